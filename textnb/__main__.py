@@ -1,0 +1,3 @@
+from textnb.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,20 @@
+"""The errors a user of textnb sees.
+
+Every problem with the user's input (a file, a flag, a model file) is raised as a
+:class:`TextnbError` subclass whose message is one line naming the file and the problem.
+The command line prints that line and exits with status 1; library users catch it.
+"""
+
+__all__ = ["TextnbError", "InputError", "ModelFileError"]
+
+
+class TextnbError(Exception):
+    """Base class of the errors textnb reports to its users as one line."""
+
+
+class InputError(TextnbError, ValueError):
+    """A corpus, table or document that cannot be read or used."""
+
+
+class ModelFileError(TextnbError, ValueError):
+    """A model file that is missing, truncated, corrupted, foreign or too new."""
