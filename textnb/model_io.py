@@ -126,12 +126,28 @@ class _Packer:
 
     def node(self, est):
         params = est.get_params(deep=False) if hasattr(est, "get_params") else {}
-        state = est._get_state() if hasattr(est, "_get_state") else _default_state(est)
+        if not _is_fitted(est):
+            state = {}  # e.g. the unfitted template held in a meta-estimator's parameters
+        elif hasattr(est, "_get_state"):
+            state = est._get_state()
+        else:
+            state = _default_state(est)
         return {
             "kind": type(est).__name__,
             "params": {k: self.value(v) for k, v in params.items()},
             "state": {k: self.value(v) for k, v in state.items()},
         }
+
+
+def _is_fitted(est):
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    try:
+        check_is_fitted(est)
+    except NotFittedError:
+        return False
+    return True
 
 
 def _default_state(est):
@@ -181,6 +197,8 @@ class _Unpacker:
         except TypeError as exc:
             raise ModelFileError(f"has parameters {kind} does not take ({exc})") from None
         state = {k: self.value(v) for k, v in node.get("state", {}).items()}
+        if not state:
+            return est
         if hasattr(est, "_set_state"):
             est._set_state(state)
         else:

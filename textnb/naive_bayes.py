@@ -125,10 +125,17 @@ class _BaseCountNB(BaseNB):
         Y = class_indicator(y_index, len(self.classes_), sample_weight)
         self._table().add(self._transform_counts(X), Y)
 
-    def add_counts(self, class_count, feature_count):
-        """Add precomputed sums (streaming / distributed training), then refresh the model."""
-        self.class_count_ += np.asarray(class_count, dtype=np.float64)
-        self.feature_count_ += np.asarray(feature_count, dtype=np.float64)
+    def fit_counts(self, classes, class_count, feature_count):
+        """Fit from precomputed sums (streaming, distributed or merged training).
+
+        ``class_count`` (n_classes,) and ``feature_count`` (n_classes, n_features) are
+        what :meth:`fit` would have summed: weighted objects per class and weighted
+        counts (for Bernoulli: documents containing the feature) per class.
+        """
+        self.classes_ = np.asarray(classes)
+        self.class_count_ = np.array(class_count, dtype=np.float64)
+        self.feature_count_ = np.array(feature_count, dtype=np.float64)
+        self.n_features_in_ = self.feature_count_.shape[1]
         self._update()
         return self
 

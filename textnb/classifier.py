@@ -1,0 +1,404 @@
+"""TextClassifier: a vectorizer and a naive Bayes model in one estimator over raw documents.
+
+Training a multinomial or Bernoulli model needs only per-class term sums, not the
+document-term matrix (``../shared/design/architecture.md``). So :meth:`TextClassifier.fit`
+streams: documents are cut into batches, each batch is tokenised and counted (in
+worker processes with ``n_jobs``), and only the per-class sums of each batch come
+back and are added. Peak memory is ``O(n_classes x vocabulary)`` plus one batch per
+worker, whatever the corpus size. The vocabulary is then sorted and pruned exactly as
+scikit-learn's ``CountVectorizer`` does, so the result does not depend on the batch
+size or on ``n_jobs``: the same input gives the same model, byte for byte.
+
+Models that need the rows themselves (APNBC's resubstitution, lazy rules) are fitted
+on the CSR matrix instead.
+"""
+
+from itertools import islice
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.validation import check_is_fitted
+
+from textnb.base import check_partial_fit_labels, log_odds
+from textnb.corpus import MAX_DOCUMENT_BYTES, decode_bytes, is_binary, read_document
+from textnb.errors import InputError
+from textnb.model_io import register
+from textnb.naive_bayes import BernoulliNB, MultinomialNB, _BaseCountNB
+from textnb.text import Vectorizer, batch_term_ids, growing_vocabulary, prune_mask, sorted_order
+
+__all__ = ["TextClassifier", "to_text"]
+
+#: Below this many documents training runs in one process whatever ``n_jobs`` says.
+_MIN_PARALLEL_DOCUMENTS = 10_000
+
+
+def to_text(doc, max_bytes=MAX_DOCUMENT_BYTES):
+    """A document as str: str as is, bytes decoded, a Path read (None if binary)."""
+    if isinstance(doc, str):
+        return doc
+    if isinstance(doc, (bytes, bytearray)):
+        data = bytes(doc[:max_bytes])
+        return None if is_binary(data) else decode_bytes(data)
+    if isinstance(doc, Path):
+        return read_document(doc, max_bytes)
+    raise TypeError(f"a document must be str, bytes or pathlib.Path; got {type(doc).__name__}")
+
+
+def _count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes):
+    """Per-class term sums of one batch: the map step of training.
+
+    Returns ``(terms, (cells, tf, df), class_count, skipped, n_docs)``: the non-zero
+    cells ``class * len(terms) + term`` of the per-class summed weighted counts and
+    document frequencies.
+    """
+    texts, keep, skipped = [], [], []
+    for i, doc in enumerate(docs):
+        text = to_text(doc, max_bytes)
+        if text is None:
+            skipped.append(str(doc))
+        else:
+            texts.append(text)
+            keep.append(i)
+    keep = np.asarray(keep, dtype=np.int64)
+    y_index, weights = y_index[keep], weights[keep]
+    vocab = growing_vocabulary()
+    rows, ids = batch_term_ids(texts, analyzer, vocab, grow=True)
+    n_terms = len(vocab)
+    w = weights[rows]
+    cells = y_index[rows] * n_terms + ids
+    size = n_classes * n_terms
+    tf = np.bincount(cells, weights=w, minlength=size)
+    # document frequency: each (document, term) pair once
+    pairs = np.unique(rows * n_terms + ids)
+    first = pairs // n_terms
+    df = np.bincount(y_index[first] * n_terms + pairs % n_terms, weights=weights[first], minlength=size)
+    nz = np.flatnonzero(df)  # a term of the batch has df > 0 wherever tf > 0
+    class_count = np.bincount(y_index, weights=weights, minlength=n_classes)
+    return list(vocab), (nz, tf[nz], df[nz]), class_count, skipped, len(docs)
+
+
+def _batches(docs, y_index, weights, size):
+    it = iter(docs)
+    start = 0
+    while True:
+        batch = list(islice(it, size))
+        if not batch:
+            return
+        stop = start + len(batch)
+        yield batch, y_index[start:stop], weights[start:stop]
+        start = stop
+
+
+class _Accumulator:
+    """Adds per-batch (terms, sums) into global per-class sums over a growing vocabulary."""
+
+    def __init__(self, n_classes, terms=()):
+        self.vocab = growing_vocabulary(terms)
+        cap = max(1024, len(self.vocab))
+        self.tf = np.zeros((n_classes, cap))
+        self.df = np.zeros((n_classes, cap))
+        self.class_count = np.zeros(n_classes)
+        self.skipped = []
+
+    def add(self, terms, sums, class_count, skipped):
+        ids = np.fromiter(map(self.vocab.__getitem__, terms), dtype=np.int64, count=len(terms))
+        if len(self.vocab) > self.tf.shape[1]:
+            cap = max(2 * self.tf.shape[1], len(self.vocab))
+            for name in ("tf", "df"):
+                old = getattr(self, name)
+                new = np.zeros((old.shape[0], cap))
+                new[:, : old.shape[1]] = old
+                setattr(self, name, new)
+        cells, tf, df = sums
+        cls, cols = np.divmod(cells, len(terms))
+        cols = ids[cols]  # each (class, term) cell once per batch: plain += is exact
+        self.tf[cls, cols] += tf
+        self.df[cls, cols] += df
+        self.class_count += class_count
+        self.skipped.extend(skipped)
+
+    def terms(self):
+        return list(self.vocab)
+
+
+@register
+class TextClassifier(ClassifierMixin, BaseEstimator):
+    """Naive Bayes over raw documents: a :class:`~textnb.text.Vectorizer` and a model.
+
+    Parameters
+    ----------
+    vectorizer : Vectorizer, default=None
+        Tokenizer and vocabulary settings; ``Vectorizer()`` when None.
+    model : estimator, default=None
+        A textnb model over term counts; ``MultinomialNB()`` when None.
+    n_jobs : int, default=None
+        Worker processes for tokenising and counting (joblib); None means 1, -1 all
+        cores. The result is the same for every value. Corpora of fewer than 10,000
+        documents are always counted in one process (starting workers costs more).
+    batch_size : int, default=2000
+        Documents per batch (per task sent to a worker).
+    max_bytes : int, default=16 MiB
+        Bytes read at most from one document file (longer ones are truncated).
+
+    Attributes
+    ----------
+    vectorizer_ : Vectorizer
+        Fitted vectorizer (``vocabulary_``).
+    model_ : estimator
+        Fitted model.
+    classes_ : ndarray
+    skipped_ : list of str
+        Documents skipped during ``fit`` because they are binary.
+
+    Examples
+    --------
+    >>> from textnb import TextClassifier
+    >>> clf = TextClassifier().fit(["cheap pills now", "meeting at noon"], ["spam", "ham"])
+    >>> clf.predict(["cheap cheap pills"]).tolist()
+    ['spam']
+    """
+
+    def __init__(self, *, vectorizer=None, model=None, n_jobs=None, batch_size=2000,
+                 max_bytes=MAX_DOCUMENT_BYTES):
+        self.vectorizer = vectorizer
+        self.model = model
+        self.n_jobs = n_jobs
+        self.batch_size = batch_size
+        self.max_bytes = max_bytes
+
+    # -- fitting ------------------------------------------------------------------
+    def _streams(self, model, vectorizer):
+        """True when the model can be fitted from per-class sums alone."""
+        return isinstance(model, _BaseCountNB) and not vectorizer.binary
+
+    def fit(self, X, y, sample_weight=None, progress=None):
+        """Fit on documents ``X`` (str, bytes or pathlib.Path each) and labels ``y``.
+
+        ``progress``, if given, is called with the number of documents done so far.
+        """
+        if isinstance(X, (str, bytes)):
+            raise TypeError("expected an iterable of documents, got a single string; wrap it in a list")
+        y = np.asarray(y)
+        if y.ndim != 1:
+            raise ValueError(f"y must be one label per document; got shape {y.shape}")
+        vectorizer = clone(self.vectorizer) if self.vectorizer is not None else Vectorizer()
+        model = clone(self.model) if self.model is not None else MultinomialNB()
+        vectorizer._check_params()
+        classes, y_index = np.unique(y, return_inverse=True)
+        weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        if weights.shape != y.shape:
+            raise ValueError(f"sample_weight has shape {weights.shape}; expected {y.shape}")
+        if self._streams(model, vectorizer):
+            acc = self._count(X, y_index, weights, len(classes), vectorizer, progress)
+            self._fit_from_sums(acc, classes, vectorizer, model, len(y))
+        else:
+            docs, kept = self._texts(X)
+            Xc = vectorizer.fit_transform(docs)
+            kw = {} if sample_weight is None else {"sample_weight": weights[kept]}
+            model.fit(Xc, y[kept], **kw)
+            if progress is not None:
+                progress(len(y))
+        self.vectorizer_, self.model_ = vectorizer, model
+        self.classes_ = model.classes_
+        return self
+
+    def _texts(self, X):
+        texts, kept, skipped = [], [], []
+        for i, doc in enumerate(X):
+            t = to_text(doc, self.max_bytes)
+            if t is None:
+                skipped.append(str(doc))
+            else:
+                texts.append(t)
+                kept.append(i)
+        self.skipped_ = skipped
+        return texts, np.asarray(kept, dtype=np.int64)
+
+    def _count(self, X, y_index, weights, n_classes, vectorizer, progress, terms=()):
+        analyzer = vectorizer.build_analyzer()
+        acc = _Accumulator(n_classes, terms)
+        batches = _batches(X, y_index, weights, int(self.batch_size))
+        n_jobs = 1 if self.n_jobs is None else self.n_jobs
+        if len(y_index) < _MIN_PARALLEL_DOCUMENTS:
+            n_jobs = 1  # starting worker processes would cost more than it saves
+        if n_jobs == 1:
+            results = (_count_shard(b, yi, w, analyzer, n_classes, self.max_bytes) for b, yi, w in batches)
+        else:
+            results = Parallel(n_jobs=n_jobs, return_as="generator", pre_dispatch="2*n_jobs")(
+                delayed(_count_shard)(b, yi, w, analyzer, n_classes, self.max_bytes)
+                for b, yi, w in batches
+            )
+        done = 0
+        for terms, sums, class_count, skipped, n_docs in results:
+            acc.add(terms, sums, class_count, skipped)
+            done += n_docs
+            if progress is not None:
+                progress(done)
+        if done != len(y_index):
+            raise ValueError(f"got {done} documents but {len(y_index)} labels")
+        self.skipped_ = acc.skipped
+        return acc
+
+    def _fit_from_sums(self, acc, classes, vectorizer, model, n_docs):
+        terms = np.array(acc.terms(), dtype=object)
+        n = len(terms)
+        order = sorted_order(terms)
+        tf, df = acc.tf[:, :n][:, order], acc.df[:, :n][:, order]
+        terms = terms[order]
+        n_kept_docs = n_docs - len(acc.skipped)
+        if n_kept_docs == 0:
+            raise InputError("no documents to learn from (all were binary or the corpus is empty)")
+        # document frequency counts documents, unweighted: recomputed from the weighted
+        # sums is only exact with unit weights, so the pruning uses the unweighted df
+        df_total = df.sum(axis=0)
+        mask = prune_mask(df_total, tf.sum(axis=0), n_kept_docs, min_df=vectorizer.min_df,
+                          max_df=vectorizer.max_df, max_features=vectorizer.max_features)
+        if not mask.any():
+            raise InputError(
+                "empty vocabulary: every token was filtered out; the documents may be empty "
+                "or only contain stop words, or min_df / max_df prune everything"
+            )
+        vectorizer._set_terms(terms[mask])
+        sums = df if isinstance(model, BernoulliNB) else tf
+        model.fit_counts(classes, acc.class_count, sums[:, mask])
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Learn more documents; new terms are appended to the vocabulary.
+
+        ``classes`` is required on the first call. ``min_df``, ``max_df`` and
+        ``max_features`` apply in ``fit`` only.
+        """
+        first = not hasattr(self, "model_")
+        y = np.asarray(y)
+        if first:
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit.")
+            self.vectorizer_ = clone(self.vectorizer) if self.vectorizer is not None else Vectorizer()
+            self.model_ = clone(self.model) if self.model is not None else MultinomialNB()
+            if not self._streams(self.model_, self.vectorizer_):
+                raise ValueError("partial_fit needs a MultinomialNB or BernoulliNB model over counts")
+            self.classes_ = np.unique(np.asarray(classes))
+            self.vectorizer_._set_terms([])
+            self.model_.fit_counts(self.classes_, np.zeros(len(self.classes_)),
+                                   np.zeros((len(self.classes_), 0)))
+        check_partial_fit_labels(y, self.classes_)
+        self._add(X, y, sample_weight, sign=1.0)
+        return self
+
+    def forget(self, X, y, sample_weight=None):
+        """Subtract documents learned before (e.g. a message registered by mistake)."""
+        check_is_fitted(self)
+        y = np.asarray(y)
+        check_partial_fit_labels(y, self.classes_)
+        self._add(X, y, sample_weight, sign=-1.0)
+        return self
+
+    def _add(self, X, y, sample_weight, sign):
+        if isinstance(X, (str, bytes)):
+            raise TypeError("expected an iterable of documents, got a single string; wrap it in a list")
+        y_index = np.searchsorted(self.classes_, y)
+        weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        old_terms = list(self.vectorizer_.vocabulary_)
+        acc = self._count(X, y_index, weights, len(self.classes_), self.vectorizer_, None, terms=old_terms)
+        n = len(acc.vocab)
+        self.vectorizer_._set_terms(acc.terms())
+        sums = acc.df if isinstance(self.model_, BernoulliNB) else acc.tf
+        model = self.model_
+        grown = np.zeros((len(self.classes_), n))
+        grown[:, : model.feature_count_.shape[1]] = model.feature_count_
+        cc = model.class_count_ + sign * acc.class_count
+        fc = grown + sign * sums[:, :n]
+        if sign < 0 and (np.any(cc < -1e-9) or np.any(fc < -1e-9)):
+            raise ValueError("cannot forget documents that were never learned (counts would go negative)")
+        model.fit_counts(self.classes_, np.maximum(cc, 0.0), np.maximum(fc, 0.0))
+
+    def merge(self, other):
+        """Add the counts of another TextClassifier (same settings); vocabularies are united.
+
+        Training on two halves and merging gives the model trained on the whole
+        (without ``min_df`` / ``max_df`` / ``max_features`` pruning, which needs the
+        whole corpus).
+        """
+        check_is_fitted(self)
+        check_is_fitted(other)
+        if type(other.model_) is not type(self.model_):
+            raise ValueError(
+                f"cannot merge a {type(other.model_).__name__} model into a {type(self.model_).__name__}"
+            )
+        mine, theirs = self.vectorizer_.get_params(), other.vectorizer_.get_params()
+        if mine != theirs:
+            raise ValueError("cannot merge models whose tokenizer settings differ")
+        terms = sorted(set(self.vectorizer_.vocabulary_) | set(other.vectorizer_.vocabulary_))
+        index = {t: i for i, t in enumerate(terms)}
+        classes = np.union1d(self.classes_, other.classes_)
+        cc = np.zeros(len(classes))
+        fc = np.zeros((len(classes), len(terms)))
+        for clf in (self, other):
+            rows = np.searchsorted(classes, clf.classes_)
+            cols = np.fromiter((index[t] for t in clf.vectorizer_.vocabulary_), dtype=np.int64)
+            cc[rows] += clf.model_.class_count_
+            fc[np.ix_(rows, cols)] += clf.model_.feature_count_
+        self.vectorizer_._set_terms(terms)
+        self.model_.fit_counts(classes, cc, fc)
+        self.classes_ = self.model_.classes_
+        return self
+
+    # -- prediction --------------------------------------------------------------
+    def transform(self, X):
+        """CSR counts of documents under the fitted vocabulary."""
+        check_is_fitted(self)
+        texts = []
+        for doc in X:
+            t = to_text(doc, self.max_bytes)
+            if t is None:
+                raise InputError(f"{doc}: binary file, not a text document")
+            texts.append(t)
+        return self.vectorizer_.transform(texts)
+
+    def _batched(self, X, method):
+        if isinstance(X, (str, bytes)):
+            raise TypeError("expected an iterable of documents, got a single string; wrap it in a list")
+        parts = [method(self.transform(b)) for b, _, _ in
+                 _batches(X, np.zeros(0), np.zeros(0), int(self.batch_size))]
+        if not parts:
+            return method(sp.csr_matrix((0, len(self.vectorizer_.vocabulary_))))
+        return np.concatenate(parts)
+
+    def predict(self, X):
+        check_is_fitted(self)
+        return self._batched(X, self.model_.predict)
+
+    def predict_proba(self, X):
+        check_is_fitted(self)
+        return self._batched(X, self.model_.predict_proba)
+
+    def predict_log_proba(self, X):
+        check_is_fitted(self)
+        return self._batched(X, self.model_.predict_log_proba)
+
+    def predict_joint_log_proba(self, X):
+        check_is_fitted(self)
+        return self._batched(X, self.model_.predict_joint_log_proba)
+
+    def predict_log_odds(self, X):
+        """Per-class log-odds (keeps resolution where probabilities round to 0 or 1)."""
+        check_is_fitted(self)
+        return log_odds(self.predict_joint_log_proba(X))
+
+    def save(self, path):
+        """Write the fitted classifier to a ``.tnb`` model file (atomically, no pickle)."""
+        from textnb.model_io import save
+
+        check_is_fitted(self)
+        save(self, path)
+
+    def _get_state(self):
+        return {"vectorizer_": self.vectorizer_, "model_": self.model_, "classes_": self.classes_}
+
+    def _set_state(self, state):
+        self.vectorizer_, self.model_ = state["vectorizer_"], state["model_"]
+        self.classes_ = self.model_.classes_
+        self.skipped_ = []

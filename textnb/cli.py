@@ -1,0 +1,463 @@
+"""The ``textnb`` command: a thin layer that parses arguments, calls the library and prints.
+
+Exit status: 0 success; 1 a user error (bad input, bad model file, bad value), printed as
+one line ``textnb: error: ...`` on stderr; 2 bad usage (argparse); 130 interrupted.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+from textnb import __version__
+from textnb.errors import InputError, TextnbError
+
+__all__ = ["main", "build_parser"]
+
+
+# --------------------------------------------------------------------------- progress
+class Progress:
+    """A one-line progress bar on stderr when it is a terminal; silent otherwise."""
+
+    def __init__(self, label, total=None, stream=None):
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.label, self.total, self._last = label, total, 0.0
+
+    def __call__(self, done, total=None):
+        if not self.enabled:
+            return
+        total = total if total is not None else self.total
+        now = time.monotonic()
+        if now - self._last < 0.1 and (total is None or done < total):
+            return
+        self._last = now
+        if total:
+            frac = min(done / total, 1.0)
+            bar = "#" * int(30 * frac) + "-" * (30 - int(30 * frac))
+            line = f"\r{self.label} [{bar}] {done}/{total}"
+        else:
+            line = f"\r{self.label} {done}"
+        self.stream.write(line)
+        self.stream.flush()
+
+    def close(self):
+        if self.enabled:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+
+# --------------------------------------------------------------------------- options
+def _df_value(text):
+    """min_df / max_df: an int count ("5") or a float fraction ("0.5")."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a count or a fraction, got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"a fraction must be in [0, 1], got {text!r}")
+    return value
+
+
+def _positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {text!r}")
+    return value
+
+
+def _non_negative_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not np.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
+    return value
+
+
+def _add_corpus_options(p):
+    g = p.add_argument_group("corpus")
+    g.add_argument("--label-column", help="label column of a TSV/CSV corpus (name or 1-based number)")
+    g.add_argument("--text-column", help="text column of a TSV/CSV corpus (name or 1-based number)")
+    g.add_argument("--max-bytes", type=_positive_int, help="read at most this many bytes of a document (default 16 MiB)")
+
+
+def _add_model_options(p):
+    g = p.add_argument_group("model")
+    g.add_argument("--model", choices=["multinomial", "bernoulli"], default="multinomial",
+                   help="event model (default: multinomial)")
+    g.add_argument("--alpha", type=_non_negative_float, help="additive smoothing (default 1.0)")
+    g.add_argument("--m", type=_non_negative_float, dest="m_estimate",
+                   help="use the m-estimate with this m instead of additive smoothing")
+    g.add_argument("--uniform-prior", action="store_true", help="uniform class priors")
+    t = p.add_argument_group("tokenizer")
+    t.add_argument("--no-lowercase", action="store_true", help="keep case")
+    t.add_argument("--token-pattern", help=r"regex for a token (default (?u)\b\w\w+\b)")
+    t.add_argument("--stop-words", metavar="english|FILE",
+                   help="drop English stop words, or the words listed in FILE (one per line)")
+    t.add_argument("--stem", choices=["porter", "snowball"], help="nltk stemmer")
+    t.add_argument("--ngram", type=_positive_int, metavar="N", help="word n-grams from 1 to N (default 1)")
+    t.add_argument("--min-df", type=_df_value, help="keep terms in at least this many (or this fraction of) documents")
+    t.add_argument("--max-df", type=_df_value, help="keep terms in at most this many (or this fraction of) documents")
+    t.add_argument("--max-features", type=_positive_int, help="keep the most frequent terms only")
+    t.add_argument("--binary", action="store_true", help="count each term once per document")
+    p.add_argument("--jobs", type=int, default=-1, help="worker processes (default: all cores)")
+
+
+def _stop_words(value):
+    if value is None or value == "english":
+        return value
+    try:
+        with open(value, encoding="utf-8") as f:
+            return sorted({w.strip() for w in f if w.strip()})
+    except OSError as exc:
+        raise InputError(f"{value}: cannot read stop-word file ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{value}: stop-word file is not UTF-8") from None
+
+
+def _given(**kwargs):
+    """Only the options the user gave: the library keeps the defaults (one place)."""
+    return {k: v for k, v in kwargs.items() if v is not None}
+
+
+def _make_classifier(args):
+    from textnb import BernoulliNB, MultinomialNB, TextClassifier, Vectorizer
+
+    vec = Vectorizer(**_given(
+        lowercase=False if args.no_lowercase else None,
+        token_pattern=args.token_pattern,
+        stop_words=_stop_words(args.stop_words),
+        stemmer=args.stem,
+        ngram_range=(1, args.ngram) if args.ngram else None,
+        min_df=args.min_df,
+        max_df=args.max_df,
+        max_features=args.max_features,
+        binary=True if args.binary else None,
+    ))
+    params = _given(alpha=args.alpha, m=args.m_estimate, fit_prior=False if args.uniform_prior else None)
+    model = {"multinomial": MultinomialNB, "bernoulli": BernoulliNB}[args.model](**params)
+    return TextClassifier(vectorizer=vec, model=model, n_jobs=args.jobs,
+                          **_given(max_bytes=args.max_bytes))
+
+
+def _open(args, path):
+    from textnb.corpus import open_corpus
+
+    return open_corpus(path, label_column=args.label_column, text_column=args.text_column)
+
+
+def _check_classes(corpus):
+    counts = corpus.class_counts()
+    if len(counts) < 2:
+        only = next(iter(counts))
+        raise InputError(f"{corpus.source}: only one class ({only!r}); need at least two")
+    return counts
+
+
+def _default_model_path(path):
+    base = os.path.basename(os.path.normpath(path)) or "model"
+    base = os.path.splitext(base)[0] or "model"
+    return base + ".tnb"
+
+
+# --------------------------------------------------------------------------- commands
+def cmd_train(args, out, err):
+    start = time.perf_counter()
+    corpus = _open(args, args.path)
+    counts = _check_classes(corpus)
+    clf = _make_classifier(args)
+    bar = Progress("reading", total=len(corpus))
+    try:
+        clf.fit(corpus.documents, corpus.labels, progress=bar)
+    finally:
+        bar.close()
+    model_path = args.output or _default_model_path(args.path)
+    clf.save(model_path)
+    seconds = time.perf_counter() - start
+    summary = {
+        "source": corpus.source,
+        "documents": len(corpus) - len(clf.skipped_),
+        "per_class": {str(c): int(n) for c, n in zip(clf.classes_, clf.model_.class_count_)},
+        "skipped_binary": len(clf.skipped_),
+        "vocabulary_size": len(clf.vectorizer_.vocabulary_),
+        "model": model_path,
+        "seconds": round(seconds, 3),
+    }
+    if args.json:
+        print(json.dumps(summary), file=out)
+    else:
+        per_class = ", ".join(f"{c} {n}" for c, n in summary["per_class"].items())
+        print(f"read {summary['documents']} documents from {corpus.source}: {per_class}", file=out)
+        if clf.skipped_:
+            print(f"skipped {len(clf.skipped_)} binary files", file=out)
+        print(f"vocabulary: {summary['vocabulary_size']} terms", file=out)
+        print(f"model: {type(clf.model_).__name__} -> {model_path}", file=out)
+        print(f"seconds: {seconds:.2f}", file=out)
+    return 0
+
+
+def _format_proba(classes, row):
+    return "\t".join(f"{c}={p:.6g}" for c, p in zip(classes, row))
+
+
+def cmd_predict(args, out, err):
+    from textnb import load
+    from textnb.classifier import TextClassifier
+    from textnb.corpus import MAX_DOCUMENT_BYTES, iter_input_documents
+
+    model = load(args.model)
+    if not isinstance(model, TextClassifier):
+        raise InputError(f"{args.model}: a {type(model).__name__} model predicts tables, not documents")
+    paths = args.paths or ["-"]
+    classes = [str(c) for c in model.classes_]
+    failed = 0
+    batch, sources = [], []
+
+    def flush():
+        if not batch:
+            return
+        jll = model.predict_joint_log_proba(batch)
+        from scipy.special import logsumexp
+
+        from textnb.base import log_odds
+
+        logp = jll - logsumexp(jll, axis=1, keepdims=True)
+        odds = log_odds(jll)
+        for src, lp, lo in zip(sources, logp, odds):
+            label = classes[int(np.argmax(lp))]
+            proba = np.exp(lp)
+            if args.json:
+                rec = {"source": src, "label": label}
+                if args.proba:
+                    rec["proba"] = {c: float(p) for c, p in zip(classes, proba)}
+                    rec["log_odds"] = {c: float(v) for c, v in zip(classes, lo)}
+                print(json.dumps(rec), file=out)
+            elif args.proba:
+                print(f"{src}\t{label}\t{_format_proba(classes, proba)}", file=out)
+            else:
+                print(f"{src}\t{label}", file=out)
+        batch.clear()
+        sources.clear()
+
+    for src, text in iter_input_documents(paths, max_bytes=args.max_bytes or MAX_DOCUMENT_BYTES,
+                                          stdin=sys.stdin):
+        if text is None:
+            print(f"textnb: error: {src}: binary file, skipped", file=err)
+            failed += 1
+            continue
+        batch.append(text)
+        sources.append(src)
+        if len(batch) >= 1000:
+            flush()
+    flush()
+    return 1 if failed else 0
+
+
+def _read_texts(corpus, max_bytes):
+    from textnb.classifier import to_text
+
+    texts, labels, skipped = [], [], 0
+    for doc, label in zip(corpus.documents, corpus.labels):
+        t = to_text(doc, max_bytes)
+        if t is None:
+            skipped += 1
+            continue
+        texts.append(t)
+        labels.append(label)
+    return texts, np.asarray(labels), skipped
+
+
+def cmd_evaluate(args, out, err):
+    from textnb.corpus import MAX_DOCUMENT_BYTES
+    from textnb.evaluate import cross_validate, evaluate_split, vectorize_all
+
+    start = time.perf_counter()
+    clf = _make_classifier(args)
+    vectorizer, model = clf.vectorizer, clf.model
+    corpus = _open(args, args.path)
+    _check_classes(corpus)
+    max_bytes = args.max_bytes or MAX_DOCUMENT_BYTES
+    test = _open(args, args.test) if args.test else (corpus.test if args.cv is None else None)
+    texts, y, skipped = _read_texts(corpus, max_bytes)
+    if test is not None:
+        test_texts, y_test, skipped_test = _read_texts(test, max_bytes)
+        X, _ = vectorize_all(texts + test_texts, vectorizer)
+        n = len(texts)
+        report = evaluate_split(X[:n], y, X[n:], y_test, model, vectorizer=vectorizer)
+        report["protocol"] = "train/test"
+        skipped += skipped_test
+    else:
+        X, _ = vectorize_all(texts, vectorizer)
+        bar = Progress("folds")
+        try:
+            report = cross_validate(X, y, model, cv=args.cv or 10, repeat=args.repeat,
+                                    seed=args.seed, vectorizer=vectorizer, progress=bar)
+        finally:
+            bar.close()
+        report["protocol"] = f"{report['folds']}-fold cross-validation x {report['repeat']}"
+    report["skipped_binary"] = skipped
+    report["seconds"] = time.perf_counter() - start
+    _print_report(report, args, out)
+    return 0
+
+
+def _print_report(report, args, out):
+    if args.plot:
+        from textnb.plots import plot_confusion_matrix
+
+        plot_confusion_matrix(report["confusion_matrix"], report["classes"], args.plot)
+    if args.json:
+        print(json.dumps(report), file=out)
+        return
+    print(f"{report['protocol']} on {report['n']} objects ({report['seconds']:.2f} s)", file=out)
+    print(f"accuracy  {report['accuracy']:.4f}", file=out)
+    print(f"macro-F1  {report['macro_f1']:.4f}", file=out)
+    if "log_loss" in report:
+        print(f"log-loss  {report['log_loss']:.4f}", file=out)
+    width = max(8, max(len(c) for c in report["classes"]))
+    print(f"\n{'class':<{width}}  precision  recall     f1  support", file=out)
+    for c in report["classes"]:
+        pc = report["per_class"][c]
+        print(f"{c:<{width}}  {pc['precision']:9.4f}  {pc['recall']:6.4f}  {pc['f1']:5.4f}  {pc['support']:7d}",
+              file=out)
+    print("\nconfusion matrix (rows: true, columns: predicted)", file=out)
+    labels = [str(i) for i in range(len(report["classes"]))]
+    cell = max(5, max(len(str(v)) for row in report["confusion_matrix"] for v in row) + 1)
+    print(" " * (width + 2) + "".join(f"{lab:>{cell}}" for lab in labels), file=out)
+    for i, (c, row) in enumerate(zip(report["classes"], report["confusion_matrix"])):
+        print(f"{c:<{width}}{i:>2}" + "".join(f"{v:>{cell}}" for v in row), file=out)
+    if args.plot:
+        print(f"\nconfusion matrix plot: {args.plot}", file=out)
+
+
+def cmd_inspect(args, out, err):
+    from textnb import load
+    from textnb.classifier import TextClassifier
+    from textnb.inspection import describe_text_classifier
+
+    model = load(args.model)
+    if not isinstance(model, TextClassifier):
+        raise InputError(f"{args.model}: cannot inspect a {type(model).__name__} model")
+    info = describe_text_classifier(model, top=args.top)
+    if args.json:
+        print(json.dumps(info), file=out)
+        return 0
+    print(f"model: {info['model']} {info['params']}", file=out)
+    print(f"classes: {len(info['classes'])}", file=out)
+    for c in info["classes"]:
+        print(f"  {c}: {info['class_count'][c]:g} documents", file=out)
+    print(f"vocabulary: {info['vocabulary_size']} terms", file=out)
+    print(f"most informative terms (log-odds against the other classes, top {args.top}):", file=out)
+    for c, terms in info["informative_terms"].items():
+        print(f"  {c}: " + ", ".join(f"{t} ({s:.2f})" for t, s in terms), file=out)
+    return 0
+
+
+def cmd_merge(args, out, err):
+    from textnb import load
+
+    models = [load(p) for p in args.models]
+    merged = models[0]
+    for path, other in zip(args.models[1:], models[1:]):
+        try:
+            merged.merge(other)
+        except (ValueError, AttributeError) as exc:
+            raise InputError(f"{path}: cannot merge into {args.models[0]}: {exc}") from None
+    merged.save(args.output)
+    print(f"merged {len(models)} models -> {args.output}", file=out)
+    return 0
+
+
+# --------------------------------------------------------------------------- parser
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="textnb", description="Naive Bayes for text and tabular data.")
+    parser.add_argument("--version", action="version", version=f"textnb {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("train", help="train a model on a corpus and save it",
+                       description="Train on a corpus folder (corpus/<label>/<files>, or its train/ part), "
+                                   "or a TSV/CSV file with label and text columns.")
+    p.add_argument("path", metavar="PATH")
+    p.add_argument("-o", "--output", metavar="MODEL", help="model file to write (default: <PATH name>.tnb)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    _add_model_options(p)
+    _add_corpus_options(p)
+    p.set_defaults(handler=cmd_train)
+
+    p = sub.add_parser("predict", help="classify documents with a saved model",
+                       description="Classify files, folders (recursively) or standard input (-).")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("paths", metavar="PATH", nargs="*", help="files, folders or - (default: stdin)")
+    p.add_argument("--proba", action="store_true", help="also print the class probabilities (and log-odds with --json)")
+    p.add_argument("--json", action="store_true", help="one JSON object per document")
+    p.add_argument("--max-bytes", type=_positive_int, help="read at most this many bytes of a document")
+    p.set_defaults(handler=cmd_predict)
+
+    p = sub.add_parser("evaluate", help="cross-validate or test a model",
+                       description="Stratified, seeded K-fold cross-validation, or train/test when the corpus "
+                                   "has train/ and test/ parts or --test is given.")
+    p.add_argument("path", metavar="PATH")
+    p.add_argument("--cv", type=_positive_int, metavar="K", help="K-fold cross-validation (default 10; "
+                   "the default for a corpus with train/ and test/ parts is the split)")
+    p.add_argument("--repeat", type=_positive_int, default=1, metavar="R", help="repeat the CV R times")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the folds (default 0)")
+    p.add_argument("--test", metavar="PATH", help="a separate test corpus")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the confusion matrix")
+    _add_model_options(p)
+    _add_corpus_options(p)
+    p.set_defaults(handler=cmd_evaluate)
+
+    p = sub.add_parser("inspect", help="describe a saved model")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("--top", type=_positive_int, default=10, metavar="N", help="informative terms per class")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_inspect)
+
+    p = sub.add_parser("merge", help="add up models trained on parts of a corpus")
+    p.add_argument("models", metavar="MODEL", nargs="+")
+    p.add_argument("-o", "--output", metavar="MODEL", required=True)
+    p.set_defaults(handler=cmd_merge)
+    return parser
+
+
+def main(argv=None, *, stdout=None, stderr=None):
+    """Run the command line; returns the exit status."""
+    out = stdout if stdout is not None else sys.stdout
+    err = stderr if stderr is not None else sys.stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help (0) or bad usage (2)
+        return int(exc.code or 0)
+    try:
+        return args.handler(args, out, err)
+    except TextnbError as exc:
+        print(f"textnb: error: {exc}", file=err)
+        return 1
+    except (ValueError, TypeError) as exc:
+        print(f"textnb: error: {exc}", file=err)
+        return 1
+    except OSError as exc:
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"textnb: error: {where}{exc.strerror or exc}", file=err)
+        return 1
+    except KeyboardInterrupt:
+        print("textnb: interrupted", file=err)
+        return 130
+    except BrokenPipeError:
+        return 0

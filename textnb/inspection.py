@@ -1,0 +1,51 @@
+"""What a fitted model holds, as data: class counts, sizes, the most informative terms."""
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+__all__ = ["informative_terms", "describe_text_classifier"]
+
+
+def informative_terms(classifier, top=10):
+    """The ``top`` terms per class with the largest log-odds ``log θ_cw − log θ_¬c,w``.
+
+    ``θ_¬c,w`` is estimated from the pooled counts of all other classes with the
+    model's own smoothing, so the score says how much more likely the term is in
+    documents of class c than elsewhere (NLTK's "most informative features", one list
+    per class). Returns ``{class: [(term, log_odds), ...]}``.
+    """
+    check_is_fitted(classifier)
+    model = classifier.model_
+    terms = np.array(list(classifier.vectorizer_.vocabulary_), dtype=object)
+    fc = model.feature_count_
+    if not hasattr(model, "feature_log_prob_") or fc.shape[1] == 0:
+        return {str(c): [] for c in model.classes_}
+    alpha = max(float(getattr(model, "alpha", 1.0) or 1e-10), 1e-10)
+    total = fc.sum(axis=0)
+    out = {}
+    for i, c in enumerate(model.classes_):
+        rest = total - fc[i]
+        own = np.log(fc[i] + alpha) - np.log(fc[i].sum() + alpha * fc.shape[1])
+        other = np.log(rest + alpha) - np.log(rest.sum() + alpha * fc.shape[1])
+        score = own - other
+        k = min(top, len(score))
+        idx = np.argpartition(-score, k - 1)[:k] if k else np.array([], dtype=int)
+        idx = idx[np.lexsort((terms[idx].astype(str), -score[idx]))]
+        out[str(c)] = [(str(terms[j]), float(score[j])) for j in idx]
+    return out
+
+
+def describe_text_classifier(classifier, top=10):
+    """A JSON-ready summary of a fitted :class:`~textnb.TextClassifier`."""
+    check_is_fitted(classifier)
+    model = classifier.model_
+    return {
+        "kind": "text",
+        "model": type(model).__name__,
+        "params": {k: v for k, v in model.get_params(deep=False).items() if not hasattr(v, "get_params")},
+        "tokenizer": classifier.vectorizer_.get_params(),
+        "classes": [str(c) for c in model.classes_],
+        "class_count": {str(c): float(n) for c, n in zip(model.classes_, getattr(model, "class_count_", []))},
+        "vocabulary_size": len(classifier.vectorizer_.vocabulary_),
+        "informative_terms": informative_terms(classifier, top),
+    }

@@ -1,0 +1,330 @@
+"""From text to counts: the tokenizer, the vocabulary and scipy CSR count matrices.
+
+With the same settings the :class:`Vectorizer` produces exactly the vocabulary and the
+counts of scikit-learn's ``CountVectorizer`` (default token pattern ``(?u)\\b\\w\\w+\\b``,
+lowercase, English stop words removed before n-grams are formed, ``min_df`` /
+``max_df`` / ``max_features`` applied in sklearn's order), plus optional stemming with
+nltk's Porter or Snowball stemmers (which need no downloaded data).
+
+Speed comes from keeping per-token work in C: tokens are found by ``re.findall``,
+filtered with ``itertools.filterfalse(stop_words.__contains__, ...)``, stemmed through
+a dict cache whose ``__missing__`` calls the stemmer once per distinct word, and
+mapped to column numbers with ``map(vocabulary.__getitem__, ...)`` over a whole batch;
+counting is one sparse-matrix construction per batch.
+"""
+
+import re
+from collections import defaultdict
+from itertools import filterfalse, repeat
+from numbers import Integral
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+from sklearn.utils.validation import check_is_fitted
+
+from textnb.model_io import register
+
+__all__ = ["TOKEN_PATTERN", "Analyzer", "Vectorizer", "regex_tokenize"]
+
+TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+# Same matches as TOKEN_PATTERN, 1.5x faster: a greedy run of two or more word
+# characters can only start after a non-word character or at a failed one-character
+# run, and always ends before a non-word character, so the \b anchors add nothing.
+_FAST_EQUIVALENT = {TOKEN_PATTERN: r"\w\w+", r"\b\w\w+\b": r"\w\w+"}
+_DEFAULT_TOKEN = re.compile(_FAST_EQUIVALENT[TOKEN_PATTERN])
+
+
+def regex_tokenize(text):
+    """Lowercase ``text`` and return its tokens under the default pattern."""
+    return _DEFAULT_TOKEN.findall(text.lower())
+
+
+class _StemCache(dict):
+    """token -> stem, computing each distinct token's stem once."""
+
+    def __init__(self, stem):
+        super().__init__()
+        self._stem = stem
+
+    def __missing__(self, token):
+        stem = self[token] = self._stem(token)
+        return stem
+
+    def __reduce__(self):  # pickles without its (large) cache, e.g. for joblib workers
+        return (_StemCache, (self._stem,))
+
+
+def _make_stemmer(name):
+    if name is None:
+        return None
+    if name == "porter":
+        from nltk.stem.porter import PorterStemmer
+
+        return PorterStemmer().stem
+    if name == "snowball":
+        from nltk.stem.snowball import SnowballStemmer
+
+        return SnowballStemmer("english").stem
+    raise ValueError(f"stemmer must be None, 'porter' or 'snowball'; got {name!r}")
+
+
+def _stop_word_set(stop_words):
+    if stop_words is None:
+        return None
+    if stop_words == "english":
+        return ENGLISH_STOP_WORDS
+    if isinstance(stop_words, str):
+        raise ValueError(f"stop_words must be None, 'english' or a list of words; got {stop_words!r}")
+    return frozenset(stop_words)
+
+
+class Analyzer:
+    """Turns one document (str) into its list of terms.
+
+    Order, as in scikit-learn: lowercase, find tokens, drop stop words, stem, form
+    word n-grams (joined by one space). Picklable, so it travels to worker processes.
+    """
+
+    def __init__(self, *, lowercase=True, token_pattern=TOKEN_PATTERN, stop_words=None,
+                 stemmer=None, ngram_range=(1, 1)):
+        self.lowercase = lowercase
+        self.pattern = re.compile(_FAST_EQUIVALENT.get(token_pattern, token_pattern))
+        if self.pattern.groups > 1:
+            raise ValueError("token_pattern may capture at most one group")
+        self.stop_words = _stop_word_set(stop_words)
+        stem = _make_stemmer(stemmer)
+        self.stems = _StemCache(stem) if stem is not None else None
+        lo, hi = ngram_range
+        if not (1 <= lo <= hi):
+            raise ValueError(f"ngram_range must be (min_n, max_n) with 1 <= min_n <= max_n; got {ngram_range!r}")
+        self.ngram_range = (int(lo), int(hi))
+
+    def __call__(self, doc):
+        if self.lowercase:
+            doc = doc.lower()
+        tokens = self.pattern.findall(doc)
+        if self.stop_words is not None:
+            tokens = list(filterfalse(self.stop_words.__contains__, tokens))
+        if self.stems is not None:
+            tokens = list(map(self.stems.__getitem__, tokens))
+        lo, hi = self.ngram_range
+        if hi == 1:
+            return tokens
+        return _word_ngrams(tokens, lo, hi)
+
+
+def _word_ngrams(tokens, lo, hi):
+    n_tokens = len(tokens)
+    out = list(tokens) if lo == 1 else []
+    for n in range(max(lo, 2), min(hi, n_tokens) + 1):
+        out.extend(map(" ".join, zip(*(tokens[i:] for i in range(n)))))
+    return out
+
+
+def batch_term_ids(docs, analyzer, vocabulary, *, grow):
+    """Column numbers of every term of a batch of str documents, and their row.
+
+    ``vocabulary`` maps term -> column. With ``grow`` it is a ``defaultdict`` whose
+    default factory is its own ``__len__`` (new terms get the next column); otherwise
+    unknown terms are dropped. Returns ``(rows, ids)``, int64 arrays, grouped by row.
+    """
+    tokens = []
+    lengths = np.empty(len(docs), dtype=np.int64)
+    extend = tokens.extend
+    for i, doc in enumerate(docs):
+        terms = analyzer(doc)
+        lengths[i] = len(terms)
+        extend(terms)
+    if grow:
+        ids = np.fromiter(map(vocabulary.__getitem__, tokens), dtype=np.int64, count=len(tokens))
+    else:
+        ids = np.fromiter(map(vocabulary.get, tokens, repeat(-1)), dtype=np.int64, count=len(tokens))
+    rows = np.repeat(np.arange(len(docs), dtype=np.int64), lengths)
+    if not grow:
+        keep = ids >= 0
+        ids, rows = ids[keep], rows[keep]
+    return rows, ids
+
+
+def count_batch(docs, analyzer, vocabulary, *, grow):
+    """CSR counts (n_docs, len(vocabulary)) of a batch of str documents (see batch_term_ids)."""
+    rows, ids = batch_term_ids(docs, analyzer, vocabulary, grow=grow)
+    X = sp.csr_matrix(
+        (np.ones(ids.shape[0], dtype=np.int64), (rows, ids)),
+        shape=(len(docs), len(vocabulary)),
+    )
+    X.sum_duplicates()
+    return X
+
+
+def sorted_order(terms):
+    """Indices that sort ``terms`` (str) by code point, as Python and sklearn sort."""
+    return np.array(sorted(range(len(terms)), key=terms.__getitem__), dtype=np.int64)
+
+
+def growing_vocabulary(terms=()):
+    """A term -> column dict that gives each new term the next free column."""
+    vocab = defaultdict()
+    vocab.default_factory = vocab.__len__
+    for t in terms:
+        vocab[t]
+    return vocab
+
+
+def prune_mask(df, tf, n_docs, *, min_df=1, max_df=1.0, max_features=None):
+    """Boolean mask of the terms kept, applying scikit-learn's rules in its order.
+
+    ``df`` and ``tf`` are per-term document and total frequencies, in the final
+    (alphabetical) column order.
+    """
+    high = max_df if isinstance(max_df, Integral) else max_df * n_docs
+    low = min_df if isinstance(min_df, Integral) else min_df * n_docs
+    if high < low:
+        raise ValueError("max_df corresponds to < documents than min_df")
+    mask = (df <= high) & (df >= low) & (df > 0)
+    if max_features is not None and mask.sum() > max_features:
+        order = (-tf[mask]).argsort()[:max_features]
+        keep = np.zeros(len(df), dtype=bool)
+        keep[np.where(mask)[0][order]] = True
+        mask = keep
+    return mask
+
+
+def _check_documents(raw_documents):
+    if isinstance(raw_documents, (str, bytes)):
+        raise TypeError(
+            "expected an iterable of documents, got a single string; wrap it in a list"
+        )
+
+
+@register
+class Vectorizer(TransformerMixin, BaseEstimator):
+    """Bag of words: a vocabulary and CSR count matrices, like sklearn's CountVectorizer.
+
+    Parameters
+    ----------
+    lowercase : bool, default=True
+    token_pattern : str, default=r"(?u)\\b\\w\\w+\\b"
+        Regular expression for a token (Unicode-aware).
+    stop_words : {'english'} or list of str or None, default=None
+        Removed before stemming and n-grams ('english' is scikit-learn's list).
+    stemmer : {'porter', 'snowball'} or None, default=None
+        nltk stemmer applied to every token.
+    ngram_range : tuple (min_n, max_n), default=(1, 1)
+        Word n-grams, as in scikit-learn.
+    min_df, max_df : int or float, default=1 and 1.0
+        Keep terms in at least ``min_df`` and at most ``max_df`` documents (a float is
+        a fraction of the documents).
+    max_features : int or None, default=None
+        Keep the most frequent terms only.
+    binary : bool, default=False
+        Counts clipped to 1.
+
+    Attributes
+    ----------
+    vocabulary_ : dict
+        term -> column (alphabetical order, as scikit-learn).
+    """
+
+    def __init__(self, *, lowercase=True, token_pattern=TOKEN_PATTERN, stop_words=None,
+                 stemmer=None, ngram_range=(1, 1), min_df=1, max_df=1.0, max_features=None,
+                 binary=False):
+        self.lowercase = lowercase
+        self.token_pattern = token_pattern
+        self.stop_words = stop_words
+        self.stemmer = stemmer
+        self.ngram_range = ngram_range
+        self.min_df = min_df
+        self.max_df = max_df
+        self.max_features = max_features
+        self.binary = binary
+
+    def build_analyzer(self):
+        """The document -> terms function these settings describe."""
+        return Analyzer(
+            lowercase=self.lowercase,
+            token_pattern=self.token_pattern,
+            stop_words=self.stop_words,
+            stemmer=self.stemmer,
+            ngram_range=tuple(self.ngram_range),
+        )
+
+    def _check_params(self):
+        for name in ("min_df", "max_df"):
+            v = getattr(self, name)
+            if isinstance(v, Integral):
+                if v < 0:
+                    raise ValueError(f"{name} must be >= 0; got {v}")
+            elif not (0.0 <= float(v) <= 1.0):
+                raise ValueError(f"{name} as a fraction must be in [0, 1]; got {v}")
+        if self.max_features is not None and (
+            not isinstance(self.max_features, Integral) or self.max_features <= 0
+        ):
+            raise ValueError(f"max_features must be a positive int or None; got {self.max_features!r}")
+
+    def fit(self, raw_documents, y=None):
+        """Learn the vocabulary; returns self."""
+        self.fit_transform(raw_documents)
+        return self
+
+    def fit_transform(self, raw_documents, y=None):
+        """Learn the vocabulary and return the (n_documents, n_terms) CSR counts."""
+        _check_documents(raw_documents)
+        self._check_params()
+        analyzer = self.build_analyzer()
+        vocab = growing_vocabulary()
+        docs = list(raw_documents)
+        X = count_batch(docs, analyzer, vocab, grow=True)
+        terms = np.array(list(vocab), dtype=object)
+        order = sorted_order(terms)
+        X = X[:, order]
+        terms = terms[order]
+        df = np.bincount(X.indices, minlength=X.shape[1])
+        tf = np.asarray(X.sum(axis=0)).ravel()
+        mask = prune_mask(df, tf, len(docs), min_df=self.min_df, max_df=self.max_df,
+                          max_features=self.max_features)
+        if not mask.any():
+            raise ValueError(
+                "empty vocabulary: every token was filtered out; the documents may be empty "
+                "or only contain stop words, or min_df / max_df prune everything"
+            )
+        self._set_terms(terms[mask])
+        X = X[:, np.where(mask)[0]].tocsr()
+        return self._finish(X)
+
+    def _set_terms(self, terms):
+        terms = [str(t) for t in terms]
+        self.vocabulary_ = {t: i for i, t in enumerate(terms)}
+
+    def _finish(self, X):
+        X.sort_indices()
+        if self.binary:
+            X.data[:] = 1
+        return X
+
+    def transform(self, raw_documents):
+        """CSR counts of documents under the fitted vocabulary (unknown terms dropped)."""
+        check_is_fitted(self, "vocabulary_")
+        _check_documents(raw_documents)
+        docs = list(raw_documents)
+        return self._finish(count_batch(docs, self._analyzer(), self.vocabulary_, grow=False))
+
+    def _analyzer(self):
+        an = getattr(self, "_cached_analyzer", None)
+        if an is None:
+            an = self._cached_analyzer = self.build_analyzer()
+        return an
+
+    def get_feature_names_out(self, input_features=None):
+        """The terms, in column order."""
+        check_is_fitted(self, "vocabulary_")
+        return np.array(list(self.vocabulary_), dtype=object)
+
+    # -- model files: the vocabulary as an array of terms in column order ------------
+    def _get_state(self):
+        return {"terms": np.array(list(self.vocabulary_), dtype=str)}
+
+    def _set_state(self, state):
+        self._set_terms(state["terms"].tolist())
