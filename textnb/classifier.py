@@ -161,6 +161,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     ['spam']
     """
 
+    _execution_params = ("n_jobs", "batch_size")
+
     def __init__(self, *, vectorizer=None, model=None, n_jobs=None, batch_size=2000,
                  max_bytes=MAX_DOCUMENT_BYTES):
         self.vectorizer = vectorizer

@@ -126,6 +126,10 @@ class _Packer:
 
     def node(self, est):
         params = est.get_params(deep=False) if hasattr(est, "get_params") else {}
+        # how a model was computed (worker count, batch size) is not part of it: the
+        # file is the same for every value
+        for name in getattr(est, "_execution_params", ()):
+            params.pop(name, None)
         if not _is_fitted(est):
             state = {}  # e.g. the unfitted template held in a meta-estimator's parameters
         elif hasattr(est, "_get_state"):

@@ -133,8 +133,8 @@ class _BaseCountNB(BaseNB):
         counts (for Bernoulli: documents containing the feature) per class.
         """
         self.classes_ = np.asarray(classes)
-        self.class_count_ = np.array(class_count, dtype=np.float64)
-        self.feature_count_ = np.array(feature_count, dtype=np.float64)
+        self.class_count_ = np.array(class_count, dtype=np.float64, order="C")
+        self.feature_count_ = np.array(feature_count, dtype=np.float64, order="C")
         self.n_features_in_ = self.feature_count_.shape[1]
         self._update()
         return self
@@ -209,8 +209,8 @@ class _BaseCountNB(BaseNB):
     def _set_state(self, state):
         for k, v in state.items():
             setattr(self, k, v)
-        self.class_count_ = np.array(self.class_count_, dtype=np.float64)
-        self.feature_count_ = np.array(self.feature_count_, dtype=np.float64)
+        self.class_count_ = np.array(self.class_count_, dtype=np.float64, order="C")
+        self.feature_count_ = np.array(self.feature_count_, dtype=np.float64, order="C")
         self._update()
 
 
@@ -269,7 +269,8 @@ class MultinomialNB(_BaseCountNB):
         else:
             num = fc + alpha
             den = num.sum(axis=1, keepdims=True)
-        self.feature_log_prob_ = np.log(num) - np.log(den)
+        with np.errstate(divide="ignore"):  # only with an empty vocabulary (no columns)
+            self.feature_log_prob_ = np.log(num) - np.log(den)
 
     def _joint_log_likelihood(self, X):
         return np.asarray(X @ self.feature_log_prob_.T) + self.class_log_prior_

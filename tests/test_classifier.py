@@ -1,0 +1,115 @@
+import csv
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.model_selection import GridSearchCV
+from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
+from sklearn.pipeline import Pipeline
+
+import textnb.classifier as classifier_module
+from textnb import BernoulliNB, MultinomialNB, TextClassifier, Vectorizer
+
+
+@pytest.fixture(scope="module")
+def sms(sms_tsv):
+    with open(sms_tsv, encoding="utf-8") as f:
+        rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    return [r[1] for r in rows], np.array([r[0] for r in rows])
+
+
+@pytest.mark.parametrize("vec_kw", [{}, {"stop_words": "english", "ngram_range": (1, 2), "min_df": 2, "max_df": 0.5},
+                                    {"max_features": 500}])
+@pytest.mark.parametrize("Model", [MultinomialNB, BernoulliNB])
+def test_streaming_fit_equals_matrix_fit(sms, vec_kw, Model):
+    docs, y = sms
+    clf = TextClassifier(vectorizer=Vectorizer(**vec_kw), model=Model(), batch_size=700).fit(docs[:3000], y[:3000])
+    vec = Vectorizer(**vec_kw)
+    X = vec.fit_transform(docs[:3000])
+    model = Model().fit(X, y[:3000])
+    assert clf.vectorizer_.vocabulary_ == vec.vocabulary_
+    assert_allclose(clf.model_.feature_count_, model.feature_count_)
+    assert_allclose(clf.predict_log_proba(docs[3000:]), model.predict_log_proba(vec.transform(docs[3000:])))
+
+
+def test_accuracy_equals_sklearn_at_same_settings(sms):
+    docs, y = sms
+    ours = TextClassifier().fit(docs[:4000], y[:4000]).predict(docs[4000:])
+    cv = CountVectorizer()
+    ref = SkMultinomialNB().fit(cv.fit_transform(docs[:4000]), y[:4000]).predict(cv.transform(docs[4000:]))
+    assert np.array_equal(ours, ref)
+
+
+def test_parallel_training_gives_the_same_model_file(sms, tmp_path, monkeypatch):
+    monkeypatch.setattr(classifier_module, "_MIN_PARALLEL_DOCUMENTS", 0)
+    docs, y = sms
+    paths = []
+    for jobs, batch in ((1, 5000), (2, 600), (2, 1111)):
+        path = tmp_path / f"m{jobs}-{batch}.tnb"
+        TextClassifier(n_jobs=jobs, batch_size=batch).fit(docs, y).save(path)
+        paths.append(path)
+    assert paths[0].read_bytes() == paths[1].read_bytes() == paths[2].read_bytes()
+
+
+def test_partial_fit_grows_the_vocabulary_and_forget_undoes_it(sms):
+    docs, y = sms
+    clf = TextClassifier().partial_fit(docs[:100], y[:100], classes=["ham", "spam"])
+    n = len(clf.vectorizer_.vocabulary_)
+    counts = clf.model_.feature_count_.copy()
+    clf.partial_fit(docs[100:200], y[100:200])
+    assert len(clf.vectorizer_.vocabulary_) > n
+    whole = TextClassifier().fit(docs[:200], y[:200])
+    for term, j in whole.vectorizer_.vocabulary_.items():
+        assert_allclose(clf.model_.feature_count_[:, clf.vectorizer_.vocabulary_[term]], whole.model_.feature_count_[:, j])
+    clf.forget(docs[100:200], y[100:200])
+    assert_allclose(clf.model_.feature_count_[:, :n], counts)
+    assert not clf.model_.feature_count_[:, n:].any()
+    assert clf.model_.class_count_.sum() == 100
+    with pytest.raises(ValueError, match="never learned"):
+        clf.forget(docs[300:400], y[300:400])
+    with pytest.raises(ValueError, match="not in classes"):
+        clf.partial_fit(["x"], ["eggs"])
+
+
+def test_merge_of_halves_equals_fit_on_whole(sms):
+    docs, y = sms
+    a = TextClassifier().fit(docs[:2000], y[:2000])
+    b = TextClassifier().fit(docs[2000:4000], y[2000:4000])
+    whole = TextClassifier().fit(docs[:4000], y[:4000])
+    a.merge(b)
+    assert a.vectorizer_.vocabulary_ == whole.vectorizer_.vocabulary_
+    assert_allclose(a.model_.feature_count_, whole.model_.feature_count_)
+    assert_allclose(a.predict_log_proba(docs[4000:]), whole.predict_log_proba(docs[4000:]))
+
+
+def test_binary_documents_are_skipped_and_counted(tmp_path):
+    good = tmp_path / "good.txt"
+    good.write_text("hello world")
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(b"\x00\x01\x02binary")
+    other = tmp_path / "other.txt"
+    other.write_bytes("caf\xe9 au lait".encode("latin-1"))
+    clf = TextClassifier().fit([good, bad, other], ["a", "b", "b"])
+    assert clf.skipped_ == [str(bad)]
+    assert "café" in clf.vectorizer_.vocabulary_
+    assert clf.model_.class_count_.tolist() == [1.0, 1.0]
+
+
+def test_works_in_a_pipeline_and_a_grid_search(sms):
+    docs, y = sms
+    pipe = Pipeline([("vec", Vectorizer()), ("nb", MultinomialNB())])
+    pipe.fit(docs[:2000], y[:2000])
+    assert pipe.score(docs[2000:3000], y[2000:3000]) > 0.95
+    grid = GridSearchCV(TextClassifier(), {"model": [MultinomialNB(alpha=0.1), MultinomialNB(alpha=1.0)]}, cv=3)
+    grid.fit(docs[:1500], y[:1500])
+    assert grid.best_score_ > 0.95
+    outer = Pipeline([("clf", TextClassifier(model=BernoulliNB()))]).fit(docs[:1500], y[:1500])
+    assert outer.score(docs[1500:2500], y[1500:2500]) > 0.9
+
+
+def test_documents_and_labels_must_align():
+    with pytest.raises(ValueError, match="labels"):
+        TextClassifier().fit(["a b", "c d"], ["x", "y", "z"])
+    with pytest.raises(TypeError, match="wrap it in a list"):
+        TextClassifier().fit("a b", ["x"])

@@ -1,0 +1,112 @@
+import os
+
+import pytest
+
+from textnb import InputError, open_corpus
+from textnb.corpus import decode_bytes, iter_input_documents, read_document
+
+
+def make_folder(root, spec):
+    for label, docs in spec.items():
+        d = root / label
+        d.mkdir(parents=True, exist_ok=True)
+        for name, data in docs.items():
+            (d / name).write_bytes(data if isinstance(data, bytes) else data.encode())
+    return root
+
+
+def test_folder_per_class(tmp_path):
+    make_folder(tmp_path / "c", {"ham": {"1": "hi", "2": "yo"}, "spam": {"1": "buy"}})
+    (tmp_path / "c" / "ham" / ".hidden").write_text("x")
+    (tmp_path / "c" / "ham" / "sub").mkdir()
+    (tmp_path / "c" / "ham" / "sub" / "3").write_text("nested")
+    c = open_corpus(tmp_path / "c")
+    assert c.class_counts() == {"ham": 3, "spam": 1}
+    assert c.test is None
+
+
+def test_train_test_split_folders(tmp_path):
+    make_folder(tmp_path / "c" / "train", {"a": {"1": "x y"}, "b": {"1": "z"}})
+    make_folder(tmp_path / "c" / "test", {"a": {"9": "x"}, "b": {"9": "z z"}})
+    c = open_corpus(tmp_path / "c")
+    assert c.class_counts() == {"a": 1, "b": 1}
+    assert c.test.class_counts() == {"a": 1, "b": 1}
+
+
+def test_headerless_tsv_and_csv_with_header(tmp_path):
+    tsv = tmp_path / "sms.tsv"
+    tsv.write_text("ham\thello there\nspam\tWIN\tnow\n")
+    c = open_corpus(tsv)
+    assert c.labels == ["ham", "spam"] and c.documents == ["hello there", "WIN\tnow"]
+    csvf = tmp_path / "d.csv"
+    csvf.write_text('id,text,category\n1,"a, quoted text",x\n2,plain,y\n')
+    c = open_corpus(csvf)
+    assert c.labels == ["x", "y"] and c.documents == ["a, quoted text", "plain"]
+    c = open_corpus(csvf, label_column="1", text_column="text")
+    assert c.labels == ["1", "2"]
+
+
+def test_table_errors_are_one_line_with_the_file(tmp_path):
+    empty = tmp_path / "empty.tsv"
+    empty.write_text("")
+    with pytest.raises(InputError, match="empty.tsv: empty file"):
+        open_corpus(empty)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b,c\n1,2,3\n")
+    with pytest.raises(InputError, match="label and text columns"):
+        open_corpus(bad)
+    with pytest.raises(InputError, match="no text column 'body'"):
+        open_corpus(bad, label_column="a", text_column="body")
+
+
+def test_empty_and_missing_corpora(tmp_path):
+    with pytest.raises(InputError, match="no such file"):
+        open_corpus(tmp_path / "nope")
+    (tmp_path / "flat").mkdir()
+    (tmp_path / "flat" / "doc.txt").write_text("x")
+    with pytest.raises(InputError, match="no class folders"):
+        open_corpus(tmp_path / "flat")
+    (tmp_path / "hollow" / "a").mkdir(parents=True)
+    with pytest.raises(InputError, match="empty corpus"):
+        open_corpus(tmp_path / "hollow")
+
+
+def test_symlink_loop_does_not_trap_the_reader(tmp_path):
+    make_folder(tmp_path / "c", {"a": {"1": "x"}, "b": {"1": "y"}})
+    os.symlink(tmp_path / "c" / "a", tmp_path / "c" / "a" / "loop")
+    c = open_corpus(tmp_path / "c")
+    assert c.class_counts() == {"a": 1, "b": 1}
+
+
+def test_decoding_policy():
+    assert decode_bytes("naïve".encode("utf-8")) == "naïve"
+    assert decode_bytes(b"\xef\xbb\xbfbom") == "bom"
+    assert decode_bytes("café €5".encode("cp1252")) == "café €5"
+    assert decode_bytes(b"\x81\x8d") == "\x81\x8d"  # undefined in cp1252: Latin-1
+
+
+def test_binary_and_truncation(tmp_path):
+    (tmp_path / "bin").write_bytes(b"abc\x00def")
+    assert read_document(tmp_path / "bin") is None
+    (tmp_path / "big").write_bytes(b"word " * 1000)
+    assert read_document(tmp_path / "big", max_bytes=10) == "word word "
+
+
+def test_unreadable_file_is_a_one_line_error(tmp_path):
+    if os.geteuid() == 0:
+        pytest.skip("root can read any file")
+    p = tmp_path / "secret"
+    p.write_text("x")
+    p.chmod(0)
+    with pytest.raises(InputError, match="cannot read"):
+        read_document(p)
+
+
+def test_input_documents_from_files_folders_and_stdin(tmp_path):
+    import io
+
+    make_folder(tmp_path / "in", {"x": {"1": "one", "2": b"\x00bin"}})
+    got = list(iter_input_documents([str(tmp_path / "in"), "-"], stdin=io.BytesIO(b"from stdin")))
+    assert got[0][1] == "one" and got[1][1] is None and got[2] == ("-", "from stdin")
+    with pytest.raises(InputError, match="no such file"):
+        list(iter_input_documents([str(tmp_path / "missing")]))

@@ -1,0 +1,112 @@
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.feature_extraction.text import CountVectorizer
+
+from textnb.classifier import to_text
+from textnb.text import TOKEN_PATTERN, Analyzer, Vectorizer, regex_tokenize
+
+DOCS = [
+    "The quick brown fox jumps over the lazy dog, the DOG!",
+    "Ünïcode wörds: ça va, état — naïve café; 東京 タワー",
+    "a b cc dd cc e_f 42 4x4 x",
+    "the and of",
+    "",
+    "running runs runner ran run",
+]
+
+SETTINGS = [
+    {},
+    {"stop_words": "english"},
+    {"ngram_range": (1, 3)},
+    {"ngram_range": (2, 2), "stop_words": "english"},
+    {"min_df": 2},
+    {"max_df": 0.5},
+    {"min_df": 0.1, "max_df": 10},
+    {"max_features": 5},
+    {"binary": True},
+    {"lowercase": False},
+    {"token_pattern": r"(?u)\b\w+\b"},
+]
+
+
+@pytest.mark.parametrize("kw", SETTINGS, ids=[str(s) for s in SETTINGS])
+def test_vectorizer_matches_sklearn_count_vectorizer(kw):
+    docs = DOCS * 3
+    ref = CountVectorizer(**kw)
+    expected = ref.fit_transform(docs)
+    ours = Vectorizer(**kw)
+    got = ours.fit_transform(docs)
+    assert ours.vocabulary_ == ref.vocabulary_
+    assert (expected != got).nnz == 0
+    assert (ref.transform(DOCS) != ours.transform(DOCS)).nnz == 0
+
+
+def test_vectorizer_matches_sklearn_on_real_corpus(sms_tsv):
+    import csv
+
+    with open(sms_tsv, encoding="utf-8") as f:
+        docs = [row[1] for row in csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE)]
+    for kw in ({}, {"stop_words": "english", "ngram_range": (1, 2), "min_df": 2}):
+        ref, ours = CountVectorizer(**kw), Vectorizer(**kw)
+        assert (ref.fit_transform(docs) != ours.fit_transform(docs)).nnz == 0
+        assert ref.vocabulary_ == ours.vocabulary_
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_fast_default_pattern_equals_sklearn_pattern(text):
+    import re
+
+    assert regex_tokenize(text) == re.findall(TOKEN_PATTERN, text.lower())
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.binary())
+def test_arbitrary_bytes_never_crash_the_tokenizer(data):
+    text = to_text(data)
+    assert text is None or isinstance(Analyzer(stop_words="english", stemmer="porter", ngram_range=(1, 2))(text), list)
+
+
+def test_stemming_merges_word_forms():
+    vec = Vectorizer(stemmer="porter").fit(["running runs", "run"])
+    assert list(vec.vocabulary_) == ["run"]
+    X = vec.transform(["runs running ran"])
+    assert X.toarray().tolist() == [[2]]
+    vec = Vectorizer(stemmer="snowball", stop_words="english").fit(["the generously generous"])
+    assert "the" not in vec.vocabulary_
+
+
+def test_analyzer_pickles_for_worker_processes():
+    an = Analyzer(stop_words="english", stemmer="porter", ngram_range=(1, 2))
+    an("warm the cache")
+    clone = pickle.loads(pickle.dumps(an))
+    assert clone("Running dogs") == an("Running dogs") == ["run", "dog", "run dog"]
+
+
+def test_single_string_is_rejected_with_a_hint():
+    with pytest.raises(TypeError, match="wrap it in a list"):
+        Vectorizer().fit("just one string")
+
+
+def test_empty_vocabulary_is_a_clear_error():
+    with pytest.raises(ValueError, match="empty vocabulary"):
+        Vectorizer(stop_words="english").fit(["the and of", "a"])
+
+
+@pytest.mark.parametrize("kw", [{"min_df": -1}, {"max_df": 1.5}, {"max_features": 0}, {"stemmer": "lancaster"},
+                                {"ngram_range": (2, 1)}])
+def test_bad_parameters_are_rejected(kw):
+    with pytest.raises(ValueError):
+        Vectorizer(**kw).fit(DOCS)
+
+
+def test_unknown_terms_are_dropped_at_transform():
+    vec = Vectorizer().fit(["alpha beta"])
+    X = vec.transform(["gamma delta", "alpha alpha gamma"])
+    assert X.shape == (2, 2)
+    assert X.toarray().tolist() == [[0, 0], [2, 0]]
+    assert np.array_equal(vec.get_feature_names_out(), np.array(["alpha", "beta"], dtype=object))
