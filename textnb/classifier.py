@@ -176,10 +176,12 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         """True when the model can be fitted from per-class sums alone."""
         return isinstance(model, _BaseCountNB) and not vectorizer.binary
 
-    def fit(self, X, y, sample_weight=None, progress=None):
+    def fit(self, X, y, sample_weight=None, progress=None, client=None):
         """Fit on documents ``X`` (str, bytes or pathlib.Path each) and labels ``y``.
 
         ``progress``, if given, is called with the number of documents done so far.
+        ``client``, a ``distributed.Client``, sends the shards to Dask workers instead of
+        local processes (see :mod:`textnb.distributed`); the model is the same.
         """
         if isinstance(X, (str, bytes)):
             raise TypeError("expected an iterable of documents, got a single string; wrap it in a list")
@@ -194,7 +196,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         if weights.shape != y.shape:
             raise ValueError(f"sample_weight has shape {weights.shape}; expected {y.shape}")
         if self._streams(model, vectorizer):
-            acc = self._count(X, y_index, weights, len(classes), vectorizer, progress)
+            acc = self._count(X, y_index, weights, len(classes), vectorizer, progress, client=client)
             self._fit_from_sums(acc, classes, vectorizer, model, len(y))
         else:
             docs, kept = self._texts(X)
@@ -219,14 +221,19 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         self.skipped_ = skipped
         return texts, np.asarray(kept, dtype=np.int64)
 
-    def _count(self, X, y_index, weights, n_classes, vectorizer, progress, terms=()):
+    def _count(self, X, y_index, weights, n_classes, vectorizer, progress, terms=(), client=None):
         analyzer = vectorizer.build_analyzer()
         acc = _Accumulator(n_classes, terms)
         batches = _batches(X, y_index, weights, int(self.batch_size))
         n_jobs = 1 if self.n_jobs is None else self.n_jobs
         if len(y_index) < _MIN_PARALLEL_DOCUMENTS:
             n_jobs = 1  # starting worker processes would cost more than it saves
-        if n_jobs == 1:
+        if client is not None:
+            from textnb.distributed import map_ordered
+
+            results = map_ordered(client, _count_shard, (
+                (b, yi, w, analyzer, n_classes, self.max_bytes) for b, yi, w in batches))
+        elif n_jobs == 1:
             results = (_count_shard(b, yi, w, analyzer, n_classes, self.max_bytes) for b, yi, w in batches)
         else:
             results = Parallel(n_jobs=n_jobs, return_as="generator", pre_dispatch="2*n_jobs")(

@@ -180,7 +180,13 @@ def cmd_train(args, out, err):
     clf = _make_classifier(args)
     bar = Progress("reading", total=len(corpus))
     try:
-        clf.fit(corpus.documents, corpus.labels, progress=bar)
+        if args.scheduler:
+            from textnb.distributed import connect
+
+            with connect(args.scheduler) as client:
+                clf.fit(corpus.documents, corpus.labels, progress=bar, client=client)
+        else:
+            clf.fit(corpus.documents, corpus.labels, progress=bar)
     finally:
         bar.close()
     model_path = args.output or _default_model_path(args.path)
@@ -394,6 +400,9 @@ def build_parser():
     p.add_argument("path", metavar="PATH")
     p.add_argument("-o", "--output", metavar="MODEL", help="model file to write (default: <PATH name>.tnb)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="train on a Dask cluster: a scheduler address (tcp://host:8786), or local:N "
+                        "to start N local worker processes; the model is the same as without")
     _add_model_options(p)
     _add_corpus_options(p)
     p.set_defaults(handler=cmd_train)

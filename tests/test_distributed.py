@@ -1,0 +1,75 @@
+"""Dask training equals local training (a real LocalCluster on 127.0.0.1, started and stopped here)."""
+
+import csv
+
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip("distributed")
+dask_bag = pytest.importorskip("dask.bag")
+
+from textnb import BernoulliNB, TextClassifier  # noqa: E402
+from textnb.distributed import connect, fit_bag  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    with connect("local:2") as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def sms(sms_tsv):
+    with open(sms_tsv, encoding="utf-8") as f:
+        rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    return [r[1] for r in rows], np.array([r[0] for r in rows])
+
+
+def test_dask_training_equals_local_training(client, sms, tmp_path):
+    docs, y = sms
+    local = TextClassifier(batch_size=500).fit(docs, y)
+    remote = TextClassifier(batch_size=500).fit(docs, y, client=client)
+    local.save(tmp_path / "local.tnb")
+    remote.save(tmp_path / "remote.tnb")
+    assert (tmp_path / "local.tnb").read_bytes() == (tmp_path / "remote.tnb").read_bytes()
+
+
+def test_fit_on_a_dask_bag(client, sms):
+    docs, y = sms
+    bag = dask_bag.from_sequence(list(zip(docs, y.tolist())), npartitions=7)
+    for model in (None, BernoulliNB()):
+        from_bag = fit_bag(TextClassifier(model=model), bag)
+        local = TextClassifier(model=model).fit(docs, y)
+        assert from_bag.vectorizer_.vocabulary_ == local.vectorizer_.vocabulary_
+        np.testing.assert_array_equal(from_bag.model_.feature_count_, local.model_.feature_count_)
+        np.testing.assert_array_equal(from_bag.predict(docs[:200]), local.predict(docs[:200]))
+
+
+def test_files_are_read_by_the_workers(client, tmp_path):
+    paths, labels = [], []
+    for label in ("a", "b"):
+        (tmp_path / label).mkdir()
+        for i in range(30):
+            p = tmp_path / label / f"{i}.txt"
+            p.write_text(f"{label}word common {i}")
+            paths.append(p)
+            labels.append(label)
+    remote = TextClassifier(batch_size=7).fit(paths, labels, client=client)
+    local = TextClassifier().fit(paths, labels)
+    np.testing.assert_array_equal(remote.model_.feature_count_, local.model_.feature_count_)
+
+
+def test_cli_train_with_a_local_scheduler(sms_tsv, tmp_path):
+    from textnb.cli import main
+
+    assert main(["train", str(sms_tsv), "-o", str(tmp_path / "d.tnb"), "--scheduler", "local:2"]) == 0
+    assert main(["train", str(sms_tsv), "-o", str(tmp_path / "l.tnb"), "--jobs", "1"]) == 0
+    assert (tmp_path / "d.tnb").read_bytes() == (tmp_path / "l.tnb").read_bytes()
+
+
+def test_unreachable_scheduler_is_a_one_line_error(sms_tsv, tmp_path, capsys):
+    from textnb.cli import main
+
+    assert main(["train", str(sms_tsv), "-o", str(tmp_path / "x.tnb"), "--scheduler", "tcp://127.0.0.1:9"]) == 1
+    err = capsys.readouterr().err
+    assert "cannot reach the Dask scheduler" in err and err.count("\n") == 1

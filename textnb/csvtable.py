@@ -1,0 +1,137 @@
+"""Reading CSV / TSV files with a header row into typed columns.
+
+Types are inferred per column: a column is *numeric* when every non-missing cell parses
+as a finite float, otherwise *nominal* (values in order of first appearance, as Weka's
+CSV loader does). An empty cell or ``?`` is missing. ``types={name: "nominal" |
+"numeric"}`` overrides the inference; a cell that is not a number in a column forced
+numeric is an :class:`~textnb.errors.InputError` naming the file, row and column.
+"""
+
+import csv
+import math
+
+import numpy as np
+
+from textnb.errors import InputError
+from textnb.tables import Attribute
+
+__all__ = ["read_csv", "MISSING"]
+
+#: Cell texts read as a missing value.
+MISSING = frozenset({"", "?"})
+_KINDS = ("nominal", "numeric")
+
+
+def _delimiter(path, sample):
+    lower = path.lower()
+    if lower.endswith(".tsv") or lower.endswith(".tab"):
+        return "\t"
+    if lower.endswith(".csv"):
+        return ","
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=",\t;|").delimiter
+    except csv.Error:
+        return "\t" if "\t" in sample.split("\n", 1)[0] else ","
+
+
+def _float(s):
+    try:
+        x = float(s)
+    except ValueError:
+        return None
+    return x if math.isfinite(x) else None
+
+
+def read_csv(path, *, types=None, class_name=None, optional_types=False, encoding="utf-8"):
+    """Read a delimited text file with a header row.
+
+    Parameters
+    ----------
+    path : str or path-like
+        ``.csv`` (comma), ``.tsv`` / ``.tab`` (tab); other names: delimiter sniffed.
+    types : dict of {str: "nominal" or "numeric"}, default=None
+        Forced column types; other columns are inferred.
+    class_name : str, "" or None, default=None
+        The class column, read as nominal unless ``types`` says otherwise (None: the
+        last column; ``""``: no class column).
+    optional_types : bool, default=False
+        Ignore ``types`` entries for columns the file does not have (query files).
+
+    Returns
+    -------
+    attributes : list of Attribute
+        One per column, in file order.
+    X : ndarray of shape (n_rows, n_columns)
+        The tabular convention (nominal index or number; NaN = missing).
+    """
+    path = str(path)
+    types = dict(types or {})
+    try:
+        with open(path, encoding=encoding, newline="") as f:
+            text = f.read()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not {encoding} text ({exc.reason} at byte {exc.start})") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not text.strip():
+        raise InputError(f"{path}: empty file")
+    reader = csv.reader(text.splitlines(), delimiter=_delimiter(path, text[:65536]))
+    try:
+        rows = [r for r in reader]
+    except csv.Error as exc:
+        raise InputError(f"{path}:{reader.line_num}: {exc}") from None
+    header = [h.strip() for h in rows[0]]
+    if any(h == "" for h in header):
+        raise InputError(f"{path}:1: header has an empty column name")
+    if len(set(header)) != len(header):
+        dup = sorted({h for h in header if header.count(h) > 1})
+        raise InputError(f"{path}:1: column name(s) {dup} appear twice in the header")
+    unknown = sorted(set(types) - set(header))
+    if optional_types:
+        types = {k: v for k, v in types.items() if k in header}
+    elif unknown:
+        raise InputError(f"{path}: types given for unknown column(s) {unknown}; columns: {header}")
+    for name, kind in types.items():
+        if kind not in _KINDS:
+            raise InputError(f"{path}: type {kind!r} of column {name!r} is not one of {_KINDS}")
+    if class_name is None:
+        class_name = header[-1]
+    if class_name in header:
+        types.setdefault(class_name, "nominal")
+    body, linenos = [], []
+    for i, r in enumerate(rows[1:], start=2):
+        if not r or all(c.strip() == "" for c in r):
+            continue
+        if len(r) != len(header):
+            raise InputError(f"{path}:{i}: {len(r)} cells, expected {len(header)}")
+        body.append([c.strip() for c in r])
+        linenos.append(i)
+    n, d = len(body), len(header)
+    attributes = []
+    X = np.full((n, d), np.nan)
+    for j, name in enumerate(header):
+        col = [r[j] for r in body]
+        kind = types.get(name)
+        nums = [None if c in MISSING else _float(c) for c in col]
+        if kind is None:
+            kind = "numeric" if all(x is not None for x, c in zip(nums, col) if c not in MISSING) else "nominal"
+        if kind == "numeric":
+            for i, (x, c) in enumerate(zip(nums, col)):
+                if c in MISSING:
+                    continue
+                if x is None:
+                    raise InputError(
+                        f"{path}:{linenos[i]}: value {c!r} in numeric column {name!r} is not a number"
+                    )
+                X[i, j] = x
+            attributes.append(Attribute(name, "numeric", []))
+        else:
+            values = {}
+            for i, c in enumerate(col):
+                if c in MISSING:
+                    continue
+                X[i, j] = values.setdefault(c, len(values))
+            attributes.append(Attribute(name, "nominal", list(values)))
+    return attributes, X

@@ -1,0 +1,633 @@
+"""Naive Bayes for tabular data: nominal, numeric and missing attributes in one model.
+
+``P(c | x) ∝ P(c) · Π_k P(x_k | c)``, summed in log space, with a missing value left
+out of the counts at training time and out of the product at prediction time
+(Witten & Frank, *Data Mining* §4.2; ``../shared/design/algorithms.md`` §1).
+
+* Nominal attributes (and discretised numerics) are one-hot blocks of one
+  :class:`textnb.stats.CountTable`; the estimator of ``P(v | c)`` is chosen with
+  ``nominal=``: additive / Laplace, the m-estimate with per-value priors, or the APNBC
+  paper's eq. 4 (Webb & Pazzani).
+* Numeric attributes are either Gaussian (per-class mean and n−1 variance from
+  :class:`textnb.stats.GaussianMoments`), a Gaussian kernel density (John & Langley
+  1995, "Estimating continuous distributions in Bayesian classifiers", UAI), or
+  discretised inside ``fit`` (Fayyad & Irani's MDL, equal frequency, equal width;
+  :mod:`textnb.discretize`).
+
+The fitted state is sums (counts, moments, kernel centres), so ``fit``, chunked
+``partial_fit``, :meth:`TabularNB.merge` and model files agree exactly.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import logsumexp
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from textnb.base import BaseNB, check_partial_fit_labels
+from textnb.discretize import (
+    apply_cut_points,
+    equal_frequency_cut_points,
+    equal_width_cut_points,
+    mdl_cut_points,
+)
+from textnb.model_io import register
+from textnb.stats import CountTable, GaussianMoments, class_indicator
+from textnb.tables import Attribute
+
+__all__ = ["TabularNB"]
+
+#: Log-probabilities are floored here (smallest positive normal double): a zero
+#: relative frequency (``alpha=0``) makes a class very unlikely, never NaN.
+LOG_FLOOR = float(np.log(np.finfo(np.float64).tiny))
+
+_NOMINAL = ("additive", "laplace", "m-estimate", "eq4")
+_NUMERIC = ("gaussian", "kde", "mdl", "equal-frequency", "equal-width")
+_DISCRETE = ("mdl", "equal-frequency", "equal-width")
+_LOG_2PI = np.log(2 * np.pi)
+
+
+@register
+class TabularNB(BaseNB):
+    """Naive Bayes with per-attribute types: nominal, numeric, missing values, weights.
+
+    How the model learns each column's type: the ``attributes`` parameter, a
+    sequence of :class:`textnb.tables.Attribute` (``tuple(table.attributes)`` of a
+    table from :func:`textnb.tables.read_table`), one per column of ``X``. A nominal
+    column's cells are value indices ``0 .. k-1`` into ``Attribute.values``; a numeric
+    column's cells are numbers; NaN is missing. With ``attributes=None`` every column
+    is numeric (plain 2-D arrays, as scikit-learn passes them).
+
+    Parameters
+    ----------
+    attributes : sequence of Attribute, default=None
+        Column types and nominal value lists; None: all columns numeric.
+    nominal : {"additive", "laplace", "m-estimate", "eq4"}, default="additive"
+        Estimator of ``P(v | c)`` for nominal (and discretised) attributes, with
+        ``n_cv`` the weighted count of value v in class c and ``n_c`` that of class c
+        among objects where the attribute is known:
+
+        * ``"additive"``: ``(n_cv + α) / (n_c + V α)``; class prior
+          ``(n_c + α) / (n + C α)``. ``alpha=1`` is Laplace (Weka's NaiveBayes);
+          ``alpha=0`` gives the textbook's plain relative frequencies (a class whose
+          ``n_c`` is 0 gets the uniform ``1 / V``);
+        * ``"laplace"``: ``"additive"`` with ``α = 1`` whatever ``alpha`` says;
+        * ``"m-estimate"``: ``(n_cv + m p_v) / (n_c + m)``, ``p_v`` the value's
+          frequency among all known values of the attribute; prior
+          ``(n_c + 1) / (n + C)``;
+        * ``"eq4"``: Webb & Pazzani's APNBC eq. 4, the m-estimate with ``m = 2`` and
+          prior ``(n_i + 1) / (n + C)`` (algorithms.md §1).
+
+    alpha : float, default=1.0
+        Additive smoothing for ``nominal="additive"``.
+    m : float, default=2.0
+        Equivalent sample size for ``nominal="m-estimate"``.
+    numeric : {"gaussian", "kde", "mdl", "equal-frequency", "equal-width"}, default="gaussian"
+        Model of numeric attributes:
+
+        * ``"gaussian"``: ``N(x; μ_c, σ_c)`` with the sample (n−1) variance plus
+          ``var_smoothing`` times the largest overall variance of the numeric columns
+          (as scikit-learn's GaussianNB); a class with no known value of the attribute
+          uses the mean and variance of all classes pooled, one with a weight of 1 or
+          less or with all its values equal the pooled variance (Weka likewise falls
+          back to a default when the deviation is 0);
+        * ``"kde"``: John & Langley's flexible Bayes: the mean of Gaussian kernels, one
+          per training value of the class, with bandwidth ``σ_c = range_c / sqrt(n_c)``
+          (the class's value range over the square root of its weight, as Weka's
+          ``NaiveBayes -K``), floored at a sixth of the attribute's mean gap between
+          distinct values;
+        * ``"mdl"``, ``"equal-frequency"``, ``"equal-width"``: discretised in ``fit``
+          (Fayyad & Irani MDL as Weka's supervised Discretize; ``bins`` bins as Weka's
+          unsupervised Discretize with / without ``-F``), then treated as nominal.
+          ``"mdl"`` with the default Laplace estimator is Weka's ``NaiveBayes -D``.
+    bins : int, default=10
+        Number of bins of the unsupervised discretisers.
+    var_smoothing : float, default=1e-9
+        Relative variance floor of ``"gaussian"``.
+    class_prior : array-like of shape (n_classes,), default=None
+        Fixed class priors (in the order of ``classes_``) instead of learned ones.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    class_count_ : ndarray of shape (n_classes,)
+        Summed sample weight per class.
+    attributes_ : list of Attribute
+        The column types used (``attributes`` or all numeric ``x0, x1, ...``).
+    cut_points_ : list of ndarray or None
+        Per column: the cut points of a discretised numeric column, else None.
+    n_values_ : ndarray of int of shape (n_features,)
+        Number of values (bins) of each counted column; 0 for Gaussian / KDE columns.
+    feature_count_ : ndarray of shape (n_classes, sum(n_values_))
+        Weighted value counts per class, one block per counted column.
+    feature_log_prob_ : ndarray of shape (n_classes, sum(n_values_))
+        ``log P(v | c)`` of every block.
+    moment_count_, theta_, moment_m2_ : ndarray of shape (n_classes, n_gaussian)
+        Weighted count, mean and centred second moment of the Gaussian columns.
+    var_ : ndarray of shape (n_classes, n_gaussian)
+        The variances used (floor included).
+    class_log_prior_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+
+    Notes
+    -----
+    ``partial_fit`` with a discretising ``numeric`` fixes the cut points on the first
+    call (from that batch alone); later batches are binned with them. Merged models
+    must have the same cut points.
+
+    Examples
+    --------
+    >>> from textnb.tables import Attribute
+    >>> from textnb.tabular import TabularNB
+    >>> atts = (Attribute("outlook", "nominal", ["sunny", "rainy"]), Attribute("temp", "numeric"))
+    >>> model = TabularNB(attributes=atts).fit([[0, 30.0], [1, 12.0], [0, 25.0], [1, 15.0]],
+    ...                                        ["yes", "no", "yes", "no"])
+    >>> model.predict([[0, float("nan")]])
+    array(['yes'], dtype='<U3')
+    """
+
+    def __init__(
+        self,
+        *,
+        attributes=None,
+        nominal="additive",
+        alpha=1.0,
+        m=2.0,
+        numeric="gaussian",
+        bins=10,
+        var_smoothing=1e-9,
+        class_prior=None,
+    ):
+        self.attributes = attributes
+        self.nominal = nominal
+        self.alpha = alpha
+        self.m = m
+        self.numeric = numeric
+        self.bins = bins
+        self.var_smoothing = var_smoothing
+        self.class_prior = class_prior
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+    # -- parameters -------------------------------------------------------------------
+    def _check_params(self):
+        if self.nominal not in _NOMINAL:
+            raise ValueError(f"nominal must be one of {_NOMINAL}; got {self.nominal!r}")
+        if self.numeric not in _NUMERIC:
+            raise ValueError(f"numeric must be one of {_NUMERIC}; got {self.numeric!r}")
+        if not isinstance(self.alpha, Real) or not np.isfinite(self.alpha) or self.alpha < 0:
+            raise ValueError(f"alpha must be a finite number >= 0; got {self.alpha!r}")
+        if not isinstance(self.m, Real) or not np.isfinite(self.m) or self.m < 0:
+            raise ValueError(f"m must be a finite number >= 0; got {self.m!r}")
+        if isinstance(self.bins, bool) or not isinstance(self.bins, Integral) or self.bins < 1:
+            raise ValueError(f"bins must be an integer >= 1; got {self.bins!r}")
+        if not isinstance(self.var_smoothing, Real) or not self.var_smoothing >= 0:
+            raise ValueError(f"var_smoothing must be a number >= 0; got {self.var_smoothing!r}")
+
+    def _resolve_attributes(self, n_features):
+        if self.attributes is None:
+            names = getattr(self, "feature_names_in_", None)
+            names = [str(n) for n in names] if names is not None else [f"x{j}" for j in range(n_features)]
+            return [Attribute(n, "numeric", []) for n in names]
+        atts = list(self.attributes)
+        if len(atts) != n_features:
+            raise ValueError(f"attributes describes {len(atts)} columns but X has {n_features}")
+        out = []
+        for a in atts:
+            if not isinstance(a, Attribute):
+                raise ValueError(f"attributes must hold textnb.tables.Attribute objects; got {a!r}")
+            if a.kind not in ("nominal", "numeric"):
+                raise ValueError(f"attribute {a.name!r} has kind {a.kind!r}; expected nominal or numeric")
+            if a.is_nominal and not a.values:
+                raise ValueError(f"nominal attribute {a.name!r} declares no values")
+            out.append(Attribute(a.name, a.kind, list(a.values)))
+        return out
+
+    # -- fitting ----------------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None):
+        """Fit from ``X`` (tabular convention, NaN = missing) and class labels ``y``."""
+        self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=True)
+        check_classification_targets(y)
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        w = self._check_weight(sample_weight, X.shape[0])
+        self._init_state(X, y_index, w)
+        self._count(X, y_index, w)
+        self._update()
+        return self
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a batch. ``classes`` is required on the first call.
+
+        With a discretising ``numeric`` the cut points are fixed on the first call.
+        """
+        first = not hasattr(self, "classes_")
+        if first and classes is None:
+            raise ValueError("classes must be passed on the first call to partial_fit.")
+        self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=first)
+        check_classification_targets(y)
+        if first:
+            self.classes_ = np.unique(np.asarray(classes))
+        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(
+                f"classes={np.asarray(classes).tolist()} differs from the classes of the first "
+                f"call to partial_fit {self.classes_.tolist()}"
+            )
+        check_partial_fit_labels(y, self.classes_)
+        y_index = np.searchsorted(self.classes_, y)
+        w = self._check_weight(sample_weight, X.shape[0])
+        if first:
+            self._init_state(X, y_index, w)
+        self._count(X, y_index, w)
+        self._update()
+        return self
+
+    @staticmethod
+    def _check_weight(sample_weight, n):
+        if sample_weight is None:
+            return np.ones(n)
+        w = np.asarray(sample_weight, dtype=np.float64)
+        if w.shape != (n,):
+            raise ValueError(f"sample_weight has shape {w.shape}; expected ({n},)")
+        if not np.all(np.isfinite(w)) or np.any(w < 0):
+            raise ValueError("sample_weight must be finite and >= 0")
+        if n and not np.any(w > 0):
+            raise ValueError("sample_weight is zero for every object; nothing to learn from")
+        return w
+
+    def _init_state(self, X, y_index, w):
+        """Column roles, cut points (discretising modes) and empty statistics."""
+        n_classes = len(self.classes_)
+        self.attributes_ = self._resolve_attributes(X.shape[1])
+        nominal = np.array([a.is_nominal for a in self.attributes_], dtype=bool)
+        self.cut_points_ = [None] * X.shape[1]
+        if self.numeric in _DISCRETE:
+            for j in np.flatnonzero(~nominal):
+                col = X[:, j]
+                if self.numeric == "mdl":
+                    cuts = mdl_cut_points(col, y_index, n_classes, w)
+                elif self.numeric == "equal-frequency":
+                    cuts = equal_frequency_cut_points(col, self.bins, w)
+                else:
+                    cuts = equal_width_cut_points(col, self.bins, w)
+                self.cut_points_[j] = cuts
+        self.n_values_ = np.array(
+            [
+                len(a.values) if a.is_nominal
+                else (len(self.cut_points_[j]) + 1 if self.cut_points_[j] is not None else 0)
+                for j, a in enumerate(self.attributes_)
+            ],
+            dtype=np.int64,
+        )
+        width = int(self.n_values_.sum())
+        table = CountTable(n_classes, width)
+        self.class_count_, self.feature_count_ = table.class_count, table.feature_count
+        n_gauss = len(self._gaussian_columns()) if self.numeric == "gaussian" else 0
+        mom = GaussianMoments(n_classes, n_gauss)
+        self.moment_count_, self.theta_, self.moment_m2_ = mom.count, mom.mean, mom.m2
+        n_kde = len(self._kde_columns())
+        self.kde_values_ = [np.empty(0) for _ in range(n_kde)]
+        self.kde_class_ = [np.empty(0, dtype=np.int64) for _ in range(n_kde)]
+        self.kde_weight_ = [np.empty(0) for _ in range(n_kde)]
+
+    def _counted_columns(self):
+        return np.flatnonzero(self.n_values_ > 0)
+
+    def _gaussian_columns(self):
+        if self.numeric != "gaussian":
+            return np.empty(0, dtype=np.intp)
+        return np.flatnonzero([not a.is_nominal for a in self.attributes_])
+
+    def _kde_columns(self):
+        if self.numeric != "kde":
+            return np.empty(0, dtype=np.intp)
+        return np.flatnonzero([not a.is_nominal for a in self.attributes_])
+
+    def _one_hot(self, X):
+        """Sparse (n_samples, sum(n_values_)) indicator of the counted columns' values."""
+        Xd = apply_cut_points(X, self.cut_points_)
+        offsets = np.concatenate([[0], np.cumsum(self.n_values_)])
+        rows, cols = [], []
+        for j in self._counted_columns():
+            col = Xd[:, j]
+            known = ~np.isnan(col)
+            codes = col[known]
+            k = self.n_values_[j]
+            if codes.size and (np.any(codes != np.floor(codes)) or codes.min() < 0 or codes.max() >= k):
+                bad = codes[(codes != np.floor(codes)) | (codes < 0) | (codes >= k)][0]
+                raise ValueError(
+                    f"column {j} ({self.attributes_[j].name!r}) is nominal with {k} values; "
+                    f"cell {bad!r} is not a value index 0..{k - 1}"
+                )
+            rows.append(np.flatnonzero(known))
+            cols.append(offsets[j] + codes.astype(np.intp))
+        n, width = X.shape[0], int(offsets[-1])
+        if not rows:
+            return sp.csr_matrix((n, width))
+        r, c = np.concatenate(rows), np.concatenate(cols)
+        return sp.csr_matrix((np.ones(r.size), (r, c)), shape=(n, width))
+
+    def _count(self, X, y_index, w):
+        n_classes = len(self.classes_)
+        Y = class_indicator(y_index, n_classes, w)
+        table = CountTable.from_arrays(self.class_count_, self.feature_count_)
+        table.add(self._one_hot(X), Y)
+        self.class_count_, self.feature_count_ = table.class_count, table.feature_count
+        gauss = self._gaussian_columns()
+        if gauss.size:
+            mom = GaussianMoments.from_arrays(self.moment_count_, self.theta_, self.moment_m2_)
+            mom.add(X[:, gauss], Y)
+            self.moment_count_, self.theta_, self.moment_m2_ = mom.count, mom.mean, mom.m2
+        for k, j in enumerate(self._kde_columns()):
+            col = X[:, j]
+            keep = ~np.isnan(col) & (w > 0)
+            self.kde_values_[k] = np.concatenate([self.kde_values_[k], col[keep]])
+            self.kde_class_[k] = np.concatenate([self.kde_class_[k], y_index[keep]]).astype(np.int64)
+            self.kde_weight_[k] = np.concatenate([self.kde_weight_[k], w[keep]])
+
+    # -- derived parameters ------------------------------------------------------------
+    def _update(self):
+        self._update_feature_log_prob()
+        self._update_class_log_prior()
+        self._update_gaussian()
+        self._update_kde()
+
+    def _smoothing(self):
+        if self.nominal == "laplace":
+            return "additive", 1.0
+        if self.nominal == "additive":
+            return "additive", float(self.alpha)
+        return "m", 2.0 if self.nominal == "eq4" else float(self.m)
+
+    def _update_feature_log_prob(self):
+        kind, a = self._smoothing()
+        fc = self.feature_count_
+        out = np.empty_like(fc)
+        offsets = np.concatenate([[0], np.cumsum(self.n_values_)])
+        for j in self._counted_columns():
+            sl = slice(offsets[j], offsets[j + 1])
+            N = fc[:, sl]
+            V = N.shape[1]
+            n_c = N.sum(axis=1, keepdims=True)
+            if kind == "additive":
+                num, den = N + a, n_c + V * a
+            else:
+                totals = N.sum(axis=0)
+                p = totals / totals.sum() if totals.sum() > 0 else np.full(V, 1.0 / V)
+                num, den = N + a * p, n_c + a
+            with np.errstate(divide="ignore", invalid="ignore"):
+                prob = np.where(den > 0, num / np.where(den > 0, den, 1.0), 1.0 / V)
+                out[:, sl] = np.maximum(np.log(prob), LOG_FLOOR)
+        self.feature_log_prob_ = out
+
+    def _update_class_log_prior(self):
+        n_classes = len(self.classes_)
+        if self.class_prior is not None:
+            prior = np.asarray(self.class_prior, dtype=np.float64)
+            if prior.shape != (n_classes,):
+                raise ValueError("Number of priors must match number of classes.")
+            if np.any(prior < 0) or not np.isclose(prior.sum(), 1.0):
+                raise ValueError("class_prior must be non-negative and sum to 1.")
+        else:
+            kind, a = self._smoothing()
+            a = a if kind == "additive" else 1.0
+            cc = self.class_count_
+            den = cc.sum() + n_classes * a
+            prior = (cc + a) / den if den > 0 else np.full(n_classes, 1.0 / n_classes)
+        with np.errstate(divide="ignore"):
+            self.class_log_prior_ = np.maximum(np.log(prior), LOG_FLOOR)
+
+    def _pooled_moments(self):
+        """Count, mean and M2 of every Gaussian column over all classes together."""
+        n = self.moment_count_.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(n > 0, (self.moment_count_ * self.theta_).sum(axis=0) / np.where(n > 0, n, 1), 0.0)
+        m2 = self.moment_m2_.sum(axis=0) + (self.moment_count_ * (self.theta_ - mean) ** 2).sum(axis=0)
+        return n, mean, m2
+
+    def _update_gaussian(self):
+        if self.moment_count_.shape[1] == 0:
+            self.var_ = np.zeros_like(self.theta_)
+            self._mean = self.theta_
+            return
+        n, mean, m2 = self._pooled_moments()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            overall_var = np.where(n > 0, m2 / np.where(n > 0, n, 1), 0.0)
+        top = overall_var.max() if overall_var.size else 0.0
+        eps = self.var_smoothing * top if top > 0 else float(self.var_smoothing)
+        eps = max(eps, np.finfo(np.float64).tiny)
+        mom = GaussianMoments.from_arrays(self.moment_count_, self.theta_, self.moment_m2_)
+        var = mom.variance(ddof=1)
+        pooled_var = np.where(n > 1, m2 / np.where(n > 1, n - 1, 1), 0.0)
+        empty = self.moment_count_ <= 0
+        self._mean = np.where(empty, mean, self.theta_)
+        # fewer than two known values in a class, or all of them equal: no idea of the
+        # scale (a zero variance would make every other value impossible); borrow the
+        # pooled variance, as Weka falls back to its default when the deviation is ~0
+        degenerate = (self.moment_count_ <= 1) | (var <= 0)
+        self.var_ = np.where(degenerate, pooled_var, var) + eps
+
+    def _update_kde(self):
+        self._kde_sigma = []
+        n_classes = len(self.classes_)
+        for k in range(len(self.kde_values_)):
+            v, c, w = self.kde_values_[k], self.kde_class_[k], self.kde_weight_[k]
+            sigma = np.ones(n_classes)
+            if v.size:
+                uniq = np.unique(v)
+                rng = uniq[-1] - uniq[0]
+                floor = rng / uniq.size / 6.0 if rng > 0 else 1.0
+                for ci in range(n_classes):
+                    sel = c == ci
+                    W = w[sel].sum()
+                    r = np.ptp(v[sel]) if sel.any() else 0.0
+                    sigma[ci] = max(r / np.sqrt(W), floor) if W > 0 else floor
+            self._kde_sigma.append(sigma)
+
+    # -- prediction ----------------------------------------------------------------
+    def _check_X(self, X):
+        return validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
+
+    def _joint_log_likelihood(self, X):
+        jll = np.tile(self.class_log_prior_, (X.shape[0], 1))
+        if self.feature_log_prob_.shape[1]:
+            jll += np.asarray(self._one_hot(X) @ self.feature_log_prob_.T)
+        gauss = self._gaussian_columns()
+        if gauss.size:
+            Xg = X[:, gauss]
+            for ci in range(len(self.classes_)):
+                var, mu = self.var_[ci], self._mean[ci]
+                with np.errstate(over="ignore", invalid="ignore"):
+                    lp = -0.5 * (_LOG_2PI + np.log(var)) - 0.5 * (Xg - mu) ** 2 / var
+                lp = np.where(np.isnan(Xg), 0.0, np.maximum(lp, LOG_FLOOR))
+                jll[:, ci] += lp.sum(axis=1)
+        for k, j in enumerate(self._kde_columns()):
+            jll += self._kde_log_density(X[:, j], k)
+        return jll
+
+    def _kde_log_density(self, x, k):
+        """Per-class log kernel density of column values ``x`` (0 where missing)."""
+        n_classes = len(self.classes_)
+        out = np.zeros((x.shape[0], n_classes))
+        known = np.flatnonzero(~np.isnan(x))
+        v, c, w = self.kde_values_[k], self.kde_class_[k], self.kde_weight_[k]
+        for ci in range(n_classes):
+            sel = c == ci
+            vc, wc = v[sel], w[sel]
+            W = wc.sum()
+            if W <= 0:
+                continue  # no training value in this class: attribute carries no information
+            s = self._kde_sigma[k][ci]
+            logw = np.log(wc / W) - np.log(s) - 0.5 * _LOG_2PI
+            step = max(1, 4_000_000 // max(vc.size, 1))
+            for start in range(0, known.size, step):
+                rows = known[start:start + step]
+                z = (x[rows, None] - vc[None, :]) / s
+                out[rows, ci] = np.maximum(logsumexp(logw[None, :] - 0.5 * z * z, axis=1), LOG_FLOOR)
+        return out
+
+    # -- merge, inspection, model files ---------------------------------------------
+    def merge(self, other):
+        """Add the statistics of ``other`` (same parameters, attributes and cut points).
+
+        Training on two halves and merging gives the model trained on the whole (for
+        discretising modes: when both halves used the same cut points). Classes are
+        aligned by name.
+        """
+        check_is_fitted(self)
+        check_is_fitted(other)
+        if type(other) is not type(self):
+            raise ValueError(f"cannot merge a {type(other).__name__} into a {type(self).__name__}")
+        if other.numeric != self.numeric or other.attributes_ != self.attributes_:
+            raise ValueError("cannot merge TabularNB models with different attributes or numeric models")
+        for a, b in zip(self.cut_points_, other.cut_points_):
+            if (a is None) != (b is None) or (a is not None and not np.array_equal(a, b)):
+                raise ValueError(
+                    "cannot merge models with different cut points; fit the discretisation once "
+                    "(partial_fit on a common first batch) before training the parts"
+                )
+        classes = np.union1d(self.classes_, other.classes_)
+        C = len(classes)
+        cc = np.zeros(C)
+        fc = np.zeros((C, self.feature_count_.shape[1]))
+        n_g = self.theta_.shape[1]
+        merged = GaussianMoments(C, n_g)
+        kde = [([], [], []) for _ in self.kde_values_]
+        for model in (self, other):
+            idx = np.searchsorted(classes, model.classes_)
+            cc[idx] += model.class_count_
+            fc[idx] += model.feature_count_
+            part = GaussianMoments(C, n_g)
+            part.count[idx], part.mean[idx], part.m2[idx] = model.moment_count_, model.theta_, model.moment_m2_
+            merged.merge(part)
+            for k in range(len(kde)):
+                kde[k][0].append(model.kde_values_[k])
+                kde[k][1].append(idx[model.kde_class_[k]])
+                kde[k][2].append(model.kde_weight_[k])
+        self.classes_, self.class_count_, self.feature_count_ = classes, cc, fc
+        self.moment_count_, self.theta_, self.moment_m2_ = merged.count, merged.mean, merged.m2
+        self.kde_values_ = [np.concatenate(v) for v, _, _ in kde]
+        self.kde_class_ = [np.concatenate(c).astype(np.int64) for _, c, _ in kde]
+        self.kde_weight_ = [np.concatenate(w) for _, _, w in kde]
+        self._update()
+        return self
+
+    def describe(self):
+        """The fitted model as plain data (JSON-serialisable), for ``textnb inspect``.
+
+        Returns a dict with ``classes``, ``class_count``, ``class_prior`` and
+        ``attributes``: one dict per column with ``name``, ``kind`` and ``model``
+        (``"nominal"``, ``"discretized"``, ``"gaussian"`` or ``"kde"``) and, by
+        model, ``values`` with per-class ``counts`` and ``probabilities``,
+        ``cut_points``, or per-class ``count`` / ``mean`` / ``std``.
+        """
+        check_is_fitted(self)
+        classes = [str(c) for c in self.classes_]
+        offsets = np.concatenate([[0], np.cumsum(self.n_values_)])
+        gauss = {j: g for g, j in enumerate(self._gaussian_columns())}
+        kde = {j: k for k, j in enumerate(self._kde_columns())}
+        atts = []
+        for j, a in enumerate(self.attributes_):
+            d = {"name": a.name, "kind": a.kind}
+            if self.n_values_[j] > 0:
+                sl = slice(offsets[j], offsets[j + 1])
+                cuts = self.cut_points_[j]
+                if cuts is None:
+                    d["model"], d["values"] = "nominal", list(a.values)
+                else:
+                    d["model"], d["cut_points"] = "discretized", [float(x) for x in cuts]
+                    edges = ["-inf"] + [f"{x:.6g}" for x in cuts] + ["inf"]
+                    d["values"] = [f"({edges[i]}, {edges[i + 1]}]" for i in range(len(edges) - 1)]
+                d["counts"] = {c: self.feature_count_[i, sl].tolist() for i, c in enumerate(classes)}
+                d["probabilities"] = {
+                    c: np.exp(self.feature_log_prob_[i, sl]).tolist() for i, c in enumerate(classes)
+                }
+            elif j in gauss:
+                g = gauss[j]
+                d["model"] = "gaussian"
+                d["count"] = {c: float(self.moment_count_[i, g]) for i, c in enumerate(classes)}
+                d["mean"] = {c: float(self._mean[i, g]) for i, c in enumerate(classes)}
+                d["std"] = {c: float(np.sqrt(self.var_[i, g])) for i, c in enumerate(classes)}
+            else:
+                k = kde[j]
+                d["model"] = "kde"
+                d["count"] = {
+                    c: float(self.kde_weight_[k][self.kde_class_[k] == i].sum()) for i, c in enumerate(classes)
+                }
+                d["bandwidth"] = {c: float(self._kde_sigma[k][i]) for i, c in enumerate(classes)}
+            atts.append(d)
+        return {
+            "model": "TabularNB",
+            "classes": classes,
+            "class_count": self.class_count_.tolist(),
+            "class_prior": np.exp(self.class_log_prior_).tolist(),
+            "nominal": self.nominal,
+            "numeric": self.numeric,
+            "attributes": atts,
+        }
+
+    # The ``attributes`` parameter is written into the model file's state (as plain
+    # dicts, in ``attributes_``) rather than among the parameters, and restored on load.
+    _execution_params = ("attributes",)
+
+    _STATE = (
+        "classes_", "class_count_", "attributes_", "cut_points_", "n_values_", "feature_count_",
+        "moment_count_", "theta_", "moment_m2_", "kde_values_", "kde_class_", "kde_weight_",
+        "n_features_in_",
+    )
+
+    def _get_state(self):
+        state = {k: getattr(self, k) for k in self._STATE}
+        state["cut_points_"] = [np.empty(0) if c is None else c for c in self.cut_points_]
+        state["discretized_"] = np.array([c is not None for c in self.cut_points_], dtype=bool)
+        state["attributes_"] = [{"name": a.name, "kind": a.kind, "values": list(a.values)} for a in self.attributes_]
+        state["attributes_given_"] = self.attributes is not None
+        if hasattr(self, "feature_names_in_"):
+            state["feature_names_in_"] = self.feature_names_in_
+        return state
+
+    def _set_state(self, state):
+        disc = np.asarray(state.pop("discretized_"), dtype=bool)
+        for k, v in state.items():
+            setattr(self, k, v)
+        self.cut_points_ = [np.asarray(c, dtype=np.float64) if d else None for c, d in zip(self.cut_points_, disc)]
+        self.attributes_ = [
+            a if isinstance(a, Attribute) else Attribute(a["name"], a["kind"], list(a["values"]))
+            for a in self.attributes_
+        ]
+        if state.get("attributes_given_"):
+            self.attributes = tuple(self.attributes_)
+        self.__dict__.pop("attributes_given_", None)
+        self.n_values_ = np.asarray(self.n_values_, dtype=np.int64)
+        for k in ("class_count_", "feature_count_", "moment_count_", "theta_", "moment_m2_"):
+            setattr(self, k, np.array(getattr(self, k), dtype=np.float64))
+        self.kde_values_ = [np.asarray(v, dtype=np.float64) for v in self.kde_values_]
+        self.kde_class_ = [np.asarray(v, dtype=np.int64) for v in self.kde_class_]
+        self.kde_weight_ = [np.asarray(v, dtype=np.float64) for v in self.kde_weight_]
+        self._update()
