@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 import pytest
+from pathlib import Path
 
 from textnb.cli import main
 
@@ -153,3 +154,42 @@ def test_existing_model_survives_a_failed_train(sms_model, tmp_path):
 def test_console_script_entry_point(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "textnb", "--version"], capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stdout.startswith("textnb ")
+
+
+# ---------------------------------------------------------------- tables through the CLI
+WEATHER_NOMINAL = Path(__file__).resolve().parents[1] / "corpora" / "weather.nominal.arff"
+WEATHER_NUMERIC = Path(__file__).resolve().parents[1] / "corpora" / "weather.numeric.arff"
+WEATHER_QUERY = Path(__file__).resolve().parents[1] / "corpora" / "weather.query.arff"
+
+
+def test_weather_textbook_example_through_the_cli(tmp_path):
+    model = tmp_path / "w.tnb"
+    code, out, err = run("train", WEATHER_NOMINAL, "--alpha", "0", "-o", model)
+    assert code == 0, err
+    code, out, _ = run("predict", model, WEATHER_QUERY, "--proba", "--json")
+    rec = json.loads(out)
+    assert rec["label"] == "no"
+    assert round(rec["proba"]["yes"], 3) == 0.205
+    assert set(rec) == {"source", "label", "proba", "log_odds"}
+
+
+def test_table_evaluate_and_inspect(tmp_path):
+    code, out, _ = run("evaluate", WEATHER_NUMERIC, "--cv", "5", "--numeric", "mdl", "--json")
+    assert code == 0 and json.loads(out)["n"] == 14
+    model = tmp_path / "n.tnb"
+    assert run("train", WEATHER_NUMERIC, "-o", model, "--numeric", "kde")[0] == 0
+    code, out, _ = run("inspect", model)
+    assert code == 0 and "temperature" in out
+    info = json.loads(run("inspect", model, "--json")[1])
+    assert info["classes"] == ["no", "yes"]
+
+
+def test_table_bad_input(tmp_path):
+    code, _, err = run("train", WEATHER_NOMINAL, "--class", "nope", "-o", tmp_path / "x.tnb")
+    assert code == 1 and "no attribute named 'nope'" in err and err.count("\n") == 1
+    bad = tmp_path / "bad.arff"
+    bad.write_text("@relation r\n@attribute a numeric\n@attribute c {x,y}\n@data\n1,x\nfoo,y\n")
+    code, _, err = run("train", bad, "-o", tmp_path / "x.tnb")
+    assert code == 1 and "bad.arff:6" in err
+    code, _, err = run("evaluate", WEATHER_NUMERIC)  # 10 folds, but the largest class has 9 rows
+    assert code == 1 and "use a smaller --cv" in err

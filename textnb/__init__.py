@@ -8,15 +8,27 @@ from textnb.naive_bayes import BernoulliNB, MultinomialNB
 from textnb.text import Vectorizer
 from textnb.classifier import TextClassifier
 from textnb.corpus import open_corpus
+from textnb.tables import Attribute, Table, encode_like, read_table, table_from_frame
+from textnb.discretize import EqualFrequencyDiscretizer, EqualWidthDiscretizer, MDLDiscretizer
+from textnb.tabular import TabularNB
 
 __all__ = [
+    "Attribute",
     "BernoulliNB",
+    "EqualFrequencyDiscretizer",
+    "EqualWidthDiscretizer",
     "InputError",
+    "MDLDiscretizer",
     "ModelFileError",
     "MultinomialNB",
+    "Table",
+    "TabularNB",
     "TextClassifier",
     "TextnbError",
     "Vectorizer",
+    "encode_like",
     "load",
     "open_corpus",
+    "read_table",
+    "table_from_frame",
 ]

@@ -113,6 +113,13 @@ def _add_model_options(p):
     t.add_argument("--max-features", type=_positive_int, help="keep the most frequent terms only")
     t.add_argument("--binary", action="store_true", help="count each term once per document")
     p.add_argument("--jobs", type=int, default=-1, help="worker processes (default: all cores)")
+    tab = p.add_argument_group("tables (ARFF, CSV/TSV with a header)")
+    tab.add_argument("--class", dest="class_name", metavar="NAME", help="class attribute (default: the last one)")
+    tab.add_argument("--numeric", choices=["gaussian", "kde", "mdl", "equal-frequency", "equal-width"],
+                     help="numeric attributes: Gaussian (default), kernel density, or discretised")
+    tab.add_argument("--bins", type=_positive_int, help="bins for equal-frequency / equal-width (default 10)")
+    tab.add_argument("--nominal", choices=["additive", "laplace", "m-estimate", "eq4"],
+                     help="estimator of P(value | class) (default additive with --alpha, i.e. Laplace)")
 
 
 def _stop_words(value):
@@ -158,6 +165,40 @@ def _open(args, path):
     return open_corpus(path, label_column=args.label_column, text_column=args.text_column)
 
 
+def _load_input(args, path):
+    """``("table", Table)`` for ARFF and attribute tables, else ``("text", Corpus)``."""
+    from textnb.tables import read_table
+
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        return "text", _open(args, path)
+    if path.lower().endswith(".arff") or getattr(args, "class_name", None) or getattr(args, "numeric", None):
+        return "table", read_table(path, class_name=getattr(args, "class_name", None))
+    try:
+        return "text", _open(args, path)
+    except InputError as exc:
+        if "label and text columns" not in str(exc):
+            raise
+    return "table", read_table(path, class_name=getattr(args, "class_name", None))
+
+
+def _make_tabular(args, table):
+    from textnb.tabular import TabularNB
+
+    nominal = args.nominal or ("m-estimate" if args.m_estimate is not None else None)
+    n_classes = len(np.unique(table.y))
+    prior = [1.0 / n_classes] * n_classes if args.uniform_prior else None
+    return TabularNB(attributes=tuple(table.attributes), **_given(
+        alpha=args.alpha, m=args.m_estimate, nominal=nominal, numeric=args.numeric, bins=args.bins,
+        class_prior=prior))
+
+
+def _check_table_classes(table):
+    classes = np.unique(table.y)
+    if len(classes) < 2:
+        raise InputError(f"{table.source}: only one class ({classes[0]!r}); need at least two")
+
+
 def _check_classes(corpus):
     counts = corpus.class_counts()
     if len(counts) < 2:
@@ -175,8 +216,11 @@ def _default_model_path(path):
 # --------------------------------------------------------------------------- commands
 def cmd_train(args, out, err):
     start = time.perf_counter()
-    corpus = _open(args, args.path)
-    counts = _check_classes(corpus)
+    kind, data = _load_input(args, args.path)
+    if kind == "table":
+        return _train_table(args, data, start, out)
+    corpus = data
+    _check_classes(corpus)
     clf = _make_classifier(args)
     bar = Progress("reading", total=len(corpus))
     try:
@@ -214,6 +258,69 @@ def cmd_train(args, out, err):
     return 0
 
 
+def _train_table(args, table, start, out):
+    _check_table_classes(table)
+    model = _make_tabular(args, table)
+    model.fit(table.X, table.y, sample_weight=table.sample_weight)
+    model_path = args.output or _default_model_path(args.path)
+    model.save(model_path)
+    seconds = time.perf_counter() - start
+    classes, counts = np.unique(table.y, return_counts=True)
+    summary = {
+        "source": table.source,
+        "rows": int(len(table.y)),
+        "per_class": {str(c): int(n) for c, n in zip(classes, counts)},
+        "attributes": len(table.attributes),
+        "nominal_attributes": int(table.nominal_mask.sum()),
+        "model": model_path,
+        "seconds": round(seconds, 3),
+    }
+    if args.json:
+        print(json.dumps(summary), file=out)
+    else:
+        per_class = ", ".join(f"{c} {n}" for c, n in summary["per_class"].items())
+        print(f"read {summary['rows']} rows from {table.source}: {per_class}", file=out)
+        print(f"attributes: {summary['attributes']} ({summary['nominal_attributes']} nominal)", file=out)
+        print(f"model: {type(model).__name__} -> {model_path}", file=out)
+        print(f"seconds: {seconds:.2f}", file=out)
+    return 0
+
+
+def _print_predictions(sources, classes, jll, args, out):
+    from scipy.special import logsumexp
+
+    from textnb.base import log_odds
+
+    logp = jll - logsumexp(jll, axis=1, keepdims=True)
+    odds = log_odds(jll)
+    for src, lp, lo in zip(sources, logp, odds):
+        label = classes[int(np.argmax(lp))]
+        proba = np.exp(lp)
+        if args.json:
+            rec = {"source": src, "label": label}
+            if args.proba:
+                rec["proba"] = {c: float(p) for c, p in zip(classes, proba)}
+                rec["log_odds"] = {c: float(v) for c, v in zip(classes, lo)}
+            print(json.dumps(rec), file=out)
+        elif args.proba:
+            print(f"{src}\t{label}\t{_format_proba(classes, proba)}", file=out)
+        else:
+            print(f"{src}\t{label}", file=out)
+
+
+def _predict_table(args, model, out):
+    from textnb.tables import read_table
+
+    if not args.paths or args.paths == ["-"]:
+        raise InputError(f"{args.model}: a table model needs a table file to predict (ARFF or CSV)")
+    classes = [str(c) for c in model.classes_]
+    for path in args.paths:
+        table = read_table(path, like=model.attributes_)
+        sources = [f"{path}:{i + 1}" for i in range(table.X.shape[0])]
+        _print_predictions(sources, classes, model.predict_joint_log_proba(table.X), args, out)
+    return 0
+
+
 def _format_proba(classes, row):
     return "\t".join(f"{c}={p:.6g}" for c, p in zip(classes, row))
 
@@ -225,35 +332,15 @@ def cmd_predict(args, out, err):
 
     model = load(args.model)
     if not isinstance(model, TextClassifier):
-        raise InputError(f"{args.model}: a {type(model).__name__} model predicts tables, not documents")
+        return _predict_table(args, model, out)
     paths = args.paths or ["-"]
     classes = [str(c) for c in model.classes_]
     failed = 0
     batch, sources = [], []
 
     def flush():
-        if not batch:
-            return
-        jll = model.predict_joint_log_proba(batch)
-        from scipy.special import logsumexp
-
-        from textnb.base import log_odds
-
-        logp = jll - logsumexp(jll, axis=1, keepdims=True)
-        odds = log_odds(jll)
-        for src, lp, lo in zip(sources, logp, odds):
-            label = classes[int(np.argmax(lp))]
-            proba = np.exp(lp)
-            if args.json:
-                rec = {"source": src, "label": label}
-                if args.proba:
-                    rec["proba"] = {c: float(p) for c, p in zip(classes, proba)}
-                    rec["log_odds"] = {c: float(v) for c, v in zip(classes, lo)}
-                print(json.dumps(rec), file=out)
-            elif args.proba:
-                print(f"{src}\t{label}\t{_format_proba(classes, proba)}", file=out)
-            else:
-                print(f"{src}\t{label}", file=out)
+        if batch:
+            _print_predictions(sources, classes, model.predict_joint_log_proba(batch), args, out)
         batch.clear()
         sources.clear()
 
@@ -290,9 +377,12 @@ def cmd_evaluate(args, out, err):
     from textnb.evaluate import cross_validate, evaluate_split, vectorize_all
 
     start = time.perf_counter()
+    kind, data = _load_input(args, args.path)
+    if kind == "table":
+        return _evaluate_table(args, data, start, out)
     clf = _make_classifier(args)
     vectorizer, model = clf.vectorizer, clf.model
-    corpus = _open(args, args.path)
+    corpus = data
     _check_classes(corpus)
     max_bytes = args.max_bytes or MAX_DOCUMENT_BYTES
     test = _open(args, args.test) if args.test else (corpus.test if args.cv is None else None)
@@ -314,6 +404,31 @@ def cmd_evaluate(args, out, err):
             bar.close()
         report["protocol"] = f"{report['folds']}-fold cross-validation x {report['repeat']}"
     report["skipped_binary"] = skipped
+    report["seconds"] = time.perf_counter() - start
+    _print_report(report, args, out)
+    return 0
+
+
+def _evaluate_table(args, table, start, out):
+    from textnb.evaluate import cross_validate, evaluate_split
+    from textnb.tables import read_table
+
+    _check_table_classes(table)
+    model = _make_tabular(args, table)
+    if args.test:
+        test = read_table(args.test, like=table.attributes)
+        if test.y is None or any(v is None for v in test.y):
+            raise InputError(f"{args.test}: every test row needs a known class")
+        report = evaluate_split(table.X, table.y, test.X, np.asarray(test.y, dtype=table.y.dtype), model)
+        report["protocol"] = "train/test"
+    else:
+        bar = Progress("folds")
+        try:
+            report = cross_validate(table.X, table.y, model, cv=args.cv or 10, repeat=args.repeat,
+                                    seed=args.seed, progress=bar)
+        finally:
+            bar.close()
+        report["protocol"] = f"{report['folds']}-fold cross-validation x {report['repeat']}"
     report["seconds"] = time.perf_counter() - start
     _print_report(report, args, out)
     return 0
@@ -355,7 +470,7 @@ def cmd_inspect(args, out, err):
 
     model = load(args.model)
     if not isinstance(model, TextClassifier):
-        raise InputError(f"{args.model}: cannot inspect a {type(model).__name__} model")
+        return _inspect_table(args, model, out)
     info = describe_text_classifier(model, top=args.top)
     if args.json:
         print(json.dumps(info), file=out)
@@ -368,6 +483,29 @@ def cmd_inspect(args, out, err):
     print(f"most informative terms (log-odds against the other classes, top {args.top}):", file=out)
     for c, terms in info["informative_terms"].items():
         print(f"  {c}: " + ", ".join(f"{t} ({s:.2f})" for t, s in terms), file=out)
+    return 0
+
+
+def _inspect_table(args, model, out):
+    if not hasattr(model, "describe"):
+        raise InputError(f"{args.model}: cannot inspect a {type(model).__name__} model")
+    info = model.describe()
+    if args.json:
+        print(json.dumps(info), file=out)
+        return 0
+    print(f"model: {info.get('model', type(model).__name__)}", file=out)
+    classes = info["classes"]
+    print("classes: " + ", ".join(f"{c} ({n:g})" for c, n in zip(classes, info["class_count"])), file=out)
+    for a in info.get("attributes", []):
+        if a.get("model") == "gaussian":
+            detail = "; ".join(f"{c}: mean {a['mean'][c]:.4g} sd {a['std'][c]:.4g}" for c in classes)
+        elif "probabilities" in a:
+            detail = "; ".join(
+                f"{c}: " + " ".join(f"{v}={p:.3g}" for v, p in zip(a["values"], a["probabilities"][c]))
+                for c in classes)
+        else:
+            detail = a.get("model", "")
+        print(f"  {a['name']} [{a['kind']}, {a.get('model', '')}] {detail}", file=out)
     return 0
 
 

@@ -210,7 +210,7 @@ def _open_table(path, *, label_column=None, text_column=None):
     ti = _pick_column(header, text_column, _TEXT_NAMES, "text", path)
     if li is not None and ti is not None:
         body, first_line = rows[1:], 2
-    elif label_column is None and text_column is None and all(
+    elif li is None and ti is None and label_column is None and text_column is None and all(
         len(r) == 2 or (delimiter == "\t" and len(r) > 2) for r in rows[:50]
     ):
         li, ti, body, first_line = 0, 1, rows, 1  # headerless label<TAB>text

@@ -9,6 +9,7 @@ words are), without tokenising every document K times.
 """
 
 import time
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -104,18 +105,20 @@ def cross_validate(X, y, model, *, cv=10, repeat=1, seed=0, vectorizer=None, pro
         raise InputError(f"only one class ({classes[0]!r}); evaluation needs at least two")
     if cv < 2:
         raise InputError(f"cv must be at least 2; got {cv}")
-    smallest = min(int(np.sum(y == c)) for c in classes)
-    if smallest < cv:
-        raise InputError(
-            f"the smallest class has {smallest} objects, fewer than the {cv} folds; use a smaller --cv"
-        )
+    largest = max(int(np.sum(y == c)) for c in classes)
+    if largest < cv:
+        raise InputError(f"no class has {cv} objects, so there cannot be {cv} folds; use a smaller --cv")
     start = time.perf_counter()
     accuracies, y_all, pred_all, proba_all = [], [], [], []
     done, total = 0, cv * repeat
     for r in range(repeat):
         folds = StratifiedKFold(n_splits=cv, shuffle=True, random_state=seed + r)
         parts = []
-        for train, test in folds.split(np.zeros(len(y)), y):
+        with warnings.catch_warnings():
+            # a class with fewer objects than folds is spread over as many folds as it has
+            warnings.filterwarnings("ignore", message="The least populated class")
+            splits = list(folds.split(np.zeros(len(y)), y))
+        for train, test in splits:
             p, fitted = _fit_predict(model, X[train], y[train], X[test], vectorizer)
             parts.append((test, p, fitted))
             done += 1
