@@ -33,6 +33,8 @@ __all__ = ["TextClassifier", "to_text"]
 
 #: Below this many documents training runs in one process whatever ``n_jobs`` says.
 _MIN_PARALLEL_DOCUMENTS = 10_000
+#: Below this many documents prediction runs in one process whatever ``n_jobs`` says.
+_MIN_PARALLEL_PREDICT = 5_000
 
 
 def to_text(doc, max_bytes=MAX_DOCUMENT_BYTES):
@@ -78,6 +80,10 @@ def _count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes):
     nz = np.flatnonzero(df)  # a term of the batch has df > 0 wherever tf > 0
     class_count = np.bincount(y_index, weights=weights, minlength=n_classes)
     return list(vocab), (nz, tf[nz], df[nz]), class_count, skipped, len(docs)
+
+
+def _predict_batch(classifier, docs, method):
+    return getattr(classifier.model_, method)(classifier.transform(docs))
 
 
 def _batches(docs, y_index, weights, size):
@@ -368,29 +374,37 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         return self.vectorizer_.transform(texts)
 
     def _batched(self, X, method):
+        """``model_.<method>`` over batches of documents; batches in worker processes when
+        there are many documents and ``n_jobs`` allows."""
         if isinstance(X, (str, bytes)):
             raise TypeError("expected an iterable of documents, got a single string; wrap it in a list")
-        parts = [method(self.transform(b)) for b, _, _ in
-                 _batches(X, np.zeros(0), np.zeros(0), int(self.batch_size))]
+        batches = (b for b, _, _ in _batches(X, np.zeros(0), np.zeros(0), int(self.batch_size)))
+        n_jobs = 1 if self.n_jobs is None else self.n_jobs
+        many = hasattr(X, "__len__") and len(X) >= _MIN_PARALLEL_PREDICT
+        if n_jobs != 1 and many:
+            parts = Parallel(n_jobs=n_jobs)(
+                delayed(_predict_batch)(self, b, method) for b in batches)
+        else:
+            parts = [_predict_batch(self, b, method) for b in batches]
         if not parts:
-            return method(sp.csr_matrix((0, len(self.vectorizer_.vocabulary_))))
+            return getattr(self.model_, method)(sp.csr_matrix((0, len(self.vectorizer_.vocabulary_))))
         return np.concatenate(parts)
 
     def predict(self, X):
         check_is_fitted(self)
-        return self._batched(X, self.model_.predict)
+        return self._batched(X, "predict")
 
     def predict_proba(self, X):
         check_is_fitted(self)
-        return self._batched(X, self.model_.predict_proba)
+        return self._batched(X, "predict_proba")
 
     def predict_log_proba(self, X):
         check_is_fitted(self)
-        return self._batched(X, self.model_.predict_log_proba)
+        return self._batched(X, "predict_log_proba")
 
     def predict_joint_log_proba(self, X):
         check_is_fitted(self)
-        return self._batched(X, self.model_.predict_joint_log_proba)
+        return self._batched(X, "predict_joint_log_proba")
 
     def predict_log_odds(self, X):
         """Per-class log-odds (keeps resolution where probabilities round to 0 or 1)."""
