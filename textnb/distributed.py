@@ -50,7 +50,7 @@ def connect(scheduler):
             cluster.close()
     else:
         try:
-            client = Client(scheduler, timeout="10s")
+            client = Client(scheduler, timeout="5s")
         except (OSError, TimeoutError) as exc:
             raise TextnbError(f"cannot reach the Dask scheduler at {scheduler} ({exc})") from None
         try:
