@@ -193,3 +193,22 @@ def test_table_bad_input(tmp_path):
     assert code == 1 and "bad.arff:6" in err
     code, _, err = run("evaluate", WEATHER_NUMERIC)  # 10 folds, but the largest class has 9 rows
     assert code == 1 and "use a smaller --cv" in err
+
+
+def test_apnbc_through_the_cli(tmp_path, sms_tsv):
+    model = tmp_path / "a.tnb"
+    assert run("train", sms_tsv, "--adjust", "--significance", "1", "-o", model)[0] == 0
+    code, out, _ = run("inspect", model, "--json")
+    info = json.loads(out)
+    assert info["model"] == "APNBC" and set(info["apnbc_weights"]) == {"ham", "spam"}
+    assert info["apnbc_weights"]["ham"]["weight"] == 1.0  # two classes: one weight, on classes_[1]
+    code, out, _ = run("evaluate", WEATHER_NUMERIC, "--cv", "3", "--numeric", "equal-frequency", "--bins", "3",
+                       "--nominal", "eq4", "--adjust", "--adjust-on", "cv", "--json")
+    assert code == 0 and json.loads(out)["n"] == 14
+    table_model = tmp_path / "w.tnb"
+    assert run("train", WEATHER_NOMINAL, "--adjust", "-o", table_model)[0] == 0
+    code, out, _ = run("predict", table_model, WEATHER_QUERY, "--json")
+    assert code == 0 and json.loads(out)["label"] in ("yes", "no")
+    code, _, err = run("train", sms_tsv, "--significance", "0.5", "-o", tmp_path / "x.tnb")
+    assert code == 1 and "go with --adjust" in err
+    assert run("train", sms_tsv, "--adjust", "--significance", "0", "-o", tmp_path / "x.tnb")[0] == 2

@@ -11,8 +11,10 @@ from textnb.corpus import open_corpus
 from textnb.tables import Attribute, Table, encode_like, read_table, table_from_frame
 from textnb.discretize import EqualFrequencyDiscretizer, EqualWidthDiscretizer, MDLDiscretizer
 from textnb.tabular import TabularNB
+from textnb.apnbc import APNBC
 
 __all__ = [
+    "APNBC",
     "Attribute",
     "BernoulliNB",
     "EqualFrequencyDiscretizer",

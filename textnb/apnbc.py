@@ -16,6 +16,7 @@ and per step answers each candidate's error count by binary search.
 """
 
 import math
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -220,11 +221,17 @@ class APNBC(BaseNB):
 
     def _out_of_fold_jll(self, base, X, y):
         n = len(y)
-        folds = StratifiedKFold(n_splits=max(2, min(int(self.cv), n)), shuffle=True,
+        # no more folds than the largest class has objects (smaller classes are spread
+        # over as many folds as they have objects)
+        largest = int(np.max(np.unique(y, return_counts=True)[1]))
+        folds = StratifiedKFold(n_splits=max(2, min(int(self.cv), largest)), shuffle=True,
                                 random_state=self.random_state)
         jll = np.full((n, len(self.classes_)), -np.inf)
         rows = np.arange(n)
-        for train, test in folds.split(rows, y):
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="The least populated class")
+            splits = list(folds.split(rows, y))
+        for train, test in splits:
             Xtr = _take_rows(X, train)
             model = clone(base).fit(Xtr, y[train])
             cols = np.searchsorted(self.classes_, model.classes_)

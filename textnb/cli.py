@@ -86,6 +86,29 @@ def _non_negative_float(text):
     return value
 
 
+def _probability(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}") from None
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}")
+    return value
+
+
+def _wrap_model(args, model):
+    """The semi-naive wrappers asked for on the command line, around a base model."""
+    if getattr(args, "adjust", False):
+        from textnb.apnbc import APNBC
+
+        seed = getattr(args, "seed", None)
+        model = APNBC(model, **_given(significance=args.significance, fit_on=args.adjust_on,
+                                      random_state=seed if args.adjust_on == "cv" else None))
+    elif getattr(args, "significance", None) is not None or getattr(args, "adjust_on", None):
+        raise InputError("--significance and --adjust-on go with --adjust")
+    return model
+
+
 def _add_corpus_options(p):
     g = p.add_argument_group("corpus")
     g.add_argument("--label-column", help="label column of a TSV/CSV corpus (name or 1-based number)")
@@ -113,6 +136,12 @@ def _add_model_options(p):
     t.add_argument("--max-features", type=_positive_int, help="keep the most frequent terms only")
     t.add_argument("--binary", action="store_true", help="count each term once per document")
     p.add_argument("--jobs", type=int, default=-1, help="worker processes (default: all cores)")
+    adj = p.add_argument_group("APNBC class weights (Webb & Pazzani)")
+    adj.add_argument("--adjust", action="store_true", help="learn one weight per class (APNBC)")
+    adj.add_argument("--significance", type=_probability, metavar="P",
+                     help="binomial test level for accepting a weight change (default 0.05; 1 disables the test)")
+    adj.add_argument("--adjust-on", choices=["resubstitution", "cv"],
+                     help="learn the weights from the training data itself (default) or out-of-fold scores")
     tab = p.add_argument_group("tables (ARFF, CSV/TSV with a header)")
     tab.add_argument("--class", dest="class_name", metavar="NAME", help="class attribute (default: the last one)")
     tab.add_argument("--numeric", choices=["gaussian", "kde", "mdl", "equal-frequency", "equal-width"],
@@ -155,6 +184,7 @@ def _make_classifier(args):
     ))
     params = _given(alpha=args.alpha, m=args.m_estimate, fit_prior=False if args.uniform_prior else None)
     model = {"multinomial": MultinomialNB, "bernoulli": BernoulliNB}[args.model](**params)
+    model = _wrap_model(args, model)
     return TextClassifier(vectorizer=vec, model=model, n_jobs=args.jobs,
                           **_given(max_bytes=args.max_bytes))
 
@@ -188,9 +218,9 @@ def _make_tabular(args, table):
     nominal = args.nominal or ("m-estimate" if args.m_estimate is not None else None)
     n_classes = len(np.unique(table.y))
     prior = [1.0 / n_classes] * n_classes if args.uniform_prior else None
-    return TabularNB(attributes=tuple(table.attributes), **_given(
+    return _wrap_model(args, TabularNB(attributes=tuple(table.attributes), **_given(
         alpha=args.alpha, m=args.m_estimate, nominal=nominal, numeric=args.numeric, bins=args.bins,
-        class_prior=prior))
+        class_prior=prior)))
 
 
 def _check_table_classes(table):
@@ -239,7 +269,7 @@ def cmd_train(args, out, err):
     summary = {
         "source": corpus.source,
         "documents": len(corpus) - len(clf.skipped_),
-        "per_class": {str(c): int(n) for c, n in zip(clf.classes_, clf.model_.class_count_)},
+        "per_class": _learned_counts(corpus, clf.skipped_),
         "skipped_binary": len(clf.skipped_),
         "vocabulary_size": len(clf.vectorizer_.vocabulary_),
         "model": model_path,
@@ -258,10 +288,23 @@ def cmd_train(args, out, err):
     return 0
 
 
+def _learned_counts(corpus, skipped):
+    """Documents per class that training used (binary files left out)."""
+    skipped = set(skipped)
+    counts = {}
+    for doc, label in zip(corpus.documents, corpus.labels):
+        if not skipped or str(doc) not in skipped:
+            counts[label] = counts.get(label, 0) + 1
+    return dict(sorted(counts.items()))
+
+
 def _train_table(args, table, start, out):
     _check_table_classes(table)
     model = _make_tabular(args, table)
-    model.fit(table.X, table.y, sample_weight=table.sample_weight)
+    if table.sample_weight is None:
+        model.fit(table.X, table.y)
+    else:
+        model.fit(table.X, table.y, sample_weight=table.sample_weight)
     model_path = args.output or _default_model_path(args.path)
     model.save(model_path)
     seconds = time.perf_counter() - start
@@ -308,6 +351,16 @@ def _print_predictions(sources, classes, jll, args, out):
             print(f"{src}\t{label}", file=out)
 
 
+def _attributes_of(model, path):
+    """The training attributes of a table model, looking inside wrappers (APNBC, ...)."""
+    inner = model
+    while inner is not None:
+        if hasattr(inner, "attributes_"):
+            return inner.attributes_
+        inner = getattr(inner, "estimator_", None)
+    raise InputError(f"{path}: a {type(model).__name__} model does not record its table attributes")
+
+
 def _predict_table(args, model, out):
     from textnb.tables import read_table
 
@@ -315,7 +368,7 @@ def _predict_table(args, model, out):
         raise InputError(f"{args.model}: a table model needs a table file to predict (ARFF or CSV)")
     classes = [str(c) for c in model.classes_]
     for path in args.paths:
-        table = read_table(path, like=model.attributes_)
+        table = read_table(path, like=_attributes_of(model, args.model))
         sources = [f"{path}:{i + 1}" for i in range(table.X.shape[0])]
         _print_predictions(sources, classes, model.predict_joint_log_proba(table.X), args, out)
     return 0
@@ -472,6 +525,9 @@ def cmd_inspect(args, out, err):
     if not isinstance(model, TextClassifier):
         return _inspect_table(args, model, out)
     info = describe_text_classifier(model, top=args.top)
+    weights = _weights_info(model.model_)
+    if weights:
+        info["apnbc_weights"] = weights
     if args.json:
         print(json.dumps(info), file=out)
         return 0
@@ -483,13 +539,33 @@ def cmd_inspect(args, out, err):
     print(f"most informative terms (log-odds against the other classes, top {args.top}):", file=out)
     for c, terms in info["informative_terms"].items():
         print(f"  {c}: " + ", ".join(f"{t} ({s:.2f})" for t, s in terms), file=out)
+    _print_weights(weights, out)
     return 0
 
 
+def _weights_info(model):
+    """APNBC's learned class weights, if the model has them."""
+    if not hasattr(model, "class_log_weight_"):
+        return None
+    return {str(c): {"log_weight": float(w), "weight": float(np.exp(w)) if w < 700 else float("inf")}
+            for c, w in zip(model.classes_, model.class_log_weight_)}
+
+
+def _print_weights(weights, out):
+    if weights:
+        print("APNBC class weights (probability scale; log):", file=out)
+        for c, w in weights.items():
+            print(f"  {c}: {w['weight']:.6g} ({w['log_weight']:.4f})", file=out)
+
+
 def _inspect_table(args, model, out):
-    if not hasattr(model, "describe"):
+    weights = _weights_info(model)
+    inner = getattr(model, "estimator_", model)
+    if not hasattr(inner, "describe"):
         raise InputError(f"{args.model}: cannot inspect a {type(model).__name__} model")
-    info = model.describe()
+    info = inner.describe()
+    if weights:
+        info["apnbc_weights"] = weights
     if args.json:
         print(json.dumps(info), file=out)
         return 0
@@ -506,6 +582,7 @@ def _inspect_table(args, model, out):
         else:
             detail = a.get("model", "")
         print(f"  {a['name']} [{a['kind']}, {a.get('model', '')}] {detail}", file=out)
+    _print_weights(weights, out)
     return 0
 
 

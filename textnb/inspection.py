@@ -15,7 +15,7 @@ def informative_terms(classifier, top=10):
     per class). Returns ``{class: [(term, log_odds), ...]}``.
     """
     check_is_fitted(classifier)
-    model = classifier.model_
+    model = getattr(classifier.model_, "estimator_", classifier.model_)  # inside APNBC / wrappers
     terms = np.array(list(classifier.vectorizer_.vocabulary_), dtype=object)
     fc = model.feature_count_
     if not hasattr(model, "feature_log_prob_") or fc.shape[1] == 0:
@@ -38,10 +38,10 @@ def informative_terms(classifier, top=10):
 def describe_text_classifier(classifier, top=10):
     """A JSON-ready summary of a fitted :class:`~textnb.TextClassifier`."""
     check_is_fitted(classifier)
-    model = classifier.model_
+    model = getattr(classifier.model_, "estimator_", classifier.model_)
     return {
         "kind": "text",
-        "model": type(model).__name__,
+        "model": type(classifier.model_).__name__,
         "params": {k: v for k, v in model.get_params(deep=False).items() if not hasattr(v, "get_params")},
         "tokenizer": classifier.vectorizer_.get_params(),
         "classes": [str(c) for c in model.classes_],
