@@ -212,3 +212,24 @@ def test_apnbc_through_the_cli(tmp_path, sms_tsv):
     code, _, err = run("train", sms_tsv, "--significance", "0.5", "-o", tmp_path / "x.tnb")
     assert code == 1 and "go with --adjust" in err
     assert run("train", sms_tsv, "--adjust", "--significance", "0", "-o", tmp_path / "x.tnb")[0] == 2
+
+
+def test_tan_and_bayes_net_through_the_cli(tmp_path):
+    tan = tmp_path / "tan.tnb"
+    assert run("train", WEATHER_NUMERIC, "--model", "tan", "-o", tan)[0] == 0
+    png = tmp_path / "tree.png"
+    code, out, _ = run("inspect", tan, "--plot", png)
+    assert code == 0 and "TAN tree" in out and png.read_bytes()[:4] == b"\x89PNG"
+    code, out, _ = run("predict", tan, WEATHER_NUMERIC, "--json", "--proba")
+    assert code == 0 and len(out.splitlines()) == 14
+    structure = tmp_path / "s.json"
+    structure.write_text(json.dumps({"parents": {"humidity": ["play", "outlook"]}}))
+    code, out, _ = run("evaluate", WEATHER_NOMINAL, "--model", "bn", "--structure", structure, "--cv", "3", "--json")
+    assert code == 0 and json.loads(out)["n"] == 14
+    structure.write_text(json.dumps({"parents": {"humidity": ["windy"], "windy": ["humidity"]}}))
+    code, _, err = run("train", WEATHER_NOMINAL, "--model", "bn", "--structure", structure, "-o", tmp_path / "x")
+    assert code == 1 and err.startswith(f"textnb: error: {structure}:") and "cycle" in err
+    code, _, err = run("train", WEATHER_NOMINAL, "--model", "bn", "-o", tmp_path / "x")
+    assert code == 1 and "needs --structure" in err
+    code, _, err = run("train", WEATHER_NOMINAL, "--model", "multinomial", "-o", tmp_path / "x")
+    assert code == 1 and "for documents" in err

@@ -12,9 +12,13 @@ from textnb.tables import Attribute, Table, encode_like, read_table, table_from_
 from textnb.discretize import EqualFrequencyDiscretizer, EqualWidthDiscretizer, MDLDiscretizer
 from textnb.tabular import TabularNB
 from textnb.apnbc import APNBC
+from textnb.bayesnet import TAN, BayesNetClassifier, read_structure
 
 __all__ = [
     "APNBC",
+    "BayesNetClassifier",
+    "TAN",
+    "read_structure",
     "Attribute",
     "BernoulliNB",
     "EqualFrequencyDiscretizer",

@@ -9,6 +9,7 @@ import json
 import os
 import sys
 import time
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -118,8 +119,11 @@ def _add_corpus_options(p):
 
 def _add_model_options(p):
     g = p.add_argument_group("model")
-    g.add_argument("--model", choices=["multinomial", "bernoulli"], default="multinomial",
-                   help="event model (default: multinomial)")
+    g.add_argument("--model", choices=["multinomial", "bernoulli", "nb", "tan", "bn"],
+                   help="documents: multinomial (default) or bernoulli; tables: nb (default), tan, "
+                        "or bn with --structure")
+    g.add_argument("--structure", metavar="FILE.json",
+                   help='Bayesian network structure for --model bn: {"parents": {"A": ["class", "B"], ...}}')
     g.add_argument("--alpha", type=_non_negative_float, help="additive smoothing (default 1.0)")
     g.add_argument("--m", type=_non_negative_float, dest="m_estimate",
                    help="use the m-estimate with this m instead of additive smoothing")
@@ -149,6 +153,8 @@ def _add_model_options(p):
     tab.add_argument("--bins", type=_positive_int, help="bins for equal-frequency / equal-width (default 10)")
     tab.add_argument("--nominal", choices=["additive", "laplace", "m-estimate", "eq4"],
                      help="estimator of P(value | class) (default additive with --alpha, i.e. Laplace)")
+    tab.add_argument("--missing", choices=["ignore", "mode"],
+                     help="tan / bn: leave missing values out (default) or replace them by the mode (Weka)")
 
 
 def _stop_words(value):
@@ -182,8 +188,11 @@ def _make_classifier(args):
         max_features=args.max_features,
         binary=True if args.binary else None,
     ))
+    kind = args.model or "multinomial"
+    if kind not in ("multinomial", "bernoulli"):
+        raise InputError(f"--model {kind} is for tables (ARFF / CSV attributes), not documents")
     params = _given(alpha=args.alpha, m=args.m_estimate, fit_prior=False if args.uniform_prior else None)
-    model = {"multinomial": MultinomialNB, "bernoulli": BernoulliNB}[args.model](**params)
+    model = {"multinomial": MultinomialNB, "bernoulli": BernoulliNB}[kind](**params)
     model = _wrap_model(args, model)
     return TextClassifier(vectorizer=vec, model=model, n_jobs=args.jobs,
                           **_given(max_bytes=args.max_bytes))
@@ -215,12 +224,49 @@ def _load_input(args, path):
 def _make_tabular(args, table):
     from textnb.tabular import TabularNB
 
+    kind = args.model or "nb"
+    if kind in ("multinomial", "bernoulli"):
+        raise InputError(f"--model {kind} is for documents; tables take nb, tan or bn")
+    if args.structure and kind != "bn":
+        raise InputError("--structure goes with --model bn")
+    if kind in ("tan", "bn"):
+        return _wrap_model(args, _make_network(args, table, kind))
     nominal = args.nominal or ("m-estimate" if args.m_estimate is not None else None)
     n_classes = len(np.unique(table.y))
     prior = [1.0 / n_classes] * n_classes if args.uniform_prior else None
     return _wrap_model(args, TabularNB(attributes=tuple(table.attributes), **_given(
         alpha=args.alpha, m=args.m_estimate, nominal=nominal, numeric=args.numeric, bins=args.bins,
         class_prior=prior)))
+
+
+def _make_network(args, table, kind):
+    from textnb.bayesnet import TAN, BayesNetClassifier, read_structure
+
+    common = dict(attributes=tuple(table.attributes), class_name=table.class_attribute.name,
+                  numeric=args.numeric if args.numeric in ("mdl",) else "mdl",
+                  **_given(alpha=args.alpha, m=args.m_estimate, missing=args.missing))
+    if args.numeric not in (None, "mdl"):
+        raise InputError(f"--model {kind} discretises numeric attributes with MDL; --numeric {args.numeric} "
+                         "is for --model nb")
+    if kind == "tan":
+        return TAN(**common)
+    if not args.structure:
+        raise InputError("--model bn needs --structure FILE.json")
+    structure = read_structure(args.structure)
+    if structure.get("class"):
+        common["class_name"] = structure["class"]
+    return BayesNetClassifier(parents=structure["parents"], **common)
+
+
+@contextmanager
+def _structure_errors(args):
+    """A bad network structure is found at fit time: name the structure file in the error."""
+    try:
+        yield
+    except InputError as exc:
+        if getattr(args, "structure", None) and "structure" in str(exc) and args.structure not in str(exc):
+            raise InputError(f"{args.structure}: {exc}") from None
+        raise
 
 
 def _check_table_classes(table):
@@ -301,10 +347,11 @@ def _learned_counts(corpus, skipped):
 def _train_table(args, table, start, out):
     _check_table_classes(table)
     model = _make_tabular(args, table)
-    if table.sample_weight is None:
-        model.fit(table.X, table.y)
-    else:
-        model.fit(table.X, table.y, sample_weight=table.sample_weight)
+    with _structure_errors(args):
+        if table.sample_weight is None:
+            model.fit(table.X, table.y)
+        else:
+            model.fit(table.X, table.y, sample_weight=table.sample_weight)
     model_path = args.output or _default_model_path(args.path)
     model.save(model_path)
     seconds = time.perf_counter() - start
@@ -355,8 +402,9 @@ def _attributes_of(model, path):
     """The training attributes of a table model, looking inside wrappers (APNBC, ...)."""
     inner = model
     while inner is not None:
-        if hasattr(inner, "attributes_"):
-            return inner.attributes_
+        for name in ("attributes_", "attributes"):
+            if getattr(inner, name, None) is not None:
+                return getattr(inner, name)
         inner = getattr(inner, "estimator_", None)
     raise InputError(f"{path}: a {type(model).__name__} model does not record its table attributes")
 
@@ -472,13 +520,15 @@ def _evaluate_table(args, table, start, out):
         test = read_table(args.test, like=table.attributes)
         if test.y is None or any(v is None for v in test.y):
             raise InputError(f"{args.test}: every test row needs a known class")
-        report = evaluate_split(table.X, table.y, test.X, np.asarray(test.y, dtype=table.y.dtype), model)
+        with _structure_errors(args):
+            report = evaluate_split(table.X, table.y, test.X, np.asarray(test.y, dtype=table.y.dtype), model)
         report["protocol"] = "train/test"
     else:
         bar = Progress("folds")
         try:
-            report = cross_validate(table.X, table.y, model, cv=args.cv or 10, repeat=args.repeat,
-                                    seed=args.seed, progress=bar)
+            with _structure_errors(args):
+                report = cross_validate(table.X, table.y, model, cv=args.cv or 10, repeat=args.repeat,
+                                        seed=args.seed, progress=bar)
         finally:
             bar.close()
         report["protocol"] = f"{report['folds']}-fold cross-validation x {report['repeat']}"
@@ -558,7 +608,26 @@ def _print_weights(weights, out):
             print(f"  {c}: {w['weight']:.6g} ({w['log_weight']:.4f})", file=out)
 
 
+def _inspect_network(args, model, out):
+    if args.plot:
+        model.plot_structure(args.plot)
+    if args.json:
+        print(json.dumps({"model": type(model).__name__, "classes": [str(c) for c in model.classes_],
+                          "structure": {k: list(v) for k, v in model.structure_.items()},
+                          "plot": args.plot}), file=out)
+        return 0
+    print(f"model: {type(model).__name__}", file=out)
+    print(model.structure_text(), file=out)
+    if args.plot:
+        print(f"structure plot: {args.plot}", file=out)
+    return 0
+
+
 def _inspect_table(args, model, out):
+    if hasattr(model, "structure_"):
+        return _inspect_network(args, model, out)
+    if args.plot:
+        raise InputError(f"{args.model}: --plot draws the structure of a tan or bn model")
     weights = _weights_info(model)
     inner = getattr(model, "estimator_", model)
     if not hasattr(inner, "describe"):
@@ -650,6 +719,7 @@ def build_parser():
     p.add_argument("model", metavar="MODEL")
     p.add_argument("--top", type=_positive_int, default=10, metavar="N", help="informative terms per class")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--plot", metavar="FILE.png", help="draw a TAN tree / Bayesian network as a PNG")
     p.set_defaults(handler=cmd_inspect)
 
     p = sub.add_parser("merge", help="add up models trained on parts of a corpus")
