@@ -1,0 +1,107 @@
+"""Tests of textnb.lbr_text.LazyTextNB: LOO without retraining equals retraining, the global
+model equals textnb's NB, key-term rules help on an interaction, model files, explanations."""
+
+import re
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from textnb.lbr_text import LazyTextNB
+from textnb.model_io import load
+from textnb.naive_bayes import BernoulliNB, MultinomialNB
+
+MODELS = [("multinomial", MultinomialNB), ("bernoulli", BernoulliNB)]
+
+
+def _counts(n=60, v=15, seed=1):
+    X = sp.random(n, v, density=0.3, random_state=seed, format="csr")
+    X.data = np.ceil(X.data * 3)
+    y = np.random.default_rng(seed).integers(0, 3, n)
+    return X, y
+
+
+@pytest.mark.parametrize("model,NB", MODELS)
+@pytest.mark.parametrize("dropped", [(), (3,), (2, 7)])
+def test_leave_one_out_equals_retraining(model, NB, dropped):
+    X, y = _counts()
+    lazy = LazyTextNB(model=model, min_df=1, min_errors=10**9).fit(X, y)
+    engine = lazy._engine
+    Xb = engine.X
+    scores = engine.scores(engine.table(engine.all_rows, dropped), Xb, dropped, y_out=engine.y)
+    keep = np.setdiff1d(np.arange(X.shape[1]), dropped)
+    Xd = sp.csr_matrix(Xb.toarray()[:, keep])
+    for i in range(X.shape[0]):
+        rest = np.arange(X.shape[0]) != i
+        ref = NB().fit(Xd[rest], y[rest])
+        np.testing.assert_allclose(scores[i], ref.predict_joint_log_proba(Xd[i])[0], atol=1e-9)
+
+
+@pytest.mark.parametrize("model,NB", MODELS)
+def test_without_rules_it_is_naive_bayes(model, NB):
+    X, y = _counts(seed=2)
+    lazy = LazyTextNB(model=model, min_df=1, min_errors=10**9).fit(X, y)
+    Xb = X.copy()
+    if model == "bernoulli":
+        Xb.data[:] = 1
+    np.testing.assert_allclose(lazy.predict_joint_log_proba(X),
+                               NB().fit(Xb, y).predict_joint_log_proba(Xb), atol=1e-9)
+    assert all(r.startswith("(no conditions)") for r in lazy.explain(X))
+
+
+def _topic_data(n, seed):
+    """Term 0 ("hockey") flips which of terms 1/2 signals class a: a rule on it must help."""
+    rng = np.random.default_rng(seed)
+    X = rng.poisson(0.3, size=(n, 8)).astype(float)
+    context = rng.random(n) < 0.5
+    y = rng.random(n) < 0.5
+    X[:, 0] = context * (1 + rng.poisson(1, n))
+    signal = np.where(context, 1, 2)
+    other = np.where(context, 2, 1)
+    X[np.arange(n), np.where(y, signal, other)] += 2 + rng.poisson(1, n)
+    return sp.csr_matrix(X), np.where(y, "a", "b")
+
+
+def test_rules_on_key_terms_help():
+    X, y = _topic_data(600, 3)
+    Xt, yt = _topic_data(300, 4)
+    terms = ["hockey", "goal", "puck", "w3", "w4", "w5", "w6", "w7"]
+    lazy = LazyTextNB(min_df=5).fit(X, y, terms=terms)
+    assert 0 in lazy.key_terms_.tolist()
+    acc_lazy = np.mean(lazy.predict(Xt) == yt)
+    acc_nb = np.mean(MultinomialNB().fit(X, y).predict(Xt) == yt)
+    assert acc_lazy > acc_nb + 0.1
+    pred, rules = lazy.predict_explain(Xt[:30])
+    pat = re.compile(r"^((term:\w+)( & term:\w+)*|\(no conditions\)) -> local NB on \d+ documents?$")
+    assert all(pat.match(r) for r in rules), rules
+    assert any("term:hockey" in r for r in rules)
+
+
+def test_parallel_equals_serial():
+    X, y = _topic_data(300, 5)
+    a = LazyTextNB(min_df=5).fit(X, y)
+    b = LazyTextNB(min_df=5, n_jobs=2).fit(X, y)
+    assert a.explain(X[:40]) == b.explain(X[:40])
+    np.testing.assert_allclose(a.predict_log_proba(X[:40]), b.predict_log_proba(X[:40]))
+
+
+def test_save_load_roundtrip(tmp_path):
+    X, y = _topic_data(300, 6)
+    lazy = LazyTextNB(min_df=5, model="bernoulli").fit(X, y, terms=[f"t{i}" for i in range(8)])
+    lazy.save(tmp_path / "lazy.tnb")
+    again = load(tmp_path / "lazy.tnb")
+    assert again.explain(X[:30]) == lazy.explain(X[:30])
+    np.testing.assert_allclose(again.predict_log_proba(X[:30]), lazy.predict_log_proba(X[:30]))
+
+
+def test_bad_parameters():
+    with pytest.raises(ValueError, match="model"):
+        LazyTextNB(model="gaussian").fit([[1, 0], [0, 1]], ["a", "b"])
+    with pytest.raises(ValueError, match="Negative"):
+        LazyTextNB().fit([[-1, 0], [0, 1]], ["a", "b"])
+
+
+@parametrize_with_checks([LazyTextNB(min_df=1)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
