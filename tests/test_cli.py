@@ -233,3 +233,24 @@ def test_tan_and_bayes_net_through_the_cli(tmp_path):
     assert code == 1 and "needs --structure" in err
     code, _, err = run("train", WEATHER_NOMINAL, "--model", "multinomial", "-o", tmp_path / "x")
     assert code == 1 and "for documents" in err
+
+
+def test_lazy_rules_through_the_cli(tmp_path, sms_tsv):
+    model = tmp_path / "l.tnb"
+    code, out, _ = run("train", WEATHER_NUMERIC, "--lazy", "lbr", "-o", model)
+    assert code == 0 and "LBR on mdl-discretised attributes" in out
+    code, out, _ = run("predict", model, WEATHER_NUMERIC, "--explain", "--json")
+    recs = [json.loads(line) for line in out.splitlines()]
+    assert len(recs) == 14 and all("-> local NB on" in r["explanation"] for r in recs)
+    code, out, _ = run("evaluate", WEATHER_NOMINAL, "--cv", "3", "--lazy", "hlbr", "--adjust", "--json")
+    assert code == 0 and json.loads(out)["n"] == 14
+    code, _, err = run("train", WEATHER_NUMERIC, "--lazy", "lbr", "--numeric", "gaussian", "-o", tmp_path / "x")
+    assert code == 1 and "nominal attributes" in err
+    text_model = tmp_path / "t.tnb"
+    assert run("train", sms_tsv, "--lazy", "hlbr", "-o", text_model)[0] == 0
+    code, out, _ = run("predict", text_model, "-", "--explain", "--json", stdin=io.StringIO("free prize, call now"))
+    assert code == 0 and "local NB on" in json.loads(out)["explanation"]
+    plain = tmp_path / "p.tnb"
+    assert run("train", WEATHER_NOMINAL, "-o", plain)[0] == 0
+    code, _, err = run("predict", plain, WEATHER_NOMINAL, "--explain")
+    assert code == 1 and "--explain needs a lazy model" in err

@@ -13,10 +13,16 @@ from textnb.discretize import EqualFrequencyDiscretizer, EqualWidthDiscretizer, 
 from textnb.tabular import TabularNB
 from textnb.apnbc import APNBC
 from textnb.bayesnet import TAN, BayesNetClassifier, read_structure
+from textnb.lbr import LBR
+from textnb.lbr_text import LazyTextNB
+from textnb.discretized import Discretized
 
 __all__ = [
     "APNBC",
     "BayesNetClassifier",
+    "Discretized",
+    "LBR",
+    "LazyTextNB",
     "TAN",
     "read_structure",
     "Attribute",

@@ -204,7 +204,7 @@ class APNBC(BaseNB):
         base = self._base()
         self.estimator_ = clone(base).fit(X, y)
         self.classes_ = self.estimator_.classes_
-        y_index = np.searchsorted(self.classes_, y)
+        y_index = _positions(self.classes_, y)  # classes_ may be in declared, unsorted order
         if self.fit_on == "cv":
             jll = self._out_of_fold_jll(base, X, y)
         else:
@@ -234,7 +234,7 @@ class APNBC(BaseNB):
         for train, test in splits:
             Xtr = _take_rows(X, train)
             model = clone(base).fit(Xtr, y[train])
-            cols = np.searchsorted(self.classes_, model.classes_)
+            cols = _positions(self.classes_, model.classes_)
             jll[np.ix_(test, cols)] = model.predict_joint_log_proba(_take_rows(X, test))
         return jll
 
@@ -286,6 +286,12 @@ def _top2(S):
     s2 = S[rows, top2]
     S[rows, top1] = saved
     return top1, s1, top2, s2
+
+
+def _positions(classes, labels):
+    """Index of each label in ``classes`` (which need not be sorted)."""
+    where = {c: i for i, c in enumerate(classes.tolist())}
+    return np.fromiter((where[v] for v in np.asarray(labels).tolist()), dtype=np.intp, count=len(labels))
 
 
 class _ClassProfile:

@@ -13,6 +13,7 @@ Models that need the rows themselves (APNBC's resubstitution, lazy rules) are fi
 on the CSR matrix instead.
 """
 
+import inspect
 from itertools import islice
 from pathlib import Path
 
@@ -208,6 +209,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             docs, kept = self._texts(X)
             Xc = vectorizer.fit_transform(docs)
             kw = {} if sample_weight is None else {"sample_weight": weights[kept]}
+            if "terms" in inspect.signature(model.fit).parameters:  # lazy rules name their terms
+                kw["terms"] = vectorizer.get_feature_names_out()
             model.fit(Xc, y[kept], **kw)
             if progress is not None:
                 progress(len(y))
@@ -405,6 +408,18 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     def predict_joint_log_proba(self, X):
         check_is_fitted(self)
         return self._batched(X, "predict_joint_log_proba")
+
+    def predict_explain(self, X):
+        """Predictions and, per document, the rule the model used (lazy models only)."""
+        check_is_fitted(self)
+        if not hasattr(self.model_, "predict_explain"):
+            raise ValueError(f"a {type(self.model_).__name__} model has no rules to explain")
+        labels, rules = [], []
+        for b, _, _ in _batches(X, np.zeros(0), np.zeros(0), int(self.batch_size)):
+            lab, rule = self.model_.predict_explain(self.transform(b))
+            labels.append(lab)
+            rules.extend(rule)
+        return (np.concatenate(labels) if labels else np.array([])), rules
 
     def predict_log_odds(self, X):
         """Per-class log-odds (keeps resolution where probabilities round to 0 or 1)."""

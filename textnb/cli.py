@@ -140,6 +140,8 @@ def _add_model_options(p):
     t.add_argument("--max-features", type=_positive_int, help="keep the most frequent terms only")
     t.add_argument("--binary", action="store_true", help="count each term once per document")
     p.add_argument("--jobs", type=int, default=-1, help="worker processes (default: all cores)")
+    p.add_argument("--lazy", choices=["lbr", "hlbr"],
+                   help="lazy Bayesian rules (Zheng & Webb): lbr, or hlbr with candidates chosen at training time")
     adj = p.add_argument_group("APNBC class weights (Webb & Pazzani)")
     adj.add_argument("--adjust", action="store_true", help="learn one weight per class (APNBC)")
     adj.add_argument("--significance", type=_probability, metavar="P",
@@ -192,7 +194,16 @@ def _make_classifier(args):
     if kind not in ("multinomial", "bernoulli"):
         raise InputError(f"--model {kind} is for tables (ARFF / CSV attributes), not documents")
     params = _given(alpha=args.alpha, m=args.m_estimate, fit_prior=False if args.uniform_prior else None)
-    model = {"multinomial": MultinomialNB, "bernoulli": BernoulliNB}[kind](**params)
+    if args.lazy:
+        from textnb.lbr_text import LazyTextNB
+
+        if args.m_estimate is not None or args.uniform_prior:
+            raise InputError("--lazy takes --alpha only among the smoothing options")
+        # documents: the key-term candidates always come from HLBR's training-time filter
+        # (conditioning on every vocabulary term is not feasible), so lbr and hlbr agree
+        model = LazyTextNB(model=kind, **_given(alpha=args.alpha))
+    else:
+        model = {"multinomial": MultinomialNB, "bernoulli": BernoulliNB}[kind](**params)
     model = _wrap_model(args, model)
     return TextClassifier(vectorizer=vec, model=model, n_jobs=args.jobs,
                           **_given(max_bytes=args.max_bytes))
@@ -230,13 +241,29 @@ def _make_tabular(args, table):
     if args.structure and kind != "bn":
         raise InputError("--structure goes with --model bn")
     if kind in ("tan", "bn"):
+        if args.lazy:
+            raise InputError(f"--lazy builds its own local naive Bayes; it does not go with --model {kind}")
         return _wrap_model(args, _make_network(args, table, kind))
+    if args.lazy:
+        return _wrap_model(args, _make_lazy_table(args, table))
     nominal = args.nominal or ("m-estimate" if args.m_estimate is not None else None)
     n_classes = len(np.unique(table.y))
     prior = [1.0 / n_classes] * n_classes if args.uniform_prior else None
     return _wrap_model(args, TabularNB(attributes=tuple(table.attributes), **_given(
         alpha=args.alpha, m=args.m_estimate, nominal=nominal, numeric=args.numeric, bins=args.bins,
         class_prior=prior)))
+
+
+def _make_lazy_table(args, table):
+    from textnb.discretized import Discretized
+    from textnb.lbr import LBR
+
+    if args.numeric in ("gaussian", "kde"):
+        raise InputError(f"--lazy needs nominal attributes: use --numeric mdl (default), equal-frequency "
+                         f"or equal-width, not {args.numeric}")
+    lbr = LBR(candidates="all" if args.lazy == "lbr" else "heuristic", **_given(alpha=args.alpha))
+    return Discretized(lbr, attributes=tuple(table.attributes), class_values=tuple(table.class_attribute.values),
+                       **_given(numeric=args.numeric, bins=args.bins))
 
 
 def _make_network(args, table, kind):
@@ -329,9 +356,18 @@ def cmd_train(args, out, err):
         if clf.skipped_:
             print(f"skipped {len(clf.skipped_)} binary files", file=out)
         print(f"vocabulary: {summary['vocabulary_size']} terms", file=out)
-        print(f"model: {type(clf.model_).__name__} -> {model_path}", file=out)
+        print(f"model: {_model_name(clf.model_)} -> {model_path}", file=out)
         print(f"seconds: {seconds:.2f}", file=out)
     return 0
+
+
+def _model_name(model):
+    """What the user trained, in words: 'LBR on mdl-discretised attributes', 'APNBC(TabularNB)'."""
+    name = type(model).__name__
+    if name == "Discretized":
+        return f"{_model_name(model.estimator_)} on {model.numeric}-discretised attributes"
+    inner = getattr(model, "estimator_", None)
+    return f"{name}({_model_name(inner)})" if inner is not None else name
 
 
 def _learned_counts(corpus, skipped):
@@ -371,19 +407,20 @@ def _train_table(args, table, start, out):
         per_class = ", ".join(f"{c} {n}" for c, n in summary["per_class"].items())
         print(f"read {summary['rows']} rows from {table.source}: {per_class}", file=out)
         print(f"attributes: {summary['attributes']} ({summary['nominal_attributes']} nominal)", file=out)
-        print(f"model: {type(model).__name__} -> {model_path}", file=out)
+        print(f"model: {_model_name(model)} -> {model_path}", file=out)
         print(f"seconds: {seconds:.2f}", file=out)
     return 0
 
 
-def _print_predictions(sources, classes, jll, args, out):
+def _print_predictions(sources, classes, jll, args, out, explanations=None):
     from scipy.special import logsumexp
 
     from textnb.base import log_odds
 
     logp = jll - logsumexp(jll, axis=1, keepdims=True)
     odds = log_odds(jll)
-    for src, lp, lo in zip(sources, logp, odds):
+    explanations = explanations if explanations is not None else [None] * len(sources)
+    for src, lp, lo, why in zip(sources, logp, odds, explanations):
         label = classes[int(np.argmax(lp))]
         proba = np.exp(lp)
         if args.json:
@@ -391,11 +428,37 @@ def _print_predictions(sources, classes, jll, args, out):
             if args.proba:
                 rec["proba"] = {c: float(p) for c, p in zip(classes, proba)}
                 rec["log_odds"] = {c: float(v) for c, v in zip(classes, lo)}
+            if why is not None:
+                rec["explanation"] = why
             print(json.dumps(rec), file=out)
-        elif args.proba:
-            print(f"{src}\t{label}\t{_format_proba(classes, proba)}", file=out)
         else:
-            print(f"{src}\t{label}", file=out)
+            cols = [src, label]
+            if args.proba:
+                cols.append(_format_proba(classes, proba))
+            if why is not None:
+                cols.append(why)
+            print("\t".join(cols), file=out)
+
+
+def _explanations(args, model, X):
+    """Per-row explanations for ``predict --explain``, or None."""
+    if not getattr(args, "explain", False):
+        return None
+    explainer = model
+    while explainer is not None and not hasattr(explainer, "predict_explain"):
+        explainer = getattr(explainer, "estimator_", None)  # e.g. APNBC around a lazy model
+    if explainer is None or not _has_rules(explainer):
+        raise InputError(f"{args.model}: --explain needs a lazy model (train with --lazy)")
+    return explainer.predict_explain(X)[1]
+
+
+def _has_rules(model):
+    inner = getattr(model, "model_", model)
+    while inner is not None:
+        if type(inner).__name__ in ("LBR", "LazyTextNB"):
+            return True
+        inner = getattr(inner, "estimator_", None)
+    return False
 
 
 def _attributes_of(model, path):
@@ -418,7 +481,8 @@ def _predict_table(args, model, out):
     for path in args.paths:
         table = read_table(path, like=_attributes_of(model, args.model))
         sources = [f"{path}:{i + 1}" for i in range(table.X.shape[0])]
-        _print_predictions(sources, classes, model.predict_joint_log_proba(table.X), args, out)
+        _print_predictions(sources, classes, model.predict_joint_log_proba(table.X), args, out,
+                           _explanations(args, model, table.X))
     return 0
 
 
@@ -441,7 +505,8 @@ def cmd_predict(args, out, err):
 
     def flush():
         if batch:
-            _print_predictions(sources, classes, model.predict_joint_log_proba(batch), args, out)
+            _print_predictions(sources, classes, model.predict_joint_log_proba(batch), args, out,
+                               _explanations(args, model, batch))
         batch.clear()
         sources.clear()
 
@@ -698,6 +763,8 @@ def build_parser():
     p.add_argument("--proba", action="store_true", help="also print the class probabilities (and log-odds with --json)")
     p.add_argument("--json", action="store_true", help="one JSON object per document")
     p.add_argument("--max-bytes", type=_positive_int, help="read at most this many bytes of a document")
+    p.add_argument("--explain", action="store_true",
+                   help="also print why: the rule of a lazy model (--lazy)")
     p.set_defaults(handler=cmd_predict)
 
     p = sub.add_parser("evaluate", help="cross-validate or test a model",
@@ -746,6 +813,14 @@ def main(argv=None, *, stdout=None, stderr=None):
     except (ValueError, TypeError) as exc:
         print(f"textnb: error: {exc}", file=err)
         return 1
+    except BrokenPipeError:
+        # the reader went away (e.g. `| head`): stop quietly, like other Unix tools
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 0
     except OSError as exc:
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         print(f"textnb: error: {where}{exc.strerror or exc}", file=err)
@@ -753,5 +828,3 @@ def main(argv=None, *, stdout=None, stderr=None):
     except KeyboardInterrupt:
         print("textnb: interrupted", file=err)
         return 130
-    except BrokenPipeError:
-        return 0
