@@ -9,6 +9,12 @@ CRLF line ends and tab-separated header fields. Keywords are case-insensitive.
 :class:`~textnb.errors.InputError` (naive Bayes has no estimator for them); a trailing
 instance weight ``{w}`` (Weka 3.7+) is read into ``weights``.
 
+Uncertain values (:mod:`textnb.uncertain`): a *quoted* data cell ``'[3.1,4.2]'`` in a
+numeric column is an interval, ``'{red:0.7,blue:0.3}'`` (or double-quoted) in a nominal
+column a distribution over the declared values; a column with such a cell is read as
+``"uncertain-numeric"`` / ``"uncertain-nominal"`` and spans several ``X`` columns
+(its plain cells are certain values). :func:`write_arff` writes them back the same way.
+
 Every syntax error is one line, ``path:line: problem``.
 """
 
@@ -19,6 +25,15 @@ import numpy as np
 
 from textnb.errors import InputError
 from textnb.tables import Attribute
+from textnb.uncertain import (
+    UNCERTAIN_NOMINAL,
+    UNCERTAIN_NUMERIC,
+    CellError,
+    cell_kind,
+    column_slices,
+    format_cell,
+    parse_uncertain_column,
+)
 
 __all__ = ["ArffData", "read_arff", "write_arff"]
 
@@ -33,9 +48,11 @@ class ArffData:
     ----------
     relation : str
     attributes : list of Attribute
-        Every declared attribute, in file order (the class is one of them).
-    X : ndarray of shape (n_rows, n_attributes)
-        Tabular convention: nominal value index or number; NaN = missing.
+        Every declared attribute, in file order (the class is one of them); a column
+        with uncertain cells is ``"uncertain-numeric"`` / ``"uncertain-nominal"``.
+    X : ndarray of shape (n_rows, n_x_columns)
+        Tabular convention: nominal value index or number; NaN = missing; uncertain
+        attributes span several columns (:func:`textnb.uncertain.column_slices`).
     weights : ndarray of shape (n_rows,)
         Instance weights (1 unless the file gives ``{w}``).
     """
@@ -232,11 +249,15 @@ def read_arff(path, *, encoding="utf-8"):
     ]
     rows, weights = [], []
     nan = float("nan")
+    uncertain = {}  # column -> {row: (text, line)}
 
     def cell(j, tok, quoted, ln):
         if tok == "?" and not quoted:
             return nan
         a = attributes[j]
+        if quoted and tok[:1] in "[{" and cell_kind(tok) and not (index[j] is not None and tok in index[j]):
+            uncertain.setdefault(j, {})[len(rows)] = (tok, ln)
+            return nan
         if index[j] is not None:
             try:
                 return index[j][tok]
@@ -295,7 +316,32 @@ def read_arff(path, *, encoding="utf-8"):
         rows.append(row)
         weights.append(weight)
     X = np.array(rows, dtype=np.float64).reshape(len(rows), n_att)
+    if uncertain:
+        attributes, X = _uncertain_columns(path, attributes, X, uncertain)
     return ArffData(relation, attributes, X, np.array(weights, dtype=np.float64))
+
+
+def _uncertain_columns(path, attributes, X, uncertain):
+    """Expand the columns holding uncertain cells into their ``X`` blocks."""
+    atts, blocks = [], []
+    for j, a in enumerate(attributes):
+        if j not in uncertain:
+            atts.append(a)
+            blocks.append(X[:, j:j + 1])
+            continue
+        cells = list(X[:, j])
+        lines = {}
+        for i, (text, ln) in uncertain[j].items():
+            cells[i] = text
+            lines[i] = ln
+        kind = UNCERTAIN_NOMINAL if a.is_nominal else UNCERTAIN_NUMERIC
+        try:
+            values, block = parse_uncertain_column(kind, cells, values=a.values if a.is_nominal else None)
+        except CellError as exc:
+            raise InputError(f"{path}:{lines.get(exc.index, '?')}: attribute {a.name!r}: {exc}") from None
+        atts.append(Attribute(a.name, kind, values))
+        blocks.append(block)
+    return atts, np.hstack(blocks)
 
 
 _SAFE = re.compile(r"[^\s,{}'\"%\\?]+")
@@ -317,12 +363,16 @@ def write_arff(path, attributes, X, *, relation="textnb"):
 
     ``attributes`` lists every column of ``X`` (put the class among them, usually
     last); nominal cells are value indices. Values are quoted where needed, so
-    :func:`read_arff` and Weka read the file back unchanged.
+    :func:`read_arff` and Weka read the file back unchanged. Uncertain attributes are
+    declared with their certain type and written as quoted ``'[L,R]'`` /
+    ``'{v:p,...}'`` cells (which Weka cannot read).
     """
     X = np.asarray(X, dtype=np.float64)
     out = [f"@relation {_quote(relation)}", ""]
     for a in attributes:
-        if a.is_nominal:
+        if a.kind == UNCERTAIN_NOMINAL:
+            out.append(f"@attribute {_quote(a.name)} {{{','.join(_quote(v) for v in a.values)}}}")
+        elif a.is_nominal:
             out.append(f"@attribute {_quote(a.name)} {{{','.join(_quote(v) for v in a.values)}}}")
         else:
             out.append(f"@attribute {_quote(a.name)} numeric")
@@ -330,9 +380,15 @@ def write_arff(path, attributes, X, *, relation="textnb"):
     enc = [
         [_quote(v) for v in a.values] if a.is_nominal else None for a in attributes
     ]
+    slices = column_slices(attributes)
     for row in X:
         cells = []
-        for j, x in enumerate(row):
+        for j, a in enumerate(attributes):
+            if a.kind in (UNCERTAIN_NOMINAL, UNCERTAIN_NUMERIC):
+                text = format_cell(a, row[slices[j]])
+                cells.append(text if text == "?" else "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'")
+                continue
+            x = row[slices[j].start]
             if np.isnan(x):
                 cells.append("?")
             elif enc[j] is not None:

@@ -5,6 +5,13 @@ as a finite float, otherwise *nominal* (values in order of first appearance, as 
 CSV loader does). An empty cell or ``?`` is missing. ``types={name: "nominal" |
 "numeric"}`` overrides the inference; a cell that is not a number in a column forced
 numeric is an :class:`~textnb.errors.InputError` naming the file, row and column.
+
+Uncertain values (:mod:`textnb.uncertain`): a column with a cell ``"[3.1,4.2]"`` is
+read as ``"uncertain-numeric"`` (two ``X`` columns, L and R), one with a cell
+``"{red:0.7,blue:0.3}"`` as ``"uncertain-nominal"`` (one ``X`` column per value, the
+probabilities); plain cells in such columns are certain values. ``types`` may also
+force these two kinds. Malformed cells (L > R, probabilities not summing to 1,
+garbage) are one-line :class:`~textnb.errors.InputError` s naming file, row and column.
 """
 
 import csv
@@ -14,12 +21,20 @@ import numpy as np
 
 from textnb.errors import InputError
 from textnb.tables import Attribute
+from textnb.uncertain import (
+    UNCERTAIN_KINDS,
+    UNCERTAIN_NOMINAL,
+    UNCERTAIN_NUMERIC,
+    CellError,
+    cell_kind,
+    parse_uncertain_column,
+)
 
 __all__ = ["read_csv", "MISSING"]
 
 #: Cell texts read as a missing value.
 MISSING = frozenset({"", "?"})
-_KINDS = ("nominal", "numeric")
+_KINDS = ("nominal", "numeric") + UNCERTAIN_KINDS
 
 
 def _delimiter(path, sample):
@@ -49,7 +64,7 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
     ----------
     path : str or path-like
         ``.csv`` (comma), ``.tsv`` / ``.tab`` (tab); other names: delimiter sniffed.
-    types : dict of {str: "nominal" or "numeric"}, default=None
+    types : dict of {str: "nominal", "numeric", "uncertain-numeric" or "uncertain-nominal"}, default=None
         Forced column types; other columns are inferred.
     class_name : str, "" or None, default=None
         The class column, read as nominal unless ``types`` says otherwise (None: the
@@ -61,8 +76,9 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
     -------
     attributes : list of Attribute
         One per column, in file order.
-    X : ndarray of shape (n_rows, n_columns)
-        The tabular convention (nominal index or number; NaN = missing).
+    X : ndarray of shape (n_rows, n_x_columns)
+        The tabular convention (nominal index or number; NaN = missing); an uncertain
+        attribute spans several columns (:func:`textnb.uncertain.column_slices`).
     """
     path = str(path)
     types = dict(types or {})
@@ -109,11 +125,36 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
         body.append([c.strip() for c in r])
         linenos.append(i)
     n, d = len(body), len(header)
-    attributes = []
+    attributes, blocks = [], []
     X = np.full((n, d), np.nan)
     for j, name in enumerate(header):
         col = [r[j] for r in body]
         kind = types.get(name)
+        shapes = [(i, cell_kind(c)) for i, c in enumerate(col) if c not in MISSING and c[:1] in "[{"]
+        shapes = [(i, k) for i, k in shapes if k is not None]
+        if kind is None and shapes:
+            found = {k for _, k in shapes}
+            if len(found) > 1:
+                i = next(i for i, k in shapes if k != shapes[0][1])
+                raise InputError(
+                    f"{path}:{linenos[i]}: column {name!r} mixes intervals and distributions ({col[i]!r})"
+                )
+            kind = UNCERTAIN_NUMERIC if found == {"interval"} else UNCERTAIN_NOMINAL
+        if kind in UNCERTAIN_KINDS:
+            try:
+                values, block = parse_uncertain_column(kind, col)
+            except CellError as exc:
+                raise InputError(f"{path}:{linenos[exc.index]}: column {name!r}: {exc}") from None
+            attributes.append(Attribute(name, kind, values))
+            blocks.append(block)
+            continue
+        if shapes:
+            i = shapes[0][0]
+            raise InputError(
+                f"{path}:{linenos[i]}: column {name!r} is declared {kind}, but cell {col[i]!r} is an "
+                f"uncertain value"
+            )
+        blocks.append(X[:, j:j + 1])
         nums = [None if c in MISSING else _float(c) for c in col]
         if kind is None:
             kind = "numeric" if all(x is not None for x, c in zip(nums, col) if c not in MISSING) else "nominal"
@@ -134,4 +175,6 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
                     continue
                 X[i, j] = values.setdefault(c, len(values))
             attributes.append(Attribute(name, "nominal", list(values)))
+    if any(a.kind in UNCERTAIN_KINDS for a in attributes):
+        X = np.hstack(blocks) if blocks else X
     return attributes, X

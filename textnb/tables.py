@@ -10,6 +10,12 @@ Bayes nets, NBU):
 * ``NaN`` means missing (ARFF ``?``, an empty CSV cell);
 * ``y`` is an array of class labels (str).
 
+Uncertain attributes (NBU, :mod:`textnb.uncertain`) are the one exception to "one
+column per attribute": an ``"uncertain-numeric"`` attribute spans two columns (``L``,
+``R``) and an ``"uncertain-nominal"`` one a column per value (its probabilities).
+:func:`read_table` reads them from ``[L,R]`` / ``{v:p,...}`` cells without options; a
+table without them is exactly the convention above.
+
 Entry points: :func:`read_table` (ARFF, CSV, TSV; for training, or ``like=`` a trained
 model's attributes for prediction), :func:`encode_like` (re-code a table or raw rows
 against a model's attributes), :func:`table_from_frame` (pandas).
@@ -30,7 +36,8 @@ _MISSING_TEXT = frozenset({"", "?"})
 
 @dataclass
 class Attribute:
-    """One column: ``kind`` is ``"nominal"`` or ``"numeric"`` (uncertain kinds: see NBU)."""
+    """One column: ``kind`` is ``"nominal"`` or ``"numeric"``, or ``"uncertain-numeric"``
+    / ``"uncertain-nominal"`` (:mod:`textnb.uncertain`; several ``X`` columns)."""
 
     name: str
     kind: str
@@ -39,6 +46,19 @@ class Attribute:
     @property
     def is_nominal(self):
         return self.kind == "nominal"
+
+    @property
+    def is_uncertain(self):
+        return self.kind in ("uncertain-numeric", "uncertain-nominal")
+
+    @property
+    def width(self):
+        """Number of ``X`` columns: 2 (uncertain numeric), k (uncertain nominal), else 1."""
+        if self.kind == "uncertain-numeric":
+            return 2
+        if self.kind == "uncertain-nominal":
+            return len(self.values)
+        return 1
 
 
 @dataclass
@@ -70,6 +90,19 @@ class Table:
     @property
     def attribute_names(self):
         return [a.name for a in self.attributes]
+
+    @property
+    def has_uncertain(self):
+        """Whether some attribute is uncertain (then ``X`` has more columns than attributes)."""
+        return any(a.is_uncertain for a in self.attributes)
+
+
+def _cols(attributes, idx):
+    """``X`` column indices of the attributes at positions ``idx``."""
+    from textnb.uncertain import column_slices
+
+    sl = column_slices(attributes)
+    return [c for j in idx for c in range(sl[j].start, sl[j].stop)]
 
 
 _CSV_EXT = (".csv", ".tsv", ".tab", ".txt")
@@ -104,7 +137,9 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None):
     class_name : str, default=None
         The class attribute; the last one when None.
     types : dict of {str: "nominal" or "numeric"}, default=None
-        Forced column types for CSV / TSV files.
+        Forced column types for CSV / TSV files (also ``"uncertain-numeric"`` /
+        ``"uncertain-nominal"``; without it, a column with ``[L,R]`` or ``{v:p,...}``
+        cells is uncertain, see :mod:`textnb.uncertain`).
     drop : str or sequence of str, default=None
         Attributes to leave out (ID columns, say).
     like : sequence of Attribute, default=None
@@ -119,7 +154,8 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None):
     InputError
         One line naming the file: unreadable or empty file, syntax error (with its
         line), unknown class or drop name (listing the available ones), a numeric
-        class, a class with fewer than two values, a non-number in a numeric column.
+        or uncertain class, a class with fewer than two values, a non-number in a
+        numeric column, a malformed uncertain cell (with its row and column).
     """
     path = os.fspath(path)
     if like is not None:
@@ -137,8 +173,8 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None):
     attributes, X, weights = _read_columns(path, types, class_name)
     names = [a.name for a in attributes]
     keep = _drop_columns(path, names, drop)
+    X = X[:, _cols(attributes, keep)]
     attributes = [attributes[j] for j in keep]
-    X = X[:, keep]
     names = [a.name for a in attributes]
     if not names:
         raise InputError(f"{path}: no attributes")
@@ -149,6 +185,10 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None):
     else:
         raise InputError(f"{path}: no attribute named {class_name!r}; attributes: {', '.join(names)}")
     cls = attributes[ci]
+    if cls.is_uncertain:
+        raise InputError(
+            f"{path}: class attribute {cls.name!r} is uncertain; the class must be a certain nominal value"
+        )
     if not cls.is_nominal:
         raise InputError(
             f"{path}: class attribute {cls.name!r} is numeric; naive Bayes needs a nominal class "
@@ -158,11 +198,12 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None):
         raise InputError(f"{path}: no data rows")
     if len(attributes) < 2:
         raise InputError(f"{path}: only the class attribute {cls.name!r}; nothing to learn from")
-    yc = X[:, ci]
+    cc = _cols(attributes, [ci])[0]
+    yc = X[:, cc]
     labelled = ~np.isnan(yc)
     if not labelled.any():
         raise InputError(f"{path}: class attribute {cls.name!r} is missing in every row")
-    X = np.delete(X[labelled], ci, axis=1)
+    X = np.delete(X[labelled], cc, axis=1)
     if weights is not None:
         weights = weights[labelled]
         if np.all(weights == 1.0):
@@ -197,8 +238,8 @@ def _drop_columns(path, names, drop):
 def _query_table(path, attributes, X, weights, like, class_name, drop, like_names):
     names = [a.name for a in attributes]
     keep = _drop_columns(path, names, drop)
+    X = X[:, _cols(attributes, keep)]
     attributes = [attributes[j] for j in keep]
-    X = X[:, keep]
     names = [a.name for a in attributes]
     if class_name is None:
         extra = [n for n in names if n not in like_names]
@@ -209,7 +250,7 @@ def _query_table(path, attributes, X, weights, like, class_name, drop, like_name
     if class_name is not None:
         ci = names.index(class_name)
         cls = attributes[ci]
-        col = X[:, ci]
+        col = X[:, _cols(attributes, [ci])[0]]
         if cls.is_nominal and not np.all(np.isnan(col)):
             y = np.array(
                 [None if math.isnan(v) else cls.values[int(v)] for v in col], dtype=object
@@ -226,42 +267,101 @@ def _value_map(src, dst, where):
 
 
 def _encode_table(table, attributes, where):
+    from textnb.uncertain import column_slices
+
     names = [a.name for a in table.attributes]
     missing = [a.name for a in attributes if a.name not in names]
     if missing:
         raise InputError(f"{where}: lacks the model's attribute(s) {missing}")
-    out = np.full((table.X.shape[0], len(attributes)), np.nan)
+    src_sl, dst_sl = column_slices(table.attributes), column_slices(attributes)
+    width = dst_sl[-1].stop if dst_sl else 0
+    out = np.full((table.X.shape[0], width), np.nan)
     for k, dst in enumerate(attributes):
         j = names.index(dst.name)
         src = table.attributes[j]
-        col = table.X[:, j]
+        if src.is_uncertain or dst.is_uncertain:
+            out[:, dst_sl[k]] = _encode_uncertain(table.X[:, src_sl[j]], src, dst, where)
+            continue
+        c = dst_sl[k].start
+        col = table.X[:, src_sl[j].start]
         known = ~np.isnan(col)
         if src.is_nominal and dst.is_nominal:
             m = _value_map(src, dst, where)
             if m.size:
-                out[known, k] = m[col[known].astype(np.intp)]
+                out[known, c] = m[col[known].astype(np.intp)]
         elif src.is_nominal:  # model numeric, file nominal: values must be numbers
-            nums = []
-            for v in src.values:
-                try:
-                    nums.append(float(v))
-                except ValueError:
-                    raise InputError(
-                        f"{where}: value {v!r} of attribute {dst.name!r} is not a number "
-                        f"(the model's attribute is numeric)"
-                    ) from None
-            if nums:
-                out[known, k] = np.asarray(nums)[col[known].astype(np.intp)]
+            if src.values:
+                out[known, c] = _nominal_numbers(src, dst, where)[col[known].astype(np.intp)]
         elif dst.is_nominal:  # model nominal, file numeric: match values by number
             for i, v in enumerate(dst.values):
                 try:
                     x = float(v)
                 except ValueError:
                     continue
-                out[known & (col == x), k] = i
+                out[known & (col == x), c] = i
         else:
-            out[:, k] = col
+            out[:, c] = col
     return out
+
+
+def _nominal_numbers(src, dst, where):
+    nums = []
+    for v in src.values:
+        try:
+            nums.append(float(v))
+        except ValueError:
+            raise InputError(
+                f"{where}: value {v!r} of attribute {dst.name!r} is not a number "
+                f"(the model's attribute is numeric)"
+            ) from None
+    return np.asarray(nums, dtype=np.float64)
+
+
+def _encode_uncertain(block, src, dst, where):
+    """Re-code the columns of one attribute when either side is uncertain."""
+    n = block.shape[0]
+    if dst.kind == "uncertain-numeric":
+        if src.kind == "uncertain-numeric":
+            return block
+        if src.kind == "numeric":
+            return np.column_stack([block[:, 0], block[:, 0]])
+        if src.kind == "nominal":
+            x = np.full(n, np.nan)
+            known = ~np.isnan(block[:, 0])
+            if src.values:
+                x[known] = _nominal_numbers(src, dst, where)[block[known, 0].astype(np.intp)]
+            return np.column_stack([x, x])
+    elif dst.kind == "uncertain-nominal":
+        out = np.full((n, len(dst.values)), np.nan)
+        pos = {v: i for i, v in enumerate(dst.values)}
+        if src.kind == "nominal":
+            known = ~np.isnan(block[:, 0])
+            m = np.array([pos.get(v, -1) for v in src.values], dtype=np.intp)
+            idx = m[block[known, 0].astype(np.intp)] if src.values else np.empty(0, dtype=np.intp)
+            rows = np.flatnonzero(known)[idx >= 0]  # a value the model never saw: missing
+            out[rows] = 0.0
+            out[rows, idx[idx >= 0]] = 1.0
+            return out
+        if src.kind == "uncertain-nominal":
+            known = ~np.isnan(block[:, 0])
+            unknown = [i for i, v in enumerate(src.values) if v not in pos]
+            if unknown:
+                bad = known & np.any(block[:, unknown] > 0, axis=1)
+                if bad.any():
+                    r = int(np.flatnonzero(bad)[0])
+                    v = src.values[unknown[int(np.argmax(block[r, unknown] > 0))]]
+                    raise InputError(
+                        f"{where}: row {r + 1}: unknown category {v!r} in a distribution of attribute "
+                        f"{dst.name!r} (the model's values: {', '.join(dst.values)})"
+                    )
+            out[known] = 0.0
+            for i, v in enumerate(src.values):
+                if v in pos:
+                    out[known, pos[v]] = block[known, i]
+            return out
+    raise InputError(
+        f"{where}: attribute {dst.name!r} is {src.kind} here but {dst.kind} in the model"
+    )
 
 
 def encode_like(table_or_rows, attributes, *, source="<rows>"):
@@ -273,26 +373,34 @@ def encode_like(table_or_rows, attributes, *, source="<rows>"):
         A :class:`Table` whose columns are matched to ``attributes`` by name, or rows
         of cell values (strings or numbers) in the order of ``attributes``, or dicts
         mapping attribute name to value. ``""``, ``"?"``, None and NaN are missing.
+        An uncertain numeric attribute takes ``"[L,R]"``, a pair ``(L, R)`` or a
+        number; an uncertain nominal one ``"{v:p,...}"``, a dict ``{v: p}`` or a value.
     attributes : sequence of Attribute
         The attributes the model was trained on.
 
     Returns
     -------
-    X : ndarray of shape (n_rows, len(attributes))
+    X : ndarray of shape (n_rows, n_columns)
         Nominal cells hold the index into the model's value list. A nominal value the
         model never declared becomes missing (NaN): it is left out of the product,
-        exactly like a ``?``, rather than failing the whole prediction.
+        exactly like a ``?``, rather than failing the whole prediction. Uncertain
+        attributes span several columns (:mod:`textnb.uncertain`).
 
     Raises
     ------
     InputError
-        A required attribute is absent, or a numeric cell is not a number.
+        A required attribute is absent, a numeric cell is not a number, or an
+        uncertain cell is malformed (L > R, probabilities not summing to 1, a
+        distribution naming a value the model does not know).
     """
     attributes = list(attributes)
     if isinstance(table_or_rows, Table):
         return _encode_table(table_or_rows, attributes, table_or_rows.source or source)
     rows = list(table_or_rows)
-    X = np.full((len(rows), len(attributes)), np.nan)
+    from textnb.uncertain import column_slices
+
+    slices = column_slices(attributes)
+    X = np.full((len(rows), slices[-1].stop if slices else 0), np.nan)
     lookup = [{v: i for i, v in enumerate(a.values)} if a.is_nominal else None for a in attributes]
     for r, row in enumerate(rows, start=1):
         if isinstance(row, dict):
@@ -308,17 +416,39 @@ def encode_like(table_or_rows, attributes, *, source="<rows>"):
                 c = c.strip()
                 if c in _MISSING_TEXT:
                     continue
-            if lookup[k] is not None:
+            if a.is_uncertain:
+                X[r - 1, slices[k]] = _uncertain_cell(c, a, f"{source}: row {r}")
+            elif lookup[k] is not None:
                 key = c if isinstance(c, str) else _number_text(c, a)
-                X[r - 1, k] = lookup[k].get(key, np.nan)
+                X[r - 1, slices[k].start] = lookup[k].get(key, np.nan)
             else:
                 try:
-                    X[r - 1, k] = float(c)
+                    X[r - 1, slices[k].start] = float(c)
                 except (TypeError, ValueError):
                     raise InputError(
                         f"{source}: row {r}: value {c!r} of numeric attribute {a.name!r} is not a number"
                     ) from None
     return X
+
+
+def _uncertain_cell(c, a, where):
+    """The ``X`` columns of one uncertain cell given as text, number, pair or dict."""
+    from textnb.uncertain import CellError, cell_kind, parse_uncertain_column
+
+    if a.kind == "uncertain-numeric" and isinstance(c, (tuple, list)) and len(c) == 2:
+        c = f"[{float(c[0])!r},{float(c[1])!r}]"
+    elif a.kind == "uncertain-nominal" and isinstance(c, dict):
+        c = "{" + ",".join(f"{k}:{float(p)!r}" for k, p in c.items()) + "}"
+    elif a.kind == "uncertain-nominal" and not isinstance(c, str):
+        c = _number_text(c, a)
+    elif not isinstance(c, str):
+        c = repr(float(c)) if isinstance(c, (int, float, np.number)) else str(c)
+    if a.kind == "uncertain-nominal" and cell_kind(c) is None and c not in a.values:
+        return np.nan  # a value the model never saw: missing, as for a certain nominal
+    try:
+        return parse_uncertain_column(a.kind, [c], values=a.values if a.kind == "uncertain-nominal" else None)[1][0]
+    except CellError as exc:
+        raise InputError(f"{where}: attribute {a.name!r}: {exc}") from None
 
 
 def _number_text(x, attribute):

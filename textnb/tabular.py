@@ -14,6 +14,16 @@ out of the counts at training time and out of the product at prediction time
   discretised inside ``fit`` (Fayyad & Irani's MDL, equal frequency, equal width;
   :mod:`textnb.discretize`).
 
+* Uncertain attributes (Qin, Xia & Li, "A Bayesian classifier for uncertain data";
+  ``algorithms.md`` §4; representation and cell syntax in :mod:`textnb.uncertain`):
+  an ``"uncertain-numeric"`` attribute (interval ``[L, R]`` in two columns) is Gaussian
+  with the paper's Theorem 1 estimates, ``μ = E[L + R] / 2`` and
+  ``σ² = (Var(L + R) − Var(R − L)) / 4``, i.e. the variance of the interval midpoints
+  minus that of the half-widths; an ``"uncertain-nominal"`` attribute (a probability
+  vector in k columns) adds its probabilities to the value counts (the paper's
+  probabilistic cardinalities ``PC(v, c) = Σ_j w_j p_j(v)``). On certain cells (``L = R``,
+  one-hot vectors) both are exactly the ordinary estimates.
+
 The fitted state is sums (counts, moments, kernel centres), so ``fit``, chunked
 ``partial_fit``, :meth:`TabularNB.merge` and model files agree exactly.
 """
@@ -36,6 +46,14 @@ from textnb.discretize import (
 from textnb.model_io import register
 from textnb.stats import CountTable, GaussianMoments, class_indicator
 from textnb.tables import Attribute
+from textnb.uncertain import (
+    UNCERTAIN_KINDS,
+    UNCERTAIN_NOMINAL,
+    UNCERTAIN_NUMERIC,
+    check_uncertain_block,
+    column_slices,
+    log_interval_mass,
+)
 
 __all__ = ["TabularNB"]
 
@@ -59,6 +77,23 @@ class TabularNB(BaseNB):
     column's cells are value indices ``0 .. k-1`` into ``Attribute.values``; a numeric
     column's cells are numbers; NaN is missing. With ``attributes=None`` every column
     is numeric (plain 2-D arrays, as scikit-learn passes them).
+
+    Uncertain attributes (NBU, Qin, Xia & Li; :mod:`textnb.uncertain`) span several
+    columns: ``"uncertain-numeric"`` two (``L``, ``R``), ``"uncertain-nominal"`` one
+    per value (the probabilities). Training uses Theorem 1 and probabilistic
+    cardinalities (see the module docstring). Prediction with an uncertain cell:
+
+    * a probability vector ``p`` contributes the expected likelihood
+      ``log Σ_v p(v) P(v | c)`` (log-sum-exp);
+    * an interval with ``L < R`` contributes the class-conditional Gaussian
+      probability mass ``log(Φ((R − μ_c)/σ_c) − Φ((L − μ_c)/σ_c))``
+      (:func:`textnb.uncertain.log_interval_mass`); a point ``L = R`` the density, as a
+      certain numeric value. A mass and a density are different units, but within one
+      row and attribute every class gets the same kind of term for the same interval,
+      so the comparison between classes (all that ``predict`` and the posterior use) is
+      consistent; only joint log likelihoods of different rows are not comparable.
+
+    Uncertain numeric attributes need ``numeric="gaussian"``.
 
     Parameters
     ----------
@@ -125,7 +160,11 @@ class TabularNB(BaseNB):
     feature_log_prob_ : ndarray of shape (n_classes, sum(n_values_))
         ``log P(v | c)`` of every block.
     moment_count_, theta_, moment_m2_ : ndarray of shape (n_classes, n_gaussian)
-        Weighted count, mean and centred second moment of the Gaussian columns.
+        Weighted count, mean and centred second moment of the Gaussian columns (for an
+        uncertain numeric attribute: of its interval midpoints ``(L + R) / 2``).
+    halfwidth_count_, halfwidth_mean_, halfwidth_m2_ : ndarray of shape (n_classes, n_uncertain_numeric)
+        The same moments of the half-widths ``(R − L) / 2`` of the uncertain numeric
+        attributes (Theorem 1: ``σ² = Var(midpoint) − Var(half-width)``).
     var_ : ndarray of shape (n_classes, n_gaussian)
         The variances used (floor included).
     class_log_prior_ : ndarray of shape (n_classes,)
@@ -195,17 +234,30 @@ class TabularNB(BaseNB):
             names = [str(n) for n in names] if names is not None else [f"x{j}" for j in range(n_features)]
             return [Attribute(n, "numeric", []) for n in names]
         atts = list(self.attributes)
-        if len(atts) != n_features:
-            raise ValueError(f"attributes describes {len(atts)} columns but X has {n_features}")
         out = []
         for a in atts:
             if not isinstance(a, Attribute):
                 raise ValueError(f"attributes must hold textnb.tables.Attribute objects; got {a!r}")
-            if a.kind not in ("nominal", "numeric"):
-                raise ValueError(f"attribute {a.name!r} has kind {a.kind!r}; expected nominal or numeric")
-            if a.is_nominal and not a.values:
-                raise ValueError(f"nominal attribute {a.name!r} declares no values")
+            if a.kind not in ("nominal", "numeric") + UNCERTAIN_KINDS:
+                raise ValueError(
+                    f"attribute {a.name!r} has kind {a.kind!r}; expected one of "
+                    f"{('nominal', 'numeric') + UNCERTAIN_KINDS}"
+                )
+            if a.kind in ("nominal", UNCERTAIN_NOMINAL) and not a.values:
+                raise ValueError(f"{a.kind} attribute {a.name!r} declares no values")
+            if a.kind == UNCERTAIN_NUMERIC and self.numeric != "gaussian":
+                raise ValueError(
+                    f"uncertain numeric attribute {a.name!r} needs numeric='gaussian'; got {self.numeric!r}"
+                )
             out.append(Attribute(a.name, a.kind, list(a.values)))
+        width = column_slices(out)[-1].stop if out else 0
+        if width != n_features:
+            if width == len(out):
+                raise ValueError(f"attributes describes {len(atts)} columns but X has {n_features}")
+            raise ValueError(
+                f"attributes describe {width} columns ({len(atts)} attributes, uncertain ones spanning "
+                f"several columns) but X has {n_features}"
+            )
         return out
 
     # -- fitting ----------------------------------------------------------------------
@@ -265,11 +317,12 @@ class TabularNB(BaseNB):
         """Column roles, cut points (discretising modes) and empty statistics."""
         n_classes = len(self.classes_)
         self.attributes_ = self._resolve_attributes(X.shape[1])
-        nominal = np.array([a.is_nominal for a in self.attributes_], dtype=bool)
-        self.cut_points_ = [None] * X.shape[1]
+        numeric = np.array([a.kind == "numeric" for a in self.attributes_], dtype=bool)
+        self.cut_points_ = [None] * len(self.attributes_)
+        self._check_uncertain(X)
         if self.numeric in _DISCRETE:
-            for j in np.flatnonzero(~nominal):
-                col = X[:, j]
+            for j in np.flatnonzero(numeric):
+                col = X[:, self._slices()[j].start]
                 if self.numeric == "mdl":
                     cuts = mdl_cut_points(col, y_index, n_classes, w)
                 elif self.numeric == "equal-frequency":
@@ -279,7 +332,7 @@ class TabularNB(BaseNB):
                 self.cut_points_[j] = cuts
         self.n_values_ = np.array(
             [
-                len(a.values) if a.is_nominal
+                len(a.values) if a.kind in ("nominal", UNCERTAIN_NOMINAL)
                 else (len(self.cut_points_[j]) + 1 if self.cut_points_[j] is not None else 0)
                 for j, a in enumerate(self.attributes_)
             ],
@@ -288,37 +341,91 @@ class TabularNB(BaseNB):
         width = int(self.n_values_.sum())
         table = CountTable(n_classes, width)
         self.class_count_, self.feature_count_ = table.class_count, table.feature_count
-        n_gauss = len(self._gaussian_columns()) if self.numeric == "gaussian" else 0
+        n_gauss = len(self._gaussian_columns())
         mom = GaussianMoments(n_classes, n_gauss)
         self.moment_count_, self.theta_, self.moment_m2_ = mom.count, mom.mean, mom.m2
+        half = GaussianMoments(n_classes, len(self._interval_columns()))
+        self.halfwidth_count_, self.halfwidth_mean_, self.halfwidth_m2_ = half.count, half.mean, half.m2
         n_kde = len(self._kde_columns())
         self.kde_values_ = [np.empty(0) for _ in range(n_kde)]
         self.kde_class_ = [np.empty(0, dtype=np.int64) for _ in range(n_kde)]
         self.kde_weight_ = [np.empty(0) for _ in range(n_kde)]
 
+    def _slices(self):
+        """The ``X`` columns of each attribute (uncertain ones span several)."""
+        return column_slices(self.attributes_)
+
+    def _check_uncertain(self, X):
+        for a, sl in zip(self.attributes_, self._slices()):
+            if a.kind in UNCERTAIN_KINDS:
+                check_uncertain_block(X[:, sl], a)
+
     def _counted_columns(self):
+        """Attributes counted in one-hot blocks (nominal, discretised, uncertain nominal)."""
         return np.flatnonzero(self.n_values_ > 0)
 
     def _gaussian_columns(self):
-        if self.numeric != "gaussian":
-            return np.empty(0, dtype=np.intp)
-        return np.flatnonzero([not a.is_nominal for a in self.attributes_])
+        """Gaussian attributes: numeric ones (``numeric="gaussian"``) and uncertain numeric ones."""
+        gauss = self.numeric == "gaussian"
+        return np.flatnonzero(
+            [(a.kind == "numeric" and gauss) or a.kind == UNCERTAIN_NUMERIC for a in self.attributes_]
+        )
+
+    def _interval_columns(self):
+        """Positions among :meth:`_gaussian_columns` of the uncertain numeric attributes."""
+        gauss = self._gaussian_columns()
+        return np.flatnonzero([self.attributes_[j].kind == UNCERTAIN_NUMERIC for j in gauss])
 
     def _kde_columns(self):
         if self.numeric != "kde":
             return np.empty(0, dtype=np.intp)
-        return np.flatnonzero([not a.is_nominal for a in self.attributes_])
+        return np.flatnonzero([a.kind == "numeric" for a in self.attributes_])
 
-    def _one_hot(self, X):
-        """Sparse (n_samples, sum(n_values_)) indicator of the counted columns' values."""
-        Xd = apply_cut_points(X, self.cut_points_)
+    def _column(self, X, j):
+        """The single ``X`` column of certain attribute ``j``."""
+        return X[:, self._slices()[j].start]
+
+    def _gaussian_values(self, X):
+        """Bounds of the Gaussian attributes: ``(L, R)``, each (n_samples, n_gaussian).
+
+        A certain numeric attribute has ``L = R`` (the same array).
+        """
+        sl = self._slices()
+        cols = [sl[j].start for j in self._gaussian_columns()]
+        lo = X[:, cols]
+        hi = lo.copy()
+        for g in self._interval_columns():
+            j = self._gaussian_columns()[g]
+            hi[:, g] = X[:, sl[j].start + 1]
+        return lo, hi
+
+    def _one_hot(self, X, uncertain=True):
+        """Sparse (n_samples, sum(n_values_)) indicator of the counted columns' values.
+
+        Uncertain nominal attributes add their probability vectors (``uncertain=True``,
+        training: probabilistic cardinalities); with ``uncertain=False`` (prediction) only
+        their one-hot (certain) rows, the others being left to the expected likelihood.
+        """
         offsets = np.concatenate([[0], np.cumsum(self.n_values_)])
-        rows, cols = [], []
+        sl = self._slices()
+        rows, cols, vals = [], [], []
         for j in self._counted_columns():
-            col = Xd[:, j]
+            k = self.n_values_[j]
+            if self.attributes_[j].kind == UNCERTAIN_NOMINAL:
+                P = X[:, sl[j]]
+                known = ~np.isnan(P[:, 0])
+                if not uncertain:
+                    known &= P.max(axis=1, initial=0.0, where=~np.isnan(P)) == 1.0
+                r, c = np.nonzero(np.where(known[:, None], P, 0.0))
+                rows.append(r)
+                cols.append(offsets[j] + c)
+                vals.append(P[r, c])
+                continue
+            col = self._column(X, j)
+            if self.cut_points_[j] is not None:
+                col = apply_cut_points(col[:, None], [self.cut_points_[j]])[:, 0]
             known = ~np.isnan(col)
             codes = col[known]
-            k = self.n_values_[j]
             if codes.size and (np.any(codes != np.floor(codes)) or codes.min() < 0 or codes.max() >= k):
                 bad = codes[(codes != np.floor(codes)) | (codes < 0) | (codes >= k)][0]
                 raise ValueError(
@@ -327,25 +434,35 @@ class TabularNB(BaseNB):
                 )
             rows.append(np.flatnonzero(known))
             cols.append(offsets[j] + codes.astype(np.intp))
+            vals.append(np.ones(codes.size))
         n, width = X.shape[0], int(offsets[-1])
         if not rows:
             return sp.csr_matrix((n, width))
-        r, c = np.concatenate(rows), np.concatenate(cols)
-        return sp.csr_matrix((np.ones(r.size), (r, c)), shape=(n, width))
+        r, c, v = np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+        return sp.csr_matrix((v, (r, c)), shape=(n, width))
 
     def _count(self, X, y_index, w):
         n_classes = len(self.classes_)
+        self._check_uncertain(X)
         Y = class_indicator(y_index, n_classes, w)
         table = CountTable.from_arrays(self.class_count_, self.feature_count_)
         table.add(self._one_hot(X), Y)
         self.class_count_, self.feature_count_ = table.class_count, table.feature_count
         gauss = self._gaussian_columns()
         if gauss.size:
+            lo, hi = self._gaussian_values(X)
+            mid = lo.copy()
+            iv = self._interval_columns()
+            if iv.size:
+                mid[:, iv] = lo[:, iv] + 0.5 * (hi[:, iv] - lo[:, iv])
+                half = GaussianMoments.from_arrays(self.halfwidth_count_, self.halfwidth_mean_, self.halfwidth_m2_)
+                half.add(0.5 * (hi[:, iv] - lo[:, iv]), Y)
+                self.halfwidth_count_, self.halfwidth_mean_, self.halfwidth_m2_ = half.count, half.mean, half.m2
             mom = GaussianMoments.from_arrays(self.moment_count_, self.theta_, self.moment_m2_)
-            mom.add(X[:, gauss], Y)
+            mom.add(mid, Y)
             self.moment_count_, self.theta_, self.moment_m2_ = mom.count, mom.mean, mom.m2
         for k, j in enumerate(self._kde_columns()):
-            col = X[:, j]
+            col = self._column(X, j)
             keep = ~np.isnan(col) & (w > 0)
             self.kde_values_[k] = np.concatenate([self.kde_values_[k], col[keep]])
             self.kde_class_[k] = np.concatenate([self.kde_class_[k], y_index[keep]]).astype(np.int64)
@@ -425,11 +542,27 @@ class TabularNB(BaseNB):
         mom = GaussianMoments.from_arrays(self.moment_count_, self.theta_, self.moment_m2_)
         var = mom.variance(ddof=1)
         pooled_var = np.where(n > 1, m2 / np.where(n > 1, n - 1, 1), 0.0)
+        iv = self._interval_columns()
+        if iv.size:
+            # Theorem 1 (Qin, Xia & Li): σ² = (Var(L+R) − Var(R−L)) / 4
+            #                               = Var(midpoint) − Var(half-width), both n−1.
+            # Exactly the midpoint variance when every interval is a point (zero widths).
+            half = GaussianMoments.from_arrays(self.halfwidth_count_, self.halfwidth_mean_, self.halfwidth_m2_)
+            var[:, iv] = var[:, iv] - half.variance(ddof=1)
+            hn = half.count.sum(axis=0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                hmean = np.where(hn > 0, (half.count * half.mean).sum(axis=0) / np.where(hn > 0, hn, 1), 0.0)
+            hm2 = half.m2.sum(axis=0) + (half.count * (half.mean - hmean) ** 2).sum(axis=0)
+            pooled_t1 = pooled_var[iv] - np.where(hn > 1, hm2 / np.where(hn > 1, hn - 1, 1), 0.0)
+            # the difference can be <= 0 when the widths vary more than the midpoints
+            # (Theorem 1's assumptions fail): fall back to the midpoints' variance
+            pooled_var[iv] = np.where(pooled_t1 > 0, pooled_t1, pooled_var[iv])
         empty = self.moment_count_ <= 0
         self._mean = np.where(empty, mean, self.theta_)
-        # fewer than two known values in a class, or all of them equal: no idea of the
-        # scale (a zero variance would make every other value impossible); borrow the
-        # pooled variance, as Weka falls back to its default when the deviation is ~0
+        # fewer than two known values in a class, or all of them equal (for intervals:
+        # a Theorem 1 variance <= 0): no idea of the scale (a zero variance would make
+        # every other value impossible); borrow the pooled variance, as Weka falls back
+        # to its default when the deviation is ~0; the floor eps is added to all
         degenerate = (self.moment_count_ <= 1) | (var <= 0)
         self.var_ = np.where(degenerate, pooled_var, var) + eps
 
@@ -452,24 +585,56 @@ class TabularNB(BaseNB):
 
     # -- prediction ----------------------------------------------------------------
     def _check_X(self, X):
-        return validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
+        self._check_uncertain(X)
+        return X
 
     def _joint_log_likelihood(self, X):
         jll = np.tile(self.class_log_prior_, (X.shape[0], 1))
         if self.feature_log_prob_.shape[1]:
-            jll += np.asarray(self._one_hot(X) @ self.feature_log_prob_.T)
+            jll += np.asarray(self._one_hot(X, uncertain=False) @ self.feature_log_prob_.T)
         gauss = self._gaussian_columns()
         if gauss.size:
-            Xg = X[:, gauss]
+            Xg, Rg = self._gaussian_values(X)
+            iv = self._interval_columns()
+            wide = (Rg[:, iv] > Xg[:, iv]) if iv.size else None
             for ci in range(len(self.classes_)):
                 var, mu = self.var_[ci], self._mean[ci]
                 with np.errstate(over="ignore", invalid="ignore"):
                     lp = -0.5 * (_LOG_2PI + np.log(var)) - 0.5 * (Xg - mu) ** 2 / var
+                if iv.size and wide.any():
+                    # an interval L < R: the class-conditional probability mass of [L, R]
+                    sd = np.sqrt(var[iv])
+                    r, c = np.nonzero(wide)
+                    lp[r, iv[c]] = log_interval_mass(
+                        (Xg[r, iv[c]] - mu[iv[c]]) / sd[c], (Rg[r, iv[c]] - mu[iv[c]]) / sd[c]
+                    )
                 lp = np.where(np.isnan(Xg), 0.0, np.maximum(lp, LOG_FLOOR))
                 jll[:, ci] += lp.sum(axis=1)
         for k, j in enumerate(self._kde_columns()):
-            jll += self._kde_log_density(X[:, j], k)
+            jll += self._kde_log_density(self._column(X, j), k)
+        jll += self._expected_log_likelihood(X)
         return jll
+
+    def _expected_log_likelihood(self, X):
+        """``log Σ_v p(v) P(v | c)`` of the uncertain (not one-hot) nominal cells, summed per row."""
+        out = np.zeros((X.shape[0], len(self.classes_)))
+        offsets = np.concatenate([[0], np.cumsum(self.n_values_)])
+        sl = self._slices()
+        for j in self._counted_columns():
+            if self.attributes_[j].kind != UNCERTAIN_NOMINAL:
+                continue
+            P = X[:, sl[j]]
+            known = ~np.isnan(P[:, 0])
+            rows = np.flatnonzero(known & (np.where(known[:, None], P, 0.0).max(axis=1) < 1.0))
+            if not rows.size:
+                continue
+            flp = self.feature_log_prob_[:, offsets[j]:offsets[j + 1]]  # (n_classes, k)
+            with np.errstate(divide="ignore"):
+                logp = np.log(P[rows])  # (n_rows, k); -inf where p(v) = 0
+            terms = logp[:, None, :] + flp[None, :, :]
+            out[rows] += np.maximum(logsumexp(terms, axis=2), LOG_FLOOR)
+        return out
 
     def _kde_log_density(self, x, k):
         """Per-class log kernel density of column values ``x`` (0 where missing)."""
@@ -518,6 +683,8 @@ class TabularNB(BaseNB):
         fc = np.zeros((C, self.feature_count_.shape[1]))
         n_g = self.theta_.shape[1]
         merged = GaussianMoments(C, n_g)
+        n_h = self.halfwidth_mean_.shape[1]
+        merged_half = GaussianMoments(C, n_h)
         kde = [([], [], []) for _ in self.kde_values_]
         for model in (self, other):
             idx = np.searchsorted(classes, model.classes_)
@@ -526,12 +693,20 @@ class TabularNB(BaseNB):
             part = GaussianMoments(C, n_g)
             part.count[idx], part.mean[idx], part.m2[idx] = model.moment_count_, model.theta_, model.moment_m2_
             merged.merge(part)
+            part = GaussianMoments(C, n_h)
+            part.count[idx], part.mean[idx], part.m2[idx] = (
+                model.halfwidth_count_, model.halfwidth_mean_, model.halfwidth_m2_
+            )
+            merged_half.merge(part)
             for k in range(len(kde)):
                 kde[k][0].append(model.kde_values_[k])
                 kde[k][1].append(idx[model.kde_class_[k]])
                 kde[k][2].append(model.kde_weight_[k])
         self.classes_, self.class_count_, self.feature_count_ = classes, cc, fc
         self.moment_count_, self.theta_, self.moment_m2_ = merged.count, merged.mean, merged.m2
+        self.halfwidth_count_, self.halfwidth_mean_, self.halfwidth_m2_ = (
+            merged_half.count, merged_half.mean, merged_half.m2
+        )
         self.kde_values_ = [np.concatenate(v) for v, _, _ in kde]
         self.kde_class_ = [np.concatenate(c).astype(np.int64) for _, c, _ in kde]
         self.kde_weight_ = [np.concatenate(w) for _, _, w in kde]
@@ -545,7 +720,9 @@ class TabularNB(BaseNB):
         ``attributes``: one dict per column with ``name``, ``kind`` and ``model``
         (``"nominal"``, ``"discretized"``, ``"gaussian"`` or ``"kde"``) and, by
         model, ``values`` with per-class ``counts`` and ``probabilities``,
-        ``cut_points``, or per-class ``count`` / ``mean`` / ``std``.
+        ``cut_points``, or per-class ``count`` / ``mean`` / ``std``. Uncertain nominal
+        attributes are ``"nominal"`` (counts are probabilistic cardinalities); uncertain
+        numeric ones ``"gaussian"`` with the Theorem 1 mean and deviation.
         """
         check_is_fitted(self)
         classes = [str(c) for c in self.classes_]
@@ -599,7 +776,7 @@ class TabularNB(BaseNB):
     _STATE = (
         "classes_", "class_count_", "attributes_", "cut_points_", "n_values_", "feature_count_",
         "moment_count_", "theta_", "moment_m2_", "kde_values_", "kde_class_", "kde_weight_",
-        "n_features_in_",
+        "n_features_in_", "halfwidth_count_", "halfwidth_mean_", "halfwidth_m2_",
     )
 
     def _get_state(self):
@@ -614,6 +791,9 @@ class TabularNB(BaseNB):
 
     def _set_state(self, state):
         disc = np.asarray(state.pop("discretized_"), dtype=bool)
+        n_classes = len(state["classes_"])
+        for k in ("halfwidth_count_", "halfwidth_mean_", "halfwidth_m2_"):
+            state.setdefault(k, np.zeros((n_classes, 0)))  # files from before NBU
         for k, v in state.items():
             setattr(self, k, v)
         self.cut_points_ = [np.asarray(c, dtype=np.float64) if d else None for c, d in zip(self.cut_points_, disc)]
@@ -625,8 +805,12 @@ class TabularNB(BaseNB):
             self.attributes = tuple(self.attributes_)
         self.__dict__.pop("attributes_given_", None)
         self.n_values_ = np.asarray(self.n_values_, dtype=np.int64)
-        for k in ("class_count_", "feature_count_", "moment_count_", "theta_", "moment_m2_"):
+        for k in ("class_count_", "feature_count_", "moment_count_", "theta_", "moment_m2_",
+                  "halfwidth_count_", "halfwidth_mean_", "halfwidth_m2_"):
             setattr(self, k, np.array(getattr(self, k), dtype=np.float64))
+        n_classes = len(self.classes_)
+        for k in ("halfwidth_count_", "halfwidth_mean_", "halfwidth_m2_"):
+            setattr(self, k, getattr(self, k).reshape(n_classes, -1))
         self.kde_values_ = [np.asarray(v, dtype=np.float64) for v in self.kde_values_]
         self.kde_class_ = [np.asarray(v, dtype=np.int64) for v in self.kde_class_]
         self.kde_weight_ = [np.asarray(v, dtype=np.float64) for v in self.kde_weight_]
