@@ -1,0 +1,321 @@
+"""Spam verdicts, locked atomic model updates and topic routing: textnb.filtering."""
+
+import hashlib
+import multiprocessing
+import os
+import random
+
+import numpy as np
+import pytest
+
+import textnb
+from textnb.errors import InputError, ModelFileError
+from textnb.filtering import (
+    HAM,
+    SPAM,
+    UNSURE,
+    SpamFilter,
+    Verdict,
+    add_headers,
+    apply_route,
+    check_cutoffs,
+    default_model_path,
+    model_lock,
+    plan_routes,
+    spam_text,
+    train_model,
+    update_model,
+    verdict_of,
+)
+
+SPAM_WORDS = "viagra cheap offer winner prize casino pills discount".split()
+HAM_WORDS = "meeting project schedule report review agenda budget minutes".split()
+
+
+def make_mail(words, rng, n=12, subject=None):
+    body = " ".join(rng.choice(words) for _ in range(n))
+    subject = subject or " ".join(rng.choice(words) for _ in range(3))
+    return (f"From: someone@example.com\nTo: me@example.org\nSubject: {subject}\n"
+            f"Content-Type: text/plain\n\n{body}\n").encode()
+
+
+def write_maildir(folder, messages):
+    for sub in ("cur", "new", "tmp"):
+        os.makedirs(os.path.join(folder, sub), exist_ok=True)
+    for i, m in enumerate(messages):
+        with open(os.path.join(folder, "cur", f"{i:04d}.host:2,S"), "wb") as f:
+            f.write(m)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    rng = random.Random(0)
+    root = tmp_path_factory.mktemp("mail")
+    spam = [make_mail(SPAM_WORDS, rng) for _ in range(30)]
+    ham = [make_mail(HAM_WORDS, rng) for _ in range(30)]
+    write_maildir(root / "spam", spam)
+    with open(root / "ham.mbox", "wb") as f:  # ham as an mbox
+        for m in ham:
+            f.write(b"From me@example.org Mon Jan  1 00:00:00 2024\n" + m + b"\n")
+    return root
+
+
+@pytest.fixture(scope="module")
+def model_file(corpus, tmp_path_factory):
+    path = tmp_path_factory.mktemp("model") / "spam.tnb"
+    counts = train_model(path, [corpus / "spam"], [corpus / "ham.mbox"])
+    assert counts == {SPAM: 30, HAM: 30}
+    return path
+
+
+# -- verdicts ---------------------------------------------------------------------
+def test_verdict_cutoffs():
+    logit = lambda p: np.log(p) - np.log1p(-p)  # noqa: E731
+    assert verdict_of(logit(0.995)) == SPAM
+    assert verdict_of(logit(0.99)) == SPAM  # at the cut-off: spam
+    assert verdict_of(logit(0.7)) == UNSURE
+    assert verdict_of(logit(0.45) - 1e-9) == HAM
+    assert verdict_of(800.0) == SPAM and verdict_of(-800.0) == HAM  # beyond float probabilities
+    # equal cut-offs: two verdicts only
+    assert {verdict_of(x, 0.5, 0.5) for x in np.linspace(-5, 5, 101)} == {SPAM, HAM}
+    assert verdict_of(0.0, 1.0, 0.0) == UNSURE
+
+
+def test_check_cutoffs():
+    check_cutoffs(0.99, 0.45)
+    with pytest.raises(InputError, match="above the spam cut-off"):
+        check_cutoffs(0.4, 0.6)
+    with pytest.raises(InputError, match="between 0 and 1"):
+        check_cutoffs(1.5, 0.2)
+
+
+def test_default_model_path(tmp_path):
+    assert default_model_path(environ={"XDG_DATA_HOME": "/x/data"}) == \
+        default_model_path(environ={"XDG_DATA_HOME": "/x/data"})
+    assert str(default_model_path(environ={"XDG_DATA_HOME": "/x/data"})) == "/x/data/textnb/spam.tnb"
+    assert str(default_model_path(environ={})).endswith(os.path.join(".local", "share", "textnb", "spam.tnb"))
+
+
+# -- headers ----------------------------------------------------------------------------
+V = Verdict(SPAM, 0.999, 6.9)
+
+
+def test_add_headers_lf_and_crlf():
+    msg = b"Subject: x\nX-TextNB-Class: ham\n  continued\nFrom: a@b\n\nbody\nX-TextNB-Class: body\n"
+    out = add_headers(msg, V)
+    head, body = out.split(b"\n\n", 1)
+    assert body == b"body\nX-TextNB-Class: body\n"  # the body is untouched
+    assert head.count(b"X-TextNB-Class") == 1 and b"continued" not in head
+    assert head.endswith(b"X-TextNB-Class: spam\nX-TextNB-Score: 0.999000\nX-TextNB-Log-Odds: 6.9000")
+    crlf = b"Subject: x\r\nFrom: a@b\r\n\r\nbody\r\n"
+    out = add_headers(crlf, V)
+    assert out.startswith(b"Subject: x\r\nFrom: a@b\r\nX-TextNB-Class: spam\r\n")
+    assert out.endswith(b"\r\n\r\nbody\r\n")
+
+
+def test_add_headers_without_header_block():
+    assert add_headers(b"no headers at all", V).startswith(b"X-TextNB-Class: spam\n")
+    out = add_headers(b"From a@b Mon Jan  1 00:00:00 2024\nSubject: x", V)
+    assert out.startswith(b"From a@b Mon Jan  1 00:00:00 2024\nX-TextNB-Class: spam\n")
+
+
+# -- classifying --------------------------------------------------------------------------
+def test_spam_filter_classifies(model_file):
+    rng = random.Random(1)
+    sf = SpamFilter.load(model_file)
+    verdicts = sf.classify([make_mail(SPAM_WORDS, rng), make_mail(HAM_WORDS, rng)])
+    assert [v.label for v in verdicts] == [SPAM, HAM]
+    assert verdicts[0].score > 0.99 and verdicts[1].score < 0.45
+    assert verdicts[0].log_odds > 0 > verdicts[1].log_odds
+    # the log-odds keep their order where the probability has rounded to 1
+    long_spam = make_mail(SPAM_WORDS * 50, rng, n=400)
+    assert sf.classify([long_spam])[0].score == pytest.approx(1.0)
+    assert [s for s, _ in sf.classify_stream([("a", long_spam), ("b", b"")])] == ["a", "b"]
+
+
+def test_not_a_spam_model(tmp_path):
+    clf = textnb.TextClassifier().fit(["aa bb", "cc dd"], ["x", "y"])
+    clf.save(tmp_path / "m.tnb")
+    with pytest.raises(ModelFileError, match="not a spam model"):
+        SpamFilter.load(tmp_path / "m.tnb")
+    with pytest.raises(ModelFileError, match="no such model file"):
+        SpamFilter.load(tmp_path / "missing.tnb")
+
+
+def test_spam_text_lists_each_token_once():
+    text = spam_text(b"Subject: cheap cheap\n\ncheap pills cheap\n")
+    toks = text.split()
+    assert len(toks) == len(set(toks)) and "cheap" in toks and "subject_cheap" in toks
+
+
+# -- updates -------------------------------------------------------------------------------
+def counts(path):
+    m = textnb.load(path)
+    return m.model_.class_count_.copy(), dict(zip(m.vectorizer_.get_feature_names_out(),
+                                                  m.model_.feature_count_.sum(axis=0)))
+
+
+def test_register_and_unregister_exact(model_file, tmp_path):
+    path = tmp_path / "m.tnb"
+    path.write_bytes(model_file.read_bytes())
+    cc0, fc0 = counts(path)
+    msg = b"Subject: brandnewword\n\nzyzzyva brandnewword\n"
+    assert update_model(path, register=[(SPAM, msg)]) == {"registered": 1, "unregistered": 0}
+    cc1, fc1 = counts(path)
+    assert cc1[list(textnb.load(path).classes_).index(SPAM)] == cc0[1] + 1
+    assert fc1["zyzzyva"] == 1 and fc1["subject_brandnewword"] == 1
+    # a mistake corrected in one call: off spam, onto ham
+    update_model(path, unregister=[(SPAM, msg)], register=[(HAM, msg)])
+    cc2, fc2 = counts(path)
+    assert cc2.tolist() == [cc0[0] + 1, cc0[1]]
+    update_model(path, unregister=[(HAM, msg)])
+    cc3, fc3 = counts(path)
+    assert cc3.tolist() == cc0.tolist()
+    assert all(fc3[t] == v for t, v in fc0.items())
+    with pytest.raises(InputError, match="cannot unregister"):
+        update_model(path, unregister=[(HAM, b"Subject: never seen\n\nqwertyuiop\n")])
+    assert counts(path)[0].tolist() == cc0.tolist()  # a refused update changes nothing
+    leftovers = [p for p in os.listdir(tmp_path) if p not in ("m.tnb", "m.tnb.lock")]
+    assert leftovers == []
+
+
+def test_register_creates_and_unregister_needs_model(tmp_path):
+    path = tmp_path / "sub" / "new.tnb"
+    update_model(path, register=[(SPAM, b"Subject: a\n\ncheap pills\n"), (HAM, b"Subject: b\n\nmeeting\n")])
+    assert counts(path)[0].tolist() == [1, 1]
+    with pytest.raises(ModelFileError, match="no such model"):
+        update_model(tmp_path / "none.tnb", unregister=[(SPAM, b"x")])
+    with pytest.raises(InputError, match="unknown label"):
+        update_model(path, register=[("eggs", b"x")])
+
+
+def _register_worker(args):
+    path, worker, n = args
+    for i in range(n):
+        msg = f"Subject: w{worker}\n\ntoken{worker}x{i} common\n".encode()
+        update_model(path, register=[(SPAM if i % 2 else HAM, msg)])
+    return worker
+
+
+def test_concurrent_registrations_lose_nothing(model_file, tmp_path):
+    path = tmp_path / "shared.tnb"
+    path.write_bytes(model_file.read_bytes())
+    cc0, _ = counts(path)
+    n_proc, n_each = 4, 10
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(n_proc) as pool:
+        done = pool.map(_register_worker, [(str(path), w, n_each) for w in range(n_proc)])
+    assert sorted(done) == list(range(n_proc))
+    cc, fc = counts(path)
+    assert cc.sum() == cc0.sum() + n_proc * n_each
+    assert cc.tolist() == [cc0[0] + n_proc * n_each / 2, cc0[1] + n_proc * n_each / 2]
+    for w in range(n_proc):
+        for i in range(n_each):
+            assert fc[f"token{w}x{i}"] == 1
+    assert fc["common"] == n_proc * n_each
+    assert textnb.load(path)  # a whole, valid file
+
+
+def test_model_lock_is_exclusive(tmp_path):
+    import fcntl
+
+    path = tmp_path / "m.tnb"
+    with model_lock(path):
+        fd = os.open(str(path) + ".lock", os.O_RDWR)
+        with pytest.raises(BlockingIOError):
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.close(fd)
+    fd = os.open(str(path) + ".lock", os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free again
+    os.close(fd)
+
+
+def test_train_needs_both_classes(tmp_path, corpus):
+    with pytest.raises(InputError, match="no ham"):
+        train_model(tmp_path / "m.tnb", [corpus / "spam"], [tmp_path])
+    assert not (tmp_path / "m.tnb").exists()
+
+
+# -- topic routing ----------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def topic_model(tmp_path_factory):
+    rng = random.Random(2)
+    docs = [" ".join(rng.choice(SPAM_WORDS) for _ in range(10)) for _ in range(20)]
+    docs += [" ".join(rng.choice(HAM_WORDS) for _ in range(10)) for _ in range(20)]
+    clf = textnb.TextClassifier().fit(docs, ["shop"] * 20 + ["work"] * 20)
+    path = tmp_path_factory.mktemp("topic") / "topic.tnb"
+    clf.save(path)
+    return textnb.load(path)
+
+
+def tree_hash(root):
+    h = hashlib.sha256()
+    for dirpath, dirs, files in sorted(os.walk(root)):
+        dirs.sort()
+        for name in sorted(files):
+            full = os.path.join(dirpath, name)
+            h.update(full.encode() + open(full, "rb").read())
+    return h.hexdigest()
+
+
+def test_routes_copy_never_overwrite(topic_model, tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.txt").write_text("cheap pills casino prize")
+    (src / "b.txt").write_text("meeting agenda budget review")
+    (src / "c.txt").write_text("cheap casino offer")
+    out = tmp_path / "out"
+    (out / "shop").mkdir(parents=True)
+    (out / "shop" / "a.txt").write_text("already here")
+    before = tree_hash(src)
+    plan = list(plan_routes(topic_model, [src], out, threshold=0.5))
+    assert [(os.path.basename(r.source), r.label) for r in plan] == \
+        [("a.txt", "shop"), ("b.txt", "work"), ("c.txt", "shop")]
+    assert plan[0].destination == str(out / "shop" / "a-1.txt")
+    assert tree_hash(src) == before and not (out / "work").exists()  # planning writes nothing
+    for r in plan:
+        apply_route(r)
+    assert (out / "shop" / "a.txt").read_text() == "already here"
+    assert (out / "shop" / "a-1.txt").read_text() == "cheap pills casino prize"
+    assert (out / "work" / "b.txt").exists()
+    assert tree_hash(src) == before  # copied, not moved
+    # a second run picks fresh names again
+    again = [apply_route(r) for r in plan_routes(topic_model, [src / "a.txt"], out)]
+    assert again == [str(out / "shop" / "a-2.txt")]
+
+
+def test_routes_threshold_and_move(topic_model, tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "vague.txt").write_text("cheap meeting")
+    (src / "clear.txt").write_text("meeting agenda budget review minutes")
+    plan = {os.path.basename(r.source): r for r in plan_routes(topic_model, [src], tmp_path / "o",
+                                                                threshold=0.9999)}
+    assert plan["vague.txt"].label == "unsorted"
+    dest = apply_route(plan["clear.txt"], move=True)
+    assert not (src / "clear.txt").exists() and open(dest).read().startswith("meeting")
+    with pytest.raises(InputError, match="threshold"):
+        list(plan_routes(topic_model, [src], tmp_path / "o", threshold=2))
+
+
+def test_routes_mail_from_mbox_untouched(topic_model, tmp_path):
+    box = tmp_path / "box.mbox"
+    box.write_bytes(b"From a@b Mon Jan  1 00:00:00 2024\nSubject: casino prize\n\ncheap pills offer\n\n"
+                    b"From a@b Mon Jan  1 00:00:01 2024\nSubject: agenda\n\nmeeting budget review\n")
+    before = tree_hash(tmp_path)
+    routes = list(plan_routes(topic_model, [box], tmp_path / "out", threshold=0))
+    assert [r.label for r in routes] == ["shop", "work"]
+    assert [os.path.basename(r.destination) for r in routes] == ["box.mbox-1.eml", "box.mbox-2.eml"]
+    for r in routes:
+        apply_route(r, move=True)  # messages inside an mbox are copied out, never removed
+    assert (tmp_path / "out" / "shop" / "box.mbox-1.eml").read_bytes().startswith(b"Subject: casino")
+    assert box.read_bytes().count(b"From a@b") == 2
+
+
+def test_routes_binary_file_reported(topic_model, tmp_path):
+    (tmp_path / "bin.dat").write_bytes(b"\x00\x01\x02" * 100)
+    (tmp_path / "ok.txt").write_text("meeting agenda")
+    errors = []
+    routes = list(plan_routes(topic_model, [tmp_path], tmp_path / "out", on_error=errors.append))
+    assert [os.path.basename(r.source) for r in routes] == ["ok.txt"]
+    assert len(errors) == 1 and "bin.dat" in errors[0] and "binary" in errors[0]

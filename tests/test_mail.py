@@ -1,0 +1,300 @@
+"""Mail parsing and mailbox streams: textnb.mail."""
+
+import base64
+import hashlib
+import io
+import mailbox
+import os
+import random
+from email.message import EmailMessage
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from textnb.errors import InputError
+from textnb.mail import (
+    DEFAULT_MAX_BYTES,
+    html_to_text,
+    is_maildir,
+    is_mbox,
+    iter_messages,
+    message_text,
+    read_capped,
+)
+from textnb.text import regex_tokenize
+
+
+def tokens(data, **kw):
+    return regex_tokenize(message_text(data, **kw))
+
+
+def tree_hash(path):
+    """SHA-256 over every file (name and bytes) below path, or of one file."""
+    h = hashlib.sha256()
+    if os.path.isfile(path):
+        h.update(open(path, "rb").read())
+        return h.hexdigest()
+    for root, dirs, files in sorted(os.walk(path)):
+        dirs.sort()
+        for name in sorted(files):
+            full = os.path.join(root, name)
+            h.update(os.path.relpath(full, path).encode())
+            h.update(open(full, "rb").read())
+        h.update(("dirs:" + ",".join(dirs)).encode())
+    return h.hexdigest()
+
+
+SIMPLE = (
+    b"Received: from a by b; Mon, 1 Jan 2024 00:00:00 +0000\n"
+    b"Received: from c by a; Mon, 1 Jan 2024 00:00:00 +0000\n"
+    b"Received: from d by c; Mon, 1 Jan 2024 00:00:00 +0000\n"
+    b"From: Bob Seller <bob@Mail.Example.COM>\n"
+    b"To: alice@example.org, Carol <carol@other-site.net>\n"
+    b"Subject: Cheap watches NOW\n"
+    b"Content-Type: text/plain; charset=us-ascii\n"
+    b"\n"
+    b"Buy our cheap watches today.\n"
+)
+
+
+def test_header_tokens():
+    toks = tokens(SIMPLE)
+    for t in ["received_hops_3", "subject_cheap", "subject_watches", "subject_now",
+              "fromdomain_mail_example_com", "todomain_example_org", "todomain_other_site_net",
+              "ctype_text_plain", "charset_us_ascii", "buy", "today"]:
+        assert t in toks, t
+    # the subject words are prefixed, not mixed into the body words
+    assert "subject_today" not in toks
+
+
+def test_rfc2047_and_8bit_headers():
+    data = (b"Subject: =?utf-8?q?caf=C3=A9?= cr\xc3\xa8me\n"
+            b"From: =?iso-8859-1?q?Andr=E9?= <andre@exemple.fr>\n\nbody\n")
+    toks = tokens(data)
+    assert "subject_café" in toks and "subject_crème" in toks
+    assert "fromdomain_exemple_fr" in toks
+    latin1 = b"Subject: cr\xe8me br\xfbl\xe9e\n\nbody\n"  # raw Latin-1: not UTF-8
+    assert "subject_crème" in tokens(latin1)
+
+
+def test_multipart_html_attachment():
+    msg = EmailMessage()
+    msg["Subject"] = "Your invoice"
+    msg["From"] = "billing@shop.example"
+    msg.set_content("Plain part: please pay.")
+    msg.add_alternative(
+        "<html><head><style>p {color: red}</style><script>var secretcode = 1;</script></head>"
+        "<body><p>Click <a href='http://evil.example.net/x'>here</a> &amp; win</p>"
+        "<img src='https://img.example.org/a.png' alt='bigprize'></body></html>",
+        subtype="html")
+    msg.add_attachment(b"%PDF-1.4 pdfsecretword" * 100, maintype="application", subtype="pdf",
+                       filename="Invoice 2024.pdf")
+    toks = tokens(msg.as_bytes())
+    for t in ["plain", "please", "click", "here", "win", "bigprize",
+              "urlhost_evil_example_net", "urlhost_img_example_org", "html_img",
+              "attach_invoice_2024_pdf", "attachtype_application_pdf", "ctype_multipart_mixed",
+              "ctype_text_html", "cte_base64"]:
+        assert t in toks, t
+    # scripts, styles and attachment contents are not tokenised
+    for t in ["secretcode", "color", "pdfsecretword"]:
+        assert t not in toks, t
+
+
+def test_quoted_printable_and_base64_decoded():
+    qp = (b"Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: quoted-printable\n\n"
+          b"soft=\nbreak caf=C3=A9\n")
+    assert {"softbreak", "café"} <= set(tokens(qp))
+    b64 = (b"Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\n\n"
+           + base64.encodebytes("hidden message in base64".encode()))
+    assert {"hidden", "message", "base64"} <= set(tokens(b64))
+
+
+def test_bad_base64_decodes_what_it_can():
+    data = (b"Content-Type: text/plain\nContent-Transfer-Encoding: base64\n\n"
+            + base64.b64encode(b"hello world from base64")[:-3] + b"!!*&^%\n")
+    toks = tokens(data)
+    assert "hello" in toks and "world" in toks
+    assert any(t.startswith("mimedefect_invalidbase64") for t in toks)
+
+
+def test_unknown_and_lying_charsets():
+    unknown = b"Content-Type: text/plain; charset=x-no-such-charset\n\ncaf\xc3\xa9 ol\xc3\xa9\n"
+    assert {"café", "olé"} <= set(tokens(unknown))
+    latin = b"Content-Type: text/plain; charset=x-no-such-charset\n\ncaf\xe9\n"
+    assert "café" in tokens(latin)
+    lying = b"Content-Type: text/plain; charset=us-ascii\n\ncaf\xc3\xa9\n"  # says ASCII, is UTF-8
+    assert "café" in tokens(lying)
+    koi8 = "Content-Type: text/plain; charset=koi8-r\n\n".encode() + "привет".encode("koi8-r")
+    assert "привет" in tokens(koi8)
+
+
+def test_broken_mime_boundary():
+    data = (b"Content-Type: multipart/mixed; boundary=\"XYZ\"\n\n"
+            b"--WRONG\nContent-Type: text/plain\n\nsome text here\n--WRONG--\n")
+    text = message_text(data)
+    assert isinstance(text, str)
+    toks = regex_tokenize(text)
+    assert any(t.startswith("mimedefect_") for t in toks)
+    no_boundary = b"Content-Type: multipart/alternative\n\nbody without parts\n"
+    assert isinstance(message_text(no_boundary), str)
+    unterminated = (b"Content-Type: multipart/mixed; boundary=B\n\n--B\nContent-Type: text/plain\n\n"
+                    b"first part\n--B\nContent-Type: text/html\n\n<p>second <b>part")
+    assert {"first", "second", "part"} <= set(tokens(unterminated))
+
+
+def test_binary_garbage_and_empty():
+    rng = random.Random(0)
+    for n in (0, 1, 100, 10_000):
+        garbage = bytes(rng.randrange(256) for _ in range(n))
+        assert isinstance(message_text(garbage), str)
+    assert isinstance(message_text(b"\x00" * 1000), str)
+    assert isinstance(message_text("already text: Subject: x\n\nhi"), str)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.binary(max_size=2000))
+def test_never_raises_on_any_bytes(data):
+    assert isinstance(message_text(data), str)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from([
+    b"Content-Type: multipart/mixed; boundary=b\n", b"Subject: =?x?q?=ZZ?=\n", b"\n", b"--b\n",
+    b"--b--\n", b"Content-Transfer-Encoding: base64\n", b"Content-Type: text/html; charset=\xff\n",
+    b"<p>hi</p>\n", b"=?utf-8?b?!!!?=\n", b"From: <@@>\n", b"To: \"unterminated\n", b"\xff\xfe\n",
+    b"Content-Disposition: attachment; filename*=bad''%ZZ\n",
+]), max_size=30))
+def test_never_raises_on_mime_soup(lines):
+    assert isinstance(message_text(b"".join(lines)), str)
+
+
+def test_long_words_become_skip_tokens():
+    toks = tokens(b"Subject: x\n\nshort " + b"Q" * 123 + b" tail\n")
+    assert "skip_q_120" in toks and "short" in toks and "tail" in toks
+    assert max(len(t) for t in toks) <= 48
+
+
+def test_html_to_text_malformed():
+    text, extra = html_to_text("<p>unclosed <b>bold <a href='ftp://files.example.com/'>link")
+    assert "unclosed" in text and "link" in text and extra == ["urlhost_files_example_com"]
+
+
+def test_cap_truncates_and_marks():
+    body = b"Subject: big\n\n" + b"word " * 1000
+    toks = tokens(body, max_bytes=100)
+    assert "textnb_truncated" in toks and toks.count("word") < 30
+    assert "textnb_truncated" not in tokens(body)
+
+
+def test_read_capped_skips_the_rest():
+    data, truncated = read_capped(io.BytesIO(b"x" * 1000), 10)
+    assert data == b"x" * 10 and truncated
+    assert read_capped(io.BytesIO(b"abc"), 10) == (b"abc", False)
+    assert read_capped(io.BytesIO(b"abc"), None) == (b"abc", False)
+
+
+def _mbox_bytes():
+    return (b"From alice@example.org Mon Jan  1 00:00:00 2024\n"
+            b"Subject: first\n\nhello one\n\n"
+            b"From bob@example.org Tue Jan  2 10:20:30 2024\n"
+            b"Subject: second\n\nline\n>From the escaped line\nFrom the desk of Bob at 10:30\n\n"
+            b"From carol@example.org Wed Jan  3 11:22:33 2024\n"
+            b"Subject: third\n\nhello three\n")
+
+
+def test_mbox_stream_and_untouched(tmp_path):
+    path = tmp_path / "inbox.mbox"
+    path.write_bytes(_mbox_bytes())
+    before = tree_hash(tmp_path)
+    assert is_mbox(path)
+    got = list(iter_messages(path))
+    assert [s for s, _ in got] == [f"{path}:{i}" for i in (1, 2, 3)]
+    assert got[0][1] == b"Subject: first\n\nhello one\n"
+    assert b"From the desk of Bob" in got[1][1]  # not a separator: no date
+    assert "subject_third" in tokens(got[2][1])
+    assert tree_hash(tmp_path) == before  # nothing changed, no lock or temp file left
+
+
+def test_mbox_written_by_stdlib(tmp_path):
+    path = str(tmp_path / "std.mbox")
+    box = mailbox.mbox(path)
+    bodies = [b"Subject: s%d\n\nbody %d\nFrom here on, trouble\n" % (i, i) for i in range(5)]
+    for b in bodies:
+        box.add(b)
+    box.flush()
+    expected = [box.get_bytes(k) for k in box.keys()]
+    box.close()
+    before = tree_hash(path)
+    got = [data for _, data in iter_messages(path)]
+    assert got == expected
+    assert tree_hash(path) == before
+
+
+def test_single_message_file_with_from_line(tmp_path):
+    path = tmp_path / "00001.eml"
+    path.write_bytes(b"From x@y.org  Mon Jul 29 11:28:02 2002\nSubject: one\n\nbody\n")
+    (src, data), = iter_messages(path)
+    assert src == str(path) and data.startswith(b"Subject: one")
+
+
+def test_maildir_stream_and_untouched(tmp_path):
+    md = mailbox.Maildir(str(tmp_path / "Mail"), create=True)
+    md.add(b"Subject: new one\n\nfresh\n")
+    key = md.add(b"Subject: seen one\n\nold\n")
+    msg = md[key]
+    msg.set_subdir("cur")
+    md[key] = msg
+    md.close()
+    root = tmp_path / "Mail"
+    before = tree_hash(root)
+    assert is_maildir(root)
+    got = list(iter_messages(root))
+    assert len(got) == 2
+    assert {os.path.basename(os.path.dirname(s)) for s, _ in got} == {"new", "cur"}
+    assert tree_hash(root) == before
+
+
+def test_folder_recursive_with_mbox_and_hidden(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "m1.eml").write_bytes(b"Subject: one\n\nx\n")
+    (tmp_path / "a" / ".hidden").write_bytes(b"Subject: hidden\n\nx\n")
+    (tmp_path / "box").write_bytes(_mbox_bytes())
+    got = [s for s, _ in iter_messages(tmp_path)]
+    assert got == [str(tmp_path / "box") + f":{i}" for i in (1, 2, 3)] + [str(tmp_path / "a" / "m1.eml")]
+
+
+def test_missing_path_is_one_line_error(tmp_path):
+    with pytest.raises(InputError, match="no such file"):
+        list(iter_messages(tmp_path / "nope"))
+
+
+def test_huge_attachment_is_capped(tmp_path):
+    """A 50 MB attachment: read up to the cap, never decoded, the next message intact."""
+    big = tmp_path / "big.mbox"
+    with open(big, "wb") as f:
+        f.write(b"From a@b.c Mon Jan  1 00:00:00 2024\n")
+        f.write(b"Subject: huge\nContent-Type: multipart/mixed; boundary=B\n\n--B\n"
+                b"Content-Type: text/plain\n\nsee attachment\n--B\nContent-Type: application/zip\n"
+                b"Content-Disposition: attachment; filename=big.zip\nContent-Transfer-Encoding: base64\n\n")
+        line = b"QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ejAxMjM0\n"
+        block = line * 10_000
+        for _ in range(50 * 1024 * 1024 // len(block) + 1):
+            f.write(block)
+        f.write(b"--B--\n\nFrom a@b.c Tue Jan  2 00:00:00 2024\nSubject: after\n\nsmall\n")
+    assert big.stat().st_size > 50 * 1024 * 1024
+    cap = 1024 * 1024
+    got = list(iter_messages(big, max_bytes=cap))
+    assert len(got) == 2
+    assert len(got[0][1]) <= cap + 4096
+    toks = tokens(got[0][1], max_bytes=cap)
+    assert {"subject_huge", "see", "attachment", "attach_big_zip"} <= set(toks)
+    assert "subject_after" in tokens(got[1][1])
+    # the same message as a plain file (no From line) is capped the same way
+    plain = tmp_path / "big.eml"
+    with open(big, "rb") as src, open(plain, "wb") as dst:
+        src.readline()
+        dst.write(src.read(12 * 1024 * 1024))
+    (src, data), = iter_messages(plain)
+    assert len(data) == DEFAULT_MAX_BYTES
+    assert "textnb_truncated" in tokens(data + b"x")
