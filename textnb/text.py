@@ -322,9 +322,21 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "vocabulary_")
         return np.array(list(self.vocabulary_), dtype=object)
 
-    # -- model files: the vocabulary as an array of terms in column order ------------
+    # -- model files: the vocabulary in column order, as UTF-8 bytes and offsets -------
+    # (a fixed-width unicode array would cost 4 bytes x the longest term for every term)
     def _get_state(self):
-        return {"terms": np.array(list(self.vocabulary_), dtype=str)}
+        encoded = [t.encode("utf-8") for t in self.vocabulary_]
+        offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum([len(b) for b in encoded], out=offsets[1:])
+        return {"terms_utf8": np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(), "terms_offsets": offsets}
 
     def _set_state(self, state):
-        self._set_terms(state["terms"].tolist())
+        if "terms" in state:  # model files written before the UTF-8 layout
+            self._set_terms(state["terms"].tolist())
+            return
+        data = np.asarray(state["terms_utf8"], dtype=np.uint8).tobytes()
+        offsets = np.asarray(state["terms_offsets"], dtype=np.int64)
+        if offsets.ndim != 1 or offsets.size == 0 or offsets[0] != 0 or offsets[-1] != len(data) \
+                or np.any(np.diff(offsets) < 0):
+            raise ValueError("vocabulary offsets are inconsistent")
+        self._set_terms([data[a:b].decode("utf-8") for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())])
