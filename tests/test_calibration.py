@@ -1,0 +1,139 @@
+import csv
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose
+from sklearn.metrics import log_loss
+from sklearn.model_selection import train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from textnb import MultinomialNB, Vectorizer, load
+from textnb.calibration import (CalibratedNB, _fit_sigmoid, estimator_log_odds, out_of_fold_log_odds,
+                                threshold_for_f1, threshold_for_fpr)
+from textnb.complement import ComplementNB
+from textnb.weighting import TermWeighting
+
+
+@parametrize_with_checks([CalibratedNB(), CalibratedNB(method="isotonic"),
+                          CalibratedNB(ComplementNB(), target_fpr=0.1)])
+def test_sklearn_estimator_checks(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(estimator)
+
+
+def test_sigmoid_recovers_known_parameters():
+    rng = np.random.RandomState(0)
+    s = rng.normal(0, 3, 20000)
+    t = (rng.uniform(size=s.size) < 1 / (1 + np.exp(-(0.5 * s - 1.0)))).astype(float)
+    a, b = _fit_sigmoid(s, t, np.ones_like(s))
+    assert abs(a - 0.5) < 0.03 and abs(b + 1.0) < 0.06
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(-50, 50), min_size=2, max_size=40), st.floats(0, 1), st.randoms())
+def test_threshold_for_fpr_is_the_smallest_that_meets_the_rate(scores, fpr, rnd):
+    scores = np.array(scores)
+    positive = np.array([rnd.random() < 0.5 for _ in scores])
+    t = threshold_for_fpr(scores, positive, fpr)
+    neg = scores[~positive]
+    if neg.size:
+        assert np.mean(neg > t) <= fpr + 1e-12
+        lower = neg[neg < t]  # any smaller candidate threshold breaks the rate
+        if lower.size:
+            assert np.mean(neg > lower.max()) > fpr
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.integers(-20, 20), min_size=2, max_size=30), st.randoms())
+def test_threshold_for_f1_is_as_good_as_brute_force(scores, rnd):
+    scores = np.array(scores, dtype=float)
+    positive = np.array([rnd.random() < 0.4 for _ in scores])
+    if not positive.any():
+        assert threshold_for_f1(scores, positive) == np.inf
+        return
+
+    def f1(t):
+        pred = scores > t
+        tp = np.sum(pred & positive)
+        return 2 * tp / (pred.sum() + positive.sum())
+
+    best = max(f1(t) for t in np.r_[scores, -np.inf])
+    assert f1(threshold_for_f1(scores, positive)) == pytest.approx(best)
+
+
+@pytest.fixture(scope="module")
+def sms_split(sms_tsv):
+    with open(sms_tsv, encoding="utf-8") as f:
+        rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    texts, y = [r[1] for r in rows], np.array([r[0] for r in rows])
+    tr, te = train_test_split(np.arange(len(y)), test_size=0.3, random_state=0, stratify=y)
+    v = Vectorizer()
+    X_train = v.fit_transform([texts[i] for i in tr])
+    return X_train, y[tr], v.transform([texts[i] for i in te]), y[te]
+
+
+@pytest.mark.parametrize("base", [MultinomialNB(), make_pipeline(TermWeighting(), ComplementNB())],
+                         ids=["multinomial", "tw-complement"])
+@pytest.mark.parametrize("method", ["sigmoid", "isotonic"])
+def test_calibrated_log_loss_is_lower_than_raw_on_sms(sms_split, base, method):
+    X_train, y_train, X_test, y_test = sms_split
+    raw = base.fit(X_train, y_train).predict_proba(X_test)
+    cal = CalibratedNB(base, method=method).fit(X_train, y_train)
+    proba = cal.predict_proba(X_test)
+    assert_allclose(proba.sum(axis=1), 1.0)
+    assert log_loss(y_test, proba, labels=cal.classes_) < log_loss(y_test, np.clip(raw, 1e-15, 1), labels=cal.classes_)
+
+
+def test_log_odds_are_the_raw_model_and_thresholds_meet_the_fpr(sms_split):
+    X_train, y_train, X_test, y_test = sms_split
+    cal = CalibratedNB(MultinomialNB(), target_fpr=0.01).fit(X_train, y_train)
+    raw = MultinomialNB().fit(X_train, y_train)
+    assert_allclose(cal.predict_log_odds(X_test), raw.predict_log_odds(X_test), atol=1e-9)
+    scores, classes = out_of_fold_log_odds(MultinomialNB(), X_train, y_train, cv=5)
+    spam = list(classes).index("spam")
+    assert np.mean(scores[y_train == "ham", spam] > cal.thresholds_[spam]) <= 0.01
+    flagged = cal.predict_above_thresholds(X_test)[:, spam]
+    assert np.mean(flagged[y_test == "ham"]) < 0.03
+
+
+def test_model_file_round_trip(sms_split, tmp_path):
+    X_train, y_train, X_test, _ = sms_split
+    for method in ("sigmoid", "isotonic"):
+        cal = CalibratedNB(ComplementNB(), method=method).fit(X_train, y_train)
+        cal.save(tmp_path / "c.tnb")
+        back = load(tmp_path / "c.tnb")
+        assert_allclose(back.predict_log_proba(X_test), cal.predict_log_proba(X_test))
+
+
+def test_multiclass_probabilities_sum_to_one():
+    rng = np.random.RandomState(3)
+    X = sp.csr_matrix(rng.poisson(0.8, (90, 12)).astype(float))
+    y = np.repeat(["a", "b", "c"], 30)
+    for method in ("sigmoid", "isotonic"):
+        p = CalibratedNB(method=method, cv=3).fit(X, y).predict_proba(X)
+        assert_allclose(p.sum(axis=1), 1.0)
+    lo = estimator_log_odds(MultinomialNB().fit(X, y), X, np.array(["a", "b", "c", "d"]))
+    assert np.all(lo[:, 3] == -np.inf)
+
+
+@pytest.mark.slow
+def test_calibrated_log_loss_is_lower_on_20newsgroups(shared_corpora):
+    from textnb import open_corpus
+    from textnb.corpus import read_document
+
+    corpus = open_corpus(shared_corpora("20news-bydate"))
+    train = [read_document(p) for p in corpus.documents[::6]]
+    test = [read_document(p) for p in corpus.test.documents[::6]]
+    y_train, y_test = np.array(corpus.labels[::6]), np.array(corpus.test.labels[::6])
+    v = Vectorizer()
+    X_train, X_test = v.fit_transform(train), v.transform(test)
+    base = make_pipeline(TermWeighting(), ComplementNB())
+    raw = base.fit(X_train, y_train).predict_proba(X_test)
+    cal = CalibratedNB(base).fit(X_train, y_train).predict_proba(X_test)
+    assert log_loss(y_test, cal, labels=np.unique(y_train)) < log_loss(y_test, raw, labels=np.unique(y_train))

@@ -1,0 +1,79 @@
+import csv
+
+import numpy as np
+import pytest
+from sklearn.pipeline import make_pipeline
+
+from textnb import BernoulliNB, MultinomialNB, TextClassifier
+from textnb.calibration import CalibratedNB
+from textnb.complement import ComplementNB
+from textnb.explain import explain, informative_terms, linear_weights
+from textnb.feature_selection import SelectTerms
+from textnb.inspection import informative_terms as plain_informative_terms
+from textnb.smoothing import SmoothingCV
+from textnb.weighting import TermWeighting
+
+SPAM = "WINNER!! You have won a free prize of 1000 cash, call 09061701461 now to claim"
+
+
+@pytest.fixture(scope="module")
+def sms(sms_tsv):
+    with open(sms_tsv, encoding="utf-8") as f:
+        rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    return [r[1] for r in rows][:3000], np.array([r[0] for r in rows])[:3000]
+
+
+MODELS = {
+    "multinomial": lambda: MultinomialNB(),
+    "bernoulli": lambda: BernoulliNB(),
+    "complement": lambda: ComplementNB(norm=True),
+    "pipeline": lambda: make_pipeline(SelectTerms(k=1500), TermWeighting(), ComplementNB(alpha=0.3)),
+    "calibrated": lambda: CalibratedNB(make_pipeline(TermWeighting(), MultinomialNB(m=300)), cv=3),
+    "smoothing-cv": lambda: SmoothingCV(cv=3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_contributions_add_up_to_the_margin(sms, name):
+    texts, y = sms
+    clf = TextClassifier(model=MODELS[name]()).fit(texts, y)
+    e = explain(clf, SPAM, top=10_000)
+    total = e["prior"] + sum(t["contribution"] for t in e["for"] + e["against"])
+    assert total == pytest.approx(e["margin"], rel=1e-9, abs=1e-9)
+    assert e["predicted"] == "spam" and e["runner_up"] == "ham"
+    assert [t["contribution"] for t in e["for"]] == sorted((t["contribution"] for t in e["for"]), reverse=True)
+    top = {t["term"] for t in explain(clf, SPAM, top=5)["for"]}
+    assert top & {"prize", "claim", "won", "winner", "cash", "free", "call"}
+
+
+def test_contribution_is_count_times_weight_difference(sms):
+    texts, y = sms
+    clf = TextClassifier().fit(texts, y)
+    e = explain(clf, "free free free prize", top=3)
+    W, _, _ = linear_weights(clf.model_)
+    col = clf.vectorizer_.vocabulary_["free"]
+    p, r = list(clf.classes_).index("spam"), list(clf.classes_).index("ham")
+    free = next(t for t in e["for"] if t["term"] == "free")
+    assert free["count"] == 3 and free["contribution"] == pytest.approx(3 * (W[p, col] - W[r, col]))
+
+
+def test_informative_terms_look_through_wrappers(sms):
+    texts, y = sms
+    plain = TextClassifier(model=ComplementNB()).fit(texts, y)
+    assert informative_terms(plain, 5) == plain_informative_terms(plain, 5)
+    wrapped = TextClassifier(model=CalibratedNB(make_pipeline(SelectTerms(k=800), ComplementNB()), cv=3))
+    wrapped.fit(texts, y)
+    terms = informative_terms(wrapped, 5)
+    assert set(terms) == {"ham", "spam"} and len(terms["spam"]) == 5
+    kept = set(np.array(list(wrapped.vectorizer_.vocabulary_))[
+        wrapped.model_.estimator_.steps[0][1].get_support()])
+    assert {t for t, _ in terms["spam"]} <= kept
+
+
+def test_non_linear_model_is_refused(sms):
+    from sklearn.tree import DecisionTreeClassifier
+
+    texts, y = sms
+    clf = TextClassifier(model=DecisionTreeClassifier(max_depth=2)).fit(texts[:200], y[:200])
+    with pytest.raises(TypeError, match="linear count model"):
+        explain(clf, SPAM)

@@ -1,0 +1,90 @@
+import csv
+import warnings
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from sklearn.model_selection import StratifiedKFold
+from sklearn.pipeline import Pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from textnb import BernoulliNB, MultinomialNB, Vectorizer, load
+from textnb.complement import ComplementNB
+from textnb.feature_selection import SelectTerms
+from textnb.smoothing import SmoothingCV
+from textnb.weighting import TermWeighting
+
+
+@parametrize_with_checks([SmoothingCV(MultinomialNB(), param_grid={"alpha": [1.0, 0.1]}, cv=3),
+                          SmoothingCV(ComplementNB(), param_grid={"alpha": [1.0, 0.5]}, cv=2)])
+def test_sklearn_estimator_checks(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(estimator)
+
+
+@pytest.fixture(scope="module")
+def sms(sms_tsv):
+    with open(sms_tsv, encoding="utf-8") as f:
+        rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    texts, y = [r[1] for r in rows][:2500], np.array([r[0] for r in rows])[:2500]
+    return Vectorizer().fit_transform(texts), y
+
+
+GRIDS = [
+    (Pipeline([("tw", TermWeighting()), ("nb", MultinomialNB())]), {"nb__m": [30, 300, 3000]}),
+    (Pipeline([("tw", TermWeighting()), ("nb", MultinomialNB())]),
+     [{"nb__alpha": [1.0, 0.1]}, {"nb": [ComplementNB(alpha=0.3), BernoulliNB()]}]),
+    (BernoulliNB(), {"alpha": [1.0, 0.2]}),
+]
+
+
+@pytest.mark.parametrize("estimator, grid", GRIDS, ids=["m", "models", "bernoulli"])
+def test_fast_scores_equal_refitting_every_fold(sms, estimator, grid):
+    X, y = sms
+    search = SmoothingCV(estimator, param_grid=grid, cv=4)
+    from sklearn.model_selection import ParameterGrid
+
+    params = list(ParameterGrid(grid))
+    splits = list(StratifiedKFold(4, shuffle=True, random_state=0).split(np.zeros(len(y)), y))
+    search.classes_, y_index = np.unique(y, return_inverse=True)
+    fast = search._fast_scores(estimator, params, X, y, y_index, splits)
+    assert fast is not None
+
+    # refit on each training fold, restricted to the terms of that fold (and, for the
+    # weighting, with document frequencies from all the training documents)
+    from sklearn.base import clone
+
+    slow = []
+    for p in params:
+        cand = clone(estimator).set_params(**p)
+        steps = cand.steps if isinstance(cand, Pipeline) else [("nb", cand)]
+        Xt = X
+        for _, t in steps[:-1]:
+            Xt = clone(t).fit_transform(Xt)
+        pred = np.empty(len(y), dtype=object)
+        for train, test in splits:
+            cols = np.flatnonzero(np.asarray((Xt[train] != 0).sum(axis=0)).ravel())
+            model = clone(steps[-1][1]).fit(Xt[train][:, cols], y[train])
+            pred[test] = model.predict(Xt[test][:, cols])
+        slow.append(np.mean(pred == y))
+    assert_allclose(fast, slow)
+
+
+def test_picks_the_best_setting_and_refits(sms, tmp_path):
+    X, y = sms
+    search = SmoothingCV(cv=5).fit(X, y)
+    scores = [s for _, s in search.cv_results_]
+    assert search.best_params_ == search.cv_results_[int(np.argmax(scores))][0]
+    assert search.estimator_.get_params()["multinomialnb__m"] == search.best_params_["multinomialnb__m"]
+    search.save(tmp_path / "s.tnb")
+    back = load(tmp_path / "s.tnb")
+    assert_allclose(back.predict_log_proba(X[:50]), search.predict_log_proba(X[:50]))
+    assert_allclose(back.predict_log_odds(X[:50]), search.predict_log_odds(X[:50]))
+
+
+def test_supervised_steps_take_the_slow_path(sms):
+    X, y = sms
+    est = Pipeline([("sel", SelectTerms(k=300)), ("nb", MultinomialNB())])
+    search = SmoothingCV(est, param_grid={"nb__alpha": [1.0, 0.1]}, cv=3).fit(X, y)
+    assert len(search.cv_results_) == 2 and search.score(X, y) > 0.9
