@@ -253,4 +253,48 @@ def test_lazy_rules_through_the_cli(tmp_path, sms_tsv):
     plain = tmp_path / "p.tnb"
     assert run("train", WEATHER_NOMINAL, "-o", plain)[0] == 0
     code, _, err = run("predict", plain, WEATHER_NOMINAL, "--explain")
-    assert code == 1 and "--explain needs a lazy model" in err
+    assert code == 1 and "--explain needs" in err
+
+
+def test_text_accuracy_options_through_the_cli(tmp_path, sms_tsv):
+    model = tmp_path / "c.tnb"
+    assert run("train", sms_tsv, "--model", "complement", "-o", model)[0] == 0
+    assert json.loads(run("inspect", model, "--json")[1])["model"] == "ComplementNB"
+    calibrated = tmp_path / "cal.tnb"
+    code, out, _ = run("train", sms_tsv, "--weighting", "--select", "chi2:2000", "--calibrate", "sigmoid",
+                       "-o", calibrated)
+    assert code == 0
+    code, out, _ = run("predict", calibrated, "-", "--proba", "--json", "--explain", "--top", "2",
+                       stdin=io.StringIO("WINNER claim your free prize now"))
+    rec = json.loads(out)
+    assert rec["label"] == "spam" and 0.5 < rec["proba"]["spam"] < 1
+    assert rec["explanation"]["predicted"] == "spam" and len(rec["explanation"]["for"]) <= 2
+    code, out, _ = run("evaluate", sms_tsv, "--model", "auto", "--cv", "3", "--json")
+    assert code == 0 and json.loads(out)["accuracy"] > 0.97
+    code, _, err = run("train", sms_tsv, "--select", "chi9:10", "-o", tmp_path / "x")
+    assert code == 1 and "--select" in err
+    code, _, err = run("train", sms_tsv, "--weighting", "--adjust", "-o", tmp_path / "x")
+    assert code == 1 and "--adjust needs" in err
+    plain = tmp_path / "p.tnb"
+    assert run("train", sms_tsv, "-o", plain)[0] == 0
+    code, out, _ = run("predict", plain, "-", "--explain", "--top", "3", stdin=io.StringIO("free prize call"))
+    assert code == 0 and "vs ham by" in out and "prize +" in out
+
+
+def test_multilabel_evaluate(tmp_path):
+    import random
+
+    rng = random.Random(0)
+    words = {"sports": "goal match team score", "politics": "vote election senate law", "tech": "computer chip code"}
+    for i in range(40):
+        labs = rng.sample(sorted(words), rng.choice([1, 2]))
+        text = " ".join(rng.choice(words[lab].split()) for lab in labs for _ in range(6))
+        for lab in labs:
+            (tmp_path / "c" / lab).mkdir(parents=True, exist_ok=True)
+            (tmp_path / "c" / lab / f"d{i}.txt").write_text(text)
+    code, out, _ = run("evaluate", tmp_path / "c", "--multilabel", "--cv", "4", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["n"] == 40
+    for key in ("micro_f1", "macro_f1", "micro_bep", "macro_bep", "per_label"):
+        assert key in report
+    assert report["micro_f1"] > 0.9

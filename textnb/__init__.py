@@ -16,10 +16,19 @@ from textnb.bayesnet import TAN, BayesNetClassifier, read_structure
 from textnb.lbr import LBR
 from textnb.lbr_text import LazyTextNB
 from textnb.discretized import Discretized
+from textnb.complement import ComplementNB
+from textnb.weighting import TermWeighting
+from textnb.feature_selection import SelectTerms
+from textnb.calibration import CalibratedNB
+from textnb.multilabel import MultiLabelNB, read_multilabel_corpus
+from textnb.smoothing import SmoothingCV
+from textnb.explain import explain
 
 __all__ = [
     "APNBC",
     "BayesNetClassifier",
+    "CalibratedNB",
+    "ComplementNB",
     "Discretized",
     "LBR",
     "LazyTextNB",
@@ -31,16 +40,22 @@ __all__ = [
     "EqualWidthDiscretizer",
     "InputError",
     "MDLDiscretizer",
+    "MultiLabelNB",
     "ModelFileError",
+    "SelectTerms",
+    "SmoothingCV",
     "MultinomialNB",
     "Table",
     "TabularNB",
+    "TermWeighting",
     "TextClassifier",
     "TextnbError",
     "Vectorizer",
     "encode_like",
+    "explain",
     "load",
     "open_corpus",
+    "read_multilabel_corpus",
     "read_table",
     "table_from_frame",
 ]

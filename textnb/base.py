@@ -81,14 +81,27 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
 
 
 def log_odds(jll):
-    """Log-odds of each column of a joint log likelihood against all the others."""
+    """Log-odds of each column of a joint log likelihood against all the others.
+
+    ``O(n_samples x n_classes)``. With ``L`` the log-sum-exp of a row, the other
+    classes of a class ``c`` that is not the row's most probable one sum to
+    ``L + log1p(-exp(jll_c - L))``, accurate there because ``jll_c - L <= log(1/2)``
+    (no cancellation); the most probable class, whose probability may round to 1,
+    gets an explicit log-sum-exp of the other columns.
+    """
     jll = np.asarray(jll, dtype=np.float64)
-    n_classes = jll.shape[1]
-    out = np.empty_like(jll)
-    for c in range(n_classes):
-        others = np.delete(jll, c, axis=1)
-        out[:, c] = jll[:, c] - logsumexp(others, axis=1)
-    return out
+    n, n_classes = jll.shape
+    if n_classes < 2:
+        return np.full_like(jll, np.inf)
+    rows = np.arange(n)
+    top = np.argmax(jll, axis=1)
+    total = logsumexp(jll, axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        others = total + np.log1p(-np.exp(jll - total))
+        rest = jll.copy()
+        rest[rows, top] = -np.inf
+        others[rows, top] = logsumexp(rest, axis=1)
+        return jll - others
 
 
 def check_partial_fit_labels(y, classes):

@@ -72,15 +72,22 @@ def _count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes):
     n_terms = len(vocab)
     w = weights[rows]
     cells = y_index[rows] * n_terms + ids
-    size = n_classes * n_terms
-    tf = np.bincount(cells, weights=w, minlength=size)
     # document frequency: each (document, term) pair once
     pairs = np.unique(rows * n_terms + ids)
     first = pairs // n_terms
-    df = np.bincount(y_index[first] * n_terms + pairs % n_terms, weights=weights[first], minlength=size)
-    nz = np.flatnonzero(df)  # a term of the batch has df > 0 wherever tf > 0
+    df_cells = y_index[first] * n_terms + pairs % n_terms
+    size = n_classes * n_terms
+    if size <= 4 * len(cells) + (1 << 20):  # few classes: dense per-class sums are fastest
+        tf = np.bincount(cells, weights=w, minlength=size)
+        df = np.bincount(df_cells, weights=weights[first], minlength=size)
+        nz = np.flatnonzero(df)  # a term of the batch has df > 0 wherever tf > 0
+        tf, df = tf[nz], df[nz]
+    else:  # many classes: sum over the cells that occur only (memory O(tokens), not O(classes x terms))
+        nz, inv = np.unique(cells, return_inverse=True)
+        tf = np.bincount(inv, weights=w, minlength=len(nz))
+        df = np.bincount(np.searchsorted(nz, df_cells), weights=weights[first], minlength=len(nz))
     class_count = np.bincount(y_index, weights=weights, minlength=n_classes)
-    return list(vocab), (nz, tf[nz], df[nz]), class_count, skipped, len(docs)
+    return list(vocab), (nz, tf, df), class_count, skipped, len(docs)
 
 
 def _predict_batch(classifier, docs, method):
@@ -104,7 +111,8 @@ class _Accumulator:
 
     def __init__(self, n_classes, terms=()):
         self.vocab = growing_vocabulary(terms)
-        cap = max(1024, len(self.vocab))
+        # start small when there are many classes (the tables grow by doubling)
+        cap = max(len(self.vocab), min(1024, max(16, (1 << 22) // max(n_classes, 1))))
         self.tf = np.zeros((n_classes, cap))
         self.df = np.zeros((n_classes, cap))
         self.class_count = np.zeros(n_classes)
@@ -424,7 +432,9 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     def predict_log_odds(self, X):
         """Per-class log-odds (keeps resolution where probabilities round to 0 or 1)."""
         check_is_fitted(self)
-        return log_odds(self.predict_joint_log_proba(X))
+        if hasattr(self.model_, "predict_log_odds"):
+            return self._batched(X, "predict_log_odds")
+        return log_odds(self.predict_log_proba(X))  # log space: no resolution lost
 
     def save(self, path):
         """Write the fitted classifier to a ``.tnb`` model file (atomically, no pickle)."""

@@ -102,6 +102,9 @@ def _wrap_model(args, model):
     if getattr(args, "adjust", False):
         from textnb.apnbc import APNBC
 
+        if not hasattr(model, "predict_joint_log_proba"):
+            raise InputError("--adjust needs a model with joint log probabilities: not with --weighting, "
+                             "--select, --calibrate or --model auto")
         seed = getattr(args, "seed", None)
         model = APNBC(model, **_given(significance=args.significance, fit_on=args.adjust_on,
                                       random_state=seed if args.adjust_on == "cv" else None))
@@ -119,9 +122,17 @@ def _add_corpus_options(p):
 
 def _add_model_options(p):
     g = p.add_argument_group("model")
-    g.add_argument("--model", choices=["multinomial", "bernoulli", "nb", "tan", "bn"],
-                   help="documents: multinomial (default) or bernoulli; tables: nb (default), tan, "
-                        "or bn with --structure")
+    g.add_argument("--model", choices=["multinomial", "bernoulli", "complement", "auto", "nb", "tan", "bn"],
+                   help="documents: multinomial (default), bernoulli, complement, or auto (term weighting "
+                        "and smoothing chosen by cross-validation: the most accurate, not streamed); "
+                        "tables: nb (default), tan, or bn with --structure")
+    g.add_argument("--norm", action="store_true", help="complement: normalise the weights (Rennie et al.)")
+    g.add_argument("--weighting", action="store_true",
+                   help="sublinear tf, idf and length normalisation (Rennie et al.) before the model")
+    g.add_argument("--select", metavar="CRITERION:K",
+                   help="keep the K best terms by chi2, ig (information gain) or df, learned in each fit")
+    g.add_argument("--calibrate", choices=["sigmoid", "isotonic"],
+                   help="calibrate probabilities on out-of-fold log-odds")
     g.add_argument("--structure", metavar="FILE.json",
                    help='Bayesian network structure for --model bn: {"parents": {"A": ["class", "B"], ...}}')
     g.add_argument("--alpha", type=_non_negative_float, help="additive smoothing (default 1.0)")
@@ -176,6 +187,43 @@ def _given(**kwargs):
     return {k: v for k, v in kwargs.items() if v is not None}
 
 
+def _text_model(args, kind, params):
+    """The document model: base, with term weighting / selection / calibration around it."""
+    from sklearn.pipeline import Pipeline
+
+    from textnb import BernoulliNB, ComplementNB, MultinomialNB
+    from textnb.calibration import CalibratedNB
+    from textnb.feature_selection import SelectTerms
+    from textnb.smoothing import SmoothingCV
+    from textnb.weighting import TermWeighting
+
+    if args.norm and kind != "complement":
+        raise InputError("--norm goes with --model complement")
+    if kind == "auto":
+        if params:
+            raise InputError("--model auto chooses its own smoothing; drop --alpha / --m / --uniform-prior")
+        model = SmoothingCV(cv=10)
+    elif kind == "complement":
+        model = ComplementNB(**params, **({"norm": True} if args.norm else {}))
+    else:
+        model = {"multinomial": MultinomialNB, "bernoulli": BernoulliNB}[kind](**params)
+    steps = []
+    if args.select:
+        criterion, _, k = args.select.partition(":")
+        if criterion not in ("chi2", "ig", "df") or not k.isdigit() or int(k) < 1:
+            raise InputError(f"--select {args.select}: expected chi2:K, ig:K or df:K with K >= 1")
+        steps.append(("select", SelectTerms(criterion=criterion, k=int(k))))
+    if args.weighting:
+        if kind == "auto":
+            raise InputError("--model auto already weights terms")
+        steps.append(("weighting", TermWeighting()))
+    if steps:
+        model = Pipeline(steps + [("model", model)])
+    if args.calibrate:
+        model = CalibratedNB(model, method=args.calibrate)
+    return model
+
+
 def _make_classifier(args):
     from textnb import BernoulliNB, MultinomialNB, TextClassifier, Vectorizer
 
@@ -191,7 +239,7 @@ def _make_classifier(args):
         binary=True if args.binary else None,
     ))
     kind = args.model or "multinomial"
-    if kind not in ("multinomial", "bernoulli"):
+    if kind not in ("multinomial", "bernoulli", "complement", "auto"):
         raise InputError(f"--model {kind} is for tables (ARFF / CSV attributes), not documents")
     params = _given(alpha=args.alpha, m=args.m_estimate, fit_prior=False if args.uniform_prior else None)
     if args.lazy:
@@ -203,7 +251,7 @@ def _make_classifier(args):
         # (conditioning on every vocabulary term is not feasible), so lbr and hlbr agree
         model = LazyTextNB(model=kind, **_given(alpha=args.alpha))
     else:
-        model = {"multinomial": MultinomialNB, "bernoulli": BernoulliNB}[kind](**params)
+        model = _text_model(args, kind, params)
     model = _wrap_model(args, model)
     return TextClassifier(vectorizer=vec, model=model, n_jobs=args.jobs,
                           **_given(max_bytes=args.max_bytes))
@@ -412,13 +460,17 @@ def _train_table(args, table, start, out):
     return 0
 
 
-def _print_predictions(sources, classes, jll, args, out, explanations=None):
-    from scipy.special import logsumexp
-
+def _scores(model, X):
+    """Log posteriors and per-class log-odds (which keep their resolution)."""
     from textnb.base import log_odds
 
-    logp = jll - logsumexp(jll, axis=1, keepdims=True)
-    odds = log_odds(jll)
+    logp = model.predict_log_proba(X)
+    odds = model.predict_log_odds(X) if hasattr(model, "predict_log_odds") else log_odds(logp)
+    return logp, odds
+
+
+def _print_predictions(sources, classes, scores, args, out, explanations=None):
+    logp, odds = scores
     explanations = explanations if explanations is not None else [None] * len(sources)
     for src, lp, lo, why in zip(sources, logp, odds, explanations):
         label = classes[int(np.argmax(lp))]
@@ -447,9 +499,23 @@ def _explanations(args, model, X):
     explainer = model
     while explainer is not None and not hasattr(explainer, "predict_explain"):
         explainer = getattr(explainer, "estimator_", None)  # e.g. APNBC around a lazy model
-    if explainer is None or not _has_rules(explainer):
-        raise InputError(f"{args.model}: --explain needs a lazy model (train with --lazy)")
-    return explainer.predict_explain(X)[1]
+    if explainer is not None and _has_rules(explainer):
+        return explainer.predict_explain(X)[1]
+    from textnb.classifier import TextClassifier
+
+    if isinstance(model, TextClassifier):
+        from textnb.explain import explain
+
+        return [_term_explanation(explain(model, doc, top=args.top), args) for doc in X]
+    raise InputError(f"{args.model}: --explain needs a document model or a lazy table model (--lazy)")
+
+
+def _term_explanation(info, args):
+    """The terms that moved the decision most, for one document."""
+    if args.json:
+        return info
+    terms = ", ".join(f"{t['term']} {t['contribution']:+.2f}" for t in info["for"] + info["against"])
+    return f"vs {info['runner_up']} by {info['margin']:.2f} (prior {info['prior']:+.2f}): {terms}"
 
 
 def _has_rules(model):
@@ -481,7 +547,7 @@ def _predict_table(args, model, out):
     for path in args.paths:
         table = read_table(path, like=_attributes_of(model, args.model))
         sources = [f"{path}:{i + 1}" for i in range(table.X.shape[0])]
-        _print_predictions(sources, classes, model.predict_joint_log_proba(table.X), args, out,
+        _print_predictions(sources, classes, _scores(model, table.X), args, out,
                            _explanations(args, model, table.X))
     return 0
 
@@ -505,7 +571,7 @@ def cmd_predict(args, out, err):
 
     def flush():
         if batch:
-            _print_predictions(sources, classes, model.predict_joint_log_proba(batch), args, out,
+            _print_predictions(sources, classes, _scores(model, batch), args, out,
                                _explanations(args, model, batch))
         batch.clear()
         sources.clear()
@@ -524,18 +590,18 @@ def cmd_predict(args, out, err):
     return 1 if failed else 0
 
 
-def _read_texts(corpus, max_bytes):
+def _read_texts(corpus, max_bytes, labels=None):
     from textnb.classifier import to_text
 
-    texts, labels, skipped = [], [], 0
-    for doc, label in zip(corpus.documents, corpus.labels):
+    texts, kept, skipped = [], [], 0
+    for doc, label in zip(corpus.documents, corpus.labels if labels is None else labels):
         t = to_text(doc, max_bytes)
         if t is None:
             skipped += 1
             continue
         texts.append(t)
-        labels.append(label)
-    return texts, np.asarray(labels), skipped
+        kept.append(label)
+    return texts, (np.asarray(kept) if labels is None else kept), skipped
 
 
 def cmd_evaluate(args, out, err):
@@ -543,6 +609,8 @@ def cmd_evaluate(args, out, err):
     from textnb.evaluate import cross_validate, evaluate_split, vectorize_all
 
     start = time.perf_counter()
+    if args.multilabel or args.labels:
+        return _evaluate_multilabel(args, start, out)
     kind, data = _load_input(args, args.path)
     if kind == "table":
         return _evaluate_table(args, data, start, out)
@@ -572,6 +640,36 @@ def cmd_evaluate(args, out, err):
     report["skipped_binary"] = skipped
     report["seconds"] = time.perf_counter() - start
     _print_report(report, args, out)
+    return 0
+
+
+def _evaluate_multilabel(args, start, out):
+    """One-vs-rest naive Bayes with per-label thresholds, K-fold CV, micro / macro F1 and BEP."""
+    from textnb.corpus import MAX_DOCUMENT_BYTES
+    from textnb.evaluate import vectorize_all
+    from textnb.multilabel import MultiLabelNB, cross_validate_multilabel, read_multilabel_corpus
+
+    if args.test or args.plot or args.repeat != 1:
+        raise InputError("multi-label evaluation takes --cv and --seed only (no --test, --plot, --repeat)")
+    corpus = read_multilabel_corpus(args.path, label_file=args.labels)
+    texts, labels, skipped = _read_texts(corpus, args.max_bytes or MAX_DOCUMENT_BYTES, labels=corpus.labels)
+    clf = _make_classifier(args)
+    X, _ = vectorize_all(texts, clf.vectorizer)
+    report = cross_validate_multilabel(X, labels, MultiLabelNB(clf.model), cv=args.cv or 10, seed=args.seed)
+    report.update(n=len(texts), skipped_binary=skipped, seconds=time.perf_counter() - start,
+                  protocol=f"{report['folds']}-fold cross-validation, one-vs-rest")
+    if args.json:
+        print(json.dumps(report), file=out)
+        return 0
+    print(f"{report['protocol']} on {report['n']} documents ({report['seconds']:.2f} s)", file=out)
+    for key in ("micro_f1", "macro_f1", "micro_bep", "macro_bep", "subset_accuracy", "hamming_loss"):
+        if key in report:
+            print(f"{key:<16}{report[key]:.4f}", file=out)
+    width = max(8, max(len(k) for k in report.get("per_label", {"x": 0})))
+    print(f"\n{'label':<{width}}  precision  recall     f1     bep  support", file=out)
+    for name, pl in report.get("per_label", {}).items():
+        print(f"{name:<{width}}  {pl['precision']:9.4f}  {pl['recall']:6.4f}  {pl['f1']:5.4f}  "
+              f"{pl.get('bep', float('nan')):6.4f}  {pl['support']:7d}", file=out)
     return 0
 
 
@@ -764,7 +862,8 @@ def build_parser():
     p.add_argument("--json", action="store_true", help="one JSON object per document")
     p.add_argument("--max-bytes", type=_positive_int, help="read at most this many bytes of a document")
     p.add_argument("--explain", action="store_true",
-                   help="also print why: the rule of a lazy model (--lazy)")
+                   help="also print why: the terms that moved the decision most, or the rule of a lazy model")
+    p.add_argument("--top", type=_positive_int, default=10, metavar="N", help="terms per explanation (default 10)")
     p.set_defaults(handler=cmd_predict)
 
     p = sub.add_parser("evaluate", help="cross-validate or test a model",
@@ -778,6 +877,10 @@ def build_parser():
     p.add_argument("--test", metavar="PATH", help="a separate test corpus")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", metavar="FILE.png", help="draw the confusion matrix")
+    p.add_argument("--multilabel", action="store_true",
+                   help="multi-label corpus: one folder per label, a document in each of its labels' folders")
+    p.add_argument("--labels", metavar="FILE",
+                   help="multi-label corpus described by FILE: lines 'docid<TAB>label1,label2'")
     _add_model_options(p)
     _add_corpus_options(p)
     p.set_defaults(handler=cmd_evaluate)

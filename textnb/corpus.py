@@ -5,7 +5,9 @@ Layouts
 * a folder with one sub-folder per class, ``corpus/<label>/<files>`` (the layout of
   20 Newsgroups and of scikit-learn's ``load_files``); files below a class folder are
   found recursively, hidden files and folders are skipped, symbolic links to folders
-  are not followed (so a link loop cannot trap the reader);
+  are not followed (so a link loop cannot trap the reader), and FIFOs, sockets and
+  devices are skipped (reading one could block forever or never end); a broken or
+  looping symbolic link is listed and reported as unreadable when it is read;
 * the same, split: ``corpus/train/<label>/...`` and ``corpus/test/<label>/...``;
 * a TSV or CSV file with a label column and a text column: with a header naming them
   (``label``/``class``/``category``/``target`` and ``text``/``message``/``document``/
@@ -19,8 +21,10 @@ Files are read as bytes. A document with a NUL byte in its first 8 KiB is *binar
 it is skipped and counted. Otherwise it is decoded as UTF-8 (a BOM is dropped); if
 that fails, as Windows-1252; if that fails too, as Latin-1, which maps every byte, so
 decoding never fails and never loses a document. At most ``max_bytes`` (default
-16 MiB) of a file are read: a longer document is truncated there, so one huge file
-cannot exhaust memory.
+16 MiB, :data:`MAX_DOCUMENT_BYTES`; ``--max-bytes`` on the command line) of a file are
+read: a longer document is truncated there, so one huge file (a 1 GB log, say) costs
+at most ``max_bytes`` of input and never exhausts memory. A TSV/CSV corpus file is read
+whole (it holds many documents), but a binary one is refused after its first 8 KiB.
 
 Nothing here reads the whole corpus at once: listing a folder yields ``(path, label)``
 pairs, and the text of a file is read only when it is needed (in a worker process
@@ -30,6 +34,7 @@ when training is parallel).
 import csv
 import io
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -95,8 +100,23 @@ def _walk_files(folder):
         for name in sorted(files):
             if _hidden(name):
                 continue
-            out.append(os.path.join(root, name))
+            path = os.path.join(root, name)
+            if _special(path):
+                continue
+            out.append(path)
     return out
+
+
+def _special(path):
+    """True for a FIFO, socket or device (not a regular file, nor a link to one).
+
+    A broken or looping link is not special: it is listed, and reading it reports it.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode)
 
 
 @dataclass
@@ -191,13 +211,14 @@ def _pick_column(header, wanted, names, what, path):
 def _open_table(path, *, label_column=None, text_column=None):
     try:
         with open(path, "rb") as f:
-            raw = f.read()
+            raw = f.read(_SNIFF)
+            if is_binary(raw):  # refused before the rest is read: a huge binary file costs 8 KiB
+                raise InputError(f"{path}: binary file, not a TSV/CSV corpus")
+            raw += f.read()
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if not raw.strip():
         raise InputError(f"{path}: empty file")
-    if is_binary(raw):
-        raise InputError(f"{path}: binary file, not a TSV/CSV corpus")
     text = decode_bytes(raw)
     delimiter = "\t" if (path.lower().endswith((".tsv", ".tab")) or "\t" in text.split("\n", 1)[0]) else ","
     rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter,

@@ -49,6 +49,15 @@ def _delimiter(path, sample):
         return "\t" if "\t" in sample.split("\n", 1)[0] else ","
 
 
+def _is_float_text(s):
+    """True for text float() reads, finite or not ("inf", "nan", "1e999")."""
+    try:
+        float(s)
+    except ValueError:
+        return False
+    return True
+
+
 def _float(s):
     try:
         x = float(s)
@@ -157,15 +166,16 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
         blocks.append(X[:, j:j + 1])
         nums = [None if c in MISSING else _float(c) for c in col]
         if kind is None:
-            kind = "numeric" if all(x is not None for x, c in zip(nums, col) if c not in MISSING) else "nominal"
+            # "inf" / "nan" among numbers make a numeric column with a bad cell, not a nominal one
+            looks = [x is not None or _is_float_text(c) for x, c in zip(nums, col) if c not in MISSING]
+            kind = "numeric" if all(looks) and any(x is not None for x in nums) else "nominal"
         if kind == "numeric":
             for i, (x, c) in enumerate(zip(nums, col)):
                 if c in MISSING:
                     continue
                 if x is None:
-                    raise InputError(
-                        f"{path}:{linenos[i]}: value {c!r} in numeric column {name!r} is not a number"
-                    )
+                    problem = "is not finite" if _is_float_text(c) else "is not a number"
+                    raise InputError(f"{path}:{linenos[i]}: value {c!r} in numeric column {name!r} {problem}")
                 X[i, j] = x
             attributes.append(Attribute(name, "numeric", []))
         else:

@@ -36,9 +36,20 @@ def informative_terms(classifier, top=10):
 
 
 def describe_text_classifier(classifier, top=10):
-    """A JSON-ready summary of a fitted :class:`~textnb.TextClassifier`."""
+    """A JSON-ready summary of a fitted :class:`~textnb.TextClassifier`.
+
+    Looks through wrappers (APNBC, calibration, pipelines, smoothing search) to the
+    count model for class counts and informative terms.
+    """
+    from textnb.explain import informative_terms as wrapped_informative_terms
+    from textnb.explain import unwrap
+
     check_is_fitted(classifier)
     model = getattr(classifier.model_, "estimator_", classifier.model_)
+    if not hasattr(model, "class_count_"):
+        model = unwrap(classifier.model_)[1]
+    terms = (wrapped_informative_terms(classifier, top) if hasattr(model, "feature_count_")
+             else {str(c): [] for c in classifier.classes_})
     return {
         "kind": "text",
         "model": type(classifier.model_).__name__,
@@ -47,5 +58,5 @@ def describe_text_classifier(classifier, top=10):
         "classes": [str(c) for c in model.classes_],
         "class_count": {str(c): float(n) for c, n in zip(model.classes_, getattr(model, "class_count_", []))},
         "vocabulary_size": len(classifier.vectorizer_.vocabulary_),
-        "informative_terms": informative_terms(classifier, top),
+        "informative_terms": terms,
     }

@@ -133,12 +133,14 @@ class GaussianMoments:
         X = np.asarray(X, dtype=np.float64)
         known = ~np.isnan(X)
         Xz = np.where(known, X, 0.0)
-        W = _as_dense(Y).T  # (n_classes, n_samples)
-        count = W @ known
+        # (n_classes, n_samples), kept sparse: dense it is n_samples x n_classes floats
+        W = sp.csr_matrix(Y.T) if sp.issparse(Y) else np.asarray(Y, dtype=np.float64).T
+        count = np.asarray(W @ known.astype(np.float64))
+        sx = np.asarray(W @ Xz)
         with np.errstate(invalid="ignore", divide="ignore"):
-            mean = np.where(count > 0, (W @ Xz) / count, 0.0)
+            mean = np.where(count > 0, sx / count, 0.0)
         # sum_i w_i (x_i - mean_c)^2 over known values, per class
-        m2 = W @ (Xz * Xz) - 2 * mean * (W @ Xz) + mean * mean * count
+        m2 = np.asarray(W @ (Xz * Xz)) - 2 * mean * sx + mean * mean * count
         return count, mean, np.maximum(m2, 0.0)
 
     def _combine(self, count_b, mean_b, m2_b, sign):

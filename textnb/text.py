@@ -90,7 +90,10 @@ class Analyzer:
     def __init__(self, *, lowercase=True, token_pattern=TOKEN_PATTERN, stop_words=None,
                  stemmer=None, ngram_range=(1, 1)):
         self.lowercase = lowercase
-        self.pattern = re.compile(_FAST_EQUIVALENT.get(token_pattern, token_pattern))
+        try:
+            self.pattern = re.compile(_FAST_EQUIVALENT.get(token_pattern, token_pattern))
+        except (re.error, TypeError) as exc:
+            raise ValueError(f"token_pattern {token_pattern!r} is not a valid regular expression ({exc})") from None
         if self.pattern.groups > 1:
             raise ValueError("token_pattern may capture at most one group")
         self.stop_words = _stop_word_set(stop_words)
