@@ -330,7 +330,7 @@ def test_tokenizer_and_prediction_never_crash_on_unicode(text):
 @FUZZ
 @given(st.binary())
 def test_document_bytes_never_crash_the_corpus_reader(tmp_path, data):
-    from textnb.classifier import to_text
+    from textnb.corpus import to_text
     from textnb.corpus import decode_bytes, read_document
 
     path = tmp_path / "doc.txt"

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.feature_extraction.text import CountVectorizer
 
-from textnb.classifier import to_text
+from textnb.corpus import to_text
 from textnb.text import TOKEN_PATTERN, Analyzer, Vectorizer, regex_tokenize
 
 DOCS = [

@@ -1,61 +1,66 @@
-"""textnb: naive Bayes for text and tabular data, in log space, on one statistics core."""
+"""textnb: naive Bayes for text and tabular data, in log space, on one statistics core.
+
+The public names below are imported on first use (PEP 562), so ``import textnb`` and a
+mail filter that needs only the text models do not pay for importing every model.
+"""
+
+import importlib
 
 __version__ = "0.1.0"
 
-from textnb.errors import InputError, ModelFileError, TextnbError
-from textnb.model_io import load
-from textnb.naive_bayes import BernoulliNB, MultinomialNB
-from textnb.text import Vectorizer
-from textnb.classifier import TextClassifier
-from textnb.corpus import open_corpus
-from textnb.tables import Attribute, Table, encode_like, read_table, table_from_frame
-from textnb.discretize import EqualFrequencyDiscretizer, EqualWidthDiscretizer, MDLDiscretizer
-from textnb.tabular import TabularNB
-from textnb.apnbc import APNBC
-from textnb.bayesnet import TAN, BayesNetClassifier, read_structure
-from textnb.lbr import LBR
-from textnb.lbr_text import LazyTextNB
-from textnb.discretized import Discretized
-from textnb.complement import ComplementNB
-from textnb.weighting import TermWeighting
-from textnb.feature_selection import SelectTerms
-from textnb.calibration import CalibratedNB
-from textnb.multilabel import MultiLabelNB, read_multilabel_corpus
-from textnb.smoothing import SmoothingCV
-from textnb.explain import explain
+#: public name -> module that defines it
+_PUBLIC = {
+    "APNBC": "textnb.apnbc",
+    "Attribute": "textnb.tables",
+    "BayesNetClassifier": "textnb.bayesnet",
+    "BernoulliNB": "textnb.naive_bayes",
+    "CalibratedNB": "textnb.calibration",
+    "ComplementNB": "textnb.complement",
+    "Discretized": "textnb.discretized",
+    "EqualFrequencyDiscretizer": "textnb.discretize",
+    "EqualWidthDiscretizer": "textnb.discretize",
+    "InputError": "textnb.errors",
+    "LBR": "textnb.lbr",
+    "LazyTextNB": "textnb.lbr_text",
+    "MDLDiscretizer": "textnb.discretize",
+    "ModelFileError": "textnb.errors",
+    "MultiLabelNB": "textnb.multilabel",
+    "MultinomialNB": "textnb.naive_bayes",
+    "SelectTerms": "textnb.feature_selection",
+    "SmoothingCV": "textnb.smoothing",
+    "TAN": "textnb.bayesnet",
+    "Table": "textnb.tables",
+    "TabularNB": "textnb.tabular",
+    "TermWeighting": "textnb.weighting",
+    "TextClassifier": "textnb.classifier",
+    "TextnbError": "textnb.errors",
+    "Vectorizer": "textnb.text",
+    "encode_like": "textnb.tables",
+    "explain": "textnb.explain",
+    "load": "textnb.model_io",
+    "open_corpus": "textnb.corpus",
+    "read_multilabel_corpus": "textnb.multilabel",
+    "read_structure": "textnb.bayesnet",
+    "read_table": "textnb.tables",
+    "table_from_frame": "textnb.tables",
+}
 
-__all__ = [
-    "APNBC",
-    "BayesNetClassifier",
-    "CalibratedNB",
-    "ComplementNB",
-    "Discretized",
-    "LBR",
-    "LazyTextNB",
-    "TAN",
-    "read_structure",
-    "Attribute",
-    "BernoulliNB",
-    "EqualFrequencyDiscretizer",
-    "EqualWidthDiscretizer",
-    "InputError",
-    "MDLDiscretizer",
-    "MultiLabelNB",
-    "ModelFileError",
-    "SelectTerms",
-    "SmoothingCV",
-    "MultinomialNB",
-    "Table",
-    "TabularNB",
-    "TermWeighting",
-    "TextClassifier",
-    "TextnbError",
-    "Vectorizer",
-    "encode_like",
-    "explain",
-    "load",
-    "open_corpus",
-    "read_multilabel_corpus",
-    "read_table",
-    "table_from_frame",
-]
+#: model class name (as written in model files) -> module that registers it
+MODEL_MODULES = {name: module for name, module in _PUBLIC.items() if name[0].isupper()
+                 and module not in ("textnb.errors", "textnb.tables", "textnb.discretize")}
+MODEL_MODULES["Pipeline"] = "textnb.smoothing"  # sklearn Pipelines of textnb steps
+
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name):
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'textnb' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_PUBLIC))

@@ -15,7 +15,6 @@ on the CSR matrix instead.
 
 import inspect
 from itertools import islice
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -24,74 +23,19 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from textnb.base import check_partial_fit_labels, log_odds
-from textnb.corpus import MAX_DOCUMENT_BYTES, decode_bytes, is_binary, read_document
+from textnb.corpus import MAX_DOCUMENT_BYTES, to_text
+from textnb.counting import count_shard, term_ids
 from textnb.errors import InputError
 from textnb.model_io import register
 from textnb.naive_bayes import BernoulliNB, MultinomialNB, _BaseCountNB
-from textnb.text import Vectorizer, batch_term_ids, growing_vocabulary, prune_mask, sorted_order
+from textnb.text import Vectorizer, growing_vocabulary, prune_mask, sorted_order
 
-__all__ = ["TextClassifier", "to_text"]
+__all__ = ["TextClassifier", "to_text"]  # to_text: kept importable from here
 
 #: Below this many documents training runs in one process whatever ``n_jobs`` says.
 _MIN_PARALLEL_DOCUMENTS = 10_000
 #: Below this many documents prediction runs in one process whatever ``n_jobs`` says.
 _MIN_PARALLEL_PREDICT = 5_000
-
-
-def to_text(doc, max_bytes=MAX_DOCUMENT_BYTES):
-    """A document as str: str as is, bytes decoded, a Path read (None if binary)."""
-    if isinstance(doc, str):
-        return doc
-    if isinstance(doc, (bytes, bytearray)):
-        data = bytes(doc[:max_bytes])
-        return None if is_binary(data) else decode_bytes(data)
-    if isinstance(doc, Path):
-        return read_document(doc, max_bytes)
-    raise TypeError(f"a document must be str, bytes or pathlib.Path; got {type(doc).__name__}")
-
-
-def _count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes):
-    """Per-class term sums of one batch: the map step of training.
-
-    Returns ``(terms, (cells, tf, df), class_count, skipped, n_docs)``: the non-zero
-    cells ``class * len(terms) + term`` of the per-class summed weighted counts and
-    document frequencies.
-    """
-    texts, keep, skipped = [], [], []
-    for i, doc in enumerate(docs):
-        text = to_text(doc, max_bytes)
-        if text is None:
-            skipped.append(str(doc))
-        else:
-            texts.append(text)
-            keep.append(i)
-    keep = np.asarray(keep, dtype=np.int64)
-    y_index, weights = y_index[keep], weights[keep]
-    vocab = growing_vocabulary()
-    rows, ids = batch_term_ids(texts, analyzer, vocab, grow=True)
-    n_terms = len(vocab)
-    w = weights[rows]
-    cells = y_index[rows] * n_terms + ids
-    # document frequency: each (document, term) pair once
-    pairs = np.unique(rows * n_terms + ids)
-    first = pairs // n_terms
-    df_cells = y_index[first] * n_terms + pairs % n_terms
-    size = n_classes * n_terms
-    if size <= 4 * len(cells) + (1 << 20):  # few classes: dense per-class sums are fastest
-        tf = np.bincount(cells, weights=w, minlength=size)
-        df = np.bincount(df_cells, weights=weights[first], minlength=size)
-        nz = np.flatnonzero(df)  # a term of the batch has df > 0 wherever tf > 0
-        tf, df = tf[nz], df[nz]
-    else:  # many classes: sum over the cells that occur only (memory O(tokens), not O(classes x terms))
-        nz, inv = np.unique(cells, return_inverse=True)
-        tf = np.bincount(inv, weights=w, minlength=len(nz))
-        df = np.bincount(np.searchsorted(nz, df_cells), weights=weights[first], minlength=len(nz))
-    class_count = np.bincount(y_index, weights=weights, minlength=n_classes)
-    return list(vocab), (nz, tf, df), class_count, skipped, len(docs)
-
-
-def _predict_batch(classifier, docs, method):
-    return getattr(classifier.model_, method)(classifier.transform(docs))
 
 
 def _batches(docs, y_index, weights, size):
@@ -248,13 +192,13 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         if client is not None:
             from textnb.distributed import map_ordered
 
-            results = map_ordered(client, _count_shard, (
+            results = map_ordered(client, count_shard, (
                 (b, yi, w, analyzer, n_classes, self.max_bytes) for b, yi, w in batches))
         elif n_jobs == 1:
-            results = (_count_shard(b, yi, w, analyzer, n_classes, self.max_bytes) for b, yi, w in batches)
+            results = (count_shard(b, yi, w, analyzer, n_classes, self.max_bytes) for b, yi, w in batches)
         else:
             results = Parallel(n_jobs=n_jobs, return_as="generator", pre_dispatch="2*n_jobs")(
-                delayed(_count_shard)(b, yi, w, analyzer, n_classes, self.max_bytes)
+                delayed(count_shard)(b, yi, w, analyzer, n_classes, self.max_bytes)
                 for b, yi, w in batches
             )
         done = 0
@@ -385,20 +329,30 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         return self.vectorizer_.transform(texts)
 
     def _batched(self, X, method):
-        """``model_.<method>`` over batches of documents; batches in worker processes when
-        there are many documents and ``n_jobs`` allows."""
+        """``model_.<method>`` over batches of documents. Tokenising runs in worker
+        processes when there are many documents and ``n_jobs`` allows; the scores are
+        computed here (the model is not shipped to the workers)."""
         if isinstance(X, (str, bytes)):
             raise TypeError("expected an iterable of documents, got a single string; wrap it in a list")
+        vocabulary = self.vectorizer_.vocabulary_
+        analyzer = self.vectorizer_._analyzer()
         batches = (b for b, _, _ in _batches(X, np.zeros(0), np.zeros(0), int(self.batch_size)))
         n_jobs = 1 if self.n_jobs is None else self.n_jobs
         many = hasattr(X, "__len__") and len(X) >= _MIN_PARALLEL_PREDICT
         if n_jobs != 1 and many:
-            parts = Parallel(n_jobs=n_jobs)(
-                delayed(_predict_batch)(self, b, method) for b in batches)
+            results = Parallel(n_jobs=n_jobs, return_as="generator", pre_dispatch="2*n_jobs")(
+                delayed(term_ids)(b, analyzer, vocabulary, self.max_bytes) for b in batches)
         else:
-            parts = [_predict_batch(self, b, method) for b in batches]
+            results = (term_ids(b, analyzer, vocabulary, self.max_bytes) for b in batches)
+        score = getattr(self.model_, method)
+        parts = []
+        for rows, ids, n_docs in results:
+            counts = sp.csr_matrix((np.ones(ids.shape[0], dtype=np.int64), (rows, ids)),
+                                   shape=(n_docs, len(vocabulary)))
+            counts.sum_duplicates()
+            parts.append(score(self.vectorizer_._finish(counts)))
         if not parts:
-            return getattr(self.model_, method)(sp.csr_matrix((0, len(self.vectorizer_.vocabulary_))))
+            return score(sp.csr_matrix((0, len(vocabulary))))
         return np.concatenate(parts)
 
     def predict(self, X):

@@ -591,7 +591,7 @@ def cmd_predict(args, out, err):
 
 
 def _read_texts(corpus, max_bytes, labels=None):
-    from textnb.classifier import to_text
+    from textnb.corpus import to_text
 
     texts, kept, skipped = [], [], 0
     for doc, label in zip(corpus.documents, corpus.labels if labels is None else labels):

@@ -48,6 +48,7 @@ __all__ = [
     "open_corpus",
     "read_document",
     "iter_input_documents",
+    "to_text",
 ]
 
 MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
@@ -276,3 +277,15 @@ def iter_input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None):
             yield p, read_document(p, max_bytes)
         else:
             raise InputError(f"{p}: no such file or folder")
+
+
+def to_text(doc, max_bytes=MAX_DOCUMENT_BYTES):
+    """A document as str: str as is, bytes decoded, a Path read (None if binary)."""
+    if isinstance(doc, str):
+        return doc
+    if isinstance(doc, (bytes, bytearray)):
+        data = bytes(doc[:max_bytes])
+        return None if is_binary(data) else decode_bytes(data)
+    if isinstance(doc, Path):
+        return read_document(doc, max_bytes)
+    raise TypeError(f"a document must be str, bytes or pathlib.Path; got {type(doc).__name__}")

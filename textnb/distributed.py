@@ -1,7 +1,7 @@
 """Training on a Dask cluster: shards go to workers, per-class sums come back and add up.
 
 A naive Bayes model is nothing but sums of counts, so training maps each shard of
-documents to its per-class term sums (:func:`textnb.classifier._count_shard`) and
+documents to its per-class term sums (:func:`textnb.counting.count_shard`) and
 reduces by adding them: on one machine with joblib processes, on many with Dask
 workers (``distributed``). The sums are the same whichever way they were computed, so
 the model file is byte-identical to single-process training.
@@ -81,12 +81,12 @@ def map_ordered(client, func, arg_tuples, *, window=None):
 
 
 def _count_partition(pairs, classes, analyzer, max_bytes):
-    from textnb.classifier import _count_shard
+    from textnb.counting import count_shard
 
     pairs = list(pairs)
     docs = [p[0] for p in pairs]
     y_index = np.searchsorted(classes, np.asarray([p[1] for p in pairs], dtype=classes.dtype))
-    return [_count_shard(docs, y_index, np.ones(len(docs)), analyzer, len(classes), max_bytes)]
+    return [count_shard(docs, y_index, np.ones(len(docs)), analyzer, len(classes), max_bytes)]
 
 
 def fit_bag(classifier, bag, classes=None):

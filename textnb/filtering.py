@@ -533,7 +533,7 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
 
 
 def _plain_text(path, model):
-    from textnb.classifier import to_text
+    from textnb.corpus import to_text
 
     text = to_text(Path(path), getattr(model, "max_bytes", mail.DEFAULT_MAX_BYTES))
     if text is None:

@@ -302,7 +302,7 @@ class _Unpacker:
         if not isinstance(node, dict):
             raise ModelFileError("has an unknown value in its header")
         kind = node.get("kind")
-        cls = _REGISTRY.get(kind) if isinstance(kind, str) else None
+        cls = _registered(kind)
         if cls is None:
             raise ModelFileError(f"holds an unknown model kind {kind!r}")
         params = {k: self.value(v) for k, v in node.get("params", {}).items()}
@@ -332,8 +332,28 @@ def _hashable(k):
 
 
 def _import_models():
-    # make sure every model class is registered before a file is read
-    import textnb  # noqa: F401
+    """Kept for callers that want every model class registered at once."""
+    import importlib
+
+    from textnb import MODEL_MODULES
+
+    for module in sorted(set(MODEL_MODULES.values())):
+        importlib.import_module(module)
+
+
+def _registered(kind):
+    """The class registered under ``kind``, importing its textnb module on first use."""
+    cls = _REGISTRY.get(kind)
+    if cls is None and isinstance(kind, str):
+        import importlib
+
+        from textnb import MODEL_MODULES
+
+        module = MODEL_MODULES.get(kind)
+        if module is not None:
+            importlib.import_module(module)
+            cls = _REGISTRY.get(kind)
+    return cls
 
 
 def save(model, path):
@@ -388,7 +408,6 @@ def load(path, *, max_bytes=MAX_MODEL_BYTES):
         members, a bad or oversized array, an inconsistent state, written by a newer
         textnb, or too large. No other exception escapes for any file content.
     """
-    _import_models()
     path = os.fspath(path)
     try:
         return _load(path, max_bytes)

@@ -1,0 +1,173 @@
+"""Tokenising and term numbering: the per-token work, kept free of scikit-learn imports.
+
+Worker processes (joblib, Dask) unpickle an :class:`Analyzer` and run
+:func:`batch_term_ids`; importing this module costs only numpy and the standard
+library, so starting workers is cheap.
+
+Speed comes from keeping per-token work in C: tokens are found by ``re.findall``,
+filtered with ``itertools.filterfalse(stop_words.__contains__, ...)``, stemmed through
+a dict cache whose ``__missing__`` calls the stemmer once per distinct word, and
+mapped to column numbers with ``map(vocabulary.__getitem__, ...)`` over a whole batch.
+"""
+
+import re
+from collections import defaultdict
+from itertools import filterfalse, repeat
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["TOKEN_PATTERN", "Analyzer", "batch_term_ids", "count_batch", "growing_vocabulary",
+           "regex_tokenize", "sorted_order"]
+
+TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+# Same matches as TOKEN_PATTERN, 1.5x faster: a greedy run of two or more word
+# characters can only start after a non-word character or at a failed one-character
+# run, and always ends before a non-word character, so the \b anchors add nothing.
+_FAST_EQUIVALENT = {TOKEN_PATTERN: r"\w\w+", r"\b\w\w+\b": r"\w\w+"}
+_DEFAULT_TOKEN = re.compile(_FAST_EQUIVALENT[TOKEN_PATTERN])
+
+
+def regex_tokenize(text):
+    """Lowercase ``text`` and return its tokens under the default pattern."""
+    return _DEFAULT_TOKEN.findall(text.lower())
+
+
+class _StemCache(dict):
+    """token -> stem, computing each distinct token's stem once."""
+
+    def __init__(self, stem):
+        super().__init__()
+        self._stem = stem
+
+    def __missing__(self, token):
+        stem = self[token] = self._stem(token)
+        return stem
+
+    def __reduce__(self):  # pickles without its (large) cache, e.g. for joblib workers
+        return (_StemCache, (self._stem,))
+
+
+def _make_stemmer(name):
+    if name is None:
+        return None
+    if name == "porter":
+        from nltk.stem.porter import PorterStemmer
+
+        return PorterStemmer().stem
+    if name == "snowball":
+        from nltk.stem.snowball import SnowballStemmer
+
+        return SnowballStemmer("english").stem
+    raise ValueError(f"stemmer must be None, 'porter' or 'snowball'; got {name!r}")
+
+
+def _stop_word_set(stop_words):
+    if stop_words is None:
+        return None
+    if stop_words == "english":
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # a frozenset: pickles by value
+
+        return ENGLISH_STOP_WORDS
+    if isinstance(stop_words, str):
+        raise ValueError(f"stop_words must be None, 'english' or a list of words; got {stop_words!r}")
+    return frozenset(stop_words)
+
+
+class Analyzer:
+    """Turns one document (str) into its list of terms.
+
+    Order, as in scikit-learn: lowercase, find tokens, drop stop words, stem, form
+    word n-grams (joined by one space). Picklable, so it travels to worker processes.
+    """
+
+    def __init__(self, *, lowercase=True, token_pattern=TOKEN_PATTERN, stop_words=None,
+                 stemmer=None, ngram_range=(1, 1)):
+        self.lowercase = lowercase
+        try:
+            self.pattern = re.compile(_FAST_EQUIVALENT.get(token_pattern, token_pattern))
+        except (re.error, TypeError) as exc:
+            raise ValueError(f"token_pattern {token_pattern!r} is not a valid regular expression ({exc})") from None
+        if self.pattern.groups > 1:
+            raise ValueError("token_pattern may capture at most one group")
+        self.stop_words = _stop_word_set(stop_words)
+        stem = _make_stemmer(stemmer)
+        self.stems = _StemCache(stem) if stem is not None else None
+        lo, hi = ngram_range
+        if not (1 <= lo <= hi):
+            raise ValueError(f"ngram_range must be (min_n, max_n) with 1 <= min_n <= max_n; got {ngram_range!r}")
+        self.ngram_range = (int(lo), int(hi))
+
+    def __call__(self, doc):
+        if self.lowercase:
+            doc = doc.lower()
+        tokens = self.pattern.findall(doc)
+        if self.stop_words is not None:
+            tokens = list(filterfalse(self.stop_words.__contains__, tokens))
+        if self.stems is not None:
+            tokens = list(map(self.stems.__getitem__, tokens))
+        lo, hi = self.ngram_range
+        if hi == 1:
+            return tokens
+        return _word_ngrams(tokens, lo, hi)
+
+
+def _word_ngrams(tokens, lo, hi):
+    n_tokens = len(tokens)
+    out = list(tokens) if lo == 1 else []
+    for n in range(max(lo, 2), min(hi, n_tokens) + 1):
+        out.extend(map(" ".join, zip(*(tokens[i:] for i in range(n)))))
+    return out
+
+
+def batch_term_ids(docs, analyzer, vocabulary, *, grow):
+    """Column numbers of every term of a batch of str documents, and their row.
+
+    ``vocabulary`` maps term -> column. With ``grow`` it is a ``defaultdict`` whose
+    default factory is its own ``__len__`` (new terms get the next column); otherwise
+    unknown terms are dropped. Returns ``(rows, ids)``, int64 arrays, grouped by row.
+    """
+    tokens = []
+    lengths = np.empty(len(docs), dtype=np.int64)
+    extend = tokens.extend
+    for i, doc in enumerate(docs):
+        terms = analyzer(doc)
+        lengths[i] = len(terms)
+        extend(terms)
+    if grow:
+        ids = np.fromiter(map(vocabulary.__getitem__, tokens), dtype=np.int64, count=len(tokens))
+    else:
+        ids = np.fromiter(map(vocabulary.get, tokens, repeat(-1)), dtype=np.int64, count=len(tokens))
+    rows = np.repeat(np.arange(len(docs), dtype=np.int64), lengths)
+    if not grow:
+        keep = ids >= 0
+        ids, rows = ids[keep], rows[keep]
+    return rows, ids
+
+
+def count_batch(docs, analyzer, vocabulary, *, grow):
+    """CSR counts (n_docs, len(vocabulary)) of a batch of str documents (see batch_term_ids)."""
+    rows, ids = batch_term_ids(docs, analyzer, vocabulary, grow=grow)
+    X = sp.csr_matrix(
+        (np.ones(ids.shape[0], dtype=np.int64), (rows, ids)),
+        shape=(len(docs), len(vocabulary)),
+    )
+    X.sum_duplicates()
+    return X
+
+
+def sorted_order(terms):
+    """Indices that sort ``terms`` (str) by code point, as Python and sklearn sort."""
+    terms = list(terms)
+    return np.array(sorted(range(len(terms)), key=terms.__getitem__), dtype=np.int64)
+
+
+def growing_vocabulary(terms=()):
+    """A term -> column dict that gives each new term the next free column."""
+    vocab = defaultdict()
+    vocab.default_factory = vocab.__len__
+    for t in terms:
+        vocab[t]
+    return vocab
+
+
