@@ -65,8 +65,10 @@ def test_processes_are_really_used_and_batch_size_does_not_matter(tmp_path, monk
     assert 333 in seen  # batches of 333 really ran
 
 
-def test_ten_thousand_files_with_jobs_1_and_2(tmp_path):
-    """The CLI on a corpus of 10,000 small files: processes are used without any patching."""
+def test_ten_thousand_files_with_jobs_1_and_2(tmp_path, monkeypatch):
+    """The CLI on a corpus of 10,000 small files read by worker processes (the threshold,
+    30,000 documents by default, lowered so that --jobs 2 uses processes)."""
+    monkeypatch.setattr(textnb.classifier, "_MIN_PARALLEL_DOCUMENTS", 5_000)
     root = tmp_path / "corpus"
     words = ["cheap", "pills", "offer", "meeting", "noon", "lunch", "report", "win", "free", "data"]
     for label in ("spam", "ham"):

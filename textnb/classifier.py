@@ -33,9 +33,9 @@ from textnb.text import Vectorizer, growing_vocabulary, prune_mask, sorted_order
 __all__ = ["TextClassifier", "to_text"]  # to_text: kept importable from here
 
 #: Below this many documents training runs in one process whatever ``n_jobs`` says.
-_MIN_PARALLEL_DOCUMENTS = 10_000
+_MIN_PARALLEL_DOCUMENTS = 30_000
 #: Below this many documents prediction runs in one process whatever ``n_jobs`` says.
-_MIN_PARALLEL_PREDICT = 5_000
+_MIN_PARALLEL_PREDICT = 20_000
 
 
 def _batches(docs, y_index, weights, size):
@@ -95,8 +95,9 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         A textnb model over term counts; ``MultinomialNB()`` when None.
     n_jobs : int, default=None
         Worker processes for tokenising and counting (joblib); None means 1, -1 all
-        cores. The result is the same for every value. Corpora of fewer than 10,000
-        documents are always counted in one process (starting workers costs more).
+        cores. The result is the same for every value. Corpora of fewer than 30,000
+        documents are counted in one process (starting workers, about 1 s here, costs
+        more than it saves), and fewer than 20,000 documents are predicted in one.
     batch_size : int, default=2000
         Documents per batch (per task sent to a worker).
     max_bytes : int, default=16 MiB
