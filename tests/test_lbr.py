@@ -89,8 +89,8 @@ def _interacting_data(n, seed, missing=0.0):
 @pytest.mark.parametrize("candidates", ["all", "heuristic"])
 @pytest.mark.parametrize("seed,missing", [(0, 0.0), (1, 0.05), (2, 0.1)])
 def test_lbr_matches_literal_reference(candidates, seed, missing):
-    X, y, n_values = _interacting_data(70, seed, missing)
-    Xt, _, _ = _interacting_data(25, seed + 100, missing)
+    X, y, n_values = _interacting_data(80, seed, missing)
+    Xt, _, _ = _interacting_data(12, seed + 100, missing)
     model = LBR(candidates=candidates).fit(X, y, attributes=n_values, class_values=[0, 1, 2])
     cand = set(model.candidates_.tolist())
     pred = model.predict(Xt)
@@ -99,6 +99,8 @@ def test_lbr_matches_literal_reference(candidates, seed, missing):
         c, conds, size = _reference_lbr(X, y, x, n_values, 3, cand)
         assert pred[i] == c
         assert rules[i] == (conds, size)
+    if candidates == "all":
+        assert any(conds for conds, _ in rules)  # the search really conditions here
 
 
 def test_lbr_conditions_on_interaction():
@@ -159,7 +161,7 @@ def test_numeric_attribute_is_refused():
 
 
 def test_parallel_equals_serial():
-    X, y, n_values = _interacting_data(200, 7)
+    X, y, n_values = _interacting_data(120, 7)
     a = LBR().fit(X, y, attributes=n_values)
     b = LBR(n_jobs=2).fit(X, y, attributes=n_values)
     assert a.predict_rules(X[:30]) == b.predict_rules(X[:30])
@@ -179,6 +181,24 @@ def test_save_load_roundtrip(tmp_path, candidates):
     np.testing.assert_allclose(again.predict_log_proba(X[:20]), model.predict_log_proba(X[:20]))
 
 
+def test_rescaling_changes_no_decision(monkeypatch):
+    """Products are rescaled by powers of two only when they could leave the normal range;
+    forcing the rescaling everywhere gives the same rules, classes and scores."""
+    import textnb.lbr as lbr
+
+    X, y, n_values = _interacting_data(150, 9, missing=0.05)
+    Xw = np.hstack([X] * 3)  # 15 attributes: two rescaling blocks
+    kw = dict(attributes=n_values * 3, class_values=[0, 1, 2])
+    plain = LBR().fit(Xw, y, **kw)
+    want = (plain.predict_rules(Xw[:40]), plain.predict(Xw[:40]), plain.predict_log_proba(Xw[:40]))
+    monkeypatch.setattr(lbr, "_SAFE_LOG2", np.inf)
+    forced = LBR().fit(Xw, y, **kw)
+    assert forced.nb_loo_errors_ == plain.nb_loo_errors_
+    assert forced.predict_rules(Xw[:40]) == want[0]
+    np.testing.assert_array_equal(forced.predict(Xw[:40]), want[1])
+    np.testing.assert_allclose(forced.predict_log_proba(Xw[:40]), want[2], atol=1e-9)
+
+
 def test_sign_test():
     assert sign_test_p(0, 0) == 1.0
     assert sign_test_p(3, 3) == 1.0
@@ -186,7 +206,7 @@ def test_sign_test():
     assert sign_test_p(1, 6) == pytest.approx(7 / 64)
 
 
-@parametrize_with_checks([LBR(), LBR(candidates="heuristic")])
+@parametrize_with_checks([LBR(candidates="heuristic")])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 

@@ -29,13 +29,44 @@ def test_leave_one_out_equals_retraining(model, NB, dropped):
     lazy = LazyTextNB(model=model, min_df=1, min_errors=10**9).fit(X, y)
     engine = lazy._engine
     Xb = engine.X
-    scores = engine.scores(engine.table(engine.all_rows, dropped), Xb, dropped, y_out=engine.y)
+    scores = engine.scores(engine.table(engine.all_rows, dropped), Xb, y_out=engine.y)
     keep = np.setdiff1d(np.arange(X.shape[1]), dropped)
     Xd = sp.csr_matrix(Xb.toarray()[:, keep])
     for i in range(X.shape[0]):
         rest = np.arange(X.shape[0]) != i
         ref = NB().fit(Xd[rest], y[rest])
         np.testing.assert_allclose(scores[i], ref.predict_joint_log_proba(Xd[i])[0], atol=1e-9)
+
+
+@pytest.mark.parametrize("model,NB", MODELS)
+@pytest.mark.parametrize("dropped", [(), (4,)])
+def test_subset_tables_restricted_to_present_terms(model, NB, dropped):
+    """A subset lacking many terms: local scores (plain and leave-one-out) over the columns
+    that occur equal NB retrained on the subset over the whole vocabulary."""
+    X = sp.random(80, 100, density=0.08, random_state=3, format="lil")
+    X[:, 4] = (np.arange(80) % 2)[:, None]  # a frequent term to condition on
+    X = X.tocsr()
+    X.data = np.ceil(X.data * 3)
+    y = np.random.default_rng(3).integers(0, 3, 80)
+    lazy = LazyTextNB(model=model, min_df=1, min_errors=10**9).fit(X, y)
+    engine = lazy._engine
+    Xb = engine.X
+    rows = np.flatnonzero(Xb[:, 4].toarray().ravel() > 0)[:12]
+    test = np.arange(70, 73)
+    keep = np.setdiff1d(np.arange(X.shape[1]), dropped)
+    Xd = sp.csr_matrix(Xb.toarray()[:, keep])
+    loc = engine.table(rows, dropped, extra_cols=np.unique(Xb[test].indices))
+    assert loc.n_out > 0
+    ref = NB().fit(Xd[rows], y[rows])
+    ok = np.isin(np.arange(3), y[rows])
+    np.testing.assert_allclose(engine.scores(loc, Xb[test])[:, ok],
+                               ref.predict_joint_log_proba(Xd[test]), atol=1e-9)
+    loo = engine.scores(engine.table(rows, dropped), Xb[rows], y_out=engine.y[rows])
+    for i, r in enumerate(rows):
+        rest = rows[rows != r]
+        ref = NB().fit(Xd[rest], y[rest])
+        got = loo[i][np.isin(np.arange(3), y[rest])]
+        np.testing.assert_allclose(got, ref.predict_joint_log_proba(Xd[r])[0], atol=1e-9)
 
 
 @pytest.mark.parametrize("model,NB", MODELS)

@@ -34,9 +34,11 @@ two every few attributes (which changes no comparison), and the log of the resul
 ``predict_log_proba`` reports.
 
 Speed: leave-one-out never retrains (an object's own counts are subtracted from the subset
-counts, vectorised over the subset); subset counts come from row selections of a one-hot
-:class:`textnb.stats.CountTable`; the LOO flags of a subset depend only on its set of
-conditions, so they are cached and shared across candidate attributes, steps and test
+counts, vectorised over all objects of the subset and all attributes at once: one gather
+of the count table, one division, one ordered product); subset counts are one
+``bincount`` over precomputed (class, attribute, value) cell indices; the LOO flags of a
+subset and the verdict of each step (child ``tempErrors``, sign test) depend only on the
+antecedents, so both are cached and shared across candidate attributes, steps and test
 objects (all one-condition subsets are computed once at ``fit``); test objects are spread
 over processes with joblib (``n_jobs``).
 """
@@ -45,7 +47,6 @@ from functools import lru_cache
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.special import bdtr
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.parallel import Parallel, delayed
@@ -53,12 +54,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.base import BaseNB
 from textnb.model_io import register
-from textnb.stats import CountTable, class_indicator
 
 __all__ = ["LBR", "sign_test_p"]
 
 _RESCALE_EVERY = 8
 _ROW_BLOCK = 1 << 21  # bound on C * rows * attributes elements per LOO block
+_SAFE_LOG2 = -1000.0  # products whose smallest possible log2 stays above this need no rescaling
 
 
 @lru_cache(maxsize=65536)
@@ -75,11 +76,11 @@ def sign_test_p(wins_for_old, n):
 
 
 def _rescale(p, scale):
-    """Divide each column of ``p`` (classes x objects) by a power of two near its maximum."""
-    top = p.max(axis=0)
+    """Divide each row of ``p`` (objects x classes) by a power of two near its maximum."""
+    top = p.max(axis=1)
     _, e = np.frexp(top)
     e = np.where(top > 0, e, 0)
-    p *= np.ldexp(1.0, -e)[None, :]
+    p *= np.ldexp(1.0, -e)[:, None]
     scale += e
 
 
@@ -87,6 +88,13 @@ class _Engine:
     """The LBR search over one training set; shared by fit, predict and the workers.
 
     ``codes`` (n, A) int: value index, -1 for missing. ``y`` (n,) class index.
+
+    Two caches, both keyed by the antecedent as a frozenset of ``(attribute, value)``:
+    ``cache`` holds the LOO flags of a subset; ``steps`` holds, for a parent antecedent
+    and one more condition, the child's ``tempErrors`` and whether it passes the sign
+    test (``None`` when the child is not a strict non-empty subset). A step's verdict
+    depends only on the two antecedents, so after the first test object that reaches
+    a node the others decide there by table look-up.
     """
 
     def __init__(self, codes, y, n_values, n_classes, alpha, candidates, min_errors,
@@ -103,73 +111,105 @@ class _Engine:
         self.offsets = np.concatenate([[0], np.cumsum(self.n_values)[:-1]]).astype(np.intp)
         counted = np.where(codes < 0, 0, codes)  # Weka counts a missing value as value 0
         self.cols = counted + self.offsets[None, :]
-        F = int(self.n_values.sum())
-        onehot = sp.csr_matrix(
-            (np.ones(n * A), self.cols.ravel(), np.arange(0, n * A + 1, A)), shape=(n, F)
-        )
-        # dense blocks when small enough: row selection and Y.T @ X are then one BLAS call
-        dense = n * (F + n_classes) <= 50_000_000
-        self.onehot = onehot.toarray() if dense else onehot
-        Y = class_indicator(y, n_classes)
-        self.Y = Y.toarray() if dense else Y
+        self.n_cols = int(self.n_values.sum())
+        # class-major cell index of every (object, attribute): one bincount gives counts
+        self.cells = self.cols + (y * self.n_cols)[:, None]
+        self.missing = codes < 0
+        self.has_missing = bool(self.missing.any())
         self.all_rows = np.arange(n)
         self.all_attrs = np.arange(A)
         self.base_flags = self.loo_correct(self.all_rows, self.all_attrs)
         self.base_errors = int(n - self.base_flags.sum())
         self.cache = {}
+        self.steps = {}
         self.cached = 0
         self.level1 = {}
         self.candidates = self.all_attrs if candidates is None else np.asarray(candidates)
 
     # -- counting ---------------------------------------------------------------------
     def counts(self, rows):
-        table = CountTable(self.n_classes, self.onehot.shape[1])
-        table.add(self.onehot[rows], self.Y[rows])
-        return table
+        """(class counts (C,), feature counts (C, F)) of the objects ``rows``."""
+        C, F = self.n_classes, self.n_cols
+        cells = self.cells[rows]
+        fc = np.bincount(cells.ravel(), minlength=C * F).astype(np.float64).reshape(C, F)
+        cc = np.bincount(self.y[rows], minlength=C).astype(np.float64)
+        return cc, fc
 
-    def _scores(self, table, cols, k, missing, y_out, prior_den):
+    def _scores(self, cc, fc, cols, k, missing, y_out, prior_den, skip=None):
         """Scaled class products for objects with one-hot columns ``cols`` (m, u).
 
         ``y_out`` (m,) is the class of each object to take out (LOO) or -1 for none.
-        Returns (p, scale) with p (C, m) and scale (m,) such that score = p * 2**scale.
+        ``skip`` (u,) bool: attributes whose factor is 1 (left out of the model).
+        Returns (p, scale) with p (m, C) and scale (m,) such that score = p * 2**scale.
+
+        The factors of all attributes are formed in one array ``H`` (u + 1, m, C) whose
+        row 0 is the prior; the product is a reduction over axis 0, which numpy performs
+        row after row (``((p * f0) * f1) * ...``, Weka's order), in blocks of
+        ``_RESCALE_EVERY`` attributes with a power-of-two rescaling in between.
         """
         C = self.n_classes
         a = self.alpha
-        m = cols.shape[0]
-        own = (np.arange(C)[:, None] == y_out[None, :]).astype(np.float64)  # (C, m)
-        Nc = table.class_count[:, None] - own
-        p = (Nc + a) / (prior_den + C * a)
-        scale = np.zeros(m, dtype=np.int64)
-        G = table.feature_count[:, cols]  # (C, m, u)
-        G -= own[:, :, None]
+        m, u = cols.shape
+        take = y_out >= 0
+        H = np.empty((u + 1, m, C))
+        Nc = np.broadcast_to(cc, (m, C)).copy()
+        Nc[take, y_out[take]] -= 1.0
+        H[0] = (Nc + a) / (prior_den + C * a)
+        G = H[1:]
+        np.take(np.ascontiguousarray(fc.T), cols.T, axis=0, out=G)  # (u, m, C)
+        if take.any():
+            r = np.flatnonzero(take)
+            G[:, r, y_out[r]] -= 1.0
         G += a
-        for j in range(cols.shape[1]):
-            f = G[:, :, j] / (Nc + a * k[j])
-            if missing is not None:
-                miss = missing[:, j]
-                if miss.any():
-                    f[:, miss] = 1.0
-            p *= f
-            if j % _RESCALE_EVERY == _RESCALE_EVERY - 1:
-                _rescale(p, scale)
-        return p, scale
+        G /= Nc[None, :, :] + (a * k)[:, None, None]
+        if missing is not None and missing.any():
+            G[missing.T] = 1.0
+        if skip is not None:
+            G[skip] = 1.0
+            k = k[~skip]
+        scale = np.zeros(m, dtype=np.int64)
+        # Rescaling by powers of two changes no comparison unless a product would leave the
+        # normal range; when even the smallest possible factors cannot get there, skip it.
+        floor = np.log2(a / (prior_den + C * a)) + np.sum(np.log2(a / (Nc.max() + a * k)))
+        if floor > _SAFE_LOG2:
+            return np.multiply.reduce(H, axis=0), scale
+        start = 0
+        while True:
+            stop = min(start + _RESCALE_EVERY + 1, u + 1)
+            p = np.multiply.reduce(H[start:stop], axis=0)
+            if stop == u + 1:
+                if (stop - 1) % _RESCALE_EVERY == 0 and stop > 1:
+                    _rescale(p, scale)
+                return p, scale
+            _rescale(p, scale)
+            start = stop - 1
+            H[start] = p
 
     def loo_correct(self, rows, attrs):
-        """Leave-one-out flags (True = correct) of naive Bayes on ``rows`` over ``attrs``."""
+        """Leave-one-out flags (True = correct) of naive Bayes on ``rows`` over ``attrs``.
+
+        The factors of the attributes not in ``attrs`` are set to exactly 1.0, which leaves
+        every product bit for bit as if they were absent, and lets the gathers take whole
+        rows.
+        """
         n_s = rows.shape[0]
         if n_s == 0:
             return np.zeros(0, dtype=bool)
-        table = self.counts(rows)
-        k = self.n_values[attrs]
+        cc, fc = self.counts(rows)
+        A = self.codes.shape[1]
+        skip = None
+        if attrs.shape[0] != A:
+            skip = np.ones(A, dtype=bool)
+            skip[attrs] = False
         yr = self.y[rows]
         out = np.empty(n_s, dtype=bool)
-        block = max(1, _ROW_BLOCK // max(1, self.n_classes * max(1, attrs.shape[0])))
+        block = max(1, _ROW_BLOCK // max(1, self.n_classes * A))
         for start in range(0, n_s, block):
             r = rows[start:start + block]
-            cols = self.cols[np.ix_(r, attrs)]
-            missing = self.codes[np.ix_(r, attrs)] < 0
-            p, _ = self._scores(table, cols, k, missing, yr[start:start + block], n_s - 1.0)
-            out[start:start + block] = np.argmax(p, axis=0) == yr[start:start + block]
+            missing = self.missing[r] if self.has_missing else None
+            p, _ = self._scores(cc, fc, self.cols[r], self.n_values, missing,
+                                yr[start:start + block], n_s - 1.0, skip)
+            out[start:start + block] = np.argmax(p, axis=1) == yr[start:start + block]
         return out
 
     def flags_for(self, conds, rows, attrs):
@@ -181,6 +221,7 @@ class _Engine:
             hit = self.loo_correct(rows, attrs)
             if self.cached + hit.shape[0] > self.max_cache:
                 self.cache.clear()
+                self.steps.clear()
                 self.cached = 0
             self.cache[conds] = hit
             self.cached += hit.shape[0]
@@ -209,53 +250,95 @@ class _Engine:
         return errors
 
     # -- classification ---------------------------------------------------------------
+    def _step(self, key, rows, flags, old_wrong_total, attrs, a, v):
+        """(tempErrors, passes sign test) of adding ``a = v`` to antecedent ``key``,
+        or None when that is not a strict non-empty subset (never eligible in Weka)."""
+        match = self.codes[rows, a] == v
+        size = int(match.sum())
+        if size == rows.shape[0] or size == 0:
+            return None
+        new = self.flags_for(key | {(a, v)}, rows[match], attrs[attrs != a])
+        old = flags[match]
+        new_not_old = int(np.count_nonzero(~new & old))
+        old_not_new = int(np.count_nonzero(new & ~old))
+        # tempErrors = the child's LOO errors + the parent's errors outside the child
+        temp = int(new.shape[0] - np.count_nonzero(new)) + old_wrong_total \
+            - int(np.count_nonzero(~old))
+        ok = sign_test_p(new_not_old, new_not_old + old_not_new) < self.significance
+        return temp, ok
+
     def classify(self, xt):
         """Return (log-score (C,), predicted class index, antecedent [(a, v), ...], subset
-        size) for one object; the class is the first maximum of the unlogged scores."""
+        size) for one object; the class is the first maximum of the unlogged scores.
+
+        Weka takes, among the candidates that pass the sign test, the lowest
+        ``tempErrors``, first in attribute order on ties. Here candidates whose step is
+        cached are read first; the others are tried in increasing order of a lower bound
+        on their ``tempErrors`` (the current errors outside the child) and the search
+        stops when the bound cannot beat the best so far: the same choice, fewer
+        leave-one-out passes.
+        """
         rows = self.all_rows
         attrs = self.all_attrs
         flags = self.base_flags
         errors = self.base_errors
+        key = frozenset()
         conds = []
-        cand_set = set(int(a) for a in self.candidates)
+        cand_set = self.cand_set
         while errors >= self.min_errors:
-            cand = [int(a) for a in attrs if a in cand_set and xt[a] >= 0]
-            if not cand:
+            best = (rows.shape[0] + 1, -1)  # (tempErrors, attribute)
+            todo = []
+            for a in attrs.tolist():
+                v = int(xt[a])
+                if v < 0 or a not in cand_set:
+                    continue
+                st = self.steps.get((key, a, v), False)
+                if st is False:
+                    todo.append(a)
+                elif st is not None and st[1] and (st[0], a) < best:
+                    best = (st[0], a)
+            if todo:
+                todo = np.array(todo)
+                wrong = rows[~flags]
+                bound = np.count_nonzero(self.codes[np.ix_(wrong, todo)] != xt[todo][None, :],
+                                         axis=0)
+                old_wrong_total = int(wrong.shape[0])
+                for j in np.lexsort((todo, bound)).tolist():
+                    a = int(todo[j])
+                    if (int(bound[j]), a) > best:
+                        break
+                    v = int(xt[a])
+                    st = self._step(key, rows, flags, old_wrong_total, attrs, a, v)
+                    self.steps[(key, a, v)] = st
+                    if st is not None and st[1] and (st[0], a) < best:
+                        best = (st[0], a)
+            if best[1] < 0:
                 break
-            n_s = rows.shape[0]
-            match = self.codes[np.ix_(rows, cand)] == xt[cand][None, :]
-            sizes = match.sum(axis=0)
-            old_wrong = ~flags
-            remainder = (old_wrong[:, None] & ~match).sum(axis=0)
-            best_err = n_s + 1
-            best = None
-            for j, a in enumerate(cand):
-                if sizes[j] == n_s or sizes[j] == 0:
-                    continue  # not a strict subset / empty: never eligible in Weka either
-                sub = rows[match[:, j]]
-                key = frozenset(conds + [(a, int(xt[a]))])
-                new = self.flags_for(key, sub, attrs[attrs != a])
-                old = flags[match[:, j]]
-                new_not_old = int((~new & old).sum())
-                old_not_new = int((new & ~old).sum())
-                temp = int((~new).sum()) + int(remainder[j])
-                if temp < best_err and sign_test_p(new_not_old, new_not_old + old_not_new) \
-                        < self.significance:
-                    best_err, best = temp, (j, a, sub, new)
-            if best is None:
-                break
-            j, a, rows, flags = best
-            conds.append((a, int(xt[a])))
+            best_err, a = best
+            v = int(xt[a])
+            sub = rows[self.codes[rows, a] == v]
+            new_key = key | {(a, v)}
+            flags = self.flags_for(new_key, sub, attrs[attrs != a])
+            rows, key = sub, new_key
+            conds.append((a, v))
             attrs = attrs[attrs != a]
             errors = best_err
-        table = self.counts(rows)
+        cc, fc = self.counts(rows)
         cols = (np.where(xt[attrs] < 0, 0, xt[attrs]) + self.offsets[attrs])[None, :]
         missing = (xt[attrs] < 0)[None, :]
-        p, scale = self._scores(table, cols, self.n_values[attrs], missing, np.array([-1]),
+        p, scale = self._scores(cc, fc, cols, self.n_values[attrs], missing, np.array([-1]),
                                 float(rows.shape[0]))
         with np.errstate(divide="ignore"):
-            log_score = np.log(p[:, 0]) + scale[0] * np.log(2.0)
-        return log_score, int(np.argmax(p[:, 0])), conds, int(rows.shape[0])
+            log_score = np.log(p[0]) + scale[0] * np.log(2.0)
+        return log_score, int(np.argmax(p[0])), conds, int(rows.shape[0])
+
+    @property
+    def cand_set(self):
+        cs = getattr(self, "_cand_set", None)
+        if cs is None or cs[0] is not self.candidates:
+            cs = (self.candidates, frozenset(int(a) for a in self.candidates))
+            self._cand_set = cs
+        return cs[1]
 
 
 def _classify_block(engine, block):

@@ -23,9 +23,12 @@ HLBR's training-time candidate filter (Wang & Webb, ``../shared/papers/001_369ca
   lowest so far and pass the one-tailed sign test at ``significance``.
 
 Cost and memory: LOO never retrains (an object's own counts are subtracted, vectorised
-over the subset's non-zeros); the LOO flags of a subset depend only on its set of
-conditions and are cached (bounded by ``max_cache``); the local models of the final rules
-are built once per distinct rule and applied to all documents that chose it. The largest
+over the subset's non-zeros); every count table is restricted to the terms that occur in
+its subset (plus, for a final rule, the terms of the documents it scores; the others
+have zero counts and enter only through their number); the LOO flags of a subset and the
+verdict of each step depend only on the antecedents and are cached (bounded by
+``max_cache``); the local model of a final rule is built once per distinct rule and
+applied to all documents that chose it. The largest
 dense arrays are ``(n_classes, n_terms)`` count tables, so a 20 Newsgroups-size corpus
 (11k documents x 100k terms) needs a few tens of MB beyond the sparse matrix.
 """
@@ -41,13 +44,36 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative, valida
 from textnb.base import BaseNB
 from textnb.lbr import sign_test_p
 from textnb.model_io import register
-from textnb.stats import CountTable, class_indicator
+from textnb.stats import class_indicator
 
 __all__ = ["LazyTextNB"]
 
 
+class _Local:
+    """Counts of one subset restricted to the columns ``U`` that occur in it.
+
+    ``fc`` (C, |U|) term counts (document frequencies for Bernoulli) with the dropped
+    (antecedent) terms zeroed, ``cc`` (C,) documents per class, ``keep`` (|U|,) 0 for
+    dropped terms, ``n_out`` the number of kept vocabulary terms outside ``U`` (all zero
+    counts in the subset: only their number matters), ``inv`` maps a column to its
+    position in ``U`` (-1 when absent).
+    """
+
+    __slots__ = ("U", "inv", "fc", "cc", "keep", "n_out", "n_kept")
+
+    def __init__(self, U, inv, fc, cc, keep, n_out):
+        self.U, self.inv, self.fc, self.cc, self.keep, self.n_out = U, inv, fc, cc, keep, n_out
+        self.n_kept = int(keep.sum())
+
+
 class _TextEngine:
-    """The LBR search on one document-term matrix (CSR counts, or 0/1 for Bernoulli)."""
+    """The LBR search on one document-term matrix (CSR counts, or 0/1 for Bernoulli).
+
+    Caches keyed by the antecedent (a frozenset of term ids): ``cache`` the LOO flags of
+    a subset, ``steps`` the verdict of adding one term to an antecedent (child
+    ``tempErrors`` and sign test, ``None`` when not a strict non-empty subset), and
+    ``locals`` the count tables of final rules (restricted to the columns that occur).
+    """
 
     def __init__(self, X, y, n_classes, model, alpha, candidates, min_errors, significance,
                  max_cache):
@@ -60,9 +86,10 @@ class _TextEngine:
         self.min_errors = min_errors
         self.significance = significance
         self.max_cache = max_cache
-        self.Y = class_indicator(y, n_classes)
         self.candidates = np.asarray(candidates, dtype=np.intp)
         self.cache = {}
+        self.steps = {}
+        self.locals = {}
         self.cached = 0
         n = X.shape[0]
         self.all_rows = np.arange(n)
@@ -72,72 +99,107 @@ class _TextEngine:
     def docs_with(self, t):
         return self.Xc.indices[self.Xc.indptr[t]:self.Xc.indptr[t + 1]]
 
-    def table(self, rows, dropped):
-        table = CountTable(self.n_classes, self.X.shape[1])
-        table.add(self.X[rows], self.Y[rows])
-        if dropped:
-            table.feature_count[:, list(dropped)] = 0.0
-        return table
+    def table(self, rows, dropped, extra_cols=None, sub=None):
+        """:class:`_Local` counts of the documents ``rows`` without the terms ``dropped``;
+        ``extra_cols`` are added to ``U`` (the columns of documents to be scored); ``sub``
+        is ``X[rows]`` when the caller has it."""
+        C, V = self.n_classes, self.X.shape[1]
+        if sub is None:
+            sub = self.X[rows]
+        cols = sub.indices
+        dropped = np.asarray(sorted(dropped), dtype=np.intp)
+        present = np.zeros(V, dtype=bool)
+        present[cols] = True
+        present[dropped] = True
+        if extra_cols is not None:
+            present[extra_cols] = True
+        U = np.flatnonzero(present)
+        inv = np.full(V, -1, dtype=np.intp)
+        inv[U] = np.arange(U.shape[0])
+        cls = np.repeat(self.y[rows], np.diff(sub.indptr))
+        u = U.shape[0]
+        fc = np.bincount(cls * u + inv[cols], weights=sub.data, minlength=C * u)
+        fc = fc.reshape(C, u)
+        cc = np.bincount(self.y[rows], minlength=C).astype(np.float64)
+        keep = np.ones(u)
+        if dropped.size:
+            keep[inv[dropped]] = 0.0
+            fc[:, inv[dropped]] = 0.0
+        return _Local(U, inv, fc, cc, keep, V - u)
 
-    def _log_params(self, fc, cc, dropped):
-        """log theta (C, V), and for Bernoulli log(1 - theta) (C, V)."""
+    def _log_params(self, loc):
+        """log theta (C, |U|), and for Bernoulli log(1 - theta) (C, |U|)."""
         a = self.alpha
-        V = fc.shape[1] - len(dropped)
+        fc, cc = loc.fc, loc.cc
+        V = loc.keep.sum() + loc.n_out
         if self.model == "multinomial":
-            return np.log(fc + a) - np.log(fc.sum(axis=1, keepdims=True) + a * V)[:, :], None
+            return np.log(fc + a) - np.log(fc.sum(axis=1, keepdims=True) + a * V), None
         den = np.log(cc + 2 * a)[:, None]
         return np.log(fc + a) - den, np.log(np.maximum(cc[:, None] - fc, 0) + a) - den
 
-    def scores(self, table, Xs, dropped, y_out=None):
-        """Joint log scores (m, C) of the rows ``Xs``; LOO when ``y_out`` gives their classes."""
-        fc, cc = table.feature_count, table.class_count
+    def scores(self, loc, Xs, y_out=None):
+        """Joint log scores (m, C) of the rows ``Xs`` (original columns, all in ``loc.U``)
+        under the local model ``loc``; leave-one-out when ``y_out`` gives their classes."""
+        fc, cc = loc.fc, loc.cc
         a = self.alpha
         C = self.n_classes
-        keep = np.ones(fc.shape[1])
-        if dropped:
-            keep[list(dropped)] = 0.0
-            Xs = Xs @ sp.diags(keep)
+        keep = loc.keep
         Xs = sp.csr_matrix(Xs)
+        mapped = loc.inv[Xs.indices]
+        if np.any(mapped < 0):
+            raise ValueError("a scored document has a term outside the local table")
+        dropping = loc.n_kept < keep.shape[0]
+        data = Xs.data * keep[mapped] if dropping else Xs.data
+        Xs = sp.csr_matrix((data, mapped, Xs.indptr.copy()),
+                           shape=(Xs.shape[0], loc.U.shape[0]))
+        if dropping:
+            Xs.eliminate_zeros()
         m = Xs.shape[0]
         n = cc.sum()
         if y_out is None:
             with np.errstate(divide="ignore"):
                 prior = np.log(cc) - np.log(n)
-            lt, lnt = self._log_params(fc, cc, dropped)
+            lt, lnt = self._log_params(loc)
             if self.model == "multinomial":
                 return np.asarray(Xs @ lt.T) + prior
             lnt = lnt * keep
-            return np.asarray(Xs @ (lt - lnt).T) + lnt.sum(axis=1) + prior
+            out_sum = loc.n_out * (np.log(cc + a) - np.log(cc + 2 * a))
+            return np.asarray(Xs @ (lt - lnt).T) + lnt.sum(axis=1) + out_sum + prior
         # leave-one-out: the own class's counts lose the object's own counts
         own = np.zeros((m, C), dtype=bool)
         own[np.arange(m), y_out] = True
         with np.errstate(divide="ignore"):
             prior = np.log(cc[None, :] - own) - np.log(n - 1 if n > 1 else 1)
-        lt, lnt = self._log_params(fc, cc, dropped)
+        lt, lnt = self._log_params(loc)
         row_of = np.repeat(np.arange(m), np.diff(Xs.indptr))
         cols, x = Xs.indices, Xs.data
         yo = y_out[row_of]
         if self.model == "multinomial":
-            V = fc.shape[1] - len(dropped)
+            V = keep.sum() + loc.n_out
             out = np.asarray(Xs @ lt.T)
             tot = fc.sum(axis=1)
             length = np.asarray(Xs.sum(axis=1)).ravel()
             # own class: sum_t x log(fc - x + a) - |x| log(T - |x| + aV)
-            corr = x * (np.log(fc[yo, cols] - x + a) - np.log(fc[yo, cols] + a))
+            f = fc[yo, cols]
+            corr = x * (np.log(f - x + a) - np.log(f + a))
             fix = np.bincount(row_of, weights=corr, minlength=m).astype(np.float64)
             fix += length * (np.log(tot[y_out] + a * V) - np.log(tot[y_out] - length + a * V))
             out[np.arange(m), y_out] += fix
             return out + prior
         # Bernoulli, x in {0, 1}: own class uses N_c - 1 docs
-        sum_lnt = (lnt * keep).sum(axis=1)  # (C,)
+        n_out = loc.n_out
+        sum_lnt = (lnt * keep).sum(axis=1) + n_out * (np.log(cc + a) - np.log(cc + 2 * a))
         out = np.asarray(Xs @ (lt - lnt).T) + sum_lnt
         Nc = cc[y_out]
         den_old, den_new = np.log(Nc + 2 * a), np.log(Nc - 1 + 2 * a)
         fk = fc * keep
         # absent terms: log(N_c - df + a) -> log(N_c - 1 - df + a) for every kept term
-        absent_old = (np.log(np.maximum(cc[:, None] - fk, 0) + a) * keep).sum(axis=1)
-        absent_new = (np.log(np.maximum(cc[:, None] - 1 - fk, 0) + a) * keep).sum(axis=1)
-        Vk = keep.sum()
+        # (the n_out terms outside U have df = 0)
+        absent_old = (np.log(np.maximum(cc[:, None] - fk, 0) + a) * keep).sum(axis=1) \
+            + n_out * np.log(cc + a)
+        absent_new = (np.log(np.maximum(cc[:, None] - 1 - fk, 0) + a) * keep).sum(axis=1) \
+            + n_out * np.log(np.maximum(cc - 1, 0) + a)
+        Vk = keep.sum() + n_out
         base_fix = (absent_new[y_out] - Vk * den_new) - (absent_old[y_out] - Vk * den_old)
         # present terms of the object: theta' = (df - 1 + a)/(N_c - 1 + 2a), and their
         # "absent" term in base_fix must be replaced
@@ -152,9 +214,10 @@ class _TextEngine:
         return out + prior
 
     def loo_correct(self, rows, dropped):
-        table = self.table(rows, dropped)
+        sub = self.X[rows]
+        loc = self.table(rows, dropped, sub=sub)
         yr = self.y[rows]
-        s = self.scores(table, self.X[rows], dropped, y_out=yr)
+        s = self.scores(loc, sub, y_out=yr)
         return np.argmax(s, axis=1) == yr
 
     def flags_for(self, conds, rows):
@@ -163,41 +226,75 @@ class _TextEngine:
             hit = self.loo_correct(rows, conds)
             if self.cached + hit.shape[0] > self.max_cache:
                 self.cache.clear()
+                self.steps.clear()
                 self.cached = 0
             self.cache[conds] = hit
             self.cached += hit.shape[0]
         return hit
 
+    def _step(self, key, rows, flags, old_wrong_total, t):
+        match = np.isin(rows, self.docs_with(t), assume_unique=True)
+        size = int(match.sum())
+        if size == rows.shape[0] or size == 0:
+            return None
+        new = self.flags_for(key | {t}, rows[match])
+        old = flags[match]
+        nno = int(np.count_nonzero(~new & old))
+        onn = int(np.count_nonzero(new & ~old))
+        temp = int(new.shape[0] - np.count_nonzero(new)) + old_wrong_total \
+            - int(np.count_nonzero(~old))
+        return temp, sign_test_p(nno, nno + onn) < self.significance
+
     def rule(self, doc_terms):
-        """Antecedent (tuple of term ids, in order of choice) and subset rows for one doc."""
+        """Antecedent (tuple of term ids, in order of choice) and subset rows for one doc.
+
+        Among the key terms of the document that pass the sign test, the lowest
+        ``tempErrors`` wins, first in key-term order on ties (Weka's loop); step verdicts
+        are cached per (antecedent, term), so documents sharing a path decide by look-up,
+        and uncached terms are tried in increasing order of a lower bound on their
+        ``tempErrors`` (the current errors outside the child) until none can win.
+        """
         rows = self.all_rows
         flags = self.base_flags
         errors = self.base_errors
+        key = frozenset()
         conds = []
         present = [int(t) for t in self.candidates if t in doc_terms]
+        n = self.X.shape[0]
         while errors >= self.min_errors:
-            cand = [t for t in present if t not in conds]
-            if not cand:
-                break
-            n_s = rows.shape[0]
-            best_err, best = n_s + 1, None
-            old_wrong = ~flags
-            for t in cand:
-                match = np.isin(rows, self.docs_with(t), assume_unique=True)
-                size = int(match.sum())
-                if size == n_s or size == 0:
+            best = (rows.shape[0] + 1, -1)  # (tempErrors, position in ``present``)
+            todo = []
+            for j, t in enumerate(present):
+                if t in key:
                     continue
-                sub = rows[match]
-                new = self.flags_for(frozenset(conds + [t]), sub)
-                old = flags[match]
-                nno = int((~new & old).sum())
-                onn = int((new & ~old).sum())
-                temp = int((~new).sum()) + int((old_wrong & ~match).sum())
-                if temp < best_err and sign_test_p(nno, nno + onn) < self.significance:
-                    best_err, best = temp, (t, sub, new)
-            if best is None:
+                st = self.steps.get((key, t), False)
+                if st is False:
+                    todo.append(j)
+                elif st is not None and st[1] and (st[0], j) < best:
+                    best = (st[0], j)
+            if todo:
+                # exact branch and bound: the parent's errors outside the child are a lower
+                # bound on tempErrors; try the smallest bounds first, stop when none can win
+                wrong = np.zeros(n, dtype=bool)
+                wrong[rows[~flags]] = True
+                n_wrong = int(np.count_nonzero(wrong))
+                bound = [n_wrong - int(np.count_nonzero(wrong[self.docs_with(present[j])]))
+                         for j in todo]
+                for b, j in sorted(zip(bound, todo)):
+                    if (b, j) > best:
+                        break
+                    t = present[j]
+                    st = self._step(key, rows, flags, n_wrong, t)
+                    self.steps[(key, t)] = st
+                    if st is not None and st[1] and (st[0], j) < best:
+                        best = (st[0], j)
+            if best[1] < 0:
                 break
-            t, rows, flags = best
+            best_err, t = best[0], present[best[1]]
+            sub = rows[np.isin(rows, self.docs_with(t), assume_unique=True)]
+            key = key | {t}
+            flags = self.flags_for(key, sub)
+            rows = sub
             conds.append(t)
             errors = best_err
         return tuple(conds), rows
@@ -398,8 +495,9 @@ class LazyTextNB(BaseNB):
         for i, (conds, rows) in enumerate(rules):
             groups.setdefault(conds, (rows, []))[1].append(i)
         for conds, (rows, idx) in groups.items():
-            table = engine.table(rows, conds)
-            jll[idx] = engine.scores(table, X[idx], conds)
+            Xg = X[idx]
+            loc = engine.table(rows, conds, extra_cols=Xg.indices)
+            jll[idx] = engine.scores(loc, Xg)
         return jll, [(c, r.shape[0]) for c, r in rules]
 
     def _joint_log_likelihood(self, X):
