@@ -11,7 +11,6 @@ mapped to column numbers with ``map(vocabulary.__getitem__, ...)`` over a whole 
 """
 
 import re
-from collections import defaultdict
 from itertools import filterfalse, repeat
 
 import numpy as np
@@ -123,8 +122,8 @@ def _word_ngrams(tokens, lo, hi):
 def batch_term_ids(docs, analyzer, vocabulary, *, grow):
     """Column numbers of every term of a batch of str documents, and their row.
 
-    ``vocabulary`` maps term -> column. With ``grow`` it is a ``defaultdict`` whose
-    default factory is its own ``__len__`` (new terms get the next column); otherwise
+    ``vocabulary`` maps term -> column. With ``grow`` it is a
+    :func:`growing_vocabulary` (new terms get the next column); otherwise
     unknown terms are dropped. Returns ``(rows, ids)``, int64 arrays, grouped by row.
     """
     tokens = []
@@ -162,10 +161,25 @@ def sorted_order(terms):
     return np.array(sorted(range(len(terms)), key=terms.__getitem__), dtype=np.int64)
 
 
+class _GrowingVocabulary(dict):
+    """term -> column; looking up a new term gives it the next free column.
+
+    A dict subclass with ``__missing__`` rather than a ``defaultdict`` whose factory
+    is its own ``__len__``: that bound method is a reference cycle, and one batch
+    vocabulary per batch then waited for the cyclic garbage collector (RSS grew by
+    about 25 MB per 10,000 documents).
+    """
+
+    __slots__ = ()
+
+    def __missing__(self, term):
+        column = self[term] = len(self)
+        return column
+
+
 def growing_vocabulary(terms=()):
     """A term -> column dict that gives each new term the next free column."""
-    vocab = defaultdict()
-    vocab.default_factory = vocab.__len__
+    vocab = _GrowingVocabulary()
     for t in terms:
         vocab[t]
     return vocab
