@@ -746,10 +746,6 @@ class _BaseBayesNet(BaseNB):
         atomic_write(path, write)
 
     # -- model files ---------------------------------------------------------------
-    # ``attributes`` (Attribute objects) is written into the state as plain dicts and
-    # restored on load, as TabularNB does
-    _execution_params = ("attributes",)
-
     def _get_state(self):
         state = {
             "classes_": self.classes_,
@@ -760,10 +756,6 @@ class _BaseBayesNet(BaseNB):
             "marginal_counts_": list(self.marginal_counts_),
             "n_features_in_": self.n_features_in_,
             "cut_points_": self.cut_points_,
-            "attributes_param_": None if self.attributes is None else [
-                a if isinstance(a, str) else {"name": a.name, "kind": a.kind, "values": list(a.values)}
-                for a in self.attributes
-            ],
         }
         for extra in ("feature_names_in_", "modes_", "cmi_", "root_"):
             if hasattr(self, extra):
@@ -771,14 +763,6 @@ class _BaseBayesNet(BaseNB):
         return state
 
     def _set_state(self, state):
-        from textnb.tables import Attribute
-
-        attrs = state.pop("attributes_param_", None)
-        if attrs is not None:
-            self.attributes = [
-                a if isinstance(a, str) else Attribute(a["name"], a["kind"], list(a["values"]))
-                for a in attrs
-            ]
         for k, v in state.items():
             setattr(self, k, v)
         self.counts_ = [np.array(c, dtype=np.float64) for c in self.counts_]

@@ -216,25 +216,25 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     def _fit_from_sums(self, acc, classes, vectorizer, model, n_docs):
         terms = np.array(acc.terms(), dtype=object)
         n = len(terms)
-        order = sorted_order(terms)
-        tf, df = acc.tf[:, :n][:, order], acc.df[:, :n][:, order]
-        terms = terms[order]
+        order = sorted_order(terms)  # scikit-learn's column order
         n_kept_docs = n_docs - len(acc.skipped)
         if n_kept_docs == 0:
             raise InputError("no documents to learn from (all were binary or the corpus is empty)")
-        # document frequency counts documents, unweighted: recomputed from the weighted
-        # sums is only exact with unit weights, so the pruning uses the unweighted df
-        df_total = df.sum(axis=0)
-        mask = prune_mask(df_total, tf.sum(axis=0), n_kept_docs, min_df=vectorizer.min_df,
+        # pruning looks at per-term totals only (with sample weights, weighted ones);
+        # the (classes x terms) tables are then copied once, kept columns only
+        df_total = acc.df[:, :n].sum(axis=0)[order]
+        tf_total = acc.tf[:, :n].sum(axis=0)[order]
+        mask = prune_mask(df_total, tf_total, n_kept_docs, min_df=vectorizer.min_df,
                           max_df=vectorizer.max_df, max_features=vectorizer.max_features)
         if not mask.any():
             raise InputError(
                 "empty vocabulary: every token was filtered out; the documents may be empty "
                 "or only contain stop words, or min_df / max_df prune everything"
             )
-        vectorizer._set_terms(terms[mask])
-        sums = df if isinstance(model, BernoulliNB) else tf
-        model.fit_counts(classes, acc.class_count, sums[:, mask])
+        cols = order[mask]
+        vectorizer._set_terms(terms[cols])
+        sums = acc.df if isinstance(model, BernoulliNB) else acc.tf
+        model.fit_counts(classes, acc.class_count, sums[:, cols])
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Learn more documents; new terms are appended to the vocabulary.

@@ -22,10 +22,6 @@ __all__ = ["Discretized"]
 _METHODS = ("mdl", "equal-frequency", "equal-width")
 
 
-def _attribute_dicts(attributes):
-    return [{"name": a.name, "kind": a.kind, "values": list(a.values)} for a in attributes]
-
-
 @register
 class Discretized(ClassifierMixin, BaseEstimator):
     """Discretise numeric attributes inside ``fit``, then fit a nominal-only model.
@@ -58,9 +54,6 @@ class Discretized(ClassifierMixin, BaseEstimator):
         self.class_values = class_values
         self.numeric = numeric
         self.bins = bins
-
-    # attributes are table metadata, kept in the fitted state (see _get_state)
-    _execution_params = ("attributes",)
 
     def fit(self, X, y):
         if self.numeric not in _METHODS:
@@ -134,7 +127,7 @@ class Discretized(ClassifierMixin, BaseEstimator):
             "estimator_": self.estimator_,
             "cut_points_": [np.zeros(0) if c is None else c for c in self.cut_points_],
             "nominal_columns_": np.array([c is None for c in self.cut_points_]),
-            "attributes_": _attribute_dicts(self.attributes_),
+            "attributes_": list(self.attributes_),
             "n_features_in_": self.n_features_in_,
         }
 
@@ -142,8 +135,7 @@ class Discretized(ClassifierMixin, BaseEstimator):
         self.estimator_ = state["estimator_"]
         self.cut_points_ = [None if nominal else np.asarray(c, dtype=np.float64)
                             for c, nominal in zip(state["cut_points_"], state["nominal_columns_"])]
-        self.attributes_ = [Attribute(a["name"], a["kind"], list(a["values"])) for a in state["attributes_"]]
-        self.attributes = tuple(self.attributes_)
+        self.attributes_ = list(state["attributes_"])
         self.nominal_attributes_ = [
             a if c is None else Attribute(a.name, "nominal", _bin_names(c))
             for a, c in zip(self.attributes_, self.cut_points_)]

@@ -228,6 +228,8 @@ class _Packer:
             if all(isinstance(k, str) for k in v):
                 return {"$dict": {k: self.value(x) for k, x in v.items()}}
             return {"$items": [[self.value(k), self.value(x)] for k, x in v.items()]}
+        if type(v).__name__ == "Attribute":  # table metadata (textnb.tables.Attribute)
+            return {"$attribute": [str(v.name), str(v.kind), [str(x) for x in v.values]]}
         if type(v).__name__ in _REGISTRY:
             return self.node(v)
         raise TypeError(f"cannot store a {type(v).__name__} in a model file")
@@ -294,6 +296,8 @@ class _Unpacker:
             return {k: self.value(x) for k, x in v["$dict"].items()}
         if "$items" in v:
             return {_hashable(self.value(k)): self.value(x) for k, x in v["$items"]}
+        if "$attribute" in v:
+            return _attribute(v["$attribute"])
         if "kind" in v:
             return self.node(v)
         raise ModelFileError("has an unknown value in its header")
@@ -325,6 +329,18 @@ class _Unpacker:
             raise ModelFileError(
                 f"holds an inconsistent {kind} state ({type(exc).__name__}: {_one_line(exc)})") from None
         return est
+
+
+def _attribute(fields):
+    """A :class:`textnb.tables.Attribute` from its stored ``[name, kind, values]``."""
+    from textnb.tables import Attribute
+
+    ok = (isinstance(fields, list) and len(fields) == 3 and isinstance(fields[0], str)
+          and isinstance(fields[1], str) and isinstance(fields[2], list)
+          and all(isinstance(x, str) for x in fields[2]))
+    if not ok:
+        raise ModelFileError("has a malformed attribute description")
+    return Attribute(fields[0], fields[1], list(fields[2]))
 
 
 def _hashable(k):

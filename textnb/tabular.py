@@ -769,10 +769,6 @@ class TabularNB(BaseNB):
             "attributes": atts,
         }
 
-    # The ``attributes`` parameter is written into the model file's state (as plain
-    # dicts, in ``attributes_``) rather than among the parameters, and restored on load.
-    _execution_params = ("attributes",)
-
     _STATE = (
         "classes_", "class_count_", "attributes_", "cut_points_", "n_values_", "feature_count_",
         "moment_count_", "theta_", "moment_m2_", "kde_values_", "kde_class_", "kde_weight_",
@@ -783,8 +779,7 @@ class TabularNB(BaseNB):
         state = {k: getattr(self, k) for k in self._STATE}
         state["cut_points_"] = [np.empty(0) if c is None else c for c in self.cut_points_]
         state["discretized_"] = np.array([c is not None for c in self.cut_points_], dtype=bool)
-        state["attributes_"] = [{"name": a.name, "kind": a.kind, "values": list(a.values)} for a in self.attributes_]
-        state["attributes_given_"] = self.attributes is not None
+        state["attributes_"] = list(self.attributes_)
         if hasattr(self, "feature_names_in_"):
             state["feature_names_in_"] = self.feature_names_in_
         return state
@@ -801,9 +796,6 @@ class TabularNB(BaseNB):
             a if isinstance(a, Attribute) else Attribute(a["name"], a["kind"], list(a["values"]))
             for a in self.attributes_
         ]
-        if state.get("attributes_given_"):
-            self.attributes = tuple(self.attributes_)
-        self.__dict__.pop("attributes_given_", None)
         self.n_values_ = np.asarray(self.n_values_, dtype=np.int64)
         for k in ("class_count_", "feature_count_", "moment_count_", "theta_", "moment_m2_",
                   "halfwidth_count_", "halfwidth_mean_", "halfwidth_m2_"):
