@@ -151,3 +151,22 @@ def test_failed_save_leaves_previous_file_intact(model_file, monkeypatch):
         save(TextClassifier().fit(DOCS[:2], LABELS[:2]), model_file)
     assert model_file.read_bytes() == before
     assert not [p for p in model_file.parent.iterdir() if p.name.startswith(".tmp-")]
+
+
+def test_inconsistent_shapes_are_refused_at_load(tmp_path):
+    clf = TextClassifier().fit(DOCS, LABELS)
+    terms = list(clf.vectorizer_.vocabulary_)
+    clf.vectorizer_._set_terms(terms[:-1])  # one term fewer than the model's columns
+    clf.save(tmp_path / "v.tnb")
+    with pytest.raises(ModelFileError, match="inconsistent|vocabulary"):
+        textnb.load(tmp_path / "v.tnb")
+    nb = MultinomialNB().fit([[1, 2], [3, 0]], ["x", "y"])
+    nb.feature_count_ = nb.feature_count_[:, :1]
+    nb.save(tmp_path / "n.tnb")
+    with pytest.raises(ModelFileError, match="inconsistent|shapes"):
+        textnb.load(tmp_path / "n.tnb")
+    nb = MultinomialNB().fit([[1, 2], [3, 0]], ["x", "y"])
+    nb.feature_count_[0, 0] = -5
+    nb.save(tmp_path / "m.tnb")
+    with pytest.raises(ModelFileError):
+        textnb.load(tmp_path / "m.tnb")

@@ -403,5 +403,9 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
 
     def _set_state(self, state):
         self.vectorizer_, self.model_ = state["vectorizer_"], state["model_"]
+        n_terms = len(self.vectorizer_.vocabulary_)
+        n_features = getattr(self.model_, "n_features_in_", n_terms)
+        if n_features != n_terms:
+            raise ValueError(f"the vocabulary has {n_terms} terms but the model expects {n_features}")
         self.classes_ = self.model_.classes_
         self.skipped_ = []

@@ -211,6 +211,16 @@ class _BaseCountNB(BaseNB):
             setattr(self, k, v)
         self.class_count_ = np.array(self.class_count_, dtype=np.float64, order="C")
         self.feature_count_ = np.array(self.feature_count_, dtype=np.float64, order="C")
+        n_classes = np.asarray(self.classes_).shape[0]
+        if (np.asarray(self.classes_).ndim != 1 or self.class_count_.shape != (n_classes,)
+                or self.feature_count_.shape != (n_classes, int(self.n_features_in_))):
+            raise ValueError(
+                f"count shapes {self.class_count_.shape} / {self.feature_count_.shape} do not fit "
+                f"{n_classes} classes and {self.n_features_in_} features"
+            )
+        if not (np.all(np.isfinite(self.feature_count_)) and np.all(np.isfinite(self.class_count_))
+                and self.feature_count_.min(initial=0) >= 0 and self.class_count_.min(initial=0) >= 0):
+            raise ValueError("counts must be finite and non-negative")
         self._update()
 
 
