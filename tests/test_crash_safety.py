@@ -12,7 +12,6 @@ Total time is bounded: trials stop when the time budget of the test is used up (
 least a few trials always run).
 """
 
-import json
 import os
 import random
 import signal

@@ -302,14 +302,14 @@ def test_routes_mail_from_mbox_untouched(topic_model, tmp_path):
     box = tmp_path / "box.mbox"
     box.write_bytes(b"From a@b Mon Jan  1 00:00:00 2024\nSubject: casino prize\n\ncheap pills offer\n\n"
                     b"From a@b Mon Jan  1 00:00:01 2024\nSubject: agenda\n\nmeeting budget review\n")
-    before = tree_hash(tmp_path)
+    before = box.read_bytes()
     routes = list(plan_routes(topic_model, [box], tmp_path / "out", threshold=0))
     assert [r.label for r in routes] == ["shop", "work"]
     assert [os.path.basename(r.destination) for r in routes] == ["box.mbox-1.eml", "box.mbox-2.eml"]
     for r in routes:
         apply_route(r, move=True)  # messages inside an mbox are copied out, never removed
     assert (tmp_path / "out" / "shop" / "box.mbox-1.eml").read_bytes().startswith(b"Subject: casino")
-    assert box.read_bytes().count(b"From a@b") == 2
+    assert box.read_bytes() == before  # the mailbox is never modified, even with --move
 
 
 def test_routes_binary_file_reported(topic_model, tmp_path):

@@ -52,7 +52,7 @@ def test_multinomial_worked_example_from_witten_and_frank():
 
 def test_iir_china_example():
     # Manning, Raghavan & Schuetze, Introduction to IR, example 13.1
-    vocab = ["chinese", "beijing", "shanghai", "macao", "tokyo", "japan"]
+    # columns: chinese, beijing, shanghai, macao, tokyo, japan
     X = np.array([[2, 1, 0, 0, 0, 0], [2, 0, 1, 0, 0, 0], [1, 0, 0, 1, 0, 0], [1, 0, 0, 0, 1, 1]])
     y = ["c", "c", "c", "j"]
     nb = MultinomialNB().fit(X, y)

@@ -17,7 +17,6 @@ Example counts are small and ``deadline=None`` so the suite stays fast and free 
 timing flakiness; ``derandomize=True`` keeps CI runs reproducible.
 """
 
-import io
 import warnings
 from dataclasses import dataclass, field
 

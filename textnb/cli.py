@@ -225,7 +225,7 @@ def _text_model(args, kind, params):
 
 
 def _make_classifier(args):
-    from textnb import BernoulliNB, MultinomialNB, TextClassifier, Vectorizer
+    from textnb import TextClassifier, Vectorizer
 
     vec = Vectorizer(**_given(
         lowercase=False if args.no_lowercase else None,

@@ -9,7 +9,6 @@ multinomial event model; ``../shared/design/algorithms.md`` §1); McCallum & Nig
 """
 
 import warnings
-from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp

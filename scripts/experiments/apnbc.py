@@ -125,7 +125,7 @@ def run_uci_set(name, class_name, drop, repeats, folds=10):
 
 # -- text ------------------------------------------------------------------------------------
 def _read_docs(root):
-    docs, labels, paths = [], [], []
+    docs, labels = [], []
     for label in sorted(os.listdir(root)):
         folder = root / label
         if not folder.is_dir():
