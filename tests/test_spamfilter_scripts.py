@@ -99,7 +99,7 @@ def test_register_from_stdin_and_paths(trained, tmp_path):
 @pytest.mark.parametrize("argv,stdin,expect", [
     (["-m", "/nonexistent/spam.tnb"], b"Subject: x\n\ny\n", "no such model file"),
     (["--spam-cutoff", "0.3", "--ham-cutoff", "0.6"], b"x", "above the spam cut-off"),
-    (["--spam-cutoff", "2"], b"x", "between 0 and 1"),
+    (["--spam-cutoff", "2"], b"x", ">= 0.0 and <= 1.0"),
     (["--batch", "/x", "--train-spam", "/y"], b"", "choose one of"),
     (["--train-spam", "/y"], b"", "needs both"),
     (["--bogus"], b"", "unrecognized arguments"),

@@ -14,7 +14,7 @@ from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["BaseNB", "check_partial_fit_labels", "log_odds"]
+__all__ = ["BaseNB", "check_class_prior", "check_partial_fit_labels", "log_odds"]
 
 
 class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
@@ -102,6 +102,16 @@ def log_odds(jll):
         rest[rows, top] = -np.inf
         others[rows, top] = logsumexp(rest, axis=1)
         return jll - others
+
+
+def check_class_prior(class_prior, n_classes):
+    """``class_prior`` as a float array of shape (n_classes,), non-negative, summing to 1."""
+    prior = np.asarray(class_prior, dtype=np.float64)
+    if prior.shape != (n_classes,):
+        raise ValueError("Number of priors must match number of classes.")
+    if np.any(prior < 0) or not np.isclose(prior.sum(), 1.0):
+        raise ValueError("class_prior must be non-negative and sum to 1.")
+    return prior
 
 
 def check_partial_fit_labels(y, classes):

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from textnb import __version__
+from textnb.argtypes import bounded
 from textnb.errors import InputError, TextnbError
 
 __all__ = ["main", "build_parser"]
@@ -57,44 +58,15 @@ def _df_value(text):
     try:
         return int(text)
     except ValueError:
-        pass
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a count or a fraction, got {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"a fraction must be in [0, 1], got {text!r}")
-    return value
+        return _fraction(text)
 
 
-def _positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {text!r}")
-    return value
+_fraction = bounded(float, low=0.0, high=1.0)
 
 
-def _non_negative_float(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not np.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
-    return value
-
-
-def _probability(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}") from None
-    if not 0.0 < value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text!r}")
-    return value
+_positive_int = bounded(int, low=1)
+_non_negative_float = bounded(float, low=0.0)
+_probability = bounded(float, low=0.0, high=1.0, low_open=True)
 
 
 def _wrap_model(args, model):

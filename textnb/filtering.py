@@ -41,6 +41,7 @@ import numpy as np
 from scipy.special import expit
 
 from textnb import mail
+from textnb.argtypes import bounded
 from textnb.errors import InputError, ModelFileError, TextnbError
 
 __all__ = [
@@ -584,14 +585,7 @@ def apply_route(route, *, move=False):
 
 
 # -- command line ---------------------------------------------------------------------
-def _probability(text):
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 <= v <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1: {text}")
-    return v
+_probability = bounded(float, low=0.0, high=1.0)
 
 
 def _size(text):

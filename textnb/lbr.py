@@ -84,6 +84,25 @@ def _rescale(p, scale):
     scale += e
 
 
+def cached_flags(engine, conds, compute):
+    """The leave-one-out flags of the subset ``conds``, from ``engine.cache`` or ``compute()``.
+
+    Shared by the tabular and the text engine. The cache holds at most
+    ``engine.max_cache`` flags; past that it starts afresh, together with
+    ``engine.steps`` (whose verdicts were derived from the dropped flags).
+    """
+    hit = engine.cache.get(conds)
+    if hit is None:
+        hit = compute()
+        if engine.cached + hit.shape[0] > engine.max_cache:
+            engine.cache.clear()
+            engine.steps.clear()
+            engine.cached = 0
+        engine.cache[conds] = hit
+        engine.cached += hit.shape[0]
+    return hit
+
+
 class _Engine:
     """The LBR search over one training set; shared by fit, predict and the workers.
 
@@ -214,18 +233,10 @@ class _Engine:
 
     def flags_for(self, conds, rows, attrs):
         """LOO flags of the subset defined by the frozenset ``conds`` (cached)."""
-        hit = self.cache.get(conds)
-        if hit is None:
-            hit = self.level1.get(conds)
-        if hit is None:
-            hit = self.loo_correct(rows, attrs)
-            if self.cached + hit.shape[0] > self.max_cache:
-                self.cache.clear()
-                self.steps.clear()
-                self.cached = 0
-            self.cache[conds] = hit
-            self.cached += hit.shape[0]
-        return hit
+        hit = self.level1.get(conds)
+        if hit is not None:
+            return hit
+        return cached_flags(self, conds, lambda: self.loo_correct(rows, attrs))
 
     def build_level1(self):
         """LOO flags of every one-condition subset ``A = v``; HLBR's per-attribute errors.

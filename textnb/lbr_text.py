@@ -42,7 +42,7 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
 from textnb.base import BaseNB
-from textnb.lbr import sign_test_p
+from textnb.lbr import cached_flags, sign_test_p
 from textnb.model_io import register
 from textnb.stats import class_indicator
 
@@ -221,16 +221,7 @@ class _TextEngine:
         return np.argmax(s, axis=1) == yr
 
     def flags_for(self, conds, rows):
-        hit = self.cache.get(conds)
-        if hit is None:
-            hit = self.loo_correct(rows, conds)
-            if self.cached + hit.shape[0] > self.max_cache:
-                self.cache.clear()
-                self.steps.clear()
-                self.cached = 0
-            self.cache[conds] = hit
-            self.cached += hit.shape[0]
-        return hit
+        return cached_flags(self, conds, lambda: self.loo_correct(rows, conds))
 
     def _step(self, key, rows, flags, old_wrong_total, t):
         match = np.isin(rows, self.docs_with(t), assume_unique=True)

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
-from textnb.base import BaseNB, check_partial_fit_labels
+from textnb.base import BaseNB, check_class_prior, check_partial_fit_labels
 from textnb.model_io import register
 from textnb.stats import CountTable, class_indicator
 
@@ -145,11 +145,7 @@ class _BaseCountNB(BaseNB):
     def _update_class_log_prior(self):
         n_classes = len(self.classes_)
         if self.class_prior is not None:
-            prior = np.asarray(self.class_prior, dtype=np.float64)
-            if prior.shape != (n_classes,):
-                raise ValueError("Number of priors must match number of classes.")
-            if np.any(prior < 0) or not np.isclose(prior.sum(), 1.0):
-                raise ValueError("class_prior must be non-negative and sum to 1.")
+            prior = check_class_prior(self.class_prior, n_classes)
             with np.errstate(divide="ignore"):
                 self.class_log_prior_ = np.log(prior)
         elif self.fit_prior:

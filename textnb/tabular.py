@@ -36,7 +36,7 @@ from scipy.special import logsumexp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from textnb.base import BaseNB, check_partial_fit_labels
+from textnb.base import BaseNB, check_class_prior, check_partial_fit_labels
 from textnb.discretize import (
     apply_cut_points,
     equal_frequency_cut_points,
@@ -506,11 +506,7 @@ class TabularNB(BaseNB):
     def _update_class_log_prior(self):
         n_classes = len(self.classes_)
         if self.class_prior is not None:
-            prior = np.asarray(self.class_prior, dtype=np.float64)
-            if prior.shape != (n_classes,):
-                raise ValueError("Number of priors must match number of classes.")
-            if np.any(prior < 0) or not np.isclose(prior.sum(), 1.0):
-                raise ValueError("class_prior must be non-negative and sum to 1.")
+            prior = check_class_prior(self.class_prior, n_classes)
         else:
             kind, a = self._smoothing()
             a = a if kind == "additive" else 1.0
