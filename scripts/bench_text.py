@@ -56,7 +56,7 @@ def run_one(config, root):
         clf.fit(train_docs, y_train)
         fit_s = time.perf_counter() - start
         start = time.perf_counter()
-        pred = clf.predict([text(d) for d in test_docs])
+        pred = clf.predict(test_docs)  # paths or str, as `textnb predict` streams them
     else:
         from sklearn.feature_extraction.text import CountVectorizer
         from sklearn.naive_bayes import BernoulliNB, ComplementNB, MultinomialNB

@@ -18,7 +18,6 @@ from itertools import islice
 
 import numpy as np
 import scipy.sparse as sp
-from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
@@ -28,14 +27,22 @@ from textnb.counting import count_shard, term_ids
 from textnb.errors import InputError
 from textnb.model_io import register
 from textnb.naive_bayes import BernoulliNB, MultinomialNB, _BaseCountNB
-from textnb.text import Vectorizer, growing_vocabulary, prune_mask, sorted_order
+from textnb.workers import can_fork, ordered_map
+from textnb.text import Vectorizer, add_terms, growing_vocabulary, prune_mask, sorted_order
 
 __all__ = ["TextClassifier", "to_text"]  # to_text: kept importable from here
 
-#: Below this many documents training runs in one process whatever ``n_jobs`` says.
+#: Below this many documents training runs in one process whatever ``n_jobs`` says,
+#: when workers cannot be forked (a fresh loky worker costs about a second to start).
 _MIN_PARALLEL_DOCUMENTS = 30_000
-#: Below this many documents prediction runs in one process whatever ``n_jobs`` says.
+#: The same for prediction.
 _MIN_PARALLEL_PREDICT = 20_000
+
+
+def _min_parallel(spawned, batch_size):
+    """Fewest documents worth worker processes: two batches when workers fork (they
+    start in milliseconds), else ``spawned``."""
+    return 2 * int(batch_size) if can_fork() else spawned
 
 
 def _batches(docs, y_index, weights, size):
@@ -63,7 +70,7 @@ class _Accumulator:
         self.skipped = []
 
     def add(self, terms, sums, class_count, skipped):
-        ids = np.fromiter(map(self.vocab.__getitem__, terms), dtype=np.int64, count=len(terms))
+        ids = add_terms(self.vocab, terms)
         if len(self.vocab) > self.tf.shape[1]:
             cap = max(2 * self.tf.shape[1], len(self.vocab))
             for name in ("tf", "df"):
@@ -187,21 +194,15 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         analyzer = vectorizer.build_analyzer()
         acc = _Accumulator(n_classes, terms)
         batches = _batches(X, y_index, weights, int(self.batch_size))
-        n_jobs = 1 if self.n_jobs is None else self.n_jobs
-        if len(y_index) < _MIN_PARALLEL_DOCUMENTS:
-            n_jobs = 1  # starting worker processes would cost more than it saves
+        n_jobs = 1 if len(y_index) < _min_parallel(_MIN_PARALLEL_DOCUMENTS, self.batch_size) else self.n_jobs
         if client is not None:
             from textnb.distributed import map_ordered
 
             results = map_ordered(client, count_shard, (
                 (b, yi, w, analyzer, n_classes, self.max_bytes) for b, yi, w in batches))
-        elif n_jobs == 1:
-            results = (count_shard(b, yi, w, analyzer, n_classes, self.max_bytes) for b, yi, w in batches)
         else:
-            results = Parallel(n_jobs=n_jobs, return_as="generator", pre_dispatch="2*n_jobs")(
-                delayed(count_shard)(b, yi, w, analyzer, n_classes, self.max_bytes)
-                for b, yi, w in batches
-            )
+            results = ordered_map(count_shard, (
+                (b, yi, w, analyzer, n_classes, self.max_bytes) for b, yi, w in batches), n_jobs)
         done = 0
         for terms, sums, class_count, skipped, n_docs in results:
             acc.add(terms, sums, class_count, skipped)
@@ -336,15 +337,12 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         if isinstance(X, (str, bytes)):
             raise TypeError("expected an iterable of documents, got a single string; wrap it in a list")
         vocabulary = self.vectorizer_.vocabulary_
+        index = self.vectorizer_._term_index()
         analyzer = self.vectorizer_._analyzer()
         batches = (b for b, _, _ in _batches(X, np.zeros(0), np.zeros(0), int(self.batch_size)))
-        n_jobs = 1 if self.n_jobs is None else self.n_jobs
-        many = hasattr(X, "__len__") and len(X) >= _MIN_PARALLEL_PREDICT
-        if n_jobs != 1 and many:
-            results = Parallel(n_jobs=n_jobs, return_as="generator", pre_dispatch="2*n_jobs")(
-                delayed(term_ids)(b, analyzer, vocabulary, self.max_bytes) for b in batches)
-        else:
-            results = (term_ids(b, analyzer, vocabulary, self.max_bytes) for b in batches)
+        many = hasattr(X, "__len__") and len(X) >= _min_parallel(_MIN_PARALLEL_PREDICT, self.batch_size)
+        results = ordered_map(term_ids, ((b, analyzer, index, self.max_bytes) for b in batches),
+                              self.n_jobs if many else 1)
         score = getattr(self.model_, method)
         parts = []
         for rows, ids, n_docs in results:

@@ -46,9 +46,11 @@ __all__ = [
     "decode_bytes",
     "is_binary",
     "open_corpus",
+    "read_bytes",
     "read_document",
     "iter_input_documents",
     "to_text",
+    "to_tokenizable",
 ]
 
 MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
@@ -74,16 +76,24 @@ def decode_bytes(data):
         return data.decode("latin-1")
 
 
-def read_document(path, max_bytes=MAX_DOCUMENT_BYTES):
-    """Text of the file at ``path``, or None when it is binary.
+def read_bytes(path, max_bytes=MAX_DOCUMENT_BYTES):
+    """The first ``max_bytes`` bytes of the file at ``path``.
 
     Raises InputError (one line naming the file) when it cannot be read.
     """
     try:
         with open(path, "rb") as f:
-            data = f.read(max_bytes)
+            return f.read(max_bytes)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def read_document(path, max_bytes=MAX_DOCUMENT_BYTES):
+    """Text of the file at ``path``, or None when it is binary.
+
+    Raises InputError (one line naming the file) when it cannot be read.
+    """
+    data = read_bytes(path, max_bytes)
     if is_binary(data):
         return None
     return decode_bytes(data)
@@ -277,6 +287,20 @@ def iter_input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None):
             yield p, read_document(p, max_bytes)
         else:
             raise InputError(f"{p}: no such file or folder")
+
+
+def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES):
+    """A document for :func:`textnb.tokenize.batch_term_ids`: str, or bytes when it is
+    ASCII (no decoding needed: ASCII bytes are their own text), None if binary."""
+    if isinstance(doc, Path):
+        data = read_bytes(doc, max_bytes)
+    elif isinstance(doc, (bytes, bytearray)):
+        data = bytes(doc[:max_bytes])
+    else:
+        return to_text(doc, max_bytes)
+    if is_binary(data):
+        return None
+    return data if data.isascii() else decode_bytes(data)
 
 
 def to_text(doc, max_bytes=MAX_DOCUMENT_BYTES):

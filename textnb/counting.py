@@ -6,7 +6,7 @@ worker process starts quickly.
 
 import numpy as np
 
-from textnb.corpus import to_text
+from textnb.corpus import to_tokenizable
 from textnb.tokenize import batch_term_ids, growing_vocabulary
 
 __all__ = ["count_shard", "term_ids"]
@@ -21,7 +21,7 @@ def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes):
     """
     texts, keep, skipped = [], [], []
     for i, doc in enumerate(docs):
-        text = to_text(doc, max_bytes)
+        text = to_tokenizable(doc, max_bytes)
         if text is None:
             skipped.append(str(doc))
         else:
@@ -56,10 +56,13 @@ def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes):
 
 
 def term_ids(docs, analyzer, vocabulary, max_bytes):
-    """``(rows, ids, n_docs)`` of a batch under a fixed vocabulary (prediction's tokenising)."""
+    """``(rows, ids, n_docs)`` of a batch under a fixed vocabulary (prediction's tokenising).
+
+    ``vocabulary``: a term -> column dict or, faster, a :class:`textnb.ascii_tokens.TermIndex`.
+    """
     texts = []
     for doc in docs:
-        text = to_text(doc, max_bytes)
+        text = to_tokenizable(doc, max_bytes)
         if text is None:
             from textnb.errors import InputError
 

@@ -19,10 +19,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from textnb.ascii_tokens import TermIndex, supports
 from textnb.model_io import register
 from textnb.tokenize import (  # noqa: F401  (re-exported: the public home of the tokenizer)
     TOKEN_PATTERN,
     Analyzer,
+    add_terms,
     batch_term_ids,
     count_batch,
     growing_vocabulary,
@@ -156,6 +158,18 @@ class Vectorizer(TransformerMixin, BaseEstimator):
     def _set_terms(self, terms):
         terms = [str(t) for t in terms]
         self.vocabulary_ = {t: i for i, t in enumerate(terms)}
+        self._cached_index = None
+
+    def _term_index(self):
+        """The fitted vocabulary in the form tokenising looks it up fastest (cached):
+        a :class:`textnb.ascii_tokens.TermIndex` when the analyzer has numpy's fast
+        path, else the dict itself."""
+        index = getattr(self, "_cached_index", None)
+        if index is None or index.vocabulary is not self.vocabulary_:
+            if not supports(self._analyzer()):
+                return self.vocabulary_
+            index = self._cached_index = TermIndex(self.vocabulary_)
+        return index
 
     def _finish(self, X):
         X.sort_indices()
@@ -168,7 +182,7 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "vocabulary_")
         _check_documents(raw_documents)
         docs = list(raw_documents)
-        return self._finish(count_batch(docs, self._analyzer(), self.vocabulary_, grow=False))
+        return self._finish(count_batch(docs, self._analyzer(), self._term_index(), grow=False))
 
     def _analyzer(self):
         an = getattr(self, "_cached_analyzer", None)

@@ -4,7 +4,9 @@ Worker processes (joblib, Dask) unpickle an :class:`Analyzer` and run
 :func:`batch_term_ids`; importing this module costs only numpy and the standard
 library, so starting workers is cheap.
 
-Speed comes from keeping per-token work in C: tokens are found by ``re.findall``,
+ASCII documents under the default token pattern are tokenised by numpy, with no
+Python work per token (:mod:`textnb.ascii_tokens`). Elsewhere speed comes from
+keeping per-token work in C: tokens are found by ``re.findall``,
 filtered with ``itertools.filterfalse(stop_words.__contains__, ...)``, stemmed through
 a dict cache whose ``__missing__`` calls the stemmer once per distinct word, and
 mapped to column numbers with ``map(vocabulary.__getitem__, ...)`` over a whole batch.
@@ -16,7 +18,9 @@ from itertools import filterfalse, repeat
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["TOKEN_PATTERN", "Analyzer", "batch_term_ids", "count_batch", "growing_vocabulary",
+from textnb.ascii_tokens import TermIndex, ascii_term_ids, supports
+
+__all__ = ["TOKEN_PATTERN", "Analyzer", "add_terms", "batch_term_ids", "count_batch", "growing_vocabulary",
            "regex_tokenize", "sorted_order"]
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
@@ -120,12 +124,56 @@ def _word_ngrams(tokens, lo, hi):
 
 
 def batch_term_ids(docs, analyzer, vocabulary, *, grow):
-    """Column numbers of every term of a batch of str documents, and their row.
+    """Column numbers of every term of a batch of documents, and their row.
 
+    ``docs`` holds str documents, or bytes ones that are known to be ASCII.
     ``vocabulary`` maps term -> column. With ``grow`` it is a
-    :func:`growing_vocabulary` (new terms get the next column); otherwise
-    unknown terms are dropped. Returns ``(rows, ids)``, int64 arrays, grouped by row.
+    :func:`growing_vocabulary` (new terms get the next column); otherwise it is a
+    dict or a :class:`textnb.ascii_tokens.TermIndex` and unknown terms are dropped.
+    Returns ``(rows, ids)``, int64 arrays (in no particular order).
+
+    ASCII documents under an analyzer :func:`textnb.ascii_tokens.supports` are
+    tokenised by numpy (:mod:`textnb.ascii_tokens`); the others term by term here.
     """
+    index = vocabulary if isinstance(vocabulary, TermIndex) else None
+    mapping = index.vocabulary if index is not None else vocabulary
+    if not supports(analyzer):
+        return _python_term_ids([d.decode("ascii") if isinstance(d, bytes) else d for d in docs],
+                                analyzer, mapping, grow)
+    blobs, where, texts, text_where = [], [], [], []
+    for i, doc in enumerate(docs):
+        if isinstance(doc, bytes):
+            blobs.append(doc)
+            where.append(i)
+        elif doc.isascii():
+            blobs.append(doc.encode("ascii"))
+            where.append(i)
+        else:
+            texts.append(doc)
+            text_where.append(i)
+    parts = []
+    if blobs:
+        where = np.asarray(where, dtype=np.int64)
+        if grow:
+            rows, ids, terms = ascii_term_ids(blobs, analyzer)
+            parts.append((where[rows], add_terms(mapping, terms)[ids]))
+        else:
+            if index is None:
+                index = TermIndex(mapping)
+            rows, ids = ascii_term_ids(blobs, analyzer, index)
+            parts.append((where[rows], ids))
+    if texts:
+        rows, ids = _python_term_ids(texts, analyzer, mapping, grow)
+        parts.append((np.asarray(text_where, dtype=np.int64)[rows], ids))
+    if not parts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if len(parts) == 1:
+        return parts[0]
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def _python_term_ids(docs, analyzer, vocabulary, grow):
+    """batch_term_ids for str documents, one analyzer call per document."""
     tokens = []
     lengths = np.empty(len(docs), dtype=np.int64)
     extend = tokens.extend
@@ -153,6 +201,18 @@ def count_batch(docs, analyzer, vocabulary, *, grow):
     )
     X.sum_duplicates()
     return X
+
+
+def add_terms(vocabulary, terms):
+    """Columns of the distinct ``terms`` in the dict ``vocabulary``; new terms are added
+    with the next free columns, in order. No Python-level call per term."""
+    columns = np.fromiter(map(vocabulary.get, terms, repeat(-1)), dtype=np.int64, count=len(terms))
+    new = np.flatnonzero(columns < 0)
+    if len(new):
+        start = len(vocabulary)
+        vocabulary.update(zip(map(terms.__getitem__, new.tolist()), range(start, start + len(new))))
+        columns[new] = np.arange(start, start + len(new))
+    return columns
 
 
 def sorted_order(terms):

@@ -1,0 +1,133 @@
+"""The numpy tokenizer for ASCII documents gives exactly the general path's terms."""
+
+import random
+from collections import Counter
+
+import numpy as np
+import pytest
+from sklearn.feature_extraction.text import CountVectorizer
+
+from textnb import ascii_tokens
+from textnb.ascii_tokens import TermIndex, ascii_term_ids, supports
+from textnb.text import Vectorizer
+from textnb.tokenize import Analyzer, _python_term_ids, batch_term_ids, growing_vocabulary
+
+ALPHABET = "abcXYZ019_" + " .,;:-'\"\t\n!?()[]{}<>/\\|@#$%^&*+=~`"
+
+
+def random_docs(seed, n=200):
+    rng = random.Random(seed)
+    docs = []
+    for _ in range(n):
+        parts = []
+        for _ in range(rng.randrange(0, 40)):
+            kind = rng.random()
+            if kind < 0.15:  # lengths around the 8 / 16 / 24 byte word edges
+                k = rng.choice([1, 2, 7, 8, 9, 15, 16, 17, 23, 24, 25, 26, 40, 100])
+                parts.append("".join(rng.choice("aAbB0_") for _ in range(k)))
+            else:
+                parts.append("".join(rng.choice(ALPHABET) for _ in range(rng.randrange(0, 12))))
+        docs.append(rng.choice([" ", "", "\n", "."]).join(parts))
+    return docs
+
+
+def pairs_general(docs, analyzer):
+    vocab = growing_vocabulary()
+    rows, ids = _python_term_ids(docs, analyzer, vocab, True)
+    terms = list(vocab)
+    return Counter((int(r), terms[i]) for r, i in zip(rows, ids))
+
+
+def pairs_fast(docs, analyzer):
+    rows, ids, terms = ascii_term_ids([d.encode("ascii") for d in docs], analyzer)
+    assert len(set(terms)) == len(terms)
+    return Counter((int(r), terms[i]) for r, i in zip(rows, ids))
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("kw", [{}, {"lowercase": False}, {"stop_words": "english"},
+                                {"stop_words": ["ab", "bb", "a0"]}])
+def test_fast_path_equals_the_general_path(seed, kw):
+    analyzer = Analyzer(**kw)
+    assert supports(analyzer)
+    docs = random_docs(seed)
+    assert pairs_fast(docs, analyzer) == pairs_general(docs, analyzer)
+
+
+def test_a_hash_collision_never_merges_two_terms(monkeypatch):
+    # a hash of 4 values: almost every pair of distinct terms collides
+    monkeypatch.setattr(ascii_tokens, "_hash", lambda words: words[0] & np.uint64(3))
+    analyzer = Analyzer()
+    docs = random_docs(7)
+    assert pairs_fast(docs, analyzer) == pairs_general(docs, analyzer)
+    index = TermIndex(growing_vocabulary(["ab", "bb", "abc", "a" * 30]))
+    assert not index.unique
+    vocab = index.vocabulary
+    r1, i1 = batch_term_ids(docs, analyzer, index, grow=False)
+    r2, i2 = _python_term_ids(docs, analyzer, vocab, False)
+    assert Counter(zip(r1.tolist(), i1.tolist())) == Counter(zip(r2.tolist(), i2.tolist()))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_term_index_lookup_equals_the_dict(seed):
+    analyzer = Analyzer()
+    train, test = random_docs(seed), random_docs(seed + 100)
+    vocab = growing_vocabulary()
+    _python_term_ids(train, analyzer, vocab, True)
+    vocab = dict(vocab)
+    r1, i1 = batch_term_ids(test, analyzer, TermIndex(vocab), grow=False)
+    r2, i2 = _python_term_ids(test, analyzer, vocab, False)
+    assert len(i2) > 0
+    assert Counter(zip(r1.tolist(), i1.tolist())) == Counter(zip(r2.tolist(), i2.tolist()))
+
+
+def test_group_matches_numpy_unique():
+    rng = np.random.default_rng(0)
+    for n in (1, 2, 3, 1000, 70_000):
+        h = rng.integers(0, 50, n).astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        first, inverse = ascii_tokens._group(h)
+        assert np.array_equal(h[first][inverse], h)
+        u, f = np.unique(h, return_index=True)
+        assert np.array_equal(np.sort(h[first]), u)
+        assert np.array_equal(np.sort(first), np.sort(f))  # the first occurrence of each
+
+
+def test_mixed_ascii_and_unicode_documents_match_sklearn():
+    docs = random_docs(3, 50) + ["Größe café naïve ÉCOLE déjà vu ab", "日本語 テキスト ab_cd", "x" * 30]
+    random.Random(1).shuffle(docs)
+    for kw in ({}, {"lowercase": False}, {"stop_words": "english"}):
+        ours = Vectorizer(**kw).fit(docs)
+        ref = CountVectorizer(**kw).fit(docs)
+        assert list(ours.vocabulary_) == list(ref.get_feature_names_out())
+        test = random_docs(9, 30) + ["café ab ABC", ""]
+        assert (ours.transform(test) != ref.transform(test)).nnz == 0
+
+
+def test_bytes_and_str_documents_count_alike():
+    analyzer = Analyzer()
+    docs = random_docs(5)
+    v1, v2 = growing_vocabulary(), growing_vocabulary()
+    r1, i1 = batch_term_ids(docs, analyzer, v1, grow=True)
+    r2, i2 = batch_term_ids([d.encode("ascii") for d in docs], analyzer, v2, grow=True)
+    t1, t2 = list(v1), list(v2)
+    assert Counter((r, t1[i]) for r, i in zip(r1.tolist(), i1.tolist())) == \
+        Counter((r, t2[i]) for r, i in zip(r2.tolist(), i2.tolist()))
+
+
+def test_documents_without_tokens():
+    analyzer = Analyzer()
+    rows, ids, terms = ascii_term_ids([b"", b"a b c", b"...", b""], analyzer)
+    assert len(rows) == len(ids) == 0 and terms == []
+    rows, ids = ascii_term_ids([b"", b"a"], analyzer, TermIndex({"ab": 0}))
+    assert len(rows) == 0
+
+
+def test_other_analyzers_take_the_general_path():
+    assert not supports(Analyzer(ngram_range=(1, 2)))
+    assert not supports(Analyzer(token_pattern=r"(?u)\b\w+\b"))
+    assert not supports(Analyzer(stemmer="porter"))
+    docs = random_docs(2, 40)
+    for kw in ({"ngram_range": (1, 2)}, {"token_pattern": r"(?u)\b\w+\b"}):
+        ours = Vectorizer(**kw).fit(docs)
+        ref = CountVectorizer(**kw).fit(docs)
+        assert list(ours.vocabulary_) == list(ref.get_feature_names_out())
