@@ -8,7 +8,7 @@ import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 
 from textnb import ascii_tokens
-from textnb.ascii_tokens import TermIndex, ascii_term_ids, supports
+from textnb.ascii_tokens import TermKeys, ascii_term_ids, supports
 from textnb.text import Vectorizer
 from textnb.tokenize import Analyzer, _python_term_ids, batch_term_ids, growing_vocabulary
 
@@ -39,8 +39,10 @@ def pairs_general(docs, analyzer):
 
 
 def pairs_fast(docs, analyzer):
-    rows, ids, terms = ascii_term_ids([d.encode("ascii") for d in docs], analyzer)
-    assert len(set(terms)) == len(terms)
+    keys = TermKeys()
+    rows, ids = ascii_term_ids([d.encode("ascii") for d in docs], analyzer, keys, grow=True)
+    terms = keys.terms()
+    assert len(set(terms)) == len(terms) == len(keys)
     return Counter((int(r), terms[i]) for r, i in zip(rows, ids))
 
 
@@ -60,9 +62,10 @@ def test_a_hash_collision_never_merges_two_terms(monkeypatch):
     analyzer = Analyzer()
     docs = random_docs(7)
     assert pairs_fast(docs, analyzer) == pairs_general(docs, analyzer)
-    index = TermIndex(growing_vocabulary(["ab", "bb", "abc", "a" * 30]))
-    assert not index.unique
-    vocab = index.vocabulary
+    vocab = dict(growing_vocabulary(["ab", "bb", "abc", "a" * 30, "b0", "0b"]))
+    index = TermKeys(vocab)
+    assert index.terms() == list(vocab)
+    assert index._strings  # colliding terms went to the dict
     r1, i1 = batch_term_ids(docs, analyzer, index, grow=False)
     r2, i2 = _python_term_ids(docs, analyzer, vocab, False)
     assert Counter(zip(r1.tolist(), i1.tolist())) == Counter(zip(r2.tolist(), i2.tolist()))
@@ -75,7 +78,7 @@ def test_term_index_lookup_equals_the_dict(seed):
     vocab = growing_vocabulary()
     _python_term_ids(train, analyzer, vocab, True)
     vocab = dict(vocab)
-    r1, i1 = batch_term_ids(test, analyzer, TermIndex(vocab), grow=False)
+    r1, i1 = batch_term_ids(test, analyzer, TermKeys(vocab), grow=False)
     r2, i2 = _python_term_ids(test, analyzer, vocab, False)
     assert len(i2) > 0
     assert Counter(zip(r1.tolist(), i1.tolist())) == Counter(zip(r2.tolist(), i2.tolist()))
@@ -106,19 +109,20 @@ def test_mixed_ascii_and_unicode_documents_match_sklearn():
 def test_bytes_and_str_documents_count_alike():
     analyzer = Analyzer()
     docs = random_docs(5)
-    v1, v2 = growing_vocabulary(), growing_vocabulary()
+    v1, v2 = growing_vocabulary(), TermKeys()
     r1, i1 = batch_term_ids(docs, analyzer, v1, grow=True)
     r2, i2 = batch_term_ids([d.encode("ascii") for d in docs], analyzer, v2, grow=True)
-    t1, t2 = list(v1), list(v2)
+    t1, t2 = list(v1), v2.terms()
     assert Counter((r, t1[i]) for r, i in zip(r1.tolist(), i1.tolist())) == \
         Counter((r, t2[i]) for r, i in zip(r2.tolist(), i2.tolist()))
 
 
 def test_documents_without_tokens():
     analyzer = Analyzer()
-    rows, ids, terms = ascii_term_ids([b"", b"a b c", b"...", b""], analyzer)
-    assert len(rows) == len(ids) == 0 and terms == []
-    rows, ids = ascii_term_ids([b"", b"a"], analyzer, TermIndex({"ab": 0}))
+    keys = TermKeys()
+    rows, ids = ascii_term_ids([b"", b"a b c", b"...", b""], analyzer, keys, grow=True)
+    assert len(rows) == len(ids) == 0 and keys.terms() == []
+    rows, ids = ascii_term_ids([b"", b"a"], analyzer, TermKeys(["ab"]), grow=False)
     assert len(rows) == 0
 
 
@@ -131,3 +135,34 @@ def test_other_analyzers_take_the_general_path():
         ours = Vectorizer(**kw).fit(docs)
         ref = CountVectorizer(**kw).fit(docs)
         assert list(ours.vocabulary_) == list(ref.get_feature_names_out())
+
+
+def test_term_keys_columns_follow_insertion_order_and_merge():
+    terms = ["ab", "café", "x" * 30, "b", "ab cd", "0", "Zz"]
+    keys = TermKeys(terms)
+    assert keys.terms() == terms
+    assert keys.add_strings(["zz", "ab", "naïve"]).tolist() == [7, 0, 8]
+    assert keys.add_strings(["nope", "x" * 30], grow=False).tolist() == [-1, 2]
+    other = TermKeys(["naïve", "new", "ab", "y" * 40])
+    cols = keys.merge_columns(other)
+    assert [keys.terms()[c] for c in cols] == other.terms()
+    with pytest.raises(ValueError):
+        TermKeys(["a", "a"])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_term_keys_under_collisions_equal_a_dict(seed, monkeypatch):
+    monkeypatch.setattr(ascii_tokens, "_hash", lambda words: words[0] & np.uint64(7))
+    rng = random.Random(seed)
+    ref, keys = {}, TermKeys()
+    for _ in range(20):
+        batch = list({"".join(rng.choice("abc_9") for _ in range(rng.randrange(1, 30)))
+                      for _ in range(rng.randrange(1, 15))})
+        cols = keys.add_strings(batch, grow=rng.random() < 0.7)
+        for t, c in zip(batch, cols.tolist()):
+            if c >= 0:
+                ref.setdefault(t, c)
+                assert ref[t] == c
+            else:
+                assert t not in ref
+    assert keys.terms() == sorted(ref, key=ref.get)

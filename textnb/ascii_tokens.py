@@ -19,9 +19,11 @@ with a custom token pattern, stemming or n-grams, and non-ASCII documents, take 
 general path in :mod:`textnb.tokenize`.
 """
 
+from itertools import count, repeat
+
 import numpy as np
 
-__all__ = ["TermIndex", "ascii_term_ids", "supports"]
+__all__ = ["TermKeys", "ascii_term_ids", "supports"]
 
 _WORD = np.zeros(256, dtype=bool)
 _WORD[np.frombuffer(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_", np.uint8)] = True
@@ -122,106 +124,217 @@ def _number(words):
     return first, inverse.ravel()
 
 
-def _decode(words, index):
-    """Term strings of the tokens at ``index`` (from their words)."""
-    triples = np.stack([w[index] for w in words], axis=1)
-    return [b.decode("ascii") for b in np.ascontiguousarray(triples).view(f"S{_KEY_BYTES}").ravel().tolist()]
+def _decode(words):
+    """Strings of an (n, 3) uint64 array of token words."""
+    raw = np.ascontiguousarray(words, dtype=np.uint64).view(f"S{_KEY_BYTES}").ravel().tolist()
+    return [b.decode("ascii") for b in raw]
 
 
 def _long_terms(joined, starts, lengths):
     return [joined[s:s + n].decode("ascii") for s, n in zip(starts.tolist(), lengths.tolist())]
 
 
-def ascii_term_ids(blobs, analyzer, index=None):
-    """Term numbers of a batch of ASCII documents (bytes), without per-token Python.
+def _keyable(term):
+    return term.isascii() and 0 < len(term) <= _KEY_BYTES and "\0" not in term
 
-    With ``index`` None the batch numbers its own terms: returns ``(rows, ids, terms)``,
-    ``terms[i]`` being the string of term ``i``. With a :class:`TermIndex` returns
-    ``(rows, ids)`` under its fixed vocabulary, unknown terms dropped.
+
+def _encode(terms):
+    """(n, 3) uint64 words of ASCII terms of 1 to 24 characters without NUL."""
+    if not terms:
+        return np.zeros((0, _N_WORDS), dtype=np.uint64)
+    encoded = np.array([t.encode("ascii") for t in terms], dtype=f"S{_KEY_BYTES}")
+    return encoded.view("<u8").reshape(-1, _N_WORDS)
+
+
+class TermKeys:
+    """A vocabulary (term -> column) looked up and grown by token words, in bulk.
+
+    ASCII terms of at most 24 characters are held as their three 64-bit words, with a
+    sorted array of their hashes: a batch of terms is looked up with one
+    ``searchsorted`` and checked word for word, and new terms are appended with no
+    Python work per term. Other terms (non-ASCII, longer, or sharing a hash with a
+    different term) live in a dict. Columns are numbered in order of addition.
+    Picklable (arrays and a dict), so it travels to worker processes.
     """
+
+    def __init__(self, terms=()):
+        self._hashes = np.zeros(0, dtype=np.uint64)      # sorted
+        self._hash_cols = np.zeros(0, dtype=np.int64)    # column of each sorted hash
+        self._words = np.zeros((0, _N_WORDS), dtype=np.uint64)  # by column (capacity)
+        self._keyed = np.zeros(0, dtype=bool)            # by column: held as words
+        self._strings = {}
+        self._n = 0
+        if not isinstance(terms, dict):
+            terms = list(terms)
+            if len(set(terms)) != len(terms):
+                raise ValueError("TermKeys: the terms are not distinct")
+        if terms:
+            self.add_strings(terms)
+
+    def __len__(self):
+        return self._n
+
+    def __getstate__(self):  # without the spare capacity
+        state = dict(self.__dict__)
+        state["_words"], state["_keyed"] = self._words[: self._n], self._keyed[: self._n]
+        return state
+
+    def _reserve(self, n):
+        if n > len(self._keyed):
+            cap = max(n, 2 * len(self._keyed), 1024)
+            words = np.zeros((cap, _N_WORDS), dtype=np.uint64)
+            words[: len(self._words)] = self._words
+            keyed = np.zeros(cap, dtype=bool)
+            keyed[: len(self._keyed)] = self._keyed
+            self._words, self._keyed = words, keyed
+
+    def _lookup(self, words, h):
+        """Columns of terms given by words (-1: absent). Terms whose hash belongs to
+        another term are looked up in the dict; returns ``(cols, collided)``."""
+        cols = np.full(len(h), -1, dtype=np.int64)
+        collided = np.zeros(len(h), dtype=bool)
+        if len(self._hashes):
+            pos = np.minimum(np.searchsorted(self._hashes, h), len(self._hashes) - 1)
+            hit = np.flatnonzero(self._hashes[pos] == h)
+            found = self._hash_cols[pos[hit]]
+            same = (self._words[found] == words[hit]).all(axis=1)
+            cols[hit[same]] = found[same]
+            collided[hit[~same]] = True
+        if collided.any() and self._strings:
+            at = np.flatnonzero(collided)
+            cols[at] = np.fromiter(map(self._strings.get, _decode(words[at]), repeat(-1)),
+                                   dtype=np.int64, count=len(at))
+        return cols, collided
+
+    def _register(self, words, h, cols, collided):
+        """Record new terms (distinct words) at their given new columns ``cols``."""
+        self._reserve(int(cols.max()) + 1)
+        order = np.argsort(h, kind="stable")
+        hs = h[order]
+        dup = np.zeros(len(order), dtype=bool)  # equal hashes of distinct words: dict
+        dup[1:] = hs[1:] == hs[:-1]
+        to_dict = collided[order] | dup
+        keyed = order[~to_dict]
+        self._words[cols[keyed]] = words[keyed]
+        self._keyed[cols[keyed]] = True
+        at = np.searchsorted(self._hashes, h[keyed])  # h[keyed] is sorted: stays sorted
+        self._hashes = np.insert(self._hashes, at, h[keyed])
+        self._hash_cols = np.insert(self._hash_cols, at, cols[keyed])
+        if to_dict.any():
+            rest = order[to_dict]
+            self._strings.update(zip(_decode(words[rest]), cols[rest].tolist()))
+
+    def _add(self, words, other_terms, keyed_at, other_at, n, grow):
+        """Columns of ``n`` distinct terms: ``words`` at positions ``keyed_at``, the str
+        ``other_terms`` at ``other_at``; new ones numbered in position order."""
+        h = _hash([words[:, k] for k in range(_N_WORDS)])
+        cols = np.empty(n, dtype=np.int64)
+        kcols, collided = self._lookup(words, h)
+        cols[keyed_at] = kcols
+        if len(other_at):
+            cols[other_at] = np.fromiter(map(self._strings.get, other_terms, repeat(-1)),
+                                         dtype=np.int64, count=len(other_at))
+        if grow:
+            new = np.flatnonzero(cols < 0)
+            if len(new):
+                cols[new] = np.arange(self._n, self._n + len(new))
+                self._n += len(new)
+                knew = np.flatnonzero(kcols < 0)
+                if len(knew):
+                    self._register(words[knew], h[knew], cols[keyed_at[knew]], collided[knew])
+                onew = np.flatnonzero(cols[other_at] >= len(self) - len(new)) if len(other_at) else []
+                if len(onew):
+                    self._reserve(self._n)
+                    self._strings.update(zip(map(other_terms.__getitem__, onew.tolist()),
+                                             cols[other_at[onew]].tolist()))
+        return cols
+
+    def add_words(self, words, grow=True):
+        """Columns of the distinct terms given by their words ((n, 3) uint64); with
+        ``grow`` new terms get the next columns (in order), else -1."""
+        words = np.asarray(words, dtype=np.uint64).reshape(-1, _N_WORDS)
+        n = len(words)
+        return self._add(words, [], np.arange(n), np.zeros(0, dtype=np.int64), n, grow)
+
+    def add_strings(self, terms, grow=True):
+        """Columns of the distinct str ``terms`` (see :meth:`add_words`)."""
+        terms = list(terms)
+        keyable = np.fromiter(map(_keyable, terms), dtype=bool, count=len(terms))
+        keyed_at, other_at = np.flatnonzero(keyable), np.flatnonzero(~keyable)
+        words = _encode([terms[i] for i in keyed_at.tolist()])
+        others = [terms[i] for i in other_at.tolist()]
+        return self._add(words, others, keyed_at, other_at, len(terms), grow)
+
+    def terms(self):
+        """All terms, in column order."""
+        out = np.empty(self._n, dtype=object)
+        keyed = np.flatnonzero(self._keyed[: self._n])
+        out[keyed] = _decode(self._words[keyed])
+        if self._strings:
+            out[np.fromiter(self._strings.values(), dtype=np.int64, count=len(self._strings))] = \
+                list(self._strings)
+        return out.tolist()
+
+    def merge_columns(self, other):
+        """Add ``other``'s terms (a TermKeys); returns the column here of each of its columns."""
+        cols = np.empty(len(other), dtype=np.int64)
+        keyed = np.flatnonzero(other._keyed[: other._n])
+        cols[keyed] = self.add_words(other._words[keyed])
+        if other._strings:
+            at = np.fromiter(other._strings.values(), dtype=np.int64, count=len(other._strings))
+            cols[at] = self.add_strings(list(other._strings))
+        return cols
+
+
+_STOP_KEYS = {}
+
+
+def _stop_keys(stop_words):
+    keys = _STOP_KEYS.get(stop_words)
+    if keys is None:
+        keys = _STOP_KEYS[stop_words] = TermKeys(sorted(stop_words))
+    return keys
+
+
+def ascii_term_ids(blobs, analyzer, keys, *, grow):
+    """Term columns in ``keys`` (a :class:`TermKeys`) of a batch of ASCII documents
+    (bytes), without Python work per token. Returns ``(rows, ids)``; with ``grow`` new
+    terms are added to ``keys``, else unknown ones are dropped."""
     joined, rows, starts, lengths = _tokens(blobs, analyzer.lowercase)
     long = lengths > _KEY_BYTES
     long_terms = None
     if long.any():
         long_terms = _long_terms(joined, starts[long], lengths[long])
-        short = ~long
         long_rows = rows[long]
+        short = ~long
         rows, starts, lengths = rows[short], starts[short], lengths[short]
     words = _words(joined, starts, lengths)
+    first, inverse = _number(words)
+    distinct = np.stack([w[first] for w in words], axis=1)
     stop = analyzer.stop_words
-    if index is not None:
-        ids = index.lookup(words)
-        if long_terms is not None:
-            get = index.vocabulary.get
-            long_ids = np.fromiter((get(t, -1) for t in long_terms), dtype=np.int64, count=len(long_terms))
-            rows, ids = np.concatenate((rows, long_rows)), np.concatenate((ids, long_ids))
-        # stop words need no filter here: they never enter a vocabulary built by this analyzer
-        keep = ids >= 0
-        return rows[keep], ids[keep]
-    if len(starts) == 0:
-        first, inverse, terms = np.zeros(0, np.int64), np.zeros(0, np.int64), []
-    else:
-        first, inverse = _number(words)
-        terms = _decode(words, first)
-    ids = inverse.astype(np.int64, copy=False)
-    if long_terms is not None:
-        vocab = {}
-        for t in long_terms:
-            vocab.setdefault(t, len(terms) + len(vocab))
-        terms = terms + list(vocab)
-        rows = np.concatenate((rows, long_rows))
-        ids = np.concatenate((ids, np.fromiter(map(vocab.__getitem__, long_terms), dtype=np.int64,
-                                               count=len(long_terms))))
-    if stop is not None:
-        is_stop = np.fromiter(map(stop.__contains__, terms), dtype=bool, count=len(terms))
+    if stop is not None and len(distinct):
+        is_stop = _stop_keys(stop).add_words(distinct, grow=False) >= 0
         if is_stop.any():
-            new = np.cumsum(~is_stop) - 1
-            keep = ~is_stop[ids]
-            rows, ids = rows[keep], new[ids[keep]]
-            terms = [t for t, s in zip(terms, is_stop.tolist()) if not s]
-    return rows, ids, terms
-
-
-class TermIndex:
-    """A fixed vocabulary (term -> column) searchable by token words, for prediction.
-
-    Holds the 64-bit hashes of the ASCII terms of at most 24 bytes, sorted, with their
-    words and columns; other terms are looked up in ``vocabulary`` (a dict).
-    """
-
-    def __init__(self, vocabulary):
-        self.vocabulary = vocabulary
-        terms = list(vocabulary)
-        cols = np.fromiter(vocabulary.values(), dtype=np.int64, count=len(terms))
-        fits = np.fromiter((t.isascii() and 0 < len(t) <= _KEY_BYTES for t in terms), dtype=bool,
-                           count=len(terms))
-        encoded = np.array([t.encode("ascii") for t, f in zip(terms, fits.tolist()) if f],
-                           dtype=f"S{_KEY_BYTES}")
-        words = encoded.view("<u8").reshape(-1, _N_WORDS) if len(encoded) else np.zeros((0, _N_WORDS), np.uint64)
-        h = _hash([words[:, k] for k in range(_N_WORDS)])
-        order = np.argsort(h, kind="stable")
-        self.hashes = h[order]
-        self.words = words[order]
-        self.columns = cols[fits][order]
-        self.unique = bool(len(h) < 2 or (self.hashes[1:] != self.hashes[:-1]).all())
-
-    def __len__(self):
-        return len(self.vocabulary)
-
-    def lookup(self, words):
-        """Column of each token given by its words (-1 when not in the vocabulary)."""
-        n = len(words[0])
-        if n == 0 or len(self.hashes) == 0:
-            return np.full(n, -1, dtype=np.int64)
-        if not self.unique:  # two terms share a hash: look the distinct tokens up in the dict
-            first, inverse = _number(words)
-            get = self.vocabulary.get
-            cols = np.fromiter((get(t, -1) for t in _decode(words, first)), dtype=np.int64, count=len(first))
-            return cols[inverse]
-        h = _hash(words)
-        uniq, inverse = np.unique(h, return_inverse=True)
-        pos = np.minimum(np.searchsorted(self.hashes, uniq), len(self.hashes) - 1)[inverse]
-        found = self.hashes[pos] == h
-        for k in range(_N_WORDS):  # every token against its term's words: exact
-            found &= self.words[pos, k] == words[k]
-        return np.where(found, self.columns[pos], -1)
+            keep = ~is_stop[inverse]
+            rows, inverse = rows[keep], np.cumsum(~is_stop)[inverse[keep]] - 1
+            distinct = distinct[~is_stop]
+    ids = keys.add_words(distinct, grow)[inverse]
+    if long_terms is not None:
+        local = {}
+        local_ids = np.fromiter(map(local.setdefault, long_terms, count()), dtype=np.int64,
+                                count=len(long_terms))
+        _, local_ids = np.unique(local_ids, return_inverse=True)
+        names = list(local)
+        if stop is not None:
+            names_ok = np.fromiter((t not in stop for t in names), dtype=bool, count=len(names))
+        else:
+            names_ok = np.ones(len(names), dtype=bool)
+        cols = np.full(len(names), -1, dtype=np.int64)
+        ok = np.flatnonzero(names_ok)
+        cols[ok] = keys.add_strings([names[i] for i in ok.tolist()], grow)
+        rows = np.concatenate((rows, long_rows))
+        ids = np.concatenate((ids, cols[local_ids]))
+    if not grow or long_terms is not None:
+        keep = ids >= 0
+        rows, ids = rows[keep], ids[keep]
+    return rows, ids

@@ -28,7 +28,7 @@ from textnb.errors import InputError
 from textnb.model_io import register
 from textnb.naive_bayes import BernoulliNB, MultinomialNB, _BaseCountNB
 from textnb.workers import can_fork, ordered_map
-from textnb.text import Vectorizer, add_terms, growing_vocabulary, prune_mask, sorted_order
+from textnb.text import TermKeys, Vectorizer, csr_counts, prune_mask, sorted_order
 
 __all__ = ["TextClassifier", "to_text"]  # to_text: kept importable from here
 
@@ -61,7 +61,7 @@ class _Accumulator:
     """Adds per-batch (terms, sums) into global per-class sums over a growing vocabulary."""
 
     def __init__(self, n_classes, terms=()):
-        self.vocab = growing_vocabulary(terms)
+        self.vocab = TermKeys(terms)
         # start small when there are many classes (the tables grow by doubling)
         cap = max(len(self.vocab), min(1024, max(16, (1 << 22) // max(n_classes, 1))))
         self.tf = np.zeros((n_classes, cap))
@@ -70,7 +70,7 @@ class _Accumulator:
         self.skipped = []
 
     def add(self, terms, sums, class_count, skipped):
-        ids = add_terms(self.vocab, terms)
+        ids = self.vocab.merge_columns(terms)
         if len(self.vocab) > self.tf.shape[1]:
             cap = max(2 * self.tf.shape[1], len(self.vocab))
             for name in ("tf", "df"):
@@ -80,14 +80,14 @@ class _Accumulator:
                 setattr(self, name, new)
         cells, tf, df = sums
         cls, cols = np.divmod(cells, len(terms))
-        cols = ids[cols]  # each (class, term) cell once per batch: plain += is exact
-        self.tf[cls, cols] += tf
-        self.df[cls, cols] += df
+        flat = cls * self.tf.shape[1] + ids[cols]  # each (class, term) cell once per batch
+        self.tf.reshape(-1)[flat] += tf
+        self.df.reshape(-1)[flat] += df
         self.class_count += class_count
         self.skipped.extend(skipped)
 
     def terms(self):
-        return list(self.vocab)
+        return self.vocab.terms()
 
 
 @register
@@ -346,9 +346,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         score = getattr(self.model_, method)
         parts = []
         for rows, ids, n_docs in results:
-            counts = sp.csr_matrix((np.ones(ids.shape[0], dtype=np.int64), (rows, ids)),
-                                   shape=(n_docs, len(vocabulary)))
-            counts.sum_duplicates()
+            counts = csr_counts(rows, ids, n_docs, len(vocabulary))
             parts.append(score(self.vectorizer_._finish(counts)))
         if not parts:
             return score(sp.csr_matrix((0, len(vocabulary))))

@@ -7,7 +7,7 @@ worker process starts quickly.
 import numpy as np
 
 from textnb.corpus import to_tokenizable
-from textnb.tokenize import batch_term_ids, growing_vocabulary
+from textnb.tokenize import TermKeys, batch_term_ids
 
 __all__ = ["count_shard", "term_ids"]
 
@@ -15,7 +15,8 @@ __all__ = ["count_shard", "term_ids"]
 def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes):
     """Per-class term sums of one batch: the map step of training.
 
-    Returns ``(terms, (cells, tf, df), class_count, skipped, n_docs)``: the non-zero
+    Returns ``(terms, (cells, tf, df), class_count, skipped, n_docs)``, ``terms`` a
+    :class:`textnb.ascii_tokens.TermKeys` of the batch's terms, and the non-zero
     cells ``class * len(terms) + term`` of the per-class summed weighted counts and
     document frequencies.
     """
@@ -29,7 +30,7 @@ def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes):
             keep.append(i)
     keep = np.asarray(keep, dtype=np.int64)
     y_index, weights = y_index[keep], weights[keep]
-    vocab = growing_vocabulary()
+    vocab = TermKeys()
     rows, ids = batch_term_ids(texts, analyzer, vocab, grow=True)
     n_terms = len(vocab)
     w = weights[rows]
@@ -52,13 +53,13 @@ def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes):
         tf = np.bincount(inv, weights=w, minlength=len(nz))
         df = np.bincount(np.searchsorted(nz, df_cells), weights=weights[first], minlength=len(nz))
     class_count = np.bincount(y_index, weights=weights, minlength=n_classes)
-    return list(vocab), (nz, tf, df), class_count, skipped, len(docs)
+    return vocab, (nz, tf, df), class_count, skipped, len(docs)
 
 
 def term_ids(docs, analyzer, vocabulary, max_bytes):
     """``(rows, ids, n_docs)`` of a batch under a fixed vocabulary (prediction's tokenising).
 
-    ``vocabulary``: a term -> column dict or, faster, a :class:`textnb.ascii_tokens.TermIndex`.
+    ``vocabulary``: a term -> column dict or, faster, a :class:`textnb.ascii_tokens.TermKeys`.
     """
     texts = []
     for doc in docs:

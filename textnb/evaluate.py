@@ -18,7 +18,7 @@ from sklearn.metrics import confusion_matrix, f1_score, log_loss, precision_reca
 from sklearn.model_selection import StratifiedKFold
 
 from textnb.errors import InputError
-from textnb.text import count_batch, growing_vocabulary, prune_mask
+from textnb.text import TermKeys, count_batch, prune_mask
 
 __all__ = ["classification_report", "cross_validate", "evaluate_split", "vectorize_all"]
 
@@ -50,13 +50,13 @@ def classification_report(y_true, y_pred, classes, proba=None):
 def vectorize_all(texts, vectorizer, *, batch_size=2000):
     """Count matrix of all documents over every term seen (no pruning) and the terms."""
     analyzer = vectorizer.build_analyzer()
-    vocab = growing_vocabulary()
+    vocab = TermKeys()
     blocks = [count_batch(texts[i:i + batch_size], analyzer, vocab, grow=True)
               for i in range(0, len(texts), batch_size)]
     n_terms = len(vocab)
     X = sp.vstack([sp.csr_matrix((b.data, b.indices, b.indptr), shape=(b.shape[0], n_terms))
                    for b in blocks]).tocsr() if blocks else sp.csr_matrix((0, 0))
-    return X, list(vocab)
+    return X, vocab.terms()
 
 
 def _fold_columns(X_train, vectorizer):

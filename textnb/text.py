@@ -19,14 +19,14 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from textnb.ascii_tokens import TermIndex, supports
 from textnb.model_io import register
 from textnb.tokenize import (  # noqa: F401  (re-exported: the public home of the tokenizer)
     TOKEN_PATTERN,
     Analyzer,
-    add_terms,
+    TermKeys,
     batch_term_ids,
     count_batch,
+    csr_counts,
     growing_vocabulary,
     regex_tokenize,
     sorted_order,
@@ -135,10 +135,10 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         _check_documents(raw_documents)
         self._check_params()
         analyzer = self.build_analyzer()
-        vocab = growing_vocabulary()
+        vocab = TermKeys()
         docs = list(raw_documents)
         X = count_batch(docs, analyzer, vocab, grow=True)
-        terms = np.array(list(vocab), dtype=object)
+        terms = np.array(vocab.terms(), dtype=object)
         order = sorted_order(terms)
         X = X[:, order]
         terms = terms[order]
@@ -156,20 +156,19 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         return self._finish(X)
 
     def _set_terms(self, terms):
-        terms = [str(t) for t in terms]
-        self.vocabulary_ = {t: i for i, t in enumerate(terms)}
+        terms = terms.tolist() if isinstance(terms, np.ndarray) else list(terms)
+        if not all(map(str.__instancecheck__, terms)):
+            terms = [str(t) for t in terms]
+        self.vocabulary_ = dict(zip(terms, range(len(terms))))
         self._cached_index = None
 
     def _term_index(self):
-        """The fitted vocabulary in the form tokenising looks it up fastest (cached):
-        a :class:`textnb.ascii_tokens.TermIndex` when the analyzer has numpy's fast
-        path, else the dict itself."""
+        """The fitted vocabulary as a :class:`textnb.ascii_tokens.TermKeys` (cached),
+        the form tokenising looks terms up fastest in."""
         index = getattr(self, "_cached_index", None)
-        if index is None or index.vocabulary is not self.vocabulary_:
-            if not supports(self._analyzer()):
-                return self.vocabulary_
-            index = self._cached_index = TermIndex(self.vocabulary_)
-        return index
+        if index is None or index[0] is not self.vocabulary_:
+            index = self._cached_index = (self.vocabulary_, TermKeys(self.vocabulary_))
+        return index[1]
 
     def _finish(self, X):
         X.sort_indices()
