@@ -138,6 +138,9 @@ def _add_model_options(p):
     tab.add_argument("--bins", type=_positive_int, help="bins for equal-frequency / equal-width (default 10)")
     tab.add_argument("--nominal", choices=["additive", "laplace", "m-estimate", "eq4"],
                      help="estimator of P(value | class) (default additive with --alpha, i.e. Laplace)")
+    tab.add_argument("--interval-fit", choices=["theorem1", "censored"],
+                     help="uncertain numeric attributes ([L,R] cells), --model nb: the paper's Theorem 1 "
+                          "(default) or the interval-censored maximum-likelihood Gaussian, fitted by EM")
     tab.add_argument("--missing", choices=["ignore", "mode"],
                      help="tan / bn: leave missing values out (default) or replace them by the mode (Weka)")
 
@@ -260,6 +263,8 @@ def _make_tabular(args, table):
         raise InputError(f"--model {kind} is for documents; tables take nb, tan or bn")
     if args.structure and kind != "bn":
         raise InputError("--structure goes with --model bn")
+    if args.interval_fit and (kind in ("tan", "bn") or args.lazy):
+        raise InputError("--interval-fit goes with --model nb (without --lazy)")
     if kind in ("tan", "bn"):
         if args.lazy:
             raise InputError(f"--lazy builds its own local naive Bayes; it does not go with --model {kind}")
@@ -271,7 +276,7 @@ def _make_tabular(args, table):
     prior = [1.0 / n_classes] * n_classes if args.uniform_prior else None
     return _wrap_model(args, TabularNB(attributes=tuple(table.attributes), **_given(
         alpha=args.alpha, m=args.m_estimate, nominal=nominal, numeric=args.numeric, bins=args.bins,
-        class_prior=prior)))
+        class_prior=prior, interval_fit=args.interval_fit)))
 
 
 def _make_lazy_table(args, table):

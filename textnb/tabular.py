@@ -19,20 +19,25 @@ out of the counts at training time and out of the product at prediction time
   an ``"uncertain-numeric"`` attribute (interval ``[L, R]`` in two columns) is Gaussian
   with the paper's Theorem 1 estimates, ``μ = E[L + R] / 2`` and
   ``σ² = (Var(L + R) − Var(R − L)) / 4``, i.e. the variance of the interval midpoints
-  minus that of the half-widths; an ``"uncertain-nominal"`` attribute (a probability
-  vector in k columns) adds its probabilities to the value counts (the paper's
-  probabilistic cardinalities ``PC(v, c) = Σ_j w_j p_j(v)``). On certain cells (``L = R``,
-  one-hot vectors) both are exactly the ordinary estimates.
+  minus that of the half-widths (``interval_fit="theorem1"``), or with the
+  maximum-likelihood Gaussian of interval-censored data, fitted by EM
+  (``interval_fit="censored"``, :func:`censored_gaussian_em`); an
+  ``"uncertain-nominal"`` attribute (a probability vector in k columns) adds its
+  probabilities to the value counts (the paper's probabilistic cardinalities
+  ``PC(v, c) = Σ_j w_j p_j(v)``). On certain cells (``L = R``, one-hot vectors) all of
+  them are exactly the ordinary estimates.
 
 The fitted state is sums (counts, moments, kernel centres), so ``fit``, chunked
-``partial_fit``, :meth:`TabularNB.merge` and model files agree exactly.
+``partial_fit``, :meth:`TabularNB.merge` and model files agree exactly. The one
+exception is ``interval_fit="censored"`` with uncertain numeric attributes: EM needs
+all the intervals at once, so such a model is fitted with ``fit`` only.
 """
 
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import logsumexp
+from scipy.special import erfcx, logsumexp, ndtr
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -55,7 +60,7 @@ from textnb.uncertain import (
     log_interval_mass,
 )
 
-__all__ = ["TabularNB"]
+__all__ = ["EM_MAX_ITER", "EM_TOL", "TabularNB", "censored_gaussian_em", "truncated_normal_moments"]
 
 #: Log-probabilities are floored here (smallest positive normal double): a zero
 #: relative frequency (``alpha=0``) makes a class very unlikely, never NaN.
@@ -64,7 +69,237 @@ LOG_FLOOR = float(np.log(np.finfo(np.float64).tiny))
 _NOMINAL = ("additive", "laplace", "m-estimate", "eq4")
 _NUMERIC = ("gaussian", "kde", "mdl", "equal-frequency", "equal-width")
 _DISCRETE = ("mdl", "equal-frequency", "equal-width")
+_INTERVAL_FIT = ("theorem1", "censored")
 _LOG_2PI = np.log(2 * np.pi)
+_LOG_SQRT_2PI = 0.5 * _LOG_2PI
+_SQRT2 = np.sqrt(2.0)
+_SQRT_2_OVER_PI = np.sqrt(2.0 / np.pi)
+#: EM of ``interval_fit="censored"``: at most this many EM steps per fit (a SQUAREM
+#: cycle is three) ...
+EM_MAX_ITER = 1000
+#: ... a (class, attribute) Gaussian is done when an EM step moves its mean by at most
+#: this many standard deviations and its variance by at most this fraction.
+EM_TOL = 1e-9
+#: Standardised interval bounds are clipped here (their squares stay finite).
+_Z_CLIP = 1e150
+_GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(16)
+_NOT_INCREMENTAL = (
+    "interval_fit='censored' fits uncertain numeric attributes by EM over the whole training set, "
+    "not from sums: {what}; train with fit, or use interval_fit='theorem1'"
+)
+
+
+def truncated_normal_moments(a, b):
+    """Mean and variance of the standard normal truncated to ``[a, b]`` (``a < b``).
+
+    With ``r_a = φ(a)/Z``, ``r_b = φ(b)/Z`` and ``Z = Φ(b) − Φ(a)`` the mean is
+    ``m = r_a − r_b`` and the variance ``1 + (a − m) r_a − (b − m) r_b`` (this form, not
+    ``E[z²] − m²``). Three regimes keep the digits:
+
+    * narrow intervals (``(b − a)·max(1, |a|, |b|) < 1``), where ``r_a`` and ``r_b``
+      grow like ``1/(b − a)`` and their difference would cancel: 16-point
+      Gauss–Legendre quadrature of ``φ`` relative to its value at the midpoint (mean and
+      variance to full precision; they tend to ``(a + b)/2`` and ``(b − a)²/12``);
+    * intervals across 0: :func:`scipy.special.ndtr` (``Z`` is at least about 0.34);
+    * intervals in a tail (``a >= 0``; ``b <= 0`` is reflected): through the scaled
+      complementary error function :func:`scipy.special.erfcx`, never forming ``φ`` or
+      ``Φ`` themselves: ``φ(a)/(1 − Φ(a)) = sqrt(2/π)/erfcx(a/√2)`` and
+      ``ρ = (1 − Φ(b))/(1 − Φ(a)) = exp(−(b − a)(b + a)/2)·erfcx(b/√2)/erfcx(a/√2)``, so
+      ``r_a = λ(a)/(1 − ρ)`` and ``r_b = λ(b) ρ/(1 − ρ)``. The mean keeps full
+      precision however far out; the variance (about ``1/a²`` there) an absolute
+      error of about ``1e-16·a²`` (1e-13 at 40 deviations, 1e-10 at 1000), which is
+      what the EM's M-step, a sum of such terms in units of ``σ²``, sees.
+
+    The mean is clipped to ``[a, b]`` and the variance to ``[0, (b − a)²/4]``.
+
+    Parameters
+    ----------
+    a, b : ndarray of shape (n,)
+        Standardised bounds, ``a < b`` (infinite values are clipped to ±1e150).
+
+    Returns
+    -------
+    mean, var : ndarray of shape (n,)
+    """
+    a = np.clip(np.asarray(a, dtype=np.float64), -_Z_CLIP, _Z_CLIP)
+    b = np.clip(np.asarray(b, dtype=np.float64), -_Z_CLIP, _Z_CLIP)
+    h = b - a
+    mean = np.empty_like(a)
+    var = np.empty_like(a)
+    narrow = h * np.maximum(1.0, np.maximum(np.abs(a), np.abs(b))) < 1.0
+    if narrow.any():
+        c, half = 0.5 * (a[narrow] + b[narrow]), 0.5 * h[narrow]
+        t = half[:, None] * _GL_NODES[None, :]  # offsets from the midpoint
+        f = _GL_WEIGHTS[None, :] * np.exp(-c[:, None] * t - 0.5 * t * t)  # φ(c + t) / φ(c)
+        s0 = f.sum(axis=1)
+        mt = (f * t).sum(axis=1) / s0
+        mean[narrow] = c + mt
+        var[narrow] = (f * (t - mt[:, None]) ** 2).sum(axis=1) / s0
+    across = ~narrow & (a < 0) & (b > 0)
+    if across.any():
+        aw, bw = a[across], b[across]
+        z = ndtr(bw) - ndtr(aw)
+        ra = np.exp(-0.5 * aw * aw - _LOG_SQRT_2PI) / z
+        rb = np.exp(-0.5 * bw * bw - _LOG_SQRT_2PI) / z
+        m = ra - rb
+        mean[across] = m
+        var[across] = 1.0 + (aw - m) * ra - (bw - m) * rb
+    tail = ~narrow & ~across
+    if tail.any():
+        flip = b[tail] <= 0  # lower tail: reflect to the upper one
+        aw = np.where(flip, -b[tail], a[tail])
+        bw = np.where(flip, -a[tail], b[tail])
+        ea, eb = erfcx(aw / _SQRT2), erfcx(bw / _SQRT2)
+        rho = np.exp(-0.5 * (bw - aw) * (bw + aw)) * (eb / ea)
+        one_m_rho = 1.0 - rho  # rho <= exp(-1/2) for a tail interval that is not narrow
+        ra = _SQRT_2_OVER_PI / ea / one_m_rho
+        rb = _SQRT_2_OVER_PI / eb * rho / one_m_rho
+        m = ra - rb
+        v = 1.0 + (aw - m) * ra - (bw - m) * rb
+        mean[tail] = np.where(flip, -m, m)
+        var[tail] = v
+    mean = np.clip(mean, a, b)
+    var = np.clip(var, 0.0, 0.25 * h * h)
+    return mean, var
+
+
+def censored_gaussian_em(lo, hi, group, weight, n_groups, mean, var, floor):
+    """Per-group Gaussians of interval-censored data by EM (all groups and columns at once).
+
+    Each known cell is an interval ``[L, R]`` that contains the true value (``L = R``: an
+    exact observation). Each group's Gaussian in each column maximises
+    ``Σ_i w_i log(Φ((R_i − μ)/σ) − Φ((L_i − μ)/σ))`` over its intervals plus
+    ``Σ_i w_i log N(x_i; μ, σ²)`` over its points (a weight of k counts as k copies).
+
+    EM (Dempster, Laird & Rubin 1977): the E-step replaces each interval by the first
+    two moments ``E_i``, ``V_i`` of the current Gaussian truncated to it
+    (:func:`truncated_normal_moments`); the M-step sets ``μ = Σ w_i E_i / W`` and
+    ``σ² = Σ w_i (V_i + (E_i − μ)²) / W``, floored at ``floor``. Heavily censored data
+    make plain EM crawl (the fraction of missing information is close to 1), so the
+    iterations are accelerated with SQUAREM (Varadhan & Roland 2008, scheme S3): two
+    EM steps, an extrapolation along them in ``(μ/σ, log σ)``, one more EM step from
+    there, kept only if the likelihood is not below that of the two plain steps
+    (else the plain steps are kept: the likelihood never decreases). All
+    (group, column) pairs are separate problems, iterated together and retired one by
+    one once an EM step moves the mean by at most :data:`EM_TOL` deviations and the
+    variance by at most that fraction; :data:`EM_MAX_ITER` EM steps at most.
+
+    The maximum-likelihood variance is returned times ``W / (W − 1)``, TabularNB's
+    sample-variance convention, so a group of points only gets exactly the ordinary
+    n−1 variance. Pairs with no interval of positive weight (points only) are not
+    touched at all: on certain data the start values come back bit for bit. A group
+    whose weight is 1 or less keeps its start variance (only the mean is fitted). When
+    all of a group's intervals and points share a value the likelihood has no
+    maximum (it grows as ``σ → 0``): a variance that ends on the floor is returned as
+    0, which TabularNB treats as the zero variance of equal points (pooled variance).
+
+    Parameters
+    ----------
+    lo, hi : ndarray of shape (n_samples, n_columns)
+        Bounds; NaN in both is missing.
+    group : ndarray of int of shape (n_samples,)
+        Group (class) index of each row, ``0 .. n_groups − 1``.
+    weight : ndarray of shape (n_samples,)
+        Instance weights (>= 0).
+    n_groups : int
+    mean, var : ndarray of shape (n_groups, n_columns)
+        Start values (TabularNB: the interval midpoints' mean and n−1 variance).
+    floor : float
+        Smallest variance (> 0).
+
+    Returns
+    -------
+    mean, var : ndarray of shape (n_groups, n_columns)
+    n_iter : int
+        EM steps run (0 when no group has an interval).
+    """
+    lo = np.asarray(lo, dtype=np.float64)
+    hi = np.asarray(hi, dtype=np.float64)
+    n_cols = lo.shape[1]
+    weight = np.asarray(weight, dtype=np.float64)
+    group = np.asarray(group, dtype=np.intp)
+    mean0 = np.array(mean, dtype=np.float64).reshape(n_groups, n_cols)
+    var0 = np.array(var, dtype=np.float64).reshape(n_groups, n_cols)
+    # one entry per known cell of positive weight; pairs = (group, column), flattened
+    r, c = np.nonzero(~np.isnan(lo) & (weight[:, None] > 0))
+    pair = group[r] * n_cols + c
+    n_pairs = n_groups * n_cols
+    w, L, R = weight[r], lo[r, c], hi[r, c]
+    wide = R > L
+    active = np.bincount(pair[wide], minlength=n_pairs) > 0
+    if not active.any():
+        return mean0, var0, 0
+    W = np.bincount(pair, w, minlength=n_pairs)
+    W_safe = np.where(W > 0, W, 1.0)
+    fix_var = W <= 1
+    mu = mean0.ravel().copy()
+    v = np.where(active, np.maximum(var0.ravel(), floor), var0.ravel())  # the E-step needs σ > 0
+
+    def em_step(mu, v, todo, sel):
+        p, ww, wd = pair[sel], w[sel], wide[sel]
+        E, V = L[sel].copy(), np.zeros(sel.size)
+        pw = p[wd]
+        sd = np.sqrt(v[pw])
+        tm, tv = truncated_normal_moments((L[sel][wd] - mu[pw]) / sd, (R[sel][wd] - mu[pw]) / sd)
+        E[wd] = mu[pw] + sd * tm
+        V[wd] = sd * sd * tv
+        mu_new = np.where(todo, np.bincount(p, ww * E, minlength=n_pairs) / W_safe, mu)
+        v_new = np.bincount(p, ww * ((E - mu_new[p]) ** 2 + V), minlength=n_pairs) / W_safe
+        v_new = np.where(todo & ~fix_var, np.maximum(v_new, floor), v)
+        return mu_new, v_new
+
+    def log_likelihood(mu, v, sel):
+        p, wd = pair[sel], wide[sel]
+        sd = np.sqrt(v[p])
+        a = np.clip((L[sel] - mu[p]) / sd, -_Z_CLIP, _Z_CLIP)
+        b = np.clip((R[sel] - mu[p]) / sd, -_Z_CLIP, _Z_CLIP)
+        ll = -0.5 * a * a - np.log(sd)  # points: the log density, up to a constant
+        ll[wd] = log_interval_mass(a[wd], b[wd])
+        return np.bincount(p, w[sel] * ll, minlength=n_pairs)
+
+    todo = active.copy()
+    alpha_max = np.ones(n_pairs)
+    n_iter = 0
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        while True:
+            sel = np.flatnonzero(todo[pair])
+            mu1, v1 = em_step(mu, v, todo, sel)
+            n_iter += 1
+            sd0 = np.sqrt(v)
+            step = np.maximum(np.abs(mu1 - mu) / sd0, np.abs(v1 - v) / v)
+            done = todo & ~(step > EM_TOL)
+            last = n_iter + 3 > EM_MAX_ITER
+            take = done | (todo & last)
+            mu, v = np.where(take, mu1, mu), np.where(take, v1, v)
+            todo &= ~take
+            if not todo.any():
+                break
+            sel = np.flatnonzero(todo[pair])
+            mu2, v2 = em_step(mu1, v1, todo, sel)
+            # SQUAREM S3 in (μ/σ0, log σ)
+            s0, s1, s2 = 0.5 * np.log(v), 0.5 * np.log(v1), 0.5 * np.log(v2)
+            r_m, r_s = (mu1 - mu) / sd0, s1 - s0
+            q_m, q_s = (mu2 - 2 * mu1 + mu) / sd0, s2 - 2 * s1 + s0
+            rr, qq = r_m * r_m + r_s * r_s, q_m * q_m + q_s * q_s
+            alpha = np.where(qq > 0, -np.sqrt(rr / np.where(qq > 0, qq, 1.0)), -1.0)
+            alpha = np.clip(np.nan_to_num(alpha, nan=-1.0), -alpha_max, -1.0)
+            mu_x = mu + sd0 * (-2 * alpha * r_m + alpha * alpha * q_m)
+            v_x = np.exp(2 * np.minimum(s0 - 2 * alpha * r_s + alpha * alpha * q_s, 700.0))
+            v_x = np.where(fix_var, v, np.maximum(v_x, floor))
+            mu3, v3 = em_step(mu_x, v_x, todo, sel)
+            n_iter += 2
+            l2, l3 = log_likelihood(mu2, v2, sel), log_likelihood(mu3, v3, sel)
+            good = (np.isfinite(l3) & np.isfinite(mu3) & np.isfinite(v3)
+                    & (l3 >= l2 - 1e-12 * (1.0 + np.abs(l2))))
+            alpha_max = np.where(good, np.where(alpha <= -alpha_max, 4 * alpha_max, alpha_max),
+                                 np.maximum(1.0, alpha_max / 4))
+            mu = np.where(todo, np.where(good, mu3, mu2), mu)
+            v = np.where(todo, np.where(good, v3, v2), v)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(W > 1, v * W / np.where(W > 1, W - 1.0, 1.0), v)
+    out = np.where(active & ~fix_var & (v <= 2.0 * floor), 0.0, out)  # collapsed
+    out = np.where(active & ~fix_var, out, var0.ravel())
+    return mu.reshape(n_groups, n_cols), out.reshape(n_groups, n_cols), n_iter
 
 
 @register
@@ -80,8 +315,10 @@ class TabularNB(BaseNB):
 
     Uncertain attributes (NBU, Qin, Xia & Li; :mod:`textnb.uncertain`) span several
     columns: ``"uncertain-numeric"`` two (``L``, ``R``), ``"uncertain-nominal"`` one
-    per value (the probabilities). Training uses Theorem 1 and probabilistic
-    cardinalities (see the module docstring). Prediction with an uncertain cell:
+    per value (the probabilities). Training uses Theorem 1 (or, with
+    ``interval_fit="censored"``, the interval-censored maximum-likelihood Gaussian) and
+    probabilistic cardinalities (see the module docstring). Prediction with an
+    uncertain cell:
 
     * a probability vector ``p`` contributes the expected likelihood
       ``log Σ_v p(v) P(v | c)`` (log-sum-exp);
@@ -143,6 +380,38 @@ class TabularNB(BaseNB):
         Relative variance floor of ``"gaussian"``.
     class_prior : array-like of shape (n_classes,), default=None
         Fixed class priors (in the order of ``classes_``) instead of learned ones.
+    interval_fit : {"theorem1", "censored"}, default="theorem1"
+        Estimator of an uncertain numeric attribute's class-conditional Gaussian
+        (certain numeric attributes are not affected):
+
+        * ``"theorem1"``: Qin, Xia & Li's Theorem 1 (``../shared/papers/
+          004_640e07b9e89f5fc8.txt`` §4.1; algorithms.md §4): ``μ = E[L + R] / 2``,
+          ``σ² = (Var(L + R) − Var(R − L)) / 4`` (n−1 variances). It assumes left and
+          right errors independent of the true value, with equal means. All its
+          statistics are sums: incremental (``partial_fit``, ``merge``), as the paper
+          stresses. A ``σ²`` that comes out <= 0 falls back to the pooled variance;
+        * ``"censored"``: the maximum-likelihood Gaussian for interval-censored data:
+          the true value lies somewhere in ``[L, R]`` (``L = R``: an exact
+          observation), and ``(μ_c, σ_c)`` maximise
+          ``Σ_i w_i log(Φ((R_i − μ_c)/σ_c) − Φ((L_i − μ_c)/σ_c))`` (a point contributes
+          its log density). This is the estimator that matches the prediction rule
+          (the class-conditional probability mass of the test interval), under the
+          assumption that where the true value sits in its interval does not depend
+          on it (non-informative censoring). Fitted per class by EM
+          (:func:`censored_gaussian_em`; all classes and attributes at once): the
+          E-step takes the first two moments of the current class Gaussian truncated
+          to each interval (:func:`truncated_normal_moments`, stable far in the
+          tails), the M-step their weighted mean and variance; SQUAREM-accelerated,
+          started from the interval midpoints' mean and variance, at most
+          :data:`EM_MAX_ITER` EM steps, tolerance :data:`EM_TOL`. The variance is
+          then multiplied by ``W / (W − 1)``, as the n−1 variances of the other
+          Gaussians (points alone give exactly the ordinary estimates), and gets the
+          same ``var_smoothing`` floor. A class whose weight is 1 or less, or whose
+          intervals all share a point (the likelihood then has no maximum), takes the
+          variance of the censored fit of all classes pooled; a class without values
+          its mean as well. Not a sum statistic: ``partial_fit`` and :meth:`merge` of
+          a model with uncertain numeric attributes raise ``ValueError``; refit with
+          ``fit``.
 
     Attributes
     ----------
@@ -161,10 +430,16 @@ class TabularNB(BaseNB):
         ``log P(v | c)`` of every block.
     moment_count_, theta_, moment_m2_ : ndarray of shape (n_classes, n_gaussian)
         Weighted count, mean and centred second moment of the Gaussian columns (for an
-        uncertain numeric attribute: of its interval midpoints ``(L + R) / 2``).
+        uncertain numeric attribute: of its interval midpoints ``(L + R) / 2``; the
+        mean used by the model is ``censored_theta_`` with ``interval_fit="censored"``).
     halfwidth_count_, halfwidth_mean_, halfwidth_m2_ : ndarray of shape (n_classes, n_uncertain_numeric)
         The same moments of the half-widths ``(R − L) / 2`` of the uncertain numeric
         attributes (Theorem 1: ``σ² = Var(midpoint) − Var(half-width)``).
+    censored_theta_, censored_var_ : ndarray of shape (n_classes + 1, n_uncertain_numeric)
+        ``interval_fit="censored"``: the EM mean and variance (times ``W / (W − 1)``,
+        before the floor; 0 when the fit collapsed) of each uncertain numeric attribute
+        per class, the last row for all classes pooled; shape ``(n_classes + 1, 0)``
+        otherwise.
     var_ : ndarray of shape (n_classes, n_gaussian)
         The variances used (floor included).
     class_log_prior_ : ndarray of shape (n_classes,)
@@ -198,6 +473,7 @@ class TabularNB(BaseNB):
         bins=10,
         var_smoothing=1e-9,
         class_prior=None,
+        interval_fit="theorem1",
     ):
         self.attributes = attributes
         self.nominal = nominal
@@ -207,6 +483,7 @@ class TabularNB(BaseNB):
         self.bins = bins
         self.var_smoothing = var_smoothing
         self.class_prior = class_prior
+        self.interval_fit = interval_fit
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -219,6 +496,8 @@ class TabularNB(BaseNB):
             raise ValueError(f"nominal must be one of {_NOMINAL}; got {self.nominal!r}")
         if self.numeric not in _NUMERIC:
             raise ValueError(f"numeric must be one of {_NUMERIC}; got {self.numeric!r}")
+        if self.interval_fit not in _INTERVAL_FIT:
+            raise ValueError(f"interval_fit must be one of {_INTERVAL_FIT}; got {self.interval_fit!r}")
         if not isinstance(self.alpha, Real) or not np.isfinite(self.alpha) or self.alpha < 0:
             raise ValueError(f"alpha must be a finite number >= 0; got {self.alpha!r}")
         if not isinstance(self.m, Real) or not np.isfinite(self.m) or self.m < 0:
@@ -270,6 +549,8 @@ class TabularNB(BaseNB):
         w = self._check_weight(sample_weight, X.shape[0])
         self._init_state(X, y_index, w)
         self._count(X, y_index, w)
+        if self._censored():
+            self._fit_censored(X, y_index, w)
         self._update()
         return self
 
@@ -277,11 +558,15 @@ class TabularNB(BaseNB):
         """Add a batch. ``classes`` is required on the first call.
 
         With a discretising ``numeric`` the cut points are fixed on the first call.
+        ``interval_fit="censored"`` with uncertain numeric attributes raises
+        ``ValueError`` (its EM fit is not a sum of per-batch statistics; use ``fit``).
         """
         first = not hasattr(self, "classes_")
         if first and classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit.")
         self._check_params()
+        if self.interval_fit == "censored" and self._declares_intervals():
+            raise ValueError(_NOT_INCREMENTAL.format(what="partial_fit cannot add a batch"))
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=first)
         check_classification_targets(y)
         if first:
@@ -346,6 +631,9 @@ class TabularNB(BaseNB):
         self.moment_count_, self.theta_, self.moment_m2_ = mom.count, mom.mean, mom.m2
         half = GaussianMoments(n_classes, len(self._interval_columns()))
         self.halfwidth_count_, self.halfwidth_mean_, self.halfwidth_m2_ = half.count, half.mean, half.m2
+        n_censored = len(self._interval_columns()) if self.interval_fit == "censored" else 0
+        self.censored_theta_ = np.zeros((n_classes + 1, n_censored))
+        self.censored_var_ = np.zeros((n_classes + 1, n_censored))
         n_kde = len(self._kde_columns())
         self.kde_values_ = [np.empty(0) for _ in range(n_kde)]
         self.kde_class_ = [np.empty(0, dtype=np.int64) for _ in range(n_kde)]
@@ -375,6 +663,16 @@ class TabularNB(BaseNB):
         """Positions among :meth:`_gaussian_columns` of the uncertain numeric attributes."""
         gauss = self._gaussian_columns()
         return np.flatnonzero([self.attributes_[j].kind == UNCERTAIN_NUMERIC for j in gauss])
+
+    def _declares_intervals(self):
+        """Whether the model has (or, before the first fit, its ``attributes`` declare)
+        uncertain numeric attributes."""
+        atts = self.attributes_ if hasattr(self, "attributes_") else (self.attributes or ())
+        return any(getattr(a, "kind", None) == UNCERTAIN_NUMERIC for a in atts)
+
+    def _censored(self):
+        """Whether uncertain numeric attributes are fitted by the censored EM."""
+        return self.interval_fit == "censored" and self._interval_columns().size > 0
 
     def _kde_columns(self):
         if self.numeric != "kde":
@@ -468,6 +766,25 @@ class TabularNB(BaseNB):
             self.kde_class_[k] = np.concatenate([self.kde_class_[k], y_index[keep]]).astype(np.int64)
             self.kde_weight_[k] = np.concatenate([self.kde_weight_[k], w[keep]])
 
+    def _fit_censored(self, X, y_index, w):
+        """``interval_fit="censored"``: EM per class and pooled, from the midpoint moments."""
+        iv = self._interval_columns()
+        lo, hi = self._gaussian_values(X)
+        lo, hi = lo[:, iv], hi[:, iv]
+        n, mean, m2 = self._pooled_moments()
+        floor = self._variance_floor(n, m2)
+        var0 = GaussianMoments.from_arrays(self.moment_count_, self.theta_, self.moment_m2_).variance(ddof=1)
+        pooled_var0 = np.where(n > 1, m2 / np.where(n > 1, n - 1, 1), 0.0)
+        n_classes = len(self.classes_)
+        mu_c, var_c, _ = censored_gaussian_em(
+            lo, hi, y_index, w, n_classes, self.theta_[:, iv], var0[:, iv], floor
+        )
+        mu_p, var_p, _ = censored_gaussian_em(
+            lo, hi, np.zeros_like(y_index), w, 1, mean[None, iv], pooled_var0[None, iv], floor
+        )
+        self.censored_theta_ = np.vstack([mu_c, mu_p])
+        self.censored_var_ = np.vstack([var_c, var_p])
+
     # -- derived parameters ------------------------------------------------------------
     def _update(self):
         self._update_feature_log_prob()
@@ -524,22 +841,41 @@ class TabularNB(BaseNB):
         m2 = self.moment_m2_.sum(axis=0) + (self.moment_count_ * (self.theta_ - mean) ** 2).sum(axis=0)
         return n, mean, m2
 
+    def _variance_floor(self, n, m2):
+        """``var_smoothing`` times the largest overall (midpoint) variance, > 0."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            overall_var = np.where(n > 0, m2 / np.where(n > 0, n, 1), 0.0)
+        top = overall_var.max() if overall_var.size else 0.0
+        eps = self.var_smoothing * top if top > 0 else float(self.var_smoothing)
+        return max(eps, np.finfo(np.float64).tiny)
+
     def _update_gaussian(self):
         if self.moment_count_.shape[1] == 0:
             self.var_ = np.zeros_like(self.theta_)
             self._mean = self.theta_
             return
         n, mean, m2 = self._pooled_moments()
-        with np.errstate(invalid="ignore", divide="ignore"):
-            overall_var = np.where(n > 0, m2 / np.where(n > 0, n, 1), 0.0)
-        top = overall_var.max() if overall_var.size else 0.0
-        eps = self.var_smoothing * top if top > 0 else float(self.var_smoothing)
-        eps = max(eps, np.finfo(np.float64).tiny)
+        eps = self._variance_floor(n, m2)
         mom = GaussianMoments.from_arrays(self.moment_count_, self.theta_, self.moment_m2_)
         var = mom.variance(ddof=1)
         pooled_var = np.where(n > 1, m2 / np.where(n > 1, n - 1, 1), 0.0)
+        theta = self.theta_
         iv = self._interval_columns()
-        if iv.size:
+        if iv.size and self.interval_fit == "censored":
+            # the EM fit of fit(): per class, last row all classes pooled
+            shape = (len(self.classes_) + 1, iv.size)
+            if self.censored_theta_.shape != shape or self.censored_var_.shape != shape:
+                raise ValueError(
+                    f"censored_theta_ / censored_var_ have shapes {self.censored_theta_.shape} / "
+                    f"{self.censored_var_.shape}; expected {shape}"
+                )
+            theta = self.theta_.copy()
+            theta[:, iv] = self.censored_theta_[:-1]
+            mean = mean.copy()
+            mean[iv] = self.censored_theta_[-1]
+            var[:, iv] = self.censored_var_[:-1]
+            pooled_var[iv] = self.censored_var_[-1]
+        elif iv.size:
             # Theorem 1 (Qin, Xia & Li): σ² = (Var(L+R) − Var(R−L)) / 4
             #                               = Var(midpoint) − Var(half-width), both n−1.
             # Exactly the midpoint variance when every interval is a point (zero widths).
@@ -554,7 +890,7 @@ class TabularNB(BaseNB):
             # (Theorem 1's assumptions fail): fall back to the midpoints' variance
             pooled_var[iv] = np.where(pooled_t1 > 0, pooled_t1, pooled_var[iv])
         empty = self.moment_count_ <= 0
-        self._mean = np.where(empty, mean, self.theta_)
+        self._mean = np.where(empty, mean, theta)
         # fewer than two known values in a class, or all of them equal (for intervals:
         # a Theorem 1 variance <= 0): no idea of the scale (a zero variance would make
         # every other value impossible); borrow the pooled variance, as Weka falls back
@@ -659,7 +995,8 @@ class TabularNB(BaseNB):
 
         Training on two halves and merging gives the model trained on the whole (for
         discretising modes: when both halves used the same cut points). Classes are
-        aligned by name.
+        aligned by name. Models with ``interval_fit="censored"`` and uncertain numeric
+        attributes cannot be merged (ValueError): their EM fit is not a sum.
         """
         check_is_fitted(self)
         check_is_fitted(other)
@@ -667,6 +1004,13 @@ class TabularNB(BaseNB):
             raise ValueError(f"cannot merge a {type(other).__name__} into a {type(self).__name__}")
         if other.numeric != self.numeric or other.attributes_ != self.attributes_:
             raise ValueError("cannot merge TabularNB models with different attributes or numeric models")
+        if other.interval_fit != self.interval_fit:
+            raise ValueError(
+                f"cannot merge TabularNB models with different interval_fit "
+                f"({self.interval_fit!r} and {other.interval_fit!r})"
+            )
+        if self._censored():
+            raise ValueError(_NOT_INCREMENTAL.format(what="merge cannot combine two fits"))
         for a, b in zip(self.cut_points_, other.cut_points_):
             if (a is None) != (b is None) or (a is not None and not np.array_equal(a, b)):
                 raise ValueError(
@@ -706,6 +1050,8 @@ class TabularNB(BaseNB):
         self.kde_values_ = [np.concatenate(v) for v, _, _ in kde]
         self.kde_class_ = [np.concatenate(c).astype(np.int64) for _, c, _ in kde]
         self.kde_weight_ = [np.concatenate(w) for _, _, w in kde]
+        self.censored_theta_ = np.zeros((C + 1, 0))  # only used with censored intervals: none here
+        self.censored_var_ = np.zeros((C + 1, 0))
         self._update()
         return self
 
@@ -718,7 +1064,7 @@ class TabularNB(BaseNB):
         model, ``values`` with per-class ``counts`` and ``probabilities``,
         ``cut_points``, or per-class ``count`` / ``mean`` / ``std``. Uncertain nominal
         attributes are ``"nominal"`` (counts are probabilistic cardinalities); uncertain
-        numeric ones ``"gaussian"`` with the Theorem 1 mean and deviation.
+        numeric ones ``"gaussian"`` with the Theorem 1 (or censored EM) mean and deviation.
         """
         check_is_fitted(self)
         classes = [str(c) for c in self.classes_]
@@ -769,6 +1115,7 @@ class TabularNB(BaseNB):
         "classes_", "class_count_", "attributes_", "cut_points_", "n_values_", "feature_count_",
         "moment_count_", "theta_", "moment_m2_", "kde_values_", "kde_class_", "kde_weight_",
         "n_features_in_", "halfwidth_count_", "halfwidth_mean_", "halfwidth_m2_",
+        "censored_theta_", "censored_var_",
     )
 
     def _get_state(self):
@@ -785,6 +1132,8 @@ class TabularNB(BaseNB):
         n_classes = len(state["classes_"])
         for k in ("halfwidth_count_", "halfwidth_mean_", "halfwidth_m2_"):
             state.setdefault(k, np.zeros((n_classes, 0)))  # files from before NBU
+        for k in ("censored_theta_", "censored_var_"):
+            state.setdefault(k, np.zeros((n_classes + 1, 0)))  # files from before interval_fit
         for k, v in state.items():
             setattr(self, k, v)
         self.cut_points_ = [np.asarray(c, dtype=np.float64) if d else None for c, d in zip(self.cut_points_, disc)]
@@ -794,11 +1143,13 @@ class TabularNB(BaseNB):
         ]
         self.n_values_ = np.asarray(self.n_values_, dtype=np.int64)
         for k in ("class_count_", "feature_count_", "moment_count_", "theta_", "moment_m2_",
-                  "halfwidth_count_", "halfwidth_mean_", "halfwidth_m2_"):
+                  "halfwidth_count_", "halfwidth_mean_", "halfwidth_m2_", "censored_theta_", "censored_var_"):
             setattr(self, k, np.array(getattr(self, k), dtype=np.float64))
         n_classes = len(self.classes_)
         for k in ("halfwidth_count_", "halfwidth_mean_", "halfwidth_m2_"):
             setattr(self, k, getattr(self, k).reshape(n_classes, -1))
+        for k in ("censored_theta_", "censored_var_"):
+            setattr(self, k, getattr(self, k).reshape(n_classes + 1, -1))
         self.kde_values_ = [np.asarray(v, dtype=np.float64) for v in self.kde_values_]
         self.kde_class_ = [np.asarray(v, dtype=np.int64) for v in self.kde_class_]
         self.kde_weight_ = [np.asarray(v, dtype=np.float64) for v in self.kde_weight_]
