@@ -33,14 +33,20 @@ taken in Weka's order; to keep them from underflowing they are rescaled by exact
 two every few attributes (which changes no comparison), and the log of the result is what
 ``predict_log_proba`` reports.
 
-Speed: leave-one-out never retrains (an object's own counts are subtracted from the subset
-counts, vectorised over all objects of the subset and all attributes at once: one gather
-of the count table, one division, one ordered product); subset counts are one
-``bincount`` over precomputed (class, attribute, value) cell indices; the LOO flags of a
-subset and the verdict of each step (child ``tempErrors``, sign test) depend only on the
-antecedents, so both are cached and shared across candidate attributes, steps and test
-objects (all one-condition subsets are computed once at ``fit``); test objects are spread
-over processes with joblib (``n_jobs``).
+Speed: leave-one-out never retrains, and nothing is computed per test object in Python.
+For a left-out object of class ``y`` the factor of an attribute value for class ``c`` depends
+only on the subset, the value, ``y`` and ``c`` (the object's own counts are subtracted only
+when ``c == y``), so a batch of subsets gets small tables of factors, formed by the same
+floating-point operations as a direct computation, and each object's class products are
+one gather and one ordered product over the attributes; classes absent from a batch have
+bit for bit equal products and are represented by one. All one-condition subsets are one
+batch at ``fit`` (which also gives the root's step verdicts and HLBR's filter). Test
+objects go through Weka's loop together, level by level: the verdict of a step (child
+``tempErrors``, sign test) depends only on the two antecedents, so each antecedent reached
+keeps a table of verdicts shared by every object that reaches it; the children that the
+objects at all the nodes of a level need are one batch; an object decides by one
+``argmin`` over its candidate attributes; the final local naive Bayes is one product per
+distinct rule. Test objects can be spread over processes with joblib (``n_jobs``).
 """
 
 from functools import lru_cache
@@ -60,6 +66,9 @@ __all__ = ["LBR", "sign_test_p"]
 _RESCALE_EVERY = 8
 _ROW_BLOCK = 1 << 21  # bound on C * rows * attributes elements per LOO block
 _SAFE_LOG2 = -1000.0  # products whose smallest possible log2 stays above this need no rescaling
+_BATCH_BLOCK = 1 << 16  # bound on the count-table elements of one batched LOO group
+_BATCH_ROWS = 1 << 17  # bound on the factor-array elements of one batched LOO block
+_MATCH_BLOCK = 1 << 22  # bound on the (subset rows x children) flags of one node expansion
 
 
 @lru_cache(maxsize=65536)
@@ -103,17 +112,42 @@ def cached_flags(engine, conds, compute):
     return hit
 
 
+class _Node:
+    """One antecedent reached by some test objects: its conditions in the order they were
+    added, the frozenset key, the subset ``rows``, the attributes still in the local model
+    ``attrs``, the subset's LOO ``flags`` and Weka's current ``errors`` (the ``tempErrors``
+    of the step that led here, which depends on the path, hence nodes are told apart by
+    ``conds``, not by ``key``)."""
+
+    __slots__ = ("attrs", "conds", "errors", "flags", "key", "rows")
+
+    def __init__(self, conds, key, rows, attrs, flags, errors):
+        self.conds = conds
+        self.key = key
+        self.rows = rows
+        self.attrs = attrs
+        self.flags = flags
+        self.errors = errors
+
+
 class _Engine:
     """The LBR search over one training set; shared by fit, predict and the workers.
 
     ``codes`` (n, A) int: value index, -1 for missing. ``y`` (n,) class index.
 
-    Two caches, both keyed by the antecedent as a frozenset of ``(attribute, value)``:
-    ``cache`` holds the LOO flags of a subset; ``steps`` holds, for a parent antecedent
-    and one more condition, the child's ``tempErrors`` and whether it passes the sign
-    test (``None`` when the child is not a strict non-empty subset). A step's verdict
-    depends only on the two antecedents, so after the first test object that reaches
-    a node the others decide there by table look-up.
+    Two caches keyed by the antecedent (a frozenset of ``(attribute, value)``), bounded
+    together by ``max_cache`` entries: ``cache`` holds the LOO flags of the subsets test
+    objects moved into; ``steps`` holds, per antecedent reached, the verdicts of adding
+    one more condition ``a = v`` as two (A, max k) tables: ``elig[a, v]`` = the child's
+    ``tempErrors`` when it passes the sign test, else ``_never`` (also when the child is
+    not a strict non-empty subset), and ``done[a, v]`` whether that verdict is known. A
+    verdict depends only on the two antecedents, so after the first test objects that
+    reach a node the others decide there by table look-up. The one-condition subsets'
+    flags (``level1``) and the root's table are built at ``fit`` and kept.
+
+    :meth:`loo_correct` (one subset, rescaling when needed) is the general path that
+    :meth:`loo_many` (many subsets per array operation) must equal bit for bit;
+    ``tests/test_lbr_speed_equivalence.py`` checks it.
     """
 
     def __init__(self, codes, y, n_values, n_classes, alpha, candidates, min_errors,
@@ -127,13 +161,21 @@ class _Engine:
         self.significance = significance
         self.max_cache = max_cache
         n, A = codes.shape
+        C = n_classes
         self.offsets = np.concatenate([[0], np.cumsum(self.n_values)[:-1]]).astype(np.intp)
         counted = np.where(codes < 0, 0, codes)  # Weka counts a missing value as value 0
         self.cols = counted + self.offsets[None, :]
         self.n_cols = int(self.n_values.sum())
         # class-major cell index of every (object, attribute): one bincount gives counts
         self.cells = self.cols + (y * self.n_cols)[:, None]
+        # the same cells value-major (column * C + class): counts as the (F, C) gather table
+        self.cells_fc = self.cols * C + y[:, None]
+        self.ak = self.alpha * self.n_values  # a * k_a, as _scores forms it
+        self.attr_of_col = np.repeat(np.arange(A), self.n_values)
+        self.ak_col = self.ak[self.attr_of_col]  # the same per value column
         self.missing = codes < 0
+        # value columns for gathering factors: a missing value points past the last column
+        self.gcols_t = np.ascontiguousarray(np.where(self.missing, self.n_cols, self.cols).T)
         self.has_missing = bool(self.missing.any())
         self.all_rows = np.arange(n)
         self.all_attrs = np.arange(A)
@@ -143,6 +185,9 @@ class _Engine:
         self.steps = {}
         self.cached = 0
         self.level1 = {}
+        self.k_max = int(self.n_values.max()) if A else 1
+        self._never = n + 2  # larger than any tempErrors (<= n)
+        self.root_table = None
         self.candidates = self.all_attrs if candidates is None else np.asarray(candidates)
 
     # -- counting ---------------------------------------------------------------------
@@ -209,7 +254,8 @@ class _Engine:
 
         The factors of the attributes not in ``attrs`` are set to exactly 1.0, which leaves
         every product bit for bit as if they were absent, and lets the gathers take whole
-        rows.
+        rows. This is the general path (any size, rescaling when needed);
+        :meth:`loo_many` batches many subsets and falls back to it.
         """
         n_s = rows.shape[0]
         if n_s == 0:
@@ -231,6 +277,151 @@ class _Engine:
             out[start:start + block] = np.argmax(p, axis=1) == yr[start:start + block]
         return out
 
+    def loo_many(self, R, sid, sizes, skip, products=None):
+        """Leave-one-out flags of many subsets at once, concatenated.
+
+        Subset ``s`` is ``R[starts[s]:starts[s + 1]]`` (``sid`` = its subset index per row,
+        ``sizes`` (S,) its size) with the attributes ``skip[s]`` (S, A) left out. The result
+        equals ``loo_correct`` on each subset bit for bit: every factor is formed by the
+        same floating-point operations on the same numbers and multiplied in the same
+        order (see :meth:`_loo_group`). A subset goes through ``loo_correct`` itself when
+        its products could need rescaling: a lower bound on its smallest product (from its
+        largest class count, never above ``loo_correct``'s) within 1 of ``_SAFE_LOG2``.
+        ``products`` (len(R), C), if given, receives the class products of the batched
+        rows (those of ``loo_correct``'s subsets are left as they are), for the tests.
+        """
+        C, F = self.n_classes, self.n_cols
+        a = self.alpha
+        out = np.empty(R.shape[0], dtype=bool)
+        S = sizes.shape[0]
+        if R.shape[0] == 0:
+            return out
+        starts = np.zeros(S + 1, dtype=np.intp)
+        np.cumsum(sizes, out=starts[1:])
+        cc = np.bincount(self.y[R] + sid * C, minlength=S * C).astype(np.float64).reshape(S, C)
+        with np.errstate(all="ignore"):
+            lf = np.log2(a / (cc.max(axis=1)[:, None] + self.ak[None, :]))
+            lf[skip] = 0.0
+            floor = np.log2(a / ((sizes - 1.0) + C * a)) + lf.sum(axis=1)
+        general = ~(floor > _SAFE_LOG2 + 1.0) & (sizes > 0)
+        per_group = max(1, _BATCH_BLOCK // max(1, F * C))  # subsets whose tables fit a block
+        s0 = 0
+        for s in range(S + 1):
+            if s < S and not general[s] and s - s0 < per_group:
+                continue
+            if s > s0:
+                self._loo_group(R, sid, sizes, skip, cc, starts, s0, s, out, products)
+            if s == S:
+                break
+            if general[s]:
+                lo, hi = starts[s], starts[s + 1]
+                out[lo:hi] = self.loo_correct(R[lo:hi], np.flatnonzero(~skip[s]))
+                s0 = s + 1
+            else:
+                s0 = s
+        return out
+
+    def _loo_group(self, R, sid, sizes, skip, cc, starts, s0, s1, out, products=None):
+        """``loo_many`` for the subsets ``s0 .. s1 - 1`` (contiguous rows), no rescaling.
+
+        ``loo_correct`` forms the factor of attribute ``a`` (value column ``f``) for a
+        left-out object of class ``y`` and a class ``c`` as ``(N_cf + alpha) / (N_c + ak)``
+        when ``c != y`` and ``((N_cf - 1) + alpha) / ((N_c - 1) + ak)`` when ``c == y``,
+        with the subset's counts, and 1.0 for a left-out attribute (antecedent, or missing
+        value of the object). Those depend on (subset, f, y, c) only, so they are computed
+        once by exactly these operations, in a table ``B`` per subset (c != y) and a row
+        ``D`` per (subset, y) pair present (c == y), with 1.0 in the columns of left-out
+        attributes and in an extra column that missing values point to, and gathered per
+        object: from one table per pair (``B`` with ``D`` as its column ``y``) when
+        building those costs less than the gathers; otherwise the products are taken over
+        ``B`` and each object's own class is redone over ``D``. Either way each class
+        product is the same sequence of multiplications as in ``_scores``
+        (``np.multiply.reduce`` over the prior and the attributes in order): Weka's order.
+
+        Classes absent from all these subsets have count 0 in each, hence the same prior
+        and factors, hence bit for bit the same product: only the first of them is kept
+        (with the others, in class order), and the first maximum over the kept classes is
+        the first maximum over all.
+        """
+        C, F, A = self.n_classes, self.n_cols, self.codes.shape[1]
+        a = self.alpha
+        lo, hi = starts[s0], starts[s1]
+        if hi == lo:
+            return
+        S = s1 - s0
+        m = hi - lo
+        r = R[lo:hi]
+        local = sid[lo:hi] - s0
+        yr = self.y[r]
+        fc = np.bincount((self.cells_fc[r] + (local * (F * C))[:, None]).ravel(),
+                         minlength=S * F * C).astype(np.float64).reshape(S, F, C)
+        ccs = cc[s0:s1]
+        keep = np.zeros(C, dtype=bool)
+        keep[yr] = True
+        if keep.all():
+            W, yk, fck, ccsk = C, yr, fc, ccs
+        else:
+            first = np.argmin(keep)  # the first absent class stands for all of them
+            keep[first] = True
+            kept = np.flatnonzero(keep)
+            W = kept.shape[0]
+            col = np.cumsum(keep) - 1  # class -> kept column (absent ones: first's)
+            col[~keep] = col[first]
+            yk = col[yr]
+            fck, ccsk = fc[:, :, kept], ccs[:, kept]
+        left_out = skip[s0:s1][:, self.attr_of_col]  # (S, F)
+        B = np.empty((S, F + 1, W))
+        np.divide(fck + a, ccsk[:, None, :] + self.ak_col[None, :, None], out=B[:, :F])
+        B[:, :F][left_out] = 1.0
+        B[:, F] = 1.0
+        # (subset, y) pairs present: the prior and the own-class factors D of each
+        code = local * W + yk
+        present = np.bincount(code, minlength=S * W) > 0
+        pair = np.flatnonzero(present)
+        pid = (np.cumsum(present) - 1)[code]
+        ps, py = pair // W, pair % W
+        P = pair.shape[0]
+        ap = np.arange(P)
+        Nc = ccsk[ps]
+        Nc[ap, py] -= 1.0
+        prior = (Nc + a) / ((sizes[s0:s1][ps] - 1.0) + C * a)[:, None]
+        D = np.empty((P, F + 1))
+        np.divide((fck[ps, :, py] - 1.0) + a, Nc[ap, py][:, None] + self.ak_col[None, :],
+                  out=D[:, :F])
+        D[:, :F][left_out[ps]] = 1.0
+        D[:, F] = 1.0
+        use_pairs = P * (F + 1) <= m * A and P * (F + 1) * W <= 4 * _BATCH_BLOCK
+        if use_pairs:
+            T = B[ps]  # (P, F + 1, W)
+            T[ap, :, py] = D
+            tab = T.reshape(-1, W)
+            base = pid * (F + 1)
+        else:
+            tab = B.reshape(-1, W)
+            base = local * (F + 1)
+            dflat = D.reshape(-1)
+            dbase = pid * (F + 1)
+        gT = self.gcols_t
+        block = max(1, _BATCH_ROWS // max(1, W * (A + 1)))
+        for b in range(0, m, block):
+            e = min(b + block, m)
+            mb = e - b
+            gb = gT[:, r[b:e]]  # (A, mb)
+            H = np.empty((A + 1, mb, W))
+            np.take(prior, pid[b:e], axis=0, out=H[0])
+            np.take(tab, gb + base[b:e], axis=0, out=H[1:])
+            p = np.multiply.reduce(H, axis=0)
+            yb = yk[b:e]
+            if not use_pairs:
+                ar = np.arange(mb)
+                own = np.empty((A + 1, mb))
+                own[0] = H[0][ar, yb]
+                np.take(dflat, gb + dbase[b:e], out=own[1:])
+                p[ar, yb] = np.multiply.reduce(own, axis=0)
+            if products is not None:
+                products[lo + b:lo + e] = p if W == C else p[:, col]
+            out[lo + b:lo + e] = np.argmax(p, axis=1) == yb
+
     def flags_for(self, conds, rows, attrs):
         """LOO flags of the subset defined by the frozenset ``conds`` (cached)."""
         hit = self.level1.get(conds)
@@ -238,123 +429,247 @@ class _Engine:
             return hit
         return cached_flags(self, conds, lambda: self.loo_correct(rows, attrs))
 
+    def _verdicts(self, old, old_wrong, sid, sizes, new):
+        """(tempErrors (S,), passes sign test (S,)) of S children from their LOO flags
+        ``new`` and their parents' flags ``old`` on the same rows (concatenated, grouped by
+        ``sid``), and ``old_wrong`` (S,) = the number of LOO errors of each one's parent."""
+        S = sizes.shape[0]
+        cnt = np.bincount(sid * 4 + (new * 2 + old), minlength=4 * S).reshape(S, 4)
+        # columns: 0 new wrong & old wrong, 1 new wrong & old right, 2 new right & old wrong,
+        # 3 both right. tempErrors = the child's LOO errors + the parent's errors outside it
+        temp = (cnt[:, 0] + cnt[:, 1]) + (old_wrong - (cnt[:, 0] + cnt[:, 2]))
+        ok = np.zeros(S, dtype=bool)
+        sig = self.significance
+        for s, (nno, onn) in enumerate(zip(cnt[:, 1].tolist(), cnt[:, 2].tolist())):
+            ok[s] = sign_test_p(nno, nno + onn) < sig
+        return temp, ok
+
     def build_level1(self):
-        """LOO flags of every one-condition subset ``A = v``; HLBR's per-attribute errors.
+        """LOO flags of every one-condition subset ``A = v``; HLBR's per-attribute errors;
+        the root's step table.
 
         Returns ``errors`` (A,): LOO errors on the training data of "LBR with ``a`` as the
         only antecedent attribute" (an object whose ``a`` is missing keeps its naive Bayes
         LOO flag).
         """
-        A = self.codes.shape[1]
-        errors = np.zeros(A, dtype=np.int64)
-        for a in range(A):
-            attrs = np.delete(self.all_attrs, a)
-            col = self.codes[:, a]
-            errors[a] = int((~self.base_flags[col < 0]).sum())
-            for v in range(self.n_values[a]):
-                rows = np.flatnonzero(col == v)
-                if rows.shape[0] == 0:
-                    continue
-                flags = self.loo_correct(rows, attrs)
-                self.level1[frozenset([(a, v)])] = flags
-                errors[a] += int((~flags).sum())
+        n, A = self.codes.shape
+        F = self.n_cols
+        # every subset A = v at once: the rows with a known value, grouped by cell (a, v),
+        # ascending within each cell (a stable sort of the column-major cells)
+        known = ~self.missing.T  # (A, n)
+        cell = self.cols.T[known]
+        row = np.broadcast_to(self.all_rows, (A, n))[known]
+        order = np.argsort(cell, kind="stable")
+        R = row[order]
+        sid = cell[order]
+        sizes = np.bincount(cell, minlength=F)
+        attr_of = self.attr_of_col
+        value_of = np.arange(F) - self.offsets[attr_of]
+        skip = np.zeros((F, A), dtype=bool)
+        skip[np.arange(F), attr_of] = True
+        flags = self.loo_many(R, sid, sizes, skip)
+        starts = np.concatenate([[0], np.cumsum(sizes)])
+        for f in np.flatnonzero(sizes).tolist():
+            self.level1[frozenset([(int(attr_of[f]), int(value_of[f]))])] = \
+                flags[starts[f]:starts[f + 1]]
+        wrong = np.bincount(sid, weights=~flags, minlength=F)
+        errors = np.add.reduceat(wrong, self.offsets).astype(np.int64)  # every k_a >= 1
+        errors += np.count_nonzero(self.missing & ~self.base_flags[:, None], axis=0)
+        # the root's verdicts: a strict non-empty subset, its tempErrors and sign test
+        temp, ok = self._verdicts(self.base_flags[R], np.full(F, self.base_errors), sid, sizes,
+                                  flags)
+        elig = np.full((A, self.k_max), self._never, dtype=np.int64)
+        good = ok & (sizes > 0) & (sizes < n)
+        elig[attr_of[good], value_of[good]] = temp[good]
+        self.root_table = (elig, np.ones((A, self.k_max), dtype=bool))
         return errors
 
     # -- classification ---------------------------------------------------------------
-    def _step(self, key, rows, flags, old_wrong_total, attrs, a, v):
-        """(tempErrors, passes sign test) of adding ``a = v`` to antecedent ``key``,
-        or None when that is not a strict non-empty subset (never eligible in Weka)."""
-        match = self.codes[rows, a] == v
-        size = int(match.sum())
-        if size == rows.shape[0] or size == 0:
-            return None
-        new = self.flags_for(key | {(a, v)}, rows[match], attrs[attrs != a])
-        old = flags[match]
-        new_not_old = int(np.count_nonzero(~new & old))
-        old_not_new = int(np.count_nonzero(new & ~old))
-        # tempErrors = the child's LOO errors + the parent's errors outside the child
-        temp = int(new.shape[0] - np.count_nonzero(new)) + old_wrong_total \
-            - int(np.count_nonzero(~old))
-        ok = sign_test_p(new_not_old, new_not_old + old_not_new) < self.significance
-        return temp, ok
+    def _charge(self, n):
+        """Count ``n`` more cached entries against ``max_cache`` (as ``cached_flags`` does
+        for flags); past the bound both caches start afresh."""
+        if self.cached + n > self.max_cache:
+            self.cache.clear()
+            self.steps.clear()
+            self.cached = 0
+        self.cached += n
 
-    def classify(self, xt):
-        """Return (log-score (C,), predicted class index, antecedent [(a, v), ...], subset
-        size) for one object; the class is the first maximum of the unlogged scores.
+    def _table(self, node):
+        """The node's step table ``(elig, done)``, (A, max k) each; see the class doc."""
+        if not node.conds:
+            return self.root_table
+        t = self.steps.get(node.key)
+        if t is None:
+            A = self.codes.shape[1]
+            self._charge(A * self.k_max)
+            t = (np.full((A, self.k_max), self._never, dtype=np.int64),
+                 np.zeros((A, self.k_max), dtype=bool))
+            self.steps[node.key] = t
+        return t
 
-        Weka takes, among the candidates that pass the sign test, the lowest
-        ``tempErrors``, first in attribute order on ties. Here candidates whose step is
-        cached are read first; the others are tried in increasing order of a lower bound
-        on their ``tempErrors`` (the current errors outside the child) and the search
-        stops when the bound cannot beat the best so far: the same choice, fewer
-        leave-one-out passes.
-        """
-        rows = self.all_rows
-        attrs = self.all_attrs
-        flags = self.base_flags
-        errors = self.base_errors
-        key = frozenset()
-        conds = []
-        cand_set = self.cand_set
-        while errors >= self.min_errors:
-            best = (rows.shape[0] + 1, -1)  # (tempErrors, attribute)
-            todo = []
-            for a in attrs.tolist():
-                v = int(xt[a])
-                if v < 0 or a not in cand_set:
+    def _expand(self, jobs):
+        """Fill the step tables of several nodes: ``jobs`` lists (node, attributes, values,
+        table), the children ``a = v`` whose verdicts are wanted. The LOO flags of all the
+        children (strict non-empty subsets) of all the nodes come from :meth:`loo_many`,
+        in batches of about ``_MATCH_BLOCK`` rows. Returns, per job, {attribute * max k +
+        value: the child's LOO flags} for the children that pass the sign test."""
+        fresh = [{} for _ in jobs]
+        batch, n_rows = [], 0
+        for ji, (node, pa, pv, table) in enumerate(jobs):
+            rows = node.rows
+            n_s = rows.shape[0]
+            step = max(1, _MATCH_BLOCK // max(1, n_s))
+            for i in range(0, pa.shape[0], step):
+                a_, v_ = pa[i:i + step], pv[i:i + step]
+                match = self.codes[rows[:, None], a_[None, :]] == v_[None, :]  # (n_s, P)
+                sizes = np.count_nonzero(match, axis=0)
+                table[1][a_, v_] = True
+                real = (sizes > 0) & (sizes < n_s)  # else never eligible
+                if not real.any():
                     continue
-                st = self.steps.get((key, a, v), False)
-                if st is False:
-                    todo.append(a)
-                elif st is not None and st[1] and (st[0], a) < best:
-                    best = (st[0], a)
-            if todo:
-                todo = np.array(todo)
-                wrong = rows[~flags]
-                bound = np.count_nonzero(self.codes[np.ix_(wrong, todo)] != xt[todo][None, :],
-                                         axis=0)
-                old_wrong_total = int(wrong.shape[0])
-                for j in np.lexsort((todo, bound)).tolist():
-                    a = int(todo[j])
-                    if (int(bound[j]), a) > best:
-                        break
-                    v = int(xt[a])
-                    st = self._step(key, rows, flags, old_wrong_total, attrs, a, v)
-                    self.steps[(key, a, v)] = st
-                    if st is not None and st[1] and (st[0], a) < best:
-                        best = (st[0], a)
-            if best[1] < 0:
-                break
-            best_err, a = best
-            v = int(xt[a])
-            sub = rows[self.codes[rows, a] == v]
-            new_key = key | {(a, v)}
-            flags = self.flags_for(new_key, sub, attrs[attrs != a])
-            rows, key = sub, new_key
-            conds.append((a, v))
-            attrs = attrs[attrs != a]
-            errors = best_err
-        cc, fc = self.counts(rows)
-        cols = (np.where(xt[attrs] < 0, 0, xt[attrs]) + self.offsets[attrs])[None, :]
-        missing = (xt[attrs] < 0)[None, :]
-        p, scale = self._scores(cc, fc, cols, self.n_values[attrs], missing, np.array([-1]),
-                                float(rows.shape[0]))
-        with np.errstate(divide="ignore"):
-            log_score = np.log(p[0]) + scale[0] * np.log(2.0)
-        return log_score, int(np.argmax(p[0])), conds, int(rows.shape[0])
+                sid, pos = np.nonzero(match[:, real].T)  # by child, ascending rows in each
+                batch.append((ji, a_[real], v_[real], sizes[real], sid, pos))
+                n_rows += pos.shape[0]
+                if n_rows >= _MATCH_BLOCK:
+                    self._expand_batch(jobs, batch, fresh)
+                    batch, n_rows = [], 0
+        if batch:
+            self._expand_batch(jobs, batch, fresh)
+        return fresh
 
-    @property
-    def cand_set(self):
-        cs = getattr(self, "_cand_set", None)
-        if cs is None or cs[0] is not self.candidates:
-            cs = (self.candidates, frozenset(int(a) for a in self.candidates))
-            self._cand_set = cs
-        return cs[1]
+    def _expand_batch(self, jobs, batch, fresh):
+        A = self.codes.shape[1]
+        sizes = np.concatenate([b[3] for b in batch])
+        P = sizes.shape[0]
+        first = np.cumsum([0] + [b[1].shape[0] for b in batch])
+        R = np.concatenate([jobs[b[0]][0].rows[b[5]] for b in batch])
+        sid = np.concatenate([b[4] + first[k] for k, b in enumerate(batch)])
+        old = np.concatenate([jobs[b[0]][0].flags[b[5]] for b in batch])
+        old_wrong = np.empty(P, dtype=np.int64)
+        skip = np.ones((P, A), dtype=bool)
+        for k, b in enumerate(batch):
+            node = jobs[b[0]][0]
+            old_wrong[first[k]:first[k + 1]] = node.flags.shape[0] - np.count_nonzero(node.flags)
+            skip[first[k]:first[k + 1], node.attrs] = False
+        pa = np.concatenate([b[1] for b in batch])
+        skip[np.arange(P), pa] = True
+        new = self.loo_many(R, sid, sizes, skip)
+        temp, ok = self._verdicts(old, old_wrong, sid, sizes, new)
+        starts = np.zeros(P + 1, dtype=np.intp)
+        np.cumsum(sizes, out=starts[1:])
+        for k, b in enumerate(batch):
+            ji, a_, v_ = b[0], b[1], b[2]
+            lo, hi = first[k], first[k + 1]
+            okk = ok[lo:hi]
+            jobs[ji][3][0][a_[okk], v_[okk]] = temp[lo:hi][okk]
+            f = fresh[ji]
+            for s, j in zip((a_[okk] * self.k_max + v_[okk]).tolist(),
+                            (np.flatnonzero(okk) + lo).tolist()):
+                f[s] = new[starts[j]:starts[j + 1]]
+
+    def classify_many(self, X):
+        """(log-scores (m, C), predicted class indices (m,), rules [(antecedent
+        [(a, v), ...], subset size)]) for the objects ``X`` (m, A) of value codes.
+
+        Weka's loop, run for all objects together level by level: the objects at the same
+        node decide there from the node's step table (lowest ``tempErrors`` among the
+        children passing the sign test, first attribute on ties: one ``argmin`` over the
+        candidate attributes in order), after the children none of them had looked up yet
+        were computed in one batch. The class is the first maximum of the unlogged scores,
+        one batched product per final antecedent.
+        """
+        m, A = X.shape
+        C = self.n_classes
+        if m == 0:
+            return np.empty((0, C)), np.empty(0, dtype=np.intp), []
+        cand = np.zeros(A, dtype=bool)
+        cand[self.candidates] = True
+        never = self._never
+        root = _Node((), frozenset(), self.all_rows, self.all_attrs, self.base_flags,
+                     self.base_errors)
+        frontier = [(root, np.arange(m))]
+        finals = []
+        while frontier:
+            nxt = []
+            jobs, looks = [], []
+            for node, objs in frontier:
+                ca = node.attrs[cand[node.attrs]]
+                if node.errors < self.min_errors or ca.shape[0] == 0:
+                    finals.append((node, objs))
+                    continue
+                V = X[objs[:, None], ca[None, :]]
+                known = V >= 0
+                Vc = np.where(known, V, 0)
+                table = self._table(node)
+                need = known & ~table[1][ca[None, :], Vc]
+                job = -1
+                if need.any():
+                    i, j = np.nonzero(need)
+                    pair = np.unique(ca[j] * self.k_max + V[i, j])
+                    job = len(jobs)
+                    jobs.append((node, pair // self.k_max, pair % self.k_max, table))
+                looks.append((node, objs, ca, V, known, Vc, table, job))
+            fresh = self._expand(jobs) if jobs else []
+            for node, objs, ca, V, known, Vc, table, job in looks:
+                if job >= 0 and node.conds:
+                    self.steps[node.key] = table  # (again, if a cache reset dropped it)
+                T = np.where(known, table[0][ca[None, :], Vc], never)
+                j = np.argmin(T, axis=1)
+                best = T[np.arange(objs.shape[0]), j]
+                go = best < never
+                if not go.all():
+                    finals.append((node, objs[~go]))
+                if not go.any():
+                    continue
+                objs, j, best = objs[go], j[go], best[go]
+                ba = ca[j]
+                bv = V[go][np.arange(objs.shape[0]), j]
+                step = ba * self.k_max + bv
+                for s in np.unique(step).tolist():
+                    a, v = divmod(s, self.k_max)
+                    pick = step == s
+                    sub = node.rows[self.codes[node.rows, a] == v]
+                    key = node.key | {(a, v)}
+                    attrs = node.attrs[node.attrs != a]
+                    flags = fresh[job].get(s) if job >= 0 else None
+                    if flags is None:
+                        flags = self.flags_for(key, sub, attrs)
+                    elif node.conds:  # (the root's children are all in level1)
+                        flags = cached_flags(self, key, lambda f=flags: f.copy())
+                    child = _Node(node.conds + ((a, v),), key, sub, attrs, flags,
+                                  int(best[pick][0]))
+                    nxt.append((child, objs[pick]))
+            frontier = nxt
+        jll = np.empty((m, C))
+        pred = np.empty(m, dtype=np.intp)
+        rules = [None] * m
+        groups = {}
+        for node, objs in finals:
+            groups.setdefault(node.key, []).append((node, objs))
+            size = int(node.rows.shape[0])
+            for o in objs.tolist():
+                rules[o] = (list(node.conds), size)
+        with np.errstate(divide="ignore"):
+            for items in groups.values():
+                node = items[0][0]
+                objs = np.concatenate([o for _, o in items])
+                attrs = node.attrs
+                cc, fc = self.counts(node.rows)
+                block = max(1, _ROW_BLOCK // max(1, C * (attrs.shape[0] + 1)))
+                for start in range(0, objs.shape[0], block):
+                    o = objs[start:start + block]
+                    xa = X[o[:, None], attrs[None, :]]
+                    missing = xa < 0
+                    cols = np.where(missing, 0, xa) + self.offsets[attrs]
+                    p, scale = self._scores(cc, fc, cols, self.n_values[attrs], missing,
+                                            np.full(o.shape[0], -1), float(node.rows.shape[0]))
+                    jll[o] = np.log(p) + (scale * np.log(2.0))[:, None]
+                    pred[o] = np.argmax(p, axis=1)
+        return jll, pred, rules
 
 
 def _classify_block(engine, block):
-    out = [engine.classify(xt) for xt in block]
-    return out
+    return engine.classify_many(block)
 
 
 @register
@@ -386,7 +701,9 @@ class LBR(BaseNB):
         Processes for classifying test objects. ``None`` means 1 unless in a
         :obj:`joblib.parallel_backend` context; ``-1`` means all processors.
     max_cache : int, default=20_000_000
-        Bound on the number of cached leave-one-out flags per process (1 byte each).
+        Bound on the number of cached entries per process: leave-one-out flags (1 byte
+        each) and step verdicts (9 bytes each; n_features x max values per antecedent
+        reached).
 
     Attributes
     ----------
@@ -571,17 +888,16 @@ class LBR(BaseNB):
         n = codes.shape[0]
         n_jobs = self.n_jobs
         if n_jobs is None or n_jobs == 1 or n < 2:
-            results = _classify_block(engine, codes)
+            jll, pred, rules = _classify_block(engine, codes)
         else:
             from joblib import effective_n_jobs
 
             k = max(1, min(effective_n_jobs(n_jobs), n))
             blocks = np.array_split(codes, k)
             parts = Parallel(n_jobs=k)(delayed(_classify_block)(engine, b) for b in blocks)
-            results = [r for part in parts for r in part]
-        jll = np.array([r[0] for r in results]).reshape(n, len(self.classes_))
-        pred = np.array([r[1] for r in results], dtype=np.intp)
-        rules = [(r[2], r[3]) for r in results]
+            jll = np.concatenate([p[0] for p in parts]).reshape(n, len(self.classes_))
+            pred = np.concatenate([p[1] for p in parts]).astype(np.intp)
+            rules = [r for p in parts for r in p[2]]
         return jll, pred, rules
 
     def _joint_log_likelihood(self, codes):
