@@ -39,6 +39,10 @@ _MIN_PARALLEL_DOCUMENTS = 30_000
 _MIN_PARALLEL_PREDICT = 20_000
 
 
+#: Fewer documents than this are looked up in the vocabulary dict, term by term.
+_FEW_DOCUMENTS = 64
+
+
 def _min_parallel(spawned, batch_size):
     """Fewest documents worth worker processes: two batches when workers fork (they
     start in milliseconds), else ``spawned``."""
@@ -337,7 +341,10 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         if isinstance(X, (str, bytes)):
             raise TypeError("expected an iterable of documents, got a single string; wrap it in a list")
         vocabulary = self.vectorizer_.vocabulary_
-        index = self.vectorizer_._term_index()
+        few = hasattr(X, "__len__") and len(X) < _FEW_DOCUMENTS
+        # a handful of documents (a mail filter's one message) is tokenised faster
+        # than the vocabulary's TermKeys could be built
+        index = vocabulary if few else self.vectorizer_._term_index()
         analyzer = self.vectorizer_._analyzer()
         batches = (b for b, _, _ in _batches(X, np.zeros(0), np.zeros(0), int(self.batch_size)))
         many = hasattr(X, "__len__") and len(X) >= _min_parallel(_MIN_PARALLEL_PREDICT, self.batch_size)
