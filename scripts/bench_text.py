@@ -21,7 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-CONFIGS = ["textnb-multinomial", "textnb-multinomial-1job", "textnb-bernoulli",
+CONFIGS = ["textnb-multinomial", "textnb-multinomial-1job", "textnb-multinomial-malloc-default",
+           "textnb-bernoulli",
            "sklearn-multinomial", "sklearn-bernoulli", "sklearn-complement"]
 
 
@@ -50,7 +51,10 @@ def run_one(config, root):
     start = time.perf_counter()
     if config.startswith("textnb"):
         from textnb import BernoulliNB, MultinomialNB, TextClassifier
+        from textnb.workers import keep_freed_memory
 
+        if not config.endswith("malloc-default"):
+            keep_freed_memory()  # as the textnb command line does
         model = BernoulliNB() if "bernoulli" in config else MultinomialNB()
         clf = TextClassifier(model=model, n_jobs=1 if config.endswith("1job") else -1)
         clf.fit(train_docs, y_train)

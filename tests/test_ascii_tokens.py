@@ -166,3 +166,12 @@ def test_term_keys_under_collisions_equal_a_dict(seed, monkeypatch):
             else:
                 assert t not in ref
     assert keys.terms() == sorted(ref, key=ref.get)
+
+
+def test_subset_keeps_the_chosen_columns_in_order():
+    terms = ["ab", "café", "x" * 30, "b", "ab cd", "0", "Zz", "naïve"]
+    keys = TermKeys(terms)
+    cols = [7, 2, 0, 5, 1]
+    sub = keys.subset(cols)
+    assert sub.terms() == [terms[c] for c in cols]
+    assert sub.add_strings(["ab", "naïve", "b", "x" * 30], grow=False).tolist() == [2, 0, -1, 1]

@@ -126,8 +126,10 @@ def _number(words):
 
 def _decode(words):
     """Strings of an (n, 3) uint64 array of token words."""
+    if len(words) == 0:
+        return []
     raw = np.ascontiguousarray(words, dtype=np.uint64).view(f"S{_KEY_BYTES}").ravel().tolist()
-    return [b.decode("ascii") for b in raw]
+    return b"\0".join(raw).decode("ascii").split("\0")  # keyed terms hold no NUL
 
 
 def _long_terms(joined, starts, lengths):
@@ -274,6 +276,25 @@ class TermKeys:
             out[np.fromiter(self._strings.values(), dtype=np.int64, count=len(self._strings))] = \
                 list(self._strings)
         return out.tolist()
+
+    def subset(self, columns):
+        """A new TermKeys whose column ``j`` is this one's column ``columns[j]``."""
+        columns = np.asarray(columns, dtype=np.int64)
+        out = TermKeys()
+        out._reserve(len(columns))
+        out._n = len(columns)
+        keyed = self._keyed[columns]
+        k = np.flatnonzero(keyed)
+        out._words[k] = self._words[columns[k]]
+        out._keyed[k] = True
+        h = _hash([out._words[k, i] for i in range(_N_WORDS)])
+        order = np.argsort(h, kind="stable")
+        out._hashes, out._hash_cols = h[order], k[order]
+        if self._strings:
+            rest = np.flatnonzero(~keyed)
+            name = {c: t for t, c in self._strings.items()}
+            out._strings = {name[c]: j for j, c in zip(rest.tolist(), columns[rest].tolist())}
+        return out
 
     def merge_columns(self, other):
         """Add ``other``'s terms (a TermKeys); returns the column here of each of its columns."""

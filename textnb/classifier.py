@@ -23,12 +23,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from textnb.base import check_partial_fit_labels, log_odds
 from textnb.corpus import MAX_DOCUMENT_BYTES, to_text
-from textnb.counting import count_shard, term_ids
+from textnb.counting import count_shard, inherited, score_batch
 from textnb.errors import InputError
 from textnb.model_io import register
 from textnb.naive_bayes import BernoulliNB, MultinomialNB, _BaseCountNB
-from textnb.workers import can_fork, ordered_map
 from textnb.text import TermKeys, Vectorizer, csr_counts, prune_mask, sorted_order
+from textnb.workers import can_fork, effective_jobs, ordered_map
 
 __all__ = ["TextClassifier", "to_text"]  # to_text: kept importable from here
 
@@ -238,6 +238,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             )
         cols = order[mask]
         vectorizer._set_terms(terms[cols])
+        vectorizer._keep_index(acc.vocab.subset(cols))  # prediction's lookup table, ready
         sums = acc.df if isinstance(model, BernoulliNB) else acc.tf
         model.fit_counts(classes, acc.class_count, sums[:, cols])
 
@@ -335,9 +336,10 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         return self.vectorizer_.transform(texts)
 
     def _batched(self, X, method):
-        """``model_.<method>`` over batches of documents. Tokenising runs in worker
-        processes when there are many documents and ``n_jobs`` allows; the scores are
-        computed here (the model is not shipped to the workers)."""
+        """``model_.<method>`` over batches of documents. With many documents and
+        ``n_jobs`` allowing, whole batches are tokenised *and scored* in worker
+        processes, and only the scores come back (forked workers inherit the model;
+        others receive it pickled with each batch)."""
         if isinstance(X, (str, bytes)):
             raise TypeError("expected an iterable of documents, got a single string; wrap it in a list")
         vocabulary = self.vectorizer_.vocabulary_
@@ -345,16 +347,16 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         # a handful of documents (a mail filter's one message) is tokenised faster
         # than the vocabulary's TermKeys could be built
         index = vocabulary if few else self.vectorizer_._term_index()
-        analyzer = self.vectorizer_._analyzer()
+        score = getattr(self.model_, method)
+        state = (self.vectorizer_._analyzer(), index, self.vectorizer_._finish, score, self.max_bytes)
         batches = (b for b, _, _ in _batches(X, np.zeros(0), np.zeros(0), int(self.batch_size)))
         many = hasattr(X, "__len__") and len(X) >= _min_parallel(_MIN_PARALLEL_PREDICT, self.batch_size)
-        results = ordered_map(term_ids, ((b, analyzer, index, self.max_bytes) for b in batches),
-                              self.n_jobs if many else 1)
-        score = getattr(self.model_, method)
-        parts = []
-        for rows, ids, n_docs in results:
-            counts = csr_counts(rows, ids, n_docs, len(vocabulary))
-            parts.append(score(self.vectorizer_._finish(counts)))
+        n_jobs = self.n_jobs if many else 1
+        if effective_jobs(n_jobs) > 1 and can_fork():
+            with inherited(state) as key:
+                parts = list(ordered_map(score_batch, ((b, key) for b in batches), n_jobs))
+        else:
+            parts = list(ordered_map(score_batch, ((b, None, state) for b in batches), n_jobs))
         if not parts:
             return score(sp.csr_matrix((0, len(vocabulary))))
         return np.concatenate(parts)

@@ -878,6 +878,9 @@ def build_parser():
 
 def main(argv=None, *, stdout=None, stderr=None):
     """Run the command line; returns the exit status."""
+    from textnb.workers import keep_freed_memory
+
+    keep_freed_memory()  # this process is ours: reuse freed memory (see its docstring)
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
     parser = build_parser()

@@ -4,12 +4,17 @@ Only numpy and textnb's light modules are imported here (no scikit-learn), so a
 worker process starts quickly.
 """
 
+from contextlib import contextmanager
+
 import numpy as np
 
 from textnb.corpus import to_tokenizable
-from textnb.tokenize import TermKeys, batch_term_ids
+from textnb.tokenize import TermKeys, batch_term_ids, csr_counts
 
-__all__ = ["count_shard", "term_ids"]
+__all__ = ["count_shard", "inherited", "score_batch", "term_ids"]
+
+#: State handed to forked worker processes by inheritance (see :func:`inherited`).
+_INHERITED = {}
 
 
 def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes):
@@ -71,3 +76,27 @@ def term_ids(docs, analyzer, vocabulary, max_bytes):
         texts.append(text)
     rows, ids = batch_term_ids(texts, analyzer, vocabulary, grow=False)
     return rows, ids, len(texts)
+
+
+@contextmanager
+def inherited(state):
+    """Make ``state`` reachable by key in worker processes forked inside the block
+    (they inherit it: nothing is pickled). Yields the key."""
+    key = id(state)
+    _INHERITED[key] = state
+    try:
+        yield key
+    finally:
+        _INHERITED.pop(key, None)
+
+
+def score_batch(docs, key, state=None):
+    """Scores of a batch of documents: the map step of prediction.
+
+    ``state`` = ``(analyzer, vocabulary, finish, score, max_bytes)``, or None to use
+    the one registered under ``key`` by :func:`inherited`. ``finish`` prepares the
+    counts (e.g. binary), ``score`` is the model's bound ``predict*`` method.
+    """
+    analyzer, vocabulary, finish, score, max_bytes = _INHERITED[key] if state is None else state
+    rows, ids, n_docs = term_ids(docs, analyzer, vocabulary, max_bytes)
+    return score(finish(csr_counts(rows, ids, n_docs, len(vocabulary))))

@@ -162,6 +162,10 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         self.vocabulary_ = dict(zip(terms, range(len(terms))))
         self._cached_index = None
 
+    def _keep_index(self, index):
+        """Cache ``index`` (a TermKeys of exactly ``vocabulary_``, in column order)."""
+        self._cached_index = (self.vocabulary_, index)
+
     def _term_index(self):
         """The fitted vocabulary as a :class:`textnb.ascii_tokens.TermKeys` (cached),
         the form tokenising looks terms up fastest in."""
