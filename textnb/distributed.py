@@ -98,7 +98,7 @@ def fit_bag(classifier, bag, classes=None):
     """
     from sklearn.base import clone
 
-    from textnb.classifier import _Accumulator
+    from textnb.classifier import _Accumulator, _per_class
     from textnb.naive_bayes import MultinomialNB
     from textnb.text import Vectorizer
 
@@ -112,7 +112,7 @@ def fit_bag(classifier, bag, classes=None):
     vectorizer._check_params()
     results = bag.map_partitions(_count_partition, classes, vectorizer.build_analyzer(),
                                  classifier.max_bytes).compute()
-    acc = _Accumulator(len(classes))
+    acc = _Accumulator(len(classes), per_class=_per_class(model))
     n_docs = 0
     for terms, sums, class_count, skipped, n in results:
         acc.add(terms, sums, class_count, skipped)

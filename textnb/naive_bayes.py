@@ -131,9 +131,14 @@ class _BaseCountNB(BaseNB):
         what :meth:`fit` would have summed: weighted objects per class and weighted
         counts (for Bernoulli: documents containing the feature) per class.
         """
+        return self._fit_counts(classes, class_count, np.array(feature_count, dtype=np.float64, order="C"))
+
+    def _fit_counts(self, classes, class_count, feature_count):
+        """fit_counts keeping ``feature_count`` itself when it is float64 and C-ordered
+        (for callers that pass a fresh array: no 8-bytes-per-cell copy)."""
         self.classes_ = np.asarray(classes)
         self.class_count_ = np.array(class_count, dtype=np.float64, order="C")
-        self.feature_count_ = np.array(feature_count, dtype=np.float64, order="C")
+        self.feature_count_ = np.asarray(feature_count, dtype=np.float64, order="C")
         self.n_features_in_ = self.feature_count_.shape[1]
         self._update()
         return self
@@ -275,7 +280,9 @@ class MultinomialNB(_BaseCountNB):
             num = fc + alpha
             den = num.sum(axis=1, keepdims=True)
         with np.errstate(divide="ignore"):  # only with an empty vocabulary (no columns)
-            self.feature_log_prob_ = np.log(num) - np.log(den)
+            np.log(num, out=num)  # in place: the same values as log(num) - log(den)
+            num -= np.log(den)
+        self.feature_log_prob_ = num
 
     def _joint_log_likelihood(self, X):
         return np.asarray(X @ self.feature_log_prob_.T) + self.class_log_prior_
