@@ -112,10 +112,19 @@ def table(rows, title):
     return "\n".join(lines)
 
 
+def spread(rows):
+    """The range of the repeated timings, so the noise is visible beside the medians."""
+    return "Range over the runs (min-max), vectorize + fit / predict seconds: " + "; ".join(
+        f"{r['config']} {r['fit_seconds_range'][0]:.2f}-{r['fit_seconds_range'][1]:.2f} / "
+        f"{r['predict_seconds_range'][0]:.2f}-{r['predict_seconds_range'][1]:.2f}" for r in rows) + "."
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shared", default=str(Path(__file__).resolve().parents[2] / "shared"))
     ap.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "docs" / "bench_text.md"))
+    ap.add_argument("--repeat", type=int, default=5,
+                    help="runs per configuration, interleaved; the tables show medians")
     ap.add_argument("--one", nargs=2, metavar=("CONFIG", "ROOT"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
@@ -130,16 +139,31 @@ def main():
             if root is None:
                 sections.append(f"### {title}\n\nnot available (../shared missing)")
                 continue
+            runs = {config: [] for config in CONFIGS}
+            for _ in range(args.repeat):  # interleaved, so drifts of the machine hit all alike
+                for config in CONFIGS:
+                    proc = subprocess.run([sys.executable, __file__, "--one", config, str(root)],
+                                          capture_output=True, text=True, check=True)
+                    runs[config].append(json.loads(proc.stdout.strip().splitlines()[-1]))
+                    print(json.dumps(runs[config][-1]), file=sys.stderr)
             rows = []
             for config in CONFIGS:
-                proc = subprocess.run([sys.executable, __file__, "--one", config, str(root)],
-                                      capture_output=True, text=True, check=True)
-                rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
-                print(json.dumps(rows[-1]), file=sys.stderr)
-            sections.append(table(rows, title))
+                row = dict(runs[config][0])
+                for key in ("fit_seconds", "predict_seconds", "peak_mb"):
+                    values = [r[key] for r in runs[config]]
+                    row[key] = float(np.median(values))
+                    row[key + "_range"] = (min(values), max(values))
+                assert len({r["accuracy"] for r in runs[config]}) == 1  # deterministic
+                rows.append(row)
+            sections.append(table(rows, title) + "\n\n" + spread(rows))
     header = (f"# Text benchmark: textnb vs scikit-learn\n\nMeasured by `scripts/bench_text.py` on "
-              f"{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores; each configuration in a fresh process "
-              "(files read from disk inside the timed fit/predict). Default settings on both sides "
+              f"{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores; each configuration in a fresh process, "
+              f"{args.repeat} runs interleaved, medians shown (single runs on this virtual machine vary by "
+              "up to 30 %: memory the guest has not touched before is slow to fault in). Files are read "
+              "from disk inside the timed fit/predict. textnb rows call "
+              "`textnb.workers.keep_freed_memory()` first, as the `textnb` command line does, except "
+              "`textnb-multinomial-malloc-default` (the library in a process that does not). "
+              "Default settings on both sides "
               "(token pattern `(?u)\\b\\w\\w+\\b`, lowercase, alpha = 1). Speed columns: sklearn "
               "CountVectorizer + MultinomialNB time divided by this configuration's time (higher is faster).\n")
     Path(args.out).write_text(header + "\n" + "\n\n".join(sections) + "\n")

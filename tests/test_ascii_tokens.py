@@ -175,3 +175,18 @@ def test_subset_keeps_the_chosen_columns_in_order():
     sub = keys.subset(cols)
     assert sub.terms() == [terms[c] for c in cols]
     assert sub.add_strings(["ab", "naïve", "b", "x" * 30], grow=False).tolist() == [2, 0, -1, 1]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sorted_columns_sort_like_python(seed):
+    rng = random.Random(seed)
+    alphabet = "ab_Z09" + "éß日\U0001F600"
+    terms = set()
+    while len(terms) < 300:
+        n = rng.choice([1, 2, 8, 23, 24, 25, 30])
+        stem = "x" * rng.choice([0, 20, 24])  # many long terms sharing 24-byte prefixes
+        terms.add(stem + "".join(rng.choice(alphabet) for _ in range(n)))
+    terms = list(terms)
+    rng.shuffle(terms)
+    keys = TermKeys(terms)
+    assert [terms[c] for c in keys.sorted_columns()] == sorted(terms)

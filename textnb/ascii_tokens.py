@@ -277,6 +277,35 @@ class TermKeys:
                 list(self._strings)
         return out.tolist()
 
+    def sorted_columns(self):
+        """Column numbers ordered by term, as Python sorts str (by code point).
+
+        By code point is by UTF-8 bytes, so a term's first 24 UTF-8 bytes as three
+        big-endian words sort it with one ``np.lexsort``; terms whose first 24 bytes
+        are equal (possible only beside a longer, dict-held term) are then put in
+        order by Python.
+        """
+        n = self._n
+        words = self._words[:n].copy()
+        if self._strings:
+            at = np.fromiter(self._strings.values(), dtype=np.int64, count=len(self._strings))
+            prefix = np.array([t.encode("utf-8", "surrogatepass")[:_KEY_BYTES] for t in self._strings],
+                              dtype=f"S{_KEY_BYTES}")
+            words[at] = prefix.view("<u8").reshape(-1, _N_WORDS)
+        big = words.byteswap()  # as numbers, big-endian words compare like their bytes
+        order = np.lexsort(tuple(big[:, k] for k in reversed(range(_N_WORDS))))
+        ranked = big[order]
+        tie = (ranked[1:] == ranked[:-1]).all(axis=1)
+        if tie.any():
+            name = {c: t for t, c in self._strings.items()}
+            keyed = self._keyed
+            edges = np.flatnonzero(np.diff(np.concatenate(([0], tie.view(np.int8), [0]))))
+            for a, b in zip(edges[0::2].tolist(), edges[1::2].tolist()):  # tied runs a..b
+                run = order[a:b + 1].tolist()
+                text = {c: (_decode(self._words[[c]])[0] if keyed[c] else name[c]) for c in run}
+                order[a:b + 1] = sorted(run, key=text.__getitem__)
+        return order
+
     def subset(self, columns):
         """A new TermKeys whose column ``j`` is this one's column ``columns[j]``."""
         columns = np.asarray(columns, dtype=np.int64)

@@ -27,7 +27,7 @@ from textnb.counting import count_shard, inherited, score_batch
 from textnb.errors import InputError
 from textnb.model_io import register
 from textnb.naive_bayes import BernoulliNB, MultinomialNB, _BaseCountNB
-from textnb.text import TermKeys, Vectorizer, csr_counts, prune_mask, sorted_order
+from textnb.text import TermKeys, Vectorizer, prune_mask
 from textnb.workers import can_fork, effective_jobs, ordered_map
 
 __all__ = ["TextClassifier", "to_text"]  # to_text: kept importable from here
@@ -242,7 +242,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     def _fit_from_sums(self, acc, classes, vectorizer, model, n_docs):
         terms = np.array(acc.terms(), dtype=object)
         n = len(terms)
-        order = sorted_order(terms)  # scikit-learn's column order
+        order = acc.vocab.sorted_columns()  # scikit-learn's column order
         n_kept_docs = n_docs - len(acc.skipped)
         if n_kept_docs == 0:
             raise InputError("no documents to learn from (all were binary or the corpus is empty)")
@@ -258,7 +258,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
                 "or only contain stop words, or min_df / max_df prune everything"
             )
         cols = order[mask]
-        vectorizer._set_terms(terms[cols])
+        vectorizer._set_terms(terms[cols], checked=True)
         vectorizer._keep_index(acc.vocab.subset(cols))  # prediction's lookup table, ready
         model._fit_counts(classes, acc.class_count, acc.sums[:, cols])  # a fresh array: no copy
 
@@ -363,11 +363,10 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         others receive it pickled with each batch)."""
         if isinstance(X, (str, bytes)):
             raise TypeError("expected an iterable of documents, got a single string; wrap it in a list")
-        vocabulary = self.vectorizer_.vocabulary_
         few = hasattr(X, "__len__") and len(X) < _FEW_DOCUMENTS
         # a handful of documents (a mail filter's one message) is tokenised faster
         # than the vocabulary's TermKeys could be built
-        index = vocabulary if few else self.vectorizer_._term_index()
+        index = self.vectorizer_.vocabulary_ if few else self.vectorizer_._term_index()
         score = getattr(self.model_, method)
         state = (self.vectorizer_._analyzer(), index, self.vectorizer_._finish, score, self.max_bytes)
         batches = (b for b, _, _ in _batches(X, np.zeros(0), np.zeros(0), int(self.batch_size)))
@@ -379,7 +378,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         else:
             parts = list(ordered_map(score_batch, ((b, None, state) for b in batches), n_jobs))
         if not parts:
-            return score(sp.csr_matrix((0, len(vocabulary))))
+            return score(sp.csr_matrix((0, len(index))))
         return np.concatenate(parts)
 
     def predict(self, X):

@@ -155,23 +155,39 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         X = X[:, np.where(mask)[0]].tocsr()
         return self._finish(X)
 
-    def _set_terms(self, terms):
+    def _set_terms(self, terms, *, checked=False):
+        """Set the vocabulary: ``terms`` in column order (``checked``: all already str)."""
         terms = terms.tolist() if isinstance(terms, np.ndarray) else list(terms)
-        if not all(map(str.__instancecheck__, terms)):
+        if not checked and not all(map(str.__instancecheck__, terms)):
             terms = [str(t) for t in terms]
-        self.vocabulary_ = dict(zip(terms, range(len(terms))))
+        self._terms = terms
+        self._vocabulary = None  # the term -> column dict, built when first asked for
         self._cached_index = None
 
+    def __sklearn_is_fitted__(self):
+        return "_terms" in self.__dict__
+
+    @property
+    def vocabulary_(self):
+        """term -> column (alphabetical order, as scikit-learn); built on first use."""
+        terms = self.__dict__.get("_terms")
+        if terms is None:
+            raise AttributeError("'Vectorizer' object has no attribute 'vocabulary_' (not fitted)")
+        vocabulary = self.__dict__.get("_vocabulary")
+        if vocabulary is None:
+            vocabulary = self._vocabulary = dict(zip(terms, range(len(terms))))
+        return vocabulary
+
     def _keep_index(self, index):
-        """Cache ``index`` (a TermKeys of exactly ``vocabulary_``, in column order)."""
-        self._cached_index = (self.vocabulary_, index)
+        """Cache ``index`` (a TermKeys of exactly the terms, in column order)."""
+        self._cached_index = (self._terms, index)
 
     def _term_index(self):
         """The fitted vocabulary as a :class:`textnb.ascii_tokens.TermKeys` (cached),
         the form tokenising looks terms up fastest in."""
         index = getattr(self, "_cached_index", None)
-        if index is None or index[0] is not self.vocabulary_:
-            index = self._cached_index = (self.vocabulary_, TermKeys(self.vocabulary_))
+        if index is None or index[0] is not self._terms:
+            index = self._cached_index = (self._terms, TermKeys(self._terms))
         return index[1]
 
     def _finish(self, X):
@@ -196,12 +212,12 @@ class Vectorizer(TransformerMixin, BaseEstimator):
     def get_feature_names_out(self, input_features=None):
         """The terms, in column order."""
         check_is_fitted(self, "vocabulary_")
-        return np.array(list(self.vocabulary_), dtype=object)
+        return np.array(self._terms, dtype=object)
 
     # -- model files: the vocabulary in column order, as UTF-8 bytes and offsets -------
     # (a fixed-width unicode array would cost 4 bytes x the longest term for every term)
     def _get_state(self):
-        encoded = [t.encode("utf-8") for t in self.vocabulary_]
+        encoded = [t.encode("utf-8") for t in self._terms]
         offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
         np.cumsum([len(b) for b in encoded], out=offsets[1:])
         return {"terms_utf8": np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(), "terms_offsets": offsets}
