@@ -8,7 +8,8 @@ and of the worker processes it waited for, is its own). Compared in the same run
 * sklearn ``HashingVectorizer(alternate_sign=False)`` + ``MultinomialNB.partial_fit``
   in batches of 2,000 documents (sklearn's streaming recipe);
 * textnb ``TextClassifier`` with ``n_jobs`` 1 and 2, and on a Dask ``LocalCluster``
-  with 1 and 2 worker processes.
+  with 1 and 2 worker processes (each after ``textnb.workers.keep_freed_memory()``,
+  as the ``textnb`` command line does).
 
 Train = read files + tokenise + count + fit. Predict = tokenise + score the 7,532
 test documents (texts already in memory for every contender). Writes
@@ -74,7 +75,9 @@ def measure(config, corpus_root, scale):
         pred = model.predict(HashingVectorizer(alternate_sign=False).transform(test_texts))
     else:
         from textnb import TextClassifier
+        from textnb.workers import keep_freed_memory
 
+        keep_freed_memory()  # as the textnb command line does
         kind, n = config.rsplit("-", 1)
         clf = TextClassifier(n_jobs=int(n) if kind == "textnb-jobs" else 1)
         if kind == "textnb-dask":
