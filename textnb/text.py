@@ -29,7 +29,6 @@ from textnb.tokenize import (  # noqa: F401  (re-exported: the public home of th
     csr_counts,
     growing_vocabulary,
     regex_tokenize,
-    sorted_order,
 )
 
 __all__ = ["TOKEN_PATTERN", "Analyzer", "Vectorizer", "regex_tokenize"]
@@ -139,7 +138,7 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         docs = list(raw_documents)
         X = count_batch(docs, analyzer, vocab, grow=True)
         terms = np.array(vocab.terms(), dtype=object)
-        order = sorted_order(terms)
+        order = vocab.sorted_columns()
         X = X[:, order]
         terms = terms[order]
         df = np.bincount(X.indices, minlength=X.shape[1])

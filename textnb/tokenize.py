@@ -21,7 +21,7 @@ import scipy.sparse as sp
 from textnb.ascii_tokens import TermKeys, ascii_term_ids, supports
 
 __all__ = ["TOKEN_PATTERN", "Analyzer", "TermKeys", "batch_term_ids", "count_batch", "csr_counts", "growing_vocabulary",
-           "regex_tokenize", "sorted_order"]
+           "regex_tokenize"]
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 # Same matches as TOKEN_PATTERN, 1.5x faster: a greedy run of two or more word
@@ -214,12 +214,6 @@ def csr_counts(rows, ids, n_rows, n_cols):
     indptr = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(np.bincount(row_of, minlength=n_rows), out=indptr[1:])
     return sp.csr_matrix((counts.astype(np.int64), indices, indptr), shape=(n_rows, n_cols))
-
-
-def sorted_order(terms):
-    """Indices that sort ``terms`` (str) by code point, as Python and sklearn sort."""
-    terms = list(terms)
-    return np.array(sorted(range(len(terms)), key=terms.__getitem__), dtype=np.int64)
 
 
 class _GrowingVocabulary(dict):
