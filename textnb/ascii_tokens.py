@@ -8,10 +8,14 @@ a 256-entry lookup table, a difference), with no Python work per token:
 * each token of at most 24 bytes is read as three little-endian 64-bit words through
   an unaligned, overlapping ``uint64`` view of the batch, masked to the token's
   length. The words identify the token exactly (a token holds no NUL byte);
-* tokens are numbered by ``np.unique`` over a 64-bit mix of the words, and the words
-  of every token are then compared with those of its group's first token, so a hash
-  collision can never merge two terms (it falls back to exact numbering on the words);
+* tokens are numbered by one value sort of a 64-bit mix of the words (:func:`_group`),
+  and the words of every token are then compared with those of its group's first
+  token, so a hash collision can never merge two terms (it falls back to exact
+  numbering on the words);
 * longer tokens (rare: 0.02 % of 20 Newsgroups' tokens) go through a dict.
+
+:class:`TermKeys` is the vocabulary in the same terms: looked up, grown, merged and
+sorted a batch at a time, by the words' hashes.
 
 The output is the same as :class:`textnb.tokenize.Analyzer` followed by a dict lookup,
 term for term (tests check it against scikit-learn's ``CountVectorizer``). Analyzers
