@@ -50,20 +50,22 @@ def measure(config, corpus_root, scale):
     test_texts = [read_document(p) for p in corpus.test.documents]
     y_test = np.array(corpus.test.labels)
     result = {"config": config, "scale": scale, "n_train": len(docs)}
+    # imports first, outside the timings (they cost about a second on either side)
+    from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
+    from sklearn.naive_bayes import MultinomialNB
+
+    from textnb import TextClassifier
+    from textnb.distributed import connect
+    from textnb.workers import keep_freed_memory
+
     start = time.perf_counter()
     if config == "sklearn-count":
-        from sklearn.feature_extraction.text import CountVectorizer
-        from sklearn.naive_bayes import MultinomialNB
-
         vec = CountVectorizer(decode_error="replace", input="filename")
         model = MultinomialNB().fit(vec.fit_transform([str(p) for p in docs]), labels)
         fit = time.perf_counter() - start
         start = time.perf_counter()
         pred = model.predict(CountVectorizer(vocabulary=vec.vocabulary_).transform(test_texts))
     elif config == "sklearn-hashing":
-        from sklearn.feature_extraction.text import HashingVectorizer
-        from sklearn.naive_bayes import MultinomialNB
-
         vec = HashingVectorizer(alternate_sign=False, decode_error="replace", input="filename")
         model = MultinomialNB()
         classes = np.unique(labels)
@@ -74,15 +76,10 @@ def measure(config, corpus_root, scale):
         start = time.perf_counter()
         pred = model.predict(HashingVectorizer(alternate_sign=False).transform(test_texts))
     else:
-        from textnb import TextClassifier
-        from textnb.workers import keep_freed_memory
-
         keep_freed_memory()  # as the textnb command line does
         kind, n = config.rsplit("-", 1)
         clf = TextClassifier(n_jobs=int(n) if kind == "textnb-jobs" else 1)
         if kind == "textnb-dask":
-            from textnb.distributed import connect
-
             with connect(f"local:{n}") as client:
                 started = time.perf_counter()  # cluster start-up is not training time
                 clf.fit(docs, labels, client=client)
