@@ -23,7 +23,7 @@ with a custom token pattern, stemming or n-grams, and non-ASCII documents, take 
 general path in :mod:`textnb.tokenize`.
 """
 
-from itertools import count, repeat
+from itertools import repeat
 
 import numpy as np
 
@@ -170,10 +170,9 @@ class TermKeys:
         self._keyed = np.zeros(0, dtype=bool)            # by column: held as words
         self._strings = {}
         self._n = 0
-        if not isinstance(terms, dict):
-            terms = list(terms)
-            if len(set(terms)) != len(terms):
-                raise ValueError("TermKeys: the terms are not distinct")
+        terms = list(terms)
+        if len(set(terms)) != len(terms):
+            raise ValueError("TermKeys: the terms are not distinct")
         if terms:
             self.add_strings(terms)
 
@@ -374,18 +373,12 @@ def ascii_term_ids(blobs, analyzer, keys, *, grow):
             distinct = distinct[~is_stop]
     ids = keys.add_words(distinct, grow)[inverse]
     if long_terms is not None:
-        local = {}
-        local_ids = np.fromiter(map(local.setdefault, long_terms, count()), dtype=np.int64,
-                                count=len(long_terms))
-        _, local_ids = np.unique(local_ids, return_inverse=True)
+        local = {}  # rare: number the distinct long tokens in a dict
+        local_ids = np.array([local.setdefault(t, len(local)) for t in long_terms], dtype=np.int64)
         names = list(local)
-        if stop is not None:
-            names_ok = np.fromiter((t not in stop for t in names), dtype=bool, count=len(names))
-        else:
-            names_ok = np.ones(len(names), dtype=bool)
         cols = np.full(len(names), -1, dtype=np.int64)
-        ok = np.flatnonzero(names_ok)
-        cols[ok] = keys.add_strings([names[i] for i in ok.tolist()], grow)
+        ok = [i for i, t in enumerate(names) if stop is None or t not in stop]
+        cols[ok] = keys.add_strings([names[i] for i in ok], grow)
         rows = np.concatenate((rows, long_rows))
         ids = np.concatenate((ids, cols[local_ids]))
     if not grow or long_terms is not None:

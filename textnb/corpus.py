@@ -305,12 +305,14 @@ def iter_input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None):
 def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES):
     """A document for :func:`textnb.tokenize.batch_term_ids`: str, or bytes when it is
     ASCII (no decoding needed: ASCII bytes are their own text), None if binary."""
+    if isinstance(doc, str):
+        return doc
     if isinstance(doc, Path):
         data = read_bytes(doc, max_bytes)
     elif isinstance(doc, (bytes, bytearray)):
         data = bytes(doc[:max_bytes])
     else:
-        return to_text(doc, max_bytes)
+        raise TypeError(f"a document must be str, bytes or pathlib.Path; got {type(doc).__name__}")
     if is_binary(data):
         return None
     return data if data.isascii() else decode_bytes(data)
@@ -318,11 +320,5 @@ def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES):
 
 def to_text(doc, max_bytes=MAX_DOCUMENT_BYTES):
     """A document as str: str as is, bytes decoded, a Path read (None if binary)."""
-    if isinstance(doc, str):
-        return doc
-    if isinstance(doc, (bytes, bytearray)):
-        data = bytes(doc[:max_bytes])
-        return None if is_binary(data) else decode_bytes(data)
-    if isinstance(doc, Path):
-        return read_document(doc, max_bytes)
-    raise TypeError(f"a document must be str, bytes or pathlib.Path; got {type(doc).__name__}")
+    text = to_tokenizable(doc, max_bytes)
+    return text.decode("ascii") if isinstance(text, bytes) else text

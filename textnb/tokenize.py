@@ -135,24 +135,18 @@ def batch_term_ids(docs, analyzer, vocabulary, *, grow):
     ASCII documents under an analyzer :func:`textnb.ascii_tokens.supports` are
     tokenised by numpy (:mod:`textnb.ascii_tokens`); the others term by term here.
     """
-    if not isinstance(vocabulary, TermKeys):
-        return _python_term_ids([d.decode("ascii") if isinstance(d, bytes) else d for d in docs],
-                                analyzer, vocabulary, grow)
+    keys = vocabulary if isinstance(vocabulary, TermKeys) else None
+    fast = keys is not None and supports(analyzer)
     blobs, where, texts, text_where = [], [], [], []
-    if supports(analyzer):
-        for i, doc in enumerate(docs):
-            if isinstance(doc, bytes):
-                blobs.append(doc)
-                where.append(i)
-            elif doc.isascii():
-                blobs.append(doc.encode("ascii"))
-                where.append(i)
-            else:
-                texts.append(doc)
-                text_where.append(i)
-    else:
-        texts = [d.decode("ascii") if isinstance(d, bytes) else d for d in docs]
-        text_where = range(len(texts))
+    for i, doc in enumerate(docs):
+        if fast and (isinstance(doc, bytes) or doc.isascii()):
+            blobs.append(doc if isinstance(doc, bytes) else doc.encode("ascii"))
+            where.append(i)
+        else:
+            texts.append(doc.decode("ascii") if isinstance(doc, bytes) else doc)
+            text_where.append(i)
+    if keys is None:
+        return _python_term_ids(texts, analyzer, vocabulary, grow)
     parts = []
     if blobs:
         rows, ids = ascii_term_ids(blobs, analyzer, vocabulary, grow=grow)
