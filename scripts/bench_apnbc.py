@@ -23,7 +23,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from textnb.apnbc import _search_weights_fast  # noqa: E402
+from textnb.semi_naive.apnbc import _search_weights_fast  # noqa: E402
 
 
 def _load_reference():
@@ -91,7 +91,7 @@ def main(argv=None):
         f"{args.classes} classes, significance {args.significance}. Data: synthetic "
         "document-like scores (`synthetic_jll` in the script: a per-document length term, "
         "noise growing with length, a class signal, random class biases). *fast* is "
-        "`textnb.apnbc._search_weights_fast` (sort the critical values per class and "
+        "`textnb.semi_naive.apnbc._search_weights_fast` (sort the critical values per class and "
         "sweep, O(C·N log N) per step); *reference* is the literal Appendix A search in "
         "`tests/test_apnbc.py` (every candidate re-classifies all N objects, O(C·N²) per "
         f"step), run only up to N = {args.max_reference:,}. *agree*: same weights "

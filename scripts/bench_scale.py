@@ -8,7 +8,7 @@ and of the worker processes it waited for, is its own). Compared in the same run
 * sklearn ``HashingVectorizer(alternate_sign=False)`` + ``MultinomialNB.partial_fit``
   in batches of 2,000 documents (sklearn's streaming recipe);
 * textnb ``TextClassifier`` with ``n_jobs`` 1 and 2, and on a Dask ``LocalCluster``
-  with 1 and 2 worker processes (each after ``textnb.workers.keep_freed_memory()``,
+  with 1 and 2 worker processes (each after ``textnb.core.workers.keep_freed_memory()``,
   as the ``textnb`` command line does).
 
 Train = read files + tokenise + count + fit. Predict = tokenise + score the 7,532
@@ -42,7 +42,7 @@ def peak_mb():
 
 def measure(config, corpus_root, scale):
     from textnb import open_corpus
-    from textnb.corpus import read_document
+    from textnb.io.corpus import read_document
 
     corpus = open_corpus(corpus_root)
     docs = list(corpus.documents) * scale
@@ -55,8 +55,8 @@ def measure(config, corpus_root, scale):
     from sklearn.naive_bayes import MultinomialNB
 
     from textnb import TextClassifier
-    from textnb.distributed import connect
-    from textnb.workers import keep_freed_memory
+    from textnb.text.distributed import connect
+    from textnb.core.workers import keep_freed_memory
 
     start = time.perf_counter()
     if config == "sklearn-count":

@@ -47,8 +47,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import textnb  # noqa: E402
-from textnb import mail  # noqa: E402
-from textnb.filtering import (  # noqa: E402
+from textnb.io import mail  # noqa: E402
+from textnb.apps.filtering import (  # noqa: E402
     DEFAULT_HAM_CUTOFF,
     DEFAULT_SPAM_ALPHA,
     DEFAULT_SPAM_CUTOFF,
@@ -57,7 +57,7 @@ from textnb.filtering import (  # noqa: E402
     spam_text,
     verdict_of,
 )
-from textnb.text import regex_tokenize  # noqa: E402
+from textnb.text.vectorizer import regex_tokenize  # noqa: E402
 
 SHARED = REPO.parent / "shared" / "corpora"
 SA_TAR = SHARED / "spamassassin_public_corpus.tar.gz"
@@ -144,7 +144,7 @@ def textnb_models():
             lambda: textnb.TextClassifier(model=textnb.BernoulliNB()), ("all", "presence")),
     }
     try:
-        from textnb.apnbc import APNBC
+        from textnb.semi_naive.apnbc import APNBC
     except ImportError:
         APNBC = None
     if APNBC is not None:

@@ -30,7 +30,7 @@ def run_one(config, root):
     from sklearn.metrics import f1_score
 
     from textnb import open_corpus
-    from textnb.corpus import read_document
+    from textnb.io.corpus import read_document
 
     corpus = open_corpus(root)
     if corpus.test is None:  # no official split: a seeded stratified 80/20 split
@@ -51,7 +51,7 @@ def run_one(config, root):
     start = time.perf_counter()
     if config.startswith("textnb"):
         from textnb import BernoulliNB, MultinomialNB, TextClassifier
-        from textnb.workers import keep_freed_memory
+        from textnb.core.workers import keep_freed_memory
 
         if not config.endswith("malloc-default"):
             keep_freed_memory()  # as the textnb command line does
@@ -161,7 +161,7 @@ def main():
               f"{args.repeat} runs interleaved, medians shown (single runs on this virtual machine vary by "
               "up to 30 %: memory the guest has not touched before is slow to fault in). Files are read "
               "from disk inside the timed fit/predict. textnb rows call "
-              "`textnb.workers.keep_freed_memory()` first, as the `textnb` command line does, except "
+              "`textnb.core.workers.keep_freed_memory()` first, as the `textnb` command line does, except "
               "`textnb-multinomial-malloc-default` (the library in a process that does not). "
               "Default settings on both sides "
               "(token pattern `(?u)\\b\\w\\w+\\b`, lowercase, alpha = 1). Speed columns: sklearn "

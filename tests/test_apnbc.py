@@ -1,8 +1,8 @@
-"""Tests of APNBC (textnb.apnbc): the paper's examples, fast == reference, the estimator.
+"""Tests of APNBC (textnb.semi_naive.apnbc): the paper's examples, fast == reference, the estimator.
 
 The reference implementation of the paper's O(C·N²) weight search (Webb & Pazzani,
 Appendix A) lives here, written to be read next to the appendix; the fast search in
-``textnb.apnbc`` must make exactly the same choices. ``scripts/bench_apnbc.py`` imports it.
+``textnb.semi_naive.apnbc`` must make exactly the same choices. ``scripts/bench_apnbc.py`` imports it.
 """
 
 import math
@@ -17,8 +17,8 @@ from scipy.special import logsumexp
 from scipy.stats import binom
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from textnb.apnbc import APNBC, _search_weights_fast
-from textnb.naive_bayes import BernoulliNB, MultinomialNB
+from textnb.semi_naive.apnbc import APNBC, _search_weights_fast
+from textnb.naive_bayes.discrete import BernoulliNB, MultinomialNB
 
 
 # -- the reference: Appendix A, one candidate at a time ----------------------------------
@@ -372,7 +372,7 @@ def test_estimator_without_joint_log_proba_is_refused():
 
 @pytest.mark.parametrize("inner", [None, MultinomialNB(alpha=0.5)])
 def test_save_load_round_trip(tmp_path, inner):
-    from textnb.model_io import load
+    from textnb.core.model_io import load
 
     X, y = _text_like(seed=4)
     model = APNBC(inner, significance=1.0).fit(X, y)

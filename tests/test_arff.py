@@ -1,13 +1,13 @@
-"""ARFF reading and writing (textnb.arff)."""
+"""ARFF reading and writing (textnb.io.arff)."""
 
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from textnb.arff import read_arff, write_arff
-from textnb.errors import InputError
-from textnb.tables import Attribute
+from textnb.io.arff import read_arff, write_arff
+from textnb.core.errors import InputError
+from textnb.io.tables import Attribute
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 UCI = SHARED / "datasets" / "uci"

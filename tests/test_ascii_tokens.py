@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 
-from textnb import ascii_tokens
-from textnb.ascii_tokens import TermKeys, ascii_term_ids, supports
-from textnb.text import Vectorizer
-from textnb.tokenize import Analyzer, _python_term_ids, batch_term_ids, growing_vocabulary
+from textnb.text import ascii_tokens
+from textnb.text.ascii_tokens import TermKeys, ascii_term_ids, supports
+from textnb.text.vectorizer import Vectorizer
+from textnb.text.tokenize import Analyzer, _python_term_ids, batch_term_ids, growing_vocabulary
 
 ALPHABET = "abcXYZ019_" + " .,;:-'\"\t\n!?()[]{}<>/\\|@#$%^&*+=~`"
 

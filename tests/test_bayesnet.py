@@ -1,4 +1,4 @@
-"""Tests of textnb.bayesnet: BayesNetClassifier (given DAG) and TAN."""
+"""Tests of textnb.semi_naive.bayesnet: BayesNetClassifier (given DAG) and TAN."""
 
 import json
 
@@ -11,15 +11,15 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import logsumexp
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from textnb.bayesnet import (
+from textnb.semi_naive.bayesnet import (
     TAN,
     BayesNetClassifier,
     conditional_mutual_information,
     read_structure,
 )
-from textnb.errors import InputError
-from textnb.model_io import load, save
-from textnb.stats import class_indicator
+from textnb.core.errors import InputError
+from textnb.core.model_io import load, save
+from textnb.core.stats import class_indicator
 
 # Weka's weather data (nominal): outlook, temperature, humidity, windy -> play.
 OUTLOOK = ["sunny", "overcast", "rainy"]
@@ -82,7 +82,7 @@ def test_rejects_non_integer_values():
 
 
 def test_rejects_numeric_attribute():
-    from textnb.tables import Attribute
+    from textnb.io.tables import Attribute
 
     attrs = [Attribute("a", "nominal", ["x", "y"]), Attribute("b", "numeric")]
     with pytest.raises(ValueError, match="discretise it first"):
@@ -118,7 +118,7 @@ def test_naive_bayes_special_case_by_hand():
 
 
 def weather_attributes():
-    from textnb.tables import Attribute
+    from textnb.io.tables import Attribute
 
     values = [OUTLOOK, TEMPERATURE, HUMIDITY, WINDY]
     return [Attribute(n, "nominal", v) for n, v in zip(WEATHER_NAMES, values)]
@@ -126,7 +126,7 @@ def weather_attributes():
 
 @pytest.mark.parametrize("alpha", [1.0, 0.5])
 def test_naive_bayes_special_case_matches_tabular_nb(alpha):
-    tabular = pytest.importorskip("textnb.tabular")
+    tabular = pytest.importorskip("textnb.naive_bayes.tabular")
     X, y = weather()
     X[[1, 5, 9, 12], [0, 2, 3, 0]] = np.nan
     attrs = weather_attributes()
@@ -432,7 +432,7 @@ def test_save_load(tmp_path, model):
 
 
 def test_save_load_with_attributes(tmp_path):
-    from textnb.tables import Attribute
+    from textnb.io.tables import Attribute
 
     attrs = [Attribute(n, "nominal", v) for n, v in zip(WEATHER_NAMES, [OUTLOOK, TEMPERATURE, HUMIDITY, WINDY])]
     X, y = weather()
@@ -447,8 +447,8 @@ def test_save_load_with_attributes(tmp_path):
 
 
 def test_numeric_mdl_inside_fit(tmp_path):
-    from textnb.discretize import MDLDiscretizer
-    from textnb.tables import Attribute
+    from textnb.naive_bayes.discretize import MDLDiscretizer
+    from textnb.io.tables import Attribute
 
     rng = np.random.default_rng(3)
     y = rng.choice(["p", "q"], size=120)
@@ -486,7 +486,7 @@ def test_plot_structure(tmp_path):
 def test_plot_structure_without_matplotlib(tmp_path, monkeypatch):
     import sys
 
-    from textnb.errors import TextnbError
+    from textnb.core.errors import TextnbError
 
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
     X, y = weather()
@@ -533,8 +533,8 @@ def test_property_tan_is_a_bayes_net_and_normalised(data, alpha):
 @settings(max_examples=25, deadline=None)
 @given(nominal_data())
 def test_property_naive_bayes_structure_matches_tabular_nb(data):
-    tabular = pytest.importorskip("textnb.tabular")
-    from textnb.tables import Attribute
+    tabular = pytest.importorskip("textnb.naive_bayes.tabular")
+    from textnb.io.tables import Attribute
 
     X, y = data
     attrs = [Attribute(f"a{j}", "nominal", ["0", "1", "2"]) for j in range(X.shape[1])]

@@ -13,10 +13,10 @@ from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from textnb import MultinomialNB, Vectorizer, load
-from textnb.calibration import (CalibratedNB, _fit_sigmoid, estimator_log_odds, out_of_fold_log_odds,
+from textnb.meta.calibration import (CalibratedNB, _fit_sigmoid, estimator_log_odds, out_of_fold_log_odds,
                                 threshold_for_f1, threshold_for_fpr)
-from textnb.complement import ComplementNB
-from textnb.weighting import TermWeighting
+from textnb.naive_bayes.complement import ComplementNB
+from textnb.text.weighting import TermWeighting
 
 
 @parametrize_with_checks([CalibratedNB(), CalibratedNB(method="isotonic"),
@@ -125,7 +125,7 @@ def test_multiclass_probabilities_sum_to_one():
 @pytest.mark.slow
 def test_calibrated_log_loss_is_lower_on_20newsgroups(shared_corpora):
     from textnb import open_corpus
-    from textnb.corpus import read_document
+    from textnb.io.corpus import read_document
 
     corpus = open_corpus(shared_corpora("20news-bydate"))
     train = [read_document(p) for p in corpus.documents[::6]]

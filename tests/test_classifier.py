@@ -8,7 +8,7 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 from sklearn.pipeline import Pipeline
 
-import textnb.classifier as classifier_module
+import textnb.text.classifier as classifier_module
 from textnb import BernoulliNB, MultinomialNB, TextClassifier, Vectorizer
 
 

@@ -6,7 +6,7 @@ import sys
 import pytest
 from pathlib import Path
 
-from textnb.cli import main
+from textnb.cli.commands import main
 
 COMMANDS = ["train", "predict", "evaluate", "inspect", "merge"]
 

@@ -8,7 +8,7 @@ from sklearn import naive_bayes as skl
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from textnb import TextClassifier, Vectorizer, load
-from textnb.complement import ComplementNB
+from textnb.naive_bayes.complement import ComplementNB
 
 RNG = np.random.RandomState(0)
 X_RAND = sp.csr_matrix(RNG.poisson(0.6, (120, 25)).astype(float))
@@ -105,7 +105,7 @@ def test_text_classifier_streams_complement(sms):
 @pytest.mark.slow
 def test_matches_sklearn_on_20newsgroups(shared_corpora):
     from textnb import open_corpus
-    from textnb.corpus import read_document
+    from textnb.io.corpus import read_document
 
     corpus = open_corpus(shared_corpora("20news-bydate"))
     # a quarter of the training split, to keep the test fast

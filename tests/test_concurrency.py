@@ -3,7 +3,7 @@
 * ``predict*`` on one loaded model from many threads gives exactly the sequential answers
   (prediction never mutates the model);
 * several processes registering mail into one model at once: every registration counts,
-  none is lost (``fcntl.flock`` on ``<model>.lock``, textnb.filtering);
+  none is lost (``fcntl.flock`` on ``<model>.lock``, textnb.apps.filtering);
 * concurrent saves to one path leave one whole model and no temporary file;
 * a reader loading while a writer keeps replacing the file always gets a whole model.
 """
@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import textnb
-from textnb.corpus import open_corpus
+from textnb.io.corpus import open_corpus
 
 REPO = Path(__file__).resolve().parents[1]
 SMS = REPO / "corpora" / "sms_spam" / "SMSSpamCollection.tsv"
@@ -64,7 +64,7 @@ def test_parallel_predict_threads_on_a_tabular_model():
 
 
 try:
-    from textnb.filtering import update_model
+    from textnb.apps.filtering import update_model
 
     HAVE_FILTER = True
 except ImportError:  # pragma: no cover
@@ -87,7 +87,7 @@ def _counts(model):
     return dict(zip(clf.classes_.tolist(), clf.model_.class_count_.tolist())), set(clf.vectorizer_.vocabulary_)
 
 
-@pytest.mark.skipif(not HAVE_FILTER, reason="textnb.filtering is not available")
+@pytest.mark.skipif(not HAVE_FILTER, reason="textnb.apps.filtering is not available")
 def test_processes_registering_at_once_lose_nothing(tmp_path):
     model = tmp_path / "spam.tnb"
     workers, per_worker = 4, 6

@@ -3,7 +3,7 @@ import os
 import pytest
 
 from textnb import InputError, open_corpus
-from textnb.corpus import decode_bytes, iter_input_documents, read_document
+from textnb.io.corpus import decode_bytes, iter_input_documents, read_document
 
 
 def make_folder(root, spec):

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 import textnb
-from textnb.model_io import STALE_TEMP_SECONDS
+from textnb.core.model_io import STALE_TEMP_SECONDS
 
 REPO = Path(__file__).resolve().parents[1]
 SMS = REPO / "corpora" / "sms_spam" / "SMSSpamCollection.tsv"
@@ -92,7 +92,7 @@ def test_killed_train_leaves_the_old_or_the_new_model(tmp_path):
 
 SLOW_SAVE = r"""
 import sys, time
-import textnb.model_io as mio
+import textnb.core.model_io as mio
 
 original = mio.atomic_write
 
@@ -110,7 +110,7 @@ def slow_atomic_write(path, write):
     return original(path, lambda f: write(Slow(f)))
 
 mio.atomic_write = slow_atomic_write
-from textnb.cli import main
+from textnb.cli.commands import main
 raise SystemExit(main(sys.argv[1:]))
 """
 
@@ -161,7 +161,7 @@ def test_save_killed_mid_write_keeps_the_previous_file(tmp_path):
 
 
 try:
-    import textnb.filtering  # noqa: F401
+    import textnb.apps.filtering  # noqa: F401
 
     HAVE_FILTER = (REPO / "scripts" / "spamfilter").exists()
 except ImportError:  # pragma: no cover
@@ -174,9 +174,9 @@ def _spam_count(model):
     return counts.get("spam", 0.0), counts.get("ham", 0.0)
 
 
-@pytest.mark.skipif(not HAVE_FILTER, reason="textnb.filtering / scripts/spamfilter not available")
+@pytest.mark.skipif(not HAVE_FILTER, reason="textnb.apps.filtering / scripts/spamfilter not available")
 def test_killed_register_never_loses_or_damages_the_model(tmp_path):
-    from textnb.filtering import update_model
+    from textnb.apps.filtering import update_model
 
     model = tmp_path / "spam.tnb"
     update_model(model, register=[("spam", b"Subject: win\n\ncheap pills"), ("ham", b"Subject: hi\n\nlunch at noon")])

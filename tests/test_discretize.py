@@ -1,4 +1,4 @@
-"""Discretisers (textnb.discretize): Weka's cut points, NaN handling, weights."""
+"""Discretisers (textnb.naive_bayes.discretize): Weka's cut points, NaN handling, weights."""
 
 import shutil
 import subprocess
@@ -7,14 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from textnb.discretize import (
+from textnb.naive_bayes.discretize import (
     EqualFrequencyDiscretizer,
     EqualWidthDiscretizer,
     MDLDiscretizer,
     apply_cut_points,
     mdl_cut_points,
 )
-from textnb.tables import read_table
+from textnb.io.tables import read_table
 
 UCI = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "uci"
 WEKA = Path("/usr/share/java/weka.jar")
@@ -79,8 +79,8 @@ def test_discretizer_in_pipeline_cv():
     from sklearn.model_selection import cross_val_score
     from sklearn.pipeline import make_pipeline
 
-    from textnb.tables import Attribute
-    from textnb.tabular import TabularNB
+    from textnb.io.tables import Attribute
+    from textnb.naive_bayes.tabular import TabularNB
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(120, 2))

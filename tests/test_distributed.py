@@ -9,7 +9,7 @@ distributed = pytest.importorskip("distributed")
 dask_bag = pytest.importorskip("dask.bag")
 
 from textnb import BernoulliNB, TextClassifier  # noqa: E402
-from textnb.distributed import connect, fit_bag  # noqa: E402
+from textnb.text.distributed import connect, fit_bag  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +60,7 @@ def test_files_are_read_by_the_workers(client, tmp_path):
 
 
 def test_cli_train_with_a_local_scheduler(sms_tsv, tmp_path):
-    from textnb.cli import main
+    from textnb.cli.commands import main
 
     assert main(["train", str(sms_tsv), "-o", str(tmp_path / "d.tnb"), "--scheduler", "local:2"]) == 0
     assert main(["train", str(sms_tsv), "-o", str(tmp_path / "l.tnb"), "--jobs", "1"]) == 0
@@ -68,7 +68,7 @@ def test_cli_train_with_a_local_scheduler(sms_tsv, tmp_path):
 
 
 def test_unreachable_scheduler_is_a_one_line_error(sms_tsv, tmp_path, capsys):
-    from textnb.cli import main
+    from textnb.cli.commands import main
 
     assert main(["train", str(sms_tsv), "-o", str(tmp_path / "x.tnb"), "--scheduler", "tcp://127.0.0.1:9"]) == 1
     err = capsys.readouterr().err

@@ -5,13 +5,13 @@ import pytest
 from sklearn.pipeline import make_pipeline
 
 from textnb import BernoulliNB, MultinomialNB, TextClassifier
-from textnb.calibration import CalibratedNB
-from textnb.complement import ComplementNB
-from textnb.explain import explain, informative_terms, linear_weights
-from textnb.feature_selection import SelectTerms
-from textnb.inspection import informative_terms as plain_informative_terms
-from textnb.smoothing import SmoothingCV
-from textnb.weighting import TermWeighting
+from textnb.meta.calibration import CalibratedNB
+from textnb.naive_bayes.complement import ComplementNB
+from textnb.evaluation.explain import explain, informative_terms, linear_weights
+from textnb.text.selection import SelectTerms
+from textnb.evaluation.inspection import informative_terms as plain_informative_terms
+from textnb.meta.smoothing import SmoothingCV
+from textnb.text.weighting import TermWeighting
 
 SPAM = "WINNER!! You have won a free prize of 1000 cash, call 09061701461 now to claim"
 

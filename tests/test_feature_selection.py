@@ -11,7 +11,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from textnb import MultinomialNB, Vectorizer, load
-from textnb.feature_selection import SelectTerms, term_scores
+from textnb.text.selection import SelectTerms, term_scores
 
 RNG = np.random.RandomState(2)
 X = sp.csr_matrix(RNG.poisson(0.5, (150, 20)).astype(float))
@@ -78,7 +78,7 @@ def test_inside_cross_validation_on_sms(sms_tsv, tmp_path):
         assert scores.mean() > 0.95
     sel = SelectTerms(k=500).fit(Xs, y)
     sel_path = tmp_path / "s.tnb"
-    from textnb.model_io import save
+    from textnb.core.model_io import save
 
     save(sel, sel_path)
     assert np.array_equal(load(sel_path).get_support(), sel.get_support())

@@ -1,4 +1,4 @@
-"""Spam verdicts, locked atomic model updates and topic routing: textnb.filtering."""
+"""Spam verdicts, locked atomic model updates and topic routing: textnb.apps.filtering."""
 
 import hashlib
 import multiprocessing
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import textnb
-from textnb.errors import InputError, ModelFileError
-from textnb.filtering import (
+from textnb.core.errors import InputError, ModelFileError
+from textnb.apps.filtering import (
     HAM,
     SPAM,
     UNSURE,

@@ -1,4 +1,4 @@
-"""Tests of textnb.lbr: LBR / HLBR against a plain re-implementation of Weka 3.6's loop,
+"""Tests of textnb.semi_naive.lbr: LBR / HLBR against a plain re-implementation of Weka 3.6's loop,
 leave-one-out without retraining, model files, explanations, and Weka itself when present."""
 
 import re
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from textnb.lbr import LBR, sign_test_p
-from textnb.model_io import load
+from textnb.semi_naive.lbr import LBR, sign_test_p
+from textnb.core.model_io import load
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 WEKA_JAR = Path("/usr/share/java/weka.jar")
@@ -138,7 +138,7 @@ def test_missing_test_value_never_enters_the_antecedent():
 
 
 def test_explain_names_attributes_and_values():
-    from textnb.tables import Attribute
+    from textnb.io.tables import Attribute
 
     X, y, n_values = _interacting_data(300, 6)
     atts = [Attribute(f"att{a}", "nominal", [f"v{v}" for v in range(k)])
@@ -152,7 +152,7 @@ def test_explain_names_attributes_and_values():
 
 
 def test_numeric_attribute_is_refused():
-    from textnb.tables import Attribute
+    from textnb.io.tables import Attribute
 
     with pytest.raises(ValueError, match="nominal"):
         LBR().fit([[0.5], [1.5]], ["a", "b"], attributes=[Attribute("t", "numeric")])
@@ -184,7 +184,7 @@ def test_save_load_roundtrip(tmp_path, candidates):
 def test_rescaling_changes_no_decision(monkeypatch):
     """Products are rescaled by powers of two only when they could leave the normal range;
     forcing the rescaling everywhere gives the same rules, classes and scores."""
-    import textnb.lbr as lbr
+    import textnb.semi_naive.lbr as lbr
 
     X, y, n_values = _interacting_data(150, 9, missing=0.05)
     Xw = np.hstack([X] * 3)  # 15 attributes: two rescaling blocks
@@ -225,9 +225,9 @@ def _weka_predictions(train, test):
                     or not WEKA_JAR.exists() or shutil.which("java") is None,
                     reason="needs ../shared UCI data and Weka 3.6")
 def test_same_predictions_as_weka(tmp_path):
-    read_table = pytest.importorskip("textnb.tables").__dict__.get("read_table")
+    read_table = pytest.importorskip("textnb.io.tables").__dict__.get("read_table")
     if read_table is None:
-        pytest.skip("textnb.tables.read_table not available")
+        pytest.skip("textnb.io.tables.read_table not available")
     src = (SHARED / "datasets" / "uci" / "breast-cancer.arff").read_text().splitlines()
     at = next(i for i, line in enumerate(src) if line.strip().lower().startswith("@data"))
     rows = [line for line in src[at + 1:] if line.strip() and not line.startswith("%")]

@@ -1,4 +1,4 @@
-"""The batched fast paths of textnb.lbr against its general path, bit for bit.
+"""The batched fast paths of textnb.semi_naive.lbr against its general path, bit for bit.
 
 ``_Engine.loo_correct`` / ``_Engine._scores`` (one subset at a time) is the general path;
 ``loo_many`` (many subsets per array operation, factor tables per subset, two ways of
@@ -11,8 +11,8 @@ loop run object by object on ``loo_correct``.
 import numpy as np
 import pytest
 
-from textnb import lbr
-from textnb.lbr import LBR, sign_test_p
+from textnb.semi_naive import lbr
+from textnb.semi_naive.lbr import LBR, sign_test_p
 
 
 def _data(n, seed, n_values, n_classes, missing=0.0):

@@ -1,4 +1,4 @@
-"""Tests of textnb.lbr_text.LazyTextNB: LOO without retraining equals retraining, the global
+"""Tests of textnb.semi_naive.lbr_text.LazyTextNB: LOO without retraining equals retraining, the global
 model equals textnb's NB, key-term rules help on an interaction, model files, explanations."""
 
 import re
@@ -8,9 +8,9 @@ import pytest
 import scipy.sparse as sp
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from textnb.lbr_text import LazyTextNB
-from textnb.model_io import load
-from textnb.naive_bayes import BernoulliNB, MultinomialNB
+from textnb.semi_naive.lbr_text import LazyTextNB
+from textnb.core.model_io import load
+from textnb.naive_bayes.discrete import BernoulliNB, MultinomialNB
 
 MODELS = [("multinomial", MultinomialNB), ("bernoulli", BernoulliNB)]
 

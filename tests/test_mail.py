@@ -1,4 +1,4 @@
-"""Mail parsing and mailbox streams: textnb.mail."""
+"""Mail parsing and mailbox streams: textnb.io.mail."""
 
 import base64
 import hashlib
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from textnb.errors import InputError
-from textnb.mail import (
+from textnb.core.errors import InputError
+from textnb.io.mail import (
     DEFAULT_MAX_BYTES,
     html_to_text,
     is_maildir,
@@ -22,7 +22,7 @@ from textnb.mail import (
     message_text,
     read_capped,
 )
-from textnb.text import regex_tokenize
+from textnb.text.vectorizer import regex_tokenize
 
 
 def tokens(data, **kw):

@@ -7,7 +7,7 @@ import pytest
 
 import textnb
 from textnb import BernoulliNB, ModelFileError, MultinomialNB, TextClassifier
-from textnb.model_io import FORMAT_VERSION, save
+from textnb.core.model_io import FORMAT_VERSION, save
 
 DOCS = ["cheap pills now", "meeting at noon", "cheap cheap offer", "lunch meeting today"]
 LABELS = ["spam", "ham", "spam", "ham"]

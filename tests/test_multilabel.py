@@ -7,8 +7,8 @@ from sklearn.metrics import f1_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from textnb import Vectorizer, load
-from textnb.errors import InputError
-from textnb.multilabel import (MultiLabelNB, break_even_point, cross_validate_multilabel, multilabel_report,
+from textnb.core.errors import InputError
+from textnb.meta.multilabel import (MultiLabelNB, break_even_point, cross_validate_multilabel, multilabel_report,
                                read_label_file,
                                read_multilabel_corpus)
 
@@ -131,7 +131,7 @@ def test_label_file_errors(tmp_path):
 
 def test_cross_validate_multilabel_report_keys():
     texts, labels = synthetic_corpus(150, seed=2)
-    from textnb.evaluate import vectorize_all
+    from textnb.evaluation.evaluate import vectorize_all
 
     X, _ = vectorize_all(texts, Vectorizer())
     r = cross_validate_multilabel(X, labels, cv=5, seed=0)

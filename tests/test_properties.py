@@ -11,7 +11,7 @@ imports, so it grows as they land):
 
 And for every reader of untrusted input (tokenizer, corpus reader, ARFF / CSV readers,
 mail parser, uncertain-cell parser): arbitrary Unicode or bytes never raise anything
-but :class:`textnb.errors.InputError` (a one-line message), or nothing at all.
+but :class:`textnb.core.errors.InputError` (a one-line message), or nothing at all.
 
 Example counts are small and ``deadline=None`` so the suite stays fast and free of
 timing flakiness; ``derandomize=True`` keeps CI runs reproducible.
@@ -26,10 +26,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import textnb
-from textnb.errors import InputError
-from textnb.naive_bayes import BernoulliNB, MultinomialNB
-from textnb.tables import Attribute
-from textnb.tabular import TabularNB
+from textnb.core.errors import InputError
+from textnb.naive_bayes.discrete import BernoulliNB, MultinomialNB
+from textnb.io.tables import Attribute
+from textnb.naive_bayes.tabular import TabularNB
 
 FAST = settings(max_examples=8, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
@@ -76,32 +76,32 @@ SPECS = [
 
 # optional models: in the list as soon as their module imports
 try:
-    from textnb.complement import ComplementNB
+    from textnb.naive_bayes.complement import ComplementNB
 
     SPECS.append(Spec("ComplementNB", lambda d: ComplementNB(), "counts", partial_fit=True, merge=True))
 except ImportError:  # pragma: no cover
     pass
 try:
-    from textnb.apnbc import APNBC
+    from textnb.semi_naive.apnbc import APNBC
 
     SPECS.append(Spec("APNBC", lambda d: APNBC(MultinomialNB()), "counts"))
 except ImportError:  # pragma: no cover
     pass
 try:
-    from textnb.lbr import LBR
+    from textnb.semi_naive.lbr import LBR
 
     SPECS.append(Spec("LBR", lambda d: LBR(), "nominal",
                       fit_kwargs=lambda d: {"attributes": list(_nominal_attributes(d))}))
 except ImportError:  # pragma: no cover
     pass
 try:
-    from textnb.lbr_text import LazyTextNB
+    from textnb.semi_naive.lbr_text import LazyTextNB
 
     SPECS.append(Spec("LazyTextNB", lambda d: LazyTextNB(min_df=1, n_screen=20, max_candidates=5), "counts"))
 except ImportError:  # pragma: no cover
     pass
 try:
-    from textnb.bayesnet import TAN, BayesNetClassifier
+    from textnb.semi_naive.bayesnet import TAN, BayesNetClassifier
 
     SPECS.append(Spec("TAN", lambda d: TAN(attributes=_nominal_attributes(d)), "nominal"))
     SPECS.append(Spec("BayesNetClassifier", lambda d: BayesNetClassifier(attributes=_nominal_attributes(d)),
@@ -312,7 +312,7 @@ def _sms_model():
 @FUZZ
 @given(st.text())
 def test_tokenizer_and_prediction_never_crash_on_unicode(text):
-    from textnb.text import Analyzer, Vectorizer
+    from textnb.text.vectorizer import Analyzer, Vectorizer
 
     for analyzer in (Analyzer(), Analyzer(stop_words="english", ngram_range=(1, 3)), Analyzer(stemmer="porter")):
         terms = analyzer(text)
@@ -329,8 +329,8 @@ def test_tokenizer_and_prediction_never_crash_on_unicode(text):
 @FUZZ
 @given(st.binary())
 def test_document_bytes_never_crash_the_corpus_reader(tmp_path, data):
-    from textnb.corpus import to_text
-    from textnb.corpus import decode_bytes, read_document
+    from textnb.io.corpus import to_text
+    from textnb.io.corpus import decode_bytes, read_document
 
     path = tmp_path / "doc.txt"
     path.write_bytes(data)
@@ -355,7 +355,7 @@ def _expect_input_error_only(fn, *args, **kwargs):
 @FUZZ
 @given(st.binary(max_size=400))
 def test_tsv_corpus_bytes_give_a_corpus_or_an_input_error(tmp_path, data):
-    from textnb.corpus import open_corpus
+    from textnb.io.corpus import open_corpus
 
     path = tmp_path / "c.tsv"
     path.write_bytes(data)
@@ -376,8 +376,8 @@ _ARFF_PIECES = [
 @FUZZ
 @given(st.lists(st.sampled_from(_ARFF_PIECES), max_size=12), st.binary(max_size=20))
 def test_arff_bytes_give_a_table_or_an_input_error(tmp_path, lines, noise):
-    from textnb.arff import read_arff
-    from textnb.tables import read_table
+    from textnb.io.arff import read_arff
+    from textnb.io.tables import read_table
 
     path = tmp_path / "t.arff"
     path.write_bytes("\n".join(lines).encode() + noise)
@@ -396,7 +396,7 @@ _CSV_PIECES = ["a,b,class", "a,a,class", "x", "1,2,yes", "3,4,no", "1,?,yes", ",
 @given(st.lists(st.sampled_from(_CSV_PIECES), max_size=8), st.binary(max_size=20),
        st.sampled_from(["t.csv", "t.tsv", "t.txt"]))
 def test_csv_bytes_give_a_table_or_an_input_error(tmp_path, lines, noise, name):
-    from textnb.tables import read_table
+    from textnb.io.tables import read_table
 
     path = tmp_path / name
     path.write_bytes("\n".join(lines).encode() + noise)
@@ -406,12 +406,12 @@ def test_csv_bytes_give_a_table_or_an_input_error(tmp_path, lines, noise, name):
 
 
 try:
-    from textnb import mail as _mail
+    from textnb.io import mail as _mail
 except ImportError:  # pragma: no cover
     _mail = None
 
 
-@pytest.mark.skipif(_mail is None, reason="textnb.mail is not available")
+@pytest.mark.skipif(_mail is None, reason="textnb.io.mail is not available")
 @FUZZ
 @given(st.one_of(st.binary(max_size=600),
                  st.lists(st.sampled_from([
@@ -427,12 +427,12 @@ def test_mail_bytes_never_crash_the_message_parser(data):
 
 
 try:
-    from textnb import uncertain as _uncertain
+    from textnb.io import uncertain as _uncertain
 except ImportError:  # pragma: no cover
     _uncertain = None
 
 
-@pytest.mark.skipif(_uncertain is None, reason="textnb.uncertain is not available")
+@pytest.mark.skipif(_uncertain is None, reason="textnb.io.uncertain is not available")
 @FUZZ
 @given(st.one_of(st.text(max_size=30),
                  st.lists(st.sampled_from(["[", "]", "{", "}", ",", ":", "1", "-2.5", "nan", "inf", "a", "0.5",

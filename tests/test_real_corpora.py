@@ -6,7 +6,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 
 from textnb import TextClassifier, open_corpus
-from textnb.corpus import read_document
+from textnb.io.corpus import read_document
 
 
 @pytest.mark.slow

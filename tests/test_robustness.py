@@ -25,11 +25,11 @@ import numpy as np
 import pytest
 
 import textnb
-from textnb.cli import main
-from textnb.corpus import open_corpus, read_document
-from textnb.errors import InputError, ModelFileError
-from textnb.model_io import MAX_MODEL_BYTES, load, remove_stale_temporaries, save
-from textnb.naive_bayes import MultinomialNB
+from textnb.cli.commands import main
+from textnb.io.corpus import open_corpus, read_document
+from textnb.core.errors import InputError, ModelFileError
+from textnb.core.model_io import MAX_MODEL_BYTES, load, remove_stale_temporaries, save
+from textnb.naive_bayes.discrete import MultinomialNB
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = ["cheap pills now", "meeting at noon", "cheap cheap offer", "lunch at noon"]
@@ -195,7 +195,7 @@ def test_fifo_in_a_corpus_folder_is_skipped_without_blocking(tmp_path):
     os.mkfifo(tmp_path / "c" / "a" / "pipe")
     # a process of its own: if the FIFO were read, open() would block forever
     r = run_python(f"""
-        from textnb.cli import main
+        from textnb.cli.commands import main
         raise SystemExit(main(["train", {str(tmp_path / 'c')!r}, "-o", {str(tmp_path / 'm.tnb')!r}, "--json"]))
     """, timeout=60)
     assert r.returncode == 0, r.stderr
@@ -285,11 +285,11 @@ def test_huge_document_is_truncated_and_memory_stays_bounded(tmp_path):
     os.truncate(tmp_path / "big.tsv", 1024**3)
     r = run_python(f"""
         import resource, json
-        from textnb.cli import main
-        from textnb.corpus import read_document, MAX_DOCUMENT_BYTES
+        from textnb.cli.commands import main
+        from textnb.io.corpus import read_document, MAX_DOCUMENT_BYTES
         def rss():
             return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-        import textnb.classifier, sklearn.naive_bayes  # imports are not the document
+        import textnb.text.classifier, sklearn.naive_bayes  # imports are not the document
         base = rss()
         text = read_document({str(big)!r})
         assert len(text) == MAX_DOCUMENT_BYTES, len(text)
@@ -316,7 +316,7 @@ def test_max_bytes_option_truncates_documents(tmp_path):
 
 def test_many_classes_on_count_and_nominal_models():
     """10^5 classes: the count models and nominal TabularNB fit and give finite probabilities."""
-    from textnb.tables import Attribute
+    from textnb.io.tables import Attribute
 
     n = 100_000
     rng = np.random.default_rng(0)
@@ -374,7 +374,7 @@ def test_log_odds_with_many_classes_is_linear():
         import resource
         resource.setrlimit(resource.RLIMIT_CPU, (4, 5))  # the linear version needs milliseconds
         import numpy as np
-        from textnb.base import log_odds
+        from textnb.naive_bayes.base import log_odds
         jll = np.random.default_rng(0).normal(size=(2, 100_000)) * 50
         lo = log_odds(jll)
         assert np.all(np.isfinite(lo))
@@ -387,7 +387,7 @@ def test_log_odds_reference_values():
     """What a faster log_odds must keep: exact values on small inputs, even near p = 1."""
     from scipy.special import logsumexp
 
-    from textnb.base import log_odds
+    from textnb.naive_bayes.base import log_odds
 
     jll = np.array([[0.0, -1.0, -2.0], [800.0, 0.0, -800.0], [-1e4, -1e4, -1e4 + 1e-12]])
     lo = log_odds(jll)
@@ -474,7 +474,7 @@ def test_nan_and_inf_in_arrays(tmp_path):
 
 
 try:
-    import textnb.uncertain  # noqa: F401
+    import textnb.io.uncertain  # noqa: F401
 
     HAVE_UNCERTAIN = True
 except ImportError:  # pragma: no cover
@@ -489,7 +489,7 @@ UNCERTAIN_CASES = {
 }
 
 
-@pytest.mark.skipif(not HAVE_UNCERTAIN, reason="textnb.uncertain is not available")
+@pytest.mark.skipif(not HAVE_UNCERTAIN, reason="textnb.io.uncertain is not available")
 @pytest.mark.parametrize("case", sorted(UNCERTAIN_CASES))
 def test_broken_uncertain_cells(tmp_path, case):
     content, message = UNCERTAIN_CASES[case]
@@ -804,12 +804,12 @@ def test_output_to_a_full_disk(tmp_path, model_file):
 
 # ==================================================================== mail
 try:
-    from textnb import filtering as _filtering
-    from textnb import mail as _mail
+    from textnb.apps import filtering as _filtering
+    from textnb.io import mail as _mail
 except ImportError:  # pragma: no cover
     _filtering = _mail = None
 
-needs_mail = pytest.mark.skipif(_filtering is None, reason="textnb.filtering is not available")
+needs_mail = pytest.mark.skipif(_filtering is None, reason="textnb.apps.filtering is not available")
 
 
 @needs_mail

@@ -9,10 +9,10 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from textnb import BernoulliNB, MultinomialNB, Vectorizer, load
-from textnb.complement import ComplementNB
-from textnb.feature_selection import SelectTerms
-from textnb.smoothing import SmoothingCV
-from textnb.weighting import TermWeighting
+from textnb.naive_bayes.complement import ComplementNB
+from textnb.text.selection import SelectTerms
+from textnb.meta.smoothing import SmoothingCV
+from textnb.text.weighting import TermWeighting
 
 
 @parametrize_with_checks([SmoothingCV(MultinomialNB(), param_grid={"alpha": [1.0, 0.1]}, cv=3),

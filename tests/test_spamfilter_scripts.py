@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import textnb
-from textnb.filtering import EXIT_ERROR, filter_main, topic_main
+from textnb.apps.filtering import EXIT_ERROR, filter_main, topic_main
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = REPO / "scripts"

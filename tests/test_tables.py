@@ -1,12 +1,12 @@
-"""read_table, CSV reading, query encoding and DataFrames (textnb.tables, textnb.csvtable)."""
+"""read_table, CSV reading, query encoding and DataFrames (textnb.io.tables, textnb.io.csvtable)."""
 
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from textnb.errors import InputError
-from textnb.tables import Attribute, Table, encode_like, read_table, table_from_frame
+from textnb.core.errors import InputError
+from textnb.io.tables import Attribute, Table, encode_like, read_table, table_from_frame
 
 REPO = Path(__file__).resolve().parents[1]
 UCI = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "uci"

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from textnb.errors import InputError
-from textnb.model_io import load
-from textnb.tables import Attribute, encode_like, read_table
-from textnb.tabular import TabularNB
+from textnb.core.errors import InputError
+from textnb.core.model_io import load
+from textnb.io.tables import Attribute, encode_like, read_table
+from textnb.naive_bayes.tabular import TabularNB
 
 REPO = Path(__file__).resolve().parents[1]
 UCI = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "uci"
@@ -291,7 +291,7 @@ CLASS_FIRST = {"lung-cancer", "promoters", "wine"}  # per SOURCES.md
 
 @pytest.mark.skipif(not UCI.is_dir(), reason="../shared/datasets/uci not available")
 def test_every_uci_file_trains():
-    from textnb.arff import read_arff
+    from textnb.io.arff import read_arff
 
     for path in sorted(UCI.glob("*.arff")):
         first = path.stem in CLASS_FIRST or path.stem.startswith("monks-problems")

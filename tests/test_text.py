@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.feature_extraction.text import CountVectorizer
 
-from textnb.corpus import to_text
-from textnb.text import TOKEN_PATTERN, Analyzer, Vectorizer, regex_tokenize
+from textnb.io.corpus import to_text
+from textnb.text.vectorizer import TOKEN_PATTERN, Analyzer, Vectorizer, regex_tokenize
 
 DOCS = [
     "The quick brown fox jumps over the lazy dog, the DOG!",

@@ -11,13 +11,13 @@ from hypothesis import strategies as st
 from scipy.special import logsumexp, ndtr
 from scipy.stats import norm
 
-from textnb.arff import read_arff, write_arff
-from textnb.cli import main
-from textnb.errors import InputError
-from textnb.model_io import load
-from textnb.tables import Attribute, encode_like, read_table
-from textnb.tabular import TabularNB
-from textnb.uncertain import (
+from textnb.io.arff import read_arff, write_arff
+from textnb.cli.commands import main
+from textnb.core.errors import InputError
+from textnb.core.model_io import load
+from textnb.io.tables import Attribute, encode_like, read_table
+from textnb.naive_bayes.tabular import TabularNB
+from textnb.io.uncertain import (
     column_slices,
     log_interval_mass,
     make_uncertain,

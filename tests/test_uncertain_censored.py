@@ -13,16 +13,16 @@ import pytest
 from scipy import integrate
 from scipy.optimize import minimize
 
-from textnb.cli import main
-from textnb.model_io import load
-from textnb.tables import Attribute
-from textnb.tabular import (
+from textnb.cli.commands import main
+from textnb.core.model_io import load
+from textnb.io.tables import Attribute
+from textnb.naive_bayes.tabular import (
     EM_MAX_ITER,
     TabularNB,
     censored_gaussian_em,
     truncated_normal_moments,
 )
-from textnb.uncertain import log_interval_mass, make_uncertain
+from textnb.io.uncertain import log_interval_mass, make_uncertain
 
 IV = Attribute("x", "uncertain-numeric")
 COLOURS = ["red", "blue", "green"]

@@ -12,8 +12,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from textnb import MultinomialNB, Vectorizer, load
-from textnb.complement import ComplementNB
-from textnb.weighting import TermWeighting
+from textnb.naive_bayes.complement import ComplementNB
+from textnb.text.weighting import TermWeighting
 
 RNG = np.random.RandomState(1)
 X = sp.csr_matrix(RNG.poisson(0.7, (60, 15)).astype(float))
@@ -74,7 +74,7 @@ def test_bad_idf_is_rejected():
 
 
 def test_pipeline_on_sms_and_model_file(sms_tsv, tmp_path):
-    import textnb.smoothing  # noqa: F401  (registers sklearn's Pipeline for model files)
+    import textnb.meta.smoothing  # noqa: F401  (registers sklearn's Pipeline for model files)
 
     with open(sms_tsv, encoding="utf-8") as f:
         rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
@@ -85,7 +85,7 @@ def test_pipeline_on_sms_and_model_file(sms_tsv, tmp_path):
     model = make_pipeline(TermWeighting(), MultinomialNB(m=300))
     v = Vectorizer()
     model.fit(v.fit_transform(texts[:4000]), y[:4000])
-    from textnb.model_io import save
+    from textnb.core.model_io import save
 
     save(model, tmp_path / "p.tnb")
     back = load(tmp_path / "p.tnb")

@@ -1,56 +1,106 @@
 """textnb: naive Bayes for text and tabular data, in log space, on one statistics core.
 
+The package is layered; each layer imports only from the ones before it::
+
+    core -> io -> naive_bayes -> text -> semi_naive -> meta -> evaluation -> apps -> cli
+
 The public names below are imported on first use (PEP 562), so ``import textnb`` and a
-mail filter that needs only the text models do not pay for importing every model.
+mail filter that needs only the text models do not pay for importing every model. The
+flat module paths of earlier versions (``textnb.naive_bayes.tabular``, ``textnb.core.model_io``, ...) still
+import: they are aliases of the modules' new homes.
 """
 
 import importlib
+import importlib.abc
+import importlib.util
+import sys
 
-__version__ = "0.1.0"
+from textnb.core.model_io import MODEL_MODULES
+from textnb.core.version import __version__
 
-#: public name -> module that defines it
+#: public name -> module that defines it (the model classes come from MODEL_MODULES)
 _PUBLIC = {
-    "APNBC": "textnb.apnbc",
-    "Attribute": "textnb.tables",
-    "BayesNetClassifier": "textnb.bayesnet",
-    "BernoulliNB": "textnb.naive_bayes",
-    "CalibratedNB": "textnb.calibration",
-    "ComplementNB": "textnb.complement",
-    "Discretized": "textnb.discretized",
-    "EqualFrequencyDiscretizer": "textnb.discretize",
-    "EqualWidthDiscretizer": "textnb.discretize",
-    "InputError": "textnb.errors",
-    "LBR": "textnb.lbr",
-    "LazyTextNB": "textnb.lbr_text",
-    "MDLDiscretizer": "textnb.discretize",
-    "ModelFileError": "textnb.errors",
-    "MultiLabelNB": "textnb.multilabel",
-    "MultinomialNB": "textnb.naive_bayes",
-    "SelectTerms": "textnb.feature_selection",
-    "SmoothingCV": "textnb.smoothing",
-    "TAN": "textnb.bayesnet",
-    "Table": "textnb.tables",
-    "TabularNB": "textnb.tabular",
-    "TermWeighting": "textnb.weighting",
-    "TextClassifier": "textnb.classifier",
-    "TextnbError": "textnb.errors",
-    "Vectorizer": "textnb.text",
-    "encode_like": "textnb.tables",
-    "explain": "textnb.explain",
-    "load": "textnb.model_io",
-    "open_corpus": "textnb.corpus",
-    "read_multilabel_corpus": "textnb.multilabel",
-    "read_structure": "textnb.bayesnet",
-    "read_table": "textnb.tables",
-    "table_from_frame": "textnb.tables",
+    "Attribute": "textnb.io.tables",
+    "EqualFrequencyDiscretizer": "textnb.naive_bayes.discretize",
+    "EqualWidthDiscretizer": "textnb.naive_bayes.discretize",
+    "InputError": "textnb.core.errors",
+    "MDLDiscretizer": "textnb.naive_bayes.discretize",
+    "ModelFileError": "textnb.core.errors",
+    "Table": "textnb.io.tables",
+    "TextnbError": "textnb.core.errors",
+    "encode_like": "textnb.io.tables",
+    "explain": "textnb.evaluation.explain",
+    "load": "textnb.core.model_io",
+    "open_corpus": "textnb.io.corpus",
+    "read_multilabel_corpus": "textnb.meta.multilabel",
+    "read_structure": "textnb.semi_naive.bayesnet",
+    "read_table": "textnb.io.tables",
+    "table_from_frame": "textnb.io.tables",
 }
-
-#: model class name (as written in model files) -> module that registers it
-MODEL_MODULES = {name: module for name, module in _PUBLIC.items() if name[0].isupper()
-                 and module not in ("textnb.errors", "textnb.tables", "textnb.discretize")}
-MODEL_MODULES["Pipeline"] = "textnb.smoothing"  # sklearn Pipelines of textnb steps
+_PUBLIC.update((name, module) for name, module in MODEL_MODULES.items() if name != "Pipeline")
 
 __all__ = sorted(_PUBLIC)
+
+#: modules of the flat layout (``textnb.<name>``) -> their home in the layered one
+_MOVED = {
+    "apnbc": "textnb.semi_naive.apnbc",
+    "arff": "textnb.io.arff",
+    "argtypes": "textnb.cli.argtypes",
+    "ascii_tokens": "textnb.text.ascii_tokens",
+    "base": "textnb.naive_bayes.base",
+    "bayesnet": "textnb.semi_naive.bayesnet",
+    "calibration": "textnb.meta.calibration",
+    "classifier": "textnb.text.classifier",
+    "complement": "textnb.naive_bayes.complement",
+    "corpus": "textnb.io.corpus",
+    "counting": "textnb.text.counting",
+    "csvtable": "textnb.io.csvtable",
+    "discretize": "textnb.naive_bayes.discretize",
+    "discretized": "textnb.naive_bayes.discretized",
+    "distributed": "textnb.text.distributed",
+    "errors": "textnb.core.errors",
+    "evaluate": "textnb.evaluation.evaluate",
+    "explain": "textnb.evaluation.explain",
+    "feature_selection": "textnb.text.selection",
+    "filtering": "textnb.apps.filtering",
+    "inspection": "textnb.evaluation.inspection",
+    "lbr": "textnb.semi_naive.lbr",
+    "lbr_text": "textnb.semi_naive.lbr_text",
+    "mail": "textnb.io.mail",
+    "model_io": "textnb.core.model_io",
+    "multilabel": "textnb.meta.multilabel",
+    "plots": "textnb.evaluation.plots",
+    "smoothing": "textnb.meta.smoothing",
+    "stats": "textnb.core.stats",
+    "tables": "textnb.io.tables",
+    "tabular": "textnb.naive_bayes.tabular",
+    "tokenize": "textnb.text.tokenize",
+    "uncertain": "textnb.io.uncertain",
+    "weighting": "textnb.text.weighting",
+    "workers": "textnb.core.workers",
+}
+
+
+class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Import an old flat module path as an alias of the module at its new path."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        package, _, name = fullname.partition(".")
+        if package == "textnb" and name in _MOVED:
+            return importlib.util.spec_from_loader(fullname, self)
+        return None
+
+    def create_module(self, spec):
+        module = importlib.import_module(_MOVED[spec.name.partition(".")[2]])
+        spec.loader_state = module.__spec__  # the import system overwrites __spec__
+        return module
+
+    def exec_module(self, module):
+        """Nothing to run (the module at the new path is executed); keep its own spec."""
+        module.__spec__ = module.__spec__.loader_state
+
+
+sys.meta_path.append(_MovedModules())
 
 
 def __getattr__(name):

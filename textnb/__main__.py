@@ -1,3 +1,3 @@
-from textnb.cli import main
+from textnb.cli.commands import main
 
 raise SystemExit(main())

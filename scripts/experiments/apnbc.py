@@ -9,9 +9,9 @@ learned by resubstitution at significance 0.05, 0.1 and 1. Per set: mean error (
 error ratio APNBC / NB, and over the sets win/loss/draw with a one-tailed sign test, as
 the paper's Table 2. Within a fold all four classifiers share one fitted naive Bayes
 model (APNBC only adds weights learned from its training-set scores); the first fold of
-every set checks that this equals fitting ``textnb.apnbc.APNBC`` itself.
+every set checks that this equals fitting ``textnb.semi_naive.apnbc.APNBC`` itself.
 
-Text part: multinomial NB on word counts (``textnb.text.Vectorizer``) vs APNBC with the
+Text part: multinomial NB on word counts (``textnb.text.vectorizer.Vectorizer``) vs APNBC with the
 weights learned by resubstitution and from 10-fold out-of-fold scores (``fit_on="cv"``):
 20 Newsgroups (bydate train/test), SMS Spam Collection and SpamAssassin (10-fold CV).
 
@@ -38,10 +38,10 @@ from sklearn.model_selection import KFold, StratifiedKFold
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from textnb.apnbc import APNBC, _search_weights_fast  # noqa: E402
-from textnb.naive_bayes import MultinomialNB  # noqa: E402
-from textnb.tables import read_table  # noqa: E402
-from textnb.tabular import TabularNB  # noqa: E402
+from textnb.semi_naive.apnbc import APNBC, _search_weights_fast  # noqa: E402
+from textnb.naive_bayes.discrete import MultinomialNB  # noqa: E402
+from textnb.io.tables import read_table  # noqa: E402
+from textnb.naive_bayes.tabular import TabularNB  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 UCI = SHARED / "datasets" / "uci"
@@ -149,7 +149,7 @@ def _text_models():
 
 
 def _score_split(train_docs, y_train, test_docs, y_test, errors, weights):
-    from textnb.text import Vectorizer
+    from textnb.text.vectorizer import Vectorizer
 
     vec = Vectorizer()
     Xtr = vec.fit_transform(train_docs)
@@ -274,7 +274,7 @@ def write_report(uci, text, out, elapsed):
     ]
     lines += ["## Text corpora: multinomial NB vs APNBC, weights from resubstitution or cross-validation",
               "",
-              "Word counts from `textnb.text.Vectorizer()` (defaults: lowercase, tokens of 2+ "
+              "Word counts from `textnb.text.vectorizer.Vectorizer()` (defaults: lowercase, tokens of 2+ "
               "word characters), fitted on each training part; `MultinomialNB()` (α = 1). "
               "APNBC *resub*: weights from the training set's own scores (the paper); *cv*: "
               "from 10-fold out-of-fold scores (`fit_on=\"cv\"`), base model refitted on all "

@@ -1,10 +1,10 @@
-"""LBR / HLBR (textnb.lbr) vs naive Bayes vs Weka 3.6's LBR vs the paper's table 3; and
-lazy text NB (textnb.lbr_text) vs multinomial NB on 20 Newsgroups and SMS spam.
+"""LBR / HLBR (textnb.semi_naive.lbr) vs naive Bayes vs Weka 3.6's LBR vs the paper's table 3; and
+lazy text NB (textnb.semi_naive.lbr_text) vs multinomial NB on 20 Newsgroups and SMS spam.
 
 Tabular protocol (Wang & Webb, table 3; ``../shared/design/algorithms.md`` §3): the
 stratified 10-fold split and per-fold MDL discretisation of ``scripts/experiments/tan.py``
 (imported: same folds, same discretised ARFF files for Weka). Columns: NB (= LBR that
-never conditions), LBR, HLBR, TAN (textnb.bayesnet) when it imports, Weka 3.6
+never conditions), LBR, HLBR, TAN (textnb.semi_naive.bayesnet) when it imports, Weka 3.6
 ``weka.classifiers.lazy.LBR`` on the same fold files, and the paper's figures.
 Weka's LBR is slow (seconds per test object on a few thousand training objects), so it
 runs on fold 1 only: on the whole test part when the set has at most
@@ -19,7 +19,7 @@ Design notes (what is cached, why the predictions are Weka's bit for bit): see
 
 Text protocol: 20 Newsgroups "bydate" train/test split; SMS spam and the SpamAssassin
 public corpus (raw mails, binary files skipped) with a seeded stratified 2/3 : 1/3 split;
-counts from ``textnb.text.Vectorizer`` (min_df=2);
+counts from ``textnb.text.vectorizer.Vectorizer`` (min_df=2);
 multinomial NB vs ``LazyTextNB`` (multinomial local models); accuracy and documents/s
 of prediction (fit time reported separately).
 
@@ -58,12 +58,12 @@ sys.path.insert(0, str(HERE))
 
 import tan as tanx  # noqa: E402  (folds, discretisation, paper table, Weka fold files)
 
-from textnb.arff import write_arff  # noqa: E402
-from textnb.lbr import LBR  # noqa: E402
-from textnb.tables import Attribute  # noqa: E402
+from textnb.io.arff import write_arff  # noqa: E402
+from textnb.semi_naive.lbr import LBR  # noqa: E402
+from textnb.io.tables import Attribute  # noqa: E402
 
 try:
-    from textnb.bayesnet import TAN
+    from textnb.semi_naive.bayesnet import TAN
 except Exception:  # noqa: BLE001 - optional column
     TAN = None
 
@@ -161,7 +161,7 @@ def run_set(name, *, weka, full_max, n_objects, timeout, progress):
 
 # -- text -----------------------------------------------------------------------------------
 def _read_folder(folder):
-    from textnb.corpus import read_document
+    from textnb.io.corpus import read_document
 
     docs, labels = [], []
     for cls in sorted(os.listdir(folder)):
@@ -209,11 +209,11 @@ def text_sets(corpora):
 
 
 def run_text(corpora, progress, n_jobs):
-    from textnb.lbr_text import LazyTextNB
-    from textnb.naive_bayes import MultinomialNB
+    from textnb.semi_naive.lbr_text import LazyTextNB
+    from textnb.naive_bayes.discrete import MultinomialNB
 
     try:
-        from textnb.text import Vectorizer
+        from textnb.text.vectorizer import Vectorizer
         vec_factory = lambda: Vectorizer(min_df=2)  # noqa: E731
     except ImportError:
         from sklearn.feature_extraction.text import CountVectorizer
@@ -276,7 +276,7 @@ def markdown(results, text_rows, *, weka, args, seconds):
          "Folds and discretisation are those of `scripts/experiments/tan.py` (stratified, "
          "seed 1; `MDLDiscretizer` fitted on each training part). NB = `LBR` with "
          "conditioning switched off (Weka's Laplace NB); LBR = `LBR()`; HLBR = "
-         "`LBR(candidates=\"heuristic\")`; TAN = `textnb.bayesnet.TAN`. Paper = Wang & Webb "
+         "`LBR(candidates=\"heuristic\")`; TAN = `textnb.semi_naive.bayesnet.TAN`. Paper = Wang & Webb "
          "table 3 (Weka's own folds, so differences of a few tenths are CV noise). "
          "Seconds = fit + predict summed over the 10 folds, one process.", ""]
     L += ["`≈ paper`: |ours - paper| <= 2 sqrt(2 p (1 - p) / n) (two standard errors of the "

@@ -38,10 +38,10 @@ from sklearn.model_selection import StratifiedKFold
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from textnb.arff import write_arff  # noqa: E402
-from textnb.bayesnet import TAN, BayesNetClassifier  # noqa: E402
-from textnb.discretize import MDLDiscretizer  # noqa: E402
-from textnb.tables import Attribute, read_table  # noqa: E402
+from textnb.io.arff import write_arff  # noqa: E402
+from textnb.semi_naive.bayesnet import TAN, BayesNetClassifier  # noqa: E402
+from textnb.naive_bayes.discretize import MDLDiscretizer  # noqa: E402
+from textnb.io.tables import Attribute, read_table  # noqa: E402
 
 UCI = REPO.parent / "shared" / "datasets" / "uci"
 WEKA_JAR = "/usr/share/java/weka.jar"
@@ -392,7 +392,7 @@ Do not edit the table by hand: re-run the script.
   promoters' ID attribute `instance` dropped; anneal is `anneal.ORIG` (with its
   missing values, as the paper's).
 * 10-fold stratified CV (`StratifiedKFold(10, shuffle=True, random_state={seed})`);
-  numeric attributes MDL-discretised (Fayyad & Irani, `textnb.discretize.MDLDiscretizer`,
+  numeric attributes MDL-discretised (Fayyad & Irani, `textnb.naive_bayes.discretize.MDLDiscretizer`,
   Weka's default supervised discretiser) on each training part and applied to its
   test part.
 * textnb columns: **NB** = `BayesNetClassifier()` (the naive Bayes structure, Laplace);

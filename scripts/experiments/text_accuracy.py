@@ -37,12 +37,12 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from textnb import BernoulliNB, MultinomialNB, Vectorizer, open_corpus  # noqa: E402
-from textnb.calibration import CalibratedNB  # noqa: E402
-from textnb.complement import ComplementNB  # noqa: E402
-from textnb.corpus import read_document  # noqa: E402
-from textnb.evaluate import vectorize_all  # noqa: E402
-from textnb.smoothing import SmoothingCV  # noqa: E402
-from textnb.weighting import TermWeighting  # noqa: E402
+from textnb.meta.calibration import CalibratedNB  # noqa: E402
+from textnb.naive_bayes.complement import ComplementNB  # noqa: E402
+from textnb.io.corpus import read_document  # noqa: E402
+from textnb.evaluation.evaluate import vectorize_all  # noqa: E402
+from textnb.meta.smoothing import SmoothingCV  # noqa: E402
+from textnb.text.weighting import TermWeighting  # noqa: E402
 
 CORPORA = [
     ("20 Newsgroups", "20news-bydate", "20news-bydate"),
@@ -203,7 +203,7 @@ def write_report(path, factories, results, calib, sizes, seconds):
         "`CountVectorizer()`: lowercase, tokens `\\b\\w\\w+\\b`, no stop words) and the same splits: "
         "20 Newsgroups bydate official train/test split; SMS and SpamAssassin seeded (seed 0) "
         "stratified 10-fold CV, pooled out-of-fold predictions, each fold's vocabulary the terms of "
-        "its training part. Accuracy and macro-F1 in %. **TW** = `textnb.weighting.TermWeighting()`: "
+        "its training part. Accuracy and macro-F1 in %. **TW** = `textnb.text.weighting.TermWeighting()`: "
         "log(1 + tf), smooth idf, L2 length normalisation (Rennie et al. 2003 §4). sklearn models "
         "with default settings; the linear SVM on tf-idf (`TfidfVectorizer()` + `LinearSVC()`) is "
         "the non-NB reference. The row marked **(proposed default)** is `SmoothingCV(cv=10)`: TW + "

@@ -34,10 +34,10 @@ from sklearn.model_selection import StratifiedKFold
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from textnb.arff import write_arff  # noqa: E402
-from textnb.errors import InputError  # noqa: E402
-from textnb.tables import read_table  # noqa: E402
-from textnb.tabular import TabularNB  # noqa: E402
+from textnb.io.arff import write_arff  # noqa: E402
+from textnb.core.errors import InputError  # noqa: E402
+from textnb.io.tables import read_table  # noqa: E402
+from textnb.naive_bayes.tabular import TabularNB  # noqa: E402
 
 METHODS = {
     "gaussian": dict(numeric="gaussian"),
@@ -115,7 +115,7 @@ def load(path, class_name, first, drop):
         if class_name is None:
             raise
     # SOURCES.md names a class the file spells differently: fall back to its position
-    from textnb.arff import read_arff
+    from textnb.io.arff import read_arff
 
     names = [a.name for a in read_arff(path).attributes if a.name not in drop]
     return read_table(path, class_name=names[0] if first else names[-1], drop=drop or None)

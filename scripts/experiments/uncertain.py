@@ -6,7 +6,7 @@ of its uncertain naive Bayes on the uncertain data over ordinary naive Bayes on 
 data reduced to certain values (interval midpoints, most probable values). Here:
 
 * numeric value ``x`` -> ``[x − (x − X_min)·r1, x + (X_max − x)·r2]``, ``r1, r2 ~ U[0, U]``
-  (X_min / X_max over the whole set), :func:`textnb.uncertain.make_uncertain`;
+  (X_min / X_max over the whole set), :func:`textnb.io.uncertain.make_uncertain`;
 * nominal: a random fraction ``U`` of the objects (per attribute) gets probability ``p``
   on its true value and ``(1 − p)/(k − 1)`` on each other value. The paper only says
   ``p < 1``; the main table fixes ``p = 0.1``, a second one draws ``p ~ U[0, 1)`` per
@@ -16,7 +16,7 @@ data reduced to certain values (interval midpoints, most probable values). Here:
   sets also NBU with ``interval_fit="censored"`` (the interval-censored
   maximum-likelihood Gaussian, EM) and the *mass only* ablation (Gaussians of the
   midpoints, interval mass at prediction);
-  NB: the same class on :func:`textnb.uncertain.to_certain` of the same data (ties
+  NB: the same class on :func:`textnb.io.uncertain.to_certain` of the same data (ties
   between most probable values broken at random, seeded);
 * the same seeded stratified 10-fold split for both; ``--repeats`` independent draws
   of the uncertainty (and of the folds), accuracies averaged.
@@ -41,9 +41,9 @@ from sklearn.model_selection import StratifiedKFold
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from textnb.tables import Attribute, read_table  # noqa: E402
-from textnb.tabular import TabularNB  # noqa: E402
-from textnb.uncertain import make_uncertain, to_certain  # noqa: E402
+from textnb.io.tables import Attribute, read_table  # noqa: E402
+from textnb.naive_bayes.tabular import TabularNB  # noqa: E402
+from textnb.io.uncertain import make_uncertain, to_certain  # noqa: E402
 
 LEVELS = (0.0, 0.25, 0.5, 0.75, 1.0)
 # (file stem, kind, class attribute position, attributes to drop)
@@ -57,7 +57,7 @@ def load(data_dir, stem, position, drop):
     path = data_dir / f"{stem}.arff"
     if not path.exists():
         return None
-    from textnb.arff import read_arff
+    from textnb.io.arff import read_arff
 
     names = [a.name for a in read_arff(path).attributes if a.name not in drop]
     table = read_table(path, class_name=names[0] if position == "first" else names[-1], drop=drop or None)

@@ -1,0 +1,120 @@
+"""The package's layers: every import of a textnb module (including those inside
+functions) points to the same layer or a lower one, and no modules import each other in
+a cycle. Layers, lowest first::
+
+    core -> io -> naive_bayes -> text -> semi_naive -> meta -> evaluation -> apps -> cli
+"""
+
+import ast
+import pathlib
+
+import pytest
+
+PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "textnb"
+LAYERS = ["core", "io", "naive_bayes", "text", "semi_naive", "meta", "evaluation", "apps", "cli"]
+#: layers that may import nothing but the standard library, numpy and scipy
+LIGHT = {"core": {"numpy", "scipy"}}
+
+
+def _modules():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE.parent).with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        yield ".".join(parts), path
+
+
+def _imports(name, path):
+    """(imported module, line) for every import in the file, at any depth."""
+    tree = ast.parse(path.read_text(), str(path))
+    is_package = path.name == "__init__.py"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".")
+                base = base[: len(base) - node.level + (1 if is_package else 0)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module
+            yield module, node.lineno
+            for alias in node.names:  # "from textnb.io import corpus" imports a module
+                yield f"{module}.{alias.name}", node.lineno
+
+
+MODULES = dict(_modules())
+
+
+def _layer(module):
+    parts = module.split(".")
+    if parts[0] != "textnb" or len(parts) < 2 or parts[1] not in LAYERS:
+        return None
+    return LAYERS.index(parts[1])
+
+
+def _project_edges():
+    for name, path in MODULES.items():
+        for target, line in _imports(name, path):
+            if target in MODULES and target != name:
+                yield name, target, line
+
+
+def test_every_module_belongs_to_a_layer():
+    loose = [n for n in MODULES if n.count(".") >= 1 and _layer(n) is None and n != "textnb.__main__"]
+    assert loose == [], f"modules outside the layers: {loose}"
+
+
+def test_imports_point_down_the_layers():
+    wrong = []
+    for name, target, line in _project_edges():
+        if name in ("textnb", "textnb.__main__"):
+            continue  # the root re-exports; __main__ runs the CLI
+        if target == "textnb":
+            wrong.append(f"{name}:{line} imports the root package (import the module itself)")
+            continue
+        src, dst = _layer(name), _layer(target)
+        if src is not None and dst is not None and dst > src:
+            wrong.append(f"{name}:{line} -> {target} ({LAYERS[src]} may not import {LAYERS[dst]})")
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_no_import_cycles():
+    graph = {}
+    for name, target, _ in _project_edges():
+        graph.setdefault(name, set()).add(target)
+    seen, stack, cycles = set(), [], []
+
+    def visit(node):
+        if node in stack:
+            cycles.append(stack[stack.index(node):] + [node])
+            return
+        if node in seen:
+            return
+        seen.add(node)
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            visit(nxt)
+        stack.pop()
+
+    for node in sorted(graph):
+        visit(node)
+    assert cycles == [], "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+@pytest.mark.parametrize("layer", sorted(LIGHT))
+def test_light_layers_import_only_numpy_and_scipy(layer):
+    import sys
+
+    allowed = LIGHT[layer] | set(sys.stdlib_module_names) | {"textnb"}
+    wrong = []
+    for name, path in MODULES.items():
+        if _layer(name) != LAYERS.index(layer):
+            continue
+        for target, line in _imports(name, path):
+            top = (target or "").split(".")[0]
+            if top not in allowed and not (top == "joblib" or top == "distributed"):
+                wrong.append(f"{name}:{line} imports {target}")
+    assert wrong == [], "\n".join(wrong)

@@ -1,0 +1,916 @@
+"""The ``textnb`` command: a thin layer that parses arguments, calls the library and prints.
+
+Exit status: 0 success; 1 a user error (bad input, bad model file, bad value), printed as
+one line ``textnb: error: ...`` on stderr; 2 bad usage (argparse); 130 interrupted.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+from contextlib import contextmanager
+
+import numpy as np
+
+from textnb.core.version import __version__
+from textnb.cli.argtypes import bounded
+from textnb.core.errors import InputError, TextnbError
+
+__all__ = ["main", "build_parser"]
+
+
+# --------------------------------------------------------------------------- progress
+class Progress:
+    """A one-line progress bar on stderr when it is a terminal; silent otherwise."""
+
+    def __init__(self, label, total=None, stream=None):
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.label, self.total, self._last = label, total, 0.0
+
+    def __call__(self, done, total=None):
+        if not self.enabled:
+            return
+        total = total if total is not None else self.total
+        now = time.monotonic()
+        if now - self._last < 0.1 and (total is None or done < total):
+            return
+        self._last = now
+        if total:
+            frac = min(done / total, 1.0)
+            bar = "#" * int(30 * frac) + "-" * (30 - int(30 * frac))
+            line = f"\r{self.label} [{bar}] {done}/{total}"
+        else:
+            line = f"\r{self.label} {done}"
+        self.stream.write(line)
+        self.stream.flush()
+
+    def close(self):
+        if self.enabled:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+
+# --------------------------------------------------------------------------- options
+def _df_value(text):
+    """min_df / max_df: an int count ("5") or a float fraction ("0.5")."""
+    try:
+        return int(text)
+    except ValueError:
+        return _fraction(text)
+
+
+_fraction = bounded(float, low=0.0, high=1.0)
+
+
+_positive_int = bounded(int, low=1)
+_non_negative_float = bounded(float, low=0.0)
+_probability = bounded(float, low=0.0, high=1.0, low_open=True)
+
+
+def _wrap_model(args, model):
+    """The semi-naive wrappers asked for on the command line, around a base model."""
+    if getattr(args, "adjust", False):
+        from textnb.semi_naive.apnbc import APNBC
+
+        if not hasattr(model, "predict_joint_log_proba"):
+            raise InputError("--adjust needs a model with joint log probabilities: not with --weighting, "
+                             "--select, --calibrate or --model auto")
+        seed = getattr(args, "seed", None)
+        model = APNBC(model, **_given(significance=args.significance, fit_on=args.adjust_on,
+                                      random_state=seed if args.adjust_on == "cv" else None))
+    elif getattr(args, "significance", None) is not None or getattr(args, "adjust_on", None):
+        raise InputError("--significance and --adjust-on go with --adjust")
+    return model
+
+
+def _add_corpus_options(p):
+    g = p.add_argument_group("corpus")
+    g.add_argument("--label-column", help="label column of a TSV/CSV corpus (name or 1-based number)")
+    g.add_argument("--text-column", help="text column of a TSV/CSV corpus (name or 1-based number)")
+    g.add_argument("--max-bytes", type=_positive_int, help="read at most this many bytes of a document (default 16 MiB)")
+
+
+def _add_model_options(p):
+    g = p.add_argument_group("model")
+    g.add_argument("--model", choices=["multinomial", "bernoulli", "complement", "auto", "nb", "tan", "bn"],
+                   help="documents: multinomial (default), bernoulli, complement, or auto (term weighting "
+                        "and smoothing chosen by cross-validation: the most accurate, not streamed); "
+                        "tables: nb (default), tan, or bn with --structure")
+    g.add_argument("--norm", action="store_true", help="complement: normalise the weights (Rennie et al.)")
+    g.add_argument("--weighting", action="store_true",
+                   help="sublinear tf, idf and length normalisation (Rennie et al.) before the model")
+    g.add_argument("--select", metavar="CRITERION:K",
+                   help="keep the K best terms by chi2, ig (information gain) or df, learned in each fit")
+    g.add_argument("--calibrate", choices=["sigmoid", "isotonic"],
+                   help="calibrate probabilities on out-of-fold log-odds")
+    g.add_argument("--structure", metavar="FILE.json",
+                   help='Bayesian network structure for --model bn: {"parents": {"A": ["class", "B"], ...}}')
+    g.add_argument("--alpha", type=_non_negative_float, help="additive smoothing (default 1.0)")
+    g.add_argument("--m", type=_non_negative_float, dest="m_estimate",
+                   help="use the m-estimate with this m instead of additive smoothing")
+    g.add_argument("--uniform-prior", action="store_true", help="uniform class priors")
+    t = p.add_argument_group("tokenizer")
+    t.add_argument("--no-lowercase", action="store_true", help="keep case")
+    t.add_argument("--token-pattern", help=r"regex for a token (default (?u)\b\w\w+\b)")
+    t.add_argument("--stop-words", metavar="english|FILE",
+                   help="drop English stop words, or the words listed in FILE (one per line)")
+    t.add_argument("--stem", choices=["porter", "snowball"], help="nltk stemmer")
+    t.add_argument("--ngram", type=_positive_int, metavar="N", help="word n-grams from 1 to N (default 1)")
+    t.add_argument("--min-df", type=_df_value, help="keep terms in at least this many (or this fraction of) documents")
+    t.add_argument("--max-df", type=_df_value, help="keep terms in at most this many (or this fraction of) documents")
+    t.add_argument("--max-features", type=_positive_int, help="keep the most frequent terms only")
+    t.add_argument("--binary", action="store_true", help="count each term once per document")
+    p.add_argument("--jobs", type=int, default=-1, help="worker processes (default: all cores)")
+    p.add_argument("--lazy", choices=["lbr", "hlbr"],
+                   help="lazy Bayesian rules (Zheng & Webb): lbr, or hlbr with candidates chosen at training time")
+    adj = p.add_argument_group("APNBC class weights (Webb & Pazzani)")
+    adj.add_argument("--adjust", action="store_true", help="learn one weight per class (APNBC)")
+    adj.add_argument("--significance", type=_probability, metavar="P",
+                     help="binomial test level for accepting a weight change (default 0.05; 1 disables the test)")
+    adj.add_argument("--adjust-on", choices=["resubstitution", "cv"],
+                     help="learn the weights from the training data itself (default) or out-of-fold scores")
+    tab = p.add_argument_group("tables (ARFF, CSV/TSV with a header)")
+    tab.add_argument("--class", dest="class_name", metavar="NAME", help="class attribute (default: the last one)")
+    tab.add_argument("--numeric", choices=["gaussian", "kde", "mdl", "equal-frequency", "equal-width"],
+                     help="numeric attributes: Gaussian (default), kernel density, or discretised")
+    tab.add_argument("--bins", type=_positive_int, help="bins for equal-frequency / equal-width (default 10)")
+    tab.add_argument("--nominal", choices=["additive", "laplace", "m-estimate", "eq4"],
+                     help="estimator of P(value | class) (default additive with --alpha, i.e. Laplace)")
+    tab.add_argument("--interval-fit", choices=["theorem1", "censored"],
+                     help="uncertain numeric attributes ([L,R] cells), --model nb: the paper's Theorem 1 "
+                          "(default) or the interval-censored maximum-likelihood Gaussian, fitted by EM")
+    tab.add_argument("--missing", choices=["ignore", "mode"],
+                     help="tan / bn: leave missing values out (default) or replace them by the mode (Weka)")
+
+
+def _stop_words(value):
+    if value is None or value == "english":
+        return value
+    try:
+        with open(value, encoding="utf-8") as f:
+            return sorted({w.strip() for w in f if w.strip()})
+    except OSError as exc:
+        raise InputError(f"{value}: cannot read stop-word file ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{value}: stop-word file is not UTF-8") from None
+
+
+def _given(**kwargs):
+    """Only the options the user gave: the library keeps the defaults (one place)."""
+    return {k: v for k, v in kwargs.items() if v is not None}
+
+
+def _text_model(args, kind, params):
+    """The document model: base, with term weighting / selection / calibration around it."""
+    from sklearn.pipeline import Pipeline
+
+    from textnb.naive_bayes.complement import ComplementNB
+    from textnb.naive_bayes.discrete import BernoulliNB, MultinomialNB
+    from textnb.meta.calibration import CalibratedNB
+    from textnb.text.selection import SelectTerms
+    from textnb.meta.smoothing import SmoothingCV
+    from textnb.text.weighting import TermWeighting
+
+    if args.norm and kind != "complement":
+        raise InputError("--norm goes with --model complement")
+    if kind == "auto":
+        if params:
+            raise InputError("--model auto chooses its own smoothing; drop --alpha / --m / --uniform-prior")
+        model = SmoothingCV(cv=10)
+    elif kind == "complement":
+        model = ComplementNB(**params, **({"norm": True} if args.norm else {}))
+    else:
+        model = {"multinomial": MultinomialNB, "bernoulli": BernoulliNB}[kind](**params)
+    steps = []
+    if args.select:
+        criterion, _, k = args.select.partition(":")
+        if criterion not in ("chi2", "ig", "df") or not k.isdigit() or int(k) < 1:
+            raise InputError(f"--select {args.select}: expected chi2:K, ig:K or df:K with K >= 1")
+        steps.append(("select", SelectTerms(criterion=criterion, k=int(k))))
+    if args.weighting:
+        if kind == "auto":
+            raise InputError("--model auto already weights terms")
+        steps.append(("weighting", TermWeighting()))
+    if steps:
+        model = Pipeline(steps + [("model", model)])
+    if args.calibrate:
+        model = CalibratedNB(model, method=args.calibrate)
+    return model
+
+
+def _make_classifier(args):
+    from textnb.text.classifier import TextClassifier
+    from textnb.text.vectorizer import Vectorizer
+
+    vec = Vectorizer(**_given(
+        lowercase=False if args.no_lowercase else None,
+        token_pattern=args.token_pattern,
+        stop_words=_stop_words(args.stop_words),
+        stemmer=args.stem,
+        ngram_range=(1, args.ngram) if args.ngram else None,
+        min_df=args.min_df,
+        max_df=args.max_df,
+        max_features=args.max_features,
+        binary=True if args.binary else None,
+    ))
+    kind = args.model or "multinomial"
+    if kind not in ("multinomial", "bernoulli", "complement", "auto"):
+        raise InputError(f"--model {kind} is for tables (ARFF / CSV attributes), not documents")
+    params = _given(alpha=args.alpha, m=args.m_estimate, fit_prior=False if args.uniform_prior else None)
+    if args.lazy:
+        from textnb.semi_naive.lbr_text import LazyTextNB
+
+        if args.m_estimate is not None or args.uniform_prior:
+            raise InputError("--lazy takes --alpha only among the smoothing options")
+        # documents: the key-term candidates always come from HLBR's training-time filter
+        # (conditioning on every vocabulary term is not feasible), so lbr and hlbr agree
+        model = LazyTextNB(model=kind, **_given(alpha=args.alpha))
+    else:
+        model = _text_model(args, kind, params)
+    model = _wrap_model(args, model)
+    return TextClassifier(vectorizer=vec, model=model, n_jobs=args.jobs,
+                          **_given(max_bytes=args.max_bytes))
+
+
+def _open(args, path):
+    from textnb.io.corpus import open_corpus
+
+    return open_corpus(path, label_column=args.label_column, text_column=args.text_column)
+
+
+def _load_input(args, path):
+    """``("table", Table)`` for ARFF and attribute tables, else ``("text", Corpus)``."""
+    from textnb.io.tables import read_table
+
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        return "text", _open(args, path)
+    if path.lower().endswith(".arff") or getattr(args, "class_name", None) or getattr(args, "numeric", None):
+        return "table", read_table(path, class_name=getattr(args, "class_name", None))
+    try:
+        return "text", _open(args, path)
+    except InputError as exc:
+        if "label and text columns" not in str(exc):
+            raise
+    return "table", read_table(path, class_name=getattr(args, "class_name", None))
+
+
+def _make_tabular(args, table):
+    from textnb.naive_bayes.tabular import TabularNB
+
+    kind = args.model or "nb"
+    if kind in ("multinomial", "bernoulli"):
+        raise InputError(f"--model {kind} is for documents; tables take nb, tan or bn")
+    if args.structure and kind != "bn":
+        raise InputError("--structure goes with --model bn")
+    if args.interval_fit and (kind in ("tan", "bn") or args.lazy):
+        raise InputError("--interval-fit goes with --model nb (without --lazy)")
+    if kind in ("tan", "bn"):
+        if args.lazy:
+            raise InputError(f"--lazy builds its own local naive Bayes; it does not go with --model {kind}")
+        return _wrap_model(args, _make_network(args, table, kind))
+    if args.lazy:
+        return _wrap_model(args, _make_lazy_table(args, table))
+    nominal = args.nominal or ("m-estimate" if args.m_estimate is not None else None)
+    n_classes = len(np.unique(table.y))
+    prior = [1.0 / n_classes] * n_classes if args.uniform_prior else None
+    return _wrap_model(args, TabularNB(attributes=tuple(table.attributes), **_given(
+        alpha=args.alpha, m=args.m_estimate, nominal=nominal, numeric=args.numeric, bins=args.bins,
+        class_prior=prior, interval_fit=args.interval_fit)))
+
+
+def _make_lazy_table(args, table):
+    from textnb.naive_bayes.discretized import Discretized
+    from textnb.semi_naive.lbr import LBR
+
+    if args.numeric in ("gaussian", "kde"):
+        raise InputError(f"--lazy needs nominal attributes: use --numeric mdl (default), equal-frequency "
+                         f"or equal-width, not {args.numeric}")
+    lbr = LBR(candidates="all" if args.lazy == "lbr" else "heuristic", **_given(alpha=args.alpha))
+    return Discretized(lbr, attributes=tuple(table.attributes), class_values=tuple(table.class_attribute.values),
+                       **_given(numeric=args.numeric, bins=args.bins))
+
+
+def _make_network(args, table, kind):
+    from textnb.semi_naive.bayesnet import TAN, BayesNetClassifier, read_structure
+
+    common = dict(attributes=tuple(table.attributes), class_name=table.class_attribute.name,
+                  numeric=args.numeric if args.numeric in ("mdl",) else "mdl",
+                  **_given(alpha=args.alpha, m=args.m_estimate, missing=args.missing))
+    if args.numeric not in (None, "mdl"):
+        raise InputError(f"--model {kind} discretises numeric attributes with MDL; --numeric {args.numeric} "
+                         "is for --model nb")
+    if kind == "tan":
+        return TAN(**common)
+    if not args.structure:
+        raise InputError("--model bn needs --structure FILE.json")
+    structure = read_structure(args.structure)
+    if structure.get("class"):
+        common["class_name"] = structure["class"]
+    return BayesNetClassifier(parents=structure["parents"], **common)
+
+
+@contextmanager
+def _structure_errors(args):
+    """A bad network structure is found at fit time: name the structure file in the error."""
+    try:
+        yield
+    except InputError as exc:
+        if getattr(args, "structure", None) and "structure" in str(exc) and args.structure not in str(exc):
+            raise InputError(f"{args.structure}: {exc}") from None
+        raise
+
+
+def _check_table_classes(table):
+    classes = np.unique(table.y)
+    if len(classes) < 2:
+        raise InputError(f"{table.source}: only one class ({classes[0]!r}); need at least two")
+
+
+def _check_classes(corpus):
+    counts = corpus.class_counts()
+    if len(counts) < 2:
+        only = next(iter(counts))
+        raise InputError(f"{corpus.source}: only one class ({only!r}); need at least two")
+    return counts
+
+
+def _default_model_path(path):
+    base = os.path.basename(os.path.normpath(path)) or "model"
+    base = os.path.splitext(base)[0] or "model"
+    return base + ".tnb"
+
+
+# --------------------------------------------------------------------------- commands
+def cmd_train(args, out, err):
+    start = time.perf_counter()
+    kind, data = _load_input(args, args.path)
+    if kind == "table":
+        return _train_table(args, data, start, out)
+    corpus = data
+    _check_classes(corpus)
+    clf = _make_classifier(args)
+    bar = Progress("reading", total=len(corpus))
+    try:
+        if args.scheduler:
+            from textnb.text.distributed import connect
+
+            with connect(args.scheduler) as client:
+                clf.fit(corpus.documents, corpus.labels, progress=bar, client=client)
+        else:
+            clf.fit(corpus.documents, corpus.labels, progress=bar)
+    finally:
+        bar.close()
+    model_path = args.output or _default_model_path(args.path)
+    clf.save(model_path)
+    seconds = time.perf_counter() - start
+    summary = {
+        "source": corpus.source,
+        "documents": len(corpus) - len(clf.skipped_),
+        "per_class": _learned_counts(corpus, clf.skipped_),
+        "skipped_binary": len(clf.skipped_),
+        "vocabulary_size": len(clf.vectorizer_.vocabulary_),
+        "model": model_path,
+        "seconds": round(seconds, 3),
+    }
+    if args.json:
+        print(json.dumps(summary), file=out)
+    else:
+        per_class = ", ".join(f"{c} {n}" for c, n in summary["per_class"].items())
+        print(f"read {summary['documents']} documents from {corpus.source}: {per_class}", file=out)
+        if clf.skipped_:
+            print(f"skipped {len(clf.skipped_)} binary files", file=out)
+        print(f"vocabulary: {summary['vocabulary_size']} terms", file=out)
+        print(f"model: {_model_name(clf.model_)} -> {model_path}", file=out)
+        print(f"seconds: {seconds:.2f}", file=out)
+    return 0
+
+
+def _model_name(model):
+    """What the user trained, in words: 'LBR on mdl-discretised attributes', 'APNBC(TabularNB)'."""
+    name = type(model).__name__
+    if name == "Discretized":
+        return f"{_model_name(model.estimator_)} on {model.numeric}-discretised attributes"
+    inner = getattr(model, "estimator_", None)
+    return f"{name}({_model_name(inner)})" if inner is not None else name
+
+
+def _learned_counts(corpus, skipped):
+    """Documents per class that training used (binary files left out)."""
+    skipped = set(skipped)
+    counts = {}
+    for doc, label in zip(corpus.documents, corpus.labels):
+        if not skipped or str(doc) not in skipped:
+            counts[label] = counts.get(label, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def _train_table(args, table, start, out):
+    _check_table_classes(table)
+    model = _make_tabular(args, table)
+    with _structure_errors(args):
+        if table.sample_weight is None:
+            model.fit(table.X, table.y)
+        else:
+            model.fit(table.X, table.y, sample_weight=table.sample_weight)
+    model_path = args.output or _default_model_path(args.path)
+    model.save(model_path)
+    seconds = time.perf_counter() - start
+    classes, counts = np.unique(table.y, return_counts=True)
+    summary = {
+        "source": table.source,
+        "rows": int(len(table.y)),
+        "per_class": {str(c): int(n) for c, n in zip(classes, counts)},
+        "attributes": len(table.attributes),
+        "nominal_attributes": int(table.nominal_mask.sum()),
+        "model": model_path,
+        "seconds": round(seconds, 3),
+    }
+    if args.json:
+        print(json.dumps(summary), file=out)
+    else:
+        per_class = ", ".join(f"{c} {n}" for c, n in summary["per_class"].items())
+        print(f"read {summary['rows']} rows from {table.source}: {per_class}", file=out)
+        print(f"attributes: {summary['attributes']} ({summary['nominal_attributes']} nominal)", file=out)
+        print(f"model: {_model_name(model)} -> {model_path}", file=out)
+        print(f"seconds: {seconds:.2f}", file=out)
+    return 0
+
+
+def _scores(model, X):
+    """Log posteriors and per-class log-odds (which keep their resolution)."""
+    from textnb.core.logspace import log_odds
+
+    logp = model.predict_log_proba(X)
+    odds = model.predict_log_odds(X) if hasattr(model, "predict_log_odds") else log_odds(logp)
+    return logp, odds
+
+
+def _print_predictions(sources, classes, scores, args, out, explanations=None):
+    logp, odds = scores
+    explanations = explanations if explanations is not None else [None] * len(sources)
+    for src, lp, lo, why in zip(sources, logp, odds, explanations):
+        label = classes[int(np.argmax(lp))]
+        proba = np.exp(lp)
+        if args.json:
+            rec = {"source": src, "label": label}
+            if args.proba:
+                rec["proba"] = {c: float(p) for c, p in zip(classes, proba)}
+                rec["log_odds"] = {c: float(v) for c, v in zip(classes, lo)}
+            if why is not None:
+                rec["explanation"] = why
+            print(json.dumps(rec), file=out)
+        else:
+            cols = [src, label]
+            if args.proba:
+                cols.append(_format_proba(classes, proba))
+            if why is not None:
+                cols.append(why)
+            print("\t".join(cols), file=out)
+
+
+def _explanations(args, model, X):
+    """Per-row explanations for ``predict --explain``, or None."""
+    if not getattr(args, "explain", False):
+        return None
+    explainer = model
+    while explainer is not None and not hasattr(explainer, "predict_explain"):
+        explainer = getattr(explainer, "estimator_", None)  # e.g. APNBC around a lazy model
+    if explainer is not None and _has_rules(explainer):
+        return explainer.predict_explain(X)[1]
+    from textnb.text.classifier import TextClassifier
+
+    if isinstance(model, TextClassifier):
+        from textnb.evaluation.explain import explain
+
+        return [_term_explanation(explain(model, doc, top=args.top), args) for doc in X]
+    raise InputError(f"{args.model}: --explain needs a document model or a lazy table model (--lazy)")
+
+
+def _term_explanation(info, args):
+    """The terms that moved the decision most, for one document."""
+    if args.json:
+        return info
+    terms = ", ".join(f"{t['term']} {t['contribution']:+.2f}" for t in info["for"] + info["against"])
+    return f"vs {info['runner_up']} by {info['margin']:.2f} (prior {info['prior']:+.2f}): {terms}"
+
+
+def _has_rules(model):
+    inner = getattr(model, "model_", model)
+    while inner is not None:
+        if type(inner).__name__ in ("LBR", "LazyTextNB"):
+            return True
+        inner = getattr(inner, "estimator_", None)
+    return False
+
+
+def _attributes_of(model, path):
+    """The training attributes of a table model, looking inside wrappers (APNBC, ...)."""
+    inner = model
+    while inner is not None:
+        for name in ("attributes_", "attributes"):
+            if getattr(inner, name, None) is not None:
+                return getattr(inner, name)
+        inner = getattr(inner, "estimator_", None)
+    raise InputError(f"{path}: a {type(model).__name__} model does not record its table attributes")
+
+
+def _predict_table(args, model, out):
+    from textnb.io.tables import read_table
+
+    if not args.paths or args.paths == ["-"]:
+        raise InputError(f"{args.model}: a table model needs a table file to predict (ARFF or CSV)")
+    classes = [str(c) for c in model.classes_]
+    for path in args.paths:
+        table = read_table(path, like=_attributes_of(model, args.model))
+        sources = [f"{path}:{i + 1}" for i in range(table.X.shape[0])]
+        _print_predictions(sources, classes, _scores(model, table.X), args, out,
+                           _explanations(args, model, table.X))
+    return 0
+
+
+def _format_proba(classes, row):
+    return "\t".join(f"{c}={p:.6g}" for c, p in zip(classes, row))
+
+
+def cmd_predict(args, out, err):
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES, iter_input_documents
+    from textnb.core.model_io import load
+    from textnb.text.scorer import TextScorer, load_for_prediction
+
+    # a linear text model predicts from its arrays (no scikit-learn); --explain needs the estimator
+    model = load_for_prediction(args.model) if not args.explain else load(args.model)
+    if not isinstance(model, TextScorer) and type(model).__name__ != "TextClassifier":
+        return _predict_table(args, model, out)
+    paths = args.paths or ["-"]
+    classes = [str(c) for c in model.classes_]
+    failed = 0
+    batch, sources = [], []
+
+    def flush():
+        if batch:
+            _print_predictions(sources, classes, _scores(model, batch), args, out,
+                               _explanations(args, model, batch))
+        batch.clear()
+        sources.clear()
+
+    for src, text in iter_input_documents(paths, max_bytes=args.max_bytes or MAX_DOCUMENT_BYTES,
+                                          stdin=sys.stdin):
+        if text is None:
+            print(f"textnb: error: {src}: binary file, skipped", file=err)
+            failed += 1
+            continue
+        batch.append(text)
+        sources.append(src)
+        if len(batch) >= 1000:
+            flush()
+    flush()
+    return 1 if failed else 0
+
+
+def _read_texts(corpus, max_bytes, labels=None):
+    from textnb.io.corpus import to_text
+
+    texts, kept, skipped = [], [], 0
+    for doc, label in zip(corpus.documents, corpus.labels if labels is None else labels):
+        t = to_text(doc, max_bytes)
+        if t is None:
+            skipped += 1
+            continue
+        texts.append(t)
+        kept.append(label)
+    return texts, (np.asarray(kept) if labels is None else kept), skipped
+
+
+def cmd_evaluate(args, out, err):
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES
+    from textnb.evaluation.evaluate import cross_validate, evaluate_split, vectorize_all
+
+    start = time.perf_counter()
+    if args.multilabel or args.labels:
+        return _evaluate_multilabel(args, start, out)
+    kind, data = _load_input(args, args.path)
+    if kind == "table":
+        return _evaluate_table(args, data, start, out)
+    clf = _make_classifier(args)
+    vectorizer, model = clf.vectorizer, clf.model
+    corpus = data
+    _check_classes(corpus)
+    max_bytes = args.max_bytes or MAX_DOCUMENT_BYTES
+    test = _open(args, args.test) if args.test else (corpus.test if args.cv is None else None)
+    texts, y, skipped = _read_texts(corpus, max_bytes)
+    if test is not None:
+        test_texts, y_test, skipped_test = _read_texts(test, max_bytes)
+        X, _ = vectorize_all(texts + test_texts, vectorizer)
+        n = len(texts)
+        report = evaluate_split(X[:n], y, X[n:], y_test, model, vectorizer=vectorizer)
+        report["protocol"] = "train/test"
+        skipped += skipped_test
+    else:
+        X, _ = vectorize_all(texts, vectorizer)
+        bar = Progress("folds")
+        try:
+            report = cross_validate(X, y, model, cv=args.cv or 10, repeat=args.repeat,
+                                    seed=args.seed, vectorizer=vectorizer, progress=bar)
+        finally:
+            bar.close()
+        report["protocol"] = f"{report['folds']}-fold cross-validation x {report['repeat']}"
+    report["skipped_binary"] = skipped
+    report["seconds"] = time.perf_counter() - start
+    _print_report(report, args, out)
+    return 0
+
+
+def _evaluate_multilabel(args, start, out):
+    """One-vs-rest naive Bayes with per-label thresholds, K-fold CV, micro / macro F1 and BEP."""
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES
+    from textnb.evaluation.evaluate import vectorize_all
+    from textnb.meta.multilabel import MultiLabelNB, cross_validate_multilabel, read_multilabel_corpus
+
+    if args.test or args.plot or args.repeat != 1:
+        raise InputError("multi-label evaluation takes --cv and --seed only (no --test, --plot, --repeat)")
+    corpus = read_multilabel_corpus(args.path, label_file=args.labels)
+    texts, labels, skipped = _read_texts(corpus, args.max_bytes or MAX_DOCUMENT_BYTES, labels=corpus.labels)
+    clf = _make_classifier(args)
+    X, _ = vectorize_all(texts, clf.vectorizer)
+    report = cross_validate_multilabel(X, labels, MultiLabelNB(clf.model), cv=args.cv or 10, seed=args.seed)
+    report.update(n=len(texts), skipped_binary=skipped, seconds=time.perf_counter() - start,
+                  protocol=f"{report['folds']}-fold cross-validation, one-vs-rest")
+    if args.json:
+        print(json.dumps(report), file=out)
+        return 0
+    print(f"{report['protocol']} on {report['n']} documents ({report['seconds']:.2f} s)", file=out)
+    for key in ("micro_f1", "macro_f1", "micro_bep", "macro_bep", "subset_accuracy", "hamming_loss"):
+        if key in report:
+            print(f"{key:<16}{report[key]:.4f}", file=out)
+    width = max(8, max(len(k) for k in report.get("per_label", {"x": 0})))
+    print(f"\n{'label':<{width}}  precision  recall     f1     bep  support", file=out)
+    for name, pl in report.get("per_label", {}).items():
+        print(f"{name:<{width}}  {pl['precision']:9.4f}  {pl['recall']:6.4f}  {pl['f1']:5.4f}  "
+              f"{pl.get('bep', float('nan')):6.4f}  {pl['support']:7d}", file=out)
+    return 0
+
+
+def _evaluate_table(args, table, start, out):
+    from textnb.evaluation.evaluate import cross_validate, evaluate_split
+    from textnb.io.tables import read_table
+
+    _check_table_classes(table)
+    model = _make_tabular(args, table)
+    if args.test:
+        test = read_table(args.test, like=table.attributes)
+        if test.y is None or any(v is None for v in test.y):
+            raise InputError(f"{args.test}: every test row needs a known class")
+        with _structure_errors(args):
+            report = evaluate_split(table.X, table.y, test.X, np.asarray(test.y, dtype=table.y.dtype), model)
+        report["protocol"] = "train/test"
+    else:
+        bar = Progress("folds")
+        try:
+            with _structure_errors(args):
+                report = cross_validate(table.X, table.y, model, cv=args.cv or 10, repeat=args.repeat,
+                                        seed=args.seed, progress=bar)
+        finally:
+            bar.close()
+        report["protocol"] = f"{report['folds']}-fold cross-validation x {report['repeat']}"
+    report["seconds"] = time.perf_counter() - start
+    _print_report(report, args, out)
+    return 0
+
+
+def _print_report(report, args, out):
+    if args.plot:
+        from textnb.evaluation.plots import plot_confusion_matrix
+
+        plot_confusion_matrix(report["confusion_matrix"], report["classes"], args.plot)
+    if args.json:
+        print(json.dumps(report), file=out)
+        return
+    print(f"{report['protocol']} on {report['n']} objects ({report['seconds']:.2f} s)", file=out)
+    print(f"accuracy  {report['accuracy']:.4f}", file=out)
+    print(f"macro-F1  {report['macro_f1']:.4f}", file=out)
+    if "log_loss" in report:
+        print(f"log-loss  {report['log_loss']:.4f}", file=out)
+    width = max(8, max(len(c) for c in report["classes"]))
+    print(f"\n{'class':<{width}}  precision  recall     f1  support", file=out)
+    for c in report["classes"]:
+        pc = report["per_class"][c]
+        print(f"{c:<{width}}  {pc['precision']:9.4f}  {pc['recall']:6.4f}  {pc['f1']:5.4f}  {pc['support']:7d}",
+              file=out)
+    print("\nconfusion matrix (rows: true, columns: predicted)", file=out)
+    labels = [str(i) for i in range(len(report["classes"]))]
+    cell = max(5, max(len(str(v)) for row in report["confusion_matrix"] for v in row) + 1)
+    print(" " * (width + 2) + "".join(f"{lab:>{cell}}" for lab in labels), file=out)
+    for i, (c, row) in enumerate(zip(report["classes"], report["confusion_matrix"])):
+        print(f"{c:<{width}}{i:>2}" + "".join(f"{v:>{cell}}" for v in row), file=out)
+    if args.plot:
+        print(f"\nconfusion matrix plot: {args.plot}", file=out)
+
+
+def cmd_inspect(args, out, err):
+    from textnb.core.model_io import load
+    from textnb.text.classifier import TextClassifier
+    from textnb.evaluation.explain import describe_text_classifier
+
+    model = load(args.model)
+    if not isinstance(model, TextClassifier):
+        return _inspect_table(args, model, out)
+    info = describe_text_classifier(model, top=args.top)
+    weights = _weights_info(model.model_)
+    if weights:
+        info["apnbc_weights"] = weights
+    if args.json:
+        print(json.dumps(info), file=out)
+        return 0
+    print(f"model: {info['model']} {info['params']}", file=out)
+    print(f"classes: {len(info['classes'])}", file=out)
+    for c in info["classes"]:
+        print(f"  {c}: {info['class_count'][c]:g} documents", file=out)
+    print(f"vocabulary: {info['vocabulary_size']} terms", file=out)
+    print(f"most informative terms (log-odds against the other classes, top {args.top}):", file=out)
+    for c, terms in info["informative_terms"].items():
+        print(f"  {c}: " + ", ".join(f"{t} ({s:.2f})" for t, s in terms), file=out)
+    _print_weights(weights, out)
+    return 0
+
+
+def _weights_info(model):
+    """APNBC's learned class weights, if the model has them."""
+    if not hasattr(model, "class_log_weight_"):
+        return None
+    return {str(c): {"log_weight": float(w), "weight": float(np.exp(w)) if w < 700 else float("inf")}
+            for c, w in zip(model.classes_, model.class_log_weight_)}
+
+
+def _print_weights(weights, out):
+    if weights:
+        print("APNBC class weights (probability scale; log):", file=out)
+        for c, w in weights.items():
+            print(f"  {c}: {w['weight']:.6g} ({w['log_weight']:.4f})", file=out)
+
+
+def _inspect_network(args, model, out):
+    if args.plot:
+        model.plot_structure(args.plot)
+    if args.json:
+        print(json.dumps({"model": type(model).__name__, "classes": [str(c) for c in model.classes_],
+                          "structure": {k: list(v) for k, v in model.structure_.items()},
+                          "plot": args.plot}), file=out)
+        return 0
+    print(f"model: {type(model).__name__}", file=out)
+    print(model.structure_text(), file=out)
+    if args.plot:
+        print(f"structure plot: {args.plot}", file=out)
+    return 0
+
+
+def _inspect_table(args, model, out):
+    if hasattr(model, "structure_"):
+        return _inspect_network(args, model, out)
+    if args.plot:
+        raise InputError(f"{args.model}: --plot draws the structure of a tan or bn model")
+    weights = _weights_info(model)
+    inner = getattr(model, "estimator_", model)
+    if not hasattr(inner, "describe"):
+        raise InputError(f"{args.model}: cannot inspect a {type(model).__name__} model")
+    info = inner.describe()
+    if weights:
+        info["apnbc_weights"] = weights
+    if args.json:
+        print(json.dumps(info), file=out)
+        return 0
+    print(f"model: {info.get('model', type(model).__name__)}", file=out)
+    classes = info["classes"]
+    print("classes: " + ", ".join(f"{c} ({n:g})" for c, n in zip(classes, info["class_count"])), file=out)
+    for a in info.get("attributes", []):
+        if a.get("model") == "gaussian":
+            detail = "; ".join(f"{c}: mean {a['mean'][c]:.4g} sd {a['std'][c]:.4g}" for c in classes)
+        elif "probabilities" in a:
+            detail = "; ".join(
+                f"{c}: " + " ".join(f"{v}={p:.3g}" for v, p in zip(a["values"], a["probabilities"][c]))
+                for c in classes)
+        else:
+            detail = a.get("model", "")
+        print(f"  {a['name']} [{a['kind']}, {a.get('model', '')}] {detail}", file=out)
+    _print_weights(weights, out)
+    return 0
+
+
+def cmd_merge(args, out, err):
+    from textnb.core.model_io import load
+
+    models = [load(p) for p in args.models]
+    merged = models[0]
+    for path, other in zip(args.models[1:], models[1:]):
+        try:
+            merged.merge(other)
+        except (ValueError, AttributeError) as exc:
+            raise InputError(f"{path}: cannot merge into {args.models[0]}: {exc}") from None
+    merged.save(args.output)
+    print(f"merged {len(models)} models -> {args.output}", file=out)
+    return 0
+
+
+# --------------------------------------------------------------------------- parser
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="textnb", description="Naive Bayes for text and tabular data.")
+    parser.add_argument("--version", action="version", version=f"textnb {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("train", help="train a model on a corpus and save it",
+                       description="Train on a corpus folder (corpus/<label>/<files>, or its train/ part), "
+                                   "or a TSV/CSV file with label and text columns.")
+    p.add_argument("path", metavar="PATH")
+    p.add_argument("-o", "--output", metavar="MODEL", help="model file to write (default: <PATH name>.tnb)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="train on a Dask cluster: a scheduler address (tcp://host:8786), or local:N "
+                        "to start N local worker processes; the model is the same as without")
+    _add_model_options(p)
+    _add_corpus_options(p)
+    p.set_defaults(handler=cmd_train)
+
+    p = sub.add_parser("predict", help="classify documents with a saved model",
+                       description="Classify files, folders (recursively) or standard input (-).")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("paths", metavar="PATH", nargs="*", help="files, folders or - (default: stdin)")
+    p.add_argument("--proba", action="store_true", help="also print the class probabilities (and log-odds with --json)")
+    p.add_argument("--json", action="store_true", help="one JSON object per document")
+    p.add_argument("--max-bytes", type=_positive_int, help="read at most this many bytes of a document")
+    p.add_argument("--explain", action="store_true",
+                   help="also print why: the terms that moved the decision most, or the rule of a lazy model")
+    p.add_argument("--top", type=_positive_int, default=10, metavar="N", help="terms per explanation (default 10)")
+    p.set_defaults(handler=cmd_predict)
+
+    p = sub.add_parser("evaluate", help="cross-validate or test a model",
+                       description="Stratified, seeded K-fold cross-validation, or train/test when the corpus "
+                                   "has train/ and test/ parts or --test is given.")
+    p.add_argument("path", metavar="PATH")
+    p.add_argument("--cv", type=_positive_int, metavar="K", help="K-fold cross-validation (default 10; "
+                   "the default for a corpus with train/ and test/ parts is the split)")
+    p.add_argument("--repeat", type=_positive_int, default=1, metavar="R", help="repeat the CV R times")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the folds (default 0)")
+    p.add_argument("--test", metavar="PATH", help="a separate test corpus")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the confusion matrix")
+    p.add_argument("--multilabel", action="store_true",
+                   help="multi-label corpus: one folder per label, a document in each of its labels' folders")
+    p.add_argument("--labels", metavar="FILE",
+                   help="multi-label corpus described by FILE: lines 'docid<TAB>label1,label2'")
+    _add_model_options(p)
+    _add_corpus_options(p)
+    p.set_defaults(handler=cmd_evaluate)
+
+    p = sub.add_parser("inspect", help="describe a saved model")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("--top", type=_positive_int, default=10, metavar="N", help="informative terms per class")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--plot", metavar="FILE.png", help="draw a TAN tree / Bayesian network as a PNG")
+    p.set_defaults(handler=cmd_inspect)
+
+    p = sub.add_parser("merge", help="add up models trained on parts of a corpus")
+    p.add_argument("models", metavar="MODEL", nargs="+")
+    p.add_argument("-o", "--output", metavar="MODEL", required=True)
+    p.set_defaults(handler=cmd_merge)
+    return parser
+
+
+def main(argv=None, *, stdout=None, stderr=None):
+    """Run the command line; returns the exit status."""
+    from textnb.core.workers import keep_freed_memory
+
+    keep_freed_memory()  # this process is ours: reuse freed memory (see its docstring)
+    out = stdout if stdout is not None else sys.stdout
+    err = stderr if stderr is not None else sys.stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help (0) or bad usage (2)
+        return int(exc.code or 0)
+    try:
+        return args.handler(args, out, err)
+    except TextnbError as exc:
+        print(f"textnb: error: {exc}", file=err)
+        return 1
+    except (ValueError, TypeError) as exc:
+        print(f"textnb: error: {exc}", file=err)
+        return 1
+    except BrokenPipeError:
+        # the reader went away (e.g. `| head`): stop quietly, like other Unix tools
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 0
+    except OSError as exc:
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"textnb: error: {where}{exc.strerror or exc}", file=err)
+        return 1
+    except KeyboardInterrupt:
+        print("textnb: interrupted", file=err)
+        return 130

@@ -1,0 +1,77 @@
+"""The typed table every tabular model shares: attributes (name, kind, values) and rows.
+
+Convention (see :mod:`textnb.io.tables`, which reads tables from files): ``X`` is a 2-D
+float64 array, one row per object; a nominal cell holds the index of its value in
+``Attribute.values``, a numeric one the number, ``NaN`` is missing; uncertain attributes
+(:mod:`textnb.io.uncertain`) span several columns. Model files store attributes
+(:mod:`textnb.core.model_io`), so the type lives in the core.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["Attribute", "Table"]
+
+
+@dataclass
+class Attribute:
+    """One column: ``kind`` is ``"nominal"`` or ``"numeric"``, or ``"uncertain-numeric"``
+    / ``"uncertain-nominal"`` (:mod:`textnb.io.uncertain`; several ``X`` columns)."""
+
+    name: str
+    kind: str
+    values: list = field(default_factory=list)
+
+    @property
+    def is_nominal(self):
+        return self.kind == "nominal"
+
+    @property
+    def is_uncertain(self):
+        return self.kind in ("uncertain-numeric", "uncertain-nominal")
+
+    @property
+    def width(self):
+        """Number of ``X`` columns: 2 (uncertain numeric), k (uncertain nominal), else 1."""
+        if self.kind == "uncertain-numeric":
+            return 2
+        if self.kind == "uncertain-nominal":
+            return len(self.values)
+        return 1
+
+
+@dataclass
+class Table:
+    """Objects with typed attributes and a class column, read from ``source``.
+
+    ``y`` is a str array for training tables. Tables read with ``like=`` (query files)
+    have ``y`` None when the file has no class column or only ``?`` in it, else an
+    object array with None for the unknown labels. ``sample_weight`` holds ARFF
+    instance weights (None when every weight is 1).
+    """
+
+    attributes: list
+    X: np.ndarray
+    y: np.ndarray
+    class_attribute: Attribute
+    source: str = ""
+    sample_weight: np.ndarray = None
+
+    @property
+    def nominal_mask(self):
+        return np.array([a.is_nominal for a in self.attributes], dtype=bool)
+
+    @property
+    def n_values(self):
+        """Number of declared values per attribute (0 for numeric ones)."""
+        return np.array([len(a.values) if a.is_nominal else 0 for a in self.attributes])
+
+    @property
+    def attribute_names(self):
+        return [a.name for a in self.attributes]
+
+    @property
+    def has_uncertain(self):
+        """Whether some attribute is uncertain (then ``X`` has more columns than attributes)."""
+        return any(a.is_uncertain for a in self.attributes)

@@ -1,0 +1,27 @@
+"""Lazy re-exports for package ``__init__`` modules (PEP 562).
+
+A package lists ``name -> defining module``; a name is imported on first use, so
+importing one module of a package (the tokenizer, say) does not import its siblings
+(the estimators, and with them scikit-learn).
+"""
+
+import importlib
+
+__all__ = ["lazy_exports"]
+
+
+def lazy_exports(package, exports):
+    """``(__getattr__, __dir__)`` for a package that re-exports ``exports`` lazily."""
+
+    def __getattr__(name):
+        module = exports.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), name)
+        setattr(importlib.import_module(package), name, value)
+        return value
+
+    def __dir__():
+        return sorted(set(vars(importlib.import_module(package))) | set(exports))
+
+    return __getattr__, __dir__

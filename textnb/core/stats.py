@@ -1,0 +1,198 @@
+"""The statistics every textnb model is built on: sums that add, subtract and merge.
+
+A naive Bayes model is a function of sufficient statistics that are sums over the
+training objects. This module holds those sums and the few operations every model
+needs (``../shared/design/architecture.md``):
+
+* ``add``: fold a batch of objects in (``fit``, ``partial_fit``, streaming shards);
+* ``subtract``: take objects out again (leave-one-out, "all but this subset");
+* ``merge``: add two tables built on different shards / machines.
+
+Two kinds are enough for the models here:
+
+* :class:`CountTable` -- weighted counts per class of discrete features (word
+  counts, word presence, one-hot nominal values, discretised numerics, TAN pairs);
+* :class:`GaussianMoments` -- weighted count, mean and centred second moment per
+  class of numeric attributes (Welford / Chan et al. updates), missing values (NaN)
+  left out.
+
+Everything is float64; sparse input is never densified.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["CountTable", "GaussianMoments", "class_indicator", "seen_columns"]
+
+
+def class_indicator(y_index, n_classes, sample_weight=None):
+    """Sparse (n_samples, n_classes) matrix with the object's weight in its class column.
+
+    Parameters
+    ----------
+    y_index : ndarray of int of shape (n_samples,)
+        Index of each object's class in ``classes_``.
+    n_classes : int
+    sample_weight : ndarray of shape (n_samples,), default=None
+        Weights; 1 for every object when None.
+    """
+    y_index = np.asarray(y_index, dtype=np.intp)
+    n = y_index.shape[0]
+    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    return sp.csr_matrix((w, (np.arange(n), y_index)), shape=(n, n_classes))
+
+
+def _as_dense(m):
+    return m.toarray() if sp.issparse(m) else np.asarray(m)
+
+
+class CountTable:
+    """Weighted counts of discrete features per class.
+
+    Attributes
+    ----------
+    class_count : ndarray of shape (n_classes,)
+        Summed weight of the objects of each class.
+    feature_count : ndarray of shape (n_classes, n_features)
+        Summed ``weight * X[:, f]`` over the objects of each class.
+    """
+
+    def __init__(self, n_classes, n_features):
+        self.class_count = np.zeros(n_classes, dtype=np.float64)
+        self.feature_count = np.zeros((n_classes, n_features), dtype=np.float64)
+
+    @classmethod
+    def from_arrays(cls, class_count, feature_count):
+        table = cls.__new__(cls)
+        table.class_count = np.array(class_count, dtype=np.float64)
+        table.feature_count = np.array(feature_count, dtype=np.float64)
+        return table
+
+    @property
+    def shape(self):
+        return self.feature_count.shape
+
+    def add(self, X, Y, sign=1.0):
+        """Add (``sign=-1``: subtract) the objects of ``X`` with class indicator ``Y``.
+
+        ``X`` is (n_samples, n_features), dense or sparse; ``Y`` is the
+        (n_samples, n_classes) weighted indicator of :func:`class_indicator`.
+        One sparse product, ``Y.T @ X``; X is never densified.
+        """
+        self.feature_count += sign * _as_dense(Y.T @ X)
+        self.class_count += sign * np.asarray(Y.sum(axis=0)).ravel()
+        return self
+
+    def subtract(self, X, Y):
+        """Take objects out again (leave-one-out, complement of a subset)."""
+        return self.add(X, Y, sign=-1.0)
+
+    def merge(self, other):
+        """Add another table with the same classes and features, in place."""
+        if other.feature_count.shape != self.feature_count.shape:
+            raise ValueError(
+                f"cannot merge count tables of shapes {other.feature_count.shape} "
+                f"and {self.feature_count.shape}; align classes and features first"
+            )
+        self.class_count += other.class_count
+        self.feature_count += other.feature_count
+        return self
+
+    def copy(self):
+        return CountTable.from_arrays(self.class_count, self.feature_count)
+
+
+class GaussianMoments:
+    """Weighted count, mean and centred second moment (M2) of numeric attributes per class.
+
+    NaN marks a missing value: it is left out of that attribute's statistics (the
+    textbook's treatment, Witten & Frank §4.2). Batches are combined with the
+    parallel formula of Chan, Golub & LeVeque (1979), so ``add``, ``subtract`` and
+    ``merge`` give the same moments as one pass over all objects.
+
+    Attributes
+    ----------
+    count, mean, m2 : ndarray of shape (n_classes, n_features)
+    """
+
+    def __init__(self, n_classes, n_features):
+        shape = (n_classes, n_features)
+        self.count = np.zeros(shape)
+        self.mean = np.zeros(shape)
+        self.m2 = np.zeros(shape)
+
+    @classmethod
+    def from_arrays(cls, count, mean, m2):
+        mom = cls.__new__(cls)
+        mom.count, mom.mean, mom.m2 = (np.array(a, dtype=np.float64) for a in (count, mean, m2))
+        return mom
+
+    @staticmethod
+    def _batch(X, Y):
+        """Moments of one batch: (count, mean, m2), each (n_classes, n_features)."""
+        X = np.asarray(X, dtype=np.float64)
+        known = ~np.isnan(X)
+        Xz = np.where(known, X, 0.0)
+        # (n_classes, n_samples), kept sparse: dense it is n_samples x n_classes floats
+        W = sp.csr_matrix(Y.T) if sp.issparse(Y) else np.asarray(Y, dtype=np.float64).T
+        count = np.asarray(W @ known.astype(np.float64))
+        sx = np.asarray(W @ Xz)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(count > 0, sx / count, 0.0)
+        # sum_i w_i (x_i - mean_c)^2 over known values, per class
+        m2 = np.asarray(W @ (Xz * Xz)) - 2 * mean * sx + mean * mean * count
+        return count, mean, np.maximum(m2, 0.0)
+
+    def _combine(self, count_b, mean_b, m2_b, sign):
+        n_a, n_b = self.count, sign * count_b
+        n = n_a + n_b
+        with np.errstate(invalid="ignore", divide="ignore"):
+            delta = mean_b - self.mean
+            mean = np.where(n > 0, self.mean + delta * n_b / n, 0.0)
+            if sign > 0:
+                m2 = self.m2 + m2_b + delta * delta * n_a * n_b / np.where(n > 0, n, 1)
+            else:
+                # remove batch b from a: mean_r = (n_a mean_a - n_b' mean_b) / n
+                m2 = self.m2 - m2_b - (mean_b - mean) ** 2 * count_b * n / np.where(n_a > 0, n_a, 1)
+        empty = n <= 0
+        self.count = np.where(empty, 0.0, n)
+        self.mean = np.where(empty, 0.0, mean)
+        self.m2 = np.where(empty, 0.0, np.maximum(m2, 0.0))
+        return self
+
+    def add(self, X, Y):
+        """Fold in the objects of dense ``X`` (NaN = missing) with class indicator ``Y``."""
+        return self._combine(*self._batch(X, Y), sign=1.0)
+
+    def subtract(self, X, Y):
+        """Take objects out again (leave-one-out)."""
+        return self._combine(*self._batch(X, Y), sign=-1.0)
+
+    def merge(self, other):
+        """Add the moments of another batch with the same classes and attributes."""
+        return self._combine(other.count, other.mean, other.m2, sign=1.0)
+
+    def variance(self, ddof=1.0):
+        """Per-class variance with ``ddof`` (1: the sample variance the textbook uses)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.count - ddof > 0, self.m2 / (self.count - ddof), 0.0)
+
+    def copy(self):
+        return GaussianMoments.from_arrays(self.count, self.mean, self.m2)
+
+
+def seen_columns(X_train):
+    """Columns with a non-zero value in ``X_train`` (all columns if there is none).
+
+    Out-of-fold models are fitted and applied on these only, as a model trained on
+    the fold's documents would be: a term that only occurs in the held-out fold is an
+    unseen word, dropped, not a zero-count column (which would get the smoothed
+    probability of a never-seen word, larger in the smaller classes, and bias the
+    out-of-fold scores towards them).
+    """
+    if sp.issparse(X_train):
+        nz = np.asarray((X_train != 0).sum(axis=0)).ravel()
+    else:
+        nz = np.count_nonzero(np.asarray(X_train), axis=0)
+    cols = np.flatnonzero(nz)
+    return cols if cols.size else np.arange(X_train.shape[1])

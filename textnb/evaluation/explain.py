@@ -1,0 +1,193 @@
+"""Why a document got its class: per-term contributions, and per-class informative terms.
+
+Every textnb count model is linear in its input row ``x`` (counts, weighted counts or
+presence): ``score_c(x) = Σ_w x_w W_cw + b_c`` with ``W = log θ`` for the multinomial
+model, the complement weights for :class:`~textnb.naive_bayes.complement.ComplementNB` and the
+log-odds ``log θ − log(1 − θ)`` of present words for Bernoulli. So the margin between
+the predicted class and the runner-up splits exactly into one term per word,
+
+    contribution_w = x_w (W_pred,w − W_runner-up,w),
+
+plus the difference of the biases (class priors). :func:`explain` lists the words with
+the largest contributions either way, through any Pipeline of textnb transformers
+(:class:`~textnb.text.weighting.TermWeighting`, :class:`~textnb.text.selection.SelectTerms`)
+and a :class:`~textnb.meta.calibration.CalibratedNB` wrapper. :func:`informative_terms`
+gives NLTK-style most-informative terms per class for the same wrapped models, using
+:func:`textnb.evaluation.inspection.informative_terms`.
+"""
+
+from types import SimpleNamespace
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.pipeline import Pipeline
+from sklearn.utils.validation import check_is_fitted
+
+from textnb.evaluation import inspection
+from textnb.naive_bayes.discrete import BernoulliNB
+
+__all__ = ["describe_text_classifier", "explain", "informative_terms", "linear_weights", "unwrap"]
+
+
+def unwrap(model):
+    """``(steps, final)``: the transformers in front of the count model, and the model.
+
+    Looks through :class:`~textnb.meta.calibration.CalibratedNB` and
+    :class:`~textnb.meta.smoothing.SmoothingCV` (their fitted ``estimator_``) and
+    :class:`sklearn.pipeline.Pipeline`.
+    """
+    steps = []
+    while True:
+        if hasattr(model, "estimator_") and (hasattr(model, "calibrated_classes_")
+                                              or hasattr(model, "best_params_")):
+            model = model.estimator_  # CalibratedNB, SmoothingCV: the fitted inner model
+        elif isinstance(model, Pipeline):
+            steps.extend(step for _, step in model.steps[:-1] if step not in (None, "passthrough"))
+            model = model.steps[-1][1]
+        else:
+            return steps, model
+
+
+def _columns(steps, n_terms):
+    """Vocabulary column of each input column of the final model."""
+    cols = np.arange(n_terms)
+    for step in steps:
+        if hasattr(step, "get_support"):
+            cols = cols[step.get_support()]
+    return cols
+
+
+def linear_weights(model):
+    """``(W, b, binarize)`` with ``joint_log_likelihood = x' @ W.T + b`` (up to a per-row constant).
+
+    ``binarize`` is the threshold applied to x first (Bernoulli), or None.
+    """
+    check_is_fitted(model)
+    if isinstance(model, BernoulliNB):
+        W = model.feature_log_prob_ - model.feature_log_neg_prob_
+        b = model.class_log_prior_ + model.feature_log_neg_prob_.sum(axis=1)
+        return W, b, model.binarize
+    if not hasattr(model, "feature_log_prob_"):
+        raise TypeError(
+            f"cannot explain a {type(model).__name__}: explanations need a linear count model "
+            "(MultinomialNB, BernoulliNB or ComplementNB)"
+        )
+    W = model.feature_log_prob_
+    jll0 = np.asarray(model.predict_joint_log_proba(sp.csr_matrix((1, W.shape[1])))).ravel()
+    return W, jll0, None
+
+
+def explain(classifier, document, top=10):
+    """The terms that moved the decision most for one document.
+
+    Parameters
+    ----------
+    classifier : TextClassifier
+        Fitted; its ``model_`` may be a count model, a Pipeline of textnb transformers
+        ending in one, or a CalibratedNB around either.
+    document : str, bytes or pathlib.Path
+    top : int, default=10
+        Terms listed on each side.
+
+    Returns
+    -------
+    dict
+        ``predicted`` and ``runner_up`` (the two classes with the largest model score),
+        ``margin`` (score difference, = ``prior`` + the sum of every contribution),
+        ``prior`` (difference of the bias terms), ``for`` (terms pushing towards
+        ``predicted``, largest first) and ``against`` (towards ``runner_up``), each a
+        list of ``{"term", "count", "value", "contribution"}`` where ``value`` is what
+        the model saw (weighted count or presence).
+    """
+    check_is_fitted(classifier)
+    X = classifier.transform([document])
+    steps, model = unwrap(classifier.model_)
+    terms = np.array(list(classifier.vectorizer_.vocabulary_), dtype=object)
+    cols = _columns(steps, X.shape[1])
+    counts = X[:, cols].toarray().ravel() if sp.issparse(X) else np.asarray(X)[:, cols].ravel()
+    Xm = X
+    for step in steps:
+        Xm = step.transform(Xm)
+    Xm = sp.csr_matrix(Xm, dtype=np.float64)
+    W, b, binarize = linear_weights(model)
+    if binarize is not None:
+        Xm.data = (Xm.data > binarize).astype(np.float64)
+    x = Xm.toarray().ravel()
+    score = W @ x + b
+    classes = model.classes_
+    if len(classes) < 2:
+        return {"predicted": str(classes[0]), "runner_up": None, "margin": 0.0, "prior": 0.0,
+                "for": [], "against": []}
+    order = np.argsort(-score, kind="stable")
+    p, r = order[0], order[1]
+    contrib = x * (W[p] - W[r])
+    nz = np.flatnonzero(contrib)
+
+    def listing(idx):
+        return [{"term": str(terms[cols[j]]), "count": float(counts[j]), "value": float(x[j]),
+                 "contribution": float(contrib[j])} for j in idx]
+
+    pos = nz[contrib[nz] > 0]
+    neg = nz[contrib[nz] < 0]
+    pos = pos[np.lexsort((terms[cols[pos]].astype(str), -contrib[pos]))][:top]
+    neg = neg[np.lexsort((terms[cols[neg]].astype(str), contrib[neg]))][:top]
+    return {
+        "predicted": str(classes[p]),
+        "runner_up": str(classes[r]),
+        "margin": float(score[p] - score[r]),
+        "prior": float(b[p] - b[r]),
+        "for": listing(pos),
+        "against": listing(neg),
+    }
+
+
+def informative_terms(classifier, top=10):
+    """Most informative terms per class (NLTK style) for any wrapped count model.
+
+    Same as :func:`textnb.evaluation.inspection.informative_terms` (log-odds of the term in the
+    class against the other classes, from the model's counts and smoothing), but looks
+    through Pipelines (feature selection maps columns back to terms), CalibratedNB and
+    SmoothingCV.
+    Returns ``{class: [(term, log_odds), ...]}``.
+    """
+    check_is_fitted(classifier)
+    steps, model = unwrap(classifier.model_)
+    terms = list(classifier.vectorizer_.vocabulary_)
+    cols = _columns(steps, len(terms))
+    view = _View()
+    view.model_ = model
+    view.vectorizer_ = SimpleNamespace(vocabulary_={terms[c]: i for i, c in enumerate(cols)})
+    # inspection.informative_terms reads only model_ and vectorizer_.vocabulary_
+    return inspection.informative_terms(view, top)
+
+
+class _View(BaseEstimator):
+    """A fitted-looking holder of ``model_`` and ``vectorizer_`` for the inspection helpers."""
+
+    def fit(self, X=None, y=None):
+        return self
+
+
+def describe_text_classifier(classifier, top=10):
+    """A JSON-ready summary of a fitted :class:`~textnb.TextClassifier`.
+
+    Looks through wrappers (APNBC, calibration, pipelines, smoothing search) to the
+    count model for class counts and informative terms.
+    """
+    check_is_fitted(classifier)
+    model = getattr(classifier.model_, "estimator_", classifier.model_)
+    if not hasattr(model, "class_count_"):
+        model = unwrap(classifier.model_)[1]
+    terms = (informative_terms(classifier, top) if hasattr(model, "feature_count_")
+             else {str(c): [] for c in classifier.classes_})
+    return {
+        "kind": "text",
+        "model": type(classifier.model_).__name__,
+        "params": {k: v for k, v in model.get_params(deep=False).items() if not hasattr(v, "get_params")},
+        "tokenizer": classifier.vectorizer_.get_params(),
+        "classes": [str(c) for c in model.classes_],
+        "class_count": {str(c): float(n) for c, n in zip(model.classes_, getattr(model, "class_count_", []))},
+        "vocabulary_size": len(classifier.vectorizer_.vocabulary_),
+        "informative_terms": terms,
+    }

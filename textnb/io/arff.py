@@ -1,0 +1,400 @@
+"""Reading and writing ARFF files (Weka's Attribute-Relation File Format).
+
+Supported: ``@relation``, ``@attribute`` with nominal ``{a, b, 'c d'}``, ``numeric``,
+``real``, ``integer`` (also the old ``integer [a,b]`` range form), ``@data`` rows in
+dense or sparse ``{i v, ...}`` form, ``?`` for a missing value, ``%`` comments
+(outside quotes), single- or double-quoted names and values with backslash escapes,
+CRLF line ends and tab-separated header fields. Keywords are case-insensitive.
+``string``, ``date`` and ``relational`` attributes are rejected with an
+:class:`~textnb.core.errors.InputError` (naive Bayes has no estimator for them); a trailing
+instance weight ``{w}`` (Weka 3.7+) is read into ``weights``.
+
+Uncertain values (:mod:`textnb.io.uncertain`): a *quoted* data cell ``'[3.1,4.2]'`` in a
+numeric column is an interval, ``'{red:0.7,blue:0.3}'`` (or double-quoted) in a nominal
+column a distribution over the declared values; a column with such a cell is read as
+``"uncertain-numeric"`` / ``"uncertain-nominal"`` and spans several ``X`` columns
+(its plain cells are certain values). :func:`write_arff` writes them back the same way.
+
+Every syntax error is one line, ``path:line: problem``.
+"""
+
+import math
+import re
+
+import numpy as np
+
+from textnb.core.errors import InputError
+from textnb.core.attributes import Attribute
+from textnb.io.uncertain import (
+    UNCERTAIN_NOMINAL,
+    UNCERTAIN_NUMERIC,
+    CellError,
+    cell_kind,
+    column_slices,
+    format_cell,
+    parse_uncertain_column,
+)
+
+__all__ = ["ArffData", "read_arff", "write_arff"]
+
+_NUMERIC_KINDS = {"numeric", "real", "integer"}
+_WEIGHT = re.compile(r"^(.*),\s*\{([^{}]*)\}\s*$", re.S)
+
+
+class ArffData:
+    """The parsed content of an ARFF file.
+
+    Attributes
+    ----------
+    relation : str
+    attributes : list of Attribute
+        Every declared attribute, in file order (the class is one of them); a column
+        with uncertain cells is ``"uncertain-numeric"`` / ``"uncertain-nominal"``.
+    X : ndarray of shape (n_rows, n_x_columns)
+        Tabular convention: nominal value index or number; NaN = missing; uncertain
+        attributes span several columns (:func:`textnb.io.uncertain.column_slices`).
+    weights : ndarray of shape (n_rows,)
+        Instance weights (1 unless the file gives ``{w}``).
+    """
+
+    def __init__(self, relation, attributes, X, weights):
+        self.relation = relation
+        self.attributes = attributes
+        self.X = X
+        self.weights = weights
+
+
+def _tokens(text, path, lineno, separators=","):
+    """Split ``text`` at ``separators`` outside quotes; returns (tokens, quoted flags).
+
+    Whitespace around tokens is dropped; ``%`` outside quotes starts a comment.
+    """
+    tokens, quoted = [], []
+    buf, in_quote, was_quoted = [], None, False
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if in_quote:
+            if ch == "\\" and i + 1 < n:
+                nxt = text[i + 1]
+                buf.append({"n": "\n", "t": "\t", "r": "\r"}.get(nxt, nxt))
+                i += 2
+                continue
+            if ch == in_quote:
+                in_quote = None
+            else:
+                buf.append(ch)
+        elif ch in "'\"":
+            if "".join(buf).strip():
+                raise InputError(f"{path}:{lineno}: quote inside an unquoted value")
+            buf, in_quote, was_quoted = [], ch, True
+        elif ch in separators:
+            tokens.append("".join(buf) if was_quoted else "".join(buf).strip())
+            quoted.append(was_quoted)
+            buf, was_quoted = [], False
+        elif ch == "%":
+            break
+        elif was_quoted:
+            if not ch.isspace():
+                raise InputError(f"{path}:{lineno}: text after a closing quote")
+        else:
+            buf.append(ch)
+        i += 1
+    if in_quote:
+        raise InputError(f"{path}:{lineno}: unterminated quote")
+    tokens.append("".join(buf) if was_quoted else "".join(buf).strip())
+    quoted.append(was_quoted)
+    return tokens, quoted
+
+
+def _strip_comment(line):
+    """The line without a ``%`` comment that is outside quotes."""
+    if "%" not in line:
+        return line
+    in_quote, escaped = None, False
+    for i, ch in enumerate(line):
+        if in_quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == in_quote:
+                in_quote = None
+        elif ch in "'\"":
+            in_quote = ch
+        elif ch == "%":
+            return line[:i]
+    return line
+
+
+def _split_name(rest, path, lineno):
+    """Split ``name type...`` of an @attribute line: the (possibly quoted) name first."""
+    rest = rest.strip()
+    if not rest:
+        raise InputError(f"{path}:{lineno}: @attribute without a name")
+    if rest[0] in "'\"":
+        q = rest[0]
+        i, buf = 1, []
+        while i < len(rest):
+            ch = rest[i]
+            if ch == "\\" and i + 1 < len(rest):
+                buf.append(rest[i + 1])
+                i += 2
+                continue
+            if ch == q:
+                return "".join(buf), rest[i + 1 :].strip()
+            buf.append(ch)
+            i += 1
+        raise InputError(f"{path}:{lineno}: unterminated quote in attribute name")
+    m = re.match(r"(\S+?)(?=\s|\{|$)(.*)", rest, re.S)
+    return m.group(1), m.group(2).strip()
+
+
+def _parse_attribute(rest, path, lineno):
+    name, spec = _split_name(rest, path, lineno)
+    if not spec:
+        raise InputError(f"{path}:{lineno}: attribute {name!r} has no type")
+    if spec.startswith("{"):
+        if not spec.rstrip().endswith("}"):
+            raise InputError(f"{path}:{lineno}: nominal attribute {name!r}: missing '}}'")
+        values, _ = _tokens(spec.strip()[1:-1], path, lineno)
+        if values == [""]:
+            raise InputError(f"{path}:{lineno}: nominal attribute {name!r} declares no values")
+        if any(v == "" for v in values):
+            raise InputError(f"{path}:{lineno}: nominal attribute {name!r} has an empty value")
+        if len(set(values)) != len(values):
+            dup = sorted({v for v in values if values.count(v) > 1})
+            raise InputError(f"{path}:{lineno}: nominal attribute {name!r} repeats value(s) {dup}")
+        return Attribute(name, "nominal", values)
+    kind = spec.split()[0].lower()
+    kind = re.match(r"[a-z]*", kind).group(0)
+    if kind in _NUMERIC_KINDS:
+        tail = spec[len(kind):].strip()
+        if tail and not re.fullmatch(r"[\[\(].*[\]\)]", tail):
+            raise InputError(f"{path}:{lineno}: attribute {name!r}: cannot read type {spec!r}")
+        return Attribute(name, "numeric", [])
+    if kind in ("string", "date", "relational"):
+        raise InputError(
+            f"{path}:{lineno}: attribute {name!r} is of type {kind}, which naive Bayes "
+            f"cannot use; remove it or make it nominal"
+        )
+    raise InputError(f"{path}:{lineno}: attribute {name!r} has unknown type {spec!r}")
+
+
+def _number(tok, path, lineno, name):
+    try:
+        x = float(tok)
+    except ValueError:
+        raise InputError(
+            f"{path}:{lineno}: value {tok!r} of numeric attribute {name!r} is not a number"
+        ) from None
+    if not math.isfinite(x):
+        raise InputError(f"{path}:{lineno}: value {tok!r} of attribute {name!r} is not finite")
+    return x
+
+
+def read_arff(path, *, encoding="utf-8"):
+    """Read an ARFF file into an :class:`ArffData` (all attributes, class included).
+
+    Raises
+    ------
+    InputError
+        On any syntax error (``path:line: problem``), an unreadable file, a file
+        without attributes, or an undeclared nominal value.
+    """
+    path = str(path)
+    try:
+        with open(path, encoding=encoding, errors="strict", newline=None) as f:
+            lines = f.read().splitlines()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not {encoding} text ({exc.reason} at byte {exc.start})") from None
+
+    relation, attributes = "", []
+    lineno, n_lines = 0, len(lines)
+    in_data = False
+    while lineno < n_lines:
+        raw = lines[lineno]
+        lineno += 1
+        line = _strip_comment(raw).strip()
+        if not line:
+            continue
+        if line[0] != "@":
+            raise InputError(f"{path}:{lineno}: expected @relation, @attribute or @data, got {line[:40]!r}")
+        keyword = re.match(r"@[A-Za-z]+", line).group(0)
+        rest = line[len(keyword):]
+        kw = keyword.lower()
+        if kw == "@relation":
+            relation = _split_name(rest, path, lineno)[0] if rest.strip() else ""
+        elif kw == "@attribute":
+            attributes.append(_parse_attribute(rest, path, lineno))
+        elif kw == "@data":
+            in_data = True
+            break
+        else:
+            raise InputError(f"{path}:{lineno}: unknown keyword {keyword!r}")
+    if not attributes:
+        raise InputError(f"{path}: no @attribute declarations (empty or not an ARFF file)")
+    if not in_data:
+        raise InputError(f"{path}: no @data section")
+    names = [a.name for a in attributes]
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise InputError(f"{path}: attribute name(s) {dup} declared twice")
+
+    n_att = len(attributes)
+    index = [
+        {v: float(i) for i, v in enumerate(a.values)} if a.is_nominal else None for a in attributes
+    ]
+    rows, weights = [], []
+    nan = float("nan")
+    uncertain = {}  # column -> {row: (text, line)}
+
+    def cell(j, tok, quoted, ln):
+        if tok == "?" and not quoted:
+            return nan
+        a = attributes[j]
+        if quoted and tok[:1] in "[{" and cell_kind(tok) and not (index[j] is not None and tok in index[j]):
+            uncertain.setdefault(j, {})[len(rows)] = (tok, ln)
+            return nan
+        if index[j] is not None:
+            try:
+                return index[j][tok]
+            except KeyError:
+                raise InputError(
+                    f"{path}:{ln}: value {tok!r} is not declared for nominal attribute {a.name!r}"
+                ) from None
+        return _number(tok, path, ln, a.name)
+
+    while lineno < n_lines:
+        raw = lines[lineno]
+        lineno += 1
+        line = raw.strip()
+        if not line or line[0] == "%":
+            continue
+        weight = 1.0
+        m = _WEIGHT.match(line)
+        if m and (not line.startswith("{") or m.group(1).rstrip().endswith("}")):
+            weight = _number(m.group(2).strip(), path, lineno, "instance weight")
+            line = m.group(1).strip()
+        if line.startswith("{"):
+            if not line.endswith("}"):
+                raise InputError(f"{path}:{lineno}: sparse row without closing '}}'")
+            row = [0.0] * n_att
+            for j, a in enumerate(attributes):  # absent = 0, i.e. the first nominal value
+                if a.is_nominal and not a.values:
+                    row[j] = nan
+            toks, quoted = _tokens(line[1:-1], path, lineno)
+            if toks != [""]:
+                for tok, q in zip(toks, quoted):
+                    parts = tok.split(None, 1) if not q else [tok]
+                    if len(parts) != 2:
+                        raise InputError(f"{path}:{lineno}: sparse entry {tok!r} is not 'index value'")
+                    try:
+                        j = int(parts[0])
+                    except ValueError:
+                        raise InputError(f"{path}:{lineno}: sparse index {parts[0]!r} is not an integer") from None
+                    if not 0 <= j < n_att:
+                        raise InputError(f"{path}:{lineno}: sparse index {j} out of range 0..{n_att - 1}")
+                    v = parts[1].strip()
+                    vq = v[:1] in "'\""
+                    if vq:
+                        v = _tokens(v, path, lineno)[0][0]
+                    row[j] = cell(j, v, vq, lineno)
+        else:
+            if "'" in line or '"' in line or "%" in line:
+                toks, quoted = _tokens(line, path, lineno)
+            else:
+                toks = [t.strip() for t in line.split(",")]
+                quoted = [False] * len(toks)
+            if len(toks) != n_att:
+                if len(toks) == 1 and toks[0] == "":
+                    continue  # a line holding only a comment
+                raise InputError(f"{path}:{lineno}: {len(toks)} values, expected {n_att}")
+            row = [cell(j, t, q, lineno) for j, (t, q) in enumerate(zip(toks, quoted))]
+        rows.append(row)
+        weights.append(weight)
+    X = np.array(rows, dtype=np.float64).reshape(len(rows), n_att)
+    if uncertain:
+        attributes, X = _uncertain_columns(path, attributes, X, uncertain)
+    return ArffData(relation, attributes, X, np.array(weights, dtype=np.float64))
+
+
+def _uncertain_columns(path, attributes, X, uncertain):
+    """Expand the columns holding uncertain cells into their ``X`` blocks."""
+    atts, blocks = [], []
+    for j, a in enumerate(attributes):
+        if j not in uncertain:
+            atts.append(a)
+            blocks.append(X[:, j:j + 1])
+            continue
+        cells = list(X[:, j])
+        lines = {}
+        for i, (text, ln) in uncertain[j].items():
+            cells[i] = text
+            lines[i] = ln
+        kind = UNCERTAIN_NOMINAL if a.is_nominal else UNCERTAIN_NUMERIC
+        try:
+            values, block = parse_uncertain_column(kind, cells, values=a.values if a.is_nominal else None)
+        except CellError as exc:
+            raise InputError(f"{path}:{lines.get(exc.index, '?')}: attribute {a.name!r}: {exc}") from None
+        atts.append(Attribute(a.name, kind, values))
+        blocks.append(block)
+    return atts, np.hstack(blocks)
+
+
+_SAFE = re.compile(r"[^\s,{}'\"%\\?]+")
+
+
+def _quote(s):
+    s = str(s)
+    if _SAFE.fullmatch(s):
+        return s
+    return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _format_number(x):
+    return repr(float(x)) if not float(x).is_integer() else str(int(x)) if abs(x) < 1e15 else repr(float(x))
+
+
+def write_arff(path, attributes, X, *, relation="textnb"):
+    """Write rows in the tabular convention to an ARFF file (NaN -> ``?``).
+
+    ``attributes`` lists every column of ``X`` (put the class among them, usually
+    last); nominal cells are value indices. Values are quoted where needed, so
+    :func:`read_arff` and Weka read the file back unchanged. Uncertain attributes are
+    declared with their certain type and written as quoted ``'[L,R]'`` /
+    ``'{v:p,...}'`` cells (which Weka cannot read).
+    """
+    X = np.asarray(X, dtype=np.float64)
+    out = [f"@relation {_quote(relation)}", ""]
+    for a in attributes:
+        if a.kind == UNCERTAIN_NOMINAL:
+            out.append(f"@attribute {_quote(a.name)} {{{','.join(_quote(v) for v in a.values)}}}")
+        elif a.is_nominal:
+            out.append(f"@attribute {_quote(a.name)} {{{','.join(_quote(v) for v in a.values)}}}")
+        else:
+            out.append(f"@attribute {_quote(a.name)} numeric")
+    out += ["", "@data"]
+    enc = [
+        [_quote(v) for v in a.values] if a.is_nominal else None for a in attributes
+    ]
+    slices = column_slices(attributes)
+    for row in X:
+        cells = []
+        for j, a in enumerate(attributes):
+            if a.kind in (UNCERTAIN_NOMINAL, UNCERTAIN_NUMERIC):
+                text = format_cell(a, row[slices[j]])
+                cells.append(text if text == "?" else "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'")
+                continue
+            x = row[slices[j].start]
+            if np.isnan(x):
+                cells.append("?")
+            elif enc[j] is not None:
+                cells.append(enc[j][int(x)])
+            else:
+                cells.append(_format_number(x))
+        out.append(",".join(cells))
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write("\n".join(out) + "\n")

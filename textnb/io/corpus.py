@@ -1,0 +1,324 @@
+"""Reading labelled corpora as streams of documents.
+
+Layouts
+-------
+* a folder with one sub-folder per class, ``corpus/<label>/<files>`` (the layout of
+  20 Newsgroups and of scikit-learn's ``load_files``); files below a class folder are
+  found recursively, hidden files and folders are skipped, symbolic links to folders
+  are not followed (so a link loop cannot trap the reader), and FIFOs, sockets and
+  devices are skipped (reading one could block forever or never end); a broken or
+  looping symbolic link is listed and reported as unreadable when it is read;
+* the same, split: ``corpus/train/<label>/...`` and ``corpus/test/<label>/...``;
+* a TSV or CSV file with a label column and a text column: with a header naming them
+  (``label``/``class``/``category``/``target`` and ``text``/``message``/``document``/
+  ``body``/``content``), or chosen with ``label_column`` / ``text_column``; a file
+  without a header of exactly two columns is read as ``label<TAB>text`` (the SMS Spam
+  Collection's layout).
+
+Decoding policy
+---------------
+Files are read as bytes. A document with a NUL byte in its first 8 KiB is *binary*:
+it is skipped and counted. Otherwise it is decoded as UTF-8 (a BOM is dropped); if
+that fails, as Windows-1252; if that fails too, as Latin-1, which maps every byte, so
+decoding never fails and never loses a document. At most ``max_bytes`` (default
+16 MiB, :data:`MAX_DOCUMENT_BYTES`; ``--max-bytes`` on the command line) of a file are
+read: a longer document is truncated there, so one huge file (a 1 GB log, say) costs
+at most ``max_bytes`` of input and never exhausts memory. A TSV/CSV corpus file is read
+whole (it holds many documents), but a binary one is refused after its first 8 KiB.
+
+Nothing here reads the whole corpus at once: listing a folder yields ``(path, label)``
+pairs, and the text of a file is read only when it is needed (in a worker process
+when training is parallel).
+"""
+
+import csv
+import io
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from textnb.core.errors import InputError
+
+__all__ = [
+    "MAX_DOCUMENT_BYTES",
+    "Corpus",
+    "decode_bytes",
+    "is_binary",
+    "open_corpus",
+    "read_bytes",
+    "read_document",
+    "iter_input_documents",
+    "to_text",
+    "to_tokenizable",
+]
+
+MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
+_SNIFF = 8192
+_LABEL_NAMES = ("label", "class", "category", "target", "labels", "y")
+_TEXT_NAMES = ("text", "message", "document", "body", "content", "sms", "doc")
+
+
+def is_binary(data):
+    """True when ``data`` (bytes) looks binary: a NUL byte in its first 8 KiB."""
+    return b"\x00" in data[:_SNIFF]
+
+
+def decode_bytes(data):
+    """Decode document bytes: UTF-8, else Windows-1252, else Latin-1 (never fails)."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    try:
+        return data.decode("cp1252")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def read_bytes(path, max_bytes=MAX_DOCUMENT_BYTES):
+    """The first ``max_bytes`` bytes of the file at ``path``.
+
+    Raises InputError (one line naming the file) when it cannot be read.
+    """
+    # os.read in 64 KiB / 1 MiB steps: twice as fast on small files as a buffered
+    # f.read(max_bytes), which first allocates max_bytes
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            parts, total, step = [], 0, 1 << 16
+            while total < max_bytes:
+                chunk = os.read(fd, min(step, max_bytes - total))
+                if not chunk:
+                    break
+                parts.append(chunk)
+                total += len(chunk)
+                step = 1 << 20
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def read_document(path, max_bytes=MAX_DOCUMENT_BYTES):
+    """Text of the file at ``path``, or None when it is binary.
+
+    Raises InputError (one line naming the file) when it cannot be read.
+    """
+    data = read_bytes(path, max_bytes)
+    if is_binary(data):
+        return None
+    return decode_bytes(data)
+
+
+def _hidden(name):
+    return name.startswith(".")
+
+
+def _walk_files(folder):
+    """Regular files below ``folder``, sorted, without following links to folders."""
+    out = []
+    for root, dirs, files in os.walk(folder, followlinks=False, onerror=None):
+        dirs[:] = sorted(d for d in dirs if not _hidden(d))
+        for name in sorted(files):
+            if _hidden(name):
+                continue
+            path = os.path.join(root, name)
+            if _special(path):
+                continue
+            out.append(path)
+    return out
+
+
+def _special(path):
+    """True for a FIFO, socket or device (not a regular file, nor a link to one).
+
+    A broken or looping link is not special: it is listed, and reading it reports it.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode)
+
+
+@dataclass
+class Corpus:
+    """A labelled corpus: parallel lists of documents and labels, read lazily.
+
+    ``documents`` holds :class:`pathlib.Path` objects (files read when needed) or
+    ``str`` texts (rows of a TSV/CSV file).
+    """
+
+    source: str
+    documents: list
+    labels: list
+    test: "Corpus | None" = None
+    skipped: list = field(default_factory=list)
+
+    def __len__(self):
+        return len(self.documents)
+
+    def class_counts(self):
+        counts = {}
+        for label in self.labels:
+            counts[label] = counts.get(label, 0) + 1
+        return dict(sorted(counts.items()))
+
+
+def open_corpus(path, *, label_column=None, text_column=None):
+    """List a corpus at ``path`` (folder, split folder, TSV or CSV file).
+
+    Returns a :class:`Corpus`; for a split folder its ``test`` attribute holds the
+    test part. Raises InputError for an empty corpus, a missing path or a table
+    without recognisable label and text columns.
+    """
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise InputError(f"{path}: no such file or folder")
+    if os.path.isdir(path):
+        subdirs = _class_folders(path)
+        names = {os.path.basename(d) for d in subdirs}
+        if "train" in names and _class_folders(os.path.join(path, "train")):
+            train = _open_folder(os.path.join(path, "train"))
+            test_dir = os.path.join(path, "test")
+            if os.path.isdir(test_dir) and _class_folders(test_dir):
+                train.test = _open_folder(test_dir)
+            train.source = path
+            return train
+        return _open_folder(path)
+    return _open_table(path, label_column=label_column, text_column=text_column)
+
+
+def _class_folders(path):
+    try:
+        entries = sorted(os.scandir(path), key=lambda e: e.name)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot list folder ({exc.strerror or exc})") from None
+    return [e.path for e in entries if not _hidden(e.name) and e.is_dir(follow_symlinks=False)]
+
+
+def _open_folder(path):
+    folders = _class_folders(path)
+    if not folders:
+        raise InputError(f"{path}: no class folders (expected {path}/<label>/<files>)")
+    documents, labels = [], []
+    for folder in folders:
+        label = os.path.basename(folder)
+        for f in _walk_files(folder):
+            documents.append(Path(f))
+            labels.append(label)
+    if not documents:
+        raise InputError(f"{path}: empty corpus (the class folders hold no files)")
+    return Corpus(source=path, documents=documents, labels=labels)
+
+
+def _pick_column(header, wanted, names, what, path):
+    if wanted is not None:
+        if isinstance(wanted, int) or (isinstance(wanted, str) and wanted.isdigit()):
+            i = int(wanted) - 1
+            if not 0 <= i < len(header):
+                raise InputError(f"{path}: {what} column {wanted} out of range 1..{len(header)}")
+            return i
+        lowered = [h.strip().lower() for h in header]
+        if wanted.lower() not in lowered:
+            raise InputError(f"{path}: no {what} column {wanted!r} (columns: {', '.join(header)})")
+        return lowered.index(wanted.lower())
+    lowered = [h.strip().lower() for h in header]
+    for n in names:
+        if n in lowered:
+            return lowered.index(n)
+    return None
+
+
+def _open_table(path, *, label_column=None, text_column=None):
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(_SNIFF)
+            if is_binary(raw):  # refused before the rest is read: a huge binary file costs 8 KiB
+                raise InputError(f"{path}: binary file, not a TSV/CSV corpus")
+            raw += f.read()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if not raw.strip():
+        raise InputError(f"{path}: empty file")
+    text = decode_bytes(raw)
+    delimiter = "\t" if (path.lower().endswith((".tsv", ".tab")) or "\t" in text.split("\n", 1)[0]) else ","
+    rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter,
+                           quoting=csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE))
+    rows = [r for r in rows if r and any(c.strip() for c in r)]
+    if not rows:
+        raise InputError(f"{path}: empty file")
+    header = rows[0]
+    li = _pick_column(header, label_column, _LABEL_NAMES, "label", path)
+    ti = _pick_column(header, text_column, _TEXT_NAMES, "text", path)
+    if li is not None and ti is not None:
+        body, first_line = rows[1:], 2
+    elif li is None and ti is None and label_column is None and text_column is None and all(
+        len(r) == 2 or (delimiter == "\t" and len(r) > 2) for r in rows[:50]
+    ):
+        li, ti, body, first_line = 0, 1, rows, 1  # headerless label<TAB>text
+    else:
+        raise InputError(
+            f"{path}: cannot find the label and text columns; name them in a header "
+            f"(label, text) or pass --label-column / --text-column"
+        )
+    documents, labels = [], []
+    for n, row in enumerate(body, start=first_line):
+        if len(row) <= max(li, ti):
+            raise InputError(f"{path}:{n}: row has {len(row)} columns, expected at least {max(li, ti) + 1}")
+        label = row[li].strip()
+        if not label:
+            raise InputError(f"{path}:{n}: empty label")
+        if delimiter == "\t" and ti == len(header) - 1:
+            documents.append("\t".join(row[ti:]))  # a TAB inside the last (text) column
+        else:
+            documents.append(row[ti])
+        labels.append(label)
+    if not documents:
+        raise InputError(f"{path}: empty corpus (header only)")
+    return Corpus(source=path, documents=documents, labels=labels)
+
+
+def iter_input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None):
+    """Yield ``(source, text_or_None)`` for files, folders (recursively) and ``-`` (stdin).
+
+    ``None`` marks a binary file. Used by ``predict``.
+    """
+    for p in paths:
+        if p == "-":
+            data = (stdin.buffer if hasattr(stdin, "buffer") else stdin).read(max_bytes)
+            if isinstance(data, str):
+                yield "-", data
+            else:
+                yield "-", None if is_binary(data) else decode_bytes(data)
+        elif os.path.isdir(p):
+            for f in _walk_files(p):
+                yield f, read_document(f, max_bytes)
+        elif os.path.exists(p):
+            yield p, read_document(p, max_bytes)
+        else:
+            raise InputError(f"{p}: no such file or folder")
+
+
+def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES):
+    """A document for :func:`textnb.text.tokenize.batch_term_ids`: str, or bytes when it is
+    ASCII (no decoding needed: ASCII bytes are their own text), None if binary."""
+    if isinstance(doc, str):
+        return doc
+    if isinstance(doc, Path):
+        data = read_bytes(doc, max_bytes)
+    elif isinstance(doc, (bytes, bytearray)):
+        data = bytes(doc[:max_bytes])
+    else:
+        raise TypeError(f"a document must be str, bytes or pathlib.Path; got {type(doc).__name__}")
+    if is_binary(data):
+        return None
+    return data if data.isascii() else decode_bytes(data)
+
+
+def to_text(doc, max_bytes=MAX_DOCUMENT_BYTES):
+    """A document as str: str as is, bytes decoded, a Path read (None if binary)."""
+    text = to_tokenizable(doc, max_bytes)
+    return text.decode("ascii") if isinstance(text, bytes) else text

@@ -1,0 +1,192 @@
+"""Reading CSV / TSV files with a header row into typed columns.
+
+Types are inferred per column: a column is *numeric* when every non-missing cell parses
+as a finite float, otherwise *nominal* (values in order of first appearance, as Weka's
+CSV loader does). An empty cell or ``?`` is missing. ``types={name: "nominal" |
+"numeric"}`` overrides the inference; a cell that is not a number in a column forced
+numeric is an :class:`~textnb.core.errors.InputError` naming the file, row and column.
+
+Uncertain values (:mod:`textnb.io.uncertain`): a column with a cell ``"[3.1,4.2]"`` is
+read as ``"uncertain-numeric"`` (two ``X`` columns, L and R), one with a cell
+``"{red:0.7,blue:0.3}"`` as ``"uncertain-nominal"`` (one ``X`` column per value, the
+probabilities); plain cells in such columns are certain values. ``types`` may also
+force these two kinds. Malformed cells (L > R, probabilities not summing to 1,
+garbage) are one-line :class:`~textnb.core.errors.InputError` s naming file, row and column.
+"""
+
+import csv
+import math
+
+import numpy as np
+
+from textnb.core.errors import InputError
+from textnb.core.attributes import Attribute
+from textnb.io.uncertain import (
+    UNCERTAIN_KINDS,
+    UNCERTAIN_NOMINAL,
+    UNCERTAIN_NUMERIC,
+    CellError,
+    cell_kind,
+    parse_uncertain_column,
+)
+
+__all__ = ["read_csv", "MISSING"]
+
+#: Cell texts read as a missing value.
+MISSING = frozenset({"", "?"})
+_KINDS = ("nominal", "numeric") + UNCERTAIN_KINDS
+
+
+def _delimiter(path, sample):
+    lower = path.lower()
+    if lower.endswith(".tsv") or lower.endswith(".tab"):
+        return "\t"
+    if lower.endswith(".csv"):
+        return ","
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=",\t;|").delimiter
+    except csv.Error:
+        return "\t" if "\t" in sample.split("\n", 1)[0] else ","
+
+
+def _is_float_text(s):
+    """True for text float() reads, finite or not ("inf", "nan", "1e999")."""
+    try:
+        float(s)
+    except ValueError:
+        return False
+    return True
+
+
+def _float(s):
+    try:
+        x = float(s)
+    except ValueError:
+        return None
+    return x if math.isfinite(x) else None
+
+
+def read_csv(path, *, types=None, class_name=None, optional_types=False, encoding="utf-8"):
+    """Read a delimited text file with a header row.
+
+    Parameters
+    ----------
+    path : str or path-like
+        ``.csv`` (comma), ``.tsv`` / ``.tab`` (tab); other names: delimiter sniffed.
+    types : dict of {str: "nominal", "numeric", "uncertain-numeric" or "uncertain-nominal"}, default=None
+        Forced column types; other columns are inferred.
+    class_name : str, "" or None, default=None
+        The class column, read as nominal unless ``types`` says otherwise (None: the
+        last column; ``""``: no class column).
+    optional_types : bool, default=False
+        Ignore ``types`` entries for columns the file does not have (query files).
+
+    Returns
+    -------
+    attributes : list of Attribute
+        One per column, in file order.
+    X : ndarray of shape (n_rows, n_x_columns)
+        The tabular convention (nominal index or number; NaN = missing); an uncertain
+        attribute spans several columns (:func:`textnb.io.uncertain.column_slices`).
+    """
+    path = str(path)
+    types = dict(types or {})
+    try:
+        with open(path, encoding=encoding, newline="") as f:
+            text = f.read()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not {encoding} text ({exc.reason} at byte {exc.start})") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not text.strip():
+        raise InputError(f"{path}: empty file")
+    reader = csv.reader(text.splitlines(), delimiter=_delimiter(path, text[:65536]))
+    try:
+        rows = [r for r in reader]
+    except csv.Error as exc:
+        raise InputError(f"{path}:{reader.line_num}: {exc}") from None
+    header = [h.strip() for h in rows[0]] if rows else []
+    if not header:
+        raise InputError(f"{path}:1: no header row (the first line holds no column names)")
+    if any(h == "" for h in header):
+        raise InputError(f"{path}:1: header has an empty column name")
+    if len(set(header)) != len(header):
+        dup = sorted({h for h in header if header.count(h) > 1})
+        raise InputError(f"{path}:1: column name(s) {dup} appear twice in the header")
+    unknown = sorted(set(types) - set(header))
+    if optional_types:
+        types = {k: v for k, v in types.items() if k in header}
+    elif unknown:
+        raise InputError(f"{path}: types given for unknown column(s) {unknown}; columns: {header}")
+    for name, kind in types.items():
+        if kind not in _KINDS:
+            raise InputError(f"{path}: type {kind!r} of column {name!r} is not one of {_KINDS}")
+    if class_name is None:
+        class_name = header[-1]
+    if class_name in header:
+        types.setdefault(class_name, "nominal")
+    body, linenos = [], []
+    for i, r in enumerate(rows[1:], start=2):
+        if not r or all(c.strip() == "" for c in r):
+            continue
+        if len(r) != len(header):
+            raise InputError(f"{path}:{i}: {len(r)} cells, expected {len(header)}")
+        body.append([c.strip() for c in r])
+        linenos.append(i)
+    n, d = len(body), len(header)
+    attributes, blocks = [], []
+    X = np.full((n, d), np.nan)
+    for j, name in enumerate(header):
+        col = [r[j] for r in body]
+        kind = types.get(name)
+        shapes = [(i, cell_kind(c)) for i, c in enumerate(col) if c not in MISSING and c[:1] in "[{"]
+        shapes = [(i, k) for i, k in shapes if k is not None]
+        if kind is None and shapes:
+            found = {k for _, k in shapes}
+            if len(found) > 1:
+                i = next(i for i, k in shapes if k != shapes[0][1])
+                raise InputError(
+                    f"{path}:{linenos[i]}: column {name!r} mixes intervals and distributions ({col[i]!r})"
+                )
+            kind = UNCERTAIN_NUMERIC if found == {"interval"} else UNCERTAIN_NOMINAL
+        if kind in UNCERTAIN_KINDS:
+            try:
+                values, block = parse_uncertain_column(kind, col)
+            except CellError as exc:
+                raise InputError(f"{path}:{linenos[exc.index]}: column {name!r}: {exc}") from None
+            attributes.append(Attribute(name, kind, values))
+            blocks.append(block)
+            continue
+        if shapes:
+            i = shapes[0][0]
+            raise InputError(
+                f"{path}:{linenos[i]}: column {name!r} is declared {kind}, but cell {col[i]!r} is an "
+                f"uncertain value"
+            )
+        blocks.append(X[:, j:j + 1])
+        nums = [None if c in MISSING else _float(c) for c in col]
+        if kind is None:
+            # "inf" / "nan" among numbers make a numeric column with a bad cell, not a nominal one
+            looks = [x is not None or _is_float_text(c) for x, c in zip(nums, col) if c not in MISSING]
+            kind = "numeric" if all(looks) and any(x is not None for x in nums) else "nominal"
+        if kind == "numeric":
+            for i, (x, c) in enumerate(zip(nums, col)):
+                if c in MISSING:
+                    continue
+                if x is None:
+                    problem = "is not finite" if _is_float_text(c) else "is not a number"
+                    raise InputError(f"{path}:{linenos[i]}: value {c!r} in numeric column {name!r} {problem}")
+                X[i, j] = x
+            attributes.append(Attribute(name, "numeric", []))
+        else:
+            values = {}
+            for i, c in enumerate(col):
+                if c in MISSING:
+                    continue
+                X[i, j] = values.setdefault(c, len(values))
+            attributes.append(Attribute(name, "nominal", list(values)))
+    if any(a.kind in UNCERTAIN_KINDS for a in attributes):
+        X = np.hstack(blocks) if blocks else X
+    return attributes, X

@@ -1,0 +1,442 @@
+"""Typed tables: the in-memory form of ARFF / CSV data for the tabular models.
+
+Convention shared by every tabular model (TabularNB, APNBC on tables, LBR, TAN,
+Bayes nets, NBU):
+
+* ``X`` is a 2-D float64 array, one row per object, one column per attribute
+  (the class attribute removed);
+* a *nominal* attribute's cell holds the index of its value in
+  ``Attribute.values`` (0 .. k-1), a *numeric* one holds the number;
+* ``NaN`` means missing (ARFF ``?``, an empty CSV cell);
+* ``y`` is an array of class labels (str).
+
+Uncertain attributes (NBU, :mod:`textnb.io.uncertain`) are the one exception to "one
+column per attribute": an ``"uncertain-numeric"`` attribute spans two columns (``L``,
+``R``) and an ``"uncertain-nominal"`` one a column per value (its probabilities).
+:func:`read_table` reads them from ``[L,R]`` / ``{v:p,...}`` cells without options; a
+table without them is exactly the convention above.
+
+Entry points: :func:`read_table` (ARFF, CSV, TSV; for training, or ``like=`` a trained
+model's attributes for prediction), :func:`encode_like` (re-code a table or raw rows
+against a model's attributes), :func:`table_from_frame` (pandas).
+"""
+
+import math
+import os
+import numpy as np
+
+from textnb.core.attributes import Attribute, Table
+from textnb.core.errors import InputError
+from textnb.io.arff import read_arff
+from textnb.io.csvtable import read_csv
+from textnb.io.uncertain import CellError, cell_kind, column_slices, parse_uncertain_column
+
+__all__ = ["Attribute", "Table", "read_table", "encode_like", "table_from_frame"]
+
+_MISSING_TEXT = frozenset({"", "?"})
+
+
+def _cols(attributes, idx):
+    """``X`` column indices of the attributes at positions ``idx``."""
+    sl = column_slices(attributes)
+    return [c for j in idx for c in range(sl[j].start, sl[j].stop)]
+
+
+_CSV_EXT = (".csv", ".tsv", ".tab", ".txt")
+
+
+def _read_columns(path, types=None, class_name=None, optional_types=False):
+    """All columns of an ARFF / CSV file: (attributes, X, weights)."""
+    lower = path.lower()
+    if lower.endswith(".arff"):
+        if types:
+            raise InputError(f"{path}: types= applies to CSV/TSV files; ARFF declares its types")
+        data = read_arff(path)
+        return data.attributes, data.X, data.weights
+    if lower.endswith(_CSV_EXT):
+        attributes, X = read_csv(path, types=types, class_name=class_name, optional_types=optional_types)
+        return attributes, X, None
+    raise InputError(f"{path}: unknown table format (expected .arff, .csv, .tsv or .txt)")
+
+
+def read_table(path, *, class_name=None, types=None, drop=None, like=None):
+    """Read an ARFF / CSV / TSV file into a :class:`Table`.
+
+    Parameters
+    ----------
+    path : str or path-like
+        ``.arff`` is read with :func:`textnb.io.arff.read_arff`; ``.csv``, ``.tsv``,
+        ``.tab`` and ``.txt`` with :func:`textnb.io.csvtable.read_csv` (types inferred).
+    class_name : str, default=None
+        The class attribute; the last one when None.
+    types : dict of {str: "nominal" or "numeric"}, default=None
+        Forced column types for CSV / TSV files (also ``"uncertain-numeric"`` /
+        ``"uncertain-nominal"``; without it, a column with ``[L,R]`` or ``{v:p,...}``
+        cells is uncertain, see :mod:`textnb.io.uncertain`).
+    drop : str or sequence of str, default=None
+        Attributes to leave out (ID columns, say).
+    like : sequence of Attribute, default=None
+        Read a query file against a trained model's attributes (``model.attributes_``):
+        columns are matched by name and re-coded to the model's value indices (see
+        :func:`encode_like`; an unseen nominal value becomes missing). The class
+        column (``class_name``, or else the one column that is not a model
+        attribute, if there is exactly one) may be absent or all ``?``.
+
+    Raises
+    ------
+    InputError
+        One line naming the file: unreadable or empty file, syntax error (with its
+        line), unknown class or drop name (listing the available ones), a numeric
+        or uncertain class, a class with fewer than two values, a non-number in a
+        numeric column, a malformed uncertain cell (with its row and column).
+    """
+    path = os.fspath(path)
+    if like is not None:
+        like = list(like)
+        types = dict(types or {})
+        like_names = {a.name for a in like}
+        if path.lower().endswith(_CSV_EXT):
+            for a in like:
+                types.setdefault(a.name, a.kind)
+        attributes, X, weights = _read_columns(
+            path, types or None, class_name if class_name else "", optional_types=True
+        )
+        return _query_table(path, attributes, X, weights, like, class_name, drop, like_names)
+
+    attributes, X, weights = _read_columns(path, types, class_name)
+    names = [a.name for a in attributes]
+    keep = _drop_columns(path, names, drop)
+    X = X[:, _cols(attributes, keep)]
+    attributes = [attributes[j] for j in keep]
+    names = [a.name for a in attributes]
+    if not names:
+        raise InputError(f"{path}: no attributes")
+    if class_name is None:
+        ci = len(names) - 1
+    elif class_name in names:
+        ci = names.index(class_name)
+    else:
+        raise InputError(f"{path}: no attribute named {class_name!r}; attributes: {', '.join(names)}")
+    cls = attributes[ci]
+    if cls.is_uncertain:
+        raise InputError(
+            f"{path}: class attribute {cls.name!r} is uncertain; the class must be a certain nominal value"
+        )
+    if not cls.is_nominal:
+        raise InputError(
+            f"{path}: class attribute {cls.name!r} is numeric; naive Bayes needs a nominal class "
+            f"(choose another with class_name / --class)"
+        )
+    if X.shape[0] == 0:
+        raise InputError(f"{path}: no data rows")
+    if len(attributes) < 2:
+        raise InputError(f"{path}: only the class attribute {cls.name!r}; nothing to learn from")
+    cc = _cols(attributes, [ci])[0]
+    yc = X[:, cc]
+    labelled = ~np.isnan(yc)
+    if not labelled.any():
+        raise InputError(f"{path}: class attribute {cls.name!r} is missing in every row")
+    X = np.delete(X[labelled], cc, axis=1)
+    if weights is not None:
+        weights = weights[labelled]
+        if np.all(weights == 1.0):
+            weights = None
+    y = np.asarray(cls.values, dtype=str)[yc[labelled].astype(np.intp)]
+    present = np.unique(y)
+    if present.size < 2:
+        raise InputError(
+            f"{path}: class attribute {cls.name!r} has only one value ({str(present[0])!r}); "
+            f"a classifier needs at least two"
+        )
+    return Table(
+        attributes=[a for j, a in enumerate(attributes) if j != ci],
+        X=X,
+        y=y,
+        class_attribute=cls,
+        source=path,
+        sample_weight=weights,
+    )
+
+
+def _drop_columns(path, names, drop):
+    if drop is None:
+        return list(range(len(names)))
+    drop = [drop] if isinstance(drop, str) else list(drop)
+    unknown = [d for d in drop if d not in names]
+    if unknown:
+        raise InputError(f"{path}: cannot drop unknown attribute(s) {unknown}; attributes: {', '.join(names)}")
+    return [j for j, n in enumerate(names) if n not in drop]
+
+
+def _query_table(path, attributes, X, weights, like, class_name, drop, like_names):
+    names = [a.name for a in attributes]
+    keep = _drop_columns(path, names, drop)
+    X = X[:, _cols(attributes, keep)]
+    attributes = [attributes[j] for j in keep]
+    names = [a.name for a in attributes]
+    if class_name is None:
+        extra = [n for n in names if n not in like_names]
+        class_name = extra[0] if len(extra) == 1 else None
+    elif class_name not in names:
+        class_name = None  # a query file need not carry the class
+    cls, y = None, None
+    if class_name is not None:
+        ci = names.index(class_name)
+        cls = attributes[ci]
+        col = X[:, _cols(attributes, [ci])[0]]
+        if cls.is_nominal and not np.all(np.isnan(col)):
+            y = np.array(
+                [None if math.isnan(v) else cls.values[int(v)] for v in col], dtype=object
+            )
+    src = Table(attributes, X, None, None, path)
+    Xq = _encode_table(src, like, path)
+    return Table(list(like), Xq, y, cls, path, weights if weights is not None and np.any(weights != 1) else None)
+
+
+def _value_map(src, dst, where):
+    """Index map from ``src`` nominal values to ``dst``'s (NaN where unseen)."""
+    pos = {v: i for i, v in enumerate(dst.values)}
+    return np.array([pos.get(v, np.nan) for v in src.values], dtype=np.float64)
+
+
+def _encode_table(table, attributes, where):
+    names = [a.name for a in table.attributes]
+    missing = [a.name for a in attributes if a.name not in names]
+    if missing:
+        raise InputError(f"{where}: lacks the model's attribute(s) {missing}")
+    src_sl, dst_sl = column_slices(table.attributes), column_slices(attributes)
+    width = dst_sl[-1].stop if dst_sl else 0
+    out = np.full((table.X.shape[0], width), np.nan)
+    for k, dst in enumerate(attributes):
+        j = names.index(dst.name)
+        src = table.attributes[j]
+        if src.is_uncertain or dst.is_uncertain:
+            out[:, dst_sl[k]] = _encode_uncertain(table.X[:, src_sl[j]], src, dst, where)
+            continue
+        c = dst_sl[k].start
+        col = table.X[:, src_sl[j].start]
+        known = ~np.isnan(col)
+        if src.is_nominal and dst.is_nominal:
+            m = _value_map(src, dst, where)
+            if m.size:
+                out[known, c] = m[col[known].astype(np.intp)]
+        elif src.is_nominal:  # model numeric, file nominal: values must be numbers
+            if src.values:
+                out[known, c] = _nominal_numbers(src, dst, where)[col[known].astype(np.intp)]
+        elif dst.is_nominal:  # model nominal, file numeric: match values by number
+            for i, v in enumerate(dst.values):
+                try:
+                    x = float(v)
+                except ValueError:
+                    continue
+                out[known & (col == x), c] = i
+        else:
+            out[:, c] = col
+    return out
+
+
+def _nominal_numbers(src, dst, where):
+    nums = []
+    for v in src.values:
+        try:
+            nums.append(float(v))
+        except ValueError:
+            raise InputError(
+                f"{where}: value {v!r} of attribute {dst.name!r} is not a number "
+                f"(the model's attribute is numeric)"
+            ) from None
+    return np.asarray(nums, dtype=np.float64)
+
+
+def _encode_uncertain(block, src, dst, where):
+    """Re-code the columns of one attribute when either side is uncertain."""
+    n = block.shape[0]
+    if dst.kind == "uncertain-numeric":
+        if src.kind == "uncertain-numeric":
+            return block
+        if src.kind == "numeric":
+            return np.column_stack([block[:, 0], block[:, 0]])
+        if src.kind == "nominal":
+            x = np.full(n, np.nan)
+            known = ~np.isnan(block[:, 0])
+            if src.values:
+                x[known] = _nominal_numbers(src, dst, where)[block[known, 0].astype(np.intp)]
+            return np.column_stack([x, x])
+    elif dst.kind == "uncertain-nominal":
+        out = np.full((n, len(dst.values)), np.nan)
+        pos = {v: i for i, v in enumerate(dst.values)}
+        if src.kind == "nominal":
+            known = ~np.isnan(block[:, 0])
+            m = np.array([pos.get(v, -1) for v in src.values], dtype=np.intp)
+            idx = m[block[known, 0].astype(np.intp)] if src.values else np.empty(0, dtype=np.intp)
+            rows = np.flatnonzero(known)[idx >= 0]  # a value the model never saw: missing
+            out[rows] = 0.0
+            out[rows, idx[idx >= 0]] = 1.0
+            return out
+        if src.kind == "uncertain-nominal":
+            known = ~np.isnan(block[:, 0])
+            unknown = [i for i, v in enumerate(src.values) if v not in pos]
+            if unknown:
+                bad = known & np.any(block[:, unknown] > 0, axis=1)
+                if bad.any():
+                    r = int(np.flatnonzero(bad)[0])
+                    v = src.values[unknown[int(np.argmax(block[r, unknown] > 0))]]
+                    raise InputError(
+                        f"{where}: row {r + 1}: unknown category {v!r} in a distribution of attribute "
+                        f"{dst.name!r} (the model's values: {', '.join(dst.values)})"
+                    )
+            out[known] = 0.0
+            for i, v in enumerate(src.values):
+                if v in pos:
+                    out[known, pos[v]] = block[known, i]
+            return out
+    raise InputError(
+        f"{where}: attribute {dst.name!r} is {src.kind} here but {dst.kind} in the model"
+    )
+
+
+def encode_like(table_or_rows, attributes, *, source="<rows>"):
+    """Re-code data against a trained model's attributes (``model.attributes_``).
+
+    Parameters
+    ----------
+    table_or_rows : Table or sequence of rows
+        A :class:`Table` whose columns are matched to ``attributes`` by name, or rows
+        of cell values (strings or numbers) in the order of ``attributes``, or dicts
+        mapping attribute name to value. ``""``, ``"?"``, None and NaN are missing.
+        An uncertain numeric attribute takes ``"[L,R]"``, a pair ``(L, R)`` or a
+        number; an uncertain nominal one ``"{v:p,...}"``, a dict ``{v: p}`` or a value.
+    attributes : sequence of Attribute
+        The attributes the model was trained on.
+
+    Returns
+    -------
+    X : ndarray of shape (n_rows, n_columns)
+        Nominal cells hold the index into the model's value list. A nominal value the
+        model never declared becomes missing (NaN): it is left out of the product,
+        exactly like a ``?``, rather than failing the whole prediction. Uncertain
+        attributes span several columns (:mod:`textnb.io.uncertain`).
+
+    Raises
+    ------
+    InputError
+        A required attribute is absent, a numeric cell is not a number, or an
+        uncertain cell is malformed (L > R, probabilities not summing to 1, a
+        distribution naming a value the model does not know).
+    """
+    attributes = list(attributes)
+    if isinstance(table_or_rows, Table):
+        return _encode_table(table_or_rows, attributes, table_or_rows.source or source)
+    rows = list(table_or_rows)
+    slices = column_slices(attributes)
+    X = np.full((len(rows), slices[-1].stop if slices else 0), np.nan)
+    lookup = [{v: i for i, v in enumerate(a.values)} if a.is_nominal else None for a in attributes]
+    for r, row in enumerate(rows, start=1):
+        if isinstance(row, dict):
+            cells = [row.get(a.name) for a in attributes]
+        else:
+            cells = list(row)
+            if len(cells) != len(attributes):
+                raise InputError(f"{source}: row {r} has {len(cells)} values, expected {len(attributes)}")
+        for k, (a, c) in enumerate(zip(attributes, cells)):
+            if c is None or (isinstance(c, float) and math.isnan(c)):
+                continue
+            if isinstance(c, str):
+                c = c.strip()
+                if c in _MISSING_TEXT:
+                    continue
+            if a.is_uncertain:
+                X[r - 1, slices[k]] = _uncertain_cell(c, a, f"{source}: row {r}")
+            elif lookup[k] is not None:
+                key = c if isinstance(c, str) else _number_text(c, a)
+                X[r - 1, slices[k].start] = lookup[k].get(key, np.nan)
+            else:
+                try:
+                    X[r - 1, slices[k].start] = float(c)
+                except (TypeError, ValueError):
+                    raise InputError(
+                        f"{source}: row {r}: value {c!r} of numeric attribute {a.name!r} is not a number"
+                    ) from None
+    return X
+
+
+def _uncertain_cell(c, a, where):
+    """The ``X`` columns of one uncertain cell given as text, number, pair or dict."""
+    if a.kind == "uncertain-numeric" and isinstance(c, (tuple, list)) and len(c) == 2:
+        c = f"[{float(c[0])!r},{float(c[1])!r}]"
+    elif a.kind == "uncertain-nominal" and isinstance(c, dict):
+        c = "{" + ",".join(f"{k}:{float(p)!r}" for k, p in c.items()) + "}"
+    elif a.kind == "uncertain-nominal" and not isinstance(c, str):
+        c = _number_text(c, a)
+    elif not isinstance(c, str):
+        c = repr(float(c)) if isinstance(c, (int, float, np.number)) else str(c)
+    if a.kind == "uncertain-nominal" and cell_kind(c) is None and c not in a.values:
+        return np.nan  # a value the model never saw: missing, as for a certain nominal
+    try:
+        return parse_uncertain_column(a.kind, [c], values=a.values if a.kind == "uncertain-nominal" else None)[1][0]
+    except CellError as exc:
+        raise InputError(f"{where}: attribute {a.name!r}: {exc}") from None
+
+
+def _number_text(x, attribute):
+    """The declared value of a nominal attribute equal to number ``x`` (or None)."""
+    for v in attribute.values:
+        try:
+            if float(v) == float(x):
+                return v
+        except (TypeError, ValueError):
+            continue
+    return str(x)
+
+
+def table_from_frame(df, class_name=None, *, source="<DataFrame>"):
+    """Build a :class:`Table` from a pandas DataFrame.
+
+    Numeric (non-boolean) columns become numeric attributes; categorical columns
+    become nominal with their categories in order; every other column becomes nominal
+    with its distinct values as strings, in order of first appearance. NaN / None are
+    missing. The class is ``class_name`` or the last column.
+    """
+    import pandas as pd
+
+    names = [str(c) for c in df.columns]
+    if class_name is None:
+        class_name = names[-1] if names else None
+    if class_name not in names:
+        raise InputError(f"{source}: no column named {class_name!r}; columns: {', '.join(names)}")
+    attributes, cols = [], []
+    for name, col in zip(names, df.columns):
+        s = df[col]
+        if isinstance(s.dtype, pd.CategoricalDtype):
+            values = [str(v) for v in s.cat.categories]
+            codes = s.cat.codes.to_numpy().astype(np.float64)
+            codes[codes < 0] = np.nan
+            attributes.append(Attribute(name, "nominal", values))
+            cols.append(codes)
+        elif pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype) \
+                and name != class_name:
+            attributes.append(Attribute(name, "numeric", []))
+            cols.append(s.to_numpy(dtype=np.float64, na_value=np.nan))
+        else:
+            values, codes = {}, np.full(len(s), np.nan)
+            for i, v in enumerate(s.tolist()):
+                if v is None or (isinstance(v, float) and math.isnan(v)):
+                    continue
+                codes[i] = values.setdefault(str(v), len(values))
+            attributes.append(Attribute(name, "nominal", list(values)))
+            cols.append(codes)
+    X = np.column_stack(cols) if cols else np.empty((len(df), 0))
+    ci = names.index(class_name)
+    cls = attributes[ci]
+    yc = X[:, ci]
+    labelled = ~np.isnan(yc)
+    y = np.asarray(cls.values, dtype=str)[yc[labelled].astype(np.intp)]
+    if np.unique(y).size < 2:
+        raise InputError(f"{source}: class column {class_name!r} has fewer than two values")
+    return Table(
+        [a for j, a in enumerate(attributes) if j != ci],
+        np.delete(X[labelled], ci, axis=1),
+        y,
+        cls,
+        source,
+    )

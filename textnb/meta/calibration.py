@@ -1,0 +1,399 @@
+"""Scores a user can threshold: calibrated probabilities and per-class thresholds.
+
+Naive Bayes ranks documents well but its probabilities are extreme: the independence
+assumption multiplies the evidence of every word, so on long documents nearly every
+``predict_proba`` is 0 or 1 (Domingos & Pazzani 1997; Zadrozny & Elkan 2002 calibrate
+NB scores with isotonic regression, Platt 1999 with a sigmoid). :class:`CalibratedNB`
+learns a map from the model's *log-odds* ``log P(c|x) − log P(¬c|x)`` (which keeps its
+resolution where the probability has rounded to 1) to a probability, one map per
+class, fitted on out-of-fold scores so the map sees how the model scores documents it
+was not trained on. The final model is then fitted on all the data.
+
+It also keeps per-class decision thresholds on the raw log-odds, chosen on the same
+out-of-fold scores (best F1, or a target false-positive rate), and the helpers
+:func:`threshold_for_fpr` and :func:`threshold_for_f1` for scores computed elsewhere.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import expit, log_expit, logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.isotonic import IsotonicRegression
+from sklearn.model_selection import StratifiedKFold
+from sklearn.utils import get_tags
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from textnb.naive_bayes.base import log_odds
+from textnb.core.model_io import register
+from textnb.core.stats import seen_columns
+from textnb.meta.smoothing import SmoothingCV
+
+__all__ = [
+    "CalibratedNB",
+    "out_of_fold_log_odds",
+    "estimator_log_odds",
+    "threshold_for_f1",
+    "threshold_for_fpr",
+]
+
+_METHODS = ("sigmoid", "isotonic")
+
+
+def estimator_log_odds(estimator, X, classes):
+    """Per-class log-odds of a fitted classifier, columns aligned on ``classes``.
+
+    Computed from ``predict_log_proba`` (log-odds do not depend on the normalisation),
+    so any classifier works, including a Pipeline. A class the estimator does not know
+    gets ``-inf``.
+    """
+    lp = np.asarray(estimator.predict_log_proba(X), dtype=np.float64)
+    full = np.full((lp.shape[0], len(classes)), -np.inf)
+    full[:, np.searchsorted(classes, estimator.classes_)] = lp
+    if len(classes) == 1:
+        return np.zeros_like(full)
+    return log_odds(full)
+
+
+def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight=None):
+    """Log-odds of every object from a model that did not see it (stratified K-fold).
+
+    Returns ``(scores, classes)`` with ``scores`` of shape (n_samples, n_classes). The
+    number of folds is lowered to the size of the smallest class when needed (at
+    least 2). ``cv`` may also be a splitter (with ``split(X, y)``) or an iterable of
+    ``(train, test)`` index arrays.
+    """
+    y = np.asarray(y)
+    classes, counts = np.unique(y, return_counts=True)
+    if isinstance(cv, Integral):
+        n_splits = int(min(cv, counts.min()))
+        if n_splits < 2:
+            raise ValueError(
+                f"every class needs at least 2 objects for out-of-fold scores; "
+                f"class {classes[np.argmin(counts)]!r} has {counts.min()}"
+            )
+        folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
+        splits = folds.split(np.zeros(len(y)), y)
+    elif hasattr(cv, "split"):
+        splits = cv.split(np.zeros(len(y)), y)
+    else:
+        splits = cv
+    scores = np.full((len(y), len(classes)), np.nan)
+    for train, test in splits:
+        kw = {} if sample_weight is None else {"sample_weight": sample_weight[train]}
+        cols = seen_columns(X[train])
+        fitted = clone(estimator).fit(X[train][:, cols], y[train], **kw)
+        scores[test] = estimator_log_odds(fitted, X[test][:, cols], classes)
+    return scores, classes
+
+
+def _finite(s):
+    """Replace ±inf scores by the most extreme finite ones (or ±1e6)."""
+    s = np.asarray(s, dtype=np.float64)
+    fin = s[np.isfinite(s)]
+    hi = fin.max() if fin.size else 0.0
+    lo = fin.min() if fin.size else 0.0
+    return np.nan_to_num(s, nan=0.0, posinf=hi + 1.0, neginf=lo - 1.0)
+
+
+def _fit_sigmoid(s, t, w):
+    """Platt scaling: (a, b) minimising the log loss of ``sigmoid(a s + b)``.
+
+    Uses Platt's (1999) smoothed targets ``(N+ + 1) / (N+ + 2)`` and ``1 / (N- + 2)``
+    so that a separable training set does not push ``a`` to infinity.
+    """
+    pos = np.sum(w[t == 1])
+    neg = np.sum(w[t == 0])
+    target = np.where(t == 1, (pos + 1.0) / (pos + 2.0), 1.0 / (neg + 2.0))
+    total = np.sum(w)
+    mean = np.sum(w * s) / total if total > 0 else 0.0
+    scale = np.sqrt(np.sum(w * (s - mean) ** 2) / total) if total > 0 else 1.0
+    scale = scale if scale > 0 else 1.0
+    z = s / scale
+
+    def loss(ab):
+        u = ab[0] * z + ab[1]
+        return -np.sum(w * (target * log_expit(u) + (1 - target) * log_expit(-u)))
+
+    # Newton's method with backtracking (Lin, Lin & Weng 2007): two parameters,
+    # exact Hessian, converges to machine precision in a few steps
+    ab = np.array([1.0, np.log((pos + 1.0) / (neg + 1.0))])
+    f = loss(ab)
+    for _ in range(100):
+        u = ab[0] * z + ab[1]
+        p = expit(u)
+        r = w * (p - target)
+        g = np.array([np.sum(r * z), np.sum(r)])
+        if np.max(np.abs(g)) <= 1e-11 * max(total, 1.0):
+            break
+        d = w * p * (1 - p)
+        H = np.array([[np.sum(d * z * z), np.sum(d * z)], [np.sum(d * z), np.sum(d)]])
+        H += 1e-12 * max(total, 1.0) * np.eye(2)
+        step = np.linalg.solve(H, g)
+        t = 1.0
+        while t > 1e-10:
+            new = ab - t * step
+            f_new = loss(new)
+            if f_new <= f + 1e-4 * t * (g @ -step):
+                break
+            t /= 2
+        else:
+            break
+        ab, f = new, f_new
+    a, b = ab
+    return float(a / scale), float(b)
+
+
+def threshold_for_fpr(scores, positive, fpr):
+    """The smallest threshold ``t`` with false-positive rate ``P(score > t | negative) <= fpr``.
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_samples,)
+        Scores of the positive class (e.g. log-odds), larger = more positive.
+    positive : array-like of bool of shape (n_samples,)
+    fpr : float in [0, 1]
+
+    Returns
+    -------
+    float
+        Predict positive when ``score > t``. ``-inf`` when every negative may be
+        flagged; a score of some negative otherwise.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    positive = np.asarray(positive, dtype=bool)
+    if not 0.0 <= float(fpr) <= 1.0:
+        raise ValueError(f"fpr must be in [0, 1]; got {fpr!r}")
+    neg = np.sort(scores[~positive])[::-1]
+    allowed = int(np.floor(float(fpr) * len(neg) + 1e-9))
+    if allowed >= len(neg):
+        return float("-inf")
+    return float(neg[allowed])
+
+
+def threshold_for_f1(scores, positive):
+    """The threshold ``t`` (predict positive when ``score > t``) with the best F1.
+
+    Ties go to the largest threshold. Returns ``+inf`` if there is no positive.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    positive = np.asarray(positive, dtype=bool)
+    n_pos = positive.sum()
+    if n_pos == 0:
+        return float("inf")
+    order = np.argsort(-scores, kind="stable")
+    s, p = scores[order], positive[order]
+    tp = np.cumsum(p)
+    k = np.arange(1, len(s) + 1)
+    # only cut between distinct scores
+    last = np.r_[s[1:] != s[:-1], True]
+    f1 = np.where(last, 2 * tp / (k + n_pos), -1.0)
+    best = int(np.argmax(f1))
+    nxt = s[best + 1] if best + 1 < len(s) else -np.inf
+    if np.isfinite(nxt) and np.isfinite(s[best]):
+        return float((s[best] + nxt) / 2)  # midway between the last flagged score and the next
+    return float(nxt)
+
+
+@register
+class CalibratedNB(ClassifierMixin, BaseEstimator):
+    """A classifier with calibrated probabilities and per-class thresholds.
+
+    One calibration map per class (per positive class when there are two) from the
+    estimator's log-odds to a probability, fitted on out-of-fold log-odds
+    (:func:`out_of_fold_log_odds`); the estimator itself is then fitted on all the
+    data. With several classes the per-class probabilities are normalised to sum to 1
+    (the one-vs-rest scheme of Zadrozny & Elkan 2002).
+
+    Parameters
+    ----------
+    estimator : classifier, default=None
+        Any classifier with ``predict_log_proba`` (a textnb model or a Pipeline ending
+        in one); ``textnb.MultinomialNB()`` when None. A
+        :class:`~textnb.meta.smoothing.SmoothingCV` chooses its smoothing once on all the
+        data, and the model with that smoothing is calibrated.
+    method : {"sigmoid", "isotonic"}, default="sigmoid"
+        Platt's sigmoid ``σ(a s + b)`` on the log-odds ``s`` (two parameters per class;
+        robust with little data), or isotonic regression (monotone step function,
+        kept within ``[1/(n+2), 1 − 1/(n+2)]`` so no probability is 0 or 1; needs more
+        data).
+    cv : int, splitter or iterable of (train, test), default=5
+        Folds for the out-of-fold scores (an int: stratified, shuffled with
+        ``random_state``, lowered to the size of the smallest class).
+    target_fpr : float or None, default=None
+        If set, ``thresholds_`` are chosen for this out-of-fold false-positive rate per
+        class; otherwise for the best out-of-fold F1 per class.
+    random_state : int, default=0
+        Seed of the fold assignment.
+
+    Attributes
+    ----------
+    estimator_ : classifier
+        The estimator fitted on all the data.
+    classes_ : ndarray of shape (n_classes,)
+    calibrated_classes_ : ndarray of int
+        Indices of the classes that have a calibration map (only the second class
+        with two classes; every class otherwise).
+    sigmoid_ : ndarray of shape (n_calibrated, 2)
+        ``(a, b)`` per map (sigmoid).
+    isotonic_x_, isotonic_y_ : list of ndarray
+        The step function per map (isotonic).
+    thresholds_ : ndarray of shape (n_classes,)
+        Per-class thresholds on the raw log-odds (:meth:`predict_log_odds`).
+
+    References
+    ----------
+    J. Platt (1999). Probabilistic outputs for support vector machines and comparisons
+    to regularized likelihood methods. B. Zadrozny, C. Elkan (2002). Transforming
+    classifier scores into accurate multiclass probability estimates. KDD.
+
+    Examples
+    --------
+    >>> from textnb.meta.calibration import CalibratedNB
+    >>> X = [[3, 0], [2, 1], [4, 0], [3, 1], [0, 3], [1, 2], [0, 4], [1, 3]] * 2
+    >>> y = ["ham"] * 4 + ["spam"] * 4 + ["ham"] * 4 + ["spam"] * 4
+    >>> clf = CalibratedNB(cv=2).fit(X, y)
+    >>> clf.predict([[5, 0]]).tolist()
+    ['ham']
+    """
+
+    def __init__(self, estimator=None, *, method="sigmoid", cv=5, target_fpr=None, random_state=0):
+        self.estimator = estimator
+        self.method = method
+        self.cv = cv
+        self.target_fpr = target_fpr
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        est = self._base()
+        inner = get_tags(est)
+        tags.input_tags.sparse = inner.input_tags.sparse
+        tags.input_tags.positive_only = inner.input_tags.positive_only
+        tags.classifier_tags.poor_score = True
+        return tags
+
+    def _base(self):
+        if self.estimator is not None:
+            return self.estimator
+        from textnb.naive_bayes.discrete import MultinomialNB
+
+        return MultinomialNB()
+
+    def _check_params(self):
+        if self.method not in _METHODS:
+            raise ValueError(f"method must be 'sigmoid' or 'isotonic'; got {self.method!r}")
+        if isinstance(self.cv, Integral) and self.cv < 2:
+            raise ValueError(f"cv must be an int >= 2, a splitter or a list of splits; got {self.cv!r}")
+        if self.target_fpr is not None and not (
+            isinstance(self.target_fpr, Real) and 0.0 <= self.target_fpr <= 1.0
+        ):
+            raise ValueError(f"target_fpr must be in [0, 1] or None; got {self.target_fpr!r}")
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the calibration maps on out-of-fold log-odds, then the estimator on all data."""
+        self._check_params()
+        X, y = validate_data(self, X, y, accept_sparse="csr", reset=True)
+        check_classification_targets(y)
+        sw = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        if sw is not None and sw.shape != (X.shape[0],):
+            raise ValueError(f"sample_weight has shape {sw.shape}; expected ({X.shape[0]},)")
+        base = self._base()
+        self.classes_ = np.unique(y)
+        n_classes = len(self.classes_)
+        kw = {} if sw is None else {"sample_weight": sw}
+        final = None
+        if isinstance(base, SmoothingCV) and n_classes >= 2:
+            # choose the smoothing once, on all the data, and calibrate that model: fold
+            # models choosing their own smoothing would score on other scales
+            final = clone(base).fit(X, y)
+            base = clone(final.estimator_)
+        if n_classes >= 2:
+            scores, _ = out_of_fold_log_odds(base, X, y, cv=self.cv, random_state=self.random_state,
+                                             sample_weight=sw)
+            scores = _finite(scores)
+            w = np.ones(len(y)) if sw is None else sw
+            self.calibrated_classes_ = np.array([1] if n_classes == 2 else range(n_classes), dtype=np.int64)
+            sig, iso_x, iso_y = [], [], []
+            for c in self.calibrated_classes_:
+                t = (y == self.classes_[c]).astype(np.float64)
+                if self.method == "sigmoid":
+                    sig.append(_fit_sigmoid(scores[:, c], t, w))
+                else:
+                    # floor / ceiling 1 / (n + 2): a step with no positive (negative) must
+                    # not give probability 0 (1), as Laplace's rule of succession
+                    eps = 1.0 / (np.sum(w) + 2.0)
+                    iso = IsotonicRegression(out_of_bounds="clip", y_min=eps, y_max=1.0 - eps)
+                    iso.fit(scores[:, c], t, sample_weight=w)
+                    iso_x.append(np.asarray(iso.X_thresholds_, dtype=np.float64))
+                    iso_y.append(np.asarray(iso.y_thresholds_, dtype=np.float64))
+            self.sigmoid_ = np.array(sig, dtype=np.float64).reshape(-1, 2)
+            self.isotonic_x_, self.isotonic_y_ = iso_x, iso_y
+            self.thresholds_ = np.array([
+                threshold_for_f1(scores[:, c], y == k) if self.target_fpr is None
+                else threshold_for_fpr(scores[:, c], y == k, self.target_fpr)
+                for c, k in enumerate(self.classes_)])
+        else:
+            self.calibrated_classes_ = np.zeros(0, dtype=np.int64)
+            self.sigmoid_ = np.zeros((0, 2))
+            self.isotonic_x_, self.isotonic_y_ = [], []
+            self.thresholds_ = np.array([-np.inf])
+        self.estimator_ = final if final is not None else clone(base).fit(X, y, **kw)
+        return self
+
+    def _check_X(self, X):
+        return validate_data(self, X, accept_sparse="csr", reset=False)
+
+    def predict_log_odds(self, X):
+        """Raw per-class log-odds of the estimator (not calibrated), (n_samples, n_classes)."""
+        check_is_fitted(self)
+        return estimator_log_odds(self.estimator_, self._check_X(X), self.classes_)
+
+    def predict_log_proba(self, X):
+        """Calibrated ``log P(c | x)``; rows log-sum-exp to 0."""
+        check_is_fitted(self)
+        s = _finite(self.predict_log_odds(X))
+        n, k = s.shape
+        if k == 1:
+            return np.zeros((n, 1))
+        cal = np.empty((n, len(self.calibrated_classes_)))
+        comp = np.empty_like(cal)  # log(1 - p) of each map, computed directly
+        for j, c in enumerate(self.calibrated_classes_):
+            if self.method == "sigmoid":
+                a, b = self.sigmoid_[j]
+                u = a * s[:, c] + b
+                cal[:, j], comp[:, j] = log_expit(u), log_expit(-u)
+            else:
+                p = np.interp(s[:, c], self.isotonic_x_[j], self.isotonic_y_[j])
+                with np.errstate(divide="ignore"):
+                    cal[:, j], comp[:, j] = np.log(p), np.log1p(-p)
+        if k == 2:
+            return np.column_stack([comp[:, 0], cal[:, 0]])
+        # one-vs-rest maps normalised; all-zero rows (isotonic) become uniform
+        total = logsumexp(cal, axis=1, keepdims=True)
+        out = np.where(np.isfinite(total), cal - np.where(np.isfinite(total), total, 0.0), -np.log(k))
+        return out
+
+    def predict_proba(self, X):
+        """Calibrated ``P(c | x)``; rows sum to 1."""
+        check_is_fitted(self)
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X):
+        """The class with the largest calibrated probability."""
+        check_is_fitted(self)
+        return self.classes_[np.argmax(self.predict_log_proba(X), axis=1)]
+
+    def predict_above_thresholds(self, X):
+        """Boolean (n_samples, n_classes): raw log-odds above each class's threshold."""
+        check_is_fitted(self)
+        return self.predict_log_odds(X) > self.thresholds_
+
+    def save(self, path):
+        """Write the fitted model to a ``.tnb`` file (see :mod:`textnb.core.model_io`)."""
+        from textnb.core.model_io import save
+
+        check_is_fitted(self)
+        save(self, path)

@@ -1,0 +1,248 @@
+"""Choosing the smoothing of a count model by cross-validation, in one pass over the data.
+
+How much to smooth depends on the corpus: short binary spam messages want little,
+twenty topics of long newsgroup posts want a lot (``docs/text_accuracy.md``). A count
+model is a function of per-class sums, so K-fold cross-validation needs no refitting
+from the documents: the sums of the training part of a fold are the totals minus the
+sums of the held-out part (:meth:`textnb.core.stats.CountTable.subtract`), and every
+smoothing value is then just a different function of the same sums. So
+:class:`SmoothingCV` scores a whole grid for little more than the cost of one fit and
+K predictions per value.
+"""
+
+from numbers import Integral
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.metrics import f1_score
+from sklearn.model_selection import ParameterGrid, StratifiedKFold
+from sklearn.pipeline import Pipeline
+from sklearn.utils import get_tags
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from textnb.naive_bayes.base import log_odds
+from textnb.core.model_io import register
+from textnb.naive_bayes.discrete import _BaseCountNB
+from textnb.core.stats import class_indicator, seen_columns
+
+__all__ = ["SmoothingCV"]
+
+# sklearn's Pipeline can be stored in model files: its parameters are its steps
+register(Pipeline)
+
+
+def _split(estimator):
+    """(transformers, final step name or None, final estimator)."""
+    if isinstance(estimator, Pipeline):
+        return [s for _, s in estimator.steps[:-1] if s not in (None, "passthrough")], \
+            estimator.steps[-1][0], estimator.steps[-1][1]
+    return [], None, estimator
+
+
+def _score(y, pred, scoring):
+    if scoring == "accuracy":
+        return float(np.mean(y == pred))
+    return float(f1_score(y, pred, average="macro"))
+
+
+@register
+class SmoothingCV(ClassifierMixin, BaseEstimator):
+    """A count model (or a Pipeline ending in one) with its smoothing chosen by K-fold CV.
+
+    For each setting of ``param_grid`` (``set_params`` names, as in
+    :class:`~sklearn.model_selection.GridSearchCV`: ``{"alpha": [...]}`` for a model,
+    ``{"multinomialnb__m": [...]}`` or ``{"multinomialnb": [MultinomialNB(m=300),
+    ComplementNB()]}`` for a Pipeline) the out-of-fold predictions are scored; the best
+    setting (the first in grid order on ties) is refitted on all the data.
+
+    When the grid only changes the final count model and the steps before it are
+    unsupervised (e.g. :class:`~textnb.text.weighting.TermWeighting`, fitted once on all
+    the training documents: document frequencies only, no labels), the folds are
+    scored from the summed counts (totals minus the held-out fold) without refitting;
+    otherwise every fold is refitted (slow path).
+
+    Parameters
+    ----------
+    estimator : classifier
+        The model to tune; ``Pipeline(TermWeighting(), MultinomialNB())`` when None.
+    param_grid : dict or list of dict, default=None
+        The settings tried; when None, the m-estimate ``m`` of the final model over
+        ``(30, 100, 300, 1000, 3000, 10000, 30000)``.
+    cv : int, default=5
+        Stratified folds (shuffled with ``random_state``; lowered to the size of the
+        smallest class, at least 2).
+    scoring : {"accuracy", "macro_f1"}, default="accuracy"
+    random_state : int, default=0
+
+    Attributes
+    ----------
+    estimator_ : classifier
+        Refitted on all the data with ``best_params_``.
+    best_params_ : dict
+    cv_results_ : list of (dict, float)
+        Every setting with its out-of-fold score, in grid order.
+    classes_ : ndarray
+
+    Examples
+    --------
+    >>> from textnb.meta.smoothing import SmoothingCV
+    >>> from textnb import MultinomialNB
+    >>> X = [[3, 0, 1], [2, 0, 0], [4, 1, 0], [0, 4, 1], [0, 3, 0], [1, 5, 0]] * 2
+    >>> y = ["ham", "ham", "ham", "spam", "spam", "spam"] * 2
+    >>> SmoothingCV(MultinomialNB(), param_grid={"alpha": [1.0, 0.1]}, cv=2).fit(X, y).best_params_
+    {'alpha': 1.0}
+    """
+
+    def __init__(self, estimator=None, *, param_grid=None, cv=5, scoring="accuracy", random_state=0):
+        self.estimator = estimator
+        self.param_grid = param_grid
+        self.cv = cv
+        self.scoring = scoring
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        inner = get_tags(self._base())
+        tags.input_tags.sparse = inner.input_tags.sparse
+        tags.input_tags.positive_only = inner.input_tags.positive_only
+        tags.classifier_tags.poor_score = True
+        return tags
+
+    def _base(self):
+        if self.estimator is not None:
+            return self.estimator
+        from textnb.naive_bayes.discrete import MultinomialNB
+        from textnb.text.weighting import TermWeighting
+
+        return Pipeline([("termweighting", TermWeighting()), ("multinomialnb", MultinomialNB())])
+
+    def _grid(self, base):
+        if self.param_grid is not None:
+            return list(ParameterGrid(self.param_grid))
+        _, name, _ = _split(base)
+        key = "m" if name is None else f"{name}__m"
+        return [{key: m} for m in (30, 100, 300, 1000, 3000, 10000, 30000)]
+
+    def fit(self, X, y):
+        """Score every setting by cross-validation, then refit the best; returns self."""
+        if self.scoring not in ("accuracy", "macro_f1"):
+            raise ValueError(f"scoring must be 'accuracy' or 'macro_f1'; got {self.scoring!r}")
+        if not isinstance(self.cv, Integral) or self.cv < 2:
+            raise ValueError(f"cv must be an int >= 2; got {self.cv!r}")
+        X, y = validate_data(self, X, y, accept_sparse="csr", reset=True)
+        check_classification_targets(y)
+        base = self._base()
+        grid = self._grid(base)
+        if not grid:
+            raise ValueError("param_grid is empty")
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        counts = np.bincount(y_index)
+        n_splits = int(min(self.cv, counts.max()))
+        if len(self.classes_) < 2 or n_splits < 2:
+            self.cv_results_ = [(dict(p), float("nan")) for p in grid]
+        else:
+            folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=self.random_state)
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message="The least populated class")
+                splits = list(folds.split(np.zeros(len(y)), y))
+            fast = self._fast_scores(base, grid, X, y, y_index, splits)
+            scores = fast if fast is not None else self._slow_scores(base, grid, X, y, splits)
+            self.cv_results_ = [(dict(p), s) for p, s in zip(grid, scores)]
+        finite = [s if np.isfinite(s) else -np.inf for _, s in self.cv_results_]
+        best = int(np.argmax(finite))
+        self.best_params_ = dict(grid[best])
+        self.estimator_ = clone(base).set_params(**self.best_params_).fit(X, y)
+        return self
+
+    def _fast_scores(self, base, grid, X, y, y_index, splits):
+        transformers, name, _ = _split(base)
+        if any(get_tags(t).target_tags.required for t in transformers):
+            return None  # supervised steps (feature selection) must be refitted per fold
+        prefix = "" if name is None else f"{name}__"
+        finals = []
+        for p in grid:
+            cand = clone(base).set_params(**p)
+            ts, _, final = _split(cand)
+            if not isinstance(final, _BaseCountNB):
+                return None
+            if name is not None and any(not (k == name or k.startswith(prefix)) for k in p):
+                return None
+            finals.append(final)
+        Xt = X
+        for t in transformers:
+            Xt = clone(t).fit_transform(Xt)
+        Xt = sp.csr_matrix(Xt, dtype=np.float64)
+        n_classes = len(self.classes_)
+        preds = [np.empty(len(y), dtype=y_index.dtype) for _ in grid]
+        sums = {}
+        for i, final in enumerate(finals):
+            key = (type(final).__name__, getattr(final, "binarize", None))
+            if key not in sums:
+                Xc = sp.csr_matrix(final._transform_counts(Xt))
+                Y = class_indicator(y_index, n_classes)
+                sums[key] = (Xc, np.asarray((Y.T @ Xc).todense()), np.bincount(y_index, minlength=n_classes))
+        for train, test in splits:
+            held = {}
+            for key, (Xc, fc_all, cc_all) in sums.items():
+                Yt = class_indicator(y_index[test], n_classes)
+                fc = fc_all - np.asarray((Yt.T @ Xc[test]).todense())
+                cc = (cc_all - np.bincount(y_index[test], minlength=n_classes)).astype(np.float64)
+                cols = np.flatnonzero(fc.sum(axis=0) > 0)  # terms seen in the training part
+                held[key] = (cc, fc[:, cols], Xt[test][:, cols])
+            for i, final in enumerate(finals):
+                cc, fc, Xtest = held[(type(final).__name__, getattr(final, "binarize", None))]
+                model = clone(final).fit_counts(self.classes_, cc, fc)
+                preds[i][test] = np.argmax(model._joint_log_likelihood(Xtest), axis=1)
+        return [_score(y_index, p, self.scoring) for p in preds]
+
+    def _slow_scores(self, base, grid, X, y, splits):
+        scores = []
+        for p in grid:
+            pred = np.empty(len(y), dtype=object)
+            for train, test in splits:
+                cols = seen_columns(X[train])
+                model = clone(base).set_params(**p).fit(X[train][:, cols], y[train])
+                pred[test] = model.predict(X[test][:, cols])
+            scores.append(_score(y.astype(object), pred, self.scoring))
+        return scores
+
+    # -- prediction: the refitted estimator ------------------------------------------------
+    def _check_X(self, X):
+        return validate_data(self, X, accept_sparse="csr", reset=False)
+
+    def predict(self, X):
+        check_is_fitted(self)
+        return self.estimator_.predict(self._check_X(X))
+
+    def predict_log_proba(self, X):
+        check_is_fitted(self)
+        return self.estimator_.predict_log_proba(self._check_X(X))
+
+    def predict_proba(self, X):
+        check_is_fitted(self)
+        return self.estimator_.predict_proba(self._check_X(X))
+
+    def predict_joint_log_proba(self, X):
+        """Joint log likelihood of the refitted model (through its Pipeline steps)."""
+        check_is_fitted(self)
+        X = self._check_X(X)
+        transformers, _, final = _split(self.estimator_)
+        for t in transformers:
+            X = t.transform(X)
+        return final.predict_joint_log_proba(X)
+
+    def predict_log_odds(self, X):
+        """Per-class log-odds ``log P(c|x) − log P(¬c|x)`` (no saturation)."""
+        check_is_fitted(self)
+        return log_odds(self.predict_log_proba(X))
+
+    def save(self, path):
+        """Write the fitted model to a ``.tnb`` file (see :mod:`textnb.core.model_io`)."""
+        from textnb.core.model_io import save
+
+        check_is_fitted(self)
+        save(self, path)

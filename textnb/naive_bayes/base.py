@@ -1,0 +1,90 @@
+"""What every textnb classifier shares: the prediction methods on top of a joint log likelihood.
+
+Subclasses implement ``_joint_log_likelihood(X)`` (shape ``(n_samples, n_classes)``,
+columns in the order of ``classes_``) and ``_check_X(X)``; this base turns it into
+``predict``, ``predict_proba``, ``predict_log_proba``, ``predict_joint_log_proba`` and
+``predict_log_odds`` exactly as scikit-learn's ``naive_bayes._BaseNB`` does, and adds
+``save`` (see :mod:`textnb.core.model_io`).
+"""
+
+from abc import ABCMeta, abstractmethod
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from textnb.core.logspace import check_class_prior, log_odds, logsumexp
+from textnb.core.model_io import save
+
+__all__ = ["BaseNB", "check_class_prior", "check_partial_fit_labels", "log_odds"]
+
+
+class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
+    """Abstract base of textnb's naive Bayes estimators (log space throughout)."""
+
+    @abstractmethod
+    def _joint_log_likelihood(self, X):
+        """log P(c) + log P(x | c) up to a constant per row, shape (n_samples, n_classes)."""
+
+    @abstractmethod
+    def _check_X(self, X):
+        """Validate X for prediction (``reset=False``)."""
+
+    def predict_joint_log_proba(self, X):
+        """Joint log probabilities ``log P(x, c)``, shape (n_samples, n_classes).
+
+        Columns follow ``classes_``. Finite for every input the model accepts.
+        """
+        check_is_fitted(self)
+        return self._joint_log_likelihood(self._check_X(X))
+
+    def predict(self, X):
+        """The most probable class of each row."""
+        check_is_fitted(self)
+        jll = self._joint_log_likelihood(self._check_X(X))
+        return self.classes_[np.argmax(jll, axis=1)]
+
+    def predict_log_proba(self, X):
+        """``log P(c | x)``, normalised with log-sum-exp (no underflow)."""
+        check_is_fitted(self)
+        jll = self._joint_log_likelihood(self._check_X(X))
+        return jll - logsumexp(jll, axis=1, keepdims=True)
+
+    def predict_proba(self, X):
+        """``P(c | x)``; rows sum to 1. See ``predict_log_odds`` for a score that keeps
+        its resolution where these round to 0 or 1."""
+        check_is_fitted(self)
+        jll = self._joint_log_likelihood(self._check_X(X))
+        return np.exp(jll - logsumexp(jll, axis=1, keepdims=True))
+
+    def predict_log_odds(self, X):
+        """Per-class log-odds ``log P(c | x) - log P(not c | x)``, shape (n_samples, n_classes).
+
+        A score that keeps its resolution where ``predict_proba`` rounds to 0 or 1 on
+        long documents, so a threshold can be tuned on it (for a 0.5 % false-positive
+        rate, say). Computed in log space: ``log p - log1p(-p)`` via log-sum-exp of the
+        other classes, never from the rounded probability.
+        """
+        check_is_fitted(self)
+        jll = self._joint_log_likelihood(self._check_X(X))
+        return log_odds(jll)
+
+    def save(self, path):
+        """Write the fitted model to ``path`` (a ``.tnb`` file, atomically; no pickle)."""
+        check_is_fitted(self)
+        save(self, path)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.poor_score = True
+        return tags
+
+
+def check_partial_fit_labels(y, classes):
+    """Raise ValueError naming labels of ``y`` that are not in ``classes``."""
+    unknown = np.setdiff1d(np.asarray(y), classes)
+    if unknown.size:
+        raise ValueError(
+            f"y contains labels {unknown.tolist()} that are not in classes "
+            f"{np.asarray(classes).tolist()} given on the first call to partial_fit"
+        )

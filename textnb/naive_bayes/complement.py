@@ -1,0 +1,111 @@
+"""Complement naive Bayes (Rennie, Shih, Teevan & Karger 2003).
+
+Multinomial naive Bayes estimates a class's word distribution from that class's
+documents alone, so a class with few documents gets noisy parameters and the
+classifier is skewed towards classes with more data. The *complement* estimate uses
+the documents of every other class instead,
+
+    θ̃_cw = (Σ_{c' ≠ c} N_c'w + α) / (Σ_{c' ≠ c} N_c' + α V),
+
+and a document is assigned to the class whose complement fits it *worst*:
+``argmin_c Σ_w x_w log θ̃_cw`` (Rennie et al. 2003, "Tackling the poor assumptions of
+naive Bayes text classifiers", ICML, §3.1 eq. 6). With weight normalisation (§3.2) each
+class's log weights are divided by their summed magnitude, so classes whose weights
+are larger in magnitude (more dependent words) do not dominate.
+
+The fitted state is the same :class:`~textnb.core.stats.CountTable` as :class:`MultinomialNB`
+(``class_count_``, ``feature_count_``), so ``fit``, chunked ``partial_fit``, ``merge``,
+``fit_counts`` (streaming training in :class:`~textnb.TextClassifier`) and model files
+all work unchanged; only the derived weights differ.
+"""
+
+import numpy as np
+
+from textnb.core.logspace import complement_log_prob
+from textnb.core.model_io import register
+from textnb.naive_bayes.discrete import _BaseCountNB
+
+__all__ = ["ComplementNB"]
+
+
+@register
+class ComplementNB(_BaseCountNB):
+    """Complement naive Bayes for (weighted) term counts.
+
+    Equivalent to scikit-learn's ``ComplementNB`` with the same settings (same
+    ``feature_log_prob_``, predictions and probabilities): ``feature_log_prob_`` holds
+    the weights ``w_cw = −log θ̃_cw`` (``norm=False``) or
+    ``log θ̃_cw / Σ_k log θ̃_ck`` (``norm=True``), and the joint log likelihood is
+    ``X @ feature_log_prob_.T``. As in the paper the class prior is left out (it is
+    dominated by the document term); it is only added when there is a single class.
+    The "probabilities" are the softmax of that score: monotone in it, but not
+    calibrated (see :class:`textnb.meta.calibration.CalibratedNB`).
+
+    Works best on weighted counts (:class:`textnb.text.weighting.TermWeighting`: log tf,
+    idf and length normalisation, Rennie et al. §4).
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Additive smoothing of the complement counts; values below 1e-10 are raised
+        to 1e-10 with a warning.
+    m : float or None, default=None
+        Use the m-estimate ``θ̃_cw = (N_¬c,w + m p_w) / (N_¬c + m)`` instead of
+        ``alpha``, with ``p_w`` the term's Laplace-smoothed frequency in the whole
+        training set (as :class:`~textnb.MultinomialNB`'s ``m``): rare terms get
+        little smoothing mass, so the amount of smoothing does not grow with the
+        vocabulary.
+    norm : bool, default=False
+        Normalise each class's weights by their summed magnitude (Rennie et al.
+        §3.2, "WCNB").
+    fit_prior : bool, default=True
+        Only used when there is a single class in the training data.
+    class_prior : array-like of shape (n_classes,), default=None
+        Only used when there is a single class in the training data.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    class_count_ : ndarray of shape (n_classes,)
+        Summed sample weight per class.
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        Summed weighted counts per class and feature.
+    feature_all_ : ndarray of shape (n_features,)
+        Summed counts of each feature over all classes.
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        The class weights (see above); larger means "more typical of the class".
+    class_log_prior_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+
+    References
+    ----------
+    J. D. M. Rennie, L. Shih, J. Teevan, D. R. Karger (2003). Tackling the poor
+    assumptions of naive Bayes text classifiers. ICML, 616-623.
+
+    Examples
+    --------
+    >>> from textnb.naive_bayes.complement import ComplementNB
+    >>> X = [[3, 0, 1], [2, 0, 0], [0, 4, 1], [0, 3, 0]]
+    >>> ComplementNB().fit(X, ["ham", "ham", "spam", "spam"]).predict([[1, 0, 0], [0, 1, 1]])
+    array(['ham', 'spam'], dtype='<U4')
+    """
+
+    def __init__(self, *, alpha=1.0, m=None, norm=False, fit_prior=True, class_prior=None):
+        self.alpha = alpha
+        self.m = m
+        self.norm = norm
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+
+    def _transform_counts(self, X):
+        return X
+
+    def _update_feature_log_prob(self, alpha):
+        self.feature_all_, self.feature_log_prob_ = complement_log_prob(
+            self.feature_count_, alpha, self.m, self.norm)
+
+    def _joint_log_likelihood(self, X):
+        jll = np.asarray(X @ self.feature_log_prob_.T)
+        if len(self.classes_) == 1:
+            jll = jll + self.class_log_prior_
+        return jll

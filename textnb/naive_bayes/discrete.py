@@ -1,0 +1,329 @@
+"""Naive Bayes for documents: the multinomial and Bernoulli event models.
+
+Both keep a :class:`textnb.core.stats.CountTable` (weighted class counts and per-class
+feature counts) as their fitted state; the log parameters are derived from it. So
+``fit``, chunked ``partial_fit``, :meth:`merge` of models trained on shards, and a model
+file all hold the same sums. References: Witten & Frank, *Data Mining* §4.2 (the
+multinomial event model; ``../shared/design/algorithms.md`` §1); McCallum & Nigam
+(1998), "A comparison of event models for naive Bayes text classification".
+"""
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
+
+from textnb.core.logspace import ALPHA_FLOOR, bernoulli_log_prob, class_log_prior, multinomial_log_prob
+from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels
+from textnb.core.model_io import register
+from textnb.core.stats import CountTable, class_indicator
+
+__all__ = ["MultinomialNB", "BernoulliNB"]
+
+_ALPHA_FLOOR = ALPHA_FLOOR
+
+
+class _BaseCountNB(BaseNB):
+    """Shared fit / partial_fit / merge of the count models.
+
+    A subclass provides ``_transform_counts(X)`` (what is summed per object),
+    ``_update_feature_log_prob()`` and ``_joint_log_likelihood(X)``.
+    """
+
+    _positive_only = True
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = self._positive_only
+        return tags
+
+    def _check_X(self, X):
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        self._check_values(X)
+        return X
+
+    def _check_values(self, X):
+        data = X.data if sp.issparse(X) else X
+        if not np.all(np.isfinite(data)):
+            raise ValueError(f"Input X contains NaN or infinity ({type(self).__name__}).")
+        if self._positive_only:
+            check_non_negative(X, f"{type(self).__name__} (input X)")
+
+    def _check_alpha(self):
+        alpha = float(self.alpha)
+        if alpha < 0 or not np.isfinite(alpha):
+            raise ValueError(f"alpha must be a finite number >= 0; got {self.alpha!r}")
+        if alpha < _ALPHA_FLOOR:
+            warnings.warn(
+                f"alpha too small will result in numeric errors, setting alpha = {_ALPHA_FLOOR:.1e}",
+                UserWarning,
+                stacklevel=3,
+            )
+            alpha = _ALPHA_FLOOR
+        if self.m is not None and (float(self.m) <= 0 or not np.isfinite(float(self.m))):
+            raise ValueError(f"m must be a finite number > 0 or None; got {self.m!r}")
+        return alpha
+
+    # -- fitting ----------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None):
+        """Fit from a (sparse) count matrix X and labels y; returns self."""
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, reset=True)
+        check_classification_targets(y)
+        self._check_values(X)
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        self._init_counts(X.shape[1])
+        self._count(X, y_index, sample_weight)
+        self._update()
+        return self
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a batch to the counts. ``classes`` is required on the first call."""
+        first = not hasattr(self, "classes_")
+        if first and classes is None:
+            raise ValueError("classes must be passed on the first call to partial_fit.")
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, reset=first)
+        self._check_values(X)
+        if first:
+            self.classes_ = np.unique(np.asarray(classes))
+            self._init_counts(X.shape[1])
+        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(
+                f"classes={np.asarray(classes).tolist()} differs from the classes of the first "
+                f"call to partial_fit {self.classes_.tolist()}"
+            )
+        check_classification_targets(y)
+        check_partial_fit_labels(y, self.classes_)
+        y_index = np.searchsorted(self.classes_, y)
+        self._count(X, y_index, sample_weight)
+        self._update()
+        return self
+
+    def _init_counts(self, n_features):
+        table = CountTable(len(self.classes_), n_features)
+        self.class_count_ = table.class_count
+        self.feature_count_ = table.feature_count
+
+    def _table(self):
+        table = CountTable.__new__(CountTable)
+        table.class_count, table.feature_count = self.class_count_, self.feature_count_
+        return table
+
+    def _count(self, X, y_index, sample_weight=None):
+        if sample_weight is not None:
+            sample_weight = np.asarray(sample_weight, dtype=np.float64)
+            if sample_weight.shape != (X.shape[0],):
+                raise ValueError(
+                    f"sample_weight has shape {sample_weight.shape}; expected ({X.shape[0]},)"
+                )
+            if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
+                raise ValueError("sample_weight must be finite and >= 0")
+            if X.shape[0] and not np.any(sample_weight > 0):
+                raise ValueError("sample_weight is zero for every object; nothing to learn from")
+        Y = class_indicator(y_index, len(self.classes_), sample_weight)
+        self._table().add(self._transform_counts(X), Y)
+
+    def fit_counts(self, classes, class_count, feature_count):
+        """Fit from precomputed sums (streaming, distributed or merged training).
+
+        ``class_count`` (n_classes,) and ``feature_count`` (n_classes, n_features) are
+        what :meth:`fit` would have summed: weighted objects per class and weighted
+        counts (for Bernoulli: documents containing the feature) per class.
+        """
+        return self._fit_counts(classes, class_count, np.array(feature_count, dtype=np.float64, order="C"))
+
+    def _fit_counts(self, classes, class_count, feature_count):
+        """fit_counts keeping ``feature_count`` itself when it is float64 and C-ordered
+        (for callers that pass a fresh array: no 8-bytes-per-cell copy)."""
+        self.classes_ = np.asarray(classes)
+        self.class_count_ = np.array(class_count, dtype=np.float64, order="C")
+        self.feature_count_ = np.asarray(feature_count, dtype=np.float64, order="C")
+        self.n_features_in_ = self.feature_count_.shape[1]
+        self._update()
+        return self
+
+    def _update(self):
+        self._update_feature_log_prob(self._check_alpha())
+        self._update_class_log_prior()
+
+    def _update_class_log_prior(self):
+        self.class_log_prior_ = class_log_prior(self.class_count_, fit_prior=self.fit_prior,
+                                                class_prior=self.class_prior)
+
+    def merge(self, other):
+        """Add the counts of ``other`` (same kind, classes and features) into this model.
+
+        Training on two halves and merging gives the model trained on the whole.
+        Classes are aligned by name; a class only one side has gets zero counts on the
+        other.
+        """
+        check_is_fitted(self)
+        check_is_fitted(other)
+        if type(other) is not type(self):
+            raise ValueError(f"cannot merge a {type(other).__name__} into a {type(self).__name__}")
+        if other.feature_count_.shape[1] != self.feature_count_.shape[1]:
+            raise ValueError(
+                f"cannot merge models with {other.feature_count_.shape[1]} and "
+                f"{self.feature_count_.shape[1]} features"
+            )
+        classes = np.union1d(self.classes_, other.classes_)
+        cc = np.zeros(len(classes))
+        fc = np.zeros((len(classes), self.feature_count_.shape[1]))
+        for model in (self, other):
+            idx = np.searchsorted(classes, model.classes_)
+            cc[idx] += model.class_count_
+            fc[idx] += model.feature_count_
+        self.classes_, self.class_count_, self.feature_count_ = classes, cc, fc
+        self._update()
+        return self
+
+    # -- model files ---------------------------------------------------------------
+    def _get_state(self):
+        state = {
+            "classes_": self.classes_,
+            "class_count_": self.class_count_,
+            "feature_count_": self.feature_count_,
+            "n_features_in_": self.n_features_in_,
+        }
+        if hasattr(self, "feature_names_in_"):
+            state["feature_names_in_"] = self.feature_names_in_
+        return state
+
+    def _set_state(self, state):
+        for k, v in state.items():
+            setattr(self, k, v)
+        self.class_count_ = np.array(self.class_count_, dtype=np.float64, order="C")
+        self.feature_count_ = np.array(self.feature_count_, dtype=np.float64, order="C")
+        n_classes = np.asarray(self.classes_).shape[0]
+        if (np.asarray(self.classes_).ndim != 1 or self.class_count_.shape != (n_classes,)
+                or self.feature_count_.shape != (n_classes, int(self.n_features_in_))):
+            raise ValueError(
+                f"count shapes {self.class_count_.shape} / {self.feature_count_.shape} do not fit "
+                f"{n_classes} classes and {self.n_features_in_} features"
+            )
+        if not (np.all(np.isfinite(self.feature_count_)) and np.all(np.isfinite(self.class_count_))
+                and self.feature_count_.min(initial=0) >= 0 and self.class_count_.min(initial=0) >= 0):
+            raise ValueError("counts must be finite and non-negative")
+        self._update()
+
+
+@register
+class MultinomialNB(_BaseCountNB):
+    """Multinomial naive Bayes: word counts, ``P(d | c) ∝ Π_w θ_cw^{n_w}``.
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Additive (Laplace/Lidstone) smoothing: ``θ_cw = (N_cw + α) / (N_c + α V)``.
+        Values below 1e-10 are raised to 1e-10 with a warning (so no log 0).
+    m : float or None, default=None
+        Use the m-estimate ``θ_cw = (N_cw + m p_w) / (N_c + m)`` instead of ``alpha``,
+        with ``p_w`` the word's Laplace-smoothed frequency in the whole training set
+        (Witten & Frank §4.2).
+    fit_prior : bool, default=True
+        Learn class priors from the class counts; uniform when False.
+    class_prior : array-like of shape (n_classes,), default=None
+        Fixed priors (override ``fit_prior``).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    class_count_ : ndarray of shape (n_classes,)
+        Summed sample weight per class.
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        Summed weighted counts per class and feature.
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        ``log θ_cw``.
+    class_log_prior_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from textnb import MultinomialNB
+    >>> MultinomialNB().fit([[2, 0], [0, 3]], ["ham", "spam"]).predict([[1, 0]])
+    array(['ham'], dtype='<U4')
+    """
+
+    def __init__(self, *, alpha=1.0, m=None, fit_prior=True, class_prior=None):
+        self.alpha = alpha
+        self.m = m
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+
+    def _transform_counts(self, X):
+        return X
+
+    def _update_feature_log_prob(self, alpha):
+        self.feature_log_prob_ = multinomial_log_prob(self.feature_count_, alpha, self.m)
+
+    def _joint_log_likelihood(self, X):
+        return np.asarray(X @ self.feature_log_prob_.T) + self.class_log_prior_
+
+
+@register
+class BernoulliNB(_BaseCountNB):
+    """Bernoulli naive Bayes: every vocabulary word is a present/absent attribute.
+
+    ``log P(d | c) = Σ_w log(1 − θ_cw) + Σ_{w ∈ d} [log θ_cw − log(1 − θ_cw)]``: the
+    first sum is one number per class, the second a sparse product, so the document
+    matrix is never densified. ``log(1 − θ)`` comes straight from the counts,
+    ``log(N_c − N_cw + α) − log(N_c + 2α)``, never from ``log(1 − exp(·))``.
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Additive smoothing: ``θ_cw = (N_cw + α) / (N_c + 2α)``; floored at 1e-10.
+    m : float or None, default=None
+        m-estimate ``θ_cw = (N_cw + m p_w) / (N_c + m)`` with ``p_w`` the
+        Laplace-smoothed fraction of training documents containing w.
+    binarize : float or None, default=0.0
+        Threshold above which a count means "present"; None if X is already binary.
+    fit_prior : bool, default=True
+    class_prior : array-like of shape (n_classes,), default=None
+
+    Attributes
+    ----------
+    classes_, class_count_, feature_count_, class_log_prior_, n_features_in_
+        As in :class:`MultinomialNB` (``feature_count_`` counts documents).
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        ``log θ_cw``.
+    feature_log_neg_prob_ : ndarray of shape (n_classes, n_features)
+        ``log(1 − θ_cw)``.
+
+    Examples
+    --------
+    >>> from textnb import BernoulliNB
+    >>> BernoulliNB().fit([[1, 0], [0, 1]], ["ham", "spam"]).predict([[1, 0]])
+    array(['ham'], dtype='<U4')
+    """
+
+    _positive_only = False
+
+    def __init__(self, *, alpha=1.0, m=None, binarize=0.0, fit_prior=True, class_prior=None):
+        self.alpha = alpha
+        self.m = m
+        self.binarize = binarize
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+
+    def _transform_counts(self, X):
+        if self.binarize is None:
+            return X
+        if sp.issparse(X):
+            Xb = X.copy()
+            Xb.data = (Xb.data > self.binarize).astype(np.float64)
+            Xb.eliminate_zeros()
+            return Xb
+        return (X > self.binarize).astype(np.float64)
+
+    def _update_feature_log_prob(self, alpha):
+        self.feature_log_prob_, self.feature_log_neg_prob_ = bernoulli_log_prob(
+            self.feature_count_, self.class_count_, alpha, self.m)
+        self._log_odds = self.feature_log_prob_ - self.feature_log_neg_prob_
+        self._neg_sum = self.feature_log_neg_prob_.sum(axis=1)
+
+    def _joint_log_likelihood(self, X):
+        X = self._transform_counts(X)
+        return np.asarray(X @ self._log_odds.T) + self._neg_sum + self.class_log_prior_

@@ -1,0 +1,387 @@
+"""Vectorised tokenising of ASCII documents: the default analyzer's fast path.
+
+For ASCII text Python's ``\\w`` is ``[A-Za-z0-9_]``, so the default token pattern
+``(?u)\\b\\w\\w+\\b`` matches exactly the maximal runs of two or more such bytes. Those
+runs are found with numpy over a whole batch at once (the batch joined by newlines,
+a 256-entry lookup table, a difference), with no Python work per token:
+
+* each token of at most 24 bytes is read as three little-endian 64-bit words through
+  an unaligned, overlapping ``uint64`` view of the batch, masked to the token's
+  length. The words identify the token exactly (a token holds no NUL byte);
+* tokens are numbered by one value sort of a 64-bit mix of the words (:func:`_group`),
+  and the words of every token are then compared with those of its group's first
+  token, so a hash collision can never merge two terms (it falls back to exact
+  numbering on the words);
+* longer tokens (rare: 0.02 % of 20 Newsgroups' tokens) go through a dict.
+
+:class:`TermKeys` is the vocabulary in the same terms: looked up, grown, merged and
+sorted a batch at a time, by the words' hashes.
+
+The output is the same as :class:`textnb.text.tokenize.Analyzer` followed by a dict lookup,
+term for term (tests check it against scikit-learn's ``CountVectorizer``). Analyzers
+with a custom token pattern, stemming or n-grams, and non-ASCII documents, take the
+general path in :mod:`textnb.text.tokenize`.
+"""
+
+from itertools import repeat
+
+import numpy as np
+
+__all__ = ["TermKeys", "ascii_term_ids", "supports"]
+
+_WORD = np.zeros(256, dtype=bool)
+_WORD[np.frombuffer(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_", np.uint8)] = True
+_N_WORDS = 3  # 64-bit words per token key: tokens of up to 24 bytes
+_KEY_BYTES = 8 * _N_WORDS
+_PAD = _KEY_BYTES + 8
+_MASK = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+_MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9))
+_SHIFT = np.uint64(31)
+
+
+def supports(analyzer):
+    """True when ``analyzer`` (a :class:`textnb.text.tokenize.Analyzer`) has the default
+    token pattern, single words and no stemmer (stop words and ``lowercase`` are fine)."""
+    return (analyzer.pattern.pattern == r"\w\w+" and analyzer.ngram_range == (1, 1)
+            and analyzer.stems is None)
+
+
+def _hash(words):
+    h = words[0] * _MIX[0]
+    for w, m in zip(words[1:], _MIX[1:]):
+        h += w * m
+    return h ^ (h >> _SHIFT)
+
+
+def _tokens(blobs, lowercase):
+    """Token positions of a batch of ASCII bytes documents.
+
+    Returns ``(joined, rows, starts, lengths)``: the joined batch (padded) and, per
+    token, its document, start offset in ``joined`` and length.
+    """
+    joined = b"\n".join(blobs)
+    if lowercase:
+        joined = joined.lower()
+    joined += b"\0" * _PAD
+    buf = np.frombuffer(joined, dtype=np.uint8)
+    step = np.diff(_WORD[buf].view(np.int8), prepend=np.int8(0))
+    starts = np.flatnonzero(step == 1)
+    lengths = np.flatnonzero(step == -1) - starts
+    keep = lengths >= 2
+    starts, lengths = starts[keep], lengths[keep]
+    sizes = np.fromiter(map(len, blobs), dtype=np.int64, count=len(blobs)) + 1
+    doc_starts = np.cumsum(sizes) - sizes
+    rows = np.searchsorted(doc_starts, starts, side="right") - 1
+    return joined, rows, starts, lengths
+
+
+def _words(joined, starts, lengths):
+    """The three masked 64-bit words of each token (tokens longer than 24 bytes: a prefix)."""
+    n = len(joined) - 7
+    view = np.ndarray((n,), dtype="<u8", buffer=joined, strides=(1,))
+    out = [view[starts] & _MASK[np.minimum(lengths, 8)]]
+    for k in range(1, _N_WORDS):  # most tokens fit in one word: gather the rest sparsely
+        w = np.zeros(len(starts), dtype=np.uint64)
+        on = np.flatnonzero(lengths > 8 * k)
+        w[on] = view[starts[on] + 8 * k] & _MASK[np.minimum(lengths[on] - 8 * k, 8)]
+        out.append(w)
+    return out
+
+
+def _group(h):
+    """``(first, inverse)`` grouping equal values of the uint64 array ``h``.
+
+    One value sort, no argsort: each value's top bits and its position share one
+    64-bit key, ``(h >> b) << b | position``; sorting the keys groups equal tops and
+    yields the permutation. ``np.sort`` is several times faster than ``np.argsort``.
+    Values equal in their top ``64 - b`` bits are grouped together, which the caller
+    checks against the tokens' words like any hash collision.
+    """
+    n = len(h)
+    bits = max(1, (n - 1).bit_length())
+    if bits > 40:  # keep at least 24 hash bits
+        _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+        return first, inverse
+    low = np.uint64((1 << bits) - 1)
+    keys = np.sort((h & ~low) | np.arange(n, dtype=np.uint64))
+    perm = (keys & low).astype(np.int64)
+    tops = keys >> np.uint64(bits)
+    starts = np.empty(n, dtype=bool)
+    starts[:1] = True
+    np.not_equal(tops[1:], tops[:-1], out=starts[1:])
+    group = np.cumsum(starts) - 1
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[perm] = group
+    return perm[starts], inverse
+
+
+def _number(words):
+    """``(first, inverse)``: an exact numbering of the distinct word triples."""
+    if len(words[0]) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    first, inverse = _group(_hash(words))
+    if all(np.array_equal(w, w[first][inverse]) for w in words):
+        return first, inverse
+    # tokens that differ share a hash: number the words themselves
+    _, first, inverse = np.unique(np.stack(words, axis=1), axis=0, return_index=True,
+                                  return_inverse=True)
+    return first, inverse.ravel()
+
+
+def _decode(words):
+    """Strings of an (n, 3) uint64 array of token words."""
+    if len(words) == 0:
+        return []
+    raw = np.ascontiguousarray(words, dtype=np.uint64).view(f"S{_KEY_BYTES}").ravel().tolist()
+    return b"\0".join(raw).decode("ascii").split("\0")  # keyed terms hold no NUL
+
+
+def _long_terms(joined, starts, lengths):
+    return [joined[s:s + n].decode("ascii") for s, n in zip(starts.tolist(), lengths.tolist())]
+
+
+def _keyable(term):
+    return term.isascii() and 0 < len(term) <= _KEY_BYTES and "\0" not in term
+
+
+def _encode(terms):
+    """(n, 3) uint64 words of ASCII terms of 1 to 24 characters without NUL."""
+    if not terms:
+        return np.zeros((0, _N_WORDS), dtype=np.uint64)
+    encoded = np.array([t.encode("ascii") for t in terms], dtype=f"S{_KEY_BYTES}")
+    return encoded.view("<u8").reshape(-1, _N_WORDS)
+
+
+class TermKeys:
+    """A vocabulary (term -> column) looked up and grown by token words, in bulk.
+
+    ASCII terms of at most 24 characters are held as their three 64-bit words, with a
+    sorted array of their hashes: a batch of terms is looked up with one
+    ``searchsorted`` and checked word for word, and new terms are appended with no
+    Python work per term. Other terms (non-ASCII, longer, or sharing a hash with a
+    different term) live in a dict. Columns are numbered in order of addition.
+    Picklable (arrays and a dict), so it travels to worker processes.
+    """
+
+    def __init__(self, terms=()):
+        self._hashes = np.zeros(0, dtype=np.uint64)      # sorted
+        self._hash_cols = np.zeros(0, dtype=np.int64)    # column of each sorted hash
+        self._words = np.zeros((0, _N_WORDS), dtype=np.uint64)  # by column (capacity)
+        self._keyed = np.zeros(0, dtype=bool)            # by column: held as words
+        self._strings = {}
+        self._n = 0
+        terms = list(terms)
+        if len(set(terms)) != len(terms):
+            raise ValueError("TermKeys: the terms are not distinct")
+        if terms:
+            self.add_strings(terms)
+
+    def __len__(self):
+        return self._n
+
+    def __getstate__(self):  # without the spare capacity
+        state = dict(self.__dict__)
+        state["_words"], state["_keyed"] = self._words[: self._n], self._keyed[: self._n]
+        return state
+
+    def _reserve(self, n):
+        if n > len(self._keyed):
+            cap = max(n, 2 * len(self._keyed), 1024)
+            words = np.zeros((cap, _N_WORDS), dtype=np.uint64)
+            words[: len(self._words)] = self._words
+            keyed = np.zeros(cap, dtype=bool)
+            keyed[: len(self._keyed)] = self._keyed
+            self._words, self._keyed = words, keyed
+
+    def _lookup(self, words, h):
+        """Columns of terms given by words (-1: absent). Terms whose hash belongs to
+        another term are looked up in the dict; returns ``(cols, collided)``."""
+        cols = np.full(len(h), -1, dtype=np.int64)
+        collided = np.zeros(len(h), dtype=bool)
+        if len(self._hashes):
+            pos = np.minimum(np.searchsorted(self._hashes, h), len(self._hashes) - 1)
+            hit = np.flatnonzero(self._hashes[pos] == h)
+            found = self._hash_cols[pos[hit]]
+            same = (self._words[found] == words[hit]).all(axis=1)
+            cols[hit[same]] = found[same]
+            collided[hit[~same]] = True
+        if collided.any() and self._strings:
+            at = np.flatnonzero(collided)
+            cols[at] = np.fromiter(map(self._strings.get, _decode(words[at]), repeat(-1)),
+                                   dtype=np.int64, count=len(at))
+        return cols, collided
+
+    def _register(self, words, h, cols, collided):
+        """Record new terms (distinct words) at their given new columns ``cols``."""
+        self._reserve(int(cols.max()) + 1)
+        order = np.argsort(h, kind="stable")
+        hs = h[order]
+        dup = np.zeros(len(order), dtype=bool)  # equal hashes of distinct words: dict
+        dup[1:] = hs[1:] == hs[:-1]
+        to_dict = collided[order] | dup
+        keyed = order[~to_dict]
+        self._words[cols[keyed]] = words[keyed]
+        self._keyed[cols[keyed]] = True
+        at = np.searchsorted(self._hashes, h[keyed])  # h[keyed] is sorted: stays sorted
+        self._hashes = np.insert(self._hashes, at, h[keyed])
+        self._hash_cols = np.insert(self._hash_cols, at, cols[keyed])
+        if to_dict.any():
+            rest = order[to_dict]
+            self._strings.update(zip(_decode(words[rest]), cols[rest].tolist()))
+
+    def _add(self, words, other_terms, keyed_at, other_at, n, grow):
+        """Columns of ``n`` distinct terms: ``words`` at positions ``keyed_at``, the str
+        ``other_terms`` at ``other_at``; new ones numbered in position order."""
+        h = _hash([words[:, k] for k in range(_N_WORDS)])
+        cols = np.empty(n, dtype=np.int64)
+        kcols, collided = self._lookup(words, h)
+        cols[keyed_at] = kcols
+        if len(other_at):
+            cols[other_at] = np.fromiter(map(self._strings.get, other_terms, repeat(-1)),
+                                         dtype=np.int64, count=len(other_at))
+        if grow:
+            new = np.flatnonzero(cols < 0)
+            if len(new):
+                cols[new] = np.arange(self._n, self._n + len(new))
+                self._n += len(new)
+                knew = np.flatnonzero(kcols < 0)
+                if len(knew):
+                    self._register(words[knew], h[knew], cols[keyed_at[knew]], collided[knew])
+                onew = np.flatnonzero(cols[other_at] >= len(self) - len(new)) if len(other_at) else []
+                if len(onew):
+                    self._reserve(self._n)
+                    self._strings.update(zip(map(other_terms.__getitem__, onew.tolist()),
+                                             cols[other_at[onew]].tolist()))
+        return cols
+
+    def add_words(self, words, grow=True):
+        """Columns of the distinct terms given by their words ((n, 3) uint64); with
+        ``grow`` new terms get the next columns (in order), else -1."""
+        words = np.asarray(words, dtype=np.uint64).reshape(-1, _N_WORDS)
+        n = len(words)
+        return self._add(words, [], np.arange(n), np.zeros(0, dtype=np.int64), n, grow)
+
+    def add_strings(self, terms, grow=True):
+        """Columns of the distinct str ``terms`` (see :meth:`add_words`)."""
+        terms = list(terms)
+        keyable = np.fromiter(map(_keyable, terms), dtype=bool, count=len(terms))
+        keyed_at, other_at = np.flatnonzero(keyable), np.flatnonzero(~keyable)
+        words = _encode([terms[i] for i in keyed_at.tolist()])
+        others = [terms[i] for i in other_at.tolist()]
+        return self._add(words, others, keyed_at, other_at, len(terms), grow)
+
+    def terms(self):
+        """All terms, in column order."""
+        out = np.empty(self._n, dtype=object)
+        keyed = np.flatnonzero(self._keyed[: self._n])
+        out[keyed] = _decode(self._words[keyed])
+        if self._strings:
+            out[np.fromiter(self._strings.values(), dtype=np.int64, count=len(self._strings))] = \
+                list(self._strings)
+        return out.tolist()
+
+    def sorted_columns(self):
+        """Column numbers ordered by term, as Python sorts str (by code point).
+
+        By code point is by UTF-8 bytes, so a term's first 24 UTF-8 bytes as three
+        big-endian words sort it with one ``np.lexsort``; terms whose first 24 bytes
+        are equal (possible only beside a longer, dict-held term) are then put in
+        order by Python.
+        """
+        n = self._n
+        words = self._words[:n].copy()
+        if self._strings:
+            at = np.fromiter(self._strings.values(), dtype=np.int64, count=len(self._strings))
+            prefix = np.array([t.encode("utf-8", "surrogatepass")[:_KEY_BYTES] for t in self._strings],
+                              dtype=f"S{_KEY_BYTES}")
+            words[at] = prefix.view("<u8").reshape(-1, _N_WORDS)
+        big = words.byteswap()  # as numbers, big-endian words compare like their bytes
+        order = np.lexsort(tuple(big[:, k] for k in reversed(range(_N_WORDS))))
+        ranked = big[order]
+        tie = (ranked[1:] == ranked[:-1]).all(axis=1)
+        if tie.any():
+            name = {c: t for t, c in self._strings.items()}
+            keyed = self._keyed
+            edges = np.flatnonzero(np.diff(np.concatenate(([0], tie.view(np.int8), [0]))))
+            for a, b in zip(edges[0::2].tolist(), edges[1::2].tolist()):  # tied runs a..b
+                run = order[a:b + 1].tolist()
+                text = {c: (_decode(self._words[[c]])[0] if keyed[c] else name[c]) for c in run}
+                order[a:b + 1] = sorted(run, key=text.__getitem__)
+        return order
+
+    def subset(self, columns):
+        """A new TermKeys whose column ``j`` is this one's column ``columns[j]``."""
+        columns = np.asarray(columns, dtype=np.int64)
+        out = TermKeys()
+        out._reserve(len(columns))
+        out._n = len(columns)
+        keyed = self._keyed[columns]
+        k = np.flatnonzero(keyed)
+        out._words[k] = self._words[columns[k]]
+        out._keyed[k] = True
+        h = _hash([out._words[k, i] for i in range(_N_WORDS)])
+        order = np.argsort(h, kind="stable")
+        out._hashes, out._hash_cols = h[order], k[order]
+        if self._strings:
+            rest = np.flatnonzero(~keyed)
+            name = {c: t for t, c in self._strings.items()}
+            out._strings = {name[c]: j for j, c in zip(rest.tolist(), columns[rest].tolist())}
+        return out
+
+    def merge_columns(self, other):
+        """Add ``other``'s terms (a TermKeys); returns the column here of each of its columns."""
+        cols = np.empty(len(other), dtype=np.int64)
+        keyed = np.flatnonzero(other._keyed[: other._n])
+        cols[keyed] = self.add_words(other._words[keyed])
+        if other._strings:
+            at = np.fromiter(other._strings.values(), dtype=np.int64, count=len(other._strings))
+            cols[at] = self.add_strings(list(other._strings))
+        return cols
+
+
+_STOP_KEYS = {}
+
+
+def _stop_keys(stop_words):
+    keys = _STOP_KEYS.get(stop_words)
+    if keys is None:
+        keys = _STOP_KEYS[stop_words] = TermKeys(sorted(stop_words))
+    return keys
+
+
+def ascii_term_ids(blobs, analyzer, keys, *, grow):
+    """Term columns in ``keys`` (a :class:`TermKeys`) of a batch of ASCII documents
+    (bytes), without Python work per token. Returns ``(rows, ids)``; with ``grow`` new
+    terms are added to ``keys``, else unknown ones are dropped."""
+    joined, rows, starts, lengths = _tokens(blobs, analyzer.lowercase)
+    long = lengths > _KEY_BYTES
+    long_terms = None
+    if long.any():
+        long_terms = _long_terms(joined, starts[long], lengths[long])
+        long_rows = rows[long]
+        short = ~long
+        rows, starts, lengths = rows[short], starts[short], lengths[short]
+    words = _words(joined, starts, lengths)
+    first, inverse = _number(words)
+    distinct = np.stack([w[first] for w in words], axis=1)
+    stop = analyzer.stop_words
+    if stop is not None and len(distinct):
+        is_stop = _stop_keys(stop).add_words(distinct, grow=False) >= 0
+        if is_stop.any():
+            keep = ~is_stop[inverse]
+            rows, inverse = rows[keep], np.cumsum(~is_stop)[inverse[keep]] - 1
+            distinct = distinct[~is_stop]
+    ids = keys.add_words(distinct, grow)[inverse]
+    if long_terms is not None:
+        local = {}  # rare: number the distinct long tokens in a dict
+        local_ids = np.array([local.setdefault(t, len(local)) for t in long_terms], dtype=np.int64)
+        names = list(local)
+        cols = np.full(len(names), -1, dtype=np.int64)
+        ok = [i for i, t in enumerate(names) if stop is None or t not in stop]
+        cols[ok] = keys.add_strings([names[i] for i in ok], grow)
+        rows = np.concatenate((rows, long_rows))
+        ids = np.concatenate((ids, cols[local_ids]))
+    if not grow or long_terms is not None:
+        keep = ids >= 0
+        rows, ids = rows[keep], ids[keep]
+    return rows, ids

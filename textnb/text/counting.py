@@ -1,0 +1,102 @@
+"""The map step of training and prediction, run in worker processes.
+
+Only numpy and textnb's light modules are imported here (no scikit-learn), so a
+worker process starts quickly.
+"""
+
+from contextlib import contextmanager
+
+import numpy as np
+
+from textnb.io.corpus import to_tokenizable
+from textnb.text.tokenize import TermKeys, batch_term_ids, csr_counts
+
+__all__ = ["count_shard", "inherited", "score_batch", "term_ids"]
+
+#: State handed to forked worker processes by inheritance (see :func:`inherited`).
+_INHERITED = {}
+
+
+def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes):
+    """Per-class term sums of one batch: the map step of training.
+
+    Returns ``(terms, (cells, tf, df), class_count, skipped, n_docs)``, ``terms`` a
+    :class:`textnb.text.ascii_tokens.TermKeys` of the batch's terms, and the non-zero
+    cells ``class * len(terms) + term`` of the per-class summed weighted counts and
+    document frequencies.
+    """
+    texts, keep, skipped = [], [], []
+    for i, doc in enumerate(docs):
+        text = to_tokenizable(doc, max_bytes)
+        if text is None:
+            skipped.append(str(doc))
+        else:
+            texts.append(text)
+            keep.append(i)
+    keep = np.asarray(keep, dtype=np.int64)
+    y_index, weights = y_index[keep], weights[keep]
+    vocab = TermKeys()
+    rows, ids = batch_term_ids(texts, analyzer, vocab, grow=True)
+    n_terms = len(vocab)
+    w = weights[rows]
+    cells = y_index[rows] * n_terms + ids
+    # document frequency: each (document, term) pair once (a plain sort, much faster
+    # here than np.unique's hashing)
+    pairs = np.sort(rows * n_terms + ids)
+    if pairs.size:
+        pairs = pairs[np.concatenate(([True], pairs[1:] != pairs[:-1]))]
+    first = pairs // n_terms
+    df_cells = y_index[first] * n_terms + pairs % n_terms
+    size = n_classes * n_terms
+    if size <= 4 * len(cells) + (1 << 20):  # few classes: dense per-class sums are fastest
+        tf = np.bincount(cells, weights=w, minlength=size)
+        df = np.bincount(df_cells, weights=weights[first], minlength=size)
+        nz = np.flatnonzero(df)  # a term of the batch has df > 0 wherever tf > 0
+        tf, df = tf[nz], df[nz]
+    else:  # many classes: sum over the cells that occur only (memory O(tokens), not O(classes x terms))
+        nz, inv = np.unique(cells, return_inverse=True)
+        tf = np.bincount(inv, weights=w, minlength=len(nz))
+        df = np.bincount(np.searchsorted(nz, df_cells), weights=weights[first], minlength=len(nz))
+    class_count = np.bincount(y_index, weights=weights, minlength=n_classes)
+    return vocab, (nz, tf, df), class_count, skipped, len(docs)
+
+
+def term_ids(docs, analyzer, vocabulary, max_bytes):
+    """``(rows, ids, n_docs)`` of a batch under a fixed vocabulary (prediction's tokenising).
+
+    ``vocabulary``: a term -> column dict or, faster, a :class:`textnb.text.ascii_tokens.TermKeys`.
+    """
+    texts = []
+    for doc in docs:
+        text = to_tokenizable(doc, max_bytes)
+        if text is None:
+            from textnb.core.errors import InputError
+
+            raise InputError(f"{doc}: binary file, not a text document")
+        texts.append(text)
+    rows, ids = batch_term_ids(texts, analyzer, vocabulary, grow=False)
+    return rows, ids, len(texts)
+
+
+@contextmanager
+def inherited(state):
+    """Make ``state`` reachable by key in worker processes forked inside the block
+    (they inherit it: nothing is pickled). Yields the key."""
+    key = id(state)
+    _INHERITED[key] = state
+    try:
+        yield key
+    finally:
+        _INHERITED.pop(key, None)
+
+
+def score_batch(docs, key, state=None):
+    """Scores of a batch of documents: the map step of prediction.
+
+    ``state`` = ``(analyzer, vocabulary, finish, score, max_bytes)``, or None to use
+    the one registered under ``key`` by :func:`inherited`. ``finish`` prepares the
+    counts (e.g. binary), ``score`` is the model's bound ``predict*`` method.
+    """
+    analyzer, vocabulary, finish, score, max_bytes = _INHERITED[key] if state is None else state
+    rows, ids, n_docs = term_ids(docs, analyzer, vocabulary, max_bytes)
+    return score(finish(csr_counts(rows, ids, n_docs, len(vocabulary))))

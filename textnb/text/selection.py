@@ -1,0 +1,226 @@
+"""Term selection for text models: information gain, chi-square, document frequency.
+
+Yang & Pedersen (1997, "A comparative study on feature selection in text
+categorization", ICML) compare term-goodness criteria for text; information gain and
+chi-square let a classifier drop most of the vocabulary with no loss (often a gain),
+and document-frequency thresholding is a cheap approximation of both. All three are
+functions of one 2x2 table per (term, class): how many documents of the class contain
+the term. :class:`SelectTerms` keeps those per-class document frequencies, sums that
+add across chunks (:meth:`~SelectTerms.partial_fit`) and shards (:meth:`~SelectTerms.merge`),
+and keeps the ``k`` best terms.
+
+Being a scikit-learn transformer, it is fitted on the training part only when put in a
+:class:`~sklearn.pipeline.Pipeline` inside cross-validation (no selection leak).
+"""
+
+from numbers import Integral
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import xlogy
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
+
+from textnb.core.model_io import register
+
+__all__ = ["SelectTerms", "term_scores"]
+
+SCORES = ("chi2", "ig", "df")
+
+
+def _entropy_terms(counts, totals):
+    """Σ_c -p log p of the rows of ``counts`` (p = counts / totals), 0 for empty rows."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(totals > 0, counts / np.where(totals > 0, totals, 1.0), 0.0)
+    return -xlogy(p, p).sum(axis=0)
+
+
+def term_scores(class_df, class_count, score="chi2"):
+    """Goodness of every term from per-class document frequencies.
+
+    Parameters
+    ----------
+    class_df : ndarray of shape (n_classes, n_features)
+        Documents of each class that contain each term (weighted).
+    class_count : ndarray of shape (n_classes,)
+        Documents of each class (weighted).
+    score : {"chi2", "ig", "df"}
+        ``"chi2"``: the largest over classes of the 2x2 chi-square statistic
+        ``N (AD − CB)² / ((A+C)(B+D)(A+B)(C+D))`` (Yang & Pedersen's χ²_max);
+        ``"ig"``: information gain (expected entropy reduction of the class when the
+        presence of the term is known), in nats; ``"df"``: document frequency.
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+    """
+    class_df = np.asarray(class_df, dtype=np.float64)
+    nc = np.asarray(class_count, dtype=np.float64)[:, None]
+    n = nc.sum()
+    df = class_df.sum(axis=0)
+    if score == "df":
+        return df
+    if score == "chi2":
+        a = class_df            # in class, has term
+        b = df - a              # other classes, has term
+        c = nc - a              # in class, lacks term
+        d = n - nc - b          # other classes, lacks term
+        den = (a + c) * (b + d) * (a + b) * (c + d)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            chi = np.where(den > 0, n * (a * d - c * b) ** 2 / np.where(den > 0, den, 1.0), 0.0)
+        return chi.max(axis=0) if chi.shape[0] else np.zeros(class_df.shape[1])
+    if score == "ig":
+        prior = _entropy_terms(nc, n)  # H(C), shape (1,)
+        present = _entropy_terms(class_df, df[None, :])           # H(C | w)
+        absent = _entropy_terms(nc - class_df, (n - df)[None, :])  # H(C | not w)
+        pw = df / n if n > 0 else np.zeros_like(df)
+        return prior - pw * present - (1 - pw) * absent
+    raise ValueError(f"score must be one of {SCORES}; got {score!r}")
+
+
+@register
+class SelectTerms(SelectorMixin, BaseEstimator):
+    """Keep the ``k`` terms with the best information gain, chi-square or document frequency.
+
+    Fitted on (weighted) count matrices and class labels; a term "occurs" in a document
+    when its count is > 0. Ties are broken by column order, so the selection is
+    deterministic. Put it first in a Pipeline (before :class:`~textnb.text.weighting.TermWeighting`
+    and the model) so that cross-validation selects on each training fold.
+
+    Parameters
+    ----------
+    criterion : {"chi2", "ig", "df"}, default="chi2"
+        The score (see :func:`term_scores`).
+    k : int or "all", default=10000
+        Number of terms kept (all of them when there are fewer).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    class_count_ : ndarray of shape (n_classes,)
+        Documents per class.
+    class_df_ : ndarray of shape (n_classes, n_features)
+        Documents per class that contain each term.
+    scores_ : ndarray of shape (n_features,)
+    n_features_in_ : int
+
+    References
+    ----------
+    Y. Yang, J. O. Pedersen (1997). A comparative study on feature selection in text
+    categorization. ICML, 412-420.
+
+    Examples
+    --------
+    >>> from textnb.text.selection import SelectTerms
+    >>> X = [[1, 1, 0], [2, 1, 0], [0, 1, 3], [0, 1, 1]]
+    >>> SelectTerms(k=2).fit(X, ["a", "a", "b", "b"]).get_support().tolist()
+    [True, False, True]
+    """
+
+    def __init__(self, *, criterion="chi2", k=10000):
+        self.criterion = criterion
+        self.k = k
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        tags.target_tags.required = True
+        return tags
+
+    def _check_params(self):
+        if self.criterion not in SCORES:
+            raise ValueError(f"criterion must be one of {SCORES}; got {self.criterion!r}")
+        if not (self.k == "all" or (isinstance(self.k, Integral) and self.k >= 0)):
+            raise ValueError(f"k must be an int >= 0 or 'all'; got {self.k!r}")
+
+    def _presence(self, X):
+        X = sp.csr_matrix(X, dtype=np.float64)
+        if not np.all(np.isfinite(X.data)):
+            raise ValueError("Input X contains NaN or infinity (SelectTerms).")
+        check_non_negative(X, "SelectTerms (input X)")
+        P = X.copy()
+        P.data = (P.data > 0).astype(np.float64)
+        return P
+
+    def fit(self, X, y):
+        """Count per-class document frequencies and score the terms; returns self."""
+        self._check_params()
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, reset=True)
+        check_classification_targets(y)
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        self.class_count_ = np.zeros(len(self.classes_))
+        self.class_df_ = np.zeros((len(self.classes_), X.shape[1]))
+        self._add(X, y_index)
+        return self
+
+    def partial_fit(self, X, y, classes=None):
+        """Add a batch (same columns). Labels not seen before are added to ``classes_``;
+        ``classes``, if given, names classes that may only come in later batches."""
+        first = not hasattr(self, "classes_")
+        self._check_params()
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, reset=first)
+        check_classification_targets(y)
+        if first:
+            self.classes_ = np.zeros(0, dtype=np.asarray(y).dtype)
+            self.class_count_ = np.zeros(0)
+            self.class_df_ = np.zeros((0, X.shape[1]))
+        wanted = np.asarray(y) if classes is None else np.concatenate([np.asarray(classes), y])
+        classes = np.union1d(self.classes_, wanted)
+        if len(classes) != len(self.classes_):
+            idx = np.searchsorted(classes, self.classes_)
+            cc, cdf = np.zeros(len(classes)), np.zeros((len(classes), X.shape[1]))
+            cc[idx], cdf[idx] = self.class_count_, self.class_df_
+            self.classes_, self.class_count_, self.class_df_ = classes, cc, cdf
+        self._add(X, np.searchsorted(self.classes_, y))
+        return self
+
+    def _add(self, X, y_index):
+        P = self._presence(X)
+        Y = sp.csr_matrix((np.ones(len(y_index)), (np.arange(len(y_index)), y_index)),
+                          shape=(len(y_index), len(self.classes_)))
+        self.class_df_ += np.asarray((Y.T @ P).todense())
+        self.class_count_ += np.asarray(Y.sum(axis=0)).ravel()
+        self._update()
+
+    def merge(self, other):
+        """Add the counts of another selector fitted on other documents (same columns)."""
+        check_is_fitted(self)
+        check_is_fitted(other)
+        if other.class_df_.shape[1] != self.class_df_.shape[1]:
+            raise ValueError("cannot merge selectors fitted on different columns")
+        classes = np.union1d(self.classes_, other.classes_)
+        cc = np.zeros(len(classes))
+        cdf = np.zeros((len(classes), self.class_df_.shape[1]))
+        for sel in (self, other):
+            idx = np.searchsorted(classes, sel.classes_)
+            cc[idx] += sel.class_count_
+            cdf[idx] += sel.class_df_
+        self.classes_, self.class_count_, self.class_df_ = classes, cc, cdf
+        self._update()
+        return self
+
+    def _update(self):
+        self.scores_ = term_scores(self.class_df_, self.class_count_, self.criterion)
+
+    def _get_support_mask(self):
+        check_is_fitted(self)
+        n = self.scores_.shape[0]
+        k = n if self.k == "all" else min(int(self.k), n)
+        mask = np.zeros(n, dtype=bool)
+        if k:
+            order = np.lexsort((np.arange(n), -self.scores_))  # best first, ties by column
+            mask[order[:k]] = True
+        return mask
+
+    def _get_state(self):
+        state = {"classes_": self.classes_, "class_count_": self.class_count_,
+                 "class_df_": self.class_df_, "n_features_in_": self.n_features_in_}
+        return state
+
+    def _set_state(self, state):
+        for k, v in state.items():
+            setattr(self, k, v)
+        self._update()
