@@ -326,4 +326,5 @@ class BernoulliNB(_BaseCountNB):
 
     def _joint_log_likelihood(self, X):
         X = self._transform_counts(X)
-        return np.asarray(X @ self._log_odds.T) + self._neg_sum + self.class_log_prior_
+        # one bias per class, as the scikit-learn-free scorer adds it (textnb.text.scorer)
+        return np.asarray(X @ self._log_odds.T) + (self.class_log_prior_ + self._neg_sum)
