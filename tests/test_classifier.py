@@ -8,7 +8,7 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 from sklearn.pipeline import Pipeline
 
-import textnb.text.classifier as classifier_module
+import textnb.text.training as training_module
 from textnb import BernoulliNB, MultinomialNB, TextClassifier, Vectorizer
 
 
@@ -42,7 +42,7 @@ def test_accuracy_equals_sklearn_at_same_settings(sms):
 
 
 def test_parallel_training_gives_the_same_model_file(sms, tmp_path, monkeypatch):
-    monkeypatch.setattr(classifier_module, "_MIN_PARALLEL_DOCUMENTS", 0)
+    monkeypatch.setattr(training_module, "_MIN_PARALLEL_DOCUMENTS", 0)
     docs, y = sms
     paths = []
     for jobs, batch in ((1, 5000), (2, 600), (2, 1111)):

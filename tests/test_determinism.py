@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import textnb
-import textnb.text.classifier
+import textnb.text.training
 from textnb.cli.commands import main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -38,7 +38,7 @@ def train(path, out, *flags):
                          ids=["default", "bernoulli-bigrams", "pruned-stemmed"])
 def test_jobs_do_not_change_the_model_file(tmp_path, monkeypatch, flags):
     # the SMS corpus has 5,574 documents; lower the threshold so --jobs 2 really uses processes
-    monkeypatch.setattr(textnb.text.classifier, "_MIN_PARALLEL_DOCUMENTS", 100)
+    monkeypatch.setattr(textnb.text.training, "_MIN_PARALLEL_DOCUMENTS", 100)
     one = train(SMS, tmp_path / "j1.tnb", "--jobs", "1", *flags)
     two = train(SMS, tmp_path / "j2.tnb", "--jobs", "2", *flags)
     assert one == two
@@ -48,7 +48,7 @@ def test_jobs_do_not_change_the_model_file(tmp_path, monkeypatch, flags):
 def test_processes_are_really_used_and_batch_size_does_not_matter(tmp_path, monkeypatch):
     from textnb.io.corpus import open_corpus
 
-    monkeypatch.setattr(textnb.text.classifier, "_MIN_PARALLEL_DOCUMENTS", 100)
+    monkeypatch.setattr(textnb.text.training, "_MIN_PARALLEL_DOCUMENTS", 100)
     corpus = open_corpus(SMS)
     seen = set()
 
@@ -68,7 +68,7 @@ def test_processes_are_really_used_and_batch_size_does_not_matter(tmp_path, monk
 def test_ten_thousand_files_with_jobs_1_and_2(tmp_path, monkeypatch):
     """The CLI on a corpus of 10,000 small files read by worker processes (the threshold,
     30,000 documents by default, lowered so that --jobs 2 uses processes)."""
-    monkeypatch.setattr(textnb.text.classifier, "_MIN_PARALLEL_DOCUMENTS", 5_000)
+    monkeypatch.setattr(textnb.text.training, "_MIN_PARALLEL_DOCUMENTS", 5_000)
     root = tmp_path / "corpus"
     words = ["cheap", "pills", "offer", "meeting", "noon", "lunch", "report", "win", "free", "data"]
     for label in ("spam", "ham"):

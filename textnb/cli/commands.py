@@ -16,6 +16,7 @@ import numpy as np
 from textnb.core.version import __version__
 from textnb.cli.argtypes import bounded
 from textnb.core.errors import InputError, TextnbError
+from textnb.core.model_io import save
 
 __all__ = ["main", "build_parser"]
 
@@ -200,11 +201,8 @@ def _text_model(args, kind, params):
     return model
 
 
-def _make_classifier(args):
-    from textnb.text.classifier import TextClassifier
-    from textnb.text.vectorizer import Vectorizer
-
-    vec = Vectorizer(**_given(
+def _vectorizer_params(args):
+    return _given(
         lowercase=False if args.no_lowercase else None,
         token_pattern=args.token_pattern,
         stop_words=_stop_words(args.stop_words),
@@ -214,7 +212,33 @@ def _make_classifier(args):
         max_df=args.max_df,
         max_features=args.max_features,
         binary=True if args.binary else None,
-    ))
+    )
+
+
+_STREAMING_KINDS = {"multinomial": "MultinomialNB", "bernoulli": "BernoulliNB", "complement": "ComplementNB"}
+
+
+def _streaming_model(args):
+    """``(vectorizer params, (kind, model params))`` when the options ask for a plain count
+    model that :func:`textnb.text.training.train_text_model` fits without scikit-learn,
+    else None (then the estimators are built, and check the options)."""
+    kind = args.model or "multinomial"
+    wrapped = (args.lazy or args.select or args.weighting or args.calibrate or getattr(args, "adjust", False)
+               or getattr(args, "significance", None) is not None or getattr(args, "adjust_on", None)
+               or args.binary or (args.norm and kind != "complement"))
+    if kind not in _STREAMING_KINDS or wrapped:
+        return None
+    params = _given(alpha=args.alpha, m=args.m_estimate, fit_prior=False if args.uniform_prior else None)
+    if args.norm:
+        params["norm"] = True
+    return _vectorizer_params(args), (_STREAMING_KINDS[kind], params)
+
+
+def _make_classifier(args):
+    from textnb.text.classifier import TextClassifier
+    from textnb.text.vectorizer import Vectorizer
+
+    vec = Vectorizer(**_vectorizer_params(args))
     kind = args.model or "multinomial"
     if kind not in ("multinomial", "bernoulli", "complement", "auto"):
         raise InputError(f"--model {kind} is for tables (ARFF / CSV attributes), not documents")
@@ -242,18 +266,17 @@ def _open(args, path):
 
 def _load_input(args, path):
     """``("table", Table)`` for ARFF and attribute tables, else ``("text", Corpus)``."""
-    from textnb.io.tables import read_table
-
     path = os.fspath(path)
     if os.path.isdir(path):
         return "text", _open(args, path)
-    if path.lower().endswith(".arff") or getattr(args, "class_name", None) or getattr(args, "numeric", None):
-        return "table", read_table(path, class_name=getattr(args, "class_name", None))
-    try:
-        return "text", _open(args, path)
-    except InputError as exc:
-        if "label and text columns" not in str(exc):
-            raise
+    if not (path.lower().endswith(".arff") or getattr(args, "class_name", None) or getattr(args, "numeric", None)):
+        try:
+            return "text", _open(args, path)
+        except InputError as exc:
+            if "label and text columns" not in str(exc):
+                raise
+    from textnb.io.tables import read_table  # tables import scipy: only for tables
+
     return "table", read_table(path, class_name=getattr(args, "class_name", None))
 
 
@@ -351,27 +374,34 @@ def cmd_train(args, out, err):
         return _train_table(args, data, start, out)
     corpus = data
     _check_classes(corpus)
-    clf = _make_classifier(args)
+    streaming = _streaming_model(args)
     bar = Progress("reading", total=len(corpus))
     try:
-        if args.scheduler:
-            from textnb.text.distributed import connect
+        with _scheduler(args) as client:
+            if streaming is not None:  # no estimator built: no scikit-learn imported
+                from textnb.text.training import train_text_model
 
-            with connect(args.scheduler) as client:
-                clf.fit(corpus.documents, corpus.labels, progress=bar, client=client)
-        else:
-            clf.fit(corpus.documents, corpus.labels, progress=bar)
+                vectorizer, model = streaming
+                fitted, skipped = train_text_model(
+                    corpus.documents, corpus.labels, vectorizer=vectorizer, model=model, n_jobs=args.jobs,
+                    max_bytes=args.max_bytes, progress=bar, client=client)
+                n_terms, model_name = fitted.state["model_"].state["n_features_in_"], model[0]
+            else:
+                fitted = _make_classifier(args)
+                fitted.fit(corpus.documents, corpus.labels, progress=bar, client=client)
+                skipped, n_terms = fitted.skipped_, len(fitted.vectorizer_.vocabulary_)
+                model_name = _model_name(fitted.model_)
     finally:
         bar.close()
     model_path = args.output or _default_model_path(args.path)
-    clf.save(model_path)
+    save(fitted, model_path)
     seconds = time.perf_counter() - start
     summary = {
         "source": corpus.source,
-        "documents": len(corpus) - len(clf.skipped_),
-        "per_class": _learned_counts(corpus, clf.skipped_),
-        "skipped_binary": len(clf.skipped_),
-        "vocabulary_size": len(clf.vectorizer_.vocabulary_),
+        "documents": len(corpus) - len(skipped),
+        "per_class": _learned_counts(corpus, skipped),
+        "skipped_binary": len(skipped),
+        "vocabulary_size": n_terms,
         "model": model_path,
         "seconds": round(seconds, 3),
     }
@@ -380,12 +410,24 @@ def cmd_train(args, out, err):
     else:
         per_class = ", ".join(f"{c} {n}" for c, n in summary["per_class"].items())
         print(f"read {summary['documents']} documents from {corpus.source}: {per_class}", file=out)
-        if clf.skipped_:
-            print(f"skipped {len(clf.skipped_)} binary files", file=out)
+        if skipped:
+            print(f"skipped {len(skipped)} binary files", file=out)
         print(f"vocabulary: {summary['vocabulary_size']} terms", file=out)
-        print(f"model: {_model_name(clf.model_)} -> {model_path}", file=out)
+        print(f"model: {model_name} -> {model_path}", file=out)
         print(f"seconds: {seconds:.2f}", file=out)
     return 0
+
+
+@contextmanager
+def _scheduler(args):
+    """A Dask client for ``--scheduler``, else None."""
+    if not args.scheduler:
+        yield None
+        return
+    from textnb.core.workers import connect
+
+    with connect(args.scheduler) as client:
+        yield client
 
 
 def _model_name(model):

@@ -15,7 +15,7 @@ numbers with the same code:
 
 import numpy as np
 
-__all__ = ["ALPHA_FLOOR", "background", "expit", "bernoulli_log_prob", "check_class_prior", "class_log_prior",
+__all__ = ["ALPHA_FLOOR", "background", "check_smoothing", "expit", "bernoulli_log_prob", "check_class_prior", "class_log_prior",
            "complement_log_prob", "log_odds", "logsumexp", "multinomial_log_prob"]
 
 #: Smoothing below this is raised to it (scikit-learn's floor), so no log 0.
@@ -63,6 +63,17 @@ def log_odds(jll):
         rest[rows, top] = -np.inf
         others[rows, top] = logsumexp(rest, axis=1)
         return jll - others
+
+
+def check_smoothing(alpha, m=None):
+    """The additive smoothing to use (``alpha`` raised to :data:`ALPHA_FLOOR`), after
+    checking ``alpha`` is finite and >= 0 and ``m`` (m-estimate) None or finite and > 0."""
+    value = float(alpha)
+    if value < 0 or not np.isfinite(value):
+        raise ValueError(f"alpha must be a finite number >= 0; got {alpha!r}")
+    if m is not None and (float(m) <= 0 or not np.isfinite(float(m))):
+        raise ValueError(f"m must be a finite number > 0 or None; got {m!r}")
+    return max(value, ALPHA_FLOOR)
 
 
 def check_class_prior(class_prior, n_classes):

@@ -255,6 +255,8 @@ class _Packer:
             if all(isinstance(k, str) for k in v):
                 return {"$dict": {k: self.value(x) for k, x in v.items()}}
             return {"$items": [[self.value(k), self.value(x)] for k, x in v.items()]}
+        if isinstance(v, ModelNode):
+            return self.node(v)
         if isinstance(v, Attribute):  # table metadata (textnb.core.attributes.Attribute)
             return {"$attribute": [str(v.name), str(v.kind), [str(x) for x in v.values]]}
         if type(v).__name__ in _REGISTRY:
@@ -262,6 +264,9 @@ class _Packer:
         raise TypeError(f"cannot store a {type(v).__name__} in a model file")
 
     def node(self, est):
+        if isinstance(est, ModelNode):  # a fitted model built without its estimator
+            return {"kind": est.kind, "params": {k: self.value(v) for k, v in est.params.items()},
+                    "state": {k: self.value(v) for k, v in est.state.items()}}
         params = est.get_params(deep=False) if hasattr(est, "get_params") else {}
         # how a model was computed (worker count, batch size) is not part of it: the
         # file is the same for every value
@@ -421,7 +426,7 @@ def _registered(kind):
 
 
 def save(model, path):
-    """Write ``model`` (a fitted textnb estimator) to ``path`` atomically.
+    """Write ``model`` (a fitted textnb estimator, or a :class:`ModelNode` tree) to ``path`` atomically.
 
     The same model always gives the same bytes (fixed member order, no timestamps).
     """

@@ -15,14 +15,14 @@ import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
-from textnb.core.logspace import ALPHA_FLOOR, bernoulli_log_prob, class_log_prior, multinomial_log_prob
+from textnb.core.logspace import (ALPHA_FLOOR, bernoulli_log_prob, check_smoothing, class_log_prior,
+                                  multinomial_log_prob)
 from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels
 from textnb.core.model_io import register
 from textnb.core.stats import CountTable, class_indicator
 
 __all__ = ["MultinomialNB", "BernoulliNB"]
 
-_ALPHA_FLOOR = ALPHA_FLOOR
 
 
 class _BaseCountNB(BaseNB):
@@ -53,18 +53,13 @@ class _BaseCountNB(BaseNB):
             check_non_negative(X, f"{type(self).__name__} (input X)")
 
     def _check_alpha(self):
-        alpha = float(self.alpha)
-        if alpha < 0 or not np.isfinite(alpha):
-            raise ValueError(f"alpha must be a finite number >= 0; got {self.alpha!r}")
-        if alpha < _ALPHA_FLOOR:
+        alpha = check_smoothing(self.alpha, self.m)
+        if alpha > float(self.alpha):
             warnings.warn(
-                f"alpha too small will result in numeric errors, setting alpha = {_ALPHA_FLOOR:.1e}",
+                f"alpha too small will result in numeric errors, setting alpha = {ALPHA_FLOOR:.1e}",
                 UserWarning,
                 stacklevel=3,
             )
-            alpha = _ALPHA_FLOOR
-        if self.m is not None and (float(self.m) <= 0 or not np.isfinite(float(self.m))):
-            raise ValueError(f"m must be a finite number > 0 or None; got {self.m!r}")
         return alpha
 
     # -- fitting ----------------------------------------------------------------

@@ -14,7 +14,6 @@ on the CSR matrix instead.
 """
 
 import inspect
-from itertools import islice
 
 import numpy as np
 import scipy.sparse as sp
@@ -23,19 +22,18 @@ from sklearn.utils.validation import check_is_fitted
 
 from textnb.naive_bayes.base import check_partial_fit_labels, log_odds
 from textnb.io.corpus import MAX_DOCUMENT_BYTES, to_text
-from textnb.text.counting import count_shard, inherited, score_batch
+from textnb.text.counting import inherited, score_batch
 from textnb.core.errors import InputError
 from textnb.core.model_io import register
-from textnb.naive_bayes.discrete import BernoulliNB, MultinomialNB, _BaseCountNB
-from textnb.text.vectorizer import TermKeys, Vectorizer, prune_mask
-from textnb.core.workers import can_fork, effective_jobs, map_ordered, ordered_map
+from textnb.naive_bayes.discrete import MultinomialNB, _BaseCountNB
+from textnb.text.training import PER_CLASS, batches, count_documents, min_parallel, select_vocabulary
+from textnb.text.vectorizer import Vectorizer
+from textnb.core.workers import can_fork, effective_jobs, ordered_map
 
 __all__ = ["TextClassifier", "to_text"]  # to_text: kept importable from here
 
-#: Below this many documents training runs in one process whatever ``n_jobs`` says,
+#: Below this many documents prediction runs in one process whatever ``n_jobs`` says,
 #: when workers cannot be forked (a fresh loky worker costs about a second to start).
-_MIN_PARALLEL_DOCUMENTS = 30_000
-#: The same for prediction.
 _MIN_PARALLEL_PREDICT = 20_000
 
 
@@ -43,74 +41,8 @@ _MIN_PARALLEL_PREDICT = 20_000
 _FEW_DOCUMENTS = 64
 
 
-def _min_parallel(spawned, batch_size):
-    """Fewest documents worth worker processes: four batches when workers fork (they
-    start in milliseconds; with fewer, measured on SMS and 20 Newsgroups' test part,
-    the pool costs what it saves), else ``spawned``."""
-    return 4 * int(batch_size) if can_fork() else spawned
-
-
-def _batches(docs, y_index, weights, size):
-    it = iter(docs)
-    start = 0
-    while True:
-        batch = list(islice(it, size))
-        if not batch:
-            return
-        stop = start + len(batch)
-        yield batch, y_index[start:stop], weights[start:stop]
-        start = stop
-
-
-class _Accumulator:
-    """Adds per-batch (terms, sums) into global sums over a growing vocabulary.
-
-    Keeps one (classes x terms) table, ``per_class``: the term counts ("tf", what a
-    multinomial model needs) or the document frequencies ("df", Bernoulli), and the
-    per-term totals of both (pruning by min_df / max_df / max_features needs only
-    those). ``sums`` is that table.
-    """
-
-    def __init__(self, n_classes, terms=(), per_class="tf"):
-        self.vocab = TermKeys(terms)
-        self.per_class = per_class
-        # start small when there are many classes (the tables grow by doubling)
-        cap = max(len(self.vocab), min(1024, max(16, (1 << 22) // max(n_classes, 1))))
-        self.sums = np.zeros((n_classes, cap))
-        self.tf_total = np.zeros(cap)
-        self.df_total = np.zeros(cap)
-        self.class_count = np.zeros(n_classes)
-        self.skipped = []
-
-    def add(self, terms, sums, class_count, skipped):
-        ids = self.vocab.merge_columns(terms)
-        cap = self.sums.shape[1]
-        if len(self.vocab) > cap:
-            new_cap = max(2 * cap, len(self.vocab))
-            grown = np.zeros((self.sums.shape[0], new_cap))
-            grown[:, :cap] = self.sums
-            self.sums = grown
-            for name in ("tf_total", "df_total"):
-                total = np.zeros(new_cap)
-                total[:cap] = getattr(self, name)
-                setattr(self, name, total)
-        cells, tf, df = sums
-        cls, cols = np.divmod(cells, len(terms))
-        cols = ids[cols]
-        flat = cls * self.sums.shape[1] + cols  # each (class, term) cell once per batch
-        self.sums.reshape(-1)[flat] += tf if self.per_class == "tf" else df
-        n = len(self.vocab)
-        self.tf_total[:n] += np.bincount(cols, weights=tf, minlength=n)
-        self.df_total[:n] += np.bincount(cols, weights=df, minlength=n)
-        self.class_count += class_count
-        self.skipped.extend(skipped)
-
-    def terms(self):
-        return self.vocab.terms()
-
-
 def _per_class(model):
-    return "df" if isinstance(model, BernoulliNB) else "tf"
+    return PER_CLASS.get(type(model).__name__, "tf")
 
 
 @register
@@ -216,47 +148,16 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
 
     def _count(self, X, y_index, weights, n_classes, vectorizer, progress, terms=(), client=None,
                per_class="tf"):
-        analyzer = vectorizer.build_analyzer()
-        acc = _Accumulator(n_classes, terms, per_class)
-        batches = _batches(X, y_index, weights, int(self.batch_size))
-        n_jobs = 1 if len(y_index) < _min_parallel(_MIN_PARALLEL_DOCUMENTS, self.batch_size) else self.n_jobs
-        if client is not None:
-            results = map_ordered(client, count_shard, (
-                (b, yi, w, analyzer, n_classes, self.max_bytes) for b, yi, w in batches))
-        else:
-            results = ordered_map(count_shard, (
-                (b, yi, w, analyzer, n_classes, self.max_bytes) for b, yi, w in batches), n_jobs)
-        done = 0
-        for terms, sums, class_count, skipped, n_docs in results:
-            acc.add(terms, sums, class_count, skipped)
-            done += n_docs
-            if progress is not None:
-                progress(done)
-        if done != len(y_index):
-            raise ValueError(f"got {done} documents but {len(y_index)} labels")
+        acc = count_documents(X, y_index, weights, n_classes, vectorizer.build_analyzer(), terms=terms,
+                              per_class=per_class, n_jobs=self.n_jobs, batch_size=self.batch_size,
+                              max_bytes=self.max_bytes, progress=progress, client=client)
         self.skipped_ = acc.skipped
         return acc
 
     def _fit_from_sums(self, acc, classes, vectorizer, model, n_docs):
-        terms = np.array(acc.terms(), dtype=object)
-        n = len(terms)
-        order = acc.vocab.sorted_columns()  # scikit-learn's column order
-        n_kept_docs = n_docs - len(acc.skipped)
-        if n_kept_docs == 0:
-            raise InputError("no documents to learn from (all were binary or the corpus is empty)")
-        # pruning looks at per-term totals only (with sample weights, weighted ones);
-        # the (classes x terms) tables are then copied once, kept columns only
-        df_total = acc.df_total[:n][order]
-        tf_total = acc.tf_total[:n][order]
-        mask = prune_mask(df_total, tf_total, n_kept_docs, min_df=vectorizer.min_df,
-                          max_df=vectorizer.max_df, max_features=vectorizer.max_features)
-        if not mask.any():
-            raise InputError(
-                "empty vocabulary: every token was filtered out; the documents may be empty "
-                "or only contain stop words, or min_df / max_df prune everything"
-            )
-        cols = order[mask]
-        vectorizer._set_terms(terms[cols], checked=True)
+        terms, cols = select_vocabulary(acc, n_docs, min_df=vectorizer.min_df, max_df=vectorizer.max_df,
+                                        max_features=vectorizer.max_features)
+        vectorizer._set_terms(terms, checked=True)
         vectorizer._keep_index(acc.vocab.subset(cols))  # prediction's lookup table, ready
         model._fit_counts(classes, acc.class_count, acc.sums[:, cols])  # a fresh array: no copy
 
@@ -367,14 +268,14 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         index = self.vectorizer_.vocabulary_ if few else self.vectorizer_._term_index()
         score = getattr(self.model_, method)
         state = (self.vectorizer_._analyzer(), index, self.vectorizer_._finish, score, self.max_bytes)
-        batches = (b for b, _, _ in _batches(X, np.zeros(0), np.zeros(0), int(self.batch_size)))
-        many = hasattr(X, "__len__") and len(X) >= _min_parallel(_MIN_PARALLEL_PREDICT, self.batch_size)
+        chunks = (b for b, _, _ in batches(X, np.zeros(0), np.zeros(0), int(self.batch_size)))
+        many = hasattr(X, "__len__") and len(X) >= min_parallel(_MIN_PARALLEL_PREDICT, self.batch_size)
         n_jobs = self.n_jobs if many else 1
         if effective_jobs(n_jobs) > 1 and can_fork():
             with inherited(state) as key:
-                parts = list(ordered_map(score_batch, ((b, key) for b in batches), n_jobs))
+                parts = list(ordered_map(score_batch, ((b, key) for b in chunks), n_jobs))
         else:
-            parts = list(ordered_map(score_batch, ((b, None, state) for b in batches), n_jobs))
+            parts = list(ordered_map(score_batch, ((b, None, state) for b in chunks), n_jobs))
         if not parts:
             return score(sp.csr_matrix((0, len(index))))
         return np.concatenate(parts)
@@ -401,7 +302,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         if not hasattr(self.model_, "predict_explain"):
             raise ValueError(f"a {type(self.model_).__name__} model has no rules to explain")
         labels, rules = [], []
-        for b, _, _ in _batches(X, np.zeros(0), np.zeros(0), int(self.batch_size)):
+        for b, _, _ in batches(X, np.zeros(0), np.zeros(0), int(self.batch_size)):
             lab, rule = self.model_.predict_explain(self.transform(b))
             labels.append(lab)
             rules.extend(rule)

@@ -15,8 +15,9 @@ import numpy as np
 
 from textnb.core.workers import connect, map_ordered
 from textnb.naive_bayes.discrete import MultinomialNB
-from textnb.text.classifier import _Accumulator, _per_class
+from textnb.text.classifier import _per_class
 from textnb.text.counting import count_shard
+from textnb.text.training import Accumulator
 from textnb.text.vectorizer import Vectorizer
 
 __all__ = ["connect", "map_ordered", "fit_bag"]
@@ -50,7 +51,7 @@ def fit_bag(classifier, bag, classes=None):
     vectorizer._check_params()
     results = bag.map_partitions(_count_partition, classes, vectorizer.build_analyzer(),
                                  classifier.max_bytes).compute()
-    acc = _Accumulator(len(classes), per_class=_per_class(model))
+    acc = Accumulator(len(classes), per_class=_per_class(model))
     n_docs = 0
     for terms, sums, class_count, skipped, n in results:
         acc.add(terms, sums, class_count, skipped)

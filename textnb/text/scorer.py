@@ -27,6 +27,7 @@ import numpy as np
 from textnb.core.logspace import (ALPHA_FLOOR, bernoulli_log_prob, class_log_prior, complement_log_prob,
                                   log_odds, logsumexp, multinomial_log_prob)
 from textnb.core.model_io import ModelNode, load, read_nodes
+from textnb.core.signatures import init_defaults
 from textnb.text.ascii_tokens import TermKeys
 from textnb.text.tokenize import Analyzer, batch_term_ids, cell_counts, decode_terms
 
@@ -155,13 +156,13 @@ def _counts(state, n_terms):
 
 
 def _prior(params, cc):
-    class_prior = params.get("class_prior")
+    class_prior = params["class_prior"]
     if class_prior is not None:
         class_prior = np.asarray(class_prior, dtype=np.float64)
         if class_prior.shape != cc.shape or not np.isfinite(class_prior).all():
             return None
     try:
-        return class_log_prior(cc, fit_prior=bool(params.get("fit_prior", True)), class_prior=class_prior)
+        return class_log_prior(cc, fit_prior=bool(params["fit_prior"]), class_prior=class_prior)
     except ValueError:
         return None
 
@@ -173,8 +174,8 @@ def linear_form(node, n_terms):
     """
     if not isinstance(node, ModelNode) or node.kind not in ("MultinomialNB", "BernoulliNB", "ComplementNB"):
         return None
-    params = node.params
-    alpha, m = params.get("alpha", 1.0), params.get("m")
+    params = {**init_defaults(node.kind), **node.params}
+    alpha, m = params["alpha"], params["m"]
     if not _number(alpha) or (m is not None and not (_number(m) and m > 0)):
         return None
     alpha = max(float(alpha), ALPHA_FLOOR)
@@ -189,23 +190,22 @@ def linear_form(node, n_terms):
     if node.kind == "MultinomialNB":
         weights, bias = multinomial_log_prob(fc, alpha, m), prior
     elif node.kind == "BernoulliNB":
-        binarize = params.get("binarize", 0.0)
+        binarize = params["binarize"]
         if binarize is not None and not _number(binarize, low=-math.inf):
             return None
         log_prob, log_neg = bernoulli_log_prob(fc, cc, alpha, m)
         weights, bias, threshold = log_prob - log_neg, prior + log_neg.sum(axis=1), binarize
     else:
-        _, weights = complement_log_prob(fc, alpha, m, bool(params.get("norm", False)))
+        _, weights = complement_log_prob(fc, alpha, m, bool(params["norm"]))
         bias = prior if classes.size == 1 else np.zeros(classes.size)
     return classes, weights, bias, threshold
 
 
 def _analyzer(params):
     try:
-        return Analyzer(lowercase=bool(params.get("lowercase", True)),
-                        token_pattern=params.get("token_pattern"),
-                        stop_words=params.get("stop_words"), stemmer=params.get("stemmer"),
-                        ngram_range=tuple(params.get("ngram_range", (1, 1))))
+        return Analyzer(lowercase=bool(params["lowercase"]), token_pattern=params["token_pattern"],
+                        stop_words=params["stop_words"], stemmer=params["stemmer"],
+                        ngram_range=tuple(params["ngram_range"]))
     except (ValueError, TypeError):
         return None
 
@@ -227,11 +227,12 @@ def scorer_from_file(path):
     except (ValueError, KeyError, TypeError, UnicodeDecodeError):
         return None
     form = linear_form(model, len(terms))
-    analyzer = _analyzer(vec.params)
+    vec_params = {**init_defaults("Vectorizer"), **vec.params}
+    analyzer = _analyzer(vec_params)
     if form is None or analyzer is None:
         return None
     classes, weights, bias, threshold = form
-    return TextScorer(analyzer, terms, weights, bias, classes, bool(vec.params.get("binary")), threshold)
+    return TextScorer(analyzer, terms, weights, bias, classes, bool(vec_params["binary"]), threshold)
 
 
 def load_for_prediction(path):

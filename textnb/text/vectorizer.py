@@ -13,7 +13,6 @@ mapped to column numbers with ``map(vocabulary.__getitem__, ...)`` over a whole 
 counting is one sparse-matrix construction per batch.
 """
 
-from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -32,27 +31,9 @@ from textnb.text.tokenize import (  # noqa: F401  (re-exported: the public home 
     growing_vocabulary,
     regex_tokenize,
 )
+from textnb.text.training import check_vocabulary_params, prune_mask  # noqa: F401  (prune_mask: old home)
 
 __all__ = ["TOKEN_PATTERN", "Analyzer", "Vectorizer", "regex_tokenize"]
-
-def prune_mask(df, tf, n_docs, *, min_df=1, max_df=1.0, max_features=None):
-    """Boolean mask of the terms kept, applying scikit-learn's rules in its order.
-
-    ``df`` and ``tf`` are per-term document and total frequencies, in the final
-    (alphabetical) column order.
-    """
-    high = max_df if isinstance(max_df, Integral) else max_df * n_docs
-    low = min_df if isinstance(min_df, Integral) else min_df * n_docs
-    if high < low:
-        raise ValueError("max_df corresponds to < documents than min_df")
-    mask = (df <= high) & (df >= low) & (df > 0)
-    if max_features is not None and mask.sum() > max_features:
-        order = (-tf[mask]).argsort()[:max_features]
-        keep = np.zeros(len(df), dtype=bool)
-        keep[np.where(mask)[0][order]] = True
-        mask = keep
-    return mask
-
 
 def _check_documents(raw_documents):
     if isinstance(raw_documents, (str, bytes)):
@@ -114,17 +95,7 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         )
 
     def _check_params(self):
-        for name in ("min_df", "max_df"):
-            v = getattr(self, name)
-            if isinstance(v, Integral):
-                if v < 0:
-                    raise ValueError(f"{name} must be >= 0; got {v}")
-            elif not (0.0 <= float(v) <= 1.0):
-                raise ValueError(f"{name} as a fraction must be in [0, 1]; got {v}")
-        if self.max_features is not None and (
-            not isinstance(self.max_features, Integral) or self.max_features <= 0
-        ):
-            raise ValueError(f"max_features must be a positive int or None; got {self.max_features!r}")
+        check_vocabulary_params(self.min_df, self.max_df, self.max_features)
 
     def fit(self, raw_documents, y=None):
         """Learn the vocabulary; returns self."""

@@ -1,0 +1,49 @@
+"""``textnb train`` fits count models without building estimators: the same file, no scikit-learn."""
+
+import subprocess
+import sys
+
+import pytest
+
+from textnb import BernoulliNB, ComplementNB, MultinomialNB, TextClassifier, Vectorizer
+from textnb.cli.commands import main
+from textnb.core.model_io import MODEL_MODULES, model_class
+from textnb.core.signatures import init_defaults
+from textnb.io.corpus import open_corpus
+
+from conftest import CORPORA
+
+SMS = CORPORA / "sms_spam" / "SMSSpamCollection.tsv"
+
+CASES = [
+    ([], TextClassifier(vectorizer=Vectorizer(), model=MultinomialNB())),
+    (["--alpha", "0.1", "--ngram", "2"], TextClassifier(vectorizer=Vectorizer(ngram_range=(1, 2)),
+                                                       model=MultinomialNB(alpha=0.1))),
+    (["--model", "bernoulli", "--stop-words", "english", "--min-df", "2"],
+     TextClassifier(vectorizer=Vectorizer(stop_words="english", min_df=2), model=BernoulliNB())),
+    (["--model", "complement", "--norm", "--uniform-prior", "--no-lowercase"],
+     TextClassifier(vectorizer=Vectorizer(lowercase=False), model=ComplementNB(norm=True, fit_prior=False))),
+    (["--m", "3", "--max-features", "500", "--max-df", "0.5"],
+     TextClassifier(vectorizer=Vectorizer(max_features=500, max_df=0.5), model=MultinomialNB(m=3.0))),
+]
+
+
+@pytest.mark.parametrize("flags,estimator", CASES, ids=lambda c: " ".join(c) if isinstance(c, list) else None)
+def test_cli_training_writes_the_estimators_model_file(flags, estimator, tmp_path):
+    assert main(["train", str(SMS), "-o", str(tmp_path / "cli.tnb"), *flags]) == 0
+    corpus = open_corpus(SMS)
+    estimator.fit(corpus.documents, corpus.labels).save(tmp_path / "lib.tnb")
+    assert (tmp_path / "cli.tnb").read_bytes() == (tmp_path / "lib.tnb").read_bytes()
+
+
+def test_train_imports_no_scikit_learn(tmp_path):
+    probe = ("import sys\nfrom textnb.cli import main\n"
+             f"rc = main(['train', {str(SMS)!r}, '-o', {str(tmp_path / 'm.tnb')!r}])\n"
+             "print(rc, sorted(m for m in sys.modules if m.split('.')[0] in ('sklearn', 'scipy')))\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "0 []"
+
+
+@pytest.mark.parametrize("kind", sorted(k for k in MODEL_MODULES if k != "Pipeline"))
+def test_defaults_read_from_source_equal_get_params(kind):
+    assert init_defaults(kind) == model_class(kind)().get_params(deep=False)
