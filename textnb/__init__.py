@@ -23,6 +23,7 @@ _PUBLIC = {
     "LBR": "textnb.lbr",
     "LazyTextNB": "textnb.lbr_text",
     "MDLDiscretizer": "textnb.discretize",
+    "MixedNB": "textnb.mixed",
     "ModelFileError": "textnb.errors",
     "MultiLabelNB": "textnb.multilabel",
     "MultinomialNB": "textnb.naive_bayes",
