@@ -35,7 +35,7 @@ from textnb.uncertain import (
     parse_uncertain_column,
 )
 
-__all__ = ["read_csv", "MISSING"]
+__all__ = ["read_csv", "read_header", "MISSING"]
 
 #: Cell texts read as a missing value.
 MISSING = frozenset({"", "?"})
@@ -70,6 +70,25 @@ def _float(s):
     except ValueError:
         return None
     return x if math.isfinite(x) else None
+
+
+def read_header(path, *, encoding="utf-8"):
+    """The column names of a delimited text file (its first row, as :func:`read_csv` reads it)."""
+    path = str(path)
+    try:
+        with open(path, encoding=encoding, errors="replace", newline="") as f:
+            sample = f.read(65536)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if sample.startswith("\ufeff"):
+        sample = sample[1:]
+    if not sample.strip():
+        raise InputError(f"{path}: empty file")
+    try:
+        first = next(csv.reader(sample.splitlines(), delimiter=_delimiter(path, sample)))
+    except (csv.Error, StopIteration):
+        raise InputError(f"{path}:1: cannot read the header row") from None
+    return [h.strip() for h in first]
 
 
 def read_csv(path, *, types=None, class_name=None, optional_types=False, encoding="utf-8"):

@@ -3,7 +3,7 @@
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["informative_terms", "describe_text_classifier"]
+__all__ = ["informative_terms", "describe_mixed", "describe_text_classifier"]
 
 
 def informative_terms(classifier, top=10):
@@ -60,3 +60,15 @@ def describe_text_classifier(classifier, top=10):
         "vocabulary_size": len(classifier.vectorizer_.vocabulary_),
         "informative_terms": terms,
     }
+
+
+def describe_mixed(model, top=10):
+    """:meth:`textnb.mixed.MixedNB.describe` plus, for every text attribute, its most
+    informative terms per class (:func:`informative_terms` of its word model)."""
+    check_is_fitted(model)
+    info = model.describe()
+    texts = iter(model.text_models_)
+    for a in info["attributes"]:
+        if a["kind"] == "text":
+            a["informative_terms"] = informative_terms(next(texts), top)
+    return info

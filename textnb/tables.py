@@ -35,7 +35,7 @@ import numpy as np
 
 from textnb.errors import InputError
 
-__all__ = ["Attribute", "Table", "read_table", "encode_like", "table_from_frame"]
+__all__ = ["TEXT", "Attribute", "Table", "check_no_text", "read_table", "encode_like", "table_from_frame"]
 
 _MISSING_TEXT = frozenset({"", "?"})
 #: The kind of a text attribute (one document per cell).
@@ -113,6 +113,17 @@ class Table:
     def has_uncertain(self):
         """Whether some attribute is uncertain (then ``X`` has more columns than attributes)."""
         return any(a.is_uncertain for a in self.attributes)
+
+
+def check_no_text(attributes, model):
+    """Raise ValueError (one line) when ``attributes`` holds a text attribute ``model``
+    cannot use (the semi-naive models: LBR, TAN, Bayes nets)."""
+    for a in attributes or ():
+        if getattr(a, "kind", None) == TEXT:
+            raise ValueError(
+                f"attribute {a.name!r} is text; {model} does not support text attributes "
+                f"(use naive Bayes, MixedNB, or leave the column out)"
+            )
 
 
 def _cols(attributes, idx):
