@@ -95,7 +95,8 @@ def row_of(data, corpus, label):
             addrs = email.utils.getaddresses(_header(msg, "from"))
             for _name, addr in addrs:
                 if "@" in addr:
-                    domain = addr.rsplit("@", 1)[1].strip().strip(">").lower() or "?"
+                    # no brackets: "[10.0.0.1]" would read as an interval cell (textnb.uncertain)
+                    domain = addr.rsplit("@", 1)[1].strip().strip("<>[]{}").lower() or "?"
                     break
             n_rcpt = sum(1 for _n, a in email.utils.getaddresses(_header(msg, "to") + _header(msg, "cc")) if a)
         except Exception:
