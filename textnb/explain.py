@@ -28,6 +28,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from textnb import inspection
 from textnb.naive_bayes import BernoulliNB
+from textnb.uncertain import column_slices
 
 __all__ = ["explain", "explain_table", "informative_terms", "linear_weights", "unwrap"]
 
@@ -206,8 +207,6 @@ def explain_table(model, X, top=10):
     if weight is not None:
         prior = prior + weight
     X_tab, docs = inner._check_X(X)
-    from textnb.uncertain import column_slices
-
     tab_atts = inner.tabular_.attributes_ if inner.tabular_ is not None else []
     tab_sl = column_slices(tab_atts)
     tab_pos = {a.name: k for k, a in enumerate(tab_atts)}
