@@ -192,10 +192,14 @@ def test_without_text_it_is_tabular_nb():
     np.testing.assert_allclose(a.predict_joint_log_proba(Xt), b.predict_joint_log_proba(Xt), rtol=1e-12)
 
 
-def test_text_only_table_and_bernoulli_and_per_attribute_settings():
+def test_text_only_table_and_bernoulli_and_per_attribute_settings(tmp_path):
     X, y = _xy(_rows())
     model = MixedNB(attributes=ATTS[:2], text_model={"body": BernoulliNB()},
                     vectorizer={"subject": Vectorizer(ngram_range=(1, 2))}).fit(X[:, :2], y)
+    model.save(tmp_path / "t.tnb")
+    again = load(tmp_path / "t.tnb")
+    assert again.get_params()["vectorizer"]["subject"].ngram_range == (1, 2)
+    np.testing.assert_array_equal(again.predict_joint_log_proba(X[:, :2]), model.predict_joint_log_proba(X[:, :2]))
     assert model.tabular_ is None
     assert isinstance(model.text_models_[1].model_, BernoulliNB)
     assert any(" " in t for t in model.text_models_[0].vectorizer_.get_feature_names_out())

@@ -184,8 +184,8 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None):
     ------
     InputError
         One line naming the file: unreadable or empty file, syntax error (with its
-        line), unknown class or drop name (listing the available ones), a numeric
-        or uncertain class, a class with fewer than two values, a non-number in a
+        line), unknown class or drop name (listing the available ones), a numeric,
+        uncertain or text class, a class with fewer than two values, a non-number in a
         numeric column, a malformed uncertain cell (with its row and column).
     """
     path = os.fspath(path)
@@ -419,7 +419,8 @@ def encode_like(table_or_rows, attributes, *, source="<rows>"):
         of cell values (strings or numbers) in the order of ``attributes``, or dicts
         mapping attribute name to value. ``""``, ``"?"``, None and NaN are missing.
         An uncertain numeric attribute takes ``"[L,R]"``, a pair ``(L, R)`` or a
-        number; an uncertain nominal one ``"{v:p,...}"``, a dict ``{v: p}`` or a value.
+        number; an uncertain nominal one ``"{v:p,...}"``, a dict ``{v: p}`` or a value;
+        a text attribute a string (``X`` is then of dtype object; missing: None).
     attributes : sequence of Attribute
         The attributes the model was trained on.
 
