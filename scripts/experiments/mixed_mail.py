@@ -229,8 +229,8 @@ Reading the table:
   per-attribute terms `predict --explain` lists), the median absolute contribution of the body
   to the spam-vs-ham margin is {median_body:.1f} nats, that of the largest header attribute
   {median_header:.1f}, and the body outweighs ten times the largest header attribute in
-  {share_10x:.0%} of the messages. The header attributes decide the messages whose text is
-  short or evenly balanced. This is one 10-fold split of one table, without a significance test:
+  {share_10x:.0%} of the messages. So the header attributes can only tip the messages whose
+  text terms nearly balance. This is one 10-fold split of one table, without a significance test:
   differences of a few tenths of a point are within what another split could change.
 * Caveat (csdmc2010_spam.SOURCE.md): the CSDMC 2009–2010 ham is mailing-list traffic to one
   address, and eras differ in line ends and dates; `sender_domain` and `hour` can pick up
