@@ -72,7 +72,7 @@ def test_sparse_rows_and_weights(tmp_path):
         ("@relation r\n@attribute a numeric\n@data\n1\nx\n", 5, "not a number"),
         ("@relation r\n@attribute a {u,v}\n@data\nu\nw\n", 5, "not declared"),
         ("@relation r\n@attribute a {u,v}\n@attribute b numeric\n@data\nu,1\nu\n", 6, "1 values, expected 2"),
-        ("@relation r\n@attribute a string\n@data\n", 2, "string"),
+        ("@relation r\n@attribute a string x\n@data\n", 2, "cannot read type"),
         ("@relation r\n@attribute a date 'yyyy'\n@data\n", 2, "date"),
         ("@relation r\n@attribute a blob\n@data\n", 2, "unknown type"),
         ("@relation r\n@attribute a {u,v\n@data\n", 2, "missing '}'"),

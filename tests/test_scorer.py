@@ -99,7 +99,7 @@ def test_predict_and_spamfilter_import_no_scikit_learn(tmp_path):
     doc.write_text("WINNER!! claim your free prize now, call 09061701461")
     probe = (
         "import sys, io, contextlib\n"
-        "from textnb.cli import main\n"
+        "from textnb.cli.commands import main\n"
         "out = io.StringIO()\n"
         "with contextlib.redirect_stdout(out):\n"
         f"    rc = main(['predict', {str(model)!r}, {str(doc)!r}, '--json', '--proba'])\n"

@@ -37,7 +37,7 @@ def test_cli_training_writes_the_estimators_model_file(flags, estimator, tmp_pat
 
 
 def test_train_imports_no_scikit_learn(tmp_path):
-    probe = ("import sys\nfrom textnb.cli import main\n"
+    probe = ("import sys\nfrom textnb.cli.commands import main\n"
              f"rc = main(['train', {str(SMS)!r}, '-o', {str(tmp_path / 'm.tnb')!r}])\n"
              "print(rc, sorted(m for m in sys.modules if m.split('.')[0] in ('sklearn', 'scipy')))\n")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout

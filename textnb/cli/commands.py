@@ -88,8 +88,12 @@ def _wrap_model(args, model):
 
 def _add_corpus_options(p):
     g = p.add_argument_group("corpus")
-    g.add_argument("--label-column", help="label column of a TSV/CSV corpus (name or 1-based number)")
-    g.add_argument("--text-column", help="text column of a TSV/CSV corpus (name or 1-based number)")
+    g.add_argument("--label-column", help="label column of a TSV/CSV corpus (name or 1-based number); "
+                                          "for a mixed table the same as --class")
+    g.add_argument("--text-column", action="append", metavar="NAME",
+                   help="text column of a TSV/CSV corpus (name or 1-based number); repeat it, or give it "
+                        "for a file with other columns too, for a mixed table: text columns beside "
+                        "nominal and numeric ones, one naive Bayes (class: --class, default the last column)")
     g.add_argument("--max-bytes", type=_positive_int, help="read at most this many bytes of a document (default 16 MiB)")
 
 
@@ -234,6 +238,13 @@ def _streaming_model(args):
     return _vectorizer_params(args), (_STREAMING_KINDS[kind], params)
 
 
+def _vectorizer(args):
+    """The tokenizer the options describe (the library's defaults for the others)."""
+    from textnb.text.vectorizer import Vectorizer
+
+    return Vectorizer(**_vectorizer_params(args))
+
+
 def _make_classifier(args):
     from textnb.text.classifier import TextClassifier
     from textnb.text.vectorizer import Vectorizer
@@ -261,14 +272,60 @@ def _make_classifier(args):
 def _open(args, path):
     from textnb.io.corpus import open_corpus
 
-    return open_corpus(path, label_column=args.label_column, text_column=args.text_column)
+    texts = args.text_column or []
+    if len(texts) > 1:
+        raise InputError(f"{path}: several --text-column options make a mixed table, not a text corpus")
+    return open_corpus(path, label_column=args.label_column, text_column=texts[0] if texts else None)
+
+
+def _table_class(args):
+    """The class attribute of a table: --class, or its alias --label-column."""
+    return getattr(args, "class_name", None) or getattr(args, "label_column", None)
+
+
+def _mixed_table(args, path):
+    """The table of a CSV/TSV with --text-column columns beside others, or None for a
+    label + text file (a text corpus, as before)."""
+    texts = args.text_column or []
+    if not texts or os.path.isdir(path) or path.lower().endswith(".arff"):
+        return None
+    from textnb.io.csvtable import read_header  # tables import scipy: only for tables
+    from textnb.io.tables import read_table
+
+    header = read_header(path)
+
+    def name(ref, what):
+        if ref.isdigit() and ref not in header:
+            i = int(ref) - 1
+            if not 0 <= i < len(header):
+                raise InputError(f"{path}: {what} column {ref} out of range 1..{len(header)}")
+            return header[i]
+        if ref not in header:
+            raise InputError(f"{path}: no {what} column {ref!r} (columns: {', '.join(header)})")
+        return ref
+
+    names = [name(t, "text") for t in texts]
+    cls = _table_class(args)
+    cls = name(cls, "class") if cls is not None else None
+    if len(names) == 1 and len(header) == 2 and not getattr(args, "class_name", None) \
+            and not getattr(args, "numeric", None):
+        return None  # label + text: a text corpus
+    if len(set(names)) != len(names):
+        raise InputError(f"{path}: a column is named twice with --text-column")
+    if cls in names:
+        raise InputError(f"{path}: the class column {cls!r} cannot also be a text column")
+    return read_table(path, class_name=cls, types={t: "text" for t in names})
 
 
 def _load_input(args, path):
-    """``("table", Table)`` for ARFF and attribute tables, else ``("text", Corpus)``."""
+    """``("table", Table)`` for ARFF and attribute tables (mixed tables too), else
+    ``("text", Corpus)``."""
     path = os.fspath(path)
     if os.path.isdir(path):
         return "text", _open(args, path)
+    mixed = _mixed_table(args, path)
+    if mixed is not None:
+        return "table", mixed
     if not (path.lower().endswith(".arff") or getattr(args, "class_name", None) or getattr(args, "numeric", None)):
         try:
             return "text", _open(args, path)
@@ -277,7 +334,7 @@ def _load_input(args, path):
                 raise
     from textnb.io.tables import read_table  # tables import scipy: only for tables
 
-    return "table", read_table(path, class_name=getattr(args, "class_name", None))
+    return "table", read_table(path, class_name=_table_class(args))
 
 
 def _make_tabular(args, table):
@@ -290,6 +347,11 @@ def _make_tabular(args, table):
         raise InputError("--structure goes with --model bn")
     if args.interval_fit and (kind in ("tan", "bn") or args.lazy):
         raise InputError("--interval-fit goes with --model nb (without --lazy)")
+    text = [a.name for a in table.attributes if a.is_text]
+    if text and (kind in ("tan", "bn") or args.lazy):
+        what = f"--lazy {args.lazy}" if args.lazy else f"--model {kind}"
+        raise InputError(f"{table.source}: {what} does not support text attributes ({', '.join(text)}); "
+                         f"use --model nb")
     if kind in ("tan", "bn"):
         if args.lazy:
             raise InputError(f"--lazy builds its own local naive Bayes; it does not go with --model {kind}")
@@ -299,9 +361,15 @@ def _make_tabular(args, table):
     nominal = args.nominal or ("m-estimate" if args.m_estimate is not None else None)
     n_classes = len(np.unique(table.y))
     prior = [1.0 / n_classes] * n_classes if args.uniform_prior else None
-    return _wrap_model(args, TabularNB(attributes=tuple(table.attributes), **_given(
-        alpha=args.alpha, m=args.m_estimate, nominal=nominal, numeric=args.numeric, bins=args.bins,
-        class_prior=prior, interval_fit=args.interval_fit)))
+    params = _given(alpha=args.alpha, m=args.m_estimate, nominal=nominal, numeric=args.numeric, bins=args.bins,
+                    class_prior=prior, interval_fit=args.interval_fit)
+    if text:
+        from textnb.text.mixed import MixedNB
+        from textnb.naive_bayes.discrete import MultinomialNB
+
+        return _wrap_model(args, MixedNB(attributes=tuple(table.attributes), vectorizer=_vectorizer(args),
+                                         text_model=MultinomialNB(**_given(alpha=args.alpha)), **params))
+    return _wrap_model(args, TabularNB(attributes=tuple(table.attributes), **params))
 
 
 def _make_lazy_table(args, table):
@@ -470,12 +538,16 @@ def _train_table(args, table, start, out):
         "model": model_path,
         "seconds": round(seconds, 3),
     }
+    n_text = sum(a.is_text for a in table.attributes)
+    if n_text:
+        summary["text_attributes"] = n_text
     if args.json:
         print(json.dumps(summary), file=out)
     else:
         per_class = ", ".join(f"{c} {n}" for c, n in summary["per_class"].items())
         print(f"read {summary['rows']} rows from {table.source}: {per_class}", file=out)
-        print(f"attributes: {summary['attributes']} ({summary['nominal_attributes']} nominal)", file=out)
+        text_note = f", {n_text} text" if n_text else ""
+        print(f"attributes: {summary['attributes']} ({summary['nominal_attributes']} nominal{text_note})", file=out)
         print(f"model: {_model_name(model)} -> {model_path}", file=out)
         print(f"seconds: {seconds:.2f}", file=out)
     return 0
@@ -522,13 +594,41 @@ def _explanations(args, model, X):
         explainer = getattr(explainer, "estimator_", None)  # e.g. APNBC around a lazy model
     if explainer is not None and _has_rules(explainer):
         return explainer.predict_explain(X)[1]
+    if _mixed_inside(model):
+        from textnb.evaluation.explain import explain_table
+
+        return [_attribute_explanation(info, args) for info in explain_table(model, X, top=args.top)]
     from textnb.text.classifier import TextClassifier
 
     if isinstance(model, TextClassifier):
         from textnb.evaluation.explain import explain
 
         return [_term_explanation(explain(model, doc, top=args.top), args) for doc in X]
-    raise InputError(f"{args.model}: --explain needs a document model or a lazy table model (--lazy)")
+    raise InputError(f"{args.model}: --explain needs a document model, a table model with text attributes "
+                     f"or a lazy table model (--lazy)")
+
+
+def _mixed_inside(model):
+    """Whether ``model`` is, or wraps, a MixedNB (a table with text attributes)."""
+    while model is not None:
+        if hasattr(model, "predict_attribute_terms"):
+            return True
+        model = getattr(model, "estimator_", None)
+    return False
+
+
+def _attribute_explanation(info, args):
+    """The attributes (and terms of text attributes) that moved the decision, for one row."""
+    if args.json:
+        return info
+    parts = []
+    for a in info["attributes"]:
+        if a["kind"] == "text":
+            terms = ", ".join(f"{t['term']} {t['contribution']:+.2f}" for t in a["for"] + a["against"])
+            parts.append(f"{a['name']} {a['contribution']:+.2f} [{terms}]")
+        else:
+            parts.append(f"{a['name']}={a['value']} {a['contribution']:+.2f}")
+    return f"vs {info['runner_up']} by {info['margin']:.2f} (prior {info['prior']:+.2f}): " + "; ".join(parts)
 
 
 def _term_explanation(info, args):
@@ -817,7 +917,12 @@ def _inspect_table(args, model, out):
     inner = getattr(model, "estimator_", model)
     if not hasattr(inner, "describe"):
         raise InputError(f"{args.model}: cannot inspect a {type(model).__name__} model")
-    info = inner.describe()
+    if hasattr(inner, "text_models_"):
+        from textnb.evaluation.explain import describe_mixed
+
+        info = describe_mixed(inner, top=args.top)
+    else:
+        info = inner.describe()
     if weights:
         info["apnbc_weights"] = weights
     if args.json:
@@ -829,6 +934,9 @@ def _inspect_table(args, model, out):
     for a in info.get("attributes", []):
         if a.get("model") == "gaussian":
             detail = "; ".join(f"{c}: mean {a['mean'][c]:.4g} sd {a['std'][c]:.4g}" for c in classes)
+        elif a.get("kind") == "text":
+            detail = f"{a['vocabulary_size']} terms; most informative (log-odds, top {args.top}): " + "; ".join(
+                f"{c}: " + ", ".join(f"{t} ({v:.2f})" for t, v in a["informative_terms"][c]) for c in classes)
         elif "probabilities" in a:
             detail = "; ".join(
                 f"{c}: " + " ".join(f"{v}={p:.3g}" for v, p in zip(a["values"], a["probabilities"][c]))

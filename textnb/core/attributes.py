@@ -11,13 +11,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Attribute", "Table"]
+__all__ = ["TEXT", "Attribute", "Table"]
+
+
+#: The kind of a text attribute (one document per cell).
+TEXT = "text"
 
 
 @dataclass
 class Attribute:
-    """One column: ``kind`` is ``"nominal"`` or ``"numeric"``, or ``"uncertain-numeric"``
-    / ``"uncertain-nominal"`` (:mod:`textnb.io.uncertain`; several ``X`` columns)."""
+    """One column: ``kind`` is ``"nominal"`` or ``"numeric"``, ``"uncertain-numeric"`` /
+    ``"uncertain-nominal"`` (:mod:`textnb.io.uncertain`; several ``X`` columns) or
+    ``"text"`` (a document per cell)."""
 
     name: str
     kind: str
@@ -30,6 +35,10 @@ class Attribute:
     @property
     def is_uncertain(self):
         return self.kind in ("uncertain-numeric", "uncertain-nominal")
+
+    @property
+    def is_text(self):
+        return self.kind == TEXT
 
     @property
     def width(self):
@@ -57,6 +66,11 @@ class Table:
     class_attribute: Attribute
     source: str = ""
     sample_weight: np.ndarray = None
+
+    @property
+    def has_text(self):
+        """Whether some attribute is text (then ``X`` has dtype object)."""
+        return any(a.is_text for a in self.attributes)
 
     @property
     def nominal_mask(self):

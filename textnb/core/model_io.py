@@ -87,6 +87,7 @@ MODEL_MODULES = {
     "Discretized": "textnb.naive_bayes.discretized",
     "LBR": "textnb.semi_naive.lbr",
     "LazyTextNB": "textnb.semi_naive.lbr_text",
+    "MixedNB": "textnb.text.mixed",
     "MultiLabelNB": "textnb.meta.multilabel",
     "MultinomialNB": "textnb.naive_bayes.discrete",
     "SelectTerms": "textnb.text.selection",
@@ -482,7 +483,7 @@ def read_nodes(path, *, max_bytes=MAX_MODEL_BYTES):
     """The model in ``path`` as a tree of :class:`ModelNode`, checked like :func:`load`.
 
     Nothing is constructed, so nothing beyond numpy is imported; raises
-    :class:`~textnb.errors.ModelFileError` exactly where :func:`load` would for the
+    :class:`~textnb.core.errors.ModelFileError` exactly where :func:`load` would for the
     file's bytes (the estimators' own consistency checks run only in :func:`load`).
     """
     return _read(path, max_bytes, build=False)

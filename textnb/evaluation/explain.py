@@ -13,7 +13,9 @@ the largest contributions either way, through any Pipeline of textnb transformer
 (:class:`~textnb.text.weighting.TermWeighting`, :class:`~textnb.text.selection.SelectTerms`)
 and a :class:`~textnb.meta.calibration.CalibratedNB` wrapper. :func:`informative_terms`
 gives NLTK-style most-informative terms per class for the same wrapped models, using
-:func:`textnb.evaluation.inspection.informative_terms`.
+:func:`textnb.evaluation.inspection.informative_terms`. :func:`explain_table` does the same for a
+mixed table (:class:`~textnb.text.mixed.MixedNB`): one contribution per attribute, and per
+term inside the text attributes.
 """
 
 from types import SimpleNamespace
@@ -25,9 +27,11 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from textnb.evaluation import inspection
+from textnb.io.uncertain import column_slices
 from textnb.naive_bayes.discrete import BernoulliNB
 
-__all__ = ["describe_text_classifier", "explain", "informative_terms", "linear_weights", "unwrap"]
+__all__ = ["describe_mixed", "describe_text_classifier", "explain", "explain_table", "informative_terms",
+           "linear_weights", "unwrap"]
 
 
 def unwrap(model):
@@ -191,3 +195,124 @@ def describe_text_classifier(classifier, top=10):
         "vocabulary_size": len(classifier.vectorizer_.vocabulary_),
         "informative_terms": terms,
     }
+
+
+def explain_table(model, X, top=10):
+    """Which attributes, and within text attributes which terms, moved each decision.
+
+    For a :class:`~textnb.text.mixed.MixedNB` (or a wrapper with a fitted ``estimator_``
+    around one: APNBC's class weights are added to the prior, a CalibratedNB is
+    explained by the model it calibrates). Naive Bayes adds one term per attribute,
+    so the margin between the predicted class and the runner-up splits exactly into
+    the prior difference plus one contribution per attribute,
+    ``log P(x_k | pred) − log P(x_k | runner-up)`` (0 for a missing value); a text
+    attribute's contribution splits further into its terms, ``n_w (W_pred,w −
+    W_runner-up,w)`` as in :func:`explain` (for a Bernoulli word model the absent words
+    make up the rest).
+
+    Returns
+    -------
+    list of dict
+        One per row: ``predicted``, ``runner_up``, ``margin``, ``prior`` and
+        ``attributes``, a list of ``{"name", "kind", "value", "contribution"}``
+        (largest absolute contribution first); text attributes add ``for`` /
+        ``against`` term lists (``{"term", "count", "contribution"}``, at most ``top``
+        each).
+    """
+    inner, weight = model, None
+    while not hasattr(inner, "predict_attribute_terms"):
+        w = getattr(inner, "class_log_weight_", None)
+        if w is not None:
+            weight = np.asarray(w, dtype=np.float64) + (0.0 if weight is None else weight)
+        inner = getattr(inner, "estimator_", None)
+        if inner is None:
+            raise TypeError(f"cannot explain a {type(model).__name__}: no mixed table model inside")
+    check_is_fitted(inner)
+    prior, terms = inner.predict_attribute_terms(X)
+    if weight is not None:
+        prior = prior + weight
+    X_tab, docs = inner._check_X(X)
+    tab_atts = inner.tabular_.attributes_ if inner.tabular_ is not None else []
+    tab_sl = column_slices(tab_atts)
+    tab_pos = {a.name: k for k, a in enumerate(tab_atts)}
+    text_pos = {inner.attributes_[j].name: k for k, j in enumerate(inner._text_positions())}
+    names = [a.name for a in inner.attributes_]
+    classes = inner.classes_
+    n = len(docs[0]) if docs else X_tab.shape[0]
+    total = prior[None, :] + sum(terms.values())
+    weights = {k: linear_weights(clf.model_) for k, clf in enumerate(inner.text_models_)}
+    out = []
+    for i in range(n):
+        if len(classes) < 2:
+            out.append({"predicted": str(classes[0]), "runner_up": None, "margin": 0.0, "prior": 0.0,
+                        "attributes": []})
+            continue
+        order = np.argsort(-total[i], kind="stable")
+        p, r = order[0], order[1]
+        atts = []
+        for name in names:
+            a = inner.attributes_[names.index(name)]
+            rec = {"name": name, "kind": a.kind, "contribution": float(terms[name][i, p] - terms[name][i, r])}
+            if name in text_pos:
+                k = text_pos[name]
+                doc = docs[k][i]
+                rec["value"] = doc[:60] + ("..." if len(doc) > 60 else "")
+                rec.update(_text_terms(inner.text_models_[k], doc, weights[k], p, r, top))
+            else:
+                rec["value"] = _cell_text(a, X_tab[i, tab_sl[tab_pos[name]]])
+            atts.append(rec)
+        atts.sort(key=lambda d: (-abs(d["contribution"]), d["name"]))
+        out.append({
+            "predicted": str(classes[p]),
+            "runner_up": str(classes[r]),
+            "margin": float(total[i, p] - total[i, r]),
+            "prior": float(prior[p] - prior[r]),
+            "attributes": atts,
+        })
+    return out
+
+
+def _text_terms(clf, doc, lw, p, r, top):
+    W, _, binarize = lw
+    x = clf.vectorizer_.transform([doc])
+    counts = x.toarray().ravel()
+    x = counts.copy()
+    if binarize is not None:
+        x = (x > binarize).astype(np.float64)
+    contrib = x * (W[p] - W[r])
+    terms = clf.vectorizer_.get_feature_names_out()
+    nz = np.flatnonzero(contrib)
+    pos, neg = nz[contrib[nz] > 0], nz[contrib[nz] < 0]
+    pos = pos[np.lexsort((terms[pos].astype(str), -contrib[pos]))][:top]
+    neg = neg[np.lexsort((terms[neg].astype(str), contrib[neg]))][:top]
+
+    def listing(idx):
+        return [{"term": str(terms[j]), "count": float(counts[j]), "contribution": float(contrib[j])} for j in idx]
+
+    return {"for": listing(pos), "against": listing(neg)}
+
+
+def _cell_text(attribute, cells):
+    """A table cell as the user wrote it (``?`` when missing)."""
+    cells = np.asarray(cells, dtype=np.float64)
+    if np.isnan(cells[0]):
+        return "?"
+    if attribute.kind == "nominal":
+        return str(attribute.values[int(cells[0])])
+    if attribute.kind == "uncertain-numeric":
+        return f"[{cells[0]:g},{cells[1]:g}]"
+    if attribute.kind == "uncertain-nominal":
+        return "{" + ",".join(f"{v}:{q:g}" for v, q in zip(attribute.values, cells) if q > 0) + "}"
+    return f"{cells[0]:g}"
+
+
+def describe_mixed(model, top=10):
+    """:meth:`textnb.text.mixed.MixedNB.describe` plus, for every text attribute, its most
+    informative terms per class (:func:`informative_terms` of its word model)."""
+    check_is_fitted(model)
+    info = model.describe()
+    texts = iter(model.text_models_)
+    for a in info["attributes"]:
+        if a["kind"] == "text":
+            a["informative_terms"] = inspection.informative_terms(next(texts), top)
+    return info

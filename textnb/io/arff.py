@@ -5,7 +5,10 @@ Supported: ``@relation``, ``@attribute`` with nominal ``{a, b, 'c d'}``, ``numer
 dense or sparse ``{i v, ...}`` form, ``?`` for a missing value, ``%`` comments
 (outside quotes), single- or double-quoted names and values with backslash escapes,
 CRLF line ends and tab-separated header fields. Keywords are case-insensitive.
-``string``, ``date`` and ``relational`` attributes are rejected with an
+``string`` attributes are text attributes (kind ``"text"``, a document per cell: ``X``
+is then of dtype object, a missing ``?`` cell or a string attribute absent from a
+sparse row is None, an empty document; :class:`textnb.text.mixed.MixedNB` learns from them).
+``date`` and ``relational`` attributes are rejected with an
 :class:`~textnb.core.errors.InputError` (naive Bayes has no estimator for them); a trailing
 instance weight ``{w}`` (Weka 3.7+) is read into ``weights``.
 
@@ -107,6 +110,29 @@ def _tokens(text, path, lineno, separators=","):
     return tokens, quoted
 
 
+def _sparse_entries(text, path, lineno):
+    """The ``index value`` entries of a sparse row, split at commas outside quotes
+    (values still quoted: ``0 'win money'``)."""
+    entries, start, in_quote, i, n = [], 0, None, 0, len(text)
+    while i < n:
+        ch = text[i]
+        if in_quote:
+            if ch == "\\":
+                i += 1
+            elif ch == in_quote:
+                in_quote = None
+        elif ch in "'\"":
+            in_quote = ch
+        elif ch == ",":
+            entries.append(text[start:i].strip())
+            start = i + 1
+        i += 1
+    if in_quote:
+        raise InputError(f"{path}:{lineno}: unterminated quote")
+    entries.append(text[start:].strip())
+    return entries
+
+
 def _strip_comment(line):
     """The line without a ``%`` comment that is outside quotes."""
     if "%" not in line:
@@ -173,7 +199,11 @@ def _parse_attribute(rest, path, lineno):
         if tail and not re.fullmatch(r"[\[\(].*[\]\)]", tail):
             raise InputError(f"{path}:{lineno}: attribute {name!r}: cannot read type {spec!r}")
         return Attribute(name, "numeric", [])
-    if kind in ("string", "date", "relational"):
+    if kind == "string":
+        if spec.strip().lower() != "string":
+            raise InputError(f"{path}:{lineno}: attribute {name!r}: cannot read type {spec!r}")
+        return Attribute(name, "text", [])
+    if kind in ("date", "relational"):
         raise InputError(
             f"{path}:{lineno}: attribute {name!r} is of type {kind}, which naive Bayes "
             f"cannot use; remove it or make it nominal"
@@ -247,13 +277,16 @@ def read_arff(path, *, encoding="utf-8"):
     index = [
         {v: float(i) for i, v in enumerate(a.values)} if a.is_nominal else None for a in attributes
     ]
+    text = [a.kind == "text" for a in attributes]
     rows, weights = [], []
     nan = float("nan")
     uncertain = {}  # column -> {row: (text, line)}
 
     def cell(j, tok, quoted, ln):
         if tok == "?" and not quoted:
-            return nan
+            return None if text[j] else nan
+        if text[j]:
+            return tok
         a = attributes[j]
         if quoted and tok[:1] in "[{" and cell_kind(tok) and not (index[j] is not None and tok in index[j]):
             uncertain.setdefault(j, {})[len(rows)] = (tok, ln)
@@ -285,10 +318,12 @@ def read_arff(path, *, encoding="utf-8"):
             for j, a in enumerate(attributes):  # absent = 0, i.e. the first nominal value
                 if a.is_nominal and not a.values:
                     row[j] = nan
-            toks, quoted = _tokens(line[1:-1], path, lineno)
+                elif text[j]:
+                    row[j] = None  # absent text: an empty document
+            toks = _sparse_entries(line[1:-1], path, lineno)
             if toks != [""]:
-                for tok, q in zip(toks, quoted):
-                    parts = tok.split(None, 1) if not q else [tok]
+                for tok in toks:
+                    parts = tok.split(None, 1)
                     if len(parts) != 2:
                         raise InputError(f"{path}:{lineno}: sparse entry {tok!r} is not 'index value'")
                     try:
@@ -315,7 +350,12 @@ def read_arff(path, *, encoding="utf-8"):
             row = [cell(j, t, q, lineno) for j, (t, q) in enumerate(zip(toks, quoted))]
         rows.append(row)
         weights.append(weight)
-    X = np.array(rows, dtype=np.float64).reshape(len(rows), n_att)
+    if any(text):
+        X = np.empty((len(rows), n_att), dtype=object)
+        for i, row in enumerate(rows):
+            X[i] = row
+    else:
+        X = np.array(rows, dtype=np.float64).reshape(len(rows), n_att)
     if uncertain:
         attributes, X = _uncertain_columns(path, attributes, X, uncertain)
     return ArffData(relation, attributes, X, np.array(weights, dtype=np.float64))
@@ -344,6 +384,7 @@ def _uncertain_columns(path, attributes, X, uncertain):
     return atts, np.hstack(blocks)
 
 
+_LINE_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _SAFE = re.compile(r"[^\s,{}'\"%\\?]+")
 
 
@@ -352,6 +393,13 @@ def _quote(s):
     if _SAFE.fullmatch(s):
         return s
     return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _quote_text(s):
+    """A string cell, always quoted (so ``?`` stays a string); newlines escaped, the
+    other characters that end a line for :meth:`str.splitlines` replaced by a space."""
+    s = str(s).replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n").replace("\r", "\\r")
+    return "'" + _LINE_BREAKS.sub(" ", s) + "'"
 
 
 def _format_number(x):
@@ -365,15 +413,19 @@ def write_arff(path, attributes, X, *, relation="textnb"):
     last); nominal cells are value indices. Values are quoted where needed, so
     :func:`read_arff` and Weka read the file back unchanged. Uncertain attributes are
     declared with their certain type and written as quoted ``'[L,R]'`` /
-    ``'{v:p,...}'`` cells (which Weka cannot read).
+    ``'{v:p,...}'`` cells (which Weka cannot read). Text attributes are ``string``
+    attributes (``X`` of dtype object: str cells, None for missing).
     """
-    X = np.asarray(X, dtype=np.float64)
+    text = any(a.kind == "text" for a in attributes)
+    X = np.asarray(X, dtype=object if text else np.float64)
     out = [f"@relation {_quote(relation)}", ""]
     for a in attributes:
         if a.kind == UNCERTAIN_NOMINAL:
             out.append(f"@attribute {_quote(a.name)} {{{','.join(_quote(v) for v in a.values)}}}")
         elif a.is_nominal:
             out.append(f"@attribute {_quote(a.name)} {{{','.join(_quote(v) for v in a.values)}}}")
+        elif a.kind == "text":
+            out.append(f"@attribute {_quote(a.name)} string")
         else:
             out.append(f"@attribute {_quote(a.name)} numeric")
     out += ["", "@data"]
@@ -389,6 +441,10 @@ def write_arff(path, attributes, X, *, relation="textnb"):
                 cells.append(text if text == "?" else "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'")
                 continue
             x = row[slices[j].start]
+            if a.kind == "text":
+                cells.append("?" if x is None else _quote_text(x))
+                continue
+            x = float(x)
             if np.isnan(x):
                 cells.append("?")
             elif enc[j] is not None:

@@ -12,6 +12,10 @@ read as ``"uncertain-numeric"`` (two ``X`` columns, L and R), one with a cell
 probabilities); plain cells in such columns are certain values. ``types`` may also
 force these two kinds. Malformed cells (L > R, probabilities not summing to 1,
 garbage) are one-line :class:`~textnb.core.errors.InputError` s naming file, row and column.
+
+Text columns are never inferred: ``types={name: "text"}`` makes a column hold one
+document per cell (``X`` is then of dtype object, the text cells ``str``, an empty or
+``?`` cell None: an empty document; see :mod:`textnb.io.tables`).
 """
 
 import csv
@@ -27,14 +31,16 @@ from textnb.io.uncertain import (
     UNCERTAIN_NUMERIC,
     CellError,
     cell_kind,
+    column_slices,
     parse_uncertain_column,
 )
 
-__all__ = ["read_csv", "MISSING"]
+__all__ = ["read_csv", "read_header", "MISSING"]
 
 #: Cell texts read as a missing value.
 MISSING = frozenset({"", "?"})
-_KINDS = ("nominal", "numeric") + UNCERTAIN_KINDS
+_TEXT = "text"
+_KINDS = ("nominal", "numeric") + UNCERTAIN_KINDS + (_TEXT,)
 
 
 def _delimiter(path, sample):
@@ -66,6 +72,25 @@ def _float(s):
     return x if math.isfinite(x) else None
 
 
+def read_header(path, *, encoding="utf-8"):
+    """The column names of a delimited text file (its first row, as :func:`read_csv` reads it)."""
+    path = str(path)
+    try:
+        with open(path, encoding=encoding, errors="replace", newline="") as f:
+            sample = f.read(65536)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if sample.startswith("\ufeff"):
+        sample = sample[1:]
+    if not sample.strip():
+        raise InputError(f"{path}: empty file")
+    try:
+        first = next(csv.reader(sample.splitlines(), delimiter=_delimiter(path, sample)))
+    except (csv.Error, StopIteration):
+        raise InputError(f"{path}:1: cannot read the header row") from None
+    return [h.strip() for h in first]
+
+
 def read_csv(path, *, types=None, class_name=None, optional_types=False, encoding="utf-8"):
     """Read a delimited text file with a header row.
 
@@ -73,8 +98,8 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
     ----------
     path : str or path-like
         ``.csv`` (comma), ``.tsv`` / ``.tab`` (tab); other names: delimiter sniffed.
-    types : dict of {str: "nominal", "numeric", "uncertain-numeric" or "uncertain-nominal"}, default=None
-        Forced column types; other columns are inferred.
+    types : dict of {str: "nominal", "numeric", "uncertain-numeric", "uncertain-nominal" or "text"}, default=None
+        Forced column types; other columns are inferred (never as text).
     class_name : str, "" or None, default=None
         The class column, read as nominal unless ``types`` says otherwise (None: the
         last column; ``""``: no class column).
@@ -88,6 +113,7 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
     X : ndarray of shape (n_rows, n_x_columns)
         The tabular convention (nominal index or number; NaN = missing); an uncertain
         attribute spans several columns (:func:`textnb.io.uncertain.column_slices`).
+        dtype object when a column is text.
     """
     path = str(path)
     types = dict(types or {})
@@ -126,6 +152,8 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
     if class_name is None:
         class_name = header[-1]
     if class_name in header:
+        if types.get(class_name) == _TEXT:
+            raise InputError(f"{path}: the class column {class_name!r} cannot be text")
         types.setdefault(class_name, "nominal")
     body, linenos = [], []
     for i, r in enumerate(rows[1:], start=2):
@@ -138,9 +166,15 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
     n, d = len(body), len(header)
     attributes, blocks = [], []
     X = np.full((n, d), np.nan)
+    texts = {}  # attribute position -> cells
     for j, name in enumerate(header):
         col = [r[j] for r in body]
         kind = types.get(name)
+        if kind == _TEXT:
+            texts[len(attributes)] = [None if c in MISSING else c for c in col]
+            attributes.append(Attribute(name, _TEXT, []))
+            blocks.append(X[:, j:j + 1])
+            continue
         shapes = [(i, cell_kind(c)) for i, c in enumerate(col) if c not in MISSING and c[:1] in "[{"]
         shapes = [(i, k) for i, k in shapes if k is not None]
         if kind is None and shapes:
@@ -189,4 +223,9 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
             attributes.append(Attribute(name, "nominal", list(values)))
     if any(a.kind in UNCERTAIN_KINDS for a in attributes):
         X = np.hstack(blocks) if blocks else X
+    if texts:
+        X = X.astype(object)
+        slices = column_slices(attributes)
+        for k, cells in texts.items():
+            X[:, slices[k].start] = cells
     return attributes, X

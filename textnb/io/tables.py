@@ -16,6 +16,12 @@ column per attribute": an ``"uncertain-numeric"`` attribute spans two columns (`
 :func:`read_table` reads them from ``[L,R]`` / ``{v:p,...}`` cells without options; a
 table without them is exactly the convention above.
 
+*Text* attributes (kind ``"text"``: ARFF ``string`` attributes, CSV columns named with
+``types={"body": "text"}``, DataFrame columns marked so) hold one document per cell.
+A table with a text attribute has an ``X`` of dtype ``object``: a text cell is a
+``str`` (None when missing: an empty document), every other cell the float it would
+hold in a float64 ``X``. :class:`textnb.text.mixed.MixedNB` learns from such tables.
+
 Entry points: :func:`read_table` (ARFF, CSV, TSV; for training, or ``like=`` a trained
 model's attributes for prediction), :func:`encode_like` (re-code a table or raw rows
 against a model's attributes), :func:`table_from_frame` (pandas).
@@ -25,15 +31,26 @@ import math
 import os
 import numpy as np
 
-from textnb.core.attributes import Attribute, Table
+from textnb.core.attributes import TEXT, Attribute, Table
 from textnb.core.errors import InputError
 from textnb.io.arff import read_arff
 from textnb.io.csvtable import read_csv
 from textnb.io.uncertain import CellError, cell_kind, column_slices, parse_uncertain_column
 
-__all__ = ["Attribute", "Table", "read_table", "encode_like", "table_from_frame"]
+__all__ = ["TEXT", "Attribute", "Table", "check_no_text", "read_table", "encode_like", "table_from_frame"]
 
 _MISSING_TEXT = frozenset({"", "?"})
+
+
+def check_no_text(attributes, model):
+    """Raise ValueError (one line) when ``attributes`` holds a text attribute ``model``
+    cannot use (the semi-naive models: LBR, TAN, Bayes nets)."""
+    for a in attributes or ():
+        if getattr(a, "kind", None) == TEXT:
+            raise ValueError(
+                f"attribute {a.name!r} is text; {model} does not support text attributes "
+                f"(use naive Bayes, MixedNB, or leave the column out)"
+            )
 
 
 def _cols(attributes, idx):
@@ -72,7 +89,9 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None):
     types : dict of {str: "nominal" or "numeric"}, default=None
         Forced column types for CSV / TSV files (also ``"uncertain-numeric"`` /
         ``"uncertain-nominal"``; without it, a column with ``[L,R]`` or ``{v:p,...}``
-        cells is uncertain, see :mod:`textnb.io.uncertain`).
+        cells is uncertain, see :mod:`textnb.io.uncertain`; and ``"text"``: a document
+        per cell, ``X`` then has dtype object). ARFF files declare text attributes
+        as ``string``.
     drop : str or sequence of str, default=None
         Attributes to leave out (ID columns, say).
     like : sequence of Attribute, default=None
@@ -86,8 +105,8 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None):
     ------
     InputError
         One line naming the file: unreadable or empty file, syntax error (with its
-        line), unknown class or drop name (listing the available ones), a numeric
-        or uncertain class, a class with fewer than two values, a non-number in a
+        line), unknown class or drop name (listing the available ones), a numeric,
+        uncertain or text class, a class with fewer than two values, a non-number in a
         numeric column, a malformed uncertain cell (with its row and column).
     """
     path = os.fspath(path)
@@ -118,6 +137,11 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None):
     else:
         raise InputError(f"{path}: no attribute named {class_name!r}; attributes: {', '.join(names)}")
     cls = attributes[ci]
+    if cls.is_text:
+        raise InputError(
+            f"{path}: class attribute {cls.name!r} is text; the class must be a nominal value "
+            f"(choose another with class_name / --class)"
+        )
     if cls.is_uncertain:
         raise InputError(
             f"{path}: class attribute {cls.name!r} is uncertain; the class must be a certain nominal value"
@@ -132,7 +156,7 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None):
     if len(attributes) < 2:
         raise InputError(f"{path}: only the class attribute {cls.name!r}; nothing to learn from")
     cc = _cols(attributes, [ci])[0]
-    yc = X[:, cc]
+    yc = X[:, cc].astype(np.float64)
     labelled = ~np.isnan(yc)
     if not labelled.any():
         raise InputError(f"{path}: class attribute {cls.name!r} is missing in every row")
@@ -184,7 +208,7 @@ def _query_table(path, attributes, X, weights, like, class_name, drop, like_name
         ci = names.index(class_name)
         cls = attributes[ci]
         col = X[:, _cols(attributes, [ci])[0]]
-        if cls.is_nominal and not np.all(np.isnan(col)):
+        if cls.is_nominal and not np.all(np.isnan(col := col.astype(np.float64))):
             y = np.array(
                 [None if math.isnan(v) else cls.values[int(v)] for v in col], dtype=object
             )
@@ -207,14 +231,23 @@ def _encode_table(table, attributes, where):
     src_sl, dst_sl = column_slices(table.attributes), column_slices(attributes)
     width = dst_sl[-1].stop if dst_sl else 0
     out = np.full((table.X.shape[0], width), np.nan)
+    if any(a.is_text for a in attributes):
+        out = out.astype(object)
     for k, dst in enumerate(attributes):
         j = names.index(dst.name)
         src = table.attributes[j]
+        if src.is_text or dst.is_text:
+            if not (src.is_text and dst.is_text):
+                raise InputError(
+                    f"{where}: attribute {dst.name!r} is {src.kind} here but {dst.kind} in the model"
+                )
+            out[:, dst_sl[k].start] = table.X[:, src_sl[j].start]
+            continue
         if src.is_uncertain or dst.is_uncertain:
-            out[:, dst_sl[k]] = _encode_uncertain(table.X[:, src_sl[j]], src, dst, where)
+            out[:, dst_sl[k]] = _encode_uncertain(table.X[:, src_sl[j]].astype(np.float64), src, dst, where)
             continue
         c = dst_sl[k].start
-        col = table.X[:, src_sl[j].start]
+        col = table.X[:, src_sl[j].start].astype(np.float64)
         known = ~np.isnan(col)
         if src.is_nominal and dst.is_nominal:
             m = _value_map(src, dst, where)
@@ -305,7 +338,8 @@ def encode_like(table_or_rows, attributes, *, source="<rows>"):
         of cell values (strings or numbers) in the order of ``attributes``, or dicts
         mapping attribute name to value. ``""``, ``"?"``, None and NaN are missing.
         An uncertain numeric attribute takes ``"[L,R]"``, a pair ``(L, R)`` or a
-        number; an uncertain nominal one ``"{v:p,...}"``, a dict ``{v: p}`` or a value.
+        number; an uncertain nominal one ``"{v:p,...}"``, a dict ``{v: p}`` or a value;
+        a text attribute a string (``X`` is then of dtype object; missing: None).
     attributes : sequence of Attribute
         The attributes the model was trained on.
 
@@ -330,6 +364,11 @@ def encode_like(table_or_rows, attributes, *, source="<rows>"):
     rows = list(table_or_rows)
     slices = column_slices(attributes)
     X = np.full((len(rows), slices[-1].stop if slices else 0), np.nan)
+    if any(a.is_text for a in attributes):
+        X = X.astype(object)
+        for k, a in enumerate(attributes):
+            if a.is_text:
+                X[:, slices[k].start] = None
     lookup = [{v: i for i, v in enumerate(a.values)} if a.is_nominal else None for a in attributes]
     for r, row in enumerate(rows, start=1):
         if isinstance(row, dict):
@@ -340,6 +379,15 @@ def encode_like(table_or_rows, attributes, *, source="<rows>"):
                 raise InputError(f"{source}: row {r} has {len(cells)} values, expected {len(attributes)}")
         for k, (a, c) in enumerate(zip(attributes, cells)):
             if c is None or (isinstance(c, float) and math.isnan(c)):
+                continue
+            if a.is_text:
+                if isinstance(c, bytes):
+                    c = c.decode("utf-8", "replace")
+                if not isinstance(c, str):
+                    raise InputError(
+                        f"{source}: row {r}: value {c!r} of text attribute {a.name!r} is not a string"
+                    )
+                X[r - 1, slices[k].start] = c
                 continue
             if isinstance(c, str):
                 c = c.strip()
@@ -389,13 +437,23 @@ def _number_text(x, attribute):
     return str(x)
 
 
-def table_from_frame(df, class_name=None, *, source="<DataFrame>"):
+def table_from_frame(df, class_name=None, *, types=None, source="<DataFrame>"):
     """Build a :class:`Table` from a pandas DataFrame.
 
     Numeric (non-boolean) columns become numeric attributes; categorical columns
     become nominal with their categories in order; every other column becomes nominal
     with its distinct values as strings, in order of first appearance. NaN / None are
     missing. The class is ``class_name`` or the last column.
+
+    ``types={name: "text"}`` marks columns of dtype ``string`` or ``object`` as text
+    attributes (a document per cell; missing cells are empty documents); ``X`` then
+    has dtype object. ``"nominal"`` forces a numeric column to be nominal.
+
+    Raises
+    ------
+    InputError
+        Unknown class or ``types`` column, an unknown type, a column marked text that
+        is not of dtype string / object or holds a non-string cell, a text class.
     """
     import pandas as pd
 
@@ -404,17 +462,45 @@ def table_from_frame(df, class_name=None, *, source="<DataFrame>"):
         class_name = names[-1] if names else None
     if class_name not in names:
         raise InputError(f"{source}: no column named {class_name!r}; columns: {', '.join(names)}")
+    types = dict(types or {})
+    unknown = sorted(set(types) - set(names))
+    if unknown:
+        raise InputError(f"{source}: types given for unknown column(s) {unknown}; columns: {', '.join(names)}")
+    for name, kind in types.items():
+        if kind not in ("nominal", TEXT):
+            raise InputError(f"{source}: type {kind!r} of column {name!r} is not 'nominal' or 'text'")
+    if types.get(class_name) == TEXT:
+        raise InputError(f"{source}: class column {class_name!r} cannot be text")
     attributes, cols = [], []
     for name, col in zip(names, df.columns):
         s = df[col]
-        if isinstance(s.dtype, pd.CategoricalDtype):
+        if types.get(name) == TEXT:
+            if not (pd.api.types.is_string_dtype(s.dtype) or s.dtype == object):
+                raise InputError(
+                    f"{source}: column {name!r} has dtype {s.dtype}; only string / object columns can be text"
+                )
+            cells = []
+            for i, v in enumerate(s.tolist()):
+                if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+                    cells.append(None)
+                elif isinstance(v, str):
+                    cells.append(v)
+                else:
+                    raise InputError(
+                        f"{source}: row {i + 1}: value {v!r} of text column {name!r} is not a string"
+                    )
+            attributes.append(Attribute(name, TEXT, []))
+            col_values = np.empty(len(cells), dtype=object)
+            col_values[:] = cells
+            cols.append(col_values)
+        elif isinstance(s.dtype, pd.CategoricalDtype):
             values = [str(v) for v in s.cat.categories]
             codes = s.cat.codes.to_numpy().astype(np.float64)
             codes[codes < 0] = np.nan
             attributes.append(Attribute(name, "nominal", values))
             cols.append(codes)
         elif pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype) \
-                and name != class_name:
+                and name != class_name and types.get(name) != "nominal":
             attributes.append(Attribute(name, "numeric", []))
             cols.append(s.to_numpy(dtype=np.float64, na_value=np.nan))
         else:
@@ -425,10 +511,15 @@ def table_from_frame(df, class_name=None, *, source="<DataFrame>"):
                 codes[i] = values.setdefault(str(v), len(values))
             attributes.append(Attribute(name, "nominal", list(values)))
             cols.append(codes)
-    X = np.column_stack(cols) if cols else np.empty((len(df), 0))
+    if any(a.is_text for a in attributes):
+        X = np.empty((len(df), len(cols)), dtype=object)
+        for j, c in enumerate(cols):
+            X[:, j] = c
+    else:
+        X = np.column_stack(cols) if cols else np.empty((len(df), 0))
     ci = names.index(class_name)
     cls = attributes[ci]
-    yc = X[:, ci]
+    yc = X[:, ci].astype(np.float64)
     labelled = ~np.isnan(yc)
     y = np.asarray(cls.values, dtype=str)[yc[labelled].astype(np.intp)]
     if np.unique(y).size < 2:

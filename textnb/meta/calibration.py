@@ -82,10 +82,32 @@ def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight
     scores = np.full((len(y), len(classes)), np.nan)
     for train, test in splits:
         kw = {} if sample_weight is None else {"sample_weight": sample_weight[train]}
+        if _declared_attributes(estimator) is not None:
+            # table columns are attributes the model declares, not terms: keep them all
+            fitted = clone(estimator).fit(X[train], y[train], **kw)
+            scores[test] = estimator_log_odds(fitted, X[test], classes)
+            continue
         cols = seen_columns(X[train])
         fitted = clone(estimator).fit(X[train][:, cols], y[train], **kw)
         scores[test] = estimator_log_odds(fitted, X[test][:, cols], classes)
     return scores, classes
+
+
+def _declared_attributes(estimator):
+    """The table attributes ``estimator`` (or a model it wraps) declares, or None."""
+    while estimator is not None:
+        attributes = getattr(estimator, "attributes", None)
+        if attributes is not None:
+            return attributes
+        estimator = getattr(estimator, "estimator", None)
+    return None
+
+
+def _input_dtype(estimator):
+    """``None`` (keep object cells) for a model of a table with text attributes, else numeric."""
+    attributes = _declared_attributes(estimator)
+    text = attributes is not None and any(getattr(a, "kind", None) == "text" for a in attributes)
+    return None if text else "numeric"
 
 
 def _finite(s):
@@ -294,7 +316,8 @@ class CalibratedNB(ClassifierMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit the calibration maps on out-of-fold log-odds, then the estimator on all data."""
         self._check_params()
-        X, y = validate_data(self, X, y, accept_sparse="csr", reset=True)
+        X, y = validate_data(self, X, y, accept_sparse="csr", reset=True, dtype=_input_dtype(self._base()),
+                             ensure_all_finite=_input_dtype(self._base()) is not None)
         check_classification_targets(y)
         sw = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         if sw is not None and sw.shape != (X.shape[0],):
@@ -343,7 +366,9 @@ class CalibratedNB(ClassifierMixin, BaseEstimator):
         return self
 
     def _check_X(self, X):
-        return validate_data(self, X, accept_sparse="csr", reset=False)
+        dtype = _input_dtype(self._base())
+        return validate_data(self, X, accept_sparse="csr", reset=False, dtype=dtype,
+                             ensure_all_finite=dtype is not None)
 
     def predict_log_odds(self, X):
         """Raw per-class log-odds of the estimator (not calibrated), (n_samples, n_classes)."""

@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from textnb.naive_bayes.discretize import apply_cut_points, equal_frequency_cut_points, equal_width_cut_points, mdl_cut_points
 from textnb.core.model_io import register
-from textnb.io.tables import Attribute
+from textnb.io.tables import Attribute, check_no_text
 
 __all__ = ["Discretized"]
 
@@ -58,6 +58,7 @@ class Discretized(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         if self.numeric not in _METHODS:
             raise ValueError(f"numeric must be one of {_METHODS}; got {self.numeric!r}")
+        check_no_text(self.attributes, f"{type(self.estimator).__name__} on discretised attributes")
         X = np.asarray(X, dtype=np.float64)
         y = np.asarray(y)
         attrs = list(self.attributes) if self.attributes is not None else [

@@ -821,17 +821,22 @@ class TabularNB(BaseNB):
         self.feature_log_prob_ = out
 
     def _update_class_log_prior(self):
-        n_classes = len(self.classes_)
+        self.class_log_prior_ = self._class_log_prior(self.class_count_)
+
+    def _class_log_prior(self, class_count):
+        """``log P(c)`` from weighted class counts, with this model's smoothing (or
+        ``class_prior``); also the shared prior of :class:`textnb.text.mixed.MixedNB`."""
+        cc = np.asarray(class_count, dtype=np.float64)
+        n_classes = len(cc)
         if self.class_prior is not None:
             prior = check_class_prior(self.class_prior, n_classes)
         else:
             kind, a = self._smoothing()
             a = a if kind == "additive" else 1.0
-            cc = self.class_count_
             den = cc.sum() + n_classes * a
             prior = (cc + a) / den if den > 0 else np.full(n_classes, 1.0 / n_classes)
         with np.errstate(divide="ignore"):
-            self.class_log_prior_ = np.maximum(np.log(prior), LOG_FLOOR)
+            return np.maximum(np.log(prior), LOG_FLOOR)
 
     def _pooled_moments(self):
         """Count, mean and M2 of every Gaussian column over all classes together."""

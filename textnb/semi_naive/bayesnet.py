@@ -75,6 +75,7 @@ from textnb.naive_bayes.discretize import apply_cut_points, mdl_cut_points
 from textnb.core.errors import InputError, TextnbError
 from textnb.core.model_io import register
 from textnb.core.stats import CountTable, class_indicator
+from textnb.io.tables import check_no_text
 
 __all__ = ["BayesNetClassifier", "TAN", "read_structure", "conditional_mutual_information"]
 
@@ -473,6 +474,7 @@ class _BaseBayesNet(BaseNB):
         self
         """
         alpha = self._check_params()
+        check_no_text(self.attributes, type(self).__name__)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=True)
         check_classification_targets(y)
         self.classes_, y_index = np.unique(y, return_inverse=True)

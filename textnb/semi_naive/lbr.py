@@ -60,6 +60,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.naive_bayes.base import BaseNB
 from textnb.core.model_io import register
+from textnb.io.tables import check_no_text
 
 __all__ = ["LBR", "sign_test_p"]
 
@@ -803,6 +804,7 @@ class LBR(BaseNB):
             first). Default: the sorted distinct labels of ``y``.
         """
         self._check_params()
+        check_no_text(attributes, "LBR")
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan",
                              reset=True)
         check_classification_targets(y)

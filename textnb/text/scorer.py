@@ -213,7 +213,7 @@ def _analyzer(params):
 def scorer_from_file(path):
     """A :class:`TextScorer` for the text model in ``path``, or None for other models.
 
-    Raises :class:`~textnb.errors.ModelFileError` for a file that is not a valid model
+    Raises :class:`~textnb.core.errors.ModelFileError` for a file that is not a valid model
     file, exactly as :func:`~textnb.core.model_io.load` does.
     """
     root = read_nodes(path)
