@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from sklearn.feature_extraction.text import CountVectorizer
 
-from textnb.text.vectorizer import ascii_tokens
+from textnb.text import ascii_tokens
 from textnb.text.ascii_tokens import TermKeys, ascii_term_ids, supports
 from textnb.text.vectorizer import Vectorizer
 from textnb.text.tokenize import Analyzer, _python_term_ids, batch_term_ids, growing_vocabulary
