@@ -10,6 +10,7 @@ __version__ = "0.1.0"
 
 #: public name -> module that defines it
 _PUBLIC = {
+    "AODE": "textnb.aode",
     "APNBC": "textnb.apnbc",
     "Attribute": "textnb.tables",
     "BayesNetClassifier": "textnb.bayesnet",
