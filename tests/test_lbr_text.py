@@ -2,6 +2,7 @@
 model equals textnb's NB, key-term rules help on an interaction, model files, explanations."""
 
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -187,3 +188,37 @@ def test_bad_parameters():
 @parametrize_with_checks([LazyTextNB(min_df=1)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_cli_explain_shows_topical_rules(tmp_path):
+    """``train --lazy`` then ``predict --explain``: rules on the topical context word, never
+    on the stop word that is in every document."""
+    import io
+    import json
+
+    from textnb.cli import main
+
+    X, y = _topic_data(600, 3)
+    words = ["hockey", "goal", "puck", "w3", "w4", "w5", "w6", "w7"]
+    for i, (row, label) in enumerate(zip(X.toarray().astype(int), y)):
+        folder = tmp_path / "corpus" / label
+        folder.mkdir(parents=True, exist_ok=True)
+        text = " ".join(["the"] * (1 + i % 3) + [w for w, k in zip(words, row) for _ in range(k)])
+        (folder / f"{i}.txt").write_text(text + "\n")
+    model = tmp_path / "lazy.tnb"
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["train", str(tmp_path / "corpus"), "--lazy", "hlbr", "-o", str(model)], stdout=out,
+                stderr=err) == 0, err.getvalue()
+    Xt, _ = _topic_data(40, 4)
+    rules = []
+    for row in Xt.toarray().astype(int):
+        doc = " ".join(["the"] + [w for w, k in zip(words, row) for _ in range(k)])
+        out = io.StringIO()
+        stdin, sys.stdin = sys.stdin, io.StringIO(doc)
+        try:
+            assert main(["predict", str(model), "-", "--explain", "--json"], stdout=out, stderr=err) == 0
+        finally:
+            sys.stdin = stdin
+        rules.append(json.loads(out.getvalue())["explanation"])
+    assert any("term:hockey" in r for r in rules), rules
+    assert not any("term:the" in r for r in rules)
