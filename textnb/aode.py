@@ -396,13 +396,20 @@ class AODE(BaseNB):
             miss_child = N3[:, :, missing_slot]  # (C, n_slots, d): N(c, x_p, a missing)
             child_den = diag[:, :, None] - miss_child + (k[None, None, :] if m is None else m)
             child_num = N3 + (1.0 if m is None else m / k_slot[None, None, :])
-            self._log_child = np.log(child_num) - np.log(child_den[:, :, attr_of_slot])
+            log_child = np.log(child_num) - np.log(child_den[:, :, attr_of_slot])
             # naive Bayes fallback
             known_count = self.class_count_[:, None] - diag[:, missing_slot]  # (C, d)
             self._log_nb_prior = (np.log(self.class_count_ + (1.0 if m is None else m / C))
                                   - np.log(total + (C if m is None else m)))
             self._log_nb = (np.log(diag + (1.0 if m is None else m / k_slot[None, :]))
                             - np.log(known_count[:, attr_of_slot] + (k_slot[None, :] if m is None else m)))
+        # prediction adds child terms by look-up without masks: a missing child (its
+        # missing slot) and the parent itself (same attribute) contribute log 1 = 0
+        same = attr_of_slot[:, None] == attr_of_slot[None, :]
+        log_child[:, same] = 0.0
+        log_child[:, :, missing_slot] = 0.0
+        self._log_child = log_child
+        self._log_nb[:, missing_slot] = 0.0
         self._eligible = freq >= float(self.frequency_limit)  # super-parent candidates
         self._n_slots = n_slots
 
@@ -433,18 +440,17 @@ class AODE(BaseNB):
 
     def _block_jll(self, X):
         known = ~np.isnan(X)
-        S = self._slots(X)  # missing cells point at the missing slot; masked below
+        S = self._slots(X)  # a missing cell points at its missing slot
         rows, d = S.shape
-        # child terms for every (parent p, child a) of every row: (C, rows, d, d)
-        child = self._log_child[:, S[:, :, None], S[:, None, :]]
-        use = known[:, None, :] & known[:, :, None] & ~np.eye(d, dtype=bool)[None]
-        per_parent = self._log_parent[:, S] + np.where(use[None], child, 0.0).sum(axis=3)
+        # child terms for every (parent p, child a) of every row: (C, rows, d, d); a
+        # missing child and a == p are zeros of the table (see _update)
+        per_parent = self._log_parent[:, S] + self._log_child[:, S[:, :, None], S[:, None, :]].sum(axis=3)
         parent = known & self._eligible[S]  # (rows, d)
         n_parents = parent.sum(axis=1)
         scores = np.where(parent[None], per_parent, -np.inf)
         with np.errstate(divide="ignore"):
             aode = logsumexp(scores, axis=2) - np.log(np.maximum(n_parents, 1))[None, :]
-        nb = self._log_nb_prior[:, None] + np.where(known[None], self._log_nb[:, S], 0.0).sum(axis=2)
+        nb = self._log_nb_prior[:, None] + self._log_nb[:, S].sum(axis=2)
         return np.where(n_parents[None, :] > 0, aode, nb).T
 
     # -- inspection ------------------------------------------------------------------------
