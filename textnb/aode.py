@@ -379,7 +379,6 @@ class AODE(BaseNB):
         k = self.n_values_.astype(np.float64)
         off = self.slot_offsets_
         d = len(k)
-        n_slots = int(off[-1])
         attr_of_slot = np.repeat(np.arange(d), self.n_values_ + 1)
         missing_slot = off[1:] - 1
         k_slot = k[attr_of_slot]
@@ -411,7 +410,6 @@ class AODE(BaseNB):
         self._log_child = log_child
         self._log_nb[:, missing_slot] = 0.0
         self._eligible = freq >= float(self.frequency_limit)  # super-parent candidates
-        self._n_slots = n_slots
 
     # -- prediction ----------------------------------------------------------------------
     def _check_X(self, X):
@@ -441,7 +439,6 @@ class AODE(BaseNB):
     def _block_jll(self, X):
         known = ~np.isnan(X)
         S = self._slots(X)  # a missing cell points at its missing slot
-        rows, d = S.shape
         # child terms for every (parent p, child a) of every row: (C, rows, d, d); a
         # missing child and a == p are zeros of the table (see _update)
         per_parent = self._log_parent[:, S] + self._log_child[:, S[:, :, None], S[:, None, :]].sum(axis=3)
