@@ -2,6 +2,7 @@
 model equals textnb's NB, key-term rules help on an interaction, model files, explanations."""
 
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -82,10 +83,13 @@ def test_without_rules_it_is_naive_bayes(model, NB):
 
 
 def _topic_data(n, seed):
-    """Term 0 ("hockey") flips which of terms 1/2 signals class a: a rule on it must help."""
+    """Term 0 ("hockey") flips which of terms 1/2 signals class a: a rule on it must help.
+
+    "hockey" is in about 40 % of the documents: a key term must be in at most ``max_df``
+    (default half) of them."""
     rng = np.random.default_rng(seed)
     X = rng.poisson(0.3, size=(n, 8)).astype(float)
-    context = rng.random(n) < 0.5
+    context = rng.random(n) < 0.4
     y = rng.random(n) < 0.5
     X[:, 0] = context * (1 + rng.poisson(1, n))
     signal = np.where(context, 1, 2)
@@ -107,6 +111,50 @@ def test_rules_on_key_terms_help():
     pat = re.compile(r"^((term:\w+)( & term:\w+)*|\(no conditions\)) -> local NB on \d+ documents?$")
     assert all(pat.match(r) for r in rules), rules
     assert any("term:hockey" in r for r in rules)
+
+
+def test_key_terms_are_never_stop_words():
+    X, y = _topic_data(600, 3)
+    terms = ["the", "goal", "puck", "w3", "w4", "w5", "w6", "w7"]  # the flipping context is "the"
+    assert 0 in LazyTextNB(min_df=5, stop_words=None).fit(X, y, terms=terms).key_terms_.tolist()
+    lazy = LazyTextNB(min_df=5).fit(X, y, terms=terms)
+    assert 0 not in lazy.key_terms_.tolist()
+    assert not any("term:the" in r for r in lazy.explain(X[:50]))
+    own = LazyTextNB(min_df=5, stop_words=["goal"]).fit(X, y, terms=terms)
+    assert 1 not in own.key_terms_.tolist() and 0 in own.key_terms_.tolist()
+
+
+def test_frequent_terms_are_not_key_terms():
+    X, y = _topic_data(600, 3)
+    df = np.asarray((X > 0).sum(axis=0)).ravel() / X.shape[0]
+    lazy = LazyTextNB(min_df=5, max_df=0.3).fit(X, y)
+    assert np.all(df[lazy.key_terms_] <= 0.3)
+    assert 0 in LazyTextNB(min_df=5, max_df=0.45).fit(X, y).key_terms_.tolist()  # df about 0.4
+    assert 0 not in lazy.key_terms_.tolist()
+
+
+def test_screen_ranks_discriminating_terms():
+    """With room for one screened term, chi2_max keeps the term concentrated in a class."""
+    rng = np.random.default_rng(0)
+    n = 800
+    y = rng.random(n) < 0.5
+    X = np.zeros((n, 3))
+    X[:, 0] = rng.random(n) < np.where(y, 0.35, 0.15)  # everywhere, a little more in a
+    X[:, 1] = (rng.random(n) < 0.12) & y  # only in a
+    X[:, 2] = rng.poisson(1.0, n)
+    from textnb.text.selection import term_scores
+
+    B = (X > 0).astype(float)
+    class_df = np.array([B[~y].sum(axis=0), B[y].sum(axis=0)])
+    chi = term_scores(class_df, [np.sum(~y), np.sum(y)], "chi2")
+    assert np.argmax(chi) == 1
+    for screen in ("chi2", "ig"):
+        lazy = LazyTextNB(min_df=5, n_screen=2, screen=screen).fit(X, np.where(y, "a", "b"))
+        best = term_scores(class_df, [np.sum(~y), np.sum(y)], screen)
+        eligible = [t for t in range(3) if 5 <= class_df[:, t].sum() <= 0.5 * n]  # term 2: df > 0.5
+        assert eligible == [0, 1]
+        assert lazy.screened_terms_.tolist() == sorted(eligible, key=lambda t: -best[t])
+    assert LazyTextNB(min_df=5, n_screen=1).fit(X, y).screened_terms_.tolist() == [1]
 
 
 def test_parallel_equals_serial():
@@ -131,8 +179,46 @@ def test_bad_parameters():
         LazyTextNB(model="gaussian").fit([[1, 0], [0, 1]], ["a", "b"])
     with pytest.raises(ValueError, match="Negative"):
         LazyTextNB().fit([[-1, 0], [0, 1]], ["a", "b"])
+    for bad, word in ((dict(max_df=0), "max_df"), (dict(max_df=1.5), "max_df"), (dict(screen="df"), "screen"),
+                      (dict(stop_words="french"), "stop_words")):
+        with pytest.raises(ValueError, match=word):
+            LazyTextNB(**bad).fit([[1, 0], [0, 1]], ["a", "b"])
 
 
 @parametrize_with_checks([LazyTextNB(min_df=1)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_cli_explain_shows_topical_rules(tmp_path):
+    """``train --lazy`` then ``predict --explain``: rules on the topical context word, never
+    on the stop word that is in every document."""
+    import io
+    import json
+
+    from textnb.cli import main
+
+    X, y = _topic_data(600, 3)
+    words = ["hockey", "goal", "puck", "w3", "w4", "w5", "w6", "w7"]
+    for i, (row, label) in enumerate(zip(X.toarray().astype(int), y)):
+        folder = tmp_path / "corpus" / label
+        folder.mkdir(parents=True, exist_ok=True)
+        text = " ".join(["the"] * (1 + i % 3) + [w for w, k in zip(words, row) for _ in range(k)])
+        (folder / f"{i}.txt").write_text(text + "\n")
+    model = tmp_path / "lazy.tnb"
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["train", str(tmp_path / "corpus"), "--lazy", "hlbr", "-o", str(model)], stdout=out,
+                stderr=err) == 0, err.getvalue()
+    Xt, _ = _topic_data(40, 4)
+    rules = []
+    for row in Xt.toarray().astype(int):
+        doc = " ".join(["the"] + [w for w, k in zip(words, row) for _ in range(k)])
+        out = io.StringIO()
+        stdin, sys.stdin = sys.stdin, io.StringIO(doc)
+        try:
+            assert main(["predict", str(model), "-", "--explain", "--json"], stdout=out, stderr=err) == 0
+        finally:
+            sys.stdin = stdin
+        rules.append(json.loads(out.getvalue())["explanation"])
+    assert any("term:hockey" in r for r in rules), rules
+    assert not any("term:the" in r for r in rules)

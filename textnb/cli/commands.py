@@ -99,10 +99,11 @@ def _add_corpus_options(p):
 
 def _add_model_options(p):
     g = p.add_argument_group("model")
-    g.add_argument("--model", choices=["multinomial", "bernoulli", "complement", "auto", "nb", "tan", "bn"],
+    g.add_argument("--model", choices=["multinomial", "bernoulli", "complement", "auto", "nb", "tan", "bn", "aode"],
                    help="documents: multinomial (default), bernoulli, complement, or auto (term weighting "
                         "and smoothing chosen by cross-validation: the most accurate, not streamed); "
-                        "tables: nb (default), tan, or bn with --structure")
+                        "tables: nb (default), tan, bn with --structure, or aode (Webb et al.'s averaged "
+                        "one-dependence estimators)")
     g.add_argument("--norm", action="store_true", help="complement: normalise the weights (Rennie et al.)")
     g.add_argument("--weighting", action="store_true",
                    help="sublinear tf, idf and length normalisation (Rennie et al.) before the model")
@@ -342,17 +343,17 @@ def _make_tabular(args, table):
 
     kind = args.model or "nb"
     if kind in ("multinomial", "bernoulli"):
-        raise InputError(f"--model {kind} is for documents; tables take nb, tan or bn")
+        raise InputError(f"--model {kind} is for documents; tables take nb, tan, bn or aode")
     if args.structure and kind != "bn":
         raise InputError("--structure goes with --model bn")
-    if args.interval_fit and (kind in ("tan", "bn") or args.lazy):
+    if args.interval_fit and (kind in ("tan", "bn", "aode") or args.lazy):
         raise InputError("--interval-fit goes with --model nb (without --lazy)")
     text = [a.name for a in table.attributes if a.is_text]
-    if text and (kind in ("tan", "bn") or args.lazy):
+    if text and (kind in ("tan", "bn", "aode") or args.lazy):
         what = f"--lazy {args.lazy}" if args.lazy else f"--model {kind}"
         raise InputError(f"{table.source}: {what} does not support text attributes ({', '.join(text)}); "
                          f"use --model nb")
-    if kind in ("tan", "bn"):
+    if kind in ("tan", "bn", "aode"):
         if args.lazy:
             raise InputError(f"--lazy builds its own local naive Bayes; it does not go with --model {kind}")
         return _wrap_model(args, _make_network(args, table, kind))
@@ -385,14 +386,20 @@ def _make_lazy_table(args, table):
 
 
 def _make_network(args, table, kind):
+    from textnb.semi_naive.aode import AODE
     from textnb.semi_naive.bayesnet import TAN, BayesNetClassifier, read_structure
 
-    common = dict(attributes=tuple(table.attributes), class_name=table.class_attribute.name,
-                  numeric=args.numeric if args.numeric in ("mdl",) else "mdl",
-                  **_given(alpha=args.alpha, m=args.m_estimate, missing=args.missing))
     if args.numeric not in (None, "mdl"):
         raise InputError(f"--model {kind} discretises numeric attributes with MDL; --numeric {args.numeric} "
                          "is for --model nb")
+    if kind == "aode":
+        if args.alpha is not None or args.missing:
+            raise InputError("--model aode uses Laplace's correction (or --m) and keeps missing values "
+                             "out; drop --alpha / --missing")
+        return AODE(attributes=tuple(table.attributes), **_given(m=args.m_estimate))
+    common = dict(attributes=tuple(table.attributes), class_name=table.class_attribute.name,
+                  numeric=args.numeric if args.numeric in ("mdl",) else "mdl",
+                  **_given(alpha=args.alpha, m=args.m_estimate, missing=args.missing))
     if kind == "tan":
         return TAN(**common)
     if not args.structure:

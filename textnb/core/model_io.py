@@ -80,6 +80,7 @@ _REGISTRY = {}
 #: registers it. Adding a model kind is one line here (plus its module and CLI choice).
 MODEL_MODULES = {
     "APNBC": "textnb.semi_naive.apnbc",
+    "AODE": "textnb.semi_naive.aode",
     "BayesNetClassifier": "textnb.semi_naive.bayesnet",
     "BernoulliNB": "textnb.naive_bayes.discrete",
     "CalibratedNB": "textnb.meta.calibration",

@@ -10,9 +10,17 @@ HLBR's training-time candidate filter (Wang & Webb, ``../shared/papers/001_369ca
   :mod:`textnb.naive_bayes.discrete` (same Laplace/Lidstone estimates, empirical class prior),
   trained on the training documents that satisfy the antecedent, with the antecedent's
   terms left out of its vocabulary (as LBR leaves the antecedent attributes out);
-* *key terms* (the only possible conditions) are chosen at ``fit`` time. First the
-  ``n_screen`` terms with the highest information gain about the class among those in at
-  least ``min_df`` documents; then, for each, HLBR's filter: the leave-one-out (LOO) error
+* *key terms* (the only possible conditions) are chosen at ``fit`` time, inside the
+  training data, among the *discriminating* terms only. A term is eligible when it is in
+  at least ``min_df`` and at most ``max_df`` (a fraction) of the training documents and
+  is not a stop word (``stop_words``, when the columns have names); the eligible terms
+  are ranked by how much their presence tells about the class (``screen``: Yang &
+  Pedersen's χ²_max, the largest one-class-versus-the-rest 2x2 chi-square, which
+  favours terms concentrated in one class, or information gain) and the ``n_screen``
+  best go on to HLBR's filter. Function words (``the``, ``re``, ``is``, ``you``) are
+  frequent in every class; without this screen they won the filter below by the sheer
+  size of their subsets and the rules read ``term:the & term:clh``. Then, for each
+  screened term, HLBR's filter: the leave-one-out (LOO) error
   on the training data of "LBR with ``t`` as the only antecedent" (a document containing
   ``t`` is classified by the local NB on the other documents containing ``t``; one
   without ``t`` keeps the global NB's LOO verdict). Terms whose error is below the global
@@ -37,14 +45,16 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
+from textnb.text.stop_words import ENGLISH_STOP_WORDS
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
 from textnb.naive_bayes.base import BaseNB
+from textnb.text.selection import term_scores
 from textnb.semi_naive.lbr import cached_flags, sign_test_p
 from textnb.core.model_io import register
-from textnb.core.stats import class_indicator
+from textnb.core.stats import CountTable, class_indicator
 
 __all__ = ["LazyTextNB"]
 
@@ -295,21 +305,12 @@ def _rules_block(engine, docs):
     return [engine.rule(set(d)) for d in docs]
 
 
-def _information_gain(X, y_index, n_classes):
-    """Information gain of term presence about the class, for every column (bits)."""
-    B = (X > 0).astype(np.float64)
-    Y = class_indicator(y_index, n_classes)
-    n = X.shape[0]
-    df_c = np.asarray((Y.T @ B).todense())  # (C, V) documents of class c with t
-    nc = np.asarray(Y.sum(axis=0)).ravel()[:, None]
-    df = df_c.sum(axis=0)
-
-    def h(counts, total):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            p = np.where(total > 0, counts / total, 0)
-            return -np.nansum(np.where(p > 0, p * np.log2(p), 0), axis=0)
-
-    return h(nc, n)[0] - (df / n) * h(df_c, df) - ((n - df) / n) * h(nc - df_c, n - df)
+def _class_document_frequencies(X, y_index, n_classes):
+    """Documents of each class that contain each term, (n_classes, n_terms), and per class."""
+    B = X.copy()
+    B.data = (B.data > 0).astype(np.float64)
+    table = CountTable(n_classes, X.shape[1]).add(B, class_indicator(y_index, n_classes))
+    return table.feature_count, table.class_count
 
 
 @register
@@ -326,9 +327,20 @@ class LazyTextNB(BaseNB):
     max_candidates : int, default=50
         At most this many key terms (those with the lowest HLBR-filter error).
     n_screen : int, default=500
-        Terms (highest information gain) that go through the leave-one-out filter.
+        Eligible terms (the best by ``screen``) that go through the leave-one-out filter.
     min_df : int, default=20
         Only terms in at least this many training documents can be key terms.
+    max_df : float, default=0.5
+        Only terms in at most this fraction of the training documents can be key terms
+        (frequent terms are function words in every class, not topics).
+    screen : {"chi2", "ig"}, default="chi2"
+        How eligible terms are ranked before the filter: χ²_max (the largest
+        one-class-versus-rest chi-square of term presence, Yang & Pedersen 1997) or
+        information gain, both from :func:`textnb.text.selection.term_scores`.
+    stop_words : {"english"} or list of str or None, default="english"
+        Terms that are never key terms (scikit-learn's English list for
+        ``"english"``); applied when the columns have names (``terms`` given to
+        ``fit``, or a DataFrame). They still count in the local naive Bayes models.
     min_errors : int, default=5
     significance : float, default=0.05
     n_jobs : int, default=None
@@ -343,6 +355,8 @@ class LazyTextNB(BaseNB):
         Column indices of the key terms, best first.
     key_term_loo_errors_ : ndarray
         Their HLBR-filter LOO errors.
+    screened_terms_ : ndarray of int
+        The eligible terms that went through the filter, best ``screen`` score first.
     nb_loo_errors_ : int
         LOO errors of the global naive Bayes.
     term_names_ : ndarray of str or None
@@ -359,13 +373,16 @@ class LazyTextNB(BaseNB):
     """
 
     def __init__(self, *, model="multinomial", alpha=1.0, max_candidates=50, n_screen=500,
-                 min_df=20, min_errors=5, significance=0.05, n_jobs=None,
-                 max_cache=50_000_000):
+                 min_df=20, max_df=0.5, screen="chi2", stop_words="english", min_errors=5,
+                 significance=0.05, n_jobs=None, max_cache=50_000_000):
         self.model = model
         self.alpha = alpha
         self.max_candidates = max_candidates
         self.n_screen = n_screen
         self.min_df = min_df
+        self.max_df = max_df
+        self.screen = screen
+        self.stop_words = stop_words
         self.min_errors = min_errors
         self.significance = significance
         self.n_jobs = n_jobs
@@ -388,6 +405,17 @@ class LazyTextNB(BaseNB):
                 raise ValueError(f"{name} must be an int >= 0; got {v!r}")
         if not isinstance(self.significance, Real) or not 0 < self.significance <= 1:
             raise ValueError(f"significance must be in (0, 1]; got {self.significance!r}")
+        if isinstance(self.max_df, bool) or not isinstance(self.max_df, Real) or not 0 < self.max_df <= 1:
+            raise ValueError(f"max_df must be a fraction in (0, 1]; got {self.max_df!r}")
+        if self.screen not in ("chi2", "ig"):
+            raise ValueError(f"screen must be 'chi2' or 'ig'; got {self.screen!r}")
+        if self.stop_words is None:
+            return frozenset()
+        if isinstance(self.stop_words, str):
+            if self.stop_words != "english":
+                raise ValueError(f"stop_words must be None, 'english' or a list of words; got {self.stop_words!r}")
+            return ENGLISH_STOP_WORDS
+        return frozenset(str(w) for w in self.stop_words)
 
     def _prepare(self, X):
         X = sp.csr_matrix(X, dtype=np.float64)
@@ -407,7 +435,7 @@ class LazyTextNB(BaseNB):
         ``X`` is a (sparse) document-term count matrix; ``terms`` (optional) names the
         columns for :meth:`explain`.
         """
-        self._check_params()
+        stop = self._check_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, reset=True)
         check_classification_targets(y)
         X = self._prepare(X)
@@ -424,21 +452,30 @@ class LazyTextNB(BaseNB):
         engine = _TextEngine(X, y_index, C, self.model, float(self.alpha), (), self.min_errors,
                              self.significance, self.max_cache)
         self.nb_loo_errors_ = engine.base_errors
-        df = np.diff(X.tocsc().indptr)
-        eligible = np.flatnonzero((df >= max(self.min_df, 1)) & (df < X.shape[0]))
+        class_df, class_count = _class_document_frequencies(X, y_index, C)
+        df = class_df.sum(axis=0)
+        ok = (df >= max(self.min_df, 1)) & (df < X.shape[0]) & (df <= self.max_df * X.shape[0])
+        if stop and self.term_names_ is not None:
+            if self.term_names_.shape != (X.shape[1],):
+                raise ValueError(f"terms has {self.term_names_.shape[0]} names but X has {X.shape[1]} columns")
+            ok &= ~np.isin(self.term_names_, sorted(stop))
+        eligible = np.flatnonzero(ok)
         key, errs = [], []
         if eligible.size and C > 1 and self.max_candidates > 0:
-            ig = _information_gain(X[:, eligible], y_index, C)
-            screen = eligible[np.argsort(-ig, kind="stable")[: self.n_screen]]
-            for t in screen:
-                rows = engine.docs_with(t)
-                flags = engine.flags_for(frozenset([int(t)]), rows)
-                outside = np.ones(X.shape[0], dtype=bool)
-                outside[rows] = False
-                e = int((~flags).sum()) + int((~engine.base_flags[outside]).sum())
-                if e < engine.base_errors:
-                    key.append(int(t))
-                    errs.append(e)
+            score = term_scores(class_df[:, eligible], class_count, self.screen)
+            screen = eligible[np.argsort(-score, kind="stable")[: self.n_screen]]
+        else:
+            screen = eligible[:0]
+        self.screened_terms_ = screen.astype(np.int64)
+        for t in screen:
+            rows = engine.docs_with(t)
+            flags = engine.flags_for(frozenset([int(t)]), rows)
+            outside = np.ones(X.shape[0], dtype=bool)
+            outside[rows] = False
+            e = int((~flags).sum()) + int((~engine.base_flags[outside]).sum())
+            if e < engine.base_errors:
+                key.append(int(t))
+                errs.append(e)
         order = np.argsort(errs, kind="stable")[: self.max_candidates]
         self.key_terms_ = np.asarray(key, dtype=np.int64)[order]
         self.key_term_loo_errors_ = np.asarray(errs, dtype=np.int64)[order]
