@@ -26,6 +26,7 @@ from textnb.corpus import MAX_DOCUMENT_BYTES, to_text
 from textnb.counting import count_shard, inherited, score_batch
 from textnb.errors import InputError
 from textnb.model_io import register
+from textnb.model_schema import N_JOBS, TEMPLATE, Classes, Int, Model, Optional
 from textnb.naive_bayes import BernoulliNB, MultinomialNB, _BaseCountNB
 from textnb.text import TermKeys, Vectorizer, prune_mask
 from textnb.workers import can_fork, effective_jobs, ordered_map
@@ -150,6 +151,16 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     >>> clf.predict(["cheap cheap pills"]).tolist()
     ['spam']
     """
+
+    _param_schema = {
+        "vectorizer": Optional(Model(("Vectorizer",), fitted=False)), "model": TEMPLATE,
+        "max_bytes": Int(1, 2**40), "n_jobs": N_JOBS, "batch_size": Int(1, 10**7),
+    }
+    _state_schema = {
+        "classes_": Classes(),
+        "vectorizer_": Model(("Vectorizer",)),
+        "model_": Model(dims={"classes_": "n_classes"}, equal={"classes_": "classes_"}),
+    }
 
     _execution_params = ("n_jobs", "batch_size")
 

@@ -22,6 +22,7 @@ all work unchanged; only the derived weights differ.
 import numpy as np
 
 from textnb.model_io import register
+from textnb.model_schema import Bool
 from textnb.naive_bayes import _BaseCountNB
 
 __all__ = ["ComplementNB"]
@@ -88,6 +89,8 @@ class ComplementNB(_BaseCountNB):
     >>> ComplementNB().fit(X, ["ham", "ham", "spam", "spam"]).predict([[1, 0, 0], [0, 1, 1]])
     array(['ham', 'spam'], dtype='<U4')
     """
+
+    _param_schema = {**_BaseCountNB._param_schema, "norm": Bool()}
 
     def __init__(self, *, alpha=1.0, m=None, norm=False, fit_prior=True, class_prior=None):
         self.alpha = alpha

@@ -20,6 +20,8 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from textnb.model_io import register
+from textnb.model_schema import (MAX_DIM, Array, Bool, Choice, Float, Int, ListOf, MayBeAbsent, NgramRange,
+                                 OneOf, Optional, Pattern, Str)
 from textnb.tokenize import (  # noqa: F401  (re-exported: the public home of the tokenizer)
     TOKEN_PATTERN,
     Analyzer,
@@ -87,6 +89,19 @@ class Vectorizer(TransformerMixin, BaseEstimator):
     vocabulary_ : dict
         term -> column (alphabetical order, as scikit-learn).
     """
+
+    _DF = OneOf(Int(0, MAX_DIM), Float(0.0, 1.0))
+    _param_schema = {
+        "lowercase": Bool(), "token_pattern": Pattern(),
+        "stop_words": Optional(OneOf(Choice("english"), ListOf(Str(1000)))),
+        "stemmer": Optional(Choice("porter", "snowball")), "ngram_range": NgramRange(),
+        "min_df": _DF, "max_df": _DF, "max_features": Optional(Int(1, MAX_DIM)), "binary": Bool(),
+    }
+    _state_schema = {  # the vocabulary as UTF-8 bytes and offsets (or, in old files, "terms")
+        "terms_utf8": MayBeAbsent(Array("u", ("n_bytes",))),
+        "terms_offsets": MayBeAbsent(Array("iu", ("n_terms+1",), lo=0, hi=MAX_DIM)),
+        "terms": MayBeAbsent(Array("U", ("n_terms",))),
+    }
 
     def __init__(self, *, lowercase=True, token_pattern=TOKEN_PATTERN, stop_words=None,
                  stemmer=None, ngram_range=(1, 1), min_df=1, max_df=1.0, max_features=None,
@@ -223,11 +238,17 @@ class Vectorizer(TransformerMixin, BaseEstimator):
 
     def _set_state(self, state):
         if "terms" in state:  # model files written before the UTF-8 layout
-            self._set_terms(state["terms"].tolist())
+            terms = state["terms"].tolist()
+            if len(set(terms)) != len(terms):
+                raise ValueError("the vocabulary holds a term twice")
+            self._set_terms(terms)
             return
         data = np.asarray(state["terms_utf8"], dtype=np.uint8).tobytes()
         offsets = np.asarray(state["terms_offsets"], dtype=np.int64)
         if offsets.ndim != 1 or offsets.size == 0 or offsets[0] != 0 or offsets[-1] != len(data) \
                 or np.any(np.diff(offsets) < 0):
             raise ValueError("vocabulary offsets are inconsistent")
-        self._set_terms([data[a:b].decode("utf-8") for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())])
+        terms = [data[a:b].decode("utf-8") for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())]
+        if len(set(terms)) != len(terms):
+            raise ValueError("the vocabulary holds a term twice")
+        self._set_terms(terms)

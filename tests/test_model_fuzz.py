@@ -1,0 +1,374 @@
+"""Crafted model files: every array and scalar of every model kind, mutated.
+
+For every registered model kind a small model is fitted and saved; then each array and
+scalar in its file is changed (shape, dtype, values: -1, huge, NaN, inf, a duplicate, a
+reversed or shuffled index array) while the checksums are kept valid, and the file is
+loaded and used. The only outcomes allowed: ``load`` raises a one-line
+:class:`~textnb.errors.ModelFileError`, or the model predicts (labels among its classes,
+probabilities finite). Never another exception, never a signal: the sparse (CSR)
+mutations, the ones that once crashed scipy's C++ kernels, run in a child process.
+
+The mutations are enumerated deterministically and, for the large models, sampled with a
+fixed seed, so the file runs in well under a minute on one core.
+"""
+
+import hashlib
+import io
+import json
+import os
+import random
+import subprocess
+import sys
+import zipfile
+
+import numpy as np
+import pytest
+
+import textnb
+from textnb import MODEL_MODULES
+from textnb.errors import ModelFileError
+from textnb.model_io import _REGISTRY, _import_models
+from textnb.model_schema import schema_of
+
+# --------------------------------------------------------------------------- models
+ARFF = ["@relation t", "@attribute x numeric", "@attribute y numeric", "@attribute c {a,b,d}",
+        "@attribute k {p,q}", "@data"]
+WORDS = {"spam": "cheap pills offer win free money".split(),
+         "ham": "meeting noon lunch report data team".split(),
+         "misc": "hockey game team win score goal".split()}
+
+#: name -> (kind of data, extra `textnb train` arguments); every registered model kind
+#: appears in at least one (checked by test_every_registered_kind_is_covered)
+MODELS = {
+    "tabular-gaussian": ("table", []),
+    "tabular-kde": ("table", ["--numeric", "kde"]),
+    "tabular-mdl": ("table", ["--numeric", "mdl"]),
+    "tabular-eq4": ("table", ["--numeric", "equal-frequency", "--nominal", "eq4", "--bins", "3"]),
+    "tan": ("table", ["--model", "tan"]),
+    "bn": ("table", ["--model", "bn", "--structure", "{structure}"]),
+    "lbr": ("table", ["--lazy", "lbr"]),
+    "hlbr": ("table", ["--lazy", "hlbr"]),
+    "apnbc": ("table", ["--adjust"]),
+    "text-multinomial": ("text", []),
+    "text-bernoulli": ("text", ["--model", "bernoulli", "--ngram", "2"]),
+    "text-complement": ("text", ["--model", "complement", "--norm"]),
+    "text-auto": ("text", ["--model", "auto"]),
+    "text-calibrated": ("text", ["--calibrate", "sigmoid", "--select", "chi2:5", "--weighting"]),
+    "text-isotonic": ("text", ["--calibrate", "isotonic"]),
+    "text-apnbc": ("text", ["--adjust"]),
+    "text-lazy": ("text", ["--lazy", "hlbr"]),
+    "text-lazy-bernoulli": ("text", ["--lazy", "lbr", "--model", "bernoulli"]),
+    "multilabel": ("multilabel", []),
+}
+
+
+def _write_data(folder):
+    rng = random.Random(0)
+    lines = list(ARFF)
+    for i in range(40):
+        k = "p" if i % 2 else "q"
+        x, y = rng.gauss(0 if k == "p" else 2, 1), rng.gauss(1, 1) + (i % 3)
+        lines.append(f"{x:.3f},{y:.3f},{'abd'[(i + (k == 'p')) % 3]},{k}")
+    (folder / "t.arff").write_text("\n".join(lines) + "\n")
+    for label, words in WORDS.items():
+        (folder / "corpus" / label).mkdir(parents=True)
+        for j in range(12):
+            (folder / "corpus" / label / f"{j}.txt").write_text(" ".join(rng.choice(words) for _ in range(8)))
+    (folder / "s.json").write_text(json.dumps({"parents": {"x": ["k", "y"]}}))
+    docs = [" ".join(rng.choice(WORDS[lab]) for _ in range(8)) for lab in WORDS for _ in range(10)]
+    labels = [(lab,) if j % 3 else (lab, "misc") for lab in WORDS for j in range(10)]
+    return docs, labels
+
+
+def _table_rows(folder):
+    from textnb.tables import read_table
+
+    table = read_table(folder / "t.arff")
+    return table.X[:8]
+
+
+@pytest.fixture(scope="module")
+def fitted(tmp_path_factory):
+    """name -> (path of the saved model, its input for predict)."""
+    from textnb.cli import main
+    from textnb.multilabel import MultiLabelNB
+
+    folder = tmp_path_factory.mktemp("fuzz")
+    docs, labels = _write_data(folder)
+    out = {}
+    rows = _table_rows(folder)
+    for name, (data, extra) in MODELS.items():
+        path = folder / f"{name}.tnb"
+        if data == "multilabel":
+            clf = textnb.TextClassifier().fit(docs, [lab[0] for lab in labels])
+            X = clf.transform(docs)
+            MultiLabelNB(threshold="f1", cv=3).fit(X, labels).save(path)
+            out[name] = (path, X[:8])
+            continue
+        source = folder / ("t.arff" if data == "table" else "corpus")
+        args = [a.replace("{structure}", str(folder / "s.json")) for a in extra]
+        rc = main(["train", str(source), "-o", str(path), "--jobs", "1", *args],
+                  stdout=io.StringIO(), stderr=io.StringIO())
+        assert rc == 0, name
+        out[name] = (path, rows if data == "table" else docs[::7])
+    return out
+
+
+# --------------------------------------------------------------------------- file surgery
+def _read(path):
+    with zipfile.ZipFile(path) as z:
+        header = json.loads(z.read("header.json"))
+        arrays = {n: np.load(io.BytesIO(z.read(f"arrays/{n}.npy")), allow_pickle=False) for n in header["arrays"]}
+    return header, arrays
+
+
+def _write(path, header, arrays):
+    """A model file with valid checksums for whatever ``header`` and ``arrays`` say."""
+    header = json.loads(json.dumps(header))
+    header["arrays"] = {}
+    members = []
+    for name, a in arrays.items():
+        buf = io.BytesIO()
+        np.save(buf, a, allow_pickle=False)
+        data = buf.getvalue()
+        header["arrays"][name] = {"sha256": hashlib.sha256(data).hexdigest(), "nbytes": len(data)}
+        members.append((f"arrays/{name}.npy", data))
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as z:
+        z.writestr("header.json", json.dumps(header))
+        for member, data in members:
+            z.writestr(member, data)
+
+
+def _scalars(node, path=()):
+    """(path, value) of every JSON scalar in a node tree (params and state)."""
+    if isinstance(node, dict):
+        if "$array" in node:
+            return
+        for k, v in node.items():
+            if k == "kind":
+                continue
+            yield from _scalars(v, path + (k,))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _scalars(v, path + (i,))
+    else:
+        yield path, node
+
+
+def _set(tree, path, value):
+    for p in path[:-1]:
+        tree = tree[p]
+    tree[path[-1]] = value
+
+
+def _csr_arrays(node, out=None):
+    """Names of arrays that are members of a sparse matrix."""
+    out = set() if out is None else out
+    if isinstance(node, dict):
+        if "$csr" in node:
+            out.update(m["$array"] for m in node["$csr"])
+        for v in node.values():
+            _csr_arrays(v, out)
+    elif isinstance(node, list):
+        for v in node:
+            _csr_arrays(v, out)
+    return out
+
+
+def _array_variants(a):
+    """Mutations of one array: values, shape, dtype."""
+    out = []
+    if a.size:
+        for v in (-1, 2**31, 10**18, np.nan, np.inf, -np.inf, 1e300):
+            b = a.copy()
+            try:
+                with np.errstate(all="ignore"):
+                    b.flat[0] = np.array(v).astype(a.dtype)  # wraps in small integer types
+            except (ValueError, OverflowError, TypeError):
+                continue
+            out.append((f"first={v}", b))
+        if a.size > 1:
+            b = a.copy()
+            b.flat[1] = b.flat[0]
+            out.append(("duplicate", b))
+            out.append(("reversed", a.ravel()[::-1].reshape(a.shape).copy()))
+            if a.dtype.kind in "iuf":
+                b = a.copy()
+                with np.errstate(all="ignore"):
+                    b.flat[-1] = np.array(-1).astype(a.dtype)
+                out.append(("last=-1", b))
+        out.append(("one fewer", a.ravel()[:-1].copy()))
+    out.append(("one more", np.concatenate([a.ravel(), a.ravel()[:1] if a.size else np.zeros(1, a.dtype)])))
+    out.append(("2-D", a.reshape(1, -1) if a.ndim == 1 else a.ravel()))
+    out.append(("empty", a.ravel()[:0].copy()))
+    if a.dtype.kind in "iub":
+        out.append(("as float", a.astype(np.float64)))
+    if a.dtype.kind == "f":
+        out.append(("as int", a.astype(np.int64)))
+        out.append(("as float32", a.astype(np.float32)))
+    if a.dtype.kind in "iuf":
+        out.append(("as str", a.astype(str)))
+    if a.dtype.kind == "U":
+        out.append(("as int", np.arange(a.size).reshape(a.shape)))
+    return out
+
+
+def _scalar_variants(v):
+    if isinstance(v, bool):
+        return [1, "yes", None]
+    if isinstance(v, int):
+        return [-1, 0, 10**12, 10**30, 1.5, None, "1"]
+    if isinstance(v, float):
+        return [-1.0, 0.0, 1e308, {"$float": "nan"}, {"$float": "inf"}, None]
+    if isinstance(v, str):
+        return ["bogus", "", 3, None, "(\\w+\\s?)+$"]
+    if v is None:
+        return [-1, "x", 10**9]
+    return []
+
+
+def _mutations(header, arrays, seed, budget):
+    """Deterministic (label, header, arrays) mutants, at most ``budget``, sampled evenly."""
+    found = []
+    for name, a in arrays.items():
+        for label, b in _array_variants(a):
+            found.append((f"array {name} {a.dtype}{a.shape} {label}", name, b, None, None))
+    for path, v in _scalars(header["model"]):
+        for nv in _scalar_variants(v):
+            found.append((f"scalar {'/'.join(map(str, path))}={v!r} -> {nv!r}", None, None, path, nv))
+    # two references to one array
+    refs = [p for p, _ in _refs(header["model"])]
+    if len(refs) > 1:
+        found.append(("array referenced twice", None, None, refs[1], {"$array": _get(header["model"], refs[0])}))
+    rng = random.Random(seed)
+    if len(found) > budget:
+        found = rng.sample(found, budget)
+    for label, aname, b, path, nv in found:
+        h = json.loads(json.dumps(header))
+        arr = dict(arrays)
+        if aname is not None:
+            arr[aname] = b
+        if path is not None:
+            _set(h["model"], path, nv)
+        yield label, h, arr, aname
+
+
+def _refs(node, path=()):
+    if isinstance(node, dict):
+        if "$array" in node:
+            yield path, node
+            return
+        for k, v in node.items():
+            yield from _refs(v, path + (k,))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _refs(v, path + (i,))
+
+
+def _get(tree, path):
+    for p in path:
+        tree = tree[p]
+    return tree["$array"]
+
+
+def _use(path, X):
+    """Load and predict; 'refused: ...' or 'ok'; anything else raises."""
+    try:
+        model = textnb.load(path)
+    except ModelFileError as exc:
+        msg = str(exc)
+        assert "\n" not in msg and msg.startswith(str(path)), msg
+        return "refused"
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pred = model.predict(X)
+        if hasattr(model, "predict_proba"):
+            proba = np.asarray(model.predict_proba(X), dtype=np.float64)
+            assert np.all(np.isfinite(proba)), "non-finite probabilities"
+    classes = model.classes_
+    pred = np.asarray(pred)
+    if pred.ndim == 1:
+        assert set(pred.tolist()) <= set(np.asarray(classes).tolist()), "a label outside classes_"
+    return "ok"
+
+
+BUDGET = 260  # mutations per model (sampled with a fixed seed beyond that)
+
+
+def test_every_registered_kind_is_covered(fitted):
+    """Every model kind a file may name is in the fuzz set (a new kind must join MODELS)."""
+    _import_models()
+    seen = set()
+
+    def kinds(node):
+        if isinstance(node, dict):
+            if "kind" in node and isinstance(node["kind"], str):
+                seen.add(node["kind"])
+            for v in node.values():
+                kinds(v)
+        elif isinstance(node, list):
+            for v in node:
+                kinds(v)
+
+    for path, _ in fitted.values():
+        kinds(_read(path)[0]["model"])
+    registered = set(MODEL_MODULES) & set(_REGISTRY)
+    assert registered - seen == set()
+    for kind in registered:
+        cls = _REGISTRY[kind]
+        params, state = schema_of(cls)
+        assert params is not None and state is not None, f"{kind} declares no model-file schema"
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_mutated_model_files_are_refused_or_predict(fitted, name, tmp_path):
+    path, X = fitted[name]
+    header, arrays = _read(path)
+    assert _use(path, X) == "ok"
+    csr = _csr_arrays(header["model"])
+    in_child = []
+    outcomes = {"refused": 0, "ok": 0}
+    for i, (label, h, arr, aname) in enumerate(_mutations(header, arrays, seed=name, budget=BUDGET)):
+        target = tmp_path / f"m{i}.tnb"
+        _write(target, h, arr)
+        if aname in csr:
+            in_child.append((label, str(target)))
+            continue
+        try:
+            outcomes[_use(target, X)] += 1
+        except Exception as exc:  # noqa: BLE001 - the point: nothing else may escape
+            pytest.fail(f"{name}: {label}: {type(exc).__name__}: {exc}")
+    if in_child:
+        outcomes["child"] = _run_in_child(name, in_child, X, tmp_path)
+    assert outcomes["refused"] > 0, outcomes
+
+
+def _run_in_child(name, cases, X, tmp_path):
+    """Load and predict the sparse-member mutants in a child: a signal there fails the test."""
+    np.save(tmp_path / "X.npy", np.asarray(X, dtype=object) if isinstance(X, list) else X, allow_pickle=True) \
+        if not hasattr(X, "tocsr") else None
+    docs = tmp_path / "docs.json"
+    docs.write_text(json.dumps(X if isinstance(X, list) else []))
+    script = (
+        "import json, sys\n"
+        "sys.path.insert(0, %r)\n"
+        "from tests.test_model_fuzz import _use\n"
+        "cases = json.load(open(sys.argv[1])); X = json.load(open(sys.argv[2]))\n"
+        "for label, path in cases:\n"
+        "    try:\n"
+        "        print(_use(path, X), flush=True)\n"
+        "    except Exception as exc:\n"
+        "        print('ERROR', label, type(exc).__name__, exc, flush=True)\n"
+    ) % os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    spec = tmp_path / "cases.json"
+    spec.write_text(json.dumps(cases))
+    proc = subprocess.run([sys.executable, "-c", script, str(spec), str(docs)], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, f"{name}: child died with {proc.returncode}: {proc.stderr[-2000:]}"
+    lines = proc.stdout.split("\n")
+    errors = [line for line in lines if line.startswith("ERROR")]
+    assert not errors, f"{name}: {errors[:5]}"
+    assert len([line for line in lines if line in ("ok", "refused")]) == len(cases)
+    return len(cases)
