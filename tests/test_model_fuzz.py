@@ -372,3 +372,206 @@ def _run_in_child(name, cases, X, tmp_path):
     assert not errors, f"{name}: {errors[:5]}"
     assert len([line for line in lines if line in ("ok", "refused")]) == len(cases)
     return len(cases)
+
+
+# --------------------------------------------------------------------------- the probes of issue 18
+def _cli_predict(model, doc_folder):
+    """``textnb predict`` in a child process: (exit status, stdout, stderr)."""
+    proc = subprocess.run([sys.executable, "-m", "textnb", "predict", str(model), str(doc_folder)],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(__file__)))})
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def _docs(tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_text("cheap pills offer win free money")
+    (folder / "b.txt").write_text("meeting noon lunch report")
+    return folder
+
+
+def _csr_refs(header):
+    """The three ``$array`` names (data, indices, indptr) of the first sparse member."""
+    found = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "$csr" in node:
+                found.append([m["$array"] for m in node["$csr"]])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(header["model"])
+    return found[0]
+
+
+@pytest.mark.parametrize("case", ["index -1", "index = columns", "indptr not monotonic", "indptr reversed",
+                                  "indptr ends past nnz", "indices unsorted in a row"])
+def test_crafted_sparse_members_are_refused_before_scipy(fitted, tmp_path, case):
+    """Issue 18 probe 1: these members made ``textnb predict`` die with "double free or
+    corruption" (exit 134) or SIGSEGV (139). Now: one line, exit 1, before scipy sees them."""
+    path, _ = fitted["text-lazy"]
+    header, arrays = _read(path)
+    data, indices, indptr = _csr_refs(header)
+    arrays = {k: v.copy() for k, v in arrays.items()}
+    n_cols = max(int(arrays[indices].max()) + 1, 1)
+    if case == "index -1":
+        arrays[indices][0] = -1
+    elif case == "index = columns":
+        arrays[indices][-1] = 10**6
+    elif case == "indptr not monotonic":
+        arrays[indptr][1], arrays[indptr][2] = arrays[indptr][2], arrays[indptr][1]
+    elif case == "indptr reversed":
+        arrays[indptr] = arrays[indptr][::-1].copy()
+    elif case == "indptr ends past nnz":
+        arrays[indptr][-1] += 5
+    else:
+        row = slice(int(arrays[indptr][0]), int(arrays[indptr][1]))
+        arrays[indices][row] = arrays[indices][row][::-1].copy()
+    assert n_cols > 0
+    crafted = tmp_path / "crafted.tnb"
+    _write(crafted, header, arrays)
+    rc, out, err = _cli_predict(crafted, _docs(tmp_path))
+    assert rc == 1, (rc, err)
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith(f"textnb: error: {crafted}: inconsistent model file (sparse matrix"), err
+
+
+def test_crafted_sparse_model_under_spamfilter_passthrough_keeps_the_message(fitted, tmp_path):
+    """Under ``spamfilter -p`` the message was lost (0 bytes written) when the model crashed."""
+    from textnb import filtering
+
+    path, _ = fitted["text-lazy"]
+    header, arrays = _read(path)
+    _, indices, _ = _csr_refs(header)
+    arrays = dict(arrays)
+    arrays[indices] = arrays[indices].copy()
+    arrays[indices][0] = -1
+    crafted = tmp_path / "crafted.tnb"
+    _write(crafted, header, arrays)
+    message = b"Subject: cheap pills\r\n\r\ncheap pills offer\r\n"
+    out, err = io.BytesIO(), io.StringIO()
+    rc = filtering.filter_main(["-p", "-m", str(crafted)], stdin=io.BytesIO(message), stdout=out, stderr=err)
+    assert rc == 3
+    assert out.getvalue() == message
+    assert "inconsistent model file" in err.getvalue() and err.getvalue().count("\n") == 1
+
+
+def _vectorizer_params(header):
+    return header["model"]["state"]["vectorizer_"]["params"]
+
+
+@pytest.mark.parametrize("pattern", [r"(\w+\s?)+$", r"(a*)*b", r"(x|xy)*z", r"(\w)\1", "(", "x" * 2000])
+def test_token_pattern_with_catastrophic_backtracking_is_refused_at_load(fitted, tmp_path, pattern):
+    """Issue 18 probe 3: ``(\\w+\\s?)+$`` ran for minutes on a ten-word document."""
+    path, _ = fitted["text-multinomial"]
+    header, arrays = _read(path)
+    _vectorizer_params(header)["token_pattern"] = pattern
+    crafted = tmp_path / "p.tnb"
+    _write(crafted, header, arrays)
+    with pytest.raises(ModelFileError, match=r"inconsistent model file \(Vectorizer\.token_pattern: token pattern"):
+        textnb.load(crafted)
+
+
+def test_the_same_pattern_is_refused_at_training(tmp_path):
+    """A model that trains also loads: the tokenizer applies the same rule."""
+    with pytest.raises(ValueError, match=r"token_pattern: token pattern .*\(catastrophic backtracking\)"):
+        textnb.TextClassifier(vectorizer=textnb.Vectorizer(token_pattern=r"(\w+\s?)+$")).fit(
+            ["a b", "c d"], ["x", "y"])
+
+
+@pytest.mark.parametrize("ngram", [[1, 10**6], [3, 2], [0, 1], [1, "2"]])
+def test_ngram_range_out_of_bounds_is_refused_at_load(fitted, tmp_path, ngram):
+    """Issue 18 probe 3: ``ngram_range`` (1, 10^6) ate 5.7 GB at predict."""
+    path, _ = fitted["text-multinomial"]
+    header, arrays = _read(path)
+    _vectorizer_params(header)["ngram_range"] = {"$tuple": ngram}
+    crafted = tmp_path / "n.tnb"
+    _write(crafted, header, arrays)
+    with pytest.raises(ModelFileError, match=r"inconsistent model file \(Vectorizer\.ngram_range"):
+        textnb.load(crafted)
+
+
+def test_an_array_referenced_many_times_is_refused_not_copied(fitted, tmp_path):
+    """Issue 18 probe 3: 1,000 references to one 8 MB array made 4 GB of memory."""
+    path, _ = fitted["text-multinomial"]
+    header, arrays = _read(path)
+    model = header["model"]["state"]["model_"]["state"]
+    ref = model["feature_count_"]
+    header["model"]["state"]["junk"] = [dict(ref) for _ in range(1000)]
+    crafted = tmp_path / "r.tnb"
+    _write(crafted, header, arrays)
+    with pytest.raises(ModelFileError, match=r"array a\d+ is referenced twice"):
+        textnb.load(crafted)
+
+
+@pytest.mark.parametrize("junk, message", [
+    ("[" * 65 + "]" * 65, "nested too deeply"),
+    ("[" + "[]," * 2_100_000 + "[]]", "values"),
+    ('["' + "[" * 10_000 + '"]', None),  # brackets inside a string are text, not nesting
+])
+def test_header_depth_and_size_are_bounded_before_parsing(fitted, tmp_path, junk, message):
+    """Issue 18 probe 3: a deep JSON header cost 42x its size to parse."""
+    path, X = fitted["text-multinomial"]
+    header, arrays = _read(path)
+    crafted = tmp_path / "h.tnb"
+    _write(crafted, header, arrays)
+    with zipfile.ZipFile(crafted) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    members["header.json"] = members["header.json"].replace(b'"model":', b'"junk":' + junk.encode() + b',"model":', 1)
+    with zipfile.ZipFile(crafted, "w", compression=zipfile.ZIP_STORED) as z:
+        for n, data in members.items():
+            z.writestr(n, data)
+    if message is None:  # passes the scan (the loader ignores unknown top-level header keys)
+        assert _use(crafted, X) == "ok"
+        return
+    with pytest.raises(ModelFileError, match=message):
+        textnb.load(crafted)
+
+
+def test_duplicate_class_names_are_refused(fitted, tmp_path):
+    """Issue 18 probe 5: duplicate class names were accepted."""
+    path, _ = fitted["text-multinomial"]
+    header, arrays = _read(path)
+    name = header["model"]["state"]["classes_"]["$array"]
+    arrays = dict(arrays)
+    arrays[name] = np.array(["ham", "ham", "spam"])
+    crafted = tmp_path / "d.tnb"
+    _write(crafted, header, arrays)
+    with pytest.raises(ModelFileError, match=r"inconsistent model file \(TextClassifier\.classes_: holds a value twice\)"):
+        textnb.load(crafted)
+
+
+@pytest.mark.parametrize("name", ["tabular-gaussian", "tabular-kde", "tabular-mdl", "tan", "bn", "hlbr", "apnbc",
+                                  "text-auto", "text-apnbc", "text-isotonic", "multilabel"])
+def test_shape_mutations_are_one_line_errors_at_load(fitted, tmp_path, name):
+    """Issue 18 probe 5: mutated shapes gave IndexError / AttributeError / ZeroDivisionError
+    tracebacks at predict in these kinds. Every array one element short is refused at load."""
+    path, X = fitted[name]
+    header, arrays = _read(path)
+    refused = 0
+    for i, (aname, a) in enumerate(arrays.items()):
+        if a.size == 0:
+            continue
+        crafted = tmp_path / f"s{i}.tnb"
+        _write(crafted, header, {**arrays, aname: a.ravel()[:-1].copy()})
+        refused += _use(crafted, X) == "refused"
+    assert refused >= 0.8 * sum(a.size > 0 for a in arrays.values())
+
+
+def test_textnb_predict_reports_an_inconsistent_model_on_one_line(fitted, tmp_path):
+    path, _ = fitted["text-multinomial"]
+    header, arrays = _read(path)
+    name = header["model"]["state"]["model_"]["state"]["feature_count_"]["$array"]
+    arrays = dict(arrays)
+    arrays[name] = arrays[name][:, :-1].copy()
+    crafted = tmp_path / "c.tnb"
+    _write(crafted, header, arrays)
+    rc, out, err = _cli_predict(crafted, _docs(tmp_path))
+    assert rc == 1 and out == ""
+    assert err == (f"textnb: error: {crafted}: inconsistent model file "
+                   f"(MultinomialNB.feature_count_: shape (3, 15) axis 1 is 15, expected 16 (n_features))\n")

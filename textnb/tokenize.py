@@ -19,6 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from textnb.ascii_tokens import TermKeys, ascii_term_ids, supports
+from textnb.model_schema import pattern_problem
 
 __all__ = ["TOKEN_PATTERN", "Analyzer", "TermKeys", "batch_term_ids", "count_batch", "csr_counts", "growing_vocabulary",
            "regex_tokenize"]
@@ -93,6 +94,9 @@ class Analyzer:
             raise ValueError(f"token_pattern {token_pattern!r} is not a valid regular expression ({exc})") from None
         if self.pattern.groups > 1:
             raise ValueError("token_pattern may capture at most one group")
+        problem = pattern_problem(token_pattern)  # the rule model files are loaded by
+        if problem:
+            raise ValueError(f"token_pattern: {problem}")
         self.stop_words = _stop_word_set(stop_words)
         stem = _make_stemmer(stemmer)
         self.stems = _StemCache(stem) if stem is not None else None
