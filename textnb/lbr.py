@@ -743,7 +743,7 @@ class LBR(BaseNB):
         "classes_": Classes(),
         "n_features_in_": N_FEATURES,
         "n_values_": Array("iu", ("n_features",), lo=1, hi=MAX_DIM, elem_dims="n_values"),
-        "X_codes_": Array("iu", ("n_train", "n_features"), lo=0, lt="n_values_"),
+        "X_codes_": Array("iu", ("n_train", "n_features"), lo=-1, lt="n_values_"),  # -1: missing
         "y_index_": Array("iu", ("n_train",), index="n_classes"),
         "attribute_loo_errors_": Array("iu", ("n_features",), lo=0, hi=MAX_DIM),
         "attribute_names_": ListOf(Str(10_000), length="n_features"),
