@@ -19,12 +19,17 @@ Loading never executes code and never trusts a size: only classes registered wit
 refused before it is opened for reading, so ``load`` cannot block); every member must be
 *stored* (a compressed member is refused before it is inflated, so a zip bomb costs
 nothing) and unencrypted, so no member holds more bytes than the file itself; the
-header is at most :data:`MAX_HEADER_BYTES` and nested at most as deep as the JSON
-parser allows (deeper is refused, not a crash); every array's SHA-256 is checked
+header is at most :data:`MAX_HEADER_BYTES`, nested at most :data:`MAX_HEADER_DEPTH`
+deep and holds at most :data:`MAX_HEADER_VALUES` values, counted from its bytes before
+the JSON parser runs; every array's SHA-256 is checked
 against the header; each ``.npy`` header is parsed and checked (numbers or
 fixed-width strings only: no object, structured or datetime dtypes; a shape whose
 size does not match the member's bytes is refused before any allocation), and the
-declared total is bounded by ``max_bytes``. Any inconsistency met while the estimator
+declared total is bounded by ``max_bytes``. Each array may be referenced once (a second
+reference is refused, never copied); sparse members are checked before scipy sees them
+(:func:`textnb.model_schema.check_csr`); each node's parameters and state are checked
+against the schema its class declares (:mod:`textnb.model_schema`) before the estimator
+is built. Any inconsistency met while the estimator
 is rebuilt is reported as :class:`~textnb.errors.ModelFileError` too, so a crafted
 file can neither run code, nor exhaust memory, nor raise anything else.
 
