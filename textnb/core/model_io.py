@@ -19,12 +19,17 @@ Loading never executes code and never trusts a size: only classes registered wit
 refused before it is opened for reading, so ``load`` cannot block); every member must be
 *stored* (a compressed member is refused before it is inflated, so a zip bomb costs
 nothing) and unencrypted, so no member holds more bytes than the file itself; the
-header is at most :data:`MAX_HEADER_BYTES` and nested at most as deep as the JSON
-parser allows (deeper is refused, not a crash); every array's SHA-256 is checked
+header is at most :data:`MAX_HEADER_BYTES`, nested at most :data:`MAX_HEADER_DEPTH`
+deep and holds at most :data:`MAX_HEADER_VALUES` values, counted from its bytes before
+the JSON parser runs; every array's SHA-256 is checked
 against the header; each ``.npy`` header is parsed and checked (numbers or
 fixed-width strings only: no object, structured or datetime dtypes; a shape whose
 size does not match the member's bytes is refused before any allocation), and the
-declared total is bounded by ``max_bytes``. Any inconsistency met while the estimator
+declared total is bounded by ``max_bytes``. Each array may be referenced once (a second
+reference is refused, never copied); sparse members are checked before scipy sees them
+(:func:`textnb.core.model_schema.check_csr`); each node's parameters and state are checked
+against the schema its class declares (:mod:`textnb.core.model_schema`) before the estimator
+is built. Any inconsistency met while the estimator
 is rebuilt is reported as :class:`~textnb.core.errors.ModelFileError` too, so a crafted
 file can neither run code, nor exhaust memory, nor raise anything else.
 
@@ -58,6 +63,7 @@ import numpy as np
 from textnb.core.attributes import Attribute
 from textnb.core.errors import ModelFileError
 from textnb.core.version import __version__
+from textnb.core.model_schema import check_csr, check_node
 
 __all__ = ["save", "load", "read_nodes", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "remove_stale_temporaries", "FORMAT_VERSION",
            "MAX_MODEL_BYTES", "STALE_TEMP_SECONDS"]
@@ -66,7 +72,12 @@ FORMAT_NAME = "textnb-model"
 FORMAT_VERSION = 1
 #: Refuse model files that declare more than this many bytes of arrays in total.
 MAX_MODEL_BYTES = 8 * 1024**3
-MAX_HEADER_BYTES = 256 * 1024**2
+MAX_HEADER_BYTES = 64 * 1024**2
+#: Deepest nesting of JSON arrays and objects a header may have (textnb writes < 30).
+MAX_HEADER_DEPTH = 64
+#: Most JSON values (items of arrays and objects) a header may hold: parsing costs
+#: about 100 bytes of memory per value, whatever its size in the file.
+MAX_HEADER_VALUES = 2_000_000
 #: dtype kinds an array in a model file may have: bool, integers, floats, complex,
 #: fixed-width unicode and bytes (never object, structured, datetime).
 _DTYPE_KINDS = "biufcUS"
@@ -324,6 +335,16 @@ class _Unpacker:
     def __init__(self, arrays, build=True):
         self.arrays = arrays
         self.build = build
+        self.used = set()  # each array is referenced once: a second reference is refused, never copied
+
+    def array(self, ref):
+        name = ref.get("$array")
+        if not isinstance(name, str) or name not in self.arrays:
+            raise ModelFileError(f"references a missing array {name!r}")
+        if name in self.used:
+            raise ModelFileError(f"inconsistent model file (array {name} is referenced twice)")
+        self.used.add(name)
+        return self.arrays[name]
 
     def value(self, v):
         if isinstance(v, list):
@@ -331,17 +352,20 @@ class _Unpacker:
         if not isinstance(v, dict):
             return v
         if "$array" in v:
-            try:
-                return self.arrays[v["$array"]]
-            except (KeyError, TypeError):
-                raise ModelFileError(f"references a missing array {v['$array']!r}") from None
+            return self.array(v)
         if "$float" in v:
             return float(v["$float"])
         if "$csr" in v:
+            members = v["$csr"]
+            if not isinstance(members, list) or len(members) != 3 or not all(
+                    isinstance(m, dict) and "$array" in m for m in members):
+                raise ModelFileError("inconsistent model file (malformed sparse matrix)")
+            data, indices, indptr = (self.array(m) for m in members)
+            # checked before scipy sees them: its kernels trust indptr and indices
+            shape, indices, indptr = check_csr(data, indices, indptr, v.get("shape"))
             import scipy.sparse as sp  # only models that hold sparse matrices pay for it
 
-            data, indices, indptr = (self.value(x) for x in v["$csr"])
-            return sp.csr_matrix((data, indices, indptr), shape=tuple(v["shape"]))
+            return sp.csr_matrix((data, indices, indptr), shape=shape, copy=False)
         if "$tuple" in v:
             return tuple(self.value(x) for x in v["$tuple"])
         if "$dict" in v:
@@ -367,11 +391,12 @@ class _Unpacker:
         if cls is None:
             raise ModelFileError(f"holds an unknown model kind {kind!r}")
         params = {k: self.value(v) for k, v in node.get("params", {}).items()}
+        state = {k: self.value(v) for k, v in node.get("state", {}).items()}
+        check_node(cls, params, state)  # the declared schema, before the estimator sees anything
         try:
             est = cls(**params)
         except TypeError as exc:
             raise ModelFileError(f"has parameters {kind} does not take ({exc})") from None
-        state = {k: self.value(v) for k, v in node.get("state", {}).items()}
         if not state:
             return est
         try:
@@ -384,7 +409,7 @@ class _Unpacker:
             raise
         except Exception as exc:  # the estimator's own checks on a crafted state
             raise ModelFileError(
-                f"holds an inconsistent {kind} state ({type(exc).__name__}: {_one_line(exc)})") from None
+                f"inconsistent model file ({kind}: {type(exc).__name__}: {_one_line(exc)})") from None
         return est
 
 
@@ -513,6 +538,41 @@ def _one_line(exc):
     return text[:200] + ("..." if len(text) > 200 else "")
 
 
+def _scan_header(raw, chunk=1 << 20):
+    """Refuse a header nested deeper than :data:`MAX_HEADER_DEPTH` or holding more than
+    :data:`MAX_HEADER_VALUES` values, from its bytes, before the JSON parser runs.
+
+    Linear time, in chunks of ``chunk`` bytes (vectorised): a byte is escaped when an odd
+    run of backslashes precedes it; unescaped quotes toggle "inside a string"; brackets,
+    commas and colons outside strings are counted. On valid JSON this is exactly the
+    parser's nesting and value count; on invalid JSON the parser stops at the first error,
+    before any part this scan may have misread. The parser's memory is about 100 bytes
+    per value, so bounding values bounds it.
+    """
+    depth, values = 0, 1
+    in_string, run = 0, 0  # carried across chunks: inside a string; backslashes just before
+    for start in range(0, len(raw), chunk):
+        b = np.frombuffer(raw, dtype=np.uint8, count=min(chunk, len(raw) - start), offset=start)
+        n = b.size
+        idx = np.arange(n, dtype=np.int64)
+        last_other = np.maximum.accumulate(np.where(b == 0x5C, -1 - run, idx))
+        run_before = np.empty(n, dtype=np.int64)
+        run_before[0] = run
+        run_before[1:] = idx[:-1] - last_other[:-1]
+        plain = run_before % 2 == 0  # not escaped by a backslash
+        quote = (b == 0x22) & plain
+        inside = (np.cumsum(quote, dtype=np.int64) + in_string) % 2 == 1
+        outside = ~inside & ~quote & plain
+        d = depth + np.cumsum((outside & ((b == 0x5B) | (b == 0x7B))).astype(np.int64)
+                              - (outside & ((b == 0x5D) | (b == 0x7D))))
+        if int(d.max()) > MAX_HEADER_DEPTH:
+            raise ModelFileError(f"not a valid textnb model file (header nested too deeply: over {MAX_HEADER_DEPTH} levels)")
+        values += int(np.count_nonzero(outside & ((b == 0x2C) | (b == 0x3A))))
+        if values > MAX_HEADER_VALUES:
+            raise ModelFileError(f"not a valid textnb model file (header of over {MAX_HEADER_VALUES} values)")
+        depth, in_string, run = int(d[-1]), int(inside[-1]), int(n - 1 - last_other[-1])
+
+
 def _open_regular(path):
     """Open ``path`` for reading without blocking; refuse anything but a regular file."""
     if os.path.isdir(path):
@@ -580,7 +640,9 @@ def _load_zip(z, file_size, max_bytes, build=True):
         raise ModelFileError("not a textnb model file (no header)")
     if infos["header.json"].file_size > MAX_HEADER_BYTES:
         raise ModelFileError("header is larger than the limit")
-    header = json.loads(z.read("header.json").decode("utf-8"))
+    raw = z.read("header.json")
+    _scan_header(raw)
+    header = json.loads(raw.decode("utf-8"))
     if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
         raise ModelFileError("not a textnb model file")
     version = header.get("version")

@@ -29,6 +29,8 @@ from textnb.naive_bayes.base import log_odds
 from textnb.core.model_io import register
 from textnb.core.stats import seen_columns
 from textnb.meta.smoothing import SmoothingCV
+from textnb.core.model_schema import (FOLDS, N_FEATURES, SEED, TEMPLATE, Any, Array, Choice, Classes, Float,
+                                 ListOf, MayBeAbsent, Model, Optional, Reals, When)
 
 __all__ = [
     "CalibratedNB",
@@ -279,6 +281,25 @@ class CalibratedNB(ClassifierMixin, BaseEstimator):
     >>> clf.predict([[5, 0]]).tolist()
     ['ham']
     """
+
+    _param_schema = {
+        "estimator": TEMPLATE, "method": Choice("sigmoid", "isotonic"), "cv": FOLDS,
+        "target_fpr": Optional(Float(0.0, 1.0)), "random_state": SEED,
+    }
+    _state_schema = {
+        "classes_": Classes(),
+        "estimator_": Model(dims={"classes_": "n_classes", "n_features_in_": "n_features"}, equal={"classes_": "classes_"}),
+        "calibrated_classes_": Array("iu", ("n_calibrated",), index="n_classes", distinct=True),
+        "sigmoid_": When("method", "sigmoid", Reals(("n_calibrated", 2)), Reals((0, 2))),
+        "isotonic_x_": When("method", "isotonic",
+                            ListOf(Reals(("n_steps[]",), increasing=True), length="n_calibrated"), ListOf(Any(), length=0)),
+        "isotonic_y_": When("method", "isotonic",
+                            ListOf(Array("f", ("n_steps[]",), lo=0.0, hi=1.0), length="n_calibrated"),
+                            ListOf(Any(), length=0)),
+        "thresholds_": Array("f", ("n_classes",), finite="no-nan"),
+        "n_features_in_": N_FEATURES,
+        "feature_names_in_": MayBeAbsent(Array("U", (None,))),
+    }
 
     def __init__(self, estimator=None, *, method="sigmoid", cv=5, target_fpr=None, random_state=0):
         self.estimator = estimator

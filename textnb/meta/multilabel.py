@@ -35,6 +35,8 @@ from textnb.io.corpus import _walk_files, open_corpus
 from textnb.core.errors import InputError
 from textnb.core.model_io import register
 from textnb.core.stats import seen_columns
+from textnb.core.model_schema import (FOLDS, N_FEATURES, SEED, TEMPLATE, Array, Bool, Choice, Classes, Float,
+                                 ListOf, MayBeAbsent, Model, OneOf, Optional)
 
 __all__ = [
     "MultiLabelCorpus",
@@ -290,6 +292,20 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
     >>> MultiLabelNB(threshold=0.0).fit(X, Y).predict([[2, 2, 0]]).tolist()
     [[1, 1]]
     """
+
+    _param_schema = {
+        "estimator": TEMPLATE, "threshold": OneOf(Choice("f1"), Float()), "cv": FOLDS, "random_state": SEED,
+    }
+    _state_schema = {
+        "classes_": Classes("n_labels"),
+        "estimators_": ListOf(Optional(Model(dims={"n_features_in_": "n_features"}, equal={"classes_": (0, 1)})),
+                              length="n_labels"),
+        "constant_": Array("iu", ("n_labels",), lo=-1, hi=1),
+        "thresholds_": Array("f", ("n_labels",), finite="no-nan"),
+        "multilabel_": Bool(),
+        "n_features_in_": N_FEATURES,
+        "feature_names_in_": MayBeAbsent(Array("U", (None,))),
+    }
 
     def __init__(self, estimator=None, *, threshold="f1", cv=5, random_state=0):
         self.estimator = estimator

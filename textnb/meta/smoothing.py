@@ -26,11 +26,15 @@ from textnb.naive_bayes.base import log_odds
 from textnb.core.model_io import register
 from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.core.stats import class_indicator, seen_columns
+from textnb.core.model_schema import (FOLDS, N_FEATURES, SEED, TEMPLATE, Any, Array, Bool, Choice, Classes,
+                                 DictOf, ListOf, MayBeAbsent, Model, Optional, Str, TupleOf, declare)
 
 __all__ = ["SmoothingCV"]
 
 # sklearn's Pipeline can be stored in model files: its parameters are its steps
 register(Pipeline)
+declare(Pipeline, {"memory": Choice(None), "steps": ListOf(TupleOf(Str(1000), Model(fitted=False)), max_len=100),
+                   "transform_input": Choice(None), "verbose": Bool()}, {})
 
 
 def _split(estimator):
@@ -94,6 +98,19 @@ class SmoothingCV(ClassifierMixin, BaseEstimator):
     >>> SmoothingCV(MultinomialNB(), param_grid={"alpha": [1.0, 0.1]}, cv=2).fit(X, y).best_params_
     {'alpha': 1.0}
     """
+
+    _param_schema = {
+        "estimator": TEMPLATE, "param_grid": Optional(DictOf(Str(1000), ListOf(Any(), max_len=10_000))),
+        "cv": FOLDS, "scoring": Choice("accuracy", "macro_f1"), "random_state": SEED,
+    }
+    _state_schema = {
+        "classes_": Classes(),
+        "estimator_": Model(dims={"classes_": "n_classes", "n_features_in_": "n_features"}, equal={"classes_": "classes_"}),
+        "best_params_": DictOf(Str(1000), Any()),
+        "cv_results_": ListOf(Any(), max_len=10**6),
+        "n_features_in_": N_FEATURES,
+        "feature_names_in_": MayBeAbsent(Array("U", (None,))),
+    }
 
     def __init__(self, estimator=None, *, param_grid=None, cv=5, scoring="accuracy", random_state=0):
         self.estimator = estimator

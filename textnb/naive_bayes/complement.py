@@ -24,6 +24,7 @@ import numpy as np
 from textnb.core.logspace import complement_log_prob
 from textnb.core.model_io import register
 from textnb.naive_bayes.discrete import _BaseCountNB
+from textnb.core.model_schema import Bool
 
 __all__ = ["ComplementNB"]
 
@@ -89,6 +90,8 @@ class ComplementNB(_BaseCountNB):
     >>> ComplementNB().fit(X, ["ham", "ham", "spam", "spam"]).predict([[1, 0, 0], [0, 1, 1]])
     array(['ham', 'spam'], dtype='<U4')
     """
+
+    _param_schema = {**_BaseCountNB._param_schema, "norm": Bool()}
 
     def __init__(self, *, alpha=1.0, m=None, norm=False, fit_prior=True, class_prior=None):
         self.alpha = alpha

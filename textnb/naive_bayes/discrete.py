@@ -20,6 +20,8 @@ from textnb.core.logspace import (ALPHA_FLOOR, bernoulli_log_prob, check_smoothi
 from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels
 from textnb.core.model_io import register
 from textnb.core.stats import CountTable, class_indicator
+from textnb.core.model_schema import (CLASS_PRIOR, FEATURE_NAMES, N_FEATURES, SMOOTHING, Bool, Classes, Counts,
+                                 Float, Optional)
 
 __all__ = ["MultinomialNB", "BernoulliNB"]
 
@@ -31,6 +33,16 @@ class _BaseCountNB(BaseNB):
     A subclass provides ``_transform_counts(X)`` (what is summed per object),
     ``_update_feature_log_prob()`` and ``_joint_log_likelihood(X)``.
     """
+
+    #: what a model file may hold (textnb.core.model_schema)
+    _param_schema = {"alpha": SMOOTHING, "m": Optional(SMOOTHING), "fit_prior": Bool(), "class_prior": CLASS_PRIOR}
+    _state_schema = {
+        "classes_": Classes(),
+        "n_features_in_": N_FEATURES,
+        "class_count_": Counts(("n_classes",)),
+        "feature_count_": Counts(("n_classes", "n_features")),
+        "feature_names_in_": FEATURE_NAMES,
+    }
 
     _positive_only = True
 
@@ -293,6 +305,10 @@ class BernoulliNB(_BaseCountNB):
     >>> BernoulliNB().fit([[1, 0], [0, 1]], ["ham", "spam"]).predict([[1, 0]])
     array(['ham'], dtype='<U4')
     """
+
+    _param_schema = {**_BaseCountNB._param_schema, "binarize": Optional(Float())}
+    _state_schema = {**_BaseCountNB._state_schema,  # document frequencies: at most the class's documents
+                     "feature_count_": Counts(("n_classes", "n_features"), le="class_count_")}
 
     _positive_only = False
 

@@ -16,6 +16,8 @@ from sklearn.utils.validation import check_is_fitted
 from textnb.naive_bayes.discretize import apply_cut_points, equal_frequency_cut_points, equal_width_cut_points, mdl_cut_points
 from textnb.core.model_io import register
 from textnb.io.tables import Attribute, check_no_text
+from textnb.core.model_schema import (N_FEATURES, TEMPLATE, Array, Attributes, Choice, Int, ListOf, Model, OneOf,
+                                 Optional, Reals, Str)
 
 __all__ = ["Discretized"]
 
@@ -47,6 +49,19 @@ class Discretized(ClassifierMixin, BaseEstimator):
         Cut points per column (None for nominal columns).
     classes_ : ndarray
     """
+
+    _param_schema = {
+        "estimator": TEMPLATE, "attributes": Optional(Attributes(length=None)),
+        "class_values": Optional(ListOf(OneOf(Str(10_000), Int()))),
+        "numeric": Choice(*_METHODS), "bins": Int(1, 10**6),
+    }
+    _state_schema = {
+        "n_features_in_": N_FEATURES,
+        "estimator_": Model(dims={"n_features_in_": "n_features"}),
+        "cut_points_": ListOf(Reals((None,), increasing=True), length="n_features"),
+        "nominal_columns_": Array("b", ("n_features",)),
+        "attributes_": Attributes(length="n_features"),
+    }
 
     def __init__(self, estimator=None, *, attributes=None, class_values=None, numeric="mdl", bins=10):
         self.estimator = estimator
@@ -142,6 +157,14 @@ class Discretized(ClassifierMixin, BaseEstimator):
             for a, c in zip(self.attributes_, self.cut_points_)]
         self.n_features_in_ = int(state["n_features_in_"])
         self.classes_ = self.estimator_.classes_
+        # the cut points and attributes must give the inner model's value counts (as fit does)
+        if [a.kind == "numeric" for a in self.attributes_] != [c is not None for c in self.cut_points_]:
+            raise ValueError("cut points do not match the numeric attributes")
+        n_values = getattr(self.estimator_, "n_values_", None)
+        expected = [len(a.values) for a in self.nominal_attributes_]
+        if n_values is not None and list(np.asarray(n_values).tolist()) != expected:
+            raise ValueError(f"the {type(self.estimator_).__name__} model expects {list(n_values)} values "
+                             f"per attribute; the cut points give {expected}")
 
 
 def _bin_names(cuts):

@@ -49,6 +49,8 @@ from textnb.naive_bayes.discretize import (
     mdl_cut_points,
 )
 from textnb.core.model_io import register
+from textnb.core.model_schema import (CLASS_PRIOR, MAX_DIM, MAX_REAL, SMOOTHING, Array, Attributes, Choice,
+                                 Classes, Counts, Float, Int, ListOf, MayBeAbsent, Optional, Reals)
 from textnb.core.stats import CountTable, GaussianMoments, class_indicator
 from textnb.io.tables import Attribute
 from textnb.io.uncertain import (
@@ -462,6 +464,34 @@ class TabularNB(BaseNB):
     array(['yes'], dtype='<U3')
     """
 
+    _param_schema = {
+        "attributes": Optional(Attributes(length=None)), "nominal": Choice(*_NOMINAL), "alpha": SMOOTHING,
+        "m": Optional(SMOOTHING), "numeric": Choice(*_NUMERIC), "bins": Int(1, 10**6),
+        "var_smoothing": Float(0.0, 1.0), "class_prior": CLASS_PRIOR, "interval_fit": Choice(*_INTERVAL_FIT),
+    }
+    _state_schema = {
+        "classes_": Classes(),
+        "n_features_in_": Int(0, MAX_DIM),  # X columns (an uncertain attribute spans several)
+        "attributes_": Attributes(length="n_attributes"),
+        "discretized_": Array("b", ("n_attributes",)),
+        "cut_points_": ListOf(Reals((None,), increasing=True), length="n_attributes"),
+        "n_values_": Array("iu", ("n_attributes",), lo=0, hi=MAX_DIM, sum_dim="width"),
+        "class_count_": Counts(("n_classes",)),
+        "feature_count_": Counts(("n_classes", "width")),
+        "moment_count_": Counts(("n_classes", "n_gauss")),
+        "theta_": Reals(("n_classes", "n_gauss")),
+        "moment_m2_": Array("f", ("n_classes", "n_gauss"), lo=0.0, hi=MAX_REAL),
+        "halfwidth_count_": MayBeAbsent(Counts(("n_classes", "n_interval"))),
+        "halfwidth_mean_": MayBeAbsent(Reals(("n_classes", "n_interval"))),
+        "halfwidth_m2_": MayBeAbsent(Array("f", ("n_classes", "n_interval"), lo=0.0, hi=MAX_REAL)),
+        "censored_theta_": MayBeAbsent(Reals(("n_classes+1", "n_censored"))),
+        "censored_var_": MayBeAbsent(Array("f", ("n_classes+1", "n_censored"), lo=0.0, hi=MAX_REAL)),
+        "kde_values_": ListOf(Reals(("n_kde[]",)), length="n_kde"),
+        "kde_class_": ListOf(Array("iu", ("n_kde[]",), index="n_classes"), length="n_kde"),
+        "kde_weight_": ListOf(Counts(("n_kde[]",)), length="n_kde"),
+        "feature_names_in_": MayBeAbsent(Array("U", (None,))),
+    }
+
     def __init__(
         self,
         *,
@@ -615,14 +645,7 @@ class TabularNB(BaseNB):
                 else:
                     cuts = equal_width_cut_points(col, self.bins, w)
                 self.cut_points_[j] = cuts
-        self.n_values_ = np.array(
-            [
-                len(a.values) if a.kind in ("nominal", UNCERTAIN_NOMINAL)
-                else (len(self.cut_points_[j]) + 1 if self.cut_points_[j] is not None else 0)
-                for j, a in enumerate(self.attributes_)
-            ],
-            dtype=np.int64,
-        )
+        self.n_values_ = self._expected_n_values()
         width = int(self.n_values_.sum())
         table = CountTable(n_classes, width)
         self.class_count_, self.feature_count_ = table.class_count, table.feature_count
@@ -638,6 +661,38 @@ class TabularNB(BaseNB):
         self.kde_values_ = [np.empty(0) for _ in range(n_kde)]
         self.kde_class_ = [np.empty(0, dtype=np.int64) for _ in range(n_kde)]
         self.kde_weight_ = [np.empty(0) for _ in range(n_kde)]
+
+    def _discretised_columns(self):
+        """Per attribute: whether it is cut into bins (numeric, in a discretising mode)."""
+        return [a.kind == "numeric" and self.numeric in _DISCRETE for a in self.attributes_]
+
+    def _expected_n_values(self):
+        """One-hot width of each attribute: its values, its bins, or 0 (Gaussian / KDE)."""
+        return np.array(
+            [
+                len(a.values) if a.kind in ("nominal", UNCERTAIN_NOMINAL)
+                else (len(self.cut_points_[j]) + 1 if self.cut_points_[j] is not None else 0)
+                for j, a in enumerate(self.attributes_)
+            ],
+            dtype=np.int64,
+        )
+
+    def _check_layout(self):
+        """A loaded state's arrays have the sizes its attributes imply (as fit makes them)."""
+        if [c is not None for c in self.cut_points_] != self._discretised_columns():
+            raise ValueError("cut points do not match the numeric attributes")
+        if not np.array_equal(self.n_values_, self._expected_n_values()):
+            raise ValueError("n_values_ does not match the attributes and cut points")
+        if sum(s.stop - s.start for s in self._slices()) != self.n_features_in_:
+            raise ValueError("n_features_in_ does not match the attributes")
+        n_interval = len(self._interval_columns())
+        sizes = {"theta_": len(self._gaussian_columns()), "halfwidth_mean_": n_interval,
+                 "censored_theta_": n_interval if self.interval_fit == "censored" else 0}
+        for name, n in sizes.items():
+            if getattr(self, name).shape[1] != n:
+                raise ValueError(f"{name} has {getattr(self, name).shape[1]} columns; the attributes imply {n}")
+        if len(self.kde_values_) != len(self._kde_columns()):
+            raise ValueError("kde_values_ does not match the numeric attributes")
 
     def _slices(self):
         """The ``X`` columns of each attribute (uncertain ones span several)."""
@@ -1158,4 +1213,5 @@ class TabularNB(BaseNB):
         self.kde_values_ = [np.asarray(v, dtype=np.float64) for v in self.kde_values_]
         self.kde_class_ = [np.asarray(v, dtype=np.int64) for v in self.kde_class_]
         self.kde_weight_ = [np.asarray(v, dtype=np.float64) for v in self.kde_weight_]
+        self._check_layout()
         self._update()

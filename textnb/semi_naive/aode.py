@@ -54,6 +54,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels
 from textnb.naive_bayes.discretize import apply_cut_points, mdl_cut_points
 from textnb.core.model_io import register
+from textnb.core.model_schema import (FEATURE_NAMES, MAX_COUNT, MAX_DIM, N_FEATURES, SMOOTHING, Array, Attributes,
+                                      Choice, Classes, Counts, Float, ListOf, Optional, Reals)
 from textnb.core.stats import CountTable, class_indicator
 
 __all__ = ["AODE"]
@@ -113,6 +115,22 @@ class AODE(BaseNB):
     >>> aode.predict([[1, 1]])
     array(['b'], dtype='<U1')
     """
+
+    _param_schema = {
+        "frequency_limit": Float(0.0, MAX_COUNT), "m": Optional(SMOOTHING),
+        "attributes": Optional(Attributes(length=None)), "numeric": Choice("mdl", "error"),
+    }
+    _state_schema = {  # the pair table's shape follows n_values_; _set_state checks it
+        "classes_": Classes(),
+        "class_count_": Counts(("n_classes",)),
+        "pair_count_": Counts(None),
+        "attribute_names_": Array("U", ("n_features",), distinct=True),
+        "n_values_": Array("iu", ("n_features",), lo=1, hi=MAX_DIM),
+        "n_features_in_": N_FEATURES,
+        "discretized_": Array("b", ("n_features",)),
+        "cut_points_": ListOf(Reals((None,), increasing=True), length="n_features"),
+        "feature_names_in_": FEATURE_NAMES,
+    }
 
     def __init__(self, *, frequency_limit=1, m=None, attributes=None, numeric="mdl"):
         self.frequency_limit = frequency_limit

@@ -30,6 +30,8 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from textnb.naive_bayes.base import BaseNB
 from textnb.core.model_io import register
+from textnb.core.model_schema import (FOLDS, N_FEATURES, SEED, TEMPLATE, Any, Array, Choice, Classes, DictOf,
+                                 Float, ListOf, MayBeAbsent, Model, Reals, Str)
 
 __all__ = ["APNBC"]
 
@@ -151,6 +153,20 @@ class APNBC(BaseNB):
     >>> bool(0.106 < model.adjustments_[1] < 0.758)
     True
     """
+
+    _param_schema = {
+        "estimator": TEMPLATE, "significance": Float(0.0, 1.0, lo_open=True),
+        "fit_on": Choice("resubstitution", "cv"), "cv": FOLDS, "epsilon": Float(0.0, 1.0), "random_state": SEED,
+    }
+    _state_schema = {
+        "classes_": Classes(),
+        "estimator_": Model(dims={"classes_": "n_classes", "n_features_in_": "n_features"}, equal={"classes_": "classes_"}),
+        "class_log_weight_": Reals(("n_classes",)),
+        "adjustments_": Array("f", ("n_classes",), lo=0.0, finite="no-nan"),
+        "search_history_": ListOf(DictOf(Str(100), Any()), max_len=10**6),
+        "n_features_in_": N_FEATURES,
+        "feature_names_in_": MayBeAbsent(Array("U", (None,))),
+    }
 
     def __init__(self, estimator=None, *, significance=0.05, fit_on="resubstitution", cv=10,
                  epsilon=1e-5, random_state=None):

@@ -76,6 +76,9 @@ from textnb.core.errors import InputError, TextnbError
 from textnb.core.model_io import register
 from textnb.core.stats import CountTable, class_indicator
 from textnb.io.tables import check_no_text
+from textnb.core.model_schema import (FEATURE_NAMES, MAX_DIM, N_FEATURES, SMOOTHING, Array, Attributes, Choice,
+                                 Classes, Counts, DictOf, Float, Int, ListOf, MayBeAbsent, OneOf, Optional,
+                                 Reals, Str)
 
 __all__ = ["BayesNetClassifier", "TAN", "read_structure", "conditional_mutual_information"]
 
@@ -343,6 +346,26 @@ class _BaseBayesNet(BaseNB):
     Subclasses implement ``_learn_structure(X, Y, names, n_values)`` returning
     ``(attr_parents, class_is_parent, class_parents)`` as :func:`_check_structure`.
     """
+
+    _param_schema = {
+        "alpha": Float(0.0, 1e12, lo_open=True), "m": Optional(SMOOTHING), "missing": Choice("ignore", "mode"),
+        "attributes": Optional(Attributes(length=None)), "numeric": Choice("error", "mdl"),
+        "class_name": Optional(Str(1000)),
+    }
+    _state_schema = {
+        "classes_": Classes(),
+        "n_features_in_": N_FEATURES,
+        "attribute_names_": Array("U", ("n_features",), distinct=True),
+        "n_values_": Array("iu", ("n_features",), lo=1, hi=MAX_DIM),
+        "structure_": DictOf(Str(1000), ListOf(Str(1000), max_len=64), max_len=MAX_DIM),
+        "counts_": ListOf(Counts(None), length="n_features+1"),
+        "marginal_counts_": ListOf(Counts(None), length="n_features+1"),
+        "cut_points_": Optional(ListOf(Optional(Reals((None,), increasing=True)), length="n_features")),
+        "feature_names_in_": FEATURE_NAMES,
+        "modes_": MayBeAbsent(Array("f", ("n_features",), lo=0.0, hi=MAX_DIM, finite="no-nan")),
+        "cmi_": MayBeAbsent(Reals(("n_features", "n_features"))),
+        "root_": MayBeAbsent(Optional(Int(0, MAX_DIM))),
+    }
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -772,7 +795,23 @@ class _BaseBayesNet(BaseNB):
         self.n_values_ = np.asarray(self.n_values_, dtype=np.int64)
         self.structure_ = {k: tuple(v) for k, v in self.structure_.items()}
         self._set_structure(*self._structure_from_fitted())
+        self._check_count_shapes()
         self._update()
+
+    def _check_count_shapes(self):
+        """A loaded model's count tables have the shapes its structure implies (as fit makes them)."""
+        names = set(str(n) for n in self.attribute_names_) | {self._class_label()}
+        if set(self.structure_) != names:
+            raise ValueError("the structure does not name exactly the attributes and the class")
+        C, k = len(self.classes_), self.n_values_
+        expected = [(C,) + tuple(int(k[p]) for p in pa) + (int(k[i]),) for i, pa in enumerate(self._parents)]
+        expected.append((C,) + tuple(int(k[p]) for p in self._class_parents))
+        marginal = [(C, int(n)) for n in k] + [(C,)]
+        for name, tables, shapes in (("counts_", self.counts_, expected),
+                                     ("marginal_counts_", self.marginal_counts_, marginal)):
+            got = [t.shape for t in tables]
+            if got != shapes:
+                raise ValueError(f"{name} shapes {got} do not fit the structure ({shapes})")
 
 
 @register
@@ -845,6 +884,9 @@ class BayesNetClassifier(_BaseBayesNet):
     >>> bn.predict([[1, 1]])
     array(['b'], dtype='<U1')
     """
+
+    _param_schema = {**_BaseBayesNet._param_schema,
+                     "parents": Optional(DictOf(Str(1000), ListOf(Str(1000), max_len=64)))}
 
     def __init__(self, *, parents=None, alpha=1.0, m=None, missing="ignore", attributes=None,
                  numeric="error", class_name=None):
@@ -919,6 +961,8 @@ class TAN(_BaseBayesNet):
     >>> tan.structure_["x1"]
     ('class', 'x0')
     """
+
+    _param_schema = {**_BaseBayesNet._param_schema, "root": Optional(OneOf(Int(0, MAX_DIM), Str(1000)))}
 
     def __init__(self, *, alpha=1.0, m=None, root=None, missing="ignore", attributes=None,
                  numeric="error", class_name=None):

@@ -61,6 +61,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from textnb.naive_bayes.base import BaseNB
 from textnb.core.model_io import register
 from textnb.io.tables import check_no_text
+from textnb.core.model_schema import (FEATURE_NAMES, MAX_DIM, N_FEATURES, N_JOBS, Array, Choice, Classes, Float,
+                                 Int, ListOf, Optional, Reals, Str)
 
 __all__ = ["LBR", "sign_test_p"]
 
@@ -732,6 +734,26 @@ class LBR(BaseNB):
     >>> model.explain([[0, 1]])
     ['x0=0 -> local NB on 10 objects']
     """
+
+    _param_schema = {
+        "candidates": Choice("all", "heuristic"), "alpha": Float(0.0, 1e12, lo_open=True),
+        "min_errors": Int(0, MAX_DIM), "significance": Float(0.0, 1.0, lo_open=True), "n_jobs": N_JOBS,
+        "max_cache": Int(0, 2**40),
+    }
+    _state_schema = {
+        "classes_": Classes(),
+        "n_features_in_": N_FEATURES,
+        "n_values_": Array("iu", ("n_features",), lo=1, hi=MAX_DIM, elem_dims="n_values"),
+        "X_codes_": Array("iu", ("n_train", "n_features"), lo=-1, lt="n_values_"),  # -1: missing
+        "y_index_": Array("iu", ("n_train",), index="n_classes"),
+        "attribute_loo_errors_": Array("iu", ("n_features",), lo=0, hi=MAX_DIM),
+        "attribute_names_": ListOf(Str(10_000), length="n_features"),
+        "candidates_": Array("iu", (None,), index="n_features", distinct=True),
+        "categories_": Optional(ListOf(Reals(("n_values[]",), increasing=True), length="n_features")),
+        "nb_loo_errors_": Int(0, MAX_DIM),
+        "value_names_": ListOf(ListOf(Str(10_000), length="n_values[]"), length="n_features"),
+        "feature_names_in_": FEATURE_NAMES,
+    }
 
     def __init__(self, *, candidates="all", alpha=1.0, min_errors=5, significance=0.05,
                  n_jobs=None, max_cache=20_000_000):

@@ -55,6 +55,8 @@ from textnb.text.selection import term_scores
 from textnb.semi_naive.lbr import cached_flags, sign_test_p
 from textnb.core.model_io import register
 from textnb.core.stats import CountTable, class_indicator
+from textnb.core.model_schema import (CSR, FEATURE_NAMES, MAX_DIM, N_FEATURES, N_JOBS, Array, Choice, Classes,
+                                 Counts, Float, Int, ListOf, MayBeAbsent, OneOf, Optional, Str)
 
 __all__ = ["LazyTextNB"]
 
@@ -371,6 +373,26 @@ class LazyTextNB(BaseNB):
     >>> LazyTextNB(min_df=1).fit(X, y).predict(X[:4]).tolist()
     ['a', 'b', 'b', 'a']
     """
+
+    _param_schema = {
+        "model": Choice("multinomial", "bernoulli"), "alpha": Float(0.0, 1e12, lo_open=True),
+        "max_candidates": Int(0, 10**6), "n_screen": Int(0, 10**7), "min_df": Int(0, MAX_DIM),
+        "min_errors": Int(0, MAX_DIM), "significance": Float(0.0, 1.0, lo_open=True), "n_jobs": N_JOBS,
+        "max_cache": Int(0, 2**40), "max_df": Float(0.0, 1.0), "screen": Choice("chi2", "ig"),
+        "stop_words": Optional(OneOf(Choice("english"), ListOf(Str(1000), max_len=10**6))),
+    }
+    _state_schema = {
+        "classes_": Classes(),
+        "n_features_in_": N_FEATURES,
+        "X_train_": CSR(("n_train", "n_features"), Counts((None,))),
+        "y_index_": Array("iu", ("n_train",), index="n_classes"),
+        "key_terms_": Array("iu", ("n_keys",), index="n_features", distinct=True),
+        "key_term_loo_errors_": Array("iu", ("n_keys",), lo=0, hi=MAX_DIM),
+        "nb_loo_errors_": Int(0, MAX_DIM),
+        "screened_terms_": MayBeAbsent(Array("iu", (None,), index="n_features", distinct=True)),
+        "term_names_": Optional(Array("U", ("n_features",))),
+        "feature_names_in_": FEATURE_NAMES,
+    }
 
     def __init__(self, *, model="multinomial", alpha=1.0, max_candidates=50, n_screen=500,
                  min_df=20, max_df=0.5, screen="chi2", stop_words="english", min_errors=5,

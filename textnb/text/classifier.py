@@ -29,6 +29,7 @@ from textnb.naive_bayes.discrete import MultinomialNB, _BaseCountNB
 from textnb.text.training import PER_CLASS, batches, count_documents, min_parallel, select_vocabulary
 from textnb.text.vectorizer import Vectorizer
 from textnb.core.workers import can_fork, effective_jobs, ordered_map
+from textnb.core.model_schema import N_JOBS, TEMPLATE, Classes, Int, Model, Optional
 
 __all__ = ["TextClassifier", "to_text"]  # to_text: kept importable from here
 
@@ -82,6 +83,16 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     >>> clf.predict(["cheap cheap pills"]).tolist()
     ['spam']
     """
+
+    _param_schema = {
+        "vectorizer": Optional(Model(("Vectorizer",), fitted=False)), "model": TEMPLATE,
+        "max_bytes": Int(1, 2**40), "n_jobs": N_JOBS, "batch_size": Int(1, 10**7),
+    }
+    _state_schema = {
+        "classes_": Classes(),
+        "vectorizer_": Model(("Vectorizer",)),
+        "model_": Model(dims={"classes_": "n_classes"}, equal={"classes_": "classes_"}),
+    }
 
     _execution_params = ("n_jobs", "batch_size")
 

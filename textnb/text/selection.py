@@ -24,6 +24,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
 from textnb.core.model_io import register
+from textnb.core.model_schema import MAX_DIM, N_FEATURES, Choice, Classes, Counts, Int, OneOf
 
 __all__ = ["SelectTerms", "term_scores"]
 
@@ -118,6 +119,14 @@ class SelectTerms(SelectorMixin, BaseEstimator):
     >>> SelectTerms(k=2).fit(X, ["a", "a", "b", "b"]).get_support().tolist()
     [True, False, True]
     """
+
+    _param_schema = {"criterion": Choice(*sorted(SCORES)), "k": OneOf(Choice("all"), Int(0, MAX_DIM))}
+    _state_schema = {
+        "classes_": Classes(),
+        "n_features_in_": N_FEATURES,
+        "class_count_": Counts(("n_classes",)),
+        "class_df_": Counts(("n_classes", "n_features"), le="class_count_"),
+    }
 
     def __init__(self, *, criterion="chi2", k=10000):
         self.criterion = criterion

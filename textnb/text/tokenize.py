@@ -19,6 +19,7 @@ import numpy as np
 
 from textnb.text.ascii_tokens import TermKeys, ascii_term_ids, supports
 from textnb.text.stop_words import ENGLISH_STOP_WORDS
+from textnb.core.model_schema import MAX_NGRAM, pattern_problem
 
 __all__ = ["TOKEN_PATTERN", "Analyzer", "TermKeys", "batch_term_ids", "cell_counts", "count_batch", "csr_counts", "decode_terms", "encode_terms", "growing_vocabulary",
            "regex_tokenize"]
@@ -91,12 +92,16 @@ class Analyzer:
             raise ValueError(f"token_pattern {token_pattern!r} is not a valid regular expression ({exc})") from None
         if self.pattern.groups > 1:
             raise ValueError("token_pattern may capture at most one group")
+        problem = pattern_problem(token_pattern)  # the rule model files are loaded by
+        if problem:
+            raise ValueError(f"token_pattern: {problem}")
         self.stop_words = _stop_word_set(stop_words)
         stem = _make_stemmer(stemmer)
         self.stems = _StemCache(stem) if stem is not None else None
         lo, hi = ngram_range
-        if not (1 <= lo <= hi):
-            raise ValueError(f"ngram_range must be (min_n, max_n) with 1 <= min_n <= max_n; got {ngram_range!r}")
+        if not (1 <= lo <= hi <= MAX_NGRAM):
+            raise ValueError(f"ngram_range must be (min_n, max_n) with 1 <= min_n <= max_n <= {MAX_NGRAM}; "
+                             f"got {ngram_range!r}")
         self.ngram_range = (int(lo), int(hi))
 
     def __call__(self, doc):
@@ -200,10 +205,19 @@ def encode_terms(terms):
 def decode_terms(state):
     """The vocabulary (list of str, in column order) from :func:`encode_terms`'s arrays.
 
-    Raises ValueError for inconsistent offsets, UnicodeDecodeError for bad bytes.
+    Raises ValueError for inconsistent offsets or a term held twice, UnicodeDecodeError
+    for bad bytes.
     """
     if "terms" in state:  # model files written before the UTF-8 layout
-        return [str(t) for t in np.asarray(state["terms"]).tolist()]
+        terms = [str(t) for t in np.asarray(state["terms"]).tolist()]
+    else:
+        terms = _decode_utf8_terms(state)
+    if len(set(terms)) != len(terms):
+        raise ValueError("the vocabulary holds a term twice")
+    return terms
+
+
+def _decode_utf8_terms(state):
     data = np.asarray(state["terms_utf8"], dtype=np.uint8).tobytes()
     offsets = np.asarray(state["terms_offsets"], dtype=np.int64)
     if offsets.ndim != 1 or offsets.size == 0 or offsets[0] != 0 or offsets[-1] != len(data) \

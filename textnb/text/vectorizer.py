@@ -31,6 +31,8 @@ from textnb.text.tokenize import (  # noqa: F401  (re-exported: the public home 
     growing_vocabulary,
     regex_tokenize,
 )
+from textnb.core.model_schema import (MAX_DIM, Array, Bool, Choice, Float, Int, ListOf, MayBeAbsent, NgramRange,
+                                      OneOf, Optional, Pattern, Str)
 from textnb.text.training import check_vocabulary_params, prune_mask  # noqa: F401  (prune_mask: old home)
 
 __all__ = ["TOKEN_PATTERN", "Analyzer", "Vectorizer", "regex_tokenize"]
@@ -70,6 +72,19 @@ class Vectorizer(TransformerMixin, BaseEstimator):
     vocabulary_ : dict
         term -> column (alphabetical order, as scikit-learn).
     """
+
+    _DF = OneOf(Int(0, MAX_DIM), Float(0.0, 1.0))
+    _param_schema = {
+        "lowercase": Bool(), "token_pattern": Pattern(),
+        "stop_words": Optional(OneOf(Choice("english"), ListOf(Str(1000)))),
+        "stemmer": Optional(Choice("porter", "snowball")), "ngram_range": NgramRange(),
+        "min_df": _DF, "max_df": _DF, "max_features": Optional(Int(1, MAX_DIM)), "binary": Bool(),
+    }
+    _state_schema = {  # the vocabulary as UTF-8 bytes and offsets (or, in old files, "terms")
+        "terms_utf8": MayBeAbsent(Array("u", ("n_bytes",))),
+        "terms_offsets": MayBeAbsent(Array("iu", ("n_terms+1",), lo=0, hi=MAX_DIM)),
+        "terms": MayBeAbsent(Array("U", ("n_terms",))),
+    }
 
     def __init__(self, *, lowercase=True, token_pattern=TOKEN_PATTERN, stop_words=None,
                  stemmer=None, ngram_range=(1, 1), min_df=1, max_df=1.0, max_features=None,

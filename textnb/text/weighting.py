@@ -26,6 +26,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
 from textnb.core.model_io import register
+from textnb.core.model_schema import MAX_COUNT, N_FEATURES, Bool, Choice, Counts, Float, Optional, Reals
 
 __all__ = ["TermWeighting"]
 
@@ -77,6 +78,15 @@ class TermWeighting(TransformerMixin, BaseEstimator):
     >>> w.transform([[3, 0], [1, 1]]).toarray().round(3).tolist()
     [[1.0, 0.0], [0.707, 0.707]]
     """
+
+    _param_schema = {"sublinear_tf": Bool(), "idf": Optional(Choice("smooth", "plain")), "length_norm": Bool(),
+                     "binary": Bool()}
+    _state_schema = {
+        "n_features_in_": N_FEATURES,
+        "n_documents_": Float(0.0, MAX_COUNT),
+        "document_frequency_": Counts(("n_features",)),
+        "idf_": Reals(("n_features",), lo=0.0),
+    }
 
     def __init__(self, *, sublinear_tf=True, idf="smooth", length_norm=True, binary=False):
         self.sublinear_tf = sublinear_tf
