@@ -276,8 +276,12 @@ def add_headers(head, verdict):
 # -- model updates under a lock -----------------------------------------------------
 @contextlib.contextmanager
 def model_lock(model_path):
-    """Hold an exclusive ``fcntl.flock`` on ``<model_path>.lock`` (created if needed)."""
-    lock_path = os.fspath(model_path) + ".lock"
+    """Hold an exclusive ``fcntl.flock`` on ``<model_path>.lock`` (created if needed).
+
+    A symbolic link is followed first: the lock sits next to the real model file, so
+    registrations through a link and through the real path are serialised too.
+    """
+    lock_path = os.path.realpath(os.fspath(model_path)) + ".lock"
     try:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
