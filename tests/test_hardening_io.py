@@ -197,3 +197,116 @@ def test_write_arff_is_atomic_and_refuses_special_files(tmp_path, specials):
     link.symlink_to(src)
     write_arff(link, table.attributes, table.X, relation="t")
     assert link.is_symlink() and read_arff(src).X.shape == table.X.shape
+
+
+# ==================================================================== flags and resources
+BAD_FLAGS = [
+    ("train", ["--bins", "0"]), ("train", ["--bins", "1000000000"]), ("train", ["--bins", "1e9"]),
+    ("train", ["--ngram", "21"]), ("train", ["--ngram", "3000"]),
+    ("train", ["--jobs", "0"]), ("train", ["--jobs", "10000"]), ("train", ["--jobs", "-100000"]),
+    ("train", ["--max-bytes", "1e23"]), ("train", ["--max-bytes", "100000000000000000000000"]),
+    ("train", ["--max-bytes", str(4 * 1024**3 + 1)]), ("train", ["--max-bytes", "inf"]),
+    ("train", ["--alpha", "1e308"]), ("train", ["--alpha", "inf"]), ("train", ["--alpha", "1e7"]),
+    ("train", ["--m", "1e300"]), ("evaluate", ["--cv", "1"]), ("evaluate", ["--seed", "-1"]),
+    ("evaluate", ["--seed", str(2**32)]), ("evaluate", ["--repeat", "1001"]),
+    ("predict", ["--max-bytes", "1e23"]),
+]
+
+
+@pytest.mark.parametrize("command,flags", BAD_FLAGS, ids=[f"{c} {' '.join(f)}" for c, f in BAD_FLAGS])
+def test_numeric_flags_out_of_range_are_usage_errors_at_parse_time(tmp_path, command, flags, capsys, monkeypatch):
+    tsv(tmp_path / "c.tsv", zip(LABELS, DOCS))
+    called = []
+    monkeypatch.setattr("textnb.cli._load_input", lambda *a: called.append(a))  # no work may start
+    monkeypatch.setattr("textnb.model_io.load", lambda *a, **k: called.append(a))
+    target = [tmp_path / "m.tnb", tmp_path / "c.tsv"] if command == "predict" else [tmp_path / "c.tsv"]
+    rc = main([command, *map(str, target), *flags])
+    err = capsys.readouterr().err
+    assert rc == 2 and not called
+    errors = [line for line in err.splitlines() if "error:" in line]
+    assert len(errors) == 1 and flags[0] in errors[0] and "expected" in errors[0], err
+
+
+def test_in_range_extremes_are_accepted(tmp_path):
+    tsv(tmp_path / "c.tsv", zip(LABELS, DOCS))
+    rc, out, err = cli("train", tmp_path / "c.tsv", "-o", tmp_path / "m.tnb", "--ngram", "20",
+                       "--alpha", "1e6", "--jobs", "1", "--max-bytes", str(4 * 1024**3), "--json")
+    assert rc == 0, err
+    assert json.loads(out)["vocabulary_size"] == 19  # n-grams bounded by the 4 short documents
+    rc, out, err = cli("predict", tmp_path / "m.tnb", tmp_path / "c.tsv", "--proba", "--json")
+    assert rc == 0, err
+    for line in out.splitlines():  # strict JSON: no NaN / Infinity tokens
+        rec = json.loads(line, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
+        assert all(np.isfinite(list(rec["proba"].values())))
+
+
+@pytest.mark.parametrize("flags", [["--alpha", "nan"], ["--alpha", "1e308"], ["--max-bytes", "inf"],
+                                   ["--max-bytes", "1e23"], ["--max-bytes", "5G"], ["--max-bytes", "-1k"]])
+def test_spamfilter_numeric_flags_are_checked(tmp_path, flags):
+    from textnb.filtering import EXIT_ERROR, filter_main
+
+    err = io.StringIO()
+    rc = filter_main(["-m", str(tmp_path / "s.tnb"), *flags, "--register-spam"],
+                     stdin=io.BytesIO(b"Subject: x\n\nhello there\n"), stdout=io.BytesIO(), stderr=err)
+    assert rc == EXIT_ERROR
+    lines = err.getvalue().strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("spamfilter: ") and "--" + flags[0].lstrip("-") in lines[0]
+    assert "internal error" not in lines[0]
+    assert not (tmp_path / "s.tnb").exists()
+
+
+@pytest.mark.parametrize("exc", [MemoryError(), OverflowError("int too large to convert to float")])
+def test_memory_and_overflow_errors_end_in_one_line(tmp_path, monkeypatch, exc):
+    tsv(tmp_path / "c.tsv", zip(LABELS, DOCS))
+
+    def boom(*a, **k):
+        raise exc
+
+    monkeypatch.setattr("textnb.cli._make_classifier", boom)
+    rc, out, err = cli("train", tmp_path / "c.tsv", "-o", tmp_path / "m.tnb")
+    assert rc == 1 and out == ""
+    one_error_line(err, "out of memory" if isinstance(exc, MemoryError) else "too large")
+
+
+def test_nan_scores_never_reach_the_output(tmp_path, model_file, monkeypatch):
+    from textnb import cli as cli_module
+
+    (tmp_path / "d.txt").write_text("cheap pills")
+    monkeypatch.setattr(cli_module, "_scores", lambda model, X: (np.full((len(X), 2), np.nan),) * 2)
+    rc, out, err = cli("predict", model_file, tmp_path / "d.txt", "--json", "--proba")
+    assert rc == 1 and "NaN" not in out and "nan" not in out
+    one_error_line(err, "NaN scores")
+
+
+def test_json_output_is_strict_json():
+    from textnb.cli import _dumps
+
+    text = _dumps({"a": float("inf"), "b": [float("-inf"), float("nan")], "c": np.float32(0.5), "d": np.int64(3)})
+    assert json.loads(text, parse_constant=lambda c: pytest.fail(c)) == {
+        "a": 1.7976931348623157e308, "b": [-1.7976931348623157e308, None], "c": 0.5, "d": 3}
+
+
+def test_worker_start_failure_is_reported_and_every_child_reaped():
+    # a process limit cannot be tested as root (root ignores RLIMIT_NPROC): os.fork is made
+    # to fail after three workers, as it does under `ulimit -u`
+    code = textwrap.dedent("""
+        import errno, multiprocessing, os, sys
+        from textnb.errors import TextnbError
+        from textnb.workers import ordered_map
+        real, n = os.fork, [0]
+        def fork():
+            n[0] += 1
+            if n[0] > 3:
+                raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+            return real()
+        os.fork = fork
+        try:
+            list(ordered_map(abs, ((-i,) for i in range(50)), 8))
+        except TextnbError as exc:
+            print(exc)
+        print(len(multiprocessing.active_children()))
+    """)
+    proc = run([sys.executable, "-c", code], timeout=60)  # a hang (children left waiting) fails here
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.decode().splitlines()
+    assert lines == ["cannot start 8 worker processes (Resource temporarily unavailable); use fewer jobs", "0"]

@@ -41,7 +41,7 @@ import numpy as np
 from scipy.special import expit
 
 from textnb import mail
-from textnb.argtypes import bounded
+from textnb.argtypes import MAX_ALPHA, MAX_BYTES, bounded
 from textnb.errors import InputError, ModelFileError, TextnbError
 
 __all__ = [
@@ -592,16 +592,25 @@ def apply_route(route, *, move=False):
 _probability = bounded(float, low=0.0, high=1.0)
 
 
+_smoothing = bounded(float, low=0.0, high=MAX_ALPHA)
+
+
 def _size(text):
+    """``--max-bytes``: a size such as ``4096``, ``64k``, ``10M``, ``1G``; 1 byte to 4 GiB."""
     units = {"k": 1024, "m": 1024**2, "g": 1024**3}
     t = text.strip().lower().rstrip("b")
     mult = units.get(t[-1:], 1)
     try:
-        v = int(float(t[:-1] if t[-1:] in units else t) * mult)
-    except ValueError:
+        f = float(t[:-1] if t[-1:] in units else t) * mult
+        if not math.isfinite(f):
+            raise ValueError(text)
+        v = int(f)
+    except (ValueError, OverflowError):
         raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 10M)") from None
     if v <= 0:
         raise argparse.ArgumentTypeError(f"must be positive: {text}")
+    if v > MAX_BYTES:
+        raise argparse.ArgumentTypeError(f"at most 4G: {text}")
     return v
 
 
@@ -642,8 +651,9 @@ def _spam_parser():
     p.add_argument("--train-ham", nargs="+", metavar="PATH", help="ham to train a new model on")
     p.add_argument("--kind", default="multinomial", choices=sorted(MODEL_KINDS),
                    help="model for --train and for a model created by --register-* (default multinomial)")
-    p.add_argument("--alpha", type=float, default=None, metavar="A",
-                   help=f"smoothing of a new model (default {DEFAULT_SPAM_ALPHA} for multinomial)")
+    p.add_argument("--alpha", type=_smoothing, default=None, metavar="A",
+                   help=f"smoothing of a new model (default {DEFAULT_SPAM_ALPHA} for multinomial; "
+                        f"0 to {MAX_ALPHA:g})")
     for op in ("register-spam", "register-ham", "unregister-spam", "unregister-ham"):
         p.add_argument(f"--{op}", nargs="*", metavar="PATH",
                        help=f"{op.replace('-', ' ')}: messages from PATHs, or one from stdin")
