@@ -310,3 +310,129 @@ def test_worker_start_failure_is_reported_and_every_child_reaped():
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.decode().splitlines()
     assert lines == ["cannot start 8 worker processes (Resource temporarily unavailable); use fewer jobs", "0"]
+
+
+# ==================================================================== partial failures
+def _deny_listing(monkeypatch, folder):
+    """Make ``folder`` unlistable: chmod 000 when not root; as root (which ignores file
+    permissions) os.scandir is made to raise the PermissionError the kernel would."""
+    folder = str(folder)
+    if os.geteuid() != 0:
+        os.chmod(folder, 0)
+        return lambda: os.chmod(folder, 0o755)
+    real = os.scandir
+
+    def scandir(path="."):
+        if os.fspath(path) == folder:
+            raise PermissionError(13, "Permission denied", folder)
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    return lambda: None
+
+
+def test_unreadable_class_folder_is_an_error_naming_it(tmp_path, monkeypatch):
+    for label, docs in (("spam", ["cheap pills", "cheap offer"]), ("ham", ["lunch at noon", "see you"]),
+                        ("eggs", ["green eggs", "and ham"])):
+        (tmp_path / "c" / label).mkdir(parents=True)
+        for i, d in enumerate(docs):
+            (tmp_path / "c" / label / f"{i}.txt").write_text(d)
+    restore = _deny_listing(monkeypatch, tmp_path / "c" / "eggs")
+    try:
+        rc, out, err = cli("train", tmp_path / "c", "-o", tmp_path / "m.tnb")
+        assert rc == 1 and not (tmp_path / "m.tnb").exists()
+        one_error_line(err, f"{tmp_path / 'c' / 'eggs'}: cannot list folder (Permission denied)")
+        rc, out, err = cli("evaluate", tmp_path / "c", "--cv", "2")
+        assert rc == 1
+        one_error_line(err, "eggs: cannot list folder (Permission denied)")
+    finally:
+        restore()
+
+
+def test_unreadable_subfolder_in_predict_is_reported(tmp_path, model_file, monkeypatch):
+    (tmp_path / "in" / "sub").mkdir(parents=True)
+    (tmp_path / "in" / "a.txt").write_text("cheap pills")
+    (tmp_path / "in" / "sub" / "b.txt").write_text("lunch at noon")
+    restore = _deny_listing(monkeypatch, tmp_path / "in" / "sub")
+    try:
+        rc, out, err = cli("predict", model_file, tmp_path / "in")
+        assert rc == 1
+        one_error_line(err, "sub: cannot list folder (Permission denied)")
+    finally:
+        restore()
+
+
+@pytest.mark.parametrize("delimiter", [",", "\t"])
+def test_csv_and_tsv_fields_longer_than_the_csv_module_limit(tmp_path, delimiter):
+    big = "word " * 60_000  # 300,000 characters > csv's 131,072
+    path = tmp_path / ("c.csv" if delimiter == "," else "c.tsv")
+    rows = [("spam", "cheap pills " + big), ("ham", "lunch at noon"), ("spam", "cheap offer"), ("ham", "see you")]
+    path.write_text(f"label{delimiter}text\n" + "".join(f"{a}{delimiter}{b}\n" for a, b in rows))
+    corpus = textnb.corpus.open_corpus(path)
+    assert len(corpus.documents[0]) == len("cheap pills " + big) and corpus.labels == ["spam", "ham", "spam", "ham"]
+    short = textnb.corpus.open_corpus(path, max_bytes=1000)
+    assert len(short.documents[0]) == 1000
+    rc, out, err = cli("train", path, "-o", tmp_path / "m.tnb", "--json")
+    assert rc == 0, err
+    assert "word" in load(tmp_path / "m.tnb").vectorizer_.vocabulary_
+    import csv
+    assert csv.field_size_limit() == 131072  # the module-wide limit is put back
+
+
+def test_unterminated_csv_quote_is_an_error(tmp_path):
+    path = tmp_path / "c.csv"
+    path.write_text('label,text\nspam,"cheap pills\nham,lunch at noon\nspam,cheap offer\nham,see you\n')
+    with pytest.raises(InputError, match=r"c.csv:2: a quoted field is never closed"):
+        textnb.corpus.open_corpus(path)
+    path.write_text('label,text\nspam,"cheap pills\nham,lunch at noon\nspam,"win now"\nham,see you\n')
+    with pytest.raises(InputError, match=r"c.csv:2: ',' expected after '\"'"):
+        textnb.corpus.open_corpus(path)
+    # a closed multi-line quoted field is one field, as before
+    path.write_text('label,text\nspam,"cheap\npills"\nham,lunch at noon\nspam,"say ""hi"""\nham,see\n')
+    corpus = textnb.corpus.open_corpus(path)
+    assert corpus.documents[:1] == ["cheap\npills"] and corpus.documents[2] == 'say "hi"'
+    rc, _, err = cli("train", tmp_path / "c.csv", "-o", tmp_path / "m.tnb")
+    assert rc == 0, err
+
+
+def test_arff_with_a_utf8_bom_is_read_like_csv(tmp_path):
+    from textnb.tables import read_table
+
+    body = "@relation t\n@attribute a numeric\n@attribute class {x,y}\n@data\n1,x\n2,y\n3,x\n4,y\n"
+    (tmp_path / "bom.arff").write_bytes(b"\xef\xbb\xbf" + body.encode())
+    (tmp_path / "plain.arff").write_text(body)
+    a, b = read_table(tmp_path / "bom.arff"), read_table(tmp_path / "plain.arff")
+    assert np.array_equal(a.X, b.X) and list(a.y) == list(b.y)
+    rc, _, err = cli("train", tmp_path / "bom.arff", "-o", tmp_path / "m.tnb")
+    assert rc == 0, err
+
+
+def test_control_characters_in_file_names_are_escaped_in_predict_output(tmp_path, model_file):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    names = ["a\tspam\t0.99", "b\nforged\tham", "c\x1b[31m", "d\\t"]
+    for n in names:
+        (folder / n).write_text("cheap pills")
+    rc, out, err = cli("predict", model_file, folder, "--proba")
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert len(lines) == 4 and all(len(line.split("\t")) == 4 for line in lines)  # source, label, 2 probabilities
+    sources = [line.split("\t")[0] for line in lines]
+    assert [s[len(str(folder)) + 1:] for s in sources] == ["a\\tspam\\t0.99", "b\\nforged\\tham", "c\\x1b[31m", "d\\\\t"]
+    rc, out, _ = cli("predict", model_file, folder, "--json")  # JSON escapes on its own: names kept exactly
+    assert sorted(os.path.basename(json.loads(line)["source"]) for line in out.splitlines()) == sorted(names)
+
+
+def test_train_with_a_strict_utf8_stdout_does_not_fail_after_writing_the_model(tmp_path):
+    root = os.fsencode(tmp_path / "c")
+    for label in (b"spam\xff", b"ham"):  # a class folder whose name is not UTF-8
+        os.makedirs(os.path.join(root, label))
+        for i in range(2):
+            with open(os.path.join(root, label, b"%d.txt" % i), "w") as f:
+                f.write(f"{label.decode('latin-1')} words number {i}")
+    out = os.fsencode(tmp_path) + b"/m\xfe.tnb"
+    proc = run([sys.executable, "-m", "textnb", "train", root, "-o", out],
+               env={"PYTHONIOENCODING": "utf-8:strict", "LC_ALL": "C.UTF-8"})
+    assert proc.returncode == 0, proc.stderr
+    assert os.path.exists(out) and proc.stderr == b""
+    assert out in proc.stdout  # the file name is written back as its own bytes

@@ -280,9 +280,10 @@ def _make_classifier(args):
 
 
 def _open(args, path):
-    from textnb.corpus import open_corpus
+    from textnb.corpus import MAX_DOCUMENT_BYTES, open_corpus
 
-    return open_corpus(path, label_column=args.label_column, text_column=args.text_column)
+    return open_corpus(path, label_column=args.label_column, text_column=args.text_column,
+                       max_bytes=getattr(args, "max_bytes", None) or MAX_DOCUMENT_BYTES)
 
 
 def _load_input(args, path):
