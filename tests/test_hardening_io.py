@@ -436,3 +436,151 @@ def test_train_with_a_strict_utf8_stdout_does_not_fail_after_writing_the_model(t
     assert proc.returncode == 0, proc.stderr
     assert os.path.exists(out) and proc.stderr == b""
     assert out in proc.stdout  # the file name is written back as its own bytes
+
+
+# ==================================================================== bounded mail parsing
+from textnb import mail  # noqa: E402
+
+# The hostile shapes of issue 18. Each took 36 s to over 120 s before; the ceiling of 10 s
+# is generous (they take well under a second now), so it fails only on a return of the
+# quadratic paths. The work bounds themselves are asserted structurally.
+HOSTILE = {
+    "html_a": lambda: b"Subject: x\nContent-Type: text/html\n\n<html><body>" + b"<a " * 25_000,
+    "parts": lambda: (b"Subject: x\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=BB\n\n"
+                      + b"".join(
+                          b"--BB\nContent-Type: text/plain\n\nword%d\n" % i for i in range(100_000)) + b"--BB--\n"),
+    "params": lambda: ("Subject: x\nContent-Type: text/plain" + "".join(f"; p{i}=v{i}" for i in range(100_000))
+                       + "\n\nhello\n").encode(),
+    "encoded_words": lambda: ("Subject: " + " ".join(f"=?utf-8?q?w{i}?= and" for i in range(150_000))
+                              + "\n\nhello\n").encode(),
+    "headers": lambda: b"".join(b"X-H%d: value%d\n" % (i, i) for i in range(100_000)) + b"\nhello\n",
+    "depth": lambda: b"Subject: x\n" + b"".join(
+        b"Content-Type: multipart/mixed; boundary=B%d\n\n--B%d\n" % (i, i) for i in range(1000))
+        + b"Content-Type: text/plain\n\nhello\n",
+}
+
+
+def _timed_text(data):
+    t = time.process_time()
+    text = mail.message_text(data, max_bytes=None)
+    return text, time.process_time() - t
+
+
+@pytest.mark.parametrize("shape", sorted(HOSTILE))
+def test_hostile_mail_is_parsed_within_its_bounds(shape):
+    data = HOSTILE[shape]()
+    text, seconds = _timed_text(data)
+    assert seconds < 10, f"{shape}: {seconds:.1f} s of CPU"
+    head = text.split("\n", 1)[0].split()
+    if shape == "parts":  # at most MAX_PARTS parts reach the parser: later words are absent
+        words = [w for w in text.split() if w.startswith("word")]
+        assert len(words) == mail.MAX_PARTS and "word999" in words and "word1000" not in words
+        assert "mimedefect_toomanyparts" in head
+    elif shape == "params":
+        assert "mimedefect_toomanyparams" in head and "hello" in text
+    elif shape == "encoded_words":
+        # the first MAX_ENCODED_WORDS words decoded, the value then cut at MAX_HEADER_BYTES
+        subject = [w for w in head if w.startswith("subject_")]
+        assert "subject_w0" in subject and "subject_w99" in subject and "subject_w100" in subject
+        assert "subject_utf" not in subject[:subject.index("subject_w99")]  # decoded up to the cap
+        assert "subject_utf" in subject  # raw after it
+        assert len(subject) < mail.MAX_HEADER_BYTES // 10
+        assert {"mimedefect_toomanyencodedwords", "mimedefect_toomanyheaderbytes"} <= set(head)
+    elif shape == "headers":
+        hdr = [w for w in head if w.startswith("hdr_value")]
+        assert len(hdr) == mail.MAX_HEADERS and "mimedefect_toomanyheaders" in head and "hello" in text
+    elif shape == "depth":
+        assert "mimedefect_toomanymultipart" in head
+        assert sum(w == "ctype_multipart_mixed" for w in head) == 1  # listed once, nesting cut at 16
+    elif shape == "html_a":
+        assert len(text) < 2 * len(data)
+
+
+def test_html_extraction_is_linear_and_matches_html_parser_on_ordinary_html():
+    cases = {
+        '<p>Hi <b>there</b><br>you &amp; me</p>': "\nHi there\nyou & me",
+        '<a href="http://Spam.Example.com/x">click</a><img src="http://img.example.org/a.gif" alt="pic">':
+            "click pic ",
+        '<head><title>T</title></head><script>var a="<p>no";</script><style>p{}</style>body':
+            "body",
+        '<!-- comment --><a title="say>hi" x=3D"4=\n">link</a> 1 < 2 <3': " say>hi link 1 < 2 <3",
+        '<!--#rotate> open comment': "<!--#rotate> open comment",
+        "</=\ni>gone</ p>": "gone",
+    }
+    for html_text, expected in cases.items():
+        text, tokens = mail.html_to_text(html_text)
+        assert text == expected, (html_text, text)
+    _, tokens = mail.html_to_text(list(cases)[1])
+    assert tokens == ["urlhost_spam_example_com", "urlhost_img_example_org", "html_img"]
+    # linear: 32 times the input costs about 32 times the operations; asserted on the
+    # output and on a generous ceiling, for the shapes html.parser is quadratic on
+    for unit in ("<a ", '<a x="', "<!--", "</", "<<", '<a x=">', "<title>"):
+        for tail in ("", ">"):
+            html_text = unit * (400_000 // len(unit)) + tail
+            t = time.process_time()
+            text, _ = mail.html_to_text(html_text)
+            assert time.process_time() - t < 10, unit
+            assert len(text) <= len(html_text)
+
+
+def test_html_tag_cap():
+    text, tokens = mail.html_to_text("<b>x</b>" * (mail.MAX_HTML_TAGS // 2 + 10) + "tail")
+    assert "mimedefect_toomanyhtmltags" in tokens and "tail" not in text
+    assert text.count("x") == mail.MAX_HTML_TAGS // 2
+
+
+def test_ordinary_mail_is_not_cut():
+    msg = (b"From: a@example.com\nTo: b@example.org\nSubject: =?utf-8?q?caf=C3=A9?= menu\n"
+           b"MIME-Version: 1.0\nContent-Type: multipart/alternative; boundary=XX\n\n"
+           b"--XX\nContent-Type: text/plain; charset=utf-8\n\nplain words\n"
+           b"--XX\nContent-Type: text/html\n\n<p>html <a href='http://shop.example.net/'>words</a></p>\n--XX--\n")
+    text = mail.message_text(msg)
+    assert "toomany" not in text and "subject_café" in text and "urlhost_shop_example_net" in text
+    assert "plain words" in text and "html words" in text
+
+
+@pytest.mark.parametrize("where", ["folder", "maildir", "topicfilter"])
+def test_mail_readers_skip_fifos_and_links_to_devices(tmp_path, where):
+    box = tmp_path / "box"
+    folder = box / "new" if where == "maildir" else box
+    folder.mkdir(parents=True)
+    if where == "maildir":
+        (box / "cur").mkdir()
+    (folder / "1.eml").write_bytes(b"Subject: hello\n\ncheap pills\n")
+    os.mkfifo(folder / "2.fifo")
+    (folder / "3.zero").symlink_to("/dev/zero")  # never opened: reading it would never end
+    code = textwrap.dedent(f"""
+        import sys
+        from textnb import mail
+        if {where!r} == "topicfilter":
+            from textnb.filtering import _documents
+            print([s for s, *_ in _documents([{str(box)!r}], True, 1 << 20)])
+        else:
+            print([s for s, _ in mail.iter_messages({str(box)!r})])
+    """)
+    proc = run([sys.executable, "-c", code], timeout=60)  # a blocked open fails here
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.decode().strip() == repr([str(folder / "1.eml")])
+
+
+def test_a_fifo_given_by_name_is_an_error_not_a_hang(tmp_path):
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(InputError, match=r"fifo: not a regular file"):
+        list(mail.iter_messages(tmp_path / "fifo"))
+    assert not mail.is_mbox(tmp_path / "fifo")
+
+
+def test_spamfilter_batch_and_register_skip_a_fifo(tmp_path):
+    box = tmp_path / "box"
+    box.mkdir()
+    for i in range(3):
+        (box / f"{i}.eml").write_bytes(b"Subject: hi %d\n\nmessage number %d\n" % (i, i))
+    os.mkfifo(box / "pipe")
+    script = REPO / "scripts" / "spamfilter"
+    model = tmp_path / "s.tnb"
+    for op in ("--register-spam", "--register-ham"):
+        proc = run([sys.executable, str(script), "-m", str(model), op, str(box)], timeout=60)
+        assert proc.returncode == 0, proc.stderr
+    proc = run([sys.executable, str(script), "-m", str(model), "--batch", str(box)], timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert len(proc.stdout.decode().splitlines()) == 3

@@ -46,7 +46,7 @@ def bounded(cast, *, low=None, high=None, low_open=False):
     if low is not None:
         parts.append(f"{'>' if low_open else '>='} {low}")
     if high is not None:
-        parts.append(f"<= {high:g}" if isinstance(high, float) else f"<= {high}")
+        parts.append(f"<= {high}")
     wanted = f"{kind} {' and '.join(parts)}".strip()
 
     def parse(text):

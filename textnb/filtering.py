@@ -461,13 +461,15 @@ def _documents(paths, mail_mode, max_bytes):
             for root, dirs, files in os.walk(p):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in sorted(files):
-                    if not name.startswith("."):
-                        full = os.path.join(root, name)
+                    full = os.path.join(root, name)
+                    if not name.startswith(".") and not mail.is_special(full):  # a FIFO could block
                         if mail.is_mbox(full):
                             for source, data in mail.iter_messages(full, max_bytes=max_bytes):
                                 yield source, (source if os.path.isfile(source) else None), data, True
                         else:
                             yield full, full, None, mail_mode
+        elif mail.is_special(p):
+            raise InputError(f"{p}: not a regular file (a FIFO, socket or device)")
         else:
             yield p, p, None, mail_mode
 
