@@ -46,6 +46,18 @@ SHAPES = {
         b"Subject: x\n" + b"".join(b"Content-Type: multipart/mixed; boundary=B%d\n\n--B%d\n" % (i, i)
                                    for i in range(1000)) + b"Content-Type: text/plain\n\nhello\n"),
     "10 MB of one-character lines": lambda: b"Subject: x\n\n" + b"a\n" * 5_000_000,
+    # the worst shapes that stay just inside the caps
+    "1,000 tiny MIME parts (at the cap)": lambda: (
+        b"Subject: x\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=BB\n\n"
+        + b"--BB\nContent-Type: text/plain\n\nhello\n" * 999 + b"--BB--\n"),
+    "8 nested multiparts (at the cap) around 5 MB of short lines": lambda: (
+        b"Subject: x\n" + b"".join(b"Content-Type: multipart/mixed; boundary=B%d\n\n--B%d\n" % (i, i)
+                                   for i in range(8)) + b"Content-Type: text/plain\n\n" + b"a\n" * 2_500_000),
+    "512 fields of 16 KiB, 100 encoded words each": lambda: b"".join(
+        b"X-H%d: " % i + b" ".join([b"=?utf-8?q?w?= and"] * 100) + b" " + b"x" * (16_384 - 1_800) + b"\n"
+        for i in range(512)) + b"\nhello\n",
+    "50 KB of `<p x=\"` in HTML, closed": lambda: (
+        b"Subject: x\nContent-Type: text/html\n\n" + b'<p x="' * 10_000 + b'">'),
 }
 
 

@@ -491,7 +491,7 @@ def test_hostile_mail_is_parsed_within_its_bounds(shape):
         assert len(hdr) == mail.MAX_HEADERS and "mimedefect_toomanyheaders" in head and "hello" in text
     elif shape == "depth":
         assert "mimedefect_toomanymultipart" in head
-        assert sum(w == "ctype_multipart_mixed" for w in head) == 1  # listed once, nesting cut at 16
+        assert sum(w == "ctype_multipart_mixed" for w in head) == 1  # listed once, nesting cut at MAX_MULTIPART
     elif shape == "html_a":
         assert len(text) < 2 * len(data)
 
