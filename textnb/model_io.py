@@ -167,7 +167,7 @@ def _kind_of(mode):
         return "a character device"
     if stat.S_ISBLK(mode):
         return "a block device"
-    return "not a regular file"
+    return None
 
 
 def output_target(path):
@@ -191,8 +191,8 @@ def output_target(path):
         raise InputError(f"{path}: cannot write (Too many levels of symbolic links)")
     if not stat.S_ISREG(st.st_mode):
         what = _kind_of(st.st_mode)
-        what = what if what.startswith("not") else "is " + what
-        raise InputError(f"{path}: {what}, not a regular file; refusing to write over it")
+        what = f"is {what}, not a regular file" if what else "not a regular file"
+        raise InputError(f"{path}: {what}; refusing to write over it")
     return target
 
 
