@@ -759,7 +759,9 @@ def test_token_pattern_with_two_groups(tmp_path):
 
 def test_huge_ngram_order_is_bounded_by_the_documents(tmp_path):
     tsv(tmp_path / "c.tsv", zip(LABELS, DOCS))
-    rc, out, _ = cli("train", tmp_path / "c.tsv", "-o", tmp_path / "m.tnb", "--ngram", str(10**9), "--json")
+    rc, _, _ = cli("train", tmp_path / "c.tsv", "-o", tmp_path / "m.tnb", "--ngram", str(10**9))
+    assert rc == 2  # above textnb.cli.argtypes.MAX_NGRAM: a usage error before any work (issue 18)
+    rc, out, _ = cli("train", tmp_path / "c.tsv", "-o", tmp_path / "m.tnb", "--ngram", "20", "--json")
     assert rc == 0
     assert json.loads(out)["vocabulary_size"] == 19  # all n-grams of the 4 short documents
 

@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from textnb.cli.argtypes import bounded
+from textnb.cli.argtypes import MAX_ALPHA, MAX_BYTES, bounded
 from textnb.core.errors import InputError, ModelFileError, TextnbError
 from textnb.core.logspace import expit
 from textnb.core.model_io import load, model_class
@@ -279,8 +279,12 @@ def add_headers(head, verdict):
 # -- model updates under a lock -----------------------------------------------------
 @contextlib.contextmanager
 def model_lock(model_path):
-    """Hold an exclusive ``fcntl.flock`` on ``<model_path>.lock`` (created if needed)."""
-    lock_path = os.fspath(model_path) + ".lock"
+    """Hold an exclusive ``fcntl.flock`` on ``<model_path>.lock`` (created if needed).
+
+    A symbolic link is followed first: the lock sits next to the real model file, so
+    registrations through a link and through the real path are serialised too.
+    """
+    lock_path = os.path.realpath(os.fspath(model_path)) + ".lock"
     try:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
@@ -459,13 +463,15 @@ def _documents(paths, mail_mode, max_bytes):
             for root, dirs, files in os.walk(p):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in sorted(files):
-                    if not name.startswith("."):
-                        full = os.path.join(root, name)
+                    full = os.path.join(root, name)
+                    if not name.startswith(".") and not mail.is_special(full):  # a FIFO could block
                         if mail.is_mbox(full):
                             for source, data in mail.iter_messages(full, max_bytes=max_bytes):
                                 yield source, (source if os.path.isfile(source) else None), data, True
                         else:
                             yield full, full, None, mail_mode
+        elif mail.is_special(p):
+            raise InputError(f"{p}: not a regular file (a FIFO, socket or device)")
         else:
             yield p, p, None, mail_mode
 
@@ -590,16 +596,25 @@ def apply_route(route, *, move=False):
 _probability = bounded(float, low=0.0, high=1.0)
 
 
+_smoothing = bounded(float, low=0.0, high=MAX_ALPHA)
+
+
 def _size(text):
+    """``--max-bytes``: a size such as ``4096``, ``64k``, ``10M``, ``1G``; 1 byte to 4 GiB."""
     units = {"k": 1024, "m": 1024**2, "g": 1024**3}
     t = text.strip().lower().rstrip("b")
     mult = units.get(t[-1:], 1)
     try:
-        v = int(float(t[:-1] if t[-1:] in units else t) * mult)
-    except ValueError:
+        f = float(t[:-1] if t[-1:] in units else t) * mult
+        if not math.isfinite(f):
+            raise ValueError(text)
+        v = int(f)
+    except (ValueError, OverflowError):
         raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 10M)") from None
     if v <= 0:
         raise argparse.ArgumentTypeError(f"must be positive: {text}")
+    if v > MAX_BYTES:
+        raise argparse.ArgumentTypeError(f"at most 4G: {text}")
     return v
 
 
@@ -640,8 +655,9 @@ def _spam_parser():
     p.add_argument("--train-ham", nargs="+", metavar="PATH", help="ham to train a new model on")
     p.add_argument("--kind", default="multinomial", choices=sorted(MODEL_KINDS),
                    help="model for --train and for a model created by --register-* (default multinomial)")
-    p.add_argument("--alpha", type=float, default=None, metavar="A",
-                   help=f"smoothing of a new model (default {DEFAULT_SPAM_ALPHA} for multinomial)")
+    p.add_argument("--alpha", type=_smoothing, default=None, metavar="A",
+                   help=f"smoothing of a new model (default {DEFAULT_SPAM_ALPHA} for multinomial; "
+                        f"0 to {MAX_ALPHA:g})")
     for op in ("register-spam", "register-ham", "unregister-spam", "unregister-ham"):
         p.add_argument(f"--{op}", nargs="*", metavar="PATH",
                        help=f"{op.replace('-', ' ')}: messages from PATHs, or one from stdin")

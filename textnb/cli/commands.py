@@ -7,6 +7,7 @@ one line ``textnb: error: ...`` on stderr; 2 bad usage (argparse); 130 interrupt
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from contextlib import contextmanager
@@ -14,7 +15,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from textnb.core.version import __version__
-from textnb.cli.argtypes import bounded
+from textnb.cli.argtypes import MAX_ALPHA, MAX_BINS, MAX_BYTES, MAX_NGRAM, bounded, jobs
 from textnb.core.errors import InputError, TextnbError
 from textnb.core.model_io import save
 
@@ -53,6 +54,43 @@ class Progress:
             self.stream.flush()
 
 
+# --------------------------------------------------------------------------- output
+_FLOAT_MAX = float(np.finfo(np.float64).max)
+
+
+def _finite(obj):
+    """``obj`` with every float made JSON-safe: +-inf as +-1.8e308 (the order is kept),
+    NaN as null (JSON has no NaN, and a NaN score is refused before printing)."""
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    if isinstance(obj, (float, np.floating)):
+        v = float(obj)
+        if v != v:
+            return None
+        return v if abs(v) != float("inf") else (_FLOAT_MAX if v > 0 else -_FLOAT_MAX)
+    if isinstance(obj, np.integer):
+        return int(obj)
+    return obj
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\\]")
+_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r", "\\": "\\\\"}
+
+
+def _cell(text):
+    """A field of tab-separated output: a backslash, TAB, newline and every other control
+    character escaped (``\\``, ``\t``, ``\n``, ``\x1b``), so a file name can never
+    forge extra columns or lines."""
+    return _CONTROL.sub(lambda m: _ESCAPES.get(m.group(), f"\\x{ord(m.group()):02x}"), str(text))
+
+
+def _dumps(obj):
+    """Strict JSON (never the non-JSON tokens NaN / Infinity)."""
+    return json.dumps(_finite(obj), allow_nan=False)
+
+
 # --------------------------------------------------------------------------- options
 def _df_value(text):
     """min_df / max_df: an int count ("5") or a float fraction ("0.5")."""
@@ -66,7 +104,13 @@ _fraction = bounded(float, low=0.0, high=1.0)
 
 
 _positive_int = bounded(int, low=1)
-_non_negative_float = bounded(float, low=0.0)
+_smoothing = bounded(float, low=0.0, high=MAX_ALPHA)
+_bins = bounded(int, low=1, high=MAX_BINS)
+_ngram = bounded(int, low=1, high=MAX_NGRAM)
+_max_bytes = bounded(int, low=1, high=MAX_BYTES)
+_folds = bounded(int, low=2, high=10_000)
+_repeats = bounded(int, low=1, high=1_000)
+_seed = bounded(int, low=0, high=2**32 - 1)
 _probability = bounded(float, low=0.0, high=1.0, low_open=True)
 
 
@@ -94,7 +138,8 @@ def _add_corpus_options(p):
                    help="text column of a TSV/CSV corpus (name or 1-based number); repeat it, or give it "
                         "for a file with other columns too, for a mixed table: text columns beside "
                         "nominal and numeric ones, one naive Bayes (class: --class, default the last column)")
-    g.add_argument("--max-bytes", type=_positive_int, help="read at most this many bytes of a document (default 16 MiB)")
+    g.add_argument("--max-bytes", type=_max_bytes,
+                   help="read at most this many bytes of a document (default 16 MiB; at most 4 GiB)")
 
 
 def _add_model_options(p):
@@ -113,9 +158,9 @@ def _add_model_options(p):
                    help="calibrate probabilities on out-of-fold log-odds")
     g.add_argument("--structure", metavar="FILE.json",
                    help='Bayesian network structure for --model bn: {"parents": {"A": ["class", "B"], ...}}')
-    g.add_argument("--alpha", type=_non_negative_float, help="additive smoothing (default 1.0)")
-    g.add_argument("--m", type=_non_negative_float, dest="m_estimate",
-                   help="use the m-estimate with this m instead of additive smoothing")
+    g.add_argument("--alpha", type=_smoothing, help=f"additive smoothing (default 1.0; 0 to {MAX_ALPHA:g})")
+    g.add_argument("--m", type=_smoothing, dest="m_estimate",
+                   help=f"use the m-estimate with this m (0 to {MAX_ALPHA:g}) instead of additive smoothing")
     g.add_argument("--uniform-prior", action="store_true", help="uniform class priors")
     t = p.add_argument_group("tokenizer")
     t.add_argument("--no-lowercase", action="store_true", help="keep case")
@@ -123,12 +168,13 @@ def _add_model_options(p):
     t.add_argument("--stop-words", metavar="english|FILE",
                    help="drop English stop words, or the words listed in FILE (one per line)")
     t.add_argument("--stem", choices=["porter", "snowball"], help="nltk stemmer")
-    t.add_argument("--ngram", type=_positive_int, metavar="N", help="word n-grams from 1 to N (default 1)")
+    t.add_argument("--ngram", type=_ngram, metavar="N", help=f"word n-grams from 1 to N (default 1; N <= {MAX_NGRAM})")
     t.add_argument("--min-df", type=_df_value, help="keep terms in at least this many (or this fraction of) documents")
     t.add_argument("--max-df", type=_df_value, help="keep terms in at most this many (or this fraction of) documents")
     t.add_argument("--max-features", type=_positive_int, help="keep the most frequent terms only")
     t.add_argument("--binary", action="store_true", help="count each term once per document")
-    p.add_argument("--jobs", type=int, default=-1, help="worker processes (default: all cores)")
+    p.add_argument("--jobs", type=jobs, default=-1,
+                   help="worker processes (default -1: all cores; at most 4 per core; -k: all but k - 1)")
     p.add_argument("--lazy", choices=["lbr", "hlbr"],
                    help="lazy Bayesian rules (Zheng & Webb): lbr, or hlbr with candidates chosen at training time")
     adj = p.add_argument_group("APNBC class weights (Webb & Pazzani)")
@@ -141,7 +187,8 @@ def _add_model_options(p):
     tab.add_argument("--class", dest="class_name", metavar="NAME", help="class attribute (default: the last one)")
     tab.add_argument("--numeric", choices=["gaussian", "kde", "mdl", "equal-frequency", "equal-width"],
                      help="numeric attributes: Gaussian (default), kernel density, or discretised")
-    tab.add_argument("--bins", type=_positive_int, help="bins for equal-frequency / equal-width (default 10)")
+    tab.add_argument("--bins", type=_bins,
+                     help=f"bins for equal-frequency / equal-width (default 10; at most {MAX_BINS})")
     tab.add_argument("--nominal", choices=["additive", "laplace", "m-estimate", "eq4"],
                      help="estimator of P(value | class) (default additive with --alpha, i.e. Laplace)")
     tab.add_argument("--interval-fit", choices=["theorem1", "censored"],
@@ -271,12 +318,13 @@ def _make_classifier(args):
 
 
 def _open(args, path):
-    from textnb.io.corpus import open_corpus
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES, open_corpus
 
     texts = args.text_column or []
     if len(texts) > 1:
         raise InputError(f"{path}: several --text-column options make a mixed table, not a text corpus")
-    return open_corpus(path, label_column=args.label_column, text_column=texts[0] if texts else None)
+    return open_corpus(path, label_column=args.label_column, text_column=texts[0] if texts else None,
+                       max_bytes=getattr(args, "max_bytes", None) or MAX_DOCUMENT_BYTES)
 
 
 def _table_class(args):
@@ -481,7 +529,7 @@ def cmd_train(args, out, err):
         "seconds": round(seconds, 3),
     }
     if args.json:
-        print(json.dumps(summary), file=out)
+        print(_dumps(summary), file=out)
     else:
         per_class = ", ".join(f"{c} {n}" for c, n in summary["per_class"].items())
         print(f"read {summary['documents']} documents from {corpus.source}: {per_class}", file=out)
@@ -549,7 +597,7 @@ def _train_table(args, table, start, out):
     if n_text:
         summary["text_attributes"] = n_text
     if args.json:
-        print(json.dumps(summary), file=out)
+        print(_dumps(summary), file=out)
     else:
         per_class = ", ".join(f"{c} {n}" for c, n in summary["per_class"].items())
         print(f"read {summary['rows']} rows from {table.source}: {per_class}", file=out)
@@ -571,6 +619,8 @@ def _scores(model, X):
 
 def _print_predictions(sources, classes, scores, args, out, explanations=None):
     logp, odds = scores
+    if np.isnan(logp).any() or np.isnan(odds).any():
+        raise TextnbError(f"{args.model}: the model gives NaN scores (its parameters are inconsistent)")
     explanations = explanations if explanations is not None else [None] * len(sources)
     for src, lp, lo, why in zip(sources, logp, odds, explanations):
         label = classes[int(np.argmax(lp))]
@@ -582,11 +632,11 @@ def _print_predictions(sources, classes, scores, args, out, explanations=None):
                 rec["log_odds"] = {c: float(v) for c, v in zip(classes, lo)}
             if why is not None:
                 rec["explanation"] = why
-            print(json.dumps(rec), file=out)
+            print(_dumps(rec), file=out)
         else:
-            cols = [src, label]
+            cols = [_cell(src), _cell(label)]
             if args.proba:
-                cols.append(_format_proba(classes, proba))
+                cols.append(_format_proba([_cell(c) for c in classes], proba))
             if why is not None:
                 cols.append(why)
             print("\t".join(cols), file=out)
@@ -788,7 +838,7 @@ def _evaluate_multilabel(args, start, out):
     report.update(n=len(texts), skipped_binary=skipped, seconds=time.perf_counter() - start,
                   protocol=f"{report['folds']}-fold cross-validation, one-vs-rest")
     if args.json:
-        print(json.dumps(report), file=out)
+        print(_dumps(report), file=out)
         return 0
     print(f"{report['protocol']} on {report['n']} documents ({report['seconds']:.2f} s)", file=out)
     for key in ("micro_f1", "macro_f1", "micro_bep", "macro_bep", "subset_accuracy", "hamming_loss"):
@@ -798,8 +848,13 @@ def _evaluate_multilabel(args, start, out):
     print(f"\n{'label':<{width}}  precision  recall     f1     bep  support", file=out)
     for name, pl in report.get("per_label", {}).items():
         print(f"{name:<{width}}  {pl['precision']:9.4f}  {pl['recall']:6.4f}  {pl['f1']:5.4f}  "
-              f"{pl.get('bep', float('nan')):6.4f}  {pl['support']:7d}", file=out)
+              f"{_bep(pl):>6}  {pl['support']:7d}", file=out)
     return 0
+
+
+def _bep(per_label):
+    bep = per_label.get("bep")
+    return "-" if bep is None or bep != bep else f"{bep:6.4f}"
 
 
 def _evaluate_table(args, table, start, out):
@@ -835,7 +890,7 @@ def _print_report(report, args, out):
 
         plot_confusion_matrix(report["confusion_matrix"], report["classes"], args.plot)
     if args.json:
-        print(json.dumps(report), file=out)
+        print(_dumps(report), file=out)
         return
     print(f"{report['protocol']} on {report['n']} objects ({report['seconds']:.2f} s)", file=out)
     print(f"accuracy  {report['accuracy']:.4f}", file=out)
@@ -871,7 +926,7 @@ def cmd_inspect(args, out, err):
     if weights:
         info["apnbc_weights"] = weights
     if args.json:
-        print(json.dumps(info), file=out)
+        print(_dumps(info), file=out)
         return 0
     print(f"model: {info['model']} {info['params']}", file=out)
     print(f"classes: {len(info['classes'])}", file=out)
@@ -904,7 +959,7 @@ def _inspect_network(args, model, out):
     if args.plot:
         model.plot_structure(args.plot)
     if args.json:
-        print(json.dumps({"model": type(model).__name__, "classes": [str(c) for c in model.classes_],
+        print(_dumps({"model": type(model).__name__, "classes": [str(c) for c in model.classes_],
                           "structure": {k: list(v) for k, v in model.structure_.items()},
                           "plot": args.plot}), file=out)
         return 0
@@ -933,7 +988,7 @@ def _inspect_table(args, model, out):
     if weights:
         info["apnbc_weights"] = weights
     if args.json:
-        print(json.dumps(info), file=out)
+        print(_dumps(info), file=out)
         return 0
     print(f"model: {info.get('model', type(model).__name__)}", file=out)
     classes = info["classes"]
@@ -997,7 +1052,7 @@ def build_parser():
     p.add_argument("paths", metavar="PATH", nargs="*", help="files, folders or - (default: stdin)")
     p.add_argument("--proba", action="store_true", help="also print the class probabilities (and log-odds with --json)")
     p.add_argument("--json", action="store_true", help="one JSON object per document")
-    p.add_argument("--max-bytes", type=_positive_int, help="read at most this many bytes of a document")
+    p.add_argument("--max-bytes", type=_max_bytes, help="read at most this many bytes of a document (at most 4 GiB)")
     p.add_argument("--explain", action="store_true",
                    help="also print why: the terms that moved the decision most, or the rule of a lazy model")
     p.add_argument("--top", type=_positive_int, default=10, metavar="N", help="terms per explanation (default 10)")
@@ -1007,10 +1062,10 @@ def build_parser():
                        description="Stratified, seeded K-fold cross-validation, or train/test when the corpus "
                                    "has train/ and test/ parts or --test is given.")
     p.add_argument("path", metavar="PATH")
-    p.add_argument("--cv", type=_positive_int, metavar="K", help="K-fold cross-validation (default 10; "
+    p.add_argument("--cv", type=_folds, metavar="K", help="K-fold cross-validation (default 10; "
                    "the default for a corpus with train/ and test/ parts is the split)")
-    p.add_argument("--repeat", type=_positive_int, default=1, metavar="R", help="repeat the CV R times")
-    p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the folds (default 0)")
+    p.add_argument("--repeat", type=_repeats, default=1, metavar="R", help="repeat the CV R times")
+    p.add_argument("--seed", type=_seed, default=0, metavar="S", help="seed of the folds (default 0; 0 to 2**32 - 1)")
     p.add_argument("--test", metavar="PATH", help="a separate test corpus")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", metavar="FILE.png", help="draw the confusion matrix")
@@ -1036,13 +1091,26 @@ def build_parser():
     return parser
 
 
+def _tolerant(stream, errors):
+    """The process's stream, set never to fail on a character its encoding lacks: file
+    names that are not valid UTF-8 are written back as their own bytes (surrogate
+    escapes) on a UTF-8 stream, anything else unencodable as a backslash escape. So a
+    strict-UTF-8 stdout cannot make ``train`` fail after it has written the model."""
+    try:
+        utf8 = (stream.encoding or "").lower().replace("_", "-") in ("utf-8", "utf8")
+        stream.reconfigure(errors=errors if utf8 else "backslashreplace")
+    except (AttributeError, ValueError, OSError):
+        pass
+    return stream
+
+
 def main(argv=None, *, stdout=None, stderr=None):
     """Run the command line; returns the exit status."""
     from textnb.core.workers import keep_freed_memory
 
     keep_freed_memory()  # this process is ours: reuse freed memory (see its docstring)
-    out = stdout if stdout is not None else sys.stdout
-    err = stderr if stderr is not None else sys.stderr
+    out = stdout if stdout is not None else _tolerant(sys.stdout, "surrogateescape")
+    err = stderr if stderr is not None else _tolerant(sys.stderr, "backslashreplace")
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -1071,3 +1139,13 @@ def main(argv=None, *, stdout=None, stderr=None):
     except KeyboardInterrupt:
         print("textnb: interrupted", file=err)
         return 130
+    except MemoryError:
+        print("textnb: error: out of memory (try a smaller --ngram, --bins, --max-features or --max-bytes)",
+              file=err)
+        return 1
+    except OverflowError as exc:
+        print(f"textnb: error: a number is too large ({exc})", file=err)
+        return 1
+    except RecursionError:
+        print("textnb: error: input nested too deeply", file=err)
+        return 1

@@ -33,6 +33,12 @@ is built. Any inconsistency met while the estimator
 is rebuilt is reported as :class:`~textnb.core.errors.ModelFileError` too, so a crafted
 file can neither run code, nor exhaust memory, nor raise anything else.
 
+Only regular files are ever replaced: :func:`atomic_write` refuses a path that is a
+FIFO, socket, device or folder (one line naming the path), and follows a symbolic link
+to the file it names, which it replaces in that file's folder (so a model reached
+through a link, a common layout for a shared filter model, is updated, and the link
+stays a link). Errors name the path the caller gave, never the temporary file.
+
 Files are written to a temporary file ``.tmp-<name>.<random>.part`` in the same folder,
 fsync'ed, and moved into place with :func:`os.replace`, so an interrupted save (even
 ``SIGKILL`` or a power cut) leaves the previous file intact. The writer holds an
@@ -61,11 +67,11 @@ except ImportError:  # pragma: no cover - not on Windows
 import numpy as np
 
 from textnb.core.attributes import Attribute
-from textnb.core.errors import ModelFileError
+from textnb.core.errors import InputError, ModelFileError
 from textnb.core.version import __version__
 from textnb.core.model_schema import check_csr, check_node
 
-__all__ = ["save", "load", "read_nodes", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "remove_stale_temporaries", "FORMAT_VERSION",
+__all__ = ["save", "load", "read_nodes", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "remove_stale_temporaries", "FORMAT_VERSION",
            "MAX_MODEL_BYTES", "STALE_TEMP_SECONDS"]
 
 FORMAT_NAME = "textnb-model"
@@ -189,6 +195,46 @@ def _new_file_mode(path):
         return 0o666 & ~_umask()
 
 
+def _kind_of(mode):
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    return None
+
+
+def output_target(path):
+    """The file a write to ``path`` replaces: ``path``, or the file a symbolic link names.
+
+    Links are followed to their final target (which need not exist yet: a dangling
+    link is a file to create). Raises :class:`~textnb.core.errors.InputError`, one line
+    naming ``path``, when the target exists and is not a regular file (a folder,
+    FIFO, socket or device: replacing ``/dev/null`` or a pipe would be a disaster) or
+    when the links form a loop.
+    """
+    path = os.fspath(path)
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        return target
+    except OSError as exc:
+        raise InputError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    if stat.S_ISLNK(st.st_mode):  # realpath stops at a loop
+        raise InputError(f"{path}: cannot write (Too many levels of symbolic links)")
+    if not stat.S_ISREG(st.st_mode):
+        what = _kind_of(st.st_mode)
+        what = f"is {what}, not a regular file" if what else "not a regular file"
+        raise InputError(f"{path}: {what}; refusing to write over it")
+    return target
+
+
 def atomic_write(path, write):
     """Call ``write(fileobj)`` on a temporary file next to ``path``, then move it into place.
 
@@ -199,12 +245,20 @@ def atomic_write(path, write):
     the mode of the file it replaces (else the usual ``0666 & ~umask``), not the
     private ``0600`` of a temporary file, so a model written by one user stays readable
     by the service that reads it.
+
+    Only a regular file is replaced, and a symbolic link is followed to the file it
+    names (see :func:`output_target`, which raises InputError otherwise). An
+    :class:`OSError` raised here names ``path``, not the temporary file.
     """
-    path = os.fspath(path)
+    user_path = os.fspath(path)
+    path = output_target(user_path)
     folder = os.path.dirname(os.path.abspath(path))
     remove_stale_temporaries(path)
     mode = _new_file_mode(path)
-    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".part", dir=folder)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".part", dir=folder)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, user_path) from None
     try:
         _lock_nb(fd)  # held until closed: tells remove_stale_temporaries we are alive
         with os.fdopen(fd, "wb") as f:
@@ -213,11 +267,13 @@ def atomic_write(path, write):
             os.fchmod(f.fileno(), mode)
             os.fsync(f.fileno())
             os.replace(tmp, path)  # before closing: the lock covers the whole life of tmp
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError) and exc.filename in (tmp, path) and exc.errno is not None:
+            raise OSError(exc.errno, exc.strerror, user_path) from None  # name the user's path
         raise
     try:  # make the rename durable
         dfd = os.open(folder, os.O_RDONLY)

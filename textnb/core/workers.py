@@ -10,6 +10,7 @@ come back in submission order, with at most ``2 * n_jobs`` tasks in flight, so
 memory stays bounded while a corpus streams through.
 """
 
+import contextlib
 import ctypes
 import ctypes.util
 import multiprocessing
@@ -90,7 +91,13 @@ def ordered_map(func, arg_tuples, n_jobs):
                              initializer=keep_freed_memory) as pool:
         pending = deque()
         for args in arg_tuples:
-            pending.append(pool.submit(func, *args))
+            try:
+                future = pool.submit(func, *args)  # the first submit forks all n workers
+            except OSError as exc:  # fork failed (process limit, memory): no worker is left behind
+                _reap(pool)
+                raise TextnbError(f"cannot start {n} worker processes ({exc.strerror or exc}); "
+                                  "use fewer jobs") from None
+            pending.append(future)
             if len(pending) >= 2 * n:
                 yield pending.popleft().result()
         while pending:
@@ -154,3 +161,22 @@ def map_ordered(client, func, arg_tuples, *, window=None):
         future = pending.popleft()
         yield future.result()
         future.release()
+
+
+def _reap(pool):
+    """Stop and wait for every worker ``pool`` started before a fork failed.
+
+    They wait for tasks that will never come (the pool's manager thread is not started
+    yet), so without this the interpreter would hang at exit joining them.
+    """
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    for p in workers:
+        with contextlib.suppress(Exception):
+            p.terminate()
+    for p in workers:
+        with contextlib.suppress(Exception):
+            p.join(5)
+            if p.is_alive():
+                p.kill()
+                p.join()
+    pool.shutdown(wait=False, cancel_futures=True)

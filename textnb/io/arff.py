@@ -28,6 +28,7 @@ import numpy as np
 
 from textnb.core.errors import InputError
 from textnb.core.attributes import Attribute
+from textnb.core.model_io import atomic_write
 from textnb.io.uncertain import (
     UNCERTAIN_NOMINAL,
     UNCERTAIN_NUMERIC,
@@ -234,7 +235,9 @@ def read_arff(path, *, encoding="utf-8"):
     """
     path = str(path)
     try:
-        with open(path, encoding=encoding, errors="strict", newline=None) as f:
+        # a UTF-8 byte-order mark is dropped, as the CSV reader does
+        codec = "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
+        with open(path, encoding=codec, errors="strict", newline=None) as f:
             lines = f.read().splitlines()
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
@@ -452,5 +455,5 @@ def write_arff(path, attributes, X, *, relation="textnb"):
             else:
                 cells.append(_format_number(x))
         out.append(",".join(cells))
-    with open(path, "w", encoding="utf-8", newline="\n") as f:
-        f.write("\n".join(out) + "\n")
+    data = ("\n".join(out) + "\n").encode("utf-8")
+    atomic_write(path, lambda f: f.write(data))  # only a regular file is replaced, never half written

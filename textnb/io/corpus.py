@@ -116,10 +116,19 @@ def _hidden(name):
     return name.startswith(".")
 
 
+def _unlistable(exc):
+    """os.walk's ``onerror``: a folder that cannot be listed is an error naming it (a
+    class folder the user cannot read must not silently vanish from the corpus)."""
+    raise InputError(f"{exc.filename}: cannot list folder ({exc.strerror or exc})") from None
+
+
 def _walk_files(folder):
-    """Regular files below ``folder``, sorted, without following links to folders."""
+    """Regular files below ``folder``, sorted, without following links to folders.
+
+    Raises InputError naming a folder that cannot be listed (permission denied, ...).
+    """
     out = []
-    for root, dirs, files in os.walk(folder, followlinks=False, onerror=None):
+    for root, dirs, files in os.walk(folder, followlinks=False, onerror=_unlistable):
         dirs[:] = sorted(d for d in dirs if not _hidden(d))
         for name in sorted(files):
             if _hidden(name):
@@ -167,12 +176,16 @@ class Corpus:
         return dict(sorted(counts.items()))
 
 
-def open_corpus(path, *, label_column=None, text_column=None):
+def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES):
     """List a corpus at ``path`` (folder, split folder, TSV or CSV file).
 
     Returns a :class:`Corpus`; for a split folder its ``test`` attribute holds the
-    test part. Raises InputError for an empty corpus, a missing path or a table
-    without recognisable label and text columns.
+    test part. Raises InputError for an empty corpus, a missing path, a class folder
+    that cannot be listed or a table without recognisable label and text columns.
+    In a TSV/CSV file a field may be of any length (beyond the ``csv`` module's
+    131,072-character limit); a text field longer than ``max_bytes`` characters is cut
+    there, as a document file is. A quoted CSV field that is never closed is an error
+    (not a field that swallows the rows after it).
     """
     path = os.fspath(path)
     if not os.path.exists(path):
@@ -188,7 +201,7 @@ def open_corpus(path, *, label_column=None, text_column=None):
             train.source = path
             return train
         return _open_folder(path)
-    return _open_table(path, label_column=label_column, text_column=text_column)
+    return _open_table(path, label_column=label_column, text_column=text_column, max_bytes=max_bytes)
 
 
 def _class_folders(path):
@@ -232,7 +245,28 @@ def _pick_column(header, wanted, names, what, path):
     return None
 
 
-def _open_table(path, *, label_column=None, text_column=None):
+def _csv_rows(path, text, delimiter):
+    """Rows of a TSV/CSV corpus; a field may be as long as the file (the ``csv``
+    module's limit is raised for this call and put back)."""
+    quoting = csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, quoting=quoting, strict=True)
+    rows, start = [], 1
+    old = csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
+    try:
+        for row in reader:
+            rows.append(row)
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        msg = str(exc)
+        if "unexpected end of data" in msg:
+            msg = "a quoted field is never closed (unterminated '\"')"
+        raise InputError(f"{path}:{start}: {msg}") from None
+    finally:
+        csv.field_size_limit(old)
+    return rows
+
+
+def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES):
     try:
         with open(path, "rb") as f:
             raw = f.read(_SNIFF)
@@ -245,9 +279,7 @@ def _open_table(path, *, label_column=None, text_column=None):
         raise InputError(f"{path}: empty file")
     text = decode_bytes(raw)
     delimiter = "\t" if (path.lower().endswith((".tsv", ".tab")) or "\t" in text.split("\n", 1)[0]) else ","
-    rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter,
-                           quoting=csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE))
-    rows = [r for r in rows if r and any(c.strip() for c in r)]
+    rows = [r for r in _csv_rows(path, text, delimiter) if r and any(c.strip() for c in r)]
     if not rows:
         raise InputError(f"{path}: empty file")
     header = rows[0]
@@ -272,9 +304,10 @@ def _open_table(path, *, label_column=None, text_column=None):
         if not label:
             raise InputError(f"{path}:{n}: empty label")
         if delimiter == "\t" and ti == len(header) - 1:
-            documents.append("\t".join(row[ti:]))  # a TAB inside the last (text) column
+            doc = "\t".join(row[ti:])  # a TAB inside the last (text) column
         else:
-            documents.append(row[ti])
+            doc = row[ti]
+        documents.append(doc[:max_bytes] if len(doc) > max_bytes else doc)
         labels.append(label)
     if not documents:
         raise InputError(f"{path}: empty corpus (header only)")

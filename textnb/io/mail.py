@@ -17,10 +17,36 @@ splits into the right terms:
 * attachments named but not tokenised: ``attach_invoice_pdf`` for the file name
   ``invoice.pdf`` and ``attachtype_application_pdf`` for its content type.
 
-Parsing uses the standard :mod:`email` package with ``policy.default`` and falls back to
-``policy.compat32`` (then to the raw bytes) when the modern policy raises, so no input
-makes it fail. Header fields are decoded here from the raw values (RFC 2047 words and
-8-bit bytes, UTF-8 first, then Latin-1), the same under either policy.
+Parsing uses the standard :mod:`email` package with a bounded ``compat32`` policy (header
+values are kept as raw strings and decoded here: RFC 2047 words and 8-bit bytes, UTF-8
+first, then Latin-1), and falls back to the raw bytes when the parser raises, so no
+input makes it fail. (``policy.default`` gives the same text for 1,511 of 1,512
+SpamAssassin messages but costs several times as much, and far more on hostile input:
+it builds a header object for every field it is asked for; ``scripts/bench_mail_bounds.py``.)
+
+Bounds (hostile mail)
+---------------------
+The time to turn a message into text is at most a small constant times its size: no
+step is quadratic in the input, and these caps hold whatever the message says:
+
+* :data:`MAX_PARTS` (1,000) MIME parts: the message is cut before its 1,001st line
+  that starts with ``--`` (a boundary needs one), before it is parsed;
+* :data:`MAX_MULTIPART` (8) ``multipart/*`` containers, which bounds the nesting
+  depth (the parser's work per line grows with it): cut before the 9th
+  ``Content-Type: multipart/...`` field;
+* :data:`MAX_HEADERS` (512) header fields per part; later ones are ignored;
+* :data:`MAX_HEADER_BYTES` (16 KiB) per header field: a longer value is cut;
+* :data:`MAX_PARAMS` (100) parameters in a ``Content-Type`` / ``Content-Disposition``
+  field (the standard parameter parser is quadratic in their number): the rest dropped;
+* :data:`MAX_ENCODED_WORDS` (100) RFC 2047 encoded words decoded per header field (the
+  standard decoder is quadratic in their number): later ones stay as raw text;
+* :data:`MAX_HTML_TAGS` (100,000) tags per HTML part; the rest of the part is dropped.
+  HTML is reduced to text by a single forward scan (:func:`html_to_text`), linear in
+  its length (the standard ``html.parser`` takes minutes on 75 KB of ``<a ``).
+
+A cap that cuts something adds the token ``mimedefect_toomany<what>`` (``parts``,
+``multipart``, ``headers``, ``headerbytes``, ``params``, ``encodedwords``, ``htmltags``),
+so the classifier can learn that hostile shape too.
 
 Size cap: only the first ``max_bytes`` bytes of a message are read
 (:data:`DEFAULT_MAX_BYTES`, 10 MiB); the rest is skipped without being held in memory
@@ -29,23 +55,36 @@ at most 10 MiB of memory and is never decoded.
 
 :func:`iter_messages` reads a file, a folder of files (recursively), an mbox file or a
 Maildir folder as a stream of ``(source, message_bytes)`` pairs. Mailboxes are opened
-read-only and never modified.
+read-only and never modified. Only regular files (or links to them) are read: a FIFO,
+socket or device met in a folder, or a link to one (``/dev/zero``), is skipped without
+being opened for reading, so it cannot block or never end; given by name, it is an
+error.
 """
 
 import base64
 import codecs
 import email
 import email.header
+import email.message
 import email.policy
 import email.utils
+import html
 import os
 import re
-from html.parser import HTMLParser
+import stat
 
 from textnb.core.errors import InputError
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
+    "MAX_PARTS",
+    "MAX_MULTIPART",
+    "MAX_HEADERS",
+    "MAX_HEADER_BYTES",
+    "MAX_PARAMS",
+    "MAX_ENCODED_WORDS",
+    "MAX_HTML_TAGS",
+    "is_special",
     "message_text",
     "decode_bytes",
     "html_to_text",
@@ -57,6 +96,20 @@ __all__ = [
 
 #: Bytes of one message that are read and parsed; the rest is skipped.
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+#: MIME parts parsed per message (lines starting with ``--`` before the cut).
+MAX_PARTS = 1000
+#: ``multipart/*`` containers per message (bounds the nesting depth).
+MAX_MULTIPART = 8
+#: Header fields kept per part.
+MAX_HEADERS = 512
+#: Characters kept of one header field's value.
+MAX_HEADER_BYTES = 16 * 1024
+#: Parameters kept in one Content-Type / Content-Disposition field.
+MAX_PARAMS = 100
+#: RFC 2047 encoded words decoded in one header field.
+MAX_ENCODED_WORDS = 100
+#: Tags read per HTML part.
+MAX_HTML_TAGS = 100_000
 
 _CHUNK = 1 << 16
 _NON_WORD = re.compile(r"[\W_]+")
@@ -107,19 +160,39 @@ def _fix_8bit(value):
     return value
 
 
-def _decode_header(value):
-    """One raw header value to text: RFC 2047 encoded words and 8-bit bytes decoded."""
+def _nth(text, needle, n):
+    """Index of the ``n``-th (from 1) occurrence of ``needle`` in ``text``, or -1."""
+    i = -1
+    for _ in range(n):
+        i = text.find(needle, i + 1)
+        if i < 0:
+            return -1
+    return i
+
+
+def _decode_header(value, defects=None):
+    """One raw header value to text: RFC 2047 encoded words and 8-bit bytes decoded.
+
+    At most :data:`MAX_ENCODED_WORDS` encoded words are decoded; the rest of the value
+    is kept as it is (``defects``, a set, gets ``'encodedwords'``).
+    """
     text = _fix_8bit(value)
+    rest = ""
+    cut = _nth(text, "=?", MAX_ENCODED_WORDS + 1)
+    if cut >= 0:
+        text, rest = text[:cut], text[cut:]
+        if defects is not None:
+            defects.add("encodedwords")
     try:
         parts = email.header.decode_header(text)
     except Exception:  # malformed encoded words: keep the raw text
-        return text
+        return text + rest
     out = []
     for chunk, charset in parts:
         if isinstance(chunk, bytes):
             chunk = decode_bytes(chunk, charset)
         out.append(chunk)
-    return "".join(out) if len(parts) > 1 or parts[0][1] else text
+    return ("".join(out) if len(parts) > 1 or parts[0][1] else text) + rest
 
 
 def _token(text):
@@ -128,54 +201,216 @@ def _token(text):
 
 
 # -- HTML ------------------------------------------------------------------------------
-class _HTMLText(HTMLParser):
-    _SKIP = frozenset({"script", "style", "head", "title"})
-    _BLOCK = frozenset({"p", "br", "div", "tr", "td", "li", "h1", "h2", "h3", "table"})
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.text, self.tokens, self._skip = [], [], 0
-
-    def handle_starttag(self, tag, attrs):
-        if tag in self._SKIP:
-            self._skip += 1
-        elif tag in self._BLOCK:
-            self.text.append("\n")
-        for name, value in attrs:
-            if value and name in ("href", "src", "action"):
-                m = _URL_HOST.match(value)
-                if m:
-                    self.tokens.append("urlhost_" + _token(m.group(1)))
-            elif value and name in ("alt", "title"):
-                self.text.append(" " + value + " ")
-        if tag == "img":
-            self.tokens.append("html_img")
-
-    def handle_endtag(self, tag):
-        if tag in self._SKIP and self._skip:
-            self._skip -= 1
-
-    def handle_data(self, data):
-        if not self._skip:
-            self.text.append(data)
+_SKIP_TAGS = frozenset({"head", "title"})
+_RAW_TAGS = frozenset({"script", "style"})  # their content is not HTML: skipped whole
+_BLOCK_TAGS = frozenset({"p", "br", "div", "tr", "td", "li", "h1", "h2", "h3", "table"})
+_TAG_NAME = re.compile(r"[a-zA-Z][^\s/>]*")
+# name, then an optional value: "..." / '...' (the closing quote may be missing) or bare;
+# every branch consumes what it matched and cannot fail after a long scan: linear
+_ATTR = re.compile(r"""([^\s/>"'=][^\s/>=]*)(?:\s*=\s*(?:"([^"]*)"?|'([^']*)'?|([^\s>]*)))?""")
 
 
-def html_to_text(html):
+class _Finder:
+    """``str.find`` that remembers a miss, so asking again and again for a string that
+    is not there (``<a <a <a ...`` has no ``>``) costs one scan, not one per ask."""
+
+    def __init__(self, text):
+        self.text, self.cache = text, {}
+
+    def __call__(self, needle, start):
+        hit = self.cache.get(needle)
+        if hit is None or (hit != -1 and hit < start):
+            hit = self.text.find(needle, start)
+            self.cache[needle] = hit
+        return hit
+
+
+def _attr_tokens(tag, attrs, text, tokens):
+    for m in _ATTR.finditer(attrs):
+        name = m.group(1).lower()
+        value = m.group(2) if m.group(2) is not None else m.group(3) if m.group(3) is not None else m.group(4)
+        if not value:
+            continue
+        value = html.unescape(value)
+        if name in ("href", "src", "action"):
+            url = _URL_HOST.match(value)
+            if url:
+                tokens.append("urlhost_" + _token(url.group(1)))
+        elif name in ("alt", "title"):
+            text.append(" " + value + " ")
+
+
+_OPEN = re.compile(r"<[a-zA-Z!?/]")
+_VALUE_GAP = re.compile(r"[=\s]*")
+_BARE_VALUE = re.compile(r"[^>\s]*")
+
+
+def _tag_end(src, i, find):
+    """Index of the ``>`` that ends the tag whose attributes start at ``i``, or -1.
+
+    A quote right after ``=`` opens a value that may hold ``>``; an unclosed one ends at
+    the next ``>`` (as ``html.parser``'s tolerant rule does). Every search goes through
+    ``find``, so the scan is linear over a whole document.
+    """
+    while True:
+        gt, eq = find(">", i), find("=", i)
+        if gt < 0 or eq < 0 or gt < eq:
+            return gt
+        j = _VALUE_GAP.match(src, eq + 1).end()
+        q = src[j:j + 1]
+        if q not in ("'", '"'):
+            i = _BARE_VALUE.match(src, j).end()  # a bare value holds quotes and '=' as is
+            continue
+        close = find(q, j + 1)
+        if close < 0:
+            return find(">", j + 1)
+        i = close + 1
+
+
+def html_to_text(html_text):
     """Text of an HTML document (scripts and styles dropped) and its extra tokens.
 
     Returns ``(text, tokens)``: ``tokens`` holds ``urlhost_<host>`` for each link or
     image host and ``html_img`` for each image. Never raises on malformed HTML.
+
+    One forward scan, linear in the length of ``html_text`` whatever it holds, that
+    follows ``html.parser``'s tolerant rules: a start tag ends at the first ``>`` not
+    inside a quoted attribute value; the content of ``script`` and ``style`` is
+    skipped up to its end tag, that of ``head`` and ``title`` is not text; comments,
+    ``<!...>``, ``<?...>`` and ``</`` + junk are dropped up to their end; character
+    references are decoded; a ``<`` that starts no tag is text, and a construct never
+    closed is text up to the next ``>`` (or ``<``). At most :data:`MAX_HTML_TAGS`
+    tags are read (the rest is dropped, with the token ``mimedefect_toomanyhtmltags``).
+    On SpamAssassin's 1,229 HTML messages the text equals ``html.parser``'s for 1,223
+    (the others differ in white space and one unclosed ``<!--``; ``scripts/bench_mail_bounds.py``).
     """
-    parser = _HTMLText()
-    try:
-        parser.feed(html)
-        parser.close()
-    except Exception:  # html.parser is lenient; this is a last resort
-        return re.sub(r"<[^>]*>", " ", html), parser.tokens
-    return "".join(parser.text), parser.tokens
+    src = html_text
+    lower = src.lower()
+    find, find_lower = _Finder(src), _Finder(lower)
+    text, tokens, skip = [], [], 0
+    pos, n, tags = 0, len(src), 0
+
+    def data(chunk):
+        if chunk and not skip:
+            text.append(html.unescape(chunk) if "&" in chunk else chunk)
+
+    def unclosed(lt):
+        """A construct at ``lt`` never closed: text up to the next '>' (or '<')."""
+        gt = find(">", lt + 1)
+        end = gt + 1 if gt >= 0 else (find("<", lt + 1) if find("<", lt + 1) >= 0 else lt + 1)
+        data(src[lt:end])
+        return end
+
+    while pos < n:
+        m = _OPEN.search(src, pos)  # a '<' that starts no construct is text: skipped over here
+        if m is None:
+            break
+        lt = m.start()
+        data(src[pos:lt])
+        if find(">", lt + 1) < 0:  # nothing after can close: the rest is text (one step, not one per '<')
+            data(src[lt:])
+            pos = n
+            break
+        if tags >= MAX_HTML_TAGS:
+            tokens.append("mimedefect_toomanyhtmltags")
+            pos = n
+            break
+        nxt = src[lt + 1:lt + 2]
+        if src.startswith("<!--", lt):
+            end = find("-->", lt + 4)
+            pos = unclosed(lt) if end < 0 else end + 3
+            tags += 1
+            continue
+        if nxt in ("!", "?", "/"):
+            m = _TAG_NAME.match(src, lt + 2) if nxt == "/" else None
+            gt = _tag_end(src, m.end(), find) if m else find(">", lt + 1)
+            if gt < 0:
+                pos = unclosed(lt)
+                continue
+            tags += 1
+            pos = gt + 1
+            if m:  # an end tag; '</' + junk, '<!...>', '<?...>' are dropped
+                tag = m.group().lower()
+                if tag in _SKIP_TAGS and skip:
+                    skip -= 1
+            continue
+        m = _TAG_NAME.match(src, lt + 1)
+        gt = _tag_end(src, m.end(), find)
+        if gt < 0:
+            pos = unclosed(lt)
+            continue
+        tags += 1
+        pos = gt + 1
+        tag = m.group().lower()
+        _attr_tokens(tag, src[m.end():gt], text, tokens)
+        if tag == "img":
+            tokens.append("html_img")
+        if tag in _RAW_TAGS:
+            end = find_lower("</" + tag, pos)
+            close = find(">", end) if end >= 0 else -1
+            pos = n if close < 0 else close + 1
+        elif tag in _SKIP_TAGS:
+            skip += 1
+        elif tag in _BLOCK_TAGS:
+            text.append("\n")
+    if pos < n:
+        data(src[pos:])
+    return "".join(text), tokens
 
 
 # -- one message -----------------------------------------------------------------------
+_PARAM_FIELDS = frozenset({"content-type", "content-disposition"})
+
+
+class _BoundedMessage(email.message.Message):
+    """A ``compat32`` message that keeps at most :data:`MAX_HEADERS` fields, each cut to
+    :data:`MAX_HEADER_BYTES` characters and :data:`MAX_PARAMS` parameters; what was cut
+    is named in ``textnb_cut``."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.textnb_cut = set()
+
+    def set_raw(self, name, value):
+        if len(self._headers) >= MAX_HEADERS:
+            self.textnb_cut.add("headers")
+            return
+        if isinstance(value, str):
+            if len(value) > MAX_HEADER_BYTES:
+                value = value[:MAX_HEADER_BYTES]
+                self.textnb_cut.add("headerbytes")
+            if str(name).lower() in _PARAM_FIELDS:
+                cut = _nth(value, ";", MAX_PARAMS + 1)
+                if cut >= 0:
+                    value = value[:cut]
+                    self.textnb_cut.add("params")
+        self._headers.append((name, value))
+
+
+_POLICY = email.policy.compat32.clone(message_factory=_BoundedMessage)
+_DASH_LINE = re.compile(rb"(?m)^--")
+_MULTIPART_FIELD = re.compile(rb"(?im)^content-type:[ \t]*(?:\r?\n[ \t]+)?\"?multipart/")
+
+
+def _nth_match(pattern, data, n):
+    """Start of the ``n``-th (from 1) match of ``pattern`` in ``data``, or -1."""
+    for k, m in enumerate(pattern.finditer(data), start=1):
+        if k == n:
+            return m.start()
+    return -1
+
+
+def _precut(data):
+    """Cut the raw message before its (MAX_PARTS + 1)-th ``--`` line and before its
+    (MAX_MULTIPART + 1)-th multipart Content-Type field; returns (data, what was cut)."""
+    cut = set()
+    for pattern, limit, what in ((_DASH_LINE, MAX_PARTS, "parts"), (_MULTIPART_FIELD, MAX_MULTIPART, "multipart")):
+        i = _nth_match(pattern, data, limit + 1)
+        if i >= 0:
+            data = data[:i]
+            cut.add(what)
+    return data, cut
+
 def _domains(values):
     out = []
     try:
@@ -203,7 +438,7 @@ def _words(text, prefix):
     return [prefix + w for w in _WORD.findall(text.lower()) if not _DIGITS.fullmatch(w)]
 
 
-def _header_tokens(msg, all_headers=True):
+def _header_tokens(msg, all_headers=True, cut=None):
     headers = {}
     try:
         items = msg.raw_items()
@@ -214,9 +449,9 @@ def _header_tokens(msg, all_headers=True):
     received = headers.get("received", [])
     tokens = [f"received_hops_{len(received)}"]
     for value in headers.get("subject", [])[:1]:
-        tokens += ["subject_" + w for w in _WORD.findall(_decode_header(value).lower())]
+        tokens += ["subject_" + w for w in _WORD.findall(_decode_header(value, cut).lower())]
     for field, prefix in (("from", "fromdomain_"), ("to", "todomain_"), ("cc", "todomain_")):
-        decoded = [_decode_header(v) for v in headers.get(field, [])]
+        decoded = [_decode_header(v, cut) for v in headers.get(field, [])]
         tokens += [prefix + d for d in _domains(decoded)]
         if all_headers:
             tokens += [w for v in decoded for w in _words(v, field + "_")]
@@ -228,18 +463,18 @@ def _header_tokens(msg, all_headers=True):
                 continue
             tokens.append("hname_" + _token(name))
             for value in values:
-                tokens += _words(_decode_header(value), "hdr_")
+                tokens += _words(_decode_header(value, cut), "hdr_")
     return tokens
 
 
-def _part_filename(part):
+def _part_filename(part, cut=None):
     try:
         name = part.get_filename()
     except Exception:
         name = None
     if name is None:
         return None
-    return _decode_header(name)
+    return _decode_header(name, cut)
 
 
 _B64_JUNK = re.compile(rb"[^A-Za-z0-9+/]")
@@ -269,9 +504,13 @@ def _payload(part, cte):
     return part.get_payload(decode=True), True
 
 
-def _extract(msg, all_headers=True):
-    """(tokens, texts) of a parsed message; may raise on pathological headers."""
-    tokens = _header_tokens(msg, all_headers)
+def _extract(msg, all_headers=True, cut=None):
+    """(tokens, texts) of a parsed message; may raise on pathological headers.
+
+    ``cut`` (a set) collects the bounds that cut something (see the module docstring).
+    """
+    cut = set() if cut is None else cut
+    tokens = _header_tokens(msg, all_headers, cut)
     texts = []
     seen = set()
 
@@ -284,6 +523,7 @@ def _extract(msg, all_headers=True):
     for defect in getattr(msg, "defects", []):
         once("mimedefect_" + _token(type(defect).__name__))
     for part in msg.walk():
+        cut.update(getattr(part, "textnb_cut", ()))
         for defect in getattr(part, "defects", []) if part is not msg else []:
             once("mimedefect_" + _token(type(defect).__name__))
         if part.is_multipart():
@@ -297,7 +537,7 @@ def _extract(msg, all_headers=True):
         cte = part.get("Content-Transfer-Encoding")
         if cte:
             once("cte_" + _token(_fix_8bit(cte)))
-        filename = _part_filename(part)
+        filename = _part_filename(part, cut)
         disposition = (part.get_content_disposition() or "") if filename is None else "attachment"
         if filename is not None:
             tokens.append("attach_" + (_token(filename) or "unnamed"))
@@ -316,6 +556,7 @@ def _extract(msg, all_headers=True):
             text, extra = html_to_text(text)
             tokens.extend(extra)
         texts.append(text)
+    tokens.extend("mimedefect_toomany" + what for what in sorted(cut))
     return tokens, texts
 
 
@@ -371,15 +612,15 @@ def message_text(data, *, max_bytes=DEFAULT_MAX_BYTES, all_headers=True, unique=
         extra.append("textnb_truncated")
     if data.startswith(b"From ") and _FROM_LINE.match(data):
         data = data.split(b"\n", 1)[1] if b"\n" in data else b""
+    data, cut = _precut(data)
     result = None
-    for policy in (email.policy.default, email.policy.compat32):
-        try:
-            msg = email.message_from_bytes(data, policy=policy)
-            tokens, texts = _extract(msg, all_headers)
-        except Exception:
-            continue
+    try:
+        msg = email.message_from_bytes(data, policy=_POLICY)
+        tokens, texts = _extract(msg, all_headers, cut)
+    except Exception:  # includes RecursionError: the parser cannot fail the caller
+        pass
+    else:
         result = " ".join(dict.fromkeys(tokens + extra)) + "\n" + "\n".join(texts)
-        break
     if result is None:
         result = " ".join(extra + ["mimedefect_unparsable"]) + "\n" + _raw_text(data)
     result = _cap_words(result)
@@ -404,6 +645,32 @@ def read_capped(stream, max_bytes=DEFAULT_MAX_BYTES):
     return data, truncated
 
 
+def is_special(path):
+    """True for a FIFO, socket, device or folder, or a link to one: never read as mail.
+
+    A missing, broken or looping link is not special (reading it reports the error).
+    """
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def _open_regular(path):
+    """Open ``path`` for reading without blocking, as a binary file object; OSError, or
+    InputError when it is not a regular file (a FIFO opened this way does not block)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise InputError(f"{path}: not a regular file (a FIFO, socket, device or folder)")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def is_maildir(path):
     """True for a folder with ``cur``/``new`` (and usually ``tmp``) subfolders."""
     return os.path.isdir(os.path.join(path, "cur")) and os.path.isdir(os.path.join(path, "new"))
@@ -412,9 +679,9 @@ def is_maildir(path):
 def is_mbox(path):
     """True for a file whose first line is an mbox ``From <sender> <date>`` line."""
     try:
-        with open(path, "rb") as f:
+        with _open_regular(path) as f:
             return bool(_FROM_LINE.match(f.readline(4096)))
-    except OSError:
+    except (OSError, InputError):
         return False
 
 
@@ -434,7 +701,7 @@ def _iter_mbox(path, max_bytes):
     number = 0
     parts, size, started = [], 0, False
     prev_blank, at_line_start = True, True
-    with open(path, "rb") as f:
+    with _open_regular(path) as f:
         while True:
             line = f.readline(_CHUNK)
             if not line:
@@ -474,7 +741,7 @@ def _strip_last_newline(data):
 
 def _read_file(path, max_bytes):
     try:
-        with open(path, "rb") as f:
+        with _open_regular(path) as f:
             return read_capped(f, max_bytes)[0]
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
@@ -499,14 +766,16 @@ def iter_messages(path, *, max_bytes=DEFAULT_MAX_BYTES):
       ``<path>:<n>`` (n from 1);
     * any other file: one message; source = the path;
     * any other folder: its files recursively, sorted, hidden files and folders
-      skipped, each read as above (so mbox files inside folders are split).
+      skipped, each read as above (so mbox files inside folders are split);
+      FIFOs, sockets and devices (and links to them) are skipped unopened.
 
     Nothing is ever written; files are opened read-only.
 
     Raises
     ------
     InputError
-        If ``path`` does not exist or a file cannot be read.
+        If ``path`` does not exist, is not a regular file (a FIFO or device given by
+        name), or a file cannot be read.
     """
     path = os.fspath(path)
     if is_maildir(path):
@@ -519,8 +788,9 @@ def iter_messages(path, *, max_bytes=DEFAULT_MAX_BYTES):
                 yield from _iter_maildir(root, max_bytes)
                 continue
             for name in sorted(files):
-                if not name.startswith("."):
-                    yield from _iter_file(os.path.join(root, name), max_bytes)
+                full = os.path.join(root, name)
+                if not name.startswith(".") and not is_special(full):  # a FIFO could block forever
+                    yield from _iter_file(full, max_bytes)
     elif os.path.exists(path):
         yield from _iter_file(path, max_bytes)
     else:
