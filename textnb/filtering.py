@@ -43,7 +43,7 @@ from scipy.special import expit
 from textnb import mail
 from textnb.argtypes import bounded
 from textnb.errors import InputError, ModelFileError, TextnbError
-from textnb.spamclient import EXIT_INTERRUPTED, Terminated, client_main, parse_size
+from textnb.spamclient import EXIT_INTERRUPTED, Terminated, client_main, parse_size, read_head
 
 __all__ = [
     "SPAM",
@@ -697,7 +697,7 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
     stdin = stdin if stdin is not None else sys.stdin.buffer
     stdout = stdout if stdout is not None else sys.stdout.buffer
     stderr = stderr if stderr is not None else sys.stderr
-    head, written = None, False
+    head, written, parts = None, False, []
     argv = list(sys.argv[1:] if argv is None else argv)
     passthrough = "-p" in argv or "--passthrough" in argv
     code = EXIT_ERROR
@@ -727,7 +727,7 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
         if ops:
             return _register(ops, model_path, args, stdin, stderr)
         if args.batch is None:  # read first: in -p mode the message must survive any error
-            head = stdin.read(args.max_bytes)
+            head = read_head(stdin, args.max_bytes, parts)
         sf = SpamFilter.load(model_path, spam_cutoff=args.spam_cutoff, ham_cutoff=args.ham_cutoff,
                              max_bytes=args.max_bytes)
         if args.batch is not None:
@@ -758,7 +758,7 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
         _err(stderr, "spamfilter", f"internal error: {type(exc).__name__}: {exc}")
     if passthrough and not written:  # never lose the message
         with contextlib.suppress(OSError, ValueError):
-            stdout.write(head if head is not None else b"")
+            stdout.write(head if head is not None else b"".join(parts))
             shutil.copyfileobj(stdin, stdout)
             stdout.flush()
     return code

@@ -50,8 +50,11 @@ import http.server
 import json
 import math
 import os
+import signal
+import socket
 import socketserver
 import stat
+import sys
 import tempfile
 import threading
 import time
@@ -59,6 +62,7 @@ import time
 from textnb import mail
 from textnb.errors import InputError, ModelFileError, TextnbError
 from textnb.filtering import EXIT_CODES, SPAM, SpamFilter, add_headers, spam_text
+from textnb.model_io import load
 
 __all__ = ["DEFAULT_MAX_REQUEST", "DEFAULT_MAX_CLIENTS", "DEFAULT_TIMEOUT", "ModelHolder", "Server",
            "classify_texts", "classify_mail", "run"]
@@ -67,12 +71,11 @@ DEFAULT_MAX_REQUEST = 16 * 1024 * 1024
 DEFAULT_MAX_CLIENTS = 32
 DEFAULT_TIMEOUT = 30.0
 _MAX_LINE = 4096
+_MAX_DRAIN = 256 * 1024 * 1024
 
 
 def _load_text_model(path):
-    import textnb
-
-    model = textnb.load(path)
+    model = load(path)
     if not (hasattr(model, "predict_proba") and hasattr(model, "classes_")):
         raise ModelFileError(f"{path}: not a classifier of texts ({type(model).__name__})")
     return model
@@ -215,6 +218,7 @@ class _Bounded:
 
     daemon_threads = False
     block_on_close = True  # server_close() waits for in-flight requests
+    request_queue_size = 128  # listen backlog: clients beyond max_clients wait here
 
     def _init_bounded(self, owner):
         self.owner = owner
@@ -238,8 +242,6 @@ class _Bounded:
             self._slots.release()
 
     def handle_error(self, request, client_address):  # one line, never a traceback
-        import sys
-
         exc = sys.exc_info()[1]
         self.owner.log(f"client error: {type(exc).__name__}: {exc}")
 
@@ -273,6 +275,8 @@ def _options(words):
                 opts[key] = value == "1"
             else:
                 raise InputError(f"unknown option {key!r}")
+        except InputError:
+            raise
         except ValueError:
             raise InputError(f"bad value for {key}: {value!r}") from None
     return opts
@@ -300,9 +304,22 @@ class _MailHandler(socketserver.StreamRequestHandler):
                     self._answer(owner, line.decode("ascii", "replace").split())
                 except _Reply as exc:
                     self._send(f"ERR {exc}\n".encode("utf-8", "replace"))
+                    self._drain()
                     return
         except OSError:  # the client went away or timed out
             return
+
+    def _drain(self):
+        """Before closing after an error: read (and drop) what the client still sends, a
+        bounded amount, so that it is not reset before it has read the ERR line."""
+        self.request.shutdown(socket.SHUT_WR)
+        deadline = time.monotonic() + min(self.server.owner.timeout, 10.0)
+        left = _MAX_DRAIN
+        while left > 0 and time.monotonic() < deadline:
+            chunk = self.rfile.read1(min(left, 1 << 16))
+            if not chunk:
+                return
+            left -= len(chunk)
 
     def _body(self, owner, words):
         try:
@@ -441,8 +458,6 @@ def _claim_socket_path(path):
         return
     if not stat.S_ISSOCK(st.st_mode):
         raise InputError(f"{path}: exists and is not a socket; not replacing it")
-    import socket
-
     probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         probe.settimeout(1.0)
@@ -588,8 +603,6 @@ def run(server, *, signals=None, ready=None):
     Returns the number of the signal that stopped it; the server is stopped cleanly
     (in-flight requests finished, socket removed) before returning.
     """
-    import signal
-
     signals = (signal.SIGTERM, signal.SIGINT) if signals is None else signals
     got = []
     stop = threading.Event()

@@ -23,8 +23,8 @@ not fall back to loading the model itself: it reports the error and exits 3 (wit
 message silently costing a cold start.
 """
 
-import os
 import sys
+import time
 
 try:  # the C module: ``socket`` would import enum, selectors and collections first
     import _socket as _sock
@@ -38,6 +38,7 @@ __all__ = [
     "ClientError",
     "Terminated",
     "parse_size",
+    "read_head",
     "classify_message",
     "client_main",
 ]
@@ -82,6 +83,21 @@ def parse_size(text):
     if v <= 0:
         raise ValueError(f"must be positive: {text}")
     return v
+
+
+def read_head(stdin, max_bytes, parts):
+    """Read up to ``max_bytes`` from ``stdin``, appending every chunk to ``parts`` as it
+    arrives (so the caller still has what was read if a signal interrupts), and return
+    the bytes read."""
+    read = getattr(stdin, "read1", stdin.read)
+    size = 0
+    while size < max_bytes:
+        chunk = read(min(_CHUNK * 16, max_bytes - size))
+        if not chunk:
+            break
+        parts.append(chunk)
+        size += len(chunk)
+    return b"".join(parts)
 
 
 def _probability(name, text):
@@ -161,11 +177,19 @@ def classify_message(socket_path, data, *, spam_cutoff=None, ham_cutoff=None, ma
     sock = _sock.socket(_sock.AF_UNIX, _sock.SOCK_STREAM)
     try:
         sock.settimeout(timeout)
-        try:
-            sock.connect(socket_path)
-        except OSError as exc:
-            raise ClientError(f"{socket_path}: no daemon listening ({exc.strerror or exc}); "
-                              "start one with `textnb serve MODEL --socket PATH`") from None
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                sock.connect(socket_path)
+                break
+            except BlockingIOError:  # the daemon's backlog is full: it is busy, wait for it
+                if time.monotonic() > deadline:
+                    raise ClientError(f"{socket_path}: the daemon is too busy (no connection "
+                                      f"within {timeout:g} s)") from None
+                time.sleep(0.005)
+            except OSError as exc:
+                raise ClientError(f"{socket_path}: no daemon listening ({exc.strerror or exc}); "
+                                  "start one with `textnb serve MODEL --socket PATH`") from None
         try:
             sock.sendall(request)
             sock.sendall(data)
@@ -245,7 +269,7 @@ def client_main(argv, *, stdin, stdout, stderr):
     status: the verdict's (0 spam, 1 ham, 2 unsure; with ``-e`` 0), 3 on an error,
     130 when interrupted.
     """
-    head, written = None, False
+    head, written, parts = None, False, []
     passthrough = any(a in ("-p", "--passthrough") or (a[:1] == "-" and a[1:2] != "-" and "p" in a)
                       for a in argv)
     try:
@@ -261,7 +285,7 @@ def client_main(argv, *, stdin, stdout, stderr):
             socket_path = opts.get("socket") or ""
             if not socket_path:
                 raise ClientError("argument --socket: expected a path (see --help)")
-            head = stdin.read(max_bytes or DEFAULT_MAX_BYTES)  # first: -p must keep the message
+            head = read_head(stdin, max_bytes or DEFAULT_MAX_BYTES, parts)  # first: -p keeps the message
             if not head.strip():
                 raise ClientError("stdin: empty message")
             code, _label, _score, _lo, new_head = classify_message(
@@ -291,7 +315,7 @@ def client_main(argv, *, stdin, stdout, stderr):
         _say(stderr, "interrupted")
         code = EXIT_INTERRUPTED
     if passthrough and not written:
-        _write_unchanged(stdout, head, stdin)
+        _write_unchanged(stdout, head if head is not None else b"".join(parts), stdin)
     return code
 
 
