@@ -43,7 +43,8 @@ from scipy.special import expit
 from textnb import mail
 from textnb.argtypes import bounded
 from textnb.errors import InputError, ModelFileError, TextnbError
-from textnb.spamclient import EXIT_INTERRUPTED, Terminated, client_main, parse_size, read_head
+from textnb.spamclient import (EXIT_INTERRUPTED, Terminated, client_main, copy_rest, drain, parse_size,
+                               read_head)
 
 __all__ = [
     "SPAM",
@@ -738,10 +739,9 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
         if passthrough:
             written = True  # from here on the message is (being) written: never twice
             stdout.write(add_headers(head, v))
-            shutil.copyfileobj(stdin, stdout)
-            stdout.flush()
+            copy_rest(stdin, stdout)
             return 0 if args.exit_zero else EXIT_CODES[v.label]
-        mail.read_capped(stdin, 0)  # drain: the sender is not cut off
+        drain(stdin)  # the sender is not cut off
         return EXIT_CODES[v.label]
     except TextnbError as exc:
         _err(stderr, "spamfilter", str(exc))
@@ -756,11 +756,11 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
         code = EXIT_INTERRUPTED
     except Exception as exc:  # a mail filter must not die with a traceback
         _err(stderr, "spamfilter", f"internal error: {type(exc).__name__}: {exc}")
-    if passthrough and not written:  # never lose the message
-        with contextlib.suppress(OSError, ValueError):
-            stdout.write(head if head is not None else b"".join(parts))
-            shutil.copyfileobj(stdin, stdout)
-            stdout.flush()
+    if passthrough:  # never lose the message: as it came, or the rest of the verdict's copy
+        with contextlib.suppress(OSError, ValueError, KeyboardInterrupt, Terminated):
+            if not written:
+                stdout.write(head if head is not None else b"".join(parts))
+            copy_rest(stdin, stdout)
     return code
 
 

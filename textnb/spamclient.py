@@ -23,6 +23,7 @@ not fall back to loading the model itself: it reports the error and exits 3 (wit
 message silently costing a cold start.
 """
 
+import os
 import sys
 import time
 
@@ -39,6 +40,8 @@ __all__ = [
     "Terminated",
     "parse_size",
     "read_head",
+    "copy_rest",
+    "drain",
     "classify_message",
     "client_main",
 ]
@@ -85,11 +88,34 @@ def parse_size(text):
     return v
 
 
+def _fd(stream):
+    try:
+        return stream.fileno()
+    except (AttributeError, OSError, ValueError):  # io.BytesIO and the like
+        return None
+
+
+def _reader(stream):
+    """``read(n)`` for ``stream``: on a real descriptor, wait with ``select`` and then
+    ``os.read``, so that a signal (Ctrl-C) arrives while waiting, never between a read
+    that returned bytes and the caller keeping them; else the stream's own read1/read."""
+    fd = _fd(stream)
+    if fd is None:
+        return getattr(stream, "read1", stream.read)
+    import select
+
+    def read(n):
+        select.select([fd], [], [])  # interrupted here: the bytes are still in the pipe
+        return os.read(fd, n)
+
+    return read
+
+
 def read_head(stdin, max_bytes, parts):
     """Read up to ``max_bytes`` from ``stdin``, appending every chunk to ``parts`` as it
     arrives (so the caller still has what was read if a signal interrupts), and return
     the bytes read."""
-    read = getattr(stdin, "read1", stdin.read)
+    read = _reader(stdin)
     size = 0
     while size < max_bytes:
         chunk = read(min(_CHUNK * 16, max_bytes - size))
@@ -98,6 +124,24 @@ def read_head(stdin, max_bytes, parts):
         parts.append(chunk)
         size += len(chunk)
     return b"".join(parts)
+
+
+def copy_rest(stdin, stdout):
+    """Copy what is left of ``stdin`` to ``stdout`` (resumable after an interrupt)."""
+    read = _reader(stdin)
+    while True:
+        chunk = read(_CHUNK)
+        if not chunk:
+            break
+        stdout.write(chunk)
+    stdout.flush()
+
+
+def drain(stdin):
+    """Read and drop what is left of ``stdin`` (the sender is not cut off)."""
+    read = _reader(stdin)
+    while read(_CHUNK):
+        pass
 
 
 def _probability(name, text):
@@ -247,18 +291,14 @@ def _parse(argv):
     return opts
 
 
-def _write_unchanged(stdout, head, stdin):
-    """Passthrough after an error: the message as it came, never lost."""
+def _finish_passthrough(stdout, head, stdin, written):
+    """After an error or a signal in ``-p`` mode: the message as it came (or, when the
+    verdict's copy was under way, the rest of it), never lost."""
     try:
-        if head:
+        if not written:
             stdout.write(head)
-        while True:
-            chunk = stdin.read(_CHUNK)
-            if not chunk:
-                break
-            stdout.write(chunk)
-        stdout.flush()
-    except (OSError, ValueError):
+        copy_rest(stdin, stdout)
+    except (OSError, ValueError, KeyboardInterrupt, Terminated):
         pass
 
 
@@ -294,15 +334,9 @@ def client_main(argv, *, stdin, stdout, stderr):
             if passthrough:
                 written = True  # from here on the message is (being) written: never twice
                 stdout.write(new_head)
-                while True:
-                    chunk = stdin.read(_CHUNK)
-                    if not chunk:
-                        break
-                    stdout.write(chunk)
-                stdout.flush()
+                copy_rest(stdin, stdout)
                 return 0 if opts["exit_zero"] else code
-            while stdin.read(_CHUNK):  # drain: the sender is not cut off
-                pass
+            drain(stdin)
             return code
         except ClientError as exc:
             _say(stderr, str(exc))
@@ -314,8 +348,8 @@ def client_main(argv, *, stdin, stdout, stderr):
     except KeyboardInterrupt:
         _say(stderr, "interrupted")
         code = EXIT_INTERRUPTED
-    if passthrough and not written:
-        _write_unchanged(stdout, head if head is not None else b"".join(parts), stdin)
+    if passthrough:
+        _finish_passthrough(stdout, head if head is not None else b"".join(parts), stdin, written)
     return code
 
 
