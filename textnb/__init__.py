@@ -15,7 +15,7 @@ import importlib.abc
 import importlib.util
 import sys
 
-from textnb.core.model_io import MODEL_MODULES
+from textnb.core.registry import MODEL_MODULES
 from textnb.core.version import __version__
 
 #: public name -> module that defines it (the model classes come from MODEL_MODULES)

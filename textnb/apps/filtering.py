@@ -39,12 +39,14 @@ from pathlib import Path
 
 import numpy as np
 
-from textnb.cli.argtypes import MAX_ALPHA, MAX_BYTES, bounded
+from textnb.cli.argtypes import MAX_ALPHA, bounded
 from textnb.core.errors import InputError, ModelFileError, TextnbError
 from textnb.core.logspace import expit
 from textnb.core.model_io import load, model_class
 from textnb.io import mail
 from textnb.text.scorer import load_for_prediction
+from textnb.apps.spamclient import (EXIT_INTERRUPTED, Terminated, client_main, copy_rest, drain, parse_size,
+                                    read_head)
 
 __all__ = [
     "SPAM",
@@ -558,14 +560,17 @@ def apply_route(route, *, move=False):
     meantime the next free name is used. Returns the final destination.
     """
     folder = os.path.dirname(route.destination)
-    os.makedirs(folder, exist_ok=True)
     dest = route.destination
-    while True:
-        try:
-            fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            break
-        except FileExistsError:
-            dest = _fresh_name(folder, os.path.basename(route.destination), set())
+    try:  # a label too long for a folder name, a read-only OUT: this document only
+        os.makedirs(folder, exist_ok=True)
+        while True:
+            try:
+                fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                break
+            except FileExistsError:
+                dest = _fresh_name(folder, os.path.basename(route.destination), set())
+    except OSError as exc:
+        raise InputError(f"{route.source}: cannot write {_short(dest)} ({exc.strerror or exc})") from None
     try:
         if route.path is None:
             with os.fdopen(fd, "wb") as f:
@@ -589,7 +594,13 @@ def apply_route(route, *, move=False):
         if route.path is None or os.path.exists(route.path):  # the source is intact: drop the partial copy
             with contextlib.suppress(OSError):
                 os.unlink(dest)
-        raise InputError(f"{route.source}: cannot write {dest} ({exc.strerror or exc})") from None
+        raise InputError(f"{route.source}: cannot write {_short(dest)} ({exc.strerror or exc})") from None
+
+
+def _short(path, limit=200):
+    """A path for a one-line message: its middle elided when it is very long."""
+    path = os.fspath(path)
+    return path if len(path) <= limit else f"{path[:limit // 2]}...{path[-limit // 2:]}"
 
 
 # -- command line ---------------------------------------------------------------------
@@ -600,22 +611,38 @@ _smoothing = bounded(float, low=0.0, high=MAX_ALPHA)
 
 
 def _size(text):
-    """``--max-bytes``: a size such as ``4096``, ``64k``, ``10M``, ``1G``; 1 byte to 4 GiB."""
-    units = {"k": 1024, "m": 1024**2, "g": 1024**3}
-    t = text.strip().lower().rstrip("b")
-    mult = units.get(t[-1:], 1)
     try:
-        f = float(t[:-1] if t[-1:] in units else t) * mult
-        if not math.isfinite(f):
-            raise ValueError(text)
-        v = int(f)
-    except (ValueError, OverflowError):
-        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 10M)") from None
-    if v <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {text}")
-    if v > MAX_BYTES:
-        raise argparse.ArgumentTypeError(f"at most 4G: {text}")
-    return v
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+@contextlib.contextmanager
+def _progress(stream, desc, unit="msg"):
+    """A tqdm bar on ``stream`` when it is a terminal (and tqdm is installed); else None.
+
+    Yields ``update(done)`` or None."""
+    bar = None
+    if hasattr(stream, "isatty") and stream.isatty():
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            tqdm = None
+        if tqdm is not None:
+            bar = tqdm(desc=desc, unit=unit, file=stream, leave=False, dynamic_ncols=True)
+    if bar is None:
+        yield None
+        return
+    last = [0]
+
+    def update(done):
+        bar.update(done - last[0])
+        last[0] = done
+
+    try:
+        yield update
+    finally:
+        bar.close()
 
 
 class _Parser(argparse.ArgumentParser):
@@ -635,6 +662,10 @@ def _spam_parser():
     p.add_argument("--model", "-m", metavar="FILE",
                    help="model file (default: $XDG_DATA_HOME/textnb/spam.tnb or "
                         "~/.local/share/textnb/spam.tnb)")
+    p.add_argument("--socket", metavar="PATH",
+                   help="classify the message on stdin through the daemon listening at PATH "
+                        "(`textnb serve MODEL --socket PATH`) instead of loading a model; with -p, -e, "
+                        "the cut-offs and --max-bytes only. Daemon down: exit 3 (-p: message unchanged)")
     p.add_argument("--passthrough", "-p", action="store_true",
                    help="write the message to stdout with X-TextNB-Class/-Score/-Log-Odds headers added")
     p.add_argument("--exit-zero", "-e", action="store_true",
@@ -665,8 +696,9 @@ def _spam_parser():
 
 
 def _err(stream, prog, message):
-    stream.write(f"{prog}: {message}\n")
-    stream.flush()
+    with contextlib.suppress(OSError, ValueError):  # a closed stderr must not hide the exit status
+        stream.write(f"{prog}: {message}\n")
+        stream.flush()
 
 
 def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
@@ -678,11 +710,14 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
     stdin = stdin if stdin is not None else sys.stdin.buffer
     stdout = stdout if stdout is not None else sys.stdout.buffer
     stderr = stderr if stderr is not None else sys.stderr
-    head = None
+    head, written, parts = None, False, []
     argv = list(sys.argv[1:] if argv is None else argv)
     passthrough = "-p" in argv or "--passthrough" in argv
+    code = EXIT_ERROR
     try:
         args = _spam_parser().parse_args(argv)
+        if args.socket is not None:
+            return client_main(argv, stdin=stdin, stdout=stdout, stderr=stderr)
         passthrough = args.passthrough
         check_cutoffs(args.spam_cutoff, args.ham_cutoff)
         model_path = args.model or default_model_path()
@@ -696,28 +731,29 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
         if training:
             if not args.train_spam or not args.train_ham:
                 raise InputError("training needs both --train-spam PATH and --train-ham PATH")
-            counts = train_model(model_path, args.train_spam, args.train_ham, kind=args.kind,
-                                 alpha=args.alpha, max_bytes=args.max_bytes)
+            with _progress(stderr, "training") as progress:
+                counts = train_model(model_path, args.train_spam, args.train_ham, kind=args.kind,
+                                     alpha=args.alpha, max_bytes=args.max_bytes, progress=progress)
             _err(stderr, "spamfilter", f"trained {model_path} on {counts[SPAM]} spam and "
                                        f"{counts[HAM]} ham messages")
             return 0
         if ops:
             return _register(ops, model_path, args, stdin, stderr)
         if args.batch is None:  # read first: in -p mode the message must survive any error
-            head = stdin.read(args.max_bytes)
+            head = read_head(stdin, args.max_bytes, parts)
         sf = SpamFilter.load(model_path, spam_cutoff=args.spam_cutoff, ham_cutoff=args.ham_cutoff,
                              max_bytes=args.max_bytes)
         if args.batch is not None:
-            return _batch(sf, args, stdin, stdout)
+            return _batch(sf, args, stdin, stdout, stderr)
         if not head.strip():
             raise InputError("stdin: empty message")
         v = sf.classify([head])[0]
         if passthrough:
+            written = True  # from here on the message is (being) written: never twice
             stdout.write(add_headers(head, v))
-            shutil.copyfileobj(stdin, stdout)
-            stdout.flush()
+            copy_rest(stdin, stdout)
             return 0 if args.exit_zero else EXIT_CODES[v.label]
-        mail.read_capped(stdin, 0)  # drain: the sender is not cut off
+        drain(stdin)  # the sender is not cut off
         return EXIT_CODES[v.label]
     except TextnbError as exc:
         _err(stderr, "spamfilter", str(exc))
@@ -725,14 +761,19 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
         _err(stderr, "spamfilter", f"{getattr(exc, 'filename', None) or 'i/o'}: {exc.strerror or exc}")
     except MemoryError:
         _err(stderr, "spamfilter", "out of memory (lower --max-bytes)")
+    except Terminated as exc:
+        _err(stderr, "spamfilter", str(exc))
+    except KeyboardInterrupt:
+        _err(stderr, "spamfilter", "interrupted")
+        code = EXIT_INTERRUPTED
     except Exception as exc:  # a mail filter must not die with a traceback
         _err(stderr, "spamfilter", f"internal error: {type(exc).__name__}: {exc}")
-    if passthrough:  # never lose the message
-        with contextlib.suppress(OSError):
-            stdout.write(head if head is not None else b"")
-            shutil.copyfileobj(stdin, stdout)
-            stdout.flush()
-    return EXIT_ERROR
+    if passthrough:  # never lose the message: as it came, or the rest of the verdict's copy
+        with contextlib.suppress(OSError, ValueError, KeyboardInterrupt, Terminated):
+            if not written:
+                stdout.write(head if head is not None else b"".join(parts))
+            copy_rest(stdin, stdout)
+    return code
 
 
 def _register(ops, model_path, args, stdin, stderr):
@@ -757,21 +798,40 @@ def _register(ops, model_path, args, stdin, stderr):
     return 0
 
 
-def _batch(sf, args, stdin, stdout):
+def _batch(sf, args, stdin, stdout, stderr):
+    """One line per message; a message that cannot be read is reported on stderr (one
+    line naming it) and the run goes on: exit 3 at the end if any was, else 0. A reader
+    that goes away (``| head``) ends the run quietly (exit 0)."""
+    failed = 0
+
+    def on_error(message):
+        nonlocal failed
+        failed += 1
+        _err(stderr, "spamfilter", message)
+
     def pairs():
         for p in args.batch:
-            if p == "-":
-                yield "-", mail.read_capped(stdin, args.max_bytes)[0]
-            else:
-                yield from mail.iter_messages(p, max_bytes=args.max_bytes)
+            try:
+                if p == "-":
+                    yield "-", mail.read_capped(stdin, args.max_bytes)[0]
+                else:
+                    yield from mail.iter_messages(p, max_bytes=args.max_bytes, on_error=on_error)
+            except InputError as exc:  # the PATH itself (missing): report it, go on with the next
+                on_error(str(exc))
 
-    for source, v in sf.classify_stream(pairs()):
-        line = f"{source}\t{v.label}\t{v.score:.6f}"
-        if args.log_odds:
-            line += f"\t{v.log_odds:.4f}"
-        stdout.write((line + "\n").encode("utf-8", "surrogateescape"))
-    stdout.flush()
-    return 0
+    try:
+        with _progress(stderr, "classifying") as progress:
+            for n, (source, v) in enumerate(sf.classify_stream(pairs()), 1):
+                line = f"{source}\t{v.label}\t{v.score:.6f}"
+                if args.log_odds:
+                    line += f"\t{v.log_odds:.4f}"
+                stdout.write((line + "\n").encode("utf-8", "surrogateescape"))
+                if progress is not None:
+                    progress(n)
+        stdout.flush()
+    except BrokenPipeError:  # (textnb.cli.mailcli keeps the flush at exit quiet too)
+        return 0
+    return EXIT_ERROR if failed else 0
 
 
 def _topic_parser():
@@ -832,8 +892,15 @@ def topic_main(argv=None, *, stdout=None, stderr=None):
         return 1 if failed else 0
     except TextnbError as exc:
         _err(stderr, "topicfilter", str(exc))
+    except BrokenPipeError:  # the reader went away (| head): stop quietly
+        return 0
     except OSError as exc:
         _err(stderr, "topicfilter", f"{getattr(exc, 'filename', None) or 'i/o'}: {exc.strerror or exc}")
+    except Terminated as exc:
+        _err(stderr, "topicfilter", str(exc))
+    except KeyboardInterrupt:
+        _err(stderr, "topicfilter", "interrupted")
+        return EXIT_INTERRUPTED
     except Exception as exc:
         _err(stderr, "topicfilter", f"internal error: {type(exc).__name__}: {exc}")
     return 1

@@ -1025,6 +1025,63 @@ def cmd_merge(args, out, err):
     return 0
 
 
+def _http_address(text):
+    """``PORT`` (on 127.0.0.1) or ``HOST:PORT`` for ``serve --http``."""
+    host, sep, port = text.rpartition(":")
+    host = host.strip("[]") if sep else "127.0.0.1"
+    try:
+        number = int(port)
+    except ValueError:
+        number = -1
+    if not host or not 0 <= number <= 65535:
+        raise argparse.ArgumentTypeError(f"expected PORT or HOST:PORT, got {text!r}")
+    return host, number
+
+
+def _socket_mode(text):
+    try:
+        mode = int(text, 8)
+    except ValueError:
+        mode = -1
+    if not 0 <= mode <= 0o777:
+        raise argparse.ArgumentTypeError(f"expected an octal mode such as 600 or 660, got {text!r}")
+    return mode
+
+
+def _request_size(text):
+    from textnb.apps.spamclient import parse_size
+
+    try:
+        size = parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if size > 1 << 32:
+        raise argparse.ArgumentTypeError(f"at most 4G, got {text!r}")
+    return size
+
+
+def cmd_serve(args, out, err):
+    from textnb.apps.serve import Server, run
+
+    def log(message):
+        print(f"textnb serve: {message}", file=err, flush=True)
+
+    def ready(server):
+        where = []
+        if server.socket_path is not None:
+            where.append(f"unix:{server.socket_path}")
+        if server.http_address is not None:
+            host, port = server.http_address
+            where.append(f"http://{host}:{port}")
+        log(f"serving {args.model} on {', '.join(where)} (pid {os.getpid()})")
+
+    server = Server(args.model, socket_path=args.socket, http=args.http, socket_mode=args.socket_mode,
+                    max_request=args.max_request, max_clients=args.max_clients, timeout=args.timeout, log=log)
+    signum = run(server, ready=ready)
+    log(f"stopped (signal {signum})")
+    return 130 if signum == 2 else 0
+
+
 # --------------------------------------------------------------------------- parser
 def build_parser():
     parser = argparse.ArgumentParser(
@@ -1088,6 +1145,24 @@ def build_parser():
     p.add_argument("models", metavar="MODEL", nargs="+")
     p.add_argument("-o", "--output", metavar="MODEL", required=True)
     p.set_defaults(handler=cmd_merge)
+
+    p = sub.add_parser("serve", help="load a model once and answer classification requests",
+                       description="Serve a text model until SIGTERM: spam verdicts for `spamfilter --socket` "
+                                   "on a Unix socket, POST /classify with JSON {\"texts\": [...]} over HTTP "
+                                   "(see textnb.apps.serve). The model is reloaded when its file is replaced.")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("--socket", metavar="PATH", help="Unix socket to listen on (created mode 0600)")
+    p.add_argument("--socket-mode", type=_socket_mode, default=0o600, metavar="OCTAL",
+                   help="permissions of the socket (default 600; 660 lets the group connect)")
+    p.add_argument("--http", type=_http_address, metavar="[HOST:]PORT",
+                   help="listen for HTTP on PORT of 127.0.0.1, or of HOST (0 = any free port, printed)")
+    p.add_argument("--max-request", type=_request_size, default=16 * 1024 * 1024, metavar="SIZE",
+                   help="largest request body accepted (default 16M)")
+    p.add_argument("--max-clients", type=bounded(int, low=1, high=1024), default=32, metavar="N",
+                   help="connections served at once (default 32; more wait)")
+    p.add_argument("--timeout", type=bounded(float, low=0, high=3600, low_open=True), default=30.0,
+                   metavar="SECONDS", help="drop a client silent for this long (default 30)")
+    p.set_defaults(handler=cmd_serve)
     return parser
 
 

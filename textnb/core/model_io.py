@@ -70,6 +70,7 @@ from textnb.core.attributes import Attribute
 from textnb.core.errors import InputError, ModelFileError
 from textnb.core.version import __version__
 from textnb.core.model_schema import check_csr, check_node
+from textnb.core.registry import MODEL_MODULES
 
 __all__ = ["save", "load", "read_nodes", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "remove_stale_temporaries", "FORMAT_VERSION",
            "MAX_MODEL_BYTES", "STALE_TEMP_SECONDS"]
@@ -93,30 +94,6 @@ STALE_TEMP_SECONDS = 60.0
 
 _REGISTRY = {}
 
-#: model kind (class name, as written in model files) -> the module that defines and
-#: registers it. Adding a model kind is one line here (plus its module and CLI choice).
-MODEL_MODULES = {
-    "APNBC": "textnb.semi_naive.apnbc",
-    "AODE": "textnb.semi_naive.aode",
-    "BayesNetClassifier": "textnb.semi_naive.bayesnet",
-    "BernoulliNB": "textnb.naive_bayes.discrete",
-    "CalibratedNB": "textnb.meta.calibration",
-    "ComplementNB": "textnb.naive_bayes.complement",
-    "Discretized": "textnb.naive_bayes.discretized",
-    "LBR": "textnb.semi_naive.lbr",
-    "LazyTextNB": "textnb.semi_naive.lbr_text",
-    "MixedNB": "textnb.text.mixed",
-    "MultiLabelNB": "textnb.meta.multilabel",
-    "MultinomialNB": "textnb.naive_bayes.discrete",
-    "SelectTerms": "textnb.text.selection",
-    "SmoothingCV": "textnb.meta.smoothing",
-    "TAN": "textnb.semi_naive.bayesnet",
-    "TabularNB": "textnb.naive_bayes.tabular",
-    "TermWeighting": "textnb.text.weighting",
-    "TextClassifier": "textnb.text.classifier",
-    "Vectorizer": "textnb.text.vectorizer",
-    "Pipeline": "textnb.meta.smoothing",  # scikit-learn Pipelines of textnb steps
-}
 
 
 def register(cls):

@@ -13,7 +13,7 @@ import functools
 import importlib.util
 import operator
 
-from textnb.core.model_io import MODEL_MODULES
+from textnb.core.registry import MODEL_MODULES
 
 __all__ = ["init_defaults"]
 

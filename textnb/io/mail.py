@@ -747,17 +747,33 @@ def _read_file(path, max_bytes):
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
-def _iter_maildir(path, max_bytes):
+def _reported(items, on_error):
+    """``items`` (an iterator of one file's messages) with an InputError passed to
+    ``on_error`` and the file skipped, when ``on_error`` is given."""
+    if on_error is None:
+        yield from items
+        return
+    try:
+        yield from items
+    except InputError as exc:
+        on_error(str(exc))
+
+
+def _iter_maildir(path, max_bytes, on_error=None):
     for sub in ("new", "cur"):
         folder = os.path.join(path, sub)
         for name in sorted(os.listdir(folder)):
             full = os.path.join(folder, name)
             if name.startswith(".") or not os.path.isfile(full):
                 continue
-            yield full, _read_file(full, max_bytes)
+            yield from _reported(_iter_one(full, max_bytes), on_error)
 
 
-def iter_messages(path, *, max_bytes=DEFAULT_MAX_BYTES):
+def _iter_one(path, max_bytes):
+    yield path, _read_file(path, max_bytes)
+
+
+def iter_messages(path, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None):
     """Stream ``(source, message_bytes)`` from a file, folder, mbox or Maildir.
 
     * a Maildir folder (``cur``/``new``): each file of ``new`` then ``cur``, sorted;
@@ -769,30 +785,32 @@ def iter_messages(path, *, max_bytes=DEFAULT_MAX_BYTES):
       skipped, each read as above (so mbox files inside folders are split);
       FIFOs, sockets and devices (and links to them) are skipped unopened.
 
-    Nothing is ever written; files are opened read-only.
+    Nothing is ever written; files are opened read-only. With ``on_error``, a file
+    that cannot be read is passed to ``on_error(one-line message)`` and skipped, and
+    the stream goes on with the next file.
 
     Raises
     ------
     InputError
         If ``path`` does not exist, is not a regular file (a FIFO or device given by
-        name), or a file cannot be read.
+        name), or (without ``on_error``) a file cannot be read.
     """
     path = os.fspath(path)
     if is_maildir(path):
-        yield from _iter_maildir(path, max_bytes)
+        yield from _iter_maildir(path, max_bytes, on_error)
     elif os.path.isdir(path):
         for root, dirs, files in os.walk(path):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
             if is_maildir(root):
                 dirs[:] = []
-                yield from _iter_maildir(root, max_bytes)
+                yield from _iter_maildir(root, max_bytes, on_error)
                 continue
             for name in sorted(files):
                 full = os.path.join(root, name)
                 if not name.startswith(".") and not is_special(full):  # a FIFO could block forever
-                    yield from _iter_file(full, max_bytes)
+                    yield from _reported(_iter_file(full, max_bytes), on_error)
     elif os.path.exists(path):
-        yield from _iter_file(path, max_bytes)
+        yield from _reported(_iter_file(path, max_bytes), on_error)
     else:
         raise InputError(f"{path}: no such file or folder")
 

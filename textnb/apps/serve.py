@@ -1,0 +1,627 @@
+"""``textnb serve``: a text model loaded once, answering over a Unix socket and HTTP.
+
+A mail filter that starts Python, imports numpy and reads a model for every message
+pays for all of it per message; the daemon pays once. :class:`Server` loads a model
+file (any textnb text model: :class:`~textnb.TextClassifier` and the other models
+that classify strings) and answers until it is stopped (``textnb serve`` stops on
+SIGTERM or SIGINT: in-flight requests are finished, the socket file is removed).
+
+**Unix socket** (``socket_path``; created mode ``0600`` unless ``socket_mode`` says
+otherwise, e.g. ``0660`` for a mail system's group). One request per line, the body
+length-prefixed; a connection may carry several requests:
+
+* ``SPAM <n> [spam_cutoff=<p>] [ham_cutoff=<p>] [max_bytes=<n>] [headers=1]`` then ``n``
+  raw message bytes: the spam verdict of the message, exactly as the cold
+  ``spamfilter`` computes it (:class:`textnb.apps.filtering.SpamFilter`, the same defaults).
+  Reply ``OK <exit code> <label> <score> <log-odds> <m>`` then ``m`` bytes: with
+  ``headers=1`` the message with its ``X-TextNB-*`` headers added
+  (:func:`textnb.apps.filtering.add_headers`), else nothing (``m`` = 0). The client is
+  :mod:`textnb.apps.spamclient` (``spamfilter --socket PATH``).
+* ``CLASSIFY <n>`` then ``n`` bytes of JSON, as for HTTP below; reply ``OK <m>`` then
+  ``m`` bytes of JSON.
+* ``PING``: reply ``OK textnb``.
+* Any error: reply ``ERR <one line>``; a malformed line or a body over the limit also
+  closes the connection (the rest of it cannot be trusted). The daemon goes on.
+
+**HTTP** (``http=(host, port)``; ``textnb serve --http PORT`` binds 127.0.0.1): ``POST
+/classify`` with ``{"texts": [...]}`` answers ``{"classes": [...], "labels": [...],
+"probabilities": [[...], ...], "log_odds": [[...], ...]}`` (one row per text, one
+column per class; log-odds ``log P(c|x) - log P(not c|x)`` keep their resolution
+where probabilities round to 0 or 1). With ``"mail": true`` each text is a raw
+message (parsed as the mail tools parse it) and, for a spam model, ``"verdicts"`` is
+added (``spam_cutoff`` / ``ham_cutoff`` may be given). ``GET /model`` describes the
+served model. Errors: ``{"error": "..."}`` with status 400 (bad request), 404, 405,
+411 (no Content-Length), 413 (over ``max_request``).
+
+**Limits.** A request body is at most ``max_request`` bytes (default 16 MiB); at most
+``max_clients`` connections are served at once (more wait to be accepted); a client
+that sends nothing for ``timeout`` seconds is dropped. The model is read-only, so
+requests run in threads without locks.
+
+**Reloading.** Before each request the model file is ``stat``-ed (one system call);
+when its device, inode, size or modification time changed (a registration by another
+process replaces it with :func:`os.replace`), it is loaded again, whole and checked,
+and only then swapped in. A file that does not load (truncated, not a model, written
+in place by a foreign tool) is not served: the old model stays and the error is
+logged; the file is tried again when it changes again.
+"""
+
+import http.server
+import json
+import math
+import os
+import signal
+import socket
+import socketserver
+import stat
+import sys
+import tempfile
+import threading
+import time
+
+from textnb.io import mail
+from textnb.core.errors import InputError, ModelFileError, TextnbError
+from textnb.apps.filtering import EXIT_CODES, SPAM, SpamFilter, add_headers, spam_text
+from textnb.core.model_io import load
+
+__all__ = ["DEFAULT_MAX_REQUEST", "DEFAULT_MAX_CLIENTS", "DEFAULT_TIMEOUT", "ModelHolder", "Server",
+           "classify_texts", "classify_mail", "run"]
+
+DEFAULT_MAX_REQUEST = 16 * 1024 * 1024
+DEFAULT_MAX_CLIENTS = 32
+DEFAULT_TIMEOUT = 30.0
+_MAX_LINE = 4096
+_MAX_DRAIN = 256 * 1024 * 1024
+
+
+def _load_text_model(path):
+    model = load(path)
+    if not (hasattr(model, "predict_proba") and hasattr(model, "classes_")):
+        raise ModelFileError(f"{path}: not a classifier of texts ({type(model).__name__})")
+    return model
+
+
+class ModelHolder:
+    """The served model, reloaded when its file is replaced (see the module docstring).
+
+    Parameters
+    ----------
+    path : path
+        The model file (a symbolic link is followed at every check).
+    loader : callable, optional
+        ``loader(path) -> model``; raises :class:`~textnb.TextnbError` for a bad file.
+    log : callable, optional
+        Called with one line when the model is reloaded or a reload fails.
+    """
+
+    def __init__(self, path, *, loader=None, log=None):
+        self.path = os.fspath(path)
+        self._loader = loader or _load_text_model
+        self._log = log or (lambda message: None)
+        self._lock = threading.Lock()
+        self.reloads = 0
+        self.last_error = None
+        key = self._key_now()
+        if key is None:
+            raise ModelFileError(f"{self.path}: no such model file")
+        self._model = self._loader(self.path)
+        self._key = key
+        self.loaded_at = time.time()
+
+    def _key_now(self):
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def get(self):
+        """The current model: the file is reloaded first if it was replaced."""
+        key = self._key_now()
+        if key is None or key == self._key:  # unchanged, or gone: keep serving what we have
+            return self._model
+        with self._lock:
+            if key != self._key:
+                self._key = key  # a file that fails is retried only when it changes again
+                try:
+                    model = self._loader(self.path)
+                except (TextnbError, OSError, MemoryError) as exc:
+                    self.last_error = str(exc)
+                    self._log(f"{self.path}: not reloaded, still serving the previous model ({exc})")
+                else:
+                    self._model, self.loaded_at = model, time.time()
+                    self.reloads += 1
+                    self.last_error = None
+                    self._log(f"{self.path}: reloaded")
+            return self._model
+
+
+# -- the work, independent of the transport --------------------------------------------
+def _jsonable(value):
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def _rows(matrix):
+    return [[_jsonable(float(v)) for v in row] for row in matrix]
+
+
+def _is_spam_model(model):
+    return SPAM in [str(c) for c in getattr(model, "classes_", [])] and hasattr(model, "predict_log_odds")
+
+
+def classify_texts(model, request):
+    """Answer a ``/classify`` request (a dict) with a JSON-ready dict; InputError if malformed."""
+    if not isinstance(request, dict):
+        raise InputError('the request must be a JSON object {"texts": [...]}')
+    texts = request.get("texts")
+    if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+        raise InputError('"texts" must be a list of strings')
+    unknown = sorted(set(request) - {"texts", "mail", "spam_cutoff", "ham_cutoff"})
+    if unknown:
+        raise InputError(f"unknown request field(s): {', '.join(unknown)}")
+    as_mail = request.get("mail", False)
+    if not isinstance(as_mail, bool):
+        raise InputError('"mail" must be true or false')
+    classes = [_jsonable(c) for c in model.classes_]
+    out = {"classes": classes, "labels": [], "probabilities": [], "log_odds": []}
+    if not texts:
+        return out
+    spam = as_mail and _is_spam_model(model)
+    raw = [t.encode("utf-8", "surrogateescape") for t in texts] if as_mail else None
+    if as_mail:
+        max_bytes = getattr(model, "max_bytes", None) or mail.DEFAULT_MAX_BYTES
+        texts = [spam_text(m) if spam else mail.message_text(m, max_bytes=max_bytes) for m in raw]
+    proba = model.predict_proba(texts)
+    out["probabilities"] = _rows(proba)
+    out["labels"] = [classes[int(i)] for i in proba.argmax(axis=1)]
+    if hasattr(model, "predict_log_odds"):
+        out["log_odds"] = _rows(model.predict_log_odds(texts))
+    else:
+        del out["log_odds"]
+    if spam:
+        kwargs = {k: _cutoff(request[k], k) for k in ("spam_cutoff", "ham_cutoff") if k in request}
+        sf = SpamFilter(model, **kwargs)
+        out["verdicts"] = [{"label": v.label, "score": _jsonable(v.score), "log_odds": _jsonable(v.log_odds)}
+                           for v in sf.classify(raw)]
+    return out
+
+
+def _cutoff(value, name):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+        raise InputError(f"{name} must be a probability between 0 and 1; got {value!r}")
+    return float(value)
+
+
+def classify_mail(model, data, *, spam_cutoff=None, ham_cutoff=None, max_bytes=None, headers=False):
+    """The cold ``spamfilter``'s answer for one raw message.
+
+    Returns ``(exit_code, verdict, head)``: ``head`` is ``data`` with the verdict headers
+    added when ``headers`` (else b""). Raises InputError / ModelFileError (one line).
+    """
+    kwargs = {"spam_cutoff": spam_cutoff, "ham_cutoff": ham_cutoff, "max_bytes": max_bytes}
+    sf = SpamFilter(model, source="the served model", **{k: v for k, v in kwargs.items() if v is not None})
+    if not data.strip():
+        raise InputError("stdin: empty message")
+    verdict = sf.classify([data])[0]
+    return EXIT_CODES[verdict.label], verdict, (add_headers(data, verdict) if headers else b"")
+
+
+# -- Unix socket ---------------------------------------------------------------------
+class _Bounded:
+    """socketserver mix-in: a thread per connection, at most ``max_clients`` at once."""
+
+    daemon_threads = False
+    block_on_close = True  # server_close() waits for in-flight requests
+    request_queue_size = 128  # listen backlog: clients beyond max_clients wait here
+
+    def _init_bounded(self, owner):
+        self.owner = owner
+        self._slots = threading.BoundedSemaphore(owner.max_clients)
+
+    def process_request(self, request, client_address):
+        while not self._slots.acquire(timeout=0.2):
+            if self.owner.stopping:
+                self.shutdown_request(request)
+                return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def handle_error(self, request, client_address):  # one line, never a traceback
+        exc = sys.exc_info()[1]
+        self.owner.log(f"client error: {type(exc).__name__}: {exc}")
+
+
+class _UnixServer(_Bounded, socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    pass
+
+
+class _HTTPServer(_Bounded, socketserver.ThreadingMixIn, http.server.HTTPServer):
+    pass
+
+
+class _Reply(Exception):
+    """Reply ERR and close the connection."""
+
+
+def _options(words):
+    opts = {}
+    for word in words:
+        key, eq, value = word.partition("=")
+        if not eq:
+            raise InputError(f"malformed option {word!r} (expected key=value)")
+        try:
+            if key in ("spam_cutoff", "ham_cutoff"):
+                opts[key] = _cutoff(float(value), key)
+            elif key == "max_bytes":
+                opts[key] = int(value)
+                if opts[key] <= 0:
+                    raise ValueError
+            elif key == "headers":
+                opts[key] = value == "1"
+            else:
+                raise InputError(f"unknown option {key!r}")
+        except InputError:
+            raise
+        except ValueError:
+            raise InputError(f"bad value for {key}: {value!r}") from None
+    return opts
+
+
+class _MailHandler(socketserver.StreamRequestHandler):
+    def setup(self):
+        self.timeout = self.server.owner.timeout
+        super().setup()
+
+    def _send(self, data):
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def handle(self):
+        owner = self.server.owner
+        try:
+            while not owner.stopping:
+                line = self.rfile.readline(_MAX_LINE + 1)
+                if not line:
+                    return
+                try:
+                    if not line.endswith(b"\n"):
+                        raise _Reply(f"request line over {_MAX_LINE} bytes or unterminated")
+                    self._answer(owner, line.decode("ascii", "replace").split())
+                except _Reply as exc:
+                    self._send(f"ERR {exc}\n".encode("utf-8", "replace"))
+                    self._drain()
+                    return
+        except OSError:  # the client went away or timed out
+            return
+
+    def _drain(self):
+        """Before closing after an error: read (and drop) what the client still sends, a
+        bounded amount, so that it is not reset before it has read the ERR line."""
+        self.request.shutdown(socket.SHUT_WR)
+        deadline = time.monotonic() + min(self.server.owner.timeout, 10.0)
+        left = _MAX_DRAIN
+        while left > 0 and time.monotonic() < deadline:
+            chunk = self.rfile.read1(min(left, 1 << 16))
+            if not chunk:
+                return
+            left -= len(chunk)
+
+    def _body(self, owner, words):
+        try:
+            n = int(words[1])
+            if n < 0:
+                raise ValueError
+        except (IndexError, ValueError):
+            raise _Reply(f"{words[0]}: expected a byte count") from None
+        if n > owner.max_request:
+            raise _Reply(f"request of {n} bytes is over the limit of {owner.max_request} bytes "
+                         "(textnb serve --max-request)")
+        body = self.rfile.read(n)
+        if len(body) < n:
+            raise OSError("short body")
+        return n, body
+
+    def _answer(self, owner, words):
+        if not words:
+            raise _Reply("empty request line")
+        command = words[0]
+        if command == "PING":
+            self._send(b"OK textnb\n")
+            return
+        if command not in ("SPAM", "CLASSIFY"):
+            raise _Reply(f"unknown request {command[:40]!r} (SPAM, CLASSIFY or PING)")
+        _, body = self._body(owner, words)
+        try:
+            model = owner.holder.get()
+            if command == "SPAM":
+                code, v, head = classify_mail(model, body, **_options(words[2:]))
+                self._send(f"OK {code} {v.label} {v.score!r} {v.log_odds!r} {len(head)}\n".encode() + head)
+            else:
+                reply = json.dumps(classify_texts(model, _json(body)), allow_nan=False).encode()
+                self._send(f"OK {len(reply)}\n".encode() + reply)
+        except (TextnbError, ValueError) as exc:
+            self._send(f"ERR {_one_line(exc)}\n".encode("utf-8", "replace"))
+        except MemoryError:
+            self._send(b"ERR out of memory\n")
+        except OSError:
+            raise
+        except Exception as exc:  # a bad request never takes the daemon down
+            self._send(f"ERR internal error: {type(exc).__name__}: {_one_line(exc)}\n".encode("utf-8", "replace"))
+
+
+def _one_line(exc):
+    return " ".join(str(exc).split())[:1000]
+
+
+def _json(body):
+    try:
+        return json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise InputError(f"the request is not valid JSON ({exc})") from None
+    except RecursionError:
+        raise InputError("the request is not valid JSON (nested too deeply)") from None
+
+
+# -- HTTP -----------------------------------------------------------------------------
+class _HTTPHandler(http.server.BaseHTTPRequestHandler):
+    server_version = "textnb-serve"
+    protocol_version = "HTTP/1.1"
+
+    def setup(self):
+        self.timeout = self.server.owner.timeout
+        super().setup()
+
+    def log_message(self, format, *args):  # noqa: A002 - the stdlib's name
+        pass
+
+    def _reply(self, status, obj, close=False):
+        data = json.dumps(obj, allow_nan=False).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        if close:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        owner = self.server.owner
+        if self.path == "/model":
+            model = owner.holder.get()
+            self._reply(200, {"path": owner.holder.path, "kind": type(model).__name__,
+                              "classes": [_jsonable(c) for c in model.classes_],
+                              "loaded_at": owner.holder.loaded_at, "reloads": owner.holder.reloads,
+                              "last_error": owner.holder.last_error})
+        elif self.path == "/classify":
+            self._reply(405, {"error": "use POST /classify"})
+        else:
+            self._reply(404, {"error": f"no such endpoint {self.path[:100]!r} (POST /classify, GET /model)"})
+
+    def do_POST(self):
+        owner = self.server.owner
+        if self.path != "/classify":
+            self._reply(404, {"error": f"no such endpoint {self.path[:100]!r} (POST /classify)"}, close=True)
+            return
+        length = self.headers.get("Content-Length")
+        if length is None:
+            self._reply(411, {"error": "a Content-Length is required"}, close=True)
+            return
+        try:
+            n = int(length)
+            if n < 0:
+                raise ValueError
+        except ValueError:
+            self._reply(400, {"error": f"bad Content-Length {length[:40]!r}"}, close=True)
+            return
+        if n > owner.max_request:
+            self._reply(413, {"error": f"request of {n} bytes is over the limit of {owner.max_request} "
+                                       "bytes (textnb serve --max-request)"}, close=True)
+            return
+        body = self.rfile.read(n)
+        if len(body) < n:
+            self.close_connection = True
+            return
+        try:
+            self._reply(200, classify_texts(owner.holder.get(), _json(body)))
+        except (TextnbError, ValueError) as exc:
+            self._reply(400, {"error": _one_line(exc)})
+        except MemoryError:
+            self._reply(500, {"error": "out of memory"})
+        except OSError:
+            raise
+        except Exception as exc:  # a bad request never takes the daemon down
+            self._reply(500, {"error": f"internal error: {type(exc).__name__}: {_one_line(exc)}"})
+
+
+# -- the server -----------------------------------------------------------------------
+def _claim_socket_path(path):
+    """Make room for a new socket at ``path``: remove a stale socket, refuse anything else."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(st.st_mode):
+        raise InputError(f"{path}: exists and is not a socket; not replacing it")
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.settimeout(1.0)
+        probe.connect(path)
+    except (ConnectionRefusedError, FileNotFoundError):
+        os.unlink(path)  # stale: nobody listens
+        return
+    except OSError as exc:
+        raise InputError(f"{path}: cannot check the existing socket ({exc.strerror or exc})") from None
+    finally:
+        probe.close()
+    raise InputError(f"{path}: a server is already listening there")
+
+
+class Server:
+    """Serve a model file over a Unix socket and/or HTTP (see the module docstring).
+
+    Parameters
+    ----------
+    model_path : path
+    socket_path : path, optional
+        Unix socket to create (a stale socket there is replaced; any other file is not).
+    http : (host, port), optional
+        Address to listen on for HTTP (port 0: any free port; see :attr:`http_address`).
+    socket_mode : int
+        Permissions of the socket file (default ``0o600``: only its owner may connect).
+    max_request, max_clients, timeout : see the module docstring.
+    log : callable, optional
+        Receives one line per event (reloads, failed reloads, client errors).
+
+    Use :meth:`start` and :meth:`stop` (or ``with Server(...) as s:``); :func:`run`
+    serves until a signal.
+    """
+
+    def __init__(self, model_path, *, socket_path=None, http=None, socket_mode=0o600,
+                 max_request=DEFAULT_MAX_REQUEST, max_clients=DEFAULT_MAX_CLIENTS, timeout=DEFAULT_TIMEOUT,
+                 log=None):
+        if socket_path is None and http is None:
+            raise InputError("nothing to listen on: give a socket path and/or an HTTP address")
+        self.model_path = os.fspath(model_path)
+        self.socket_path = None if socket_path is None else os.fspath(socket_path)
+        self.http = http
+        self.socket_mode = socket_mode
+        self.max_request, self.max_clients, self.timeout = max_request, max_clients, timeout
+        self.log = log or (lambda message: None)
+        self.holder = None
+        self.stopping = False
+        self._servers, self._threads, self._socket_ino = [], [], None
+
+    @property
+    def http_address(self):
+        """``(host, port)`` the HTTP server listens on (after :meth:`start`)."""
+        for s in self._servers:
+            if isinstance(s, _HTTPServer):
+                return s.server_address[:2]
+        return None
+
+    def start(self):
+        """Load the model and start listening (in background threads); returns self."""
+        self.holder = ModelHolder(self.model_path, log=self.log)
+        try:
+            if self.socket_path is not None:
+                self._servers.append(self._bind_unix())
+            if self.http is not None:
+                host, port = self.http
+                try:
+                    srv = _HTTPServer((host, port), _HTTPHandler, bind_and_activate=True)
+                except OSError as exc:
+                    raise InputError(f"{host}:{port}: cannot listen ({exc.strerror or exc})") from None
+                srv._init_bounded(self)
+                self._servers.append(srv)
+        except BaseException:
+            self.stop()
+            raise
+        for srv in self._servers:
+            t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.2},
+                                 name=f"textnb-serve-{type(srv).__name__}", daemon=True)
+            t.start()
+            self._threads.append(t)
+        return self
+
+    def _bind_unix(self):
+        path = self.socket_path
+        _claim_socket_path(path)
+        # bind in a private (0700) folder next to the target, set the mode, then link the
+        # socket into place: it never exists at PATH with wider permissions, and an
+        # existing file at PATH is never replaced (link fails instead)
+        folder = os.path.dirname(os.path.abspath(path))
+        try:
+            private = tempfile.mkdtemp(prefix=".tnb", dir=folder)
+        except OSError as exc:
+            raise InputError(f"{path}: cannot create the socket ({exc.strerror or exc})") from None
+        tmp = os.path.join(private, "s")
+        try:
+            try:
+                srv = _UnixServer(tmp, _MailHandler, bind_and_activate=True)
+            except OSError as exc:
+                raise InputError(f"{path}: cannot create the socket ({exc.strerror or exc})") from None
+            srv._init_bounded(self)
+            try:
+                os.chmod(tmp, self.socket_mode)
+                os.link(tmp, path)
+            except OSError as exc:
+                srv.server_close()
+                raise InputError(f"{path}: cannot create the socket ({exc.strerror or exc})") from None
+            self._socket_ino = os.lstat(path).st_ino
+            return srv
+        finally:
+            for p in (tmp, private):
+                try:
+                    (os.unlink if p == tmp else os.rmdir)(p)
+                except OSError:
+                    pass
+
+    def stop(self):
+        """Stop listening, finish in-flight requests, remove the socket file."""
+        self.stopping = True
+        for srv, t in zip(self._servers, self._threads):
+            srv.shutdown()
+            t.join()
+        for srv in self._servers:
+            srv.server_close()
+        self._servers, self._threads = [], []
+        if self.socket_path is not None and self._socket_ino is not None:
+            try:
+                if os.lstat(self.socket_path).st_ino == self._socket_ino:  # ours, not a successor's
+                    os.unlink(self.socket_path)
+            except OSError:
+                pass
+            self._socket_ino = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def run(server, *, signals=None, ready=None):
+    """Start ``server`` and serve until one of ``signals`` (default SIGTERM, SIGINT) arrives.
+
+    Must be called from the main thread. ``ready(server)`` is called once it listens.
+    Returns the number of the signal that stopped it; the server is stopped cleanly
+    (in-flight requests finished, socket removed) before returning.
+    """
+    signals = (signal.SIGTERM, signal.SIGINT) if signals is None else signals
+    got = []
+    stop = threading.Event()
+
+    def handler(signum, frame):
+        got.append(signum)
+        stop.set()
+
+    previous = {s: signal.signal(s, handler) for s in signals}
+    try:
+        server.start()
+        if ready is not None:
+            ready(server)
+        while not stop.wait(0.5):
+            pass
+    finally:
+        try:
+            server.stop()
+        finally:
+            for s, h in previous.items():
+                signal.signal(s, h)
+    return got[0] if got else None

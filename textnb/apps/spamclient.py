@@ -1,0 +1,362 @@
+"""``spamfilter --socket PATH``: classify one message through a running ``textnb serve``.
+
+This module imports only the standard library, and only its cheapest parts: the C
+modules ``_socket`` and ``_signal`` instead of :mod:`socket` and :mod:`signal`, whose
+enum set-up alone costs more than a bogofilter run. So a message classified through
+the daemon pays for Python's start-up and one round trip, never for numpy, scipy or
+scikit-learn (``tests/test_serve.py`` checks that none of them is imported).
+
+Protocol (one request per connection; see :mod:`textnb.apps.serve`): the client sends ::
+
+    SPAM <n> [spam_cutoff=<p>] [ham_cutoff=<p>] [max_bytes=<n>] [headers=1]\\n<n bytes>
+
+and reads back ``OK <exit code> <label> <score> <log-odds> <m>\\n`` followed by ``m``
+bytes (with ``headers=1``: the message's first bytes with the ``X-TextNB-*`` headers
+added, exactly as the cold ``spamfilter -p`` writes them), or ``ERR <one line>\\n``.
+
+Behaviour of the client, the same as the cold command's: the exit status is the
+verdict (0 spam, 1 ham, 2 unsure), 3 on any error, 130 when interrupted; with ``-p``
+the message is always written to standard output, unchanged when anything failed.
+**When the daemon is down** (no socket, nobody listening, a timeout) the client does
+not fall back to loading the model itself: it reports the error and exits 3 (with
+``-p``: the message unchanged), so a stopped daemon is seen at once instead of every
+message silently costing a cold start.
+"""
+
+import os
+import sys
+import time
+
+try:  # the C module: ``socket`` would import enum, selectors and collections first
+    import _socket as _sock
+except ImportError:  # pragma: no cover - not CPython
+    import socket as _sock
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "EXIT_ERROR",
+    "EXIT_INTERRUPTED",
+    "ClientError",
+    "Terminated",
+    "parse_size",
+    "read_head",
+    "copy_rest",
+    "drain",
+    "classify_message",
+    "client_main",
+]
+
+#: Bytes of a message that are read (:data:`textnb.io.mail.DEFAULT_MAX_BYTES`; a test
+#: checks that the two agree, this module may not import :mod:`textnb.io.mail`).
+DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+EXIT_ERROR = 3
+EXIT_INTERRUPTED = 130
+#: Seconds the client waits for the daemon (connect, send, reply).
+DEFAULT_TIMEOUT = 60.0
+_CHUNK = 1 << 16
+_MAX_REPLY_LINE = 64 * 1024
+
+
+class ClientError(Exception):
+    """The daemon could not be reached or answered with an error (one line)."""
+
+
+class Terminated(Exception):
+    """Raised by the mail tools' SIGTERM / SIGHUP handler: stop, exit 3, keep the message."""
+
+    def __init__(self, signum):
+        super().__init__(f"terminated by signal {signum}")
+        self.signum = signum
+
+
+def parse_size(text):
+    """``'10M'`` -> 10485760 (suffixes k, m, g; a trailing ``b`` is ignored).
+
+    Raises ValueError with a one-line message for anything else, a size that is not
+    positive, or one that is not finite.
+    """
+    units = {"k": 1024, "m": 1024**2, "g": 1024**3}
+    t = str(text).strip().lower().rstrip("b")
+    mult = units.get(t[-1:], 1)
+    try:
+        value = float(t[:-1] if t[-1:] in units else t) * mult
+        v = int(value)
+    except (ValueError, OverflowError):
+        raise ValueError(f"not a size: {text!r} (e.g. 10M)") from None
+    if v <= 0:
+        raise ValueError(f"must be positive: {text}")
+    return v
+
+
+def _fd(stream):
+    try:
+        return stream.fileno()
+    except (AttributeError, OSError, ValueError):  # io.BytesIO and the like
+        return None
+
+
+def _reader(stream):
+    """``read(n)`` for ``stream``: on a real descriptor, wait with ``select`` and then
+    ``os.read``, so that a signal (Ctrl-C) arrives while waiting, never between a read
+    that returned bytes and the caller keeping them; else the stream's own read1/read."""
+    fd = _fd(stream)
+    if fd is None:
+        return getattr(stream, "read1", stream.read)
+    import select
+
+    def read(n):
+        select.select([fd], [], [])  # interrupted here: the bytes are still in the pipe
+        return os.read(fd, n)
+
+    return read
+
+
+def read_head(stdin, max_bytes, parts):
+    """Read up to ``max_bytes`` from ``stdin``, appending every chunk to ``parts`` as it
+    arrives (so the caller still has what was read if a signal interrupts), and return
+    the bytes read."""
+    read = _reader(stdin)
+    size = 0
+    while size < max_bytes:
+        chunk = read(min(_CHUNK * 16, max_bytes - size))
+        if not chunk:
+            break
+        parts.append(chunk)
+        size += len(chunk)
+    return b"".join(parts)
+
+
+def copy_rest(stdin, stdout):
+    """Copy what is left of ``stdin`` to ``stdout`` (resumable after an interrupt)."""
+    read = _reader(stdin)
+    while True:
+        chunk = read(_CHUNK)
+        if not chunk:
+            break
+        stdout.write(chunk)
+    stdout.flush()
+
+
+def drain(stdin):
+    """Read and drop what is left of ``stdin`` (the sender is not cut off)."""
+    read = _reader(stdin)
+    while read(_CHUNK):
+        pass
+
+
+def _probability(name, text):
+    try:
+        v = float(text)
+    except ValueError:
+        raise ClientError(f"argument {name}: invalid float value: {text!r} (see --help)") from None
+    if not 0.0 <= v <= 1.0:  # also refuses nan
+        raise ClientError(f"argument {name}: must be >= 0.0 and <= 1.0 (see --help)")
+    return v
+
+
+def _recv_line(sock, buf, limit):
+    """Read from ``sock`` into ``buf`` until a newline; returns (line, rest)."""
+    while True:
+        i = buf.find(b"\n")
+        if i >= 0:
+            return bytes(buf[:i]), buf[i + 1:]
+        if len(buf) > limit:
+            raise ClientError("the daemon's reply line is too long")
+        chunk = sock.recv(_CHUNK)
+        if not chunk:
+            raise ClientError("the daemon closed the connection without a reply")
+        buf += chunk
+
+
+def _recv_exact(sock, buf, n):
+    while len(buf) < n:
+        chunk = sock.recv(max(_CHUNK, n - len(buf)))
+        if not chunk:
+            raise ClientError("the daemon closed the connection in the middle of its reply")
+        buf += chunk
+    return bytes(buf[:n])
+
+
+def _error_reply(sock):
+    """After a failed send: the daemon's ERR line if it wrote one, else None."""
+    try:
+        line, _ = _recv_line(sock, bytearray(), _MAX_REPLY_LINE)
+    except (ClientError, OSError):
+        return None
+    return line[4:].decode("utf-8", "replace") if line.startswith(b"ERR ") else None
+
+
+def classify_message(socket_path, data, *, spam_cutoff=None, ham_cutoff=None, max_bytes=None,
+                     headers=False, timeout=DEFAULT_TIMEOUT):
+    """Classify one raw message through the daemon at ``socket_path``.
+
+    Parameters
+    ----------
+    socket_path : str
+        The daemon's Unix socket (``textnb serve MODEL --socket PATH``).
+    data : bytes
+        The message (its first ``max_bytes`` bytes).
+    spam_cutoff, ham_cutoff, max_bytes : optional
+        Sent when given; the daemon uses the cold command's defaults otherwise.
+    headers : bool
+        Also return ``data`` with the verdict headers added (for ``-p``).
+
+    Returns
+    -------
+    tuple
+        ``(exit_code, label, score, log_odds, head)``; ``head`` is b"" unless ``headers``.
+
+    Raises
+    ------
+    ClientError
+        One line: nobody listens at ``socket_path``, a timeout, or the daemon's error.
+    """
+    opts = []
+    for key, value in (("spam_cutoff", spam_cutoff), ("ham_cutoff", ham_cutoff), ("max_bytes", max_bytes)):
+        if value is not None:
+            opts.append(f" {key}={value!r}")
+    if headers:
+        opts.append(" headers=1")
+    request = f"SPAM {len(data)}{''.join(opts)}\n".encode("ascii")
+    sock = _sock.socket(_sock.AF_UNIX, _sock.SOCK_STREAM)
+    try:
+        sock.settimeout(timeout)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                sock.connect(socket_path)
+                break
+            except BlockingIOError:  # the daemon's backlog is full: it is busy, wait for it
+                if time.monotonic() > deadline:
+                    raise ClientError(f"{socket_path}: the daemon is too busy (no connection "
+                                      f"within {timeout:g} s)") from None
+                time.sleep(0.005)
+            except OSError as exc:
+                raise ClientError(f"{socket_path}: no daemon listening ({exc.strerror or exc}); "
+                                  "start one with `textnb serve MODEL --socket PATH`") from None
+        try:
+            sock.sendall(request)
+            sock.sendall(data)
+        except OSError as exc:
+            reply = _error_reply(sock)
+            if reply is not None:
+                raise ClientError(reply) from None
+            raise ClientError(f"{socket_path}: cannot send the message ({exc.strerror or exc})") from None
+        try:
+            line, buf = _recv_line(sock, bytearray(), _MAX_REPLY_LINE)
+            if line.startswith(b"ERR "):
+                raise ClientError(line[4:].decode("utf-8", "replace"))
+            fields = line.split()
+            if len(fields) != 6 or fields[0] != b"OK":
+                raise ClientError(f"{socket_path}: not a textnb daemon (reply {line[:60]!r})")
+            code, label = int(fields[1]), fields[2].decode("ascii")
+            score, log_odds, n = float(fields[3]), float(fields[4]), int(fields[5])
+            head = _recv_exact(sock, buf, n) if n else b""
+        except OSError as exc:
+            raise ClientError(f"{socket_path}: no reply from the daemon ({exc.strerror or exc})") from None
+        except ValueError:
+            raise ClientError(f"{socket_path}: not a textnb daemon (reply {line[:60]!r})") from None
+        return code, label, score, log_odds, head
+    finally:
+        sock.close()
+
+
+_VALUE_OPTIONS = {"--socket", "--spam-cutoff", "--ham-cutoff", "--max-bytes"}
+_FLAGS = {"-p": "passthrough", "--passthrough": "passthrough", "-e": "exit_zero", "--exit-zero": "exit_zero"}
+
+
+def _parse(argv):
+    """The few options of client mode (argparse would cost its import)."""
+    opts = {"passthrough": False, "exit_zero": False}
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        name, eq, value = arg.partition("=")
+        if name in _VALUE_OPTIONS and name.startswith("--"):
+            if not eq:
+                i += 1
+                if i >= len(argv):
+                    raise ClientError(f"argument {name}: expected one argument (see --help)")
+                value = argv[i]
+            opts[name[2:].replace("-", "_")] = value
+        elif arg in _FLAGS:
+            opts[_FLAGS[arg]] = True
+        elif len(arg) > 2 and arg[0] == "-" and arg[1] != "-" and all(f"-{c}" in _FLAGS for c in arg[1:]):
+            for c in arg[1:]:  # -pe
+                opts[_FLAGS[f"-{c}"]] = True
+        else:
+            raise ClientError(f"{arg}: not available with --socket (the daemon serves its own model; "
+                              "--socket classifies one message from stdin) (see --help)")
+        i += 1
+    return opts
+
+
+def _finish_passthrough(stdout, head, stdin, written):
+    """After an error or a signal in ``-p`` mode: the message as it came (or, when the
+    verdict's copy was under way, the rest of it), never lost."""
+    try:
+        if not written:
+            stdout.write(head)
+        copy_rest(stdin, stdout)
+    except (OSError, ValueError, KeyboardInterrupt, Terminated):
+        pass
+
+
+def client_main(argv, *, stdin, stdout, stderr):
+    """``spamfilter --socket PATH [-p [-e]] [--spam-cutoff P] [--ham-cutoff P] [--max-bytes SIZE]``.
+
+    ``stdin``/``stdout`` binary streams, ``stderr`` a text stream. Returns the exit
+    status: the verdict's (0 spam, 1 ham, 2 unsure; with ``-e`` 0), 3 on an error,
+    130 when interrupted.
+    """
+    head, written, parts = None, False, []
+    passthrough = any(a in ("-p", "--passthrough") or (a[:1] == "-" and a[1:2] != "-" and "p" in a)
+                      for a in argv)
+    try:
+        try:
+            opts = _parse(argv)
+            passthrough = opts["passthrough"]
+            spam_cutoff = _probability("--spam-cutoff", opts["spam_cutoff"]) if "spam_cutoff" in opts else None
+            ham_cutoff = _probability("--ham-cutoff", opts["ham_cutoff"]) if "ham_cutoff" in opts else None
+            try:
+                max_bytes = parse_size(opts["max_bytes"]) if "max_bytes" in opts else None
+            except ValueError as exc:
+                raise ClientError(f"argument --max-bytes: {exc} (see --help)") from None
+            socket_path = opts.get("socket") or ""
+            if not socket_path:
+                raise ClientError("argument --socket: expected a path (see --help)")
+            head = read_head(stdin, max_bytes or DEFAULT_MAX_BYTES, parts)  # first: -p keeps the message
+            if not head.strip():
+                raise ClientError("stdin: empty message")
+            code, _label, _score, _lo, new_head = classify_message(
+                socket_path, head, spam_cutoff=spam_cutoff, ham_cutoff=ham_cutoff, max_bytes=max_bytes,
+                headers=passthrough)
+            if passthrough:
+                written = True  # from here on the message is (being) written: never twice
+                stdout.write(new_head)
+                copy_rest(stdin, stdout)
+                return 0 if opts["exit_zero"] else code
+            drain(stdin)
+            return code
+        except ClientError as exc:
+            _say(stderr, str(exc))
+        except Terminated as exc:
+            _say(stderr, str(exc))
+        except OSError as exc:
+            _say(stderr, f"{getattr(exc, 'filename', None) or 'i/o'}: {exc.strerror or exc}")
+        code = EXIT_ERROR
+    except KeyboardInterrupt:
+        _say(stderr, "interrupted")
+        code = EXIT_INTERRUPTED
+    if passthrough:
+        _finish_passthrough(stdout, head if head is not None else b"".join(parts), stdin, written)
+    return code
+
+
+def _say(stderr, message):
+    try:
+        stderr.write(f"spamfilter: {message}\n")
+        stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+

@@ -1,0 +1,31 @@
+"""Which module defines each model kind: the one table a new model is registered in.
+
+Standard library only, so importing the package (a mail client, say) costs nothing.
+"""
+
+__all__ = ["MODEL_MODULES"]
+
+#: model kind (class name, as written in model files) -> the module that defines and
+#: registers it. Adding a model kind is one line here (plus its module and CLI choice).
+MODEL_MODULES = {
+    "APNBC": "textnb.semi_naive.apnbc",
+    "AODE": "textnb.semi_naive.aode",
+    "BayesNetClassifier": "textnb.semi_naive.bayesnet",
+    "BernoulliNB": "textnb.naive_bayes.discrete",
+    "CalibratedNB": "textnb.meta.calibration",
+    "ComplementNB": "textnb.naive_bayes.complement",
+    "Discretized": "textnb.naive_bayes.discretized",
+    "LBR": "textnb.semi_naive.lbr",
+    "LazyTextNB": "textnb.semi_naive.lbr_text",
+    "MixedNB": "textnb.text.mixed",
+    "MultiLabelNB": "textnb.meta.multilabel",
+    "MultinomialNB": "textnb.naive_bayes.discrete",
+    "SelectTerms": "textnb.text.selection",
+    "SmoothingCV": "textnb.meta.smoothing",
+    "TAN": "textnb.semi_naive.bayesnet",
+    "TabularNB": "textnb.naive_bayes.tabular",
+    "TermWeighting": "textnb.text.weighting",
+    "TextClassifier": "textnb.text.classifier",
+    "Vectorizer": "textnb.text.vectorizer",
+    "Pipeline": "textnb.meta.smoothing",  # scikit-learn Pipelines of textnb steps
+}
