@@ -28,6 +28,7 @@ _PUBLIC = {
     "MultinomialNB": "textnb.naive_bayes",
     "SelectTerms": "textnb.feature_selection",
     "SmoothingCV": "textnb.smoothing",
+    "SpamScorer": "textnb.spamscore",
     "TAN": "textnb.bayesnet",
     "Table": "textnb.tables",
     "TabularNB": "textnb.tabular",

@@ -38,7 +38,6 @@ from itertools import islice
 from pathlib import Path
 
 import numpy as np
-from scipy.special import expit
 
 from textnb import mail
 from textnb.argtypes import bounded
@@ -77,7 +76,12 @@ DEFAULT_HAM_CUTOFF = 0.45
 EXIT_CODES = {SPAM: 0, HAM: 1, UNSURE: 2}
 EXIT_ERROR = 3
 HEADER_PREFIX = b"X-TextNB-"
-MODEL_KINDS = {"multinomial": "MultinomialNB", "bernoulli": "BernoulliNB", "complement": "ComplementNB"}
+MODEL_KINDS = {"multinomial": "MultinomialNB", "bernoulli": "BernoulliNB", "complement": "ComplementNB",
+               "fisher": "SpamScorer", "geometric": "SpamScorer"}
+#: The kind of a new spam model (``--kind``): Robinson-Fisher scoring of token presence
+#: (:mod:`textnb.spamscore`), chosen on the average of three corpora by
+#: ``scripts/bench_spam.py --select`` (docs/spam.md).
+DEFAULT_KIND = "fisher"
 _BATCH = 500
 
 
@@ -88,6 +92,14 @@ def _logit(p):
     if p >= 1.0:
         return math.inf
     return math.log(p) - math.log1p(-p)
+
+
+def _expit(lo):
+    """P(spam) of a log-odds (math only: no scipy import on the mail path)."""
+    if lo >= 0:
+        return 1.0 / (1.0 + math.exp(-lo))
+    e = math.exp(lo)
+    return e / (1.0 + e)
 
 
 def check_cutoffs(spam_cutoff, ham_cutoff):
@@ -138,14 +150,21 @@ def spam_text(data, max_bytes=mail.DEFAULT_MAX_BYTES):
     return mail.message_text(data, max_bytes=max_bytes, all_headers=SPAM_ALL_HEADERS, unique=True)
 
 
-def new_spam_model(kind="multinomial", *, alpha=None, vectorizer=None):
-    """An unfitted :class:`~textnb.TextClassifier` for spam.
+def new_spam_model(kind=DEFAULT_KIND, *, alpha=None, vectorizer=None):
+    """An unfitted spam model.
 
-    ``kind``: ``multinomial`` (default; ``alpha`` = :data:`DEFAULT_SPAM_ALPHA`; fed
+    ``kind``: ``fisher`` (default) or ``geometric``: a :class:`textnb.spamscore.SpamScorer`
+    fed :func:`textnb.spamscore.message_tokens` (``alpha`` and ``vectorizer`` do not
+    apply); ``multinomial`` (``alpha`` = :data:`DEFAULT_SPAM_ALPHA`; fed
     :func:`spam_text`, so this is multinomial NB over word presence), ``bernoulli``
-    or ``complement`` (when textnb has it); ``alpha`` None keeps each default.
+    or ``complement``: a :class:`~textnb.TextClassifier`; ``alpha`` None keeps each default.
     """
     import textnb
+
+    if kind in ("fisher", "geometric"):
+        from textnb.spamscore import SpamScorer
+
+        return SpamScorer(method=kind)
 
     cls_name = MODEL_KINDS.get(kind)
     cls = getattr(textnb, cls_name, None) if cls_name else None
@@ -156,6 +175,20 @@ def new_spam_model(kind="multinomial", *, alpha=None, vectorizer=None):
         alpha = DEFAULT_SPAM_ALPHA
     model = cls() if alpha is None else cls(alpha=alpha)
     return textnb.TextClassifier(vectorizer=vectorizer, model=model)
+
+
+def _reads_raw_mail(model):
+    """True for models fed :func:`textnb.spamscore.message_tokens` (not :func:`spam_text`)."""
+    return type(model).__name__ == "SpamScorer"
+
+
+def _features(model, data, max_bytes):
+    """What ``model`` is fed for one raw message."""
+    if _reads_raw_mail(model):
+        from textnb.spamscore import message_tokens
+
+        return message_tokens(data, max_bytes)
+    return spam_text(data, max_bytes)
 
 
 def _check_spam_model(model, path):
@@ -202,10 +235,10 @@ class SpamFilter:
 
     def log_odds(self, messages):
         """Spam log-odds of raw messages (bytes)."""
-        return self.log_odds_texts(spam_text(m, self.max_bytes) for m in messages)
+        return self.log_odds_texts(_features(self.model, m, self.max_bytes) for m in messages)
 
     def verdicts_from_log_odds(self, log_odds):
-        return [Verdict(verdict_of(lo, self.spam_cutoff, self.ham_cutoff), float(expit(lo)), float(lo))
+        return [Verdict(verdict_of(lo, self.spam_cutoff, self.ham_cutoff), _expit(float(lo)), float(lo))
                 for lo in log_odds]
 
     def classify(self, messages):
@@ -247,11 +280,18 @@ def _drop_own_headers(block):
     return b"".join(out)
 
 
+def score_text(verdict):
+    """The score printed by ``--batch`` and in ``X-TextNB-Score``: the spam log-odds as the
+    shortest decimal that reads back to the same float, so sorting on it orders messages
+    exactly as the log-odds do (a probability would round to 1.000000 for confident spam)."""
+    return repr(float(verdict.log_odds))
+
+
 def verdict_headers(verdict, eol=b"\n"):
     """The header lines added to a classified message."""
     return eol.join([
         b"X-TextNB-Class: " + verdict.label.encode(),
-        b"X-TextNB-Score: " + f"{verdict.score:.6f}".encode(),
+        b"X-TextNB-Score: " + score_text(verdict).encode(),
         b"X-TextNB-Log-Odds: " + f"{verdict.log_odds:.4f}".encode(),
     ]) + eol
 
@@ -320,7 +360,7 @@ def _learn(model, pairs, max_bytes, method, progress=None):
         batch = list(islice(it, _BATCH))
         if not batch:
             return done
-        texts = [spam_text(data, max_bytes) for _, data in batch]
+        texts = [_features(model, data, max_bytes) for _, data in batch]
         labels = [label for label, _ in batch]
         with np.errstate(divide="ignore"):  # log 0 = -inf for a class with no counts yet
             if method == "forget":
@@ -335,7 +375,7 @@ def _learn(model, pairs, max_bytes, method, progress=None):
             progress(done)
 
 
-def train_model(model_path, spam_paths, ham_paths, *, kind="multinomial", alpha=None, vectorizer=None,
+def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=None, vectorizer=None,
                 max_bytes=mail.DEFAULT_MAX_BYTES, progress=None):
     """Train a new spam model from mail (files, folders, mbox, Maildir) and write it.
 
@@ -365,7 +405,7 @@ def train_model(model_path, spam_paths, ham_paths, *, kind="multinomial", alpha=
     return {SPAM: counts[SPAM], HAM: counts[HAM]}
 
 
-def update_model(model_path, *, register=(), unregister=(), create=True, kind="multinomial",
+def update_model(model_path, *, register=(), unregister=(), create=True, kind=DEFAULT_KIND,
                  alpha=None, max_bytes=mail.DEFAULT_MAX_BYTES):
     """Register / unregister messages in a model file, under the lock, atomically.
 
@@ -631,15 +671,17 @@ def _spam_parser():
                    help="bytes of each message that are read (default 10M); the rest is skipped")
     p.add_argument("--batch", "-B", nargs="+", metavar="PATH",
                    help="classify every message of these files / folders / mbox / Maildir; print "
-                        "source<TAB>verdict<TAB>score per message")
+                        "source<TAB>verdict<TAB>score per message (score: the spam log-odds, full "
+                        "precision)")
     p.add_argument("--log-odds", action="store_true",
                    help="with --batch: add the spam log-odds as a fourth column")
     p.add_argument("--train-spam", nargs="+", metavar="PATH", help="spam to train a new model on")
     p.add_argument("--train-ham", nargs="+", metavar="PATH", help="ham to train a new model on")
-    p.add_argument("--kind", default="multinomial", choices=sorted(MODEL_KINDS),
-                   help="model for --train and for a model created by --register-* (default multinomial)")
+    p.add_argument("--kind", default=DEFAULT_KIND, choices=sorted(MODEL_KINDS),
+                   help=f"model for --train and for a model created by --register-* (default {DEFAULT_KIND})")
     p.add_argument("--alpha", type=float, default=None, metavar="A",
-                   help=f"smoothing of a new model (default {DEFAULT_SPAM_ALPHA} for multinomial)")
+                   help=f"smoothing of a new multinomial/bernoulli/complement model (default "
+                        f"{DEFAULT_SPAM_ALPHA} for multinomial)")
     for op in ("register-spam", "register-ham", "unregister-spam", "unregister-ham"):
         p.add_argument(f"--{op}", nargs="*", metavar="PATH",
                        help=f"{op.replace('-', ' ')}: messages from PATHs, or one from stdin")
@@ -748,7 +790,7 @@ def _batch(sf, args, stdin, stdout):
                 yield from mail.iter_messages(p, max_bytes=args.max_bytes)
 
     for source, v in sf.classify_stream(pairs()):
-        line = f"{source}\t{v.label}\t{v.score:.6f}"
+        line = f"{source}\t{v.label}\t{score_text(v)}"
         if args.log_odds:
             line += f"\t{v.log_odds:.4f}"
         stdout.write((line + "\n").encode("utf-8", "surrogateescape"))

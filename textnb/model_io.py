@@ -52,7 +52,6 @@ except ImportError:  # pragma: no cover - not on Windows
     fcntl = None
 
 import numpy as np
-import scipy.sparse as sp
 
 from textnb.errors import ModelFileError
 
@@ -216,7 +215,9 @@ class _Packer:
             return {"$float": repr(f)}
         if isinstance(v, np.ndarray):
             return self.array(v)
-        if sp.issparse(v):
+        if type(v).__module__.startswith("scipy.sparse"):  # scipy imported only when it is used
+            import scipy.sparse as sp
+
             v = sp.csr_matrix(v)
             return {"$csr": [self.array(v.data), self.array(v.indices), self.array(v.indptr)],
                     "shape": list(v.shape)}
@@ -254,6 +255,8 @@ class _Packer:
 
 
 def _is_fitted(est):
+    if hasattr(est, "__sklearn_is_fitted__") and not hasattr(est, "__sklearn_tags__"):
+        return bool(est.__sklearn_is_fitted__())  # a textnb estimator that does not use scikit-learn
     from sklearn.exceptions import NotFittedError
     from sklearn.utils.validation import check_is_fitted
 
@@ -289,6 +292,8 @@ class _Unpacker:
             return float(v["$float"])
         if "$csr" in v:
             data, indices, indptr = (self.value(x) for x in v["$csr"])
+            import scipy.sparse as sp
+
             return sp.csr_matrix((data, indices, indptr), shape=tuple(v["shape"]))
         if "$tuple" in v:
             return tuple(self.value(x) for x in v["$tuple"])
