@@ -117,7 +117,7 @@ def _split_message(text):
 
 def _params(value):
     kind, _, rest = value.partition(";")
-    return kind.strip().lower(), {k.lower(): (q if q is not None else u) for k, q, u in _PARAM.findall(rest)}
+    return kind.strip().lower(), {k.lower(): (q or u) for k, q, u in _PARAM.findall(rest)}
 
 
 def _text_of(latin1):
@@ -314,8 +314,12 @@ def log_chi2_even(x, k):
         below = i[None, :] < kk[:, None]
         lq = np.minimum(_logsumexp_rows(np.where(below, terms, -np.inf)) - mm, 0.0)
         lp = _logsumexp_rows(np.where(below, -np.inf, terms)) - mm
+        lp = np.where(far[rows], 0.0, np.minimum(lp, 0.0))  # far: P is 1 - Q, below
+        # the smaller of P and Q is the accurate sum; the larger is 1 minus it
         with np.errstate(divide="ignore"):
-            lp = np.where(far[rows], np.log1p(-np.minimum(np.exp(lq), 1.0)), np.minimum(lp, 0.0))
+            small_p = lp < lq
+            lp, lq = (np.where(small_p, lp, np.log1p(-np.exp(lq))),
+                      np.where(small_p, np.log1p(-np.exp(lp)), lq))
         log_p[rows], log_q[rows] = lp, lq
         start = stop
     return log_p, log_q
