@@ -1,16 +1,19 @@
 """Filtering: spam verdicts with two cut-offs, safe incremental model updates, routing.
 
-The spam side works like bogofilter: a message gets a score ``P(spam | message)`` and
-one of three verdicts,
+The spam side works like bogofilter: a message gets a spam log-odds (for the default
+model, :class:`textnb.spamscore.SpamScorer`, a length-normalised one) and one of three
+verdicts,
 
-* ``spam`` when the score is at least ``spam_cutoff`` (default 0.99),
-* ``ham`` when it is at most ``ham_cutoff`` (default 0.45),
+* ``spam`` when ``P(spam) = 1 / (1 + exp(-log_odds))`` is at least ``spam_cutoff``
+  (default :data:`DEFAULT_SPAM_CUTOFF`, 0.9999),
+* ``ham`` when it is at most ``ham_cutoff`` (default 0.45, bogofilter's),
 * ``unsure`` in between (set both cut-offs equal for two verdicts only).
 
-The comparison is made on the log-odds ``log P(spam|x) - log P(ham|x)`` against
-``logit(cutoff)``, never on the rounded probability, so a naive Bayes score of
-``1 - 1e-30`` still orders correctly against ``1 - 1e-20``. The defaults are
-bogofilter's.
+The comparison is made on the log-odds against ``logit(cutoff)``, never on the rounded
+probability, so a score of ``1 - 1e-30`` still orders correctly against ``1 - 1e-20``;
+the score printed by ``--batch`` and in ``X-TextNB-Score`` is the log-odds itself at
+full precision (:func:`score_text`). The defaults were chosen on three corpora by
+``scripts/bench_spam.py --select`` (docs/spam.md).
 
 Model files are updated (:func:`update_model`, :func:`train_model`) under an exclusive
 :func:`fcntl.flock` on a lock file next to the model (``<model>.lock``): the model is
@@ -70,18 +73,26 @@ __all__ = [
 
 SPAM, HAM, UNSURE = "spam", "ham", "unsure"
 CLASSES = (HAM, SPAM)
-DEFAULT_SPAM_CUTOFF = 0.99
+#: The lowest spam cut-off that held the pooled out-of-fold ham false positives of the
+#: default kind at or below 0.05 % on each corpus (``scripts/bench_spam.py --select``).
+DEFAULT_SPAM_CUTOFF = 0.9999
 DEFAULT_HAM_CUTOFF = 0.45
 #: Exit status of ``spamfilter`` for each verdict (bogofilter's), and for an error.
 EXIT_CODES = {SPAM: 0, HAM: 1, UNSURE: 2}
 EXIT_ERROR = 3
 HEADER_PREFIX = b"X-TextNB-"
 MODEL_KINDS = {"multinomial": "MultinomialNB", "bernoulli": "BernoulliNB", "complement": "ComplementNB",
-               "fisher": "SpamScorer", "geometric": "SpamScorer"}
-#: The kind of a new spam model (``--kind``): Robinson-Fisher scoring of token presence
-#: (:mod:`textnb.spamscore`), chosen on the average of three corpora by
-#: ``scripts/bench_spam.py --select`` (docs/spam.md).
-DEFAULT_KIND = "fisher"
+               "boolean": "SpamScorer", "fisher": "SpamScorer", "geometric": "SpamScorer"}
+#: :class:`textnb.spamscore.SpamScorer` settings of the kinds fed raw mail tokens:
+#: ``boolean`` = multinomial NB on Boolean attributes (Metsis et al. 2006), length-normalised;
+#: ``fisher`` = bogofilter's Robinson-Fisher; ``geometric`` = Robinson's geometric mean.
+SPAM_KINDS = {"boolean": {"method": "multinomial", "alpha": 0.01, "length_norm": True},
+              "fisher": {"method": "fisher"}, "geometric": {"method": "geometric"}}
+#: The kind of a new spam model (``--kind``), chosen by ``scripts/bench_spam.py --select``:
+#: the best average over SpamAssassin, CSDMC2010 and SMS of 5-fold cross-validation inside
+#: each training part, among the scorings whose ham false positives can be held at
+#: 0.05 % by a cut-off (docs/spam.md).
+DEFAULT_KIND = "boolean"
 _BATCH = 500
 
 
@@ -153,18 +164,18 @@ def spam_text(data, max_bytes=mail.DEFAULT_MAX_BYTES):
 def new_spam_model(kind=DEFAULT_KIND, *, alpha=None, vectorizer=None):
     """An unfitted spam model.
 
-    ``kind``: ``fisher`` (default) or ``geometric``: a :class:`textnb.spamscore.SpamScorer`
-    fed :func:`textnb.spamscore.message_tokens` (``alpha`` and ``vectorizer`` do not
-    apply); ``multinomial`` (``alpha`` = :data:`DEFAULT_SPAM_ALPHA`; fed
+    ``kind``: ``boolean`` (default), ``fisher`` or ``geometric``: a
+    :class:`textnb.spamscore.SpamScorer` with :data:`SPAM_KINDS` settings, fed
+    :func:`textnb.spamscore.message_tokens` (``alpha`` and ``vectorizer`` do not apply); ``multinomial`` (``alpha`` = :data:`DEFAULT_SPAM_ALPHA`; fed
     :func:`spam_text`, so this is multinomial NB over word presence), ``bernoulli``
     or ``complement``: a :class:`~textnb.TextClassifier`; ``alpha`` None keeps each default.
     """
     import textnb
 
-    if kind in ("fisher", "geometric"):
+    if kind in SPAM_KINDS:
         from textnb.spamscore import SpamScorer
 
-        return SpamScorer(method=kind)
+        return SpamScorer(**SPAM_KINDS[kind])
 
     cls_name = MODEL_KINDS.get(kind)
     cls = getattr(textnb, cls_name, None) if cls_name else None

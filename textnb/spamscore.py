@@ -83,16 +83,16 @@ _MID_DOMAIN = re.compile(r"@([^>\s]+)")
 
 
 def _words(text, prefix="", lowered=False):
-    """Distinct lowercase word tokens of ``text`` (longer than 40: ``skip:<c><len>``)."""
-    words = dict.fromkeys(_WORD.findall(text if lowered else text.lower()))
-    if len(max(words, key=len, default="")) > MAX_TOKEN:
-        words = dict.fromkeys(w if len(w) <= MAX_TOKEN else f"skip:{w[0]}{len(w) // 10 * 10}" for w in words)
+    """Lowercase word tokens of ``text`` (longer than 40: ``skip:<c><len>``), repeats allowed."""
+    words = _WORD.findall(text if lowered else text.lower())
+    if max(map(len, words), default=0) > MAX_TOKEN:
+        words = [w if len(w) <= MAX_TOKEN else f"skip:{w[0]}{len(w) // 10 * 10}" for w in words]
     if prefix:
         return [prefix + w for w in words]
-    return list(words)
+    return words
 
 
-_FIELD = re.compile(r"([!-9;-~]+):[ \t]*(.*)")
+_FIELDS = re.compile(r"(?m)^([!-9;-~]+):[ \t]*(.*?)\r?$")
 _FIRST_FIELD = re.compile(r"[!-9;-~]+:[ \t]")
 _FOLD = re.compile(r"\r?\n[ \t]+")
 _BLANK_LINE = re.compile(r"\r?\n[ \t]*\r?\n")
@@ -107,12 +107,7 @@ def _split_message(text):
         return [], text
     m = _BLANK_LINE.search(text)
     head, body = (text[: m.start()], text[m.end():]) if m else (text, "")
-    fields = []
-    for line in _FOLD.sub(" ", head).split("\n"):
-        f = _FIELD.match(line)
-        if f:
-            fields.append((f.group(1).lower(), f.group(2).rstrip("\r")))
-    return fields, body
+    return [(name.lower(), value) for name, value in _FIELDS.findall(_FOLD.sub(" ", head))], body
 
 
 def _params(value):
@@ -141,24 +136,24 @@ def _decode(value):
 
 def _header_tokens(fields, out):
     n_received = 0
+    texts = {}  # prefix -> values: one tokenizer pass per prefix
     for name, value in fields:
         if name in _SKIP_FIELDS:
             continue
         out.append("hname:" + name)
         if name == "received":
             n_received += 1
-            out += _words(value.split(";", 1)[0][:_MAX_VALUE], "rcvd:")
+            texts.setdefault("rcvd:", []).append(value.split(";", 1)[0][:_MAX_VALUE])
         elif name == "message-id":
             m = _MID_DOMAIN.search(value)
             out.append("mid:" + (m.group(1).lower() if m else "none"))
-        elif name == "subject":
-            out += _words(_decode(value), "subject:")
-        elif name in _ADDRESS_FIELDS:
-            out += _words(_decode(value), _ADDRESS_FIELDS[name])
         elif name.startswith("content-") or name == "mime-version":
             continue  # MIME structure: tokenised per part
         else:
-            out += _words(_decode(value), name + ":")
+            prefix = "subject:" if name == "subject" else _ADDRESS_FIELDS.get(name) or name + ":"
+            texts.setdefault(prefix, []).append(_decode(value))
+    for prefix, values in texts.items():
+        out += _words(" \n ".join(values), prefix)
     out.append(f"received:{min(n_received, 12)}")
 
 
@@ -236,6 +231,13 @@ def _leaf_tokens(ctype, params, header, body, out):
     out += _words(text, lowered=True)
 
 
+class Tokens(list):
+    """A list of distinct tokens (what :func:`message_tokens` returns): the scorer can
+    skip removing repeats."""
+
+    __slots__ = ()
+
+
 def message_tokens(data, max_bytes=mail.DEFAULT_MAX_BYTES):
     """The distinct tokens of one raw message (bytes), in order of first appearance.
 
@@ -262,7 +264,7 @@ def message_tokens(data, max_bytes=mail.DEFAULT_MAX_BYTES):
     except Exception:  # a last resort: the bytes as text
         out.append("mimedefect:unparsable")
         out += _words(mail.decode_bytes(data))
-    return list(dict.fromkeys(out))
+    return Tokens(dict.fromkeys(out))
 
 
 # -- chi-square in log space -------------------------------------------------------------
@@ -329,10 +331,10 @@ def log_chi2_even(x, k):
 _METHODS = ("fisher", "geometric", "multinomial")
 
 
-def _as_tokens(doc):
-    if isinstance(doc, str):
-        return doc.split()
-    return doc
+def _unique_tokens(doc):
+    if type(doc) is Tokens:
+        return doc
+    return dict.fromkeys(doc.split() if isinstance(doc, str) else doc)
 
 
 @register
@@ -465,7 +467,7 @@ class SpamScorer:
         rows, cols = [], []
         for doc, label in zip(X, y):
             c = int(label == self.classes_[1])
-            for tok in dict.fromkeys(_as_tokens(doc)):
+            for tok in _unique_tokens(doc):
                 j = index.get(tok)
                 if j is None:
                     j = new.get(tok)
@@ -497,7 +499,7 @@ class SpamScorer:
     def _token_index(self):
         index = self.__dict__.get("_index")
         if index is None:
-            index = self._index = {t: j for j, t in enumerate(self.vocabulary_.tolist())}
+            index = self._index = dict(zip(self.vocabulary_.tolist(), range(len(self.vocabulary_))))
         return index
 
     # -- model files ---------------------------------------------------------------------
@@ -579,7 +581,7 @@ class SpamScorer:
         ids, owner = [], []
         get = index.get
         for k, doc in enumerate(X):
-            found = [j for j in map(get, dict.fromkeys(_as_tokens(doc))) if j is not None]
+            found = [j for j in map(get, _unique_tokens(doc)) if j is not None]
             ids.extend(found)
             owner.extend([k] * len(found))
         return np.asarray(ids, dtype=np.int64), np.asarray(owner, dtype=np.int64)
