@@ -375,7 +375,8 @@ def online_bogofilter(corpus, mode, tmp, order):
         if mode == "everything":
             cmd.insert(3, "-u")
         out = subprocess.run(cmd, capture_output=True).stdout.decode().split()
-        v, sc = kind[out[0]], float(out[-1])
+        # before its first registration bogofilter has no wordlist to read: robx, unsure
+        v, sc = (kind[out[0]], float(out[-1])) if out else ("unsure", 0.52)
         scores.append(sc)
         wrong = v != truth
         errors += wrong
