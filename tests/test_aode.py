@@ -374,7 +374,7 @@ def test_crafted_negative_counts(tmp_path):
     aode.pair_count_ = -aode.pair_count_
     path = tmp_path / "neg.tnb"
     save(aode, path)
-    with pytest.raises(ModelFileError, match="finite counts >= 0"):
+    with pytest.raises(ModelFileError, match="inconsistent model file"):
         load(path)
 
 

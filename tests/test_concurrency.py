@@ -84,7 +84,9 @@ def _registrar(model, worker, n):
 
 def _counts(model):
     clf = textnb.load(model)
-    return dict(zip(clf.classes_.tolist(), clf.model_.class_count_.tolist())), set(clf.vectorizer_.vocabulary_)
+    if hasattr(clf, "model_"):  # a TextClassifier model
+        return dict(zip(clf.classes_.tolist(), clf.model_.class_count_.tolist())), set(clf.vectorizer_.vocabulary_)
+    return dict(zip(clf.classes_.tolist(), clf.class_count_.tolist())), set(clf.vocabulary_.tolist())
 
 
 @pytest.mark.skipif(not HAVE_FILTER, reason="textnb.apps.filtering is not available")

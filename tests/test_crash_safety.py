@@ -170,7 +170,8 @@ except ImportError:  # pragma: no cover
 
 def _spam_count(model):
     clf = textnb.load(model)
-    counts = dict(zip(clf.classes_.tolist(), clf.model_.class_count_.tolist()))
+    model = getattr(clf, "model_", clf)  # a TextClassifier or a SpamScorer
+    counts = dict(zip(clf.classes_.tolist(), model.class_count_.tolist()))
     return counts.get("spam", 0.0), counts.get("ham", 0.0)
 
 

@@ -71,9 +71,12 @@ def model_file(corpus, tmp_path_factory):
 # -- verdicts ---------------------------------------------------------------------
 def test_verdict_cutoffs():
     logit = lambda p: np.log(p) - np.log1p(-p)  # noqa: E731
-    assert verdict_of(logit(0.995)) == SPAM
-    assert verdict_of(logit(0.99)) == SPAM  # at the cut-off: spam
-    assert verdict_of(logit(0.7)) == UNSURE
+    assert verdict_of(logit(0.995), 0.99, 0.45) == SPAM
+    assert verdict_of(logit(0.99), 0.99, 0.45) == SPAM  # at the cut-off: spam
+    assert verdict_of(logit(0.7), 0.99, 0.45) == UNSURE
+    assert verdict_of(logit(0.45) - 1e-9, 0.99, 0.45) == HAM
+    # the defaults: spam from P(spam) 0.9999 on, ham up to 0.45
+    assert verdict_of(logit(0.99995)) == SPAM and verdict_of(logit(0.995)) == UNSURE
     assert verdict_of(logit(0.45) - 1e-9) == HAM
     assert verdict_of(800.0) == SPAM and verdict_of(-800.0) == HAM  # beyond float probabilities
     # equal cut-offs: two verdicts only
@@ -106,7 +109,7 @@ def test_add_headers_lf_and_crlf():
     head, body = out.split(b"\n\n", 1)
     assert body == b"body\nX-TextNB-Class: body\n"  # the body is untouched
     assert head.count(b"X-TextNB-Class") == 1 and b"continued" not in head
-    assert head.endswith(b"X-TextNB-Class: spam\nX-TextNB-Score: 0.999000\nX-TextNB-Log-Odds: 6.9000")
+    assert head.endswith(b"X-TextNB-Class: spam\nX-TextNB-Score: 6.9\nX-TextNB-Log-Odds: 6.9000")
     crlf = b"Subject: x\r\nFrom: a@b\r\n\r\nbody\r\n"
     out = add_headers(crlf, V)
     assert out.startswith(b"Subject: x\r\nFrom: a@b\r\nX-TextNB-Class: spam\r\n")
@@ -150,9 +153,14 @@ def test_spam_text_lists_each_token_once():
 
 # -- updates -------------------------------------------------------------------------------
 def counts(path):
+    """(messages per class, count per token) of a model file (SpamScorer: ``subject:w`` tokens
+    are given as ``subject_w``, the name the older TextClassifier models use)."""
     m = textnb.load(path)
-    return m.model_.class_count_.copy(), dict(zip(m.vectorizer_.get_feature_names_out(),
-                                                  m.model_.feature_count_.sum(axis=0)))
+    if hasattr(m, "model_"):
+        return m.model_.class_count_.copy(), dict(zip(m.vectorizer_.get_feature_names_out(),
+                                                      m.model_.feature_count_.sum(axis=0)))
+    return m.class_count_.astype(float), dict(zip((t.replace(":", "_") for t in m.vocabulary_.tolist()),
+                                                  m.feature_count_.sum(axis=0)))
 
 
 def test_register_and_unregister_exact(model_file, tmp_path):

@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 import textnb
-from textnb.apps.filtering import filter_main, topic_main, train_model
+from textnb.apps.filtering import train_model
+from textnb.cli.mailfilters import filter_main, topic_main
 
 REPO = Path(__file__).resolve().parents[1]
 SPAMFILTER = REPO / "scripts" / "spamfilter"

@@ -61,6 +61,8 @@ MODELS = {
     "text-lazy": ("text", ["--lazy", "hlbr"]),
     "text-lazy-bernoulli": ("text", ["--lazy", "lbr", "--model", "bernoulli"]),
     "multilabel": ("multilabel", []),
+    "spam-boolean": ("spam", ["multinomial"]),
+    "spam-fisher": ("spam", ["fisher"]),
 }
 
 
@@ -107,6 +109,14 @@ def fitted(tmp_path_factory):
     rows = _table_rows(folder)
     for name, (data, extra) in MODELS.items():
         path = folder / f"{name}.tnb"
+        if data == "spam":
+            from textnb.apps.spamscore import SpamScorer
+
+            tokens = [d.split() for d in docs]
+            y = ["spam" if lab[0] == "spam" else "ham" for lab in labels]
+            SpamScorer(method=extra[0]).fit(tokens, y).save(path)
+            out[name] = (path, tokens[::7])
+            continue
         if data == "multilabel":
             clf = textnb.TextClassifier().fit(docs, [lab[0] for lab in labels])
             X = clf.transform(docs)
@@ -466,6 +476,7 @@ def test_textnb_predict_with_a_crafted_sparse_model_is_one_line_exit_1(fitted, t
 def test_crafted_sparse_model_under_spamfilter_passthrough_keeps_the_message(fitted, tmp_path):
     """Under ``spamfilter -p`` the message was lost (0 bytes written) when the model crashed."""
     from textnb.apps import filtering
+    from textnb.cli import mailfilters
     path, _ = fitted["text-lazy"]
     header, arrays = _read(path)
     _, indices, _ = _csr_refs(header)
@@ -476,7 +487,7 @@ def test_crafted_sparse_model_under_spamfilter_passthrough_keeps_the_message(fit
     _write(crafted, header, arrays)
     message = b"Subject: cheap pills\r\n\r\ncheap pills offer\r\n"
     out, err = io.BytesIO(), io.StringIO()
-    rc = filtering.filter_main(["-p", "-m", str(crafted)], stdin=io.BytesIO(message), stdout=out, stderr=err)
+    rc = mailfilters.filter_main(["-p", "-m", str(crafted)], stdin=io.BytesIO(message), stdout=out, stderr=err)
     assert rc == 3
     assert out.getvalue() == message
     assert "inconsistent model file" in err.getvalue() and err.getvalue().count("\n") == 1

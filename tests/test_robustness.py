@@ -807,6 +807,7 @@ def test_output_to_a_full_disk(tmp_path, model_file):
 # ==================================================================== mail
 try:
     from textnb.apps import filtering as _filtering
+    from textnb.cli import mailfilters
     from textnb.io import mail as _mail
 except ImportError:  # pragma: no cover
     _filtering = _mail = None
@@ -817,7 +818,7 @@ needs_mail = pytest.mark.skipif(_filtering is None, reason="textnb.apps.filterin
 @needs_mail
 def test_mail_empty_message_on_stdin(tmp_path):
     err = io.StringIO()
-    rc = _filtering.filter_main(["-m", str(tmp_path / "spam.tnb"), "--register-spam"], stdin=io.BytesIO(b""),
+    rc = mailfilters.filter_main(["-m", str(tmp_path / "spam.tnb"), "--register-spam"], stdin=io.BytesIO(b""),
                                 stdout=io.BytesIO(), stderr=err)
     assert rc == 3
     assert err.getvalue() == "spamfilter: stdin: empty message\n"
@@ -827,7 +828,7 @@ def test_mail_empty_message_on_stdin(tmp_path):
 def test_mail_passthrough_keeps_the_message_when_the_model_is_missing(tmp_path):
     message = b"Subject: hello\r\n\r\nbody \x00\xff bytes\r\n" * 50
     out, err = io.BytesIO(), io.StringIO()
-    rc = _filtering.filter_main(["-p", "-m", str(tmp_path / "missing.tnb")], stdin=io.BytesIO(message),
+    rc = mailfilters.filter_main(["-p", "-m", str(tmp_path / "missing.tnb")], stdin=io.BytesIO(message),
                                 stdout=out, stderr=err)
     assert rc == 3
     assert out.getvalue() == message
@@ -849,6 +850,6 @@ def test_mail_binary_garbage_is_classified_not_crashed(tmp_path):
     rng = np.random.default_rng(0)
     for _ in range(5):
         garbage = rng.integers(0, 256, 2000, dtype=np.uint8).tobytes()
-        rc = _filtering.filter_main(["-m", str(model)], stdin=io.BytesIO(garbage), stdout=io.BytesIO(),
+        rc = mailfilters.filter_main(["-m", str(model)], stdin=io.BytesIO(garbage), stdout=io.BytesIO(),
                                     stderr=io.StringIO())
         assert rc in (0, 1, 2)

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 import textnb
-from textnb.apps.filtering import EXIT_ERROR, filter_main, topic_main
+from textnb.apps.filtering import EXIT_ERROR
+from textnb.cli.mailfilters import filter_main, topic_main
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = REPO / "scripts"
@@ -61,7 +62,11 @@ def test_passthrough_adds_headers_and_keeps_the_message(trained):
     code, out, _ = run(["-m", str(model), "-p"], msg)
     assert code == 0
     head, body = out.split(b"\n\n", 1)
-    assert b"\nX-TextNB-Class: spam\nX-TextNB-Score: 1.000000\nX-TextNB-Log-Odds: " in head
+    assert b"\nX-TextNB-Class: spam\nX-TextNB-Score: " in head and b"\nX-TextNB-Log-Odds: " in head
+    fields = dict(line.split(": ", 1) for line in head.decode().splitlines() if line.startswith("X-TextNB-"))
+    # the score is the log-odds at full precision: it never saturates at 1.000000
+    assert float(fields["X-TextNB-Score"]) > 0
+    assert round(float(fields["X-TextNB-Score"]), 4) == float(fields["X-TextNB-Log-Odds"])
     assert msg.split(b"\n\n", 1)[1] == body
     code, out, _ = run(["-m", str(model), "-p", "-e"], mail(HAM_WORDS, random.Random(3)))
     assert code == 0 and b"X-TextNB-Class: ham" in out
@@ -78,20 +83,22 @@ def test_batch_lines(trained, tmp_path):
     lines = [line.split("\t") for line in out.decode().splitlines()]
     assert [(s, v) for s, v, _, _ in lines] == [(f"{box}:1", "spam"), (f"{box}:2", "ham"),
                                                 (str(root / "ham" / "0.eml"), "ham")]
-    assert all(0 <= float(score) <= 1 for _, _, score, _ in lines)
+    # the score column is the log-odds (full precision), the fourth column the same to 4 decimals
+    assert all(abs(float(score) - float(lo)) <= 5e-5 for _, _, score, lo in lines)
+    assert float(lines[0][2]) > 0 > float(lines[1][2])
 
 
 def test_register_from_stdin_and_paths(trained, tmp_path):
     root, model = trained
     path = tmp_path / "m.tnb"
     path.write_bytes(model.read_bytes())
-    before = textnb.load(path).model_.class_count_.tolist()
+    before = textnb.load(path).class_count_.tolist()
     msg = b"Subject: hello\n\nunusualword\n"
     assert run(["-m", str(path), "--register-spam"], msg)[0] == 0
     assert run(["-m", str(path), "--register-ham", str(root / "ham" / "1.eml"), str(root / "ham" / "2.eml")])[0] == 0
-    assert textnb.load(path).model_.class_count_.tolist() == [before[0] + 2, before[1] + 1]
+    assert textnb.load(path).class_count_.tolist() == [before[0] + 2, before[1] + 1]
     assert run(["-m", str(path), "--unregister-spam", "--register-ham"], msg)[0] == 0
-    assert textnb.load(path).model_.class_count_.tolist() == [before[0] + 3, before[1]]
+    assert textnb.load(path).class_count_.tolist() == [before[0] + 3, before[1]]
     code, _, err = run(["-m", str(path), "--unregister-spam"], b"Subject: never\n\nneverseen\n")
     assert code == EXIT_ERROR and "cannot unregister" in err
 

@@ -69,6 +69,10 @@ class Terminated(Exception):
         self.signum = signum
 
 
+#: The largest size parse_size accepts (``textnb.cli.argtypes.MAX_BYTES``, the same 4 GiB).
+MAX_SIZE = 4 * 1024**3
+
+
 def parse_size(text):
     """``'10M'`` -> 10485760 (suffixes k, m, g; a trailing ``b`` is ignored).
 
@@ -85,6 +89,8 @@ def parse_size(text):
         raise ValueError(f"not a size: {text!r} (e.g. 10M)") from None
     if v <= 0:
         raise ValueError(f"must be positive: {text}")
+    if v > MAX_SIZE:
+        raise ValueError(f"at most 4G: {text}")
     return v
 
 

@@ -119,7 +119,7 @@ def spamfilter(argv=None):
 
             code = client_main(argv, stdin=stdin, stdout=stdout, stderr=stderr)
         else:
-            from textnb.apps.filtering import filter_main
+            from textnb.cli.mailfilters import filter_main
 
             code = filter_main(argv, stdin=stdin, stdout=stdout, stderr=stderr)
     except KeyboardInterrupt:  # during start-up, before filter_main could take it
@@ -139,7 +139,7 @@ def topicfilter(argv=None):
     try:
         _install_handlers()
         _, stdout, stderr = _standard_streams()
-        from textnb.apps.filtering import topic_main
+        from textnb.cli.mailfilters import topic_main
 
         text_out = sys.stdout if not isinstance(stdout, _Closed) else _Closed("stdout")
         code = topic_main(argv, stdout=text_out, stderr=stderr)

@@ -70,6 +70,7 @@ from textnb.core.attributes import Attribute
 from textnb.core.errors import InputError, ModelFileError
 from textnb.core.version import __version__
 from textnb.core.model_schema import check_csr, check_node
+from textnb.core.model_schema import is_fitted as _is_fitted
 from textnb.core.registry import MODEL_MODULES
 
 __all__ = ["save", "load", "read_nodes", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "remove_stale_temporaries", "FORMAT_VERSION",
@@ -329,15 +330,6 @@ class _Packer:
             "params": {k: self.value(v) for k, v in params.items()},
             "state": {k: self.value(v) for k, v in state.items()},
         }
-
-
-def _is_fitted(est):
-    """scikit-learn's notion of fitted (``__sklearn_is_fitted__``, else a fitted attribute
-    ending in ``_``), without importing scikit-learn."""
-    is_fitted = getattr(est, "__sklearn_is_fitted__", None)
-    if is_fitted is not None:
-        return bool(is_fitted())
-    return any(k.endswith("_") and not k.startswith("__") for k in vars(est))
 
 
 def _default_state(est):

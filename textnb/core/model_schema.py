@@ -51,7 +51,7 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_constants as _sre_c
     import sre_parse as _sre_parse
 
-__all__ = [
+__all__ = ["is_fitted", 
     "Any", "Array", "Attributes", "Bool", "Choice", "Classes", "Counts", "CSR", "DictOf", "Float", "Int",
     "ListOf", "MayBeAbsent", "Model", "NgramRange", "OneOf", "Optional", "Pattern", "Reals", "Str", "TupleOf",
     "When", "check_csr", "check_node", "declare", "schema_of",
@@ -434,9 +434,7 @@ class Model(Spec):
         if self.kinds is not None and name not in self.kinds:
             _fail(f"a {name} model is not allowed here (expected {' or '.join(self.kinds)})")
         if self.fitted:
-            from textnb.core.model_io import _is_fitted
-
-            if not _is_fitted(value):
+            if not is_fitted(value):
                 _fail(f"the {name} model is not fitted")
             for attr, dim in self.dims.items():
                 v = getattr(value, attr, None)
@@ -704,3 +702,12 @@ class NgramRange(Spec):
         TupleOf(Int(1, MAX_NGRAM), Int(1, MAX_NGRAM)).check(value, ctx)
         if value[0] > value[1]:
             _fail(f"min_n {value[0]} > max_n {value[1]}")
+
+
+def is_fitted(est):
+    """scikit-learn's notion of fitted (``__sklearn_is_fitted__``, else a fitted attribute
+    ending in ``_``), without importing scikit-learn."""
+    is_fitted = getattr(est, "__sklearn_is_fitted__", None)
+    if is_fitted is not None:
+        return bool(is_fitted())
+    return any(k.endswith("_") and not k.startswith("__") for k in vars(est))

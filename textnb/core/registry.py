@@ -22,6 +22,7 @@ MODEL_MODULES = {
     "MultinomialNB": "textnb.naive_bayes.discrete",
     "SelectTerms": "textnb.text.selection",
     "SmoothingCV": "textnb.meta.smoothing",
+    "SpamScorer": "textnb.apps.spamscore",
     "TAN": "textnb.semi_naive.bayesnet",
     "TabularNB": "textnb.naive_bayes.tabular",
     "TermWeighting": "textnb.text.weighting",

@@ -730,6 +730,40 @@ def _iter_mbox(path, max_bytes):
         yield f"{path}:{number}", _strip_last_newline(b"".join(parts))
 
 
+#: mbox files up to this size are read at once and split in memory (the same messages
+#: as :func:`_iter_mbox`, several times faster than line by line)
+_SMALL_MBOX = 1 << 20
+
+
+def _split_small_mbox(path, data):
+    """The messages :func:`_iter_mbox` yields, from the whole (small) file ``data``;
+    None when a From line is longer than a read chunk (then the streaming reader is used)."""
+    starts = []  # (start of the From line, start of the message after it)
+    candidates = [0] if data.startswith(b"From ") else []
+    i = data.find(b"\nFrom ")
+    while i >= 0:
+        candidates.append(i + 1)
+        i = data.find(b"\nFrom ", i + 1)
+    for here in candidates:
+        if here:
+            q = here - 2  # data[here - 1] ends the previous line: is that line blank?
+            while q >= 0 and data[q] == 13:
+                q -= 1
+            if q >= 0 and data[q] != 10:
+                continue
+        end = data.find(b"\n", here)
+        end = len(data) if end < 0 else end + 1
+        if end - here > _CHUNK:
+            return None
+        if _FROM_LINE.match(data[here:end]):
+            starts.append((here, end))
+    out = []
+    for k, (_, body) in enumerate(starts):
+        stop = starts[k + 1][0] if k + 1 < len(starts) else len(data)
+        out.append((f"{path}:{k + 1}", _strip_last_newline(data[body:stop])))
+    return out
+
+
 def _strip_last_newline(data):
     # the empty line before the next "From " belongs to the mbox, not the message
     if data.endswith(b"\r\n\r\n"):
@@ -819,7 +853,15 @@ def _iter_file(path, max_bytes):
     if is_mbox(path):
         try:
             # a file holding one message (with its From line) keeps its plain name
-            stream = _iter_mbox(path, max_bytes)
+            stream = None
+            if os.path.getsize(path) <= min(_SMALL_MBOX, max_bytes or _SMALL_MBOX):
+                with open(path, "rb") as f:
+                    data = f.read(_SMALL_MBOX + 1)
+                if len(data) <= _SMALL_MBOX:
+                    split = _split_small_mbox(path, data)
+                    stream = iter(split) if split is not None else None
+            if stream is None:
+                stream = _iter_mbox(path, max_bytes)
             first = next(stream, None)
             second = next(stream, None)
             if first is not None and second is None:

@@ -127,8 +127,8 @@ class AODE(BaseNB):
         "attribute_names_": Array("U", ("n_features",), distinct=True),
         "n_values_": Array("iu", ("n_features",), lo=1, hi=MAX_DIM),
         "n_features_in_": N_FEATURES,
-        "discretized_": Array("b", ("n_features",)),
-        "cut_points_": ListOf(Reals((None,), increasing=True), length="n_features"),
+        "discretized_": Array("b", (None,)),  # empty when no attribute is numeric
+        "cut_points_": ListOf(Reals((None,), increasing=True)),
         "feature_names_in_": FEATURE_NAMES,
     }
 

@@ -39,7 +39,7 @@ from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels
 from textnb.text.classifier import TextClassifier
 from textnb.core.errors import InputError
 from textnb.core.model_io import register
-from textnb.core.model_schema import FEATURE_NAMES, N_FEATURES, Any, Attributes, Classes, Counts, ListOf, Model
+from textnb.core.model_schema import FEATURE_NAMES, N_FEATURES, Any, Attributes, Classes, Counts, ListOf, Model, Optional
 from textnb.naive_bayes.discrete import BernoulliNB, MultinomialNB
 from textnb.io.tables import TEXT, Attribute
 from textnb.naive_bayes.tabular import TabularNB
@@ -116,7 +116,7 @@ class MixedNB(BaseNB):
         "class_count_": Counts(("n_classes",)),
         "attributes_": Attributes(length=None),
         "n_features_in_": N_FEATURES,
-        "tabular_": Model(("TabularNB",), dims={"classes_": "n_classes"}, equal={"classes_": "classes_"}),
+        "tabular_": Optional(Model(("TabularNB",), dims={"classes_": "n_classes"}, equal={"classes_": "classes_"})),
         "text_models_": ListOf(Model(("TextClassifier",), dims={"classes_": "n_classes"},
                                      equal={"classes_": "classes_"})),
         "feature_names_in_": FEATURE_NAMES,
