@@ -65,10 +65,11 @@ def _batches(docs, y_index, weights, size):
 class _Accumulator:
     """Adds per-batch (terms, sums) into global sums over a growing vocabulary.
 
-    Keeps one (classes x terms) table, ``per_class``: the term counts ("tf", what a
-    multinomial model needs) or the document frequencies ("df", Bernoulli), and the
-    per-term totals of both (pruning by min_df / max_df / max_features needs only
-    those). ``sums`` is that table.
+    Keeps one (classes x terms) table, ``per_class``: the (weighted) term counts ("tf",
+    what a multinomial model needs) or document frequencies ("df", Bernoulli), and the
+    unweighted per-term totals of both (pruning by min_df / max_df / max_features needs
+    only those, and ignores sample weights as a CountVectorizer does). ``sums`` is that
+    table.
     """
 
     def __init__(self, n_classes, terms=(), per_class="tf"):
@@ -94,14 +95,13 @@ class _Accumulator:
                 total = np.zeros(new_cap)
                 total[:cap] = getattr(self, name)
                 setattr(self, name, total)
-        cells, tf, df = sums
+        cells, tf, df, term_tf, term_df = sums
         cls, cols = np.divmod(cells, len(terms))
         cols = ids[cols]
         flat = cls * self.sums.shape[1] + cols  # each (class, term) cell once per batch
         self.sums.reshape(-1)[flat] += tf if self.per_class == "tf" else df
-        n = len(self.vocab)
-        self.tf_total[:n] += np.bincount(cols, weights=tf, minlength=n)
-        self.df_total[:n] += np.bincount(cols, weights=df, minlength=n)
+        self.tf_total[ids] += term_tf  # ids: distinct columns, one per batch term
+        self.df_total[ids] += term_df
         self.class_count += class_count
         self.skipped.extend(skipped)
 
@@ -178,6 +178,9 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         y = np.asarray(y)
         if y.ndim != 1:
             raise ValueError(f"y must be one label per document; got shape {y.shape}")
+        if hasattr(X, "__len__") and len(X) != len(y):
+            raise ValueError("Found input variables with inconsistent numbers of samples: "
+                             f"[{len(X)}, {len(y)}] ({len(X)} documents, {len(y)} labels)")
         vectorizer = clone(self.vectorizer) if self.vectorizer is not None else Vectorizer()
         model = clone(self.model) if self.model is not None else MultinomialNB()
         vectorizer._check_params()
@@ -191,6 +194,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             self._fit_from_sums(acc, classes, vectorizer, model, len(y))
         else:
             docs, kept = self._texts(X)
+            if len(docs) + len(self.skipped_) != len(y):
+                raise ValueError(f"got {len(docs) + len(self.skipped_)} documents but {len(y)} labels")
             Xc = vectorizer.fit_transform(docs)
             kw = {} if sample_weight is None else {"sample_weight": weights[kept]}
             if "terms" in inspect.signature(model.fit).parameters:  # lazy rules name their terms

@@ -302,6 +302,34 @@ def censored_gaussian_em(lo, hi, group, weight, n_groups, mean, var, floor):
     return mu.reshape(n_groups, n_cols), out.reshape(n_groups, n_cols), n_iter
 
 
+#: Spread below this fraction of ``mean**2`` is the rounding residue of the one-pass
+#: moment sums (relative error about 1e-16 per term): values that are all equal.
+_SPREAD_RTOL = 1e-13
+
+
+def _weighted_variance(count, m2):
+    """Per-cell variance from the weighted count ``W`` and centred sum of squares ``M2``.
+
+    Sample weights are frequency weights (a weight of k counts as k rows, the
+    equivalence scikit-learn's checks test): the sample variance ``M2 / (W - 1)``,
+    Weka's and TabularNB's convention with unit weights. Below ``W = 2`` the weights
+    cannot be counts of rows (AdaBoost's sum to 1 over all rows) and ``W - 1`` would
+    collapse the variance or turn it negative: there it is the weighted population
+    variance ``M2 / W`` of scikit-learn's ``GaussianNB``, which does not depend on the
+    scale of the weights. With unit weights that case is a single value, whose variance
+    is 0 either way.
+    """
+    count = np.asarray(count, dtype=np.float64)
+    den = np.where(count >= 2, count - 1.0, count)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, m2 / np.where(den > 0, den, 1.0), 0.0)
+
+
+def _no_spread(var, mean):
+    """True where a variance is 0 up to the rounding of the moment sums."""
+    return var <= _SPREAD_RTOL * np.asarray(mean) ** 2
+
+
 @register
 class TabularNB(BaseNB):
     """Naive Bayes with per-attribute types: nominal, numeric, missing values, weights.
@@ -361,10 +389,14 @@ class TabularNB(BaseNB):
 
         * ``"gaussian"``: ``N(x; μ_c, σ_c)`` with the sample (n−1) variance plus
           ``var_smoothing`` times the largest overall variance of the numeric columns
-          (as scikit-learn's GaussianNB); a class with no known value of the attribute
-          uses the mean and variance of all classes pooled, one with a weight of 1 or
-          less or with all its values equal the pooled variance (Weka likewise falls
-          back to a default when the deviation is 0);
+          (as scikit-learn's GaussianNB); sample weights are frequency weights, and a
+          class whose weights sum to less than 2 (normalised weights, as AdaBoost's)
+          gets GaussianNB's weighted population variance instead (no ``W − 1``
+          collapse). A class with no known value of the attribute uses the mean and
+          variance of all classes pooled, one with all its values equal (a single
+          value included) the pooled variance (Weka likewise falls back to a default
+          when the deviation is 0). The log density is not floored: a value far from
+          every class mean still favours the nearest one, as in GaussianNB;
         * ``"kde"``: John & Langley's flexible Bayes: the mean of Gaussian kernels, one
           per training value of the class, with bandwidth ``σ_c = range_c / sqrt(n_c)``
           (the class's value range over the square root of its weight, as Weka's
@@ -856,9 +888,8 @@ class TabularNB(BaseNB):
             return
         n, mean, m2 = self._pooled_moments()
         eps = self._variance_floor(n, m2)
-        mom = GaussianMoments.from_arrays(self.moment_count_, self.theta_, self.moment_m2_)
-        var = mom.variance(ddof=1)
-        pooled_var = np.where(n > 1, m2 / np.where(n > 1, n - 1, 1), 0.0)
+        var = _weighted_variance(self.moment_count_, self.moment_m2_)
+        pooled_var = _weighted_variance(n, m2)
         theta = self.theta_
         iv = self._interval_columns()
         if iv.size and self.interval_fit == "censored":
@@ -891,11 +922,11 @@ class TabularNB(BaseNB):
             pooled_var[iv] = np.where(pooled_t1 > 0, pooled_t1, pooled_var[iv])
         empty = self.moment_count_ <= 0
         self._mean = np.where(empty, mean, theta)
-        # fewer than two known values in a class, or all of them equal (for intervals:
-        # a Theorem 1 variance <= 0): no idea of the scale (a zero variance would make
+        # no known value in a class, or all of them equal (one value; for intervals: a
+        # Theorem 1 variance <= 0): no idea of the scale (a zero variance would make
         # every other value impossible); borrow the pooled variance, as Weka falls back
         # to its default when the deviation is ~0; the floor eps is added to all
-        degenerate = (self.moment_count_ <= 1) | (var <= 0)
+        degenerate = (self.moment_count_ <= 0) | _no_spread(var, theta)
         self.var_ = np.where(degenerate, pooled_var, var) + eps
 
     def _update_kde(self):
@@ -941,7 +972,9 @@ class TabularNB(BaseNB):
                     lp[r, iv[c]] = log_interval_mass(
                         (Xg[r, iv[c]] - mu[iv[c]]) / sd[c], (Rg[r, iv[c]] - mu[iv[c]]) / sd[c]
                     )
-                lp = np.where(np.isnan(Xg), 0.0, np.maximum(lp, LOG_FLOOR))
+                # no floor: a value far from every class mean keeps its evidence
+                # (GaussianNB's log density, which decides by the nearest class)
+                lp = np.where(np.isnan(Xg), 0.0, lp)
                 jll[:, ci] += lp.sum(axis=1)
         for k, j in enumerate(self._kde_columns()):
             jll += self._kde_log_density(self._column(X, j), k)

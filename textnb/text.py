@@ -141,6 +141,8 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         order = vocab.sorted_columns()
         X = X[:, order]
         terms = terms[order]
+        if self.binary:  # scikit-learn clips to 1 first: max_features then ranks by df
+            X.data[:] = 1
         df = np.bincount(X.indices, minlength=X.shape[1])
         tf = np.asarray(X.sum(axis=0)).ravel()
         mask = prune_mask(df, tf, len(docs), min_df=self.min_df, max_df=self.max_df,
