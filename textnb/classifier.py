@@ -161,6 +161,13 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         self.batch_size = batch_size
         self.max_bytes = max_bytes
 
+    def __sklearn_tags__(self):
+        # raw documents in, as scikit-learn's text vectorizers declare it
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.two_d_array = False
+        return tags
+
     # -- fitting ------------------------------------------------------------------
     def _streams(self, model, vectorizer):
         """True when the model can be fitted from per-class sums alone."""

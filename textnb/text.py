@@ -101,6 +101,14 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         self.max_features = max_features
         self.binary = binary
 
+    def __sklearn_tags__(self):
+        # raw documents in, as scikit-learn's text vectorizers declare it (the numeric
+        # estimator checks do not apply; tests/test_sklearn_cases.py checks the rest)
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.two_d_array = False
+        return tags
+
     def build_analyzer(self):
         """The document -> terms function these settings describe."""
         return Analyzer(
