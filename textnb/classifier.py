@@ -62,6 +62,16 @@ def _batches(docs, y_index, weights, size):
         start = stop
 
 
+def _labelled(batches, n_labels):
+    """``batches`` checked to have a label for every document (X may be a generator)."""
+    done = 0
+    for batch, y_index, weights in batches:
+        done += len(batch)
+        if len(y_index) < len(batch):
+            raise ValueError(f"got more than {n_labels} documents but {n_labels} labels")
+        yield batch, y_index, weights
+
+
 class _Accumulator:
     """Adds per-batch (terms, sums) into global sums over a growing vocabulary.
 
@@ -230,7 +240,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
                per_class="tf"):
         analyzer = vectorizer.build_analyzer()
         acc = _Accumulator(n_classes, terms, per_class)
-        batches = _batches(X, y_index, weights, int(self.batch_size))
+        batches = _labelled(_batches(X, y_index, weights, int(self.batch_size)), len(y_index))
         n_jobs = 1 if len(y_index) < _min_parallel(_MIN_PARALLEL_DOCUMENTS, self.batch_size) else self.n_jobs
         if client is not None:
             from textnb.distributed import map_ordered
