@@ -48,6 +48,7 @@ from textnb.discretize import (
     equal_width_cut_points,
     mdl_cut_points,
 )
+from textnb.frames import encodable, encode_frame, frame_attributes, is_frame
 from textnb.model_io import register
 from textnb.stats import CountTable, GaussianMoments, class_indicator
 from textnb.tables import Attribute
@@ -539,7 +540,9 @@ class TabularNB(BaseNB):
         if not isinstance(self.var_smoothing, Real) or not self.var_smoothing >= 0:
             raise ValueError(f"var_smoothing must be a number >= 0; got {self.var_smoothing!r}")
 
-    def _resolve_attributes(self, n_features):
+    def _resolve_attributes(self, n_features, frame=None):
+        if self.attributes is None and frame is not None:
+            return [Attribute(a.name, a.kind, list(a.values)) for a in frame]
         if self.attributes is None:
             names = getattr(self, "feature_names_in_", None)
             names = [str(n) for n in names] if names is not None else [f"x{j}" for j in range(n_features)]
@@ -575,11 +578,12 @@ class TabularNB(BaseNB):
     def fit(self, X, y, sample_weight=None):
         """Fit from ``X`` (tabular convention, NaN = missing) and class labels ``y``."""
         self._check_params()
+        X, frame = self._frame_in(X, first=True)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=True)
         check_classification_targets(y)
         self.classes_, y_index = np.unique(y, return_inverse=True)
         w = self._check_weight(sample_weight, X.shape[0])
-        self._init_state(X, y_index, w)
+        self._init_state(X, y_index, w, frame)
         self._count(X, y_index, w)
         if self._censored():
             self._fit_censored(X, y_index, w)
@@ -599,6 +603,7 @@ class TabularNB(BaseNB):
         self._check_params()
         if self.interval_fit == "censored" and self._declares_intervals():
             raise ValueError(_NOT_INCREMENTAL.format(what="partial_fit cannot add a batch"))
+        X, frame = self._frame_in(X, first=first)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=first)
         check_classification_targets(y)
         if first:
@@ -612,7 +617,7 @@ class TabularNB(BaseNB):
         y_index = np.searchsorted(self.classes_, y)
         w = self._check_weight(sample_weight, X.shape[0])
         if first:
-            self._init_state(X, y_index, w)
+            self._init_state(X, y_index, w, frame)
         self._count(X, y_index, w)
         self._update()
         return self
@@ -630,10 +635,23 @@ class TabularNB(BaseNB):
             raise ValueError("sample_weight is zero for every object; nothing to learn from")
         return w
 
-    def _init_state(self, X, y_index, w):
+    def _frame_in(self, X, *, first):
+        """A pandas DataFrame as value indices and numbers (:mod:`textnb.frames`), and
+        the attributes it declares when fitting without ``attributes`` (else None)."""
+        if not is_frame(X):
+            return X, None
+        if not first:
+            return (encode_frame(X, self.attributes_) if encodable(self.attributes_) else X), None
+        if self.attributes is not None:
+            attrs = list(self.attributes)
+            return (encode_frame(X, attrs) if encodable(attrs) else X), None
+        frame = frame_attributes(X)
+        return encode_frame(X, frame), frame
+
+    def _init_state(self, X, y_index, w, frame=None):
         """Column roles, cut points (discretising modes) and empty statistics."""
         n_classes = len(self.classes_)
-        self.attributes_ = self._resolve_attributes(X.shape[1])
+        self.attributes_ = self._resolve_attributes(X.shape[1], frame)
         numeric = np.array([a.kind == "numeric" for a in self.attributes_], dtype=bool)
         self.cut_points_ = [None] * len(self.attributes_)
         self._check_uncertain(X)
@@ -948,6 +966,7 @@ class TabularNB(BaseNB):
 
     # -- prediction ----------------------------------------------------------------
     def _check_X(self, X):
+        X, _ = self._frame_in(X, first=False)
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         self._check_uncertain(X)
         return X

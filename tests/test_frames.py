@@ -1,0 +1,80 @@
+"""pandas DataFrames straight into TabularNB (textnb.frames)."""
+
+import numpy as np
+import pytest
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import make_pipeline
+
+from textnb import TabularNB, load, table_from_frame
+from textnb.frames import encode_frame, frame_attributes, is_frame
+
+pd = pytest.importorskip("pandas")
+
+
+@pytest.fixture
+def frame():
+    rng = np.random.default_rng(0)
+    n = 90
+    cls = rng.choice(["a", "b"], n)
+    df = pd.DataFrame({
+        "colour": np.where(cls == "a", rng.choice(["red", "green"], n, p=[0.8, 0.2]),
+                           rng.choice(["red", "green"], n, p=[0.2, 0.8])).astype(object),
+        "size": np.where(cls == "a", 0.0, 2.0) + rng.normal(size=n),
+        "flag": rng.choice([True, False], n),
+        "kind": pd.Categorical(rng.choice(["x", "y", "z"], n), categories=["z", "y", "x"]),
+        "count": rng.integers(0, 5, n),
+        "cls": cls,
+    })
+    df.loc[3, "size"] = np.nan
+    df.loc[4, "colour"] = None
+    df.loc[5, "kind"] = np.nan
+    return df
+
+
+def test_kinds_and_missing(frame):
+    X = frame.drop(columns="cls")
+    attrs = {a.name: a for a in frame_attributes(X)}
+    assert attrs["colour"].kind == attrs["flag"].kind == attrs["kind"].kind == "nominal"
+    assert attrs["size"].kind == attrs["count"].kind == "numeric"
+    assert attrs["kind"].values == ["z", "y", "x"]  # categories in their order
+    enc = encode_frame(X, frame_attributes(X))
+    assert is_frame(enc) and list(enc.columns) == list(X.columns)
+    assert np.isnan(enc.loc[3, "size"]) and np.isnan(enc.loc[4, "colour"]) and np.isnan(enc.loc[5, "kind"])
+
+
+def test_same_model_as_table_from_frame(frame):
+    X, y = frame.drop(columns="cls"), frame["cls"]
+    direct = TabularNB().fit(X, y)
+    table = table_from_frame(frame, "cls")
+    via_table = TabularNB(attributes=tuple(table.attributes)).fit(table.X, table.y)
+    assert np.allclose(direct.predict_proba(X), via_table.predict_proba(table.X))
+    assert list(direct.feature_names_in_) == list(X.columns)
+    assert direct.score(X, y) > 0.7
+
+
+def test_unseen_value_is_missing_and_columns_checked(frame):
+    X, y = frame.drop(columns="cls"), frame["cls"]
+    m = TabularNB().fit(X, y)
+    row = X.iloc[[0]].copy()
+    unseen = row.copy()
+    unseen["colour"] = ["purple"]
+    missing = row.copy()
+    missing["colour"] = [None]
+    assert np.allclose(m.predict_proba(unseen), m.predict_proba(missing))
+    with pytest.raises(ValueError):
+        m.predict(X[["size", "colour", "flag", "kind", "count"]])  # columns in another order
+    with pytest.raises(ValueError, match="numeric"):
+        m.predict(X.assign(size=["big"] * len(X)))
+
+
+def test_pipelines_cv_grid_partial_fit_and_model_files(frame, tmp_path):
+    X, y = frame.drop(columns="cls"), frame["cls"]
+    assert cross_val_score(TabularNB(), X, y, cv=3).mean() > 0.6
+    assert cross_val_score(make_pipeline(TabularNB()), X, y, cv=3).mean() > 0.6
+    grid = GridSearchCV(make_pipeline(TabularNB()), {"tabularnb__alpha": [0.5, 1.0]}, cv=3).fit(X, y)
+    assert grid.best_score_ > 0.6
+    whole = TabularNB().fit(X, y)
+    parts = TabularNB().partial_fit(X.iloc[:50], y.iloc[:50], classes=["a", "b"]).partial_fit(X.iloc[50:], y.iloc[50:])
+    assert np.allclose(whole.theta_, parts.theta_)
+    whole.save(tmp_path / "m.tnb")
+    assert np.allclose(load(tmp_path / "m.tnb").predict_proba(X), whole.predict_proba(X))

@@ -1,0 +1,83 @@
+"""pandas DataFrames as model input: one encoding shared by the table models.
+
+A table model given a DataFrame calls :func:`frame_attributes` in ``fit`` (object,
+string, category and bool columns are nominal, numbers numeric, NaN / None missing; the
+rule of :func:`textnb.tables.table_from_frame`) and :func:`encode_frame` wherever it
+takes ``X``: the frame becomes a frame of float64 value indices and numbers with the
+same column names, so scikit-learn's ``validate_data`` records and checks
+``feature_names_in_`` as usual. A nominal value not seen in training is missing (NaN);
+with ``partial_fit`` the first batch fixes the values (declare ``attributes`` to learn
+more). Any table model (TabularNB today; TAN, LBR, APNBC, AODE) applies it by calling
+these two functions.
+
+pandas is never imported here: a frame is recognised by its type's module.
+"""
+
+import math
+
+import numpy as np
+
+from textnb.tables import Attribute
+
+__all__ = ["encodable", "encode_frame", "frame_attributes", "is_frame"]
+
+
+def is_frame(X):
+    """True if ``X`` is a pandas DataFrame."""
+    return type(X).__module__.split(".")[0] == "pandas" and hasattr(X, "columns") and hasattr(X, "dtypes")
+
+
+def _is_number_column(s):
+    kind = getattr(s.dtype, "kind", "O")
+    return kind in "iuf" and str(s.dtype) != "category"
+
+
+def frame_attributes(df):
+    """The attributes of a DataFrame's columns (nominal values in the order
+    ``table_from_frame`` gives them: categories in order, else first appearance)."""
+    out = []
+    for col in df.columns:
+        s = df[col]
+        if str(s.dtype) == "category":
+            out.append(Attribute(str(col), "nominal", [str(v) for v in s.cat.categories]))
+        elif _is_number_column(s):
+            out.append(Attribute(str(col), "numeric", []))
+        else:
+            values = {}
+            for v in s.tolist():
+                if not _missing(v):
+                    values.setdefault(str(v), None)
+            if not values:
+                raise ValueError(f"column {col!r} has no known value")
+            out.append(Attribute(str(col), "nominal", list(values)))
+    return out
+
+
+def _missing(v):
+    """None, a float NaN, pandas' NA or NaT."""
+    return v is None or (isinstance(v, float) and math.isnan(v)) or type(v).__name__ in ("NAType", "NaTType")
+
+
+def encodable(attributes):
+    """True if every attribute is one column (nominal or numeric, not uncertain)."""
+    return all(a.kind in ("nominal", "numeric") for a in attributes)
+
+
+def encode_frame(df, attributes):
+    """``df`` as a float64 DataFrame (same columns): nominal values as their index in
+    ``attributes`` (NaN when missing or unseen), numeric columns as numbers."""
+    names = [str(c) for c in df.columns]
+    if len(names) != len(attributes):
+        raise ValueError(f"the DataFrame has {len(names)} columns but the model was fitted on {len(attributes)}")
+    cols = {}
+    for col, a in zip(df.columns, attributes):
+        s = df[col]
+        if a.kind == "numeric":
+            if not _is_number_column(s) and str(s.dtype) != "bool":
+                raise ValueError(f"column {col!r} is numeric in the model but holds {s.dtype} values")
+            cols[col] = s.to_numpy(dtype=np.float64, na_value=np.nan)
+        else:
+            index = {v: i for i, v in enumerate(a.values)}
+            cols[col] = np.array([np.nan if _missing(v) else index.get(str(v), np.nan) for v in s.tolist()],
+                                 dtype=np.float64)
+    return type(df)(cols, index=df.index, columns=df.columns)
