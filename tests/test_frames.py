@@ -78,3 +78,24 @@ def test_pipelines_cv_grid_partial_fit_and_model_files(frame, tmp_path):
     assert np.allclose(whole.theta_, parts.theta_)
     whole.save(tmp_path / "m.tnb")
     assert np.allclose(load(tmp_path / "m.tnb").predict_proba(X), whole.predict_proba(X))
+
+
+def test_tan_and_bayes_net_take_frames(frame, tmp_path):
+    from textnb import TAN, BayesNetClassifier
+
+    X, y = frame.drop(columns="cls"), frame["cls"]
+    with pytest.raises(ValueError, match="numeric='mdl'"):
+        TAN().fit(X, y)  # the float column 'size' is numeric: TAN asks for a discretisation
+    tan = TAN(numeric="mdl").fit(X, y)
+    assert tan.score(X, y) > 0.7
+    assert cross_val_score(TAN(numeric="mdl"), X, y, cv=3).mean() > 0.6
+    tan.save(tmp_path / "tan.tnb")
+    assert np.allclose(load(tmp_path / "tan.tnb").predict_proba(X), tan.predict_proba(X))
+    # nominal columns only: the same model as through table_from_frame
+    nominal = frame.drop(columns=["size", "count"])
+    table = table_from_frame(nominal, "cls")
+    direct = BayesNetClassifier().fit(nominal.drop(columns="cls"), nominal["cls"])
+    via = BayesNetClassifier(attributes=tuple(table.attributes)).fit(table.X, table.y)
+    assert np.allclose(direct.predict_proba(nominal.drop(columns="cls")), via.predict_proba(table.X))
+    # refitting on an array forgets the frame's attributes
+    assert not hasattr(TAN(numeric="mdl").fit(X, y).fit(table.X, table.y), "frame_attributes_")

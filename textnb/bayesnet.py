@@ -73,8 +73,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from textnb.base import BaseNB
 from textnb.discretize import apply_cut_points, mdl_cut_points
 from textnb.errors import InputError, TextnbError
+from textnb.frames import frame_for_fit, frame_for_predict
 from textnb.model_io import register
 from textnb.stats import CountTable, class_indicator
+from textnb.tables import Attribute
 
 __all__ = ["BayesNetClassifier", "TAN", "read_structure", "conditional_mutual_information"]
 
@@ -379,7 +381,12 @@ class _BaseBayesNet(BaseNB):
                 "(textnb.discretize.MDLDiscretizer)."
             )
 
+    def _declared(self):
+        """``attributes``, or those a DataFrame given to ``fit`` declared (textnb.frames)."""
+        return self.attributes if self.attributes is not None else getattr(self, "frame_attributes_", None)
+
     def _check_X(self, X):
+        X = frame_for_predict(self, X, self._declared())
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         if self.cut_points_ is not None:
             X = apply_cut_points(X, self.cut_points_)
@@ -392,8 +399,8 @@ class _BaseBayesNet(BaseNB):
 
     def _attribute_info(self, X):
         d = X.shape[1]
-        if self.attributes is not None:
-            attrs = list(self.attributes)
+        if self._declared() is not None:
+            attrs = list(self._declared())
             if len(attrs) != d:
                 raise ValueError(f"attributes describes {len(attrs)} columns but X has {d}")
             names, n_values = [], []
@@ -431,9 +438,9 @@ class _BaseBayesNet(BaseNB):
 
     def _numeric_cut_points(self, X, y_index, sample_weight):
         """MDL cut points of the numeric columns ``attributes`` declares (None if none)."""
-        if self.attributes is None:
+        if self._declared() is None:
             return None
-        attrs = list(self.attributes)
+        attrs = list(self._declared())
         if len(attrs) != X.shape[1]:
             raise ValueError(f"attributes describes {len(attrs)} columns but X has {X.shape[1]}")
         numeric = [not isinstance(a, str) and getattr(a, "kind", "nominal") != "nominal" for a in attrs]
@@ -473,6 +480,7 @@ class _BaseBayesNet(BaseNB):
         self
         """
         alpha = self._check_params()
+        X = frame_for_fit(self, X, self.attributes, integers_nominal=True)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=True)
         check_classification_targets(y)
         self.classes_, y_index = np.unique(y, return_inverse=True)
@@ -757,7 +765,7 @@ class _BaseBayesNet(BaseNB):
             "n_features_in_": self.n_features_in_,
             "cut_points_": self.cut_points_,
         }
-        for extra in ("feature_names_in_", "modes_", "cmi_", "root_"):
+        for extra in ("feature_names_in_", "modes_", "cmi_", "root_", "frame_attributes_"):
             if hasattr(self, extra):
                 state[extra] = getattr(self, extra)
         return state
@@ -769,6 +777,10 @@ class _BaseBayesNet(BaseNB):
         self.marginal_counts_ = [np.array(c, dtype=np.float64) for c in self.marginal_counts_]
         self.n_values_ = np.asarray(self.n_values_, dtype=np.int64)
         self.structure_ = {k: tuple(v) for k, v in self.structure_.items()}
+        if "frame_attributes_" in state:
+            self.frame_attributes_ = [
+                a if isinstance(a, Attribute) else Attribute(a["name"], a["kind"], list(a["values"]))
+                for a in self.frame_attributes_]
         self._set_structure(*self._structure_from_fitted())
         self._update()
 
