@@ -99,3 +99,35 @@ def test_tan_and_bayes_net_take_frames(frame, tmp_path):
     assert np.allclose(direct.predict_proba(nominal.drop(columns="cls")), via.predict_proba(table.X))
     # refitting on an array forgets the frame's attributes
     assert not hasattr(TAN(numeric="mdl").fit(X, y).fit(table.X, table.y), "frame_attributes_")
+
+
+def test_lbr_takes_frames(frame, tmp_path):
+    from textnb import LBR, Discretized
+
+    nominal = frame.drop(columns=["size", "cls"])
+    y = frame["cls"]
+    lbr = LBR().fit(nominal, y)
+    assert lbr.score(nominal, y) > 0.7
+    assert [a.name for a in lbr.frame_attributes_] == list(nominal.columns)
+    lbr.save(tmp_path / "lbr.tnb")
+    assert np.array_equal(load(tmp_path / "lbr.tnb").predict(nominal), lbr.predict(nominal))
+    table = table_from_frame(frame.drop(columns=["size", "count"]), "cls")
+    direct = LBR().fit(frame[["colour", "flag", "kind"]], y)
+    via = LBR().fit(table.X, table.y, attributes=table.attributes)
+    assert np.allclose(direct.predict_proba(frame[["colour", "flag", "kind"]]), via.predict_proba(table.X))
+    with pytest.raises(ValueError, match="LBR needs nominal"):
+        LBR().fit(frame.drop(columns="cls"), y)  # 'size' is numeric
+    assert cross_val_score(LBR(), nominal, y, cv=3).mean() > 0.6
+
+
+def test_apnbc_over_tabularnb_takes_frames(frame):
+    from textnb import APNBC
+
+    X, y = frame.drop(columns="cls"), frame["cls"]
+    for fit_on in ("resubstitution", "cv"):
+        m = APNBC(TabularNB(), fit_on=fit_on).fit(X, y)
+        assert list(m.feature_names_in_) == list(X.columns)
+        assert m.score(X, y) > 0.7
+    assert cross_val_score(APNBC(TabularNB()), X, y, cv=3).mean() > 0.6
+    grid = GridSearchCV(APNBC(TabularNB()), {"significance": [0.05, 1.0]}, cv=3).fit(X, y)
+    assert grid.best_score_ > 0.6

@@ -29,6 +29,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from textnb.base import BaseNB
+from textnb.frames import is_frame
 from textnb.model_io import register
 
 __all__ = ["APNBC"]
@@ -240,10 +241,13 @@ class APNBC(BaseNB):
 
     # -- prediction -----------------------------------------------------------------
     def _validate_X(self, X, reset):
-        # shape, feature count and names here; the base model checks the values
-        X = validate_data(self, X, reset=reset, accept_sparse=True, dtype=None,
-                          ensure_all_finite=False)
-        return X.tocsr() if sp.issparse(X) else X
+        # shape, feature count and names here; the base model checks the values (and
+        # encodes a DataFrame itself, textnb.frames: it is handed on as it is)
+        checked = validate_data(self, X, reset=reset, accept_sparse=True, dtype=None,
+                                ensure_all_finite=False)
+        if is_frame(X):
+            return X
+        return checked.tocsr() if sp.issparse(checked) else checked
 
     def _check_X(self, X):
         return self._validate_X(X, reset=False)

@@ -59,7 +59,9 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.base import BaseNB
+from textnb.frames import frame_for_fit, frame_for_predict
 from textnb.model_io import register
+from textnb.tables import Attribute
 
 __all__ = ["LBR", "sign_test_p"]
 
@@ -803,6 +805,9 @@ class LBR(BaseNB):
             first). Default: the sorted distinct labels of ``y``.
         """
         self._check_params()
+        X = frame_for_fit(self, X, attributes, integers_nominal=True)  # a DataFrame: textnb.frames
+        if attributes is None:
+            attributes = getattr(self, "frame_attributes_", None)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan",
                              reset=True)
         check_classification_targets(y)
@@ -876,9 +881,14 @@ class LBR(BaseNB):
     def _set_state(self, state):
         for k, v in state.items():
             setattr(self, k, v)
+        if "frame_attributes_" in state:
+            self.frame_attributes_ = [
+                a if isinstance(a, Attribute) else Attribute(a["name"], a["kind"], list(a["values"]))
+                for a in self.frame_attributes_]
         self._engine = None
 
     def _check_X(self, X):
+        X = frame_for_predict(self, X, None)
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         return self._encode(X)
 
