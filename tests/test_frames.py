@@ -131,3 +131,15 @@ def test_apnbc_over_tabularnb_takes_frames(frame):
     assert cross_val_score(APNBC(TabularNB()), X, y, cv=3).mean() > 0.6
     grid = GridSearchCV(APNBC(TabularNB()), {"significance": [0.05, 1.0]}, cv=3).fit(X, y)
     assert grid.best_score_ > 0.6
+
+
+def test_discretized_lbr_takes_mixed_frames(frame, tmp_path):
+    from textnb import LBR, Discretized
+
+    X, y = frame.drop(columns="cls"), frame["cls"]
+    m = Discretized(LBR()).fit(X, y)
+    assert m.score(X, y) > 0.7
+    assert [a.kind for a in m.attributes_] == ["nominal", "numeric", "nominal", "nominal", "numeric"]
+    m.save(tmp_path / "d.tnb")
+    assert np.array_equal(load(tmp_path / "d.tnb").predict(X), m.predict(X))
+    assert cross_val_score(Discretized(LBR()), X, y, cv=3).mean() > 0.6

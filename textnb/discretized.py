@@ -15,6 +15,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.discretize import apply_cut_points, equal_frequency_cut_points, equal_width_cut_points, mdl_cut_points
+from textnb.frames import encodable, encode_frame, frame_attributes, is_frame
 from textnb.model_io import register
 from textnb.tables import Attribute
 from textnb.tabular import TabularNB
@@ -69,9 +70,13 @@ class Discretized(ClassifierMixin, BaseEstimator):
         """Learn the cut points from ``X`` (NaN = missing) and ``y``, then fit the model."""
         if self.numeric not in _METHODS:
             raise ValueError(f"numeric must be one of {_METHODS}; got {self.numeric!r}")
+        declared = list(self.attributes) if self.attributes is not None else None
+        if is_frame(X):  # a DataFrame: nominal and numeric columns (textnb.frames)
+            declared = declared if declared is not None else frame_attributes(X)
+            X = encode_frame(X, declared) if encodable(declared) else X
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=True)
         check_classification_targets(y)
-        attrs = list(self.attributes) if self.attributes is not None else [
+        attrs = declared if declared is not None else [
             Attribute(f"x{j}", "numeric") for j in range(X.shape[1])]
         if len(attrs) != X.shape[1]:
             raise ValueError(f"attributes has {len(attrs)} entries but X has {X.shape[1]} columns")
@@ -107,6 +112,8 @@ class Discretized(ClassifierMixin, BaseEstimator):
         return self
 
     def _transform(self, X):
+        if is_frame(X) and encodable(self.attributes_):
+            X = encode_frame(X, self.attributes_)
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         return apply_cut_points(X, self.cut_points_)
 
