@@ -5,8 +5,10 @@ one line ``textnb: error: ...`` on stderr; 2 bad usage (argparse); 130 interrupt
 """
 
 import argparse
+import difflib
 import json
 import os
+import re
 import sys
 import time
 from contextlib import contextmanager
@@ -133,6 +135,7 @@ def _add_model_options(p):
                      help="learn the weights from the training data itself (default) or out-of-fold scores")
     tab = p.add_argument_group("tables (ARFF, CSV/TSV with a header)")
     tab.add_argument("--class", dest="class_name", metavar="NAME", help="class attribute (default: the last one)")
+    _add_ignore(tab)
     tab.add_argument("--numeric", choices=["gaussian", "kde", "mdl", "equal-frequency", "equal-width"],
                      help="numeric attributes: Gaussian (default), kernel density, or discretised")
     tab.add_argument("--bins", type=_positive_int, help="bins for equal-frequency / equal-width (default 10)")
@@ -143,6 +146,22 @@ def _add_model_options(p):
                           "(default) or the interval-censored maximum-likelihood Gaussian, fitted by EM")
     tab.add_argument("--missing", choices=["ignore", "mode"],
                      help="tan / bn: leave missing values out (default) or replace them by the mode (Weka)")
+
+
+def _names(value):
+    names = [n.strip() for n in value.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"expected NAME[,NAME...]; got {value!r}")
+    return names
+
+
+def _add_ignore(group):
+    group.add_argument("--ignore", type=_names, metavar="NAME[,NAME...]",
+                       help="table attributes to leave out (an ID column, say), as Weka's Remove filter")
+
+
+def _ignored(args):
+    return getattr(args, "ignore", None) or None
 
 
 def _stop_words(value):
@@ -245,14 +264,15 @@ def _load_input(args, path):
     path = os.fspath(path)
     if os.path.isdir(path):
         return "text", _open(args, path)
-    if path.lower().endswith(".arff") or getattr(args, "class_name", None) or getattr(args, "numeric", None):
-        return "table", read_table(path, class_name=getattr(args, "class_name", None))
+    if path.lower().endswith(".arff") or getattr(args, "class_name", None) or getattr(args, "numeric", None) \
+            or _ignored(args):
+        return "table", read_table(path, class_name=getattr(args, "class_name", None), drop=_ignored(args))
     try:
         return "text", _open(args, path)
     except InputError as exc:
         if "label and text columns" not in str(exc):
             raise
-    return "table", read_table(path, class_name=getattr(args, "class_name", None))
+    return "table", read_table(path, class_name=getattr(args, "class_name", None), drop=_ignored(args))
 
 
 def _make_tabular(args, table):
@@ -522,7 +542,7 @@ def _predict_table(args, model, out):
         raise InputError(f"{args.model}: a table model needs a table file to predict (ARFF or CSV)")
     classes = [str(c) for c in model.classes_]
     for path in args.paths:
-        table = read_table(path, like=_attributes_of(model, args.model))
+        table = read_table(path, like=_attributes_of(model, args.model), drop=_ignored(args))
         sources = [f"{path}:{i + 1}" for i in range(table.X.shape[0])]
         _print_predictions(sources, classes, _scores(model, table.X), args, out,
                            _explanations(args, model, table.X))
@@ -657,7 +677,7 @@ def _evaluate_table(args, table, start, out):
     _check_table_classes(table)
     model = _make_tabular(args, table)
     if args.test:
-        test = read_table(args.test, like=table.attributes)
+        test = read_table(args.test, like=table.attributes, drop=_ignored(args))
         if test.y is None or any(v is None for v in test.y):
             raise InputError(f"{args.test}: every test row needs a known class")
         with _structure_errors(args):
@@ -811,8 +831,32 @@ def cmd_merge(args, out, err):
 
 
 # --------------------------------------------------------------------------- parser
+class _Parser(argparse.ArgumentParser):
+    """Usage errors in two lines: the error of the (sub)command that was given, with a
+    "did you mean" for a mistyped option, and where the help is (not the whole usage)."""
+
+    def error(self, message):
+        if message.startswith("unrecognized arguments:"):
+            options = [o for a in self._actions for o in a.option_strings]
+            hints = []
+            for word in message.split(":", 1)[1].split():
+                if word.startswith("-"):
+                    close = difflib.get_close_matches(word.split("=", 1)[0], options, n=1, cutoff=0.6)
+                    if close:
+                        hints.append(f"{word} -> {close[0]}")
+            if hints:
+                message += f" (did you mean: {', '.join(hints)}?)"
+        bad = re.match(r"argument (\S+): invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if bad:
+            choices = re.findall(r"'([^']*)'", bad.group(3))
+            close = difflib.get_close_matches(bad.group(2), choices, n=1, cutoff=0.5)
+            if close:
+                message += f"; did you mean {close[0]!r}?"
+        self.exit(2, f"{self.prog}: error: {message}\n(see '{self.prog} --help')\n")
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="textnb", description="Naive Bayes for text and tabular data.")
     parser.add_argument("--version", action="version", version=f"textnb {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -841,6 +885,7 @@ def build_parser():
     p.add_argument("--explain", action="store_true",
                    help="also print why: the terms that moved the decision most, or the rule of a lazy model")
     p.add_argument("--top", type=_positive_int, default=10, metavar="N", help="terms per explanation (default 10)")
+    _add_ignore(p)
     p.set_defaults(handler=cmd_predict)
 
     p = sub.add_parser("evaluate", help="cross-validate or test a model",
@@ -876,6 +921,13 @@ def build_parser():
     return parser
 
 
+def _subparser(parser, command):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices.get(command)
+    return None
+
+
 def main(argv=None, *, stdout=None, stderr=None):
     """Run the command line; returns the exit status."""
     from textnb.workers import keep_freed_memory
@@ -885,7 +937,10 @@ def main(argv=None, *, stdout=None, stderr=None):
     err = stderr if stderr is not None else sys.stderr
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # reported by the subcommand, which knows its own options
+            sub = _subparser(parser, getattr(args, "command", None)) or parser
+            sub.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:  # argparse: --help (0) or bad usage (2)
         return int(exc.code or 0)
     try:

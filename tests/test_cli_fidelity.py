@@ -1,0 +1,60 @@
+"""CLI frictions of a new user's first hour (issue 19): --ignore, usage errors."""
+
+import io
+
+import pytest
+
+from textnb.cli import main
+
+
+def run(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(map(str, argv)), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def tables(tmp_path):
+    train = tmp_path / "t.csv"
+    # the id column alone would separate the classes of the query rows wrongly
+    train.write_text("id,colour,size,cls\nq2,red,1.0,a\nr2,red,1.2,a\nr3,green,3.0,b\n"
+                     "q1,green,3.3,b\nr5,red,0.8,a\nr6,green,2.9,b\n")
+    query = tmp_path / "q.csv"
+    query.write_text("id,colour,size\nq1,red,1.1\nq2,green,3.1\n")
+    return train, query, tmp_path
+
+
+def test_ignore_drops_attributes_in_train_predict_evaluate(tables):
+    train, query, tmp = tables
+    model = tmp / "m.tnb"
+    code, out, err = run("train", train, "--ignore", "id", "-o", model)
+    assert code == 0, err
+    assert "attributes: 2" in out
+    code, out, _ = run("inspect", model)
+    assert "colour [" in out and "id [" not in out
+    code, out, err = run("predict", model, query, "--ignore", "id")
+    assert code == 0, err
+    assert [line.split("\t")[1] for line in out.splitlines()] == ["a", "b"]
+    code, out, err = run("evaluate", train, "--ignore", "id,colour", "--cv", "2", "--json")
+    assert code == 0, err
+    code, _, err = run("train", train, "--ignore", "nosuch", "-o", model)
+    assert code == 1 and "nosuch" in err and len(err.strip().splitlines()) == 1
+
+
+def test_subcommand_usage_errors_suggest(tables, capsys):
+    train, _, _ = tables
+
+    def run(*argv):  # argparse writes usage errors to sys.stderr
+        code = main(list(map(str, argv)), stdout=io.StringIO(), stderr=io.StringIO())
+        return code, "", capsys.readouterr().err
+    code, _, err = run("train", train, "--modle", "nb")
+    assert code == 2
+    assert err.startswith("textnb train: error: unrecognized arguments: --modle")
+    assert "did you mean: --modle -> --model" in err
+    assert len(err.strip().splitlines()) == 2  # not the whole usage
+    code, _, err = run("train", train, "--model", "tann")
+    assert code == 2 and "did you mean 'tan'?" in err and len(err.strip().splitlines()) == 2
+    code, _, err = run("trian", train)
+    assert code == 2 and "did you mean 'train'?" in err
+    code, _, err = run("predict", "m.tnb", "--probaa")
+    assert code == 2 and err.startswith("textnb predict: error:") and "--proba" in err
