@@ -58,3 +58,52 @@ def test_subcommand_usage_errors_suggest(tables, capsys):
     assert code == 2 and "did you mean 'train'?" in err
     code, _, err = run("predict", "m.tnb", "--probaa")
     assert code == 2 and err.startswith("textnb predict: error:") and "--proba" in err
+
+
+@pytest.fixture
+def text_model(tmp_path):
+    for label, docs in {"spam": ["cheap pills now buy", "free prize winner cheap"],
+                        "ham": ["meeting at noon", "lunch with the team"],
+                        "other": ["weather rain cold", "snow cold wind"]}.items():
+        (tmp_path / "c" / label).mkdir(parents=True)
+        for i, d in enumerate(docs):
+            (tmp_path / "c" / label / str(i)).write_text(d)
+    model = tmp_path / "c.tnb"
+    assert run("train", tmp_path / "c", "-o", model)[0] == 0
+    lines = tmp_path / "lines.txt"
+    lines.write_text("cheap pills\nmeeting noon lunch\n\ncold snow\n")
+    return model, lines
+
+
+def test_predict_lines_in_order(text_model):
+    model, lines = text_model
+    code, out, err = run("predict", model, "--lines", lines)
+    assert code == 0, err
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert [r[0] for r in rows] == [f"{lines}:{i}" for i in (1, 2, 3, 4)]
+    assert [rows[0][1], rows[1][1], rows[3][1]] == ["spam", "ham", "other"]
+
+
+def test_predict_lines_top_and_threshold(text_model):
+    import json
+
+    model, lines = text_model
+    code, out, _ = run("predict", model, "--lines", lines, "--top", "2")
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert all(len(r) == 3 for r in rows)
+    probs = [[float(cell.split()[1]) for cell in r[1:]] for r in rows]
+    assert all(p[0] >= p[1] for p in probs)
+    code, out, _ = run("predict", model, "--lines", lines, "--threshold", "0.5", "--json")
+    recs = [json.loads(line) for line in out.splitlines()]
+    assert len(recs) == 4
+    assert [r["labels"][0]["label"] for r in recs if r["labels"]] == ["spam", "ham", "other"]
+    assert recs[2]["labels"] == []  # the empty line: every class at 1/3 < 0.5
+    assert all(lab["proba"] >= 0.5 and "log_odds" in lab for r in recs for lab in r["labels"])
+
+
+def test_predict_lines_bad_use(text_model, tables):
+    model, lines = text_model
+    code, _, err = run("predict", model, "--lines", lines.parent / "missing.txt")
+    assert code == 1 and "missing.txt" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run("predict", model, lines, "--threshold", "0.5")
+    assert code == 1 and "--lines" in err

@@ -503,7 +503,7 @@ def _explanations(args, model, X):
     if isinstance(model, TextClassifier):
         from textnb.explain import explain
 
-        return [_term_explanation(explain(model, doc, top=args.top), args) for doc in X]
+        return [_term_explanation(explain(model, doc, top=args.top or 10), args) for doc in X]
     raise InputError(f"{args.model}: --explain needs a document model or a lazy table model (--lazy)")
 
 
@@ -559,6 +559,14 @@ def cmd_predict(args, out, err):
     from textnb.corpus import MAX_DOCUMENT_BYTES, iter_input_documents
 
     model = load(args.model)
+    if args.lines is not None:
+        if not isinstance(model, TextClassifier):
+            raise InputError(f"{args.model}: --lines needs a text model; a table model reads a table file")
+        if args.paths:
+            raise InputError("--lines reads one file (or stdin): give it as --lines FILE, without PATH")
+        return _predict_lines(args, model, out)
+    if args.threshold is not None:
+        raise InputError("--threshold applies to --lines")
     if not isinstance(model, TextClassifier):
         return _predict_table(args, model, out)
     paths = args.paths or ["-"]
@@ -585,6 +593,52 @@ def cmd_predict(args, out, err):
             flush()
     flush()
     return 1 if failed else 0
+
+
+def _line_documents(source):
+    """The lines of ``source`` (a path or ``-``), decoded as documents are, without
+    their line ends."""
+    from textnb.corpus import decode_bytes
+
+    if source == "-":
+        stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
+        data = stream.read()
+    else:
+        if not os.path.isfile(source):
+            raise InputError(f"{source}: no such file")
+        with open(source, "rb") as f:
+            data = f.read()
+    text = data if isinstance(data, str) else decode_bytes(data)
+    return text.splitlines()
+
+
+def _predict_lines(args, model, out):
+    """``predict --lines``: one prediction per input line, in order. With ``--top`` /
+    ``--threshold``, the most probable labels with their probabilities (fastText's
+    ``predict-prob``: a line whose labels all fall below the threshold gets none)."""
+    name = "stdin" if args.lines == "-" else args.lines
+    lines = _line_documents(args.lines)
+    classes = [str(c) for c in model.classes_]
+    ranked = args.top is not None or args.threshold is not None
+    top = args.top or (len(classes) if args.threshold is not None else 1)
+    threshold = args.threshold if args.threshold is not None else 0.0
+    for start in range(0, len(lines), 1000):
+        chunk = lines[start:start + 1000]
+        sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
+        logp, odds = _scores(model, chunk)
+        if not ranked:
+            _print_predictions(sources, classes, (logp, odds), args, out)
+            continue
+        for src, lp, lo in zip(sources, logp, odds):
+            order = np.argsort(-lp, kind="stable")[:top]
+            best = [int(k) for k in order if np.exp(lp[k]) >= threshold]
+            if args.json:
+                rec = {"source": src, "labels": [
+                    {"label": classes[k], "proba": float(np.exp(lp[k])), "log_odds": float(lo[k])} for k in best]}
+                print(json.dumps(rec), file=out)
+            else:
+                print("\t".join([src] + [f"{classes[k]} {np.exp(lp[k]):.6f}" for k in best]), file=out)
+    return 0
 
 
 def _read_texts(corpus, max_bytes, labels=None):
@@ -884,7 +938,13 @@ def build_parser():
     p.add_argument("--max-bytes", type=_positive_int, help="read at most this many bytes of a document")
     p.add_argument("--explain", action="store_true",
                    help="also print why: the terms that moved the decision most, or the rule of a lazy model")
-    p.add_argument("--top", type=_positive_int, default=10, metavar="N", help="terms per explanation (default 10)")
+    p.add_argument("--top", type=_positive_int, metavar="N",
+                   help="terms per explanation (default 10); with --lines: the N most probable labels")
+    p.add_argument("--lines", nargs="?", const="-", metavar="FILE|-",
+                   help="one document per line of FILE (default: stdin), output in input order, "
+                        "as fastText's predict")
+    p.add_argument("--threshold", type=_probability, metavar="P",
+                   help="with --lines: only labels of probability >= P (as fastText's predict-prob)")
     _add_ignore(p)
     p.set_defaults(handler=cmd_predict)
 
