@@ -424,3 +424,9 @@ def test_weighted_min_df_matches_pipeline():
         pipe = Pipeline([("v", Vectorizer(**params)), ("nb", MultinomialNB())]).fit(docs, y, nb__sample_weight=sw)
         assert clf.vectorizer_.vocabulary_ == pipe.named_steps["v"].vocabulary_
         assert np.allclose(clf.predict_proba(docs), pipe.predict_proba(docs))
+
+
+def test_package_namespace_exports_only_its_names():
+    # issue 19: ``textnb.importlib`` was reachable
+    assert not hasattr(textnb, "importlib") and "importlib" not in dir(textnb)
+    assert textnb.TabularNB is TabularNB  # the lazy exports still work

@@ -4,7 +4,7 @@ The public names below are imported on first use (PEP 562), so ``import textnb``
 mail filter that needs only the text models do not pay for importing every model.
 """
 
-import importlib
+import importlib as _importlib
 
 __version__ = "0.1.0"
 
@@ -57,7 +57,7 @@ def __getattr__(name):
     module = _PUBLIC.get(name)
     if module is None:
         raise AttributeError(f"module 'textnb' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(_importlib.import_module(module), name)
     globals()[name] = value
     return value
 

@@ -291,11 +291,12 @@ def read_structure(path):
 
     The file holds one object::
 
-        {"parents": {"LungCancer": ["FamilyHistory", "Smoker"],
-                     "Emphysema": ["Smoker"],
-                     "PositiveXRay": ["LungCancer"],
+        {"parents": {"Emphysema": ["LungCancer", "Smoker"],
                      "Dyspnea": ["LungCancer", "Emphysema"]},
          "class": "LungCancer"}
+
+    (the class node must not get parents that are its own children: an attribute not
+    listed is a child of the class). ``{}`` is naive Bayes.
 
     ``parents`` maps a node (an attribute name, or the class name) to the list of its
     parents; an attribute that is not listed has the class as its only parent. The
@@ -320,6 +321,8 @@ def read_structure(path):
         raise InputError(f"{path}: cannot read structure file ({exc.strerror or exc})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: not a JSON structure file ({exc})") from None
+    if isinstance(doc, dict):
+        doc.setdefault("parents", {})  # {}: every attribute a child of the class only
     if not isinstance(doc, dict) or not isinstance(doc.get("parents"), dict):
         raise InputError(f'{path}: expected {{"parents": {{"node": ["parent", ...], ...}}}}')
     unknown = set(doc) - {"parents", "class"}
