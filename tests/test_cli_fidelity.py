@@ -107,3 +107,17 @@ def test_predict_lines_bad_use(text_model, tables):
     assert code == 1 and "missing.txt" in err and len(err.strip().splitlines()) == 1
     code, _, err = run("predict", model, lines, "--threshold", "0.5")
     assert code == 1 and "--lines" in err
+
+
+def test_inspect_shows_zero_probabilities_as_zero(tmp_path):
+    import json
+
+    data = tmp_path / "w.csv"
+    data.write_text("outlook,windy,play\nsunny,t,no\nsunny,f,no\nrain,t,yes\novercast,f,yes\n")
+    model = tmp_path / "w.tnb"
+    assert run("train", data, "--class", "play", "--alpha", "0", "-o", model)[0] == 0
+    code, out, _ = run("inspect", model)
+    assert code == 0 and "e-308" not in out and "sunny=0 " in out
+    info = json.loads(run("inspect", model, "--json")[1])
+    probs = info["attributes"][0]["probabilities"]
+    assert probs["yes"][info["attributes"][0]["values"].index("sunny")] == 0.0

@@ -1136,8 +1136,11 @@ class TabularNB(BaseNB):
                     edges = ["-inf"] + [f"{x:.6g}" for x in cuts] + ["inf"]
                     d["values"] = [f"({edges[i]}, {edges[i + 1]}]" for i in range(len(edges) - 1)]
                 d["counts"] = {c: self.feature_count_[i, sl].tolist() for i, c in enumerate(classes)}
+                # the log floor stands for a zero relative frequency (alpha=0): show 0
+                flp = self.feature_log_prob_[:, sl]
+                prob = np.where(flp <= LOG_FLOOR, 0.0, np.exp(flp))
                 d["probabilities"] = {
-                    c: np.exp(self.feature_log_prob_[i, sl]).tolist() for i, c in enumerate(classes)
+                    c: prob[i].tolist() for i, c in enumerate(classes)
                 }
             elif j in gauss:
                 g = gauss[j]
