@@ -321,8 +321,8 @@ def read_structure(path):
         raise InputError(f"{path}: cannot read structure file ({exc.strerror or exc})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: not a JSON structure file ({exc})") from None
-    if isinstance(doc, dict):
-        doc.setdefault("parents", {})  # {}: every attribute a child of the class only
+    if isinstance(doc, dict) and not set(doc) - {"class"}:
+        doc["parents"] = {}  # {}: every attribute a child of the class only (naive Bayes)
     if not isinstance(doc, dict) or not isinstance(doc.get("parents"), dict):
         raise InputError(f'{path}: expected {{"parents": {{"node": ["parent", ...], ...}}}}')
     unknown = set(doc) - {"parents", "class"}
