@@ -10,10 +10,10 @@ flat module paths of earlier versions (``textnb.naive_bayes.tabular``, ``textnb.
 import: they are aliases of the modules' new homes.
 """
 
-import importlib
-import importlib.abc
-import importlib.util
-import sys
+import importlib as _importlib
+import importlib.abc as _importlib_abc
+import importlib.util as _importlib_util
+import sys as _sys
 
 from textnb.core.registry import MODEL_MODULES
 from textnb.core.version import __version__
@@ -81,17 +81,17 @@ _MOVED = {
 }
 
 
-class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+class _MovedModules(_importlib_abc.MetaPathFinder, _importlib_abc.Loader):
     """Import an old flat module path as an alias of the module at its new path."""
 
     def find_spec(self, fullname, path=None, target=None):
         package, _, name = fullname.partition(".")
         if package == "textnb" and name in _MOVED:
-            return importlib.util.spec_from_loader(fullname, self)
+            return _importlib_util.spec_from_loader(fullname, self)
         return None
 
     def create_module(self, spec):
-        module = importlib.import_module(_MOVED[spec.name.partition(".")[2]])
+        module = _importlib.import_module(_MOVED[spec.name.partition(".")[2]])
         spec.loader_state = module.__spec__  # the import system overwrites __spec__
         return module
 
@@ -100,14 +100,14 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         module.__spec__ = module.__spec__.loader_state
 
 
-sys.meta_path.append(_MovedModules())
+_sys.meta_path.append(_MovedModules())
 
 
 def __getattr__(name):
     module = _PUBLIC.get(name)
     if module is None:
         raise AttributeError(f"module 'textnb' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(_importlib.import_module(module), name)
     globals()[name] = value
     return value
 

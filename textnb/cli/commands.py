@@ -5,6 +5,7 @@ one line ``textnb: error: ...`` on stderr; 2 bad usage (argparse); 130 interrupt
 """
 
 import argparse
+import difflib
 import json
 import os
 import re
@@ -185,6 +186,7 @@ def _add_model_options(p):
                      help="learn the weights from the training data itself (default) or out-of-fold scores")
     tab = p.add_argument_group("tables (ARFF, CSV/TSV with a header)")
     tab.add_argument("--class", dest="class_name", metavar="NAME", help="class attribute (default: the last one)")
+    _add_ignore(tab)
     tab.add_argument("--numeric", choices=["gaussian", "kde", "mdl", "equal-frequency", "equal-width"],
                      help="numeric attributes: Gaussian (default), kernel density, or discretised")
     tab.add_argument("--bins", type=_bins,
@@ -196,6 +198,22 @@ def _add_model_options(p):
                           "(default) or the interval-censored maximum-likelihood Gaussian, fitted by EM")
     tab.add_argument("--missing", choices=["ignore", "mode"],
                      help="tan / bn: leave missing values out (default) or replace them by the mode (Weka)")
+
+
+def _names(value):
+    names = [n.strip() for n in value.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"expected NAME[,NAME...]; got {value!r}")
+    return names
+
+
+def _add_ignore(group):
+    group.add_argument("--ignore", type=_names, metavar="NAME[,NAME...]",
+                       help="table attributes to leave out (an ID column, say), as Weka's Remove filter")
+
+
+def _ignored(args):
+    return getattr(args, "ignore", None) or None
 
 
 def _stop_words(value):
@@ -375,7 +393,8 @@ def _load_input(args, path):
     mixed = _mixed_table(args, path)
     if mixed is not None:
         return "table", mixed
-    if not (path.lower().endswith(".arff") or getattr(args, "class_name", None) or getattr(args, "numeric", None)):
+    if not (path.lower().endswith(".arff") or getattr(args, "class_name", None) or getattr(args, "numeric", None)
+            or _ignored(args)):
         try:
             return "text", _open(args, path)
         except InputError as exc:
@@ -383,7 +402,7 @@ def _load_input(args, path):
                 raise
     from textnb.io.tables import read_table  # tables import scipy: only for tables
 
-    return "table", read_table(path, class_name=_table_class(args))
+    return "table", read_table(path, class_name=_table_class(args), drop=_ignored(args))
 
 
 def _make_tabular(args, table):
@@ -660,7 +679,7 @@ def _explanations(args, model, X):
     if isinstance(model, TextClassifier):
         from textnb.evaluation.explain import explain
 
-        return [_term_explanation(explain(model, doc, top=args.top), args) for doc in X]
+        return [_term_explanation(explain(model, doc, top=args.top or 10), args) for doc in X]
     raise InputError(f"{args.model}: --explain needs a document model, a table model with text attributes "
                      f"or a lazy table model (--lazy)")
 
@@ -723,7 +742,7 @@ def _predict_table(args, model, out):
         raise InputError(f"{args.model}: a table model needs a table file to predict (ARFF or CSV)")
     classes = [str(c) for c in model.classes_]
     for path in args.paths:
-        table = read_table(path, like=_attributes_of(model, args.model))
+        table = read_table(path, like=_attributes_of(model, args.model), drop=_ignored(args))
         sources = [f"{path}:{i + 1}" for i in range(table.X.shape[0])]
         _print_predictions(sources, classes, _scores(model, table.X), args, out,
                            _explanations(args, model, table.X))
@@ -739,8 +758,16 @@ def cmd_predict(args, out, err):
     from textnb.core.model_io import load
     from textnb.text.scorer import TextScorer, load_for_prediction
 
-    # a linear text model predicts from its arrays (no scikit-learn); --explain needs the estimator
-    model = load_for_prediction(args.model) if not args.explain else load(args.model)
+    # a linear text model predicts from its arrays (no scikit-learn); --explain and --lines need the estimator
+    model = load(args.model) if args.explain or args.lines is not None else load_for_prediction(args.model)
+    if args.lines is not None:
+        if type(model).__name__ != "TextClassifier":
+            raise InputError(f"{args.model}: --lines needs a text model; a table model reads a table file")
+        if args.paths:
+            raise InputError("--lines reads one file (or stdin): give it as --lines FILE, without PATH")
+        return _predict_lines(args, model, out)
+    if args.threshold is not None:
+        raise InputError("--threshold applies to --lines")
     if not isinstance(model, TextScorer) and type(model).__name__ != "TextClassifier":
         return _predict_table(args, model, out)
     paths = args.paths or ["-"]
@@ -767,6 +794,52 @@ def cmd_predict(args, out, err):
             flush()
     flush()
     return 1 if failed else 0
+
+
+def _line_documents(source):
+    """The lines of ``source`` (a path or ``-``), decoded as documents are, without
+    their line ends."""
+    from textnb.io.corpus import decode_bytes
+
+    if source == "-":
+        stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
+        data = stream.read()
+    else:
+        if not os.path.isfile(source):
+            raise InputError(f"{source}: no such file")
+        with open(source, "rb") as f:
+            data = f.read()
+    text = data if isinstance(data, str) else decode_bytes(data)
+    return text.splitlines()
+
+
+def _predict_lines(args, model, out):
+    """``predict --lines``: one prediction per input line, in order. With ``--top`` /
+    ``--threshold``, the most probable labels with their probabilities (fastText's
+    ``predict-prob``: a line whose labels all fall below the threshold gets none)."""
+    name = "stdin" if args.lines == "-" else args.lines
+    lines = _line_documents(args.lines)
+    classes = [str(c) for c in model.classes_]
+    ranked = args.top is not None or args.threshold is not None
+    top = args.top or (len(classes) if args.threshold is not None else 1)
+    threshold = args.threshold if args.threshold is not None else 0.0
+    for start in range(0, len(lines), 1000):
+        chunk = lines[start:start + 1000]
+        sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
+        logp, odds = _scores(model, chunk)
+        if not ranked:
+            _print_predictions(sources, classes, (logp, odds), args, out)
+            continue
+        for src, lp, lo in zip(sources, logp, odds):
+            order = np.argsort(-lp, kind="stable")[:top]
+            best = [int(k) for k in order if np.exp(lp[k]) >= threshold]
+            if args.json:
+                rec = {"source": src, "labels": [
+                    {"label": classes[k], "proba": float(np.exp(lp[k])), "log_odds": float(lo[k])} for k in best]}
+                print(json.dumps(rec), file=out)
+            else:
+                print("\t".join([src] + [f"{classes[k]} {np.exp(lp[k]):.6f}" for k in best]), file=out)
+    return 0
 
 
 def _read_texts(corpus, max_bytes, labels=None):
@@ -864,7 +937,7 @@ def _evaluate_table(args, table, start, out):
     _check_table_classes(table)
     model = _make_tabular(args, table)
     if args.test:
-        test = read_table(args.test, like=table.attributes)
+        test = read_table(args.test, like=table.attributes, drop=_ignored(args))
         if test.y is None or any(v is None for v in test.y):
             raise InputError(f"{args.test}: every test row needs a known class")
         with _structure_errors(args):
@@ -1083,8 +1156,32 @@ def cmd_serve(args, out, err):
 
 
 # --------------------------------------------------------------------------- parser
+class _Parser(argparse.ArgumentParser):
+    """Usage errors in two lines: the error of the (sub)command that was given, with a
+    "did you mean" for a mistyped option, and where the help is (not the whole usage)."""
+
+    def error(self, message):
+        if message.startswith("unrecognized arguments:"):
+            options = [o for a in self._actions for o in a.option_strings]
+            hints = []
+            for word in message.split(":", 1)[1].split():
+                if word.startswith("-"):
+                    close = difflib.get_close_matches(word.split("=", 1)[0], options, n=1, cutoff=0.6)
+                    if close:
+                        hints.append(f"{word} -> {close[0]}")
+            if hints:
+                message += f" (did you mean: {', '.join(hints)}?)"
+        bad = re.match(r"argument (\S+): invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if bad:
+            choices = re.findall(r"'([^']*)'", bad.group(3))
+            close = difflib.get_close_matches(bad.group(2), choices, n=1, cutoff=0.5)
+            if close:
+                message += f"; did you mean {close[0]!r}?"
+        self.exit(2, f"{self.prog}: error: {message}\n(see '{self.prog} --help')\n")
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="textnb", description="Naive Bayes for text and tabular data.")
     parser.add_argument("--version", action="version", version=f"textnb {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -1112,7 +1209,14 @@ def build_parser():
     p.add_argument("--max-bytes", type=_max_bytes, help="read at most this many bytes of a document (at most 4 GiB)")
     p.add_argument("--explain", action="store_true",
                    help="also print why: the terms that moved the decision most, or the rule of a lazy model")
-    p.add_argument("--top", type=_positive_int, default=10, metavar="N", help="terms per explanation (default 10)")
+    p.add_argument("--top", type=_positive_int, metavar="N",
+                   help="terms per explanation (default 10); with --lines: the N most probable labels")
+    p.add_argument("--lines", nargs="?", const="-", metavar="FILE|-",
+                   help="one document per line of FILE (default: stdin), output in input order, "
+                        "as fastText's predict")
+    p.add_argument("--threshold", type=_probability, metavar="P",
+                   help="with --lines: only labels of probability >= P (as fastText's predict-prob)")
+    _add_ignore(p)
     p.set_defaults(handler=cmd_predict)
 
     p = sub.add_parser("evaluate", help="cross-validate or test a model",
@@ -1179,6 +1283,13 @@ def _tolerant(stream, errors):
     return stream
 
 
+def _subparser(parser, command):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices.get(command)
+    return None
+
+
 def main(argv=None, *, stdout=None, stderr=None):
     """Run the command line; returns the exit status."""
     from textnb.core.workers import keep_freed_memory
@@ -1188,7 +1299,10 @@ def main(argv=None, *, stdout=None, stderr=None):
     err = stderr if stderr is not None else _tolerant(sys.stderr, "backslashreplace")
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # reported by the subcommand, which knows its own options
+            sub = _subparser(parser, getattr(args, "command", None)) or parser
+            sub.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:  # argparse: --help (0) or bad usage (2)
         return int(exc.code or 0)
     try:

@@ -121,9 +121,12 @@ class SmoothingCV(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        inner = get_tags(self._base())
-        tags.input_tags.sparse = inner.input_tags.sparse
-        tags.input_tags.positive_only = inner.input_tags.positive_only
+        base = self._base()
+        steps = [s for _, s in base.steps if s not in (None, "passthrough")] \
+            if isinstance(base, Pipeline) else [base]
+        # a Pipeline's own tags do not say that a later step rejects negative values
+        tags.input_tags.sparse = get_tags(steps[0]).input_tags.sparse if steps else True
+        tags.input_tags.positive_only = any(get_tags(s).input_tags.positive_only for s in steps)
         tags.classifier_tags.poor_score = True
         return tags
 

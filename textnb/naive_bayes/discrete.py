@@ -9,6 +9,7 @@ multinomial event model; ``../shared/design/algorithms.md`` §1); McCallum & Nig
 """
 
 import warnings
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -286,7 +287,9 @@ class BernoulliNB(_BaseCountNB):
         m-estimate ``θ_cw = (N_cw + m p_w) / (N_c + m)`` with ``p_w`` the
         Laplace-smoothed fraction of training documents containing w.
     binarize : float or None, default=0.0
-        Threshold above which a count means "present"; None if X is already binary.
+        Threshold (>= 0) above which a count means "present"; None if X is already
+        binary. A negative threshold is rejected, as scikit-learn does (it would make
+        dense and sparse input disagree on zeros).
     fit_prior : bool, default=True
     class_prior : array-like of shape (n_classes,), default=None
 
@@ -322,6 +325,11 @@ class BernoulliNB(_BaseCountNB):
     def _transform_counts(self, X):
         if self.binarize is None:
             return X
+        if isinstance(self.binarize, bool) or not isinstance(self.binarize, Real) \
+                or not self.binarize >= 0:
+            # as scikit-learn: a negative threshold would count the implicit zeros of a
+            # sparse matrix as absent but the same zeros of a dense one as present
+            raise ValueError(f"binarize must be a number >= 0 or None; got {self.binarize!r}")
         if sp.issparse(X):
             Xb = X.copy()
             Xb.data = (Xb.data > self.binarize).astype(np.float64)

@@ -225,6 +225,10 @@ class _BaseDiscretizer(TransformerMixin, BaseEstimator):
         w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         if w.shape != (n,):
             raise ValueError(f"sample_weight has shape {w.shape}; expected ({n},)")
+        if not np.all(np.isfinite(w)) or np.any(w < 0):
+            raise ValueError("sample_weight must be finite and >= 0")
+        if n and not np.any(w > 0):
+            raise ValueError("sample_weight is zero for every object; nothing to learn from")
         self._check_params()
         numeric = self._numeric_columns(d)
         extra = self._prepare(y)

@@ -11,13 +11,16 @@ import inspect
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.naive_bayes.discretize import apply_cut_points, equal_frequency_cut_points, equal_width_cut_points, mdl_cut_points
 from textnb.core.model_io import register
 from textnb.io.tables import Attribute, check_no_text
 from textnb.core.model_schema import (N_FEATURES, TEMPLATE, Array, Attributes, Choice, Int, ListOf, Model, OneOf,
                                  Optional, Reals, Str)
+from textnb.io.frames import encodable, encode_frame, frame_attributes, is_frame
+from textnb.naive_bayes.tabular import TabularNB
 
 __all__ = ["Discretized"]
 
@@ -30,11 +33,14 @@ class Discretized(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    estimator : estimator
+    estimator : estimator, default=None
         A model over nominal value indices whose ``fit`` may take ``attributes`` and
-        ``class_values`` (as :class:`textnb.semi_naive.lbr.LBR` does).
-    attributes : sequence of Attribute
-        The table's attributes (``tuple(table.attributes)``).
+        ``class_values`` (as :class:`textnb.semi_naive.lbr.LBR` does), or that has an
+        ``attributes`` parameter (as :class:`textnb.naive_bayes.tabular.TabularNB`). None means
+        ``TabularNB()``: naive Bayes over the discretised attributes (Dougherty, Kohavi &
+        Sahami 1995; Weka's ``NaiveBayes -D``).
+    attributes : sequence of Attribute, default=None
+        The table's attributes (``tuple(table.attributes)``); None: every column numeric.
     class_values : sequence of str, default=None
         Declared class values, passed on to the model.
     numeric : {"mdl", "equal-frequency", "equal-width"}, default="mdl"
@@ -70,14 +76,26 @@ class Discretized(ClassifierMixin, BaseEstimator):
         self.numeric = numeric
         self.bins = bins
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
     def fit(self, X, y):
+        """Learn the cut points from ``X`` (NaN = missing) and ``y``, then fit the model."""
         if self.numeric not in _METHODS:
             raise ValueError(f"numeric must be one of {_METHODS}; got {self.numeric!r}")
         check_no_text(self.attributes, f"{type(self.estimator).__name__} on discretised attributes")
-        X = np.asarray(X, dtype=np.float64)
-        y = np.asarray(y)
-        attrs = list(self.attributes) if self.attributes is not None else [
+        declared = list(self.attributes) if self.attributes is not None else None
+        if is_frame(X):  # a DataFrame: nominal and numeric columns (textnb.io.frames)
+            declared = declared if declared is not None else frame_attributes(X)
+            X = encode_frame(X, declared) if encodable(declared) else X
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=True)
+        check_classification_targets(y)
+        attrs = declared if declared is not None else [
             Attribute(f"x{j}", "numeric") for j in range(X.shape[1])]
+        if len(attrs) != X.shape[1]:
+            raise ValueError(f"attributes has {len(attrs)} entries but X has {X.shape[1]} columns")
         classes = np.unique(y)
         y_index = np.searchsorted(classes, y)
         cuts = []
@@ -96,20 +114,24 @@ class Discretized(ClassifierMixin, BaseEstimator):
         self.nominal_attributes_ = [
             a if c is None else Attribute(a.name, "nominal", _bin_names(c)) for a, c in zip(attrs, cuts)]
         self.attributes_ = attrs
-        model = clone(self.estimator)
+        model = clone(self.estimator) if self.estimator is not None else TabularNB()
         params = inspect.signature(model.fit).parameters
         kw = {}
         if "attributes" in params:
             kw["attributes"] = self.nominal_attributes_
+        elif "attributes" in model.get_params(deep=False):
+            model.set_params(attributes=tuple(self.nominal_attributes_))
         if "class_values" in params and self.class_values is not None:
             kw["class_values"] = list(self.class_values)
         self.estimator_ = model.fit(apply_cut_points(X, cuts), y, **kw)
         self.classes_ = self.estimator_.classes_
-        self.n_features_in_ = X.shape[1]
         return self
 
     def _transform(self, X):
-        return apply_cut_points(np.asarray(X, dtype=np.float64), self.cut_points_)
+        if is_frame(X) and encodable(self.attributes_):
+            X = encode_frame(X, self.attributes_)
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
+        return apply_cut_points(X, self.cut_points_)
 
     def predict(self, X):
         check_is_fitted(self)

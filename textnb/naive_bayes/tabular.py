@@ -53,6 +53,7 @@ from textnb.core.model_schema import (CLASS_PRIOR, MAX_DIM, MAX_REAL, SMOOTHING,
                                  Classes, Counts, Float, Int, ListOf, MayBeAbsent, Optional, Reals)
 from textnb.core.stats import CountTable, GaussianMoments, class_indicator
 from textnb.io.tables import Attribute
+from textnb.io.frames import encodable, encode_frame, frame_attributes, is_frame
 from textnb.io.uncertain import (
     UNCERTAIN_KINDS,
     UNCERTAIN_NOMINAL,
@@ -304,6 +305,34 @@ def censored_gaussian_em(lo, hi, group, weight, n_groups, mean, var, floor):
     return mu.reshape(n_groups, n_cols), out.reshape(n_groups, n_cols), n_iter
 
 
+#: Spread below this fraction of ``mean**2`` is the rounding residue of the one-pass
+#: moment sums (relative error about 1e-16 per term): values that are all equal.
+_SPREAD_RTOL = 1e-13
+
+
+def _weighted_variance(count, m2):
+    """Per-cell variance from the weighted count ``W`` and centred sum of squares ``M2``.
+
+    Sample weights are frequency weights (a weight of k counts as k rows, the
+    equivalence scikit-learn's checks test): the sample variance ``M2 / (W - 1)``,
+    Weka's and TabularNB's convention with unit weights. Below ``W = 2`` the weights
+    cannot be counts of rows (AdaBoost's sum to 1 over all rows) and ``W - 1`` would
+    collapse the variance or turn it negative: there it is the weighted population
+    variance ``M2 / W`` of scikit-learn's ``GaussianNB``, which does not depend on the
+    scale of the weights. With unit weights that case is a single value, whose variance
+    is 0 either way.
+    """
+    count = np.asarray(count, dtype=np.float64)
+    den = np.where(count >= 2, count - 1.0, count)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, m2 / np.where(den > 0, den, 1.0), 0.0)
+
+
+def _no_spread(var, mean):
+    """True where a variance is 0 up to the rounding of the moment sums."""
+    return var <= _SPREAD_RTOL * np.asarray(mean) ** 2
+
+
 @register
 class TabularNB(BaseNB):
     """Naive Bayes with per-attribute types: nominal, numeric, missing values, weights.
@@ -363,10 +392,14 @@ class TabularNB(BaseNB):
 
         * ``"gaussian"``: ``N(x; μ_c, σ_c)`` with the sample (n−1) variance plus
           ``var_smoothing`` times the largest overall variance of the numeric columns
-          (as scikit-learn's GaussianNB); a class with no known value of the attribute
-          uses the mean and variance of all classes pooled, one with a weight of 1 or
-          less or with all its values equal the pooled variance (Weka likewise falls
-          back to a default when the deviation is 0);
+          (as scikit-learn's GaussianNB); sample weights are frequency weights, and a
+          class whose weights sum to less than 2 (normalised weights, as AdaBoost's)
+          gets GaussianNB's weighted population variance instead (no ``W − 1``
+          collapse). A class with no known value of the attribute uses the mean and
+          variance of all classes pooled, one with all its values equal (a single
+          value included) the pooled variance (Weka likewise falls back to a default
+          when the deviation is 0). The log density is not floored: a value far from
+          every class mean still favours the nearest one, as in GaussianNB;
         * ``"kde"``: John & Langley's flexible Bayes: the mean of Gaussian kernels, one
           per training value of the class, with bandwidth ``σ_c = range_c / sqrt(n_c)``
           (the class's value range over the square root of its weight, as Weka's
@@ -537,7 +570,9 @@ class TabularNB(BaseNB):
         if not isinstance(self.var_smoothing, Real) or not self.var_smoothing >= 0:
             raise ValueError(f"var_smoothing must be a number >= 0; got {self.var_smoothing!r}")
 
-    def _resolve_attributes(self, n_features):
+    def _resolve_attributes(self, n_features, frame=None):
+        if self.attributes is None and frame is not None:
+            return [Attribute(a.name, a.kind, list(a.values)) for a in frame]
         if self.attributes is None:
             names = getattr(self, "feature_names_in_", None)
             names = [str(n) for n in names] if names is not None else [f"x{j}" for j in range(n_features)]
@@ -573,11 +608,12 @@ class TabularNB(BaseNB):
     def fit(self, X, y, sample_weight=None):
         """Fit from ``X`` (tabular convention, NaN = missing) and class labels ``y``."""
         self._check_params()
+        X, frame = self._frame_in(X, first=True)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=True)
         check_classification_targets(y)
         self.classes_, y_index = np.unique(y, return_inverse=True)
         w = self._check_weight(sample_weight, X.shape[0])
-        self._init_state(X, y_index, w)
+        self._init_state(X, y_index, w, frame)
         self._count(X, y_index, w)
         if self._censored():
             self._fit_censored(X, y_index, w)
@@ -597,6 +633,7 @@ class TabularNB(BaseNB):
         self._check_params()
         if self.interval_fit == "censored" and self._declares_intervals():
             raise ValueError(_NOT_INCREMENTAL.format(what="partial_fit cannot add a batch"))
+        X, frame = self._frame_in(X, first=first)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=first)
         check_classification_targets(y)
         if first:
@@ -610,7 +647,7 @@ class TabularNB(BaseNB):
         y_index = np.searchsorted(self.classes_, y)
         w = self._check_weight(sample_weight, X.shape[0])
         if first:
-            self._init_state(X, y_index, w)
+            self._init_state(X, y_index, w, frame)
         self._count(X, y_index, w)
         self._update()
         return self
@@ -628,10 +665,23 @@ class TabularNB(BaseNB):
             raise ValueError("sample_weight is zero for every object; nothing to learn from")
         return w
 
-    def _init_state(self, X, y_index, w):
+    def _frame_in(self, X, *, first):
+        """A pandas DataFrame as value indices and numbers (:mod:`textnb.io.frames`), and
+        the attributes it declares when fitting without ``attributes`` (else None)."""
+        if not is_frame(X):
+            return X, None
+        if not first:
+            return (encode_frame(X, self.attributes_) if encodable(self.attributes_) else X), None
+        if self.attributes is not None:
+            attrs = list(self.attributes)
+            return (encode_frame(X, attrs) if encodable(attrs) else X), None
+        frame = frame_attributes(X)
+        return encode_frame(X, frame), frame
+
+    def _init_state(self, X, y_index, w, frame=None):
         """Column roles, cut points (discretising modes) and empty statistics."""
         n_classes = len(self.classes_)
-        self.attributes_ = self._resolve_attributes(X.shape[1])
+        self.attributes_ = self._resolve_attributes(X.shape[1], frame)
         numeric = np.array([a.kind == "numeric" for a in self.attributes_], dtype=bool)
         self.cut_points_ = [None] * len(self.attributes_)
         self._check_uncertain(X)
@@ -916,9 +966,8 @@ class TabularNB(BaseNB):
             return
         n, mean, m2 = self._pooled_moments()
         eps = self._variance_floor(n, m2)
-        mom = GaussianMoments.from_arrays(self.moment_count_, self.theta_, self.moment_m2_)
-        var = mom.variance(ddof=1)
-        pooled_var = np.where(n > 1, m2 / np.where(n > 1, n - 1, 1), 0.0)
+        var = _weighted_variance(self.moment_count_, self.moment_m2_)
+        pooled_var = _weighted_variance(n, m2)
         theta = self.theta_
         iv = self._interval_columns()
         if iv.size and self.interval_fit == "censored":
@@ -951,11 +1000,11 @@ class TabularNB(BaseNB):
             pooled_var[iv] = np.where(pooled_t1 > 0, pooled_t1, pooled_var[iv])
         empty = self.moment_count_ <= 0
         self._mean = np.where(empty, mean, theta)
-        # fewer than two known values in a class, or all of them equal (for intervals:
-        # a Theorem 1 variance <= 0): no idea of the scale (a zero variance would make
+        # no known value in a class, or all of them equal (one value; for intervals: a
+        # Theorem 1 variance <= 0): no idea of the scale (a zero variance would make
         # every other value impossible); borrow the pooled variance, as Weka falls back
         # to its default when the deviation is ~0; the floor eps is added to all
-        degenerate = (self.moment_count_ <= 1) | (var <= 0)
+        degenerate = (self.moment_count_ <= 0) | _no_spread(var, theta)
         self.var_ = np.where(degenerate, pooled_var, var) + eps
 
     def _update_kde(self):
@@ -977,6 +1026,7 @@ class TabularNB(BaseNB):
 
     # -- prediction ----------------------------------------------------------------
     def _check_X(self, X):
+        X, _ = self._frame_in(X, first=False)
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         self._check_uncertain(X)
         return X
@@ -1001,7 +1051,9 @@ class TabularNB(BaseNB):
                     lp[r, iv[c]] = log_interval_mass(
                         (Xg[r, iv[c]] - mu[iv[c]]) / sd[c], (Rg[r, iv[c]] - mu[iv[c]]) / sd[c]
                     )
-                lp = np.where(np.isnan(Xg), 0.0, np.maximum(lp, LOG_FLOOR))
+                # no floor: a value far from every class mean keeps its evidence
+                # (GaussianNB's log density, which decides by the nearest class)
+                lp = np.where(np.isnan(Xg), 0.0, lp)
                 jll[:, ci] += lp.sum(axis=1)
         for k, j in enumerate(self._kde_columns()):
             jll += self._kde_log_density(self._column(X, j), k)
@@ -1144,8 +1196,11 @@ class TabularNB(BaseNB):
                     edges = ["-inf"] + [f"{x:.6g}" for x in cuts] + ["inf"]
                     d["values"] = [f"({edges[i]}, {edges[i + 1]}]" for i in range(len(edges) - 1)]
                 d["counts"] = {c: self.feature_count_[i, sl].tolist() for i, c in enumerate(classes)}
+                # the log floor stands for a zero relative frequency (alpha=0): show 0
+                flp = self.feature_log_prob_[:, sl]
+                prob = np.where(flp <= LOG_FLOOR, 0.0, np.exp(flp))
                 d["probabilities"] = {
-                    c: np.exp(self.feature_log_prob_[i, sl]).tolist() for i, c in enumerate(classes)
+                    c: prob[i].tolist() for i, c in enumerate(classes)
                 }
             elif j in gauss:
                 g = gauss[j]

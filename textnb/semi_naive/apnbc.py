@@ -32,6 +32,7 @@ from textnb.naive_bayes.base import BaseNB
 from textnb.core.model_io import register
 from textnb.core.model_schema import (FOLDS, N_FEATURES, SEED, TEMPLATE, Any, Array, Choice, Classes, DictOf,
                                  Float, ListOf, MayBeAbsent, Model, Reals, Str)
+from textnb.io.frames import is_frame
 
 __all__ = ["APNBC"]
 
@@ -256,10 +257,13 @@ class APNBC(BaseNB):
 
     # -- prediction -----------------------------------------------------------------
     def _validate_X(self, X, reset):
-        # shape, feature count and names here; the base model checks the values
-        X = validate_data(self, X, reset=reset, accept_sparse=True, dtype=None,
-                          ensure_all_finite=False)
-        return X.tocsr() if sp.issparse(X) else X
+        # shape, feature count and names here; the base model checks the values (and
+        # encodes a DataFrame itself, textnb.io.frames: it is handed on as it is)
+        checked = validate_data(self, X, reset=reset, accept_sparse=True, dtype=None,
+                                ensure_all_finite=False)
+        if is_frame(X):
+            return X
+        return checked.tocsr() if sp.issparse(checked) else checked
 
     def _check_X(self, X):
         return self._validate_X(X, reset=False)

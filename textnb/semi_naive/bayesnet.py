@@ -79,6 +79,8 @@ from textnb.io.tables import check_no_text
 from textnb.core.model_schema import (FEATURE_NAMES, MAX_DIM, N_FEATURES, SMOOTHING, Array, Attributes, Choice,
                                  Classes, Counts, DictOf, Float, Int, ListOf, MayBeAbsent, OneOf, Optional,
                                  Reals, Str)
+from textnb.io.frames import frame_for_fit, frame_for_predict
+from textnb.io.tables import Attribute
 
 __all__ = ["BayesNetClassifier", "TAN", "read_structure", "conditional_mutual_information"]
 
@@ -293,11 +295,12 @@ def read_structure(path):
 
     The file holds one object::
 
-        {"parents": {"LungCancer": ["FamilyHistory", "Smoker"],
-                     "Emphysema": ["Smoker"],
-                     "PositiveXRay": ["LungCancer"],
+        {"parents": {"Emphysema": ["LungCancer", "Smoker"],
                      "Dyspnea": ["LungCancer", "Emphysema"]},
          "class": "LungCancer"}
+
+    (the class node must not get parents that are its own children: an attribute not
+    listed is a child of the class). ``{}`` is naive Bayes.
 
     ``parents`` maps a node (an attribute name, or the class name) to the list of its
     parents; an attribute that is not listed has the class as its only parent. The
@@ -322,6 +325,8 @@ def read_structure(path):
         raise InputError(f"{path}: cannot read structure file ({exc.strerror or exc})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: not a JSON structure file ({exc})") from None
+    if isinstance(doc, dict) and not set(doc) - {"class"}:
+        doc["parents"] = {}  # {}: every attribute a child of the class only (naive Bayes)
     if not isinstance(doc, dict) or not isinstance(doc.get("parents"), dict):
         raise InputError(f'{path}: expected {{"parents": {{"node": ["parent", ...], ...}}}}')
     unknown = set(doc) - {"parents", "class"}
@@ -353,6 +358,7 @@ class _BaseBayesNet(BaseNB):
         "class_name": Optional(Str(1000)),
     }
     _state_schema = {
+        "frame_attributes_": MayBeAbsent(Attributes(length=None)),  # fitted on a DataFrame
         "classes_": Classes(),
         "n_features_in_": N_FEATURES,
         "attribute_names_": Array("U", ("n_features",), distinct=True),
@@ -403,7 +409,12 @@ class _BaseBayesNet(BaseNB):
                 "(textnb.naive_bayes.discretize.MDLDiscretizer)."
             )
 
+    def _declared(self):
+        """``attributes``, or those a DataFrame given to ``fit`` declared (textnb.io.frames)."""
+        return self.attributes if self.attributes is not None else getattr(self, "frame_attributes_", None)
+
     def _check_X(self, X):
+        X = frame_for_predict(self, X, self._declared())
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         if self.cut_points_ is not None:
             X = apply_cut_points(X, self.cut_points_)
@@ -416,8 +427,8 @@ class _BaseBayesNet(BaseNB):
 
     def _attribute_info(self, X):
         d = X.shape[1]
-        if self.attributes is not None:
-            attrs = list(self.attributes)
+        if self._declared() is not None:
+            attrs = list(self._declared())
             if len(attrs) != d:
                 raise ValueError(f"attributes describes {len(attrs)} columns but X has {d}")
             names, n_values = [], []
@@ -455,9 +466,9 @@ class _BaseBayesNet(BaseNB):
 
     def _numeric_cut_points(self, X, y_index, sample_weight):
         """MDL cut points of the numeric columns ``attributes`` declares (None if none)."""
-        if self.attributes is None:
+        if self._declared() is None:
             return None
-        attrs = list(self.attributes)
+        attrs = list(self._declared())
         if len(attrs) != X.shape[1]:
             raise ValueError(f"attributes describes {len(attrs)} columns but X has {X.shape[1]}")
         numeric = [not isinstance(a, str) and getattr(a, "kind", "nominal") != "nominal" for a in attrs]
@@ -498,6 +509,7 @@ class _BaseBayesNet(BaseNB):
         """
         alpha = self._check_params()
         check_no_text(self.attributes, type(self).__name__)
+        X = frame_for_fit(self, X, self.attributes, integers_nominal=True)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=True)
         check_classification_targets(y)
         self.classes_, y_index = np.unique(y, return_inverse=True)
@@ -782,7 +794,7 @@ class _BaseBayesNet(BaseNB):
             "n_features_in_": self.n_features_in_,
             "cut_points_": self.cut_points_,
         }
-        for extra in ("feature_names_in_", "modes_", "cmi_", "root_"):
+        for extra in ("feature_names_in_", "modes_", "cmi_", "root_", "frame_attributes_"):
             if hasattr(self, extra):
                 state[extra] = getattr(self, extra)
         return state
@@ -794,6 +806,10 @@ class _BaseBayesNet(BaseNB):
         self.marginal_counts_ = [np.array(c, dtype=np.float64) for c in self.marginal_counts_]
         self.n_values_ = np.asarray(self.n_values_, dtype=np.int64)
         self.structure_ = {k: tuple(v) for k, v in self.structure_.items()}
+        if "frame_attributes_" in state:
+            self.frame_attributes_ = [
+                a if isinstance(a, Attribute) else Attribute(a["name"], a["kind"], list(a["values"]))
+                for a in self.frame_attributes_]
         self._set_structure(*self._structure_from_fitted())
         self._check_count_shapes()
         self._update()

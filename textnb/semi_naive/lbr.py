@@ -62,7 +62,9 @@ from textnb.naive_bayes.base import BaseNB
 from textnb.core.model_io import register
 from textnb.io.tables import check_no_text
 from textnb.core.model_schema import (FEATURE_NAMES, MAX_DIM, N_FEATURES, N_JOBS, Array, Choice, Classes, Float,
-                                 Int, ListOf, Optional, Reals, Str)
+                                 Int, ListOf, MayBeAbsent, Optional, Reals, Str, Attributes)
+from textnb.io.frames import frame_for_fit, frame_for_predict
+from textnb.io.tables import Attribute
 
 __all__ = ["LBR", "sign_test_p"]
 
@@ -741,6 +743,7 @@ class LBR(BaseNB):
         "max_cache": Int(0, 2**40),
     }
     _state_schema = {
+        "frame_attributes_": MayBeAbsent(Attributes(length=None)),  # fitted on a DataFrame
         "classes_": Classes(),
         "n_features_in_": N_FEATURES,
         "n_values_": Array("iu", ("n_features",), lo=1, hi=MAX_DIM, elem_dims="n_values"),
@@ -826,6 +829,9 @@ class LBR(BaseNB):
             first). Default: the sorted distinct labels of ``y``.
         """
         self._check_params()
+        X = frame_for_fit(self, X, attributes, integers_nominal=True)  # a DataFrame: textnb.io.frames
+        if attributes is None:
+            attributes = getattr(self, "frame_attributes_", None)
         check_no_text(attributes, "LBR")
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan",
                              reset=True)
@@ -900,9 +906,14 @@ class LBR(BaseNB):
     def _set_state(self, state):
         for k, v in state.items():
             setattr(self, k, v)
+        if "frame_attributes_" in state:
+            self.frame_attributes_ = [
+                a if isinstance(a, Attribute) else Attribute(a["name"], a["kind"], list(a["values"]))
+                for a in self.frame_attributes_]
         self._engine = None
 
     def _check_X(self, X):
+        X = frame_for_predict(self, X, None)
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         return self._encode(X)
 

@@ -104,6 +104,13 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         self.batch_size = batch_size
         self.max_bytes = max_bytes
 
+    def __sklearn_tags__(self):
+        # raw documents in, as scikit-learn's text vectorizers declare it
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.two_d_array = False
+        return tags
+
     # -- fitting ------------------------------------------------------------------
     def _streams(self, model, vectorizer):
         """True when the model can be fitted from per-class sums alone."""
@@ -121,6 +128,9 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         y = np.asarray(y)
         if y.ndim != 1:
             raise ValueError(f"y must be one label per document; got shape {y.shape}")
+        if hasattr(X, "__len__") and len(X) != len(y):
+            raise ValueError("Found input variables with inconsistent numbers of samples: "
+                             f"[{len(X)}, {len(y)}] ({len(X)} documents, {len(y)} labels)")
         vectorizer = clone(self.vectorizer) if self.vectorizer is not None else Vectorizer()
         model = clone(self.model) if self.model is not None else MultinomialNB()
         vectorizer._check_params()
@@ -134,6 +144,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             self._fit_from_sums(acc, classes, vectorizer, model, len(y))
         else:
             docs, kept = self._texts(X)
+            if len(docs) + len(self.skipped_) != len(y):
+                raise ValueError(f"got {len(docs) + len(self.skipped_)} documents but {len(y)} labels")
             Xc = vectorizer.fit_transform(docs)
             kw = {} if sample_weight is None else {"sample_weight": weights[kept]}
             if "terms" in inspect.signature(model.fit).parameters:  # lazy rules name their terms

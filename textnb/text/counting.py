@@ -20,10 +20,12 @@ _INHERITED = {}
 def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes):
     """Per-class term sums of one batch: the map step of training.
 
-    Returns ``(terms, (cells, tf, df), class_count, skipped, n_docs)``, ``terms`` a
-    :class:`textnb.text.ascii_tokens.TermKeys` of the batch's terms, and the non-zero
+    Returns ``(terms, (cells, tf, df, term_tf, term_df), class_count, skipped, n_docs)``,
+    ``terms`` a :class:`textnb.text.ascii_tokens.TermKeys` of the batch's terms, the non-zero
     cells ``class * len(terms) + term`` of the per-class summed weighted counts and
-    document frequencies.
+    document frequencies, and the per-term *unweighted* counts and document frequencies
+    (pruning by ``min_df`` / ``max_df`` / ``max_features`` ignores sample weights, as a
+    ``CountVectorizer`` in a Pipeline does).
     """
     texts, keep, skipped = [], [], []
     for i, doc in enumerate(docs):
@@ -58,7 +60,9 @@ def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes):
         tf = np.bincount(inv, weights=w, minlength=len(nz))
         df = np.bincount(np.searchsorted(nz, df_cells), weights=weights[first], minlength=len(nz))
     class_count = np.bincount(y_index, weights=weights, minlength=n_classes)
-    return vocab, (nz, tf, df), class_count, skipped, len(docs)
+    term_tf = np.bincount(ids, minlength=n_terms).astype(np.float64)
+    term_df = np.bincount(pairs % max(n_terms, 1), minlength=n_terms).astype(np.float64)
+    return vocab, (nz, tf, df, term_tf, term_df), class_count, skipped, len(docs)
 
 
 def term_ids(docs, analyzer, vocabulary, max_bytes):

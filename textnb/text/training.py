@@ -61,10 +61,11 @@ def batches(docs, y_index, weights, size):
 class Accumulator:
     """Adds per-batch (terms, sums) into global sums over a growing vocabulary.
 
-    Keeps one (classes x terms) table, ``per_class``: the term counts ("tf", what a
-    multinomial model needs) or the document frequencies ("df", Bernoulli), and the
-    per-term totals of both (pruning by min_df / max_df / max_features needs only
-    those). ``sums`` is that table.
+    Keeps one (classes x terms) table, ``per_class``: the (weighted) term counts ("tf",
+    what a multinomial model needs) or document frequencies ("df", Bernoulli), and the
+    unweighted per-term totals of both (pruning by min_df / max_df / max_features needs
+    only those, and ignores sample weights as a CountVectorizer does). ``sums`` is that
+    table.
     """
 
     def __init__(self, n_classes, terms=(), per_class="tf"):
@@ -90,14 +91,13 @@ class Accumulator:
                 total = np.zeros(new_cap)
                 total[:cap] = getattr(self, name)
                 setattr(self, name, total)
-        cells, tf, df = sums
+        cells, tf, df, term_tf, term_df = sums
         cls, cols = np.divmod(cells, len(terms))
         cols = ids[cols]
         flat = cls * self.sums.shape[1] + cols  # each (class, term) cell once per batch
         self.sums.reshape(-1)[flat] += tf if self.per_class == "tf" else df
-        n = len(self.vocab)
-        self.tf_total[:n] += np.bincount(cols, weights=tf, minlength=n)
-        self.df_total[:n] += np.bincount(cols, weights=df, minlength=n)
+        self.tf_total[ids] += term_tf  # ids: distinct columns, one per batch term
+        self.df_total[ids] += term_df
         self.class_count += class_count
         self.skipped.extend(skipped)
 
@@ -124,6 +124,14 @@ def prune_mask(df, tf, n_docs, *, min_df=1, max_df=1.0, max_features=None):
     return mask
 
 
+def _labelled(parts, n_labels):
+    """``parts`` checked to have a label for every document (X may be a generator)."""
+    for batch, y_index, weights in parts:
+        if len(y_index) < len(batch):
+            raise ValueError(f"got more than {n_labels} documents but {n_labels} labels")
+        yield batch, y_index, weights
+
+
 def check_vocabulary_params(min_df, max_df, max_features):
     """Raise ValueError for a ``min_df`` / ``max_df`` / ``max_features`` out of range."""
     for name, v in (("min_df", min_df), ("max_df", max_df)):
@@ -141,7 +149,7 @@ def count_documents(X, y_index, weights, n_classes, analyzer, *, terms=(), per_c
     """The :class:`Accumulator` of documents ``X`` (str, bytes or paths) with class
     indices ``y_index`` and ``weights``; ``terms`` start the vocabulary (partial_fit)."""
     acc = Accumulator(n_classes, terms, per_class)
-    parts = batches(X, y_index, weights, int(batch_size))
+    parts = _labelled(batches(X, y_index, weights, int(batch_size)), len(y_index))
     if len(y_index) < min_parallel(_MIN_PARALLEL_DOCUMENTS, batch_size):
         n_jobs = 1
     tasks = ((b, yi, w, analyzer, n_classes, max_bytes) for b, yi, w in parts)

@@ -99,6 +99,14 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         self.max_features = max_features
         self.binary = binary
 
+    def __sklearn_tags__(self):
+        # raw documents in, as scikit-learn's text vectorizers declare it (the numeric
+        # estimator checks do not apply; tests/test_sklearn_cases.py checks the rest)
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.two_d_array = False
+        return tags
+
     def build_analyzer(self):
         """The document -> terms function these settings describe."""
         return Analyzer(
@@ -129,6 +137,8 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         order = vocab.sorted_columns()
         X = X[:, order]
         terms = terms[order]
+        if self.binary:  # scikit-learn clips to 1 first: max_features then ranks by df
+            X.data[:] = 1
         df = np.bincount(X.indices, minlength=X.shape[1])
         tf = np.asarray(X.sum(axis=0)).ravel()
         mask = prune_mask(df, tf, len(docs), min_df=self.min_df, max_df=self.max_df,

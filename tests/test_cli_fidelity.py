@@ -1,0 +1,123 @@
+"""CLI frictions of a new user's first hour (issue 19): --ignore, usage errors."""
+
+import io
+
+import pytest
+
+from textnb.cli import main
+
+
+def run(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(map(str, argv)), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def tables(tmp_path):
+    train = tmp_path / "t.csv"
+    # the id column alone would separate the classes of the query rows wrongly
+    train.write_text("id,colour,size,cls\nq2,red,1.0,a\nr2,red,1.2,a\nr3,green,3.0,b\n"
+                     "q1,green,3.3,b\nr5,red,0.8,a\nr6,green,2.9,b\n")
+    query = tmp_path / "q.csv"
+    query.write_text("id,colour,size\nq1,red,1.1\nq2,green,3.1\n")
+    return train, query, tmp_path
+
+
+def test_ignore_drops_attributes_in_train_predict_evaluate(tables):
+    train, query, tmp = tables
+    model = tmp / "m.tnb"
+    code, out, err = run("train", train, "--ignore", "id", "-o", model)
+    assert code == 0, err
+    assert "attributes: 2" in out
+    code, out, _ = run("inspect", model)
+    assert "colour [" in out and "id [" not in out
+    code, out, err = run("predict", model, query, "--ignore", "id")
+    assert code == 0, err
+    assert [line.split("\t")[1] for line in out.splitlines()] == ["a", "b"]
+    code, out, err = run("evaluate", train, "--ignore", "id,colour", "--cv", "2", "--json")
+    assert code == 0, err
+    code, _, err = run("train", train, "--ignore", "nosuch", "-o", model)
+    assert code == 1 and "nosuch" in err and len(err.strip().splitlines()) == 1
+
+
+def test_subcommand_usage_errors_suggest(tables, capsys):
+    train, _, _ = tables
+
+    def run(*argv):  # argparse writes usage errors to sys.stderr
+        code = main(list(map(str, argv)), stdout=io.StringIO(), stderr=io.StringIO())
+        return code, "", capsys.readouterr().err
+    code, _, err = run("train", train, "--modle", "nb")
+    assert code == 2
+    assert err.startswith("textnb train: error: unrecognized arguments: --modle")
+    assert "did you mean: --modle -> --model" in err
+    assert len(err.strip().splitlines()) == 2  # not the whole usage
+    code, _, err = run("train", train, "--model", "tann")
+    assert code == 2 and "did you mean 'tan'?" in err and len(err.strip().splitlines()) == 2
+    code, _, err = run("trian", train)
+    assert code == 2 and "did you mean 'train'?" in err
+    code, _, err = run("predict", "m.tnb", "--probaa")
+    assert code == 2 and err.startswith("textnb predict: error:") and "--proba" in err
+
+
+@pytest.fixture
+def text_model(tmp_path):
+    for label, docs in {"spam": ["cheap pills now buy", "free prize winner cheap"],
+                        "ham": ["meeting at noon", "lunch with the team"],
+                        "other": ["weather rain cold", "snow cold wind"]}.items():
+        (tmp_path / "c" / label).mkdir(parents=True)
+        for i, d in enumerate(docs):
+            (tmp_path / "c" / label / str(i)).write_text(d)
+    model = tmp_path / "c.tnb"
+    assert run("train", tmp_path / "c", "-o", model)[0] == 0
+    lines = tmp_path / "lines.txt"
+    lines.write_text("cheap pills\nmeeting noon lunch\n\ncold snow\n")
+    return model, lines
+
+
+def test_predict_lines_in_order(text_model):
+    model, lines = text_model
+    code, out, err = run("predict", model, "--lines", lines)
+    assert code == 0, err
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert [r[0] for r in rows] == [f"{lines}:{i}" for i in (1, 2, 3, 4)]
+    assert [rows[0][1], rows[1][1], rows[3][1]] == ["spam", "ham", "other"]
+
+
+def test_predict_lines_top_and_threshold(text_model):
+    import json
+
+    model, lines = text_model
+    code, out, _ = run("predict", model, "--lines", lines, "--top", "2")
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert all(len(r) == 3 for r in rows)
+    probs = [[float(cell.split()[1]) for cell in r[1:]] for r in rows]
+    assert all(p[0] >= p[1] for p in probs)
+    code, out, _ = run("predict", model, "--lines", lines, "--threshold", "0.5", "--json")
+    recs = [json.loads(line) for line in out.splitlines()]
+    assert len(recs) == 4
+    assert [r["labels"][0]["label"] for r in recs if r["labels"]] == ["spam", "ham", "other"]
+    assert recs[2]["labels"] == []  # the empty line: every class at 1/3 < 0.5
+    assert all(lab["proba"] >= 0.5 and "log_odds" in lab for r in recs for lab in r["labels"])
+
+
+def test_predict_lines_bad_use(text_model, tables):
+    model, lines = text_model
+    code, _, err = run("predict", model, "--lines", lines.parent / "missing.txt")
+    assert code == 1 and "missing.txt" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run("predict", model, lines, "--threshold", "0.5")
+    assert code == 1 and "--lines" in err
+
+
+def test_inspect_shows_zero_probabilities_as_zero(tmp_path):
+    import json
+
+    data = tmp_path / "w.csv"
+    data.write_text("outlook,windy,play\nsunny,t,no\nsunny,f,no\nrain,t,yes\novercast,f,yes\n")
+    model = tmp_path / "w.tnb"
+    assert run("train", data, "--class", "play", "--alpha", "0", "-o", model)[0] == 0
+    code, out, _ = run("inspect", model)
+    assert code == 0 and "e-308" not in out and "sunny=0 " in out
+    info = json.loads(run("inspect", model, "--json")[1])
+    probs = info["attributes"][0]["probabilities"]
+    assert probs["yes"][info["attributes"][0]["values"].index("sunny")] == 0.0

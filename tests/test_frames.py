@@ -1,0 +1,145 @@
+"""pandas DataFrames straight into TabularNB (textnb.io.frames)."""
+
+import numpy as np
+import pytest
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import make_pipeline
+
+from textnb import TabularNB, load, table_from_frame
+from textnb.io.frames import encode_frame, frame_attributes, is_frame
+
+pd = pytest.importorskip("pandas")
+
+
+@pytest.fixture
+def frame():
+    rng = np.random.default_rng(0)
+    n = 90
+    cls = rng.choice(["a", "b"], n)
+    df = pd.DataFrame({
+        "colour": np.where(cls == "a", rng.choice(["red", "green"], n, p=[0.8, 0.2]),
+                           rng.choice(["red", "green"], n, p=[0.2, 0.8])).astype(object),
+        "size": np.where(cls == "a", 0.0, 2.0) + rng.normal(size=n),
+        "flag": rng.choice([True, False], n),
+        "kind": pd.Categorical(rng.choice(["x", "y", "z"], n), categories=["z", "y", "x"]),
+        "count": rng.integers(0, 5, n),
+        "cls": cls,
+    })
+    df.loc[3, "size"] = np.nan
+    df.loc[4, "colour"] = None
+    df.loc[5, "kind"] = np.nan
+    return df
+
+
+def test_kinds_and_missing(frame):
+    X = frame.drop(columns="cls")
+    attrs = {a.name: a for a in frame_attributes(X)}
+    assert attrs["colour"].kind == attrs["flag"].kind == attrs["kind"].kind == "nominal"
+    assert attrs["size"].kind == attrs["count"].kind == "numeric"
+    assert attrs["kind"].values == ["z", "y", "x"]  # categories in their order
+    enc = encode_frame(X, frame_attributes(X))
+    assert is_frame(enc) and list(enc.columns) == list(X.columns)
+    assert np.isnan(enc.loc[3, "size"]) and np.isnan(enc.loc[4, "colour"]) and np.isnan(enc.loc[5, "kind"])
+
+
+def test_same_model_as_table_from_frame(frame):
+    X, y = frame.drop(columns="cls"), frame["cls"]
+    direct = TabularNB().fit(X, y)
+    table = table_from_frame(frame, "cls")
+    via_table = TabularNB(attributes=tuple(table.attributes)).fit(table.X, table.y)
+    assert np.allclose(direct.predict_proba(X), via_table.predict_proba(table.X))
+    assert list(direct.feature_names_in_) == list(X.columns)
+    assert direct.score(X, y) > 0.7
+
+
+def test_unseen_value_is_missing_and_columns_checked(frame):
+    X, y = frame.drop(columns="cls"), frame["cls"]
+    m = TabularNB().fit(X, y)
+    row = X.iloc[[0]].copy()
+    unseen = row.copy()
+    unseen["colour"] = ["purple"]
+    missing = row.copy()
+    missing["colour"] = [None]
+    assert np.allclose(m.predict_proba(unseen), m.predict_proba(missing))
+    with pytest.raises(ValueError):
+        m.predict(X[["size", "colour", "flag", "kind", "count"]])  # columns in another order
+    with pytest.raises(ValueError, match="numeric"):
+        m.predict(X.assign(size=["big"] * len(X)))
+
+
+def test_pipelines_cv_grid_partial_fit_and_model_files(frame, tmp_path):
+    X, y = frame.drop(columns="cls"), frame["cls"]
+    assert cross_val_score(TabularNB(), X, y, cv=3).mean() > 0.6
+    assert cross_val_score(make_pipeline(TabularNB()), X, y, cv=3).mean() > 0.6
+    grid = GridSearchCV(make_pipeline(TabularNB()), {"tabularnb__alpha": [0.5, 1.0]}, cv=3).fit(X, y)
+    assert grid.best_score_ > 0.6
+    whole = TabularNB().fit(X, y)
+    parts = TabularNB().partial_fit(X.iloc[:50], y.iloc[:50], classes=["a", "b"]).partial_fit(X.iloc[50:], y.iloc[50:])
+    assert np.allclose(whole.theta_, parts.theta_)
+    whole.save(tmp_path / "m.tnb")
+    assert np.allclose(load(tmp_path / "m.tnb").predict_proba(X), whole.predict_proba(X))
+
+
+def test_tan_and_bayes_net_take_frames(frame, tmp_path):
+    from textnb import TAN, BayesNetClassifier
+
+    X, y = frame.drop(columns="cls"), frame["cls"]
+    with pytest.raises(ValueError, match="numeric='mdl'"):
+        TAN().fit(X, y)  # the float column 'size' is numeric: TAN asks for a discretisation
+    tan = TAN(numeric="mdl").fit(X, y)
+    assert tan.score(X, y) > 0.7
+    assert cross_val_score(TAN(numeric="mdl"), X, y, cv=3).mean() > 0.6
+    tan.save(tmp_path / "tan.tnb")
+    assert np.allclose(load(tmp_path / "tan.tnb").predict_proba(X), tan.predict_proba(X))
+    # nominal columns only: the same model as through table_from_frame
+    nominal = frame.drop(columns=["size", "count"])
+    table = table_from_frame(nominal, "cls")
+    direct = BayesNetClassifier().fit(nominal.drop(columns="cls"), nominal["cls"])
+    via = BayesNetClassifier(attributes=tuple(table.attributes)).fit(table.X, table.y)
+    assert np.allclose(direct.predict_proba(nominal.drop(columns="cls")), via.predict_proba(table.X))
+    # refitting on an array forgets the frame's attributes
+    assert not hasattr(TAN(numeric="mdl").fit(X, y).fit(table.X, table.y), "frame_attributes_")
+
+
+def test_lbr_takes_frames(frame, tmp_path):
+    from textnb import LBR, Discretized
+
+    nominal = frame.drop(columns=["size", "cls"])
+    y = frame["cls"]
+    lbr = LBR().fit(nominal, y)
+    assert lbr.score(nominal, y) > 0.7
+    assert [a.name for a in lbr.frame_attributes_] == list(nominal.columns)
+    lbr.save(tmp_path / "lbr.tnb")
+    assert np.array_equal(load(tmp_path / "lbr.tnb").predict(nominal), lbr.predict(nominal))
+    table = table_from_frame(frame.drop(columns=["size", "count"]), "cls")
+    direct = LBR().fit(frame[["colour", "flag", "kind"]], y)
+    via = LBR().fit(table.X, table.y, attributes=table.attributes)
+    assert np.allclose(direct.predict_proba(frame[["colour", "flag", "kind"]]), via.predict_proba(table.X))
+    with pytest.raises(ValueError, match="LBR needs nominal"):
+        LBR().fit(frame.drop(columns="cls"), y)  # 'size' is numeric
+    assert cross_val_score(LBR(), nominal, y, cv=3).mean() > 0.6
+
+
+def test_apnbc_over_tabularnb_takes_frames(frame):
+    from textnb import APNBC
+
+    X, y = frame.drop(columns="cls"), frame["cls"]
+    for fit_on in ("resubstitution", "cv"):
+        m = APNBC(TabularNB(), fit_on=fit_on).fit(X, y)
+        assert list(m.feature_names_in_) == list(X.columns)
+        assert m.score(X, y) > 0.7
+    assert cross_val_score(APNBC(TabularNB()), X, y, cv=3).mean() > 0.6
+    grid = GridSearchCV(APNBC(TabularNB()), {"significance": [0.05, 1.0]}, cv=3).fit(X, y)
+    assert grid.best_score_ > 0.6
+
+
+def test_discretized_lbr_takes_mixed_frames(frame, tmp_path):
+    from textnb import LBR, Discretized
+
+    X, y = frame.drop(columns="cls"), frame["cls"]
+    m = Discretized(LBR()).fit(X, y)
+    assert m.score(X, y) > 0.7
+    assert [a.kind for a in m.attributes_] == ["nominal", "numeric", "nominal", "nominal", "numeric"]
+    m.save(tmp_path / "d.tnb")
+    assert np.array_equal(load(tmp_path / "d.tnb").predict(X), m.predict(X))
+    assert cross_val_score(Discretized(LBR()), X, y, cv=3).mean() > 0.6

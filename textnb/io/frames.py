@@ -1,0 +1,140 @@
+"""pandas DataFrames as model input: one encoding shared by the table models.
+
+A table model given a DataFrame calls :func:`frame_attributes` in ``fit`` (object,
+string, category and bool columns are nominal, numbers numeric, NaN / None missing; the
+rule of :func:`textnb.io.tables.table_from_frame`) and :func:`encode_frame` wherever it
+takes ``X``: the frame becomes a frame of float64 value indices and numbers with the
+same column names, so scikit-learn's ``validate_data`` records and checks
+``feature_names_in_`` as usual. A nominal value not seen in training is missing (NaN);
+with ``partial_fit`` the first batch fixes the values (declare ``attributes`` to learn
+more). Any table model (TabularNB today; TAN, LBR, APNBC, AODE) applies it by calling
+these two functions.
+
+pandas is never imported here: a frame is recognised by its type's module.
+"""
+
+import math
+
+import numpy as np
+
+from textnb.io.tables import Attribute
+
+__all__ = ["encodable", "encode_frame", "frame_attributes", "frame_for_fit", "frame_for_predict", "is_frame"]
+
+
+def is_frame(X):
+    """True if ``X`` is a pandas DataFrame."""
+    return type(X).__module__.split(".")[0] == "pandas" and hasattr(X, "columns") and hasattr(X, "dtypes")
+
+
+def _is_number_column(s):
+    kind = getattr(s.dtype, "kind", "O")
+    return kind in "iuf" and str(s.dtype) != "category"
+
+
+def _whole_numbers(s):
+    if getattr(s.dtype, "kind", "O") in "iu":
+        return True
+    if getattr(s.dtype, "kind", "O") != "f":
+        return False
+    v = s.to_numpy(dtype=np.float64, na_value=np.nan)
+    v = v[~np.isnan(v)]
+    return bool(v.size) and bool(np.all(v == np.floor(v)))
+
+
+def frame_attributes(df, *, integers_nominal=False):
+    """The attributes of a DataFrame's columns (nominal values in the order
+    ``table_from_frame`` gives them: categories in order, else first appearance).
+
+    ``integers_nominal``: number columns holding whole numbers only are nominal too,
+    their distinct values in increasing order (for models over nominal value indices,
+    whose array input is such numbers: TAN, the Bayesian networks, LBR).
+    """
+    out = []
+    for col in df.columns:
+        s = df[col]
+        if integers_nominal and _whole_numbers(s):
+            known = sorted({int(v) for v in s.tolist() if not _missing(v)})
+            out.append(Attribute(str(col), "nominal", [str(v) for v in known]))
+        elif str(s.dtype) == "category":
+            out.append(Attribute(str(col), "nominal", [str(v) for v in s.cat.categories]))
+        elif _is_number_column(s):
+            out.append(Attribute(str(col), "numeric", []))
+        else:
+            values = {}
+            for v in s.tolist():
+                if not _missing(v):
+                    values.setdefault(_key(v), None)
+            if not values:
+                raise ValueError(f"column {col!r} has no known value")
+            out.append(Attribute(str(col), "nominal", list(values)))
+    return out
+
+
+def _missing(v):
+    """None, a float NaN, pandas' NA or NaT."""
+    return v is None or (isinstance(v, float) and math.isnan(v)) or type(v).__name__ in ("NAType", "NaTType")
+
+
+def _key(v):
+    """The value's name: a whole float as an integer (``2.0`` is ``"2"``)."""
+    if isinstance(v, float) and v == int(v):
+        return str(int(v))
+    return str(v)
+
+
+def encodable(attributes):
+    """True if every attribute is one column (nominal or numeric, not uncertain)."""
+    return all(a.kind in ("nominal", "numeric") for a in attributes)
+
+
+def encode_frame(df, attributes):
+    """``df`` as a float64 DataFrame (same columns): nominal values as their index in
+    ``attributes`` (NaN when missing or unseen), numeric columns as numbers."""
+    names = [str(c) for c in df.columns]
+    if len(names) != len(attributes):
+        raise ValueError(f"the DataFrame has {len(names)} columns but the model was fitted on {len(attributes)}")
+    cols = {}
+    for col, a in zip(df.columns, attributes):
+        s = df[col]
+        if a.kind == "numeric":
+            if not _is_number_column(s) and str(s.dtype) != "bool":
+                raise ValueError(f"column {col!r} is numeric in the model but holds {s.dtype} values")
+            cols[col] = s.to_numpy(dtype=np.float64, na_value=np.nan)
+        else:
+            index = {v: i for i, v in enumerate(a.values)}
+            cols[col] = np.array([np.nan if _missing(v) else index.get(_key(v), np.nan) for v in s.tolist()],
+                                 dtype=np.float64)
+    return type(df)(cols, index=df.index, columns=df.columns)
+
+
+def _plain(attributes):
+    return attributes is not None and all(isinstance(a, Attribute) for a in attributes) and encodable(attributes)
+
+
+def frame_for_fit(estimator, X, declared, *, integers_nominal=False):
+    """``fit``'s half for a model with an ``attributes`` parameter (``declared``).
+
+    A DataFrame fitted without declared attributes sets ``estimator.frame_attributes_``
+    (the ones :func:`frame_attributes` finds, ``integers_nominal`` passed on; the model
+    uses them as if declared) and
+    is encoded with them; with declared attributes it is encoded with those. Any other
+    ``X`` clears ``frame_attributes_`` and is returned as it is.
+    """
+    estimator.__dict__.pop("frame_attributes_", None)
+    if not is_frame(X):
+        return X
+    if declared is None:
+        estimator.frame_attributes_ = frame_attributes(X, integers_nominal=integers_nominal)
+        declared = estimator.frame_attributes_
+    declared = list(declared)
+    return encode_frame(X, declared) if _plain(declared) else X
+
+
+def frame_for_predict(estimator, X, declared):
+    """The same encoding for prediction (``X`` unchanged unless a DataFrame)."""
+    if not is_frame(X):
+        return X
+    attrs = declared if declared is not None else getattr(estimator, "frame_attributes_", None)
+    attrs = None if attrs is None else list(attrs)
+    return encode_frame(X, attrs) if _plain(attrs) else X
