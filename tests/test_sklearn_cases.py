@@ -47,6 +47,10 @@ _EXPECTED = {
         "check_sample_weight_equivalence_on_dense_data": "nominal value indices only",
         "check_classifiers_one_label_sample_weights": "nominal value indices only",
     },
+    "AODE": {
+        "check_sample_weight_equivalence_on_dense_data": "nominal value indices only",
+        "check_classifiers_one_label_sample_weights": "nominal value indices only",
+    },
     "MultiLabelNB": {
         "check_decision_proba_consistency": "the check feeds negative values; naive Bayes needs counts",
     },

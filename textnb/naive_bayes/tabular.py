@@ -75,6 +75,8 @@ _DISCRETE = ("mdl", "equal-frequency", "equal-width")
 _INTERVAL_FIT = ("theorem1", "censored")
 _LOG_2PI = np.log(2 * np.pi)
 _LOG_SQRT_2PI = 0.5 * _LOG_2PI
+#: Distances (in standard deviations) beyond this have a square that overflows float64.
+_MAX_SD = 1e154
 _SQRT2 = np.sqrt(2.0)
 _SQRT_2_OVER_PI = np.sqrt(2.0 / np.pi)
 #: EM of ``interval_fit="censored"``: at most this many EM steps per fit (a SQUAREM
@@ -1044,6 +1046,12 @@ class TabularNB(BaseNB):
                 var, mu = self.var_[ci], self._mean[ci]
                 with np.errstate(over="ignore", invalid="ignore"):
                     lp = -0.5 * (_LOG_2PI + np.log(var)) - 0.5 * (Xg - mu) ** 2 / var
+                    far = np.isneginf(lp) & np.isfinite(Xg)
+                    if far.any():  # a square that overflows (|x - mu| > 1e154 sd): the same
+                        # density with the distance in units of sd capped there, so every
+                        # class keeps a finite score and the farthest still scores lowest
+                        z = np.clip((Xg - mu) / np.sqrt(var), -_MAX_SD, _MAX_SD)
+                        lp = np.where(far, -0.5 * (_LOG_2PI + np.log(var)) - 0.5 * z * z, lp)
                 if iv.size and wide.any():
                     # an interval L < R: the class-conditional probability mass of [L, R]
                     sd = np.sqrt(var[iv])
