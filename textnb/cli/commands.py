@@ -629,8 +629,12 @@ def _train_table(args, table, start, out):
 
 def _scores(model, X):
     """Log posteriors and per-class log-odds (which keep their resolution)."""
-    from textnb.core.logspace import log_odds
+    from textnb.core.logspace import log_odds, logsumexp
+    from textnb.text.scorer import TextScorer
 
+    if isinstance(model, TextScorer):  # one pass over the documents for both
+        jll = model.predict_joint_log_proba(X)
+        return jll - logsumexp(jll, axis=1, keepdims=True), log_odds(jll)
     logp = model.predict_log_proba(X)
     odds = model.predict_log_odds(X) if hasattr(model, "predict_log_odds") else log_odds(logp)
     return logp, odds
