@@ -16,7 +16,8 @@ from sklearn.utils.validation import check_is_fitted
 from textnb.core.logspace import check_class_prior, log_odds, logsumexp
 from textnb.core.model_io import save
 
-__all__ = ["BaseNB", "check_class_prior", "check_partial_fit_labels", "log_odds"]
+__all__ = ["BaseNB", "check_class_prior", "check_partial_fit_labels", "check_sample_weight", "log_odds",
+           "partial_fit_classes"]
 
 
 class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
@@ -88,3 +89,38 @@ def check_partial_fit_labels(y, classes):
             f"y contains labels {unknown.tolist()} that are not in classes "
             f"{np.asarray(classes).tolist()} given on the first call to partial_fit"
         )
+
+
+def partial_fit_classes(estimator, classes):
+    """``(classes_, first)`` for a ``partial_fit`` call.
+
+    On the first call (``estimator`` has no ``classes_`` yet) ``classes`` is required and
+    its sorted distinct values are the classes; later calls may repeat it, and must
+    repeat it unchanged.
+    """
+    first = not hasattr(estimator, "classes_")
+    if first:
+        if classes is None:
+            raise ValueError("classes must be passed on the first call to partial_fit.")
+        return np.unique(np.asarray(classes)), True
+    if classes is not None and not np.array_equal(np.unique(classes), estimator.classes_):
+        raise ValueError(
+            f"classes={np.asarray(classes).tolist()} differs from the classes of the first "
+            f"call to partial_fit {estimator.classes_.tolist()}"
+        )
+    return estimator.classes_, False
+
+
+def check_sample_weight(sample_weight, n):
+    """``sample_weight`` as a float64 array of shape (n,), finite, >= 0 and not all zero
+    (None stays None: every object weighs 1)."""
+    if sample_weight is None:
+        return None
+    w = np.asarray(sample_weight, dtype=np.float64)
+    if w.shape != (n,):
+        raise ValueError(f"sample_weight has shape {w.shape}; expected ({n},)")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError("sample_weight must be finite and >= 0")
+    if n and not np.any(w > 0):
+        raise ValueError("sample_weight is zero for every object; nothing to learn from")
+    return w

@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative, valida
 
 from textnb.core.logspace import (ALPHA_FLOOR, bernoulli_log_prob, check_smoothing, class_log_prior,
                                   multinomial_log_prob)
-from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels
+from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels, check_sample_weight, partial_fit_classes
 from textnb.core.model_io import register
 from textnb.core.stats import CountTable, class_indicator
 from textnb.core.model_schema import (CLASS_PRIOR, FEATURE_NAMES, N_FEATURES, SMOOTHING, Bool, Classes, Counts,
@@ -89,19 +89,12 @@ class _BaseCountNB(BaseNB):
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a batch to the counts. ``classes`` is required on the first call."""
-        first = not hasattr(self, "classes_")
-        if first and classes is None:
-            raise ValueError("classes must be passed on the first call to partial_fit.")
+        all_classes, first = partial_fit_classes(self, classes)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, reset=first)
         self._check_values(X)
         if first:
-            self.classes_ = np.unique(np.asarray(classes))
+            self.classes_ = all_classes
             self._init_counts(X.shape[1])
-        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
-            raise ValueError(
-                f"classes={np.asarray(classes).tolist()} differs from the classes of the first "
-                f"call to partial_fit {self.classes_.tolist()}"
-            )
         check_classification_targets(y)
         check_partial_fit_labels(y, self.classes_)
         y_index = np.searchsorted(self.classes_, y)
@@ -120,16 +113,7 @@ class _BaseCountNB(BaseNB):
         return table
 
     def _count(self, X, y_index, sample_weight=None):
-        if sample_weight is not None:
-            sample_weight = np.asarray(sample_weight, dtype=np.float64)
-            if sample_weight.shape != (X.shape[0],):
-                raise ValueError(
-                    f"sample_weight has shape {sample_weight.shape}; expected ({X.shape[0]},)"
-                )
-            if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
-                raise ValueError("sample_weight must be finite and >= 0")
-            if X.shape[0] and not np.any(sample_weight > 0):
-                raise ValueError("sample_weight is zero for every object; nothing to learn from")
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
         Y = class_indicator(y_index, len(self.classes_), sample_weight)
         self._table().add(self._transform_counts(X), Y)
 

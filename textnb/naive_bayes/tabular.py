@@ -41,7 +41,8 @@ from scipy.special import erfcx, logsumexp, ndtr
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from textnb.naive_bayes.base import BaseNB, check_class_prior, check_partial_fit_labels
+from textnb.naive_bayes.base import (BaseNB, check_class_prior, check_partial_fit_labels, check_sample_weight,
+                                     partial_fit_classes)
 from textnb.naive_bayes.discretize import (
     apply_cut_points,
     equal_frequency_cut_points,
@@ -629,22 +630,14 @@ class TabularNB(BaseNB):
         ``interval_fit="censored"`` with uncertain numeric attributes raises
         ``ValueError`` (its EM fit is not a sum of per-batch statistics; use ``fit``).
         """
-        first = not hasattr(self, "classes_")
-        if first and classes is None:
-            raise ValueError("classes must be passed on the first call to partial_fit.")
+        all_classes, first = partial_fit_classes(self, classes)
         self._check_params()
         if self.interval_fit == "censored" and self._declares_intervals():
             raise ValueError(_NOT_INCREMENTAL.format(what="partial_fit cannot add a batch"))
         X, frame = self._frame_in(X, first=first)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=first)
         check_classification_targets(y)
-        if first:
-            self.classes_ = np.unique(np.asarray(classes))
-        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
-            raise ValueError(
-                f"classes={np.asarray(classes).tolist()} differs from the classes of the first "
-                f"call to partial_fit {self.classes_.tolist()}"
-            )
+        self.classes_ = all_classes
         check_partial_fit_labels(y, self.classes_)
         y_index = np.searchsorted(self.classes_, y)
         w = self._check_weight(sample_weight, X.shape[0])
@@ -656,16 +649,8 @@ class TabularNB(BaseNB):
 
     @staticmethod
     def _check_weight(sample_weight, n):
-        if sample_weight is None:
-            return np.ones(n)
-        w = np.asarray(sample_weight, dtype=np.float64)
-        if w.shape != (n,):
-            raise ValueError(f"sample_weight has shape {w.shape}; expected ({n},)")
-        if not np.all(np.isfinite(w)) or np.any(w < 0):
-            raise ValueError("sample_weight must be finite and >= 0")
-        if n and not np.any(w > 0):
-            raise ValueError("sample_weight is zero for every object; nothing to learn from")
-        return w
+        w = check_sample_weight(sample_weight, n)
+        return np.ones(n) if w is None else w
 
     def _frame_in(self, X, *, first):
         """A pandas DataFrame as value indices and numbers (:mod:`textnb.io.frames`), and

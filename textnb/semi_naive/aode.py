@@ -51,7 +51,7 @@ from scipy.special import logsumexp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels
+from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels, check_sample_weight, partial_fit_classes
 from textnb.naive_bayes.discretize import apply_cut_points, mdl_cut_points
 from textnb.core.model_io import register
 from textnb.core.model_schema import (FEATURE_NAMES, MAX_COUNT, MAX_DIM, N_FEATURES, SMOOTHING, Array, Attributes,
@@ -170,19 +170,6 @@ class AODE(BaseNB):
                 f"{known[bad][0]!r}. Discretise numeric attributes first "
                 "(textnb.naive_bayes.discretize.MDLDiscretizer) or declare them in attributes."
             )
-
-    @staticmethod
-    def _check_weight(sample_weight, n):
-        if sample_weight is None:
-            return None
-        w = np.asarray(sample_weight, dtype=np.float64)
-        if w.shape != (n,):
-            raise ValueError(f"sample_weight has shape {w.shape}; expected ({n},)")
-        if not np.all(np.isfinite(w)) or np.any(w < 0):
-            raise ValueError("sample_weight must be finite and >= 0")
-        if n and not np.any(w > 0):
-            raise ValueError("sample_weight is zero for every object; nothing to learn from")
-        return w
 
     def _declared(self, d):
         """Per column: (name, "nominal"/"numeric", number of declared values or -1)."""
@@ -313,7 +300,7 @@ class AODE(BaseNB):
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=True)
         check_classification_targets(y)
         self.classes_, y_index = np.unique(y, return_inverse=True)
-        w = self._check_weight(sample_weight, X.shape[0])
+        w = check_sample_weight(sample_weight, X.shape[0])
         self._init_state(X, y_index, w)
         self._count(self._prepare(X), y_index, w)
         self._publish()
@@ -325,22 +312,14 @@ class AODE(BaseNB):
         The first call also fixes the cut points of numeric attributes and, for columns
         ``attributes`` does not declare, the number of values (largest index + 1).
         """
-        first = not hasattr(self, "classes_")
-        if first and classes is None:
-            raise ValueError("classes must be passed on the first call to partial_fit.")
+        all_classes, first = partial_fit_classes(self, classes)
         self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=first)
         check_classification_targets(y)
-        if first:
-            self.classes_ = np.unique(np.asarray(classes))
-        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
-            raise ValueError(
-                f"classes={np.asarray(classes).tolist()} differs from the classes of the first "
-                f"call to partial_fit {self.classes_.tolist()}"
-            )
+        self.classes_ = all_classes
         check_partial_fit_labels(y, self.classes_)
         y_index = np.searchsorted(self.classes_, y)
-        w = self._check_weight(sample_weight, X.shape[0])
+        w = check_sample_weight(sample_weight, X.shape[0])
         if first:
             self._init_state(X, y_index, w)
         else:

@@ -35,7 +35,7 @@ from sklearn.base import clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels
+from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels, partial_fit_classes
 from textnb.text.classifier import TextClassifier
 from textnb.core.errors import InputError
 from textnb.core.model_io import register
@@ -298,22 +298,11 @@ class MixedNB(BaseNB):
         """Add a batch; ``classes`` is required on the first call. Text vocabularies grow
         (new words get columns); ``min_df`` / ``max_df`` / ``max_features`` apply in
         ``fit`` only, as for :class:`~textnb.text.classifier.TextClassifier`."""
-        first = not hasattr(self, "classes_")
-        if first and classes is None:
-            raise ValueError("classes must be passed on the first call to partial_fit.")
+        all_classes, first = partial_fit_classes(self, classes)
         self._tabular_template()._check_params()
         X, y = self._validate(X, y, reset=first)
         check_classification_targets(y)
-        if first:
-            attributes = self._resolve_attributes(X.shape[1])
-        else:
-            attributes = self.attributes_
-            if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
-                raise ValueError(
-                    f"classes={np.asarray(classes).tolist()} differs from the classes of the first "
-                    f"call to partial_fit {self.classes_.tolist()}"
-                )
-        all_classes = np.unique(np.asarray(classes)) if first else self.classes_
+        attributes = self._resolve_attributes(X.shape[1]) if first else self.attributes_
         check_partial_fit_labels(y, all_classes)
         w = TabularNB._check_weight(sample_weight, X.shape[0])
         self.attributes_ = attributes
