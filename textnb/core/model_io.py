@@ -73,7 +73,7 @@ from textnb.core.model_schema import check_csr, check_node
 from textnb.core.model_schema import is_fitted as _is_fitted
 from textnb.core.registry import MODEL_MODULES
 
-__all__ = ["save", "load", "read_nodes", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "remove_stale_temporaries", "FORMAT_VERSION",
+__all__ = ["save", "load", "read_nodes", "build", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "remove_stale_temporaries", "FORMAT_VERSION",
            "MAX_MODEL_BYTES", "STALE_TEMP_SECONDS"]
 
 FORMAT_NAME = "textnb-model"
@@ -357,9 +357,8 @@ class ModelNode:
 
 
 class _Unpacker:
-    def __init__(self, arrays, build=True):
+    def __init__(self, arrays):
         self.arrays = arrays
-        self.build = build
         self.used = set()  # each array is referenced once: a second reference is refused, never copied
 
     def array(self, ref):
@@ -407,35 +406,48 @@ class _Unpacker:
         if not isinstance(node, dict):
             raise ModelFileError("has an unknown value in its header")
         kind = node.get("kind")
-        if not self.build:
-            if not isinstance(kind, str) or kind not in MODEL_MODULES:
-                raise ModelFileError(f"holds an unknown model kind {kind!r}")
-            return ModelNode(kind, {k: self.value(v) for k, v in node.get("params", {}).items()},
-                             {k: self.value(v) for k, v in node.get("state", {}).items()})
-        cls = _registered(kind)
-        if cls is None:
+        if not isinstance(kind, str) or kind not in MODEL_MODULES:
             raise ModelFileError(f"holds an unknown model kind {kind!r}")
-        params = {k: self.value(v) for k, v in node.get("params", {}).items()}
-        state = {k: self.value(v) for k, v in node.get("state", {}).items()}
-        check_node(cls, params, state)  # the declared schema, before the estimator sees anything
-        try:
-            est = cls(**params)
-        except TypeError as exc:
-            raise ModelFileError(f"has parameters {kind} does not take ({exc})") from None
-        if not state:
-            return est
-        try:
-            if hasattr(est, "_set_state"):
-                est._set_state(state)
-            else:
-                for k, v in state.items():
-                    setattr(est, k, v)
-        except (ModelFileError, RecursionError, MemoryError):
-            raise
-        except Exception as exc:  # the estimator's own checks on a crafted state
-            raise ModelFileError(
-                f"inconsistent model file ({kind}: {type(exc).__name__}: {_one_line(exc)})") from None
+        return ModelNode(kind, {k: self.value(v) for k, v in node.get("params", {}).items()},
+                         {k: self.value(v) for k, v in node.get("state", {}).items()})
+
+
+def _construct(value):
+    """Estimators from a :class:`ModelNode` tree (inner ones first), each checked against
+    its declared schema before it sees its parameters and state."""
+    if isinstance(value, list):
+        return [_construct(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_construct(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _construct(v) for k, v in value.items()}
+    if not isinstance(value, ModelNode):
+        return value
+    kind = value.kind
+    cls = _registered(kind)
+    if cls is None:
+        raise ModelFileError(f"holds an unknown model kind {kind!r}")
+    params = {k: _construct(v) for k, v in value.params.items()}
+    state = {k: _construct(v) for k, v in value.state.items()}
+    check_node(cls, params, state)  # the declared schema, before the estimator sees anything
+    try:
+        est = cls(**params)
+    except TypeError as exc:
+        raise ModelFileError(f"has parameters {kind} does not take ({exc})") from None
+    if not state:
         return est
+    try:
+        if hasattr(est, "_set_state"):
+            est._set_state(state)
+        else:
+            for k, v in state.items():
+                setattr(est, k, v)
+    except (ModelFileError, RecursionError, MemoryError):
+        raise
+    except Exception as exc:  # the estimator's own checks on a crafted state
+        raise ModelFileError(
+            f"inconsistent model file ({kind}: {type(exc).__name__}: {_one_line(exc)})") from None
+    return est
 
 
 def _attribute(fields):
@@ -530,6 +542,12 @@ def load(path, *, max_bytes=MAX_MODEL_BYTES):
     return _read(path, max_bytes, build=True)
 
 
+def build(root, path):
+    """The estimator of a :class:`ModelNode` tree that :func:`read_nodes` read from ``path``
+    (the file is not read again); errors as :func:`load` reports them."""
+    return _read(path, None, build=True, root=root)
+
+
 def read_nodes(path, *, max_bytes=MAX_MODEL_BYTES):
     """The model in ``path`` as a tree of :class:`ModelNode`, checked like :func:`load`.
 
@@ -540,10 +558,12 @@ def read_nodes(path, *, max_bytes=MAX_MODEL_BYTES):
     return _read(path, max_bytes, build=False)
 
 
-def _read(path, max_bytes, build):
+def _read(path, max_bytes, build, root=None):
     path = os.fspath(path)
     try:
-        return _load(path, max_bytes, build)
+        if root is None:
+            root = _load(path, max_bytes)
+        return _construct(root) if build else root
     except ModelFileError as exc:
         raise ModelFileError(f"{path}: {exc}") from None
     except (OSError, EOFError) as exc:
@@ -640,17 +660,17 @@ def _read_npy(data, name, max_bytes):
     return a.reshape(shape, order="F" if fortran else "C").copy(order="K")
 
 
-def _load(path, max_bytes, build=True):
+def _load(path, max_bytes):
     f, file_size = _open_regular(path)
     with f:
         if not zipfile.is_zipfile(f):
             raise ModelFileError("not a textnb model file (truncated, or another format)")
         f.seek(0)
         with zipfile.ZipFile(f) as z:
-            return _load_zip(z, file_size, max_bytes, build)
+            return _load_zip(z, file_size, max_bytes)
 
 
-def _load_zip(z, file_size, max_bytes, build=True):
+def _load_zip(z, file_size, max_bytes):
     infolist = z.infolist()
     for info in infolist:
         # textnb writes stored members; a compressed one could inflate to any size
@@ -702,4 +722,4 @@ def _load_zip(z, file_size, max_bytes, build=True):
         if hashlib.sha256(data).hexdigest() != meta["sha256"]:
             raise ModelFileError(f"array {name} fails its checksum (corrupted)")
         arrays[name] = _read_npy(data, name, max_bytes)
-    return _Unpacker(arrays, build).node(header["model"])
+    return _Unpacker(arrays).node(header["model"])

@@ -26,7 +26,7 @@ import numpy as np
 
 from textnb.core.logspace import (ALPHA_FLOOR, bernoulli_log_prob, class_log_prior, complement_log_prob,
                                   log_odds, logsumexp, multinomial_log_prob)
-from textnb.core.model_io import ModelNode, load, read_nodes
+from textnb.core.model_io import ModelNode, build, read_nodes
 from textnb.core.signatures import init_defaults
 from textnb.text.ascii_tokens import TermKeys
 from textnb.text.tokenize import Analyzer, batch_term_ids, cell_counts, decode_terms
@@ -216,7 +216,11 @@ def scorer_from_file(path):
     Raises :class:`~textnb.core.errors.ModelFileError` for a file that is not a valid model
     file, exactly as :func:`~textnb.core.model_io.load` does.
     """
-    root = read_nodes(path)
+    return _scorer(read_nodes(path))
+
+
+def _scorer(root):
+    """The :class:`TextScorer` of a read model tree, or None."""
     if root.kind != "TextClassifier":
         return None
     vec, model = root.state.get("vectorizer_"), root.state.get("model_")
@@ -238,7 +242,6 @@ def scorer_from_file(path):
 def load_for_prediction(path):
     """What predicting from ``path`` needs: a :class:`TextScorer` where the model is a
     linear text model (no scikit-learn imported), else the loaded estimator."""
-    scorer = scorer_from_file(path)
-    if scorer is not None:
-        return scorer
-    return load(path)
+    root = read_nodes(path)  # read once: the scorer, else the estimator, from the same tree
+    scorer = _scorer(root)
+    return scorer if scorer is not None else build(root, path)
