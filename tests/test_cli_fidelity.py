@@ -121,3 +121,52 @@ def test_inspect_shows_zero_probabilities_as_zero(tmp_path):
     info = json.loads(run("inspect", model, "--json")[1])
     probs = info["attributes"][0]["probabilities"]
     assert probs["yes"][info["attributes"][0]["values"].index("sunny")] == 0.0
+
+
+# -- predict reads a TSV/CSV as rows, as train does ------------------------------------------
+def test_predict_tsv_and_csv_are_read_as_rows(text_model, tmp_path):
+    import json
+
+    model, _ = text_model
+    tsv = tmp_path / "q.tsv"
+    tsv.write_text("label\ttext\nspam\tcheap pills now\nham\tmeeting lunch team\nother\tcold snow wind\n"
+                   "ham\tfree prize cheap\n")
+    code, out, err = run("predict", model, tsv)
+    assert code == 0, err
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert [r[0] for r in rows] == [f"{tsv}:{i}" for i in (1, 2, 3, 4)]  # one line per row, in order
+    assert [r[1] for r in rows] == ["spam", "ham", "other", "spam"]
+    assert f"{tsv}: accuracy 0.7500 (3 of 4 rows" in err and len(err.strip().splitlines()) == 1
+    csv = tmp_path / "q.csv"  # a header naming only the text column: no labels, no accuracy
+    csv.write_text('id,text\n7,"cold, snow"\n8,cheap pills\n')
+    code, out, err = run("predict", model, csv, "--json")
+    assert code == 0 and err == ""
+    recs = [json.loads(line) for line in out.splitlines()]
+    assert [(r["source"], r["label"]) for r in recs] == [(f"{csv}:1", "other"), (f"{csv}:2", "spam")]
+
+
+def test_predict_rows_from_stdin_with_flag(text_model, monkeypatch):
+    model, _ = text_model
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"spam\tcheap pills\nham\tlunch noon\n")))
+    code, out, err = run("predict", model, "--rows")
+    assert code == 0, err
+    assert [line.split("\t")[:2] for line in out.splitlines()] == [["stdin:1", "spam"], ["stdin:2", "ham"]]
+    assert "stdin: accuracy 1.0000" in err
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"spam\tcheap pills\nham\tlunch noon\n")))
+    code, out, _ = run("predict", model)  # without --rows stdin stays one document
+    assert code == 0 and len(out.splitlines()) == 1
+    code, _, err = run("predict", model, "--rows", "--lines")
+    assert code == 1 and "--rows" in err and len(err.strip().splitlines()) == 1
+
+
+def test_predict_rows_of_the_sms_corpus_match_evaluate_style_accuracy(sms_tsv, tmp_path):
+    """The SMS Spam Collection (headerless label<TAB>text): every row predicted, in order."""
+    model = tmp_path / "sms.tnb"
+    assert run("train", sms_tsv, "-o", model)[0] == 0
+    code, out, err = run("predict", model, "--rows", sms_tsv)
+    assert code == 0, err
+    lines = out.splitlines()
+    n_rows = sum(1 for line in open(sms_tsv, encoding="utf-8", errors="replace") if line.strip())
+    assert len(lines) == n_rows and lines[-1].startswith(f"{sms_tsv}:{n_rows}\t")
+    accuracy = float(err.split("accuracy ")[1].split()[0])
+    assert accuracy > 0.97  # training accuracy of multinomial NB on SMS

@@ -194,8 +194,9 @@ def _add_model_options(p):
     tab.add_argument("--nominal", choices=["additive", "laplace", "m-estimate", "eq4"],
                      help="estimator of P(value | class) (default additive with --alpha, i.e. Laplace)")
     tab.add_argument("--interval-fit", choices=["theorem1", "censored"],
-                     help="uncertain numeric attributes ([L,R] cells), --model nb: the paper's Theorem 1 "
-                          "(default) or the interval-censored maximum-likelihood Gaussian, fitted by EM")
+                     help="uncertain numeric attributes ([L,R] cells), --model nb: the interval-censored "
+                          "maximum-likelihood Gaussian, fitted by EM (default; chosen on held-out data, "
+                          "docs/uncertain.md) or the paper's Theorem 1 (incremental)")
     tab.add_argument("--missing", choices=["ignore", "mode"],
                      help="tan / bn: leave missing values out (default) or replace them by the mode (Weka)")
 
@@ -769,6 +770,8 @@ def cmd_predict(args, out, err):
             raise InputError(f"{args.model}: --lines needs a text model; a table model reads a table file")
         if args.paths:
             raise InputError("--lines reads one file (or stdin): give it as --lines FILE, without PATH")
+        if args.rows:
+            raise InputError("--lines and --rows do not go together: one document per line, or per TSV/CSV row")
         return _predict_lines(args, model, out)
     if args.threshold is not None:
         raise InputError("--threshold applies to --lines")
@@ -786,18 +789,60 @@ def cmd_predict(args, out, err):
         batch.clear()
         sources.clear()
 
-    for src, text in iter_input_documents(paths, max_bytes=args.max_bytes or MAX_DOCUMENT_BYTES,
-                                          stdin=sys.stdin):
-        if text is None:
-            print(f"textnb: error: {src}: binary file, skipped", file=err)
-            failed += 1
-            continue
-        batch.append(text)
-        sources.append(src)
-        if len(batch) >= 1000:
+    max_bytes = args.max_bytes or MAX_DOCUMENT_BYTES
+    for path in paths:
+        if _as_rows(args, path):  # a TSV/CSV file: one document per row, as train reads it
             flush()
+            _predict_rows(args, model, path, classes, max_bytes, out, err)
+            continue
+        for src, text in iter_input_documents([path], max_bytes=max_bytes, stdin=sys.stdin):
+            if text is None:
+                print(f"textnb: error: {src}: binary file, skipped", file=err)
+                failed += 1
+                continue
+            batch.append(text)
+            sources.append(src)
+            if len(batch) >= 1000:
+                flush()
     flush()
     return 1 if failed else 0
+
+
+_ROW_SUFFIXES = (".tsv", ".csv", ".tab")
+
+
+def _as_rows(args, path):
+    """Whether ``predict`` reads ``path`` as a TSV/CSV file of documents: with --rows, or
+    a regular file named *.tsv, *.csv or *.tab (as train reads it)."""
+    if getattr(args, "rows", False):
+        return True
+    return path != "-" and path.lower().endswith(_ROW_SUFFIXES) and os.path.isfile(path)
+
+
+def _predict_rows(args, model, path, classes, max_bytes, out, err):
+    """Predictions for the rows of a TSV/CSV file (``path:ROW``, ROW counting data rows
+    from 1), in file order; a label column gives the accuracy on stderr."""
+    from textnb.io.corpus import read_rows
+
+    name = "stdin" if path == "-" else path
+    data = None
+    if path == "-":
+        data = (sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin).read()
+    elif not os.path.isfile(path):
+        raise InputError(f"{path}: no such file")
+    documents, labels = read_rows(name, data=data, max_bytes=max_bytes)
+    correct = 0
+    for start in range(0, len(documents), 1000):
+        chunk = documents[start:start + 1000]
+        scores = _scores(model, chunk)
+        sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
+        _print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk))
+        if labels is not None:
+            predicted = np.asarray(classes, dtype=object)[np.argmax(scores[0], axis=1)]
+            correct += int(np.sum(predicted == np.asarray(labels[start:start + 1000], dtype=object)))
+    if labels is not None:
+        print(f"{name}: accuracy {correct / len(documents):.4f} ({correct} of {len(documents)} rows "
+              f"with a label column)", file=err)
 
 
 def _line_documents(source):
@@ -1220,6 +1265,10 @@ def build_parser():
                         "as fastText's predict")
     p.add_argument("--threshold", type=_probability, metavar="P",
                    help="with --lines: only labels of probability >= P (as fastText's predict-prob)")
+    p.add_argument("--rows", action="store_true",
+                   help="read each PATH (or stdin) as a TSV/CSV file, one document per row as train reads it "
+                        "(automatic for *.tsv, *.csv, *.tab files); output PATH:ROW in row order, and the "
+                        "accuracy on stderr when the file has a label column")
     _add_ignore(p)
     p.set_defaults(handler=cmd_predict)
 
@@ -1304,6 +1353,11 @@ def main(argv=None, *, stdout=None, stderr=None):
     parser = build_parser()
     try:
         args, extra = parser.parse_known_args(argv)
+        if extra and isinstance(getattr(args, "paths", None), list):
+            # PATHs after an option (`predict MODEL --rows a.tsv`): argparse ends a "*"
+            # positional at the first option; the leftover non-options are more PATHs
+            args.paths += [e for e in extra if not e.startswith("-") or e == "-"]
+            extra = [e for e in extra if e.startswith("-") and e != "-"]
         if extra:  # reported by the subcommand, which knows its own options
             sub = _subparser(parser, getattr(args, "command", None)) or parser
             sub.error(f"unrecognized arguments: {' '.join(extra)}")

@@ -44,6 +44,7 @@ __all__ = [
     "MAX_DOCUMENT_BYTES",
     "Corpus",
     "decode_bytes",
+    "read_rows",
     "is_binary",
     "open_corpus",
     "read_bytes",
@@ -277,7 +278,35 @@ def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if not raw.strip():
         raise InputError(f"{path}: empty file")
-    text = decode_bytes(raw)
+    documents, labels = _table_documents(path, decode_bytes(raw), label_column, text_column, max_bytes)
+    return Corpus(source=path, documents=documents, labels=labels)
+
+
+def read_rows(path, *, data=None, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES):
+    """The documents of a TSV/CSV file read as rows, as :func:`open_corpus` reads them,
+    for prediction: ``(documents, labels)``, ``labels`` None when the file has a header
+    with a text column and no label column (a headerless file is ``label<TAB>text``).
+
+    ``data`` (bytes or str) is the file's content when it does not come from ``path``
+    (standard input: ``path`` then only names it in errors).
+    """
+    path = os.fspath(path)
+    if data is None:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if isinstance(data, (bytes, bytearray)):
+        if is_binary(bytes(data[:_SNIFF])):
+            raise InputError(f"{path}: binary file, not a TSV/CSV file")
+        data = decode_bytes(bytes(data))
+    if not data.strip():
+        raise InputError(f"{path}: empty file")
+    return _table_documents(path, data, label_column, text_column, max_bytes, need_label=False)
+
+
+def _table_documents(path, text, label_column, text_column, max_bytes, need_label=True):
     delimiter = "\t" if (path.lower().endswith((".tsv", ".tab")) or "\t" in text.split("\n", 1)[0]) else ","
     rows = [r for r in _csv_rows(path, text, delimiter) if r and any(c.strip() for c in r)]
     if not rows:
@@ -287,6 +316,8 @@ def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
     ti = _pick_column(header, text_column, _TEXT_NAMES, "text", path)
     if li is not None and ti is not None:
         body, first_line = rows[1:], 2
+    elif not need_label and ti is not None and label_column is None:
+        body, first_line = rows[1:], 2  # a header with a text column and no labels: prediction input
     elif li is None and ti is None and label_column is None and text_column is None and all(
         len(r) == 2 or (delimiter == "\t" and len(r) > 2) for r in rows[:50]
     ):
@@ -297,11 +328,12 @@ def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
             f"(label, text) or pass --label-column / --text-column"
         )
     documents, labels = [], []
+    last = ti if li is None else max(li, ti)
     for n, row in enumerate(body, start=first_line):
-        if len(row) <= max(li, ti):
-            raise InputError(f"{path}:{n}: row has {len(row)} columns, expected at least {max(li, ti) + 1}")
-        label = row[li].strip()
-        if not label:
+        if len(row) <= last:
+            raise InputError(f"{path}:{n}: row has {len(row)} columns, expected at least {last + 1}")
+        label = row[li].strip() if li is not None else None
+        if li is not None and not label:
             raise InputError(f"{path}:{n}: empty label")
         if delimiter == "\t" and ti == len(header) - 1:
             doc = "\t".join(row[ti:])  # a TAB inside the last (text) column
@@ -311,7 +343,7 @@ def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
         labels.append(label)
     if not documents:
         raise InputError(f"{path}: empty corpus (header only)")
-    return Corpus(source=path, documents=documents, labels=labels)
+    return documents, (labels if li is not None else None)
 
 
 def iter_input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None):
