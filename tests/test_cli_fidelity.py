@@ -2,6 +2,7 @@
 
 import io
 
+import numpy as np
 import pytest
 
 from textnb.cli import main
@@ -170,3 +171,106 @@ def test_predict_rows_of_the_sms_corpus_match_evaluate_style_accuracy(sms_tsv, t
     assert len(lines) == n_rows and lines[-1].startswith(f"{sms_tsv}:{n_rows}\t")
     accuracy = float(err.split("accuracy ")[1].split()[0])
     assert accuracy > 0.97  # training accuracy of multinomial NB on SMS
+
+
+# -- multi-label train / predict / inspect ---------------------------------------------------
+@pytest.fixture
+def multilabel_corpus(tmp_path):
+    """Three topics; a third of the documents have two: the same file in two label folders,
+    and the same documents flat with a label file."""
+    import random
+
+    rng = random.Random(0)
+    vocab = {"grain": "wheat corn harvest bushel grain crop".split(),
+             "oil": "crude barrel opec oil refinery".split(),
+             "money": "dollar rate bank interest money yen".split()}
+    noise = "the of and a to in said".split()
+    lines = ["# docid<TAB>labels", ""]
+    truth = {}
+    for i in range(60):
+        labs = sorted(rng.sample(sorted(vocab), 2 if i % 3 == 0 else 1))
+        words = [rng.choice(vocab[lab]) for lab in labs for _ in range(6)] + rng.choices(noise, k=6)
+        rng.shuffle(words)
+        text = " ".join(words)
+        for lab in labs:
+            (tmp_path / "folders" / lab).mkdir(parents=True, exist_ok=True)
+            (tmp_path / "folders" / lab / f"d{i:03d}.txt").write_text(text)
+        (tmp_path / "flat").mkdir(exist_ok=True)
+        (tmp_path / "flat" / f"d{i:03d}.txt").write_text(text)
+        lines.append(f"d{i:03d}\t{','.join(labs)}")
+        truth[f"d{i:03d}"] = tuple(labs)
+    (tmp_path / "labels.tsv").write_text("\n".join(lines) + "\n")
+    return tmp_path, truth
+
+
+def test_train_multilabel_folders_and_label_file_give_the_same_model(multilabel_corpus):
+    import json
+
+    from textnb.core.model_io import load
+
+    tmp, truth = multilabel_corpus
+    code, out, err = run("train", tmp / "folders", "--multilabel", "-o", tmp / "a.tnb", "--json")
+    assert code == 0 and err == "", err
+    summary = json.loads(out)
+    assert summary["documents"] == 60  # a document in two folders is one document
+    assert summary["per_label"] == {lab: sum(lab in v for v in truth.values()) for lab in ("grain", "money", "oil")}
+    code, out, err = run("train", tmp / "flat", "--labels", tmp / "labels.tsv", "-o", tmp / "b.tnb")
+    assert code == 0, err
+    assert "read 60 documents" in out and "3 labels" in out
+    a, b = load(tmp / "a.tnb"), load(tmp / "b.tnb")
+    assert type(a[-1]).__name__ == "MultiLabelNB" and a[-1].multilabel_
+    assert list(a[-1].classes_) == ["grain", "money", "oil"]
+    np.testing.assert_allclose(a[-1].thresholds_, b[-1].thresholds_)
+
+
+def test_predict_multilabel_prints_every_label_over_its_threshold(multilabel_corpus):
+    import json
+
+    tmp, _ = multilabel_corpus
+    assert run("train", tmp / "folders", "--multilabel", "-o", tmp / "m.tnb")[0] == 0
+    q = tmp / "q"
+    q.mkdir()
+    (q / "1.txt").write_text("wheat corn harvest crude barrel opec the")
+    (q / "2.txt").write_text("dollar bank yen rate of")
+    code, out, err = run("predict", tmp / "m.tnb", q / "1.txt", q / "2.txt")
+    assert code == 0, err
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert [(r[0].rsplit("/", 1)[-1], set(r[1].split(","))) for r in rows] == \
+        [("1.txt", {"grain", "oil"}), ("2.txt", {"money"})]
+    code, out, _ = run("predict", tmp / "m.tnb", q / "1.txt", "--proba", "--json")
+    rec = json.loads(out)
+    assert set(rec["labels"]) == {"grain", "oil"} and set(rec["proba"]) == {"grain", "money", "oil"}
+    assert rec["proba"]["money"] < 0.5 < rec["proba"]["oil"]
+    code, out, _ = run("predict", tmp / "m.tnb", q / "1.txt", "--top", "1")
+    assert len(out.split("\t")[1].strip().split(",")) == 1
+    lines = tmp / "lines.txt"
+    lines.write_text("wheat corn crop\nyen bank oil crude\n")
+    code, out, _ = run("predict", tmp / "m.tnb", "--lines", lines, "--threshold", "0.5")
+    assert [set(line.split("\t")[1].split(",")) for line in out.splitlines()] == [{"grain"}, {"money", "oil"}]
+    code, out, _ = run("inspect", tmp / "m.tnb")
+    assert code == 0 and "MultiLabelNB" in out and "grain: threshold" in out
+    info = json.loads(run("inspect", tmp / "m.tnb", "--json")[1])
+    assert info["labels"] == ["grain", "money", "oil"] and len(info["thresholds"]) == 3
+
+
+def test_multilabel_folder_without_the_flag_warns(multilabel_corpus):
+    tmp, _ = multilabel_corpus
+    code, _, err = run("train", tmp / "folders", "-o", tmp / "s.tnb")
+    assert code == 0
+    assert err.count("\n") == 1 and "warning" in err and "20 documents in several class folders" in err
+    assert "--multilabel" in err
+    code, _, err = run("evaluate", tmp / "folders", "--cv", "3")
+    assert code == 0 and "20 documents in several class folders" in err
+    code, _, err = run("train", tmp / "flat", "--labels", tmp / "labels.tsv", "-o", tmp / "f.tnb")
+    assert code == 0 and err == ""
+
+
+def test_multilabel_training_errors(multilabel_corpus):
+    tmp, _ = multilabel_corpus
+    bad = tmp / "bad.tsv"
+    bad.write_text("d000 grain\n")
+    code, _, err = run("train", tmp / "flat", "--labels", bad, "-o", tmp / "x.tnb")
+    assert code == 1 and str(bad) in err and "no TAB" in err and err.count("\n") == 1
+    assert not (tmp / "x.tnb").exists()
+    code, _, err = run("train", tmp / "flat", "--labels", tmp / "labels.tsv", "--lazy", "lbr", "-o", tmp / "x.tnb")
+    assert code == 1 and err.count("\n") == 1

@@ -503,6 +503,18 @@ def _check_classes(corpus):
     return counts
 
 
+def _warn_multilabel(corpus, err):
+    """One stderr line when a folder corpus looks multi-label (the same document in
+    several class folders) and is about to be read single-label."""
+    from textnb.io.corpus import documents_in_several_classes
+
+    n = documents_in_several_classes(corpus)
+    if n:
+        print(f"textnb: warning: {corpus.source}: {n} document{'s' if n > 1 else ''} in several class folders "
+              f"(a multi-label corpus?) counted once per folder; use --multilabel for one document with "
+              f"several labels", file=err)
+
+
 def _default_model_path(path):
     base = os.path.basename(os.path.normpath(path)) or "model"
     base = os.path.splitext(base)[0] or "model"
@@ -512,11 +524,14 @@ def _default_model_path(path):
 # --------------------------------------------------------------------------- commands
 def cmd_train(args, out, err):
     start = time.perf_counter()
+    if args.multilabel or args.labels:
+        return _train_multilabel(args, start, out)
     kind, data = _load_input(args, args.path)
     if kind == "table":
         return _train_table(args, data, start, out)
     corpus = data
     _check_classes(corpus)
+    _warn_multilabel(corpus, err)
     streaming = _streaming_model(args)
     bar = Progress("reading", total=len(corpus))
     try:
@@ -558,6 +573,157 @@ def cmd_train(args, out, err):
         print(f"vocabulary: {summary['vocabulary_size']} terms", file=out)
         print(f"model: {model_name} -> {model_path}", file=out)
         print(f"seconds: {seconds:.2f}", file=out)
+    return 0
+
+
+def _train_multilabel(args, start, out):
+    """``train --multilabel`` / ``--labels FILE``: one-vs-rest naive Bayes with per-label
+    thresholds (:class:`textnb.meta.multilabel.MultiLabelNB`) behind the vectorizer, saved
+    as a Pipeline ``[vectorizer, MultiLabelNB]``."""
+    from sklearn.pipeline import Pipeline
+
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES
+    from textnb.meta.multilabel import MultiLabelNB, read_multilabel_corpus
+
+    if args.lazy or args.scheduler:
+        raise InputError("--multilabel / --labels train one-vs-rest count models: no --lazy, no --scheduler")
+    corpus = read_multilabel_corpus(args.path, label_file=args.labels)
+    texts, labels, skipped = _read_texts(corpus, args.max_bytes or MAX_DOCUMENT_BYTES, labels=corpus.labels)
+    names = sorted({lab for labs in labels for lab in labs})
+    if not texts:
+        raise InputError(f"{corpus.source}: no text documents (every file is binary)")
+    if not names:
+        raise InputError(f"{args.labels or corpus.source}: no document has a label")
+    clf = _make_classifier(args)
+    model = Pipeline([("vectorizer", clf.vectorizer), ("model", MultiLabelNB(clf.model))])
+    model.fit(texts, [tuple(labs) for labs in labels])
+    model_path = args.output or _default_model_path(args.path)
+    save(model, model_path)
+    seconds = time.perf_counter() - start
+    per_label = {n: 0 for n in names}
+    for labs in labels:
+        for lab in labs:
+            per_label[lab] += 1
+    summary = {
+        "source": corpus.source,
+        "documents": len(texts),
+        "per_label": per_label,
+        "skipped_binary": skipped,
+        "vocabulary_size": len(model[0].vocabulary_),
+        "model": model_path,
+        "seconds": round(seconds, 3),
+    }
+    if args.json:
+        print(_dumps(summary), file=out)
+        return 0
+    listing = ", ".join(f"{c} {n}" for c, n in per_label.items())
+    print(f"read {summary['documents']} documents from {corpus.source} ({len(names)} labels): {listing}", file=out)
+    if skipped:
+        print(f"skipped {skipped} binary files", file=out)
+    print(f"vocabulary: {summary['vocabulary_size']} terms", file=out)
+    print(f"model: MultiLabelNB({_model_name(model[-1].estimator or clf.model)}), one-vs-rest -> {model_path}",
+          file=out)
+    print(f"seconds: {seconds:.2f}", file=out)
+    return 0
+
+
+def _multilabel_model(model):
+    """The MultiLabelNB at the end of a multi-label text Pipeline, or None."""
+    steps = getattr(model, "steps", None)
+    if not steps:
+        return None
+    last = steps[-1][1]
+    return last if type(last).__name__ == "MultiLabelNB" and getattr(last, "multilabel_", False) else None
+
+
+def _predict_multilabel(args, model, out, err):
+    """``predict`` of a multi-label model: every label whose log-odds pass its threshold
+    (chosen at training time for F1), or whose probability is >= ``--threshold``;
+    ``--top K`` keeps the K most probable of them."""
+    from scipy.special import expit
+
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES, iter_input_documents, read_rows
+
+    ml = _multilabel_model(model)
+    names = [str(c) for c in ml.classes_]
+    max_bytes = args.max_bytes or MAX_DOCUMENT_BYTES
+    failed = 0
+
+    def emit(sources, texts):
+        if not texts:
+            return
+        lo = ml.predict_log_odds(model[:-1].transform(texts))
+        proba = expit(lo)
+        passed = proba >= args.threshold if args.threshold is not None else lo > ml.thresholds_
+        for src, row_lo, row_p, row_ok in zip(sources, lo, proba, passed):
+            chosen = [int(k) for k in np.argsort(-row_lo, kind="stable") if row_ok[k]][:args.top or len(names)]
+            if args.json:
+                rec = {"source": src, "labels": [names[k] for k in chosen]}
+                if args.proba:
+                    rec["proba"] = {c: float(v) for c, v in zip(names, row_p)}
+                    rec["log_odds"] = {c: float(v) for c, v in zip(names, row_lo)}
+                print(_dumps(rec), file=out)
+            else:
+                cols = [_cell(src), ",".join(_cell(names[k]) for k in chosen)]
+                if args.proba:
+                    cols.append(_format_proba([_cell(c) for c in names], row_p))
+                print("\t".join(cols), file=out)
+
+    if args.lines is not None:
+        if args.paths:
+            raise InputError("--lines reads one file (or stdin): give it as --lines FILE, without PATH")
+        name = "stdin" if args.lines == "-" else args.lines
+        lines = _line_documents(args.lines)
+        for start in range(0, len(lines), 1000):
+            emit([f"{name}:{start + i + 1}" for i in range(len(lines[start:start + 1000]))], lines[start:start + 1000])
+        return 0
+    for path in args.paths or ["-"]:
+        if _as_rows(args, path):
+            name = "stdin" if path == "-" else path
+            data = (sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin).read() if path == "-" else None
+            if data is None and not os.path.isfile(path):
+                raise InputError(f"{path}: no such file")
+            docs, _ = read_rows(name, data=data, max_bytes=max_bytes)
+            for start in range(0, len(docs), 1000):
+                chunk = docs[start:start + 1000]
+                emit([f"{name}:{start + i + 1}" for i in range(len(chunk))], chunk)
+            continue
+        batch, sources = [], []
+        for src, text in iter_input_documents([path], max_bytes=max_bytes, stdin=sys.stdin):
+            if text is None:
+                print(f"textnb: error: {src}: binary file, skipped", file=err)
+                failed += 1
+                continue
+            batch.append(text)
+            sources.append(src)
+            if len(batch) >= 1000:
+                emit(sources, batch)
+                batch, sources = [], []
+        emit(sources, batch)
+    return 1 if failed else 0
+
+
+def _inspect_multilabel(args, model, out):
+    ml = _multilabel_model(model)
+    names = [str(c) for c in ml.classes_]
+    base = ml.estimator if ml.estimator is not None else None
+    info = {
+        "model": "MultiLabelNB",
+        "estimator": type(base).__name__ if base is not None else "MultinomialNB",
+        "labels": names,
+        "thresholds": [float(t) for t in ml.thresholds_],
+        "constant": [int(c) for c in ml.constant_],
+        "vocabulary_size": len(model[0].vocabulary_),
+    }
+    if args.json:
+        print(_dumps(info), file=out)
+        return 0
+    print(f"model: MultiLabelNB({info['estimator']}), one-vs-rest with a log-odds threshold per label", file=out)
+    print(f"labels: {len(names)}", file=out)
+    for name, t, c in zip(names, ml.thresholds_, ml.constant_):
+        note = {1: " (every training document has it)", 0: " (no training document has it)"}.get(int(c), "")
+        print(f"  {name}: threshold {t:.4f}{note}", file=out)
+    print(f"vocabulary: {info['vocabulary_size']} terms", file=out)
     return 0
 
 
@@ -765,6 +931,12 @@ def cmd_predict(args, out, err):
 
     # a linear text model predicts from its arrays (no scikit-learn); --explain and --lines need the estimator
     model = load(args.model) if args.explain or args.lines is not None else load_for_prediction(args.model)
+    if _multilabel_model(model) is not None:
+        if args.explain:
+            raise InputError(f"{args.model}: --explain does not apply to a multi-label model")
+        if args.rows and args.lines is not None:
+            raise InputError("--lines and --rows do not go together: one document per line, or per TSV/CSV row")
+        return _predict_multilabel(args, model, out, err)
     if args.lines is not None:
         if type(model).__name__ != "TextClassifier":
             raise InputError(f"{args.model}: --lines needs a text model; a table model reads a table file")
@@ -919,6 +1091,7 @@ def cmd_evaluate(args, out, err):
     vectorizer, model = clf.vectorizer, clf.model
     corpus = data
     _check_classes(corpus)
+    _warn_multilabel(corpus, err)
     max_bytes = args.max_bytes or MAX_DOCUMENT_BYTES
     test = _open(args, args.test) if args.test else (corpus.test if args.cv is None else None)
     texts, y, skipped = _read_texts(corpus, max_bytes)
@@ -1041,6 +1214,8 @@ def cmd_inspect(args, out, err):
     from textnb.evaluation.explain import describe_text_classifier
 
     model = load(args.model)
+    if _multilabel_model(model) is not None:
+        return _inspect_multilabel(args, model, out)
     if not isinstance(model, TextClassifier):
         return _inspect_table(args, model, out)
     info = describe_text_classifier(model, top=args.top)
@@ -1229,6 +1404,19 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n(see '{self.prog} --help')\n")
 
 
+def _add_multilabel_options(p):
+    p.add_argument("--multilabel", action="store_true",
+                   help="multi-label corpus: one folder per label, a document in each of its labels' folders "
+                        "(the same relative path in several folders is one document with several labels); "
+                        "train saves a one-vs-rest model whose predict prints every label over its threshold")
+    p.add_argument("--labels", metavar="FILE",
+                   help="multi-label corpus: PATH is a folder of documents and FILE says their labels, one "
+                        "line per document 'docid<TAB>label1,label2' (docid: the path under PATH, with or "
+                        "without its extension; no labels after the TAB: a document with none; blank lines "
+                        "and '#' lines skipped), as a MEKA/Mulan label table or fastText's several "
+                        "__label__ tags per line")
+
+
 def build_parser():
     parser = _Parser(
         prog="textnb", description="Naive Bayes for text and tabular data.")
@@ -1245,6 +1433,7 @@ def build_parser():
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="train on a Dask cluster: a scheduler address (tcp://host:8786), or local:N "
                         "to start N local worker processes; the model is the same as without")
+    _add_multilabel_options(p)
     _add_model_options(p)
     _add_corpus_options(p)
     p.set_defaults(handler=cmd_train)
@@ -1283,10 +1472,7 @@ def build_parser():
     p.add_argument("--test", metavar="PATH", help="a separate test corpus")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", metavar="FILE.png", help="draw the confusion matrix")
-    p.add_argument("--multilabel", action="store_true",
-                   help="multi-label corpus: one folder per label, a document in each of its labels' folders")
-    p.add_argument("--labels", metavar="FILE",
-                   help="multi-label corpus described by FILE: lines 'docid<TAB>label1,label2'")
+    _add_multilabel_options(p)
     _add_model_options(p)
     _add_corpus_options(p)
     p.set_defaults(handler=cmd_evaluate)

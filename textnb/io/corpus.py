@@ -44,6 +44,7 @@ __all__ = [
     "MAX_DOCUMENT_BYTES",
     "Corpus",
     "decode_bytes",
+    "documents_in_several_classes",
     "read_rows",
     "is_binary",
     "open_corpus",
@@ -344,6 +345,37 @@ def _table_documents(path, text, label_column, text_column, max_bytes, need_labe
     if not documents:
         raise InputError(f"{path}: empty corpus (header only)")
     return documents, (labels if li is not None else None)
+
+
+def documents_in_several_classes(corpus, limit=1000):
+    """How many documents of a folder corpus are in several class folders: the same
+    path under two or more ``<label>/`` folders with the same bytes (the layout of a
+    multi-label corpus, which single-label training would count once per folder).
+    At most ``limit`` candidate paths are compared byte for byte; 0 for a TSV/CSV corpus."""
+    if not corpus.documents or not isinstance(corpus.documents[0], Path):
+        return 0
+    by_rel = {}
+    for doc, label in zip(corpus.documents, corpus.labels):
+        parts = doc.parts
+        try:  # the path under the class folder
+            i = len(parts) - 1 - parts[::-1].index(label)
+        except ValueError:
+            continue
+        by_rel.setdefault(Path(*parts[i + 1:]), []).append(doc)
+    found = 0
+    for docs in by_rel.values():
+        if len(docs) < 2:
+            continue
+        if limit <= 0:
+            break
+        limit -= 1
+        try:
+            sizes = {d.stat().st_size for d in docs}
+            if len(sizes) == 1 and len({d.read_bytes() for d in docs}) < len(docs):
+                found += 1
+        except OSError:
+            continue
+    return found
 
 
 def iter_input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None):
