@@ -280,7 +280,8 @@ def test_topicfilter_goes_on_after_an_over_long_label(tmp_path):
     (src / "2.txt").write_text("budget meeting")
     (src / "3.txt").write_text("agenda budget")
     out, err = io.StringIO(), io.StringIO()
-    code = topic_main(["-m", str(tmp_path / "t.tnb"), "-o", str(tmp_path / "out"), str(src)], stdout=out, stderr=err)
+    code = topic_main(["-m", str(tmp_path / "t.tnb"), "-o", str(tmp_path / "out"), "--uncalibrated", str(src)],
+                      stdout=out, stderr=err)
     assert code == 1
     routed = [line.split("\t")[0] for line in out.getvalue().splitlines()]
     assert routed == [str(src / "2.txt"), str(src / "3.txt")]
@@ -298,9 +299,9 @@ def test_topicfilter_process_conventions(tmp_path):
     for i in range(50):
         (src / f"{i}.txt").write_text("cheap meeting")
     proc = subprocess.Popen([sys.executable, str(TOPICFILTER), "-m", str(tmp_path / "t.tnb"), "-o",
-                             str(tmp_path / "out"), "-n", str(src)], stdout=subprocess.PIPE,
+                             str(tmp_path / "out"), "-n", "--uncalibrated", str(src)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env())
     proc.stdout.close()
     assert proc.wait(timeout=120) == 0 and proc.stderr.read() == b""
-    r = _sh(f"exec {_q([sys.executable, TOPICFILTER, '-m', tmp_path / 't.tnb', '-o', tmp_path / 'o', '-n', src])} >&-")
+    r = _sh(f"exec {_q([sys.executable, TOPICFILTER, '-m', tmp_path / 't.tnb', '-o', tmp_path / 'o', '-n', '--uncalibrated', src])} >&-")
     assert r.returncode == 1 and b"standard output is closed" in r.stderr and b"Traceback" not in r.stderr

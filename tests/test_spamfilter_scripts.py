@@ -169,7 +169,7 @@ def test_topicfilter_dry_run_then_real(tmp_path):
     (src / "1.txt").write_text("cheap casino")
     (src / "2.txt").write_text("budget meeting")
     out, err = io.StringIO(), io.StringIO()
-    argv = ["-m", str(tmp_path / "t.tnb"), "-o", str(tmp_path / "out"), str(src)]
+    argv = ["-m", str(tmp_path / "t.tnb"), "-o", str(tmp_path / "out"), "--uncalibrated", str(src)]
     assert topic_main(argv + ["--dry-run"], stdout=out, stderr=err) == 0
     plan = [line.split("\t") for line in out.getvalue().splitlines()]
     assert [(os.path.basename(s), label) for s, label, _, _ in plan] == [("1.txt", "shop"), ("2.txt", "work")]

@@ -281,7 +281,11 @@ def _topic_parser():
                    help="files, folders, mbox files or Maildir folders")
     p.add_argument("--threshold", "-t", type=_probability, default=0.5, metavar="P",
                    help="confidence (largest class probability) below which a document is "
-                        "unsorted (default 0.5)")
+                        "unsorted (default 0.5); needs a calibrated model (textnb train --calibrate "
+                        "sigmoid), whose probabilities mean what they say")
+    p.add_argument("--uncalibrated", action="store_true",
+                   help="threshold an uncalibrated model's raw naive Bayes posterior anyway (it is "
+                        "close to 0 or 1 even for misrouted documents, so few go to unsorted)")
     p.add_argument("--dry-run", "-n", action="store_true", help="print the plan, change nothing")
     p.add_argument("--move", action="store_true",
                    help="move files instead of copying (messages inside an mbox are always copied)")
@@ -291,6 +295,23 @@ def _topic_parser():
                    help="bytes of each message that are read (default 10M)")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
     return p
+
+
+def _calibrated(model):
+    """Whether a text model's probabilities come from a calibrator (CalibratedNB
+    anywhere in its chain of wrapped models)."""
+    seen = 0
+    stack = [getattr(model, "model_", model)]
+    while stack and seen < 50:
+        m = stack.pop()
+        seen += 1
+        if m is None:
+            continue
+        if type(m).__name__ == "CalibratedNB":
+            return True
+        stack += [getattr(m, attr, None) for attr in ("estimator_", "model_", "best_estimator_")]
+        stack += [step for _, step in getattr(m, "steps", [])]
+    return False
 
 
 def topic_main(argv=None, *, stdout=None, stderr=None):
@@ -310,6 +331,10 @@ def topic_main(argv=None, *, stdout=None, stderr=None):
         model = load(args.model)
         if not hasattr(model, "predict_proba") or not hasattr(model, "vectorizer_"):
             raise ModelFileError(f"{args.model}: not a text model (a TextClassifier is needed)")
+        if args.threshold > 0 and not args.uncalibrated and not _calibrated(model):
+            raise InputError(f"{args.model}: the model's probabilities are not calibrated, so -t "
+                             f"{args.threshold:g} would send almost nothing to unsorted; train it with "
+                             f"'textnb train CORPUS --calibrate sigmoid -o MODEL' (or pass --uncalibrated)")
         for route in plan_routes(model, args.paths, args.out, threshold=args.threshold,
                                  mail_mode=args.mail, max_bytes=args.max_bytes, on_error=on_error):
             dest = route.destination
