@@ -113,3 +113,19 @@ def test_documents_and_labels_must_align():
         TextClassifier().fit(["a b", "c d"], ["x", "y", "z"])
     with pytest.raises(TypeError, match="wrap it in a list"):
         TextClassifier().fit("a b", ["x"])
+
+
+@pytest.mark.parametrize("Model", [MultinomialNB, BernoulliNB])
+def test_forget_equals_a_fresh_fit_on_the_rest(sms, Model):
+    """Terms only the forgotten documents had leave the vocabulary (issue 19)."""
+    docs, y = sms
+    clf = TextClassifier(model=Model()).fit(docs[:600], y[:600])
+    clf.forget(docs[400:600], y[400:600])
+    fresh = TextClassifier(model=Model()).fit(docs[:400], y[:400])
+    assert set(clf.vectorizer_.vocabulary_) == set(fresh.vectorizer_.vocabulary_)
+    order = [clf.vectorizer_.vocabulary_[t] for t in fresh.vectorizer_.get_feature_names_out()]
+    assert_allclose(clf.model_.feature_count_[:, order], fresh.model_.feature_count_)
+    assert_allclose(clf.model_.class_count_, fresh.model_.class_count_)
+    test = docs[1000:2000]
+    assert_allclose(clf.predict_proba(test), fresh.predict_proba(test), rtol=1e-9, atol=1e-12)
+    assert (clf.predict(test) == fresh.predict(test)).all()

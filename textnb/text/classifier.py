@@ -208,7 +208,14 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def forget(self, X, y, sample_weight=None):
-        """Subtract documents learned before (e.g. a message registered by mistake)."""
+        """Subtract documents learned before (e.g. a message registered by mistake).
+
+        Terms whose count drops to zero in every class leave the vocabulary, so the
+        model equals a fresh ``fit`` on the remaining documents (same counts,
+        vocabulary and predictions), with the default term pruning
+        (``min_df=1``, no ``max_df`` / ``max_features``: those are applied at ``fit``
+        time only, never by ``partial_fit`` or ``forget``).
+        """
         check_is_fitted(self)
         y = np.asarray(y)
         check_partial_fit_labels(y, self.classes_)
@@ -233,7 +240,13 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         fc = grown + sign * sums[:, :n]
         if sign < 0 and (np.any(cc < -1e-9) or np.any(fc < -1e-9)):
             raise ValueError("cannot forget documents that were never learned (counts would go negative)")
-        model.fit_counts(self.classes_, np.maximum(cc, 0.0), np.maximum(fc, 0.0))
+        fc = np.maximum(fc, 0.0)
+        if sign < 0:  # a term no remaining document has leaves the vocabulary, as in a fresh fit
+            keep = fc.sum(axis=0) > 1e-9
+            if not keep.all():
+                fc = fc[:, keep]
+                self.vectorizer_._set_terms([t for t, k in zip(acc.terms(), keep) if k])
+        model.fit_counts(self.classes_, np.maximum(cc, 0.0), fc)
 
     def merge(self, other):
         """Add the counts of another TextClassifier (same settings); vocabularies are united.
