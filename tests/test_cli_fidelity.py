@@ -274,3 +274,61 @@ def test_multilabel_training_errors(multilabel_corpus):
     assert not (tmp / "x.tnb").exists()
     code, _, err = run("train", tmp / "flat", "--labels", tmp / "labels.tsv", "--lazy", "lbr", "-o", tmp / "x.tnb")
     assert code == 1 and err.count("\n") == 1
+
+
+# -- first-hour frictions -----------------------------------------------------------------
+CLOCK = '''
+import json, sys, time
+import textnb.cli.commands as c
+seen = []
+real = time.perf_counter
+def clock():
+    if not seen:  # the modules loaded when train's clock starts
+        seen.append(sorted(m for m in sys.modules if m.startswith(("sklearn", "textnb"))))
+    return real()
+c.time = type(sys)("clock")
+c.time.perf_counter = clock
+code = c.main(sys.argv[1:], stdout=open(__import__("os").devnull, "w"))
+print(json.dumps({"code": code, "modules": seen[0]}))
+'''
+
+
+@pytest.mark.parametrize("extra, needed, absent", [
+    ([], "textnb.text.training", "sklearn"),  # a plain count model: no scikit-learn at all
+    (["--weighting"], "textnb.text.classifier", None),
+])
+def test_train_seconds_start_after_the_imports(sms_tsv, tmp_path, extra, needed, absent):
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    r = subprocess.run([sys.executable, "-c", CLOCK, "train", str(sms_tsv), "-o", str(tmp_path / "m.tnb"), *extra],
+                       capture_output=True, text=True, timeout=300, env=env)
+    info = json.loads(r.stdout)
+    assert info["code"] == 0, r.stderr
+    assert needed in info["modules"]
+    assert "textnb.core.model_io" in info["modules"] and "textnb.io.corpus" in info["modules"]
+    if absent:
+        assert not any(m.split(".")[0] == absent for m in info["modules"])
+
+
+def test_a_class_of_binary_files_only_is_an_error(tmp_path):
+    corpus = tmp_path / "c"
+    (corpus / "text").mkdir(parents=True)
+    (corpus / "blobs").mkdir()
+    (corpus / "text" / "1.txt").write_text("hello world")
+    (corpus / "text" / "2.txt").write_text("hello there")
+    (corpus / "text" / "3.bin").write_bytes(b"x\0y")  # a binary file beside text: skipped, counted
+    for i in range(3):
+        (corpus / "blobs" / f"{i}.bin").write_bytes(b"\0\1\2" * 10)
+    for argv in (["train", corpus, "-o", tmp_path / "m.tnb"], ["evaluate", corpus, "--cv", "2"]):
+        code, out, err = run(*argv)
+        assert code == 1 and err.count("\n") == 1, err
+        assert f"{corpus / 'blobs'}: every file of class 'blobs' is binary (3 skipped)" in err
+    assert not (tmp_path / "m.tnb").exists()
+    (corpus / "blobs" / "ok.txt").write_text("some text")
+    code, out, err = run("train", corpus, "-o", tmp_path / "m.tnb")
+    assert code == 0 and "skipped 4 binary files" in out and "blobs 1, text 2" in out

@@ -11,6 +11,7 @@ import os
 import re
 import sys
 import time
+from pathlib import Path
 from contextlib import contextmanager
 
 import numpy as np
@@ -503,6 +504,22 @@ def _check_classes(corpus):
     return counts
 
 
+def _check_binary_classes(corpus, learned):
+    """A class all of whose files are binary (skipped) is an error, not a class of 0
+    documents; ``learned``: documents read per class. (Binary files in a class that has
+    text files are skipped and counted, as always.)"""
+    empty = [c for c in dict.fromkeys(corpus.labels) if not learned.get(c)]
+    if empty:
+        where = corpus.source
+        first = next(d for d, c in zip(corpus.documents, corpus.labels) if c == empty[0])
+        if isinstance(first, Path):  # the class folder (of a split corpus: under train/)
+            where = next((str(q) for q in first.parents if q.name == empty[0]), where)
+        n = sum(1 for c in corpus.labels if c == empty[0])
+        more = f" (and {len(empty) - 1} more classes)" if len(empty) > 1 else ""
+        raise InputError(f"{where}: every file of class {empty[0]!r} is binary ({n} skipped){more}; "
+                         f"no documents to learn it from")
+
+
 def _warn_multilabel(corpus, err):
     """One stderr line when a folder corpus looks multi-label (the same document in
     several class folders) and is about to be read single-label."""
@@ -522,8 +539,40 @@ def _default_model_path(path):
 
 
 # --------------------------------------------------------------------------- commands
+def _preload_for_train(args):
+    """Import the modules this training run will use before its clock starts, so that
+    ``seconds`` measures reading the data, fitting and writing the model, not Python's
+    imports (a plain count model still imports no scikit-learn)."""
+    import importlib
+
+    path = os.fspath(args.path)
+    names = ["textnb.io.corpus", "textnb.core.model_io"]
+    table = not os.path.isdir(path) and (path.lower().endswith(".arff") or bool(_table_class(args))
+                                         or bool(getattr(args, "numeric", None)) or bool(_ignored(args))
+                                         or (args.model or "") in ("nb", "tan", "bn", "aode"))
+    if args.multilabel or args.labels:
+        names += ["sklearn.pipeline", "textnb.meta.multilabel", "textnb.text.classifier"]
+    elif table:
+        names += ["textnb.io.tables", "textnb.naive_bayes.tabular"]
+        names += {"tan": ["textnb.semi_naive.bayesnet"], "bn": ["textnb.semi_naive.bayesnet"],
+                  "aode": ["textnb.semi_naive.aode"]}.get(args.model or "nb", [])
+        if args.lazy:
+            names += ["textnb.naive_bayes.discretized", "textnb.semi_naive.lbr"]
+    elif _streaming_model(args) is not None:
+        names += ["textnb.text.training"]
+    else:
+        names += ["textnb.text.classifier"]
+        if args.calibrate:
+            names += ["textnb.meta.calibration"]
+    if getattr(args, "adjust", False):
+        names += ["textnb.semi_naive.apnbc"]
+    for name in names:
+        importlib.import_module(name)
+
+
 def cmd_train(args, out, err):
-    start = time.perf_counter()
+    _preload_for_train(args)
+    start = time.perf_counter()  # `seconds`: read, fit, write (imports done above)
     if args.multilabel or args.labels:
         return _train_multilabel(args, start, out)
     kind, data = _load_input(args, args.path)
@@ -551,6 +600,7 @@ def cmd_train(args, out, err):
                 model_name = _model_name(fitted.model_)
     finally:
         bar.close()
+    _check_binary_classes(corpus, _learned_counts(corpus, skipped))
     model_path = args.output or _default_model_path(args.path)
     save(fitted, model_path)
     seconds = time.perf_counter() - start
@@ -1095,6 +1145,9 @@ def cmd_evaluate(args, out, err):
     max_bytes = args.max_bytes or MAX_DOCUMENT_BYTES
     test = _open(args, args.test) if args.test else (corpus.test if args.cv is None else None)
     texts, y, skipped = _read_texts(corpus, max_bytes)
+    if skipped:
+        kept, n = np.unique(y, return_counts=True)
+        _check_binary_classes(corpus, dict(zip(kept.tolist(), n.tolist())))
     if test is not None:
         test_texts, y_test, skipped_test = _read_texts(test, max_bytes)
         X, _ = vectorize_all(texts + test_texts, vectorizer)
