@@ -332,3 +332,44 @@ def test_a_class_of_binary_files_only_is_an_error(tmp_path):
     (corpus / "blobs" / "ok.txt").write_text("some text")
     code, out, err = run("train", corpus, "-o", tmp_path / "m.tnb")
     assert code == 0 and "skipped 4 binary files" in out and "blobs 1, text 2" in out
+
+
+def test_predict_warns_for_numeric_data_and_unseen_nominal_values(tmp_path):
+    from pathlib import Path
+
+    corpora = Path(__file__).resolve().parents[1] / "corpora"
+    model = tmp_path / "w.tnb"
+    assert run("train", corpora / "weather.nominal.arff", "-o", model)[0] == 0
+    code, out, err = run("predict", model, corpora / "weather.numeric.arff")
+    assert code == 0 and len(out.splitlines()) == 14
+    lines = err.splitlines()
+    assert len(lines) == 2 and all(line.startswith("textnb: warning: ") for line in lines)
+    assert "'temperature' is numeric here but nominal in the model" in lines[0] and "14 of 14" in lines[0]
+    assert "'humidity'" in lines[1]
+    query = tmp_path / "q.csv"
+    query.write_text("outlook,temperature,humidity,windy\nfoggy,hot,high,TRUE\nsunny,cool,high,FALSE\n"
+                     "foggy,mild,normal,FALSE\n")
+    code, out, err = run("predict", model, query)
+    assert code == 0 and len(out.splitlines()) == 3
+    assert err == f"textnb: warning: {query}: attribute 'outlook': 2 cell(s) with values the model never saw " \
+                  f"('foggy') count as missing\n"
+    query.write_text("outlook,temperature,humidity,windy\nsunny,cool,high,FALSE\n")
+    assert run("predict", model, query)[2] == ""  # nothing unusual: no warning
+
+
+def test_encode_like_warns_in_the_library():
+    import warnings
+
+    from textnb.core.attributes import Attribute, Table
+    from textnb.core.errors import DataWarning
+    from textnb.io.tables import encode_like
+
+    model_atts = [Attribute("colour", "nominal", ["red", "blue"])]
+    table = Table([Attribute("colour", "nominal", ["red", "green"])], np.array([[0.0], [1.0], [1.0]]), None, None,
+                  "q.csv")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        X = encode_like(table, model_atts)
+    assert X[0, 0] == 0 and np.isnan(X[1:, 0]).all()
+    assert [w.category for w in caught] == [DataWarning]
+    assert "q.csv: attribute 'colour': 2 cell(s) with values the model never saw ('green')" in str(caught[0].message)

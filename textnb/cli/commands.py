@@ -956,14 +956,14 @@ def _attributes_of(model, path):
     raise InputError(f"{path}: a {type(model).__name__} model does not record its table attributes")
 
 
-def _predict_table(args, model, out):
+def _predict_table(args, model, out, err=None):
     from textnb.io.tables import read_table
 
     if not args.paths or args.paths == ["-"]:
         raise InputError(f"{args.model}: a table model needs a table file to predict (ARFF or CSV)")
     classes = [str(c) for c in model.classes_]
     for path in args.paths:
-        table = read_table(path, like=_attributes_of(model, args.model), drop=_ignored(args))
+        table = read_table(path, like=_attributes_of(model, args.model), drop=_ignored(args))  # DataWarnings: main
         sources = [f"{path}:{i + 1}" for i in range(table.X.shape[0])]
         _print_predictions(sources, classes, _scores(model, table.X), args, out,
                            _explanations(args, model, table.X))
@@ -998,7 +998,7 @@ def cmd_predict(args, out, err):
     if args.threshold is not None:
         raise InputError("--threshold applies to --lines")
     if not isinstance(model, TextScorer) and type(model).__name__ != "TextClassifier":
-        return _predict_table(args, model, out)
+        return _predict_table(args, model, out, err)
     paths = args.paths or ["-"]
     classes = [str(c) for c in model.classes_]
     failed = 0
@@ -1582,6 +1582,28 @@ def _subparser(parser, command):
     return None
 
 
+@contextmanager
+def _data_warnings(err):
+    """The library's DataWarnings (input used, but probably not as meant) as one line
+    each, ``textnb: warning: ...``; other warnings as Python shows them."""
+    import warnings
+
+    from textnb.core.errors import DataWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", DataWarning)
+        shown = warnings.showwarning
+
+        def show(message, category, filename, lineno, file=None, line=None):
+            if issubclass(category, DataWarning):
+                print(f"textnb: warning: {message}", file=err)
+            else:
+                shown(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show
+        yield
+
+
 def main(argv=None, *, stdout=None, stderr=None):
     """Run the command line; returns the exit status."""
     from textnb.core.workers import keep_freed_memory
@@ -1603,7 +1625,8 @@ def main(argv=None, *, stdout=None, stderr=None):
     except SystemExit as exc:  # argparse: --help (0) or bad usage (2)
         return int(exc.code or 0)
     try:
-        return args.handler(args, out, err)
+        with _data_warnings(err):
+            return args.handler(args, out, err)
     except TextnbError as exc:
         print(f"textnb: error: {exc}", file=err)
         return 1

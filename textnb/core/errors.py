@@ -5,7 +5,7 @@ Every problem with the user's input (a file, a flag, a model file) is raised as 
 The command line prints that line and exits with status 1; library users catch it.
 """
 
-__all__ = ["TextnbError", "InputError", "ModelFileError"]
+__all__ = ["TextnbError", "InputError", "ModelFileError", "DataWarning"]
 
 
 class TextnbError(Exception):
@@ -18,3 +18,9 @@ class InputError(TextnbError, ValueError):
 
 class ModelFileError(TextnbError, ValueError):
     """A model file that is missing, truncated, corrupted, foreign or too new."""
+
+
+class DataWarning(UserWarning):
+    """Input that is used, but probably not as meant (e.g. a numeric attribute given to
+    a model that learned it as nominal); one line naming the file and the problem. The
+    command line prints it as ``textnb: warning: ...``."""

@@ -29,10 +29,11 @@ against a model's attributes), :func:`table_from_frame` (pandas).
 
 import math
 import os
+import warnings
 import numpy as np
 
 from textnb.core.attributes import TEXT, Attribute, Table
-from textnb.core.errors import InputError
+from textnb.core.errors import DataWarning, InputError
 from textnb.io.arff import read_arff
 from textnb.io.csvtable import read_csv
 from textnb.io.uncertain import CellError, cell_kind, column_slices, parse_uncertain_column
@@ -253,6 +254,12 @@ def _encode_table(table, attributes, where):
             m = _value_map(src, dst, where)
             if m.size:
                 out[known, c] = m[col[known].astype(np.intp)]
+                unseen = known & np.isnan(out[:, c].astype(np.float64))
+                if unseen.any():
+                    values = sorted({src.values[int(v)] for v in col[unseen]})
+                    shown = ", ".join(repr(v) for v in values[:3]) + (", ..." if len(values) > 3 else "")
+                    warnings.warn(f"{where}: attribute {dst.name!r}: {int(unseen.sum())} cell(s) with values the "
+                                  f"model never saw ({shown}) count as missing", DataWarning, stacklevel=2)
         elif src.is_nominal:  # model numeric, file nominal: values must be numbers
             if src.values:
                 out[known, c] = _nominal_numbers(src, dst, where)[col[known].astype(np.intp)]
@@ -263,6 +270,10 @@ def _encode_table(table, attributes, where):
                 except ValueError:
                     continue
                 out[known & (col == x), c] = i
+            unmatched = int((known & np.isnan(out[:, c].astype(np.float64))).sum())
+            warnings.warn(f"{where}: attribute {dst.name!r} is numeric here but nominal in the model; values "
+                          f"are matched by number and {unmatched} of {int(known.sum())} match none (missing)",
+                          DataWarning, stacklevel=2)
         else:
             out[:, c] = col
     return out
