@@ -120,7 +120,7 @@ def test_merge_command(tmp_path):
     code, out, _ = run("merge", tmp_path / "p1.tnb", tmp_path / "p2.tnb", "-o", tmp_path / "all.tnb")
     assert code == 0
     info = json.loads(run("inspect", tmp_path / "all.tnb", "--json")[1])
-    assert info["class_count"] == {"x": 2.0, "y": 2.0} and info["vocabulary_size"] == 6
+    assert info["class_count"] == [2.0, 2.0] and info["classes"] == ["x", "y"] and info["vocabulary_size"] == 6
 
 
 @pytest.mark.parametrize("setup, message", [

@@ -373,3 +373,64 @@ def test_encode_like_warns_in_the_library():
     assert X[0, 0] == 0 and np.isnan(X[1:, 0]).all()
     assert [w.category for w in caught] == [DataWarning]
     assert "q.csv: attribute 'colour': 2 cell(s) with values the model never saw ('green')" in str(caught[0].message)
+
+
+def test_evaluate_repeat_prints_mean_std_and_per_repeat(tmp_path):
+    from pathlib import Path
+
+    import json
+
+    data = Path(__file__).resolve().parents[1] / "corpora" / "weather.nominal.arff"
+    per_repeat = json.loads(run("evaluate", data, "--cv", "3", "--repeat", "3", "--json")[1])["accuracy_per_repeat"]
+    code, out, _ = run("evaluate", data, "--cv", "3", "--repeat", "3")
+    assert code == 0
+    assert f"accuracy  {np.mean(per_repeat):.4f} (std {np.std(per_repeat, ddof=1):.4f} over 3 repeats)" in out
+    assert "repeat 1" not in out
+    code, out, _ = run("evaluate", data, "--cv", "3", "--repeat", "3", "-v")
+    assert [line.split()[-1] for line in out.splitlines() if line.startswith("  repeat ")] == \
+        [f"{a:.4f}" for a in per_repeat]
+    assert "  repeat 2 (seed 1)" in out
+    code, out, _ = run("evaluate", data, "--cv", "3")  # one run: no std line
+    assert "std" not in out and out.splitlines()[1].startswith("accuracy  ")
+
+
+def test_inspect_json_class_count_is_a_list_for_text_and_tables(text_model, tmp_path):
+    import json
+    from pathlib import Path
+
+    model, _ = text_model
+    text = json.loads(run("inspect", model, "--json")[1])
+    assert text["class_count"] == [2.0, 2.0, 2.0] and text["classes"] == ["ham", "other", "spam"]
+    table_model = tmp_path / "w.tnb"
+    assert run("train", Path(__file__).resolve().parents[1] / "corpora" / "weather.nominal.arff",
+               "-o", table_model)[0] == 0
+    table = json.loads(run("inspect", table_model, "--json")[1])
+    assert isinstance(table["class_count"], list) and len(table["class_count"]) == len(table["classes"])
+    assert type(text["class_count"]) is type(table["class_count"])
+    code, out, _ = run("inspect", model)
+    assert code == 0 and "  spam: 2 documents" in out
+
+
+def test_inspect_names_the_kind_of_uncertain_columns(tmp_path):
+    import json
+
+    data = tmp_path / "u.csv"
+    data.write_text('temp,colour,class\n"[1,2]",red,a\n"[1.5,2.5]",blue,a\n"[5,6]",red,b\n'
+                    '"[6,7.5]","{red:0.5,blue:0.5}",b\n')
+    model = tmp_path / "u.tnb"
+    assert run("train", data, "-o", model)[0] == 0
+    code, out, _ = run("inspect", model)
+    assert "temp [uncertain-numeric, gaussian]" in out and "colour [uncertain-nominal, nominal]" in out
+    kinds = [a["kind"] for a in json.loads(run("inspect", model, "--json")[1])["attributes"]]
+    assert kinds == ["uncertain-numeric", "uncertain-nominal"]
+
+
+def test_package_namespace_is_clean():
+    import textnb
+
+    import textnb.io  # noqa: F401  (a loaded subpackage is not part of the listing either)
+
+    names = dir(textnb)
+    assert not [n for n in names if "importlib" in n or n in ("sys", "_sys", "os", "np")]
+    assert set(n for n in names if not n.startswith("__")) == set(textnb.__all__) | {"MODEL_MODULES"}
+    assert all(hasattr(textnb, n) for n in textnb.__all__)

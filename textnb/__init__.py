@@ -113,4 +113,6 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_PUBLIC))
+    """The public API (and the module's dunders): not the helpers it imports."""
+    return sorted(set(_PUBLIC) | {"MODEL_MODULES", "__version__"}
+                  | {n for n in globals() if n.startswith("__") and n.endswith("__")})

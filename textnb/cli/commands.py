@@ -1241,7 +1241,15 @@ def _print_report(report, args, out):
         print(_dumps(report), file=out)
         return
     print(f"{report['protocol']} on {report['n']} objects ({report['seconds']:.2f} s)", file=out)
-    print(f"accuracy  {report['accuracy']:.4f}", file=out)
+    per_repeat = report.get("accuracy_per_repeat") or []
+    if len(per_repeat) > 1:  # mean over the repeats and their spread
+        print(f"accuracy  {np.mean(per_repeat):.4f} (std {np.std(per_repeat, ddof=1):.4f} over "
+              f"{len(per_repeat)} repeats)", file=out)
+        if getattr(args, "verbose", False):
+            for r, acc in enumerate(per_repeat):
+                print(f"  repeat {r + 1} (seed {report.get('seed', 0) + r})  {acc:.4f}", file=out)
+    else:
+        print(f"accuracy  {report['accuracy']:.4f}", file=out)
     print(f"macro-F1  {report['macro_f1']:.4f}", file=out)
     if "log_loss" in report:
         print(f"log-loss  {report['log_loss']:.4f}", file=out)
@@ -1280,8 +1288,8 @@ def cmd_inspect(args, out, err):
         return 0
     print(f"model: {info['model']} {info['params']}", file=out)
     print(f"classes: {len(info['classes'])}", file=out)
-    for c in info["classes"]:
-        print(f"  {c}: {info['class_count'][c]:g} documents", file=out)
+    for c, n in zip(info["classes"], info["class_count"]):
+        print(f"  {c}: {n:g} documents", file=out)
     print(f"vocabulary: {info['vocabulary_size']} terms", file=out)
     print(f"most informative terms (log-odds against the other classes, top {args.top}):", file=out)
     for c, terms in info["informative_terms"].items():
@@ -1520,7 +1528,9 @@ def build_parser():
     p.add_argument("path", metavar="PATH")
     p.add_argument("--cv", type=_folds, metavar="K", help="K-fold cross-validation (default 10; "
                    "the default for a corpus with train/ and test/ parts is the split)")
-    p.add_argument("--repeat", type=_repeats, default=1, metavar="R", help="repeat the CV R times")
+    p.add_argument("--repeat", type=_repeats, default=1, metavar="R",
+                   help="repeat the CV R times (seeds S, S+1, ...); prints the mean accuracy and its std")
+    p.add_argument("-v", "--verbose", action="store_true", help="with --repeat: the accuracy of each repeat too")
     p.add_argument("--seed", type=_seed, default=0, metavar="S", help="seed of the folds (default 0; 0 to 2**32 - 1)")
     p.add_argument("--test", metavar="PATH", help="a separate test corpus")
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -191,7 +191,7 @@ def describe_text_classifier(classifier, top=10):
         "params": {k: v for k, v in model.get_params(deep=False).items() if not hasattr(v, "get_params")},
         "tokenizer": classifier.vectorizer_.get_params(),
         "classes": [str(c) for c in model.classes_],
-        "class_count": {str(c): float(n) for c, n in zip(model.classes_, getattr(model, "class_count_", []))},
+        "class_count": [float(n) for n in getattr(model, "class_count_", [])],  # aligned with classes, as tables
         "vocabulary_size": len(classifier.vectorizer_.vocabulary_),
         "informative_terms": terms,
     }
