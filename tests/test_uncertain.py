@@ -110,7 +110,7 @@ def test_theorem1_estimates():
     R = np.array([2.0, 3.5, 3.0, 6.0, 10.0, 12.0, 13.5])
     y = np.array(["a", "a", "a", "a", "b", "b", "b"])
     w = np.array([1.0, 2.0, 1.0, 0.5, 1.0, 1.0, 3.0])
-    m = TabularNB(attributes=(Attribute("x", "uncertain-numeric"),), var_smoothing=0.0)
+    m = TabularNB(attributes=(Attribute("x", "uncertain-numeric"),), var_smoothing=0.0, interval_fit="theorem1")
     m.fit(np.column_stack([L, R]), y, sample_weight=w)
     for ci, c in enumerate("ab"):
         s, d, wc = (L + R)[y == c], (R - L)[y == c], w[y == c]
@@ -126,7 +126,8 @@ def test_theorem1_negative_variance_falls_back():
     L = np.array([4.0, 3.0, 2.0, 4.5, 14.0, 13.0, 12.5, 14.5])
     R = np.array([6.0, 7.0, 8.0, 5.5, 16.0, 17.0, 17.5, 15.5])
     y = np.array(list("aaaabbbb"))
-    m = TabularNB(attributes=(Attribute("x", "uncertain-numeric"),)).fit(np.column_stack([L, R]), y)
+    m = TabularNB(attributes=(Attribute("x", "uncertain-numeric"),), interval_fit="theorem1")
+    m.fit(np.column_stack([L, R]), y)
     assert np.all(np.isfinite(m.var_)) and np.all(m.var_ > 0)
     mid = (L + R) / 2
     assert m.var_[0, 0] == pytest.approx(np.var(mid, ddof=1) - np.var((R - L) / 2, ddof=1), rel=1e-6) \
@@ -148,7 +149,7 @@ def test_probabilistic_cardinality():
 # -- prediction ------------------------------------------------------------------------------
 def test_prediction_expected_likelihood_and_interval_mass():
     X, y, w = certain_data()
-    m = TabularNB(attributes=UNCERTAIN).fit(noisy(X), y, sample_weight=w)
+    m = TabularNB(attributes=UNCERTAIN, interval_fit="theorem1").fit(noisy(X), y, sample_weight=w)
     q = np.array([[0.2, 1.1, 0.1, 0.6, 0.3, 2.0], [0.5, 0.5, 0.0, 0.0, 1.0, -1.0]])
     jll = m.predict_joint_log_proba(q)
     flp = m.feature_log_prob_  # one block: the colours
@@ -200,14 +201,15 @@ def test_wider_interval_never_less_likely():
 def test_partial_fit_and_merge_equal_fit(tmp_path):
     X, y, w = certain_data()
     Xu = noisy(X)
-    full = TabularNB(attributes=UNCERTAIN).fit(Xu, y, sample_weight=w)
-    part = TabularNB(attributes=UNCERTAIN)
+    T1 = dict(attributes=UNCERTAIN, interval_fit="theorem1")  # the incremental estimator
+    full = TabularNB(**T1).fit(Xu, y, sample_weight=w)
+    part = TabularNB(**T1)
     for chunk in np.array_split(np.arange(len(y)), 5):
         part.partial_fit(Xu[chunk], y[chunk], classes=["p", "q", "r"], sample_weight=w[chunk])
     np.testing.assert_allclose(part.predict_joint_log_proba(Xu), full.predict_joint_log_proba(Xu), rtol=1e-9)
     half = len(y) // 2
-    a = TabularNB(attributes=UNCERTAIN).fit(Xu[:half], y[:half], sample_weight=w[:half])
-    b = TabularNB(attributes=UNCERTAIN).fit(Xu[half:], y[half:], sample_weight=w[half:])
+    a = TabularNB(**T1).fit(Xu[:half], y[:half], sample_weight=w[:half])
+    b = TabularNB(**T1).fit(Xu[half:], y[half:], sample_weight=w[half:])
     a.merge(b)
     np.testing.assert_allclose(a.halfwidth_m2_, full.halfwidth_m2_, rtol=1e-9)
     np.testing.assert_allclose(a.predict_joint_log_proba(Xu), full.predict_joint_log_proba(Xu), rtol=1e-9)

@@ -21,7 +21,9 @@ out of the counts at training time and out of the product at prediction time
   ``σ² = (Var(L + R) − Var(R − L)) / 4``, i.e. the variance of the interval midpoints
   minus that of the half-widths (``interval_fit="theorem1"``), or with the
   maximum-likelihood Gaussian of interval-censored data, fitted by EM
-  (``interval_fit="censored"``, :func:`censored_gaussian_em`); an
+  (``interval_fit="censored"``, :func:`censored_gaussian_em`; the default, chosen on
+  held-out data across the shared numeric sets: ``docs/uncertain.md``, "Choice of the
+  default"); an
   ``"uncertain-nominal"`` attribute (a probability vector in k columns) adds its
   probabilities to the value counts (the paper's probabilistic cardinalities
   ``PC(v, c) = Σ_j w_j p_j(v)``). On certain cells (``L = R``, one-hot vectors) all of
@@ -29,8 +31,9 @@ out of the counts at training time and out of the product at prediction time
 
 The fitted state is sums (counts, moments, kernel centres), so ``fit``, chunked
 ``partial_fit``, :meth:`TabularNB.merge` and model files agree exactly. The one
-exception is ``interval_fit="censored"`` with uncertain numeric attributes: EM needs
-all the intervals at once, so such a model is fitted with ``fit`` only.
+exception is ``interval_fit="censored"`` (the default) with uncertain numeric attributes:
+EM needs all the intervals at once, so such a model is fitted with ``fit`` only
+(``interval_fit="theorem1"`` keeps uncertain models incremental).
 """
 
 from numbers import Integral, Real
@@ -418,7 +421,7 @@ class TabularNB(BaseNB):
         Relative variance floor of ``"gaussian"``.
     class_prior : array-like of shape (n_classes,), default=None
         Fixed class priors (in the order of ``classes_``) instead of learned ones.
-    interval_fit : {"theorem1", "censored"}, default="theorem1"
+    interval_fit : {"theorem1", "censored"}, default="censored"
         Estimator of an uncertain numeric attribute's class-conditional Gaussian
         (certain numeric attributes are not affected):
 
@@ -539,7 +542,7 @@ class TabularNB(BaseNB):
         bins=10,
         var_smoothing=1e-9,
         class_prior=None,
-        interval_fit="theorem1",
+        interval_fit="censored",
     ):
         self.attributes = attributes
         self.nominal = nominal

@@ -133,7 +133,7 @@ class MixedNB(BaseNB):
         bins=10,
         var_smoothing=1e-9,
         class_prior=None,
-        interval_fit="theorem1",
+        interval_fit="censored",
         vectorizer=None,
         text_model=None,
     ):
