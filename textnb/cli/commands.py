@@ -20,40 +20,12 @@ from textnb.core.version import __version__
 from textnb.cli.argtypes import MAX_ALPHA, MAX_BINS, MAX_BYTES, MAX_NGRAM, bounded, jobs
 from textnb.core.errors import InputError, TextnbError
 from textnb.core.model_io import save
+from textnb.cli.progress import Progress
 
 __all__ = ["main", "build_parser"]
 
 
-# --------------------------------------------------------------------------- progress
-class Progress:
-    """A one-line progress bar on stderr when it is a terminal; silent otherwise."""
-
-    def __init__(self, label, total=None, stream=None):
-        self.stream = stream if stream is not None else sys.stderr
-        self.enabled = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.label, self.total, self._last = label, total, 0.0
-
-    def __call__(self, done, total=None):
-        if not self.enabled:
-            return
-        total = total if total is not None else self.total
-        now = time.monotonic()
-        if now - self._last < 0.1 and (total is None or done < total):
-            return
-        self._last = now
-        if total:
-            frac = min(done / total, 1.0)
-            bar = "#" * int(30 * frac) + "-" * (30 - int(30 * frac))
-            line = f"\r{self.label} [{bar}] {done}/{total}"
-        else:
-            line = f"\r{self.label} {done}"
-        self.stream.write(line)
-        self.stream.flush()
-
-    def close(self):
-        if self.enabled:
-            self.stream.write("\r\033[K")
-            self.stream.flush()
+# progress: textnb.cli.progress.Progress (tqdm on a terminal when installed, silent when piped)
 
 
 # --------------------------------------------------------------------------- output
@@ -1012,21 +984,28 @@ def cmd_predict(args, out, err):
         sources.clear()
 
     max_bytes = args.max_bytes or MAX_DOCUMENT_BYTES
-    for path in paths:
-        if _as_rows(args, path):  # a TSV/CSV file: one document per row, as train reads it
-            flush()
-            _predict_rows(args, model, path, classes, max_bytes, out, err)
-            continue
-        for src, text in iter_input_documents([path], max_bytes=max_bytes, stdin=sys.stdin):
-            if text is None:
-                print(f"textnb: error: {src}: binary file, skipped", file=err)
-                failed += 1
-                continue
-            batch.append(text)
-            sources.append(src)
-            if len(batch) >= 1000:
+    bar = Progress("classifying", stream=err, unit="doc")  # silent unless stderr is a terminal
+    done = 0
+    try:
+        for path in paths:
+            if _as_rows(args, path):  # a TSV/CSV file: one document per row, as train reads it
                 flush()
-    flush()
+                _predict_rows(args, model, path, classes, max_bytes, out, err)
+                continue
+            for src, text in iter_input_documents([path], max_bytes=max_bytes, stdin=sys.stdin):
+                done += 1
+                bar(done)
+                if text is None:
+                    print(f"textnb: error: {src}: binary file, skipped", file=err)
+                    failed += 1
+                    continue
+                batch.append(text)
+                sources.append(src)
+                if len(batch) >= 1000:
+                    flush()
+        flush()
+    finally:
+        bar.close()
     return 1 if failed else 0
 
 

@@ -7,6 +7,7 @@ import sys
 
 from textnb.apps.spamclient import EXIT_INTERRUPTED, Terminated, client_main, copy_rest, drain, parse_size, read_head
 from textnb.cli.argtypes import MAX_ALPHA, bounded
+from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, ModelFileError, TextnbError
 from textnb.core.model_io import load
 from textnb.io import mail
@@ -51,28 +52,14 @@ def _size(text):
 
 @contextlib.contextmanager
 def _progress(stream, desc, unit="msg"):
-    """A tqdm bar on ``stream`` when it is a terminal (and tqdm is installed); else None.
-
-    Yields ``update(done)`` or None."""
-    bar = None
-    if hasattr(stream, "isatty") and stream.isatty():
-        try:
-            from tqdm import tqdm
-        except ImportError:
-            tqdm = None
-        if tqdm is not None:
-            bar = tqdm(desc=desc, unit=unit, file=stream, leave=False, dynamic_ncols=True)
-    if bar is None:
+    """The command line's progress bar (:class:`textnb.cli.progress.Progress`) on
+    ``stream`` when it is a terminal; else None. Yields ``update(done)`` or None."""
+    bar = Progress(desc, stream=stream, unit=unit)
+    if not bar.enabled:
         yield None
         return
-    last = [0]
-
-    def update(done):
-        bar.update(done - last[0])
-        last[0] = done
-
     try:
-        yield update
+        yield bar
     finally:
         bar.close()
 

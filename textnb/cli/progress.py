@@ -1,0 +1,82 @@
+"""The one progress bar of the command-line tools (textnb, spamfilter, topicfilter).
+
+On a terminal it is a tqdm bar when tqdm is installed (the ``progress`` extra), else a
+one-line bar written here; when stderr is not a terminal (piped, redirected, a test) it
+is silent and costs nothing. The library never prints: it takes a ``progress(done,
+total)`` callable, and this is what the command line passes.
+"""
+
+import sys
+import time
+
+__all__ = ["Progress"]
+
+
+class Progress:
+    """``bar(done, total=None)`` reports progress; ``close()`` clears the line.
+
+    Parameters
+    ----------
+    label : str
+        What is being done ("reading", "folds", "classifying").
+    total : int, default=None
+        The number of steps, when known.
+    stream : file, default=sys.stderr
+    unit : str, default="it"
+        tqdm's unit ("doc", "msg").
+    """
+
+    def __init__(self, label, total=None, stream=None, unit="it"):
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.label, self.total, self.unit, self._last = label, total, unit, 0.0
+        self._tqdm, self._done = None, 0
+        if self.enabled:
+            try:
+                from tqdm import tqdm
+            except ImportError:
+                tqdm = None
+            if tqdm is not None:
+                self._tqdm = tqdm(desc=label, total=total, unit=unit, file=self.stream, leave=False,
+                                  dynamic_ncols=True)
+
+    def __call__(self, done, total=None):
+        if not self.enabled:
+            return
+        if self._tqdm is not None:
+            if total is not None and total != self._tqdm.total:
+                self._tqdm.total = total
+                self._tqdm.refresh()
+            self._tqdm.update(done - self._done)
+            self._done = done
+            return
+        total = total if total is not None else self.total
+        now = time.monotonic()
+        if now - self._last < 0.1 and (total is None or done < total):
+            return
+        self._last = now
+        if total:
+            frac = min(done / total, 1.0)
+            bar = "#" * int(30 * frac) + "-" * (30 - int(30 * frac))
+            line = f"\r{self.label} [{bar}] {done}/{total}"
+        else:
+            line = f"\r{self.label} {done}"
+        self.stream.write(line)
+        self.stream.flush()
+
+    def close(self):
+        if not self.enabled:
+            return
+        if self._tqdm is not None:
+            self._tqdm.close()
+            self._tqdm = None
+            return
+        self.stream.write("\r\033[K")
+        self.stream.flush()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
