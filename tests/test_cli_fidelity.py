@@ -434,3 +434,22 @@ def test_package_namespace_is_clean():
     assert not [n for n in names if "importlib" in n or n in ("sys", "_sys", "os", "np")]
     assert set(n for n in names if not n.startswith("__")) == set(textnb.__all__) | {"MODEL_MODULES"}
     assert all(hasattr(textnb, n) for n in textnb.__all__)
+
+
+@pytest.mark.parametrize("stem", ["iris", "glass"])
+def test_uci_doc_figures_are_those_of_evaluate_with_its_default_seed(stem):
+    """docs/uci_nb.md uses the folds `textnb evaluate` draws by default (seed 0)."""
+    import json
+    from pathlib import Path
+
+    from conftest import shared_path
+
+    data = shared_path("datasets", "uci", f"{stem}.arff")
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "uci_nb.md").read_text()
+    assert "(seed 0, the default of `textnb evaluate`" in doc
+    row = next(line for line in doc.splitlines() if line.startswith(f"| {stem} |")).split("|")
+    gaussian, mdl = float(row[5]), float(row[7])
+    for numeric, error in (("gaussian", gaussian), ("mdl", mdl)):
+        report = json.loads(run("evaluate", data, "--numeric", numeric, "--json")[1])
+        assert report["seed"] == 0
+        assert round(100 * (1 - report["accuracy"]), 2) == error
