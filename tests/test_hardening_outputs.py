@@ -126,3 +126,39 @@ def test_predict_lines_json_is_strict(tmp_path, monkeypatch):
                 stderr=io.StringIO()) == 0
     rec = json.loads(out.getvalue(), parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
     assert rec["labels"][0]["log_odds"] == 1.7976931348623157e308
+
+
+# --------------------------------------------------------------------------- strict ASCII standard streams
+def _run_ascii(args):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(repo), PYTHONIOENCODING="ascii:strict", OPENBLAS_NUM_THREADS="1")
+    return subprocess.run([sys.executable, *map(str, args)], capture_output=True, timeout=300, env=env, cwd=str(repo))
+
+
+def test_strict_ascii_stdout_with_a_non_ascii_label(tmp_path):
+    """``PYTHONIOENCODING=ascii:strict``: train, predict, inspect and topicfilter print a
+    non-ASCII label as a backslash escape and exit 0 (topicfilter stopped at the first
+    document of that class, exit 1); spamfilter's error line names the path likewise."""
+    corpus = tmp_path / "c"
+    for label, words in (("späm", "cheap pills"), ("ham", "lunch noon")):
+        (corpus / label).mkdir(parents=True)
+        for i in range(3):
+            (corpus / label / f"{i}.txt").write_text(f"{words} {i}")
+    model = tmp_path / "m.tnb"
+    for args, wanted in ((["-m", "textnb", "train", corpus, "-o", model], b"sp\\xe4m 3"),
+                         (["-m", "textnb", "predict", model, corpus, "--proba"], b"sp\\xe4m=0.9"),
+                         (["-m", "textnb", "inspect", model], b"sp\\xe4m: 3 documents"),
+                         (["-m", "textnb", "predict", model, corpus, "--json"], b'"sp\\u00e4m"'),
+                         (["scripts/topicfilter", "-m", model, "-o", tmp_path / "out", "-n", corpus],
+                          b"\tsp\\xe4m\t0.9")):
+        proc = _run_ascii(args)
+        assert proc.returncode == 0 and proc.stderr == b"", (args, proc.stderr)
+        assert wanted in proc.stdout, (args, proc.stdout[:300])
+        assert len(proc.stdout.splitlines()) >= 3
+    proc = _run_ascii(["scripts/spamfilter", "-m", tmp_path / "nö.tnb"])
+    assert proc.returncode == 3 and proc.stderr == f"spamfilter: {tmp_path}/n\\xf6.tnb: no such model file\n".encode()

@@ -607,7 +607,7 @@ def test_duplicate_class_names_are_refused(fitted, tmp_path):
         textnb.load(crafted)
 
 
-@pytest.mark.parametrize("name", ["tabular-gaussian", "tabular-kde", "tabular-mdl", "tan", "bn", "hlbr", "apnbc",
+@pytest.mark.parametrize("name", ["tabular-gaussian", "tabular-kde", "tabular-mdl", "tan", "bn", "lbr", "hlbr", "apnbc",
                                   "text-auto", "text-apnbc", "text-isotonic", "multilabel"])
 def test_shape_mutations_are_one_line_errors_at_load(fitted, tmp_path, name):
     """Issue 18 probe 5: mutated shapes gave IndexError / AttributeError / ZeroDivisionError

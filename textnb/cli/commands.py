@@ -16,7 +16,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from textnb.core.version import __version__
-from textnb.cli.output import cell, dumps, finite
+from textnb.cli.output import cell, dumps, finite, tolerant
 from textnb.cli.argtypes import (MAX_ALPHA, MAX_BINS, MAX_BYTES, MAX_NGRAM, MAX_TERMS, MAX_TOP, bounded, df_value,
                                  jobs, scheduler, select_spec, size)
 from textnb.core.errors import InputError, TextnbError
@@ -1244,17 +1244,7 @@ def build_parser():
     return parser
 
 
-def _tolerant(stream, errors):
-    """The process's stream, set never to fail on a character its encoding lacks: file
-    names that are not valid UTF-8 are written back as their own bytes (surrogate
-    escapes) on a UTF-8 stream, anything else unencodable as a backslash escape. So a
-    strict-UTF-8 stdout cannot make ``train`` fail after it has written the model."""
-    try:
-        utf8 = (stream.encoding or "").lower().replace("_", "-") in ("utf-8", "utf8")
-        stream.reconfigure(errors=errors if utf8 else "backslashreplace")
-    except (AttributeError, ValueError, OSError):
-        pass
-    return stream
+_tolerant = tolerant  # (textnb.cli.output)
 
 
 def _subparser(parser, command):
