@@ -309,3 +309,84 @@ def test_mail_tools_at_their_extremes(tmp_path):
                     stdout=out, stderr=io.StringIO())
     assert rc == 0 and all(line.split("\t")[1] for line in out.getvalue().splitlines())
     assert not os.path.exists(tmp_path / "o")
+
+
+# --------------------------------------------------------------------------- --jobs under a real process limit
+def _processes_of(uid):
+    n = 0
+    for pid in os.listdir("/proc"):
+        try:
+            n += pid.isdigit() and os.stat(f"/proc/{pid}").st_uid == uid
+        except OSError:
+            pass
+    return n
+
+
+def test_jobs_under_a_real_process_limit_reports_reaps_and_does_not_hang():
+    """``ulimit -u``: the workers that cannot be forked are reported in one line, those
+    that were are reaped, and the call returns (it hung holding 399 processes). Root
+    ignores RLIMIT_NPROC, so as root the forked child first becomes ``nobody``; it
+    imports nothing after that (``nobody`` may not read the interpreter's files)."""
+    import multiprocessing
+    import multiprocessing.popen_fork  # noqa: F401 - everything the child needs, imported before it forks
+    import multiprocessing.queues  # noqa: F401
+    import multiprocessing.synchronize  # noqa: F401
+    import resource
+    import signal
+    import threading
+    import time
+
+    from textnb.core.errors import TextnbError
+    from textnb.core.workers import effective_jobs, ordered_map
+
+    if not hasattr(os, "fork") or threading.active_count() > 1:
+        pytest.skip("needs fork in a single-threaded process")
+    uid = os.geteuid()
+    if uid == 0:
+        import pwd
+
+        try:
+            nobody = pwd.getpwnam("nobody")
+        except KeyError:
+            pytest.skip("no user 'nobody' to drop to")
+        uid, gid = nobody.pw_uid, nobody.pw_gid
+    effective_jobs(8)
+    list(ordered_map(abs, ((-i,) for i in range(3)), 2))  # warm: the pool's modules are loaded
+    limit = _processes_of(uid) + 4  # this child and three workers
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: become the limited user, try 8 workers, report, exit
+        os.close(r)
+        try:
+            if os.geteuid() == 0:
+                os.setgid(gid)
+                os.setuid(uid)
+            resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
+            try:
+                result = str(sum(ordered_map(abs, ((-i,) for i in range(200)), 8)))
+            except TextnbError as exc:
+                result = str(exc)
+            result += f"|{len(multiprocessing.active_children())}"
+        except BaseException as exc:  # noqa: BLE001 - reported to the parent
+            result = f"ERROR {exc!r}"
+        os.write(w, result.encode())
+        os._exit(0)
+    os.close(w)
+    deadline = time.monotonic() + 120
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            pytest.fail("the call hung under the process limit")
+        time.sleep(0.05)
+    result = os.read(r, 65536).decode()
+    os.close(r)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+    message, _, children = result.rpartition("|")
+    assert children == "0", result  # every worker that started was reaped
+    if message == str(sum(range(200))):  # the limit let all 8 start (other processes ended meanwhile)
+        pytest.skip("the process limit did not bite")
+    assert message == "cannot start 8 worker processes (Resource temporarily unavailable); use fewer jobs", result
