@@ -390,3 +390,14 @@ def test_jobs_under_a_real_process_limit_reports_reaps_and_does_not_hang():
     if message == str(sum(range(200))):  # the limit let all 8 start (other processes ended meanwhile)
         pytest.skip("the process limit did not bite")
     assert message == "cannot start 8 worker processes (Resource temporarily unavailable); use fewer jobs", result
+
+
+@pytest.mark.parametrize("flag,value", [("--spam-cutoff", repr(_after(1.0))), ("--ham-cutoff", "-0.1"),
+                                        ("--spam-cutoff", "nan"), ("--max-bytes", "5G"), ("--max-bytes", "0")])
+def test_the_daemon_client_checks_the_same_ranges(tmp_path, flag, value):
+    """``spamfilter --socket`` parses its few options without argparse: the same ranges
+    (cut-offs 0 to 1, --max-bytes 1 byte to 4G), exit 3, one line, before connecting."""
+    err = io.StringIO()
+    rc = filter_main(["--socket", str(tmp_path / "no.sock"), flag, value], stdin=io.BytesIO(b"Subject: x\n\nhi\n"),
+                     stdout=io.BytesIO(), stderr=err)
+    assert rc == 3 and err.getvalue().count("\n") == 1 and f"argument {flag}" in err.getvalue(), err.getvalue()
