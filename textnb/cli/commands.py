@@ -6,7 +6,6 @@ one line ``textnb: error: ...`` on stderr; 2 bad usage (argparse); 130 interrupt
 
 import argparse
 import difflib
-import json
 import os
 import re
 import sys
