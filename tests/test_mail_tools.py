@@ -156,6 +156,23 @@ def test_signal_during_passthrough_still_writes_the_message(corpus, sig, code, m
     assert out == first + rest
 
 
+@pytest.mark.parametrize("mode", [[], ["--batch", "-"]])
+@pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 3)])
+def test_signal_while_classifying_is_never_a_verdict(corpus, mode, sig, code):
+    """Issue 18, Why 6: SIGINT during a plain classification exited 1, which a mail
+    system reads as ham. Now 130 (interrupted) or 3 (error), one line, no output."""
+    _, model = corpus
+    proc = subprocess.Popen(script("-m", model, *mode), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env())
+    proc.stdin.write(b"From: a@b.example\nSubject: cheap\n")
+    proc.stdin.flush()
+    wait_reading_stdin(proc)
+    proc.send_signal(sig)
+    out, err = proc.communicate(input=b"\nviagra pills\n", timeout=120)
+    assert proc.returncode == code and out == b""
+    assert err in (b"spamfilter: interrupted\n", b"spamfilter: terminated by signal 15\n")
+
+
 def test_signal_to_the_daemon_client(corpus):
     _, model = corpus
     # nothing listens: the client fails (3) before or after the signal; with -p the message survives

@@ -250,22 +250,48 @@ def _scalar_variants(v):
     return []
 
 
-def _mutations(header, arrays, seed, budget):
-    """Deterministic (label, header, arrays) mutants, at most ``budget``, sampled evenly."""
-    found = []
+def _members(header, arrays):
+    """member -> its mutants (label, array name, new array, scalar path, new value): one
+    member per array and per scalar of the file, and one for a doubled reference."""
+    members = {}
     for name, a in arrays.items():
-        for label, b in _array_variants(a):
-            found.append((f"array {name} {a.dtype}{a.shape} {label}", name, b, None, None))
+        members[f"array {name}"] = [(f"array {name} {a.dtype}{a.shape} {label}", name, b, None, None)
+                                    for label, b in _array_variants(a)]
     for path, v in _scalars(header["model"]):
-        for nv in _scalar_variants(v):
-            found.append((f"scalar {'/'.join(map(str, path))}={v!r} -> {nv!r}", None, None, path, nv))
-    # two references to one array
+        members[f"scalar {'/'.join(map(str, path))}"] = [
+            (f"scalar {'/'.join(map(str, path))}={v!r} -> {nv!r}", None, None, path, nv) for nv in _scalar_variants(v)]
     refs = [p for p, _ in _refs(header["model"])]
-    if len(refs) > 1:
-        found.append(("array referenced twice", None, None, refs[1], {"$array": _get(header["model"], refs[0])}))
+    if len(refs) > 1:  # two references to one array
+        members["reference"] = [("array referenced twice", None, None, refs[1],
+                                 {"$array": _get(header["model"], refs[0])})]
+    return {k: v for k, v in members.items() if v}
+
+
+def _sample(members, seed, budget):
+    """At most ``budget`` mutants (but every member at least once), drawn round-robin over
+    the members in a seeded order: each array and scalar is really reached."""
     rng = random.Random(seed)
-    if len(found) > budget:
-        found = rng.sample(found, budget)
+    queues = []
+    for key in sorted(members):
+        q = list(members[key])
+        rng.shuffle(q)
+        queues.append(q)
+    rng.shuffle(queues)
+    chosen = [q.pop() for q in queues]  # one of each member, whatever the budget
+    queues = [q for q in queues if q]
+    while queues and len(chosen) < budget:
+        for q in queues:
+            if len(chosen) < budget and q:
+                chosen.append(q.pop())
+        queues = [q for q in queues if q]
+    return chosen
+
+
+def _mutations(header, arrays, seed, budget):
+    """Deterministic (label, header, arrays) mutants: every member of the file mutated at
+    least once, at most ``max(budget, members)`` in all."""
+    members = _members(header, arrays)
+    found = _sample(members, seed, budget)
     for label, aname, b, path, nv in found:
         h = json.loads(json.dumps(header))
         arr = dict(arrays)
@@ -306,10 +332,13 @@ def _use(path, X):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        pred = model.predict(X)
+        pred = np.asarray(model.predict(X))
         if hasattr(model, "predict_proba"):
             proba = np.asarray(model.predict_proba(X), dtype=np.float64)
             assert np.all(np.isfinite(proba)), "non-finite probabilities"
+            if proba.ndim == 2 and pred.ndim == 1:  # one column per class, rows summing to 1
+                assert proba.shape == (len(pred), len(model.classes_)), f"probabilities of shape {proba.shape}"
+                assert np.allclose(proba.sum(axis=1), 1.0), "probabilities not summing to 1"
     classes = model.classes_
     pred = np.asarray(pred)
     if pred.ndim == 1:
@@ -578,7 +607,7 @@ def test_duplicate_class_names_are_refused(fitted, tmp_path):
         textnb.load(crafted)
 
 
-@pytest.mark.parametrize("name", ["tabular-gaussian", "tabular-kde", "tabular-mdl", "tan", "bn", "hlbr", "apnbc",
+@pytest.mark.parametrize("name", ["tabular-gaussian", "tabular-kde", "tabular-mdl", "tan", "bn", "lbr", "hlbr", "apnbc",
                                   "text-auto", "text-apnbc", "text-isotonic", "multilabel"])
 def test_shape_mutations_are_one_line_errors_at_load(fitted, tmp_path, name):
     """Issue 18 probe 5: mutated shapes gave IndexError / AttributeError / ZeroDivisionError
@@ -607,3 +636,77 @@ def test_textnb_predict_reports_an_inconsistent_model_on_one_line(fitted, tmp_pa
     assert rc == 1 and out == ""
     assert err == (f"textnb: error: {crafted}: inconsistent model file "
                    f"(MultinomialNB.feature_count_: shape (3, 15) axis 1 is 15, expected 16 (n_features))\n")
+
+
+# --------------------------------------------------------------------------- calibration layout (issue 18, gap 3)
+def _calibrated_state(header):
+    return header["model"]["state"]["model_"]["state"]
+
+
+def _name(ref):
+    return ref["$array"]
+
+
+@pytest.mark.parametrize("model,case", [
+    ("text-calibrated", "reversed"),  # [2, 1, 0]: every map on another class's scores
+    ("text-calibrated", "two of three"),  # calibrated classes and sigmoid rows cut together
+    ("text-calibrated", "one class"),
+    ("text-isotonic", "two of three"),  # calibrated classes and both isotonic lists cut together
+    ("text-isotonic", "empty table"),  # an interpolation table without points
+])
+def test_calibration_is_checked_against_the_wrapped_models_classes(fitted, tmp_path, model, case):
+    """The number of calibrated classes and every per-class array is fixed by the classes:
+    a file whose calibration is consistent with itself but not with its classes is
+    refused at load (it gave probabilities of the wrong shape, or of the wrong classes)."""
+    path, X = fitted[model]
+    header, arrays = _read(path)
+    state = _calibrated_state(header)
+    arrays = dict(arrays)
+    cal = _name(state["calibrated_classes_"])
+    assert arrays[cal].tolist() == [0, 1, 2]
+    if case == "reversed":
+        arrays[cal] = arrays[cal][::-1].copy()
+    elif case in ("two of three", "one class"):
+        keep = 2 if case == "two of three" else 1
+        arrays[cal] = arrays[cal][:keep].copy()
+        if model == "text-calibrated":
+            sig = _name(state["sigmoid_"])
+            arrays[sig] = arrays[sig][:keep].copy()
+        else:
+            state["isotonic_x_"] = state["isotonic_x_"][:keep]
+            state["isotonic_y_"] = state["isotonic_y_"][:keep]
+    else:
+        x, y = _name(state["isotonic_x_"][0]), _name(state["isotonic_y_"][0])
+        arrays[x], arrays[y] = arrays[x][:0].copy(), arrays[y][:0].copy()
+    crafted = tmp_path / "c.tnb"
+    _write(crafted, header, arrays)
+    with pytest.raises(ModelFileError, match=r"inconsistent model file \(CalibratedNB\.(calibrated_classes_|isotonic_x_)"):
+        textnb.load(crafted)
+
+
+def test_two_class_calibration_must_calibrate_the_positive_class(tmp_path):
+    from textnb.meta.calibration import CalibratedNB
+
+    X = np.array([[3, 0], [2, 1], [4, 0], [3, 1], [0, 3], [1, 2], [0, 4], [1, 3]] * 2)
+    y = np.array(["ham"] * 4 + ["spam"] * 4 + ["ham"] * 4 + ["spam"] * 4)
+    path = tmp_path / "c2.tnb"
+    CalibratedNB(cv=2).fit(X, y).save(path)
+    assert _use(path, X) == "ok"
+    header, arrays = _read(path)
+    cal = _name(header["model"]["state"]["calibrated_classes_"])
+    assert arrays[cal].tolist() == [1]
+    arrays = {**arrays, cal: np.array([0])}  # calibrating "ham" as if it were "spam": the probabilities swap
+    _write(path, header, arrays)
+    with pytest.raises(ModelFileError, match=r"CalibratedNB\.calibrated_classes_: is \[0\], expected \[1\] for 2"):
+        textnb.load(path)
+
+
+def test_every_member_of_every_model_file_is_mutated(fitted):
+    """The sampling reaches each array and each scalar of each file at least once."""
+    for name, (path, _) in fitted.items():
+        header, arrays = _read(path)
+        members = _members(header, arrays)
+        labels = {m[0] for m in _sample(members, seed=name, budget=BUDGET)}
+        for key, mutants in members.items():
+            assert labels & {m[0] for m in mutants}, f"{name}: {key} is never mutated"
+        assert len(members) >= len(arrays)

@@ -224,6 +224,7 @@ class SpamFilter:
         self.model = model
         self.spam_cutoff, self.ham_cutoff = spam_cutoff, ham_cutoff
         self.max_bytes = max_bytes
+        self.source = source
         self._spam = _check_spam_model(model, source)
 
     @classmethod
@@ -247,6 +248,8 @@ class SpamFilter:
         return self.log_odds_texts(_features(self.model, m, self.max_bytes) for m in messages)
 
     def verdicts_from_log_odds(self, log_odds):
+        if any(lo != lo for lo in log_odds):  # NaN: never printed, never read as a verdict
+            raise ModelFileError(f"{self.source}: the model gives NaN scores (its parameters are inconsistent)")
         return [Verdict(verdict_of(lo, self.spam_cutoff, self.ham_cutoff), _expit(float(lo)), float(lo))
                 for lo in log_odds]
 

@@ -6,7 +6,6 @@ one line ``textnb: error: ...`` on stderr; 2 bad usage (argparse); 130 interrupt
 
 import argparse
 import difflib
-import json
 import os
 import re
 import sys
@@ -17,7 +16,9 @@ from contextlib import contextmanager
 import numpy as np
 
 from textnb.core.version import __version__
-from textnb.cli.argtypes import MAX_ALPHA, MAX_BINS, MAX_BYTES, MAX_NGRAM, bounded, jobs
+from textnb.cli.output import cell, dumps, finite, tolerant
+from textnb.cli.argtypes import (MAX_ALPHA, MAX_BINS, MAX_BYTES, MAX_NGRAM, MAX_TERMS, MAX_TOP, bounded, df_value,
+                                 jobs, scheduler, select_spec, size)
 from textnb.core.errors import InputError, TextnbError
 from textnb.core.model_io import save
 from textnb.cli.progress import Progress
@@ -29,55 +30,14 @@ __all__ = ["main", "build_parser"]
 
 
 # --------------------------------------------------------------------------- output
-_FLOAT_MAX = float(np.finfo(np.float64).max)
-
-
-def _finite(obj):
-    """``obj`` with every float made JSON-safe: +-inf as +-1.8e308 (the order is kept),
-    NaN as null (JSON has no NaN, and a NaN score is refused before printing)."""
-    if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_finite(v) for v in obj]
-    if isinstance(obj, (float, np.floating)):
-        v = float(obj)
-        if v != v:
-            return None
-        return v if abs(v) != float("inf") else (_FLOAT_MAX if v > 0 else -_FLOAT_MAX)
-    if isinstance(obj, np.integer):
-        return int(obj)
-    return obj
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\\]")
-_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r", "\\": "\\\\"}
-
-
-def _cell(text):
-    """A field of tab-separated output: a backslash, TAB, newline and every other control
-    character escaped (``\\``, ``\t``, ``\n``, ``\x1b``), so a file name can never
-    forge extra columns or lines."""
-    return _CONTROL.sub(lambda m: _ESCAPES.get(m.group(), f"\\x{ord(m.group()):02x}"), str(text))
-
-
-def _dumps(obj):
-    """Strict JSON (never the non-JSON tokens NaN / Infinity)."""
-    return json.dumps(_finite(obj), allow_nan=False)
+# one escaping helper and one strict JSON writer for every program (textnb.cli.output)
+_cell, _dumps, _finite = cell, dumps, finite
 
 
 # --------------------------------------------------------------------------- options
-def _df_value(text):
-    """min_df / max_df: an int count ("5") or a float fraction ("0.5")."""
-    try:
-        return int(text)
-    except ValueError:
-        return _fraction(text)
-
-
-_fraction = bounded(float, low=0.0, high=1.0)
-
-
-_positive_int = bounded(int, low=1)
+_df_value = df_value  # min_df / max_df: a count ("5") or a fraction ("0.5")
+_max_features = bounded(int, low=1, high=MAX_TERMS)
+_top = bounded(int, low=1, high=MAX_TOP)
 _smoothing = bounded(float, low=0.0, high=MAX_ALPHA)
 _bins = bounded(int, low=1, high=MAX_BINS)
 _ngram = bounded(int, low=1, high=MAX_NGRAM)
@@ -113,7 +73,7 @@ def _add_corpus_options(p):
                         "for a file with other columns too, for a mixed table: text columns beside "
                         "nominal and numeric ones, one naive Bayes (class: --class, default the last column)")
     g.add_argument("--max-bytes", type=_max_bytes,
-                   help="read at most this many bytes of a document (default 16 MiB; at most 4 GiB)")
+                   help=f"read at most this many bytes of a document (default 16 MiB; {_max_bytes.range} bytes)")
 
 
 def _add_model_options(p):
@@ -126,15 +86,17 @@ def _add_model_options(p):
     g.add_argument("--norm", action="store_true", help="complement: normalise the weights (Rennie et al.)")
     g.add_argument("--weighting", action="store_true",
                    help="sublinear tf, idf and length normalisation (Rennie et al.) before the model")
-    g.add_argument("--select", metavar="CRITERION:K",
-                   help="keep the K best terms by chi2, ig (information gain) or df, learned in each fit")
+    g.add_argument("--select", metavar="CRITERION:K", type=select_spec,
+                   help=f"keep the K best terms by chi2, ig (information gain) or df, learned in each fit "
+                        f"({select_spec.range})")
     g.add_argument("--calibrate", choices=["sigmoid", "isotonic"],
                    help="calibrate probabilities on out-of-fold log-odds")
     g.add_argument("--structure", metavar="FILE.json",
                    help='Bayesian network structure for --model bn: {"parents": {"A": ["class", "B"], ...}}')
-    g.add_argument("--alpha", type=_smoothing, help=f"additive smoothing (default 1.0; 0 to {MAX_ALPHA:g})")
+    g.add_argument("--alpha", type=_smoothing, help=f"additive smoothing (default 1.0; {_smoothing.range}; tan, bn and lazy models: above 0)")
     g.add_argument("--m", type=_smoothing, dest="m_estimate",
-                   help=f"use the m-estimate with this m (0 to {MAX_ALPHA:g}) instead of additive smoothing")
+                   help=f"use the m-estimate with this m ({_smoothing.range}; document models: above 0) "
+                        "instead of additive smoothing")
     g.add_argument("--uniform-prior", action="store_true", help="uniform class priors")
     t = p.add_argument_group("tokenizer")
     t.add_argument("--no-lowercase", action="store_true", help="keep case")
@@ -142,19 +104,23 @@ def _add_model_options(p):
     t.add_argument("--stop-words", metavar="english|FILE",
                    help="drop English stop words, or the words listed in FILE (one per line)")
     t.add_argument("--stem", choices=["porter", "snowball"], help="nltk stemmer")
-    t.add_argument("--ngram", type=_ngram, metavar="N", help=f"word n-grams from 1 to N (default 1; N <= {MAX_NGRAM})")
-    t.add_argument("--min-df", type=_df_value, help="keep terms in at least this many (or this fraction of) documents")
-    t.add_argument("--max-df", type=_df_value, help="keep terms in at most this many (or this fraction of) documents")
-    t.add_argument("--max-features", type=_positive_int, help="keep the most frequent terms only")
+    t.add_argument("--ngram", type=_ngram, metavar="N", help=f"word n-grams from 1 to N (default 1; N {_ngram.range})")
+    t.add_argument("--min-df", type=_df_value,
+                   help=f"keep terms in at least this many (or this fraction of) documents ({df_value.range})")
+    t.add_argument("--max-df", type=_df_value,
+                   help=f"keep terms in at most this many (or this fraction of) documents ({df_value.range})")
+    t.add_argument("--max-features", type=_max_features,
+                   help=f"keep the most frequent terms only ({_max_features.range})")
     t.add_argument("--binary", action="store_true", help="count each term once per document")
     p.add_argument("--jobs", type=jobs, default=-1,
-                   help="worker processes (default -1: all cores; at most 4 per core; -k: all but k - 1)")
+                   help=f"worker processes (default -1: all cores; -k: all but k - 1; {jobs.range})")
     p.add_argument("--lazy", choices=["lbr", "hlbr"],
                    help="lazy Bayesian rules (Zheng & Webb): lbr, or hlbr with candidates chosen at training time")
     adj = p.add_argument_group("APNBC class weights (Webb & Pazzani)")
     adj.add_argument("--adjust", action="store_true", help="learn one weight per class (APNBC)")
     adj.add_argument("--significance", type=_probability, metavar="P",
-                     help="binomial test level for accepting a weight change (default 0.05; 1 disables the test)")
+                     help=f"binomial test level for accepting a weight change (default 0.05; {_probability.range}; "
+                          "1 disables the test)")
     adj.add_argument("--adjust-on", choices=["resubstitution", "cv"],
                      help="learn the weights from the training data itself (default) or out-of-fold scores")
     tab = p.add_argument_group("tables (ARFF, CSV/TSV with a header)")
@@ -163,7 +129,7 @@ def _add_model_options(p):
     tab.add_argument("--numeric", choices=["gaussian", "kde", "mdl", "equal-frequency", "equal-width"],
                      help="numeric attributes: Gaussian (default), kernel density, or discretised")
     tab.add_argument("--bins", type=_bins,
-                     help=f"bins for equal-frequency / equal-width (default 10; at most {MAX_BINS})")
+                     help=f"bins for equal-frequency / equal-width (default 10; {_bins.range})")
     tab.add_argument("--nominal", choices=["additive", "laplace", "m-estimate", "eq4"],
                      help="estimator of P(value | class) (default additive with --alpha, i.e. Laplace)")
     tab.add_argument("--interval-fit", choices=["theorem1", "censored"],
@@ -230,9 +196,7 @@ def _text_model(args, kind, params):
         model = {"multinomial": MultinomialNB, "bernoulli": BernoulliNB}[kind](**params)
     steps = []
     if args.select:
-        criterion, _, k = args.select.partition(":")
-        if criterion not in ("chi2", "ig", "df") or not k.isdigit() or int(k) < 1:
-            raise InputError(f"--select {args.select}: expected chi2:K, ig:K or df:K with K >= 1")
+        criterion, _, k = args.select.partition(":")  # checked when parsed (argtypes.select_spec)
         steps.append(("select", SelectTerms(criterion=criterion, k=int(k))))
     if args.weighting:
         if kind == "auto":
@@ -829,10 +793,14 @@ def _scores(model, X):
     return logp, odds
 
 
-def _print_predictions(sources, classes, scores, args, out, explanations=None):
-    logp, odds = scores
+def _refuse_nan(args, logp, odds):
     if np.isnan(logp).any() or np.isnan(odds).any():
         raise TextnbError(f"{args.model}: the model gives NaN scores (its parameters are inconsistent)")
+
+
+def _print_predictions(sources, classes, scores, args, out, explanations=None):
+    logp, odds = scores
+    _refuse_nan(args, logp, odds)
     explanations = explanations if explanations is not None else [None] * len(sources)
     for src, lp, lo, why in zip(sources, logp, odds, explanations):
         label = classes[int(np.argmax(lp))]
@@ -850,7 +818,7 @@ def _print_predictions(sources, classes, scores, args, out, explanations=None):
             if args.proba:
                 cols.append(_format_proba([_cell(c) for c in classes], proba))
             if why is not None:
-                cols.append(why)
+                cols.append(_cell(why))
             print("\t".join(cols), file=out)
 
 
@@ -1080,15 +1048,16 @@ def _predict_lines(args, model, out):
         if not ranked:
             _print_predictions(sources, classes, (logp, odds), args, out)
             continue
+        _refuse_nan(args, logp, odds)
         for src, lp, lo in zip(sources, logp, odds):
             order = np.argsort(-lp, kind="stable")[:top]
             best = [int(k) for k in order if np.exp(lp[k]) >= threshold]
             if args.json:
                 rec = {"source": src, "labels": [
                     {"label": classes[k], "proba": float(np.exp(lp[k])), "log_odds": float(lo[k])} for k in best]}
-                print(json.dumps(rec), file=out)
+                print(_dumps(rec), file=out)
             else:
-                print("\t".join([src] + [f"{classes[k]} {np.exp(lp[k]):.6f}" for k in best]), file=out)
+                print("\t".join([_cell(src)] + [f"{_cell(classes[k])} {np.exp(lp[k]):.6f}" for k in best]), file=out)
     return 0
 
 
@@ -1375,6 +1344,9 @@ def _http_address(text):
     return host, number
 
 
+_http_address.range = "port 0 to 65535"
+
+
 def _socket_mode(text):
     try:
         mode = int(text, 8)
@@ -1385,16 +1357,12 @@ def _socket_mode(text):
     return mode
 
 
-def _request_size(text):
-    from textnb.apps.spamclient import parse_size
+_socket_mode.range = "000 to 777"
 
-    try:
-        size = parse_size(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    if size > 1 << 32:
-        raise argparse.ArgumentTypeError(f"at most 4G, got {text!r}")
-    return size
+
+_request_size = size  # 1 byte to 4G, as --max-bytes
+_max_clients = bounded(int, low=1, high=1024)
+_timeout = bounded(float, low=0, high=3600, low_open=True)
 
 
 def cmd_serve(args, out, err):
@@ -1470,9 +1438,9 @@ def build_parser():
     p.add_argument("path", metavar="PATH")
     p.add_argument("-o", "--output", metavar="MODEL", help="model file to write (default: <PATH name>.tnb)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.add_argument("--scheduler", metavar="ADDRESS",
+    p.add_argument("--scheduler", metavar="ADDRESS", type=scheduler,
                    help="train on a Dask cluster: a scheduler address (tcp://host:8786), or local:N "
-                        "to start N local worker processes; the model is the same as without")
+                        f"to start N local worker processes ({scheduler.range}); the model is the same as without")
     _add_multilabel_options(p)
     _add_model_options(p)
     _add_corpus_options(p)
@@ -1484,16 +1452,17 @@ def build_parser():
     p.add_argument("paths", metavar="PATH", nargs="*", help="files, folders or - (default: stdin)")
     p.add_argument("--proba", action="store_true", help="also print the class probabilities (and log-odds with --json)")
     p.add_argument("--json", action="store_true", help="one JSON object per document")
-    p.add_argument("--max-bytes", type=_max_bytes, help="read at most this many bytes of a document (at most 4 GiB)")
+    p.add_argument("--max-bytes", type=_max_bytes,
+                   help=f"read at most this many bytes of a document ({_max_bytes.range} bytes)")
     p.add_argument("--explain", action="store_true",
                    help="also print why: the terms that moved the decision most, or the rule of a lazy model")
-    p.add_argument("--top", type=_positive_int, metavar="N",
-                   help="terms per explanation (default 10); with --lines: the N most probable labels")
+    p.add_argument("--top", type=_top, metavar="N",
+                   help=f"terms per explanation (default 10); with --lines: the N most probable labels ({_top.range})")
     p.add_argument("--lines", nargs="?", const="-", metavar="FILE|-",
                    help="one document per line of FILE (default: stdin), output in input order, "
                         "as fastText's predict")
     p.add_argument("--threshold", type=_probability, metavar="P",
-                   help="with --lines: only labels of probability >= P (as fastText's predict-prob)")
+                   help=f"with --lines: only labels of probability >= P (as fastText's predict-prob; {_probability.range})")
     p.add_argument("--rows", action="store_true",
                    help="read each PATH (or stdin) as a TSV/CSV file, one document per row as train reads it "
                         "(automatic for *.tsv, *.csv, *.tab files); output PATH:ROW in row order, and the "
@@ -1505,12 +1474,12 @@ def build_parser():
                        description="Stratified, seeded K-fold cross-validation, or train/test when the corpus "
                                    "has train/ and test/ parts or --test is given.")
     p.add_argument("path", metavar="PATH")
-    p.add_argument("--cv", type=_folds, metavar="K", help="K-fold cross-validation (default 10; "
+    p.add_argument("--cv", type=_folds, metavar="K", help=f"K-fold cross-validation (default 10; {_folds.range}; "
                    "the default for a corpus with train/ and test/ parts is the split)")
     p.add_argument("--repeat", type=_repeats, default=1, metavar="R",
-                   help="repeat the CV R times (seeds S, S+1, ...); prints the mean accuracy and its std")
+                   help=f"repeat the CV R times (seeds S, S+1, ...; {_repeats.range}); prints the mean accuracy and its std")
     p.add_argument("-v", "--verbose", action="store_true", help="with --repeat: the accuracy of each repeat too")
-    p.add_argument("--seed", type=_seed, default=0, metavar="S", help="seed of the folds (default 0; 0 to 2**32 - 1)")
+    p.add_argument("--seed", type=_seed, default=0, metavar="S", help=f"seed of the folds (default 0; {_seed.range})")
     p.add_argument("--test", metavar="PATH", help="a separate test corpus")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", metavar="FILE.png", help="draw the confusion matrix")
@@ -1521,7 +1490,7 @@ def build_parser():
 
     p = sub.add_parser("inspect", help="describe a saved model")
     p.add_argument("model", metavar="MODEL")
-    p.add_argument("--top", type=_positive_int, default=10, metavar="N", help="informative terms per class")
+    p.add_argument("--top", type=_top, default=10, metavar="N", help=f"informative terms per class ({_top.range})")
     p.add_argument("--json", action="store_true")
     p.add_argument("--plot", metavar="FILE.png", help="draw a TAN tree / Bayesian network as a PNG")
     p.set_defaults(handler=cmd_inspect)
@@ -1538,30 +1507,20 @@ def build_parser():
     p.add_argument("model", metavar="MODEL")
     p.add_argument("--socket", metavar="PATH", help="Unix socket to listen on (created mode 0600)")
     p.add_argument("--socket-mode", type=_socket_mode, default=0o600, metavar="OCTAL",
-                   help="permissions of the socket (default 600; 660 lets the group connect)")
+                   help=f"permissions of the socket (default 600; 660 lets the group connect; {_socket_mode.range})")
     p.add_argument("--http", type=_http_address, metavar="[HOST:]PORT",
-                   help="listen for HTTP on PORT of 127.0.0.1, or of HOST (0 = any free port, printed)")
+                   help=f"listen for HTTP on PORT of 127.0.0.1, or of HOST (0 = any free port, printed; {_http_address.range})")
     p.add_argument("--max-request", type=_request_size, default=16 * 1024 * 1024, metavar="SIZE",
-                   help="largest request body accepted (default 16M)")
-    p.add_argument("--max-clients", type=bounded(int, low=1, high=1024), default=32, metavar="N",
-                   help="connections served at once (default 32; more wait)")
-    p.add_argument("--timeout", type=bounded(float, low=0, high=3600, low_open=True), default=30.0,
-                   metavar="SECONDS", help="drop a client silent for this long (default 30)")
+                   help=f"largest request body accepted (default 16M; {_request_size.range})")
+    p.add_argument("--max-clients", type=_max_clients, default=32, metavar="N",
+                   help=f"connections served at once (default 32; more wait; {_max_clients.range})")
+    p.add_argument("--timeout", type=_timeout, default=30.0,
+                   metavar="SECONDS", help=f"drop a client silent for this long (default 30; {_timeout.range})")
     p.set_defaults(handler=cmd_serve)
     return parser
 
 
-def _tolerant(stream, errors):
-    """The process's stream, set never to fail on a character its encoding lacks: file
-    names that are not valid UTF-8 are written back as their own bytes (surrogate
-    escapes) on a UTF-8 stream, anything else unencodable as a backslash escape. So a
-    strict-UTF-8 stdout cannot make ``train`` fail after it has written the model."""
-    try:
-        utf8 = (stream.encoding or "").lower().replace("_", "-") in ("utf-8", "utf8")
-        stream.reconfigure(errors=errors if utf8 else "backslashreplace")
-    except (AttributeError, ValueError, OSError):
-        pass
-    return stream
+_tolerant = tolerant  # (textnb.cli.output)
 
 
 def _subparser(parser, command):

@@ -23,6 +23,7 @@ import os
 import sys
 
 from textnb.apps.spamclient import EXIT_ERROR, EXIT_INTERRUPTED, Terminated
+from textnb.cli.output import tolerant
 
 __all__ = ["spamfilter", "topicfilter"]
 
@@ -63,7 +64,8 @@ def _standard_streams():
             pass
     stdin = _Closed("stdin") if 0 in closed or sys.stdin is None else sys.stdin.buffer
     stdout = _Closed("stdout") if 1 in closed or sys.stdout is None else sys.stdout.buffer
-    stderr = sys.stderr if 2 not in closed and sys.stderr is not None else open(os.devnull, "w")
+    stderr = tolerant(sys.stderr, "backslashreplace") if 2 not in closed and sys.stderr is not None \
+        else open(os.devnull, "w")
     return stdin, stdout, stderr
 
 
@@ -141,7 +143,7 @@ def topicfilter(argv=None):
         _, stdout, stderr = _standard_streams()
         from textnb.cli.mailfilters import topic_main
 
-        text_out = sys.stdout if not isinstance(stdout, _Closed) else _Closed("stdout")
+        text_out = tolerant(sys.stdout, "surrogateescape") if not isinstance(stdout, _Closed) else _Closed("stdout")
         code = topic_main(argv, stdout=text_out, stderr=stderr)
     except KeyboardInterrupt:
         _say(stderr, "topicfilter", "interrupted")

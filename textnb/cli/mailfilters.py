@@ -5,8 +5,9 @@ import argparse
 import contextlib
 import sys
 
-from textnb.apps.spamclient import EXIT_INTERRUPTED, Terminated, client_main, copy_rest, drain, parse_size, read_head
-from textnb.cli.argtypes import MAX_ALPHA, bounded
+from textnb.apps.spamclient import EXIT_INTERRUPTED, Terminated, client_main, copy_rest, drain, read_head
+from textnb.cli.argtypes import MAX_ALPHA, bounded, size
+from textnb.cli.output import cell
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, ModelFileError, TextnbError
 from textnb.core.model_io import load
@@ -43,11 +44,7 @@ _probability = bounded(float, low=0.0, high=1.0)
 _smoothing = bounded(float, low=0.0, high=MAX_ALPHA)
 
 
-def _size(text):
-    try:
-        return parse_size(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+_size = size  # 1 byte to 4G (suffixes k, m, g)
 
 
 @contextlib.contextmanager
@@ -90,12 +87,12 @@ def _spam_parser():
     p.add_argument("--exit-zero", "-e", action="store_true",
                    help="with -p: exit 0 whatever the verdict (3 still means error)")
     p.add_argument("--spam-cutoff", type=_probability, default=DEFAULT_SPAM_CUTOFF, metavar="P",
-                   help=f"P(spam) at or above which a message is spam (default {DEFAULT_SPAM_CUTOFF})")
+                   help=f"P(spam) at or above which a message is spam (default {DEFAULT_SPAM_CUTOFF}; {_probability.range})")
     p.add_argument("--ham-cutoff", type=_probability, default=DEFAULT_HAM_CUTOFF, metavar="P",
-                   help=f"P(spam) at or below which a message is ham (default {DEFAULT_HAM_CUTOFF}); "
+                   help=f"P(spam) at or below which a message is ham (default {DEFAULT_HAM_CUTOFF}; {_probability.range}); "
                         "between the two: unsure")
     p.add_argument("--max-bytes", type=_size, default=mail.DEFAULT_MAX_BYTES, metavar="SIZE",
-                   help="bytes of each message that are read (default 10M); the rest is skipped")
+                   help=f"bytes of each message that are read (default 10M; {_size.range}); the rest is skipped")
     p.add_argument("--batch", "-B", nargs="+", metavar="PATH",
                    help="classify every message of these files / folders / mbox / Maildir; print "
                         "source<TAB>verdict<TAB>score per message (score: the spam log-odds, full "
@@ -108,7 +105,7 @@ def _spam_parser():
                    help=f"model for --train and for a model created by --register-* (default {DEFAULT_KIND})")
     p.add_argument("--alpha", type=_smoothing, default=None, metavar="A",
                    help=f"smoothing of a new multinomial/bernoulli/complement model (default "
-                        f"{DEFAULT_SPAM_ALPHA} for multinomial; 0 to {MAX_ALPHA:g})")
+                        f"{DEFAULT_SPAM_ALPHA} for multinomial; {_smoothing.range})")
     for op in ("register-spam", "register-ham", "unregister-spam", "unregister-ham"):
         p.add_argument(f"--{op}", nargs="*", metavar="PATH",
                        help=f"{op.replace('-', ' ')}: messages from PATHs, or one from stdin")
@@ -242,7 +239,7 @@ def _batch(sf, args, stdin, stdout, stderr):
     try:
         with _progress(stderr, "classifying") as progress:
             for n, (source, v) in enumerate(sf.classify_stream(pairs()), 1):
-                line = f"{source}\t{v.label}\t{score_text(v)}"
+                line = f"{cell(source)}\t{cell(v.label)}\t{score_text(v)}"
                 if args.log_odds:
                     line += f"\t{v.log_odds:.4f}"
                 stdout.write((line + "\n").encode("utf-8", "surrogateescape"))
@@ -267,9 +264,9 @@ def _topic_parser():
     p.add_argument("paths", nargs="+", metavar="PATH",
                    help="files, folders, mbox files or Maildir folders")
     p.add_argument("--threshold", "-t", type=_probability, default=0.5, metavar="P",
-                   help="confidence (largest class probability) below which a document is "
-                        "unsorted (default 0.5); needs a calibrated model (textnb train --calibrate "
-                        "sigmoid), whose probabilities mean what they say")
+                   help=f"confidence (largest class probability) below which a document is "
+                        f"unsorted (default 0.5; {_probability.range}); needs a calibrated model "
+                        "(textnb train --calibrate sigmoid), whose probabilities mean what they say")
     p.add_argument("--uncalibrated", action="store_true",
                    help="threshold an uncalibrated model's raw naive Bayes posterior anyway (it is "
                         "close to 0 or 1 even for misrouted documents, so few go to unsorted)")
@@ -279,7 +276,7 @@ def _topic_parser():
     p.add_argument("--mail", action="store_true",
                    help="parse plain files as mail messages too (mbox and Maildir always are)")
     p.add_argument("--max-bytes", type=_size, default=mail.DEFAULT_MAX_BYTES, metavar="SIZE",
-                   help="bytes of each message that are read (default 10M)")
+                   help=f"bytes of each message that are read (default 10M; {_size.range})")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
     return p
 
@@ -332,7 +329,7 @@ def topic_main(argv=None, *, stdout=None, stderr=None):
                     on_error(str(exc))
                     continue
             if not args.quiet:
-                stdout.write(f"{route.source}\t{route.label}\t{route.confidence:.6f}\t{dest}\n")
+                stdout.write(f"{cell(route.source)}\t{cell(route.label)}\t{route.confidence:.6f}\t{cell(dest)}\n")
         stdout.flush()
         return 1 if failed else 0
     except TextnbError as exc:

@@ -52,7 +52,7 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _sre_parse
 
 __all__ = ["is_fitted", 
-    "Any", "Array", "Attributes", "Bool", "Choice", "Classes", "Counts", "CSR", "DictOf", "Float", "Int",
+    "Any", "Array", "Attributes", "Bool", "Choice", "Classes", "Counts", "CSR", "DictOf", "Exactly", "Float", "Int",
     "ListOf", "MayBeAbsent", "Model", "NgramRange", "OneOf", "Optional", "Pattern", "Reals", "Str", "TupleOf",
     "When", "check_csr", "check_node", "declare", "schema_of",
     "pattern_problem", "MAX_NGRAM", "MAX_PATTERN_LENGTH", "MAX_COUNT", "MAX_DIM", "MAX_ALPHA",
@@ -298,11 +298,13 @@ class Array(Spec):
         Every value is at most the matching entry of this other field of the same node
         (broadcast over the trailing axes: a per-class document frequency is at most the
         class's document count).
+    min_size : int
+        At least this many values (an interpolation table needs one point).
     """
 
     def __init__(self, kinds="f", shape=(None,), *, lo=None, hi=None, finite=True, index=None,
-                 increasing=False, distinct=False, sum_dim=None, le=None, lt=None, elem_dims=None):
-        self.le, self.lt, self.elem_dims = le, lt, elem_dims
+                 increasing=False, distinct=False, sum_dim=None, le=None, lt=None, elem_dims=None, min_size=0):
+        self.le, self.lt, self.elem_dims, self.min_size = le, lt, elem_dims, min_size
         self.kinds, self.shape = kinds, None if shape is None else tuple(shape)
         self.lo, self.hi, self.finite = lo, hi, finite
         self.index, self.increasing, self.distinct, self.sum_dim = index, increasing, distinct, sum_dim
@@ -319,6 +321,8 @@ class Array(Spec):
             _fail(f"shape {value.shape}, expected {len(self.shape)} dimension(s)")
         for axis, (want, got) in enumerate(zip(self.shape or (), value.shape)):
             ctx.dim(want, got, f"shape {value.shape} axis {axis}")
+        if value.size < self.min_size:
+            _fail(f"holds {value.size} values, fewer than {self.min_size}")
         if value.size == 0:
             if self.sum_dim:
                 ctx.dim(self.sum_dim, 0, "sum")
@@ -396,6 +400,21 @@ class _Classes(Array):
         super().check(value, ctx)
         if value.size == 0:
             _fail("no classes")
+
+
+class Exactly(Spec):
+    """A value that ``spec`` accepts and that equals ``expected(dims)``, computed from the
+    dimensions bound so far: a layout every fitted model of the kind has (which classes a
+    one-vs-rest calibration covers), so that no other layout can load."""
+
+    def __init__(self, spec, expected, what):
+        self.spec, self.expected, self.what = spec, expected, what
+
+    def check(self, value, ctx):
+        self.spec.check(value, ctx)
+        want = self.expected(ctx.dims)
+        if np.shape(value) != np.shape(want) or not np.array_equal(np.asarray(value), np.asarray(want)):
+            _fail(f"is {_show(np.asarray(value).tolist())}, expected {self.what}")
 
 
 class CSR(Spec):

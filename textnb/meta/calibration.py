@@ -29,8 +29,8 @@ from textnb.naive_bayes.base import log_odds
 from textnb.core.model_io import register
 from textnb.core.stats import seen_columns
 from textnb.meta.smoothing import SmoothingCV
-from textnb.core.model_schema import (FOLDS, N_FEATURES, SEED, TEMPLATE, Any, Array, Choice, Classes, Float,
-                                 ListOf, MayBeAbsent, Model, Optional, Reals, When)
+from textnb.core.model_schema import (FOLDS, N_FEATURES, SEED, TEMPLATE, Any, Array, Choice, Classes, Exactly,
+                                 Float, ListOf, MayBeAbsent, Model, Optional, Reals, When)
 
 __all__ = [
     "CalibratedNB",
@@ -220,6 +220,13 @@ def threshold_for_f1(scores, positive):
     return float(nxt)
 
 
+def _calibrated_classes(dims):
+    """The classes :class:`CalibratedNB` calibrates: the positive class of two (the other
+    is its complement), every class of more (one-vs-rest), none of one."""
+    n = dims["n_classes"]
+    return np.array([1] if n == 2 else list(range(n)) if n > 2 else [], dtype=np.int64)
+
+
 @register
 class CalibratedNB(ClassifierMixin, BaseEstimator):
     """A classifier with calibrated probabilities and per-class thresholds.
@@ -289,10 +296,14 @@ class CalibratedNB(ClassifierMixin, BaseEstimator):
     _state_schema = {
         "classes_": Classes(),
         "estimator_": Model(dims={"classes_": "n_classes", "n_features_in_": "n_features"}, equal={"classes_": "classes_"}),
-        "calibrated_classes_": Array("iu", ("n_calibrated",), index="n_classes", distinct=True),
+        # one map per calibrated class, and which classes those are is fixed by the number
+        # of classes: the positive class of two, every class of more, none of one
+        "calibrated_classes_": Exactly(Array("iu", ("n_calibrated",), index="n_classes", distinct=True),
+                                       _calibrated_classes, "[1] for 2 classes, [0 .. n-1] for n > 2, [] for 1"),
         "sigmoid_": When("method", "sigmoid", Reals(("n_calibrated", 2)), Reals((0, 2))),
         "isotonic_x_": When("method", "isotonic",
-                            ListOf(Reals(("n_steps[]",), increasing=True), length="n_calibrated"), ListOf(Any(), length=0)),
+                            ListOf(Reals(("n_steps[]",), increasing=True, min_size=1), length="n_calibrated"),
+                            ListOf(Any(), length=0)),
         "isotonic_y_": When("method", "isotonic",
                             ListOf(Array("f", ("n_steps[]",), lo=0.0, hi=1.0), length="n_calibrated"),
                             ListOf(Any(), length=0)),
@@ -358,7 +369,7 @@ class CalibratedNB(ClassifierMixin, BaseEstimator):
                                              sample_weight=sw)
             scores = _finite(scores)
             w = np.ones(len(y)) if sw is None else sw
-            self.calibrated_classes_ = np.array([1] if n_classes == 2 else range(n_classes), dtype=np.int64)
+            self.calibrated_classes_ = _calibrated_classes({"n_classes": n_classes})
             sig, iso_x, iso_y = [], [], []
             for c in self.calibrated_classes_:
                 t = (y == self.classes_[c]).astype(np.float64)
@@ -379,7 +390,7 @@ class CalibratedNB(ClassifierMixin, BaseEstimator):
                 else threshold_for_fpr(scores[:, c], y == k, self.target_fpr)
                 for c, k in enumerate(self.classes_)])
         else:
-            self.calibrated_classes_ = np.zeros(0, dtype=np.int64)
+            self.calibrated_classes_ = _calibrated_classes({"n_classes": n_classes})
             self.sigmoid_ = np.zeros((0, 2))
             self.isotonic_x_, self.isotonic_y_ = [], []
             self.thresholds_ = np.array([-np.inf])

@@ -293,7 +293,7 @@ class BernoulliNB(_BaseCountNB):
     array(['ham'], dtype='<U4')
     """
 
-    _param_schema = {**_BaseCountNB._param_schema, "binarize": Optional(Float())}
+    _param_schema = {**_BaseCountNB._param_schema, "binarize": Optional(Float(0.0))}
     _state_schema = {**_BaseCountNB._state_schema,  # document frequencies: at most the class's documents
                      "feature_count_": Counts(("n_classes", "n_features"), le="class_count_")}
 
