@@ -305,7 +305,7 @@ def test_mail_tools_at_their_extremes(tmp_path):
     text = tmp_path / "text.tnb"
     textnb.TextClassifier().fit(DOCS, LABELS).save(text)
     out = io.StringIO()
-    rc = topic_main(["-m", str(text), "-o", str(tmp_path / "o"), "-n", "-t", "1", "--max-bytes", "4G", str(spam)],
+    rc = topic_main(["-m", str(text), "-o", str(tmp_path / "o"), "-n", "-t", "1", "--uncalibrated", "--max-bytes", "4G", str(spam)],
                     stdout=out, stderr=io.StringIO())
     assert rc == 0 and all(line.split("\t")[1] for line in out.getvalue().splitlines())
     assert not os.path.exists(tmp_path / "o")

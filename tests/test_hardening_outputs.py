@@ -59,7 +59,7 @@ def test_topicfilter_escapes_file_names_labels_and_destinations(tmp_path):
     docs = ["cheap pills offer now", "hockey game goal", "meeting at noon", "hockey team score"]
     textnb.TextClassifier().fit(docs, ["odd\tlabel", "sport", "odd\tlabel", "sport"]).save(model)
     out, err = io.StringIO(), io.StringIO()
-    rc = mailfilters.topic_main(["-m", str(model), "-o", str(tmp_path / "out"), "-n", "--mail", str(folder)],
+    rc = mailfilters.topic_main(["-m", str(model), "-o", str(tmp_path / "out"), "-n", "--uncalibrated", "--mail", str(folder)],
                                 stdout=out, stderr=err)
     lines = out.getvalue().splitlines()
     assert len(lines) == len(NAMES), (rc, err.getvalue(), lines)
@@ -154,7 +154,7 @@ def test_strict_ascii_stdout_with_a_non_ascii_label(tmp_path):
                          (["-m", "textnb", "predict", model, corpus, "--proba"], b"sp\\xe4m=0.9"),
                          (["-m", "textnb", "inspect", model], b"sp\\xe4m: 3 documents"),
                          (["-m", "textnb", "predict", model, corpus, "--json"], b'"sp\\u00e4m"'),
-                         (["scripts/topicfilter", "-m", model, "-o", tmp_path / "out", "-n", corpus],
+                         (["scripts/topicfilter", "-m", model, "-o", tmp_path / "out", "-n", "--uncalibrated", corpus],
                           b"\tsp\\xe4m\t0.9")):
         proc = _run_ascii(args)
         assert proc.returncode == 0 and proc.stderr == b"", (args, proc.stderr)
