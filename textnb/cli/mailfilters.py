@@ -8,9 +8,8 @@ import sys
 from textnb.apps.spamclient import EXIT_INTERRUPTED, Terminated, client_main, copy_rest, drain, parse_size, read_head
 from textnb.cli.argtypes import MAX_ALPHA, bounded
 from textnb.core.errors import InputError, ModelFileError, TextnbError
-from textnb.core.model_io import load
-from textnb.io import mail
-from textnb.apps.filtering import (
+from textnb.io import mailread as mail
+from textnb.apps.spamlite import (
     HAM,
     SPAM,
     DEFAULT_HAM_CUTOFF,
@@ -20,17 +19,26 @@ from textnb.apps.filtering import (
     EXIT_CODES,
     EXIT_ERROR,
     MODEL_KINDS,
-    SpamFilter,
-    _messages,
+    LiteFilter,
     add_headers,
-    apply_route,
     check_cutoffs,
-    default_model_path,
-    plan_routes,
+    default_model_file,
     score_text,
-    train_model,
-    update_model,
 )
+
+# Heavier modules (numpy, the model loader, the estimators) are imported by the modes
+# that need them: the default spam model classifies one message or a folder through
+# textnb.apps.spamlite without numpy (docs/spam.md, "Speed").
+
+
+def _full_library():
+    """Make installed packages importable before numpy & co. are: ``scripts/spamfilter``
+    starts Python without the site module (-S), which only the numpy-free paths can do
+    without."""
+    if sys.flags.no_site and "site" not in sys.modules:
+        import site
+
+        site.main()
 
 __all__ = ["filter_main", "topic_main"]
 
@@ -56,6 +64,7 @@ def _progress(stream, desc, unit="msg"):
     Yields ``update(done)`` or None."""
     bar = None
     if hasattr(stream, "isatty") and stream.isatty():
+        _full_library()
         try:
             from tqdm import tqdm
         except ImportError:
@@ -153,7 +162,7 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
             return client_main(argv, stdin=stdin, stdout=stdout, stderr=stderr)
         passthrough = args.passthrough
         check_cutoffs(args.spam_cutoff, args.ham_cutoff)
-        model_path = args.model or default_model_path()
+        model_path = args.model or default_model_file()
         ops = {op: getattr(args, op.replace("-", "_")) for op in
                ("register_spam", "register_ham", "unregister_spam", "unregister_ham")}
         ops = {k: v for k, v in ops.items() if v is not None}
@@ -164,6 +173,9 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
         if training:
             if not args.train_spam or not args.train_ham:
                 raise InputError("training needs both --train-spam PATH and --train-ham PATH")
+            _full_library()
+            from textnb.apps.filtering import train_model
+
             with _progress(stderr, "training") as progress:
                 counts = train_model(model_path, args.train_spam, args.train_ham, kind=args.kind,
                                      alpha=args.alpha, max_bytes=args.max_bytes, progress=progress)
@@ -174,8 +186,13 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
             return _register(ops, model_path, args, stdin, stderr)
         if args.batch is None:  # read first: in -p mode the message must survive any error
             head = read_head(stdin, args.max_bytes, parts)
-        sf = SpamFilter.load(model_path, spam_cutoff=args.spam_cutoff, ham_cutoff=args.ham_cutoff,
-                             max_bytes=args.max_bytes)
+        cutoffs = dict(spam_cutoff=args.spam_cutoff, ham_cutoff=args.ham_cutoff, max_bytes=args.max_bytes)
+        sf = LiteFilter.load(model_path, **cutoffs)
+        if sf is None:  # another kind of model, or a file the full loader must judge
+            _full_library()
+            from textnb.apps.filtering import SpamFilter
+
+            sf = SpamFilter.load(model_path, **cutoffs)
         if args.batch is not None:
             return _batch(sf, args, stdin, stdout, stderr)
         if not head.strip():
@@ -210,6 +227,9 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
 
 
 def _register(ops, model_path, args, stdin, stderr):
+    _full_library()
+    from textnb.apps.filtering import _messages, update_model
+
     stdin_data = None
     lists = {"register": [], "unregister": []}
     for op, paths in ops.items():
@@ -306,6 +326,10 @@ def topic_main(argv=None, *, stdout=None, stderr=None):
         _err(stderr, "topicfilter", message)
 
     try:
+        _full_library()
+        from textnb.apps.filtering import apply_route, plan_routes
+        from textnb.core.model_io import load
+
         args = _topic_parser().parse_args(argv)
         model = load(args.model)
         if not hasattr(model, "predict_proba") or not hasattr(model, "vectorizer_"):
