@@ -29,7 +29,6 @@ naive Bayes?", CEAS 2006.
 """
 
 import binascii
-import hashlib
 import json
 import math
 import os
@@ -38,9 +37,16 @@ import stat
 import struct
 import sys
 from array import array
+from functools import reduce
 from itertools import islice
+from operator import add
 
 from textnb.io.mailread import DEFAULT_MAX_BYTES
+
+try:  # CPython's own SHA-256: hashlib would load OpenSSL first (same digests)
+    from _sha256 import sha256 as _sha256
+except ImportError:  # pragma: no cover - other Pythons, 3.12+ (_sha2)
+    from hashlib import sha256 as _sha256
 from textnb.io.mailtokens import message_tokens
 
 __all__ = [
@@ -336,7 +342,7 @@ def _read_lite(path, max_bytes):
     for key, name in refs.items():
         meta, data = declared[name], members.get(f"arrays/{name}.npy")
         if not isinstance(meta, dict) or data is None or meta.get("nbytes") != len(data) \
-                or hashlib.sha256(data).hexdigest() != meta.get("sha256"):
+                or _sha256(data).hexdigest() != meta.get("sha256"):
             raise _Unusable
         arrays[key] = data
     shape, payload = _npy(arrays["classes_"], "<U4", 1)
@@ -364,6 +370,17 @@ def _read_lite(path, max_bytes):
     return LiteScorer(index, ham, spam, tuple(class_count), float(params["alpha"]), params["length_norm"])
 
 
+class _Weights(dict):
+    """Token -> weight, computed on first look-up (None for a token the model never saw)."""
+
+    __slots__ = ("scorer",)
+
+    def __missing__(self, token):
+        j = self.scorer.index.get(token)
+        w = self[token] = None if j is None else self.scorer.weight(j)
+        return w
+
+
 class LiteScorer:
     """The log-odds of :class:`textnb.apps.spamscore.SpamScorer` (``method="multinomial"``)
     from its counts, in plain Python.
@@ -371,9 +388,9 @@ class LiteScorer:
     Per token ``w``: ``log((b_w + alpha) / (B + alpha V)) - log((g_w + alpha) / (G + alpha
     V))`` (``b``, ``g``: spam and ham messages holding ``w``; ``B``, ``G`` their sums; ``V``
     the vocabulary size), computed when a token is first met; a message's log-odds is the
-    sum over its distinct known tokens, in their order, divided by ``sqrt(number of known
-    tokens)`` when ``length_norm``, plus the log prior ratio. Metsis, Androutsopoulos &
-    Paliouras (2006).
+    sum over its distinct known tokens, in their order (one addition after the other, as
+    numpy's ``bincount`` adds them), divided by ``sqrt(number of known tokens)`` when
+    ``length_norm``, plus the log prior ratio. Metsis, Androutsopoulos & Paliouras (2006).
     """
 
     def __init__(self, index, ham, spam, class_count, alpha, length_norm):
@@ -384,26 +401,20 @@ class LiteScorer:
         self._log_g = math.log(float(sum(ham)) + alpha * v)
         n_h, n_s = float(class_count[0]), float(class_count[1])
         self.prior = math.log(n_s) - math.log(n_h) if n_s and n_h else (math.inf if n_s else -math.inf)
-        self._weights = {}
+        self._weights = _Weights()
+        self._weights.scorer = self
 
-    def _weight(self, j):
+    def weight(self, j):
+        """The log-likelihood ratio of token number ``j``."""
         a = self.alpha
-        w = self._weights[j] = ((math.log(self.spam[j] + a) - self._log_b)
-                                - (math.log(self.ham[j] + a) - self._log_g))
-        return w
+        return (math.log(self.spam[j] + a) - self._log_b) - (math.log(self.ham[j] + a) - self._log_g)
 
     def log_odds(self, tokens):
         """Spam log-odds of one message's distinct tokens."""
-        get, weights = self.index.get, self._weights
-        total, n = 0.0, 0
-        for tok in tokens:
-            j = get(tok)
-            if j is not None:
-                w = weights.get(j)
-                total += self._weight(j) if w is None else w
-                n += 1
+        known = [w for w in map(self._weights.__getitem__, tokens) if w is not None]
+        total = reduce(add, known, 0.0)  # left to right, never a compensated sum
         if self.length_norm:
-            total = total / math.sqrt(max(n, 1))
+            total = total / math.sqrt(max(len(known), 1))
         return total + self.prior
 
 

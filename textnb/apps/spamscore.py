@@ -361,15 +361,11 @@ class SpamScorer:
         n_h, n_s = (float(v) for v in self.class_count_)
         if self.method == "multinomial":
             a, v = float(self.alpha), len(g)
-            # math.log, element by element: the very floats textnb.apps.spamlite computes
-            # (numpy's vectorised log may differ in the last bit), so every path prints
-            # the same score
-            log_b = np.fromiter(map(math.log, (b + a).tolist()), dtype=np.float64, count=len(b))
-            log_g = np.fromiter(map(math.log, (g + a).tolist()), dtype=np.float64, count=len(g))
-            llr = (log_b - math.log(b.sum() + a * v)) - (log_g - math.log(g.sum() + a * v))
             with np.errstate(divide="ignore"):
                 prior = math.log(n_s) - math.log(n_h) if n_s and n_h else (math.inf if n_s else -math.inf)
-            weights = {"llr": llr, "prior": prior}
+            # the per-token weights are computed for the tokens scored (_multinomial_llr), so
+            # scoring one message after each partial_fit costs its own tokens, not the vocabulary
+            weights = {"log_b": math.log(b.sum() + a * v), "log_g": math.log(g.sum() + a * v), "prior": prior}
         else:
             n = g + b
             if n_h and n_s:
@@ -385,6 +381,21 @@ class SpamScorer:
             weights["use"] = weights["dev"] >= self.min_dev
         self._cache = (key, weights)
         return weights
+
+    def _multinomial_llr(self, ids, w):
+        """Log-likelihood ratio of each token id in ``ids``: ``(log(b + alpha) - log_b) -
+        (log(g + alpha) - log_g)``, with ``math.log`` element by element (the very floats
+        :mod:`textnb.apps.spamlite` computes; numpy's vectorised log may differ in the last
+        bit), once per distinct id."""
+        if not len(ids):
+            return np.zeros(0)
+        uniq, inverse = np.unique(ids, return_inverse=True)
+        a = float(self.alpha)
+        b = (self.feature_count_[1, uniq].astype(np.float64) + a).tolist()
+        g = (self.feature_count_[0, uniq].astype(np.float64) + a).tolist()
+        log_b = np.fromiter(map(math.log, b), dtype=np.float64, count=len(b))
+        log_g = np.fromiter(map(math.log, g), dtype=np.float64, count=len(g))
+        return ((log_b - w["log_b"]) - (log_g - w["log_g"]))[inverse]
 
     def _ids(self, X):
         """Token ids of known tokens of each document: (flat ids, document of each)."""
@@ -412,7 +423,7 @@ class SpamScorer:
         """Log-odds from the known-token ids of ``n_docs`` documents (``owner``: document of each)."""
         w = self._token_weights()
         if self.method == "multinomial":
-            total = np.bincount(owner, weights=w["llr"][ids], minlength=n_docs)
+            total = np.bincount(owner, weights=self._multinomial_llr(ids, w), minlength=n_docs)
             if self.length_norm:
                 n = np.bincount(owner, minlength=n_docs)
                 total = total / np.sqrt(np.maximum(n, 1))

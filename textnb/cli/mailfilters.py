@@ -1,12 +1,10 @@
 """The ``spamfilter`` and ``topicfilter`` programs: argument parsing and printing over
 :mod:`textnb.apps.filtering` (the filters themselves live there)."""
 
-import argparse
 import contextlib
 import sys
 
 from textnb.apps.spamclient import EXIT_INTERRUPTED, Terminated, client_main, copy_rest, drain, parse_size, read_head
-from textnb.cli.argtypes import MAX_ALPHA, bounded
 from textnb.core.errors import InputError, ModelFileError, TextnbError
 from textnb.io import mailread as mail
 from textnb.apps.spamlite import (
@@ -44,13 +42,11 @@ __all__ = ["filter_main", "topic_main"]
 
 
 # -- command line ---------------------------------------------------------------------
-_probability = bounded(float, low=0.0, high=1.0)
-
-
-_smoothing = bounded(float, low=0.0, high=MAX_ALPHA)
-
-
+# argparse (with gettext and shutil) is imported only when a parser is built: the common
+# calls of a mail filter are read by _fast_spam_args without it.
 def _size(text):
+    import argparse
+
     try:
         return parse_size(text)
     except ValueError as exc:
@@ -86,15 +82,71 @@ def _progress(stream, desc, unit="msg"):
         bar.close()
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse that raises instead of exiting, so errors map to our exit codes."""
+def _parser_class():
+    import argparse
 
-    def error(self, message):
-        raise InputError(f"{message} (see --help)")
+    class _Parser(argparse.ArgumentParser):
+        """argparse that raises instead of exiting, so errors map to our exit codes."""
+
+        def error(self, message):
+            raise InputError(f"{message} (see --help)")
+
+    return _Parser
+
+
+class _Args:
+    """The namespace :func:`_spam_parser` gives when no option but those listed is used."""
+
+    def __init__(self, **given):
+        self.model = self.socket = self.batch = None
+        self.passthrough = self.exit_zero = self.log_odds = False
+        self.spam_cutoff, self.ham_cutoff = DEFAULT_SPAM_CUTOFF, DEFAULT_HAM_CUTOFF
+        self.max_bytes = mail.DEFAULT_MAX_BYTES
+        self.train_spam = self.train_ham = self.alpha = None
+        self.kind = DEFAULT_KIND
+        self.register_spam = self.register_ham = self.unregister_spam = self.unregister_ham = None
+        self.__dict__.update(given)
+
+
+_FAST_FLAGS = {"-p": "passthrough", "--passthrough": "passthrough", "-e": "exit_zero", "--exit-zero": "exit_zero",
+               "--log-odds": "log_odds"}
+
+
+def _fast_spam_args(argv):
+    """The parse of ``argv`` when it holds only ``-m/--model FILE``, ``-B/--batch PATH...``
+    and the flags ``-p``, ``-e``, ``--log-odds`` (each at most once, long forms included,
+    values not starting with ``-``): exactly what :func:`_spam_parser` would give. None
+    for anything else (abbreviations, ``=`` forms, other options, errors, help), which
+    the argparse parser reads."""
+    given, i = {}, 0
+    while i < len(argv):
+        a = argv[i]
+        if a in _FAST_FLAGS:
+            if _FAST_FLAGS[a] in given:
+                return None
+            given[_FAST_FLAGS[a]] = True
+            i += 1
+        elif a in ("-m", "--model", "-B", "--batch"):
+            key = "model" if a in ("-m", "--model") else "batch"
+            values = []
+            i += 1
+            while i < len(argv) and argv[i] and not argv[i].startswith("-") and (key == "batch" or not values):
+                values.append(argv[i])
+                i += 1
+            if not values or key in given:
+                return None
+            given[key] = values if key == "batch" else values[0]
+        else:
+            return None
+    return _Args(**given)
 
 
 def _spam_parser():
-    p = _Parser(
+    from textnb.cli.argtypes import MAX_ALPHA, bounded
+
+    _probability = bounded(float, low=0.0, high=1.0)
+    _smoothing = bounded(float, low=0.0, high=MAX_ALPHA)
+    p = _parser_class()(
         prog="spamfilter",
         description="Classify mail as spam / ham / unsure with a textnb model (bogofilter-style). "
                     "Without a mode option: read one message from stdin; the exit status is the "
@@ -157,7 +209,7 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
     passthrough = "-p" in argv or "--passthrough" in argv
     code = EXIT_ERROR
     try:
-        args = _spam_parser().parse_args(argv)
+        args = _fast_spam_args(argv) or _spam_parser().parse_args(argv)
         if args.socket is not None:
             return client_main(argv, stdin=stdin, stdout=stdout, stderr=stderr)
         passthrough = args.passthrough
@@ -288,7 +340,10 @@ def _batch(sf, args, stdin, stdout, stderr):
 
 
 def _topic_parser():
-    p = _Parser(
+    from textnb.cli.argtypes import bounded
+
+    _probability = bounded(float, low=0.0, high=1.0)
+    p = _parser_class()(
         prog="topicfilter",
         description="Route documents (files or mail) into OUT/<predicted label>/ with a textnb model; "
                     "documents whose confidence is below --threshold go to OUT/unsorted/. Copies "
