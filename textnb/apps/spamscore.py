@@ -2,7 +2,8 @@
 
 Two parts:
 
-* :func:`message_tokens`: a fast header- and MIME-aware tokenizer for raw mail (its own
+* :func:`message_tokens` (defined in :mod:`textnb.io.mailtokens`, which needs no numpy, and
+  re-exported here): a fast header- and MIME-aware tokenizer for raw mail (its own
   small MIME reader, several times faster than the :mod:`email` parser); every header field gives tokens prefixed by its name
   (``subject:cheap``, ``from:example.com``, ``rcvd:mx1.example.com``,
   ``list-id:python.org``, and ``hname:<field>`` for the field's presence), RFC 2047
@@ -38,7 +39,8 @@ Two parts:
 
 Prediction is a numpy computation on the fitted arrays (``vocabulary_``,
 ``feature_count_``, ``class_count_``); no scikit-learn or scipy is imported by this
-module.
+module. For ``method="multinomial"`` :mod:`textnb.apps.spamlite` computes the same
+log-odds, float for float, without numpy (the spam filter's fast path).
 
 References
 ----------
