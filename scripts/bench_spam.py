@@ -42,6 +42,7 @@ Run: ``nice -n 10 python scripts/bench_spam.py --select --online``.
 """
 
 import argparse
+import compileall
 import email.utils
 import os
 import re
@@ -50,6 +51,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import resource
 import time
 from pathlib import Path
 
@@ -61,7 +63,6 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import textnb  # noqa: E402
-from textnb.io import mail  # noqa: E402
 from textnb.apps.filtering import (  # noqa: E402
     DEFAULT_HAM_CUTOFF,
     DEFAULT_KIND,
@@ -71,6 +72,9 @@ from textnb.apps.filtering import (  # noqa: E402
 )
 from textnb.apps.spamscore import SpamScorer, message_tokens  # noqa: E402
 
+sys.path.insert(0, str(REPO / "scripts"))
+from spam_latency import measure_latency  # noqa: E402
+
 SHARED = REPO.parent / "shared" / "corpora"
 DOC = REPO / "docs" / "spam.md"
 PLOT = REPO / "docs" / "spam_online.png"
@@ -79,6 +83,8 @@ SEED = 0
 TEST_SIZE = 0.3
 BOGO_FORMAT = ["--spamicity-formats=%.17f,%.17f,%.17f", "-t", "--terse-format=%1.1c %p"]
 BOGO_CUTOFFS = (0.99, 0.45)  # bogofilter 1.2.5's defaults (bogofilter -Q)
+#: test messages of each corpus timed one by one (daemon, cold, bogofilter; spam_latency.py)
+LATENCY_MESSAGES = 16
 
 #: scorings compared by --select (SpamScorer parameters; the rest at their defaults)
 GRID = (
@@ -306,7 +312,8 @@ def evaluate(corpus, tr, te, tmp, extra_models):
                               [corpus.data[i] for i in tr])
     model_path = os.path.join(tmp, "spam.tnb")
     model.save(model_path)
-    script = [sys.executable, str(REPO / "scripts" / "spamfilter"), "-m", model_path, "--batch", folder]
+    # as the script's #! line runs it (python3 -S); bytecode compiled as pip install does
+    script = [sys.executable, "-S", str(REPO / "scripts" / "spamfilter"), "-m", model_path, "--batch", folder]
     db = None
     if have_bogofilter():
         db = os.path.join(tmp, "bogodb")
@@ -317,33 +324,47 @@ def evaluate(corpus, tr, te, tmp, extra_models):
         rec, fp = recall_at_fp(sc, yte)
         res["rows"].append({"system": f"bogofilter {bogo_version()} (cut-offs 0.99 / 0.45)", "recall": rec,
                             "fp_at": fp, **at_cutoffs(v, yte)})
-    # batch speed, whole process, same folder; alternated, best of 3 each
+    # batch speed, whole process, same folder; alternated, best of 3 each (wall and CPU time)
+    bogo_cmd = ["bogofilter", "-d", db or "", *BOGO_FORMAT, "-b"]
+    files_in = "\n".join(test_files).encode()
     t_nb, t_bf = [], []
     for _ in range(3):
-        t = time.perf_counter()
-        r = subprocess.run(script, capture_output=True)
-        t_nb.append(time.perf_counter() - t)
-        if r.returncode != 0:
-            raise RuntimeError(r.stderr.decode())
+        t_nb.append(timed(script))
         if db is not None:
-            t = time.perf_counter()
-            bogo_score(db, test_files)
-            t_bf.append(time.perf_counter() - t)
-    res["speed"]["textnb"] = len(te) / min(t_nb)
+            t_bf.append(timed(bogo_cmd, files_in, ok=(0, 1, 2)))  # -b exits with a verdict's code
+    res["speed"]["textnb"] = len(te) / min(t[0] for t in t_nb)
+    res["speed"]["textnb_cpu"] = len(te) / min(t[1] for t in t_nb)
     if t_bf:
-        res["speed"]["bogofilter"] = len(te) / min(t_bf)
-    res["speed"].update(lead_latency_figures(model_path, db, test_files))
+        res["speed"]["bogofilter"] = len(te) / min(t[0] for t in t_bf)
+        res["speed"]["bogofilter_cpu"] = len(te) / min(t[1] for t in t_bf)
+    res["latency"] = lead_latency_figures(model_path, db, test_files)
     return res
 
 
-def lead_latency_figures(model_path, bogofilter_db, test_files):
-    """LEAD: daemon per-message and cold-start latency figures go here (issue 16, items 4-5).
+def timed(argv, stdin=None, ok=(0,)):
+    """(wall seconds, CPU seconds of the process) of one whole run; its output is dropped."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, err = proc.communicate(stdin)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode not in ok:
+        raise RuntimeError(f"{argv[:3]}: exit {proc.returncode}: {err.decode(errors='replace')[-300:]}")
+    return wall, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
-    Called once per corpus with the saved textnb model, the trained bogofilter database
-    (None without bogofilter) and the test messages; return a dict of extra speed
-    figures (e.g. ``{"daemon_ms": ..., "bogofilter_ms": ..., "cold_s": ...}``): they
-    are printed beside the batch speeds."""
-    return {}
+
+def lead_latency_figures(model_path, bogofilter_db, test_files):
+    """Per-message latency in this run (``scripts/spam_latency.py``): every one of
+    :data:`LATENCY_MESSAGES` test messages (evenly spread over the test part) classified
+    by each contender in turn, whole processes: the daemon client against ``textnb
+    serve``, ``bogofilter -d DB``, the cold ``spamfilter --model``, a bare ``python -c
+    "import sklearn.naive_bayes"``. None without bogofilter."""
+    if bogofilter_db is None:
+        return None
+    step = max(1, len(test_files) // LATENCY_MESSAGES)
+    return measure_latency(model_path, test_files[::step][:LATENCY_MESSAGES], bogofilter_db)
 
 
 # -- online, TREC style -------------------------------------------------------------------------
@@ -466,20 +487,43 @@ def render(results, selection, online_res, load):
             out.append(f"| {label if k == 0 else ''} | {r['system']} | **{pct(r['recall'])}** | {pct(r['fp_at'])} | "
                        f"**{pct(r['fp'], 2)}** | {pct(r['unsure'])} | {pct(r['caught'])} | {pct(r['missed'])} |")
     out.append("")
-    out.append("| corpus | textnb `spamfilter --batch DIR` msgs/s | bogofilter `-b` msgs/s | ratio |")
-    out.append("|---|---:|---:|---:|")
+    out.append("| corpus | textnb `spamfilter --batch DIR` msgs/s | bogofilter `-b` msgs/s | ratio | "
+               "ratio of CPU time |")
+    out.append("|---|---:|---:|---:|---:|")
     for res in results:
         s = res["speed"]
         bf = s.get("bogofilter")
-        extra = {k: v for k, v in s.items() if k not in ("textnb", "bogofilter")}
-        out.append(f"| {res['name']} | {s['textnb']:.0f} | {bf:.0f} | {s['textnb'] / bf:.2f}x |" if bf else
-                   f"| {res['name']} | {s['textnb']:.0f} | - | - |")
-        if extra:
-            out.append("| | " + ", ".join(f"{k} {v:.4g}" for k, v in extra.items()) + " | | |")
+        out.append(f"| {res['name']} | {s['textnb']:.0f} | {bf:.0f} | **{s['textnb'] / bf:.2f}x** | "
+                   f"{s['textnb_cpu'] / s['bogofilter_cpu']:.2f}x |" if bf else
+                   f"| {res['name']} | {s['textnb']:.0f} | - | - | - |")
     out.append("")
     out.append("Whole process (Python start, model load, reading and tokenising every file), best of 3 "
-               "alternated runs each, on the test part written to one folder.")
+               "alternated runs each, on the test part written to one folder; textnb runs as "
+               "`python -S scripts/spamfilter` (its `#!` line) with the package's bytecode compiled "
+               "(as `pip install` leaves it; this environment sets PYTHONDONTWRITEBYTECODE). The CPU-time "
+               "ratio (user + system of each process) is less disturbed by other jobs on the machine.")
     out.append("")
+    lat = [(res["name"], res.get("latency")) for res in results if res.get("latency")]
+    if lat:
+        out.append("| corpus | `spamfilter --socket` (daemon) per message | bogofilter per message | ratio | "
+                   "cold `spamfilter --model` | `import sklearn.naive_bayes` | ratio | `python -S -c pass` |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for name, r in lat:
+            m, q = r["median_s"], r["ratios"]
+            out.append(f"| {name} ({r['n']} messages) | {1e3 * m['daemon']:.1f} ms | {1e3 * m['bogofilter']:.1f} ms | "
+                       f"**{q['daemon_vs_bogofilter']:.2f}x** | {1e3 * m['cold']:.0f} ms | "
+                       f"{1e3 * m['sklearn_import']:.0f} ms | **{q['cold_vs_sklearn_import']:.2f}x** | "
+                       f"{1e3 * m['python_floor']:.1f} ms |")
+        out.append("")
+        out.append("Medians over the messages, each classified once by every contender in turn (whole processes, "
+                   "`scripts/spam_latency.py`, called by this script in the same run). The daemon client is "
+                   "`python -S scripts/spamfilter --socket S` against `textnb serve MODEL --socket S`; the "
+                   "same with the site module (the pip console script): "
+                   + ", ".join(f"{q['daemon_site_vs_bogofilter']:.2f}x" for _, r in lat for q in [r["ratios"]])
+                   + " bogofilter; cold with the site module: "
+                   + ", ".join(f"{q['cold_site_vs_sklearn_import']:.2f}x" for _, r in lat for q in [r["ratios"]])
+                   + " the sklearn import.")
+        out.append("")
     for res in results:
         if res["note"]:
             out.append(f"* {res['name']}: {res['note']}.")
@@ -550,6 +594,9 @@ def main(argv=None):
         if not (SHARED / f"{name}.tar.gz").exists():
             print(f"{SHARED / name}.tar.gz: not found (the shared corpora are needed)", file=sys.stderr)
             return 1
+    # the installed state: pip install compiles the package's bytecode (this environment sets
+    # PYTHONDONTWRITEBYTECODE, so a checkout would recompile every module on every start)
+    compileall.compile_dir(str(REPO / "textnb"), quiet=1)
     loads = [os.getloadavg()[0]]
     corpora = [load_spamassassin(), load_csdmc(), load_sms()]
     splits = []

@@ -8,7 +8,9 @@ For each message, in turn (so that load on the machine hits every contender alik
 * ``daemon_site``: the same client with the site module on (what the console script that
   ``pip install .`` writes runs: it pays for the site-packages scan, .pth files included);
 * ``bogofilter``: ``bogofilter -d DIR`` (its verdict as the exit status);
-* ``cold``: ``python scripts/spamfilter --model MODEL`` (loads the model every time);
+* ``cold``: ``python -S scripts/spamfilter --model MODEL`` (loads the model every time;
+  ``-S`` as the script's ``#!`` line runs it);
+* ``cold_site``: the same with the site module on (the pip console script);
 * ``sklearn_import``: ``python -c "import sklearn.naive_bayes"`` (the floor of any path
   that imports scikit-learn);
 * ``python_floor``: ``python -S -c pass`` (the floor of any Python client: interpreter
@@ -88,7 +90,8 @@ def measure_latency(model_path, message_paths, bogofilter_dir, *, progress=None)
                 "daemon": [sys.executable, "-S", str(SPAMFILTER), "--socket", str(sock)],
                 "daemon_site": [sys.executable, str(SPAMFILTER), "--socket", str(sock)],
                 "bogofilter": ["bogofilter", "-d", str(bogofilter_dir)],
-                "cold": [sys.executable, str(SPAMFILTER), "--model", str(model_path)],
+                "cold": [sys.executable, "-S", str(SPAMFILTER), "--model", str(model_path)],
+                "cold_site": [sys.executable, str(SPAMFILTER), "--model", str(model_path)],
                 "sklearn_import": [sys.executable, "-c", "import sklearn.naive_bayes"],
                 "python_floor": [sys.executable, "-S", "-c", "pass"],
             }
@@ -110,6 +113,7 @@ def measure_latency(model_path, message_paths, bogofilter_dir, *, progress=None)
             "daemon_vs_bogofilter": med["daemon"] / med["bogofilter"],
             "daemon_site_vs_bogofilter": med["daemon_site"] / med["bogofilter"],
             "cold_vs_sklearn_import": med["cold"] / med["sklearn_import"],
+            "cold_site_vs_sklearn_import": med["cold_site"] / med["sklearn_import"],
             "python_floor_vs_bogofilter": med["python_floor"] / med["bogofilter"],
         },
         "load_average": os.getloadavg()[0],

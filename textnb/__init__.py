@@ -11,9 +11,8 @@ import: they are aliases of the modules' new homes.
 """
 
 import importlib as _importlib
-import importlib.abc as _importlib_abc
-import importlib.util as _importlib_util
-import sys as _sys
+import importlib.machinery as _machinery  # not importlib.abc / importlib.util: they import
+import sys as _sys                        # importlib.resources, pathlib, tempfile, typing
 
 from textnb.core.registry import MODEL_MODULES
 from textnb.core.version import __version__
@@ -81,13 +80,14 @@ _MOVED = {
 }
 
 
-class _MovedModules(_importlib_abc.MetaPathFinder, _importlib_abc.Loader):
-    """Import an old flat module path as an alias of the module at its new path."""
+class _MovedModules:
+    """Import an old flat module path as an alias of the module at its new path (a meta
+    path finder and loader by protocol: find_spec, create_module, exec_module)."""
 
     def find_spec(self, fullname, path=None, target=None):
         package, _, name = fullname.partition(".")
         if package == "textnb" and name in _MOVED:
-            return _importlib_util.spec_from_loader(fullname, self)
+            return _machinery.ModuleSpec(fullname, self)
         return None
 
     def create_module(self, spec):

@@ -31,7 +31,6 @@ command-line front ends used by ``scripts/spamfilter`` and ``scripts/topicfilter
 
 import contextlib
 import fcntl
-import math
 import os
 import shutil
 import sys
@@ -45,6 +44,33 @@ from textnb.core.errors import InputError, ModelFileError
 from textnb.core.model_io import load, model_class
 from textnb.io import mail
 from textnb.text.scorer import load_for_prediction
+from textnb.apps.spamlite import (  # noqa: F401 (the verdict rules live on the numpy-free path)
+    _BATCH,
+    DEFAULT_HAM_CUTOFF,
+    DEFAULT_KIND,
+    DEFAULT_SPAM_ALPHA,
+    MODEL_KINDS,
+    SPAM_KINDS,
+    DEFAULT_SPAM_CUTOFF,
+    EXIT_CODES,
+    EXIT_ERROR,
+    HAM,
+    HEADER_PREFIX,
+    SPAM,
+    UNSURE,
+    Verdict,
+    _drop_own_headers,
+    _expit,
+    _header_end,
+    _logit,
+    add_headers,
+    check_cutoffs,
+    score_text,
+    verdict_headers,
+    verdict_of,
+)
+
+CLASSES = (HAM, SPAM)
 
 __all__ = [
     "SPAM",
@@ -69,76 +95,6 @@ __all__ = [
     "apply_route",
 ]
 
-SPAM, HAM, UNSURE = "spam", "ham", "unsure"
-CLASSES = (HAM, SPAM)
-#: The lowest spam cut-off that held the pooled out-of-fold ham false positives of the
-#: default kind at or below 0.05 % on each corpus (``scripts/bench_spam.py --select``).
-DEFAULT_SPAM_CUTOFF = 0.9999
-DEFAULT_HAM_CUTOFF = 0.45
-#: Exit status of ``spamfilter`` for each verdict (bogofilter's), and for an error.
-EXIT_CODES = {SPAM: 0, HAM: 1, UNSURE: 2}
-EXIT_ERROR = 3
-HEADER_PREFIX = b"X-TextNB-"
-MODEL_KINDS = {"multinomial": "MultinomialNB", "bernoulli": "BernoulliNB", "complement": "ComplementNB",
-               "boolean": "SpamScorer", "fisher": "SpamScorer", "geometric": "SpamScorer"}
-#: :class:`textnb.apps.spamscore.SpamScorer` settings of the kinds fed raw mail tokens:
-#: ``boolean`` = multinomial NB on Boolean attributes (Metsis et al. 2006), length-normalised;
-#: ``fisher`` = bogofilter's Robinson-Fisher; ``geometric`` = Robinson's geometric mean.
-SPAM_KINDS = {"boolean": {"method": "multinomial", "alpha": 0.01, "length_norm": True},
-              "fisher": {"method": "fisher"}, "geometric": {"method": "geometric"}}
-#: The kind of a new spam model (``--kind``), chosen by ``scripts/bench_spam.py --select``:
-#: the best average over SpamAssassin, CSDMC2010 and SMS of 5-fold cross-validation inside
-#: each training part, among the scorings whose ham false positives can be held at
-#: 0.05 % by a cut-off (docs/spam.md).
-DEFAULT_KIND = "boolean"
-_BATCH = 500
-
-
-# -- verdicts ---------------------------------------------------------------------------
-def _logit(p):
-    if p <= 0.0:
-        return -math.inf
-    if p >= 1.0:
-        return math.inf
-    return math.log(p) - math.log1p(-p)
-
-
-def _expit(lo):
-    """P(spam) of a log-odds (math only: no scipy import on the mail path)."""
-    if lo >= 0:
-        return 1.0 / (1.0 + math.exp(-lo))
-    e = math.exp(lo)
-    return e / (1.0 + e)
-
-
-def check_cutoffs(spam_cutoff, ham_cutoff):
-    """Raise InputError unless ``0 <= ham_cutoff <= spam_cutoff <= 1``."""
-    for name, v in (("spam cut-off", spam_cutoff), ("ham cut-off", ham_cutoff)):
-        if not (isinstance(v, (int, float)) and 0.0 <= v <= 1.0):
-            raise InputError(f"the {name} must be a probability between 0 and 1; got {v!r}")
-    if ham_cutoff > spam_cutoff:
-        raise InputError(f"the ham cut-off {ham_cutoff} is above the spam cut-off {spam_cutoff}")
-
-
-def verdict_of(log_odds, spam_cutoff=DEFAULT_SPAM_CUTOFF, ham_cutoff=DEFAULT_HAM_CUTOFF):
-    """``'spam'``, ``'ham'`` or ``'unsure'`` for a spam log-odds and two cut-offs."""
-    if log_odds >= _logit(spam_cutoff):
-        return SPAM
-    if log_odds <= _logit(ham_cutoff):
-        return HAM
-    return UNSURE
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The outcome for one message: ``label`` (spam / ham / unsure), ``score`` =
-    P(spam), ``log_odds`` = log P(spam) - log P(ham) (keeps its resolution)."""
-
-    label: str
-    score: float
-    log_odds: float
-
-
 def default_model_path(name="spam.tnb", environ=None):
     """``$XDG_DATA_HOME/textnb/<name>``, else ``~/.local/share/textnb/<name>``."""
     environ = os.environ if environ is None else environ
@@ -146,9 +102,6 @@ def default_model_path(name="spam.tnb", environ=None):
     return Path(base) / "textnb" / name
 
 
-#: Smoothing of the default spam model, chosen by 5-fold cross-validation on the training
-#: half of the SpamAssassin split (``scripts/bench_spam.py --select``, docs/spam.md).
-DEFAULT_SPAM_ALPHA = 0.001
 #: Whether the spam model sees all header fields (see :func:`textnb.io.mail.message_text`).
 SPAM_ALL_HEADERS = True
 
@@ -266,63 +219,6 @@ class SpamFilter:
                 return
             verdicts = self.classify([data for _, data in batch])
             yield from zip((s for s, _ in batch), verdicts)
-
-
-# -- message headers ----------------------------------------------------------------
-def _header_end(data):
-    """(index of the blank line ending the header block, line ending) or (None, ending)."""
-    crlf = data.find(b"\r\n\r\n")
-    lf = data.find(b"\n\n")
-    if lf >= 0 and (crlf < 0 or lf < crlf):
-        return lf + 1, b"\n"
-    if crlf >= 0:
-        return crlf + 2, b"\r\n"
-    return None, (b"\r\n" if b"\r\n" in data[:4096] else b"\n")
-
-
-def _drop_own_headers(block):
-    """Remove X-TextNB-* fields (with their continuation lines) from a header block."""
-    out, dropping = [], False
-    for line in block.splitlines(keepends=True):
-        if line[:1] in (b" ", b"\t") and dropping:
-            continue
-        dropping = line[: len(HEADER_PREFIX)].lower() == HEADER_PREFIX.lower()
-        if not dropping:
-            out.append(line)
-    return b"".join(out)
-
-
-def score_text(verdict):
-    """The score printed by ``--batch`` and in ``X-TextNB-Score``: the spam log-odds as the
-    shortest decimal that reads back to the same float, so sorting on it orders messages
-    exactly as the log-odds do (a probability would round to 1.000000 for confident spam)."""
-    return repr(float(verdict.log_odds))
-
-
-def verdict_headers(verdict, eol=b"\n"):
-    """The header lines added to a classified message."""
-    return eol.join([
-        b"X-TextNB-Class: " + verdict.label.encode(),
-        b"X-TextNB-Score: " + score_text(verdict).encode(),
-        b"X-TextNB-Log-Odds: " + f"{verdict.log_odds:.4f}".encode(),
-    ]) + eol
-
-
-def add_headers(head, verdict):
-    """``head`` (the start of a message, bytes) with the verdict headers added.
-
-    They go at the end of the header block (earlier X-TextNB-* fields are removed);
-    when no header block ends within ``head``, at its very start (after an mbox
-    ``From`` line). The rest of the message is untouched.
-    """
-    end, eol = _header_end(head)
-    lines = verdict_headers(verdict, eol)
-    if end is None:
-        if head.startswith(b"From ") and b"\n" in head:
-            first, rest = head.split(b"\n", 1)
-            return first + b"\n" + lines + rest
-        return lines + head
-    return _drop_own_headers(head[:end]) + lines + head[end:]
 
 
 # -- model updates under a lock -----------------------------------------------------

@@ -2,7 +2,8 @@
 
 Two parts:
 
-* :func:`message_tokens`: a fast header- and MIME-aware tokenizer for raw mail (its own
+* :func:`message_tokens` (defined in :mod:`textnb.io.mailtokens`, which needs no numpy, and
+  re-exported here): a fast header- and MIME-aware tokenizer for raw mail (its own
   small MIME reader, several times faster than the :mod:`email` parser); every header field gives tokens prefixed by its name
   (``subject:cheap``, ``from:example.com``, ``rcvd:mx1.example.com``,
   ``list-id:python.org``, and ``hname:<field>`` for the field's presence), RFC 2047
@@ -38,7 +39,8 @@ Two parts:
 
 Prediction is a numpy computation on the fitted arrays (``vocabulary_``,
 ``feature_count_``, ``class_count_``); no scikit-learn or scipy is imported by this
-module.
+module. For ``method="multinomial"`` :mod:`textnb.apps.spamlite` computes the same
+log-odds, float for float, without numpy (the spam filter's fast path).
 
 References
 ----------
@@ -49,224 +51,17 @@ naive Bayes?", CEAS 2006.
 R. A. Fisher, "Statistical methods for research workers", 1925 (combining p-values).
 """
 
-import binascii
-import email.header
-import html
 import math
-import re
 
 import numpy as np
 
-from textnb.io import mail
 from textnb.core.errors import InputError
 from textnb.core.model_io import register
 from textnb.core.model_schema import MAX_ALPHA, MAX_COUNT, MAX_DIM, Array, Bool, Choice, Classes, Float, Int, Optional
 
+from textnb.io.mailtokens import Tokens, message_tokens  # noqa: F401 (the tokenizer's home before)
+
 __all__ = ["SpamScorer", "message_tokens", "log_chi2_even"]
-
-# -- tokenizer ---------------------------------------------------------------------------
-_WORD = re.compile(r"(?u)[\w$][\w$'.\-]*[\w$]")
-MAX_TOKEN = 40
-#: fields whose words are noise: dates, ids, bookkeeping of mail clients, our own headers
-_SKIP_FIELDS = frozenset({
-    "date", "content-length", "lines", "status", "x-status", "x-keywords", "x-uid",
-    "x-textnb-class", "x-textnb-score", "x-textnb-log-odds", "x-mozilla-status",
-    "x-mozilla-status2", "x-mozilla-keys", "delivery-date", "x-bogosity", "x-spam-status",
-    "x-spam-level", "x-spam-flag", "x-spam-checker-version", "x-spam-score", "x-spam-report",
-})
-_ADDRESS_FIELDS = {"from": "from:", "to": "to:", "cc": "to:", "reply-to": "reply-to:",
-                   "sender": "from:", "return-path": "return-path:", "delivered-to": "to:"}
-_MAX_VALUE = 4000
-_SCRIPT = re.compile(r"(?is)<(script|style)\b.*?</\1\s*>")
-_TAG = re.compile(r"(?s)<[^>]*>")
-_URL = re.compile(r"://([^/\s\"'<>:?#=]+)")  # on lowercased text: link hosts
-_MID_DOMAIN = re.compile(r"@([^>\s]+)")
-
-
-def _words(text, prefix="", lowered=False):
-    """Lowercase word tokens of ``text`` (longer than 40: ``skip:<c><len>``), repeats allowed."""
-    words = _WORD.findall(text if lowered else text.lower())
-    if max(map(len, words), default=0) > MAX_TOKEN:
-        words = [w if len(w) <= MAX_TOKEN else f"skip:{w[0]}{len(w) // 10 * 10}" for w in words]
-    if prefix:
-        return [prefix + w for w in words]
-    return words
-
-
-_FIELDS = re.compile(r"(?m)^([!-9;-~]+):[ \t]*(.*?)\r?$")
-_FIRST_FIELD = re.compile(r"[!-9;-~]+:[ \t]")
-_FOLD = re.compile(r"\r?\n[ \t]+")
-_BLANK_LINE = re.compile(r"\r?\n[ \t]*\r?\n")
-_PARAM = re.compile(r"""(?i)([a-z][\w*-]*)\s*=\s*(?:"([^"]*)"|([^\s;]+))""")
-_MAX_PARTS = 200
-_MAX_DEPTH = 8
-
-
-def _split_message(text):
-    """``(list of (name, value), body)`` of a message held as a Latin-1 string (one char per byte)."""
-    if not _FIRST_FIELD.match(text):
-        return [], text
-    m = _BLANK_LINE.search(text)
-    head, body = (text[: m.start()], text[m.end():]) if m else (text, "")
-    return [(name.lower(), value) for name, value in _FIELDS.findall(_FOLD.sub(" ", head))], body
-
-
-def _params(value):
-    kind, _, rest = value.partition(";")
-    return kind.strip().lower(), {k.lower(): (q or u) for k, q, u in _PARAM.findall(rest)}
-
-
-def _text_of(latin1):
-    """A header value or payload held as Latin-1 text, decoded as UTF-8 when it is."""
-    if latin1.isascii():
-        return latin1
-    return mail.decode_bytes(latin1.encode("latin-1"))
-
-
-def _decode(value):
-    """A header value (raw bytes as Latin-1 text) as text, RFC 2047 words decoded."""
-    value = value[:_MAX_VALUE]
-    if "=?" in value:
-        try:
-            parts = email.header.decode_header(value)
-            return "".join(mail.decode_bytes(c, cs) if isinstance(c, bytes) else _text_of(c) for c, cs in parts)
-        except Exception:  # malformed encoded words: keep the raw value
-            pass
-    return _text_of(value)
-
-
-def _header_tokens(fields, out):
-    n_received = 0
-    texts = {}  # prefix -> values: one tokenizer pass per prefix
-    for name, value in fields:
-        if name in _SKIP_FIELDS:
-            continue
-        out.append("hname:" + name)
-        if name == "received":
-            n_received += 1
-            texts.setdefault("rcvd:", []).append(value.split(";", 1)[0][:_MAX_VALUE])
-        elif name == "message-id":
-            m = _MID_DOMAIN.search(value)
-            out.append("mid:" + (m.group(1).lower() if m else "none"))
-        elif name.startswith("content-") or name == "mime-version":
-            continue  # MIME structure: tokenised per part
-        else:
-            prefix = "subject:" if name == "subject" else _ADDRESS_FIELDS.get(name) or name + ":"
-            texts.setdefault(prefix, []).append(_decode(value))
-    for prefix, values in texts.items():
-        out += _words(" \n ".join(values), prefix)
-    out.append(f"received:{min(n_received, 12)}")
-
-
-def _payload(body, cte):
-    """Bytes of a part's body (Latin-1 text) after its transfer encoding."""
-    raw = body.encode("latin-1")
-    if cte == "base64":
-        try:
-            return binascii.a2b_base64(raw)
-        except (binascii.Error, ValueError):
-            return mail._lenient_b64decode(raw)[0]
-    if cte == "quoted-printable":
-        return binascii.a2b_qp(raw)
-    return raw
-
-
-def _part_tokens(fields, body, out, depth, budget):
-    """Tokens of one MIME entity (its content headers and body), recursively."""
-    header = dict(fields)
-    ctype, params = _params(header.get("content-type", "text/plain"))
-    if "/" not in ctype:
-        ctype = "text/plain"
-    out.append("ctype:" + ctype)
-    if ctype.startswith("multipart/"):
-        boundary = params.get("boundary")
-        if not boundary or depth >= _MAX_DEPTH:
-            out.append("mimedefect:noboundary")
-            _leaf_tokens("text/plain", {}, header, body, out)
-            return
-        delimiter = re.compile(r"(?m)^--" + re.escape(boundary) + r"(--)?[ \t]*\r?$")
-        pieces = delimiter.split(body)
-        # split() gives: preamble, then (closing marker, part) pairs
-        for k in range(2, len(pieces), 2):
-            if pieces[k - 1] is not None and pieces[k - 1] == "--":
-                break  # the epilogue after the closing delimiter
-            if budget[0] <= 0:
-                return
-            budget[0] -= 1
-            part = pieces[k]
-            part = part[1:] if part.startswith("\n") else (part[2:] if part.startswith("\r\n") else part)
-            sub_fields, sub_body = _split_message(part) if _FIRST_FIELD.match(part) else ([], part)
-            _part_tokens(sub_fields, sub_body, out, depth + 1, budget)
-        if len(pieces) == 1:
-            out.append("mimedefect:nodelimiter")
-            _leaf_tokens("text/plain", {}, header, body, out)
-        return
-    if ctype == "message/rfc822" and depth < _MAX_DEPTH:
-        sub_fields, sub_body = _split_message(body.lstrip("\r\n"))
-        _header_tokens(sub_fields, out)
-        _part_tokens(sub_fields, sub_body, out, depth + 1, budget)
-        return
-    _leaf_tokens(ctype, params, header, body, out)
-
-
-def _leaf_tokens(ctype, params, header, body, out):
-    cte = header.get("content-transfer-encoding", "").strip().lower()[:40]
-    if cte:
-        out.append("cte:" + cte)
-    filename = _params(header.get("content-disposition", ""))[1].get("filename") or params.get("name")
-    if filename is not None:
-        out += _words(_decode(filename), "attach:")
-        return
-    if not ctype.startswith("text/"):
-        return
-    charset = params.get("charset")
-    if charset:
-        out.append("charset:" + charset.lower()[:40])
-    text = mail.decode_bytes(_payload(body, cte), charset).lower()
-    out += ["url:" + h for h in _URL.findall(text)]
-    if ctype == "text/html":
-        n_img = text.count("<img")
-        if n_img:
-            out.append(f"html:img{min(n_img, 5)}")
-        text = html.unescape(_TAG.sub(" ", _SCRIPT.sub(" ", text)))
-    out += _words(text, lowered=True)
-
-
-class Tokens(list):
-    """A list of distinct tokens (what :func:`message_tokens` returns): the scorer can
-    skip removing repeats."""
-
-    __slots__ = ()
-
-
-def message_tokens(data, max_bytes=mail.DEFAULT_MAX_BYTES):
-    """The distinct tokens of one raw message (bytes), in order of first appearance.
-
-    The message is split by a small MIME reader of its own (header fields unfolded,
-    multipart bodies split on their boundaries, at most 200 parts and 8 levels,
-    base64 and quoted-printable decoded by :mod:`binascii`): several times faster than
-    the :mod:`email` parser, which matters for a mail filter. Never raises: a message
-    it cannot read is tokenised as raw text (with ``mimedefect:unparsable``). Only the
-    first ``max_bytes`` bytes are read (a longer message gets ``textnb:truncated``).
-    """
-    if isinstance(data, str):
-        data = data.encode("utf-8", "surrogateescape")
-    out = []
-    if max_bytes is not None and len(data) > max_bytes:
-        data = data[:max_bytes]
-        out.append("textnb:truncated")
-    if data.startswith(b"From "):
-        data = data.split(b"\n", 1)[1] if b"\n" in data else b""
-    text = data.decode("latin-1")
-    try:
-        fields, body = _split_message(text)
-        _header_tokens(fields, out)
-        _part_tokens(fields, body, out, 0, [_MAX_PARTS])
-    except Exception:  # a last resort: the bytes as text
-        out.append("mimedefect:unparsable")
-        out += _words(mail.decode_bytes(data))
-    return Tokens(dict.fromkeys(out))
-
 
 # -- chi-square in log space -------------------------------------------------------------
 def _log_factorials(n):
@@ -568,10 +363,11 @@ class SpamScorer:
         n_h, n_s = (float(v) for v in self.class_count_)
         if self.method == "multinomial":
             a, v = float(self.alpha), len(g)
-            llr = (np.log(b + a) - math.log(b.sum() + a * v)) - (np.log(g + a) - math.log(g.sum() + a * v))
             with np.errstate(divide="ignore"):
                 prior = math.log(n_s) - math.log(n_h) if n_s and n_h else (math.inf if n_s else -math.inf)
-            weights = {"llr": llr, "prior": prior}
+            # the per-token weights are computed for the tokens scored (_multinomial_llr), so
+            # scoring one message after each partial_fit costs its own tokens, not the vocabulary
+            weights = {"log_b": math.log(b.sum() + a * v), "log_g": math.log(g.sum() + a * v), "prior": prior}
         else:
             n = g + b
             if n_h and n_s:
@@ -587,6 +383,21 @@ class SpamScorer:
             weights["use"] = weights["dev"] >= self.min_dev
         self._cache = (key, weights)
         return weights
+
+    def _multinomial_llr(self, ids, w):
+        """Log-likelihood ratio of each token id in ``ids``: ``(log(b + alpha) - log_b) -
+        (log(g + alpha) - log_g)``, with ``math.log`` element by element (the very floats
+        :mod:`textnb.apps.spamlite` computes; numpy's vectorised log may differ in the last
+        bit), once per distinct id."""
+        if not len(ids):
+            return np.zeros(0)
+        uniq, inverse = np.unique(ids, return_inverse=True)
+        a = float(self.alpha)
+        b = (self.feature_count_[1, uniq].astype(np.float64) + a).tolist()
+        g = (self.feature_count_[0, uniq].astype(np.float64) + a).tolist()
+        log_b = np.fromiter(map(math.log, b), dtype=np.float64, count=len(b))
+        log_g = np.fromiter(map(math.log, g), dtype=np.float64, count=len(g))
+        return ((log_b - w["log_b"]) - (log_g - w["log_g"]))[inverse]
 
     def _ids(self, X):
         """Token ids of known tokens of each document: (flat ids, document of each)."""
@@ -614,7 +425,7 @@ class SpamScorer:
         """Log-odds from the known-token ids of ``n_docs`` documents (``owner``: document of each)."""
         w = self._token_weights()
         if self.method == "multinomial":
-            total = np.bincount(owner, weights=w["llr"][ids], minlength=n_docs)
+            total = np.bincount(owner, weights=self._multinomial_llr(ids, w), minlength=n_docs)
             if self.length_norm:
                 n = np.bincount(owner, minlength=n_docs)
                 total = total / np.sqrt(np.maximum(n, 1))

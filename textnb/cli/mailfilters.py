@@ -1,18 +1,15 @@
 """The ``spamfilter`` and ``topicfilter`` programs: argument parsing and printing over
 :mod:`textnb.apps.filtering` (the filters themselves live there)."""
 
-import argparse
 import contextlib
 import sys
 
 from textnb.apps.spamclient import EXIT_INTERRUPTED, Terminated, client_main, copy_rest, drain, read_head
-from textnb.cli.argtypes import MAX_ALPHA, bounded, size
 from textnb.cli.output import cell
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, ModelFileError, TextnbError
-from textnb.core.model_io import load
-from textnb.io import mail
-from textnb.apps.filtering import (
+from textnb.io import mailread as mail
+from textnb.apps.spamlite import (
     HAM,
     SPAM,
     DEFAULT_HAM_CUTOFF,
@@ -22,35 +19,42 @@ from textnb.apps.filtering import (
     EXIT_CODES,
     EXIT_ERROR,
     MODEL_KINDS,
-    SpamFilter,
-    _messages,
+    LiteFilter,
     add_headers,
-    apply_route,
     check_cutoffs,
-    default_model_path,
-    plan_routes,
+    default_model_file,
     score_text,
-    train_model,
-    update_model,
 )
+
+# Heavier modules (numpy, the model loader, the estimators) are imported by the modes
+# that need them: the default spam model classifies one message or a folder through
+# textnb.apps.spamlite without numpy (docs/spam.md, "Speed").
+
+
+def _full_library():
+    """Make installed packages importable before numpy & co. are: ``scripts/spamfilter``
+    starts Python without the site module (-S), which only the numpy-free paths can do
+    without."""
+    if sys.flags.no_site and "site" not in sys.modules:
+        import site
+
+        site.main()
 
 __all__ = ["filter_main", "topic_main"]
 
 
 # -- command line ---------------------------------------------------------------------
-_probability = bounded(float, low=0.0, high=1.0)
-
-
-_smoothing = bounded(float, low=0.0, high=MAX_ALPHA)
-
-
-_size = size  # 1 byte to 4G (suffixes k, m, g)
+# argparse (with gettext and shutil) is imported only when a parser is built: the common
+# calls of a mail filter are read by _fast_spam_args without it. The argument types
+# (textnb.cli.argtypes, which imports argparse) are imported by the parser builders.
 
 
 @contextlib.contextmanager
 def _progress(stream, desc, unit="msg"):
     """The command line's progress bar (:class:`textnb.cli.progress.Progress`) on
     ``stream`` when it is a terminal; else None. Yields ``update(done)`` or None."""
+    if hasattr(stream, "isatty") and stream.isatty():
+        _full_library()  # tqdm, when installed, lives in site-packages
     bar = Progress(desc, stream=stream, unit=unit)
     if not bar.enabled:
         yield None
@@ -61,15 +65,72 @@ def _progress(stream, desc, unit="msg"):
         bar.close()
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse that raises instead of exiting, so errors map to our exit codes."""
+def _parser_class():
+    import argparse
 
-    def error(self, message):
-        raise InputError(f"{message} (see --help)")
+    class _Parser(argparse.ArgumentParser):
+        """argparse that raises instead of exiting, so errors map to our exit codes."""
+
+        def error(self, message):
+            raise InputError(f"{message} (see --help)")
+
+    return _Parser
+
+
+class _Args:
+    """The namespace :func:`_spam_parser` gives when no option but those listed is used."""
+
+    def __init__(self, **given):
+        self.model = self.socket = self.batch = None
+        self.passthrough = self.exit_zero = self.log_odds = False
+        self.spam_cutoff, self.ham_cutoff = DEFAULT_SPAM_CUTOFF, DEFAULT_HAM_CUTOFF
+        self.max_bytes = mail.DEFAULT_MAX_BYTES
+        self.train_spam = self.train_ham = self.alpha = None
+        self.kind = DEFAULT_KIND
+        self.register_spam = self.register_ham = self.unregister_spam = self.unregister_ham = None
+        self.__dict__.update(given)
+
+
+_FAST_FLAGS = {"-p": "passthrough", "--passthrough": "passthrough", "-e": "exit_zero", "--exit-zero": "exit_zero",
+               "--log-odds": "log_odds"}
+
+
+def _fast_spam_args(argv):
+    """The parse of ``argv`` when it holds only ``-m/--model FILE``, ``-B/--batch PATH...``
+    and the flags ``-p``, ``-e``, ``--log-odds`` (each at most once, long forms included,
+    values not starting with ``-``): exactly what :func:`_spam_parser` would give. None
+    for anything else (abbreviations, ``=`` forms, other options, errors, help), which
+    the argparse parser reads."""
+    given, i = {}, 0
+    while i < len(argv):
+        a = argv[i]
+        if a in _FAST_FLAGS:
+            if _FAST_FLAGS[a] in given:
+                return None
+            given[_FAST_FLAGS[a]] = True
+            i += 1
+        elif a in ("-m", "--model", "-B", "--batch"):
+            key = "model" if a in ("-m", "--model") else "batch"
+            values = []
+            i += 1
+            while i < len(argv) and argv[i] and not argv[i].startswith("-") and (key == "batch" or not values):
+                values.append(argv[i])
+                i += 1
+            if not values or key in given:
+                return None
+            given[key] = values if key == "batch" else values[0]
+        else:
+            return None
+    return _Args(**given)
 
 
 def _spam_parser():
-    p = _Parser(
+    from textnb.cli.argtypes import MAX_ALPHA, bounded
+    from textnb.cli.argtypes import size as _size
+
+    _probability = bounded(float, low=0.0, high=1.0)
+    _smoothing = bounded(float, low=0.0, high=MAX_ALPHA)
+    p = _parser_class()(
         prog="spamfilter",
         description="Classify mail as spam / ham / unsure with a textnb model (bogofilter-style). "
                     "Without a mode option: read one message from stdin; the exit status is the "
@@ -132,12 +193,12 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
     passthrough = "-p" in argv or "--passthrough" in argv
     code = EXIT_ERROR
     try:
-        args = _spam_parser().parse_args(argv)
+        args = _fast_spam_args(argv) or _spam_parser().parse_args(argv)
         if args.socket is not None:
             return client_main(argv, stdin=stdin, stdout=stdout, stderr=stderr)
         passthrough = args.passthrough
         check_cutoffs(args.spam_cutoff, args.ham_cutoff)
-        model_path = args.model or default_model_path()
+        model_path = args.model or default_model_file()
         ops = {op: getattr(args, op.replace("-", "_")) for op in
                ("register_spam", "register_ham", "unregister_spam", "unregister_ham")}
         ops = {k: v for k, v in ops.items() if v is not None}
@@ -148,6 +209,9 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
         if training:
             if not args.train_spam or not args.train_ham:
                 raise InputError("training needs both --train-spam PATH and --train-ham PATH")
+            _full_library()
+            from textnb.apps.filtering import train_model
+
             with _progress(stderr, "training") as progress:
                 counts = train_model(model_path, args.train_spam, args.train_ham, kind=args.kind,
                                      alpha=args.alpha, max_bytes=args.max_bytes, progress=progress)
@@ -158,8 +222,13 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
             return _register(ops, model_path, args, stdin, stderr)
         if args.batch is None:  # read first: in -p mode the message must survive any error
             head = read_head(stdin, args.max_bytes, parts)
-        sf = SpamFilter.load(model_path, spam_cutoff=args.spam_cutoff, ham_cutoff=args.ham_cutoff,
-                             max_bytes=args.max_bytes)
+        cutoffs = dict(spam_cutoff=args.spam_cutoff, ham_cutoff=args.ham_cutoff, max_bytes=args.max_bytes)
+        sf = LiteFilter.load(model_path, **cutoffs)
+        if sf is None:  # another kind of model, or a file the full loader must judge
+            _full_library()
+            from textnb.apps.filtering import SpamFilter
+
+            sf = SpamFilter.load(model_path, **cutoffs)
         if args.batch is not None:
             return _batch(sf, args, stdin, stdout, stderr)
         if not head.strip():
@@ -194,6 +263,9 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
 
 
 def _register(ops, model_path, args, stdin, stderr):
+    _full_library()
+    from textnb.apps.filtering import _messages, update_model
+
     stdin_data = None
     lists = {"register": [], "unregister": []}
     for op, paths in ops.items():
@@ -252,7 +324,11 @@ def _batch(sf, args, stdin, stdout, stderr):
 
 
 def _topic_parser():
-    p = _Parser(
+    from textnb.cli.argtypes import bounded
+    from textnb.cli.argtypes import size as _size
+
+    _probability = bounded(float, low=0.0, high=1.0)
+    p = _parser_class()(
         prog="topicfilter",
         description="Route documents (files or mail) into OUT/<predicted label>/ with a textnb model; "
                     "documents whose confidence is below --threshold go to OUT/unsorted/. Copies "
@@ -311,6 +387,10 @@ def topic_main(argv=None, *, stdout=None, stderr=None):
         _err(stderr, "topicfilter", message)
 
     try:
+        _full_library()
+        from textnb.apps.filtering import apply_route, plan_routes
+        from textnb.core.model_io import load
+
         args = _topic_parser().parse_args(argv)
         model = load(args.model)
         if not hasattr(model, "predict_proba") or not hasattr(model, "vectorizer_"):

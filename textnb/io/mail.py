@@ -61,19 +61,41 @@ being opened for reading, so it cannot block or never end; given by name, it is 
 error.
 """
 
-import base64
-import codecs
 import email
 import email.header
 import email.message
 import email.policy
 import email.utils
 import html
-import os
 import re
-import stat
 
-from textnb.core.errors import InputError
+from textnb.io.mailread import (  # noqa: F401 (re-exported: the reading half of this module)
+    _B64_CLEAN,
+    _B64_JUNK,
+    _CHUNK,
+    _FROM_LINE,
+    _HEADER_LINE,
+    _SMALL_MBOX,
+    DEFAULT_MAX_BYTES,
+    _codec,
+    _iter_file,
+    _iter_maildir,
+    _iter_mbox,
+    _iter_one,
+    _lenient_b64decode,
+    _open_regular,
+    _read_file,
+    _reported,
+    _split_small_mbox,
+    _strip_last_newline,
+    decode_bytes,
+    is_maildir,
+    is_mbox,
+    is_special,
+    iter_messages,
+    looks_like_mail,
+    read_capped,
+)
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -94,8 +116,6 @@ __all__ = [
     "is_maildir",
 ]
 
-#: Bytes of one message that are read and parsed; the rest is skipped.
-DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 #: MIME parts parsed per message (lines starting with ``--`` before the cut).
 MAX_PARTS = 1000
 #: ``multipart/*`` containers per message (bounds the nesting depth).
@@ -111,7 +131,6 @@ MAX_ENCODED_WORDS = 100
 #: Tags read per HTML part.
 MAX_HTML_TAGS = 100_000
 
-_CHUNK = 1 << 16
 _NON_WORD = re.compile(r"[\W_]+")
 _WORD = re.compile(r"(?u)\b\w\w+\b")
 #: Longer runs of word characters (base64 debris, encoded URLs) become one short
@@ -119,39 +138,9 @@ _WORD = re.compile(r"(?u)\b\w\w+\b")
 MAX_WORD = 40
 _LONG_WORD = re.compile(r"(?u)\w{%d,}" % (MAX_WORD + 1))
 _URL_HOST = re.compile(r"(?i)^\s*(?:https?|ftp)://([^/\s:?#]+)")
-# "From " separator line of an mbox: "From <sender> <asctime date>"
-_FROM_LINE = re.compile(
-    rb"^From \S+\s+(?:[A-Z][a-z]{2},?\s+)?(?:[A-Z][a-z]{2}\s+\d{1,2}|\d{1,2}\s+[A-Z][a-z]{2})"
-    rb"\s+(?:\d{4}\s+)?\d{1,2}:\d\d"
-)
-_HEADER_LINE = re.compile(rb"^[!-9;-~]+:")
 
 
 # -- decoding --------------------------------------------------------------------------
-def _codec(charset):
-    if not charset:
-        return None
-    charset = str(charset).strip().strip('"').lower()
-    try:
-        return codecs.lookup(charset).name
-    except (LookupError, ValueError):
-        return None
-
-
-def decode_bytes(data, charset=None):
-    """Decode ``data`` with ``charset``; unknown or wrong: UTF-8, then Latin-1. Never raises."""
-    name = _codec(charset)
-    if name is not None:
-        try:
-            return data.decode(name)
-        except (UnicodeDecodeError, LookupError, ValueError, TypeError):
-            pass
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
-
-
 def _fix_8bit(value):
     """Header strings keep raw 8-bit bytes as surrogate escapes: decode them properly."""
     value = str(value)
@@ -477,24 +466,6 @@ def _part_filename(part, cut=None):
     return _decode_header(name, cut)
 
 
-_B64_JUNK = re.compile(rb"[^A-Za-z0-9+/]")
-_B64_CLEAN = re.compile(rb"(?:[A-Za-z0-9+/]{4}|\r?\n)*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?\s*")
-
-
-def _lenient_b64decode(data):
-    """Decode base64, keeping every whole 3-byte group: junk characters and
-    padding are dropped, a short tail is padded (never raises). Returns
-    ``(bytes, clean)``; ``clean`` is False when something had to be dropped or padded."""
-    clean = _B64_CLEAN.fullmatch(data) is not None
-    data = _B64_JUNK.sub(b"", data.rstrip(b"=\r\n\t "))
-    tail = len(data) % 4
-    if tail == 1:
-        data = data[:-1]
-    elif tail:
-        data += b"=" * (4 - tail)
-    return base64.b64decode(data), clean
-
-
 def _payload(part, cte):
     """``(decoded bytes, clean)`` of a leaf part (base64 decoded leniently)."""
     if cte is not None and str(cte).strip().lower() == "base64":
@@ -630,247 +601,3 @@ def message_text(data, *, max_bytes=DEFAULT_MAX_BYTES, all_headers=True, unique=
 
 
 # -- reading ---------------------------------------------------------------------------
-def read_capped(stream, max_bytes=DEFAULT_MAX_BYTES):
-    """Read at most ``max_bytes`` from a binary stream; skip (not keep) the rest.
-
-    Returns ``(data, truncated)``. The bytes past the cap are read in chunks and
-    dropped, so memory stays bounded whatever the input's size.
-    """
-    if max_bytes is None:
-        return stream.read(), False
-    data = stream.read(max_bytes)
-    truncated = False
-    while stream.read(_CHUNK):
-        truncated = True
-    return data, truncated
-
-
-def is_special(path):
-    """True for a FIFO, socket, device or folder, or a link to one: never read as mail.
-
-    A missing, broken or looping link is not special (reading it reports the error).
-    """
-    try:
-        return not stat.S_ISREG(os.stat(path).st_mode)
-    except (OSError, ValueError):
-        return False
-
-
-def _open_regular(path):
-    """Open ``path`` for reading without blocking, as a binary file object; OSError, or
-    InputError when it is not a regular file (a FIFO opened this way does not block)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise InputError(f"{path}: not a regular file (a FIFO, socket, device or folder)")
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-def is_maildir(path):
-    """True for a folder with ``cur``/``new`` (and usually ``tmp``) subfolders."""
-    return os.path.isdir(os.path.join(path, "cur")) and os.path.isdir(os.path.join(path, "new"))
-
-
-def is_mbox(path):
-    """True for a file whose first line is an mbox ``From <sender> <date>`` line."""
-    try:
-        with _open_regular(path) as f:
-            return bool(_FROM_LINE.match(f.readline(4096)))
-    except (OSError, InputError):
-        return False
-
-
-def looks_like_mail(data):
-    """True when ``data`` starts like an RFC 5322 message (a header field or From line)."""
-    head = data[:4096].lstrip(b"\r\n")
-    return bool(_HEADER_LINE.match(head) or _FROM_LINE.match(head))
-
-
-def _iter_mbox(path, max_bytes):
-    """Messages of an mbox file, streamed line by line; the file is opened read-only.
-
-    A message starts at a ``From <sender> <date>`` line at the start of the file or
-    after an empty line; the ``From`` line itself is not part of the message. Bytes
-    past ``max_bytes`` in one message are skipped.
-    """
-    number = 0
-    parts, size, started = [], 0, False
-    prev_blank, at_line_start = True, True
-    with _open_regular(path) as f:
-        while True:
-            line = f.readline(_CHUNK)
-            if not line:
-                break
-            if at_line_start and prev_blank and line.startswith(b"From ") and _FROM_LINE.match(line):
-                if started:
-                    number += 1
-                    yield f"{path}:{number}", _strip_last_newline(b"".join(parts))
-                parts, size, started = [], 0, True
-                at_line_start = line.endswith(b"\n")
-                prev_blank = False
-                continue
-            if line.endswith(b"\n"):
-                prev_blank = at_line_start and line.strip(b"\r\n") == b""
-                at_line_start = True
-            else:
-                prev_blank = False
-                at_line_start = False
-            if not started:
-                started = True  # no From line at the start: one message anyway
-            if max_bytes is None or size < max_bytes:
-                parts.append(line)
-                size += len(line)
-    if started:
-        number += 1
-        yield f"{path}:{number}", _strip_last_newline(b"".join(parts))
-
-
-#: mbox files up to this size are read at once and split in memory (the same messages
-#: as :func:`_iter_mbox`, several times faster than line by line)
-_SMALL_MBOX = 1 << 20
-
-
-def _split_small_mbox(path, data):
-    """The messages :func:`_iter_mbox` yields, from the whole (small) file ``data``;
-    None when a From line is longer than a read chunk (then the streaming reader is used)."""
-    starts = []  # (start of the From line, start of the message after it)
-    candidates = [0] if data.startswith(b"From ") else []
-    i = data.find(b"\nFrom ")
-    while i >= 0:
-        candidates.append(i + 1)
-        i = data.find(b"\nFrom ", i + 1)
-    for here in candidates:
-        if here:
-            q = here - 2  # data[here - 1] ends the previous line: is that line blank?
-            while q >= 0 and data[q] == 13:
-                q -= 1
-            if q >= 0 and data[q] != 10:
-                continue
-        end = data.find(b"\n", here)
-        end = len(data) if end < 0 else end + 1
-        if end - here > _CHUNK:
-            return None
-        if _FROM_LINE.match(data[here:end]):
-            starts.append((here, end))
-    out = []
-    for k, (_, body) in enumerate(starts):
-        stop = starts[k + 1][0] if k + 1 < len(starts) else len(data)
-        out.append((f"{path}:{k + 1}", _strip_last_newline(data[body:stop])))
-    return out
-
-
-def _strip_last_newline(data):
-    # the empty line before the next "From " belongs to the mbox, not the message
-    if data.endswith(b"\r\n\r\n"):
-        return data[:-2]
-    if data.endswith(b"\n\n"):
-        return data[:-1]
-    return data
-
-
-def _read_file(path, max_bytes):
-    try:
-        with _open_regular(path) as f:
-            return read_capped(f, max_bytes)[0]
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-
-
-def _reported(items, on_error):
-    """``items`` (an iterator of one file's messages) with an InputError passed to
-    ``on_error`` and the file skipped, when ``on_error`` is given."""
-    if on_error is None:
-        yield from items
-        return
-    try:
-        yield from items
-    except InputError as exc:
-        on_error(str(exc))
-
-
-def _iter_maildir(path, max_bytes, on_error=None):
-    for sub in ("new", "cur"):
-        folder = os.path.join(path, sub)
-        for name in sorted(os.listdir(folder)):
-            full = os.path.join(folder, name)
-            if name.startswith(".") or not os.path.isfile(full):
-                continue
-            yield from _reported(_iter_one(full, max_bytes), on_error)
-
-
-def _iter_one(path, max_bytes):
-    yield path, _read_file(path, max_bytes)
-
-
-def iter_messages(path, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None):
-    """Stream ``(source, message_bytes)`` from a file, folder, mbox or Maildir.
-
-    * a Maildir folder (``cur``/``new``): each file of ``new`` then ``cur``, sorted;
-      source = the file's path;
-    * an mbox file (first line ``From <sender> <date>``): each message; source =
-      ``<path>:<n>`` (n from 1);
-    * any other file: one message; source = the path;
-    * any other folder: its files recursively, sorted, hidden files and folders
-      skipped, each read as above (so mbox files inside folders are split);
-      FIFOs, sockets and devices (and links to them) are skipped unopened.
-
-    Nothing is ever written; files are opened read-only. With ``on_error``, a file
-    that cannot be read is passed to ``on_error(one-line message)`` and skipped, and
-    the stream goes on with the next file.
-
-    Raises
-    ------
-    InputError
-        If ``path`` does not exist, is not a regular file (a FIFO or device given by
-        name), or (without ``on_error``) a file cannot be read.
-    """
-    path = os.fspath(path)
-    if is_maildir(path):
-        yield from _iter_maildir(path, max_bytes, on_error)
-    elif os.path.isdir(path):
-        for root, dirs, files in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            if is_maildir(root):
-                dirs[:] = []
-                yield from _iter_maildir(root, max_bytes, on_error)
-                continue
-            for name in sorted(files):
-                full = os.path.join(root, name)
-                if not name.startswith(".") and not is_special(full):  # a FIFO could block forever
-                    yield from _reported(_iter_file(full, max_bytes), on_error)
-    elif os.path.exists(path):
-        yield from _reported(_iter_file(path, max_bytes), on_error)
-    else:
-        raise InputError(f"{path}: no such file or folder")
-
-
-def _iter_file(path, max_bytes):
-    if is_mbox(path):
-        try:
-            # a file holding one message (with its From line) keeps its plain name
-            stream = None
-            if os.path.getsize(path) <= min(_SMALL_MBOX, max_bytes or _SMALL_MBOX):
-                with open(path, "rb") as f:
-                    data = f.read(_SMALL_MBOX + 1)
-                if len(data) <= _SMALL_MBOX:
-                    split = _split_small_mbox(path, data)
-                    stream = iter(split) if split is not None else None
-            if stream is None:
-                stream = _iter_mbox(path, max_bytes)
-            first = next(stream, None)
-            second = next(stream, None)
-            if first is not None and second is None:
-                yield path, first[1]
-            elif first is not None:
-                yield first
-                yield second
-                yield from stream
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    else:
-        yield path, _read_file(path, max_bytes)

@@ -1,0 +1,182 @@
+"""The spam filter's numpy-free path: textnb.apps.spamlite, textnb.io.mailtokens, textnb.io.mailread.
+
+What is checked: the fast tokenizer gives exactly the tokens its regular expressions
+define; LiteFilter gives the very floats (and so the same printed bytes) as the numpy
+SpamFilter; it reads only files it fully understands and leaves every other file, broken
+or of another kind, to the full loader; the common command lines are parsed as argparse
+parses them; the batch and one-message paths import no numpy.
+"""
+
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from textnb.apps.filtering import SpamFilter, new_spam_model, train_model
+from textnb.apps.spamlite import LiteFilter, Verdict, score_text
+from textnb.cli.mailfilters import _fast_spam_args, _spam_parser, filter_main
+from textnb.io import mailtokens as mt
+from textnb.io.mailread import iter_messages
+
+REPO = Path(__file__).resolve().parents[1]
+
+SPAM_MSGS = [
+    b"From: Deals <win@cheap.example>\nSubject: =?utf-8?q?Cheap_pills?= now!!\nContent-Type: text/html\n\n"
+    b"<html><a href='http://pills.example/buy'>BUY</a> cheap pills, viagra... 100% free-offer</html>\n",
+    b"From: promo@cheap.example\nSubject: You won $1,000,000\n\nClick now to claim your prize - don't wait.\n",
+    b"Subject: re: offer\nContent-Type: multipart/alternative; boundary=xx\n\n--xx\nContent-Type: text/plain\n\n"
+    b"cheap offer inside\n--xx\nContent-Type: text/plain; charset=latin-1\nContent-Transfer-Encoding: base64\n\n"
+    b"Y2hlYXAgb2ZmZXIg6WzoduhzCg==\n--xx--\n",
+]
+HAM_MSGS = [
+    b"From: Alice <alice@work.example>\nTo: bob@work.example\nSubject: Meeting agenda\n\n"
+    b"Hi Bob,\nthe agenda for tomorrow's meeting is attached. -- Alice\n",
+    b"From: bob@work.example\nSubject: Re: Meeting agenda\nReceived: from mx1.work.example by mx2\n"
+    b"  (folded line); Tue, 1 Dec 2026\n\nThanks, see you at the meeting. Notes at 10:30.\n",
+    b"hello, no header at all: just lunch plans for friday e.g. pizza & co.\n",
+]
+
+
+@pytest.fixture()
+def trained(tmp_path):
+    spam, ham = tmp_path / "spam", tmp_path / "ham"
+    spam.mkdir()
+    ham.mkdir()
+    for folder, msgs in ((spam, SPAM_MSGS), (ham, HAM_MSGS)):
+        for i, m in enumerate(msgs):
+            (folder / f"{i}.eml").write_bytes(m)
+    model = tmp_path / "spam.tnb"
+    train_model(model, [spam], [ham])
+    test = tmp_path / "test"
+    test.mkdir()
+    rng = random.Random(0)
+    pool = SPAM_MSGS + HAM_MSGS
+    for i in range(20):  # new mixtures of the training messages' lines
+        a, b = rng.sample(pool, 2)
+        (test / f"{i:02d}.eml").write_bytes(a.split(b"\n\n", 1)[0] + b"\n\n" + b.split(b"\n\n", 1)[-1])
+    return model, test
+
+
+# -- the tokenizer is its regular expressions -------------------------------------------
+def _reference_split(text):
+    if not mt._FIRST_FIELD.match(text):
+        return [], text
+    m = mt._BLANK_LINE.search(text)
+    head, body = (text[: m.start()], text[m.end():]) if m else (text, "")
+    return [(n.lower(), v) for n, v in mt._FIELDS.findall(mt._FOLD.sub(" ", head))], body
+
+
+_ALPHABET = st.sampled_from(list("ab:Z- \t\r\n.'$_=;!~<>/\x00\x7f\xa0\xb5\xb2\xe9\u0130\u2028x") + ["Subject: ", "\n\n", "\r\n "])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_ALPHABET, max_size=40).map("".join))
+def test_pieces_are_the_word_pattern(text):
+    text = text.lower()
+    assert [w for w in mt._pieces(text) if len(w) > 1] == mt._WORD.findall(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_ALPHABET, max_size=40).map("".join), st.booleans())
+def test_header_split_is_the_field_patterns(text, with_field):
+    text = ("A: " + text) if with_field else text
+    assert mt._split_message(text) == _reference_split(text)
+
+
+def test_one_letter_words_are_not_tokens():
+    toks = mt.message_tokens(b"Subject: a b cd\n\nx y zz - .q. 'w' e.g.\n")
+    assert "zz" in toks and "e.g" in toks and "subject:cd" in toks
+    assert not [t for t in toks if len(t) == 1] and "subject:a" not in toks
+
+
+# -- the same floats as the numpy scorer --------------------------------------------------
+def test_lite_filter_gives_the_numpy_filters_verdicts_bit_for_bit(trained):
+    model, test = trained
+    data = [d for _, d in iter_messages(test)] + SPAM_MSGS + HAM_MSGS + [b"Subject: \n\nnothing known"]
+    for cut in ({}, {"spam_cutoff": 0.9, "ham_cutoff": 0.2}):
+        lite = LiteFilter.load(model, **cut)
+        assert lite is not None
+        full = SpamFilter.load(model, **cut)
+        a, b = lite.classify(data), full.classify(data)
+        assert a == b
+        assert [score_text(v) for v in a] == [score_text(v) for v in b]
+    assert len({v.label for v in a}) > 1
+
+
+def test_batch_output_is_the_numpy_filters(trained, capsysbinary):
+    model, test = trained
+    full = SpamFilter.load(model)
+    expected = b"".join(f"{s}\t{v.label}\t{score_text(v)}\t{v.log_odds:.4f}\n".encode()
+                        for s, v in full.classify_stream(iter_messages(test)))
+    assert filter_main(["-m", str(model), "--batch", str(test), "--log-odds"]) == 0
+    assert capsysbinary.readouterr().out == expected
+
+
+def test_other_kinds_and_broken_files_go_to_the_full_loader(tmp_path, trained):
+    model, _ = trained
+    fisher = tmp_path / "fisher.tnb"
+    new_spam_model("fisher").fit([mt.message_tokens(m) for m in SPAM_MSGS + HAM_MSGS],
+                                 ["spam"] * 3 + ["ham"] * 3).save(fisher)
+    assert LiteFilter.load(fisher) is None
+    raw = model.read_bytes()
+    for name, data in [("truncated", raw[: len(raw) // 2]), ("empty", b""), ("text", b"not a model\n"),
+                       ("flipped", raw[:len(raw) // 2] + bytes([raw[len(raw) // 2] ^ 1]) + raw[len(raw) // 2 + 1:])]:
+        p = tmp_path / name
+        p.write_bytes(data)
+        assert LiteFilter.load(p) is None, name
+    body = bytearray(raw)
+    i = raw.index("ham".encode("utf-32-le"))  # a class name in the classes_ array: its checksum fails
+    body[i] = ord("j")
+    (tmp_path / "renamed").write_bytes(bytes(body))
+    assert LiteFilter.load(tmp_path / "renamed") is None
+    assert LiteFilter.load(tmp_path / "missing.tnb") is None
+    os.mkfifo(tmp_path / "fifo")
+    assert LiteFilter.load(tmp_path / "fifo") is None  # never opened for a blocking read
+
+
+def test_verdict_is_an_immutable_value():
+    v = Verdict("spam", 0.99, 4.6)
+    assert v == Verdict("spam", 0.99, 4.6) != Verdict("ham", 0.99, 4.6)
+    assert hash(v) == hash(Verdict("spam", 0.99, 4.6))
+    assert repr(v) == "Verdict(label='spam', score=0.99, log_odds=4.6)"
+    with pytest.raises(AttributeError):
+        v.label = "ham"
+
+
+# -- command lines ------------------------------------------------------------------------
+@pytest.mark.parametrize("argv", [
+    ["-m", "M", "--batch", "a", "b"], ["--model", "M", "-B", "a", "--log-odds"], ["-p"], ["-p", "-e", "-m", "M"],
+    ["--batch", "x", "-p", "--exit-zero"], ["--passthrough"], [],
+])
+def test_fast_arguments_are_argparses(argv):
+    fast = _fast_spam_args(argv)
+    assert fast is not None
+    assert vars(fast) == vars(_spam_parser().parse_args(argv))
+
+
+@pytest.mark.parametrize("argv", [
+    ["--bat", "a"], ["-m", ""], ["--model=M"], ["-mM"], ["-pe"], ["-m", "a", "-m", "b"], ["--batch"], ["--batch", "-"],
+    ["-m", "-x"], ["--spam-cutoff", "0.9"], ["-h"], ["stray"], ["--batch", "a", "--", "b"], ["-p", "-p"],
+])
+def test_other_arguments_go_to_argparse(argv):
+    assert _fast_spam_args(argv) is None
+
+
+# -- what the fast paths import -------------------------------------------------------------
+@pytest.mark.parametrize("mode", ["batch", "one"])
+def test_default_model_paths_import_no_numpy(trained, mode):
+    model, test = trained
+    argv = ["-m", str(model), "--batch", str(test)] if mode == "batch" else ["-m", str(model), "-p"]
+    code = ("import sys; from textnb.cli.mailcli import spamfilter; rc = spamfilter(%r); "
+            "heavy = [m for m in ('numpy', 'scipy', 'sklearn', 'email.parser', 'email.policy', 'argparse', 'zipfile') if m in sys.modules]; "
+            "sys.stderr.write('HEAVY %%r RC %%d\\n' %% (heavy, rc))" % (argv,))
+    r = subprocess.run([sys.executable, "-S", "-c", code], input=SPAM_MSGS[0], capture_output=True,
+                       env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=str(REPO))
+    assert b"HEAVY [] RC" in r.stderr, r.stderr.decode(errors="replace")
+    if mode == "one":
+        assert b"X-TextNB-Class: " in r.stdout and r.stdout.endswith(SPAM_MSGS[0].split(b"\n\n", 1)[1])

@@ -1,0 +1,460 @@
+"""The spam filter's fast path: verdicts, headers, and the default model scored without numpy.
+
+A mail filter runs as one short process per message (or per folder), so what it imports
+is most of its cost. This module needs only the standard library's core modules and
+:mod:`textnb.io.mailtokens`; it holds
+
+* the verdict rules shared by every spam path (:func:`verdict_of`, :class:`Verdict`,
+  the default cut-offs, the exit codes, :func:`add_headers`, :func:`score_text`;
+  :mod:`textnb.apps.filtering` re-exports them);
+* :class:`LiteFilter`: a :class:`textnb.apps.spamscore.SpamScorer` model of the default
+  method (Boolean multinomial naive Bayes, Metsis, Androutsopoulos & Paliouras 2006)
+  read from its ``.tnb`` file and scored in plain Python. Its log-odds are the very
+  floats :meth:`SpamScorer.decision_function` computes: the same per-token weights
+  (``math.log`` in both), summed in the same order, divided by the same square root.
+
+:meth:`LiteFilter.load` reads only files it fully understands: a model file written by
+:func:`textnb.core.model_io.save` for a multinomial ``SpamScorer``, every member stored,
+CRC-32 and SHA-256 checked, the ``.npy`` headers in the exact form numpy writes, every
+parameter and count inside the bounds the full loader enforces (or tighter). For any
+other file, including every broken one, it returns None and the caller uses the full
+loader (:meth:`textnb.apps.filtering.SpamFilter.load`), which reads other model kinds
+and reports each problem in its one-line form: so this path never changes what is
+accepted, refused or said, only how fast the default model is served.
+
+References
+----------
+V. Metsis, I. Androutsopoulos, G. Paliouras, "Spam filtering with naive Bayes - which
+naive Bayes?", CEAS 2006.
+"""
+
+import binascii
+import json
+import math
+import os
+import re
+import stat
+import struct
+import sys
+from array import array
+from functools import reduce
+from itertools import islice
+from operator import add
+
+from textnb.io.mailread import DEFAULT_MAX_BYTES
+
+try:  # CPython's own SHA-256: hashlib would load OpenSSL first (same digests)
+    from _sha256 import sha256 as _sha256
+except ImportError:  # pragma: no cover - other Pythons, 3.12+ (_sha2)
+    from hashlib import sha256 as _sha256
+from textnb.io.mailtokens import message_tokens
+
+__all__ = [
+    "SPAM", "HAM", "UNSURE", "DEFAULT_SPAM_CUTOFF", "DEFAULT_HAM_CUTOFF", "EXIT_CODES", "EXIT_ERROR",
+    "Verdict", "verdict_of", "check_cutoffs", "score_text", "verdict_headers", "add_headers",
+    "LiteFilter", "LiteScorer", "default_model_file",
+]
+
+SPAM, HAM, UNSURE = "spam", "ham", "unsure"
+#: The lowest spam cut-off that held the pooled out-of-fold ham false positives of the
+#: default kind at or below 0.05 % on each corpus (``scripts/bench_spam.py --select``).
+DEFAULT_SPAM_CUTOFF = 0.9999
+DEFAULT_HAM_CUTOFF = 0.45
+#: Exit status of ``spamfilter`` for each verdict (bogofilter's), and for an error.
+EXIT_CODES = {SPAM: 0, HAM: 1, UNSURE: 2}
+EXIT_ERROR = 3
+HEADER_PREFIX = b"X-TextNB-"
+MODEL_KINDS = {"multinomial": "MultinomialNB", "bernoulli": "BernoulliNB", "complement": "ComplementNB",
+               "boolean": "SpamScorer", "fisher": "SpamScorer", "geometric": "SpamScorer"}
+#: :class:`textnb.apps.spamscore.SpamScorer` settings of the kinds fed raw mail tokens:
+#: ``boolean`` = multinomial NB on Boolean attributes (Metsis et al. 2006), length-normalised;
+#: ``fisher`` = bogofilter's Robinson-Fisher; ``geometric`` = Robinson's geometric mean.
+SPAM_KINDS = {"boolean": {"method": "multinomial", "alpha": 0.01, "length_norm": True},
+              "fisher": {"method": "fisher"}, "geometric": {"method": "geometric"}}
+#: The kind of a new spam model (``--kind``), chosen by ``scripts/bench_spam.py --select``:
+#: the best average over SpamAssassin, CSDMC2010 and SMS of 5-fold cross-validation inside
+#: each training part, among the scorings whose ham false positives can be held at
+#: 0.05 % by a cut-off (docs/spam.md).
+DEFAULT_KIND = "boolean"
+
+
+#: Smoothing of the default spam model, chosen by 5-fold cross-validation on the training
+#: half of the SpamAssassin split (``scripts/bench_spam.py --select``, docs/spam.md).
+DEFAULT_SPAM_ALPHA = 0.001
+_BATCH = 500
+
+
+# -- verdicts ---------------------------------------------------------------------------
+def _logit(p):
+    if p <= 0.0:
+        return -math.inf
+    if p >= 1.0:
+        return math.inf
+    return math.log(p) - math.log1p(-p)
+
+
+def _expit(lo):
+    """P(spam) of a log-odds (math only: no scipy import on the mail path)."""
+    if lo >= 0:
+        return 1.0 / (1.0 + math.exp(-lo))
+    e = math.exp(lo)
+    return e / (1.0 + e)
+
+
+def check_cutoffs(spam_cutoff, ham_cutoff):
+    """Raise InputError unless ``0 <= ham_cutoff <= spam_cutoff <= 1``."""
+    from textnb.core.errors import InputError
+
+    for name, v in (("spam cut-off", spam_cutoff), ("ham cut-off", ham_cutoff)):
+        if not (isinstance(v, (int, float)) and 0.0 <= v <= 1.0):
+            raise InputError(f"the {name} must be a probability between 0 and 1; got {v!r}")
+    if ham_cutoff > spam_cutoff:
+        raise InputError(f"the ham cut-off {ham_cutoff} is above the spam cut-off {spam_cutoff}")
+
+
+def verdict_of(log_odds, spam_cutoff=DEFAULT_SPAM_CUTOFF, ham_cutoff=DEFAULT_HAM_CUTOFF):
+    """``'spam'``, ``'ham'`` or ``'unsure'`` for a spam log-odds and two cut-offs."""
+    if log_odds >= _logit(spam_cutoff):
+        return SPAM
+    if log_odds <= _logit(ham_cutoff):
+        return HAM
+    return UNSURE
+
+
+class Verdict:
+    """The outcome for one message: ``label`` (spam / ham / unsure), ``score`` =
+    P(spam), ``log_odds`` = log P(spam) - log P(ham) (keeps its resolution).
+
+    Immutable, compared and hashed by its three fields (a frozen dataclass, written out:
+    :mod:`dataclasses` imports :mod:`inspect`, which costs a fast start)."""
+
+    __slots__ = ("label", "score", "log_odds")
+
+    def __init__(self, label, score, log_odds):
+        object.__setattr__(self, "label", label)
+        object.__setattr__(self, "score", score)
+        object.__setattr__(self, "log_odds", log_odds)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def _fields(self):
+        return (self.label, self.score, self.log_odds)
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self):
+        return hash(self._fields())
+
+    def __repr__(self):
+        return f"Verdict(label={self.label!r}, score={self.score!r}, log_odds={self.log_odds!r})"
+
+
+def default_model_file(name="spam.tnb", environ=None):
+    """``$XDG_DATA_HOME/textnb/<name>``, else ``~/.local/share/textnb/<name>``, as a string."""
+    environ = os.environ if environ is None else environ
+    base = environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return os.path.join(base, "textnb", name)
+
+
+# -- message headers ----------------------------------------------------------------
+def _header_end(data):
+    """(index of the blank line ending the header block, line ending) or (None, ending)."""
+    crlf = data.find(b"\r\n\r\n")
+    lf = data.find(b"\n\n")
+    if lf >= 0 and (crlf < 0 or lf < crlf):
+        return lf + 1, b"\n"
+    if crlf >= 0:
+        return crlf + 2, b"\r\n"
+    return None, (b"\r\n" if b"\r\n" in data[:4096] else b"\n")
+
+
+def _drop_own_headers(block):
+    """Remove X-TextNB-* fields (with their continuation lines) from a header block."""
+    out, dropping = [], False
+    for line in block.splitlines(keepends=True):
+        if line[:1] in (b" ", b"\t") and dropping:
+            continue
+        dropping = line[: len(HEADER_PREFIX)].lower() == HEADER_PREFIX.lower()
+        if not dropping:
+            out.append(line)
+    return b"".join(out)
+
+
+def score_text(verdict):
+    """The score printed by ``--batch`` and in ``X-TextNB-Score``: the spam log-odds as the
+    shortest decimal that reads back to the same float, so sorting on it orders messages
+    exactly as the log-odds do (a probability would round to 1.000000 for confident spam)."""
+    return repr(float(verdict.log_odds))
+
+
+def verdict_headers(verdict, eol=b"\n"):
+    """The header lines added to a classified message."""
+    return eol.join([
+        b"X-TextNB-Class: " + verdict.label.encode(),
+        b"X-TextNB-Score: " + score_text(verdict).encode(),
+        b"X-TextNB-Log-Odds: " + f"{verdict.log_odds:.4f}".encode(),
+    ]) + eol
+
+
+def add_headers(head, verdict):
+    """``head`` (the start of a message, bytes) with the verdict headers added.
+
+    They go at the end of the header block (earlier X-TextNB-* fields are removed);
+    when no header block ends within ``head``, at its very start (after an mbox
+    ``From`` line). The rest of the message is untouched.
+    """
+    end, eol = _header_end(head)
+    lines = verdict_headers(verdict, eol)
+    if end is None:
+        if head.startswith(b"From ") and b"\n" in head:
+            first, rest = head.split(b"\n", 1)
+            return first + b"\n" + lines + rest
+        return lines + head
+    return _drop_own_headers(head[:end]) + lines + head[end:]
+
+
+# -- the default model without numpy ------------------------------------------------------
+#: Largest model file this path reads (bigger ones go to the full loader).
+MAX_LITE_BYTES = 1 << 30
+_MAX_LITE_HEADER = 64 * 1024
+_PARAMS = ("alpha", "length_norm", "max_tokens", "method", "min_dev", "robs", "robx")
+_STATE = ("class_count_", "classes_", "feature_count_", "tokens_utf8_")
+_NPY = re.compile(rb"\x93NUMPY\x01\x00(..)\{'descr': '([<|][a-zA-Z]\d+)', 'fortran_order': False, "
+                  rb"'shape': \((\d+),(?: (\d+))?\), \} *\n", re.S)
+_MAX_COUNT = 2**53
+_MAX_ALPHA = 1e12
+
+
+class _Unusable(Exception):
+    """The file is not one this path reads (the full loader decides what it is)."""
+
+
+def _number(v, lo, hi, lo_open=False):
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise _Unusable
+    if v < lo or v > hi or (lo_open and v == lo):
+        raise _Unusable
+
+
+def _members(raw):
+    """``{name: bytes}`` of a ZIP archive whose members are all stored (CRC-32 checked)."""
+    end = raw.rfind(b"PK\x05\x06", max(0, len(raw) - 22 - 65535))
+    if end < 0 or len(raw) - end < 22:
+        raise _Unusable
+    disk, cd_disk, n_here, n_total, cd_size, cd_offset, _ = struct.unpack_from("<4H2LH", raw, end + 4)
+    if disk or cd_disk or n_here != n_total or cd_offset + cd_size > end or n_total > 64:
+        raise _Unusable
+    out, pos = {}, cd_offset
+    for _ in range(n_total):
+        if raw[pos:pos + 4] != b"PK\x01\x02":
+            raise _Unusable
+        (flags, method, crc, csize, usize, n_name, n_extra, n_comment, offset) = (
+            struct.unpack_from("<4x4x2H4x3L3H8xL", raw, pos))
+        name = raw[pos + 46:pos + 46 + n_name].decode("utf-8")
+        pos += 46 + n_name + n_extra + n_comment
+        if method != 0 or flags & 0x1 or csize != usize or raw[offset:offset + 4] != b"PK\x03\x04":
+            raise _Unusable
+        l_name, l_extra = struct.unpack_from("<2H", raw, offset + 26)
+        start = offset + 30 + l_name + l_extra
+        data = raw[start:start + usize]
+        if len(data) != usize or binascii.crc32(data) != crc or name in out:
+            raise _Unusable
+        out[name] = data
+    return out
+
+
+def _npy(data, descr, ndim):
+    """``(shape, payload)`` of one ``.npy`` member in numpy's own version-1.0 form."""
+    m = _NPY.match(data)
+    if m is None or m.group(2).decode() != descr or (m.group(4) is not None) != (ndim == 2):
+        raise _Unusable
+    if struct.unpack("<H", m.group(1))[0] != m.end() - 10:
+        raise _Unusable
+    shape = tuple(int(g) for g in m.groups()[2:] if g is not None)
+    return shape, data[m.end():]
+
+
+def _int64s(data, shape):
+    if len(data) != 8 * math.prod(shape):
+        raise _Unusable
+    a = array("q")
+    a.frombytes(data)
+    if sys.byteorder != "little":  # pragma: no cover - big-endian machines
+        a.byteswap()
+    return a
+
+
+def _read_lite(path, max_bytes):
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > min(max_bytes, MAX_LITE_BYTES):
+            raise _Unusable
+        chunks, size = [], 0
+        while size <= st.st_size:
+            chunk = os.read(fd, st.st_size + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        raw = b"".join(chunks)
+    finally:
+        os.close(fd)
+    members = _members(raw)
+    head = members.get("header.json")
+    if head is None or len(head) > _MAX_LITE_HEADER:
+        raise _Unusable
+    header = json.loads(head.decode("utf-8"))
+    if not isinstance(header, dict) or header.get("format") != "textnb-model" or type(header.get("version")) is not int \
+            or header["version"] != 1:
+        raise _Unusable
+    node, declared = header.get("model"), header.get("arrays")
+    if not isinstance(node, dict) or node.get("kind") != "SpamScorer" or not isinstance(declared, dict) \
+            or set(node) != {"kind", "params", "state"}:
+        raise _Unusable
+    params, state = node["params"], node["state"]
+    if not isinstance(params, dict) or sorted(params) != list(_PARAMS) or params["method"] != "multinomial" \
+            or not isinstance(state, dict) or sorted(state) != list(_STATE):
+        raise _Unusable
+    _number(params["alpha"], 0.0, _MAX_ALPHA, lo_open=True)
+    _number(params["robs"], 0.0, 1e6)
+    _number(params["robx"], 0.0, 1.0)
+    _number(params["min_dev"], 0.0, 0.4999999999)
+    if type(params["length_norm"]) is not bool or not (
+            params["max_tokens"] is None or (type(params["max_tokens"]) is int and 1 <= params["max_tokens"] <= 2**40)):
+        raise _Unusable
+    refs = {}
+    for key in _STATE:
+        ref = state[key]
+        if not isinstance(ref, dict) or set(ref) != {"$array"} or not isinstance(ref["$array"], str):
+            raise _Unusable
+        refs[key] = ref["$array"]
+    if len(set(refs.values())) != 4 or set(declared) != set(refs.values()) or len(members) != 5:
+        raise _Unusable
+    arrays = {}
+    for key, name in refs.items():
+        meta, data = declared[name], members.get(f"arrays/{name}.npy")
+        if not isinstance(meta, dict) or data is None or meta.get("nbytes") != len(data) \
+                or _sha256(data).hexdigest() != meta.get("sha256"):
+            raise _Unusable
+        arrays[key] = data
+    shape, payload = _npy(arrays["classes_"], "<U4", 1)
+    if shape != (2,) or payload.decode("utf-32-le").replace("\0", " ") != "ham spam":
+        raise _Unusable
+    shape, counts = _npy(arrays["feature_count_"], "<i8", 2)
+    if shape[0] != 2:
+        raise _Unusable
+    counts = _int64s(counts, shape)
+    n_tokens = shape[1]
+    c_shape, class_count = _npy(arrays["class_count_"], "<i8", 1)
+    class_count = _int64s(class_count, c_shape)
+    if c_shape != (2,) or min(class_count) < 0 or max(class_count) > _MAX_COUNT:
+        raise _Unusable
+    ham, spam = counts[:n_tokens], counts[n_tokens:]
+    if n_tokens and (min(counts) < 0 or max(ham) > class_count[0] or max(spam) > class_count[1]):
+        raise _Unusable
+    t_shape, text = _npy(arrays["tokens_utf8_"], "|u1", 1)
+    if t_shape != (len(text),):
+        raise _Unusable
+    vocab = text.decode("utf-8", "surrogatepass").split("\n") if n_tokens else []
+    index = dict(zip(vocab, range(len(vocab))))
+    if len(vocab) != n_tokens or len(index) != n_tokens:
+        raise _Unusable
+    return LiteScorer(index, ham, spam, tuple(class_count), float(params["alpha"]), params["length_norm"])
+
+
+class _Weights(dict):
+    """Token -> weight, computed on first look-up (None for a token the model never saw)."""
+
+    __slots__ = ("scorer",)
+
+    def __missing__(self, token):
+        j = self.scorer.index.get(token)
+        w = self[token] = None if j is None else self.scorer.weight(j)
+        return w
+
+
+class LiteScorer:
+    """The log-odds of :class:`textnb.apps.spamscore.SpamScorer` (``method="multinomial"``)
+    from its counts, in plain Python.
+
+    Per token ``w``: ``log((b_w + alpha) / (B + alpha V)) - log((g_w + alpha) / (G + alpha
+    V))`` (``b``, ``g``: spam and ham messages holding ``w``; ``B``, ``G`` their sums; ``V``
+    the vocabulary size), computed when a token is first met; a message's log-odds is the
+    sum over its distinct known tokens, in their order (one addition after the other, as
+    numpy's ``bincount`` adds them), divided by ``sqrt(number of known tokens)`` when
+    ``length_norm``, plus the log prior ratio. Metsis, Androutsopoulos & Paliouras (2006).
+    """
+
+    def __init__(self, index, ham, spam, class_count, alpha, length_norm):
+        self.index, self.ham, self.spam = index, ham, spam
+        self.alpha, self.length_norm = alpha, length_norm
+        v = len(index)
+        self._log_b = math.log(float(sum(spam)) + alpha * v)
+        self._log_g = math.log(float(sum(ham)) + alpha * v)
+        n_h, n_s = float(class_count[0]), float(class_count[1])
+        self.prior = math.log(n_s) - math.log(n_h) if n_s and n_h else (math.inf if n_s else -math.inf)
+        self._weights = _Weights()
+        self._weights.scorer = self
+
+    def weight(self, j):
+        """The log-likelihood ratio of token number ``j``."""
+        a = self.alpha
+        return (math.log(self.spam[j] + a) - self._log_b) - (math.log(self.ham[j] + a) - self._log_g)
+
+    def log_odds(self, tokens):
+        """Spam log-odds of one message's distinct tokens."""
+        known = [w for w in map(self._weights.__getitem__, tokens) if w is not None]
+        total = reduce(add, known, 0.0)  # left to right, never a compensated sum
+        if self.length_norm:
+            total = total / math.sqrt(max(len(known), 1))
+        return total + self.prior
+
+
+class LiteFilter:
+    """:class:`textnb.apps.filtering.SpamFilter`'s classifying half for the default model,
+    without numpy (see the module docstring); :meth:`load` returns None for any model
+    file it does not read."""
+
+    def __init__(self, scorer, *, spam_cutoff=DEFAULT_SPAM_CUTOFF, ham_cutoff=DEFAULT_HAM_CUTOFF,
+                 max_bytes=DEFAULT_MAX_BYTES):
+        check_cutoffs(spam_cutoff, ham_cutoff)
+        self.scorer = scorer
+        self.spam_cutoff, self.ham_cutoff = spam_cutoff, ham_cutoff
+        self.max_bytes = max_bytes
+        self._spam_at, self._ham_at = _logit(spam_cutoff), _logit(ham_cutoff)
+
+    @classmethod
+    def load(cls, path, *, max_model_bytes=MAX_LITE_BYTES, **kwargs):
+        """A LiteFilter for the model file ``path``, or None when this path does not read it."""
+        try:
+            scorer = _read_lite(os.fspath(path), max_model_bytes)
+        except (_Unusable, OSError, ValueError, TypeError, KeyError, IndexError, OverflowError, MemoryError,
+                struct.error, UnicodeError, RecursionError):
+            return None
+        return cls(scorer, **kwargs)
+
+    def verdict(self, log_odds):
+        label = SPAM if log_odds >= self._spam_at else (HAM if log_odds <= self._ham_at else UNSURE)
+        return Verdict(label, _expit(log_odds), log_odds)
+
+    def classify(self, messages):
+        """A :class:`Verdict` for each raw message (bytes)."""
+        score, max_bytes = self.scorer.log_odds, self.max_bytes
+        return [self.verdict(score(message_tokens(m, max_bytes))) for m in messages]
+
+    def classify_stream(self, pairs, batch_size=_BATCH):
+        """``(source, Verdict)`` for each ``(source, bytes)`` pair."""
+        it = iter(pairs)
+        while True:
+            batch = list(islice(it, batch_size))
+            if not batch:
+                return
+            yield from zip((s for s, _ in batch), self.classify([data for _, data in batch]))
