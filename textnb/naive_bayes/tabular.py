@@ -33,7 +33,6 @@ exception is ``interval_fit="censored"`` with uncertain numeric attributes: EM n
 all the intervals at once, so such a model is fitted with ``fit`` only.
 """
 
-from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -50,7 +49,7 @@ from textnb.naive_bayes.discretize import (
     mdl_cut_points,
 )
 from textnb.core.model_io import register
-from textnb.core.model_schema import (CLASS_PRIOR, MAX_DIM, MAX_REAL, SMOOTHING, Array, Attributes, Choice,
+from textnb.core.model_schema import (CLASS_PRIOR, check_params, MAX_DIM, MAX_REAL, SMOOTHING, Array, Attributes, Choice,
                                  Classes, Counts, Float, Int, ListOf, MayBeAbsent, Optional, Reals)
 from textnb.core.stats import CountTable, GaussianMoments, class_indicator
 from textnb.io.tables import Attribute
@@ -502,7 +501,7 @@ class TabularNB(BaseNB):
 
     _param_schema = {
         "attributes": Optional(Attributes(length=None)), "nominal": Choice(*_NOMINAL), "alpha": SMOOTHING,
-        "m": Optional(SMOOTHING), "numeric": Choice(*_NUMERIC), "bins": Int(1, 10**6),
+        "m": SMOOTHING, "numeric": Choice(*_NUMERIC), "bins": Int(1, 10**6),
         "var_smoothing": Float(0.0, 1.0), "class_prior": CLASS_PRIOR, "interval_fit": Choice(*_INTERVAL_FIT),
     }
     _state_schema = {
@@ -556,23 +555,6 @@ class TabularNB(BaseNB):
         tags.input_tags.allow_nan = True
         return tags
 
-    # -- parameters -------------------------------------------------------------------
-    def _check_params(self):
-        if self.nominal not in _NOMINAL:
-            raise ValueError(f"nominal must be one of {_NOMINAL}; got {self.nominal!r}")
-        if self.numeric not in _NUMERIC:
-            raise ValueError(f"numeric must be one of {_NUMERIC}; got {self.numeric!r}")
-        if self.interval_fit not in _INTERVAL_FIT:
-            raise ValueError(f"interval_fit must be one of {_INTERVAL_FIT}; got {self.interval_fit!r}")
-        if not isinstance(self.alpha, Real) or not np.isfinite(self.alpha) or self.alpha < 0:
-            raise ValueError(f"alpha must be a finite number >= 0; got {self.alpha!r}")
-        if not isinstance(self.m, Real) or not np.isfinite(self.m) or self.m < 0:
-            raise ValueError(f"m must be a finite number >= 0; got {self.m!r}")
-        if isinstance(self.bins, bool) or not isinstance(self.bins, Integral) or self.bins < 1:
-            raise ValueError(f"bins must be an integer >= 1; got {self.bins!r}")
-        if not isinstance(self.var_smoothing, Real) or not self.var_smoothing >= 0:
-            raise ValueError(f"var_smoothing must be a number >= 0; got {self.var_smoothing!r}")
-
     def _resolve_attributes(self, n_features, frame=None):
         if self.attributes is None and frame is not None:
             return [Attribute(a.name, a.kind, list(a.values)) for a in frame]
@@ -610,7 +592,7 @@ class TabularNB(BaseNB):
     # -- fitting ----------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
         """Fit from ``X`` (tabular convention, NaN = missing) and class labels ``y``."""
-        self._check_params()
+        check_params(self)
         X, frame = self._frame_in(X, first=True)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=True)
         check_classification_targets(y)
@@ -631,7 +613,7 @@ class TabularNB(BaseNB):
         ``ValueError`` (its EM fit is not a sum of per-batch statistics; use ``fit``).
         """
         all_classes, first = partial_fit_classes(self, classes)
-        self._check_params()
+        check_params(self)
         if self.interval_fit == "censored" and self._declares_intervals():
             raise ValueError(_NOT_INCREMENTAL.format(what="partial_fit cannot add a batch"))
         X, frame = self._frame_in(X, first=first)

@@ -43,7 +43,7 @@ G. I. Webb, J. R. Boughton & Z. Wang (2005), "Not so naive Bayes: aggregating
 one-dependence estimators", Machine Learning 58: 5-24.
 """
 
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
@@ -54,7 +54,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels, check_sample_weight, partial_fit_classes
 from textnb.naive_bayes.discretize import apply_cut_points, mdl_cut_points
 from textnb.core.model_io import register
-from textnb.core.model_schema import (FEATURE_NAMES, MAX_COUNT, MAX_DIM, N_FEATURES, SMOOTHING, Array, Attributes,
+from textnb.core.model_schema import (FEATURE_NAMES, check_params, MAX_COUNT, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes,
                                       Choice, Classes, Counts, Float, ListOf, Optional, Reals)
 from textnb.core.stats import CountTable, class_indicator
 
@@ -117,7 +117,7 @@ class AODE(BaseNB):
     """
 
     _param_schema = {
-        "frequency_limit": Float(0.0, MAX_COUNT), "m": Optional(SMOOTHING),
+        "frequency_limit": Float(0.0, MAX_COUNT), "m": Optional(POSITIVE_SMOOTHING),
         "attributes": Optional(Attributes(length=None)), "numeric": Choice("mdl", "error"),
     }
     _state_schema = {  # the pair table's shape follows n_values_; _set_state checks it
@@ -146,16 +146,6 @@ class AODE(BaseNB):
         return tags
 
     # -- parameters and input ------------------------------------------------------
-    def _check_params(self):
-        limit = self.frequency_limit
-        if isinstance(limit, bool) or not isinstance(limit, Real) or not np.isfinite(limit) or limit < 0:
-            raise ValueError(f"frequency_limit must be a number >= 0; got {limit!r}")
-        if self.m is not None and (isinstance(self.m, bool) or not isinstance(self.m, Real)
-                                   or not np.isfinite(self.m) or self.m <= 0):
-            raise ValueError(f"m must be a finite number > 0 or None; got {self.m!r}")
-        if self.numeric not in ("mdl", "error"):
-            raise ValueError(f"numeric must be 'mdl' or 'error'; got {self.numeric!r}")
-
     def _check_values(self, X):
         known = X[~np.isnan(X)]
         if (known < 0).any():
@@ -296,7 +286,7 @@ class AODE(BaseNB):
         -------
         self
         """
-        self._check_params()
+        check_params(self)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=True)
         check_classification_targets(y)
         self.classes_, y_index = np.unique(y, return_inverse=True)
@@ -313,7 +303,7 @@ class AODE(BaseNB):
         ``attributes`` does not declare, the number of values (largest index + 1).
         """
         all_classes, first = partial_fit_classes(self, classes)
-        self._check_params()
+        check_params(self)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=first)
         check_classification_targets(y)
         self.classes_ = all_classes
@@ -370,7 +360,7 @@ class AODE(BaseNB):
 
     def _update(self):
         """Counts -> the log estimates of the module docstring (Weka 3.6.14's)."""
-        self._check_params()
+        check_params(self)
         N3 = self.pair_count_
         C = len(self.classes_)
         k = self.n_values_.astype(np.float64)

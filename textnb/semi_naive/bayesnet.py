@@ -76,8 +76,8 @@ from textnb.core.errors import InputError, TextnbError
 from textnb.core.model_io import register
 from textnb.core.stats import CountTable, class_indicator
 from textnb.io.tables import check_no_text
-from textnb.core.model_schema import (FEATURE_NAMES, MAX_DIM, N_FEATURES, SMOOTHING, Array, Attributes, Choice,
-                                 Classes, Counts, DictOf, Float, Int, ListOf, MayBeAbsent, OneOf, Optional,
+from textnb.core.model_schema import (FEATURE_NAMES, check_params, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes, Choice,
+                                 Classes, Counts, DictOf, Int, ListOf, MayBeAbsent, OneOf, Optional,
                                  Reals, Str)
 from textnb.io.frames import frame_for_fit, frame_for_predict
 from textnb.io.tables import Attribute
@@ -353,7 +353,7 @@ class _BaseBayesNet(BaseNB):
     """
 
     _param_schema = {
-        "alpha": Float(0.0, 1e12, lo_open=True), "m": Optional(SMOOTHING), "missing": Choice("ignore", "mode"),
+        "alpha": POSITIVE_SMOOTHING, "m": Optional(POSITIVE_SMOOTHING), "missing": Choice("ignore", "mode"),
         "attributes": Optional(Attributes(length=None)), "numeric": Choice("error", "mdl"),
         "class_name": Optional(Str(1000)),
     }
@@ -381,18 +381,6 @@ class _BaseBayesNet(BaseNB):
         return tags
 
     # -- input -------------------------------------------------------------------
-    def _check_params(self):
-        alpha = float(self.alpha)
-        if not np.isfinite(alpha) or alpha <= 0:
-            raise ValueError(f"alpha must be a finite number > 0; got {self.alpha!r}")
-        if self.m is not None and (not np.isfinite(float(self.m)) or float(self.m) <= 0):
-            raise ValueError(f"m must be a finite number > 0 or None; got {self.m!r}")
-        if self.numeric not in ("error", "mdl"):
-            raise ValueError(f"numeric must be 'error' or 'mdl'; got {self.numeric!r}")
-        if self.missing not in ("ignore", "mode"):
-            raise ValueError(f"missing must be 'ignore' or 'mode'; got {self.missing!r}")
-        return alpha
-
     def _check_values(self, X):
         known = X[~np.isnan(X)]
         if (known < 0).any():
@@ -507,7 +495,8 @@ class _BaseBayesNet(BaseNB):
         -------
         self
         """
-        alpha = self._check_params()
+        check_params(self)
+        alpha = float(self.alpha)
         check_no_text(self.attributes, type(self).__name__)
         X = frame_for_fit(self, X, self.attributes, integers_nominal=True)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=True)
@@ -594,7 +583,8 @@ class _BaseBayesNet(BaseNB):
     def _update(self, alpha=None):
         """Counts -> log CPTs (all parents known)."""
         if alpha is None:
-            alpha = self._check_params()
+            check_params(self)
+            alpha = float(self.alpha)
         self._alpha = alpha
         self._log_cpts = [self._node_log_cpt(i, self._node_table(i, N)) for i, N in enumerate(self.counts_)]
 

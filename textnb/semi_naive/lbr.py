@@ -50,7 +50,7 @@ distinct rule. Test objects can be spread over processes with joblib (``n_jobs``
 """
 
 from functools import lru_cache
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from scipy.special import bdtr
@@ -61,7 +61,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from textnb.naive_bayes.base import BaseNB
 from textnb.core.model_io import register
 from textnb.io.tables import check_no_text
-from textnb.core.model_schema import (FEATURE_NAMES, MAX_DIM, N_FEATURES, N_JOBS, Array, Choice, Classes, Float,
+from textnb.core.model_schema import (FEATURE_NAMES, check_params, MAX_DIM, N_FEATURES, N_JOBS, POSITIVE_SMOOTHING, Array, Choice, Classes, Float,
                                  Int, ListOf, MayBeAbsent, Optional, Reals, Str, Attributes)
 from textnb.io.frames import frame_for_fit, frame_for_predict
 from textnb.io.tables import Attribute
@@ -738,7 +738,7 @@ class LBR(BaseNB):
     """
 
     _param_schema = {
-        "candidates": Choice("all", "heuristic"), "alpha": Float(0.0, 1e12, lo_open=True),
+        "candidates": Choice("all", "heuristic"), "alpha": POSITIVE_SMOOTHING,
         "min_errors": Int(0, MAX_DIM), "significance": Float(0.0, 1.0, lo_open=True), "n_jobs": N_JOBS,
         "max_cache": Int(0, 2**40),
     }
@@ -772,19 +772,6 @@ class LBR(BaseNB):
         tags.input_tags.allow_nan = True
         tags.non_deterministic = False
         return tags
-
-    # -- validation ------------------------------------------------------------------------
-    def _check_params(self):
-        if self.candidates not in ("all", "heuristic"):
-            raise ValueError(f"candidates must be 'all' or 'heuristic'; got {self.candidates!r}")
-        if not isinstance(self.alpha, Real) or not self.alpha > 0 or not np.isfinite(self.alpha):
-            raise ValueError(f"alpha must be a finite number > 0; got {self.alpha!r}")
-        if not isinstance(self.min_errors, Integral) or self.min_errors < 0:
-            raise ValueError(f"min_errors must be an int >= 0; got {self.min_errors!r}")
-        if not isinstance(self.significance, Real) or not 0 < self.significance <= 1:
-            raise ValueError(f"significance must be in (0, 1]; got {self.significance!r}")
-        if not isinstance(self.max_cache, Integral) or self.max_cache < 0:
-            raise ValueError(f"max_cache must be an int >= 0; got {self.max_cache!r}")
 
     def _encode(self, X):
         """Value indices (int, -1 = missing) from validated float X."""
@@ -828,7 +815,7 @@ class LBR(BaseNB):
             Declared class values in order (Weka's class index order; ties go to the
             first). Default: the sorted distinct labels of ``y``.
         """
-        self._check_params()
+        check_params(self)
         X = frame_for_fit(self, X, attributes, integers_nominal=True)  # a DataFrame: textnb.io.frames
         if attributes is None:
             attributes = getattr(self, "frame_attributes_", None)

@@ -39,7 +39,7 @@ from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels, partial_fi
 from textnb.text.classifier import TextClassifier
 from textnb.core.errors import InputError
 from textnb.core.model_io import register
-from textnb.core.model_schema import FEATURE_NAMES, N_FEATURES, Any, Attributes, Classes, Counts, ListOf, Model, Optional
+from textnb.core.model_schema import check_params, FEATURE_NAMES, N_FEATURES, Any, Attributes, Classes, Counts, ListOf, Model, Optional
 from textnb.naive_bayes.discrete import BernoulliNB, MultinomialNB
 from textnb.io.tables import TEXT, Attribute
 from textnb.naive_bayes.tabular import TabularNB
@@ -270,7 +270,7 @@ class MixedNB(BaseNB):
     # -- fitting ----------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
         """Fit from ``X`` (object array, text cells str) and class labels ``y``; returns self."""
-        self._tabular_template()._check_params()
+        check_params(self._tabular_template())
         X, y = self._validate(X, y, reset=True)
         check_classification_targets(y)
         self.attributes_ = self._resolve_attributes(X.shape[1])
@@ -299,7 +299,7 @@ class MixedNB(BaseNB):
         (new words get columns); ``min_df`` / ``max_df`` / ``max_features`` apply in
         ``fit`` only, as for :class:`~textnb.text.classifier.TextClassifier`."""
         all_classes, first = partial_fit_classes(self, classes)
-        self._tabular_template()._check_params()
+        check_params(self._tabular_template())
         X, y = self._validate(X, y, reset=first)
         check_classification_targets(y)
         attributes = self._resolve_attributes(X.shape[1]) if first else self.attributes_
