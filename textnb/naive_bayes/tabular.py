@@ -51,7 +51,7 @@ from textnb.naive_bayes.discretize import (
 from textnb.core.model_io import register
 from textnb.core.model_schema import (CLASS_PRIOR, check_params, MAX_DIM, MAX_REAL, SMOOTHING, Array, Attributes, Choice,
                                  Classes, Counts, Float, Int, ListOf, MayBeAbsent, Optional, Reals)
-from textnb.core.stats import CountTable, GaussianMoments, class_indicator
+from textnb.core.stats import CountTable, GaussianMoments, class_indicator, merge_aligned
 from textnb.io.tables import Attribute
 from textnb.io.frames import encodable, encode_frame, frame_attributes, is_frame
 from textnb.io.uncertain import (
@@ -1104,32 +1104,22 @@ class TabularNB(BaseNB):
                     "cannot merge models with different cut points; fit the discretisation once "
                     "(partial_fit on a common first batch) before training the parts"
                 )
-        classes = np.union1d(self.classes_, other.classes_)
-        C = len(classes)
-        cc = np.zeros(C)
-        fc = np.zeros((C, self.feature_count_.shape[1]))
-        n_g = self.theta_.shape[1]
-        merged = GaussianMoments(C, n_g)
-        n_h = self.halfwidth_mean_.shape[1]
-        merged_half = GaussianMoments(C, n_h)
+        models = (self, other)
+        classes, counts = merge_aligned(
+            [(m.classes_, CountTable.from_arrays(m.class_count_, m.feature_count_)) for m in models])
+        _, merged = merge_aligned(
+            [(m.classes_, GaussianMoments.from_arrays(m.moment_count_, m.theta_, m.moment_m2_)) for m in models])
+        _, merged_half = merge_aligned([
+            (m.classes_, GaussianMoments.from_arrays(m.halfwidth_count_, m.halfwidth_mean_, m.halfwidth_m2_))
+            for m in models])
         kde = [([], [], []) for _ in self.kde_values_]
-        for model in (self, other):
+        for model in models:
             idx = np.searchsorted(classes, model.classes_)
-            cc[idx] += model.class_count_
-            fc[idx] += model.feature_count_
-            part = GaussianMoments(C, n_g)
-            part.count[idx], part.mean[idx], part.m2[idx] = model.moment_count_, model.theta_, model.moment_m2_
-            merged.merge(part)
-            part = GaussianMoments(C, n_h)
-            part.count[idx], part.mean[idx], part.m2[idx] = (
-                model.halfwidth_count_, model.halfwidth_mean_, model.halfwidth_m2_
-            )
-            merged_half.merge(part)
             for k in range(len(kde)):
                 kde[k][0].append(model.kde_values_[k])
                 kde[k][1].append(idx[model.kde_class_[k]])
                 kde[k][2].append(model.kde_weight_[k])
-        self.classes_, self.class_count_, self.feature_count_ = classes, cc, fc
+        self.classes_, self.class_count_, self.feature_count_ = classes, counts.class_count, counts.feature_count
         self.moment_count_, self.theta_, self.moment_m2_ = merged.count, merged.mean, merged.m2
         self.halfwidth_count_, self.halfwidth_mean_, self.halfwidth_m2_ = (
             merged_half.count, merged_half.mean, merged_half.m2
@@ -1137,8 +1127,8 @@ class TabularNB(BaseNB):
         self.kde_values_ = [np.concatenate(v) for v, _, _ in kde]
         self.kde_class_ = [np.concatenate(c).astype(np.int64) for _, c, _ in kde]
         self.kde_weight_ = [np.concatenate(w) for _, _, w in kde]
-        self.censored_theta_ = np.zeros((C + 1, 0))  # only used with censored intervals: none here
-        self.censored_var_ = np.zeros((C + 1, 0))
+        self.censored_theta_ = np.zeros((len(classes) + 1, 0))  # only used with censored intervals: none here
+        self.censored_var_ = np.zeros((len(classes) + 1, 0))
         self._update()
         return self
 

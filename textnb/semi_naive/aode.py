@@ -51,12 +51,12 @@ from scipy.special import logsumexp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels, check_sample_weight, partial_fit_classes
+from textnb.naive_bayes.base import BaseNB, check_nominal_codes, check_partial_fit_labels, check_sample_weight, partial_fit_classes
 from textnb.naive_bayes.discretize import apply_cut_points, mdl_cut_points
 from textnb.core.model_io import register
 from textnb.core.model_schema import (FEATURE_NAMES, check_params, MAX_COUNT, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes,
                                       Choice, Classes, Counts, Float, ListOf, Optional, Reals)
-from textnb.core.stats import CountTable, class_indicator
+from textnb.core.stats import CountTable, class_indicator, merge_aligned
 
 __all__ = ["AODE"]
 
@@ -146,20 +146,6 @@ class AODE(BaseNB):
         return tags
 
     # -- parameters and input ------------------------------------------------------
-    def _check_values(self, X):
-        known = X[~np.isnan(X)]
-        if (known < 0).any():
-            raise ValueError(
-                "Negative values in data passed to AODE: X holds nominal value indices "
-                "(integers >= 0, NaN = missing)."
-            )
-        bad = known != np.floor(known)
-        if bad.any():
-            raise ValueError(
-                f"AODE takes nominal value indices (integers >= 0, NaN = missing); got "
-                f"{known[bad][0]!r}. Discretise numeric attributes first "
-                "(textnb.naive_bayes.discretize.MDLDiscretizer) or declare them in attributes."
-            )
 
     def _declared(self, d):
         """Per column: (name, "nominal"/"numeric", number of declared values or -1)."""
@@ -200,7 +186,7 @@ class AODE(BaseNB):
                 for j in range(X.shape[1])
             ]
             X = apply_cut_points(X, self.cut_points_)
-        self._check_values(X)
+        check_nominal_codes(X, type(self).__name__)
         seen = np.zeros(X.shape[1], dtype=np.int64)
         if X.shape[0]:
             known = ~np.isnan(X)
@@ -237,7 +223,7 @@ class AODE(BaseNB):
         """Cut points applied and values checked (training input)."""
         if self.cut_points_ is not None:
             X = apply_cut_points(X, self.cut_points_)
-        self._check_values(X)
+        check_nominal_codes(X, type(self).__name__)
         over = np.nan_to_num(X, nan=0.0) >= self.n_values_
         if over.any():
             i, j = (int(v[0]) for v in np.nonzero(over))
@@ -336,17 +322,10 @@ class AODE(BaseNB):
                 "cannot merge AODE models with different cut points; fix the discretisation once "
                 "(partial_fit on a common first batch) before training the parts"
             )
-        classes = np.union1d(self.classes_, other.classes_)
-        n_cells = self.pair_count_[0].size if len(self.classes_) else other.pair_count_[0].size
-        merged = CountTable(len(classes), n_cells)
-        for model in (self, other):
-            part = CountTable(len(classes), n_cells)
-            idx = np.searchsorted(classes, model.classes_)
-            part.class_count[idx] = model.class_count_
-            part.feature_count[idx] = model.pair_count_.reshape(len(model.classes_), -1)
-            merged.merge(part)
-        self.classes_ = classes
-        self._table = merged
+        n_cells = int(self.slot_offsets_[-1]) ** 2
+        self.classes_, self._table = merge_aligned([
+            (m.classes_, CountTable.from_arrays(m.class_count_, m.pair_count_.reshape(len(m.classes_), n_cells)))
+            for m in (self, other)])
         self._publish()
         return self
 
@@ -403,7 +382,7 @@ class AODE(BaseNB):
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         if self.cut_points_ is not None:
             X = apply_cut_points(X, self.cut_points_)
-        self._check_values(X)
+        check_nominal_codes(X, type(self).__name__)
         X = X.copy()
         X[X >= self.n_values_] = np.nan  # unseen / undeclared value = missing
         return X

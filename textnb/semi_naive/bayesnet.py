@@ -70,7 +70,7 @@ from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from textnb.naive_bayes.base import BaseNB
+from textnb.naive_bayes.base import BaseNB, check_nominal_codes
 from textnb.naive_bayes.discretize import apply_cut_points, mdl_cut_points
 from textnb.core.errors import InputError, TextnbError
 from textnb.core.model_io import register
@@ -381,22 +381,6 @@ class _BaseBayesNet(BaseNB):
         return tags
 
     # -- input -------------------------------------------------------------------
-    def _check_values(self, X):
-        known = X[~np.isnan(X)]
-        if (known < 0).any():
-            raise ValueError(
-                f"Negative values in data passed to {type(self).__name__}: X holds nominal "
-                "value indices (integers >= 0, NaN = missing)."
-            )
-        bad = known != np.floor(known)
-        if bad.any():
-            v = known[bad][0]
-            raise ValueError(
-                f"{type(self).__name__} takes nominal value indices (integers >= 0, NaN = "
-                f"missing); got {v!r}. Discretise numeric attributes first "
-                "(textnb.naive_bayes.discretize.MDLDiscretizer)."
-            )
-
     def _declared(self):
         """``attributes``, or those a DataFrame given to ``fit`` declared (textnb.io.frames)."""
         return self.attributes if self.attributes is not None else getattr(self, "frame_attributes_", None)
@@ -406,7 +390,7 @@ class _BaseBayesNet(BaseNB):
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         if self.cut_points_ is not None:
             X = apply_cut_points(X, self.cut_points_)
-        self._check_values(X)
+        check_nominal_codes(X, type(self).__name__)
         X = X.copy()
         X[X >= self.n_values_] = np.nan  # unseen / undeclared value = missing
         if self.missing == "mode":
@@ -513,7 +497,7 @@ class _BaseBayesNet(BaseNB):
         self.cut_points_ = self._numeric_cut_points(X, y_index, sample_weight)
         if self.cut_points_ is not None:
             X = apply_cut_points(X, self.cut_points_)
-        self._check_values(X)
+        check_nominal_codes(X, type(self).__name__)
         self.attribute_names_, self.n_values_ = self._attribute_info(X)
         if self.missing == "mode":
             self.modes_ = self._modes(X, sample_weight)

@@ -39,6 +39,7 @@ from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels, partial_fi
 from textnb.text.classifier import TextClassifier
 from textnb.core.errors import InputError
 from textnb.core.model_io import register
+from textnb.core.stats import CountTable, merge_aligned
 from textnb.core.model_schema import check_params, FEATURE_NAMES, N_FEATURES, Any, Attributes, Classes, Counts, ListOf, Model, Optional
 from textnb.naive_bayes.discrete import BernoulliNB, MultinomialNB
 from textnb.io.tables import TEXT, Attribute
@@ -348,11 +349,9 @@ class MixedNB(BaseNB):
         for j, mine, theirs in zip(self._text_positions(), self.text_models_, other.text_models_):
             with _naming(self.attributes_[j].name):
                 mine.merge(theirs)
-        classes = np.union1d(self.classes_, other.classes_)
-        cc = np.zeros(len(classes))
-        for model in (self, other):
-            cc[np.searchsorted(classes, model.classes_)] += model.class_count_
-        self.classes_, self.class_count_ = classes, cc
+        classes, table = merge_aligned(
+            [(m.classes_, CountTable.from_arrays(m.class_count_, np.zeros((len(m.classes_), 0)))) for m in (self, other)])
+        self.classes_, self.class_count_ = classes, table.class_count
         self._update()
         return self
 
