@@ -88,6 +88,26 @@ class CountTable:
         """Take objects out again (leave-one-out, complement of a subset)."""
         return self.add(X, Y, sign=-1.0)
 
+    def add_codes(self, columns, y_index, sample_weight=None, sign=1.0):
+        """Add objects given by the columns they count in: one-hot coded features.
+
+        ``columns`` is (n_samples, k) int: object ``i`` adds its weight to each of its
+        ``k`` columns ``columns[i]`` (nominal value slots, TAN/AODE value pairs) and to
+        its class ``y_index[i]``. The same sums as :meth:`add` with the one-hot matrix
+        and :func:`class_indicator`, in the same order (object by object), without
+        building either: one ``bincount`` of the (class, column) cells.
+        """
+        columns = np.asarray(columns, dtype=np.intp)
+        y_index = np.asarray(y_index, dtype=np.intp)
+        n_classes, n_features = self.feature_count.shape
+        n, k = columns.shape
+        cells = (y_index[:, None] * n_features + columns).ravel()
+        w = None if sample_weight is None else np.repeat(np.asarray(sample_weight, dtype=np.float64), k)
+        counts = np.bincount(cells, weights=w, minlength=n_classes * n_features)
+        self.feature_count += sign * counts.reshape(n_classes, n_features)
+        self.class_count += sign * np.bincount(y_index, weights=sample_weight, minlength=n_classes)
+        return self
+
     def merge(self, other):
         """Add another table with the same classes and features, in place."""
         if other.feature_count.shape != self.feature_count.shape:

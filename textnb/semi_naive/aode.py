@@ -46,7 +46,6 @@ one-dependence estimators", Machine Learning 58: 5-24.
 from numbers import Integral
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.special import logsumexp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -56,7 +55,7 @@ from textnb.naive_bayes.discretize import apply_cut_points, mdl_cut_points
 from textnb.core.model_io import register
 from textnb.core.model_schema import (FEATURE_NAMES, check_params, MAX_COUNT, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes,
                                       Choice, Classes, Counts, Float, ListOf, Optional, Reals)
-from textnb.core.stats import CountTable, class_indicator, merge_aligned
+from textnb.core.stats import CountTable, merge_aligned
 
 __all__ = ["AODE"]
 
@@ -238,8 +237,7 @@ class AODE(BaseNB):
         """Add the (slot, slot) cells of every object to the count table, in blocks."""
         n, d = X.shape
         if n == 0 or d == 0:
-            self._table.class_count += np.asarray(
-                class_indicator(y_index, len(self.classes_), w).sum(axis=0)).ravel()
+            self._table.add_codes(np.zeros((n, 0), dtype=np.intp), y_index, w)
             return
         n_slots = int(self.slot_offsets_[-1])
         S = self._slots(X)
@@ -248,12 +246,8 @@ class AODE(BaseNB):
             s = S[start:start + block]
             rows = s.shape[0]
             cells = (s[:, :, None] * n_slots + s[:, None, :]).reshape(rows, d * d)
-            P = sp.csr_matrix(
-                (np.ones(cells.size), cells.ravel(), np.arange(0, cells.size + 1, d * d)),
-                shape=(rows, n_slots * n_slots),
-            )
             wb = None if w is None else w[start:start + block]
-            self._table.add(P, class_indicator(y_index[start:start + block], len(self.classes_), wb))
+            self._table.add_codes(cells, y_index[start:start + block], wb)
 
     # -- fitting ---------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):

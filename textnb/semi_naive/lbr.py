@@ -60,6 +60,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.naive_bayes.base import BaseNB
 from textnb.core.model_io import register
+from textnb.core.stats import CountTable
 from textnb.io.tables import check_no_text
 from textnb.core.model_schema import (FEATURE_NAMES, check_params, MAX_DIM, N_FEATURES, N_JOBS, POSITIVE_SMOOTHING, Array, Choice, Classes, Float,
                                  Int, ListOf, MayBeAbsent, Optional, Reals, Str, Attributes)
@@ -171,8 +172,6 @@ class _Engine:
         counted = np.where(codes < 0, 0, codes)  # Weka counts a missing value as value 0
         self.cols = counted + self.offsets[None, :]
         self.n_cols = int(self.n_values.sum())
-        # class-major cell index of every (object, attribute): one bincount gives counts
-        self.cells = self.cols + (y * self.n_cols)[:, None]
         # the same cells value-major (column * C + class): counts as the (F, C) gather table
         self.cells_fc = self.cols * C + y[:, None]
         self.ak = self.alpha * self.n_values  # a * k_a, as _scores forms it
@@ -197,12 +196,10 @@ class _Engine:
 
     # -- counting ---------------------------------------------------------------------
     def counts(self, rows):
-        """(class counts (C,), feature counts (C, F)) of the objects ``rows``."""
-        C, F = self.n_classes, self.n_cols
-        cells = self.cells[rows]
-        fc = np.bincount(cells.ravel(), minlength=C * F).astype(np.float64).reshape(C, F)
-        cc = np.bincount(self.y[rows], minlength=C).astype(np.float64)
-        return cc, fc
+        """(class counts (C,), feature counts (C, F)) of the objects ``rows``: the
+        core's count table of their one-hot value columns."""
+        table = CountTable(self.n_classes, self.n_cols).add_codes(self.cols[rows], self.y[rows])
+        return table.class_count, table.feature_count
 
     def _scores(self, cc, fc, cols, k, missing, y_out, prior_den, skip=None):
         """Scaled class products for objects with one-hot columns ``cols`` (m, u).
