@@ -259,11 +259,12 @@ class _BaseDiscretizer(TransformerMixin, BaseEstimator):
         return tags
 
 
-#: the parameters and attributes of the unsupervised discretizers, for their docstrings
-_UNSUPERVISED_DOC = """
+def _doc(summary, supervised=False):
+    """A discretizer's docstring: ``summary`` and the Parameters / Attributes they share."""
+    return summary + """
     Parameters
-    ----------
-    n_bins : int, default=10
+    ----------""" + ("" if supervised else """
+    n_bins : int, default=10""") + """
     nominal_mask : sequence of bool, default=None
         True for nominal columns (passed through); None: every column is numeric.
 
@@ -272,7 +273,7 @@ _UNSUPERVISED_DOC = """
     cut_points_ : list of ndarray
     n_bins_ : ndarray of int
     numeric_mask_ : ndarray of bool
-"""
+""" + ("    classes_ : ndarray\n" if supervised else "")
 
 
 class _UnsupervisedDiscretizer(_BaseDiscretizer):
@@ -286,44 +287,32 @@ class _UnsupervisedDiscretizer(_BaseDiscretizer):
 
 
 class EqualWidthDiscretizer(_UnsupervisedDiscretizer):
-    __doc__ = """Equal-width bins between the training minimum and maximum of each numeric column.
-    """ + _UNSUPERVISED_DOC
+    __doc__ = _doc("""Equal-width bins between the training minimum and maximum of each numeric column.
+    """)
 
     def _cut_points(self, col, w):
         return equal_width_cut_points(col, self.n_bins, w)
 
 
 class EqualFrequencyDiscretizer(_UnsupervisedDiscretizer):
-    __doc__ = """About equally many training objects per bin (Weka's ``Discretize -F -B n_bins``).
+    __doc__ = _doc("""About equally many training objects per bin (Weka's ``Discretize -F -B n_bins``).
 
     The APNBC paper's protocol (Webb & Pazzani): numeric attributes discretised into 10
     equal-frequency bins. Ties never straddle a cut, so heavily repeated values can
     leave fewer than ``n_bins`` bins.
-    """ + _UNSUPERVISED_DOC
+    """)
 
     def _cut_points(self, col, w):
         return equal_frequency_cut_points(col, self.n_bins, w)
 
 
 class MDLDiscretizer(_BaseDiscretizer):
-    """Supervised entropy / MDL discretisation (Fayyad & Irani 1993), as Weka does it.
+    __doc__ = _doc("""Supervised entropy / MDL discretisation (Fayyad & Irani 1993), as Weka does it.
 
     See :func:`mdl_cut_points` for the exact rule. A numeric column whose first split
     is rejected gets no cut (one bin): naive Bayes then ignores it, as Weka's
     ``NaiveBayes -D`` does.
-
-    Parameters
-    ----------
-    nominal_mask : sequence of bool, default=None
-        True for nominal columns (passed through); None: every column is numeric.
-
-    Attributes
-    ----------
-    cut_points_ : list of ndarray
-    n_bins_ : ndarray of int
-    numeric_mask_ : ndarray of bool
-    classes_ : ndarray
-    """
+    """, supervised=True)
 
     _supervised = True
 

@@ -373,6 +373,15 @@ class _BaseBayesNet(BaseNB):
         "root_": MayBeAbsent(Optional(Int(0, MAX_DIM))),
     }
 
+    def __init__(self, *, alpha=1.0, m=None, missing="ignore", attributes=None, numeric="error",
+                 class_name=None):
+        self.alpha = alpha
+        self.m = m
+        self.missing = missing
+        self.attributes = attributes
+        self.numeric = numeric
+        self.class_name = class_name
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
@@ -880,13 +889,9 @@ class BayesNetClassifier(_BaseBayesNet):
 
     def __init__(self, *, parents=None, alpha=1.0, m=None, missing="ignore", attributes=None,
                  numeric="error", class_name=None):
+        super().__init__(alpha=alpha, m=m, missing=missing, attributes=attributes, numeric=numeric,
+                         class_name=class_name)
         self.parents = parents
-        self.alpha = alpha
-        self.m = m
-        self.missing = missing
-        self.attributes = attributes
-        self.numeric = numeric
-        self.class_name = class_name
 
     def _learn_structure(self, X, Y, names, n_values):
         return _check_structure(self.parents, names, self._class_label())
@@ -956,13 +961,9 @@ class TAN(_BaseBayesNet):
 
     def __init__(self, *, alpha=1.0, m=None, root=None, missing="ignore", attributes=None,
                  numeric="error", class_name=None):
-        self.alpha = alpha
-        self.m = m
+        super().__init__(alpha=alpha, m=m, missing=missing, attributes=attributes, numeric=numeric,
+                         class_name=class_name)
         self.root = root
-        self.missing = missing
-        self.attributes = attributes
-        self.numeric = numeric
-        self.class_name = class_name
 
     def _learn_structure(self, X, Y, names, n_values):
         d = len(names)
