@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 from textnb.core.logspace import check_class_prior, log_odds, logsumexp
 from textnb.core.model_io import save
 
-__all__ = ["BaseNB", "check_class_prior", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
+__all__ = ["BaseNB", "NominalCodesMixin", "check_class_prior", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
            "log_odds",
            "partial_fit_classes"]
 
@@ -79,6 +79,18 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.poor_score = True
+        return tags
+
+
+class NominalCodesMixin:
+    """Input tags of the models that take nominal value indices (TAN/BN, AODE): integers
+    >= 0 with NaN for a missing value (see :func:`check_nominal_codes`)."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.positive_only = True
         return tags
 
 

@@ -50,7 +50,7 @@ from scipy.special import logsumexp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from textnb.naive_bayes.base import BaseNB, check_nominal_codes, check_partial_fit_labels, check_sample_weight, partial_fit_classes
+from textnb.naive_bayes.base import BaseNB, NominalCodesMixin, check_nominal_codes, check_partial_fit_labels, check_sample_weight, partial_fit_classes
 from textnb.naive_bayes.discretize import apply_cut_points, mdl_cut_points
 from textnb.core.model_io import register
 from textnb.core.model_schema import (FEATURE_NAMES, check_params, MAX_COUNT, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes,
@@ -66,7 +66,7 @@ _BLOCK_CELLS = 1 << 22
 
 
 @register
-class AODE(BaseNB):
+class AODE(NominalCodesMixin, BaseNB):
     """Averaged one-dependence estimators (Webb, Boughton & Wang 2005).
 
     Parameters
@@ -136,13 +136,6 @@ class AODE(BaseNB):
         self.m = m
         self.attributes = attributes
         self.numeric = numeric
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.categorical = True
-        tags.input_tags.positive_only = True
-        return tags
 
     # -- parameters and input ------------------------------------------------------
 

@@ -70,7 +70,7 @@ from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from textnb.naive_bayes.base import BaseNB, check_nominal_codes
+from textnb.naive_bayes.base import BaseNB, NominalCodesMixin, check_nominal_codes
 from textnb.naive_bayes.discretize import apply_cut_points, mdl_cut_points
 from textnb.core.errors import InputError, TextnbError
 from textnb.core.model_io import register
@@ -345,7 +345,7 @@ def read_structure(path):
 # the estimators
 
 
-class _BaseBayesNet(BaseNB):
+class _BaseBayesNet(NominalCodesMixin, BaseNB):
     """Shared fit / CPTs / Markov-blanket prediction; a subclass supplies the structure.
 
     Subclasses implement ``_learn_structure(X, Y, names, n_values)`` returning
@@ -381,13 +381,6 @@ class _BaseBayesNet(BaseNB):
         self.attributes = attributes
         self.numeric = numeric
         self.class_name = class_name
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.categorical = True
-        tags.input_tags.positive_only = True
-        return tags
 
     # -- input -------------------------------------------------------------------
     def _declared(self):
@@ -917,11 +910,8 @@ class TAN(_BaseBayesNet):
         up to the structure score (Weka's default score is BAYES; ``-S ENTROPY`` is
         the mutual-information tree used here).
     m : float or None, default=None
-        When set, a node with attribute parents gets the m-estimate
-        ``(N(v, u) + m p_v) / (N(u) + m)`` with ``p_v`` the node's
-        ``alpha``-smoothed distribution given the class alone (from
-        ``marginal_counts_``): the parameter smoothing of Friedman et al. (1997),
-        who use ``m = 5``. Nodes without attribute parents keep additive smoothing.
+        The m-estimate of the nodes with attribute parents (Friedman et al. 1997), as
+        in :class:`BayesNetClassifier`.
     root : int, str or None, default=None
         The attribute (index or name) the tree is directed from; the first attribute
         when None. It changes the CPTs' smoothing, not the tree.
