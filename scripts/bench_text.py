@@ -147,9 +147,13 @@ for f, label in zip(files, model.predict(files)):
 
 
 def _wall(cmd):
+    """(wall seconds, CPU seconds: user + system of the child) of one run of ``cmd``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def whole_process(root, tmp, repeat):
@@ -176,20 +180,30 @@ def whole_process(root, tmp, repeat):
             times[name][0].append(_wall(ours))
             times[name][1].append(_wall(theirs))
         times["bare import sklearn.naive_bayes"][1].append(_wall(bare))
-    med = {name: (float(np.median(a)) if a else None, float(np.median(b))) for name, (a, b) in times.items()}
-    bare_s = med["bare import sklearn.naive_bayes"][1]
+    def median(runs, k):  # k = 0: wall, 1: CPU
+        return float(np.median([r[k] for r in runs])) if runs else None
+
+    med = {name: (median(a, 0), median(b, 0)) for name, (a, b) in times.items()}
+    cpu = {name: (median(a, 1), median(b, 1)) for name, (a, b) in times.items()}
+    bare_s, bare_cpu = med["bare import sklearn.naive_bayes"][1], cpu["bare import sklearn.naive_bayes"][1]
+    load = os.getloadavg()[0]
     lines = ["### Whole processes on 20 Newsgroups bydate (start-up included)", "",
              "`python -m textnb ...` against a scikit-learn script doing the same job (CountVectorizer + "
              "MultinomialNB in a Pipeline, saved with pickle), each a fresh process, "
-             f"{repeat} runs interleaved, medians.", "",
-             "| command | textnb s | scikit-learn s | speed-up |", "|---|---:|---:|---:|"]
+             f"{repeat} runs interleaved, medians; wall seconds and CPU seconds (user + system of the "
+             f"process: the steadier figure on a shared machine; load average {load:.1f} at the end "
+             "of the run).", "",
+             "| command | textnb s | scikit-learn s | speed-up | textnb CPU s | scikit-learn CPU s | CPU speed-up |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
     for name in jobs:
-        ours, theirs = med[name]
-        lines.append(f"| {name} | {ours:.2f} | {theirs:.2f} | {theirs / ours:.2f}x |")
-    ours_one = med["predict (one document)"][0]
-    lines += ["", f"A bare `python -c 'import sklearn.naive_bayes'` takes {bare_s:.2f} s in the same run: "
-              f"`textnb predict` of one document takes {ours_one / bare_s:.2f}x that "
-              "(it reads the model into numpy arrays and never imports scikit-learn or scipy)."]
+        (ours, theirs), (ours_c, theirs_c) = med[name], cpu[name]
+        lines.append(f"| {name} | {ours:.2f} | {theirs:.2f} | {theirs / ours:.2f}x | "
+                     f"{ours_c:.2f} | {theirs_c:.2f} | {theirs_c / ours_c:.2f}x |")
+    ours_one, ours_one_cpu = med["predict (one document)"][0], cpu["predict (one document)"][0]
+    lines += ["", f"A bare `python -c 'import sklearn.naive_bayes'` takes {bare_s:.2f} s ({bare_cpu:.2f} s CPU) "
+              f"in the same run: `textnb predict` of one document takes {ours_one / bare_s:.2f}x that "
+              f"({ours_one_cpu / bare_cpu:.2f}x in CPU time; it reads the model into numpy arrays and never "
+              "imports scikit-learn or scipy)."]
     return "\n".join(lines), med
 
 

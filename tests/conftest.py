@@ -5,6 +5,7 @@ them skip cleanly when it is absent, so the suite passes from a fresh clone with
 what ``corpora/`` ships.
 """
 
+import io
 import tarfile
 from pathlib import Path
 
@@ -45,3 +46,29 @@ def shared_corpora(tmp_path_factory):
 @pytest.fixture(scope="session")
 def sms_tsv():
     return SMS_TSV
+
+
+# --------------------------------------------------------------------------- CLI helpers
+def cli(*args):
+    """Run ``textnb`` in-process: (exit status, stdout, stderr)."""
+    from textnb.cli.commands import main
+
+    out, err = io.StringIO(), io.StringIO()
+    rc = main([str(a) for a in args], stdout=out, stderr=err)
+    return rc, out.getvalue(), err.getvalue()
+
+
+def one_error_line(err, *fragments):
+    """stderr is exactly one ``textnb: error:`` line holding every fragment."""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("textnb: error: "), err
+    for f in fragments:
+        assert f in lines[0], (f, lines[0])
+    return lines[0]
+
+
+def tsv(path, rows, header=True):
+    """Write a label<TAB>text file of ``rows`` (with a header line) and return its path."""
+    text = ("label\ttext\n" if header else "") + "".join(f"{a}\t{b}\n" for a, b in rows)
+    Path(path).write_text(text, encoding="utf-8")
+    return path

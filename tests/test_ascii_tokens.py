@@ -5,12 +5,14 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from numpy.testing import assert_array_equal
 from sklearn.feature_extraction.text import CountVectorizer
 
 from textnb.text import ascii_tokens
 from textnb.text.ascii_tokens import TermKeys, ascii_term_ids, supports
 from textnb.text.vectorizer import Vectorizer
-from textnb.text.tokenize import Analyzer, _python_term_ids, batch_term_ids, growing_vocabulary
+from textnb.text.tokenize import (Analyzer, StoredVocabulary, _python_term_ids, batch_term_ids, decode_terms,
+                                  encode_terms, growing_vocabulary)
 
 ALPHABET = "abcXYZ019_" + " .,;:-'\"\t\n!?()[]{}<>/\\|@#$%^&*+=~`"
 
@@ -190,3 +192,49 @@ def test_sorted_columns_sort_like_python(seed):
     rng.shuffle(terms)
     keys = TermKeys(terms)
     assert [terms[c] for c in keys.sorted_columns()] == sorted(terms)
+
+
+def _vocab_terms(seed):
+    rng = random.Random(seed)
+    terms = {"".join(rng.choice("abAB_9é\0") for _ in range(rng.choice([1, 2, 8, 9, 16, 17, 24, 25, 40])))
+             for _ in range(300)}
+    return sorted(terms) + [""]
+
+
+@pytest.mark.parametrize("collide", [False, True])
+@pytest.mark.parametrize("seed", range(3))
+def test_term_keys_from_a_model_file_equal_term_keys_of_the_terms(seed, collide, monkeypatch):
+    if collide:  # most terms share a hash: the later ones go to the dict, as add_strings files them
+        monkeypatch.setattr(ascii_tokens, "_hash", lambda words: words[0] & np.uint64(7))
+    terms = _vocab_terms(seed)
+    state = encode_terms(terms)
+    keys, others = TermKeys.from_utf8(state["terms_utf8"], state["terms_offsets"])
+    ref = TermKeys(terms)
+    assert keys.terms() == terms and len(keys) == len(terms)
+    assert others == {j: t for j, t in enumerate(terms) if not ascii_tokens._keyable(t)}
+    probe = terms[::-1] + ["absent", "zz" * 13]
+    assert_array_equal(keys.add_strings(probe, grow=False), ref.add_strings(probe, grow=False))
+    assert_array_equal(keys.sorted_columns(), ref.sorted_columns())
+
+
+def test_stored_vocabulary_refuses_what_decode_terms_refuses():
+    for terms in (["ab", "ab"], ["é", "é"], ["x" * 30, "x" * 30]):
+        with pytest.raises(ValueError, match="twice"):
+            StoredVocabulary(encode_terms(terms))
+    state = encode_terms(["é", "a"])
+    state["terms_offsets"][1] = 1  # the first term ends inside "é"
+    with pytest.raises(ValueError):
+        decode_terms(state)
+    with pytest.raises(ValueError, match="inside a UTF-8 character"):
+        StoredVocabulary(state)
+    state = encode_terms(["ab", "cd"])
+    state["terms_offsets"][-1] = 3
+    with pytest.raises(ValueError, match="offsets"):
+        StoredVocabulary(state)
+    state = encode_terms(["ab"])
+    state["terms_utf8"][0] = 0xFF
+    with pytest.raises(UnicodeDecodeError):
+        StoredVocabulary(state)
+    vocab = StoredVocabulary(encode_terms(["ab", "é", ""]))
+    assert vocab.terms() == ["ab", "é", ""] and len(vocab) == 3
+    assert StoredVocabulary({"terms": np.array(["b", "a"])}).term_keys().terms() == ["b", "a"]

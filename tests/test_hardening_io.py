@@ -21,6 +21,7 @@ import pytest
 
 import textnb
 from textnb.cli import main
+from conftest import cli, one_error_line, tsv
 from textnb.core.errors import InputError
 from textnb.core.model_io import atomic_write, load, output_target, save
 
@@ -30,26 +31,6 @@ LABELS = ["spam", "ham", "spam", "ham"]
 
 
 # --------------------------------------------------------------------------- helpers
-def cli(*args):
-    out, err = io.StringIO(), io.StringIO()
-    rc = main([str(a) for a in args], stdout=out, stderr=err)
-    return rc, out.getvalue(), err.getvalue()
-
-
-def one_error_line(err, *fragments):
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("textnb: error: "), err
-    for f in fragments:
-        assert f in lines[0], (f, lines[0])
-    return lines[0]
-
-
-def tsv(path, rows, header=True):
-    text = ("label\ttext\n" if header else "") + "".join(f"{a}\t{b}\n" for a, b in rows)
-    Path(path).write_text(text, encoding="utf-8")
-    return path
-
-
 def run(args, timeout=120, **kw):
     env = dict(os.environ, PYTHONPATH=str(REPO), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     env.update(kw.pop("env", {}))

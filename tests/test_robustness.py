@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 import textnb
+from conftest import cli, one_error_line, tsv
 from textnb.cli.commands import main
 from textnb.io.corpus import open_corpus, read_document
 from textnb.core.errors import InputError, ModelFileError
@@ -37,22 +38,6 @@ LABELS = ["spam", "ham", "spam", "ham"]
 
 
 # --------------------------------------------------------------------------- helpers
-def cli(*args):
-    """Run the command in-process: (exit status, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    rc = main([str(a) for a in args], stdout=out, stderr=err)
-    return rc, out.getvalue(), err.getvalue()
-
-
-def one_error_line(err, *fragments):
-    """stderr is exactly one ``textnb: error:`` line holding every fragment."""
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("textnb: error: "), err
-    for f in fragments:
-        assert f in lines[0], (f, lines[0])
-    return lines[0]
-
-
 def make_folder(root, tree):
     root = Path(root)
     for label, files in tree.items():
@@ -61,12 +46,6 @@ def make_folder(root, tree):
             p = root / label / name
             p.write_bytes(content if isinstance(content, bytes) else content.encode())
     return root
-
-
-def tsv(path, rows, header=True):
-    text = ("label\ttext\n" if header else "") + "".join(f"{a}\t{b}\n" for a, b in rows)
-    Path(path).write_text(text, encoding="utf-8")
-    return path
 
 
 def run_python(code, timeout=120, env=None):

@@ -1,6 +1,6 @@
 """Lazy re-exports for package ``__init__`` modules (PEP 562).
 
-A package lists ``name -> defining module``; a name is imported on first use, so
+A package lists ``defining module -> names``; a name is imported on first use, so
 importing one module of a package (the tokenizer, say) does not import its siblings
 (the estimators, and with them scikit-learn).
 """
@@ -11,7 +11,11 @@ __all__ = ["lazy_exports"]
 
 
 def lazy_exports(package, exports):
-    """``(__getattr__, __dir__)`` for a package that re-exports ``exports`` lazily."""
+    """``(__getattr__, __dir__)`` for a package that re-exports ``exports`` lazily.
+
+    ``exports`` maps each defining module to the names the package takes from it.
+    """
+    exports = {name: module for module, names in exports.items() for name in names}
 
     def __getattr__(name):
         module = exports.get(name)

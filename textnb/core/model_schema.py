@@ -54,7 +54,7 @@ except ImportError:  # pragma: no cover - Python 3.10
 __all__ = ["is_fitted", 
     "Any", "Array", "Attributes", "Bool", "Choice", "Classes", "Counts", "CSR", "DictOf", "Exactly", "Float", "Int",
     "ListOf", "MayBeAbsent", "Model", "NgramRange", "OneOf", "Optional", "Pattern", "Reals", "Str", "TupleOf",
-    "When", "check_csr", "check_node", "declare", "schema_of",
+    "When", "check_csr", "check_node", "check_params", "declare", "schema_of",
     "pattern_problem", "MAX_NGRAM", "MAX_PATTERN_LENGTH", "MAX_COUNT", "MAX_DIM", "MAX_ALPHA",
 ]
 
@@ -656,6 +656,47 @@ def check_node(cls, params, state):
         _check_fields(kind, "state field", sschema, state, ctx, all_required=True)
 
 
+def _describe(spec):
+    """What ``spec`` accepts, in words, for a parameter error."""
+    if isinstance(spec, Choice):
+        return "None" if spec.values == (None,) else f"one of {spec.values}"
+    if isinstance(spec, OneOf):
+        return " or ".join(_describe(s) for s in spec.specs)
+    if isinstance(spec, Float):
+        return f"a finite number in {'(' if spec.lo_open else '['}{spec.lo:g}, {spec.hi:g}]"
+    if isinstance(spec, Int):
+        return f"an integer in [{spec.lo}, {spec.hi}]"
+    if isinstance(spec, Bool):
+        return "True or False"
+    if isinstance(spec, Str):
+        return f"a string of at most {spec.max_len} characters"
+    return "valid"
+
+
+def check_params(estimator):
+    """Check an estimator's constructor parameters against its declared ``_param_schema``.
+
+    The same declarations that check a model file check the parameters at ``fit`` time
+    (the role of scikit-learn's ``_parameter_constraints``), so validation is written once
+    per model kind, not in a hand-written ``_check_params``. Structured parameters
+    (attributes, structures, nested templates) are left to the code that interprets them. Raises ``ValueError``
+    ``"alpha must be a finite number in (0, 1e+12]; got -1"``.
+    """
+    schema = schema_of(type(estimator))[0] or {}
+    ctx = _Ctx()
+    ctx.params = {name: getattr(estimator, name) for name in schema}
+    for name, spec in schema.items():
+        wanted = _describe(spec)
+        if "valid" in wanted:
+            # structured values (attributes, structures, nested templates) take more forms
+            # in memory than in a file; the code that interprets them checks them
+            continue
+        try:
+            spec.check(ctx.params[name], ctx)
+        except _Bad:
+            raise ValueError(f"{name} must be {wanted}; got {_show(ctx.params[name])}") from None
+
+
 def check_csr(data, indices, indptr, shape):
     """Refuse a CSR matrix whose members scipy could not use safely; return the shape."""
     if (not isinstance(shape, (list, tuple)) or len(shape) != 2
@@ -697,6 +738,8 @@ def check_csr(data, indices, indptr, shape):
 # --------------------------------------------------------------------------- shared fields
 #: additive smoothing and the m of the m-estimate
 SMOOTHING = Float(0.0, MAX_ALPHA)
+#: a smoothing constant that must be positive (a Laplace alpha, the m of a Bayesian network)
+POSITIVE_SMOOTHING = Float(0.0, MAX_ALPHA, lo_open=True)
 #: a class prior given by the user: one probability per class
 CLASS_PRIOR = Optional(OneOf(ListOf(Float(0.0, 1.0), length="n_classes"),
                              Array("f", ("n_classes",), lo=0.0, hi=1.0)))

@@ -51,8 +51,12 @@ def _value(expr, module, depth=0):
 def _defaults(kind):
     module = MODEL_MODULES[kind]
     tree = _module_tree(module)
-    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == kind)
-    init = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    cls, init = classes[kind], None
+    while init is None:  # an __init__ inherited from a base class of the same module
+        init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+        if init is None:
+            cls = next(classes[b.id] for b in cls.bases if isinstance(b, ast.Name) and b.id in classes)
     a = init.args
     positional = a.posonlyargs + a.args
     out = {}

@@ -6,7 +6,8 @@ needs (``../shared/design/architecture.md``):
 
 * ``add``: fold a batch of objects in (``fit``, ``partial_fit``, streaming shards);
 * ``subtract``: take objects out again (leave-one-out, "all but this subset");
-* ``merge``: add two tables built on different shards / machines.
+* ``merge``: add two tables built on different shards / machines;
+  :func:`merge_aligned` first aligns tables whose classes (and columns) differ.
 
 Two kinds are enough for the models here:
 
@@ -22,7 +23,7 @@ Everything is float64; sparse input is never densified.
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["CountTable", "GaussianMoments", "class_indicator", "seen_columns"]
+__all__ = ["CountTable", "GaussianMoments", "class_indicator", "merge_aligned", "seen_columns"]
 
 
 def class_indicator(y_index, n_classes, sample_weight=None):
@@ -87,6 +88,26 @@ class CountTable:
         """Take objects out again (leave-one-out, complement of a subset)."""
         return self.add(X, Y, sign=-1.0)
 
+    def add_codes(self, columns, y_index, sample_weight=None, sign=1.0):
+        """Add objects given by the columns they count in: one-hot coded features.
+
+        ``columns`` is (n_samples, k) int: object ``i`` adds its weight to each of its
+        ``k`` columns ``columns[i]`` (nominal value slots, TAN/AODE value pairs) and to
+        its class ``y_index[i]``. The same sums as :meth:`add` with the one-hot matrix
+        and :func:`class_indicator`, in the same order (object by object), without
+        building either: one ``bincount`` of the (class, column) cells.
+        """
+        columns = np.asarray(columns, dtype=np.intp)
+        y_index = np.asarray(y_index, dtype=np.intp)
+        n_classes, n_features = self.feature_count.shape
+        n, k = columns.shape
+        cells = (y_index[:, None] * n_features + columns).ravel()
+        w = None if sample_weight is None else np.repeat(np.asarray(sample_weight, dtype=np.float64), k)
+        counts = np.bincount(cells, weights=w, minlength=n_classes * n_features)
+        self.feature_count += sign * counts.reshape(n_classes, n_features)
+        self.class_count += sign * np.bincount(y_index, weights=sample_weight, minlength=n_classes)
+        return self
+
     def merge(self, other):
         """Add another table with the same classes and features, in place."""
         if other.feature_count.shape != self.feature_count.shape:
@@ -100,6 +121,20 @@ class CountTable:
 
     def copy(self):
         return CountTable.from_arrays(self.class_count, self.feature_count)
+
+    def aligned(self, classes, own_classes, columns=None, n_features=None):
+        """This table re-indexed onto ``classes`` (a sorted superset of ``own_classes``)
+        and, with ``columns``, its column ``j`` moved to ``columns[j]`` of ``n_features``;
+        the rows and columns it does not have hold zeros."""
+        rows = np.searchsorted(classes, own_classes)
+        width = self.feature_count.shape[1] if columns is None else n_features
+        out = CountTable(len(classes), width)
+        out.class_count[rows] = self.class_count
+        if columns is None:
+            out.feature_count[rows] = self.feature_count
+        else:
+            out.feature_count[np.ix_(rows, np.asarray(columns, dtype=np.intp))] = self.feature_count
+        return out
 
 
 class GaussianMoments:
@@ -172,6 +207,10 @@ class GaussianMoments:
         """Add the moments of another batch with the same classes and attributes."""
         return self._combine(other.count, other.mean, other.m2, sign=1.0)
 
+    @property
+    def shape(self):
+        return self.count.shape
+
     def variance(self, ddof=1.0):
         """Per-class variance with ``ddof`` (1: the sample variance the textbook uses)."""
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -179,6 +218,47 @@ class GaussianMoments:
 
     def copy(self):
         return GaussianMoments.from_arrays(self.count, self.mean, self.m2)
+
+    def aligned(self, classes, own_classes, columns=None, n_features=None):
+        """These moments re-indexed onto ``classes`` (a sorted superset of ``own_classes``);
+        a class they do not have gets zero count."""
+        if columns is not None:
+            raise ValueError("GaussianMoments are aligned on classes only")
+        rows = np.searchsorted(classes, own_classes)
+        out = GaussianMoments(len(classes), self.count.shape[1])
+        out.count[rows], out.mean[rows], out.m2[rows] = self.count, self.mean, self.m2
+        return out
+
+
+def merge_aligned(parts, columns=None, n_features=None):
+    """Class-aligned merge: ``(classes, table)`` of the sum of several tables.
+
+    Every model's ``merge`` goes through this one function: the classes are the sorted
+    union of the parts' classes (a class only some parts have gets zero counts in the
+    others), and each part's table (:class:`CountTable` or :class:`GaussianMoments`) is
+    re-indexed onto them and added to an empty table, in order.
+
+    Parameters
+    ----------
+    parts : sequence of (classes, table)
+        Each part's sorted classes and its table (rows in the order of its classes).
+    columns : sequence of int arrays, default=None
+        With count tables over different columns (vocabularies): per part, the column
+        of the merged table each of its columns goes to.
+    n_features : int, default=None
+        The merged number of columns (required with ``columns``).
+    """
+    classes = parts[0][0]
+    for own, _ in parts[1:]:
+        classes = np.union1d(classes, own)
+    classes = np.unique(classes)
+    first = parts[0][1]
+    width = first.shape[1] if columns is None else n_features
+    merged = type(first)(len(classes), width)
+    for i, (own, table) in enumerate(parts):
+        cols = None if columns is None else columns[i]
+        merged.merge(table.aligned(classes, own, cols, n_features))
+    return classes, merged
 
 
 def seen_columns(X_train):

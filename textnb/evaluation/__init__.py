@@ -1,24 +1,17 @@
 """Cross-validation and metrics, explanation and inspection, plots.
 
-Names are imported on first use (PEP 562), so importing one module of this package does
-not import the others.
+Names are imported on first use (:mod:`textnb.core.lazy`).
 """
 
 from textnb.core.lazy import lazy_exports
 
-_EXPORTS = {
-    "classification_report": "textnb.evaluation.evaluate",
-    "cross_validate": "textnb.evaluation.evaluate",
-    "describe_text_classifier": "textnb.evaluation.explain",
-    "evaluate_split": "textnb.evaluation.evaluate",
-    "explain": "textnb.evaluation.explain",
-    "informative_terms": "textnb.evaluation.explain",
-    "linear_weights": "textnb.evaluation.explain",
-    "plot_confusion_matrix": "textnb.evaluation.plots",
-    "pyplot": "textnb.evaluation.plots",
-    "unwrap": "textnb.evaluation.explain",
-    "vectorize_all": "textnb.evaluation.evaluate",
+_EXPORTS = {  # defining module -> the names it exports
+    "textnb.evaluation.evaluate": ("classification_report", "cross_validate", "evaluate_split", "vectorize_all"),
+    "textnb.evaluation.explain": (
+        "describe_text_classifier", "explain", "informative_terms", "linear_weights", "unwrap"
+    ),
+    "textnb.evaluation.plots": ("plot_confusion_matrix", "pyplot"),
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-__all__ = sorted(_EXPORTS)
+__all__ = sorted(n for names in _EXPORTS.values() for n in names)

@@ -16,7 +16,8 @@ from sklearn.utils.validation import check_is_fitted
 from textnb.core.logspace import check_class_prior, log_odds, logsumexp
 from textnb.core.model_io import save
 
-__all__ = ["BaseNB", "check_class_prior", "check_partial_fit_labels", "check_sample_weight", "log_odds",
+__all__ = ["BaseNB", "NominalCodesMixin", "check_class_prior", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
+           "log_odds",
            "partial_fit_classes"]
 
 
@@ -81,6 +82,18 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         return tags
 
 
+class NominalCodesMixin:
+    """Input tags of the models that take nominal value indices (TAN/BN, AODE): integers
+    >= 0 with NaN for a missing value (see :func:`check_nominal_codes`)."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.positive_only = True
+        return tags
+
+
 def check_partial_fit_labels(y, classes):
     """Raise ValueError naming labels of ``y`` that are not in ``classes``."""
     unknown = np.setdiff1d(np.asarray(y), classes)
@@ -124,3 +137,21 @@ def check_sample_weight(sample_weight, n):
     if n and not np.any(w > 0):
         raise ValueError("sample_weight is zero for every object; nothing to learn from")
     return w
+
+
+def check_nominal_codes(X, who):
+    """Raise ValueError unless every known cell of float ``X`` is a nominal value index
+    (an integer >= 0; NaN = missing). ``who`` names the estimator in the message."""
+    known = X[~np.isnan(X)]
+    if (known < 0).any():
+        raise ValueError(
+            f"Negative values in data passed to {who}: X holds nominal value indices "
+            "(integers >= 0, NaN = missing)."
+        )
+    bad = known != np.floor(known)
+    if bad.any():
+        raise ValueError(
+            f"{who} takes nominal value indices (integers >= 0, NaN = missing); got "
+            f"{known[bad][0]!r}. Discretise numeric attributes first "
+            "(textnb.naive_bayes.discretize.MDLDiscretizer) or declare them in attributes."
+        )

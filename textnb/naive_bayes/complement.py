@@ -94,14 +94,8 @@ class ComplementNB(_BaseCountNB):
     _param_schema = {**_BaseCountNB._param_schema, "norm": Bool()}
 
     def __init__(self, *, alpha=1.0, m=None, norm=False, fit_prior=True, class_prior=None):
-        self.alpha = alpha
-        self.m = m
+        super().__init__(alpha=alpha, m=m, fit_prior=fit_prior, class_prior=class_prior)
         self.norm = norm
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
-
-    def _transform_counts(self, X):
-        return X
 
     def _update_feature_log_prob(self, alpha):
         self.feature_all_, self.feature_log_prob_ = complement_log_prob(

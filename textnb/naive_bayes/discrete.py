@@ -20,7 +20,7 @@ from textnb.core.logspace import (ALPHA_FLOOR, bernoulli_log_prob, check_smoothi
                                   multinomial_log_prob)
 from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels, check_sample_weight, partial_fit_classes
 from textnb.core.model_io import register
-from textnb.core.stats import CountTable, class_indicator
+from textnb.core.stats import CountTable, class_indicator, merge_aligned
 from textnb.core.model_schema import (CLASS_PRIOR, FEATURE_NAMES, N_FEATURES, SMOOTHING, Bool, Classes, Counts,
                                  Float, Optional)
 
@@ -31,8 +31,7 @@ __all__ = ["MultinomialNB", "BernoulliNB"]
 class _BaseCountNB(BaseNB):
     """Shared fit / partial_fit / merge of the count models.
 
-    A subclass provides ``_transform_counts(X)`` (what is summed per object),
-    ``_update_feature_log_prob()`` and ``_joint_log_likelihood(X)``.
+    A subclass provides ``_update_feature_log_prob()`` and ``_joint_log_likelihood(X)``.
     """
 
     #: what a model file may hold (textnb.core.model_schema)
@@ -46,6 +45,16 @@ class _BaseCountNB(BaseNB):
     }
 
     _positive_only = True
+
+    def __init__(self, *, alpha=1.0, m=None, fit_prior=True, class_prior=None):
+        self.alpha = alpha
+        self.m = m
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+
+    def _transform_counts(self, X):
+        """What is summed per object: the counts themselves (Bernoulli: presence)."""
+        return X
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -160,14 +169,8 @@ class _BaseCountNB(BaseNB):
                 f"cannot merge models with {other.feature_count_.shape[1]} and "
                 f"{self.feature_count_.shape[1]} features"
             )
-        classes = np.union1d(self.classes_, other.classes_)
-        cc = np.zeros(len(classes))
-        fc = np.zeros((len(classes), self.feature_count_.shape[1]))
-        for model in (self, other):
-            idx = np.searchsorted(classes, model.classes_)
-            cc[idx] += model.class_count_
-            fc[idx] += model.feature_count_
-        self.classes_, self.class_count_, self.feature_count_ = classes, cc, fc
+        classes, table = merge_aligned([(m.classes_, m._table()) for m in (self, other)])
+        self.classes_, self.class_count_, self.feature_count_ = classes, table.class_count, table.feature_count
         self._update()
         return self
 
@@ -238,15 +241,6 @@ class MultinomialNB(_BaseCountNB):
     array(['ham'], dtype='<U4')
     """
 
-    def __init__(self, *, alpha=1.0, m=None, fit_prior=True, class_prior=None):
-        self.alpha = alpha
-        self.m = m
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
-
-    def _transform_counts(self, X):
-        return X
-
     def _update_feature_log_prob(self, alpha):
         self.feature_log_prob_ = multinomial_log_prob(self.feature_count_, alpha, self.m)
 
@@ -300,11 +294,8 @@ class BernoulliNB(_BaseCountNB):
     _positive_only = False
 
     def __init__(self, *, alpha=1.0, m=None, binarize=0.0, fit_prior=True, class_prior=None):
-        self.alpha = alpha
-        self.m = m
+        super().__init__(alpha=alpha, m=m, fit_prior=fit_prior, class_prior=class_prior)
         self.binarize = binarize
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
 
     def _transform_counts(self, X):
         if self.binarize is None:

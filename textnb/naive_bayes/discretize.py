@@ -26,6 +26,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from textnb.naive_bayes.base import check_sample_weight
+
 __all__ = [
     "EqualWidthDiscretizer",
     "EqualFrequencyDiscretizer",
@@ -222,13 +224,8 @@ class _BaseDiscretizer(TransformerMixin, BaseEstimator):
         else:
             X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan")
         n, d = X.shape
-        w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-        if w.shape != (n,):
-            raise ValueError(f"sample_weight has shape {w.shape}; expected ({n},)")
-        if not np.all(np.isfinite(w)) or np.any(w < 0):
-            raise ValueError("sample_weight must be finite and >= 0")
-        if n and not np.any(w > 0):
-            raise ValueError("sample_weight is zero for every object; nothing to learn from")
+        w = check_sample_weight(sample_weight, n)
+        w = np.ones(n) if w is None else w
         self._check_params()
         numeric = self._numeric_columns(d)
         extra = self._prepare(y)
@@ -262,6 +259,23 @@ class _BaseDiscretizer(TransformerMixin, BaseEstimator):
         return tags
 
 
+def _doc(summary, supervised=False):
+    """A discretizer's docstring: ``summary`` and the Parameters / Attributes they share."""
+    return summary + """
+    Parameters
+    ----------""" + ("" if supervised else """
+    n_bins : int, default=10""") + """
+    nominal_mask : sequence of bool, default=None
+        True for nominal columns (passed through); None: every column is numeric.
+
+    Attributes
+    ----------
+    cut_points_ : list of ndarray
+    n_bins_ : ndarray of int
+    numeric_mask_ : ndarray of bool
+""" + ("    classes_ : ndarray\n" if supervised else "")
+
+
 class _UnsupervisedDiscretizer(_BaseDiscretizer):
     def __init__(self, n_bins=10, *, nominal_mask=None):
         self.n_bins = n_bins
@@ -273,68 +287,32 @@ class _UnsupervisedDiscretizer(_BaseDiscretizer):
 
 
 class EqualWidthDiscretizer(_UnsupervisedDiscretizer):
-    """Equal-width bins between the training minimum and maximum of each numeric column.
-
-    Parameters
-    ----------
-    n_bins : int, default=10
-    nominal_mask : sequence of bool, default=None
-        True for nominal columns (passed through); None: every column is numeric.
-
-    Attributes
-    ----------
-    cut_points_ : list of ndarray
-    n_bins_ : ndarray of int
-    numeric_mask_ : ndarray of bool
-    """
+    __doc__ = _doc("""Equal-width bins between the training minimum and maximum of each numeric column.
+    """)
 
     def _cut_points(self, col, w):
         return equal_width_cut_points(col, self.n_bins, w)
 
 
 class EqualFrequencyDiscretizer(_UnsupervisedDiscretizer):
-    """About equally many training objects per bin (Weka's ``Discretize -F -B n_bins``).
+    __doc__ = _doc("""About equally many training objects per bin (Weka's ``Discretize -F -B n_bins``).
 
     The APNBC paper's protocol (Webb & Pazzani): numeric attributes discretised into 10
     equal-frequency bins. Ties never straddle a cut, so heavily repeated values can
     leave fewer than ``n_bins`` bins.
-
-    Parameters
-    ----------
-    n_bins : int, default=10
-    nominal_mask : sequence of bool, default=None
-        True for nominal columns (passed through); None: every column is numeric.
-
-    Attributes
-    ----------
-    cut_points_ : list of ndarray
-    n_bins_ : ndarray of int
-    numeric_mask_ : ndarray of bool
-    """
+    """)
 
     def _cut_points(self, col, w):
         return equal_frequency_cut_points(col, self.n_bins, w)
 
 
 class MDLDiscretizer(_BaseDiscretizer):
-    """Supervised entropy / MDL discretisation (Fayyad & Irani 1993), as Weka does it.
+    __doc__ = _doc("""Supervised entropy / MDL discretisation (Fayyad & Irani 1993), as Weka does it.
 
     See :func:`mdl_cut_points` for the exact rule. A numeric column whose first split
     is rejected gets no cut (one bin): naive Bayes then ignores it, as Weka's
     ``NaiveBayes -D`` does.
-
-    Parameters
-    ----------
-    nominal_mask : sequence of bool, default=None
-        True for nominal columns (passed through); None: every column is numeric.
-
-    Attributes
-    ----------
-    cut_points_ : list of ndarray
-    n_bins_ : ndarray of int
-    numeric_mask_ : ndarray of bool
-    classes_ : ndarray
-    """
+    """, supervised=True)
 
     _supervised = True
 

@@ -36,7 +36,6 @@ EM needs all the intervals at once, so such a model is fitted with ``fit`` only
 (``interval_fit="theorem1"`` keeps uncertain models incremental).
 """
 
-from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -53,9 +52,9 @@ from textnb.naive_bayes.discretize import (
     mdl_cut_points,
 )
 from textnb.core.model_io import register
-from textnb.core.model_schema import (CLASS_PRIOR, MAX_DIM, MAX_REAL, SMOOTHING, Array, Attributes, Choice,
+from textnb.core.model_schema import (CLASS_PRIOR, check_params, MAX_DIM, MAX_REAL, SMOOTHING, Array, Attributes, Choice,
                                  Classes, Counts, Float, Int, ListOf, MayBeAbsent, Optional, Reals)
-from textnb.core.stats import CountTable, GaussianMoments, class_indicator
+from textnb.core.stats import CountTable, GaussianMoments, class_indicator, merge_aligned
 from textnb.io.tables import Attribute
 from textnb.io.frames import encodable, encode_frame, frame_attributes, is_frame
 from textnb.io.uncertain import (
@@ -505,7 +504,7 @@ class TabularNB(BaseNB):
 
     _param_schema = {
         "attributes": Optional(Attributes(length=None)), "nominal": Choice(*_NOMINAL), "alpha": SMOOTHING,
-        "m": Optional(SMOOTHING), "numeric": Choice(*_NUMERIC), "bins": Int(1, 10**6),
+        "m": SMOOTHING, "numeric": Choice(*_NUMERIC), "bins": Int(1, 10**6),
         "var_smoothing": Float(0.0, 1.0), "class_prior": CLASS_PRIOR, "interval_fit": Choice(*_INTERVAL_FIT),
     }
     _state_schema = {
@@ -559,23 +558,6 @@ class TabularNB(BaseNB):
         tags.input_tags.allow_nan = True
         return tags
 
-    # -- parameters -------------------------------------------------------------------
-    def _check_params(self):
-        if self.nominal not in _NOMINAL:
-            raise ValueError(f"nominal must be one of {_NOMINAL}; got {self.nominal!r}")
-        if self.numeric not in _NUMERIC:
-            raise ValueError(f"numeric must be one of {_NUMERIC}; got {self.numeric!r}")
-        if self.interval_fit not in _INTERVAL_FIT:
-            raise ValueError(f"interval_fit must be one of {_INTERVAL_FIT}; got {self.interval_fit!r}")
-        if not isinstance(self.alpha, Real) or not np.isfinite(self.alpha) or self.alpha < 0:
-            raise ValueError(f"alpha must be a finite number >= 0; got {self.alpha!r}")
-        if not isinstance(self.m, Real) or not np.isfinite(self.m) or self.m < 0:
-            raise ValueError(f"m must be a finite number >= 0; got {self.m!r}")
-        if isinstance(self.bins, bool) or not isinstance(self.bins, Integral) or self.bins < 1:
-            raise ValueError(f"bins must be an integer >= 1; got {self.bins!r}")
-        if not isinstance(self.var_smoothing, Real) or not self.var_smoothing >= 0:
-            raise ValueError(f"var_smoothing must be a number >= 0; got {self.var_smoothing!r}")
-
     def _resolve_attributes(self, n_features, frame=None):
         if self.attributes is None and frame is not None:
             return [Attribute(a.name, a.kind, list(a.values)) for a in frame]
@@ -613,7 +595,7 @@ class TabularNB(BaseNB):
     # -- fitting ----------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
         """Fit from ``X`` (tabular convention, NaN = missing) and class labels ``y``."""
-        self._check_params()
+        check_params(self)
         X, frame = self._frame_in(X, first=True)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=True)
         check_classification_targets(y)
@@ -634,7 +616,7 @@ class TabularNB(BaseNB):
         ``ValueError`` (its EM fit is not a sum of per-batch statistics; use ``fit``).
         """
         all_classes, first = partial_fit_classes(self, classes)
-        self._check_params()
+        check_params(self)
         if self.interval_fit == "censored" and self._declares_intervals():
             raise ValueError(_NOT_INCREMENTAL.format(what="partial_fit cannot add a batch"))
         X, frame = self._frame_in(X, first=first)
@@ -1125,32 +1107,22 @@ class TabularNB(BaseNB):
                     "cannot merge models with different cut points; fit the discretisation once "
                     "(partial_fit on a common first batch) before training the parts"
                 )
-        classes = np.union1d(self.classes_, other.classes_)
-        C = len(classes)
-        cc = np.zeros(C)
-        fc = np.zeros((C, self.feature_count_.shape[1]))
-        n_g = self.theta_.shape[1]
-        merged = GaussianMoments(C, n_g)
-        n_h = self.halfwidth_mean_.shape[1]
-        merged_half = GaussianMoments(C, n_h)
+        models = (self, other)
+        classes, counts = merge_aligned(
+            [(m.classes_, CountTable.from_arrays(m.class_count_, m.feature_count_)) for m in models])
+        _, merged = merge_aligned(
+            [(m.classes_, GaussianMoments.from_arrays(m.moment_count_, m.theta_, m.moment_m2_)) for m in models])
+        _, merged_half = merge_aligned([
+            (m.classes_, GaussianMoments.from_arrays(m.halfwidth_count_, m.halfwidth_mean_, m.halfwidth_m2_))
+            for m in models])
         kde = [([], [], []) for _ in self.kde_values_]
-        for model in (self, other):
+        for model in models:
             idx = np.searchsorted(classes, model.classes_)
-            cc[idx] += model.class_count_
-            fc[idx] += model.feature_count_
-            part = GaussianMoments(C, n_g)
-            part.count[idx], part.mean[idx], part.m2[idx] = model.moment_count_, model.theta_, model.moment_m2_
-            merged.merge(part)
-            part = GaussianMoments(C, n_h)
-            part.count[idx], part.mean[idx], part.m2[idx] = (
-                model.halfwidth_count_, model.halfwidth_mean_, model.halfwidth_m2_
-            )
-            merged_half.merge(part)
             for k in range(len(kde)):
                 kde[k][0].append(model.kde_values_[k])
                 kde[k][1].append(idx[model.kde_class_[k]])
                 kde[k][2].append(model.kde_weight_[k])
-        self.classes_, self.class_count_, self.feature_count_ = classes, cc, fc
+        self.classes_, self.class_count_, self.feature_count_ = classes, counts.class_count, counts.feature_count
         self.moment_count_, self.theta_, self.moment_m2_ = merged.count, merged.mean, merged.m2
         self.halfwidth_count_, self.halfwidth_mean_, self.halfwidth_m2_ = (
             merged_half.count, merged_half.mean, merged_half.m2
@@ -1158,8 +1130,8 @@ class TabularNB(BaseNB):
         self.kde_values_ = [np.concatenate(v) for v, _, _ in kde]
         self.kde_class_ = [np.concatenate(c).astype(np.int64) for _, c, _ in kde]
         self.kde_weight_ = [np.concatenate(w) for _, _, w in kde]
-        self.censored_theta_ = np.zeros((C + 1, 0))  # only used with censored intervals: none here
-        self.censored_var_ = np.zeros((C + 1, 0))
+        self.censored_theta_ = np.zeros((len(classes) + 1, 0))  # only used with censored intervals: none here
+        self.censored_var_ = np.zeros((len(classes) + 1, 0))
         self._update()
         return self
 

@@ -1,22 +1,17 @@
 """Semi-naive Bayes from the papers: APNBC class weights, lazy Bayesian rules (LBR/HLBR, and on
 key terms), TAN and Bayesian networks, AODE.
 
-Names are imported on first use (PEP 562), so importing one module of this package does
-not import the others.
+Names are imported on first use (:mod:`textnb.core.lazy`).
 """
 
 from textnb.core.lazy import lazy_exports
 
-_EXPORTS = {
-    "APNBC": "textnb.semi_naive.apnbc",
-    "BayesNetClassifier": "textnb.semi_naive.bayesnet",
-    "LBR": "textnb.semi_naive.lbr",
-    "LazyTextNB": "textnb.semi_naive.lbr_text",
-    "TAN": "textnb.semi_naive.bayesnet",
-    "conditional_mutual_information": "textnb.semi_naive.bayesnet",
-    "read_structure": "textnb.semi_naive.bayesnet",
-    "sign_test_p": "textnb.semi_naive.lbr",
+_EXPORTS = {  # defining module -> the names it exports
+    "textnb.semi_naive.apnbc": ("APNBC",),
+    "textnb.semi_naive.bayesnet": ("BayesNetClassifier", "TAN", "conditional_mutual_information", "read_structure"),
+    "textnb.semi_naive.lbr": ("LBR", "sign_test_p"),
+    "textnb.semi_naive.lbr_text": ("LazyTextNB",),
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-__all__ = sorted(_EXPORTS)
+__all__ = sorted(n for names in _EXPORTS.values() for n in names)

@@ -43,20 +43,19 @@ G. I. Webb, J. R. Boughton & Z. Wang (2005), "Not so naive Bayes: aggregating
 one-dependence estimators", Machine Learning 58: 5-24.
 """
 
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.special import logsumexp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels, check_sample_weight, partial_fit_classes
+from textnb.naive_bayes.base import BaseNB, NominalCodesMixin, check_nominal_codes, check_partial_fit_labels, check_sample_weight, partial_fit_classes
 from textnb.naive_bayes.discretize import apply_cut_points, mdl_cut_points
 from textnb.core.model_io import register
-from textnb.core.model_schema import (FEATURE_NAMES, MAX_COUNT, MAX_DIM, N_FEATURES, SMOOTHING, Array, Attributes,
+from textnb.core.model_schema import (FEATURE_NAMES, check_params, MAX_COUNT, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes,
                                       Choice, Classes, Counts, Float, ListOf, Optional, Reals)
-from textnb.core.stats import CountTable, class_indicator
+from textnb.core.stats import CountTable, merge_aligned
 
 __all__ = ["AODE"]
 
@@ -67,7 +66,7 @@ _BLOCK_CELLS = 1 << 22
 
 
 @register
-class AODE(BaseNB):
+class AODE(NominalCodesMixin, BaseNB):
     """Averaged one-dependence estimators (Webb, Boughton & Wang 2005).
 
     Parameters
@@ -117,7 +116,7 @@ class AODE(BaseNB):
     """
 
     _param_schema = {
-        "frequency_limit": Float(0.0, MAX_COUNT), "m": Optional(SMOOTHING),
+        "frequency_limit": Float(0.0, MAX_COUNT), "m": Optional(POSITIVE_SMOOTHING),
         "attributes": Optional(Attributes(length=None)), "numeric": Choice("mdl", "error"),
     }
     _state_schema = {  # the pair table's shape follows n_values_; _set_state checks it
@@ -138,38 +137,7 @@ class AODE(BaseNB):
         self.attributes = attributes
         self.numeric = numeric
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.categorical = True
-        tags.input_tags.positive_only = True
-        return tags
-
     # -- parameters and input ------------------------------------------------------
-    def _check_params(self):
-        limit = self.frequency_limit
-        if isinstance(limit, bool) or not isinstance(limit, Real) or not np.isfinite(limit) or limit < 0:
-            raise ValueError(f"frequency_limit must be a number >= 0; got {limit!r}")
-        if self.m is not None and (isinstance(self.m, bool) or not isinstance(self.m, Real)
-                                   or not np.isfinite(self.m) or self.m <= 0):
-            raise ValueError(f"m must be a finite number > 0 or None; got {self.m!r}")
-        if self.numeric not in ("mdl", "error"):
-            raise ValueError(f"numeric must be 'mdl' or 'error'; got {self.numeric!r}")
-
-    def _check_values(self, X):
-        known = X[~np.isnan(X)]
-        if (known < 0).any():
-            raise ValueError(
-                "Negative values in data passed to AODE: X holds nominal value indices "
-                "(integers >= 0, NaN = missing)."
-            )
-        bad = known != np.floor(known)
-        if bad.any():
-            raise ValueError(
-                f"AODE takes nominal value indices (integers >= 0, NaN = missing); got "
-                f"{known[bad][0]!r}. Discretise numeric attributes first "
-                "(textnb.naive_bayes.discretize.MDLDiscretizer) or declare them in attributes."
-            )
 
     def _declared(self, d):
         """Per column: (name, "nominal"/"numeric", number of declared values or -1)."""
@@ -210,7 +178,7 @@ class AODE(BaseNB):
                 for j in range(X.shape[1])
             ]
             X = apply_cut_points(X, self.cut_points_)
-        self._check_values(X)
+        check_nominal_codes(X, type(self).__name__)
         seen = np.zeros(X.shape[1], dtype=np.int64)
         if X.shape[0]:
             known = ~np.isnan(X)
@@ -247,7 +215,7 @@ class AODE(BaseNB):
         """Cut points applied and values checked (training input)."""
         if self.cut_points_ is not None:
             X = apply_cut_points(X, self.cut_points_)
-        self._check_values(X)
+        check_nominal_codes(X, type(self).__name__)
         over = np.nan_to_num(X, nan=0.0) >= self.n_values_
         if over.any():
             i, j = (int(v[0]) for v in np.nonzero(over))
@@ -262,8 +230,7 @@ class AODE(BaseNB):
         """Add the (slot, slot) cells of every object to the count table, in blocks."""
         n, d = X.shape
         if n == 0 or d == 0:
-            self._table.class_count += np.asarray(
-                class_indicator(y_index, len(self.classes_), w).sum(axis=0)).ravel()
+            self._table.add_codes(np.zeros((n, 0), dtype=np.intp), y_index, w)
             return
         n_slots = int(self.slot_offsets_[-1])
         S = self._slots(X)
@@ -272,12 +239,8 @@ class AODE(BaseNB):
             s = S[start:start + block]
             rows = s.shape[0]
             cells = (s[:, :, None] * n_slots + s[:, None, :]).reshape(rows, d * d)
-            P = sp.csr_matrix(
-                (np.ones(cells.size), cells.ravel(), np.arange(0, cells.size + 1, d * d)),
-                shape=(rows, n_slots * n_slots),
-            )
             wb = None if w is None else w[start:start + block]
-            self._table.add(P, class_indicator(y_index[start:start + block], len(self.classes_), wb))
+            self._table.add_codes(cells, y_index[start:start + block], wb)
 
     # -- fitting ---------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
@@ -296,7 +259,7 @@ class AODE(BaseNB):
         -------
         self
         """
-        self._check_params()
+        check_params(self)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=True)
         check_classification_targets(y)
         self.classes_, y_index = np.unique(y, return_inverse=True)
@@ -313,7 +276,7 @@ class AODE(BaseNB):
         ``attributes`` does not declare, the number of values (largest index + 1).
         """
         all_classes, first = partial_fit_classes(self, classes)
-        self._check_params()
+        check_params(self)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=first)
         check_classification_targets(y)
         self.classes_ = all_classes
@@ -346,17 +309,10 @@ class AODE(BaseNB):
                 "cannot merge AODE models with different cut points; fix the discretisation once "
                 "(partial_fit on a common first batch) before training the parts"
             )
-        classes = np.union1d(self.classes_, other.classes_)
-        n_cells = self.pair_count_[0].size if len(self.classes_) else other.pair_count_[0].size
-        merged = CountTable(len(classes), n_cells)
-        for model in (self, other):
-            part = CountTable(len(classes), n_cells)
-            idx = np.searchsorted(classes, model.classes_)
-            part.class_count[idx] = model.class_count_
-            part.feature_count[idx] = model.pair_count_.reshape(len(model.classes_), -1)
-            merged.merge(part)
-        self.classes_ = classes
-        self._table = merged
+        n_cells = int(self.slot_offsets_[-1]) ** 2
+        self.classes_, self._table = merge_aligned([
+            (m.classes_, CountTable.from_arrays(m.class_count_, m.pair_count_.reshape(len(m.classes_), n_cells)))
+            for m in (self, other)])
         self._publish()
         return self
 
@@ -370,7 +326,7 @@ class AODE(BaseNB):
 
     def _update(self):
         """Counts -> the log estimates of the module docstring (Weka 3.6.14's)."""
-        self._check_params()
+        check_params(self)
         N3 = self.pair_count_
         C = len(self.classes_)
         k = self.n_values_.astype(np.float64)
@@ -413,7 +369,7 @@ class AODE(BaseNB):
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         if self.cut_points_ is not None:
             X = apply_cut_points(X, self.cut_points_)
-        self._check_values(X)
+        check_nominal_codes(X, type(self).__name__)
         X = X.copy()
         X[X >= self.n_values_] = np.nan  # unseen / undeclared value = missing
         return X

@@ -70,14 +70,14 @@ from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from textnb.naive_bayes.base import BaseNB
+from textnb.naive_bayes.base import BaseNB, NominalCodesMixin, check_nominal_codes
 from textnb.naive_bayes.discretize import apply_cut_points, mdl_cut_points
 from textnb.core.errors import InputError, TextnbError
 from textnb.core.model_io import register
 from textnb.core.stats import CountTable, class_indicator
 from textnb.io.tables import check_no_text
-from textnb.core.model_schema import (FEATURE_NAMES, MAX_DIM, N_FEATURES, SMOOTHING, Array, Attributes, Choice,
-                                 Classes, Counts, DictOf, Float, Int, ListOf, MayBeAbsent, OneOf, Optional,
+from textnb.core.model_schema import (FEATURE_NAMES, check_params, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes, Choice,
+                                 Classes, Counts, DictOf, Int, ListOf, MayBeAbsent, OneOf, Optional,
                                  Reals, Str)
 from textnb.io.frames import frame_for_fit, frame_for_predict
 from textnb.io.tables import Attribute
@@ -345,7 +345,7 @@ def read_structure(path):
 # the estimators
 
 
-class _BaseBayesNet(BaseNB):
+class _BaseBayesNet(NominalCodesMixin, BaseNB):
     """Shared fit / CPTs / Markov-blanket prediction; a subclass supplies the structure.
 
     Subclasses implement ``_learn_structure(X, Y, names, n_values)`` returning
@@ -353,7 +353,7 @@ class _BaseBayesNet(BaseNB):
     """
 
     _param_schema = {
-        "alpha": Float(0.0, 1e12, lo_open=True), "m": Optional(SMOOTHING), "missing": Choice("ignore", "mode"),
+        "alpha": POSITIVE_SMOOTHING, "m": Optional(POSITIVE_SMOOTHING), "missing": Choice("ignore", "mode"),
         "attributes": Optional(Attributes(length=None)), "numeric": Choice("error", "mdl"),
         "class_name": Optional(Str(1000)),
     }
@@ -373,42 +373,16 @@ class _BaseBayesNet(BaseNB):
         "root_": MayBeAbsent(Optional(Int(0, MAX_DIM))),
     }
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.categorical = True
-        tags.input_tags.positive_only = True
-        return tags
+    def __init__(self, *, alpha=1.0, m=None, missing="ignore", attributes=None, numeric="error",
+                 class_name=None):
+        self.alpha = alpha
+        self.m = m
+        self.missing = missing
+        self.attributes = attributes
+        self.numeric = numeric
+        self.class_name = class_name
 
     # -- input -------------------------------------------------------------------
-    def _check_params(self):
-        alpha = float(self.alpha)
-        if not np.isfinite(alpha) or alpha <= 0:
-            raise ValueError(f"alpha must be a finite number > 0; got {self.alpha!r}")
-        if self.m is not None and (not np.isfinite(float(self.m)) or float(self.m) <= 0):
-            raise ValueError(f"m must be a finite number > 0 or None; got {self.m!r}")
-        if self.numeric not in ("error", "mdl"):
-            raise ValueError(f"numeric must be 'error' or 'mdl'; got {self.numeric!r}")
-        if self.missing not in ("ignore", "mode"):
-            raise ValueError(f"missing must be 'ignore' or 'mode'; got {self.missing!r}")
-        return alpha
-
-    def _check_values(self, X):
-        known = X[~np.isnan(X)]
-        if (known < 0).any():
-            raise ValueError(
-                f"Negative values in data passed to {type(self).__name__}: X holds nominal "
-                "value indices (integers >= 0, NaN = missing)."
-            )
-        bad = known != np.floor(known)
-        if bad.any():
-            v = known[bad][0]
-            raise ValueError(
-                f"{type(self).__name__} takes nominal value indices (integers >= 0, NaN = "
-                f"missing); got {v!r}. Discretise numeric attributes first "
-                "(textnb.naive_bayes.discretize.MDLDiscretizer)."
-            )
-
     def _declared(self):
         """``attributes``, or those a DataFrame given to ``fit`` declared (textnb.io.frames)."""
         return self.attributes if self.attributes is not None else getattr(self, "frame_attributes_", None)
@@ -418,7 +392,7 @@ class _BaseBayesNet(BaseNB):
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         if self.cut_points_ is not None:
             X = apply_cut_points(X, self.cut_points_)
-        self._check_values(X)
+        check_nominal_codes(X, type(self).__name__)
         X = X.copy()
         X[X >= self.n_values_] = np.nan  # unseen / undeclared value = missing
         if self.missing == "mode":
@@ -507,7 +481,8 @@ class _BaseBayesNet(BaseNB):
         -------
         self
         """
-        alpha = self._check_params()
+        check_params(self)
+        alpha = float(self.alpha)
         check_no_text(self.attributes, type(self).__name__)
         X = frame_for_fit(self, X, self.attributes, integers_nominal=True)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=True)
@@ -524,7 +499,7 @@ class _BaseBayesNet(BaseNB):
         self.cut_points_ = self._numeric_cut_points(X, y_index, sample_weight)
         if self.cut_points_ is not None:
             X = apply_cut_points(X, self.cut_points_)
-        self._check_values(X)
+        check_nominal_codes(X, type(self).__name__)
         self.attribute_names_, self.n_values_ = self._attribute_info(X)
         if self.missing == "mode":
             self.modes_ = self._modes(X, sample_weight)
@@ -594,7 +569,8 @@ class _BaseBayesNet(BaseNB):
     def _update(self, alpha=None):
         """Counts -> log CPTs (all parents known)."""
         if alpha is None:
-            alpha = self._check_params()
+            check_params(self)
+            alpha = float(self.alpha)
         self._alpha = alpha
         self._log_cpts = [self._node_log_cpt(i, self._node_table(i, N)) for i, N in enumerate(self.counts_)]
 
@@ -906,13 +882,9 @@ class BayesNetClassifier(_BaseBayesNet):
 
     def __init__(self, *, parents=None, alpha=1.0, m=None, missing="ignore", attributes=None,
                  numeric="error", class_name=None):
+        super().__init__(alpha=alpha, m=m, missing=missing, attributes=attributes, numeric=numeric,
+                         class_name=class_name)
         self.parents = parents
-        self.alpha = alpha
-        self.m = m
-        self.missing = missing
-        self.attributes = attributes
-        self.numeric = numeric
-        self.class_name = class_name
 
     def _learn_structure(self, X, Y, names, n_values):
         return _check_structure(self.parents, names, self._class_label())
@@ -938,11 +910,8 @@ class TAN(_BaseBayesNet):
         up to the structure score (Weka's default score is BAYES; ``-S ENTROPY`` is
         the mutual-information tree used here).
     m : float or None, default=None
-        When set, a node with attribute parents gets the m-estimate
-        ``(N(v, u) + m p_v) / (N(u) + m)`` with ``p_v`` the node's
-        ``alpha``-smoothed distribution given the class alone (from
-        ``marginal_counts_``): the parameter smoothing of Friedman et al. (1997),
-        who use ``m = 5``. Nodes without attribute parents keep additive smoothing.
+        The m-estimate of the nodes with attribute parents (Friedman et al. 1997), as
+        in :class:`BayesNetClassifier`.
     root : int, str or None, default=None
         The attribute (index or name) the tree is directed from; the first attribute
         when None. It changes the CPTs' smoothing, not the tree.
@@ -982,13 +951,9 @@ class TAN(_BaseBayesNet):
 
     def __init__(self, *, alpha=1.0, m=None, root=None, missing="ignore", attributes=None,
                  numeric="error", class_name=None):
-        self.alpha = alpha
-        self.m = m
+        super().__init__(alpha=alpha, m=m, missing=missing, attributes=attributes, numeric=numeric,
+                         class_name=class_name)
         self.root = root
-        self.missing = missing
-        self.attributes = attributes
-        self.numeric = numeric
-        self.class_name = class_name
 
     def _learn_structure(self, X, Y, names, n_values):
         d = len(names)

@@ -50,7 +50,7 @@ distinct rule. Test objects can be spread over processes with joblib (``n_jobs``
 """
 
 from functools import lru_cache
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from scipy.special import bdtr
@@ -60,8 +60,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.naive_bayes.base import BaseNB
 from textnb.core.model_io import register
+from textnb.core.stats import CountTable
 from textnb.io.tables import check_no_text
-from textnb.core.model_schema import (FEATURE_NAMES, MAX_DIM, N_FEATURES, N_JOBS, Array, Choice, Classes, Float,
+from textnb.core.model_schema import (FEATURE_NAMES, check_params, MAX_DIM, N_FEATURES, N_JOBS, POSITIVE_SMOOTHING, Array, Choice, Classes, Float,
                                  Int, ListOf, MayBeAbsent, Optional, Reals, Str, Attributes)
 from textnb.io.frames import frame_for_fit, frame_for_predict
 from textnb.io.tables import Attribute
@@ -171,8 +172,6 @@ class _Engine:
         counted = np.where(codes < 0, 0, codes)  # Weka counts a missing value as value 0
         self.cols = counted + self.offsets[None, :]
         self.n_cols = int(self.n_values.sum())
-        # class-major cell index of every (object, attribute): one bincount gives counts
-        self.cells = self.cols + (y * self.n_cols)[:, None]
         # the same cells value-major (column * C + class): counts as the (F, C) gather table
         self.cells_fc = self.cols * C + y[:, None]
         self.ak = self.alpha * self.n_values  # a * k_a, as _scores forms it
@@ -197,12 +196,10 @@ class _Engine:
 
     # -- counting ---------------------------------------------------------------------
     def counts(self, rows):
-        """(class counts (C,), feature counts (C, F)) of the objects ``rows``."""
-        C, F = self.n_classes, self.n_cols
-        cells = self.cells[rows]
-        fc = np.bincount(cells.ravel(), minlength=C * F).astype(np.float64).reshape(C, F)
-        cc = np.bincount(self.y[rows], minlength=C).astype(np.float64)
-        return cc, fc
+        """(class counts (C,), feature counts (C, F)) of the objects ``rows``: the
+        core's count table of their one-hot value columns."""
+        table = CountTable(self.n_classes, self.n_cols).add_codes(self.cols[rows], self.y[rows])
+        return table.class_count, table.feature_count
 
     def _scores(self, cc, fc, cols, k, missing, y_out, prior_den, skip=None):
         """Scaled class products for objects with one-hot columns ``cols`` (m, u).
@@ -738,7 +735,7 @@ class LBR(BaseNB):
     """
 
     _param_schema = {
-        "candidates": Choice("all", "heuristic"), "alpha": Float(0.0, 1e12, lo_open=True),
+        "candidates": Choice("all", "heuristic"), "alpha": POSITIVE_SMOOTHING,
         "min_errors": Int(0, MAX_DIM), "significance": Float(0.0, 1.0, lo_open=True), "n_jobs": N_JOBS,
         "max_cache": Int(0, 2**40),
     }
@@ -772,19 +769,6 @@ class LBR(BaseNB):
         tags.input_tags.allow_nan = True
         tags.non_deterministic = False
         return tags
-
-    # -- validation ------------------------------------------------------------------------
-    def _check_params(self):
-        if self.candidates not in ("all", "heuristic"):
-            raise ValueError(f"candidates must be 'all' or 'heuristic'; got {self.candidates!r}")
-        if not isinstance(self.alpha, Real) or not self.alpha > 0 or not np.isfinite(self.alpha):
-            raise ValueError(f"alpha must be a finite number > 0; got {self.alpha!r}")
-        if not isinstance(self.min_errors, Integral) or self.min_errors < 0:
-            raise ValueError(f"min_errors must be an int >= 0; got {self.min_errors!r}")
-        if not isinstance(self.significance, Real) or not 0 < self.significance <= 1:
-            raise ValueError(f"significance must be in (0, 1]; got {self.significance!r}")
-        if not isinstance(self.max_cache, Integral) or self.max_cache < 0:
-            raise ValueError(f"max_cache must be an int >= 0; got {self.max_cache!r}")
 
     def _encode(self, X):
         """Value indices (int, -1 = missing) from validated float X."""
@@ -828,7 +812,7 @@ class LBR(BaseNB):
             Declared class values in order (Weka's class index order; ties go to the
             first). Default: the sorted distinct labels of ``y``.
         """
-        self._check_params()
+        check_params(self)
         X = frame_for_fit(self, X, attributes, integers_nominal=True)  # a DataFrame: textnb.io.frames
         if attributes is None:
             attributes = getattr(self, "frame_attributes_", None)

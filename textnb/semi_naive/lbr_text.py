@@ -41,7 +41,6 @@ dense arrays are ``(n_classes, n_terms)`` count tables, so a 20 Newsgroups-size 
 (11k documents x 100k terms) needs a few tens of MB beyond the sparse matrix.
 """
 
-from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -55,7 +54,8 @@ from textnb.text.selection import term_scores
 from textnb.semi_naive.lbr import cached_flags, sign_test_p
 from textnb.core.model_io import register
 from textnb.core.stats import CountTable, class_indicator
-from textnb.core.model_schema import (CSR, FEATURE_NAMES, MAX_DIM, N_FEATURES, N_JOBS, Array, Choice, Classes,
+from textnb.core.model_schema import (CSR, FEATURE_NAMES, MAX_DIM, N_FEATURES, N_JOBS, POSITIVE_SMOOTHING, Array,
+                                 Choice, Classes, check_params,
                                  Counts, Float, Int, ListOf, MayBeAbsent, OneOf, Optional, Str)
 
 __all__ = ["LazyTextNB"]
@@ -375,10 +375,10 @@ class LazyTextNB(BaseNB):
     """
 
     _param_schema = {
-        "model": Choice("multinomial", "bernoulli"), "alpha": Float(0.0, 1e12, lo_open=True),
+        "model": Choice("multinomial", "bernoulli"), "alpha": POSITIVE_SMOOTHING,
         "max_candidates": Int(0, 10**6), "n_screen": Int(0, 10**7), "min_df": Int(0, MAX_DIM),
         "min_errors": Int(0, MAX_DIM), "significance": Float(0.0, 1.0, lo_open=True), "n_jobs": N_JOBS,
-        "max_cache": Int(0, 2**40), "max_df": Float(0.0, 1.0), "screen": Choice("chi2", "ig"),
+        "max_cache": Int(0, 2**40), "max_df": Float(0.0, 1.0, lo_open=True), "screen": Choice("chi2", "ig"),
         "stop_words": Optional(OneOf(Choice("english"), ListOf(Str(1000), max_len=10**6))),
     }
     _state_schema = {
@@ -417,20 +417,8 @@ class LazyTextNB(BaseNB):
         return tags
 
     def _check_params(self):
-        if self.model not in ("multinomial", "bernoulli"):
-            raise ValueError(f"model must be 'multinomial' or 'bernoulli'; got {self.model!r}")
-        if not isinstance(self.alpha, Real) or not self.alpha > 0 or not np.isfinite(self.alpha):
-            raise ValueError(f"alpha must be a finite number > 0; got {self.alpha!r}")
-        for name in ("max_candidates", "n_screen", "min_df", "min_errors", "max_cache"):
-            v = getattr(self, name)
-            if not isinstance(v, Integral) or v < 0:
-                raise ValueError(f"{name} must be an int >= 0; got {v!r}")
-        if not isinstance(self.significance, Real) or not 0 < self.significance <= 1:
-            raise ValueError(f"significance must be in (0, 1]; got {self.significance!r}")
-        if isinstance(self.max_df, bool) or not isinstance(self.max_df, Real) or not 0 < self.max_df <= 1:
-            raise ValueError(f"max_df must be a fraction in (0, 1]; got {self.max_df!r}")
-        if self.screen not in ("chi2", "ig"):
-            raise ValueError(f"screen must be 'chi2' or 'ig'; got {self.screen!r}")
+        """Declared parameters checked (core.model_schema.check_params); the stop words."""
+        check_params(self)
         if self.stop_words is None:
             return frozenset()
         if isinstance(self.stop_words, str):

@@ -176,6 +176,54 @@ class TermKeys:
         if terms:
             self.add_strings(terms)
 
+    @classmethod
+    def from_utf8(cls, data, offsets):
+        """The TermKeys of a model file's vocabulary (:func:`textnb.text.tokenize.encode_terms`):
+        term ``j`` is ``data[offsets[j]:offsets[j + 1]]`` (UTF-8), column ``j``.
+
+        ASCII terms are cut into their words with numpy, with no Python work per term;
+        only the others are decoded. Returns ``(keys, others)``: ``others`` maps the
+        position of every term not held as words to its str. Raises ValueError for a term
+        held twice; the caller checks the offsets and the UTF-8.
+        """
+        data = np.asarray(data, dtype=np.uint8)
+        offsets = np.asarray(offsets, dtype=np.int64)
+        n = len(offsets) - 1
+        lengths = np.diff(offsets)
+        odd = np.concatenate(([0], np.cumsum((data >= 128) | (data == 0))))  # non-ASCII or NUL bytes
+        keyable = (odd[offsets[1:]] == odd[offsets[:-1]]) & (lengths > 0) & (lengths <= _KEY_BYTES)
+        keyed_at, other_at = np.flatnonzero(keyable), np.flatnonzero(~keyable)
+        padded = np.concatenate((data, np.zeros(_PAD, dtype=np.uint8))).tobytes()
+        view = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))  # as _words reads tokens
+        starts, lengths = offsets[keyed_at], lengths[keyed_at]
+        words = np.empty((len(keyed_at), _N_WORDS), dtype=np.uint64)
+        for k in range(_N_WORDS):
+            words[:, k] = view[starts + 8 * k] & _MASK[np.clip(lengths - 8 * k, 0, 8)]
+        blob = data.tobytes()
+        others = [blob[a:b].decode("utf-8") for a, b in zip(offsets[other_at].tolist(), offsets[other_at + 1].tolist())]
+        h = _hash([words[:, k] for k in range(_N_WORDS)])
+        order = np.argsort(h, kind="stable")
+        hs = h[order]
+        same = np.flatnonzero(hs[1:] == hs[:-1])
+        shared = np.unique(order[np.concatenate((same, same + 1))])  # terms sharing a hash
+        if len(set(others)) != len(others) or len({words[i].tobytes() for i in shared.tolist()}) != len(shared):
+            raise ValueError("the vocabulary holds a term twice")
+        # as _register files them into an empty table: the first term of a hash by its
+        # words, any later one with the same hash in the dict
+        to_dict = np.zeros(len(order), dtype=bool)
+        to_dict[same + 1] = True
+        keys = cls()
+        keys._reserve(n)
+        keys._n = n
+        held = order[~to_dict]
+        keys._words[keyed_at[held]] = words[held]
+        keys._keyed[keyed_at[held]] = True
+        keys._hashes, keys._hash_cols = hs[~to_dict], keyed_at[held]
+        rest = order[to_dict]
+        keys._strings = dict(zip(others, other_at.tolist()))
+        keys._strings.update(zip(_decode(words[rest]), keyed_at[rest].tolist()))
+        return keys, dict(zip(other_at.tolist(), others))
+
     def __len__(self):
         return self._n
 

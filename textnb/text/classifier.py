@@ -266,16 +266,15 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("cannot merge models whose tokenizer settings differ")
         terms = sorted(set(self.vectorizer_.vocabulary_) | set(other.vectorizer_.vocabulary_))
         index = {t: i for i, t in enumerate(terms)}
-        classes = np.union1d(self.classes_, other.classes_)
-        cc = np.zeros(len(classes))
-        fc = np.zeros((len(classes), len(terms)))
-        for clf in (self, other):
-            rows = np.searchsorted(classes, clf.classes_)
-            cols = np.fromiter((index[t] for t in clf.vectorizer_.vocabulary_), dtype=np.int64)
-            cc[rows] += clf.model_.class_count_
-            fc[np.ix_(rows, cols)] += clf.model_.feature_count_
+        from textnb.core.stats import CountTable, merge_aligned  # scipy.sparse: not on the predict path
+
+        parts = [(clf.classes_, CountTable.from_arrays(clf.model_.class_count_, clf.model_.feature_count_))
+                 for clf in (self, other)]
+        columns = [np.fromiter((index[t] for t in clf.vectorizer_.vocabulary_), dtype=np.int64)
+                   for clf in (self, other)]
+        classes, table = merge_aligned(parts, columns=columns, n_features=len(terms))
         self.vectorizer_._set_terms(terms)
-        self.model_.fit_counts(classes, cc, fc)
+        self.model_.fit_counts(classes, table.class_count, table.feature_count)
         self.classes_ = self.model_.classes_
         return self
 

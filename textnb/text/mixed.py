@@ -39,7 +39,8 @@ from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels, partial_fi
 from textnb.text.classifier import TextClassifier
 from textnb.core.errors import InputError
 from textnb.core.model_io import register
-from textnb.core.model_schema import FEATURE_NAMES, N_FEATURES, Any, Attributes, Classes, Counts, ListOf, Model, Optional
+from textnb.core.stats import CountTable, merge_aligned
+from textnb.core.model_schema import check_params, FEATURE_NAMES, N_FEATURES, Any, Attributes, Classes, Counts, ListOf, Model, Optional
 from textnb.naive_bayes.discrete import BernoulliNB, MultinomialNB
 from textnb.io.tables import TEXT, Attribute
 from textnb.naive_bayes.tabular import TabularNB
@@ -270,7 +271,7 @@ class MixedNB(BaseNB):
     # -- fitting ----------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
         """Fit from ``X`` (object array, text cells str) and class labels ``y``; returns self."""
-        self._tabular_template()._check_params()
+        check_params(self._tabular_template())
         X, y = self._validate(X, y, reset=True)
         check_classification_targets(y)
         self.attributes_ = self._resolve_attributes(X.shape[1])
@@ -299,7 +300,7 @@ class MixedNB(BaseNB):
         (new words get columns); ``min_df`` / ``max_df`` / ``max_features`` apply in
         ``fit`` only, as for :class:`~textnb.text.classifier.TextClassifier`."""
         all_classes, first = partial_fit_classes(self, classes)
-        self._tabular_template()._check_params()
+        check_params(self._tabular_template())
         X, y = self._validate(X, y, reset=first)
         check_classification_targets(y)
         attributes = self._resolve_attributes(X.shape[1]) if first else self.attributes_
@@ -348,11 +349,9 @@ class MixedNB(BaseNB):
         for j, mine, theirs in zip(self._text_positions(), self.text_models_, other.text_models_):
             with _naming(self.attributes_[j].name):
                 mine.merge(theirs)
-        classes = np.union1d(self.classes_, other.classes_)
-        cc = np.zeros(len(classes))
-        for model in (self, other):
-            cc[np.searchsorted(classes, model.classes_)] += model.class_count_
-        self.classes_, self.class_count_ = classes, cc
+        classes, table = merge_aligned(
+            [(m.classes_, CountTable.from_arrays(m.class_count_, np.zeros((len(m.classes_), 0)))) for m in (self, other)])
+        self.classes_, self.class_count_ = classes, table.class_count
         self._update()
         return self
 

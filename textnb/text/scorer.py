@@ -29,7 +29,7 @@ from textnb.core.logspace import (ALPHA_FLOOR, bernoulli_log_prob, class_log_pri
 from textnb.core.model_io import ModelNode, build, read_nodes
 from textnb.core.signatures import init_defaults
 from textnb.text.ascii_tokens import TermKeys
-from textnb.text.tokenize import Analyzer, batch_term_ids, cell_counts, decode_terms
+from textnb.text.tokenize import Analyzer, StoredVocabulary, batch_term_ids, cell_counts
 
 __all__ = ["TextScorer", "linear_form", "load_for_prediction", "scorer_from_file"]
 
@@ -45,8 +45,8 @@ class TextScorer:
     ----------
     analyzer : Analyzer
         Document -> terms.
-    terms : list of str
-        The vocabulary, in column order.
+    terms : list of str or StoredVocabulary
+        The vocabulary, in column order (a model file's, decoded only when needed).
     weights : ndarray of shape (n_classes, n_terms)
     bias : ndarray of shape (n_classes,)
     classes : ndarray of shape (n_classes,)
@@ -59,7 +59,8 @@ class TextScorer:
 
     def __init__(self, analyzer, terms, weights, bias, classes, binary=False, threshold=None):
         self.analyzer = analyzer
-        self.terms = terms
+        self._vocab = terms if isinstance(terms, StoredVocabulary) else None
+        self._terms = None if self._vocab is not None else list(terms)
         self._weights_t = np.ascontiguousarray(np.asarray(weights, dtype=np.float64).T)  # (terms, classes)
         self.bias = np.asarray(bias, dtype=np.float64)
         self.classes_ = np.asarray(classes)
@@ -68,13 +69,20 @@ class TextScorer:
         self._dict = None
         self._keys = None
 
+    @property
+    def terms(self):
+        """The vocabulary (list of str), in column order."""
+        if self._terms is None:
+            self._terms = self._vocab.terms()
+        return self._terms
+
     def _vocabulary(self, n_docs):
         if n_docs < _FEW_DOCUMENTS:
             if self._dict is None:
                 self._dict = dict(zip(self.terms, range(len(self.terms))))
             return self._dict
         if self._keys is None:
-            self._keys = TermKeys(self.terms)
+            self._keys = self._vocab.term_keys() if self._vocab is not None else TermKeys(self.terms)
         return self._keys
 
     def predict_joint_log_proba(self, docs):
@@ -227,7 +235,7 @@ def _scorer(root):
     if not isinstance(vec, ModelNode) or vec.kind != "Vectorizer" or not isinstance(model, ModelNode):
         return None
     try:
-        terms = decode_terms(vec.state)
+        terms = StoredVocabulary(vec.state)  # checked now, decoded only if a few documents need it
     except (ValueError, KeyError, TypeError, UnicodeDecodeError):
         return None
     form = linear_form(model, len(terms))

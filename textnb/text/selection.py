@@ -24,6 +24,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
 from textnb.core.model_io import register
+from textnb.core.stats import CountTable, merge_aligned
 from textnb.core.model_schema import MAX_DIM, N_FEATURES, Choice, Classes, Counts, Int, OneOf
 
 __all__ = ["SelectTerms", "term_scores"]
@@ -200,14 +201,9 @@ class SelectTerms(SelectorMixin, BaseEstimator):
         check_is_fitted(other)
         if other.class_df_.shape[1] != self.class_df_.shape[1]:
             raise ValueError("cannot merge selectors fitted on different columns")
-        classes = np.union1d(self.classes_, other.classes_)
-        cc = np.zeros(len(classes))
-        cdf = np.zeros((len(classes), self.class_df_.shape[1]))
-        for sel in (self, other):
-            idx = np.searchsorted(classes, sel.classes_)
-            cc[idx] += sel.class_count_
-            cdf[idx] += sel.class_df_
-        self.classes_, self.class_count_, self.class_df_ = classes, cc, cdf
+        classes, table = merge_aligned(
+            [(sel.classes_, CountTable.from_arrays(sel.class_count_, sel.class_df_)) for sel in (self, other)])
+        self.classes_, self.class_count_, self.class_df_ = classes, table.class_count, table.feature_count
         self._update()
         return self
 

@@ -21,7 +21,7 @@ from textnb.text.ascii_tokens import TermKeys, ascii_term_ids, supports
 from textnb.text.stop_words import ENGLISH_STOP_WORDS
 from textnb.core.model_schema import MAX_NGRAM, pattern_problem
 
-__all__ = ["TOKEN_PATTERN", "Analyzer", "TermKeys", "batch_term_ids", "cell_counts", "count_batch", "csr_counts", "decode_terms", "encode_terms", "growing_vocabulary",
+__all__ = ["TOKEN_PATTERN", "Analyzer", "TermKeys", "batch_term_ids", "cell_counts", "count_batch", "csr_counts", "StoredVocabulary", "decode_terms", "encode_terms", "growing_vocabulary",
            "regex_tokenize"]
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
@@ -217,12 +217,57 @@ def decode_terms(state):
     return terms
 
 
+class StoredVocabulary:
+    """A model file's vocabulary for prediction: checked when read, decoded only on demand.
+
+    The checks are :func:`decode_terms`'s (offsets, UTF-8, no term twice), done on the
+    arrays; :meth:`term_keys` cuts the ASCII terms into :class:`TermKeys` words with
+    numpy, so a batch is scored without a Python string per vocabulary term, and
+    :meth:`terms` decodes them all (for a dict lookup of a few documents).
+    """
+
+    def __init__(self, state):
+        self._terms = self._keys = None
+        if "terms" in state:  # model files written before the UTF-8 layout
+            self._terms = decode_terms(state)
+            self._n = len(self._terms)
+            return
+        data = np.asarray(state["terms_utf8"], dtype=np.uint8)
+        offsets = np.asarray(state["terms_offsets"], dtype=np.int64)
+        _check_offsets(offsets, len(data))
+        data.tobytes().decode("utf-8")  # valid as a whole, and no term starts inside a character:
+        inner = offsets[:-1][offsets[:-1] < len(data)]
+        if np.any((data[inner] & 0xC0) == 0x80):
+            raise ValueError("a vocabulary term starts inside a UTF-8 character")
+        self._keys, self._others = TermKeys.from_utf8(data, offsets)  # raises for a term twice
+        self._n = len(offsets) - 1
+
+    def __len__(self):
+        return self._n
+
+    def terms(self):
+        """All terms (list of str), in column order."""
+        if self._terms is None:
+            self._terms = self._keys.terms()
+        return self._terms
+
+    def term_keys(self):
+        """The vocabulary as :class:`TermKeys` (column ``j`` = term ``j``)."""
+        if self._keys is None:
+            self._keys = TermKeys(self._terms)
+        return self._keys
+
+
+def _check_offsets(offsets, n_bytes):
+    if offsets.ndim != 1 or offsets.size == 0 or offsets[0] != 0 or offsets[-1] != n_bytes \
+            or np.any(np.diff(offsets) < 0):
+        raise ValueError("vocabulary offsets are inconsistent")
+
+
 def _decode_utf8_terms(state):
     data = np.asarray(state["terms_utf8"], dtype=np.uint8).tobytes()
     offsets = np.asarray(state["terms_offsets"], dtype=np.int64)
-    if offsets.ndim != 1 or offsets.size == 0 or offsets[0] != 0 or offsets[-1] != len(data) \
-            or np.any(np.diff(offsets) < 0):
-        raise ValueError("vocabulary offsets are inconsistent")
+    _check_offsets(offsets, len(data))
     return [data[a:b].decode("utf-8") for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())]
 
 
