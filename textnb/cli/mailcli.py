@@ -23,7 +23,7 @@ import os
 import sys
 
 from textnb.apps.spamclient import EXIT_ERROR, EXIT_INTERRUPTED, Terminated
-from textnb.cli.output import tolerant
+from textnb.cli.streams import tolerant
 
 __all__ = ["spamfilter", "topicfilter"]
 

@@ -11,6 +11,8 @@ import math
 import numbers
 import re
 
+from textnb.cli.streams import tolerant
+
 __all__ = ["cell", "dumps", "finite", "tolerant"]
 
 _FLOAT_MAX = 1.7976931348623157e308
@@ -48,17 +50,3 @@ def finite(obj):
 def dumps(obj):
     """Strict JSON (never the non-JSON tokens NaN / Infinity)."""
     return json.dumps(finite(obj), allow_nan=False)
-
-
-def tolerant(stream, errors):
-    """The process's text stream, set never to fail on a character its encoding lacks:
-    on a UTF-8 stream with ``errors`` (file names that are not valid UTF-8 written back
-    as their own bytes with ``surrogateescape``), on any other (``ascii:strict``, say)
-    as a backslash escape. So a strict stdout cannot make ``train`` fail after it has
-    written the model, nor a label cut a ``topicfilter`` run short."""
-    try:
-        utf8 = (stream.encoding or "").lower().replace("_", "-") in ("utf-8", "utf8")
-        stream.reconfigure(errors=errors if utf8 else "backslashreplace")
-    except (AttributeError, ValueError, OSError):
-        pass
-    return stream
