@@ -10,9 +10,7 @@ flat module paths of earlier versions (``textnb.naive_bayes.tabular``, ``textnb.
 import: they are aliases of the modules' new homes.
 """
 
-import importlib as _importlib
-import importlib.machinery as _machinery  # not importlib.abc / importlib.util: they import
-import sys as _sys                        # importlib.resources, pathlib, tempfile, typing
+import sys as _sys  # not importlib (its package import costs a mail client ~5 ms)
 
 from textnb.core.registry import MODEL_MODULES
 from textnb.core.version import __version__
@@ -80,6 +78,12 @@ _MOVED = {
 }
 
 
+def _import(name):
+    """``importlib.import_module(name)`` for an absolute name, without importing importlib."""
+    __import__(name)
+    return _sys.modules[name]
+
+
 class _MovedModules:
     """Import an old flat module path as an alias of the module at its new path (a meta
     path finder and loader by protocol: find_spec, create_module, exec_module)."""
@@ -87,11 +91,11 @@ class _MovedModules:
     def find_spec(self, fullname, path=None, target=None):
         package, _, name = fullname.partition(".")
         if package == "textnb" and name in _MOVED:
-            return _machinery.ModuleSpec(fullname, self)
+            return type(__spec__)(fullname, self)  # importlib.machinery.ModuleSpec
         return None
 
     def create_module(self, spec):
-        module = _importlib.import_module(_MOVED[spec.name.partition(".")[2]])
+        module = _import(_MOVED[spec.name.partition(".")[2]])
         spec.loader_state = module.__spec__  # the import system overwrites __spec__
         return module
 
@@ -107,7 +111,7 @@ def __getattr__(name):
     module = _PUBLIC.get(name)
     if module is None:
         raise AttributeError(f"module 'textnb' has no attribute {name!r}")
-    value = getattr(_importlib.import_module(module), name)
+    value = getattr(_import(module), name)
     globals()[name] = value
     return value
 

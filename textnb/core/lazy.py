@@ -5,7 +5,7 @@ importing one module of a package (the tokenizer, say) does not import its sibli
 (the estimators, and with them scikit-learn).
 """
 
-import importlib
+import sys
 
 __all__ = ["lazy_exports"]
 
@@ -17,15 +17,19 @@ def lazy_exports(package, exports):
     """
     exports = {name: module for module, names in exports.items() for name in names}
 
+    def import_module(name):  # importlib.import_module for absolute names, without importlib
+        __import__(name)
+        return sys.modules[name]
+
     def __getattr__(name):
         module = exports.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module), name)
-        setattr(importlib.import_module(package), name, value)
+        value = getattr(import_module(module), name)
+        setattr(import_module(package), name, value)
         return value
 
     def __dir__():
-        return sorted(set(vars(importlib.import_module(package))) | set(exports))
+        return sorted(set(vars(import_module(package))) | set(exports))
 
     return __getattr__, __dir__
