@@ -102,7 +102,7 @@ def test_tan_and_bayes_net_take_frames(frame, tmp_path):
 
 
 def test_lbr_takes_frames(frame, tmp_path):
-    from textnb import LBR, Discretized
+    from textnb import LBR
 
     nominal = frame.drop(columns=["size", "cls"])
     y = frame["cls"]

@@ -504,7 +504,6 @@ def test_textnb_predict_with_a_crafted_sparse_model_is_one_line_exit_1(fitted, t
 
 def test_crafted_sparse_model_under_spamfilter_passthrough_keeps_the_message(fitted, tmp_path):
     """Under ``spamfilter -p`` the message was lost (0 bytes written) when the model crashed."""
-    from textnb.apps import filtering
     from textnb.cli import mailfilters
     path, _ = fitted["text-lazy"]
     header, arrays = _read(path)

@@ -1,7 +1,6 @@
 """Every ```python block of the README runs as written (in a scratch folder that sees
 the repository's corpora/)."""
 
-import os
 import re
 from pathlib import Path
 

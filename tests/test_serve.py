@@ -24,7 +24,7 @@ from textnb.core.errors import InputError
 from textnb.apps.filtering import EXIT_CODES, train_model
 from textnb.cli.mailfilters import filter_main
 from textnb.apps.serve import Server
-from textnb.apps.spamclient import ClientError, classify_message, client_main
+from textnb.apps.spamclient import classify_message, client_main
 
 REPO = Path(__file__).resolve().parents[1]
 SPAMFILTER = REPO / "scripts" / "spamfilter"
