@@ -351,27 +351,30 @@ def documents_in_several_classes(corpus, limit=1000):
     """How many documents of a folder corpus are in several class folders: the same
     path under two or more ``<label>/`` folders with the same bytes (the layout of a
     multi-label corpus, which single-label training would count once per folder).
-    At most ``limit`` candidate paths are compared byte for byte; 0 for a TSV/CSV corpus."""
+    At most ``limit`` candidate paths are compared byte for byte, and none after the
+    first 100 when none of those matched; 0 for a TSV/CSV corpus."""
     if not corpus.documents or not isinstance(corpus.documents[0], Path):
         return 0
     by_rel = {}
+    sep = os.sep
     for doc, label in zip(corpus.documents, corpus.labels):
-        parts = doc.parts
-        try:  # the path under the class folder
-            i = len(parts) - 1 - parts[::-1].index(label)
-        except ValueError:
+        # the path under the class folder (string operations: Path arithmetic on every
+        # document of a large corpus cost 0.2 s on 20 Newsgroups)
+        head, found_label, rel = os.fspath(doc).rpartition(f"{sep}{label}{sep}")
+        if not found_label:
             continue
-        by_rel.setdefault(Path(*parts[i + 1:]), []).append(doc)
-    found = 0
+        by_rel.setdefault(rel, []).append(doc)
+    found = checked = 0
     for docs in by_rel.values():
         if len(docs) < 2:
             continue
-        if limit <= 0:
-            break
+        if limit <= 0 or (checked == 100 and not found):  # a single-label corpus whose
+            break  # file names repeat across folders (20 Newsgroups' message numbers)
         limit -= 1
+        checked += 1
         try:
-            sizes = {d.stat().st_size for d in docs}
-            if len(sizes) == 1 and len({d.read_bytes() for d in docs}) < len(docs):
+            sizes = {os.stat(d).st_size for d in docs}
+            if len(sizes) == 1 and len({Path(d).read_bytes() for d in docs}) < len(docs):
                 found += 1
         except OSError:
             continue
