@@ -6,6 +6,7 @@ one line ``textnb: error: ...`` on stderr; 2 bad usage (argparse); 130 interrupt
 
 import argparse
 import difflib
+import itertools
 import os
 import re
 import sys
@@ -628,12 +629,12 @@ def _predict_multilabel(args, model, out, err):
     ``--top K`` keeps the K most probable of them."""
     from scipy.special import expit
 
-    from textnb.io.corpus import MAX_DOCUMENT_BYTES, iter_input_documents, read_rows
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES, read_rows
 
     ml = _multilabel_model(model)
     names = [str(c) for c in ml.classes_]
     max_bytes = args.max_bytes or MAX_DOCUMENT_BYTES
-    failed = 0
+    failed = [0]  # binary files skipped (_document_batches counts them)
 
     def emit(sources, texts):
         if not texts:
@@ -674,19 +675,9 @@ def _predict_multilabel(args, model, out, err):
                 chunk = docs[start:start + 1000]
                 emit([f"{name}:{start + i + 1}" for i in range(len(chunk))], chunk)
             continue
-        batch, sources = [], []
-        for src, text in iter_input_documents([path], max_bytes=max_bytes, stdin=sys.stdin):
-            if text is None:
-                print(f"textnb: error: {src}: binary file, skipped", file=err)
-                failed += 1
-                continue
-            batch.append(text)
-            sources.append(src)
-            if len(batch) >= 1000:
-                emit(sources, batch)
-                batch, sources = [], []
-        emit(sources, batch)
-    return 1 if failed else 0
+        for sources, batch in _document_batches([path], max_bytes, err, failed):
+            emit(sources, batch)
+    return 1 if failed[0] else 0
 
 
 def _inspect_multilabel(args, model, out):
@@ -915,7 +906,7 @@ def _format_proba(classes, row):
 
 
 def cmd_predict(args, out, err):
-    from textnb.io.corpus import MAX_DOCUMENT_BYTES, iter_input_documents
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES
     from textnb.core.model_io import load
     from textnb.text.scorer import TextScorer, load_for_prediction
 
@@ -941,40 +932,29 @@ def cmd_predict(args, out, err):
         return _predict_table(args, model, out, err)
     paths = args.paths or ["-"]
     classes = [str(c) for c in model.classes_]
-    failed = 0
-    batch, sources = [], []
-
-    def flush():
-        if batch:
-            _print_predictions(sources, classes, _scores(model, batch), args, out,
-                               _explanations(args, model, batch))
-        batch.clear()
-        sources.clear()
-
+    failed = [0]
     max_bytes = args.max_bytes or MAX_DOCUMENT_BYTES
     bar = Progress("classifying", stream=err, unit="doc")  # silent unless stderr is a terminal
     done = 0
+
+    def tick():
+        nonlocal done
+        done += 1
+        bar(done)
+
     try:
-        for path in paths:
-            if _as_rows(args, path):  # a TSV/CSV file: one document per row, as train reads it
-                flush()
-                _predict_rows(args, model, path, classes, max_bytes, out, err)
+        # runs of consecutive PATHs: TSV/CSV files one by one, other files batched together
+        for rows, run in itertools.groupby(paths, key=lambda path: _as_rows(args, path)):
+            if rows:  # one document per row, as train reads it
+                for path in run:
+                    _predict_rows(args, model, path, classes, max_bytes, out, err)
                 continue
-            for src, text in iter_input_documents([path], max_bytes=max_bytes, stdin=sys.stdin):
-                done += 1
-                bar(done)
-                if text is None:
-                    print(f"textnb: error: {src}: binary file, skipped", file=err)
-                    failed += 1
-                    continue
-                batch.append(text)
-                sources.append(src)
-                if len(batch) >= 1000:
-                    flush()
-        flush()
+            for sources, batch in _document_batches(list(run), max_bytes, err, failed, tick):
+                _print_predictions(sources, classes, _scores(model, batch), args, out,
+                                   _explanations(args, model, batch))
     finally:
         bar.close()
-    return 1 if failed else 0
+    return 1 if failed[0] else 0
 
 
 _ROW_SUFFIXES = (".tsv", ".csv", ".tab")
@@ -986,6 +966,29 @@ def _as_rows(args, path):
     if getattr(args, "rows", False):
         return True
     return path != "-" and path.lower().endswith(_ROW_SUFFIXES) and os.path.isfile(path)
+
+
+def _document_batches(paths, max_bytes, err, failed, tick=None, size=1000):
+    """``(sources, texts)`` batches of at most ``size`` documents of predict PATHs
+    (files, folders, ``-``; a batch spans paths); a binary file is reported on ``err``, counted in
+    ``failed[0]`` and skipped; ``tick()`` after each document when given."""
+    from textnb.io.corpus import iter_input_documents
+
+    batch, sources = [], []
+    for src, text in iter_input_documents(paths, max_bytes=max_bytes, stdin=sys.stdin):
+        if tick is not None:
+            tick()
+        if text is None:
+            print(f"textnb: error: {src}: binary file, skipped", file=err)
+            failed[0] += 1
+            continue
+        batch.append(text)
+        sources.append(src)
+        if len(batch) >= size:
+            yield sources, batch
+            batch, sources = [], []
+    if batch:
+        yield sources, batch
 
 
 def _predict_rows(args, model, path, classes, max_bytes, out, err):
