@@ -127,18 +127,40 @@ def _unlistable(exc):
 def _walk_files(folder):
     """Regular files below ``folder``, sorted, without following links to folders.
 
-    Raises InputError naming a folder that cannot be listed (permission denied, ...).
+    As ``os.walk(folder, followlinks=False)`` lists them (each folder's files by name,
+    then its sub-folders by name; hidden names skipped), but from ``os.scandir``'s
+    entries, so a regular file costs no ``stat`` call. A FIFO, socket or device (or a
+    link to one) is left out; a broken or looping link is listed (reading it reports
+    it). Raises InputError naming a folder that cannot be listed (permission denied, ...).
     """
     out = []
-    for root, dirs, files in os.walk(folder, followlinks=False, onerror=_unlistable):
-        dirs[:] = sorted(d for d in dirs if not _hidden(d))
-        for name in sorted(files):
-            if _hidden(name):
+    pending = [folder]
+    while pending:
+        root = pending.pop()
+        try:
+            with os.scandir(root) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            _unlistable(exc)
+        subdirs = []
+        for entry in entries:
+            if _hidden(entry.name):
                 continue
-            path = os.path.join(root, name)
-            if _special(path):
+            try:
+                is_dir = entry.is_dir()  # follows a link, as os.walk sorts entries
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if not entry.is_symlink():
+                    subdirs.append(entry.path)
                 continue
-            out.append(path)
+            try:
+                regular = entry.is_file()
+            except OSError:
+                regular = False
+            if regular or not _special(entry.path):
+                out.append(entry.path)
+        pending.extend(reversed(subdirs))  # depth first, in name order
     return out
 
 
