@@ -683,8 +683,14 @@ def check_params(estimator):
     ``"alpha must be a finite number in (0, 1e+12]; got -1"``.
     """
     schema = schema_of(type(estimator))[0] or {}
+    check_param_values(schema, {name: getattr(estimator, name) for name in schema})
+
+
+def check_param_values(schema, params):
+    """:func:`check_params` for a dict of parameter values (every name of ``schema``
+    present), for code that trains without building the estimator."""
     ctx = _Ctx()
-    ctx.params = {name: getattr(estimator, name) for name in schema}
+    ctx.params = params
     for name, spec in schema.items():
         wanted = _describe(spec)
         if "valid" in wanted:

@@ -15,6 +15,7 @@ MODEL_MODULES = {
     "CalibratedNB": "textnb.meta.calibration",
     "ComplementNB": "textnb.naive_bayes.complement",
     "Discretized": "textnb.naive_bayes.discretized",
+    "DiscriminativeNB": "textnb.naive_bayes.discriminative",
     "LBR": "textnb.semi_naive.lbr",
     "LazyTextNB": "textnb.semi_naive.lbr_text",
     "MixedNB": "textnb.text.mixed",

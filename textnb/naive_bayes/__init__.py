@@ -10,6 +10,7 @@ _EXPORTS = {  # defining module -> the names it exports
     "textnb.naive_bayes.base": ("BaseNB", "check_class_prior", "check_partial_fit_labels", "log_odds"),
     "textnb.naive_bayes.complement": ("ComplementNB",),
     "textnb.naive_bayes.discrete": ("BernoulliNB", "MultinomialNB"),
+    "textnb.naive_bayes.discriminative": ("DiscriminativeNB",),
     "textnb.naive_bayes.discretize": (
         "EqualFrequencyDiscretizer", "EqualWidthDiscretizer", "MDLDiscretizer", "apply_cut_points",
         "equal_frequency_cut_points", "equal_width_cut_points", "mdl_cut_points"

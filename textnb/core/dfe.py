@@ -1,0 +1,413 @@
+"""Discriminative frequency estimates for the linear naive Bayes models (Su et al. 2008).
+
+A naive Bayes model over term counts is a set of per-class sums. The *frequency
+estimate* learns those sums discriminatively (Su, Zhang, Ling & Matwin 2008,
+"Discriminative parameter learning for Bayesian networks", ICML, §3: "FE"): start from
+the ordinary sums, then make passes over the training documents and add each document
+to its class's sums again, weighted by how badly the current model classifies it,
+
+    N_c  +=  η (1 − P(c | d)) f(d)      for every training document d of class c,
+
+so well-classified documents add almost nothing and the errors are learned from. The
+prediction stays a naive Bayes linear score; only the sums change.
+
+Two event models (``family``), the two that the text-accuracy study
+(``docs/text_defaults.md``) found complementary on the eight visible corpora:
+
+``"complement"``
+    Rennie, Shih, Teevan & Karger 2003's transformed complement NB: each document's
+    counts become ``log(1 + tf)``, L2-normalised per document (§4.1, §4.3, without idf),
+    and a class is scored by the negated log of its smoothed *complement* frequencies
+    (§3.1). No class prior (§3.1).
+``"bernoulli"``
+    Presence / absence of every vocabulary term (McCallum & Nigam 1998), with the class
+    prior; ``f(d)`` is the document's set of terms, and the class count gets the same
+    weight as the term counts.
+
+Everything here is numpy / scipy only (no scikit-learn; scipy.sparse and threads are
+imported by the training functions only, so that scoring one document imports neither),
+so the training command and the model-file scorer share it (:mod:`textnb.text.training`, :mod:`textnb.text.scorer`)
+with the estimator :class:`textnb.naive_bayes.discriminative.DiscriminativeNB`.
+"""
+
+from contextlib import contextmanager
+
+import numpy as np
+
+from textnb.core.logspace import ALPHA_FLOOR, class_log_prior, logsumexp
+from textnb.core.model_schema import MAX_ALPHA, N_JOBS, SEED, Choice, Float, Int, Optional
+
+__all__ = ["FAMILIES", "DEFAULT_ALPHA", "PARAM_SCHEMA", "fit_rows", "choose_family", "class_sums", "doc_features", "features", "learn",
+           "linear_weights", "passes", "sample_keys", "sample_rows", "threads"]
+
+FAMILIES = ("complement", "bernoulli")
+
+#: The estimator's parameters, as a model file may hold them (and as ``fit`` checks them).
+PARAM_SCHEMA = {
+    "event_model": Choice("auto", *FAMILIES), "alpha": Optional(Float(0.0, MAX_ALPHA)), "passes": Int(0, 1000),
+    "step": Float(0.0, 1e6), "cv": Int(2, 100), "select_nnz": Int(0, 2**62), "max_nnz": Int(1, 2**62),
+    "random_state": SEED, "n_jobs": N_JOBS,
+}
+#: Smoothing of each family when none is given (chosen on the eight visible corpora,
+#: docs/text_defaults.md).
+DEFAULT_ALPHA = {"complement": 1.0, "bernoulli": 0.1}
+
+
+def doc_features(family, data, indptr):
+    """The summed feature of each stored cell of a CSR count matrix ``(data, indptr)``.
+
+    complement: ``log(1 + tf)`` divided by the row's L2 norm; bernoulli: 1.
+    """
+    data = np.asarray(data, dtype=np.float64)
+    if family == "bernoulli":
+        return np.ones(data.shape)
+    if family != "complement":
+        raise ValueError(f"unknown event model {family!r}; expected one of {FAMILIES}")
+    out = np.log1p(np.maximum(data, 0.0))
+    lengths = np.diff(indptr)
+    squares = np.add.reduceat(out * out, indptr[:-1][lengths > 0]) if out.size else np.zeros(0)
+    norms = np.ones(lengths.size)
+    norms[lengths > 0] = np.sqrt(squares)
+    norms[norms == 0] = 1.0
+    out /= np.repeat(norms, lengths)
+    return out
+
+
+def linear_weights(family, feature_count, class_count, alpha, pool=None, dtype=np.float64):
+    """``(W, b)``: the model scores a document ``f(d) @ W.T + b``.
+
+    complement: ``W = −log θ̃`` of the smoothed complement frequencies (Rennie et al.
+    2003 eq. 6), ``b = 0`` (the class prior only with a single class); bernoulli:
+    ``W = log θ − log(1 − θ) = log(N_cw + α) − log(N_c − N_cw + α)``,
+    ``b = log prior + Σ_w log(1 − θ_cw)``. ``pool``, a thread pool, computes the rows
+    (classes) in parallel: the same numbers. ``dtype`` float32 is for the passes
+    (:func:`passes`); a model's weights are float64.
+    """
+    fc = np.asarray(feature_count, dtype=dtype)
+    cc = np.asarray(class_count, dtype=np.float64)
+    alpha = dtype(max(float(alpha), ALPHA_FLOOR))  # alpha 0 would take the log of 0
+    n_classes, n_terms = fc.shape
+    W = np.empty(fc.shape, dtype=dtype)
+    if family == "complement":
+        total = fc.sum(axis=0) + alpha
+
+        def rows(lo, hi):
+            out = W[lo:hi]
+            np.subtract(total, fc[lo:hi], out=out)  # smoothed complement counts
+            np.maximum(out, alpha, out=out)  # >= alpha, also where rounding lost a tiny alpha
+            den = np.log(out.sum(axis=1, keepdims=True))
+            np.log(out, out=out)
+            np.subtract(den, out, out=out)
+
+    else:
+        neg_sum = np.empty(n_classes)
+
+        def rows(lo, hi):
+            out = W[lo:hi]
+            neg = np.subtract(cc[lo:hi, None].astype(dtype) + alpha, fc[lo:hi])
+            np.maximum(neg, alpha, out=neg)  # counts of a valid model never exceed the class's
+            np.log(neg, out=neg)
+            neg_sum[lo:hi] = neg.sum(axis=1, dtype=np.float64)
+            np.add(fc[lo:hi], alpha, out=out)
+            np.log(out, out=out)
+            out -= neg
+
+    _map_blocks(rows, n_classes, pool)
+    if family == "complement":
+        b = class_log_prior(cc) if n_classes == 1 else np.zeros(n_classes)
+    else:
+        b = class_log_prior(cc) + (neg_sum - n_terms * np.log(cc + 2 * float(alpha)))
+    return W, b
+
+
+#: Rows below which work is not split in two (a thread costs more than it saves).
+_MIN_SPLIT = 2048
+
+
+def _halves(n, min_split=_MIN_SPLIT):
+    """Fixed row blocks of ``n`` rows: two halves from ``min_split`` rows on, else one.
+    Fixed by ``n`` alone, so a result never depends on the number of threads."""
+    return [(0, n)] if n < min_split else [(0, n // 2), (n // 2, n)]
+
+
+def _map_blocks(fn, n, pool, min_split=2):
+    blocks = _halves(n, min_split)
+    if pool is None or len(blocks) == 1:
+        return [fn(lo, hi) for lo, hi in blocks]
+    return list(pool.map(lambda b: fn(*b), blocks))
+
+
+#: Score cells (documents x classes) computed at once: memory stays bounded with many classes.
+_CHUNK_CELLS = 1 << 21
+#: Work of one pass at most, in stored document-term cells x classes (about a second): with
+#: more, the passes run on a sample (:func:`pass_budget`).
+PASS_WORK = 4e8
+#: The same bound for the event-model choice (its cross-validation costs some ten passes).
+SELECT_WORK = 4e7
+
+
+def pass_budget(max_nnz, n_classes, work=PASS_WORK):
+    """Stored cells the passes may use: ``max_nnz``, fewer with very many classes."""
+    return int(max(1, min(max_nnz, work // max(n_classes, 1))))
+
+
+def _row_chunks(n, n_classes):
+    """Fixed row blocks for scoring: at most ``_CHUNK_CELLS`` scores each, and in two halves
+    at least from ``_MIN_SPLIT`` rows on (for two threads). Fixed by ``n`` and the number
+    of classes alone, so a result never depends on the number of threads."""
+    size = max(1, _CHUNK_CELLS // max(n_classes, 1))
+    if n >= _MIN_SPLIT:
+        size = min(size, -(-n // 2))
+    return [(lo, min(n, lo + size)) for lo in range(0, n, size)] or [(0, 0)]
+
+
+def _scores(blocks, W, b, pool=None):
+    """``T @ W.T + b`` for ``T`` given as its row blocks (computed in parallel with ``pool``;
+    every row is computed alike, so the numbers do not depend on it)."""
+    Wt = np.ascontiguousarray(W.T)
+    if pool is None or len(blocks) == 1:
+        parts = [np.asarray(B @ Wt) for B in blocks]
+    else:
+        parts = list(pool.map(lambda B: np.asarray(B @ Wt), blocks))
+    S = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    S += b
+    return S
+
+
+def _true_class_loss(blocks, spans, W, b, y_index, pool=None):
+    """``1 − P(class | d)`` of every document, scored block by block (never all the
+    documents x classes scores at once): single-precision products, the bias and the
+    normalisation in double precision."""
+    Wt = np.ascontiguousarray(W.T)
+
+    def one(i):
+        lo, hi = spans[i]
+        S = np.asarray(blocks[i] @ Wt).astype(np.float64)
+        S += b
+        log_p = S[np.arange(hi - lo), y_index[lo:hi]] - logsumexp(S, axis=1)
+        return -np.expm1(log_p)  # exact near 0
+
+    parts = list(pool.map(one, range(len(spans)))) if pool is not None and len(spans) > 1 else [
+        one(i) for i in range(len(spans))]
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def passes(family, feature_count, class_count, T, y_index, *, alpha, n_passes, step, scale=1.0, weights=None,
+           pool=None):
+    """Run ``n_passes`` frequency-estimate passes; returns the new ``(feature_count, class_count)``.
+
+    ``T`` is the CSR matrix of the documents' features (:func:`doc_features`), ``y_index``
+    their class indices. Each pass scores every document under the model of the previous
+    pass and adds it to its class with weight ``step * scale * (1 − P(class | d))``
+    (``scale`` > 1 when ``T`` is a sample standing for more documents), times the
+    document's ``weights`` when given. The inputs are not modified. ``pool`` (a thread
+    pool) scores fixed blocks of documents in parallel: the result does not depend on it.
+
+    The scores and the added documents are computed in single precision (twice as
+    fast; a loss needs no more digits), the sums are kept in double precision.
+    """
+    fc = np.array(feature_count, dtype=np.float64, order="C")
+    cc = np.array(class_count, dtype=np.float64)
+    n_classes, n = cc.shape[0], T.shape[0]
+    if n_classes < 2 or n == 0 or int(n_passes) == 0:
+        return fc, cc
+    T = T.astype(np.float32)
+    spans = _row_chunks(n, n_classes)
+    blocks = [T] if len(spans) == 1 else [T[lo:hi] for lo, hi in spans]
+    for _ in range(int(n_passes)):
+        W, b = linear_weights(family, fc, cc, alpha, pool, dtype=np.float32)
+        loss = _true_class_loss(blocks, spans, W, b, y_index, pool)
+        loss *= step * scale
+        if weights is not None:
+            loss *= weights
+        fc += (_indicator(y_index, loss.astype(np.float32), n_classes) @ T).toarray()
+        cc += np.bincount(y_index, weights=loss, minlength=n_classes)
+    return fc, cc
+
+
+@contextmanager
+def threads(n_threads):
+    """A thread pool of ``n_threads`` (None when 1): numpy's and scipy's loops release
+    the GIL, so the halves of a pass run on two cores."""
+    if n_threads is None or n_threads <= 1:
+        yield None
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(int(n_threads)) as pool:
+        yield pool
+
+
+def _indicator(y_index, weights, n_classes):
+    """Sparse (classes x documents) matrix of the documents' ``weights`` in their class rows."""
+    import scipy.sparse as sp
+
+    n = len(y_index)
+    return sp.csr_matrix((weights, (y_index, np.arange(n))), shape=(n_classes, n))
+
+
+def class_sums(T, y_index, n_classes, weights=None):
+    """Per-class sums of the rows of ``T`` (and of ``weights``, 1 each when None)."""
+    w = np.ones(T.shape[0]) if weights is None else weights
+    return (_indicator(y_index, w, n_classes) @ T).toarray(), np.bincount(y_index, weights=w, minlength=n_classes)
+
+
+def _mix(h):
+    """splitmix64's finaliser: well-spread 64-bit values from any 64-bit input."""
+    h = (h ^ (h >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    h = (h ^ (h >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return h ^ (h >> np.uint64(31))
+
+
+def sample_keys(X, y_index, seed):
+    """One pseudo-random key in [0, 1) per document, a hash of its content (terms, counts,
+    class) and ``seed``: samples and folds drawn by these keys do not depend on the order
+    of the documents (the same documents in another order give the same model, up to
+    the order of floating-point sums)."""
+    n = X.shape[0]
+    with np.errstate(over="ignore"):
+        cells = _mix(np.asarray(X.indices, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+                     + np.asarray(X.data, dtype=np.float64).view(np.uint64))
+        lengths = np.diff(X.indptr)
+        h = np.zeros(n, dtype=np.uint64)
+        nonempty = lengths > 0
+        if cells.size:
+            h[nonempty] = np.add.reduceat(cells, X.indptr[:-1][nonempty])  # wraps around: a sum mod 2**64
+        h = _mix(h + np.asarray(y_index, dtype=np.uint64) * np.uint64(0xD1B54A32D192ED03)
+                 + np.uint64(int(seed or 0) & 0xFFFFFFFFFFFFFFFF) * np.uint64(0xA0761D6478BD642F))
+    return (h >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+
+
+def sample_rows(row_nnz, keys, max_nnz):
+    """Indices (sorted) of the documents with the smallest ``keys`` whose stored cells add
+    up to at most ``max_nnz`` (all of them when they fit; at least one)."""
+    row_nnz = np.asarray(row_nnz)
+    if int(row_nnz.sum()) <= max_nnz:
+        return np.arange(row_nnz.size)
+    order = np.argsort(keys, kind="stable")
+    m = int(np.searchsorted(np.cumsum(row_nnz[order]), max_nnz, side="right"))
+    return np.sort(order[:max(m, 1)])
+
+
+def features(family, X):
+    """The CSR matrix of document features (:func:`doc_features`) of CSR counts ``X``."""
+    import scipy.sparse as sp
+
+    return sp.csr_matrix((doc_features(family, X.data, X.indptr), X.indices, X.indptr), shape=X.shape)
+
+
+def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_passes, step, max_nnz, keys,
+          pool=None):
+    """Add the CSR count matrix ``X`` (documents of classes ``y_index``, ``weights``) to
+    the sums, then make the frequency-estimate passes over them (:func:`passes`).
+
+    The passes run over every document when their stored cells are at most ``max_nnz``,
+    else over the sample :func:`sample_rows` draws with ``keys``, each sampled document
+    standing for ``total weight / sampled weight`` documents. Returns the new
+    ``(feature_count, class_count)``.
+    """
+    T = features(family, X)
+    fc, cc = class_sums(T, y_index, len(class_count), weights)
+    fc += feature_count
+    cc += class_count
+    rows = sample_rows(np.diff(X.indptr), keys, pass_budget(max_nnz, len(class_count)))
+    w = weights[rows]
+    scale = float(weights.sum() / w.sum()) if rows.size < X.shape[0] and w.sum() > 0 else 1.0
+    Ts = T if rows.size == X.shape[0] else T[rows]
+    return passes(family, fc, cc, Ts, y_index[rows], alpha=alpha, n_passes=n_passes, step=step, scale=scale,
+                  weights=w, pool=pool)
+
+
+def choose_family(X, y_index, n_classes, *, alphas, n_passes, step, cv=5, max_nnz=200_000, seed=0, pool=None):
+    """The event model with the most correct predictions in a ``cv``-fold cross-validation
+    inside the training documents ``X`` (CSR counts), each fold's model trained by
+    :func:`passes`, on a seeded sample of at most about ``max_nnz`` stored cells (and
+    its vocabulary).
+
+    The folds are a race (Maron & Moore 1994, "Hoeffding races"): after each fold, the
+    documents one model classifies right and the other wrong are counted (``a`` and
+    ``b``); once ``|a − b| > 3 sqrt(a + b)`` (a sign test at about three standard
+    errors) the leader is chosen without the remaining folds. Ties (and samples too
+    small to split) go to ``"complement"``. Returns ``(family, {family: correct})``
+    over the folds run. ``pool`` runs the two models of a fold in parallel.
+    """
+    n = X.shape[0]
+    order = np.lexsort((np.arange(n), sample_keys(X, y_index, seed)))  # by content: any row order alike
+    cells = np.cumsum(np.diff(X.indptr)[order])
+    m = min(n, max(int(np.searchsorted(cells, max_nnz, side="right")), 10 * cv))
+    if m < 2 * cv or n_classes < 2:
+        return "complement", {}
+    sub = order[:m]
+    Xs, ys = X[sub], y_index[sub]
+    seen = np.flatnonzero(np.bincount(Xs.indices, minlength=Xs.shape[1]))
+    if seen.size < Xs.shape[1]:
+        Xs = Xs[:, seen]
+    fold = np.arange(m) % cv
+    T = {family: features(family, Xs) for family in FAMILIES}
+
+    def right(job):
+        family, f = job
+        tr, ev = fold != f, fold == f
+        fc, cc = class_sums(T[family][tr], ys[tr], n_classes)
+        fc, cc = passes(family, fc, cc, T[family][tr], ys[tr], alpha=alphas[family], n_passes=n_passes, step=step)
+        W, b = linear_weights(family, fc, cc, alphas[family])
+        Tev, yev = T[family][ev], ys[ev]
+        spans = _row_chunks(Tev.shape[0], n_classes)
+        return np.concatenate([_scores([Tev[lo:hi]], W, b).argmax(axis=1) == yev[lo:hi] for lo, hi in spans])
+
+    correct = dict.fromkeys(FAMILIES, 0)
+    a = b = 0
+    for f in range(cv):
+        jobs = [(family, f) for family in FAMILIES]
+        comp, bern = list(pool.map(right, jobs)) if pool is not None else [right(j) for j in jobs]
+        correct["complement"] += int(comp.sum())
+        correct["bernoulli"] += int(bern.sum())
+        a += int((comp & ~bern).sum())
+        b += int((bern & ~comp).sum())
+        if abs(a - b) > 3.0 * np.sqrt(a + b):
+            break
+    best = "bernoulli" if correct["bernoulli"] > correct["complement"] else "complement"
+    return best, correct
+
+
+def choose(X, y_index, n_classes, *, event_model, alpha, n_passes, step, cv, select_nnz, max_nnz, seed,
+           pool=None):
+    """``(family, alpha)`` for training documents ``X`` (CSR counts): ``event_model`` itself,
+    or for ``"auto"`` :func:`choose_family` on the documents the passes will see
+    (:func:`sample_rows`); ``alpha`` None means :data:`DEFAULT_ALPHA`."""
+    alphas = {f: (DEFAULT_ALPHA[f] if alpha is None else float(alpha)) for f in FAMILIES}
+    family = event_model
+    if family == "auto":
+        rows = sample_rows(np.diff(X.indptr), sample_keys(X, y_index, seed), pass_budget(max_nnz, n_classes))
+        Xs = X if rows.size == X.shape[0] else X[rows]
+        family, _ = choose_family(Xs, y_index[rows], n_classes, alphas=alphas, n_passes=n_passes, step=step,
+                                  cv=cv, max_nnz=pass_budget(select_nnz, n_classes, SELECT_WORK), seed=seed,
+                                  pool=pool)
+    return family, alphas[family]
+
+
+def n_threads(n_jobs):
+    """Threads for :func:`threads` from an ``n_jobs`` setting: None or -1 -> 2, else at most 2."""
+    if n_jobs is None or n_jobs < 0:
+        return 2
+    return max(1, min(2, int(n_jobs)))
+
+
+def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=None, alpha=None):
+    """One batch of training of a :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB`
+    with constructor ``params`` (a dict), from its sums so far: the event model is chosen
+    when ``family`` is None (the first batch), then :func:`learn`. ``X`` holds canonical
+    CSR counts. Returns ``(family, alpha, feature_count, class_count)``.
+
+    The estimator and the scikit-learn-free training command both train through here.
+    """
+    with threads(n_threads(params["n_jobs"])) as pool:
+        if family is None:
+            family, alpha = choose(X, y_index, len(class_count), event_model=params["event_model"],
+                                   alpha=params["alpha"], n_passes=params["passes"], step=params["step"],
+                                   cv=params["cv"], select_nnz=params["select_nnz"], max_nnz=params["max_nnz"],
+                                   seed=params["random_state"], pool=pool)
+        fc, cc = learn(family, feature_count, class_count, X, y_index, weights, alpha=alpha,
+                       n_passes=params["passes"], step=params["step"], max_nnz=params["max_nnz"],
+                       keys=sample_keys(X, y_index, params["random_state"]), pool=pool)
+    return family, alpha, fc, cc
