@@ -79,9 +79,13 @@ def _add_corpus_options(p):
 
 def _add_model_options(p):
     g = p.add_argument_group("model")
-    g.add_argument("--model", choices=["multinomial", "bernoulli", "complement", "auto", "nb", "tan", "bn", "aode"],
-                   help="documents: multinomial (default), bernoulli, complement, or auto (term weighting "
-                        "and smoothing chosen by cross-validation: the most accurate, not streamed); "
+    g.add_argument("--model", choices=["discriminative", "multinomial", "bernoulli", "complement", "auto", "nb", "tan",
+                                       "bn", "aode"],
+                   help="documents: discriminative (default: naive Bayes with discriminative frequency "
+                        "estimates, complement or Bernoulli event model chosen by cross-validation; "
+                        "multinomial when --m, --uniform-prior, --norm, --weighting or --lazy is given), "
+                        "multinomial, bernoulli, complement, or auto (term weighting and m-estimate "
+                        "smoothing chosen by cross-validation, not streamed); "
                         "tables: nb (default), tan, bn with --structure, or aode (Webb et al.'s averaged "
                         "one-dependence estimators)")
     g.add_argument("--norm", action="store_true", help="complement: normalise the weights (Rennie et al.)")
@@ -174,6 +178,16 @@ def _given(**kwargs):
     return {k: v for k, v in kwargs.items() if v is not None}
 
 
+def _document_kind(args):
+    """The document model the options ask for: ``--model``, else ``discriminative``, or
+    ``multinomial`` (the default before) when an option only a count model takes is given."""
+    if args.model:
+        return args.model
+    count_only = (args.m_estimate is not None or args.uniform_prior or args.norm or args.weighting
+                  or getattr(args, "lazy", None))
+    return "multinomial" if count_only else "discriminative"
+
+
 def _text_model(args, kind, params):
     """The document model: base, with term weighting / selection / calibration around it."""
     from sklearn.pipeline import Pipeline
@@ -187,7 +201,15 @@ def _text_model(args, kind, params):
 
     if args.norm and kind != "complement":
         raise InputError("--norm goes with --model complement")
-    if kind == "auto":
+    if kind == "discriminative":
+        from textnb.naive_bayes.discriminative import DiscriminativeNB
+
+        if set(params) - {"alpha"}:
+            raise InputError("--model discriminative takes --alpha only among the smoothing options")
+        if args.weighting:
+            raise InputError("--model discriminative already weights terms (log tf, length normalisation)")
+        model = DiscriminativeNB(**params)
+    elif kind == "auto":
         if params:
             raise InputError("--model auto chooses its own smoothing; drop --alpha / --m / --uniform-prior")
         model = SmoothingCV(cv=10)
@@ -224,14 +246,15 @@ def _vectorizer_params(args):
     )
 
 
-_STREAMING_KINDS = {"multinomial": "MultinomialNB", "bernoulli": "BernoulliNB", "complement": "ComplementNB"}
+_STREAMING_KINDS = {"multinomial": "MultinomialNB", "bernoulli": "BernoulliNB", "complement": "ComplementNB",
+                    "discriminative": "DiscriminativeNB"}
 
 
 def _streaming_model(args):
     """``(vectorizer params, (kind, model params))`` when the options ask for a plain count
     model that :func:`textnb.text.training.train_text_model` fits without scikit-learn,
     else None (then the estimators are built, and check the options)."""
-    kind = args.model or "multinomial"
+    kind = _document_kind(args)
     wrapped = (args.lazy or args.select or args.weighting or args.calibrate or getattr(args, "adjust", False)
                or getattr(args, "significance", None) is not None or getattr(args, "adjust_on", None)
                or args.binary or (args.norm and kind != "complement"))
@@ -240,6 +263,10 @@ def _streaming_model(args):
     params = _given(alpha=args.alpha, m=args.m_estimate, fit_prior=False if args.uniform_prior else None)
     if args.norm:
         params["norm"] = True
+    if kind == "discriminative":
+        if set(params) - {"alpha"}:
+            return None  # the estimator reports the option it does not take
+        params = _given(alpha=args.alpha, n_jobs=args.jobs)
     return _vectorizer_params(args), (_STREAMING_KINDS[kind], params)
 
 
@@ -255,8 +282,8 @@ def _make_classifier(args):
     from textnb.text.vectorizer import Vectorizer
 
     vec = Vectorizer(**_vectorizer_params(args))
-    kind = args.model or "multinomial"
-    if kind not in ("multinomial", "bernoulli", "complement", "auto"):
+    kind = _document_kind(args)
+    if kind not in ("discriminative", "multinomial", "bernoulli", "complement", "auto"):
         raise InputError(f"--model {kind} is for tables (ARFF / CSV attributes), not documents")
     params = _given(alpha=args.alpha, m=args.m_estimate, fit_prior=False if args.uniform_prior else None)
     if args.lazy:

@@ -29,6 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 from textnb.evaluation import inspection
 from textnb.io.uncertain import column_slices
 from textnb.naive_bayes.discrete import BernoulliNB
+from textnb.naive_bayes.discriminative import DiscriminativeNB
 
 __all__ = ["describe_mixed", "describe_text_classifier", "explain", "explain_table", "informative_terms",
            "linear_weights", "unwrap"]
@@ -68,6 +69,8 @@ def linear_weights(model):
     ``binarize`` is the threshold applied to x first (Bernoulli), or None.
     """
     check_is_fitted(model)
+    if isinstance(model, DiscriminativeNB):  # weights of its document features (explain transforms x)
+        return model.coef_, model.intercept_, None
     if isinstance(model, BernoulliNB):
         W = model.feature_log_prob_ - model.feature_log_neg_prob_
         b = model.class_log_prior_ + model.feature_log_neg_prob_.sum(axis=1)
@@ -114,6 +117,8 @@ def explain(classifier, document, top=10):
     for step in steps:
         Xm = step.transform(Xm)
     Xm = sp.csr_matrix(Xm, dtype=np.float64)
+    if isinstance(model, DiscriminativeNB):
+        Xm = model._features(Xm)  # log(1 + tf) / length, or presence
     W, b, binarize = linear_weights(model)
     if binarize is not None:
         Xm.data = (Xm.data > binarize).astype(np.float64)
@@ -191,7 +196,9 @@ def describe_text_classifier(classifier, top=10):
         "params": {k: v for k, v in model.get_params(deep=False).items() if not hasattr(v, "get_params")},
         "tokenizer": classifier.vectorizer_.get_params(),
         "classes": [str(c) for c in model.classes_],
-        "class_count": [float(n) for n in getattr(model, "class_count_", [])],  # aligned with classes, as tables
+        # documents per class, aligned with classes, as tables (DiscriminativeNB's class_count_
+        # also holds its passes' weights)
+        "class_count": [float(n) for n in getattr(model, "class_documents_", getattr(model, "class_count_", []))],
         "vocabulary_size": len(classifier.vectorizer_.vocabulary_),
         "informative_terms": terms,
     }

@@ -21,9 +21,11 @@ def informative_terms(classifier, top=10):
     model = getattr(classifier.model_, "estimator_", classifier.model_)  # inside APNBC / wrappers
     terms = np.array(list(classifier.vectorizer_.vocabulary_), dtype=object)
     fc = model.feature_count_
-    if not hasattr(model, "feature_log_prob_") or fc.shape[1] == 0:
+    if not (hasattr(model, "feature_log_prob_") or hasattr(model, "coef_")) or fc.shape[1] == 0:
         return {str(c): [] for c in model.classes_}
-    alpha = max(float(getattr(model, "alpha", 1.0) or 1e-10), 1e-10)
+    # DiscriminativeNB: its learned sums (document features, pass weights included), its smoothing
+    alpha = getattr(model, "alpha_", None)
+    alpha = max(float((alpha if alpha is not None else getattr(model, "alpha", 1.0)) or 1e-10), 1e-10)
     total = fc.sum(axis=0)
     out = {}
     for i, c in enumerate(model.classes_):

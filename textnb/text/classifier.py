@@ -25,7 +25,8 @@ from textnb.io.corpus import MAX_DOCUMENT_BYTES, to_text
 from textnb.text.counting import inherited, score_batch
 from textnb.core.errors import InputError
 from textnb.core.model_io import register
-from textnb.naive_bayes.discrete import MultinomialNB, _BaseCountNB
+from textnb.naive_bayes.discrete import _BaseCountNB
+from textnb.naive_bayes.discriminative import DiscriminativeNB
 from textnb.text.training import PER_CLASS, batches, count_documents, min_parallel, select_vocabulary
 from textnb.text.vectorizer import Vectorizer
 from textnb.core.workers import can_fork, effective_jobs, ordered_map
@@ -55,7 +56,12 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     vectorizer : Vectorizer, default=None
         Tokenizer and vocabulary settings; ``Vectorizer()`` when None.
     model : estimator, default=None
-        A textnb model over term counts; ``MultinomialNB()`` when None.
+        A textnb model over term counts; when None,
+        :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB` ``()``: naive Bayes
+        with discriminative frequency estimates, the event model (transformed complement
+        or Bernoulli) chosen by cross-validation inside the training documents
+        (``docs/text_accuracy.md``). Give ``MultinomialNB()`` for the classic model whose
+        sums merge and forget exactly.
     n_jobs : int, default=None
         Worker processes for tokenising and counting (joblib); None means 1, -1 all
         cores. The result is the same for every value. Corpora of fewer than 30,000
@@ -132,7 +138,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("Found input variables with inconsistent numbers of samples: "
                              f"[{len(X)}, {len(y)}] ({len(X)} documents, {len(y)} labels)")
         vectorizer = clone(self.vectorizer) if self.vectorizer is not None else Vectorizer()
-        model = clone(self.model) if self.model is not None else MultinomialNB()
+        model = clone(self.model) if self.model is not None else DiscriminativeNB()
         vectorizer._check_params()
         classes, y_index = np.unique(y, return_inverse=True)
         weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
@@ -140,7 +146,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"sample_weight has shape {weights.shape}; expected {y.shape}")
         if self._streams(model, vectorizer):
             acc = self._count(X, y_index, weights, len(classes), vectorizer, progress, client=client,
-                              per_class=_per_class(model))
+                              per_class=_per_class(model), rows=isinstance(model, DiscriminativeNB))
             self._fit_from_sums(acc, classes, vectorizer, model, len(y))
         else:
             docs, kept = self._texts(X)
@@ -170,10 +176,10 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         return texts, np.asarray(kept, dtype=np.int64)
 
     def _count(self, X, y_index, weights, n_classes, vectorizer, progress, terms=(), client=None,
-               per_class="tf"):
+               per_class="tf", rows=False):
         acc = count_documents(X, y_index, weights, n_classes, vectorizer.build_analyzer(), terms=terms,
                               per_class=per_class, n_jobs=self.n_jobs, batch_size=self.batch_size,
-                              max_bytes=self.max_bytes, progress=progress, client=client)
+                              max_bytes=self.max_bytes, progress=progress, client=client, rows=rows)
         self.skipped_ = acc.skipped
         return acc
 
@@ -182,7 +188,13 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
                                         max_features=vectorizer.max_features)
         vectorizer._set_terms(terms, checked=True)
         vectorizer._keep_index(acc.vocab.subset(cols))  # prediction's lookup table, ready
-        model._fit_counts(classes, acc.class_count, acc.sums[:, cols])  # a fresh array: no copy
+        if isinstance(model, DiscriminativeNB):  # it learns from the documents' rows
+            X, y_index, weights = acc.row_matrix(cols)
+            model.classes_, model.n_features_in_ = classes, len(cols)
+            model._init_counts(len(cols))
+            model.fit_rows(X, y_index, weights)
+        else:
+            model._fit_counts(classes, acc.class_count, acc.sums[:, cols])  # a fresh array: no copy
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Learn more documents; new terms are appended to the vocabulary.
@@ -196,13 +208,19 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             if classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit.")
             self.vectorizer_ = clone(self.vectorizer) if self.vectorizer is not None else Vectorizer()
-            self.model_ = clone(self.model) if self.model is not None else MultinomialNB()
+            self.model_ = clone(self.model) if self.model is not None else DiscriminativeNB()
             if not self._streams(self.model_, self.vectorizer_):
-                raise ValueError("partial_fit needs a MultinomialNB or BernoulliNB model over counts")
+                raise ValueError("partial_fit needs a count model (MultinomialNB, BernoulliNB, ComplementNB, "
+                                 "DiscriminativeNB) over counts")
             self.classes_ = np.unique(np.asarray(classes))
             self.vectorizer_._set_terms([])
-            self.model_.fit_counts(self.classes_, np.zeros(len(self.classes_)),
-                                   np.zeros((len(self.classes_), 0)))
+            if isinstance(self.model_, DiscriminativeNB):
+                self.model_.classes_, self.model_.n_features_in_ = self.classes_, 0
+                self.model_.class_documents_ = np.zeros(len(self.classes_))
+                self.model_._init_counts(0)
+            else:
+                self.model_.fit_counts(self.classes_, np.zeros(len(self.classes_)),
+                                       np.zeros((len(self.classes_), 0)))
         check_partial_fit_labels(y, self.classes_)
         self._add(X, y, sample_weight, sign=1.0)
         return self
@@ -228,12 +246,23 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         y_index = np.searchsorted(self.classes_, y)
         weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         old_terms = list(self.vectorizer_.vocabulary_)
+        model = self.model_
+        rows = isinstance(model, DiscriminativeNB)
+        if rows and sign < 0:
+            raise ValueError("forget needs a model of plain sums (MultinomialNB, BernoulliNB, ComplementNB): "
+                             "the discriminative passes of a DiscriminativeNB cannot be undone")
         acc = self._count(X, y_index, weights, len(self.classes_), self.vectorizer_, None, terms=old_terms,
-                          per_class=_per_class(self.model_))
+                          per_class=_per_class(model), rows=rows)
         n = len(acc.vocab)
         self.vectorizer_._set_terms(acc.terms())
+        if rows:  # the batch's sums, then the passes over it
+            grown = np.zeros((len(self.classes_), n))
+            grown[:, : model.feature_count_.shape[1]] = model.feature_count_
+            model.feature_count_, model.n_features_in_ = grown, n
+            Xb, yb, wb = acc.row_matrix(np.arange(n))
+            model.fit_rows(Xb, yb, wb)
+            return
         sums = acc.sums
-        model = self.model_
         grown = np.zeros((len(self.classes_), n))
         grown[:, : model.feature_count_.shape[1]] = model.feature_count_
         cc = model.class_count_ + sign * acc.class_count
@@ -261,6 +290,11 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"cannot merge a {type(other.model_).__name__} model into a {type(self.model_).__name__}"
             )
+        if isinstance(self.model_, DiscriminativeNB) and (
+                other.model_.event_model_ != self.model_.event_model_
+                or float(other.model_.alpha_) != float(self.model_.alpha_)):
+            raise ValueError(f"cannot merge a {other.model_.event_model_} (alpha {other.model_.alpha_}) "
+                             f"DiscriminativeNB into a {self.model_.event_model_} (alpha {self.model_.alpha_}) one")
         mine, theirs = self.vectorizer_.get_params(), other.vectorizer_.get_params()
         if mine != theirs:
             raise ValueError("cannot merge models whose tokenizer settings differ")
@@ -274,7 +308,9 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
                    for clf in (self, other)]
         classes, table = merge_aligned(parts, columns=columns, n_features=len(terms))
         self.vectorizer_._set_terms(terms)
-        self.model_.fit_counts(classes, table.class_count, table.feature_count)
+        if isinstance(self.model_, DiscriminativeNB):
+            self.model_.class_documents_ = self.model_.merged_documents(other.model_, classes)
+        self.model_._fit_counts(classes, table.class_count, table.feature_count)  # fresh arrays
         self.classes_ = self.model_.classes_
         return self
 

@@ -17,7 +17,7 @@ __all__ = ["count_shard", "inherited", "score_batch", "term_ids"]
 _INHERITED = {}
 
 
-def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes):
+def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes, rows=False):
     """Per-class term sums of one batch: the map step of training.
 
     Returns ``(terms, (cells, tf, df, term_tf, term_df), class_count, skipped, n_docs)``,
@@ -26,6 +26,11 @@ def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes):
     document frequencies, and the per-term *unweighted* counts and document frequencies
     (pruning by ``min_df`` / ``max_df`` / ``max_features`` ignores sample weights, as a
     ``CountVectorizer`` in a Pipeline does).
+
+    With ``rows`` a sixth element holds the documents themselves, for models that
+    re-score them (:class:`~textnb.naive_bayes.discriminative.DiscriminativeNB`):
+    ``(kept, lengths, terms, counts)`` -- the batch positions of the documents read,
+    each one's number of distinct terms, and its (term, count) pairs in term order.
     """
     texts, keep, skipped = [], [], []
     for i, doc in enumerate(docs):
@@ -37,6 +42,7 @@ def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes):
             keep.append(i)
     keep = np.asarray(keep, dtype=np.int64)
     y_index, weights = y_index[keep], weights[keep]
+    want_rows = rows
     vocab = TermKeys()
     rows, ids = batch_term_ids(texts, analyzer, vocab, grow=True)
     n_terms = len(vocab)
@@ -45,8 +51,11 @@ def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes):
     # document frequency: each (document, term) pair once (a plain sort, much faster
     # here than np.unique's hashing)
     pairs = np.sort(rows * n_terms + ids)
+    starts = None
     if pairs.size:
-        pairs = pairs[np.concatenate(([True], pairs[1:] != pairs[:-1]))]
+        starts = np.flatnonzero(np.concatenate(([True], pairs[1:] != pairs[:-1])))
+        n_tokens = pairs.size
+        pairs = pairs[starts]
     first = pairs // n_terms
     df_cells = y_index[first] * n_terms + pairs % n_terms
     size = n_classes * n_terms
@@ -62,7 +71,12 @@ def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes):
     class_count = np.bincount(y_index, weights=weights, minlength=n_classes)
     term_tf = np.bincount(ids, minlength=n_terms).astype(np.float64)
     term_df = np.bincount(pairs % max(n_terms, 1), minlength=n_terms).astype(np.float64)
-    return vocab, (nz, tf, df, term_tf, term_df), class_count, skipped, len(docs)
+    out = vocab, (nz, tf, df, term_tf, term_df), class_count, skipped, len(docs)
+    if not want_rows:
+        return out
+    counts = np.diff(np.append(starts, n_tokens)) if starts is not None else np.zeros(0, dtype=np.int64)
+    lengths = np.bincount(first, minlength=len(keep))
+    return out + ((keep, lengths, (pairs % max(n_terms, 1)).astype(np.int64), counts.astype(np.float64)),)
 
 
 def term_ids(docs, analyzer, vocabulary, max_bytes):

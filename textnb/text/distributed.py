@@ -4,7 +4,11 @@ A naive Bayes model is nothing but sums of counts, so training maps each shard o
 documents to its per-class term sums (:func:`textnb.text.counting.count_shard`) and
 reduces by adding them: on one machine with joblib processes, on many with Dask
 workers (``distributed``). The sums are the same whichever way they were computed, so
-the model file is byte-identical to single-process training.
+the model file is byte-identical to single-process training. The default
+:class:`~textnb.naive_bayes.discriminative.DiscriminativeNB` also needs the documents'
+sparse rows (its passes re-score them): the workers send them back with the sums and
+the passes run where the model is assembled, on the same rows in the same order, so
+its file is byte-identical too.
 
 Documents given as file paths are read by the workers: on a real cluster the corpus
 must be on a file system every worker sees at the same path (NFS, a shared volume),
@@ -14,7 +18,7 @@ or pass the texts themselves (str), or use :func:`fit_bag` on a ``dask.bag``.
 import numpy as np
 
 from textnb.core.workers import connect, map_ordered
-from textnb.naive_bayes.discrete import MultinomialNB
+from textnb.naive_bayes.discriminative import DiscriminativeNB
 from textnb.text.classifier import _per_class
 from textnb.text.counting import count_shard
 from textnb.text.training import Accumulator
@@ -23,18 +27,19 @@ from textnb.text.vectorizer import Vectorizer
 __all__ = ["connect", "map_ordered", "fit_bag"]
 
 
-def _count_partition(pairs, classes, analyzer, max_bytes):
-
+def _count_partition(pairs, classes, analyzer, max_bytes, rows=False):
     pairs = list(pairs)
     docs = [p[0] for p in pairs]
     y_index = np.searchsorted(classes, np.asarray([p[1] for p in pairs], dtype=classes.dtype))
-    return [count_shard(docs, y_index, np.ones(len(docs)), analyzer, len(classes), max_bytes)]
+    return [(count_shard(docs, y_index, np.ones(len(docs)), analyzer, len(classes), max_bytes, rows), y_index)]
 
 
 def fit_bag(classifier, bag, classes=None):
     """Fit a :class:`~textnb.TextClassifier` on a ``dask.bag`` of ``(document, label)`` pairs.
 
-    Each partition is counted where it lives; only the per-class sums travel. With
+    Each partition is counted where it lives; only the per-class sums travel (and, for the
+    default :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB`, the documents'
+    sparse rows, which its passes re-score on the client). With
     ``classes=None`` the labels are found by one pass over the bag first.
     Returns the fitted classifier.
     """
@@ -45,16 +50,19 @@ def fit_bag(classifier, bag, classes=None):
         classes = bag.pluck(1).distinct().compute()
     classes = np.unique(np.asarray(classes))
     vectorizer = clone(classifier.vectorizer) if classifier.vectorizer is not None else Vectorizer()
-    model = clone(classifier.model) if classifier.model is not None else MultinomialNB()
+    model = clone(classifier.model) if classifier.model is not None else DiscriminativeNB()
     if not classifier._streams(model, vectorizer):
-        raise ValueError("fit_bag needs a MultinomialNB or BernoulliNB model over counts")
+        raise ValueError("fit_bag needs a count model (MultinomialNB, BernoulliNB, ComplementNB, "
+                         "DiscriminativeNB) over counts")
     vectorizer._check_params()
+    rows = isinstance(model, DiscriminativeNB)  # its passes need the documents' rows: they travel too
     results = bag.map_partitions(_count_partition, classes, vectorizer.build_analyzer(),
-                                 classifier.max_bytes).compute()
-    acc = Accumulator(len(classes), per_class=_per_class(model))
+                                 classifier.max_bytes, rows).compute()
+    acc = Accumulator(len(classes), per_class=_per_class(model), rows=rows)
     n_docs = 0
-    for terms, sums, class_count, skipped, n in results:
-        acc.add(terms, sums, class_count, skipped)
+    for (terms, sums, class_count, skipped, n, *batch_rows), y_index in results:
+        acc.add(terms, sums, class_count, skipped, rows=batch_rows[0] if batch_rows else None,
+                y_index=y_index, weights=np.ones(n))
         n_docs += n
     unknown = n_docs - len(acc.skipped) - acc.class_count.sum()
     if unknown > 1e-9:

@@ -24,6 +24,7 @@ import math
 
 import numpy as np
 
+from textnb.core.dfe import FAMILIES, doc_features, linear_weights
 from textnb.core.logspace import (ALPHA_FLOOR, bernoulli_log_prob, class_log_prior, complement_log_prob,
                                   log_odds, logsumexp, multinomial_log_prob)
 from textnb.core.model_io import ModelNode, build, read_nodes
@@ -55,9 +56,12 @@ class TextScorer:
     threshold : float or None
         Then counts above it become 1 and the others 0 (Bernoulli's ``binarize``); None
         keeps them.
+    features : str or None
+        A :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB` event model: the
+        counts become its document features (:func:`textnb.core.dfe.doc_features`).
     """
 
-    def __init__(self, analyzer, terms, weights, bias, classes, binary=False, threshold=None):
+    def __init__(self, analyzer, terms, weights, bias, classes, binary=False, threshold=None, features=None):
         self.analyzer = analyzer
         self._vocab = terms if isinstance(terms, StoredVocabulary) else None
         self._terms = None if self._vocab is not None else list(terms)
@@ -66,6 +70,7 @@ class TextScorer:
         self.classes_ = np.asarray(classes)
         self.binary = binary
         self.threshold = threshold
+        self.features = features
         self._dict = None
         self._keys = None
 
@@ -96,6 +101,8 @@ class TextScorer:
         data = np.ones(data.shape) if self.binary else data.astype(np.float64)
         if self.threshold is not None:
             data = (data > self.threshold).astype(np.float64)
+        if self.features is not None:
+            data = doc_features(self.features, data, indptr)
         if len(docs) < _FEW_DOCUMENTS:
             return _sparse_dot(data, indices, indptr, self._weights_t) + self.bias
         # a batch: scipy's CSR product (the same arithmetic, in compiled code); importing
@@ -179,7 +186,11 @@ def linear_form(node, n_terms):
     """``(classes, W, b, threshold)`` of a fitted count-model node, or None if it is not one.
 
     ``threshold`` is None for counts, else the value above which a count means presence.
+    A DiscriminativeNB node gives ``(classes, W, b, None, event_model)``: ``W`` applies to
+    its document features.
     """
+    if isinstance(node, ModelNode) and node.kind == "DiscriminativeNB":
+        return _discriminative_form(node, n_terms)
     if not isinstance(node, ModelNode) or node.kind not in ("MultinomialNB", "BernoulliNB", "ComplementNB"):
         return None
     params = {**init_defaults(node.kind), **node.params}
@@ -207,6 +218,19 @@ def linear_form(node, n_terms):
         _, weights = complement_log_prob(fc, alpha, m, bool(params["norm"]))
         bias = prior if classes.size == 1 else np.zeros(classes.size)
     return classes, weights, bias, threshold
+
+
+def _discriminative_form(node, n_terms):
+    """:func:`linear_form` of a DiscriminativeNB node, plus its event model; None if inconsistent."""
+    family, alpha = node.state.get("event_model_"), node.state.get("alpha_")
+    counts = _counts(node.state, n_terms)
+    if family not in FAMILIES or not _number(alpha) or counts is None:
+        return None
+    classes, cc, fc = counts
+    weights, bias = linear_weights(family, fc, cc, max(float(alpha), ALPHA_FLOOR))
+    if not (np.isfinite(weights).all() and np.isfinite(bias).all()):
+        return None
+    return classes, weights, bias, None, family
 
 
 def _analyzer(params):
@@ -243,8 +267,9 @@ def _scorer(root):
     analyzer = _analyzer(vec_params)
     if form is None or analyzer is None:
         return None
-    classes, weights, bias, threshold = form
-    return TextScorer(analyzer, terms, weights, bias, classes, bool(vec_params["binary"]), threshold)
+    classes, weights, bias, threshold, *features = form
+    return TextScorer(analyzer, terms, weights, bias, classes, bool(vec_params["binary"]), threshold,
+                      features[0] if features else None)
 
 
 def load_for_prediction(path):

@@ -21,8 +21,10 @@ from numbers import Integral
 import numpy as np
 
 from textnb.core.errors import InputError
+from textnb.core.dfe import PARAM_SCHEMA, fit_rows
 from textnb.core.logspace import check_smoothing
 from textnb.core.model_io import ModelNode
+from textnb.core.model_schema import check_param_values
 from textnb.core.signatures import init_defaults
 from textnb.core.workers import can_fork, map_ordered, ordered_map
 from textnb.io.corpus import MAX_DOCUMENT_BYTES
@@ -33,8 +35,9 @@ from textnb.text.tokenize import Analyzer, encode_terms
 __all__ = ["Accumulator", "PER_CLASS", "batches", "check_vocabulary_params", "count_documents", "min_parallel",
            "prune_mask", "select_vocabulary", "train_text_model"]
 
-#: The per-class table each streamable model needs: term counts, or document frequencies.
-PER_CLASS = {"MultinomialNB": "tf", "ComplementNB": "tf", "BernoulliNB": "df"}
+#: The per-class table each streamable model needs: term counts, or document frequencies
+#: (DiscriminativeNB learns from the documents' rows; its table only prunes the vocabulary).
+PER_CLASS = {"MultinomialNB": "tf", "ComplementNB": "tf", "BernoulliNB": "df", "DiscriminativeNB": "tf"}
 
 #: Below this many documents training runs in one process whatever ``n_jobs`` says,
 #: when workers cannot be forked (a fresh loky worker costs about a second to start).
@@ -68,8 +71,9 @@ class Accumulator:
     table.
     """
 
-    def __init__(self, n_classes, terms=(), per_class="tf"):
+    def __init__(self, n_classes, terms=(), per_class="tf", rows=False):
         self.vocab = TermKeys(terms)
+        self.rows = [] if rows else None  # the documents' (term, count) pairs, for DiscriminativeNB
         self.per_class = per_class
         # start small when there are many classes (the tables grow by doubling)
         cap = max(len(self.vocab), min(1024, max(16, (1 << 22) // max(n_classes, 1))))
@@ -79,8 +83,11 @@ class Accumulator:
         self.class_count = np.zeros(n_classes)
         self.skipped = []
 
-    def add(self, terms, sums, class_count, skipped):
+    def add(self, terms, sums, class_count, skipped, rows=None, y_index=None, weights=None):
         ids = self.vocab.merge_columns(terms)
+        if rows is not None:
+            kept, lengths, local, counts = rows
+            self.rows.append((y_index[kept], weights[kept], lengths, ids[local], counts))
         cap = self.sums.shape[1]
         if len(self.vocab) > cap:
             new_cap = max(2 * cap, len(self.vocab))
@@ -103,6 +110,29 @@ class Accumulator:
 
     def terms(self):
         return self.vocab.terms()
+
+    def row_matrix(self, cols):
+        """``(X, y_index, weights)`` of the documents read (binary ones skipped), in
+        order: ``X`` their CSR counts over the columns ``cols`` (in that order; the others
+        dropped), with sorted indices."""
+        import scipy.sparse as sp
+
+        if not self.rows:
+            return sp.csr_matrix((0, len(cols))), np.zeros(0, dtype=np.intp), np.zeros(0)
+        y, w, lengths, ids, counts = (np.concatenate(p) for p in zip(*self.rows))
+        remap = np.full(max(len(self.vocab), 1), -1, dtype=np.int64)
+        remap[np.asarray(cols, dtype=np.int64)] = np.arange(len(cols))
+        new = remap[ids]
+        keep = new >= 0
+        if not keep.all():
+            row = np.repeat(np.arange(len(lengths)), lengths)
+            lengths = np.bincount(row[keep], minlength=len(lengths))
+            new, counts = new[keep], counts[keep]
+        indptr = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+        X = sp.csr_matrix((counts, new, indptr), shape=(len(lengths), len(cols)))
+        X.has_sorted_indices = False
+        X.sort_indices()
+        return X, y.astype(np.intp), w.astype(np.float64)
 
 
 def prune_mask(df, tf, n_docs, *, min_df=1, max_df=1.0, max_features=None):
@@ -145,18 +175,22 @@ def check_vocabulary_params(min_df, max_df, max_features):
 
 
 def count_documents(X, y_index, weights, n_classes, analyzer, *, terms=(), per_class="tf", n_jobs=None,
-                    batch_size=2000, max_bytes=MAX_DOCUMENT_BYTES, progress=None, client=None):
+                    batch_size=2000, max_bytes=MAX_DOCUMENT_BYTES, progress=None, client=None, rows=False):
     """The :class:`Accumulator` of documents ``X`` (str, bytes or paths) with class
-    indices ``y_index`` and ``weights``; ``terms`` start the vocabulary (partial_fit)."""
-    acc = Accumulator(n_classes, terms, per_class)
+    indices ``y_index`` and ``weights``; ``terms`` start the vocabulary (partial_fit).
+    ``rows``: keep the documents' (term, count) pairs too (:meth:`Accumulator.row_matrix`)."""
+    acc = Accumulator(n_classes, terms, per_class, rows=rows)
     parts = _labelled(batches(X, y_index, weights, int(batch_size)), len(y_index))
     if len(y_index) < min_parallel(_MIN_PARALLEL_DOCUMENTS, batch_size):
         n_jobs = 1
-    tasks = ((b, yi, w, analyzer, n_classes, max_bytes) for b, yi, w in parts)
+    tasks = ((b, yi, w, analyzer, n_classes, max_bytes, rows) for b, yi, w in parts)
     results = map_ordered(client, count_shard, tasks) if client is not None else ordered_map(count_shard, tasks, n_jobs)
     done = 0
-    for batch_terms, sums, class_count, skipped, n_docs in results:
-        acc.add(batch_terms, sums, class_count, skipped)
+    for batch_terms, sums, class_count, skipped, n_docs, *batch_rows in results:
+        if rows and done == 0:
+            __import__("scipy.sparse")  # the rows' model needs it: imported while the workers count
+        acc.add(batch_terms, sums, class_count, skipped, rows=batch_rows[0] if batch_rows else None,
+                y_index=y_index[done:done + n_docs], weights=weights[done:done + n_docs])
         done += n_docs
         if progress is not None:
             progress(done)
@@ -211,7 +245,11 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), give
     if vec_params["binary"]:
         raise ValueError("a binary vectorizer needs the document rows; fit a TextClassifier")
     check_vocabulary_params(vec_params["min_df"], vec_params["max_df"], vec_params["max_features"])
-    check_smoothing(model_params["alpha"], model_params["m"])
+    rows = kind == "DiscriminativeNB"
+    if rows:
+        check_param_values(PARAM_SCHEMA, model_params)
+    else:
+        check_smoothing(model_params["alpha"], model_params["m"])
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"y must be one label per document; got shape {y.shape}")
@@ -223,16 +261,25 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), give
     max_bytes = clf_params["max_bytes"] if max_bytes is None else max_bytes
     acc = count_documents(X, y_index, np.ones(len(y)), len(classes), analyzer, per_class=PER_CLASS[kind],
                           n_jobs=n_jobs, batch_size=batch_size, max_bytes=max_bytes, progress=progress,
-                          client=client)
+                          client=client, rows=rows)
     terms, cols = select_vocabulary(acc, len(y), min_df=vec_params["min_df"], max_df=vec_params["max_df"],
                                     max_features=vec_params["max_features"])
-    fitted_model = ModelNode(kind, model_params, {
-        "classes_": classes, "class_count_": acc.class_count, "feature_count_": acc.sums[:, cols],
-        "n_features_in_": len(cols)})
+    if rows:  # what DiscriminativeNB.fit_rows computes, by the same function
+        X_rows, y_rows, w_rows = acc.row_matrix(cols)
+        family, alpha, fc, cc = fit_rows(np.zeros((len(classes), len(cols))), np.zeros(len(classes)), X_rows,
+                                         y_rows, w_rows, params=model_params)
+        state = {"classes_": classes, "class_count_": cc, "feature_count_": fc, "n_features_in_": len(cols),
+                 "event_model_": family, "alpha_": float(alpha),
+                 "class_documents_": np.bincount(y_rows, weights=w_rows, minlength=len(classes))}
+    else:
+        state = {"classes_": classes, "class_count_": acc.class_count, "feature_count_": acc.sums[:, cols],
+                 "n_features_in_": len(cols)}
+    saved_params = {k: v for k, v in model_params.items() if k != "n_jobs"}  # an execution setting
+    fitted_model = ModelNode(kind, saved_params, state)
     fitted_vec = ModelNode("Vectorizer", vec_params, encode_terms(terms.tolist()))
     params = {"max_bytes": max_bytes,
               "vectorizer": ModelNode("Vectorizer", vec_params, {}) if given_vectorizer else None,
-              "model": ModelNode(kind, model_params, {})}
+              "model": ModelNode(kind, saved_params, {})}
     root = ModelNode("TextClassifier", params,
                      {"vectorizer_": fitted_vec, "model_": fitted_model, "classes_": classes})
     return root, acc.skipped
