@@ -35,7 +35,7 @@ def test_streaming_fit_equals_matrix_fit(sms, vec_kw, Model):
 
 def test_accuracy_equals_sklearn_at_same_settings(sms):
     docs, y = sms
-    ours = TextClassifier().fit(docs[:4000], y[:4000]).predict(docs[4000:])
+    ours = TextClassifier(model=MultinomialNB()).fit(docs[:4000], y[:4000]).predict(docs[4000:])
     cv = CountVectorizer()
     ref = SkMultinomialNB().fit(cv.fit_transform(docs[:4000]), y[:4000]).predict(cv.transform(docs[4000:]))
     assert np.array_equal(ours, ref)
@@ -54,12 +54,12 @@ def test_parallel_training_gives_the_same_model_file(sms, tmp_path, monkeypatch)
 
 def test_partial_fit_grows_the_vocabulary_and_forget_undoes_it(sms):
     docs, y = sms
-    clf = TextClassifier().partial_fit(docs[:100], y[:100], classes=["ham", "spam"])
+    clf = TextClassifier(model=MultinomialNB()).partial_fit(docs[:100], y[:100], classes=["ham", "spam"])
     n = len(clf.vectorizer_.vocabulary_)
     counts = clf.model_.feature_count_.copy()
     clf.partial_fit(docs[100:200], y[100:200])
     assert len(clf.vectorizer_.vocabulary_) > n
-    whole = TextClassifier().fit(docs[:200], y[:200])
+    whole = TextClassifier(model=MultinomialNB()).fit(docs[:200], y[:200])
     for term, j in whole.vectorizer_.vocabulary_.items():
         assert_allclose(clf.model_.feature_count_[:, clf.vectorizer_.vocabulary_[term]], whole.model_.feature_count_[:, j])
     clf.forget(docs[100:200], y[100:200])
@@ -74,9 +74,9 @@ def test_partial_fit_grows_the_vocabulary_and_forget_undoes_it(sms):
 
 def test_merge_of_halves_equals_fit_on_whole(sms):
     docs, y = sms
-    a = TextClassifier().fit(docs[:2000], y[:2000])
-    b = TextClassifier().fit(docs[2000:4000], y[2000:4000])
-    whole = TextClassifier().fit(docs[:4000], y[:4000])
+    a = TextClassifier(model=MultinomialNB()).fit(docs[:2000], y[:2000])
+    b = TextClassifier(model=MultinomialNB()).fit(docs[2000:4000], y[2000:4000])
+    whole = TextClassifier(model=MultinomialNB()).fit(docs[:4000], y[:4000])
     a.merge(b)
     assert a.vectorizer_.vocabulary_ == whole.vectorizer_.vocabulary_
     assert_allclose(a.model_.feature_count_, whole.model_.feature_count_)
@@ -93,7 +93,7 @@ def test_binary_documents_are_skipped_and_counted(tmp_path):
     clf = TextClassifier().fit([good, bad, other], ["a", "b", "b"])
     assert clf.skipped_ == [str(bad)]
     assert "café" in clf.vectorizer_.vocabulary_
-    assert clf.model_.class_count_.tolist() == [1.0, 1.0]
+    assert clf.model_.class_documents_.tolist() == [1.0, 1.0]  # the default DiscriminativeNB's documents
 
 
 def test_works_in_a_pipeline_and_a_grid_search(sms):

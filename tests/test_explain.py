@@ -48,13 +48,33 @@ def test_contributions_add_up_to_the_margin(sms, name):
 
 def test_contribution_is_count_times_weight_difference(sms):
     texts, y = sms
-    clf = TextClassifier().fit(texts, y)
+    clf = TextClassifier(model=MultinomialNB()).fit(texts, y)
     e = explain(clf, "free free free prize", top=3)
     W, _, _ = linear_weights(clf.model_)
     col = clf.vectorizer_.vocabulary_["free"]
     p, r = list(clf.classes_).index("spam"), list(clf.classes_).index("ham")
     free = next(t for t in e["for"] if t["term"] == "free")
     assert free["count"] == 3 and free["contribution"] == pytest.approx(3 * (W[p, col] - W[r, col]))
+
+
+@pytest.mark.parametrize("event_model", ["complement", "bernoulli"])
+def test_default_model_explains_its_document_features(sms, event_model):
+    """DiscriminativeNB: a term contributes its feature value (log(1 + tf) / length, or
+    presence) times the weight difference, and the contributions add up to the margin."""
+    from textnb.naive_bayes.discriminative import DiscriminativeNB
+
+    texts, y = sms
+    clf = TextClassifier(model=DiscriminativeNB(event_model=event_model)).fit(texts, y)
+    e = explain(clf, "free free free prize call now", top=100)
+    W, _, _ = linear_weights(clf.model_)
+    col = clf.vectorizer_.vocabulary_["free"]
+    p, r = list(clf.classes_).index(e["predicted"]), list(clf.classes_).index(e["runner_up"])
+    free = next(t for t in e["for"] + e["against"] if t["term"] == "free")
+    x = clf.model_._features(clf.transform(["free free free prize call now"])).toarray().ravel()
+    assert free["count"] == 3 and free["value"] == pytest.approx(x[col])
+    assert free["contribution"] == pytest.approx(x[col] * (W[p, col] - W[r, col]))
+    total = e["prior"] + sum(t["contribution"] for t in e["for"] + e["against"])
+    assert total == pytest.approx(e["margin"])
 
 
 def test_informative_terms_look_through_wrappers(sms):

@@ -69,7 +69,12 @@ SPECS = [
          partial_fit=True, merge=True),
     Spec("TabularNB-eq4", lambda d: TabularNB(attributes=_nominal_attributes(d), nominal="eq4"), "nominal",
          partial_fit=True, merge=True),
-    Spec("TextClassifier", lambda d: textnb.TextClassifier(), "docs", partial_fit=True, merge=True),
+    Spec("TextClassifier", lambda d: textnb.TextClassifier(model=MultinomialNB()), "docs", partial_fit=True,
+         merge=True),
+    # the default DiscriminativeNB: its passes make partial_fit and merge differ from fit (README)
+    # (its passes score in single precision: another row order changes the 7th digit)
+    Spec("TextClassifier-default", lambda d: textnb.TextClassifier(), "docs", extra={"rtol": 1e-5}),
+    Spec("DiscriminativeNB", lambda d: textnb.DiscriminativeNB(), "counts", extra={"rtol": 1e-5}),
     Spec("TextClassifier-bernoulli", lambda d: textnb.TextClassifier(model=BernoulliNB()), "docs",
          partial_fit=True, merge=True),
 ]
@@ -185,8 +190,8 @@ def _proba(model, X):
         return model.predict_proba(X)
 
 
-def _close(a, b):
-    np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-10)
+def _close(a, b, rtol=1e-7):
+    np.testing.assert_allclose(a, b, rtol=rtol, atol=1e-10)
 
 
 # --------------------------------------------------------------------------- properties
@@ -218,7 +223,7 @@ def test_invariant_to_row_order(spec):
         rnd.shuffle(order)
         a = _fit(spec, X, y)
         b = _fit(spec, _take(X, order), y[order])
-        _close(_proba(a, X_test), _proba(b, X_test))
+        _close(_proba(a, X_test), _proba(b, X_test), spec.extra.get("rtol", 1e-7))
 
     check()
 

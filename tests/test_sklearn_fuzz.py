@@ -137,9 +137,10 @@ def test_streaming_text_classifier_matches_pipeline(problem, weights, labels):
     B, eb = _fit_or_error(theirs, docs)
     if eb is not None:
         with pytest.raises(ValueError):
-            TextClassifier(vectorizer=Vectorizer(**params)).fit(docs, y, sample_weight=w)
+            TextClassifier(vectorizer=Vectorizer(**params), model=MultinomialNB()).fit(docs, y, sample_weight=w)
         return
-    clf = TextClassifier(vectorizer=Vectorizer(**params), batch_size=3).fit(docs, y, sample_weight=w)
+    clf = TextClassifier(vectorizer=Vectorizer(**params), model=MultinomialNB(), batch_size=3).fit(
+        docs, y, sample_weight=w)
     ref = sknb.MultinomialNB().fit(B, y, sample_weight=w)
     assert clf.vectorizer_.vocabulary_ == {k: int(v) for k, v in theirs.vocabulary_.items()}
     assert np.allclose(clf.predict_log_proba(docs), ref.predict_log_proba(theirs.transform(docs)))

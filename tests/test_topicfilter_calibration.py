@@ -67,7 +67,7 @@ def test_misrouted_documents_get_low_confidence_on_20newsgroups(shared_corpora, 
     results = {}
     for name, extra in (("raw", []), ("calibrated", ["--calibrate", "sigmoid"])):
         model = tmp_path / f"{name}.tnb"
-        code, _, err = run(textnb_main, "train", train, "-o", model, *extra)
+        code, _, err = run(textnb_main, "train", train, "-o", model, "--model", "multinomial", *extra)
         assert code == 0, err
         flags = ["--uncalibrated"] if name == "raw" else []
         code, out, err = run(topic_main, "-m", model, "-o", tmp_path / f"out-{name}", "-t", "0.8", "-n", test,

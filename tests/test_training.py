@@ -5,6 +5,7 @@ import sys
 
 import pytest
 
+from textnb.naive_bayes.discriminative import DiscriminativeNB
 from textnb import BernoulliNB, ComplementNB, MultinomialNB, TextClassifier, Vectorizer
 from textnb.cli.commands import main
 from textnb.core.model_io import MODEL_MODULES, model_class
@@ -16,9 +17,12 @@ from conftest import CORPORA
 SMS = CORPORA / "sms_spam" / "SMSSpamCollection.tsv"
 
 CASES = [
-    ([], TextClassifier(vectorizer=Vectorizer(), model=MultinomialNB())),
+    ([], TextClassifier(vectorizer=Vectorizer(), model=DiscriminativeNB())),
     (["--alpha", "0.1", "--ngram", "2"], TextClassifier(vectorizer=Vectorizer(ngram_range=(1, 2)),
-                                                       model=MultinomialNB(alpha=0.1))),
+                                                       model=DiscriminativeNB(alpha=0.1))),
+    (["--model", "multinomial"], TextClassifier(vectorizer=Vectorizer(), model=MultinomialNB())),
+    (["--model", "discriminative", "--min-df", "2", "--jobs", "1"],
+     TextClassifier(vectorizer=Vectorizer(min_df=2), model=DiscriminativeNB(n_jobs=1))),
     (["--model", "bernoulli", "--stop-words", "english", "--min-df", "2"],
      TextClassifier(vectorizer=Vectorizer(stop_words="english", min_df=2), model=BernoulliNB())),
     (["--model", "complement", "--norm", "--uniform-prior", "--no-lowercase"],
@@ -36,10 +40,14 @@ def test_cli_training_writes_the_estimators_model_file(flags, estimator, tmp_pat
     assert (tmp_path / "cli.tnb").read_bytes() == (tmp_path / "lib.tnb").read_bytes()
 
 
-def test_train_imports_no_scikit_learn(tmp_path):
+@pytest.mark.parametrize("extra, banned", [
+    ([], ("sklearn",)),  # the default DiscriminativeNB: its passes use scipy.sparse products
+    (["--model", "multinomial"], ("sklearn", "scipy")),  # a count model: per-class sums only
+])
+def test_train_imports_no_scikit_learn(tmp_path, extra, banned):
     probe = ("import sys\nfrom textnb.cli.commands import main\n"
-             f"rc = main(['train', {str(SMS)!r}, '-o', {str(tmp_path / 'm.tnb')!r}])\n"
-             "print(rc, sorted(m for m in sys.modules if m.split('.')[0] in ('sklearn', 'scipy')))\n")
+             f"rc = main(['train', {str(SMS)!r}, '-o', {str(tmp_path / 'm.tnb')!r}, *{extra!r}])\n"
+             f"print(rc, sorted(m for m in sys.modules if m.split('.')[0] in {banned!r}))\n")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "0 []"
 
