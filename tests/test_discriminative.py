@@ -221,3 +221,34 @@ def test_cli_train_default_and_model_flags(tmp_path):
     assert r.returncode != 0 and "--alpha only" in r.stderr and "Traceback" not in r.stderr
     r = run("predict", str(tmp_path / "d.tnb"), "--help")
     assert r.returncode == 0
+
+
+def test_streamed_training_keeps_a_bounded_sample_of_rows(sms):
+    """Beyond max_nnz cells the stream keeps a content-keyed sample of the documents for
+    the passes (at most twice max_nnz cells at any time) and only the sums of the others."""
+    from textnb.text.tokenize import Analyzer
+    from textnb.text.training import count_documents
+
+    docs, y = sms
+    classes, yi = np.unique(y, return_inverse=True)
+    analyzer = Vectorizer().build_analyzer()
+    acc = count_documents(docs, yi, np.ones(len(y)), 2, analyzer, rows=True, batch_size=500, max_row_nnz=5000)
+    assert acc.row_nnz <= 2 * 5000 and acc.dropped is not None
+    cols = np.arange(len(acc.vocab))
+    dropped = acc.dropped_sums(cols)
+    X, yk, wk = acc.row_matrix(cols)
+    assert X.nnz <= 5000 and X.shape[0] < len(y)
+    for family in dfe.FAMILIES:  # kept + dropped = every document's features
+        fc, w = dropped[family]
+        assert np.isclose(w.sum() + wk.sum(), len(y))
+    # the same sample whatever the batches or processes (the dropped documents' sums are
+    # added in another order: equal to the last bits only), every document counted
+    small = DiscriminativeNB(max_nnz=5000)
+    a = TextClassifier(model=small, batch_size=500).fit(docs, y)
+    b = TextClassifier(model=small, batch_size=1700, n_jobs=2).fit(docs, y)
+    assert np.allclose(a.model_.feature_count_, b.model_.feature_count_, rtol=1e-9, atol=1e-9)
+    assert a.model_.class_documents_.sum() == len(y)
+    full = TextClassifier().fit(docs[:4000], y[:4000])
+    part = TextClassifier(model=small).fit(docs[:4000], y[:4000])
+    assert (part.predict(docs[4000:]) == y[4000:]).mean() > (full.predict(docs[4000:]) == y[4000:]).mean() - 0.01
+    assert Analyzer  # imported for the analyzer type used above

@@ -38,7 +38,7 @@ from textnb.core.logspace import ALPHA_FLOOR, class_log_prior, logsumexp
 from textnb.core.model_schema import MAX_ALPHA, N_JOBS, SEED, Choice, Float, Int, Optional
 
 __all__ = ["FAMILIES", "DEFAULT_ALPHA", "PARAM_SCHEMA", "fit_rows", "choose_family", "class_sums", "doc_features", "features", "learn",
-           "linear_weights", "passes", "sample_keys", "sample_rows", "threads"]
+           "linear_weights", "passes", "sample_keys", "sample_rows", "threads", "content_keys"]
 
 FAMILIES = ("complement", "bernoulli")
 
@@ -278,6 +278,16 @@ def sample_keys(X, y_index, seed):
     return (h >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
 
 
+def content_keys(hashes, y_index, seed):
+    """Keys in [0, 1) like :func:`sample_keys` from per-document hashes (the stream's CRC-32
+    of each text, :func:`textnb.text.counting.count_shard`) and classes."""
+    with np.errstate(over="ignore"):
+        h = _mix(np.asarray(hashes, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+                 + np.asarray(y_index, dtype=np.uint64) * np.uint64(0xD1B54A32D192ED03)
+                 + np.uint64(int(seed or 0) & 0xFFFFFFFFFFFFFFFF))
+    return (h >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+
+
 def sample_rows(row_nnz, keys, max_nnz):
     """Indices (sorted) of the documents with the smallest ``keys`` whose stored cells add
     up to at most ``max_nnz`` (all of them when they fit; at least one)."""
@@ -297,13 +307,14 @@ def features(family, X):
 
 
 def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_passes, step, max_nnz, keys,
-          pool=None):
+          pool=None, represents=None):
     """Add the CSR count matrix ``X`` (documents of classes ``y_index``, ``weights``) to
     the sums, then make the frequency-estimate passes over them (:func:`passes`).
 
     The passes run over every document when their stored cells are at most ``max_nnz``,
     else over the sample :func:`sample_rows` draws with ``keys``, each sampled document
-    standing for ``total weight / sampled weight`` documents. Returns the new
+    standing for ``total weight / sampled weight`` documents (``represents``: the total
+    weight when ``X`` is itself a sample of a larger batch). Returns the new
     ``(feature_count, class_count)``.
     """
     T = features(family, X)
@@ -312,7 +323,8 @@ def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_p
     cc += class_count
     rows = sample_rows(np.diff(X.indptr), keys, pass_budget(max_nnz, len(class_count)))
     w = weights[rows]
-    scale = float(weights.sum() / w.sum()) if rows.size < X.shape[0] and w.sum() > 0 else 1.0
+    total = weights.sum() if represents is None else represents
+    scale = float(total / w.sum()) if w.sum() > 0 and total > w.sum() else 1.0
     Ts = T if rows.size == X.shape[0] else T[rows]
     return passes(family, fc, cc, Ts, y_index[rows], alpha=alpha, n_passes=n_passes, step=step, scale=scale,
                   weights=w, pool=pool)
@@ -393,11 +405,14 @@ def n_threads(n_jobs):
     return max(1, min(2, int(n_jobs)))
 
 
-def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=None, alpha=None):
+def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=None, alpha=None, dropped=None):
     """One batch of training of a :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB`
     with constructor ``params`` (a dict), from its sums so far: the event model is chosen
     when ``family`` is None (the first batch), then :func:`learn`. ``X`` holds canonical
-    CSR counts. Returns ``(family, alpha, feature_count, class_count)``.
+    CSR counts. ``dropped``: ``{family: (feature sums, class weights)}`` of documents of
+    the batch that a bounded stream did not keep (:meth:`textnb.text.training.Accumulator.dropped_sums`):
+    they are added to the sums, and ``X`` stands for them in the passes. Returns
+    ``(family, alpha, feature_count, class_count)``.
 
     The estimator and the scikit-learn-free training command both train through here.
     """
@@ -407,7 +422,12 @@ def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=
                                    alpha=params["alpha"], n_passes=params["passes"], step=params["step"],
                                    cv=params["cv"], select_nnz=params["select_nnz"], max_nnz=params["max_nnz"],
                                    seed=params["random_state"], pool=pool)
+        represents = None
+        if dropped is not None:
+            extra_fc, extra_w = dropped[family]
+            feature_count, class_count = feature_count + extra_fc, class_count + extra_w
+            represents = weights.sum() + extra_w.sum()
         fc, cc = learn(family, feature_count, class_count, X, y_index, weights, alpha=alpha,
                        n_passes=params["passes"], step=params["step"], max_nnz=params["max_nnz"],
-                       keys=sample_keys(X, y_index, params["random_state"]), pool=pool)
+                       keys=sample_keys(X, y_index, params["random_state"]), pool=pool, represents=represents)
     return family, alpha, fc, cc

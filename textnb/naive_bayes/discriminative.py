@@ -183,17 +183,20 @@ class DiscriminativeNB(_BaseCountNB):
         weights = check_sample_weight(sample_weight, X.shape[0])
         self.fit_rows(X, y_index, np.ones(X.shape[0]) if weights is None else weights)
 
-    def fit_rows(self, X, y_index, weights):
+    def fit_rows(self, X, y_index, weights, dropped=None):
         """Learn the CSR counts ``X`` (canonical: sorted indices, no duplicates) of
         documents with class indices ``y_index`` into ``classes_`` and ``weights``: what
         ``fit`` / ``partial_fit`` do after checking their input (and what
-        :class:`~textnb.TextClassifier` calls with the rows it streamed)."""
+        :class:`~textnb.TextClassifier` calls with the rows it streamed; ``dropped``: the
+        sums of the documents a bounded stream did not keep, :func:`textnb.core.dfe.fit_rows`)."""
         check_params(self)
         learned = np.bincount(y_index, weights=weights, minlength=len(self.classes_))
+        if dropped is not None:
+            learned = learned + next(iter(dropped.values()))[1]
         self.class_documents_ = getattr(self, "class_documents_", np.zeros(len(self.classes_))) + learned
         self.event_model_, self.alpha_, self.feature_count_, self.class_count_ = dfe.fit_rows(
             self.feature_count_, self.class_count_, X, y_index, weights, params=self.get_params(),
-            family=getattr(self, "event_model_", None), alpha=getattr(self, "alpha_", None))
+            family=getattr(self, "event_model_", None), alpha=getattr(self, "alpha_", None), dropped=dropped)
         self._update()
         return self
 

@@ -43,6 +43,15 @@ _MIN_PARALLEL_PREDICT = 20_000
 _FEW_DOCUMENTS = 64
 
 
+def _row_budget(model, n_classes):
+    """Document-term cells a streamed DiscriminativeNB keeps (its passes' sample), else None."""
+    if not isinstance(model, DiscriminativeNB):
+        return None
+    from textnb.core.dfe import pass_budget
+
+    return pass_budget(model.max_nnz, n_classes)
+
+
 def _per_class(model):
     return PER_CLASS.get(type(model).__name__, "tf")
 
@@ -146,7 +155,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"sample_weight has shape {weights.shape}; expected {y.shape}")
         if self._streams(model, vectorizer):
             acc = self._count(X, y_index, weights, len(classes), vectorizer, progress, client=client,
-                              per_class=_per_class(model), rows=isinstance(model, DiscriminativeNB))
+                              per_class=_per_class(model), rows=isinstance(model, DiscriminativeNB),
+                              max_row_nnz=_row_budget(model, len(classes)))
             self._fit_from_sums(acc, classes, vectorizer, model, len(y))
         else:
             docs, kept = self._texts(X)
@@ -176,10 +186,11 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         return texts, np.asarray(kept, dtype=np.int64)
 
     def _count(self, X, y_index, weights, n_classes, vectorizer, progress, terms=(), client=None,
-               per_class="tf", rows=False):
+               per_class="tf", rows=False, max_row_nnz=None):
         acc = count_documents(X, y_index, weights, n_classes, vectorizer.build_analyzer(), terms=terms,
                               per_class=per_class, n_jobs=self.n_jobs, batch_size=self.batch_size,
-                              max_bytes=self.max_bytes, progress=progress, client=client, rows=rows)
+                              max_bytes=self.max_bytes, progress=progress, client=client, rows=rows,
+                              max_row_nnz=max_row_nnz)
         self.skipped_ = acc.skipped
         return acc
 
@@ -189,10 +200,11 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         vectorizer._set_terms(terms, checked=True)
         vectorizer._keep_index(acc.vocab.subset(cols))  # prediction's lookup table, ready
         if isinstance(model, DiscriminativeNB):  # it learns from the documents' rows
+            dropped = acc.dropped_sums(cols)
             X, y_index, weights = acc.row_matrix(cols)
             model.classes_, model.n_features_in_ = classes, len(cols)
             model._init_counts(len(cols))
-            model.fit_rows(X, y_index, weights)
+            model.fit_rows(X, y_index, weights, dropped=dropped)
         else:
             model._fit_counts(classes, acc.class_count, acc.sums[:, cols])  # a fresh array: no copy
 
@@ -252,15 +264,16 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("forget needs a model of plain sums (MultinomialNB, BernoulliNB, ComplementNB): "
                              "the discriminative passes of a DiscriminativeNB cannot be undone")
         acc = self._count(X, y_index, weights, len(self.classes_), self.vectorizer_, None, terms=old_terms,
-                          per_class=_per_class(model), rows=rows)
+                          per_class=_per_class(model), rows=rows, max_row_nnz=_row_budget(model, len(self.classes_)))
         n = len(acc.vocab)
         self.vectorizer_._set_terms(acc.terms())
         if rows:  # the batch's sums, then the passes over it
             grown = np.zeros((len(self.classes_), n))
             grown[:, : model.feature_count_.shape[1]] = model.feature_count_
             model.feature_count_, model.n_features_in_ = grown, n
+            dropped = acc.dropped_sums(np.arange(n))
             Xb, yb, wb = acc.row_matrix(np.arange(n))
-            model.fit_rows(Xb, yb, wb)
+            model.fit_rows(Xb, yb, wb, dropped=dropped)
             return
         sums = acc.sums
         grown = np.zeros((len(self.classes_), n))

@@ -4,6 +4,7 @@ Only numpy and textnb's light modules are imported here (no scikit-learn), so a
 worker process starts quickly.
 """
 
+import zlib
 from contextlib import contextmanager
 
 import numpy as np
@@ -29,8 +30,10 @@ def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes, rows=Fal
 
     With ``rows`` a sixth element holds the documents themselves, for models that
     re-score them (:class:`~textnb.naive_bayes.discriminative.DiscriminativeNB`):
-    ``(kept, lengths, terms, counts)`` -- the batch positions of the documents read,
-    each one's number of distinct terms, and its (term, count) pairs in term order.
+    ``(kept, lengths, terms, counts, hashes)`` -- the batch positions of the documents
+    read, each one's number of distinct terms, its (term, count) pairs in term order,
+    and a CRC-32 of its text (a content key for sampling that does not depend on the
+    batches).
     """
     texts, keep, skipped = [], [], []
     for i, doc in enumerate(docs):
@@ -76,7 +79,9 @@ def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes, rows=Fal
         return out
     counts = np.diff(np.append(starts, n_tokens)) if starts is not None else np.zeros(0, dtype=np.int64)
     lengths = np.bincount(first, minlength=len(keep))
-    return out + ((keep, lengths, (pairs % max(n_terms, 1)).astype(np.int64), counts.astype(np.float64)),)
+    hashes = np.fromiter((zlib.crc32(t if isinstance(t, bytes) else t.encode("utf-8", "surrogatepass"))
+                          for t in texts), dtype=np.uint64, count=len(texts))
+    return out + ((keep, lengths, (pairs % max(n_terms, 1)).astype(np.int64), counts.astype(np.float64), hashes),)
 
 
 def term_ids(docs, analyzer, vocabulary, max_bytes):

@@ -19,7 +19,7 @@ import numpy as np
 
 from textnb.core.workers import connect, map_ordered
 from textnb.naive_bayes.discriminative import DiscriminativeNB
-from textnb.text.classifier import _per_class
+from textnb.text.classifier import _per_class, _row_budget
 from textnb.text.counting import count_shard
 from textnb.text.training import Accumulator
 from textnb.text.vectorizer import Vectorizer
@@ -58,7 +58,8 @@ def fit_bag(classifier, bag, classes=None):
     rows = isinstance(model, DiscriminativeNB)  # its passes need the documents' rows: they travel too
     results = bag.map_partitions(_count_partition, classes, vectorizer.build_analyzer(),
                                  classifier.max_bytes, rows).compute()
-    acc = Accumulator(len(classes), per_class=_per_class(model), rows=rows)
+    acc = Accumulator(len(classes), per_class=_per_class(model), rows=rows,
+                      max_row_nnz=_row_budget(model, len(classes)))
     n_docs = 0
     for (terms, sums, class_count, skipped, n, *batch_rows), y_index in results:
         acc.add(terms, sums, class_count, skipped, rows=batch_rows[0] if batch_rows else None,

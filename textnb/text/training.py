@@ -21,7 +21,7 @@ from numbers import Integral
 import numpy as np
 
 from textnb.core.errors import InputError
-from textnb.core.dfe import PARAM_SCHEMA, fit_rows
+from textnb.core.dfe import PARAM_SCHEMA, fit_rows, pass_budget
 from textnb.core.logspace import check_smoothing
 from textnb.core.model_io import ModelNode
 from textnb.core.model_schema import check_param_values
@@ -71,9 +71,15 @@ class Accumulator:
     table.
     """
 
-    def __init__(self, n_classes, terms=(), per_class="tf", rows=False):
+    def __init__(self, n_classes, terms=(), per_class="tf", rows=False, max_row_nnz=None):
         self.vocab = TermKeys(terms)
-        self.rows = [] if rows else None  # the documents' (term, count) pairs, for DiscriminativeNB
+        # the documents' (term, count) pairs, for DiscriminativeNB: at most about
+        # max_row_nnz of them are kept (a content-keyed sample, :meth:`_shrink`); the
+        # documents dropped leave their feature sums in ``dropped``
+        self.rows = [] if rows else None
+        self.max_row_nnz = max_row_nnz
+        self.row_nnz = 0
+        self.dropped = None  # {family: (classes x terms) feature sums}, "weight": per-class weights
         self.per_class = per_class
         # start small when there are many classes (the tables grow by doubling)
         cap = max(len(self.vocab), min(1024, max(16, (1 << 22) // max(n_classes, 1))))
@@ -86,8 +92,12 @@ class Accumulator:
     def add(self, terms, sums, class_count, skipped, rows=None, y_index=None, weights=None):
         ids = self.vocab.merge_columns(terms)
         if rows is not None:
-            kept, lengths, local, counts = rows
-            self.rows.append((y_index[kept], weights[kept], lengths, ids[local], counts))
+            kept, lengths, local, counts, hashes = rows
+            self.rows.append((y_index[kept], weights[kept], lengths.astype(np.int32), ids[local].astype(np.int32),
+                              counts.astype(np.float32), hashes))  # 8 bytes a cell (counts: integers < 2**24)
+            self.row_nnz += int(lengths.sum())
+            if self.max_row_nnz is not None and self.row_nnz > 2 * self.max_row_nnz:
+                self._shrink()  # amortised: at most twice the kept cells are held
         cap = self.sums.shape[1]
         if len(self.vocab) > cap:
             new_cap = max(2 * cap, len(self.vocab))
@@ -111,6 +121,60 @@ class Accumulator:
     def terms(self):
         return self.vocab.terms()
 
+    def _rows(self):
+        y, w, lengths, ids, counts, hashes = (np.concatenate(p) for p in zip(*self.rows))
+        indptr = np.concatenate(([0], np.cumsum(lengths, dtype=np.int64)))
+        return y, w, lengths, ids, counts, indptr, hashes
+
+    def _shrink(self):
+        """Keep the documents with the smallest content keys (a hash of the text's CRC-32 and
+        the class) whose cells add up to at most ``max_row_nnz``; add the others' document
+        features, for both event models, to ``dropped``. The kept documents are always the
+        smallest keys of all seen so far (a document dropped once would never be kept
+        later), so the sample is the same whatever the batches."""
+        import scipy.sparse as sp
+
+        from textnb.core.dfe import FAMILIES, class_sums, content_keys, features, sample_rows
+
+        y, w, lengths, ids, counts, indptr, hashes = self._rows()
+        n_terms = len(self.vocab)
+        X = sp.csr_matrix((counts.astype(np.float64), ids, indptr), shape=(len(lengths), n_terms))
+        keep = np.zeros(len(lengths), dtype=bool)
+        keep[sample_rows(lengths, content_keys(hashes, y, 0), self.max_row_nnz)] = True
+        n_classes = len(self.class_count)
+        if self.dropped is None:
+            self.dropped = {f: np.zeros((n_classes, 0)) for f in FAMILIES}
+            self.dropped["weight"] = np.zeros(n_classes)
+        Xd = X[~keep]
+        for family in FAMILIES:
+            fc, _ = class_sums(features(family, Xd), y[~keep], n_classes, w[~keep])
+            old = self.dropped[family]
+            grown = np.zeros((n_classes, n_terms))
+            grown[:, :old.shape[1]] = old
+            grown += fc
+            self.dropped[family] = grown
+        self.dropped["weight"] += np.bincount(y[~keep], weights=w[~keep], minlength=n_classes)
+        cells = np.repeat(keep, lengths)
+        self.rows = [(y[keep], w[keep], lengths[keep], ids[cells], counts[cells], hashes[keep])]
+        self.row_nnz = int(lengths[keep].sum())
+
+    def dropped_sums(self, cols):
+        """``{family: (feature sums, class weights)}`` of the documents the row sample left
+        out, over the columns ``cols``; None when every document was kept."""
+        if self.max_row_nnz is not None and self.row_nnz > self.max_row_nnz:
+            self._shrink()
+        if self.dropped is None:
+            return None
+        n_terms = len(self.vocab)
+        out = {}
+        for family, table in self.dropped.items():
+            if family == "weight":
+                continue
+            full = np.zeros((table.shape[0], n_terms))
+            full[:, :table.shape[1]] = table
+            out[family] = (full[:, np.asarray(cols, dtype=np.int64)], self.dropped["weight"].copy())
+        return out
+
     def row_matrix(self, cols):
         """``(X, y_index, weights)`` of the documents read (binary ones skipped), in
         order: ``X`` their CSR counts over the columns ``cols`` (in that order; the others
@@ -119,7 +183,10 @@ class Accumulator:
 
         if not self.rows:
             return sp.csr_matrix((0, len(cols))), np.zeros(0, dtype=np.intp), np.zeros(0)
-        y, w, lengths, ids, counts = (np.concatenate(p) for p in zip(*self.rows))
+        if self.max_row_nnz is not None and self.row_nnz > self.max_row_nnz:
+            self._shrink()
+        y, w, lengths, ids, counts, _, _ = self._rows()
+        counts = counts.astype(np.float64)
         remap = np.full(max(len(self.vocab), 1), -1, dtype=np.int64)
         remap[np.asarray(cols, dtype=np.int64)] = np.arange(len(cols))
         new = remap[ids]
@@ -128,7 +195,7 @@ class Accumulator:
             row = np.repeat(np.arange(len(lengths)), lengths)
             lengths = np.bincount(row[keep], minlength=len(lengths))
             new, counts = new[keep], counts[keep]
-        indptr = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+        indptr = np.concatenate(([0], np.cumsum(lengths, dtype=np.int64)))
         X = sp.csr_matrix((counts, new, indptr), shape=(len(lengths), len(cols)))
         X.has_sorted_indices = False
         X.sort_indices()
@@ -175,11 +242,13 @@ def check_vocabulary_params(min_df, max_df, max_features):
 
 
 def count_documents(X, y_index, weights, n_classes, analyzer, *, terms=(), per_class="tf", n_jobs=None,
-                    batch_size=2000, max_bytes=MAX_DOCUMENT_BYTES, progress=None, client=None, rows=False):
+                    batch_size=2000, max_bytes=MAX_DOCUMENT_BYTES, progress=None, client=None, rows=False,
+                    max_row_nnz=None):
     """The :class:`Accumulator` of documents ``X`` (str, bytes or paths) with class
     indices ``y_index`` and ``weights``; ``terms`` start the vocabulary (partial_fit).
-    ``rows``: keep the documents' (term, count) pairs too (:meth:`Accumulator.row_matrix`)."""
-    acc = Accumulator(n_classes, terms, per_class, rows=rows)
+    ``rows``: keep the documents' (term, count) pairs too (:meth:`Accumulator.row_matrix`),
+    about ``max_row_nnz`` of them at most."""
+    acc = Accumulator(n_classes, terms, per_class, rows=rows, max_row_nnz=max_row_nnz)
     parts = _labelled(batches(X, y_index, weights, int(batch_size)), len(y_index))
     if len(y_index) < min_parallel(_MIN_PARALLEL_DOCUMENTS, batch_size):
         n_jobs = 1
@@ -261,16 +330,20 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), give
     max_bytes = clf_params["max_bytes"] if max_bytes is None else max_bytes
     acc = count_documents(X, y_index, np.ones(len(y)), len(classes), analyzer, per_class=PER_CLASS[kind],
                           n_jobs=n_jobs, batch_size=batch_size, max_bytes=max_bytes, progress=progress,
-                          client=client, rows=rows)
+                          client=client, rows=rows,
+                          max_row_nnz=pass_budget(model_params["max_nnz"], len(classes)) if rows else None)
     terms, cols = select_vocabulary(acc, len(y), min_df=vec_params["min_df"], max_df=vec_params["max_df"],
                                     max_features=vec_params["max_features"])
     if rows:  # what DiscriminativeNB.fit_rows computes, by the same function
+        dropped = acc.dropped_sums(cols)
         X_rows, y_rows, w_rows = acc.row_matrix(cols)
         family, alpha, fc, cc = fit_rows(np.zeros((len(classes), len(cols))), np.zeros(len(classes)), X_rows,
-                                         y_rows, w_rows, params=model_params)
+                                         y_rows, w_rows, params=model_params, dropped=dropped)
+        documents = np.bincount(y_rows, weights=w_rows, minlength=len(classes))
+        if dropped is not None:
+            documents = documents + next(iter(dropped.values()))[1]
         state = {"classes_": classes, "class_count_": cc, "feature_count_": fc, "n_features_in_": len(cols),
-                 "event_model_": family, "alpha_": float(alpha),
-                 "class_documents_": np.bincount(y_rows, weights=w_rows, minlength=len(classes))}
+                 "event_model_": family, "alpha_": float(alpha), "class_documents_": documents}
     else:
         state = {"classes_": classes, "class_count_": acc.class_count, "feature_count_": acc.sums[:, cols],
                  "n_features_in_": len(cols)}
