@@ -88,6 +88,80 @@ def test_header_split_is_the_field_patterns(text, with_field):
     assert mt._split_message(text) == _reference_split(text)
 
 
+def test_token_table_is_the_word_class():
+    import re
+
+    word_char = re.compile(r"(?u)[\w$'.\-]")
+    assert mt._TOKEN_TABLE == bytes(i if word_char.match(chr(i)) else 0x20 for i in range(256))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_ALPHABET, max_size=40).map("".join))
+def test_stripped_runs_are_the_lead_and_trail_substitutions(text):
+    raw = b" " + text.encode("latin-1", "replace").translate(mt._TOKEN_TABLE) + b" "
+    expected = mt._TRAIL.sub(b" ", mt._LEAD.sub(b" ", raw)).decode("latin-1").split()
+    assert mt._strip_ends(raw.decode("latin-1").split()) == expected
+    assert mt._starts_with_field(text) == bool(mt._FIRST_FIELD.match(text))
+
+
+_MIME = st.sampled_from(["--", "-", "b", "B", "x", ".", "*", "+", " ", "\t", "\r", "\n", "\r\n", "--b", "--b--"])
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_MIME, max_size=30).map("".join), st.lists(_MIME, min_size=1, max_size=3).map("".join))
+def test_part_split_is_the_delimiter_pattern(body, boundary):
+    import re
+
+    delimiter = re.compile(r"(?m)^--" + re.escape(boundary) + r"(--)?[ \t]*\r?$")
+    assert mt._split_parts(body, boundary) == delimiter.split(body)
+
+
+def test_folder_walk_is_os_walks(tmp_path):
+    """iter_messages over a folder: os.walk's order and choices (hidden, links, FIFOs, a
+    Maildir inside, an mbox inside, an unreadable file reported)."""
+    from textnb.io.mailread import _iter_file, is_maildir, is_special
+
+    root = tmp_path / "mail"
+    (root / "b" / "deep").mkdir(parents=True)
+    (root / "a").mkdir()
+    (root / ".hidden").mkdir()
+    for rel, data in [("z.eml", HAM_MSGS[0]), ("a/1", SPAM_MSGS[1]), ("b/deep/x", b"text only\n"), ("b/2", b""),
+                      (".dot", b"hidden\n"), (".hidden/y", b"in a hidden folder\n"), ("m.mbox",
+                      b"From a@b Tue Dec  1 10:00:00 2026\nSubject: one\n\nbody\n\n"
+                      b"From c@d Tue Dec  1 11:00:00 2026\nSubject: two\n\nbody two\n")]:
+        (root / rel).write_bytes(data)
+    for sub in ("cur", "new", "tmp"):
+        (root / "md" / sub).mkdir(parents=True)
+    (root / "md" / "new" / "n1").write_bytes(SPAM_MSGS[0])
+    os.mkfifo(root / "fifo")
+    (root / "link").symlink_to(root / "z.eml")
+    (root / "dirlink").symlink_to(root / "a")
+    (root / "broken").symlink_to(root / "nowhere")
+    (root / "fifolink").symlink_to(root / "fifo")
+
+    def reference(path):
+        for top, dirs, files in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            if is_maildir(top):
+                dirs[:] = []
+                yield from iter_messages(top)
+                continue
+            for name in sorted(files):
+                full = os.path.join(top, name)
+                if not name.startswith(".") and not is_special(full):
+                    try:
+                        yield from _iter_file(full, 10 * 1024 * 1024)
+                    except Exception as exc:
+                        yield "ERROR", str(exc).encode()
+
+    errors = []
+    got = list(iter_messages(root, on_error=errors.append)) + [("ERROR", e.encode()) for e in errors]
+    expected = list(reference(str(root)))
+    assert sorted(got) == sorted(expected) and [s for s, _ in got if s != "ERROR"] == \
+        [s for s, _ in expected if s != "ERROR"]
+    assert len(errors) == 1 and "broken" in errors[0]
+
+
 def test_one_letter_words_are_not_tokens():
     toks = mt.message_tokens(b"Subject: a b cd\n\nx y zz - .q. 'w' e.g.\n")
     assert "zz" in toks and "e.g" in toks and "subject:cd" in toks
