@@ -88,6 +88,12 @@ def test_header_split_is_the_field_patterns(text, with_field):
     assert mt._split_message(text) == _reference_split(text)
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)) | st.sampled_from(list("'.-$_ ")), max_size=30))
+def test_pieces_of_any_text_are_the_word_pattern(text):
+    assert [w for w in mt._pieces(text) if len(w) > 1] == mt._WORD.findall(text)
+
+
 def test_token_table_is_the_word_class():
     import re
 
@@ -254,3 +260,40 @@ def test_default_model_paths_import_no_numpy(trained, mode):
     assert b"HEAVY [] RC" in r.stderr, r.stderr.decode(errors="replace")
     if mode == "one":
         assert b"X-TextNB-Class: " in r.stdout and r.stdout.endswith(SPAM_MSGS[0].split(b"\n\n", 1)[1])
+
+
+# -- the model file's header without the json module -----------------------------------------
+_JSON_BITS = st.sampled_from(['{', '}', '[', ']', ',', ':', ' ', '\n', '"a"', '"$array"', '""', '"x\\\\n"', '0', '-',
+                              '1', '12', '.5', 'e3', 'E-2', '01', 'true', 'false', 'null', 'nul', 'NaN', '"\t"'])
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**20, 10**20) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4), max_leaves=20)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_JSON_VALUES, st.sampled_from([(",", ":"), (", ", ": ")]))
+def test_header_json_is_read_as_json_reads_it(value, separators):
+    import json
+
+    from textnb.apps import spamlite
+
+    text = json.dumps(value, separators=separators, sort_keys=True)
+    got = spamlite._json_loads(text)
+    assert got == json.loads(text) and json.dumps(got) == json.dumps(json.loads(text))
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_JSON_BITS, max_size=14).map("".join))
+def test_header_json_parser_accepts_only_what_json_reads_the_same(text):
+    import json
+
+    from textnb.apps import spamlite
+
+    try:
+        value, end = spamlite._json_value(text, spamlite._json_skip(text, 0))
+        if spamlite._json_skip(text, end) != len(text):
+            raise spamlite._Unusable
+    except (spamlite._Unusable, IndexError, ValueError, RecursionError):
+        return  # handed to json.loads itself
+    assert json.dumps(value) == json.dumps(json.loads(text)), text

@@ -27,10 +27,16 @@ import os
 import sys
 import time
 
-try:  # the C module: ``socket`` would import enum, selectors and collections first
-    import _socket as _sock
-except ImportError:  # pragma: no cover - not CPython
-    import socket as _sock
+
+
+def _socket_module():
+    """The C module ``_socket`` (``socket`` would import enum, selectors and collections
+    first), imported when a message is sent: the cold paths import this module too."""
+    try:
+        import _socket
+    except ImportError:  # pragma: no cover - not CPython
+        import socket as _socket
+    return _socket
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -224,6 +230,7 @@ def classify_message(socket_path, data, *, spam_cutoff=None, ham_cutoff=None, ma
     if headers:
         opts.append(" headers=1")
     request = f"SPAM {len(data)}{''.join(opts)}\n".encode("ascii")
+    _sock = _socket_module()
     sock = _sock.socket(_sock.AF_UNIX, _sock.SOCK_STREAM)
     try:
         sock.settimeout(timeout)

@@ -1,10 +1,27 @@
-"""Standard streams that never fail on a character their encoding lacks.
+"""Standard streams that never fail on a character their encoding lacks, and the one
+escaping of a tab-separated output field (:func:`cell`).
 
-Its own module, importing nothing, because the ``spamfilter --socket`` client imports it
-before anything else and must start in milliseconds (docs/spam.md, "Speed").
+Its own module, importing nothing, because the ``spamfilter --socket`` client and
+``spamfilter --batch`` import it before anything else and must start in milliseconds
+(docs/spam.md, "Speed"); :mod:`textnb.cli.output` re-exports both.
 """
 
-__all__ = ["tolerant"]
+__all__ = ["cell", "tolerant"]
+
+#: what :func:`cell` writes for each control character (C0, DEL, C1) and the backslash
+_CELL_ESCAPES = {i: f"\\x{i:02x}" for i in (*range(0x20), *range(0x7f, 0xa0))}
+_CELL_ESCAPES.update({ord("\t"): "\\t", ord("\n"): "\\n", ord("\r"): "\\r", ord("\\"): "\\\\"})
+
+
+def cell(text):
+    """A field of tab-separated output: a backslash, TAB, newline and every other control
+    character (C0, DEL, C1) escaped (``\\\\``, ``\\t``, ``\\n``, ``\\x1b``), so a file name
+    or a label can never forge extra columns or lines. Other text, surrogate escapes of
+    non-UTF-8 names included, is kept as it is."""
+    text = str(text)
+    if "\\" not in text and text.isprintable():  # no control character is printable
+        return text
+    return text.translate(_CELL_ESCAPES)
 
 
 def tolerant(stream, errors):

@@ -82,6 +82,22 @@ _MAX_VALUE = 4000
 #: themselves, every other byte to a space (a test checks it against the pattern).
 _TOKEN_TABLE = bytes(i if chr(i).isalnum() or chr(i) in "_$'.-" else 0x20 for i in range(256))
 _ENDS = "'.-"
+
+
+class _TokenMap(dict):
+    """:data:`_TOKEN_TABLE` for any text (a :meth:`str.translate` table): each character
+    maps to itself when it is one of ``[\\w$'.-]``, else to a space; filled as characters
+    are met."""
+
+    __slots__ = ()
+
+    def __missing__(self, code):
+        c = chr(code)
+        value = self[code] = c if c.isalnum() or c in "_$'.-" else " "
+        return value
+
+
+_TOKEN_MAP = _TokenMap()
 #: the 1-character strings :func:`_pieces` can return (dropped by :func:`message_tokens`)
 _SINGLES = frozenset(map(chr, range(256)))
 
@@ -106,8 +122,11 @@ def _pieces(text):
     """
     try:
         raw = text.encode("latin-1")
-    except UnicodeEncodeError:
-        return _P.WORD.findall(text)
+    except UnicodeEncodeError:  # the same with a str.translate table; no 1-character pieces
+        words = text.translate(_TOKEN_MAP).split()
+        if "." in text or "-" in text or "'" in text:
+            words = _strip_ends(words)
+        return [w for w in words if len(w) > 1]
     raw = raw.translate(_TOKEN_TABLE)
     words = raw.decode("latin-1").split()
     if b"." in raw or b"-" in raw or b"'" in raw:
