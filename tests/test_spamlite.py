@@ -94,6 +94,31 @@ def test_pieces_of_any_text_are_the_word_pattern(text):
     assert [w for w in mt._pieces(text) if len(w) > 1] == mt._WORD.findall(text)
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from([":", "/", "://", "a", ".", " ", "\n", "\x85", "=", "?", "'", '"', "<", "#", "\u2028"]),
+                max_size=20).map("".join))
+def test_link_hosts_are_the_url_pattern(text):
+    assert mt._link_hosts(text) == mt._URL.findall(text)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(["\n", "\r", " ", "\t", "a", ":", "\r\n", "\n \n", "\n\t"]), max_size=25).map("".join))
+def test_header_end_is_the_blank_line_pattern(text):
+    m = mt._HEAD_END.search(text)
+    assert mt._head_end(text) == (m.span() if m else None)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(["From a@b Tue Dec  1 10:00:00 2026", "From x  Mon 3 Jan 1:05", "From me: 1:2 x", "From a b 12:3"]),
+       st.integers(0, 40), st.sampled_from(["", "\n", " tail\n"]))
+def test_from_line_pretest_never_hides_an_mbox_line(line, cut, tail):
+    from textnb.io import mailread
+
+    data = (line[:cut] + tail).encode()
+    if mailread._FROM_LINE.match(data):
+        assert mailread._has_time(data)
+
+
 def test_token_table_is_the_word_class():
     import re
 

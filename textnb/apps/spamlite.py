@@ -34,7 +34,6 @@ import os
 import stat
 import struct
 import sys
-from array import array
 from itertools import islice
 
 from textnb.io.mailread import DEFAULT_MAX_BYTES
@@ -408,13 +407,18 @@ def _json_loads(text):
 
 
 def _int64s(data, shape):
+    """The little-endian int64 values of ``data`` as a sequence (a memoryview: the array
+    module would import collections.abc & co. first)."""
     if len(data) != 8 * math.prod(shape):
         raise _Unusable
-    a = array("q")
-    a.frombytes(data)
-    if sys.byteorder != "little":  # pragma: no cover - big-endian machines
-        a.byteswap()
-    return a
+    if sys.byteorder == "little":
+        return memoryview(data).cast("q")
+    from array import array  # pragma: no cover - big-endian machines
+
+    a = array("q")  # pragma: no cover
+    a.frombytes(data)  # pragma: no cover
+    a.byteswap()  # pragma: no cover
+    return a  # pragma: no cover
 
 
 def _read_lite(path, max_bytes):

@@ -348,6 +348,7 @@ def _iter_tree(top, max_bytes, on_error):
         (dirs if is_dir else files).append((entry.name, entry))
     files.sort()
     dirs.sort()
+    small = max_bytes is not None and max_bytes < 4096
     for name, entry in files:
         if name.startswith("."):
             continue
@@ -358,12 +359,18 @@ def _iter_tree(top, max_bytes, on_error):
             special = False
         if special:
             continue  # a FIFO could block forever
-        if on_error is None:
-            yield from _iter_file(full, max_bytes)
-            continue
         try:
-            yield from _iter_file(full, max_bytes)
+            if small:
+                yield from _iter_file(full, max_bytes)
+                continue
+            data = _read_file(full, max_bytes)  # _iter_file's reading, without its generator
+            if data.startswith(b"From "):
+                yield from _iter_file(full, max_bytes)  # perhaps an mbox: read as one
+            else:
+                yield full, data
         except InputError as exc:
+            if on_error is None:
+                raise
             on_error(str(exc))
     for name, entry in dirs:
         if name.startswith("."):
@@ -377,6 +384,18 @@ def _iter_tree(top, max_bytes, on_error):
             yield from _iter_tree(sub, max_bytes, on_error)
 
 
+def _has_time(line):
+    """Whether ``line`` holds ``<digit>:<digit><digit>``, as every match of ``_FROM_LINE``
+    does: a text that starts with "From " but not with an mbox line is told without the
+    pattern (nor ``import re``)."""
+    i = line.find(b":")
+    while i >= 0:
+        if line[i - 1:i].isdigit() and line[i + 1:i + 3].isdigit() and len(line[i + 1:i + 3]) == 2:
+            return True
+        i = line.find(b":", i + 1)
+    return False
+
+
 def _iter_file(path, max_bytes):
     """The messages of one file: an mbox file's, or the file as one message (read once)."""
     if max_bytes is not None and max_bytes < 4096:  # the first line may pass the cap
@@ -388,7 +407,8 @@ def _iter_file(path, max_bytes):
     data = _read_file(path, max_bytes)
     if data.startswith(b"From "):  # is_mbox's test, on the first line (at most 4096 bytes)
         nl = data.find(b"\n", 0, 4096)
-        if _pattern("_FROM_LINE").match(data[:nl + 1] if nl >= 0 else data[:4096]):
+        line = data[:nl + 1] if nl >= 0 else data[:4096]
+        if _has_time(line) and _pattern("_FROM_LINE").match(line):
             yield from _iter_mbox_file(path, max_bytes)
             return
     yield path, data

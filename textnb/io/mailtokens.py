@@ -159,6 +159,39 @@ def _starts_with_field(text):
     return name.isascii() and name.isprintable() and " " not in name
 
 
+#: Texts up to this length are split with string methods only (see :func:`_head_end`).
+_SHORT = 1024
+
+
+def _head_end(text):
+    """``(start, end)`` of the first match of :data:`_HEAD_END` (a newline, spaces or TABs,
+    at most one CR, a newline) in ``text``, or None, with ``str.find``: the first
+    ``\\n\\n`` or ``\\n\\r\\n``, unless a line of blanks comes before it."""
+    best = None
+    for blank in ("\n\n", "\n\r\n"):
+        i = text.find(blank)
+        if i >= 0 and (best is None or i < best[0]):
+            best = (i, i + len(blank))
+    limit = best[0] if best else len(text)
+    n = len(text)
+    for lead in ("\n ", "\n\t"):  # a line of spaces / TABs (or a continuation line: checked)
+        pos = 0
+        while True:
+            i = text.find(lead, pos, limit)
+            if i < 0:
+                break
+            j = i + 1
+            while j < n and text[j] in " \t":
+                j += 1
+            if text[j:j + 1] == "\r":
+                j += 1
+            if text[j:j + 1] == "\n":
+                best, limit = (i, j + 1), i
+                break
+            pos = i + 1
+    return best
+
+
 def _split_message(text):
     """``(list of (name, value), body)`` of a message held as a Latin-1 string (one char per byte).
 
@@ -169,10 +202,14 @@ def _split_message(text):
     """
     if not _starts_with_field(text):
         return [], text
-    m = _P.HEAD_END.search(text)
+    if len(text) <= _SHORT:  # a text message: no pattern (nor ``import re``) for it
+        m = _head_end(text)
+    else:  # a mail header: the pattern is faster
+        m = _P.HEAD_END.search(text)
+        m = m and m.span()
     if m:
-        start = m.start() - 1 if m.start() and text[m.start() - 1] == "\r" else m.start()
-        head, body = text[:start], text[m.end():]
+        start = m[0] - 1 if m[0] and text[m[0] - 1] == "\r" else m[0]
+        head, body = text[:start], text[m[1]:]
     else:
         head, body = text, ""
     lines = []
@@ -297,6 +334,25 @@ def _payload(body, cte):
     return raw
 
 
+_HOST_END = frozenset("/\"'<>:?#=")
+
+
+def _link_hosts(text):
+    """``_URL.findall(text)`` with string methods: after each ``://``, the characters up to
+    the first whitespace or one of ``/"'<>:?#=``, when there is at least one."""
+    hosts, pos, n = [], 0, len(text)
+    while True:
+        i = text.find("://", pos)
+        if i < 0:
+            return hosts
+        start = j = i + 3
+        while j < n and text[j] not in _HOST_END and not text[j].isspace():
+            j += 1
+        if j > start:
+            hosts.append(text[start:j])
+        pos = j if j > start else i + 1
+
+
 def _split_parts(body, boundary):
     r"""``re.split(r"(?m)^--" + re.escape(boundary) + r"(--)?[ \t]*\r?$", body)`` with string
     methods: no pattern compiled per boundary (most messages have their own).
@@ -383,7 +439,7 @@ def _leaf_tokens(ctype, params, header, body, out):
         out.append("charset:" + charset.lower()[:40])
     text = decode_bytes(_payload(body, cte), charset).lower()
     if "://" in text:
-        out += ["url:" + h for h in _P.URL.findall(text)]
+        out += ["url:" + h for h in _link_hosts(text)]
     if ctype == "text/html":
         n_img = text.count("<img")
         if n_img:
@@ -392,6 +448,11 @@ def _leaf_tokens(ctype, params, header, body, out):
 
         text = html.unescape(_P.TAG.sub(" ", _P.SCRIPT.sub(" ", text)))
     out += _words(text, lowered=True)
+
+
+#: the tokens of a message without a header before its words: no Received line, a
+#: text/plain body (what _header_tokens and _part_tokens give for it)
+_NO_HEADER = ("received:0", "ctype:text/plain")
 
 
 class Tokens(list):
@@ -421,9 +482,16 @@ def message_tokens(data, max_bytes=DEFAULT_MAX_BYTES):
         data = data.split(b"\n", 1)[1] if b"\n" in data else b""
     text = data.decode("latin-1")
     try:
-        fields, body = _split_message(text)
-        _header_tokens(fields, out)
-        _part_tokens(fields, body, out, 0, [_MAX_PARTS])
+        if _starts_with_field(text):
+            fields, body = _split_message(text)
+            _header_tokens(fields, out)
+            _part_tokens(fields, body, out, 0, [_MAX_PARTS])
+        else:  # no header (a text message): what the two calls above give for it, directly
+            out += _NO_HEADER
+            text = decode_bytes(data).lower()
+            if "://" in text:
+                out += ["url:" + h for h in _link_hosts(text)]
+            out += _words(text, lowered=True)
     except Exception:  # a last resort: the bytes as text
         out.append("mimedefect:unparsable")
         out += _words(decode_bytes(data))
