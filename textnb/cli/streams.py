@@ -1,10 +1,13 @@
 """Standard streams that never fail on a character their encoding lacks, and the one
 escaping of a tab-separated output field (:func:`cell`).
 
-Its own module, importing nothing, because the ``spamfilter --socket`` client and
-``spamfilter --batch`` import it before anything else and must start in milliseconds
-(docs/spam.md, "Speed"); :mod:`textnb.cli.output` re-exports both.
+Its own module, importing only the standard-library-only mail client (where
+:func:`tolerant` is defined: the ``spamfilter --socket`` client runs without this
+package), because ``spamfilter --batch`` imports it before anything else and must start
+in milliseconds (docs/spam.md, "Speed"); :mod:`textnb.cli.output` re-exports both.
 """
+
+from textnb.apps.spamclient import tolerant
 
 __all__ = ["cell", "tolerant"]
 
@@ -24,15 +27,3 @@ def cell(text):
     return text.translate(_CELL_ESCAPES)
 
 
-def tolerant(stream, errors):
-    """The process's text stream, set never to fail on a character its encoding lacks:
-    on a UTF-8 stream with ``errors`` (file names that are not valid UTF-8 written back
-    as their own bytes with ``surrogateescape``), on any other (``ascii:strict``, say)
-    as a backslash escape. So a strict stdout cannot make ``train`` fail after it has
-    written the model, nor a label cut a ``topicfilter`` run short."""
-    try:
-        utf8 = (stream.encoding or "").lower().replace("_", "-") in ("utf-8", "utf8")
-        stream.reconfigure(errors=errors if utf8 else "backslashreplace")
-    except (AttributeError, ValueError, OSError):
-        pass
-    return stream
