@@ -322,3 +322,40 @@ def test_header_json_parser_accepts_only_what_json_reads_the_same(text):
     except (spamlite._Unusable, IndexError, ValueError, RecursionError):
         return  # handed to json.loads itself
     assert json.dumps(value) == json.dumps(json.loads(text)), text
+
+
+def test_text_messages_and_the_client_import_no_pattern_machinery(trained, tmp_path):
+    """A batch of header-less texts (SMS) runs without re, json, contextlib, collections,
+    array (docs/spam.md, "Speed"); the daemon client imports three modules of the package."""
+    model, _ = trained
+    texts = tmp_path / "texts"
+    texts.mkdir()
+    for i, t in enumerate(["Free entry: win cheap pills now!!", "From the office: see you at 10.30 - ok?",
+                           "ok lar... joking wif u oni", "visit http://cheap.example/win \u2026 \u20ac100"]):
+        (texts / f"{i}.txt").write_text(t + "\n", encoding="utf-8")
+    code = ("import sys; from textnb.cli.mailcli import spamfilter; rc = spamfilter(%r); "
+            "heavy = [m for m in ('re', 'json', 'contextlib', 'collections', 'array', 'numpy') if m in sys.modules]; "
+            "sys.stderr.write('HEAVY %%r RC %%d\\n' %% (heavy, rc))" % (["-m", str(model), "--batch", str(texts)],))
+    r = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True,
+                       env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=str(REPO))
+    assert b"HEAVY [] RC 0" in r.stderr, r.stderr.decode(errors="replace")
+    assert r.stdout.count(b"\n") == 4
+    code = ("import sys; before = set(sys.modules); sys.argv = ['spamfilter', '--socket', %r]; "
+            "exec(open(%r).read().replace('if __name__ == \"__main__\":', 'if False:'), "
+            "{'__file__': %r, '__name__': 'script'}); "
+            "sys.stderr.write('NEW %%r\\n' %% sorted(m for m in set(sys.modules) - before if 'textnb' in m or m == 'os'))"
+            % (str(tmp_path / "sock"), str(REPO / "scripts" / "spamfilter"), str(REPO / "scripts" / "spamfilter")))
+    r = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True,
+                       env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=str(REPO))
+    assert b"NEW ['textnb', 'textnb.apps', 'textnb.apps.spamclient']" in r.stderr, r.stderr.decode(errors="replace")
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--spam-cutoff", "0.9"]])
+def test_script_without_site_reads_the_other_options_too(trained, argv):
+    """scripts/spamfilter starts Python with -S: a command line that argparse reads (its
+    argument types need numpy, an installed package) turns the site module on first."""
+    model, _ = trained
+    r = subprocess.run([sys.executable, "-S", str(REPO / "scripts" / "spamfilter"), *argv, "-m", str(model)],
+                       input=SPAM_MSGS[0], capture_output=True, env={**os.environ, "PYTHONPATH": ""}, cwd=str(REPO))
+    assert b"internal error" not in r.stderr, r.stderr.decode(errors="replace")
+    assert (r.returncode, b"usage: spamfilter" in r.stdout) == (0, True) if argv == ["--help"] else r.returncode in (0, 1, 2)

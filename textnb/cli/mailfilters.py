@@ -202,7 +202,10 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
     passthrough = "-p" in argv or "--passthrough" in argv
     code = EXIT_ERROR
     try:
-        args = _fast_spam_args(argv) or _spam_parser().parse_args(argv)
+        args = _fast_spam_args(argv)
+        if args is None:  # argparse's parser: its argument types import numpy (site-packages under -S)
+            _full_library()
+            args = _spam_parser().parse_args(argv)
         if args.socket is not None:
             return client_main(argv, stdin=stdin, stdout=stdout, stderr=stderr)
         passthrough = args.passthrough
