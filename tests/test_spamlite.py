@@ -88,6 +88,111 @@ def test_header_split_is_the_field_patterns(text, with_field):
     assert mt._split_message(text) == _reference_split(text)
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)) | st.sampled_from(list("'.-$_ ")), max_size=30))
+def test_pieces_of_any_text_are_the_word_pattern(text):
+    assert [w for w in mt._pieces(text) if len(w) > 1] == mt._WORD.findall(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from([":", "/", "://", "a", ".", " ", "\n", "\x85", "=", "?", "'", '"', "<", "#", "\u2028"]),
+                max_size=20).map("".join))
+def test_link_hosts_are_the_url_pattern(text):
+    assert mt._link_hosts(text) == mt._URL.findall(text)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(["\n", "\r", " ", "\t", "a", ":", "\r\n", "\n \n", "\n\t"]), max_size=25).map("".join))
+def test_header_end_is_the_blank_line_pattern(text):
+    m = mt._HEAD_END.search(text)
+    assert mt._head_end(text) == (m.span() if m else None)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(["From a@b Tue Dec  1 10:00:00 2026", "From x  Mon 3 Jan 1:05", "From me: 1:2 x", "From a b 12:3"]),
+       st.integers(0, 40), st.sampled_from(["", "\n", " tail\n"]))
+def test_from_line_pretest_never_hides_an_mbox_line(line, cut, tail):
+    from textnb.io import mailread
+
+    data = (line[:cut] + tail).encode()
+    if mailread._FROM_LINE.match(data):
+        assert mailread._has_time(data)
+
+
+def test_token_table_is_the_word_class():
+    import re
+
+    word_char = re.compile(r"(?u)[\w$'.\-]")
+    assert mt._TOKEN_TABLE == bytes(i if word_char.match(chr(i)) else 0x20 for i in range(256))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_ALPHABET, max_size=40).map("".join))
+def test_stripped_runs_are_the_lead_and_trail_substitutions(text):
+    raw = b" " + text.encode("latin-1", "replace").translate(mt._TOKEN_TABLE) + b" "
+    expected = mt._TRAIL.sub(b" ", mt._LEAD.sub(b" ", raw)).decode("latin-1").split()
+    assert mt._strip_ends(raw.decode("latin-1").split()) == expected
+    assert mt._starts_with_field(text) == bool(mt._FIRST_FIELD.match(text))
+
+
+_MIME = st.sampled_from(["--", "-", "b", "B", "x", ".", "*", "+", " ", "\t", "\r", "\n", "\r\n", "--b", "--b--"])
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_MIME, max_size=30).map("".join), st.lists(_MIME, min_size=1, max_size=3).map("".join))
+def test_part_split_is_the_delimiter_pattern(body, boundary):
+    import re
+
+    delimiter = re.compile(r"(?m)^--" + re.escape(boundary) + r"(--)?[ \t]*\r?$")
+    assert mt._split_parts(body, boundary) == delimiter.split(body)
+
+
+def test_folder_walk_is_os_walks(tmp_path):
+    """iter_messages over a folder: os.walk's order and choices (hidden, links, FIFOs, a
+    Maildir inside, an mbox inside, an unreadable file reported)."""
+    from textnb.io.mailread import _iter_file, is_maildir, is_special
+
+    root = tmp_path / "mail"
+    (root / "b" / "deep").mkdir(parents=True)
+    (root / "a").mkdir()
+    (root / ".hidden").mkdir()
+    for rel, data in [("z.eml", HAM_MSGS[0]), ("a/1", SPAM_MSGS[1]), ("b/deep/x", b"text only\n"), ("b/2", b""),
+                      (".dot", b"hidden\n"), (".hidden/y", b"in a hidden folder\n"), ("m.mbox",
+                      b"From a@b Tue Dec  1 10:00:00 2026\nSubject: one\n\nbody\n\n"
+                      b"From c@d Tue Dec  1 11:00:00 2026\nSubject: two\n\nbody two\n")]:
+        (root / rel).write_bytes(data)
+    for sub in ("cur", "new", "tmp"):
+        (root / "md" / sub).mkdir(parents=True)
+    (root / "md" / "new" / "n1").write_bytes(SPAM_MSGS[0])
+    os.mkfifo(root / "fifo")
+    (root / "link").symlink_to(root / "z.eml")
+    (root / "dirlink").symlink_to(root / "a")
+    (root / "broken").symlink_to(root / "nowhere")
+    (root / "fifolink").symlink_to(root / "fifo")
+
+    def reference(path):
+        for top, dirs, files in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            if is_maildir(top):
+                dirs[:] = []
+                yield from iter_messages(top)
+                continue
+            for name in sorted(files):
+                full = os.path.join(top, name)
+                if not name.startswith(".") and not is_special(full):
+                    try:
+                        yield from _iter_file(full, 10 * 1024 * 1024)
+                    except Exception as exc:
+                        yield "ERROR", str(exc).encode()
+
+    errors = []
+    got = list(iter_messages(root, on_error=errors.append)) + [("ERROR", e.encode()) for e in errors]
+    expected = list(reference(str(root)))
+    assert sorted(got) == sorted(expected) and [s for s, _ in got if s != "ERROR"] == \
+        [s for s, _ in expected if s != "ERROR"]
+    assert len(errors) == 1 and "broken" in errors[0]
+
+
 def test_one_letter_words_are_not_tokens():
     toks = mt.message_tokens(b"Subject: a b cd\n\nx y zz - .q. 'w' e.g.\n")
     assert "zz" in toks and "e.g" in toks and "subject:cd" in toks
@@ -180,3 +285,77 @@ def test_default_model_paths_import_no_numpy(trained, mode):
     assert b"HEAVY [] RC" in r.stderr, r.stderr.decode(errors="replace")
     if mode == "one":
         assert b"X-TextNB-Class: " in r.stdout and r.stdout.endswith(SPAM_MSGS[0].split(b"\n\n", 1)[1])
+
+
+# -- the model file's header without the json module -----------------------------------------
+_JSON_BITS = st.sampled_from(['{', '}', '[', ']', ',', ':', ' ', '\n', '"a"', '"$array"', '""', '"x\\\\n"', '0', '-',
+                              '1', '12', '.5', 'e3', 'E-2', '01', 'true', 'false', 'null', 'nul', 'NaN', '"\t"'])
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**20, 10**20) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4), max_leaves=20)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_JSON_VALUES, st.sampled_from([(",", ":"), (", ", ": ")]))
+def test_header_json_is_read_as_json_reads_it(value, separators):
+    import json
+
+    from textnb.apps import spamlite
+
+    text = json.dumps(value, separators=separators, sort_keys=True)
+    got = spamlite._json_loads(text)
+    assert got == json.loads(text) and json.dumps(got) == json.dumps(json.loads(text))
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_JSON_BITS, max_size=14).map("".join))
+def test_header_json_parser_accepts_only_what_json_reads_the_same(text):
+    import json
+
+    from textnb.apps import spamlite
+
+    try:
+        value, end = spamlite._json_value(text, spamlite._json_skip(text, 0))
+        if spamlite._json_skip(text, end) != len(text):
+            raise spamlite._Unusable
+    except (spamlite._Unusable, IndexError, ValueError, RecursionError):
+        return  # handed to json.loads itself
+    assert json.dumps(value) == json.dumps(json.loads(text)), text
+
+
+def test_text_messages_and_the_client_import_no_pattern_machinery(trained, tmp_path):
+    """A batch of header-less texts (SMS) runs without re, json, contextlib, collections,
+    array (docs/spam.md, "Speed"); the daemon client imports three modules of the package."""
+    model, _ = trained
+    texts = tmp_path / "texts"
+    texts.mkdir()
+    for i, t in enumerate(["Free entry: win cheap pills now!!", "From the office: see you at 10.30 - ok?",
+                           "ok lar... joking wif u oni", "visit http://cheap.example/win \u2026 \u20ac100"]):
+        (texts / f"{i}.txt").write_text(t + "\n", encoding="utf-8")
+    code = ("import sys; from textnb.cli.mailcli import spamfilter; rc = spamfilter(%r); "
+            "heavy = [m for m in ('re', 'json', 'contextlib', 'collections', 'array', 'numpy') if m in sys.modules]; "
+            "sys.stderr.write('HEAVY %%r RC %%d\\n' %% (heavy, rc))" % (["-m", str(model), "--batch", str(texts)],))
+    r = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True,
+                       env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=str(REPO))
+    assert b"HEAVY [] RC 0" in r.stderr, r.stderr.decode(errors="replace")
+    assert r.stdout.count(b"\n") == 4
+    code = ("import sys; before = set(sys.modules); sys.argv = ['spamfilter', '--socket', %r]; "
+            "exec(open(%r).read().replace('if __name__ == \"__main__\":', 'if False:'), "
+            "{'__file__': %r, '__name__': 'script'}); "
+            "sys.stderr.write('NEW %%r\\n' %% sorted(m for m in set(sys.modules) - before if 'textnb' in m or m == 'os'))"
+            % (str(tmp_path / "sock"), str(REPO / "scripts" / "spamfilter"), str(REPO / "scripts" / "spamfilter")))
+    r = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True,
+                       env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=str(REPO))
+    assert b"NEW ['textnb', 'textnb.apps', 'textnb.apps.spamclient']" in r.stderr, r.stderr.decode(errors="replace")
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--spam-cutoff", "0.9"]])
+def test_script_without_site_reads_the_other_options_too(trained, argv):
+    """scripts/spamfilter starts Python with -S: a command line that argparse reads (its
+    argument types need numpy, an installed package) turns the site module on first."""
+    model, _ = trained
+    r = subprocess.run([sys.executable, "-S", str(REPO / "scripts" / "spamfilter"), *argv, "-m", str(model)],
+                       input=SPAM_MSGS[0], capture_output=True, env={**os.environ, "PYTHONPATH": ""}, cwd=str(REPO))
+    assert b"internal error" not in r.stderr, r.stderr.decode(errors="replace")
+    assert (r.returncode, b"usage: spamfilter" in r.stdout) == (0, True) if argv == ["--help"] else r.returncode in (0, 1, 2)

@@ -12,8 +12,9 @@ import: they are aliases of the modules' new homes.
 
 import sys as _sys  # not importlib (its package import costs a mail client ~5 ms)
 
-from textnb.core.registry import MODEL_MODULES
-from textnb.core.version import __version__
+# MODEL_MODULES, __version__ and __all__ are read on first use too (see __getattr__): the
+# ``spamfilter --socket`` client imports this package and should load no module it
+# does not run.
 
 #: public name -> module that defines it (the model classes come from MODEL_MODULES)
 _PUBLIC = {
@@ -34,9 +35,18 @@ _PUBLIC = {
     "read_table": "textnb.io.tables",
     "table_from_frame": "textnb.io.tables",
 }
-_PUBLIC.update((name, module) for name, module in MODEL_MODULES.items() if name != "Pipeline")
+_MODELS_ADDED = False
 
-__all__ = sorted(_PUBLIC)
+
+def _public():
+    """``_PUBLIC`` with the model classes of :data:`textnb.core.registry.MODEL_MODULES`."""
+    global _MODELS_ADDED
+    if not _MODELS_ADDED:
+        from textnb.core.registry import MODEL_MODULES
+
+        _PUBLIC.update((name, module) for name, module in MODEL_MODULES.items() if name != "Pipeline")
+        _MODELS_ADDED = True
+    return _PUBLIC
 
 #: modules of the flat layout (``textnb.<name>``) -> their home in the layered one
 _MOVED = {
@@ -108,15 +118,22 @@ _sys.meta_path.append(_MovedModules())
 
 
 def __getattr__(name):
-    module = _PUBLIC.get(name)
-    if module is None:
-        raise AttributeError(f"module 'textnb' has no attribute {name!r}")
-    value = getattr(_import(module), name)
+    if name == "__all__":
+        value = sorted(_public())
+    elif name == "__version__":
+        value = _import("textnb.core.version").__version__
+    elif name == "MODEL_MODULES":
+        value = _import("textnb.core.registry").MODEL_MODULES
+    else:
+        module = _public().get(name)
+        if module is None:
+            raise AttributeError(f"module 'textnb' has no attribute {name!r}")
+        value = getattr(_import(module), name)
     globals()[name] = value
     return value
 
 
 def __dir__():
     """The public API (and the module's dunders): not the helpers it imports."""
-    return sorted(set(_PUBLIC) | {"MODEL_MODULES", "__version__"}
+    return sorted(set(_public()) | {"MODEL_MODULES", "__version__", "__all__"}
                   | {n for n in globals() if n.startswith("__") and n.endswith("__")})

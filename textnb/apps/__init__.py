@@ -1,9 +1,8 @@
 """Applications built on the library: the spam and topic filters, the model daemon.
 
-Names are imported on first use (:mod:`textnb.core.lazy`).
+Names are imported on first use (PEP 562; written out rather than :mod:`textnb.core.lazy`,
+so that the ``spamfilter --socket`` client, which imports this package, loads nothing more).
 """
-
-from textnb.core.lazy import lazy_exports
 
 _EXPORTS = {  # defining module -> the names it exports
     "textnb.apps.filtering": (
@@ -13,5 +12,20 @@ _EXPORTS = {  # defining module -> the names it exports
     ),
 }
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 __all__ = sorted(n for names in _EXPORTS.values() for n in names)
+
+
+def __getattr__(name):
+    module = next((m for m, names in _EXPORTS.items() if name in names), None)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    __import__(module)
+    import sys
+
+    value = getattr(sys.modules[module], name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -23,14 +23,24 @@ not fall back to loading the model itself: it reports the error and exits 3 (wit
 message silently costing a cold start.
 """
 
-import os
 import sys
 import time
 
-try:  # the C module: ``socket`` would import enum, selectors and collections first
-    import _socket as _sock
-except ImportError:  # pragma: no cover - not CPython
-    import socket as _sock
+try:  # the C module that os wraps: importing os (posixpath, stat, collections.abc) costs a client ~2 ms
+    import posix as _os
+except ImportError:  # pragma: no cover - not POSIX
+    import os as _os
+
+
+
+def _socket_module():
+    """The C module ``_socket`` (``socket`` would import enum, selectors and collections
+    first), imported when a message is sent: the cold paths import this module too."""
+    try:
+        import _socket
+    except ImportError:  # pragma: no cover - not CPython
+        import socket as _socket
+    return _socket
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -104,7 +114,9 @@ def _fd(stream):
 def _reader(stream):
     """``read(n)`` for ``stream``: on a real descriptor, wait with ``select`` and then
     ``os.read``, so that a signal (Ctrl-C) arrives while waiting, never between a read
-    that returned bytes and the caller keeping them; else the stream's own read1/read."""
+    that returned bytes and the caller keeping them (a blocking read is restarted after
+    a handler that does not interrupt it, and its bytes would be lost when the handler
+    raises on return; ``select`` is never restarted); else the stream's own read1/read."""
     fd = _fd(stream)
     if fd is None:
         return getattr(stream, "read1", stream.read)
@@ -112,7 +124,7 @@ def _reader(stream):
 
     def read(n):
         select.select([fd], [], [])  # interrupted here: the bytes are still in the pipe
-        return os.read(fd, n)
+        return _os.read(fd, n)
 
     return read
 
@@ -224,6 +236,7 @@ def classify_message(socket_path, data, *, spam_cutoff=None, ham_cutoff=None, ma
     if headers:
         opts.append(" headers=1")
     request = f"SPAM {len(data)}{''.join(opts)}\n".encode("ascii")
+    _sock = _socket_module()
     sock = _sock.socket(_sock.AF_UNIX, _sock.SOCK_STREAM)
     try:
         sock.settimeout(timeout)
@@ -265,6 +278,129 @@ def classify_message(socket_path, data, *, spam_cutoff=None, ham_cutoff=None, ma
         return code, label, score, log_odds, head
     finally:
         sock.close()
+
+
+# -- the process conventions of the mail tools (textnb.cli.mailcli uses them too) -------------
+_DEVNULL = "/dev/null" if _os.__name__ == "posix" else _os.devnull
+
+
+def tolerant(stream, errors):
+    """The process's text stream, set never to fail on a character its encoding lacks:
+    on a UTF-8 stream with ``errors`` (file names that are not valid UTF-8 written back
+    as their own bytes with ``surrogateescape``), on any other (``ascii:strict``, say)
+    as a backslash escape. So a strict stdout cannot make ``train`` fail after it has
+    written the model, nor a label cut a ``topicfilter`` run short. (Defined here, the
+    lowest module that needs it, so that the client imports nothing more;
+    :mod:`textnb.cli.streams` re-exports it.)"""
+    try:
+        utf8 = (stream.encoding or "").lower().replace("_", "-") in ("utf-8", "utf8")
+        stream.reconfigure(errors=errors if utf8 else "backslashreplace")
+    except (AttributeError, ValueError, OSError):
+        pass
+    return stream
+
+
+class _Closed:
+    """Stands for a standard stream whose descriptor was closed when the process started."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def _fail(self, *args, **kwargs):
+        raise OSError(9, f"standard {'input' if self.name == 'stdin' else 'output'} is closed", self.name)
+
+    read = readline = write = _fail
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+
+def _standard_streams():
+    """(stdin, stdout) binary streams, or :class:`_Closed` stand-ins; stderr text stream."""
+    closed = []
+    for fd in (0, 1, 2):
+        try:
+            _os.fstat(fd)
+        except OSError:
+            closed.append(fd)
+    for fd in closed:  # keep 0-2 taken, lowest first, so a later open() cannot get them
+        try:
+            got = _os.open(_DEVNULL, _os.O_RDWR)
+            if got != fd:
+                _os.dup2(got, fd)
+                _os.close(got)
+        except OSError:
+            pass
+    stdin = _Closed("stdin") if 0 in closed or sys.stdin is None else sys.stdin.buffer
+    stdout = _Closed("stdout") if 1 in closed or sys.stdout is None else sys.stdout.buffer
+    stderr = tolerant(sys.stderr, "backslashreplace") if 2 not in closed and sys.stderr is not None \
+        else open(_DEVNULL, "w")
+    return stdin, stdout, stderr
+
+
+def _on_signal(signum, frame):
+    raise Terminated(signum)
+
+
+def _install_handlers():
+    try:
+        import _signal as sig
+    except ImportError:  # pragma: no cover - not CPython
+        import signal as sig
+    for name in ("SIGTERM", "SIGHUP"):
+        num = getattr(sig, name, None)
+        if num is not None:
+            try:
+                sig.signal(num, _on_signal)
+            except (OSError, ValueError):
+                pass
+
+
+def _quiet_exit_on_closed_pipe():
+    """At exit, Python flushes stdout: if the reader left, do not print a complaint."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError, AttributeError):
+        try:
+            devnull = _os.open(_DEVNULL, _os.O_WRONLY)
+            _os.dup2(devnull, 1)
+        except OSError:
+            pass
+
+
+def process_main(argv, run):
+    """``run(argv, stdin=..., stdout=..., stderr=...)`` under the mail tools' process
+    conventions (``textnb.cli.mailcli``'s docstring): SIGTERM / SIGHUP handlers, closed
+    standard streams stood in for, Ctrl-C before ``run`` could take it -> ``spamfilter:
+    interrupted`` and 130, a closed pipe quiet at exit. Returns the exit status."""
+    stderr = sys.stderr
+    try:
+        _install_handlers()
+        stdin, stdout, stderr = _standard_streams()
+        code = run(argv, stdin=stdin, stdout=stdout, stderr=stderr)
+    except KeyboardInterrupt:  # during start-up, before run could take it
+        _say(stderr, "interrupted")
+        code = EXIT_INTERRUPTED
+    except Terminated as exc:
+        _say(stderr, str(exc))
+        code = EXIT_ERROR
+    _quiet_exit_on_closed_pipe()
+    return code
+
+
+def is_client(argv):
+    """Whether ``spamfilter``'s ``argv`` asks for this client (``--socket``, not ``-h``)."""
+    return any(a == "--socket" or a.startswith("--socket=") for a in argv) and not (
+        "-h" in argv or "--help" in argv)
+
+
+def main(argv=None):
+    """``spamfilter --socket ...`` as a whole process (``scripts/spamfilter`` runs it without
+    importing the command-line package); the exit status."""
+    return process_main(list(sys.argv[1:] if argv is None else argv), client_main)
 
 
 _VALUE_OPTIONS = {"--socket", "--spam-cutoff", "--ham-cutoff", "--max-bytes"}

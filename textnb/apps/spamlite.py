@@ -29,20 +29,21 @@ naive Bayes?", CEAS 2006.
 """
 
 import binascii
-import json
 import math
 import os
-import re
 import stat
 import struct
 import sys
-from array import array
-from functools import reduce
 from itertools import islice
-from operator import add
 
 from textnb.io.mailread import DEFAULT_MAX_BYTES
 
+try:  # the C functions themselves: functools and operator import collections & co. first
+    from _functools import reduce
+    from _operator import add
+except ImportError:  # pragma: no cover - not CPython
+    from functools import reduce
+    from operator import add
 try:  # CPython's own SHA-256: hashlib would load OpenSSL first (same digests)
     from _sha256 import sha256 as _sha256
 except ImportError:  # pragma: no cover - other Pythons, 3.12+ (_sha2)
@@ -226,8 +227,9 @@ MAX_LITE_BYTES = 1 << 30
 _MAX_LITE_HEADER = 64 * 1024
 _PARAMS = ("alpha", "length_norm", "max_tokens", "method", "min_dev", "robs", "robx")
 _STATE = ("class_count_", "classes_", "feature_count_", "tokens_utf8_")
-_NPY = re.compile(rb"\x93NUMPY\x01\x00(..)\{'descr': '([<|][a-zA-Z]\d+)', 'fortran_order': False, "
-                  rb"'shape': \((\d+),(?: (\d+))?\), \} *\n", re.S)
+#: Arrays bigger than this (in all) are hashed by OpenSSL (``_hashlib``: loading it costs
+#: about what CPython's own SHA-256 takes for 1 MB; it is several times faster per byte).
+_OPENSSL_FROM = 1 << 20
 _MAX_COUNT = 2**53
 _MAX_ALPHA = 1e12
 
@@ -271,24 +273,152 @@ def _members(raw):
 
 
 def _npy(data, descr, ndim):
-    """``(shape, payload)`` of one ``.npy`` member in numpy's own version-1.0 form."""
-    m = _NPY.match(data)
-    if m is None or m.group(2).decode() != descr or (m.group(4) is not None) != (ndim == 2):
+    """``(shape, payload)`` of one ``.npy`` member in numpy's own version-1.0 form: the
+    header ``{'descr': '<descr>', 'fortran_order': False, 'shape': (N,), }`` (``(N, M)``
+    for 2 dimensions), padded with spaces to the length the preamble gives, ending in a
+    newline; read with byte-string methods."""
+    if data[:8] != b"\x93NUMPY\x01\x00" or len(data) < 10:
         raise _Unusable
-    if struct.unpack("<H", m.group(1))[0] != m.end() - 10:
+    end = 10 + int.from_bytes(data[8:10], "little")
+    head = data[10:end]
+    prefix = b"{'descr': '" + descr.encode("ascii") + b"', 'fortran_order': False, 'shape': ("
+    if len(data) < end or not head.startswith(prefix) or head[-1:] != b"\n":
         raise _Unusable
-    shape = tuple(int(g) for g in m.groups()[2:] if g is not None)
-    return shape, data[m.end():]
+    dims = head[len(prefix):-1].rstrip(b" ")
+    if not dims.endswith(b"), }"):
+        raise _Unusable
+    dims = dims[:-4]
+    if ndim == 1:
+        numbers = [dims[:-1]] if dims[-1:] == b"," else []
+    else:
+        numbers = dims.split(b", ")
+    if len(numbers) != ndim or not all(n.isdigit() and n.isascii() for n in numbers):
+        raise _Unusable
+    return tuple(int(n) for n in numbers), data[end:]
+
+
+_JSON_SPACE = " \t\n\r"
+_JSON_WORDS = {"true": True, "false": False, "null": None}
+_JSON_NUMBER = frozenset("0123456789+-.eE")
+
+
+def _json_value(s, i):
+    """(value, index after it) of the JSON value at ``s[i]`` (no whitespace before it)."""
+    c = s[i:i + 1]
+    if c == '"':
+        j = s.find('"', i + 1)
+        text = s[i + 1:j]
+        if j < 0 or "\\" in text or not text.isprintable():  # escapes, control characters: json's
+            raise _Unusable
+        return text, j + 1
+    if c == "{":
+        out = {}
+        i = _json_skip(s, i + 1)
+        if s[i:i + 1] == "}":
+            return out, i + 1
+        while True:
+            if s[i:i + 1] != '"':
+                raise _Unusable
+            key, i = _json_value(s, i)
+            i = _json_skip(s, i)
+            if s[i:i + 1] != ":":
+                raise _Unusable
+            out[key], i = _json_value(s, _json_skip(s, i + 1))
+            i = _json_skip(s, i)
+            c = s[i:i + 1]
+            if c == "}":
+                return out, i + 1
+            if c != ",":
+                raise _Unusable
+            i = _json_skip(s, i + 1)
+    if c == "[":
+        out = []
+        i = _json_skip(s, i + 1)
+        if s[i:i + 1] == "]":
+            return out, i + 1
+        while True:
+            value, i = _json_value(s, i)
+            out.append(value)
+            i = _json_skip(s, i)
+            c = s[i:i + 1]
+            if c == "]":
+                return out, i + 1
+            if c != ",":
+                raise _Unusable
+            i = _json_skip(s, i + 1)
+    for word, value in _JSON_WORDS.items():
+        if s.startswith(word, i):
+            return value, i + len(word)
+    j = i
+    while s[j:j + 1] in _JSON_NUMBER and j < len(s):
+        j += 1
+    return _json_number(s[i:j]), j
+
+
+def _json_number(t):
+    """int or float of a JSON number written in ASCII digits, as json.loads gives it."""
+    n, i = len(t), 1 if t[:1] == "-" else 0
+    j = i
+    while j < n and "0" <= t[j] <= "9":
+        j += 1
+    if j == i or (t[i] == "0" and j > i + 1):
+        raise _Unusable
+    real = False
+    if j < n and t[j] == ".":
+        k = j + 1
+        while k < n and "0" <= t[k] <= "9":
+            k += 1
+        if k == j + 1:
+            raise _Unusable
+        j, real = k, True
+    if j < n and t[j] in "eE":
+        k = j + 2 if t[j + 1:j + 2] in ("+", "-") else j + 1
+        m = k
+        while m < n and "0" <= t[m] <= "9":
+            m += 1
+        if m == k:
+            raise _Unusable
+        j, real = m, True
+    if j != n:
+        raise _Unusable
+    return float(t) if real else int(t)
+
+
+def _json_skip(s, i):
+    n = len(s)
+    while i < n and s[i] in _JSON_SPACE:
+        i += 1
+    return i
+
+
+def _json_loads(text):
+    """``json.loads(text)`` for the JSON a model file's header is written in (no string
+    escapes, ASCII digits), without importing json (and re); anything else is handed to
+    json.loads itself, so the result is always json's."""
+    try:
+        value, i = _json_value(text, _json_skip(text, 0))
+        if _json_skip(text, i) != len(text):
+            raise _Unusable
+        return value
+    except (_Unusable, IndexError, ValueError, RecursionError):
+        import json
+
+        return json.loads(text)
 
 
 def _int64s(data, shape):
+    """The little-endian int64 values of ``data`` as a sequence (a memoryview: the array
+    module would import collections.abc & co. first)."""
     if len(data) != 8 * math.prod(shape):
         raise _Unusable
-    a = array("q")
-    a.frombytes(data)
-    if sys.byteorder != "little":  # pragma: no cover - big-endian machines
-        a.byteswap()
-    return a
+    if sys.byteorder == "little":
+        return memoryview(data).cast("q")
+    from array import array  # pragma: no cover - big-endian machines
+
+    a = array("q")  # pragma: no cover
+    a.frombytes(data)  # pragma: no cover
+    a.byteswap()  # pragma: no cover
+    return a  # pragma: no cover
 
 
 def _read_lite(path, max_bytes):
@@ -311,7 +441,7 @@ def _read_lite(path, max_bytes):
     head = members.get("header.json")
     if head is None or len(head) > _MAX_LITE_HEADER:
         raise _Unusable
-    header = json.loads(head.decode("utf-8"))
+    header = _json_loads(head.decode("utf-8"))
     if not isinstance(header, dict) or header.get("format") != "textnb-model" or type(header.get("version")) is not int \
             or header["version"] != 1:
         raise _Unusable
@@ -339,26 +469,34 @@ def _read_lite(path, max_bytes):
     if len(set(refs.values())) != 4 or set(declared) != set(refs.values()) or len(members) != 5:
         raise _Unusable
     arrays = {}
+    sha256 = _sha256
+    if sum(len(members.get(f"arrays/{name}.npy", b"")) for name in refs.values()) > _OPENSSL_FROM:
+        try:
+            from _hashlib import openssl_sha256 as sha256
+        except ImportError:  # pragma: no cover - Python without OpenSSL
+            pass
     for key, name in refs.items():
         meta, data = declared[name], members.get(f"arrays/{name}.npy")
         if not isinstance(meta, dict) or data is None or meta.get("nbytes") != len(data) \
-                or _sha256(data).hexdigest() != meta.get("sha256"):
+                or sha256(data).hexdigest() != meta.get("sha256"):
             raise _Unusable
         arrays[key] = data
     shape, payload = _npy(arrays["classes_"], "<U4", 1)
     if shape != (2,) or payload.decode("utf-32-le").replace("\0", " ") != "ham spam":
         raise _Unusable
-    shape, counts = _npy(arrays["feature_count_"], "<i8", 2)
+    shape, payload = _npy(arrays["feature_count_"], "<i8", 2)
     if shape[0] != 2:
         raise _Unusable
-    counts = _int64s(counts, shape)
+    counts = _int64s(payload, shape)
+    # no count is negative: the top byte of every little-endian int64 is below 0x80
+    negative = not payload[7::8].isascii()
     n_tokens = shape[1]
     c_shape, class_count = _npy(arrays["class_count_"], "<i8", 1)
     class_count = _int64s(class_count, c_shape)
     if c_shape != (2,) or min(class_count) < 0 or max(class_count) > _MAX_COUNT:
         raise _Unusable
     ham, spam = counts[:n_tokens], counts[n_tokens:]
-    if n_tokens and (min(counts) < 0 or max(ham) > class_count[0] or max(spam) > class_count[1]):
+    if n_tokens and (negative or max(ham) > class_count[0] or max(spam) > class_count[1]):
         raise _Unusable
     t_shape, text = _npy(arrays["tokens_utf8_"], "|u1", 1)
     if t_shape != (len(text),):

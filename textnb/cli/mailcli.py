@@ -19,84 +19,22 @@ Process-level conventions (the same for both commands):
 * a reader that goes away (``spamfilter --batch DIR | head``) ends the run quietly.
 """
 
-import os
 import sys
 
-from textnb.apps.spamclient import EXIT_ERROR, EXIT_INTERRUPTED, Terminated
-from textnb.cli.streams import tolerant
+from textnb.apps.spamclient import (  # the process conventions live with the client, which runs
+    # them without this package (scripts/spamfilter)
+    EXIT_INTERRUPTED,
+    Terminated,
+    _Closed,
+    _install_handlers,
+    _quiet_exit_on_closed_pipe,
+    _standard_streams,
+    is_client,
+    process_main,
+    tolerant,
+)
 
 __all__ = ["spamfilter", "topicfilter"]
-
-
-class _Closed:
-    """Stands for a standard stream whose descriptor was closed when the process started."""
-
-    def __init__(self, name):
-        self.name = name
-
-    def _fail(self, *args, **kwargs):
-        raise OSError(9, f"standard {'input' if self.name == 'stdin' else 'output'} is closed", self.name)
-
-    read = readline = write = _fail
-
-    def flush(self):
-        pass
-
-    def isatty(self):
-        return False
-
-
-def _standard_streams():
-    """(stdin, stdout) binary streams, or :class:`_Closed` stand-ins; stderr text stream."""
-    closed = []
-    for fd in (0, 1, 2):
-        try:
-            os.fstat(fd)
-        except OSError:
-            closed.append(fd)
-    for fd in closed:  # keep 0-2 taken, lowest first, so a later open() cannot get them
-        try:
-            got = os.open(os.devnull, os.O_RDWR)
-            if got != fd:
-                os.dup2(got, fd)
-                os.close(got)
-        except OSError:
-            pass
-    stdin = _Closed("stdin") if 0 in closed or sys.stdin is None else sys.stdin.buffer
-    stdout = _Closed("stdout") if 1 in closed or sys.stdout is None else sys.stdout.buffer
-    stderr = tolerant(sys.stderr, "backslashreplace") if 2 not in closed and sys.stderr is not None \
-        else open(os.devnull, "w")
-    return stdin, stdout, stderr
-
-
-def _on_signal(signum, frame):
-    raise Terminated(signum)
-
-
-def _install_handlers():
-    try:
-        import _signal as sig
-    except ImportError:  # pragma: no cover - not CPython
-        import signal as sig
-    for name in ("SIGTERM", "SIGHUP"):
-        num = getattr(sig, name, None)
-        if num is not None:
-            try:
-                sig.signal(num, _on_signal)
-            except (OSError, ValueError):
-                pass
-
-
-def _quiet_exit_on_closed_pipe():
-    """At exit, Python flushes stdout: if the reader left, do not print a complaint."""
-    try:
-        sys.stdout.flush()
-    except (OSError, ValueError, AttributeError):
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 1)
-        except OSError:
-            pass
 
 
 def _say(stderr, prog, message):
@@ -107,31 +45,20 @@ def _say(stderr, prog, message):
         pass
 
 
+def _filter(argv, **streams):
+    from textnb.cli.mailfilters import filter_main  # (inside process_main: Ctrl-C during the import is handled)
+
+    return filter_main(argv, **streams)
+
+
 def spamfilter(argv=None):
     """The ``spamfilter`` command; returns its exit status (see ``spamfilter --help``)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    stderr = sys.stderr
-    try:
-        _install_handlers()
-        stdin, stdout, stderr = _standard_streams()
-        client = any(a == "--socket" or a.startswith("--socket=") for a in argv) and not (
-            "-h" in argv or "--help" in argv)
-        if client:
-            from textnb.apps.spamclient import client_main
+    if is_client(argv):
+        from textnb.apps.spamclient import client_main
 
-            code = client_main(argv, stdin=stdin, stdout=stdout, stderr=stderr)
-        else:
-            from textnb.cli.mailfilters import filter_main
-
-            code = filter_main(argv, stdin=stdin, stdout=stdout, stderr=stderr)
-    except KeyboardInterrupt:  # during start-up, before filter_main could take it
-        _say(stderr, "spamfilter", "interrupted")
-        code = EXIT_INTERRUPTED
-    except Terminated as exc:
-        _say(stderr, "spamfilter", str(exc))
-        code = EXIT_ERROR
-    _quiet_exit_on_closed_pipe()
-    return code
+        return process_main(argv, client_main)
+    return process_main(argv, _filter)
 
 
 def topicfilter(argv=None):

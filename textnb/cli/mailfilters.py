@@ -1,12 +1,11 @@
 """The ``spamfilter`` and ``topicfilter`` programs: argument parsing and printing over
 :mod:`textnb.apps.filtering` (the filters themselves live there)."""
 
-import contextlib
 import sys
 
 from textnb.apps.spamclient import EXIT_INTERRUPTED, Terminated, client_main, copy_rest, drain, read_head
-from textnb.cli.output import cell
 from textnb.cli.progress import Progress
+from textnb.cli.streams import cell  # (textnb.cli.output re-exports it: no json/re import here)
 from textnb.core.errors import InputError, ModelFileError, TextnbError
 from textnb.io import mailread as mail
 from textnb.apps.spamlite import (
@@ -49,20 +48,28 @@ __all__ = ["filter_main", "topic_main"]
 # (textnb.cli.argtypes, which imports argparse) are imported by the parser builders.
 
 
-@contextlib.contextmanager
-def _progress(stream, desc, unit="msg"):
-    """The command line's progress bar (:class:`textnb.cli.progress.Progress`) on
-    ``stream`` when it is a terminal; else None. Yields ``update(done)`` or None."""
-    if hasattr(stream, "isatty") and stream.isatty():
-        _full_library()  # tqdm, when installed, lives in site-packages
-    bar = Progress(desc, stream=stream, unit=unit)
-    if not bar.enabled:
-        yield None
-        return
-    try:
-        yield bar
-    finally:
-        bar.close()
+class _progress:
+    """``with _progress(stream, desc) as update:`` the command line's progress bar
+    (:class:`textnb.cli.progress.Progress`) on ``stream`` when it is a terminal (``update``
+    is then ``bar(done)``), else None. A class, not a contextlib generator: contextlib
+    imports collections, functools & co., which a short batch run pays for."""
+
+    def __init__(self, stream, desc, unit="msg"):
+        self.stream, self.desc, self.unit, self.bar = stream, desc, unit, None
+
+    def __enter__(self):
+        if hasattr(self.stream, "isatty") and self.stream.isatty():
+            _full_library()  # tqdm, when installed, lives in site-packages
+        bar = Progress(self.desc, stream=self.stream, unit=self.unit)
+        if not bar.enabled:
+            return None
+        self.bar = bar
+        return bar
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.close()
+        return False
 
 
 def _parser_class():
@@ -174,9 +181,11 @@ def _spam_parser():
 
 
 def _err(stream, prog, message):
-    with contextlib.suppress(OSError, ValueError):  # a closed stderr must not hide the exit status
+    try:
         stream.write(f"{prog}: {message}\n")
         stream.flush()
+    except (OSError, ValueError):  # a closed stderr must not hide the exit status
+        pass
 
 
 def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
@@ -193,7 +202,10 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
     passthrough = "-p" in argv or "--passthrough" in argv
     code = EXIT_ERROR
     try:
-        args = _fast_spam_args(argv) or _spam_parser().parse_args(argv)
+        args = _fast_spam_args(argv)
+        if args is None:  # argparse's parser: its argument types import numpy (site-packages under -S)
+            _full_library()
+            args = _spam_parser().parse_args(argv)
         if args.socket is not None:
             return client_main(argv, stdin=stdin, stdout=stdout, stderr=stderr)
         passthrough = args.passthrough
@@ -255,10 +267,12 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
     except Exception as exc:  # a mail filter must not die with a traceback
         _err(stderr, "spamfilter", f"internal error: {type(exc).__name__}: {exc}")
     if passthrough:  # never lose the message: as it came, or the rest of the verdict's copy
-        with contextlib.suppress(OSError, ValueError, KeyboardInterrupt, Terminated):
+        try:
             if not written:
                 stdout.write(head if head is not None else b"".join(parts))
             copy_rest(stdin, stdout)
+        except (OSError, ValueError, KeyboardInterrupt, Terminated):
+            pass
     return code
 
 

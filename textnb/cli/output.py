@@ -9,23 +9,12 @@ never holds the non-JSON tokens ``NaN`` / ``Infinity``. Standard library only (t
 import json
 import math
 import numbers
-import re
 
-from textnb.cli.streams import tolerant
+from textnb.cli.streams import cell, tolerant
 
 __all__ = ["cell", "dumps", "finite", "tolerant"]
 
 _FLOAT_MAX = 1.7976931348623157e308
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\\]")
-_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r", "\\": "\\\\"}
-
-
-def cell(text):
-    """A field of tab-separated output: a backslash, TAB, newline and every other control
-    character (C0, DEL, C1) escaped (``\\\\``, ``\\t``, ``\\n``, ``\\x1b``), so a file name
-    or a label can never forge extra columns or lines. Other text, surrogate escapes of
-    non-UTF-8 names included, is kept as it is."""
-    return _CONTROL.sub(lambda m: _ESCAPES.get(m.group(), f"\\x{ord(m.group()):02x}"), str(text))
 
 
 def finite(obj):

@@ -1,21 +1,29 @@
-"""Standard streams that never fail on a character their encoding lacks.
+"""Standard streams that never fail on a character their encoding lacks, and the one
+escaping of a tab-separated output field (:func:`cell`).
 
-Its own module, importing nothing, because the ``spamfilter --socket`` client imports it
-before anything else and must start in milliseconds (docs/spam.md, "Speed").
+Its own module, importing only the standard-library-only mail client (where
+:func:`tolerant` is defined: the ``spamfilter --socket`` client runs without this
+package), because ``spamfilter --batch`` imports it before anything else and must start
+in milliseconds (docs/spam.md, "Speed"); :mod:`textnb.cli.output` re-exports both.
 """
 
-__all__ = ["tolerant"]
+from textnb.apps.spamclient import tolerant
+
+__all__ = ["cell", "tolerant"]
+
+#: what :func:`cell` writes for each control character (C0, DEL, C1) and the backslash
+_CELL_ESCAPES = {i: f"\\x{i:02x}" for i in (*range(0x20), *range(0x7f, 0xa0))}
+_CELL_ESCAPES.update({ord("\t"): "\\t", ord("\n"): "\\n", ord("\r"): "\\r", ord("\\"): "\\\\"})
 
 
-def tolerant(stream, errors):
-    """The process's text stream, set never to fail on a character its encoding lacks:
-    on a UTF-8 stream with ``errors`` (file names that are not valid UTF-8 written back
-    as their own bytes with ``surrogateescape``), on any other (``ascii:strict``, say)
-    as a backslash escape. So a strict stdout cannot make ``train`` fail after it has
-    written the model, nor a label cut a ``topicfilter`` run short."""
-    try:
-        utf8 = (stream.encoding or "").lower().replace("_", "-") in ("utf-8", "utf8")
-        stream.reconfigure(errors=errors if utf8 else "backslashreplace")
-    except (AttributeError, ValueError, OSError):
-        pass
-    return stream
+def cell(text):
+    """A field of tab-separated output: a backslash, TAB, newline and every other control
+    character (C0, DEL, C1) escaped (``\\\\``, ``\\t``, ``\\n``, ``\\x1b``), so a file name
+    or a label can never forge extra columns or lines. Other text, surrogate escapes of
+    non-UTF-8 names included, is kept as it is."""
+    text = str(text)
+    if "\\" not in text and text.isprintable():  # no control character is printable
+        return text
+    return text.translate(_CELL_ESCAPES)
+
+

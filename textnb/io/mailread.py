@@ -6,10 +6,8 @@ of :mod:`textnb.io.mail` that need only the standard library's core modules (no
 (mailboxes are never modified, the size cap, mbox ``From`` lines).
 """
 
-import base64
 import codecs
 import os
-import re
 import stat
 
 from textnb.core.errors import InputError
@@ -22,12 +20,32 @@ DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 
 _CHUNK = 1 << 16
 
-# "From " separator line of an mbox: "From <sender> <asctime date>"
-_FROM_LINE = re.compile(
-    rb"^From \S+\s+(?:[A-Z][a-z]{2},?\s+)?(?:[A-Z][a-z]{2}\s+\d{1,2}|\d{1,2}\s+[A-Z][a-z]{2})"
-    rb"\s+(?:\d{4}\s+)?\d{1,2}:\d\d"
-)
-_HEADER_LINE = re.compile(rb"^[!-9;-~]+:")
+#: Regular expressions, compiled on first use (``import re`` costs a fast start more than
+#: reading a folder of short messages): module attributes through :func:`__getattr__`.
+_SOURCES = {
+    # "From " separator line of an mbox: "From <sender> <asctime date>"
+    "_FROM_LINE": rb"^From \S+\s+(?:[A-Z][a-z]{2},?\s+)?(?:[A-Z][a-z]{2}\s+\d{1,2}|\d{1,2}\s+[A-Z][a-z]{2})"
+                  rb"\s+(?:\d{4}\s+)?\d{1,2}:\d\d",
+    "_HEADER_LINE": rb"^[!-9;-~]+:",
+    "_B64_JUNK": rb"[^A-Za-z0-9+/]",
+    "_B64_CLEAN": rb"(?:[A-Za-z0-9+/]{4}|\r?\n)*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?\s*",
+}
+
+
+def __getattr__(name):
+    """``_FROM_LINE``, ``_HEADER_LINE``, ``_B64_JUNK``, ``_B64_CLEAN``: compiled when first used."""
+    source = _SOURCES.get(name)
+    if source is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import re
+
+    value = globals()[name] = re.compile(source)
+    return value
+
+
+def _pattern(name):
+    return globals().get(name) or __getattr__(name)
+
 
 def _codec(charset):
     if not charset:
@@ -54,16 +72,14 @@ def decode_bytes(data, charset=None):
 
 
 
-_B64_JUNK = re.compile(rb"[^A-Za-z0-9+/]")
-_B64_CLEAN = re.compile(rb"(?:[A-Za-z0-9+/]{4}|\r?\n)*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?\s*")
-
-
 def _lenient_b64decode(data):
     """Decode base64, keeping every whole 3-byte group: junk characters and
     padding are dropped, a short tail is padded (never raises). Returns
     ``(bytes, clean)``; ``clean`` is False when something had to be dropped or padded."""
-    clean = _B64_CLEAN.fullmatch(data) is not None
-    data = _B64_JUNK.sub(b"", data.rstrip(b"=\r\n\t "))
+    import base64
+
+    clean = _pattern("_B64_CLEAN").fullmatch(data) is not None
+    data = _pattern("_B64_JUNK").sub(b"", data.rstrip(b"=\r\n\t "))
     tail = len(data) % 4
     if tail == 1:
         data = data[:-1]
@@ -123,7 +139,7 @@ def is_mbox(path):
     """True for a file whose first line is an mbox ``From <sender> <date>`` line."""
     try:
         with _open_regular(path) as f:
-            return bool(_FROM_LINE.match(f.readline(4096)))
+            return bool(_pattern("_FROM_LINE").match(f.readline(4096)))
     except (OSError, InputError):
         return False
 
@@ -131,7 +147,7 @@ def is_mbox(path):
 def looks_like_mail(data):
     """True when ``data`` starts like an RFC 5322 message (a header field or From line)."""
     head = data[:4096].lstrip(b"\r\n")
-    return bool(_HEADER_LINE.match(head) or _FROM_LINE.match(head))
+    return bool(_pattern("_HEADER_LINE").match(head) or _pattern("_FROM_LINE").match(head))
 
 
 def _iter_mbox(path, max_bytes):
@@ -141,6 +157,7 @@ def _iter_mbox(path, max_bytes):
     after an empty line; the ``From`` line itself is not part of the message. Bytes
     past ``max_bytes`` in one message are skipped.
     """
+    from_line = _pattern("_FROM_LINE")
     number = 0
     parts, size, started = [], 0, False
     prev_blank, at_line_start = True, True
@@ -149,7 +166,7 @@ def _iter_mbox(path, max_bytes):
             line = f.readline(_CHUNK)
             if not line:
                 break
-            if at_line_start and prev_blank and line.startswith(b"From ") and _FROM_LINE.match(line):
+            if at_line_start and prev_blank and line.startswith(b"From ") and from_line.match(line):
                 if started:
                     number += 1
                     yield f"{path}:{number}", _strip_last_newline(b"".join(parts))
@@ -198,7 +215,7 @@ def _split_small_mbox(path, data):
         end = len(data) if end < 0 else end + 1
         if end - here > _CHUNK:
             return None
-        if _FROM_LINE.match(data[here:end]):
+        if _pattern("_FROM_LINE").match(data[here:end]):
             starts.append((here, end))
     out = []
     for k, (_, body) in enumerate(starts):
@@ -238,6 +255,8 @@ def _read_file(path, max_bytes):
                 break
             chunks.append(chunk)
             total += len(chunk)
+            if len(chunk) < want and total <= st.st_size:  # a short read of a regular file: its end
+                break
         else:
             while os.read(fd, _CHUNK):  # past the cap: read and dropped
                 pass
@@ -300,21 +319,81 @@ def iter_messages(path, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None):
     if is_maildir(path):
         yield from _iter_maildir(path, max_bytes, on_error)
     elif os.path.isdir(path):
-        for root, dirs, files in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            if is_maildir(root):
-                dirs[:] = []
-                yield from _iter_maildir(root, max_bytes, on_error)
-                continue
-            for name in sorted(files):
-                full = os.path.join(root, name)
-                if not name.startswith(".") and not is_special(full):  # a FIFO could block forever
-                    yield from _reported(_iter_file(full, max_bytes), on_error)
+        yield from _iter_tree(path, max_bytes, on_error)
     elif os.path.exists(path):
         yield from _reported(_iter_file(path, max_bytes), on_error)
     else:
         raise InputError(f"{path}: no such file or folder")
 
+
+
+def _iter_tree(top, max_bytes, on_error):
+    """The messages of the folder ``top`` (not a Maildir), as ``os.walk(top)`` visits it:
+    its files (sorted by name; hidden ones, FIFOs, sockets, devices and links to them
+    skipped), then its subfolders (sorted; hidden ones and links to folders skipped, a
+    Maildir read as one, a folder that cannot be listed ignored). One ``scandir`` per
+    folder and no ``stat`` per file (the entry's type tells a regular file, except
+    behind a link), and each file read as :func:`_iter_file` reads it."""
+    try:
+        with os.scandir(top) as it:
+            entries = list(it)
+    except OSError:  # as os.walk: a folder that cannot be listed is skipped
+        return
+    files, dirs = [], []
+    for entry in entries:
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = False
+        (dirs if is_dir else files).append((entry.name, entry))
+    files.sort()
+    dirs.sort()
+    small = max_bytes is not None and max_bytes < 4096
+    for name, entry in files:
+        if name.startswith("."):
+            continue
+        full = entry.path
+        try:
+            special = is_special(full) if entry.is_symlink() else not entry.is_file(follow_symlinks=False)
+        except OSError:
+            special = False
+        if special:
+            continue  # a FIFO could block forever
+        try:
+            if small:
+                yield from _iter_file(full, max_bytes)
+                continue
+            data = _read_file(full, max_bytes)  # _iter_file's reading, without its generator
+            if data.startswith(b"From "):
+                yield from _iter_file(full, max_bytes)  # perhaps an mbox: read as one
+            else:
+                yield full, data
+        except InputError as exc:
+            if on_error is None:
+                raise
+            on_error(str(exc))
+    for name, entry in dirs:
+        if name.startswith("."):
+            continue
+        sub = entry.path
+        if entry.is_symlink():  # os.walk does not descend into links to folders
+            continue
+        if is_maildir(sub):
+            yield from _iter_maildir(sub, max_bytes, on_error)
+        else:
+            yield from _iter_tree(sub, max_bytes, on_error)
+
+
+def _has_time(line):
+    """Whether ``line`` holds ``<digit>:<digit><digit>``, as every match of ``_FROM_LINE``
+    does: a text that starts with "From " but not with an mbox line is told without the
+    pattern (nor ``import re``)."""
+    i = line.find(b":")
+    while i >= 0:
+        if line[i - 1:i].isdigit() and line[i + 1:i + 3].isdigit() and len(line[i + 1:i + 3]) == 2:
+            return True
+        i = line.find(b":", i + 1)
+    return False
 
 
 def _iter_file(path, max_bytes):
@@ -328,7 +407,8 @@ def _iter_file(path, max_bytes):
     data = _read_file(path, max_bytes)
     if data.startswith(b"From "):  # is_mbox's test, on the first line (at most 4096 bytes)
         nl = data.find(b"\n", 0, 4096)
-        if _FROM_LINE.match(data[:nl + 1] if nl >= 0 else data[:4096]):
+        line = data[:nl + 1] if nl >= 0 else data[:4096]
+        if _has_time(line) and _pattern("_FROM_LINE").match(line):
             yield from _iter_mbox_file(path, max_bytes)
             return
     yield path, data

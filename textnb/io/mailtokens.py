@@ -10,19 +10,60 @@ stripped to its text with ``url:<host>`` tokens for its links. Every token is li
 (word presence), in order of first appearance.
 
 It has its own small MIME reader, several times faster than the :mod:`email` parser, and
-imports only ``re`` and ``binascii`` (``email.header`` and ``html`` on first need), so a
-mail filter that uses it starts fast.
+imports only ``binascii`` (``re`` when a message has a header or text beyond Latin-1,
+``email.header`` and ``html`` on first need), so a mail filter that uses it starts fast:
+the words of a text without a header (an SMS) are found with ``bytes.translate``,
+``str.split`` and ``str.strip`` alone.
 """
 
 import binascii
-import re
 
 from textnb.io.mailread import DEFAULT_MAX_BYTES, _lenient_b64decode, decode_bytes
 
 __all__ = ["Tokens", "message_tokens", "MAX_TOKEN"]
 
+#: The regular expressions of the tokenizer, compiled on first use (:data:`_P`; as module
+#: attributes ``_WORD``, ``_URL``, ... through :func:`__getattr__`): ``import re`` and the
+#: compiling cost a short mail filter run more than classifying a text message.
+_SOURCES = {
+    "WORD": r"(?u)[\w$][\w$'.\-]*[\w$]",  # a token (the definition; _pieces finds the same faster)
+    "SCRIPT": r"(?is)<(script|style)\b.*?</\1\s*>",
+    "TAG": r"(?s)<[^>]*>",
+    "URL": r"://([^/\s\"'<>:?#=]+)",  # on lowercased text: link hosts
+    "MID_DOMAIN": r"@([^>\s]+)",
+    "LEAD": rb" ['.\-]+",  # the ends of runs that are not part of a token (the definition of _strip_ends)
+    "TRAIL": rb"['.\-]+ ",
+    "FIELDS": r"(?m)^([!-9;-~]+):[ \t]*(.*?)\r?$",  # header fields (the definition _split_message follows)
+    "FIRST_FIELD": r"[!-9;-~]+:[ \t]",  # (the definition of _starts_with_field)
+    "FOLD": r"\r?\n[ \t]+",
+    "BLANK_LINE": r"\r?\n[ \t]*\r?\n",
+    "HEAD_END": r"\n[ \t]*\r?\n",  # BLANK_LINE without its leading \r? (a literal prefix: fast search)
+    "PARAM": r"""(?i)([a-z][\w*-]*)\s*=\s*(?:"([^"]*)"|([^\s;]+))""",
+}
+
+
+class _Patterns:
+    """``_P.URL`` & co.: each pattern of :data:`_SOURCES` compiled when first used."""
+
+    def __getattr__(self, name):
+        import re
+
+        value = re.compile(_SOURCES[name])
+        setattr(self, name, value)
+        return value
+
+
+_P = _Patterns()
+
+
+def __getattr__(name):
+    """``_WORD``, ``_URL``, ...: the compiled patterns under their module-level names."""
+    if name[:1] == "_" and name[1:] in _SOURCES:
+        return getattr(_P, name[1:])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 # -- tokenizer ---------------------------------------------------------------------------
-_WORD = re.compile(r"(?u)[\w$][\w$'.\-]*[\w$]")
 MAX_TOKEN = 40
 #: fields whose words are noise: dates, ids, bookkeeping of mail clients, our own headers
 _SKIP_FIELDS = frozenset({
@@ -34,19 +75,38 @@ _SKIP_FIELDS = frozenset({
 _ADDRESS_FIELDS = {"from": "from:", "to": "to:", "cc": "to:", "reply-to": "reply-to:",
                    "sender": "from:", "return-path": "return-path:", "delivered-to": "to:"}
 _MAX_VALUE = 4000
-_SCRIPT = re.compile(r"(?is)<(script|style)\b.*?</\1\s*>")
-_TAG = re.compile(r"(?s)<[^>]*>")
-_URL = re.compile(r"://([^/\s\"'<>:?#=]+)")  # on lowercased text: link hosts
-_MID_DOMAIN = re.compile(r"@([^>\s]+)")
 
 
 #: Latin-1 translation table for :func:`_pieces`: the characters of :data:`_WORD`'s
-#: classes (``[\w$'.-]``) map to themselves, every other byte to a space.
-_TOKEN_TABLE = bytes(i if re.match(r"(?u)[\w$'.\-]", chr(i)) else 0x20 for i in range(256))
-_LEAD = re.compile(rb" ['.\-]+")
-_TRAIL = re.compile(rb"['.\-]+ ")
+#: classes (``[\w$'.-]``: ``\w`` is what :meth:`str.isalnum` accepts, and ``_``) map to
+#: themselves, every other byte to a space (a test checks it against the pattern).
+_TOKEN_TABLE = bytes(i if chr(i).isalnum() or chr(i) in "_$'.-" else 0x20 for i in range(256))
+_ENDS = "'.-"
+
+
+class _TokenMap(dict):
+    """:data:`_TOKEN_TABLE` for any text (a :meth:`str.translate` table): each character
+    maps to itself when it is one of ``[\\w$'.-]``, else to a space; filled as characters
+    are met."""
+
+    __slots__ = ()
+
+    def __missing__(self, code):
+        c = chr(code)
+        value = self[code] = c if c.isalnum() or c in "_$'.-" else " "
+        return value
+
+
+_TOKEN_MAP = _TokenMap()
 #: the 1-character strings :func:`_pieces` can return (dropped by :func:`message_tokens`)
 _SINGLES = frozenset(map(chr, range(256)))
+
+
+def _strip_ends(words):
+    r"""``words`` (runs of ``[\w$'.-]``) without their leading and trailing ``'.-``, empty
+    ones dropped: what substituting :data:`_LEAD` and then :data:`_TRAIL` with a space in
+    the space-separated runs gives, without a regular expression (and faster)."""
+    return [w for w in map(str.strip, words, [_ENDS] * len(words)) if w]
 
 
 def _pieces(text):
@@ -55,19 +115,23 @@ def _pieces(text):
     A match of :data:`_WORD` is a maximal run of ``[\w$'.-]`` characters with its leading
     and trailing ``'.-`` removed, when at least 2 characters are left. For Latin-1 text
     the runs are found without the backtracking pattern: one ``bytes.translate`` turns
-    every other character into a space, two substitutions remove the ``'.-`` at the ends
-    of runs and ``str.split`` returns them, several times faster; the 1-character runs
-    this leaves are removed by the caller (:func:`_words` with a prefix, or
-    :func:`message_tokens` once repeats are gone). Other text goes through the pattern.
+    every other character into a space, ``str.split`` returns the runs and
+    :func:`_strip_ends` removes the ``'.-`` at their ends, several times faster; the
+    1-character runs this leaves are removed by the caller (:func:`_words` with a prefix,
+    or :func:`message_tokens` once repeats are gone). Other text goes through the pattern.
     """
     try:
         raw = text.encode("latin-1")
-    except UnicodeEncodeError:
-        return _WORD.findall(text)
+    except UnicodeEncodeError:  # the same with a str.translate table; no 1-character pieces
+        words = text.translate(_TOKEN_MAP).split()
+        if "." in text or "-" in text or "'" in text:
+            words = _strip_ends(words)
+        return [w for w in words if len(w) > 1]
     raw = raw.translate(_TOKEN_TABLE)
+    words = raw.decode("latin-1").split()
     if b"." in raw or b"-" in raw or b"'" in raw:
-        raw = _TRAIL.sub(b" ", _LEAD.sub(b" ", b" " + raw + b" "))
-    return raw.decode("latin-1").split()
+        return _strip_ends(words)
+    return words
 
 
 def _words(text, prefix="", lowered=False):
@@ -81,16 +145,51 @@ def _words(text, prefix="", lowered=False):
     return words
 
 
-_FIELDS = re.compile(r"(?m)^([!-9;-~]+):[ \t]*(.*?)\r?$")
-_FIRST_FIELD = re.compile(r"[!-9;-~]+:[ \t]")
-_FOLD = re.compile(r"\r?\n[ \t]+")
-_BLANK_LINE = re.compile(r"\r?\n[ \t]*\r?\n")
-_PARAM = re.compile(r"""(?i)([a-z][\w*-]*)\s*=\s*(?:"([^"]*)"|([^\s;]+))""")
 _MAX_PARTS = 200
 _MAX_DEPTH = 8
 
 
-_HEAD_END = re.compile(r"\n[ \t]*\r?\n")  # _BLANK_LINE without its leading \r? (a literal prefix: fast search)
+def _starts_with_field(text):
+    """``_FIRST_FIELD.match(text)`` as a bool: a name of ``[!-9;-~]`` characters (printable
+    ASCII but space and colon), a colon, a space or TAB, with string methods."""
+    i = text.find(":")
+    if i <= 0 or text[i + 1:i + 2] not in (" ", "\t"):
+        return False
+    name = text[:i]
+    return name.isascii() and name.isprintable() and " " not in name
+
+
+#: Texts up to this length are split with string methods only (see :func:`_head_end`).
+_SHORT = 1024
+
+
+def _head_end(text):
+    """``(start, end)`` of the first match of :data:`_HEAD_END` (a newline, spaces or TABs,
+    at most one CR, a newline) in ``text``, or None, with ``str.find``: the first
+    ``\\n\\n`` or ``\\n\\r\\n``, unless a line of blanks comes before it."""
+    best = None
+    for blank in ("\n\n", "\n\r\n"):
+        i = text.find(blank)
+        if i >= 0 and (best is None or i < best[0]):
+            best = (i, i + len(blank))
+    limit = best[0] if best else len(text)
+    n = len(text)
+    for lead in ("\n ", "\n\t"):  # a line of spaces / TABs (or a continuation line: checked)
+        pos = 0
+        while True:
+            i = text.find(lead, pos, limit)
+            if i < 0:
+                break
+            j = i + 1
+            while j < n and text[j] in " \t":
+                j += 1
+            if text[j:j + 1] == "\r":
+                j += 1
+            if text[j:j + 1] == "\n":
+                best, limit = (i, j + 1), i
+                break
+            pos = i + 1
+    return best
 
 
 def _split_message(text):
@@ -101,12 +200,16 @@ def _split_message(text):
     ``[!-9;-~]`` characters, a colon, the value without its leading blanks and one
     trailing CR), line by line with string methods instead of the two patterns.
     """
-    if not _FIRST_FIELD.match(text):
+    if not _starts_with_field(text):
         return [], text
-    m = _HEAD_END.search(text)
+    if len(text) <= _SHORT:  # a text message: no pattern (nor ``import re``) for it
+        m = _head_end(text)
+    else:  # a mail header: the pattern is faster
+        m = _P.HEAD_END.search(text)
+        m = m and m.span()
     if m:
-        start = m.start() - 1 if m.start() and text[m.start() - 1] == "\r" else m.start()
-        head, body = text[:start], text[m.end():]
+        start = m[0] - 1 if m[0] and text[m[0] - 1] == "\r" else m[0]
+        head, body = text[:start], text[m[1]:]
     else:
         head, body = text, ""
     lines = []
@@ -127,7 +230,9 @@ def _split_message(text):
 
 def _params(value):
     kind, _, rest = value.partition(";")
-    return kind.strip().lower(), {k.lower(): (q or u) for k, q, u in _PARAM.findall(rest)}
+    if not rest:
+        return kind.strip().lower(), {}
+    return kind.strip().lower(), {k.lower(): (q or u) for k, q, u in _P.PARAM.findall(rest)}
 
 
 def _text_of(latin1):
@@ -162,7 +267,7 @@ def _header_tokens(fields, out):
             n_received += 1
             texts.setdefault("rcvd:", []).append(value.split(";", 1)[0][:_MAX_VALUE])
         elif name == "message-id":
-            m = _MID_DOMAIN.search(value)
+            m = _P.MID_DOMAIN.search(value)
             out.append("mid:" + (m.group(1).lower() if m else "none"))
         elif name.startswith("content-") or name == "mime-version":
             continue  # MIME structure: tokenised per part
@@ -191,7 +296,7 @@ _SEP_TABLE = _TOKEN_TABLE[:1] + _SEP.encode() + _TOKEN_TABLE[2:]
 
 
 def _grouped_pieces(groups):
-    """``_words(group)`` of every group (lowercased), in one pass, the groups' pieces
+    r"""``_words(group)`` of every group (lowercased), in one pass, the groups' pieces
     separated by :data:`_SEP` entries; None when a group holds ``\x01`` or lowercases to
     text beyond Latin-1 (then each group is tokenised on its own, with the same result).
 
@@ -208,9 +313,9 @@ def _grouped_pieces(groups):
     except UnicodeEncodeError:
         return None
     raw = raw.translate(_SEP_TABLE)
-    if b"." in raw or b"-" in raw or b"'" in raw:
-        raw = _TRAIL.sub(b" ", _LEAD.sub(b" ", b" " + raw + b" "))
     words = raw.decode("latin-1").split()
+    if b"." in raw or b"-" in raw or b"'" in raw:
+        words = _strip_ends(words)
     if max(map(len, words), default=0) > MAX_TOKEN:
         words = [w if len(w) <= MAX_TOKEN else f"skip:{w[0]}{len(w) // 10 * 10}" for w in words]
     return words
@@ -229,6 +334,59 @@ def _payload(body, cte):
     return raw
 
 
+_HOST_END = frozenset("/\"'<>:?#=")
+
+
+def _link_hosts(text):
+    """``_URL.findall(text)`` with string methods: after each ``://``, the characters up to
+    the first whitespace or one of ``/"'<>:?#=``, when there is at least one."""
+    hosts, pos, n = [], 0, len(text)
+    while True:
+        i = text.find("://", pos)
+        if i < 0:
+            return hosts
+        start = j = i + 3
+        while j < n and text[j] not in _HOST_END and not text[j].isspace():
+            j += 1
+        if j > start:
+            hosts.append(text[start:j])
+        pos = j if j > start else i + 1
+
+
+def _split_parts(body, boundary):
+    r"""``re.split(r"(?m)^--" + re.escape(boundary) + r"(--)?[ \t]*\r?$", body)`` with string
+    methods: no pattern compiled per boundary (most messages have their own).
+
+    A delimiter is a line (a start of ``body`` or after ``\n``, up to the next ``\n`` or
+    the end) that is ``--`` + ``boundary``, then ``--`` for the closing one, then spaces
+    or TABs and at most one CR. The result alternates the text between delimiters and
+    ``"--"`` / None for each delimiter (a test compares it with the pattern's split).
+    """
+    marker = "--" + boundary
+    out, last, pos, n = [], 0, 0, len(body)
+    while True:
+        i = body.find(marker, pos)
+        if i < 0:
+            break
+        if i == 0 or body[i - 1] == "\n":
+            after = i + len(marker)
+            end = body.find("\n", after)
+            end = n if end < 0 else end
+            rest = body[after:end]
+            closing = "--" if rest[:2] == "--" else None
+            if closing:
+                rest = rest[2:]
+            if rest[-1:] == "\r":
+                rest = rest[:-1]
+            if not rest.strip(" \t"):
+                out += (body[last:i], closing)
+                last = pos = end
+                continue
+        pos = i + 1
+    out.append(body[last:])
+    return out
+
+
 def _part_tokens(fields, body, out, depth, budget):
     """Tokens of one MIME entity (its content headers and body), recursively."""
     header = dict(fields)
@@ -242,8 +400,7 @@ def _part_tokens(fields, body, out, depth, budget):
             out.append("mimedefect:noboundary")
             _leaf_tokens("text/plain", {}, header, body, out)
             return
-        delimiter = re.compile(r"(?m)^--" + re.escape(boundary) + r"(--)?[ \t]*\r?$")
-        pieces = delimiter.split(body)
+        pieces = _split_parts(body, boundary)
         # split() gives: preamble, then (closing marker, part) pairs
         for k in range(2, len(pieces), 2):
             if pieces[k - 1] is not None and pieces[k - 1] == "--":
@@ -253,7 +410,7 @@ def _part_tokens(fields, body, out, depth, budget):
             budget[0] -= 1
             part = pieces[k]
             part = part[1:] if part.startswith("\n") else (part[2:] if part.startswith("\r\n") else part)
-            sub_fields, sub_body = _split_message(part) if _FIRST_FIELD.match(part) else ([], part)
+            sub_fields, sub_body = _split_message(part) if _starts_with_field(part) else ([], part)
             _part_tokens(sub_fields, sub_body, out, depth + 1, budget)
         if len(pieces) == 1:
             out.append("mimedefect:nodelimiter")
@@ -281,15 +438,21 @@ def _leaf_tokens(ctype, params, header, body, out):
     if charset:
         out.append("charset:" + charset.lower()[:40])
     text = decode_bytes(_payload(body, cte), charset).lower()
-    out += ["url:" + h for h in _URL.findall(text)]
+    if "://" in text:
+        out += ["url:" + h for h in _link_hosts(text)]
     if ctype == "text/html":
         n_img = text.count("<img")
         if n_img:
             out.append(f"html:img{min(n_img, 5)}")
         import html  # only for HTML parts
 
-        text = html.unescape(_TAG.sub(" ", _SCRIPT.sub(" ", text)))
+        text = html.unescape(_P.TAG.sub(" ", _P.SCRIPT.sub(" ", text)))
     out += _words(text, lowered=True)
+
+
+#: the tokens of a message without a header before its words: no Received line, a
+#: text/plain body (what _header_tokens and _part_tokens give for it)
+_NO_HEADER = ("received:0", "ctype:text/plain")
 
 
 class Tokens(list):
@@ -319,9 +482,16 @@ def message_tokens(data, max_bytes=DEFAULT_MAX_BYTES):
         data = data.split(b"\n", 1)[1] if b"\n" in data else b""
     text = data.decode("latin-1")
     try:
-        fields, body = _split_message(text)
-        _header_tokens(fields, out)
-        _part_tokens(fields, body, out, 0, [_MAX_PARTS])
+        if _starts_with_field(text):
+            fields, body = _split_message(text)
+            _header_tokens(fields, out)
+            _part_tokens(fields, body, out, 0, [_MAX_PARTS])
+        else:  # no header (a text message): what the two calls above give for it, directly
+            out += _NO_HEADER
+            text = decode_bytes(data).lower()
+            if "://" in text:
+                out += ["url:" + h for h in _link_hosts(text)]
+            out += _words(text, lowered=True)
     except Exception:  # a last resort: the bytes as text
         out.append("mimedefect:unparsable")
         out += _words(decode_bytes(data))
