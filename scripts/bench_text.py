@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-CONFIGS = ["textnb-multinomial", "textnb-multinomial-1job", "textnb-multinomial-malloc-default",
+CONFIGS = ["textnb-default", "textnb-multinomial", "textnb-multinomial-1job", "textnb-multinomial-malloc-default",
            "textnb-bernoulli",
            "sklearn-multinomial", "sklearn-bernoulli", "sklearn-complement"]
 
@@ -55,7 +55,8 @@ def run_one(config, root):
 
         if not config.endswith("malloc-default"):
             keep_freed_memory()  # as the textnb command line does
-        model = BernoulliNB() if "bernoulli" in config else MultinomialNB()
+        # textnb-default: TextClassifier()'s own model (DiscriminativeNB), as `textnb train` without options
+        model = None if config == "textnb-default" else BernoulliNB() if "bernoulli" in config else MultinomialNB()
         clf = TextClassifier(model=model, n_jobs=1 if config.endswith("1job") else -1)
         clf.fit(train_docs, y_train)
         fit_s = time.perf_counter() - start
@@ -164,6 +165,10 @@ def whole_process(root, tmp, repeat):
     jobs = {
         "train": ([*textnb, "train", str(root), "-o", str(tmp / "m.tnb")],
                   [sys.executable, "-c", SKLEARN_TRAIN, str(Path(root) / "train"), str(tmp / "m.pkl")]),
+        "train --model multinomial": ([*textnb, "train", str(root), "--model", "multinomial", "-o",
+                                       str(tmp / "mnb.tnb")],
+                                      [sys.executable, "-c", SKLEARN_TRAIN, str(Path(root) / "train"),
+                                       str(tmp / "m2.pkl")]),
         "predict (test part)": ([*textnb, "predict", str(tmp / "m.tnb"), str(Path(root) / "test")],
                                 [sys.executable, "-c", SKLEARN_PREDICT, str(tmp / "m.pkl"), str(Path(root) / "test")]),
         "predict (one document)": ([*textnb, "predict", str(tmp / "m.tnb"), str(one_doc)],
@@ -190,6 +195,8 @@ def whole_process(root, tmp, repeat):
     lines = ["### Whole processes on 20 Newsgroups bydate (start-up included)", "",
              "`python -m textnb ...` against a scikit-learn script doing the same job (CountVectorizer + "
              "MultinomialNB in a Pipeline, saved with pickle), each a fresh process, "
+             "`textnb train` with its default model (DiscriminativeNB) and with `--model multinomial` "
+             "(the same model as the scikit-learn script), the predict rows with the default model, "
              f"{repeat} runs interleaved, medians; wall seconds and CPU seconds (user + system of the "
              f"process: the steadier figure on a shared machine; load average {load:.1f} at the end "
              "of the run).", "",

@@ -112,7 +112,7 @@ def test_passes_learn_what_the_plain_model_misses(sms_counts):
 def test_auto_picks_the_cross_validated_event_model(sms_counts):
     Xtr, ytr, _, _ = sms_counts
     classes, yi = np.unique(ytr, return_inverse=True)
-    family, correct = dfe.choose_family(Xtr, yi, 2, alphas=dfe.DEFAULT_ALPHA, n_passes=3, step=3.0)
+    family, correct = dfe.choose_family(Xtr, yi, 2, alphas=dfe.DEFAULT_ALPHA, n_passes=2, step=4.5)
     assert family == max(correct, key=lambda f: (correct[f], f == "complement"))
     assert DiscriminativeNB().fit(Xtr, ytr).event_model_ == family
     # short two-class messages: the Bernoulli model wins the cross-validation here

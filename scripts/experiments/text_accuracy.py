@@ -1,175 +1,167 @@
 #!/usr/bin/env python
-"""Experiment: which naive Bayes text model and settings are most accurate across corpora.
+"""Benchmark: textnb's default text model and its other modes against scikit-learn, eight corpora.
 
-textnb's models and options (multinomial, Bernoulli, complement with and without weight
-normalisation, with Rennie et al.'s term weighting, smoothing choices, smoothing chosen
-by cross-validation, calibration) against scikit-learn's MultinomialNB / BernoulliNB /
-ComplementNB with default settings and a linear SVM on tf-idf (TfidfVectorizer +
-LinearSVC, the non-NB reference). Every model sees the same count matrices (textnb's
-``Vectorizer()``, which matches ``CountVectorizer()``) and the same splits:
+Per corpus, in the same run and on the same count matrices (textnb ``Vectorizer()`` =
+scikit-learn ``CountVectorizer()``: lowercase, tokens ``\\b\\w\\w+\\b``):
 
-* 20 Newsgroups bydate: the official train / test split;
-* SMS Spam Collection, SpamAssassin: seeded (seed 0) stratified 10-fold CV; in each
-  fold the vocabulary is the terms of the training part (as a model trained on it).
+* textnb's default (``TextClassifier()``'s model, ``textnb train`` with no model option:
+  :class:`textnb.naive_bayes.discriminative.DiscriminativeNB`), its two event models on
+  their own, and textnb's other modes (``--model multinomial`` / ``bernoulli`` /
+  ``complement`` / ``auto``);
+* scikit-learn's MultinomialNB, ComplementNB and BernoulliNB with alpha in {1, 0.1, 0.01},
+  with and without English stop words (18 cells);
+* TfidfVectorizer() + LinearSVC() (the non-NB reference).
 
-Calibration: log-loss of raw vs calibrated probabilities on held-out data (20NG test
-split; a seeded stratified 75/25 split of SMS and SpamAssassin).
+Protocols: the official train / test split where a corpus has one (20news-bydate,
+trec_qc, ohsumed_single_23), else seeded (seed 0) stratified 10-fold CV with pooled
+out-of-fold predictions. In every split the vocabulary is the terms of the training
+part; every choice a model makes (DiscriminativeNB's event model, SmoothingCV's m) is
+made inside the training part. The corpora are tokenised once per
+run (stop-word removal of unigrams is dropping columns).
 
-    python scripts/experiments/text_accuracy.py [--shared ../shared] [--out docs/text_accuracy.md]
+    python scripts/experiments/text_accuracy.py [--corpora /work/corpora] [--out docs/text_accuracy.md]
 """
 
 import argparse
+import json
 import sys
-import tarfile
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
-from sklearn.feature_extraction.text import TfidfTransformer
-from sklearn.metrics import f1_score, log_loss
-from sklearn.model_selection import StratifiedKFold, train_test_split
+import sklearn.naive_bayes as sknb
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfTransformer
+from sklearn.metrics import f1_score
+from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.svm import LinearSVC
-import sklearn.naive_bayes as sknb
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from textnb import BernoulliNB, MultinomialNB, Vectorizer, open_corpus  # noqa: E402
-from textnb.meta.calibration import CalibratedNB  # noqa: E402
-from textnb.naive_bayes.complement import ComplementNB  # noqa: E402
-from textnb.io.corpus import read_document  # noqa: E402
 from textnb.evaluation.evaluate import vectorize_all  # noqa: E402
+from textnb.io.corpus import read_document  # noqa: E402
 from textnb.meta.smoothing import SmoothingCV  # noqa: E402
-from textnb.text.weighting import TermWeighting  # noqa: E402
+from textnb.naive_bayes.complement import ComplementNB  # noqa: E402
+from textnb.naive_bayes.discriminative import DiscriminativeNB  # noqa: E402
 
-CORPORA = [
-    ("20 Newsgroups", "20news-bydate", "20news-bydate"),
-    ("SMS Spam", "sms_spam_collection", "sms_spam_collection"),
-    ("SpamAssassin", "spamassassin_public_corpus", "spamassassin"),
-]
+CORPORA = [("20 Newsgroups", "20news-bydate"), ("SMS Spam", "sms_spam_collection"),
+           ("SpamAssassin", "spamassassin"), ("CSDMC2010", "csdmc2010_spam"),
+           ("rt-polarity", "rt_polarity_v1"), ("TREC QC", "trec_qc"), ("BBC News", "bbc_news"),
+           ("OHSUMED-23", "ohsumed_single_23")]
 
-
-def tw():
-    return TermWeighting()  # log(1 + tf), smooth idf, L2 length norm (Rennie et al. §4)
+DEFAULT = "textnb default: DiscriminativeNB()"
+SVM = "TfidfVectorizer + LinearSVC()"
 
 
 def models():
-    """(name, kind, factory); kind is 'sklearn', 'textnb' or 'reference'."""
-    return [
-        ("sklearn MultinomialNB()", "sklearn", lambda: sknb.MultinomialNB()),
-        ("sklearn BernoulliNB()", "sklearn", lambda: sknb.BernoulliNB()),
-        ("sklearn ComplementNB()", "sklearn", lambda: sknb.ComplementNB()),
-        ("TfidfVectorizer + LinearSVC()", "reference", lambda: make_pipeline(TfidfTransformer(), LinearSVC())),
-        ("MultinomialNB()", "textnb", lambda: MultinomialNB()),
-        ("BernoulliNB()", "textnb", lambda: BernoulliNB()),
-        ("ComplementNB()", "textnb", lambda: ComplementNB()),
-        ("ComplementNB(norm=True)", "textnb", lambda: ComplementNB(norm=True)),
-        ("TW + ComplementNB(alpha=1)", "textnb", lambda: make_pipeline(tw(), ComplementNB())),
-        ("TW + ComplementNB(alpha=1, norm=True)", "textnb", lambda: make_pipeline(tw(), ComplementNB(norm=True))),
-        ("TW + ComplementNB(alpha=0.1)", "textnb", lambda: make_pipeline(tw(), ComplementNB(alpha=0.1))),
-        ("TW + MultinomialNB(alpha=0.1)", "textnb", lambda: make_pipeline(tw(), MultinomialNB(alpha=0.1))),
-        ("TW + MultinomialNB(m=300)", "textnb", lambda: make_pipeline(tw(), MultinomialNB(m=300))),
-        ("TW + MultinomialNB(m=3000)", "textnb", lambda: make_pipeline(tw(), MultinomialNB(m=3000))),
-        ("SmoothingCV(cv=10): TW + MultinomialNB(m by CV)", "default",
-         lambda: SmoothingCV(cv=10)),
-        ("CalibratedNB(TW + ComplementNB(alpha=1))", "textnb",
-         lambda: CalibratedNB(make_pipeline(tw(), ComplementNB()))),
-        ("CalibratedNB(SmoothingCV(cv=10))", "textnb", lambda: CalibratedNB(SmoothingCV(cv=10))),
-    ]
-
-
-def extract(shared, archive, folder, work):
-    path = Path(work) / folder
-    if not path.exists():
-        with tarfile.open(Path(shared) / "corpora" / f"{archive}.tar.gz") as tar:
-            tar.extractall(work, filter="data")
-    return path
+    """(name, kind, factory, stop_words); kind is 'default', 'textnb', 'sklearn' or 'reference'."""
+    out = [(DEFAULT, "default", lambda: DiscriminativeNB(), False),
+           ("textnb DiscriminativeNB(event_model='complement')", "textnb",
+            lambda: DiscriminativeNB(event_model="complement"), False),
+           ("textnb DiscriminativeNB(event_model='bernoulli')", "textnb",
+            lambda: DiscriminativeNB(event_model="bernoulli"), False),
+           ("textnb DiscriminativeNB(passes=0) (the naive Bayes it starts from)", "textnb",
+            lambda: DiscriminativeNB(passes=0), False),
+           ("textnb --model multinomial (MultinomialNB())", "textnb", lambda: MultinomialNB(), False),
+           ("textnb --model bernoulli (BernoulliNB())", "textnb", lambda: BernoulliNB(), False),
+           ("textnb --model complement (ComplementNB())", "textnb", lambda: ComplementNB(), False),
+           ("textnb --model auto (SmoothingCV(cv=10))", "textnb", lambda: SmoothingCV(cv=10), False),
+           (SVM, "reference", lambda: make_pipeline(TfidfTransformer(), LinearSVC()), False)]
+    for cls in ("MultinomialNB", "ComplementNB", "BernoulliNB"):
+        for alpha in (1.0, 0.1, 0.01):
+            for stop in (False, True):
+                out.append((f"sklearn {cls}(alpha={alpha:g}){' + stop words' if stop else ''}", "sklearn",
+                            lambda cls=cls, alpha=alpha: getattr(sknb, cls)(alpha=alpha), stop))
+    return out
 
 
 def load(root):
+    """(count matrix of train [+ test] documents, terms, labels, number of test rows)."""
     corpus = open_corpus(root)
-    texts = [read_document(d) if isinstance(d, Path) else d for d in corpus.documents]
-    keep = [i for i, t in enumerate(texts) if t is not None]
-    y = np.array(corpus.labels)[keep]
-    texts = [texts[i] for i in keep]
-    test = None
+
+    def texts(docs, labels):
+        t = [d if isinstance(d, str) else read_document(d) for d in docs]
+        keep = [i for i, x in enumerate(t) if x is not None]
+        return [t[i] for i in keep], np.array(labels)[keep]
+
+    docs, y = texts(corpus.documents, corpus.labels)
+    n_test = 0
     if corpus.test is not None:
-        tt = [read_document(d) for d in corpus.test.documents]
-        kt = [i for i, t in enumerate(tt) if t is not None]
-        test = ([tt[i] for i in kt], np.array(corpus.test.labels)[kt])
-    return texts, y, test
+        test_docs, y_test = texts(corpus.test.documents, corpus.test.labels)
+        docs, y, n_test = docs + test_docs, np.concatenate([y, y_test]), len(test_docs)
+    X, terms = vectorize_all(docs, Vectorizer())
+    return X.tocsr(), np.array(terms, dtype=object), y, n_test
 
 
-def fit_predict(factory, X_train, y_train, X_test):
-    cols = np.flatnonzero(np.bincount(X_train.indices, minlength=X_train.shape[1]))
-    model = factory().fit(X_train[:, cols], y_train)
-    return model, model.predict(X_test[:, cols]), cols
+def splits(X, y, n_test):
+    if n_test:
+        n = X.shape[0] - n_test
+        return [(np.arange(n), np.arange(n, X.shape[0]))]
+    folds = StratifiedKFold(n_splits=10, shuffle=True, random_state=0)
+    return list(folds.split(np.zeros(len(y)), y))
 
 
-def run_corpus(texts, y, test, factories, progress):
-    """{model name: (accuracy, macro_f1, seconds)}."""
-    if test is not None:
-        X_all, _ = vectorize_all(texts + test[0], Vectorizer())
-        X_all = X_all.tocsr()
-        X_train, X_test = X_all[: len(texts)], X_all[len(texts):]
-        splits = [(X_train, y, X_test, test[1])]
-    else:
-        X, _ = vectorize_all(texts, Vectorizer())
-        X = X.tocsr()
-        folds = StratifiedKFold(n_splits=10, shuffle=True, random_state=0)
-        splits = [(X[tr], y[tr], X[te], y[te]) for tr, te in folds.split(np.zeros(len(y)), y)]
-    out = {}
-    for name, _, factory in factories:
+def run_corpus(X, terms, y, n_test, factories, progress):
+    """{model name: (accuracy, macro_f1, seconds)}, and the default's choices."""
+    stop = np.array([t in ENGLISH_STOP_WORDS for t in terms])
+    parts = splits(X, y, n_test)
+    prepared = []
+    for train, test in parts:
+        seen = np.bincount(X[train].indices, minlength=X.shape[1]) > 0
+        prepared.append((train, test, {False: np.flatnonzero(seen), True: np.flatnonzero(seen & ~stop)}))
+    out, choices = {}, []
+    for name, kind, factory, stop_words in factories:
         start = time.perf_counter()
         y_true, y_pred = [], []
-        for X_train, y_train, X_test, y_test in splits:
-            _, pred, _ = fit_predict(factory, X_train, y_train, X_test)
-            y_true.append(y_test)
-            y_pred.append(np.asarray(pred))
+        for train, test, cols in prepared:
+            c = cols[stop_words]
+            model = factory().fit(X[train][:, c], y[train])
+            y_pred.append(np.asarray(model.predict(X[test][:, c])))
+            y_true.append(y[test])
+            if kind == "default":
+                choices.append((model.event_model_, float(model.alpha_)))
         yt, yp = np.concatenate(y_true), np.concatenate(y_pred)
         out[name] = (float(np.mean(yt == yp)), float(f1_score(yt, yp, average="macro")),
                      time.perf_counter() - start)
         progress(f"  {name}: acc {out[name][0]:.4f} macro-F1 {out[name][1]:.4f} ({out[name][2]:.1f} s)")
-    return out
+    return out, choices
 
 
-def calibration(texts, y, test, progress):
-    """Log-loss on held-out data: raw vs sigmoid / isotonic calibration, two models."""
-    if test is not None:
-        X_all, _ = vectorize_all(texts + test[0], Vectorizer())
-        X_all = X_all.tocsr()
-        X_train, X_test, y_train, y_test = X_all[: len(texts)], X_all[len(texts):], y, test[1]
-    else:
-        X, _ = vectorize_all(texts, Vectorizer())
-        X = X.tocsr()
-        tr, te = train_test_split(np.arange(len(y)), test_size=0.25, random_state=0, stratify=y)
-        X_train, X_test, y_train, y_test = X[tr], X[te], y[tr], y[te]
-    cols = np.flatnonzero(np.bincount(X_train.indices, minlength=X_train.shape[1]))
-    X_train, X_test = X_train[:, cols], X_test[:, cols]
-    rows = {}
-    for name, base in [("SmoothingCV: TW + MultinomialNB(m by CV)", lambda: SmoothingCV(cv=5)),
-                       ("TW + ComplementNB(alpha=1)", lambda: make_pipeline(tw(), ComplementNB())),
-                       ("MultinomialNB()", lambda: MultinomialNB())]:
-        row = {}
-        for method in (None, "sigmoid", "isotonic"):
-            model = base() if method is None else CalibratedNB(base(), method=method)
-            model.fit(X_train, y_train)
-            proba = model.predict_proba(X_test)
-            classes = model.classes_
-            row[method or "raw"] = (float(log_loss(y_test, np.clip(proba, 1e-15, 1), labels=classes)),
-                                    float(np.mean(classes[np.argmax(proba, axis=1)] == y_test)))
-        rows[name] = row
-        progress(f"  calibration {name}: " + ", ".join(f"{k} {v[0]:.4f}" for k, v in row.items()))
-    return rows
+def plot(path, results, corpora):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [("textnb default (DiscriminativeNB)", lambda r: r[DEFAULT][0]),
+            ("best scikit-learn NB cell (chosen on the test data)",
+             lambda r: max(v[0] for k, v in r.items() if k.startswith("sklearn"))),
+            ("scikit-learn MultinomialNB() (old textnb default)",
+             lambda r: r["sklearn MultinomialNB(alpha=1)"][0]),
+            ("tf-idf + LinearSVC", lambda r: r[SVM][0])]
+    fig, ax = plt.subplots(figsize=(11, 4.5))
+    width = 0.2
+    x = np.arange(len(corpora))
+    for i, (label, get) in enumerate(rows):
+        ax.bar(x + (i - 1.5) * width, [100 * get(results[c]) for c in corpora], width, label=label)
+    ax.set_xticks(x, corpora, rotation=15)
+    ax.set_ylabel("accuracy (%)")
+    ax.set_ylim(50, 100)
+    ax.legend(fontsize=8, loc="lower left")
+    ax.set_title("Accuracy per corpus (official splits or seeded stratified 10-fold CV)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--shared", default=str(REPO.parent / "shared"))
+    ap.add_argument("--corpora", default=str(REPO.parent / "corpora"), help="folder of the extracted corpora")
     ap.add_argument("--out", default=str(REPO / "docs" / "text_accuracy.md"))
-    ap.add_argument("--work", default=None, help="folder to extract the corpora into (default: a temp folder)")
+    ap.add_argument("--json", default=None, help="also write the raw results here")
+    ap.add_argument("--only", nargs="*", help="folder names of the corpora to run (default: all)")
     args = ap.parse_args(argv)
     start = time.perf_counter()
 
@@ -177,38 +169,49 @@ def main(argv=None):
         print(msg, file=sys.stderr, flush=True)
 
     factories = models()
-    results, calib, sizes = {}, {}, {}
-    with tempfile.TemporaryDirectory() as tmp:
-        work = args.work or tmp
-        for label, archive, folder in CORPORA:
-            if not (Path(args.shared) / "corpora" / f"{archive}.tar.gz").exists():
-                progress(f"{label}: archive not found, skipped")
-                continue
-            progress(f"{label}:")
-            texts, y, test = load(extract(args.shared, archive, folder, work))
-            sizes[label] = (len(texts), 0 if test is None else len(test[1]), len(np.unique(y)))
-            results[label] = run_corpus(texts, y, test, factories, progress)
-            calib[label] = calibration(texts, y, test, progress)
-    write_report(args.out, factories, results, calib, sizes, time.perf_counter() - start)
+    results, sizes, choices = {}, {}, {}
+    for label, folder in CORPORA:
+        root = Path(args.corpora) / folder
+        if (args.only and folder not in args.only) or not root.exists():
+            continue
+        progress(f"{label}:")
+        X, terms, y, n_test = load(root)
+        sizes[label] = (X.shape[0] - n_test, n_test, len(np.unique(y)))
+        results[label], choices[label] = run_corpus(X, terms, y, n_test, factories, progress)
+    seconds = time.perf_counter() - start
+    if args.json:
+        Path(args.json).write_text(json.dumps({"results": results, "sizes": sizes, "choices": choices}))
+    png = Path(args.out).with_suffix(".png")
+    plot(png, results, list(results))
+    write_report(args.out, png.name, factories, results, sizes, choices, seconds)
     return 0
 
 
-def write_report(path, factories, results, calib, sizes, seconds):
+def write_report(path, png, factories, results, sizes, choices, seconds):
     corpora = list(results)
     lines = [
-        "# Text accuracy: naive Bayes models and settings across corpora",
+        "# Text accuracy: textnb's default against scikit-learn, eight corpora",
         "",
-        f"Generated by `scripts/experiments/text_accuracy.py` ({seconds:.0f} s on this machine). "
-        "Every model sees the same count matrices (textnb `Vectorizer()` = scikit-learn "
-        "`CountVectorizer()`: lowercase, tokens `\\b\\w\\w+\\b`, no stop words) and the same splits: "
-        "20 Newsgroups bydate official train/test split; SMS and SpamAssassin seeded (seed 0) "
-        "stratified 10-fold CV, pooled out-of-fold predictions, each fold's vocabulary the terms of "
-        "its training part. Accuracy and macro-F1 in %. **TW** = `textnb.text.weighting.TermWeighting()`: "
-        "log(1 + tf), smooth idf, L2 length normalisation (Rennie et al. 2003 §4). sklearn models "
-        "with default settings; the linear SVM on tf-idf (`TfidfVectorizer()` + `LinearSVC()`) is "
-        "the non-NB reference. The row marked **(proposed default)** is `SmoothingCV(cv=10)`: TW + "
-        "MultinomialNB with the m-estimate's m chosen by 10-fold CV on the training data from "
-        "(30, 100, 300, 1000, 3000, 10000, 30000).",
+        f"Generated by `scripts/experiments/text_accuracy.py` on {time.strftime('%Y-%m-%d')} "
+        f"({seconds:.0f} s on this shared 2-core machine). Every model sees the same count matrices "
+        "(textnb `Vectorizer()` = scikit-learn `CountVectorizer()`: lowercase, tokens `\\b\\w\\w+\\b`; "
+        "'+ stop words' drops scikit-learn's English list) and the same splits: the official train/test "
+        "split for 20 Newsgroups (bydate), TREC QC and OHSUMED-23, else seeded (seed 0) stratified 10-fold "
+        "CV with pooled out-of-fold predictions. In each split the vocabulary is the terms of the training "
+        "part and every choice a model makes is made inside the training part. Accuracy and macro-F1 in %; "
+        "the best accuracy of a column in bold. **textnb default** is `TextClassifier()`'s model and "
+        "`textnb train`'s without model options, `DiscriminativeNB()` (`textnb/naive_bayes/discriminative.py`, "
+        "`textnb/core/dfe.py`): naive Bayes whose sums are discriminative frequency estimates (Su et al. "
+        "2008: two passes that add each training document again with weight 4.5 (1 - P(its class | "
+        "document))), on one of two event models chosen by a 5-fold cross-validation inside the training "
+        "part (on a sample of at most 200,000 document-term cells): Rennie et al. 2003's transformed "
+        "complement NB (log(1 + tf), L2 length normalisation; alpha 1) or Bernoulli NB (alpha 0.1). "
+        "The streamed `TextClassifier` / `textnb train` fit gives the same model "
+        "(`tests/test_discriminative.py`). The scikit-learn rows are a grid of 18 cells; "
+        "'best scikit-learn NB cell' below is the best of them **chosen on the test data** (an "
+        "optimistic ceiling no honest protocol reaches).",
+        "",
+        f"![accuracy per corpus]({png})",
         "",
         "| corpus | documents (train / test) | classes |",
         "|---|---:|---:|",
@@ -216,67 +219,78 @@ def write_report(path, factories, results, calib, sizes, seconds):
     for c in corpora:
         n, t, k = sizes[c]
         lines.append(f"| {c} | {n}{' / ' + str(t) if t else ' (10-fold CV)'} | {k} |")
-    lines += ["", "| model | " + " | ".join(f"{c} acc | {c} macro-F1" for c in corpora) + " |",
-              "|---|" + "---:|---:|" * len(corpora)]
-    for name, kind, _ in factories:
-        label = f"**{name}** (proposed default)" if kind == "default" else name
-        cells = []
-        for c in corpora:
-            acc, f1, _ = results[c][name]
-            best_acc = max(v[0] for k, v in results[c].items())
-            a = f"{100 * acc:.2f}"
-            cells.append(f"**{a}**" if acc == best_acc else a)
-            cells.append(f"{100 * f1:.2f}")
-        lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    # the done-criteria, computed
-    lines += ["", "## Criteria (computed from the table)", ""]
-    default = next(n for n, k, _ in factories if k == "default")
-    textnb_names = [n for n, k, _ in factories if k in ("textnb", "default")]
-    sk_names = [n for n, k, _ in factories if k == "sklearn"]
-    svm = next(n for n, k, _ in factories if k == "reference")
-    len_test = {c: sizes[c][1] or sizes[c][0] for c in corpora}
+    for metric, idx in (("Accuracy", 0), ("Macro-F1", 1)):
+        lines += ["", f"## {metric} (%)", "", "| model | " + " | ".join(corpora) + " |",
+                  "|---|" + "---:|" * len(corpora)]
+        for name, kind, _, _ in factories:
+            cells = []
+            for c in corpora:
+                v = results[c][name][idx]
+                best = max(r[idx] for r in results[c].values())
+                cells.append(f"**{100 * v:.2f}**" if v == best else f"{100 * v:.2f}")
+            label = f"**{name}**" if kind == "default" else name
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines += ["", "## The criteria of issue 17, computed from the table", ""]
+    sk = [n for n, k, _, _ in factories if k == "sklearn"]
+    wins = 0
     for c in corpora:
         r = results[c]
-        best_sk = max(sk_names, key=lambda n: r[n][0])
-        best_tn = max(textnb_names, key=lambda n: r[n][0])
-        d = r[default]
+        best = max(sk, key=lambda n: r[n][0])
+        d = r[DEFAULT]
+        n_eval = sizes[c][1] or sizes[c][0]
+        ok = d[0] >= r[best][0]
+        wins += ok
         lines.append(
-            f"- {c}: proposed default {100 * d[0]:.2f} / {100 * d[1]:.2f} vs best sklearn NB "
-            f"({best_sk}) {100 * r[best_sk][0]:.2f} / {100 * r[best_sk][1]:.2f} -> beats it on accuracy: "
-            f"{'yes' if d[0] > r[best_sk][0] else 'NO'}, on macro-F1: "
-            f"{'yes' if d[1] > max(r[n][1] for n in sk_names) else 'NO'}; linear SVM minus proposed "
-            f"default: {100 * (r[svm][0] - d[0]):+.2f} points of accuracy (within 2: "
-            f"{'yes' if r[svm][0] - d[0] <= 0.02 else 'NO'}); margin over the best sklearn NB: "
-            f"{round(len_test[c] * (d[0] - r[best_sk][0]))} documents; best textnb row: {best_tn} "
-            f"{100 * r[best_tn][0]:.2f}."
-        )
-    lines += ["", "## Calibration: log-loss on held-out data (lower is better)", "",
-              "20 Newsgroups: the test split; SMS and SpamAssassin: a seeded stratified 75/25 split. "
-              "`CalibratedNB(model, method=..., cv=5)` maps each class's out-of-fold log-odds to a "
-              "probability (Platt sigmoid or isotonic), then refits the model on all the training data. "
-              "Accuracy of the argmax in brackets.", "",
-              "| corpus | model | raw | sigmoid | isotonic |", "|---|---|---:|---:|---:|"]
+            f"- {c}: default {100 * d[0]:.2f} vs best scikit-learn NB cell ({best}) {100 * r[best][0]:.2f}: "
+            f"{'at or above' if ok else 'BELOW'} ({round(n_eval * (d[0] - r[best][0])):+d} documents); "
+            f"LinearSVC {100 * r[SVM][0]:.2f} ({100 * (d[0] - r[SVM][0]):+.2f} points); "
+            f"choices in the training parts: {_count(choices[c])}.")
+    lines += ["", f"The default is at or above the best scikit-learn NB cell (chosen on the test data) on "
+              f"{wins} of {len(corpora)} corpora."]
+    if "20 Newsgroups" in results:
+        r = results["20 Newsgroups"]
+        gap = 100 * (r[DEFAULT][0] - r[SVM][0])
+        lines.append(f"On 20 Newsgroups it is {abs(gap):.2f} points {'above' if gap >= 0 else 'below'} tf-idf + "
+                     f"LinearSVC ({'within 1 point or above' if gap >= -1 else 'NOT within 1 point'}).")
+    members = [n for n, _, _, _ in factories if n.startswith("textnb DiscriminativeNB(event_model=")]
+    misses = []
     for c in corpora:
-        for name, row in calib[c].items():
-            cells = [f"{row[m][0]:.4f} ({100 * row[m][1]:.2f})" for m in ("raw", "sigmoid", "isotonic")]
-            lines.append(f"| {c} | {name} | " + " | ".join(cells) + " |")
+        best = max(members, key=lambda n: results[c][n][0])
+        if results[c][best][0] > results[c][DEFAULT][0]:
+            misses.append(f"{c} ({best.split('=')[1].rstrip(')')} alone {100 * results[c][best][0]:.2f} against "
+                          f"{100 * results[c][DEFAULT][0]:.2f})")
+    if misses:
+        lines.append("The cross-validated choice of the event model is not always the better one on the test "
+                     "part: " + "; ".join(misses) + ".")
     lines += ["", "## Notes", "",
-              "- Term weighting with additive (Laplace) smoothing needs a corpus-dependent alpha: after "
-              "length normalisation a document weighs about as much as a few words, so alpha = 1 per "
-              "term outweighs the data on corpora with large vocabularies and few documents per class "
-              "(compare the TW + ComplementNB(alpha=1) row on the spam corpora with alpha = 0.1). The "
-              "m-estimate spreads a total smoothing mass m over the terms by their overall frequency, "
-              "which depends much less on the vocabulary size; `SmoothingCV` picks m by 10-fold "
-              "cross-validation on the training data, scoring every m from the summed counts (totals "
-              "minus the held-out fold) without refitting.",
-              "- With two classes the complement model is the multinomial model without the class "
-              "prior (the complement of one class is the other), so it gains nothing on spam "
-              "corpora; its advantage is on many classes.",
-              "- Calibration (`CalibratedNB`) re-weights the classes' log-odds by out-of-fold Platt "
-              "scaling; with many classes this also changes the argmax (per-class scale and bias), "
-              "which is where the best 20 Newsgroups row comes from.",
+              "- How the default was found: `docs/text_defaults.md` (research of the previous session, "
+              "`scripts/experiments/defaults_search.py`). Its fixed settings -- two passes, weight 4.5, "
+              "alpha 1 (complement) and 0.1 (Bernoulli), the two candidate event models -- are one "
+              "setting for every corpus, chosen on the results over all eight corpora (as any library "
+              "default is); the one choice that differs between corpora, the event model, is made by "
+              "cross-validation inside each training part. The earlier research run, where alpha and "
+              "the number of passes were also chosen inside the training parts by 5-fold CV, reached the "
+              "ceiling on 7 of 8 corpora too, so the result does not hinge on the fixed values.",
+              "- Why two event models: on the short, two-class SMS messages only a Bernoulli model (absent "
+              "words count) reaches the best scikit-learn cell; on the other corpora the transformed "
+              "complement model is the stronger one on the test parts. The choice is made on a sample of "
+              "each training part (see the choices above), so where the two are close it can go either way.",
+              "- What the default trades against the plain count models (README, 'The default text "
+              "model'): the passes re-score the training documents, so training keeps their sparse rows "
+              "in memory (up to `max_nnz` = 20 million document-term cells, beyond that a seeded sample "
+              "for the passes); `partial_fit` makes the passes over each batch and `merge` adds the sums "
+              "of models trained apart, which is not the model trained on all documents; `forget` is "
+              "refused. `--model multinomial` keeps the exact sums.",
               ""]
     Path(path).write_text("\n".join(lines), encoding="utf-8")
+
+
+def _count(items):
+    counts = {}
+    for s in items:
+        key = f"{s[0]} alpha={s[1]:g}"
+        counts[key] = counts.get(key, 0) + 1
+    return ", ".join(f"{k} x{v}" if v > 1 else k for k, v in sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
 if __name__ == "__main__":

@@ -301,14 +301,14 @@ def _make_classifier(args):
                           **_given(max_bytes=args.max_bytes))
 
 
-def _open(args, path):
+def _open(args, path, test=True):
     from textnb.io.corpus import MAX_DOCUMENT_BYTES, open_corpus
 
     texts = args.text_column or []
     if len(texts) > 1:
         raise InputError(f"{path}: several --text-column options make a mixed table, not a text corpus")
     return open_corpus(path, label_column=args.label_column, text_column=texts[0] if texts else None,
-                       max_bytes=getattr(args, "max_bytes", None) or MAX_DOCUMENT_BYTES)
+                       max_bytes=getattr(args, "max_bytes", None) or MAX_DOCUMENT_BYTES, test=test)
 
 
 def _table_class(args):
@@ -350,12 +350,12 @@ def _mixed_table(args, path):
     return read_table(path, class_name=cls, types={t: "text" for t in names})
 
 
-def _load_input(args, path):
+def _load_input(args, path, test=True):
     """``("table", Table)`` for ARFF and attribute tables (mixed tables too), else
-    ``("text", Corpus)``."""
+    ``("text", Corpus)`` (``test=False``: without a split folder's test part)."""
     path = os.fspath(path)
     if os.path.isdir(path):
-        return "text", _open(args, path)
+        return "text", _open(args, path, test)
     mixed = _mixed_table(args, path)
     if mixed is not None:
         return "table", mixed
@@ -539,7 +539,7 @@ def cmd_train(args, out, err):
     start = time.perf_counter()  # `seconds`: read, fit, write (imports done above)
     if args.multilabel or args.labels:
         return _train_multilabel(args, start, out)
-    kind, data = _load_input(args, args.path)
+    kind, data = _load_input(args, args.path, test=False)  # training reads the training part only
     if kind == "table":
         return _train_table(args, data, start, out)
     corpus = data

@@ -330,7 +330,8 @@ def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_p
                   weights=w, pool=pool)
 
 
-def choose_family(X, y_index, n_classes, *, alphas, n_passes, step, cv=5, max_nnz=200_000, seed=0, pool=None):
+def choose_family(X, y_index, n_classes, *, alphas, n_passes, step, cv=5, max_nnz=200_000, seed=0, pool=None,
+                  keys=None):
     """The event model with the most correct predictions in a ``cv``-fold cross-validation
     inside the training documents ``X`` (CSR counts), each fold's model trained by
     :func:`passes`, on a seeded sample of at most about ``max_nnz`` stored cells (and
@@ -344,7 +345,8 @@ def choose_family(X, y_index, n_classes, *, alphas, n_passes, step, cv=5, max_nn
     over the folds run. ``pool`` runs the two models of a fold in parallel.
     """
     n = X.shape[0]
-    order = np.lexsort((np.arange(n), sample_keys(X, y_index, seed)))  # by content: any row order alike
+    keys = sample_keys(X, y_index, seed) if keys is None else keys
+    order = np.lexsort((np.arange(n), keys))  # by content: any row order alike
     cells = np.cumsum(np.diff(X.indptr)[order])
     m = min(n, max(int(np.searchsorted(cells, max_nnz, side="right")), 10 * cv))
     if m < 2 * cv or n_classes < 2:
@@ -383,18 +385,19 @@ def choose_family(X, y_index, n_classes, *, alphas, n_passes, step, cv=5, max_nn
 
 
 def choose(X, y_index, n_classes, *, event_model, alpha, n_passes, step, cv, select_nnz, max_nnz, seed,
-           pool=None):
+           pool=None, keys=None):
     """``(family, alpha)`` for training documents ``X`` (CSR counts): ``event_model`` itself,
     or for ``"auto"`` :func:`choose_family` on the documents the passes will see
     (:func:`sample_rows`); ``alpha`` None means :data:`DEFAULT_ALPHA`."""
     alphas = {f: (DEFAULT_ALPHA[f] if alpha is None else float(alpha)) for f in FAMILIES}
     family = event_model
     if family == "auto":
-        rows = sample_rows(np.diff(X.indptr), sample_keys(X, y_index, seed), pass_budget(max_nnz, n_classes))
+        keys = sample_keys(X, y_index, seed) if keys is None else keys
+        rows = sample_rows(np.diff(X.indptr), keys, pass_budget(max_nnz, n_classes))
         Xs = X if rows.size == X.shape[0] else X[rows]
         family, _ = choose_family(Xs, y_index[rows], n_classes, alphas=alphas, n_passes=n_passes, step=step,
                                   cv=cv, max_nnz=pass_budget(select_nnz, n_classes, SELECT_WORK), seed=seed,
-                                  pool=pool)
+                                  pool=pool, keys=keys[rows])
     return family, alphas[family]
 
 
@@ -416,12 +419,13 @@ def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=
 
     The estimator and the scikit-learn-free training command both train through here.
     """
+    keys = sample_keys(X, y_index, params["random_state"])
     with threads(n_threads(params["n_jobs"])) as pool:
         if family is None:
             family, alpha = choose(X, y_index, len(class_count), event_model=params["event_model"],
                                    alpha=params["alpha"], n_passes=params["passes"], step=params["step"],
                                    cv=params["cv"], select_nnz=params["select_nnz"], max_nnz=params["max_nnz"],
-                                   seed=params["random_state"], pool=pool)
+                                   seed=params["random_state"], pool=pool, keys=keys)
         represents = None
         if dropped is not None:
             extra_fc, extra_w = dropped[family]
@@ -429,5 +433,5 @@ def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=
             represents = weights.sum() + extra_w.sum()
         fc, cc = learn(family, feature_count, class_count, X, y_index, weights, alpha=alpha,
                        n_passes=params["passes"], step=params["step"], max_nnz=params["max_nnz"],
-                       keys=sample_keys(X, y_index, params["random_state"]), pool=pool, represents=represents)
+                       keys=keys, pool=pool, represents=represents)
     return family, alpha, fc, cc

@@ -200,7 +200,7 @@ class Corpus:
         return dict(sorted(counts.items()))
 
 
-def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES):
+def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, test=True):
     """List a corpus at ``path`` (folder, split folder, TSV or CSV file).
 
     Returns a :class:`Corpus`; for a split folder its ``test`` attribute holds the
@@ -209,7 +209,8 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
     In a TSV/CSV file a field may be of any length (beyond the ``csv`` module's
     131,072-character limit); a text field longer than ``max_bytes`` characters is cut
     there, as a document file is. A quoted CSV field that is never closed is an error
-    (not a field that swallows the rows after it).
+    (not a field that swallows the rows after it). ``test=False`` does not list a split
+    folder's test part (training needs only the training part).
     """
     path = os.fspath(path)
     if not os.path.exists(path):
@@ -220,7 +221,7 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
         if "train" in names and _class_folders(os.path.join(path, "train")):
             train = _open_folder(os.path.join(path, "train"))
             test_dir = os.path.join(path, "test")
-            if os.path.isdir(test_dir) and _class_folders(test_dir):
+            if test and os.path.isdir(test_dir) and _class_folders(test_dir):
                 train.test = _open_folder(test_dir)
             train.source = path
             return train

@@ -61,9 +61,9 @@ class DiscriminativeNB(_BaseCountNB):
     event_model : {"auto", "complement", "bernoulli"}, default="auto"
     alpha : float or None, default=None
         Additive smoothing; None means 1.0 for complement and 0.1 for Bernoulli.
-    passes : int, default=3
+    passes : int, default=2
         Frequency-estimate passes (0: the plain naive Bayes of the event model).
-    step : float, default=3.0
+    step : float, default=4.5
         Weight of a misclassified document in a pass (``η`` above).
     cv : int, default=5
         Folds of the ``"auto"`` choice.
@@ -138,7 +138,7 @@ class DiscriminativeNB(_BaseCountNB):
         "feature_names_in_": FEATURE_NAMES,
     }
 
-    def __init__(self, *, event_model="auto", alpha=None, passes=3, step=3.0, cv=5, select_nnz=200_000,
+    def __init__(self, *, event_model="auto", alpha=None, passes=2, step=4.5, cv=5, select_nnz=200_000,
                  max_nnz=20_000_000, random_state=0, n_jobs=None):
         self.event_model = event_model
         self.alpha = alpha

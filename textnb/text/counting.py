@@ -28,8 +28,8 @@ def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes, rows=Fal
     (pruning by ``min_df`` / ``max_df`` / ``max_features`` ignores sample weights, as a
     ``CountVectorizer`` in a Pipeline does).
 
-    With ``rows`` a sixth element holds the documents themselves, for models that
-    re-score them (:class:`~textnb.naive_bayes.discriminative.DiscriminativeNB`):
+    With ``rows`` the per-class sums are left empty and a sixth element holds the
+    documents themselves, for models that re-score them (:class:`~textnb.naive_bayes.discriminative.DiscriminativeNB`):
     ``(kept, lengths, terms, counts, hashes)`` -- the batch positions of the documents
     read, each one's number of distinct terms, its (term, count) pairs in term order,
     and a CRC-32 of its text (a content key for sampling that does not depend on the
@@ -49,8 +49,6 @@ def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes, rows=Fal
     vocab = TermKeys()
     rows, ids = batch_term_ids(texts, analyzer, vocab, grow=True)
     n_terms = len(vocab)
-    w = weights[rows]
-    cells = y_index[rows] * n_terms + ids
     # document frequency: each (document, term) pair once (a plain sort, much faster
     # here than np.unique's hashing)
     pairs = np.sort(rows * n_terms + ids)
@@ -60,17 +58,10 @@ def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes, rows=Fal
         n_tokens = pairs.size
         pairs = pairs[starts]
     first = pairs // n_terms
-    df_cells = y_index[first] * n_terms + pairs % n_terms
-    size = n_classes * n_terms
-    if size <= 4 * len(cells) + (1 << 20):  # few classes: dense per-class sums are fastest
-        tf = np.bincount(cells, weights=w, minlength=size)
-        df = np.bincount(df_cells, weights=weights[first], minlength=size)
-        nz = np.flatnonzero(df)  # a term of the batch has df > 0 wherever tf > 0
-        tf, df = tf[nz], df[nz]
-    else:  # many classes: sum over the cells that occur only (memory O(tokens), not O(classes x terms))
-        nz, inv = np.unique(cells, return_inverse=True)
-        tf = np.bincount(inv, weights=w, minlength=len(nz))
-        df = np.bincount(np.searchsorted(nz, df_cells), weights=weights[first], minlength=len(nz))
+    if want_rows:  # the rows hold everything the model needs: no per-class sums
+        nz = tf = df = np.zeros(0)
+    else:
+        nz, tf, df = _class_sums(rows, ids, pairs, first, y_index, weights, n_classes, n_terms)
     class_count = np.bincount(y_index, weights=weights, minlength=n_classes)
     term_tf = np.bincount(ids, minlength=n_terms).astype(np.float64)
     term_df = np.bincount(pairs % max(n_terms, 1), minlength=n_terms).astype(np.float64)
@@ -81,7 +72,28 @@ def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes, rows=Fal
     lengths = np.bincount(first, minlength=len(keep))
     hashes = np.fromiter((zlib.crc32(t if isinstance(t, bytes) else t.encode("utf-8", "surrogatepass"))
                           for t in texts), dtype=np.uint64, count=len(texts))
-    return out + ((keep, lengths, (pairs % max(n_terms, 1)).astype(np.int64), counts.astype(np.float64), hashes),)
+    # compact (4 bytes a number): the rows travel back from the worker
+    return out + ((keep, lengths.astype(np.int32), (pairs % max(n_terms, 1)).astype(np.int32),
+                   counts.astype(np.int32), hashes),)
+
+
+def _class_sums(rows, ids, pairs, first, y_index, weights, n_classes, n_terms):
+    """The non-zero cells ``class * n_terms + term`` of a batch's per-class summed weighted
+    counts and document frequencies, and those sums."""
+    w = weights[rows]
+    cells = y_index[rows] * n_terms + ids
+    df_cells = y_index[first] * n_terms + pairs % n_terms
+    size = n_classes * n_terms
+    if size <= 4 * len(cells) + (1 << 20):  # few classes: dense per-class sums are fastest
+        tf = np.bincount(cells, weights=w, minlength=size)
+        df = np.bincount(df_cells, weights=weights[first], minlength=size)
+        nz = np.flatnonzero(df)  # a term of the batch has df > 0 wherever tf > 0
+        return nz, tf[nz], df[nz]
+    # many classes: sum over the cells that occur only (memory O(tokens), not O(classes x terms))
+    nz, inv = np.unique(cells, return_inverse=True)
+    tf = np.bincount(inv, weights=w, minlength=len(nz))
+    df = np.bincount(np.searchsorted(nz, df_cells), weights=weights[first], minlength=len(nz))
+    return nz, tf, df
 
 
 def term_ids(docs, analyzer, vocabulary, max_bytes):

@@ -83,7 +83,7 @@ class Accumulator:
         self.per_class = per_class
         # start small when there are many classes (the tables grow by doubling)
         cap = max(len(self.vocab), min(1024, max(16, (1 << 22) // max(n_classes, 1))))
-        self.sums = np.zeros((n_classes, cap))
+        self.sums = np.zeros((n_classes, cap if not rows else 0))
         self.tf_total = np.zeros(cap)
         self.df_total = np.zeros(cap)
         self.class_count = np.zeros(n_classes)
@@ -98,21 +98,23 @@ class Accumulator:
             self.row_nnz += int(lengths.sum())
             if self.max_row_nnz is not None and self.row_nnz > 2 * self.max_row_nnz:
                 self._shrink()  # amortised: at most twice the kept cells are held
-        cap = self.sums.shape[1]
+        cap = self.tf_total.shape[0]
         if len(self.vocab) > cap:
             new_cap = max(2 * cap, len(self.vocab))
-            grown = np.zeros((self.sums.shape[0], new_cap))
-            grown[:, :cap] = self.sums
-            self.sums = grown
+            if self.rows is None:  # with rows the per-class table stays empty (the rows hold it all)
+                grown = np.zeros((self.sums.shape[0], new_cap))
+                grown[:, :cap] = self.sums
+                self.sums = grown
             for name in ("tf_total", "df_total"):
                 total = np.zeros(new_cap)
                 total[:cap] = getattr(self, name)
                 setattr(self, name, total)
         cells, tf, df, term_tf, term_df = sums
-        cls, cols = np.divmod(cells, len(terms))
-        cols = ids[cols]
-        flat = cls * self.sums.shape[1] + cols  # each (class, term) cell once per batch
-        self.sums.reshape(-1)[flat] += tf if self.per_class == "tf" else df
+        if cells.size:  # (empty when the batch came with its rows instead)
+            cls, cols = np.divmod(cells, len(terms))
+            cols = ids[cols]
+            flat = cls * self.sums.shape[1] + cols  # each (class, term) cell once per batch
+            self.sums.reshape(-1)[flat] += tf if self.per_class == "tf" else df
         self.tf_total[ids] += term_tf  # ids: distinct columns, one per batch term
         self.df_total[ids] += term_df
         self.class_count += class_count
