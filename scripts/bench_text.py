@@ -269,7 +269,9 @@ def main():
               "from disk inside the timed fit/predict. textnb rows call "
               "`textnb.core.workers.keep_freed_memory()` first, as the `textnb` command line does, except "
               "`textnb-multinomial-malloc-default` (the library in a process that does not). "
-              "Default settings on both sides "
+              "`textnb-default` is `TextClassifier()` with its default model (DiscriminativeNB: discriminative "
+              "frequency estimates, see docs/text_accuracy.md); the other rows name their model, with default "
+              "settings on both sides "
               "(token pattern `(?u)\\b\\w\\w+\\b`, lowercase, alpha = 1). Speed columns: sklearn "
               "CountVectorizer + MultinomialNB time divided by this configuration's time (higher is faster).\n")
     if news is not None:

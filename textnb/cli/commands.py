@@ -1265,6 +1265,10 @@ def cmd_inspect(args, out, err):
         print(_dumps(info), file=out)
         return 0
     print(f"model: {info['model']} {info['params']}", file=out)
+    if "event_model" in info:
+        print(f"event model: {info['event_model']} (alpha {info['alpha']:g}; "
+              f"{'chosen by cross-validation' if info['params'].get('event_model') == 'auto' else 'given'})",
+              file=out)
     print(f"classes: {len(info['classes'])}", file=out)
     for c, n in zip(info["classes"], info["class_count"]):
         print(f"  {c}: {n:g} documents", file=out)

@@ -190,7 +190,11 @@ def describe_text_classifier(classifier, top=10):
         model = unwrap(classifier.model_)[1]
     terms = (informative_terms(classifier, top) if hasattr(model, "feature_count_")
              else {str(c): [] for c in classifier.classes_})
+    extra = {}
+    if hasattr(model, "event_model_"):  # DiscriminativeNB: the event model it chose, and its smoothing
+        extra = {"event_model": str(model.event_model_), "alpha": float(model.alpha_)}
     return {
+        **extra,
         "kind": "text",
         "model": type(classifier.model_).__name__,
         "params": {k: v for k, v in model.get_params(deep=False).items() if not hasattr(v, "get_params")},
