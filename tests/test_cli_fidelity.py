@@ -253,6 +253,29 @@ def test_predict_multilabel_prints_every_label_over_its_threshold(multilabel_cor
     assert info["labels"] == ["grain", "money", "oil"] and len(info["thresholds"]) == 3
 
 
+def test_predict_multilabel_reads_tsv_rows_like_files(multilabel_corpus):
+    """A TSV of documents given to a multi-label model: one line per row, PATH:ROW in row
+    order, the labels those texts get as files; a missing TSV is a one-line error."""
+    tmp, _ = multilabel_corpus
+    assert run("train", tmp / "folders", "--multilabel", "-o", tmp / "m.tnb")[0] == 0
+    texts = ["wheat corn harvest crude barrel opec the", "dollar bank yen rate of", "grain wheat crop"]
+    (tmp / "docs.tsv").write_text("label\ttext\n" + "".join(f"?\t{t}\n" for t in texts))
+    code, out, err = run("predict", tmp / "m.tnb", tmp / "docs.tsv")
+    assert code == 0, err
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert [r[0] for r in rows] == [f"{tmp / 'docs.tsv'}:{i}" for i in (1, 2, 3)]
+    q = tmp / "q2"
+    q.mkdir()
+    for i, t in enumerate(texts):
+        (q / f"{i}.txt").write_text(t)
+    code, out_files, err = run("predict", tmp / "m.tnb", *(q / f"{i}.txt" for i in range(3)))
+    assert code == 0, err
+    assert [r[1] for r in rows] == [line.split("\t")[1] for line in out_files.splitlines()]
+    assert set(rows[0][1].split(",")) == {"grain", "oil"} and rows[1][1] == "money"
+    code, out, err = run("predict", tmp / "m.tnb", tmp / "missing.tsv")
+    assert code != 0 and err.count("\n") == 1 and "missing.tsv" in err and "Traceback" not in err
+
+
 def test_multilabel_folder_without_the_flag_warns(multilabel_corpus):
     tmp, _ = multilabel_corpus
     code, _, err = run("train", tmp / "folders", "-o", tmp / "s.tnb")

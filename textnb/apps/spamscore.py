@@ -287,7 +287,6 @@ class SpamScorer:
                         j = new[tok] = len(index) + len(new)
                 rows.append(c)
                 cols.append(j)
-        n_tokens = len(index) + len(new)
         counts = self.feature_count_
         if new:  # new tokens are appended; the vocabulary is sorted when saved
             counts = np.concatenate([counts, np.zeros((2, len(new)), dtype=np.int64)], axis=1)
