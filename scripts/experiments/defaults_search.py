@@ -39,10 +39,11 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp
-from sklearn.model_selection import StratifiedKFold
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import text_accuracy  # noqa: E402  (the benchmark's corpus reader and splits)
 
 CORPORA = ["20news-bydate", "sms_spam_collection", "spamassassin", "csdmc2010_spam",
            "rt_polarity_v1", "trec_qc", "bbc_news", "ohsumed_single_23"]
@@ -63,25 +64,10 @@ MAX_PASSES = 4
 
 
 def load(root):
-    """(CSR counts of train [+ test] rows, label codes, number of test rows)."""
-    from textnb import Vectorizer, open_corpus
-    from textnb.evaluation.evaluate import vectorize_all
-    from textnb.io.corpus import read_document
-
-    corpus = open_corpus(root)
-
-    def texts(docs, labels):
-        t = [d if isinstance(d, str) else read_document(d) for d in docs]
-        keep = [i for i, x in enumerate(t) if x is not None]
-        return [t[i] for i in keep], np.array(labels)[keep]
-
-    docs, y = texts(corpus.documents, corpus.labels)
-    n_test = 0
-    if corpus.test is not None:
-        td, yt = texts(corpus.test.documents, corpus.test.labels)
-        docs, y, n_test = docs + td, np.concatenate([y, yt]), len(td)
-    X, _ = vectorize_all(docs, Vectorizer())
-    return X.tocsr(), np.unique(y, return_inverse=True)[1], n_test
+    """(CSR counts of train [+ test] rows, label codes, number of test rows): the
+    benchmark's reader (``text_accuracy.load``), labels as codes."""
+    X, _, y, n_test = text_accuracy.load(root)
+    return X, np.unique(y, return_inverse=True)[1], n_test
 
 
 def transform(X, tf, idf, norm):
@@ -189,13 +175,6 @@ def predictor(method):
     return predict, chosen
 
 
-def splits(y, n_test):
-    if n_test:
-        n = len(y) - n_test
-        return [(np.arange(n), np.arange(n, len(y)))]
-    return list(StratifiedKFold(10, shuffle=True, random_state=0).split(np.zeros(len(y)), y))
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--method", default="dfe-select:twcnb,bnb")
@@ -212,7 +191,7 @@ def main(argv=None):
         start = time.perf_counter()
         X, y, n_test = load(root)
         right = total = 0
-        for tr, te in splits(y, n_test):
+        for tr, te in text_accuracy.splits(X, y, n_test):
             seen = np.flatnonzero(np.bincount(X[tr].indices, minlength=X.shape[1]) > 0)
             right += int((predict(X[tr][:, seen], y[tr], X[te][:, seen]) == y[te]).sum())
             total += len(te)

@@ -38,7 +38,7 @@ from textnb.core.logspace import ALPHA_FLOOR, class_log_prior, logsumexp
 from textnb.core.model_schema import MAX_ALPHA, N_JOBS, SEED, Choice, Float, Int, Optional
 
 __all__ = ["FAMILIES", "DEFAULT_ALPHA", "PARAM_SCHEMA", "fit_rows", "choose_family", "class_sums", "doc_features", "features", "learn",
-           "linear_weights", "passes", "sample_keys", "sample_rows", "threads", "content_keys"]
+           "linear_weights", "passes", "map_threads", "sample_keys", "sample_rows", "threads", "content_keys"]
 
 FAMILIES = ("complement", "bernoulli")
 
@@ -112,7 +112,8 @@ def linear_weights(family, feature_count, class_count, alpha, pool=None, dtype=n
             np.log(out, out=out)
             out -= neg
 
-    _map_blocks(rows, n_classes, pool)
+    half = n_classes // 2  # the two halves of the classes (rows) in parallel
+    map_threads(pool, lambda span: rows(*span), [(0, half), (half, n_classes)] if half else [(0, n_classes)])
     if family == "complement":
         b = class_log_prior(cc) if n_classes == 1 else np.zeros(n_classes)
     else:
@@ -124,17 +125,13 @@ def linear_weights(family, feature_count, class_count, alpha, pool=None, dtype=n
 _MIN_SPLIT = 2048
 
 
-def _halves(n, min_split=_MIN_SPLIT):
-    """Fixed row blocks of ``n`` rows: two halves from ``min_split`` rows on, else one.
-    Fixed by ``n`` alone, so a result never depends on the number of threads."""
-    return [(0, n)] if n < min_split else [(0, n // 2), (n // 2, n)]
-
-
-def _map_blocks(fn, n, pool, min_split=2):
-    blocks = _halves(n, min_split)
-    if pool is None or len(blocks) == 1:
-        return [fn(lo, hi) for lo, hi in blocks]
-    return list(pool.map(lambda b: fn(*b), blocks))
+def map_threads(pool, fn, items):
+    """``[fn(x) for x in items]``, in the thread ``pool`` when there is one and more than
+    one item (in order either way)."""
+    items = list(items)
+    if pool is None or len(items) < 2:
+        return [fn(x) for x in items]
+    return list(pool.map(fn, items))
 
 
 #: Score cells (documents x classes) computed at once: memory stays bounded with many classes.
@@ -161,19 +158,6 @@ def _row_chunks(n, n_classes):
     return [(lo, min(n, lo + size)) for lo in range(0, n, size)] or [(0, 0)]
 
 
-def _scores(blocks, W, b, pool=None):
-    """``T @ W.T + b`` for ``T`` given as its row blocks (computed in parallel with ``pool``;
-    every row is computed alike, so the numbers do not depend on it)."""
-    Wt = np.ascontiguousarray(W.T)
-    if pool is None or len(blocks) == 1:
-        parts = [np.asarray(B @ Wt) for B in blocks]
-    else:
-        parts = list(pool.map(lambda B: np.asarray(B @ Wt), blocks))
-    S = parts[0] if len(parts) == 1 else np.concatenate(parts)
-    S += b
-    return S
-
-
 def _true_class_loss(blocks, spans, W, b, y_index, pool=None):
     """``1 − P(class | d)`` of every document, scored block by block (never all the
     documents x classes scores at once): single-precision products, the bias and the
@@ -187,8 +171,7 @@ def _true_class_loss(blocks, spans, W, b, y_index, pool=None):
         log_p = S[np.arange(hi - lo), y_index[lo:hi]] - logsumexp(S, axis=1)
         return -np.expm1(log_p)  # exact near 0
 
-    parts = list(pool.map(one, range(len(spans)))) if pool is not None and len(spans) > 1 else [
-        one(i) for i in range(len(spans))]
+    parts = map_threads(pool, one, range(len(spans)))
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
@@ -275,6 +258,11 @@ def sample_keys(X, y_index, seed):
             h[nonempty] = np.add.reduceat(cells, X.indptr[:-1][nonempty])  # wraps around: a sum mod 2**64
         h = _mix(h + np.asarray(y_index, dtype=np.uint64) * np.uint64(0xD1B54A32D192ED03)
                  + np.uint64(int(seed or 0) & 0xFFFFFFFFFFFFFFFF) * np.uint64(0xA0761D6478BD642F))
+    return _unit(h)
+
+
+def _unit(h):
+    """Uniform numbers in [0, 1) from 64-bit hashes (their top 53 bits)."""
     return (h >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
 
 
@@ -285,7 +273,7 @@ def content_keys(hashes, y_index, seed):
         h = _mix(np.asarray(hashes, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
                  + np.asarray(y_index, dtype=np.uint64) * np.uint64(0xD1B54A32D192ED03)
                  + np.uint64(int(seed or 0) & 0xFFFFFFFFFFFFFFFF))
-    return (h >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+    return _unit(h)
 
 
 def sample_rows(row_nnz, keys, max_nnz):
@@ -310,7 +298,7 @@ def features(family, X, pool=None):
     else:
         mid = X.indptr[n // 2]
         halves = [(X.data[:mid], X.indptr[:n // 2 + 1]), (X.data[mid:], X.indptr[n // 2:] - mid)]
-        data = np.concatenate(list(pool.map(lambda h: doc_features(family, *h), halves)))
+        data = np.concatenate(map_threads(pool, lambda h: doc_features(family, *h), halves))
     return sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape)
 
 
@@ -375,13 +363,14 @@ def choose_family(X, y_index, n_classes, *, alphas, n_passes, step, cv=5, max_nn
         W, b = linear_weights(family, fc, cc, alphas[family])
         Tev, yev = T[family][ev], ys[ev]
         spans = _row_chunks(Tev.shape[0], n_classes)
-        return np.concatenate([_scores([Tev[lo:hi]], W, b).argmax(axis=1) == yev[lo:hi] for lo, hi in spans])
+        Wt = np.ascontiguousarray(W.T)
+        return np.concatenate([(np.asarray(Tev[lo:hi] @ Wt) + b).argmax(axis=1) == yev[lo:hi] for lo, hi in spans])
 
     correct = dict.fromkeys(FAMILIES, 0)
     a = b = 0
     for f in range(cv):
         jobs = [(family, f) for family in FAMILIES]
-        comp, bern = list(pool.map(right, jobs)) if pool is not None else [right(j) for j in jobs]
+        comp, bern = map_threads(pool, right, jobs)
         correct["complement"] += int(comp.sum())
         correct["bernoulli"] += int(bern.sum())
         a += int((comp & ~bern).sum())
@@ -423,7 +412,8 @@ def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=
     CSR counts. ``dropped``: ``{family: (feature sums, class weights)}`` of documents of
     the batch that a bounded stream did not keep (:meth:`textnb.text.training.Accumulator.dropped_sums`):
     they are added to the sums, and ``X`` stands for them in the passes. Returns
-    ``(family, alpha, feature_count, class_count)``.
+    ``(family, alpha, feature_count, class_count, documents)``, ``documents`` the batch's
+    documents per class (summed weights, the dropped ones included).
 
     The estimator and the scikit-learn-free training command both train through here.
     """
@@ -442,4 +432,7 @@ def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=
         fc, cc = learn(family, feature_count, class_count, X, y_index, weights, alpha=alpha,
                        n_passes=params["passes"], step=params["step"], max_nnz=params["max_nnz"],
                        keys=keys, pool=pool, represents=represents)
-    return family, alpha, fc, cc
+    documents = np.bincount(y_index, weights=weights, minlength=len(class_count))
+    if dropped is not None:
+        documents = documents + dropped[family][1]
+    return family, alpha, fc, cc, documents

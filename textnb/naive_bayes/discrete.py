@@ -91,9 +91,9 @@ class _BaseCountNB(BaseNB):
         check_classification_targets(y)
         self._check_values(X)
         self.classes_, y_index = np.unique(y, return_inverse=True)
+        self._reset()
         self._init_counts(X.shape[1])
-        self._count(X, y_index, sample_weight)
-        self._update()
+        self._learn(X, y_index, sample_weight)
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -106,10 +106,16 @@ class _BaseCountNB(BaseNB):
             self._init_counts(X.shape[1])
         check_classification_targets(y)
         check_partial_fit_labels(y, self.classes_)
-        y_index = np.searchsorted(self.classes_, y)
+        self._learn(X, np.searchsorted(self.classes_, y), sample_weight)
+        return self
+
+    def _reset(self):
+        """Forget what an earlier ``fit`` learned beyond the counts (a subclass's choices)."""
+
+    def _learn(self, X, y_index, sample_weight):
+        """Learn a checked batch: add it to the counts and derive the parameters."""
         self._count(X, y_index, sample_weight)
         self._update()
-        return self
 
     def _init_counts(self, n_features):
         table = CountTable(len(self.classes_), n_features)

@@ -11,14 +11,13 @@ and ``textnb train``; ``docs/text_accuracy.md`` measures it on eight corpora.
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from textnb.core import dfe
 from textnb.core.model_io import register
 from textnb.core.model_schema import FEATURE_NAMES, N_FEATURES, SMOOTHING, Choice, Classes, Counts, check_params
 from textnb.core.stats import CountTable, merge_aligned
-from textnb.naive_bayes.base import check_partial_fit_labels, check_sample_weight, partial_fit_classes
+from textnb.naive_bayes.base import check_sample_weight
 from textnb.naive_bayes.discrete import _BaseCountNB
 
 __all__ = ["DiscriminativeNB"]
@@ -151,34 +150,12 @@ class DiscriminativeNB(_BaseCountNB):
         self.n_jobs = n_jobs
 
     # -- fitting ----------------------------------------------------------------
-    def fit(self, X, y, sample_weight=None):
-        """Fit from a (sparse) count matrix X and labels y; returns self."""
-        check_params(self)
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, reset=True)
-        check_classification_targets(y)
-        self._check_values(X)
-        self.classes_, y_index = np.unique(y, return_inverse=True)
+    def _reset(self):
         for name in ("event_model_", "alpha_", "class_documents_"):
             self.__dict__.pop(name, None)
-        self._init_counts(X.shape[1])
-        self._learn(X, y_index, sample_weight)
-        return self
-
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Add a batch (its sums, then the passes over it). ``classes`` is required on the first call."""
-        check_params(self)
-        all_classes, first = partial_fit_classes(self, classes)
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, reset=first)
-        self._check_values(X)
-        if first:
-            self.classes_ = all_classes
-            self._init_counts(X.shape[1])
-        check_classification_targets(y)
-        check_partial_fit_labels(y, self.classes_)
-        self._learn(X, np.searchsorted(self.classes_, y), sample_weight)
-        return self
 
     def _learn(self, X, y_index, sample_weight):
+        """The batch's sums, then the passes over it (``fit`` and ``partial_fit``)."""
         X = _canonical(X)
         weights = check_sample_weight(sample_weight, X.shape[0])
         self.fit_rows(X, y_index, np.ones(X.shape[0]) if weights is None else weights)
@@ -190,14 +167,19 @@ class DiscriminativeNB(_BaseCountNB):
         :class:`~textnb.TextClassifier` calls with the rows it streamed; ``dropped``: the
         sums of the documents a bounded stream did not keep, :func:`textnb.core.dfe.fit_rows`)."""
         check_params(self)
-        learned = np.bincount(y_index, weights=weights, minlength=len(self.classes_))
-        if dropped is not None:
-            learned = learned + next(iter(dropped.values()))[1]
-        self.class_documents_ = getattr(self, "class_documents_", np.zeros(len(self.classes_))) + learned
-        self.event_model_, self.alpha_, self.feature_count_, self.class_count_ = dfe.fit_rows(
+        self.event_model_, self.alpha_, self.feature_count_, self.class_count_, documents = dfe.fit_rows(
             self.feature_count_, self.class_count_, X, y_index, weights, params=self.get_params(),
             family=getattr(self, "event_model_", None), alpha=getattr(self, "alpha_", None), dropped=dropped)
+        self.class_documents_ = getattr(self, "class_documents_", 0.0) + documents
         self._update()
+        return self
+
+    def _begin(self, classes, n_features):
+        """An empty model of ``classes`` over ``n_features`` terms, for :meth:`fit_rows`
+        (what :class:`~textnb.TextClassifier` starts from before streaming rows)."""
+        self._reset()
+        self.classes_, self.n_features_in_ = np.asarray(classes), n_features
+        self._init_counts(n_features)
         return self
 
     def fit_counts(self, classes, class_count, feature_count):

@@ -23,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 from textnb.naive_bayes.base import check_partial_fit_labels, log_odds
 from textnb.io.corpus import MAX_DOCUMENT_BYTES, to_text
 from textnb.text.counting import inherited, score_batch
+from textnb.core.dfe import pass_budget
 from textnb.core.errors import InputError
 from textnb.core.model_io import register
 from textnb.naive_bayes.discrete import _BaseCountNB
@@ -45,11 +46,7 @@ _FEW_DOCUMENTS = 64
 
 def _row_budget(model, n_classes):
     """Document-term cells a streamed DiscriminativeNB keeps (its passes' sample), else None."""
-    if not isinstance(model, DiscriminativeNB):
-        return None
-    from textnb.core.dfe import pass_budget
-
-    return pass_budget(model.max_nnz, n_classes)
+    return pass_budget(model.max_nnz, n_classes) if isinstance(model, DiscriminativeNB) else None
 
 
 def _per_class(model):
@@ -202,9 +199,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         if isinstance(model, DiscriminativeNB):  # it learns from the documents' rows
             dropped = acc.dropped_sums(cols)
             X, y_index, weights = acc.row_matrix(cols)
-            model.classes_, model.n_features_in_ = classes, len(cols)
-            model._init_counts(len(cols))
-            model.fit_rows(X, y_index, weights, dropped=dropped)
+            model._begin(classes, len(cols)).fit_rows(X, y_index, weights, dropped=dropped)
         else:
             model._fit_counts(classes, acc.class_count, acc.sums[:, cols])  # a fresh array: no copy
 
@@ -227,9 +222,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             self.classes_ = np.unique(np.asarray(classes))
             self.vectorizer_._set_terms([])
             if isinstance(self.model_, DiscriminativeNB):
-                self.model_.classes_, self.model_.n_features_in_ = self.classes_, 0
-                self.model_.class_documents_ = np.zeros(len(self.classes_))
-                self.model_._init_counts(0)
+                self.model_._begin(self.classes_, 0)
             else:
                 self.model_.fit_counts(self.classes_, np.zeros(len(self.classes_)),
                                        np.zeros((len(self.classes_), 0)))

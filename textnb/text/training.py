@@ -21,7 +21,7 @@ from numbers import Integral
 import numpy as np
 
 from textnb.core.errors import InputError
-from textnb.core.dfe import PARAM_SCHEMA, fit_rows, pass_budget
+from textnb.core.dfe import PARAM_SCHEMA, fit_rows, map_threads, pass_budget, threads
 from textnb.core.logspace import check_smoothing
 from textnb.core.model_io import ModelNode
 from textnb.core.model_schema import check_param_values
@@ -198,39 +198,30 @@ class Accumulator:
             lengths = np.bincount(row[keep], minlength=len(lengths))
             new, counts = new[keep], counts[keep]
         indptr = np.concatenate(([0], np.cumsum(lengths, dtype=np.int64)))
-        _sort_rows(new, counts, indptr)
+        _sort_rows(new, counts, indptr, len(cols))
         X = sp.csr_matrix((counts, new, indptr), shape=(len(lengths), len(cols)))
         X.has_sorted_indices = True
         return X, y.astype(np.intp), w.astype(np.float64)
 
 
-def _sort_rows(indices, data, indptr):
+def _sort_rows(indices, data, indptr, n_cols):
     """Sort each CSR row's cells by column, in place: the two halves of the rows in two
     threads (scipy's loop releases the GIL; the result is the same either way)."""
     import scipy.sparse as sp
 
     n = len(indptr) - 1
-    half = n // 2
-    if n < 2048:
-        parts = [(0, n)]
-    else:
-        parts = [(0, half), (half, n)]
+    parts = [(0, n)] if n < 2048 else [(0, n // 2), (n // 2, n)]
 
     def sort(part):
         lo, hi = part
         a, b = indptr[lo], indptr[hi]
-        M = sp.csr_matrix((data[a:b], indices[a:b], indptr[lo:hi + 1] - a), shape=(hi - lo, 1 << 30))
+        M = sp.csr_matrix((data[a:b], indices[a:b], indptr[lo:hi + 1] - a), shape=(hi - lo, n_cols))
         M.has_sorted_indices = False
-        M.sort_indices()  # in place on the views
+        M.sort_indices()
         data[a:b], indices[a:b] = M.data, M.indices
 
-    if len(parts) == 1:
-        sort(parts[0])
-        return
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(2) as pool:
-        list(pool.map(sort, parts))
+    with threads(len(parts)) as pool:
+        map_threads(pool, sort, parts)
 
 
 def prune_mask(df, tf, n_docs, *, min_df=1, max_df=1.0, max_features=None):
@@ -368,11 +359,8 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), give
     if rows:  # what DiscriminativeNB.fit_rows computes, by the same function
         dropped = acc.dropped_sums(cols)
         X_rows, y_rows, w_rows = acc.row_matrix(cols)
-        family, alpha, fc, cc = fit_rows(np.zeros((len(classes), len(cols))), np.zeros(len(classes)), X_rows,
-                                         y_rows, w_rows, params=model_params, dropped=dropped)
-        documents = np.bincount(y_rows, weights=w_rows, minlength=len(classes))
-        if dropped is not None:
-            documents = documents + next(iter(dropped.values()))[1]
+        family, alpha, fc, cc, documents = fit_rows(np.zeros((len(classes), len(cols))), np.zeros(len(classes)),
+                                                    X_rows, y_rows, w_rows, params=model_params, dropped=dropped)
         state = {"classes_": classes, "class_count_": cc, "feature_count_": fc, "n_features_in_": len(cols),
                  "event_model_": family, "alpha_": float(alpha), "class_documents_": documents}
     else:
