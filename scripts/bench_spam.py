@@ -19,7 +19,11 @@ and are scored on the test part. Reported per corpus and system:
   its log-odds, bogofilter on its spamicity printed with 17 decimals);
 * at each system's default cut-offs: ham marked spam, spam caught, unsure share;
 * batch throughput of the whole process on the same folder of test messages
-  (``scripts/spamfilter --batch DIR`` against ``bogofilter -b``), as messages/s.
+  (``scripts/spamfilter --batch DIR`` against ``bogofilter -b``), as messages/s;
+* per-message latency, whole processes (``scripts/spam_latency.py``): the compiled
+  ``spamfilter --socket`` client through ``textnb serve`` (and the Python client) against
+  ``bogofilter -d DB``, and the cold ``spamfilter --model`` against a bare
+  ``import sklearn.naive_bayes``.
 
 ``--select`` first runs the choice of textnb's defaults, **inside the training parts
 only**: 5-fold cross-validation on each corpus's training part for every scoring in
@@ -505,24 +509,37 @@ def render(results, selection, online_res, load):
     out.append("")
     lat = [(res["name"], res.get("latency")) for res in results if res.get("latency")]
     if lat:
+        def ms(v, digits=1):
+            return f"{1e3 * v:.{digits}f} ms" if v is not None else "-"
+
+        def x(v, bold=False):
+            return "-" if v is None else (f"**{v:.2f}x**" if bold else f"{v:.2f}x")
+
         out.append("| corpus | `spamfilter --socket` (daemon) per message | bogofilter per message | ratio | "
-                   "cold `spamfilter --model` | `import sklearn.naive_bayes` | ratio | `python -S -c pass` |")
-        out.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+                   "Python client | ratio | cold `spamfilter --model` | `import sklearn.naive_bayes` | ratio | "
+                   "`python -S -c pass` |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for name, r in lat:
             m, q = r["median_s"], r["ratios"]
-            out.append(f"| {name} ({r['n']} messages) | {1e3 * m['daemon']:.1f} ms | {1e3 * m['bogofilter']:.1f} ms | "
-                       f"**{q['daemon_vs_bogofilter']:.2f}x** | {1e3 * m['cold']:.0f} ms | "
-                       f"{1e3 * m['sklearn_import']:.0f} ms | **{q['cold_vs_sklearn_import']:.2f}x** | "
-                       f"{1e3 * m['python_floor']:.1f} ms |")
+            out.append(f"| {name} ({r['n']} messages) | {ms(m['daemon'])} | {ms(m['bogofilter'])} | "
+                       f"{x(q['daemon_vs_bogofilter'], True)} | {ms(m['daemon_python'])} | "
+                       f"{x(q['daemon_python_vs_bogofilter'])} | {ms(m['cold'], 0)} | "
+                       f"{ms(m['sklearn_import'], 0)} | {x(q['cold_vs_sklearn_import'], True)} | "
+                       f"{ms(m['python_floor'])} |")
         out.append("")
+        missing = sorted({r["compiled_client"] for _, r in lat if r.get("compiled_client")})
         out.append("Medians over the messages, each classified once by every contender in turn (whole processes, "
-                   "`scripts/spam_latency.py`, called by this script in the same run). The daemon client is "
-                   "`python -S scripts/spamfilter --socket S` against `textnb serve MODEL --socket S`; the "
-                   "same with the site module (the pip console script): "
-                   + ", ".join(f"{q['daemon_site_vs_bogofilter']:.2f}x" for _, r in lat for q in [r["ratios"]])
-                   + " bogofilter; cold with the site module: "
-                   + ", ".join(f"{q['cold_site_vs_sklearn_import']:.2f}x" for _, r in lat for q in [r["ratios"]])
-                   + " the sklearn import.")
+                   "`scripts/spam_latency.py`, called by this script in the same run). The daemon client is the "
+                   "compiled `spamfilter` (textnb/apps/spamclient.c, built as `pip install .` builds it when a C "
+                   "compiler works) against `textnb serve MODEL --socket S`"
+                   + (f" (not built here: {'; '.join(missing)})" if missing else "")
+                   + "; the Python client is `python -S scripts/spamfilter --socket S` (the checkout's script); "
+                   "with the site module on (the console script pip installs without a C compiler): "
+                   + ", ".join(x(r["ratios"]["daemon_site_vs_bogofilter"]) for _, r in lat)
+                   + " bogofilter. Cold with the site module: "
+                   + ", ".join(x(r["ratios"]["cold_site_vs_sklearn_import"]) for _, r in lat)
+                   + " the sklearn import; the compiled `spamfilter --model` (which hands the cold path to Python): "
+                   + ", ".join(x(r["ratios"]["cold_compiled_vs_sklearn_import"]) for _, r in lat) + ".")
         out.append("")
     for res in results:
         if res["note"]:

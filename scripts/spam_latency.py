@@ -3,21 +3,29 @@
 
 For each message, in turn (so that load on the machine hits every contender alike):
 
-* ``daemon``: ``python -S scripts/spamfilter --socket S`` against ``textnb serve MODEL``
-  (what the script's ``#!/usr/bin/env -S python3 -S`` line runs);
-* ``daemon_site``: the same client with the site module on (what the console script that
-  ``pip install .`` writes runs: it pays for the site-packages scan, .pth files included);
+* ``daemon``: the compiled ``spamfilter --socket S`` (textnb/apps/spamclient.c, built here
+  as ``pip install .`` builds it) against ``textnb serve MODEL``: what a mail system runs
+  per message once textnb is installed with a C compiler at hand;
+* ``daemon_python``: the Python client, ``python -S scripts/spamfilter --socket S`` (what the
+  checkout script's ``#!/usr/bin/env -S python3 -S`` line runs);
+* ``daemon_site``: the same Python client with the site module on (what the console script
+  runs that ``pip install .`` writes when no C compiler works: it pays for the
+  site-packages scan, .pth files included);
 * ``bogofilter``: ``bogofilter -d DIR`` (its verdict as the exit status);
 * ``cold``: ``python -S scripts/spamfilter --model MODEL`` (loads the model every time;
   ``-S`` as the script's ``#!`` line runs it);
 * ``cold_site``: the same with the site module on (the pip console script);
+* ``cold_compiled``: the compiled ``spamfilter --model MODEL``, which hands the cold path to
+  the Python command (here the checkout's ``python -S scripts/spamfilter``): the launcher's
+  own cost on the cold path;
 * ``sklearn_import``: ``python -c "import sklearn.naive_bayes"`` (the floor of any path
   that imports scikit-learn);
 * ``python_floor``: ``python -S -c pass`` (the floor of any Python client: interpreter
   start-up alone).
 
-:func:`measure_latency` returns the medians (seconds per message) and the ratios; the
-``__main__`` prints them. ``scripts/bench_spam.py`` calls it for its table.
+Without a working C compiler the two compiled contenders are left out (``daemon`` is
+then None). :func:`measure_latency` returns the medians (seconds per message) and the
+ratios; the ``__main__`` prints them. ``scripts/bench_spam.py`` calls it for its table.
 """
 
 import argparse
@@ -31,6 +39,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SPAMFILTER = REPO / "scripts" / "spamfilter"
+sys.path.insert(0, str(REPO))
+from textnb.apps.spamclient_build import ClientBuildError, build_client, checkout_fallback  # noqa: E402
 
 __all__ = ["measure_latency"]
 
@@ -62,7 +72,8 @@ def _start_daemon(model_path, sock, env):
 
 
 def measure_latency(model_path, message_paths, bogofilter_dir, *, progress=None):
-    """Median whole-process seconds per message for each contender (see the module doc).
+    """Median whole-process seconds per message for each contender (see the module doc; a
+    contender that could not be built is None).
 
     Parameters
     ----------
@@ -77,24 +88,34 @@ def measure_latency(model_path, message_paths, bogofilter_dir, *, progress=None)
     -------
     dict
         ``{"n": messages, "median_s": {name: seconds}, "ratios": {...}}`` with the ratios
-        ``daemon_vs_bogofilter``, ``daemon_site_vs_bogofilter``, ``cold_vs_sklearn_import``,
-        ``python_floor_vs_bogofilter``; and ``load_average`` (1 minute, at the end).
+        ``daemon_vs_bogofilter`` (the compiled client), ``daemon_python_vs_bogofilter``,
+        ``daemon_site_vs_bogofilter``, ``cold_vs_sklearn_import``, ``cold_site_vs_sklearn_import``,
+        ``cold_compiled_vs_sklearn_import``, ``python_floor_vs_bogofilter``; ``compiled_client``
+        (None, or why it could not be built); and ``load_average`` (1 minute, at the end).
     """
     env = _env()
     messages = [Path(p).read_bytes() for p in message_paths]
     with tempfile.TemporaryDirectory(prefix="tnbl") as tmp:
         sock = Path(tmp) / "s"
+        try:
+            client, why = build_client(Path(tmp) / "spamfilter", fallback=checkout_fallback(REPO)), None
+        except ClientBuildError as exc:
+            client, why = None, str(exc).splitlines()[0]
         daemon = _start_daemon(model_path, sock, env)
         try:
             contenders = {
-                "daemon": [sys.executable, "-S", str(SPAMFILTER), "--socket", str(sock)],
+                "daemon": [str(client), "--socket", str(sock)] if client else None,
+                "daemon_python": [sys.executable, "-S", str(SPAMFILTER), "--socket", str(sock)],
                 "daemon_site": [sys.executable, str(SPAMFILTER), "--socket", str(sock)],
                 "bogofilter": ["bogofilter", "-d", str(bogofilter_dir)],
                 "cold": [sys.executable, "-S", str(SPAMFILTER), "--model", str(model_path)],
                 "cold_site": [sys.executable, str(SPAMFILTER), "--model", str(model_path)],
+                "cold_compiled": [str(client), "--model", str(model_path)] if client else None,
                 "sklearn_import": [sys.executable, "-c", "import sklearn.naive_bayes"],
                 "python_floor": [sys.executable, "-S", "-c", "pass"],
             }
+            names = list(contenders)
+            contenders = {name: argv for name, argv in contenders.items() if argv is not None}
             times = {name: [] for name in contenders}
             for i, data in enumerate(messages):
                 for name, argv in contenders.items():
@@ -105,24 +126,30 @@ def measure_latency(model_path, message_paths, bogofilter_dir, *, progress=None)
         finally:
             daemon.terminate()
             daemon.wait(timeout=60)
-    med = {name: statistics.median(ts) for name, ts in times.items()}
+    med = {name: statistics.median(times[name]) if name in times else None for name in names}
+
+    def ratio(a, b):
+        return med[a] / med[b] if med[a] is not None else None
+
     return {
         "n": len(messages),
         "median_s": med,
         "ratios": {
-            "daemon_vs_bogofilter": med["daemon"] / med["bogofilter"],
-            "daemon_site_vs_bogofilter": med["daemon_site"] / med["bogofilter"],
-            "cold_vs_sklearn_import": med["cold"] / med["sklearn_import"],
-            "cold_site_vs_sklearn_import": med["cold_site"] / med["sklearn_import"],
-            "python_floor_vs_bogofilter": med["python_floor"] / med["bogofilter"],
+            "daemon_vs_bogofilter": ratio("daemon", "bogofilter"),
+            "daemon_python_vs_bogofilter": ratio("daemon_python", "bogofilter"),
+            "daemon_site_vs_bogofilter": ratio("daemon_site", "bogofilter"),
+            "cold_vs_sklearn_import": ratio("cold", "sklearn_import"),
+            "cold_site_vs_sklearn_import": ratio("cold_site", "sklearn_import"),
+            "cold_compiled_vs_sklearn_import": ratio("cold_compiled", "sklearn_import"),
+            "python_floor_vs_bogofilter": ratio("python_floor", "bogofilter"),
         },
+        "compiled_client": why,
         "load_average": os.getloadavg()[0],
     }
 
 
 def _train_both(spam, ham, workdir):
     """A textnb model and a bogofilter database trained on the same messages."""
-    sys.path.insert(0, str(REPO))
     from textnb.apps.filtering import train_model
 
     model = Path(workdir) / "spam.tnb"
@@ -158,10 +185,12 @@ def main(argv=None):
         model, bogo = _train_both(spam[:n], ham[:n], work)
         res = measure_latency(model, test, bogo)
     print(f"{res['n']} messages from {root}, whole processes, interleaved (median seconds per message):")
+    if res["compiled_client"]:
+        print(f"  (no compiled client: {res['compiled_client']})")
     for name, sec in res["median_s"].items():
-        print(f"  {name:15s} {sec * 1000:8.1f} ms")
+        print(f"  {name:15s} {sec * 1000:8.1f} ms" if sec is not None else f"  {name:15s}        -")
     for name, r in res["ratios"].items():
-        print(f"  {name:27s} {r:6.2f}x")
+        print(f"  {name:31s} {r:6.2f}x" if r is not None else f"  {name:31s}      -")
     print(f"  1-minute load average at the end: {res['load_average']:.1f} ({os.cpu_count()} CPUs)")
 
 

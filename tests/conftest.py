@@ -72,3 +72,17 @@ def tsv(path, rows, header=True):
     text = ("label\ttext\n" if header else "") + "".join(f"{a}\t{b}\n" for a, b in rows)
     Path(path).write_text(text, encoding="utf-8")
     return path
+
+
+@pytest.fixture(scope="session")
+def spamfilter_c(tmp_path_factory):
+    """The compiled ``spamfilter`` (textnb/apps/spamclient.c), built as ``pip install .``
+    builds it but falling back to this checkout's scripts/spamfilter; skips without a
+    working C compiler."""
+    from textnb.apps.spamclient_build import ClientBuildError, build_client, checkout_fallback
+
+    try:
+        return build_client(tmp_path_factory.mktemp("cc") / "spamfilter",
+                            fallback=checkout_fallback(Path(__file__).resolve().parents[1]))
+    except ClientBuildError as exc:
+        pytest.skip(f"no C client: {str(exc).splitlines()[0]}")

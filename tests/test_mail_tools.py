@@ -13,6 +13,7 @@ import struct
 import subprocess
 import sys
 import termios
+import tempfile
 import time
 import tomllib
 from pathlib import Path
@@ -75,38 +76,74 @@ def wait_reading_stdin(proc, limit=120.0):
 
 # -- installation ---------------------------------------------------------------------------
 def test_console_scripts_are_declared():
-    scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    # setup.py declares them (spamfilter is the compiled client there when a C compiler works)
+    import ast
+
+    tree = ast.parse((REPO / "setup.py").read_text())
+    decl = next(node.value for node in tree.body if isinstance(node, ast.Assign)
+                and getattr(node.targets[0], "id", None) == "CONSOLE_SCRIPTS")
+    scripts = ast.literal_eval(decl)
     assert scripts["spamfilter"] == "textnb.cli.mailcli:spamfilter"
     assert scripts["topicfilter"] == "textnb.cli.mailcli:topicfilter"
+    assert scripts["textnb"] == "textnb.cli.commands:main"
+    assert "scripts" in tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dynamic"]
     import textnb.cli.mailcli as entry
 
     assert callable(entry.spamfilter) and callable(entry.topicfilter)
 
 
-def test_pip_install_puts_the_mail_tools_on_path(tmp_path, corpus):
+def _has_c_compiler():
+    from textnb.apps.spamclient_build import ClientBuildError, _compiler
+
+    try:
+        return bool(_compiler())
+    except ClientBuildError:
+        return False
+
+
+@pytest.mark.parametrize("c_client", [True, False], ids=["compiled-client", "console-script"])
+def test_pip_install_puts_the_mail_tools_on_path(tmp_path, corpus, c_client):
+    if c_client and not _has_c_compiler():
+        pytest.skip("no C compiler: pip installs the console script (the other case)")
     _, model = corpus
     src = tmp_path / "src"
     src.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "setup.py"):
         shutil.copy(REPO / name, src / name)
     shutil.copytree(REPO / "textnb", src / "textnb", ignore=shutil.ignore_patterns("__pycache__"))
     target = tmp_path / "site"
+    build_env = dict(os.environ, TEXTNB_NO_C_CLIENT="0" if c_client else "1")
     r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target",
-                        str(target), str(src)], capture_output=True, text=True, timeout=900)
+                        str(target), str(src)], capture_output=True, text=True, timeout=900, env=build_env)
     if r.returncode != 0 and re.search(r"No matching distribution|Could not find a version|"
                                        r"Network is unreachable|Failed to establish", r.stderr):
         pytest.skip("pip cannot fetch the build backend (setuptools) here")
     assert r.returncode == 0, r.stderr[-2000:]
     e = dict(os.environ, PYTHONPATH=str(target))
-    for name in ("spamfilter", "topicfilter"):
+    for name in ("spamfilter", "topicfilter", "textnb"):
         exe = target / "bin" / name
         assert os.access(exe, os.X_OK)
         h = subprocess.run([str(exe), "--help"], capture_output=True, text=True, env=e, timeout=120)
         assert h.returncode == 0 and f"usage: {name}" in h.stdout
+    first = (target / "bin" / "spamfilter").read_bytes()[:4]
+    assert (first == b"\x7fELF") == c_client  # the compiled client, or the console script
+    entry_points = next(target.glob("textnb-*.dist-info")).joinpath("entry_points.txt").read_text()
+    assert ("spamfilter = textnb.cli.mailcli:spamfilter" in entry_points) == (not c_client)
     msg = mail_bytes(SPAM_WORDS, random.Random(4))
     v = subprocess.run([str(target / "bin" / "spamfilter"), "-m", str(model), "-p"], input=msg,
                        capture_output=True, env=e, timeout=120)
     assert v.returncode == 0 and b"X-TextNB-Class: spam" in v.stdout
+    # through the daemon: the installed command is the client, with the cold command's answer
+    from textnb.apps.serve import Server
+
+    sock_dir = Path(tempfile.mkdtemp(prefix="tnbi"))
+    try:
+        with Server(model, socket_path=sock_dir / "s"):
+            d = subprocess.run([str(target / "bin" / "spamfilter"), "--socket", str(sock_dir / "s"), "-p"],
+                               input=msg, capture_output=True, env=e, timeout=120)
+    finally:
+        shutil.rmtree(sock_dir, ignore_errors=True)
+    assert (d.returncode, d.stdout, d.stderr) == (v.returncode, v.stdout, b"")
 
 
 def test_scripts_use_their_own_checkout(tmp_path):

@@ -1,5 +1,6 @@
 """A real mail delivery agent: procmail pipes each message through `spamfilter -p` (cold,
-and through the daemon) into mbox and Maildir folders (the recipe of docs/spam.md)."""
+and through the daemon with the Python and the compiled client) into mbox and Maildir
+folders (the recipe of docs/spam.md)."""
 
 import os
 import random
@@ -61,7 +62,7 @@ PYTHONPATH={pythonpath}
 
 # the filter adds X-TextNB-* headers; if it fails, procmail delivers the message unchanged
 :0 fw
-| {python} {spamfilter} -p -e {how}
+| {command} -p -e {how}
 
 :0{lock}
 * ^X-TextNB-Class: spam
@@ -91,9 +92,12 @@ LAYOUTS = {"maildir inbox, mbox spam": ("inbox/", "spam.mbox", ":"),
 
 
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
-@pytest.mark.parametrize("mode", ["cold", "daemon"])
-def test_procmail_delivers_through_spamfilter(model, tmp_path, layout, mode):
+@pytest.mark.parametrize("mode", ["cold", "daemon", "daemon-compiled-client"])
+def test_procmail_delivers_through_spamfilter(model, tmp_path, layout, mode, request):
     exe = _procmail()
+    # the compiled client is what `pip install .` installs as spamfilter when a C compiler works
+    command = request.getfixturevalue("spamfilter_c") if mode == "daemon-compiled-client" \
+        else f"{sys.executable} {SPAMFILTER}"
     inbox, spam, lock = LAYOUTS[layout]
     maildir = tmp_path / "mail"
     maildir.mkdir()
@@ -103,8 +107,8 @@ def test_procmail_delivers_through_spamfilter(model, tmp_path, layout, mode):
     rc = tmp_path / "procmailrc"
 
     def write_rc(how):
-        rc.write_text(RECIPE.format(maildir=maildir, inbox=maildir / inbox, pythonpath=REPO, python=sys.executable,
-                                    spamfilter=SPAMFILTER, how=how, lock=lock, spam=maildir / spam))
+        rc.write_text(RECIPE.format(maildir=maildir, inbox=maildir / inbox, pythonpath=REPO, command=command,
+                                    how=how, lock=lock, spam=maildir / spam))
         rc.chmod(0o600)
 
     def deliver(msg):
@@ -115,7 +119,7 @@ def test_procmail_delivers_through_spamfilter(model, tmp_path, layout, mode):
     rng = random.Random(1)
     spam_msgs = [message(SPAM_WORDS, rng, 100 + i) for i in range(2)]
     ham_msgs = [message(HAM_WORDS, rng, 200 + i) for i in range(2)]
-    server = Server(model, socket_path=sock).start() if mode == "daemon" else None
+    server = Server(model, socket_path=sock).start() if mode != "cold" else None
     try:
         write_rc(how)
         for m in spam_msgs + ham_msgs:
