@@ -21,30 +21,11 @@ import pytest
 from textnb.apps.serve import Server
 from textnb.apps.spamclient import client_main
 from textnb.apps.spamclient_build import ClientBuildError, build_client
-from textnb.apps.filtering import train_model
 from textnb.cli.mailfilters import filter_main
 
+from test_serve import HAM_WORDS, SPAM_WORDS, mail_bytes, spam_model  # noqa: F401 (spam_model: a fixture)
+
 REPO = Path(__file__).resolve().parents[1]
-SPAM_WORDS = "viagra cheap offer winner prize casino pills discount".split()
-HAM_WORDS = "meeting project schedule report review agenda budget minutes".split()
-
-
-def mail_bytes(words, rng, n=12):
-    body = " ".join(rng.choice(words) for _ in range(n))
-    return f"From: x@example.com\nSubject: {rng.choice(words)} {rng.choice(words)}\n\n{body}\n".encode()
-
-
-@pytest.fixture(scope="module")
-def spam_model(tmp_path_factory):
-    rng = random.Random(0)
-    root = tmp_path_factory.mktemp("cc_model")
-    for label, words in (("spam", SPAM_WORDS), ("ham", HAM_WORDS)):
-        (root / label).mkdir()
-        for i in range(25):
-            (root / label / f"{i}.eml").write_bytes(mail_bytes(words, rng))
-    model = root / "spam.tnb"
-    train_model(model, [root / "spam"], [root / "ham"])
-    return model
 
 
 @pytest.fixture()

@@ -116,17 +116,23 @@ struct options {
     int passthrough, exit_zero;
 };
 
-/* A probability written as plain decimals ("0.9", ".5", "1e-3", "1"), in [0, 1]. */
-static int probability(const char *s, double *out)
+/* Past the digits, point and digits of a plain decimal ("12", "1.5", ".5"); 0 if none. */
+static const char *decimal(const char *p)
 {
-    const char *p = s;
     int digits = 0;
     while (*p >= '0' && *p <= '9')
         p++, digits++;
     if (*p == '.')
         for (p++; *p >= '0' && *p <= '9'; p++)
             digits++;
-    if (!digits)
+    return digits ? p : NULL;
+}
+
+/* A probability written as plain decimals ("0.9", ".5", "1e-3", "1"), in [0, 1]. */
+static int probability(const char *s, double *out)
+{
+    const char *p = decimal(s);
+    if (!p)
         return 0;
     if (*p == 'e' || *p == 'E') {
         p++;
@@ -165,14 +171,8 @@ static int size_value(const char *s, long long *out)
     case 'm': mult = 1024.0 * 1024; buf[--n] = '\0'; break;
     case 'g': mult = 1024.0 * 1024 * 1024; buf[--n] = '\0'; break;
     }
-    const char *p = buf;
-    int digits = 0;
-    while (*p >= '0' && *p <= '9')
-        p++, digits++;
-    if (*p == '.')
-        for (p++; *p >= '0' && *p <= '9'; p++)
-            digits++;
-    if (!digits || *p)
+    const char *p = decimal(buf);
+    if (!p || *p)
         return 0;
     double v = strtod(buf, NULL) * mult;
     if (!(v >= 1.0 && v <= (double)MAX_SIZE))
