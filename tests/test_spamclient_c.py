@@ -140,10 +140,16 @@ class FakeDaemon:
                 return
             with conn:
                 conn.settimeout(10)
-                try:
-                    conn.recv(1 << 20)
+                try:  # the whole request first (SPAM <n> ...\n + n bytes), so that no send can fail
+                    data = b""
+                    while b"\n" not in data:
+                        data += conn.recv(1 << 16)
+                    line, _, rest = data.partition(b"\n")
+                    need = int(line.split()[1]) - len(rest)
+                    while need > 0:
+                        need -= len(conn.recv(1 << 16))
                     conn.sendall(self.reply)
-                except OSError:
+                except (OSError, ValueError, IndexError):
                     pass
 
     def close(self):
@@ -167,6 +173,34 @@ def test_a_foreign_or_broken_daemon(spamfilter_c, sock_dir, reply):
             assert got[2].count("\n") <= 1
     finally:
         fake.close()
+
+
+def test_a_daemon_that_hangs_up_while_the_message_is_sent(spamfilter_c, sock_dir):
+    # it reads nothing and closes: the send fails (EPIPE or ECONNRESET, whichever comes first)
+    path = sock_dir / "h"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen(8)
+
+    def hang_up():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            conn.close()
+
+    threading.Thread(target=hang_up, daemon=True).start()
+    msg = b"Subject: big\n\n" + b"x" * (4 << 20)
+    try:
+        for extra in ([], ["-p"]):
+            for got in (c_client(spamfilter_c, ["--socket", path, *extra], msg),
+                        py_client(["--socket", path, *extra], msg)):
+                assert got[0] == 3 and got[1] == (msg if extra else b"")
+                assert got[2].count("\n") == 1 and (
+                    "cannot send the message" in got[2] or "without a reply" in got[2]), got[2]
+    finally:
+        server.close()
 
 
 def test_argument_errors_are_the_python_commands(spamfilter_c, spam_model, sock_dir):

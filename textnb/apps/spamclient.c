@@ -432,38 +432,50 @@ struct reply {
     size_t head_len;
 };
 
-/* Read one reply line into line (without the newline); what came after it stays in rest. */
+/* Read one reply line into line (without the newline); what came after it stays in rest.
+ * Without a path (after a failed send, looking for the daemon's ERR line) nothing is said. */
 static enum failure recv_line(int sock, const char *path, struct buffer *in, size_t *line_len)
 {
+    int was_quiet = quiet;
+    enum failure f = OK;
+    if (!path)
+        quiet = 1;
     for (;;) {
         char *nl = in->len ? memchr(in->data, '\n', in->len) : NULL;
         if (nl) {
             *line_len = (size_t)(nl - in->data);
-            return OK;
+            break;
         }
         if (in->len > MAX_REPLY_LINE) {
             say("the daemon's reply line is too long");
-            return FAIL_ERROR;
+            f = FAIL_ERROR;
+            break;
         }
         if (!reserve(in, CHUNK)) {
             say("out of memory reading the reply");
-            return FAIL_ERROR;
+            f = FAIL_ERROR;
+            break;
         }
         ssize_t n = recv(sock, in->data + in->len, CHUNK, 0);
         if (n > 0)
             in->len += (size_t)n;
-        if (signalled())
-            return report_signal();
+        if (signalled()) {
+            f = path ? report_signal() : signalled();
+            break;
+        }
         if (n == 0) {
             say("the daemon closed the connection without a reply");
-            return FAIL_ERROR;
+            f = FAIL_ERROR;
+            break;
         }
         if (n < 0 && errno != EINTR) {
-            if (path)
-                say("%s: no reply from the daemon (%s)", path, io_error(errno));
-            return FAIL_ERROR;
+            say("%s: no reply from the daemon (%s)", path, io_error(errno));
+            f = FAIL_ERROR;
+            break;
         }
     }
+    quiet = was_quiet;
+    return f;
 }
 
 static int parse_long(const char *s, long long *out)
