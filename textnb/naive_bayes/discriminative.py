@@ -186,14 +186,6 @@ class DiscriminativeNB(_BaseCountNB):
         raise TypeError("DiscriminativeNB learns from the documents themselves (its passes re-score them); "
                         "fit it on a count matrix")
 
-    def _fit_counts(self, classes, class_count, feature_count):
-        self.classes_ = np.asarray(classes)
-        self.class_count_ = np.array(class_count, dtype=np.float64, order="C")
-        self.feature_count_ = np.asarray(feature_count, dtype=np.float64, order="C")
-        self.n_features_in_ = self.feature_count_.shape[1]
-        self._update()
-        return self
-
     def _update(self):
         self.coef_, self.intercept_ = dfe.linear_weights(self.event_model_, self.feature_count_, self.class_count_,
                                                          max(float(self.alpha_), 1e-10))
