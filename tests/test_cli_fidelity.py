@@ -302,7 +302,8 @@ def test_multilabel_training_errors(multilabel_corpus):
 # -- first-hour frictions -----------------------------------------------------------------
 CLOCK = '''
 import json, sys, time
-import textnb.cli.commands as c
+import textnb.cli.train as c
+from textnb.cli.commands import main
 seen = []
 real = time.perf_counter
 def clock():
@@ -311,7 +312,7 @@ def clock():
     return real()
 c.time = type(sys)("clock")
 c.time.perf_counter = clock
-code = c.main(sys.argv[1:], stdout=open(__import__("os").devnull, "w"))
+code = main(sys.argv[1:], stdout=open(__import__("os").devnull, "w"))
 print(json.dumps({"code": code, "modules": seen[0]}))
 '''
 

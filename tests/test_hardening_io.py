@@ -199,7 +199,7 @@ BAD_FLAGS = [
 def test_numeric_flags_out_of_range_are_usage_errors_at_parse_time(tmp_path, command, flags, capsys, monkeypatch):
     tsv(tmp_path / "c.tsv", zip(LABELS, DOCS))
     called = []
-    monkeypatch.setattr("textnb.cli.commands._load_input", lambda *a: called.append(a))  # no work may start
+    monkeypatch.setattr("textnb.io.inputs.load_input", lambda *a: called.append(a))  # no work may start
     monkeypatch.setattr("textnb.core.model_io.load", lambda *a, **k: called.append(a))
     target = [tmp_path / "m.tnb", tmp_path / "c.tsv"] if command == "predict" else [tmp_path / "c.tsv"]
     rc = main([command, *map(str, target), *flags])
@@ -245,14 +245,14 @@ def test_memory_and_overflow_errors_end_in_one_line(tmp_path, monkeypatch, exc):
     def boom(*a, **k):
         raise exc
 
-    monkeypatch.setattr("textnb.cli.commands._load_input", boom)
+    monkeypatch.setattr("textnb.io.inputs.load_input", boom)
     rc, out, err = cli("train", tmp_path / "c.tsv", "-o", tmp_path / "m.tnb")
     assert rc == 1 and out == ""
     one_error_line(err, "out of memory" if isinstance(exc, MemoryError) else "too large")
 
 
 def test_nan_scores_never_reach_the_output(tmp_path, model_file, monkeypatch):
-    from textnb.cli import commands as cli_module
+    from textnb.cli import predict as cli_module
     (tmp_path / "d.txt").write_text("cheap pills")
     monkeypatch.setattr(cli_module, "_scores", lambda model, X: (np.full((len(X), 2), np.nan),) * 2)
     rc, out, err = cli("predict", model_file, tmp_path / "d.txt", "--json", "--proba")
@@ -261,7 +261,7 @@ def test_nan_scores_never_reach_the_output(tmp_path, model_file, monkeypatch):
 
 
 def test_json_output_is_strict_json():
-    from textnb.cli.commands import _dumps
+    from textnb.cli.output import dumps as _dumps
 
     text = _dumps({"a": float("inf"), "b": [float("-inf"), float("nan")], "c": np.float32(0.5), "d": np.int64(3)})
     assert json.loads(text, parse_constant=lambda c: pytest.fail(c)) == {

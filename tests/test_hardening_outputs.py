@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import textnb
-from textnb.cli import commands, mailfilters, output
+from textnb.cli import evaluate, inspect, mailfilters, output, predict, train
 from textnb.cli import main
 
 NAMES = ["a\tspam\t0.99.eml", "b\nforged\tham.eml", "c\x1b[31m.eml", "d\\t.eml"]
@@ -21,8 +21,9 @@ ESCAPED = ["a\\tspam\\t0.99.eml", "b\\nforged\\tham.eml", "c\\x1b[31m.eml", "d\\
 
 
 def test_one_escaping_helper_for_every_program():
-    assert commands._cell is output.cell and mailfilters.cell is output.cell
-    assert commands._dumps is output.dumps
+    assert predict.cell is output.cell and mailfilters.cell is output.cell
+    for module in (train, predict, evaluate, inspect):
+        assert module.dumps is output.dumps
     assert output.cell("a\tb\nc\rd\\e\x00\x7f\x9b\udcff") == "a\\tb\\nc\\rd\\\\e\\x00\\x7f\\x9b\udcff"
 
 
@@ -108,7 +109,7 @@ def test_predict_lines_never_prints_nan(tmp_path, monkeypatch):
     model = tmp_path / "m.tnb"
     textnb.TextClassifier().fit(["cheap pills", "noon lunch"], ["spam", "ham"]).save(model)
     (tmp_path / "l.txt").write_text("cheap\n")
-    monkeypatch.setattr(commands, "_scores", lambda model, X: (np.full((len(X), 2), np.nan),) * 2)
+    monkeypatch.setattr(predict, "_scores", lambda model, X: (np.full((len(X), 2), np.nan),) * 2)
     for extra in (["--top", "2"], ["--top", "2", "--json"], ["--threshold", "0.5", "--json"], []):
         out, err = io.StringIO(), io.StringIO()
         rc = main(["predict", str(model), "--lines", str(tmp_path / "l.txt"), *extra], stdout=out, stderr=err)
@@ -120,7 +121,7 @@ def test_predict_lines_json_is_strict(tmp_path, monkeypatch):
     model = tmp_path / "m.tnb"
     textnb.TextClassifier().fit(["cheap pills", "noon lunch"], ["spam", "ham"]).save(model)
     (tmp_path / "l.txt").write_text("cheap\n")
-    monkeypatch.setattr(commands, "_scores", lambda model, X: (np.array([[0.0, -np.inf]]), np.array([[np.inf, -np.inf]])))
+    monkeypatch.setattr(predict, "_scores", lambda model, X: (np.array([[0.0, -np.inf]]), np.array([[np.inf, -np.inf]])))
     out = io.StringIO()
     assert main(["predict", str(model), "--lines", str(tmp_path / "l.txt"), "--top", "2", "--json"], stdout=out,
                 stderr=io.StringIO()) == 0

@@ -5,9 +5,7 @@ The package is layered; each layer imports only from the ones before it::
     core -> io -> naive_bayes -> text -> semi_naive -> meta -> evaluation -> apps -> cli
 
 The public names below are imported on first use (PEP 562), so ``import textnb`` and a
-mail filter that needs only the text models do not pay for importing every model. The
-flat module paths of earlier versions (``textnb.naive_bayes.tabular``, ``textnb.core.model_io``, ...) still
-import: they are aliases of the modules' new homes.
+mail filter that needs only the text models do not pay for importing every model.
 """
 
 import sys as _sys  # not importlib (its package import costs a mail client ~5 ms)
@@ -47,75 +45,6 @@ def _public():
         _PUBLIC.update((name, module) for name, module in MODEL_MODULES.items() if name != "Pipeline")
         _MODELS_ADDED = True
     return _PUBLIC
-
-#: modules of the flat layout (``textnb.<name>``) -> their home in the layered one
-_MOVED = {
-    "apnbc": "textnb.semi_naive.apnbc",
-    "arff": "textnb.io.arff",
-    "argtypes": "textnb.cli.argtypes",
-    "ascii_tokens": "textnb.text.ascii_tokens",
-    "base": "textnb.naive_bayes.base",
-    "bayesnet": "textnb.semi_naive.bayesnet",
-    "calibration": "textnb.meta.calibration",
-    "classifier": "textnb.text.classifier",
-    "complement": "textnb.naive_bayes.complement",
-    "corpus": "textnb.io.corpus",
-    "counting": "textnb.text.counting",
-    "csvtable": "textnb.io.csvtable",
-    "discretize": "textnb.naive_bayes.discretize",
-    "discretized": "textnb.naive_bayes.discretized",
-    "distributed": "textnb.text.distributed",
-    "errors": "textnb.core.errors",
-    "evaluate": "textnb.evaluation.evaluate",
-    "explain": "textnb.evaluation.explain",
-    "feature_selection": "textnb.text.selection",
-    "filtering": "textnb.apps.filtering",
-    "inspection": "textnb.evaluation.inspection",
-    "lbr": "textnb.semi_naive.lbr",
-    "lbr_text": "textnb.semi_naive.lbr_text",
-    "mail": "textnb.io.mail",
-    "model_io": "textnb.core.model_io",
-    "multilabel": "textnb.meta.multilabel",
-    "plots": "textnb.evaluation.plots",
-    "smoothing": "textnb.meta.smoothing",
-    "stats": "textnb.core.stats",
-    "tables": "textnb.io.tables",
-    "tabular": "textnb.naive_bayes.tabular",
-    "tokenize": "textnb.text.tokenize",
-    "uncertain": "textnb.io.uncertain",
-    "weighting": "textnb.text.weighting",
-    "workers": "textnb.core.workers",
-}
-
-
-def _import(name):
-    """``importlib.import_module(name)`` for an absolute name, without importing importlib."""
-    __import__(name)
-    return _sys.modules[name]
-
-
-class _MovedModules:
-    """Import an old flat module path as an alias of the module at its new path (a meta
-    path finder and loader by protocol: find_spec, create_module, exec_module)."""
-
-    def find_spec(self, fullname, path=None, target=None):
-        package, _, name = fullname.partition(".")
-        if package == "textnb" and name in _MOVED:
-            return type(__spec__)(fullname, self)  # importlib.machinery.ModuleSpec
-        return None
-
-    def create_module(self, spec):
-        module = _import(_MOVED[spec.name.partition(".")[2]])
-        spec.loader_state = module.__spec__  # the import system overwrites __spec__
-        return module
-
-    def exec_module(self, module):
-        """Nothing to run (the module at the new path is executed); keep its own spec."""
-        module.__spec__ = module.__spec__.loader_state
-
-
-_sys.meta_path.append(_MovedModules())
-
 
 def __getattr__(name):
     if name == "__all__":

@@ -5,7 +5,7 @@ Every problem with the user's input (a file, a flag, a model file) is raised as 
 The command line prints that line and exits with status 1; library users catch it.
 """
 
-__all__ = ["TextnbError", "InputError", "ModelFileError", "DataWarning"]
+__all__ = ["TextnbError", "InputError", "NotATextCorpus", "ModelFileError", "DataWarning"]
 
 
 class TextnbError(Exception):
@@ -14,6 +14,11 @@ class TextnbError(Exception):
 
 class InputError(TextnbError, ValueError):
     """A corpus, table or document that cannot be read or used."""
+
+
+class NotATextCorpus(InputError):
+    """A CSV/TSV file without recognisable label and text columns: as a corpus of
+    documents it cannot be read, but it may be a table of attributes."""
 
 
 class ModelFileError(TextnbError, ValueError):

@@ -38,9 +38,10 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from textnb.core.errors import InputError
+from textnb.core.errors import InputError, NotATextCorpus
 
 __all__ = [
+    "read_word_list",
     "MAX_DOCUMENT_BYTES",
     "Corpus",
     "decode_bytes",
@@ -101,6 +102,32 @@ def read_bytes(path, max_bytes=MAX_DOCUMENT_BYTES):
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+MAX_LIST_BYTES = 64 * 1024 * 1024
+
+
+def read_word_list(path, *, what="word list", max_bytes=MAX_LIST_BYTES):
+    """The distinct non-blank lines of a small UTF-8 file (a stop-word list), sorted.
+
+    Only a regular file is read (a device or a FIFO would never end), at most
+    ``max_bytes`` of it; problems are one-line InputErrors naming the file.
+    """
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read {what} ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"{path}: {what} is not a regular file")
+    if info.st_size > max_bytes:
+        raise InputError(f"{path}: {what} is larger than {max_bytes} bytes")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return sorted({w.strip() for w in f if w.strip()})
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read {what} ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: {what} is not UTF-8") from None
 
 
 def read_document(path, max_bytes=MAX_DOCUMENT_BYTES):
@@ -347,7 +374,7 @@ def _table_documents(path, text, label_column, text_column, max_bytes, need_labe
     ):
         li, ti, body, first_line = 0, 1, rows, 1  # headerless label<TAB>text
     else:
-        raise InputError(
+        raise NotATextCorpus(
             f"{path}: cannot find the label and text columns; name them in a header "
             f"(label, text) or pass --label-column / --text-column"
         )

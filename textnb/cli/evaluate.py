@@ -1,0 +1,157 @@
+"""``textnb evaluate``: cross-validate a model, or train and test it, and print the report."""
+
+import time
+
+import numpy as np
+
+from textnb.cli.options import (add_corpus_options, add_model_options, add_multilabel_options, folds, input_options,
+                                model_options, repeats, seed, structure_errors, warn_multilabel)
+from textnb.cli.output import dumps
+from textnb.cli.progress import Progress
+from textnb.core.errors import InputError
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub):
+    p = sub.add_parser("evaluate", help="cross-validate or test a model",
+                       description="Stratified, seeded K-fold cross-validation, or train/test when the corpus "
+                                   "has train/ and test/ parts or --test is given.")
+    p.add_argument("path", metavar="PATH")
+    p.add_argument("--cv", type=folds, metavar="K", help=f"K-fold cross-validation (default 10; {folds.range}; "
+                   "the default for a corpus with train/ and test/ parts is the split)")
+    p.add_argument("--repeat", type=repeats, default=1, metavar="R",
+                   help=f"repeat the CV R times (seeds S, S+1, ...; {repeats.range}); prints the mean accuracy and "
+                        f"its std")
+    p.add_argument("-v", "--verbose", action="store_true", help="with --repeat: the accuracy of each repeat too")
+    p.add_argument("--seed", type=seed, default=0, metavar="S", help=f"seed of the folds (default 0; {seed.range})")
+    p.add_argument("--test", metavar="PATH", help="a separate test corpus")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the confusion matrix")
+    add_multilabel_options(p)
+    add_model_options(p)
+    add_corpus_options(p)
+    p.set_defaults(handler=run)
+    return p
+
+
+def run(args, out, err):
+    from textnb.evaluation.runs import evaluate_documents
+    from textnb.io.inputs import check_classes, load_input, open_text_corpus
+    from textnb.meta.registry import make_text_classifier
+
+    start = time.perf_counter()
+    opts, inputs = model_options(args), input_options(args)
+    if args.multilabel or args.labels:
+        return _evaluate_multilabel(args, opts, start, out)
+    kind, data = load_input(args.path, inputs)
+    if kind == "table":
+        return _evaluate_table(args, opts, inputs, data, start, out)
+    classifier = make_text_classifier(opts)
+    check_classes(data)
+    warn_multilabel(data, err)
+    test = open_text_corpus(args.test, inputs) if args.test else None
+    bar = Progress("folds")
+    try:
+        report = evaluate_documents(data, classifier, test=test, cv=args.cv, repeat=args.repeat, seed=args.seed,
+                                    max_bytes=args.max_bytes, progress=bar)
+    finally:
+        bar.close()
+    report["seconds"] = time.perf_counter() - start
+    _print_report(report, args, out)
+    return 0
+
+
+def _evaluate_table(args, opts, inputs, table, start, out):
+    from textnb.evaluation.runs import evaluate_table
+    from textnb.io.inputs import check_table_classes
+    from textnb.io.tables import read_table
+    from textnb.meta.registry import make_table_model
+
+    check_table_classes(table)
+    model = make_table_model(opts, table)
+    test = read_table(args.test, like=table.attributes, drop=inputs.ignore) if args.test else None
+    bar = Progress("folds")
+    try:
+        with structure_errors(args):
+            report = evaluate_table(table, model, test=test, cv=args.cv, repeat=args.repeat, seed=args.seed,
+                                    progress=bar)
+    finally:
+        bar.close()
+    report["seconds"] = time.perf_counter() - start
+    _print_report(report, args, out)
+    return 0
+
+
+def _evaluate_multilabel(args, opts, start, out):
+    """One-vs-rest naive Bayes with per-label thresholds, K-fold CV, micro / macro F1 and BEP."""
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES
+    from textnb.evaluation.evaluate import vectorize_all
+    from textnb.io.inputs import read_texts
+    from textnb.meta.multilabel import MultiLabelNB, cross_validate_multilabel, read_multilabel_corpus
+    from textnb.meta.registry import make_text_classifier
+
+    if args.test or args.plot or args.repeat != 1:
+        raise InputError("multi-label evaluation takes --cv and --seed only (no --test, --plot, --repeat)")
+    corpus = read_multilabel_corpus(args.path, label_file=args.labels)
+    texts, labels, skipped = read_texts(corpus, args.max_bytes or MAX_DOCUMENT_BYTES, labels=corpus.labels)
+    clf = make_text_classifier(opts)
+    X, _ = vectorize_all(texts, clf.vectorizer)
+    report = cross_validate_multilabel(X, labels, MultiLabelNB(clf.model), cv=args.cv or 10, seed=args.seed)
+    report.update(n=len(texts), skipped_binary=skipped, seconds=time.perf_counter() - start,
+                  protocol=f"{report['folds']}-fold cross-validation, one-vs-rest")
+    if args.json:
+        print(dumps(report), file=out)
+        return 0
+    print(f"{report['protocol']} on {report['n']} documents ({report['seconds']:.2f} s)", file=out)
+    for key in ("micro_f1", "macro_f1", "micro_bep", "macro_bep", "subset_accuracy", "hamming_loss"):
+        if key in report:
+            print(f"{key:<16}{report[key]:.4f}", file=out)
+    width = max(8, max(len(k) for k in report.get("per_label", {"x": 0})))
+    print(f"\n{'label':<{width}}  precision  recall     f1     bep  support", file=out)
+    for name, pl in report.get("per_label", {}).items():
+        print(f"{name:<{width}}  {pl['precision']:9.4f}  {pl['recall']:6.4f}  {pl['f1']:5.4f}  "
+              f"{_bep(pl):>6}  {pl['support']:7d}", file=out)
+    return 0
+
+
+def _bep(per_label):
+    bep = per_label.get("bep")
+    return "-" if bep is None or bep != bep else f"{bep:6.4f}"
+
+
+def _print_report(report, args, out):
+    if args.plot:
+        from textnb.evaluation.plots import plot_confusion_matrix
+
+        plot_confusion_matrix(report["confusion_matrix"], report["classes"], args.plot)
+    if args.json:
+        print(dumps(report), file=out)
+        return
+    print(f"{report['protocol']} on {report['n']} objects ({report['seconds']:.2f} s)", file=out)
+    per_repeat = report.get("accuracy_per_repeat") or []
+    if len(per_repeat) > 1:  # mean over the repeats and their spread
+        print(f"accuracy  {np.mean(per_repeat):.4f} (std {np.std(per_repeat, ddof=1):.4f} over "
+              f"{len(per_repeat)} repeats)", file=out)
+        if getattr(args, "verbose", False):
+            for r, acc in enumerate(per_repeat):
+                print(f"  repeat {r + 1} (seed {report.get('seed', 0) + r})  {acc:.4f}", file=out)
+    else:
+        print(f"accuracy  {report['accuracy']:.4f}", file=out)
+    print(f"macro-F1  {report['macro_f1']:.4f}", file=out)
+    if "log_loss" in report:
+        print(f"log-loss  {report['log_loss']:.4f}", file=out)
+    width = max(8, max(len(c) for c in report["classes"]))
+    print(f"\n{'class':<{width}}  precision  recall     f1  support", file=out)
+    for c in report["classes"]:
+        pc = report["per_class"][c]
+        print(f"{c:<{width}}  {pc['precision']:9.4f}  {pc['recall']:6.4f}  {pc['f1']:5.4f}  {pc['support']:7d}",
+              file=out)
+    print("\nconfusion matrix (rows: true, columns: predicted)", file=out)
+    labels = [str(i) for i in range(len(report["classes"]))]
+    cell = max(5, max(len(str(v)) for row in report["confusion_matrix"] for v in row) + 1)
+    print(" " * (width + 2) + "".join(f"{lab:>{cell}}" for lab in labels), file=out)
+    for i, (c, row) in enumerate(zip(report["classes"], report["confusion_matrix"])):
+        print(f"{c:<{width}}{i:>2}" + "".join(f"{v:>{cell}}" for v in row), file=out)
+    if args.plot:
+        print(f"\nconfusion matrix plot: {args.plot}", file=out)

@@ -1,0 +1,146 @@
+"""``textnb inspect``: describe a saved model (classes, counts, informative terms, structure)."""
+
+import numpy as np
+
+from textnb.cli.options import multilabel_model, top
+from textnb.cli.output import dumps
+from textnb.core.errors import InputError
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub):
+    p = sub.add_parser("inspect", help="describe a saved model")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("--top", type=top, default=10, metavar="N", help=f"informative terms per class ({top.range})")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--plot", metavar="FILE.png", help="draw a TAN tree / Bayesian network as a PNG")
+    p.set_defaults(handler=run)
+    return p
+
+
+def run(args, out, err):
+    from textnb.core.model_io import load
+    from textnb.text.classifier import TextClassifier
+    from textnb.evaluation.explain import describe_text_classifier
+
+    model = load(args.model)
+    if multilabel_model(model) is not None:
+        return _inspect_multilabel(args, model, out)
+    if not isinstance(model, TextClassifier):
+        return _inspect_table(args, model, out)
+    info = describe_text_classifier(model, top=args.top)
+    weights = _weights_info(model.model_)
+    if weights:
+        info["apnbc_weights"] = weights
+    if args.json:
+        print(dumps(info), file=out)
+        return 0
+    print(f"model: {info['model']} {info['params']}", file=out)
+    if "event_model" in info:
+        print(f"event model: {info['event_model']} (alpha {info['alpha']:g}; "
+              f"{'chosen by cross-validation' if info['params'].get('event_model') == 'auto' else 'given'})",
+              file=out)
+    print(f"classes: {len(info['classes'])}", file=out)
+    for c, n in zip(info["classes"], info["class_count"]):
+        print(f"  {c}: {n:g} documents", file=out)
+    print(f"vocabulary: {info['vocabulary_size']} terms", file=out)
+    print(f"most informative terms (log-odds against the other classes, top {args.top}):", file=out)
+    for c, terms in info["informative_terms"].items():
+        print(f"  {c}: " + ", ".join(f"{t} ({s:.2f})" for t, s in terms), file=out)
+    _print_weights(weights, out)
+    return 0
+
+
+def _weights_info(model):
+    """APNBC's learned class weights, if the model has them."""
+    if not hasattr(model, "class_log_weight_"):
+        return None
+    return {str(c): {"log_weight": float(w), "weight": float(np.exp(w)) if w < 700 else float("inf")}
+            for c, w in zip(model.classes_, model.class_log_weight_)}
+
+
+def _print_weights(weights, out):
+    if weights:
+        print("APNBC class weights (probability scale; log):", file=out)
+        for c, w in weights.items():
+            print(f"  {c}: {w['weight']:.6g} ({w['log_weight']:.4f})", file=out)
+
+
+def _inspect_network(args, model, out):
+    if args.plot:
+        model.plot_structure(args.plot)
+    if args.json:
+        print(dumps({"model": type(model).__name__, "classes": [str(c) for c in model.classes_],
+                          "structure": {k: list(v) for k, v in model.structure_.items()},
+                          "plot": args.plot}), file=out)
+        return 0
+    print(f"model: {type(model).__name__}", file=out)
+    print(model.structure_text(), file=out)
+    if args.plot:
+        print(f"structure plot: {args.plot}", file=out)
+    return 0
+
+
+def _inspect_table(args, model, out):
+    if hasattr(model, "structure_"):
+        return _inspect_network(args, model, out)
+    if args.plot:
+        raise InputError(f"{args.model}: --plot draws the structure of a tan or bn model")
+    weights = _weights_info(model)
+    inner = getattr(model, "estimator_", model)
+    if not hasattr(inner, "describe"):
+        raise InputError(f"{args.model}: cannot inspect a {type(model).__name__} model")
+    if hasattr(inner, "text_models_"):
+        from textnb.evaluation.explain import describe_mixed
+
+        info = describe_mixed(inner, top=args.top)
+    else:
+        info = inner.describe()
+    if weights:
+        info["apnbc_weights"] = weights
+    if args.json:
+        print(dumps(info), file=out)
+        return 0
+    print(f"model: {info.get('model', type(model).__name__)}", file=out)
+    classes = info["classes"]
+    print("classes: " + ", ".join(f"{c} ({n:g})" for c, n in zip(classes, info["class_count"])), file=out)
+    for a in info.get("attributes", []):
+        if a.get("model") == "gaussian":
+            detail = "; ".join(f"{c}: mean {a['mean'][c]:.4g} sd {a['std'][c]:.4g}" for c in classes)
+        elif a.get("kind") == "text":
+            detail = f"{a['vocabulary_size']} terms; most informative (log-odds, top {args.top}): " + "; ".join(
+                f"{c}: " + ", ".join(f"{t} ({v:.2f})" for t, v in a["informative_terms"][c]) for c in classes)
+        elif "probabilities" in a:
+            detail = "; ".join(
+                f"{c}: " + " ".join(f"{v}={p:.3g}" for v, p in zip(a["values"], a["probabilities"][c]))
+                for c in classes)
+        else:
+            detail = a.get("model", "")
+        print(f"  {a['name']} [{a['kind']}, {a.get('model', '')}] {detail}", file=out)
+    _print_weights(weights, out)
+    return 0
+
+
+def _inspect_multilabel(args, model, out):
+    ml = multilabel_model(model)
+    names = [str(c) for c in ml.classes_]
+    base = ml.estimator if ml.estimator is not None else None
+    info = {
+        "model": "MultiLabelNB",
+        "estimator": type(base).__name__ if base is not None else "MultinomialNB",
+        "labels": names,
+        "thresholds": [float(t) for t in ml.thresholds_],
+        "constant": [int(c) for c in ml.constant_],
+        "vocabulary_size": len(model[0].vocabulary_),
+    }
+    if args.json:
+        print(dumps(info), file=out)
+        return 0
+    print(f"model: MultiLabelNB({info['estimator']}), one-vs-rest with a log-odds threshold per label", file=out)
+    print(f"labels: {len(names)}", file=out)
+    for name, t, c in zip(names, ml.thresholds_, ml.constant_):
+        note = {1: " (every training document has it)", 0: " (no training document has it)"}.get(int(c), "")
+        print(f"  {name}: threshold {t:.4f}{note}", file=out)
+    print(f"vocabulary: {info['vocabulary_size']} terms", file=out)
+    return 0

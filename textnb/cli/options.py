@@ -1,0 +1,187 @@
+"""The options ``train``, ``evaluate`` and ``predict`` share, and their translation into
+the library's option objects (:class:`~textnb.meta.registry.ModelOptions`,
+:class:`~textnb.io.inputs.InputOptions`)."""
+
+import argparse
+from contextlib import contextmanager
+
+from textnb.cli.argtypes import (MAX_ALPHA, MAX_BINS, MAX_BYTES, MAX_NGRAM, MAX_TERMS, MAX_TOP, bounded, df_value,
+                                 jobs, select_spec)
+from textnb.core.errors import InputError
+
+__all__ = ["add_corpus_options", "add_model_options", "add_ignore", "add_multilabel_options", "model_options",
+           "input_options", "scheduler", "structure_errors", "max_bytes", "top", "probability", "folds",
+           "repeats", "seed"]
+
+max_features = bounded(int, low=1, high=MAX_TERMS)
+top = bounded(int, low=1, high=MAX_TOP)
+smoothing = bounded(float, low=0.0, high=MAX_ALPHA)
+bins = bounded(int, low=1, high=MAX_BINS)
+ngram = bounded(int, low=1, high=MAX_NGRAM)
+max_bytes = bounded(int, low=1, high=MAX_BYTES)
+folds = bounded(int, low=2, high=10_000)
+repeats = bounded(int, low=1, high=1_000)
+seed = bounded(int, low=0, high=2**32 - 1)
+probability = bounded(float, low=0.0, high=1.0, low_open=True)
+
+
+def model_options(args):
+    """The model the parsed arguments ask for, as the registry takes it."""
+    from textnb.meta.registry import ModelOptions
+
+    return ModelOptions.from_namespace(args)
+
+
+def input_options(args):
+    """How the parsed arguments say to read a PATH."""
+    from textnb.io.inputs import InputOptions
+
+    return InputOptions.from_namespace(args)
+
+
+def add_corpus_options(p):
+    g = p.add_argument_group("corpus")
+    g.add_argument("--label-column", help="label column of a TSV/CSV corpus (name or 1-based number); "
+                                          "for a mixed table the same as --class")
+    g.add_argument("--text-column", action="append", metavar="NAME",
+                   help="text column of a TSV/CSV corpus (name or 1-based number); repeat it, or give it "
+                        "for a file with other columns too, for a mixed table: text columns beside "
+                        "nominal and numeric ones, one naive Bayes (class: --class, default the last column)")
+    g.add_argument("--max-bytes", type=max_bytes,
+                   help=f"read at most this many bytes of a document (default 16 MiB; {max_bytes.range} bytes)")
+
+
+def add_model_options(p):
+    from textnb.meta.registry import MODELS
+
+    g = p.add_argument_group("model")
+    documents = "; ".join(f"{s.name}: {s.summary}" for s in MODELS.values() if s.input == "documents")
+    tables = "; ".join(f"{s.name}: {s.summary}" for s in MODELS.values() if s.input == "tables")
+    g.add_argument("--model", choices=list(MODELS),
+                   help=f"documents: {documents} (multinomial when --m, --uniform-prior, --norm, --weighting or "
+                        f"--lazy is given, not streamed for auto); tables: {tables} (bn with --structure)")
+    g.add_argument("--norm", action="store_true", help="complement: normalise the weights (Rennie et al.)")
+    g.add_argument("--weighting", action="store_true",
+                   help="sublinear tf, idf and length normalisation (Rennie et al.) before the model")
+    g.add_argument("--select", metavar="CRITERION:K", type=select_spec,
+                   help=f"keep the K best terms by chi2, ig (information gain) or df, learned in each fit "
+                        f"({select_spec.range})")
+    g.add_argument("--calibrate", choices=["sigmoid", "isotonic"],
+                   help="calibrate probabilities on out-of-fold log-odds")
+    g.add_argument("--structure", metavar="FILE.json",
+                   help='Bayesian network structure for --model bn: {"parents": {"A": ["class", "B"], ...}}')
+    g.add_argument("--alpha", type=smoothing,
+                   help=f"additive smoothing (default 1.0; {smoothing.range}; tan, bn and lazy models: above 0)")
+    g.add_argument("--m", type=smoothing, dest="m_estimate",
+                   help=f"use the m-estimate with this m ({smoothing.range}; document models: above 0) "
+                        "instead of additive smoothing")
+    g.add_argument("--uniform-prior", action="store_true", help="uniform class priors")
+    t = p.add_argument_group("tokenizer")
+    t.add_argument("--no-lowercase", action="store_true", help="keep case")
+    t.add_argument("--token-pattern", help=r"regex for a token (default (?u)\b\w\w+\b)")
+    t.add_argument("--stop-words", metavar="english|FILE",
+                   help="drop English stop words, or the words listed in FILE (one per line)")
+    t.add_argument("--stem", choices=["porter", "snowball"], help="nltk stemmer")
+    t.add_argument("--ngram", type=ngram, metavar="N", help=f"word n-grams from 1 to N (default 1; N {ngram.range})")
+    t.add_argument("--min-df", type=df_value,
+                   help=f"keep terms in at least this many (or this fraction of) documents ({df_value.range})")
+    t.add_argument("--max-df", type=df_value,
+                   help=f"keep terms in at most this many (or this fraction of) documents ({df_value.range})")
+    t.add_argument("--max-features", type=max_features,
+                   help=f"keep the most frequent terms only ({max_features.range})")
+    t.add_argument("--binary", action="store_true", help="count each term once per document")
+    p.add_argument("--jobs", type=jobs, default=-1,
+                   help=f"worker processes (default -1: all cores; -k: all but k - 1; {jobs.range})")
+    p.add_argument("--lazy", choices=["lbr", "hlbr"],
+                   help="lazy Bayesian rules (Zheng & Webb): lbr, or hlbr with candidates chosen at training time")
+    adj = p.add_argument_group("APNBC class weights (Webb & Pazzani)")
+    adj.add_argument("--adjust", action="store_true", help="learn one weight per class (APNBC)")
+    adj.add_argument("--significance", type=probability, metavar="P",
+                     help=f"binomial test level for accepting a weight change (default 0.05; {probability.range}; "
+                          "1 disables the test)")
+    adj.add_argument("--adjust-on", choices=["resubstitution", "cv"],
+                     help="learn the weights from the training data itself (default) or out-of-fold scores")
+    tab = p.add_argument_group("tables (ARFF, CSV/TSV with a header)")
+    tab.add_argument("--class", dest="class_name", metavar="NAME", help="class attribute (default: the last one)")
+    add_ignore(tab)
+    tab.add_argument("--numeric", choices=["gaussian", "kde", "mdl", "equal-frequency", "equal-width"],
+                     help="numeric attributes: Gaussian (default), kernel density, or discretised")
+    tab.add_argument("--bins", type=bins,
+                     help=f"bins for equal-frequency / equal-width (default 10; {bins.range})")
+    tab.add_argument("--nominal", choices=["additive", "laplace", "m-estimate", "eq4"],
+                     help="estimator of P(value | class) (default additive with --alpha, i.e. Laplace)")
+    tab.add_argument("--interval-fit", choices=["theorem1", "censored"],
+                     help="uncertain numeric attributes ([L,R] cells), --model nb: the interval-censored "
+                          "maximum-likelihood Gaussian, fitted by EM (default; chosen on held-out data, "
+                          "docs/uncertain.md) or the paper's Theorem 1 (incremental)")
+    tab.add_argument("--missing", choices=["ignore", "mode"],
+                     help="tan / bn: leave missing values out (default) or replace them by the mode (Weka)")
+
+
+def _names(value):
+    names = [n.strip() for n in value.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"expected NAME[,NAME...]; got {value!r}")
+    return names
+
+
+def add_ignore(group):
+    group.add_argument("--ignore", type=_names, metavar="NAME[,NAME...]",
+                       help="table attributes to leave out (an ID column, say), as Weka's Remove filter")
+
+
+def add_multilabel_options(p):
+    p.add_argument("--multilabel", action="store_true",
+                   help="multi-label corpus: one folder per label, a document in each of its labels' folders "
+                        "(the same relative path in several folders is one document with several labels); "
+                        "train saves a one-vs-rest model whose predict prints every label over its threshold")
+    p.add_argument("--labels", metavar="FILE",
+                   help="multi-label corpus: PATH is a folder of documents and FILE says their labels, one "
+                        "line per document 'docid<TAB>label1,label2' (docid: the path under PATH, with or "
+                        "without its extension; no labels after the TAB: a document with none; blank lines "
+                        "and '#' lines skipped), as a MEKA/Mulan label table or fastText's several "
+                        "__label__ tags per line")
+
+
+@contextmanager
+def scheduler(args):
+    """A Dask client for ``--scheduler``, else None."""
+    if not getattr(args, "scheduler", None):
+        yield None
+        return
+    from textnb.core.workers import connect
+
+    with connect(args.scheduler) as client:
+        yield client
+
+
+@contextmanager
+def structure_errors(args):
+    """A bad network structure is found at fit time: name the structure file in the error."""
+    try:
+        yield
+    except InputError as exc:
+        if getattr(args, "structure", None) and "structure" in str(exc) and args.structure not in str(exc):
+            raise InputError(f"{args.structure}: {exc}") from None
+        raise
+
+
+def warn_multilabel(corpus, err):
+    """One stderr line when a folder corpus looks multi-label (the same document in
+    several class folders) and is about to be read single-label."""
+    from textnb.io.corpus import documents_in_several_classes
+
+    n = documents_in_several_classes(corpus)
+    if n:
+        print(f"textnb: warning: {corpus.source}: {n} document{'s' if n > 1 else ''} in several class folders "
+              f"(a multi-label corpus?) counted once per folder; use --multilabel for one document with "
+              f"several labels", file=err)
+
+
+def multilabel_model(model):
+    """The MultiLabelNB at the end of a multi-label text Pipeline, or None."""
+    steps = getattr(model, "steps", None)
+    if not steps:
+        return None
+    last = steps[-1][1]
+    return last if getattr(last, "multilabel_", False) else None

@@ -1,0 +1,395 @@
+"""``textnb predict``: classify files, folders, standard input, TSV/CSV rows or lines with a
+saved model (a linear text model is scored from its arrays, without scikit-learn)."""
+
+import itertools
+import os
+import sys
+
+import numpy as np
+
+from textnb.cli.options import add_ignore, multilabel_model, probability, top
+from textnb.cli.options import max_bytes as max_bytes_type
+from textnb.cli.output import cell, dumps
+from textnb.cli.progress import Progress
+from textnb.core.errors import InputError, TextnbError
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub):
+    p = sub.add_parser("predict", help="classify documents with a saved model",
+                       description="Classify files, folders (recursively) or standard input (-).")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("paths", metavar="PATH", nargs="*", help="files, folders or - (default: stdin)")
+    p.add_argument("--proba", action="store_true", help="also print the class probabilities (and log-odds with --json)")
+    p.add_argument("--json", action="store_true", help="one JSON object per document")
+    p.add_argument("--max-bytes", type=max_bytes_type,
+                   help=f"read at most this many bytes of a document ({max_bytes_type.range} bytes)")
+    p.add_argument("--explain", action="store_true",
+                   help="also print why: the terms that moved the decision most, or the rule of a lazy model")
+    p.add_argument("--top", type=top, metavar="N",
+                   help=f"terms per explanation (default 10); with --lines: the N most probable labels ({top.range})")
+    p.add_argument("--lines", nargs="?", const="-", metavar="FILE|-",
+                   help="one document per line of FILE (default: stdin), output in input order, "
+                        "as fastText's predict")
+    p.add_argument("--threshold", type=probability, metavar="P",
+                   help=f"with --lines: only labels of probability >= P (as fastText's predict-prob; "
+                        f"{probability.range})")
+    p.add_argument("--rows", action="store_true",
+                   help="read each PATH (or stdin) as a TSV/CSV file, one document per row as train reads it "
+                        "(automatic for *.tsv, *.csv, *.tab files); output PATH:ROW in row order, and the "
+                        "accuracy on stderr when the file has a label column")
+    add_ignore(p)
+    p.set_defaults(handler=run)
+    return p
+
+
+def _predict_multilabel(args, model, out, err):
+    """``predict`` of a multi-label model: every label whose log-odds pass its threshold
+    (chosen at training time for F1), or whose probability is >= ``--threshold``;
+    ``--top K`` keeps the K most probable of them."""
+    from scipy.special import expit
+
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES, read_rows
+
+    ml = multilabel_model(model)
+    names = [str(c) for c in ml.classes_]
+    max_bytes = args.max_bytes or MAX_DOCUMENT_BYTES
+    failed = [0]  # binary files skipped (_document_batches counts them)
+
+    def emit(sources, texts):
+        if not texts:
+            return
+        lo = ml.predict_log_odds(model[:-1].transform(texts))
+        proba = expit(lo)
+        passed = proba >= args.threshold if args.threshold is not None else lo > ml.thresholds_
+        for src, row_lo, row_p, row_ok in zip(sources, lo, proba, passed):
+            chosen = [int(k) for k in np.argsort(-row_lo, kind="stable") if row_ok[k]][:args.top or len(names)]
+            if args.json:
+                rec = {"source": src, "labels": [names[k] for k in chosen]}
+                if args.proba:
+                    rec["proba"] = {c: float(v) for c, v in zip(names, row_p)}
+                    rec["log_odds"] = {c: float(v) for c, v in zip(names, row_lo)}
+                print(dumps(rec), file=out)
+            else:
+                cols = [cell(src), ",".join(cell(names[k]) for k in chosen)]
+                if args.proba:
+                    cols.append(_format_proba([cell(c) for c in names], row_p))
+                print("\t".join(cols), file=out)
+
+    if args.lines is not None:
+        if args.paths:
+            raise InputError("--lines reads one file (or stdin): give it as --lines FILE, without PATH")
+        name = "stdin" if args.lines == "-" else args.lines
+        lines = _line_documents(args.lines)
+        for start in range(0, len(lines), 1000):
+            emit([f"{name}:{start + i + 1}" for i in range(len(lines[start:start + 1000]))], lines[start:start + 1000])
+        return 0
+    for path in args.paths or ["-"]:
+        if _as_rows(args, path):
+            name = "stdin" if path == "-" else path
+            data = (sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin).read() if path == "-" else None
+            if data is None and not os.path.isfile(path):
+                raise InputError(f"{path}: no such file")
+            docs, _ = read_rows(name, data=data, max_bytes=max_bytes)
+            for start in range(0, len(docs), 1000):
+                chunk = docs[start:start + 1000]
+                emit([f"{name}:{start + i + 1}" for i in range(len(chunk))], chunk)
+            continue
+        for sources, batch in _document_batches([path], max_bytes, err, failed):
+            emit(sources, batch)
+    return 1 if failed[0] else 0
+
+
+
+def _scores(model, X):
+    """Log posteriors and per-class log-odds (which keep their resolution)."""
+    from textnb.core.logspace import log_odds, logsumexp
+    from textnb.text.scorer import TextScorer
+
+    if isinstance(model, TextScorer):  # one pass over the documents for both
+        jll = model.predict_joint_log_proba(X)
+        return jll - logsumexp(jll, axis=1, keepdims=True), log_odds(jll)
+    logp = model.predict_log_proba(X)
+    odds = model.predict_log_odds(X) if hasattr(model, "predict_log_odds") else log_odds(logp)
+    return logp, odds
+
+
+def _refuse_nan(args, logp, odds):
+    if np.isnan(logp).any() or np.isnan(odds).any():
+        raise TextnbError(f"{args.model}: the model gives NaN scores (its parameters are inconsistent)")
+
+
+def _print_predictions(sources, classes, scores, args, out, explanations=None):
+    logp, odds = scores
+    _refuse_nan(args, logp, odds)
+    explanations = explanations if explanations is not None else [None] * len(sources)
+    for src, lp, lo, why in zip(sources, logp, odds, explanations):
+        label = classes[int(np.argmax(lp))]
+        proba = np.exp(lp)
+        if args.json:
+            rec = {"source": src, "label": label}
+            if args.proba:
+                rec["proba"] = {c: float(p) for c, p in zip(classes, proba)}
+                rec["log_odds"] = {c: float(v) for c, v in zip(classes, lo)}
+            if why is not None:
+                rec["explanation"] = why
+            print(dumps(rec), file=out)
+        else:
+            cols = [cell(src), cell(label)]
+            if args.proba:
+                cols.append(_format_proba([cell(c) for c in classes], proba))
+            if why is not None:
+                cols.append(cell(why))
+            print("\t".join(cols), file=out)
+
+
+def _explanations(args, model, X):
+    """Per-row explanations for ``predict --explain``, or None."""
+    if not getattr(args, "explain", False):
+        return None
+    explainer = model
+    while explainer is not None and not hasattr(explainer, "predict_explain"):
+        explainer = getattr(explainer, "estimator_", None)  # e.g. APNBC around a lazy model
+    if explainer is not None and _has_rules(explainer):
+        return explainer.predict_explain(X)[1]
+    if _mixed_inside(model):
+        from textnb.evaluation.explain import explain_table
+
+        return [_attribute_explanation(info, args) for info in explain_table(model, X, top=args.top)]
+    from textnb.text.classifier import TextClassifier
+
+    if isinstance(model, TextClassifier):
+        from textnb.evaluation.explain import explain
+
+        return [_term_explanation(explain(model, doc, top=args.top or 10), args) for doc in X]
+    raise InputError(f"{args.model}: --explain needs a document model, a table model with text attributes "
+                     f"or a lazy table model (--lazy)")
+
+
+def _mixed_inside(model):
+    """Whether ``model`` is, or wraps, a MixedNB (a table with text attributes)."""
+    while model is not None:
+        if hasattr(model, "predict_attribute_terms"):
+            return True
+        model = getattr(model, "estimator_", None)
+    return False
+
+
+def _attribute_explanation(info, args):
+    """The attributes (and terms of text attributes) that moved the decision, for one row."""
+    if args.json:
+        return info
+    parts = []
+    for a in info["attributes"]:
+        if a["kind"] == "text":
+            terms = ", ".join(f"{t['term']} {t['contribution']:+.2f}" for t in a["for"] + a["against"])
+            parts.append(f"{a['name']} {a['contribution']:+.2f} [{terms}]")
+        else:
+            parts.append(f"{a['name']}={a['value']} {a['contribution']:+.2f}")
+    return f"vs {info['runner_up']} by {info['margin']:.2f} (prior {info['prior']:+.2f}): " + "; ".join(parts)
+
+
+def _term_explanation(info, args):
+    """The terms that moved the decision most, for one document."""
+    if args.json:
+        return info
+    terms = ", ".join(f"{t['term']} {t['contribution']:+.2f}" for t in info["for"] + info["against"])
+    return f"vs {info['runner_up']} by {info['margin']:.2f} (prior {info['prior']:+.2f}): {terms}"
+
+
+def _has_rules(model):
+    inner = getattr(model, "model_", model)
+    while inner is not None:
+        if type(inner).__name__ in ("LBR", "LazyTextNB"):
+            return True
+        inner = getattr(inner, "estimator_", None)
+    return False
+
+
+def _attributes_of(model, path):
+    """The training attributes of a table model, looking inside wrappers (APNBC, ...)."""
+    inner = model
+    while inner is not None:
+        for name in ("attributes_", "attributes"):
+            if getattr(inner, name, None) is not None:
+                return getattr(inner, name)
+        inner = getattr(inner, "estimator_", None)
+    raise InputError(f"{path}: a {type(model).__name__} model does not record its table attributes")
+
+
+def _predict_table(args, model, out, err=None):
+    from textnb.io.tables import read_table
+
+    if not args.paths or args.paths == ["-"]:
+        raise InputError(f"{args.model}: a table model needs a table file to predict (ARFF or CSV)")
+    classes = [str(c) for c in model.classes_]
+    for path in args.paths:
+        table = read_table(path, like=_attributes_of(model, args.model), drop=(args.ignore or None))  # DataWarnings: main
+        sources = [f"{path}:{i + 1}" for i in range(table.X.shape[0])]
+        _print_predictions(sources, classes, _scores(model, table.X), args, out,
+                           _explanations(args, model, table.X))
+    return 0
+
+
+def _format_proba(classes, row):
+    return "\t".join(f"{c}={p:.6g}" for c, p in zip(classes, row))
+
+
+def run(args, out, err):
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES
+    from textnb.core.model_io import load
+    from textnb.text.scorer import TextScorer, load_for_prediction
+
+    # a linear text model predicts from its arrays (no scikit-learn); --explain and --lines need the estimator
+    model = load(args.model) if args.explain or args.lines is not None else load_for_prediction(args.model)
+    if multilabel_model(model) is not None:
+        if args.explain:
+            raise InputError(f"{args.model}: --explain does not apply to a multi-label model")
+        if args.rows and args.lines is not None:
+            raise InputError("--lines and --rows do not go together: one document per line, or per TSV/CSV row")
+        return _predict_multilabel(args, model, out, err)
+    if args.lines is not None:
+        if type(model).__name__ != "TextClassifier":
+            raise InputError(f"{args.model}: --lines needs a text model; a table model reads a table file")
+        if args.paths:
+            raise InputError("--lines reads one file (or stdin): give it as --lines FILE, without PATH")
+        if args.rows:
+            raise InputError("--lines and --rows do not go together: one document per line, or per TSV/CSV row")
+        return _predict_lines(args, model, out)
+    if args.threshold is not None:
+        raise InputError("--threshold applies to --lines")
+    if not isinstance(model, TextScorer) and type(model).__name__ != "TextClassifier":
+        return _predict_table(args, model, out, err)
+    paths = args.paths or ["-"]
+    classes = [str(c) for c in model.classes_]
+    failed = [0]
+    max_bytes = args.max_bytes or MAX_DOCUMENT_BYTES
+    bar = Progress("classifying", stream=err, unit="doc")  # silent unless stderr is a terminal
+    done = 0
+
+    def tick():
+        nonlocal done
+        done += 1
+        bar(done)
+
+    try:
+        # runs of consecutive PATHs: TSV/CSV files one by one, other files batched together
+        for rows, run in itertools.groupby(paths, key=lambda path: _as_rows(args, path)):
+            if rows:  # one document per row, as train reads it
+                for path in run:
+                    _predict_rows(args, model, path, classes, max_bytes, out, err)
+                continue
+            for sources, batch in _document_batches(list(run), max_bytes, err, failed, tick):
+                _print_predictions(sources, classes, _scores(model, batch), args, out,
+                                   _explanations(args, model, batch))
+    finally:
+        bar.close()
+    return 1 if failed[0] else 0
+
+
+_ROW_SUFFIXES = (".tsv", ".csv", ".tab")
+
+
+def _as_rows(args, path):
+    """Whether ``predict`` reads ``path`` as a TSV/CSV file of documents: with --rows, or
+    a regular file named *.tsv, *.csv or *.tab (as train reads it)."""
+    if getattr(args, "rows", False):
+        return True
+    return path != "-" and path.lower().endswith(_ROW_SUFFIXES) and os.path.isfile(path)
+
+
+def _document_batches(paths, max_bytes, err, failed, tick=None, size=1000):
+    """``(sources, texts)`` batches of at most ``size`` documents of predict PATHs
+    (files, folders, ``-``; a batch spans paths); a binary file is reported on ``err``, counted in
+    ``failed[0]`` and skipped; ``tick()`` after each document when given."""
+    from textnb.io.corpus import iter_input_documents
+
+    batch, sources = [], []
+    for src, text in iter_input_documents(paths, max_bytes=max_bytes, stdin=sys.stdin):
+        if tick is not None:
+            tick()
+        if text is None:
+            print(f"textnb: error: {src}: binary file, skipped", file=err)
+            failed[0] += 1
+            continue
+        batch.append(text)
+        sources.append(src)
+        if len(batch) >= size:
+            yield sources, batch
+            batch, sources = [], []
+    if batch:
+        yield sources, batch
+
+
+def _predict_rows(args, model, path, classes, max_bytes, out, err):
+    """Predictions for the rows of a TSV/CSV file (``path:ROW``, ROW counting data rows
+    from 1), in file order; a label column gives the accuracy on stderr."""
+    from textnb.io.corpus import read_rows
+
+    name = "stdin" if path == "-" else path
+    data = None
+    if path == "-":
+        data = (sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin).read()
+    elif not os.path.isfile(path):
+        raise InputError(f"{path}: no such file")
+    documents, labels = read_rows(name, data=data, max_bytes=max_bytes)
+    correct = 0
+    for start in range(0, len(documents), 1000):
+        chunk = documents[start:start + 1000]
+        scores = _scores(model, chunk)
+        sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
+        _print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk))
+        if labels is not None:
+            predicted = np.asarray(classes, dtype=object)[np.argmax(scores[0], axis=1)]
+            correct += int(np.sum(predicted == np.asarray(labels[start:start + 1000], dtype=object)))
+    if labels is not None:
+        print(f"{name}: accuracy {correct / len(documents):.4f} ({correct} of {len(documents)} rows "
+              f"with a label column)", file=err)
+
+
+def _line_documents(source):
+    """The lines of ``source`` (a path or ``-``), decoded as documents are, without
+    their line ends."""
+    from textnb.io.corpus import decode_bytes
+
+    if source == "-":
+        stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
+        data = stream.read()
+    else:
+        if not os.path.isfile(source):
+            raise InputError(f"{source}: no such file")
+        with open(source, "rb") as f:
+            data = f.read()
+    text = data if isinstance(data, str) else decode_bytes(data)
+    return text.splitlines()
+
+
+def _predict_lines(args, model, out):
+    """``predict --lines``: one prediction per input line, in order. With ``--top`` /
+    ``--threshold``, the most probable labels with their probabilities (fastText's
+    ``predict-prob``: a line whose labels all fall below the threshold gets none)."""
+    name = "stdin" if args.lines == "-" else args.lines
+    lines = _line_documents(args.lines)
+    classes = [str(c) for c in model.classes_]
+    ranked = args.top is not None or args.threshold is not None
+    top = args.top or (len(classes) if args.threshold is not None else 1)
+    threshold = args.threshold if args.threshold is not None else 0.0
+    for start in range(0, len(lines), 1000):
+        chunk = lines[start:start + 1000]
+        sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
+        logp, odds = _scores(model, chunk)
+        if not ranked:
+            _print_predictions(sources, classes, (logp, odds), args, out)
+            continue
+        _refuse_nan(args, logp, odds)
+        for src, lp, lo in zip(sources, logp, odds):
+            order = np.argsort(-lp, kind="stable")[:top]
+            best = [int(k) for k in order if np.exp(lp[k]) >= threshold]
+            if args.json:
+                rec = {"source": src, "labels": [
+                    {"label": classes[k], "proba": float(np.exp(lp[k])), "log_odds": float(lo[k])} for k in best]}
+                print(dumps(rec), file=out)
+            else:
+                print("\t".join([cell(src)] + [f"{cell(classes[k])} {np.exp(lp[k]):.6f}" for k in best]), file=out)
+    return 0

@@ -1,0 +1,198 @@
+"""``textnb train``: read a corpus or a table, fit the model the options describe, save it."""
+
+import importlib
+import time
+
+import numpy as np
+
+from textnb.cli.argtypes import scheduler as scheduler_address
+from textnb.cli.options import (add_corpus_options, add_model_options, add_multilabel_options, input_options,
+                                model_options, scheduler, structure_errors, warn_multilabel)
+from textnb.cli.output import dumps
+from textnb.cli.progress import Progress
+from textnb.core.errors import InputError
+from textnb.core.model_io import save
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub):
+    p = sub.add_parser("train", help="train a model on a corpus and save it",
+                       description="Train on a corpus folder (corpus/<label>/<files>, or its train/ part), "
+                                   "or a TSV/CSV file with label and text columns.")
+    p.add_argument("path", metavar="PATH")
+    p.add_argument("-o", "--output", metavar="MODEL", help="model file to write (default: <PATH name>.tnb)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--scheduler", metavar="ADDRESS", type=scheduler_address,
+                   help="train on a Dask cluster: a scheduler address (tcp://host:8786), or local:N "
+                        f"to start N local worker processes ({scheduler_address.range}); the model is the same as "
+                        f"without")
+    add_multilabel_options(p)
+    add_model_options(p)
+    add_corpus_options(p)
+    p.set_defaults(handler=run)
+    return p
+
+
+def _preload(args, opts, inputs):
+    """Import the modules this run will use before its clock starts, so that ``seconds``
+    measures reading the data, fitting and writing the model, not Python's imports."""
+    from textnb.io.inputs import is_table_input
+    from textnb.meta.registry import MODELS, modules_for
+
+    spec = MODELS.get(args.model or "")
+    table = is_table_input(args.path, inputs, table_model=spec is not None and spec.input == "tables")
+    for name in modules_for(opts, table=table, multilabel=bool(args.multilabel or args.labels)):
+        importlib.import_module(name)
+
+
+def run(args, out, err):
+    from textnb.io.inputs import check_binary_classes, check_classes, default_model_path, learned_counts, load_input
+    from textnb.meta.registry import make_text_classifier, model_name, streaming_model
+
+    opts, inputs = model_options(args), input_options(args)
+    _preload(args, opts, inputs)
+    start = time.perf_counter()  # `seconds`: read, fit, write (imports done above)
+    if args.multilabel or args.labels:
+        return _train_multilabel(args, opts, start, out)
+    kind, data = load_input(args.path, inputs, test=False)  # training reads the training part only
+    if kind == "table":
+        return _train_table(args, opts, data, start, out)
+    corpus = data
+    check_classes(corpus)
+    warn_multilabel(corpus, err)
+    streaming = streaming_model(opts)
+    bar = Progress("reading", total=len(corpus))
+    try:
+        with scheduler(args) as client:
+            if streaming is not None:  # no estimator built: no scikit-learn imported
+                from textnb.text.training import train_text_model
+
+                vectorizer, model = streaming
+                fitted, skipped = train_text_model(
+                    corpus.documents, corpus.labels, vectorizer=vectorizer, model=model, n_jobs=args.jobs,
+                    max_bytes=args.max_bytes, progress=bar, client=client)
+                n_terms, name = fitted.state["model_"].state["n_features_in_"], model[0]
+            else:
+                fitted = make_text_classifier(opts)
+                fitted.fit(corpus.documents, corpus.labels, progress=bar, client=client)
+                skipped, n_terms = fitted.skipped_, len(fitted.vectorizer_.vocabulary_)
+                name = model_name(fitted.model_)
+    finally:
+        bar.close()
+    check_binary_classes(corpus, learned_counts(corpus, skipped))
+    model_path = args.output or default_model_path(args.path)
+    save(fitted, model_path)
+    seconds = time.perf_counter() - start
+    summary = {
+        "source": corpus.source,
+        "documents": len(corpus) - len(skipped),
+        "per_class": learned_counts(corpus, skipped),
+        "skipped_binary": len(skipped),
+        "vocabulary_size": n_terms,
+        "model": model_path,
+        "seconds": round(seconds, 3),
+    }
+    if args.json:
+        print(dumps(summary), file=out)
+    else:
+        per_class = ", ".join(f"{c} {n}" for c, n in summary["per_class"].items())
+        print(f"read {summary['documents']} documents from {corpus.source}: {per_class}", file=out)
+        if skipped:
+            print(f"skipped {len(skipped)} binary files", file=out)
+        print(f"vocabulary: {summary['vocabulary_size']} terms", file=out)
+        print(f"model: {name} -> {model_path}", file=out)
+        print(f"seconds: {seconds:.2f}", file=out)
+    return 0
+
+
+def _train_multilabel(args, opts, start, out):
+    """``train --multilabel`` / ``--labels FILE``: one-vs-rest naive Bayes with per-label
+    thresholds (:class:`textnb.meta.multilabel.MultiLabelNB`) behind the vectorizer, saved
+    as a Pipeline ``[vectorizer, MultiLabelNB]``."""
+    from sklearn.pipeline import Pipeline
+
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES
+    from textnb.io.inputs import default_model_path, read_texts
+    from textnb.meta.multilabel import MultiLabelNB, read_multilabel_corpus
+    from textnb.meta.registry import make_text_classifier, model_name
+
+    if args.lazy or args.scheduler:
+        raise InputError("--multilabel / --labels train one-vs-rest count models: no --lazy, no --scheduler")
+    corpus = read_multilabel_corpus(args.path, label_file=args.labels)
+    texts, labels, skipped = read_texts(corpus, args.max_bytes or MAX_DOCUMENT_BYTES, labels=corpus.labels)
+    names = sorted({lab for labs in labels for lab in labs})
+    if not texts:
+        raise InputError(f"{corpus.source}: no text documents (every file is binary)")
+    if not names:
+        raise InputError(f"{args.labels or corpus.source}: no document has a label")
+    clf = make_text_classifier(opts)
+    model = Pipeline([("vectorizer", clf.vectorizer), ("model", MultiLabelNB(clf.model))])
+    model.fit(texts, [tuple(labs) for labs in labels])
+    model_path = args.output or default_model_path(args.path)
+    save(model, model_path)
+    seconds = time.perf_counter() - start
+    per_label = {n: 0 for n in names}
+    for labs in labels:
+        for lab in labs:
+            per_label[lab] += 1
+    summary = {
+        "source": corpus.source,
+        "documents": len(texts),
+        "per_label": per_label,
+        "skipped_binary": skipped,
+        "vocabulary_size": len(model[0].vocabulary_),
+        "model": model_path,
+        "seconds": round(seconds, 3),
+    }
+    if args.json:
+        print(dumps(summary), file=out)
+        return 0
+    listing = ", ".join(f"{c} {n}" for c, n in per_label.items())
+    print(f"read {summary['documents']} documents from {corpus.source} ({len(names)} labels): {listing}", file=out)
+    if skipped:
+        print(f"skipped {skipped} binary files", file=out)
+    print(f"vocabulary: {summary['vocabulary_size']} terms", file=out)
+    print(f"model: MultiLabelNB({model_name(model[-1].estimator or clf.model)}), one-vs-rest -> {model_path}",
+          file=out)
+    print(f"seconds: {seconds:.2f}", file=out)
+    return 0
+
+
+def _train_table(args, opts, table, start, out):
+    from textnb.io.inputs import check_table_classes, default_model_path
+    from textnb.meta.registry import make_table_model, model_name
+
+    check_table_classes(table)
+    model = make_table_model(opts, table)
+    with structure_errors(args):
+        if table.sample_weight is None:
+            model.fit(table.X, table.y)
+        else:
+            model.fit(table.X, table.y, sample_weight=table.sample_weight)
+    model_path = args.output or default_model_path(args.path)
+    model.save(model_path)
+    seconds = time.perf_counter() - start
+    classes, counts = np.unique(table.y, return_counts=True)
+    summary = {
+        "source": table.source,
+        "rows": int(len(table.y)),
+        "per_class": {str(c): int(n) for c, n in zip(classes, counts)},
+        "attributes": len(table.attributes),
+        "nominal_attributes": int(table.nominal_mask.sum()),
+        "model": model_path,
+        "seconds": round(seconds, 3),
+    }
+    n_text = sum(a.is_text for a in table.attributes)
+    if n_text:
+        summary["text_attributes"] = n_text
+    if args.json:
+        print(dumps(summary), file=out)
+    else:
+        per_class = ", ".join(f"{c} {n}" for c, n in summary["per_class"].items())
+        print(f"read {summary['rows']} rows from {table.source}: {per_class}", file=out)
+        text_note = f", {n_text} text" if n_text else ""
+        print(f"attributes: {summary['attributes']} ({summary['nominal_attributes']} nominal{text_note})", file=out)
+        print(f"model: {model_name(model)} -> {model_path}", file=out)
+        print(f"seconds: {seconds:.2f}", file=out)
+    return 0

@@ -1,0 +1,72 @@
+"""An evaluation run as ``textnb evaluate`` makes it: the protocol chosen from the data
+(train/test when there is a test part, else seeded stratified K-fold cross-validation), the
+documents read once, and one report.
+"""
+
+import time
+
+import numpy as np
+
+from textnb.core.errors import InputError
+from textnb.evaluation.evaluate import cross_validate, evaluate_split, vectorize_all
+from textnb.io.corpus import MAX_DOCUMENT_BYTES
+from textnb.io.inputs import check_binary_classes, check_classes, read_texts
+
+__all__ = ["evaluate_documents", "evaluate_table"]
+
+
+def _folds_protocol(report):
+    report["protocol"] = f"{report['folds']}-fold cross-validation x {report['repeat']}"
+    return report
+
+
+def evaluate_documents(corpus, classifier, *, test=None, cv=None, repeat=1, seed=0, max_bytes=None,
+                       progress=None):
+    """Evaluate ``classifier`` (an unfitted :class:`~textnb.text.classifier.TextClassifier`)
+    on ``corpus``: on ``test`` (a corpus) when given, else on the corpus's own test part
+    unless ``cv`` is given, else by ``cv``-fold (default 10) cross-validation.
+
+    Every document is tokenised once; each fold prunes the vocabulary with its training
+    documents (:func:`~textnb.evaluation.evaluate.cross_validate`). Returns the report
+    with ``protocol``, ``skipped_binary`` and ``seconds``.
+    """
+    start = time.perf_counter()
+    vectorizer, model = classifier.vectorizer, classifier.model
+    check_classes(corpus)
+    max_bytes = max_bytes or MAX_DOCUMENT_BYTES
+    if test is None and cv is None:
+        test = corpus.test
+    texts, y, skipped = read_texts(corpus, max_bytes)
+    if skipped:
+        kept, n = np.unique(y, return_counts=True)
+        check_binary_classes(corpus, dict(zip(kept.tolist(), n.tolist())))
+    if test is not None:
+        test_texts, y_test, skipped_test = read_texts(test, max_bytes)
+        X, _ = vectorize_all(texts + test_texts, vectorizer)
+        n = len(texts)
+        report = evaluate_split(X[:n], y, X[n:], y_test, model, vectorizer=vectorizer)
+        report["protocol"] = "train/test"
+        skipped += skipped_test
+    else:
+        X, _ = vectorize_all(texts, vectorizer)
+        report = _folds_protocol(cross_validate(X, y, model, cv=cv or 10, repeat=repeat, seed=seed,
+                                                vectorizer=vectorizer, progress=progress))
+    report["skipped_binary"] = skipped
+    report["seconds"] = time.perf_counter() - start
+    return report
+
+
+def evaluate_table(table, model, *, test=None, cv=None, repeat=1, seed=0, progress=None):
+    """Evaluate the unfitted table ``model`` on ``table``: on ``test`` (a table read
+    ``like`` it) when given, else by ``cv``-fold (default 10) cross-validation."""
+    start = time.perf_counter()
+    if test is not None:
+        if test.y is None or any(v is None for v in test.y):
+            raise InputError(f"{test.source}: every test row needs a known class")
+        report = evaluate_split(table.X, table.y, test.X, np.asarray(test.y, dtype=table.y.dtype), model)
+        report["protocol"] = "train/test"
+    else:
+        report = _folds_protocol(cross_validate(table.X, table.y, model, cv=cv or 10, repeat=repeat, seed=seed,
+                                                progress=progress))
+    report["seconds"] = time.perf_counter() - start
+    return report

@@ -1,0 +1,176 @@
+"""What a training or evaluation PATH is: a corpus of documents or a table of attributes.
+
+One decision for ``train`` and ``evaluate`` (and any other caller): a folder is a corpus; an
+ARFF file, a file with ``--class`` / ``--numeric`` / ``--ignore``, or a CSV/TSV with text
+columns beside others is a table; a CSV/TSV with label and text columns is a corpus, and one
+without them (:class:`~textnb.core.errors.NotATextCorpus`) is read as a table.
+"""
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+
+from textnb.core.errors import InputError, NotATextCorpus
+from textnb.io.corpus import MAX_DOCUMENT_BYTES, open_corpus, to_text
+
+__all__ = ["InputOptions", "load_input", "open_text_corpus", "is_table_input", "check_classes",
+           "check_table_classes", "check_binary_classes", "learned_counts", "read_texts", "default_model_path"]
+
+
+@dataclass(frozen=True)
+class InputOptions:
+    """How to read a PATH: the corpus and table options of the command line."""
+
+    label_column: Optional[str] = None
+    text_columns: Sequence[str] = ()
+    class_name: Optional[str] = None
+    numeric: Optional[str] = None
+    ignore: Optional[Sequence[str]] = None
+    max_bytes: Optional[int] = None
+
+    @classmethod
+    def from_namespace(cls, ns):
+        return cls(label_column=getattr(ns, "label_column", None), text_columns=tuple(getattr(ns, "text_column", None) or ()),
+                   class_name=getattr(ns, "class_name", None), numeric=getattr(ns, "numeric", None),
+                   ignore=getattr(ns, "ignore", None) or None, max_bytes=getattr(ns, "max_bytes", None))
+
+    @property
+    def table_class(self):
+        """The class attribute of a table: ``class_name``, or its alias ``label_column``."""
+        return self.class_name or self.label_column
+
+
+def open_text_corpus(path, opts, test=True):
+    """The :class:`~textnb.io.corpus.Corpus` at ``path`` (a folder or a label + text file)."""
+    texts = opts.text_columns
+    if len(texts) > 1:
+        raise InputError(f"{path}: several --text-column options make a mixed table, not a text corpus")
+    return open_corpus(path, label_column=opts.label_column, text_column=texts[0] if texts else None,
+                       max_bytes=opts.max_bytes or MAX_DOCUMENT_BYTES, test=test)
+
+
+def _mixed_table(path, opts):
+    """The table of a CSV/TSV with text columns beside others, or None for a label + text
+    file (a text corpus)."""
+    texts = opts.text_columns
+    if not texts or os.path.isdir(path) or path.lower().endswith(".arff"):
+        return None
+    from textnb.io.csvtable import read_header
+    from textnb.io.tables import read_table
+
+    header = read_header(path)
+
+    def name(ref, what):
+        if ref.isdigit() and ref not in header:
+            i = int(ref) - 1
+            if not 0 <= i < len(header):
+                raise InputError(f"{path}: {what} column {ref} out of range 1..{len(header)}")
+            return header[i]
+        if ref not in header:
+            raise InputError(f"{path}: no {what} column {ref!r} (columns: {', '.join(header)})")
+        return ref
+
+    names = [name(t, "text") for t in texts]
+    cls = opts.table_class
+    cls = name(cls, "class") if cls is not None else None
+    if len(names) == 1 and len(header) == 2 and not opts.class_name and not opts.numeric:
+        return None  # label + text: a text corpus
+    if len(set(names)) != len(names):
+        raise InputError(f"{path}: a column is named twice with --text-column")
+    if cls in names:
+        raise InputError(f"{path}: the class column {cls!r} cannot also be a text column")
+    return read_table(path, class_name=cls, types={t: "text" for t in names}, drop=opts.ignore)
+
+
+def is_table_input(path, opts, table_model=False):
+    """Whether ``path`` will be read as a table, as far as can be told without reading it
+    (a CSV/TSV without label and text columns is found to be a table only when read);
+    ``table_model``: a table model was asked for."""
+    path = os.fspath(path)
+    return not os.path.isdir(path) and (path.lower().endswith(".arff") or bool(opts.table_class)
+                                         or bool(opts.numeric) or bool(opts.ignore)
+                                         or table_model)
+
+
+def load_input(path, opts, test=True):
+    """``("table", Table)`` for ARFF and attribute tables (mixed tables too), else
+    ``("text", Corpus)`` (``test=False``: without a split folder's test part)."""
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        return "text", open_text_corpus(path, opts, test)
+    mixed = _mixed_table(path, opts)
+    if mixed is not None:
+        return "table", mixed
+    if not (path.lower().endswith(".arff") or opts.class_name or opts.numeric or opts.ignore):
+        try:
+            return "text", open_text_corpus(path, opts, test)
+        except NotATextCorpus:
+            pass
+    from textnb.io.tables import read_table  # tables import scipy: only for tables
+
+    return "table", read_table(path, class_name=opts.table_class, drop=opts.ignore)
+
+
+def check_table_classes(table):
+    classes = np.unique(table.y)
+    if len(classes) < 2:
+        raise InputError(f"{table.source}: only one class ({classes[0]!r}); need at least two")
+
+
+def check_classes(corpus):
+    """The documents per class of ``corpus``; fewer than two classes is an error."""
+    counts = corpus.class_counts()
+    if len(counts) < 2:
+        only = next(iter(counts))
+        raise InputError(f"{corpus.source}: only one class ({only!r}); need at least two")
+    return counts
+
+
+def check_binary_classes(corpus, learned):
+    """A class all of whose files are binary (skipped) is an error, not a class of 0
+    documents; ``learned``: documents read per class. (Binary files in a class that has
+    text files are skipped and counted, as always.)"""
+    empty = [c for c in dict.fromkeys(corpus.labels) if not learned.get(c)]
+    if empty:
+        where = corpus.source
+        first = next(d for d, c in zip(corpus.documents, corpus.labels) if c == empty[0])
+        if isinstance(first, Path):  # the class folder (of a split corpus: under train/)
+            where = next((str(q) for q in first.parents if q.name == empty[0]), where)
+        n = sum(1 for c in corpus.labels if c == empty[0])
+        more = f" (and {len(empty) - 1} more classes)" if len(empty) > 1 else ""
+        raise InputError(f"{where}: every file of class {empty[0]!r} is binary ({n} skipped){more}; "
+                         f"no documents to learn it from")
+
+
+def learned_counts(corpus, skipped):
+    """Documents per class that training used (binary files left out)."""
+    skipped = set(skipped)
+    counts = {}
+    for doc, label in zip(corpus.documents, corpus.labels):
+        if not skipped or str(doc) not in skipped:
+            counts[label] = counts.get(label, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def read_texts(corpus, max_bytes, labels=None):
+    """``(texts, labels, n_skipped)`` of a corpus's documents, binary ones left out;
+    ``labels`` (default the corpus's) are returned as an array unless given."""
+    texts, kept, skipped = [], [], 0
+    for doc, label in zip(corpus.documents, corpus.labels if labels is None else labels):
+        t = to_text(doc, max_bytes)
+        if t is None:
+            skipped += 1
+            continue
+        texts.append(t)
+        kept.append(label)
+    return texts, (np.asarray(kept) if labels is None else kept), skipped
+
+
+def default_model_path(path):
+    """``<PATH name>.tnb``: the model file ``train`` writes when no ``-o`` is given."""
+    base = os.path.basename(os.path.normpath(path)) or "model"
+    base = os.path.splitext(base)[0] or "model"
+    return base + ".tnb"

@@ -1,0 +1,370 @@
+"""One place that builds every model from its options: the model registry.
+
+The command line, the filters and the experiment scripts describe the model they want
+with a :class:`ModelOptions` (the options of ``textnb train`` / ``evaluate``, by name) and
+build it here, so a model's name, its input (documents or tables) and what it can do are
+written once. Adding a table model is its module plus one :data:`MODELS` entry and, when
+it takes options of its own, one branch in :func:`make_table_model`.
+
+Nothing here imports scikit-learn or a model module at import time: the builders import
+what the chosen model needs.
+"""
+
+from dataclasses import dataclass, fields
+from typing import Optional
+
+from textnb.core.errors import InputError
+
+__all__ = ["ModelOptions", "ModelSpec", "MODELS", "model_names", "document_kind", "streaming_model",
+           "make_text_classifier", "make_table_model", "model_name", "modules_for"]
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """What a registered model is: its input and capabilities (for help texts, checks
+    and the registry-driven tests)."""
+
+    name: str
+    input: str  # "documents" or "tables"
+    summary: str
+    streams: bool = False  # fitted from per-class sums without holding the documents' rows
+    merge: bool = False
+    partial_fit: bool = False
+    explain: bool = False
+
+
+MODELS = {spec.name: spec for spec in (
+    ModelSpec("discriminative", "documents",
+              "naive Bayes with discriminative frequency estimates (Su et al. 2008), complement or Bernoulli "
+              "event model chosen by cross-validation (the default for documents)", streams=True, merge=True,
+              partial_fit=True, explain=True),
+    ModelSpec("multinomial", "documents", "multinomial naive Bayes", streams=True, merge=True, partial_fit=True,
+              explain=True),
+    ModelSpec("bernoulli", "documents", "Bernoulli naive Bayes", streams=True, merge=True, partial_fit=True,
+              explain=True),
+    ModelSpec("complement", "documents", "complement naive Bayes (Rennie et al. 2003)", streams=True, merge=True,
+              partial_fit=True, explain=True),
+    ModelSpec("auto", "documents", "term weighting and m-estimate smoothing chosen by cross-validation"),
+    ModelSpec("nb", "tables", "naive Bayes over nominal, numeric, missing, uncertain and text attributes "
+                              "(the default for tables)", merge=True, partial_fit=True, explain=True),
+    ModelSpec("tan", "tables", "tree-augmented naive Bayes (Friedman et al. 1997)"),
+    ModelSpec("bn", "tables", "a Bayesian network with a given structure"),
+    ModelSpec("aode", "tables", "averaged one-dependence estimators (Webb et al. 2005)"),
+)}
+
+
+def model_names(input=None):
+    """The registered model names, all or those for ``input`` ("documents" / "tables")."""
+    return [name for name, spec in MODELS.items() if input is None or spec.input == input]
+
+
+# the streamed count models of text.training, by the estimator class they save as
+_STREAMING = {"multinomial": "MultinomialNB", "bernoulli": "BernoulliNB", "complement": "ComplementNB",
+              "discriminative": "DiscriminativeNB"}
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """The options that choose and configure a model (``None``: the library's default).
+
+    The names are the command line's (``--m`` is ``m_estimate``, ``--class`` is
+    ``class_name``); :meth:`from_namespace` reads them from parsed arguments.
+    """
+
+    model: Optional[str] = None
+    alpha: Optional[float] = None
+    m_estimate: Optional[float] = None
+    uniform_prior: bool = False
+    norm: bool = False
+    weighting: bool = False
+    select: Optional[str] = None
+    calibrate: Optional[str] = None
+    structure: Optional[str] = None
+    lazy: Optional[str] = None
+    adjust: bool = False
+    significance: Optional[float] = None
+    adjust_on: Optional[str] = None
+    seed: Optional[int] = None
+    numeric: Optional[str] = None
+    bins: Optional[int] = None
+    nominal: Optional[str] = None
+    interval_fit: Optional[str] = None
+    missing: Optional[str] = None
+    # tokenizer
+    no_lowercase: bool = False
+    token_pattern: Optional[str] = None
+    stop_words: Optional[str] = None
+    stem: Optional[str] = None
+    ngram: Optional[int] = None
+    min_df: Optional[float] = None
+    max_df: Optional[float] = None
+    max_features: Optional[int] = None
+    binary: bool = False
+    jobs: int = -1
+    max_bytes: Optional[int] = None
+
+    @classmethod
+    def from_namespace(cls, namespace):
+        """The options present on an ``argparse.Namespace`` (absent ones keep their default)."""
+        values = {}
+        for f in fields(cls):
+            if hasattr(namespace, f.name):
+                value = getattr(namespace, f.name)
+                if value is not None or f.default is None:
+                    values[f.name] = value
+        return cls(**values)
+
+
+def _given(**kwargs):
+    """Only the options the user gave: the estimators keep their defaults (one place)."""
+    return {k: v for k, v in kwargs.items() if v is not None}
+
+
+def document_kind(opts):
+    """The document model the options ask for: ``model``, else ``discriminative``, or
+    ``multinomial`` when an option only a count model takes is given."""
+    if opts.model:
+        return opts.model
+    count_only = opts.m_estimate is not None or opts.uniform_prior or opts.norm or opts.weighting or opts.lazy
+    return "multinomial" if count_only else "discriminative"
+
+
+def _stop_words(value):
+    if value is None or value == "english":
+        return value
+    from textnb.io.corpus import read_word_list
+
+    return read_word_list(value, what="stop-word file")
+
+
+def vectorizer_params(opts):
+    """The :class:`~textnb.text.vectorizer.Vectorizer` parameters the options give."""
+    return _given(
+        lowercase=False if opts.no_lowercase else None,
+        token_pattern=opts.token_pattern,
+        stop_words=_stop_words(opts.stop_words),
+        stemmer=opts.stem,
+        ngram_range=(1, opts.ngram) if opts.ngram else None,
+        min_df=opts.min_df,
+        max_df=opts.max_df,
+        max_features=opts.max_features,
+        binary=True if opts.binary else None,
+    )
+
+
+def _count_params(opts):
+    return _given(alpha=opts.alpha, m=opts.m_estimate, fit_prior=False if opts.uniform_prior else None)
+
+
+def streaming_model(opts):
+    """``(vectorizer params, (estimator name, params))`` when the options ask for a plain
+    count model that :func:`textnb.text.training.train_text_model` fits from streamed sums
+    without scikit-learn, else None (the estimators are then built, and check the options)."""
+    kind = document_kind(opts)
+    wrapped = (opts.lazy or opts.select or opts.weighting or opts.calibrate or opts.adjust
+               or opts.significance is not None or opts.adjust_on or opts.binary
+               or (opts.norm and kind != "complement"))
+    if kind not in _STREAMING or wrapped:
+        return None
+    params = _count_params(opts)
+    if opts.norm:
+        params["norm"] = True
+    if kind == "discriminative":
+        if set(params) - {"alpha"}:
+            return None  # the estimator reports the option it does not take
+        params = _given(alpha=opts.alpha, n_jobs=opts.jobs)
+    return vectorizer_params(opts), (_STREAMING[kind], params)
+
+
+def _wrap(opts, model):
+    """The semi-naive wrappers the options ask for, around a base model."""
+    if opts.adjust:
+        from textnb.semi_naive.apnbc import APNBC
+
+        if not hasattr(model, "predict_joint_log_proba"):
+            raise InputError("--adjust needs a model with joint log probabilities: not with --weighting, "
+                             "--select, --calibrate or --model auto")
+        model = APNBC(model, **_given(significance=opts.significance, fit_on=opts.adjust_on,
+                                      random_state=opts.seed if opts.adjust_on == "cv" else None))
+    elif opts.significance is not None or opts.adjust_on:
+        raise InputError("--significance and --adjust-on go with --adjust")
+    return model
+
+
+def _document_model(opts, kind):
+    """The document model: base, with term weighting / selection / calibration around it."""
+    from textnb.meta.calibration import CalibratedNB
+    from textnb.meta.smoothing import SmoothingCV
+    from textnb.naive_bayes.complement import ComplementNB
+    from textnb.naive_bayes.discrete import BernoulliNB, MultinomialNB
+    from textnb.text.selection import SelectTerms
+    from textnb.text.weighting import TermWeighting
+
+    params = _count_params(opts)
+    if opts.norm and kind != "complement":
+        raise InputError("--norm goes with --model complement")
+    if kind == "discriminative":
+        from textnb.naive_bayes.discriminative import DiscriminativeNB
+
+        if set(params) - {"alpha"}:
+            raise InputError("--model discriminative takes --alpha only among the smoothing options")
+        if opts.weighting:
+            raise InputError("--model discriminative already weights terms (log tf, length normalisation)")
+        model = DiscriminativeNB(**params)
+    elif kind == "auto":
+        if params:
+            raise InputError("--model auto chooses its own smoothing; drop --alpha / --m / --uniform-prior")
+        model = SmoothingCV(cv=10)
+    elif kind == "complement":
+        model = ComplementNB(**params, **({"norm": True} if opts.norm else {}))
+    else:
+        model = {"multinomial": MultinomialNB, "bernoulli": BernoulliNB}[kind](**params)
+    steps = []
+    if opts.select:
+        criterion, _, k = opts.select.partition(":")  # checked when parsed (cli.argtypes.select_spec)
+        steps.append(("select", SelectTerms(criterion=criterion, k=int(k))))
+    if opts.weighting:
+        if kind == "auto":
+            raise InputError("--model auto already weights terms")
+        steps.append(("weighting", TermWeighting()))
+    if steps:
+        from sklearn.pipeline import Pipeline
+
+        model = Pipeline(steps + [("model", model)])
+    if opts.calibrate:
+        model = CalibratedNB(model, method=opts.calibrate)
+    return model
+
+
+def make_text_classifier(opts):
+    """The :class:`~textnb.text.classifier.TextClassifier` the options describe."""
+    from textnb.text.classifier import TextClassifier
+    from textnb.text.vectorizer import Vectorizer
+
+    kind = document_kind(opts)
+    spec = MODELS.get(kind)
+    if spec is None or spec.input != "documents":
+        raise InputError(f"--model {kind} is for tables (ARFF / CSV attributes), not documents")
+    vec = Vectorizer(**vectorizer_params(opts))
+    if opts.lazy:
+        from textnb.semi_naive.lbr_text import LazyTextNB
+
+        if opts.m_estimate is not None or opts.uniform_prior:
+            raise InputError("--lazy takes --alpha only among the smoothing options")
+        # documents: the key-term candidates always come from HLBR's training-time filter
+        # (conditioning on every vocabulary term is not feasible), so lbr and hlbr agree
+        model = LazyTextNB(model=kind, **_given(alpha=opts.alpha))
+    else:
+        model = _document_model(opts, kind)
+    return TextClassifier(vectorizer=vec, model=_wrap(opts, model), n_jobs=opts.jobs,
+                          **_given(max_bytes=opts.max_bytes))
+
+
+def make_table_model(opts, table):
+    """The table model the options describe, for ``table`` (a :class:`~textnb.io.tables.Table`)."""
+    import numpy as np
+
+    kind = opts.model or "nb"
+    spec = MODELS.get(kind)
+    if spec is None or spec.input != "tables":
+        names = model_names("tables")
+        raise InputError(f"--model {kind} is for documents; tables take {', '.join(names[:-1])} or {names[-1]}")
+    if opts.structure and kind != "bn":
+        raise InputError("--structure goes with --model bn")
+    if opts.interval_fit and (kind != "nb" or opts.lazy):
+        raise InputError("--interval-fit goes with --model nb (without --lazy)")
+    text = [a.name for a in table.attributes if a.is_text]
+    if text and (kind != "nb" or opts.lazy):
+        what = f"--lazy {opts.lazy}" if opts.lazy else f"--model {kind}"
+        raise InputError(f"{table.source}: {what} does not support text attributes ({', '.join(text)}); "
+                         f"use --model nb")
+    if kind != "nb":
+        if opts.lazy:
+            raise InputError(f"--lazy builds its own local naive Bayes; it does not go with --model {kind}")
+        return _wrap(opts, _network(opts, table, kind))
+    if opts.lazy:
+        return _wrap(opts, _lazy_table(opts, table))
+    nominal = opts.nominal or ("m-estimate" if opts.m_estimate is not None else None)
+    n_classes = len(np.unique(table.y))
+    prior = [1.0 / n_classes] * n_classes if opts.uniform_prior else None
+    params = _given(alpha=opts.alpha, m=opts.m_estimate, nominal=nominal, numeric=opts.numeric, bins=opts.bins,
+                    class_prior=prior, interval_fit=opts.interval_fit)
+    if text:
+        from textnb.naive_bayes.discrete import MultinomialNB
+        from textnb.text.mixed import MixedNB
+        from textnb.text.vectorizer import Vectorizer
+
+        return _wrap(opts, MixedNB(attributes=tuple(table.attributes), vectorizer=Vectorizer(**vectorizer_params(opts)),
+                                   text_model=MultinomialNB(**_given(alpha=opts.alpha)), **params))
+    from textnb.naive_bayes.tabular import TabularNB
+
+    return _wrap(opts, TabularNB(attributes=tuple(table.attributes), **params))
+
+
+def _lazy_table(opts, table):
+    from textnb.naive_bayes.discretized import Discretized
+    from textnb.semi_naive.lbr import LBR
+
+    if opts.numeric in ("gaussian", "kde"):
+        raise InputError(f"--lazy needs nominal attributes: use --numeric mdl (default), equal-frequency "
+                         f"or equal-width, not {opts.numeric}")
+    lbr = LBR(candidates="all" if opts.lazy == "lbr" else "heuristic", **_given(alpha=opts.alpha))
+    return Discretized(lbr, attributes=tuple(table.attributes), class_values=tuple(table.class_attribute.values),
+                       **_given(numeric=opts.numeric, bins=opts.bins))
+
+
+def _network(opts, table, kind):
+    from textnb.semi_naive.aode import AODE
+    from textnb.semi_naive.bayesnet import TAN, BayesNetClassifier, read_structure
+
+    if opts.numeric not in (None, "mdl"):
+        raise InputError(f"--model {kind} discretises numeric attributes with MDL; --numeric {opts.numeric} "
+                         "is for --model nb")
+    if kind == "aode":
+        if opts.alpha is not None or opts.missing:
+            raise InputError("--model aode uses Laplace's correction (or --m) and keeps missing values "
+                             "out; drop --alpha / --missing")
+        return AODE(attributes=tuple(table.attributes), **_given(m=opts.m_estimate))
+    common = dict(attributes=tuple(table.attributes), class_name=table.class_attribute.name, numeric="mdl",
+                  **_given(alpha=opts.alpha, m=opts.m_estimate, missing=opts.missing))
+    if kind == "tan":
+        return TAN(**common)
+    if not opts.structure:
+        raise InputError("--model bn needs --structure FILE.json")
+    structure = read_structure(opts.structure)
+    if structure.get("class"):
+        common["class_name"] = structure["class"]
+    return BayesNetClassifier(parents=structure["parents"], **common)
+
+
+def model_name(model):
+    """What the user trained, in words: 'LBR on mdl-discretised attributes', 'APNBC(TabularNB)'."""
+    name = type(model).__name__
+    if name == "Discretized":
+        return f"{model_name(model.estimator_)} on {model.numeric}-discretised attributes"
+    inner = getattr(model, "estimator_", None)
+    return f"{name}({model_name(inner)})" if inner is not None else name
+
+
+def modules_for(opts, *, table, multilabel=False):
+    """The modules a training run with these options imports (so that a caller can
+    import them before it starts a clock; a streamed count model needs no scikit-learn)."""
+    names = ["textnb.io.corpus", "textnb.core.model_io"]
+    kind = opts.model or ("nb" if table else None)
+    if multilabel:
+        names += ["sklearn.pipeline", "textnb.meta.multilabel", "textnb.text.classifier"]
+    elif table:
+        names += ["textnb.io.tables", "textnb.naive_bayes.tabular"]
+        names += {"tan": ["textnb.semi_naive.bayesnet"], "bn": ["textnb.semi_naive.bayesnet"],
+                  "aode": ["textnb.semi_naive.aode"]}.get(kind, [])
+        if opts.lazy:
+            names += ["textnb.naive_bayes.discretized", "textnb.semi_naive.lbr"]
+    elif streaming_model(opts) is not None:
+        names += ["textnb.text.training"]
+    else:
+        names += ["textnb.text.classifier"]
+        if opts.calibrate:
+            names += ["textnb.meta.calibration"]
+    if opts.adjust:
+        names += ["textnb.semi_naive.apnbc"]
+    return names
