@@ -6,10 +6,15 @@ what ``corpora/`` ships.
 """
 
 import io
+import os
 import tarfile
 from pathlib import Path
 
 import pytest
+
+# a library error that is not a TextnbError is a bug: the command line shows its traceback
+# (in this process and in the commands the tests start) instead of one polite line
+os.environ["TEXTNB_DEBUG"] = "1"
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

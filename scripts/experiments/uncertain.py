@@ -267,7 +267,7 @@ def default_choice(results):
     ]
     base = np.array([res[u][1] for res in group.values() for u in LEVELS[1:]])
     lines += [
-        f"Against plain NB on the interval midpoints (not an `interval_fit`: the data reduced to certain values)",
+        "Against plain NB on the interval midpoints (not an `interval_fit`: the data reduced to certain values)",
         f"*censored* is higher in {int((ce > base).sum())} of {len(cells)} cells and "
         f"{abs(100 * (ce.mean() - base.mean())):.1f} points {'higher' if ce.mean() >= base.mean() else 'lower'} "
         f"on average; Theorem 1 is higher in {int((t1 > base).sum())}.", "",

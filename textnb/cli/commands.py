@@ -2,8 +2,11 @@
 (``textnb.cli.train``, ``predict``, ``evaluate``, ``inspect``, ``merge``, ``serve``) and
 turns the library's errors into one line.
 
-Exit status: 0 success; 1 a user error (bad input, bad model file, bad value), printed as
-one line ``textnb: error: ...`` on stderr; 2 bad usage (argparse); 130 interrupted.
+Exit status: 0 success; 1 a user error (bad input, bad model file, bad value: the library
+raises a :class:`~textnb.core.errors.TextnbError`, or an OSError), printed as one line
+``textnb: error: ...`` on stderr; 2 bad usage (argparse); 70 an internal error (any other
+exception: a bug, printed as one line, or raised with its traceback when the environment
+has ``TEXTNB_DEBUG``, as the test suite does); 130 interrupted.
 """
 
 import argparse
@@ -24,6 +27,8 @@ from textnb.core.errors import TextnbError
 from textnb.core.version import __version__
 
 __all__ = ["main", "build_parser"]
+
+EX_SOFTWARE = 70  # sysexits.h: internal software error
 
 COMMANDS = (textnb.cli.train, textnb.cli.predict, textnb.cli.evaluate, textnb.cli.inspect, textnb.cli.merge,
             textnb.cli.serve)
@@ -118,9 +123,6 @@ def main(argv=None, *, stdout=None, stderr=None):
     except TextnbError as exc:
         print(f"textnb: error: {exc}", file=err)
         return 1
-    except (ValueError, TypeError) as exc:
-        print(f"textnb: error: {exc}", file=err)
-        return 1
     except BrokenPipeError:
         # the reader went away (e.g. `| head`): stop quietly, like other Unix tools
         try:
@@ -146,3 +148,9 @@ def main(argv=None, *, stdout=None, stderr=None):
     except RecursionError:
         print("textnb: error: input nested too deeply", file=err)
         return 1
+    except Exception as exc:  # not a TextnbError: a bug in textnb, not a problem with the input
+        if os.environ.get("TEXTNB_DEBUG"):
+            raise  # the test suite sets it: a bug shows its traceback
+        print(f"textnb: internal error: {type(exc).__name__}: {exc} (a bug in textnb; run with "
+              f"TEXTNB_DEBUG=1 for the traceback)", file=err)
+        return EX_SOFTWARE
