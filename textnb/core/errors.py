@@ -5,7 +5,7 @@ Every problem with the user's input (a file, a flag, a model file) is raised as 
 The command line prints that line and exits with status 1; library users catch it.
 """
 
-__all__ = ["TextnbError", "InputError", "NotATextCorpus", "ModelFileError", "DataWarning"]
+__all__ = ["TextnbError", "InputError", "NotATextCorpus", "ParameterError", "ModelFileError", "DataWarning"]
 
 
 class TextnbError(Exception):
@@ -19,6 +19,11 @@ class InputError(TextnbError, ValueError):
 class NotATextCorpus(InputError):
     """A CSV/TSV file without recognisable label and text columns: as a corpus of
     documents it cannot be read, but it may be a table of attributes."""
+
+
+class ParameterError(TextnbError, ValueError):
+    """A parameter value a model, tokenizer or option cannot take (a ValueError, as
+    scikit-learn's parameter errors are)."""
 
 
 class ModelFileError(TextnbError, ValueError):

@@ -14,6 +14,7 @@ numbers with the same code:
 """
 
 import numpy as np
+from textnb.core.errors import ParameterError
 
 __all__ = ["ALPHA_FLOOR", "background", "check_smoothing", "expit", "bernoulli_log_prob", "check_class_prior", "class_log_prior",
            "complement_log_prob", "log_odds", "logsumexp", "multinomial_log_prob"]
@@ -70,9 +71,9 @@ def check_smoothing(alpha, m=None):
     checking ``alpha`` is finite and >= 0 and ``m`` (m-estimate) None or finite and > 0."""
     value = float(alpha)
     if value < 0 or not np.isfinite(value):
-        raise ValueError(f"alpha must be a finite number >= 0; got {alpha!r}")
+        raise ParameterError(f"alpha must be a finite number >= 0; got {alpha!r}")
     if m is not None and (float(m) <= 0 or not np.isfinite(float(m))):
-        raise ValueError(f"m must be a finite number > 0 or None; got {m!r}")
+        raise ParameterError(f"m must be a finite number > 0 or None; got {m!r}")
     return max(value, ALPHA_FLOOR)
 
 
@@ -80,9 +81,9 @@ def check_class_prior(class_prior, n_classes):
     """``class_prior`` as a float array of shape (n_classes,), non-negative, summing to 1."""
     prior = np.asarray(class_prior, dtype=np.float64)
     if prior.shape != (n_classes,):
-        raise ValueError("Number of priors must match number of classes.")
+        raise ParameterError("Number of priors must match number of classes.")
     if np.any(prior < 0) or not np.isclose(prior.sum(), 1.0):
-        raise ValueError("class_prior must be non-negative and sum to 1.")
+        raise ParameterError("class_prior must be non-negative and sum to 1.")
     return prior
 
 

@@ -42,7 +42,7 @@ import re
 
 import numpy as np
 
-from textnb.core.errors import ModelFileError
+from textnb.core.errors import ModelFileError, ParameterError
 
 try:  # Python >= 3.11
     import re._constants as _sre_c
@@ -700,7 +700,7 @@ def check_param_values(schema, params):
         try:
             spec.check(ctx.params[name], ctx)
         except _Bad:
-            raise ValueError(f"{name} must be {wanted}; got {_show(ctx.params[name])}") from None
+            raise ParameterError(f"{name} must be {wanted}; got {_show(ctx.params[name])}") from None
 
 
 def check_csr(data, indices, indptr, shape):

@@ -117,8 +117,9 @@ def read_word_list(path, *, what="word list", max_bytes=MAX_LIST_BYTES):
         info = os.stat(path)
     except OSError as exc:
         raise InputError(f"{path}: cannot read {what} ({exc.strerror or exc})") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise InputError(f"{path}: {what} is not a regular file")
+    if not stat.S_ISREG(info.st_mode):  # a device or a FIFO would never end
+        kind = "Is a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+        raise InputError(f"{path}: cannot read {what} ({kind})")
     if info.st_size > max_bytes:
         raise InputError(f"{path}: {what} is larger than {max_bytes} bytes")
     try:

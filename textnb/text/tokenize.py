@@ -20,6 +20,7 @@ import numpy as np
 from textnb.text.ascii_tokens import TermKeys, ascii_term_ids, supports
 from textnb.text.stop_words import ENGLISH_STOP_WORDS
 from textnb.core.model_schema import MAX_NGRAM, pattern_problem
+from textnb.core.errors import ParameterError
 
 __all__ = ["TOKEN_PATTERN", "Analyzer", "TermKeys", "batch_term_ids", "cell_counts", "count_batch", "csr_counts", "StoredVocabulary", "decode_terms", "encode_terms", "growing_vocabulary",
            "regex_tokenize"]
@@ -63,7 +64,7 @@ def _make_stemmer(name):
         from nltk.stem.snowball import SnowballStemmer
 
         return SnowballStemmer("english").stem
-    raise ValueError(f"stemmer must be None, 'porter' or 'snowball'; got {name!r}")
+    raise ParameterError(f"stemmer must be None, 'porter' or 'snowball'; got {name!r}")
 
 
 def _stop_word_set(stop_words):
@@ -72,7 +73,7 @@ def _stop_word_set(stop_words):
     if stop_words == "english":
         return ENGLISH_STOP_WORDS
     if isinstance(stop_words, str):
-        raise ValueError(f"stop_words must be None, 'english' or a list of words; got {stop_words!r}")
+        raise ParameterError(f"stop_words must be None, 'english' or a list of words; got {stop_words!r}")
     return frozenset(stop_words)
 
 
@@ -89,18 +90,18 @@ class Analyzer:
         try:
             self.pattern = re.compile(_FAST_EQUIVALENT.get(token_pattern, token_pattern))
         except (re.error, TypeError) as exc:
-            raise ValueError(f"token_pattern {token_pattern!r} is not a valid regular expression ({exc})") from None
+            raise ParameterError(f"token_pattern {token_pattern!r} is not a valid regular expression ({exc})") from None
         if self.pattern.groups > 1:
-            raise ValueError("token_pattern may capture at most one group")
+            raise ParameterError("token_pattern may capture at most one group")
         problem = pattern_problem(token_pattern)  # the rule model files are loaded by
         if problem:
-            raise ValueError(f"token_pattern: {problem}")
+            raise ParameterError(f"token_pattern: {problem}")
         self.stop_words = _stop_word_set(stop_words)
         stem = _make_stemmer(stemmer)
         self.stems = _StemCache(stem) if stem is not None else None
         lo, hi = ngram_range
         if not (1 <= lo <= hi <= MAX_NGRAM):
-            raise ValueError(f"ngram_range must be (min_n, max_n) with 1 <= min_n <= max_n <= {MAX_NGRAM}; "
+            raise ParameterError(f"ngram_range must be (min_n, max_n) with 1 <= min_n <= max_n <= {MAX_NGRAM}; "
                              f"got {ngram_range!r}")
         self.ngram_range = (int(lo), int(hi))
 

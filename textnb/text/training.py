@@ -20,7 +20,7 @@ from numbers import Integral
 
 import numpy as np
 
-from textnb.core.errors import InputError
+from textnb.core.errors import InputError, ParameterError
 from textnb.core.dfe import PARAM_SCHEMA, fit_rows, map_threads, pass_budget, threads
 from textnb.core.logspace import check_smoothing
 from textnb.core.model_io import ModelNode
@@ -233,7 +233,7 @@ def prune_mask(df, tf, n_docs, *, min_df=1, max_df=1.0, max_features=None):
     high = max_df if isinstance(max_df, Integral) else max_df * n_docs
     low = min_df if isinstance(min_df, Integral) else min_df * n_docs
     if high < low:
-        raise ValueError("max_df corresponds to < documents than min_df")
+        raise ParameterError("max_df corresponds to < documents than min_df")
     mask = (df <= high) & (df >= low) & (df > 0)
     if max_features is not None and mask.sum() > max_features:
         order = (-tf[mask]).argsort()[:max_features]
@@ -256,11 +256,11 @@ def check_vocabulary_params(min_df, max_df, max_features):
     for name, v in (("min_df", min_df), ("max_df", max_df)):
         if isinstance(v, Integral):
             if v < 0:
-                raise ValueError(f"{name} must be >= 0; got {v}")
+                raise ParameterError(f"{name} must be >= 0; got {v}")
         elif not (0.0 <= float(v) <= 1.0):
-            raise ValueError(f"{name} as a fraction must be in [0, 1]; got {v}")
+            raise ParameterError(f"{name} as a fraction must be in [0, 1]; got {v}")
     if max_features is not None and (not isinstance(max_features, Integral) or max_features <= 0):
-        raise ValueError(f"max_features must be a positive int or None; got {max_features!r}")
+        raise ParameterError(f"max_features must be a positive int or None; got {max_features!r}")
 
 
 def count_documents(X, y_index, weights, n_classes, analyzer, *, terms=(), per_class="tf", n_jobs=None,

@@ -19,6 +19,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from textnb.core.model_io import register
+from textnb.core.errors import InputError
 from textnb.text.tokenize import (  # noqa: F401  (re-exported: the public home of the tokenizer)
     decode_terms,
     encode_terms,
@@ -144,7 +145,7 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         mask = prune_mask(df, tf, len(docs), min_df=self.min_df, max_df=self.max_df,
                           max_features=self.max_features)
         if not mask.any():
-            raise ValueError(
+            raise InputError(
                 "empty vocabulary: every token was filtered out; the documents may be empty "
                 "or only contain stop words, or min_df / max_df prune everything"
             )
