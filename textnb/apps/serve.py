@@ -50,6 +50,7 @@ import http.server
 import json
 import math
 import os
+import re
 import signal
 import socket
 import socketserver
@@ -61,24 +62,40 @@ import time
 
 from textnb.io import mail
 from textnb.core.errors import InputError, ModelFileError, TextnbError
-from textnb.apps.filtering import EXIT_CODES, SPAM, SpamFilter, add_headers, spam_text
 from textnb.core.model_io import load
-from textnb.apps.spamlite import LiteFilter, LiteScorer
+from textnb.apps import protocol
+from textnb.apps.spamd import DEFAULT_MAX_USERS, SpamdHandler, UserModels, parse_address
+from textnb.apps.verdict import classify_mail, is_spam_model, message_verdict
 
-__all__ = ["DEFAULT_MAX_REQUEST", "DEFAULT_MAX_CLIENTS", "DEFAULT_TIMEOUT", "ModelHolder", "Server",
-           "classify_texts", "classify_mail", "run"]
+__all__ = ["DEFAULT_MAX_REQUEST", "DEFAULT_MAX_CLIENTS", "DEFAULT_TIMEOUT", "DEFAULT_MAX_TEXTS", "DEFAULT_MAX_TOKENS",
+           "MAX_SOCKET_PATH", "ModelHolder", "Server", "classify_texts", "classify_mail", "run"]
 
 DEFAULT_MAX_REQUEST = 16 * 1024 * 1024
 DEFAULT_MAX_CLIENTS = 32
 DEFAULT_TIMEOUT = 30.0
-_MAX_LINE = 4096
+_MAX_LINE = protocol.MAX_LINE
 _MAX_DRAIN = 256 * 1024 * 1024
 
 
 def _load_text_model(path):
+    """Load ``path`` and check that the model classifies texts: a table model (which has
+    ``predict_proba`` too) is refused, at start and when swapped in at the served path."""
     model = load(path)
     if not (hasattr(model, "predict_proba") and hasattr(model, "classes_")):
         raise ModelFileError(f"{path}: not a classifier of texts ({type(model).__name__})")
+    try:
+        tags = model.__sklearn_tags__()
+        takes_text = bool(tags.input_tags.string)
+    except Exception:  # not a scikit-learn estimator: ask the model itself
+        takes_text = None
+    if takes_text is None or not takes_text:
+        try:
+            model.predict_proba(["textnb serve probe"])
+            takes_text = True
+        except Exception:
+            takes_text = False
+    if not takes_text:
+        raise ModelFileError(f"{path}: not a classifier of texts ({type(model).__name__} classifies table rows)")
     return model
 
 
@@ -116,13 +133,13 @@ class ModelHolder:
             return None
         return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
-    def get(self):
-        """The current model: the file is reloaded first if it was replaced."""
+    def get(self, *, force=False):
+        """The current model: the file is reloaded first if it was replaced (or ``force``)."""
         key = self._key_now()
-        if key is None or key == self._key:  # unchanged, or gone: keep serving what we have
+        if key is None or (key == self._key and not force):  # unchanged, or gone: keep serving
             return self._model
         with self._lock:
-            if key != self._key:
+            if key != self._key or force:
                 self._key = key  # a file that fails is retried only when it changes again
                 try:
                     model = self._loader(self.path)
@@ -152,12 +169,33 @@ def _rows(matrix):
     return [[_jsonable(float(v)) for v in row] for row in matrix]
 
 
-def _is_spam_model(model):
-    return SPAM in [str(c) for c in getattr(model, "classes_", [])] and hasattr(model, "predict_log_odds")
+#: Texts in one ``/classify`` or ``CLASSIFY`` request (``Server(max_texts=...)``, ``--max-texts``).
+DEFAULT_MAX_TEXTS = 10_000
+#: Word runs (``\\w+``, an upper bound of what a tokenizer makes of them) in all texts of one request.
+DEFAULT_MAX_TOKENS = 2_000_000
+_WORD_RUN = re.compile(r"\w+")
 
 
-def classify_texts(model, request):
-    """Answer a ``/classify`` request (a dict) with a JSON-ready dict; InputError if malformed."""
+def _count_words(texts, limit):
+    """Word runs in ``texts``, counted up to just over ``limit`` (constant memory)."""
+    n = 0
+    for t in texts:
+        for _ in _WORD_RUN.finditer(t):
+            n += 1
+            if n > limit:
+                return n
+    return n
+
+
+def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DEFAULT_MAX_TOKENS):
+    """Answer a ``/classify`` request (a dict) with a JSON-ready dict; InputError if malformed
+    or over ``max_texts`` texts / ``max_tokens`` word runs.
+
+    With ``"mail": true`` and a spam model, every message gets one verdict
+    (:func:`textnb.apps.verdict.message_verdict`, the cold ``spamfilter``'s) and its row of
+    ``probabilities`` / ``log_odds`` and its ``labels`` entry are that verdict's (P(spam),
+    the spam log-odds; the label is the likelier class), so one message has one score.
+    """
     if not isinstance(request, dict):
         raise InputError('the request must be a JSON object {"texts": [...]}')
     texts = request.get("texts")
@@ -169,15 +207,25 @@ def classify_texts(model, request):
     as_mail = request.get("mail", False)
     if not isinstance(as_mail, bool):
         raise InputError('"mail" must be true or false')
+    if max_texts is not None and len(texts) > max_texts:
+        raise InputError(f"{len(texts)} texts in one request is over the limit of {max_texts} "
+                         "(textnb serve --max-texts)")
+    if max_tokens is not None and _count_words(texts, max_tokens) > max_tokens:
+        raise InputError(f"the texts hold over {max_tokens} words in all, over the limit "
+                         "(textnb serve --max-tokens)")
     classes = [_jsonable(c) for c in model.classes_]
     out = {"classes": classes, "labels": [], "probabilities": [], "log_odds": []}
     if not texts:
         return out
-    spam = as_mail and _is_spam_model(model)
-    raw = [t.encode("utf-8", "surrogateescape") for t in texts] if as_mail else None
+    spam = as_mail and is_spam_model(model)
+    if spam:
+        kwargs = {k: _cutoff(request[k], k) for k in ("spam_cutoff", "ham_cutoff") if k in request}
+        raw = [t.encode("utf-8", "surrogateescape") for t in texts]
+        verdicts = [message_verdict(model, m, **kwargs) for m in raw]
+        return _verdict_rows(out, [str(c) for c in model.classes_], verdicts)
     if as_mail:
         max_bytes = getattr(model, "max_bytes", None) or mail.DEFAULT_MAX_BYTES
-        texts = [spam_text(m) if spam else mail.message_text(m, max_bytes=max_bytes) for m in raw]
+        texts = [mail.message_text(t.encode("utf-8", "surrogateescape"), max_bytes=max_bytes) for t in texts]
     proba = model.predict_proba(texts)
     out["probabilities"] = _rows(proba)
     out["labels"] = [classes[int(i)] for i in proba.argmax(axis=1)]
@@ -185,68 +233,43 @@ def classify_texts(model, request):
         out["log_odds"] = _rows(model.predict_log_odds(texts))
     else:
         del out["log_odds"]
-    if spam:
-        kwargs = {k: _cutoff(request[k], k) for k in ("spam_cutoff", "ham_cutoff") if k in request}
-        sf = SpamFilter(model, **kwargs)
-        out["verdicts"] = [{"label": v.label, "score": _jsonable(v.score), "log_odds": _jsonable(v.log_odds)}
-                           for v in sf.classify(raw)]
     return out
+
+
+def _verdict_rows(out, classes, verdicts):
+    """Fill ``out`` from one verdict per message: the spam class gets P(spam) and the spam
+    log-odds, every other class shares the rest (its log-odds: log P(c) - log P(not c))."""
+    spam = classes.index("spam")
+    others = len(classes) - 1
+    for v in verdicts:
+        p, lo = float(v.score), float(v.log_odds)
+        q = (1.0 - p) / others if others else 0.0
+        probs = [p if j == spam else q for j in range(len(classes))]
+        if others == 1:
+            los = [lo if j == spam else -lo for j in range(len(classes))]
+        else:
+            los = [lo if j == spam else _log_odds_of(q) for j in range(len(classes))]
+        out["probabilities"].append([_jsonable(x) for x in probs])
+        out["log_odds"].append([_jsonable(x) for x in los])
+        out["labels"].append(out["classes"][spam] if lo > 0 else
+                             out["classes"][next(j for j in range(len(classes)) if j != spam)])
+    out["verdicts"] = [{"label": v.label, "score": _jsonable(v.score), "log_odds": _jsonable(v.log_odds)}
+                       for v in verdicts]
+    return out
+
+
+def _log_odds_of(p):
+    if p <= 0.0:
+        return -math.inf
+    if p >= 1.0:
+        return math.inf
+    return math.log(p) - math.log1p(-p)
 
 
 def _cutoff(value, name):
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
         raise InputError(f"{name} must be a probability between 0 and 1; got {value!r}")
     return float(value)
-
-
-#: the plain-Python scorer of the model last served (see :func:`_lite_scorer`)
-_LITE = [None, None]
-_LITE_LOCK = threading.Lock()
-#: token weights kept by a served LiteScorer before its cache is emptied (memory bound)
-_MAX_CACHED_WEIGHTS = 1 << 20
-
-
-def _lite_scorer(model):
-    """A :class:`~textnb.apps.spamlite.LiteScorer` over the very counts of ``model`` when it
-    is a spam model of the default kind (a multinomial ``SpamScorer`` of classes ham and
-    spam), else None. It gives the floats of ``model.decision_function`` bit for bit (as
-    the cold ``spamfilter`` does, ``tests/test_spamlite.py``) at about half its cost for
-    one message, its token weights computed once for all requests; built once per loaded
-    model."""
-    with _LITE_LOCK:
-        if _LITE[0] is model:
-            scorer = _LITE[1]
-        else:
-            scorer = None
-            if type(model).__name__ == "SpamScorer" and getattr(model, "method", None) == "multinomial" \
-                    and [str(c) for c in getattr(model, "classes_", [])] == ["ham", "spam"]:
-                vocab = model.vocabulary_.tolist()
-                counts = model.feature_count_
-                scorer = LiteScorer(dict(zip(vocab, range(len(vocab)))), counts[0].tolist(), counts[1].tolist(),
-                                    tuple(int(c) for c in model.class_count_), float(model.alpha),
-                                    bool(model.length_norm))
-            _LITE[:] = [model, scorer]
-        if scorer is not None and len(scorer._weights) > _MAX_CACHED_WEIGHTS:
-            scorer._weights.clear()
-        return scorer
-
-
-def classify_mail(model, data, *, spam_cutoff=None, ham_cutoff=None, max_bytes=None, headers=False):
-    """The cold ``spamfilter``'s answer for one raw message.
-
-    Returns ``(exit_code, verdict, head)``: ``head`` is ``data`` with the verdict headers
-    added when ``headers`` (else b""). Raises InputError / ModelFileError (one line).
-    """
-    kwargs = {"spam_cutoff": spam_cutoff, "ham_cutoff": ham_cutoff, "max_bytes": max_bytes}
-    kwargs = {k: v for k, v in kwargs.items() if v is not None}
-    sf = SpamFilter(model, source="the served model", **kwargs)
-    if not data.strip():
-        raise InputError("stdin: empty message")
-    lite = _lite_scorer(model)
-    verdict = LiteFilter(lite, **kwargs).classify([data])[0] if lite is not None else None
-    if verdict is None or verdict.log_odds != verdict.log_odds:  # NaN: the numpy path says why
-        verdict = sf.classify([data])[0]
-    return EXIT_CODES[verdict.label], verdict, (add_headers(data, verdict) if headers else b"")
 
 
 # -- Unix socket ---------------------------------------------------------------------
@@ -273,9 +296,11 @@ class _Bounded:
             raise
 
     def process_request_thread(self, request, client_address):
+        self.owner._track(request, True)
         try:
             super().process_request_thread(request, client_address)
         finally:
+            self.owner._track(request, False)
             self._slots.release()
 
     def handle_error(self, request, client_address):  # one line, never a traceback
@@ -285,6 +310,10 @@ class _Bounded:
 
 class _UnixServer(_Bounded, socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     pass
+
+
+class _TCPServer(_Bounded, socketserver.ThreadingMixIn, socketserver.TCPServer):
+    allow_reuse_address = True
 
 
 class _HTTPServer(_Bounded, socketserver.ThreadingMixIn, http.server.HTTPServer):
@@ -340,7 +369,7 @@ class _MailHandler(socketserver.StreamRequestHandler):
                         raise _Reply(f"request line over {_MAX_LINE} bytes or unterminated")
                     self._answer(owner, line.decode("ascii", "replace").split())
                 except _Reply as exc:
-                    self._send(f"ERR {exc}\n".encode("utf-8", "replace"))
+                    self._send(protocol.error_reply(exc))
                     self._drain()
                     return
         except OSError:  # the client went away or timed out
@@ -387,25 +416,31 @@ class _MailHandler(socketserver.StreamRequestHandler):
             model = owner.holder.get()
             if command == "SPAM":
                 code, v, head = classify_mail(model, body, **_options(words[2:]))
-                self._send(f"OK {code} {v.label} {v.score!r} {v.log_odds!r} {len(head)}\n".encode() + head)
+                self._send(protocol.spam_reply(code, v, head))
             else:
-                reply = json.dumps(classify_texts(model, _json(body)), allow_nan=False).encode()
+                reply = json.dumps(classify_texts(model, _json(body, owner), max_texts=owner.max_texts,
+                                                  max_tokens=owner.max_tokens), allow_nan=False).encode()
                 self._send(f"OK {len(reply)}\n".encode() + reply)
         except (TextnbError, ValueError) as exc:
-            self._send(f"ERR {_one_line(exc)}\n".encode("utf-8", "replace"))
+            self._send(protocol.error_reply(exc))
         except MemoryError:
-            self._send(b"ERR out of memory\n")
+            self._send(protocol.error_reply("out of memory"))
         except OSError:
             raise
         except Exception as exc:  # a bad request never takes the daemon down
-            self._send(f"ERR internal error: {type(exc).__name__}: {_one_line(exc)}\n".encode("utf-8", "replace"))
+            self._send(protocol.error_reply(f"internal error: {type(exc).__name__}: {exc}"))
 
 
 def _one_line(exc):
     return " ".join(str(exc).split())[:1000]
 
 
-def _json(body):
+def _json(body, owner=None):
+    """The request's JSON; a body holding more strings than ``owner.max_texts`` allows is
+    refused before it is parsed (parsing it would cost far more memory than its size)."""
+    limit = None if owner is None else owner.max_texts
+    if limit is not None and body.count(b'"') > 2 * limit + 16:
+        raise InputError(f"over {limit} strings in one request (textnb serve --max-texts)")
     try:
         return json.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
@@ -475,7 +510,8 @@ class _HTTPHandler(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
             return
         try:
-            self._reply(200, classify_texts(owner.holder.get(), _json(body)))
+            self._reply(200, classify_texts(owner.holder.get(), _json(body, owner), max_texts=owner.max_texts,
+                                            max_tokens=owner.max_tokens))
         except (TextnbError, ValueError) as exc:
             self._reply(400, {"error": _one_line(exc)})
         except MemoryError:
@@ -509,8 +545,18 @@ def _claim_socket_path(path):
     raise InputError(f"{path}: a server is already listening there")
 
 
+#: Longest path an AF_UNIX socket can be bound or reached at (``sun_path`` less its NUL).
+MAX_SOCKET_PATH = 107
+
+
+def _check_socket_path(path):
+    if len(os.fsencode(path)) > MAX_SOCKET_PATH:
+        raise InputError(f"{path}: socket path of {len(os.fsencode(path))} bytes is over the system's limit of "
+                         f"{MAX_SOCKET_PATH} (use a shorter path)")
+
+
 class Server:
-    """Serve a model file over a Unix socket and/or HTTP (see the module docstring).
+    """Serve a model file over a Unix socket, HTTP and/or spamd (see the module docstring).
 
     Parameters
     ----------
@@ -519,9 +565,22 @@ class Server:
         Unix socket to create (a stale socket there is replaced; any other file is not).
     http : (host, port), optional
         Address to listen on for HTTP (port 0: any free port; see :attr:`http_address`).
+    spamd : str or (host, port), optional
+        Where to speak SpamAssassin's spamd protocol (:mod:`textnb.apps.spamd`): a Unix
+        socket path, or a TCP address (port 0: any free port; see :attr:`spamd_address`).
     socket_mode : int
-        Permissions of the socket file (default ``0o600``: only its owner may connect).
+        Permissions of the socket files (default ``0o600``: only their owner may connect).
     max_request, max_clients, timeout : see the module docstring.
+    max_texts, max_tokens : int
+        Per-request limits of ``CLASSIFY`` / ``POST /classify`` (texts; word runs in all texts).
+    user_models : str, optional
+        ``DIR/%u.tnb``: per-user models for spamd requests (:class:`textnb.apps.spamd.UserModels`).
+    unknown_user : {'fallback', 'refuse'}
+        A spamd user without a model file: the served model, or EX_NOUSER.
+    allow_tell : bool
+        Let spamd clients learn (TELL), as spamd's ``--allow-tell``.
+    max_users : int
+        Per-user models held in memory at once.
     log : callable, optional
         Receives one line per event (reloads, failed reloads, client errors).
 
@@ -529,20 +588,32 @@ class Server:
     serves until a signal.
     """
 
-    def __init__(self, model_path, *, socket_path=None, http=None, socket_mode=0o600,
+    def __init__(self, model_path, *, socket_path=None, http=None, spamd=None, socket_mode=0o600,
                  max_request=DEFAULT_MAX_REQUEST, max_clients=DEFAULT_MAX_CLIENTS, timeout=DEFAULT_TIMEOUT,
-                 log=None):
-        if socket_path is None and http is None:
-            raise InputError("nothing to listen on: give a socket path and/or an HTTP address")
+                 max_texts=DEFAULT_MAX_TEXTS, max_tokens=DEFAULT_MAX_TOKENS, user_models=None,
+                 unknown_user="fallback", allow_tell=False, max_users=None, log=None):
+        if socket_path is None and http is None and spamd is None:
+            raise InputError("nothing to listen on: give a socket path, an HTTP address and/or a spamd address")
         self.model_path = os.fspath(model_path)
         self.socket_path = None if socket_path is None else os.fspath(socket_path)
         self.http = http
+        self.spamd = spamd
         self.socket_mode = socket_mode
         self.max_request, self.max_clients, self.timeout = max_request, max_clients, timeout
+        self.max_texts, self.max_tokens = max_texts, max_tokens
+        self.user_models_template, self.unknown_user = user_models, unknown_user
+        self.allow_tell, self.max_users = allow_tell, max_users
+        self.mail_options = {}
         self.log = log or (lambda message: None)
         self.holder = None
+        self.user_models = None
         self.stopping = False
-        self._servers, self._threads, self._socket_ino = [], [], None
+        self._servers, self._threads, self._unix_sockets = [], [], []
+        self._conns, self._conns_lock = set(), threading.Lock()
+        self._spamd_path = None
+        for path in (self.socket_path, spamd if isinstance(spamd, str) and "/" in spamd else None):
+            if path is not None:
+                _check_socket_path(path)
 
     @property
     def http_address(self):
@@ -552,12 +623,28 @@ class Server:
                 return s.server_address[:2]
         return None
 
+    @property
+    def spamd_address(self):
+        """``(host, port)`` or the socket path the spamd server listens on (after :meth:`start`)."""
+        for s in self._servers:
+            if getattr(s, "spamd", False):
+                return s.server_address[:2] if isinstance(s, _TCPServer) else self._spamd_path
+        return None
+
+    def _track(self, conn, add):
+        with self._conns_lock:
+            (self._conns.add if add else self._conns.discard)(conn)
+
     def start(self):
         """Load the model and start listening (in background threads); returns self."""
         self.holder = ModelHolder(self.model_path, log=self.log)
+        if self.user_models_template is not None:
+            self.user_models = UserModels(self.user_models_template, unknown_user=self.unknown_user,
+                                          holder_factory=lambda p: ModelHolder(p, log=self.log),
+                                          max_users=self.max_users or DEFAULT_MAX_USERS)
         try:
             if self.socket_path is not None:
-                self._servers.append(self._bind_unix())
+                self._servers.append(self._bind_unix(self.socket_path, _MailHandler))
             if self.http is not None:
                 host, port = self.http
                 try:
@@ -565,6 +652,21 @@ class Server:
                 except OSError as exc:
                     raise InputError(f"{host}:{port}: cannot listen ({exc.strerror or exc})") from None
                 srv._init_bounded(self)
+                self._servers.append(srv)
+            if self.spamd is not None:
+                kind, where = (("tcp", self.spamd) if isinstance(self.spamd, tuple) else parse_address(self.spamd))
+                if kind == "unix":
+                    _check_socket_path(where)
+                    srv = self._bind_unix(where, SpamdHandler)
+                    self._spamd_path = where
+                else:
+                    host, port = where
+                    try:
+                        srv = _TCPServer((host, port), SpamdHandler, bind_and_activate=True)
+                    except OSError as exc:
+                        raise InputError(f"{host}:{port}: cannot listen ({exc.strerror or exc})") from None
+                    srv._init_bounded(self)
+                srv.spamd = True
                 self._servers.append(srv)
         except BaseException:
             self.stop()
@@ -576,8 +678,17 @@ class Server:
             self._threads.append(t)
         return self
 
-    def _bind_unix(self):
-        path = self.socket_path
+    def reload(self):
+        """Read the served model file again now (SIGHUP) and forget the per-user models
+        (read again when next asked for). A file that does not load is not served."""
+        if self.holder is not None:
+            self.holder.get(force=True)
+        if self.user_models is not None:
+            self.user_models.clear()
+        self.log(f"{self.model_path}: reload requested")
+
+    def _bind_unix(self, path, handler):
+        _check_socket_path(path)
         _claim_socket_path(path)
         # bind in a private (0700) folder next to the target, set the mode, then link the
         # socket into place: it never exists at PATH with wider permissions, and an
@@ -590,7 +701,7 @@ class Server:
         tmp = os.path.join(private, "s")
         try:
             try:
-                srv = _UnixServer(tmp, _MailHandler, bind_and_activate=True)
+                srv = _UnixServer(tmp, handler, bind_and_activate=True)
             except OSError as exc:
                 raise InputError(f"{path}: cannot create the socket ({exc.strerror or exc})") from None
             srv._init_bounded(self)
@@ -600,7 +711,7 @@ class Server:
             except OSError as exc:
                 srv.server_close()
                 raise InputError(f"{path}: cannot create the socket ({exc.strerror or exc})") from None
-            self._socket_ino = os.lstat(path).st_ino
+            self._unix_sockets.append((path, os.lstat(path).st_ino))
             return srv
         finally:
             for p in (tmp, private):
@@ -610,21 +721,31 @@ class Server:
                     pass
 
     def stop(self):
-        """Stop listening, finish in-flight requests, remove the socket file."""
+        """Stop listening, finish in-flight requests, remove the socket files.
+
+        Connections waiting for a request (idle clients) are ended at once, so stopping
+        takes about one poll interval (0.2 s) plus the requests being answered."""
         self.stopping = True
         for srv, t in zip(self._servers, self._threads):
             srv.shutdown()
             t.join()
+        with self._conns_lock:
+            conns = list(self._conns)
+        for conn in conns:  # wakes a handler blocked reading: it sees the end of its input
+            try:
+                conn.shutdown(socket.SHUT_RD)
+            except OSError:
+                pass
         for srv in self._servers:
             srv.server_close()
         self._servers, self._threads = [], []
-        if self.socket_path is not None and self._socket_ino is not None:
+        for path, ino in self._unix_sockets:
             try:
-                if os.lstat(self.socket_path).st_ino == self._socket_ino:  # ours, not a successor's
-                    os.unlink(self.socket_path)
+                if os.lstat(path).st_ino == ino:  # ours, not a successor's
+                    os.unlink(path)
             except OSError:
                 pass
-            self._socket_ino = None
+        self._unix_sockets = []
 
     def __enter__(self):
         return self.start()
@@ -633,28 +754,40 @@ class Server:
         self.stop()
 
 
-def run(server, *, signals=None, ready=None):
+def run(server, *, signals=None, ready=None, reload_signals=None):
     """Start ``server`` and serve until one of ``signals`` (default SIGTERM, SIGINT) arrives.
 
-    Must be called from the main thread. ``ready(server)`` is called once it listens.
-    Returns the number of the signal that stopped it; the server is stopped cleanly
-    (in-flight requests finished, socket removed) before returning.
+    ``reload_signals`` (default SIGHUP) make the server read its model files again
+    (:meth:`Server.reload`) and go on, as daemons conventionally do. Must be called from
+    the main thread. ``ready(server)`` is called once it listens. Returns the number of
+    the signal that stopped it; the server is stopped cleanly (in-flight requests
+    finished, idle connections closed, socket files removed) before returning.
     """
     signals = (signal.SIGTERM, signal.SIGINT) if signals is None else signals
-    got = []
-    stop = threading.Event()
+    reload_signals = (signal.SIGHUP,) if reload_signals is None else reload_signals
+    got, reloads = [], []
+    wake = threading.Event()
 
     def handler(signum, frame):
         got.append(signum)
-        stop.set()
+        wake.set()
+
+    def reload_handler(signum, frame):
+        reloads.append(signum)
+        wake.set()
 
     previous = {s: signal.signal(s, handler) for s in signals}
+    previous.update({s: signal.signal(s, reload_handler) for s in reload_signals})
     try:
         server.start()
         if ready is not None:
             ready(server)
-        while not stop.wait(0.5):
-            pass
+        while not got:
+            wake.wait(0.5)
+            wake.clear()
+            while reloads and not got:
+                reloads.pop()
+                server.reload()
     finally:
         try:
             server.stop()

@@ -30,6 +30,8 @@ message silently costing a cold start.
 import sys
 import time
 
+from textnb.apps.protocol import parse_spam_reply, spam_request
+
 try:  # the C module that os wraps: importing os (posixpath, stat, collections.abc) costs a client ~2 ms
     import posix as _os
 except ImportError:  # pragma: no cover - not POSIX
@@ -233,13 +235,8 @@ def classify_message(socket_path, data, *, spam_cutoff=None, ham_cutoff=None, ma
     ClientError
         One line: nobody listens at ``socket_path``, a timeout, or the daemon's error.
     """
-    opts = []
-    for key, value in (("spam_cutoff", spam_cutoff), ("ham_cutoff", ham_cutoff), ("max_bytes", max_bytes)):
-        if value is not None:
-            opts.append(f" {key}={value!r}")
-    if headers:
-        opts.append(" headers=1")
-    request = f"SPAM {len(data)}{''.join(opts)}\n".encode("ascii")
+    request = spam_request(len(data), spam_cutoff=spam_cutoff, ham_cutoff=ham_cutoff, max_bytes=max_bytes,
+                           headers=headers)
     _sock = _socket_module()
     sock = _sock.socket(_sock.AF_UNIX, _sock.SOCK_STREAM)
     try:
@@ -269,11 +266,7 @@ def classify_message(socket_path, data, *, spam_cutoff=None, ham_cutoff=None, ma
             line, buf = _recv_line(sock, bytearray(), _MAX_REPLY_LINE)
             if line.startswith(b"ERR "):
                 raise ClientError(line[4:].decode("utf-8", "replace"))
-            fields = line.split()
-            if len(fields) != 6 or fields[0] != b"OK":
-                raise ClientError(f"{socket_path}: not a textnb daemon (reply {line[:60]!r})")
-            code, label = int(fields[1]), fields[2].decode("ascii")
-            score, log_odds, n = float(fields[3]), float(fields[4]), int(fields[5])
+            code, label, score, log_odds, n = parse_spam_reply(line)
             head = _recv_exact(sock, buf, n) if n else b""
         except OSError as exc:
             raise ClientError(f"{socket_path}: no reply from the daemon ({exc.strerror or exc})") from None

@@ -1,0 +1,186 @@
+"""The daemon's wire formats, written once for the daemon and its clients.
+
+Standard library only and nothing imported at module level: the mail client
+(:mod:`textnb.apps.spamclient`) imports this module on a path where every millisecond of
+start-up counts. Two protocols:
+
+**textnb's own** (``textnb serve --socket PATH``; the client is ``spamfilter --socket``
+and its C twin ``spamclient.c``, which must follow any change here): a request line
+``SPAM <n> [key=value]...`` (:func:`spam_request`) then ``n`` message bytes; the reply
+``OK <exit code> <label> <score> <log-odds> <m>`` (:func:`spam_reply`) then ``m`` bytes,
+or ``ERR <one line>`` (:func:`error_reply`).
+
+**SpamAssassin's spamd** (SPAMC/1.5, ``textnb serve --spamd ADDRESS``), as the
+``spamd`` script of SpamAssassin 4.0 speaks it: a request line ``<METHOD> SPAMC/<version>``,
+header lines ``Name: value`` (``Content-length``, ``User``, ``Message-class``, ``Set``,
+``Remove``; at most 255) and an empty line, all ending in CRLF, then the message; the
+reply ``SPAMD/1.1 <status> <EX_ name>`` then headers, or on an error the single line
+``SPAMD/1.0 <status> <text>`` (:func:`spamd_error`). The score line ``Spam: True ;
+<score> / <threshold>`` uses the scale of :func:`spamd_score`.
+"""
+
+__all__ = [
+    "EX", "SPAMD_METHODS", "SPAMD_THRESHOLD", "MAX_HEADER_LINES", "MAX_LINE",
+    "ProtocolError", "spam_request", "spam_reply", "parse_spam_reply", "error_reply",
+    "parse_spamd_request_line", "parse_spamd_header", "spamd_score", "spamd_score_text", "spamd_reply",
+    "spamd_error", "parse_spamd_status",
+]
+
+#: Longest request or header line read (bytes, line end included).
+MAX_LINE = 4096
+#: Header lines a spamd request may carry (spamd's own limit).
+MAX_HEADER_LINES = 255
+
+# -- textnb's protocol ---------------------------------------------------------------------
+
+
+def spam_request(n, *, spam_cutoff=None, ham_cutoff=None, max_bytes=None, headers=False):
+    """The request line for a message of ``n`` bytes (options sent only when given)."""
+    opts = []
+    for key, value in (("spam_cutoff", spam_cutoff), ("ham_cutoff", ham_cutoff), ("max_bytes", max_bytes)):
+        if value is not None:
+            opts.append(f" {key}={value!r}")
+    if headers:
+        opts.append(" headers=1")
+    return f"SPAM {n}{''.join(opts)}\n".encode("ascii")
+
+
+def spam_reply(code, verdict, head=b""):
+    """The daemon's answer to a ``SPAM`` request: the line, then ``head`` (may be empty)."""
+    return f"OK {code} {verdict.label} {verdict.score!r} {verdict.log_odds!r} {len(head)}\n".encode() + head
+
+
+def parse_spam_reply(line):
+    """``(exit_code, label, score, log_odds, m)`` of a reply line (without its newline).
+
+    Raises ValueError when the line is not an ``OK`` reply of six fields (an ``ERR``
+    line is the caller's to recognise first).
+    """
+    fields = line.split()
+    if len(fields) != 6 or fields[0] != b"OK":
+        raise ValueError("not a reply")
+    n = int(fields[5])
+    if n < 0:
+        raise ValueError("negative length")
+    return int(fields[1]), fields[2].decode("ascii"), float(fields[3]), float(fields[4]), n
+
+
+def error_reply(message):
+    """``ERR <message>`` on one line (whitespace runs folded, at most 1000 characters)."""
+    return ("ERR " + " ".join(str(message).split())[:1000] + "\n").encode("utf-8", "replace")
+
+
+# -- spamd ---------------------------------------------------------------------------------
+#: sysexits(3) codes as spamd names them in its status line.
+EX = {"EX_OK": 0, "EX_USAGE": 64, "EX_DATAERR": 65, "EX_NOINPUT": 66, "EX_NOUSER": 67, "EX_NOHOST": 68,
+      "EX_UNAVAILABLE": 69, "EX_SOFTWARE": 70, "EX_OSERR": 71, "EX_OSFILE": 72, "EX_CANTCREAT": 73,
+      "EX_IOERR": 74, "EX_TEMPFAIL": 75, "EX_PROTOCOL": 76, "EX_NOPERM": 77, "EX_CONFIG": 78, "EX_TIMEOUT": 79}
+#: The methods of SPAMC/1.5 (spamd's dispatch).
+SPAMD_METHODS = ("CHECK", "SYMBOLS", "REPORT", "REPORT_IFSPAM", "PROCESS", "HEADERS", "PING", "SKIP", "TELL")
+#: The threshold reported in the ``Spam:`` line (SpamAssassin's default ``required_score``).
+SPAMD_THRESHOLD = 5.0
+_LN10 = 2.302585092994046
+
+
+class ProtocolError(Exception):
+    """A request the protocol does not allow: ``status`` is the ``EX_`` name to answer with."""
+
+    def __init__(self, message, status="EX_PROTOCOL"):
+        super().__init__(message)
+        self.status = status
+
+
+def parse_spamd_request_line(line):
+    """``(method, version)`` of ``b'CHECK SPAMC/1.5\\r\\n'``; ProtocolError otherwise."""
+    text = line.rstrip(b"\r\n").decode("latin-1")
+    parts = text.split(" ")
+    if len(parts) != 2 or parts[0] not in SPAMD_METHODS or not parts[1].startswith("SPAMC/"):
+        raise ProtocolError(f"({text[:80]})")
+    try:
+        version = float(parts[1][6:])
+    except ValueError:
+        raise ProtocolError(f"(bad protocol version {parts[1][:20]!r})") from None
+    if not 1.0 <= version < 2.0:
+        raise ProtocolError(f"(unsupported protocol version {parts[1][:20]})")
+    return parts[0], version
+
+
+def parse_spamd_header(line, headers):
+    """Add one header line (CRLF or LF ended, not empty) to the dict ``headers``.
+
+    Names are spamd's (case as sent: spamd ignores other spellings, so does this).
+    ``Content-length`` must be digits; ``User`` may hold no control characters;
+    ``Message-class`` is ``spam`` or ``ham``; ``Set`` / ``Remove`` name ``local`` and/or
+    ``remote``; ``Compress`` is refused (this daemon reads plain messages only).
+    """
+    text = line.rstrip(b"\r\n").decode("latin-1")
+    name, sep, value = text.partition(":")
+    if not sep:
+        raise ProtocolError("(header not in 'Name: value' format)")
+    value = value.lstrip()
+    if name == "Content-length":
+        if not value.isdigit() or not value.isascii():
+            raise ProtocolError("(Content-Length contains non-numeric bytes)")
+        headers["content_length"] = int(value)
+    elif name == "User":
+        if any(ord(c) < 0x20 or c == "\x7f" for c in value):
+            raise ProtocolError("(User header contains control chars)")
+        headers["user"] = value
+    elif name == "Message-class":
+        if value.lower() not in ("spam", "ham"):
+            raise ProtocolError("(Message-class header contains invalid class)")
+        headers["message_class"] = value.lower()
+    elif name in ("Set", "Remove"):
+        v = value.lower()
+        headers[name.lower()] = {w for w in ("local", "remote") if w in v}
+    elif name == "Compress":
+        raise ProtocolError(f"(compression type not supported: {value[:40]})")
+    return headers
+
+
+def spamd_score(log_odds, spam_log_odds):
+    """The spamd score of a spam log-odds: ``5 + (log_odds - spam_log_odds) / ln 10``.
+
+    ``spam_log_odds`` is the spam cut-off as a log-odds (``logit(spam_cutoff)``), so the
+    score reaches :data:`SPAMD_THRESHOLD` (5.0) exactly where textnb says spam, and one
+    point is a factor of 10 in the odds. Infinite log-odds map to +-1000.
+    """
+    if log_odds != log_odds:
+        raise ValueError("NaN log-odds")
+    if spam_log_odds == float("inf"):  # a cut-off of 1: nothing is spam
+        return -1000.0 if log_odds != float("inf") else SPAMD_THRESHOLD
+    if spam_log_odds == float("-inf"):
+        return 1000.0
+    score = SPAMD_THRESHOLD + (log_odds - spam_log_odds) / _LN10
+    return max(-1000.0, min(1000.0, score))
+
+
+def spamd_score_text(score, is_spam):
+    """The score as spamd prints it (one decimal; a message that is not spam never shows
+    a score at or above the threshold: SpamAssassin's ``get_tag_value_for_score``)."""
+    shown = f"{score:.1f}"
+    if not is_spam and float(shown) >= SPAMD_THRESHOLD:
+        shown = f"{SPAMD_THRESHOLD - 0.1:.1f}"
+    return shown
+
+
+def spamd_reply(headers=(), body=b"", status="EX_OK"):
+    """``SPAMD/1.1 <n> <status>`` then each ``(name, value)`` header, an empty line and ``body``."""
+    lines = [f"SPAMD/1.1 {EX[status]} {status}"] + [f"{k}: {v}" for k, v in headers]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", "replace") + body
+
+
+def spamd_error(status, text):
+    """spamd's one-line error answer (``SPAMD/1.0 76 Bad header line: ...``)."""
+    text = " ".join(str(text).split())[:1000]
+    return f"SPAMD/1.0 {EX[status]} {text}\r\n".encode("latin-1", "replace")
+
+
+def parse_spamd_status(line):
+    """``(protocol version, status number, text)`` of a ``SPAMD/x.y n TEXT`` line (for clients and tests)."""
+    text = line.rstrip(b"\r\n").decode("latin-1")
+    proto, _, rest = text.partition(" ")
+    if not proto.startswith("SPAMD/"):
+        raise ValueError(f"not a spamd reply: {text[:60]!r}")
+    number, _, message = rest.partition(" ")
+    return proto[6:], int(number), message

@@ -1,0 +1,436 @@
+"""SpamAssassin's spamd protocol (SPAMC/1.5) in front of a textnb spam model.
+
+``textnb serve MODEL --spamd ADDRESS`` lets mail servers and ``spamc`` (Exim's ``spam``
+ACL condition, Postfix through ``spamc``, milters) use a textnb model as they use
+spamd. The wire format is :mod:`textnb.apps.protocol`'s; every verdict is
+:func:`textnb.apps.verdict.message_verdict`'s, the cold ``spamfilter``'s answer.
+
+Methods (one request per connection, as spamd):
+
+* ``CHECK``: ``Spam: True|False ; <score> / 5.0``. The score is
+  ``5 + (log-odds - logit(spam cut-off)) / ln 10``: 5.0 exactly at the spam cut-off, one
+  point per factor of 10 in the odds (:func:`textnb.apps.protocol.spamd_score`). An
+  *unsure* message is ``False``.
+* ``SYMBOLS``: the one rule hit, ``TEXTNB_SPAM``, ``TEXTNB_HAM`` or ``TEXTNB_UNSURE``.
+* ``REPORT`` / ``REPORT_IFSPAM``: a "Content analysis details" report (for
+  ``REPORT_IFSPAM`` only when spam; its ``Spam:`` line says ``Yes``/``No``).
+* ``PROCESS``: the message with the ``X-TextNB-*`` headers added at the end of its header
+  block (earlier ones removed), every other byte as sent; ``HEADERS``: the same, up to
+  and including the empty line that ends the header block.
+* ``PING`` (``PONG``), ``SKIP`` (nothing).
+* ``TELL`` (only with ``allow_tell``, as spamd's ``--allow-tell``): ``Message-class:
+  spam|ham`` with ``Set: local`` learns the message, ``Remove: local`` forgets it. The
+  update is :func:`textnb.apps.filtering.update_model`'s (the same lock and atomic
+  replace as ``spamfilter --register-*``). As SpamAssassin's Bayes store, the daemon
+  remembers which messages it learned as what, in ``<model>.learned`` (a SHA-256 of the
+  message without its ``X-TextNB-*`` fields and its class, one per line): learning a
+  message again as the same class does nothing, as the other class moves it, and
+  ``Remove`` (``spamc -L forget``, which sends no class) forgets it as the class it was
+  learned as; a message not learned through TELL is not forgotten (no ``DidRemove``).
+  ``remote`` (reporting to external services) is never done.
+
+Errors: a malformed request line or header, a bad or mismatched ``Content-length``
+get ``SPAMD/1.0 76 Bad header line: ...`` (EX_PROTOCOL); a message over the size limit
+``65`` (EX_DATAERR); an unknown user when unknown users are refused ``67`` (EX_NOUSER);
+TELL when not allowed or a model that cannot be used ``69`` (EX_UNAVAILABLE); a client
+that stops sending ``79`` (EX_TIMEOUT); then the connection is closed. The daemon goes on.
+
+**Per-user models** (:class:`UserModels`, ``--user-models TEMPLATE``): the request's
+``User:`` header selects the model file ``TEMPLATE`` with ``%u`` replaced by the name
+(``%%`` is a ``%``), as spamd's ``-u`` / SpamAssassin's per-user Bayes. Names with a
+path separator, a NUL, a leading dot (so ``.`` and ``..``) or over 255 bytes are refused
+(EX_NOUSER). A user without a model file gets the served model (``unknown_user =
+"fallback"``) or EX_NOUSER (``"refuse"``); learning for such a user under ``fallback``
+starts the user's model as a copy of the served one. Models are loaded when first asked
+for, reloaded when their file is replaced, and at most ``max_users`` are held (the least
+recently used is dropped).
+"""
+
+import hashlib
+import os
+import re
+import socket
+import socketserver
+import tempfile
+import threading
+from collections import OrderedDict
+
+from textnb.apps import protocol
+from textnb.apps.filtering import add_headers, model_lock, update_model
+from textnb.apps.protocol import ProtocolError
+from textnb.apps.verdict import message_verdict, spamd_fields, spamd_report, spamd_symbol
+from textnb.core.errors import InputError, ModelFileError, TextnbError
+
+__all__ = ["UserModels", "SpamdHandler", "check_user_name", "parse_address", "DEFAULT_MAX_USERS"]
+
+DEFAULT_MAX_USERS = 64
+_MAX_USER = 255
+_BLANK_LINE = re.compile(rb"\r?\n\r?\n")
+
+
+def parse_address(text):
+    """``'PORT'`` -> ``('tcp', ('127.0.0.1', PORT))``, ``'HOST:PORT'`` -> ``('tcp', (HOST, PORT))``,
+    anything with a ``/`` -> ``('unix', path)``. InputError otherwise."""
+    text = str(text)
+    if "/" in text:
+        return "unix", text
+    host, sep, port = text.rpartition(":")
+    if not sep:
+        host, port = "127.0.0.1", text
+    host = host.strip("[]") or "127.0.0.1"
+    try:
+        number = int(port)
+        if not 0 <= number <= 65535:
+            raise ValueError
+    except ValueError:
+        raise InputError(f"{text}: not a port, HOST:PORT or socket path (a path needs a '/': ./spamd.sock)") \
+            from None
+    return "tcp", (host, number)
+
+
+def check_user_name(name):
+    """Raise InputError unless ``name`` may be put into a per-user model path."""
+    if not name or "/" in name or "\\" in name or "\0" in name or name.startswith(".") \
+            or len(name.encode("utf-8", "surrogateescape")) > _MAX_USER:
+        raise InputError(f"user name {name[:40]!r} not allowed in a model path")
+    return name
+
+
+class UserModels:
+    """The per-user model files of a ``--user-models TEMPLATE`` (see the module docstring).
+
+    Parameters
+    ----------
+    template : str
+        A path holding ``%u`` (the user name).
+    unknown_user : {'fallback', 'refuse'}
+    holder_factory : callable
+        ``holder_factory(path) -> holder`` with ``get()`` (a :class:`textnb.apps.serve.ModelHolder`).
+    max_users : int
+        Models held at once.
+    """
+
+    def __init__(self, template, *, unknown_user="fallback", holder_factory, max_users=DEFAULT_MAX_USERS):
+        if "%u" not in template.replace("%%", ""):
+            raise InputError(f"{template}: a per-user model template needs %u (e.g. DIR/%u.tnb)")
+        if unknown_user not in ("fallback", "refuse"):
+            raise InputError(f"unknown_user must be 'fallback' or 'refuse'; got {unknown_user!r}")
+        self.template, self.unknown_user = template, unknown_user
+        self._factory, self.max_users = holder_factory, max_users
+        self._holders = OrderedDict()
+        self._lock = threading.Lock()
+
+    def path(self, user):
+        """The model file of ``user`` (after checking the name)."""
+        check_user_name(user)
+        return self.template.replace("%%", "\0").replace("%u", user).replace("\0", "%")
+
+    def holder(self, user):
+        """The holder of ``user``'s model, or None when the user has no model file."""
+        path = self.path(user)
+        with self._lock:
+            h = self._holders.get(user)
+            if h is not None:
+                self._holders.move_to_end(user)
+        if h is not None:
+            if os.path.exists(path):
+                return h
+            with self._lock:
+                self._holders.pop(user, None)
+            return None
+        if not os.path.exists(path):
+            return None
+        h = self._factory(path)  # loads outside the lock: other users are not held up
+        with self._lock:
+            self._holders[user] = h
+            self._holders.move_to_end(user)
+            while len(self._holders) > self.max_users:
+                self._holders.popitem(last=False)
+        return h
+
+    def clear(self):
+        with self._lock:
+            self._holders.clear()
+
+
+# -- the learned-message journal --------------------------------------------------------------
+def _without_own_fields(data):
+    """``data`` without ``X-TextNB-*`` fields in its header block (what PROCESS added)."""
+    end = data.find(b"\n\n")
+    head, rest = (data, b"") if end < 0 else (data[:end + 1], data[end + 1:])
+    if b"x-textnb-" not in head.lower():
+        return data
+    out, dropping = [], False
+    for line in head.splitlines(keepends=True):
+        if line[:1] in (b" ", b"\t") and dropping:
+            continue
+        dropping = line[:9].lower() == b"x-textnb-"
+        if not dropping:
+            out.append(line)
+    return b"".join(out) + rest
+
+
+def message_digest(data):
+    return hashlib.sha256(_without_own_fields(data).replace(b"\r\n", b"\n")).hexdigest()
+
+
+def _journal_path(model_path):
+    return os.path.realpath(model_path) + ".learned"
+
+
+def _read_journal(path):
+    seen = {}
+    try:
+        with open(path, "rb") as f:
+            for line in f:
+                digest, _, label = line.decode("ascii", "replace").strip().partition(" ")
+                if len(digest) == 64 and label in ("spam", "ham"):
+                    seen[digest] = label
+    except FileNotFoundError:
+        pass
+    return seen
+
+
+def _write_journal(path, seen):
+    folder = os.path.dirname(path)
+    fd, tmp = tempfile.mkstemp(prefix=".learned", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write("".join(f"{d} {c}\n" for d, c in seen.items()).encode("ascii"))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _copy_model(source, dest):
+    """Start ``dest`` as a copy of ``source`` (never replacing an existing file)."""
+    folder = os.path.dirname(os.path.abspath(dest))
+    fd, tmp = tempfile.mkstemp(prefix=".tnb", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f, open(source, "rb") as src:
+            while True:
+                chunk = src.read(1 << 20)
+                if not chunk:
+                    break
+                f.write(chunk)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        try:
+            os.link(tmp, dest)
+        except FileExistsError:
+            pass
+    finally:
+        os.unlink(tmp)
+
+
+def tell(model_path, data, *, set_class=None, remove=False, max_bytes=None):
+    """Learn (``set_class``) or forget (``remove``) one message in ``model_path``, exactly
+    once (see the module docstring). Returns True when the model changed."""
+    journal = _journal_path(model_path)
+    kwargs = {} if max_bytes is None else {"max_bytes": max_bytes}
+    with model_lock(journal):  # then update_model takes the model's own lock: always in this order
+        seen = _read_journal(journal)
+        digest = message_digest(data)
+        before = seen.get(digest)
+        if remove:
+            if before is None:
+                return False
+            update_model(model_path, unregister=[(before, data)], create=False, **kwargs)
+            del seen[digest]
+        else:
+            if before == set_class:
+                return False
+            unregister = [] if before is None else [(before, data)]
+            update_model(model_path, register=[(set_class, data)], unregister=unregister, create=False,
+                         **kwargs)
+            seen[digest] = set_class
+        _write_journal(journal, seen)
+        return True
+
+
+# -- the handler ----------------------------------------------------------------------------
+class _Refuse(Exception):
+    def __init__(self, status, text):
+        super().__init__(text)
+        self.status, self.text = status, text
+
+
+class SpamdHandler(socketserver.StreamRequestHandler):
+    """One spamd request per connection (``self.server.owner`` is the :class:`~textnb.apps.serve.Server`)."""
+
+    def setup(self):
+        self.timeout = self.server.owner.timeout
+        super().setup()
+
+    def _send(self, data):
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def _line(self):
+        line = self.rfile.readline(protocol.MAX_LINE + 1)
+        if line and not line.endswith(b"\n"):
+            raise ProtocolError(f"(line over {protocol.MAX_LINE} bytes)")
+        return line
+
+    def handle(self):
+        owner = self.server.owner
+        try:
+            try:
+                self._handle(owner)
+            except ProtocolError as exc:
+                self._send(protocol.spamd_error(exc.status, f"Bad header line: {exc}"))
+            except _Refuse as exc:
+                self._send(protocol.spamd_error(exc.status, exc.text))
+            except socket.timeout:
+                self._send(protocol.spamd_error("EX_TIMEOUT", f"Timeout: ({owner.timeout:g} second socket "
+                                                              "timeout reading input from client)"))
+            except OSError:
+                return
+            except MemoryError:
+                self._send(protocol.spamd_error("EX_OSERR", "Service Unavailable: out of memory"))
+            except Exception as exc:  # a bad request never takes the daemon down
+                owner.log(f"spamd: internal error: {type(exc).__name__}: {exc}")
+                self._send(protocol.spamd_error("EX_SOFTWARE", f"internal error: {type(exc).__name__}: {exc}"))
+        except OSError:  # the client went away
+            return
+
+    def _handle(self, owner):
+        first = self._line()
+        if not first:
+            raise ProtocolError("(closed before headers)")
+        method, version = protocol.parse_spamd_request_line(first)
+        headers = {}
+        if version > 1.0 or method == "TELL":
+            for _ in range(protocol.MAX_HEADER_LINES + 1):
+                line = self._line()
+                if not line:
+                    raise ProtocolError("(EOF during headers)")
+                if line in (b"\r\n", b"\n"):
+                    break
+                protocol.parse_spamd_header(line, headers)
+            else:
+                raise ProtocolError("(too many headers)")
+        if method == "PING":
+            self._send(b"SPAMD/1.5 0 PONG\r\n")
+            return
+        if method == "SKIP":
+            return
+        if method == "TELL" and not owner.allow_tell:
+            raise _Refuse("EX_UNAVAILABLE", "Service Unavailable: TELL commands are not enabled, "
+                                            "start textnb serve with --allow-tell")
+        data = self._body(owner, headers.get("content_length"))
+        model_path, holder = self._model_for(owner, headers.get("user"))
+        if method == "TELL":
+            self._tell(owner, model_path, headers, data)
+            return
+        try:
+            verdict = message_verdict(holder.get(), data, **owner.mail_options)
+        except InputError as exc:
+            raise _Refuse("EX_DATAERR", f"Bad message: {exc}") from None
+        except TextnbError as exc:
+            raise _Refuse("EX_UNAVAILABLE", f"Service Unavailable: {exc}") from None
+        self._answer(method, version, verdict, data, owner.mail_options.get("spam_cutoff"))
+
+    def _body(self, owner, length):
+        limit = owner.max_request
+        if length is None:  # spamd reads to the end when no Content-length is sent
+            data = self.rfile.read(limit + 1)
+            if len(data) > limit:
+                raise _Refuse("EX_DATAERR", f"Bad message: over the limit of {limit} bytes "
+                                            "(textnb serve --max-request)")
+            return data
+        if length > limit:
+            raise _Refuse("EX_DATAERR", f"Bad message: {length} bytes is over the limit of {limit} bytes "
+                                        "(textnb serve --max-request)")
+        data = self.rfile.read(length)
+        if len(data) != length:
+            raise ProtocolError(f"(Content-Length mismatch: Expected {length} bytes, got {len(data)} bytes)")
+        return data
+
+    def _model_for(self, owner, user):
+        """``(model path, holder)`` that serves ``user``."""
+        users = owner.user_models
+        if users is None or user is None:
+            return owner.holder.path, owner.holder
+        try:
+            holder = users.holder(user)
+            path = users.path(user)
+        except InputError as exc:
+            raise _Refuse("EX_NOUSER", f"Unknown user: {exc}") from None
+        except (TextnbError, OSError) as exc:
+            raise _Refuse("EX_UNAVAILABLE", f"Service Unavailable: user {user[:40]!r}: {exc}") from None
+        if holder is not None:
+            return path, holder
+        if users.unknown_user == "refuse":
+            raise _Refuse("EX_NOUSER", f"Unknown user: no model for user {user[:40]!r}")
+        return path, owner.holder  # TELL starts the user's own model from a copy of this one
+
+    def _tell(self, owner, model_path, headers, data):
+        set_, remove = headers.get("set", set()), headers.get("remove", set())
+        if "local" in set_ and "local" in remove:
+            raise ProtocolError("Unable to set local and remove local in the same operation.")
+        if "local" in set_ and "message_class" not in headers:
+            raise ProtocolError("(Set: local needs a Message-class header)")
+        if not data.strip():
+            raise _Refuse("EX_DATAERR", "Bad message: empty message")
+        changed = False
+        try:
+            if ("local" in set_ or "local" in remove) and not os.path.exists(model_path):
+                _copy_model(owner.holder.path, model_path)
+            if "local" in set_:
+                changed = tell(model_path, data, set_class=headers["message_class"],
+                               max_bytes=owner.mail_options.get("max_bytes"))
+            elif "local" in remove:
+                changed = tell(model_path, data, remove=True, max_bytes=owner.mail_options.get("max_bytes"))
+        except (TextnbError, OSError) as exc:
+            text = getattr(exc, "strerror", None) or exc
+            raise _Refuse("EX_UNAVAILABLE", f"Service Unavailable: {model_path}: {text}") from None
+        extra = []
+        if changed:
+            extra.append(("DidSet" if "local" in set_ else "DidRemove", "local"))
+            owner.log(f"spamd: TELL {'set ' + headers['message_class'] if 'local' in set_ else 'remove'} "
+                      f"in {model_path}")
+        self._send(protocol.spamd_reply(extra))
+
+    def _answer(self, method, version, verdict, data, spam_cutoff):
+        is_spam, score, threshold = spamd_fields(verdict, spam_cutoff)
+        word = ("Yes" if is_spam else "No") if method == "REPORT_IFSPAM" else ("True" if is_spam else "False")
+        spam_line = ("Spam", f"{word} ; {score} / {threshold}")
+        if method in ("PROCESS", "HEADERS"):
+            out = add_headers(data, verdict)
+            if method == "HEADERS":
+                out = _header_block(out)
+            if version >= 1.3:
+                self._send(protocol.spamd_reply([("Content-length", len(out)), spam_line], out))
+            elif version >= 1.2:
+                self._send(protocol.spamd_reply([("Content-length", len(out))], out))
+            else:
+                self._send(b"SPAMD/1.0 0 EX_OK\r\n" + out)
+            return
+        if method == "CHECK":
+            self._send(protocol.spamd_reply([spam_line]))
+            return
+        if method == "SYMBOLS":
+            body = spamd_symbol(verdict) + ("\r\n" if version < 1.3 else "")
+        elif method == "REPORT" or is_spam:
+            body = spamd_report(verdict, spam_cutoff)
+        else:
+            body = ""
+        body = body.encode("ascii")
+        if version >= 1.3:
+            self._send(protocol.spamd_reply([("Content-length", len(body)), spam_line], body))
+        else:
+            self._send(b"SPAMD/1.1 0 EX_OK\r\n" + f"Spam: {spam_line[1]}\r\n\r\n".encode() + body)
+
+
+def _header_block(message):
+    """The message up to and including the empty line ending its header block (spamd's HEADERS)."""
+    m = _BLANK_LINE.search(message)
+    return message if m is None else message[:m.end()]
