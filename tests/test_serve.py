@@ -440,3 +440,131 @@ def test_script_client_imports_nothing_heavy_and_matches_cold(spam_model, sock_d
     assert r.stderr.decode().endswith("HEAVY=[]"), r.stderr
     assert (r.returncode, r.stdout) == want[:2]
     assert (direct.returncode, direct.stdout, direct.stderr) == (want[0], want[1], b"")
+
+
+# -- one verdict per message, limits, signals (issues 26, 30.2) ---------------------------------
+def test_http_mail_one_score_per_message(spam_model):
+    """Every field of a message's answer comes from its one verdict (it used to carry the
+    label and log-odds of one scorer beside the verdict of another)."""
+    rng = random.Random(15)
+    msgs = [mail_bytes(SPAM_WORDS, rng), mail_bytes(HAM_WORDS, rng), b"Subject: cheap meeting\n\nagenda pills\n",
+            b"Subject: hello\nFrom me\nno blank line after the header: casino viagra\n"]
+    want = [cold(["-m", str(spam_model), "--log-odds"], m) for m in msgs]
+    with Server(spam_model, http=("127.0.0.1", 0)) as server:
+        status, body = post(server.http_address[1], json.dumps({"texts": [m.decode() for m in msgs], "mail": True}))
+    assert status == 200 and body["classes"] == ["ham", "spam"]
+    for i, v in enumerate(body["verdicts"]):
+        lo = v["log_odds"]
+        assert body["log_odds"][i] == [-lo, lo]
+        assert body["probabilities"][i] == [1.0 - v["score"], v["score"]]
+        assert body["labels"][i] == ("spam" if lo > 0 else "ham")
+        assert EXIT_CODES[v["label"]] == want[i][0]  # the cold command's verdict
+
+
+def test_request_limits_on_texts_and_words(topic_model):
+    with Server(topic_model, http=("127.0.0.1", 0), max_texts=5, max_tokens=20) as server:
+        port = server.http_address[1]
+        status, body = post(port, json.dumps({"texts": ["cheap pills"] * 6}))
+        assert status == 400 and "--max-texts" in body["error"]
+        status, body = post(port, json.dumps({"texts": ["a b c d e f g h i j k"] * 2}))
+        assert status == 400 and "--max-tokens" in body["error"]
+        # many strings: refused before the JSON is parsed
+        status, body = post(port, json.dumps({"texts": ["x"] * 100_000}))
+        assert status == 400 and "--max-texts" in body["error"]
+        assert post(port, json.dumps({"texts": ["cheap pills"] * 5}))[0] == 200
+
+
+def test_served_token_cache_holds_known_tokens_only(spam_model):
+    from textnb.apps import verdict
+    from textnb.core.model_io import load
+
+    model = load(spam_model)
+    rng = random.Random(16)
+    for i in range(20):
+        junk = " ".join(f"w{rng.getrandbits(64):x}" for _ in range(2000))
+        verdict.message_verdict(model, f"Subject: x\n\n{junk} casino {i}\n".encode())
+    scorer = verdict._lite_scorer(model)
+    assert scorer is not None and len(scorer._weights) <= len(model.vocabulary_)
+
+
+def test_overlong_socket_path_is_an_error_at_start(spam_model, sock_dir):
+    long_path = sock_dir / ("s" * 120)
+    with pytest.raises(InputError, match="over the system's limit"):
+        Server(spam_model, socket_path=long_path)
+    with pytest.raises(InputError, match="over the system's limit"):
+        Server(spam_model, spamd=str(long_path))
+    assert not os.path.lexists(long_path)
+
+
+def test_table_model_refused_at_start_and_on_reload(spam_model, tmp_path, sock_dir):
+    from textnb.naive_bayes.tabular import TabularNB
+
+    table = tmp_path / "table.tnb"
+    TabularNB().fit(np.array([[1.0, 2.0], [2.0, 3.0], [3.0, 1.0], [0.0, 0.5]]), ["ham", "spam", "ham", "spam"]).save(table)
+    with pytest.raises(textnb.ModelFileError, match="not a classifier of texts"):
+        Server(table, socket_path=sock_dir / "s").start()
+    served = tmp_path / "served.tnb"
+    shutil.copy(spam_model, served)
+    logs = []
+    with Server(served, http=("127.0.0.1", 0), log=logs.append) as server:
+        tmp = tmp_path / "new.tnb"
+        shutil.copy(table, tmp)
+        os.replace(tmp, served)
+        status, body = post(server.http_address[1], json.dumps({"texts": ["cheap pills"]}))
+        assert status == 200 and body["classes"] == ["ham", "spam"]  # the previous model goes on
+        assert "not a classifier of texts" in logs[-1]
+
+
+def _idle_clients(sock, port, n=3):
+    conns = []
+    for _ in range(n):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(str(sock))
+        conns.append(s)
+        conns.append(socket.create_connection(("127.0.0.1", port)))
+    return conns
+
+
+def test_sigterm_ends_the_daemon_within_a_second_with_idle_clients(spam_model, sock_dir):
+    import time
+
+    sock = sock_dir / "s"
+    proc, line = _start_daemon(spam_model, ["--socket", str(sock), "--http", "127.0.0.1:0", "--timeout", "600"])
+    conns = []
+    try:
+        port = int(line.rsplit("http://127.0.0.1:", 1)[1].split()[0])
+        conns = _idle_clients(sock, port)
+        assert raw_request(sock, b"PING\n") == b"OK textnb\n"
+        time.sleep(0.3)  # the idle connections are being served (blocked reading)
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+        elapsed = time.monotonic() - t0
+    finally:
+        for c in conns:
+            c.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert elapsed < 1.0, elapsed
+    assert not os.path.lexists(sock)
+
+
+def test_sighup_reloads_and_the_daemon_goes_on(spam_model, topic_model, tmp_path, sock_dir):
+    sock = sock_dir / "s"
+    served = tmp_path / "served.tnb"
+    shutil.copy(spam_model, served)
+    proc, line = _start_daemon(served, ["--socket", str(sock)])
+    try:
+        proc.send_signal(signal.SIGHUP)
+        assert proc.stderr.readline().strip().endswith("served.tnb: reloaded")  # read again, whole
+        assert proc.stderr.readline().strip().endswith("reload requested")
+        assert raw_request(sock, b"PING\n") == b"OK textnb\n"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+        rest = proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "Traceback" not in rest and not os.path.lexists(sock)
