@@ -353,3 +353,25 @@ def test_user_learning_changes_only_that_users_model_and_is_reloaded(spam_model,
         assert b"DidSet: local" in out
         assert (users / "carol.tnb").exists() and served.read_bytes() == served_bytes
         assert counts(users / "carol.tnb")[1].sum() == counts(served)[1].sum() + 1
+
+
+# -- spamfilter -p never loses the message (issue 30.3) ------------------------------------------
+@pytest.mark.parametrize("mode", [["--register-spam"], ["--register-ham", "-"], ["--unregister-spam"], "train"])
+def test_spamfilter_p_passes_the_message_through_when_learning(model_copy, sock_dir, mode):
+    spam, ham = messages(20)
+    msg = spam + b"\n" + b"x" * 100_000 + b"\n"  # longer than --max-bytes below: the rest passes too
+    if mode == "train":
+        (sock_dir / "s").mkdir()
+        (sock_dir / "h").mkdir()
+        (sock_dir / "s" / "1").write_bytes(spam)
+        (sock_dir / "h" / "1").write_bytes(ham)
+        mode = ["--train-spam", str(sock_dir / "s"), "--train-ham", str(sock_dir / "h")]
+    if mode[0] == "--unregister-spam":
+        assert cold(["-m", str(model_copy), "--register-spam", "--max-bytes", "4096"], msg)[0] == 0
+    before = model_copy.read_bytes()
+    code, out, err = cold(["-m", str(model_copy), "-p", "--max-bytes", "4096"] + mode, msg)
+    assert (code, out) == (0, msg), err
+    assert model_copy.read_bytes() != before  # and the model was updated
+    # a failure still passes the message through (exit 3)
+    code, out, err = cold(["-m", str(sock_dir / "nodir" / "x" / "m.tnb"), "-p", "--unregister-ham"], msg)
+    assert (code, out) == (3, msg) and err.count("\n") == 1

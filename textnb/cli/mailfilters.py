@@ -1,6 +1,7 @@
 """The ``spamfilter`` and ``topicfilter`` programs: argument parsing and printing over
 :mod:`textnb.apps.filtering` (the filters themselves live there)."""
 
+import io  # (loaded by Python's start-up: free)
 import sys
 
 from textnb.apps.spamclient import EXIT_INTERRUPTED, Terminated, client_main, copy_rest, drain, read_head
@@ -151,7 +152,8 @@ def _spam_parser():
                         "(`textnb serve MODEL --socket PATH`) instead of loading a model; with -p, -e, "
                         "the cut-offs and --max-bytes only. Daemon down: exit 3 (-p: message unchanged)")
     p.add_argument("--passthrough", "-p", action="store_true",
-                   help="write the message to stdout with X-TextNB-Class/-Score/-Log-Odds headers added")
+                   help="write the message to stdout with X-TextNB-Class/-Score/-Log-Odds headers added; "
+                        "with --register-*/--unregister-*/--train-*: the message on stdin, unchanged")
     p.add_argument("--exit-zero", "-e", action="store_true",
                    help="with -p: exit 0 whatever the verdict (3 still means error)")
     p.add_argument("--spam-cutoff", type=_probability, default=DEFAULT_SPAM_CUTOFF, metavar="P",
@@ -193,6 +195,9 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
 
     ``stdin``/``stdout`` are binary streams, ``stderr`` a text stream (defaults: the
     process's). Training, registering and batch mode exit 0 on success, 3 on error.
+    With ``-p`` every mode but ``--batch`` writes the message on stdin to stdout: with
+    its verdict headers when classifying, unchanged when training or registering (so a
+    procmail ``:0 fw`` recipe never replaces a message with nothing).
     """
     stdin = stdin if stdin is not None else sys.stdin.buffer
     stdout = stdout if stdout is not None else sys.stdout.buffer
@@ -218,6 +223,12 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
         modes = sum([bool(ops), training, args.batch is not None])
         if modes > 1:
             raise InputError("choose one of --batch, --train-*, --register-*/--unregister-*")
+        learn_stdin = stdin
+        if passthrough and (training or ops):
+            # -p passes the message through in every mode (a procmail `:0 fw` recipe keeps it):
+            # read it first, learn from that copy, then write it out unchanged
+            head = read_head(stdin, args.max_bytes, parts)
+            learn_stdin = io.BytesIO(head)
         if training:
             if not args.train_spam or not args.train_ham:
                 raise InputError("training needs both --train-spam PATH and --train-ham PATH")
@@ -229,9 +240,16 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
                                      alpha=args.alpha, max_bytes=args.max_bytes, progress=progress)
             _err(stderr, "spamfilter", f"trained {model_path} on {counts[SPAM]} spam and "
                                        f"{counts[HAM]} ham messages")
+            if passthrough:
+                written = True
+                return _pass_unchanged(head, stdin, stdout)
             return 0
         if ops:
-            return _register(ops, model_path, args, stdin, stderr)
+            code = _register(ops, model_path, args, learn_stdin, stderr)
+            if passthrough:
+                written = True
+                return _pass_unchanged(head, stdin, stdout)
+            return code
         if args.batch is None:  # read first: in -p mode the message must survive any error
             head = read_head(stdin, args.max_bytes, parts)
         cutoffs = dict(spam_cutoff=args.spam_cutoff, ham_cutoff=args.ham_cutoff, max_bytes=args.max_bytes)
@@ -274,6 +292,13 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
         except (OSError, ValueError, KeyboardInterrupt, Terminated):
             pass
     return code
+
+
+def _pass_unchanged(head, stdin, stdout):
+    """``-p`` in a mode that does not classify: the message, unchanged, to stdout; exit 0."""
+    stdout.write(head)
+    copy_rest(stdin, stdout)
+    return 0
 
 
 def _register(ops, model_path, args, stdin, stderr):
