@@ -375,3 +375,17 @@ def test_spamfilter_p_passes_the_message_through_when_learning(model_copy, sock_
     # a failure still passes the message through (exit 3)
     code, out, err = cold(["-m", str(sock_dir / "nodir" / "x" / "m.tnb"), "-p", "--unregister-ham"], msg)
     assert (code, out) == (3, msg) and err.count("\n") == 1
+
+
+# -- the load test, small (scripts/serve_load.py; the full run's figures are in docs/robustness.md) --
+def test_load_mixed_and_malformed_requests_every_answer_the_cold_ones():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("serve_load", Path(__file__).resolve().parents[1]
+                                                  / "scripts" / "serve_load.py")
+    serve_load = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(serve_load)
+    r = serve_load.run_load(clients=5, requests=20, big=100_000, seed=1)
+    assert r["mismatches"] == []
+    assert r["requests"] == 100 and r["daemon_alive"] and r["exit_code"] == 0
+    assert r["socket_removed"] and not r["traceback"]
