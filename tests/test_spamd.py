@@ -391,3 +391,41 @@ def test_load_mixed_and_malformed_requests_every_answer_the_cold_ones():
     assert r["mismatches"] == []
     assert r["requests"] == 100 and r["daemon_alive"] and r["exit_code"] == 0
     assert r["socket_removed"] and not r["traceback"]
+
+
+# -- the command line ---------------------------------------------------------------------------
+def test_textnb_serve_spamd_command_line(model_copy, sock_dir):
+    import signal
+    import sys
+
+    from test_serve import _start_daemon
+
+    from textnb.apps import serve
+    from textnb.cli import serve as serve_cli
+
+    assert (serve_cli.DEFAULT_MAX_TEXTS, serve_cli.DEFAULT_MAX_TOKENS) == (serve.DEFAULT_MAX_TEXTS,
+                                                                         serve.DEFAULT_MAX_TOKENS)
+    users = sock_dir / "u"
+    users.mkdir()
+    path = sock_dir / "spamd.sock"
+    proc, line = _start_daemon(model_copy, ["--spamd", str(path), "--allow-tell", "--user-models",
+                                            str(users / "%u.tnb"), "--unknown-user", "refuse"])
+    try:
+        assert f"spamd:{path}" in line
+        spam, _ = messages(30)
+        out = raw(path, request("CHECK", spam, [("User", "nobody")]))
+        assert out.startswith(b"SPAMD/1.0 67 ")  # refused: no model for this user
+        shutil.copyfile(model_copy, users / "bob.tnb")
+        out = raw(path, request("TELL", spam, [("User", "bob"), ("Message-class", "spam"), ("Set", "local")]))
+        assert b"DidSet: local" in out
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert not os.path.lexists(path)
+    r = subprocess.run([sys.executable, "-m", "textnb", "serve", str(model_copy), "--spamd", "x" * 130 + "/s"],
+                       capture_output=True, text=True, timeout=120, env=os.environ | {"PYTHONPATH": str(Path(
+                           __file__).resolve().parents[1])})
+    assert r.returncode == 1 and "over the system's limit" in r.stderr and r.stderr.count("\n") == 1

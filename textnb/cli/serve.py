@@ -12,8 +12,10 @@ __all__ = ["add_parser", "run"]
 def add_parser(sub):
     p = sub.add_parser("serve", help="load a model once and answer classification requests",
                        description="Serve a text model until SIGTERM: spam verdicts for `spamfilter --socket` "
-                                   "on a Unix socket, POST /classify with JSON {\"texts\": [...]} over HTTP "
-                                   "(see textnb.apps.serve). The model is reloaded when its file is replaced.")
+                                   "on a Unix socket, POST /classify with JSON {\"texts\": [...]} over HTTP, "
+                                   "SpamAssassin's spamd protocol for spamc and mail servers (see textnb.apps.serve, "
+                                   "textnb.apps.spamd). The model is reloaded when its file is replaced; SIGHUP "
+                                   "reads it again at once.")
     p.add_argument("model", metavar="MODEL")
     p.add_argument("--socket", metavar="PATH", help="Unix socket to listen on (created mode 0600)")
     p.add_argument("--socket-mode", type=socket_mode, default=0o600, metavar="OCTAL",
@@ -26,6 +28,22 @@ def add_parser(sub):
                    help=f"connections served at once (default 32; more wait; {max_clients.range})")
     p.add_argument("--timeout", type=timeout, default=30.0,
                    metavar="SECONDS", help=f"drop a client silent for this long (default 30; {timeout.range})")
+    p.add_argument("--spamd", type=spamd_address, metavar="ADDRESS",
+                   help="speak SpamAssassin's spamd protocol (SPAMC/1.5, for spamc, Exim, Postfix) on PORT of "
+                        "127.0.0.1, HOST:PORT, or a Unix socket PATH (with a '/'; created mode 0600)")
+    p.add_argument("--allow-tell", action="store_true",
+                   help="let spamd clients learn (spamc -L spam|ham|forget), as spamd's --allow-tell")
+    p.add_argument("--user-models", metavar="TEMPLATE",
+                   help="per-user models for spamd requests: the User: header's name replaces %%u "
+                        "(e.g. /var/lib/textnb/%%u.tnb)")
+    p.add_argument("--unknown-user", choices=("fallback", "refuse"), default="fallback",
+                   help="a user without a model file gets the served model (fallback, the default) "
+                        "or an error (refuse)")
+    p.add_argument("--max-texts", type=max_texts, default=DEFAULT_MAX_TEXTS, metavar="N",
+                   help=f"texts in one /classify request (default {DEFAULT_MAX_TEXTS}; {max_texts.range})")
+    p.add_argument("--max-tokens", type=max_tokens, default=DEFAULT_MAX_TOKENS, metavar="N",
+                   help=f"words in all texts of one /classify request (default {DEFAULT_MAX_TOKENS}; "
+                        f"{max_tokens.range})")
     p.set_defaults(handler=run)
     return p
 
@@ -59,7 +77,20 @@ def socket_mode(text):
 socket_mode.range = "000 to 777"
 
 
+def spamd_address(text):
+    """``PORT`` (on 127.0.0.1), ``HOST:PORT`` or a socket path (holding a ``/``) for ``--spamd``."""
+    if "/" in text:
+        return text
+    return http_address(text)
+
+
+#: (:data:`textnb.apps.serve.DEFAULT_MAX_TEXTS`, ``DEFAULT_MAX_TOKENS``: written here too so that
+#: ``textnb --help`` does not import the daemon; tests/test_serve.py checks that they agree)
+DEFAULT_MAX_TEXTS = 10_000
+DEFAULT_MAX_TOKENS = 2_000_000
 request_size = size  # 1 byte to 4G, as --max-bytes
+max_texts = bounded(int, low=1, high=10**7)
+max_tokens = bounded(int, low=1, high=10**10)
 max_clients = bounded(int, low=1, high=1024)
 timeout = bounded(float, low=0, high=3600, low_open=True)
 
@@ -77,10 +108,15 @@ def run(args, out, err):
         if server.http_address is not None:
             host, port = server.http_address
             where.append(f"http://{host}:{port}")
+        if server.spamd_address is not None:
+            a = server.spamd_address
+            where.append(f"spamd:{a}" if isinstance(a, str) else f"spamd://{a[0]}:{a[1]}")
         log(f"serving {args.model} on {', '.join(where)} (pid {os.getpid()})")
 
     server = Server(args.model, socket_path=args.socket, http=args.http, socket_mode=args.socket_mode,
-                    max_request=args.max_request, max_clients=args.max_clients, timeout=args.timeout, log=log)
+                    max_request=args.max_request, max_clients=args.max_clients, timeout=args.timeout,
+                    spamd=args.spamd, allow_tell=args.allow_tell, user_models=args.user_models,
+                    unknown_user=args.unknown_user, max_texts=args.max_texts, max_tokens=args.max_tokens, log=log)
     signum = serve_until_signal(server, ready=ready)
     log(f"stopped (signal {signum})")
     return 130 if signum == 2 else 0
