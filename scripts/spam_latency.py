@@ -11,6 +11,9 @@ For each message, in turn (so that load on the machine hits every contender alik
 * ``daemon_site``: the same Python client with the site module on (what the console script
   runs that ``pip install .`` writes when no C compiler works: it pays for the
   site-packages scan, .pth files included);
+* ``spamd_spamc``: Debian's ``spamc -c -x`` against the same daemon's spamd listener
+  (``textnb serve --spamd``): what a mail server that speaks to spamd pays per message
+  (left out without ``spamc``);
 * ``bogofilter``: ``bogofilter -d DIR`` (its verdict as the exit status);
 * ``cold``: ``python -S scripts/spamfilter --model MODEL`` (loads the model every time;
   ``-S`` as the script's ``#!`` line runs it);
@@ -24,12 +27,14 @@ For each message, in turn (so that load on the machine hits every contender alik
   start-up alone).
 
 Without a working C compiler the two compiled contenders are left out (``daemon`` is
-then None). :func:`measure_latency` returns the medians (seconds per message) and the
-ratios; the ``__main__`` prints them. ``scripts/bench_spam.py`` calls it for its table.
+then None). :func:`measure_latency` returns the medians (seconds per message, wall and
+CPU: user+sys of the process, plus the daemon's for its clients) and the ratios; the ``__main__`` prints them. ``scripts/bench_spam.py`` calls it for its table.
 """
 
 import argparse
 import os
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -51,24 +56,44 @@ def _env():
     return env
 
 
-def _time(argv, data, env, ok_codes=(0, 1, 2)):
+def _children_cpu():
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def _daemon_cpu(pid):
+    """user+sys seconds of the daemon process so far (from /proc; 0 where there is none)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _time(argv, data, env, ok_codes=(0, 1, 2), daemon_pid=None):
+    """``(wall seconds, CPU seconds)`` of one whole process; CPU is user+sys of the process
+    and, for a daemon client, of the daemon while it answered (``daemon_pid``)."""
+    cpu0, d0 = _children_cpu(), (_daemon_cpu(daemon_pid) if daemon_pid else 0.0)
     start = time.perf_counter()
     r = subprocess.run(argv, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     elapsed = time.perf_counter() - start
+    cpu = _children_cpu() - cpu0 + ((_daemon_cpu(daemon_pid) - d0) if daemon_pid else 0.0)
     if r.returncode not in ok_codes:
         raise RuntimeError(f"{argv[:3]}...: exit {r.returncode}: {r.stderr.decode(errors='replace')[-300:]}")
-    return elapsed
+    return elapsed, cpu
 
 
 def _start_daemon(model_path, sock, env):
-    proc = subprocess.Popen([sys.executable, "-m", "textnb", "serve", str(model_path), "--socket", str(sock)],
-                            stderr=subprocess.PIPE, text=True, env=env)
+    """``textnb serve MODEL --socket SOCK --spamd 127.0.0.1:0``; returns (process, spamd port)."""
+    proc = subprocess.Popen([sys.executable, "-m", "textnb", "serve", str(model_path), "--socket", str(sock),
+                             "--spamd", "127.0.0.1:0"], stderr=subprocess.PIPE, text=True, env=env)
     line = proc.stderr.readline()
     if "serving" not in line:
         proc.kill()
         proc.wait()
         raise RuntimeError(f"textnb serve did not start: {line.strip()}")
-    return proc
+    port = int(line.split("spamd://127.0.0.1:", 1)[1].split()[0].rstrip(","))
+    return proc, port
 
 
 def measure_latency(model_path, message_paths, bogofilter_dir, *, progress=None):
@@ -101,10 +126,12 @@ def measure_latency(model_path, message_paths, bogofilter_dir, *, progress=None)
             client, why = build_client(Path(tmp) / "spamfilter", fallback=checkout_fallback(REPO)), None
         except ClientBuildError as exc:
             client, why = None, str(exc).splitlines()[0]
-        daemon = _start_daemon(model_path, sock, env)
+        daemon, spamd_port = _start_daemon(model_path, sock, env)
+        spamc = shutil.which("spamc")
         try:
             contenders = {
                 "daemon": [str(client), "--socket", str(sock)] if client else None,
+                "spamd_spamc": [spamc, "-d", "127.0.0.1", "-p", str(spamd_port), "-c", "-x"] if spamc else None,
                 "daemon_python": [sys.executable, "-S", str(SPAMFILTER), "--socket", str(sock)],
                 "daemon_site": [sys.executable, str(SPAMFILTER), "--socket", str(sock)],
                 "bogofilter": ["bogofilter", "-d", str(bogofilter_dir)],
@@ -117,25 +144,40 @@ def measure_latency(model_path, message_paths, bogofilter_dir, *, progress=None)
             names = list(contenders)
             contenders = {name: argv for name, argv in contenders.items() if argv is not None}
             times = {name: [] for name in contenders}
+            cpus = {name: [] for name in contenders}
             for i, data in enumerate(messages):
                 for name, argv in contenders.items():
                     bare = name in ("sklearn_import", "python_floor")
-                    times[name].append(_time(argv, b"" if bare else data, env, (0,) if bare else (0, 1, 2)))
+                    wall, cpu = _time(argv, b"" if bare else data, env, (0,) if bare else (0, 1, 2),
+                                      daemon_pid=daemon.pid if name.startswith(("daemon", "spamd")) else None)
+                    times[name].append(wall)
+                    cpus[name].append(cpu)
                 if progress is not None:
                     progress(i + 1)
         finally:
             daemon.terminate()
             daemon.wait(timeout=60)
     med = {name: statistics.median(times[name]) if name in times else None for name in names}
+    cpu_med = {name: statistics.median(cpus[name]) if name in cpus else None for name in names}
 
     def ratio(a, b):
         return med[a] / med[b] if med[a] is not None else None
 
+    def cpu_ratio(a, b):
+        return cpu_med[a] / cpu_med[b] if cpu_med[a] is not None and cpu_med[b] else None
+
     return {
         "n": len(messages),
         "median_s": med,
+        "median_cpu_s": cpu_med,
+        "cpu_ratios": {
+            "daemon_vs_bogofilter": cpu_ratio("daemon", "bogofilter"),
+            "spamd_spamc_vs_bogofilter": cpu_ratio("spamd_spamc", "bogofilter"),
+            "daemon_python_vs_bogofilter": cpu_ratio("daemon_python", "bogofilter"),
+        },
         "ratios": {
             "daemon_vs_bogofilter": ratio("daemon", "bogofilter"),
+            "spamd_spamc_vs_bogofilter": ratio("spamd_spamc", "bogofilter"),
             "daemon_python_vs_bogofilter": ratio("daemon_python", "bogofilter"),
             "daemon_site_vs_bogofilter": ratio("daemon_site", "bogofilter"),
             "cold_vs_sklearn_import": ratio("cold", "sklearn_import"),
@@ -187,10 +229,15 @@ def main(argv=None):
     print(f"{res['n']} messages from {root}, whole processes, interleaved (median seconds per message):")
     if res["compiled_client"]:
         print(f"  (no compiled client: {res['compiled_client']})")
+    print(f"  {'':15s} {'wall':>8s}    {'CPU (user+sys; daemon clients: + the daemon)':s}")
     for name, sec in res["median_s"].items():
-        print(f"  {name:15s} {sec * 1000:8.1f} ms" if sec is not None else f"  {name:15s}        -")
+        cpu = res["median_cpu_s"][name]
+        print(f"  {name:15s} {sec * 1000:8.1f} ms {cpu * 1000:8.1f} ms" if sec is not None
+              else f"  {name:15s}        -")
     for name, r in res["ratios"].items():
         print(f"  {name:31s} {r:6.2f}x" if r is not None else f"  {name:31s}      -")
+    for name, r in res["cpu_ratios"].items():
+        print(f"  CPU {name:27s} {r:6.2f}x" if r is not None else f"  CPU {name:27s}      -")
     print(f"  1-minute load average at the end: {res['load_average']:.1f} ({os.cpu_count()} CPUs)")
 
 

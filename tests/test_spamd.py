@@ -429,3 +429,20 @@ def test_textnb_serve_spamd_command_line(model_copy, sock_dir):
                        capture_output=True, text=True, timeout=120, env=os.environ | {"PYTHONPATH": str(Path(
                            __file__).resolve().parents[1])})
     assert r.returncode == 1 and "over the system's limit" in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_exims_spam_condition_request_and_parse(spam_model):
+    """Exim's spam.c sends ``REPORT SPAMC/1.2`` with User and Content-length and parses the
+    answer with ``sscanf("SPAMD/%7s 0 EX_OK\\r\\nSpam: %*s ; %lf / %lf\\r\\n\\r\\n%n")``; its
+    condition is true when score >= threshold."""
+    import re
+
+    spam, ham = messages(31)
+    with Server(spam_model, spamd=("127.0.0.1", 0)) as srv:
+        for msg, want in ((spam, True), (ham, False)):
+            req = b"REPORT SPAMC/1.2\r\nUser: nobody\r\nContent-length: %d\r\n\r\n" % len(msg) + msg
+            out = raw(srv.spamd_address, req)
+            m = re.match(rb"SPAMD/(\S{1,7}) 0 EX_OK\r\nSpam: \S+ ; (\S+) / (\S+)\r\n\r\n", out)
+            assert m, out
+            assert (float(m.group(2)) >= float(m.group(3))) == want
+            assert b"Content analysis details" in out[m.end():]
