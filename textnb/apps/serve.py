@@ -1,10 +1,15 @@
-"""``textnb serve``: a text model loaded once, answering over a Unix socket and HTTP.
+"""``textnb serve``: a text model loaded once, answering over a Unix socket, HTTP and spamd.
 
 A mail filter that starts Python, imports numpy and reads a model for every message
 pays for all of it per message; the daemon pays once. :class:`Server` loads a model
 file (any textnb text model: :class:`~textnb.TextClassifier` and the other models
-that classify strings) and answers until it is stopped (``textnb serve`` stops on
-SIGTERM or SIGINT: in-flight requests are finished, the socket file is removed).
+that classify strings; a table model is refused) and answers until it is stopped
+(``textnb serve`` stops on SIGTERM or SIGINT: in-flight requests are finished,
+connections waiting for a request are closed, the socket files are removed; SIGHUP
+reads the model files again and goes on). Every transport answers a message with the
+one verdict of :func:`textnb.apps.verdict.message_verdict`; the wire formats are
+:mod:`textnb.apps.protocol`'s; SpamAssassin's spamd protocol is :mod:`textnb.apps.spamd`
+(``spamd=``, ``textnb serve --spamd``).
 
 **Unix socket** (``socket_path``; created mode ``0600`` unless ``socket_mode`` says
 otherwise, e.g. ``0660`` for a mail system's group). One request per line, the body
@@ -29,14 +34,18 @@ length-prefixed; a connection may carry several requests:
 column per class; log-odds ``log P(c|x) - log P(not c|x)`` keep their resolution
 where probabilities round to 0 or 1). With ``"mail": true`` each text is a raw
 message (parsed as the mail tools parse it) and, for a spam model, ``"verdicts"`` is
-added (``spam_cutoff`` / ``ham_cutoff`` may be given). ``GET /model`` describes the
+added (``spam_cutoff`` / ``ham_cutoff`` may be given) and each message's row is its
+verdict's (one score per message). ``GET /model`` describes the
 served model. Errors: ``{"error": "..."}`` with status 400 (bad request), 404, 405,
 411 (no Content-Length), 413 (over ``max_request``).
 
 **Limits.** A request body is at most ``max_request`` bytes (default 16 MiB); at most
 ``max_clients`` connections are served at once (more wait to be accepted); a client
-that sends nothing for ``timeout`` seconds is dropped. The model is read-only, so
-requests run in threads without locks.
+that sends nothing for ``timeout`` seconds is dropped; a ``CLASSIFY`` / ``/classify``
+request holds at most ``max_texts`` texts and ``max_tokens`` words in all. The served
+default model caches token weights for known tokens only (bounded by its vocabulary).
+So memory is bounded by the configuration (``scripts/serve_load.py``). The model is
+read-only, so requests run in threads without locks.
 
 **Reloading.** Before each request the model file is ``stat``-ed (one system call);
 when its device, inode, size or modification time changed (a registration by another
