@@ -568,3 +568,24 @@ def test_sighup_reloads_and_the_daemon_goes_on(spam_model, topic_model, tmp_path
             proc.kill()
             proc.wait()
     assert "Traceback" not in rest and not os.path.lexists(sock)
+
+
+def test_max_clients_is_one_cap_over_every_listener(spam_model, sock_dir):
+    import time
+
+    with Server(spam_model, socket_path=sock_dir / "s", spamd=("127.0.0.1", 0), max_clients=2) as server:
+        idle = []
+        for _ in range(2):
+            c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            c.connect(str(sock_dir / "s"))
+            idle.append(c)
+        time.sleep(0.5)  # both accepted: their handlers wait for a request line
+        with socket.create_connection(server.spamd_address, timeout=1.0) as s:
+            s.sendall(b"PING SPAMC/1.5\r\n\r\n")
+            with pytest.raises(socket.timeout):  # waits for a slot: not answered
+                s.recv(100)
+            idle.pop().close()
+            s.settimeout(30)
+            assert s.recv(100) == b"SPAMD/1.5 0 PONG\r\n"
+        for c in idle:
+            c.close()

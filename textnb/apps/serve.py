@@ -283,7 +283,8 @@ def _cutoff(value, name):
 
 # -- Unix socket ---------------------------------------------------------------------
 class _Bounded:
-    """socketserver mix-in: a thread per connection, at most ``max_clients`` at once."""
+    """socketserver mix-in: a thread per connection, at most ``max_clients`` at once over
+    all the server's listeners."""
 
     daemon_threads = False
     block_on_close = True  # server_close() waits for in-flight requests
@@ -291,7 +292,7 @@ class _Bounded:
 
     def _init_bounded(self, owner):
         self.owner = owner
-        self._slots = threading.BoundedSemaphore(owner.max_clients)
+        self._slots = owner._slots  # one cap over every listener
 
     def process_request(self, request, client_address):
         while not self._slots.acquire(timeout=0.2):
@@ -619,6 +620,7 @@ class Server:
         self.stopping = False
         self._servers, self._threads, self._unix_sockets = [], [], []
         self._conns, self._conns_lock = set(), threading.Lock()
+        self._slots = threading.BoundedSemaphore(max_clients)
         self._spamd_path = None
         for path in (self.socket_path, spamd if isinstance(spamd, str) and "/" in spamd else None):
             if path is not None:
