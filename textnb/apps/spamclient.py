@@ -10,7 +10,8 @@ installs it as ``spamfilter`` when a C compiler works), gives the same answers w
 Python's start-up; a change to the protocol or to what this client prints must be made
 in both (``tests/test_spamclient_c.py`` compares them byte for byte).
 
-Protocol (one request per connection; see :mod:`textnb.apps.serve`): the client sends ::
+Protocol (one request per connection; written once in :mod:`textnb.apps.protocol`, which
+the daemon uses too; see :mod:`textnb.apps.serve`): the client sends ::
 
     SPAM <n> [spam_cutoff=<p>] [ham_cutoff=<p>] [max_bytes=<n>] [headers=1]\\n<n bytes>
 
