@@ -53,6 +53,7 @@ import socket
 import socketserver
 import tempfile
 import threading
+import time
 from collections import OrderedDict
 
 from textnb.apps import protocol
@@ -65,6 +66,7 @@ __all__ = ["UserModels", "SpamdHandler", "check_user_name", "parse_address", "DE
 
 DEFAULT_MAX_USERS = 64
 _MAX_USER = 255
+_MAX_DRAIN = 64 * 1024 * 1024
 _BLANK_LINE = re.compile(rb"\r?\n\r?\n")
 
 
@@ -286,8 +288,10 @@ class SpamdHandler(socketserver.StreamRequestHandler):
                 self._handle(owner)
             except ProtocolError as exc:
                 self._send(protocol.spamd_error(exc.status, f"Bad header line: {exc}"))
+                self._drain(owner)
             except _Refuse as exc:
                 self._send(protocol.spamd_error(exc.status, exc.text))
+                self._drain(owner)
             except socket.timeout:
                 self._send(protocol.spamd_error("EX_TIMEOUT", f"Timeout: ({owner.timeout:g} second socket "
                                                               "timeout reading input from client)"))
@@ -299,6 +303,22 @@ class SpamdHandler(socketserver.StreamRequestHandler):
                 owner.log(f"spamd: internal error: {type(exc).__name__}: {exc}")
                 self._send(protocol.spamd_error("EX_SOFTWARE", f"internal error: {type(exc).__name__}: {exc}"))
         except OSError:  # the client went away
+            return
+
+    def _drain(self, owner):
+        """After an error answer: read (and drop) what the client still sends, a bounded
+        amount for a bounded time, so that closing does not reset the connection before
+        the client has read the answer."""
+        try:
+            self.request.shutdown(socket.SHUT_WR)
+            deadline = time.monotonic() + min(owner.timeout, 5.0)
+            left = _MAX_DRAIN
+            while left > 0 and time.monotonic() < deadline and not owner.stopping:
+                chunk = self.rfile.read1(min(left, 1 << 16))
+                if not chunk:
+                    return
+                left -= len(chunk)
+        except OSError:
             return
 
     def _handle(self, owner):
@@ -382,7 +402,10 @@ class SpamdHandler(socketserver.StreamRequestHandler):
             raise _Refuse("EX_DATAERR", "Bad message: empty message")
         changed = False
         try:
-            if ("local" in set_ or "local" in remove) and not os.path.exists(model_path):
+            if not os.path.exists(model_path):
+                if "local" not in set_:  # nothing learnt there: nothing to forget
+                    self._send(protocol.spamd_reply([]))
+                    return
                 _copy_model(owner.holder.path, model_path)
             if "local" in set_:
                 changed = tell(model_path, data, set_class=headers["message_class"],
