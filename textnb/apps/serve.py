@@ -645,6 +645,11 @@ class Server:
     def _track(self, conn, add):
         with self._conns_lock:
             (self._conns.add if add else self._conns.discard)(conn)
+            if add and self.stopping:  # accepted while stopping: after stop()'s sweep, so end it here
+                try:
+                    conn.shutdown(socket.SHUT_RD)
+                except OSError:
+                    pass
 
     def start(self):
         """Load the model and start listening (in background threads); returns self."""
@@ -740,13 +745,12 @@ class Server:
         for srv, t in zip(self._servers, self._threads):
             srv.shutdown()
             t.join()
-        with self._conns_lock:
-            conns = list(self._conns)
-        for conn in conns:  # wakes a handler blocked reading: it sees the end of its input
-            try:
-                conn.shutdown(socket.SHUT_RD)
-            except OSError:
-                pass
+        with self._conns_lock:  # wakes a handler blocked reading: it sees the end of its input
+            for conn in self._conns:
+                try:
+                    conn.shutdown(socket.SHUT_RD)
+                except OSError:
+                    pass
         for srv in self._servers:
             srv.server_close()
         self._servers, self._threads = [], []
