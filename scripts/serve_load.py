@@ -43,7 +43,6 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from textnb.apps import protocol  # noqa: E402
 from textnb.apps.spamclient import classify_message  # noqa: E402
 
 __all__ = ["run_load"]

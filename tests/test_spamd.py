@@ -106,6 +106,7 @@ def test_spamc_check_exit_code_and_score(spam_model):
             code, label, log_odds, _ = cold_verdict(spam_model, msg)
             r = spamc(port, ["-c"], msg)
             is_spam = label == "spam"
+            assert (code == 0) == is_spam  # the cold command's exit code: 0 = spam
             assert r.returncode == (1 if is_spam else 0), (label, r)
             score, threshold = r.stdout.decode().strip().split("/")
             assert threshold == "5.0"
@@ -172,7 +173,7 @@ def test_spamc_learn_and_forget_change_the_model_exactly(model_copy, sock_dir):
         assert np.array_equal(got[1], before[1])
         assert spamc(port, ["-L", "forget"], ham).stdout == b"Message was already un/learned\n"
         # the daemon serves the model it learned into
-        code, label, log_odds, _ = cold_verdict(model_copy, spam)
+        _, label, _, _ = cold_verdict(model_copy, spam)
         assert spamc(port, ["-c"], spam).returncode == (1 if label == "spam" else 0)
 
 
@@ -261,7 +262,7 @@ def test_malformed_requests_get_the_protocols_error_and_the_daemon_goes_on(spam_
     with Server(spam_model, spamd=("127.0.0.1", 0), max_request=100_000) as srv:
         a = srv.spamd_address
         out = raw(a, data)
-        version, number, text = protocol.parse_spamd_status(out.split(b"\r\n")[0] + b"\r\n")
+        version, number, _ = protocol.parse_spamd_status(out.split(b"\r\n")[0] + b"\r\n")
         assert number == status, out
         if status:
             assert out.count(b"\r\n") == 1 and version == "1.0"

@@ -60,7 +60,7 @@ from textnb.apps import protocol
 from textnb.apps.filtering import add_headers, model_lock, update_model
 from textnb.apps.protocol import ProtocolError
 from textnb.apps.verdict import message_verdict, spamd_fields, spamd_report, spamd_symbol
-from textnb.core.errors import InputError, ModelFileError, TextnbError
+from textnb.core.errors import InputError, TextnbError
 
 __all__ = ["UserModels", "SpamdHandler", "check_user_name", "parse_address", "DEFAULT_MAX_USERS"]
 
@@ -292,7 +292,7 @@ class SpamdHandler(socketserver.StreamRequestHandler):
             except _Refuse as exc:
                 self._send(protocol.spamd_error(exc.status, exc.text))
                 self._drain(owner)
-            except socket.timeout:
+            except TimeoutError:
                 self._send(protocol.spamd_error("EX_TIMEOUT", f"Timeout: ({owner.timeout:g} second socket "
                                                               "timeout reading input from client)"))
             except OSError:
