@@ -14,6 +14,8 @@ For each message, in turn (so that load on the machine hits every contender alik
 * ``spamd_spamc``: Debian's ``spamc -c -x`` against the same daemon's spamd listener
   (``textnb serve --spamd``): what a mail server that speaks to spamd pays per message
   (left out without ``spamc``);
+* ``spamc_floor``: the same ``spamc -c`` against a port nobody listens on (its own
+  start-up and a refused connection: the floor of any spamd daemon reached with spamc);
 * ``bogofilter``: ``bogofilter -d DIR`` (its verdict as the exit status);
 * ``cold``: ``python -S scripts/spamfilter --model MODEL`` (loads the model every time;
   ``-S`` as the script's ``#!`` line runs it);
@@ -84,6 +86,15 @@ def _time(argv, data, env, ok_codes=(0, 1, 2), daemon_pid=None):
     return elapsed, cpu
 
 
+def _closed_port():
+    """A loopback TCP port nobody listens on (bound, then released)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def _start_daemon(model_path, sock, env):
     """``textnb serve MODEL --socket SOCK --spamd 127.0.0.1:0``; returns (process, spamd port)."""
     proc = subprocess.Popen([sys.executable, "-m", "textnb", "serve", str(model_path), "--socket", str(sock),
@@ -133,6 +144,8 @@ def measure_latency(model_path, message_paths, bogofilter_dir, *, progress=None)
             contenders = {
                 "daemon": [str(client), "--socket", str(sock)] if client else None,
                 "spamd_spamc": [spamc, "-d", "127.0.0.1", "-p", str(spamd_port), "-c", "-x"] if spamc else None,
+                "spamc_floor": [spamc, "-d", "127.0.0.1", "-p", str(_closed_port()), "--connect-retries", "1", "-c"]
+                if spamc else None,
                 "daemon_python": [sys.executable, "-S", str(SPAMFILTER), "--socket", str(sock)],
                 "daemon_site": [sys.executable, str(SPAMFILTER), "--socket", str(sock)],
                 "bogofilter": ["bogofilter", "-d", str(bogofilter_dir)],
@@ -146,13 +159,17 @@ def measure_latency(model_path, message_paths, bogofilter_dir, *, progress=None)
             contenders = {name: argv for name, argv in contenders.items() if argv is not None}
             times = {name: [] for name in contenders}
             cpus = {name: [] for name in contenders}
+            daemon_cpus = {name: [] for name in contenders}
             for i, data in enumerate(messages):
                 for name, argv in contenders.items():
                     bare = name in ("sklearn_import", "python_floor")
+                    served = name.startswith(("daemon", "spamd"))
+                    d0 = _daemon_cpu(daemon.pid) if served else 0.0
                     wall, cpu = _time(argv, b"" if bare else data, env, (0,) if bare else (0, 1, 2),
-                                      daemon_pid=daemon.pid if name.startswith(("daemon", "spamd")) else None)
+                                      daemon_pid=daemon.pid if served else None)
                     times[name].append(wall)
                     cpus[name].append(cpu)
+                    daemon_cpus[name].append(_daemon_cpu(daemon.pid) - d0 if served else 0.0)
                 if progress is not None:
                     progress(i + 1)
         finally:
@@ -162,6 +179,7 @@ def measure_latency(model_path, message_paths, bogofilter_dir, *, progress=None)
     # CPU as a mean: the kernel counts it in clock ticks (the daemon's in 10 ms ticks from
     # /proc), so single samples are 0 or a tick; their mean, unlike their median, is unbiased
     cpu_med = {name: statistics.fmean(cpus[name]) if name in cpus else None for name in names}
+    daemon_cpu = {name: statistics.fmean(daemon_cpus[name]) if name in daemon_cpus else None for name in names}
 
     def ratio(a, b):
         return med[a] / med[b] if med[a] is not None else None
@@ -173,6 +191,7 @@ def measure_latency(model_path, message_paths, bogofilter_dir, *, progress=None)
         "n": len(messages),
         "median_s": med,
         "mean_cpu_s": cpu_med,
+        "mean_daemon_cpu_s": daemon_cpu,
         "cpu_ratios": {
             "daemon_vs_bogofilter": cpu_ratio("daemon", "bogofilter"),
             "spamd_spamc_vs_bogofilter": cpu_ratio("spamd_spamc", "bogofilter"),
@@ -234,8 +253,9 @@ def main(argv=None):
         print(f"  (no compiled client: {res['compiled_client']})")
     print(f"  {'':15s} {'wall':>8s}    {'CPU (user+sys; daemon clients: + the daemon)':s}")
     for name, sec in res["median_s"].items():
-        cpu = res["mean_cpu_s"][name]
-        print(f"  {name:15s} {sec * 1000:8.1f} ms {cpu * 1000:8.1f} ms" if sec is not None
+        cpu, dcpu = res["mean_cpu_s"][name], res["mean_daemon_cpu_s"][name]
+        share = f"  (daemon {dcpu * 1000:.1f} ms)" if dcpu else ""
+        print(f"  {name:15s} {sec * 1000:8.1f} ms {cpu * 1000:8.1f} ms{share}" if sec is not None
               else f"  {name:15s}        -")
     for name, r in res["ratios"].items():
         print(f"  {name:31s} {r:6.2f}x" if r is not None else f"  {name:31s}      -")
