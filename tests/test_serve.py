@@ -40,8 +40,12 @@ def mail_bytes(words, rng, n=12):
 
 @pytest.fixture(scope="module")
 def spam_model(tmp_path_factory):
+    return make_spam_model(tmp_path_factory.mktemp("srv"))
+
+
+def make_spam_model(root):
+    """A spam model trained on 25 + 25 synthetic messages in ``root`` (its path)."""
     rng = random.Random(0)
-    root = tmp_path_factory.mktemp("srv")
     for label, words in (("spam", SPAM_WORDS), ("ham", HAM_WORDS)):
         (root / label).mkdir()
         for i in range(25):

@@ -23,10 +23,15 @@ from textnb.cli.mailfilters import filter_main
 from textnb.core.errors import InputError
 from textnb.core.model_io import load
 
-from test_serve import HAM_WORDS, SPAM_WORDS, mail_bytes, spam_model  # noqa: F401 (spam_model: a fixture)
+from test_serve import HAM_WORDS, SPAM_WORDS, mail_bytes, make_spam_model
 
 SPAMC = shutil.which("spamc")
 needs_spamc = pytest.mark.skipif(SPAMC is None, reason="spamc is not installed (apt-get install spamc)")
+
+
+@pytest.fixture(scope="module")
+def spam_model(tmp_path_factory):
+    return make_spam_model(tmp_path_factory.mktemp("spamd"))
 
 
 @pytest.fixture()
