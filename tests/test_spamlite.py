@@ -73,6 +73,8 @@ def _reference_split(text):
     fields, lines, k = [], text.split("\n"), 0
     while k < len(lines):
         line = lines[k]
+        if k == len(lines) - 1 and not line:  # after the last line's end: not a blank line
+            break
         if re.fullmatch(r"[ \t]*", line):
             return fields, "\n".join(lines[k + 1:]), True
         if line[0] in " \t":
@@ -82,9 +84,15 @@ def _reference_split(text):
             name, value = line.split(":", 1)
             fields.append((name.lower(), value.lstrip(" \t")))
         else:
-            return fields, "\n".join(lines[k:]), False
+            return _mail_or_text(fields, "\n".join(lines[k:]), text)
         k += 1
-    return fields, "", True
+    return _mail_or_text(fields, "", text)
+
+
+def _mail_or_text(fields, body, text):
+    if any(mt._known_field(name) for name, _ in fields):
+        return fields, body, False
+    return [], text, True
 
 
 _ALPHABET = st.sampled_from(list("ab:Z- \t\r\n.'$_=;!~<>/\x00\x7f\xa0\xb5\xb2\xe9\u0130\u2028x") + ["Subject: ", "\n\n", "\r\n "])

@@ -101,6 +101,7 @@ _SOURCES = {
     "NON_WORD": r"[\W_]+",
     "TEXT_WORD": r"(?u)\b\w\w+\b",
     "LONG_WORD": r"(?u)\w{%d,}" % (MAX_TOKEN + 1),
+    "LONG_RUN": r"(?u)[\w$'.\-]{%d,}" % (MAX_TOKEN + 1),
 }
 
 
@@ -261,14 +262,34 @@ def _field_name(line):
     return name if _is_name(name) else None
 
 
+#: Header fields of mail and news (RFC 5322, 2045, 2369, 3834, 5536, ...): a block of
+#: ``Name: value`` lines that is not ended by a blank line is a header only when it holds
+#: one of them (or an ``X-``, ``List-``, ``Content-``, ``Resent-``, ... field).
+_MAIL_FIELDS = frozenset({
+    "from", "to", "cc", "bcc", "subject", "date", "received", "message-id", "return-path",
+    "reply-to", "sender", "in-reply-to", "references", "mime-version", "delivered-to",
+    "envelope-to", "status", "user-agent", "organization", "precedence", "priority", "importance",
+    "errors-to", "comments", "keywords", "path", "newsgroups", "lines", "thread-topic",
+    "thread-index", "authentication-results", "received-spf", "sensitivity", "followup-to",
+    "approved", "xref", "nntp-posting-host", "mail-followup-to", "disposition-notification-to",
+})
+_MAIL_PREFIXES = ("x-", "list-", "content-", "resent-", "arc-", "dkim-", "domainkey-", "original-", "auto-")
+
+
+def _known_field(name):
+    return name in _MAIL_FIELDS or name.startswith(_MAIL_PREFIXES)
+
+
 def _split_message(text, cut=None):
     """``(fields, body, separated)`` of a message held as a string with LF line ends.
 
     ``fields`` lists ``(lowercase name, value)`` with folded lines unfolded (each line
     break and the blanks after it become one space) and the value's leading blanks
-    removed; ``separated`` is False when the header ended at a line that is not a field
-    (that line starts the body) rather than at a blank line. A text whose first line does
-    not open a header (:func:`_starts_with_field`) has no fields. At most
+    removed; ``separated`` is True when a blank line ended the header (False: it ended
+    at a line that is not a field, which starts the body, or at the end of the text). A text whose first line does
+    not open a header (:func:`_starts_with_field`) has no fields, nor has one whose
+    ``Name: value`` lines are not ended by a blank line and name no mail field
+    (:data:`_MAIL_FIELDS`: ``URGENT: call now`` is a text message). At most
     :data:`MAX_HEADERS` fields, each cut to :data:`MAX_HEADER_BYTES` (``cut``, a set,
     gets ``'headers'`` / ``'headerbytes'``). One pass over the header's lines.
     """
@@ -311,10 +332,12 @@ def _split_message(text, cut=None):
             name, parts = field.lower(), [line[len(field) + 1:].lstrip(" \t")]
             size = len(parts[0])
         pos = end + 1
-    else:  # the text ends inside the header: nothing to separate
-        separated = True
+    else:  # the text ends inside the header (no body)
+        pos = n
     if parts is not None:
         fields.append((name, " ".join(parts)))
+    if not separated and not any(_known_field(k) for k, _ in fields):
+        return [], text, True  # "URGENT: call now" and no mail field: a text, not a header
     out = []
     for k, v in fields:
         if len(v) > MAX_HEADER_BYTES:
@@ -688,7 +711,7 @@ def read_message(data, max_bytes=DEFAULT_MAX_BYTES):
         fields, body, separated = _split_message(text, mail.cut)
         if fields:
             mail.items.append(("header", fields))
-            if not separated:
+            if not separated and body:
                 mail.items.append(("defect", "noseparator"))
         _entity(fields, body, mail, 0, [MAX_PARTS], True)
     except _PARSE_ERRORS:
@@ -934,6 +957,18 @@ def _skip_text(match):
     return f"skip_{_token(word[0]) or 'x'}_{len(word) // 10 * 10}"
 
 
+def _skip_run(match):
+    """A run of token characters whose token (:func:`_pieces`: its ends ``'.-`` stripped)
+    is longer than :data:`MAX_TOKEN` becomes one ``skip_<c>_<len>`` word, as
+    :func:`message_tokens` makes it one ``skip:`` token: both renderings keep the same
+    words of a body."""
+    run = match.group()
+    word = run.strip(_ENDS)
+    if len(word) <= MAX_TOKEN:
+        return run
+    return f" skip_{_token(word[0].lower()) or 'x'}_{len(word) // 10 * 10} "
+
+
 def message_text(data, *, max_bytes=DEFAULT_MAX_BYTES, all_headers=True, unique=False):
     """One message (bytes) as one string for the default tokenizer. Never raises.
 
@@ -999,8 +1034,8 @@ def message_text(data, *, max_bytes=DEFAULT_MAX_BYTES, all_headers=True, unique=
         if top_header:
             tokens.insert(0, "received_hops_0")
         tokens += ["mimedefect_toomany" + what for what in sorted(mail.cut)]
-    result = " ".join(dict.fromkeys(tokens)) + "\n" + "\n".join(texts)
-    result = _P.LONG_WORD.sub(_skip_text, result)
+    head = _P.LONG_WORD.sub(_skip_text, " ".join(dict.fromkeys(tokens)))
+    result = head + "\n" + _P.LONG_RUN.sub(_skip_run, "\n".join(texts))
     if unique:
         result = " ".join(dict.fromkeys(_P.TEXT_WORD.findall(result.lower())))
     return result
