@@ -80,7 +80,8 @@ def _reference_split(text):
         if line[0] in " \t":
             if fields:
                 fields[-1] = (fields[-1][0], fields[-1][1] + " " + line.lstrip(" \t"))
-        elif mt._FIELD.match(line):
+        elif mt._FIELD.match(line) and (re.match(r"[^:]*:(?:[ \t]|$)", line)
+                                        or mt._known_field(line.split(":", 1)[0].lower())):
             name, value = line.split(":", 1)
             fields.append((name.lower(), value.lstrip(" \t")))
         else:
@@ -90,9 +91,18 @@ def _reference_split(text):
 
 
 def _mail_or_text(fields, body, text):
-    if any(mt._known_field(name) for name, _ in fields):
+    """Without a blank line the header extends over mail fields only."""
+    import re
+
+    known = [i for i, (name, _) in enumerate(fields) if mt._known_field(name)]
+    if not known:
+        return [], text, True
+    last = known[-1]
+    if last + 1 == len(fields):
         return fields, body, False
-    return [], text, True
+    # the body starts at the line of the field after the last mail field
+    starts = [m.start() for m in re.finditer(r"(?m)^[!-9;-~]+:", text)]
+    return fields[:last + 1], text[starts[last + 1]:], False
 
 
 _ALPHABET = st.sampled_from(list("ab:Z- \t\r\n.'$_=;!~<>/\x00\x7f\xa0\xb5\xb2\xe9\u0130\u2028x") + ["Subject: ", "\n\n", "\r\n "])

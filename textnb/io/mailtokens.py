@@ -272,8 +272,13 @@ _MAIL_FIELDS = frozenset({
     "errors-to", "comments", "keywords", "path", "newsgroups", "lines", "thread-topic",
     "thread-index", "authentication-results", "received-spf", "sensitivity", "followup-to",
     "approved", "xref", "nntp-posting-host", "mail-followup-to", "disposition-notification-to",
+    "delivery-date", "envelope-from", "apparently-to", "return-receipt-to", "errors-to", "mailing-list",
+    "face", "openpgp", "autocrypt", "cancel-lock", "supersedes", "expires", "distribution", "summary",
+    "followup-to", "archived-at", "feedback-id", "accept-language", "bounces-to", "encoding",
+    "message-id", "mail-reply-to", "nntp-posting-date", "injection-info", "injection-date", "user-agent",
 })
-_MAIL_PREFIXES = ("x-", "list-", "content-", "resent-", "arc-", "dkim-", "domainkey-", "original-", "auto-")
+_MAIL_PREFIXES = ("x-", "x_", "list-", "content-", "resent-", "arc-", "dkim-", "domainkey-", "original-",
+                  "auto-", "thread-", "mime-", "nntp-", "return-", "reply-", "in-reply", "require-")
 
 
 def _known_field(name):
@@ -286,16 +291,18 @@ def _split_message(text, cut=None):
     ``fields`` lists ``(lowercase name, value)`` with folded lines unfolded (each line
     break and the blanks after it become one space) and the value's leading blanks
     removed; ``separated`` is True when a blank line ended the header (False: it ended
-    at a line that is not a field, which starts the body, or at the end of the text). A text whose first line does
-    not open a header (:func:`_starts_with_field`) has no fields, nor has one whose
-    ``Name: value`` lines are not ended by a blank line and name no mail field
-    (:data:`_MAIL_FIELDS`: ``URGENT: call now`` is a text message). At most
+    at a line that is not a field, which starts the body, or at the end of the text). A
+    text whose first line does not open a header (:func:`_starts_with_field`) has no
+    fields. A line ``Name:value`` without a blank after the colon is a field only for a
+    mail field (``http://example.com`` starts the body). A header not ended by a blank
+    line ends with its last mail field (:func:`_known_field`): ``URGENT: call now`` is a
+    text, and ``Subject: x`` + ``Note: see below`` keeps the note as body. At most
     :data:`MAX_HEADERS` fields, each cut to :data:`MAX_HEADER_BYTES` (``cut``, a set,
     gets ``'headers'`` / ``'headerbytes'``). One pass over the header's lines.
     """
     if not _starts_with_field(text):
         return [], text, True
-    fields, pos, n = [], 0, len(text)
+    fields, starts, pos, n = [], [], 0, len(text)
     name = parts = None
     size = 0
     separated = False
@@ -320,8 +327,9 @@ def _split_message(text, cut=None):
             pos, separated = end + 1, True
             break
         field = _field_name(line)
-        if field is None:  # the first line that is not a field: the body starts here
-            break
+        if field is None or (line[len(field) + 1:len(field) + 2] not in ("", " ", "\t")
+                             and not _known_field(field.lower())):
+            break  # the first line that is not a field (nor "Name:value" of a mail field): the body
         if parts is not None:
             fields.append((name, " ".join(parts)))
         if len(fields) >= MAX_HEADERS:
@@ -331,13 +339,18 @@ def _split_message(text, cut=None):
         else:
             name, parts = field.lower(), [line[len(field) + 1:].lstrip(" \t")]
             size = len(parts[0])
+            starts.append(pos)
         pos = end + 1
     else:  # the text ends inside the header (no body)
         pos = n
     if parts is not None:
         fields.append((name, " ".join(parts)))
-    if not separated and not any(_known_field(k) for k, _ in fields):
-        return [], text, True  # "URGENT: call now" and no mail field: a text, not a header
+    if not separated:  # no blank line: the header ends with its last mail field
+        known = [i for i, (k, _) in enumerate(fields) if _known_field(k)]
+        if not known:
+            return [], text, True  # "URGENT: call now": a text, not a header
+        if known[-1] + 1 < len(fields):  # "Subject: x" then "Note: the body's first line"
+            fields, pos = fields[:known[-1] + 1], starts[known[-1] + 1]
     out = []
     for k, v in fields:
         if len(v) > MAX_HEADER_BYTES:
@@ -863,7 +876,8 @@ class Tokens(list):
 
 
 def _spam_tokens(mail, out):
-    seen_header = False
+    if not mail.items or mail.items[0][0] != "header":
+        out.append("received:0")  # no header: what one without Received fields gives
     for item in mail.items:
         kind = item[0]
         if kind == "text":
@@ -875,7 +889,6 @@ def _spam_tokens(mail, out):
             out += _words(text)
         elif kind == "header":
             _header_tokens(item[1], out)
-            seen_header = True
         elif kind == "ctype":
             out.append("ctype:" + item[1][:MAX_TOKEN])
         elif kind == "charset":
@@ -887,8 +900,6 @@ def _spam_tokens(mail, out):
                 out += _words(item[1], "attach:")
         else:
             out.append("mimedefect:" + item[1])
-    if not seen_header:
-        out.append("received:0")
     out += ["mimedefect:toomany" + what for what in sorted(mail.cut)]
 
 
