@@ -47,14 +47,25 @@ def _pattern(name):
     return globals().get(name) or __getattr__(name)
 
 
+#: Codecs never used to decode mail, whatever a message declares: Python's ``punycode``
+#: (and ``idna``, built on it) takes time quadratic in the input (about 1 MB of it holds
+#: a filter for minutes); a declared one falls back as an unknown charset does.
+REFUSED_CODECS = frozenset({"punycode", "idna"})
+
+
 def _codec(charset):
+    """The codec name for a declared charset, or None (unknown, not a text encoding, or
+    one of :data:`REFUSED_CODECS`)."""
     if not charset:
         return None
-    charset = str(charset).strip().strip('"').lower()
+    charset = str(charset).strip().strip('"').lower()[:64]
     try:
-        return codecs.lookup(charset).name
+        info = codecs.lookup(charset)
     except (LookupError, ValueError):
         return None
+    if info.name in REFUSED_CODECS or not getattr(info, "_is_text_encoding", True):
+        return None
+    return info.name
 
 
 def decode_bytes(data, charset=None):

@@ -1,44 +1,107 @@
-"""A fast header- and MIME-aware tokenizer for raw mail: :func:`message_tokens`.
+"""The one mail reader and tokenizer: raw RFC 5322 messages to tokens, on every path.
 
-The tokens of the spam scorer (:class:`textnb.apps.spamscore.SpamScorer`): every header
-field gives tokens prefixed by its name (``subject:cheap``, ``from:example.com``,
-``rcvd:mx1.example.com``, ``list-id:python.org``, and ``hname:<field>`` for the field's
-presence), RFC 2047 words decoded; each MIME part gives ``ctype:``, ``charset:``,
-``cte:`` and, for an attachment, ``attach:`` tokens; text parts are decoded
-(quoted-printable, base64, declared charset with UTF-8 / Latin-1 fall-backs), HTML is
-stripped to its text with ``url:<host>`` tokens for its links. Every token is listed once
-(word presence), in order of first appearance.
+:func:`read_message` splits one message (bytes) as mail servers read it and returns a
+:class:`Mail`: its header fields and, in order, what its MIME parts hold (content types,
+charsets, transfer encodings, attachment names, decoded text, link hosts, defects).
+Two thin renderings read that one result:
 
-It has its own small MIME reader, several times faster than the :mod:`email` parser, and
-imports only ``binascii`` (``re`` when a message has a header or text beyond Latin-1,
-``email.header`` and ``html`` on first need), so a mail filter that uses it starts fast:
-the words of a text without a header (an SMS) are found with ``bytes.translate``,
-``str.split`` and ``str.strip`` alone.
+* :func:`message_tokens`: the distinct tokens of the spam models, the daemon and
+  ``spamfilter`` (``subject:cheap``, ``from:example.com``, ``rcvd:mx1.example.com``,
+  ``hname:<field>``, ``ctype:``, ``charset:``, ``cte:``, ``attach:``, ``url:<host>``,
+  body words as they are);
+* :func:`message_text` (also :func:`textnb.io.mail.message_text`): one string for the
+  default tokenizer of :class:`textnb.text.vectorizer.Vectorizer`, used by ``textnb
+  train`` on mail, the mixed mail tables, ``topicfilter`` and the older spam kinds
+  (``subject_cheap``, ``fromdomain_example_com``, ``received_hops_3``, ...).
+
+So a message's body words reach every model the same way: a test checks that each
+rendering's words are those of the other.
+
+Reading rules (those of Python's :mod:`email` parser, bogofilter and SpamAssassin):
+
+* CRLF and bare CR line ends are read as LF;
+* a first line ``From <sender> <date>`` (an mbox separator) is dropped; a text whose
+  first word is ``From`` otherwise is text;
+* the header block is the run of header fields at the start (RFC 5322 field syntax: a
+  name of printable ASCII but ``:`` and space, a colon; folded continuation lines start
+  with a space or TAB). It ends at a blank line (dropped) or at the first line that is
+  not a field (kept as the first line of the body, and ``mimedefect:noseparator``
+  noted): header fields followed directly by body text lose nothing. A text whose first
+  line is not ``Name: value`` has no header (an SMS, pasted text);
+* multipart bodies are split on their boundary lines, ``message/rfc822`` parts read as
+  messages (their header fields give tokens too), base64 and quoted-printable decoded
+  (bad base64: what can be decoded), the declared charset honoured (unknown, lying, or
+  without a linear-time decoder -- ``punycode``, ``idna`` -- : UTF-8, then Latin-1),
+  HTML reduced to its text by one linear scan (:func:`html_text`).
+
+Bounds (hostile mail): every step is linear in the message's size, and
+
+* :data:`MAX_PARTS` (1,000) MIME parts and :data:`MAX_MULTIPART` (8) nested
+  ``multipart`` / ``message`` levels are read; the rest is dropped;
+* :data:`MAX_HEADERS` (512) header fields per entity are kept, each value cut to
+  :data:`MAX_HEADER_BYTES` (16 KiB) characters, with at most :data:`MAX_PARAMS` (100)
+  ``;`` parameters in a content field and :data:`MAX_ENCODED_WORDS` (100) RFC 2047
+  words decoded per field (the standard decoder is quadratic in their number);
+* :data:`MAX_HTML_TAGS` (100,000) tags per HTML part;
+* only the first ``max_bytes`` bytes are read (``textnb:truncated``).
+
+A cap that cuts something adds ``mimedefect:toomany<what>`` (``mimedefect_toomany<what>``
+in :func:`message_text`). The reader needs only the standard library's core modules:
+``re`` only for header fields or HTML, ``email.header`` only for RFC 2047 words, so a
+batch of text messages starts fast.
+
+The reader never fails on any input: a step that meets something it cannot read falls
+back to the bytes as text (``mimedefect:unparsable``); that fallback catches only the
+errors a parsing step can raise, never ``KeyboardInterrupt`` or the termination
+exception of ``spamfilter``'s signal handler (exit codes 130 / 3).
 """
 
 import binascii
 
-from textnb.io.mailread import DEFAULT_MAX_BYTES, _lenient_b64decode, decode_bytes
+from textnb.io.mailread import DEFAULT_MAX_BYTES, _has_time, _lenient_b64decode, _pattern, decode_bytes
 
-__all__ = ["Tokens", "message_tokens", "MAX_TOKEN"]
+__all__ = ["Tokens", "Mail", "read_message", "message_tokens", "message_text", "html_text", "MAX_TOKEN",
+           "MAX_PARTS", "MAX_MULTIPART", "MAX_HEADERS", "MAX_HEADER_BYTES", "MAX_PARAMS", "MAX_ENCODED_WORDS",
+           "MAX_HTML_TAGS"]
 
-#: The regular expressions of the tokenizer, compiled on first use (:data:`_P`; as module
-#: attributes ``_WORD``, ``_URL``, ... through :func:`__getattr__`): ``import re`` and the
-#: compiling cost a short mail filter run more than classifying a text message.
+#: MIME parts read per message.
+MAX_PARTS = 1000
+#: Nested ``multipart/*`` and ``message/rfc822`` levels read.
+MAX_MULTIPART = 8
+#: Header fields kept per entity.
+MAX_HEADERS = 512
+#: Characters kept of one header field's value.
+MAX_HEADER_BYTES = 16 * 1024
+#: Parameters read in one Content-Type / Content-Disposition field.
+MAX_PARAMS = 100
+#: RFC 2047 encoded words decoded in one header field.
+MAX_ENCODED_WORDS = 100
+#: Tags read per HTML part.
+MAX_HTML_TAGS = 100_000
+#: Longer words become ``skip:<first char><length rounded down to 10>``.
+MAX_TOKEN = 40
+
+#: The regular expressions, compiled on first use (:data:`_P`; as module attributes
+#: ``_WORD``, ``_URL``, ... through :func:`__getattr__`): ``import re`` and the compiling
+#: cost a short mail filter run more than classifying a text message.
 _SOURCES = {
     "WORD": r"(?u)[\w$][\w$'.\-]*[\w$]",  # a token (the definition; _pieces finds the same faster)
-    "SCRIPT": r"(?is)<(script|style)\b.*?</\1\s*>",
-    "TAG": r"(?s)<[^>]*>",
     "URL": r"://([^/\s\"'<>:?#=]+)",  # on lowercased text: link hosts
     "MID_DOMAIN": r"@([^>\s]+)",
     "LEAD": rb" ['.\-]+",  # the ends of runs that are not part of a token (the definition of _strip_ends)
     "TRAIL": rb"['.\-]+ ",
-    "FIELDS": r"(?m)^([!-9;-~]+):[ \t]*(.*?)\r?$",  # header fields (the definition _split_message follows)
-    "FIRST_FIELD": r"[!-9;-~]+:[ \t]",  # (the definition of _starts_with_field)
-    "FOLD": r"\r?\n[ \t]+",
-    "BLANK_LINE": r"\r?\n[ \t]*\r?\n",
-    "HEAD_END": r"\n[ \t]*\r?\n",  # BLANK_LINE without its leading \r? (a literal prefix: fast search)
-    "PARAM": r"""(?i)([a-z][\w*-]*)\s*=\s*(?:"([^"]*)"|([^\s;]+))""",
+    "FIRST_FIELD": r"[!-9;-~]+:[ \t]",  # a first line that opens a header (the definition of _starts_with_field)
+    "FIELD": r"[!-9;-~]+:",  # a header field line (the definition of _is_field)
+    "TAG_NAME": r"[a-zA-Z][^\s/>]*",
+    "ATTR": r"""([^\s/>"'=][^\s/>=]*)(?:\s*=\s*(?:"([^"]*)"?|'([^']*)'?|([^\s>]*)))?""",
+    "OPEN": r"<[a-zA-Z!?/]",
+    "VALUE_GAP": r"[=\s]*",
+    "BARE_VALUE": r"[^>\s]*",
+    "DOMAIN": r"@([^\s>,;\"'()<\]\[]+)",
+    "NON_WORD": r"[\W_]+",
+    "TEXT_WORD": r"(?u)\b\w\w+\b",
+    "LONG_WORD": r"(?u)\w{%d,}" % (MAX_TOKEN + 1),
+    "LONG_RUN": r"(?u)[\w$'.\-]{%d,}" % (MAX_TOKEN + 1),
 }
 
 
@@ -63,20 +126,7 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-# -- tokenizer ---------------------------------------------------------------------------
-MAX_TOKEN = 40
-#: fields whose words are noise: dates, ids, bookkeeping of mail clients, our own headers
-_SKIP_FIELDS = frozenset({
-    "date", "content-length", "lines", "status", "x-status", "x-keywords", "x-uid",
-    "x-textnb-class", "x-textnb-score", "x-textnb-log-odds", "x-mozilla-status",
-    "x-mozilla-status2", "x-mozilla-keys", "delivery-date", "x-bogosity", "x-spam-status",
-    "x-spam-level", "x-spam-flag", "x-spam-checker-version", "x-spam-score", "x-spam-report",
-})
-_ADDRESS_FIELDS = {"from": "from:", "to": "to:", "cc": "to:", "reply-to": "reply-to:",
-                   "sender": "from:", "return-path": "return-path:", "delivered-to": "to:"}
-_MAX_VALUE = 4000
-
-
+# -- words --------------------------------------------------------------------------------
 #: Latin-1 translation table for :func:`_pieces`: the characters of :data:`_WORD`'s
 #: classes (``[\w$'.-]``: ``\w`` is what :meth:`str.isalnum` accepts, and ``_``) map to
 #: themselves, every other byte to a space (a test checks it against the pattern).
@@ -116,9 +166,8 @@ def _pieces(text):
     and trailing ``'.-`` removed, when at least 2 characters are left. For Latin-1 text
     the runs are found without the backtracking pattern: one ``bytes.translate`` turns
     every other character into a space, ``str.split`` returns the runs and
-    :func:`_strip_ends` removes the ``'.-`` at their ends, several times faster; the
-    1-character runs this leaves are removed by the caller (:func:`_words` with a prefix,
-    or :func:`message_tokens` once repeats are gone). Other text goes through the pattern.
+    :func:`_strip_ends` removes the ``'.-`` at their ends; the 1-character runs this
+    leaves are removed by the caller. Other text goes through a ``str.translate`` table.
     """
     try:
         raw = text.encode("latin-1")
@@ -134,161 +183,19 @@ def _pieces(text):
     return words
 
 
-def _words(text, prefix="", lowered=False):
-    """Lowercase word tokens of ``text`` (longer than 40: ``skip:<c><len>``), repeats allowed;
-    without a prefix the list may also hold 1-character pieces (see :func:`_pieces`)."""
-    words = _pieces(text if lowered else text.lower())
+def _skip_long(words):
     if max(map(len, words), default=0) > MAX_TOKEN:
-        words = [w if len(w) <= MAX_TOKEN else f"skip:{w[0]}{len(w) // 10 * 10}" for w in words]
-    if prefix:
-        return [prefix + w for w in words if len(w) > 1]
+        return [w if len(w) <= MAX_TOKEN else f"skip:{w[0]}{len(w) // 10 * 10}" for w in words]
     return words
 
 
-_MAX_PARTS = 200
-_MAX_DEPTH = 8
-
-
-def _starts_with_field(text):
-    """``_FIRST_FIELD.match(text)`` as a bool: a name of ``[!-9;-~]`` characters (printable
-    ASCII but space and colon), a colon, a space or TAB, with string methods."""
-    i = text.find(":")
-    if i <= 0 or text[i + 1:i + 2] not in (" ", "\t"):
-        return False
-    name = text[:i]
-    return name.isascii() and name.isprintable() and " " not in name
-
-
-#: Texts up to this length are split with string methods only (see :func:`_head_end`).
-_SHORT = 1024
-
-
-def _head_end(text):
-    """``(start, end)`` of the first match of :data:`_HEAD_END` (a newline, spaces or TABs,
-    at most one CR, a newline) in ``text``, or None, with ``str.find``: the first
-    ``\\n\\n`` or ``\\n\\r\\n``, unless a line of blanks comes before it."""
-    best = None
-    for blank in ("\n\n", "\n\r\n"):
-        i = text.find(blank)
-        if i >= 0 and (best is None or i < best[0]):
-            best = (i, i + len(blank))
-    limit = best[0] if best else len(text)
-    n = len(text)
-    for lead in ("\n ", "\n\t"):  # a line of spaces / TABs (or a continuation line: checked)
-        pos = 0
-        while True:
-            i = text.find(lead, pos, limit)
-            if i < 0:
-                break
-            j = i + 1
-            while j < n and text[j] in " \t":
-                j += 1
-            if text[j:j + 1] == "\r":
-                j += 1
-            if text[j:j + 1] == "\n":
-                best, limit = (i, j + 1), i
-                break
-            pos = i + 1
-    return best
-
-
-def _split_message(text):
-    """``(list of (name, value), body)`` of a message held as a Latin-1 string (one char per byte).
-
-    The header ends at the first :data:`_BLANK_LINE`; its lines are unfolded as
-    ``_FOLD.sub(" ", head)`` would and read as ``_FIELDS.findall`` would (a field name of
-    ``[!-9;-~]`` characters, a colon, the value without its leading blanks and one
-    trailing CR), line by line with string methods instead of the two patterns.
-    """
-    if not _starts_with_field(text):
-        return [], text
-    if len(text) <= _SHORT:  # a text message: no pattern (nor ``import re``) for it
-        m = _head_end(text)
-    else:  # a mail header: the pattern is faster
-        m = _P.HEAD_END.search(text)
-        m = m and m.span()
-    if m:
-        start = m[0] - 1 if m[0] and text[m[0] - 1] == "\r" else m[0]
-        head, body = text[:start], text[m[1]:]
-    else:
-        head, body = text, ""
-    lines = []
-    for line in head.split("\n"):
-        if line[:1] in (" ", "\t") and line and lines:  # a continuation line: \r?\n[ \t]+ -> " "
-            prev = lines[-1]
-            lines[-1] = (prev[:-1] if prev[-1:] == "\r" else prev) + " " + line.lstrip(" \t")
-        else:
-            lines.append(line)
-    fields = []
-    for line in lines:
-        name, colon, value = line.partition(":")
-        if colon and name and name.isascii() and name.isprintable() and " " not in name:
-            value = value.lstrip(" \t")
-            fields.append((name.lower(), value[:-1] if value[-1:] == "\r" else value))
-    return fields, body
-
-
-def _params(value):
-    kind, _, rest = value.partition(";")
-    if not rest:
-        return kind.strip().lower(), {}
-    return kind.strip().lower(), {k.lower(): (q or u) for k, q, u in _P.PARAM.findall(rest)}
-
-
-def _text_of(latin1):
-    """A header value or payload held as Latin-1 text, decoded as UTF-8 when it is."""
-    if latin1.isascii():
-        return latin1
-    return decode_bytes(latin1.encode("latin-1"))
-
-
-def _decode(value):
-    """A header value (raw bytes as Latin-1 text) as text, RFC 2047 words decoded."""
-    value = value[:_MAX_VALUE]
-    if "=?" in value:
-        try:
-            import email.header  # only for RFC 2047 words: the package costs a fast start
-
-            parts = email.header.decode_header(value)
-            return "".join(decode_bytes(c, cs) if isinstance(c, bytes) else _text_of(c) for c, cs in parts)
-        except Exception:  # malformed encoded words: keep the raw value
-            pass
-    return _text_of(value)
-
-
-def _header_tokens(fields, out):
-    n_received = 0
-    texts = {}  # prefix -> values: one tokenizer pass per prefix
-    for name, value in fields:
-        if name in _SKIP_FIELDS:
-            continue
-        out.append("hname:" + name)
-        if name == "received":
-            n_received += 1
-            texts.setdefault("rcvd:", []).append(value.split(";", 1)[0][:_MAX_VALUE])
-        elif name == "message-id":
-            m = _P.MID_DOMAIN.search(value)
-            out.append("mid:" + (m.group(1).lower() if m else "none"))
-        elif name.startswith("content-") or name == "mime-version":
-            continue  # MIME structure: tokenised per part
-        else:
-            prefix = "subject:" if name == "subject" else _ADDRESS_FIELDS.get(name) or name + ":"
-            texts.setdefault(prefix, []).append(_decode(value))
-    groups = [" \n ".join(values) for values in texts.values()]
-    words = _grouped_pieces(groups)
-    if words is None:  # text beyond Latin-1 (or a \x01): one pass per prefix
-        for prefix, text in zip(texts, groups):
-            out += _words(text, prefix)
-    else:
-        start = 0
-        for prefix in texts:  # the pieces of each group end at a separator
-            try:
-                end = words.index(_SEP, start)
-            except ValueError:
-                end = len(words)
-            out += [prefix + w for w in words[start:end] if len(w) > 1]
-            start = end + 1
-    out.append(f"received:{min(n_received, 12)}")
+def _words(text, prefix="", lowered=False):
+    """Lowercase word tokens of ``text`` (longer than 40: ``skip:<c><len>``), repeats allowed;
+    without a prefix the list may also hold 1-character pieces (see :func:`_pieces`)."""
+    words = _skip_long(_pieces(text if lowered else text.lower()))
+    if prefix:
+        return [prefix + w for w in words if len(w) > 1]
+    return words
 
 
 _SEP = "\x01"
@@ -298,14 +205,7 @@ _SEP_TABLE = _TOKEN_TABLE[:1] + _SEP.encode() + _TOKEN_TABLE[2:]
 def _grouped_pieces(groups):
     r"""``_words(group)`` of every group (lowercased), in one pass, the groups' pieces
     separated by :data:`_SEP` entries; None when a group holds ``\x01`` or lowercases to
-    text beyond Latin-1 (then each group is tokenised on its own, with the same result).
-
-    One translate, two substitutions and one split for all header fields of a message
-    instead of one series per field name: the pieces of each group are those
-    :func:`_pieces` gives for it, since the separator (a non-token character kept as its
-    own piece by ``_SEP_TABLE``, between spaces) ends every run and is never a run of
-    ``[\w$'.-]``.
-    """
+    text beyond Latin-1 (then each group is tokenised on its own, with the same result)."""
     if any(_SEP in g for g in groups):
         return None
     try:
@@ -316,22 +216,7 @@ def _grouped_pieces(groups):
     words = raw.decode("latin-1").split()
     if b"." in raw or b"-" in raw or b"'" in raw:
         words = _strip_ends(words)
-    if max(map(len, words), default=0) > MAX_TOKEN:
-        words = [w if len(w) <= MAX_TOKEN else f"skip:{w[0]}{len(w) // 10 * 10}" for w in words]
-    return words
-
-
-def _payload(body, cte):
-    """Bytes of a part's body (Latin-1 text) after its transfer encoding."""
-    raw = body.encode("latin-1")
-    if cte == "base64":
-        try:
-            return binascii.a2b_base64(raw)
-        except (binascii.Error, ValueError):
-            return _lenient_b64decode(raw)[0]
-    if cte == "quoted-printable":
-        return binascii.a2b_qp(raw)
-    return raw
+    return _skip_long(words)
 
 
 _HOST_END = frozenset("/\"'<>:?#=")
@@ -353,14 +238,259 @@ def _link_hosts(text):
         pos = j if j > start else i + 1
 
 
+# -- header ---------------------------------------------------------------------------------
+def _is_name(name):
+    return bool(name) and name.isascii() and name.isprintable() and " " not in name
+
+
+def _starts_with_field(text):
+    """``_FIRST_FIELD.match(text)`` as a bool: a name of ``[!-9;-~]`` characters (printable
+    ASCII but space and colon), a colon, a space or TAB, with string methods. Only such a
+    first line opens a header (``Hi:)`` or ``http://x`` does not)."""
+    i = text.find(":")
+    if i <= 0 or text[i + 1:i + 2] not in (" ", "\t"):
+        return False
+    return _is_name(text[:i])
+
+
+def _field_name(line):
+    """The name of a header field line (``_FIELD.match``: a name, then a colon), or None."""
+    i = line.find(":")
+    if i <= 0:
+        return None
+    name = line[:i]
+    return name if _is_name(name) else None
+
+
+#: Header fields of mail and news (RFC 5322, 2045, 2369, 3834, 5536, ...): a block of
+#: ``Name: value`` lines that is not ended by a blank line is a header only when it holds
+#: one of them (or an ``X-``, ``List-``, ``Content-``, ``Resent-``, ... field).
+_MAIL_FIELDS = frozenset({
+    "from", "to", "cc", "bcc", "subject", "date", "received", "message-id", "return-path",
+    "reply-to", "sender", "in-reply-to", "references", "mime-version", "delivered-to",
+    "envelope-to", "status", "user-agent", "organization", "precedence", "priority", "importance",
+    "errors-to", "comments", "keywords", "path", "newsgroups", "lines", "thread-topic",
+    "thread-index", "authentication-results", "received-spf", "sensitivity", "followup-to",
+    "approved", "xref", "nntp-posting-host", "mail-followup-to", "disposition-notification-to",
+    "delivery-date", "envelope-from", "apparently-to", "return-receipt-to", "errors-to", "mailing-list",
+    "face", "openpgp", "autocrypt", "cancel-lock", "supersedes", "expires", "distribution", "summary",
+    "followup-to", "archived-at", "feedback-id", "accept-language", "bounces-to", "encoding",
+    "message-id", "mail-reply-to", "nntp-posting-date", "injection-info", "injection-date", "user-agent",
+})
+_MAIL_PREFIXES = ("x-", "x_", "list-", "content-", "resent-", "arc-", "dkim-", "domainkey-", "original-",
+                  "auto-", "thread-", "mime-", "nntp-", "return-", "reply-", "in-reply", "require-")
+
+
+def _known_field(name):
+    return name in _MAIL_FIELDS or name.startswith(_MAIL_PREFIXES)
+
+
+def _split_message(text, cut=None):
+    """``(fields, body, separated)`` of a message held as a string with LF line ends.
+
+    ``fields`` lists ``(lowercase name, value)`` with folded lines unfolded (each line
+    break and the blanks after it become one space) and the value's leading blanks
+    removed; ``separated`` is True when a blank line ended the header (False: it ended
+    at a line that is not a field, which starts the body, or at the end of the text). A
+    text whose first line does not open a header (:func:`_starts_with_field`) has no
+    fields. A line ``Name:value`` without a blank after the colon is a field only for a
+    mail field (``http://example.com`` starts the body). A header not ended by a blank
+    line ends with its last mail field (:func:`_known_field`): ``URGENT: call now`` is a
+    text, and ``Subject: x`` + ``Note: see below`` keeps the note as body. At most
+    :data:`MAX_HEADERS` fields, each cut to :data:`MAX_HEADER_BYTES` (``cut``, a set,
+    gets ``'headers'`` / ``'headerbytes'``). One pass over the header's lines.
+    """
+    if not _starts_with_field(text):
+        return [], text, True
+    fields, starts, pos, n = [], [], 0, len(text)
+    name = parts = None
+    size = 0
+    separated = False
+    while pos < n:
+        end = text.find("\n", pos)
+        end = n if end < 0 else end
+        line = text[pos:end]
+        if line[:1] in (" ", "\t"):
+            if not line.strip(" \t"):  # a line of blanks ends the header, as a blank line
+                pos, separated = end + 1, True
+                break
+            if parts is not None:
+                if size < MAX_HEADER_BYTES:
+                    piece = line.lstrip(" \t")
+                    parts.append(piece)
+                    size += len(piece) + 1
+                elif cut is not None:
+                    cut.add("headerbytes")
+            pos = end + 1
+            continue
+        if not line:
+            pos, separated = end + 1, True
+            break
+        field = _field_name(line)
+        if field is None or (line[len(field) + 1:len(field) + 2] not in ("", " ", "\t")
+                             and not _known_field(field.lower())):
+            break  # the first line that is not a field (nor "Name:value" of a mail field): the body
+        if parts is not None:
+            fields.append((name, " ".join(parts)))
+        if len(fields) >= MAX_HEADERS:
+            name = parts = None
+            if cut is not None:
+                cut.add("headers")
+        else:
+            name, parts = field.lower(), [line[len(field) + 1:].lstrip(" \t")]
+            size = len(parts[0])
+            starts.append(pos)
+        pos = end + 1
+    else:  # the text ends inside the header (no body)
+        pos = n
+    if parts is not None:
+        fields.append((name, " ".join(parts)))
+    if not separated:  # no blank line: the header ends with its last mail field
+        known = [i for i, (k, _) in enumerate(fields) if _known_field(k)]
+        if not known:
+            return [], text, True  # "URGENT: call now": a text, not a header
+        if known[-1] + 1 < len(fields):  # "Subject: x" then "Note: the body's first line"
+            fields, pos = fields[:known[-1] + 1], starts[known[-1] + 1]
+    out = []
+    for k, v in fields:
+        if len(v) > MAX_HEADER_BYTES:
+            v = v[:MAX_HEADER_BYTES]
+            if cut is not None:
+                cut.add("headerbytes")
+        out.append((k, v))
+    return out, text[pos:], separated
+
+
+def _nth(text, needle, n):
+    """Index of the ``n``-th (from 1) occurrence of ``needle`` in ``text``, or -1."""
+    i = -1
+    for _ in range(n):
+        i = text.find(needle, i + 1)
+        if i < 0:
+            return -1
+    return i
+
+
+def _text_of(latin1):
+    """A header value or payload held as Latin-1 text, decoded as UTF-8 when it is."""
+    if latin1.isascii():
+        return latin1
+    return decode_bytes(latin1.encode("latin-1", "replace"))
+
+
+def decode_header(value, cut=None):
+    """A raw header value (bytes as Latin-1 text) as text: 8-bit bytes decoded (UTF-8,
+    else Latin-1) and the first :data:`MAX_ENCODED_WORDS` RFC 2047 words decoded (the
+    rest kept as it is; ``cut`` gets ``'encodedwords'``)."""
+    if "=?" not in value:
+        return _text_of(value)
+    rest = ""
+    i = _nth(value, "=?", MAX_ENCODED_WORDS + 1)
+    if i >= 0:
+        value, rest = value[:i], value[i:]
+        if cut is not None:
+            cut.add("encodedwords")
+    try:
+        import email.header  # only for RFC 2047 words: the package costs a fast start
+
+        parts = email.header.decode_header(value)
+        text = "".join(decode_bytes(c, cs) if isinstance(c, bytes) else _text_of(c) for c, cs in parts)
+    except (ValueError, LookupError, TypeError, IndexError, UnicodeError, binascii.Error, AssertionError):
+        text = _text_of(value)  # malformed encoded words: the raw value
+    return text + _text_of(rest)
+
+
+def _params(value, cut=None):
+    """``(type, {parameter: value})`` of a Content-Type / Content-Disposition value (the
+    first of a repeated parameter wins); at most :data:`MAX_PARAMS` parameters are read.
+    One scan: ``;`` inside a quoted value does not end it."""
+    kind, _, rest = value.partition(";")
+    params = {}
+    if not rest:
+        return kind.strip().lower(), params
+    pieces, start, i, n, quote = [], 0, 0, len(rest), -1
+    while i < n and len(pieces) < MAX_PARAMS:
+        semi = rest.find(";", i)
+        if semi < 0:
+            break
+        if quote < i:
+            quote = rest.find('"', i)
+            if quote < 0:
+                quote = n
+        if quote < semi:
+            close = rest.find('"', quote + 1)
+            if close < 0:
+                break
+            i = close + 1
+            continue
+        pieces.append(rest[start:semi])
+        start = i = semi + 1
+    if len(pieces) >= MAX_PARAMS:
+        if cut is not None and rest[start:].strip():
+            cut.add("params")
+    else:
+        pieces.append(rest[start:])
+    for piece in pieces:
+        key, eq, val = piece.partition("=")
+        key = key.strip().lower()
+        if not eq or not key:
+            continue
+        val = val.strip(" \t\n")
+        if val[:1] == '"':
+            end = val.find('"', 1)
+            val = val[1:] if end < 0 else val[1:end]
+        else:
+            val = val.split(None, 1)[0] if val.split(None, 1) else ""
+        params.setdefault(key, val)
+    return kind.strip().lower(), params
+
+
+def _filename(params, disposition_params):
+    name = disposition_params.get("filename")
+    if name is None:
+        star = disposition_params.get("filename*")
+        if star is not None:  # RFC 2231: charset'language'percent-encoded
+            from urllib.parse import unquote
+
+            parts = star.split("'", 2)
+            name = unquote(parts[-1], encoding=parts[0] if len(parts) == 3 and _ok_codec(parts[0]) else "utf-8",
+                           errors="replace")
+    if name is None:
+        name = params.get("name")
+    return name
+
+
+def _ok_codec(charset):
+    from textnb.io.mailread import _codec
+
+    return _codec(charset) is not None
+
+
+# -- body -----------------------------------------------------------------------------------
+def _payload(body, cte):
+    """``(bytes, clean)`` of a part's body (Latin-1 text) after its transfer encoding."""
+    raw = body.encode("latin-1", "replace")
+    if cte == "base64":
+        try:
+            return binascii.a2b_base64(raw, strict_mode=False), _clean_b64(raw)
+        except (binascii.Error, ValueError):
+            return _lenient_b64decode(raw)
+    if cte == "quoted-printable":
+        return binascii.a2b_qp(raw), True
+    return raw, True
+
+
+def _clean_b64(raw):
+    """Whether ``raw`` is well-formed base64 (lines of 4-character groups, then padding)."""
+    return _pattern("_B64_CLEAN").fullmatch(raw) is not None
+
+
 def _split_parts(body, boundary):
     r"""``re.split(r"(?m)^--" + re.escape(boundary) + r"(--)?[ \t]*\r?$", body)`` with string
     methods: no pattern compiled per boundary (most messages have their own).
 
-    A delimiter is a line (a start of ``body`` or after ``\n``, up to the next ``\n`` or
-    the end) that is ``--`` + ``boundary``, then ``--`` for the closing one, then spaces
-    or TABs and at most one CR. The result alternates the text between delimiters and
-    ``"--"`` / None for each delimiter (a test compares it with the pattern's split).
+    The result alternates the text between delimiters and ``"--"`` / None for each
+    delimiter (a test compares it with the pattern's split).
     """
     marker = "--" + boundary
     out, last, pos, n = [], 0, 0, len(body)
@@ -387,72 +517,355 @@ def _split_parts(body, boundary):
     return out
 
 
-def _part_tokens(fields, body, out, depth, budget):
-    """Tokens of one MIME entity (its content headers and body), recursively."""
-    header = dict(fields)
-    ctype, params = _params(header.get("content-type", "text/plain"))
-    if "/" not in ctype:
+# -- HTML -----------------------------------------------------------------------------------
+_SKIP_TAGS = frozenset({"head", "title"})
+_RAW_TAGS = frozenset({"script", "style"})  # their content is not HTML: skipped whole
+_BLOCK_TAGS = frozenset({"p", "br", "div", "tr", "td", "li", "h1", "h2", "h3", "table"})
+
+
+class _Finder:
+    """``str.find`` that remembers a miss, so asking again and again for a string that
+    is not there (``<a <a <a ...`` has no ``>``) costs one scan, not one per ask."""
+
+    def __init__(self, text):
+        self.text, self.cache = text, {}
+
+    def __call__(self, needle, start):
+        hit = self.cache.get(needle)
+        if hit is None or (hit != -1 and hit < start):
+            hit = self.text.find(needle, start)
+            self.cache[needle] = hit
+        return hit
+
+
+def _tag_end(src, i, find):
+    """Index of the ``>`` that ends the tag whose attributes start at ``i``, or -1: a quote
+    right after ``=`` opens a value that may hold ``>``; an unclosed one ends at the next
+    ``>``. Every search goes through ``find``, so the scan is linear over a document."""
+    while True:
+        gt, eq = find(">", i), find("=", i)
+        if gt < 0 or eq < 0 or gt < eq:
+            return gt
+        j = _P.VALUE_GAP.match(src, eq + 1).end()
+        q = src[j:j + 1]
+        if q not in ("'", '"'):
+            i = _P.BARE_VALUE.match(src, j).end()  # a bare value holds quotes and '=' as is
+            continue
+        close = find(q, j + 1)
+        if close < 0:
+            return find(">", j + 1)
+        i = close + 1
+
+
+def html_text(src):
+    """``(text, hosts, images, capped)`` of an HTML document: its text (scripts, styles,
+    head and title dropped; ``alt`` / ``title`` attributes kept), the hosts of its links
+    and images (``href``, ``src``, ``action``), the number of ``<img>`` tags, and whether
+    :data:`MAX_HTML_TAGS` cut it. Never raises on malformed HTML.
+
+    One forward scan, linear in the length of ``src`` whatever it holds (``<<<<``,
+    ``<a <a``, ``<script>`` repeated, unclosed comments), that follows ``html.parser``'s
+    tolerant rules: a tag ends at the first ``>`` not inside a quoted attribute value;
+    the content of ``script`` and ``style`` is skipped up to its end tag; comments,
+    ``<!...>``, ``<?...>`` and ``</`` + junk are dropped; character references are
+    decoded; a ``<`` that starts no tag is text, and a construct never closed is text up
+    to the next ``>`` (or ``<``).
+    """
+    import html
+
+    lower = src.lower()
+    find, find_lower = _Finder(src), _Finder(lower)
+    text, hosts, images, skip = [], [], 0, 0
+    pos, n, tags, capped = 0, len(src), 0, False
+    unescape = html.unescape
+
+    def data(chunk):
+        if chunk and not skip:
+            text.append(unescape(chunk) if "&" in chunk else chunk)
+
+    def unclosed(lt):
+        gt = find(">", lt + 1)
+        nxt = find("<", lt + 1)
+        end = gt + 1 if gt >= 0 else (nxt if nxt >= 0 else lt + 1)
+        data(src[lt:end])
+        return end
+
+    while pos < n:
+        m = _P.OPEN.search(src, pos)
+        if m is None:
+            break
+        lt = m.start()
+        data(src[pos:lt])
+        if find(">", lt + 1) < 0:  # nothing after can close: the rest is text
+            data(src[lt:])
+            pos = n
+            break
+        if tags >= MAX_HTML_TAGS:
+            capped, pos = True, n
+            break
+        nxt = src[lt + 1:lt + 2]
+        if src.startswith("<!--", lt):
+            end = find("-->", lt + 4)
+            pos = unclosed(lt) if end < 0 else end + 3
+            tags += 1
+            continue
+        if nxt in ("!", "?", "/"):
+            m = _P.TAG_NAME.match(src, lt + 2) if nxt == "/" else None
+            gt = _tag_end(src, m.end(), find) if m else find(">", lt + 1)
+            if gt < 0:
+                pos = unclosed(lt)
+                continue
+            tags += 1
+            pos = gt + 1
+            if m and m.group().lower() in _SKIP_TAGS and skip:
+                skip -= 1
+            continue
+        m = _P.TAG_NAME.match(src, lt + 1)
+        gt = _tag_end(src, m.end(), find)
+        if gt < 0:
+            pos = unclosed(lt)
+            continue
+        tags += 1
+        pos = gt + 1
+        tag = m.group().lower()
+        for a in _P.ATTR.finditer(src, m.end(), gt):
+            value = a.group(2) if a.group(2) is not None else a.group(3) if a.group(3) is not None else a.group(4)
+            if not value:
+                continue
+            name = a.group(1).lower()
+            if name in ("href", "src", "action"):
+                value = unescape(value).strip().lower()
+                if value.startswith(("http://", "https://", "ftp://")):
+                    host = _link_hosts(value[:300])
+                    if host:
+                        hosts.append(host[0])
+            elif name in ("alt", "title"):
+                text.append(" " + unescape(value) + " ")
+        if tag == "img":
+            images += 1
+        if tag in _RAW_TAGS:
+            end = find_lower("</" + tag, pos)
+            close = find(">", end) if end >= 0 else -1
+            pos = n if close < 0 else close + 1
+        elif tag in _SKIP_TAGS:
+            skip += 1
+        elif tag in _BLOCK_TAGS:
+            text.append("\n")
+    if pos < n:
+        data(src[pos:])
+    return "".join(text), hosts, images, capped
+
+
+# -- the reader -----------------------------------------------------------------------------
+class Mail:
+    """What :func:`read_message` found in one message.
+
+    Attributes
+    ----------
+    items : list of tuple
+        In the order met: ``("header", fields)`` for the message's header and that of each
+        ``message/rfc822`` part (``fields``: ``(lowercase name, raw value)`` pairs);
+        ``("ctype", type, is_container, is_top)``; ``("charset", name)``; ``("cte", name)``;
+        ``("attach", file name or None, type, is_top)`` for a part that is not read as text;
+        ``("text", text, type, hosts, images)`` for a text part (``hosts``: link hosts;
+        ``images``: ``<img>`` tags of an HTML part); ``("defect", name)``.
+    cut : set of str
+        The bounds that cut something (``parts``, ``multipart``, ``headers``, ...).
+    truncated : bool
+        Only the first ``max_bytes`` bytes were read.
+    unparsable : str or None
+        The whole message as text when a step failed (then ``items`` may be partial).
+    """
+
+    __slots__ = ("items", "cut", "truncated", "unparsable")
+
+    def __init__(self):
+        self.items, self.cut, self.truncated, self.unparsable = [], set(), False, None
+
+
+#: What the fallback catches: the errors a parsing step can raise on odd input. Never
+#: KeyboardInterrupt, SystemExit or a signal handler's exception (issue 30.4).
+_PARSE_ERRORS = (ValueError, LookupError, TypeError, IndexError, AttributeError, UnicodeError,
+                 binascii.Error, RecursionError, OverflowError, AssertionError)
+
+
+def _lf(data):
+    """The bytes as a Latin-1 string (one character per byte) with LF line ends."""
+    text = data.decode("latin-1")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def _strip_from_line(data):
+    """``data`` without a first line ``From <sender> <date>`` (an mbox separator); a text
+    whose first word is ``From`` keeps it."""
+    if not data.startswith(b"From "):
+        return data
+    nl = data.find(b"\n")
+    line = data if nl < 0 else data[:nl + 1]
+    if _has_time(line[:4096]) and _pattern("_FROM_LINE").match(line[:4096]):
+        return b"" if nl < 0 else data[nl + 1:]
+    return data
+
+
+def read_message(data, max_bytes=DEFAULT_MAX_BYTES):
+    """Read one raw message (bytes, or str); never raises on any input. See the module
+    docstring for the rules and bounds; returns a :class:`Mail`."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogateescape")
+    mail = Mail()
+    if max_bytes is not None and len(data) > max_bytes:
+        data = data[:max_bytes]
+        mail.truncated = True
+    data = _strip_from_line(data)
+    try:
+        text = _lf(data)
+        fields, body, separated = _split_message(text, mail.cut)
+        if fields:
+            mail.items.append(("header", fields))
+            if not separated and body:
+                mail.items.append(("defect", "noseparator"))
+        _entity(fields, body, mail, 0, [MAX_PARTS], True)
+    except _PARSE_ERRORS:
+        mail.unparsable = decode_bytes(data)
+    return mail
+
+
+def _entity(fields, body, mail, depth, budget, top=False):
+    """The items of one MIME entity (its content fields and body), recursively."""
+    items, cut = mail.items, mail.cut
+    header = {}
+    for k, v in fields:
+        header.setdefault(k, v)
+    ctype, params = _params(header.get("content-type", "text/plain"), cut)
+    if "/" not in ctype or " " in ctype:
         ctype = "text/plain"
-    out.append("ctype:" + ctype)
     if ctype.startswith("multipart/"):
+        items.append(("ctype", ctype, True, top))
         boundary = params.get("boundary")
-        if not boundary or depth >= _MAX_DEPTH:
-            out.append("mimedefect:noboundary")
-            _leaf_tokens("text/plain", {}, header, body, out)
+        if depth >= MAX_MULTIPART:
+            cut.add("multipart")
+            return
+        if not boundary:
+            items.append(("defect", "noboundary"))
+            _leaf("text/plain", {}, header, body, mail, top)
             return
         pieces = _split_parts(body, boundary)
-        # split() gives: preamble, then (closing marker, part) pairs
-        for k in range(2, len(pieces), 2):
-            if pieces[k - 1] is not None and pieces[k - 1] == "--":
+        if len(pieces) == 1:
+            items.append(("defect", "nodelimiter"))
+            _leaf("text/plain", {}, header, body, mail, top)
+            return
+        for k in range(2, len(pieces), 2):  # preamble, then (closing marker, part) pairs
+            if pieces[k - 1] == "--":
                 break  # the epilogue after the closing delimiter
             if budget[0] <= 0:
+                cut.add("parts")
                 return
             budget[0] -= 1
             part = pieces[k]
-            part = part[1:] if part.startswith("\n") else (part[2:] if part.startswith("\r\n") else part)
-            sub_fields, sub_body = _split_message(part) if _starts_with_field(part) else ([], part)
-            _part_tokens(sub_fields, sub_body, out, depth + 1, budget)
-        if len(pieces) == 1:
-            out.append("mimedefect:nodelimiter")
-            _leaf_tokens("text/plain", {}, header, body, out)
+            part = part[1:] if part.startswith("\n") else part
+            sub_fields, sub_body, _ = _split_message(part, cut) if _starts_with_field(part) else ([], part, True)
+            _entity(sub_fields, sub_body, mail, depth + 1, budget)
         return
-    if ctype == "message/rfc822" and depth < _MAX_DEPTH:
-        sub_fields, sub_body = _split_message(body.lstrip("\r\n"))
-        _header_tokens(sub_fields, out)
-        _part_tokens(sub_fields, sub_body, out, depth + 1, budget)
+    if ctype == "message/rfc822":
+        items.append(("ctype", ctype, True, top))
+        if depth >= MAX_MULTIPART:
+            cut.add("multipart")
+            return
+        inner = body.lstrip("\n")
+        cte = header.get("content-transfer-encoding", "").strip().lower()
+        if cte in ("base64", "quoted-printable"):
+            inner = _payload(inner, cte)[0].decode("latin-1")
+            inner = inner.replace("\r\n", "\n").replace("\r", "\n")
+        sub_fields, sub_body, _ = _split_message(inner, cut)
+        if sub_fields:
+            items.append(("header", sub_fields))
+        _entity(sub_fields, sub_body, mail, depth + 1, budget)
         return
-    _leaf_tokens(ctype, params, header, body, out)
+    _leaf(ctype, params, header, body, mail, top)
 
 
-def _leaf_tokens(ctype, params, header, body, out):
-    cte = header.get("content-transfer-encoding", "").strip().lower()[:40]
-    if cte:
-        out.append("cte:" + cte)
-    filename = _params(header.get("content-disposition", ""))[1].get("filename") or params.get("name")
-    if filename is not None:
-        out += _words(_decode(filename), "attach:")
-        return
-    if not ctype.startswith("text/"):
-        return
+def _leaf(ctype, params, header, body, mail, top):
+    items, cut = mail.items, mail.cut
+    items.append(("ctype", ctype, False, top))
     charset = params.get("charset")
     if charset:
-        out.append("charset:" + charset.lower()[:40])
-    text = decode_bytes(_payload(body, cte), charset).lower()
-    if "://" in text:
-        out += ["url:" + h for h in _link_hosts(text)]
+        items.append(("charset", charset.strip().lower()[:40]))
+    cte = header.get("content-transfer-encoding", "").strip().lower()[:40]
+    if cte:
+        items.append(("cte", cte))
+    disposition, dparams = _params(header.get("content-disposition", ""), cut)
+    filename = _filename(params, dparams)
+    if filename is not None:
+        filename = decode_header(filename, cut)
+    if not ctype.startswith("text/") or filename is not None or disposition == "attachment":
+        items.append(("attach", filename, ctype, top))
+        return
+    payload, clean = _payload(body, cte)
+    if not clean:
+        items.append(("defect", "invalidbase64"))
+    text = decode_bytes(payload, charset)
+    hosts, images = [], 0
     if ctype == "text/html":
-        n_img = text.count("<img")
-        if n_img:
-            out.append(f"html:img{min(n_img, 5)}")
-        import html  # only for HTML parts
+        raw = text
+        text, hosts, images, capped = html_text(raw)
+        if capped:
+            cut.add("htmltags")
+        if "://" in raw:  # hosts of links written as text too
+            hosts = _link_hosts(raw.lower())
+    elif "://" in text:
+        hosts = _link_hosts(text.lower())
+    items.append(("text", text, ctype, hosts, images))
 
-        text = html.unescape(_P.TAG.sub(" ", _P.SCRIPT.sub(" ", text)))
-    out += _words(text, lowered=True)
+
+# -- rendering 1: the spam models' tokens ------------------------------------------------------
+_SKIP_FIELDS = frozenset({
+    "date", "content-length", "lines", "status", "x-status", "x-keywords", "x-uid",
+    "x-textnb-class", "x-textnb-score", "x-textnb-log-odds", "x-mozilla-status",
+    "x-mozilla-status2", "x-mozilla-keys", "delivery-date", "x-bogosity", "x-spam-status",
+    "x-spam-level", "x-spam-flag", "x-spam-checker-version", "x-spam-score", "x-spam-report",
+})
+_ADDRESS_FIELDS = {"from": "from:", "to": "to:", "cc": "to:", "reply-to": "reply-to:",
+                   "sender": "from:", "return-path": "return-path:", "delivered-to": "to:"}
+#: characters of a header value that are tokenised (spam tokens)
+_MAX_VALUE = 4000
 
 
-#: the tokens of a message without a header before its words: no Received line, a
-#: text/plain body (what _header_tokens and _part_tokens give for it)
-_NO_HEADER = ("received:0", "ctype:text/plain")
+def _header_tokens(fields, out):
+    n_received = 0
+    texts = {}  # prefix -> values: one tokenizer pass per prefix
+    for name, value in fields:
+        if name in _SKIP_FIELDS:
+            continue
+        out.append("hname:" + name[:MAX_TOKEN])
+        if name == "received":
+            n_received += 1
+            texts.setdefault("rcvd:", []).append(value.split(";", 1)[0][:_MAX_VALUE])
+        elif name == "message-id":
+            i = value.find("@")
+            dom = value[i + 1:].split(">", 1)[0].split()[:1] if i >= 0 else []
+            out.append("mid:" + (dom[0].lower()[:MAX_TOKEN] if dom else "none"))
+        elif name.startswith("content-") or name == "mime-version":
+            continue  # MIME structure: tokenised per part
+        else:
+            prefix = "subject:" if name == "subject" else _ADDRESS_FIELDS.get(name) or name[:MAX_TOKEN] + ":"
+            texts.setdefault(prefix, []).append(decode_header(value[:_MAX_VALUE]))
+    groups = [" \n ".join(values) for values in texts.values()]
+    words = _grouped_pieces(groups)
+    if words is None:  # text beyond Latin-1 (or a \x01): one pass per prefix
+        for prefix, text in zip(texts, groups):
+            out += _words(text, prefix)
+    else:
+        start = 0
+        for prefix in texts:  # the pieces of each group end at a separator
+            try:
+                end = words.index(_SEP, start)
+            except ValueError:
+                end = len(words)
+            out += [prefix + w for w in words[start:end] if len(w) > 1]
+            start = end + 1
+    out.append(f"received:{min(n_received, 12)}")
 
 
 class Tokens(list):
@@ -462,40 +875,179 @@ class Tokens(list):
     __slots__ = ()
 
 
-def message_tokens(data, max_bytes=DEFAULT_MAX_BYTES):
-    """The distinct tokens of one raw message (bytes), in order of first appearance.
+def _spam_tokens(mail, out):
+    if not mail.items or mail.items[0][0] != "header":
+        out.append("received:0")  # no header: what one without Received fields gives
+    for item in mail.items:
+        kind = item[0]
+        if kind == "text":
+            _, text, ctype, hosts, images = item
+            if hosts:
+                out += ["url:" + h[:MAX_TOKEN] for h in hosts]
+            if images:
+                out.append(f"html:img{min(images, 5)}")
+            out += _words(text)
+        elif kind == "header":
+            _header_tokens(item[1], out)
+        elif kind == "ctype":
+            out.append("ctype:" + item[1][:MAX_TOKEN])
+        elif kind == "charset":
+            out.append("charset:" + item[1])
+        elif kind == "cte":
+            out.append("cte:" + item[1])
+        elif kind == "attach":
+            if item[1] is not None:
+                out += _words(item[1], "attach:")
+        else:
+            out.append("mimedefect:" + item[1])
+    out += ["mimedefect:toomany" + what for what in sorted(mail.cut)]
 
-    The message is split by a small MIME reader of its own (header fields unfolded,
-    multipart bodies split on their boundaries, at most 200 parts and 8 levels,
-    base64 and quoted-printable decoded by :mod:`binascii`): several times faster than
-    the :mod:`email` parser, which matters for a mail filter. Never raises: a message
-    it cannot read is tokenised as raw text (with ``mimedefect:unparsable``). Only the
-    first ``max_bytes`` bytes are read (a longer message gets ``textnb:truncated``).
-    """
-    if isinstance(data, str):
-        data = data.encode("utf-8", "surrogateescape")
-    out = []
-    if max_bytes is not None and len(data) > max_bytes:
-        data = data[:max_bytes]
-        out.append("textnb:truncated")
-    if data.startswith(b"From "):
-        data = data.split(b"\n", 1)[1] if b"\n" in data else b""
-    text = data.decode("latin-1")
-    try:
-        if _starts_with_field(text):
-            fields, body = _split_message(text)
-            _header_tokens(fields, out)
-            _part_tokens(fields, body, out, 0, [_MAX_PARTS])
-        else:  # no header (a text message): what the two calls above give for it, directly
-            out += _NO_HEADER
-            text = decode_bytes(data).lower()
-            if "://" in text:
-                out += ["url:" + h for h in _link_hosts(text)]
-            out += _words(text, lowered=True)
-    except Exception:  # a last resort: the bytes as text
+
+def message_tokens(data, max_bytes=DEFAULT_MAX_BYTES):
+    """The distinct tokens of one raw message (bytes), in order of first appearance: what
+    the spam models see. Never raises (see :func:`read_message`); a longer message than
+    ``max_bytes`` gets ``textnb:truncated``."""
+    mail = read_message(data, max_bytes)
+    out = ["textnb:truncated"] if mail.truncated else []
+    if mail.unparsable is not None:
         out.append("mimedefect:unparsable")
-        out += _words(decode_bytes(data))
+        out += _words(mail.unparsable)
+    else:
+        _spam_tokens(mail, out)
     tokens = dict.fromkeys(out)
     for single in _SINGLES.intersection(tokens):  # see _pieces
         del tokens[single]
     return Tokens(tokens)
+
+
+# -- rendering 2: one text for the default tokenizer ------------------------------------------
+#: fields whose words are noise (dates, ids, mailbox bookkeeping) or tokenised elsewhere
+_OWN_FIELDS = frozenset({
+    "subject", "from", "to", "cc", "received", "date", "message-id", "content-type",
+    "content-transfer-encoding", "content-length", "lines", "status", "x-status", "x-keywords",
+    "x-uid", "x-textnb-class", "x-textnb-score", "x-textnb-log-odds", "mime-version",
+})
+
+
+def _token(text):
+    """``'text/HTML'`` -> ``'text_html'``: lowercase, non-word runs to one underscore."""
+    return _P.NON_WORD.sub("_", str(text).lower()).strip("_")
+
+
+def _text_words(text, prefix):
+    return [prefix + w for w in _P.TEXT_WORD.findall(text.lower()) if not w.isdigit()]
+
+
+def _text_header(fields, cut, all_headers, top):
+    by_name = {}
+    for name, value in fields:
+        by_name.setdefault(name, []).append(value)
+    received = by_name.get("received", [])
+    tokens = [f"received_hops_{len(received)}"] if top else []
+    for value in by_name.get("subject", [])[:1]:
+        tokens += ["subject_" + w for w in _P.TEXT_WORD.findall(decode_header(value, cut).lower())]
+    for field, prefix in (("from", "fromdomain_"), ("to", "todomain_"), ("cc", "todomain_")):
+        decoded = [decode_header(v, cut) for v in by_name.get(field, [])]
+        tokens += [prefix + d for v in decoded for d in map(_token, _P.DOMAIN.findall(v)) if d]
+        if all_headers:
+            tokens += [w for v in decoded for w in _text_words(v, field + "_")]
+    if all_headers:
+        for value in received:  # hosts and addresses, not the date after ';'
+            tokens += _text_words(_text_of(value.split(";", 1)[0]), "rcvd_")
+        for name, values in by_name.items():
+            if name in _OWN_FIELDS:
+                continue
+            tokens.append("hname_" + _token(name))
+            for value in values:
+                tokens += _text_words(decode_header(value, cut), "hdr_")
+    return tokens
+
+
+def _skip_text(match):
+    word = match.group()
+    return f"skip_{_token(word[0]) or 'x'}_{len(word) // 10 * 10}"
+
+
+def _skip_run(match):
+    """A run of token characters whose token (:func:`_pieces`: its ends ``'.-`` stripped)
+    is longer than :data:`MAX_TOKEN` becomes one ``skip_<c>_<len>`` word, as
+    :func:`message_tokens` makes it one ``skip:`` token: both renderings keep the same
+    words of a body."""
+    run = match.group()
+    word = run.strip(_ENDS)
+    if len(word) <= MAX_TOKEN:
+        return run
+    return f" skip_{_token(word[0].lower()) or 'x'}_{len(word) // 10 * 10} "
+
+
+def message_text(data, *, max_bytes=DEFAULT_MAX_BYTES, all_headers=True, unique=False):
+    """One message (bytes) as one string for the default tokenizer. Never raises.
+
+    Parameters
+    ----------
+    data : bytes
+        The raw message (an mbox ``From`` line at the start is ignored).
+    max_bytes : int or None
+        Only this many bytes are read (``None``: all); a longer message gets the token
+        ``textnb_truncated``.
+    all_headers : bool
+        Also tokenise the other header fields (as bogofilter does): words of From / To /
+        Cc as ``from_<w>`` / ``to_<w>`` / ``cc_<w>``, the hosts and addresses of Received
+        fields (before the date) as ``rcvd_<w>``, and for every other field (but dates,
+        ids and mailbox bookkeeping) its name as ``hname_<field>`` and its words as
+        ``hdr_<w>``. Numbers are left out of these. When False: ``received_hops_<n>``,
+        ``subject_<w>``, ``fromdomain_<d>`` and ``todomain_<d>`` only.
+    unique : bool
+        List every token of the message once, in order of first appearance: counts become
+        presence (the "multinomial NB with Boolean attributes" of Metsis,
+        Androutsopoulos & Paliouras, 2006).
+
+    Returns
+    -------
+    str
+        Header and structure tokens (``ctype_``, ``charset_``, ``cte_``, ``attach_``,
+        ``attachtype_``, ``urlhost_``, ``html_img``, ``mimedefect_``) on the first line,
+        then the text of the message's text parts: the same reading as
+        :func:`message_tokens` (:func:`read_message`).
+    """
+    mail = read_message(data, max_bytes)
+    tokens = ["textnb_truncated"] if mail.truncated else []
+    texts = []
+    if mail.unparsable is not None:
+        tokens.append("mimedefect_unparsable")
+        texts.append(mail.unparsable)
+    else:
+        top_header = True
+        for item in mail.items:
+            kind = item[0]
+            if kind == "text":
+                _, text, ctype, hosts, images = item
+                tokens += ["urlhost_" + _token(h) for h in hosts]
+                tokens += ["html_img"] * images
+                texts.append(text)
+            elif kind == "header":
+                tokens += _text_header(item[1], mail.cut, all_headers, top_header)
+                top_header = False
+            elif kind == "ctype":
+                tokens.append("ctype_" + _token(item[1]))
+            elif kind == "charset":
+                tokens.append("charset_" + _token(item[1]))
+            elif kind == "cte":
+                tokens.append("cte_" + _token(item[1]))
+            elif kind == "attach":
+                _, name, ctype, top = item
+                if name is not None:
+                    tokens.append("attach_" + (_token(name) or "unnamed"))
+                if name is not None or not top:  # a message that is one non-text part: its ctype_ says it
+                    tokens.append("attachtype_" + _token(ctype))
+            else:
+                tokens.append("mimedefect_" + item[1])
+        if top_header:
+            tokens.insert(0, "received_hops_0")
+        tokens += ["mimedefect_toomany" + what for what in sorted(mail.cut)]
+    head = _P.LONG_WORD.sub(_skip_text, " ".join(dict.fromkeys(tokens)))
+    result = head + "\n" + _P.LONG_RUN.sub(_skip_run, "\n".join(texts))
+    if unique:
+        result = " ".join(dict.fromkeys(_P.TEXT_WORD.findall(result.lower())))
+    return result
+
