@@ -30,7 +30,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.model_selection import KFold
 from sklearn.multiclass import OneVsRestClassifier

@@ -93,8 +93,8 @@ class MultiLabelCorpus:
     ``ids`` are the document ids (relative paths, or the label file's ids), ``labels``
     tuples of str (sorted), ``label_names`` every label that occurs, sorted. What the
     reader left out is counted: ``unlisted`` (files the label file has no line for),
-    ``not_found`` (ids of the label file with no file in this folder: documents of
-    another part, or missing). ``test`` is the test part of a split folder.
+    ``not_found`` (ids of the label file with no file in this folder, nor in the other
+    part of a split folder: documents of another part, such as a dev part, or missing). ``test`` is the test part of a split folder.
     """
 
     source: str
@@ -285,6 +285,10 @@ def read_multilabel_corpus(path, *, label_file=None, strict=False, same_name="er
             out.append(MultiLabelCorpus(source=path if folder == folders[0] else folder, ids=ids,
                                         documents=documents, labels=labels, unlisted=unlisted,
                                         not_found=not_found))
+        if len(out) == 2:  # an id of the other part is not missing
+            for part, other in ((out[0], out[1]), (out[1], out[0])):
+                theirs = set(other.ids)
+                part.not_found = [i for i in part.not_found if i not in theirs]
         if strict:
             if parts and not test:  # the test part's ids are not missing
                 prefix = os.path.basename(parts[1]) + "/"
@@ -444,7 +448,7 @@ def _at_least(D, min_labels):
 def _rank_cut(S, k):
     """RCut: each row's ``k`` best labels get a positive decision (the cut midway between
     the k-th and the next score)."""
-    n, m = S.shape
+    m = S.shape[1]
     if k >= m:
         return S - (np.min(S, axis=1, keepdims=True) - 1.0)
     part = -np.partition(-S, [k - 1, k], axis=1)
@@ -840,6 +844,12 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
         S = self.predict_log_odds(X)
         if not self.multilabel_:
             return S[:, 1] if S.shape[1] == 2 else S
+        return self.decision_from_log_odds(S)
+
+    def decision_from_log_odds(self, S):
+        """:meth:`decision_function` of documents whose log-odds ``S`` (from
+        :meth:`predict_log_odds`) are known (multi-label): one scoring pass for both."""
+        check_is_fitted(self)
         strategy = getattr(self, "strategy_", "scut")
         if strategy == "rcut":
             D = _rank_cut(_finite(S), self.rank_)
