@@ -304,3 +304,97 @@ def test_same_name_in_label_folders_one_document_only_when_the_bytes_are_equal(t
     sep = read_multilabel_corpus(root, same_name="separate")
     assert sorted(zip(sep.ids, sep.labels)) == [("002.txt", ("oil",)), ("grain/001.txt", ("grain", "wheat")),
                                                 ("oil/001.txt", ("oil",))]
+
+
+# -- the command line ---------------------------------------------------------------------------
+def _cli(*argv):
+    import io
+
+    from textnb.cli.commands import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main([str(a) for a in argv], stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def split_corpus(tmp_path):
+    """train/ and test/ parts of a three-topic corpus, one labels.tsv for both (and for a dev
+    part that is not there)."""
+    texts, labels = synthetic_corpus(160, seed=8)
+    root = tmp_path / "split"
+    lines = []
+    for i, (text, labs) in enumerate(zip(texts, labels)):
+        part = "train" if i < 120 else "test"
+        (root / part).mkdir(parents=True, exist_ok=True)
+        (root / part / f"n{i:03d}.txt").write_text(text)
+        lines.append(f"n{i:03d}\t{','.join(labs)}\n")
+    lines += ["dev001\tgrain\n", "dev002\toil\n"]
+    (root / "labels.tsv").write_text("".join(lines))
+    return root
+
+
+def test_cli_train_counts_the_label_file_ids_of_other_parts(split_corpus, tmp_path):
+    import json
+
+    code, out, err = _cli("train", split_corpus / "train", "--labels", split_corpus / "labels.tsv",
+                          "-o", tmp_path / "m.tnb")
+    assert code == 0 and err == "", err
+    assert "read 120 documents" in out and "ignored 42 ids of" in out and "(first: n120)" in out
+    code, out, _ = _cli("train", split_corpus / "train", "--labels", split_corpus / "labels.tsv",
+                        "-o", tmp_path / "m.tnb", "--json")
+    summary = json.loads(out)
+    assert summary["not_in_folder"] == 42 and summary["unlisted"] == 0 and summary["strategy"] == "scutfbr"
+    (split_corpus / "train" / "stray.txt").write_text("a file with no line")
+    code, out, _ = _cli("train", split_corpus / "train", "--labels", split_corpus / "labels.tsv",
+                        "-o", tmp_path / "m.tnb")
+    assert code == 0 and "left out 1 files with no line" in out
+    code, out, err = _cli("train", split_corpus / "train", "--labels", split_corpus / "labels.tsv",
+                          "--strict", "-o", tmp_path / "s.tnb")
+    assert code == 1 and err.count("\n") == 1 and "stray.txt" in err and "--strict" in err
+    assert not (tmp_path / "s.tnb").exists()
+    code, out, _ = _cli("predict", tmp_path / "m.tnb", split_corpus / "test" / "n120.txt")
+    assert code == 0 and len(out.strip().split("\t")[1]) > 0  # at least one label
+
+
+def test_cli_evaluate_trains_on_train_and_tests_on_test(split_corpus, tmp_path):
+    import json
+
+    code, out, err = _cli("evaluate", split_corpus, "--labels", split_corpus / "labels.tsv", "--json")
+    assert code == 0, err
+    r = json.loads(out)
+    assert r["protocol"] == "train/test" and r["n_train"] == 120 and r["n"] == 40
+    assert r["not_in_folder"] == 2  # the dev ids: in neither part
+    for key in ("micro_f1", "macro_f1", "micro_precision", "micro_recall", "macro_precision", "macro_recall",
+                "micro_bep", "macro_bep", "hamming_loss", "subset_accuracy", "labels_per_document", "per_label"):
+        assert key in r
+    assert set(r["per_label"]["grain"]) >= {"precision", "recall", "f1", "support", "train_support", "bep"}
+    assert r["micro_f1"] > 0.8
+    code, out, _ = _cli("evaluate", split_corpus, "--labels", split_corpus / "labels.tsv", "--cv", "3", "--json")
+    assert code == 0 and json.loads(out)["protocol"] == "3-fold cross-validation" and json.loads(out)["n"] == 120
+    code, out, _ = _cli("evaluate", split_corpus, "--labels", split_corpus / "labels.tsv", "--strategy", "rcut")
+    assert code == 0 and "train/test on 120 training and 40 test documents, 3 labels" in out
+
+
+def test_cli_evaluate_plot(split_corpus, tmp_path):
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "f1.png"
+    code, _, err = _cli("evaluate", split_corpus, "--labels", split_corpus / "labels.tsv", "--plot", png)
+    assert code == 0, err
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_same_name_files_in_label_folders(tmp_path):
+    root = tmp_path / "news"
+    texts = {"business": ["shares profit market", "bank rate rise"], "sport": ["match goal team", "race win"]}
+    for lab, docs in texts.items():
+        (root / lab).mkdir(parents=True)
+        for i, text in enumerate(docs):
+            (root / lab / f"{i:03d}.txt").write_text(text)  # 000.txt in both folders, different texts
+    code, out, err = _cli("train", root, "--multilabel", "-o", tmp_path / "m.tnb")
+    assert code == 1 and err.count("\n") == 1 and "Traceback" not in err
+    assert "business/000.txt" in err and "sport/000.txt" in err and "--separate-documents" in err
+    code, out, err = _cli("train", root, "--multilabel", "--separate-documents", "-o", tmp_path / "m.tnb",
+                          "--min-labels", "0")
+    assert code == 0, err
+    assert "read 4 documents" in out
