@@ -565,12 +565,11 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
         A document that gets fewer labels than this gets its best-ranked ones (the
         largest decision values): by default every document gets at least one label.
         0 allows an empty label set.
-    cv : int, default=3
+    cv : int, default=2
         Folds for the out-of-fold scores (shuffled with ``random_state``). The
         out-of-fold models keep the choices the model on all the training documents
-        made (DiscriminativeNB's event model and smoothing). 3 folds gave the
-        thresholds of 5 or 10 on GoEmotions (``docs/multilabel.md``) for 60 % of the
-        time of 5.
+        made (DiscriminativeNB's event model and smoothing). 2 folds gave the F1 of 3
+        or 5 on the corpora of ``docs/multilabel.md`` in less time.
     random_state : int, default=0
         Seed of the folds.
 
@@ -641,7 +640,7 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
     }
 
     def __init__(self, estimator=None, *, method="copy", threshold="scutfbr", fbr=None, rank=None, min_labels=1,
-                 cv=3, random_state=0):
+                 cv=2, random_state=0):
         self.estimator = estimator
         self.method = method
         self.threshold = threshold
