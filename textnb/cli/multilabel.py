@@ -177,7 +177,6 @@ def _decisions(model):
 def evaluate(args, opts, start, out):
     """Train on the training part and test on the test part (a split corpus, or
     ``--test PATH``), else K-fold cross-validation; the literature's measures."""
-    from textnb.evaluation.evaluate import vectorize_all
     from textnb.io.corpus import MAX_DOCUMENT_BYTES
     from textnb.meta.multilabel import cross_validate_multilabel, evaluate_multilabel_split, read_multilabel_corpus
 
@@ -204,6 +203,8 @@ def evaluate(args, opts, start, out):
         report["n_train"] = len(texts)
         skipped += skipped_test
     else:
+        from textnb.evaluation.evaluate import vectorize_all
+
         X, _ = vectorize_all(texts, vectorizer)
         bar = Progress("folds", total=args.cv or 10)
         try:

@@ -959,8 +959,8 @@ def evaluate_multilabel_split(X_train, labels_train, X_test, labels_test, model=
     known = {str(c) for c in model.classes_}
     unseen = sorted({str(lab) for labs in labels_test for lab in labs} - known)
     Y = model.indicator(labels_test)
-    report = multilabel_report(Y, model.predict(X_test), model.classes_, model.decision_function(X_test),
-                               train_support=model.train_support_)
+    D = model.decision_function(X_test)  # what predict thresholds at 0
+    report = multilabel_report(Y, D > 0, model.classes_, D, train_support=model.train_support_)
     if unseen:  # their documents are counted as missed labels in the micro figures
         missed = sum(1 for labs in labels_test for lab in labs if str(lab) in unseen)
         tp = report["micro_recall"] * (Y.sum())
@@ -1006,8 +1006,9 @@ def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0, progress=
     for k, (train, test) in enumerate(KFold(n_splits=cv, shuffle=True, random_state=seed).split(X), 1):
         cols = seen_columns(X[train])
         fitted = clone(model).fit(X[train][:, cols], Y[train])
-        pred[test] = fitted.predict(X[test][:, cols])
-        scores[test] = _finite(fitted.decision_function(X[test][:, cols]))
+        D = fitted.decision_function(X[test][:, cols])  # what predict thresholds at 0
+        pred[test] = D > 0
+        scores[test] = _finite(D)
         if progress is not None:
             progress(k, cv)
     report = multilabel_report(Y, pred, classes, scores, train_support=Y.sum(axis=0))
