@@ -21,7 +21,8 @@ same name in several class folders read as separate documents). Every choice a m
 makes (thresholds, fbr, rank, the PCut factor, DiscriminativeNB's event model) is made
 inside the training part.
 
-    python scripts/experiments/multilabel.py [--corpora /work/corpora] [--json out.json] [--quick]
+    python scripts/experiments/multilabel.py [--corpora /work/corpora] [--only CORPUS ...] [--quick] [--json out.json]
+    python scripts/experiments/multilabel.py --table out.json [...]   # the markdown tables
 """
 
 import argparse
@@ -151,13 +152,36 @@ def run_corpus(name, root, quick, log):
     return rows
 
 
+def markdown(results):
+    """The tables of docs/multilabel.md: one per corpus, every cell."""
+    out = []
+    for corpus, rows in results.items():
+        out += [f"#### {corpus}", "",
+                "| model (base, method, strategy) | micro-F1 | macro-F1 | labels/doc | subset acc. | Hamming | "
+                "cpu s | chosen |", "|---|---:|---:|---:|---:|---:|---:|---|"]
+        for key, r in rows.items():
+            chosen = r.get("chosen") or []
+            shown = ", ".join(sorted({f"{k[:-1]} {v:g}" for c in chosen for k, v in c.items()}))
+            out.append(f"| {key} | {r['micro_f1']:.4f} | {r['macro_f1']:.4f} | {r['labels_per_document']:.2f} | "
+                       f"{r['subset_accuracy']:.4f} | {r['hamming_loss']:.4f} | {r['cpu_seconds']:.1f} | {shown} |")
+        out.append("")
+    return "\n".join(out)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpora", default="/work/corpora")
     ap.add_argument("--only", nargs="*", default=["goemotions", "20news-bydate", "bbc_news"])
     ap.add_argument("--quick", action="store_true", help="leave out the slow cells (calibrated, ovr over DiscriminativeNB)")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--table", nargs="*", metavar="JSON", help="print the markdown tables of saved results and stop")
     args = ap.parse_args(argv)
+    if args.table:
+        results = {}
+        for path in args.table:
+            results.update(json.loads(Path(path).read_text()))
+        print(markdown(results))
+        return 0
     results = {}
     for name in args.only:
         print(name, flush=True)
