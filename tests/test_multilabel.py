@@ -2,15 +2,19 @@ import warnings
 
 import numpy as np
 import pytest
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone
 from sklearn.metrics import f1_score
+from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from textnb import Vectorizer, load
+from textnb import BernoulliNB, MultinomialNB, Vectorizer, load
 from textnb.core.errors import InputError
-from textnb.meta.multilabel import (MultiLabelNB, break_even_point, cross_validate_multilabel, multilabel_report,
-                               read_label_file,
-                               read_multilabel_corpus)
+from textnb.core.model_io import save
+from textnb.meta.multilabel import (MultiLabelNB, break_even_point, cross_validate_multilabel,
+                                    evaluate_multilabel_split, multilabel_report, read_label_file,
+                                    read_multilabel_corpus)
+from textnb.naive_bayes.complement import ComplementNB
 
 TOPICS = {
     "grain": "wheat corn harvest crop bushels grain",
@@ -36,10 +40,18 @@ def synthetic_corpus(n=240, seed=0):
     return texts, labels
 
 
-@parametrize_with_checks([MultiLabelNB(), MultiLabelNB(threshold=0.0)],
-                         expected_failed_checks=lambda est: {
-                             "check_decision_proba_consistency":
-                                 "the check feeds negative values; naive Bayes needs counts"})
+def _expected_failures(est):
+    out = {"check_decision_proba_consistency": "the check feeds negative values; naive Bayes needs counts"}
+    if est.min_labels:
+        out["check_classifier_multioutput"] = (
+            "at least one label per document (min_labels) is a decision per document: decision_function "
+            "is then not a per-label monotone map of predict_proba")
+    return out
+
+
+@parametrize_with_checks([MultiLabelNB(), MultiLabelNB(threshold=0.0, min_labels=0),
+                          MultiLabelNB(method="ovr", threshold=0.0, min_labels=0)],
+                         expected_failed_checks=_expected_failures)
 def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -125,7 +137,7 @@ def test_label_file_errors(tmp_path):
     root = tmp_path / "c"
     root.mkdir()
     bad.write_text("missing.txt\tgrain\n")
-    with pytest.raises(InputError, match="not in"):
+    with pytest.raises(InputError, match="lists none of the documents"):
         read_multilabel_corpus(root, label_file=bad)
 
 
@@ -140,3 +152,249 @@ def test_cross_validate_multilabel_report_keys():
     assert r["micro_f1"] > 0.85 and set(r["per_label"]) == {"grain", "money", "oil"}
     with pytest.raises(InputError):
         cross_validate_multilabel(X, ["a"] * X.shape[0], cv=5)
+
+
+# -- the scores: one implementation, two paths ------------------------------------------------
+@pytest.mark.parametrize("base", [MultinomialNB(), MultinomialNB(alpha=0.1), BernoulliNB(), ComplementNB()])
+def test_ovr_count_models_from_one_product_equal_fitting_each_label(base):
+    texts, labels = synthetic_corpus(120, seed=3)
+    X = Vectorizer().fit_transform(texts)
+    fast = MultiLabelNB(base, method="ovr", threshold=0.0, min_labels=0).fit(X, labels)
+    assert fast.estimators_[0].class_count_.tolist() != [0, 0]
+    Y = fast.indicator(labels)
+    for j, est in enumerate(fast.estimators_):
+        one = clone(base).fit(X, Y[:, j])
+        assert_allclose(est.feature_count_, one.feature_count_)
+        assert_allclose(est.predict_log_proba(X), one.predict_log_proba(X), rtol=1e-10, atol=1e-10)
+    slow = MultiLabelNB(Pipeline([("nb", clone(base))]), method="ovr", threshold=0.0, min_labels=0).fit(X, labels)
+    assert_allclose(fast.predict_log_odds(X), slow.predict_log_odds(X), rtol=1e-9, atol=1e-9)
+
+
+def test_copy_method_is_one_model_over_the_copied_documents():
+    X = np.array([[3, 0, 1], [0, 2, 1], [2, 2, 0], [0, 0, 4]])
+    Y = [("a",), ("b",), ("a", "b"), ()]
+    m = MultiLabelNB(MultinomialNB(), threshold=0.0, min_labels=0).fit(X, Y)
+    # rows: doc0 as a, doc1 as b, doc2 as a and as b, doc3 in the "no label" class (2)
+    ref = MultinomialNB().fit(X[[0, 1, 2, 2, 3]], [0, 1, 0, 1, 2])
+    assert_allclose(m.estimator_.feature_count_, ref.feature_count_)
+    lo = ref.predict_log_odds(X)[:, :2]
+    assert_allclose(m.predict_log_odds(X), lo)
+
+
+# -- the decisions ------------------------------------------------------------------------------
+def test_rcut_gives_k_labels_and_min_labels_gives_at_least_one():
+    texts, labels = synthetic_corpus(150, seed=4)
+    X = Vectorizer().fit_transform(texts)
+    for k in (1, 2):
+        m = MultiLabelNB(MultinomialNB(), threshold="rcut", rank=k).fit(X, labels)
+        assert (m.predict(X).sum(axis=1) == k).all() and m.rank_ == k
+    auto = MultiLabelNB(MultinomialNB(), threshold="rcut").fit(X, labels)
+    assert auto.rank_ in (1, 2, 3)
+    # a threshold no label reaches: min_labels=1 still gives each document its best label
+    never = MultiLabelNB(MultinomialNB(), threshold=1e6).fit(X, labels)
+    assert (never.predict(X).sum(axis=1) == 1).all()
+    assert_array_equal(never.predict(X).argmax(axis=1), never.predict_log_odds(X).argmax(axis=1))
+    empty = MultiLabelNB(MultinomialNB(), threshold=1e6, min_labels=0).fit(X, labels)
+    assert empty.predict(X).sum() == 0 and empty.predict_labels(X[:2]) == [(), ()]
+    assert (never.decision_function(X) > 0).sum(axis=1).tolist() == [1] * X.shape[0]
+
+
+def test_pcut_assigns_in_proportion_to_training_frequency():
+    texts, labels = synthetic_corpus(200, seed=5)
+    X = Vectorizer().fit_transform(texts)
+    m = MultiLabelNB(MultinomialNB(), threshold="pcut", min_labels=0).fit(X, labels)
+    P = m.predict(X)
+    expected = np.round(m.pcut_rate_ * X.shape[0])
+    assert_array_equal(P.sum(axis=0), expected)
+    assert (m.pcut_rate_ > 0).all()
+
+
+def test_scutfbr_falls_back_on_a_rare_label_that_scut_would_fire_everywhere():
+    rng = np.random.RandomState(0)
+    n = 300
+    X = rng.poisson(1.0, (n, 20))
+    X[:150, 0] += 5  # label a: learnable
+    labels = [("a",) if i < 150 else ("b",) for i in range(n)]
+    noise = rng.choice(n, 6, replace=False)  # label rare: 6 documents, nothing to learn it from
+    labels = [labs + ("rare",) if i in noise else labs for i, labs in enumerate(labels)]
+    scut = MultiLabelNB(MultinomialNB(), threshold="scut", min_labels=0).fit(X, labels)
+    fbr = MultiLabelNB(MultinomialNB(), threshold="scutfbr", fbr=0.5, min_labels=0).fit(X, labels)
+    j = list(fbr.classes_).index("rare")
+    assert fbr.thresholds_[j] > scut.thresholds_[j]
+    assert fbr.predict(X)[:, j].sum() < scut.predict(X)[:, j].sum()
+    assert fbr.predict(X)[:, j].sum() <= 3
+    auto = MultiLabelNB(MultinomialNB(), min_labels=0).fit(X, labels)
+    assert auto.strategy_ == "scutfbr" and auto.fbr_ in (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)
+
+
+def test_documents_and_label_lists_through_a_pipeline(tmp_path):
+    """The API a fastText ``__label__`` reader feeds: raw documents and a list of label lists."""
+    texts, labels = synthetic_corpus(120, seed=6)
+    model = Pipeline([("vectorizer", Vectorizer()), ("model", MultiLabelNB())])
+    model.fit(texts, [list(labs) for labs in labels])
+    got = model[-1].predict_labels(model[:-1].transform(texts[:20]))
+    assert all(len(g) >= 1 for g in got)
+    assert np.mean([set(g) == set(t) for g, t in zip(got, labels[:20])]) > 0.6
+    save(model, tmp_path / "p.tnb")
+    back = load(tmp_path / "p.tnb")
+    assert_array_equal(back[-1].predict(back[:-1].transform(texts)), model[-1].predict(model[:-1].transform(texts)))
+
+
+def test_evaluate_split_reports_train_support_and_literature_keys():
+    texts, labels = synthetic_corpus(200, seed=7)
+    v = Vectorizer()
+    Xtr, Xte = v.fit_transform(texts[:150]), v.transform(texts[150:])
+    test_labels = [labs + ("unseen",) if i == 0 else labs for i, labs in enumerate(labels[150:])]
+    r = evaluate_multilabel_split(Xtr, labels[:150], Xte, test_labels, MultiLabelNB(MultinomialNB()))
+    for key in ("micro_f1", "macro_f1", "micro_precision", "micro_recall", "macro_precision", "macro_recall",
+                "micro_bep", "hamming_loss", "subset_accuracy"):
+        assert 0.0 <= r[key] <= 1.0
+    assert r["n_train"] == 150 and r["n"] == 50 and r["test_labels_unseen"] == ["unseen"]
+    train_counts = {lab: sum(lab in labs for labs in labels[:150]) for lab in ("grain", "money", "oil")}
+    assert {k: v["train_support"] for k, v in r["per_label"].items()} == train_counts
+    assert r["micro_f1"] > 0.8
+
+
+# -- layouts ------------------------------------------------------------------------------------
+def test_label_file_listing_more_documents_than_the_folder(tmp_path):
+    root = tmp_path / "c"
+    root.mkdir()
+    for name in ("d1", "d2", "extra"):
+        (root / f"{name}.txt").write_text(f"text {name}")
+    labels = tmp_path / "labels.tsv"
+    labels.write_text("d1\tgrain\nd2\toil,grain\nelsewhere1\toil\nelsewhere2\tgrain\n")
+    c = read_multilabel_corpus(root, label_file=labels)
+    assert c.ids == ["d1", "d2"] and c.labels == [("grain",), ("grain", "oil")]
+    assert c.not_found == ["elsewhere1", "elsewhere2"] and c.unlisted == ["extra.txt"]
+    with pytest.raises(InputError, match=r"1 file .* has no line \(first: extra.txt\); --strict"):
+        read_multilabel_corpus(root, label_file=labels, strict=True)
+    (root / "extra.txt").unlink()
+    with pytest.raises(InputError, match=r"2 document ids with no file .*first: elsewhere1"):
+        read_multilabel_corpus(root, label_file=labels, strict=True)
+
+
+def test_label_file_shared_by_train_and_test_parts(tmp_path):
+    root = tmp_path / "split"
+    for part, names in {"train": ["a", "b", "c"], "test": ["x", "y"]}.items():
+        (root / part).mkdir(parents=True)
+        for name in names:
+            (root / part / f"{name}.txt").write_text(f"text {name}")
+    labels = root / "labels.tsv"  # inside the corpus folder, as GoEmotions ships it
+    labels.write_text("a\tp\nb\tq\nc\tp,q\nx\tp\ny\tq\n")
+    c = read_multilabel_corpus(root, label_file=labels)
+    assert c.ids == ["a", "b", "c"] and c.test.ids == ["x", "y"]
+    assert c.not_found == [] and c.unlisted == [] and c.test.labels == [("p",), ("q",)]
+    only_train = read_multilabel_corpus(root, label_file=labels, test=False, strict=True)
+    assert only_train.test is None and len(only_train) == 3
+
+
+def test_same_name_in_label_folders_one_document_only_when_the_bytes_are_equal(tmp_path):
+    root = tmp_path / "folders"
+    for lab in ("grain", "wheat", "oil"):
+        (root / lab).mkdir(parents=True)
+    (root / "grain" / "001.txt").write_text("wheat harvest")
+    (root / "wheat" / "001.txt").write_text("wheat harvest")  # the same document, two labels
+    (root / "oil" / "002.txt").write_text("crude")
+    c = read_multilabel_corpus(root)
+    assert c.ids == ["001.txt", "002.txt"] and c.labels == [("grain", "wheat"), ("oil",)]
+    (root / "oil" / "001.txt").write_text("a different text")  # another document, same name
+    with pytest.raises(InputError, match=r"grain/001.txt and .*oil/001.txt: same name in two label folders "
+                                         r"but different contents"):
+        read_multilabel_corpus(root)
+    sep = read_multilabel_corpus(root, same_name="separate")
+    assert sorted(zip(sep.ids, sep.labels)) == [("002.txt", ("oil",)), ("grain/001.txt", ("grain", "wheat")),
+                                                ("oil/001.txt", ("oil",))]
+
+
+# -- the command line ---------------------------------------------------------------------------
+def _cli(*argv):
+    import io
+
+    from textnb.cli.commands import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main([str(a) for a in argv], stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def split_corpus(tmp_path):
+    """train/ and test/ parts of a three-topic corpus, one labels.tsv for both (and for a dev
+    part that is not there)."""
+    texts, labels = synthetic_corpus(160, seed=8)
+    root = tmp_path / "split"
+    lines = []
+    for i, (text, labs) in enumerate(zip(texts, labels)):
+        part = "train" if i < 120 else "test"
+        (root / part).mkdir(parents=True, exist_ok=True)
+        (root / part / f"n{i:03d}.txt").write_text(text)
+        lines.append(f"n{i:03d}\t{','.join(labs)}\n")
+    lines += ["dev001\tgrain\n", "dev002\toil\n"]
+    (root / "labels.tsv").write_text("".join(lines))
+    return root
+
+
+def test_cli_train_counts_the_label_file_ids_of_other_parts(split_corpus, tmp_path):
+    import json
+
+    code, out, err = _cli("train", split_corpus / "train", "--labels", split_corpus / "labels.tsv",
+                          "-o", tmp_path / "m.tnb")
+    assert code == 0 and err == "", err
+    assert "read 120 documents" in out and "ignored 42 ids of" in out and "(first: n120)" in out
+    code, out, _ = _cli("train", split_corpus / "train", "--labels", split_corpus / "labels.tsv",
+                        "-o", tmp_path / "m.tnb", "--json")
+    summary = json.loads(out)
+    assert summary["not_in_folder"] == 42 and summary["unlisted"] == 0 and summary["strategy"] == "scutfbr"
+    (split_corpus / "train" / "stray.txt").write_text("a file with no line")
+    code, out, _ = _cli("train", split_corpus / "train", "--labels", split_corpus / "labels.tsv",
+                        "-o", tmp_path / "m.tnb")
+    assert code == 0 and "left out 1 files with no line" in out
+    code, out, err = _cli("train", split_corpus / "train", "--labels", split_corpus / "labels.tsv",
+                          "--strict", "-o", tmp_path / "s.tnb")
+    assert code == 1 and err.count("\n") == 1 and "stray.txt" in err and "--strict" in err
+    assert not (tmp_path / "s.tnb").exists()
+    code, out, _ = _cli("predict", tmp_path / "m.tnb", split_corpus / "test" / "n120.txt")
+    assert code == 0 and len(out.strip().split("\t")[1]) > 0  # at least one label
+
+
+def test_cli_evaluate_trains_on_train_and_tests_on_test(split_corpus, tmp_path):
+    import json
+
+    code, out, err = _cli("evaluate", split_corpus, "--labels", split_corpus / "labels.tsv", "--json")
+    assert code == 0, err
+    r = json.loads(out)
+    assert r["protocol"] == "train/test" and r["n_train"] == 120 and r["n"] == 40
+    assert r["not_in_folder"] == 2  # the dev ids: in neither part
+    for key in ("micro_f1", "macro_f1", "micro_precision", "micro_recall", "macro_precision", "macro_recall",
+                "micro_bep", "macro_bep", "hamming_loss", "subset_accuracy", "labels_per_document", "per_label"):
+        assert key in r
+    assert set(r["per_label"]["grain"]) >= {"precision", "recall", "f1", "support", "train_support", "bep"}
+    assert r["micro_f1"] > 0.8
+    code, out, _ = _cli("evaluate", split_corpus, "--labels", split_corpus / "labels.tsv", "--cv", "3", "--json")
+    assert code == 0 and json.loads(out)["protocol"] == "3-fold cross-validation" and json.loads(out)["n"] == 120
+    code, out, _ = _cli("evaluate", split_corpus, "--labels", split_corpus / "labels.tsv", "--strategy", "rcut")
+    assert code == 0 and "train/test on 120 training and 40 test documents, 3 labels" in out
+
+
+def test_cli_evaluate_plot(split_corpus, tmp_path):
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "f1.png"
+    code, _, err = _cli("evaluate", split_corpus, "--labels", split_corpus / "labels.tsv", "--plot", png)
+    assert code == 0, err
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_same_name_files_in_label_folders(tmp_path):
+    root = tmp_path / "news"
+    texts = {"business": ["shares profit market", "bank rate rise"], "sport": ["match goal team", "race win"]}
+    for lab, docs in texts.items():
+        (root / lab).mkdir(parents=True)
+        for i, text in enumerate(docs):
+            (root / lab / f"{i:03d}.txt").write_text(text)  # 000.txt in both folders, different texts
+    code, out, err = _cli("train", root, "--multilabel", "-o", tmp_path / "m.tnb")
+    assert code == 1 and err.count("\n") == 1 and "Traceback" not in err
+    assert "business/000.txt" in err and "sport/000.txt" in err and "--separate-documents" in err
+    code, out, err = _cli("train", root, "--multilabel", "--separate-documents", "-o", tmp_path / "m.tnb",
+                          "--min-labels", "0")
+    assert code == 0, err
+    assert "read 4 documents" in out

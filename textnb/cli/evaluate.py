@@ -8,7 +8,6 @@ from textnb.cli.options import (add_corpus_options, add_model_options, add_multi
                                 model_options, repeats, seed, structure_errors, warn_multilabel)
 from textnb.cli.output import dumps
 from textnb.cli.progress import Progress
-from textnb.core.errors import InputError
 
 __all__ = ["add_parser", "run"]
 
@@ -43,7 +42,9 @@ def run(args, out, err):
     start = time.perf_counter()
     opts, inputs = model_options(args), input_options(args)
     if args.multilabel or args.labels:
-        return _evaluate_multilabel(args, opts, start, out)
+        from textnb.cli.multilabel import evaluate
+
+        return evaluate(args, opts, start, out)
     kind, data = load_input(args.path, inputs)
     if kind == "table":
         return _evaluate_table(args, opts, inputs, data, start, out)
@@ -81,43 +82,6 @@ def _evaluate_table(args, opts, inputs, table, start, out):
     report["seconds"] = time.perf_counter() - start
     _print_report(report, args, out)
     return 0
-
-
-def _evaluate_multilabel(args, opts, start, out):
-    """One-vs-rest naive Bayes with per-label thresholds, K-fold CV, micro / macro F1 and BEP."""
-    from textnb.io.corpus import MAX_DOCUMENT_BYTES
-    from textnb.evaluation.evaluate import vectorize_all
-    from textnb.io.inputs import read_texts
-    from textnb.meta.multilabel import MultiLabelNB, cross_validate_multilabel, read_multilabel_corpus
-    from textnb.meta.registry import make_text_classifier
-
-    if args.test or args.plot or args.repeat != 1:
-        raise InputError("multi-label evaluation takes --cv and --seed only (no --test, --plot, --repeat)")
-    corpus = read_multilabel_corpus(args.path, label_file=args.labels)
-    texts, labels, skipped = read_texts(corpus, args.max_bytes or MAX_DOCUMENT_BYTES, labels=corpus.labels)
-    clf = make_text_classifier(opts)
-    X, _ = vectorize_all(texts, clf.vectorizer)
-    report = cross_validate_multilabel(X, labels, MultiLabelNB(clf.model), cv=args.cv or 10, seed=args.seed)
-    report.update(n=len(texts), skipped_binary=skipped, seconds=time.perf_counter() - start,
-                  protocol=f"{report['folds']}-fold cross-validation, one-vs-rest")
-    if args.json:
-        print(dumps(report), file=out)
-        return 0
-    print(f"{report['protocol']} on {report['n']} documents ({report['seconds']:.2f} s)", file=out)
-    for key in ("micro_f1", "macro_f1", "micro_bep", "macro_bep", "subset_accuracy", "hamming_loss"):
-        if key in report:
-            print(f"{key:<16}{report[key]:.4f}", file=out)
-    width = max(8, max(len(k) for k in report.get("per_label", {"x": 0})))
-    print(f"\n{'label':<{width}}  precision  recall     f1     bep  support", file=out)
-    for name, pl in report.get("per_label", {}).items():
-        print(f"{name:<{width}}  {pl['precision']:9.4f}  {pl['recall']:6.4f}  {pl['f1']:5.4f}  "
-              f"{_bep(pl):>6}  {pl['support']:7d}", file=out)
-    return 0
-
-
-def _bep(per_label):
-    bep = per_label.get("bep")
-    return "-" if bep is None or bep != bep else f"{bep:6.4f}"
 
 
 def _print_report(report, args, out):

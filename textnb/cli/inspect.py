@@ -125,19 +125,32 @@ def _inspect_table(args, model, out):
 def _inspect_multilabel(args, model, out):
     ml = multilabel_model(model)
     names = [str(c) for c in ml.classes_]
-    base = ml.estimator if ml.estimator is not None else None
     info = {
         "model": "MultiLabelNB",
-        "estimator": type(base).__name__ if base is not None else "MultinomialNB",
+        "estimator": type(ml._base()).__name__,
+        "method": "copy" if hasattr(ml, "estimator_") else "ovr",
+        "strategy": getattr(ml, "strategy_", "scut"),
+        "min_labels": int(ml.min_labels),
         "labels": names,
         "thresholds": [float(t) for t in ml.thresholds_],
         "constant": [int(c) for c in ml.constant_],
         "vocabulary_size": len(model[0].vocabulary_),
     }
+    for key, attr in (("fbr", "fbr_"), ("rank", "rank_")):
+        if hasattr(ml, attr):
+            info[key] = getattr(ml, attr)
+    if hasattr(ml, "train_support_"):
+        info["train_support"] = [int(n) for n in ml.train_support_]
     if args.json:
         print(dumps(info), file=out)
         return 0
-    print(f"model: MultiLabelNB({info['estimator']}), one-vs-rest with a log-odds threshold per label", file=out)
+    rule = {"scutfbr": f"SCutFBR, a log-odds threshold per label (fallback below F1 {info.get('fbr', 0):g})",
+            "scut": "SCut, a log-odds threshold per label", "rcut": f"RCut, the {info.get('rank')} best labels",
+            "pcut": "PCut, each label to a share of the documents predicted together",
+            "fixed": "one log-odds threshold"}[info["strategy"]]
+    scores = "one model over the documents copied per label" if info["method"] == "copy" else "one-vs-rest"
+    least = f"; at least {ml.min_labels} label(s) per document" if ml.min_labels else ""
+    print(f"model: MultiLabelNB({info['estimator']}), {scores}; {rule}{least}", file=out)
     print(f"labels: {len(names)}", file=out)
     for name, t, c in zip(names, ml.thresholds_, ml.constant_):
         note = {1: " (every training document has it)", 0: " (no training document has it)"}.get(int(c), "")

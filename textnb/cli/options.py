@@ -131,16 +131,10 @@ def add_ignore(group):
 
 
 def add_multilabel_options(p):
-    p.add_argument("--multilabel", action="store_true",
-                   help="multi-label corpus: one folder per label, a document in each of its labels' folders "
-                        "(the same relative path in several folders is one document with several labels); "
-                        "train saves a one-vs-rest model whose predict prints every label over its threshold")
-    p.add_argument("--labels", metavar="FILE",
-                   help="multi-label corpus: PATH is a folder of documents and FILE says their labels, one "
-                        "line per document 'docid<TAB>label1,label2' (docid: the path under PATH, with or "
-                        "without its extension; no labels after the TAB: a document with none; blank lines "
-                        "and '#' lines skipped), as a MEKA/Mulan label table or fastText's several "
-                        "__label__ tags per line")
+    """The multi-label options (:func:`textnb.cli.multilabel.add_options`)."""
+    from textnb.cli.multilabel import add_options
+
+    add_options(p)
 
 
 @contextmanager

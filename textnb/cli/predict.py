@@ -45,9 +45,10 @@ def add_parser(sub):
 
 
 def _predict_multilabel(args, model, out, err):
-    """``predict`` of a multi-label model: every label whose log-odds pass its threshold
-    (chosen at training time for F1), or whose probability is >= ``--threshold``;
-    ``--top K`` keeps the K most probable of them."""
+    """``predict`` of a multi-label model: the labels its decision rule gives each document
+    (chosen at training time; a PCut model decides over the documents predicted together,
+    up to 1000), or those whose probability is >= ``--threshold``; ``--top K`` keeps the K
+    most probable of them."""
     from scipy.special import expit
 
     from textnb.io.corpus import MAX_DOCUMENT_BYTES, read_rows
@@ -62,7 +63,7 @@ def _predict_multilabel(args, model, out, err):
             return
         lo = ml.predict_log_odds(model[:-1].transform(texts))
         proba = expit(lo)
-        passed = proba >= args.threshold if args.threshold is not None else lo > ml.thresholds_
+        passed = proba >= args.threshold if args.threshold is not None else ml.decision_from_log_odds(lo) > 0
         for src, row_lo, row_p, row_ok in zip(sources, lo, proba, passed):
             chosen = [int(k) for k in np.argsort(-row_lo, kind="stable") if row_ok[k]][:args.top or len(names)]
             if args.json:

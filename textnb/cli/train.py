@@ -10,7 +10,6 @@ from textnb.cli.options import (add_corpus_options, add_model_options, add_multi
                                 model_options, scheduler, structure_errors, warn_multilabel)
 from textnb.cli.output import dumps
 from textnb.cli.progress import Progress
-from textnb.core.errors import InputError
 from textnb.core.model_io import save
 
 __all__ = ["add_parser", "run"]
@@ -54,7 +53,9 @@ def run(args, out, err):
     _preload(args, opts, inputs)
     start = time.perf_counter()  # `seconds`: read, fit, write (imports done above)
     if args.multilabel or args.labels:
-        return _train_multilabel(args, opts, start, out)
+        from textnb.cli.multilabel import train
+
+        return train(args, opts, start, out)
     kind, data = load_input(args.path, inputs, test=False)  # training reads the training part only
     if kind == "table":
         return _train_table(args, opts, data, start, out)
@@ -103,59 +104,6 @@ def run(args, out, err):
         print(f"vocabulary: {summary['vocabulary_size']} terms", file=out)
         print(f"model: {name} -> {model_path}", file=out)
         print(f"seconds: {seconds:.2f}", file=out)
-    return 0
-
-
-def _train_multilabel(args, opts, start, out):
-    """``train --multilabel`` / ``--labels FILE``: one-vs-rest naive Bayes with per-label
-    thresholds (:class:`textnb.meta.multilabel.MultiLabelNB`) behind the vectorizer, saved
-    as a Pipeline ``[vectorizer, MultiLabelNB]``."""
-    from sklearn.pipeline import Pipeline
-
-    from textnb.io.corpus import MAX_DOCUMENT_BYTES
-    from textnb.io.inputs import default_model_path, read_texts
-    from textnb.meta.multilabel import MultiLabelNB, read_multilabel_corpus
-    from textnb.meta.registry import make_text_classifier, model_name
-
-    if args.lazy or args.scheduler:
-        raise InputError("--multilabel / --labels train one-vs-rest count models: no --lazy, no --scheduler")
-    corpus = read_multilabel_corpus(args.path, label_file=args.labels)
-    texts, labels, skipped = read_texts(corpus, args.max_bytes or MAX_DOCUMENT_BYTES, labels=corpus.labels)
-    names = sorted({lab for labs in labels for lab in labs})
-    if not texts:
-        raise InputError(f"{corpus.source}: no text documents (every file is binary)")
-    if not names:
-        raise InputError(f"{args.labels or corpus.source}: no document has a label")
-    clf = make_text_classifier(opts)
-    model = Pipeline([("vectorizer", clf.vectorizer), ("model", MultiLabelNB(clf.model))])
-    model.fit(texts, [tuple(labs) for labs in labels])
-    model_path = args.output or default_model_path(args.path)
-    save(model, model_path)
-    seconds = time.perf_counter() - start
-    per_label = {n: 0 for n in names}
-    for labs in labels:
-        for lab in labs:
-            per_label[lab] += 1
-    summary = {
-        "source": corpus.source,
-        "documents": len(texts),
-        "per_label": per_label,
-        "skipped_binary": skipped,
-        "vocabulary_size": len(model[0].vocabulary_),
-        "model": model_path,
-        "seconds": round(seconds, 3),
-    }
-    if args.json:
-        print(dumps(summary), file=out)
-        return 0
-    listing = ", ".join(f"{c} {n}" for c, n in per_label.items())
-    print(f"read {summary['documents']} documents from {corpus.source} ({len(names)} labels): {listing}", file=out)
-    if skipped:
-        print(f"skipped {skipped} binary files", file=out)
-    print(f"vocabulary: {summary['vocabulary_size']} terms", file=out)
-    print(f"model: MultiLabelNB({model_name(model[-1].estimator or clf.model)}), one-vs-rest -> {model_path}",
-          file=out)
-    print(f"seconds: {seconds:.2f}", file=out)
     return 0
 
 

@@ -4,7 +4,7 @@ import numpy as np
 
 from textnb.core.errors import TextnbError
 
-__all__ = ["plot_confusion_matrix", "pyplot"]
+__all__ = ["plot_confusion_matrix", "plot_label_f1", "pyplot"]
 
 
 def pyplot():
@@ -36,6 +36,36 @@ def plot_confusion_matrix(matrix, classes, path):
                 ax.text(j, i, str(m[i, j]), ha="center", va="center", fontsize=7,
                         color="white" if m[i, j] > m.max() / 2 else "black")
     fig.colorbar(im, ax=ax)
+    fig.tight_layout()
+    from textnb.core.model_io import atomic_write
+
+    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=110))
+    plt.close(fig)
+
+
+def plot_label_f1(per_label, path):
+    """Per-label F1 on the test documents against the label's training documents (log
+    scale), one point per label, its name beside it: where rare labels fail (a
+    multi-label evaluation's ``per_label``, with ``train_support``)."""
+    plt = pyplot()
+    names = list(per_label)
+    support = np.array([max(per_label[n].get("train_support", 0), 0) for n in names], dtype=float)
+    f1 = np.array([per_label[n]["f1"] for n in names])
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    ax.scatter(np.maximum(support, 0.8), f1, s=18, color="tab:blue")
+    if len(names) <= 60:
+        low = 0
+        for n, x, y in zip(names, support, f1):
+            lift = 2
+            if y < 0.03:  # the labels never predicted sit on one line: stagger their names
+                lift, low = 2 + 9 * (low % 4), low + 1
+            ax.annotate(n, (max(x, 0.8), y), fontsize=7, xytext=(3, lift), textcoords="offset points")
+    ax.set_xscale("log")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("training documents with the label (log scale)")
+    ax.set_ylabel("F1 on the test documents")
+    ax.set_title(f"per-label F1 against training support ({len(names)} labels)")
+    ax.grid(True, alpha=0.3)
     fig.tight_layout()
     from textnb.core.model_io import atomic_write
 

@@ -1,52 +1,88 @@
-"""Multi-label text classification: one-vs-rest naive Bayes with per-label thresholds.
+"""Multi-label text classification: naive Bayes scores and a thresholding strategy per label.
 
-A document may carry several labels (Reuters-21578 topics: ``grain`` and ``wheat``).
-The standard treatment (Lewis 1992; Yang 1999; Joachims 1998) is one binary classifier
-per label, each with its own decision threshold: a label is assigned when its
-log-odds exceed the label's threshold, chosen on out-of-fold scores to maximise that
-label's F1 (the "SCut" strategy of Yang 2001). Evaluation uses micro- and macro-averaged
-F1 and the precision-recall break-even point.
+A document may carry several labels (Reuters-21578 topics: ``grain`` and ``wheat``; the
+emotions of a GoEmotions comment). :class:`MultiLabelNB` turns a naive Bayes model into
+a multi-label classifier in two steps:
+
+1. **Scores per label.** ``method="copy"`` (default): one multi-class model over the
+   documents copied once per label, a document with no label counted once in a reserved
+   "no label" class (the *copy transformation*, Tsoumakas & Katakis 2007); a label's
+   score is its log-odds under that model. ``method="ovr"``: one binary model per label
+   (binary relevance); for the count models (multinomial, Bernoulli, complement) every
+   label's model is built from one sparse product ``Y.T @ X`` of the training sums
+   through the model's own ``fit_counts`` (the same numbers as fitting it label by label).
+2. **Decisions.** The thresholding strategies of Yang (2001), every choice made on
+   out-of-fold scores of the training documents (``cv`` folds): ``"scut"`` a log-odds
+   threshold per label maximising its F1; ``"scutfbr"`` (default) the same with a fallback
+   for rare labels: a label whose best out-of-fold F1 is below ``fbr`` gets the score of
+   its top-ranked out-of-fold document as threshold (Yang's SCutFBR.1), ``fbr`` itself
+   chosen for micro-F1 by cross-fitting the out-of-fold scores; ``"rcut"`` the ``k`` best
+   labels of each document; ``"pcut"`` per label the top-ranked documents of a batch in
+   proportion to the label's training frequency. Then a document that got fewer than
+   ``min_labels`` labels (default 1: at least one label, as topic taggers do) gets its
+   best-ranked ones.
+
+``docs/multilabel.md`` measures the methods and strategies on GoEmotions and on
+single-label corpora read as multi-label (label sets of one), against scikit-learn's
+one-vs-rest baselines.
 
 Corpus layouts read by :func:`read_multilabel_corpus`:
 
 * a label file, one line per document: ``docid<TAB>label1,label2`` (``docid`` the
-  path of the document relative to the corpus folder, with or without its extension;
-  an empty label list is allowed; blank lines and lines starting with ``#`` skipped);
-* one folder per label, the same document (same relative path) in the folder of each
-  of its labels: ``corpus/grain/0001.txt`` and ``corpus/wheat/0001.txt``.
+  path of the document relative to the corpus folder, or to its ``train/`` or ``test/``
+  part, with or without its extension; an empty label list is allowed; blank lines and
+  lines starting with ``#`` skipped). The file may list documents that are not in the
+  folder (a label file shared by the train and test parts): they are counted, not read;
+* one folder per label, a document in the folder of each of its labels:
+  ``corpus/grain/0001.txt`` and ``corpus/wheat/0001.txt`` are one document when their
+  bytes are equal; files of the same name with different bytes are an error, or
+  separate documents with ``same_name="separate"``.
+
+A folder with ``train/`` and ``test/`` parts is read as the two parts of an official split
+(``MultiLabelCorpus.test``).
 """
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import log_expit, logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.model_selection import KFold
 from sklearn.preprocessing import MultiLabelBinarizer
 from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from textnb.meta.calibration import estimator_log_odds, threshold_for_f1
-from textnb.io.corpus import _walk_files, open_corpus
 from textnb.core.errors import InputError
 from textnb.core.model_io import register
-from textnb.core.stats import seen_columns
-from textnb.core.model_schema import (FOLDS, N_FEATURES, SEED, TEMPLATE, Array, Bool, Choice, Classes, Float,
-                                 ListOf, MayBeAbsent, Model, OneOf, Optional)
+from textnb.core.model_schema import (FOLDS, N_FEATURES, SEED, TEMPLATE, Array, Bool, Choice, Classes, Float, Int,
+                                      ListOf, MayBeAbsent, Model, OneOf, Optional)
+from textnb.core.stats import CountTable, seen_columns
+from textnb.io.corpus import _class_folders, _walk_files
+from textnb.meta.calibration import estimator_log_odds, threshold_for_f1
+from textnb.naive_bayes.discrete import _BaseCountNB
 
 __all__ = [
     "MultiLabelCorpus",
     "MultiLabelNB",
     "break_even_point",
     "cross_validate_multilabel",
+    "evaluate_multilabel_split",
     "multilabel_report",
     "read_label_file",
     "read_multilabel_corpus",
 ]
+
+#: Thresholding strategies (Yang 2001); "f1" is the name model files of textnb <= 0.x
+#: give to "scut".
+STRATEGIES = ("scutfbr", "scut", "rcut", "pcut", "f1")
+#: Candidate values of the inner choices (made on out-of-fold scores of the training documents).
+FBR_GRID = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)
+RANK_GRID = (1, 2, 3)
+PCUT_GRID = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
 
 
 # -- corpora -------------------------------------------------------------------------
@@ -54,14 +90,20 @@ __all__ = [
 class MultiLabelCorpus:
     """Documents (paths) and their label sets, in parallel lists.
 
-    ``ids`` are the document ids (relative paths), ``labels`` tuples of str (sorted),
-    ``label_names`` every label that occurs, sorted.
+    ``ids`` are the document ids (relative paths, or the label file's ids), ``labels``
+    tuples of str (sorted), ``label_names`` every label that occurs, sorted. What the
+    reader left out is counted: ``unlisted`` (files the label file has no line for),
+    ``not_found`` (ids of the label file with no file in this folder, nor in the other
+    part of a split folder: documents of another part, such as a dev part, or missing). ``test`` is the test part of a split folder.
     """
 
     source: str
     ids: list
     documents: list
     labels: list
+    unlisted: list = field(default_factory=list)
+    not_found: list = field(default_factory=list)
+    test: "MultiLabelCorpus | None" = None
 
     @property
     def label_names(self):
@@ -108,18 +150,116 @@ def read_label_file(path):
     return out
 
 
-def read_multilabel_corpus(path, *, label_file=None):
+def _split_parts(path):
+    """``(train, test)`` folders of a folder with ``train/`` and ``test/`` parts, else None."""
+    train, test = os.path.join(path, "train"), os.path.join(path, "test")
+    if os.path.isdir(train) and os.path.isdir(test):
+        return train, test
+    return None
+
+
+def _from_label_file(folder, table, label_file, prefix, strict):
+    """The documents of ``folder`` that ``table`` lists (ids relative to ``folder``, or
+    to its parent with ``prefix``), in file order."""
+    label_path = os.path.abspath(os.fspath(label_file))
+    files, keys = [], {}
+    for f in _walk_files(folder):
+        if os.path.abspath(f) == label_path:
+            continue
+        rel = Path(os.path.relpath(f, folder)).as_posix()
+        files.append(rel)
+        stem = rel.rsplit(".", 1)[0] if "." in os.path.basename(rel) else rel
+        for key in (rel, stem) + ((prefix + rel, prefix + stem) if prefix else ()):
+            keys.setdefault(key, rel)
+    ids, documents, labels, used = [], [], [], set()
+    not_found = []
+    for doc, labs in table.items():
+        rel = keys.get(doc)
+        if rel is None or rel in used:
+            not_found.append(doc)
+            continue
+        used.add(rel)
+        ids.append(doc)
+        documents.append(Path(folder, rel))
+        labels.append(labs)
+    unlisted = [rel for rel in files if rel not in used]
+    if strict and unlisted:
+        raise InputError(f"{label_file}: {len(unlisted)} file{'s' if len(unlisted) > 1 else ''} of {folder} "
+                         f"ha{'ve' if len(unlisted) > 1 else 's'} no line (first: {unlisted[0]}); --strict")
+    return ids, documents, labels, unlisted, not_found
+
+
+def _from_label_folders(folder, same_name):
+    """One folder per label: the same relative path in several label folders is one
+    document when the files' bytes are equal."""
+    labels_of, paths_of = {}, {}
+    for label_dir in _class_folders(folder):
+        label = os.path.basename(label_dir)
+        for f in _walk_files(label_dir):
+            rel = Path(os.path.relpath(f, label_dir)).as_posix()
+            paths_of.setdefault(rel, []).append(Path(f))
+            labels_of.setdefault(rel, []).append(label)
+    if not paths_of:
+        raise InputError(f"{folder}: no documents (expected one folder per label: {folder}/<label>/<files>)")
+    ids, documents, labels = [], [], []
+    for rel in sorted(paths_of):
+        paths, labs = paths_of[rel], labels_of[rel]
+        groups = [[paths[0], [labs[0]]]]  # files of equal bytes, with their labels
+        if len(paths) > 1:
+            first = _content(paths[0])
+            contents = [first]
+            for p, lab in zip(paths[1:], labs[1:]):
+                data = _content(p)
+                for g, c in zip(groups, contents):
+                    if c == data:
+                        g[1].append(lab)
+                        break
+                else:
+                    if same_name != "separate":
+                        raise InputError(
+                            f"{groups[0][0]} and {p}: same name in two label folders but different "
+                            f"contents (one document with two labels must be the same file in each "
+                            f"label's folder; --separate-documents reads them as separate documents)")
+                    groups.append([p, [lab]])
+                    contents.append(data)
+        for k, (p, glabs) in enumerate(groups):
+            ids.append(rel if len(groups) == 1 else f"{glabs[0]}/{rel}")
+            documents.append(p)
+            labels.append(tuple(sorted(set(glabs))))
+    return ids, documents, labels
+
+
+def _content(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def read_multilabel_corpus(path, *, label_file=None, strict=False, same_name="error", test=True):
     """List a multi-label corpus: a folder with a label file, or one folder per label.
 
     Parameters
     ----------
     path : str or Path
-        The corpus folder.
+        The corpus folder. When it holds ``train/`` and ``test/`` parts (an official
+        split), the result is the training part with the test part in ``.test``.
     label_file : str or Path, default=None
-        ``docid<TAB>labels`` file; document ids are paths relative to ``path`` (with
-        or without the file extension). When None, ``path`` must hold one folder per
-        label, and documents with the same relative path in several label folders
-        are one document with several labels.
+        ``docid<TAB>labels`` file; document ids are paths relative to the folder (or to
+        its part), with or without the file extension. Ids with no file in the folder
+        (the other part's documents, or missing ones) are counted in ``not_found``;
+        files with no line in ``unlisted`` and left out. When None, ``path`` (or each
+        part) holds one folder per label.
+    strict : bool, default=False
+        Raise InputError for a file with no line or an id with no file (in neither part).
+    same_name : {"error", "separate"}, default="error"
+        One folder per label: files with the same relative path in several label folders
+        are one document when their bytes are equal; when they differ, ``"error"``
+        raises InputError naming two of them, ``"separate"`` reads them as separate
+        documents.
+    test : bool, default=True
+        Also list the test part of a split folder.
 
     Returns
     -------
@@ -128,38 +268,46 @@ def read_multilabel_corpus(path, *, label_file=None):
     path = os.fspath(path)
     if not os.path.isdir(path):
         raise InputError(f"{path}: not a folder")
+    if same_name not in ("error", "separate"):
+        raise ValueError(f"same_name must be 'error' or 'separate'; got {same_name!r}")
+    parts = _split_parts(path)
+    folders = [parts[0], parts[1]] if parts else [path]
+    if parts and not test:
+        folders = folders[:1]
+    out = []
     if label_file is not None:
         table = read_label_file(label_file)
-        files = {}
-        for f in _walk_files(path):
-            rel = Path(os.path.relpath(f, path)).as_posix()
-            if os.path.abspath(f) == os.path.abspath(os.fspath(label_file)):
-                continue
-            files[rel] = f
-            stem = rel.rsplit(".", 1)[0] if "." in os.path.basename(rel) else rel
-            files.setdefault(stem, f)
-        ids, documents, labels = [], [], []
-        for doc, labs in table.items():
-            f = files.get(doc)
-            if f is None:
-                raise InputError(f"{label_file}: document {doc!r} is not in {path}")
-            ids.append(doc)
-            documents.append(Path(f))
-            labels.append(labs)
-        if not ids:
-            raise InputError(f"{label_file}: no documents listed")
-        return MultiLabelCorpus(source=path, ids=ids, documents=documents, labels=labels)
-    corpus = open_corpus(path)
-    if not all(isinstance(d, Path) for d in corpus.documents):
-        raise InputError(f"{path}: expected one folder per label")
-    by_id = {}
-    for doc, label in zip(corpus.documents, corpus.labels):
-        rel = Path(os.path.relpath(doc, os.path.join(path, label))).as_posix()
-        entry = by_id.setdefault(rel, [doc, set()])
-        entry[1].add(label)
-    ids = sorted(by_id)
-    return MultiLabelCorpus(source=path, ids=ids, documents=[by_id[i][0] for i in ids],
-                            labels=[tuple(sorted(by_id[i][1])) for i in ids])
+        found = set()
+        for folder in folders:
+            prefix = os.path.basename(folder) + "/" if parts else ""
+            ids, documents, labels, unlisted, not_found = _from_label_file(folder, table, label_file, prefix, strict)
+            found.update(ids)
+            out.append(MultiLabelCorpus(source=path if folder == folders[0] else folder, ids=ids,
+                                        documents=documents, labels=labels, unlisted=unlisted,
+                                        not_found=not_found))
+        if len(out) == 2:  # an id of the other part is not missing
+            for part, other in ((out[0], out[1]), (out[1], out[0])):
+                theirs = set(other.ids)
+                part.not_found = [i for i in part.not_found if i not in theirs]
+        if strict:
+            if parts and not test:  # the test part's ids are not missing
+                prefix = os.path.basename(parts[1]) + "/"
+                found.update(_from_label_file(parts[1], table, label_file, prefix, False)[0])
+            missing = [i for i in table if i not in found]
+            if missing:
+                raise InputError(f"{label_file}: {len(missing)} document id{'s' if len(missing) > 1 else ''} "
+                                 f"with no file in {path} (first: {missing[0]}); --strict")
+        if not out[0].ids:
+            raise InputError(f"{label_file}: lists none of the documents in {folders[0]}")
+    else:
+        for folder in folders:
+            ids, documents, labels = _from_label_folders(folder, same_name)
+            out.append(MultiLabelCorpus(source=path if folder == folders[0] else folder, ids=ids,
+                                        documents=documents, labels=labels))
+    corpus = out[0]
+    corpus.test = out[1] if len(out) > 1 else None
+    return corpus
+
 
 
 # -- metrics -----------------------------------------------------------------------------
@@ -179,7 +327,7 @@ def break_even_point(scores, positive):
     return float(positive[order[:r]].sum() / r)
 
 
-def multilabel_report(Y_true, Y_pred, labels, scores=None):
+def multilabel_report(Y_true, Y_pred, labels, scores=None, train_support=None):
     """Micro / macro precision, recall, F1 (and break-even points when ``scores`` given).
 
     Parameters
@@ -191,10 +339,17 @@ def multilabel_report(Y_true, Y_pred, labels, scores=None):
         Decision scores (larger = more likely), e.g. ``MultiLabelNB.decision_function``.
         Adds per-label ``bep``, ``macro_bep`` (mean over labels with a positive) and
         ``micro_bep`` (one ranking of all document-label pairs).
+    train_support : array-like of shape (n_labels,), default=None
+        Training documents per label: adds per-label ``train_support``.
 
     Returns
     -------
     dict (JSON-ready)
+        ``n``, ``labels``, ``micro_precision``, ``micro_recall``, ``micro_f1``,
+        ``macro_precision``, ``macro_recall``, ``macro_f1`` (means over the labels),
+        ``subset_accuracy`` (documents whose label set is exactly right),
+        ``hamming_loss`` (wrong document-label cells), ``labels_per_document`` (true and
+        predicted means), ``per_label`` {label: precision, recall, f1, support, ...}.
     """
     T = np.asarray(Y_true.toarray() if sp.issparse(Y_true) else Y_true).astype(bool)
     P = np.asarray(Y_pred.toarray() if sp.issparse(Y_pred) else Y_pred).astype(bool)
@@ -212,6 +367,8 @@ def multilabel_report(Y_true, Y_pred, labels, scores=None):
     for j, lab in enumerate(labels):
         p, r, f = prf(tp[j], fp[j], fn[j])
         per[str(lab)] = {"precision": p, "recall": r, "f1": f, "support": int(T[:, j].sum())}
+        if train_support is not None:
+            per[str(lab)]["train_support"] = int(train_support[j])
     mp, mr, mf = prf(tp.sum(), fp.sum(), fn.sum())
     report = {
         "n": int(T.shape[0]),
@@ -224,10 +381,12 @@ def multilabel_report(Y_true, Y_pred, labels, scores=None):
         "macro_f1": float(np.mean([v["f1"] for v in per.values()])) if per else 0.0,
         "subset_accuracy": float(np.mean(np.all(T == P, axis=1))) if T.shape[0] else 0.0,
         "hamming_loss": float(np.mean(T != P)) if T.size else 0.0,
+        "labels_per_document": {"true": float(T.sum(axis=1).mean()) if T.shape[0] else 0.0,
+                                "predicted": float(P.sum(axis=1).mean()) if T.shape[0] else 0.0},
         "per_label": per,
     }
     if scores is not None:
-        S = np.asarray(scores, dtype=np.float64)
+        S = np.nan_to_num(np.asarray(scores, dtype=np.float64), posinf=1e300, neginf=-1e300)
         beps = []
         for j, lab in enumerate(labels):
             b = break_even_point(S[:, j], T[:, j])
@@ -240,29 +399,177 @@ def multilabel_report(Y_true, Y_pred, labels, scores=None):
     return report
 
 
+def _micro_f1(T, P):
+    tp = np.count_nonzero(T & P)
+    den = np.count_nonzero(T) + np.count_nonzero(P)
+    return 2 * tp / den if den else 0.0
+
+
+# -- decisions (Yang 2001) -------------------------------------------------------------------
+def _finite(S):
+    return np.nan_to_num(S, posinf=1e300, neginf=-1e300)
+
+
+def _scut(S, T):
+    """Per-label F1-best thresholds on scores ``S`` and their F1 there."""
+    thr = np.empty(S.shape[1])
+    f1 = np.zeros(S.shape[1])
+    for j in range(S.shape[1]):
+        t = T[:, j]
+        thr[j] = np.clip(threshold_for_f1(S[:, j], t), -1e300, 1e300)
+        pred = S[:, j] > thr[j]
+        den = pred.sum() + t.sum()
+        f1[j] = 2 * np.count_nonzero(pred & t) / den if den else 0.0
+    return thr, f1
+
+
+def _fallback(thr, f1, S, fbr):
+    """SCutFBR.1: a label whose F1 is below ``fbr`` gets its top-ranked score as threshold."""
+    out = thr.copy()
+    low = f1 < fbr
+    out[low] = S[:, low].max(axis=0) if S.shape[0] else np.inf
+    return out
+
+
+def _at_least(D, min_labels):
+    """Decisions ``D`` (positive: assigned) with a row that has fewer than ``min_labels``
+    positive values shifted down by the cut midway between its ``min_labels``-th and next
+    best values: its best-ranked labels are then the positive ones (a shift per row, so
+    the ranking inside a row is kept)."""
+    if min_labels <= 0 or not D.shape[1]:
+        return D
+    short = np.flatnonzero((D > 0).sum(axis=1) < min_labels)
+    if short.size:
+        D = np.array(D, dtype=np.float64)
+        D[short] = _rank_cut(_finite(D[short]), min(min_labels, D.shape[1]))
+    return D
+
+
+def _rank_cut(S, k):
+    """RCut: each row's ``k`` best labels get a positive decision (the cut midway between
+    the k-th and the next score)."""
+    m = S.shape[1]
+    if k >= m:
+        return S - (np.min(S, axis=1, keepdims=True) - 1.0)
+    part = -np.partition(-S, [k - 1, k], axis=1)
+    return S - (part[:, [k - 1]] + part[:, [k]]) / 2
+
+
+def _proportional_cut(S, rate):
+    """PCut: label ``j`` goes to the ``round(rate[j] * n)`` best-ranked rows of the batch."""
+    n = S.shape[0]
+    D = np.empty_like(S)
+    for j in range(S.shape[1]):
+        k = int(min(n, round(rate[j] * n)))
+        col = S[:, j]
+        if k <= 0:
+            D[:, j] = col - (col.max() + 1.0)
+        elif k >= n:
+            D[:, j] = col - (col.min() - 1.0)
+        else:
+            part = -np.partition(-col, [k - 1, k])
+            D[:, j] = col - (part[k - 1] + part[k]) / 2
+    return D
+
+
+def _choose(S, T, candidates, decide, min_labels):
+    """The candidate whose decisions have the best micro-F1 on ``S`` (ties: the first)."""
+    best, best_f = candidates[0], -1.0
+    for c in candidates:
+        f = _micro_f1(T, _at_least(decide(S, c), min_labels) > 0)
+        if f > best_f + 1e-12:
+            best, best_f = c, f
+    return best
+
+
+def _choose_fbr(S, T, min_labels, seed):
+    """``fbr`` for micro-F1, by cross-fitting the out-of-fold scores: thresholds from one
+    half of the documents are judged on the other half (and the other way round), so
+    the SCut thresholds are not judged on the scores they were fitted to."""
+    n = S.shape[0]
+    if n < 4:
+        return FBR_GRID[0]
+    halves = np.array_split(np.random.RandomState(seed).permutation(n), 2)
+    scores = np.zeros(len(FBR_GRID))
+    for a, b in (halves, halves[::-1]):
+        thr, f1 = _scut(S[a], T[a])
+        for i, fbr in enumerate(FBR_GRID):
+            D = S[b] - _fallback(thr, f1, S[a], fbr)
+            scores[i] += _micro_f1(T[b], _at_least(D, min_labels) > 0)
+    return FBR_GRID[int(np.argmax(scores))]
+
+
+def _with_choices(base, fitted):
+    """``base`` with the choices ``fitted`` (the model on all the training documents)
+    made from the data kept: DiscriminativeNB's event model and smoothing with
+    ``event_model="auto"``. The out-of-fold models behind the thresholds then score as
+    the final model does, without choosing again in every fold."""
+    if isinstance(fitted, list) or not hasattr(fitted, "event_model_"):
+        return base
+    params = base.get_params(deep=False)
+    if params.get("event_model") != "auto" or params.get("alpha", 0) is not None:
+        return base
+    return clone(base).set_params(event_model=fitted.event_model_, alpha=float(fitted.alpha_))
+
+
+def _sums_fit(base):
+    """Whether ``base`` is a count model whose fit is its sums (``fit_counts`` gives the
+    same model): the one-vs-rest models are then built from one product ``Y.T @ X``."""
+    return (isinstance(base, _BaseCountNB) and type(base).fit_counts is _BaseCountNB.fit_counts
+            and type(base)._learn is _BaseCountNB._learn)
+
+
 # -- the classifier --------------------------------------------------------------------------
 @register
 class MultiLabelNB(ClassifierMixin, BaseEstimator):
-    """One-vs-rest naive Bayes with a decision threshold per label.
+    """Multi-label naive Bayes: a score per label and a thresholding strategy (Yang 2001).
 
     ``fit(X, Y)`` with ``Y`` a 0/1 indicator matrix (n_documents, n_labels) or a list of
-    label collections (``[("grain", "wheat"), ("earn",), ()]``) trains one binary
-    classifier per label. ``predict`` returns the indicator matrix of the labels
-    whose log-odds exceed their threshold. A 1-D ``y`` (one label per document) is
-    treated as multi-class one-vs-rest: ``predict`` then returns the label with the
+    label collections (``[("grain", "wheat"), ("earn",), ()]``). ``predict`` returns the
+    indicator matrix of the labels each document gets. A 1-D ``y`` (one label per
+    document) is treated as multi-class: ``predict`` then returns the label with the
     largest log-odds.
 
     Parameters
     ----------
     estimator : classifier, default=None
-        The binary model per label (a textnb model or Pipeline; it is cloned);
-        ``textnb.MultinomialNB()`` when None.
-    threshold : "f1" or float, default="f1"
-        ``"f1"``: per-label thresholds on the log-odds chosen on out-of-fold scores to
-        maximise each label's F1 (Yang 2001, SCut); a number: that log-odds threshold
-        for every label (0 means ``P > 0.5``).
-    cv : int, default=5
-        Folds for the out-of-fold scores behind ``"f1"`` thresholds.
+        The naive Bayes model behind the scores (a textnb model over term counts; it is
+        cloned); the default text model
+        :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB` ``()`` when None.
+    method : {"copy", "ovr"}, default="copy"
+        ``"copy"``: one multi-class model over the documents copied once per label (a
+        document with no label once, in a reserved class); a label's score is its
+        log-odds ``log P(l | d) - log(1 - P(l | d))`` under it (the copy transformation,
+        Tsoumakas & Katakis 2007). ``"ovr"``: one binary model per label (binary
+        relevance), the label's score its log-odds; the count models (multinomial,
+        Bernoulli, complement) are then all built from one sparse product.
+    threshold : {"scutfbr", "scut", "rcut", "pcut"} or float, default="scutfbr"
+        The decision of each label from the scores, every choice made on out-of-fold
+        scores of the training documents (``cv`` folds): ``"scut"`` the log-odds
+        threshold per label with the best F1; ``"scutfbr"`` the same, except that a
+        label whose best F1 is below ``fbr`` gets the score of its top-ranked
+        out-of-fold document as threshold (SCutFBR.1); ``"rcut"`` the ``rank`` best
+        labels of each document; ``"pcut"`` each label to the best-ranked documents of
+        the predicted batch, as many as its training frequency times a factor chosen
+        for micro-F1 (a batch strategy: one document alone gets labels through
+        ``min_labels`` only); a number: that log-odds threshold for every label (0
+        means ``P > 0.5``). ``"f1"`` is an old name of ``"scut"``.
+    fbr : float in [0, 1] or None, default=None
+        The F1 below which ``"scutfbr"`` falls back; None chooses it from
+        ``FBR_GRID`` for micro-F1 by cross-fitting the out-of-fold scores (thresholds
+        from one half of the training documents judged on the other half).
+    rank : int or None, default=None
+        Labels per document for ``"rcut"``; None chooses 1, 2 or 3 for micro-F1 on the
+        out-of-fold scores.
+    min_labels : int, default=1
+        A document that gets fewer labels than this gets its best-ranked ones (the
+        largest decision values): by default every document gets at least one label.
+        0 allows an empty label set.
+    cv : int, default=2
+        Folds for the out-of-fold scores (shuffled with ``random_state``). The
+        out-of-fold models keep the choices the model on all the training documents
+        made (DiscriminativeNB's event model and smoothing). 2 folds gave the F1 of 3
+        or 5 on the corpora of ``docs/multilabel.md`` in less time.
     random_state : int, default=0
         Seed of the folds.
 
@@ -270,46 +577,76 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
     ----------
     classes_ : ndarray of shape (n_labels,)
         Label names (columns of ``Y``).
+    estimator_ : classifier
+        ``method="copy"``: the multi-class model; its classes are label indices, and
+        ``n_labels`` for a document with no label.
     estimators_ : list of classifiers
-        One binary classifier per label (classes 0 and 1); None for a label that is
-        always or never present (its log-odds are then ±inf).
+        ``method="ovr"``: one binary classifier per label (classes 0 and 1); None for a
+        label that is always or never present.
     constant_ : ndarray of shape (n_labels,)
-        For such labels, 1 (always) or 0 (never); -1 otherwise.
+        1 for a label on every training document, 0 for a label on none (their
+        log-odds are then ±inf); -1 otherwise.
+    strategy_ : str
+        ``"scutfbr"``, ``"scut"``, ``"rcut"``, ``"pcut"`` or ``"fixed"`` (a number).
     thresholds_ : ndarray of shape (n_labels,)
-        Log-odds thresholds.
+        Log-odds thresholds (SCut, SCutFBR, a number; 0 for RCut and PCut).
+    fbr_ : float
+        SCutFBR's fallback level (when ``strategy_`` is ``"scutfbr"``).
+    rank_ : int
+        RCut's labels per document (when ``strategy_`` is ``"rcut"``).
+    pcut_rate_ : ndarray of shape (n_labels,)
+        PCut's fraction of a batch given each label (when ``strategy_`` is ``"pcut"``).
+    train_support_ : ndarray of shape (n_labels,)
+        Training documents per label.
     multilabel_ : bool
         Whether ``Y`` was multi-label (indicator / label sets) or 1-D.
 
     References
     ----------
-    Y. Yang (2001). A study of thresholding strategies for text categorization. SIGIR.
+    Y. Yang (2001). A study of thresholding strategies for text categorization. SIGIR,
+    137-145.
+    G. Tsoumakas, I. Katakis (2007). Multi-label classification: an overview.
+    International Journal of Data Warehousing and Mining 3(3), 1-13.
 
     Examples
     --------
     >>> from textnb.meta.multilabel import MultiLabelNB
     >>> X = [[3, 0, 0], [0, 3, 0], [2, 2, 0], [0, 0, 3]] * 3
     >>> Y = [("grain",), ("wheat",), ("grain", "wheat"), ()] * 3
-    >>> MultiLabelNB(threshold=0.0).fit(X, Y).predict([[2, 2, 0]]).tolist()
+    >>> MultiLabelNB(threshold=0.0, min_labels=0).fit(X, Y).predict([[2, 2, 0]]).tolist()
     [[1, 1]]
     """
 
     _param_schema = {
-        "estimator": TEMPLATE, "threshold": OneOf(Choice("f1"), Float()), "cv": FOLDS, "random_state": SEED,
+        "estimator": TEMPLATE, "method": Choice("copy", "ovr"), "threshold": OneOf(Choice(*STRATEGIES), Float()),
+        "fbr": Optional(Float(0.0, 1.0)), "rank": Optional(Int(1, 10_000)), "min_labels": Int(0, 10_000),
+        "cv": FOLDS, "random_state": SEED,
     }
     _state_schema = {
         "classes_": Classes("n_labels"),
-        "estimators_": ListOf(Optional(Model(dims={"n_features_in_": "n_features"}, equal={"classes_": (0, 1)})),
-                              length="n_labels"),
+        "estimator_": MayBeAbsent(Model(dims={"n_features_in_": "n_features"})),
+        "estimators_": MayBeAbsent(ListOf(Optional(Model(dims={"n_features_in_": "n_features"},
+                                                         equal={"classes_": (0, 1)})), length="n_labels")),
         "constant_": Array("iu", ("n_labels",), lo=-1, hi=1),
         "thresholds_": Array("f", ("n_labels",), finite="no-nan"),
+        "strategy_": MayBeAbsent(Choice("scutfbr", "scut", "rcut", "pcut", "fixed")),
+        "fbr_": MayBeAbsent(Float(0.0, 1.0)),
+        "rank_": MayBeAbsent(Int(1, 10_000)),
+        "pcut_rate_": MayBeAbsent(Array("f", ("n_labels",), lo=0.0, hi=100.0)),
+        "train_support_": MayBeAbsent(Array("iuf", ("n_labels",), lo=0)),
         "multilabel_": Bool(),
         "n_features_in_": N_FEATURES,
         "feature_names_in_": MayBeAbsent(Array("U", (None,))),
     }
 
-    def __init__(self, estimator=None, *, threshold="f1", cv=5, random_state=0):
+    def __init__(self, estimator=None, *, method="copy", threshold="scutfbr", fbr=None, rank=None, min_labels=1,
+                 cv=2, random_state=0):
         self.estimator = estimator
+        self.method = method
         self.threshold = threshold
+        self.fbr = fbr
+        self.rank = rank
+        self.min_labels = min_labels
         self.cv = cv
         self.random_state = random_state
 
@@ -326,9 +663,33 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
     def _base(self):
         if self.estimator is not None:
             return self.estimator
-        from textnb.naive_bayes.discrete import MultinomialNB
+        from textnb.naive_bayes.discriminative import DiscriminativeNB
 
-        return MultinomialNB()
+        return DiscriminativeNB()
+
+    def _strategy(self):
+        t = self.threshold
+        if isinstance(t, str):
+            if t not in STRATEGIES:
+                raise ValueError(f"threshold must be one of {list(STRATEGIES[:4])} or a number; got {t!r}")
+            return "scut" if t == "f1" else t
+        if isinstance(t, bool) or not isinstance(t, (int, float, np.integer, np.floating)) or not np.isfinite(t):
+            raise ValueError(f"threshold must be one of {list(STRATEGIES[:4])} or a number; got {t!r}")
+        return "fixed"
+
+    def _check_params(self):
+        if self.method not in ("copy", "ovr"):
+            raise ValueError(f"method must be 'copy' or 'ovr'; got {self.method!r}")
+        if self.fbr is not None and not (isinstance(self.fbr, (int, float)) and 0 <= self.fbr <= 1):
+            raise ValueError(f"fbr must be a number in [0, 1] or None; got {self.fbr!r}")
+        if self.rank is not None and not (isinstance(self.rank, (int, np.integer)) and self.rank >= 1):
+            raise ValueError(f"rank must be an integer >= 1 or None; got {self.rank!r}")
+        if isinstance(self.min_labels, bool) or not isinstance(self.min_labels, (int, np.integer)) \
+                or self.min_labels < 0:
+            raise ValueError(f"min_labels must be an integer >= 0; got {self.min_labels!r}")
+        if isinstance(self.cv, bool) or not isinstance(self.cv, (int, np.integer)) or self.cv < 2:
+            raise ValueError(f"cv must be an integer >= 2; got {self.cv!r}")
+        return self._strategy()
 
     def _indicator(self, y):
         """(Y, classes, multilabel) from an indicator matrix, label sets or 1-D labels."""
@@ -359,10 +720,14 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
         Y[np.arange(len(y)), idx] = 1
         return Y, classes, False
 
-    def fit(self, X, y):
-        """Train one binary classifier per label and choose the thresholds; returns self."""
-        if not (self.threshold == "f1" or isinstance(self.threshold, (int, float))):
-            raise ValueError(f"threshold must be 'f1' or a number; got {self.threshold!r}")
+    # -- fitting ----------------------------------------------------------------------
+    def fit(self, X, y, progress=None):
+        """Fit the scores' model(s) and choose the decisions; returns self.
+
+        ``progress``, a callable ``progress(done, total)``, is told of each model fitted
+        (the final one, then the ``cv`` out-of-fold ones).
+        """
+        strategy = self._check_params()
         Y, classes, multilabel = self._indicator(y)
         X = validate_data(self, X, accept_sparse="csr", reset=True)
         if Y.shape[0] != X.shape[0]:
@@ -370,61 +735,146 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
         if not multilabel and len(classes) < 2:
             raise ValueError(f"only 1 class ({classes.tolist()}); need at least two")
         base = self._base()
+        n_pos = Y.sum(axis=0)
         self.classes_, self.multilabel_ = classes, multilabel
-        self.estimators_, constant, thresholds = [], [], []
-        for j in range(Y.shape[1]):
-            t = Y[:, j]
-            n_pos = int(t.sum())
-            if n_pos == 0 or n_pos == len(t):
-                self.estimators_.append(None)
-                constant.append(1 if n_pos else 0)
-                thresholds.append(0.0)
-                continue
-            constant.append(-1)
-            thresholds.append(self._threshold(base, X, t))
-            self.estimators_.append(clone(base).fit(X, t))
-        self.constant_ = np.array(constant, dtype=np.int64)
-        self.thresholds_ = np.array(thresholds, dtype=np.float64)
+        self.train_support_ = n_pos.astype(np.int64)
+        self.constant_ = np.where(n_pos == 0, 0, np.where(n_pos == Y.shape[0], 1, -1)).astype(np.int64)
+        self.strategy_ = strategy if multilabel else "fixed"
+        thresholds = np.zeros(Y.shape[1])
+        steps = self.cv + 1 if multilabel and strategy != "fixed" else 1
+        fitted = self._fit_scores(base, X, Y)  # first: the out-of-fold models keep the choices it made
+        done = 1
+        if progress is not None:
+            progress(done, steps)
+        if steps > 1:
+            base = _with_choices(base, fitted[0])
+            S = np.empty(Y.shape, dtype=np.float64)
+            n_splits = int(min(self.cv, X.shape[0]))
+            if n_splits < 2:
+                S[:] = 0.0
+            else:
+                for train, test in KFold(n_splits=n_splits, shuffle=True, random_state=self.random_state).split(X):
+                    cols = seen_columns(X[train])
+                    fold = self._fit_scores(base, X[train][:, cols], Y[train])
+                    S[test] = self._scores(fold, X[test][:, cols])
+                    done += 1
+                    if progress is not None:
+                        progress(done, steps)
+            thresholds = self._decide(_finite(S), Y.astype(bool), strategy)
+        elif strategy == "fixed" and multilabel:
+            thresholds[:] = float(self.threshold)
+        if self.method == "copy":
+            self.estimator_ = fitted[0]
+        else:
+            self.estimators_ = fitted[0]
+        thresholds[self.constant_ != -1] = 0.0
+        self.thresholds_ = thresholds
         return self
 
-    def _threshold(self, base, X, t):
-        if self.threshold != "f1":
-            return float(self.threshold)
-        n_splits = int(min(self.cv, t.sum(), len(t) - t.sum()))
-        if n_splits < 2:
-            return 0.0
-        scores = np.empty(len(t))
-        folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=self.random_state)
-        for train, test in folds.split(np.zeros(len(t)), t):
-            cols = seen_columns(X[train])
-            fitted = clone(base).fit(X[train][:, cols], t[train])
-            scores[test] = estimator_log_odds(fitted, X[test][:, cols], np.array([0, 1]))[:, 1]
-        thr = threshold_for_f1(np.nan_to_num(scores, posinf=1e300, neginf=-1e300), t == 1)
-        return float(np.clip(thr, -1e300, 1e300))
+    def _fit_scores(self, base, X, Y):
+        """The model(s) behind the scores of labels ``Y`` (n, n_labels), and which labels
+        are constant in ``Y``: ``(model(s), constant)``."""
+        n, m = Y.shape
+        n_pos = Y.sum(axis=0)
+        constant = np.where(n_pos == 0, 0, np.where(n_pos == n, 1, -1))
+        live = np.flatnonzero(constant == -1)
+        if self.method == "copy":
+            if live.size == 0:
+                return None, constant
+            Yl = Y[:, live]
+            rows, cols = np.nonzero(Yl)
+            empty = np.flatnonzero(Yl.sum(axis=1) == 0)
+            rows = np.concatenate([rows, empty])
+            codes = np.concatenate([live[cols], np.full(empty.size, m)])
+            order = np.argsort(rows, kind="stable")  # the documents' order, a document's labels in order
+            return clone(base).fit(X[rows[order]], codes[order]), constant
+        models = [None] * m
+        if _sums_fit(base) and live.size:
+            counter = clone(base)
+            F = counter._transform_counts(sp.csr_matrix(X, dtype=np.float64))
+            table = CountTable(m, X.shape[1]).add(F, sp.csr_matrix(Y, dtype=np.float64))
+            total = np.asarray(F.sum(axis=0)).ravel()
+            for j in live:
+                pos = table.feature_count[j]
+                models[j] = clone(base).fit_counts(np.array([0, 1]), [n - n_pos[j], n_pos[j]],
+                                                   np.vstack([total - pos, pos]))
+                models[j].n_features_in_ = X.shape[1]
+        else:
+            for j in live:
+                models[j] = clone(base).fit(X, Y[:, j])
+        return models, constant
 
+    def _scores(self, fitted, X):
+        """Log-odds per label of the fitted ``(model(s), constant)`` (±inf for a
+        constant label)."""
+        models, constant = fitted
+        m = len(constant)
+        S = np.empty((X.shape[0], m))
+        if self.method == "copy" and not isinstance(models, list):
+            if models is not None:
+                S[:] = estimator_log_odds(models, X, np.arange(m + 1))[:, :m]
+        else:
+            for j, est in enumerate(models):
+                if est is not None:
+                    S[:, j] = estimator_log_odds(est, X, np.array([0, 1]))[:, 1]
+        S[:, constant == 1] = np.inf
+        S[:, constant == 0] = -np.inf
+        return S
+
+    def _decide(self, S, T, strategy):
+        """Thresholds (and ``fbr_`` / ``rank_`` / ``pcut_rate_``) from out-of-fold scores."""
+        thresholds = np.zeros(S.shape[1])
+        if strategy in ("scut", "scutfbr"):
+            thresholds, f1 = _scut(S, T)
+            if strategy == "scutfbr":
+                fbr = self.fbr if self.fbr is not None else _choose_fbr(S, T, self.min_labels, self.random_state)
+                self.fbr_ = float(fbr)
+                thresholds = _fallback(thresholds, f1, S, fbr)
+        elif strategy == "rcut":
+            self.rank_ = int(self.rank if self.rank is not None else _choose(S, T, RANK_GRID, _rank_cut,
+                                                                             self.min_labels))
+        elif strategy == "pcut":
+            prevalence = T.mean(axis=0)
+            x = _choose(S, T, PCUT_GRID, lambda s, x: _proportional_cut(s, prevalence * x), self.min_labels)
+            self.pcut_rate_ = np.minimum(prevalence * x, 1.0)
+        return np.clip(thresholds, -1e300, 1e300)
+
+    # -- prediction -----------------------------------------------------------------------
     def predict_log_odds(self, X):
-        """Per-label log-odds ``log P(label | x) − log P(no label | x)``, (n_samples, n_labels)."""
+        """Per-label log-odds (the scores), shape (n_samples, n_labels)."""
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", reset=False)
-        out = np.empty((X.shape[0], len(self.classes_)))
-        for j, est in enumerate(self.estimators_):
-            if est is None:
-                out[:, j] = np.inf if self.constant_[j] == 1 else -np.inf
-            else:
-                out[:, j] = estimator_log_odds(est, X, np.array([0, 1]))[:, 1]
-        return out
+        if hasattr(self, "estimator_"):
+            return self._scores((self.estimator_, self.constant_), X)
+        return self._scores((list(self.estimators_), self.constant_), X)
 
     def decision_function(self, X):
-        """Log-odds minus the label's threshold: positive means the label is assigned.
+        """Positive where a label is assigned: log-odds minus the threshold (SCut,
+        SCutFBR, a number), or minus the row's RCut / the batch's PCut cut; a row with
+        fewer than ``min_labels`` positive values is shifted down so that its best-ranked
+        ones are positive.
 
         With a 1-D ``y`` (multi-class) the log-odds themselves (those of ``classes_[1]``
         when there are two classes), as scikit-learn's classifiers do.
         """
         check_is_fitted(self)
+        S = self.predict_log_odds(X)
         if not self.multilabel_:
-            lo = self.predict_log_odds(X)
-            return lo[:, 1] if lo.shape[1] == 2 else lo
-        return self.predict_log_odds(X) - self.thresholds_
+            return S[:, 1] if S.shape[1] == 2 else S
+        return self.decision_from_log_odds(S)
+
+    def decision_from_log_odds(self, S):
+        """:meth:`decision_function` of documents whose log-odds ``S`` (from
+        :meth:`predict_log_odds`) are known (multi-label): one scoring pass for both."""
+        check_is_fitted(self)
+        strategy = getattr(self, "strategy_", "scut")
+        if strategy == "rcut":
+            D = _rank_cut(_finite(S), self.rank_)
+        elif strategy == "pcut":
+            D = _proportional_cut(_finite(S), self.pcut_rate_)
+        else:
+            D = S - self.thresholds_
+        return _at_least(D, self.min_labels)
 
     def predict(self, X):
         """Indicator matrix of assigned labels (multi-label), or one label per row (1-D y)."""
@@ -436,12 +886,13 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
     def predict_labels(self, X):
         """The assigned labels of each row as a list of tuples of label names."""
         check_is_fitted(self)
-        D = (self.predict_log_odds(X) - self.thresholds_) > 0
-        return [tuple(str(c) for c in self.classes_[row]) for row in D]
+        if not self.multilabel_:
+            return [(str(c),) for c in self.predict(X)]
+        return [tuple(str(c) for c in self.classes_[row]) for row in self.decision_function(X) > 0]
 
     def predict_log_proba(self, X):
-        """Per-label ``log P(label | x)`` of the binary models (multi-label), or these
-        normalised over the labels (1-D y)."""
+        """Per-label ``log P(label | x)`` (multi-label), or these normalised over the
+        labels (1-D y)."""
         check_is_fitted(self)
         lp = log_expit(self.predict_log_odds(X))
         if self.multilabel_:
@@ -460,12 +911,19 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
         return multilabel_report(self.indicator(y), self.predict(X), self.classes_)["micro_f1"]
 
     def indicator(self, y):
-        """0/1 matrix (n, n_labels) over ``classes_`` of label sets or an indicator matrix."""
+        """0/1 matrix (n, n_labels) over ``classes_`` of label sets or an indicator matrix
+        (labels not in ``classes_`` are left out)."""
         check_is_fitted(self)
         if sp.issparse(y) or (isinstance(y, np.ndarray) and y.ndim == 2):
             return np.asarray(y.toarray() if sp.issparse(y) else y).astype(np.int64)
-        mlb = MultiLabelBinarizer(classes=[str(c) for c in self.classes_])
-        return mlb.fit_transform([tuple(str(x) for x in v) for v in y]).astype(np.int64)
+        names = {str(c): j for j, c in enumerate(self.classes_)}
+        Y = np.zeros((len(y), len(names)), dtype=np.int64)
+        for i, labs in enumerate(y):
+            for lab in labs:
+                j = names.get(str(lab))
+                if j is not None:
+                    Y[i, j] = 1
+        return Y
 
     def save(self, path):
         """Write the fitted model to a ``.tnb`` file (see :mod:`textnb.core.model_io`)."""
@@ -475,7 +933,46 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
         save(self, path)
 
 
-def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0):
+def evaluate_multilabel_split(X_train, labels_train, X_test, labels_test, model=None, *, progress=None):
+    """Train on one part, test on the other (an official split), as the literature reports.
+
+    Parameters
+    ----------
+    X_train, X_test : sparse matrices (n, n_terms)
+        Counts over the training part's vocabulary (a test document's unseen terms
+        dropped).
+    labels_train, labels_test : lists of label collections
+    model : MultiLabelNB, default=None
+        ``MultiLabelNB()`` when None (cloned).
+    progress : callable, default=None
+        ``progress(done, total)``, passed to ``fit``.
+
+    Returns
+    -------
+    dict
+        :func:`multilabel_report` of the test part (per-label ``train_support``
+        included; labels of the test part the training part never has are scored as
+        never predicted), plus ``n_train`` and ``test_labels_unseen``.
+    """
+    model = clone(MultiLabelNB() if model is None else model)
+    model.fit(X_train, [tuple(v) for v in labels_train], progress=progress)
+    known = {str(c) for c in model.classes_}
+    unseen = sorted({str(lab) for labs in labels_test for lab in labs} - known)
+    Y = model.indicator(labels_test)
+    D = model.decision_function(X_test)  # what predict thresholds at 0
+    report = multilabel_report(Y, D > 0, model.classes_, D, train_support=model.train_support_)
+    if unseen:  # their documents are counted as missed labels in the micro figures
+        missed = sum(1 for labs in labels_test for lab in labs if str(lab) in unseen)
+        tp = report["micro_recall"] * (Y.sum())
+        report["micro_recall"] = float(tp / (Y.sum() + missed)) if Y.sum() + missed else 0.0
+        p, r = report["micro_precision"], report["micro_recall"]
+        report["micro_f1"] = float(2 * p * r / (p + r)) if p + r else 0.0
+    report["n_train"] = int(X_train.shape[0])
+    report["test_labels_unseen"] = unseen
+    return report
+
+
+def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0, progress=None):
     """K-fold cross-validation of a multi-label model on a count matrix.
 
     Parameters
@@ -488,6 +985,8 @@ def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0):
         ``MultiLabelNB()`` when None (cloned per fold).
     cv : int, default=10
         Folds (shuffled with ``seed``).
+    progress : callable, default=None
+        ``progress(done, cv)`` after each fold.
 
     Returns
     -------
@@ -495,23 +994,23 @@ def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0):
         :func:`multilabel_report` of the pooled out-of-fold predictions and decision
         scores, plus ``folds`` and ``seed``.
     """
-    
     model = MultiLabelNB() if model is None else model
     X = sp.csr_matrix(X)
-    names = MultiLabelNB()._indicator(labels if not isinstance(labels, list) else list(labels))
-    Y, classes, multilabel = names
+    Y, classes, multilabel = MultiLabelNB()._indicator(labels if not isinstance(labels, list) else list(labels))
     if not multilabel:
         raise InputError("cross_validate_multilabel needs label sets or an indicator matrix")
     if cv < 2 or cv > X.shape[0]:
         raise InputError(f"cv must be between 2 and the number of documents ({X.shape[0]}); got {cv}")
     pred = np.zeros_like(Y)
     scores = np.zeros(Y.shape, dtype=np.float64)
-    for train, test in KFold(n_splits=cv, shuffle=True, random_state=seed).split(X):
+    for k, (train, test) in enumerate(KFold(n_splits=cv, shuffle=True, random_state=seed).split(X), 1):
         cols = seen_columns(X[train])
         fitted = clone(model).fit(X[train][:, cols], Y[train])
-        pred[test] = fitted.predict(X[test][:, cols])
-        scores[test] = np.nan_to_num(fitted.decision_function(X[test][:, cols]),
-                                     posinf=1e300, neginf=-1e300)
-    report = multilabel_report(Y, pred, classes, scores)
+        D = fitted.decision_function(X[test][:, cols])  # what predict thresholds at 0
+        pred[test] = D > 0
+        scores[test] = _finite(D)
+        if progress is not None:
+            progress(k, cv)
+    report = multilabel_report(Y, pred, classes, scores, train_support=Y.sum(axis=0))
     report["folds"], report["seed"] = cv, seed
     return report

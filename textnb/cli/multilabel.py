@@ -1,0 +1,240 @@
+"""The multi-label parts of ``textnb train`` and ``textnb evaluate`` (``--multilabel``, ``--labels FILE``).
+
+The library does the work (:mod:`textnb.meta.multilabel`): this module reads the options,
+shows progress on a terminal and prints the summary or the report.
+"""
+
+import time
+
+from textnb.cli.output import dumps
+from textnb.cli.progress import Progress
+from textnb.core.errors import InputError
+
+__all__ = ["add_options", "evaluate", "train"]
+
+STRATEGIES = ("scutfbr", "scut", "rcut", "pcut")
+
+
+def add_options(p):
+    """The multi-label options of ``train`` and ``evaluate``."""
+    g = p.add_argument_group("multi-label corpora")
+    g.add_argument("--multilabel", action="store_true",
+                   help="multi-label corpus: one folder per label, a document in each of its labels' folders "
+                        "(files of the same relative path in several folders are one document with several labels "
+                        "when their bytes are equal); train saves a model whose predict prints every label the "
+                        "document gets")
+    g.add_argument("--labels", metavar="FILE",
+                   help="multi-label corpus: PATH is a folder of documents and FILE says their labels, one "
+                        "line per document 'docid<TAB>label1,label2' (docid: the path under PATH or under its "
+                        "train/ or test/ part, with or without its extension; no labels after the TAB: a document "
+                        "with none; blank lines and '#' lines skipped); ids with no file (another part's "
+                        "documents) are counted and ignored")
+    g.add_argument("--strict", action="store_true",
+                   help="with --labels: a file with no line, or an id with no file in PATH, is an error")
+    g.add_argument("--separate-documents", action="store_true",
+                   help="with --multilabel: files of the same name but different bytes in several label folders "
+                        "are separate documents (by default an error)")
+    g.add_argument("--strategy", choices=STRATEGIES, default="scutfbr",
+                   help="how labels are decided from their scores (Yang 2001), chosen inside the training "
+                        "documents: scutfbr (default) a threshold per label with a fallback for rare labels, scut "
+                        "a threshold per label, rcut the best labels of each document, pcut each label to a share "
+                        "of the documents predicted together")
+    g.add_argument("--min-labels", type=int, default=1, metavar="N",
+                   help="a document gets at least its N best labels (default 1; 0: a document may get none)")
+    g.add_argument("--method", choices=("copy", "ovr"), default="copy",
+                   help="copy (default): one model over the documents copied once per label; ovr: one binary "
+                        "model per label")
+
+
+def _model(args, opts):
+    """(vectorizer, MultiLabelNB) the options describe."""
+    from textnb.meta.multilabel import MultiLabelNB
+    from textnb.meta.registry import make_text_classifier
+
+    if opts.lazy or getattr(args, "scheduler", None):
+        raise InputError("--multilabel / --labels: no --lazy, no --scheduler")
+    if args.min_labels < 0:
+        raise InputError(f"--min-labels must be >= 0; got {args.min_labels}")
+    clf = make_text_classifier(opts)
+    return clf.vectorizer, MultiLabelNB(clf.model, method=args.method, threshold=args.strategy,
+                                        min_labels=args.min_labels)
+
+
+def _read(args, test=True):
+    from textnb.meta.multilabel import read_multilabel_corpus
+
+    if args.labels is None and args.strict:
+        raise InputError("--strict applies to a label file (--labels FILE)")
+    if args.labels is not None and args.separate_documents:
+        raise InputError("--separate-documents applies to one folder per label (--multilabel)")
+    return read_multilabel_corpus(args.path, label_file=args.labels, strict=args.strict,
+                                  same_name="separate" if args.separate_documents else "error", test=test)
+
+
+def _texts(corpus, max_bytes, label):
+    """``(texts, label sets, binary files skipped)`` of a multi-label corpus."""
+    from textnb.io.corpus import to_text
+
+    bar = Progress(label, total=len(corpus), unit="doc")
+    texts, labels, skipped = [], [], 0
+    try:
+        for i, (doc, labs) in enumerate(zip(corpus.documents, corpus.labels), 1):
+            t = to_text(doc, max_bytes)
+            if t is None:
+                skipped += 1
+            else:
+                texts.append(t)
+                labels.append(tuple(labs))
+            if i % 500 == 0:
+                bar(i)
+    finally:
+        bar.close()
+    return texts, labels, skipped
+
+
+def _fit(model, X, labels, label="fitting"):
+    bar = Progress(label, total=model.cv + 1)
+    try:
+        return model.fit(X, labels, progress=bar)
+    finally:
+        bar.close()
+
+
+def _layout_counts(corpus):
+    return {"not_in_folder": len(corpus.not_found), "unlisted": len(corpus.unlisted)}
+
+
+def _print_layout(corpus, args, out):
+    if corpus.not_found:
+        print(f"ignored {len(corpus.not_found)} ids of {args.labels} with no file in {corpus.source} "
+              f"(first: {corpus.not_found[0]})", file=out)
+    if corpus.unlisted:
+        print(f"left out {len(corpus.unlisted)} files with no line in {args.labels} "
+              f"(first: {corpus.unlisted[0]})", file=out)
+
+
+def train(args, opts, start, out):
+    """``train --multilabel`` / ``--labels FILE``: the vectorizer and a
+    :class:`~textnb.meta.multilabel.MultiLabelNB`, saved as a Pipeline."""
+    from sklearn.pipeline import Pipeline
+
+    from textnb.core.model_io import save
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES
+    from textnb.io.inputs import default_model_path
+    from textnb.meta.registry import model_name
+
+    vectorizer, model = _model(args, opts)
+    corpus = _read(args, test=False)
+    texts, labels, skipped = _texts(corpus, args.max_bytes or MAX_DOCUMENT_BYTES, "reading")
+    names = sorted({lab for labs in labels for lab in labs})
+    if not texts:
+        raise InputError(f"{corpus.source}: no text documents (every file is binary)")
+    if not names:
+        raise InputError(f"{args.labels or corpus.source}: no document has a label")
+    X = vectorizer.fit_transform(texts)
+    _fit(model, X, labels)
+    pipeline = Pipeline([("vectorizer", vectorizer), ("model", model)])
+    model_path = args.output or default_model_path(args.path)
+    save(pipeline, model_path)
+    seconds = time.perf_counter() - start
+    per_label = {str(c): int(n) for c, n in zip(model.classes_, model.train_support_)}
+    summary = {
+        "source": corpus.source,
+        "documents": len(texts),
+        "per_label": per_label,
+        "skipped_binary": skipped,
+        **_layout_counts(corpus),
+        "vocabulary_size": len(vectorizer.vocabulary_),
+        "strategy": model.strategy_,
+        "model": model_path,
+        "seconds": round(seconds, 3),
+    }
+    if args.json:
+        print(dumps(summary), file=out)
+        return 0
+    listing = ", ".join(f"{c} {n}" for c, n in per_label.items())
+    print(f"read {summary['documents']} documents from {corpus.source} ({len(names)} labels): {listing}", file=out)
+    _print_layout(corpus, args, out)
+    if skipped:
+        print(f"skipped {skipped} binary files", file=out)
+    print(f"vocabulary: {summary['vocabulary_size']} terms", file=out)
+    print(f"model: MultiLabelNB({model_name(model._base())}, method {model.method}, {_decisions(model)}) -> "
+          f"{model_path}", file=out)
+    print(f"seconds: {seconds:.2f}", file=out)
+    return 0
+
+
+def _decisions(model):
+    """The fitted decision rule in words."""
+    s = model.strategy_
+    rule = {"scutfbr": f"SCutFBR (fbr {getattr(model, 'fbr_', 0.0):g})", "scut": "SCut",
+            "rcut": f"RCut (rank {getattr(model, 'rank_', 0)})", "pcut": "PCut",
+            "fixed": f"log-odds > {model.threshold}"}[s]
+    return rule + (f", at least {model.min_labels} label{'s' if model.min_labels > 1 else ''}"
+                   if model.min_labels else "")
+
+
+def evaluate(args, opts, start, out):
+    """Train on the training part and test on the test part (a split corpus, or
+    ``--test PATH``), else K-fold cross-validation; the literature's measures."""
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES
+    from textnb.meta.multilabel import cross_validate_multilabel, evaluate_multilabel_split, read_multilabel_corpus
+
+    if args.repeat != 1:
+        raise InputError("multi-label evaluation takes no --repeat")
+    vectorizer, model = _model(args, opts)
+    max_bytes = args.max_bytes or MAX_DOCUMENT_BYTES
+    corpus = _read(args, test=args.cv is None and not args.test)
+    test = corpus.test
+    if args.test:
+        test = read_multilabel_corpus(args.test, label_file=args.labels, strict=args.strict,
+                                      same_name="separate" if args.separate_documents else "error", test=False)
+    texts, labels, skipped = _texts(corpus, max_bytes, "reading")
+    if test is not None:
+        test_texts, test_labels, skipped_test = _texts(test, max_bytes, "reading test")
+        X = vectorizer.fit_transform(texts)
+        X_test = vectorizer.transform(test_texts)
+        bar = Progress("fitting", total=model.cv + 1)
+        try:
+            report = evaluate_multilabel_split(X, labels, X_test, test_labels, model, progress=bar)
+        finally:
+            bar.close()
+        report["protocol"] = "train/test"
+        report["n_train"] = len(texts)
+        skipped += skipped_test
+    else:
+        from textnb.evaluation.evaluate import vectorize_all
+
+        X, _ = vectorize_all(texts, vectorizer)
+        bar = Progress("folds", total=args.cv or 10)
+        try:
+            report = cross_validate_multilabel(X, labels, model, cv=args.cv or 10, seed=args.seed, progress=bar)
+        finally:
+            bar.close()
+        report["protocol"] = f"{report['folds']}-fold cross-validation"
+    report.update(skipped_binary=skipped, **_layout_counts(corpus), seconds=time.perf_counter() - start)
+    if args.plot:
+        from textnb.evaluation.plots import plot_label_f1
+
+        plot_label_f1(report["per_label"], args.plot)
+    if args.json:
+        print(dumps(report), file=out)
+        return 0
+    where = f"{report['n_train']} training and {report['n']} test documents" if test is not None \
+        else f"{report['n']} documents"
+    print(f"{report['protocol']} on {where}, {len(report['labels'])} labels ({report['seconds']:.2f} s)", file=out)
+    _print_layout(corpus, args, out)
+    for key in ("micro_f1", "macro_f1", "micro_precision", "micro_recall", "macro_precision", "macro_recall",
+                "micro_bep", "macro_bep", "subset_accuracy", "hamming_loss"):
+        if report.get(key) is not None:
+            print(f"{key:<16}{report[key]:.4f}", file=out)
+    lpd = report["labels_per_document"]
+    print(f"labels/document {lpd['predicted']:.2f} predicted, {lpd['true']:.2f} true", file=out)
+    width = max(8, max(len(k) for k in report["per_label"]))
+    print(f"\n{'label':<{width}}  precision  recall     f1     bep  support  train", file=out)
+    for name, pl in report["per_label"].items():
+        bep = pl.get("bep")
+        bep = "-" if bep is None else f"{bep:6.4f}"
+        print(f"{name:<{width}}  {pl['precision']:9.4f}  {pl['recall']:6.4f}  {pl['f1']:5.4f}  {bep:>6}  "
+              f"{pl['support']:7d}  {pl.get('train_support', 0):5d}", file=out)
+    return 0
