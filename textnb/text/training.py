@@ -359,10 +359,13 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), give
     if rows:  # what DiscriminativeNB.fit_rows computes, by the same function
         dropped = acc.dropped_sums(cols)
         X_rows, y_rows, w_rows = acc.row_matrix(cols)
-        family, alpha, fc, cc, documents = fit_rows(np.zeros((len(classes), len(cols))), np.zeros(len(classes)),
-                                                    X_rows, y_rows, w_rows, params=model_params, dropped=dropped)
+        family, alpha, fc, cc, documents, scale = fit_rows(np.zeros((len(classes), len(cols))),
+                                                           np.zeros(len(classes)), X_rows, y_rows, w_rows,
+                                                           params=model_params, dropped=dropped)
         state = {"classes_": classes, "class_count_": cc, "feature_count_": fc, "n_features_in_": len(cols),
                  "event_model_": family, "alpha_": float(alpha), "class_documents_": documents}
+        if model_params["calibration"] is not None:
+            state["scale_"] = float(scale)
     else:
         state = {"classes_": classes, "class_count_": acc.class_count, "feature_count_": acc.sums[:, cols],
                  "n_features_in_": len(cols)}
