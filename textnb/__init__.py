@@ -46,6 +46,12 @@ def _public():
         _MODELS_ADDED = True
     return _PUBLIC
 
+def _import(name):
+    """``importlib.import_module(name)`` for an absolute name, without importing importlib."""
+    __import__(name)
+    return _sys.modules[name]
+
+
 def __getattr__(name):
     if name == "__all__":
         value = sorted(_public())
