@@ -236,7 +236,7 @@ def scores(T, W, b, pool=None):
 
 #: Bounds of the calibration scale (a model can be at most this much sharper or flatter).
 SCALE_RANGE = (1e-3, 1e3)
-#: Fewest documents a calibration scale is fitted on (fewer: scale 1, the raw model).
+#: Fewest documents a calibration scale is fitted on (with fewer the model stays uncalibrated).
 MIN_CALIBRATION_DOCUMENTS = 50
 
 
@@ -299,12 +299,12 @@ def leave_out_scale(family, feature_count, class_count, T, y_index, contribution
     scoring pass instead of ``folds`` trainings. Scores of the training documents
     under the full model would be overconfident; these are out-of-fold scores, as
     cross-validated calibration uses (Platt 1999, Guo et al. 2017). ``weights`` weigh
-    the log-loss. Returns 1.0 with fewer than :data:`MIN_CALIBRATION_DOCUMENTS`
-    documents or fewer than two classes.
+    the log-loss. Returns None (nothing to calibrate on) with fewer than
+    :data:`MIN_CALIBRATION_DOCUMENTS` documents or fewer than two classes.
     """
     n, n_classes = T.shape[0], len(class_count)
     if n < max(MIN_CALIBRATION_DOCUMENTS, 2 * folds) or n_classes < 2:
-        return 1.0
+        return None
     fold = np.empty(n, dtype=np.intp)
     fold[np.argsort(keys, kind="stable")] = np.arange(n) % folds  # by content: any row order alike
     S = np.empty((n, n_classes))
@@ -431,7 +431,7 @@ def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_p
     weight when ``X`` is itself a sample of a larger batch). ``calibrate``: fit the
     model's calibration scale on ``folds`` held-out folds of the documents the passes
     ran over (:func:`leave_out_scale`). Returns the new ``(feature_count, class_count,
-    scale)`` (scale 1.0 without ``calibrate``).
+    scale)`` (scale None without ``calibrate`` or too few documents to fit it on).
     """
     T = features(family, X, pool)
     fc, cc = class_sums(T, y_index, len(class_count), weights)
@@ -446,7 +446,7 @@ def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_p
     fc, cc = passes(family, fc, cc, Ts, y_index[rows], alpha=alpha, n_passes=n_passes, step=step, scale=scale,
                     weights=w, pool=pool, added=added)
     if not calibrate:
-        return fc, cc, 1.0
+        return fc, cc, None
     return fc, cc, leave_out_scale(family, fc, cc, Ts, y_index[rows], w + added, alpha=alpha, keys=keys[rows],
                                    folds=folds, weights=w, pool=pool)
 
@@ -539,8 +539,8 @@ def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=
     they are added to the sums, and ``X`` stands for them in the passes. Returns
     ``(family, alpha, feature_count, class_count, documents, scale)``, ``documents`` the
     batch's documents per class (summed weights, the dropped ones included), ``scale``
-    the calibration scale fitted on this batch (:func:`leave_out_scale`; 1.0 when
-    ``params["calibration"]`` is None).
+    the calibration scale fitted on this batch (:func:`leave_out_scale`; None when
+    ``params["calibration"]`` is None or the batch is too small to fit it on).
 
     The estimator and the scikit-learn-free training command both train through here.
     """

@@ -102,9 +102,10 @@ class DiscriminativeNB(_BaseCountNB):
     alpha_ : float
         The smoothing used.
     scale_ : float
-        The calibration scale (absent with ``calibration=None``). ``partial_fit``
-        refits it on each batch; :meth:`merge` averages the two models' scales,
-        weighted by their documents.
+        The calibration scale (absent with ``calibration=None``, or when fewer than 50
+        documents were learned: :data:`textnb.core.dfe.MIN_CALIBRATION_DOCUMENTS`).
+        ``partial_fit`` refits it on each batch (of 50 documents or more); :meth:`merge`
+        averages the two models' scales, weighted by their documents.
     class_documents_ : ndarray of shape (n_classes,)
         Documents learned per class (summed sample weights).
     class_count_ : ndarray of shape (n_classes,)
@@ -193,7 +194,7 @@ class DiscriminativeNB(_BaseCountNB):
         self.class_documents_ = getattr(self, "class_documents_", 0.0) + documents
         if self.calibration is None:
             self.__dict__.pop("scale_", None)
-        else:
+        elif scale is not None:  # else (a batch too small to calibrate on) any earlier scale stays
             self.scale_ = scale
         self._update()
         return self

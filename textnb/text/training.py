@@ -364,7 +364,7 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), give
                                                            params=model_params, dropped=dropped)
         state = {"classes_": classes, "class_count_": cc, "feature_count_": fc, "n_features_in_": len(cols),
                  "event_model_": family, "alpha_": float(alpha), "class_documents_": documents}
-        if model_params["calibration"] is not None:
+        if scale is not None:
             state["scale_"] = float(scale)
     else:
         state = {"classes_": classes, "class_count_": acc.class_count, "feature_count_": acc.sums[:, cols],
