@@ -291,7 +291,8 @@ def leave_out_scale(family, feature_count, class_count, T, y_index, contribution
     class_count)`` fitted on held-out scores of its own training documents ``T``.
 
     The documents (document features ``T``, classes ``y_index``) are dealt into ``folds``
-    folds in the order of their ``keys``; each fold is scored by the model with the fold's own
+    folds in the order of their ``keys`` (content keys: copies of a document share one
+    fold, so a held-out document is never also a training one); each fold is scored by the model with the fold's own
     ``contribution`` taken out (each document's total weight in the sums: 1, or its
     sample weight, plus what the frequency-estimate passes added for it, recorded by
     :func:`passes`). That is the model trained without the fold, up to the passes'
@@ -305,8 +306,9 @@ def leave_out_scale(family, feature_count, class_count, T, y_index, contribution
     n, n_classes = T.shape[0], len(class_count)
     if n < max(MIN_CALIBRATION_DOCUMENTS, 2 * folds) or n_classes < 2:
         return None
-    fold = np.empty(n, dtype=np.intp)
-    fold[np.argsort(keys, kind="stable")] = np.arange(n) % folds  # by content: any row order alike
+    # by content (any row order alike); equal documents, which have equal keys, in one fold
+    _, rank = np.unique(np.asarray(keys), return_inverse=True)
+    fold = rank.reshape(-1) % folds
     S = np.empty((n, n_classes))
     fc = np.array(feature_count, dtype=np.float32)  # single precision, as in the passes
     for f in range(folds):
@@ -442,6 +444,7 @@ def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_p
     total = weights.sum() if represents is None else represents
     scale = float(total / w.sum()) if w.sum() > 0 and total > w.sum() else 1.0
     Ts = (T if rows.size == X.shape[0] else T[rows]).astype(np.float32)  # what the passes score
+    del T  # (double precision: no longer needed)
     added = np.zeros(rows.size) if calibrate else None
     fc, cc = passes(family, fc, cc, Ts, y_index[rows], alpha=alpha, n_passes=n_passes, step=step, scale=scale,
                     weights=w, pool=pool, added=added)
