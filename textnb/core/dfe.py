@@ -238,6 +238,9 @@ def scores(T, W, b, pool=None):
 SCALE_RANGE = (1e-3, 1e3)
 #: Fewest documents a calibration scale is fitted on (with fewer the model stays uncalibrated).
 MIN_CALIBRATION_DOCUMENTS = 50
+#: Most documents held out for the calibration (one scalar needs no more; fewer held out per
+#: fold also leave each fold's model closer to the trained one).
+MAX_CALIBRATION_DOCUMENTS = 5000
 
 
 def fit_scale(S, y_index, weights=None):
@@ -290,10 +293,11 @@ def leave_out_scale(family, feature_count, class_count, T, y_index, contribution
     """The calibration scale (:func:`fit_scale`) of a trained model ``(feature_count,
     class_count)`` fitted on held-out scores of its own training documents ``T``.
 
-    The documents (document features ``T``, classes ``y_index``) are dealt into ``folds``
-    folds in the order of their ``keys`` (content keys: copies of a document share one
-    fold, so a held-out document is never also a training one); each fold is scored by the model with the fold's own
-    ``contribution`` taken out (each document's total weight in the sums: 1, or its
+    At most :data:`MAX_CALIBRATION_DOCUMENTS` of the documents (document features ``T``,
+    classes ``y_index``), those of the smallest ``keys``, are dealt into ``folds`` folds in
+    the order of their keys (content keys: copies of a document share one fold, so a
+    held-out document is never also a training one); each fold is scored by the model
+    with the fold's own ``contribution`` taken out (each document's total weight in the sums: 1, or its
     sample weight, plus what the frequency-estimate passes added for it, recorded by
     :func:`passes`). That is the model trained without the fold, up to the passes'
     weights of the other documents (computed with the fold present), at the cost of a
@@ -308,7 +312,10 @@ def leave_out_scale(family, feature_count, class_count, T, y_index, contribution
         return None
     # by content (any row order alike); equal documents, which have equal keys, in one fold
     _, rank = np.unique(np.asarray(keys), return_inverse=True)
-    fold = rank.reshape(-1) % folds
+    rank = rank.reshape(-1)
+    held = np.flatnonzero(rank < np.sort(rank)[min(n, MAX_CALIBRATION_DOCUMENTS) - 1] + 1)  # the smallest keys
+    fold = np.full(n, -1)
+    fold[held] = rank[held] % folds
     S = np.empty((n, n_classes))
     fc = np.array(feature_count, dtype=np.float32)  # single precision, as in the passes
     for f in range(folds):
@@ -325,7 +332,7 @@ def leave_out_scale(family, feature_count, class_count, T, y_index, contribution
         W, b = linear_weights(family, fc, cc, alpha, pool, dtype=np.float32)
         fc[cells] = kept  # ...and put back exactly
         S[rows] = scores(Tf, W, b, pool)
-    return fit_scale(S, y_index, weights)
+    return fit_scale(S[held], y_index[held], None if weights is None else np.asarray(weights)[held])
 
 
 @contextmanager
