@@ -221,6 +221,7 @@ def test_cli_train_default_and_model_flags(tmp_path):
     assert r.returncode != 0 and "--alpha only" in r.stderr and "Traceback" not in r.stderr
     r = run("inspect", str(tmp_path / "d.tnb"))
     assert r.returncode == 0 and "event model: bernoulli (alpha 0.1; chosen by cross-validation)" in r.stdout
+    assert f"calibration: scores times {load(tmp_path / 'd.tnb').model_.scale_:.4g}" in r.stdout
     assert "  spam: 747 documents" in r.stdout  # documents, not the passes' weights
     r = run("predict", str(tmp_path / "d.tnb"), "--help")
     assert r.returncode == 0
