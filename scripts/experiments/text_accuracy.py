@@ -351,6 +351,12 @@ def plot_linear(path, results):
 
 def main_linear(args):
     start = time.perf_counter()
+    if args.from_json:  # the report and plot of a (possibly partial) run's --json file
+        saved = json.loads(Path(args.from_json).read_text())
+        png = Path(args.out).with_name("text_linear.png")
+        plot_linear(png, saved["results"])
+        write_linear(args.out, png.name, saved["results"], saved["sizes"], saved.get("seconds", 0.0))
+        return 0
 
     def progress(msg):
         print(msg, file=sys.stderr, flush=True)
@@ -366,7 +372,8 @@ def main_linear(args):
         sizes[label] = (X.shape[0] - n_test, n_test, len(np.unique(y)))
         results[label] = run_linear(X, Xb.tocsr(), y, n_test, progress)
         if args.json:
-            Path(args.json).write_text(json.dumps({"results": results, "sizes": sizes}))
+            Path(args.json).write_text(json.dumps({"results": results, "sizes": sizes,
+                                                   "seconds": time.perf_counter() - start}))
     seconds = time.perf_counter() - start
     png = Path(args.out).with_name("text_linear.png")
     plot_linear(png, results)
