@@ -34,6 +34,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 
 
+CONFIGS = ["sklearn-count", "sklearn-hashing", "textnb-jobs-1", "textnb-jobs-2", "textnb-dask-1", "textnb-dask-2"]
+
+
 def peak_mb():
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -141,13 +144,14 @@ def main():
     ap.add_argument("--shared", default=str(ROOT.parent / "shared"))
     ap.add_argument("--scales", type=int, nargs="+", default=[1, 4, 16])
     ap.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--configs", nargs="+", default=CONFIGS, choices=CONFIGS,
+                    help="the configurations to run (default: all)")
     args = ap.parse_args()
     if args.one:
         config, root, scale = args.one
         print(json.dumps(measure(config, root, int(scale))))
         return 0
-    configs = ["sklearn-count", "sklearn-hashing", "textnb-jobs-1", "textnb-jobs-2", "textnb-dask-1",
-               "textnb-dask-2"]
+    configs = args.configs
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         root = extract(args.shared, tmp)
@@ -167,7 +171,10 @@ def main():
         f"Measured by `scripts/bench_scale.py` on {time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, "
         "each row in a fresh process. Train = read + tokenise + count + fit on 20 Newsgroups bydate "
         "train (11,314 documents) replicated k times; predict = the 7,532 test documents. "
-        "Ratios: sklearn CountVectorizer + MultinomialNB time / this row's time, same scale, same run.",
+        "textnb rows: `TextClassifier()` with its default model (DiscriminativeNB, calibrated). "
+        "Ratios: sklearn CountVectorizer + MultinomialNB time / this row's time, same scale, same run. "
+        f"Configurations run: {', '.join(configs)}; load average {os.getloadavg()[0]:.1f} at the end of the run "
+        "(on a loaded machine the seconds are inflated and noisy; the peak memory is not).",
         "",
         "| scale | configuration | train (s) | train speed-up | predict (s) | predict speed-up | docs/s predicted "
         "| peak memory (MB) | test accuracy |",

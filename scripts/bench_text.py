@@ -174,6 +174,7 @@ def whole_process(root, tmp, repeat):
         "predict (one document)": ([*textnb, "predict", str(tmp / "m.tnb"), str(one_doc)],
                                    [sys.executable, "-c", SKLEARN_PREDICT, str(tmp / "m.pkl"), str(one_doc)]),
     }
+    load_start = os.getloadavg()[0]
     bare = [sys.executable, "-c", "import sklearn.naive_bayes"]
     times = {name: ([], []) for name in jobs}
     times["bare import sklearn.naive_bayes"] = ([], [])
@@ -198,8 +199,13 @@ def whole_process(root, tmp, repeat):
              "`textnb train` with its default model (DiscriminativeNB) and with `--model multinomial` "
              "(the same model as the scikit-learn script), the predict rows with the default model, "
              f"{repeat} runs interleaved, medians; wall seconds and CPU seconds (user + system of the "
-             f"process: the steadier figure on a shared machine; load average {load:.1f} at the end "
-             "of the run).", "",
+             f"process and its workers). Load average {load_start:.1f} at the start and {load:.1f} at the end "
+             f"of the run on {os.cpu_count()} cores"
+             + (": the machine was shared with other work, so the wall times are inflated and noisy and the "
+                "CPU times (which another process's load does not add to) are the figures that count in this "
+                "run." if max(load, load_start) > 1.5 else ".")
+             + " The default model's training includes its calibration (one temperature fitted on held-out "
+             "folds of the training documents).", "",
              "| command | textnb s | scikit-learn s | speed-up | textnb CPU s | scikit-learn CPU s | CPU speed-up |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     for name in jobs:

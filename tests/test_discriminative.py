@@ -57,8 +57,8 @@ def test_estimator_contract():
 
 def test_no_passes_is_the_naive_bayes_it_starts_from(sms_counts):
     Xtr, ytr, Xte, _ = sms_counts
-    # Bernoulli: BernoulliNB on presence, same smoothing
-    ours = DiscriminativeNB(event_model="bernoulli", passes=0).fit(Xtr, ytr)
+    # Bernoulli: BernoulliNB on presence, same smoothing (uncalibrated: the raw scores)
+    ours = DiscriminativeNB(event_model="bernoulli", passes=0, calibration=None).fit(Xtr, ytr)
     ref = BernoulliNB(alpha=0.1).fit(Xtr, ytr)
     assert np.allclose(ours.predict_joint_log_proba(Xte), ref.predict_joint_log_proba(Xte))
     # complement: ComplementNB on log(1 + tf), L2-normalised rows (Rennie et al. 2003, TWCNB without idf)
@@ -71,7 +71,7 @@ def test_no_passes_is_the_naive_bayes_it_starts_from(sms_counts):
         norms[norms == 0] = 1
         return sp.diags(1 / norms) @ T
 
-    ours = DiscriminativeNB(event_model="complement", passes=0).fit(Xtr, ytr)
+    ours = DiscriminativeNB(event_model="complement", passes=0, calibration=None).fit(Xtr, ytr)
     ref = ComplementNB(alpha=1.0).fit(tw(Xtr), ytr)
     assert np.allclose(ours.predict_joint_log_proba(Xte), ref.predict_joint_log_proba(tw(Xte)))
 
@@ -221,6 +221,7 @@ def test_cli_train_default_and_model_flags(tmp_path):
     assert r.returncode != 0 and "--alpha only" in r.stderr and "Traceback" not in r.stderr
     r = run("inspect", str(tmp_path / "d.tnb"))
     assert r.returncode == 0 and "event model: bernoulli (alpha 0.1; chosen by cross-validation)" in r.stdout
+    assert f"calibration: scores times {load(tmp_path / 'd.tnb').model_.scale_:.4g}" in r.stdout
     assert "  spam: 747 documents" in r.stdout  # documents, not the passes' weights
     r = run("predict", str(tmp_path / "d.tnb"), "--help")
     assert r.returncode == 0

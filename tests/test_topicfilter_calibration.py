@@ -35,10 +35,12 @@ def small_corpus(root):
 
 def test_uncalibrated_model_is_refused_with_a_hint(tmp_path):
     corpus, docs = small_corpus(tmp_path)
+    # (the default model calibrates itself, but not on 12 documents)
     assert run(textnb_main, "train", corpus, "-o", tmp_path / "raw.tnb")[0] == 0
     code, out, err = run(topic_main, "-m", tmp_path / "raw.tnb", "-o", tmp_path / "out", "-t", "0.8", docs)
     assert code == 1 and out == "" and err.count("\n") == 1
     assert "not calibrated" in err and "--calibrate sigmoid" in err and "--uncalibrated" in err
+    assert "default model is calibrated" in err
     assert not (tmp_path / "out").exists()
     code, out, err = run(topic_main, "-m", tmp_path / "raw.tnb", "-o", tmp_path / "out", "--uncalibrated", docs)
     assert code == 0 and err == "" and (tmp_path / "out" / "shop" / "1.txt").exists()

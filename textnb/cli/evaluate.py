@@ -105,6 +105,8 @@ def _print_report(report, args, out):
     print(f"macro-F1  {report['macro_f1']:.4f}", file=out)
     if "log_loss" in report:
         print(f"log-loss  {report['log_loss']:.4f}", file=out)
+    if "ece" in report:
+        print(f"ECE       {report['ece']:.4f}  (expected calibration error of the top label)", file=out)
     width = max(8, max(len(c) for c in report["classes"]))
     print(f"\n{'class':<{width}}  precision  recall     f1  support", file=out)
     for c in report["classes"]:

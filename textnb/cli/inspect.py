@@ -41,6 +41,9 @@ def run(args, out, err):
         print(f"event model: {info['event_model']} (alpha {info['alpha']:g}; "
               f"{'chosen by cross-validation' if info['params'].get('event_model') == 'auto' else 'given'})",
               file=out)
+    if "calibration_scale" in info:
+        print(f"calibration: scores times {info['calibration_scale']:.4g} (one temperature fitted on held-out "
+              "training documents)", file=out)
     print(f"classes: {len(info['classes'])}", file=out)
     for c, n in zip(info["classes"], info["class_count"]):
         print(f"  {c}: {n:g} documents", file=out)

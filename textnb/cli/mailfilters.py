@@ -380,11 +380,14 @@ def _topic_parser():
                    help="files, folders, mbox files or Maildir folders")
     p.add_argument("--threshold", "-t", type=_probability, default=0.5, metavar="P",
                    help=f"confidence (largest class probability) below which a document is "
-                        f"unsorted (default 0.5; {_probability.range}); needs a calibrated model "
-                        "(textnb train --calibrate sigmoid), whose probabilities mean what they say")
+                        f"unsorted (default 0.5; {_probability.range}); needs a calibrated model, whose "
+                        "probabilities mean what they say: textnb train's default model is (one temperature "
+                        "fitted on held-out documents at training time), as is any model trained with "
+                        "--calibrate sigmoid|isotonic")
     p.add_argument("--uncalibrated", action="store_true",
-                   help="threshold an uncalibrated model's raw naive Bayes posterior anyway (it is "
-                        "close to 0 or 1 even for misrouted documents, so few go to unsorted)")
+                   help="threshold an uncalibrated model's raw posterior anyway (e.g. --model multinomial: "
+                        "its probabilities are close to 0 or 1 even for misrouted documents, so few go to "
+                        "unsorted)")
     p.add_argument("--dry-run", "-n", action="store_true", help="print the plan, change nothing")
     p.add_argument("--move", action="store_true",
                    help="move files instead of copying (messages inside an mbox are always copied)")
@@ -397,8 +400,9 @@ def _topic_parser():
 
 
 def _calibrated(model):
-    """Whether a text model's probabilities come from a calibrator (CalibratedNB
-    anywhere in its chain of wrapped models)."""
+    """Whether a text model's probabilities are calibrated: a calibrator (CalibratedNB)
+    anywhere in its chain of wrapped models, or a model that calibrates itself (a
+    fitted calibration scale ``scale_``, as textnb train's default DiscriminativeNB)."""
     seen = 0
     stack = [getattr(model, "model_", model)]
     while stack and seen < 50:
@@ -406,7 +410,7 @@ def _calibrated(model):
         seen += 1
         if m is None:
             continue
-        if type(m).__name__ == "CalibratedNB":
+        if type(m).__name__ == "CalibratedNB" or getattr(m, "scale_", None) is not None:
             return True
         stack += [getattr(m, attr, None) for attr in ("estimator_", "model_", "best_estimator_")]
         stack += [step for _, step in getattr(m, "steps", [])]
@@ -437,7 +441,8 @@ def topic_main(argv=None, *, stdout=None, stderr=None):
         if args.threshold > 0 and not args.uncalibrated and not _calibrated(model):
             raise InputError(f"{args.model}: the model's probabilities are not calibrated, so -t "
                              f"{args.threshold:g} would send almost nothing to unsorted; train it with "
-                             f"'textnb train CORPUS --calibrate sigmoid -o MODEL' (or pass --uncalibrated)")
+                             f"'textnb train CORPUS -o MODEL' (its default model is calibrated) or with "
+                             f"--calibrate sigmoid (or pass --uncalibrated)")
         for route in plan_routes(model, args.paths, args.out, threshold=args.threshold,
                                  mail_mode=args.mail, max_bytes=args.max_bytes, on_error=on_error):
             dest = route.destination

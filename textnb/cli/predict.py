@@ -34,7 +34,9 @@ def add_parser(sub):
                         "as fastText's predict")
     p.add_argument("--threshold", type=probability, metavar="P",
                    help=f"with --lines: only labels of probability >= P (as fastText's predict-prob; "
-                        f"{probability.range})")
+                        f"{probability.range}); the default model's probabilities are calibrated when it is "
+                        "trained (one temperature fitted on held-out documents), so of the labels kept at 0.8 "
+                        "about 8 in 10 or more are right")
     p.add_argument("--rows", action="store_true",
                    help="read each PATH (or stdin) as a TSV/CSV file, one document per row as train reads it "
                         "(automatic for *.tsv, *.csv, *.tab files); output PATH:ROW in row order, and the "

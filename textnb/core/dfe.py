@@ -30,6 +30,7 @@ so the training command and the model-file scorer share it (:mod:`textnb.text.tr
 with the estimator :class:`textnb.naive_bayes.discriminative.DiscriminativeNB`.
 """
 
+import math
 from contextlib import contextmanager
 
 import numpy as np
@@ -38,7 +39,7 @@ from textnb.core.logspace import ALPHA_FLOOR, class_log_prior, logsumexp
 from textnb.core.model_schema import MAX_ALPHA, N_JOBS, SEED, Choice, Float, Int, Optional
 
 __all__ = ["FAMILIES", "DEFAULT_ALPHA", "PARAM_SCHEMA", "fit_rows", "choose_family", "class_sums", "doc_features", "features", "learn",
-           "linear_weights", "passes", "map_threads", "sample_keys", "sample_rows", "threads", "content_keys"]
+           "linear_weights", "model_weights", "fit_scale", "leave_out_scale", "passes", "map_threads", "sample_keys", "sample_rows", "threads", "content_keys"]
 
 FAMILIES = ("complement", "bernoulli")
 
@@ -46,7 +47,7 @@ FAMILIES = ("complement", "bernoulli")
 PARAM_SCHEMA = {
     "event_model": Choice("auto", *FAMILIES), "alpha": Optional(Float(0.0, MAX_ALPHA)), "passes": Int(0, 1000),
     "step": Float(0.0, 1e6), "cv": Int(2, 100), "select_nnz": Int(0, 2**62), "max_nnz": Int(1, 2**62),
-    "random_state": SEED, "n_jobs": N_JOBS,
+    "random_state": SEED, "n_jobs": N_JOBS, "calibration": Choice("temperature", None),
 }
 #: Smoothing of each family when none is given (chosen on the eight visible corpora,
 #: docs/text_defaults.md).
@@ -121,6 +122,17 @@ def linear_weights(family, feature_count, class_count, alpha, pool=None, dtype=n
     return W, b
 
 
+def model_weights(family, feature_count, class_count, alpha, scale=1.0):
+    """A fitted model's ``(W, b)``: :func:`linear_weights` times its calibration ``scale``
+    (:func:`fit_scale`; 1 for an uncalibrated model). The estimator and the model-file
+    scorer both score with these."""
+    W, b = linear_weights(family, feature_count, class_count, alpha)
+    if float(scale) != 1.0:
+        W *= float(scale)
+        b = b * float(scale)
+    return W, b
+
+
 #: Rows below which work is not split in two (a thread costs more than it saves).
 _MIN_SPLIT = 2048
 
@@ -176,14 +188,16 @@ def _true_class_loss(blocks, spans, W, b, y_index, pool=None):
 
 
 def passes(family, feature_count, class_count, T, y_index, *, alpha, n_passes, step, scale=1.0, weights=None,
-           pool=None):
+           pool=None, added=None):
     """Run ``n_passes`` frequency-estimate passes; returns the new ``(feature_count, class_count)``.
 
     ``T`` is the CSR matrix of the documents' features (:func:`doc_features`), ``y_index``
     their class indices. Each pass scores every document under the model of the previous
     pass and adds it to its class with weight ``step * scale * (1 − P(class | d))``
     (``scale`` > 1 when ``T`` is a sample standing for more documents), times the
-    document's ``weights`` when given. The inputs are not modified. ``pool`` (a thread
+    document's ``weights`` when given. The inputs are not modified, except ``added``: when
+    given (an array of one float per document), each document's added weights are
+    summed into it (:func:`leave_out_scale` takes them out again). ``pool`` (a thread
     pool) scores fixed blocks of documents in parallel: the result does not depend on it.
 
     The scores and the added documents are computed in single precision (twice as
@@ -194,7 +208,7 @@ def passes(family, feature_count, class_count, T, y_index, *, alpha, n_passes, s
     n_classes, n = cc.shape[0], T.shape[0]
     if n_classes < 2 or n == 0 or int(n_passes) == 0:
         return fc, cc
-    T = T.astype(np.float32)
+    T = T.astype(np.float32, copy=False)
     spans = _row_chunks(n, n_classes)
     blocks = [T] if len(spans) == 1 else [T[lo:hi] for lo, hi in spans]
     for _ in range(int(n_passes)):
@@ -203,9 +217,122 @@ def passes(family, feature_count, class_count, T, y_index, *, alpha, n_passes, s
         loss *= step * scale
         if weights is not None:
             loss *= weights
+        if added is not None:
+            added += loss
         fc += (_indicator(y_index, loss.astype(np.float32), n_classes) @ T).toarray()
         cc += np.bincount(y_index, weights=loss, minlength=n_classes)
     return fc, cc
+
+
+def scores(T, W, b, pool=None):
+    """``T @ W.T + b`` block by block in the ``pool``: the products in ``T``'s and ``W``'s
+    precision, the bias added in double precision."""
+    n_classes = W.shape[0]
+    spans = _row_chunks(T.shape[0], n_classes)
+    Wt = np.ascontiguousarray(W.T)
+    parts = map_threads(pool, lambda span: np.asarray(T[span[0]:span[1]] @ Wt).astype(np.float64) + b, spans)
+    return parts[0] if len(parts) == 1 else np.vstack(parts)
+
+
+#: Bounds of the calibration scale (a model can be at most this much sharper or flatter).
+SCALE_RANGE = (1e-3, 1e3)
+#: Fewest documents a calibration scale is fitted on (with fewer the model stays uncalibrated).
+MIN_CALIBRATION_DOCUMENTS = 50
+#: Most documents held out for the calibration (one scalar needs no more; fewer held out per
+#: fold also leave each fold's model closer to the trained one).
+MAX_CALIBRATION_DOCUMENTS = 5000
+
+
+def fit_scale(S, y_index, weights=None):
+    """The temperature of scores ``S`` (documents x classes) for true classes ``y_index``:
+    the ``s > 0`` that minimises the (``weights``-weighted) log-loss of
+    ``softmax(s * S)`` (Guo, Pleiss, Sun & Weinberger 2017, "On calibration of modern
+    neural networks", ICML, §4.2: temperature scaling, ``s = 1 / T``).
+
+    The log-loss is convex in ``s``: its derivative ``Σ w (E_p[S] − S_y)`` increases
+    with ``s`` (its own derivative is ``Σ w Var_p[S] ≥ 0``), so the root is bracketed and
+    found by Newton steps (in ``log s``) that fall back to bisection. The scale stays in
+    :data:`SCALE_RANGE` (its bound when the scores separate the classes perfectly).
+    One scalar for all classes: the model's decisions are unchanged.
+    """
+    S = np.asarray(S, dtype=np.float64)
+    n = S.shape[0]
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    S = S - S.max(axis=1, keepdims=True)  # the same softmax, no overflow
+    true = S[np.arange(n), y_index]
+
+    S2 = S * S
+
+    def slope(s):
+        """(d/ds, d²/ds²) of the log-loss at ``s``."""
+        P = np.exp(np.maximum(s * S, -500.0))  # e**-500 is 0 here, but no slow subnormal numbers
+        z = P.sum(axis=1)
+        mean = np.einsum("ij,ij->i", P, S) / z
+        var = np.einsum("ij,ij->i", P, S2) / z - mean * mean
+        return float(w @ (mean - true)), float(w @ np.maximum(var, 0.0))
+
+    lo, hi = SCALE_RANGE
+    s = 1.0
+    for _ in range(100):
+        g, h = slope(s)
+        if g > 0:
+            hi = s
+        else:
+            lo = s
+        if abs(g) <= 1e-9 * max(1.0, float(w.sum())) or hi <= lo * (1 + 1e-9):
+            break
+        # a Newton step in log s (the scale is a ratio), else the geometric middle of the bracket
+        gu, hu = s * g, s * s * h + s * g
+        step = s * math.exp(max(-50.0, min(50.0, -gu / hu))) if hu > 0 else None
+        s = step if step is not None and lo < step < hi else math.sqrt(lo * hi)
+    return float(s)
+
+
+def leave_out_scale(family, feature_count, class_count, T, y_index, contribution, *, alpha, keys, folds=5,
+                    weights=None, pool=None):
+    """The calibration scale (:func:`fit_scale`) of a trained model ``(feature_count,
+    class_count)`` fitted on held-out scores of its own training documents ``T``.
+
+    At most :data:`MAX_CALIBRATION_DOCUMENTS` of the documents (document features ``T``,
+    classes ``y_index``), those of the smallest ``keys``, are dealt into ``folds`` folds in
+    the order of their keys (content keys: copies of a document share one fold, so a
+    held-out document is never also a training one); each fold is scored by the model
+    with the fold's own ``contribution`` taken out (each document's total weight in the sums: 1, or its
+    sample weight, plus what the frequency-estimate passes added for it, recorded by
+    :func:`passes`). That is the model trained without the fold, up to the passes'
+    weights of the other documents (computed with the fold present), at the cost of a
+    scoring pass instead of ``folds`` trainings. Scores of the training documents
+    under the full model would be overconfident; these are out-of-fold scores, as
+    cross-validated calibration uses (Platt 1999, Guo et al. 2017). ``weights`` weigh
+    the log-loss. Returns None (nothing to calibrate on) with fewer than
+    :data:`MIN_CALIBRATION_DOCUMENTS` documents or fewer than two classes.
+    """
+    n, n_classes = T.shape[0], len(class_count)
+    if n < max(MIN_CALIBRATION_DOCUMENTS, 2 * folds) or n_classes < 2:
+        return None
+    # by content (any row order alike); equal documents, which have equal keys, in one fold
+    _, rank = np.unique(np.asarray(keys), return_inverse=True)
+    rank = rank.reshape(-1)
+    held = np.flatnonzero(rank < np.sort(rank)[min(n, MAX_CALIBRATION_DOCUMENTS) - 1] + 1)  # the smallest keys
+    fold = np.full(n, -1)
+    fold[held] = rank[held] % folds
+    S = np.empty((n, n_classes))
+    fc = np.array(feature_count, dtype=np.float32)  # single precision, as in the passes
+    for f in range(folds):
+        rows = np.flatnonzero(fold == f)
+        if rows.size == 0:
+            continue
+        Tf = T[rows]
+        out = (_indicator(y_index[rows], contribution[rows], n_classes) @ Tf).tocsr()  # the fold's sums
+        cells = (np.repeat(np.arange(n_classes), np.diff(out.indptr)), out.indices)
+        kept = fc[cells]
+        fc[cells] = np.maximum(kept - out.data, 0.0)  # the fold taken out (only its terms change)...
+        cc = np.maximum(np.asarray(class_count, dtype=np.float64)
+                        - np.bincount(y_index[rows], weights=contribution[rows], minlength=n_classes), 0.0)
+        W, b = linear_weights(family, fc, cc, alpha, pool, dtype=np.float32)
+        fc[cells] = kept  # ...and put back exactly
+        S[rows] = scores(Tf, W, b, pool)
+    return fit_scale(S[held], y_index[held], None if weights is None else np.asarray(weights)[held])
 
 
 @contextmanager
@@ -303,15 +430,17 @@ def features(family, X, pool=None):
 
 
 def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_passes, step, max_nnz, keys,
-          pool=None, represents=None):
+          pool=None, represents=None, calibrate=False, folds=5):
     """Add the CSR count matrix ``X`` (documents of classes ``y_index``, ``weights``) to
     the sums, then make the frequency-estimate passes over them (:func:`passes`).
 
     The passes run over every document when their stored cells are at most ``max_nnz``,
     else over the sample :func:`sample_rows` draws with ``keys``, each sampled document
     standing for ``total weight / sampled weight`` documents (``represents``: the total
-    weight when ``X`` is itself a sample of a larger batch). Returns the new
-    ``(feature_count, class_count)``.
+    weight when ``X`` is itself a sample of a larger batch). ``calibrate``: fit the
+    model's calibration scale on ``folds`` held-out folds of the documents the passes
+    ran over (:func:`leave_out_scale`). Returns the new ``(feature_count, class_count,
+    scale)`` (scale None without ``calibrate`` or too few documents to fit it on).
     """
     T = features(family, X, pool)
     fc, cc = class_sums(T, y_index, len(class_count), weights)
@@ -321,9 +450,15 @@ def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_p
     w = weights[rows]
     total = weights.sum() if represents is None else represents
     scale = float(total / w.sum()) if w.sum() > 0 and total > w.sum() else 1.0
-    Ts = T if rows.size == X.shape[0] else T[rows]
-    return passes(family, fc, cc, Ts, y_index[rows], alpha=alpha, n_passes=n_passes, step=step, scale=scale,
-                  weights=w, pool=pool)
+    Ts = (T if rows.size == X.shape[0] else T[rows]).astype(np.float32)  # what the passes score
+    del T  # (double precision: no longer needed)
+    added = np.zeros(rows.size) if calibrate else None
+    fc, cc = passes(family, fc, cc, Ts, y_index[rows], alpha=alpha, n_passes=n_passes, step=step, scale=scale,
+                    weights=w, pool=pool, added=added)
+    if not calibrate:
+        return fc, cc, None
+    return fc, cc, leave_out_scale(family, fc, cc, Ts, y_index[rows], w + added, alpha=alpha, keys=keys[rows],
+                                   folds=folds, weights=w, pool=pool)
 
 
 def choose_family(X, y_index, n_classes, *, alphas, n_passes, step, cv=5, max_nnz=200_000, seed=0, pool=None,
@@ -412,8 +547,10 @@ def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=
     CSR counts. ``dropped``: ``{family: (feature sums, class weights)}`` of documents of
     the batch that a bounded stream did not keep (:meth:`textnb.text.training.Accumulator.dropped_sums`):
     they are added to the sums, and ``X`` stands for them in the passes. Returns
-    ``(family, alpha, feature_count, class_count, documents)``, ``documents`` the batch's
-    documents per class (summed weights, the dropped ones included).
+    ``(family, alpha, feature_count, class_count, documents, scale)``, ``documents`` the
+    batch's documents per class (summed weights, the dropped ones included), ``scale``
+    the calibration scale fitted on this batch (:func:`leave_out_scale`; None when
+    ``params["calibration"]`` is None or the batch is too small to fit it on).
 
     The estimator and the scikit-learn-free training command both train through here.
     """
@@ -429,10 +566,11 @@ def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=
             extra_fc, extra_w = dropped[family]
             feature_count, class_count = feature_count + extra_fc, class_count + extra_w
             represents = weights.sum() + extra_w.sum()
-        fc, cc = learn(family, feature_count, class_count, X, y_index, weights, alpha=alpha,
-                       n_passes=params["passes"], step=params["step"], max_nnz=params["max_nnz"],
-                       keys=keys, pool=pool, represents=represents)
+        fc, cc, scale = learn(family, feature_count, class_count, X, y_index, weights, alpha=alpha,
+                              n_passes=params["passes"], step=params["step"], max_nnz=params["max_nnz"],
+                              keys=keys, pool=pool, represents=represents,
+                              calibrate=params.get("calibration") == "temperature", folds=params["cv"])
     documents = np.bincount(y_index, weights=weights, minlength=len(class_count))
     if dropped is not None:
         documents = documents + dropped[family][1]
-    return family, alpha, fc, cc, documents
+    return family, alpha, fc, cc, documents, scale

@@ -6,7 +6,8 @@ Names are imported on first use (:mod:`textnb.core.lazy`).
 from textnb.core.lazy import lazy_exports
 
 _EXPORTS = {  # defining module -> the names it exports
-    "textnb.evaluation.evaluate": ("classification_report", "cross_validate", "evaluate_split", "vectorize_all"),
+    "textnb.evaluation.evaluate": ("classification_report", "cross_validate", "evaluate_split",
+                                   "expected_calibration_error", "vectorize_all"),
     "textnb.evaluation.explain": (
         "describe_text_classifier", "explain", "informative_terms", "linear_weights", "unwrap"
     ),

@@ -193,6 +193,8 @@ def describe_text_classifier(classifier, top=10):
     extra = {}
     if hasattr(model, "event_model_"):  # DiscriminativeNB: the event model it chose, and its smoothing
         extra = {"event_model": str(model.event_model_), "alpha": float(model.alpha_)}
+        if getattr(model, "scale_", None) is not None:  # its calibration temperature
+            extra["calibration_scale"] = float(model.scale_)
     return {
         **extra,
         "kind": "text",

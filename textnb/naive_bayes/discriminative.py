@@ -15,7 +15,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from textnb.core import dfe
 from textnb.core.model_io import register
-from textnb.core.model_schema import FEATURE_NAMES, N_FEATURES, SMOOTHING, Choice, Classes, Counts, check_params
+from textnb.core.model_schema import (FEATURE_NAMES, N_FEATURES, SMOOTHING, Choice, Classes, Counts, Float, MayBeAbsent,
+                                      check_params)
 from textnb.core.stats import CountTable, merge_aligned
 from textnb.naive_bayes.base import check_sample_weight
 from textnb.naive_bayes.discrete import _BaseCountNB
@@ -65,14 +66,17 @@ class DiscriminativeNB(_BaseCountNB):
     step : float, default=4.5
         Weight of a misclassified document in a pass (``η`` above).
     cv : int, default=5
-        Folds of the ``"auto"`` choice.
+        Folds of the ``"auto"`` choice and of the calibration.
     select_nnz : int, default=200000
         Stored cells (document-term pairs) the ``"auto"`` choice looks at, at most
         (about 1,300 20 Newsgroups posts): it costs a few passes over that sample.
-    max_nnz : int, default=20000000
+    max_nnz : int, default=4000000
         The passes run over every training document when the batch has at most this
-        many stored cells, else over a seeded random sample of that size whose
-        documents stand for the whole batch (memory bounded whatever the corpus). With
+        many stored cells (20 Newsgroups has 1.8 million), else over a seeded random
+        sample of that size whose documents stand for the whole batch: training from a
+        stream (:class:`~textnb.TextClassifier`, ``textnb train``) keeps at most twice
+        that many cells of rows (8 bytes each), so its memory does not grow with the
+        corpus (``docs/bench_scale.md``). With
         very many classes the sample is smaller still: at most ``4e8 / n_classes``
         cells, so a pass stays about a second of work
         (:data:`textnb.core.dfe.PASS_WORK`).
@@ -82,6 +86,16 @@ class DiscriminativeNB(_BaseCountNB):
         Threads for the passes and the choice (numpy and scipy release the GIL): None
         uses two, 1 none. The work is cut in fixed halves, so the model is the same
         for every value.
+    calibration : {"temperature", None}, default="temperature"
+        ``"temperature"``: the scores are multiplied by one scalar (``scale_``), fitted
+        after the passes so that ``predict_proba`` minimises the log-loss of held-out
+        documents (temperature scaling, Guo et al. 2017): the training documents
+        (those the passes ran over) are dealt into ``cv`` folds, and each fold is scored
+        by the model with that fold's own contribution to the sums taken out
+        (:func:`textnb.core.dfe.leave_out_scale`). The decisions are unchanged; the
+        probabilities mean what they say (a document given 0.8 is right about 8 times
+        in 10). None: the raw scores, whose probabilities are far too flat on short
+        documents with many classes and far too sharp on long ones.
 
     Attributes
     ----------
@@ -90,6 +104,11 @@ class DiscriminativeNB(_BaseCountNB):
         ``"complement"`` or ``"bernoulli"``.
     alpha_ : float
         The smoothing used.
+    scale_ : float
+        The calibration scale (absent with ``calibration=None``, or when fewer than 50
+        documents were learned: :data:`textnb.core.dfe.MIN_CALIBRATION_DOCUMENTS`).
+        ``partial_fit`` refits it on each batch (of 50 documents or more); :meth:`merge`
+        averages the two models' scales, weighted by their documents.
     class_documents_ : ndarray of shape (n_classes,)
         Documents learned per class (summed sample weights).
     class_count_ : ndarray of shape (n_classes,)
@@ -97,7 +116,8 @@ class DiscriminativeNB(_BaseCountNB):
     feature_count_ : ndarray of shape (n_classes, n_features)
         Per-class sums of the document features, frequency-estimate weights included.
     coef_ : ndarray of shape (n_classes, n_features)
-        Class weights of a document feature (``f(d) @ coef_.T + intercept_``).
+        Class weights of a document feature (``f(d) @ coef_.T + intercept_``), times
+        ``scale_``.
     intercept_ : ndarray of shape (n_classes,)
     n_features_in_ : int
 
@@ -115,6 +135,8 @@ class DiscriminativeNB(_BaseCountNB):
     for Bayesian networks. ICML, 1016-1023.
     J. D. M. Rennie, L. Shih, J. Teevan, D. R. Karger (2003). Tackling the poor
     assumptions of naive Bayes text classifiers. ICML, 616-623.
+    C. Guo, G. Pleiss, Y. Sun, K. Q. Weinberger (2017). On calibration of modern
+    neural networks. ICML, 1321-1330.
 
     Examples
     --------
@@ -135,10 +157,11 @@ class DiscriminativeNB(_BaseCountNB):
         "class_count_": Counts(("n_classes",)),
         "feature_count_": Counts(("n_classes", "n_features")),
         "feature_names_in_": FEATURE_NAMES,
+        "scale_": MayBeAbsent(Float(*dfe.SCALE_RANGE)),  # absent in files of uncalibrated models
     }
 
     def __init__(self, *, event_model="auto", alpha=None, passes=2, step=4.5, cv=5, select_nnz=200_000,
-                 max_nnz=20_000_000, random_state=0, n_jobs=None):
+                 max_nnz=4_000_000, random_state=0, n_jobs=None, calibration="temperature"):
         self.event_model = event_model
         self.alpha = alpha
         self.passes = passes
@@ -148,10 +171,11 @@ class DiscriminativeNB(_BaseCountNB):
         self.max_nnz = max_nnz
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.calibration = calibration
 
     # -- fitting ----------------------------------------------------------------
     def _reset(self):
-        for name in ("event_model_", "alpha_", "class_documents_"):
+        for name in ("event_model_", "alpha_", "class_documents_", "scale_"):
             self.__dict__.pop(name, None)
 
     def _learn(self, X, y_index, sample_weight):
@@ -167,10 +191,14 @@ class DiscriminativeNB(_BaseCountNB):
         :class:`~textnb.TextClassifier` calls with the rows it streamed; ``dropped``: the
         sums of the documents a bounded stream did not keep, :func:`textnb.core.dfe.fit_rows`)."""
         check_params(self)
-        self.event_model_, self.alpha_, self.feature_count_, self.class_count_, documents = dfe.fit_rows(
+        self.event_model_, self.alpha_, self.feature_count_, self.class_count_, documents, scale = dfe.fit_rows(
             self.feature_count_, self.class_count_, X, y_index, weights, params=self.get_params(),
             family=getattr(self, "event_model_", None), alpha=getattr(self, "alpha_", None), dropped=dropped)
         self.class_documents_ = getattr(self, "class_documents_", 0.0) + documents
+        if self.calibration is None:
+            self.__dict__.pop("scale_", None)
+        elif scale is not None:  # else (a batch too small to calibrate on) any earlier scale stays
+            self.scale_ = scale
         self._update()
         return self
 
@@ -187,8 +215,8 @@ class DiscriminativeNB(_BaseCountNB):
                         "fit it on a count matrix")
 
     def _update(self):
-        self.coef_, self.intercept_ = dfe.linear_weights(self.event_model_, self.feature_count_, self.class_count_,
-                                                         max(float(self.alpha_), 1e-10))
+        self.coef_, self.intercept_ = dfe.model_weights(self.event_model_, self.feature_count_, self.class_count_,
+                                                        max(float(self.alpha_), 1e-10), getattr(self, "scale_", 1.0))
 
     def _features(self, X):
         return dfe.features(self.event_model_, _canonical(X))
@@ -213,6 +241,10 @@ class DiscriminativeNB(_BaseCountNB):
                              f"{self.feature_count_.shape[1]} features")
         parts = [(m.classes_, CountTable.from_arrays(m.class_count_, m.feature_count_)) for m in (self, other)]
         classes, table = merge_aligned(parts)
+        if hasattr(self, "scale_") or hasattr(other, "scale_"):  # the two scales averaged by documents
+            n = [float(np.sum(m.class_documents_)) for m in (self, other)]
+            s = [float(getattr(m, "scale_", 1.0)) for m in (self, other)]
+            self.scale_ = (n[0] * s[0] + n[1] * s[1]) / (n[0] + n[1]) if n[0] + n[1] > 0 else s[0]
         self.class_documents_ = self.merged_documents(other, classes)
         return self._fit_counts(classes, table.class_count, table.feature_count)
 
@@ -229,4 +261,6 @@ class DiscriminativeNB(_BaseCountNB):
         state["event_model_"] = self.event_model_
         state["alpha_"] = float(self.alpha_)
         state["class_documents_"] = self.class_documents_
+        if hasattr(self, "scale_"):
+            state["scale_"] = float(self.scale_)
         return state

@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from textnb.core.dfe import FAMILIES, doc_features, linear_weights
+from textnb.core.dfe import FAMILIES, SCALE_RANGE, doc_features, model_weights
 from textnb.core.logspace import (ALPHA_FLOOR, bernoulli_log_prob, class_log_prior, complement_log_prob,
                                   log_odds, logsumexp, multinomial_log_prob)
 from textnb.core.model_io import ModelNode, build, read_nodes
@@ -227,7 +227,10 @@ def _discriminative_form(node, n_terms):
     if family not in FAMILIES or not _number(alpha) or counts is None:
         return None
     classes, cc, fc = counts
-    weights, bias = linear_weights(family, fc, cc, max(float(alpha), ALPHA_FLOOR))
+    scale = node.state.get("scale_", 1.0)
+    if not (_number(scale) and SCALE_RANGE[0] <= scale <= SCALE_RANGE[1]):
+        return None
+    weights, bias = model_weights(family, fc, cc, max(float(alpha), ALPHA_FLOOR), scale)
     if not (np.isfinite(weights).all() and np.isfinite(bias).all()):
         return None
     return classes, weights, bias, None, family

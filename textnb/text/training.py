@@ -123,8 +123,17 @@ class Accumulator:
     def terms(self):
         return self.vocab.terms()
 
-    def _rows(self):
-        y, w, lengths, ids, counts, hashes = (np.concatenate(p) for p in zip(*self.rows))
+    def _rows(self, free=False):
+        """The kept rows' arrays, concatenated; ``free``: drop the batches' parts, each field's
+        as soon as it is concatenated (never two copies of all the rows at once)."""
+        fields = [list(p) for p in zip(*self.rows)]
+        if free:
+            self.rows = None
+        out = []
+        for i in range(len(fields)):
+            out.append(np.concatenate(fields[i]))
+            fields[i] = None
+        y, w, lengths, ids, counts, hashes = out
         indptr = np.concatenate(([0], np.cumsum(lengths, dtype=np.int64)))
         return y, w, lengths, ids, counts, indptr, hashes
 
@@ -138,25 +147,38 @@ class Accumulator:
 
         from textnb.core.dfe import FAMILIES, class_sums, content_keys, features, sample_rows
 
-        y, w, lengths, ids, counts, indptr, hashes = self._rows()
+        y, w, lengths, ids, counts, _, hashes = self._rows(free=True)
         n_terms = len(self.vocab)
-        X = sp.csr_matrix((counts.astype(np.float64), ids, indptr), shape=(len(lengths), n_terms))
         keep = np.zeros(len(lengths), dtype=bool)
         keep[sample_rows(lengths, content_keys(hashes, y, 0), self.max_row_nnz)] = True
+        cells = np.repeat(keep, lengths)
         n_classes = len(self.class_count)
         if self.dropped is None:
             self.dropped = {f: np.zeros((n_classes, 0)) for f in FAMILIES}
             self.dropped["weight"] = np.zeros(n_classes)
-        Xd = X[~keep]
         for family in FAMILIES:
-            fc, _ = class_sums(features(family, Xd), y[~keep], n_classes, w[~keep])
             old = self.dropped[family]
             grown = np.zeros((n_classes, n_terms))
             grown[:, :old.shape[1]] = old
-            grown += fc
             self.dropped[family] = grown
+        # the dropped documents' features, in blocks of at most max_row_nnz / 4 cells (never
+        # all the rows at double precision)
+        gone = np.flatnonzero(~keep)
+        gone_cells = np.flatnonzero(~cells)  # in document order
+        ends = np.concatenate(([0], np.cumsum(lengths[gone], dtype=np.int64)))  # of each in gone_cells
+        block = max(1, self.max_row_nnz // 4)
+        lo = 0
+        while lo < gone.size:
+            hi = max(lo + 1, int(np.searchsorted(ends, ends[lo] + block, side="right")) - 1)
+            docs = gone[lo:hi]
+            sel = gone_cells[ends[lo]:ends[hi]]
+            Xd = sp.csr_matrix((counts[sel].astype(np.float64), ids[sel],
+                                np.concatenate(([0], np.cumsum(lengths[docs], dtype=np.int64)))),
+                               shape=(docs.size, n_terms))
+            for family in FAMILIES:
+                self.dropped[family] += class_sums(features(family, Xd), y[docs], n_classes, w[docs])[0]
+            lo = hi
         self.dropped["weight"] += np.bincount(y[~keep], weights=w[~keep], minlength=n_classes)
-        cells = np.repeat(keep, lengths)
         self.rows = [(y[keep], w[keep], lengths[keep], ids[cells], counts[cells], hashes[keep])]
         self.row_nnz = int(lengths[keep].sum())
 
@@ -359,10 +381,13 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), give
     if rows:  # what DiscriminativeNB.fit_rows computes, by the same function
         dropped = acc.dropped_sums(cols)
         X_rows, y_rows, w_rows = acc.row_matrix(cols)
-        family, alpha, fc, cc, documents = fit_rows(np.zeros((len(classes), len(cols))), np.zeros(len(classes)),
-                                                    X_rows, y_rows, w_rows, params=model_params, dropped=dropped)
+        family, alpha, fc, cc, documents, scale = fit_rows(np.zeros((len(classes), len(cols))),
+                                                           np.zeros(len(classes)), X_rows, y_rows, w_rows,
+                                                           params=model_params, dropped=dropped)
         state = {"classes_": classes, "class_count_": cc, "feature_count_": fc, "n_features_in_": len(cols),
                  "event_model_": family, "alpha_": float(alpha), "class_documents_": documents}
+        if scale is not None:
+            state["scale_"] = float(scale)
     else:
         state = {"classes_": classes, "class_count_": acc.class_count, "feature_count_": acc.sums[:, cols],
                  "n_features_in_": len(cols)}

@@ -1,0 +1,206 @@
+"""The default text model's probabilities are calibrated (issue 28): DiscriminativeNB fits one
+temperature (``scale_``) on held-out folds of its own training documents, so a threshold
+on its probabilities means what it says; ``evaluate`` reports the expected calibration
+error beside the log-loss."""
+
+import io
+import os
+import shutil
+
+import numpy as np
+import pytest
+from sklearn.metrics import log_loss
+from sklearn.model_selection import StratifiedKFold
+
+import textnb
+from textnb import TextClassifier, Vectorizer, load
+from textnb.core import dfe
+from textnb.core.model_io import read_nodes
+from textnb.evaluation import expected_calibration_error
+from textnb.naive_bayes.discriminative import DiscriminativeNB
+from textnb.text.scorer import scorer_from_file
+
+from conftest import SMS_TSV
+
+
+@pytest.fixture(scope="module")
+def sms():
+    corpus = textnb.open_corpus(SMS_TSV)
+    return list(corpus.documents), np.asarray(corpus.labels)
+
+
+@pytest.fixture(scope="module")
+def sms_counts(sms):
+    docs, y = sms
+    vec = Vectorizer().fit(docs[:4000])
+    return vec.transform(docs[:4000]), y[:4000], vec.transform(docs[4000:]), y[4000:]
+
+
+def test_fit_scale_recovers_a_known_temperature():
+    rng = np.random.default_rng(0)
+    S = rng.normal(size=(20000, 4))
+    for true_scale in (0.5, 2.0):
+        P = np.exp(true_scale * S)
+        P /= P.sum(axis=1, keepdims=True)
+        y = (P.cumsum(axis=1) < rng.random((len(S), 1))).sum(axis=1)  # y ~ softmax(true_scale * S)
+        assert abs(dfe.fit_scale(S, y) - true_scale) < 0.05 * true_scale
+        # weights count like repeated documents
+        w = rng.integers(1, 3, len(S)).astype(float)
+        rep = np.repeat(np.arange(len(S)), w.astype(int))
+        assert np.isclose(dfe.fit_scale(S, y, w), dfe.fit_scale(S[rep], y[rep]), rtol=1e-6)
+
+
+def test_fit_scale_stays_in_its_range():
+    rng = np.random.default_rng(1)
+    S = rng.normal(size=(300, 3))
+    lo, hi = dfe.SCALE_RANGE
+    assert dfe.fit_scale(S, S.argmax(axis=1)) > 100  # separable: as sharp as allowed (nearly)
+    assert dfe.fit_scale(S, S.argmax(axis=1)) <= hi
+    assert lo <= dfe.fit_scale(S, S.argmin(axis=1)) < 0.01  # anti-correlated: as flat as allowed
+    assert dfe.fit_scale(S, rng.integers(0, 3, 300)) < 0.3  # unrelated labels: nearly uniform
+
+
+def test_expected_calibration_error_by_hand():
+    classes = np.array(["a", "b"])
+    proba = np.array([[0.9, 0.1], [0.9, 0.1], [0.2, 0.8], [0.4, 0.6]])
+    y = np.array(["a", "b", "b", "b"])
+    # bins (15 of 1/15): 0.9 -> {right, wrong}: |0.5 - 0.9| * 2; 0.8 -> right: 0.2; 0.6 -> right: 0.4
+    assert np.isclose(expected_calibration_error(y, proba, classes), (0.8 + 0.2 + 0.4) / 4)
+    assert expected_calibration_error(y[:0], proba[:0], classes) == 0.0
+
+
+def test_leave_out_scale_is_close_to_cross_validation(sms_counts):
+    """The scale fitted on folds taken out of the trained model is the one honest 5-fold
+    cross-validation (five retrained models) gives, within a few per cent."""
+    Xtr, ytr, _, _ = sms_counts
+    model = DiscriminativeNB().fit(Xtr, ytr)
+    classes = model.classes_
+    S = np.zeros((Xtr.shape[0], len(classes)))
+    for a, b in StratifiedKFold(5, shuffle=True, random_state=0).split(Xtr, ytr):
+        fold = DiscriminativeNB(event_model=model.event_model_, calibration=None).fit(Xtr[a], ytr[a])
+        S[b] = fold.predict_joint_log_proba(Xtr[b])
+    honest = dfe.fit_scale(S, np.searchsorted(classes, ytr))
+    assert abs(model.scale_ - honest) < 0.1 * honest
+    assert model.scale_ < 0.8  # the raw Bernoulli scores of SMS are overconfident
+
+
+def test_calibration_keeps_the_decisions_and_lowers_the_log_loss(sms_counts):
+    Xtr, ytr, Xte, yte = sms_counts
+    cal = DiscriminativeNB().fit(Xtr, ytr)
+    raw = DiscriminativeNB(calibration=None).fit(Xtr, ytr)
+    assert not hasattr(raw, "scale_") and cal.scale_ != 1.0
+    assert np.array_equal(cal.feature_count_, raw.feature_count_)
+    assert np.array_equal(cal.predict(Xte), raw.predict(Xte))
+    assert np.allclose(cal.coef_, cal.scale_ * raw.coef_) and np.allclose(cal.intercept_, cal.scale_ * raw.intercept_)
+    pc, pr = cal.predict_proba(Xte), raw.predict_proba(Xte)
+    assert log_loss(yte, pc, labels=cal.classes_) < 0.7 * log_loss(yte, pr, labels=cal.classes_)
+    assert expected_calibration_error(yte, pc, cal.classes_) < expected_calibration_error(yte, pr, cal.classes_)
+
+
+def test_too_few_documents_leave_the_model_uncalibrated_and_partial_fit_keeps_the_scale(sms_counts):
+    Xtr, ytr, _, _ = sms_counts
+    assert not hasattr(DiscriminativeNB().fit(Xtr[:40], ytr[:40]), "scale_")
+    m = DiscriminativeNB().partial_fit(Xtr[:2000], ytr[:2000], classes=np.unique(ytr))
+    first = m.scale_
+    m.partial_fit(Xtr[2000:2020], ytr[2000:2020])  # too small to refit it on
+    assert m.scale_ == first
+    m.partial_fit(Xtr[2000:], ytr[2000:])
+    assert m.scale_ != first
+    # merge: the scales averaged by documents
+    a = DiscriminativeNB(event_model="bernoulli").fit(Xtr[:1000], ytr[:1000])
+    b = DiscriminativeNB(event_model="bernoulli").fit(Xtr[1000:4000], ytr[1000:4000])
+    want = (1000 * a.scale_ + 3000 * b.scale_) / 4000
+    assert np.isclose(a.merge(b).scale_, want)
+
+
+def test_the_model_file_and_the_scorer_carry_the_scale(sms, tmp_path):
+    docs, y = sms
+    clf = TextClassifier().fit(docs[:3000], y[:3000])
+    clf.save(tmp_path / "m.tnb")
+    assert read_nodes(tmp_path / "m.tnb").state["model_"].state["scale_"] == clf.model_.scale_
+    scorer = scorer_from_file(tmp_path / "m.tnb")
+    loaded = load(tmp_path / "m.tnb")
+    assert loaded.model_.scale_ == clf.model_.scale_
+    for part in (docs[3000:3010], docs[3000:]):
+        assert np.array_equal(scorer.predict_proba(part), loaded.predict_proba(part))
+    # an uncalibrated model's file has no scale and scores the raw sums
+    raw = TextClassifier(model=DiscriminativeNB(calibration=None)).fit(docs[:3000], y[:3000])
+    raw.save(tmp_path / "r.tnb")
+    assert "scale_" not in read_nodes(tmp_path / "r.tnb").state["model_"].state
+    assert np.allclose(scorer_from_file(tmp_path / "r.tnb").predict_joint_log_proba(docs[3000:3010]) * clf.model_.scale_,
+                       scorer.predict_joint_log_proba(docs[3000:3010]))
+
+
+def _routed(labels, truth):
+    """(share of documents given a label, share of those that are right)."""
+    labels, truth = np.asarray(labels, dtype=object), np.asarray(truth, dtype=object)
+    given = labels != None  # noqa: E711 (an object array)
+    return given.mean(), (labels[given] == truth[given]).mean() if given.any() else 1.0
+
+
+def test_threshold_08_routes_sms_correctly(tmp_path):
+    """``textnb train`` (default model) then ``predict --lines --threshold 0.8`` on the
+    held-out messages of the bundled SMS corpus: at least 80 % of the labelled lines right."""
+    from textnb.cli import main
+
+    lines = SMS_TSV.read_text(encoding="utf-8").splitlines()
+    (tmp_path / "train.tsv").write_text("\n".join(lines[:4000]) + "\n", encoding="utf-8")
+    test = [line.split("\t", 1) for line in lines[4000:]]
+    (tmp_path / "test.txt").write_text("\n".join(t for _, t in test) + "\n", encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["train", str(tmp_path / "train.tsv"), "-o", str(tmp_path / "m.tnb")], stdout=out, stderr=err) == 0
+    out = io.StringIO()
+    assert main(["predict", str(tmp_path / "m.tnb"), "--lines", str(tmp_path / "test.txt"), "--threshold", "0.8"],
+                stdout=out, stderr=err) == 0, err.getvalue()
+    rows = out.getvalue().splitlines()
+    assert len(rows) == len(test)
+    labels = [r.split("\t")[1].split(" ")[0] if "\t" in r and r.split("\t")[1] else None for r in rows]
+    routed, right = _routed(labels, [label for label, _ in test])
+    assert routed > 0.9 and right >= 0.8
+
+
+@pytest.mark.slow
+def test_threshold_08_routes_20newsgroups_correctly(shared_corpora, tmp_path):
+    """``topicfilter -t 0.8`` with ``textnb train``'s default model (no --calibrate, no
+    --uncalibrated) on 20 Newsgroups: of what it routes at least 80 % right, and most
+    documents routed (the raw model sent 199 of 200 to unsorted)."""
+    from textnb.cli import main
+    from textnb.cli.mailfilters import topic_main
+
+    root = shared_corpora("20news-bydate")
+    test = tmp_path / "test"
+    test.mkdir()
+    truth = {}
+    for g in sorted(os.listdir(root / "test")):
+        for f in sorted(os.listdir(root / "test" / g))[::5]:
+            shutil.copy(root / "test" / g / f, test / f"{g}-{f}")
+            truth[f"{g}-{f}"] = g
+    err = io.StringIO()
+    assert main(["train", str(root / "train"), "-o", str(tmp_path / "m.tnb")], stdout=io.StringIO(), stderr=err) == 0
+    out = io.StringIO()
+    code = topic_main(["-m", str(tmp_path / "m.tnb"), "-o", str(tmp_path / "out"), "-t", "0.8", "-n", str(test)],
+                      stdout=out, stderr=err)
+    assert code == 0, err.getvalue()
+    rows = [line.split("\t") for line in out.getvalue().splitlines()]
+    assert len(rows) == len(truth)
+    labels = [None if os.path.basename(os.path.dirname(r[3])) == "unsorted" else r[1] for r in rows]
+    routed, right = _routed(labels, [truth[os.path.basename(r[0])] for r in rows])
+    assert routed > 0.6 and right >= 0.8
+
+
+@pytest.mark.slow
+def test_threshold_08_routes_trec_questions_correctly(shared_corpora):
+    """Short texts, six classes (TREC question classification, official split): the
+    default model's probabilities at 0.8 and above are right at least 80 % of the time,
+    and its log-loss is far below the raw model's."""
+    root = shared_corpora("trec_qc")
+    corpus = textnb.open_corpus(root)
+    docs, y = list(corpus.documents), np.asarray(corpus.labels)
+    tdocs, ty = list(corpus.test.documents), np.asarray(corpus.test.labels)
+    cal = TextClassifier().fit(docs, y)
+    raw = TextClassifier(model=DiscriminativeNB(calibration=None)).fit(docs, y)
+    P = cal.predict_proba(tdocs)
+    labels = [c if p >= 0.8 else None for c, p in zip(cal.classes_[P.argmax(axis=1)], P.max(axis=1))]
+    routed, right = _routed(labels, ty)
+    assert routed > 0.3 and right >= 0.8
+    assert log_loss(ty, P, labels=cal.classes_) < 0.7 * log_loss(ty, raw.predict_proba(tdocs), labels=cal.classes_)
