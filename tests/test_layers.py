@@ -46,6 +46,9 @@ def _imports(name, path):
 
 
 MODULES = dict(_modules())
+#: modules outside the layers: __main__ runs the CLI; textnb.nltk re-exports
+#: textnb.naive_bayes.nltk_compat under NLTK's name
+FACADES = {"textnb.__main__", "textnb.nltk"}
 
 
 def _layer(module):
@@ -63,7 +66,7 @@ def _project_edges():
 
 
 def test_every_module_belongs_to_a_layer():
-    loose = [n for n in MODULES if n.count(".") >= 1 and _layer(n) is None and n != "textnb.__main__"]
+    loose = [n for n in MODULES if n.count(".") >= 1 and _layer(n) is None and n not in FACADES]
     assert loose == [], f"modules outside the layers: {loose}"
 
 

@@ -1,0 +1,193 @@
+"""textnb.nltk.NaiveBayesClassifier against NLTK's own: NLTK's classify doctest examples
+(read from the installed nltk at test time) and random feature sets, for every additive
+estimator (ELE, Laplace, Lidstone, MLE)."""
+
+import contextlib
+import doctest
+import io
+import pathlib
+import random
+
+import numpy as np
+import pytest
+
+nltk = pytest.importorskip("nltk")
+from nltk.classify import NaiveBayesClassifier as NltkNB  # noqa: E402
+from nltk.probability import (ELEProbDist, LaplaceProbDist, LidstoneProbDist, MLEProbDist,  # noqa: E402
+                              WittenBellProbDist)
+
+import textnb.nltk  # noqa: E402
+from textnb.nltk import NaiveBayesClassifier, ProbDist, estimator_gamma  # noqa: E402
+
+
+def _lidstone(fd, bins=None):
+    return LidstoneProbDist(fd, 0.1, bins)
+
+
+ESTIMATORS = [ELEProbDist, LaplaceProbDist, MLEProbDist, _lidstone]
+
+
+def _naive_bayes_doctest():
+    """The examples of nltk/test/classify.doctest up to the decision tree's, with NLTK's
+    classifier swapped for textnb's (None when this nltk does not ship the file)."""
+    path = pathlib.Path(nltk.__file__).parent / "test" / "classify.doctest"
+    if not path.is_file():
+        return None
+    text = path.read_text(encoding="utf-8")
+    end = text.index("Test the Decision Tree classifier")
+    assert "nltk.classify.NaiveBayesClassifier" in text[:end]
+    text = text[:end].replace("nltk.classify.NaiveBayesClassifier", "textnb_nltk.NaiveBayesClassifier")
+    return doctest.DocTestParser().get_doctest(text, {"textnb_nltk": textnb.nltk}, "classify.doctest",
+                                               str(path), 0)
+
+
+def test_nltk_classify_doctest():
+    test = _naive_bayes_doctest()
+    if test is None:
+        import nltk.classify.naivebayes as nb  # the docstrings' examples instead
+
+        tests = [t for t in doctest.DocTestFinder().find(nb) if t.examples]
+        if not tests:
+            pytest.skip("this nltk ships neither classify.doctest nor naive Bayes docstring examples")
+        pytest.skip("naive Bayes docstring examples found but not adapted")  # pragma: no cover
+    assert len(test.examples) >= 8
+    out = io.StringIO()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    result = runner.run(test, out=out.write)
+    assert result.failed == 0, out.getvalue()
+    assert result.attempted == len(test.examples)
+
+
+def test_doctest_really_runs_textnb():
+    """The swapped doctest fails when textnb's numbers are off (the check is not vacuous)."""
+    test = _naive_bayes_doctest()
+    if test is None:
+        pytest.skip("no classify.doctest in this nltk")
+    for ex in test.examples:
+        ex.source = ex.source.replace("textnb_nltk.NaiveBayesClassifier.train(train)",
+                                      "textnb_nltk.NaiveBayesClassifier.train(train, estimator='laplace')")
+    result = doctest.DocTestRunner().run(test, out=lambda s: None)
+    assert result.failed > 0
+
+
+def _random_data(rng, n_train, n_test):
+    names = ["f%d" % i for i in range(rng.randint(1, 6))]
+    domains = {f: [rng.choice(["a", "b", "c", 0, 1, True, None, (1, 2)]) for _ in range(rng.randint(1, 4))]
+               for f in names}
+    labels = ["pos", "neg", "mid"][: rng.randint(2, 3)]
+
+    def featureset(extra_names=()):
+        fs = {}
+        for f in list(names) + list(extra_names):
+            if rng.random() < 0.8:
+                fs[f] = rng.choice(domains.get(f, ["zz"]) + (["unseen"] if extra_names else []))
+        return fs
+
+    train = [(featureset(), rng.choice(labels)) for _ in range(n_train)]
+    test = [featureset(extra_names=["new"]) for _ in range(n_test)]
+    return train, test
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: getattr(e, "__name__", "?"))
+def test_same_numbers_as_nltk_on_random_featuresets(estimator):
+    rng = random.Random(31)
+    compared = decided = 0
+    for _ in range(40):
+        train, test = _random_data(rng, rng.randint(1, 25), 15)
+        ours = NaiveBayesClassifier.train(train, estimator=estimator)
+        theirs = NltkNB.train(train, estimator=estimator)
+        assert ours.labels() == theirs.labels()
+        for fs, p_ours, p_theirs in zip(test, ours.prob_classify_many(test), theirs.prob_classify_many(test)):
+            probs = [p_theirs.prob(label) for label in theirs.labels()]
+            assert [p_ours.prob(label) for label in theirs.labels()] == pytest.approx(probs, abs=1e-12), fs
+            assert p_ours.samples() == list(p_theirs.samples())
+            top = sorted(probs)
+            if len(top) > 1 and top[-1] - top[-2] > 1e-9:
+                assert ours.classify(fs) == theirs.classify(fs)
+                decided += 1
+            compared += 1
+        assert ours.most_informative_features(1000) == theirs.most_informative_features(1000)
+        # nltk's show_most_informative_features needs comparable values (str(value) order
+        # breaks ties only): compare the printouts where every value of a feature has one type
+        mine = io.StringIO()
+        ours.show_most_informative_features(50, file=mine)
+        theirs_out = io.StringIO()
+        with contextlib.redirect_stdout(theirs_out):
+            theirs.show_most_informative_features(50)
+        assert mine.getvalue() == theirs_out.getvalue()
+    assert compared == 40 * 15 and decided > 100
+
+
+def test_log_probabilities_are_base_2_as_nltk():
+    train = [({"w": "a"}, "x"), ({"w": "b"}, "y"), ({"w": "a"}, "y")]
+    ours = NaiveBayesClassifier.train(train).prob_classify({"w": "a"})
+    theirs = NltkNB.train(train).prob_classify({"w": "a"})
+    for label in ("x", "y"):
+        assert ours.logprob(label) == pytest.approx(theirs.logprob(label), abs=1e-12)
+        assert 2 ** ours.logprob(label) == pytest.approx(ours.prob(label))
+    assert ours.prob("nolabel") == 0.0 and ours.logprob("nolabel") == -np.inf
+    assert ours.max() == theirs.max() == "y"
+    assert ours.generate(random_state=0) in ("x", "y")
+
+
+def test_missing_features_as_nltk_treats_them():
+    """Absent in training: the value None; absent or never seen when classifying: left out."""
+    train = [({"a": 1, "b": 1}, "x"), ({"a": 1}, "x"), ({"a": 0, "b": 0}, "y"), ({"b": 0}, "y")]
+    ours, theirs = NaiveBayesClassifier.train(train), NltkNB.train(train)
+    for fs in ({}, {"a": 1}, {"b": None}, {"zzz": 3}, {"a": 7}, {"a": None, "b": 1}):
+        assert ours.prob_classify(fs).prob("x") == pytest.approx(theirs.prob_classify(fs).prob("x"), abs=1e-12)
+    # no feature at all: the prior
+    assert ours.prob_classify({}).prob("x") == pytest.approx(0.5)
+
+
+def test_mle_zero_probabilities_and_all_labels_impossible():
+    train = [({"w": "a"}, "x"), ({"w": "b"}, "y"), ({"w": "b", "v": 1}, "y")]
+    ours, theirs = NaiveBayesClassifier.train(train, estimator=MLEProbDist), NltkNB.train(train, estimator=MLEProbDist)
+    for fs in ({"w": "a"}, {"w": "a", "v": 1}, {"w": "c"}, {"v": 1}):
+        p = ours.prob_classify(fs)
+        assert [p.prob(label) for label in "xy"] == pytest.approx(
+            [theirs.prob_classify(fs).prob(label) for label in "xy"], abs=1e-12), fs
+    assert ours.prob_classify({"w": "a", "v": 1}).prob("x") == 0.5  # both impossible: uniform
+
+
+def test_featuresets_without_features():
+    train = [({}, "x"), ({}, "x"), ({}, "y")]
+    ours, theirs = NaiveBayesClassifier.train(train), NltkNB.train(train)
+    assert ours.prob_classify({"a": 1}).prob("x") == pytest.approx(theirs.prob_classify({"a": 1}).prob("x"))
+    assert ours.most_informative_features() == []
+
+
+def test_estimators():
+    assert estimator_gamma(None) == 0.5 == estimator_gamma(ELEProbDist) == estimator_gamma("ele")
+    assert estimator_gamma(LaplaceProbDist) == 1.0 == estimator_gamma("laplace")
+    assert estimator_gamma(MLEProbDist) == 0.0 == estimator_gamma("mle")
+    assert estimator_gamma(_lidstone) == pytest.approx(0.1)
+    assert estimator_gamma(0.25) == 0.25
+    with pytest.raises(ValueError, match="not additive"):
+        NaiveBayesClassifier.train([({"a": 1}, "x")], estimator=WittenBellProbDist)
+    for bad in ("bogus", -1.0, float("nan"), object()):
+        with pytest.raises(ValueError):
+            estimator_gamma(bad)
+    with pytest.raises(ValueError, match="empty"):
+        NaiveBayesClassifier.train([])
+    with pytest.raises(ValueError, match="pairs"):
+        NaiveBayesClassifier.train([{"a": 1}])
+
+
+def test_any_hashable_values_and_labels():
+    train = [({("bi", "gram"): frozenset({1}), 3: 2.5}, ("t", 1)), ({3: 2.5}, 0), ({("bi", "gram"): None}, 0)]
+    ours, theirs = NaiveBayesClassifier.train(train), NltkNB.train(train)
+    fs = {("bi", "gram"): frozenset({1})}
+    assert ours.classify(fs) == theirs.classify(fs) == ("t", 1)
+    assert isinstance(ours.prob_classify(fs), ProbDist)
+    assert ours.prob_classify(fs).prob(0) == pytest.approx(theirs.prob_classify(fs).prob(0))
+
+
+def test_show_writes_to_the_stream_only(capsys):
+    train = [({"w": "a"}, "x"), ({"w": "b"}, "y"), ({"w": "a"}, "y")]
+    buf = io.StringIO()
+    NaiveBayesClassifier.train(train).show_most_informative_features(file=buf)
+    assert capsys.readouterr().out == ""
+    assert buf.getvalue().startswith("Most Informative Features\n")
+    NaiveBayesClassifier.train(train).show_most_informative_features()
+    assert capsys.readouterr().out == buf.getvalue()

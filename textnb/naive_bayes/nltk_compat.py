@@ -1,0 +1,388 @@
+"""NLTK's classifier interface on textnb's tabular engine (``textnb.nltk``).
+
+:class:`NaiveBayesClassifier` is a drop-in for ``nltk.classify.NaiveBayesClassifier``
+(NLTK 3.x, ``nltk/classify/naivebayes.py``): the same ``train(labeled_featuresets,
+estimator=...)`` classmethod, ``classify``, ``classify_many``, ``prob_classify``,
+``prob_classify_many``, ``labels``, ``most_informative_features`` and
+``show_most_informative_features``, with NLTK's numbers. Each feature name is a nominal
+attribute of a :class:`textnb.naive_bayes.tabular.TabularNB` (its values: every value the
+feature took in training, in order of first appearance), fitted with
+``nominal="additive"`` and ``alpha`` the estimator's ``γ``:
+
+* ``P(label) = (n_c + γ) / (n + C γ)`` and ``P(f = v | label) = (n_cv + γ) / (n_c + V γ)``,
+  ``V`` the number of values of ``f``: NLTK's ``LidstoneProbDist`` family,
+  ``ELEProbDist`` (``γ = 0.5``, NLTK's default), ``LaplaceProbDist`` (``γ = 1``),
+  ``LidstoneProbDist`` (any ``γ``) and ``MLEProbDist`` (``γ = 0``).
+* Missing features are treated as NLTK treats them: a feature absent from a training
+  featureset counts as the value ``None`` (so ``None`` is one of its values); a feature
+  absent from a featureset being classified, or one never seen in training, is left
+  out of the product; a value never seen in training gets the zero-count probability
+  ``γ / (n_c + V γ)``.
+* With ``γ = 0`` a label whose probability is 0 for some feature value has posterior 0;
+  when that is every label, the posterior is uniform (NLTK's ``-1e300`` stand-in for
+  ``log 0`` has the same effect).
+
+Feature values may be any hashable objects, labels too (``most_informative_features``
+and ``show_most_informative_features`` sort feature names, values and labels as NLTK
+does, so there they must be comparable, as in NLTK).
+
+NLTK itself is not imported unless an NLTK estimator class is passed (importing NLTK
+takes seconds); :meth:`NaiveBayesClassifier.prob_classify` returns a :class:`ProbDist`
+with NLTK's ``ProbDistI`` reading interface (``prob``, ``logprob`` in base 2 as NLTK's,
+``max``, ``samples``).
+
+References
+----------
+Bird, Klein & Loper, *Natural Language Processing with Python* (O'Reilly 2009), ch. 6.1
+and 6.5 (naive Bayes classifiers, the "most informative features" ratio).
+"""
+
+import math
+import sys
+
+import numpy as np
+from scipy.special import logsumexp
+
+from textnb.core.attributes import Attribute
+from textnb.naive_bayes.tabular import TabularNB
+
+__all__ = ["NaiveBayesClassifier", "ProbDist", "estimator_gamma"]
+
+_LN2 = math.log(2.0)
+_NAMED = {"ele": 0.5, "expected-likelihood": 0.5, "laplace": 1.0, "mle": 0.0}
+
+
+def estimator_gamma(estimator):
+    """The additive constant ``γ`` of an estimator given as NLTK's ``train`` takes it.
+
+    Parameters
+    ----------
+    estimator : None, str, float or callable
+        None: ``ELEProbDist`` (0.5, NLTK's default); ``"ele"``, ``"laplace"``, ``"mle"``;
+        a number ``γ >= 0`` (Lidstone); or a callable ``estimator(freqdist, bins=B)``
+        returning an NLTK ``ProbDistI`` (``ELEProbDist``, ``LaplaceProbDist``,
+        ``MLEProbDist``, ``lambda fd, bins: LidstoneProbDist(fd, 0.1, bins)``), whose
+        ``γ`` is read from its probabilities on a small frequency distribution.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        For an estimator that is not additive smoothing (Witten-Bell, Good-Turing, ...).
+    """
+    if estimator is None:
+        return 0.5
+    if isinstance(estimator, str):
+        try:
+            return _NAMED[estimator.lower()]
+        except KeyError:
+            raise ValueError(f"unknown estimator {estimator!r}; expected one of {sorted(_NAMED)}") from None
+    if isinstance(estimator, (int, float, np.integer, np.floating)) and not isinstance(estimator, bool):
+        gamma = float(estimator)
+        if not (gamma >= 0 and math.isfinite(gamma)):
+            raise ValueError(f"estimator gamma must be a finite number >= 0; got {estimator!r}")
+        return gamma
+    if not callable(estimator):
+        raise ValueError(f"estimator must be None, a name, a number or an NLTK ProbDist class; got {estimator!r}")
+    from nltk.probability import FreqDist, LidstoneProbDist  # an NLTK estimator: NLTK is loaded
+
+    # counts a=2, b=1 and bins=3: P(c) = γ / (3 + 3γ) for an additive estimator
+    dist = estimator(FreqDist({"a": 2, "b": 1}), bins=3)
+    p_unseen, p_a = float(dist.prob("c")), float(dist.prob("a"))
+    if isinstance(dist, LidstoneProbDist):  # ELE, Laplace, Lidstone: γ as given, not as probed
+        gamma = float(dist._gamma)
+    else:
+        gamma = 3 * p_unseen / (1 - 3 * p_unseen) if p_unseen < 1 / 3 else math.inf
+    if not (math.isfinite(gamma) and gamma >= 0
+            and math.isclose(p_a, (2 + gamma) / (3 + 3 * gamma), rel_tol=1e-9, abs_tol=1e-15)):
+        name = getattr(estimator, "__name__", repr(estimator))
+        raise ValueError(
+            f"estimator {name} is not additive smoothing ((count + gamma) / (N + bins * gamma)); "
+            "textnb's NaiveBayesClassifier supports ELEProbDist, LaplaceProbDist, LidstoneProbDist "
+            "and MLEProbDist"
+        )
+    return gamma
+
+
+class ProbDist:
+    """A discrete distribution over labels with NLTK's ``ProbDistI`` reading interface.
+
+    Parameters
+    ----------
+    log2_probs : dict
+        Label -> base-2 log probability (normalised), in the classifier's label order.
+    """
+
+    SUM_TO_ONE = True
+
+    def __init__(self, log2_probs):
+        self._log2 = dict(log2_probs)
+
+    def prob(self, sample):
+        """``P(sample)`` (0 for a sample that is not a label)."""
+        lp = self._log2.get(sample)
+        return 0.0 if lp is None else 2.0 ** lp
+
+    def logprob(self, sample):
+        """``log2 P(sample)`` (NLTK's logs are base 2); ``-inf`` for probability 0."""
+        lp = self._log2.get(sample)
+        return -math.inf if lp is None else lp
+
+    def max(self):
+        """The most probable label (the first in label order among equals, as NLTK)."""
+        return max(self._log2, key=self._log2.get)
+
+    def samples(self):
+        """The labels, in the classifier's order."""
+        return list(self._log2)
+
+    def discount(self):
+        return 0.0
+
+    def generate(self, random_state=None):
+        """A label drawn from the distribution (``random_state``: None, int or Generator)."""
+        rng = np.random.default_rng(random_state)
+        labels = list(self._log2)
+        p = np.array([self.prob(s) for s in labels])
+        return labels[int(rng.choice(len(labels), p=p / p.sum()))]
+
+    def __repr__(self):
+        return f"<ProbDist with {len(self._log2)} samples>"
+
+
+class NaiveBayesClassifier:
+    """Naive Bayes over feature dicts with NLTK's classifier interface.
+
+    Build it with :meth:`train` (as NLTK's); the constructor takes a fitted engine.
+    See the module docstring for the model and how missing features are read.
+
+    Parameters
+    ----------
+    model : TabularNB
+        Fitted on value codes, classes ``0 .. C-1`` (the indices of ``labels``).
+    labels : list
+        The labels, in order of first appearance in the training data.
+    features : dict
+        Feature name -> (column index, {value: code}), values in order of first appearance.
+    gamma : float
+        The estimator's additive constant (the model's ``alpha``).
+
+    Attributes
+    ----------
+    model_ : TabularNB
+        The fitted tabular engine.
+
+    Examples
+    --------
+    >>> from textnb.nltk import NaiveBayesClassifier
+    >>> train = [({"last": "a", "len": 4}, "female"), ({"last": "k", "len": 4}, "male"),
+    ...          ({"last": "a", "len": 5}, "female"), ({"last": "o", "len": 3}, "male")]
+    >>> classifier = NaiveBayesClassifier.train(train)
+    >>> classifier.classify({"last": "a"})
+    'female'
+    >>> round(classifier.prob_classify({"last": "k"}).prob("male"), 4)
+    0.75
+    """
+
+    def __init__(self, model, labels, features, gamma):
+        self.model_ = model
+        self._labels = list(labels)
+        self._features = dict(features)
+        self._gamma = float(gamma)
+        self._names = [None] * len(self._features)
+        for name, (j, _) in self._features.items():
+            self._names[j] = name
+        self._offsets = np.concatenate([[0], np.cumsum(model.n_values_)]).astype(np.intp)
+
+    # -- training ------------------------------------------------------------------------
+    @classmethod
+    def train(cls, labeled_featuresets, estimator=None):
+        """Train on ``(featureset, label)`` pairs, as ``nltk.classify.NaiveBayesClassifier.train``.
+
+        Parameters
+        ----------
+        labeled_featuresets : iterable of (dict, label)
+            Feature dicts (name -> hashable value) with their labels.
+        estimator : None, str, float or NLTK ProbDist class, default=None
+            The smoothing (see :func:`estimator_gamma`); None is NLTK's ``ELEProbDist``.
+
+        Returns
+        -------
+        NaiveBayesClassifier
+        """
+        gamma = estimator_gamma(estimator)
+        labels, label_index = [], {}
+        features = {}  # name -> (column, {value: code})
+        rows, y = [], []
+        for item in labeled_featuresets:
+            try:
+                featureset, label = item
+            except (TypeError, ValueError):
+                raise ValueError(f"labeled_featuresets must hold (featureset, label) pairs; got {item!r}") from None
+            if label not in label_index:
+                label_index[label] = len(labels)
+                labels.append(label)
+            y.append(label_index[label])
+            row = []
+            for name, value in featureset.items():
+                if name not in features:
+                    features[name] = (len(features), {})
+                j, values = features[name]
+                code = values.setdefault(value, len(values))
+                row.append((j, code))
+            rows.append(row)
+        if not rows:
+            raise ValueError("labeled_featuresets is empty: nothing to train on")
+        n, width = len(rows), max(len(features), 1)
+        X = np.full((n, width), np.nan)
+        for i, row in enumerate(rows):
+            for j, code in row:
+                X[i, j] = code
+        # a feature missing from a training featureset has the value None (NLTK's rule)
+        for name, (j, values) in features.items():
+            missing = np.isnan(X[:, j])
+            if missing.any():
+                X[missing, j] = values.setdefault(None, len(values))
+        if not features:
+            # no feature at all: one constant column (P = 1 in every class) keeps the engine's
+            # input two-dimensional and leaves the prior alone
+            X[:, 0] = 0.0
+            atts = [Attribute("(none)", "nominal", ["(none)"])]
+        else:
+            atts = [None] * len(features)
+            for name, (j, values) in features.items():
+                atts[j] = Attribute(repr(name), "nominal", [repr(v) for v in values])
+        model = TabularNB(attributes=atts, nominal="additive", alpha=gamma).fit(X, np.asarray(y))
+        return cls(model, labels, features, gamma)
+
+    # -- the ClassifierI interface -----------------------------------------------------------
+    def labels(self):
+        """The labels, in order of first appearance in the training data."""
+        return list(self._labels)
+
+    def classify(self, featureset):
+        """The most probable label of one feature dict."""
+        return self.prob_classify(featureset).max()
+
+    def classify_many(self, featuresets):
+        """:meth:`classify` of each feature dict, as a list."""
+        return [dist.max() for dist in self.prob_classify_many(featuresets)]
+
+    def prob_classify(self, featureset):
+        """``P(label | featureset)`` as a :class:`ProbDist`."""
+        return self.prob_classify_many([featureset])[0]
+
+    def prob_classify_many(self, featuresets):
+        """:meth:`prob_classify` of each feature dict, as a list."""
+        log_post = self._log_posterior(list(featuresets))
+        return [ProbDist(zip(self._labels, (row / _LN2).tolist())) for row in log_post]
+
+    def _log_posterior(self, featuresets):
+        """Natural-log posteriors, shape (n, n_labels), columns in label order."""
+        n_labels = len(self._labels)
+        if not featuresets:
+            return np.empty((0, n_labels))
+        model, gamma = self.model_, self._gamma
+        X = np.full((len(featuresets), model.n_features_in_), np.nan)
+        unseen = []  # (row, column) of values the feature never took in training
+        if self._features:
+            for i, featureset in enumerate(featuresets):
+                for name, value in featureset.items():
+                    entry = self._features.get(name)
+                    if entry is None:
+                        continue  # a feature never seen in training is ignored (NLTK)
+                    j, values = entry
+                    code = values.get(value)
+                    if code is None:
+                        unseen.append((i, j))
+                    else:
+                        X[i, j] = code
+        else:
+            X[:, 0] = 0.0
+        jll = model.predict_joint_log_proba(X)
+        if unseen:
+            r, j = np.array(unseen).T
+            n_cj = np.stack([self._block(k).sum(axis=1) for k in range(len(self._names))], axis=1)
+            with np.errstate(divide="ignore"):
+                # the zero-count term of the engine's additive rule, γ / (n_c + V γ)
+                term = np.log(gamma) - np.log(n_cj[:, j] + model.n_values_[j] * gamma)  # (C, m)
+            np.add.at(jll, r, term.T)
+        if gamma == 0:
+            # relative frequencies: a zero probability is -inf (the engine floors it); with
+            # every label at -inf the posterior is uniform, as NLTK's sum_logs makes it
+            known = ~np.isnan(X)
+            ri, ci = np.nonzero(known)
+            cols = self._offsets[ci] + X[ri, ci].astype(np.intp)
+            zero = model.feature_count_[:, cols].T == 0  # (m, C)
+            dead = np.zeros_like(jll, dtype=bool)
+            np.logical_or.at(dead, ri, zero)
+            if unseen:
+                dead[np.array(unseen)[:, 0]] = True
+            jll[dead] = -np.inf
+        out = np.empty_like(jll)
+        alive = ~np.all(np.isneginf(jll), axis=1)
+        out[~alive] = -math.log(n_labels)
+        if alive.any():
+            out[alive] = jll[alive] - logsumexp(jll[alive], axis=1, keepdims=True)
+        return out
+
+    def _block(self, j):
+        """Value counts of feature column ``j``, shape (n_labels, n_values)."""
+        return self.model_.feature_count_[:, self._offsets[j]:self._offsets[j + 1]]
+
+    def _value_probs(self, j):
+        """``P(value | label)`` of feature column ``j``: ``(n_cv + γ) / (n_c + V γ)``,
+        computed as NLTK's ``LidstoneProbDist.prob`` computes it (bit for bit, so that
+        ties in :meth:`most_informative_features` break the same way)."""
+        N = self._block(j)
+        den = N.sum(axis=1, keepdims=True) + N.shape[1] * self._gamma
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(den > 0, (N + self._gamma) / np.where(den > 0, den, 1.0), 0.0)
+
+    # -- informative features -------------------------------------------------------------
+    def most_informative_features(self, n=100):
+        """The ``n`` feature ``(name, value)`` pairs with the largest ratio of
+        ``P(name = value | label)`` between labels, as NLTK ranks them.
+
+        As in NLTK, a pair's ratio is taken over the labels it occurred with in training
+        (a pair seen with one label only has ratio 1), ties are broken by feature name,
+        then by whether the value is None/False/True, then by ``str(value).lower()``.
+        """
+        ranked = getattr(self, "_ranked", None)
+        if ranked is None:
+            entries = []
+            for name, (j, values) in self._features.items():
+                probs, seen = self._value_probs(j), self._block(j) > 0
+                for value, code in values.items():
+                    p = probs[seen[:, code], code]
+                    if p.size == 0 or p.min() == 0:
+                        continue
+                    entries.append(((name, value), p.min() / p.max()))
+            entries.sort(key=lambda e: (e[1], e[0][0], e[0][1] in [None, False, True], str(e[0][1]).lower()))
+            ranked = self._ranked = [feature for feature, _ in entries]
+        return ranked[:n]
+
+    def show_most_informative_features(self, n=10, file=None):
+        """Print :meth:`most_informative_features` as NLTK does, with the ratio of the most
+        to the least likely label (the one method that writes: to ``file``, default
+        ``sys.stdout``)."""
+        out = sys.stdout if file is None else file
+        out.write("Most Informative Features\n")
+        for name, value in self.most_informative_features(n):
+            j, values = self._features[name]
+            code = values[value]
+            probs, seen = self._value_probs(j)[:, code], self._block(j)[:, code] > 0
+            labels = sorted((ci for ci in range(len(self._labels)) if seen[ci]),
+                            key=lambda ci: (-probs[ci], self._labels[ci]), reverse=True)
+            if len(labels) == 1:
+                continue
+            l0, l1 = labels[0], labels[-1]
+            ratio = "INF" if probs[l0] == 0 else "%8.1f" % (probs[l1] / probs[l0])
+            out.write("%24s = %-14r %6s : %-6s = %s : 1.0\n"
+                      % (name, value, ("%s" % self._labels[l1])[:6], ("%s" % self._labels[l0])[:6], ratio))
+
+    def __repr__(self):
+        return f"<NaiveBayesClassifier: {len(self._labels)} labels, {len(self._features)} features>"
