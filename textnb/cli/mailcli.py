@@ -51,9 +51,21 @@ def _filter(argv, **streams):
     return filter_main(argv, **streams)
 
 
+def _version(prog, argv):
+    """``PROG --version``: print ``PROG VERSION`` (as argparse's version action); True if asked."""
+    if "--version" not in argv[:argv.index("--") if "--" in argv else len(argv)]:
+        return False
+    from textnb.core.version import __version__
+
+    print(f"{prog} {__version__}")
+    return True
+
+
 def spamfilter(argv=None):
     """The ``spamfilter`` command; returns its exit status (see ``spamfilter --help``)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if _version("spamfilter", argv):
+        return 0
     if is_client(argv):
         from textnb.apps.spamclient import client_main
 
@@ -64,6 +76,8 @@ def spamfilter(argv=None):
 def topicfilter(argv=None):
     """The ``topicfilter`` command; returns its exit status (see ``topicfilter --help``)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if _version("topicfilter", argv):
+        return 0
     stderr = sys.stderr
     try:
         _install_handlers()

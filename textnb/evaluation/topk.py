@@ -1,0 +1,115 @@
+"""Precision and recall at k, as fastText's ``test`` command measures and prints them.
+
+For each example with at least one label the model knows, the model's k most probable
+labels whose probability is at least ``threshold`` are its predictions; over the
+examples,
+
+* ``P@k`` = (predictions that are among the example's labels) / (predictions made),
+* ``R@k`` = (the same count) / (the examples' labels),
+
+NaN when a denominator is 0 (fastText's ``Meter``, ``src/meter.{h,cc}``). As fastText, an
+example's labels that the model does not know are not counted, and an example with none
+it knows is not an example (fastText's dictionary drops unknown labels). For a
+single-label model with k = 1 and no threshold, P@1 = R@1 = accuracy on the examples.
+A multi-label model (:class:`textnb.meta.multilabel.MultiLabelNB`) ranks its labels by
+their one-vs-rest probabilities.
+"""
+
+import math
+
+import numpy as np
+
+__all__ = ["fasttext_test", "format_test_result", "precision_recall_at_k"]
+
+
+def precision_recall_at_k(log_proba, classes, gold, k=1, threshold=0.0):
+    """Counts and ratios of fastText's ``test``.
+
+    Parameters
+    ----------
+    log_proba : ndarray of shape (n_examples, n_classes)
+        Log probabilities of the labels, columns in the order of ``classes``.
+    classes : sequence of str
+        The model's labels.
+    gold : sequence of sequences of str
+        Each example's true labels.
+    k : int, default=1
+        Predictions per example (at most).
+    threshold : float, default=0.0
+        Predictions need a probability of at least this.
+
+    Returns
+    -------
+    dict
+        ``n`` (examples counted), ``k``, ``threshold``, ``precision``, ``recall``,
+        ``predicted``, ``gold``, ``correct`` (the counts behind them).
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k must be an integer >= 1; got {k!r}")
+    threshold = float(threshold)
+    if not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"threshold must be in [0, 1]; got {threshold!r}")
+    log_proba = np.asarray(log_proba, dtype=np.float64)
+    index = {str(c): j for j, c in enumerate(classes)}
+    if log_proba.shape != (len(gold), len(index)):
+        raise ValueError(f"log_proba has shape {log_proba.shape}; expected ({len(gold)}, {len(index)})")
+    n = n_predicted = n_gold = n_correct = 0
+    log_threshold = math.log(threshold) if threshold > 0 else -math.inf
+    for row, labels in zip(log_proba, gold):
+        known = {index[str(lab)] for lab in labels if str(lab) in index}
+        if not known:
+            continue
+        n += 1
+        n_gold += len(known)
+        order = np.argsort(-row, kind="stable")[:k]
+        chosen = [j for j in order.tolist() if row[j] >= log_threshold]
+        n_predicted += len(chosen)
+        n_correct += sum(j in known for j in chosen)
+    return {
+        "n": n, "k": int(k), "threshold": threshold,
+        "precision": n_correct / n_predicted if n_predicted else math.nan,
+        "recall": n_correct / n_gold if n_gold else math.nan,
+        "predicted": n_predicted, "gold": n_gold, "correct": n_correct,
+    }
+
+
+def format_test_result(result):
+    """fastText's ``test`` output: ``N``, ``P@k`` and ``R@k``, TAB-separated, the ratios
+    with 3 significant digits (C++ ``std::setprecision(3)``)."""
+    k = result["k"]
+    return f"N\t{result['n']}\nP@{k}\t{result['precision']:.3g}\nR@{k}\t{result['recall']:.3g}\n"
+
+
+def fasttext_test(model, path, k=1, threshold=0.0, *, label_prefix=None, data=None, batch_size=1000):
+    """fastText's ``test`` of a fitted text model on a fastText file.
+
+    Parameters
+    ----------
+    model : TextClassifier or Pipeline ending in a MultiLabelNB
+        A fitted text model with ``classes_`` and ``predict_log_proba`` over texts.
+    path : str or Path
+        The labelled fastText file (``__label__x text`` lines).
+    k, threshold : see :func:`precision_recall_at_k`.
+    label_prefix : str, default=None
+        fastText's ``-label`` (None: ``__label__``).
+    data : bytes or str, default=None
+        The file's content when it is not read from ``path`` (standard input).
+    batch_size : int
+        Lines scored at a time.
+
+    Returns
+    -------
+    dict
+        As :func:`precision_recall_at_k`, plus ``source`` and ``unlabeled`` (lines
+        without a label, skipped).
+    """
+    from textnb.io.fasttext import DEFAULT_LABEL_PREFIX, read_fasttext
+
+    corpus = read_fasttext(path, data=data, label_prefix=label_prefix or DEFAULT_LABEL_PREFIX)
+    classes = [str(c) for c in model.classes_]
+    parts = [np.asarray(model.predict_log_proba(corpus.documents[i:i + batch_size]), dtype=np.float64)
+             for i in range(0, len(corpus), batch_size)]
+    log_proba = np.concatenate(parts) if parts else np.empty((0, len(classes)))
+    result = precision_recall_at_k(log_proba, classes, corpus.labels, k=k, threshold=threshold)
+    result.update(source=corpus.source, unlabeled=corpus.unlabeled)
+    return result

@@ -1,0 +1,205 @@
+"""fastText's labelled text files: one document per line, its labels as prefixed words.
+
+A line such as ``__label__spam __label__promo Buy cheap pills now`` is a document with
+the labels ``spam`` and ``promo`` (the prefix is stripped; fastText's ``-label`` option,
+``label_prefix`` here, changes it). As fastText's ``Dictionary::getLine`` reads it:
+
+* words are separated by ASCII white space (space, TAB, CR, VT, FF); a word that starts
+  with the prefix is a label wherever it stands in the line, every other word is text;
+* a line without a label is not a training or test example (fastText skips it; it is
+  counted in :attr:`FastTextCorpus.unlabeled`), blank lines included;
+* a label given twice on one line counts once; a word that is the prefix alone is an
+  error (an empty label).
+
+A file whose lines carry one label each is an ordinary single-label corpus
+(:meth:`FastTextCorpus.single_label`, an :class:`textnb.io.corpus.Corpus`); one label set
+per line with several labels somewhere is a multi-label corpus
+(:attr:`FastTextCorpus.multilabel`). Files are read and decoded as the other corpus
+files (:func:`textnb.io.corpus.decode_bytes`; a NUL byte in the first 8 KiB: binary,
+refused); a line longer than ``max_bytes`` characters is cut there.
+
+Reference: Joulin, Grave, Bojanowski & Mikolov, "Bag of Tricks for Efficient Text
+Classification" (EACL 2017); the file format of fastText's ``supervised``, ``test`` and
+``predict`` commands (``src/dictionary.cc``).
+"""
+
+import os
+import re
+from dataclasses import dataclass, field
+
+from textnb.core.errors import InputError
+from textnb.io.corpus import MAX_DOCUMENT_BYTES, Corpus, decode_bytes, is_binary
+
+__all__ = [
+    "DEFAULT_LABEL_PREFIX",
+    "FastTextCorpus",
+    "is_fasttext_file",
+    "parse_line",
+    "read_fasttext",
+]
+
+#: fastText's default ``-label`` prefix.
+DEFAULT_LABEL_PREFIX = "__label__"
+_SNIFF = 8192
+_SPACE = re.compile(r"[ \t\r\v\f]+")  # fastText's word separators (and the newline)
+
+
+@dataclass
+class FastTextCorpus:
+    """The labelled lines of a fastText file.
+
+    ``documents`` the texts (label words removed, words joined by one space),
+    ``labels`` a tuple of labels per document (in order of appearance), ``lines`` the
+    1-based line number of each document, ``unlabeled`` the number of non-blank lines
+    without a label (skipped).
+    """
+
+    source: str
+    documents: list
+    labels: list
+    lines: list
+    unlabeled: int = 0
+    label_prefix: str = DEFAULT_LABEL_PREFIX
+    ids: list = field(default_factory=list)
+
+    def __post_init__(self):
+        if not self.ids:
+            self.ids = [f"{self.source}:{n}" for n in self.lines]
+
+    def __len__(self):
+        return len(self.documents)
+
+    @property
+    def multilabel(self):
+        """Whether some line carries several labels."""
+        return any(len(labs) > 1 for labs in self.labels)
+
+    @property
+    def label_names(self):
+        return sorted({lab for labs in self.labels for lab in labs})
+
+    def single_label(self):
+        """The corpus as a :class:`textnb.io.corpus.Corpus` (one label per document).
+
+        Raises InputError naming the first line with several labels.
+        """
+        for n, labs in zip(self.lines, self.labels):
+            if len(labs) != 1:
+                raise InputError(f"{self.source}:{n}: {len(labs)} labels on one line (a multi-label corpus)")
+        return Corpus(source=self.source, documents=list(self.documents), labels=[labs[0] for labs in self.labels])
+
+
+def parse_line(line, label_prefix=DEFAULT_LABEL_PREFIX):
+    """``(labels, text)`` of one line: the label words without their prefix (a tuple,
+    first appearance order, no repeats) and the other words joined by one space.
+
+    Raises ValueError for a word that is the prefix alone.
+    """
+    labels, words = [], []
+    for word in _SPACE.split(line):
+        if not word:
+            continue
+        if word.startswith(label_prefix):
+            label = word[len(label_prefix):]
+            if not label:
+                raise ValueError(f"empty label (the word {word!r} is the label prefix alone)")
+            if label not in labels:
+                labels.append(label)
+        else:
+            words.append(word)
+    return tuple(labels), " ".join(words)
+
+
+def _check_prefix(label_prefix):
+    if not isinstance(label_prefix, str) or not label_prefix or _SPACE.search(label_prefix) or "\n" in label_prefix:
+        raise InputError(f"label prefix {label_prefix!r}: expected a non-empty word without white space")
+    return label_prefix
+
+
+def _first_line(text):
+    for line in text.split("\n"):
+        if line.strip():
+            return line
+    return ""
+
+
+def is_fasttext_file(path, label_prefix=DEFAULT_LABEL_PREFIX):
+    """Whether ``path`` is a regular file whose first non-blank line starts with the
+    label prefix (fastText's layout; ``__label__spam some text``). False for folders,
+    unreadable and binary files (their readers report those)."""
+    _check_prefix(label_prefix)
+    path = os.fspath(path)
+    try:
+        if not os.path.isfile(path):
+            return False
+        with open(path, "rb") as f:
+            head = f.read(_SNIFF)
+    except OSError:
+        return False
+    if is_binary(head):
+        return False
+    first = _first_line(decode_bytes(head)).lstrip(" \t\r\v\f")
+    return first.startswith(label_prefix)
+
+
+def read_fasttext(path, *, data=None, label_prefix=DEFAULT_LABEL_PREFIX, max_bytes=MAX_DOCUMENT_BYTES,
+                  need_label=True):
+    """Read a fastText file (see the module docstring).
+
+    Parameters
+    ----------
+    path : str or Path
+        The file (with ``data``: only the name used in messages, e.g. ``"stdin"``).
+    data : bytes or str, default=None
+        The content, when it does not come from ``path``.
+    label_prefix : str, default="__label__"
+        fastText's ``-label``.
+    max_bytes : int
+        Characters of a line kept (the rest is cut, as a long document file is).
+    need_label : bool, default=True
+        True (training, testing): lines without a label are skipped; raise InputError
+        when no line has one. False (prediction): every non-blank line is a document,
+        ``labels`` an empty tuple where it has none.
+
+    Returns
+    -------
+    FastTextCorpus
+    """
+    label_prefix = _check_prefix(label_prefix)
+    path = os.fspath(path)
+    if data is None:
+        try:
+            with open(path, "rb") as f:
+                data = f.read(_SNIFF)
+                if is_binary(data):
+                    raise InputError(f"{path}: binary file, not a fastText file")
+                data += f.read()
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if isinstance(data, (bytes, bytearray)):
+        if is_binary(bytes(data[:_SNIFF])):
+            raise InputError(f"{path}: binary file, not a fastText file")
+        data = decode_bytes(bytes(data))
+    documents, labels, lines, unlabeled = [], [], [], 0
+    for n, line in enumerate(data.split("\n"), start=1):
+        if len(line) > max_bytes:
+            line = line[:max_bytes]
+        try:
+            labs, text = parse_line(line, label_prefix)
+        except ValueError as exc:
+            raise InputError(f"{path}:{n}: {exc}") from None
+        if not labs:
+            if not line.strip(" \t\r\v\f"):
+                continue
+            if need_label:
+                unlabeled += 1
+                continue
+        documents.append(text)
+        labels.append(labs)
+        lines.append(n)
+    if not documents:
+        if need_label:
+            raise InputError(f"{path}: no line has a label (words starting with {label_prefix!r})")
+        raise InputError(f"{path}: empty file")
+    return FastTextCorpus(source=path, documents=documents, labels=labels, lines=lines, unlabeled=unlabeled,
+                          label_prefix=label_prefix)
