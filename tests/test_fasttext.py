@@ -198,3 +198,44 @@ def test_the_version_has_one_place():
     from textnb.core.version import __version__
 
     assert installed == __version__
+
+
+def test_counts_as_fasttext_own_test_on_its_own_predictions(tmp_path):
+    """Fed fastText's own probabilities, precision_recall_at_k gives what `fasttext test`
+    gives (N, P@k, R@k), on a multi-label file (the bundled SMS corpus, plus a label
+    "long"), with labels the model does not know and thresholds. Skips without the
+    fasttext package."""
+    fasttext = pytest.importorskip("fasttext")
+    sms = REPO / "corpora" / "sms_spam" / "SMSSpamCollection.tsv"
+    lines = []
+    for n, row in enumerate(sms.read_text(encoding="utf-8").splitlines()):
+        label, text = row.split("\t", 1)
+        extra = " __label__long" if len(text) > 100 else ""
+        unknown = " __label__zzz" if n % 50 == 0 and n >= 4000 else ""  # unknown to the model
+        lines.append(f"__label__{label}{extra}{unknown} {text}")
+    train, test = tmp_path / "train.txt", tmp_path / "test.txt"
+    train.write_text("\n".join(lines[:4000]) + "\n", encoding="utf-8")
+    test.write_text("\n".join(lines[4000:]) + "\n__label__zzz only unknown\nno label\n", encoding="utf-8")
+    model = fasttext.train_supervised(str(train), verbose=0, loss="ova")  # (thread=1 diverges here)
+    assert model.labels and all(lab.startswith("__label__") for lab in model.labels)
+    corpus = read_fasttext(test)
+    assert corpus.multilabel
+    classes = [lab[len("__label__"):] for lab in model.labels]
+    log_proba = np.full((len(corpus), len(classes)), -np.inf)
+    for i, text in enumerate(corpus.documents):
+        labs, probs = model.predict(text, k=-1)
+        for lab, p in zip(labs, probs):
+            log_proba[i, classes.index(lab[len("__label__"):])] = np.log(max(p, 1e-300))
+    exact = 0
+    for k, threshold in ((1, 0.0), (2, 0.0), (2, 0.5), (3, 0.0)):
+        n, p, r = model.test(str(test), k=k, threshold=threshold)
+        mine = precision_recall_at_k(log_proba, classes, corpus.labels, k=k, threshold=threshold)
+        assert mine["n"] == n == len(lines) - 4000
+        # probabilities are float32 and one-vs-rest ones saturate at 1.0: where the k-th and
+        # the next are equal, fastText's heap and a stable sort may keep different labels
+        top = -np.sort(-log_proba, axis=1)
+        ties = int(np.sum(top[:, k - 1] == top[:, k])) if k < len(classes) else 0
+        assert abs(mine["precision"] - p) <= ties / max(mine["predicted"], 1) + 1e-9, (k, ties)
+        assert abs(mine["recall"] - r) <= ties / mine["gold"] + 1e-9, (k, ties)
+        exact += ties == 0
+    assert exact >= 2
