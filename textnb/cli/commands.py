@@ -1,5 +1,5 @@
 """The ``textnb`` command: parses the arguments, dispatches to one module per command
-(``textnb.cli.train``, ``predict``, ``evaluate``, ``inspect``, ``merge``, ``serve``) and
+(``textnb.cli.train``, ``predict``, ``evaluate``, ``inspect``, ``merge``, ``serve``, ``test``) and
 turns the library's errors into one line.
 
 Exit status: 0 success; 1 a user error (bad input, bad model file, bad value: the library
@@ -21,6 +21,7 @@ import textnb.cli.inspect
 import textnb.cli.merge
 import textnb.cli.predict
 import textnb.cli.serve
+import textnb.cli.test
 import textnb.cli.train
 from textnb.cli.output import tolerant
 from textnb.core.errors import TextnbError
@@ -31,7 +32,7 @@ __all__ = ["main", "build_parser"]
 EX_SOFTWARE = 70  # sysexits.h: internal software error
 
 COMMANDS = (textnb.cli.train, textnb.cli.predict, textnb.cli.evaluate, textnb.cli.inspect, textnb.cli.merge,
-            textnb.cli.serve)
+            textnb.cli.serve, textnb.cli.test)
 
 
 class _Parser(argparse.ArgumentParser):

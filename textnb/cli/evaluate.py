@@ -48,6 +48,10 @@ def run(args, out, err):
     kind, data = load_input(args.path, inputs)
     if kind == "table":
         return _evaluate_table(args, opts, inputs, data, start, out)
+    if kind == "multilabel":  # a fastText file with several labels on a line
+        from textnb.cli.multilabel import evaluate
+
+        return evaluate(args, opts, start, out, corpus=data)
     classifier = make_text_classifier(opts)
     check_classes(data)
     warn_multilabel(data, err)

@@ -60,14 +60,35 @@ def _model(args, opts):
                                         min_labels=args.min_labels)
 
 
-def _read(args, test=True):
+def _fasttext(path, args):
+    """The multi-label corpus of a fastText file at ``path`` (textnb.io.fasttext), or None
+    when ``path`` is not one."""
+    from textnb.cli.options import input_options
+    from textnb.io.inputs import fasttext_corpus
+
+    return _from_fasttext(fasttext_corpus(path, input_options(args))) if args.labels is None else None
+
+
+def _from_fasttext(corpus):
+    from textnb.meta.multilabel import MultiLabelCorpus
+
+    if corpus is None:
+        return None
+    return MultiLabelCorpus(source=corpus.source, ids=list(corpus.ids), documents=list(corpus.documents),
+                            labels=[tuple(sorted(labs)) for labs in corpus.labels])
+
+
+def _read(args, test=True, path=None):
     from textnb.meta.multilabel import read_multilabel_corpus
 
+    fasttext = _fasttext(path or args.path, args)
+    if fasttext is not None:
+        return fasttext
     if args.labels is None and args.strict:
         raise InputError("--strict applies to a label file (--labels FILE)")
     if args.labels is not None and args.separate_documents:
         raise InputError("--separate-documents applies to one folder per label (--multilabel)")
-    return read_multilabel_corpus(args.path, label_file=args.labels, strict=args.strict,
+    return read_multilabel_corpus(path or args.path, label_file=args.labels, strict=args.strict,
                                   same_name="separate" if args.separate_documents else "error", test=test)
 
 
@@ -113,8 +134,9 @@ def _print_layout(corpus, args, out):
               f"(first: {corpus.unlisted[0]})", file=out)
 
 
-def train(args, opts, start, out):
-    """``train --multilabel`` / ``--labels FILE``: the vectorizer and a
+def train(args, opts, start, out, corpus=None):
+    """``train --multilabel`` / ``--labels FILE`` / a multi-label fastText file (``corpus``,
+    a :class:`~textnb.io.fasttext.FastTextCorpus`): the vectorizer and a
     :class:`~textnb.meta.multilabel.MultiLabelNB`, saved as a Pipeline."""
     from sklearn.pipeline import Pipeline
 
@@ -124,7 +146,7 @@ def train(args, opts, start, out):
     from textnb.meta.registry import model_name
 
     vectorizer, model = _model(args, opts)
-    corpus = _read(args, test=False)
+    corpus = _from_fasttext(corpus) or _read(args, test=False)
     texts, labels, skipped = _texts(corpus, args.max_bytes or MAX_DOCUMENT_BYTES, "reading")
     names = sorted({lab for labs in labels for lab in labs})
     if not texts:
@@ -174,9 +196,10 @@ def _decisions(model):
                    if model.min_labels else "")
 
 
-def evaluate(args, opts, start, out):
+def evaluate(args, opts, start, out, corpus=None):
     """Train on the training part and test on the test part (a split corpus, or
-    ``--test PATH``), else K-fold cross-validation; the literature's measures."""
+    ``--test PATH``), else K-fold cross-validation; the literature's measures (``corpus``:
+    a multi-label fastText file already read)."""
     from textnb.io.corpus import MAX_DOCUMENT_BYTES
     from textnb.meta.multilabel import cross_validate_multilabel, evaluate_multilabel_split, read_multilabel_corpus
 
@@ -184,11 +207,12 @@ def evaluate(args, opts, start, out):
         raise InputError("multi-label evaluation takes no --repeat")
     vectorizer, model = _model(args, opts)
     max_bytes = args.max_bytes or MAX_DOCUMENT_BYTES
-    corpus = _read(args, test=args.cv is None and not args.test)
+    corpus = _from_fasttext(corpus) or _read(args, test=args.cv is None and not args.test)
     test = corpus.test
     if args.test:
-        test = read_multilabel_corpus(args.test, label_file=args.labels, strict=args.strict,
-                                      same_name="separate" if args.separate_documents else "error", test=False)
+        test = _fasttext(args.test, args) or read_multilabel_corpus(
+            args.test, label_file=args.labels, strict=args.strict,
+            same_name="separate" if args.separate_documents else "error", test=False)
     texts, labels, skipped = _texts(corpus, max_bytes, "reading")
     if test is not None:
         test_texts, test_labels, skipped_test = _texts(test, max_bytes, "reading test")

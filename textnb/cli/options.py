@@ -9,8 +9,8 @@ from textnb.cli.argtypes import (MAX_ALPHA, MAX_BINS, MAX_BYTES, MAX_NGRAM, MAX_
                                  jobs, select_spec)
 from textnb.core.errors import InputError
 
-__all__ = ["add_corpus_options", "add_model_options", "add_ignore", "add_multilabel_options", "model_options",
-           "input_options", "scheduler", "structure_errors", "max_bytes", "top", "probability", "folds",
+__all__ = ["add_corpus_options", "add_fasttext_options", "add_model_options", "add_ignore", "add_multilabel_options",
+           "model_options", "input_options", "scheduler", "structure_errors", "max_bytes", "top", "probability", "folds",
            "repeats", "seed"]
 
 max_features = bounded(int, low=1, high=MAX_TERMS)
@@ -49,6 +49,21 @@ def add_corpus_options(p):
                         "nominal and numeric ones, one naive Bayes (class: --class, default the last column)")
     g.add_argument("--max-bytes", type=max_bytes,
                    help=f"read at most this many bytes of a document (default 16 MiB; {max_bytes.range} bytes)")
+    add_fasttext_options(g)
+
+
+def add_fasttext_options(group, lines=False):
+    """``--fasttext`` and ``--label-prefix`` (fastText's ``-label``); ``lines``: for
+    ``predict --lines``, where they only say which words are labels, to be left out."""
+    if not lines:
+        group.add_argument("--fasttext", action="store_true",
+                           help="read PATH as a fastText file: one document per line, its labels as words "
+                                "starting with the label prefix ('__label__spam some text'; several labels: "
+                                "a multi-label corpus); automatic for a file whose first line starts with it")
+    group.add_argument("--label-prefix", metavar="PREFIX",
+                       help="fastText's -label: words starting with PREFIX are labels (default __label__)"
+                            + ("; with --lines they are left out of the text" if lines else
+                               "; implies --fasttext"))
 
 
 def add_model_options(p):

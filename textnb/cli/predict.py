@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from textnb.cli.options import add_ignore, multilabel_model, probability, top
+from textnb.cli.options import add_fasttext_options, add_ignore, multilabel_model, probability, top
 from textnb.cli.options import max_bytes as max_bytes_type
 from textnb.cli.output import cell, dumps
 from textnb.cli.progress import Progress
@@ -37,6 +37,7 @@ def add_parser(sub):
                         f"{probability.range}); the default model's probabilities are calibrated when it is "
                         "trained (one temperature fitted on held-out documents), so of the labels kept at 0.8 "
                         "about 8 in 10 or more are right")
+    add_fasttext_options(p, lines=True)
     p.add_argument("--rows", action="store_true",
                    help="read each PATH (or stdin) as a TSV/CSV file, one document per row as train reads it "
                         "(automatic for *.tsv, *.csv, *.tab files); output PATH:ROW in row order, and the "
@@ -84,7 +85,7 @@ def _predict_multilabel(args, model, out, err):
         if args.paths:
             raise InputError("--lines reads one file (or stdin): give it as --lines FILE, without PATH")
         name = "stdin" if args.lines == "-" else args.lines
-        lines = _line_documents(args.lines)
+        lines = _line_documents(args.lines, args.label_prefix)
         for start in range(0, len(lines), 1000):
             emit([f"{name}:{start + i + 1}" for i in range(len(lines[start:start + 1000]))], lines[start:start + 1000])
         return 0
@@ -244,6 +245,8 @@ def run(args, out, err):
     from textnb.core.model_io import load
     from textnb.text.scorer import TextScorer, load_for_prediction
 
+    if args.label_prefix is not None and args.lines is None:
+        raise InputError("--label-prefix applies to --lines")
     # a linear text model predicts from its arrays (no scikit-learn); --explain and --lines need the estimator
     model = load(args.model) if args.explain or args.lines is not None else load_for_prediction(args.model)
     if multilabel_model(model) is not None:
@@ -351,10 +354,12 @@ def _predict_rows(args, model, path, classes, max_bytes, out, err):
               f"with a label column)", file=err)
 
 
-def _line_documents(source):
+def _line_documents(source, label_prefix=None):
     """The lines of ``source`` (a path or ``-``), decoded as documents are, without
-    their line ends."""
+    their line ends. The lines of a fastText file (``label_prefix`` given, or a first line
+    starting with ``__label__``) without their label words, as fastText's predict reads them."""
     from textnb.io.corpus import decode_bytes
+    from textnb.io.fasttext import DEFAULT_LABEL_PREFIX, is_fasttext_text, strip_labels
 
     if source == "-":
         stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
@@ -365,6 +370,8 @@ def _line_documents(source):
         with open(source, "rb") as f:
             data = f.read()
     text = data if isinstance(data, str) else decode_bytes(data)
+    if label_prefix is not None or is_fasttext_text(text[:8192]):
+        return strip_labels(text.splitlines(), label_prefix or DEFAULT_LABEL_PREFIX)
     return text.splitlines()
 
 
@@ -373,7 +380,7 @@ def _predict_lines(args, model, out):
     ``--threshold``, the most probable labels with their probabilities (fastText's
     ``predict-prob``: a line whose labels all fall below the threshold gets none)."""
     name = "stdin" if args.lines == "-" else args.lines
-    lines = _line_documents(args.lines)
+    lines = _line_documents(args.lines, args.label_prefix)
     classes = [str(c) for c in model.classes_]
     ranked = args.top is not None or args.threshold is not None
     top = args.top or (len(classes) if args.threshold is not None else 1)

@@ -59,6 +59,10 @@ def run(args, out, err):
     kind, data = load_input(args.path, inputs, test=False)  # training reads the training part only
     if kind == "table":
         return _train_table(args, opts, data, start, out)
+    if kind == "multilabel":  # a fastText file with several labels on a line
+        from textnb.cli.multilabel import train
+
+        return train(args, opts, start, out, corpus=data)
     corpus = data
     check_classes(corpus)
     warn_multilabel(corpus, err)

@@ -34,8 +34,10 @@ __all__ = [
     "DEFAULT_LABEL_PREFIX",
     "FastTextCorpus",
     "is_fasttext_file",
+    "is_fasttext_text",
     "parse_line",
     "read_fasttext",
+    "strip_labels",
 ]
 
 #: fastText's default ``-label`` prefix.
@@ -123,6 +125,18 @@ def _first_line(text):
     return ""
 
 
+def is_fasttext_text(text, label_prefix=DEFAULT_LABEL_PREFIX):
+    """Whether the first non-blank line of ``text`` starts with the label prefix."""
+    return _first_line(text).lstrip(" \t\r\v\f").startswith(_check_prefix(label_prefix))
+
+
+def strip_labels(lines, label_prefix=DEFAULT_LABEL_PREFIX):
+    """The text of each line without its label words, as fastText's ``predict`` reads a
+    labelled line; one text per line, blank lines included."""
+    _check_prefix(label_prefix)
+    return [" ".join(w for w in _SPACE.split(line) if w and not w.startswith(label_prefix)) for line in lines]
+
+
 def is_fasttext_file(path, label_prefix=DEFAULT_LABEL_PREFIX):
     """Whether ``path`` is a regular file whose first non-blank line starts with the
     label prefix (fastText's layout; ``__label__spam some text``). False for folders,
@@ -138,8 +152,7 @@ def is_fasttext_file(path, label_prefix=DEFAULT_LABEL_PREFIX):
         return False
     if is_binary(head):
         return False
-    first = _first_line(decode_bytes(head)).lstrip(" \t\r\v\f")
-    return first.startswith(label_prefix)
+    return is_fasttext_text(decode_bytes(head), label_prefix)
 
 
 def read_fasttext(path, *, data=None, label_prefix=DEFAULT_LABEL_PREFIX, max_bytes=MAX_DOCUMENT_BYTES,

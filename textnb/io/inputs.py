@@ -16,7 +16,7 @@ import numpy as np
 from textnb.core.errors import InputError, NotATextCorpus
 from textnb.io.corpus import MAX_DOCUMENT_BYTES, open_corpus, to_text
 
-__all__ = ["InputOptions", "load_input", "open_text_corpus", "is_table_input", "check_classes",
+__all__ = ["InputOptions", "load_input", "open_text_corpus", "fasttext_corpus", "is_table_input", "check_classes",
            "check_table_classes", "check_binary_classes", "learned_counts", "read_texts", "default_model_path"]
 
 
@@ -30,12 +30,17 @@ class InputOptions:
     numeric: Optional[str] = None
     ignore: Optional[Sequence[str]] = None
     max_bytes: Optional[int] = None
+    #: fastText files (textnb.io.fasttext): the label prefix (given: PATH is one), or
+    #: ``fasttext`` True to read PATH as one with the default prefix
+    label_prefix: Optional[str] = None
+    fasttext: bool = False
 
     @classmethod
     def from_namespace(cls, ns):
         return cls(label_column=getattr(ns, "label_column", None), text_columns=tuple(getattr(ns, "text_column", None) or ()),
                    class_name=getattr(ns, "class_name", None), numeric=getattr(ns, "numeric", None),
-                   ignore=getattr(ns, "ignore", None) or None, max_bytes=getattr(ns, "max_bytes", None))
+                   ignore=getattr(ns, "ignore", None) or None, max_bytes=getattr(ns, "max_bytes", None),
+                   label_prefix=getattr(ns, "label_prefix", None), fasttext=bool(getattr(ns, "fasttext", False)))
 
     @property
     def table_class(self):
@@ -43,8 +48,30 @@ class InputOptions:
         return self.class_name or self.label_column
 
 
+def fasttext_corpus(path, opts):
+    """The :class:`~textnb.io.fasttext.FastTextCorpus` at ``path`` when it is a fastText file
+    (``opts.fasttext``, ``opts.label_prefix`` given, or a file whose first line starts with
+    the prefix, ``__label__`` by default), else None."""
+    from textnb.io.fasttext import DEFAULT_LABEL_PREFIX, is_fasttext_file, read_fasttext
+
+    path = os.fspath(path)
+    prefix = opts.label_prefix if opts.label_prefix is not None else DEFAULT_LABEL_PREFIX
+    explicit = opts.fasttext or opts.label_prefix is not None
+    if os.path.isdir(path):
+        if explicit:
+            raise InputError(f"{path}: a folder; --fasttext and --label-prefix read a fastText file")
+        return None
+    if not (explicit or is_fasttext_file(path, prefix)):
+        return None
+    return read_fasttext(path, label_prefix=prefix, max_bytes=opts.max_bytes or MAX_DOCUMENT_BYTES)
+
+
 def open_text_corpus(path, opts, test=True):
-    """The :class:`~textnb.io.corpus.Corpus` at ``path`` (a folder or a label + text file)."""
+    """The :class:`~textnb.io.corpus.Corpus` at ``path`` (a folder, a label + text file or a
+    fastText file with one label per line)."""
+    fasttext = fasttext_corpus(path, opts)
+    if fasttext is not None:
+        return fasttext.single_label()
     texts = opts.text_columns
     if len(texts) > 1:
         raise InputError(f"{path}: several --text-column options make a mixed table, not a text corpus")
@@ -96,11 +123,15 @@ def is_table_input(path, opts, table_model=False):
 
 
 def load_input(path, opts, test=True):
-    """``("table", Table)`` for ARFF and attribute tables (mixed tables too), else
+    """``("table", Table)`` for ARFF and attribute tables (mixed tables too),
+    ``("multilabel", FastTextCorpus)`` for a fastText file with several labels on a line, else
     ``("text", Corpus)`` (``test=False``: without a split folder's test part)."""
     path = os.fspath(path)
     if os.path.isdir(path):
         return "text", open_text_corpus(path, opts, test)
+    fasttext = fasttext_corpus(path, opts)
+    if fasttext is not None:
+        return ("multilabel", fasttext) if fasttext.multilabel else ("text", fasttext.single_label())
     mixed = _mixed_table(path, opts)
     if mixed is not None:
         return "table", mixed

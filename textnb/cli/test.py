@@ -1,0 +1,54 @@
+"""``textnb test MODEL FILE [K] [TH]``: precision and recall at K on a labelled fastText file,
+printed as ``fasttext test`` prints them (``N``, ``P@K``, ``R@K``)."""
+
+import sys
+
+from textnb.cli.argtypes import bounded
+from textnb.cli.options import add_fasttext_options, multilabel_model, top
+from textnb.cli.output import dumps
+from textnb.core.errors import InputError
+
+__all__ = ["add_parser", "run"]
+
+threshold_type = bounded(float, low=0.0, high=1.0)
+
+
+def add_parser(sub):
+    p = sub.add_parser("test", help="precision and recall at K on a fastText file, as fasttext test",
+                       description="Score a labelled fastText file (one document per line, its labels as "
+                                   "'__label__NAME' words) with a text model, single- or multi-label, and print "
+                                   "N (lines with a label the model knows), P@K and R@K as 'fasttext test "
+                                   "MODEL FILE [K] [TH]' does: each line's K most probable labels of "
+                                   "probability >= TH are its predictions.")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("file", metavar="FILE", help="the labelled fastText file, or - for stdin")
+    p.add_argument("k", metavar="K", nargs="?", type=top, default=1,
+                   help=f"predictions per line (default 1; {top.range})")
+    p.add_argument("threshold", metavar="TH", nargs="?", type=threshold_type, default=0.0,
+                   help=f"probability a prediction needs (default 0; {threshold_type.range})")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON object: n, k, threshold, precision, recall and the counts behind them")
+    add_fasttext_options(p, lines=True)
+    p.set_defaults(handler=run)
+    return p
+
+
+def run(args, out, err):
+    from textnb.core.model_io import load
+    from textnb.evaluation.topk import fasttext_test, format_test_result
+
+    model = load(args.model)
+    if multilabel_model(model) is None and type(model).__name__ != "TextClassifier":
+        raise InputError(f"{args.model}: test needs a text model (single- or multi-label); "
+                         f"a {type(model).__name__} reads tables")
+    data, name = None, args.file
+    if args.file == "-":
+        stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
+        data, name = stream.read(), "stdin"
+    result = fasttext_test(model, name, k=args.k, threshold=args.threshold, label_prefix=args.label_prefix,
+                           data=data)
+    if args.json:
+        print(dumps(result), file=out)
+    else:
+        out.write(format_test_result(result))
+    return 0
