@@ -216,7 +216,13 @@ def test_counts_as_fasttext_own_test_on_its_own_predictions(tmp_path):
     train, test = tmp_path / "train.txt", tmp_path / "test.txt"
     train.write_text("\n".join(lines[:4000]) + "\n", encoding="utf-8")
     test.write_text("\n".join(lines[4000:]) + "\n__label__zzz only unknown\nno label\n", encoding="utf-8")
-    model = fasttext.train_supervised(str(train), verbose=0, loss="ova")  # (thread=1 diverges here)
+    for attempt in range(3):  # the fasttext wheel tried here sometimes stops with "Encountered NaN"
+        try:
+            model = fasttext.train_supervised(str(train), verbose=0, loss="ova")  # (thread=1 diverges)
+            break
+        except RuntimeError:
+            if attempt == 2:
+                raise
     assert model.labels and all(lab.startswith("__label__") for lab in model.labels)
     corpus = read_fasttext(test)
     assert corpus.multilabel
@@ -225,16 +231,23 @@ def test_counts_as_fasttext_own_test_on_its_own_predictions(tmp_path):
     for i, text in enumerate(corpus.documents):
         labs, probs = model.predict(text, k=-1)
         for lab, p in zip(labs, probs):
-            log_proba[i, classes.index(lab[len("__label__"):])] = np.log(max(p, 1e-300))
+            # fastText's Python predict returns exp(log(p + 1e-5)) (its std_log); its test
+            # compares p itself with the threshold
+            log_proba[i, classes.index(lab[len("__label__"):])] = np.log(max(p - 1e-5, 1e-300))
     exact = 0
     for k, threshold in ((1, 0.0), (2, 0.0), (2, 0.5), (3, 0.0)):
         n, p, r = model.test(str(test), k=k, threshold=threshold)
         mine = precision_recall_at_k(log_proba, classes, corpus.labels, k=k, threshold=threshold)
         assert mine["n"] == n == len(lines) - 4000
         # probabilities are float32 and one-vs-rest ones saturate at 1.0: where the k-th and
-        # the next are equal, fastText's heap and a stable sort may keep different labels
-        top = -np.sort(-log_proba, axis=1)
-        ties = int(np.sum(top[:, k - 1] == top[:, k])) if k < len(classes) else 0
+        # the next are equal, fastText's heap and a stable sort may keep different labels;
+        # a probability within float32 rounding of the threshold may fall either side
+        proba = np.exp(log_proba)
+        top = -np.sort(-proba, axis=1)
+        near = np.abs(top[:, k - 1] - top[:, k]) < 1e-6 if k < len(classes) else np.zeros(len(top), bool)
+        if threshold > 0:
+            near |= np.any(np.abs(proba - threshold) < 1e-6, axis=1)
+        ties = int(near.sum())
         assert abs(mine["precision"] - p) <= ties / max(mine["predicted"], 1) + 1e-9, (k, ties)
         assert abs(mine["recall"] - r) <= ties / mine["gold"] + 1e-9, (k, ties)
         exact += ties == 0
