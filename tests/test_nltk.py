@@ -180,6 +180,9 @@ def test_any_hashable_values_and_labels():
     fs = {("bi", "gram"): frozenset({1})}
     assert ours.classify(fs) == theirs.classify(fs) == ("t", 1)
     assert isinstance(ours.prob_classify(fs), ProbDist)
+    from nltk.probability import ProbDistI
+
+    assert isinstance(ours.prob_classify(fs), ProbDistI)  # registered with NLTK's ABC
     assert ours.prob_classify(fs).prob(0) == pytest.approx(theirs.prob_classify(fs).prob(0))
 
 

@@ -153,6 +153,16 @@ class ProbDist:
         return f"<ProbDist with {len(self._log2)} samples>"
 
 
+def _register_with_nltk():
+    """Make :class:`ProbDist` a virtual subclass of NLTK's ``ProbDistI`` (an ABC), so that
+    ``isinstance(dist, ProbDistI)`` holds, once NLTK has been imported by someone (never
+    imported here for it)."""
+    module = sys.modules.get("nltk.probability")
+    base = getattr(module, "ProbDistI", None)
+    if base is not None and not issubclass(ProbDist, base):
+        base.register(ProbDist)
+
+
 class NaiveBayesClassifier:
     """Naive Bayes over feature dicts with NLTK's classifier interface.
 
@@ -278,6 +288,7 @@ class NaiveBayesClassifier:
     def prob_classify_many(self, featuresets):
         """:meth:`prob_classify` of each feature dict, as a list."""
         log_post = self._log_posterior(list(featuresets))
+        _register_with_nltk()
         return [ProbDist(zip(self._labels, (row / _LN2).tolist())) for row in log_post]
 
     def _log_posterior(self, featuresets):
