@@ -63,10 +63,9 @@ def _model(args, opts):
 def _fasttext(path, args):
     """The multi-label corpus of a fastText file at ``path`` (textnb.io.fasttext), or None
     when ``path`` is not one."""
-    from textnb.cli.options import input_options
-    from textnb.io.inputs import fasttext_corpus
+    from textnb.io.inputs import InputOptions, fasttext_corpus
 
-    return _from_fasttext(fasttext_corpus(path, input_options(args))) if args.labels is None else None
+    return _from_fasttext(fasttext_corpus(path, InputOptions.from_namespace(args))) if args.labels is None else None
 
 
 def _from_fasttext(corpus):
@@ -146,7 +145,7 @@ def train(args, opts, start, out, corpus=None):
     from textnb.meta.registry import model_name
 
     vectorizer, model = _model(args, opts)
-    corpus = _from_fasttext(corpus) or _read(args, test=False)
+    corpus = _from_fasttext(corpus) if corpus is not None else _read(args, test=False)
     texts, labels, skipped = _texts(corpus, args.max_bytes or MAX_DOCUMENT_BYTES, "reading")
     names = sorted({lab for labs in labels for lab in labs})
     if not texts:
@@ -201,18 +200,16 @@ def evaluate(args, opts, start, out, corpus=None):
     ``--test PATH``), else K-fold cross-validation; the literature's measures (``corpus``:
     a multi-label fastText file already read)."""
     from textnb.io.corpus import MAX_DOCUMENT_BYTES
-    from textnb.meta.multilabel import cross_validate_multilabel, evaluate_multilabel_split, read_multilabel_corpus
+    from textnb.meta.multilabel import cross_validate_multilabel, evaluate_multilabel_split
 
     if args.repeat != 1:
         raise InputError("multi-label evaluation takes no --repeat")
     vectorizer, model = _model(args, opts)
     max_bytes = args.max_bytes or MAX_DOCUMENT_BYTES
-    corpus = _from_fasttext(corpus) or _read(args, test=args.cv is None and not args.test)
+    corpus = _from_fasttext(corpus) if corpus is not None else _read(args, test=args.cv is None and not args.test)
     test = corpus.test
     if args.test:
-        test = _fasttext(args.test, args) or read_multilabel_corpus(
-            args.test, label_file=args.labels, strict=args.strict,
-            same_name="separate" if args.separate_documents else "error", test=False)
+        test = _read(args, test=False, path=args.test)
     texts, labels, skipped = _texts(corpus, max_bytes, "reading")
     if test is not None:
         test_texts, test_labels, skipped_test = _texts(test, max_bytes, "reading test")
