@@ -119,6 +119,10 @@ def test_multilabel_file_takes_the_multilabel_path(files, models):
     assert code == 0, err
     report = json.loads(out)
     assert report["n"] == 1200 and "micro_f1" in report and set(report["per_label"]) == {"ham", "spam", "long"}
+    code, out, err = run("evaluate", files / "mtrain.txt", "--test", files / "mtest.txt", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["protocol"] == "train/test" and report["n"] == 400 and report["n_train"] == 1200
 
 
 def test_evaluate_single_label_and_test_file(files):
