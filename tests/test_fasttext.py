@@ -1,7 +1,6 @@
 """fastText's files and habits: the ``__label__`` line reader (textnb.io.fasttext), P@k / R@k
 as ``fasttext test`` computes and prints them (textnb.evaluation.topk), ``--version``."""
 
-import io
 import math
 import os
 import subprocess
