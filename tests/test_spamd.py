@@ -452,3 +452,73 @@ def test_exims_spam_condition_request_and_parse(spam_model):
             assert m, out
             assert (float(m.group(2)) >= float(m.group(3))) == want
             assert b"Content analysis details" in out[m.end():]
+
+
+def _exim_with_content_scanning():
+    exim = shutil.which("exim4") or shutil.which("exim")
+    if exim is None:
+        return None
+    try:
+        r = subprocess.run([exim, "-bV"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return exim if "Content_Scanning" in r.stdout else None
+
+
+EXIM = _exim_with_content_scanning()
+
+
+@pytest.mark.skipif(EXIM is None, reason="no Exim with content scanning (apt-get install exim4-daemon-heavy)")
+def test_exim_spam_acl_through_textnb_serve(spam_model, sock_dir):
+    """Exim's own `spam =` ACL condition against `textnb serve --spamd`, in Exim's SMTP
+    test mode (`exim -bh`: a whole SMTP session on stdin, nothing delivered): the spam
+    message is rejected after DATA with textnb's score, the ham message accepted."""
+    from textnb.apps.verdict import message_verdict
+
+    spam, ham = messages(40)
+    root = sock_dir / "exim"  # under /tmp: Exim may drop to its own user with -C, which must reach it
+    (root / "spool").mkdir(parents=True)
+    (root / "log").mkdir()
+    for p in (sock_dir, root, root / "spool", root / "log"):
+        os.chmod(p, 0o777)
+    with Server(spam_model, spamd=("127.0.0.1", 0)) as srv:
+        conf = root / "exim.conf"
+        conf.write_text(f"""
+primary_hostname = test.example
+spool_directory = {root}/spool
+log_file_path = {root}/log/%slog
+spamd_address = 127.0.0.1 {srv.spamd_address[1]}
+acl_smtp_rcpt = acl_rcpt
+acl_smtp_data = acl_data
+begin acl
+acl_rcpt:
+  accept
+acl_data:
+  warn    spam       = nobody:true
+          logwrite   = textnb-score $spam_score report ${{if match{{$spam_report}}{{(TEXTNB_[A-Z]+)}}{{$1}}}}
+  deny    spam       = nobody
+          message    = spam: $spam_score points
+  accept
+begin routers
+begin transports
+""")
+        os.chmod(conf, 0o644)
+        model = load(spam_model)
+        for msg in (spam, ham):
+            session = (b"EHLO client.example\r\nMAIL FROM:<a@example.com>\r\nRCPT TO:<b@test.example>\r\nDATA\r\n"
+                       + msg.replace(b"\n", b"\r\n") + b".\r\nQUIT\r\n")
+            r = subprocess.run([EXIM, "-C", str(conf), "-bh", "127.0.0.1"], input=session, capture_output=True,
+                               timeout=120)
+            out = r.stdout.decode("latin-1") + r.stderr.decode("latin-1")
+            # Exim scans its spool copy (its own Received: field added), so the score is
+            # that message's; the verdict is the one textnb gives the message as sent
+            v = message_verdict(model, msg)
+            found = [line for line in out.splitlines() if line.startswith("LOG: ") and "textnb-score " in line]
+            assert len(found) == 1, out[-2000:]
+            score, rule = found[0].split("textnb-score ", 1)[1].split(" report ")
+            assert rule == f"TEXTNB_{v.label.upper()}" and (float(score) >= 5.0) == (v.label == "spam")
+            if v.label == "spam":
+                assert f"550 spam: {score} points" in out
+            else:
+                assert "250 OK id=" in out and "rejected" not in out
+        assert {message_verdict(model, m).label for m in (spam, ham)} == {"spam", "ham"}
