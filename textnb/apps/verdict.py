@@ -32,6 +32,8 @@ __all__ = ["message_verdict", "classify_mail", "spamd_fields", "spamd_report", "
 _LITE = weakref.WeakKeyDictionary()
 _LITE_LOCK = threading.Lock()
 _NONE = object()
+#: token weights a served scorer may cache when its cache is not the known-tokens-only one
+_MAX_CACHED = 1 << 20
 
 
 def is_spam_model(model):
@@ -71,9 +73,10 @@ def _lite_scorer(model):
             scorer = LiteScorer(dict(zip(vocab, range(len(vocab)))), counts[0].tolist(), counts[1].tolist(),
                                 tuple(int(c) for c in model.class_count_), float(model.alpha),
                                 bool(model.length_norm))
-            weights = _KnownWeights()
-            weights.scorer = scorer
-            scorer._weights = weights
+            if hasattr(scorer, "_weights") and hasattr(scorer, "index") and hasattr(scorer, "weight"):
+                weights = _KnownWeights()
+                weights.scorer = scorer
+                scorer._weights = weights
         _LITE[model] = scorer
         return scorer
 
@@ -96,6 +99,9 @@ def message_verdict(model, data, *, spam_cutoff=None, ham_cutoff=None, max_bytes
         raise InputError("stdin: empty message")
     lite = _lite_scorer(model)
     verdict = LiteFilter(lite, **kwargs).classify([data])[0] if lite is not None else None
+    cache = getattr(lite, "_weights", None)
+    if cache is not None and not isinstance(cache, _KnownWeights) and len(cache) > _MAX_CACHED:
+        cache.clear()  # a scorer whose cache could not be made known-tokens-only: bounded by count
     if verdict is None or verdict.log_odds != verdict.log_odds:  # NaN: the numpy path says why
         verdict = sf.classify([data])[0]
     return verdict
