@@ -533,11 +533,16 @@ def test_sigterm_ends_the_daemon_within_a_second_with_idle_clients(spam_model, s
     import time
 
     sock = sock_dir / "s"
-    proc, line = _start_daemon(spam_model, ["--socket", str(sock), "--http", "127.0.0.1:0", "--timeout", "600"])
+    proc, line = _start_daemon(spam_model, ["--socket", str(sock), "--http", "127.0.0.1:0", "--timeout", "600",
+                                            "--spamd", "127.0.0.1:0"])
     conns = []
     try:
-        port = int(line.rsplit("http://127.0.0.1:", 1)[1].split()[0])
+        port = int(line.split("http://127.0.0.1:", 1)[1].split(",")[0].split()[0])
+        spamd_port = int(line.split("spamd://127.0.0.1:", 1)[1].split()[0])
         conns = _idle_clients(sock, port)
+        for _ in range(3):  # idle spamd clients, one half-way through its headers
+            conns.append(socket.create_connection(("127.0.0.1", spamd_port)))
+        conns[-1].sendall(b"CHECK SPAMC/1.5\r\n")
         assert raw_request(sock, b"PING\n") == b"OK textnb\n"
         time.sleep(0.3)  # the idle connections are being served (blocked reading)
         t0 = time.monotonic()
