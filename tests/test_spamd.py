@@ -225,6 +225,9 @@ def test_raw_methods(spam_model):
     with Server(spam_model, spamd=("127.0.0.1", 0)) as srv:
         a = srv.spamd_address
         assert raw(a, b"PING SPAMC/1.5\r\n\r\n") == b"SPAMD/1.5 0 PONG\r\n"
+        with socket.create_connection(a, timeout=30) as s:  # before 1.5: no header block after PING
+            s.sendall(b"PING SPAMC/1.2\r\n")
+            assert s.recv(100) == b"SPAMD/1.5 0 PONG\r\n"
         assert raw(a, b"SKIP SPAMC/1.5\r\n\r\n") == b""
         out = raw(a, request("CHECK", spam))
         assert out.startswith(b"SPAMD/1.1 0 EX_OK\r\nSpam: True ; ") and out.endswith(b" / 5.0\r\n\r\n")

@@ -327,7 +327,8 @@ class SpamdHandler(socketserver.StreamRequestHandler):
             raise ProtocolError("(closed before headers)")
         method, version = protocol.parse_spamd_request_line(first)
         headers = {}
-        if version > 1.0 or method == "TELL":
+        # spamd reads headers after PING / SKIP from protocol 1.5 on, after the others from 1.1 on
+        if (version >= 1.5 if method in ("PING", "SKIP") else version > 1.0) or method == "TELL":
             for _ in range(protocol.MAX_HEADER_LINES + 1):
                 line = self._line()
                 if not line:
