@@ -525,3 +525,23 @@ begin transports
             else:
                 assert "250 OK id=" in out and "rejected" not in out
         assert {message_verdict(model, m).label for m in (spam, ham)} == {"spam", "ham"}
+
+
+def test_user_models_held_are_bounded_by_count_and_bytes(spam_model, sock_dir):
+    from textnb.apps.serve import ModelHolder
+    from textnb.apps.spamd import UserModels
+
+    users = sock_dir / "users"
+    users.mkdir()
+    for name in "abcdef":
+        shutil.copyfile(spam_model, users / f"{name}.tnb")
+    size = os.path.getsize(spam_model)
+    um = UserModels(str(users / "%u.tnb"), holder_factory=ModelHolder, max_users=4, max_bytes=3 * size)
+    for name in "abcdef":
+        assert um.holder(name) is not None
+    assert um.held_users() == ["d", "e", "f"] and um.held_bytes() <= 3 * size  # bytes bind first
+    um = UserModels(str(users / "%u.tnb"), holder_factory=ModelHolder, max_users=2, max_bytes=100 * size)
+    for name in "abca":
+        um.holder(name)
+    assert um.held_users() == ["c", "a"]  # least recently used dropped first
+    assert um.holder("nobody") is None

@@ -73,7 +73,7 @@ from textnb.io import mail
 from textnb.core.errors import InputError, ModelFileError, TextnbError
 from textnb.core.model_io import load
 from textnb.apps import protocol
-from textnb.apps.spamd import DEFAULT_MAX_USERS, SpamdHandler, UserModels, parse_address
+from textnb.apps.spamd import DEFAULT_MAX_USER_BYTES, DEFAULT_MAX_USERS, SpamdHandler, UserModels, parse_address
 from textnb.apps.verdict import classify_mail, is_spam_model, message_verdict
 
 __all__ = ["DEFAULT_MAX_REQUEST", "DEFAULT_MAX_CLIENTS", "DEFAULT_TIMEOUT", "DEFAULT_MAX_TEXTS", "DEFAULT_MAX_TOKENS",
@@ -589,8 +589,8 @@ class Server:
         A spamd user without a model file: the served model, or EX_NOUSER.
     allow_tell : bool
         Let spamd clients learn (TELL), as spamd's ``--allow-tell``.
-    max_users : int
-        Per-user models held in memory at once.
+    max_users, max_user_bytes : int
+        Per-user models held in memory at once, and the total size of their model files.
     log : callable, optional
         Receives one line per event (reloads, failed reloads, client errors).
 
@@ -601,7 +601,8 @@ class Server:
     def __init__(self, model_path, *, socket_path=None, http=None, spamd=None, socket_mode=0o600,
                  max_request=DEFAULT_MAX_REQUEST, max_clients=DEFAULT_MAX_CLIENTS, timeout=DEFAULT_TIMEOUT,
                  max_texts=DEFAULT_MAX_TEXTS, max_tokens=DEFAULT_MAX_TOKENS, user_models=None,
-                 unknown_user="fallback", allow_tell=False, max_users=None, log=None):
+                 unknown_user="fallback", allow_tell=False, max_users=None, max_user_bytes=DEFAULT_MAX_USER_BYTES,
+                 log=None):
         if socket_path is None and http is None and spamd is None:
             raise InputError("nothing to listen on: give a socket path, an HTTP address and/or a spamd address")
         self.model_path = os.fspath(model_path)
@@ -612,7 +613,7 @@ class Server:
         self.max_request, self.max_clients, self.timeout = max_request, max_clients, timeout
         self.max_texts, self.max_tokens = max_texts, max_tokens
         self.user_models_template, self.unknown_user = user_models, unknown_user
-        self.allow_tell, self.max_users = allow_tell, max_users
+        self.allow_tell, self.max_users, self.max_user_bytes = allow_tell, max_users, max_user_bytes
         self.mail_options = {}
         self.log = log or (lambda message: None)
         self.holder = None
@@ -657,7 +658,8 @@ class Server:
         if self.user_models_template is not None:
             self.user_models = UserModels(self.user_models_template, unknown_user=self.unknown_user,
                                           holder_factory=lambda p: ModelHolder(p, log=self.log),
-                                          max_users=self.max_users or DEFAULT_MAX_USERS)
+                                          max_users=self.max_users or DEFAULT_MAX_USERS,
+                                          max_bytes=self.max_user_bytes)
         try:
             if self.socket_path is not None:
                 self._servers.append(self._bind_unix(self.socket_path, _MailHandler))

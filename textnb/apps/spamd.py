@@ -42,8 +42,8 @@ path separator, a NUL, a leading dot (so ``.`` and ``..``) or over 255 bytes are
 (EX_NOUSER). A user without a model file gets the served model (``unknown_user =
 "fallback"``) or EX_NOUSER (``"refuse"``); learning for such a user under ``fallback``
 starts the user's model as a copy of the served one. Models are loaded when first asked
-for, reloaded when their file is replaced, and at most ``max_users`` are held (the least
-recently used is dropped).
+for, reloaded when their file is replaced, and at most ``max_users`` are held, their model
+files at most ``max_bytes`` in all (the least recently used is dropped first).
 """
 
 import hashlib
@@ -62,9 +62,12 @@ from textnb.apps.protocol import ProtocolError
 from textnb.apps.verdict import message_verdict, spamd_fields, spamd_report, spamd_symbol
 from textnb.core.errors import InputError, TextnbError
 
-__all__ = ["UserModels", "SpamdHandler", "check_user_name", "parse_address", "DEFAULT_MAX_USERS"]
+__all__ = ["UserModels", "SpamdHandler", "check_user_name", "parse_address", "DEFAULT_MAX_USERS",
+           "DEFAULT_MAX_USER_BYTES"]
 
 DEFAULT_MAX_USERS = 64
+#: Model file bytes of the per-user models held at once (the least recently used go first).
+DEFAULT_MAX_USER_BYTES = 1 << 30
 _MAX_USER = 255
 _MAX_DRAIN = 64 * 1024 * 1024
 _BLANK_LINE = re.compile(rb"\r?\n\r?\n")
@@ -112,14 +115,15 @@ class UserModels:
         Models held at once.
     """
 
-    def __init__(self, template, *, unknown_user="fallback", holder_factory, max_users=DEFAULT_MAX_USERS):
+    def __init__(self, template, *, unknown_user="fallback", holder_factory, max_users=DEFAULT_MAX_USERS,
+                 max_bytes=DEFAULT_MAX_USER_BYTES):
         if "%u" not in template.replace("%%", ""):
             raise InputError(f"{template}: a per-user model template needs %u (e.g. DIR/%u.tnb)")
         if unknown_user not in ("fallback", "refuse"):
             raise InputError(f"unknown_user must be 'fallback' or 'refuse'; got {unknown_user!r}")
         self.template, self.unknown_user = template, unknown_user
-        self._factory, self.max_users = holder_factory, max_users
-        self._holders = OrderedDict()
+        self._factory, self.max_users, self.max_bytes = holder_factory, max_users, max_bytes
+        self._holders = OrderedDict()  # user -> (holder, size of its model file when loaded)
         self._lock = threading.Lock()
 
     def path(self, user):
@@ -131,24 +135,34 @@ class UserModels:
         """The holder of ``user``'s model, or None when the user has no model file."""
         path = self.path(user)
         with self._lock:
-            h = self._holders.get(user)
-            if h is not None:
+            entry = self._holders.get(user)
+            if entry is not None:
                 self._holders.move_to_end(user)
-        if h is not None:
+        if entry is not None:
             if os.path.exists(path):
-                return h
+                return entry[0]
             with self._lock:
                 self._holders.pop(user, None)
             return None
-        if not os.path.exists(path):
+        try:
+            size = os.stat(path).st_size
+        except OSError:
             return None
         h = self._factory(path)  # loads outside the lock: other users are not held up
         with self._lock:
-            self._holders[user] = h
+            self._holders[user] = (h, size)
             self._holders.move_to_end(user)
-            while len(self._holders) > self.max_users:
+            while len(self._holders) > 1 and (len(self._holders) > self.max_users or self.held_bytes() > self.max_bytes):
                 self._holders.popitem(last=False)
         return h
+
+    def held_bytes(self):
+        """The model file sizes of the users held (a measure of the memory they take)."""
+        return sum(size for _, size in self._holders.values())
+
+    def held_users(self):
+        with self._lock:
+            return list(self._holders)
 
     def clear(self):
         with self._lock:
