@@ -545,3 +545,13 @@ def test_user_models_held_are_bounded_by_count_and_bytes(spam_model, sock_dir):
         um.holder(name)
     assert um.held_users() == ["c", "a"]  # least recently used dropped first
     assert um.holder("nobody") is None
+
+
+def test_spamd_needs_a_spam_model(sock_dir):
+    import textnb
+
+    path = sock_dir / "topic.tnb"
+    textnb.TextClassifier().fit(["cheap pills casino"] * 3 + ["meeting agenda budget"] * 3,
+                                ["shop"] * 3 + ["work"] * 3).save(path)
+    with pytest.raises(textnb.ModelFileError, match="--spamd needs a spam model"):
+        Server(path, spamd=("127.0.0.1", 0)).start()

@@ -655,6 +655,10 @@ class Server:
     def start(self):
         """Load the model and start listening (in background threads); returns self."""
         self.holder = ModelHolder(self.model_path, log=self.log)
+        if self.spamd is not None and not is_spam_model(self.holder.get()):
+            classes = [str(c) for c in self.holder.get().classes_]
+            raise ModelFileError(f"{self.model_path}: --spamd needs a spam model (classes 'ham' and 'spam'); "
+                                 f"this one has {classes}")
         if self.user_models_template is not None:
             self.user_models = UserModels(self.user_models_template, unknown_user=self.unknown_user,
                                           holder_factory=lambda p: ModelHolder(p, log=self.log),
