@@ -555,3 +555,14 @@ def test_spamd_needs_a_spam_model(sock_dir):
                                 ["shop"] * 3 + ["work"] * 3).save(path)
     with pytest.raises(textnb.ModelFileError, match="--spamd needs a spam model"):
         Server(path, spamd=("127.0.0.1", 0)).start()
+
+
+def test_spamd_beyond_loopback_is_logged(spam_model):
+    logs = []
+    with Server(spam_model, spamd=("0.0.0.0", 0), log=logs.append) as srv:
+        assert raw(("127.0.0.1", srv.spamd_address[1]), b"PING SPAMC/1.5\r\n\r\n") == b"SPAMD/1.5 0 PONG\r\n"
+    assert any("not authenticated" in line for line in logs)
+    logs.clear()
+    with Server(spam_model, spamd=("127.0.0.1", 0), log=logs.append):
+        pass
+    assert not any("not authenticated" in line for line in logs)

@@ -688,6 +688,9 @@ class Server:
                     except OSError as exc:
                         raise InputError(f"{host}:{port}: cannot listen ({exc.strerror or exc})") from None
                     srv._init_bounded(self)
+                    if not (host == "localhost" or host == "::1" or host.startswith("127.")):
+                        self.log(f"spamd on {host}:{port} is reachable beyond this machine and its clients "
+                                 "are not authenticated (restrict it with a firewall)")
                 srv.spamd = True
                 self._servers.append(srv)
         except BaseException:
