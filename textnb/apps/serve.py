@@ -555,6 +555,11 @@ def _claim_socket_path(path):
     raise InputError(f"{path}: a server is already listening there")
 
 
+def is_loopback(host):
+    """Whether a listening address is reachable from this machine only."""
+    return host == "localhost" or host == "::1" or host.startswith("127.")
+
+
 #: Longest path an AF_UNIX socket can be bound or reached at (``sun_path`` less its NUL).
 MAX_SOCKET_PATH = 107
 
@@ -688,7 +693,7 @@ class Server:
                     except OSError as exc:
                         raise InputError(f"{host}:{port}: cannot listen ({exc.strerror or exc})") from None
                     srv._init_bounded(self)
-                    if not (host == "localhost" or host == "::1" or host.startswith("127.")):
+                    if not is_loopback(host):
                         self.log(f"spamd on {host}:{port} is reachable beyond this machine and its clients "
                                  "are not authenticated (restrict it with a firewall)")
                 srv.spamd = True
