@@ -353,7 +353,8 @@ def test_header_json_parser_accepts_only_what_json_reads_the_same(text):
 
 def test_text_messages_and_the_client_import_no_pattern_machinery(trained, tmp_path):
     """A batch of header-less texts (SMS) runs without re, json, contextlib, collections,
-    array (docs/spam.md, "Speed"); the daemon client imports three modules of the package."""
+    array (docs/spam.md, "Speed"); the daemon client imports four modules of the package (the
+    package, apps, the client and the wire format it shares with the daemon)."""
     model, _ = trained
     texts = tmp_path / "texts"
     texts.mkdir()
@@ -374,7 +375,7 @@ def test_text_messages_and_the_client_import_no_pattern_machinery(trained, tmp_p
             % (str(tmp_path / "sock"), str(REPO / "scripts" / "spamfilter"), str(REPO / "scripts" / "spamfilter")))
     r = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True,
                        env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=str(REPO))
-    assert b"NEW ['textnb', 'textnb.apps', 'textnb.apps.spamclient']" in r.stderr, r.stderr.decode(errors="replace")
+    assert b"NEW ['textnb', 'textnb.apps', 'textnb.apps.protocol', 'textnb.apps.spamclient']" in r.stderr, r.stderr.decode(errors="replace")
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["--spam-cutoff", "0.9"]])
