@@ -310,3 +310,12 @@ def test_every_uci_file_trains():
 @parametrize_with_checks([TabularNB(), TabularNB(numeric="kde"), TabularNB(numeric="mdl")])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_probabilities_sum_to_one_far_from_a_tiny_variance():
+    """A class with one known value (variance epsilon) and a query far from it: joint log
+    likelihoods of ~1e10 once left rows summing to 1 + 5e-7 (found by test_properties)."""
+    X = np.array([[np.nan], [np.nan], [np.nan], [0.0]])
+    model = TabularNB().fit(X, np.array(["c0", "c1", "c0", "c1"]))
+    p = model.predict_proba(np.array([[3.0], [0.0], [np.nan]]))
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-12)
