@@ -27,6 +27,7 @@ MODEL_MODULES = {
     "TAN": "textnb.semi_naive.bayesnet",
     "TabularNB": "textnb.naive_bayes.tabular",
     "TermWeighting": "textnb.text.weighting",
+    "TfidfVectorizer": "textnb.text.weighting",
     "TextClassifier": "textnb.text.classifier",
     "Vectorizer": "textnb.text.vectorizer",
     "Pipeline": "textnb.meta.smoothing",  # scikit-learn Pipelines of textnb steps
