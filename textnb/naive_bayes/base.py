@@ -118,8 +118,8 @@ def partial_fit_classes(estimator, classes):
         return np.unique(np.asarray(classes)), True
     if classes is not None and not np.array_equal(np.unique(classes), estimator.classes_):
         raise ValueError(
-            f"classes={np.asarray(classes).tolist()} differs from the classes of the first "
-            f"call to partial_fit {estimator.classes_.tolist()}"
+            f"`classes={np.asarray(classes).tolist()!r}` is not the same as on last call to partial_fit, "
+            f"was: {estimator.classes_.tolist()!r}"
         )
     return estimator.classes_, False
 

@@ -197,7 +197,7 @@ def linear_form(node, n_terms):
     alpha, m = params["alpha"], params["m"]
     if not _number(alpha) or (m is not None and not (_number(m) and m > 0)):
         return None
-    alpha = max(float(alpha), ALPHA_FLOOR)
+    alpha = float(alpha) if params.get("force_alpha", True) is True else max(float(alpha), ALPHA_FLOOR)
     counts = _counts(node.state, n_terms)
     if counts is None:
         return None
