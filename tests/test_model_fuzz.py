@@ -66,6 +66,8 @@ MODELS = {
     "spam-boolean": ("spam", ["multinomial"]),
     "spam-fisher": ("spam", ["fisher"]),
     "text-tfidf": ("estimator", "tfidf"),
+    "gaussian": ("estimator", "gaussian"),
+    "categorical": ("estimator", "categorical"),
 }
 
 
@@ -76,6 +78,14 @@ def _estimator_model(which, docs, labels):
         clf = textnb.TextClassifier(vectorizer=textnb.TfidfVectorizer(sublinear_tf=True, norm="l1"),
                                     model=textnb.MultinomialNB())
         return clf.fit(docs, y), docs[::7]
+    rng = np.random.RandomState(0)
+    y = rng.randint(3, size=40)
+    if which == "gaussian":
+        X = rng.normal(size=(40, 3)) + y[:, None]
+        return textnb.GaussianNB(var_smoothing=1e-6).fit(X, y), X[:8]
+    if which == "categorical":
+        X = rng.randint(4, size=(40, 3))
+        return textnb.CategoricalNB(alpha=0.5, min_categories=[4, 5, 4]).fit(X, y), X[:8]
     raise ValueError(which)
 
 

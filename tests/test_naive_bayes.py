@@ -86,7 +86,7 @@ def test_partial_fit_in_chunks_equals_fit(Estimator, sms_counts):
 @pytest.mark.parametrize("Estimator", ESTIMATORS)
 def test_partial_fit_rejects_unknown_labels(Estimator):
     nb = Estimator().partial_fit([[1, 0], [0, 1]], [0, 1], classes=[0, 1])
-    with pytest.raises(ValueError, match=r"labels \[5\]"):
+    with pytest.raises(ValueError, match=r"label\(s\) \[5\] in y do not exist in the initial classes"):
         nb.partial_fit([[1, 1]], [5])
     with pytest.raises(ValueError, match="first call"):
         Estimator().partial_fit([[1, 1]], [0])

@@ -99,8 +99,9 @@ def check_partial_fit_labels(y, classes):
     unknown = np.setdiff1d(np.asarray(y), classes)
     if unknown.size:
         raise ValueError(
-            f"y contains labels {unknown.tolist()} that are not in classes "
-            f"{np.asarray(classes).tolist()} given on the first call to partial_fit"
+            f"The target label(s) {unknown.tolist()} in y do not exist in the initial classes "
+            f"{np.asarray(classes).tolist()} (y contains labels that are not in classes given on the "
+            "first call to partial_fit)"
         )
 
 

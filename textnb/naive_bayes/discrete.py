@@ -24,7 +24,7 @@ from textnb.core.stats import CountTable, class_indicator, merge_aligned
 from textnb.core.model_schema import (CLASS_PRIOR, FEATURE_NAMES, MAX_ALPHA, N_FEATURES, SMOOTHING, Bool, Classes,
                                       Counts, Float, ListOf, OneOf, Optional, Reals)
 
-__all__ = ["MultinomialNB", "BernoulliNB", "weighted_sum"]
+__all__ = ["MultinomialNB", "BernoulliNB", "check_alpha", "weighted_sum"]
 
 
 
@@ -41,6 +41,37 @@ def weighted_sum(X, W):
             hit = np.asarray(present @ (W == sign).T.astype(np.float64)) > 0
             out[hit] += sign
     return out
+
+
+def check_alpha(alpha, force_alpha, n_features=None, *, per_feature=True):
+    """``alpha`` (a number or, with ``per_feature``, one per feature) checked with
+    scikit-learn's messages, and raised to 1e-10 where smaller unless ``force_alpha``
+    (with scikit-learn's warning)."""
+    if isinstance(alpha, Real) and not isinstance(alpha, bool):
+        value = float(alpha)
+        if not (value >= 0 and np.isfinite(value)):
+            raise ValueError(f"alpha must be a finite number >= 0; got {alpha!r}")
+        alpha = value
+    elif not per_feature:
+        raise ValueError(f"alpha must be a finite number >= 0; got {alpha!r}")
+    else:
+        alpha = np.asarray(alpha, dtype=np.float64)
+        if alpha.ndim != 1 or (n_features is not None and alpha.shape[0] != n_features):
+            raise ValueError("When alpha is an array, it should contains `n_features`. "
+                             f"Got {alpha.size} elements instead of {n_features}.")
+        if np.any(alpha < 0):
+            raise ValueError("All values in alpha must be greater than 0.")
+        if not np.all(np.isfinite(alpha)):
+            raise ValueError("alpha must be finite")
+    if np.min(alpha, initial=np.inf) < ALPHA_FLOOR and not force_alpha:
+        warnings.warn(
+            f"alpha too small will result in numeric errors, setting alpha = {ALPHA_FLOOR:.1e}. "
+            "Use `force_alpha=True` to keep alpha unchanged.",
+            UserWarning,
+            stacklevel=4,
+        )
+        return np.maximum(alpha, ALPHA_FLOOR) if isinstance(alpha, np.ndarray) else ALPHA_FLOOR
+    return alpha
 
 
 class _BaseCountNB(BaseNB):
@@ -96,29 +127,7 @@ class _BaseCountNB(BaseNB):
         """The smoothing to use: ``alpha`` (a number, or one per feature) checked, and
         raised to 1e-10 where smaller unless ``force_alpha`` (scikit-learn's rule)."""
         check_smoothing(0.0, self.m)
-        if isinstance(self.alpha, Real) and not isinstance(self.alpha, bool):
-            alpha = float(self.alpha)
-            if not (alpha >= 0 and np.isfinite(alpha)):
-                raise ValueError(f"alpha must be a finite number >= 0; got {self.alpha!r}")
-        else:
-            alpha = np.asarray(self.alpha, dtype=np.float64)
-            n_features = getattr(self, "n_features_in_", None)
-            if alpha.ndim != 1 or (n_features is not None and alpha.shape[0] != n_features):
-                raise ValueError("When alpha is an array, it should contains `n_features`. "
-                                 f"Got {alpha.size} elements instead of {n_features}.")
-            if np.any(alpha < 0):
-                raise ValueError("All values in alpha must be greater than 0.")
-            if not np.all(np.isfinite(alpha)):
-                raise ValueError("alpha must be finite")
-        if np.min(alpha, initial=np.inf) < ALPHA_FLOOR and not self.force_alpha:
-            warnings.warn(
-                f"alpha too small will result in numeric errors, setting alpha = {ALPHA_FLOOR:.1e}. "
-                "Use `force_alpha=True` to keep alpha unchanged.",
-                UserWarning,
-                stacklevel=3,
-            )
-            return np.maximum(alpha, ALPHA_FLOOR) if isinstance(alpha, np.ndarray) else ALPHA_FLOOR
-        return alpha
+        return check_alpha(self.alpha, self.force_alpha, getattr(self, "n_features_in_", None))
 
     # -- fitting ----------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
