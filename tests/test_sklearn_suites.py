@@ -77,10 +77,36 @@ SUITES = {
 #: every parametrisation of the test.
 ALLOWED_FAILURES = {
     "test_naive_bayes": {
+        "test_gnb_check_update_with_no_data": "private API: calls GaussianNB._update_mean_variance, scikit-learn's "
+                                              "incremental-variance helper (textnb's moments are "
+                                              "textnb.core.stats.GaussianMoments)",
     },
     "test_text": {
+        "test_countvectorizer_sort_features_64bit_sparse_indices": "private API: calls CountVectorizer._sort_features "
+                                                                   "(textnb sorts the vocabulary in its own fit)",
     },
 }
+
+
+def uses_count_vectorizer(suite):
+    """Names of the test functions of ``suite`` whose source (decorators included)
+    mentions ``CountVectorizer``: the issue's "tests that use the vectorizer"."""
+    import ast
+
+    relpath = SUITES[suite][0]
+    source = (SKLEARN_DIR / relpath).read_text(encoding="utf-8")
+    return {node.name for node in ast.parse(source).body
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test")
+            and "CountVectorizer" in ast.get_source_segment(source, node)
+            + "".join(ast.get_source_segment(source, d) for d in node.decorator_list)}
+
+
+def count_vectorizer_items(suite, outcomes):
+    """The outcomes of the CountVectorizer tests: the test items of the functions that
+    use it, without their parametrisations for another vectorizer (Hashing, Tfidf)."""
+    names = uses_count_vectorizer(suite)
+    return {t: o for t, o in outcomes.items() if t.split("[")[0] in names
+            and not any(other in t for other in ("HashingVectorizer", "TfidfVectorizer"))}
 
 
 def run_suite(suite, workdir):
@@ -122,6 +148,11 @@ def test_scikit_learn_suite(suite, tmp_path):
     stale = [name for name in ALLOWED_FAILURES[suite]
              if not any(o == "failed" and (t == name or t.split("[")[0] == name) for t, o in outcomes.items())]
     assert not stale, f"{suite}: allow-listed tests that no longer fail: {stale}"
+    if suite == "test_naive_bayes":  # all but private-API tests (the array-API ones skip without array_api_strict)
+        assert sum(o == "passed" for o in outcomes.values()) >= 80
+    if suite == "test_text":  # the issue's target: at least 50 of the 57 CountVectorizer tests pass
+        items = count_vectorizer_items(suite, outcomes)
+        assert len(items) >= 50 and sum(o == "passed" for o in items.values()) >= 50, items
 
 
 if __name__ == "__main__":
@@ -132,6 +163,9 @@ if __name__ == "__main__":
             result = run_suite(name, tmp)
         counts = {o: sum(v == o for v in result.values()) for o in ("passed", "failed", "skipped")}
         print(name, counts)
+        if name == "test_text":
+            items = count_vectorizer_items(name, result)
+            print(f"    CountVectorizer tests: {len(items)}, passed: {sum(o == 'passed' for o in items.values())}")
         for test_id, outcome in sorted(result.items()):
             if outcome == "failed":
                 print("   ", "allowed" if _allowed(name, test_id) else "NEW", test_id)
