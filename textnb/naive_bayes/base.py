@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from textnb.core.logspace import check_class_prior, log_odds, logsumexp
+from textnb.core.errors import ParameterError
 from textnb.core.model_io import save
 from textnb.core.model_schema import FOLDS, MAX_DIM, Array, ListOf, OneOf, TupleOf
 
@@ -175,7 +176,7 @@ def given_splits(cv, X, y, groups=None):
     """
     if isinstance(cv, Integral) and not isinstance(cv, bool):
         if cv < 2:
-            raise ValueError(f"cv must be at least 2 folds; got {cv}")
+            raise ParameterError(f"cv must be at least 2 folds; got {cv}")
         return None
     pairs = None
     if isinstance(cv, (str, bytes, bool)):
@@ -185,7 +186,7 @@ def given_splits(cv, X, y, groups=None):
     elif hasattr(cv, "__iter__"):
         pairs = cv
     if pairs is None:
-        raise ValueError(f"cv must be an int, a cross-validation splitter or an iterable of (train, test) "
+        raise ParameterError(f"cv must be an int, a cross-validation splitter or an iterable of (train, test) "
                          f"index arrays; got {cv!r}")
     n = len(y)
     out = []
@@ -193,10 +194,10 @@ def given_splits(cv, X, y, groups=None):
         train, test = (np.asarray(part).reshape(-1) for part in pair)
         for part in (train, test):
             if part.dtype == bool:
-                raise ValueError("cv splits must hold indices, not boolean masks")
+                raise ParameterError("cv splits must hold indices, not boolean masks")
             if part.size and (part.dtype.kind not in "iu" or part.min() < 0 or part.max() >= n):
-                raise ValueError(f"cv splits must hold indices in 0..{n - 1}")
+                raise ParameterError(f"cv splits must hold indices in 0..{n - 1}")
         out.append((train.astype(np.intp), test.astype(np.intp)))
     if not out:
-        raise ValueError("cv gave no splits")
+        raise ParameterError("cv gave no splits")
     return out

@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.utils.validation import check_non_negative, validate_data
 
 from textnb.core.logspace import class_log_prior
+from textnb.core.errors import ParameterError
 from textnb.core.model_io import register
 from textnb.core.model_schema import CLASS_PRIOR, MAX_DIM, SMOOTHING, Array, Bool, Int, ListOf, OneOf, Optional
 from textnb.io.tables import Attribute
@@ -118,10 +119,10 @@ class CategoricalNB(TabularNB):
             return n.astype(np.int64)
         least = np.asarray(self.min_categories)
         if not np.issubdtype(least.dtype, np.integer):
-            raise ValueError(f"'min_categories' should have integral type. Got {least.dtype} instead.")
+            raise ParameterError(f"'min_categories' should have integral type. Got {least.dtype} instead.")
         out = np.maximum(n, least).astype(np.int64)
         if out.shape != n.shape:
-            raise ValueError(f"'min_categories' should have shape ({X.shape[1]},) when an array-like is "
+            raise ParameterError(f"'min_categories' should have shape ({X.shape[1]},) when an array-like is "
                              f"provided. Got {least.shape} instead.")
         return out
 

@@ -19,7 +19,6 @@ The fitted state is the same :class:`~textnb.core.stats.CountTable` as :class:`M
 all work unchanged; only the derived weights differ.
 """
 
-import numpy as np
 
 from textnb.core.logspace import complement_log_prob
 from textnb.core.model_io import register

@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative, valida
 from textnb.core.logspace import (ALPHA_FLOOR, bernoulli_log_prob, check_smoothing, class_log_prior,
                                   multinomial_log_prob)
 from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels, check_sample_weight, partial_fit_classes
+from textnb.core.errors import ParameterError
 from textnb.core.model_io import register
 from textnb.core.stats import CountTable, class_indicator, merge_aligned
 from textnb.core.model_schema import (CLASS_PRIOR, FEATURE_NAMES, MAX_ALPHA, N_FEATURES, SMOOTHING, Bool, Classes,
@@ -50,19 +51,19 @@ def check_alpha(alpha, force_alpha, n_features=None, *, per_feature=True):
     if isinstance(alpha, Real) and not isinstance(alpha, bool):
         value = float(alpha)
         if not (value >= 0 and np.isfinite(value)):
-            raise ValueError(f"alpha must be a finite number >= 0; got {alpha!r}")
+            raise ParameterError(f"alpha must be a finite number >= 0; got {alpha!r}")
         alpha = value
     elif not per_feature:
-        raise ValueError(f"alpha must be a finite number >= 0; got {alpha!r}")
+        raise ParameterError(f"alpha must be a finite number >= 0; got {alpha!r}")
     else:
         alpha = np.asarray(alpha, dtype=np.float64)
         if alpha.ndim != 1 or (n_features is not None and alpha.shape[0] != n_features):
-            raise ValueError("When alpha is an array, it should contains `n_features`. "
+            raise ParameterError("When alpha is an array, it should contains `n_features`. "
                              f"Got {alpha.size} elements instead of {n_features}.")
         if np.any(alpha < 0):
-            raise ValueError("All values in alpha must be greater than 0.")
+            raise ParameterError("All values in alpha must be greater than 0.")
         if not np.all(np.isfinite(alpha)):
-            raise ValueError("alpha must be finite")
+            raise ParameterError("alpha must be finite")
     if np.min(alpha, initial=np.inf) < ALPHA_FLOOR and not force_alpha:
         warnings.warn(
             f"alpha too small will result in numeric errors, setting alpha = {ALPHA_FLOOR:.1e}. "

@@ -17,6 +17,7 @@ pairwise algorithm for computing sample variances" (the moment updates of
 
 import numpy as np
 
+from textnb.core.errors import ParameterError
 from textnb.core.model_io import register
 from sklearn.utils.validation import check_array
 
@@ -30,11 +31,11 @@ def check_priors(priors, n_classes):
     """``priors`` as a float array, with scikit-learn's checks and messages."""
     priors = np.asarray(priors, dtype=np.float64)
     if priors.ndim != 1 or len(priors) != n_classes:
-        raise ValueError("Number of priors must match number of classes.")
+        raise ParameterError("Number of priors must match number of classes.")
     if not np.isclose(priors.sum(), 1.0):
-        raise ValueError("The sum of the priors should be 1.")
+        raise ParameterError("The sum of the priors should be 1.")
     if (priors < 0).any():
-        raise ValueError("Priors must be non-negative.")
+        raise ParameterError("Priors must be non-negative.")
     return priors
 
 

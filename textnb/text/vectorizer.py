@@ -26,7 +26,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_array
 
 from textnb.core.model_io import register
-from textnb.core.errors import InputError
+from textnb.core.errors import InputError, ParameterError
 from textnb.text.tokenize import (  # noqa: F401  (re-exported: the public home of the tokenizer)
     decode_terms,
     encode_terms,
@@ -216,7 +216,7 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):  
     def get_stop_words(self):
         """The effective stop words (a frozenset) or None."""
         if isinstance(self.stop_words, str) and self.stop_words != "english":
-            raise ValueError(f"not a built-in stop list: {self.stop_words}")
+            raise ParameterError(f"not a built-in stop list: {self.stop_words}")
         return stop_word_set(self.stop_words)
 
     def _check_stop_words_consistency(self, stop_words, preprocess, tokenize):
@@ -266,7 +266,7 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):  
     def _validate_ngram_range(self):
         min_n, max_n = self.ngram_range
         if min_n > max_n:
-            raise ValueError(f"Invalid value for ngram_range={self.ngram_range} "
+            raise ParameterError(f"Invalid value for ngram_range={self.ngram_range} "
                              "lower boundary larger than the upper boundary.")
 
     def _warn_for_unused_params(self):
@@ -302,20 +302,20 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):  
         if isinstance(vocabulary, Mapping):
             indices = set(vocabulary.values())
             if len(indices) != len(vocabulary):
-                raise ValueError("Vocabulary contains repeated indices.")
+                raise ParameterError("Vocabulary contains repeated indices.")
             for i in range(len(vocabulary)):
                 if i not in indices:
-                    raise ValueError(f"Vocabulary of size {len(vocabulary)} doesn't contain index {i}.")
+                    raise ParameterError(f"Vocabulary of size {len(vocabulary)} doesn't contain index {i}.")
             terms = [t for t, _ in sorted(vocabulary.items(), key=itemgetter(1))]
         else:
             terms, seen = [], set()
             for t in vocabulary:
                 if t in seen:
-                    raise ValueError(f"Duplicate term in vocabulary: {t!r}")
+                    raise ParameterError(f"Duplicate term in vocabulary: {t!r}")
                 seen.add(t)
                 terms.append(t)
         if not terms:
-            raise ValueError("empty vocabulary passed to fit")
+            raise ParameterError("empty vocabulary passed to fit")
         self.fixed_vocabulary_ = True
         self._set_terms(terms)
 

@@ -28,6 +28,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
+from textnb.core.errors import ParameterError
 from textnb.core.model_io import register
 from textnb.core.model_schema import MAX_COUNT, N_FEATURES, Bool, Choice, Counts, Float, MayBeAbsent, Optional, Reals
 from textnb.text.tokenize import TOKEN_PATTERN
@@ -294,13 +295,13 @@ class TfidfVectorizer(Vectorizer, auto_wrap_output_keys=None):  # sparse out: no
     @idf_.setter
     def idf_(self, value):
         if not self.use_idf:
-            raise ValueError("`idf_` cannot be set when `user_idf=False`.")
+            raise ParameterError("`idf_` cannot be set when `user_idf=False`.")
         if "_tfidf" not in self.__dict__:
             self._tfidf = self._transformer()
         if "_terms" not in self.__dict__:
             self._validate_vocabulary()
         if "_terms" in self.__dict__ and len(self._terms) != len(value):
-            raise ValueError(f"idf length = {len(value)} must be equal to vocabulary size = {len(self._terms)}")
+            raise ParameterError(f"idf length = {len(value)} must be equal to vocabulary size = {len(self._terms)}")
         self._tfidf.idf_ = value
 
     def __sklearn_is_fitted__(self):
