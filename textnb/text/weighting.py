@@ -43,6 +43,11 @@ _IDF = ("smooth", "plain", None)
 class TermWeighting(TransformerMixin, BaseEstimator):
     """Weight term counts as Rennie et al. (2003, §4): log tf, idf, length norm.
 
+    Its names are textnb's, and two of its formulas differ from scikit-learn's
+    ``TfidfTransformer`` under similar names (``sublinear_tf`` is ``log(1 + x)``, not
+    ``1 + log(x)``; ``idf="plain"`` is ``log(n / df)``, not ``log(n / df) + 1``): for
+    scikit-learn's, use :class:`TfidfVectorizer` (docs/sklearn_parity.md).
+
     The steps run in this order: ``binary`` (counts clipped to 1), ``sublinear_tf``
     (``log(1 + x)``), ``idf`` (times ``idf_w``), ``length_norm`` (each row divided by
     its Euclidean norm). Rows stay sparse; a zero row stays zero.
