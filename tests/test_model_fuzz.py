@@ -65,7 +65,28 @@ MODELS = {
     "multilabel": ("multilabel", []),
     "spam-boolean": ("spam", ["multinomial"]),
     "spam-fisher": ("spam", ["fisher"]),
+    "text-tfidf": ("estimator", "tfidf"),
+    "gaussian": ("estimator", "gaussian"),
+    "categorical": ("estimator", "categorical"),
 }
+
+
+def _estimator_model(which, docs, labels):
+    """(fitted estimator, its input for predict) of the kinds built in Python only."""
+    y = [lab[0] for lab in labels]
+    if which == "tfidf":
+        clf = textnb.TextClassifier(vectorizer=textnb.TfidfVectorizer(sublinear_tf=True, norm="l1"),
+                                    model=textnb.MultinomialNB())
+        return clf.fit(docs, y), docs[::7]
+    rng = np.random.RandomState(0)
+    y = rng.randint(3, size=40)
+    if which == "gaussian":
+        X = rng.normal(size=(40, 3)) + y[:, None]
+        return textnb.GaussianNB(var_smoothing=1e-6).fit(X, y), X[:8]
+    if which == "categorical":
+        X = rng.randint(4, size=(40, 3))
+        return textnb.CategoricalNB(alpha=0.5, min_categories=[4, 5, 4]).fit(X, y), X[:8]
+    raise ValueError(which)
 
 
 def _write_data(folder):
@@ -118,6 +139,11 @@ def fitted(tmp_path_factory):
             y = ["spam" if lab[0] == "spam" else "ham" for lab in labels]
             SpamScorer(method=extra[0]).fit(tokens, y).save(path)
             out[name] = (path, tokens[::7])
+            continue
+        if data == "estimator":
+            est, X = _estimator_model(extra, docs, labels)
+            est.save(path)
+            out[name] = (path, X)
             continue
         if data == "multilabel":
             clf = textnb.TextClassifier().fit(docs, [lab[0] for lab in labels])

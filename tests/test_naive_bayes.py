@@ -9,7 +9,7 @@ from sklearn import naive_bayes as skl
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from textnb import BernoulliNB, MultinomialNB
+from textnb import BernoulliNB, ComplementNB, MultinomialNB
 
 ESTIMATORS = [MultinomialNB, BernoulliNB]
 SKLEARN = {MultinomialNB: skl.MultinomialNB, BernoulliNB: skl.BernoulliNB}
@@ -86,7 +86,7 @@ def test_partial_fit_in_chunks_equals_fit(Estimator, sms_counts):
 @pytest.mark.parametrize("Estimator", ESTIMATORS)
 def test_partial_fit_rejects_unknown_labels(Estimator):
     nb = Estimator().partial_fit([[1, 0], [0, 1]], [0, 1], classes=[0, 1])
-    with pytest.raises(ValueError, match=r"labels \[5\]"):
+    with pytest.raises(ValueError, match=r"label\(s\) \[5\] in y do not exist in the initial classes"):
         nb.partial_fit([[1, 1]], [5])
     with pytest.raises(ValueError, match="first call"):
         Estimator().partial_fit([[1, 1]], [0])
@@ -155,12 +155,48 @@ def test_m_estimate_uses_background_frequency():
     assert_allclose(np.exp(nb.feature_log_prob_[0]), (np.array([4, 0]) + 2 * p) / (4 + 2))
 
 
-def test_tiny_alpha_is_floored_with_a_warning():
+def test_tiny_alpha_is_floored_with_a_warning_without_force_alpha():
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
-        nb = MultinomialNB(alpha=0).fit([[1, 0], [0, 1]], [0, 1])
+        nb = MultinomialNB(alpha=0, force_alpha=False).fit([[1, 0], [0, 1]], [0, 1])
     assert any("alpha too small" in str(x.message) for x in w)
     assert np.all(np.isfinite(nb.feature_log_prob_))
+
+
+@pytest.mark.parametrize("cls", [MultinomialNB, BernoulliNB])
+def test_force_alpha_keeps_alpha_zero_and_never_gives_nan(cls):
+    """scikit-learn's default since 1.4: alpha is used as given; a zero of X against a
+    log probability of -inf adds nothing (no nan), dense or sparse."""
+    X, y = np.array([[1, 0], [1, 1]]), np.array([0, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nb = cls(alpha=0).fit(X, y)
+    assert nb.force_alpha is True
+    for Xp in (X, sp.csr_matrix(X)):
+        proba = nb.predict_proba(Xp)
+        assert not np.any(np.isnan(proba))
+    ref = cls(alpha=1e-300).fit(X, y)  # the limit alpha -> 0 (scikit-learn's BernoulliNB gives nan here)
+    assert_allclose(nb.predict_proba(X), ref.predict_proba(X), atol=1e-12)
+
+
+@pytest.mark.parametrize("cls", [MultinomialNB, BernoulliNB, ComplementNB])
+def test_alpha_per_feature_matches_scikit_learn(cls):
+    rng = np.random.RandomState(0)
+    X, y = rng.randint(4, size=(30, 5)), rng.randint(3, size=30)
+    alpha = np.array([0.1, 1.0, 2.0, 0.5, 3.0])
+    ours = cls(alpha=alpha).fit(X, y)
+    if cls is BernoulliNB:  # scikit-learn's own BernoulliNB fails on an array alpha (shapes do not broadcast)
+        fc, cc = ours.feature_count_, ours.class_count_[:, None]
+        assert_allclose(np.exp(ours.feature_log_prob_), (fc + alpha) / (cc + 2 * alpha), rtol=1e-12)
+        assert_allclose(np.exp(ours.feature_log_neg_prob_), (cc - fc + alpha) / (cc + 2 * alpha), rtol=1e-12)
+    else:
+        theirs = getattr(skl, cls.__name__)(alpha=alpha).fit(X, y)
+        assert_allclose(ours.feature_log_prob_, theirs.feature_log_prob_, rtol=1e-12)
+        assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=1e-10)
+    with pytest.raises(ValueError, match="When alpha is an array, it should contains `n_features`"):
+        cls(alpha=alpha[:3]).fit(X, y)
+    with pytest.raises(ValueError, match="All values in alpha must be greater than 0"):
+        cls(alpha=-alpha).fit(X, y)
 
 
 def test_class_prior_and_uniform_prior():

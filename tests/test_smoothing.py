@@ -88,3 +88,30 @@ def test_supervised_steps_take_the_slow_path(sms):
     est = Pipeline([("sel", SelectTerms(k=300)), ("nb", MultinomialNB())])
     search = SmoothingCV(est, param_grid={"nb__alpha": [1.0, 0.1]}, cv=3).fit(X, y)
     assert len(search.cv_results_) == 2 and search.score(X, y) > 0.9
+
+
+def test_cv_accepts_what_check_cv_accepts():
+    """An int, a splitter or a list of (train, test) splits, as scikit-learn's check_cv;
+    the same folds give the same choice whichever way they are given."""
+    from sklearn.model_selection import KFold, ShuffleSplit, StratifiedKFold
+
+    from textnb import MultinomialNB
+    from textnb.meta.smoothing import SmoothingCV
+
+    rng = np.random.RandomState(0)
+    y = rng.randint(2, size=60)
+    X = rng.poisson(1.0 + 2.0 * y[:, None] * (np.arange(8) < 4), size=(60, 8))
+    grid = {"alpha": [0.01, 1.0, 30.0]}
+    folds = StratifiedKFold(n_splits=3, shuffle=True, random_state=0)
+    as_int = SmoothingCV(MultinomialNB(), param_grid=grid, cv=3, random_state=0).fit(X, y)
+    as_splitter = SmoothingCV(MultinomialNB(), param_grid=grid, cv=folds).fit(X, y)
+    as_list = SmoothingCV(MultinomialNB(), param_grid=grid, cv=list(folds.split(X, y))).fit(X, y)
+    assert as_int.cv_results_ == as_splitter.cv_results_ == as_list.cv_results_
+    # splits whose training part is not the rest of the data take the refitting path
+    shuffled = SmoothingCV(MultinomialNB(), param_grid=grid, cv=ShuffleSplit(4, test_size=0.2, random_state=0))
+    assert shuffled.fit(X, y).best_params_ in [{"alpha": a} for a in grid["alpha"]]
+    assert SmoothingCV(MultinomialNB(), param_grid=grid, cv=KFold(2)).fit(X, y).predict(X).shape == (60,)
+    with pytest.raises(ValueError, match="cv must be"):
+        SmoothingCV(MultinomialNB(), param_grid=grid, cv="five").fit(X, y)
+    with pytest.raises(ValueError, match="indices in 0..59"):
+        SmoothingCV(MultinomialNB(), param_grid=grid, cv=[(np.arange(10), np.arange(60, 70))]).fit(X, y)

@@ -133,7 +133,9 @@ def new_spam_model(kind=DEFAULT_KIND, *, alpha=None, vectorizer=None):
                          f"{', '.join(k for k, v in MODEL_KINDS.items() if model_class(v))}")
     if alpha is None and kind == "multinomial":
         alpha = DEFAULT_SPAM_ALPHA
-    model = cls() if alpha is None else cls(alpha=alpha)
+    # the command line's rule for --alpha: below 1e-10 raised to it (force_alpha=False)
+    floored = {"force_alpha": False} if "force_alpha" in cls().get_params() else {}
+    model = cls() if alpha is None else cls(alpha=alpha, **floored)
     return TextClassifier(vectorizer=vectorizer, model=model)
 
 

@@ -156,6 +156,12 @@ def _count_params(opts):
     return _given(alpha=opts.alpha, m=opts.m_estimate, fit_prior=False if opts.uniform_prior else None)
 
 
+def _floored(params):
+    """A count model's params with ``--alpha`` below 1e-10 raised to it, with a warning
+    (the command line's rule; the library's default ``force_alpha=True`` keeps it)."""
+    return {**params, "force_alpha": False} if "alpha" in params else params
+
+
 def streaming_model(opts):
     """``(vectorizer params, (estimator name, params))`` when the options ask for a plain
     count model that :func:`textnb.text.training.train_text_model` fits from streamed sums
@@ -166,11 +172,11 @@ def streaming_model(opts):
                or (opts.norm and kind != "complement"))
     if kind not in _STREAMING or wrapped:
         return None
-    params = _count_params(opts)
+    params = _floored(_count_params(opts))
     if opts.norm:
         params["norm"] = True
     if kind == "discriminative":
-        if set(params) - {"alpha"}:
+        if set(params) - {"alpha", "force_alpha"}:
             return None  # the estimator reports the option it does not take
         params = _given(alpha=opts.alpha, n_jobs=opts.jobs)
     return vectorizer_params(opts), (_STREAMING[kind], params)
@@ -216,9 +222,9 @@ def _document_model(opts, kind):
             raise InputError("--model auto chooses its own smoothing; drop --alpha / --m / --uniform-prior")
         model = SmoothingCV(cv=10)
     elif kind == "complement":
-        model = ComplementNB(**params, **({"norm": True} if opts.norm else {}))
+        model = ComplementNB(**_floored(params), **({"norm": True} if opts.norm else {}))
     else:
-        model = {"multinomial": MultinomialNB, "bernoulli": BernoulliNB}[kind](**params)
+        model = {"multinomial": MultinomialNB, "bernoulli": BernoulliNB}[kind](**_floored(params))
     steps = []
     if opts.select:
         criterion, _, k = opts.select.partition(":")  # checked when parsed (cli.argtypes.select_spec)

@@ -10,7 +10,6 @@ smoothing value is then just a different function of the same sums. So
 K predictions per value.
 """
 
-from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
@@ -22,11 +21,11 @@ from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from textnb.naive_bayes.base import log_odds
+from textnb.naive_bayes.base import CV_SCHEMA, given_splits, log_odds
 from textnb.core.model_io import register
 from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.core.stats import class_indicator, seen_columns
-from textnb.core.model_schema import (FOLDS, N_FEATURES, SEED, TEMPLATE, Any, Array, Bool, Choice, Classes,
+from textnb.core.model_schema import (N_FEATURES, SEED, TEMPLATE, Any, Array, Bool, Choice, Classes,
                                  DictOf, ListOf, MayBeAbsent, Model, Optional, Str, TupleOf, declare)
 
 __all__ = ["SmoothingCV"]
@@ -74,9 +73,11 @@ class SmoothingCV(ClassifierMixin, BaseEstimator):
     param_grid : dict or list of dict, default=None
         The settings tried; when None, the m-estimate ``m`` of the final model over
         ``(30, 100, 300, 1000, 3000, 10000, 30000)``.
-    cv : int, default=5
-        Stratified folds (shuffled with ``random_state``; lowered to the size of the
-        smallest class, at least 2).
+    cv : int, cross-validation splitter or iterable of (train, test), default=5
+        An int: stratified folds (shuffled with ``random_state``; lowered to the size
+        of the largest class). A splitter (``split(X, y)``) or a list of
+        ``(train, test)`` index arrays, as scikit-learn's ``check_cv`` accepts, is used
+        as given (a model file stores a list of splits, not a splitter object).
     scoring : {"accuracy", "macro_f1"}, default="accuracy"
     random_state : int, default=0
 
@@ -101,7 +102,7 @@ class SmoothingCV(ClassifierMixin, BaseEstimator):
 
     _param_schema = {
         "estimator": TEMPLATE, "param_grid": Optional(DictOf(Str(1000), ListOf(Any(), max_len=10_000))),
-        "cv": FOLDS, "scoring": Choice("accuracy", "macro_f1"), "random_state": SEED,
+        "cv": CV_SCHEMA, "scoring": Choice("accuracy", "macro_f1"), "random_state": SEED,
     }
     _state_schema = {
         "classes_": Classes(),
@@ -149,9 +150,8 @@ class SmoothingCV(ClassifierMixin, BaseEstimator):
         """Score every setting by cross-validation, then refit the best; returns self."""
         if self.scoring not in ("accuracy", "macro_f1"):
             raise ValueError(f"scoring must be 'accuracy' or 'macro_f1'; got {self.scoring!r}")
-        if not isinstance(self.cv, Integral) or self.cv < 2:
-            raise ValueError(f"cv must be an int >= 2; got {self.cv!r}")
         X, y = validate_data(self, X, y, accept_sparse="csr", reset=True)
+        splits = given_splits(self.cv, X, y)
         check_classification_targets(y)
         base = self._base()
         grid = self._grid(base)
@@ -159,16 +159,17 @@ class SmoothingCV(ClassifierMixin, BaseEstimator):
             raise ValueError("param_grid is empty")
         self.classes_, y_index = np.unique(y, return_inverse=True)
         counts = np.bincount(y_index)
-        n_splits = int(min(self.cv, counts.max()))
-        if len(self.classes_) < 2 or n_splits < 2:
+        n_splits = len(splits) if splits is not None else int(min(self.cv, counts.max()))
+        if len(self.classes_) < 2 or n_splits < (1 if splits is not None else 2):
             self.cv_results_ = [(dict(p), float("nan")) for p in grid]
         else:
-            folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=self.random_state)
-            import warnings
+            if splits is None:
+                folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=self.random_state)
+                import warnings
 
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message="The least populated class")
-                splits = list(folds.split(np.zeros(len(y)), y))
+                with warnings.catch_warnings():
+                    warnings.filterwarnings("ignore", message="The least populated class")
+                    splits = list(folds.split(np.zeros(len(y)), y))
             fast = self._fast_scores(base, grid, X, y, y_index, splits)
             scores = fast if fast is not None else self._slow_scores(base, grid, X, y, splits)
             self.cv_results_ = [(dict(p), s) for p, s in zip(grid, scores)]
@@ -197,7 +198,9 @@ class SmoothingCV(ClassifierMixin, BaseEstimator):
             Xt = clone(t).fit_transform(Xt)
         Xt = sp.csr_matrix(Xt, dtype=np.float64)
         n_classes = len(self.classes_)
-        preds = [np.empty(len(y), dtype=y_index.dtype) for _ in grid]
+        if any(len(train) + len(test) != len(y) or np.intersect1d(train, test).size for train, test in splits):
+            return None  # the held-out sums need each training part to be the rest of the data
+        preds = [[] for _ in grid]
         sums = {}
         for i, final in enumerate(finals):
             key = (type(final).__name__, getattr(final, "binarize", None))
@@ -216,18 +219,20 @@ class SmoothingCV(ClassifierMixin, BaseEstimator):
             for i, final in enumerate(finals):
                 cc, fc, Xtest = held[(type(final).__name__, getattr(final, "binarize", None))]
                 model = clone(final).fit_counts(self.classes_, cc, fc)
-                preds[i][test] = np.argmax(model._joint_log_likelihood(Xtest), axis=1)
-        return [_score(y_index, p, self.scoring) for p in preds]
+                preds[i].append(np.argmax(model._joint_log_likelihood(Xtest), axis=1))
+        tested = np.concatenate([test for _, test in splits])
+        return [_score(y_index[tested], np.concatenate(p), self.scoring) for p in preds]
 
     def _slow_scores(self, base, grid, X, y, splits):
         scores = []
         for p in grid:
-            pred = np.empty(len(y), dtype=object)
+            pred = []
             for train, test in splits:
                 cols = seen_columns(X[train])
                 model = clone(base).set_params(**p).fit(X[train][:, cols], y[train])
-                pred[test] = model.predict(X[test][:, cols])
-            scores.append(_score(y.astype(object), pred, self.scoring))
+                pred.append(np.asarray(model.predict(X[test][:, cols]), dtype=object))
+            tested = np.concatenate([test for _, test in splits])
+            scores.append(_score(y[tested].astype(object), np.concatenate(pred), self.scoring))
         return scores
 
     # -- prediction: the refitted estimator ------------------------------------------------

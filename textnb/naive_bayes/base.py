@@ -8,15 +8,23 @@ columns in the order of ``classes_``) and ``_check_X(X)``; this base turns it in
 """
 
 from abc import ABCMeta, abstractmethod
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from textnb.core.logspace import check_class_prior, log_odds, logsumexp
+from textnb.core.errors import ParameterError
 from textnb.core.model_io import save
+from textnb.core.model_schema import FOLDS, MAX_DIM, Array, ListOf, OneOf, TupleOf
 
-__all__ = ["BaseNB", "NominalCodesMixin", "check_class_prior", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
+#: what a ``cv`` parameter may be in a model file: a number of folds, or the (train, test)
+#: index arrays of every split (a splitter object cannot be stored)
+CV_SCHEMA = OneOf(FOLDS, ListOf(TupleOf(Array("iu", (None,), lo=0, hi=MAX_DIM), Array("iu", (None,), lo=0, hi=MAX_DIM)),
+                                max_len=10_000))
+
+__all__ = ["BaseNB", "NominalCodesMixin", "CV_SCHEMA", "given_splits", "check_class_prior", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
            "log_odds",
            "partial_fit_classes"]
 
@@ -103,8 +111,9 @@ def check_partial_fit_labels(y, classes):
     unknown = np.setdiff1d(np.asarray(y), classes)
     if unknown.size:
         raise ValueError(
-            f"y contains labels {unknown.tolist()} that are not in classes "
-            f"{np.asarray(classes).tolist()} given on the first call to partial_fit"
+            f"The target label(s) {unknown.tolist()} in y do not exist in the initial classes "
+            f"{np.asarray(classes).tolist()} (y contains labels that are not in classes given on the "
+            "first call to partial_fit)"
         )
 
 
@@ -122,8 +131,8 @@ def partial_fit_classes(estimator, classes):
         return np.unique(np.asarray(classes)), True
     if classes is not None and not np.array_equal(np.unique(classes), estimator.classes_):
         raise ValueError(
-            f"classes={np.asarray(classes).tolist()} differs from the classes of the first "
-            f"call to partial_fit {estimator.classes_.tolist()}"
+            f"`classes={np.asarray(classes).tolist()!r}` is not the same as on last call to partial_fit, "
+            f"was: {estimator.classes_.tolist()!r}"
         )
     return estimator.classes_, False
 
@@ -159,3 +168,40 @@ def check_nominal_codes(X, who):
             f"{known[bad][0]!r}. Discretise numeric attributes first "
             "(textnb.naive_bayes.discretize.MDLDiscretizer) or declare them in attributes."
         )
+
+
+def given_splits(cv, X, y, groups=None):
+    """The ``(train, test)`` index arrays of a ``cv`` that is not a number of folds.
+
+    ``cv`` may be what scikit-learn's ``check_cv`` accepts: an int (returns None: the
+    caller makes its own folds, as documented for it), a splitter (``cv.split(X, y,
+    groups)``) or an iterable of ``(train, test)`` pairs. Raises ValueError for an int
+    below 2, for anything else, or for indices outside ``0 .. len(y) - 1``.
+    """
+    if isinstance(cv, Integral) and not isinstance(cv, bool):
+        if cv < 2:
+            raise ParameterError(f"cv must be at least 2 folds; got {cv}")
+        return None
+    pairs = None
+    if isinstance(cv, (str, bytes, bool)):
+        pass
+    elif hasattr(cv, "split"):
+        pairs = cv.split(X, y) if groups is None else cv.split(X, y, groups)
+    elif hasattr(cv, "__iter__"):
+        pairs = cv
+    if pairs is None:
+        raise ParameterError(f"cv must be an int, a cross-validation splitter or an iterable of (train, test) "
+                         f"index arrays; got {cv!r}")
+    n = len(y)
+    out = []
+    for pair in pairs:
+        train, test = (np.asarray(part).reshape(-1) for part in pair)
+        for part in (train, test):
+            if part.dtype == bool:
+                raise ParameterError("cv splits must hold indices, not boolean masks")
+            if part.size and (part.dtype.kind not in "iu" or part.min() < 0 or part.max() >= n):
+                raise ParameterError(f"cv splits must hold indices in 0..{n - 1}")
+        out.append((train.astype(np.intp), test.astype(np.intp)))
+    if not out:
+        raise ParameterError("cv gave no splits")
+    return out

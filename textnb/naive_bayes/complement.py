@@ -19,11 +19,10 @@ The fitted state is the same :class:`~textnb.core.stats.CountTable` as :class:`M
 all work unchanged; only the derived weights differ.
 """
 
-import numpy as np
 
 from textnb.core.logspace import complement_log_prob
 from textnb.core.model_io import register
-from textnb.naive_bayes.discrete import _BaseCountNB
+from textnb.naive_bayes.discrete import _BaseCountNB, weighted_sum
 from textnb.core.model_schema import Bool
 
 __all__ = ["ComplementNB"]
@@ -47,9 +46,11 @@ class ComplementNB(_BaseCountNB):
 
     Parameters
     ----------
-    alpha : float, default=1.0
-        Additive smoothing of the complement counts; values below 1e-10 are raised
-        to 1e-10 with a warning.
+    alpha : float or array-like of shape (n_features,), default=1.0
+        Additive smoothing of the complement counts (one value, or one per feature).
+    force_alpha : bool, default=True
+        As :class:`~textnb.MultinomialNB` (False: values below 1e-10 are raised to
+        1e-10 with a warning).
     m : float or None, default=None
         Use the m-estimate ``θ̃_cw = (N_¬c,w + m p_w) / (N_¬c + m)`` instead of
         ``alpha``, with ``p_w`` the term's Laplace-smoothed frequency in the whole
@@ -93,8 +94,8 @@ class ComplementNB(_BaseCountNB):
 
     _param_schema = {**_BaseCountNB._param_schema, "norm": Bool()}
 
-    def __init__(self, *, alpha=1.0, m=None, norm=False, fit_prior=True, class_prior=None):
-        super().__init__(alpha=alpha, m=m, fit_prior=fit_prior, class_prior=class_prior)
+    def __init__(self, *, alpha=1.0, force_alpha=True, m=None, norm=False, fit_prior=True, class_prior=None):
+        super().__init__(alpha=alpha, force_alpha=force_alpha, m=m, fit_prior=fit_prior, class_prior=class_prior)
         self.norm = norm
 
     def _update_feature_log_prob(self, alpha):
@@ -102,7 +103,7 @@ class ComplementNB(_BaseCountNB):
             self.feature_count_, alpha, self.m, self.norm)
 
     def _joint_log_likelihood(self, X):
-        jll = np.asarray(X @ self.feature_log_prob_.T)
+        jll = weighted_sum(X, self.feature_log_prob_)
         if len(self.classes_) == 1:
             jll = jll + self.class_log_prior_
         return jll

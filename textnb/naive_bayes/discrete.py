@@ -19,13 +19,60 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative, valida
 from textnb.core.logspace import (ALPHA_FLOOR, bernoulli_log_prob, check_smoothing, class_log_prior,
                                   multinomial_log_prob)
 from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels, check_sample_weight, partial_fit_classes
+from textnb.core.errors import ParameterError
 from textnb.core.model_io import register
 from textnb.core.stats import CountTable, class_indicator, merge_aligned
-from textnb.core.model_schema import (CLASS_PRIOR, FEATURE_NAMES, N_FEATURES, SMOOTHING, Bool, Classes, Counts,
-                                 Float, Optional)
+from textnb.core.model_schema import (CLASS_PRIOR, FEATURE_NAMES, MAX_ALPHA, N_FEATURES, SMOOTHING, Bool, Classes,
+                                      Counts, Float, ListOf, OneOf, Optional, Reals)
 
-__all__ = ["MultinomialNB", "BernoulliNB"]
+__all__ = ["MultinomialNB", "BernoulliNB", "check_alpha", "weighted_sum"]
 
+
+
+def weighted_sum(X, W):
+    """``X @ W.T`` where a zero of ``X`` contributes 0 even against an infinite weight
+    (``alpha=0`` with ``force_alpha``: a term never seen in a class has log probability
+    ``-inf``; a document without it must not get ``0 * -inf = nan``)."""
+    if np.all(np.isfinite(W)):
+        return np.asarray(X @ W.T)
+    out = np.asarray(X @ np.where(np.isfinite(W), W, 0.0).T)
+    present = (X != 0).astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        for sign in (-np.inf, np.inf):
+            hit = np.asarray(present @ (W == sign).T.astype(np.float64)) > 0
+            out[hit] += sign
+    return out
+
+
+def check_alpha(alpha, force_alpha, n_features=None, *, per_feature=True):
+    """``alpha`` (a number or, with ``per_feature``, one per feature) checked with
+    scikit-learn's messages, and raised to 1e-10 where smaller unless ``force_alpha``
+    (with scikit-learn's warning)."""
+    if isinstance(alpha, Real) and not isinstance(alpha, bool):
+        value = float(alpha)
+        if not (value >= 0 and np.isfinite(value)):
+            raise ParameterError(f"alpha must be a finite number >= 0; got {alpha!r}")
+        alpha = value
+    elif not per_feature:
+        raise ParameterError(f"alpha must be a finite number >= 0; got {alpha!r}")
+    else:
+        alpha = np.asarray(alpha, dtype=np.float64)
+        if alpha.ndim != 1 or (n_features is not None and alpha.shape[0] != n_features):
+            raise ParameterError("When alpha is an array, it should contains `n_features`. "
+                             f"Got {alpha.size} elements instead of {n_features}.")
+        if np.any(alpha < 0):
+            raise ParameterError("All values in alpha must be greater than 0.")
+        if not np.all(np.isfinite(alpha)):
+            raise ParameterError("alpha must be finite")
+    if np.min(alpha, initial=np.inf) < ALPHA_FLOOR and not force_alpha:
+        warnings.warn(
+            f"alpha too small will result in numeric errors, setting alpha = {ALPHA_FLOOR:.1e}. "
+            "Use `force_alpha=True` to keep alpha unchanged.",
+            UserWarning,
+            stacklevel=4,
+        )
+        return np.maximum(alpha, ALPHA_FLOOR) if isinstance(alpha, np.ndarray) else ALPHA_FLOOR
+    return alpha
 
 
 class _BaseCountNB(BaseNB):
@@ -35,7 +82,9 @@ class _BaseCountNB(BaseNB):
     """
 
     #: what a model file may hold (textnb.core.model_schema)
-    _param_schema = {"alpha": SMOOTHING, "m": Optional(SMOOTHING), "fit_prior": Bool(), "class_prior": CLASS_PRIOR}
+    _param_schema = {"alpha": OneOf(SMOOTHING, Reals(("n_features",), lo=0.0, hi=MAX_ALPHA),
+                                    ListOf(SMOOTHING, length="n_features")),
+                     "force_alpha": Bool(), "m": Optional(SMOOTHING), "fit_prior": Bool(), "class_prior": CLASS_PRIOR}
     _state_schema = {
         "classes_": Classes(),
         "n_features_in_": N_FEATURES,
@@ -46,8 +95,9 @@ class _BaseCountNB(BaseNB):
 
     _positive_only = True
 
-    def __init__(self, *, alpha=1.0, m=None, fit_prior=True, class_prior=None):
+    def __init__(self, *, alpha=1.0, force_alpha=True, m=None, fit_prior=True, class_prior=None):
         self.alpha = alpha
+        self.force_alpha = force_alpha
         self.m = m
         self.fit_prior = fit_prior
         self.class_prior = class_prior
@@ -75,14 +125,10 @@ class _BaseCountNB(BaseNB):
             check_non_negative(X, f"{type(self).__name__} (input X)")
 
     def _check_alpha(self):
-        alpha = check_smoothing(self.alpha, self.m)
-        if alpha > float(self.alpha):
-            warnings.warn(
-                f"alpha too small will result in numeric errors, setting alpha = {ALPHA_FLOOR:.1e}",
-                UserWarning,
-                stacklevel=3,
-            )
-        return alpha
+        """The smoothing to use: ``alpha`` (a number, or one per feature) checked, and
+        raised to 1e-10 where smaller unless ``force_alpha`` (scikit-learn's rule)."""
+        check_smoothing(0.0, self.m)
+        return check_alpha(self.alpha, self.force_alpha, getattr(self, "n_features_in_", None))
 
     # -- fitting ----------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
@@ -216,9 +262,14 @@ class MultinomialNB(_BaseCountNB):
 
     Parameters
     ----------
-    alpha : float, default=1.0
-        Additive (Laplace/Lidstone) smoothing: ``θ_cw = (N_cw + α) / (N_c + α V)``.
-        Values below 1e-10 are raised to 1e-10 with a warning (so no log 0).
+    alpha : float or array-like of shape (n_features,), default=1.0
+        Additive (Laplace/Lidstone) smoothing: ``θ_cw = (N_cw + α_w) / (N_c + Σ_w α_w)``
+        (one value, or one per feature).
+    force_alpha : bool, default=True
+        Use ``alpha`` as given; when False, values below 1e-10 are raised to 1e-10 with
+        a warning (so no log 0), scikit-learn's rule before 1.4. With ``alpha=0`` a term
+        never seen in a class has probability 0 there, and a document containing it gets
+        ``-inf`` for that class.
     m : float or None, default=None
         Use the m-estimate ``θ_cw = (N_cw + m p_w) / (N_c + m)`` instead of ``alpha``,
         with ``p_w`` the word's Laplace-smoothed frequency in the whole training set
@@ -251,7 +302,7 @@ class MultinomialNB(_BaseCountNB):
         self.feature_log_prob_ = multinomial_log_prob(self.feature_count_, alpha, self.m)
 
     def _joint_log_likelihood(self, X):
-        return np.asarray(X @ self.feature_log_prob_.T) + self.class_log_prior_
+        return weighted_sum(X, self.feature_log_prob_) + self.class_log_prior_
 
 
 @register
@@ -265,8 +316,10 @@ class BernoulliNB(_BaseCountNB):
 
     Parameters
     ----------
-    alpha : float, default=1.0
-        Additive smoothing: ``θ_cw = (N_cw + α) / (N_c + 2α)``; floored at 1e-10.
+    alpha : float or array-like of shape (n_features,), default=1.0
+        Additive smoothing: ``θ_cw = (N_cw + α_w) / (N_c + 2α_w)``.
+    force_alpha : bool, default=True
+        As :class:`MultinomialNB` (False: values below 1e-10 are raised to 1e-10).
     m : float or None, default=None
         m-estimate ``θ_cw = (N_cw + m p_w) / (N_c + m)`` with ``p_w`` the
         Laplace-smoothed fraction of training documents containing w.
@@ -299,8 +352,8 @@ class BernoulliNB(_BaseCountNB):
 
     _positive_only = False
 
-    def __init__(self, *, alpha=1.0, m=None, binarize=0.0, fit_prior=True, class_prior=None):
-        super().__init__(alpha=alpha, m=m, fit_prior=fit_prior, class_prior=class_prior)
+    def __init__(self, *, alpha=1.0, force_alpha=True, m=None, binarize=0.0, fit_prior=True, class_prior=None):
+        super().__init__(alpha=alpha, force_alpha=force_alpha, m=m, fit_prior=fit_prior, class_prior=class_prior)
         self.binarize = binarize
 
     def _transform_counts(self, X):
@@ -327,4 +380,8 @@ class BernoulliNB(_BaseCountNB):
     def _joint_log_likelihood(self, X):
         X = self._transform_counts(X)
         # one bias per class, as the scikit-learn-free scorer adds it (textnb.text.scorer)
-        return np.asarray(X @ self._log_odds.T) + (self.class_log_prior_ + self._neg_sum)
+        if not np.all(np.isfinite(self._log_odds)):  # alpha=0 (force_alpha): probabilities of 0 and 1
+            absent = 1.0 - (X.toarray() if sp.issparse(X) else X)
+            return weighted_sum(X, self.feature_log_prob_) + weighted_sum(absent, self.feature_log_neg_prob_) \
+                + self.class_log_prior_
+        return weighted_sum(X, self._log_odds) + (self.class_log_prior_ + self._neg_sum)

@@ -14,10 +14,10 @@ _EXPORTS = {  # defining module -> the names it exports
     "textnb.text.selection": ("SelectTerms", "term_scores"),
     "textnb.text.tokenize": (
         "Analyzer", "TOKEN_PATTERN", "batch_term_ids", "count_batch", "csr_counts", "growing_vocabulary",
-        "regex_tokenize"
+        "regex_tokenize", "strip_accents_ascii", "strip_accents_unicode"
     ),
     "textnb.text.vectorizer": ("Vectorizer",),
-    "textnb.text.weighting": ("TermWeighting",),
+    "textnb.text.weighting": ("TermWeighting", "TfidfVectorizer"),
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

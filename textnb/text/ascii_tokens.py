@@ -40,9 +40,11 @@ _SHIFT = np.uint64(31)
 
 
 def supports(analyzer):
-    """True when ``analyzer`` (a :class:`textnb.text.tokenize.Analyzer`) has the default
-    token pattern, single words and no stemmer (stop words and ``lowercase`` are fine)."""
-    return (analyzer.pattern.pattern == r"\w\w+" and analyzer.ngram_range == (1, 1)
+    """True when ``analyzer`` (a :class:`textnb.text.tokenize.Analyzer`) is a plain word
+    analyzer (no custom analyzer, preprocessor, tokenizer, accent stripping or input
+    decoding) with the default token pattern, single words and no stemmer (stop words
+    and ``lowercase`` are fine)."""
+    return (analyzer.plain and analyzer.pattern.pattern == r"\w\w+" and analyzer.ngram_range == (1, 1)
             and analyzer.stems is None)
 
 

@@ -97,12 +97,12 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _param_schema = {
-        "vectorizer": Optional(Model(("Vectorizer",), fitted=False)), "model": TEMPLATE,
+        "vectorizer": Optional(Model(("Vectorizer", "TfidfVectorizer"), fitted=False)), "model": TEMPLATE,
         "max_bytes": Int(1, 2**40), "n_jobs": N_JOBS, "batch_size": Int(1, 10**7),
     }
     _state_schema = {
         "classes_": Classes(),
-        "vectorizer_": Model(("Vectorizer",)),
+        "vectorizer_": Model(("Vectorizer", "TfidfVectorizer")),
         "model_": Model(dims={"classes_": "n_classes"}, equal={"classes_": "classes_"}),
     }
 
@@ -126,7 +126,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     # -- fitting ------------------------------------------------------------------
     def _streams(self, model, vectorizer):
         """True when the model can be fitted from per-class sums alone."""
-        return isinstance(model, _BaseCountNB) and not vectorizer.binary
+        return isinstance(model, _BaseCountNB) and vectorizer._plain_counts()
 
     def fit(self, X, y, sample_weight=None, progress=None, client=None):
         """Fit on documents ``X`` (str, bytes or pathlib.Path each) and labels ``y``.
@@ -344,7 +344,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         # than the vocabulary's TermKeys could be built
         index = self.vectorizer_.vocabulary_ if few else self.vectorizer_._term_index()
         score = getattr(self.model_, method)
-        state = (self.vectorizer_._analyzer(), index, self.vectorizer_._finish, score, self.max_bytes)
+        state = (self.vectorizer_._analyzer(), index, self.vectorizer_._output, score, self.max_bytes)
         chunks = (b for b, _, _ in batches(X, np.zeros(0), np.zeros(0), int(self.batch_size)))
         many = hasattr(X, "__len__") and len(X) >= min_parallel(_MIN_PARALLEL_PREDICT, self.batch_size)
         n_jobs = self.n_jobs if many else 1

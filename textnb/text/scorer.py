@@ -30,7 +30,7 @@ from textnb.core.logspace import (ALPHA_FLOOR, bernoulli_log_prob, class_log_pri
 from textnb.core.model_io import ModelNode, build, read_nodes
 from textnb.core.signatures import init_defaults
 from textnb.text.ascii_tokens import TermKeys
-from textnb.text.tokenize import Analyzer, StoredVocabulary, batch_term_ids, cell_counts
+from textnb.text.tokenize import StoredVocabulary, analyzer_from_params, batch_term_ids, cell_counts
 
 __all__ = ["TextScorer", "linear_form", "load_for_prediction", "scorer_from_file"]
 
@@ -197,7 +197,7 @@ def linear_form(node, n_terms):
     alpha, m = params["alpha"], params["m"]
     if not _number(alpha) or (m is not None and not (_number(m) and m > 0)):
         return None
-    alpha = max(float(alpha), ALPHA_FLOOR)
+    alpha = float(alpha) if params.get("force_alpha", True) is True else max(float(alpha), ALPHA_FLOOR)
     counts = _counts(node.state, n_terms)
     if counts is None:
         return None
@@ -238,10 +238,8 @@ def _discriminative_form(node, n_terms):
 
 def _analyzer(params):
     try:
-        return Analyzer(lowercase=bool(params["lowercase"]), token_pattern=params["token_pattern"],
-                        stop_words=params["stop_words"], stemmer=params["stemmer"],
-                        ngram_range=tuple(params["ngram_range"]))
-    except (ValueError, TypeError):
+        return analyzer_from_params({**params, "lowercase": bool(params["lowercase"])})
+    except (ValueError, TypeError, LookupError):
         return None
 
 

@@ -12,7 +12,9 @@ a dict cache whose ``__missing__`` calls the stemmer once per distinct word, and
 mapped to column numbers with ``map(vocabulary.__getitem__, ...)`` over a whole batch.
 """
 
+import codecs
 import re
+import unicodedata
 from itertools import filterfalse, repeat
 
 import numpy as np
@@ -20,9 +22,10 @@ import numpy as np
 from textnb.text.ascii_tokens import TermKeys, ascii_term_ids, supports
 from textnb.text.stop_words import ENGLISH_STOP_WORDS
 from textnb.core.model_schema import MAX_NGRAM, pattern_problem
-from textnb.core.errors import ParameterError
+from textnb.core.errors import InputError, ParameterError
 
-__all__ = ["TOKEN_PATTERN", "Analyzer", "TermKeys", "batch_term_ids", "cell_counts", "count_batch", "csr_counts", "StoredVocabulary", "decode_terms", "encode_terms", "growing_vocabulary",
+__all__ = ["TOKEN_PATTERN", "ANALYZERS", "Analyzer", "Decoder", "Preprocessor", "accent_function", "char_ngrams",
+           "analyzer_from_params", "char_wb_ngrams", "compile_token_pattern", "stop_word_set", "strip_accents_ascii", "strip_accents_unicode", "TermKeys", "batch_term_ids", "cell_counts", "count_batch", "csr_counts", "StoredVocabulary", "decode_terms", "encode_terms", "growing_vocabulary",
            "regex_tokenize"]
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
@@ -67,7 +70,7 @@ def _make_stemmer(name):
     raise ParameterError(f"stemmer must be None, 'porter' or 'snowball'; got {name!r}")
 
 
-def _stop_word_set(stop_words):
+def stop_word_set(stop_words):
     if stop_words is None:
         return None
     if stop_words == "english":
@@ -77,46 +80,210 @@ def _stop_word_set(stop_words):
     return frozenset(stop_words)
 
 
-class Analyzer:
-    """Turns one document (str) into its list of terms.
+def strip_accents_unicode(s):
+    """``s`` with combining marks removed after NFKD normalisation (scikit-learn's
+    ``strip_accents_unicode``: ASCII text is returned as is)."""
+    if s.isascii():
+        return s
+    normalized = unicodedata.normalize("NFKD", s)
+    return "".join([c for c in normalized if not unicodedata.combining(c)])
 
-    Order, as in scikit-learn: lowercase, find tokens, drop stop words, stem, form
-    word n-grams (joined by one space). Picklable, so it travels to worker processes.
-    """
 
-    def __init__(self, *, lowercase=True, token_pattern=TOKEN_PATTERN, stop_words=None,
-                 stemmer=None, ngram_range=(1, 1)):
+def strip_accents_ascii(s):
+    """``s`` NFKD-normalised with every non-ASCII character dropped (scikit-learn's
+    ``strip_accents_ascii``)."""
+    return unicodedata.normalize("NFKD", s).encode("ASCII", "ignore").decode("ASCII")
+
+
+_ACCENTS = {"ascii": strip_accents_ascii, "unicode": strip_accents_unicode}
+_INPUTS = ("content", "file", "filename")
+_DECODE_ERRORS = ("strict", "ignore", "replace")
+ANALYZERS = ("word", "char", "char_wb")
+
+
+def accent_function(strip_accents):
+    """The function ``strip_accents`` names ('ascii', 'unicode', a callable; None or
+    False: no stripping)."""
+    if not strip_accents:
+        return None
+    if callable(strip_accents):
+        return strip_accents
+    if isinstance(strip_accents, str) and strip_accents in _ACCENTS:
+        return _ACCENTS[strip_accents]
+    raise ParameterError(f'Invalid value for "strip_accents": {strip_accents}')
+
+
+class Preprocessor:
+    """Document -> document before tokenising: lowercase, then strip accents (in
+    scikit-learn's order). Picklable."""
+
+    def __init__(self, lowercase=True, strip_accents=None):
         self.lowercase = lowercase
-        try:
-            self.pattern = re.compile(_FAST_EQUIVALENT.get(token_pattern, token_pattern))
-        except (re.error, TypeError) as exc:
-            raise ParameterError(f"token_pattern {token_pattern!r} is not a valid regular expression ({exc})") from None
-        if self.pattern.groups > 1:
-            raise ParameterError("token_pattern may capture at most one group")
-        problem = pattern_problem(token_pattern)  # the rule model files are loaded by
-        if problem:
-            raise ParameterError(f"token_pattern: {problem}")
-        self.stop_words = _stop_word_set(stop_words)
-        stem = _make_stemmer(stemmer)
-        self.stems = _StemCache(stem) if stem is not None else None
-        lo, hi = ngram_range
-        if not (1 <= lo <= hi <= MAX_NGRAM):
-            raise ParameterError(f"ngram_range must be (min_n, max_n) with 1 <= min_n <= max_n <= {MAX_NGRAM}; "
-                             f"got {ngram_range!r}")
-        self.ngram_range = (int(lo), int(hi))
+        self.strip = accent_function(strip_accents)
 
     def __call__(self, doc):
         if self.lowercase:
             doc = doc.lower()
-        tokens = self.pattern.findall(doc)
+        if self.strip is not None:
+            doc = self.strip(doc)
+        return doc
+
+
+class Decoder:
+    """Raw input -> str, as scikit-learn's ``decode``: ``input`` is 'content' (str or
+    bytes documents), 'file' (objects with ``read``) or 'filename' (paths); bytes are
+    decoded with ``encoding`` and ``decode_error``."""
+
+    def __init__(self, input="content", encoding="utf-8", decode_error="strict"):
+        if input not in _INPUTS:
+            raise ParameterError(f"input must be one of {_INPUTS}; got {input!r}")
+        if decode_error not in _DECODE_ERRORS:
+            raise ParameterError(f"decode_error must be one of {_DECODE_ERRORS}; got {decode_error!r}")
+        try:  # an unknown encoding now, not per document
+            codecs.lookup(encoding)
+        except (LookupError, TypeError):
+            raise ParameterError(f"unknown encoding: {encoding!r}") from None
+        self.input, self.encoding, self.decode_error = input, encoding, decode_error
+
+    def __call__(self, doc):
+        if self.input == "filename":
+            with open(doc, "rb") as fh:
+                doc = fh.read()
+        elif self.input == "file":
+            doc = doc.read()
+        if isinstance(doc, bytes):
+            doc = doc.decode(self.encoding, self.decode_error)
+        if isinstance(doc, float) and np.isnan(doc):
+            raise InputError("np.nan is an invalid document, expected byte or unicode string.")
+        return doc
+
+    @property
+    def plain(self):
+        """True when str documents pass unchanged and ASCII bytes decode to themselves."""
+        return self.input == "content" and codecs.lookup(self.encoding).name in ("utf-8", "ascii", "latin-1",
+                                                                                 "cp1252", "iso8859-15")
+
+
+_WHITE_SPACES = re.compile(r"\s\s+")
+
+
+def char_ngrams(text, lo, hi):
+    """Character n-grams of ``text`` (runs of white space first made one space), as
+    scikit-learn's ``analyzer='char'``."""
+    text = _WHITE_SPACES.sub(" ", text)
+    n_chars = len(text)
+    out = list(text) if lo == 1 else []
+    for n in range(max(lo, 2), min(hi, n_chars) + 1):
+        out.extend(text[i:i + n] for i in range(n_chars - n + 1))
+    return out
+
+
+def char_wb_ngrams(text, lo, hi):
+    """Character n-grams inside words, each word padded with one space on each side,
+    as scikit-learn's ``analyzer='char_wb'`` (a word shorter than n counts once)."""
+    out = []
+    append = out.append
+    for w in _WHITE_SPACES.sub(" ", text).split():
+        w = " " + w + " "
+        w_len = len(w)
+        for n in range(lo, hi + 1):
+            offset = 0
+            append(w[offset:offset + n])
+            while offset + n < w_len:
+                offset += 1
+                append(w[offset:offset + n])
+            if offset == 0:  # a word shorter than n: counted once
+                break
+    return out
+
+
+class Analyzer:
+    """Turns one document into its list of terms.
+
+    Order, as in scikit-learn: decode (``input``, ``encoding``, ``decode_error``), then
+    with a callable ``analyzer`` just that; else preprocess (``preprocessor``, or
+    lowercase then ``strip_accents``), and for ``analyzer='word'`` find tokens
+    (``tokenizer``, or ``token_pattern``), drop stop words, stem (textnb's addition), form
+    word n-grams (joined by one space); for 'char' / 'char_wb' character n-grams.
+    Picklable (when the callables given are), so it travels to worker processes.
+
+    ``plain`` is True for the default word analysis of str documents, which
+    :mod:`textnb.text.ascii_tokens` can do with numpy for ASCII documents.
+    """
+
+    def __init__(self, *, lowercase=True, token_pattern=TOKEN_PATTERN, stop_words=None,
+                 stemmer=None, ngram_range=(1, 1), analyzer="word", strip_accents=None, preprocessor=None,
+                 tokenizer=None, input="content", encoding="utf-8", decode_error="strict"):
+        self.lowercase = lowercase
+        self.decoder = Decoder(input, encoding, decode_error)
+        self.custom = analyzer if callable(analyzer) else None
+        if self.custom is None and analyzer not in ANALYZERS:
+            raise ParameterError(f"{analyzer} is not a valid tokenization scheme/analyzer")
+        self.kind = "custom" if self.custom is not None else analyzer
+        self.preprocess = preprocessor if preprocessor is not None else Preprocessor(lowercase, strip_accents)
+        self.tokenizer = tokenizer
+        if self.kind == "word" and tokenizer is None:
+            self.pattern = compile_token_pattern(token_pattern)
+        else:  # not used to find tokens (a pattern for ascii_tokens.supports to reject)
+            self.pattern = re.compile("")
+        self.stop_words = stop_word_set(stop_words)
+        stem = _make_stemmer(stemmer)
+        self.stems = _StemCache(stem) if stem is not None else None
+        try:
+            lo, hi = ngram_range
+            ok = 1 <= lo <= hi <= MAX_NGRAM
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise ParameterError(f"Invalid value for ngram_range={ngram_range!r}: must be (min_n, max_n) with "
+                             f"1 <= min_n <= max_n <= {MAX_NGRAM}")
+        self.ngram_range = (int(lo), int(hi))
+        self.plain = (self.kind == "word" and tokenizer is None and preprocessor is None
+                      and accent_function(strip_accents) is None and self.decoder.plain)
+
+    def __call__(self, doc):
+        if not isinstance(doc, str) or not self.plain:
+            doc = self.decoder(doc)
+        if self.custom is not None:
+            return self.custom(doc)
+        if self.plain:
+            if self.lowercase:
+                doc = doc.lower()
+            tokens = self.pattern.findall(doc)
+        else:
+            doc = self.preprocess(doc)
+            lo, hi = self.ngram_range
+            if self.kind == "char":
+                return char_ngrams(doc, lo, hi)
+            if self.kind == "char_wb":
+                return char_wb_ngrams(doc, lo, hi)
+            tokens = self.tokenizer(doc) if self.tokenizer is not None else self.pattern.findall(doc)
         if self.stop_words is not None:
             tokens = list(filterfalse(self.stop_words.__contains__, tokens))
         if self.stems is not None:
             tokens = list(map(self.stems.__getitem__, tokens))
+        if not isinstance(tokens, list):
+            tokens = list(tokens)
         lo, hi = self.ngram_range
         if hi == 1:
             return tokens
         return _word_ngrams(tokens, lo, hi)
+
+
+#: Vectorizer parameters that define how a document becomes terms (Analyzer's arguments)
+ANALYZER_PARAMS = ("lowercase", "token_pattern", "stop_words", "stemmer", "ngram_range", "analyzer",
+                   "strip_accents", "preprocessor", "tokenizer", "input", "encoding", "decode_error")
+
+
+def analyzer_from_params(params):
+    """The :class:`Analyzer` of a Vectorizer's parameters (a dict: ``get_params()`` or a
+    model file's, defaults filled in). The one place a Vectorizer's settings become an
+    analyzer: the estimator, the command line's trainer and the scikit-learn-free scorer
+    all call it."""
+    kw = {name: params[name] for name in ANALYZER_PARAMS if name in params}
+    if "ngram_range" in kw:
+        kw["ngram_range"] = tuple(kw["ngram_range"])
+    return Analyzer(**kw)
 
 
 def _word_ngrams(tokens, lo, hi):
@@ -125,6 +292,23 @@ def _word_ngrams(tokens, lo, hi):
     for n in range(max(lo, 2), min(hi, n_tokens) + 1):
         out.extend(map(" ".join, zip(*(tokens[i:] for i in range(n)))))
     return out
+
+
+def compile_token_pattern(token_pattern):
+    """``token_pattern`` compiled (its fast equivalent for the default), after the checks
+    model files are loaded by; ValueError for a pattern that does not compile, captures
+    more than one group or is refused."""
+    try:
+        pattern = re.compile(_FAST_EQUIVALENT.get(token_pattern, token_pattern))
+    except (re.error, TypeError) as exc:
+        raise ParameterError(f"token_pattern {token_pattern!r} is not a valid regular expression ({exc})") from None
+    if pattern.groups > 1:
+        raise ParameterError("token_pattern may capture at most one group (More than 1 capturing group in token "
+                         "pattern. Only a single group should be captured.)")
+    problem = pattern_problem(token_pattern)  # the rule model files are loaded by
+    if problem:
+        raise ParameterError(f"token_pattern: {problem}")
+    return pattern
 
 
 def batch_term_ids(docs, analyzer, vocabulary, *, grow):
@@ -143,11 +327,11 @@ def batch_term_ids(docs, analyzer, vocabulary, *, grow):
     fast = keys is not None and supports(analyzer)
     blobs, where, texts, text_where = [], [], [], []
     for i, doc in enumerate(docs):
-        if fast and (isinstance(doc, bytes) or doc.isascii()):
+        if fast and doc.isascii():
             blobs.append(doc if isinstance(doc, bytes) else doc.encode("ascii"))
             where.append(i)
         else:
-            texts.append(doc.decode("ascii") if isinstance(doc, bytes) else doc)
+            texts.append(doc)  # bytes: decoded by the analyzer (its encoding)
             text_where.append(i)
     if keys is None:
         return _python_term_ids(texts, analyzer, vocabulary, grow)

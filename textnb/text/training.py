@@ -30,7 +30,7 @@ from textnb.core.workers import can_fork, map_ordered, ordered_map
 from textnb.io.corpus import MAX_DOCUMENT_BYTES
 from textnb.text.ascii_tokens import TermKeys
 from textnb.text.counting import count_shard
-from textnb.text.tokenize import Analyzer, encode_terms
+from textnb.text.tokenize import analyzer_from_params, encode_terms
 
 __all__ = ["Accumulator", "PER_CLASS", "batches", "check_vocabulary_params", "count_documents", "min_parallel",
            "prune_mask", "select_vocabulary", "train_text_model"]
@@ -367,9 +367,7 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), give
     if y.ndim != 1:
         raise ValueError(f"y must be one label per document; got shape {y.shape}")
     classes, y_index = np.unique(y, return_inverse=True)
-    analyzer = Analyzer(lowercase=vec_params["lowercase"], token_pattern=vec_params["token_pattern"],
-                        stop_words=vec_params["stop_words"], stemmer=vec_params["stemmer"],
-                        ngram_range=tuple(vec_params["ngram_range"]))
+    analyzer = analyzer_from_params(vec_params)
     clf_params = init_defaults("TextClassifier")
     max_bytes = clf_params["max_bytes"] if max_bytes is None else max_bytes
     acc = count_documents(X, y_index, np.ones(len(y)), len(classes), analyzer, per_class=PER_CLASS[kind],

@@ -14,18 +14,32 @@ counting is one sparse-matrix construction per batch.
 """
 
 
+import codecs
+import warnings
+from collections.abc import Mapping
+from operator import itemgetter
+
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_array
 
 from textnb.core.model_io import register
-from textnb.core.errors import InputError
+from textnb.core.errors import InputError, ParameterError
 from textnb.text.tokenize import (  # noqa: F401  (re-exported: the public home of the tokenizer)
     decode_terms,
     encode_terms,
     TOKEN_PATTERN,
     Analyzer,
+    Decoder,
+    analyzer_from_params,
+    Preprocessor,
     TermKeys,
+    compile_token_pattern,
+    stop_word_set,
+    strip_accents_ascii,
+    strip_accents_unicode,
     batch_term_ids,
     count_batch,
     csr_counts,
@@ -33,53 +47,117 @@ from textnb.text.tokenize import (  # noqa: F401  (re-exported: the public home 
     regex_tokenize,
 )
 from textnb.core.model_schema import (MAX_DIM, Array, Bool, Choice, Float, Int, ListOf, MayBeAbsent, NgramRange,
-                                      OneOf, Optional, Pattern, Str)
+                                      OneOf, Optional, Pattern, Str, DictOf, When, _fail)
 from textnb.text.training import check_vocabulary_params, prune_mask  # noqa: F401  (prune_mask: old home)
 
-__all__ = ["TOKEN_PATTERN", "Analyzer", "Vectorizer", "regex_tokenize"]
+__all__ = ["TOKEN_PATTERN", "Analyzer", "Vectorizer", "analyzer_from_params", "regex_tokenize",
+           "strip_accents_ascii", "strip_accents_unicode"]
+
+class _Encoding(Str):
+    """The name of a text encoding Python knows (model files)."""
+
+    def check(self, value, ctx):
+        super().check(value, ctx)
+        try:
+            known = codecs.lookup(value)._is_text_encoding
+        except LookupError:
+            known = False
+        if not known:
+            _fail(f"{value!r} is not a text encoding")
+
+
+class SingleStringError(TypeError, ValueError):
+    """A single string given where an iterable of documents is expected (a TypeError,
+    and a ValueError as scikit-learn raises)."""
+
 
 def _check_documents(raw_documents):
     if isinstance(raw_documents, (str, bytes)):
-        raise TypeError(
-            "expected an iterable of documents, got a single string; wrap it in a list"
+        raise SingleStringError(
+            "Iterable over raw text documents expected, string object received; wrap it in a list"
         )
 
 
 @register
-class Vectorizer(TransformerMixin, BaseEstimator):
-    """Bag of words: a vocabulary and CSR count matrices, like sklearn's CountVectorizer.
+class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):  # sparse out: no set_output
+    """Bag of words: a vocabulary and CSR count matrices, scikit-learn's ``CountVectorizer``.
+
+    The constructor, attributes and methods are ``CountVectorizer``'s, with the same
+    output (vocabulary, column order, counts), plus ``stemmer``. The default word
+    analysis of ASCII documents runs in numpy (:mod:`textnb.text.ascii_tokens`).
 
     Parameters
     ----------
+    input : {'content', 'file', 'filename'}, default='content'
+        What the documents are: the text (str, or bytes decoded with ``encoding``),
+        file objects (``read()``), or file names.
+    encoding : str, default='utf-8'
+        Decodes bytes documents.
+    decode_error : {'strict', 'ignore', 'replace'}, default='strict'
+        What bytes that do not decode do (``bytes.decode``'s ``errors``).
+    strip_accents : {'ascii', 'unicode'} or callable, default=None
+        Remove accents after lowercasing (NFKD normalisation).
     lowercase : bool, default=True
-    token_pattern : str, default=r"(?u)\\b\\w\\w+\\b"
-        Regular expression for a token (Unicode-aware).
+    preprocessor : callable, default=None
+        document -> document, replacing lowercasing and accent stripping.
+    tokenizer : callable, default=None
+        document -> tokens, replacing ``token_pattern`` (``analyzer='word'`` only).
     stop_words : {'english'} or list of str or None, default=None
-        Removed before stemming and n-grams ('english' is scikit-learn's list).
-    stemmer : {'porter', 'snowball'} or None, default=None
-        nltk stemmer applied to every token.
+        Removed before stemming and n-grams ('english' is scikit-learn's list). A
+        list that the preprocessing and tokenizing would turn into other tokens draws
+        scikit-learn's warning.
+    token_pattern : str, default=r"(?u)\\b\\w\\w+\\b"
+        Regular expression for a token (Unicode-aware; one capturing group at most).
     ngram_range : tuple (min_n, max_n), default=(1, 1)
-        Word n-grams, as in scikit-learn.
-    min_df, max_df : int or float, default=1 and 1.0
+        Word n-grams, or character n-grams for 'char' / 'char_wb'.
+    analyzer : {'word', 'char', 'char_wb'} or callable, default='word'
+        Terms are words, character n-grams, character n-grams inside words (padded
+        with a space), or what a callable (decoded document -> terms) returns.
+    max_df, min_df : int or float, default=1.0 and 1
         Keep terms in at least ``min_df`` and at most ``max_df`` documents (a float is
         a fraction of the documents).
     max_features : int or None, default=None
         Keep the most frequent terms only.
+    vocabulary : mapping or iterable of str, default=None
+        A fixed vocabulary (term -> column, or terms in column order); ``fit`` then
+        learns nothing and ``min_df`` / ``max_df`` / ``max_features`` are not used.
     binary : bool, default=False
         Counts clipped to 1.
+    dtype : numpy dtype, default='int64'
+        Type of the matrices' values.
+    stemmer : {'porter', 'snowball'} or None, default=None
+        nltk stemmer applied to every word (textnb's addition; after stop words).
 
     Attributes
     ----------
     vocabulary_ : dict
-        term -> column (alphabetical order, as scikit-learn).
+        term -> column (alphabetical order, as scikit-learn, unless ``vocabulary``
+        fixes it).
+    fixed_vocabulary_ : bool
+        True when ``vocabulary`` was given.
+
+    Examples
+    --------
+    >>> from textnb import Vectorizer
+    >>> v = Vectorizer(analyzer="char_wb", ngram_range=(2, 2))
+    >>> v.fit_transform(["ab ba"]).toarray().tolist(), v.get_feature_names_out().tolist()
+    ([[1, 1, 1, 1, 1, 1]], [' a', ' b', 'a ', 'ab', 'b ', 'ba'])
     """
 
     _DF = OneOf(Int(0, MAX_DIM), Float(0.0, 1.0))
     _param_schema = {
-        "lowercase": Bool(), "token_pattern": Pattern(),
+        "lowercase": Bool(),
+        # words need a pattern in a file (no tokenizer callable can be stored there)
+        "token_pattern": When("analyzer", "word", Pattern(), Optional(Pattern())),
         "stop_words": Optional(OneOf(Choice("english"), ListOf(Str(1000)))),
         "stemmer": Optional(Choice("porter", "snowball")), "ngram_range": NgramRange(),
         "min_df": _DF, "max_df": _DF, "max_features": Optional(Int(1, MAX_DIM)), "binary": Bool(),
+        # scikit-learn's other parameters (callables cannot be stored in a model file)
+        "input": Choice("content", "file", "filename"), "encoding": _Encoding(100),
+        "decode_error": Choice("strict", "ignore", "replace"), "strip_accents": Optional(Choice("ascii", "unicode")),
+        "preprocessor": Choice(None), "tokenizer": Choice(None), "analyzer": Choice("word", "char", "char_wb"),
+        "vocabulary": Optional(OneOf(ListOf(Str(10_000)), DictOf(Str(10_000), Int(0, MAX_DIM)))),
+        "dtype": Choice("int64", "int32", "int16", "int8", "uint8", "float64", "float32"),
     }
     _state_schema = {  # the vocabulary as UTF-8 bytes and offsets (or, in old files, "terms")
         "terms_utf8": MayBeAbsent(Array("u", ("n_bytes",))),
@@ -87,18 +165,28 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         "terms": MayBeAbsent(Array("U", ("n_terms",))),
     }
 
-    def __init__(self, *, lowercase=True, token_pattern=TOKEN_PATTERN, stop_words=None,
-                 stemmer=None, ngram_range=(1, 1), min_df=1, max_df=1.0, max_features=None,
-                 binary=False):
+    def __init__(self, *, input="content", encoding="utf-8", decode_error="strict", strip_accents=None,
+                 lowercase=True, preprocessor=None, tokenizer=None, stop_words=None, token_pattern=TOKEN_PATTERN,
+                 ngram_range=(1, 1), analyzer="word", max_df=1.0, min_df=1, max_features=None, vocabulary=None,
+                 binary=False, dtype="int64", stemmer=None):
+        self.input = input
+        self.encoding = encoding
+        self.decode_error = decode_error
+        self.strip_accents = strip_accents
         self.lowercase = lowercase
-        self.token_pattern = token_pattern
+        self.preprocessor = preprocessor
+        self.tokenizer = tokenizer
         self.stop_words = stop_words
-        self.stemmer = stemmer
+        self.token_pattern = token_pattern
         self.ngram_range = ngram_range
-        self.min_df = min_df
+        self.analyzer = analyzer
         self.max_df = max_df
+        self.min_df = min_df
         self.max_features = max_features
+        self.vocabulary = vocabulary
         self.binary = binary
+        self.dtype = dtype
+        self.stemmer = stemmer
 
     def __sklearn_tags__(self):
         # raw documents in, as scikit-learn's text vectorizers declare it (the numeric
@@ -108,19 +196,139 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         tags.input_tags.two_d_array = False
         return tags
 
+    # -- the analysis, in scikit-learn's pieces ---------------------------------------
+    def decode(self, doc):
+        """``doc`` as a str: read (``input``) and decoded (``encoding``, ``decode_error``)."""
+        return Decoder(self.input, self.encoding, self.decode_error)(doc)
+
+    def build_preprocessor(self):
+        """The document -> document function applied before tokenising."""
+        if self.preprocessor is not None:
+            return self.preprocessor
+        return Preprocessor(self.lowercase, self.strip_accents)
+
+    def build_tokenizer(self):
+        """The document -> tokens function (``tokenizer``, or ``token_pattern``'s findall)."""
+        if self.tokenizer is not None:
+            return self.tokenizer
+        return compile_token_pattern(self.token_pattern).findall
+
+    def get_stop_words(self):
+        """The effective stop words (a frozenset) or None."""
+        if isinstance(self.stop_words, str) and self.stop_words != "english":
+            raise ParameterError(f"not a built-in stop list: {self.stop_words}")
+        return stop_word_set(self.stop_words)
+
+    def _check_stop_words_consistency(self, stop_words, preprocess, tokenize):
+        """Warn (once per stop list) when preprocessing and tokenizing the stop words
+        gives tokens that are not stop words: they would not be removed. Returns True
+        (consistent), False, None (already checked) or "error" (the check could not run,
+        e.g. a custom preprocessor), as scikit-learn's."""
+        if id(self.stop_words) == getattr(self, "_stop_words_id", None):
+            return None
+        try:
+            inconsistent = set()
+            for w in stop_words or ():
+                for token in tokenize(preprocess(w)):
+                    if token not in stop_words:
+                        inconsistent.add(token)
+            self._stop_words_id = id(self.stop_words)
+            if inconsistent:
+                warnings.warn(
+                    "Your stop_words may be inconsistent with your preprocessing. Tokenizing the stop "
+                    f"words generated tokens {sorted(inconsistent)!r} not in stop_words.", UserWarning,
+                    stacklevel=3)
+            return not inconsistent
+        except Exception:  # a custom preprocessor or tokenizer that takes other documents
+            self._stop_words_id = id(self.stop_words)
+            return "error"
+
     def build_analyzer(self):
-        """The document -> terms function these settings describe."""
-        return Analyzer(
-            lowercase=self.lowercase,
-            token_pattern=self.token_pattern,
-            stop_words=self.stop_words,
-            stemmer=self.stemmer,
-            ngram_range=tuple(self.ngram_range),
-        )
+        """The document -> terms function these settings describe (a picklable
+        :class:`textnb.text.tokenize.Analyzer`)."""
+        if not callable(self.analyzer) and self.analyzer == "word":
+            self._check_stop_words_consistency(self.get_stop_words(), self.build_preprocessor(),
+                                               self.build_tokenizer())
+        return analyzer_from_params(self.get_params(deep=False))
+
+    def _analyzer(self):
+        """:meth:`build_analyzer`, cached while the parameters stay the same objects."""
+        params = self.get_params(deep=False)
+        cached = self.__dict__.get("_cached_analyzer")
+        if cached is not None and cached[0].keys() == params.keys() \
+                and all(cached[0][k] is v for k, v in params.items()):
+            return cached[1]
+        analyzer = self.build_analyzer()
+        self._cached_analyzer = (params, analyzer)
+        return analyzer
+
+    # -- checks -------------------------------------------------------------------------
+    def _validate_ngram_range(self):
+        min_n, max_n = self.ngram_range
+        if min_n > max_n:
+            raise ParameterError(f"Invalid value for ngram_range={self.ngram_range} "
+                             "lower boundary larger than the upper boundary.")
+
+    def _warn_for_unused_params(self):
+        def warn(unused, why):
+            warnings.warn(f"The parameter {unused!r} will not be used since {why}", UserWarning, stacklevel=4)
+
+        if self.tokenizer is not None and self.token_pattern is not None:
+            warn("token_pattern", "'tokenizer' is not None'")
+        if self.preprocessor is not None and callable(self.analyzer):
+            warn("preprocessor", "'analyzer' is callable'")
+        if self.ngram_range is not None and tuple(self.ngram_range) != (1, 1) and callable(self.analyzer):
+            warn("ngram_range", "'analyzer' is callable'")
+        if callable(self.analyzer) or self.analyzer != "word":
+            if self.stop_words is not None:
+                warn("stop_words", "'analyzer' != 'word'")
+            if self.token_pattern is not None and self.token_pattern != TOKEN_PATTERN:
+                warn("token_pattern", "'analyzer' != 'word'")
+            if self.tokenizer is not None:
+                warn("tokenizer", "'analyzer' != 'word'")
 
     def _check_params(self):
+        self._validate_ngram_range()
         check_vocabulary_params(self.min_df, self.max_df, self.max_features)
 
+    def _validate_vocabulary(self):
+        """Set ``fixed_vocabulary_`` (and, for a given ``vocabulary``, the vocabulary)."""
+        vocabulary = self.vocabulary
+        if vocabulary is None:
+            self.fixed_vocabulary_ = False
+            return
+        if isinstance(vocabulary, set):
+            vocabulary = sorted(vocabulary)
+        if isinstance(vocabulary, Mapping):
+            indices = set(vocabulary.values())
+            if len(indices) != len(vocabulary):
+                raise ParameterError("Vocabulary contains repeated indices.")
+            for i in range(len(vocabulary)):
+                if i not in indices:
+                    raise ParameterError(f"Vocabulary of size {len(vocabulary)} doesn't contain index {i}.")
+            terms = [t for t, _ in sorted(vocabulary.items(), key=itemgetter(1))]
+        else:
+            terms, seen = [], set()
+            for t in vocabulary:
+                if t in seen:
+                    raise ParameterError(f"Duplicate term in vocabulary: {t!r}")
+                seen.add(t)
+                terms.append(t)
+        if not terms:
+            raise ParameterError("empty vocabulary passed to fit")
+        self.fixed_vocabulary_ = True
+        self._set_terms(terms)
+
+    def _check_vocabulary(self):
+        """Raise NotFittedError unless there is a vocabulary (fitted or given)."""
+        if "_terms" not in self.__dict__:
+            self._validate_vocabulary()
+            if not self.fixed_vocabulary_:
+                raise NotFittedError("Vocabulary not fitted or provided")
+        if not self._terms:
+            raise ValueError("Vocabulary is empty")
+
+    # -- fitting and transforming ---------------------------------------------------------
     def fit(self, raw_documents, y=None):
         """Learn the vocabulary; returns self."""
         self.fit_transform(raw_documents)
@@ -130,9 +338,17 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         """Learn the vocabulary and return the (n_documents, n_terms) CSR counts."""
         _check_documents(raw_documents)
         self._check_params()
-        analyzer = self.build_analyzer()
-        vocab = TermKeys()
+        self._warn_for_unused_params()
+        self.__dict__.pop("_terms", None)
+        self._validate_vocabulary()
+        analyzer = self._analyzer()
         docs = list(raw_documents)
+        if self.fixed_vocabulary_:
+            if self.lowercase and any(any(map(str.isupper, t)) for t in self._terms):
+                warnings.warn("Upper case characters found in vocabulary while 'lowercase' is True. These "
+                              "entries will not be matched with any documents", UserWarning, stacklevel=2)
+            return self._finish(count_batch(docs, analyzer, self._term_index(), grow=False))
+        vocab = TermKeys()
         X = count_batch(docs, analyzer, vocab, grow=True)
         terms = np.array(vocab.terms(), dtype=object)
         order = vocab.sorted_columns()
@@ -176,6 +392,10 @@ class Vectorizer(TransformerMixin, BaseEstimator):
             vocabulary = self._vocabulary = dict(zip(terms, range(len(terms))))
         return vocabulary
 
+    @vocabulary_.setter
+    def vocabulary_(self, vocabulary):
+        self._set_terms([t for t, _ in sorted(vocabulary.items(), key=itemgetter(1))])
+
     def _keep_index(self, index):
         """Cache ``index`` (a TermKeys of exactly the terms, in column order)."""
         self._cached_index = (self._terms, index)
@@ -192,24 +412,42 @@ class Vectorizer(TransformerMixin, BaseEstimator):
         X.sort_indices()
         if self.binary:
             X.data[:] = 1
+        if np.dtype(self.dtype) != X.dtype:
+            X = X.astype(self.dtype)
         return X
+
+    def _output(self, counts):
+        """What :meth:`transform` returns for the raw count matrix of some documents
+        (the step a caller that counts documents itself applies)."""
+        return self._finish(counts)
+
+    def _plain_counts(self):
+        """True when :meth:`fit_transform` gives the per-class sums' own counts: a
+        learned vocabulary, not binary, no weighting (code that fits from streamed sums
+        instead of the matrix asks)."""
+        return type(self)._output is Vectorizer._output and not self.binary and self.vocabulary is None
 
     def transform(self, raw_documents):
         """CSR counts of documents under the fitted vocabulary (unknown terms dropped)."""
-        check_is_fitted(self, "vocabulary_")
         _check_documents(raw_documents)
+        self._check_vocabulary()
         docs = list(raw_documents)
-        return self._finish(count_batch(docs, self._analyzer(), self._term_index(), grow=False))
+        return self._output(count_batch(docs, self._analyzer(), self._term_index(), grow=False))
 
-    def _analyzer(self):
-        an = getattr(self, "_cached_analyzer", None)
-        if an is None:
-            an = self._cached_analyzer = self.build_analyzer()
-        return an
+    def inverse_transform(self, X):
+        """The terms of each row's non-zero columns: a list of arrays, one per row."""
+        self._check_vocabulary()
+        X = check_array(X, accept_sparse="csr")
+        terms = np.array(self._terms)
+        if sp.issparse(X):
+            X = sp.csr_matrix(X)
+            X.eliminate_zeros()
+            return [terms[X.indices[X.indptr[i]:X.indptr[i + 1]]] for i in range(X.shape[0])]
+        return [terms[np.flatnonzero(row)] for row in X]
 
     def get_feature_names_out(self, input_features=None):
         """The terms, in column order."""
-        check_is_fitted(self, "vocabulary_")
+        self._check_vocabulary()
         return np.array(self._terms, dtype=object)
 
     # -- model files: the vocabulary in column order, as UTF-8 bytes and offsets -------
@@ -218,3 +456,4 @@ class Vectorizer(TransformerMixin, BaseEstimator):
 
     def _set_state(self, state):
         self._set_terms(decode_terms(state))
+        self.fixed_vocabulary_ = self.vocabulary is not None

@@ -20,15 +20,21 @@ of any textnb model. Its only fitted state is ``n_documents_`` and
 the models.
 """
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
+from textnb.core.errors import ParameterError
 from textnb.core.model_io import register
-from textnb.core.model_schema import MAX_COUNT, N_FEATURES, Bool, Choice, Counts, Float, Optional, Reals
+from textnb.core.model_schema import MAX_COUNT, N_FEATURES, Bool, Choice, Counts, Float, MayBeAbsent, Optional, Reals
+from textnb.text.tokenize import TOKEN_PATTERN
+from textnb.text.vectorizer import Vectorizer
 
-__all__ = ["TermWeighting"]
+__all__ = ["TermWeighting", "TfidfVectorizer"]
 
 _IDF = ("smooth", "plain", None)
 
@@ -36,6 +42,11 @@ _IDF = ("smooth", "plain", None)
 @register
 class TermWeighting(TransformerMixin, BaseEstimator):
     """Weight term counts as Rennie et al. (2003, §4): log tf, idf, length norm.
+
+    Its names are textnb's, and two of its formulas differ from scikit-learn's
+    ``TfidfTransformer`` under similar names (``sublinear_tf`` is ``log(1 + x)``, not
+    ``1 + log(x)``; ``idf="plain"`` is ``log(n / df)``, not ``log(n / df) + 1``): for
+    scikit-learn's, use :class:`TfidfVectorizer` (docs/sklearn_parity.md).
 
     The steps run in this order: ``binary`` (counts clipped to 1), ``sublinear_tf``
     (``log(1 + x)``), ``idf`` (times ``idf_w``), ``length_norm`` (each row divided by
@@ -198,3 +209,155 @@ class TermWeighting(TransformerMixin, BaseEstimator):
         if hasattr(self, "feature_names_in_"):
             return self.feature_names_in_
         return np.array([f"x{i}" for i in range(self.n_features_in_)], dtype=object)
+
+
+#: the dtypes TfidfVectorizer gives its matrices (others are converted to float64)
+_FLOAT_DTYPES = (np.float64, np.float32, np.float16)
+
+
+@register
+class TfidfVectorizer(Vectorizer, auto_wrap_output_keys=None):  # sparse out: no set_output
+    """Documents to tf-idf weighted matrices: scikit-learn's ``TfidfVectorizer``.
+
+    :class:`~textnb.Vectorizer`'s counts (every parameter of scikit-learn's
+    ``CountVectorizer``, plus ``stemmer``) weighted by scikit-learn's own
+    ``TfidfTransformer``, so the formulas and parameter names are scikit-learn's:
+
+    * ``sublinear_tf``: ``tf ← 1 + log(tf)`` (TermWeighting's ``sublinear_tf`` is
+      ``log(1 + tf)``, Rennie et al.'s form, which keeps a count of 1 at ``log 2``);
+    * ``use_idf`` with ``smooth_idf=True``: ``idf = log((1 + n) / (1 + df)) + 1``
+      (TermWeighting's ``idf="smooth"``, the same); ``smooth_idf=False``:
+      ``log(n / df) + 1`` (TermWeighting's ``idf="plain"`` is ``log(n / df)``, the
+      paper's, which gives a term in every document the weight 0);
+    * ``norm``: 'l2' (TermWeighting's ``length_norm=True``), 'l1' or None.
+
+    Use :class:`TermWeighting` for the paper's transforms trained in chunks or on
+    shards; use this class where code expects scikit-learn's.
+
+    Parameters
+    ----------
+    norm : {'l1', 'l2'} or None, default='l2'
+    use_idf : bool, default=True
+    smooth_idf : bool, default=True
+    sublinear_tf : bool, default=False
+    dtype : numpy float dtype, default='float64'
+    **others
+        As :class:`~textnb.Vectorizer`.
+
+    Attributes
+    ----------
+    vocabulary_ : dict
+    fixed_vocabulary_ : bool
+    idf_ : ndarray of shape (n_features,)
+        The idf weights (when ``use_idf``).
+
+    References
+    ----------
+    K. Sparck Jones (1972). A statistical interpretation of term specificity and its
+    application in retrieval. Journal of Documentation 28(1), 11-21.
+
+    Examples
+    --------
+    >>> from textnb import TfidfVectorizer
+    >>> TfidfVectorizer().fit_transform(["a cat", "a dog", "cat cat"]).toarray().round(3).tolist()
+    [[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]]
+    """
+
+    _param_schema = {**Vectorizer._param_schema, "norm": Optional(Choice("l1", "l2")), "use_idf": Bool(),
+                     "smooth_idf": Bool(), "sublinear_tf": Bool(),
+                     "dtype": Choice("float64", "float32", "float16")}
+    _state_schema = {**Vectorizer._state_schema, "idf_": MayBeAbsent(Reals(("n_idf",), lo=0.0))}
+
+    def __init__(self, *, input="content", encoding="utf-8", decode_error="strict", strip_accents=None,
+                 lowercase=True, preprocessor=None, tokenizer=None, analyzer="word", stop_words=None,
+                 token_pattern=TOKEN_PATTERN, ngram_range=(1, 1), max_df=1.0, min_df=1, max_features=None,
+                 vocabulary=None, binary=False, dtype="float64", norm="l2", use_idf=True, smooth_idf=True,
+                 sublinear_tf=False, stemmer=None):
+        super().__init__(input=input, encoding=encoding, decode_error=decode_error, strip_accents=strip_accents,
+                         lowercase=lowercase, preprocessor=preprocessor, tokenizer=tokenizer, analyzer=analyzer,
+                         stop_words=stop_words, token_pattern=token_pattern, ngram_range=ngram_range, max_df=max_df,
+                         min_df=min_df, max_features=max_features, vocabulary=vocabulary, binary=binary,
+                         dtype=dtype, stemmer=stemmer)
+        self.norm = norm
+        self.use_idf = use_idf
+        self.smooth_idf = smooth_idf
+        self.sublinear_tf = sublinear_tf
+
+    def _transformer(self):
+        from sklearn.feature_extraction.text import TfidfTransformer
+
+        return TfidfTransformer(norm=self.norm, use_idf=self.use_idf, smooth_idf=self.smooth_idf,
+                                sublinear_tf=self.sublinear_tf)
+
+    @property
+    def idf_(self):
+        """The idf weights, shape (n_features,) (only with ``use_idf``)."""
+        if "_tfidf" not in self.__dict__:
+            raise NotFittedError(f"{type(self).__name__} is not fitted yet. Call 'fit' with appropriate "
+                                 "arguments before using this attribute.")
+        return self._tfidf.idf_
+
+    @idf_.setter
+    def idf_(self, value):
+        if not self.use_idf:
+            raise ParameterError("`idf_` cannot be set when `user_idf=False`.")
+        if "_tfidf" not in self.__dict__:
+            self._tfidf = self._transformer()
+        if "_terms" not in self.__dict__:
+            self._validate_vocabulary()
+        if "_terms" in self.__dict__ and len(self._terms) != len(value):
+            raise ParameterError(f"idf length = {len(value)} must be equal to vocabulary size = {len(self._terms)}")
+        self._tfidf.idf_ = value
+
+    def __sklearn_is_fitted__(self):
+        return "_tfidf" in self.__dict__ and "_terms" in self.__dict__
+
+    def _check_params(self):
+        super()._check_params()
+        if self.dtype not in _FLOAT_DTYPES and self.dtype not in ("float64", "float32", "float16"):
+            warnings.warn(f"Only {_FLOAT_DTYPES} 'dtype' should be used. {self.dtype} 'dtype' will be "
+                          "converted to np.float64.", UserWarning)
+
+    def fit(self, raw_documents, y=None):
+        """Learn the vocabulary and the idf; returns self."""
+        self.fit_transform(raw_documents)
+        return self
+
+    def fit_transform(self, raw_documents, y=None):
+        """Learn the vocabulary and the idf; the tf-idf matrix (CSR)."""
+        tfidf = self._transformer()
+        X = super().fit_transform(raw_documents)
+        self._tfidf = tfidf.fit(X)
+        return tfidf.transform(X, copy=False)
+
+    def _output(self, counts):
+        return self._tfidf.transform(self._finish(counts), copy=False)
+
+    def transform(self, raw_documents):
+        """The tf-idf matrix (CSR) of documents under the fitted vocabulary and idf."""
+        if not self.__sklearn_is_fitted__():
+            raise NotFittedError("The TF-IDF vectorizer is not fitted")
+        return super().transform(raw_documents)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags._skip_test = True  # as scikit-learn's (its checks need numeric input)
+        return tags
+
+    # -- model files: the vocabulary and the idf -------------------------------------
+    def _get_state(self):
+        state = super()._get_state()
+        if self.use_idf:
+            state["idf_"] = np.asarray(self._tfidf.idf_, dtype=np.float64)
+        return state
+
+    def _set_state(self, state):
+        state = dict(state)
+        idf = state.pop("idf_", None)
+        super()._set_state(state)
+        if self.use_idf and (idf is None or len(idf) != len(self._terms)):
+            raise ValueError("the idf weights do not fit the vocabulary")
+        tfidf = self._transformer().fit(sp.csr_matrix((1, len(self._terms))))
+        if idf is not None:
+            tfidf.idf_ = idf
+        self._tfidf = tfidf
