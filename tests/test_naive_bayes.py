@@ -15,7 +15,8 @@ ESTIMATORS = [MultinomialNB, BernoulliNB]
 SKLEARN = {MultinomialNB: skl.MultinomialNB, BernoulliNB: skl.BernoulliNB}
 
 
-@parametrize_with_checks([MultinomialNB(), BernoulliNB(), MultinomialNB(m=2.0), BernoulliNB(m=1.0)])
+# the defaults are checked with every export (tests/test_sklearn_cases.py); here the variants
+@parametrize_with_checks([MultinomialNB(m=2.0), BernoulliNB(m=1.0)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 

@@ -307,7 +307,8 @@ def test_every_uci_file_trains():
             assert (m.predict(t.X[rows]) == t.y[rows]).mean() > 0.3, (path.name, mode)
 
 
-@parametrize_with_checks([TabularNB(), TabularNB(numeric="kde"), TabularNB(numeric="mdl")])
+# the default is checked with every export (tests/test_sklearn_cases.py); here the variants
+@parametrize_with_checks([TabularNB(numeric="kde"), TabularNB(numeric="mdl")])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
