@@ -21,6 +21,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from textnb.naive_bayes.base import SaveMixin
 from textnb.naive_bayes.base import CV_SCHEMA, given_splits, log_odds
 from textnb.core.model_io import register
 from textnb.naive_bayes.discrete import _BaseCountNB
@@ -51,7 +52,7 @@ def _score(y, pred, scoring):
 
 
 @register
-class SmoothingCV(ClassifierMixin, BaseEstimator):
+class SmoothingCV(SaveMixin, ClassifierMixin, BaseEstimator):
     """A count model (or a Pipeline ending in one) with its smoothing chosen by K-fold CV.
 
     For each setting of ``param_grid`` (``set_params`` names, as in
@@ -265,9 +266,3 @@ class SmoothingCV(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return log_odds(self.predict_log_proba(X))
 
-    def save(self, path):
-        """Write the fitted model to a ``.tnb`` file (see :mod:`textnb.core.model_io`)."""
-        from textnb.core.model_io import save
-
-        check_is_fitted(self)
-        save(self, path)

@@ -24,12 +24,22 @@ from textnb.core.model_schema import FOLDS, MAX_DIM, Array, ListOf, OneOf, Tuple
 CV_SCHEMA = OneOf(FOLDS, ListOf(TupleOf(Array("iu", (None,), lo=0, hi=MAX_DIM), Array("iu", (None,), lo=0, hi=MAX_DIM)),
                                 max_len=10_000))
 
-__all__ = ["BaseNB", "NominalCodesMixin", "CV_SCHEMA", "given_splits", "check_class_prior", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
+__all__ = ["SaveMixin", "BaseNB", "NominalCodesMixin", "CV_SCHEMA", "given_splits", "check_class_prior", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
            "log_odds",
            "partial_fit_classes"]
 
 
-class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
+class SaveMixin:
+    """``save(path)`` for every textnb estimator: one implementation (the model file of
+    :func:`textnb.core.model_io.save`: arrays and JSON, written atomically, never a pickle)."""
+
+    def save(self, path):
+        """Write the fitted model to ``path`` (a ``.tnb`` file, atomically; no pickle)."""
+        check_is_fitted(self)
+        save(self, path)
+
+
+class BaseNB(SaveMixin, ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     """Abstract base of textnb's naive Bayes estimators (log space throughout)."""
 
     @abstractmethod
@@ -83,10 +93,6 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         jll = self._joint_log_likelihood(self._check_X(X))
         return log_odds(jll)
 
-    def save(self, path):
-        """Write the fitted model to ``path`` (a ``.tnb`` file, atomically; no pickle)."""
-        check_is_fitted(self)
-        save(self, path)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

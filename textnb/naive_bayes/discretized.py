@@ -14,6 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from textnb.naive_bayes.base import SaveMixin
 from textnb.naive_bayes.discretize import apply_cut_points, equal_frequency_cut_points, equal_width_cut_points, mdl_cut_points
 from textnb.core.model_io import register
 from textnb.io.tables import Attribute, check_no_text
@@ -28,7 +29,7 @@ _METHODS = ("mdl", "equal-frequency", "equal-width")
 
 
 @register
-class Discretized(ClassifierMixin, BaseEstimator):
+class Discretized(SaveMixin, ClassifierMixin, BaseEstimator):
     """Discretise numeric attributes inside ``fit``, then fit a nominal-only model.
 
     Parameters
@@ -154,11 +155,6 @@ class Discretized(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return self.estimator_.predict_explain(self._transform(X))
 
-    def save(self, path):
-        from textnb.core.model_io import save
-
-        check_is_fitted(self)
-        save(self, path)
 
     def _get_state(self):
         return {

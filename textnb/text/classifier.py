@@ -20,6 +20,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
+from textnb.naive_bayes.base import SaveMixin
 from textnb.naive_bayes.base import check_partial_fit_labels, log_odds
 from textnb.io.corpus import MAX_DOCUMENT_BYTES, to_text
 from textnb.text.counting import inherited, score_batch
@@ -54,7 +55,7 @@ def _per_class(model):
 
 
 @register
-class TextClassifier(ClassifierMixin, BaseEstimator):
+class TextClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
     """Naive Bayes over raw documents: a :class:`~textnb.text.vectorizer.Vectorizer` and a model.
 
     Parameters
@@ -392,12 +393,6 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             return self._batched(X, "predict_log_odds")
         return log_odds(self.predict_log_proba(X))  # log space: no resolution lost
 
-    def save(self, path):
-        """Write the fitted classifier to a ``.tnb`` model file (atomically, no pickle)."""
-        from textnb.core.model_io import save
-
-        check_is_fitted(self)
-        save(self, path)
 
     def _get_state(self):
         return {"vectorizer_": self.vectorizer_, "model_": self.model_, "classes_": self.classes_}
