@@ -489,10 +489,14 @@ def _registered(kind):
     return cls
 
 
-def save(model, path):
+def save(model, path, *, check=True):
     """Write ``model`` (a fitted textnb estimator, or a :class:`ModelNode` tree) to ``path`` atomically.
 
     The same model always gives the same bytes (fixed member order, no timestamps).
+    What is written is first checked as :func:`load` checks a file (bounds, schema, the
+    estimators' own checks), so a model that would not load is refused with
+    :class:`~textnb.core.errors.ModelFileError` and ``path`` is left as it was
+    (``check=False`` skips this, for tests that write crafted files).
     """
     packer = _Packer()
     root = packer.node(model)
@@ -522,10 +526,39 @@ def save(model, path):
     path = os.fspath(path)
     if os.path.isdir(path):
         raise ModelFileError(f"{path}: is a folder; give the model file's name")
+    if check:
+        _check_before_writing(path, head, packer.arrays)
     try:
         atomic_write(path, write)
     except OSError as exc:
         raise ModelFileError(f"{path}: cannot write model file ({exc.strerror or exc})") from None
+
+
+def _check_before_writing(path, head, arrays):
+    """Run :func:`load`'s checks on what :func:`save` is about to write, before any file
+    is touched, so that ``save`` never replaces a model with one ``load`` refuses.
+
+    The arrays are read-only views of the model's own (nothing is copied); the estimators
+    built from them are dropped. Raises the :class:`ModelFileError` ``load`` would raise,
+    with "not written" appended.
+    """
+    def parse():
+        if len(head) > MAX_HEADER_BYTES:
+            raise ModelFileError(f"header of {len(head)} bytes is over the limit of {MAX_HEADER_BYTES}")
+        _scan_header(head)
+        total = sum(a.nbytes for a in arrays.values())
+        if total > MAX_MODEL_BYTES:
+            raise ModelFileError(f"declares {total} bytes of arrays, over the limit of {MAX_MODEL_BYTES}")
+        views = {}
+        for name, a in arrays.items():
+            views[name] = a.view()
+            views[name].flags.writeable = False
+        return _Unpacker(views).node(json.loads(head.decode("utf-8"))["model"])
+
+    try:
+        _read(path, None, build=True, parse=parse)
+    except ModelFileError as exc:
+        raise ModelFileError(f"{exc}; the model would not load, so it was not written") from None
 
 
 def load(path, *, max_bytes=MAX_MODEL_BYTES):
@@ -558,11 +591,11 @@ def read_nodes(path, *, max_bytes=MAX_MODEL_BYTES):
     return _read(path, max_bytes, build=False)
 
 
-def _read(path, max_bytes, build, root=None):
+def _read(path, max_bytes, build, root=None, parse=None):
     path = os.fspath(path)
     try:
         if root is None:
-            root = _load(path, max_bytes)
+            root = parse() if parse is not None else _load(path, max_bytes)
         return _construct(root) if build else root
     except ModelFileError as exc:
         raise ModelFileError(f"{path}: {exc}") from None
