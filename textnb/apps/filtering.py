@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from textnb.core.errors import InputError, ModelFileError
-from textnb.core.model_io import load, model_class
+from textnb.core.model_io import load, model_class, refuse_input_as_output
 from textnb.io import mail
 from textnb.text.scorer import load_for_prediction
 from textnb.apps.spamlite import (  # noqa: F401 (the verdict rules live on the numpy-free path)
@@ -297,6 +297,8 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
     streamed in batches, so memory does not grow with the number of messages.
     Returns ``{'spam': n, 'ham': n}``.
     """
+    spam_paths, ham_paths = list(spam_paths), list(ham_paths)
+    refuse_input_as_output(model_path, spam_paths + ham_paths)  # a mailbox given as the model
     model = new_spam_model(kind, alpha=alpha, vectorizer=vectorizer)
     counts = {}
 

@@ -5,6 +5,7 @@ import numpy as np
 from textnb.cli.options import multilabel_model, top
 from textnb.cli.output import dumps
 from textnb.core.errors import InputError
+from textnb.core.model_io import refuse_input_as_output
 
 __all__ = ["add_parser", "run"]
 
@@ -14,7 +15,8 @@ def add_parser(sub):
     p.add_argument("model", metavar="MODEL")
     p.add_argument("--top", type=top, default=10, metavar="N", help=f"informative terms per class ({top.range})")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--plot", metavar="FILE.png", help="draw a TAN tree / Bayesian network as a PNG")
+    p.add_argument("--plot", metavar="FILE.png",
+                   help="draw a TAN tree / Bayesian network, or a text model's most informative terms, as a PNG")
     p.set_defaults(handler=run)
     return p
 
@@ -24,8 +26,13 @@ def run(args, out, err):
     from textnb.text.classifier import TextClassifier
     from textnb.evaluation.explain import describe_text_classifier
 
+    if args.plot:
+        refuse_input_as_output(args.plot, [args.model])
     model = load(args.model)
     if multilabel_model(model) is not None:
+        if args.plot:
+            raise InputError(f"{args.model}: --plot draws a text model's terms or a tan / bn structure, "
+                             f"not a multi-label model")
         return _inspect_multilabel(args, model, out)
     if not isinstance(model, TextClassifier):
         return _inspect_table(args, model, out)
@@ -33,6 +40,15 @@ def run(args, out, err):
     weights = _weights_info(model.model_)
     if weights:
         info["apnbc_weights"] = weights
+    if args.plot:
+        if not info.get("informative_terms"):
+            raise InputError(f"{args.model}: --plot draws informative terms, which a {info['model']} model "
+                             f"does not have")
+        from textnb.evaluation.plots import plot_informative_terms
+
+        plot_informative_terms(info["informative_terms"], args.plot,
+                               title=f"most informative terms (log-odds, top {args.top})")
+        info["plot"] = args.plot
     if args.json:
         print(dumps(info), file=out)
         return 0
@@ -52,6 +68,8 @@ def run(args, out, err):
     for c, terms in info["informative_terms"].items():
         print(f"  {c}: " + ", ".join(f"{t} ({s:.2f})" for t, s in terms), file=out)
     _print_weights(weights, out)
+    if args.plot:
+        print(f"informative terms plot: {args.plot}", file=out)
     return 0
 
 

@@ -10,7 +10,8 @@ from textnb.cli.options import (add_corpus_options, add_model_options, add_multi
                                 model_options, scheduler, structure_errors, warn_multilabel)
 from textnb.cli.output import dumps
 from textnb.cli.progress import Progress
-from textnb.core.model_io import save
+from textnb.core.errors import InputError
+from textnb.core.model_io import refuse_input_as_output, save
 
 __all__ = ["add_parser", "run"]
 
@@ -50,6 +51,9 @@ def run(args, out, err):
     from textnb.meta.registry import make_text_classifier, model_name, streaming_model
 
     opts, inputs = model_options(args), input_options(args)
+    stop_words = args.stop_words if args.stop_words != "english" else None
+    refuse_input_as_output(args.output or default_model_path(args.path),
+                           [args.path, args.labels, args.structure, stop_words])
     _preload(args, opts, inputs)
     start = time.perf_counter()  # `seconds`: read, fit, write (imports done above)
     if args.multilabel or args.labels:

@@ -73,7 +73,7 @@ from textnb.core.model_schema import check_csr, check_node
 from textnb.core.model_schema import is_fitted as _is_fitted
 from textnb.core.registry import MODEL_MODULES
 
-__all__ = ["save", "load", "read_nodes", "build", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "remove_stale_temporaries", "FORMAT_VERSION",
+__all__ = ["save", "load", "read_nodes", "build", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "refuse_input_as_output", "remove_stale_temporaries", "FORMAT_VERSION",
            "MAX_MODEL_BYTES", "STALE_TEMP_SECONDS"]
 
 FORMAT_NAME = "textnb-model"
@@ -211,6 +211,27 @@ def output_target(path):
         what = f"is {what}, not a regular file" if what else "not a regular file"
         raise InputError(f"{path}: {what}; refusing to write over it")
     return target
+
+
+def refuse_input_as_output(output, inputs):
+    """Refuse, before any work, an ``output`` path that is the same file as one of
+    ``inputs`` (``-o corpus.tsv``, a mailbox given as the model file): writing would
+    replace the input. Links are followed (:func:`os.path.samefile`); paths that do not
+    exist, and None entries, are ignored. Raises :class:`~textnb.core.errors.InputError`
+    ``"<output>: is the same file as the input <input>; refusing to replace it"``.
+    """
+    if output is None:
+        return
+    for source in inputs:
+        if source is None or source == "-":
+            continue
+        try:
+            same = os.path.samefile(output, source)
+        except (OSError, ValueError, TypeError):
+            continue  # a missing output (or input) cannot be the same file
+        if same:
+            raise InputError(f"{os.fspath(output)}: is the same file as the input {os.fspath(source)}; "
+                             f"refusing to replace it")
 
 
 def atomic_write(path, write):
