@@ -93,7 +93,7 @@ def test_train_refuses_numbers_too_large_to_model_naming_the_column(tmp_path, va
     huge = weather_csv(tmp_path / "huge.csv", [value, "-" + value, "3", value, "5", "6"])
     rc, _, err = cli("train", huge, "-o", model, "--numeric", numeric)
     assert rc == 1
-    one_error_line(err, "'x'", "too large")
+    one_error_line(err, "huge.csv: ", "'x'", "too large")
     assert model.read_bytes() == before
     textnb.load(model)
 

@@ -6,8 +6,9 @@ Layouts
   20 Newsgroups and of scikit-learn's ``load_files``); files below a class folder are
   found recursively, hidden files and folders are skipped, symbolic links to folders
   are not followed (so a link loop cannot trap the reader), and FIFOs, sockets and
-  devices are skipped (reading one could block forever or never end); a broken or
-  looping symbolic link is listed and reported as unreadable when it is read;
+  devices are skipped (reading one could block forever or never end); a symbolic-link
+  loop is skipped and counted (:attr:`Corpus.skipped`); a broken symbolic link is
+  listed and reported as unreadable when it is read;
 * the same, split: ``corpus/train/<label>/...`` and ``corpus/test/<label>/...``;
 * a TSV or CSV file with a label column and a text column: with a header naming them
   (``label``/``class``/``category``/``target`` and ``text``/``message``/``document``/
@@ -32,6 +33,7 @@ when training is parallel).
 """
 
 import csv
+import errno
 import io
 import os
 import stat
@@ -152,14 +154,16 @@ def _unlistable(exc):
     raise InputError(f"{exc.filename}: cannot list folder ({exc.strerror or exc})") from None
 
 
-def _walk_files(folder):
+def _walk_files(folder, loops=None):
     """Regular files below ``folder``, sorted, without following links to folders.
 
     As ``os.walk(folder, followlinks=False)`` lists them (each folder's files by name,
     then its sub-folders by name; hidden names skipped), but from ``os.scandir``'s
     entries, so a regular file costs no ``stat`` call. A FIFO, socket or device (or a
-    link to one) is left out; a broken or looping link is listed (reading it reports
-    it). Raises InputError naming a folder that cannot be listed (permission denied, ...).
+    link to one) is left out; a broken link is listed (reading it reports it); a link
+    that loops (ELOOP) can never be read and is left out too, its path appended to
+    ``loops`` when given. Raises InputError naming a folder that cannot be listed
+    (permission denied, ...).
     """
     out = []
     pending = [folder]
@@ -186,7 +190,14 @@ def _walk_files(folder):
                 regular = entry.is_file()
             except OSError:
                 regular = False
-            if regular or not _special(entry.path):
+            if regular:
+                out.append(entry.path)
+                continue
+            kind = _special(entry.path)
+            if kind == "loop":
+                if loops is not None:
+                    loops.append(entry.path)
+            elif not kind:
                 out.append(entry.path)
         pending.extend(reversed(subdirs))  # depth first, in name order
     return out
@@ -195,12 +206,13 @@ def _walk_files(folder):
 def _special(path):
     """True for a FIFO, socket or device (not a regular file, nor a link to one).
 
-    A broken or looping link is not special: it is listed, and reading it reports it.
+    A broken link is not special: it is listed, and reading it reports it. A link that
+    loops gives ``"loop"`` (true too).
     """
     try:
         mode = os.stat(path).st_mode
-    except OSError:
-        return False
+    except OSError as exc:
+        return "loop" if exc.errno == errno.ELOOP else False
     return not stat.S_ISREG(mode)
 
 
@@ -216,6 +228,7 @@ class Corpus:
     documents: list
     labels: list
     test: "Corpus | None" = None
+    #: paths left out when the folder was listed: symbolic-link loops (never readable)
     skipped: list = field(default_factory=list)
 
     def __len__(self):
@@ -269,15 +282,15 @@ def _open_folder(path):
     folders = _class_folders(path)
     if not folders:
         raise InputError(f"{path}: no class folders (expected {path}/<label>/<files>)")
-    documents, labels = [], []
+    documents, labels, loops = [], [], []
     for folder in folders:
         label = os.path.basename(folder)
-        for f in _walk_files(folder):
+        for f in _walk_files(folder, loops):
             documents.append(Path(f))
             labels.append(label)
     if not documents:
         raise InputError(f"{path}: empty corpus (the class folders hold no files)")
-    return Corpus(source=path, documents=documents, labels=labels)
+    return Corpus(source=path, documents=documents, labels=labels, skipped=loops)
 
 
 def _pick_column(header, wanted, names, what, path):
@@ -337,7 +350,8 @@ def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
 def read_rows(path, *, data=None, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES):
     """The documents of a TSV/CSV file read as rows, as :func:`open_corpus` reads them,
     for prediction: ``(documents, labels)``, ``labels`` None when the file has a header
-    with a text column and no label column (a headerless file is ``label<TAB>text``).
+    with a text column and no label column (a headerless file is ``label<TAB>text``);
+    a row with an empty label has the label None (training refuses it).
 
     ``data`` (bytes or str) is the file's content when it does not come from ``path``
     (standard input: ``path`` then only names it in errors).
@@ -375,9 +389,10 @@ def _table_documents(path, text, label_column, text_column, max_bytes, need_labe
     ):
         li, ti, body, first_line = 0, 1, rows, 1  # headerless label<TAB>text
     else:
+        # training takes --label-column / --text-column; prediction reads the header only
+        hint = " or pass --label-column / --text-column" if need_label else ""
         raise NotATextCorpus(
-            f"{path}: cannot find the label and text columns; name them in a header "
-            f"(label, text) or pass --label-column / --text-column"
+            f"{path}: cannot find the label and text columns; name them in a header (label, text){hint}"
         )
     documents, labels = [], []
     last = ti if li is None else max(li, ti)
@@ -386,7 +401,9 @@ def _table_documents(path, text, label_column, text_column, max_bytes, need_labe
             raise InputError(f"{path}:{n}: row has {len(row)} columns, expected at least {last + 1}")
         label = row[li].strip() if li is not None else None
         if li is not None and not label:
-            raise InputError(f"{path}:{n}: empty label")
+            if need_label:
+                raise InputError(f"{path}:{n}: empty label")
+            label = None  # prediction: the row is classified, and left out of the accuracy
         if delimiter == "\t" and ti == len(header) - 1:
             doc = "\t".join(row[ti:])  # a TAB inside the last (text) column
         else:
