@@ -3,6 +3,8 @@ per row of the "Round 3" section of ``docs/robustness.md``.
 """
 
 import importlib
+import io
+import json
 import os
 import subprocess
 import sys
@@ -199,3 +201,205 @@ def test_inspect_plot_of_a_text_model_draws_its_informative_terms(tmp_path, text
     assert rc == 0, err
     assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     assert f"informative terms plot: {png}" in out
+
+
+def mixed_csv(path, n=40):
+    """A table with a text column, a column equal to the class (``leak``) and noise."""
+    rng = np.random.default_rng(0)
+    words = {"a": "cheap pills offer win".split(), "b": "meeting lunch noon report".split()}
+    lines = ["text,leak,color,class"]
+    for i in range(n):
+        c = "ab"[i % 2]
+        pool = words["a"] + words["b"]
+        lines.append(" ".join(rng.choice(pool, 5)) + f",{c},{rng.choice(['red', 'blue'])},{c}")
+    Path(path).write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_ignore_applies_to_mixed_tables(tmp_path):
+    """``--ignore`` on a table with a text column: train leaves the column out of the
+    model, evaluate does not learn from it, predict with and without ``--ignore`` reads
+    the file (issue 26/30: the column was kept, accuracy 1.0, predict failed)."""
+    data = mixed_csv(tmp_path / "mixed.csv")
+    model = tmp_path / "m.tnb"
+    rc, out, err = cli("train", data, "--text-column", "text", "--ignore", "leak", "-o", model, "--json")
+    assert rc == 0, err
+    assert json.loads(out)["attributes"] == 2
+    names = [a.name for a in textnb.load(model).attributes_]
+    assert "leak" not in names and "text" in names
+    rc, out, err = cli("evaluate", data, "--text-column", "text", "--ignore", "leak", "--json", "--cv", "5")
+    assert rc == 0, err
+    assert json.loads(out)["accuracy"] < 1.0  # the leaking column would make it exactly 1
+    for extra in ([], ["--ignore", "leak"]):
+        rc, out, err = cli("predict", model, data, *extra)
+        assert rc == 0, err
+        assert len(out.splitlines()) == 40
+
+
+def test_aode_accepts_a_dataframe_with_string_columns(tmp_path):
+    """AODE fits and predicts a DataFrame of string (and numeric) columns, as TAN, BN,
+    LBR and APNBC do; the model file round-trips and partial_fit agrees (was: ValueError
+    could not convert string to float)."""
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"outlook": ["sunny", "rain", "sunny", "overcast"] * 3,
+                       "windy": ["yes", "no", "no", "yes"] * 3, "temp": [1.0, 2, 3, 4] * 3})
+    y = ["a", "b", "a", "b"] * 3
+    aode = textnb.AODE().fit(df, y)
+    assert list(aode.predict(df)) == list(textnb.TAN().fit(df, y).predict(df))
+    aode.save(tmp_path / "a.tnb")
+    np.testing.assert_array_equal(textnb.load(tmp_path / "a.tnb").predict_proba(df), aode.predict_proba(df))
+    part = textnb.AODE().partial_fit(df.iloc[:6], y[:6], classes=["a", "b"]).partial_fit(df.iloc[6:], y[6:])
+    np.testing.assert_allclose(part.predict_proba(df), aode.predict_proba(df))
+
+
+def test_merge_of_tan_models_and_merge_warnings(tmp_path):
+    """``merge`` of TAN models: one line (was an AttributeError's text); merging default
+    (DiscriminativeNB) models warns that the result is not exact; merging models with
+    different classes warns and names them."""
+    weather = REPO / "corpora" / "weather.nominal.arff"
+    for name in ("t1", "t2"):
+        assert cli("train", weather, "--model", "tan", "-o", tmp_path / f"{name}.tnb")[0] == 0
+    rc, _, err = cli("merge", tmp_path / "t1.tnb", tmp_path / "t2.tnb", "-o", tmp_path / "t.tnb")
+    assert rc == 1
+    one_error_line(err, "t1.tnb: a TAN model cannot be merged")
+    a = tsv(tmp_path / "a.tsv", [("spam", "cheap pills"), ("ham", "meeting noon")])
+    b = tsv(tmp_path / "b.tsv", [("spam", "cheap offer"), ("eggs", "bacon and eggs")])
+    assert cli("train", a, "-o", tmp_path / "a.tnb")[0] == 0
+    assert cli("train", b, "-o", tmp_path / "b.tnb")[0] == 0
+    rc, out, err = cli("merge", tmp_path / "a.tnb", tmp_path / "b.tnb", "-o", tmp_path / "ab.tnb")
+    assert rc == 0, err
+    warnings = [line for line in err.splitlines() if line.startswith("textnb: warning: ")]
+    assert any("do not merge exactly" in w for w in warnings)
+    assert any("classes differ" in w and "eggs" in w and "ham" in w for w in warnings)
+    for model in ("multinomial", "bernoulli"):
+        assert cli("train", a, "-o", tmp_path / "ma.tnb", "--model", model)[0] == 0
+        assert cli("train", a, "-o", tmp_path / "mb.tnb", "--model", model)[0] == 0
+        rc, _, err = cli("merge", tmp_path / "ma.tnb", tmp_path / "mb.tnb", "-o", tmp_path / "mm.tnb")
+        assert rc == 0 and err == ""  # exact merge, same classes: nothing to warn about
+
+
+@pytest.mark.parametrize("model", ["nb", "tan", "aode"])
+def test_predict_explain_for_table_models(tmp_path, model):
+    """``predict --explain`` on plain NB, TAN and AODE tables: per-attribute
+    contributions (was refused); for naive Bayes they add up to the margin exactly."""
+    weather = REPO / "corpora" / "weather.numeric.arff"
+    path = tmp_path / "w.tnb"
+    assert cli("train", weather, "--model", model, "-o", path)[0] == 0
+    rc, out, err = cli("predict", path, weather, "--explain", "--json")
+    assert rc == 0, err
+    records = [json.loads(line) for line in out.splitlines()]
+    assert len(records) == 14
+    for rec in records:
+        why = rec["explanation"]
+        assert why["predicted"] == rec["label"]
+        assert {a["name"] for a in why["attributes"]} == {"outlook", "temperature", "humidity", "windy"}
+        if model == "nb":
+            total = why["prior"] + sum(a["contribution"] for a in why["attributes"])
+            assert total == pytest.approx(why["margin"], abs=1e-9)
+    rc, out, err = cli("predict", path, weather, "--explain")
+    assert rc == 0 and "vs " in out.splitlines()[0] and "outlook=" in out
+
+
+def test_predict_lines_explain_and_refusal(tmp_path, text_model):
+    """``predict --lines --explain`` explains every line (was silently ignored); with
+    ``--top`` / ``--threshold`` (ranked labels) it is refused in one line."""
+    lines = tmp_path / "lines.txt"
+    lines.write_text("cheap pills now\nlunch at noon\n")
+    rc, out, err = cli("predict", text_model, "--lines", lines, "--explain")
+    assert rc == 0, err
+    rows = out.splitlines()
+    assert len(rows) == 2 and "cheap +" in rows[0] and "noon +" in rows[1]
+    rc, _, err = cli("predict", text_model, "--lines", lines, "--explain", "--top", "2")
+    assert rc == 1
+    one_error_line(err, "--explain with --lines", "--top / --threshold")
+
+
+def test_predict_lines_reads_its_input_as_it_goes():
+    """``predict --lines`` reads in chunks: the first chunk is handed on before the
+    input is read further (it held every line in memory)."""
+    from textnb.cli.predict import _line_chunks
+
+    read = []
+
+    class Stream(io.BytesIO):
+        def __iter__(self):
+            for n in range(5000):
+                read.append(n)
+                yield b"line %d\n" % n
+
+    import sys as _sys
+
+    fake = type("Stdin", (), {"buffer": Stream()})()
+    old, _sys.stdin = _sys.stdin, fake
+    try:
+        chunks = _line_chunks("-", size=1000)
+        first = next(chunks)
+        assert first[0] == "line 0" and len(first) == 1000
+        assert len(read) == 1000  # nothing beyond the first chunk read yet
+        assert sum(len(c) for c in chunks) == 4000
+    finally:
+        _sys.stdin = old
+
+
+def test_predict_rows_with_an_empty_label_and_table_accuracy(tmp_path, text_model):
+    """One empty label in a CSV given to ``predict``: the row is classified, left out of
+    the accuracy and counted (was: the whole file refused); the column hint names no
+    option ``predict`` lacks; a table file with its class prints accuracy on stderr."""
+    rows = tmp_path / "rows.csv"
+    rows.write_text("label,text\nspam,cheap pills\n,lunch noon\nham,meeting at noon\n")
+    rc, out, err = cli("predict", text_model, "--rows", rows)
+    assert rc == 0, err
+    assert len(out.splitlines()) == 3
+    assert "accuracy 1.0000 (2 of 2 rows with a label column; 1 rows without a label not counted)" in err
+    bad = tmp_path / "abc.csv"
+    bad.write_text("a,b,c\n1,2,3\n")
+    rc, _, err = cli("predict", text_model, "--rows", bad)
+    assert rc == 1
+    assert "--label-column" not in one_error_line(err, "name them in a header")
+    weather = REPO / "corpora" / "weather.numeric.arff"
+    assert cli("train", weather, "-o", tmp_path / "w.tnb")[0] == 0
+    rc, out, err = cli("predict", tmp_path / "w.tnb", weather)
+    assert rc == 0
+    assert err.startswith(f"{weather}: accuracy ") and "of 14 rows with a class value" in err
+
+
+@pytest.mark.parametrize("flag", ["--stop-words", "--labels", "--structure"])
+def test_side_files_must_be_regular_files(tmp_path, flag):
+    """``--stop-words``, ``--labels`` and ``--structure`` given a FIFO or a device: one
+    line at once (was: blocked on the FIFO, read a device until memory ran out); a file
+    over the size cap is refused too."""
+    from textnb.io.corpus import read_small_text
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    corpus = tsv(tmp_path / "c.tsv", [("spam", "cheap pills"), ("ham", "meeting noon")])
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "d1.txt").write_text("cheap pills\n")
+    data = {"--structure": REPO / "corpora" / "weather.nominal.arff", "--labels": docs}.get(flag, corpus)
+    extra = ["--model", "bn"] if flag == "--structure" else []
+    for special in (fifo, "/dev/zero"):
+        r = textnb_cmd("train", data, flag, special, *extra, "-o", tmp_path / "m.tnb", timeout=60)
+        assert r.returncode == 1, r.stderr
+        assert r.stderr.decode().strip().endswith("is not a regular file (a FIFO, socket or device)")
+    big = tmp_path / "big.txt"
+    big.write_text("x\n" * 100)
+    with pytest.raises(textnb.InputError, match="larger than 50 bytes"):
+        read_small_text(big, what="word list", max_bytes=50)
+
+
+def test_seconds_of_a_table_run_exclude_the_imports(tmp_path):
+    """``train`` on a table imports the modules it will use (scikit-learn, the model's)
+    before its clock starts, so ``seconds:`` measures reading, fitting and writing."""
+    code = (
+        "import sys, argparse\n"
+        "from textnb.cli import train\n"
+        "from textnb.cli.commands import build_parser\n"
+        "from textnb.cli.options import input_options, model_options\n"
+        f"args = build_parser().parse_args(['train', {str(REPO / 'corpora' / 'weather.numeric.arff')!r}])\n"
+        "assert 'sklearn' not in sys.modules\n"
+        "train._preload(args, model_options(args), input_options(args))\n"
+        "assert 'sklearn.utils.validation' in sys.modules and 'textnb.naive_bayes.tabular' in sys.modules\n"
+    )
+    r = run([sys.executable, "-c", code])
+    assert r.returncode == 0, r.stderr.decode()

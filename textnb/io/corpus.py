@@ -109,28 +109,54 @@ def read_bytes(path, max_bytes=MAX_DOCUMENT_BYTES):
 MAX_LIST_BYTES = 64 * 1024 * 1024
 
 
-def read_word_list(path, *, what="word list", max_bytes=MAX_LIST_BYTES):
-    """The distinct non-blank lines of a small UTF-8 file (a stop-word list), sorted.
+def read_small_text(path, *, what="file", max_bytes=MAX_LIST_BYTES):
+    """The UTF-8 text of a small side file (a stop-word list, a label file, a network
+    structure), read safely.
 
-    Only a regular file is read (a device or a FIFO would never end), at most
-    ``max_bytes`` of it; problems are one-line InputErrors naming the file.
+    Only a regular file is read: it is opened without blocking (a FIFO opens at once)
+    and checked with ``fstat`` on the open descriptor, so a device, FIFO or socket (or
+    a link to one) is refused before anything is read, and the file read is the one
+    checked; at most ``max_bytes`` (:data:`MAX_LIST_BYTES`, 64 MiB) are accepted. Every
+    problem is one :class:`~textnb.core.errors.InputError` line naming the file and
+    ``what`` it is.
     """
+    path = os.fspath(path)
     try:
-        info = os.stat(path)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise InputError(f"{path}: cannot read {what} ({exc.strerror or exc})") from None
-    if not stat.S_ISREG(info.st_mode):  # a device or a FIFO would never end
-        kind = "Is a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-        raise InputError(f"{path}: cannot read {what} ({kind})")
-    if info.st_size > max_bytes:
-        raise InputError(f"{path}: {what} is larger than {max_bytes} bytes")
     try:
-        with open(path, encoding="utf-8") as f:
-            return sorted({w.strip() for w in f if w.strip()})
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise InputError(f"{path}: cannot read {what} (Is a directory)")
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(f"{path}: {what} is not a regular file (a FIFO, socket or device)")
+        if info.st_size > max_bytes:
+            raise InputError(f"{path}: {what} is larger than {max_bytes} bytes")
+        parts, total = [], 0
+        while True:  # the size may have grown since fstat: never read past the limit
+            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
+            if not chunk:
+                break
+            parts.append(chunk)
+            total += len(chunk)
+            if total > max_bytes:
+                raise InputError(f"{path}: {what} is larger than {max_bytes} bytes")
     except OSError as exc:
         raise InputError(f"{path}: cannot read {what} ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+    try:
+        return b"".join(parts).decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(f"{path}: {what} is not UTF-8") from None
+
+
+def read_word_list(path, *, what="word list", max_bytes=MAX_LIST_BYTES):
+    """The distinct non-blank lines of a small UTF-8 file (a stop-word list), sorted,
+    read by :func:`read_small_text` (regular files only, at most ``max_bytes``)."""
+    text = read_small_text(path, what=what, max_bytes=max_bytes)
+    return sorted({w.strip() for w in text.replace("\r", "\n").split("\n") if w.strip()})
 
 
 def read_document(path, max_bytes=MAX_DOCUMENT_BYTES):
