@@ -403,3 +403,60 @@ def test_seconds_of_a_table_run_exclude_the_imports(tmp_path):
     )
     r = run([sys.executable, "-c", code])
     assert r.returncode == 0, r.stderr.decode()
+
+
+def test_topicfilter_does_not_reroute_its_own_outputs(tmp_path, text_model):
+    """``topicfilter --out inbox/sorted inbox`` run twice: the second run routes the two
+    inbox documents again but never the files it wrote the first time (was: they were
+    re-routed and renamed a.txt -> a-2.txt)."""
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (inbox / "a.txt").write_text("cheap pills now\n")
+    (inbox / "b.txt").write_text("lunch at noon\n")
+    args = [sys.executable, str(REPO / "scripts" / "topicfilter"), "--uncalibrated", "--model", str(text_model),
+            "--out", str(inbox / "sorted"), str(inbox)]
+    for _ in range(2):
+        r = run(args)
+        assert r.returncode == 0, r.stderr
+        assert len(r.stdout.decode().splitlines()) == 2
+        assert all(line.split("\t")[0].startswith(str(inbox / "a.txt")[:-5]) and "/sorted/" not in
+                   line.split("\t")[0] for line in r.stdout.decode().splitlines())
+    names = sorted(p.relative_to(inbox).as_posix() for p in inbox.rglob("*") if p.is_file())
+    assert names == ["a.txt", "b.txt", "sorted/ham/b-1.txt", "sorted/ham/b.txt", "sorted/spam/a-1.txt",
+                     "sorted/spam/a.txt"]
+
+
+def test_a_mail_folder_link_to_a_file_outside_is_not_followed(tmp_path):
+    """A Maildir (or mail folder) entry that is a symbolic link to a file outside the
+    folder is not read by ``--train-*``, ``--register-*`` or ``--batch``: one line naming
+    it (was: the outside file was read, learnt and classified)."""
+    from textnb.io.mailread import iter_messages
+
+    secret = tmp_path / "secret.eml"
+    secret.write_bytes(b"Subject: secret\n\npassword hunter2\n")
+    md = tmp_path / "md"
+    for sub in ("new", "cur", "tmp"):
+        (md / sub).mkdir(parents=True)
+    (md / "new" / "1").write_bytes(b"Subject: hi\n\ncheap pills\n")
+    (md / "new" / "2").symlink_to(secret)
+    (md / "cur" / "3").symlink_to(md / "new" / "1")  # inside the folder: followed
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "m1").write_bytes(b"Subject: yo\n\nlunch at noon\n")
+    (plain / "m2").symlink_to(secret)
+    for folder, kept in ((md, {"new/1", "cur/3"}), (plain, {"m1"})):
+        errors = []
+        sources = [os.path.relpath(s, folder) for s, _ in iter_messages(folder, on_error=errors.append)]
+        assert set(sources) == kept
+        assert len(errors) == 1 and "outside" in errors[0] and "not followed" in errors[0]
+    model = tmp_path / "sp.tnb"
+    r = run([sys.executable, str(REPO / "scripts" / "spamfilter"), "-m", str(model), "--train-spam", str(md),
+             "--train-ham", str(plain)])
+    assert r.returncode == 0, r.stderr
+    assert b"2 spam and 1 ham" in r.stderr
+    vocabulary = textnb.load(model).vocabulary_.tolist()
+    assert "hunter2" not in vocabulary and "cheap" in vocabulary
+    r = run([sys.executable, str(REPO / "scripts" / "spamfilter"), "-m", str(model), "--batch", str(md)])
+    assert r.returncode == 3
+    assert b"md/new/2: a symbolic link to a file outside" in r.stderr
+    assert len(r.stdout.splitlines()) == 2

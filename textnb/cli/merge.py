@@ -23,14 +23,15 @@ def _inexact(model):
 
 
 def run(args, out, err):
-    from textnb.core.model_io import load
+    from textnb.core.model_io import load, output_target
 
+    output_target(args.output)  # a FIFO, device or folder at -o: refused before any work
     models = [load(p) for p in args.models]
     merged = models[0]
     if not callable(getattr(merged, "merge", None)):
         raise InputError(f"{args.models[0]}: a {type(merged).__name__} model cannot be merged (its structure is "
                          f"learned from all the data); merge takes text models, TabularNB and AODE")
-    if _inexact(merged):
+    if len(models) > 1 and _inexact(merged):
         print(f"textnb: warning: {args.models[0]}: DiscriminativeNB models (the default) do not merge exactly: "
               f"the result is not the model trained on all the parts (train with --model multinomial, "
               f"bernoulli or complement for exact merges)", file=err)
