@@ -3,6 +3,7 @@ per row of the "Round 3" section of ``docs/robustness.md``.
 """
 
 import importlib
+import importlib.util
 import io
 import json
 import os
@@ -460,3 +461,57 @@ def test_a_mail_folder_link_to_a_file_outside_is_not_followed(tmp_path):
     assert r.returncode == 3
     assert b"md/new/2: a symbolic link to a file outside" in r.stderr
     assert len(r.stdout.splitlines()) == 2
+
+
+def test_inspect_of_a_mixed_model_is_limited_by_top(tmp_path):
+    """``inspect`` of a mixed model with a nominal attribute of 1,500 values prints at
+    most ``--top`` values per class and how many more (was: every value on one line of
+    about 100 KB, whatever ``--top``)."""
+    rng = np.random.default_rng(0)
+    lines = ["text,city,class"] + [
+        f"{'cheap pills' if i % 2 else 'lunch noon'},city{rng.integers(1500)},{'ab'[i % 2]}" for i in range(3000)]
+    (tmp_path / "hc.csv").write_text("\n".join(lines) + "\n")
+    model = tmp_path / "hc.tnb"
+    assert cli("train", tmp_path / "hc.csv", "--text-column", "text", "-o", model)[0] == 0
+    rc, out, err = cli("inspect", model, "--top", "3")
+    assert rc == 0, err
+    city = next(line for line in out.splitlines() if line.strip().startswith("city "))
+    assert len(city) < 400 and city.count("=") == 6 and "more)" in city
+    rc, out, _ = cli("inspect", model, "--json")
+    assert len(json.loads(out)["attributes"][1]["values"]) > 1000  # --json keeps every value
+
+
+def test_docs_name_files_and_modules_that_exist():
+    """docs/ and the README name files and modules at their current paths (they named
+    ``textnb/ascii_tokens.py``, ``textnb/mixed.py``, ``import textnb.mixed``)."""
+    import re
+
+    texts = {p: p.read_text(encoding="utf-8") for p in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]}
+    missing = []
+    for path, text in texts.items():
+        for name in set(re.findall(r"\btextnb/[\w/]+\.(?:py|c)\b", text)):
+            if not (REPO / name).exists():
+                missing.append(f"{path.name}: {name}")
+        for module in set(re.findall(r"\bimport (textnb(?:\.\w+)+)", text)):
+            if importlib.util.find_spec(module) is None:
+                missing.append(f"{path.name}: import {module}")
+    assert missing == []
+
+
+def test_readme_synopsis_and_procmail_notes():
+    """The README's ``train`` synopsis lists every ``--model`` choice (it omitted
+    ``discriminative``, the default); docs/spam.md says ``spamfilter`` must be on
+    procmail's PATH and has no empty duplicate heading."""
+    from textnb.cli.commands import build_parser
+
+    parser = build_parser()
+    train = next(a for a in parser._actions if a.dest == "command").choices["train"]
+    choices = next(a for a in train._actions if "--model" in a.option_strings).choices
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    synopsis = next(line for line in readme.splitlines() if "[--model " in line)
+    listed = synopsis.split("[--model ", 1)[1].split("]", 1)[0].split("|")
+    assert set(listed) == set(choices)
+    spam = (REPO / "docs" / "spam.md").read_text(encoding="utf-8")
+    assert "must be on procmail's `PATH`" in spam
+    headings = [line for line in spam.splitlines() if line.startswith("#") and not line.startswith("# ")]
+    assert len(headings) == len(set(headings))

@@ -133,14 +133,24 @@ def _inspect_table(args, model, out):
             detail = f"{a['vocabulary_size']} terms; most informative (log-odds, top {args.top}): " + "; ".join(
                 f"{c}: " + ", ".join(f"{t} ({v:.2f})" for t, v in a["informative_terms"][c]) for c in classes)
         elif "probabilities" in a:
-            detail = "; ".join(
-                f"{c}: " + " ".join(f"{v}={p:.3g}" for v, p in zip(a["values"], a["probabilities"][c]))
-                for c in classes)
+            detail = "; ".join(f"{c}: " + _values_line(a["values"], a["probabilities"][c], args.top)
+                               for c in classes)
         else:
             detail = a.get("model", "")
         print(f"  {a['name']} [{a['kind']}, {a.get('model', '')}] {detail}", file=out)
     _print_weights(weights, out)
     return 0
+
+
+def _values_line(values, probabilities, top):
+    """``v=p`` for a nominal attribute's values in one class: all of them in their order
+    when there are at most ``top``, else the ``top`` most probable and how many more (an
+    attribute of 10^5 values would otherwise print a line of megabytes)."""
+    pairs = list(zip(values, probabilities))
+    if len(pairs) > top:
+        order = sorted(range(len(pairs)), key=lambda i: (-pairs[i][1], i))[:top]
+        return " ".join(f"{pairs[i][0]}={pairs[i][1]:.3g}" for i in order) + f" ... ({len(pairs) - top} more)"
+    return " ".join(f"{v}={p:.3g}" for v, p in pairs)
 
 
 def _inspect_multilabel(args, model, out):
