@@ -515,3 +515,31 @@ def test_readme_synopsis_and_procmail_notes():
     assert "must be on procmail's `PATH`" in spam
     headings = [line for line in spam.splitlines() if line.startswith("#") and not line.startswith("# ")]
     assert len(headings) == len(set(headings))
+
+
+def test_a_table_of_too_many_columns_is_refused_at_once(tmp_path):
+    """10^5 + 1 columns (CSV) or attributes (ARFF): one line at read time (was: 10^6
+    columns took over ten minutes and a gigabyte before any answer); 2,000 columns train
+    into a model that loads."""
+    from textnb.core.attributes import MAX_COLUMNS
+
+    n = MAX_COLUMNS + 1
+    wide = tmp_path / "wide.csv"
+    wide.write_text(",".join(f"c{i}" for i in range(n)) + ",class\n" + ",".join("1" * n) + ",a\n"
+                    + ",".join("2" * n) + ",b\n")
+    rc, _, err = cli("train", wide, "-o", tmp_path / "m.tnb")
+    assert rc == 1
+    one_error_line(err, f"wide.csv:1: {n + 1} columns, over the limit of {MAX_COLUMNS}")
+    arff = tmp_path / "wide.arff"
+    arff.write_text("@relation r\n" + "".join(f"@attribute c{i} numeric\n" for i in range(n))
+                    + "@attribute class {a,b}\n@data\n")
+    rc, _, err = cli("train", arff, "-o", tmp_path / "m.tnb")
+    assert rc == 1
+    one_error_line(err, f"over {MAX_COLUMNS} attributes, the limit")
+    d = 2000
+    rows = [",".join(f"c{i}" for i in range(d)) + ",class"]
+    rows += [",".join(str((i * r) % 7) for i in range(d)) + f",{'ab'[r % 2]}" for r in range(6)]
+    (tmp_path / "ok.csv").write_text("\n".join(rows) + "\n")
+    rc, _, err = cli("train", tmp_path / "ok.csv", "-o", tmp_path / "ok.tnb")
+    assert rc == 0, err
+    assert len(textnb.load(tmp_path / "ok.tnb").attributes_) == d
