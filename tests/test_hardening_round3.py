@@ -543,3 +543,34 @@ def test_a_table_of_too_many_columns_is_refused_at_once(tmp_path):
     rc, _, err = cli("train", tmp_path / "ok.csv", "-o", tmp_path / "ok.tnb")
     assert rc == 0, err
     assert len(textnb.load(tmp_path / "ok.tnb").attributes_) == d
+
+
+def test_predict_rows_reads_its_input_as_it_goes(tmp_path, text_model):
+    """``predict --rows`` reads a TSV/CSV in chunks (``textnb.io.corpus.iter_rows``):
+    the first chunk is handed on before the input is read much further (it held the
+    whole file); the chunks give what the whole-file reader gives."""
+    from textnb.io.corpus import iter_rows, read_rows
+
+    body = "".join(f"{'spam' if i % 2 else 'ham'}\tmessage {i} with a \"quote\n" for i in range(5000))
+    data = ("label\ttext\n" + body).encode()
+    consumed = []
+
+    class Stream(io.BytesIO):
+        def read(self, n=-1):
+            chunk = super().read(n)
+            consumed.append(len(chunk))
+            return chunk
+
+    chunks = iter_rows("rows.tsv", stream=Stream(data), size=1000)
+    docs, labels = next(chunks)
+    assert len(docs) == 1000 and docs[0] == 'message 0 with a "quote' and labels[:2] == ["ham", "spam"]
+    assert sum(consumed) < len(data) // 2  # not read to the end for the first chunk
+    rest = list(chunks)
+    whole_docs, whole_labels = read_rows("rows.tsv", data=data)
+    assert docs + [d for c, _ in rest for d in c] == whole_docs
+    assert labels + [x for _, c in rest for x in c] == whole_labels
+    path = tmp_path / "rows.tsv"
+    path.write_bytes(data)
+    rc, out, err = cli("predict", text_model, "--rows", path)
+    assert rc == 0, err
+    assert len(out.splitlines()) == 5000 and out.splitlines()[-1].startswith(f"{path}:5000\t")

@@ -335,24 +335,25 @@ def _document_batches(paths, max_bytes, err, failed, tick=None, size=1000):
 
 def _predict_rows(args, model, path, classes, max_bytes, out, err):
     """Predictions for the rows of a TSV/CSV file (``path:ROW``, ROW counting data rows
-    from 1), in file order; a label column gives the accuracy on stderr."""
-    from textnb.io.corpus import read_rows
+    from 1), in file order, read as they come (:func:`textnb.io.corpus.iter_rows`); a
+    label column gives the accuracy on stderr."""
+    from textnb.io.corpus import iter_rows
 
     name = "stdin" if path == "-" else path
-    data = None
+    stream = None
     if path == "-":
-        data = (sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin).read()
+        stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
     elif not os.path.isfile(path):
         raise InputError(f"{path}: no such file")
-    documents, labels = read_rows(name, data=data, max_bytes=max_bytes)
     tally = _Accuracy(name, "label column")
-    for start in range(0, len(documents), 1000):
-        chunk = documents[start:start + 1000]
+    start = 0
+    for chunk, labels in iter_rows(name, stream=stream, max_bytes=max_bytes):
         scores = _scores(model, chunk)
         sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
+        start += len(chunk)
         _print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk))
         if labels is not None:
-            tally.add(classes, scores[0], labels[start:start + 1000])
+            tally.add(classes, scores[0], labels)
     tally.report(err)
 
 

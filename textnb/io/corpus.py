@@ -35,6 +35,7 @@ when training is parallel).
 import csv
 import errno
 import io
+import itertools
 import os
 import stat
 from dataclasses import dataclass, field
@@ -48,6 +49,7 @@ __all__ = [
     "Corpus",
     "decode_bytes",
     "documents_in_several_classes",
+    "iter_rows",
     "read_rows",
     "is_binary",
     "open_corpus",
@@ -398,31 +400,44 @@ def read_rows(path, *, data=None, label_column=None, text_column=None, max_bytes
     return _table_documents(path, data, label_column, text_column, max_bytes, need_label=False)
 
 
+def _delimiter_of(path, first_line):
+    return "\t" if (path.lower().endswith((".tsv", ".tab")) or "\t" in first_line) else ","
+
+
 def _table_documents(path, text, label_column, text_column, max_bytes, need_label=True):
-    delimiter = "\t" if (path.lower().endswith((".tsv", ".tab")) or "\t" in text.split("\n", 1)[0]) else ","
-    rows = [r for r in _csv_rows(path, text, delimiter) if r and any(c.strip() for c in r)]
-    if not rows:
+    delimiter = _delimiter_of(path, text.split("\n", 1)[0])
+    rows = _csv_rows(path, text, delimiter)
+    return next(_table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, need_label))
+
+
+def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, need_label=True, size=None):
+    """``(documents, labels)`` of the rows of a TSV/CSV corpus (an iterable of csv rows),
+    in lists of at most ``size`` documents (None: one list); ``labels`` None when the
+    file has no label column. The layout is decided on the first 50 non-blank rows."""
+    rows = (r for r in rows if r and any(c.strip() for c in r))
+    head = list(itertools.islice(rows, 50))
+    if not head:
         raise InputError(f"{path}: empty file")
-    header = rows[0]
+    header = head[0]
     li = _pick_column(header, label_column, _LABEL_NAMES, "label", path)
     ti = _pick_column(header, text_column, _TEXT_NAMES, "text", path)
     if li is not None and ti is not None:
-        body, first_line = rows[1:], 2
+        skip, first_line = 1, 2
     elif not need_label and ti is not None and label_column is None:
-        body, first_line = rows[1:], 2  # a header with a text column and no labels: prediction input
+        skip, first_line = 1, 2  # a header with a text column and no labels: prediction input
     elif li is None and ti is None and label_column is None and text_column is None and all(
-        len(r) == 2 or (delimiter == "\t" and len(r) > 2) for r in rows[:50]
+        len(r) == 2 or (delimiter == "\t" and len(r) > 2) for r in head
     ):
-        li, ti, body, first_line = 0, 1, rows, 1  # headerless label<TAB>text
+        li, ti, skip, first_line = 0, 1, 0, 1  # headerless label<TAB>text
     else:
         # training takes --label-column / --text-column; prediction reads the header only
         hint = " or pass --label-column / --text-column" if need_label else ""
         raise NotATextCorpus(
             f"{path}: cannot find the label and text columns; name them in a header (label, text){hint}"
         )
-    documents, labels = [], []
+    documents, labels, seen = [], [], False
     last = ti if li is None else max(li, ti)
-    for n, row in enumerate(body, start=first_line):
+    for n, row in enumerate(itertools.chain(head[skip:], rows), start=first_line):
         if len(row) <= last:
             raise InputError(f"{path}:{n}: row has {len(row)} columns, expected at least {last + 1}")
         label = row[li].strip() if li is not None else None
@@ -436,9 +451,80 @@ def _table_documents(path, text, label_column, text_column, max_bytes, need_labe
             doc = row[ti]
         documents.append(doc[:max_bytes] if len(doc) > max_bytes else doc)
         labels.append(label)
-    if not documents:
+        if size is not None and len(documents) >= size:
+            yield documents, (labels if li is not None else None)
+            documents, labels, seen = [], [], True
+    if not documents and not seen:
         raise InputError(f"{path}: empty corpus (header only)")
-    return documents, (labels if li is not None else None)
+    if documents:
+        yield documents, (labels if li is not None else None)
+
+
+class _Prefixed(io.RawIOBase):
+    """A binary stream that gives ``first`` (bytes already read) and then the rest of ``stream``."""
+
+    def __init__(self, first, stream):
+        self._first, self._stream = memoryview(first), stream
+
+    def readable(self):
+        return True
+
+    def readinto(self, buf):
+        if len(self._first):
+            n = min(len(buf), len(self._first))
+            buf[:n] = self._first[:n]
+            self._first = self._first[n:]
+            return n
+        data = self._stream.read(len(buf))
+        buf[:len(data)] = data
+        return len(data)
+
+
+def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, size=1000):
+    """:func:`read_rows` as it reads: ``(documents, labels)`` in lists of at most ``size``
+    rows, the file (or the binary ``stream``, e.g. standard input; ``path`` then only
+    names it) read as they are needed, so memory holds one list whatever the input's
+    size. Each line is decoded as a document is (UTF-8, else Windows-1252, else
+    Latin-1); the layout is decided on the first 50 rows, as :func:`read_rows` decides
+    it; a field may be of any length. Errors as :func:`read_rows`'s."""
+    path = os.fspath(path)
+    close = stream is None
+    if stream is None:
+        try:
+            stream = open(path, "rb")
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    old = csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
+    try:
+        first = stream.read(_SNIFF)
+        if is_binary(first):
+            raise InputError(f"{path}: binary file, not a TSV/CSV file")
+        lines = (decode_bytes(raw) for raw in io.BufferedReader(_Prefixed(first, stream)))
+        head = next(lines, "")
+        delimiter = _delimiter_of(path, head.split("\n", 1)[0])
+        quoting = csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE
+        reader = csv.reader(itertools.chain([head], lines), delimiter=delimiter, quoting=quoting, strict=True)
+
+        def rows():
+            start = 1
+            try:
+                for row in reader:
+                    yield row
+                    start = reader.line_num + 1
+            except csv.Error as exc:
+                msg = str(exc)
+                if "unexpected end of data" in msg:
+                    msg = "a quoted field is never closed (unterminated '\"')"
+                raise InputError(f"{path}:{start}: {msg}") from None
+
+        yield from _table_chunks(path, rows(), delimiter, label_column, text_column, max_bytes,
+                                 need_label=False, size=size)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    finally:
+        csv.field_size_limit(old)
+        if close:
+            stream.close()
 
 
 def documents_in_several_classes(corpus, limit=1000):
