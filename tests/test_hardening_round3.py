@@ -168,6 +168,14 @@ def test_an_output_that_is_an_input_is_refused_before_any_work(tmp_path, text_mo
         one_error_line(err, "is the same file as the input", "refusing to replace it")
     assert corpus.read_bytes() == before
     textnb.load(text_model)
+    folder = tmp_path / "folder"
+    for label, text in (("spam", "cheap pills"), ("ham", "lunch at noon")):
+        (folder / label).mkdir(parents=True)
+        (folder / label / "1.txt").write_text(text)
+    rc, _, err = cli("train", folder, "-o", folder / "spam" / "1.txt")
+    assert rc == 1
+    one_error_line(err, "is a file of the input folder", "refusing to replace it")
+    assert (folder / "spam" / "1.txt").read_text() == "cheap pills"
     mbox = tmp_path / "mbox"
     mbox.write_bytes(b"From a@b Mon Jan  1 00:00:00 2024\nSubject: hi\n\ncheap pills\n\n"
                      b"From c@d Mon Jan  1 00:00:00 2024\nSubject: yo\n\nlunch at noon\n")

@@ -215,8 +215,9 @@ def output_target(path):
 
 def refuse_input_as_output(output, inputs):
     """Refuse, before any work, an ``output`` path that is the same file as one of
-    ``inputs`` (``-o corpus.tsv``, a mailbox given as the model file): writing would
-    replace the input. Links are followed (:func:`os.path.samefile`); paths that do not
+    ``inputs`` (``-o corpus.tsv``, a mailbox given as the model file), or an existing
+    file inside an input folder (a document of the corpus): writing would replace the
+    input. Links are followed (:func:`os.path.samefile`); paths that do not
     exist, and None entries, are ignored. Raises :class:`~textnb.core.errors.InputError`
     ``"<output>: is the same file as the input <input>; refusing to replace it"``.
     """
@@ -232,6 +233,12 @@ def refuse_input_as_output(output, inputs):
         if same:
             raise InputError(f"{os.fspath(output)}: is the same file as the input {os.fspath(source)}; "
                              f"refusing to replace it")
+        if os.path.isdir(source) and os.path.isfile(output):
+            inside = os.path.realpath(output)
+            folder = os.path.realpath(source).rstrip(os.sep) + os.sep
+            if inside.startswith(folder):  # an existing file of an input folder is an input
+                raise InputError(f"{os.fspath(output)}: is a file of the input folder {os.fspath(source)}; "
+                                 f"refusing to replace it")
 
 
 def atomic_write(path, write):
