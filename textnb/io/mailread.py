@@ -295,6 +295,8 @@ def _outside(link, root_real, on_error):
     ``root_real`` (reported to ``on_error`` when given): such a link is not followed, so
     a mail folder cannot make a filter read (or learn, or move) a file elsewhere."""
     target = os.path.realpath(link)
+    if not os.path.exists(target):
+        return False  # a broken link: reading it reports it
     if target == root_real or target.startswith(root_real.rstrip(os.sep) + os.sep):
         return False
     if on_error is not None:
