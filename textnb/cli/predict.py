@@ -26,7 +26,8 @@ def add_parser(sub):
     p.add_argument("--max-bytes", type=max_bytes_type,
                    help=f"read at most this many bytes of a document ({max_bytes_type.range} bytes)")
     p.add_argument("--explain", action="store_true",
-                   help="also print why: the terms that moved the decision most, or the rule of a lazy model")
+                   help="also print why: the terms that moved the decision most, what each attribute of a "
+                        "table added to the margin, or the rule of a lazy model")
     p.add_argument("--top", type=top, metavar="N",
                    help=f"terms per explanation (default 10); with --lines: the N most probable labels ({top.range})")
     p.add_argument("--lines", nargs="?", const="-", metavar="FILE|-",
