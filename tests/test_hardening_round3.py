@@ -582,3 +582,31 @@ def test_predict_rows_reads_its_input_as_it_goes(tmp_path, text_model):
     rc, out, err = cli("predict", text_model, "--rows", path)
     assert rc == 0, err
     assert len(out.splitlines()) == 5000 and out.splitlines()[-1].startswith(f"{path}:5000\t")
+
+
+def test_the_save_check_imports_nothing_for_a_streamed_model(tmp_path):
+    """``train --model multinomial`` builds no estimator (no scikit-learn imported); the
+    check ``save`` runs before writing keeps it so (the file-level checks of
+    ``read_nodes``, no estimator built) and still refuses a header over its bounds."""
+    corpus = tsv(tmp_path / "c.tsv", [("spam", "cheap pills now"), ("ham", "lunch at noon"),
+                                      ("spam", "cheap offer"), ("ham", "meeting at noon")])
+    code = (
+        "import sys\n"
+        "from textnb.cli.commands import main\n"
+        f"rc = main(['train', {str(corpus)!r}, '-o', {str(tmp_path / 'm.tnb')!r}, '--model', 'multinomial'])\n"
+        "assert rc == 0\n"
+        "assert 'sklearn' not in sys.modules, 'scikit-learn imported'\n"
+        "from textnb.core import model_io\n"
+        "root = model_io.read_nodes(sys.argv[1])\n"
+        "model_io.MAX_HEADER_VALUES = 10\n"
+        "try:\n"
+        "    model_io.save(root, sys.argv[1] + '.copy')\n"
+        "except model_io.ModelFileError as exc:\n"
+        "    assert 'not written' in str(exc)\n"
+        "else:\n"
+        "    raise SystemExit('saved')\n"
+        "assert 'sklearn' not in sys.modules\n"
+    )
+    r = run([sys.executable, "-c", code, str(tmp_path / "m.tnb")])
+    assert r.returncode == 0, r.stderr.decode()
+    assert not (tmp_path / "m.tnb.copy").exists()

@@ -522,7 +522,8 @@ def save(model, path, *, check=True):
 
     The same model always gives the same bytes (fixed member order, no timestamps).
     What is written is first checked as :func:`load` checks a file (bounds, schema, the
-    estimators' own checks), so a model that would not load is refused with
+    estimators' own checks; for a :class:`ModelNode` tree the bounds, as
+    :func:`read_nodes` checks them), so a model that would not load is refused with
     :class:`~textnb.core.errors.ModelFileError` and ``path`` is left as it was
     (``check=False`` skips this, for tests that write crafted files).
     """
@@ -555,20 +556,23 @@ def save(model, path, *, check=True):
     if os.path.isdir(path):
         raise ModelFileError(f"{path}: is a folder; give the model file's name")
     if check:
-        _check_before_writing(path, head, packer.arrays)
+        # a ModelNode tree (written by training that imports no scikit-learn) gets the
+        # file-level checks only: building its estimators would import what it avoided
+        _check_before_writing(path, head, packer.arrays, build=not isinstance(model, ModelNode))
     try:
         atomic_write(path, write)
     except OSError as exc:
         raise ModelFileError(f"{path}: cannot write model file ({exc.strerror or exc})") from None
 
 
-def _check_before_writing(path, head, arrays):
+def _check_before_writing(path, head, arrays, build=True):
     """Run :func:`load`'s checks on what :func:`save` is about to write, before any file
     is touched, so that ``save`` never replaces a model with one ``load`` refuses.
 
     The arrays are read-only views of the model's own (nothing is copied); the estimators
-    built from them are dropped. Raises the :class:`ModelFileError` ``load`` would raise,
-    with "not written" appended.
+    built from them are dropped. ``build=False`` runs the checks of :func:`read_nodes`
+    only (header bounds, array sizes, references), which import nothing. Raises the
+    :class:`ModelFileError` ``load`` would raise, with "not written" appended.
     """
     def parse():
         if len(head) > MAX_HEADER_BYTES:
@@ -584,7 +588,7 @@ def _check_before_writing(path, head, arrays):
         return _Unpacker(views).node(json.loads(head.decode("utf-8"))["model"])
 
     try:
-        _read(path, None, build=True, parse=parse)
+        _read(path, None, build=build, parse=parse)
     except ModelFileError as exc:
         raise ModelFileError(f"{exc}; the model would not load, so it was not written") from None
 
