@@ -359,7 +359,7 @@ def test_predict_rows_with_an_empty_label_and_table_accuracy(tmp_path, text_mode
     rc, out, err = cli("predict", text_model, "--rows", rows)
     assert rc == 0, err
     assert len(out.splitlines()) == 3
-    assert "accuracy 1.0000 (2 of 2 rows with a label column; 1 rows without a label not counted)" in err
+    assert "accuracy 1.0000 (2 of 2 rows with a label column; 1 row without a label not counted)" in err
     bad = tmp_path / "abc.csv"
     bad.write_text("a,b,c\n1,2,3\n")
     rc, _, err = cli("predict", text_model, "--rows", bad)

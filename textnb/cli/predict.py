@@ -378,7 +378,8 @@ class _Accuracy:
     def report(self, err):
         if err is None or self.counted + self.unlabelled == 0:
             return
-        skipped = (f"; {self.unlabelled} rows without a label not counted" if self.unlabelled else "")
+        n = self.unlabelled
+        skipped = f"; {n} row{'s' if n != 1 else ''} without a label not counted" if n else ""
         if self.counted:
             print(f"{self.name}: accuracy {self.correct / self.counted:.4f} ({self.correct} of {self.counted} rows "
                   f"with a {self.column}{skipped})", file=err)
