@@ -157,16 +157,16 @@ def test_inconsistent_shapes_are_refused_at_load(tmp_path):
     clf = TextClassifier().fit(DOCS, LABELS)
     terms = list(clf.vectorizer_.vocabulary_)
     clf.vectorizer_._set_terms(terms[:-1])  # one term fewer than the model's columns
-    clf.save(tmp_path / "v.tnb")
+    save(clf, tmp_path / "v.tnb", check=False)  # crafted: save itself refuses it
     with pytest.raises(ModelFileError, match="inconsistent|vocabulary"):
         textnb.load(tmp_path / "v.tnb")
     nb = MultinomialNB().fit([[1, 2], [3, 0]], ["x", "y"])
     nb.feature_count_ = nb.feature_count_[:, :1]
-    nb.save(tmp_path / "n.tnb")
+    save(nb, tmp_path / "n.tnb", check=False)
     with pytest.raises(ModelFileError, match="inconsistent|shapes"):
         textnb.load(tmp_path / "n.tnb")
     nb = MultinomialNB().fit([[1, 2], [3, 0]], ["x", "y"])
     nb.feature_count_[0, 0] = -5
-    nb.save(tmp_path / "m.tnb")
+    save(nb, tmp_path / "m.tnb", check=False)
     with pytest.raises(ModelFileError):
         textnb.load(tmp_path / "m.tnb")

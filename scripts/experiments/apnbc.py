@@ -201,7 +201,7 @@ def write_report(uci, text, out, elapsed):
         "",
         "Produced by `python scripts/experiments/apnbc.py` (do not edit by hand). "
         "Method: Webb & Pazzani, *Adjusted Probability Naive Bayesian Induction* "
-        "(`../shared/papers/000_9364d3ac28b31830.txt`); implementation `textnb/apnbc.py` "
+        "(`../shared/papers/000_9364d3ac28b31830.txt`); implementation `textnb/semi_naive/apnbc.py` "
         "(how the ambiguous parts of the appendix are read is in the `APNBC` docstring).",
         "",
         "## UCI sets: the paper's protocol",

@@ -2,13 +2,15 @@
 
 Names are imported on first use (PEP 562; written out rather than :mod:`textnb.core.lazy`,
 so that the ``spamfilter --socket`` client, which imports this package, loads nothing more).
+The programs' entry points (``filter_main``, ``topic_main``) are command-line code and live in
+:mod:`textnb.cli.mailfilters` (the layers import one way: apps never imports cli).
 """
 
 _EXPORTS = {  # defining module -> the names it exports
     "textnb.apps.filtering": (
         "DEFAULT_HAM_CUTOFF", "DEFAULT_SPAM_CUTOFF", "EXIT_CODES", "EXIT_ERROR", "HAM", "Route", "SPAM", "SpamFilter",
-        "UNSURE", "Verdict", "add_headers", "apply_route", "default_model_path", "filter_main", "model_lock",
-        "new_spam_model", "plan_routes", "spam_text", "topic_main", "train_model", "update_model", "verdict_of"
+        "UNSURE", "Verdict", "add_headers", "apply_route", "default_model_path", "model_lock",
+        "new_spam_model", "plan_routes", "spam_text", "train_model", "update_model", "verdict_of"
     ),
 }
 

@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from textnb.core.errors import InputError, ModelFileError
-from textnb.core.model_io import load, model_class
+from textnb.core.model_io import load, model_class, refuse_input_as_output
 from textnb.io import mail
 from textnb.text.scorer import load_for_prediction
 from textnb.apps.spamlite import (  # noqa: F401 (the verdict rules live on the numpy-free path)
@@ -297,6 +297,8 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
     streamed in batches, so memory does not grow with the number of messages.
     Returns ``{'spam': n, 'ham': n}``.
     """
+    spam_paths, ham_paths = list(spam_paths), list(ham_paths)
+    refuse_input_as_output(model_path, spam_paths + ham_paths)  # a mailbox given as the model
     model = new_spam_model(kind, alpha=alpha, vectorizer=vectorizer)
     counts = {}
 
@@ -396,8 +398,17 @@ def _fresh_name(folder, name, taken):
         candidate = f"{stem}-{n}{ext}"
 
 
-def _documents(paths, mail_mode, max_bytes):
-    """(source, path or None, bytes or None, is_mail) for each input document."""
+def _under(path, folder_real):
+    """Whether ``path`` is ``folder_real`` (a real path) or inside it."""
+    real = os.path.realpath(path)
+    return real == folder_real or real.startswith(folder_real.rstrip(os.sep) + os.sep)
+
+
+def _documents(paths, mail_mode, max_bytes, out=None):
+    """(source, path or None, bytes or None, is_mail) for each input document; nothing
+    inside the output folder ``out`` (when an input folder holds it, its earlier
+    routes are not routed again)."""
+    out_real = os.path.realpath(out) if out is not None else None
     for p in paths:
         p = os.fspath(p)
         if not os.path.exists(p):
@@ -405,10 +416,13 @@ def _documents(paths, mail_mode, max_bytes):
         if mail.is_maildir(p) or (os.path.isfile(p) and mail.is_mbox(p)) or (mail_mode and os.path.isdir(p)):
             for source, data in mail.iter_messages(p, max_bytes=max_bytes):
                 in_file = os.path.isfile(source)
+                if out_real is not None and in_file and _under(source, out_real):
+                    continue
                 yield source, (source if in_file else None), data, True
         elif os.path.isdir(p):
             for root, dirs, files in os.walk(p):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".")
+                                 and not (out_real is not None and _under(os.path.join(root, d), out_real)))
                 for name in sorted(files):
                     full = os.path.join(root, name)
                     if not name.startswith(".") and not mail.is_special(full):  # a FIFO could block
@@ -437,6 +451,8 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
         ``TextClassifier`` reads files), or as mail with ``mail_mode``.
     out : path
         Output folder; each document goes to ``out/<label>/`` or ``out/unsorted/``.
+        When an input folder holds it, nothing inside it is read (earlier routes are
+        not routed, renamed or moved again).
     threshold : float
         Below this confidence (largest class probability) a document is unsorted.
     on_error : callable, optional
@@ -451,7 +467,7 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
         raise InputError(f"the threshold must be between 0 and 1; got {threshold}")
     taken = set()
     classes = [str(c) for c in model.classes_]
-    it = _documents(paths, mail_mode, max_bytes)
+    it = _documents(paths, mail_mode, max_bytes, out)
     while True:
         batch = list(islice(it, _BATCH))
         if not batch:

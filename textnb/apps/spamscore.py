@@ -330,6 +330,8 @@ class SpamScorer:
             raise ValueError("the token array is not UTF-8 bytes")
         text = raw.tobytes().decode("utf-8", "surrogatepass")
         vocab = text.split("\n") if counts.ndim == 2 and counts.shape[1] else []
+        if not vocab:  # registering refuses it; a file holding one is crafted or damaged
+            raise ValueError("empty vocabulary: the model holds no tokens")
         if classes.shape != (2,) or counts.shape != (2, len(vocab)) or class_count.shape != (2,) \
                 or counts.dtype.kind not in "iu" or class_count.dtype.kind not in "iu":
             raise ValueError("arrays of inconsistent shapes or types")

@@ -118,9 +118,17 @@ def main(argv=None, *, stdout=None, stderr=None):
             sub.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:  # argparse: --help (0) or bad usage (2)
         return int(exc.code or 0)
+    if out is None and getattr(args, "command", None) != "serve":
+        # file descriptor 1 closed (`textnb ... >&-`): whatever the command prints would be
+        # lost, so it is an error before any work, never a silent success
+        print("textnb: error: stdout: standard output is closed", file=err)
+        return 1
     try:
         with _data_warnings(err):
-            return args.handler(args, out, err)
+            code = args.handler(args, out, err)
+            if out is not None:
+                out.flush()  # a write that fails now (EIO, ENOSPC) is an error, not a success
+            return code
     except TextnbError as exc:
         print(f"textnb: error: {exc}", file=err)
         return 1

@@ -8,6 +8,7 @@ from textnb.cli.options import (add_corpus_options, add_model_options, add_multi
                                 model_options, repeats, seed, structure_errors, warn_multilabel)
 from textnb.cli.output import dumps
 from textnb.cli.progress import Progress
+from textnb.core.model_io import refuse_input_as_output
 
 __all__ = ["add_parser", "run"]
 
@@ -41,6 +42,8 @@ def run(args, out, err):
 
     start = time.perf_counter()
     opts, inputs = model_options(args), input_options(args)
+    if args.plot:
+        refuse_input_as_output(args.plot, [args.path, args.test, args.labels, args.structure, args.stop_words])
     if args.multilabel or args.labels:
         from textnb.cli.multilabel import evaluate
 

@@ -5,6 +5,7 @@ import numpy as np
 from textnb.cli.options import multilabel_model, top
 from textnb.cli.output import dumps
 from textnb.core.errors import InputError
+from textnb.core.model_io import refuse_input_as_output
 
 __all__ = ["add_parser", "run"]
 
@@ -14,7 +15,8 @@ def add_parser(sub):
     p.add_argument("model", metavar="MODEL")
     p.add_argument("--top", type=top, default=10, metavar="N", help=f"informative terms per class ({top.range})")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--plot", metavar="FILE.png", help="draw a TAN tree / Bayesian network as a PNG")
+    p.add_argument("--plot", metavar="FILE.png",
+                   help="draw a TAN tree / Bayesian network, or a text model's most informative terms, as a PNG")
     p.set_defaults(handler=run)
     return p
 
@@ -24,8 +26,13 @@ def run(args, out, err):
     from textnb.text.classifier import TextClassifier
     from textnb.evaluation.explain import describe_text_classifier
 
+    if args.plot:
+        refuse_input_as_output(args.plot, [args.model])
     model = load(args.model)
     if multilabel_model(model) is not None:
+        if args.plot:
+            raise InputError(f"{args.model}: --plot draws a text model's terms or a tan / bn structure, "
+                             f"not a multi-label model")
         return _inspect_multilabel(args, model, out)
     if not isinstance(model, TextClassifier):
         return _inspect_table(args, model, out)
@@ -33,6 +40,15 @@ def run(args, out, err):
     weights = _weights_info(model.model_)
     if weights:
         info["apnbc_weights"] = weights
+    if args.plot:
+        if not info.get("informative_terms"):
+            raise InputError(f"{args.model}: --plot draws informative terms, which a {info['model']} model "
+                             f"does not have")
+        from textnb.evaluation.plots import plot_informative_terms
+
+        plot_informative_terms(info["informative_terms"], args.plot,
+                               title=f"most informative terms (log-odds, top {args.top})")
+        info["plot"] = args.plot
     if args.json:
         print(dumps(info), file=out)
         return 0
@@ -52,6 +68,8 @@ def run(args, out, err):
     for c, terms in info["informative_terms"].items():
         print(f"  {c}: " + ", ".join(f"{t} ({s:.2f})" for t, s in terms), file=out)
     _print_weights(weights, out)
+    if args.plot:
+        print(f"informative terms plot: {args.plot}", file=out)
     return 0
 
 
@@ -115,14 +133,24 @@ def _inspect_table(args, model, out):
             detail = f"{a['vocabulary_size']} terms; most informative (log-odds, top {args.top}): " + "; ".join(
                 f"{c}: " + ", ".join(f"{t} ({v:.2f})" for t, v in a["informative_terms"][c]) for c in classes)
         elif "probabilities" in a:
-            detail = "; ".join(
-                f"{c}: " + " ".join(f"{v}={p:.3g}" for v, p in zip(a["values"], a["probabilities"][c]))
-                for c in classes)
+            detail = "; ".join(f"{c}: " + _values_line(a["values"], a["probabilities"][c], args.top)
+                               for c in classes)
         else:
             detail = a.get("model", "")
         print(f"  {a['name']} [{a['kind']}, {a.get('model', '')}] {detail}", file=out)
     _print_weights(weights, out)
     return 0
+
+
+def _values_line(values, probabilities, top):
+    """``v=p`` for a nominal attribute's values in one class: all of them in their order
+    when there are at most ``top``, else the ``top`` most probable and how many more (an
+    attribute of 10^5 values would otherwise print a line of megabytes)."""
+    pairs = list(zip(values, probabilities))
+    if len(pairs) > top:
+        order = sorted(range(len(pairs)), key=lambda i: (-pairs[i][1], i))[:top]
+        return " ".join(f"{pairs[i][0]}={pairs[i][1]:.3g}" for i in order) + f" ... ({len(pairs) - top} more)"
+    return " ".join(f"{v}={p:.3g}" for v, p in pairs)
 
 
 def _inspect_multilabel(args, model, out):

@@ -3,8 +3,8 @@
 Used by the console scripts that ``pip install .`` puts on PATH and by ``scripts/``.
 Only the standard library is imported until the mode is known: ``spamfilter --socket``
 runs the daemon client (:mod:`textnb.apps.spamclient`) without ever importing numpy,
-scipy or scikit-learn; everything else runs :func:`textnb.apps.filtering.filter_main` /
-:func:`~textnb.apps.filtering.topic_main`.
+scipy or scikit-learn; everything else runs :func:`textnb.cli.mailfilters.filter_main` /
+:func:`~textnb.cli.mailfilters.topic_main`.
 
 Process-level conventions (the same for both commands):
 

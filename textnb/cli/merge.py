@@ -13,12 +13,38 @@ def add_parser(sub):
     return p
 
 
-def run(args, out, err):
-    from textnb.core.model_io import load
+def _inexact(model):
+    """Whether merging ``model`` gives a model other than the one trained on the union:
+    discriminatively learned sums (DiscriminativeNB, the default text model)."""
+    from textnb.naive_bayes.discriminative import DiscriminativeNB
 
+    inner = getattr(model, "model_", model)
+    return isinstance(inner, DiscriminativeNB)
+
+
+def run(args, out, err):
+    from textnb.core.model_io import load, output_target
+
+    output_target(args.output)  # a FIFO, device or folder at -o: refused before any work
     models = [load(p) for p in args.models]
     merged = models[0]
+    if not callable(getattr(merged, "merge", None)):
+        raise InputError(f"{args.models[0]}: a {type(merged).__name__} model cannot be merged (its structure is "
+                         f"learned from all the data); merge takes text models, TabularNB and AODE")
+    if len(models) > 1 and _inexact(merged):
+        print(f"textnb: warning: {args.models[0]}: DiscriminativeNB models (the default) do not merge exactly: "
+              f"the result is not the model trained on all the parts (train with --model multinomial, "
+              f"bernoulli or complement for exact merges)", file=err)
+    first = [str(c) for c in getattr(merged, "classes_", [])]
     for path, other in zip(args.models[1:], models[1:]):
+        theirs = [str(c) for c in getattr(other, "classes_", [])]
+        if theirs != first:
+            only_here = sorted(set(first) - set(theirs))
+            only_there = sorted(set(theirs) - set(first))
+            print(f"textnb: warning: {path}: its classes differ from {args.models[0]}'s "
+                  f"(only in {path}: {', '.join(only_there) or 'none'}; only in {args.models[0]}: "
+                  f"{', '.join(only_here) or 'none'}); a class missing from a part counts no documents there",
+                  file=err)
         try:
             merged.merge(other)
         except (ValueError, AttributeError) as exc:

@@ -26,7 +26,8 @@ def add_parser(sub):
     p.add_argument("--max-bytes", type=max_bytes_type,
                    help=f"read at most this many bytes of a document ({max_bytes_type.range} bytes)")
     p.add_argument("--explain", action="store_true",
-                   help="also print why: the terms that moved the decision most, or the rule of a lazy model")
+                   help="also print why: the terms that moved the decision most, what each attribute of a "
+                        "table added to the margin, or the rule of a lazy model")
     p.add_argument("--top", type=top, metavar="N",
                    help=f"terms per explanation (default 10); with --lines: the N most probable labels ({top.range})")
     p.add_argument("--lines", nargs="?", const="-", metavar="FILE|-",
@@ -85,9 +86,10 @@ def _predict_multilabel(args, model, out, err):
         if args.paths:
             raise InputError("--lines reads one file (or stdin): give it as --lines FILE, without PATH")
         name = "stdin" if args.lines == "-" else args.lines
-        lines = _line_documents(args.lines, args.label_prefix)
-        for start in range(0, len(lines), 1000):
-            emit([f"{name}:{start + i + 1}" for i in range(len(lines[start:start + 1000]))], lines[start:start + 1000])
+        start = 0
+        for chunk in _line_chunks(args.lines, args.label_prefix):
+            emit([f"{name}:{start + i + 1}" for i in range(len(chunk))], chunk)
+            start += len(chunk)
         return 0
     for path in args.paths or ["-"]:
         if _as_rows(args, path):
@@ -157,18 +159,18 @@ def _explanations(args, model, X):
         explainer = getattr(explainer, "estimator_", None)  # e.g. APNBC around a lazy model
     if explainer is not None and _has_rules(explainer):
         return explainer.predict_explain(X)[1]
-    if _mixed_inside(model):
-        from textnb.evaluation.explain import explain_table
-
-        return [_attribute_explanation(info, args) for info in explain_table(model, X, top=args.top)]
     from textnb.text.classifier import TextClassifier
 
     if isinstance(model, TextClassifier):
         from textnb.evaluation.explain import explain
 
         return [_term_explanation(explain(model, doc, top=args.top or 10), args) for doc in X]
-    raise InputError(f"{args.model}: --explain needs a document model, a table model with text attributes "
-                     f"or a lazy table model (--lazy)")
+    from textnb.evaluation.explain import explain_table
+
+    # a mixed table: attributes and terms; any other table model: what each value adds
+    attributes = None if _mixed_inside(model) else _attributes_of(model, args.model)
+    return [_attribute_explanation(info, args) for info in explain_table(model, X, top=args.top or 10,
+                                                                         attributes=attributes)]
 
 
 def _mixed_inside(model):
@@ -231,8 +233,12 @@ def _predict_table(args, model, out, err=None):
     for path in args.paths:
         table = read_table(path, like=_attributes_of(model, args.model), drop=(args.ignore or None))  # DataWarnings: main
         sources = [f"{path}:{i + 1}" for i in range(table.X.shape[0])]
-        _print_predictions(sources, classes, _scores(model, table.X), args, out,
-                           _explanations(args, model, table.X))
+        scores = _scores(model, table.X)
+        _print_predictions(sources, classes, scores, args, out, _explanations(args, model, table.X))
+        if table.y is not None:  # the file carries the class: its accuracy, as for a text TSV/CSV
+            tally = _Accuracy(path, "class value")
+            tally.add(classes, scores[0], table.y)
+            tally.report(err)
     return 0
 
 
@@ -330,49 +336,97 @@ def _document_batches(paths, max_bytes, err, failed, tick=None, size=1000):
 
 def _predict_rows(args, model, path, classes, max_bytes, out, err):
     """Predictions for the rows of a TSV/CSV file (``path:ROW``, ROW counting data rows
-    from 1), in file order; a label column gives the accuracy on stderr."""
-    from textnb.io.corpus import read_rows
+    from 1), in file order, read as they come (:func:`textnb.io.corpus.iter_rows`); a
+    label column gives the accuracy on stderr."""
+    from textnb.io.corpus import iter_rows
 
     name = "stdin" if path == "-" else path
-    data = None
+    stream = None
     if path == "-":
-        data = (sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin).read()
+        stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
     elif not os.path.isfile(path):
         raise InputError(f"{path}: no such file")
-    documents, labels = read_rows(name, data=data, max_bytes=max_bytes)
-    correct = 0
-    for start in range(0, len(documents), 1000):
-        chunk = documents[start:start + 1000]
+    tally = _Accuracy(name, "label column")
+    start = 0
+    for chunk, labels in iter_rows(name, stream=stream, max_bytes=max_bytes):
         scores = _scores(model, chunk)
         sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
+        start += len(chunk)
         _print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk))
         if labels is not None:
-            predicted = np.asarray(classes, dtype=object)[np.argmax(scores[0], axis=1)]
-            correct += int(np.sum(predicted == np.asarray(labels[start:start + 1000], dtype=object)))
-    if labels is not None:
-        print(f"{name}: accuracy {correct / len(documents):.4f} ({correct} of {len(documents)} rows "
-              f"with a label column)", file=err)
+            tally.add(classes, scores[0], labels)
+    tally.report(err)
 
 
-def _line_documents(source, label_prefix=None):
-    """The lines of ``source`` (a path or ``-``), decoded as documents are, without
-    their line ends. The lines of a fastText file (``label_prefix`` given, or a first line
-    starting with ``__label__``) without their label words, as fastText's predict reads them."""
+class _Accuracy:
+    """Accuracy of predictions against the labels the input carries (a TSV/CSV label
+    column, a table's class column), printed on stderr; rows whose label is empty or
+    missing are classified but not counted, and their number is said."""
+
+    def __init__(self, name, column):
+        self.name, self.column = name, column
+        self.correct = self.counted = self.unlabelled = 0
+
+    def add(self, classes, logp, labels):
+        labels = np.asarray(labels, dtype=object)
+        known = np.array([v is not None for v in labels], dtype=bool)
+        predicted = np.asarray(classes, dtype=object)[np.argmax(logp, axis=1)]
+        self.correct += int(np.sum(predicted[known] == labels[known].astype(str)))
+        self.counted += int(known.sum())
+        self.unlabelled += int((~known).sum())
+
+    def report(self, err):
+        if err is None or self.counted + self.unlabelled == 0:
+            return
+        n = self.unlabelled
+        skipped = f"; {n} row{'s' if n != 1 else ''} without a label not counted" if n else ""
+        if self.counted:
+            print(f"{self.name}: accuracy {self.correct / self.counted:.4f} ({self.correct} of {self.counted} rows "
+                  f"with a {self.column}{skipped})", file=err)
+
+
+def _line_chunks(source, label_prefix=None, size=1000):
+    """The lines of ``source`` (a path or ``-``) in lists of at most ``size``, read as
+    they come (memory holds one list, whatever the input's size): each line decoded as a
+    document is (UTF-8, else Windows-1252, else Latin-1), without its line end, split
+    where ``str.splitlines`` splits. The lines of a fastText file (``label_prefix`` given,
+    or a first non-blank line starting with ``__label__``) come without their label words,
+    as fastText's predict reads them."""
     from textnb.io.corpus import decode_bytes
     from textnb.io.fasttext import DEFAULT_LABEL_PREFIX, is_fasttext_text, strip_labels
 
     if source == "-":
         stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
-        data = stream.read()
+        close = False
     else:
         if not os.path.isfile(source):
             raise InputError(f"{source}: no such file")
-        with open(source, "rb") as f:
-            data = f.read()
-    text = data if isinstance(data, str) else decode_bytes(data)
-    if label_prefix is not None or is_fasttext_text(text[:8192]):
-        return strip_labels(text.splitlines(), label_prefix or DEFAULT_LABEL_PREFIX)
-    return text.splitlines()
+        try:
+            stream = open(source, "rb")
+        except OSError as exc:
+            raise InputError(f"{source}: cannot read ({exc.strerror or exc})") from None
+        close = True
+    strip = None  # decided on the first chunk: a fastText file's labels are dropped
+
+    def cleaned(chunk):
+        nonlocal strip
+        if strip is None:
+            strip = label_prefix is not None or is_fasttext_text("\n".join(chunk)[:8192])
+        return strip_labels(chunk, label_prefix or DEFAULT_LABEL_PREFIX) if strip else chunk
+
+    try:
+        chunk = []
+        for raw in stream:
+            text = raw if isinstance(raw, str) else decode_bytes(raw)
+            chunk.extend(text.splitlines() or [""])
+            if len(chunk) >= size:
+                yield cleaned(chunk)
+                chunk = []
+        if chunk:
+            yield cleaned(chunk)
+    finally:
+        if close:
+            stream.close()
 
 
 def _predict_lines(args, model, out):
@@ -380,17 +434,19 @@ def _predict_lines(args, model, out):
     ``--threshold``, the most probable labels with their probabilities (fastText's
     ``predict-prob``: a line whose labels all fall below the threshold gets none)."""
     name = "stdin" if args.lines == "-" else args.lines
-    lines = _line_documents(args.lines, args.label_prefix)
     classes = [str(c) for c in model.classes_]
     ranked = args.top is not None or args.threshold is not None
+    if ranked and args.explain:
+        raise InputError("--explain with --lines explains each line's predicted label: no --top / --threshold")
     top = args.top or (len(classes) if args.threshold is not None else 1)
     threshold = args.threshold if args.threshold is not None else 0.0
-    for start in range(0, len(lines), 1000):
-        chunk = lines[start:start + 1000]
+    start = 0
+    for chunk in _line_chunks(args.lines, args.label_prefix):
         sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
+        start += len(chunk)
         logp, odds = _scores(model, chunk)
         if not ranked:
-            _print_predictions(sources, classes, (logp, odds), args, out)
+            _print_predictions(sources, classes, (logp, odds), args, out, _explanations(args, model, chunk))
             continue
         _refuse_nan(args, logp, odds)
         for src, lp, lo in zip(sources, logp, odds):

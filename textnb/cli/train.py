@@ -1,5 +1,6 @@
 """``textnb train``: read a corpus or a table, fit the model the options describe, save it."""
 
+import contextlib
 import importlib
 import time
 
@@ -10,7 +11,8 @@ from textnb.cli.options import (add_corpus_options, add_model_options, add_multi
                                 model_options, scheduler, structure_errors, warn_multilabel)
 from textnb.cli.output import dumps
 from textnb.cli.progress import Progress
-from textnb.core.model_io import save
+from textnb.core.errors import InputError
+from textnb.core.model_io import refuse_input_as_output, save
 
 __all__ = ["add_parser", "run"]
 
@@ -50,6 +52,9 @@ def run(args, out, err):
     from textnb.meta.registry import make_text_classifier, model_name, streaming_model
 
     opts, inputs = model_options(args), input_options(args)
+    stop_words = args.stop_words if args.stop_words != "english" else None
+    refuse_input_as_output(args.output or default_model_path(args.path),
+                           [args.path, args.labels, args.structure, stop_words])
     _preload(args, opts, inputs)
     start = time.perf_counter()  # `seconds`: read, fit, write (imports done above)
     if args.multilabel or args.labels:
@@ -98,6 +103,8 @@ def run(args, out, err):
         "model": model_path,
         "seconds": round(seconds, 3),
     }
+    if corpus.skipped:  # symbolic-link loops left out when the folder was listed
+        summary["skipped_links"] = len(corpus.skipped)
     if args.json:
         print(dumps(summary), file=out)
     else:
@@ -105,10 +112,24 @@ def run(args, out, err):
         print(f"read {summary['documents']} documents from {corpus.source}: {per_class}", file=out)
         if skipped:
             print(f"skipped {len(skipped)} binary files", file=out)
+        if corpus.skipped:
+            print(f"skipped {len(corpus.skipped)} symbolic-link loops (first: {corpus.skipped[0]})", file=out)
         print(f"vocabulary: {summary['vocabulary_size']} terms", file=out)
         print(f"model: {name} -> {model_path}", file=out)
         print(f"seconds: {seconds:.2f}", file=out)
     return 0
+
+
+@contextlib.contextmanager
+def _naming(source):
+    """An :class:`InputError` about the data (e.g. a column too large to model) as one
+    line that names the file it came from."""
+    try:
+        yield
+    except InputError as exc:
+        if str(exc).startswith(f"{source}:"):
+            raise
+        raise InputError(f"{source}: {exc}") from None
 
 
 def _train_table(args, opts, table, start, out):
@@ -117,7 +138,7 @@ def _train_table(args, opts, table, start, out):
 
     check_table_classes(table)
     model = make_table_model(opts, table)
-    with structure_errors(args):
+    with structure_errors(args), _naming(table.source):
         if table.sample_weight is None:
             model.fit(table.X, table.y)
         else:

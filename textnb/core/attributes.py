@@ -11,11 +11,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["TEXT", "Attribute", "Table"]
+__all__ = ["MAX_COLUMNS", "TEXT", "Attribute", "Table"]
 
 
 #: The kind of a text attribute (one document per cell).
 TEXT = "text"
+
+#: Most columns a table file may have (the readers refuse more, at once): a model of
+#: 10^6 attributes cannot be written (its header would exceed the model file's bounds)
+#: and takes minutes to fit.
+MAX_COLUMNS = 100_000
 
 
 @dataclass

@@ -73,7 +73,7 @@ from textnb.core.model_schema import check_csr, check_node
 from textnb.core.model_schema import is_fitted as _is_fitted
 from textnb.core.registry import MODEL_MODULES
 
-__all__ = ["save", "load", "read_nodes", "build", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "remove_stale_temporaries", "FORMAT_VERSION",
+__all__ = ["save", "load", "read_nodes", "build", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "refuse_input_as_output", "remove_stale_temporaries", "FORMAT_VERSION",
            "MAX_MODEL_BYTES", "STALE_TEMP_SECONDS"]
 
 FORMAT_NAME = "textnb-model"
@@ -211,6 +211,34 @@ def output_target(path):
         what = f"is {what}, not a regular file" if what else "not a regular file"
         raise InputError(f"{path}: {what}; refusing to write over it")
     return target
+
+
+def refuse_input_as_output(output, inputs):
+    """Refuse, before any work, an ``output`` path that is the same file as one of
+    ``inputs`` (``-o corpus.tsv``, a mailbox given as the model file), or an existing
+    file inside an input folder (a document of the corpus): writing would replace the
+    input. Links are followed (:func:`os.path.samefile`); paths that do not
+    exist, and None entries, are ignored. Raises :class:`~textnb.core.errors.InputError`
+    ``"<output>: is the same file as the input <input>; refusing to replace it"``.
+    """
+    if output is None:
+        return
+    for source in inputs:
+        if source is None or source == "-":
+            continue
+        try:
+            same = os.path.samefile(output, source)
+        except (OSError, ValueError, TypeError):
+            continue  # a missing output (or input) cannot be the same file
+        if same:
+            raise InputError(f"{os.fspath(output)}: is the same file as the input {os.fspath(source)}; "
+                             f"refusing to replace it")
+        if os.path.isdir(source) and os.path.isfile(output):
+            inside = os.path.realpath(output)
+            folder = os.path.realpath(source).rstrip(os.sep) + os.sep
+            if inside.startswith(folder):  # an existing file of an input folder is an input
+                raise InputError(f"{os.fspath(output)}: is a file of the input folder {os.fspath(source)}; "
+                                 f"refusing to replace it")
 
 
 def atomic_write(path, write):
@@ -489,10 +517,15 @@ def _registered(kind):
     return cls
 
 
-def save(model, path):
+def save(model, path, *, check=True):
     """Write ``model`` (a fitted textnb estimator, or a :class:`ModelNode` tree) to ``path`` atomically.
 
     The same model always gives the same bytes (fixed member order, no timestamps).
+    What is written is first checked as :func:`load` checks a file (bounds, schema, the
+    estimators' own checks; for a :class:`ModelNode` tree the bounds, as
+    :func:`read_nodes` checks them), so a model that would not load is refused with
+    :class:`~textnb.core.errors.ModelFileError` and ``path`` is left as it was
+    (``check=False`` skips this, for tests that write crafted files).
     """
     packer = _Packer()
     root = packer.node(model)
@@ -522,10 +555,42 @@ def save(model, path):
     path = os.fspath(path)
     if os.path.isdir(path):
         raise ModelFileError(f"{path}: is a folder; give the model file's name")
+    if check:
+        # a ModelNode tree (written by training that imports no scikit-learn) gets the
+        # file-level checks only: building its estimators would import what it avoided
+        _check_before_writing(path, head, packer.arrays, build=not isinstance(model, ModelNode))
     try:
         atomic_write(path, write)
     except OSError as exc:
         raise ModelFileError(f"{path}: cannot write model file ({exc.strerror or exc})") from None
+
+
+def _check_before_writing(path, head, arrays, build=True):
+    """Run :func:`load`'s checks on what :func:`save` is about to write, before any file
+    is touched, so that ``save`` never replaces a model with one ``load`` refuses.
+
+    The arrays are read-only views of the model's own (nothing is copied); the estimators
+    built from them are dropped. ``build=False`` runs the checks of :func:`read_nodes`
+    only (header bounds, array sizes, references), which import nothing. Raises the
+    :class:`ModelFileError` ``load`` would raise, with "not written" appended.
+    """
+    def parse():
+        if len(head) > MAX_HEADER_BYTES:
+            raise ModelFileError(f"header of {len(head)} bytes is over the limit of {MAX_HEADER_BYTES}")
+        _scan_header(head)
+        total = sum(a.nbytes for a in arrays.values())
+        if total > MAX_MODEL_BYTES:
+            raise ModelFileError(f"declares {total} bytes of arrays, over the limit of {MAX_MODEL_BYTES}")
+        views = {}
+        for name, a in arrays.items():
+            views[name] = a.view()
+            views[name].flags.writeable = False
+        return _Unpacker(views).node(json.loads(head.decode("utf-8"))["model"])
+
+    try:
+        _read(path, None, build=build, parse=parse)
+    except ModelFileError as exc:
+        raise ModelFileError(f"{exc}; the model would not load, so it was not written") from None
 
 
 def load(path, *, max_bytes=MAX_MODEL_BYTES):
@@ -558,11 +623,11 @@ def read_nodes(path, *, max_bytes=MAX_MODEL_BYTES):
     return _read(path, max_bytes, build=False)
 
 
-def _read(path, max_bytes, build, root=None):
+def _read(path, max_bytes, build, root=None, parse=None):
     path = os.fspath(path)
     try:
         if root is None:
-            root = _load(path, max_bytes)
+            root = parse() if parse is not None else _load(path, max_bytes)
         return _construct(root) if build else root
     except ModelFileError as exc:
         raise ModelFileError(f"{path}: {exc}") from None

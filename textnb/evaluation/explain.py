@@ -15,7 +15,8 @@ and a :class:`~textnb.meta.calibration.CalibratedNB` wrapper. :func:`informative
 gives NLTK-style most-informative terms per class for the same wrapped models, using
 :func:`textnb.evaluation.inspection.informative_terms`. :func:`explain_table` does the same for a
 mixed table (:class:`~textnb.text.mixed.MixedNB`): one contribution per attribute, and per
-term inside the text attributes.
+term inside the text attributes; :func:`explain_by_leaving_out` for any other table model
+(TabularNB, TAN, AODE, networks): what each value adds to the margin.
 """
 
 from types import SimpleNamespace
@@ -31,8 +32,8 @@ from textnb.io.uncertain import column_slices
 from textnb.naive_bayes.discrete import BernoulliNB
 from textnb.naive_bayes.discriminative import DiscriminativeNB
 
-__all__ = ["describe_mixed", "describe_text_classifier", "explain", "explain_table", "informative_terms",
-           "linear_weights", "unwrap"]
+__all__ = ["describe_mixed", "describe_text_classifier", "explain", "explain_by_leaving_out", "explain_table",
+           "informative_terms", "linear_weights", "unwrap"]
 
 
 def unwrap(model):
@@ -210,7 +211,7 @@ def describe_text_classifier(classifier, top=10):
     }
 
 
-def explain_table(model, X, top=10):
+def explain_table(model, X, top=10, *, attributes=None):
     """Which attributes, and within text attributes which terms, moved each decision.
 
     For a :class:`~textnb.text.mixed.MixedNB` (or a wrapper with a fitted ``estimator_``
@@ -222,6 +223,10 @@ def explain_table(model, X, top=10):
     attribute's contribution splits further into its terms, ``n_w (W_pred,w −
     W_runner-up,w)`` as in :func:`explain` (for a Bernoulli word model the absent words
     make up the rest).
+
+    Any other table model (:class:`~textnb.TabularNB`, TAN, AODE, a Bayesian network,
+    their wrappers) is explained by :func:`explain_by_leaving_out`; ``attributes`` (the
+    model's training attributes) then name the columns and show their values.
 
     Returns
     -------
@@ -239,7 +244,7 @@ def explain_table(model, X, top=10):
             weight = np.asarray(w, dtype=np.float64) + (0.0 if weight is None else weight)
         inner = getattr(inner, "estimator_", None)
         if inner is None:
-            raise TypeError(f"cannot explain a {type(model).__name__}: no mixed table model inside")
+            return explain_by_leaving_out(model, X, attributes=attributes)
     check_is_fitted(inner)
     prior, terms = inner.predict_attribute_terms(X)
     if weight is not None:
@@ -282,6 +287,74 @@ def explain_table(model, X, top=10):
             "prior": float(prior[p] - prior[r]),
             "attributes": atts,
         })
+    return out
+
+
+def explain_by_leaving_out(model, X, *, attributes=None):
+    """Per-attribute contributions of a table model's decisions, by leaving each value out.
+
+    A table model reads NaN as a missing value, which it leaves out of its score (naive
+    Bayes drops the attribute's term; TAN, AODE and Bayesian networks marginalise it).
+    So the contribution of attribute ``k`` to the margin between the predicted class and
+    the runner-up is how much the margin falls when ``x_k`` is made missing,
+    ``(s_pred(x) - s_run(x)) - (s_pred(x without x_k) - s_run(x without x_k))`` on the
+    joint log scores ``s``, and ``prior`` is the margin of a row with every value missing.
+    For naive Bayes (:class:`~textnb.TabularNB`, and APNBC around it) the attribute terms
+    are additive, so ``margin = prior + Σ contributions`` exactly, as in
+    :func:`explain_table`; for TAN, AODE and networks an attribute also acts through the
+    attributes that depend on it, and the contributions need not add up to the margin.
+
+    Parameters
+    ----------
+    model : fitted table model
+        Anything with ``predict_joint_log_proba`` (else ``predict_log_proba``) that
+        accepts NaN as missing.
+    X : ndarray of shape (n_samples, n_columns)
+        Rows as the model reads them (value indices and numbers, NaN = missing).
+    attributes : list of Attribute, optional
+        The model's training attributes, to name the columns (uncertain attributes take
+        several columns) and show the values; without them, columns are ``x0, x1, ...``.
+
+    Returns
+    -------
+    list of dict
+        As :func:`explain_table` (no text attributes).
+    """
+    check_is_fitted(model)
+    X = np.array(X, dtype=np.float64)
+    score = getattr(model, "predict_joint_log_proba", None) or model.predict_log_proba
+    if attributes is None:
+        names, slices = [f"x{j}" for j in range(X.shape[1])], [slice(j, j + 1) for j in range(X.shape[1])]
+        kinds = ["numeric"] * X.shape[1]
+    else:
+        attributes = list(attributes)
+        names, kinds, slices = [a.name for a in attributes], [a.kind for a in attributes], column_slices(attributes)
+    classes = model.classes_
+    full = np.asarray(score(X), dtype=np.float64)
+    base = np.asarray(score(np.full((1, X.shape[1]), np.nan)), dtype=np.float64)[0]
+    without = []
+    for sl in slices:
+        Xm = X.copy()
+        Xm[:, sl] = np.nan
+        without.append(np.asarray(score(Xm), dtype=np.float64))
+    out = []
+    for i in range(X.shape[0]):
+        if len(classes) < 2:
+            out.append({"predicted": str(classes[0]), "runner_up": None, "margin": 0.0, "prior": 0.0,
+                        "attributes": []})
+            continue
+        order = np.argsort(-full[i], kind="stable")
+        p, r = order[0], order[1]
+        margin = full[i, p] - full[i, r]
+        atts = []
+        for k, sl in enumerate(slices):
+            value = "?" if np.isnan(X[i, sl]).all() else (
+                _cell_text(attributes[k], X[i, sl]) if attributes is not None else f"{X[i, sl][0]:g}")
+            atts.append({"name": str(names[k]), "kind": kinds[k], "value": value,
+                         "contribution": float(margin - (without[k][i, p] - without[k][i, r]))})
+        atts.sort(key=lambda d: (-abs(d["contribution"]), d["name"]))
+        out.append({"predicted": str(classes[p]), "runner_up": str(classes[r]), "margin": float(margin),
+                    "prior": float(base[p] - base[r]), "attributes": atts})
     return out
 
 

@@ -4,7 +4,7 @@ import numpy as np
 
 from textnb.core.errors import TextnbError
 
-__all__ = ["plot_confusion_matrix", "plot_label_f1", "pyplot"]
+__all__ = ["plot_confusion_matrix", "plot_informative_terms", "plot_label_f1", "pyplot"]
 
 
 def pyplot():
@@ -70,4 +70,37 @@ def plot_label_f1(per_label, path):
     from textnb.core.model_io import atomic_write
 
     atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=110))
+    plt.close(fig)
+
+
+def plot_informative_terms(terms, path, *, title=None):
+    """Write the most informative terms of each class as a PNG: one panel per class, a
+    horizontal bar per term, its length the term's log-odds against the other classes.
+
+    ``terms`` maps each class to ``[(term, log_odds), ...]`` (best first), as
+    :func:`textnb.evaluation.explain.informative_terms` returns them. At most 12 classes
+    are drawn (the first ones), so the picture stays readable.
+    """
+    plt = pyplot()
+    classes = list(terms)[:12]
+    if not classes or not any(terms[c] for c in classes):
+        raise TextnbError(f"{path}: no informative terms to draw")
+    rows = max(len(terms[c]) for c in classes)
+    cols = min(3, len(classes))
+    lines = (len(classes) + cols - 1) // cols
+    fig, axes = plt.subplots(lines, cols, figsize=(4.2 * cols, 0.28 * rows * lines + 1.2 * lines), squeeze=False)
+    for ax in axes.ravel()[len(classes):]:
+        ax.axis("off")
+    for ax, c in zip(axes.ravel(), classes):
+        pairs = terms[c][::-1]  # best at the top
+        ax.barh(range(len(pairs)), [float(v) for _, v in pairs], color="tab:blue")
+        ax.set_yticks(range(len(pairs)), labels=[str(t)[:30] for t, _ in pairs], fontsize=7)
+        ax.set_title(str(c)[:40], fontsize=9)
+        ax.set_xlabel("log-odds", fontsize=8)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    from textnb.core.model_io import atomic_write
+
+    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=100))
     plt.close(fig)

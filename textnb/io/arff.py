@@ -27,7 +27,7 @@ import re
 import numpy as np
 
 from textnb.core.errors import InputError
-from textnb.core.attributes import Attribute
+from textnb.core.attributes import MAX_COLUMNS, Attribute
 from textnb.core.model_io import atomic_write
 from textnb.io.uncertain import (
     UNCERTAIN_NOMINAL,
@@ -261,6 +261,8 @@ def read_arff(path, *, encoding="utf-8"):
         if kw == "@relation":
             relation = _split_name(rest, path, lineno)[0] if rest.strip() else ""
         elif kw == "@attribute":
+            if len(attributes) == MAX_COLUMNS:
+                raise InputError(f"{path}:{lineno}: over {MAX_COLUMNS} attributes, the limit")
             attributes.append(_parse_attribute(rest, path, lineno))
         elif kw == "@data":
             in_data = True

@@ -6,8 +6,9 @@ Layouts
   20 Newsgroups and of scikit-learn's ``load_files``); files below a class folder are
   found recursively, hidden files and folders are skipped, symbolic links to folders
   are not followed (so a link loop cannot trap the reader), and FIFOs, sockets and
-  devices are skipped (reading one could block forever or never end); a broken or
-  looping symbolic link is listed and reported as unreadable when it is read;
+  devices are skipped (reading one could block forever or never end); a symbolic-link
+  loop is skipped and counted (:attr:`Corpus.skipped`); a broken symbolic link is
+  listed and reported as unreadable when it is read;
 * the same, split: ``corpus/train/<label>/...`` and ``corpus/test/<label>/...``;
 * a TSV or CSV file with a label column and a text column: with a header naming them
   (``label``/``class``/``category``/``target`` and ``text``/``message``/``document``/
@@ -32,7 +33,9 @@ when training is parallel).
 """
 
 import csv
+import errno
 import io
+import itertools
 import os
 import stat
 from dataclasses import dataclass, field
@@ -46,6 +49,7 @@ __all__ = [
     "Corpus",
     "decode_bytes",
     "documents_in_several_classes",
+    "iter_rows",
     "read_rows",
     "is_binary",
     "open_corpus",
@@ -107,28 +111,54 @@ def read_bytes(path, max_bytes=MAX_DOCUMENT_BYTES):
 MAX_LIST_BYTES = 64 * 1024 * 1024
 
 
-def read_word_list(path, *, what="word list", max_bytes=MAX_LIST_BYTES):
-    """The distinct non-blank lines of a small UTF-8 file (a stop-word list), sorted.
+def read_small_text(path, *, what="file", max_bytes=MAX_LIST_BYTES):
+    """The UTF-8 text of a small side file (a stop-word list, a label file, a network
+    structure), read safely.
 
-    Only a regular file is read (a device or a FIFO would never end), at most
-    ``max_bytes`` of it; problems are one-line InputErrors naming the file.
+    Only a regular file is read: it is opened without blocking (a FIFO opens at once)
+    and checked with ``fstat`` on the open descriptor, so a device, FIFO or socket (or
+    a link to one) is refused before anything is read, and the file read is the one
+    checked; at most ``max_bytes`` (:data:`MAX_LIST_BYTES`, 64 MiB) are accepted. Every
+    problem is one :class:`~textnb.core.errors.InputError` line naming the file and
+    ``what`` it is.
     """
+    path = os.fspath(path)
     try:
-        info = os.stat(path)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise InputError(f"{path}: cannot read {what} ({exc.strerror or exc})") from None
-    if not stat.S_ISREG(info.st_mode):  # a device or a FIFO would never end
-        kind = "Is a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-        raise InputError(f"{path}: cannot read {what} ({kind})")
-    if info.st_size > max_bytes:
-        raise InputError(f"{path}: {what} is larger than {max_bytes} bytes")
     try:
-        with open(path, encoding="utf-8") as f:
-            return sorted({w.strip() for w in f if w.strip()})
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise InputError(f"{path}: cannot read {what} (Is a directory)")
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(f"{path}: {what} is not a regular file (a FIFO, socket or device)")
+        if info.st_size > max_bytes:
+            raise InputError(f"{path}: {what} is larger than {max_bytes} bytes")
+        parts, total = [], 0
+        while True:  # the size may have grown since fstat: never read past the limit
+            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
+            if not chunk:
+                break
+            parts.append(chunk)
+            total += len(chunk)
+            if total > max_bytes:
+                raise InputError(f"{path}: {what} is larger than {max_bytes} bytes")
     except OSError as exc:
         raise InputError(f"{path}: cannot read {what} ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+    try:
+        return b"".join(parts).decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(f"{path}: {what} is not UTF-8") from None
+
+
+def read_word_list(path, *, what="word list", max_bytes=MAX_LIST_BYTES):
+    """The distinct non-blank lines of a small UTF-8 file (a stop-word list), sorted,
+    read by :func:`read_small_text` (regular files only, at most ``max_bytes``)."""
+    text = read_small_text(path, what=what, max_bytes=max_bytes)
+    return sorted({w.strip() for w in text.replace("\r", "\n").split("\n") if w.strip()})
 
 
 def read_document(path, max_bytes=MAX_DOCUMENT_BYTES):
@@ -152,14 +182,16 @@ def _unlistable(exc):
     raise InputError(f"{exc.filename}: cannot list folder ({exc.strerror or exc})") from None
 
 
-def _walk_files(folder):
+def _walk_files(folder, loops=None):
     """Regular files below ``folder``, sorted, without following links to folders.
 
     As ``os.walk(folder, followlinks=False)`` lists them (each folder's files by name,
     then its sub-folders by name; hidden names skipped), but from ``os.scandir``'s
     entries, so a regular file costs no ``stat`` call. A FIFO, socket or device (or a
-    link to one) is left out; a broken or looping link is listed (reading it reports
-    it). Raises InputError naming a folder that cannot be listed (permission denied, ...).
+    link to one) is left out; a broken link is listed (reading it reports it); a link
+    that loops (ELOOP) can never be read and is left out too, its path appended to
+    ``loops`` when given. Raises InputError naming a folder that cannot be listed
+    (permission denied, ...).
     """
     out = []
     pending = [folder]
@@ -186,7 +218,14 @@ def _walk_files(folder):
                 regular = entry.is_file()
             except OSError:
                 regular = False
-            if regular or not _special(entry.path):
+            if regular:
+                out.append(entry.path)
+                continue
+            kind = _special(entry.path)
+            if kind == "loop":
+                if loops is not None:
+                    loops.append(entry.path)
+            elif not kind:
                 out.append(entry.path)
         pending.extend(reversed(subdirs))  # depth first, in name order
     return out
@@ -195,12 +234,13 @@ def _walk_files(folder):
 def _special(path):
     """True for a FIFO, socket or device (not a regular file, nor a link to one).
 
-    A broken or looping link is not special: it is listed, and reading it reports it.
+    A broken link is not special: it is listed, and reading it reports it. A link that
+    loops gives ``"loop"`` (true too).
     """
     try:
         mode = os.stat(path).st_mode
-    except OSError:
-        return False
+    except OSError as exc:
+        return "loop" if exc.errno == errno.ELOOP else False
     return not stat.S_ISREG(mode)
 
 
@@ -216,6 +256,7 @@ class Corpus:
     documents: list
     labels: list
     test: "Corpus | None" = None
+    #: paths left out when the folder was listed: symbolic-link loops (never readable)
     skipped: list = field(default_factory=list)
 
     def __len__(self):
@@ -269,15 +310,15 @@ def _open_folder(path):
     folders = _class_folders(path)
     if not folders:
         raise InputError(f"{path}: no class folders (expected {path}/<label>/<files>)")
-    documents, labels = [], []
+    documents, labels, loops = [], [], []
     for folder in folders:
         label = os.path.basename(folder)
-        for f in _walk_files(folder):
+        for f in _walk_files(folder, loops):
             documents.append(Path(f))
             labels.append(label)
     if not documents:
         raise InputError(f"{path}: empty corpus (the class folders hold no files)")
-    return Corpus(source=path, documents=documents, labels=labels)
+    return Corpus(source=path, documents=documents, labels=labels, skipped=loops)
 
 
 def _pick_column(header, wanted, names, what, path):
@@ -337,7 +378,8 @@ def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
 def read_rows(path, *, data=None, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES):
     """The documents of a TSV/CSV file read as rows, as :func:`open_corpus` reads them,
     for prediction: ``(documents, labels)``, ``labels`` None when the file has a header
-    with a text column and no label column (a headerless file is ``label<TAB>text``).
+    with a text column and no label column (a headerless file is ``label<TAB>text``);
+    a row with an empty label has the label None (training refuses it).
 
     ``data`` (bytes or str) is the file's content when it does not come from ``path``
     (standard input: ``path`` then only names it in errors).
@@ -358,44 +400,131 @@ def read_rows(path, *, data=None, label_column=None, text_column=None, max_bytes
     return _table_documents(path, data, label_column, text_column, max_bytes, need_label=False)
 
 
+def _delimiter_of(path, first_line):
+    return "\t" if (path.lower().endswith((".tsv", ".tab")) or "\t" in first_line) else ","
+
+
 def _table_documents(path, text, label_column, text_column, max_bytes, need_label=True):
-    delimiter = "\t" if (path.lower().endswith((".tsv", ".tab")) or "\t" in text.split("\n", 1)[0]) else ","
-    rows = [r for r in _csv_rows(path, text, delimiter) if r and any(c.strip() for c in r)]
-    if not rows:
+    delimiter = _delimiter_of(path, text.split("\n", 1)[0])
+    rows = _csv_rows(path, text, delimiter)
+    return next(_table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, need_label))
+
+
+def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, need_label=True, size=None):
+    """``(documents, labels)`` of the rows of a TSV/CSV corpus (an iterable of csv rows),
+    in lists of at most ``size`` documents (None: one list); ``labels`` None when the
+    file has no label column. The layout is decided on the first 50 non-blank rows."""
+    rows = (r for r in rows if r and any(c.strip() for c in r))
+    head = list(itertools.islice(rows, 50))
+    if not head:
         raise InputError(f"{path}: empty file")
-    header = rows[0]
+    header = head[0]
     li = _pick_column(header, label_column, _LABEL_NAMES, "label", path)
     ti = _pick_column(header, text_column, _TEXT_NAMES, "text", path)
     if li is not None and ti is not None:
-        body, first_line = rows[1:], 2
+        skip, first_line = 1, 2
     elif not need_label and ti is not None and label_column is None:
-        body, first_line = rows[1:], 2  # a header with a text column and no labels: prediction input
+        skip, first_line = 1, 2  # a header with a text column and no labels: prediction input
     elif li is None and ti is None and label_column is None and text_column is None and all(
-        len(r) == 2 or (delimiter == "\t" and len(r) > 2) for r in rows[:50]
+        len(r) == 2 or (delimiter == "\t" and len(r) > 2) for r in head
     ):
-        li, ti, body, first_line = 0, 1, rows, 1  # headerless label<TAB>text
+        li, ti, skip, first_line = 0, 1, 0, 1  # headerless label<TAB>text
     else:
+        # training takes --label-column / --text-column; prediction reads the header only
+        hint = " or pass --label-column / --text-column" if need_label else ""
         raise NotATextCorpus(
-            f"{path}: cannot find the label and text columns; name them in a header "
-            f"(label, text) or pass --label-column / --text-column"
+            f"{path}: cannot find the label and text columns; name them in a header (label, text){hint}"
         )
-    documents, labels = [], []
+    documents, labels, seen = [], [], False
     last = ti if li is None else max(li, ti)
-    for n, row in enumerate(body, start=first_line):
+    for n, row in enumerate(itertools.chain(head[skip:], rows), start=first_line):
         if len(row) <= last:
             raise InputError(f"{path}:{n}: row has {len(row)} columns, expected at least {last + 1}")
         label = row[li].strip() if li is not None else None
         if li is not None and not label:
-            raise InputError(f"{path}:{n}: empty label")
+            if need_label:
+                raise InputError(f"{path}:{n}: empty label")
+            label = None  # prediction: the row is classified, and left out of the accuracy
         if delimiter == "\t" and ti == len(header) - 1:
             doc = "\t".join(row[ti:])  # a TAB inside the last (text) column
         else:
             doc = row[ti]
         documents.append(doc[:max_bytes] if len(doc) > max_bytes else doc)
         labels.append(label)
-    if not documents:
+        if size is not None and len(documents) >= size:
+            yield documents, (labels if li is not None else None)
+            documents, labels, seen = [], [], True
+    if not documents and not seen:
         raise InputError(f"{path}: empty corpus (header only)")
-    return documents, (labels if li is not None else None)
+    if documents:
+        yield documents, (labels if li is not None else None)
+
+
+class _Prefixed(io.RawIOBase):
+    """A binary stream that gives ``first`` (bytes already read) and then the rest of ``stream``."""
+
+    def __init__(self, first, stream):
+        self._first, self._stream = memoryview(first), stream
+
+    def readable(self):
+        return True
+
+    def readinto(self, buf):
+        if len(self._first):
+            n = min(len(buf), len(self._first))
+            buf[:n] = self._first[:n]
+            self._first = self._first[n:]
+            return n
+        data = self._stream.read(len(buf))
+        buf[:len(data)] = data
+        return len(data)
+
+
+def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, size=1000):
+    """:func:`read_rows` as it reads: ``(documents, labels)`` in lists of at most ``size``
+    rows, the file (or the binary ``stream``, e.g. standard input; ``path`` then only
+    names it) read as they are needed, so memory holds one list whatever the input's
+    size. Each line is decoded as a document is (UTF-8, else Windows-1252, else
+    Latin-1); the layout is decided on the first 50 rows, as :func:`read_rows` decides
+    it; a field may be of any length. Errors as :func:`read_rows`'s."""
+    path = os.fspath(path)
+    close = stream is None
+    if stream is None:
+        try:
+            stream = open(path, "rb")
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    old = csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
+    try:
+        first = stream.read(_SNIFF)
+        if is_binary(first):
+            raise InputError(f"{path}: binary file, not a TSV/CSV file")
+        lines = (decode_bytes(raw) for raw in io.BufferedReader(_Prefixed(first, stream)))
+        head = next(lines, "")
+        delimiter = _delimiter_of(path, head.split("\n", 1)[0])
+        quoting = csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE
+        reader = csv.reader(itertools.chain([head], lines), delimiter=delimiter, quoting=quoting, strict=True)
+
+        def rows():
+            start = 1
+            try:
+                for row in reader:
+                    yield row
+                    start = reader.line_num + 1
+            except csv.Error as exc:
+                msg = str(exc)
+                if "unexpected end of data" in msg:
+                    msg = "a quoted field is never closed (unterminated '\"')"
+                raise InputError(f"{path}:{start}: {msg}") from None
+
+        yield from _table_chunks(path, rows(), delimiter, label_column, text_column, max_bytes,
+                                 need_label=False, size=size)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    finally:
+        csv.field_size_limit(old)
+        if close:
+            stream.close()
 
 
 def documents_in_several_classes(corpus, limit=1000):

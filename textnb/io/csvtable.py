@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from textnb.core.errors import InputError
-from textnb.core.attributes import Attribute
+from textnb.core.attributes import MAX_COLUMNS, Attribute
 from textnb.io.uncertain import (
     UNCERTAIN_KINDS,
     UNCERTAIN_NOMINAL,
@@ -136,6 +136,8 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
     header = [h.strip() for h in rows[0]] if rows else []
     if not header:
         raise InputError(f"{path}:1: no header row (the first line holds no column names)")
+    if len(header) > MAX_COLUMNS:
+        raise InputError(f"{path}:1: {len(header)} columns, over the limit of {MAX_COLUMNS}")
     if any(h == "" for h in header):
         raise InputError(f"{path}:1: header has an empty column name")
     if len(set(header)) != len(header):

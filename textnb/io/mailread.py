@@ -290,12 +290,29 @@ def _reported(items, on_error):
         on_error(str(exc))
 
 
-def _iter_maildir(path, max_bytes, on_error=None):
+def _outside(link, root_real, on_error):
+    """Whether the symbolic link ``link`` leads outside the folder whose real path is
+    ``root_real`` (reported to ``on_error`` when given): such a link is not followed, so
+    a mail folder cannot make a filter read (or learn, or move) a file elsewhere."""
+    target = os.path.realpath(link)
+    if not os.path.exists(target):
+        return False  # a broken link: reading it reports it
+    if target == root_real or target.startswith(root_real.rstrip(os.sep) + os.sep):
+        return False
+    if on_error is not None:
+        on_error(f"{link}: a symbolic link to a file outside {root_real}; not followed")
+    return True
+
+
+def _iter_maildir(path, max_bytes, on_error=None, root_real=None):
+    root_real = root_real or os.path.realpath(path)
     for sub in ("new", "cur"):
         folder = os.path.join(path, sub)
         for name in sorted(os.listdir(folder)):
             full = os.path.join(folder, name)
             if name.startswith(".") or not os.path.isfile(full):
+                continue
+            if os.path.islink(full) and _outside(full, root_real, on_error):
                 continue
             yield from _reported(_iter_one(full, max_bytes), on_error)
 
@@ -316,7 +333,8 @@ def iter_messages(path, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None):
       skipped, each read as above (so mbox files inside folders are split);
       FIFOs, sockets and devices (and links to them) are skipped unopened.
 
-    Nothing is ever written; files are opened read-only. With ``on_error``, a file
+    Inside a folder or Maildir, a symbolic link to a file outside it is not followed
+    (reported to ``on_error`` when given). Nothing is ever written; files are opened read-only. With ``on_error``, a file
     that cannot be read is passed to ``on_error(one-line message)`` and skipped, and
     the stream goes on with the next file.
 
@@ -338,13 +356,14 @@ def iter_messages(path, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None):
 
 
 
-def _iter_tree(top, max_bytes, on_error):
+def _iter_tree(top, max_bytes, on_error, root_real=None):
     """The messages of the folder ``top`` (not a Maildir), as ``os.walk(top)`` visits it:
     its files (sorted by name; hidden ones, FIFOs, sockets, devices and links to them
     skipped), then its subfolders (sorted; hidden ones and links to folders skipped, a
     Maildir read as one, a folder that cannot be listed ignored). One ``scandir`` per
     folder and no ``stat`` per file (the entry's type tells a regular file, except
     behind a link), and each file read as :func:`_iter_file` reads it."""
+    root_real = root_real or os.path.realpath(top)
     try:
         with os.scandir(top) as it:
             entries = list(it)
@@ -365,11 +384,14 @@ def _iter_tree(top, max_bytes, on_error):
             continue
         full = entry.path
         try:
-            special = is_special(full) if entry.is_symlink() else not entry.is_file(follow_symlinks=False)
+            link = entry.is_symlink()
+            special = is_special(full) if link else not entry.is_file(follow_symlinks=False)
         except OSError:
-            special = False
+            link, special = False, False
         if special:
             continue  # a FIFO could block forever
+        if link and _outside(full, root_real, on_error):
+            continue
         try:
             if small:
                 yield from _iter_file(full, max_bytes)
@@ -390,9 +412,9 @@ def _iter_tree(top, max_bytes, on_error):
         if entry.is_symlink():  # os.walk does not descend into links to folders
             continue
         if is_maildir(sub):
-            yield from _iter_maildir(sub, max_bytes, on_error)
+            yield from _iter_maildir(sub, max_bytes, on_error, root_real)
         else:
-            yield from _iter_tree(sub, max_bytes, on_error)
+            yield from _iter_tree(sub, max_bytes, on_error, root_real)
 
 
 def _has_time(line):

@@ -61,7 +61,7 @@ from textnb.core.model_io import register
 from textnb.core.model_schema import (FOLDS, N_FEATURES, SEED, TEMPLATE, Array, Bool, Choice, Classes, Float, Int,
                                       ListOf, MayBeAbsent, Model, OneOf, Optional)
 from textnb.core.stats import CountTable, seen_columns
-from textnb.io.corpus import _class_folders, _walk_files
+from textnb.io.corpus import _class_folders, _walk_files, read_small_text
 from textnb.meta.calibration import estimator_log_odds, threshold_for_f1
 from textnb.naive_bayes.discrete import _BaseCountNB
 
@@ -124,29 +124,25 @@ def read_label_file(path):
     """Read ``docid<TAB>label1,label2`` lines into ``{docid: (labels...)}``.
 
     Raises InputError (``path:line: problem``) for a line without a TAB, an empty
-    document id or a document id given twice.
+    document id or a document id given twice; the file is read by
+    :func:`textnb.io.corpus.read_small_text` (a regular file of at most 64 MiB: a FIFO
+    or a device is refused, never read).
     """
     path = os.fspath(path)
     out = {}
-    try:
-        with open(path, encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                line = line.rstrip("\r\n")
-                if not line.strip() or line.lstrip().startswith("#"):
-                    continue
-                if "\t" not in line:
-                    raise InputError(f"{path}:{n}: expected 'docid<TAB>label1,label2'; no TAB in the line")
-                doc, labels = line.split("\t", 1)
-                doc = doc.strip()
-                if not doc:
-                    raise InputError(f"{path}:{n}: empty document id")
-                if doc in out:
-                    raise InputError(f"{path}:{n}: document {doc!r} is listed twice")
-                out[doc] = tuple(sorted({lab.strip() for lab in labels.split(",") if lab.strip()}))
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read label file ({exc.strerror or exc})") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: label file is not UTF-8 text") from None
+    text = read_small_text(path, what="label file")
+    for n, line in enumerate(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if "\t" not in line:
+            raise InputError(f"{path}:{n}: expected 'docid<TAB>label1,label2'; no TAB in the line")
+        doc, labels = line.split("\t", 1)
+        doc = doc.strip()
+        if not doc:
+            raise InputError(f"{path}:{n}: empty document id")
+        if doc in out:
+            raise InputError(f"{path}:{n}: document {doc!r} is listed twice")
+        out[doc] = tuple(sorted({lab.strip() for lab in labels.split(",") if lab.strip()}))
     return out
 
 

@@ -55,6 +55,7 @@ from textnb.core.model_io import register
 from textnb.core.model_schema import (CLASS_PRIOR, check_params, MAX_DIM, MAX_REAL, SMOOTHING, Array, Attributes, Choice,
                                  Classes, Counts, Float, Int, ListOf, MayBeAbsent, Optional, Reals)
 from textnb.core.stats import CountTable, GaussianMoments, class_indicator, merge_aligned
+from textnb.core.errors import InputError
 from textnb.io.tables import Attribute
 from textnb.io.frames import encodable, encode_frame, frame_attributes, is_frame
 from textnb.io.uncertain import (
@@ -493,7 +494,8 @@ class TabularNB(BaseNB):
 
     Examples
     --------
-    >>> from textnb.io.tables import Attribute
+    >>> from textnb.core.errors import InputError
+from textnb.io.tables import Attribute
     >>> from textnb.naive_bayes.tabular import TabularNB
     >>> atts = (Attribute("outlook", "nominal", ["sunny", "rainy"]), Attribute("temp", "numeric"))
     >>> model = TabularNB(attributes=atts).fit([[0, 30.0], [1, 12.0], [0, 25.0], [1, 15.0]],
@@ -817,6 +819,36 @@ class TabularNB(BaseNB):
         return sp.csr_matrix((v, (r, c)), shape=(n, width))
 
     def _count(self, X, y_index, w):
+        # numbers near the float limit overflow the moments; _check_magnitudes names the column
+        with np.errstate(over="ignore", invalid="ignore"):
+            self._count_batch(X, y_index, w)
+        self._check_magnitudes()
+
+    def _check_magnitudes(self):
+        """Refuse, naming the attribute, a numeric attribute whose statistics a model file
+        cannot hold: a cut point, mean, sum of squared deviations or stored value that is
+        not finite or exceeds :data:`~textnb.core.model_schema.MAX_REAL` in magnitude
+        (values of about 1e75 and above for a Gaussian, 1e150 for the others)."""
+        def too_large(a):
+            a = np.asarray(a, dtype=np.float64)
+            return a.size > 0 and not bool(np.all(np.abs(a) <= MAX_REAL))  # NaN and inf fail too
+
+        bad = [j for j, cuts in enumerate(self.cut_points_) if cuts is not None and too_large(cuts)]
+        for k, j in enumerate(self._gaussian_columns()):
+            stats = [self.theta_[:, k], self.moment_m2_[:, k]]
+            g = np.flatnonzero(self._interval_columns() == k)
+            if g.size:
+                stats += [self.halfwidth_mean_[:, g[0]], self.halfwidth_m2_[:, g[0]]]
+            if any(too_large(a) for a in stats):
+                bad.append(j)
+        bad += [j for k, j in enumerate(self._kde_columns()) if too_large(self.kde_values_[k])]
+        if bad:
+            name = self.attributes_[min(bad)].name
+            raise InputError(
+                f"numeric attribute {name!r} holds numbers too large to model (a mean, variance or "
+                f"cut point beyond {MAX_REAL:g} in magnitude); rescale it or leave it out")
+
+    def _count_batch(self, X, y_index, w):
         n_classes = len(self.classes_)
         self._check_uncertain(X)
         Y = class_indicator(y_index, n_classes, w)

@@ -54,8 +54,9 @@ from textnb.naive_bayes.base import BaseNB, NominalCodesMixin, check_nominal_cod
 from textnb.naive_bayes.discretize import apply_cut_points, mdl_cut_points
 from textnb.core.model_io import register
 from textnb.core.model_schema import (FEATURE_NAMES, check_params, MAX_COUNT, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes,
-                                      Choice, Classes, Counts, Float, ListOf, Optional, Reals)
+                                      Choice, Classes, Counts, Float, ListOf, MayBeAbsent, Optional, Reals)
 from textnb.core.stats import CountTable, merge_aligned
+from textnb.io.frames import frame_for_fit, frame_for_predict
 
 __all__ = ["AODE"]
 
@@ -129,6 +130,7 @@ class AODE(NominalCodesMixin, BaseNB):
         "discretized_": Array("b", (None,)),  # empty when no attribute is numeric
         "cut_points_": ListOf(Reals((None,), increasing=True)),
         "feature_names_in_": FEATURE_NAMES,
+        "frame_attributes_": MayBeAbsent(Attributes(length=None)),  # fitted on a DataFrame
     }
 
     def __init__(self, *, frequency_limit=1, m=None, attributes=None, numeric="mdl"):
@@ -139,13 +141,17 @@ class AODE(NominalCodesMixin, BaseNB):
 
     # -- parameters and input ------------------------------------------------------
 
+    def _attributes(self):
+        """``attributes``, or those a DataFrame given to ``fit`` declared (textnb.io.frames)."""
+        return self.attributes if self.attributes is not None else getattr(self, "frame_attributes_", None)
+
     def _declared(self, d):
         """Per column: (name, "nominal"/"numeric", number of declared values or -1)."""
-        if self.attributes is None:
+        if self._attributes() is None:
             names = getattr(self, "feature_names_in_", None)
             names = [str(n) for n in names] if names is not None else [f"x{j}" for j in range(d)]
             return [(n, "nominal", -1) for n in names]
-        attrs = list(self.attributes)
+        attrs = list(self._attributes())
         if len(attrs) != d:
             raise ValueError(f"attributes describes {len(attrs)} columns but X has {d}")
         out = []
@@ -260,6 +266,7 @@ class AODE(NominalCodesMixin, BaseNB):
         self
         """
         check_params(self)
+        X = frame_for_fit(self, X, self.attributes, integers_nominal=True)  # a DataFrame: textnb.io.frames
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=True)
         check_classification_targets(y)
         self.classes_, y_index = np.unique(y, return_inverse=True)
@@ -277,6 +284,10 @@ class AODE(NominalCodesMixin, BaseNB):
         """
         all_classes, first = partial_fit_classes(self, classes)
         check_params(self)
+        if first:
+            X = frame_for_fit(self, X, self.attributes, integers_nominal=True)
+        else:
+            X = frame_for_predict(self, X, self._attributes())
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=first)
         check_classification_targets(y)
         self.classes_ = all_classes
@@ -366,6 +377,7 @@ class AODE(NominalCodesMixin, BaseNB):
 
     # -- prediction ----------------------------------------------------------------------
     def _check_X(self, X):
+        X = frame_for_predict(self, X, self._attributes())
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         if self.cut_points_ is not None:
             X = apply_cut_points(X, self.cut_points_)
@@ -442,8 +454,9 @@ class AODE(NominalCodesMixin, BaseNB):
             "discretized_": np.array([c is not None for c in (self.cut_points_ or [])], dtype=bool),
             "cut_points_": [np.empty(0) if c is None else c for c in (self.cut_points_ or [])],
         }
-        if hasattr(self, "feature_names_in_"):
-            state["feature_names_in_"] = self.feature_names_in_
+        for extra in ("feature_names_in_", "frame_attributes_"):
+            if hasattr(self, extra):
+                state[extra] = getattr(self, extra)
         return state
 
     def _set_state(self, state):
@@ -451,7 +464,7 @@ class AODE(NominalCodesMixin, BaseNB):
         expected = {"classes_", "class_count_", "pair_count_", "attribute_names_", "n_values_",
                     "n_features_in_", "discretized_", "cut_points_"}
         missing = expected - set(state)
-        extra = set(state) - expected - {"feature_names_in_"}
+        extra = set(state) - expected - {"feature_names_in_", "frame_attributes_"}
         if missing or extra:
             raise ValueError(f"state keys missing {sorted(missing)} or unknown {sorted(extra)}")
         classes = np.asarray(state["classes_"])
@@ -500,6 +513,11 @@ class AODE(NominalCodesMixin, BaseNB):
             if fn.shape != (d,):
                 raise ValueError("feature_names_in_ must hold one name per attribute")
             self.feature_names_in_ = fn
+        self.__dict__.pop("frame_attributes_", None)
+        if "frame_attributes_" in state:
+            self.frame_attributes_ = list(state["frame_attributes_"])
+            if len(self.frame_attributes_) != d:
+                raise ValueError("frame_attributes_ must hold one attribute per column")
         self.attribute_names_ = names
         self.n_values_ = n_values.astype(np.int64)
         self.slot_offsets_ = np.concatenate([[0], np.cumsum(self.n_values_ + 1)]).astype(np.int64)

@@ -317,13 +317,13 @@ def read_structure(path):
     InputError
         One line naming the file: unreadable, not JSON, or not of this shape.
     """
+    from textnb.io.corpus import read_small_text
+
     path = os.fspath(path)
+    text = read_small_text(path, what="structure file")  # regular files only, size-capped
     try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read structure file ({exc.strerror or exc})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        doc = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise InputError(f"{path}: not a JSON structure file ({exc})") from None
     if isinstance(doc, dict) and not set(doc) - {"class"}:
         doc["parents"] = {}  # {}: every attribute a child of the class only (naive Bayes)

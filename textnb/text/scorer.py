@@ -263,6 +263,8 @@ def _scorer(root):
         terms = StoredVocabulary(vec.state)  # checked now, decoded only if a few documents need it
     except (ValueError, KeyError, TypeError, UnicodeDecodeError):
         return None
+    if not len(terms):  # an empty vocabulary: building the estimator reports it in one line
+        return None
     form = linear_form(model, len(terms))
     vec_params = {**init_defaults("Vectorizer"), **vec.params}
     analyzer = _analyzer(vec_params)

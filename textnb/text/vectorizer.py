@@ -455,5 +455,8 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):  
         return encode_terms(self._terms)
 
     def _set_state(self, state):
-        self._set_terms(decode_terms(state))
+        terms = decode_terms(state)
+        if not len(terms):  # training refuses it; a file holding one is crafted or damaged
+            raise ValueError("empty vocabulary: the model holds no terms")
+        self._set_terms(terms)
         self.fixed_vocabulary_ = self.vocabulary is not None
