@@ -56,7 +56,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from textnb.core.errors import InputError
+from textnb.core.errors import InputError, ParameterError
 from textnb.core.model_io import register
 from textnb.core.model_schema import (FOLDS, N_FEATURES, SEED, TEMPLATE, Array, Bool, Choice, Classes, Float, Int,
                                       ListOf, MayBeAbsent, Model, OneOf, Optional)
@@ -265,7 +265,7 @@ def read_multilabel_corpus(path, *, label_file=None, strict=False, same_name="er
     if not os.path.isdir(path):
         raise InputError(f"{path}: not a folder")
     if same_name not in ("error", "separate"):
-        raise ValueError(f"same_name must be 'error' or 'separate'; got {same_name!r}")
+        raise ParameterError(f"same_name must be 'error' or 'separate'; got {same_name!r}")
     parts = _split_parts(path)
     folders = [parts[0], parts[1]] if parts else [path]
     if parts and not test:
@@ -667,24 +667,24 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
         t = self.threshold
         if isinstance(t, str):
             if t not in STRATEGIES:
-                raise ValueError(f"threshold must be one of {list(STRATEGIES[:4])} or a number; got {t!r}")
+                raise ParameterError(f"threshold must be one of {list(STRATEGIES[:4])} or a number; got {t!r}")
             return "scut" if t == "f1" else t
         if isinstance(t, bool) or not isinstance(t, (int, float, np.integer, np.floating)) or not np.isfinite(t):
-            raise ValueError(f"threshold must be one of {list(STRATEGIES[:4])} or a number; got {t!r}")
+            raise ParameterError(f"threshold must be one of {list(STRATEGIES[:4])} or a number; got {t!r}")
         return "fixed"
 
     def _check_params(self):
         if self.method not in ("copy", "ovr"):
-            raise ValueError(f"method must be 'copy' or 'ovr'; got {self.method!r}")
+            raise ParameterError(f"method must be 'copy' or 'ovr'; got {self.method!r}")
         if self.fbr is not None and not (isinstance(self.fbr, (int, float)) and 0 <= self.fbr <= 1):
-            raise ValueError(f"fbr must be a number in [0, 1] or None; got {self.fbr!r}")
+            raise ParameterError(f"fbr must be a number in [0, 1] or None; got {self.fbr!r}")
         if self.rank is not None and not (isinstance(self.rank, (int, np.integer)) and self.rank >= 1):
-            raise ValueError(f"rank must be an integer >= 1 or None; got {self.rank!r}")
+            raise ParameterError(f"rank must be an integer >= 1 or None; got {self.rank!r}")
         if isinstance(self.min_labels, bool) or not isinstance(self.min_labels, (int, np.integer)) \
                 or self.min_labels < 0:
-            raise ValueError(f"min_labels must be an integer >= 0; got {self.min_labels!r}")
+            raise ParameterError(f"min_labels must be an integer >= 0; got {self.min_labels!r}")
         if isinstance(self.cv, bool) or not isinstance(self.cv, (int, np.integer)) or self.cv < 2:
-            raise ValueError(f"cv must be an integer >= 2; got {self.cv!r}")
+            raise ParameterError(f"cv must be an integer >= 2; got {self.cv!r}")
         return self._strategy()
 
     def _indicator(self, y):
