@@ -162,7 +162,7 @@ def markdown(results):
         for key, r in rows.items():
             chosen = r.get("chosen") or []
             shown = ", ".join(sorted({f"{k[:-1]} {v:g}" for c in chosen for k, v in c.items()}))
-            out.append(f"| {key} | {r['micro_f1']:.4f} | {r['macro_f1']:.4f} | {r['labels_per_document']:.2f} | "
+            out.append(f"| {key.replace(' | ', ', ')} | {r['micro_f1']:.4f} | {r['macro_f1']:.4f} | {r['labels_per_document']:.2f} | "
                        f"{r['subset_accuracy']:.4f} | {r['hamming_loss']:.4f} | {r['cpu_seconds']:.1f} | {shown} |")
         out.append("")
     return "\n".join(out)
