@@ -398,3 +398,13 @@ def test_cli_same_name_files_in_label_folders(tmp_path):
                           "--min-labels", "0")
     assert code == 0, err
     assert "read 4 documents" in out
+
+
+def test_cli_evaluate_split_whose_test_part_the_label_file_does_not_cover(split_corpus):
+    lines = [line for line in (split_corpus / "labels.tsv").read_text().splitlines()
+             if not line.startswith(("n12", "n13", "n14", "n15"))]
+    (split_corpus / "train_only.tsv").write_text("\n".join(lines) + "\n")
+    code, out, err = _cli("evaluate", split_corpus, "--labels", split_corpus / "train_only.tsv")
+    assert code == 1 and err.count("\n") == 1 and "no test documents with labels" in err
+    code, out, err = _cli("evaluate", split_corpus, "--labels", split_corpus / "train_only.tsv", "--cv", "3")
+    assert code == 0, err

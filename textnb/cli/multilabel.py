@@ -211,8 +211,13 @@ def evaluate(args, opts, start, out, corpus=None):
     if args.test:
         test = _read(args, test=False, path=args.test)
     texts, labels, skipped = _texts(corpus, max_bytes, "reading")
+    if not any(labels):
+        raise InputError(f"{args.labels or corpus.source}: no document has a label")
     if test is not None:
         test_texts, test_labels, skipped_test = _texts(test, max_bytes, "reading test")
+        if not test_texts:
+            raise InputError(f"{test.source}: no test documents with labels"
+                             + (f" in {args.labels}" if args.labels else "") + " (use --cv K on the training part)")
         X = vectorizer.fit_transform(texts)
         X_test = vectorizer.transform(test_texts)
         bar = Progress("fitting", total=model.cv + 1)
