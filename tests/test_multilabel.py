@@ -408,3 +408,22 @@ def test_cli_evaluate_split_whose_test_part_the_label_file_does_not_cover(split_
     assert code == 1 and err.count("\n") == 1 and "no test documents with labels" in err
     code, out, err = _cli("evaluate", split_corpus, "--labels", split_corpus / "train_only.tsv", "--cv", "3")
     assert code == 0, err
+
+
+def test_model_file_state_is_checked(tmp_path):
+    from textnb.core.errors import ModelFileError
+
+    texts, labels = synthetic_corpus(60, seed=9)
+    X = Vectorizer().fit_transform(texts)
+    m = MultiLabelNB(MultinomialNB(), threshold="rcut").fit(X, labels)
+    m.save(tmp_path / "ok.tnb")
+    assert_array_equal(load(tmp_path / "ok.tnb").predict(X), m.predict(X))
+    del m.rank_
+    m.save(tmp_path / "no_rank.tnb")
+    with pytest.raises(ModelFileError, match="rank_"):
+        load(tmp_path / "no_rank.tnb")
+    m.rank_ = 1
+    m.estimators_ = [None] * 3
+    m.save(tmp_path / "both.tnb")
+    with pytest.raises(ModelFileError, match="one of estimator_"):
+        load(tmp_path / "both.tnb")

@@ -928,6 +928,22 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         save(self, path)
 
+    def _set_state(self, state):
+        """A model file's state, checked beyond its schema: one kind of scores (``estimator_``
+        or ``estimators_``), the copy model's classes label indices, and what the strategy
+        needs (``fbr_``, ``rank_``, ``pcut_rate_``)."""
+        if ("estimator_" in state) == ("estimators_" in state):
+            raise ValueError("expected one of estimator_ (copy) and estimators_ (one-vs-rest)")
+        n = len(state["classes_"])
+        inner = state.get("estimator_")
+        if inner is not None and not np.isin(np.asarray(inner.classes_), np.arange(n + 1)).all():
+            raise ValueError(f"the copy model's classes must be label indices 0..{n}")
+        need = {"scutfbr": "fbr_", "rcut": "rank_", "pcut": "pcut_rate_"}.get(state.get("strategy_"))
+        if need is not None and need not in state:
+            raise ValueError(f"strategy {state['strategy_']!r} without {need}")
+        for k, v in state.items():
+            setattr(self, k, v)
+
 
 def evaluate_multilabel_split(X_train, labels_train, X_test, labels_test, model=None, *, progress=None):
     """Train on one part, test on the other (an official split), as the literature reports.
