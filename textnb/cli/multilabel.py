@@ -113,7 +113,7 @@ def _texts(corpus, max_bytes, label):
 
 
 def _fit(model, X, labels, label="fitting"):
-    bar = Progress(label, total=model.cv + 1)
+    bar = Progress(label)  # fit tells it the number of models
     try:
         return model.fit(X, labels, progress=bar)
     finally:
@@ -220,7 +220,7 @@ def evaluate(args, opts, start, out, corpus=None):
                              + (f" in {args.labels}" if args.labels else "") + " (use --cv K on the training part)")
         X = vectorizer.fit_transform(texts)
         X_test = vectorizer.transform(test_texts)
-        bar = Progress("fitting", total=model.cv + 1)
+        bar = Progress("fitting")  # fit tells it the number of models
         try:
             report = evaluate_multilabel_split(X, labels, X_test, test_labels, model, progress=bar)
         finally:

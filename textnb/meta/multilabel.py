@@ -83,6 +83,8 @@ STRATEGIES = ("scutfbr", "scut", "rcut", "pcut", "f1")
 FBR_GRID = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)
 RANK_GRID = (1, 2, 3)
 PCUT_GRID = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
+#: Below this many training documents the thresholds come from 5 folds, else from 2 (``cv=None``).
+SMALL = 5000
 
 
 # -- corpora -------------------------------------------------------------------------
@@ -561,11 +563,14 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
         A document that gets fewer labels than this gets its best-ranked ones (the
         largest decision values): by default every document gets at least one label.
         0 allows an empty label set.
-    cv : int, default=2
-        Folds for the out-of-fold scores (shuffled with ``random_state``). The
-        out-of-fold models keep the choices the model on all the training documents
-        made (DiscriminativeNB's event model and smoothing). 2 folds gave the F1 of 3
-        or 5 on the corpora of ``docs/multilabel.md`` in less time.
+    cv : int or None, default=None
+        Folds for the out-of-fold scores (shuffled with ``random_state``). None: 5 below
+        ``SMALL`` (5,000) training documents, else 2. The out-of-fold models must score
+        on the scale of the model on all the documents: on a small corpus a model of half
+        the documents is much less confident (60 documents: thresholds of -3.5 instead of
+        -1), on large corpora 2 folds gave the F1 of 3 or 5 (``docs/multilabel.md``) in
+        less time. The out-of-fold models keep the choices the model on all the training
+        documents made (DiscriminativeNB's event model and smoothing).
     random_state : int, default=0
         Seed of the folds.
 
@@ -616,7 +621,7 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
     _param_schema = {
         "estimator": TEMPLATE, "method": Choice("copy", "ovr"), "threshold": OneOf(Choice(*STRATEGIES), Float()),
         "fbr": Optional(Float(0.0, 1.0)), "rank": Optional(Int(1, 10_000)), "min_labels": Int(0, 10_000),
-        "cv": FOLDS, "random_state": SEED,
+        "cv": Optional(FOLDS), "random_state": SEED,
     }
     _state_schema = {
         "classes_": Classes("n_labels"),
@@ -636,7 +641,7 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
     }
 
     def __init__(self, estimator=None, *, method="copy", threshold="scutfbr", fbr=None, rank=None, min_labels=1,
-                 cv=2, random_state=0):
+                 cv=None, random_state=0):
         self.estimator = estimator
         self.method = method
         self.threshold = threshold
@@ -683,8 +688,9 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
         if isinstance(self.min_labels, bool) or not isinstance(self.min_labels, (int, np.integer)) \
                 or self.min_labels < 0:
             raise ParameterError(f"min_labels must be an integer >= 0; got {self.min_labels!r}")
-        if isinstance(self.cv, bool) or not isinstance(self.cv, (int, np.integer)) or self.cv < 2:
-            raise ParameterError(f"cv must be an integer >= 2; got {self.cv!r}")
+        if self.cv is not None and (isinstance(self.cv, bool) or not isinstance(self.cv, (int, np.integer))
+                                    or self.cv < 2):
+            raise ParameterError(f"cv must be an integer >= 2 or None; got {self.cv!r}")
         return self._strategy()
 
     def _indicator(self, y):
@@ -737,7 +743,8 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
         self.constant_ = np.where(n_pos == 0, 0, np.where(n_pos == Y.shape[0], 1, -1)).astype(np.int64)
         self.strategy_ = strategy if multilabel else "fixed"
         thresholds = np.zeros(Y.shape[1])
-        steps = self.cv + 1 if multilabel and strategy != "fixed" else 1
+        folds = self.cv if self.cv is not None else (5 if X.shape[0] < SMALL else 2)
+        steps = folds + 1 if multilabel and strategy != "fixed" else 1
         fitted = self._fit_scores(base, X, Y)  # first: the out-of-fold models keep the choices it made
         done = 1
         if progress is not None:
@@ -745,7 +752,7 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
         if steps > 1:
             base = _with_choices(base, fitted[0])
             S = np.empty(Y.shape, dtype=np.float64)
-            n_splits = int(min(self.cv, X.shape[0]))
+            n_splits = int(min(folds, X.shape[0]))
             if n_splits < 2:
                 S[:] = 0.0
             else:
