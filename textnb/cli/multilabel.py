@@ -112,6 +112,18 @@ def _texts(corpus, max_bytes, label):
     return texts, labels, skipped
 
 
+def _count(vectorizer, texts, fit=True):
+    """The count matrix, a status line on a terminal while the terms are counted."""
+    bar = Progress("counting terms", total=1)
+    try:
+        bar(0)
+        X = vectorizer.fit_transform(texts) if fit else vectorizer.transform(texts)
+        bar(1)
+        return X
+    finally:
+        bar.close()
+
+
 def _fit(model, X, labels, label="fitting"):
     bar = Progress(label)  # fit tells it the number of models
     try:
@@ -152,7 +164,7 @@ def train(args, opts, start, out, corpus=None):
         raise InputError(f"{corpus.source}: no text documents (every file is binary)")
     if not names:
         raise InputError(f"{args.labels or corpus.source}: no document has a label")
-    X = vectorizer.fit_transform(texts)
+    X = _count(vectorizer, texts)
     _fit(model, X, labels)
     pipeline = Pipeline([("vectorizer", vectorizer), ("model", model)])
     model_path = args.output or default_model_path(args.path)
@@ -218,8 +230,8 @@ def evaluate(args, opts, start, out, corpus=None):
         if not test_texts:
             raise InputError(f"{test.source}: no test documents with labels"
                              + (f" in {args.labels}" if args.labels else "") + " (use --cv K on the training part)")
-        X = vectorizer.fit_transform(texts)
-        X_test = vectorizer.transform(test_texts)
+        X = _count(vectorizer, texts)
+        X_test = _count(vectorizer, test_texts, fit=False)
         bar = Progress("fitting")  # fit tells it the number of models
         try:
             report = evaluate_multilabel_split(X, labels, X_test, test_labels, model, progress=bar)
