@@ -4,7 +4,7 @@
 Synthetic joint log likelihoods with the structure of a multinomial model of documents
 (a large negative per-document length term, noise growing with length, a class signal,
 class biases for the weights to correct), 20 classes, N = 10^3 ... 10^6. The reference
-(the literal Appendix A search in tests/test_apnbc.py) runs only up to ``--max-reference``
+(the literal Appendix A search in tests/semi_naive/test_apnbc.py) runs only up to ``--max-reference``
 objects. Writes docs/apnbc_benchmark.md.
 
     python scripts/bench_apnbc.py [--sizes 1000 10000 100000 1000000] [--no-write]
@@ -93,7 +93,7 @@ def main(argv=None):
         "noise growing with length, a class signal, random class biases). *fast* is "
         "`textnb.semi_naive.apnbc._search_weights_fast` (sort the critical values per class and "
         "sweep, O(C·N log N) per step); *reference* is the literal Appendix A search in "
-        "`tests/test_apnbc.py` (every candidate re-classifies all N objects, O(C·N²) per "
+        "`tests/semi_naive/test_apnbc.py` (every candidate re-classifies all N objects, O(C·N²) per "
         f"step), run only up to N = {args.max_reference:,}. *agree*: same weights "
         "(to 1e-9) and the same number of accepted steps.",
         "",

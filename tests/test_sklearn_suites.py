@@ -66,7 +66,7 @@ def _swap_import(source, module, names):
 
 #: suite -> (file under the installed sklearn, module whose import is swapped, names)
 SUITES = {
-    "test_naive_bayes": ("tests/test_naive_bayes.py", "sklearn.naive_bayes", {
+    "test_naive_bayes": ("tests/naive_bayes/test_naive_bayes.py", "sklearn.naive_bayes", {
         "BernoulliNB": "BernoulliNB", "CategoricalNB": "CategoricalNB", "ComplementNB": "ComplementNB",
         "GaussianNB": "GaussianNB", "MultinomialNB": "MultinomialNB"}),
     "test_text": ("feature_extraction/tests/test_text.py", "sklearn.feature_extraction.text", {

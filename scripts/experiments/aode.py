@@ -291,7 +291,7 @@ Do not edit the table by hand: re-run the script.
 * The estimates are Weka 3.6.14's, read from its `AODE.class` (Laplace:
   `(N(c,x_p)+1) / (N - N(p missing) + C k_p)` for the super-parent,
   `(N(c,x_p,x_a)+1) / (N(c,x_p) - N(c,x_p,a missing) + k_a)` for a child, naive Bayes
-  when no value reaches the frequency limit); `tests/test_aode.py` checks textnb's
+  when no value reaches the frequency limit); `tests/semi_naive/test_aode.py` checks textnb's
   probabilities against a loop-for-loop transcription of Weka's code (to 1e-10) and
   against Weka's own printed distributions.
 * Where the two tools still differ on the same folds it comes from (a) Weka's `C`

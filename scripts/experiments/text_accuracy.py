@@ -446,7 +446,7 @@ def write_report(path, png, factories, results, sizes, choices, seconds):
         "part (on a sample of at most 200,000 document-term cells): Rennie et al. 2003's transformed "
         "complement NB (log(1 + tf), L2 length normalisation; alpha 1) or Bernoulli NB (alpha 0.1). "
         "The streamed `TextClassifier` / `textnb train` fit gives the same model "
-        "(`tests/test_discriminative.py`). The scikit-learn rows are a grid of 18 cells; "
+        "(`tests/naive_bayes/test_discriminative.py`). The scikit-learn rows are a grid of 18 cells; "
         "'best scikit-learn NB cell' below is the best of them **chosen on the test data** (an "
         "optimistic ceiling no honest protocol reaches).",
         "",

@@ -4,11 +4,11 @@ This module imports only the standard library, and only its cheapest parts: the 
 modules ``_socket`` and ``_signal`` instead of :mod:`socket` and :mod:`signal`, whose
 enum set-up alone costs more than a bogofilter run. So a message classified through
 the daemon pays for Python's start-up and one round trip, never for numpy, scipy or
-scikit-learn (``tests/test_serve.py`` checks that none of them is imported). Its twin in C,
+scikit-learn (``tests/apps/test_serve.py`` checks that none of them is imported). Its twin in C,
 ``spamclient.c`` (built by :mod:`textnb.apps.spamclient_build`; ``pip install .``
 installs it as ``spamfilter`` when a C compiler works), gives the same answers without
 Python's start-up; a change to the protocol or to what this client prints must be made
-in both (``tests/test_spamclient_c.py`` compares them byte for byte).
+in both (``tests/apps/test_spamclient_c.py`` compares them byte for byte).
 
 Protocol (one request per connection; written once in :mod:`textnb.apps.protocol`, which
 the daemon uses too; see :mod:`textnb.apps.serve`): the client sends ::

@@ -4,7 +4,7 @@
 (``spamfilter --socket``), HTTP (``POST /classify`` with ``"mail": true``) and
 SpamAssassin's spamd protocol (``spamc``). Each calls :func:`message_verdict` once per
 message, so the label, the score and the log-odds of a message come from one scorer and
-equal the cold ``spamfilter``'s (``tests/test_serve.py``, ``tests/test_spamd.py``).
+equal the cold ``spamfilter``'s (``tests/apps/test_serve.py``, ``tests/apps/test_spamd.py``).
 :func:`spamd_fields` and :func:`spamd_report` put that one verdict in spamd's terms.
 
 The verdict rules themselves (cut-offs, exit codes, headers) are those of

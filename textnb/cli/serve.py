@@ -85,7 +85,7 @@ def spamd_address(text):
 
 
 #: (:data:`textnb.apps.serve.DEFAULT_MAX_TEXTS`, ``DEFAULT_MAX_TOKENS``: written here too so that
-#: ``textnb --help`` does not import the daemon; tests/test_serve.py checks that they agree)
+#: ``textnb --help`` does not import the daemon; tests/apps/test_serve.py checks that they agree)
 DEFAULT_MAX_TEXTS = 10_000
 DEFAULT_MAX_TOKENS = 2_000_000
 request_size = size  # 1 byte to 4G, as --max-bytes

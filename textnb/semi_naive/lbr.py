@@ -153,7 +153,7 @@ class _Engine:
 
     :meth:`loo_correct` (one subset, rescaling when needed) is the general path that
     :meth:`loo_many` (many subsets per array operation) must equal bit for bit;
-    ``tests/test_lbr_speed_equivalence.py`` checks it.
+    ``tests/semi_naive/test_lbr_speed_equivalence.py`` checks it.
     """
 
     def __init__(self, codes, y, n_values, n_classes, alpha, candidates, min_errors,

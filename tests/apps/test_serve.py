@@ -1,0 +1,600 @@
+"""The daemon (textnb.apps.serve, `textnb serve`) and its mail client (spamfilter --socket)."""
+
+import http.client
+import io
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import textnb
+from textnb.apps import spamclient
+from textnb.io import mail
+from textnb.core.errors import InputError
+from textnb.apps.filtering import EXIT_CODES, train_model
+from textnb.cli.mailfilters import filter_main
+from textnb.apps.serve import Server
+from textnb.apps.spamclient import classify_message, client_main
+
+REPO = Path(__file__).resolve().parents[2]
+SPAMFILTER = REPO / "scripts" / "spamfilter"
+SPAM_WORDS = "viagra cheap offer winner prize casino pills discount".split()
+HAM_WORDS = "meeting project schedule report review agenda budget minutes".split()
+
+
+def mail_bytes(words, rng, n=12):
+    body = " ".join(rng.choice(words) for _ in range(n))
+    subject = " ".join(rng.choice(words) for _ in range(3))
+    return f"From: x@example.com\nSubject: {subject}\n\n{body}\n".encode()
+
+
+@pytest.fixture(scope="module")
+def spam_model(tmp_path_factory):
+    return make_spam_model(tmp_path_factory.mktemp("srv"))
+
+
+def make_spam_model(root):
+    """A spam model trained on 25 + 25 synthetic messages in ``root`` (its path)."""
+    rng = random.Random(0)
+    for label, words in (("spam", SPAM_WORDS), ("ham", HAM_WORDS)):
+        (root / label).mkdir()
+        for i in range(25):
+            (root / label / f"{i}.eml").write_bytes(mail_bytes(words, rng))
+    model = root / "spam.tnb"
+    train_model(model, [root / "spam"], [root / "ham"])
+    return model
+
+
+@pytest.fixture(scope="module")
+def topic_model(tmp_path_factory):
+    path = tmp_path_factory.mktemp("topic") / "t.tnb"
+    textnb.TextClassifier().fit(["cheap pills casino"] * 3 + ["meeting agenda budget"] * 3 + ["goal match team"] * 3,
+                                ["shop"] * 3 + ["work"] * 3 + ["sport"] * 3).save(path)
+    return path
+
+
+@pytest.fixture()
+def sock_dir():
+    # AF_UNIX paths are limited to ~107 bytes: pytest's tmp_path can be longer
+    import tempfile
+
+    d = tempfile.mkdtemp(prefix="tnbs")
+    yield Path(d)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def cold(argv, stdin):
+    out, err = io.BytesIO(), io.StringIO()
+    code = filter_main(argv, stdin=io.BytesIO(stdin), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def via_client(argv, stdin):
+    out, err = io.BytesIO(), io.StringIO()
+    code = client_main(argv, stdin=io.BytesIO(stdin), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def raw_request(path, data):
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(30)
+        s.connect(str(path))
+        s.sendall(data)
+        s.shutdown(socket.SHUT_WR)
+        chunks = []
+        while True:
+            c = s.recv(65536)
+            if not c:
+                return b"".join(chunks)
+            chunks.append(c)
+
+
+def post(port, body, path="/classify", headers=None):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("POST", path, body=body, headers=headers or {"Content-Type": "application/json"})
+        r = conn.getresponse()
+        return r.status, json.loads(r.read())
+    finally:
+        conn.close()
+
+
+# -- the mail protocol: same verdict, exit code and -p output as the cold command --------
+def test_client_matches_the_cold_command(spam_model, sock_dir):
+    sock = sock_dir / "s"
+    rng = random.Random(7)
+    messages = [mail_bytes(SPAM_WORDS, rng) for _ in range(3)] + [mail_bytes(HAM_WORDS, rng) for _ in range(3)]
+    messages.append(b"Subject: cheap meeting\r\n\r\nviagra agenda\r\n")  # CRLF, mixed words
+    messages.append(b"no header block at all, cheap agenda")
+    with Server(spam_model, socket_path=sock):
+        for msg in messages:
+            for extra in ([], ["-p"], ["-p", "-e"], ["--spam-cutoff", "0.7", "--ham-cutoff", "0.3"],
+                          ["-p", "--spam-cutoff", "1", "--ham-cutoff", "0"], ["-p", "--max-bytes", "40"]):
+                want = cold(["-m", str(spam_model)] + extra, msg)
+                got = via_client(["--socket", str(sock)] + extra, msg)
+                assert got == want, (msg, extra)
+                assert got[2] == ""
+        # the codes cover all three verdicts
+        codes = {via_client(["--socket", str(sock)], m)[0] for m in messages}
+        assert {EXIT_CODES["spam"], EXIT_CODES["ham"]} <= codes
+        assert via_client(["--socket", str(sock), "--spam-cutoff", "1", "--ham-cutoff", "0"],
+                          messages[-1])[0] == EXIT_CODES["unsure"]
+
+
+def test_client_result_fields(spam_model, sock_dir):
+    sock = sock_dir / "s"
+    msg = mail_bytes(SPAM_WORDS, random.Random(3))
+    sf = textnb.apps.filtering.SpamFilter.load(spam_model)
+    v = sf.classify([msg])[0]
+    with Server(spam_model, socket_path=sock):
+        code, label, score, log_odds, head = classify_message(str(sock), msg)
+    assert (code, label, head) == (EXIT_CODES[v.label], v.label, b"")
+    assert score == v.score and log_odds == v.log_odds  # full precision through the protocol
+
+
+def test_socket_is_private_and_removed_on_stop(spam_model, sock_dir):
+    sock = sock_dir / "s"
+    server = Server(spam_model, socket_path=sock).start()
+    try:
+        st = os.lstat(sock)
+        assert stat.S_ISSOCK(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600
+        assert not [p for p in os.listdir(sock_dir) if p != "s"]  # the private bind folder is gone
+    finally:
+        server.stop()
+    assert not os.path.lexists(sock)
+    with Server(spam_model, socket_path=sock, socket_mode=0o660):
+        assert stat.S_IMODE(os.lstat(sock).st_mode) == 0o660
+
+
+def test_socket_path_that_is_taken(spam_model, sock_dir):
+    regular = sock_dir / "file"
+    regular.write_text("keep me")
+    with pytest.raises(InputError, match="is not a socket"):
+        Server(spam_model, socket_path=regular).start()
+    assert regular.read_text() == "keep me"
+    sock = sock_dir / "s"
+    with Server(spam_model, socket_path=sock):
+        with pytest.raises(InputError, match="already listening"):
+            Server(spam_model, socket_path=sock).start()
+        assert raw_request(sock, b"PING\n") == b"OK textnb\n"  # the first one is untouched
+    # a stale socket (nobody listens) is replaced
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(str(sock))
+    stale.close()
+    with Server(spam_model, socket_path=sock):
+        assert raw_request(sock, b"PING\n") == b"OK textnb\n"
+
+
+def test_bad_requests_get_an_error_and_the_daemon_goes_on(spam_model, sock_dir):
+    sock = sock_dir / "s"
+    msg = mail_bytes(SPAM_WORDS, random.Random(1))
+    good = f"SPAM {len(msg)}\n".encode() + msg
+    with Server(spam_model, socket_path=sock, max_request=1000):
+        cases = {
+            b"HELLO\n": b"ERR unknown request",
+            b"SPAM\n": b"ERR SPAM: expected a byte count",
+            b"SPAM -4\n": b"ERR SPAM: expected a byte count",
+            b"SPAM 5000\n" + b"x" * 5000: b"ERR request of 5000 bytes is over the limit of 1000",
+            b"x" * 10000: b"ERR request line over",
+            b"SPAM 3 spam_cutoff=2\nabc": b"ERR spam_cutoff must be a probability",
+            b"SPAM 3 colour=red\nabc": b"ERR unknown option",
+            b"SPAM 3\n   ": b"ERR stdin: empty message",
+            b"CLASSIFY 5\n{bad}": b"ERR the request is not valid JSON",
+            b"CLASSIFY 2\n[]": b"ERR the request must be a JSON object",
+            b"\xff\xfe\n": b"ERR unknown request",
+            b"SPAM 10\nshort": b"",  # the client hangs up early: nothing to answer
+        }
+        for request, reply in cases.items():
+            got = raw_request(sock, request)
+            assert got.startswith(reply), (request[:30], got)
+            assert got.count(b"\n") <= 1
+            assert raw_request(sock, good).startswith(b"OK 0 spam ")  # still serving
+        # several requests on one connection
+        both = raw_request(sock, good + b"PING\n" + good)
+        assert both.count(b"OK 0 spam ") == 2 and b"OK textnb\n" in both
+
+
+def test_client_reports_the_daemons_limit(spam_model, sock_dir):
+    sock = sock_dir / "s"
+    msg = b"Subject: cheap\n\n" + b"viagra pills " * 20000
+    with Server(spam_model, socket_path=sock, max_request=1000):
+        code, out, err = via_client(["--socket", str(sock), "-p"], msg)
+    assert code == spamclient.EXIT_ERROR and out == msg
+    assert "over the limit of 1000 bytes" in err and err.count("\n") == 1
+
+
+def test_daemon_down_exit_3_and_the_message_unchanged(sock_dir):
+    msg = b"Subject: hi\n\nbody \x00\xff\n"
+    code, out, err = via_client(["--socket", str(sock_dir / "nobody"), "-p"], msg)
+    assert code == 3 and out == msg
+    assert "no daemon listening" in err and err.count("\n") == 1
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(str(sock_dir / "stale"))
+    stale.close()
+    code, out, err = via_client(["--socket", str(sock_dir / "stale"), "-p", "-e"], msg)
+    assert code == 3 and out == msg and "Connection refused" in err
+    code, out, err = via_client(["--socket", str(sock_dir / "nobody")], msg)
+    assert code == 3 and out == b""
+
+
+@pytest.mark.parametrize("argv,expect", [
+    (["--batch", "x"], "--batch: not available with --socket"),
+    (["-m", "model.tnb"], "-m: not available with --socket"),
+    (["--spam-cutoff", "nan"], "must be >= 0.0 and <= 1.0"),
+    (["--spam-cutoff", "0.3", "--ham-cutoff", "0.6"], "above the spam cut-off"),
+    (["--max-bytes", "-3"], "must be positive"),
+    (["--max-bytes", "1e400"], "not a size"),
+])
+def test_client_option_errors(spam_model, sock_dir, argv, expect):
+    sock = sock_dir / "s"
+    msg = b"Subject: x\n\ny\n"
+    with Server(spam_model, socket_path=sock):
+        code, out, err = via_client(["--socket", str(sock), "-p"] + argv, msg)
+    assert code == 3 and out == msg
+    assert expect in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_max_bytes_agrees_with_the_mail_reader():
+    assert spamclient.DEFAULT_MAX_BYTES == mail.DEFAULT_MAX_BYTES
+
+
+# -- HTTP ---------------------------------------------------------------------------------
+def test_http_classify_any_text_model(topic_model):
+    model = textnb.load(topic_model)
+    texts = ["cheap casino", "team goal", "budget meeting agenda", ""]
+    with Server(topic_model, http=("127.0.0.1", 0)) as server:
+        host, port = server.http_address
+        assert host == "127.0.0.1" and port > 0
+        status, body = post(port, json.dumps({"texts": texts}))
+    assert status == 200
+    assert body["classes"] == ["shop", "sport", "work"]
+    assert body["labels"] == [str(c) for c in model.predict(texts)]
+    np.testing.assert_allclose(body["probabilities"], model.predict_proba(texts), rtol=1e-12)
+    np.testing.assert_allclose(body["log_odds"], model.predict_log_odds(texts), rtol=1e-12)
+
+
+def test_http_mail_verdicts(spam_model):
+    rng = random.Random(5)
+    msgs = [mail_bytes(SPAM_WORDS, rng), mail_bytes(HAM_WORDS, rng)]
+    sf = textnb.apps.filtering.SpamFilter.load(spam_model, spam_cutoff=0.9, ham_cutoff=0.2)
+    want = sf.classify(msgs)
+    with Server(spam_model, http=("127.0.0.1", 0)) as server:
+        status, body = post(server.http_address[1], json.dumps(
+            {"texts": [m.decode() for m in msgs], "mail": True, "spam_cutoff": 0.9, "ham_cutoff": 0.2}))
+    assert status == 200
+    assert [v["label"] for v in body["verdicts"]] == [v.label for v in want] == ["spam", "ham"]
+    assert [v["log_odds"] for v in body["verdicts"]] == [v.log_odds for v in want]
+    assert body["labels"] == ["spam", "ham"]
+
+
+def test_http_errors_and_the_daemon_goes_on(topic_model):
+    with Server(topic_model, http=("127.0.0.1", 0), max_request=200) as server:
+        port = server.http_address[1]
+        cases = [
+            ("{not json", 400, "not valid JSON"),
+            (json.dumps({"texts": "one string"}), 400, "must be a list of strings"),
+            (json.dumps({"texts": [1, 2]}), 400, "must be a list of strings"),
+            (json.dumps({"texts": ["a"], "colour": 1}), 400, "unknown request field"),
+            (json.dumps({"texts": ["a"], "mail": "yes"}), 400, '"mail" must be true or false'),
+            ("[" * 100 + "]" * 100, 400, "must be a JSON object"),
+            ("\xff".encode("latin-1"), 400, "not valid JSON"),
+            (json.dumps({"texts": ["x" * 300]}), 413, "over the limit of 200 bytes"),
+        ]
+        for body, status, message in cases:
+            got_status, got = post(port, body)
+            assert (got_status, message in got["error"]) == (status, True), (body[:40], got)
+            assert post(port, json.dumps({"texts": ["cheap"]}))[0] == 200
+        assert post(port, "{}", path="/nothing")[0] == 404
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.putrequest("POST", "/classify")
+        conn.endheaders()  # no Content-Length
+        assert conn.getresponse().status == 411
+        conn.close()
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("GET", "/model")
+        info = json.loads(conn.getresponse().read())
+        conn.close()
+        assert info["classes"] == ["shop", "sport", "work"] and info["kind"] == "TextClassifier"
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as s:  # not HTTP at all
+            s.sendall(b"\x00\x01garbage\r\n\r\n")
+            assert b"400" in s.recv(1000)
+        assert post(port, json.dumps({"texts": ["cheap"]}))[0] == 200
+
+
+def test_concurrent_clients(spam_model, sock_dir):
+    sock = sock_dir / "s"
+    rng = random.Random(11)
+    msgs = [mail_bytes(SPAM_WORDS if i % 2 else HAM_WORDS, rng) for i in range(40)]
+    want = [cold(["-m", str(spam_model), "-p"], m) for m in msgs]
+    got, errors = {}, []
+
+    def worker(k):
+        try:
+            for i in range(k, len(msgs), 8):
+                got[i] = via_client(["--socket", str(sock), "-p"], msgs[i])
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    with Server(spam_model, socket_path=sock, max_clients=4):
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert not errors
+    assert [got[i] for i in range(len(msgs))] == want
+
+
+# -- reloading ------------------------------------------------------------------------------
+def test_reload_when_the_file_is_replaced_never_a_half_file(spam_model, topic_model, tmp_path, sock_dir):
+    path = tmp_path / "served.tnb"
+    shutil.copy(spam_model, path)
+    msg = b"Subject: casino\n\ncheap pills\n"
+    logs = []
+    with Server(path, socket_path=sock_dir / "s", http=("127.0.0.1", 0), log=logs.append) as server:
+        port = server.http_address[1]
+        assert post(port, json.dumps({"texts": ["x"]}))[1]["classes"] == ["ham", "spam"]
+        # a registration in another process replaces the file (os.replace): served next request
+        tmp = tmp_path / "new.tnb"
+        shutil.copy(topic_model, tmp)
+        os.replace(tmp, path)
+        assert post(port, json.dumps({"texts": ["x"]}))[1]["classes"] == ["shop", "sport", "work"]
+        assert server.holder.reloads == 1
+        # the mail protocol refuses a model that is not a spam model, in one line
+        reply = raw_request(sock_dir / "s", f"SPAM {len(msg)}\n".encode() + msg)
+        assert reply.startswith(b"ERR ") and b"not a spam model" in reply
+        # written in place, half done: not served; the previous model stays
+        data = Path(spam_model).read_bytes()
+        with open(path, "r+b") as f:
+            f.truncate(0)
+            f.write(data[: len(data) // 2])
+        assert post(port, json.dumps({"texts": ["x"]}))[1]["classes"] == ["shop", "sport", "work"]
+        assert server.holder.last_error and "not reloaded" in logs[-1]
+        # finished: served
+        with open(path, "r+b") as f:
+            f.write(data)
+        os.utime(path, ns=(os.stat(path).st_atime_ns, os.stat(path).st_mtime_ns + 1_000_000))
+        assert post(port, json.dumps({"texts": ["x"]}))[1]["classes"] == ["ham", "spam"]
+        reply = raw_request(sock_dir / "s", f"SPAM {len(msg)}\n".encode() + msg).split()
+        assert reply[0] == b"OK" and reply[2] in (b"spam", b"unsure")  # the spam model again
+        # deleted: the loaded model is still served
+        os.unlink(path)
+        assert post(port, json.dumps({"texts": ["x"]}))[0] == 200
+
+
+def test_start_errors_are_one_line(tmp_path, sock_dir):
+    with pytest.raises(InputError, match="nothing to listen on"):
+        Server(tmp_path / "m.tnb")
+    with pytest.raises(textnb.ModelFileError, match="no such model file"):
+        Server(tmp_path / "m.tnb", socket_path=sock_dir / "s").start()
+    (tmp_path / "bad.tnb").write_bytes(b"not a model")
+    with pytest.raises(textnb.ModelFileError):
+        Server(tmp_path / "bad.tnb", socket_path=sock_dir / "s").start()
+    assert not os.path.lexists(sock_dir / "s")
+
+
+# -- the real processes ---------------------------------------------------------------------
+def _env():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def _start_daemon(model, args):
+    proc = subprocess.Popen([sys.executable, "-m", "textnb", "serve", str(model)] + args,
+                            stderr=subprocess.PIPE, text=True, env=_env())
+    line = proc.stderr.readline()
+    assert "serving" in line, line
+    return proc, line
+
+
+@pytest.mark.parametrize("sig,code", [(signal.SIGTERM, 0), (signal.SIGINT, 130)])
+def test_textnb_serve_stops_cleanly_on_a_signal(spam_model, sock_dir, sig, code):
+    sock = sock_dir / "s"
+    proc, line = _start_daemon(spam_model, ["--socket", str(sock), "--http", "127.0.0.1:0"])
+    try:
+        assert f"unix:{sock}" in line and "http://127.0.0.1:" in line
+        port = int(line.rsplit("http://127.0.0.1:", 1)[1].split()[0])
+        assert post(port, json.dumps({"texts": ["cheap"]}))[0] == 200
+        assert raw_request(sock, b"PING\n") == b"OK textnb\n"
+        proc.send_signal(sig)
+        assert proc.wait(timeout=60) == code
+        rest = proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "stopped" in rest and "Traceback" not in rest
+    assert not os.path.lexists(sock)
+
+
+def test_textnb_serve_usage_errors(tmp_path, spam_model):
+    r = subprocess.run([sys.executable, "-m", "textnb", "serve", str(spam_model)], capture_output=True,
+                       text=True, env=_env(), timeout=120)
+    assert r.returncode == 1 and "nothing to listen on" in r.stderr and r.stderr.count("\n") == 1
+    r = subprocess.run([sys.executable, "-m", "textnb", "serve", str(spam_model), "--http", "x:y"],
+                       capture_output=True, text=True, env=_env(), timeout=120)
+    assert r.returncode == 2 and "HOST:PORT" in r.stderr
+
+
+def test_script_client_imports_nothing_heavy_and_matches_cold(spam_model, sock_dir):
+    sock = sock_dir / "s"
+    msg = mail_bytes(SPAM_WORDS, random.Random(9))
+    probe = ("import sys, runpy; sys.argv = [sys.argv[1]] + sys.argv[2:]\n"
+             "try:\n    runpy.run_path(sys.argv[0], run_name='__main__')\n"
+             "except SystemExit as e:\n    code = e.code\n"
+             "heavy = sorted(m for m in ('numpy', 'scipy', 'sklearn', 'email') if m in sys.modules)\n"
+             "sys.stderr.write('HEAVY=%r' % heavy); sys.exit(code)\n")
+    with Server(spam_model, socket_path=sock):
+        r = subprocess.run([sys.executable, "-S", "-c", probe, str(SPAMFILTER), "--socket", str(sock), "-p"],
+                           input=msg, capture_output=True, env=_env(), timeout=120)
+        direct = subprocess.run([sys.executable, str(SPAMFILTER), "--socket", str(sock), "-p"], input=msg,
+                                capture_output=True, env=_env(), timeout=120)
+    want = cold(["-m", str(spam_model), "-p"], msg)
+    assert r.stderr.decode().endswith("HEAVY=[]"), r.stderr
+    assert (r.returncode, r.stdout) == want[:2]
+    assert (direct.returncode, direct.stdout, direct.stderr) == (want[0], want[1], b"")
+
+
+# -- one verdict per message, limits, signals (issues 26, 30.2) ---------------------------------
+def test_http_mail_one_score_per_message(spam_model):
+    """Every field of a message's answer comes from its one verdict (it used to carry the
+    label and log-odds of one scorer beside the verdict of another)."""
+    rng = random.Random(15)
+    msgs = [mail_bytes(SPAM_WORDS, rng), mail_bytes(HAM_WORDS, rng), b"Subject: cheap meeting\n\nagenda pills\n",
+            b"Subject: hello\nFrom me\nno blank line after the header: casino viagra\n"]
+    want = [cold(["-m", str(spam_model), "--log-odds"], m) for m in msgs]
+    with Server(spam_model, http=("127.0.0.1", 0)) as server:
+        status, body = post(server.http_address[1], json.dumps({"texts": [m.decode() for m in msgs], "mail": True}))
+    assert status == 200 and body["classes"] == ["ham", "spam"]
+    for i, v in enumerate(body["verdicts"]):
+        lo = v["log_odds"]
+        assert body["log_odds"][i] == [-lo, lo]
+        assert body["probabilities"][i] == [1.0 - v["score"], v["score"]]
+        assert body["labels"][i] == ("spam" if lo > 0 else "ham")
+        assert EXIT_CODES[v["label"]] == want[i][0]  # the cold command's verdict
+
+
+def test_request_limits_on_texts_and_words(topic_model):
+    with Server(topic_model, http=("127.0.0.1", 0), max_texts=5, max_tokens=20) as server:
+        port = server.http_address[1]
+        status, body = post(port, json.dumps({"texts": ["cheap pills"] * 6}))
+        assert status == 400 and "--max-texts" in body["error"]
+        status, body = post(port, json.dumps({"texts": ["a b c d e f g h i j k"] * 2}))
+        assert status == 400 and "--max-tokens" in body["error"]
+        # many strings: refused before the JSON is parsed
+        status, body = post(port, json.dumps({"texts": ["x"] * 100_000}))
+        assert status == 400 and "--max-texts" in body["error"]
+        assert post(port, json.dumps({"texts": ["cheap pills"] * 5}))[0] == 200
+
+
+def test_served_token_cache_holds_known_tokens_only(spam_model):
+    from textnb.apps import verdict
+    from textnb.core.model_io import load
+
+    model = load(spam_model)
+    rng = random.Random(16)
+    for i in range(20):
+        junk = " ".join(f"w{rng.getrandbits(64):x}" for _ in range(2000))
+        verdict.message_verdict(model, f"Subject: x\n\n{junk} casino {i}\n".encode())
+    scorer = verdict._lite_scorer(model)
+    assert scorer is not None and len(scorer._weights) <= len(model.vocabulary_)
+
+
+def test_overlong_socket_path_is_an_error_at_start(spam_model, sock_dir):
+    long_path = sock_dir / ("s" * 120)
+    with pytest.raises(InputError, match="over the system's limit"):
+        Server(spam_model, socket_path=long_path)
+    with pytest.raises(InputError, match="over the system's limit"):
+        Server(spam_model, spamd=str(long_path))
+    assert not os.path.lexists(long_path)
+
+
+def test_table_model_refused_at_start_and_on_reload(spam_model, tmp_path, sock_dir):
+    from textnb.naive_bayes.tabular import TabularNB
+
+    table = tmp_path / "table.tnb"
+    TabularNB().fit(np.array([[1.0, 2.0], [2.0, 3.0], [3.0, 1.0], [0.0, 0.5]]), ["ham", "spam", "ham", "spam"]).save(table)
+    with pytest.raises(textnb.ModelFileError, match="not a classifier of texts"):
+        Server(table, socket_path=sock_dir / "s").start()
+    served = tmp_path / "served.tnb"
+    shutil.copy(spam_model, served)
+    logs = []
+    with Server(served, http=("127.0.0.1", 0), log=logs.append) as server:
+        tmp = tmp_path / "new.tnb"
+        shutil.copy(table, tmp)
+        os.replace(tmp, served)
+        status, body = post(server.http_address[1], json.dumps({"texts": ["cheap pills"]}))
+        assert status == 200 and body["classes"] == ["ham", "spam"]  # the previous model goes on
+        assert "not a classifier of texts" in logs[-1]
+
+
+def _idle_clients(sock, port, n=3):
+    conns = []
+    for _ in range(n):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(str(sock))
+        conns.append(s)
+        conns.append(socket.create_connection(("127.0.0.1", port)))
+    return conns
+
+
+def test_sigterm_ends_the_daemon_within_a_second_with_idle_clients(spam_model, sock_dir):
+    import time
+
+    sock = sock_dir / "s"
+    proc, line = _start_daemon(spam_model, ["--socket", str(sock), "--http", "127.0.0.1:0", "--timeout", "600",
+                                            "--spamd", "127.0.0.1:0"])
+    conns = []
+    try:
+        port = int(line.split("http://127.0.0.1:", 1)[1].split(",")[0].split()[0])
+        spamd_port = int(line.split("spamd://127.0.0.1:", 1)[1].split()[0])
+        conns = _idle_clients(sock, port)
+        for _ in range(3):  # idle spamd clients, one half-way through its headers
+            conns.append(socket.create_connection(("127.0.0.1", spamd_port)))
+        conns[-1].sendall(b"CHECK SPAMC/1.5\r\n")
+        assert raw_request(sock, b"PING\n") == b"OK textnb\n"
+        time.sleep(0.3)  # the idle connections are being served (blocked reading)
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+        elapsed = time.monotonic() - t0
+    finally:
+        for c in conns:
+            c.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert elapsed < 1.0, elapsed
+    assert not os.path.lexists(sock)
+
+
+def test_sighup_reloads_and_the_daemon_goes_on(spam_model, topic_model, tmp_path, sock_dir):
+    sock = sock_dir / "s"
+    served = tmp_path / "served.tnb"
+    shutil.copy(spam_model, served)
+    proc, line = _start_daemon(served, ["--socket", str(sock)])
+    try:
+        proc.send_signal(signal.SIGHUP)
+        assert proc.stderr.readline().strip().endswith("served.tnb: reloaded")  # read again, whole
+        assert proc.stderr.readline().strip().endswith("reload requested")
+        assert raw_request(sock, b"PING\n") == b"OK textnb\n"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+        rest = proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "Traceback" not in rest and not os.path.lexists(sock)
+
+
+def test_max_clients_is_one_cap_over_every_listener(spam_model, sock_dir):
+    import time
+
+    with Server(spam_model, socket_path=sock_dir / "s", spamd=("127.0.0.1", 0), max_clients=2) as server:
+        idle = []
+        for _ in range(2):
+            c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            c.connect(str(sock_dir / "s"))
+            idle.append(c)
+        time.sleep(0.5)  # both accepted: their handlers wait for a request line
+        with socket.create_connection(server.spamd_address, timeout=1.0) as s:
+            s.sendall(b"PING SPAMC/1.5\r\n\r\n")
+            with pytest.raises(socket.timeout):  # waits for a slot: not answered
+                s.recv(100)
+            idle.pop().close()
+            s.settimeout(30)
+            assert s.recv(100) == b"SPAMD/1.5 0 PONG\r\n"
+        for c in idle:
+            c.close()

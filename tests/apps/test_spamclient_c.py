@@ -1,0 +1,337 @@
+"""The compiled daemon client (textnb/apps/spamclient.c): the Python client's twin.
+
+Every answer is compared with the Python client's (textnb.apps.spamclient.client_main)
+and the cold command's, byte for byte: exit status, standard output and standard error.
+The tests skip when no C compiler works (the `spamfilter_c` fixture, tests/conftest.py).
+"""
+
+import io
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from textnb.apps.serve import Server
+from textnb.apps.spamclient import client_main
+from textnb.apps.spamclient_build import ClientBuildError, build_client
+from textnb.cli.mailfilters import filter_main
+
+from test_serve import HAM_WORDS, SPAM_WORDS, mail_bytes, spam_model  # noqa: F401 (spam_model: a fixture)
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture()
+def sock_dir(tmp_path_factory):
+    import shutil
+    import tempfile
+
+    d = tempfile.mkdtemp(prefix="tnbc")  # AF_UNIX paths are short; pytest's tmp_path may not be
+    yield Path(d)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def env(**extra):
+    e = dict(os.environ)
+    e["PYTHONPATH"] = str(REPO) + (os.pathsep + e["PYTHONPATH"] if e.get("PYTHONPATH") else "")
+    e.update(extra)
+    return e
+
+
+def c_client(exe, argv, stdin, **kw):
+    r = subprocess.run([str(exe), *map(str, argv)], input=stdin, capture_output=True, env=kw.pop("env", env()),
+                       timeout=120, **kw)
+    return r.returncode, r.stdout, r.stderr.decode()
+
+
+def py_client(argv, stdin):
+    out, err = io.BytesIO(), io.StringIO()
+    code = client_main([str(a) for a in argv], stdin=io.BytesIO(stdin), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def cold(argv, stdin):
+    out, err = io.BytesIO(), io.StringIO()
+    code = filter_main([str(a) for a in argv], stdin=io.BytesIO(stdin), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+OPTION_SETS = [[], ["-p"], ["-p", "-e"], ["-pe"], ["-e"], ["--passthrough", "--exit-zero"],
+               ["--spam-cutoff", "0.7", "--ham-cutoff", "0.3"], ["-p", "--spam-cutoff=1", "--ham-cutoff=0"],
+               ["-p", "--max-bytes", "40"], ["-p", "--max-bytes=1k"], ["--max-bytes", "2MB", "-p"],
+               ["-p", "--spam-cutoff", ".95", "--ham-cutoff", "5e-2"]]
+
+
+def test_same_answers_as_the_python_client_and_the_cold_command(spamfilter_c, spam_model, sock_dir):
+    sock = sock_dir / "s"
+    rng = random.Random(7)
+    messages = [mail_bytes(SPAM_WORDS, rng) for _ in range(3)] + [mail_bytes(HAM_WORDS, rng) for _ in range(3)]
+    messages += [b"Subject: cheap meeting\r\n\r\nviagra agenda\r\n", b"no header block at all, cheap agenda",
+                 b"Subject: big\n\n" + b"pills agenda " * 30000, b"Subject: \xff\xfe\x00\n\n\x00bin\xe9ary\n"]
+    with Server(spam_model, socket_path=sock):
+        codes = set()
+        for msg in messages:
+            for extra in OPTION_SETS:
+                got = c_client(spamfilter_c, ["--socket", sock, *extra], msg)
+                assert got == py_client(["--socket", sock, *extra], msg), (msg[:40], extra)
+                want = cold(["-m", spam_model, *extra], msg)
+                assert got == want, (msg[:40], extra)
+                codes.add(got[0])
+        assert codes == {0, 1, 2}  # spam, ham and (with the wide cut-offs) unsure
+
+
+@pytest.mark.parametrize("msg", [b"", b" \n\t\r\n"])
+def test_empty_message(spamfilter_c, spam_model, sock_dir, msg):
+    sock = sock_dir / "s"
+    with Server(spam_model, socket_path=sock):
+        for extra in ([], ["-p"]):
+            got = c_client(spamfilter_c, ["--socket", sock, *extra], msg)
+            assert got == py_client(["--socket", sock, *extra], msg)
+            assert got[0] == 3 and got[2] == "spamfilter: stdin: empty message\n"
+
+
+def test_daemon_down_exit_3_and_the_message_unchanged(spamfilter_c, sock_dir):
+    msg = b"Subject: hi\n\nbody \x00\xff\n"
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(str(sock_dir / "stale"))
+    stale.close()
+    for path in (sock_dir / "nobody", sock_dir / "stale", sock_dir / ("x" * 120)):
+        for extra in ([], ["-p"], ["-p", "-e"]):
+            got = c_client(spamfilter_c, ["--socket", path, *extra], msg)
+            assert got == py_client(["--socket", path, *extra], msg)
+            assert got[0] == 3 and got[1] == (msg if extra else b"") and got[2].count("\n") == 1
+    assert "Connection refused" in c_client(spamfilter_c, ["--socket", sock_dir / "stale"], msg)[2]
+
+
+def test_the_daemons_errors_and_limit(spamfilter_c, spam_model, sock_dir):
+    sock = sock_dir / "s"
+    big = b"Subject: cheap\n\n" + b"viagra pills " * 20000
+    with Server(spam_model, socket_path=sock, max_request=1000):
+        for extra in ([], ["-p"]):
+            got = c_client(spamfilter_c, ["--socket", sock, *extra], big)
+            assert got == py_client(["--socket", sock, *extra], big)
+            assert got[0] == 3 and "over the limit of 1000 bytes" in got[2] and got[2].count("\n") == 1
+            assert got[1] == (big if extra else b"")
+
+
+class FakeDaemon:
+    """A foreign server on the socket: reads the request, answers ``reply``, closes."""
+
+    def __init__(self, path, reply):
+        self.reply = reply
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(str(path))
+        self.sock.listen(8)
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(10)
+                try:  # the whole request first (SPAM <n> ...\n + n bytes), so that no send can fail
+                    data = b""
+                    while b"\n" not in data:
+                        data += conn.recv(1 << 16)
+                    line, _, rest = data.partition(b"\n")
+                    need = int(line.split()[1]) - len(rest)
+                    while need > 0:
+                        need -= len(conn.recv(1 << 16))
+                    conn.sendall(self.reply)
+                except (OSError, ValueError, IndexError):
+                    pass
+
+    def close(self):
+        self.sock.close()
+
+
+@pytest.mark.parametrize("reply", [
+    b"HELLO there, I'm not it\n", b'say "no"\n', b"OK 0 spam 1.0 2.0\n", b"OK x spam 1 2 0\n",
+    b"OK 0 sp\xc3\xa9m 1 2 0\n", b"OK 0 spam 1 2 50\nonly a few bytes", b"", b"no newline at all",
+    b"ERR the model is being replaced\n", b"OK 1 ham -3.5 -3.5 0\n", b"OK 0 spam 9.25 9.25 5\nHEAD!",
+    b"\x00\xff\t\\weird'\n",
+])
+def test_a_foreign_or_broken_daemon(spamfilter_c, sock_dir, reply):
+    path = sock_dir / "f"
+    fake = FakeDaemon(path, reply)
+    msg = b"Subject: hi\n\nbody\n"
+    try:
+        for extra in ([], ["-p"]):
+            got = c_client(spamfilter_c, ["--socket", path, *extra], msg)
+            assert got == py_client(["--socket", path, *extra], msg), reply
+            assert got[2].count("\n") <= 1
+    finally:
+        fake.close()
+
+
+def test_a_daemon_that_hangs_up_while_the_message_is_sent(spamfilter_c, sock_dir):
+    # it reads nothing and closes: the send fails (EPIPE or ECONNRESET, whichever comes first)
+    path = sock_dir / "h"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen(8)
+
+    def hang_up():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            conn.close()
+
+    threading.Thread(target=hang_up, daemon=True).start()
+    msg = b"Subject: big\n\n" + b"x" * (4 << 20)
+    try:
+        for extra in ([], ["-p"]):
+            for got in (c_client(spamfilter_c, ["--socket", path, *extra], msg),
+                        py_client(["--socket", path, *extra], msg)):
+                assert got[0] == 3 and got[1] == (msg if extra else b"")
+                assert got[2].count("\n") == 1 and (
+                    "cannot send the message" in got[2] or "without a reply" in got[2]), got[2]
+    finally:
+        server.close()
+
+
+def test_argument_errors_are_the_python_commands(spamfilter_c, spam_model, sock_dir):
+    sock = sock_dir / "s"
+    msg = b"Subject: x\n\ny\n"
+    with Server(spam_model, socket_path=sock):
+        for argv in (["--batch", "x"], ["-m", spam_model], ["--spam-cutoff", "nan"], ["--spam-cutoff", "2"],
+                     ["--spam-cutoff", "0.3", "--ham-cutoff", "0.6"], ["--max-bytes", "-3"],
+                     ["--max-bytes", "1e400"], ["-px"], ["--max-bytes", "1e3"], ["--spam-cutoff", " 0.9 "]):
+            got = c_client(spamfilter_c, ["--socket", sock, "-p", *argv], msg)
+            assert got == py_client(["--socket", sock, "-p", *argv], msg), argv
+            assert "Traceback" not in got[2]
+        got = c_client(spamfilter_c, ["--socket"], msg)
+        assert got[0] == 3 and got[2] == "spamfilter: argument --socket: expected one argument (see --help)\n"
+
+
+def test_everything_but_the_client_is_the_python_command(spamfilter_c, spam_model):
+    code, out, err = c_client(spamfilter_c, ["--help"], b"")
+    assert code == 0 and out.startswith(b"usage: spamfilter")
+    assert c_client(spamfilter_c, ["--socket", "/x", "-h"], b"")[1].startswith(b"usage: spamfilter")
+    msg = mail_bytes(SPAM_WORDS, random.Random(2))
+    for extra in ([], ["-p"], ["--log-odds", "-p"]):
+        assert c_client(spamfilter_c, ["-m", spam_model, *extra], msg) == cold(["-m", spam_model, *extra], msg)
+
+
+def test_the_client_runs_no_python(tmp_path, spam_model, sock_dir):
+    try:
+        exe = build_client(tmp_path / "spamfilter", fallback=["/nonexistent/python3", "-S", "x"])
+    except ClientBuildError as exc:
+        pytest.skip(str(exc).splitlines()[0])
+    sock = sock_dir / "s"
+    msg = mail_bytes(SPAM_WORDS, random.Random(5))
+    bare = {"PATH": "/nonexistent", "LANG": "C"}
+    with Server(spam_model, socket_path=sock):
+        got = c_client(exe, ["--socket", sock, "-p"], msg, env=bare)
+        assert got == cold(["-m", spam_model, "-p"], msg)
+    # a mode that needs Python, and Python is gone: one line, 3, the message goes on with -p
+    code, out, err = c_client(exe, ["-m", spam_model, "-p"], msg, env=bare)
+    assert (code, out) == (3, msg) and err.startswith("spamfilter: cannot run Python (/nonexistent/python3)")
+    assert err.count("\n") == 1
+
+
+def wait_reading_stdin(proc, limit=60.0):
+    end = time.monotonic() + limit
+    while time.monotonic() < end and proc.poll() is None:
+        try:
+            syscall = Path(f"/proc/{proc.pid}/syscall").read_text()
+        except OSError:
+            return
+        if syscall.startswith("0 0x0 "):  # read(0, ...)
+            return
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("sig,code,line", [(signal.SIGINT, 130, "spamfilter: interrupted\n"),
+                                           (signal.SIGTERM, 3, "spamfilter: terminated by signal 15\n"),
+                                           (signal.SIGHUP, 3, "spamfilter: terminated by signal 1\n")])
+@pytest.mark.parametrize("passthrough", [False, True])
+def test_a_signal_while_reading_is_never_a_verdict(spamfilter_c, spam_model, sock_dir, sig, code, line, passthrough):
+    sock = sock_dir / "s"
+    first = b"From: a@b.example\nSubject: cheap\n"
+    with Server(spam_model, socket_path=sock):
+        proc = subprocess.Popen([str(spamfilter_c), "--socket", str(sock), *(["-p"] if passthrough else [])],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env())
+        proc.stdin.write(first)
+        proc.stdin.flush()
+        wait_reading_stdin(proc)
+        proc.send_signal(sig)
+        out, err = proc.communicate(input=b"\nviagra pills\n", timeout=120)
+    assert (proc.returncode, err.decode()) == (code, line)
+    assert out == (first + b"\nviagra pills\n" if passthrough else b"")
+
+
+def _sh(cmd, **kw):
+    return subprocess.run(["sh", "-c", cmd], capture_output=True, env=env(), timeout=120, **kw)
+
+
+def test_closed_standard_streams(spamfilter_c, spam_model, sock_dir):
+    sock = sock_dir / "s"
+    msg = mail_bytes(HAM_WORDS, random.Random(1))
+    with Server(spam_model, socket_path=sock):
+        for extra in ("", "-p"):
+            r = _sh(f"exec '{spamfilter_c}' --socket '{sock}' {extra} <&-")
+            assert (r.returncode, r.stderr) == (3, b"spamfilter: stdin: standard input is closed\n")
+        r = _sh(f"exec '{spamfilter_c}' --socket '{sock}' -p >&-", input=msg)
+        assert (r.returncode, r.stderr) == (3, b"spamfilter: stdout: standard output is closed\n")
+        r = _sh(f"exec '{spamfilter_c}' --socket '{sock}' >&-", input=msg)  # the verdict needs no stdout
+        assert (r.returncode, r.stderr) == (1, b"")
+        r = _sh(f"exec '{spamfilter_c}' --socket '{sock}' -p 2>&-", input=msg)
+        assert r.returncode == 1 and b"X-TextNB-Class: ham" in r.stdout
+
+
+def test_a_reader_that_leaves_is_an_error_not_a_verdict(spamfilter_c, spam_model, sock_dir):
+    sock = sock_dir / "s"
+    msg = b"Subject: agenda\n\n" + b"meeting agenda budget\n" * 100000
+    results = []
+    with Server(spam_model, socket_path=sock):
+        for argv in ([str(spamfilter_c)], [sys.executable, "-S", str(REPO / "scripts" / "spamfilter")]):
+            proc = subprocess.Popen([*argv, "--socket", str(sock), "-p"], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env())
+            proc.stdout.close()  # the reader is gone before the first byte
+            _, err = proc.communicate(input=msg, timeout=120)
+            results.append((proc.returncode, err))
+    assert results[0] == results[1] == (3, b"spamfilter: i/o: Broken pipe\n")
+
+
+def test_build_errors_are_one_line_and_leave_nothing(tmp_path):
+    out = tmp_path / "spamfilter"
+    with pytest.raises(ClientBuildError, match="compiling spamclient.c failed|cannot run the C compiler"):
+        build_client(out, fallback=["/usr/bin/python3"], cc="false")
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(ClientBuildError, match="cannot run the C compiler"):
+        build_client(out, fallback=["/usr/bin/python3"], cc="/nonexistent/cc")
+    with pytest.raises(ClientBuildError, match="fallback"):
+        build_client(out, fallback=[])
+    (tmp_path / "d").mkdir()
+    os.symlink(tmp_path / "elsewhere", tmp_path / "link")
+    for taken in (tmp_path / "d", tmp_path / "link"):
+        with pytest.raises(ClientBuildError, match="not a regular file"):
+            build_client(taken, fallback=["/usr/bin/python3"])
+    assert not (tmp_path / "elsewhere").exists()
+
+
+def test_fallback_strings_reach_the_program_intact(tmp_path):
+    odd = str(tmp_path / 'py "th\\on" ??= é\tx')
+    script = tmp_path / "echo.sh"
+    script.write_text('#!/bin/sh\nfor a in "$@"; do printf "[%s]" "$a"; done\n')
+    script.chmod(0o755)
+    try:
+        exe = build_client(tmp_path / "spamfilter", fallback=["/bin/sh", str(script), odd])
+    except ClientBuildError as exc:
+        pytest.skip(str(exc).splitlines()[0])
+    r = subprocess.run([str(exe), "--model", "m", "a b"], capture_output=True, timeout=60)
+    assert r.stdout.decode() == f"[{odd}][--model][m][a b]"

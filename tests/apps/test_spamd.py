@@ -1,0 +1,568 @@
+"""The spamd protocol of `textnb serve` (textnb.apps.spamd): Debian's spamc as the client,
+raw requests for the errors, per-user models, learning through TELL."""
+
+import io
+import os
+import random
+import shutil
+import socket
+import stat
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from textnb.apps import protocol
+from textnb.apps.filtering import add_headers, update_model
+from textnb.apps.serve import Server
+from textnb.apps.spamd import check_user_name, message_digest, parse_address
+from textnb.apps.verdict import spamd_fields
+from textnb.cli.mailfilters import filter_main
+from textnb.core.errors import InputError
+from textnb.core.model_io import load
+
+from test_serve import HAM_WORDS, SPAM_WORDS, mail_bytes, make_spam_model
+
+SPAMC = shutil.which("spamc")
+needs_spamc = pytest.mark.skipif(SPAMC is None, reason="spamc is not installed (apt-get install spamc)")
+
+
+@pytest.fixture(scope="module")
+def spam_model(tmp_path_factory):
+    return make_spam_model(tmp_path_factory.mktemp("spamd"))
+
+
+@pytest.fixture()
+def sock_dir():
+    d = tempfile.mkdtemp(prefix="tnbd")
+    yield Path(d)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture()
+def model_copy(spam_model, sock_dir):
+    """A private copy of the spam model (learning writes to it)."""
+    path = sock_dir / "m.tnb"
+    shutil.copyfile(spam_model, path)
+    return path
+
+
+def cold(argv, stdin):
+    out, err = io.BytesIO(), io.StringIO()
+    code = filter_main(argv, stdin=io.BytesIO(stdin), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def cold_verdict(model, msg):
+    """The cold spamfilter's verdict (label, log-odds) from its X-TextNB headers."""
+    code, out, _ = cold(["-m", str(model), "-p"], msg)
+    fields = dict(line.split(": ", 1) for line in out.decode("latin-1").splitlines() if line.startswith("X-TextNB-"))
+    return code, fields["X-TextNB-Class"], float(fields["X-TextNB-Score"]), out
+
+
+def spamc(port, args, msg, timeout=60):
+    return subprocess.run([SPAMC, "-d", "127.0.0.1", "-p", str(port)] + args, input=msg, capture_output=True,
+                          timeout=timeout)
+
+
+def raw(address, data, timeout=30):
+    """Send ``data`` to the spamd listener (TCP (host, port) or Unix path); the whole answer."""
+    family = socket.AF_UNIX if isinstance(address, (str, Path)) else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.settimeout(timeout)
+        s.connect(str(address) if family == socket.AF_UNIX else address)
+        s.sendall(data)
+        s.shutdown(socket.SHUT_WR)
+        chunks = []
+        while True:
+            c = s.recv(65536)
+            if not c:
+                return b"".join(chunks)
+            chunks.append(c)
+
+
+def request(method, msg=b"", headers=(), version="1.5"):
+    lines = [f"{method} SPAMC/{version}"] + [f"{k}: {v}" for k, v in headers]
+    if msg is not None:
+        lines.append(f"Content-length: {len(msg)}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + (msg or b"")
+
+
+def counts(path):
+    m = load(path)
+    return np.asarray(m.feature_count_).copy(), np.asarray(m.class_count_).copy(), list(m.vocabulary_)
+
+
+def messages(seed=3):
+    rng = random.Random(seed)
+    return mail_bytes(SPAM_WORDS, rng), mail_bytes(HAM_WORDS, rng)
+
+
+# -- spamc against the daemon ---------------------------------------------------------------
+@needs_spamc
+def test_spamc_check_exit_code_and_score(spam_model):
+    spam, ham = messages()
+    unsure = b"Subject: cheap meeting\n\nviagra agenda\n"
+    with Server(spam_model, spamd=("127.0.0.1", 0)) as srv:
+        port = srv.spamd_address[1]
+        for msg in (spam, ham, unsure):
+            code, label, log_odds, _ = cold_verdict(spam_model, msg)
+            r = spamc(port, ["-c"], msg)
+            is_spam = label == "spam"
+            assert (code == 0) == is_spam  # the cold command's exit code: 0 = spam
+            assert r.returncode == (1 if is_spam else 0), (label, r)
+            score, threshold = r.stdout.decode().strip().split("/")
+            assert threshold == "5.0"
+            from textnb.apps.spamlite import Verdict
+            want = spamd_fields(Verdict(label, 0.5, log_odds))
+            assert (is_spam, score) == want[:2]
+            assert (float(score) >= 5.0) == is_spam
+
+
+@needs_spamc
+def test_spamc_process_adds_the_headers_and_keeps_the_body(spam_model):
+    spam, ham = messages(4)
+    crlf = spam.replace(b"\n", b"\r\n") + b"\r\n-- \r\nsig\xff\r\n"
+    with Server(spam_model, spamd=("127.0.0.1", 0)) as srv:
+        port = srv.spamd_address[1]
+        for msg in (spam, ham, crlf):
+            _, _, _, cold_out = cold_verdict(spam_model, msg)
+            r = spamc(port, [], msg)
+            assert r.returncode == 0
+            assert r.stdout == cold_out  # the cold `spamfilter -p`, byte for byte
+            body = msg.split(b"\r\n\r\n" if b"\r\n\r\n" in msg else b"\n\n", 1)[1]
+            assert r.stdout.endswith(body)
+            assert b"X-TextNB-Class: " in r.stdout
+
+
+@needs_spamc
+def test_spamc_report_and_symbols(spam_model):
+    spam, ham = messages(5)
+    with Server(spam_model, spamd=("127.0.0.1", 0)) as srv:
+        port = srv.spamd_address[1]
+        r = spamc(port, ["-R"], spam)
+        lines = r.stdout.decode().splitlines()
+        assert r.returncode == 0 and float(lines[0].split("/")[0]) >= 5.0
+        assert "Content analysis details" in lines[1] and "TEXTNB_SPAM" in r.stdout.decode()
+        assert spamc(port, ["-y"], ham).stdout == b"TEXTNB_HAM"
+        assert spamc(port, ["-r"], ham).stdout == b""  # REPORT_IFSPAM: nothing for ham
+        assert b"TEXTNB_SPAM" in spamc(port, ["-r"], spam).stdout
+        assert spamc(port, ["-K"], b"").returncode == 0
+
+
+@needs_spamc
+def test_spamc_learn_and_forget_change_the_model_exactly(model_copy, sock_dir):
+    spam, ham = messages(6)
+    before = counts(model_copy)
+    reference = sock_dir / "ref.tnb"
+    shutil.copyfile(model_copy, reference)
+    with Server(model_copy, spamd=("127.0.0.1", 0), allow_tell=True) as srv:
+        port = srv.spamd_address[1]
+        r = spamc(port, ["-L", "spam"], ham)
+        assert (r.returncode, r.stdout) == (0, b"Message successfully un/learned\n")
+        update_model(reference, register=[("spam", ham)])
+        after = counts(model_copy)
+        assert all(np.array_equal(a, b) for a, b in zip(after[:2], counts(reference)[:2]))
+        assert after[2] == counts(reference)[2]
+        # the same message again: nothing to do (as SpamAssassin's Bayes)
+        assert spamc(port, ["-L", "spam"], ham).stdout == b"Message was already un/learned\n"
+        # as the other class: moved (unregistered as spam, registered as ham)
+        assert spamc(port, ["-L", "ham"], ham).stdout == b"Message successfully un/learned\n"
+        update_model(reference, unregister=[("spam", ham)], register=[("ham", ham)])
+        assert np.array_equal(counts(model_copy)[0], counts(reference)[0])
+        # forget sends no class: the journal knows it was learned as ham
+        assert spamc(port, ["-L", "forget"], ham).stdout == b"Message successfully un/learned\n"
+        got = counts(model_copy)
+        assert np.array_equal(got[1], before[1])
+        assert spamc(port, ["-L", "forget"], ham).stdout == b"Message was already un/learned\n"
+        # the daemon serves the model it learned into
+        _, label, _, _ = cold_verdict(model_copy, spam)
+        assert spamc(port, ["-c"], spam).returncode == (1 if label == "spam" else 0)
+
+
+@needs_spamc
+def test_spamc_learning_refused_without_allow_tell(model_copy):
+    spam, _ = messages(7)
+    before = model_copy.read_bytes()
+    with Server(model_copy, spamd=("127.0.0.1", 0)) as srv:
+        r = spamc(srv.spamd_address[1], ["-L", "spam"], spam)
+        assert r.returncode != 0
+    assert model_copy.read_bytes() == before
+
+
+@needs_spamc
+def test_spamc_when_the_daemon_is_down():
+    spam, _ = messages(8)
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    quick = ["--connect-retries", "1"]
+    r = spamc(port, quick, spam)
+    assert (r.returncode, r.stdout) == (0, spam)  # passes the message unchanged
+    r = spamc(port, quick + ["-c"], spam)
+    assert r.returncode == 0 and r.stdout == b"0/0\n"
+    r = spamc(port, quick + ["-x"], spam)  # -x: an error instead (the MTA tempfails)
+    assert r.returncode == 69 and r.stdout == b""  # EX_UNAVAILABLE
+
+
+@needs_spamc
+def test_spamc_over_a_unix_socket_created_private(spam_model, sock_dir):
+    path = sock_dir / "spamd.sock"
+    spam, _ = messages(9)
+    with Server(spam_model, spamd=str(path)) as srv:
+        assert srv.spamd_address == str(path)
+        assert stat.S_IMODE(os.lstat(path).st_mode) == 0o600
+        r = subprocess.run([SPAMC, "-U", str(path), "-c"], input=spam, capture_output=True, timeout=60)
+        assert r.returncode == 1
+    assert not os.path.lexists(path)
+
+
+# -- the protocol itself (no spamc needed) ------------------------------------------------------
+def test_raw_methods(spam_model):
+    spam, ham = messages(10)
+    with Server(spam_model, spamd=("127.0.0.1", 0)) as srv:
+        a = srv.spamd_address
+        assert raw(a, b"PING SPAMC/1.5\r\n\r\n") == b"SPAMD/1.5 0 PONG\r\n"
+        with socket.create_connection(a, timeout=30) as s:  # before 1.5: no header block after PING
+            s.sendall(b"PING SPAMC/1.2\r\n")
+            assert s.recv(100) == b"SPAMD/1.5 0 PONG\r\n"
+        assert raw(a, b"SKIP SPAMC/1.5\r\n\r\n") == b""
+        out = raw(a, request("CHECK", spam))
+        assert out.startswith(b"SPAMD/1.1 0 EX_OK\r\nSpam: True ; ") and out.endswith(b" / 5.0\r\n\r\n")
+        out = raw(a, request("HEADERS", ham))
+        head = add_headers(ham, cold_verdict_obj(spam_model, ham)).split(b"\n\n")[0] + b"\n\n"
+        assert out.endswith(b"\r\n\r\n" + head)
+        assert b"Spam: No ; " in raw(a, request("REPORT_IFSPAM", ham))
+        # protocol 1.2: PROCESS without the Spam header
+        out = raw(a, request("PROCESS", ham, version="1.2"))
+        assert out.startswith(b"SPAMD/1.1 0 EX_OK\r\nContent-length: ") and b"Spam:" not in out.split(b"\r\n\r\n")[0]
+        # a message without Content-length is read to the end, as spamd does
+        assert raw(a, b"CHECK SPAMC/1.5\r\nUser: x\r\n\r\n" + spam).startswith(b"SPAMD/1.1 0 EX_OK\r\nSpam: True")
+
+
+def cold_verdict_obj(model, msg):
+    from textnb.apps.verdict import message_verdict
+
+    return message_verdict(load(model), msg)
+
+
+@pytest.mark.parametrize("data,status", [
+    (b"HELLO SPAMC/1.5\r\n\r\n", 76),
+    (b"CHECK SPAMD/1.5\r\n\r\n", 76),
+    (b"CHECK SPAMC/x\r\n\r\n", 76),
+    (b"CHECK SPAMC/1.5\r\nno colon here\r\n\r\n", 76),
+    (b"CHECK SPAMC/1.5\r\nContent-length: 12a\r\n\r\n", 76),
+    (b"CHECK SPAMC/1.5\r\nContent-length: 500\r\n\r\nshort", 76),
+    (b"CHECK SPAMC/1.5\r\nCompress: zlib\r\n\r\n", 76),
+    (b"TELL SPAMC/1.5\r\nMessage-class: eggs\r\nSet: local\r\n\r\n", 76),
+    (b"CHECK SPAMC/1.5\r\n" + b"X: y\r\n" * 300 + b"\r\n", 76),
+    (b"CHECK SPAMC/1.5\r\n" + b"X" * 10000 + b"\r\n\r\n", 76),
+    (b"CHECK SPAMC/1.5\r\nContent-length: 99999999\r\n\r\n", 65),
+    (b"CHECK SPAMC/1.5\r\nContent-length: 2\r\n\r\n\r\n", 65),  # an empty message
+    (b"TELL SPAMC/1.5\r\nMessage-class: spam\r\nSet: local\r\nContent-length: 3\r\n\r\nabc", 69),
+    (b"CHECK SPAMC/1.5\r\nUser: ../etc\r\nContent-length: 3\r\n\r\nabc", 0),  # no --user-models: ignored
+    (b"", 76),
+])
+def test_malformed_requests_get_the_protocols_error_and_the_daemon_goes_on(spam_model, data, status):
+    spam, _ = messages(11)
+    with Server(spam_model, spamd=("127.0.0.1", 0), max_request=100_000) as srv:
+        a = srv.spamd_address
+        out = raw(a, data)
+        version, number, _ = protocol.parse_spamd_status(out.split(b"\r\n")[0] + b"\r\n")
+        assert number == status, out
+        if status:
+            assert out.count(b"\r\n") == 1 and version == "1.0"
+        assert raw(a, request("CHECK", spam)).startswith(b"SPAMD/1.1 0 EX_OK")
+
+
+def test_idle_spamd_client_times_out(spam_model):
+    with Server(spam_model, spamd=("127.0.0.1", 0), timeout=0.5) as srv:
+        with socket.create_connection(srv.spamd_address, timeout=30) as s:
+            s.sendall(b"CHECK SPAMC/1.5\r\n")
+            out = s.recv(1000)
+        assert out.startswith(b"SPAMD/1.0 79 Timeout")
+
+
+def test_parse_address_and_user_names():
+    assert parse_address("783") == ("tcp", ("127.0.0.1", 783))
+    assert parse_address("0.0.0.0:10783") == ("tcp", ("0.0.0.0", 10783))
+    assert parse_address("./s.sock") == ("unix", "./s.sock")
+    with pytest.raises(InputError):
+        parse_address("nonsense")
+    for bad in ("", "..", ".x", "a/b", "a\\b", "a\0b", "x" * 300):
+        with pytest.raises(InputError):
+            check_user_name(bad)
+    assert check_user_name("bob@example.com") == "bob@example.com"
+
+
+def test_digest_ignores_the_headers_textnb_added():
+    msg = b"Subject: hi\n\nbody\n"
+    from textnb.apps.spamlite import Verdict
+
+    assert message_digest(add_headers(msg, Verdict("spam", 0.9, 2.0))) == message_digest(msg)
+    assert message_digest(msg.replace(b"\n", b"\r\n")) == message_digest(msg)
+    assert message_digest(b"Subject: hi\n\nbody!\n") != message_digest(msg)
+
+
+# -- per-user models ---------------------------------------------------------------------------
+def _user_setup(spam_model, sock_dir):
+    users = sock_dir / "users"
+    users.mkdir()
+    shutil.copyfile(spam_model, users / "bob.tnb")
+    return users
+
+
+def test_user_models_select_fall_back_or_refuse(spam_model, sock_dir):
+    users = _user_setup(spam_model, sock_dir)
+    # bob's model learns the spam words as ham: his verdicts differ from the served model's
+    spam, _ = messages(12)
+    rng = random.Random(1)
+    update_model(users / "bob.tnb", register=[("ham", mail_bytes(SPAM_WORDS, rng)) for _ in range(200)])
+    for policy, alice_status in (("fallback", 0), ("refuse", 67)):
+        with Server(spam_model, spamd=("127.0.0.1", 0), user_models=str(users / "%u.tnb"),
+                    unknown_user=policy) as srv:
+            a = srv.spamd_address
+            bob = raw(a, request("CHECK", spam, [("User", "bob")]))
+            assert bob.startswith(b"SPAMD/1.1 0 EX_OK\r\nSpam: False"), bob
+            alice = raw(a, request("CHECK", spam, [("User", "alice")]))
+            assert protocol.parse_spamd_status(alice.split(b"\r\n")[0])[1] == alice_status
+            if alice_status == 0:
+                assert b"Spam: True" in alice
+            for bad in ("../bob", "a/b", ".bob"):
+                out = raw(a, request("CHECK", spam, [("User", bad)]))
+                assert out.startswith(b"SPAMD/1.0 67 "), out
+            # no User header: the served model
+            assert b"Spam: True" in raw(a, request("CHECK", spam))
+
+
+def test_user_learning_changes_only_that_users_model_and_is_reloaded(spam_model, sock_dir):
+    users = _user_setup(spam_model, sock_dir)
+    served = sock_dir / "served.tnb"
+    shutil.copyfile(spam_model, served)
+    served_bytes, bob_before = served.read_bytes(), counts(users / "bob.tnb")
+    spam, ham = messages(13)
+    tell = [("Message-class", "ham"), ("Set", "local")]
+    with Server(served, spamd=("127.0.0.1", 0), user_models=str(users / "%u.tnb"), allow_tell=True) as srv:
+        a = srv.spamd_address
+        for _ in range(3):  # warm: bob's model is loaded
+            raw(a, request("CHECK", spam, [("User", "bob")]))
+        for i in range(3):
+            msg = mail_bytes(SPAM_WORDS, random.Random(100 + i))
+            out = raw(a, request("TELL", msg, tell + [("User", "bob")]))
+            assert b"DidSet: local" in out, out
+        bob_after = counts(users / "bob.tnb")
+        assert list(bob_after[1]) == [bob_before[1][0] + 3, bob_before[1][1]]  # three more ham
+        assert served.read_bytes() == served_bytes  # the served model is untouched
+        # the daemon reloaded bob's replaced file: it answers with what he taught it
+        raw(a, request("CHECK", spam, [("User", "bob")]))
+        assert list(srv.user_models.holder("bob").get().class_count_) == list(bob_after[1])
+        assert b"Spam: True" in raw(a, request("CHECK", spam, [("User", "carol")]))
+        # a user without a model learns into a copy of the served model
+        out = raw(a, request("TELL", ham, [("Message-class", "spam"), ("Set", "local"), ("User", "carol")]))
+        assert b"DidSet: local" in out
+        assert (users / "carol.tnb").exists() and served.read_bytes() == served_bytes
+        assert counts(users / "carol.tnb")[1].sum() == counts(served)[1].sum() + 1
+
+
+# -- spamfilter -p never loses the message (issue 30.3) ------------------------------------------
+@pytest.mark.parametrize("mode", [["--register-spam"], ["--register-ham", "-"], ["--unregister-spam"], "train"])
+def test_spamfilter_p_passes_the_message_through_when_learning(model_copy, sock_dir, mode):
+    spam, ham = messages(20)
+    msg = spam + b"\n" + b"x" * 100_000 + b"\n"  # longer than --max-bytes below: the rest passes too
+    if mode == "train":
+        (sock_dir / "s").mkdir()
+        (sock_dir / "h").mkdir()
+        (sock_dir / "s" / "1").write_bytes(spam)
+        (sock_dir / "h" / "1").write_bytes(ham)
+        mode = ["--train-spam", str(sock_dir / "s"), "--train-ham", str(sock_dir / "h")]
+    if mode[0] == "--unregister-spam":
+        assert cold(["-m", str(model_copy), "--register-spam", "--max-bytes", "4096"], msg)[0] == 0
+    before = model_copy.read_bytes()
+    code, out, err = cold(["-m", str(model_copy), "-p", "--max-bytes", "4096"] + mode, msg)
+    assert (code, out) == (0, msg), err
+    assert model_copy.read_bytes() != before  # and the model was updated
+    # a failure still passes the message through (exit 3)
+    code, out, err = cold(["-m", str(sock_dir / "nodir" / "x" / "m.tnb"), "-p", "--unregister-ham"], msg)
+    assert (code, out) == (3, msg) and err.count("\n") == 1
+
+
+# -- the load test, small (scripts/serve_load.py; the full run's figures are in docs/robustness.md) --
+def test_load_mixed_and_malformed_requests_every_answer_the_cold_ones():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("serve_load", Path(__file__).resolve().parents[2]
+                                                  / "scripts" / "serve_load.py")
+    serve_load = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(serve_load)
+    r = serve_load.run_load(clients=5, requests=20, big=100_000, seed=1)
+    assert r["mismatches"] == []
+    assert r["requests"] == 100 and r["daemon_alive"] and r["exit_code"] == 0
+    assert r["socket_removed"] and not r["traceback"]
+
+
+# -- the command line ---------------------------------------------------------------------------
+def test_textnb_serve_spamd_command_line(model_copy, sock_dir):
+    import signal
+    import sys
+
+    from test_serve import _start_daemon
+
+    from textnb.apps import serve
+    from textnb.cli import serve as serve_cli
+
+    assert (serve_cli.DEFAULT_MAX_TEXTS, serve_cli.DEFAULT_MAX_TOKENS) == (serve.DEFAULT_MAX_TEXTS,
+                                                                         serve.DEFAULT_MAX_TOKENS)
+    users = sock_dir / "u"
+    users.mkdir()
+    path = sock_dir / "spamd.sock"
+    proc, line = _start_daemon(model_copy, ["--spamd", str(path), "--allow-tell", "--user-models",
+                                            str(users / "%u.tnb"), "--unknown-user", "refuse"])
+    try:
+        assert f"spamd:{path}" in line
+        spam, _ = messages(30)
+        out = raw(path, request("CHECK", spam, [("User", "nobody")]))
+        assert out.startswith(b"SPAMD/1.0 67 ")  # refused: no model for this user
+        shutil.copyfile(model_copy, users / "bob.tnb")
+        out = raw(path, request("TELL", spam, [("User", "bob"), ("Message-class", "spam"), ("Set", "local")]))
+        assert b"DidSet: local" in out
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert not os.path.lexists(path)
+    r = subprocess.run([sys.executable, "-m", "textnb", "serve", str(model_copy), "--spamd", "x" * 130 + "/s"],
+                       capture_output=True, text=True, timeout=120, env=os.environ | {"PYTHONPATH": str(Path(
+                           __file__).resolve().parents[2])})
+    assert r.returncode == 1 and "over the system's limit" in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_exims_spam_condition_request_and_parse(spam_model):
+    """Exim's spam.c sends ``REPORT SPAMC/1.2`` with User and Content-length and parses the
+    answer with ``sscanf("SPAMD/%7s 0 EX_OK\\r\\nSpam: %*s ; %lf / %lf\\r\\n\\r\\n%n")``; its
+    condition is true when score >= threshold."""
+    import re
+
+    spam, ham = messages(31)
+    with Server(spam_model, spamd=("127.0.0.1", 0)) as srv:
+        for msg, want in ((spam, True), (ham, False)):
+            req = b"REPORT SPAMC/1.2\r\nUser: nobody\r\nContent-length: %d\r\n\r\n" % len(msg) + msg
+            out = raw(srv.spamd_address, req)
+            m = re.match(rb"SPAMD/(\S{1,7}) 0 EX_OK\r\nSpam: \S+ ; (\S+) / (\S+)\r\n\r\n", out)
+            assert m, out
+            assert (float(m.group(2)) >= float(m.group(3))) == want
+            assert b"Content analysis details" in out[m.end():]
+
+
+def _exim_with_content_scanning():
+    exim = shutil.which("exim4") or shutil.which("exim")
+    if exim is None:
+        return None
+    try:
+        r = subprocess.run([exim, "-bV"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return exim if "Content_Scanning" in r.stdout else None
+
+
+EXIM = _exim_with_content_scanning()
+
+
+@pytest.mark.skipif(EXIM is None, reason="no Exim with content scanning (apt-get install exim4-daemon-heavy)")
+def test_exim_spam_acl_through_textnb_serve(spam_model, sock_dir):
+    """Exim's own `spam =` ACL condition against `textnb serve --spamd`, in Exim's SMTP
+    test mode (`exim -bh`: a whole SMTP session on stdin, nothing delivered): the spam
+    message is rejected after DATA with textnb's score, the ham message accepted."""
+    from textnb.apps.verdict import message_verdict
+
+    spam, ham = messages(40)
+    root = sock_dir / "exim"  # under /tmp: Exim may drop to its own user with -C, which must reach it
+    (root / "spool").mkdir(parents=True)
+    (root / "log").mkdir()
+    for p in (sock_dir, root, root / "spool", root / "log"):
+        os.chmod(p, 0o777)
+    with Server(spam_model, spamd=("127.0.0.1", 0)) as srv:
+        conf = root / "exim.conf"
+        conf.write_text(f"""
+primary_hostname = test.example
+spool_directory = {root}/spool
+log_file_path = {root}/log/%slog
+spamd_address = 127.0.0.1 {srv.spamd_address[1]}
+acl_smtp_rcpt = acl_rcpt
+acl_smtp_data = acl_data
+begin acl
+acl_rcpt:
+  accept
+acl_data:
+  warn    spam       = nobody:true
+          logwrite   = textnb-score $spam_score report ${{if match{{$spam_report}}{{(TEXTNB_[A-Z]+)}}{{$1}}}}
+  deny    spam       = nobody
+          message    = spam: $spam_score points
+  accept
+begin routers
+begin transports
+""")
+        os.chmod(conf, 0o644)
+        model = load(spam_model)
+        for msg in (spam, ham):
+            session = (b"EHLO client.example\r\nMAIL FROM:<a@example.com>\r\nRCPT TO:<b@test.example>\r\nDATA\r\n"
+                       + msg.replace(b"\n", b"\r\n") + b".\r\nQUIT\r\n")
+            r = subprocess.run([EXIM, "-C", str(conf), "-bh", "127.0.0.1"], input=session, capture_output=True,
+                               timeout=120)
+            out = r.stdout.decode("latin-1") + r.stderr.decode("latin-1")
+            # Exim scans its spool copy (its own Received: field added), so the score is
+            # that message's; the verdict is the one textnb gives the message as sent
+            v = message_verdict(model, msg)
+            found = [line for line in out.splitlines() if line.startswith("LOG: ") and "textnb-score " in line]
+            assert len(found) == 1, out[-2000:]
+            score, rule = found[0].split("textnb-score ", 1)[1].split(" report ")
+            assert rule == f"TEXTNB_{v.label.upper()}" and (float(score) >= 5.0) == (v.label == "spam")
+            if v.label == "spam":
+                assert f"550 spam: {score} points" in out
+            else:
+                assert "250 OK id=" in out and "rejected" not in out
+        assert {message_verdict(model, m).label for m in (spam, ham)} == {"spam", "ham"}
+
+
+def test_user_models_held_are_bounded_by_count_and_bytes(spam_model, sock_dir):
+    from textnb.apps.serve import ModelHolder
+    from textnb.apps.spamd import UserModels
+
+    users = sock_dir / "users"
+    users.mkdir()
+    for name in "abcdef":
+        shutil.copyfile(spam_model, users / f"{name}.tnb")
+    size = os.path.getsize(spam_model)
+    um = UserModels(str(users / "%u.tnb"), holder_factory=ModelHolder, max_users=4, max_bytes=3 * size)
+    for name in "abcdef":
+        assert um.holder(name) is not None
+    assert um.held_users() == ["d", "e", "f"] and um.held_bytes() <= 3 * size  # bytes bind first
+    um = UserModels(str(users / "%u.tnb"), holder_factory=ModelHolder, max_users=2, max_bytes=100 * size)
+    for name in "abca":
+        um.holder(name)
+    assert um.held_users() == ["c", "a"]  # least recently used dropped first
+    assert um.holder("nobody") is None
+
+
+def test_spamd_needs_a_spam_model(sock_dir):
+    import textnb
+
+    path = sock_dir / "topic.tnb"
+    textnb.TextClassifier().fit(["cheap pills casino"] * 3 + ["meeting agenda budget"] * 3,
+                                ["shop"] * 3 + ["work"] * 3).save(path)
+    with pytest.raises(textnb.ModelFileError, match="--spamd needs a spam model"):
+        Server(path, spamd=("127.0.0.1", 0)).start()
+
+
+def test_spamd_beyond_loopback_is_logged(spam_model):
+    from textnb.apps.serve import is_loopback
+
+    assert all(map(is_loopback, ["127.0.0.1", "127.1.2.3", "::1", "localhost"]))
+    assert not any(map(is_loopback, ["0.0.0.0", "::", "192.168.1.5", ""]))
+    logs = []
+    with Server(spam_model, spamd=("127.0.0.1", 0), log=logs.append):  # never bound beyond loopback here
+        pass
+    assert not any("not authenticated" in line for line in logs)

@@ -1,0 +1,201 @@
+"""The spamfilter and topicfilter command lines (in-process, plus a few real script runs)."""
+
+import base64
+import io
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import textnb
+from textnb.apps.filtering import EXIT_ERROR
+from textnb.cli.mailfilters import filter_main, topic_main
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPTS = REPO / "scripts"
+SPAM_WORDS = "viagra cheap offer winner prize casino pills discount".split()
+HAM_WORDS = "meeting project schedule report review agenda budget minutes".split()
+
+
+def mail(words, rng, n=12):
+    body = " ".join(rng.choice(words) for _ in range(n))
+    subject = " ".join(rng.choice(words) for _ in range(3))
+    return f"From: x@example.com\nSubject: {subject}\n\n{body}\n".encode()
+
+
+def run(argv, stdin=b""):
+    out, err = io.BytesIO(), io.StringIO()
+    code = filter_main(argv, stdin=io.BytesIO(stdin), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    rng = random.Random(0)
+    root = tmp_path_factory.mktemp("cli")
+    for label, words in (("spam", SPAM_WORDS), ("ham", HAM_WORDS)):
+        (root / label).mkdir()
+        for i in range(25):
+            (root / label / f"{i}.eml").write_bytes(mail(words, rng))
+    model = root / "spam.tnb"
+    code, _, err = run(["-m", str(model), "--train-spam", str(root / "spam"), "--train-ham", str(root / "ham")])
+    assert code == 0, err
+    assert "25 spam and 25 ham" in err
+    return root, model
+
+
+def test_exit_codes_are_verdicts(trained):
+    root, model = trained
+    rng = random.Random(1)
+    assert run(["-m", str(model)], mail(SPAM_WORDS, rng))[0] == 0
+    assert run(["-m", str(model)], mail(HAM_WORDS, rng))[0] == 1
+    # everything is unsure when the unsure zone is (0, 1)
+    assert run(["-m", str(model), "--spam-cutoff", "1", "--ham-cutoff", "0"], b"Subject: zzz\n\nqqq\n")[0] == 2
+
+
+def test_passthrough_adds_headers_and_keeps_the_message(trained):
+    _, model = trained
+    msg = mail(SPAM_WORDS, random.Random(2))
+    code, out, _ = run(["-m", str(model), "-p"], msg)
+    assert code == 0
+    head, body = out.split(b"\n\n", 1)
+    assert b"\nX-TextNB-Class: spam\nX-TextNB-Score: " in head and b"\nX-TextNB-Log-Odds: " in head
+    fields = dict(line.split(": ", 1) for line in head.decode().splitlines() if line.startswith("X-TextNB-"))
+    # the score is the log-odds at full precision: it never saturates at 1.000000
+    assert float(fields["X-TextNB-Score"]) > 0
+    assert round(float(fields["X-TextNB-Score"]), 4) == float(fields["X-TextNB-Log-Odds"])
+    assert msg.split(b"\n\n", 1)[1] == body
+    code, out, _ = run(["-m", str(model), "-p", "-e"], mail(HAM_WORDS, random.Random(3)))
+    assert code == 0 and b"X-TextNB-Class: ham" in out
+
+
+def test_batch_lines(trained, tmp_path):
+    root, model = trained
+    box = tmp_path / "box"
+    rng = random.Random(4)
+    box.write_bytes(b"".join(b"From a@b Mon Jan  1 00:00:00 2024\n" + mail(w, rng) + b"\n"
+                             for w in (SPAM_WORDS, HAM_WORDS)))
+    code, out, err = run(["-m", str(model), "--batch", str(box), str(root / "ham" / "0.eml"), "--log-odds"])
+    assert code == 0, err
+    lines = [line.split("\t") for line in out.decode().splitlines()]
+    assert [(s, v) for s, v, _, _ in lines] == [(f"{box}:1", "spam"), (f"{box}:2", "ham"),
+                                                (str(root / "ham" / "0.eml"), "ham")]
+    # the score column is the log-odds (full precision), the fourth column the same to 4 decimals
+    assert all(abs(float(score) - float(lo)) <= 5e-5 for _, _, score, lo in lines)
+    assert float(lines[0][2]) > 0 > float(lines[1][2])
+
+
+def test_register_from_stdin_and_paths(trained, tmp_path):
+    root, model = trained
+    path = tmp_path / "m.tnb"
+    path.write_bytes(model.read_bytes())
+    before = textnb.load(path).class_count_.tolist()
+    msg = b"Subject: hello\n\nunusualword\n"
+    assert run(["-m", str(path), "--register-spam"], msg)[0] == 0
+    assert run(["-m", str(path), "--register-ham", str(root / "ham" / "1.eml"), str(root / "ham" / "2.eml")])[0] == 0
+    assert textnb.load(path).class_count_.tolist() == [before[0] + 2, before[1] + 1]
+    assert run(["-m", str(path), "--unregister-spam", "--register-ham"], msg)[0] == 0
+    assert textnb.load(path).class_count_.tolist() == [before[0] + 3, before[1]]
+    code, _, err = run(["-m", str(path), "--unregister-spam"], b"Subject: never\n\nneverseen\n")
+    assert code == EXIT_ERROR and "cannot unregister" in err
+
+
+@pytest.mark.parametrize("argv,stdin,expect", [
+    (["-m", "/nonexistent/spam.tnb"], b"Subject: x\n\ny\n", "no such model file"),
+    (["--spam-cutoff", "0.3", "--ham-cutoff", "0.6"], b"x", "above the spam cut-off"),
+    (["--spam-cutoff", "2"], b"x", ">= 0.0 and <= 1.0"),
+    (["--batch", "/x", "--train-spam", "/y"], b"", "choose one of"),
+    (["--train-spam", "/y"], b"", "needs both"),
+    (["--bogus"], b"", "unrecognized arguments"),
+])
+def test_errors_are_one_line(trained, argv, stdin, expect):
+    _, model = trained
+    if "-m" not in argv:
+        argv = ["-m", str(model)] + argv
+    code, _, err = run(argv, stdin)
+    assert code == EXIT_ERROR
+    assert expect in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_empty_message_rejected_but_passthrough_keeps_it(trained):
+    _, model = trained
+    code, out, err = run(["-m", str(model)], b"")
+    assert code == EXIT_ERROR and "empty message" in err
+    code, out, err = run(["-m", "/nonexistent.tnb", "-p"], b"Subject: keep me\n\nbody\n")
+    assert code == EXIT_ERROR and out == b"Subject: keep me\n\nbody\n"
+
+
+MALFORMED = {
+    "broken boundary": b"Content-Type: multipart/mixed; boundary=\"B\"\n\n--C\nContent-Type: text/plain\n\ncheap\n",
+    "bad base64": b"Content-Transfer-Encoding: base64\n\n" + base64.b64encode(b"cheap pills")[:-2] + b"*!\n",
+    "unknown charset": b"Content-Type: text/plain; charset=x-klingon\n\ncheap \xff\xfe pills\n",
+    "8-bit headers": b"Subject: \xe9\xe8 cheap \xff\nFrom: \xc3\xa9 <@>\n\npills\n",
+    "binary garbage": bytes(random.Random(5).randrange(256) for _ in range(5000)),
+    "nul bytes": b"\x00" * 300,
+}
+
+
+@pytest.mark.parametrize("name", sorted(MALFORMED))
+def test_malformed_mail_is_classified(trained, name):
+    _, model = trained
+    code, out, err = run(["-m", str(model), "-p"], MALFORMED[name])
+    assert code in (0, 1, 2), err
+    assert b"X-TextNB-Class: " in out and err == ""
+
+
+def test_50mb_attachment_passthrough(trained):
+    _, model = trained
+    head = (b"Subject: cheap pills\nContent-Type: multipart/mixed; boundary=B\n\n--B\n"
+            b"Content-Type: text/plain\n\nviagra offer\n--B\nContent-Type: application/octet-stream\n"
+            b"Content-Disposition: attachment; filename=big.bin\nContent-Transfer-Encoding: base64\n\n")
+    msg = head + b"QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFB\n" * 720_000 + b"--B--\n"
+    assert len(msg) > 50 * 1024 * 1024
+    code, out, err = run(["-m", str(model), "-p"], msg)
+    assert code == 0, err
+    assert len(out) == len(msg) + out.index(b"\n\n") - msg.index(b"\n\n")
+    assert out.endswith(msg[-1000:])
+
+
+# -- topicfilter --------------------------------------------------------------------
+def test_topicfilter_dry_run_then_real(tmp_path):
+    clf = textnb.TextClassifier().fit(["cheap pills casino"] * 3 + ["meeting agenda budget"] * 3,
+                                      ["shop"] * 3 + ["work"] * 3)
+    clf.save(tmp_path / "t.tnb")
+    src = tmp_path / "docs"
+    src.mkdir()
+    (src / "1.txt").write_text("cheap casino")
+    (src / "2.txt").write_text("budget meeting")
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["-m", str(tmp_path / "t.tnb"), "-o", str(tmp_path / "out"), "--uncalibrated", str(src)]
+    assert topic_main(argv + ["--dry-run"], stdout=out, stderr=err) == 0
+    plan = [line.split("\t") for line in out.getvalue().splitlines()]
+    assert [(os.path.basename(s), label) for s, label, _, _ in plan] == [("1.txt", "shop"), ("2.txt", "work")]
+    assert not (tmp_path / "out").exists()
+    assert topic_main(argv, stdout=io.StringIO(), stderr=err) == 0
+    assert (tmp_path / "out" / "shop" / "1.txt").exists() and (src / "1.txt").exists()
+    err = io.StringIO()
+    assert topic_main(["-m", str(tmp_path / "nope.tnb"), "-o", "x", str(src)], stdout=io.StringIO(), stderr=err) == 1
+    assert "no such model file" in err.getvalue() and err.getvalue().count("\n") == 1
+
+
+# -- the scripts themselves (a few subprocess runs: each pays Python's start-up) ----------
+def test_script_runs(trained):
+    root, model = trained
+    for name in ("spamfilter", "topicfilter"):
+        assert os.access(SCRIPTS / name, os.X_OK)
+    msg = (root / "spam" / "3.eml").read_bytes()
+    r = subprocess.run([sys.executable, str(SCRIPTS / "spamfilter"), "-m", str(model), "-p"],
+                       input=msg, capture_output=True, timeout=120)
+    assert r.returncode == 0 and b"X-TextNB-Class: spam" in r.stdout, r.stderr
+
+
+def test_help(capsys):
+    for main in (topic_main, filter_main):
+        with pytest.raises(SystemExit) as exc:
+            main(["--help"])
+        assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "unsorted" in out and "--register-spam" in out

@@ -1,0 +1,389 @@
+"""The spam filter's numpy-free path: textnb.apps.spamlite, textnb.io.mailtokens, textnb.io.mailread.
+
+What is checked: the fast tokenizer gives exactly the tokens its regular expressions
+define; LiteFilter gives the very floats (and so the same printed bytes) as the numpy
+SpamFilter; it reads only files it fully understands and leaves every other file, broken
+or of another kind, to the full loader; the common command lines are parsed as argparse
+parses them; the batch and one-message paths import no numpy.
+"""
+
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from textnb.apps.filtering import SpamFilter, new_spam_model, train_model
+from textnb.apps.spamlite import LiteFilter, Verdict, score_text
+from textnb.cli.mailfilters import _fast_spam_args, _spam_parser, filter_main
+from textnb.io import mailtokens as mt
+from textnb.io.mailread import iter_messages
+
+REPO = Path(__file__).resolve().parents[2]
+
+SPAM_MSGS = [
+    b"From: Deals <win@cheap.example>\nSubject: =?utf-8?q?Cheap_pills?= now!!\nContent-Type: text/html\n\n"
+    b"<html><a href='http://pills.example/buy'>BUY</a> cheap pills, viagra... 100% free-offer</html>\n",
+    b"From: promo@cheap.example\nSubject: You won $1,000,000\n\nClick now to claim your prize - don't wait.\n",
+    b"Subject: re: offer\nContent-Type: multipart/alternative; boundary=xx\n\n--xx\nContent-Type: text/plain\n\n"
+    b"cheap offer inside\n--xx\nContent-Type: text/plain; charset=latin-1\nContent-Transfer-Encoding: base64\n\n"
+    b"Y2hlYXAgb2ZmZXIg6WzoduhzCg==\n--xx--\n",
+]
+HAM_MSGS = [
+    b"From: Alice <alice@work.example>\nTo: bob@work.example\nSubject: Meeting agenda\n\n"
+    b"Hi Bob,\nthe agenda for tomorrow's meeting is attached. -- Alice\n",
+    b"From: bob@work.example\nSubject: Re: Meeting agenda\nReceived: from mx1.work.example by mx2\n"
+    b"  (folded line); Tue, 1 Dec 2026\n\nThanks, see you at the meeting. Notes at 10:30.\n",
+    b"hello, no header at all: just lunch plans for friday e.g. pizza & co.\n",
+]
+
+
+@pytest.fixture()
+def trained(tmp_path):
+    spam, ham = tmp_path / "spam", tmp_path / "ham"
+    spam.mkdir()
+    ham.mkdir()
+    for folder, msgs in ((spam, SPAM_MSGS), (ham, HAM_MSGS)):
+        for i, m in enumerate(msgs):
+            (folder / f"{i}.eml").write_bytes(m)
+    model = tmp_path / "spam.tnb"
+    train_model(model, [spam], [ham])
+    test = tmp_path / "test"
+    test.mkdir()
+    rng = random.Random(0)
+    pool = SPAM_MSGS + HAM_MSGS
+    for i in range(20):  # new mixtures of the training messages' lines
+        a, b = rng.sample(pool, 2)
+        (test / f"{i:02d}.eml").write_bytes(a.split(b"\n\n", 1)[0] + b"\n\n" + b.split(b"\n\n", 1)[-1])
+    return model, test
+
+
+# -- the tokenizer is its regular expressions -------------------------------------------
+def _reference_split(text):
+    """The header rule written with patterns, line by line: fields (``_FIELD``) and their
+    continuation lines up to a blank line (dropped) or the first other line (kept)."""
+    import re
+
+    if not mt._FIRST_FIELD.match(text):
+        return [], text, True
+    fields, lines, k = [], text.split("\n"), 0
+    while k < len(lines):
+        line = lines[k]
+        if k == len(lines) - 1 and not line:  # after the last line's end: not a blank line
+            break
+        if re.fullmatch(r"[ \t]*", line):
+            return fields, "\n".join(lines[k + 1:]), True
+        if line[0] in " \t":
+            if fields:
+                fields[-1] = (fields[-1][0], fields[-1][1] + " " + line.lstrip(" \t"))
+        elif mt._FIELD.match(line) and (re.match(r"[^:]*:(?:[ \t]|$)", line)
+                                        or mt._known_field(line.split(":", 1)[0].lower())):
+            name, value = line.split(":", 1)
+            fields.append((name.lower(), value.lstrip(" \t")))
+        else:
+            return _mail_or_text(fields, "\n".join(lines[k:]), text)
+        k += 1
+    return _mail_or_text(fields, "", text)
+
+
+def _mail_or_text(fields, body, text):
+    """Without a blank line the header extends over mail fields only."""
+    import re
+
+    known = [i for i, (name, _) in enumerate(fields) if mt._known_field(name)]
+    if not known:
+        return [], text, True
+    last = known[-1]
+    if last + 1 == len(fields):
+        return fields, body, False
+    # the body starts at the line of the field after the last mail field
+    starts = [m.start() for m in re.finditer(r"(?m)^[!-9;-~]+:", text)]
+    return fields[:last + 1], text[starts[last + 1]:], False
+
+
+_ALPHABET = st.sampled_from(list("ab:Z- \t\r\n.'$_=;!~<>/\x00\x7f\xa0\xb5\xb2\xe9\u0130\u2028x") + ["Subject: ", "\n\n", "\r\n "])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_ALPHABET, max_size=40).map("".join))
+def test_pieces_are_the_word_pattern(text):
+    text = text.lower()
+    assert [w for w in mt._pieces(text) if len(w) > 1] == mt._WORD.findall(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_ALPHABET, max_size=40).map("".join), st.booleans())
+def test_header_split_is_the_field_patterns(text, with_field):
+    text = mt._lf((("A: " + text) if with_field else text).encode("latin-1", "replace"))
+    assert mt._split_message(text) == _reference_split(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)) | st.sampled_from(list("'.-$_ ")), max_size=30))
+def test_pieces_of_any_text_are_the_word_pattern(text):
+    assert [w for w in mt._pieces(text) if len(w) > 1] == mt._WORD.findall(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from([":", "/", "://", "a", ".", " ", "\n", "\x85", "=", "?", "'", '"', "<", "#", "\u2028"]),
+                max_size=20).map("".join))
+def test_link_hosts_are_the_url_pattern(text):
+    assert mt._link_hosts(text) == mt._URL.findall(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(["From a@b Tue Dec  1 10:00:00 2026", "From x  Mon 3 Jan 1:05", "From me: 1:2 x", "From a b 12:3"]),
+       st.integers(0, 40), st.sampled_from(["", "\n", " tail\n"]))
+def test_from_line_pretest_never_hides_an_mbox_line(line, cut, tail):
+    from textnb.io import mailread
+
+    data = (line[:cut] + tail).encode()
+    if mailread._FROM_LINE.match(data):
+        assert mailread._has_time(data)
+
+
+def test_token_table_is_the_word_class():
+    import re
+
+    word_char = re.compile(r"(?u)[\w$'.\-]")
+    assert mt._TOKEN_TABLE == bytes(i if word_char.match(chr(i)) else 0x20 for i in range(256))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_ALPHABET, max_size=40).map("".join))
+def test_stripped_runs_are_the_lead_and_trail_substitutions(text):
+    raw = b" " + text.encode("latin-1", "replace").translate(mt._TOKEN_TABLE) + b" "
+    expected = mt._TRAIL.sub(b" ", mt._LEAD.sub(b" ", raw)).decode("latin-1").split()
+    assert mt._strip_ends(raw.decode("latin-1").split()) == expected
+    assert mt._starts_with_field(text) == bool(mt._FIRST_FIELD.match(text))
+
+
+_MIME = st.sampled_from(["--", "-", "b", "B", "x", ".", "*", "+", " ", "\t", "\r", "\n", "\r\n", "--b", "--b--"])
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_MIME, max_size=30).map("".join), st.lists(_MIME, min_size=1, max_size=3).map("".join))
+def test_part_split_is_the_delimiter_pattern(body, boundary):
+    import re
+
+    delimiter = re.compile(r"(?m)^--" + re.escape(boundary) + r"(--)?[ \t]*\r?$")
+    assert mt._split_parts(body, boundary) == delimiter.split(body)
+
+
+def test_folder_walk_is_os_walks(tmp_path):
+    """iter_messages over a folder: os.walk's order and choices (hidden, links, FIFOs, a
+    Maildir inside, an mbox inside, an unreadable file reported)."""
+    from textnb.io.mailread import _iter_file, is_maildir, is_special
+
+    root = tmp_path / "mail"
+    (root / "b" / "deep").mkdir(parents=True)
+    (root / "a").mkdir()
+    (root / ".hidden").mkdir()
+    for rel, data in [("z.eml", HAM_MSGS[0]), ("a/1", SPAM_MSGS[1]), ("b/deep/x", b"text only\n"), ("b/2", b""),
+                      (".dot", b"hidden\n"), (".hidden/y", b"in a hidden folder\n"), ("m.mbox",
+                      b"From a@b Tue Dec  1 10:00:00 2026\nSubject: one\n\nbody\n\n"
+                      b"From c@d Tue Dec  1 11:00:00 2026\nSubject: two\n\nbody two\n")]:
+        (root / rel).write_bytes(data)
+    for sub in ("cur", "new", "tmp"):
+        (root / "md" / sub).mkdir(parents=True)
+    (root / "md" / "new" / "n1").write_bytes(SPAM_MSGS[0])
+    os.mkfifo(root / "fifo")
+    (root / "link").symlink_to(root / "z.eml")
+    (root / "dirlink").symlink_to(root / "a")
+    (root / "broken").symlink_to(root / "nowhere")
+    (root / "fifolink").symlink_to(root / "fifo")
+
+    def reference(path):
+        for top, dirs, files in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            if is_maildir(top):
+                dirs[:] = []
+                yield from iter_messages(top)
+                continue
+            for name in sorted(files):
+                full = os.path.join(top, name)
+                if not name.startswith(".") and not is_special(full):
+                    try:
+                        yield from _iter_file(full, 10 * 1024 * 1024)
+                    except Exception as exc:
+                        yield "ERROR", str(exc).encode()
+
+    errors = []
+    got = list(iter_messages(root, on_error=errors.append)) + [("ERROR", e.encode()) for e in errors]
+    expected = list(reference(str(root)))
+    assert sorted(got) == sorted(expected) and [s for s, _ in got if s != "ERROR"] == \
+        [s for s, _ in expected if s != "ERROR"]
+    assert len(errors) == 1 and "broken" in errors[0]
+
+
+def test_one_letter_words_are_not_tokens():
+    toks = mt.message_tokens(b"Subject: a b cd\n\nx y zz - .q. 'w' e.g.\n")
+    assert "zz" in toks and "e.g" in toks and "subject:cd" in toks
+    assert not [t for t in toks if len(t) == 1] and "subject:a" not in toks
+
+
+# -- the same floats as the numpy scorer --------------------------------------------------
+def test_lite_filter_gives_the_numpy_filters_verdicts_bit_for_bit(trained):
+    model, test = trained
+    data = [d for _, d in iter_messages(test)] + SPAM_MSGS + HAM_MSGS + [b"Subject: \n\nnothing known"]
+    for cut in ({}, {"spam_cutoff": 0.9, "ham_cutoff": 0.2}):
+        lite = LiteFilter.load(model, **cut)
+        assert lite is not None
+        full = SpamFilter.load(model, **cut)
+        a, b = lite.classify(data), full.classify(data)
+        assert a == b
+        assert [score_text(v) for v in a] == [score_text(v) for v in b]
+    assert len({v.label for v in a}) > 1
+
+
+def test_batch_output_is_the_numpy_filters(trained, capsysbinary):
+    model, test = trained
+    full = SpamFilter.load(model)
+    expected = b"".join(f"{s}\t{v.label}\t{score_text(v)}\t{v.log_odds:.4f}\n".encode()
+                        for s, v in full.classify_stream(iter_messages(test)))
+    assert filter_main(["-m", str(model), "--batch", str(test), "--log-odds"]) == 0
+    assert capsysbinary.readouterr().out == expected
+
+
+def test_other_kinds_and_broken_files_go_to_the_full_loader(tmp_path, trained):
+    model, _ = trained
+    fisher = tmp_path / "fisher.tnb"
+    new_spam_model("fisher").fit([mt.message_tokens(m) for m in SPAM_MSGS + HAM_MSGS],
+                                 ["spam"] * 3 + ["ham"] * 3).save(fisher)
+    assert LiteFilter.load(fisher) is None
+    raw = model.read_bytes()
+    for name, data in [("truncated", raw[: len(raw) // 2]), ("empty", b""), ("text", b"not a model\n"),
+                       ("flipped", raw[:len(raw) // 2] + bytes([raw[len(raw) // 2] ^ 1]) + raw[len(raw) // 2 + 1:])]:
+        p = tmp_path / name
+        p.write_bytes(data)
+        assert LiteFilter.load(p) is None, name
+    body = bytearray(raw)
+    i = raw.index("ham".encode("utf-32-le"))  # a class name in the classes_ array: its checksum fails
+    body[i] = ord("j")
+    (tmp_path / "renamed").write_bytes(bytes(body))
+    assert LiteFilter.load(tmp_path / "renamed") is None
+    assert LiteFilter.load(tmp_path / "missing.tnb") is None
+    os.mkfifo(tmp_path / "fifo")
+    assert LiteFilter.load(tmp_path / "fifo") is None  # never opened for a blocking read
+
+
+def test_verdict_is_an_immutable_value():
+    v = Verdict("spam", 0.99, 4.6)
+    assert v == Verdict("spam", 0.99, 4.6) != Verdict("ham", 0.99, 4.6)
+    assert hash(v) == hash(Verdict("spam", 0.99, 4.6))
+    assert repr(v) == "Verdict(label='spam', score=0.99, log_odds=4.6)"
+    with pytest.raises(AttributeError):
+        v.label = "ham"
+
+
+# -- command lines ------------------------------------------------------------------------
+@pytest.mark.parametrize("argv", [
+    ["-m", "M", "--batch", "a", "b"], ["--model", "M", "-B", "a", "--log-odds"], ["-p"], ["-p", "-e", "-m", "M"],
+    ["--batch", "x", "-p", "--exit-zero"], ["--passthrough"], [],
+])
+def test_fast_arguments_are_argparses(argv):
+    fast = _fast_spam_args(argv)
+    assert fast is not None
+    assert vars(fast) == vars(_spam_parser().parse_args(argv))
+
+
+@pytest.mark.parametrize("argv", [
+    ["--bat", "a"], ["-m", ""], ["--model=M"], ["-mM"], ["-pe"], ["-m", "a", "-m", "b"], ["--batch"], ["--batch", "-"],
+    ["-m", "-x"], ["--spam-cutoff", "0.9"], ["-h"], ["stray"], ["--batch", "a", "--", "b"], ["-p", "-p"],
+])
+def test_other_arguments_go_to_argparse(argv):
+    assert _fast_spam_args(argv) is None
+
+
+# -- what the fast paths import -------------------------------------------------------------
+@pytest.mark.parametrize("mode", ["batch", "one"])
+def test_default_model_paths_import_no_numpy(trained, mode):
+    model, test = trained
+    argv = ["-m", str(model), "--batch", str(test)] if mode == "batch" else ["-m", str(model), "-p"]
+    code = ("import sys; from textnb.cli.mailcli import spamfilter; rc = spamfilter(%r); "
+            "heavy = [m for m in ('numpy', 'scipy', 'sklearn', 'email.parser', 'email.policy', 'argparse', 'zipfile') if m in sys.modules]; "
+            "sys.stderr.write('HEAVY %%r RC %%d\\n' %% (heavy, rc))" % (argv,))
+    r = subprocess.run([sys.executable, "-S", "-c", code], input=SPAM_MSGS[0], capture_output=True,
+                       env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=str(REPO))
+    assert b"HEAVY [] RC" in r.stderr, r.stderr.decode(errors="replace")
+    if mode == "one":
+        assert b"X-TextNB-Class: " in r.stdout and r.stdout.endswith(SPAM_MSGS[0].split(b"\n\n", 1)[1])
+
+
+# -- the model file's header without the json module -----------------------------------------
+_JSON_BITS = st.sampled_from(['{', '}', '[', ']', ',', ':', ' ', '\n', '"a"', '"$array"', '""', '"x\\\\n"', '0', '-',
+                              '1', '12', '.5', 'e3', 'E-2', '01', 'true', 'false', 'null', 'nul', 'NaN', '"\t"'])
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**20, 10**20) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4), max_leaves=20)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_JSON_VALUES, st.sampled_from([(",", ":"), (", ", ": ")]))
+def test_header_json_is_read_as_json_reads_it(value, separators):
+    import json
+
+    from textnb.apps import spamlite
+
+    text = json.dumps(value, separators=separators, sort_keys=True)
+    got = spamlite._json_loads(text)
+    assert got == json.loads(text) and json.dumps(got) == json.dumps(json.loads(text))
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_JSON_BITS, max_size=14).map("".join))
+def test_header_json_parser_accepts_only_what_json_reads_the_same(text):
+    import json
+
+    from textnb.apps import spamlite
+
+    try:
+        value, end = spamlite._json_value(text, spamlite._json_skip(text, 0))
+        if spamlite._json_skip(text, end) != len(text):
+            raise spamlite._Unusable
+    except (spamlite._Unusable, IndexError, ValueError, RecursionError):
+        return  # handed to json.loads itself
+    assert json.dumps(value) == json.dumps(json.loads(text)), text
+
+
+def test_text_messages_and_the_client_import_no_pattern_machinery(trained, tmp_path):
+    """A batch of header-less texts (SMS) runs without re, json, contextlib, collections,
+    array (docs/spam.md, "Speed"); the daemon client imports four modules of the package (the
+    package, apps, the client and the wire format it shares with the daemon)."""
+    model, _ = trained
+    texts = tmp_path / "texts"
+    texts.mkdir()
+    for i, t in enumerate(["Free entry: win cheap pills now!!", "From the office: see you at 10.30 - ok?",
+                           "ok lar... joking wif u oni", "visit http://cheap.example/win \u2026 \u20ac100"]):
+        (texts / f"{i}.txt").write_text(t + "\n", encoding="utf-8")
+    code = ("import sys; from textnb.cli.mailcli import spamfilter; rc = spamfilter(%r); "
+            "heavy = [m for m in ('re', 'json', 'contextlib', 'collections', 'array', 'numpy') if m in sys.modules]; "
+            "sys.stderr.write('HEAVY %%r RC %%d\\n' %% (heavy, rc))" % (["-m", str(model), "--batch", str(texts)],))
+    r = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True,
+                       env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=str(REPO))
+    assert b"HEAVY [] RC 0" in r.stderr, r.stderr.decode(errors="replace")
+    assert r.stdout.count(b"\n") == 4
+    code = ("import sys; before = set(sys.modules); sys.argv = ['spamfilter', '--socket', %r]; "
+            "exec(open(%r).read().replace('if __name__ == \"__main__\":', 'if False:'), "
+            "{'__file__': %r, '__name__': 'script'}); "
+            "sys.stderr.write('NEW %%r\\n' %% sorted(m for m in set(sys.modules) - before if 'textnb' in m or m == 'os'))"
+            % (str(tmp_path / "sock"), str(REPO / "scripts" / "spamfilter"), str(REPO / "scripts" / "spamfilter")))
+    r = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True,
+                       env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=str(REPO))
+    assert b"NEW ['textnb', 'textnb.apps', 'textnb.apps.protocol', 'textnb.apps.spamclient']" in r.stderr, r.stderr.decode(errors="replace")
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--spam-cutoff", "0.9"]])
+def test_script_without_site_reads_the_other_options_too(trained, argv):
+    """scripts/spamfilter starts Python with -S: a command line that argparse reads (its
+    argument types need numpy, an installed package) turns the site module on first."""
+    model, _ = trained
+    r = subprocess.run([sys.executable, "-S", str(REPO / "scripts" / "spamfilter"), *argv, "-m", str(model)],
+                       input=SPAM_MSGS[0], capture_output=True, env={**os.environ, "PYTHONPATH": ""}, cwd=str(REPO))
+    assert b"internal error" not in r.stderr, r.stderr.decode(errors="replace")
+    assert (r.returncode, b"usage: spamfilter" in r.stdout) == (0, True) if argv == ["--help"] else r.returncode in (0, 1, 2)

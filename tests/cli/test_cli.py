@@ -1,0 +1,301 @@
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+from pathlib import Path
+
+from textnb.cli.commands import main
+
+COMMANDS = ["train", "predict", "evaluate", "inspect", "merge"]
+
+
+def run(*argv, stdin=None):
+    out, err = io.StringIO(), io.StringIO()
+    if stdin is not None:
+        old = sys.stdin
+        sys.stdin = stdin
+    try:
+        code = main(list(map(str, argv)), stdout=out, stderr=err)
+    finally:
+        if stdin is not None:
+            sys.stdin = old
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_for_every_subcommand(command, capsys):
+    assert run(command, "--help")[0] == 0
+    assert "usage: textnb " + command in capsys.readouterr().out
+
+
+def test_bad_flag_is_usage_error(capsys):
+    assert run("train", "--no-such-flag", "x")[0] == 2
+    assert run("evaluate", "x", "--cv", "zero")[0] == 2
+    assert run("frobnicate")[0] == 2
+
+
+@pytest.fixture(scope="module")
+def sms_model(tmp_path_factory, sms_tsv):
+    path = tmp_path_factory.mktemp("m") / "sms.tnb"
+    code, out, err = run("train", sms_tsv, "-o", path)
+    assert code == 0, err
+    assert "ham 4827, spam 747" in out and "vocabulary: 8713 terms" in out
+    return path
+
+
+def test_train_json_summary(tmp_path, sms_tsv):
+    code, out, _ = run("train", sms_tsv, "-o", tmp_path / "m.tnb", "--model", "bernoulli", "--json",
+                       "--stop-words", "english", "--ngram", "2", "--min-df", "2")
+    info = json.loads(out)
+    assert info["per_class"] == {"ham": 4827, "spam": 747} and info["documents"] == 5574
+    assert info["vocabulary_size"] > 1000
+
+
+def test_predict_plain_json_and_stdin(sms_model, tmp_path):
+    (tmp_path / "a.txt").write_text("WINNER!! claim your free prize now, call 09061701461")
+    (tmp_path / "b.txt").write_text("ok see you at lunch then")
+    code, out, _ = run("predict", sms_model, tmp_path / "a.txt", tmp_path / "b.txt")
+    assert code == 0
+    assert out.splitlines() == [f"{tmp_path / 'a.txt'}\tspam", f"{tmp_path / 'b.txt'}\tham"]
+    code, out, _ = run("predict", sms_model, tmp_path, "--json", "--proba")
+    recs = [json.loads(line) for line in out.splitlines()]
+    assert [r["label"] for r in recs] == ["spam", "ham"]
+    assert set(recs[0]) == {"source", "label", "proba", "log_odds"}
+    assert abs(sum(recs[0]["proba"].values()) - 1) < 1e-12
+    assert recs[0]["log_odds"]["spam"] > 0
+    code, out, _ = run("predict", sms_model, "-", "--json", stdin=io.TextIOWrapper(io.BytesIO(b"free prize call now")))
+    assert json.loads(out)["source"] == "-" and json.loads(out)["label"] == "spam"
+
+
+def test_predict_binary_file_is_reported_and_nonzero(sms_model, tmp_path):
+    (tmp_path / "x.bin").write_bytes(b"\x00\x01")
+    (tmp_path / "y.txt").write_text("hello")
+    code, out, err = run("predict", sms_model, tmp_path / "x.bin", tmp_path / "y.txt")
+    assert code == 1
+    assert err.strip() == f"textnb: error: {tmp_path / 'x.bin'}: binary file, skipped"
+    assert out.strip().endswith("\tham")
+
+
+def test_evaluate_json_keys_and_plot(sms_tsv, tmp_path):
+    png = tmp_path / "cm.png"
+    code, out, _ = run("evaluate", sms_tsv, "--cv", "5", "--seed", "1", "--json", "--plot", png)
+    assert code == 0
+    report = json.loads(out)
+    for key in ("accuracy", "macro_f1", "n", "seconds", "per_class", "confusion_matrix"):
+        assert key in report
+    assert report["n"] == 5574 and report["accuracy"] > 0.97
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    code, text, _ = run("evaluate", sms_tsv, "--cv", "3", "--repeat", "2")
+    assert "accuracy" in text and "confusion matrix" in text and "spam" in text
+
+
+def test_evaluate_with_separate_test_and_split_folders(tmp_path):
+    for split in ("train", "test"):
+        for label, words in (("a", "apple apricot"), ("b", "banana blueberry")):
+            d = tmp_path / "c" / split / label
+            d.mkdir(parents=True)
+            for i in range(4):
+                (d / f"{i}.txt").write_text(f"{words} {i}")
+    code, out, _ = run("evaluate", tmp_path / "c", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["protocol"] == "train/test" and report["accuracy"] == 1.0 and report["n"] == 8
+
+
+def test_inspect_lists_informative_terms(sms_model):
+    code, out, _ = run("inspect", sms_model, "--top", "3")
+    assert code == 0 and "vocabulary: 8713 terms" in out and "spam: claim" in out
+    info = json.loads(run("inspect", sms_model, "--json")[1])
+    assert len(info["informative_terms"]["spam"]) == 10
+
+
+def test_merge_command(tmp_path):
+    for part, words in (("p1", "alpha beta"), ("p2", "gamma delta")):
+        for label in ("x", "y"):
+            d = tmp_path / part / label
+            d.mkdir(parents=True)
+            (d / "1").write_text(f"{words} {label}word")
+        assert run("train", tmp_path / part, "-o", tmp_path / f"{part}.tnb")[0] == 0
+    code, out, _ = run("merge", tmp_path / "p1.tnb", tmp_path / "p2.tnb", "-o", tmp_path / "all.tnb")
+    assert code == 0
+    info = json.loads(run("inspect", tmp_path / "all.tnb", "--json")[1])
+    assert info["class_count"] == [2.0, 2.0] and info["classes"] == ["x", "y"] and info["vocabulary_size"] == 6
+
+
+@pytest.mark.parametrize("setup, message", [
+    (lambda p: None, "no such file or folder"),
+    (lambda p: (p / "a").mkdir(parents=True), "empty corpus"),
+    (lambda p: ((p / "a").mkdir(parents=True), (p / "a" / "1").write_text("x")), "only one class"),
+])
+def test_bad_corpora_give_one_line_errors(tmp_path, setup, message):
+    corpus = tmp_path / "corpus"
+    setup(corpus)
+    code, out, err = run("train", corpus, "-o", tmp_path / "m.tnb")
+    assert code == 1 and message in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "m.tnb").exists()
+
+
+def test_truncated_model_is_a_one_line_error(sms_model, tmp_path):
+    bad = tmp_path / "bad.tnb"
+    bad.write_bytes(sms_model.read_bytes()[:1000])
+    code, _, err = run("predict", bad, "-", stdin=io.StringIO("x"))
+    assert code == 1 and err.startswith(f"textnb: error: {bad}:") and err.count("\n") == 1
+
+
+def test_existing_model_survives_a_failed_train(sms_model, tmp_path):
+    before = sms_model.read_bytes()
+    (tmp_path / "one" / "a").mkdir(parents=True)
+    (tmp_path / "one" / "a" / "1").write_text("x")
+    assert run("train", tmp_path / "one", "-o", sms_model)[0] == 1
+    assert sms_model.read_bytes() == before
+
+
+def test_console_script_entry_point(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "textnb", "--version"], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.startswith("textnb ")
+
+
+# ---------------------------------------------------------------- tables through the CLI
+WEATHER_NOMINAL = Path(__file__).resolve().parents[2] / "corpora" / "weather.nominal.arff"
+WEATHER_NUMERIC = Path(__file__).resolve().parents[2] / "corpora" / "weather.numeric.arff"
+WEATHER_QUERY = Path(__file__).resolve().parents[2] / "corpora" / "weather.query.arff"
+
+
+def test_weather_textbook_example_through_the_cli(tmp_path):
+    model = tmp_path / "w.tnb"
+    code, out, err = run("train", WEATHER_NOMINAL, "--alpha", "0", "-o", model)
+    assert code == 0, err
+    code, out, _ = run("predict", model, WEATHER_QUERY, "--proba", "--json")
+    rec = json.loads(out)
+    assert rec["label"] == "no"
+    assert round(rec["proba"]["yes"], 3) == 0.205
+    assert set(rec) == {"source", "label", "proba", "log_odds"}
+
+
+def test_table_evaluate_and_inspect(tmp_path):
+    code, out, _ = run("evaluate", WEATHER_NUMERIC, "--cv", "5", "--numeric", "mdl", "--json")
+    assert code == 0 and json.loads(out)["n"] == 14
+    model = tmp_path / "n.tnb"
+    assert run("train", WEATHER_NUMERIC, "-o", model, "--numeric", "kde")[0] == 0
+    code, out, _ = run("inspect", model)
+    assert code == 0 and "temperature" in out
+    info = json.loads(run("inspect", model, "--json")[1])
+    assert info["classes"] == ["no", "yes"]
+
+
+def test_table_bad_input(tmp_path):
+    code, _, err = run("train", WEATHER_NOMINAL, "--class", "nope", "-o", tmp_path / "x.tnb")
+    assert code == 1 and "no attribute named 'nope'" in err and err.count("\n") == 1
+    bad = tmp_path / "bad.arff"
+    bad.write_text("@relation r\n@attribute a numeric\n@attribute c {x,y}\n@data\n1,x\nfoo,y\n")
+    code, _, err = run("train", bad, "-o", tmp_path / "x.tnb")
+    assert code == 1 and "bad.arff:6" in err
+    code, _, err = run("evaluate", WEATHER_NUMERIC)  # 10 folds, but the largest class has 9 rows
+    assert code == 1 and "use a smaller --cv" in err
+
+
+def test_apnbc_through_the_cli(tmp_path, sms_tsv):
+    model = tmp_path / "a.tnb"
+    assert run("train", sms_tsv, "--adjust", "--significance", "1", "-o", model)[0] == 0
+    code, out, _ = run("inspect", model, "--json")
+    info = json.loads(out)
+    assert info["model"] == "APNBC" and set(info["apnbc_weights"]) == {"ham", "spam"}
+    assert info["apnbc_weights"]["ham"]["weight"] == 1.0  # two classes: one weight, on classes_[1]
+    code, out, _ = run("evaluate", WEATHER_NUMERIC, "--cv", "3", "--numeric", "equal-frequency", "--bins", "3",
+                       "--nominal", "eq4", "--adjust", "--adjust-on", "cv", "--json")
+    assert code == 0 and json.loads(out)["n"] == 14
+    table_model = tmp_path / "w.tnb"
+    assert run("train", WEATHER_NOMINAL, "--adjust", "-o", table_model)[0] == 0
+    code, out, _ = run("predict", table_model, WEATHER_QUERY, "--json")
+    assert code == 0 and json.loads(out)["label"] in ("yes", "no")
+    code, _, err = run("train", sms_tsv, "--significance", "0.5", "-o", tmp_path / "x.tnb")
+    assert code == 1 and "go with --adjust" in err
+    assert run("train", sms_tsv, "--adjust", "--significance", "0", "-o", tmp_path / "x.tnb")[0] == 2
+
+
+def test_tan_and_bayes_net_through_the_cli(tmp_path):
+    tan = tmp_path / "tan.tnb"
+    assert run("train", WEATHER_NUMERIC, "--model", "tan", "-o", tan)[0] == 0
+    png = tmp_path / "tree.png"
+    code, out, _ = run("inspect", tan, "--plot", png)
+    assert code == 0 and "TAN tree" in out and png.read_bytes()[:4] == b"\x89PNG"
+    code, out, _ = run("predict", tan, WEATHER_NUMERIC, "--json", "--proba")
+    assert code == 0 and len(out.splitlines()) == 14
+    structure = tmp_path / "s.json"
+    structure.write_text(json.dumps({"parents": {"humidity": ["play", "outlook"]}}))
+    code, out, _ = run("evaluate", WEATHER_NOMINAL, "--model", "bn", "--structure", structure, "--cv", "3", "--json")
+    assert code == 0 and json.loads(out)["n"] == 14
+    structure.write_text(json.dumps({"parents": {"humidity": ["windy"], "windy": ["humidity"]}}))
+    code, _, err = run("train", WEATHER_NOMINAL, "--model", "bn", "--structure", structure, "-o", tmp_path / "x")
+    assert code == 1 and err.startswith(f"textnb: error: {structure}:") and "cycle" in err
+    code, _, err = run("train", WEATHER_NOMINAL, "--model", "bn", "-o", tmp_path / "x")
+    assert code == 1 and "needs --structure" in err
+    code, _, err = run("train", WEATHER_NOMINAL, "--model", "multinomial", "-o", tmp_path / "x")
+    assert code == 1 and "for documents" in err
+
+
+def test_lazy_rules_through_the_cli(tmp_path, sms_tsv):
+    model = tmp_path / "l.tnb"
+    code, out, _ = run("train", WEATHER_NUMERIC, "--lazy", "lbr", "-o", model)
+    assert code == 0 and "LBR on mdl-discretised attributes" in out
+    code, out, _ = run("predict", model, WEATHER_NUMERIC, "--explain", "--json")
+    recs = [json.loads(line) for line in out.splitlines()]
+    assert len(recs) == 14 and all("-> local NB on" in r["explanation"] for r in recs)
+    code, out, _ = run("evaluate", WEATHER_NOMINAL, "--cv", "3", "--lazy", "hlbr", "--adjust", "--json")
+    assert code == 0 and json.loads(out)["n"] == 14
+    code, _, err = run("train", WEATHER_NUMERIC, "--lazy", "lbr", "--numeric", "gaussian", "-o", tmp_path / "x")
+    assert code == 1 and "nominal attributes" in err
+    text_model = tmp_path / "t.tnb"
+    assert run("train", sms_tsv, "--lazy", "hlbr", "-o", text_model)[0] == 0
+    code, out, _ = run("predict", text_model, "-", "--explain", "--json", stdin=io.StringIO("free prize, call now"))
+    assert code == 0 and "local NB on" in json.loads(out)["explanation"]
+    plain = tmp_path / "p.tnb"
+    assert run("train", WEATHER_NOMINAL, "-o", plain)[0] == 0
+    code, out, err = run("predict", plain, WEATHER_NOMINAL, "--explain")  # a plain table model: per attribute
+    assert code == 0 and "outlook=" in out.splitlines()[0], err
+
+
+def test_text_accuracy_options_through_the_cli(tmp_path, sms_tsv, capsys):
+    model = tmp_path / "c.tnb"
+    assert run("train", sms_tsv, "--model", "complement", "-o", model)[0] == 0
+    assert json.loads(run("inspect", model, "--json")[1])["model"] == "ComplementNB"
+    calibrated = tmp_path / "cal.tnb"
+    code, out, _ = run("train", sms_tsv, "--weighting", "--select", "chi2:2000", "--calibrate", "sigmoid",
+                       "-o", calibrated)
+    assert code == 0
+    code, out, _ = run("predict", calibrated, "-", "--proba", "--json", "--explain", "--top", "2",
+                       stdin=io.StringIO("WINNER claim your free prize now"))
+    rec = json.loads(out)
+    assert rec["label"] == "spam" and 0.5 < rec["proba"]["spam"] < 1
+    assert rec["explanation"]["predicted"] == "spam" and len(rec["explanation"]["for"]) <= 2
+    code, out, _ = run("evaluate", sms_tsv, "--model", "auto", "--cv", "3", "--json")
+    assert code == 0 and json.loads(out)["accuracy"] > 0.97
+    capsys.readouterr()
+    code, _, _ = run("train", sms_tsv, "--select", "chi9:10", "-o", tmp_path / "x")
+    assert code == 2 and "--select" in capsys.readouterr().err  # a usage error, found when the arguments are parsed
+    code, _, err = run("train", sms_tsv, "--weighting", "--adjust", "-o", tmp_path / "x")
+    assert code == 1 and "--adjust needs" in err
+    plain = tmp_path / "p.tnb"
+    assert run("train", sms_tsv, "-o", plain)[0] == 0
+    code, out, _ = run("predict", plain, "-", "--explain", "--top", "3", stdin=io.StringIO("free prize call"))
+    assert code == 0 and "vs ham by" in out and "prize +" in out
+
+
+def test_multilabel_evaluate(tmp_path):
+    import random
+
+    rng = random.Random(0)
+    words = {"sports": "goal match team score", "politics": "vote election senate law", "tech": "computer chip code"}
+    for i in range(40):
+        labs = rng.sample(sorted(words), rng.choice([1, 2]))
+        text = " ".join(rng.choice(words[lab].split()) for lab in labs for _ in range(6))
+        for lab in labs:
+            (tmp_path / "c" / lab).mkdir(parents=True, exist_ok=True)
+            (tmp_path / "c" / lab / f"d{i}.txt").write_text(text)
+    code, out, _ = run("evaluate", tmp_path / "c", "--multilabel", "--cv", "4", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["n"] == 40
+    for key in ("micro_f1", "macro_f1", "micro_bep", "macro_bep", "per_label"):
+        assert key in report
+    assert report["micro_f1"] > 0.9

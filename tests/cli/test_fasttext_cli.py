@@ -1,0 +1,220 @@
+"""fastText files on the command line: ``train``, ``evaluate`` and ``predict --lines`` read
+``__label__`` lines through textnb.io.fasttext (several labels on a line: the multi-label
+path), ``textnb test MODEL FILE [K] [TH]`` prints N, P@K and R@K as ``fasttext test``."""
+
+import io
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from textnb.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+SMS = ROOT / "corpora" / "sms_spam" / "SMSSpamCollection.tsv"
+
+
+def run(*argv, stdin=None):
+    out, err = io.StringIO(), io.StringIO()
+    old = sys.stdin
+    if stdin is not None:
+        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8")), encoding="utf-8")
+    try:
+        code = main([str(a) for a in argv], stdout=out, stderr=err)
+    finally:
+        sys.stdin = old
+    return code, out.getvalue(), err.getvalue()
+
+
+def _sms_rows(n):
+    rows = []
+    for line in SMS.read_text(encoding="utf-8").splitlines()[:n]:
+        label, text = line.split("\t", 1)
+        rows.append((label, text))
+    return rows
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """fastText files from the bundled SMS corpus: single-label train/test, the same test
+    with the labels removed, and multi-label ones (a second label "long")."""
+    d = tmp_path_factory.mktemp("ft")
+    rows = _sms_rows(1600)
+    single = [f"__label__{lab} {text}" for lab, text in rows]
+    multi = [f"__label__{lab}{' __label__long' if len(text) > 100 else ''} {text}" for lab, text in rows]
+    (d / "train.txt").write_text("\n".join(single[:1200]) + "\n", encoding="utf-8")
+    (d / "test.txt").write_text("\n".join(single[1200:]) + "\n", encoding="utf-8")
+    (d / "test_plain.txt").write_text("\n".join(text for _, text in rows[1200:]) + "\n", encoding="utf-8")
+    (d / "mtrain.txt").write_text("\n".join(multi[:1200]) + "\n", encoding="utf-8")
+    (d / "mtest.txt").write_text("\n".join(multi[1200:]) + "\n", encoding="utf-8")
+    return d
+
+
+@pytest.fixture(scope="module")
+def models(files):
+    single, multi = files / "single.tnb", files / "multi.tnb"
+    code, out, err = run("train", files / "train.txt", "-o", single)
+    assert code == 0, err
+    assert "read 1200 documents" in out and "ham" in out and "spam" in out
+    code, out, err = run("train", files / "mtrain.txt", "-o", multi)
+    assert code == 0, err
+    assert "(3 labels)" in out and "MultiLabelNB" in out
+    return single, multi
+
+
+def _parse(out):
+    lines = out.splitlines()
+    assert len(lines) == 3 and lines[0].startswith("N\t") and re.fullmatch(r"P@\d+\t\S+", lines[1])
+    return int(lines[0].split("\t")[1]), float(lines[1].split("\t")[1]), float(lines[2].split("\t")[1])
+
+
+def test_single_label_train_test_and_predict_lines(files, models):
+    single, _ = models
+    code, out, err = run("test", single, files / "test.txt")
+    assert code == 0, err
+    n, p, r = _parse(out)
+    assert n == 400 and p == r > 0.9  # one label per line, one prediction: P@1 = R@1 = accuracy
+    # the same as the accuracy of predict --lines, whose label words are left out of the text
+    code, lines_out, err = run("predict", single, "--lines", files / "test.txt", "--json")
+    assert code == 0, err
+    predicted = [json.loads(line)["label"] for line in lines_out.splitlines()]
+    gold = [lab for lab, _ in _sms_rows(1600)[1200:]]
+    assert f"{np.mean(np.array(predicted) == np.array(gold)):.3g}" == out.splitlines()[1].split("\t")[1]
+    code, plain_out, _ = run("predict", single, "--lines", files / "test_plain.txt", "--json")
+    assert [json.loads(line)["label"] for line in plain_out.splitlines()] == predicted
+    # K = 2 of 2 labels: every label predicted, so P@2 = 1/2 and R@2 = 1
+    assert run("test", single, files / "test.txt", 2)[1] == "N\t400\nP@2\t0.5\nR@2\t1\n"
+
+
+def test_test_output_is_fasttexts_and_json_and_stdin(files, models):
+    single, _ = models
+    code, out, _ = run("test", single, files / "test.txt", 1, 0.999, "--json")
+    rec = json.loads(out)
+    assert rec["n"] == 400 and rec["k"] == 1 and rec["threshold"] == 0.999 and rec["predicted"] <= 400
+    assert rec["precision"] == pytest.approx(rec["correct"] / rec["predicted"])
+    text = (files / "test.txt").read_text(encoding="utf-8")
+    assert run("test", single, "-", stdin=text)[1] == run("test", single, files / "test.txt")[1]
+    # the highest threshold: lines whose best probability rounds to 1 only; none at all
+    # would print P@1 as NaN, as fastText does
+    rec = json.loads(run("test", single, files / "test.txt", 1, 1.0, "--json")[1])
+    out = run("test", single, files / "test.txt", 1, 1.0)[1]
+    p = "nan" if rec["predicted"] == 0 else f"{rec['precision']:.3g}"
+    assert out == f"N\t400\nP@1\t{p}\nR@1\t{rec['recall']:.3g}\n"
+
+
+def test_multilabel_file_takes_the_multilabel_path(files, models):
+    _, multi = models
+    n, p1, r1 = _parse(run("test", multi, files / "mtest.txt")[1])
+    n2, p2, r2 = _parse(run("test", multi, files / "mtest.txt", 3)[1])
+    assert n == n2 == 400 and r2 == 1.0 and r1 < r2 and p2 < p1  # 3 of 3 labels: recall 1
+    code, out, _ = run("predict", multi, "--lines", files / "mtest.txt")
+    first = out.splitlines()[0].split("\t")
+    assert code == 0 and first[0].endswith("mtest.txt:1") and set(first[1].split(",")) <= {"ham", "spam", "long"}
+    code, out, err = run("evaluate", files / "mtrain.txt", "--cv", "3", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["n"] == 1200 and "micro_f1" in report and set(report["per_label"]) == {"ham", "spam", "long"}
+    code, out, err = run("evaluate", files / "mtrain.txt", "--test", files / "mtest.txt", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["protocol"] == "train/test" and report["n"] == 400 and report["n_train"] == 1200
+
+
+def test_evaluate_single_label_and_test_file(files):
+    code, out, err = run("evaluate", files / "train.txt", "--test", files / "test.txt", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["protocol"] == "train/test" and report["n"] == 400 and report["accuracy"] > 0.9
+    code, out, err = run("evaluate", files / "train.txt", "--cv", "3")
+    assert code == 0 and "3-fold cross-validation" in out
+
+
+def test_multilabel_flag_on_a_single_label_file(files, tmp_path):
+    code, out, err = run("train", files / "train.txt", "--multilabel", "-o", tmp_path / "m.tnb")
+    assert code == 0 and "MultiLabelNB" in out, err
+    n, p, r = _parse(run("test", tmp_path / "m.tnb", files / "test.txt")[1])
+    assert n == 400 and p > 0.9
+
+
+def test_label_prefix_and_explicit_flag(tmp_path):
+    rows = _sms_rows(300)
+    custom = tmp_path / "custom.txt"
+    custom.write_text("\n".join(f"{text} @@{lab}" for lab, text in rows) + "\n", encoding="utf-8")
+    code, out, err = run("train", custom, "--label-prefix", "@@", "-o", tmp_path / "c.tnb")
+    assert code == 0 and "read 300 documents" in out, err
+    code, out, err = run("test", tmp_path / "c.tnb", custom, "--label-prefix", "@@")
+    assert code == 0 and out.startswith("N\t300\n"), err
+    # the first line without a label: not detected, read with --fasttext
+    late = tmp_path / "late.txt"
+    late.write_text("an unlabelled first line\n" + "\n".join(f"__label__{lab} {t}" for lab, t in rows) + "\n")
+    assert run("train", late, "-o", tmp_path / "l.tnb")[0] == 1
+    code, out, err = run("train", late, "--fasttext", "-o", tmp_path / "l.tnb")
+    assert code == 0 and "read 300 documents" in out, err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["train", "{d}", "--fasttext"], "a folder; --fasttext and --label-prefix read a fastText file"),
+    (["train", "{d}/bad.txt"], "bad.txt:2: empty label"),
+    (["train", "{d}/one.txt"], "only one class"),
+    (["predict", "{d}/model.tnb", "{d}/one.txt", "--label-prefix", "x"], "--label-prefix applies to --lines"),
+    (["test", "{d}/table.tnb", "{d}/one.txt"], "test needs a text model"),
+    (["test", "{d}/model.tnb", "{d}/missing.txt"], "missing.txt: cannot read"),
+    (["test", "{d}/model.tnb", "{d}/nolabels.txt"], "no line has a label"),
+])
+def test_errors_are_one_line(tmp_path, files, models, argv, message):
+    (tmp_path / "bad.txt").write_text("__label__a fine\n__label__ broken\n")
+    (tmp_path / "one.txt").write_text("__label__a x\n__label__a y\n")
+    (tmp_path / "nolabels.txt").write_text("no labels here\nnor here\n")
+    shutil.copy(models[0], tmp_path / "model.tnb")
+    weather = ROOT / "corpora" / "weather.nominal.arff"
+    assert run("train", weather, "-o", tmp_path / "table.tnb")[0] == 0
+    code, out, err = run(*[a.format(d=tmp_path) for a in argv])
+    assert code == 1 and message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_help_lists_test_and_the_fasttext_options(capsys):
+    assert run("--help")[0] == 0
+    assert re.search(r"^\s+test\s+precision and recall at K", capsys.readouterr().out, flags=re.M)
+    for command in ("train", "evaluate"):
+        assert run(command, "--help")[0] == 0
+        text = capsys.readouterr().out
+        assert "--fasttext" in text and "--label-prefix PREFIX" in text
+    assert run("predict", "--help")[0] == 0 and "--label-prefix PREFIX" in capsys.readouterr().out
+    assert run("test", "--help")[0] == 0 and "usage: textnb test" in capsys.readouterr().out
+
+
+def _readme_block():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## For fastText users", 1)[1].split("\n## ", 1)[0]
+    return re.search(r"```sh\n(.*?)```", section, flags=re.S).group(1)
+
+
+def test_readme_fasttext_example_runs(tmp_path, monkeypatch):
+    """The README's fastText block as written: its awk line through sh, its textnb lines
+    through main(); the figures in its comments are the output's."""
+    if shutil.which("awk") is None or shutil.which("sh") is None:
+        pytest.skip("needs awk and sh")
+    (tmp_path / "corpora").symlink_to(ROOT / "corpora")
+    monkeypatch.chdir(tmp_path)
+    outputs = []
+    for line in _readme_block().splitlines():
+        command, _, comment = line.partition("  # ")
+        command = command.strip()
+        if not command:
+            continue
+        if command.startswith("textnb "):
+            import shlex
+
+            code, out, err = run(*shlex.split(command)[1:])
+            assert code == 0, f"{command}: {err}"
+            outputs.append(out)
+            for expected in re.findall(r"(\S+) (\d+(?:\.\d+)?)", comment):
+                assert f"{expected[0]}\t{expected[1]}\n" in out, (command, out)
+        else:
+            subprocess.run(command, shell=True, check=True, cwd=tmp_path)
+    assert any(o.startswith("N\t") for o in outputs)

@@ -1,0 +1,165 @@
+"""Issue 18, outputs: tab-separated output cannot be forged by a file name or a label in
+any program, all of them escape with one helper, and no NaN reaches any output.
+
+File names in these tests hold TAB, newline, ESC and a backslash; labels hold TAB and
+newline. Every program must print one line per document with its fixed number of
+columns, and the escaped name must read back (``\\t``, ``\\n``, ``\\x1b``, ``\\\\``).
+"""
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+import textnb
+from textnb.cli import evaluate, inspect, mailfilters, output, predict, train
+from textnb.cli import main
+
+NAMES = ["a\tspam\t0.99.eml", "b\nforged\tham.eml", "c\x1b[31m.eml", "d\\t.eml"]
+ESCAPED = ["a\\tspam\\t0.99.eml", "b\\nforged\\tham.eml", "c\\x1b[31m.eml", "d\\\\t.eml"]
+
+
+def test_one_escaping_helper_for_every_program():
+    assert predict.cell is output.cell and mailfilters.cell is output.cell
+    for module in (train, predict, evaluate, inspect):
+        assert module.dumps is output.dumps
+    assert output.cell("a\tb\nc\rd\\e\x00\x7f\x9b\udcff") == "a\\tb\\nc\\rd\\\\e\\x00\\x7f\\x9b\udcff"
+
+
+def _mail_folder(tmp_path):
+    folder = tmp_path / "mail"
+    folder.mkdir()
+    for n in NAMES:
+        (folder / n).write_bytes(b"Subject: cheap pills\n\ncheap pills offer now\n")
+    return folder
+
+
+@pytest.fixture
+def spam_model(tmp_path):
+    path = tmp_path / "spam.tnb"
+    docs = ["cheap pills offer", "win money now", "meeting at noon", "lunch report team"] * 2
+    textnb.TextClassifier().fit(docs, ["spam", "spam", "ham", "ham"] * 2).save(path)
+    return path
+
+
+def test_spamfilter_batch_escapes_file_names(tmp_path, spam_model):
+    folder = _mail_folder(tmp_path)
+    out, err = io.BytesIO(), io.StringIO()
+    rc = mailfilters.filter_main(["-m", str(spam_model), "--batch", str(folder), "--log-odds"],
+                                 stdin=io.BytesIO(), stdout=out, stderr=err)
+    assert rc == 0, err.getvalue()
+    lines = out.getvalue().decode().splitlines()
+    assert len(lines) == len(NAMES) and all(len(line.split("\t")) == 4 for line in lines)
+    assert sorted(line.split("\t")[0][len(str(folder)) + 1:] for line in lines) == sorted(ESCAPED)
+
+
+def test_topicfilter_escapes_file_names_labels_and_destinations(tmp_path):
+    folder = _mail_folder(tmp_path)
+    model = tmp_path / "topic.tnb"
+    docs = ["cheap pills offer now", "hockey game goal", "meeting at noon", "hockey team score"]
+    textnb.TextClassifier().fit(docs, ["odd\tlabel", "sport", "odd\tlabel", "sport"]).save(model)
+    out, err = io.StringIO(), io.StringIO()
+    rc = mailfilters.topic_main(["-m", str(model), "-o", str(tmp_path / "out"), "-n", "--uncalibrated", "--mail", str(folder)],
+                                stdout=out, stderr=err)
+    lines = out.getvalue().splitlines()
+    assert len(lines) == len(NAMES), (rc, err.getvalue(), lines)
+    assert all(len(line.split("\t")) == 4 for line in lines), lines
+    sources = sorted(line.split("\t")[0][len(str(folder)) + 1:] for line in lines)
+    assert sources == sorted(ESCAPED)
+    routed = [line.split("\t") for line in lines if line.split("\t")[1] == "odd\\tlabel"]
+    assert routed and all("\t" not in dest and "\n" not in dest for *_, dest in routed)
+
+
+def test_predict_lines_escapes_labels_and_sources(tmp_path):
+    model = tmp_path / "m.tnb"
+    textnb.TextClassifier().fit(["cheap pills", "noon lunch", "cheap offer", "lunch team"],
+                                ["bad\tlabel", "ok\nlabel", "bad\tlabel", "ok\nlabel"]).save(model)
+    name = tmp_path / "in\tput.txt"
+    name.write_text("cheap pills\nlunch\n")
+    out, err = io.StringIO(), io.StringIO()
+    rc = main(["predict", str(model), "--lines", str(name), "--top", "2"], stdout=out, stderr=err)
+    assert rc == 0, err.getvalue()
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 2 and all(len(line.split("\t")) == 3 for line in lines)
+    assert lines[0].startswith(str(tmp_path) + "/in\\tput.txt:1\t")
+    assert {cell.rsplit(" ", 1)[0] for line in lines for cell in line.split("\t")[1:]} == {"bad\\tlabel", "ok\\nlabel"}
+
+
+# --------------------------------------------------------------------------- no NaN in any output
+def _nan_scores(monkeypatch):
+    monkeypatch.setattr("textnb.apps.filtering.SpamFilter.log_odds_texts",
+                        lambda self, texts: np.full(len(list(texts)), np.nan))
+
+
+def test_spamfilter_never_prints_a_nan_score_nor_reads_it_as_a_verdict(tmp_path, spam_model, monkeypatch):
+    _nan_scores(monkeypatch)
+    message = b"Subject: hi\n\ncheap pills\n"
+    out, err = io.BytesIO(), io.StringIO()
+    rc = mailfilters.filter_main(["-m", str(spam_model), "-p"], stdin=io.BytesIO(message), stdout=out, stderr=err)
+    assert rc == 3 and out.getvalue() == message  # an error, the message unchanged; not "unsure" (2)
+    assert err.getvalue() == f"spamfilter: {spam_model}: the model gives NaN scores (its parameters are inconsistent)\n"
+    out, err = io.BytesIO(), io.StringIO()
+    rc = mailfilters.filter_main(["-m", str(spam_model), "--batch", str(_mail_folder(tmp_path))],
+                                 stdin=io.BytesIO(), stdout=out, stderr=err)
+    assert rc == 3 and b"nan" not in out.getvalue().lower() and "NaN scores" in err.getvalue()
+
+
+def test_predict_lines_never_prints_nan(tmp_path, monkeypatch):
+    model = tmp_path / "m.tnb"
+    textnb.TextClassifier().fit(["cheap pills", "noon lunch"], ["spam", "ham"]).save(model)
+    (tmp_path / "l.txt").write_text("cheap\n")
+    monkeypatch.setattr(predict, "_scores", lambda model, X: (np.full((len(X), 2), np.nan),) * 2)
+    for extra in (["--top", "2"], ["--top", "2", "--json"], ["--threshold", "0.5", "--json"], []):
+        out, err = io.StringIO(), io.StringIO()
+        rc = main(["predict", str(model), "--lines", str(tmp_path / "l.txt"), *extra], stdout=out, stderr=err)
+        assert rc == 1 and out.getvalue() == "" and "NaN scores" in err.getvalue(), extra
+        assert err.getvalue().count("\n") == 1
+
+
+def test_predict_lines_json_is_strict(tmp_path, monkeypatch):
+    model = tmp_path / "m.tnb"
+    textnb.TextClassifier().fit(["cheap pills", "noon lunch"], ["spam", "ham"]).save(model)
+    (tmp_path / "l.txt").write_text("cheap\n")
+    monkeypatch.setattr(predict, "_scores", lambda model, X: (np.array([[0.0, -np.inf]]), np.array([[np.inf, -np.inf]])))
+    out = io.StringIO()
+    assert main(["predict", str(model), "--lines", str(tmp_path / "l.txt"), "--top", "2", "--json"], stdout=out,
+                stderr=io.StringIO()) == 0
+    rec = json.loads(out.getvalue(), parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
+    assert rec["labels"][0]["log_odds"] == 1.7976931348623157e308
+
+
+# --------------------------------------------------------------------------- strict ASCII standard streams
+def _run_ascii(args):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=str(repo), PYTHONIOENCODING="ascii:strict", OPENBLAS_NUM_THREADS="1")
+    return subprocess.run([sys.executable, *map(str, args)], capture_output=True, timeout=300, env=env, cwd=str(repo))
+
+
+def test_strict_ascii_stdout_with_a_non_ascii_label(tmp_path):
+    """``PYTHONIOENCODING=ascii:strict``: train, predict, inspect and topicfilter print a
+    non-ASCII label as a backslash escape and exit 0 (topicfilter stopped at the first
+    document of that class, exit 1); spamfilter's error line names the path likewise."""
+    corpus = tmp_path / "c"
+    for label, words in (("späm", "cheap pills"), ("ham", "lunch noon")):
+        (corpus / label).mkdir(parents=True)
+        for i in range(3):
+            (corpus / label / f"{i}.txt").write_text(f"{words} {i}")
+    model = tmp_path / "m.tnb"
+    for args, wanted in ((["-m", "textnb", "train", corpus, "-o", model], b"sp\\xe4m 3"),
+                         (["-m", "textnb", "predict", model, corpus, "--proba"], b"sp\\xe4m=0.9"),
+                         (["-m", "textnb", "inspect", model], b"sp\\xe4m: 3 documents"),
+                         (["-m", "textnb", "predict", model, corpus, "--json"], b'"sp\\u00e4m"'),
+                         (["scripts/topicfilter", "-m", model, "-o", tmp_path / "out", "-n", "--uncalibrated", corpus],
+                          b"\tsp\\xe4m\t0.9")):
+        proc = _run_ascii(args)
+        assert proc.returncode == 0 and proc.stderr == b"", (args, proc.stderr)
+        assert wanted in proc.stdout, (args, proc.stdout[:300])
+        assert len(proc.stdout.splitlines()) >= 3
+    proc = _run_ascii(["scripts/spamfilter", "-m", tmp_path / "nö.tnb"])
+    assert proc.returncode == 3 and proc.stderr == f"spamfilter: {tmp_path}/n\\xf6.tnb: no such model file\n".encode()

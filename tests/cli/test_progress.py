@@ -1,0 +1,104 @@
+"""The one progress helper of the command line (textnb.cli.progress.Progress): tqdm on a
+terminal when installed, the plain one-line bar otherwise, silent when not a terminal;
+`textnb predict` over many files shows it (issue 19)."""
+
+import fcntl
+import io
+import os
+import pty
+import struct
+import subprocess
+import sys
+import termios
+from pathlib import Path
+
+import pytest
+
+from textnb.cli import evaluate, mailfilters, predict, train
+from textnb.cli.progress import Progress
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_silent_when_not_a_terminal():
+    stream = io.StringIO()
+    bar = Progress("reading", total=10, stream=stream)
+    for i in range(11):
+        bar(i)
+    bar.close()
+    assert stream.getvalue() == "" and not bar.enabled
+
+
+def test_fallback_bar_without_tqdm(monkeypatch):
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # import tqdm raises ImportError
+    stream = Terminal()
+    bar = Progress("reading", total=4, stream=stream)
+    bar(4)
+    bar.close()
+    assert "\rreading [" + "#" * 30 + "] 4/4" in stream.getvalue() and stream.getvalue().endswith("\r\033[K")
+
+
+def test_tqdm_on_a_terminal():
+    pytest.importorskip("tqdm")
+    stream = Terminal()
+    with Progress("classifying", stream=stream, unit="doc") as bar:
+        for i in range(1, 6):
+            bar(i)
+        assert bar._tqdm is not None and bar._tqdm.n == 5
+    assert "classifying" in stream.getvalue() and "doc" in stream.getvalue()
+
+
+def test_one_helper_everywhere():
+    assert mailfilters.Progress is Progress
+    for module in (train, predict, evaluate):
+        assert module.Progress is Progress
+    for module in (train, predict, evaluate, mailfilters):
+        source = Path(module.__file__).read_text()
+        assert "from tqdm" not in source and 'f"\\r' not in source  # no second bar beside it
+
+
+def _stderr_on_a_terminal(argv):
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave, env=env)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    out = proc.stdout.read()
+    proc.wait(timeout=120)
+    os.close(master)
+    return proc.returncode, out, b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_predict_over_many_files_shows_a_bar_on_a_terminal_only(tmp_path):
+    pytest.importorskip("tqdm")
+    for label, text in (("a", "apple banana"), ("b", "car truck")):
+        (tmp_path / "c" / label).mkdir(parents=True)
+        for i in range(3):
+            (tmp_path / "c" / label / f"{i}.txt").write_text(text)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(300):
+        (docs / f"{i}.txt").write_text("apple" if i % 2 else "truck")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    subprocess.run([sys.executable, "-m", "textnb", "train", str(tmp_path / "c"), "-o", str(tmp_path / "m.tnb")],
+                   check=True, capture_output=True, env=env, timeout=120)
+    argv = [sys.executable, "-m", "textnb", "predict", str(tmp_path / "m.tnb"), str(docs)]
+    code, out, tty = _stderr_on_a_terminal(argv)
+    assert code == 0 and out.count(b"\n") == 300
+    assert "classifying" in tty and "doc" in tty
+    r = subprocess.run(argv, capture_output=True, env=env, timeout=120)
+    assert r.returncode == 0 and r.stderr == b"" and r.stdout == out

@@ -1,0 +1,390 @@
+"""The one mail reader (textnb.io.mailtokens): every mailbox shape a server or a user has,
+hostile mail under a watchdog, signals through the fallback, and the same words on every
+path over the bundled and shared mail (issues 26.3, 27.1, 30.1, 30.4)."""
+
+import contextlib
+import email
+import email.policy
+import mailbox
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from textnb.io import mailtokens as mt
+from textnb.io.mail import iter_messages
+from textnb.io.mailtokens import message_text, message_tokens, read_message
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = REPO.parent / "shared" / "corpora"
+ALPHA = re.compile(r"[^\W\d_]{2,}")
+
+
+def spam_words(data, **kw):
+    """The body words (letters only) of the spam tokens: tokens without a ``prefix:``."""
+    return {p for t in message_tokens(data, **kw) if ":" not in t for p in ALPHA.findall(t)}
+
+
+def text_words(data, **kw):
+    """The body words (letters only) of :func:`message_text` (after its header line)."""
+    body = message_text(data, **kw).split("\n", 1)[1]
+    return {p for w in re.findall(r"(?u)\b\w\w+\b", body.lower()) if not re.fullmatch(r"skip_\w_\d+", w)
+            for p in ALPHA.findall(w)}
+
+
+def reach(data, words):
+    """``words`` reach both renderings as body words, and both renderings agree."""
+    a, b = spam_words(data), text_words(data)
+    assert a == b, (sorted(a - b), sorted(b - a))
+    missing = set(words) - a
+    assert not missing, (missing, sorted(a))
+    return message_tokens(data)
+
+
+# -- every shape -------------------------------------------------------------------------------
+def test_header_fields_followed_directly_by_the_body():
+    """Issue 27's cause: a Subject line and then the body, no blank line between them."""
+    data = b"Subject: cheap watches\nFrom: Bob <bob@shop.example>\nBuy our watches today\nline two of the body\n"
+    toks = reach(data, {"buy", "our", "watches", "today", "line", "two", "body"})
+    assert {"subject:cheap", "from:shop.example", "mimedefect:noseparator"} <= set(toks)
+    assert "today" in toks and "subject:today" not in toks
+    # as Python's email parser reads it
+    msg = email.message_from_bytes(data, policy=email.policy.compat32)
+    assert msg["Subject"] == "cheap watches" and "Buy our watches today" in msg.get_payload()
+    # with the blank line: the same words, no defect
+    blank = b"Subject: cheap watches\nFrom: Bob <bob@shop.example>\n\nBuy our watches today\nline two of the body\n"
+    assert set(message_tokens(blank)) == set(toks) - {"mimedefect:noseparator"}
+
+
+def test_header_less_texts():
+    for text, words in [
+        (b"Free entry: win a cheap prize now\n", {"free", "entry", "win", "cheap", "prize", "now"}),
+        (b"URGENT: call now to claim your prize\nreply STOP\n", {"urgent", "call", "claim", "prize", "stop"}),
+        (b"From the office: see you at 10.30\n", {"from", "the", "office", "see", "you"}),
+        (b"From me to you\n", {"from", "me", "to", "you"}),
+        (b"Hi:) see you at noon", {"hi", "see", "you", "noon"}),
+        (b"just pasted text\nwith two lines", {"just", "pasted", "text", "with", "two", "lines"}),
+    ]:
+        toks = reach(text, words)
+        assert not [t for t in toks if t.startswith("hname:")], (text, toks)
+
+
+def test_mbox_from_line_and_from_quoting(tmp_path):
+    data = b"From alice@example.org Mon Jan  1 00:00:00 2024\nSubject: sale today\n\nhello there\n"
+    toks = reach(data, {"hello", "there"})
+    assert "subject:sale" in toks and "alice" not in toks and "jan" not in toks
+    box = tmp_path / "inbox"
+    box.write_bytes(b"From a@b.c Mon Jan  1 00:00:00 2024\nSubject: one\n\nfirst body\n>From the escaped line\n\n"
+                    b"From a@b.c Tue Jan  2 00:00:00 2024\nSubject: two\n\nsecond body\n")
+    got = list(iter_messages(box))
+    assert len(got) == 2
+    reach(got[0][1], {"first", "body", "from", "the", "escaped", "line"})
+    reach(got[1][1], {"second", "body"})
+
+
+def test_crlf_and_bare_cr_line_ends():
+    lf = (b"Subject: line ends\nContent-Type: multipart/mixed; boundary=B\n\n--B\nContent-Type: text/plain\n\n"
+          b"plain words here\n--B\nContent-Type: text/html\n\n<p>html\nwords</p>\n--B--\n")
+    want = message_tokens(lf)
+    assert {"plain", "html", "words", "subject:line"} <= set(want)
+    for variant in (lf.replace(b"\n", b"\r\n"), lf.replace(b"\n", b"\r")):
+        assert message_tokens(variant) == want
+        assert message_text(variant) == message_text(lf)
+    no_blank = b"Subject: crlf\r\nTo: x@y.example\r\nbody follows at once\r\n"
+    reach(no_blank, {"body", "follows", "at", "once"})
+
+
+def test_mh_folder_and_maildir(tmp_path):
+    mh = tmp_path / "mh"
+    mh.mkdir()
+    for i in (1, 2, 10):
+        (mh / str(i)).write_bytes(b"Subject: mh %d\nFrom: x@y.example\n\nmh body number%d\n" % (i, i))
+    (mh / ".mh_sequences").write_bytes(b"unseen: 1-10\n")
+    got = list(iter_messages(mh))
+    assert sorted(os.path.basename(s) for s, _ in got) == ["1", "10", "2"]
+    for _, data in got:
+        reach(data, {"mh", "body"})
+    md = mailbox.Maildir(str(tmp_path / "Maildir"), create=True)
+    md.add(b"Subject: fresh\nFrom: a@b.example\nno blank line before these words\n")
+    md.close()
+    (_, data), = iter_messages(tmp_path / "Maildir")
+    reach(data, {"no", "blank", "line", "before", "these", "words"})
+
+
+def test_8bit_and_misdeclared_charsets_and_refused_codecs():
+    reach(b"Subject: caf\xc3\xa9\n\ncr\xc3\xa8me br\xc3\xbbl\xc3\xa9e\n", {"crème", "brûlée"})  # 8-bit, no charset
+    reach(b"Content-Type: text/plain; charset=us-ascii\n\ncaf\xc3\xa9 ol\xc3\xa9\n", {"café", "olé"})  # lying
+    reach(b"Content-Type: text/plain; charset=x-unknown\n\ncaf\xe9 cr\xe8me\n", {"café", "crème"})  # Latin-1
+    koi8 = "Content-Type: text/plain; charset=koi8-r\n\n".encode() + "привет мир".encode("koi8-r")
+    reach(koi8, {"привет", "мир"})
+    for codec in ("punycode", "idna", "rot13", "base64"):  # no linear bound / not a text encoding: not used
+        data = b"Subject: x\nContent-Type: text/plain; charset=%s\n\nhello plain-words bcher-kva\n" % codec.encode()
+        toks = reach(data, {"hello", "plain", "words", "bcher", "kva"})
+        assert "charset:" + codec in toks
+    assert mt.decode_bytes(b"bcher-kva", "punycode") == "bcher-kva"
+
+
+def test_forwarded_message_rfc822_parts():
+    inner = b"From: carol@inner.example\nSubject: original offer\n\nthe forwarded words\n"
+    data = (b"Subject: Fwd: offer\nContent-Type: multipart/mixed; boundary=F\n\n--F\nContent-Type: text/plain\n\n"
+            b"see below\n--F\nContent-Type: message/rfc822\n\n" + inner + b"--F--\n")
+    toks = reach(data, {"see", "below", "the", "forwarded", "words"})
+    assert {"ctype:message/rfc822", "subject:original", "from:inner.example", "subject:fwd"} <= set(toks)
+    assert "subject_original" in message_text(data)
+    direct = b"Subject: fwd\nContent-Type: message/rfc822\n\n" + inner  # the whole message is a forward
+    reach(direct, {"the", "forwarded", "words"})
+
+
+def test_missing_or_empty_body_and_empty_message():
+    for data in (b"Subject: only a header\n", b"Subject: only a header", b"Subject: only a header\n\n",
+                 b"Subject: only a header\nContent-Type: text/plain; charset=utf-8\n\n\n"):
+        toks = message_tokens(data)
+        assert "subject:only" in toks and "subject:header" in toks and spam_words(data) == set(), (data, toks)
+        assert "mimedefect:noseparator" not in toks
+        assert message_text(data).startswith("received_hops_0 subject_only")
+    for data in (b"", b"\n", b"\r\n\r\n", b"From a@b.c Mon Jan  1 00:00:00 2024\n"):
+        assert message_tokens(data) == ["received:0", "ctype:text/plain"], data
+        assert isinstance(message_text(data), str)
+
+
+# -- hostile shapes under a watchdog (the speed is scripts/bench_mail_bounds.py's) ---------------
+@contextlib.contextmanager
+def watchdog(seconds=60):
+    def expire(signum, frame):
+        raise TimeoutError(f"not finished after {seconds} s: a quadratic path is back")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+MB = 1_000_000
+HOSTILE = {
+    "lt": (b"Subject: x\nContent-Type: text/html\n\n" + b"<" * MB,
+           lambda toks: "ctype:text/html" in toks and len(toks) < 10),
+    "script": (b"Subject: x\nContent-Type: text/html\n\n" + b"<script>" * (MB // 8) + b"</script>after",
+               lambda toks: "after" in toks and "script" not in toks),  # one script up to its end tag
+    "script_closed": (b"Subject: x\nContent-Type: text/html\n\n" + b"<script>x</script>" * (MB // 18) + b"after",
+                      lambda toks: "after" in toks and "x" not in toks),
+    "continuation": (b"Subject: xx\n" + b" ww\n" * (MB // 4) + b"\nhello\n",
+                     lambda toks: {"subject:xx", "subject:ww", "hello", "mimedefect:toomanyheaderbytes"} <= set(toks)),
+    "punycode": (b"Subject: x\nContent-Type: text/plain; charset=punycode\n\n"
+                 + bytes(range(97, 123)) * (MB // 52) + b"-" + b"a" * (MB // 2),
+                 lambda toks: "charset:punycode" in toks and "skip:a999980" in toks),  # read as Latin-1 text
+    "params": (b"Subject: x\nContent-Type: text/plain; " + b"a" * MB + b"\n\nhello\n",
+               lambda toks: "hello" in toks),
+    "quotes": (b"Subject: x\nContent-Type: text/plain" + b';"' * (MB // 2) + b"\n\nhello\n",
+               lambda toks: "hello" in toks and "mimedefect:toomanyparams" in toks),
+    "nested_rfc822": (b"Subject: x\n" + b"Content-Type: message/rfc822\n\nSubject: yy\n" * 1000 + b"\nhello\n",
+                      lambda toks: "mimedefect:toomanymultipart" in toks and "subject:yy" in toks),
+    "from_lines": (b"From here to there at 10:30\n" * (MB // 28), lambda toks: {"from", "here", "there"} <= set(toks)),
+    "cr": (b"Subject: x\r" + b"a\r" * (MB // 2), lambda toks: "hname:subject" in toks and "mimedefect:noseparator" in toks),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(HOSTILE))
+def test_hostile_mail_in_linear_time_on_both_renderings(shape):
+    data, check = HOSTILE[shape]
+    with watchdog():
+        toks = message_tokens(data, max_bytes=None)
+        text = message_text(data, max_bytes=None)
+    assert check(toks), toks[:20]
+    assert len(text) <= 2 * len(data)
+
+
+# -- signals: the fallback never swallows them (issue 30.4) ------------------------------------
+def test_fallback_catches_parse_errors_but_never_signals(monkeypatch):
+    from textnb.apps.spamclient import Terminated
+
+    def boom(exc):
+        def entity(*args, **kwargs):
+            raise exc
+        return entity
+
+    monkeypatch.setattr(mt, "_entity", boom(ValueError("odd input")))
+    toks = message_tokens(b"Subject: x\n\nhello world\n")
+    assert toks[0] == "mimedefect:unparsable" and "hello" in toks  # a parsing failure: the raw text
+    for exc in (Terminated(signal.SIGTERM), KeyboardInterrupt(), SystemExit(3), MemoryError()):
+        monkeypatch.setattr(mt, "_entity", boom(exc))
+        for render in (message_tokens, message_text):
+            with pytest.raises(type(exc)):
+                render(b"Subject: x\n\nhello world\n")
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 3), (signal.SIGHUP, 3), (signal.SIGINT, 130)])
+def test_signal_while_tokenizing_gives_the_signal_exit_code(tmp_path, sig, code):
+    """spamfilter exits 3 (SIGTERM, SIGHUP) / 130 (SIGINT) when the signal arrives while the
+    message is being tokenized, never a verdict."""
+    from textnb.apps.filtering import train_model
+
+    spam, ham = tmp_path / "spam", tmp_path / "ham"
+    spam.mkdir()
+    ham.mkdir()
+    (spam / "1").write_bytes(b"Subject: cheap pills\n\nbuy cheap pills now\n")
+    (ham / "1").write_bytes(b"Subject: meeting\n\nthe agenda for tomorrow\n")
+    model = tmp_path / "spam.tnb"
+    train_model(model, [spam], [ham])
+    code_text = (
+        "import os, sys, time, signal\n"
+        "import textnb.io.mailtokens as mt\n"
+        "orig = mt._entity\n"
+        "def slow(*a, **k):\n"
+        f"    os.kill(os.getpid(), {int(sig)}); time.sleep(0.5)\n"
+        "    return orig(*a, **k)\n"
+        "mt._entity = slow\n"
+        "from textnb.cli.mailcli import spamfilter\n"
+        f"sys.exit(spamfilter(['-m', {str(model)!r}]))\n")
+    r = subprocess.run([sys.executable, "-c", code_text], input=b"Subject: hi\n\ncheap pills\n",
+                       capture_output=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
+    assert r.returncode == code, r.stderr.decode(errors="replace")
+
+
+# -- all bundled and shared mail: words reach the model, the same on every path -----------------
+FORMATS = {
+    "as published": lambda d: d,
+    "no blank line after the header": lambda d: re.sub(rb"\r?\n\r?\n", b"\n", d, count=1),
+    "CRLF": lambda d: d.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"),
+    "mbox From line": lambda d: b"From someone@example.org Mon Jan  1 00:00:00 2024\n" + mt._strip_from_line(d),
+}
+
+
+def sms_messages():
+    from conftest import SMS_TSV
+
+    for line in SMS_TSV.read_text(encoding="utf-8").splitlines()[1:]:
+        label, _, text = line.partition("\t")
+        yield text.encode("utf-8")
+
+
+def test_every_bundled_text_reaches_the_model_in_every_format():
+    """The bundled SMS collection as header-less texts, after a Subject line without a
+    blank line, with CRLF and with an mbox From line: the text's words are body words of
+    both renderings, and the same in every format."""
+    n = 0
+    for text in sms_messages():
+        oracle = set(ALPHA.findall(text.decode("utf-8").lower()))
+        oracle = {w for w in oracle if len(w) <= mt.MAX_TOKEN}
+        # (right after a header line, a line that starts with a blank is a folded line of it)
+        for name, fmt in (("header-less", lambda d: d), ("subject", lambda d: b"Subject: sms\n" + d.lstrip()),
+                          ("crlf", lambda d: b"Subject: sms\r\n" + d.lstrip() + b"\r\n"),
+                          ("mbox", lambda d: b"From a@b.c Mon Jan  1 00:00:00 2024\nSubject: sms\n\n" + d)):
+            data = fmt(text)
+            got = spam_words(data)
+            assert got == text_words(data), (name, text)
+            assert oracle <= got or _long_runs(text), (name, text, oracle - got)
+        n += 1
+    assert n > 5000
+
+
+def _long_runs(text):
+    return any(len(r.strip("'.-")) > mt.MAX_TOKEN for r in re.findall(r"(?u)[\w$'.\-]+", text.decode("utf-8")))
+
+
+def _shared_messages(name):
+    root = Path("/work/corpora") / name
+    if not root.exists():
+        root = SHARED.parent / "corpora" / name
+    if not (SHARED / f"{name}.tar.gz").exists() and not root.exists():
+        pytest.skip(f"../shared corpus {name} is not available")
+    if not root.exists():
+        pytest.skip(f"{root} is not unpacked")
+    for dirpath, dirs, files in sorted(os.walk(root)):
+        dirs.sort()
+        if os.path.basename(dirpath) not in ("ham", "spam"):
+            continue
+        for f in sorted(files):
+            yield os.path.join(dirpath, f)
+
+
+def _field_like_body(data):
+    """Whether the body starts with a ``Name: value`` line or a blank (without the blank
+    line before it, a header field or a folded line to every mail reader)."""
+    body = re.split(rb"\r?\n\r?\n", data, maxsplit=1)[-1]
+    return re.match(rb"[!-9;-~]+:|[ \t]", body) is not None
+
+
+def _payload_words(data):
+    """Independent oracle: the words of a one-part text/plain message's body as Python's
+    email parser reads it (None for other messages)."""
+    msg = email.message_from_bytes(data, policy=email.policy.compat32)
+    if msg.is_multipart() or msg.get_content_type() != "text/plain":
+        return None
+    cte = (msg.get("Content-Transfer-Encoding") or "").strip().lower()
+    if cte not in ("", "7bit", "8bit", "quoted-printable"):
+        return None
+    payload = msg.get_payload(decode=True) or b""
+    text = mt.decode_bytes(payload, msg.get_content_charset())
+    if _long_runs(text.encode("utf-8")):
+        return None
+    return set(ALPHA.findall(text.lower()))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("corpus", ["spamassassin", "csdmc2010_spam"])
+def test_shared_mail_reaches_the_model_the_same_on_every_path(corpus):
+    """Every message of the shared mail corpora, as published and in other formats: both
+    renderings give the same body words, and for one-part text messages every word that
+    Python's email parser finds in the body is a body token."""
+    n = checked = 0
+    for path in _shared_messages(corpus):
+        raw = Path(path).read_bytes()
+        base = spam_words(raw)
+        assert base == text_words(raw), path
+        oracle = _payload_words(raw)
+        if oracle is not None:
+            assert oracle <= base, (path, sorted(oracle - base)[:10])
+            checked += 1
+        for name, fmt in FORMATS.items():
+            data = fmt(raw)
+            got = spam_words(data)
+            assert got == text_words(data), (path, name)
+            if name == "no blank line after the header" and oracle is not None and not _field_like_body(raw):
+                assert oracle <= got, (path, name, sorted(oracle - got)[:10])
+            elif name != "no blank line after the header":
+                assert got == base, (path, name, sorted(got ^ base)[:10])
+        n += 1
+    assert n > 1000 and checked > 100
+
+
+def test_batch_and_in_process_paths_give_the_same_scores(tmp_path, capsysbinary):
+    """The same messages through the tokenizer and the model in-process, the numpy-free
+    batch path and the numpy one: the same log-odds (one tokenizer behind all)."""
+    from textnb.apps.filtering import SpamFilter, train_model
+    from textnb.apps.spamlite import LiteFilter
+
+    texts = list(sms_messages())[:400]
+    spam, ham, test = tmp_path / "spam", tmp_path / "ham", tmp_path / "test"
+    for d in (spam, ham, test):
+        d.mkdir()
+    for i, t in enumerate(texts[:300]):
+        (spam if i % 3 == 0 else ham).joinpath(f"{i}").write_bytes(b"Subject: sms\n" + t)
+    model = tmp_path / "spam.tnb"
+    train_model(model, [spam], [ham])
+    msgs = [fmt(b"Subject: sms\n" + t) for t in texts[300:] for fmt in FORMATS.values()]
+    full = SpamFilter.load(model)
+    lite = LiteFilter.load(model)
+    assert lite is not None
+    a = list(full.log_odds(msgs))
+    b = [v.log_odds for v in lite.classify(msgs)]
+    assert a == pytest.approx(b, rel=1e-12, abs=1e-12)
+    tokens = [message_tokens(m) for m in msgs]
+    c = list(full.model.decision_function(tokens))
+    assert a == pytest.approx(c, rel=1e-12, abs=1e-12)
+
+
+def test_read_message_reports_its_items():
+    mail = read_message(b"Subject: s\nContent-Type: multipart/mixed; boundary=B\n\n--B\n"
+                        b"Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: quoted-printable\n\n"
+                        b"caf=C3=A9\n--B\nContent-Type: application/pdf; name=a.pdf\n\nxx\n--B--\n")
+    kinds = [it[0] for it in mail.items]
+    assert kinds == ["header", "ctype", "ctype", "charset", "cte", "text", "ctype", "attach"]
+    assert mail.items[5][1].strip() == "café" and mail.items[-1][1:3] == ("a.pdf", "application/pdf")
+    assert not mail.cut and not mail.truncated and mail.unparsable is None
