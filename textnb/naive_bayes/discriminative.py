@@ -70,13 +70,13 @@ class DiscriminativeNB(_BaseCountNB):
     select_nnz : int, default=200000
         Stored cells (document-term pairs) the ``"auto"`` choice looks at, at most
         (about 1,300 20 Newsgroups posts): it costs a few passes over that sample.
-    max_nnz : int, default=4000000
+    max_nnz : int, default=3000000
         The passes run over every training document when the batch has at most this
         many stored cells (20 Newsgroups has 1.8 million), else over a seeded random
         sample of that size whose documents stand for the whole batch: training from a
-        stream (:class:`~textnb.TextClassifier`, ``textnb train``) keeps at most twice
-        that many cells of rows (8 bytes each), so its memory does not grow with the
-        corpus (``docs/bench_scale.md``). With
+        stream (:class:`~textnb.TextClassifier`, ``textnb train``) keeps at most 1.5
+        times that many cells of rows (8 bytes each), so its memory does not grow with
+        the corpus (``docs/bench_scale.md``). With
         very many classes the sample is smaller still: at most ``4e8 / n_classes``
         cells, so a pass stays about a second of work
         (:data:`textnb.core.dfe.PASS_WORK`).
@@ -161,7 +161,7 @@ class DiscriminativeNB(_BaseCountNB):
     }
 
     def __init__(self, *, event_model="auto", alpha=None, passes=2, step=4.5, cv=5, select_nnz=200_000,
-                 max_nnz=4_000_000, random_state=0, n_jobs=None, calibration="temperature"):
+                 max_nnz=3_000_000, random_state=0, n_jobs=None, calibration="temperature"):
         self.event_model = event_model
         self.alpha = alpha
         self.passes = passes
