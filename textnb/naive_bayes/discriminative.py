@@ -241,12 +241,17 @@ class DiscriminativeNB(_BaseCountNB):
                              f"{self.feature_count_.shape[1]} features")
         parts = [(m.classes_, CountTable.from_arrays(m.class_count_, m.feature_count_)) for m in (self, other)]
         classes, table = merge_aligned(parts)
-        if hasattr(self, "scale_") or hasattr(other, "scale_"):  # the two scales averaged by documents
+        self.merge_calibration(other)
+        self.class_documents_ = self.merged_documents(other, classes)
+        return self._fit_counts(classes, table.class_count, table.feature_count)
+
+    def merge_calibration(self, other):
+        """Set ``scale_`` to the two models' scales averaged, weighted by their documents
+        (before their documents are added; either order gives the same number)."""
+        if hasattr(self, "scale_") or hasattr(other, "scale_"):
             n = [float(np.sum(m.class_documents_)) for m in (self, other)]
             s = [float(getattr(m, "scale_", 1.0)) for m in (self, other)]
             self.scale_ = (n[0] * s[0] + n[1] * s[1]) / (n[0] + n[1]) if n[0] + n[1] > 0 else s[0]
-        self.class_documents_ = self.merged_documents(other, classes)
-        return self._fit_counts(classes, table.class_count, table.feature_count)
 
     def merged_documents(self, other, classes):
         """``class_documents_`` of this model and ``other`` added, aligned on ``classes``."""
