@@ -516,7 +516,7 @@ def write_report(path, png, factories, results, sizes, choices, seconds):
               "each training part (see the choices above), so where the two are close it can go either way.",
               "- What the default trades against the plain count models (README, 'The default text "
               "model'): the passes re-score the training documents, so training keeps their sparse rows "
-              "in memory (up to `max_nnz` = 4 million document-term cells, beyond that a seeded sample "
+              "in memory (up to `max_nnz` = 3 million document-term cells, beyond that a seeded sample "
               "for the passes); `partial_fit` makes the passes over each batch and `merge` adds the sums "
               "of models trained apart, which is not the model trained on all documents; `forget` is "
               "refused. `--model multinomial` keeps the exact sums.",

@@ -229,7 +229,7 @@ def test_cli_train_default_and_model_flags(tmp_path):
 
 def test_streamed_training_keeps_a_bounded_sample_of_rows(sms):
     """Beyond max_nnz cells the stream keeps a content-keyed sample of the documents for
-    the passes (at most twice max_nnz cells at any time) and only the sums of the others."""
+    the passes (at most 1.5 times max_nnz cells at any time) and only the sums of the others."""
     from textnb.text.tokenize import Analyzer
     from textnb.text.training import count_documents
 
@@ -237,7 +237,7 @@ def test_streamed_training_keeps_a_bounded_sample_of_rows(sms):
     classes, yi = np.unique(y, return_inverse=True)
     analyzer = Vectorizer().build_analyzer()
     acc = count_documents(docs, yi, np.ones(len(y)), 2, analyzer, rows=True, batch_size=500, max_row_nnz=5000)
-    assert acc.row_nnz <= 2 * 5000 and acc.dropped is not None
+    assert acc.row_nnz <= 1.5 * 5000 and acc.dropped is not None
     cols = np.arange(len(acc.vocab))
     dropped = acc.dropped_sums(cols)
     X, yk, wk = acc.row_matrix(cols)

@@ -70,13 +70,13 @@ class DiscriminativeNB(_BaseCountNB):
     select_nnz : int, default=200000
         Stored cells (document-term pairs) the ``"auto"`` choice looks at, at most
         (about 1,300 20 Newsgroups posts): it costs a few passes over that sample.
-    max_nnz : int, default=4000000
+    max_nnz : int, default=3000000
         The passes run over every training document when the batch has at most this
         many stored cells (20 Newsgroups has 1.8 million), else over a seeded random
         sample of that size whose documents stand for the whole batch: training from a
-        stream (:class:`~textnb.TextClassifier`, ``textnb train``) keeps at most twice
-        that many cells of rows (8 bytes each), so its memory does not grow with the
-        corpus (``docs/bench_scale.md``). With
+        stream (:class:`~textnb.TextClassifier`, ``textnb train``) keeps at most 1.5
+        times that many cells of rows (8 bytes each), so its memory does not grow with
+        the corpus (``docs/bench_scale.md``). With
         very many classes the sample is smaller still: at most ``4e8 / n_classes``
         cells, so a pass stays about a second of work
         (:data:`textnb.core.dfe.PASS_WORK`).
@@ -161,7 +161,7 @@ class DiscriminativeNB(_BaseCountNB):
     }
 
     def __init__(self, *, event_model="auto", alpha=None, passes=2, step=4.5, cv=5, select_nnz=200_000,
-                 max_nnz=4_000_000, random_state=0, n_jobs=None, calibration="temperature"):
+                 max_nnz=3_000_000, random_state=0, n_jobs=None, calibration="temperature"):
         self.event_model = event_model
         self.alpha = alpha
         self.passes = passes
@@ -241,12 +241,17 @@ class DiscriminativeNB(_BaseCountNB):
                              f"{self.feature_count_.shape[1]} features")
         parts = [(m.classes_, CountTable.from_arrays(m.class_count_, m.feature_count_)) for m in (self, other)]
         classes, table = merge_aligned(parts)
-        if hasattr(self, "scale_") or hasattr(other, "scale_"):  # the two scales averaged by documents
+        self.merge_calibration(other)
+        self.class_documents_ = self.merged_documents(other, classes)
+        return self._fit_counts(classes, table.class_count, table.feature_count)
+
+    def merge_calibration(self, other):
+        """Set ``scale_`` to the two models' scales averaged, weighted by their documents
+        (before their documents are added; either order gives the same number)."""
+        if hasattr(self, "scale_") or hasattr(other, "scale_"):
             n = [float(np.sum(m.class_documents_)) for m in (self, other)]
             s = [float(getattr(m, "scale_", 1.0)) for m in (self, other)]
             self.scale_ = (n[0] * s[0] + n[1] * s[1]) / (n[0] + n[1]) if n[0] + n[1] > 0 else s[0]
-        self.class_documents_ = self.merged_documents(other, classes)
-        return self._fit_counts(classes, table.class_count, table.feature_count)
 
     def merged_documents(self, other, classes):
         """``class_documents_`` of this model and ``other`` added, aligned on ``classes``."""

@@ -316,6 +316,7 @@ class TextClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
         classes, table = merge_aligned(parts, columns=columns, n_features=len(terms))
         self.vectorizer_._set_terms(terms)
         if isinstance(self.model_, DiscriminativeNB):
+            self.model_.merge_calibration(other.model_)
             self.model_.class_documents_ = self.model_.merged_documents(other.model_, classes)
         self.model_._fit_counts(classes, table.class_count, table.feature_count)  # fresh arrays
         self.classes_ = self.model_.classes_

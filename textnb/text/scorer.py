@@ -118,7 +118,11 @@ class TextScorer:
         return jll - logsumexp(jll, axis=1, keepdims=True)
 
     def predict_proba(self, docs):
-        return np.exp(self.predict_log_proba(docs))
+        """``P(c | d)``, each row renormalised to sum to 1, as the estimators'
+        (:meth:`textnb.naive_bayes.base.BaseNB.predict_proba`) are: the same floats."""
+        proba = np.exp(self.predict_log_proba(docs))
+        total = proba.sum(axis=1, keepdims=True)
+        return np.divide(proba, total, out=proba, where=total > 0)
 
     def predict_log_odds(self, docs):
         """Per-class log-odds (keeps its resolution where probabilities round to 0 or 1)."""

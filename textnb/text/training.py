@@ -96,8 +96,8 @@ class Accumulator:
             self.rows.append((y_index[kept], weights[kept], lengths.astype(np.int32), ids[local].astype(np.int32),
                               counts.astype(np.float32), hashes))  # 8 bytes a cell (counts: integers < 2**24)
             self.row_nnz += int(lengths.sum())
-            if self.max_row_nnz is not None and self.row_nnz > 2 * self.max_row_nnz:
-                self._shrink()  # amortised: at most twice the kept cells are held
+            if self.max_row_nnz is not None and self.row_nnz > 1.5 * self.max_row_nnz:
+                self._shrink()  # amortised: at most 1.5 times the kept cells are held
         cap = self.tf_total.shape[0]
         if len(self.vocab) > cap:
             new_cap = max(2 * cap, len(self.vocab))
