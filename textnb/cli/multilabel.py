@@ -6,6 +6,7 @@ shows progress on a terminal and prints the summary or the report.
 
 import time
 
+from textnb.cli.argtypes import bounded
 from textnb.cli.output import dumps
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError
@@ -14,6 +15,9 @@ __all__ = ["add_options", "evaluate", "train"]
 
 STRATEGIES = ("scutfbr", "scut", "rcut", "pcut")
 
+
+#: labels a document gets at least (checked when parsed: a usage error outside the range)
+min_labels = bounded(int, low=0, high=1_000_000)
 
 def add_options(p):
     """The multi-label options of ``train`` and ``evaluate``."""
@@ -39,8 +43,9 @@ def add_options(p):
                         "documents: scutfbr (default) a threshold per label with a fallback for rare labels, scut "
                         "a threshold per label, rcut the best labels of each document, pcut each label to a share "
                         "of the documents predicted together")
-    g.add_argument("--min-labels", type=int, default=1, metavar="N",
-                   help="a document gets at least its N best labels (default 1; 0: a document may get none)")
+    g.add_argument("--min-labels", type=min_labels, default=1, metavar="N",
+                   help=f"a document gets at least its N best labels (default 1; 0: a document may get none; "
+                        f"{min_labels.range})")
     g.add_argument("--method", choices=("copy", "ovr"), default="copy",
                    help="copy (default): one model over the documents copied once per label; ovr: one binary "
                         "model per label")
@@ -53,8 +58,6 @@ def _model(args, opts):
 
     if opts.lazy or getattr(args, "scheduler", None):
         raise InputError("--multilabel / --labels: no --lazy, no --scheduler")
-    if args.min_labels < 0:
-        raise InputError(f"--min-labels must be >= 0; got {args.min_labels}")
     clf = make_text_classifier(opts)
     return clf.vectorizer, MultiLabelNB(clf.model, method=args.method, threshold=args.strategy,
                                         min_labels=args.min_labels)

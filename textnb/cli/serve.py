@@ -30,7 +30,8 @@ def add_parser(sub):
                    metavar="SECONDS", help=f"drop a client silent for this long (default 30; {timeout.range})")
     p.add_argument("--spamd", type=spamd_address, metavar="ADDRESS",
                    help="speak SpamAssassin's spamd protocol (SPAMC/1.5, for spamc, Exim, Postfix) on PORT of "
-                        "127.0.0.1, HOST:PORT, or a Unix socket PATH (with a '/'; created mode 0600)")
+                        "127.0.0.1, HOST:PORT, or a Unix socket PATH (with a '/'; created mode 0600; "
+                        f"{spamd_address.range})")
     p.add_argument("--allow-tell", action="store_true",
                    help="let spamd clients learn (spamc -L spam|ham|forget), as spamd's --allow-tell")
     p.add_argument("--user-models", metavar="TEMPLATE",
@@ -82,6 +83,9 @@ def spamd_address(text):
     if "/" in text:
         return text
     return http_address(text)
+
+
+spamd_address.range = "port 0 to 65535, or a socket path"
 
 
 #: (:data:`textnb.apps.serve.DEFAULT_MAX_TEXTS`, ``DEFAULT_MAX_TOKENS``: written here too so that

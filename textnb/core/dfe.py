@@ -241,6 +241,9 @@ MIN_CALIBRATION_DOCUMENTS = 50
 #: Most documents held out for the calibration (one scalar needs no more; fewer held out per
 #: fold also leave each fold's model closer to the trained one).
 MAX_CALIBRATION_DOCUMENTS = 5000
+#: At most this many held-out scores (documents x classes; 16 MB in float64): with more than
+#: MAX_CALIBRATION_CELLS / MIN_CALIBRATION_DOCUMENTS (40,000) classes a model stays uncalibrated.
+MAX_CALIBRATION_CELLS = 2_000_000
 
 
 def fit_scale(S, y_index, weights=None):
@@ -305,7 +308,8 @@ def leave_out_scale(family, feature_count, class_count, T, y_index, contribution
     under the full model would be overconfident; these are out-of-fold scores, as
     cross-validated calibration uses (Platt 1999, Guo et al. 2017). ``weights`` weigh
     the log-loss. Returns None (nothing to calibrate on) with fewer than
-    :data:`MIN_CALIBRATION_DOCUMENTS` documents or fewer than two classes.
+    :data:`MIN_CALIBRATION_DOCUMENTS` documents, fewer than two classes, or so many classes
+    that that many documents' scores exceed :data:`MAX_CALIBRATION_CELLS`.
     """
     n, n_classes = T.shape[0], len(class_count)
     if n < max(MIN_CALIBRATION_DOCUMENTS, 2 * folds) or n_classes < 2:
@@ -313,10 +317,16 @@ def leave_out_scale(family, feature_count, class_count, T, y_index, contribution
     # by content (any row order alike); equal documents, which have equal keys, in one fold
     _, rank = np.unique(np.asarray(keys), return_inverse=True)
     rank = rank.reshape(-1)
-    held = np.flatnonzero(rank < np.sort(rank)[min(n, MAX_CALIBRATION_DOCUMENTS) - 1] + 1)  # the smallest keys
+    # the held-out scores are (documents x classes): with very many classes, fewer documents
+    limit = min(n, MAX_CALIBRATION_DOCUMENTS, MAX_CALIBRATION_CELLS // n_classes)
+    if limit < MIN_CALIBRATION_DOCUMENTS:
+        return None
+    held = np.flatnonzero(rank < np.sort(rank)[limit - 1] + 1)  # the smallest keys
     fold = np.full(n, -1)
     fold[held] = rank[held] % folds
-    S = np.empty((n, n_classes))
+    position = np.full(n, -1)
+    position[held] = np.arange(len(held))
+    S = np.empty((len(held), n_classes))
     fc = np.array(feature_count, dtype=np.float32)  # single precision, as in the passes
     for f in range(folds):
         rows = np.flatnonzero(fold == f)
@@ -331,8 +341,8 @@ def leave_out_scale(family, feature_count, class_count, T, y_index, contribution
                         - np.bincount(y_index[rows], weights=contribution[rows], minlength=n_classes), 0.0)
         W, b = linear_weights(family, fc, cc, alpha, pool, dtype=np.float32)
         fc[cells] = kept  # ...and put back exactly
-        S[rows] = scores(Tf, W, b, pool)
-    return fit_scale(S[held], y_index[held], None if weights is None else np.asarray(weights)[held])
+        S[position[rows]] = scores(Tf, W, b, pool)
+    return fit_scale(S, y_index[held], None if weights is None else np.asarray(weights)[held])
 
 
 @contextmanager
