@@ -240,8 +240,10 @@ def select(corpora, splits):
         t = time.perf_counter()
         y, out = cv_scores(corpus, tr, GRID)
         pooled.append((y, out))
+        yb = (y == "spam").astype(int)
         for i, r in enumerate(rows):
             r["recall"].append(recall_at_fp(out[i], y)[0])
+            r.setdefault("roca", []).append(100 * (1 - roc_auc_score(yb, out[i])))
         log(f"  select {corpus.name}: {time.perf_counter() - t:.0f}s")
     for i, r in enumerate(rows):
         r["mean"] = float(np.mean(r["recall"]))
@@ -644,13 +646,14 @@ def render_accuracy(study, selection, set_names, load):
                    f"({len(set_names)} sets). Criterion, fixed in advance: spam recall at ham FP <= 0.5 % of the pooled "
                    "out-of-fold scores averaged over all sets, among the scorings for which one spam cut-off keeps the "
                    f"pooled out-of-fold ham FP <= {100 * CUTOFF_FP:g} % on every set.\n")
-        out.append("| SpamScorer | mean recall | lowest recall | spam cut-off that protects ham on every set |")
-        out.append("|---|---:|---:|---:|")
+        out.append("| SpamScorer | mean recall | lowest recall | mean 1 - AUC | highest 1 - AUC | "
+                   "spam cut-off that protects ham on every set |")
+        out.append("|---|---:|---:|---:|---:|---:|")
         for i, r in enumerate(selection["rows"]):
             mark = "**" if i == selection["best"] else ""
             cut = f"{r['cutoff']:g}" if r["cutoff"] is not None else "none"
             out.append(f"| {mark}{cfg_name(r['cfg'])}{mark} | {mark}{pct(r['mean'], 2)}{mark} | "
-                       f"{pct(min(r['recall']), 1)} | {cut} |")
+                       f"{pct(min(r['recall']), 1)} | {np.mean(r['roca']):.3f} % | {max(r['roca']):.3f} % | {cut} |")
         out.append("")
         out.append(f"Chosen: **{cfg_name(GRID[selection['best']])}**, spam cut-off "
                    f"**{selection['spam_cutoff']:g}**; pooled out-of-fold ham FP / unsure at each candidate cut-off:\n")
