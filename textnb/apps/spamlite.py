@@ -2,7 +2,7 @@
 
 A mail filter runs as one short process per message (or per folder), so what it imports
 is most of its cost. This module needs only the standard library's core modules and
-:mod:`textnb.io.mailtokens`; it holds
+:mod:`textnb.io.mailtokens` (the one mail reader); it holds
 
 * the verdict rules shared by every spam path (:func:`verdict_of`, :class:`Verdict`,
   the default cut-offs, the exit codes, :func:`add_headers`, :func:`score_text`;
