@@ -790,7 +790,7 @@ def _entity(fields, body, mail, depth, budget, top=False):
     ctype, params = _params(header.get("content-type", "text/plain"), cut)
     if "/" not in ctype or " " in ctype:
         ctype = "text/plain"
-    if top and "content-type" not in header:  # a message body pasted or saved without its header
+    if top and not fields:  # a message body pasted or saved without its header
         ctype, params = _sniff(body, ctype, params)
     if ctype.startswith("multipart/"):
         items.append(("ctype", ctype, True, top))
