@@ -631,20 +631,21 @@ def html_text(src):
         if m is None:
             break
         lt = m.start()
-        data(src[pos:lt])
+        if lt > pos and not skip:  # data(src[pos:lt]), inline: this loop runs once per tag
+            chunk = src[pos:lt]
+            text.append(unescape(chunk) if "&" in chunk else chunk)
         if tags >= MAX_HTML_TAGS:
             capped, pos = True, n
             break
-        tag = m.group(2)
+        end_tag, tag, attrs = m.group(1, 2, 3)
         if tag is not None:  # the common case, in one match (the same reading as below)
             tags += 1
             pos = m.end()
             tag = tag.lower()
-            if m.group(1):  # an end tag
+            if end_tag:  # an end tag
                 if tag in _SKIP_TAGS and skip:
                     skip -= 1
                 continue
-            attrs = m.group(3)
             if "=" in attrs:
                 low = attrs.lower()
                 if "href" in low or "src" in low or "action" in low or "alt" in low or "title" in low:
