@@ -670,25 +670,27 @@ def render_accuracy(study, selection, set_names, load):
         for c in selection["cutoffs"]:
             out.append(f"| {c['cutoff']:.10g} | {pct(max(c['fp']), 2)} | {pct(float(np.mean(c['unsure'])))} |")
         out.append("")
-    out.append(f"Measured by `scripts/bench_spam.py --accuracy{' --select' if selection else ''}` on "
-               f"{time.strftime('%Y-%m-%d')} (textnb {textnb.__version__}, Python {sys.version.split()[0]}); "
-               f"1-minute load average of the shared 2-core machine during the run: {load:.1f}.")
+    out.append(measured(f" --accuracy{' --select' if selection else ''}", load))
     return "\n".join(out) + "\n"
 
 
-def write_accuracy_doc(table, path=DOC):
-    start, end = "<!-- accuracy:start -->", "<!-- accuracy:end -->"
-    text = path.read_text()
-    if start not in text or end not in text:
-        text = text.rstrip() + f"\n\n{start}\n{end}\n"
-    head, rest = text.split(start, 1)
-    _, tail = rest.split(end, 1)
-    path.write_text(head + start + "\n" + table + end + tail)
+def publish(table, args, marker):
+    """Print ``table`` and (without --no-write) put it between the ``marker`` lines of docs/spam.md."""
+    print(table)
+    if not args.no_write:
+        write_doc(table, marker=marker)
+    return 0
 
 
 # -- report -------------------------------------------------------------------------------------
 def pct(v, digits=1):
     return "-" if v is None else f"{100 * v:.{digits}f} %"
+
+
+def measured(flags, load):
+    return (f"Measured by `scripts/bench_spam.py{flags}` on {time.strftime('%Y-%m-%d')} (textnb {textnb.__version__}, "
+            f"Python {sys.version.split()[0]}); 1-minute load average of the 2-core machine (shared with other "
+            f"jobs) during the run: {load:.1f}.")
 
 
 def render(results, selection, online_res, load):
@@ -796,15 +798,14 @@ def render(results, selection, online_res, load):
                 for s in systems) + " |")
         out.append("")
         out.append(f"![online ROC curves]({PLOT.name})\n")
-    out.append(f"Measured by `scripts/bench_spam.py` on {time.strftime('%Y-%m-%d')} (textnb {textnb.__version__}, "
-               f"Python {sys.version.split()[0]}); 1-minute load average of the 2-core machine during the run: "
-               f"{load:.1f}.")
+    out.append(measured("", load))
     return "\n".join(out) + "\n"
 
 
-def write_doc(table, path=DOC):
-    start, end = "<!-- bench:start -->", "<!-- bench:end -->"
-    text = path.read_text() if path.exists() else f"# Spam filtering\n\n{start}\n{end}\n"
+def write_doc(table, path=DOC, marker="bench"):
+    """Put ``table`` between the ``<!-- MARKER:start -->`` / ``<!-- MARKER:end -->`` lines of ``path``."""
+    start, end = f"<!-- {marker}:start -->", f"<!-- {marker}:end -->"
+    text = path.read_text() if path.exists() else "# Spam filtering\n"
     if start not in text or end not in text:
         text = text.rstrip() + f"\n\n{start}\n{end}\n"
     head, rest = text.split(start, 1)
@@ -843,16 +844,7 @@ def main(argv=None):
     if args.accuracy:
         return accuracy_main(args, corpora, splits, loads)
     selection = select(corpora, splits) if args.select else None
-    extra = []
-    if selection:
-        best = GRID[selection["best"]]
-        default = SPAM_KINDS[DEFAULT_KIND]
-        if SpamScorer(**best).get_params() != SpamScorer(**default).get_params() \
-                or selection["spam_cutoff"] != DEFAULT_SPAM_CUTOFF:
-            log(f"NOTE: the selection chose {cfg_name(best)} with spam cut-off {selection['spam_cutoff']:g}; "
-                f"the module defaults are {cfg_name(default)} / {DEFAULT_SPAM_CUTOFF:g}")
-            extra.append((f"textnb CV choice ({cfg_name(best)}; cut-off {selection['spam_cutoff']:g})", best,
-                          selection["spam_cutoff"]))
+    extra = cv_choice_rows(selection)
     results = []
     for c, (tr, te) in zip(corpora, splits):
         tmp = tempfile.mkdtemp(prefix="bench_spam_")
@@ -872,11 +864,21 @@ def main(argv=None):
             shutil.rmtree(tmp, ignore_errors=True)
         plot_online(online_res)
         loads.append(os.getloadavg()[0])
-    table = render(results, selection, online_res, float(np.mean(loads)))
-    print(table)
-    if not args.no_write:
-        write_doc(table)
-    return 0
+    return publish(render(results, selection, online_res, float(np.mean(loads))), args, "bench")
+
+
+def cv_choice_rows(selection):
+    """The extra row for the selection's choice when it is not the module default (else none)."""
+    if not selection:
+        return []
+    best, default = GRID[selection["best"]], SPAM_KINDS[DEFAULT_KIND]
+    if SpamScorer(**best).get_params() == SpamScorer(**default).get_params() \
+            and selection["spam_cutoff"] == DEFAULT_SPAM_CUTOFF:
+        return []
+    log(f"NOTE: the selection chose {cfg_name(best)} with spam cut-off {selection['spam_cutoff']:g}; "
+        f"the module defaults are {cfg_name(default)} / {DEFAULT_SPAM_CUTOFF:g}")
+    return [(f"textnb CV choice ({cfg_name(best)}; cut-off {selection['spam_cutoff']:g})", best,
+             selection["spam_cutoff"])]
 
 
 def accuracy_main(args, corpora, splits, loads):
@@ -886,13 +888,7 @@ def accuracy_main(args, corpora, splits, loads):
         t = time.perf_counter()
         selection, set_names = select_formats(corpora, splits)
         log(f"selection over {len(set_names)} sets: {time.perf_counter() - t:.0f}s")
-        best = GRID[selection["best"]]
-        if SpamScorer(**best).get_params() != SpamScorer(**SPAM_KINDS[DEFAULT_KIND]).get_params() \
-                or selection["spam_cutoff"] != DEFAULT_SPAM_CUTOFF:
-            log(f"NOTE: the selection chose {cfg_name(best)} / {selection['spam_cutoff']:g}; the module defaults "
-                f"are {cfg_name(SPAM_KINDS[DEFAULT_KIND])} / {DEFAULT_SPAM_CUTOFF:g}")
-            extra.append((f"textnb CV choice ({cfg_name(best)}; cut-off {selection['spam_cutoff']:g})", best,
-                          selection["spam_cutoff"]))
+        extra = cv_choice_rows(selection)
     if args.select_only and selection:
         print(render_accuracy([], selection, set_names, float(np.mean(loads + [os.getloadavg()[0]]))))
         return 0
@@ -904,11 +900,7 @@ def accuracy_main(args, corpora, splits, loads):
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     loads.append(os.getloadavg()[0])
-    table = render_accuracy(study, selection, set_names, float(np.mean(loads)))
-    print(table)
-    if not args.no_write:
-        write_accuracy_doc(table)
-    return 0
+    return publish(render_accuracy(study, selection, set_names, float(np.mean(loads))), args, "accuracy")
 
 
 if __name__ == "__main__":

@@ -619,6 +619,21 @@ def html_text(src):
             elif name in ("alt", "title"):
                 text.append(" " + unescape(value) + " ")
 
+    def opened(tag, pos):
+        """After the start tag ``tag`` that ends before ``pos``: where reading goes on."""
+        nonlocal images, skip
+        if tag == "img":
+            images += 1
+        if tag in _RAW_TAGS:  # skipped up to its end tag
+            end = find_lower("</" + tag, pos)
+            close = find(">", end) if end >= 0 else -1
+            return n if close < 0 else close + 1
+        if tag in _SKIP_TAGS:
+            skip += 1
+        elif tag in _BLOCK_TAGS:
+            text.append("\n")
+        return pos
+
     def unclosed(lt):
         gt = find(">", lt + 1)
         nxt = find("<", lt + 1)
@@ -650,16 +665,7 @@ def html_text(src):
                 low = attrs.lower()
                 if "href" in low or "src" in low or "action" in low or "alt" in low or "title" in low:
                     attributes(m.start(3), m.end(3))
-            if tag == "img":
-                images += 1
-            if tag in _RAW_TAGS:
-                end = find_lower("</" + tag, pos)
-                close = find(">", end) if end >= 0 else -1
-                pos = n if close < 0 else close + 1
-            elif tag in _SKIP_TAGS:
-                skip += 1
-            elif tag in _BLOCK_TAGS:
-                text.append("\n")
+            pos = opened(tag, pos)
             continue
         if find(">", lt + 1) < 0:  # nothing after can close: the rest is text
             data(src[lt:])
@@ -689,18 +695,8 @@ def html_text(src):
             continue
         tags += 1
         pos = gt + 1
-        tag = m.group().lower()
         attributes(m.end(), gt)
-        if tag == "img":
-            images += 1
-        if tag in _RAW_TAGS:
-            end = find_lower("</" + tag, pos)
-            close = find(">", end) if end >= 0 else -1
-            pos = n if close < 0 else close + 1
-        elif tag in _SKIP_TAGS:
-            skip += 1
-        elif tag in _BLOCK_TAGS:
-            text.append("\n")
+        pos = opened(m.group().lower(), pos)
     if pos < n:
         data(src[pos:])
     return "".join(text), hosts, images, capped
