@@ -139,7 +139,8 @@ def main():
         if "tokenizer" in paths:
             cols += ["message_tokens", "message_text"]
         cols += [p for p in ("batch", "daemon") if p in paths]
-        print("| hostile message | bytes | " + " | ".join(f"{c}: s (x ordinary, CPU x)" for c in cols) + " |")
+        print("| hostile message | bytes | " + " | ".join(
+            f"{c}: s (x ordinary{'' if c == 'daemon' else ', CPU x'})" for c in cols) + " |")
         print("|---|---:|" + "---:|" * len(cols))
         for name, make in SHAPES.items():
             data = make()
@@ -161,7 +162,10 @@ def main():
                 else:
                     h = run(spamfilter + ["--socket", str(sock)], data)
                     o = run(spamfilter + ["--socket", str(sock)], peer)
-                row.append(f"{h[0]:.2f} ({h[0] / o[0]:.2f}x, {h[1] / max(o[1], 1e-3):.2f}x)")
+                if col == "daemon":  # the daemon's CPU time is not the client's: wall time only
+                    row.append(f"{h[0]:.2f} ({h[0] / o[0]:.2f}x)")
+                else:
+                    row.append(f"{h[0]:.2f} ({h[0] / o[0]:.2f}x, {h[1] / max(o[1], 1e-3):.2f}x)")
             print(f"| {name} | {len(data):,} | " + " | ".join(row) + " |", flush=True)
         print(f"\nMeasured by `scripts/bench_mail_bounds.py --paths {args.paths}` on {time.strftime('%Y-%m-%d')}; "
               f"1-minute load average {os.getloadavg()[0]:.1f} on the 2-core machine (shared with other jobs). "

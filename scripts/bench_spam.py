@@ -41,8 +41,19 @@ classified, and a wrong or unsure verdict is corrected with ``-Sn``/``-Ns``/``-s
 and ``bogofilter`` with ``-s``/``-n`` on errors only. 1-ROCA % and a ROC plot
 (``docs/spam_online.png``).
 
+``--accuracy`` runs the accuracy study of issue 27 instead (no speed figures): each corpus
+in several formats -- as published; its header fields followed directly by the body (the
+blank line removed); header-less (the body alone); CRLF line ends -- and two cross-corpus
+settings (train on all of one corpus, classify all of another), textnb's default and
+bogofilter trained on exactly the same files in the same run: spam recall at ham FP <=
+0.5 %, 1 - ROC AUC, and ham marked spam / spam caught at each system's default cut-offs.
+With ``--select``, the choice of the default (as above) pools every corpus and format:
+the mean recall over all of them, and a cut-off that protects ham on every one. Its
+tables go between the ``accuracy:start`` / ``accuracy:end`` markers of ``docs/spam.md``.
+
 Tables go between the ``bench:start`` / ``bench:end`` markers of ``docs/spam.md``.
-Run: ``nice -n 10 python scripts/bench_spam.py --select --online``.
+Run: ``nice -n 10 python scripts/bench_spam.py --select --online``;
+``nice -n 10 python scripts/bench_spam.py --accuracy --select``.
 """
 
 import argparse
@@ -229,8 +240,10 @@ def select(corpora, splits):
         t = time.perf_counter()
         y, out = cv_scores(corpus, tr, GRID)
         pooled.append((y, out))
+        yb = (y == "spam").astype(int)
         for i, r in enumerate(rows):
             r["recall"].append(recall_at_fp(out[i], y)[0])
+            r.setdefault("roca", []).append(100 * (1 - roc_auc_score(yb, out[i])))
         log(f"  select {corpus.name}: {time.perf_counter() - t:.0f}s")
     for i, r in enumerate(rows):
         r["mean"] = float(np.mean(r["recall"]))
@@ -473,9 +486,211 @@ def plot_online(res, path=PLOT):
     plt.close(fig)
 
 
+# -- accuracy in several formats and across corpora (issue 27) ---------------------------------
+_HEAD_END = re.compile(rb"\r?\n[ \t]*\r?\n")
+
+
+def _lf(d):
+    return d.replace(b"\r\n", b"\n")
+
+
+def fmt_published(d):
+    return d
+
+
+def fmt_no_blank(d):
+    """The header fields followed directly by the body: the first blank line removed."""
+    m = _HEAD_END.search(d)
+    return d if m is None else d[:m.start()] + b"\n" + d[m.end():]
+
+
+def fmt_headerless(d):
+    """The body alone (what a pasted message or a text file holds)."""
+    m = _HEAD_END.search(d)
+    return d if m is None else d[m.end():]
+
+
+def fmt_crlf(d):
+    return _lf(d).replace(b"\n", b"\r\n")
+
+
+def sms_no_blank(d):
+    return b"Subject: text message\n" + d
+
+
+def sms_crlf(d):
+    return fmt_crlf(b"Subject: text message\n\n" + d)
+
+
+FORMATS = {"as published": fmt_published, "header fields then the body, no blank line": fmt_no_blank,
+           "header-less (body only)": fmt_headerless, "CRLF line ends": fmt_crlf}
+SMS_FORMATS = {"as published (text only)": fmt_published, "a Subject line then the text, no blank line": sms_no_blank,
+               "Subject line, blank line, text, CRLF": sms_crlf}
+
+
+def formats_of(corpus):
+    return SMS_FORMATS if corpus.name.startswith("SMS") else FORMATS
+
+
+class Setting:
+    """One train/test setting: (train data, labels), (test data, labels), tokens of both."""
+
+    def __init__(self, corpus, fmt, fmt_name, tr, te, test_corpus=None, test_fmt=None):
+        other = test_corpus or corpus
+        self.name = corpus.name.split(" (")[0] if test_corpus is None else \
+            f"{corpus.name.split(' (')[0]} -> {other.name.split(' (')[0]}"
+        self.fmt_name = fmt_name
+        self.train = [fmt(corpus.data[i]) for i in tr]
+        self.ytr = corpus.y[tr]
+        self.test = [(test_fmt or fmt)(other.data[i]) for i in te]
+        self.yte = other.y[te]
+        self.names_tr = [corpus.names[i] for i in tr]
+        self.names_te = [other.names[i] for i in te]
+        self.tok_tr = [message_tokens(d) for d in self.train]
+        self.tok_te = [message_tokens(d) for d in self.test]
+
+
+def metrics(scores, y, verdict):
+    yb = (np.asarray(y) == "spam").astype(int)
+    rec, fp = recall_at_fp(scores, y)
+    return {"recall": rec, "fp_at": fp, "roca": 100 * (1 - roc_auc_score(yb, scores)), **at_cutoffs(verdict, y)}
+
+
+def evaluate_setting(st, tmp, extra_models):
+    rows = []
+    model = new_spam_model(DEFAULT_KIND).fit(st.tok_tr, st.ytr)
+    lo = model.decision_function(st.tok_te)
+    rows.append(("textnb default", metrics(lo, st.yte, verdicts(lo, DEFAULT_SPAM_CUTOFF, DEFAULT_HAM_CUTOFF))))
+    for label, cfg, cutoff in extra_models:
+        m = SpamScorer(**cfg).fit(st.tok_tr, st.ytr)
+        lo2 = m.decision_function(st.tok_te)
+        rows.append((label, metrics(lo2, st.yte, verdicts(lo2, cutoff, DEFAULT_HAM_CUTOFF))))
+    if have_bogofilter():
+        d = tempfile.mkdtemp(dir=tmp)
+        tr_files = write_files(os.path.join(d, "train"), [f"{k}" for k in range(len(st.train))], st.train)
+        te_files = write_files(os.path.join(d, "test"), [f"{k}" for k in range(len(st.test))], st.test)
+        db = os.path.join(d, "db")
+        os.makedirs(db)
+        bogo_train(db, [f for f, y in zip(tr_files, st.ytr) if y == "spam"],
+                   [f for f, y in zip(tr_files, st.ytr) if y == "ham"])
+        sc, v = bogo_score(db, te_files)
+        rows.append((f"bogofilter {bogo_version()}", metrics(sc, st.yte, v)))
+        shutil.rmtree(d, ignore_errors=True)
+    return rows
+
+
+def accuracy_study(corpora, splits, extra_models, tmp):
+    """Every corpus in every format (its 70/30 split), then the cross-corpus settings."""
+    out = []
+    for corpus, (tr, te) in zip(corpora, splits):
+        for fmt_name, fmt in formats_of(corpus).items():
+            t = time.perf_counter()
+            st = Setting(corpus, fmt, fmt_name, tr, te)
+            out.append((st.name, fmt_name, len(st.train), len(st.test), evaluate_setting(st, tmp, extra_models)))
+            log(f"  {st.name} / {fmt_name}: " + "; ".join(f"{n}: recall {r['recall']:.4f} 1-AUC {r['roca']:.3f} %"
+                                                         for n, r in out[-1][4]) + f" ({time.perf_counter() - t:.0f}s)")
+    mail = [c for c in corpora if not c.name.startswith("SMS")]
+    for a, b in ((mail[0], mail[1]), (mail[1], mail[0])):
+        for fmt_name, fmt in (("as published", fmt_published),
+                              ("header fields then the body, no blank line", fmt_no_blank)):
+            st = Setting(a, fmt, fmt_name, np.arange(len(a.y)), np.arange(len(b.y)), test_corpus=b)
+            out.append((st.name, fmt_name, len(st.train), len(st.test), evaluate_setting(st, tmp, extra_models)))
+            log(f"  {st.name} / {fmt_name}: " + "; ".join(f"{n}: recall {r['recall']:.4f} 1-AUC {r['roca']:.3f} %"
+                                                         for n, r in out[-1][4]))
+    return out
+
+
+#: scorings shown beside the default in --accuracy without --select
+ACCURACY_CANDIDATES = [({"method": "multinomial", "alpha": 0.001, "length_norm": True}, 0.99999),
+                       ({"method": "geometric"}, 0.999)]
+
+
+def select_formats(corpora, splits):
+    """--select over every corpus and format: the sets are (corpus, format) training parts."""
+    sets = []
+    for corpus, (tr, _) in zip(corpora, splits):
+        for fmt_name, fmt in formats_of(corpus).items():
+            if fmt in (fmt_crlf,):  # the very tokens of the published messages (tests/test_mail_reader.py)
+                continue
+            c = Corpus(f"{corpus.name.split(' (')[0]} / {fmt_name}", corpus.names,
+                       corpus.y, [fmt(d) for d in corpus.data])
+            keep = set(tr.tolist())
+            c.tokens = [message_tokens(d) if i in keep else None for i, d in enumerate(c.data)]
+            sets.append((c, (tr, None)))
+    return select([c for c, _ in sets], [s for _, s in sets]), [c.name for c, _ in sets]
+
+
+def render_accuracy(study, selection, set_names, load):
+    out = []
+    if study:
+        out.append(f"Stratified {int(100 * (1 - TEST_SIZE))}/{int(100 * TEST_SIZE)} split of each corpus, seed {SEED} "
+                   "(the same messages in every format); cross-corpus: all of one corpus for training, all of the other "
+                   "for testing. textnb and bogofilter learn from exactly the same files. Recall at ham FP <= 0.5 % and "
+                   "1 - ROC AUC are threshold-free; ham marked spam and spam caught are at each system's default cut-offs "
+                   f"(textnb {DEFAULT_SPAM_CUTOFF:g} / {DEFAULT_HAM_CUTOFF:g}, bogofilter 0.99 / 0.45).\n")
+        out.append("| setting | format | system | spam recall at ham FP <= 0.5 % | 1 - ROC AUC | ham marked spam "
+                   "at the defaults | spam caught at the defaults |")
+        out.append("|---|---|---|---:|---:|---:|---:|")
+        for name, fmt_name, ntr, nte, rows in study:
+            for k, (system, r) in enumerate(rows):
+                out.append(f"| {name + f' (train {ntr}, test {nte})' if k == 0 else ''} | {fmt_name if k == 0 else ''} | "
+                           f"{system} | **{pct(r['recall'])}** | **{r['roca']:.3f} %** | {pct(r['fp'], 2)} | "
+                           f"{pct(r['caught'])} |")
+        out.append("")
+        worse = []
+        for name, fmt_name, _, _, rows in study:
+            d = dict(rows)
+            nb, bf = d.get("textnb default"), next((r for s, r in rows if s.startswith("bogofilter")), None)
+            if nb and bf:
+                if nb["recall"] < bf["recall"] or nb["roca"] > bf["roca"] or nb["fp"] > bf["fp"]:
+                    worse.append(f"{name} / {fmt_name}")
+        n = len(study)
+        out.append(f"textnb's default is at least bogofilter's on all three figures (recall, 1 - AUC, ham marked spam) "
+                   f"in {n - len(worse)} of {n} settings" + (f"; not in: {', '.join(worse)}." if worse else "."))
+        out.append("")
+    if selection:
+        out.append("#### Choice of the default over every corpus and format (training parts only)\n")
+        out.append("5-fold cross-validation inside each training part, for each corpus in each format "
+                   f"({len(set_names)} sets). Criterion, fixed in advance: spam recall at ham FP <= 0.5 % of the pooled "
+                   "out-of-fold scores averaged over all sets, among the scorings for which one spam cut-off keeps the "
+                   f"pooled out-of-fold ham FP <= {100 * CUTOFF_FP:g} % on every set.\n")
+        out.append("| SpamScorer | mean recall | lowest recall | mean 1 - AUC | highest 1 - AUC | "
+                   "spam cut-off that protects ham on every set |")
+        out.append("|---|---:|---:|---:|---:|---:|")
+        for i, r in enumerate(selection["rows"]):
+            mark = "**" if i == selection["best"] else ""
+            cut = f"{r['cutoff']:g}" if r["cutoff"] is not None else "none"
+            out.append(f"| {mark}{cfg_name(r['cfg'])}{mark} | {mark}{pct(r['mean'], 2)}{mark} | "
+                       f"{pct(min(r['recall']), 1)} | {np.mean(r['roca']):.3f} % | {max(r['roca']):.3f} % | {cut} |")
+        out.append("")
+        out.append(f"Chosen: **{cfg_name(GRID[selection['best']])}**, spam cut-off "
+                   f"**{selection['spam_cutoff']:g}**; pooled out-of-fold ham FP / unsure at each candidate cut-off:\n")
+        out.append("| spam cut-off | worst set's ham FP | mean unsure |")
+        out.append("|---:|---:|---:|")
+        for c in selection["cutoffs"]:
+            out.append(f"| {c['cutoff']:.10g} | {pct(max(c['fp']), 2)} | {pct(float(np.mean(c['unsure'])))} |")
+        out.append("")
+    out.append(measured(f" --accuracy{' --select' if selection else ''}", load))
+    return "\n".join(out) + "\n"
+
+
+def publish(table, args, marker):
+    """Print ``table`` and (without --no-write) put it between the ``marker`` lines of docs/spam.md."""
+    print(table)
+    if not args.no_write:
+        write_doc(table, marker=marker)
+    return 0
+
+
 # -- report -------------------------------------------------------------------------------------
 def pct(v, digits=1):
     return "-" if v is None else f"{100 * v:.{digits}f} %"
+
+
+def measured(flags, load):
+    return (f"Measured by `scripts/bench_spam.py{flags}` on {time.strftime('%Y-%m-%d')} (textnb {textnb.__version__}, "
+            f"Python {sys.version.split()[0]}); 1-minute load average of the 2-core machine (shared with other "
+            f"jobs) during the run: {load:.1f}.")
 
 
 def render(results, selection, online_res, load):
@@ -583,15 +798,14 @@ def render(results, selection, online_res, load):
                 for s in systems) + " |")
         out.append("")
         out.append(f"![online ROC curves]({PLOT.name})\n")
-    out.append(f"Measured by `scripts/bench_spam.py` on {time.strftime('%Y-%m-%d')} (textnb {textnb.__version__}, "
-               f"Python {sys.version.split()[0]}); 1-minute load average of the 2-core machine during the run: "
-               f"{load:.1f}.")
+    out.append(measured("", load))
     return "\n".join(out) + "\n"
 
 
-def write_doc(table, path=DOC):
-    start, end = "<!-- bench:start -->", "<!-- bench:end -->"
-    text = path.read_text() if path.exists() else f"# Spam filtering\n\n{start}\n{end}\n"
+def write_doc(table, path=DOC, marker="bench"):
+    """Put ``table`` between the ``<!-- MARKER:start -->`` / ``<!-- MARKER:end -->`` lines of ``path``."""
+    start, end = f"<!-- {marker}:start -->", f"<!-- {marker}:end -->"
+    text = path.read_text() if path.exists() else "# Spam filtering\n"
     if start not in text or end not in text:
         text = text.rstrip() + f"\n\n{start}\n{end}\n"
     head, rest = text.split(start, 1)
@@ -606,6 +820,10 @@ def main(argv=None):
     p.add_argument("--online-limit", type=int, default=None, metavar="N",
                    help="online: only the first N messages of each corpus in delivery order (default all)")
     p.add_argument("--no-write", action="store_true", help="print the tables, do not edit docs/spam.md")
+    p.add_argument("--accuracy", action="store_true",
+                   help="the accuracy study: every corpus in several formats and across corpora (no speed figures)")
+    p.add_argument("--select-only", action="store_true",
+                   help="with --accuracy --select: only the choice of the default (its table to stdout)")
     args = p.parse_args(argv)
     for name in ("spamassassin_public_corpus", "csdmc2010_spam", "sms_spam_collection"):
         if not (SHARED / f"{name}.tar.gz").exists():
@@ -623,17 +841,10 @@ def main(argv=None):
         tr, te = train_test_split(idx, test_size=TEST_SIZE, stratify=c.y, random_state=SEED)
         splits.append((np.sort(tr), np.sort(te)))
         log(f"{c.name}: {len(c.y)} messages ({np.sum(c.y == 'spam')} spam), tokenised at {rate:.0f}/s")
+    if args.accuracy:
+        return accuracy_main(args, corpora, splits, loads)
     selection = select(corpora, splits) if args.select else None
-    extra = []
-    if selection:
-        best = GRID[selection["best"]]
-        default = SPAM_KINDS[DEFAULT_KIND]
-        if SpamScorer(**best).get_params() != SpamScorer(**default).get_params() \
-                or selection["spam_cutoff"] != DEFAULT_SPAM_CUTOFF:
-            log(f"NOTE: the selection chose {cfg_name(best)} with spam cut-off {selection['spam_cutoff']:g}; "
-                f"the module defaults are {cfg_name(default)} / {DEFAULT_SPAM_CUTOFF:g}")
-            extra.append((f"textnb CV choice ({cfg_name(best)}; cut-off {selection['spam_cutoff']:g})", best,
-                          selection["spam_cutoff"]))
+    extra = cv_choice_rows(selection)
     results = []
     for c, (tr, te) in zip(corpora, splits):
         tmp = tempfile.mkdtemp(prefix="bench_spam_")
@@ -653,11 +864,43 @@ def main(argv=None):
             shutil.rmtree(tmp, ignore_errors=True)
         plot_online(online_res)
         loads.append(os.getloadavg()[0])
-    table = render(results, selection, online_res, float(np.mean(loads)))
-    print(table)
-    if not args.no_write:
-        write_doc(table)
-    return 0
+    return publish(render(results, selection, online_res, float(np.mean(loads))), args, "bench")
+
+
+def cv_choice_rows(selection):
+    """The extra row for the selection's choice when it is not the module default (else none)."""
+    if not selection:
+        return []
+    best, default = GRID[selection["best"]], SPAM_KINDS[DEFAULT_KIND]
+    if SpamScorer(**best).get_params() == SpamScorer(**default).get_params() \
+            and selection["spam_cutoff"] == DEFAULT_SPAM_CUTOFF:
+        return []
+    log(f"NOTE: the selection chose {cfg_name(best)} with spam cut-off {selection['spam_cutoff']:g}; "
+        f"the module defaults are {cfg_name(default)} / {DEFAULT_SPAM_CUTOFF:g}")
+    return [(f"textnb CV choice ({cfg_name(best)}; cut-off {selection['spam_cutoff']:g})", best,
+             selection["spam_cutoff"])]
+
+
+def accuracy_main(args, corpora, splits, loads):
+    selection = set_names = None
+    extra = []
+    if args.select:
+        t = time.perf_counter()
+        selection, set_names = select_formats(corpora, splits)
+        log(f"selection over {len(set_names)} sets: {time.perf_counter() - t:.0f}s")
+        extra = cv_choice_rows(selection)
+    if args.select_only and selection:
+        print(render_accuracy([], selection, set_names, float(np.mean(loads + [os.getloadavg()[0]]))))
+        return 0
+    if not args.select:  # candidates shown beside the default (their cut-offs from the last --select)
+        extra = [(f"textnb {cfg_name(cfg)}; cut-off {cut:g}", cfg, cut) for cfg, cut in ACCURACY_CANDIDATES]
+    tmp = tempfile.mkdtemp(prefix="bench_spam_acc_")
+    try:
+        study = accuracy_study(corpora, splits, extra, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    loads.append(os.getloadavg()[0])
+    return publish(render_accuracy(study, selection, set_names, float(np.mean(loads))), args, "accuracy")
 
 
 if __name__ == "__main__":

@@ -387,3 +387,45 @@ def test_script_without_site_reads_the_other_options_too(trained, argv):
                        input=SPAM_MSGS[0], capture_output=True, env={**os.environ, "PYTHONPATH": ""}, cwd=str(REPO))
     assert b"internal error" not in r.stderr, r.stderr.decode(errors="replace")
     assert (r.returncode, b"usage: spamfilter" in r.stdout) == (0, True) if argv == ["--help"] else r.returncode in (0, 1, 2)
+
+
+def test_the_numpy_free_reader_accepts_no_file_the_main_reader_refuses(trained, tmp_path):
+    """Issue 30.5: every byte of each member's local ZIP header (and of the central
+    directory) changed in turn; whenever the numpy-free reader accepts the file, the main
+    loader accepts it too and gives the same verdicts."""
+    import struct
+
+    from textnb.core.errors import TextnbError
+
+    model, test = trained
+    raw = model.read_bytes()
+    msgs = [p.read_bytes() for p in sorted(test.iterdir())][:5]
+    want = [v.log_odds for v in LiteFilter.load(model).classify(msgs)]
+    offsets = set()
+    pos = 0
+    while True:
+        pos = raw.find(b"PK\x03\x04", pos)
+        if pos < 0:
+            break
+        n_name, n_extra = struct.unpack_from("<2H", raw, pos + 26)
+        offsets.update(range(pos + 4, pos + 30 + n_name + n_extra))
+        pos += 4
+    cd = raw.find(b"PK\x01\x02")
+    offsets.update(range(cd + 4, min(cd + 80, len(raw))))
+    accepted = 0
+    for k in sorted(offsets):
+        bad = bytearray(raw)
+        bad[k] ^= 0x20
+        path = tmp_path / "mutant.tnb"
+        path.write_bytes(bytes(bad))
+        lite = LiteFilter.load(path)
+        if lite is None:
+            continue
+        accepted += 1
+        try:
+            full = SpamFilter.load(path)
+        except (TextnbError, OSError) as exc:
+            pytest.fail(f"byte {k}: the numpy-free reader accepts a file the main loader refuses ({exc})")
+        assert [v.log_odds for v in lite.classify(msgs)] == want
+        assert list(full.log_odds(msgs)) == pytest.approx(want, rel=1e-12, abs=1e-12)
+    assert accepted < len(offsets)

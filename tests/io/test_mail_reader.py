@@ -388,3 +388,17 @@ def test_read_message_reports_its_items():
     assert kinds == ["header", "ctype", "ctype", "charset", "cte", "text", "ctype", "attach"]
     assert mail.items[5][1].strip() == "café" and mail.items[-1][1:3] == ("a.pdf", "application/pdf")
     assert not mail.cut and not mail.truncated and mail.unparsable is None
+
+
+def test_a_body_without_its_header_is_sniffed_for_mime_parts_and_html():
+    body = (b"This is a multi-part message in MIME format.\n\n--XX\nContent-Type: text/html\n\n"
+            b"<p>cheap <b>pills</b></p>\n--XX\nContent-Type: text/plain\nContent-Transfer-Encoding: base64\n\n"
+            b"aGlkZGVuIHdvcmRz\n--XX--\n")
+    toks = reach(body, {"cheap", "pills", "hidden", "words"})
+    assert {"ctype:multipart/mixed", "ctype:text/html", "cte:base64"} <= set(toks)
+    assert "aghpzgrlbib3b3jkcw" not in toks and "content-type" not in toks
+    html = reach(b"<html><body>win a <b>prize</b><script>var x;</script></body></html>\n", {"win", "prize"})
+    assert "ctype:text/html" in html and "var" not in html and "body" not in html
+    # with a header, a body is what the header says (text/plain when it says nothing)
+    toks = message_tokens(b"Subject: x\n\n<html><body>win</body></html>\n")
+    assert "ctype:text/plain" in toks and "body" in toks

@@ -2,7 +2,7 @@
 
 A mail filter runs as one short process per message (or per folder), so what it imports
 is most of its cost. This module needs only the standard library's core modules and
-:mod:`textnb.io.mailtokens`; it holds
+:mod:`textnb.io.mailtokens` (the one mail reader); it holds
 
 * the verdict rules shared by every spam path (:func:`verdict_of`, :class:`Verdict`,
   the default cut-offs, the exit codes, :func:`add_headers`, :func:`score_text`;
@@ -259,11 +259,18 @@ def _members(raw):
             raise _Unusable
         (flags, method, crc, csize, usize, n_name, n_extra, n_comment, offset) = (
             struct.unpack_from("<4x4x2H4x3L3H8xL", raw, pos))
-        name = raw[pos + 46:pos + 46 + n_name].decode("utf-8")
+        raw_name = raw[pos + 46:pos + 46 + n_name]
+        name = raw_name.decode("utf-8")
         pos += 46 + n_name + n_extra + n_comment
-        if method != 0 or flags & 0x1 or csize != usize or raw[offset:offset + 4] != b"PK\x03\x04":
+        # what zipfile refuses is refused here too (or stricter: the full loader then decides):
+        # no flag but UTF-8 names / data descriptor, stored, and a local header that repeats
+        # the central one's flags, method and name (issue 30.5)
+        if method != 0 or flags & ~0x808 or csize != usize or raw[offset:offset + 4] != b"PK\x03\x04":
             raise _Unusable
+        l_flags, l_method = struct.unpack_from("<2H", raw, offset + 6)
         l_name, l_extra = struct.unpack_from("<2H", raw, offset + 26)
+        if (l_flags, l_method) != (flags, method) or raw[offset + 30:offset + 30 + l_name] != raw_name:
+            raise _Unusable
         start = offset + 30 + l_name + l_extra
         data = raw[start:start + usize]
         if len(data) != usize or binascii.crc32(data) != crc or name in out:

@@ -2,15 +2,12 @@
 
 Two parts:
 
-* :func:`message_tokens` (defined in :mod:`textnb.io.mailtokens`, which needs no numpy, and
-  re-exported here): a fast header- and MIME-aware tokenizer for raw mail (its own
-  small MIME reader, several times faster than the :mod:`email` parser); every header field gives tokens prefixed by its name
-  (``subject:cheap``, ``from:example.com``, ``rcvd:mx1.example.com``,
-  ``list-id:python.org``, and ``hname:<field>`` for the field's presence), RFC 2047
-  words decoded; each MIME part gives ``ctype:``, ``charset:``, ``cte:`` and, for an
-  attachment, ``attach:`` tokens; text parts are decoded (quoted-printable, base64,
-  declared charset with UTF-8 / Latin-1 fall-backs), HTML is stripped to its text with
-  ``url:<host>`` tokens for its links. Every token is listed once (word presence).
+* :func:`message_tokens` (defined in :mod:`textnb.io.mailtokens`, the one mail reader,
+  which needs no numpy; re-exported here): the distinct tokens of a raw message, header
+  fields prefixed by their name (``subject:cheap``, ``from:example.com``,
+  ``rcvd:mx1.example.com``, ``hname:<field>``), MIME structure (``ctype:``, ``charset:``,
+  ``cte:``, ``attach:``), link hosts (``url:<host>``) and the words of the decoded text
+  parts. Every token is listed once (word presence).
 
 * :class:`SpamScorer`: per-class message counts of each token (document frequencies),
   from which three scorings are computed:

@@ -95,6 +95,10 @@ _SOURCES = {
     "TAG_NAME": r"[a-zA-Z][^\s/>]*",
     "ATTR": r"""([^\s/>"'=][^\s/>=]*)(?:\s*=\s*(?:"([^"]*)"?|'([^']*)'?|([^\s>]*)))?""",
     "OPEN": r"<[a-zA-Z!?/]",
+    # a start or end tag with no '<' or '>' inside (quoted values without them either): an
+    # attempt stops at the next '<' or '>', so every character is scanned by one attempt
+    "SIMPLE_TAG": r"""<(/?)([a-zA-Z][^\s/<>"'=]*)((?:[^<>"']|"[^"<>]*"|'[^'<>]*')*+)>""",
+    "NEXT_TAG": r"""<(/?)([a-zA-Z][^\s/<>"'=]*)((?:[^<>"']|"[^"<>]*"|'[^'<>]*')*+)>|<[a-zA-Z!?/]""",
     "VALUE_GAP": r"[=\s]*",
     "BARE_VALUE": r"[^>\s]*",
     "DOMAIN": r"@([^\s>,;\"'()<\]\[]+)",
@@ -225,6 +229,8 @@ _HOST_END = frozenset("/\"'<>:?#=")
 def _link_hosts(text):
     """``_URL.findall(text)`` with string methods: after each ``://``, the characters up to
     the first whitespace or one of ``/"'<>:?#=``, when there is at least one."""
+    if len(text) > 2048:  # the pattern (linear: a literal, then one character class)
+        return _P.URL.findall(text)
     hosts, pos, n = [], 0, len(text)
     while True:
         i = text.find("://", pos)
@@ -285,6 +291,22 @@ def _known_field(name):
     return name in _MAIL_FIELDS or name.startswith(_MAIL_PREFIXES)
 
 
+def _lines(text):
+    """The lines of ``text`` (without their LF) up to and including the first empty one,
+    or all of them: split at once when the first blank line is near (a mail header), else
+    one at a time (a long text without a blank line is never held twice)."""
+    b = text.find("\n\n", 0, 1 << 16)
+    if b >= 0:
+        yield from text[:b + 1].split("\n")
+        return
+    pos, n = 0, len(text)
+    while pos < n:
+        end = text.find("\n", pos)
+        end = n if end < 0 else end
+        yield text[pos:end]
+        pos = end + 1
+
+
 def _split_message(text, cut=None):
     """``(fields, body, separated)`` of a message held as a string with LF line ends.
 
@@ -306,13 +328,10 @@ def _split_message(text, cut=None):
     name = parts = None
     size = 0
     separated = False
-    while pos < n:
-        end = text.find("\n", pos)
-        end = n if end < 0 else end
-        line = text[pos:end]
+    for line in _lines(text):
         if line[:1] in (" ", "\t"):
             if not line.strip(" \t"):  # a line of blanks ends the header, as a blank line
-                pos, separated = end + 1, True
+                pos, separated = pos + len(line) + 1, True
                 break
             if parts is not None:
                 if size < MAX_HEADER_BYTES:
@@ -321,10 +340,10 @@ def _split_message(text, cut=None):
                     size += len(piece) + 1
                 elif cut is not None:
                     cut.add("headerbytes")
-            pos = end + 1
+            pos += len(line) + 1
             continue
         if not line:
-            pos, separated = end + 1, True
+            pos, separated = pos + 1, True
             break
         field = _field_name(line)
         if field is None or (line[len(field) + 1:len(field) + 2] not in ("", " ", "\t")
@@ -340,9 +359,10 @@ def _split_message(text, cut=None):
             name, parts = field.lower(), [line[len(field) + 1:].lstrip(" \t")]
             size = len(parts[0])
             starts.append(pos)
-        pos = end + 1
+        pos += len(line) + 1
     else:  # the text ends inside the header (no body)
         pos = n
+    pos = min(pos, n)
     if parts is not None:
         fields.append((name, " ".join(parts)))
     if not separated:  # no blank line: the header ends with its last mail field
@@ -578,10 +598,41 @@ def html_text(src):
     text, hosts, images, skip = [], [], 0, 0
     pos, n, tags, capped = 0, len(src), 0, False
     unescape = html.unescape
+    next_tag, attr = _P.NEXT_TAG.search, _P.ATTR.finditer
 
     def data(chunk):
         if chunk and not skip:
             text.append(unescape(chunk) if "&" in chunk else chunk)
+
+    def attributes(start, end):
+        for a in attr(src, start, end):
+            value = a.group(2) if a.group(2) is not None else a.group(3) if a.group(3) is not None else a.group(4)
+            if not value:
+                continue
+            name = a.group(1).lower()
+            if name in ("href", "src", "action"):
+                value = unescape(value).strip().lower()
+                if value.startswith(("http://", "https://", "ftp://")):
+                    host = _link_hosts(value[:300])
+                    if host:
+                        hosts.append(host[0])
+            elif name in ("alt", "title"):
+                text.append(" " + unescape(value) + " ")
+
+    def opened(tag, pos):
+        """After the start tag ``tag`` that ends before ``pos``: where reading goes on."""
+        nonlocal images, skip
+        if tag == "img":
+            images += 1
+        if tag in _RAW_TAGS:  # skipped up to its end tag
+            end = find_lower("</" + tag, pos)
+            close = find(">", end) if end >= 0 else -1
+            return n if close < 0 else close + 1
+        if tag in _SKIP_TAGS:
+            skip += 1
+        elif tag in _BLOCK_TAGS:
+            text.append("\n")
+        return pos
 
     def unclosed(lt):
         gt = find(">", lt + 1)
@@ -591,17 +642,34 @@ def html_text(src):
         return end
 
     while pos < n:
-        m = _P.OPEN.search(src, pos)
+        m = next_tag(src, pos)  # a simple tag (SIMPLE_TAG), or where another construct opens
         if m is None:
             break
         lt = m.start()
-        data(src[pos:lt])
+        if lt > pos and not skip:  # data(src[pos:lt]), inline: this loop runs once per tag
+            chunk = src[pos:lt]
+            text.append(unescape(chunk) if "&" in chunk else chunk)
+        if tags >= MAX_HTML_TAGS:
+            capped, pos = True, n
+            break
+        end_tag, tag, attrs = m.group(1, 2, 3)
+        if tag is not None:  # the common case, in one match (the same reading as below)
+            tags += 1
+            pos = m.end()
+            tag = tag.lower()
+            if end_tag:  # an end tag
+                if tag in _SKIP_TAGS and skip:
+                    skip -= 1
+                continue
+            if "=" in attrs:
+                low = attrs.lower()
+                if "href" in low or "src" in low or "action" in low or "alt" in low or "title" in low:
+                    attributes(m.start(3), m.end(3))
+            pos = opened(tag, pos)
+            continue
         if find(">", lt + 1) < 0:  # nothing after can close: the rest is text
             data(src[lt:])
             pos = n
-            break
-        if tags >= MAX_HTML_TAGS:
-            capped, pos = True, n
             break
         nxt = src[lt + 1:lt + 2]
         if src.startswith("<!--", lt):
@@ -627,30 +695,8 @@ def html_text(src):
             continue
         tags += 1
         pos = gt + 1
-        tag = m.group().lower()
-        for a in _P.ATTR.finditer(src, m.end(), gt):
-            value = a.group(2) if a.group(2) is not None else a.group(3) if a.group(3) is not None else a.group(4)
-            if not value:
-                continue
-            name = a.group(1).lower()
-            if name in ("href", "src", "action"):
-                value = unescape(value).strip().lower()
-                if value.startswith(("http://", "https://", "ftp://")):
-                    host = _link_hosts(value[:300])
-                    if host:
-                        hosts.append(host[0])
-            elif name in ("alt", "title"):
-                text.append(" " + unescape(value) + " ")
-        if tag == "img":
-            images += 1
-        if tag in _RAW_TAGS:
-            end = find_lower("</" + tag, pos)
-            close = find(">", end) if end >= 0 else -1
-            pos = n if close < 0 else close + 1
-        elif tag in _SKIP_TAGS:
-            skip += 1
-        elif tag in _BLOCK_TAGS:
-            text.append("\n")
+        attributes(m.end(), gt)
+        pos = opened(m.group().lower(), pos)
     if pos < n:
         data(src[pos:])
     return "".join(text), hosts, images, capped
@@ -741,6 +787,8 @@ def _entity(fields, body, mail, depth, budget, top=False):
     ctype, params = _params(header.get("content-type", "text/plain"), cut)
     if "/" not in ctype or " " in ctype:
         ctype = "text/plain"
+    if top and not fields:  # a message body pasted or saved without its header
+        ctype, params = _sniff(body, ctype, params)
     if ctype.startswith("multipart/"):
         items.append(("ctype", ctype, True, top))
         boundary = params.get("boundary")
@@ -784,6 +832,32 @@ def _entity(fields, body, mail, depth, budget, top=False):
         _entity(sub_fields, sub_body, mail, depth + 1, budget)
         return
     _leaf(ctype, params, header, body, mail, top)
+
+
+_HTML_MARKS = ("<html", "<body", "<!doctype html", "<table", "<font", "<div", "<a href", "<br>", "<p>")
+
+
+def _sniff(body, ctype, params):
+    """The content type of a body whose header did not say (a body without its header):
+    ``multipart/mixed`` when a line ``--<boundary>`` followed by a header field line opens
+    a MIME part within its first 64 KiB, ``text/html`` when it starts like HTML, else as
+    given. Reads at most 64 KiB."""
+    head = body[:1 << 16]
+    i = 0 if head.startswith("--") else head.find("\n--")
+    while i >= 0:
+        start = i if head.startswith("--", i) else i + 1
+        end = head.find("\n", start)
+        if end < 0:
+            break
+        boundary = head[start + 2:end].rstrip(" \t")
+        nxt = head[end + 1:end + 200]
+        if 0 < len(boundary) <= 200 and " " not in boundary and _starts_with_field(nxt):
+            return "multipart/mixed", {"boundary": boundary}
+        i = head.find("\n--", end)
+    low = head[:4096].lstrip().lower()
+    if low.startswith("<") and any(mark in low for mark in _HTML_MARKS):
+        return "text/html", params
+    return ctype, params
 
 
 def _leaf(ctype, params, header, body, mail, top):
