@@ -19,7 +19,8 @@ from textnb.naive_bayes.complement import ComplementNB
 from textnb.text.weighting import TermWeighting
 
 
-@parametrize_with_checks([CalibratedNB(), CalibratedNB(method="isotonic"),
+# the default is checked with every export (tests/test_sklearn_cases.py); here the variants
+@parametrize_with_checks([CalibratedNB(method="isotonic"),
                           CalibratedNB(ComplementNB(), target_fpr=0.1)])
 def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():

@@ -49,7 +49,8 @@ def _expected_failures(est):
     return out
 
 
-@parametrize_with_checks([MultiLabelNB(), MultiLabelNB(threshold=0.0, min_labels=0),
+# the default is checked with every export (tests/test_sklearn_cases.py); here the variants
+@parametrize_with_checks([MultiLabelNB(threshold=0.0, min_labels=0),
                           MultiLabelNB(method="ovr", threshold=0.0, min_labels=0)],
                          expected_failed_checks=_expected_failures)
 def test_sklearn_estimator_checks(estimator, check):

@@ -64,8 +64,9 @@ EXPECTED_FAILED = {
 }
 
 
+# the defaults are checked with every export (tests/test_sklearn_cases.py); here variants
 @parametrize_with_checks(
-    [TAN(), BayesNetClassifier()], expected_failed_checks=lambda est: EXPECTED_FAILED
+    [TAN(missing="mode"), BayesNetClassifier(alpha=0.5)], expected_failed_checks=lambda est: EXPECTED_FAILED
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -25,6 +25,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from textnb.naive_bayes.base import SaveMixin
 from textnb.naive_bayes.base import log_odds
 from textnb.core.model_io import register
 from textnb.core.stats import seen_columns
@@ -228,7 +229,7 @@ def _calibrated_classes(dims):
 
 
 @register
-class CalibratedNB(ClassifierMixin, BaseEstimator):
+class CalibratedNB(SaveMixin, ClassifierMixin, BaseEstimator):
     """A classifier with calibrated probabilities and per-class thresholds.
 
     One calibration map per class (per positive class when there are two) from the
@@ -447,9 +448,3 @@ class CalibratedNB(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return self.predict_log_odds(X) > self.thresholds_
 
-    def save(self, path):
-        """Write the fitted model to a ``.tnb`` file (see :mod:`textnb.core.model_io`)."""
-        from textnb.core.model_io import save
-
-        check_is_fitted(self)
-        save(self, path)

@@ -56,6 +56,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from textnb.naive_bayes.base import SaveMixin
 from textnb.core.errors import InputError, ParameterError
 from textnb.core.model_io import register
 from textnb.core.model_schema import (FOLDS, N_FEATURES, SEED, TEMPLATE, Array, Bool, Choice, Classes, Float, Int,
@@ -519,7 +520,7 @@ def _sums_fit(base):
 
 # -- the classifier --------------------------------------------------------------------------
 @register
-class MultiLabelNB(ClassifierMixin, BaseEstimator):
+class MultiLabelNB(SaveMixin, ClassifierMixin, BaseEstimator):
     """Multi-label naive Bayes: a score per label and a thresholding strategy (Yang 2001).
 
     ``fit(X, Y)`` with ``Y`` a 0/1 indicator matrix (n_documents, n_labels) or a list of
@@ -928,12 +929,6 @@ class MultiLabelNB(ClassifierMixin, BaseEstimator):
                     Y[i, j] = 1
         return Y
 
-    def save(self, path):
-        """Write the fitted model to a ``.tnb`` file (see :mod:`textnb.core.model_io`)."""
-        from textnb.core.model_io import save
-
-        check_is_fitted(self)
-        save(self, path)
 
     def _set_state(self, state):
         """A model file's state, checked beyond its schema: one kind of scores (``estimator_``
