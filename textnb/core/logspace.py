@@ -16,7 +16,7 @@ numbers with the same code:
 import numpy as np
 from textnb.core.errors import ParameterError
 
-__all__ = ["ALPHA_FLOOR", "background", "check_smoothing", "expit", "bernoulli_log_prob", "check_class_prior", "class_log_prior",
+__all__ = ["proba_from_jll", "ALPHA_FLOOR", "background", "check_smoothing", "expit", "bernoulli_log_prob", "check_class_prior", "class_log_prior",
            "complement_log_prob", "log_odds", "logsumexp", "multinomial_log_prob"]
 
 #: Smoothing below this is raised to it (scikit-learn's floor), so no log 0.
@@ -34,6 +34,17 @@ def logsumexp(a, axis=-1, keepdims=False):
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         out = np.log(np.sum(np.exp(a - shift), axis=axis, keepdims=True)) + shift
     return out if keepdims else np.squeeze(out, axis=axis)
+
+
+def proba_from_jll(jll):
+    """``P(c | x)`` from joint log likelihoods (n_samples, n_classes): normalised with
+    log-sum-exp, then each row renormalised to sum to 1 (with joint log likelihoods of
+    ~1e10, say a Gaussian of tiny variance far from its mean, the subtraction alone leaves
+    relative errors of ~1e-7). Every ``predict_proba`` of the package uses it."""
+    jll = np.asarray(jll, dtype=np.float64)
+    proba = np.exp(jll - logsumexp(jll, axis=1, keepdims=True))
+    total = proba.sum(axis=1, keepdims=True)
+    return np.divide(proba, total, out=proba, where=total > 0)
 
 
 def expit(x):

@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from textnb.core.logspace import check_class_prior, log_odds, logsumexp
+from textnb.core.logspace import check_class_prior, log_odds, logsumexp, proba_from_jll
 from textnb.core.errors import ParameterError
 from textnb.core.model_io import save
 from textnb.core.model_schema import FOLDS, MAX_DIM, Array, ListOf, OneOf, TupleOf
@@ -74,12 +74,7 @@ class BaseNB(SaveMixin, ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """``P(c | x)``; rows sum to 1. See ``predict_log_odds`` for a score that keeps
         its resolution where these round to 0 or 1."""
         check_is_fitted(self)
-        jll = self._joint_log_likelihood(self._check_X(X))
-        proba = np.exp(jll - logsumexp(jll, axis=1, keepdims=True))
-        # renormalised: with joint log likelihoods of ~1e10 (a Gaussian of tiny variance far
-        # from its mean) the subtraction above leaves relative errors of ~1e-7 in each row
-        total = proba.sum(axis=1, keepdims=True)
-        return np.divide(proba, total, out=proba, where=total > 0)
+        return proba_from_jll(self._joint_log_likelihood(self._check_X(X)))
 
     def predict_log_odds(self, X):
         """Per-class log-odds ``log P(c | x) - log P(not c | x)``, shape (n_samples, n_classes).

@@ -25,7 +25,7 @@ import math
 import numpy as np
 
 from textnb.core.dfe import FAMILIES, SCALE_RANGE, doc_features, model_weights
-from textnb.core.logspace import (ALPHA_FLOOR, bernoulli_log_prob, class_log_prior, complement_log_prob,
+from textnb.core.logspace import (ALPHA_FLOOR, proba_from_jll, bernoulli_log_prob, class_log_prior, complement_log_prob,
                                   log_odds, logsumexp, multinomial_log_prob)
 from textnb.core.model_io import ModelNode, build, read_nodes
 from textnb.core.signatures import init_defaults
@@ -120,9 +120,7 @@ class TextScorer:
     def predict_proba(self, docs):
         """``P(c | d)``, each row renormalised to sum to 1, as the estimators'
         (:meth:`textnb.naive_bayes.base.BaseNB.predict_proba`) are: the same floats."""
-        proba = np.exp(self.predict_log_proba(docs))
-        total = proba.sum(axis=1, keepdims=True)
-        return np.divide(proba, total, out=proba, where=total > 0)
+        return proba_from_jll(self.predict_joint_log_proba(docs))
 
     def predict_log_odds(self, docs):
         """Per-class log-odds (keeps its resolution where probabilities round to 0 or 1)."""
