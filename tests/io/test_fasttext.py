@@ -161,6 +161,8 @@ def test_version_of_the_mail_programs(capsys):
 
     assert spamfilter(["--version"]) == 0
     assert capsys.readouterr().out == f"spamfilter {__version__}\n"
+    assert spamfilter(["--socket", "/nonexistent/s", "--version"]) == 0  # the daemon client's flags too
+    assert capsys.readouterr().out == f"spamfilter {__version__}\n"
     assert topicfilter(["-m", "x.tnb", "--version"]) == 0
     assert capsys.readouterr().out == f"topicfilter {__version__}\n"
 
@@ -173,14 +175,19 @@ def test_version_of_every_program_as_a_process(program):
     cmd = [sys.executable, "-m", "textnb"] if program == "textnb" else [sys.executable, str(REPO / "scripts" / program)]
     r = subprocess.run(cmd + ["--version"], capture_output=True, text=True, env=env, timeout=120)
     assert (r.returncode, r.stdout, r.stderr) == (0, f"{program} {__version__}\n", "")
+    if program == "spamfilter":  # with --socket, the daemon client hands --version to the command
+        r = subprocess.run(cmd + ["--socket", "/nonexistent/s", "--version"], capture_output=True, text=True,
+                           env=env, timeout=120)
+        assert (r.returncode, r.stdout, r.stderr) == (0, f"{program} {__version__}\n", "")
 
 
 def test_version_through_the_compiled_client(spamfilter_c):
     from textnb.core.version import __version__
 
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    r = subprocess.run([str(spamfilter_c), "--version"], capture_output=True, text=True, env=env, timeout=120)
-    assert (r.returncode, r.stdout) == (0, f"spamfilter {__version__}\n")
+    for argv in (["--version"], ["--socket", "/nonexistent/s", "--version"]):
+        r = subprocess.run([str(spamfilter_c), *argv], capture_output=True, text=True, env=env, timeout=120)
+        assert (r.returncode, r.stdout) == (0, f"spamfilter {__version__}\n")
 
 
 def test_the_version_has_one_place():

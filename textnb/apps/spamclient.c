@@ -9,7 +9,7 @@
  *
  * It is what `pip install .` installs as `spamfilter` when a C compiler is at hand
  * (textnb/apps/spamclient_build.py, setup.py). Anything that is not the client's happy
- * path is left to Python: without --socket (or with -h/--help), and for any argument
+ * path is left to Python: without --socket (or with -h/--help/--version), and for any argument
  * this program does not recognise exactly (an unknown option, a malformed number), it
  * replaces itself with the Python `spamfilter` (TEXTNB_FALLBACK, set at build time)
  * before reading a byte of the message, so the Python command gives its own answer or
@@ -671,8 +671,8 @@ int main(int argc, char **argv)
 {
     int client = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-            return run_python(argc, argv);
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") || !strcmp(argv[i], "--version"))
+            return run_python(argc, argv);  /* spamclient.py's NOT_CLIENT */
         if (!strncmp(argv[i], "--socket", 8) && (argv[i][8] == '\0' || argv[i][8] == '='))
             client = 1;
     }

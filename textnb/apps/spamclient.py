@@ -389,10 +389,17 @@ def process_main(argv, run):
     return code
 
 
+#: arguments that the Python ``spamfilter`` answers even with ``--socket`` (the C client
+#: hands them over too: spamclient.c's main)
+NOT_CLIENT = ("-h", "--help", "--version")
+
+
 def is_client(argv):
-    """Whether ``spamfilter``'s ``argv`` asks for this client (``--socket``, not ``-h``)."""
-    return any(a == "--socket" or a.startswith("--socket=") for a in argv) and not (
-        "-h" in argv or "--help" in argv)
+    """Whether ``spamfilter``'s ``argv`` asks for this client (``--socket``, and none of
+    :data:`NOT_CLIENT`). ``scripts/spamfilter`` and ``textnb.cli.mailcli`` ask it; the C
+    client (spamclient.c) follows the same rule."""
+    return any(a == "--socket" or a.startswith("--socket=") for a in argv) and not any(
+        a in NOT_CLIENT for a in argv)
 
 
 def main(argv=None):
