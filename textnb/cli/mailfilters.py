@@ -132,6 +132,14 @@ def _fast_spam_args(argv):
     return _Args(**given)
 
 
+def _add_version(p):
+    """``--version`` in the help (``textnb.cli.mailcli`` answers it before the parser runs)."""
+    from textnb.core.version import __version__
+
+    p.add_argument("--version", action="version", version=f"{p.prog} {__version__}",
+                   help="print the program's version and exit")
+
+
 def _spam_parser():
     from textnb.cli.argtypes import MAX_ALPHA, bounded
     from textnb.cli.argtypes import size as _size
@@ -144,6 +152,7 @@ def _spam_parser():
                     "Without a mode option: read one message from stdin; the exit status is the "
                     "verdict (0 spam, 1 ham, 2 unsure, 3 error).",
     )
+    _add_version(p)
     p.add_argument("--model", "-m", metavar="FILE",
                    help="model file (default: $XDG_DATA_HOME/textnb/spam.tnb or "
                         "~/.local/share/textnb/spam.tnb)")
@@ -374,6 +383,7 @@ def _topic_parser():
                     "unless --move; never overwrites (a fresh name is chosen). Prints "
                     "source<TAB>label<TAB>confidence<TAB>destination per document.",
     )
+    _add_version(p)
     p.add_argument("--model", "-m", metavar="FILE", required=True, help="model file (.tnb)")
     p.add_argument("--out", "-o", metavar="OUT", required=True, help="output folder")
     p.add_argument("paths", nargs="+", metavar="PATH",
