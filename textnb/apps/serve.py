@@ -293,6 +293,15 @@ class _Bounded:
     def _init_bounded(self, owner):
         self.owner = owner
         self._slots = owner._slots  # one cap over every listener
+        # a non-blocking listener: when a connection the poll reported is gone by the time
+        # it is accepted, accept() raises (socketserver skips it) instead of blocking the
+        # serving thread, and with it stop(), until the next client comes
+        self.socket.setblocking(False)
+
+    def get_request(self):
+        request, address = self.socket.accept()
+        request.setblocking(True)  # the connection itself is read and written blocking
+        return request, address
 
     def process_request(self, request, client_address):
         while not self._slots.acquire(timeout=0.2):
