@@ -843,3 +843,23 @@ def test_mail_binary_garbage_is_classified_not_crashed(tmp_path):
         rc = mailfilters.filter_main(["-m", str(model)], stdin=io.BytesIO(garbage), stdout=io.BytesIO(),
                                     stderr=io.StringIO())
         assert rc in (0, 1, 2)
+
+
+def test_a_bug_is_one_line_and_exit_70_or_its_traceback_with_textnb_debug(tmp_path, monkeypatch, capsys):
+    """Typed errors: only TextnbError / OSError are the user's problem (exit 1); any other
+    exception is a bug: one line and exit 70, or raised with TEXTNB_DEBUG (as tests run)."""
+    import textnb.io.inputs
+
+    def bug(*args, **kwargs):
+        raise KeyError("a bug")
+
+    tsv(tmp_path / "c.tsv", [("spam", "cheap pills"), ("ham", "see you at noon")])
+    monkeypatch.setattr(textnb.io.inputs, "load_input", bug)
+    with pytest.raises(KeyError):
+        main(["train", str(tmp_path / "c.tsv"), "-o", str(tmp_path / "m.tnb")])
+    monkeypatch.delenv("TEXTNB_DEBUG")
+    rc = main(["train", str(tmp_path / "c.tsv"), "-o", str(tmp_path / "m.tnb")])
+    err = capsys.readouterr().err
+    assert rc == 70 and err.count("\n") == 1
+    assert err.startswith("textnb: internal error: KeyError: 'a bug'") and "TEXTNB_DEBUG=1" in err
+    assert not (tmp_path / "m.tnb").exists()
