@@ -5,8 +5,10 @@ them skip cleanly when it is absent, so the suite passes from a fresh clone with
 what ``corpora/`` ships.
 """
 
+import contextlib
 import io
 import os
+import signal
 import tarfile
 from pathlib import Path
 
@@ -91,3 +93,40 @@ def spamfilter_c(tmp_path_factory):
                             fallback=checkout_fallback(Path(__file__).resolve().parents[1]))
     except ClientBuildError as exc:
         pytest.skip(f"no C client: {str(exc).splitlines()[0]}")
+
+
+@contextlib.contextmanager
+def watchdog(seconds=60):
+    """Fail (TimeoutError) instead of hanging when the body has not returned in time: the
+    structure checks of hostile input, with no timing assert (speed is for the benchmarks)."""
+    def expire(signum, frame):
+        raise TimeoutError(f"not finished after {seconds} s: a quadratic path is back")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.fixture(scope="module")
+def sms():
+    """The bundled SMS collection: (documents, labels)."""
+    import numpy as np
+
+    import textnb
+
+    corpus = textnb.open_corpus(SMS_TSV)
+    return list(corpus.documents), np.asarray(corpus.labels)
+
+
+@pytest.fixture(scope="module")
+def sms_counts(sms):
+    """Counts of the first 4,000 SMS messages (train) and the rest (test), one vocabulary."""
+    from textnb import Vectorizer
+
+    docs, y = sms
+    vec = Vectorizer().fit(docs[:4000])
+    return vec.transform(docs[:4000]), y[:4000], vec.transform(docs[4000:]), y[4000:]

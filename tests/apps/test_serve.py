@@ -85,10 +85,13 @@ def via_client(argv, stdin):
     return code, out.getvalue(), err.getvalue()
 
 
-def raw_request(path, data):
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.settimeout(30)
-        s.connect(str(path))
+def raw_request(address, data, timeout=30):
+    """Send ``data`` to a listener (a Unix socket path, or TCP ``(host, port)``) and read the
+    whole answer (the daemon's own protocol here; spamd's in test_spamd)."""
+    family = socket.AF_UNIX if isinstance(address, (str, Path)) else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.settimeout(timeout)
+        s.connect(str(address) if family == socket.AF_UNIX else address)
         s.sendall(data)
         s.shutdown(socket.SHUT_WR)
         chunks = []

@@ -24,6 +24,7 @@ from textnb.core.errors import InputError
 from textnb.core.model_io import load
 
 from test_serve import HAM_WORDS, SPAM_WORDS, mail_bytes, make_spam_model
+from test_serve import raw_request as raw
 
 SPAMC = shutil.which("spamc")
 needs_spamc = pytest.mark.skipif(SPAMC is None, reason="spamc is not installed (apt-get install spamc)")
@@ -65,22 +66,6 @@ def cold_verdict(model, msg):
 def spamc(port, args, msg, timeout=60):
     return subprocess.run([SPAMC, "-d", "127.0.0.1", "-p", str(port)] + args, input=msg, capture_output=True,
                           timeout=timeout)
-
-
-def raw(address, data, timeout=30):
-    """Send ``data`` to the spamd listener (TCP (host, port) or Unix path); the whole answer."""
-    family = socket.AF_UNIX if isinstance(address, (str, Path)) else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as s:
-        s.settimeout(timeout)
-        s.connect(str(address) if family == socket.AF_UNIX else address)
-        s.sendall(data)
-        s.shutdown(socket.SHUT_WR)
-        chunks = []
-        while True:
-            c = s.recv(65536)
-            if not c:
-                return b"".join(chunks)
-            chunks.append(c)
 
 
 def request(method, msg=b"", headers=(), version="1.5"):

@@ -5,11 +5,9 @@ Special files are stand-ins created here (``mkfifo``, sockets, symbolic links, f
 the real ``/dev/null`` and ``/dev/full`` are never written to.
 """
 
-import contextlib
 import io
 import json
 import os
-import signal
 import socket
 import stat
 import subprocess
@@ -22,7 +20,7 @@ import pytest
 
 import textnb
 from textnb.cli import main
-from conftest import cli, one_error_line, tsv
+from conftest import watchdog, cli, one_error_line, tsv
 from textnb.core.errors import InputError
 from textnb.core.model_io import atomic_write, load, output_target, save
 
@@ -443,25 +441,12 @@ HOSTILE = {
 }
 
 
-@contextlib.contextmanager
-def _watchdog(seconds=120):
-    """Fail (TimeoutError) instead of hanging when the body has not returned in time."""
-    def expire(signum, frame):
-        raise TimeoutError(f"not finished after {seconds} s: a quadratic path is back")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.mark.parametrize("shape", sorted(HOSTILE))
 def test_hostile_mail_is_parsed_within_its_bounds(shape):
     data = HOSTILE[shape]()
-    with _watchdog():
+    with watchdog(120):
         text = mail.message_text(data, max_bytes=None)
     head = text.split("\n", 1)[0].split()
     if shape == "parts":  # at most MAX_PARTS parts reach the parser: later words are absent
@@ -509,7 +494,7 @@ def test_html_extraction_is_linear_and_matches_html_parser_on_ordinary_html():
     for unit in ("<a ", '<a x="', "<!--", "</", "<<", '<a x=">', "<title>"):
         for tail in ("", ">"):
             html_text = unit * (400_000 // len(unit)) + tail
-            with _watchdog():
+            with watchdog(120):
                 text, _ = mail.html_to_text(html_text)
             assert len(text) <= len(html_text)
 

@@ -2,7 +2,6 @@
 hostile mail under a watchdog, signals through the fallback, and the same words on every
 path over the bundled and shared mail (issues 26.3, 27.1, 30.1, 30.4)."""
 
-import contextlib
 import email
 import email.policy
 import mailbox
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import watchdog
 from textnb.io import mailtokens as mt
 from textnb.io.mail import iter_messages
 from textnb.io.mailtokens import message_text, message_tokens, read_message
@@ -152,18 +152,6 @@ def test_missing_or_empty_body_and_empty_message():
 
 
 # -- hostile shapes under a watchdog (the speed is scripts/bench_mail_bounds.py's) ---------------
-@contextlib.contextmanager
-def watchdog(seconds=60):
-    def expire(signum, frame):
-        raise TimeoutError(f"not finished after {seconds} s: a quadratic path is back")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 MB = 1_000_000

@@ -13,7 +13,7 @@ from sklearn.metrics import log_loss
 from sklearn.model_selection import StratifiedKFold
 
 import textnb
-from textnb import TextClassifier, Vectorizer, load
+from textnb import TextClassifier, load
 from textnb.core import dfe
 from textnb.core.model_io import read_nodes
 from textnb.evaluation import expected_calibration_error
@@ -22,18 +22,6 @@ from textnb.text.scorer import scorer_from_file
 
 from conftest import SMS_TSV
 
-
-@pytest.fixture(scope="module")
-def sms():
-    corpus = textnb.open_corpus(SMS_TSV)
-    return list(corpus.documents), np.asarray(corpus.labels)
-
-
-@pytest.fixture(scope="module")
-def sms_counts(sms):
-    docs, y = sms
-    vec = Vectorizer().fit(docs[:4000])
-    return vec.transform(docs[:4000]), y[:4000], vec.transform(docs[4000:]), y[4000:]
 
 
 def test_fit_scale_recovers_a_known_temperature():

@@ -12,7 +12,6 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 from sklearn.base import clone
 
-import textnb
 from textnb import BernoulliNB, MultinomialNB, TextClassifier, Vectorizer, load
 from textnb.core import dfe
 from textnb.core.model_io import save
@@ -23,18 +22,6 @@ from textnb.text.training import train_text_model
 REPO = Path(__file__).resolve().parents[2]
 SMS = REPO / "corpora" / "sms_spam" / "SMSSpamCollection.tsv"
 
-
-@pytest.fixture(scope="module")
-def sms():
-    corpus = textnb.open_corpus(SMS)
-    return list(corpus.documents), np.asarray(corpus.labels)
-
-
-@pytest.fixture(scope="module")
-def sms_counts(sms):
-    docs, y = sms
-    vec = Vectorizer().fit(docs[:4000])
-    return vec.transform(docs[:4000]), y[:4000], vec.transform(docs[4000:]), y[4000:]
 
 
 def test_estimator_contract():

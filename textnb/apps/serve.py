@@ -73,7 +73,8 @@ from textnb.io import mail
 from textnb.core.errors import InputError, ModelFileError, TextnbError
 from textnb.core.model_io import load
 from textnb.apps import protocol
-from textnb.apps.spamd import DEFAULT_MAX_USER_BYTES, DEFAULT_MAX_USERS, SpamdHandler, UserModels, parse_address
+from textnb.apps.spamd import (DEFAULT_MAX_USER_BYTES, DEFAULT_MAX_USERS, SpamdHandler, StreamHandler, UserModels,
+                               parse_address)
 from textnb.apps.verdict import classify_mail, is_spam_model, message_verdict
 
 __all__ = ["DEFAULT_MAX_REQUEST", "DEFAULT_MAX_CLIENTS", "DEFAULT_TIMEOUT", "DEFAULT_MAX_TEXTS", "DEFAULT_MAX_TOKENS",
@@ -367,14 +368,8 @@ def _options(words):
     return opts
 
 
-class _MailHandler(socketserver.StreamRequestHandler):
-    def setup(self):
-        self.timeout = self.server.owner.timeout
-        super().setup()
-
-    def _send(self, data):
-        self.wfile.write(data)
-        self.wfile.flush()
+class _MailHandler(StreamHandler):
+    """The daemon's own protocol (``spamfilter --socket``): requests until the client ends."""
 
     def handle(self):
         owner = self.server.owner

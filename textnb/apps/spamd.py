@@ -278,8 +278,10 @@ class _Refuse(Exception):
         self.status, self.text = status, text
 
 
-class SpamdHandler(socketserver.StreamRequestHandler):
-    """One spamd request per connection (``self.server.owner`` is the :class:`~textnb.apps.serve.Server`)."""
+class StreamHandler(socketserver.StreamRequestHandler):
+    """A connection of the daemon (``self.server.owner`` is the
+    :class:`~textnb.apps.serve.Server`): its idle timeout and one write-and-flush, shared by
+    the spamd handler here and the daemon's own protocol (``serve._MailHandler``)."""
 
     def setup(self):
         self.timeout = self.server.owner.timeout
@@ -288,6 +290,10 @@ class SpamdHandler(socketserver.StreamRequestHandler):
     def _send(self, data):
         self.wfile.write(data)
         self.wfile.flush()
+
+
+class SpamdHandler(StreamHandler):
+    """One spamd request per connection."""
 
     def _line(self):
         line = self.rfile.readline(protocol.MAX_LINE + 1)
