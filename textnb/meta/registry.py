@@ -31,6 +31,7 @@ class ModelSpec:
     merge: bool = False
     partial_fit: bool = False
     explain: bool = False
+    module: str = ""  # the module that defines it, for the tables (imported before a run's clock)
 
 
 MODELS = {spec.name: spec for spec in (
@@ -46,10 +47,13 @@ MODELS = {spec.name: spec for spec in (
               partial_fit=True, explain=True),
     ModelSpec("auto", "documents", "term weighting and m-estimate smoothing chosen by cross-validation"),
     ModelSpec("nb", "tables", "naive Bayes over nominal, numeric, missing, uncertain and text attributes "
-                              "(the default for tables)", merge=True, partial_fit=True, explain=True),
-    ModelSpec("tan", "tables", "tree-augmented naive Bayes (Friedman et al. 1997)"),
-    ModelSpec("bn", "tables", "a Bayesian network with a given structure"),
-    ModelSpec("aode", "tables", "averaged one-dependence estimators (Webb et al. 2005)"),
+                              "(the default for tables)", merge=True, partial_fit=True, explain=True,
+              module="textnb.naive_bayes.tabular"),
+    ModelSpec("tan", "tables", "tree-augmented naive Bayes (Friedman et al. 1997)",
+              module="textnb.semi_naive.bayesnet"),
+    ModelSpec("bn", "tables", "a Bayesian network with a given structure", module="textnb.semi_naive.bayesnet"),
+    ModelSpec("aode", "tables", "averaged one-dependence estimators (Webb et al. 2005)",
+              module="textnb.semi_naive.aode"),
 )}
 
 
@@ -361,8 +365,9 @@ def modules_for(opts, *, table, multilabel=False):
         names += ["sklearn.pipeline", "textnb.meta.multilabel", "textnb.text.classifier"]
     elif table:
         names += ["textnb.io.tables", "textnb.naive_bayes.tabular"]
-        names += {"tan": ["textnb.semi_naive.bayesnet"], "bn": ["textnb.semi_naive.bayesnet"],
-                  "aode": ["textnb.semi_naive.aode"]}.get(kind, [])
+        spec = MODELS.get(kind)
+        if spec is not None and spec.module:
+            names.append(spec.module)
         if opts.lazy:
             names += ["textnb.naive_bayes.discretized", "textnb.semi_naive.lbr"]
     elif streaming_model(opts) is not None:
