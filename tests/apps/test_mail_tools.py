@@ -22,7 +22,8 @@ import pytest
 
 import textnb
 from textnb.apps.filtering import train_model
-from textnb.cli.mailfilters import filter_main, topic_main
+from textnb.cli.mailfilters import filter_main
+from textnb.cli.topicfilter import topic_main
 
 REPO = Path(__file__).resolve().parents[2]
 SPAMFILTER = REPO / "scripts" / "spamfilter"

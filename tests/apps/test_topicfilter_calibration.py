@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from textnb.cli import main as textnb_main
-from textnb.cli.mailfilters import topic_main
+from textnb.cli.topicfilter import topic_main
 
 GROUPS = ["comp.graphics", "comp.windows.x", "rec.autos", "rec.motorcycles", "sci.med", "sci.space"]
 

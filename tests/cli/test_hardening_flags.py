@@ -23,7 +23,8 @@ import pytest
 import textnb
 from textnb.cli import argtypes, main
 from textnb.cli.commands import build_parser
-from textnb.cli.mailfilters import _spam_parser, _topic_parser, filter_main, topic_main
+from textnb.cli.mailfilters import _spam_parser, filter_main
+from textnb.cli.topicfilter import _topic_parser, topic_main
 from textnb.core import model_schema
 from textnb.core.errors import InputError
 

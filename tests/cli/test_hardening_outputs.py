@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import textnb
-from textnb.cli import evaluate, inspect, mailfilters, output, predict, train
+from textnb.cli import evaluate, inspect, mailfilters, output, predict, topicfilter, train
 from textnb.cli import main
 
 NAMES = ["a\tspam\t0.99.eml", "b\nforged\tham.eml", "c\x1b[31m.eml", "d\\t.eml"]
@@ -21,7 +21,7 @@ ESCAPED = ["a\\tspam\\t0.99.eml", "b\\nforged\\tham.eml", "c\\x1b[31m.eml", "d\\
 
 
 def test_one_escaping_helper_for_every_program():
-    assert predict.cell is output.cell and mailfilters.cell is output.cell
+    assert predict.cell is output.cell and mailfilters.cell is output.cell and topicfilter.cell is output.cell
     for module in (train, predict, evaluate, inspect):
         assert module.dumps is output.dumps
     assert output.cell("a\tb\nc\rd\\e\x00\x7f\x9b\udcff") == "a\\tb\\nc\\rd\\\\e\\x00\\x7f\\x9b\udcff"
@@ -60,7 +60,7 @@ def test_topicfilter_escapes_file_names_labels_and_destinations(tmp_path):
     docs = ["cheap pills offer now", "hockey game goal", "meeting at noon", "hockey team score"]
     textnb.TextClassifier().fit(docs, ["odd\tlabel", "sport", "odd\tlabel", "sport"]).save(model)
     out, err = io.StringIO(), io.StringIO()
-    rc = mailfilters.topic_main(["-m", str(model), "-o", str(tmp_path / "out"), "-n", "--uncalibrated", "--mail", str(folder)],
+    rc = topicfilter.topic_main(["-m", str(model), "-o", str(tmp_path / "out"), "-n", "--uncalibrated", "--mail", str(folder)],
                                 stdout=out, stderr=err)
     lines = out.getvalue().splitlines()
     assert len(lines) == len(NAMES), (rc, err.getvalue(), lines)

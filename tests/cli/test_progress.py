@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from textnb.cli import evaluate, mailfilters, predict, train
+from textnb.cli import evaluate, filterbase, mailfilters, predict, train
 from textnb.cli.progress import Progress
 
 REPO = Path(__file__).resolve().parents[2]
@@ -54,10 +54,10 @@ def test_tqdm_on_a_terminal():
 
 
 def test_one_helper_everywhere():
-    assert mailfilters.Progress is Progress
+    assert filterbase.Progress is Progress
     for module in (train, predict, evaluate):
         assert module.Progress is Progress
-    for module in (train, predict, evaluate, mailfilters):
+    for module in (train, predict, evaluate, mailfilters, filterbase):
         source = Path(module.__file__).read_text()
         assert "from tqdm" not in source and 'f"\\r' not in source  # no second bar beside it
 

@@ -153,7 +153,7 @@ def test_threshold_08_routes_20newsgroups_correctly(shared_corpora, tmp_path):
     --uncalibrated) on 20 Newsgroups: of what it routes at least 80 % right, and most
     documents routed (the raw model sent 199 of 200 to unsorted)."""
     from textnb.cli import main
-    from textnb.cli.mailfilters import topic_main
+    from textnb.cli.topicfilter import topic_main
 
     root = shared_corpora("20news-bydate")
     test = tmp_path / "test"

@@ -3,7 +3,8 @@
 Names are imported on first use (PEP 562; written out rather than :mod:`textnb.core.lazy`,
 so that the ``spamfilter --socket`` client, which imports this package, loads nothing more).
 The programs' entry points (``filter_main``, ``topic_main``) are command-line code and live in
-:mod:`textnb.cli.mailfilters` (the layers import one way: apps never imports cli).
+:mod:`textnb.cli.mailfilters` and :mod:`textnb.cli.topicfilter` (the layers import one way: apps never
+imports cli).
 """
 
 _EXPORTS = {  # defining module -> the names it exports

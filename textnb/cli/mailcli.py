@@ -4,7 +4,7 @@ Used by the console scripts that ``pip install .`` puts on PATH and by ``scripts
 Only the standard library is imported until the mode is known: ``spamfilter --socket``
 runs the daemon client (:mod:`textnb.apps.spamclient`) without ever importing numpy,
 scipy or scikit-learn; everything else runs :func:`textnb.cli.mailfilters.filter_main` /
-:func:`~textnb.cli.mailfilters.topic_main`.
+:func:`textnb.cli.topicfilter.topic_main`.
 
 Process-level conventions (the same for both commands):
 
@@ -82,7 +82,7 @@ def topicfilter(argv=None):
     try:
         _install_handlers()
         _, stdout, stderr = _standard_streams()
-        from textnb.cli.mailfilters import topic_main
+        from textnb.cli.topicfilter import topic_main
 
         text_out = tolerant(sys.stdout, "surrogateescape") if not isinstance(stdout, _Closed) else _Closed("stdout")
         code = topic_main(argv, stdout=text_out, stderr=stderr)

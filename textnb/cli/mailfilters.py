@@ -5,9 +5,9 @@ import io  # (loaded by Python's start-up: free)
 import sys
 
 from textnb.apps.spamclient import EXIT_INTERRUPTED, Terminated, client_main, copy_rest, drain, read_head
-from textnb.cli.progress import Progress
+from textnb.cli.filterbase import add_version, full_library, parser_class, progress_bar, say
 from textnb.cli.streams import cell  # (textnb.cli.output re-exports it: no json/re import here)
-from textnb.core.errors import InputError, ModelFileError, TextnbError
+from textnb.core.errors import InputError, TextnbError
 from textnb.io import mailread as mail
 from textnb.apps.spamlite import (
     HAM,
@@ -31,58 +31,13 @@ from textnb.apps.spamlite import (
 # textnb.apps.spamlite without numpy (docs/spam.md, "Speed").
 
 
-def _full_library():
-    """Make installed packages importable before numpy & co. are: ``scripts/spamfilter``
-    starts Python without the site module (-S), which only the numpy-free paths can do
-    without."""
-    if sys.flags.no_site and "site" not in sys.modules:
-        import site
-
-        site.main()
-
-__all__ = ["filter_main", "topic_main"]
+__all__ = ["filter_main"]
 
 
 # -- command line ---------------------------------------------------------------------
 # argparse (with gettext and shutil) is imported only when a parser is built: the common
 # calls of a mail filter are read by _fast_spam_args without it. The argument types
 # (textnb.cli.argtypes, which imports argparse) are imported by the parser builders.
-
-
-class _progress:
-    """``with _progress(stream, desc) as update:`` the command line's progress bar
-    (:class:`textnb.cli.progress.Progress`) on ``stream`` when it is a terminal (``update``
-    is then ``bar(done)``), else None. A class, not a contextlib generator: contextlib
-    imports collections, functools & co., which a short batch run pays for."""
-
-    def __init__(self, stream, desc, unit="msg"):
-        self.stream, self.desc, self.unit, self.bar = stream, desc, unit, None
-
-    def __enter__(self):
-        if hasattr(self.stream, "isatty") and self.stream.isatty():
-            _full_library()  # tqdm, when installed, lives in site-packages
-        bar = Progress(self.desc, stream=self.stream, unit=self.unit)
-        if not bar.enabled:
-            return None
-        self.bar = bar
-        return bar
-
-    def __exit__(self, *exc):
-        if self.bar is not None:
-            self.bar.close()
-        return False
-
-
-def _parser_class():
-    import argparse
-
-    class _Parser(argparse.ArgumentParser):
-        """argparse that raises instead of exiting, so errors map to our exit codes."""
-
-        def error(self, message):
-            raise InputError(f"{message} (see --help)")
-
-    return _Parser
 
 
 class _Args:
@@ -132,27 +87,19 @@ def _fast_spam_args(argv):
     return _Args(**given)
 
 
-def _add_version(p):
-    """``--version`` in the help (``textnb.cli.mailcli`` answers it before the parser runs)."""
-    from textnb.core.version import __version__
-
-    p.add_argument("--version", action="version", version=f"{p.prog} {__version__}",
-                   help="print the program's version and exit")
-
-
 def _spam_parser():
     from textnb.cli.argtypes import MAX_ALPHA, bounded
     from textnb.cli.argtypes import size as _size
 
     _probability = bounded(float, low=0.0, high=1.0)
     _smoothing = bounded(float, low=0.0, high=MAX_ALPHA)
-    p = _parser_class()(
+    p = parser_class()(
         prog="spamfilter",
         description="Classify mail as spam / ham / unsure with a textnb model (bogofilter-style). "
                     "Without a mode option: read one message from stdin; the exit status is the "
                     "verdict (0 spam, 1 ham, 2 unsure, 3 error).",
     )
-    _add_version(p)
+    add_version(p)
     p.add_argument("--model", "-m", metavar="FILE",
                    help="model file (default: $XDG_DATA_HOME/textnb/spam.tnb or "
                         "~/.local/share/textnb/spam.tnb)")
@@ -191,14 +138,6 @@ def _spam_parser():
     return p
 
 
-def _err(stream, prog, message):
-    try:
-        stream.write(f"{prog}: {message}\n")
-        stream.flush()
-    except (OSError, ValueError):  # a closed stderr must not hide the exit status
-        pass
-
-
 def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
     """``spamfilter`` command line; returns the exit status (0 spam, 1 ham, 2 unsure, 3 error).
 
@@ -218,7 +157,7 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
     try:
         args = _fast_spam_args(argv)
         if args is None:  # argparse's parser: its argument types import numpy (site-packages under -S)
-            _full_library()
+            full_library()
             args = _spam_parser().parse_args(argv)
         if args.socket is not None:
             return client_main(argv, stdin=stdin, stdout=stdout, stderr=stderr)
@@ -241,13 +180,13 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
         if training:
             if not args.train_spam or not args.train_ham:
                 raise InputError("training needs both --train-spam PATH and --train-ham PATH")
-            _full_library()
+            full_library()
             from textnb.apps.filtering import train_model
 
-            with _progress(stderr, "training") as progress:
+            with progress_bar(stderr, "training") as progress:
                 counts = train_model(model_path, args.train_spam, args.train_ham, kind=args.kind,
                                      alpha=args.alpha, max_bytes=args.max_bytes, progress=progress)
-            _err(stderr, "spamfilter", f"trained {model_path} on {counts[SPAM]} spam and "
+            say(stderr, "spamfilter", f"trained {model_path} on {counts[SPAM]} spam and "
                                        f"{counts[HAM]} ham messages")
             if passthrough:
                 written = True
@@ -264,7 +203,7 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
         cutoffs = dict(spam_cutoff=args.spam_cutoff, ham_cutoff=args.ham_cutoff, max_bytes=args.max_bytes)
         sf = LiteFilter.load(model_path, **cutoffs)
         if sf is None:  # another kind of model, or a file the full loader must judge
-            _full_library()
+            full_library()
             from textnb.apps.filtering import SpamFilter
 
             sf = SpamFilter.load(model_path, **cutoffs)
@@ -281,18 +220,18 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
         drain(stdin)  # the sender is not cut off
         return EXIT_CODES[v.label]
     except TextnbError as exc:
-        _err(stderr, "spamfilter", str(exc))
+        say(stderr, "spamfilter", str(exc))
     except OSError as exc:
-        _err(stderr, "spamfilter", f"{getattr(exc, 'filename', None) or 'i/o'}: {exc.strerror or exc}")
+        say(stderr, "spamfilter", f"{getattr(exc, 'filename', None) or 'i/o'}: {exc.strerror or exc}")
     except MemoryError:
-        _err(stderr, "spamfilter", "out of memory (lower --max-bytes)")
+        say(stderr, "spamfilter", "out of memory (lower --max-bytes)")
     except Terminated as exc:
-        _err(stderr, "spamfilter", str(exc))
+        say(stderr, "spamfilter", str(exc))
     except KeyboardInterrupt:
-        _err(stderr, "spamfilter", "interrupted")
+        say(stderr, "spamfilter", "interrupted")
         code = EXIT_INTERRUPTED
     except Exception as exc:  # a mail filter must not die with a traceback
-        _err(stderr, "spamfilter", f"internal error: {type(exc).__name__}: {exc}")
+        say(stderr, "spamfilter", f"internal error: {type(exc).__name__}: {exc}")
     if passthrough:  # never lose the message: as it came, or the rest of the verdict's copy
         try:
             if not written:
@@ -311,7 +250,7 @@ def _pass_unchanged(head, stdin, stdout):
 
 
 def _register(ops, model_path, args, stdin, stderr):
-    _full_library()
+    full_library()
     from textnb.apps.filtering import _messages, update_model
 
     stdin_data = None
@@ -344,7 +283,7 @@ def _batch(sf, args, stdin, stdout, stderr):
     def on_error(message):
         nonlocal failed
         failed += 1
-        _err(stderr, "spamfilter", message)
+        say(stderr, "spamfilter", message)
 
     def pairs():
         for p in args.batch:
@@ -357,7 +296,7 @@ def _batch(sf, args, stdin, stdout, stderr):
                 on_error(str(exc))
 
     try:
-        with _progress(stderr, "classifying") as progress:
+        with progress_bar(stderr, "classifying") as progress:
             for n, (source, v) in enumerate(sf.classify_stream(pairs()), 1):
                 line = f"{cell(source)}\t{cell(v.label)}\t{score_text(v)}"
                 if args.log_odds:
@@ -369,114 +308,3 @@ def _batch(sf, args, stdin, stdout, stderr):
     except BrokenPipeError:  # (textnb.cli.mailcli keeps the flush at exit quiet too)
         return 0
     return EXIT_ERROR if failed else 0
-
-
-def _topic_parser():
-    from textnb.cli.argtypes import bounded
-    from textnb.cli.argtypes import size as _size
-
-    _probability = bounded(float, low=0.0, high=1.0)
-    p = _parser_class()(
-        prog="topicfilter",
-        description="Route documents (files or mail) into OUT/<predicted label>/ with a textnb model; "
-                    "documents whose confidence is below --threshold go to OUT/unsorted/. Copies "
-                    "unless --move; never overwrites (a fresh name is chosen). Prints "
-                    "source<TAB>label<TAB>confidence<TAB>destination per document.",
-    )
-    _add_version(p)
-    p.add_argument("--model", "-m", metavar="FILE", required=True, help="model file (.tnb)")
-    p.add_argument("--out", "-o", metavar="OUT", required=True, help="output folder")
-    p.add_argument("paths", nargs="+", metavar="PATH",
-                   help="files, folders, mbox files or Maildir folders")
-    p.add_argument("--threshold", "-t", type=_probability, default=0.5, metavar="P",
-                   help=f"confidence (largest class probability) below which a document is "
-                        f"unsorted (default 0.5; {_probability.range}); needs a calibrated model, whose "
-                        "probabilities mean what they say: textnb train's default model is (one temperature "
-                        "fitted on held-out documents at training time), as is any model trained with "
-                        "--calibrate sigmoid|isotonic")
-    p.add_argument("--uncalibrated", action="store_true",
-                   help="threshold an uncalibrated model's raw posterior anyway (e.g. --model multinomial: "
-                        "its probabilities are close to 0 or 1 even for misrouted documents, so few go to "
-                        "unsorted)")
-    p.add_argument("--dry-run", "-n", action="store_true", help="print the plan, change nothing")
-    p.add_argument("--move", action="store_true",
-                   help="move files instead of copying (messages inside an mbox are always copied)")
-    p.add_argument("--mail", action="store_true",
-                   help="parse plain files as mail messages too (mbox and Maildir always are)")
-    p.add_argument("--max-bytes", type=_size, default=mail.DEFAULT_MAX_BYTES, metavar="SIZE",
-                   help=f"bytes of each message that are read (default 10M; {_size.range})")
-    p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
-    return p
-
-
-def _calibrated(model):
-    """Whether a text model's probabilities are calibrated: a calibrator (CalibratedNB)
-    anywhere in its chain of wrapped models, or a model that calibrates itself (a
-    fitted calibration scale ``scale_``, as textnb train's default DiscriminativeNB)."""
-    seen = 0
-    stack = [getattr(model, "model_", model)]
-    while stack and seen < 50:
-        m = stack.pop()
-        seen += 1
-        if m is None:
-            continue
-        if type(m).__name__ == "CalibratedNB" or getattr(m, "scale_", None) is not None:
-            return True
-        stack += [getattr(m, attr, None) for attr in ("estimator_", "model_", "best_estimator_")]
-        stack += [step for _, step in getattr(m, "steps", [])]
-    return False
-
-
-def topic_main(argv=None, *, stdout=None, stderr=None):
-    """``topicfilter`` command line; returns 0 when every document was routed, 1 otherwise."""
-
-    stdout = stdout if stdout is not None else sys.stdout
-    stderr = stderr if stderr is not None else sys.stderr
-    failed = 0
-
-    def on_error(message):
-        nonlocal failed
-        failed += 1
-        _err(stderr, "topicfilter", message)
-
-    try:
-        _full_library()
-        from textnb.apps.filtering import apply_route, plan_routes
-        from textnb.core.model_io import load
-
-        args = _topic_parser().parse_args(argv)
-        model = load(args.model)
-        if not hasattr(model, "predict_proba") or not hasattr(model, "vectorizer_"):
-            raise ModelFileError(f"{args.model}: not a text model (a TextClassifier is needed)")
-        if args.threshold > 0 and not args.uncalibrated and not _calibrated(model):
-            raise InputError(f"{args.model}: the model's probabilities are not calibrated, so -t "
-                             f"{args.threshold:g} would send almost nothing to unsorted; train it with "
-                             f"'textnb train CORPUS -o MODEL' (its default model is calibrated) or with "
-                             f"--calibrate sigmoid (or pass --uncalibrated)")
-        for route in plan_routes(model, args.paths, args.out, threshold=args.threshold,
-                                 mail_mode=args.mail, max_bytes=args.max_bytes, on_error=on_error):
-            dest = route.destination
-            if not args.dry_run:
-                try:
-                    dest = apply_route(route, move=args.move)
-                except InputError as exc:
-                    on_error(str(exc))
-                    continue
-            if not args.quiet:
-                stdout.write(f"{cell(route.source)}\t{cell(route.label)}\t{route.confidence:.6f}\t{cell(dest)}\n")
-        stdout.flush()
-        return 1 if failed else 0
-    except TextnbError as exc:
-        _err(stderr, "topicfilter", str(exc))
-    except BrokenPipeError:  # the reader went away (| head): stop quietly
-        return 0
-    except OSError as exc:
-        _err(stderr, "topicfilter", f"{getattr(exc, 'filename', None) or 'i/o'}: {exc.strerror or exc}")
-    except Terminated as exc:
-        _err(stderr, "topicfilter", str(exc))
-    except KeyboardInterrupt:
-        _err(stderr, "topicfilter", "interrupted")
-        return EXIT_INTERRUPTED
-    except Exception as exc:
-        _err(stderr, "topicfilter", f"internal error: {type(exc).__name__}: {exc}")
-    return 1

@@ -1,6 +1,7 @@
 """``textnb merge``: add up models trained on parts of a corpus."""
 
 from textnb.core.errors import InputError
+from textnb.core.wrapping import merges_exactly
 
 __all__ = ["add_parser", "run"]
 
@@ -13,15 +14,6 @@ def add_parser(sub):
     return p
 
 
-def _inexact(model):
-    """Whether merging ``model`` gives a model other than the one trained on the union:
-    discriminatively learned sums (DiscriminativeNB, the default text model)."""
-    from textnb.naive_bayes.discriminative import DiscriminativeNB
-
-    inner = getattr(model, "model_", model)
-    return isinstance(inner, DiscriminativeNB)
-
-
 def run(args, out, err):
     from textnb.core.model_io import load, output_target
 
@@ -31,7 +23,7 @@ def run(args, out, err):
     if not callable(getattr(merged, "merge", None)):
         raise InputError(f"{args.models[0]}: a {type(merged).__name__} model cannot be merged (its structure is "
                          f"learned from all the data); merge takes text models, TabularNB and AODE")
-    if len(models) > 1 and _inexact(merged):
+    if len(models) > 1 and not merges_exactly(merged):
         print(f"textnb: warning: {args.models[0]}: DiscriminativeNB models (the default) do not merge exactly: "
               f"the result is not the model trained on all the parts (train with --model multinomial, "
               f"bernoulli or complement for exact merges)", file=err)

@@ -12,7 +12,7 @@ import numbers
 
 from textnb.cli.streams import cell, tolerant
 
-__all__ = ["cell", "dumps", "finite", "tolerant"]
+__all__ = ["cell", "dumps", "explanation_text", "finite", "tolerant"]
 
 _FLOAT_MAX = 1.7976931348623157e308
 
@@ -39,3 +39,22 @@ def finite(obj):
 def dumps(obj):
     """Strict JSON (never the non-JSON tokens NaN / Infinity)."""
     return json.dumps(finite(obj), allow_nan=False)
+
+
+def explanation_text(info):
+    """One line for an entry of :func:`textnb.evaluation.explain.explain_rows`: a rule as it
+    is; the attributes (and the terms of text attributes) or the terms that moved the decision."""
+    if isinstance(info, str):
+        return info
+    if "attributes" in info:
+        parts = []
+        for a in info["attributes"]:
+            if a["kind"] == "text":
+                terms = ", ".join(f"{t['term']} {t['contribution']:+.2f}" for t in a["for"] + a["against"])
+                parts.append(f"{a['name']} {a['contribution']:+.2f} [{terms}]")
+            else:
+                parts.append(f"{a['name']}={a['value']} {a['contribution']:+.2f}")
+        body = "; ".join(parts)
+    else:
+        body = ", ".join(f"{t['term']} {t['contribution']:+.2f}" for t in info["for"] + info["against"])
+    return f"vs {info['runner_up']} by {info['margin']:.2f} (prior {info['prior']:+.2f}): {body}"

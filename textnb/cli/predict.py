@@ -9,9 +9,10 @@ import numpy as np
 
 from textnb.cli.options import add_fasttext_options, add_ignore, multilabel_model, probability, top
 from textnb.cli.options import max_bytes as max_bytes_type
-from textnb.cli.output import cell, dumps
+from textnb.cli.output import cell, dumps, explanation_text
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, TextnbError
+from textnb.core.wrapping import reads_documents, table_attributes
 
 __all__ = ["add_parser", "run"]
 
@@ -151,77 +152,13 @@ def _print_predictions(sources, classes, scores, args, out, explanations=None):
 
 
 def _explanations(args, model, X):
-    """Per-row explanations for ``predict --explain``, or None."""
+    """Per-row explanations for ``predict --explain`` (one line each, or the JSON object), or None."""
     if not getattr(args, "explain", False):
         return None
-    explainer = model
-    while explainer is not None and not hasattr(explainer, "predict_explain"):
-        explainer = getattr(explainer, "estimator_", None)  # e.g. APNBC around a lazy model
-    if explainer is not None and _has_rules(explainer):
-        return explainer.predict_explain(X)[1]
-    from textnb.text.classifier import TextClassifier
+    from textnb.evaluation.explain import explain_rows
 
-    if isinstance(model, TextClassifier):
-        from textnb.evaluation.explain import explain
-
-        return [_term_explanation(explain(model, doc, top=args.top or 10), args) for doc in X]
-    from textnb.evaluation.explain import explain_table
-
-    # a mixed table: attributes and terms; any other table model: what each value adds
-    attributes = None if _mixed_inside(model) else _attributes_of(model, args.model)
-    return [_attribute_explanation(info, args) for info in explain_table(model, X, top=args.top or 10,
-                                                                         attributes=attributes)]
-
-
-def _mixed_inside(model):
-    """Whether ``model`` is, or wraps, a MixedNB (a table with text attributes)."""
-    while model is not None:
-        if hasattr(model, "predict_attribute_terms"):
-            return True
-        model = getattr(model, "estimator_", None)
-    return False
-
-
-def _attribute_explanation(info, args):
-    """The attributes (and terms of text attributes) that moved the decision, for one row."""
-    if args.json:
-        return info
-    parts = []
-    for a in info["attributes"]:
-        if a["kind"] == "text":
-            terms = ", ".join(f"{t['term']} {t['contribution']:+.2f}" for t in a["for"] + a["against"])
-            parts.append(f"{a['name']} {a['contribution']:+.2f} [{terms}]")
-        else:
-            parts.append(f"{a['name']}={a['value']} {a['contribution']:+.2f}")
-    return f"vs {info['runner_up']} by {info['margin']:.2f} (prior {info['prior']:+.2f}): " + "; ".join(parts)
-
-
-def _term_explanation(info, args):
-    """The terms that moved the decision most, for one document."""
-    if args.json:
-        return info
-    terms = ", ".join(f"{t['term']} {t['contribution']:+.2f}" for t in info["for"] + info["against"])
-    return f"vs {info['runner_up']} by {info['margin']:.2f} (prior {info['prior']:+.2f}): {terms}"
-
-
-def _has_rules(model):
-    inner = getattr(model, "model_", model)
-    while inner is not None:
-        if type(inner).__name__ in ("LBR", "LazyTextNB"):
-            return True
-        inner = getattr(inner, "estimator_", None)
-    return False
-
-
-def _attributes_of(model, path):
-    """The training attributes of a table model, looking inside wrappers (APNBC, ...)."""
-    inner = model
-    while inner is not None:
-        for name in ("attributes_", "attributes"):
-            if getattr(inner, name, None) is not None:
-                return getattr(inner, name)
-        inner = getattr(inner, "estimator_", None)
-    raise InputError(f"{path}: a {type(model).__name__} model does not record its table attributes")
+    rows = explain_rows(model, X, top=args.top or 10)
+    return rows if args.json else [explanation_text(info) for info in rows]
 
 
 def _predict_table(args, model, out, err=None):
@@ -229,9 +166,12 @@ def _predict_table(args, model, out, err=None):
 
     if not args.paths or args.paths == ["-"]:
         raise InputError(f"{args.model}: a table model needs a table file to predict (ARFF or CSV)")
+    attributes = table_attributes(model)
+    if attributes is None:
+        raise InputError(f"{args.model}: a {type(model).__name__} model does not record its table attributes")
     classes = [str(c) for c in model.classes_]
     for path in args.paths:
-        table = read_table(path, like=_attributes_of(model, args.model), drop=(args.ignore or None))  # DataWarnings: main
+        table = read_table(path, like=attributes, drop=(args.ignore or None))  # DataWarnings: main
         sources = [f"{path}:{i + 1}" for i in range(table.X.shape[0])]
         scores = _scores(model, table.X)
         _print_predictions(sources, classes, scores, args, out, _explanations(args, model, table.X))
@@ -249,7 +189,7 @@ def _format_proba(classes, row):
 def run(args, out, err):
     from textnb.io.corpus import MAX_DOCUMENT_BYTES
     from textnb.core.model_io import load
-    from textnb.text.scorer import TextScorer, load_for_prediction
+    from textnb.text.scorer import load_for_prediction
 
     if args.label_prefix is not None and args.lines is None:
         raise InputError("--label-prefix applies to --lines")
@@ -262,7 +202,7 @@ def run(args, out, err):
             raise InputError("--lines and --rows do not go together: one document per line, or per TSV/CSV row")
         return _predict_multilabel(args, model, out, err)
     if args.lines is not None:
-        if type(model).__name__ != "TextClassifier":
+        if not reads_documents(model):
             raise InputError(f"{args.model}: --lines needs a text model; a table model reads a table file")
         if args.paths:
             raise InputError("--lines reads one file (or stdin): give it as --lines FILE, without PATH")
@@ -271,7 +211,7 @@ def run(args, out, err):
         return _predict_lines(args, model, out)
     if args.threshold is not None:
         raise InputError("--threshold applies to --lines")
-    if not isinstance(model, TextScorer) and type(model).__name__ != "TextClassifier":
+    if not reads_documents(model):
         return _predict_table(args, model, out, err)
     paths = args.paths or ["-"]
     classes = [str(c) for c in model.classes_]

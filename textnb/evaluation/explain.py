@@ -27,13 +27,15 @@ from sklearn.base import BaseEstimator
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
+from textnb.core.errors import InputError
+from textnb.core.wrapping import find, rule_model, table_attributes
 from textnb.evaluation import inspection
 from textnb.io.uncertain import column_slices
 from textnb.naive_bayes.discrete import BernoulliNB
 from textnb.naive_bayes.discriminative import DiscriminativeNB
 
-__all__ = ["describe_mixed", "describe_text_classifier", "explain", "explain_by_leaving_out", "explain_table",
-           "informative_terms", "linear_weights", "unwrap"]
+__all__ = ["describe_mixed", "describe_text_classifier", "explain", "explain_by_leaving_out", "explain_rows",
+           "explain_table", "informative_terms", "linear_weights", "unwrap"]
 
 
 def unwrap(model):
@@ -209,6 +211,29 @@ def describe_text_classifier(classifier, top=10):
         "vocabulary_size": len(classifier.vectorizer_.vocabulary_),
         "informative_terms": terms,
     }
+
+
+def explain_rows(model, X, *, top=10):
+    """Why ``model`` decided as it did, one entry per row of ``X``: what ``predict --explain`` shows.
+
+    * a lazy rule model (LBR, LazyTextNB, also inside a wrapper; see
+      :mod:`textnb.core.wrapping`): the rule used, a string;
+    * a :class:`~textnb.text.classifier.TextClassifier`: :func:`explain` of each document;
+    * a mixed table: :func:`explain_table` (attributes, and terms inside text attributes);
+    * any other table model: :func:`explain_by_leaving_out` over its training attributes.
+    """
+    from textnb.text.classifier import TextClassifier
+
+    if rule_model(model) is not None:
+        return find(model, lambda m: hasattr(m, "predict_explain")).predict_explain(X)[1]
+    if isinstance(model, TextClassifier):
+        return [explain(model, doc, top=top) for doc in X]
+    attributes = None
+    if find(model, lambda m: hasattr(m, "predict_attribute_terms")) is None:
+        attributes = table_attributes(model)
+        if attributes is None:
+            raise InputError(f"a {type(model).__name__} model does not record its table attributes")
+    return explain_table(model, X, top=top, attributes=attributes)
 
 
 def explain_table(model, X, top=10, *, attributes=None):

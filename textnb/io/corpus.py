@@ -344,34 +344,52 @@ def _csv_rows(path, text, delimiter):
     module's limit is raised for this call and put back)."""
     quoting = csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, quoting=quoting, strict=True)
-    rows, start = [], 1
     old = csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
     try:
+        return list(_checked_rows(path, reader))
+    finally:
+        csv.field_size_limit(old)
+
+
+def _checked_rows(path, reader):
+    """The rows of a ``csv.reader``; a malformed row is one InputError naming ``path:LINE``."""
+    start = 1
+    try:
         for row in reader:
-            rows.append(row)
+            yield row
             start = reader.line_num + 1
     except csv.Error as exc:
         msg = str(exc)
         if "unexpected end of data" in msg:
             msg = "a quoted field is never closed (unterminated '\"')"
         raise InputError(f"{path}:{start}: {msg}") from None
-    finally:
-        csv.field_size_limit(old)
-    return rows
+
+
+def read_text_file(path, what, *, data=None):
+    """The decoded text of the file ``path``, or of ``data`` (bytes or str: standard input,
+    which ``path`` then only names). A binary file is refused, as one InputError line
+    saying it is not ``what`` (e.g. "a TSV/CSV file"), after reading its first 8 KiB."""
+    if data is None:
+        try:
+            with open(path, "rb") as f:
+                data = f.read(_SNIFF)
+                if is_binary(data):  # refused before the rest is read: a huge binary file costs 8 KiB
+                    raise InputError(f"{path}: binary file, not {what}")
+                data += f.read()
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if isinstance(data, (bytes, bytearray)):
+        if is_binary(bytes(data[:_SNIFF])):
+            raise InputError(f"{path}: binary file, not {what}")
+        data = decode_bytes(bytes(data))
+    return data
 
 
 def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES):
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(_SNIFF)
-            if is_binary(raw):  # refused before the rest is read: a huge binary file costs 8 KiB
-                raise InputError(f"{path}: binary file, not a TSV/CSV corpus")
-            raw += f.read()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if not raw.strip():
+    text = read_text_file(path, "a TSV/CSV corpus")
+    if not text.strip():
         raise InputError(f"{path}: empty file")
-    documents, labels = _table_documents(path, decode_bytes(raw), label_column, text_column, max_bytes)
+    documents, labels = _table_documents(path, text, label_column, text_column, max_bytes)
     return Corpus(source=path, documents=documents, labels=labels)
 
 
@@ -385,16 +403,7 @@ def read_rows(path, *, data=None, label_column=None, text_column=None, max_bytes
     (standard input: ``path`` then only names it in errors).
     """
     path = os.fspath(path)
-    if data is None:
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if isinstance(data, (bytes, bytearray)):
-        if is_binary(bytes(data[:_SNIFF])):
-            raise InputError(f"{path}: binary file, not a TSV/CSV file")
-        data = decode_bytes(bytes(data))
+    data = read_text_file(path, "a TSV/CSV file", data=data)
     if not data.strip():
         raise InputError(f"{path}: empty file")
     return _table_documents(path, data, label_column, text_column, max_bytes, need_label=False)
@@ -504,20 +513,7 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
         delimiter = _delimiter_of(path, head.split("\n", 1)[0])
         quoting = csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE
         reader = csv.reader(itertools.chain([head], lines), delimiter=delimiter, quoting=quoting, strict=True)
-
-        def rows():
-            start = 1
-            try:
-                for row in reader:
-                    yield row
-                    start = reader.line_num + 1
-            except csv.Error as exc:
-                msg = str(exc)
-                if "unexpected end of data" in msg:
-                    msg = "a quoted field is never closed (unterminated '\"')"
-                raise InputError(f"{path}:{start}: {msg}") from None
-
-        yield from _table_chunks(path, rows(), delimiter, label_column, text_column, max_bytes,
+        yield from _table_chunks(path, _checked_rows(path, reader), delimiter, label_column, text_column, max_bytes,
                                  need_label=False, size=size)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 
 from textnb.core.errors import InputError
-from textnb.io.corpus import MAX_DOCUMENT_BYTES, Corpus, decode_bytes, is_binary
+from textnb.io.corpus import MAX_DOCUMENT_BYTES, Corpus, decode_bytes, is_binary, read_text_file
 
 __all__ = [
     "DEFAULT_LABEL_PREFIX",
@@ -180,19 +180,7 @@ def read_fasttext(path, *, data=None, label_prefix=DEFAULT_LABEL_PREFIX, max_byt
     """
     label_prefix = _check_prefix(label_prefix)
     path = os.fspath(path)
-    if data is None:
-        try:
-            with open(path, "rb") as f:
-                data = f.read(_SNIFF)
-                if is_binary(data):
-                    raise InputError(f"{path}: binary file, not a fastText file")
-                data += f.read()
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if isinstance(data, (bytes, bytearray)):
-        if is_binary(bytes(data[:_SNIFF])):
-            raise InputError(f"{path}: binary file, not a fastText file")
-        data = decode_bytes(bytes(data))
+    data = read_text_file(path, "a fastText file", data=data)
     documents, labels, lines, unlabeled = [], [], [], 0
     for n, line in enumerate(data.split("\n"), start=1):
         if len(line) > max_bytes:

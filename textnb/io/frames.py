@@ -19,7 +19,8 @@ import numpy as np
 
 from textnb.io.tables import Attribute
 
-__all__ = ["encodable", "encode_frame", "frame_attributes", "frame_for_fit", "frame_for_predict", "is_frame"]
+__all__ = ["declared_attributes", "encodable", "encode_frame", "frame_attributes", "frame_for_fit", "frame_for_predict",
+           "is_frame"]
 
 
 def is_frame(X):
@@ -131,10 +132,18 @@ def frame_for_fit(estimator, X, declared, *, integers_nominal=False):
     return encode_frame(X, declared) if _plain(declared) else X
 
 
+def declared_attributes(estimator):
+    """The attributes ``estimator`` works with: its ``attributes`` parameter, else those a
+    DataFrame given to ``fit`` declared (``frame_attributes_``), else None."""
+    if getattr(estimator, "attributes", None) is not None:
+        return estimator.attributes
+    return getattr(estimator, "frame_attributes_", None)
+
+
 def frame_for_predict(estimator, X, declared):
     """The same encoding for prediction (``X`` unchanged unless a DataFrame)."""
     if not is_frame(X):
         return X
-    attrs = declared if declared is not None else getattr(estimator, "frame_attributes_", None)
+    attrs = declared if declared is not None else declared_attributes(estimator)
     attrs = None if attrs is None else list(attrs)
     return encode_frame(X, attrs) if _plain(attrs) else X

@@ -346,6 +346,10 @@ class CalibratedNB(SaveMixin, ClassifierMixin, BaseEstimator):
         ):
             raise ValueError(f"target_fpr must be in [0, 1] or None; got {self.target_fpr!r}")
 
+    def probabilities_calibrated(self):
+        """True once fitted (:mod:`textnb.core.wrapping`)."""
+        return hasattr(self, "calibrated_classes_")
+
     def fit(self, X, y, sample_weight=None):
         """Fit the calibration maps on out-of-fold log-odds, then the estimator on all data."""
         self._check_params()

@@ -224,6 +224,13 @@ class DiscriminativeNB(_BaseCountNB):
     def _joint_log_likelihood(self, X):
         return np.asarray(self._features(X) @ self.coef_.T) + self.intercept_
 
+    #: capability (:mod:`textnb.core.wrapping`): merged sums are not those trained on the union
+    merges_exactly = False
+
+    def probabilities_calibrated(self):
+        """Whether a temperature (``scale_``) was fitted (:mod:`textnb.core.wrapping`)."""
+        return getattr(self, "scale_", None) is not None
+
     def merge(self, other):
         """Add the sums of ``other`` (same kind, event model, classes and features).
 

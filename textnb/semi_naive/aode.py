@@ -56,7 +56,7 @@ from textnb.core.model_io import register
 from textnb.core.model_schema import (FEATURE_NAMES, check_params, MAX_COUNT, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes,
                                       Choice, Classes, Counts, Float, ListOf, MayBeAbsent, Optional, Reals)
 from textnb.core.stats import CountTable, merge_aligned
-from textnb.io.frames import frame_for_fit, frame_for_predict
+from textnb.io.frames import declared_attributes, frame_for_fit, frame_for_predict
 
 __all__ = ["AODE"]
 
@@ -141,17 +141,13 @@ class AODE(NominalCodesMixin, BaseNB):
 
     # -- parameters and input ------------------------------------------------------
 
-    def _attributes(self):
-        """``attributes``, or those a DataFrame given to ``fit`` declared (textnb.io.frames)."""
-        return self.attributes if self.attributes is not None else getattr(self, "frame_attributes_", None)
-
     def _declared(self, d):
         """Per column: (name, "nominal"/"numeric", number of declared values or -1)."""
-        if self._attributes() is None:
+        if declared_attributes(self) is None:
             names = getattr(self, "feature_names_in_", None)
             names = [str(n) for n in names] if names is not None else [f"x{j}" for j in range(d)]
             return [(n, "nominal", -1) for n in names]
-        attrs = list(self._attributes())
+        attrs = list(declared_attributes(self))
         if len(attrs) != d:
             raise ValueError(f"attributes describes {len(attrs)} columns but X has {d}")
         out = []
@@ -287,7 +283,7 @@ class AODE(NominalCodesMixin, BaseNB):
         if first:
             X = frame_for_fit(self, X, self.attributes, integers_nominal=True)
         else:
-            X = frame_for_predict(self, X, self._attributes())
+            X = frame_for_predict(self, X, declared_attributes(self))
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=first)
         check_classification_targets(y)
         self.classes_ = all_classes
@@ -377,7 +373,7 @@ class AODE(NominalCodesMixin, BaseNB):
 
     # -- prediction ----------------------------------------------------------------------
     def _check_X(self, X):
-        X = frame_for_predict(self, X, self._attributes())
+        X = frame_for_predict(self, X, declared_attributes(self))
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         if self.cut_points_ is not None:
             X = apply_cut_points(X, self.cut_points_)

@@ -79,7 +79,7 @@ from textnb.io.tables import check_no_text
 from textnb.core.model_schema import (FEATURE_NAMES, check_params, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes, Choice,
                                  Classes, Counts, DictOf, Int, ListOf, MayBeAbsent, OneOf, Optional,
                                  Reals, Str)
-from textnb.io.frames import frame_for_fit, frame_for_predict
+from textnb.io.frames import declared_attributes, frame_for_fit, frame_for_predict
 from textnb.io.tables import Attribute
 
 __all__ = ["BayesNetClassifier", "TAN", "read_structure", "conditional_mutual_information"]
@@ -383,12 +383,8 @@ class _BaseBayesNet(NominalCodesMixin, BaseNB):
         self.class_name = class_name
 
     # -- input -------------------------------------------------------------------
-    def _declared(self):
-        """``attributes``, or those a DataFrame given to ``fit`` declared (textnb.io.frames)."""
-        return self.attributes if self.attributes is not None else getattr(self, "frame_attributes_", None)
-
     def _check_X(self, X):
-        X = frame_for_predict(self, X, self._declared())
+        X = frame_for_predict(self, X, declared_attributes(self))
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
         if self.cut_points_ is not None:
             X = apply_cut_points(X, self.cut_points_)
@@ -401,8 +397,8 @@ class _BaseBayesNet(NominalCodesMixin, BaseNB):
 
     def _attribute_info(self, X):
         d = X.shape[1]
-        if self._declared() is not None:
-            attrs = list(self._declared())
+        if declared_attributes(self) is not None:
+            attrs = list(declared_attributes(self))
             if len(attrs) != d:
                 raise ValueError(f"attributes describes {len(attrs)} columns but X has {d}")
             names, n_values = [], []
@@ -440,9 +436,9 @@ class _BaseBayesNet(NominalCodesMixin, BaseNB):
 
     def _numeric_cut_points(self, X, y_index, sample_weight):
         """MDL cut points of the numeric columns ``attributes`` declares (None if none)."""
-        if self._declared() is None:
+        if declared_attributes(self) is None:
             return None
-        attrs = list(self._declared())
+        attrs = list(declared_attributes(self))
         if len(attrs) != X.shape[1]:
             raise ValueError(f"attributes describes {len(attrs)} columns but X has {X.shape[1]}")
         numeric = [not isinstance(a, str) and getattr(a, "kind", "nominal") != "nominal" for a in attrs]

@@ -64,7 +64,7 @@ from textnb.core.stats import CountTable
 from textnb.io.tables import check_no_text
 from textnb.core.model_schema import (FEATURE_NAMES, check_params, MAX_DIM, N_FEATURES, N_JOBS, POSITIVE_SMOOTHING, Array, Choice, Classes, Float,
                                  Int, ListOf, MayBeAbsent, Optional, Reals, Str, Attributes)
-from textnb.io.frames import frame_for_fit, frame_for_predict
+from textnb.io.frames import declared_attributes, frame_for_fit, frame_for_predict
 from textnb.io.tables import Attribute
 
 __all__ = ["LBR", "sign_test_p"]
@@ -734,6 +734,9 @@ class LBR(BaseNB):
     ['x0=0 -> local NB on 10 objects']
     """
 
+    #: capability (:mod:`textnb.core.wrapping`): ``predict_explain`` gives the rule used per row
+    explains_by_rules = True
+
     _param_schema = {
         "candidates": Choice("all", "heuristic"), "alpha": POSITIVE_SMOOTHING,
         "min_errors": Int(0, MAX_DIM), "significance": Float(0.0, 1.0, lo_open=True), "n_jobs": N_JOBS,
@@ -815,7 +818,7 @@ class LBR(BaseNB):
         check_params(self)
         X = frame_for_fit(self, X, attributes, integers_nominal=True)  # a DataFrame: textnb.io.frames
         if attributes is None:
-            attributes = getattr(self, "frame_attributes_", None)
+            attributes = declared_attributes(self)
         check_no_text(attributes, "LBR")
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan",
                              reset=True)

@@ -374,6 +374,9 @@ class LazyTextNB(BaseNB):
     ['a', 'b', 'b', 'a']
     """
 
+    #: capability (:mod:`textnb.core.wrapping`): ``predict_explain`` gives the rule used per row
+    explains_by_rules = True
+
     _param_schema = {
         "model": Choice("multinomial", "bernoulli"), "alpha": POSITIVE_SMOOTHING,
         "max_candidates": Int(0, 10**6), "n_screen": Int(0, 10**7), "min_df": Int(0, MAX_DIM),

@@ -97,6 +97,9 @@ class TextClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
     ['spam']
     """
 
+    #: capability (:mod:`textnb.core.wrapping`): takes raw documents
+    reads_documents = True
+
     _param_schema = {
         "vectorizer": Optional(Model(("Vectorizer", "TfidfVectorizer"), fitted=False)), "model": TEMPLATE,
         "max_bytes": Int(1, 2**40), "n_jobs": N_JOBS, "batch_size": Int(1, 10**7),

@@ -61,6 +61,9 @@ class TextScorer:
         counts become its document features (:func:`textnb.core.dfe.doc_features`).
     """
 
+    #: capability (:mod:`textnb.core.wrapping`): scores raw documents
+    reads_documents = True
+
     def __init__(self, analyzer, terms, weights, bias, classes, binary=False, threshold=None, features=None):
         self.analyzer = analyzer
         self._vocab = terms if isinstance(terms, StoredVocabulary) else None

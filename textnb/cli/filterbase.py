@@ -1,0 +1,72 @@
+"""What the ``spamfilter`` and ``topicfilter`` programs share: the parser class, ``--version``,
+progress bars and error lines. Standard library only until a parser is built (the cold
+``spamfilter`` path imports this module)."""
+
+import sys
+
+from textnb.cli.progress import Progress
+from textnb.core.errors import InputError
+
+__all__ = ["add_version", "full_library", "parser_class", "progress_bar", "say"]
+
+
+def full_library():
+    """Make installed packages importable before numpy & co. are: ``scripts/spamfilter``
+    starts Python without the site module (-S), which only the numpy-free paths can do
+    without."""
+    if sys.flags.no_site and "site" not in sys.modules:
+        import site
+
+        site.main()
+
+
+class progress_bar:
+    """``with progress_bar(stream, desc) as update:`` the command line's progress bar
+    (:class:`textnb.cli.progress.Progress`) on ``stream`` when it is a terminal (``update``
+    is then ``bar(done)``), else None. A class, not a contextlib generator: contextlib
+    imports collections, functools & co., which a short batch run pays for."""
+
+    def __init__(self, stream, desc, unit="msg"):
+        self.stream, self.desc, self.unit, self.bar = stream, desc, unit, None
+
+    def __enter__(self):
+        if hasattr(self.stream, "isatty") and self.stream.isatty():
+            full_library()  # tqdm, when installed, lives in site-packages
+        bar = Progress(self.desc, stream=self.stream, unit=self.unit)
+        if not bar.enabled:
+            return None
+        self.bar = bar
+        return bar
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.close()
+        return False
+
+
+def parser_class():
+    import argparse
+
+    class _Parser(argparse.ArgumentParser):
+        """argparse that raises instead of exiting, so errors map to our exit codes."""
+
+        def error(self, message):
+            raise InputError(f"{message} (see --help)")
+
+    return _Parser
+
+
+def add_version(p):
+    """``--version`` in the help (``textnb.cli.mailcli`` answers it before the parser runs)."""
+    from textnb.core.version import __version__
+
+    p.add_argument("--version", action="version", version=f"{p.prog} {__version__}",
+                   help="print the program's version and exit")
+
+
+def say(stream, prog, message):
+    try:
+        stream.write(f"{prog}: {message}\n")
+        stream.flush()
+    except (OSError, ValueError):  # a closed stderr must not hide the exit status
+        pass

@@ -1,0 +1,106 @@
+"""The ``topicfilter`` program: argument parsing and printing over
+:func:`textnb.apps.filtering.plan_routes` / :func:`~textnb.apps.filtering.apply_route`."""
+
+import sys
+
+from textnb.apps.spamclient import EXIT_INTERRUPTED, Terminated
+from textnb.cli.filterbase import add_version, full_library, parser_class, say
+from textnb.cli.streams import cell
+from textnb.core.errors import InputError, ModelFileError, TextnbError
+from textnb.core.wrapping import calibrated
+from textnb.io import mailread as mail
+
+__all__ = ["topic_main"]
+
+
+def _topic_parser():
+    from textnb.cli.argtypes import bounded
+    from textnb.cli.argtypes import size as _size
+
+    _probability = bounded(float, low=0.0, high=1.0)
+    p = parser_class()(
+        prog="topicfilter",
+        description="Route documents (files or mail) into OUT/<predicted label>/ with a textnb model; "
+                    "documents whose confidence is below --threshold go to OUT/unsorted/. Copies "
+                    "unless --move; never overwrites (a fresh name is chosen). Prints "
+                    "source<TAB>label<TAB>confidence<TAB>destination per document.",
+    )
+    add_version(p)
+    p.add_argument("--model", "-m", metavar="FILE", required=True, help="model file (.tnb)")
+    p.add_argument("--out", "-o", metavar="OUT", required=True, help="output folder")
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="files, folders, mbox files or Maildir folders")
+    p.add_argument("--threshold", "-t", type=_probability, default=0.5, metavar="P",
+                   help=f"confidence (largest class probability) below which a document is "
+                        f"unsorted (default 0.5; {_probability.range}); needs a calibrated model, whose "
+                        "probabilities mean what they say: textnb train's default model is (one temperature "
+                        "fitted on held-out documents at training time), as is any model trained with "
+                        "--calibrate sigmoid|isotonic")
+    p.add_argument("--uncalibrated", action="store_true",
+                   help="threshold an uncalibrated model's raw posterior anyway (e.g. --model multinomial: "
+                        "its probabilities are close to 0 or 1 even for misrouted documents, so few go to "
+                        "unsorted)")
+    p.add_argument("--dry-run", "-n", action="store_true", help="print the plan, change nothing")
+    p.add_argument("--move", action="store_true",
+                   help="move files instead of copying (messages inside an mbox are always copied)")
+    p.add_argument("--mail", action="store_true",
+                   help="parse plain files as mail messages too (mbox and Maildir always are)")
+    p.add_argument("--max-bytes", type=_size, default=mail.DEFAULT_MAX_BYTES, metavar="SIZE",
+                   help=f"bytes of each message that are read (default 10M; {_size.range})")
+    p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+    return p
+
+
+def topic_main(argv=None, *, stdout=None, stderr=None):
+    """``topicfilter`` command line; returns 0 when every document was routed, 1 otherwise."""
+
+    stdout = stdout if stdout is not None else sys.stdout
+    stderr = stderr if stderr is not None else sys.stderr
+    failed = 0
+
+    def on_error(message):
+        nonlocal failed
+        failed += 1
+        say(stderr, "topicfilter", message)
+
+    try:
+        full_library()
+        from textnb.apps.filtering import apply_route, plan_routes
+        from textnb.core.model_io import load
+
+        args = _topic_parser().parse_args(argv)
+        model = load(args.model)
+        if not hasattr(model, "predict_proba") or not hasattr(model, "vectorizer_"):
+            raise ModelFileError(f"{args.model}: not a text model (a TextClassifier is needed)")
+        if args.threshold > 0 and not args.uncalibrated and not calibrated(model):
+            raise InputError(f"{args.model}: the model's probabilities are not calibrated, so -t "
+                             f"{args.threshold:g} would send almost nothing to unsorted; train it with "
+                             f"'textnb train CORPUS -o MODEL' (its default model is calibrated) or with "
+                             f"--calibrate sigmoid (or pass --uncalibrated)")
+        for route in plan_routes(model, args.paths, args.out, threshold=args.threshold,
+                                 mail_mode=args.mail, max_bytes=args.max_bytes, on_error=on_error):
+            dest = route.destination
+            if not args.dry_run:
+                try:
+                    dest = apply_route(route, move=args.move)
+                except InputError as exc:
+                    on_error(str(exc))
+                    continue
+            if not args.quiet:
+                stdout.write(f"{cell(route.source)}\t{cell(route.label)}\t{route.confidence:.6f}\t{cell(dest)}\n")
+        stdout.flush()
+        return 1 if failed else 0
+    except TextnbError as exc:
+        say(stderr, "topicfilter", str(exc))
+    except BrokenPipeError:  # the reader went away (| head): stop quietly
+        return 0
+    except OSError as exc:
+        say(stderr, "topicfilter", f"{getattr(exc, 'filename', None) or 'i/o'}: {exc.strerror or exc}")
+    except Terminated as exc:
+        say(stderr, "topicfilter", str(exc))
+    except KeyboardInterrupt:
+        say(stderr, "topicfilter", "interrupted")
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        say(stderr, "topicfilter", f"internal error: {type(exc).__name__}: {exc}")
+    return 1

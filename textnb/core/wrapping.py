@@ -1,0 +1,92 @@
+"""One way to look inside wrapped models, and the capabilities a model declares.
+
+textnb's models wrap one another: a :class:`~textnb.TextClassifier` holds its count model in
+``model_``; :class:`~textnb.APNBC`, :class:`~textnb.CalibratedNB`, ``Discretized`` and
+:class:`~textnb.SmoothingCV` hold theirs in ``estimator_`` (``SmoothingCV`` also in
+``best_estimator_``); a scikit-learn ``Pipeline`` ends in its model. Code that asks "is there a
+lazy rule model in here?" or "are these probabilities calibrated?" walks that chain with
+:func:`chain` and asks each model for a *capability* (an attribute or method the class
+declares), never for its class name.
+
+Capabilities read here (each defaults to "no" on a class that does not declare it):
+
+``explains_by_rules``
+    class attribute, True on the lazy rule models (LBR, LazyTextNB): ``predict_explain`` of
+    the outermost model that has one gives, per row, the rule used.
+``probabilities_calibrated()``
+    method, True when the model's probabilities have been calibrated (CalibratedNB; a
+    DiscriminativeNB with a fitted temperature).
+``reads_documents``
+    class attribute, True on the models that take raw documents (TextClassifier and its
+    fast-path scorer), not table rows.
+``merges_exactly``
+    class attribute, False where merging two fitted models does not give the model trained
+    on the union (discriminatively learned sums).
+
+Standard library only (the mail client imports nothing heavy).
+"""
+
+__all__ = ["INNER_ATTRIBUTES", "calibrated", "chain", "find", "merges_exactly", "reads_documents", "rule_model",
+           "table_attributes"]
+
+#: Fitted attributes that hold the model a wrapper wraps, in the order they are looked at.
+INNER_ATTRIBUTES = ("model_", "estimator_", "best_estimator_")
+
+#: The deepest nesting walked (a model file is checked for depth when read; this guards
+#: against a cycle made in memory).
+_MAX_DEPTH = 50
+
+
+def chain(model):
+    """``model`` and every model it wraps, outermost first.
+
+    Follows :data:`INNER_ATTRIBUTES` and the last step of a ``Pipeline``-like object
+    (``steps``); at most 50 levels.
+    """
+    seen = 0
+    while model is not None and seen < _MAX_DEPTH:
+        yield model
+        seen += 1
+        inner = next((getattr(model, a) for a in INNER_ATTRIBUTES if getattr(model, a, None) is not None), None)
+        if inner is None:
+            steps = getattr(model, "steps", None)
+            if isinstance(steps, list) and steps and isinstance(steps[-1], tuple) and len(steps[-1]) == 2:
+                inner = steps[-1][1]
+        model = inner if inner is not model else None
+
+
+def find(model, predicate):
+    """The outermost model in :func:`chain` for which ``predicate`` is true, or None."""
+    return next((m for m in chain(model) if predicate(m)), None)
+
+
+def rule_model(model):
+    """The lazy rule model inside ``model`` (one that explains by rules), or None."""
+    return find(model, lambda m: getattr(type(m), "explains_by_rules", False) is True)
+
+
+def calibrated(model):
+    """Whether the probabilities of ``model`` are calibrated by some model in its chain."""
+    return find(model, lambda m: callable(getattr(m, "probabilities_calibrated", None))
+                and m.probabilities_calibrated()) is not None
+
+
+def merges_exactly(model):
+    """False when some model in the chain declares that merging is not exact."""
+    return find(model, lambda m: getattr(type(m), "merges_exactly", True) is False) is None
+
+
+def reads_documents(model):
+    """Whether ``model`` itself takes raw documents (not table rows)."""
+    return getattr(type(model), "reads_documents", False) is True
+
+
+def table_attributes(model):
+    """The attributes of a table model, looking inside wrappers: the fitted ``attributes_``,
+    else those declared to it (``attributes``, as TAN and networks keep them); None when no
+    model in the chain records them."""
+    for m in chain(model):
+        for name in ("attributes_", "attributes"):
+            if getattr(m, name, None) is not None:
+                return getattr(m, name)
+    return None
