@@ -8,8 +8,6 @@ import pytest
 from textnb.naive_bayes.discriminative import DiscriminativeNB
 from textnb import BernoulliNB, ComplementNB, MultinomialNB, TextClassifier, Vectorizer
 from textnb.cli.commands import main
-from textnb.core.model_io import MODEL_MODULES, model_class
-from textnb.core.signatures import init_defaults
 from textnb.io.corpus import open_corpus
 
 from conftest import CORPORA
@@ -50,8 +48,3 @@ def test_train_imports_no_scikit_learn(tmp_path, extra, banned):
              f"print(rc, sorted(m for m in sys.modules if m.split('.')[0] in {banned!r}))\n")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "0 []"
-
-
-@pytest.mark.parametrize("kind", sorted(k for k in MODEL_MODULES if k != "Pipeline"))
-def test_defaults_read_from_source_equal_get_params(kind):
-    assert init_defaults(kind) == model_class(kind)().get_params(deep=False)

@@ -35,7 +35,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from textnb.core.logspace import ALPHA_FLOOR, class_log_prior, logsumexp
+from textnb.core.estimates import ALPHA_FLOOR, class_log_prior
+from textnb.core.logspace import logsumexp
 from textnb.core.model_schema import MAX_ALPHA, N_JOBS, SEED, Choice, Float, Int, Optional
 
 __all__ = ["FAMILIES", "DEFAULT_ALPHA", "PARAM_SCHEMA", "fit_rows", "choose_family", "class_sums", "doc_features", "features", "learn",

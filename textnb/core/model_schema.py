@@ -54,7 +54,7 @@ except ImportError:  # pragma: no cover - Python 3.10
 __all__ = ["is_fitted", 
     "Any", "Array", "Attributes", "Bool", "Choice", "Classes", "Counts", "CSR", "DictOf", "Exactly", "Float", "Int",
     "ListOf", "MayBeAbsent", "Model", "NgramRange", "OneOf", "Optional", "Pattern", "Reals", "Str", "TupleOf",
-    "When", "check_csr", "check_node", "check_params", "declare", "schema_of",
+    "When", "check_csr", "check_declared", "check_node", "check_params", "declare", "schema_of",
     "pattern_problem", "MAX_NGRAM", "MAX_PATTERN_LENGTH", "MAX_COUNT", "MAX_DIM", "MAX_ALPHA",
 ]
 
@@ -645,8 +645,12 @@ def check_node(cls, params, state):
     A class without ``_state_schema`` is refused when the node holds state: every
     registered model kind must declare what its files may hold.
     """
-    kind = cls.__name__
-    pschema, sschema = schema_of(cls)
+    check_declared(cls.__name__, *schema_of(cls), params, state)
+
+
+def check_declared(kind, pschema, sschema, params, state):
+    """:func:`check_node` against the schemas themselves (for code that checks a node of
+    a model file without importing its estimator class: :mod:`textnb.naive_bayes.kernels`)."""
     if pschema is None or (state and sschema is None):
         raise ModelFileError(f"inconsistent model file ({kind} declares no model-file schema)")
     ctx = _Ctx()

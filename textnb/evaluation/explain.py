@@ -31,7 +31,6 @@ from textnb.core.errors import InputError
 from textnb.core.wrapping import find, rule_model, table_attributes
 from textnb.evaluation import inspection
 from textnb.io.uncertain import column_slices
-from textnb.naive_bayes.discrete import BernoulliNB
 from textnb.naive_bayes.discriminative import DiscriminativeNB
 
 __all__ = ["describe_mixed", "describe_text_classifier", "explain", "explain_by_leaving_out", "explain_rows",
@@ -72,12 +71,9 @@ def linear_weights(model):
     ``binarize`` is the threshold applied to x first (Bernoulli), or None.
     """
     check_is_fitted(model)
-    if isinstance(model, DiscriminativeNB):  # weights of its document features (explain transforms x)
-        return model.coef_, model.intercept_, None
-    if isinstance(model, BernoulliNB):
-        W = model.feature_log_prob_ - model.feature_log_neg_prob_
-        b = model.class_log_prior_ + model.feature_log_neg_prob_.sum(axis=1)
-        return W, b, model.binarize
+    form = model.linear_form() if hasattr(model, "linear_form") else None
+    if form is not None:  # a count model's kernel (DiscriminativeNB: weights of its document features)
+        return form.weights, form.bias, form.threshold
     if not hasattr(model, "feature_log_prob_"):
         raise TypeError(
             f"cannot explain a {type(model).__name__}: explanations need a linear count model "

@@ -14,7 +14,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from textnb.core.logspace import check_class_prior, log_odds, logsumexp, proba_from_jll
+from textnb.core.estimates import check_class_prior
+from textnb.core.logspace import log_odds, logsumexp, proba_from_jll
 from textnb.core.errors import ParameterError
 from textnb.core.model_io import save
 from textnb.core.model_schema import FOLDS, MAX_DIM, Array, ListOf, OneOf, TupleOf

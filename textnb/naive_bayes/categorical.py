@@ -16,12 +16,11 @@ Reference: Witten & Frank, *Data Mining* §4.2 (naive Bayes on nominal attribute
 import numpy as np
 from sklearn.utils.validation import check_non_negative, validate_data
 
-from textnb.core.logspace import class_log_prior
+from textnb.core.estimates import check_alpha, class_log_prior
 from textnb.core.errors import ParameterError
 from textnb.core.model_io import register
 from textnb.core.model_schema import CLASS_PRIOR, MAX_DIM, SMOOTHING, Array, Bool, Int, ListOf, OneOf, Optional
 from textnb.io.tables import Attribute
-from textnb.naive_bayes.discrete import check_alpha
 from textnb.naive_bayes.tabular import TabularNB
 
 __all__ = ["CategoricalNB"]

@@ -20,10 +20,9 @@ all work unchanged; only the derived weights differ.
 """
 
 
-from textnb.core.logspace import complement_log_prob
 from textnb.core.model_io import register
-from textnb.naive_bayes.discrete import _BaseCountNB, weighted_sum
-from textnb.core.model_schema import Bool
+from textnb.naive_bayes.discrete import _BaseCountNB
+from textnb.naive_bayes.kernels import COMPLEMENT, takes_defaults
 
 __all__ = ["ComplementNB"]
 
@@ -92,18 +91,10 @@ class ComplementNB(_BaseCountNB):
     array(['ham', 'spam'], dtype='<U4')
     """
 
-    _param_schema = {**_BaseCountNB._param_schema, "norm": Bool()}
+    _kernel = COMPLEMENT
+    _param_schema = _kernel.param_schema
 
-    def __init__(self, *, alpha=1.0, force_alpha=True, m=None, norm=False, fit_prior=True, class_prior=None):
+    @takes_defaults(COMPLEMENT)
+    def __init__(self, *, alpha, force_alpha, m, norm, fit_prior, class_prior):
         super().__init__(alpha=alpha, force_alpha=force_alpha, m=m, fit_prior=fit_prior, class_prior=class_prior)
         self.norm = norm
-
-    def _update_feature_log_prob(self, alpha):
-        self.feature_all_, self.feature_log_prob_ = complement_log_prob(
-            self.feature_count_, alpha, self.m, self.norm)
-
-    def _joint_log_likelihood(self, X):
-        jll = weighted_sum(X, self.feature_log_prob_)
-        if len(self.classes_) == 1:
-            jll = jll + self.class_log_prior_
-        return jll

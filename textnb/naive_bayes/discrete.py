@@ -8,7 +8,6 @@ multinomial event model; ``../shared/design/algorithms.md`` §1); McCallum & Nig
 (1998), "A comparison of event models for naive Bayes text classification".
 """
 
-import warnings
 from numbers import Real
 
 import numpy as np
@@ -16,16 +15,12 @@ import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
-from textnb.core.logspace import (ALPHA_FLOOR, bernoulli_log_prob, check_smoothing, class_log_prior,
-                                  multinomial_log_prob)
 from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels, check_sample_weight, partial_fit_classes
-from textnb.core.errors import ParameterError
+from textnb.naive_bayes.kernels import BERNOULLI, MULTINOMIAL, takes_defaults
 from textnb.core.model_io import register
 from textnb.core.stats import CountTable, class_indicator, merge_aligned
-from textnb.core.model_schema import (CLASS_PRIOR, FEATURE_NAMES, MAX_ALPHA, N_FEATURES, SMOOTHING, Bool, Classes,
-                                      Counts, Float, ListOf, OneOf, Optional, Reals)
 
-__all__ = ["MultinomialNB", "BernoulliNB", "check_alpha", "weighted_sum"]
+__all__ = ["MultinomialNB", "BernoulliNB", "weighted_sum"]
 
 
 
@@ -44,58 +39,23 @@ def weighted_sum(X, W):
     return out
 
 
-def check_alpha(alpha, force_alpha, n_features=None, *, per_feature=True):
-    """``alpha`` (a number or, with ``per_feature``, one per feature) checked with
-    scikit-learn's messages, and raised to 1e-10 where smaller unless ``force_alpha``
-    (with scikit-learn's warning)."""
-    if isinstance(alpha, Real) and not isinstance(alpha, bool):
-        value = float(alpha)
-        if not (value >= 0 and np.isfinite(value)):
-            raise ParameterError(f"alpha must be a finite number >= 0; got {alpha!r}")
-        alpha = value
-    elif not per_feature:
-        raise ParameterError(f"alpha must be a finite number >= 0; got {alpha!r}")
-    else:
-        alpha = np.asarray(alpha, dtype=np.float64)
-        if alpha.ndim != 1 or (n_features is not None and alpha.shape[0] != n_features):
-            raise ParameterError("When alpha is an array, it should contains `n_features`. "
-                             f"Got {alpha.size} elements instead of {n_features}.")
-        if np.any(alpha < 0):
-            raise ParameterError("All values in alpha must be greater than 0.")
-        if not np.all(np.isfinite(alpha)):
-            raise ParameterError("alpha must be finite")
-    if np.min(alpha, initial=np.inf) < ALPHA_FLOOR and not force_alpha:
-        warnings.warn(
-            f"alpha too small will result in numeric errors, setting alpha = {ALPHA_FLOOR:.1e}. "
-            "Use `force_alpha=True` to keep alpha unchanged.",
-            UserWarning,
-            stacklevel=4,
-        )
-        return np.maximum(alpha, ALPHA_FLOOR) if isinstance(alpha, np.ndarray) else ALPHA_FLOOR
-    return alpha
-
-
 class _BaseCountNB(BaseNB):
-    """Shared fit / partial_fit / merge of the count models.
+    """Shared fit / partial_fit / merge of the count models: a scikit-learn adapter over a
+    kernel (:mod:`textnb.naive_bayes.kernels`).
 
-    A subclass provides ``_update_feature_log_prob()`` and ``_joint_log_likelihood(X)``.
+    A subclass names its ``_kernel`` (parameters and their defaults, the estimates, the
+    linear form, the model file's state) and may override ``_transform_counts(X)``.
     """
 
-    #: what a model file may hold (textnb.core.model_schema)
-    _param_schema = {"alpha": OneOf(SMOOTHING, Reals(("n_features",), lo=0.0, hi=MAX_ALPHA),
-                                    ListOf(SMOOTHING, length="n_features")),
-                     "force_alpha": Bool(), "m": Optional(SMOOTHING), "fit_prior": Bool(), "class_prior": CLASS_PRIOR}
-    _state_schema = {
-        "classes_": Classes(),
-        "n_features_in_": N_FEATURES,
-        "class_count_": Counts(("n_classes",)),
-        "feature_count_": Counts(("n_classes", "n_features")),
-        "feature_names_in_": FEATURE_NAMES,
-    }
+    _kernel = MULTINOMIAL
+    #: what a model file may hold (textnb.core.model_schema): the kernel's declarations
+    _param_schema = _kernel.param_schema
+    _state_schema = _kernel.state_schema
 
     _positive_only = True
 
-    def __init__(self, *, alpha=1.0, force_alpha=True, m=None, fit_prior=True, class_prior=None):
+    @takes_defaults(MULTINOMIAL)  # (MultinomialNB's own; the other kinds add theirs)
+    def __init__(self, *, alpha, force_alpha, m, fit_prior, class_prior):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.m = m
@@ -124,11 +84,8 @@ class _BaseCountNB(BaseNB):
         if self._positive_only:
             check_non_negative(X, f"{type(self).__name__} (input X)")
 
-    def _check_alpha(self):
-        """The smoothing to use: ``alpha`` (a number, or one per feature) checked, and
-        raised to 1e-10 where smaller unless ``force_alpha`` (scikit-learn's rule)."""
-        check_smoothing(0.0, self.m)
-        return check_alpha(self.alpha, self.force_alpha, getattr(self, "n_features_in_", None))
+    def _kernel_params(self):
+        return {name: getattr(self, name) for name in self._kernel.defaults}
 
     # -- fitting ----------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
@@ -198,12 +155,21 @@ class _BaseCountNB(BaseNB):
         return self
 
     def _update(self):
-        self._update_feature_log_prob(self._check_alpha())
-        self._update_class_log_prior()
+        """Derive the fitted parameters and the linear form from the counts (the kernel's)."""
+        params = self._kernel_params()
+        fitted = self._kernel.estimate(params, vars(self))
+        vars(self).update(fitted)
+        self._form = self._kernel.linear_form(params, vars(self), fitted)
 
-    def _update_class_log_prior(self):
-        self.class_log_prior_ = class_log_prior(self.class_count_, fit_prior=self.fit_prior,
-                                                class_prior=self.class_prior)
+    def _joint_log_likelihood(self, X):
+        return weighted_sum(self._transform_counts(X), self._form.weights) + self._form.bias
+
+    def linear_form(self):
+        """The fitted model as its kernel's :class:`~textnb.naive_bayes.kernels.LinearForm`
+        (``jll = f(x) @ weights.T + bias``), or None where it is not linear (BernoulliNB
+        with ``alpha=0``)."""
+        check_is_fitted(self)
+        return self._form
 
     def merge(self, other):
         """Add the counts of ``other`` (same kind, classes and features) into this model.
@@ -228,31 +194,10 @@ class _BaseCountNB(BaseNB):
 
     # -- model files ---------------------------------------------------------------
     def _get_state(self):
-        state = {
-            "classes_": self.classes_,
-            "class_count_": self.class_count_,
-            "feature_count_": self.feature_count_,
-            "n_features_in_": self.n_features_in_,
-        }
-        if hasattr(self, "feature_names_in_"):
-            state["feature_names_in_"] = self.feature_names_in_
-        return state
+        return self._kernel.to_state(vars(self))
 
     def _set_state(self, state):
-        for k, v in state.items():
-            setattr(self, k, v)
-        self.class_count_ = np.array(self.class_count_, dtype=np.float64, order="C")
-        self.feature_count_ = np.array(self.feature_count_, dtype=np.float64, order="C")
-        n_classes = np.asarray(self.classes_).shape[0]
-        if (np.asarray(self.classes_).ndim != 1 or self.class_count_.shape != (n_classes,)
-                or self.feature_count_.shape != (n_classes, int(self.n_features_in_))):
-            raise ValueError(
-                f"count shapes {self.class_count_.shape} / {self.feature_count_.shape} do not fit "
-                f"{n_classes} classes and {self.n_features_in_} features"
-            )
-        if not (np.all(np.isfinite(self.feature_count_)) and np.all(np.isfinite(self.class_count_))
-                and self.feature_count_.min(initial=0) >= 0 and self.class_count_.min(initial=0) >= 0):
-            raise ValueError("counts must be finite and non-negative")
+        vars(self).update(self._kernel.from_state(state))
         self._update()
 
 
@@ -298,11 +243,6 @@ class MultinomialNB(_BaseCountNB):
     array(['ham'], dtype='<U4')
     """
 
-    def _update_feature_log_prob(self, alpha):
-        self.feature_log_prob_ = multinomial_log_prob(self.feature_count_, alpha, self.m)
-
-    def _joint_log_likelihood(self, X):
-        return weighted_sum(X, self.feature_log_prob_) + self.class_log_prior_
 
 
 @register
@@ -346,13 +286,14 @@ class BernoulliNB(_BaseCountNB):
     array(['ham'], dtype='<U4')
     """
 
-    _param_schema = {**_BaseCountNB._param_schema, "binarize": Optional(Float(0.0))}
-    _state_schema = {**_BaseCountNB._state_schema,  # document frequencies: at most the class's documents
-                     "feature_count_": Counts(("n_classes", "n_features"), le="class_count_")}
+    _kernel = BERNOULLI
+    _param_schema = _kernel.param_schema
+    _state_schema = _kernel.state_schema
 
     _positive_only = False
 
-    def __init__(self, *, alpha=1.0, force_alpha=True, m=None, binarize=0.0, fit_prior=True, class_prior=None):
+    @takes_defaults(BERNOULLI)
+    def __init__(self, *, alpha, force_alpha, m, binarize, fit_prior, class_prior):
         super().__init__(alpha=alpha, force_alpha=force_alpha, m=m, fit_prior=fit_prior, class_prior=class_prior)
         self.binarize = binarize
 
@@ -371,17 +312,11 @@ class BernoulliNB(_BaseCountNB):
             return Xb
         return (X > self.binarize).astype(np.float64)
 
-    def _update_feature_log_prob(self, alpha):
-        self.feature_log_prob_, self.feature_log_neg_prob_ = bernoulli_log_prob(
-            self.feature_count_, self.class_count_, alpha, self.m)
-        self._log_odds = self.feature_log_prob_ - self.feature_log_neg_prob_
-        self._neg_sum = self.feature_log_neg_prob_.sum(axis=1)
-
     def _joint_log_likelihood(self, X):
+        if self._form is not None:  # the kernel's linear form: one bias per class, as the scorer adds it
+            return super()._joint_log_likelihood(X)
+        # alpha=0 (force_alpha): probabilities of 0 and 1, not a finite linear form
         X = self._transform_counts(X)
-        # one bias per class, as the scikit-learn-free scorer adds it (textnb.text.scorer)
-        if not np.all(np.isfinite(self._log_odds)):  # alpha=0 (force_alpha): probabilities of 0 and 1
-            absent = 1.0 - (X.toarray() if sp.issparse(X) else X)
-            return weighted_sum(X, self.feature_log_prob_) + weighted_sum(absent, self.feature_log_neg_prob_) \
-                + self.class_log_prior_
-        return weighted_sum(X, self._log_odds) + (self.class_log_prior_ + self._neg_sum)
+        absent = 1.0 - (X.toarray() if sp.issparse(X) else X)
+        return weighted_sum(X, self.feature_log_prob_) + weighted_sum(absent, self.feature_log_neg_prob_) \
+            + self.class_log_prior_

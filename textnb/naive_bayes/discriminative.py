@@ -15,11 +15,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from textnb.core import dfe
 from textnb.core.model_io import register
-from textnb.core.model_schema import (FEATURE_NAMES, N_FEATURES, SMOOTHING, Choice, Classes, Counts, Float, MayBeAbsent,
-                                      check_params)
+from textnb.core.model_schema import check_params
 from textnb.core.stats import CountTable, merge_aligned
 from textnb.naive_bayes.base import check_sample_weight
 from textnb.naive_bayes.discrete import _BaseCountNB
+from textnb.naive_bayes.kernels import DISCRIMINATIVE, takes_defaults
 
 __all__ = ["DiscriminativeNB"]
 
@@ -146,22 +146,14 @@ class DiscriminativeNB(_BaseCountNB):
     array(['ham', 'spam'], dtype='<U4')
     """
 
-    _param_schema = dfe.PARAM_SCHEMA
-    _execution_params = ("n_jobs",)
-    _state_schema = {
-        "classes_": Classes(),
-        "n_features_in_": N_FEATURES,
-        "event_model_": Choice(*dfe.FAMILIES),
-        "alpha_": SMOOTHING,
-        "class_documents_": Counts(("n_classes",)),
-        "class_count_": Counts(("n_classes",)),
-        "feature_count_": Counts(("n_classes", "n_features")),
-        "feature_names_in_": FEATURE_NAMES,
-        "scale_": MayBeAbsent(Float(*dfe.SCALE_RANGE)),  # absent in files of uncalibrated models
-    }
+    _kernel = DISCRIMINATIVE
+    _param_schema = _kernel.param_schema
+    _execution_params = _kernel.execution_params
+    _state_schema = _kernel.state_schema
 
-    def __init__(self, *, event_model="auto", alpha=None, passes=2, step=4.5, cv=5, select_nnz=200_000,
-                 max_nnz=3_000_000, random_state=0, n_jobs=None, calibration="temperature"):
+    @takes_defaults(DISCRIMINATIVE)
+    def __init__(self, *, event_model, alpha, passes, step, cv, select_nnz, max_nnz, random_state, n_jobs,
+                 calibration):
         self.event_model = event_model
         self.alpha = alpha
         self.passes = passes
@@ -214,10 +206,6 @@ class DiscriminativeNB(_BaseCountNB):
         raise TypeError("DiscriminativeNB learns from the documents themselves (its passes re-score them); "
                         "fit it on a count matrix")
 
-    def _update(self):
-        self.coef_, self.intercept_ = dfe.model_weights(self.event_model_, self.feature_count_, self.class_count_,
-                                                        max(float(self.alpha_), 1e-10), getattr(self, "scale_", 1.0))
-
     def _features(self, X):
         return dfe.features(self.event_model_, _canonical(X))
 
@@ -266,13 +254,3 @@ class DiscriminativeNB(_BaseCountNB):
         for m in (self, other):
             out[np.searchsorted(classes, m.classes_)] += m.class_documents_
         return out
-
-    # -- model files ---------------------------------------------------------------
-    def _get_state(self):
-        state = super()._get_state()
-        state["event_model_"] = self.event_model_
-        state["alpha_"] = float(self.alpha_)
-        state["class_documents_"] = self.class_documents_
-        if hasattr(self, "scale_"):
-            state["scale_"] = float(self.scale_)
-        return state

@@ -43,7 +43,7 @@ from scipy.special import erfcx, logsumexp, ndtr
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from textnb.naive_bayes.base import (BaseNB, check_class_prior, check_partial_fit_labels, check_sample_weight,
+from textnb.naive_bayes.base import (BaseNB, check_partial_fit_labels, check_sample_weight,
                                      partial_fit_classes)
 from textnb.naive_bayes.discretize import (
     apply_cut_points,
@@ -51,6 +51,7 @@ from textnb.naive_bayes.discretize import (
     equal_width_cut_points,
     mdl_cut_points,
 )
+from textnb.core.estimates import LOG_FLOOR, nominal_log_prob, smoothed_class_prior
 from textnb.core.model_io import register
 from textnb.core.model_schema import (CLASS_PRIOR, check_params, MAX_DIM, MAX_REAL, SMOOTHING, Array, Attributes, Choice,
                                  Classes, Counts, Float, Int, ListOf, MayBeAbsent, Optional, Reals)
@@ -69,9 +70,6 @@ from textnb.io.uncertain import (
 
 __all__ = ["EM_MAX_ITER", "EM_TOL", "TabularNB", "censored_gaussian_em", "truncated_normal_moments"]
 
-#: Log-probabilities are floored here (smallest positive normal double): a zero
-#: relative frequency (``alpha=0``) makes a class very unlikely, never NaN.
-LOG_FLOOR = float(np.log(np.finfo(np.float64).tiny))
 
 _NOMINAL = ("additive", "laplace", "m-estimate", "eq4")
 _NUMERIC = ("gaussian", "kde", "mdl", "equal-frequency", "equal-width")
@@ -915,18 +913,7 @@ from textnb.io.tables import Attribute
         offsets = np.concatenate([[0], np.cumsum(self.n_values_)])
         for j in self._counted_columns():
             sl = slice(offsets[j], offsets[j + 1])
-            N = fc[:, sl]
-            V = N.shape[1]
-            n_c = N.sum(axis=1, keepdims=True)
-            if kind == "additive":
-                num, den = N + a, n_c + V * a
-            else:
-                totals = N.sum(axis=0)
-                p = totals / totals.sum() if totals.sum() > 0 else np.full(V, 1.0 / V)
-                num, den = N + a * p, n_c + a
-            with np.errstate(divide="ignore", invalid="ignore"):
-                prob = np.where(den > 0, num / np.where(den > 0, den, 1.0), 1.0 / V)
-                out[:, sl] = np.maximum(np.log(prob), LOG_FLOOR)
+            out[:, sl] = nominal_log_prob(fc[:, sl], kind, a)
         self.feature_log_prob_ = out
 
     def _update_class_log_prior(self):
@@ -935,17 +922,8 @@ from textnb.io.tables import Attribute
     def _class_log_prior(self, class_count):
         """``log P(c)`` from weighted class counts, with this model's smoothing (or
         ``class_prior``); also the shared prior of :class:`textnb.text.mixed.MixedNB`."""
-        cc = np.asarray(class_count, dtype=np.float64)
-        n_classes = len(cc)
-        if self.class_prior is not None:
-            prior = check_class_prior(self.class_prior, n_classes)
-        else:
-            kind, a = self._smoothing()
-            a = a if kind == "additive" else 1.0
-            den = cc.sum() + n_classes * a
-            prior = (cc + a) / den if den > 0 else np.full(n_classes, 1.0 / n_classes)
-        with np.errstate(divide="ignore"):
-            return np.maximum(np.log(prior), LOG_FLOOR)
+        kind, a = self._smoothing()
+        return smoothed_class_prior(class_count, a if kind == "additive" else 1.0, self.class_prior)
 
     def _pooled_moments(self):
         """Count, mean and M2 of every Gaussian column over all classes together."""

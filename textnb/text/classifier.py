@@ -22,13 +22,15 @@ from sklearn.utils.validation import check_is_fitted
 
 from textnb.naive_bayes.base import SaveMixin
 from textnb.naive_bayes.base import check_partial_fit_labels, log_odds
-from textnb.io.corpus import MAX_DOCUMENT_BYTES, to_text
+from textnb.io.corpus import to_text
 from textnb.text.counting import inherited, score_batch
 from textnb.core.dfe import pass_budget
 from textnb.core.errors import InputError
 from textnb.core.model_io import register
 from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.naive_bayes.discriminative import DiscriminativeNB
+from textnb.naive_bayes.kernels import takes_defaults
+from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS
 from textnb.text.training import PER_CLASS, batches, count_documents, min_parallel, select_vocabulary
 from textnb.text.vectorizer import Vectorizer
 from textnb.core.workers import can_fork, effective_jobs, ordered_map
@@ -112,8 +114,8 @@ class TextClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
 
     _execution_params = ("n_jobs", "batch_size")
 
-    def __init__(self, *, vectorizer=None, model=None, n_jobs=None, batch_size=2000,
-                 max_bytes=MAX_DOCUMENT_BYTES):
+    @takes_defaults(TEXT_CLASSIFIER_DEFAULTS)
+    def __init__(self, *, vectorizer, model, n_jobs, batch_size, max_bytes):
         self.vectorizer = vectorizer
         self.model = model
         self.n_jobs = n_jobs

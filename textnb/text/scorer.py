@@ -6,9 +6,9 @@ Bayes -- score a document linearly in its (possibly binarised) term counts::
     jll(d) = f(x_d) @ W.T + b          f = identity, or x > threshold (Bernoulli, binary=True)
 
 :func:`scorer_from_file` reads a model file with :func:`textnb.core.model_io.read_nodes`
-(the same checks as :func:`textnb.core.model_io.load`), recomputes ``W`` and ``b`` from
-the stored counts with the functions the estimators themselves use
-(:mod:`textnb.core.logspace`), and tokenises with the same :class:`~textnb.text.tokenize.Analyzer`
+(the same checks as :func:`textnb.core.model_io.load`), asks the model's kernel
+(:mod:`textnb.naive_bayes.kernels`, which the estimators are adapters of) for its linear
+form ``W``, ``b`` from the stored counts, and tokenises with the same :class:`~textnb.text.tokenize.Analyzer`
 and vocabulary. So it predicts what ``load(path).predict(...)`` predicts, while the
 process imports only numpy: a mail filter or ``textnb predict`` on one document starts in
 a fraction of the time ``import sklearn`` takes.
@@ -20,19 +20,18 @@ recognise as consistent, so that :func:`~textnb.core.model_io.load` reports the 
 in its own words.
 """
 
-import math
-
 import numpy as np
 
-from textnb.core.dfe import FAMILIES, SCALE_RANGE, doc_features, model_weights
-from textnb.core.logspace import (ALPHA_FLOOR, proba_from_jll, bernoulli_log_prob, class_log_prior, complement_log_prob,
-                                  log_odds, logsumexp, multinomial_log_prob)
+from textnb.core.dfe import doc_features
+from textnb.core.errors import ModelFileError
+from textnb.core.logspace import log_odds, logsumexp, proba_from_jll
 from textnb.core.model_io import ModelNode, build, read_nodes
-from textnb.core.signatures import init_defaults
+from textnb.naive_bayes.kernels import KERNELS
 from textnb.text.ascii_tokens import TermKeys
+from textnb.text.defaults import VECTORIZER_DEFAULTS
 from textnb.text.tokenize import StoredVocabulary, analyzer_from_params, batch_term_ids, cell_counts
 
-__all__ = ["TextScorer", "linear_form", "load_for_prediction", "scorer_from_file"]
+__all__ = ["TextScorer", "load_for_prediction", "scorer_from_file"]
 
 #: Fewer documents than this are looked up in a dict (building TermKeys costs more) and
 #: scored in numpy alone; more are scored with scipy's sparse product.
@@ -154,91 +153,17 @@ def _sparse_dot(data, indices, indptr, weights_t):
     return out
 
 
-def _number(v, low=0.0):
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= low
-
-
-def _counts(state, n_terms):
-    """(classes, class_count, feature_count) when consistent with ``n_terms``, else None."""
-    classes = state.get("classes_")
-    cc, fc = state.get("class_count_"), state.get("feature_count_")
-    if not all(isinstance(a, np.ndarray) for a in (classes, cc, fc)):
+def _linear_form(node, n_terms):
+    """The kernel's :class:`~textnb.naive_bayes.kernels.LinearForm` of a model node over
+    ``n_terms`` terms; None for a model without one, or an inconsistent node (which
+    :func:`~textnb.core.model_io.load` then reports in its own words)."""
+    kernel = KERNELS.get(node.kind) if isinstance(node, ModelNode) else None
+    if kernel is None:
         return None
-    if classes.ndim != 1 or len(set(classes.tolist())) != classes.size or cc.shape != classes.shape \
-            or fc.shape != (classes.size, n_terms) or state.get("n_features_in_") != n_terms:
-        return None
-    if fc.dtype.kind not in "iuf" or cc.dtype.kind not in "iuf":
-        return None
-    fc, cc = fc.astype(np.float64), cc.astype(np.float64)
-    if not (np.isfinite(fc).all() and np.isfinite(cc).all() and fc.min(initial=0) >= 0 and cc.min(initial=0) >= 0):
-        return None
-    return classes, cc, fc
-
-
-def _prior(params, cc):
-    class_prior = params["class_prior"]
-    if class_prior is not None:
-        class_prior = np.asarray(class_prior, dtype=np.float64)
-        if class_prior.shape != cc.shape or not np.isfinite(class_prior).all():
-            return None
     try:
-        return class_log_prior(cc, fit_prior=bool(params["fit_prior"]), class_prior=class_prior)
-    except ValueError:
+        return kernel.node_form(node, n_terms)
+    except ModelFileError:
         return None
-
-
-def linear_form(node, n_terms):
-    """``(classes, W, b, threshold)`` of a fitted count-model node, or None if it is not one.
-
-    ``threshold`` is None for counts, else the value above which a count means presence.
-    A DiscriminativeNB node gives ``(classes, W, b, None, event_model)``: ``W`` applies to
-    its document features.
-    """
-    if isinstance(node, ModelNode) and node.kind == "DiscriminativeNB":
-        return _discriminative_form(node, n_terms)
-    if not isinstance(node, ModelNode) or node.kind not in ("MultinomialNB", "BernoulliNB", "ComplementNB"):
-        return None
-    params = {**init_defaults(node.kind), **node.params}
-    alpha, m = params["alpha"], params["m"]
-    if not _number(alpha) or (m is not None and not (_number(m) and m > 0)):
-        return None
-    alpha = float(alpha) if params.get("force_alpha", True) is True else max(float(alpha), ALPHA_FLOOR)
-    counts = _counts(node.state, n_terms)
-    if counts is None:
-        return None
-    classes, cc, fc = counts
-    prior = _prior(params, cc)
-    if prior is None:
-        return None
-    threshold = None
-    if node.kind == "MultinomialNB":
-        weights, bias = multinomial_log_prob(fc, alpha, m), prior
-    elif node.kind == "BernoulliNB":
-        binarize = params["binarize"]
-        if binarize is not None and not _number(binarize, low=-math.inf):
-            return None
-        log_prob, log_neg = bernoulli_log_prob(fc, cc, alpha, m)
-        weights, bias, threshold = log_prob - log_neg, prior + log_neg.sum(axis=1), binarize
-    else:
-        _, weights = complement_log_prob(fc, alpha, m, bool(params["norm"]))
-        bias = prior if classes.size == 1 else np.zeros(classes.size)
-    return classes, weights, bias, threshold
-
-
-def _discriminative_form(node, n_terms):
-    """:func:`linear_form` of a DiscriminativeNB node, plus its event model; None if inconsistent."""
-    family, alpha = node.state.get("event_model_"), node.state.get("alpha_")
-    counts = _counts(node.state, n_terms)
-    if family not in FAMILIES or not _number(alpha) or counts is None:
-        return None
-    classes, cc, fc = counts
-    scale = node.state.get("scale_", 1.0)
-    if not (_number(scale) and SCALE_RANGE[0] <= scale <= SCALE_RANGE[1]):
-        return None
-    weights, bias = model_weights(family, fc, cc, max(float(alpha), ALPHA_FLOOR), scale)
-    if not (np.isfinite(weights).all() and np.isfinite(bias).all()):
-        return None
-    return classes, weights, bias, None, family
 
 
 def _analyzer(params):
@@ -270,14 +195,13 @@ def _scorer(root):
         return None
     if not len(terms):  # an empty vocabulary: building the estimator reports it in one line
         return None
-    form = linear_form(model, len(terms))
-    vec_params = {**init_defaults("Vectorizer"), **vec.params}
+    form = _linear_form(model, len(terms))
+    vec_params = {**VECTORIZER_DEFAULTS, **vec.params}
     analyzer = _analyzer(vec_params)
     if form is None or analyzer is None:
         return None
-    classes, weights, bias, threshold, *features = form
-    return TextScorer(analyzer, terms, weights, bias, classes, bool(vec_params["binary"]), threshold,
-                      features[0] if features else None)
+    return TextScorer(analyzer, terms, form.weights, form.bias, form.classes, bool(vec_params["binary"]),
+                      form.threshold, form.event_model)
 
 
 def load_for_prediction(path):

@@ -12,7 +12,9 @@ the batch size, ``n_jobs`` or the cluster.
 This is the one fit path of the count text models: :class:`textnb.text.classifier.TextClassifier`
 fits through it, and :func:`train_text_model` builds the same fitted model as a tree of
 :class:`~textnb.core.model_io.ModelNode` -- the model file's content, byte for byte --
-without constructing an estimator, so ``textnb train`` does not import scikit-learn.
+from the model's kernel (:mod:`textnb.naive_bayes.kernels`: its defaults, checks and
+model-file state) without constructing an estimator, so ``textnb train`` does not
+import scikit-learn.
 """
 
 from itertools import islice
@@ -21,15 +23,14 @@ from numbers import Integral
 import numpy as np
 
 from textnb.core.errors import InputError, ParameterError
-from textnb.core.dfe import PARAM_SCHEMA, fit_rows, map_threads, pass_budget, threads
-from textnb.core.logspace import check_smoothing
+from textnb.core.dfe import fit_rows, map_threads, pass_budget, threads
 from textnb.core.model_io import ModelNode
-from textnb.core.model_schema import check_param_values
-from textnb.core.signatures import init_defaults
 from textnb.core.workers import can_fork, map_ordered, ordered_map
 from textnb.io.corpus import MAX_DOCUMENT_BYTES
+from textnb.naive_bayes.kernels import KERNELS
 from textnb.text.ascii_tokens import TermKeys
 from textnb.text.counting import count_shard
+from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
 from textnb.text.tokenize import analyzer_from_params, encode_terms
 
 __all__ = ["Accumulator", "PER_CLASS", "batches", "check_vocabulary_params", "count_documents", "min_parallel",
@@ -37,7 +38,7 @@ __all__ = ["Accumulator", "PER_CLASS", "batches", "check_vocabulary_params", "co
 
 #: The per-class table each streamable model needs: term counts, or document frequencies
 #: (DiscriminativeNB learns from the documents' rows; its table only prunes the vocabulary).
-PER_CLASS = {"MultinomialNB": "tf", "ComplementNB": "tf", "BernoulliNB": "df", "DiscriminativeNB": "tf"}
+PER_CLASS = {kind: kernel.per_class for kind, kernel in KERNELS.items()}
 
 #: Below this many documents training runs in one process whatever ``n_jobs`` says,
 #: when workers cannot be forked (a fresh loky worker costs about a second to start).
@@ -351,26 +352,23 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), give
         Documents skipped because they are binary.
     """
     kind, given = model
-    if kind not in PER_CLASS:
-        raise ValueError(f"train_text_model fits {sorted(PER_CLASS)}, not {kind}")
-    vec_params = {**init_defaults("Vectorizer"), **(vectorizer or {})}
-    model_params = {**init_defaults(kind), **given}
+    if kind not in KERNELS:
+        raise ValueError(f"train_text_model fits {sorted(KERNELS)}, not {kind}")
+    kernel = KERNELS[kind]
+    vec_params = {**VECTORIZER_DEFAULTS, **(vectorizer or {})}
+    model_params = kernel.params(given)
     if vec_params["binary"]:
         raise ValueError("a binary vectorizer needs the document rows; fit a TextClassifier")
     check_vocabulary_params(vec_params["min_df"], vec_params["max_df"], vec_params["max_features"])
-    rows = kind == "DiscriminativeNB"
-    if rows:
-        check_param_values(PARAM_SCHEMA, model_params)
-    else:
-        check_smoothing(model_params["alpha"], model_params["m"])
+    rows = kernel.rows
+    kernel.check_params(model_params)
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"y must be one label per document; got shape {y.shape}")
     classes, y_index = np.unique(y, return_inverse=True)
     analyzer = analyzer_from_params(vec_params)
-    clf_params = init_defaults("TextClassifier")
-    max_bytes = clf_params["max_bytes"] if max_bytes is None else max_bytes
-    acc = count_documents(X, y_index, np.ones(len(y)), len(classes), analyzer, per_class=PER_CLASS[kind],
+    max_bytes = TEXT_CLASSIFIER_DEFAULTS["max_bytes"] if max_bytes is None else max_bytes
+    acc = count_documents(X, y_index, np.ones(len(y)), len(classes), analyzer, per_class=kernel.per_class,
                           n_jobs=n_jobs, batch_size=batch_size, max_bytes=max_bytes, progress=progress,
                           client=client, rows=rows,
                           max_row_nnz=pass_budget(model_params["max_nnz"], len(classes)) if rows else None)
@@ -382,14 +380,14 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), give
         family, alpha, fc, cc, documents, scale = fit_rows(np.zeros((len(classes), len(cols))),
                                                            np.zeros(len(classes)), X_rows, y_rows, w_rows,
                                                            params=model_params, dropped=dropped)
-        state = {"classes_": classes, "class_count_": cc, "feature_count_": fc, "n_features_in_": len(cols),
-                 "event_model_": family, "alpha_": float(alpha), "class_documents_": documents}
-        if scale is not None:
-            state["scale_"] = float(scale)
+        fitted = {"class_count_": cc, "feature_count_": fc, "event_model_": family, "alpha_": alpha,
+                  "class_documents_": documents, "scale_": scale}
     else:
-        state = {"classes_": classes, "class_count_": acc.class_count, "feature_count_": acc.sums[:, cols],
-                 "n_features_in_": len(cols)}
-    saved_params = {k: v for k, v in model_params.items() if k != "n_jobs"}  # an execution setting
+        kernel.check_params(model_params, len(cols))  # (an alpha per term must have one per kept term)
+        fitted = {"class_count_": acc.class_count, "feature_count_": acc.sums[:, cols]}
+    state = kernel.to_state({"classes_": classes, "n_features_in_": len(cols), **fitted})
+    # how the model was computed (worker count) is not part of it
+    saved_params = {k: v for k, v in model_params.items() if k not in kernel.execution_params}
     fitted_model = ModelNode(kind, saved_params, state)
     fitted_vec = ModelNode("Vectorizer", vec_params, encode_terms(terms.tolist()))
     params = {"max_bytes": max_bytes,

@@ -27,6 +27,8 @@ from sklearn.utils.validation import check_array
 
 from textnb.core.model_io import register
 from textnb.core.errors import InputError, ParameterError
+from textnb.naive_bayes.kernels import takes_defaults
+from textnb.text.defaults import VECTORIZER_DEFAULTS
 from textnb.text.tokenize import (  # noqa: F401  (re-exported: the public home of the tokenizer)
     decode_terms,
     encode_terms,
@@ -165,10 +167,10 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):  
         "terms": MayBeAbsent(Array("U", ("n_terms",))),
     }
 
-    def __init__(self, *, input="content", encoding="utf-8", decode_error="strict", strip_accents=None,
-                 lowercase=True, preprocessor=None, tokenizer=None, stop_words=None, token_pattern=TOKEN_PATTERN,
-                 ngram_range=(1, 1), analyzer="word", max_df=1.0, min_df=1, max_features=None, vocabulary=None,
-                 binary=False, dtype="int64", stemmer=None):
+    @takes_defaults(VECTORIZER_DEFAULTS)
+    def __init__(self, *, input, encoding, decode_error, strip_accents, lowercase, preprocessor, tokenizer, stop_words,
+                 token_pattern, ngram_range, analyzer, max_df, min_df, max_features, vocabulary, binary, dtype,
+                 stemmer):
         self.input = input
         self.encoding = encoding
         self.decode_error = decode_error

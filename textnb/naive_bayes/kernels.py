@@ -1,0 +1,292 @@
+"""The kernels of the count text models: what each model is, without scikit-learn.
+
+One kernel per model kind (:data:`KERNELS`): :class:`MultinomialKernel`,
+:class:`BernoulliKernel`, :class:`ComplementKernel` and :class:`DiscriminativeKernel`. A
+kernel holds, once,
+
+* the model's parameters: their defaults (``defaults``, which the estimator's
+  keyword-only ``__init__`` takes through :func:`takes_defaults`, so scikit-learn's
+  ``get_params`` sees the same values) and what a model file may hold
+  (``param_schema``, ``state_schema``: :mod:`textnb.core.model_schema`);
+* its fitted statistics: the state is the core's count table (``class_count_``,
+  ``feature_count_``, :class:`textnb.core.stats.CountTable`) plus a few scalars;
+  :meth:`CountKernel.estimate` derives the log parameters from it with the rules of
+  :mod:`textnb.core.estimates` (never rebuilt per operation: the estimator keeps them);
+* its linear form: every one of these models scores a document
+  ``f(x) @ W.T + b`` (:class:`LinearForm`);
+* its state for model files: :meth:`CountKernel.to_state` and
+  :meth:`CountKernel.from_state`, used by the estimator's ``save`` / ``load`` and by
+  the scikit-learn-free trainer (:func:`textnb.text.training.train_text_model`), and
+  :meth:`CountKernel.node_form`, the linear form of a model file's node, checked as
+  :func:`textnb.core.model_io.load` checks it, for the scikit-learn-free scorer
+  (:mod:`textnb.text.scorer`).
+
+The estimators (:mod:`textnb.naive_bayes.discrete`, :mod:`~textnb.naive_bayes.complement`,
+:mod:`~textnb.naive_bayes.discriminative`) are thin scikit-learn adapters over these:
+input checks, ``fit`` / ``partial_fit`` / ``merge`` of the counts, tags. This module
+imports numpy and the core only.
+"""
+
+from types import MappingProxyType
+from typing import NamedTuple
+
+import numpy as np
+
+from textnb.core import dfe
+from textnb.core.errors import ModelFileError
+from textnb.core.estimates import (ALPHA_FLOOR, bernoulli_log_prob, check_alpha, check_smoothing, class_log_prior,
+                                   complement_log_prob, multinomial_log_prob)
+from textnb.core.model_schema import (CLASS_PRIOR, FEATURE_NAMES, MAX_ALPHA, N_FEATURES, SMOOTHING, Bool, Choice,
+                                      Classes, Counts, Float, ListOf, MayBeAbsent, OneOf, Optional, Reals,
+                                      check_declared, check_param_values)
+
+__all__ = ["BERNOULLI", "COMPLEMENT", "DISCRIMINATIVE", "KERNELS", "MULTINOMIAL", "BernoulliKernel", "ComplementKernel", "CountKernel", "DiscriminativeKernel", "LinearForm",
+           "MultinomialKernel", "takes_defaults"]
+
+
+class LinearForm(NamedTuple):
+    """A fitted model as a linear score: ``jll(d) = f(x_d) @ weights.T + bias``.
+
+    ``x_d`` are the document's term counts; ``f`` is the identity, or ``x > threshold``
+    when ``threshold`` is not None (Bernoulli's ``binarize``), or the document features
+    of a DiscriminativeNB ``event_model`` (:func:`textnb.core.dfe.doc_features`).
+    """
+
+    classes: np.ndarray
+    weights: np.ndarray
+    bias: np.ndarray
+    threshold: object = None
+    event_model: object = None
+
+
+def takes_defaults(kernel):
+    """Decorator of an estimator's keyword-only ``__init__``: its defaults are the
+    ``kernel``'s ``defaults`` (or the mapping ``kernel``), written once; the names must
+    be the same."""
+    defaults = getattr(kernel, "defaults", kernel)
+
+    def decorate(init):
+        code = init.__code__
+        names = code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]
+        if code.co_argcount != 1 or set(names) != set(defaults):
+            raise TypeError(f"{init.__qualname__} must take exactly the keyword-only parameters {sorted(defaults)}")
+        init.__kwdefaults__ = dict(defaults)
+        return init
+    return decorate
+
+
+#: parameters every count model of :mod:`textnb.naive_bayes.discrete` takes
+_COUNT_PARAMS = {"alpha": OneOf(SMOOTHING, Reals(("n_features",), lo=0.0, hi=MAX_ALPHA),
+                                ListOf(SMOOTHING, length="n_features")),
+                 "force_alpha": Bool(), "m": Optional(SMOOTHING), "fit_prior": Bool(), "class_prior": CLASS_PRIOR}
+_COUNT_STATE = {
+    "classes_": Classes(),
+    "n_features_in_": N_FEATURES,
+    "class_count_": Counts(("n_classes",)),
+    "feature_count_": Counts(("n_classes", "n_features")),
+    "feature_names_in_": FEATURE_NAMES,
+}
+
+
+class CountKernel:
+    """The kernel of :class:`~textnb.MultinomialNB`, and the base of the other count kernels."""
+
+    kind = "MultinomialNB"
+    defaults = MappingProxyType({"alpha": 1.0, "force_alpha": True, "m": None, "fit_prior": True,
+                                 "class_prior": None})
+    param_schema = _COUNT_PARAMS
+    state_schema = _COUNT_STATE
+    #: the state of a model file, in the order it is written (its arrays are numbered in it)
+    state_fields = ("classes_", "class_count_", "feature_count_", "n_features_in_", "feature_names_in_")
+    #: state fields stored as Python floats
+    scalar_fields = ()
+    #: parameters that say how a model is computed, not what it is (not in model files)
+    execution_params = ()
+    #: the per-class table the streaming trainer sums: term counts ("tf") or document
+    #: frequencies ("df") (:class:`textnb.text.training.Accumulator`)
+    per_class = "tf"
+    #: the trainer must keep the documents' rows (the model re-scores them)
+    rows = False
+
+    # -- parameters ---------------------------------------------------------------------
+    def params(self, given=()):
+        """Every parameter: the defaults, updated with ``given`` (a dict)."""
+        given = dict(given)
+        unknown = sorted(set(given) - set(self.defaults))
+        if unknown:
+            raise TypeError(f"{self.kind} takes no parameter {unknown[0]!r}")
+        return {**self.defaults, **given}
+
+    def check_params(self, params, n_features=None):
+        """Check ``params`` (ParameterError); returns the additive smoothing to use (``alpha``
+        raised to 1e-10 where smaller unless ``force_alpha``, with scikit-learn's warning)."""
+        check_smoothing(0.0, params["m"])
+        return check_alpha(params["alpha"], params["force_alpha"], n_features)
+
+    # -- fitted statistics -----------------------------------------------------------------
+    def estimate(self, params, state):
+        """The log parameters (fitted attributes) derived from ``state``'s counts."""
+        alpha = self.check_params(params, state["feature_count_"].shape[1])
+        return {"feature_log_prob_": multinomial_log_prob(state["feature_count_"], alpha, params["m"]),
+                "class_log_prior_": self._prior(params, state)}
+
+    def _prior(self, params, state):
+        return class_log_prior(state["class_count_"], fit_prior=params["fit_prior"], class_prior=params["class_prior"])
+
+    def linear_form(self, params, state, fitted):
+        """The :class:`LinearForm` of a model of ``state`` whose :meth:`estimate` is
+        ``fitted``, or None where the model is not linear in its document features."""
+        return LinearForm(state["classes_"], fitted["feature_log_prob_"], fitted["class_log_prior_"])
+
+    # -- model files -------------------------------------------------------------------------
+    def to_state(self, fitted):
+        """The model file's state of a fitted model (a mapping of its fitted attributes:
+        an estimator's ``vars``, or what the trainer computed); absent or None fields are
+        left out."""
+        out = {}
+        for name in self.state_fields:
+            value = fitted.get(name)
+            if value is not None:
+                out[name] = float(value) if name in self.scalar_fields else value
+        return out
+
+    def from_state(self, state):
+        """``state`` (read from a model file) with float64 C-ordered counts; raises
+        ValueError when the counts do not fit the classes and features or are not finite
+        and non-negative."""
+        state = dict(state)
+        cc = state["class_count_"] = np.array(state["class_count_"], dtype=np.float64, order="C")
+        fc = state["feature_count_"] = np.array(state["feature_count_"], dtype=np.float64, order="C")
+        classes, n_features = np.asarray(state["classes_"]), int(state["n_features_in_"])
+        if classes.ndim != 1 or cc.shape != (classes.shape[0],) or fc.shape != (classes.shape[0], n_features):
+            raise ValueError(f"count shapes {cc.shape} / {fc.shape} do not fit "
+                             f"{classes.shape[0]} classes and {n_features} features")
+        if not (np.all(np.isfinite(fc)) and np.all(np.isfinite(cc)) and fc.min(initial=0) >= 0
+                and cc.min(initial=0) >= 0):
+            raise ValueError("counts must be finite and non-negative")
+        return state
+
+    def node_form(self, node, n_features):
+        """The :class:`LinearForm` of a model file's node (``kind``, ``params``, ``state``:
+        :class:`textnb.core.model_io.ModelNode`) over ``n_features`` features, or None
+        when the model is not linear or has another number of features.
+
+        The node is checked as :func:`textnb.core.model_io.load` checks it (its declared
+        schema, then :meth:`from_state` and :meth:`estimate`); raises
+        :class:`~textnb.core.errors.ModelFileError` for an inconsistent one.
+        """
+        check_declared(self.kind, self.param_schema, self.state_schema, node.params, node.state)
+        if not node.state or node.state.get("n_features_in_") != n_features:
+            return None
+        try:
+            params = self.params(node.params)
+            state = self.from_state(node.state)
+            return self.linear_form(params, state, self.estimate(params, state))
+        except (ValueError, TypeError) as exc:
+            raise ModelFileError(f"inconsistent model file ({self.kind}: {type(exc).__name__}: {exc})") from None
+
+
+class MultinomialKernel(CountKernel):
+    """The kernel of :class:`~textnb.MultinomialNB` (term counts, a multinomial per class)."""
+
+
+class BernoulliKernel(CountKernel):
+    """The kernel of :class:`~textnb.BernoulliNB` (term presence; document frequencies)."""
+
+    kind = "BernoulliNB"
+    defaults = MappingProxyType({"alpha": 1.0, "force_alpha": True, "m": None, "binarize": 0.0, "fit_prior": True,
+                                 "class_prior": None})
+    param_schema = {**_COUNT_PARAMS, "binarize": Optional(Float(0.0))}
+    state_schema = {**_COUNT_STATE,  # document frequencies: at most the class's documents
+                    "feature_count_": Counts(("n_classes", "n_features"), le="class_count_")}
+    per_class = "df"
+
+    def estimate(self, params, state):
+        alpha = self.check_params(params, state["feature_count_"].shape[1])
+        log_prob, log_neg = bernoulli_log_prob(state["feature_count_"], state["class_count_"], alpha, params["m"])
+        return {"feature_log_prob_": log_prob, "feature_log_neg_prob_": log_neg,
+                "class_log_prior_": self._prior(params, state)}
+
+    def linear_form(self, params, state, fitted):
+        """``W = log θ − log(1 − θ)``, ``b = log P(c) + Σ_w log(1 − θ_cw)`` over presence
+        (``x > binarize``); None when a probability is 0 or 1 (``alpha=0``): the score then
+        depends on absent terms in a way no finite weight expresses."""
+        log_odds = fitted["feature_log_prob_"] - fitted["feature_log_neg_prob_"]
+        if not np.all(np.isfinite(log_odds)):
+            return None
+        return LinearForm(state["classes_"], log_odds,
+                          fitted["class_log_prior_"] + fitted["feature_log_neg_prob_"].sum(axis=1),
+                          threshold=params["binarize"])
+
+
+class ComplementKernel(CountKernel):
+    """The kernel of :class:`~textnb.naive_bayes.complement.ComplementNB` (Rennie et al. 2003)."""
+
+    kind = "ComplementNB"
+    defaults = MappingProxyType({"alpha": 1.0, "force_alpha": True, "m": None, "norm": False, "fit_prior": True,
+                                 "class_prior": None})
+    param_schema = {**_COUNT_PARAMS, "norm": Bool()}
+
+    def estimate(self, params, state):
+        alpha = self.check_params(params, state["feature_count_"].shape[1])
+        feature_all, weights = complement_log_prob(state["feature_count_"], alpha, params["m"], params["norm"])
+        return {"feature_all_": feature_all, "feature_log_prob_": weights,
+                "class_log_prior_": self._prior(params, state)}
+
+    def linear_form(self, params, state, fitted):
+        """No class prior (Rennie et al. §3.1), except with a single class."""
+        prior = fitted["class_log_prior_"]
+        return LinearForm(state["classes_"], fitted["feature_log_prob_"], prior if len(prior) == 1 else np.zeros(len(prior)))
+
+
+class DiscriminativeKernel(CountKernel):
+    """The kernel of :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB`: the counts
+    of its frequency-estimate passes (:mod:`textnb.core.dfe`), its event model, smoothing
+    and calibration scale."""
+
+    kind = "DiscriminativeNB"
+    defaults = MappingProxyType({"event_model": "auto", "alpha": None, "passes": 2, "step": 4.5, "cv": 5,
+                                 "select_nnz": 200_000, "max_nnz": 3_000_000, "random_state": 0, "n_jobs": None,
+                                 "calibration": "temperature"})
+    param_schema = dfe.PARAM_SCHEMA
+    state_schema = {
+        "classes_": Classes(),
+        "n_features_in_": N_FEATURES,
+        "event_model_": Choice(*dfe.FAMILIES),
+        "alpha_": SMOOTHING,
+        "class_documents_": Counts(("n_classes",)),
+        "class_count_": Counts(("n_classes",)),
+        "feature_count_": Counts(("n_classes", "n_features")),
+        "feature_names_in_": FEATURE_NAMES,
+        "scale_": MayBeAbsent(Float(*dfe.SCALE_RANGE)),  # absent in files of uncalibrated models
+    }
+    state_fields = CountKernel.state_fields + ("event_model_", "alpha_", "class_documents_", "scale_")
+    scalar_fields = ("alpha_", "scale_")
+    execution_params = ("n_jobs",)
+    rows = True
+
+    def check_params(self, params, n_features=None):
+        """Check ``params`` against :data:`textnb.core.dfe.PARAM_SCHEMA` (ParameterError)."""
+        check_param_values(self.param_schema, params)
+
+    def estimate(self, params, state):
+        """``coef_`` and ``intercept_``: :func:`textnb.core.dfe.model_weights` of the counts."""
+        coef, intercept = dfe.model_weights(state["event_model_"], state["feature_count_"], state["class_count_"],
+                                            max(float(state["alpha_"]), ALPHA_FLOOR), state.get("scale_", 1.0))
+        return {"coef_": coef, "intercept_": intercept}
+
+    def linear_form(self, params, state, fitted):
+        """The :class:`LinearForm` over the event model's document features; None unless
+        the weights are finite."""
+        if not (np.isfinite(fitted["coef_"]).all() and np.isfinite(fitted["intercept_"]).all()):
+            return None
+        return LinearForm(state["classes_"], fitted["coef_"], fitted["intercept_"],
+                          event_model=state["event_model_"])
+
+
+MULTINOMIAL = MultinomialKernel()
+BERNOULLI = BernoulliKernel()
+COMPLEMENT = ComplementKernel()
+DISCRIMINATIVE = DiscriminativeKernel()
+#: model kind (as written in model files) -> its kernel
+KERNELS = {k.kind: k for k in (MULTINOMIAL, BERNOULLI, COMPLEMENT, DISCRIMINATIVE)}
