@@ -39,12 +39,6 @@ from textnb import (
 
 #: known, explained failures (the estimators take nominal value indices only)
 _EXPECTED = {
-    "DiscriminativeNB": {  # the event model is cross-validated over documents, weighted or not
-        "check_sample_weight_equivalence_on_dense_data": "a document of weight 2 sits in one fold, its two "
-                                                         "copies in two: the cross-validated choice can differ",
-        "check_sample_weight_equivalence_on_sparse_data": "a document of weight 2 sits in one fold, its two "
-                                                          "copies in two: the cross-validated choice can differ",
-    },
     "TAN": {
         "check_sample_weight_equivalence_on_dense_data": "nominal value indices only",
         "check_classifiers_one_label_sample_weights": "nominal value indices only",

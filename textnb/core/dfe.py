@@ -37,19 +37,49 @@ import numpy as np
 
 from textnb.core.estimates import ALPHA_FLOOR, class_log_prior
 from textnb.core.logspace import logsumexp
-from textnb.core.model_schema import MAX_ALPHA, N_JOBS, SEED, Choice, Float, Int, Optional
+from textnb.core.model_schema import MAX_ALPHA, N_JOBS, SEED, SPLITS, Choice, Float, Int, OneOf, Optional, check_param_values
 
 __all__ = ["FAMILIES", "DEFAULT_ALPHA", "PARAM_SCHEMA", "fit_rows", "choose_family", "class_sums", "doc_features", "features", "learn",
-           "linear_weights", "model_weights", "fit_scale", "leave_out_scale", "passes", "map_threads", "sample_keys", "sample_rows", "threads", "content_keys"]
+           "linear_weights", "model_weights", "fit_scale", "leave_out_scale", "passes", "check_folds", "restrict_splits", "map_threads", "sample_keys", "sample_rows", "threads", "content_keys"]
 
 FAMILIES = ("complement", "bernoulli")
 
-#: The estimator's parameters, as a model file may hold them (and as ``fit`` checks them).
+#: The number of folds of ``cv``: an int in this range (None means :data:`DEFAULT_FOLDS`).
+FOLDS = Int(2, 100)
+DEFAULT_FOLDS = 5
+#: The estimator's parameters, as a model file may hold them (and as ``fit`` checks them;
+#: ``cv`` is checked by :func:`check_folds`, or given as splits by the estimator).
 PARAM_SCHEMA = {
     "event_model": Choice("auto", *FAMILIES), "alpha": Optional(Float(0.0, MAX_ALPHA)), "passes": Int(0, 1000),
-    "step": Float(0.0, 1e6), "cv": Int(2, 100), "select_nnz": Int(0, 2**62), "max_nnz": Int(1, 2**62),
-    "random_state": SEED, "n_jobs": N_JOBS, "calibration": Choice("temperature", None),
+    "step": Float(0.0, 1e6), "cv": Optional(OneOf(FOLDS, SPLITS)), "select_nnz": Int(0, 2**62),
+    "max_nnz": Int(1, 2**62), "random_state": SEED, "n_jobs": N_JOBS, "calibration": Choice("temperature", None),
 }
+
+
+def check_folds(cv):
+    """The number of folds of a ``cv`` parameter that must be a number of folds: an int in
+    [2, 100], or None for :data:`DEFAULT_FOLDS`. Raises the one-line ParameterError
+    ``"cv must be an integer in [2, 100]; got …"`` for anything else (splits given as
+    a splitter or index arrays are for the estimator's ``fit``, which passes them as
+    ``splits``: they name rows of the X given to it)."""
+    if cv is None:
+        return DEFAULT_FOLDS
+    check_param_values({"cv": FOLDS}, {"cv": cv})
+    return int(cv)
+
+
+def restrict_splits(splits, rows, n):
+    """``splits`` (``(train, test)`` index arrays over ``n`` documents) restricted to the
+    documents ``rows`` and renumbered as positions in ``rows``; None stays None."""
+    if splits is None or (len(rows) == n and np.array_equal(rows, np.arange(n))):
+        return splits
+    position = np.full(n, -1, dtype=np.intp)
+    position[rows] = np.arange(len(rows))
+    out = []
+    for train, test in splits:
+        tr, te = position[train], position[test]
+        out.append((tr[tr >= 0], te[te >= 0]))
+    return out
 #: Smoothing of each family when none is given (chosen on the eight visible corpora,
 #: docs/text_defaults.md).
 DEFAULT_ALPHA = {"complement": 1.0, "bernoulli": 0.1}
@@ -189,7 +219,7 @@ def _true_class_loss(blocks, spans, W, b, y_index, pool=None):
 
 
 def passes(family, feature_count, class_count, T, y_index, *, alpha, n_passes, step, scale=1.0, weights=None,
-           pool=None, added=None):
+           pool=None, added=None, dtype=np.float32):
     """Run ``n_passes`` frequency-estimate passes; returns the new ``(feature_count, class_count)``.
 
     ``T`` is the CSR matrix of the documents' features (:func:`doc_features`), ``y_index``
@@ -203,24 +233,26 @@ def passes(family, feature_count, class_count, T, y_index, *, alpha, n_passes, s
 
     The scores and the added documents are computed in single precision (twice as
     fast; a loss needs no more digits), the sums are kept in double precision.
+    ``dtype=np.float64`` computes them in double precision too: a document of weight k
+    then adds what its k copies add, to rounding (given splits use it, see :func:`fit_rows`).
     """
     fc = np.array(feature_count, dtype=np.float64, order="C")
     cc = np.array(class_count, dtype=np.float64)
     n_classes, n = cc.shape[0], T.shape[0]
     if n_classes < 2 or n == 0 or int(n_passes) == 0:
         return fc, cc
-    T = T.astype(np.float32, copy=False)
+    T = T.astype(dtype, copy=False)
     spans = _row_chunks(n, n_classes)
     blocks = [T] if len(spans) == 1 else [T[lo:hi] for lo, hi in spans]
     for _ in range(int(n_passes)):
-        W, b = linear_weights(family, fc, cc, alpha, pool, dtype=np.float32)
+        W, b = linear_weights(family, fc, cc, alpha, pool, dtype=dtype)
         loss = _true_class_loss(blocks, spans, W, b, y_index, pool)
         loss *= step * scale
         if weights is not None:
             loss *= weights
         if added is not None:
             added += loss
-        fc += (_indicator(y_index, loss.astype(np.float32), n_classes) @ T).toarray()
+        fc += (_indicator(y_index, loss.astype(dtype), n_classes) @ T).toarray()
         cc += np.bincount(y_index, weights=loss, minlength=n_classes)
     return fc, cc
 
@@ -293,7 +325,7 @@ def fit_scale(S, y_index, weights=None):
 
 
 def leave_out_scale(family, feature_count, class_count, T, y_index, contribution, *, alpha, keys, folds=5,
-                    weights=None, pool=None):
+                    weights=None, pool=None, splits=None):
     """The calibration scale (:func:`fit_scale`) of a trained model ``(feature_count,
     class_count)`` fitted on held-out scores of its own training documents ``T``.
 
@@ -311,7 +343,21 @@ def leave_out_scale(family, feature_count, class_count, T, y_index, contribution
     the log-loss. Returns None (nothing to calibrate on) with fewer than
     :data:`MIN_CALIBRATION_DOCUMENTS` documents, fewer than two classes, or so many classes
     that that many documents' scores exceed :data:`MAX_CALIBRATION_CELLS`.
+
+    ``splits`` (``(train, test)`` index arrays into ``T``, e.g. from a scikit-learn
+    splitter) replace the folds: each split's test documents are scored by the model with
+    the contribution of every document *outside its training part* taken out (for
+    K-fold splits, the test fold's), and the scale is fitted on all those scores
+    stacked. A document in no test part gives no held-out score; a document in several
+    gives one per split (each weighed by its ``weights``). At most
+    :data:`MAX_CALIBRATION_DOCUMENTS` held-out scores are used (those of the documents
+    of the smallest ``keys``), and None is returned when their summed ``weights``
+    (documents) are fewer than :data:`MIN_CALIBRATION_DOCUMENTS`: so a document of
+    weight 2 counts as two copies in its place.
     """
+    if splits is not None:
+        return _splits_scale(family, feature_count, class_count, T, y_index, contribution, alpha=alpha, keys=keys,
+                             splits=splits, weights=weights, pool=pool)
     n, n_classes = T.shape[0], len(class_count)
     if n < max(MIN_CALIBRATION_DOCUMENTS, 2 * folds) or n_classes < 2:
         return None
@@ -334,16 +380,62 @@ def leave_out_scale(family, feature_count, class_count, T, y_index, contribution
         if rows.size == 0:
             continue
         Tf = T[rows]
-        out = (_indicator(y_index[rows], contribution[rows], n_classes) @ Tf).tocsr()  # the fold's sums
-        cells = (np.repeat(np.arange(n_classes), np.diff(out.indptr)), out.indices)
-        kept = fc[cells]
-        fc[cells] = np.maximum(kept - out.data, 0.0)  # the fold taken out (only its terms change)...
-        cc = np.maximum(np.asarray(class_count, dtype=np.float64)
-                        - np.bincount(y_index[rows], weights=contribution[rows], minlength=n_classes), 0.0)
-        W, b = linear_weights(family, fc, cc, alpha, pool, dtype=np.float32)
-        fc[cells] = kept  # ...and put back exactly
-        S[position[rows]] = scores(Tf, W, b, pool)
+        S[position[rows]] = _scores_without(family, fc, class_count, Tf, y_index[rows], contribution[rows], Tf,
+                                            alpha=alpha, pool=pool)
     return fit_scale(S, y_index[held], None if weights is None else np.asarray(weights)[held])
+
+
+def _scores_without(family, fc, class_count, T_out, y_out, contribution_out, T_score, *, alpha, pool):
+    """Scores of the documents ``T_score`` under the model ``(fc, class_count)`` with the
+    contribution of the documents ``T_out`` (classes ``y_out``) taken out. ``fc`` is the
+    model's feature sums, in the precision the scores are computed in: changed in the
+    cells of those documents' terms only, and put back exactly before returning."""
+    n_classes = fc.shape[0]
+    out = (_indicator(y_out, contribution_out, n_classes) @ T_out).tocsr()  # the documents' sums
+    cells = (np.repeat(np.arange(n_classes), np.diff(out.indptr)), out.indices)
+    kept = fc[cells]
+    fc[cells] = np.maximum(kept - out.data, 0.0)  # the documents taken out (only their terms change)...
+    cc = np.maximum(np.asarray(class_count, dtype=np.float64)
+                    - np.bincount(y_out, weights=contribution_out, minlength=n_classes), 0.0)
+    W, b = linear_weights(family, fc, cc, alpha, pool, dtype=fc.dtype.type)
+    fc[cells] = kept  # ...and put back exactly
+    return scores(T_score, W, b, pool)
+
+
+def _splits_scale(family, feature_count, class_count, T, y_index, contribution, *, alpha, keys, splits, weights,
+                  pool):
+    """:func:`leave_out_scale` with given ``splits`` (see there)."""
+    n, n_classes = T.shape[0], len(class_count)
+    if n_classes < 2:
+        return None
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    _, rank = np.unique(np.asarray(keys), return_inverse=True)
+    rank = rank.reshape(-1)
+    limit = min(MAX_CALIBRATION_DOCUMENTS, MAX_CALIBRATION_CELLS // n_classes)
+    tested = np.concatenate([test for _, test in splits]) if splits else np.zeros(0, dtype=np.intp)
+    # the held-out scores of the documents of the smallest keys (copies alike), at most limit of them
+    per_rank = np.bincount(rank[tested], minlength=rank.max() + 1 if n else 0)
+    held_rank = np.cumsum(per_rank) <= limit
+    held = held_rank[rank] if n else np.zeros(0, dtype=bool)
+    if w[tested[held[tested]]].sum() < MIN_CALIBRATION_DOCUMENTS:
+        return None
+    # double precision: a document of weight k and its k copies then give the same scale
+    # to ~1e-9 (single precision, as the folds use, leaves ~1e-6, which the probabilities
+    # of long documents amplify)
+    fc = np.array(feature_count, dtype=np.float64)
+    parts, truth, weight = [], [], []
+    for train, test in splits:
+        test = test[held[test]]
+        if test.size == 0:
+            continue
+        outside = np.ones(n, dtype=bool)
+        outside[train] = False
+        out = np.flatnonzero(outside)
+        parts.append(_scores_without(family, fc, class_count, T[out], y_index[out], contribution[out],
+                                     T[test].astype(np.float64), alpha=alpha, pool=pool))
+        truth.append(y_index[test])
+        weight.append(w[test])
+    return fit_scale(np.vstack(parts), np.concatenate(truth), np.concatenate(weight))
 
 
 @contextmanager
@@ -441,7 +533,7 @@ def features(family, X, pool=None):
 
 
 def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_passes, step, max_nnz, keys,
-          pool=None, represents=None, calibrate=False, folds=5):
+          pool=None, represents=None, calibrate=False, folds=5, splits=None):
     """Add the CSR count matrix ``X`` (documents of classes ``y_index``, ``weights``) to
     the sums, then make the frequency-estimate passes over them (:func:`passes`).
 
@@ -450,8 +542,10 @@ def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_p
     standing for ``total weight / sampled weight`` documents (``represents``: the total
     weight when ``X`` is itself a sample of a larger batch). ``calibrate``: fit the
     model's calibration scale on ``folds`` held-out folds of the documents the passes
-    ran over (:func:`leave_out_scale`). Returns the new ``(feature_count, class_count,
-    scale)`` (scale None without ``calibrate`` or too few documents to fit it on).
+    ran over (:func:`leave_out_scale`), or on ``splits`` (``(train, test)`` index arrays
+    into the rows of ``X``) restricted to those documents. Returns the new
+    ``(feature_count, class_count, scale)`` (scale None without ``calibrate`` or too few
+    documents to fit it on).
     """
     T = features(family, X, pool)
     fc, cc = class_sums(T, y_index, len(class_count), weights)
@@ -461,19 +555,21 @@ def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_p
     w = weights[rows]
     total = weights.sum() if represents is None else represents
     scale = float(total / w.sum()) if w.sum() > 0 and total > w.sum() else 1.0
-    Ts = (T if rows.size == X.shape[0] else T[rows]).astype(np.float32)  # what the passes score
+    dtype = np.float32 if splits is None else np.float64  # see fit_rows
+    Ts = (T if rows.size == X.shape[0] else T[rows]).astype(dtype)  # what the passes score
     del T  # (double precision: no longer needed)
     added = np.zeros(rows.size) if calibrate else None
     fc, cc = passes(family, fc, cc, Ts, y_index[rows], alpha=alpha, n_passes=n_passes, step=step, scale=scale,
-                    weights=w, pool=pool, added=added)
+                    weights=w, pool=pool, added=added, dtype=dtype)
     if not calibrate:
         return fc, cc, None
     return fc, cc, leave_out_scale(family, fc, cc, Ts, y_index[rows], w + added, alpha=alpha, keys=keys[rows],
-                                   folds=folds, weights=w, pool=pool)
+                                   folds=folds, weights=w, pool=pool,
+                                   splits=restrict_splits(splits, rows, X.shape[0]))
 
 
 def choose_family(X, y_index, n_classes, *, alphas, n_passes, step, cv=5, max_nnz=200_000, seed=0, pool=None,
-                  keys=None):
+                  keys=None, splits=None, weights=None):
     """The event model with the most correct predictions in a ``cv``-fold cross-validation
     inside the training documents ``X`` (CSR counts), each fold's model trained by
     :func:`passes`, on a seeded sample of at most about ``max_nnz`` stored cells (and
@@ -485,27 +581,42 @@ def choose_family(X, y_index, n_classes, *, alphas, n_passes, step, cv=5, max_nn
     errors) the leader is chosen without the remaining folds. Ties (and samples too
     small to split) go to ``"complement"``. Returns ``(family, {family: correct})``
     over the folds run. ``pool`` runs the two models of a fold in parallel.
+
+    ``splits`` (``(train, test)`` index arrays into the rows of ``X``, e.g. from a
+    scikit-learn splitter) replace the ``cv`` folds: restricted to the sample, each
+    split's model is trained on its training part and judged on its test part, the
+    documents weighed by ``weights`` (sample weights: a document of weight 2 counts as
+    two copies in its place; a document in no test part is not judged, one in several
+    is judged in each). Splits whose training or test part holds no sampled document
+    are skipped. (With ``cv`` folds the documents count once each, unweighted.)
     """
     n = X.shape[0]
     keys = sample_keys(X, y_index, seed) if keys is None else keys
     order = np.lexsort((np.arange(n), keys))  # by content: any row order alike
     cells = np.cumsum(np.diff(X.indptr)[order])
-    m = min(n, max(int(np.searchsorted(cells, max_nnz, side="right")), 10 * cv))
-    if m < 2 * cv or n_classes < 2:
+    n_folds = cv if splits is None else len(splits)
+    m = min(n, max(int(np.searchsorted(cells, max_nnz, side="right")), 10 * n_folds))
+    if m < (2 * cv if splits is None else 2) or n_classes < 2:
         return "complement", {}
     sub = order[:m]
     Xs, ys = X[sub], y_index[sub]
     seen = np.flatnonzero(np.bincount(Xs.indices, minlength=Xs.shape[1]))
     if seen.size < Xs.shape[1]:
         Xs = Xs[:, seen]
-    fold = np.arange(m) % cv
+    if splits is None:
+        fold = np.arange(m) % cv
+        folds, ws = [(fold != f, fold == f) for f in range(cv)], None
+    else:
+        folds = [(tr, ev) for tr, ev in restrict_splits(splits, sub, n) if tr.size and ev.size]
+        ws = np.ones(m) if weights is None else np.asarray(weights, dtype=np.float64)[sub]
     T = {family: features(family, Xs) for family in FAMILIES}
 
     def right(job):
-        family, f = job
-        tr, ev = fold != f, fold == f
-        fc, cc = class_sums(T[family][tr], ys[tr], n_classes)
-        fc, cc = passes(family, fc, cc, T[family][tr], ys[tr], alpha=alphas[family], n_passes=n_passes, step=step)
+        family, (tr, ev) = job
+        wt = None if ws is None else ws[tr]
+        fc, cc = class_sums(T[family][tr], ys[tr], n_classes, wt)
+        fc, cc = passes(family, fc, cc, T[family][tr], ys[tr], alpha=alphas[family], n_passes=n_passes, step=step,
+                        weights=wt, dtype=np.float32 if ws is None else np.float64)
         W, b = linear_weights(family, fc, cc, alphas[family])
         Tev, yev = T[family][ev], ys[ev]
         spans = _row_chunks(Tev.shape[0], n_classes)
@@ -514,13 +625,20 @@ def choose_family(X, y_index, n_classes, *, alphas, n_passes, step, cv=5, max_nn
 
     correct = dict.fromkeys(FAMILIES, 0)
     a = b = 0
-    for f in range(cv):
-        jobs = [(family, f) for family in FAMILIES]
+    for tr, ev in folds:
+        jobs = [(family, (tr, ev)) for family in FAMILIES]
         comp, bern = map_threads(pool, right, jobs)
-        correct["complement"] += int(comp.sum())
-        correct["bernoulli"] += int(bern.sum())
-        a += int((comp & ~bern).sum())
-        b += int((bern & ~comp).sum())
+        if ws is None:
+            correct["complement"] += int(comp.sum())
+            correct["bernoulli"] += int(bern.sum())
+            a += int((comp & ~bern).sum())
+            b += int((bern & ~comp).sum())
+        else:  # weighted: a document of weight k counts as k copies
+            we = ws[ev]
+            correct["complement"] += float(we[comp].sum())
+            correct["bernoulli"] += float(we[bern].sum())
+            a += float(we[comp & ~bern].sum())
+            b += float(we[bern & ~comp].sum())
         if abs(a - b) > 3.0 * np.sqrt(a + b):
             break
     best = "bernoulli" if correct["bernoulli"] > correct["complement"] else "complement"
@@ -528,10 +646,11 @@ def choose_family(X, y_index, n_classes, *, alphas, n_passes, step, cv=5, max_nn
 
 
 def choose(X, y_index, n_classes, *, event_model, alpha, n_passes, step, cv, select_nnz, max_nnz, seed,
-           pool=None, keys=None):
+           pool=None, keys=None, splits=None, weights=None):
     """``(family, alpha)`` for training documents ``X`` (CSR counts): ``event_model`` itself,
     or for ``"auto"`` :func:`choose_family` on the documents the passes will see
-    (:func:`sample_rows`); ``alpha`` None means :data:`DEFAULT_ALPHA`."""
+    (:func:`sample_rows`; ``splits`` and ``weights``, over the rows of ``X``, restricted to
+    them); ``alpha`` None means :data:`DEFAULT_ALPHA`."""
     alphas = {f: (DEFAULT_ALPHA[f] if alpha is None else float(alpha)) for f in FAMILIES}
     family = event_model
     if family == "auto":
@@ -540,7 +659,8 @@ def choose(X, y_index, n_classes, *, event_model, alpha, n_passes, step, cv, sel
         Xs = X if rows.size == X.shape[0] else X[rows]
         family, _ = choose_family(Xs, y_index[rows], n_classes, alphas=alphas, n_passes=n_passes, step=step,
                                   cv=cv, max_nnz=pass_budget(select_nnz, n_classes, SELECT_WORK), seed=seed,
-                                  pool=pool, keys=keys[rows])
+                                  pool=pool, keys=keys[rows], splits=restrict_splits(splits, rows, X.shape[0]),
+                                  weights=None if weights is None else weights[rows])
     return family, alphas[family]
 
 
@@ -551,7 +671,8 @@ def n_threads(n_jobs):
     return max(1, min(2, int(n_jobs)))
 
 
-def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=None, alpha=None, dropped=None):
+def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=None, alpha=None, dropped=None,
+             splits=None):
     """One batch of training of a :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB`
     with constructor ``params`` (a dict), from its sums so far: the event model is chosen
     when ``family`` is None (the first batch), then :func:`learn`. ``X`` holds canonical
@@ -563,15 +684,27 @@ def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=
     the calibration scale fitted on this batch (:func:`leave_out_scale`; None when
     ``params["calibration"]`` is None or the batch is too small to fit it on).
 
+    ``params["cv"]`` must be a number of folds (:func:`check_folds`) unless ``splits``
+    are given: ``(train, test)`` index arrays into the rows of ``X`` (what the estimator's
+    ``cv`` splitter or list of splits made of the batch), which then replace the folds of
+    the event-model choice and of the calibration (:func:`choose_family`,
+    :func:`leave_out_scale`). With splits, the choice, the passes and the calibration
+    weigh the documents by ``weights`` in double precision, so that a document of weight
+    k gives the model its k copies give in its place, to rounding (scikit-learn's
+    ``check_sample_weight_equivalence`` holds); with folds the passes run in single
+    precision (twice as fast), and a document's copies are dealt into different folds.
+
     The estimator and the scikit-learn-free training command both train through here.
     """
+    folds = check_folds(params["cv"]) if splits is None else len(splits)
     keys = sample_keys(X, y_index, params["random_state"])
     with threads(n_threads(params["n_jobs"])) as pool:
         if family is None:
             family, alpha = choose(X, y_index, len(class_count), event_model=params["event_model"],
                                    alpha=params["alpha"], n_passes=params["passes"], step=params["step"],
-                                   cv=params["cv"], select_nnz=params["select_nnz"], max_nnz=params["max_nnz"],
-                                   seed=params["random_state"], pool=pool, keys=keys)
+                                   cv=folds, select_nnz=params["select_nnz"], max_nnz=params["max_nnz"],
+                                   seed=params["random_state"], pool=pool, keys=keys, splits=splits,
+                                   weights=weights)
         represents = None
         if dropped is not None:
             extra_fc, extra_w = dropped[family]
@@ -580,7 +713,7 @@ def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=
         fc, cc, scale = learn(family, feature_count, class_count, X, y_index, weights, alpha=alpha,
                               n_passes=params["passes"], step=params["step"], max_nnz=params["max_nnz"],
                               keys=keys, pool=pool, represents=represents,
-                              calibrate=params.get("calibration") == "temperature", folds=params["cv"])
+                              calibrate=params.get("calibration") == "temperature", folds=folds, splits=splits)
     documents = np.bincount(y_index, weights=weights, minlength=len(class_count))
     if dropped is not None:
         documents = documents + dropped[family][1]

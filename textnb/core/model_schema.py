@@ -759,6 +759,10 @@ N_JOBS = Optional(Int(-64, 256))
 SEED = Optional(Int(0, 2**32 - 1))
 #: folds of an internal cross-validation
 FOLDS = Int(2, 10_000)
+#: the (train, test) index arrays of every split of an internal cross-validation, as a model
+#: file stores a ``cv`` given as a list of splits (a splitter object cannot be stored)
+SPLITS = ListOf(TupleOf(Array("iu", (None,), lo=0, hi=MAX_DIM), Array("iu", (None,), lo=0, hi=MAX_DIM)),
+                max_len=10_000)
 #: a column's feature names, as scikit-learn keeps them
 FEATURE_NAMES = MayBeAbsent(Array("U", ("n_features",)))
 #: a fitted count of features (``n_features_in_``)

@@ -14,7 +14,7 @@ out-of-fold scores (best F1, or a target false-positive rate), and the helpers
 :func:`threshold_for_fpr` and :func:`threshold_for_f1` for scores computed elsewhere.
 """
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from scipy.special import expit, log_expit, logsumexp
@@ -25,12 +25,11 @@ from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from textnb.naive_bayes.base import SaveMixin
-from textnb.naive_bayes.base import log_odds
+from textnb.naive_bayes.base import CV_SCHEMA, SaveMixin, given_splits, log_odds
 from textnb.core.model_io import register
 from textnb.core.stats import seen_columns
 from textnb.meta.smoothing import SmoothingCV
-from textnb.core.model_schema import (FOLDS, N_FEATURES, SEED, TEMPLATE, Any, Array, Choice, Classes, Exactly,
+from textnb.core.model_schema import (N_FEATURES, SEED, TEMPLATE, Any, Array, Choice, Classes, Exactly,
                                  Float, ListOf, MayBeAbsent, Model, Optional, Reals, When)
 
 __all__ = [
@@ -59,18 +58,25 @@ def estimator_log_odds(estimator, X, classes):
     return log_odds(full)
 
 
-def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight=None):
+def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight=None, return_rows=False):
     """Log-odds of every object from a model that did not see it (stratified K-fold).
 
-    Returns ``(scores, classes)`` with ``scores`` of shape (n_samples, n_classes). The
-    number of folds is lowered to the size of the smallest class when needed (at
-    least 2). ``cv`` may also be a splitter (with ``split(X, y)``) or an iterable of
-    ``(train, test)`` index arrays.
+    Returns ``(scores, classes)`` with ``scores`` of shape (n_samples, n_classes). ``cv``
+    is what scikit-learn's ``check_cv`` accepts: an int (None: 5) makes stratified folds
+    shuffled with ``random_state``, their number lowered to the size of the smallest
+    class when needed (at least 2); a splitter (``cv.split(X, y)``) or an iterable of
+    ``(train, test)`` index arrays is used as given. When the test parts do not
+    partition the objects (``ShuffleSplit``), an object in no test part has NaN scores
+    and one in several the mean of its scores; ``return_rows=True`` returns
+    ``(scores, classes, rows)`` instead, ``scores`` with one row per (split, test object)
+    in split order and ``rows`` the object of each (the objects' own order when the test
+    parts partition them).
     """
     y = np.asarray(y)
     classes, counts = np.unique(y, return_counts=True)
-    if isinstance(cv, Integral):
-        n_splits = int(min(cv, counts.min()))
+    splits = given_splits(cv, X, y)
+    if splits is None:
+        n_splits = int(min(5 if cv is None else cv, counts.min()))
         if n_splits < 2:
             raise ValueError(
                 f"every class needs at least 2 objects for out-of-fold scores; "
@@ -78,22 +84,33 @@ def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight
             )
         folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
         splits = folds.split(np.zeros(len(y)), y)
-    elif hasattr(cv, "split"):
-        splits = cv.split(np.zeros(len(y)), y)
-    else:
-        splits = cv
-    scores = np.full((len(y), len(classes)), np.nan)
+    parts, rows = [], []
     for train, test in splits:
         kw = {} if sample_weight is None else {"sample_weight": sample_weight[train]}
+        rows.append(test)
         if _declared_attributes(estimator) is not None:
             # table columns are attributes the model declares, not terms: keep them all
             fitted = clone(estimator).fit(X[train], y[train], **kw)
-            scores[test] = estimator_log_odds(fitted, X[test], classes)
+            parts.append(estimator_log_odds(fitted, X[test], classes))
             continue
         cols = seen_columns(X[train])
         fitted = clone(estimator).fit(X[train][:, cols], y[train], **kw)
-        scores[test] = estimator_log_odds(fitted, X[test][:, cols], classes)
-    return scores, classes
+        parts.append(estimator_log_odds(fitted, X[test][:, cols], classes))
+    stacked, rows = np.vstack(parts), np.concatenate(rows)
+    partition = len(rows) == len(y) and np.array_equal(np.sort(rows), np.arange(len(y)))
+    if partition:  # every object once: in the objects' order
+        scores = np.empty_like(stacked)
+        scores[rows] = stacked
+        stacked, rows = scores, np.arange(len(y))
+    if return_rows:
+        return stacked, classes, rows
+    if partition:
+        return stacked, classes
+    scores = np.zeros((len(y), len(classes)))
+    times = np.bincount(rows, minlength=len(y))
+    np.add.at(scores, rows, stacked)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return scores / np.where(times > 0, times, np.nan)[:, None], classes
 
 
 def _declared_attributes(estimator):
@@ -250,9 +267,16 @@ class CalibratedNB(SaveMixin, ClassifierMixin, BaseEstimator):
         robust with little data), or isotonic regression (monotone step function,
         kept within ``[1/(n+2), 1 − 1/(n+2)]`` so no probability is 0 or 1; needs more
         data).
-    cv : int, splitter or iterable of (train, test), default=5
-        Folds for the out-of-fold scores (an int: stratified, shuffled with
-        ``random_state``, lowered to the size of the smallest class).
+    cv : int, cross-validation splitter, iterable of (train, test) or None, default=5
+        Folds for the out-of-fold scores, what scikit-learn's ``check_cv`` accepts. An
+        int (None: 5): stratified, shuffled with ``random_state``, lowered to the size
+        of the smallest class. A splitter (``cv.split(X, y)``) or a list of ``(train,
+        test)`` index arrays is used as given; the maps and thresholds are fitted on the
+        out-of-fold scores of every (split, test object) pair, so an object in no test
+        part (``ShuffleSplit``) is not used and one in several is used once per split.
+        A splitter that needs ``groups`` cannot be used (``fit`` takes none): give
+        ``list(cv.split(X, y, groups))``. A model file stores an int or a list of splits,
+        never a splitter (:meth:`save` refuses it in one line).
     target_fpr : float or None, default=None
         If set, ``thresholds_`` are chosen for this out-of-fold false-positive rate per
         class; otherwise for the best out-of-fold F1 per class.
@@ -291,7 +315,7 @@ class CalibratedNB(SaveMixin, ClassifierMixin, BaseEstimator):
     """
 
     _param_schema = {
-        "estimator": TEMPLATE, "method": Choice("sigmoid", "isotonic"), "cv": FOLDS,
+        "estimator": TEMPLATE, "method": Choice("sigmoid", "isotonic"), "cv": CV_SCHEMA,
         "target_fpr": Optional(Float(0.0, 1.0)), "random_state": SEED,
     }
     _state_schema = {
@@ -339,8 +363,6 @@ class CalibratedNB(SaveMixin, ClassifierMixin, BaseEstimator):
     def _check_params(self):
         if self.method not in _METHODS:
             raise ValueError(f"method must be 'sigmoid' or 'isotonic'; got {self.method!r}")
-        if isinstance(self.cv, Integral) and self.cv < 2:
-            raise ValueError(f"cv must be an int >= 2, a splitter or a list of splits; got {self.cv!r}")
         if self.target_fpr is not None and not (
             isinstance(self.target_fpr, Real) and 0.0 <= self.target_fpr <= 1.0
         ):
@@ -359,6 +381,7 @@ class CalibratedNB(SaveMixin, ClassifierMixin, BaseEstimator):
         sw = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         if sw is not None and sw.shape != (X.shape[0],):
             raise ValueError(f"sample_weight has shape {sw.shape}; expected ({X.shape[0]},)")
+        splits = given_splits(self.cv, X, y)  # a bad cv: one line, before any model is fitted
         base = self._base()
         self.classes_ = np.unique(y)
         n_classes = len(self.classes_)
@@ -370,14 +393,16 @@ class CalibratedNB(SaveMixin, ClassifierMixin, BaseEstimator):
             final = clone(base).fit(X, y)
             base = clone(final.estimator_)
         if n_classes >= 2:
-            scores, _ = out_of_fold_log_odds(base, X, y, cv=self.cv, random_state=self.random_state,
-                                             sample_weight=sw)
+            scores, _, rows = out_of_fold_log_odds(base, X, y, cv=self.cv if splits is None else splits,
+                                                   random_state=self.random_state, sample_weight=sw,
+                                                   return_rows=True)
             scores = _finite(scores)
-            w = np.ones(len(y)) if sw is None else sw
+            y_held = y[rows]  # the true class of each out-of-fold score
+            w = np.ones(len(rows)) if sw is None else sw[rows]
             self.calibrated_classes_ = _calibrated_classes({"n_classes": n_classes})
             sig, iso_x, iso_y = [], [], []
             for c in self.calibrated_classes_:
-                t = (y == self.classes_[c]).astype(np.float64)
+                t = (y_held == self.classes_[c]).astype(np.float64)
                 if self.method == "sigmoid":
                     sig.append(_fit_sigmoid(scores[:, c], t, w))
                 else:
@@ -391,8 +416,8 @@ class CalibratedNB(SaveMixin, ClassifierMixin, BaseEstimator):
             self.sigmoid_ = np.array(sig, dtype=np.float64).reshape(-1, 2)
             self.isotonic_x_, self.isotonic_y_ = iso_x, iso_y
             self.thresholds_ = np.array([
-                threshold_for_f1(scores[:, c], y == k) if self.target_fpr is None
-                else threshold_for_fpr(scores[:, c], y == k, self.target_fpr)
+                threshold_for_f1(scores[:, c], y_held == k) if self.target_fpr is None
+                else threshold_for_fpr(scores[:, c], y_held == k, self.target_fpr)
                 for c, k in enumerate(self.classes_)])
         else:
             self.calibrated_classes_ = _calibrated_classes({"n_classes": n_classes})

@@ -56,10 +56,10 @@ from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from textnb.naive_bayes.base import SaveMixin
+from textnb.naive_bayes.base import CV_SCHEMA, SaveMixin, given_splits
 from textnb.core.errors import InputError, ParameterError
 from textnb.core.model_io import register
-from textnb.core.model_schema import (FOLDS, N_FEATURES, SEED, TEMPLATE, Array, Bool, Choice, Classes, Float, Int,
+from textnb.core.model_schema import (N_FEATURES, SEED, TEMPLATE, Array, Bool, Choice, Classes, Float, Int,
                                       ListOf, MayBeAbsent, Model, OneOf, Optional)
 from textnb.core.stats import CountTable, seen_columns
 from textnb.io.corpus import _class_folders, _walk_files, read_small_text
@@ -564,8 +564,16 @@ class MultiLabelNB(SaveMixin, ClassifierMixin, BaseEstimator):
         A document that gets fewer labels than this gets its best-ranked ones (the
         largest decision values): by default every document gets at least one label.
         0 allows an empty label set.
-    cv : int or None, default=None
-        Folds for the out-of-fold scores (shuffled with ``random_state``). None: 5 below
+    cv : int, cross-validation splitter, iterable of (train, test) or None, default=None
+        Folds for the out-of-fold scores, what scikit-learn's ``check_cv`` accepts. An
+        int: K-fold, shuffled with ``random_state``. A splitter (``cv.split(X, Y)``, ``Y``
+        the label indicator matrix, or the labels when ``y`` is one label per document)
+        or a list of ``(train, test)`` index arrays is used as given: the decisions are
+        chosen on the out-of-fold scores of every (split, test document) pair, so a
+        document in no test part (``ShuffleSplit``) is not used and one in several is used
+        once per split. A splitter that needs ``groups`` cannot be used (``fit`` takes
+        none): give ``list(cv.split(X, Y, groups))``. A model file stores an int or a
+        list of splits, never a splitter (:meth:`save` refuses it in one line). None: 5 below
         ``SMALL`` (5,000) training documents, else 2. The out-of-fold models must score
         on the scale of the model on all the documents: on a small corpus a model of half
         the documents is much less confident (60 documents: thresholds of -3.5 instead of
@@ -622,7 +630,7 @@ class MultiLabelNB(SaveMixin, ClassifierMixin, BaseEstimator):
     _param_schema = {
         "estimator": TEMPLATE, "method": Choice("copy", "ovr"), "threshold": OneOf(Choice(*STRATEGIES), Float()),
         "fbr": Optional(Float(0.0, 1.0)), "rank": Optional(Int(1, 10_000)), "min_labels": Int(0, 10_000),
-        "cv": Optional(FOLDS), "random_state": SEED,
+        "cv": CV_SCHEMA, "random_state": SEED,
     }
     _state_schema = {
         "classes_": Classes("n_labels"),
@@ -689,9 +697,6 @@ class MultiLabelNB(SaveMixin, ClassifierMixin, BaseEstimator):
         if isinstance(self.min_labels, bool) or not isinstance(self.min_labels, (int, np.integer)) \
                 or self.min_labels < 0:
             raise ParameterError(f"min_labels must be an integer >= 0; got {self.min_labels!r}")
-        if self.cv is not None and (isinstance(self.cv, bool) or not isinstance(self.cv, (int, np.integer))
-                                    or self.cv < 2):
-            raise ParameterError(f"cv must be an integer >= 2 or None; got {self.cv!r}")
         return self._strategy()
 
     def _indicator(self, y):
@@ -744,7 +749,9 @@ class MultiLabelNB(SaveMixin, ClassifierMixin, BaseEstimator):
         self.constant_ = np.where(n_pos == 0, 0, np.where(n_pos == Y.shape[0], 1, -1)).astype(np.int64)
         self.strategy_ = strategy if multilabel else "fixed"
         thresholds = np.zeros(Y.shape[1])
+        splits = given_splits(self.cv, X, Y if multilabel else classes[Y.argmax(axis=1)])
         folds = self.cv if self.cv is not None else (5 if X.shape[0] < SMALL else 2)
+        folds = len(splits) if splits is not None else folds
         steps = folds + 1 if multilabel and strategy != "fixed" else 1
         fitted = self._fit_scores(base, X, Y)  # first: the out-of-fold models keep the choices it made
         done = 1
@@ -752,19 +759,26 @@ class MultiLabelNB(SaveMixin, ClassifierMixin, BaseEstimator):
             progress(done, steps)
         if steps > 1:
             base = _with_choices(base, fitted[0])
-            S = np.empty(Y.shape, dtype=np.float64)
+            S, T = np.zeros(Y.shape, dtype=np.float64), Y
             n_splits = int(min(folds, X.shape[0]))
-            if n_splits < 2:
-                S[:] = 0.0
-            else:
-                for train, test in KFold(n_splits=n_splits, shuffle=True, random_state=self.random_state).split(X):
+            if splits is None and n_splits >= 2:
+                splits = KFold(n_splits=n_splits, shuffle=True, random_state=self.random_state).split(X)
+            if splits is not None:
+                parts, rows = [], []
+                for train, test in splits:
                     cols = seen_columns(X[train])
                     fold = self._fit_scores(base, X[train][:, cols], Y[train])
-                    S[test] = self._scores(fold, X[test][:, cols])
+                    parts.append(self._scores(fold, X[test][:, cols]))
+                    rows.append(test)
                     done += 1
                     if progress is not None:
                         progress(done, steps)
-            thresholds = self._decide(_finite(S), Y.astype(bool), strategy)
+                S, rows = np.vstack(parts), np.concatenate(rows)
+                if len(rows) == Y.shape[0] and np.array_equal(np.sort(rows), np.arange(Y.shape[0])):
+                    S[rows] = S.copy()  # every document once (K-fold): in the documents' order
+                else:  # one row per (split, test document)
+                    T = Y[rows]
+            thresholds = self._decide(_finite(S), T.astype(bool), strategy)
         elif strategy == "fixed" and multilabel:
             thresholds[:] = float(self.threshold)
         if self.method == "copy":

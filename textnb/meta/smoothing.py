@@ -74,11 +74,17 @@ class SmoothingCV(SaveMixin, ClassifierMixin, BaseEstimator):
     param_grid : dict or list of dict, default=None
         The settings tried; when None, the m-estimate ``m`` of the final model over
         ``(30, 100, 300, 1000, 3000, 10000, 30000)``.
-    cv : int, cross-validation splitter or iterable of (train, test), default=5
-        An int: stratified folds (shuffled with ``random_state``; lowered to the size
-        of the largest class). A splitter (``split(X, y)``) or a list of
-        ``(train, test)`` index arrays, as scikit-learn's ``check_cv`` accepts, is used
-        as given (a model file stores a list of splits, not a splitter object).
+    cv : int, cross-validation splitter, iterable of (train, test) or None, default=5
+        What scikit-learn's ``check_cv`` accepts. An int (None: 5): stratified folds
+        (shuffled with ``random_state``; lowered to the size of the largest class). A
+        splitter (``cv.split(X, y)``) or a list of ``(train, test)`` index arrays is
+        used as given: each setting is scored on the predictions of every (split, test
+        object) pair, so an object in no test part (``ShuffleSplit``) is not scored and
+        one in several is scored once per split; splits whose training part is not the
+        rest of the data are refitted (slow path). A splitter that needs ``groups``
+        cannot be used (``fit`` takes none): give ``list(cv.split(X, y, groups))``. A
+        model file stores an int or a list of splits, never a splitter object
+        (:meth:`save` refuses it in one line).
     scoring : {"accuracy", "macro_f1"}, default="accuracy"
     random_state : int, default=0
 
@@ -160,7 +166,7 @@ class SmoothingCV(SaveMixin, ClassifierMixin, BaseEstimator):
             raise ValueError("param_grid is empty")
         self.classes_, y_index = np.unique(y, return_inverse=True)
         counts = np.bincount(y_index)
-        n_splits = len(splits) if splits is not None else int(min(self.cv, counts.max()))
+        n_splits = len(splits) if splits is not None else int(min(5 if self.cv is None else self.cv, counts.max()))
         if len(self.classes_) < 2 or n_splits < (1 if splits is not None else 2):
             self.cv_results_ = [(dict(p), float("nan")) for p in grid]
         else:

@@ -16,14 +16,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from textnb.core.estimates import check_class_prior
 from textnb.core.logspace import log_odds, logsumexp, proba_from_jll
-from textnb.core.errors import ParameterError
+from textnb.core.errors import ModelFileError, ParameterError
 from textnb.core.model_io import save
-from textnb.core.model_schema import FOLDS, MAX_DIM, Array, ListOf, OneOf, TupleOf
+from textnb.core.model_schema import FOLDS, SPLITS, OneOf, Optional
 
-#: what a ``cv`` parameter may be in a model file: a number of folds, or the (train, test)
-#: index arrays of every split (a splitter object cannot be stored)
-CV_SCHEMA = OneOf(FOLDS, ListOf(TupleOf(Array("iu", (None,), lo=0, hi=MAX_DIM), Array("iu", (None,), lo=0, hi=MAX_DIM)),
-                                max_len=10_000))
+#: what a ``cv`` parameter may be in a model file: None (the default), a number of folds, or
+#: the (train, test) index arrays of every split (a splitter object cannot be stored)
+CV_SCHEMA = Optional(OneOf(FOLDS, SPLITS))
 
 __all__ = ["SaveMixin", "BaseNB", "NominalCodesMixin", "CV_SCHEMA", "given_splits", "check_class_prior", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
            "log_odds",
@@ -35,9 +34,35 @@ class SaveMixin:
     :func:`textnb.core.model_io.save`: arrays and JSON, written atomically, never a pickle)."""
 
     def save(self, path):
-        """Write the fitted model to ``path`` (a ``.tnb`` file, atomically; no pickle)."""
+        """Write the fitted model to ``path`` (a ``.tnb`` file, atomically; no pickle).
+
+        Raises :class:`~textnb.core.errors.ModelFileError` (one line, nothing written) when
+        a ``cv`` parameter, here or in a model this one holds, is a splitter object or a
+        one-shot iterator: a model file stores data, never objects. Set it to an int or to
+        a list of ``(train, test)`` index arrays first (``set_params(cv=5)``).
+        """
         check_is_fitted(self)
+        _check_storable_cv(self, path)
         save(self, path)
+
+
+def _check_storable_cv(estimator, path):
+    """Refuse a model whose ``cv`` (or a nested ``…__cv``) a model file cannot hold."""
+    params = estimator.get_params(deep=True) if hasattr(estimator, "get_params") else {}
+    for name, value in params.items():
+        if (name == "cv" or name.endswith("__cv")) and not (
+                value is None or isinstance(value, (list, tuple))
+                or (isinstance(value, Integral) and not isinstance(value, bool))):
+            raise ModelFileError(
+                f"{path}: cannot save a {type(estimator).__name__} whose {name} is {_short(value)}: a model "
+                f"file stores an int or a list of (train, test) index arrays, not a splitter object; "
+                f"set_params({name}=...) to one of those first; nothing was written")
+
+
+def _short(value):
+    """``repr(value)`` on one line, at most 80 characters."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 class BaseNB(SaveMixin, ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
@@ -175,29 +200,52 @@ def check_nominal_codes(X, who):
 def given_splits(cv, X, y, groups=None):
     """The ``(train, test)`` index arrays of a ``cv`` that is not a number of folds.
 
-    ``cv`` may be what scikit-learn's ``check_cv`` accepts: an int (returns None: the
-    caller makes its own folds, as documented for it), a splitter (``cv.split(X, y,
-    groups)``) or an iterable of ``(train, test)`` pairs. Raises ValueError for an int
-    below 2, for anything else, or for indices outside ``0 .. len(y) - 1``.
+    ``cv`` may be what scikit-learn's ``check_cv`` accepts: None or an int (returns None:
+    the caller makes its own folds, as documented for it; an int must be at least 2), a
+    splitter (any object with ``split``: ``cv.split(X, y)``, or ``cv.split(X, y, groups)``
+    when ``groups`` is given) or an iterable of ``(train, test)`` pairs of index arrays
+    (read once: a generator is used up by the first ``fit``). The splits are returned as
+    given: their test parts need not cover every row, nor cover a row once; what that
+    means is documented by each estimator.
+
+    Raises
+    ------
+    ParameterError
+        One line (a ValueError, as scikit-learn's errors for a bad ``cv``): an int below
+        2, anything else that is not a splitter or an iterable of pairs, a splitter that
+        cannot split these data (e.g. ``GroupKFold`` without groups, more folds than
+        rows), indices that are not integers in ``0 .. len(y) - 1``, or no split at all.
     """
-    if isinstance(cv, Integral) and not isinstance(cv, bool):
+    if cv is None:
+        return None
+    if isinstance(cv, Integral) and not isinstance(cv, (bool, np.bool_)):
         if cv < 2:
             raise ParameterError(f"cv must be at least 2 folds; got {cv}")
         return None
     pairs = None
-    if isinstance(cv, (str, bytes, bool)):
+    if isinstance(cv, (str, bytes, bool, np.bool_)):
         pass
     elif hasattr(cv, "split"):
-        pairs = cv.split(X, y) if groups is None else cv.split(X, y, groups)
+        try:
+            pairs = list(cv.split(X, y) if groups is None else cv.split(X, y, groups))
+        except ValueError as exc:
+            hint = (" (fit takes no groups: give cv=list(splitter.split(X, y, groups)))"
+                    if "groups" in str(exc) else "")
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ParameterError(f"cv={_short(cv)} cannot split these data: {first}{hint}") from None
     elif hasattr(cv, "__iter__"):
         pairs = cv
     if pairs is None:
-        raise ParameterError(f"cv must be an int, a cross-validation splitter or an iterable of (train, test) "
-                         f"index arrays; got {cv!r}")
+        raise ParameterError(f"cv must be None, an int, a cross-validation splitter or an iterable of "
+                             f"(train, test) index arrays; got {_short(cv)}")
     n = len(y)
     out = []
     for pair in pairs:
-        train, test = (np.asarray(part).reshape(-1) for part in pair)
+        try:
+            train, test = pair
+        except (TypeError, ValueError):
+            raise ParameterError(f"cv splits must be (train, test) pairs of index arrays; got {_short(pair)}") from None
+        train, test = (np.asarray(part).reshape(-1) for part in (train, test))
         for part in (train, test):
             if part.dtype == bool:
                 raise ParameterError("cv splits must hold indices, not boolean masks")

@@ -9,6 +9,8 @@ weighted by ``step * (1 - P(class | document))`` under the model of the previous
 and ``textnb train``; ``docs/text_accuracy.md`` measures it on eight corpora.
 """
 
+from numbers import Integral
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
@@ -17,7 +19,8 @@ from textnb.core import dfe
 from textnb.core.model_io import register
 from textnb.core.model_schema import check_params
 from textnb.core.stats import CountTable, merge_aligned
-from textnb.naive_bayes.base import check_sample_weight
+from textnb.core.errors import ParameterError
+from textnb.naive_bayes.base import check_sample_weight, given_splits
 from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.naive_bayes.kernels import DISCRIMINATIVE, takes_defaults
 
@@ -32,6 +35,11 @@ def _canonical(X):
         X = X.copy()
         X.sum_duplicates()
     return X
+
+
+def _folds_number(cv):
+    """Whether ``cv`` is a number of folds (an int, or None for the default)."""
+    return cv is None or (isinstance(cv, Integral) and not isinstance(cv, (bool, np.bool_)))
 
 
 @register
@@ -65,8 +73,26 @@ class DiscriminativeNB(_BaseCountNB):
         Frequency-estimate passes (0: the plain naive Bayes of the event model).
     step : float, default=4.5
         Weight of a misclassified document in a pass (``η`` above).
-    cv : int, default=5
-        Folds of the ``"auto"`` choice and of the calibration.
+    cv : int, cross-validation splitter, iterable of (train, test) or None, default=5
+        Folds of the ``"auto"`` choice and of the calibration: what scikit-learn's
+        ``check_cv`` accepts. An int (2 to 100; None means 5): the documents are dealt
+        into that many folds by a hash of their content (copies share a fold). A
+        splitter (``cv.split(X, y)``, e.g. ``StratifiedKFold``) or a list of ``(train,
+        test)`` index arrays names rows of the ``X`` given to ``fit`` (or to each
+        ``partial_fit``: a splitter splits each batch, a list must fit every batch):
+        the choice trains each split's models on its training rows and counts the
+        correct predictions on its test rows, weighed by ``sample_weight``; the
+        calibration scores each split's test rows with the contribution of the rows
+        outside its training part taken out (:func:`textnb.core.dfe.leave_out_scale`).
+        For splits whose test parts do not partition the rows (``ShuffleSplit``,
+        ``LeaveOneGroupOut`` over some rows), a row in no test part is never held out
+        (it still trains), a row in several is held out once per split. When the passes
+        run on a sample (``max_nnz``), the splits are restricted to it. A splitter that
+        needs ``groups`` (``GroupKFold``) cannot be used (``fit`` takes none): give
+        ``list(cv.split(X, y, groups))``. Training from a stream
+        (:class:`~textnb.TextClassifier`, ``textnb train``) takes an int only, and a
+        model file stores an int or a list of splits, never a splitter
+        (:meth:`save` refuses it in one line).
     select_nnz : int, default=200000
         Stored cells (document-term pairs) the ``"auto"`` choice looks at, at most
         (about 1,300 20 Newsgroups posts): it costs a few passes over that sample.
@@ -174,18 +200,27 @@ class DiscriminativeNB(_BaseCountNB):
         """The batch's sums, then the passes over it (``fit`` and ``partial_fit``)."""
         X = _canonical(X)
         weights = check_sample_weight(sample_weight, X.shape[0])
-        self.fit_rows(X, y_index, np.ones(X.shape[0]) if weights is None else weights)
+        splits = None if _folds_number(self.cv) else given_splits(self.cv, X, y_index)
+        self.fit_rows(X, y_index, np.ones(X.shape[0]) if weights is None else weights, splits=splits)
 
-    def fit_rows(self, X, y_index, weights, dropped=None):
+    def fit_rows(self, X, y_index, weights, dropped=None, splits=None):
         """Learn the CSR counts ``X`` (canonical: sorted indices, no duplicates) of
         documents with class indices ``y_index`` into ``classes_`` and ``weights``: what
         ``fit`` / ``partial_fit`` do after checking their input (and what
         :class:`~textnb.TextClassifier` calls with the rows it streamed; ``dropped``: the
-        sums of the documents a bounded stream did not keep, :func:`textnb.core.dfe.fit_rows`)."""
+        sums of the documents a bounded stream did not keep, :func:`textnb.core.dfe.fit_rows`).
+        ``splits``: the ``(train, test)`` index arrays into the rows of ``X`` that ``fit``
+        made of a ``cv`` that is not a number of folds; without them ``cv`` must be an
+        int (or None), as for the rows of a stream, which are not the documents given."""
         check_params(self)
+        if splits is None and not _folds_number(self.cv):
+            raise ParameterError(f"cv must be an int (or None) when {type(self).__name__} learns the rows a stream "
+                                 f"kept (TextClassifier, textnb train), which are not the documents given; got "
+                                 f"{type(self.cv).__name__}")
         self.event_model_, self.alpha_, self.feature_count_, self.class_count_, documents, scale = dfe.fit_rows(
             self.feature_count_, self.class_count_, X, y_index, weights, params=self.get_params(),
-            family=getattr(self, "event_model_", None), alpha=getattr(self, "alpha_", None), dropped=dropped)
+            family=getattr(self, "event_model_", None), alpha=getattr(self, "alpha_", None), dropped=dropped,
+            splits=splits)
         self.class_documents_ = getattr(self, "class_documents_", 0.0) + documents
         if self.calibration is None:
             self.__dict__.pop("scale_", None)
