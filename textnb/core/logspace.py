@@ -10,14 +10,16 @@ numbers with the same code:
   round to 0 or 1;
 * :func:`class_log_prior`, :func:`multinomial_log_prob`, :func:`bernoulli_log_prob`,
   :func:`complement_log_prob`: the smoothed log-parameters from class and feature
-  counts (additive / Lidstone smoothing, or the m-estimate of Witten & Frank §4.2).
+  counts (additive / Lidstone smoothing, or the m-estimate of Witten & Frank §4.2);
+* :func:`no_evidence`, :func:`prior_where_empty`: a document with no known term gets
+  the class prior from the models whose scores leave the prior out (complement).
 """
 
 import numpy as np
 from textnb.core.errors import ParameterError
 
 __all__ = ["proba_from_jll", "ALPHA_FLOOR", "background", "check_smoothing", "expit", "bernoulli_log_prob", "check_class_prior", "class_log_prior",
-           "complement_log_prob", "log_odds", "logsumexp", "multinomial_log_prob"]
+           "complement_log_prob", "log_odds", "logsumexp", "multinomial_log_prob", "no_evidence", "prior_where_empty"]
 
 #: Smoothing below this is raised to it (scikit-learn's floor), so no log 0.
 ALPHA_FLOOR = 1e-10
@@ -114,6 +116,29 @@ def class_log_prior(class_count, *, fit_prior=True, class_prior=None):
         return np.full(n_classes, -np.log(n_classes))
     with np.errstate(divide="ignore"):
         return np.log(class_count) - np.log(total)
+
+
+def no_evidence(X):
+    """Boolean mask of the rows of ``X`` (dense or sparse) without a non-zero value: the
+    documents that hold no term the model knows."""
+    return np.asarray(abs(X).sum(axis=1)).ravel() == 0
+
+
+def prior_where_empty(jll, empty, log_prior):
+    """``jll`` with the rows ``empty`` (a boolean mask) set to ``log_prior``.
+
+    The complement models (:class:`~textnb.naive_bayes.complement.ComplementNB`, the
+    complement event model of :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB`)
+    score a document without its class prior (Rennie et al. 2003, §3.1), so a document
+    with no known term would get equal scores and the first class. With no evidence the
+    answer is the prior: ``predict_proba`` = the class frequencies, ``predict`` = the most
+    frequent class. Documents with terms keep their scores (scikit-learn's numbers).
+    """
+    if not np.any(empty):
+        return jll
+    jll = np.array(jll, dtype=np.float64)
+    jll[np.asarray(empty, dtype=bool)] = log_prior
+    return jll
 
 
 def background(totals):

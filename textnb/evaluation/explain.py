@@ -29,6 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from textnb.evaluation import inspection
 from textnb.io.uncertain import column_slices
+from textnb.naive_bayes.complement import ComplementNB
 from textnb.naive_bayes.discrete import BernoulliNB
 from textnb.naive_bayes.discriminative import DiscriminativeNB
 
@@ -82,6 +83,8 @@ def linear_weights(model):
             "(MultinomialNB, BernoulliNB or ComplementNB)"
         )
     W = model.feature_log_prob_
+    if isinstance(model, ComplementNB):  # an empty row gets the prior, not its bias
+        return W, model._bias(), None
     jll0 = np.asarray(model.predict_joint_log_proba(sp.csr_matrix((1, W.shape[1])))).ravel()
     return W, jll0, None
 
@@ -124,6 +127,8 @@ def explain(classifier, document, top=10):
     if binarize is not None:
         Xm.data = (Xm.data > binarize).astype(np.float64)
     x = Xm.toarray().ravel()
+    if not x.any():  # no known term: the model's score of an empty document (the complement models' prior)
+        b = np.asarray(model.predict_joint_log_proba(sp.csr_matrix((1, W.shape[1])))).ravel()
     score = W @ x + b
     classes = model.classes_
     if len(classes) < 2:

@@ -19,8 +19,9 @@ The fitted state is the same :class:`~textnb.core.stats.CountTable` as :class:`M
 all work unchanged; only the derived weights differ.
 """
 
+import numpy as np
 
-from textnb.core.logspace import complement_log_prob
+from textnb.core.logspace import complement_log_prob, no_evidence, prior_where_empty
 from textnb.core.model_io import register
 from textnb.naive_bayes.discrete import _BaseCountNB, weighted_sum
 from textnb.core.model_schema import Bool
@@ -40,6 +41,11 @@ class ComplementNB(_BaseCountNB):
     dominated by the document term); it is only added when there is a single class.
     The "probabilities" are the softmax of that score: monotone in it, but not
     calibrated (see :class:`textnb.meta.calibration.CalibratedNB`).
+
+    A document with no known term (an all-zero row) has no evidence either way: it gets
+    the class prior, ``class_log_prior_`` (``predict_proba`` = the training class
+    frequencies, ``predict`` = the most frequent class), where scikit-learn gives equal
+    scores and so the first class. Every other row gets scikit-learn's numbers.
 
     Works best on weighted counts (:class:`textnb.text.weighting.TermWeighting`: log tf,
     idf and length normalisation, Rennie et al. §4).
@@ -102,8 +108,12 @@ class ComplementNB(_BaseCountNB):
         self.feature_all_, self.feature_log_prob_ = complement_log_prob(
             self.feature_count_, alpha, self.m, self.norm)
 
+    def _bias(self):
+        """The bias of a document with terms: the class prior only with a single class."""
+        return self.class_log_prior_ if len(self.classes_) == 1 else np.zeros(len(self.classes_))
+
     def _joint_log_likelihood(self, X):
         jll = weighted_sum(X, self.feature_log_prob_)
         if len(self.classes_) == 1:
             jll = jll + self.class_log_prior_
-        return jll
+        return prior_where_empty(jll, no_evidence(X), self.class_log_prior_)

@@ -24,9 +24,9 @@ import math
 
 import numpy as np
 
-from textnb.core.dfe import FAMILIES, SCALE_RANGE, doc_features, model_weights
+from textnb.core.dfe import FAMILIES, SCALE_RANGE, doc_features, model_weights, no_evidence_log_prior
 from textnb.core.logspace import (ALPHA_FLOOR, proba_from_jll, bernoulli_log_prob, class_log_prior, complement_log_prob,
-                                  log_odds, logsumexp, multinomial_log_prob)
+                                  log_odds, logsumexp, multinomial_log_prob, prior_where_empty)
 from textnb.core.model_io import ModelNode, build, read_nodes
 from textnb.core.signatures import init_defaults
 from textnb.text.ascii_tokens import TermKeys
@@ -59,9 +59,14 @@ class TextScorer:
     features : str or None
         A :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB` event model: the
         counts become its document features (:func:`textnb.core.dfe.doc_features`).
+    empty : ndarray of shape (n_classes,) or None
+        The joint log-likelihood of a document with no known term, where it is not
+        ``bias``: the class prior of the complement models
+        (:func:`textnb.core.logspace.prior_where_empty`).
     """
 
-    def __init__(self, analyzer, terms, weights, bias, classes, binary=False, threshold=None, features=None):
+    def __init__(self, analyzer, terms, weights, bias, classes, binary=False, threshold=None, features=None,
+                 empty=None):
         self.analyzer = analyzer
         self._vocab = terms if isinstance(terms, StoredVocabulary) else None
         self._terms = None if self._vocab is not None else list(terms)
@@ -71,6 +76,7 @@ class TextScorer:
         self.binary = binary
         self.threshold = threshold
         self.features = features
+        self.empty = empty
         self._dict = None
         self._keys = None
 
@@ -104,13 +110,17 @@ class TextScorer:
         if self.features is not None:
             data = doc_features(self.features, data, indptr)
         if len(docs) < _FEW_DOCUMENTS:
-            return _sparse_dot(data, indices, indptr, self._weights_t) + self.bias
-        # a batch: scipy's CSR product (the same arithmetic, in compiled code); importing
-        # scipy.sparse costs less than the batch takes
-        import scipy.sparse as sp
+            jll = _sparse_dot(data, indices, indptr, self._weights_t) + self.bias
+        else:
+            # a batch: scipy's CSR product (the same arithmetic, in compiled code); importing
+            # scipy.sparse costs less than the batch takes
+            import scipy.sparse as sp
 
-        X = sp.csr_matrix((data, indices, indptr), shape=(len(docs), n_terms))
-        return np.asarray(X @ self._weights_t) + self.bias
+            X = sp.csr_matrix((data, indices, indptr), shape=(len(docs), n_terms))
+            jll = np.asarray(X @ self._weights_t) + self.bias
+        if self.empty is not None:  # no known term: the class prior (counts are never 0)
+            jll = prior_where_empty(jll, np.diff(indptr) == 0, self.empty)
+        return jll
 
     def predict_log_proba(self, docs):
         """``log P(c | d)``, normalised with log-sum-exp."""
@@ -238,6 +248,25 @@ def _discriminative_form(node, n_terms):
     return classes, weights, bias, None, family
 
 
+def _no_evidence(node, n_terms):
+    """The joint log-likelihood of a document without a known term for a node
+    :func:`linear_form` accepted, when it is not the bias (the complement models' class
+    prior, as the estimators give it), else None; ValueError for an inconsistent state."""
+    if node.kind == "ComplementNB":
+        prior = _prior({**init_defaults(node.kind), **node.params}, _counts(node.state, n_terms)[1])
+        if prior is None:
+            raise ValueError("inconsistent class prior")
+        return prior
+    if node.kind == "DiscriminativeNB":
+        docs = node.state.get("class_documents_")
+        n_classes = node.state["classes_"].size
+        if not isinstance(docs, np.ndarray) or docs.shape != (n_classes,) or docs.dtype.kind not in "iuf" \
+                or not np.isfinite(docs).all() or docs.min(initial=0) < 0:
+            raise ValueError("inconsistent class_documents_")
+        return no_evidence_log_prior(node.state["event_model_"], docs.astype(np.float64))
+    return None
+
+
 def _analyzer(params):
     try:
         return analyzer_from_params({**params, "lowercase": bool(params["lowercase"])})
@@ -272,9 +301,13 @@ def _scorer(root):
     analyzer = _analyzer(vec_params)
     if form is None or analyzer is None:
         return None
+    try:
+        empty = _no_evidence(model, len(terms))
+    except ValueError:
+        return None
     classes, weights, bias, threshold, *features = form
     return TextScorer(analyzer, terms, weights, bias, classes, bool(vec_params["binary"]), threshold,
-                      features[0] if features else None)
+                      features[0] if features else None, empty)
 
 
 def load_for_prediction(path):
