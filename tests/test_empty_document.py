@@ -202,3 +202,19 @@ def test_a_blank_message_stays_an_error_on_the_spam_paths(spam_models):
         out, err = io.BytesIO(), io.StringIO()
         assert filter_main(["-m", str(path)], stdin=io.BytesIO(b"\n"), stdout=out, stderr=err) == 3
         assert err.getvalue() == "spamfilter: stdin: empty message\n"
+
+
+@pytest.mark.parametrize("name", ["complement", "discriminative_complement"])
+def test_explain_of_a_document_without_evidence_is_the_prior(name, models, prior):
+    """``predict --explain``: no term to list, and the margin is the prior's (the explanation
+    of a document with terms keeps the model's bias, 0 for complement models)."""
+    from textnb.evaluation.explain import explain
+
+    clf, _ = models[name]
+    for doc in (EMPTY, UNKNOWN):
+        e = explain(clf, doc)
+        assert (e["predicted"], e["for"], e["against"]) == ("spam", [], [])
+        assert e["margin"] == pytest.approx(math.log(prior[1] / prior[0]), abs=1e-9) == e["prior"]
+    e = explain(clf, "free prize")
+    jll = clf.predict_joint_log_proba(["free prize"])[0]
+    assert e["prior"] == 0.0 and e["margin"] == pytest.approx(abs(jll[1] - jll[0]), abs=1e-9)
