@@ -218,3 +218,34 @@ def test_readme_fasttext_example_runs(tmp_path, monkeypatch):
         else:
             subprocess.run(command, shell=True, check=True, cwd=tmp_path)
     assert any(o.startswith("N\t") for o in outputs)
+
+
+def test_lines_without_a_label_are_counted_and_reported(tmp_path):
+    """fastText skips a line without a label; train and evaluate say how many they left out
+    (text and --json), as for binary files and link loops; blank lines are not counted."""
+    rows = _sms_rows(300)
+    lines = [f"__label__{lab} {text}" for lab, text in rows]
+    unlabeled = ["an example without any label", "another line and no label", "a third one"]
+    single = tmp_path / "single.txt"
+    single.write_text("\n".join(lines[:100] + unlabeled[:2] + [""] + lines[100:] + unlabeled[2:]) + "\n",
+                      encoding="utf-8")
+    multi = tmp_path / "multi.txt"
+    multi.write_text("\n".join([f"{line} __label__x{i % 2}" if i % 3 == 0 else line for i, line in enumerate(lines)]
+                               + unlabeled[:1]) + "\n", encoding="utf-8")
+    code, out, err = run("train", single, "-o", tmp_path / "s.tnb")
+    assert code == 0, err
+    assert "read 300 documents" in out and "skipped 3 lines without a label" in out.splitlines()
+    code, out, err = run("train", single, "-o", tmp_path / "s.tnb", "--json")
+    assert code == 0 and json.loads(out)["skipped_unlabeled"] == 3
+    code, out, err = run("evaluate", single, "--cv", "2")
+    assert code == 0 and "skipped 3 lines without a label" in out.splitlines()
+    code, out, err = run("evaluate", single, "--cv", "2", "--json")
+    assert code == 0 and json.loads(out)["skipped_unlabeled"] == 3
+    code, out, err = run("evaluate", single, "--test", single, "--json")
+    assert code == 0 and json.loads(out)["skipped_unlabeled"] == 6  # training and test file
+    code, out, err = run("train", multi, "-o", tmp_path / "m.tnb")
+    assert code == 0 and "MultiLabelNB" in out and "skipped 1 line without a label" in out.splitlines()
+    code, out, err = run("evaluate", multi, "--cv", "2", "--json")
+    assert code == 0 and json.loads(out)["skipped_unlabeled"] == 1
+    code, out, _ = run("train", SMS, "-o", tmp_path / "tsv.tnb", "--json")  # not a fastText file: no count
+    assert code == 0 and "skipped_unlabeled" not in json.loads(out)

@@ -610,3 +610,38 @@ def test_the_save_check_imports_nothing_for_a_streamed_model(tmp_path):
     r = run([sys.executable, "-c", code, str(tmp_path / "m.tnb")])
     assert r.returncode == 0, r.stderr.decode()
     assert not (tmp_path / "m.tnb.copy").exists()
+
+
+def test_merge_checks_capabilities_and_a_bug_stays_a_bug(tmp_path, monkeypatch):
+    """``merge`` asks the models what they can do instead of catching AttributeError: a text
+    model around a wrapper (term weighting, calibration) or two kinds of model are one line,
+    exit 1 (they were an AttributeError's text); an AttributeError inside ``merge`` (a bug)
+    is not turned into a polite line: exit 70, or its traceback under TEXTNB_DEBUG."""
+    a = tsv(tmp_path / "a.tsv", [("spam", "cheap pills now"), ("ham", "meeting at noon"), ("spam", "cheap offer"),
+                                 ("ham", "lunch today")])
+    for flags, inner in ((["--model", "complement", "--weighting"], "Pipeline"),
+                         (["--model", "multinomial", "--calibrate", "sigmoid"], "CalibratedNB")):
+        assert cli("train", a, "-o", tmp_path / "w.tnb", *flags)[0] == 0
+        rc, _, err = cli("merge", tmp_path / "w.tnb", tmp_path / "w.tnb", "-o", tmp_path / "out.tnb")
+        assert rc == 1
+        one_error_line(err, f"w.tnb: a text model of {inner} cannot be merged")
+    assert cli("train", a, "-o", tmp_path / "text.tnb", "--model", "multinomial")[0] == 0
+    assert cli("train", REPO / "corpora" / "weather.nominal.arff", "-o", tmp_path / "table.tnb")[0] == 0
+    for first, second in (("text", "table"), ("table", "text")):
+        rc, _, err = cli("merge", tmp_path / f"{first}.tnb", tmp_path / f"{second}.tnb", "-o", tmp_path / "out.tnb")
+        assert rc == 1
+        one_error_line(err, f"{second}.tnb: cannot merge a")
+        assert "attribute" not in err
+    assert not (tmp_path / "out.tnb").exists()
+
+    from textnb.text.classifier import TextClassifier
+
+    def broken(self, other):
+        raise AttributeError("'NoneType' object has no attribute 'class_count_'")
+
+    monkeypatch.setattr(TextClassifier, "merge", broken)
+    with pytest.raises(AttributeError):
+        cli("merge", tmp_path / "text.tnb", tmp_path / "text.tnb", "-o", tmp_path / "out.tnb")
+    monkeypatch.delenv("TEXTNB_DEBUG")
+    rc, _, err = cli("merge", tmp_path / "text.tnb", tmp_path / "text.tnb", "-o", tmp_path / "out.tnb")
+    assert rc == 70 and err.startswith("textnb: internal error: AttributeError")

@@ -170,3 +170,47 @@ def test_inconsistent_shapes_are_refused_at_load(tmp_path):
     save(nb, tmp_path / "m.tnb", check=False)
     with pytest.raises(ModelFileError):
         textnb.load(tmp_path / "m.tnb")
+
+
+def _words(text):
+    return text.split()
+
+
+@pytest.mark.parametrize("param", ["analyzer", "tokenizer", "preprocessor"])
+def test_a_callable_analyzer_tokenizer_or_preprocessor_is_a_one_line_parameter_error(tmp_path, param):
+    """A model file stores no code: saving a Vectorizer / TextClassifier holding a function is
+    a ParameterError naming the parameter (it was a TypeError), and no file is written."""
+    import functools
+
+    from textnb import TextnbError, Vectorizer
+    from textnb.core.errors import ParameterError
+
+    value = {"analyzer": _words, "tokenizer": str.split, "preprocessor": functools.partial(str.lower)}[param]
+    docs, y = ["free prize now", "lunch at noon", "call now free"], ["spam", "ham", "spam"]
+    vec = Vectorizer(**{param: value}).fit(docs)
+    clf = TextClassifier(vectorizer=Vectorizer(**{param: value})).fit(docs, y)
+    for model in (vec, clf):
+        path = tmp_path / f"{type(model).__name__}.tnb"
+        with pytest.raises(ParameterError) as info:
+            save(model, path)
+        assert isinstance(info.value, TextnbError)
+        message = str(info.value)
+        assert f"Vectorizer.{param} is a Python callable" in message and "\n" not in message
+        assert not path.exists() and not list(tmp_path.glob("*.part"))
+
+
+def test_a_callable_tokenizer_on_the_command_line_path_is_exit_1(tmp_path, monkeypatch):
+    """The command line path (``textnb train``, with the registry made to pass a function, as
+    a plug-in could): one ``textnb: error:`` line naming the parameter, exit 1, no model."""
+    from conftest import SMS_TSV, cli, one_error_line
+
+    import textnb.meta.registry as registry
+
+    plain = registry.vectorizer_params
+    monkeypatch.setattr(registry, "vectorizer_params", lambda opts: {**plain(opts), "tokenizer": _words})
+    out = tmp_path / "m.tnb"
+    for model in ("multinomial", "complement"):
+        rc, _, err = cli("train", SMS_TSV, "-o", out, "--model", model)
+        assert rc == 1
+        one_error_line(err, "Vectorizer.tokenizer is a Python callable (_words)")
+        assert not out.exists()

@@ -390,3 +390,20 @@ def test_a_body_without_its_header_is_sniffed_for_mime_parts_and_html():
     # with a header, a body is what the header says (text/plain when it says nothing)
     toks = message_tokens(b"Subject: x\n\n<html><body>win</body></html>\n")
     assert "ctype:text/plain" in toks and "body" in toks
+
+
+def test_one_long_header_field_is_cut_at_its_caps():
+    """A 35,000-character Subject: the text rendering keeps MAX_HEADER_BYTES characters of it
+    (``mimedefect:toomanyheaderbytes``), the spam tokens its first 4,000 (``_MAX_VALUE``)."""
+    subject = " ".join(f"w{i}" for i in range(6000))
+    data = ("Subject: " + subject + "\n\nhello\n").encode()
+    toks = mt.message_tokens(data)
+    words = [t[len("subject:"):] for t in toks if t.startswith("subject:")]
+    assert words == subject[:mt._MAX_VALUE].split()[:-1] or words == subject[:mt._MAX_VALUE].split()
+    assert "mimedefect:toomanyheaderbytes" in toks and "hello" in toks
+    text = mt.message_text(data, max_bytes=None)
+    head = text.split("\n", 1)[0].split()
+    kept = [w[len("subject_"):] for w in head if w.startswith("subject_")]
+    assert kept[0] == "w0" and len(" ".join(kept)) <= mt.MAX_HEADER_BYTES
+    assert len(" ".join(kept)) > mt.MAX_HEADER_BYTES - 10  # cut at the cap, not before
+    assert "mimedefect_toomanyheaderbytes" in head and "hello" in text

@@ -100,6 +100,10 @@ def _print_report(report, args, out):
         print(dumps(report), file=out)
         return
     print(f"{report['protocol']} on {report['n']} objects ({report['seconds']:.2f} s)", file=out)
+    if report.get("skipped_unlabeled"):
+        from textnb.io.fasttext import unlabeled_line
+
+        print(unlabeled_line(report["skipped_unlabeled"]), file=out)
     per_repeat = report.get("accuracy_per_repeat") or []
     if len(per_repeat) > 1:  # mean over the repeats and their spread
         print(f"accuracy  {np.mean(per_repeat):.4f} (std {np.std(per_repeat, ddof=1):.4f} over "

@@ -14,15 +14,39 @@ def add_parser(sub):
     return p
 
 
+def _refusal(path, model):
+    """Why ``model`` (read from ``path``) cannot be merged, as one line, or None.
+
+    Capabilities the models declare, not an exception caught afterwards (a bug inside
+    ``merge`` must stay a bug): a ``merge`` method, and for a text classifier a count model
+    inside (one with ``_fit_counts``: the sums ``merge`` adds), not a wrapper such as term
+    weighting, term selection or calibration.
+    """
+    if not callable(getattr(model, "merge", None)):
+        return (f"{path}: a {type(model).__name__} model cannot be merged (its structure is "
+                f"learned from all the data); merge takes text models, TabularNB and AODE")
+    from textnb.text.classifier import TextClassifier
+
+    if isinstance(model, TextClassifier) and not callable(getattr(model.model_, "_fit_counts", None)):
+        return (f"{path}: a text model of {type(model.model_).__name__} cannot be merged (only count models add up: "
+                f"train with --model discriminative, multinomial, bernoulli or complement, without --weighting, "
+                f"--select or --calibrate)")
+    return None
+
+
 def run(args, out, err):
     from textnb.core.model_io import load, output_target
 
     output_target(args.output)  # a FIFO, device or folder at -o: refused before any work
     models = [load(p) for p in args.models]
     merged = models[0]
-    if not callable(getattr(merged, "merge", None)):
-        raise InputError(f"{args.models[0]}: a {type(merged).__name__} model cannot be merged (its structure is "
-                         f"learned from all the data); merge takes text models, TabularNB and AODE")
+    refusal = _refusal(args.models[0], merged)
+    if refusal:
+        raise InputError(refusal)
+    for path, other in zip(args.models[1:], models[1:]):
+        if type(other) is not type(merged):
+            raise InputError(f"{path}: cannot merge a {type(other).__name__} model into {args.models[0]}, "
+                             f"a {type(merged).__name__} one")
     if len(models) > 1 and not merges_exactly(merged):
         print(f"textnb: warning: {args.models[0]}: DiscriminativeNB models (the default) do not merge exactly: "
               f"the result is not the model trained on all the parts (train with --model multinomial, "
@@ -39,7 +63,7 @@ def run(args, out, err):
                   file=err)
         try:
             merged.merge(other)
-        except (ValueError, AttributeError) as exc:
+        except ValueError as exc:  # the models' own refusal (settings, kinds, features differ)
             raise InputError(f"{path}: cannot merge into {args.models[0]}: {exc}") from None
     merged.save(args.output)
     print(f"merged {len(models)} models -> {args.output}", file=out)

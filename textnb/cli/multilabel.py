@@ -77,7 +77,7 @@ def _from_fasttext(corpus):
     if corpus is None:
         return None
     return MultiLabelCorpus(source=corpus.source, ids=list(corpus.ids), documents=list(corpus.documents),
-                            labels=[tuple(sorted(labs)) for labs in corpus.labels])
+                            labels=[tuple(sorted(labs)) for labs in corpus.labels], unlabeled=corpus.unlabeled)
 
 
 def _read(args, test=True, path=None):
@@ -136,7 +136,10 @@ def _fit(model, X, labels, label="fitting"):
 
 
 def _layout_counts(corpus):
-    return {"not_in_folder": len(corpus.not_found), "unlisted": len(corpus.unlisted)}
+    counts = {"not_in_folder": len(corpus.not_found), "unlisted": len(corpus.unlisted)}
+    if corpus.unlabeled:  # fastText lines without a label
+        counts["skipped_unlabeled"] = corpus.unlabeled
+    return counts
 
 
 def _print_layout(corpus, args, out):
@@ -146,6 +149,10 @@ def _print_layout(corpus, args, out):
     if corpus.unlisted:
         print(f"left out {len(corpus.unlisted)} files with no line in {args.labels} "
               f"(first: {corpus.unlisted[0]})", file=out)
+    if corpus.unlabeled:
+        from textnb.io.fasttext import unlabeled_line
+
+        print(unlabeled_line(corpus.unlabeled), file=out)
 
 
 def train(args, opts, start, out, corpus=None):

@@ -105,6 +105,8 @@ def run(args, out, err):
     }
     if corpus.skipped:  # symbolic-link loops left out when the folder was listed
         summary["skipped_links"] = len(corpus.skipped)
+    if corpus.unlabeled:  # fastText lines without a label
+        summary["skipped_unlabeled"] = corpus.unlabeled
     if args.json:
         print(dumps(summary), file=out)
     else:
@@ -114,6 +116,10 @@ def run(args, out, err):
             print(f"skipped {len(skipped)} binary files", file=out)
         if corpus.skipped:
             print(f"skipped {len(corpus.skipped)} symbolic-link loops (first: {corpus.skipped[0]})", file=out)
+        if corpus.unlabeled:
+            from textnb.io.fasttext import unlabeled_line
+
+            print(unlabeled_line(corpus.unlabeled), file=out)
         print(f"vocabulary: {summary['vocabulary_size']} terms", file=out)
         print(f"model: {name} -> {model_path}", file=out)
         print(f"seconds: {seconds:.2f}", file=out)

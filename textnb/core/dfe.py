@@ -40,7 +40,8 @@ from textnb.core.logspace import logsumexp
 from textnb.core.model_schema import MAX_ALPHA, N_JOBS, SEED, SPLITS, Choice, Float, Int, OneOf, Optional, check_param_values
 
 __all__ = ["FAMILIES", "DEFAULT_ALPHA", "PARAM_SCHEMA", "fit_rows", "choose_family", "class_sums", "doc_features", "features", "learn",
-           "linear_weights", "model_weights", "fit_scale", "leave_out_scale", "passes", "check_folds", "restrict_splits", "map_threads", "sample_keys", "sample_rows", "threads", "content_keys"]
+           "linear_weights", "model_weights", "no_evidence_log_prior", "fit_scale", "leave_out_scale", "passes", "check_folds",
+           "restrict_splits", "map_threads", "sample_keys", "sample_rows", "threads", "content_keys"]
 
 FAMILIES = ("complement", "bernoulli")
 
@@ -166,6 +167,19 @@ def model_weights(family, feature_count, class_count, alpha, scale=1.0):
 
 #: Rows below which work is not split in two (a thread costs more than it saves).
 _MIN_SPLIT = 2048
+
+
+def no_evidence_log_prior(family, class_documents):
+    """The joint log-likelihood a model of ``family`` gives a document with no known term,
+    or None when that is its ordinary score.
+
+    complement: its scores have no class prior (Rennie et al. 2003, §3.1), so such a
+    document gets the log class frequencies of the documents learned
+    (``class_documents_``), unscaled by the calibration: ``predict_proba`` is that prior
+    exactly. bernoulli: None (the absence of every term is evidence, and the prior is
+    in the bias).
+    """
+    return class_log_prior(class_documents) if family == "complement" else None
 
 
 def map_threads(pool, fn, items):

@@ -3,12 +3,14 @@
 :func:`logsumexp`, :func:`proba_from_jll`, :func:`log_odds`: normalising joint
 log-likelihoods without underflow, and per-class log-odds that keep their resolution where
 probabilities round to 0 or 1. The rules that turn counts into log parameters (smoothing,
-priors) are in :mod:`textnb.core.estimates`.
+priors) are in :mod:`textnb.core.estimates`. :func:`no_evidence`, :func:`prior_where_empty`: a
+document with no known term gets the class prior from the models whose scores leave the
+prior out (complement).
 """
 
 import numpy as np
 
-__all__ = ["expit", "log_odds", "logsumexp", "proba_from_jll"]
+__all__ = ["expit", "log_odds", "logsumexp", "no_evidence", "prior_where_empty", "proba_from_jll"]
 
 
 def logsumexp(a, axis=-1, keepdims=False):
@@ -63,3 +65,26 @@ def log_odds(jll):
         rest[rows, top] = -np.inf
         others[rows, top] = logsumexp(rest, axis=1)
         return jll - others
+
+
+def no_evidence(X):
+    """Boolean mask of the rows of ``X`` (dense or sparse) without a non-zero value: the
+    documents that hold no term the model knows."""
+    return np.asarray(abs(X).sum(axis=1)).ravel() == 0
+
+
+def prior_where_empty(jll, empty, log_prior):
+    """``jll`` with the rows ``empty`` (a boolean mask) set to ``log_prior``.
+
+    The complement models (:class:`~textnb.naive_bayes.complement.ComplementNB`, the
+    complement event model of :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB`)
+    score a document without its class prior (Rennie et al. 2003, §3.1), so a document
+    with no known term would get equal scores and the first class. With no evidence the
+    answer is the prior: ``predict_proba`` = the class frequencies, ``predict`` = the most
+    frequent class. Documents with terms keep their scores (scikit-learn's numbers).
+    """
+    if not np.any(empty):
+        return jll
+    jll = np.array(jll, dtype=np.float64)
+    jll[np.asarray(empty, dtype=bool)] = log_prior
+    return jll

@@ -67,7 +67,7 @@ except ImportError:  # pragma: no cover - not on Windows
 import numpy as np
 
 from textnb.core.attributes import Attribute
-from textnb.core.errors import InputError, ModelFileError
+from textnb.core.errors import InputError, ModelFileError, ParameterError
 from textnb.core.version import __version__
 from textnb.core.model_schema import check_csr, check_node
 from textnb.core.model_schema import is_fitted as _is_fitted
@@ -340,6 +340,7 @@ class _Packer:
 
     def node(self, est):
         if isinstance(est, ModelNode):  # a fitted model built without its estimator
+            _refuse_code(est.kind, est.params)
             return {"kind": est.kind, "params": {k: self.value(v) for k, v in est.params.items()},
                     "state": {k: self.value(v) for k, v in est.state.items()}}
         params = est.get_params(deep=False) if hasattr(est, "get_params") else {}
@@ -347,6 +348,7 @@ class _Packer:
         # file is the same for every value
         for name in getattr(est, "_execution_params", ()):
             params.pop(name, None)
+        _refuse_code(type(est).__name__, params)
         if not _is_fitted(est):
             state = {}  # e.g. the unfitted template held in a meta-estimator's parameters
         elif hasattr(est, "_get_state"):
@@ -358,6 +360,17 @@ class _Packer:
             "params": {k: self.value(v) for k, v in params.items()},
             "state": {k: self.value(v) for k, v in state.items()},
         }
+
+
+def _refuse_code(kind, params):
+    """ParameterError naming the first parameter that is a function, method or partial (a
+    callable analyzer, tokenizer or preprocessor): a model file stores no code."""
+    for name, v in params.items():
+        if callable(v) and not isinstance(v, type):
+            raise ParameterError(
+                f"{kind}.{name} is a Python callable ({getattr(v, '__qualname__', type(v).__name__)}): a model "
+                f"file stores no code, so this model cannot be saved; use the built-in options (analyzer='word' / "
+                f"'char' / 'char_wb', token_pattern, lowercase, stop_words) instead")
 
 
 def _default_state(est):

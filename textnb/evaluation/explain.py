@@ -122,6 +122,8 @@ def explain(classifier, document, top=10):
     if binarize is not None:
         Xm.data = (Xm.data > binarize).astype(np.float64)
     x = Xm.toarray().ravel()
+    if not x.any():  # no known term: the model's score of an empty document (the complement models' prior)
+        b = np.asarray(model.predict_joint_log_proba(sp.csr_matrix((1, W.shape[1])))).ravel()
     score = W @ x + b
     classes = model.classes_
     if len(classes) < 2:

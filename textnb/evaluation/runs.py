@@ -52,6 +52,9 @@ def evaluate_documents(corpus, classifier, *, test=None, cv=None, repeat=1, seed
         report = _folds_protocol(cross_validate(X, y, model, cv=cv or 10, repeat=repeat, seed=seed,
                                                 vectorizer=vectorizer, progress=progress))
     report["skipped_binary"] = skipped
+    unlabeled = corpus.unlabeled + (test.unlabeled if test is not None else 0)
+    if unlabeled:  # fastText lines without a label
+        report["skipped_unlabeled"] = unlabeled
     report["seconds"] = time.perf_counter() - start
     return report
 

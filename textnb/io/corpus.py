@@ -258,6 +258,8 @@ class Corpus:
     test: "Corpus | None" = None
     #: paths left out when the folder was listed: symbolic-link loops (never readable)
     skipped: list = field(default_factory=list)
+    #: lines of a fastText file left out because they carry no label
+    unlabeled: int = 0
 
     def __len__(self):
         return len(self.documents)

@@ -7,7 +7,8 @@ the labels ``spam`` and ``promo`` (the prefix is stripped; fastText's ``-label``
 * words are separated by ASCII white space (space, TAB, CR, VT, FF); a word that starts
   with the prefix is a label wherever it stands in the line, every other word is text;
 * a line without a label is not a training or test example (fastText skips it; it is
-  counted in :attr:`FastTextCorpus.unlabeled`), blank lines included;
+  counted in :attr:`FastTextCorpus.unlabeled` and reported by ``train`` and ``evaluate``),
+  blank lines skipped and not counted;
 * a label given twice on one line counts once; a word that is the prefix alone is an
   error (an empty label).
 
@@ -38,6 +39,7 @@ __all__ = [
     "parse_line",
     "read_fasttext",
     "strip_labels",
+    "unlabeled_line",
 ]
 
 #: fastText's default ``-label`` prefix.
@@ -88,7 +90,13 @@ class FastTextCorpus:
         for n, labs in zip(self.lines, self.labels):
             if len(labs) != 1:
                 raise InputError(f"{self.source}:{n}: {len(labs)} labels on one line (a multi-label corpus)")
-        return Corpus(source=self.source, documents=list(self.documents), labels=[labs[0] for labs in self.labels])
+        return Corpus(source=self.source, documents=list(self.documents), labels=[labs[0] for labs in self.labels],
+                      unlabeled=self.unlabeled)
+
+
+def unlabeled_line(n):
+    """What ``train`` and ``evaluate`` print for ``n`` lines left out without a label."""
+    return f"skipped {n} line{'s' if n != 1 else ''} without a label"
 
 
 def parse_line(line, label_prefix=DEFAULT_LABEL_PREFIX):

@@ -107,6 +107,8 @@ class MultiLabelCorpus:
     unlisted: list = field(default_factory=list)
     not_found: list = field(default_factory=list)
     test: "MultiLabelCorpus | None" = None
+    #: lines of a fastText file left out because they carry no label
+    unlabeled: int = 0
 
     @property
     def label_names(self):

@@ -40,6 +40,11 @@ class ComplementNB(_BaseCountNB):
     The "probabilities" are the softmax of that score: monotone in it, but not
     calibrated (see :class:`textnb.meta.calibration.CalibratedNB`).
 
+    A document with no known term (an all-zero row) has no evidence either way: it gets
+    the class prior, ``class_log_prior_`` (``predict_proba`` = the training class
+    frequencies, ``predict`` = the most frequent class), where scikit-learn gives equal
+    scores and so the first class. Every other row gets scikit-learn's numbers.
+
     Works best on weighted counts (:class:`textnb.text.weighting.TermWeighting`: log tf,
     idf and length normalisation, Rennie et al. §4).
 

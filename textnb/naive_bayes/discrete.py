@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative, valida
 
 from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels, check_sample_weight, partial_fit_classes
 from textnb.naive_bayes.kernels import BERNOULLI, MULTINOMIAL, takes_defaults
+from textnb.core.logspace import no_evidence, prior_where_empty
 from textnb.core.model_io import register
 from textnb.core.stats import CountTable, class_indicator, merge_aligned
 
@@ -162,7 +163,10 @@ class _BaseCountNB(BaseNB):
         self._form = self._kernel.linear_form(params, vars(self), fitted)
 
     def _joint_log_likelihood(self, X):
-        return weighted_sum(self._transform_counts(X), self._form.weights) + self._form.bias
+        jll = weighted_sum(self._transform_counts(X), self._form.weights) + self._form.bias
+        if self._form.empty is None:
+            return jll
+        return prior_where_empty(jll, no_evidence(X), self._form.empty)  # no evidence: the class prior
 
     def linear_form(self):
         """The fitted model as its kernel's :class:`~textnb.naive_bayes.kernels.LinearForm`

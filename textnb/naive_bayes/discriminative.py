@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 from textnb.core import dfe
 from textnb.core.model_io import register
 from textnb.core.model_schema import check_params
+from textnb.core.logspace import no_evidence, prior_where_empty
 from textnb.core.stats import CountTable, merge_aligned
 from textnb.core.errors import ParameterError
 from textnb.naive_bayes.base import check_sample_weight, given_splits
@@ -56,7 +57,10 @@ class DiscriminativeNB(_BaseCountNB):
 
     * ``"complement"`` -- Rennie et al. (2003)'s transformed complement NB: a document
       counts as ``log(1 + tf)`` normalised to unit L2 length; a class is scored by the
-      negated log of its smoothed complement frequencies; no class prior.
+      negated log of its smoothed complement frequencies; no class prior. A document
+      with no known term (no evidence) gets the prior of the documents learned
+      (``class_documents_``): ``predict_proba`` = their class frequencies (whatever
+      ``scale_``), ``predict`` = the most frequent class.
     * ``"bernoulli"`` -- term presence and absence with the class prior (McCallum &
       Nigam 1998).
     * ``"auto"`` (default) -- the one of the two with more correct predictions in a
@@ -245,7 +249,10 @@ class DiscriminativeNB(_BaseCountNB):
         return dfe.features(self.event_model_, _canonical(X))
 
     def _joint_log_likelihood(self, X):
-        return np.asarray(self._features(X) @ self.coef_.T) + self.intercept_
+        X = _canonical(X)
+        jll = np.asarray(self._features(X) @ self.coef_.T) + self.intercept_
+        prior = dfe.no_evidence_log_prior(self.event_model_, self.class_documents_)
+        return jll if prior is None else prior_where_empty(jll, no_evidence(X), prior)
 
     #: capability (:mod:`textnb.core.wrapping`): merged sums are not those trained on the union
     merges_exactly = False

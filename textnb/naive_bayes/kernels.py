@@ -57,6 +57,10 @@ class LinearForm(NamedTuple):
     bias: np.ndarray
     threshold: object = None
     event_model: object = None
+    #: the joint log-likelihood of a document with no known term where it is not ``bias``:
+    #: the class prior of the complement models, whose scores leave it out
+    #: (:func:`textnb.core.logspace.prior_where_empty`)
+    empty: object = None
 
 
 def takes_defaults(kernel):
@@ -236,7 +240,9 @@ class ComplementKernel(CountKernel):
     def linear_form(self, params, state, fitted):
         """No class prior (Rennie et al. §3.1), except with a single class."""
         prior = fitted["class_log_prior_"]
-        return LinearForm(state["classes_"], fitted["feature_log_prob_"], prior if len(prior) == 1 else np.zeros(len(prior)))
+        if len(prior) == 1:
+            return LinearForm(state["classes_"], fitted["feature_log_prob_"], prior)
+        return LinearForm(state["classes_"], fitted["feature_log_prob_"], np.zeros(len(prior)), empty=prior)
 
 
 class DiscriminativeKernel(CountKernel):
@@ -280,8 +286,9 @@ class DiscriminativeKernel(CountKernel):
         the weights are finite."""
         if not (np.isfinite(fitted["coef_"]).all() and np.isfinite(fitted["intercept_"]).all()):
             return None
-        return LinearForm(state["classes_"], fitted["coef_"], fitted["intercept_"],
-                          event_model=state["event_model_"])
+        return LinearForm(state["classes_"], fitted["coef_"], fitted["intercept_"], event_model=state["event_model_"],
+                          empty=dfe.no_evidence_log_prior(state["event_model_"],
+                                                          np.asarray(state["class_documents_"], dtype=np.float64)))
 
 
 MULTINOMIAL = MultinomialKernel()

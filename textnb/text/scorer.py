@@ -24,7 +24,7 @@ import numpy as np
 
 from textnb.core.dfe import doc_features
 from textnb.core.errors import ModelFileError
-from textnb.core.logspace import log_odds, logsumexp, proba_from_jll
+from textnb.core.logspace import log_odds, logsumexp, prior_where_empty, proba_from_jll
 from textnb.core.model_io import ModelNode, build, read_nodes
 from textnb.naive_bayes.kernels import KERNELS
 from textnb.text.ascii_tokens import TermKeys
@@ -58,12 +58,17 @@ class TextScorer:
     features : str or None
         A :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB` event model: the
         counts become its document features (:func:`textnb.core.dfe.doc_features`).
+    empty : ndarray of shape (n_classes,) or None
+        The joint log-likelihood of a document with no known term, where it is not
+        ``bias``: the class prior of the complement models
+        (:func:`textnb.core.logspace.prior_where_empty`).
     """
 
     #: capability (:mod:`textnb.core.wrapping`): scores raw documents
     reads_documents = True
 
-    def __init__(self, analyzer, terms, weights, bias, classes, binary=False, threshold=None, features=None):
+    def __init__(self, analyzer, terms, weights, bias, classes, binary=False, threshold=None, features=None,
+                 empty=None):
         self.analyzer = analyzer
         self._vocab = terms if isinstance(terms, StoredVocabulary) else None
         self._terms = None if self._vocab is not None else list(terms)
@@ -73,6 +78,7 @@ class TextScorer:
         self.binary = binary
         self.threshold = threshold
         self.features = features
+        self.empty = empty
         self._dict = None
         self._keys = None
 
@@ -106,13 +112,17 @@ class TextScorer:
         if self.features is not None:
             data = doc_features(self.features, data, indptr)
         if len(docs) < _FEW_DOCUMENTS:
-            return _sparse_dot(data, indices, indptr, self._weights_t) + self.bias
-        # a batch: scipy's CSR product (the same arithmetic, in compiled code); importing
-        # scipy.sparse costs less than the batch takes
-        import scipy.sparse as sp
+            jll = _sparse_dot(data, indices, indptr, self._weights_t) + self.bias
+        else:
+            # a batch: scipy's CSR product (the same arithmetic, in compiled code); importing
+            # scipy.sparse costs less than the batch takes
+            import scipy.sparse as sp
 
-        X = sp.csr_matrix((data, indices, indptr), shape=(len(docs), n_terms))
-        return np.asarray(X @ self._weights_t) + self.bias
+            X = sp.csr_matrix((data, indices, indptr), shape=(len(docs), n_terms))
+            jll = np.asarray(X @ self._weights_t) + self.bias
+        if self.empty is not None:  # no known term: the class prior (counts are never 0)
+            jll = prior_where_empty(jll, np.diff(indptr) == 0, self.empty)
+        return jll
 
     def predict_log_proba(self, docs):
         """``log P(c | d)``, normalised with log-sum-exp."""
@@ -201,7 +211,7 @@ def _scorer(root):
     if form is None or analyzer is None:
         return None
     return TextScorer(analyzer, terms, form.weights, form.bias, form.classes, bool(vec_params["binary"]),
-                      form.threshold, form.event_model)
+                      form.threshold, form.event_model, form.empty)
 
 
 def load_for_prediction(path):
