@@ -147,18 +147,19 @@ for f, label in zip(files, model.predict(files)):
 """
 
 
-def _wall(cmd):
+def _wall(cmd, env=None):
     """(wall seconds, CPU seconds: user + system of the child) of one run of ``cmd``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def whole_process(root, tmp, repeat):
-    """Medians of whole-process wall times, textnb and scikit-learn interleaved."""
+def whole_process(root, tmp, repeat, bytecode=True):
+    """Medians of whole-process wall and CPU times, textnb and scikit-learn interleaved
+    (``bytecode``: both from cached bytecode; False: every module compiled at each run)."""
     tmp = Path(tmp)
     one_doc = next(p for p in sorted((Path(root) / "test").rglob("*")) if p.is_file())
     textnb = [sys.executable, "-m", "textnb"]
@@ -178,14 +179,23 @@ def whole_process(root, tmp, repeat):
     bare = [sys.executable, "-c", "import sklearn.naive_bayes"]
     times = {name: ([], []) for name in jobs}
     times["bare import sklearn.naive_bayes"] = ([], [])
-    for name, (ours, theirs) in jobs.items():  # model files for the predict rows
-        if name == "train":
-            _wall(ours), _wall(theirs)
+    # Both sides run from compiled bytecode, as installed packages do (pip compiles them):
+    # the caches go to a folder of their own, written by the warm-up runs, whatever
+    # PYTHONDONTWRITEBYTECODE says (with it and no cache, every textnb run of a source
+    # checkout recompiles its modules, some 0.1-0.2 s of CPU that no user pays).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if bytecode:
+        env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    for name, (ours, theirs) in jobs.items():  # warm-up: model files for the predict rows, caches
+        _wall(ours, env), _wall(theirs, env)
+    _wall(bare, env)
     for _ in range(repeat):
         for name, (ours, theirs) in jobs.items():
-            times[name][0].append(_wall(ours))
-            times[name][1].append(_wall(theirs))
-        times["bare import sklearn.naive_bayes"][1].append(_wall(bare))
+            times[name][0].append(_wall(ours, env))
+            times[name][1].append(_wall(theirs, env))
+        times["bare import sklearn.naive_bayes"][1].append(_wall(bare, env))
     def median(runs, k):  # k = 0: wall, 1: CPU
         return float(np.median([r[k] for r in runs])) if runs else None
 
@@ -198,8 +208,13 @@ def whole_process(root, tmp, repeat):
              "MultinomialNB in a Pipeline, saved with pickle), each a fresh process, "
              "`textnb train` with its default model (DiscriminativeNB) and with `--model multinomial` "
              "(the same model as the scikit-learn script), the predict rows with the default model, "
-             f"{repeat} runs interleaved, medians; wall seconds and CPU seconds (user + system of the "
-             f"process and its workers). Load average {load_start:.1f} at the start and {load:.1f} at the end "
+             f"{repeat} runs interleaved after one warm-up run of each, medians; wall seconds and CPU seconds "
+             "(user + system of the process and its workers); "
+             + ("both sides run from compiled bytecode (a cache folder of the run's own, filled by the warm-up), "
+                "as installed packages do. " if bytecode else
+                "no bytecode cache (PYTHONDONTWRITEBYTECODE=1: every module is compiled at each run, which "
+                "textnb, a source checkout, pays and the installed scikit-learn does not). ")
+             + f"Load average {load_start:.1f} at the start and {load:.1f} at the end "
              f"of the run on {os.cpu_count()} cores"
              + (": the machine was shared with other work, so the wall times are inflated and noisy and the "
                 "CPU times (which another process's load does not add to) are the figures that count in this "
@@ -229,6 +244,9 @@ def main():
     ap.add_argument("--one", nargs=2, metavar=("CONFIG", "ROOT"), help=argparse.SUPPRESS)
     ap.add_argument("--whole-only", action="store_true",
                     help="only the whole-process table (appended to --out's in-process tables)")
+    ap.add_argument("--no-bytecode-cache", action="store_true",
+                    help="whole processes: compile every module at each run (PYTHONDONTWRITEBYTECODE=1, "
+                         "no cache), as a source checkout run in such an environment does")
     args = ap.parse_args()
     if args.one:
         print(json.dumps(run_one(*args.one)))
@@ -237,7 +255,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         news = extract(args.shared, "20news-bydate", tmp)
         if news is not None:
-            whole, _ = whole_process(news, tmp, args.repeat)
+            whole, _ = whole_process(news, tmp, args.repeat, bytecode=not args.no_bytecode_cache)
             print(whole, file=sys.stderr)
         if args.whole_only:
             old = Path(args.out).read_text().split("\n### Whole processes")[0].rstrip()

@@ -97,6 +97,23 @@ def test_group_matches_numpy_unique():
         assert np.array_equal(np.sort(first), np.sort(f))  # the first occurrence of each
 
 
+def test_hash_table_group_equals_sort_group():
+    """The hash-table grouping gives exactly the sort's groups, order and first positions
+    (the vocabulary's column order, hence partial_fit's model files, depend on them),
+    also where it falls back: many distinct values, distinct values with equal top bits."""
+    rng = np.random.default_rng(1)
+    cases = [rng.integers(0, k, n).astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+             for n in (1, 2, 3, 100, 1000, 70_000, 1_200_000) for k in (2, 50, n, 2**40)]
+    docs = [d.encode("ascii") for d in random_docs(11, 400)]
+    joined, _, starts, lengths = ascii_tokens._tokens(docs, True)
+    short = lengths <= 24
+    cases.append(ascii_tokens._hash(ascii_tokens._words(joined, starts[short], lengths[short])))
+    cases.append(np.array([5 << 40, (5 << 40) + 1, 5 << 40, 7], dtype=np.uint64))  # equal top bits
+    for h in cases:
+        ours, ref = ascii_tokens._group(h), ascii_tokens._sort_group(h)
+        assert np.array_equal(ours[0], ref[0]) and np.array_equal(ours[1], ref[1])
+
+
 def test_mixed_ascii_and_unicode_documents_match_sklearn():
     docs = random_docs(3, 50) + ["Größe café naïve ÉCOLE déjà vu ab", "日本語 テキスト ab_cd", "x" * 30]
     random.Random(1).shuffle(docs)

@@ -1,0 +1,79 @@
+"""What a ``textnb`` process pays for before it works: the worker count without joblib,
+the allocator setting without a subprocess, and the modules ``train`` / ``predict`` import.
+
+Whole-process speed is measured by ``scripts/bench_text.py`` (docs/bench_text.md); these
+tests pin the behaviour that speed depends on, with no timing in them.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SMS = REPO / "corpora" / "sms_spam" / "SMSSpamCollection.tsv"
+ENV = dict(os.environ, PYTHONPATH=str(REPO), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+
+
+def _python(code, *args):
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=ENV,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_effective_jobs_without_joblib_matches_joblib():
+    """The count of worker processes is joblib's, computed before joblib is imported."""
+    out = _python(
+        "import sys\n"
+        "from textnb.core.workers import effective_jobs\n"
+        "ns = (None, 1, 2, 3, 7, -1, -2, -3, -64)\n"
+        "ours = [effective_jobs(n) for n in ns]\n"
+        "assert 'joblib' not in sys.modules\n"
+        "from joblib import effective_n_jobs\n"
+        "theirs = [max(1, effective_n_jobs(1 if n is None else n)) for n in ns]\n"
+        "assert ours == theirs, (ours, theirs)\n"
+        "assert [effective_jobs(n) for n in ns] == theirs  # joblib's own answer once it is imported\n"
+        "try:\n"
+        "    effective_jobs(0)\n"
+        "except ValueError:\n"
+        "    print('ok')\n")
+    assert out.strip() == "ok"
+
+
+def test_keep_freed_memory_starts_no_process():
+    """Setting the allocator's thresholds finds glibc in the interpreter itself: no
+    ``ldconfig`` or compiler subprocess (which ``ctypes.util.find_library`` runs)."""
+    out = _python(
+        "import subprocess, resource\n"
+        "calls = []\n"
+        "real = subprocess.Popen.__init__\n"
+        "def spy(self, *a, **k):\n"
+        "    calls.append(a)\n"
+        "    return real(self, *a, **k)\n"
+        "subprocess.Popen.__init__ = spy\n"
+        "from textnb.core.workers import keep_freed_memory\n"
+        "print(keep_freed_memory(), len(calls), resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime)\n")
+    applied, n_calls, child_cpu = out.split()
+    if sys.platform.startswith("linux"):
+        assert applied == "True"
+    assert n_calls == "0" and float(child_cpu) == 0.0
+
+
+@pytest.mark.skipif(not SMS.exists(), reason="bundled SMS corpus missing")
+def test_train_and_predict_import_neither_joblib_nor_sklearn(tmp_path):
+    """``textnb train`` (default model, forked workers) and ``textnb predict`` of a
+    document: neither imports joblib or scikit-learn; predict of a few documents does not
+    import scipy either."""
+    code = (
+        "import sys, io\n"
+        "from textnb.cli.commands import main\n"
+        "rc = main(sys.argv[1:], stdout=io.StringIO(), stderr=io.StringIO())\n"
+        "print(rc, *sorted(m for m in ('joblib', 'sklearn', 'scipy') if m in sys.modules))\n")
+    model = tmp_path / "m.tnb"
+    doc = tmp_path / "doc.txt"
+    doc.write_text("Free entry in 2 a wkly comp to win FA Cup final tkts, text FA to 87121 now")
+    assert _python(code, "train", str(SMS), "-o", str(model)).split() == ["0", "scipy"]
+    assert _python(code, "predict", str(model), str(doc)).split() == ["0"]
