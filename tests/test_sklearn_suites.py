@@ -140,6 +140,7 @@ def _allowed(suite, test_id):
     return test_id in allowed or test_id.split("[")[0] in allowed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suite", sorted(SUITES))
 def test_scikit_learn_suite(suite, tmp_path):
     outcomes = run_suite(suite, tmp_path)

@@ -163,6 +163,7 @@ def counts(path):
                                                   m.feature_count_.sum(axis=0)))
 
 
+@pytest.mark.slow
 def test_register_and_unregister_exact(model_file, tmp_path):
     path = tmp_path / "m.tnb"
     path.write_bytes(model_file.read_bytes())
@@ -205,6 +206,7 @@ def _register_worker(args):
     return worker
 
 
+@pytest.mark.slow
 def test_concurrent_registrations_lose_nothing(model_file, tmp_path):
     path = tmp_path / "shared.tnb"
     path.write_bytes(model_file.read_bytes())

@@ -102,6 +102,7 @@ def _has_c_compiler():
         return False
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("c_client", [True, False], ids=["compiled-client", "console-script"])
 def test_pip_install_puts_the_mail_tools_on_path(tmp_path, corpus, c_client):
     if c_client and not _has_c_compiler():
@@ -161,6 +162,7 @@ def test_scripts_use_their_own_checkout(tmp_path):
 
 
 # -- signals -------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_ctrl_c_while_registering_leaves_the_model_untouched(corpus, tmp_path):
     _, model = corpus
     path = tmp_path / "m.tnb"
@@ -235,6 +237,7 @@ def _q(args):
     return " ".join("'" + str(a).replace("'", "'\\''") + "'" for a in args)
 
 
+@pytest.mark.slow
 def test_closed_stdin_is_an_error_not_a_verdict(corpus):
     _, model = corpus
     for extra in ([], ["-p"], ["--register-spam"]):
@@ -244,6 +247,7 @@ def test_closed_stdin_is_an_error_not_a_verdict(corpus):
         assert b"Traceback" not in r.stderr and r.stderr.count(b"\n") == 1
 
 
+@pytest.mark.slow
 def test_closed_stdout_with_passthrough_is_an_error(corpus):
     _, model = corpus
     msg = mail_bytes(HAM_WORDS, random.Random(1))
@@ -291,6 +295,7 @@ def _stderr_on_a_terminal(argv):
     return proc.returncode, out, b"".join(chunks).decode("utf-8", "replace")
 
 
+@pytest.mark.slow
 def test_progress_bar_on_a_terminal_silent_when_piped(corpus, tmp_path):
     root, model = corpus
     train = script("-m", tmp_path / "t.tnb", "--train-spam", root / "spam", "--train-ham", root / "ham")
@@ -346,6 +351,7 @@ def test_topicfilter_goes_on_after_an_over_long_label(tmp_path):
     assert "File name too long" in lines[0] and len(lines[0]) < 400
 
 
+@pytest.mark.slow
 def test_topicfilter_process_conventions(tmp_path):
     clf = textnb.TextClassifier().fit(["cheap pills"] * 2 + ["meeting agenda"] * 2, ["a"] * 2 + ["b"] * 2)
     clf.save(tmp_path / "t.tnb")

@@ -91,6 +91,7 @@ LAYOUTS = {"maildir inbox, mbox spam": ("inbox/", "spam.mbox", ":"),
            "mbox inbox, maildir spam": ("inbox.mbox", "spam/", "")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 @pytest.mark.parametrize("mode", ["cold", "daemon", "daemon-compiled-client"])
 def test_procmail_delivers_through_spamfilter(model, tmp_path, layout, mode, request):

@@ -401,6 +401,7 @@ def _start_daemon(model, args):
     return proc, line
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig,code", [(signal.SIGTERM, 0), (signal.SIGINT, 130)])
 def test_textnb_serve_stops_cleanly_on_a_signal(spam_model, sock_dir, sig, code):
     sock = sock_dir / "s"
@@ -421,6 +422,7 @@ def test_textnb_serve_stops_cleanly_on_a_signal(spam_model, sock_dir, sig, code)
     assert not os.path.lexists(sock)
 
 
+@pytest.mark.slow
 def test_textnb_serve_usage_errors(tmp_path, spam_model):
     r = subprocess.run([sys.executable, "-m", "textnb", "serve", str(spam_model)], capture_output=True,
                        text=True, env=_env(), timeout=120)
@@ -532,6 +534,7 @@ def _idle_clients(sock, port, n=3):
     return conns
 
 
+@pytest.mark.slow
 def test_sigterm_ends_the_daemon_with_idle_clients(spam_model, sock_dir):
     """Idle clients never hold a stop up: the daemon ends within the 30 s wait, long before
     their --timeout (600 s) would end them. (No timing assert on the ~0.3 s it takes on a
@@ -562,6 +565,7 @@ def test_sigterm_ends_the_daemon_with_idle_clients(spam_model, sock_dir):
     assert not os.path.lexists(sock)
 
 
+@pytest.mark.slow
 def test_sighup_reloads_and_the_daemon_goes_on(spam_model, topic_model, tmp_path, sock_dir):
     sock = sock_dir / "s"
     served = tmp_path / "served.tnb"

@@ -69,6 +69,7 @@ OPTION_SETS = [[], ["-p"], ["-p", "-e"], ["-pe"], ["-e"], ["--passthrough", "--e
                ["-p", "--spam-cutoff", ".95", "--ham-cutoff", "5e-2"]]
 
 
+@pytest.mark.slow
 def test_same_answers_as_the_python_client_and_the_cold_command(spamfilter_c, spam_model, sock_dir):
     sock = sock_dir / "s"
     rng = random.Random(7)
@@ -217,6 +218,7 @@ def test_argument_errors_are_the_python_commands(spamfilter_c, spam_model, sock_
         assert got[0] == 3 and got[2] == "spamfilter: argument --socket: expected one argument (see --help)\n"
 
 
+@pytest.mark.slow
 def test_everything_but_the_client_is_the_python_command(spamfilter_c, spam_model):
     code, out, err = c_client(spamfilter_c, ["--help"], b"")
     assert code == 0 and out.startswith(b"usage: spamfilter")
@@ -226,6 +228,7 @@ def test_everything_but_the_client_is_the_python_command(spamfilter_c, spam_mode
         assert c_client(spamfilter_c, ["-m", spam_model, *extra], msg) == cold(["-m", spam_model, *extra], msg)
 
 
+@pytest.mark.slow
 def test_the_client_runs_no_python(tmp_path, spam_model, sock_dir):
     try:
         exe = build_client(tmp_path / "spamfilter", fallback=["/nonexistent/python3", "-S", "x"])
@@ -324,6 +327,7 @@ def test_build_errors_are_one_line_and_leave_nothing(tmp_path):
     assert not (tmp_path / "elsewhere").exists()
 
 
+@pytest.mark.slow
 def test_fallback_strings_reach_the_program_intact(tmp_path):
     odd = str(tmp_path / 'py "th\\on" ??= é\tx')
     script = tmp_path / "echo.sh"

@@ -374,6 +374,7 @@ def test_spamfilter_p_passes_the_message_through_when_learning(model_copy, sock_
 
 
 # -- the load test, small (scripts/serve_load.py; the full run's figures are in docs/robustness.md) --
+@pytest.mark.slow
 def test_load_mixed_and_malformed_requests_every_answer_the_cold_ones():
     import importlib.util
 
@@ -388,6 +389,7 @@ def test_load_mixed_and_malformed_requests_every_answer_the_cold_ones():
 
 
 # -- the command line ---------------------------------------------------------------------------
+@pytest.mark.slow
 def test_textnb_serve_spamd_command_line(model_copy, sock_dir):
     import signal
     import sys

@@ -147,6 +147,7 @@ def test_malformed_mail_is_classified(trained, name):
     assert b"X-TextNB-Class: " in out and err == ""
 
 
+@pytest.mark.slow
 def test_50mb_attachment_passthrough(trained):
     _, model = trained
     head = (b"Subject: cheap pills\nContent-Type: multipart/mixed; boundary=B\n\n--B\n"

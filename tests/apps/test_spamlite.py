@@ -108,6 +108,7 @@ def _mail_or_text(fields, body, text):
 _ALPHABET = st.sampled_from(list("ab:Z- \t\r\n.'$_=;!~<>/\x00\x7f\xa0\xb5\xb2\xe9\u0130\u2028x") + ["Subject: ", "\n\n", "\r\n "])
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_ALPHABET, max_size=40).map("".join))
 def test_pieces_are_the_word_pattern(text):
@@ -115,6 +116,7 @@ def test_pieces_are_the_word_pattern(text):
     assert [w for w in mt._pieces(text) if len(w) > 1] == mt._WORD.findall(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_ALPHABET, max_size=40).map("".join), st.booleans())
 def test_header_split_is_the_field_patterns(text, with_field):
@@ -122,12 +124,14 @@ def test_header_split_is_the_field_patterns(text, with_field):
     assert mt._split_message(text) == _reference_split(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)) | st.sampled_from(list("'.-$_ ")), max_size=30))
 def test_pieces_of_any_text_are_the_word_pattern(text):
     assert [w for w in mt._pieces(text) if len(w) > 1] == mt._WORD.findall(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from([":", "/", "://", "a", ".", " ", "\n", "\x85", "=", "?", "'", '"', "<", "#", "\u2028"]),
                 max_size=20).map("".join))
@@ -135,6 +139,7 @@ def test_link_hosts_are_the_url_pattern(text):
     assert mt._link_hosts(text) == mt._URL.findall(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.sampled_from(["From a@b Tue Dec  1 10:00:00 2026", "From x  Mon 3 Jan 1:05", "From me: 1:2 x", "From a b 12:3"]),
        st.integers(0, 40), st.sampled_from(["", "\n", " tail\n"]))
@@ -153,6 +158,7 @@ def test_token_table_is_the_word_class():
     assert mt._TOKEN_TABLE == bytes(i if word_char.match(chr(i)) else 0x20 for i in range(256))
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_ALPHABET, max_size=40).map("".join))
 def test_stripped_runs_are_the_lead_and_trail_substitutions(text):
@@ -165,6 +171,7 @@ def test_stripped_runs_are_the_lead_and_trail_substitutions(text):
 _MIME = st.sampled_from(["--", "-", "b", "B", "x", ".", "*", "+", " ", "\t", "\r", "\n", "\r\n", "--b", "--b--"])
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None)
 @given(st.lists(_MIME, max_size=30).map("".join), st.lists(_MIME, min_size=1, max_size=3).map("".join))
 def test_part_split_is_the_delimiter_pattern(body, boundary):
@@ -323,6 +330,7 @@ _JSON_VALUES = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4), max_leaves=20)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(_JSON_VALUES, st.sampled_from([(",", ":"), (", ", ": ")]))
 def test_header_json_is_read_as_json_reads_it(value, separators):
@@ -335,6 +343,7 @@ def test_header_json_is_read_as_json_reads_it(value, separators):
     assert got == json.loads(text) and json.dumps(got) == json.dumps(json.loads(text))
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None)
 @given(st.lists(_JSON_BITS, max_size=14).map("".join))
 def test_header_json_parser_accepts_only_what_json_reads_the_same(text):
@@ -389,6 +398,7 @@ def test_script_without_site_reads_the_other_options_too(trained, argv):
     assert (r.returncode, b"usage: spamfilter" in r.stdout) == (0, True) if argv == ["--help"] else r.returncode in (0, 1, 2)
 
 
+@pytest.mark.slow
 def test_the_numpy_free_reader_accepts_no_file_the_main_reader_refuses(trained, tmp_path):
     """Issue 30.5: every byte of each member's local ZIP header (and of the central
     directory) changed in turn; whenever the numpy-free reader accepts the file, the main

@@ -78,6 +78,7 @@ def test_predict_binary_file_is_reported_and_nonzero(sms_model, tmp_path):
     assert out.strip().endswith("\tham")
 
 
+@pytest.mark.slow
 def test_evaluate_json_keys_and_plot(sms_tsv, tmp_path):
     png = tmp_path / "cm.png"
     code, out, _ = run("evaluate", sms_tsv, "--cv", "5", "--seed", "1", "--json", "--plot", png)

@@ -324,6 +324,7 @@ print(json.dumps({"code": code, "modules": seen[0]}))
     ([], "textnb.text.training", "sklearn"),  # a plain count model: no scikit-learn at all
     (["--weighting"], "textnb.text.classifier", None),
 ])
+@pytest.mark.slow
 def test_train_seconds_start_after_the_imports(sms_tsv, tmp_path, extra, needed, absent):
     import json
     import os

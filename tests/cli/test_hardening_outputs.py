@@ -141,6 +141,7 @@ def _run_ascii(args):
     return subprocess.run([sys.executable, *map(str, args)], capture_output=True, timeout=300, env=env, cwd=str(repo))
 
 
+@pytest.mark.slow
 def test_strict_ascii_stdout_with_a_non_ascii_label(tmp_path):
     """``PYTHONIOENCODING=ascii:strict``: train, predict, inspect and topicfilter print a
     non-ASCII label as a backslash escape and exit 0 (topicfilter stopped at the first

@@ -372,6 +372,7 @@ def test_predict_rows_with_an_empty_label_and_table_accuracy(tmp_path, text_mode
     assert err.startswith(f"{weather}: accuracy ") and "of 14 rows with a class value" in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("flag", ["--stop-words", "--labels", "--structure"])
 def test_side_files_must_be_regular_files(tmp_path, flag):
     """``--stop-words``, ``--labels`` and ``--structure`` given a FIFO or a device: one
@@ -397,6 +398,7 @@ def test_side_files_must_be_regular_files(tmp_path, flag):
         read_small_text(big, what="word list", max_bytes=50)
 
 
+@pytest.mark.slow
 def test_seconds_of_a_table_run_exclude_the_imports(tmp_path):
     """``train`` on a table imports the modules it will use (scikit-learn, the model's)
     before its clock starts, so ``seconds:`` measures reading, fitting and writing."""
@@ -414,6 +416,7 @@ def test_seconds_of_a_table_run_exclude_the_imports(tmp_path):
     assert r.returncode == 0, r.stderr.decode()
 
 
+@pytest.mark.slow
 def test_topicfilter_does_not_reroute_its_own_outputs(tmp_path, text_model):
     """``topicfilter --out inbox/sorted inbox`` run twice: the second run routes the two
     inbox documents again but never the files it wrote the first time (was: they were
@@ -525,6 +528,7 @@ def test_readme_synopsis_and_procmail_notes():
     assert len(headings) == len(set(headings))
 
 
+@pytest.mark.slow
 def test_a_table_of_too_many_columns_is_refused_at_once(tmp_path):
     """10^5 + 1 columns (CSV) or attributes (ARFF): one line at read time (was: 10^6
     columns took over ten minutes and a gigabyte before any answer); 2,000 columns train

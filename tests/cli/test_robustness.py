@@ -259,6 +259,7 @@ def test_unicode_labels_and_documents_round_trip(tmp_path):
     assert sorted(load(tmp_path / "m.tnb").classes_) == sorted(set(labels))
 
 
+@pytest.mark.slow
 def test_huge_document_is_truncated_and_memory_stays_bounded(tmp_path):
     """A 1 GB single document (sparse: no GB is written) costs at most --max-bytes.
 
@@ -321,6 +322,7 @@ def test_many_classes_on_count_and_nominal_models():
         np.testing.assert_allclose(p.sum(axis=1), 1.0)
 
 
+@pytest.mark.slow
 def test_many_classes_on_gaussian_tabular_model():
     r = run_python("""
         import resource, warnings
@@ -340,6 +342,7 @@ def test_many_classes_on_gaussian_tabular_model():
     assert r.returncode == 0 and "ok" in r.stdout, r.stderr[-500:]
 
 
+@pytest.mark.slow
 def test_many_classes_text_classifier_fits_in_bounded_memory():
     r = run_python("""
         import resource
@@ -359,6 +362,7 @@ def test_many_classes_text_classifier_fits_in_bounded_memory():
     assert r.returncode == 0 and "ok" in r.stdout, r.stderr[-500:]
 
 
+@pytest.mark.slow
 def test_log_odds_with_many_classes_is_linear():
     r = run_python("""
         import resource
@@ -502,6 +506,7 @@ def test_truncated_model_file(model_file, keep):
         load(model_file)
 
 
+@pytest.mark.slow
 def test_every_bit_flip_is_detected_or_harmless(model_file):
     """Flip one bit at many offsets: load refuses, or gives exactly the same predictions.
 
@@ -536,6 +541,7 @@ def test_model_from_a_newer_format_version(model_file, tmp_path):
     one_error_line(err, "model format version 99 is newer than this textnb reads (1); upgrade textnb")
 
 
+@pytest.mark.slow
 def test_zip_bomb_member_is_refused_before_inflating(model_file, tmp_path):
     """A deflated member: 128 MiB of zeros in ~130 KB; load refuses it by its compression alone."""
     items = members(model_file)
@@ -767,6 +773,7 @@ def test_predict_a_missing_file_and_a_binary_file(tmp_path, model_file):
     one_error_line(err, "bin: binary file, skipped")
 
 
+@pytest.mark.slow
 def test_predict_into_a_closed_pipe_exits_quietly(tmp_path, model_file):
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -35,6 +35,7 @@ def sms():
     return corpus.documents, corpus.labels
 
 
+@pytest.mark.slow
 def test_parallel_predict_threads_equal_sequential(sms, tmp_path):
     docs, labels = sms
     textnb.TextClassifier(batch_size=300).fit(docs, labels).save(tmp_path / "m.tnb")
@@ -106,6 +107,7 @@ def test_processes_registering_at_once_lose_nothing(tmp_path):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tmp-")]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAVE_FILTER or not (REPO / "scripts" / "spamfilter").exists(),
                     reason="scripts/spamfilter is not available")
 def test_spamfilter_commands_registering_at_once(tmp_path):

@@ -58,6 +58,7 @@ def _train_args(model, *extra):
     return [sys.executable, "-m", "textnb", "train", str(SMS), "-o", str(model), "--jobs", "1", *extra]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not SMS.exists(), reason="bundled SMS corpus missing")
 def test_killed_train_leaves_the_old_or_the_new_model(tmp_path):
     model = tmp_path / "sms.tnb"
@@ -115,6 +116,7 @@ raise SystemExit(main(sys.argv[1:]))
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not SMS.exists(), reason="bundled SMS corpus missing")
 def test_save_killed_mid_write_keeps_the_previous_file(tmp_path):
     """The same with the writer slowed down, so that most kills land inside ``save``."""
@@ -175,6 +177,7 @@ def _spam_count(model):
     return counts.get("spam", 0.0), counts.get("ham", 0.0)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAVE_FILTER, reason="textnb.apps.filtering / scripts/spamfilter not available")
 def test_killed_register_never_loses_or_damages_the_model(tmp_path):
     from textnb.apps.filtering import update_model

@@ -32,6 +32,7 @@ def train(path, out, *flags):
     return digest(out)
 
 
+@pytest.mark.slow
 @needs_sms
 @pytest.mark.parametrize("flags", [[], ["--model", "bernoulli", "--ngram", "2", "--stop-words", "english"],
                                    ["--min-df", "2", "--max-features", "500", "--stem", "porter"]],
@@ -65,6 +66,7 @@ def test_processes_are_really_used_and_batch_size_does_not_matter(tmp_path, monk
     assert 333 in seen  # batches of 333 really ran
 
 
+@pytest.mark.slow
 def test_ten_thousand_files_with_jobs_1_and_2(tmp_path, monkeypatch):
     """The CLI on a corpus of 10,000 small files read by worker processes (the threshold,
     30,000 documents by default, lowered so that --jobs 2 uses processes)."""
@@ -80,6 +82,7 @@ def test_ten_thousand_files_with_jobs_1_and_2(tmp_path, monkeypatch):
     assert train(root, tmp_path / "j1.tnb", "--jobs", "1") == train(root, tmp_path / "j2.tnb", "--jobs", "2")
 
 
+@pytest.mark.slow
 @needs_sms
 def test_fresh_processes_with_other_hash_seeds(tmp_path):
     digests = set()

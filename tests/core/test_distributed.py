@@ -25,6 +25,7 @@ def sms(sms_tsv):
     return [r[1] for r in rows], np.array([r[0] for r in rows])
 
 
+@pytest.mark.slow
 def test_dask_training_equals_local_training(client, sms, tmp_path):
     docs, y = sms
     local = TextClassifier(batch_size=500).fit(docs, y)
@@ -34,6 +35,7 @@ def test_dask_training_equals_local_training(client, sms, tmp_path):
     assert (tmp_path / "local.tnb").read_bytes() == (tmp_path / "remote.tnb").read_bytes()
 
 
+@pytest.mark.slow
 def test_fit_on_a_dask_bag(client, sms):
     docs, y = sms
     bag = dask_bag.from_sequence(list(zip(docs, y.tolist())), npartitions=7)
@@ -59,6 +61,7 @@ def test_files_are_read_by_the_workers(client, tmp_path):
     np.testing.assert_array_equal(remote.model_.feature_count_, local.model_.feature_count_)
 
 
+@pytest.mark.slow
 def test_cli_train_with_a_local_scheduler(sms_tsv, tmp_path):
     from textnb.cli.commands import main
 
@@ -67,6 +70,7 @@ def test_cli_train_with_a_local_scheduler(sms_tsv, tmp_path):
     assert (tmp_path / "d.tnb").read_bytes() == (tmp_path / "l.tnb").read_bytes()
 
 
+@pytest.mark.slow
 def test_unreachable_scheduler_is_a_one_line_error(sms_tsv, tmp_path, capsys):
     from textnb.cli.commands import main
 

@@ -377,6 +377,7 @@ def _use(path, X):
 BUDGET = 140  # mutations per model (sampled with a fixed seed beyond that): the file runs in < 60 s of CPU
 
 
+@pytest.mark.slow
 def test_every_registered_kind_is_covered(fitted):
     """Every model kind a file may name is in the fuzz set (a new kind must join MODELS)."""
     _import_models()
@@ -402,6 +403,7 @@ def test_every_registered_kind_is_covered(fitted):
         assert params is not None and state is not None, f"{kind} declares no model-file schema"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_mutated_model_files_are_refused_or_predict(fitted, name, tmp_path):
     path, X = fitted[name]
@@ -651,6 +653,7 @@ def test_shape_mutations_are_one_line_errors_at_load(fitted, tmp_path, name):
     assert refused >= 0.8 * sum(a.size > 0 for a in arrays.values())
 
 
+@pytest.mark.slow
 def test_textnb_predict_reports_an_inconsistent_model_on_one_line(fitted, tmp_path):
     path, _ = fitted["text-multinomial"]
     header, arrays = _read(path)

@@ -116,6 +116,7 @@ def test_write_read_round_trip(tmp_path):
     np.testing.assert_array_equal(d.X, X)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not UCI.is_dir(), reason="../shared/datasets/uci not available")
 def test_every_uci_file_reads():
     files = sorted(UCI.glob("*.arff"))

@@ -193,6 +193,7 @@ def test_text_classifier_partial_fit_forget_and_merge(sms):
         a.merge(TextClassifier(model=MultinomialNB()).fit(docs[:100], y[:100]))
 
 
+@pytest.mark.slow
 def test_cli_train_default_and_model_flags(tmp_path):
     def run(*args):
         return subprocess.run([sys.executable, "-m", "textnb", *args], capture_output=True, text=True)

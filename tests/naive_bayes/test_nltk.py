@@ -88,6 +88,7 @@ def _random_data(rng, n_train, n_test):
     return train, test
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: getattr(e, "__name__", "?"))
 def test_same_numbers_as_nltk_on_random_featuresets(estimator):
     rng = random.Random(31)

@@ -289,6 +289,7 @@ def test_bad_inputs():
 CLASS_FIRST = {"lung-cancer", "promoters", "wine"}  # per SOURCES.md
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not UCI.is_dir(), reason="../shared/datasets/uci not available")
 def test_every_uci_file_trains():
     from textnb.io.arff import read_arff

@@ -160,6 +160,7 @@ def test_numeric_attribute_is_refused():
         LBR().fit([[0.5], [1.0]], ["a", "b"], attributes=[2])
 
 
+@pytest.mark.slow
 def test_parallel_equals_serial():
     X, y, n_values = _interacting_data(120, 7)
     a = LBR().fit(X, y, attributes=n_values)

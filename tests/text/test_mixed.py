@@ -326,6 +326,7 @@ def test_sklearn_check_estimator(estimator, check):
 
 
 # -- command line -----------------------------------------------------------------------
+@pytest.mark.slow
 def test_cli_train_predict_evaluate_inspect_merge(tmp_path):
     rows = _rows()
     data = _write_csv(tmp_path / "mail.csv", rows)
