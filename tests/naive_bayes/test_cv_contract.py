@@ -268,3 +268,49 @@ def test_a_nested_splitter_cv_is_refused_too(small, tmp_path):
     with pytest.raises(ModelFileError, match="estimator__cv"):
         model.save(tmp_path / "m.tnb")
     assert not (tmp_path / "m.tnb").exists()
+
+
+# -- APNBC and the evaluation functions take the same cv ------------------------------------
+
+
+def test_apnbc_out_of_fold_scores_follow_given_splits(small):
+    """APNBC(fit_on="cv") with StratifiedKFold(shuffle, seed) as a splitter learns the very
+    weights of the int cv with the same seed (its own folds are those); a list of splits
+    equals the splitter; a one-line error for a bad cv."""
+    from textnb.semi_naive.apnbc import APNBC
+
+    X, y = small
+    folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=3)
+    by_int = APNBC(MultinomialNB(), fit_on="cv", cv=5, random_state=3, significance=1.0).fit(X, y)
+    by_splitter = APNBC(MultinomialNB(), fit_on="cv", cv=folds, significance=1.0).fit(X, y)
+    by_list = APNBC(MultinomialNB(), fit_on="cv", cv=list(folds.split(X, y)), significance=1.0).fit(X, y)
+    np.testing.assert_array_equal(by_int.class_log_weight_, by_splitter.class_log_weight_)
+    np.testing.assert_array_equal(by_splitter.class_log_weight_, by_list.class_log_weight_)
+    with pytest.raises(ParameterError, match="cv must be"):
+        APNBC(MultinomialNB(), fit_on="cv", cv="five").fit(X, y)
+
+
+def test_cross_validate_takes_a_splitter_and_pools_each_split(small):
+    from textnb.evaluation.evaluate import cross_validate
+
+    X, y = small
+    by_int = cross_validate(X, y, MultinomialNB(), cv=4, seed=7)
+    folds = StratifiedKFold(n_splits=4, shuffle=True, random_state=7)
+    by_splitter = cross_validate(X, y, MultinomialNB(), cv=folds)
+    assert by_splitter["accuracy"] == by_int["accuracy"] and by_splitter["folds"] == 4
+    half = ShuffleSplit(n_splits=3, test_size=0.25, random_state=0)
+    report = cross_validate(X, y, MultinomialNB(), cv=half)
+    assert report["folds"] == 3 and 0.8 < report["accuracy"] <= 1.0
+    assert sum(report["confusion_matrix"][0]) + sum(report["confusion_matrix"][1]) == 3 * 150  # each split's rows
+    with pytest.raises(ParameterError, match="repeat must be 1"):
+        cross_validate(X, y, MultinomialNB(), cv=folds, repeat=2)
+
+
+def test_cross_validate_multilabel_takes_a_splitter(small, label_sets):
+    from textnb.meta.multilabel import cross_validate_multilabel
+
+    X, _ = small
+    model = MultiLabelNB(MultinomialNB(), cv=2)
+    by_int = cross_validate_multilabel(X, label_sets, model, cv=3, seed=5)
+    by_splitter = cross_validate_multilabel(X, label_sets, model, cv=KFold(n_splits=3, shuffle=True, random_state=5))
+    assert by_splitter["micro_f1"] == by_int["micro_f1"] and by_splitter["folds"] == 3

@@ -17,7 +17,8 @@ from sklearn.base import clone
 from sklearn.metrics import confusion_matrix, f1_score, log_loss, precision_recall_fscore_support
 from sklearn.model_selection import StratifiedKFold
 
-from textnb.core.errors import InputError
+from textnb.core.errors import InputError, ParameterError
+from textnb.naive_bayes.base import given_splits
 from textnb.text.vectorizer import TermKeys, count_batch, prune_mask
 
 __all__ = ["classification_report", "cross_validate", "evaluate_split", "expected_calibration_error", "vectorize_all"]
@@ -123,44 +124,58 @@ def cross_validate(X, y, model, *, cv=10, repeat=1, seed=0, vectorizer=None, pro
     """Stratified K-fold cross-validation, ``repeat`` times with seeds ``seed, seed+1, ...``.
 
     ``X`` is a count matrix (with ``vectorizer`` giving the pruning rules) or a
-    tabular array. Returns the report of :func:`classification_report` on the pooled
-    out-of-fold predictions, plus ``accuracy_per_repeat`` and ``seconds``.
+    tabular array. ``cv`` is a number of stratified, shuffled folds, or what
+    scikit-learn's ``check_cv`` accepts (a splitter, or an iterable of (train, test) index
+    arrays: used as given, once, so ``repeat`` must be 1; a row in no test part is not
+    predicted, a row in several is predicted once per split and counted each time).
+    Returns the report of :func:`classification_report` on the pooled out-of-fold
+    predictions, plus ``accuracy_per_repeat`` and ``seconds``.
     """
     y = np.asarray(y)
     classes = np.unique(y)
     if len(classes) < 2:
         raise InputError(f"only one class ({classes[0]!r}); evaluation needs at least two")
-    if cv < 2:
-        raise InputError(f"cv must be at least 2; got {cv}")
-    largest = max(int(np.sum(y == c)) for c in classes)
-    if largest < cv:
-        raise InputError(f"no class has {cv} objects, so there cannot be {cv} folds; use a smaller --cv")
+    given = given_splits(cv, X, y)
+    if given is not None and repeat != 1:
+        raise ParameterError(f"repeat must be 1 with given splits (they are used as given); got {repeat}")
+    if given is None:
+        cv = 10 if cv is None else int(cv)
+        largest = max(int(np.sum(y == c)) for c in classes)
+        if largest < cv:
+            raise InputError(f"no class has {cv} objects, so there cannot be {cv} folds; use a smaller --cv")
     start = time.perf_counter()
     accuracies, y_all, pred_all, proba_all = [], [], [], []
-    done, total = 0, cv * repeat
+    done, total = 0, (cv * repeat if given is None else len(given))
     for r in range(repeat):
-        folds = StratifiedKFold(n_splits=cv, shuffle=True, random_state=seed + r)
+        if given is None:
+            folds = StratifiedKFold(n_splits=cv, shuffle=True, random_state=seed + r)
+            with warnings.catch_warnings():
+                # a class with fewer objects than folds is spread over as many folds as it has
+                warnings.filterwarnings("ignore", message="The least populated class")
+                splits = list(folds.split(np.zeros(len(y)), y))
+        else:
+            splits = given
         parts = []
-        with warnings.catch_warnings():
-            # a class with fewer objects than folds is spread over as many folds as it has
-            warnings.filterwarnings("ignore", message="The least populated class")
-            splits = list(folds.split(np.zeros(len(y)), y))
         for train, test in splits:
             p, fitted = _fit_predict(model, X[train], y[train], X[test], vectorizer)
             parts.append((test, p, fitted))
             done += 1
             if progress is not None:
                 progress(done, total)
-        proba = _collect(y, parts, classes)
+        if given is None:  # every row held out once
+            truth, proba = y, _collect(y, parts, classes)
+        else:  # each split's test rows, as given
+            truth = np.concatenate([y[test] for test, _, _ in parts])
+            proba = np.vstack([_collect(y[test], [(np.arange(len(test)), p, f)], classes) for test, p, f in parts])
         pred = classes[np.argmax(proba, axis=1)]
-        accuracies.append(float(np.mean(pred == y)))
-        y_all.append(y)
+        accuracies.append(float(np.mean(pred == truth)))
+        y_all.append(truth)
         pred_all.append(pred)
         proba_all.append(proba)
     report = classification_report(np.concatenate(y_all), np.concatenate(pred_all), classes,
                                    np.vstack(proba_all))
     report["n"] = int(len(y))
-    report["folds"] = cv
+    report["folds"] = cv if given is None else len(given)
     report["repeat"] = repeat
     report["seed"] = seed
     report["accuracy_per_repeat"] = accuracies

@@ -1013,10 +1013,12 @@ def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0, progress=
     labels : list of label collections, or 0/1 indicator matrix
     model : MultiLabelNB, default=None
         ``MultiLabelNB()`` when None (cloned per fold).
-    cv : int, default=10
-        Folds (shuffled with ``seed``).
+    cv : int, cross-validation splitter or iterable of (train, test) index arrays, default=10
+        A number of folds (shuffled with ``seed``), or what scikit-learn's ``check_cv``
+        accepts, used as given: each split's test rows are predicted and pooled (a row in
+        no test part is not counted, a row in several is counted once per split).
     progress : callable, default=None
-        ``progress(done, cv)`` after each fold.
+        ``progress(done, total)`` after each fold.
 
     Returns
     -------
@@ -1029,18 +1031,23 @@ def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0, progress=
     Y, classes, multilabel = MultiLabelNB()._indicator(labels if not isinstance(labels, list) else list(labels))
     if not multilabel:
         raise InputError("cross_validate_multilabel needs label sets or an indicator matrix")
-    if cv < 2 or cv > X.shape[0]:
-        raise InputError(f"cv must be between 2 and the number of documents ({X.shape[0]}); got {cv}")
-    pred = np.zeros_like(Y)
-    scores = np.zeros(Y.shape, dtype=np.float64)
-    for k, (train, test) in enumerate(KFold(n_splits=cv, shuffle=True, random_state=seed).split(X), 1):
+    splits = given_splits(cv, X, Y)
+    if splits is None:
+        cv = 10 if cv is None else int(cv)
+        if cv > X.shape[0]:
+            raise InputError(f"cv must be between 2 and the number of documents ({X.shape[0]}); got {cv}")
+        splits = list(KFold(n_splits=cv, shuffle=True, random_state=seed).split(X))
+    truth, pred, scores = [], [], []
+    for k, (train, test) in enumerate(splits, 1):
         cols = seen_columns(X[train])
         fitted = clone(model).fit(X[train][:, cols], Y[train])
         D = fitted.decision_function(X[test][:, cols])  # what predict thresholds at 0
-        pred[test] = D > 0
-        scores[test] = _finite(D)
+        truth.append(Y[test])
+        pred.append((D > 0).astype(Y.dtype))
+        scores.append(_finite(D))
         if progress is not None:
-            progress(k, cv)
-    report = multilabel_report(Y, pred, classes, scores, train_support=Y.sum(axis=0))
-    report["folds"], report["seed"] = cv, seed
+            progress(k, len(splits))
+    report = multilabel_report(np.vstack(truth), np.vstack(pred), classes, np.vstack(scores),
+                               train_support=Y.sum(axis=0))
+    report["folds"], report["seed"] = len(splits), seed
     return report

@@ -28,9 +28,10 @@ from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from textnb.naive_bayes.base import BaseNB
+from textnb.core.errors import ParameterError
+from textnb.naive_bayes.base import CV_SCHEMA, BaseNB, given_splits
 from textnb.core.model_io import register
-from textnb.core.model_schema import (FOLDS, N_FEATURES, SEED, TEMPLATE, Any, Array, Choice, Classes, DictOf,
+from textnb.core.model_schema import (N_FEATURES, SEED, TEMPLATE, Any, Array, Choice, Classes, DictOf,
                                  Float, ListOf, MayBeAbsent, Model, Reals, Str)
 from textnb.io.frames import is_frame
 
@@ -66,8 +67,12 @@ class APNBC(BaseNB):
         with ``random_state``), useful when the base model fits its training data
         almost perfectly, as a multinomial model of long documents does. Either way the
         base model kept for prediction is fitted on all the data.
-    cv : int, default=10
-        Number of folds for ``fit_on="cv"`` (lowered to the number of objects if larger).
+    cv : int, cross-validation splitter or iterable of (train, test) index arrays, default=10
+        The folds of ``fit_on="cv"``: a number of stratified folds (lowered to the number
+        of objects of the largest class if larger), or what scikit-learn's ``check_cv``
+        accepts. With given splits, each row's score is from the last split that holds it
+        out, and a row no split holds out is scored by the model fitted on all the data. A
+        splitter object cannot be saved in a model file (a list of splits can).
     epsilon : float, default=1e-5
         The paper's ε: a candidate weight is a critical value moved by ε so that the tied
         object falls on the intended side. Here the step is taken on the log scale
@@ -157,7 +162,7 @@ class APNBC(BaseNB):
 
     _param_schema = {
         "estimator": TEMPLATE, "significance": Float(0.0, 1.0, lo_open=True),
-        "fit_on": Choice("resubstitution", "cv"), "cv": FOLDS, "epsilon": Float(0.0, 1.0), "random_state": SEED,
+        "fit_on": Choice("resubstitution", "cv"), "cv": CV_SCHEMA, "epsilon": Float(0.0, 1.0), "random_state": SEED,
     }
     _state_schema = {
         "classes_": Classes(),
@@ -192,8 +197,8 @@ class APNBC(BaseNB):
             raise ValueError(f"significance must be a number in (0, 1]; got {sig!r}")
         if self.fit_on not in _FIT_ON:
             raise ValueError(f"fit_on must be one of {list(_FIT_ON)}; got {self.fit_on!r}")
-        if not isinstance(self.cv, Integral) or isinstance(self.cv, bool) or self.cv < 2:
-            raise ValueError(f"cv must be an integer >= 2; got {self.cv!r}")
+        if isinstance(self.cv, Integral) and not isinstance(self.cv, bool) and self.cv < 2:
+            raise ParameterError(f"cv must be at least 2 folds; got {self.cv!r}")
         eps = self.epsilon
         if not isinstance(eps, Real) or isinstance(eps, bool) or not (0 < eps < np.inf):
             raise ValueError(f"epsilon must be a finite number > 0; got {eps!r}")
@@ -222,8 +227,9 @@ class APNBC(BaseNB):
         self.estimator_ = clone(base).fit(X, y)
         self.classes_ = self.estimator_.classes_
         y_index = _positions(self.classes_, y)  # classes_ may be in declared, unsorted order
+        splits = given_splits(self.cv, X, y)  # checked even when fit_on="resubstitution"
         if self.fit_on == "cv":
-            jll = self._out_of_fold_jll(base, X, y)
+            jll = self._out_of_fold_jll(base, X, y, splits)
         else:
             jll = self.estimator_.predict_joint_log_proba(X)
         log_weight, history = _search_weights_fast(
@@ -236,18 +242,20 @@ class APNBC(BaseNB):
         self.search_history_ = history
         return self
 
-    def _out_of_fold_jll(self, base, X, y):
+    def _out_of_fold_jll(self, base, X, y, splits=None):
         n = len(y)
-        # no more folds than the largest class has objects (smaller classes are spread
-        # over as many folds as they have objects)
-        largest = int(np.max(np.unique(y, return_counts=True)[1]))
-        folds = StratifiedKFold(n_splits=max(2, min(int(self.cv), largest)), shuffle=True,
-                                random_state=self.random_state)
-        jll = np.full((n, len(self.classes_)), -np.inf)
-        rows = np.arange(n)
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message="The least populated class")
-            splits = list(folds.split(rows, y))
+        if splits is None:
+            # no more folds than the largest class has objects (smaller classes are spread
+            # over as many folds as they have objects)
+            largest = int(np.max(np.unique(y, return_counts=True)[1]))
+            folds = StratifiedKFold(n_splits=max(2, min(int(self.cv or 10), largest)), shuffle=True,
+                                    random_state=self.random_state)
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message="The least populated class")
+                splits = list(folds.split(np.arange(n), y))
+            jll = np.full((n, len(self.classes_)), -np.inf)
+        else:  # rows no split holds out keep the full model's scores
+            jll = np.asarray(self.estimator_.predict_joint_log_proba(X), dtype=np.float64).copy()
         for train, test in splits:
             Xtr = _take_rows(X, train)
             model = clone(base).fit(Xtr, y[train])
