@@ -51,7 +51,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.naive_bayes.base import BaseNB, NominalCodesMixin, check_nominal_codes, check_partial_fit_labels, check_sample_weight, partial_fit_classes
-from textnb.naive_bayes.discretize import apply_cut_points, mdl_cut_points
+from textnb.naive_bayes.discretize import apply_cut_points, mdl_cut_points, nominal_rows
 from textnb.core.model_io import register
 from textnb.core.model_schema import (FEATURE_NAMES, check_params, MAX_COUNT, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes,
                                       Choice, Classes, Counts, Float, ListOf, MayBeAbsent, Optional, Reals)
@@ -373,14 +373,7 @@ class AODE(NominalCodesMixin, BaseNB):
 
     # -- prediction ----------------------------------------------------------------------
     def _check_X(self, X):
-        X = frame_for_predict(self, X, declared_attributes(self))
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
-        if self.cut_points_ is not None:
-            X = apply_cut_points(X, self.cut_points_)
-        check_nominal_codes(X, type(self).__name__)
-        X = X.copy()
-        X[X >= self.n_values_] = np.nan  # unseen / undeclared value = missing
-        return X
+        return nominal_rows(self, X)
 
     def _joint_log_likelihood(self, X):
         n, d = X.shape

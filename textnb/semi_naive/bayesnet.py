@@ -71,7 +71,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.naive_bayes.base import BaseNB, NominalCodesMixin, check_nominal_codes
-from textnb.naive_bayes.discretize import apply_cut_points, mdl_cut_points
+from textnb.naive_bayes.discretize import apply_cut_points, mdl_cut_points, nominal_rows
 from textnb.core.errors import InputError, TextnbError
 from textnb.core.model_io import register
 from textnb.core.stats import CountTable, class_indicator
@@ -79,7 +79,7 @@ from textnb.io.tables import check_no_text
 from textnb.core.model_schema import (FEATURE_NAMES, check_params, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes, Choice,
                                  Classes, Counts, DictOf, Int, ListOf, MayBeAbsent, OneOf, Optional,
                                  Reals, Str)
-from textnb.io.frames import declared_attributes, frame_for_fit, frame_for_predict
+from textnb.io.frames import declared_attributes, frame_for_fit
 from textnb.io.tables import Attribute
 
 __all__ = ["BayesNetClassifier", "TAN", "read_structure", "conditional_mutual_information"]
@@ -384,13 +384,7 @@ class _BaseBayesNet(NominalCodesMixin, BaseNB):
 
     # -- input -------------------------------------------------------------------
     def _check_X(self, X):
-        X = frame_for_predict(self, X, declared_attributes(self))
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
-        if self.cut_points_ is not None:
-            X = apply_cut_points(X, self.cut_points_)
-        check_nominal_codes(X, type(self).__name__)
-        X = X.copy()
-        X[X >= self.n_values_] = np.nan  # unseen / undeclared value = missing
+        X = nominal_rows(self, X)
         if self.missing == "mode":
             X = self._fill_modes(X)
         return X
