@@ -64,6 +64,7 @@ from textnb.core.model_schema import (FOLDS, N_FEATURES, SEED, TEMPLATE, Array, 
 from textnb.core.stats import CountTable, seen_columns
 from textnb.io.corpus import _class_folders, _walk_files, read_small_text
 from textnb.meta.calibration import estimator_log_odds, threshold_for_f1
+from textnb.naive_bayes.base import log_odds
 from textnb.naive_bayes.discrete import _BaseCountNB
 
 __all__ = [
@@ -511,6 +512,25 @@ def _with_choices(base, fitted):
     return clone(base).set_params(event_model=fitted.event_model_, alpha=float(fitted.alpha_))
 
 
+def _constant(Y):
+    """Per label: 1 on every row of ``Y``, 0 on none, else -1."""
+    n_pos = Y.sum(axis=0)
+    return np.where(n_pos == 0, 0, np.where(n_pos == Y.shape[0], 1, -1))
+
+
+def _copies(Y, live):
+    """The copy transformation of the ``live`` labels of ``Y``: ``(rows, codes)``, a row
+    per document and label (the document's index) in the documents' order, its code the
+    label's index, or ``n_labels`` for a document with none of them."""
+    Yl = Y[:, live]
+    rows, cols = np.nonzero(Yl)
+    empty = np.flatnonzero(Yl.sum(axis=1) == 0)
+    rows = np.concatenate([rows, empty])
+    codes = np.concatenate([live[cols], np.full(empty.size, Y.shape[1])])
+    order = np.argsort(rows, kind="stable")  # the documents' order, a document's labels in order
+    return rows[order], codes[order]
+
+
 def _sums_fit(base):
     """Whether ``base`` is a count model whose fit is its sums (``fit_counts`` gives the
     same model): the one-vs-rest models are then built from one product ``Y.T @ X``."""
@@ -745,15 +765,22 @@ class MultiLabelNB(SaveMixin, ClassifierMixin, BaseEstimator):
         self.strategy_ = strategy if multilabel else "fixed"
         thresholds = np.zeros(Y.shape[1])
         folds = self.cv if self.cv is not None else (5 if X.shape[0] < SMALL else 2)
-        steps = folds + 1 if multilabel and strategy != "fixed" else 1
-        fitted = self._fit_scores(base, X, Y)  # first: the out-of-fold models keep the choices it made
+        oof = multilabel and strategy != "fixed"  # decisions chosen on out-of-fold scores
+        steps = folds + 1 if oof else 1
+        n_splits = int(min(folds, X.shape[0]))
+        from_sums = oof and n_splits >= 2 and self.method == "copy" and hasattr(base, "fit_out_of_fold")
+        if from_sums:  # one training: the out-of-fold scores from the sums of the model of every document
+            splits = KFold(n_splits=n_splits, shuffle=True, random_state=self.random_state).split(X)
+            fitted, S = self._fit_copy_out_of_fold(base, X, Y, splits)
+            steps = 1
+        else:
+            fitted = self._fit_scores(base, X, Y)  # first: the out-of-fold models keep the choices it made
         done = 1
         if progress is not None:
             progress(done, steps)
-        if steps > 1:
+        if oof and not from_sums:
             base = _with_choices(base, fitted[0])
             S = np.empty(Y.shape, dtype=np.float64)
-            n_splits = int(min(folds, X.shape[0]))
             if n_splits < 2:
                 S[:] = 0.0
             else:
@@ -764,6 +791,7 @@ class MultiLabelNB(SaveMixin, ClassifierMixin, BaseEstimator):
                     done += 1
                     if progress is not None:
                         progress(done, steps)
+        if oof:
             thresholds = self._decide(_finite(S), Y.astype(bool), strategy)
         elif strategy == "fixed" and multilabel:
             thresholds[:] = float(self.threshold)
@@ -780,18 +808,13 @@ class MultiLabelNB(SaveMixin, ClassifierMixin, BaseEstimator):
         are constant in ``Y``: ``(model(s), constant)``."""
         n, m = Y.shape
         n_pos = Y.sum(axis=0)
-        constant = np.where(n_pos == 0, 0, np.where(n_pos == n, 1, -1))
+        constant = _constant(Y)
         live = np.flatnonzero(constant == -1)
         if self.method == "copy":
             if live.size == 0:
                 return None, constant
-            Yl = Y[:, live]
-            rows, cols = np.nonzero(Yl)
-            empty = np.flatnonzero(Yl.sum(axis=1) == 0)
-            rows = np.concatenate([rows, empty])
-            codes = np.concatenate([live[cols], np.full(empty.size, m)])
-            order = np.argsort(rows, kind="stable")  # the documents' order, a document's labels in order
-            return clone(base).fit(X[rows[order]], codes[order]), constant
+            rows, codes = _copies(Y, live)
+            return clone(base).fit(X[rows], codes), constant
         models = [None] * m
         if _sums_fit(base) and live.size:
             counter = clone(base)
@@ -807,6 +830,33 @@ class MultiLabelNB(SaveMixin, ClassifierMixin, BaseEstimator):
             for j in live:
                 models[j] = clone(base).fit(X, Y[:, j])
         return models, constant
+
+    def _fit_copy_out_of_fold(self, base, X, Y, splits):
+        """The copy model of every document (as :meth:`_fit_scores`) and the out-of-fold
+        log-odds of the documents of each ``(train, test)`` split's test part, from the
+        model's sums with that part taken out (``base.fit_out_of_fold``): ``(fitted, S)``.
+        A label constant in the training part of a split gets ±inf, as in a model
+        trained on that part."""
+        n, m = Y.shape
+        fold = np.full(n, -1)
+        for k, (_, test) in enumerate(splits):
+            fold[test] = k
+        constant = _constant(Y)
+        live = np.flatnonzero(constant == -1)
+        S = np.zeros((n, m))
+        model = None
+        if live.size:
+            rows, codes = _copies(Y, live)
+            model = clone(base)
+            full = np.full((n, m + 1), -np.inf)
+            full[:, model.classes_] = model.fit_out_of_fold(X[rows], codes, fold[rows], document=rows)
+            S = log_odds(full)[:, :m]
+        for k in np.unique(fold):
+            rest = Y[fold != k]
+            n_pos = rest.sum(axis=0)
+            S[np.ix_(fold == k, n_pos == 0)] = -np.inf
+            S[np.ix_(fold == k, n_pos == rest.shape[0])] = np.inf
+        return (model, constant), S
 
     def _scores(self, fitted, X):
         """Log-odds per label of the fitted ``(model(s), constant)`` (±inf for a
