@@ -360,9 +360,11 @@ def leave_out_scores(family, feature_count, class_count, T, y_index, contributio
     fold -1 are not scored, nor those that ``scored`` (a boolean mask) leaves out (they are
     still taken out with their fold).
 
-    ``X``, the documents' counts: when given, a held-out document is scored on the terms the
-    other folds have only (its features recomputed without the others), as a model trained
-    without its fold, whose vocabulary would not have them.
+    ``X``, the documents' counts: when given, the model of a fold has the terms of the other
+    folds only, and a held-out document is scored on these (its features recomputed without
+    the others), as by a model trained without the fold, whose vocabulary would not have the
+    fold's own terms (with the complement event model every term of the vocabulary weighs
+    in a class's normalisation).
     """
     n_classes = len(class_count)
     fold = np.asarray(fold)
@@ -387,15 +389,15 @@ def leave_out_scores(family, feature_count, class_count, T, y_index, contributio
             fc[cells] = np.maximum(kept - out.data, 0.0)  # the fold taken out (only its terms change)...
         cc = np.maximum(np.asarray(class_count, dtype=np.float64)
                         - np.bincount(y_index[rows], weights=contribution[rows], minlength=n_classes), 0.0)
-        W, b = linear_weights(family, rest, cc, alpha, pool, dtype=np.float32)
+        seen = None if X is None else np.flatnonzero(df - np.bincount(X[rows].indices, minlength=X.shape[1]))
+        if seen is not None and seen.size == X.shape[1]:
+            seen = None
+        W, b = linear_weights(family, rest if seen is None else rest[:, seen], cc, alpha, pool, dtype=np.float32)
         if cells is not None:
             fc[cells] = kept  # ...and put back exactly
         rows = rows[score[rows]]
         if X is not None:
-            Xf = X[rows]
-            Xf.data[(df - np.bincount(X[fold == f].indices, minlength=X.shape[1]) == 0)[Xf.indices]] = 0.0
-            Xf.eliminate_zeros()
-            Tf = features(family, Xf)
+            Tf = features(family, X[rows] if seen is None else X[rows][:, seen])
         else:
             Tf = T[rows]
         S[position[rows]] = scores(Tf.astype(np.float32, copy=False), W, b, pool)  # products in W's precision
