@@ -591,7 +591,10 @@ class MultiLabelNB(SaveMixin, ClassifierMixin, BaseEstimator):
         the documents is much less confident (60 documents: thresholds of -3.5 instead of
         -1), on large corpora 2 folds gave the F1 of 3 or 5 (``docs/multilabel.md``) in
         less time. The out-of-fold models keep the choices the model on all the training
-        documents made (DiscriminativeNB's event model and smoothing).
+        documents made (DiscriminativeNB's event model and smoothing). With
+        ``method="copy"`` over a model that has ``fit_out_of_fold`` (DiscriminativeNB)
+        there is one training: each fold's scores come from the sums of the model of every
+        document with that fold's documents taken out.
     random_state : int, default=0
         Seed of the folds.
 
@@ -748,8 +751,8 @@ class MultiLabelNB(SaveMixin, ClassifierMixin, BaseEstimator):
         """Fit the scores' model(s) and choose the decisions; returns self.
 
         ``progress``, a callable ``progress(done, total)``, is told of each model fitted
-        (the final one, then the ``cv`` out-of-fold ones).
-        """
+        (the final one, then the ``cv`` out-of-fold ones; one model when the out-of-fold
+        scores come from its sums)."""
         strategy = self._check_params()
         Y, classes, multilabel = self._indicator(y)
         X = validate_data(self, X, accept_sparse="csr", reset=True)
@@ -770,9 +773,12 @@ class MultiLabelNB(SaveMixin, ClassifierMixin, BaseEstimator):
         n_splits = int(min(folds, X.shape[0]))
         from_sums = oof and n_splits >= 2 and self.method == "copy" and hasattr(base, "fit_out_of_fold")
         if from_sums:  # one training: the out-of-fold scores from the sums of the model of every document
+            steps = 1
+        if progress is not None:
+            progress(0, steps)
+        if from_sums:
             splits = KFold(n_splits=n_splits, shuffle=True, random_state=self.random_state).split(X)
             fitted, S = self._fit_copy_out_of_fold(base, X, Y, splits)
-            steps = 1
         else:
             fitted = self._fit_scores(base, X, Y)  # first: the out-of-fold models keep the choices it made
         done = 1
