@@ -102,3 +102,29 @@ def test_predict_over_many_files_shows_a_bar_on_a_terminal_only(tmp_path):
     assert "classifying" in tty and "doc" in tty
     r = subprocess.run(argv, capture_output=True, env=env, timeout=120)
     assert r.returncode == 0 and r.stderr == b"" and r.stdout == out
+
+
+def test_multilabel_train_and_evaluate_show_their_steps_on_a_terminal_only(tmp_path):
+    """Reading, counting the terms and fitting (every step that takes seconds on a large
+    corpus) each show a line on a terminal; piped, nothing."""
+    pytest.importorskip("tqdm")
+    words = {"grain": "wheat corn harvest crop", "oil": "crude barrel refinery opec", "money": "dollar yen bank"}
+    lines = []
+    for i in range(80):
+        labs = sorted({list(words)[i % 3], list(words)[(i * 7) % 3]})
+        part = "train" if i < 60 else "test"
+        (tmp_path / "c" / part).mkdir(parents=True, exist_ok=True)
+        (tmp_path / "c" / part / f"d{i}.txt").write_text(" ".join(words[lab] for lab in labs) + f" n{i}")
+        lines.append(f"d{i}\t{','.join(labs)}\n")
+    (tmp_path / "c" / "labels.tsv").write_text("".join(lines))
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    labels = str(tmp_path / "c" / "labels.tsv")
+    for argv in ([sys.executable, "-m", "textnb", "train", str(tmp_path / "c" / "train"), "--labels", labels,
+                  "-o", str(tmp_path / "m.tnb")],
+                 [sys.executable, "-m", "textnb", "evaluate", str(tmp_path / "c"), "--labels", labels]):
+        code, out, tty = _stderr_on_a_terminal(argv)
+        assert code == 0, tty
+        for step in ("reading", "counting terms", "fitting"):
+            assert step in tty, (step, tty)
+        r = subprocess.run(argv, capture_output=True, env=env, timeout=120)
+        assert r.returncode == 0 and r.stderr == b"" and r.stdout.count(b"\n") == out.count(b"\n")

@@ -15,6 +15,7 @@ from textnb.meta.multilabel import (MultiLabelNB, break_even_point, cross_valida
                                     evaluate_multilabel_split, multilabel_report, read_label_file,
                                     read_multilabel_corpus)
 from textnb.naive_bayes.complement import ComplementNB
+from textnb.naive_bayes.discriminative import DiscriminativeNB
 
 TOPICS = {
     "grain": "wheat corn harvest crop bushels grain",
@@ -180,6 +181,64 @@ def test_copy_method_is_one_model_over_the_copied_documents():
     assert_allclose(m.estimator_.feature_count_, ref.feature_count_)
     lo = ref.predict_log_odds(X)[:, :2]
     assert_allclose(m.predict_log_odds(X), lo)
+
+
+# -- the out-of-fold scores of the copy model: from the sums of one training -------------------------
+def _two_folds(n, seed=0):
+    return np.random.RandomState(seed).permutation(n) % 2
+
+
+@pytest.mark.parametrize("event_model", ["complement", "bernoulli"])
+def test_out_of_fold_scores_from_the_sums_equal_a_model_trained_without_the_fold(sms_counts, event_model):
+    """Without frequency-estimate passes a model is its sums: taking a fold's documents out of
+    them is the model trained on the other fold, whose vocabulary has the other fold's terms only."""
+    X, y = sms_counts[0][:1500], sms_counts[1][:1500]
+    fold = _two_folds(X.shape[0])
+    params = dict(event_model=event_model, passes=0, calibration=None)
+    lp = DiscriminativeNB(**params).fit_out_of_fold(X, y, fold)
+    assert lp.shape == (X.shape[0], 2)
+    for f in (0, 1):
+        cols = np.flatnonzero(np.asarray(X[fold != f].sum(axis=0)).ravel())
+        assert cols.size < X.shape[1]  # the held-out fold has terms of its own
+        ref = DiscriminativeNB(**params).fit(X[fold != f][:, cols], y[fold != f])
+        want = ref.predict_log_proba(X[fold == f][:, cols])
+        assert_allclose(lp[fold == f], want, atol=2e-3 if event_model == "complement" else 1e-3)
+
+
+def test_out_of_fold_scores_of_copies_are_scored_once_per_document(sms_counts):
+    X, y = sms_counts[0][:600], sms_counts[1][:600]
+    rows = np.repeat(np.arange(300), 2)  # each document twice, as two classes
+    codes = np.where(np.arange(600) % 2, y[rows], "other")
+    fold = _two_folds(300)[rows]
+    est = DiscriminativeNB()
+    per_document = est.fit_out_of_fold(X[rows], codes, fold, document=rows)
+    per_row = DiscriminativeNB().fit_out_of_fold(X[rows], codes, fold)
+    assert per_document.shape == (300, 3)
+    assert_allclose(per_document, per_row[::2])
+    assert_allclose(per_row[::2], per_row[1::2])
+    with pytest.raises(ValueError, match="one fold"):
+        DiscriminativeNB().fit_out_of_fold(X[rows], codes, np.arange(600) % 2, document=rows)
+    # the scale is fitted on these held-out scores: the fitted model scores with it
+    assert est.scale_ > 0
+    assert_allclose(est.coef_, est.scale_ * DiscriminativeNB(calibration=None).fit(X[rows], codes).coef_,
+                    rtol=1e-9)
+
+
+def test_copy_model_trains_once_and_its_thresholds_are_those_of_a_training_per_fold(monkeypatch):
+    texts, labels = synthetic_corpus(240, seed=2)
+    X = Vectorizer().fit_transform(texts)
+    trainings = []
+    fit_rows = DiscriminativeNB.fit_rows
+    monkeypatch.setattr(DiscriminativeNB, "fit_rows", lambda self, *a, **k: trainings.append(1) or fit_rows(
+        self, *a, **k))
+    base = DiscriminativeNB(event_model="complement", passes=0, calibration=None)
+    from_sums = MultiLabelNB(base, threshold="scut", cv=2).fit(X, labels)
+    assert len(trainings) == 1
+    monkeypatch.delattr(DiscriminativeNB, "fit_out_of_fold")  # a model without it: one training per fold
+    per_fold = MultiLabelNB(base, threshold="scut", cv=2).fit(X, labels)
+    assert len(trainings) == 1 + 3
+    assert_allclose(from_sums.thresholds_, per_fold.thresholds_, atol=1e-4)  # every term is in both folds
+    assert_array_equal(from_sums.predict(X), per_fold.predict(X))
 
 
 # -- the decisions ------------------------------------------------------------------------------

@@ -40,8 +40,9 @@ from textnb.core.logspace import logsumexp
 from textnb.core.model_schema import MAX_ALPHA, N_JOBS, SEED, SPLITS, Choice, Float, Int, OneOf, Optional, check_param_values
 
 __all__ = ["FAMILIES", "DEFAULT_ALPHA", "PARAM_SCHEMA", "fit_rows", "choose_family", "class_sums", "doc_features", "features", "learn",
-           "linear_weights", "model_weights", "no_evidence_log_prior", "fit_scale", "leave_out_scale", "passes", "check_folds",
-           "restrict_splits", "map_threads", "sample_keys", "sample_rows", "threads", "content_keys"]
+           "linear_weights", "model_weights", "no_evidence_log_prior", "fit_scale", "held_out_scale", "leave_out_scale",
+           "leave_out_scores", "passes", "check_folds", "restrict_splits", "map_threads", "sample_keys", "sample_rows",
+           "threads", "content_keys"]
 
 FAMILIES = ("complement", "bernoulli")
 
@@ -385,18 +386,84 @@ def leave_out_scale(family, feature_count, class_count, T, y_index, contribution
     held = np.flatnonzero(rank < np.sort(rank)[limit - 1] + 1)  # the smallest keys
     fold = np.full(n, -1)
     fold[held] = rank[held] % folds
-    position = np.full(n, -1)
-    position[held] = np.arange(len(held))
-    S = np.empty((len(held), n_classes))
-    fc = np.array(feature_count, dtype=np.float32)  # single precision, as in the passes
-    for f in range(folds):
-        rows = np.flatnonzero(fold == f)
-        if rows.size == 0:
-            continue
-        Tf = T[rows]
-        S[position[rows]] = _scores_without(family, fc, class_count, Tf, y_index[rows], contribution[rows], Tf,
-                                            alpha=alpha, pool=pool)
+    S = leave_out_scores(family, feature_count, class_count, T, y_index, contribution, fold, alpha=alpha, pool=pool)
     return fit_scale(S, y_index[held], None if weights is None else np.asarray(weights)[held])
+
+
+def held_out_scale(S, y_index, keys):
+    """The calibration scale (:func:`fit_scale`) of held-out scores ``S`` (documents x
+    classes) of documents of classes ``y_index``, e.g. :func:`leave_out_scores`: fitted on
+    at most :data:`MAX_CALIBRATION_DOCUMENTS` documents (and :data:`MAX_CALIBRATION_CELLS`
+    scores), those of the smallest ``keys``. A document whose own class the model that
+    scored it did not know (score ``-inf``) is left out; another unknown class counts as
+    1e6 below the document's best one (probability 0 at any scale of :data:`SCALE_RANGE`).
+    None (nothing to calibrate on) with fewer than :data:`MIN_CALIBRATION_DOCUMENTS`
+    documents or fewer than two classes.
+    """
+    S = np.asarray(S, dtype=np.float64)
+    n, n_classes = S.shape
+    ok = np.flatnonzero(np.isfinite(S[np.arange(n), y_index]))
+    limit = min(ok.size, MAX_CALIBRATION_DOCUMENTS, MAX_CALIBRATION_CELLS // max(n_classes, 1))
+    if limit < MIN_CALIBRATION_DOCUMENTS or n_classes < 2:
+        return None
+    held = np.sort(ok[np.argsort(np.asarray(keys)[ok], kind="stable")[:limit]])
+    Sh = S[held]
+    floor = Sh.max(axis=1, keepdims=True) - 1e6
+    return fit_scale(np.where(Sh > floor, Sh, floor), y_index[held])
+
+
+def leave_out_scores(family, feature_count, class_count, T, y_index, contribution, fold, *, alpha, pool=None,
+                     X=None, scored=None):
+    """Scores (:func:`scores`) of the documents of ``T`` with a ``fold`` >= 0 (in row order), each
+    under the trained model ``(feature_count, class_count)`` with its own fold's ``contribution``
+    taken out (each document's total weight in the sums, :func:`learn`): the model trained
+    without the fold, up to the frequency-estimate weights of the other documents (computed
+    with the fold present), for a scoring pass instead of a training per fold. Documents of
+    fold -1 are not scored, nor those that ``scored`` (a boolean mask) leaves out (they are
+    still taken out with their fold).
+
+    ``X``, the documents' counts: when given, the model of a fold has the terms of the other
+    folds only, and a held-out document is scored on these (its features recomputed without
+    the others), as by a model trained without the fold, whose vocabulary would not have the
+    fold's own terms (with the complement event model every term of the vocabulary weighs
+    in a class's normalisation).
+    """
+    n_classes = len(class_count)
+    fold = np.asarray(fold)
+    score = fold >= 0 if scored is None else (fold >= 0) & np.asarray(scored, dtype=bool)
+    position = np.full(T.shape[0], -1)
+    position[score] = np.arange(int(score.sum()))
+    S = np.empty((int(score.sum()), n_classes))
+    fc = np.array(feature_count, dtype=np.float32)  # single precision, as in the passes
+    df = None if X is None else np.bincount(X.indices, minlength=X.shape[1])
+    for f in np.unique(fold[fold >= 0]):
+        rows = np.flatnonzero(fold == f)
+        out = (_indicator(y_index[rows], contribution[rows], n_classes) @ T[rows]).tocsr()  # the fold's sums
+        if out.nnz > fc.size // 8:  # a large fold: subtracting a dense matrix is faster than its cells
+            rest = out.toarray().astype(np.float32, copy=False)
+            np.subtract(fc, rest, out=rest)
+            np.maximum(rest, 0.0, out=rest)
+            cells = None
+        else:
+            rest = fc
+            cells = (np.repeat(np.arange(n_classes), np.diff(out.indptr)), out.indices)
+            kept = fc[cells]
+            fc[cells] = np.maximum(kept - out.data, 0.0)  # the fold taken out (only its terms change)...
+        cc = np.maximum(np.asarray(class_count, dtype=np.float64)
+                        - np.bincount(y_index[rows], weights=contribution[rows], minlength=n_classes), 0.0)
+        seen = None if X is None else np.flatnonzero(df - np.bincount(X[rows].indices, minlength=X.shape[1]))
+        if seen is not None and seen.size == X.shape[1]:
+            seen = None
+        W, b = linear_weights(family, rest if seen is None else rest[:, seen], cc, alpha, pool, dtype=np.float32)
+        if cells is not None:
+            fc[cells] = kept  # ...and put back exactly
+        rows = rows[score[rows]]
+        if X is not None:
+            Tf = features(family, X[rows] if seen is None else X[rows][:, seen])
+        else:
+            Tf = T[rows]
+        S[position[rows]] = scores(Tf.astype(np.float32, copy=False), W, b, pool)  # products in W's precision
+    return S
 
 
 def _scores_without(family, fc, class_count, T_out, y_out, contribution_out, T_score, *, alpha, pool):
@@ -547,7 +614,7 @@ def features(family, X, pool=None):
 
 
 def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_passes, step, max_nnz, keys,
-          pool=None, represents=None, calibrate=False, folds=5, splits=None):
+          pool=None, represents=None, calibrate=False, folds=5, splits=None, contribution=None):
     """Add the CSR count matrix ``X`` (documents of classes ``y_index``, ``weights``) to
     the sums, then make the frequency-estimate passes over them (:func:`passes`).
 
@@ -557,7 +624,10 @@ def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_p
     weight when ``X`` is itself a sample of a larger batch). ``calibrate``: fit the
     model's calibration scale on ``folds`` held-out folds of the documents the passes
     ran over (:func:`leave_out_scale`), or on ``splits`` (``(train, test)`` index arrays
-    into the rows of ``X``) restricted to those documents. Returns the new
+    into the rows of ``X``) restricted to those documents. ``contribution``: when given (an
+    array of one float per document), each document's total weight in the sums (its weight
+    plus what the passes added for it) is written into it, for :func:`leave_out_scores`.
+    Returns the new
     ``(feature_count, class_count, scale)`` (scale None without ``calibrate`` or too few
     documents to fit it on).
     """
@@ -572,9 +642,12 @@ def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_p
     dtype = np.float32 if splits is None else np.float64  # see fit_rows
     Ts = (T if rows.size == X.shape[0] else T[rows]).astype(dtype)  # what the passes score
     del T  # (double precision: no longer needed)
-    added = np.zeros(rows.size) if calibrate else None
+    added = np.zeros(rows.size) if calibrate or contribution is not None else None
     fc, cc = passes(family, fc, cc, Ts, y_index[rows], alpha=alpha, n_passes=n_passes, step=step, scale=scale,
                     weights=w, pool=pool, added=added, dtype=dtype)
+    if contribution is not None:
+        contribution[:] = weights
+        contribution[rows] += added
     if not calibrate:
         return fc, cc, None
     return fc, cc, leave_out_scale(family, fc, cc, Ts, y_index[rows], w + added, alpha=alpha, keys=keys[rows],
@@ -686,7 +759,7 @@ def n_threads(n_jobs):
 
 
 def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=None, alpha=None, dropped=None,
-             splits=None):
+             splits=None, contribution=None):
     """One batch of training of a :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB`
     with constructor ``params`` (a dict), from its sums so far: the event model is chosen
     when ``family`` is None (the first batch), then :func:`learn`. ``X`` holds canonical
@@ -697,6 +770,7 @@ def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=
     batch's documents per class (summed weights, the dropped ones included), ``scale``
     the calibration scale fitted on this batch (:func:`leave_out_scale`; None when
     ``params["calibration"]`` is None or the batch is too small to fit it on).
+    ``contribution``: an array that receives each document's weight in the sums (:func:`learn`).
 
     ``params["cv"]`` must be a number of folds (:func:`check_folds`) unless ``splits``
     are given: ``(train, test)`` index arrays into the rows of ``X`` (what the estimator's
@@ -727,7 +801,8 @@ def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=
         fc, cc, scale = learn(family, feature_count, class_count, X, y_index, weights, alpha=alpha,
                               n_passes=params["passes"], step=params["step"], max_nnz=params["max_nnz"],
                               keys=keys, pool=pool, represents=represents,
-                              calibrate=params.get("calibration") == "temperature", folds=folds, splits=splits)
+                              calibrate=params.get("calibration") == "temperature", folds=folds, splits=splits,
+                              contribution=contribution)
     documents = np.bincount(y_index, weights=weights, minlength=len(class_count))
     if dropped is not None:
         documents = documents + dropped[family][1]

@@ -64,6 +64,7 @@ from textnb.core.model_schema import (N_FEATURES, SEED, TEMPLATE, Array, Bool, C
 from textnb.core.stats import CountTable, seen_columns
 from textnb.io.corpus import _class_folders, _walk_files, read_small_text
 from textnb.meta.calibration import estimator_log_odds, threshold_for_f1
+from textnb.naive_bayes.base import log_odds
 from textnb.naive_bayes.discrete import _BaseCountNB
 
 __all__ = [
@@ -513,6 +514,25 @@ def _with_choices(base, fitted):
     return clone(base).set_params(event_model=fitted.event_model_, alpha=float(fitted.alpha_))
 
 
+def _constant(Y):
+    """Per label: 1 on every row of ``Y``, 0 on none, else -1."""
+    n_pos = Y.sum(axis=0)
+    return np.where(n_pos == 0, 0, np.where(n_pos == Y.shape[0], 1, -1))
+
+
+def _copies(Y, live):
+    """The copy transformation of the ``live`` labels of ``Y``: ``(rows, codes)``, a row
+    per document and label (the document's index) in the documents' order, its code the
+    label's index, or ``n_labels`` for a document with none of them."""
+    Yl = Y[:, live]
+    rows, cols = np.nonzero(Yl)
+    empty = np.flatnonzero(Yl.sum(axis=1) == 0)
+    rows = np.concatenate([rows, empty])
+    codes = np.concatenate([live[cols], np.full(empty.size, Y.shape[1])])
+    order = np.argsort(rows, kind="stable")  # the documents' order, a document's labels in order
+    return rows[order], codes[order]
+
+
 def _sums_fit(base):
     """Whether ``base`` is a count model whose fit is its sums (``fit_counts`` gives the
     same model): the one-vs-rest models are then built from one product ``Y.T @ X``."""
@@ -581,7 +601,10 @@ class MultiLabelNB(SaveMixin, ClassifierMixin, BaseEstimator):
         the documents is much less confident (60 documents: thresholds of -3.5 instead of
         -1), on large corpora 2 folds gave the F1 of 3 or 5 (``docs/multilabel.md``) in
         less time. The out-of-fold models keep the choices the model on all the training
-        documents made (DiscriminativeNB's event model and smoothing).
+        documents made (DiscriminativeNB's event model and smoothing). With
+        ``method="copy"`` over a model that has ``fit_out_of_fold`` (DiscriminativeNB)
+        there is one training: each fold's scores come from the sums of the model of every
+        document with that fold's documents taken out.
     random_state : int, default=0
         Seed of the folds.
 
@@ -735,8 +758,8 @@ class MultiLabelNB(SaveMixin, ClassifierMixin, BaseEstimator):
         """Fit the scores' model(s) and choose the decisions; returns self.
 
         ``progress``, a callable ``progress(done, total)``, is told of each model fitted
-        (the final one, then the ``cv`` out-of-fold ones).
-        """
+        (the final one, then the ``cv`` out-of-fold ones; one model when the out-of-fold
+        scores come from its sums)."""
         strategy = self._check_params()
         Y, classes, multilabel = self._indicator(y)
         X = validate_data(self, X, accept_sparse="csr", reset=True)
@@ -754,15 +777,30 @@ class MultiLabelNB(SaveMixin, ClassifierMixin, BaseEstimator):
         splits = given_splits(self.cv, X, Y if multilabel else classes[Y.argmax(axis=1)])
         folds = self.cv if self.cv is not None else (5 if X.shape[0] < SMALL else 2)
         folds = len(splits) if splits is not None else folds
-        steps = folds + 1 if multilabel and strategy != "fixed" else 1
-        fitted = self._fit_scores(base, X, Y)  # first: the out-of-fold models keep the choices it made
+        oof = multilabel and strategy != "fixed"  # decisions chosen on out-of-fold scores
+        steps = folds + 1 if oof else 1
+        n_splits = int(min(folds, X.shape[0]))
+        # one training, the out-of-fold scores from the sums of the model of every document:
+        # for the copy method over a model that can, when each document is held out once
+        once = splits is None or _each_row_once(splits, X.shape[0])
+        from_sums = oof and n_splits >= 2 and once and self.method == "copy" and hasattr(base, "fit_out_of_fold")
+        if from_sums:
+            steps = 1
+        if progress is not None:
+            progress(0, steps)
+        T = Y
+        if from_sums:
+            if splits is None:
+                splits = KFold(n_splits=n_splits, shuffle=True, random_state=self.random_state).split(X)
+            fitted, S = self._fit_copy_out_of_fold(base, X, Y, splits)
+        else:
+            fitted = self._fit_scores(base, X, Y)  # first: the out-of-fold models keep the choices it made
         done = 1
         if progress is not None:
             progress(done, steps)
-        if steps > 1:
+        if oof and not from_sums:
             base = _with_choices(base, fitted[0])
-            S, T = np.zeros(Y.shape, dtype=np.float64), Y
-            n_splits = int(min(folds, X.shape[0]))
+            S = np.zeros(Y.shape, dtype=np.float64)
             if splits is None and n_splits >= 2:
                 splits = KFold(n_splits=n_splits, shuffle=True, random_state=self.random_state).split(X)
             if splits is not None:
@@ -780,6 +818,7 @@ class MultiLabelNB(SaveMixin, ClassifierMixin, BaseEstimator):
                     S[rows] = S.copy()  # every document once (K-fold): in the documents' order
                 else:  # one row per (split, test document)
                     T = Y[rows]
+        if oof:
             thresholds = self._decide(_finite(S), T.astype(bool), strategy)
         elif strategy == "fixed" and multilabel:
             thresholds[:] = float(self.threshold)
@@ -796,18 +835,13 @@ class MultiLabelNB(SaveMixin, ClassifierMixin, BaseEstimator):
         are constant in ``Y``: ``(model(s), constant)``."""
         n, m = Y.shape
         n_pos = Y.sum(axis=0)
-        constant = np.where(n_pos == 0, 0, np.where(n_pos == n, 1, -1))
+        constant = _constant(Y)
         live = np.flatnonzero(constant == -1)
         if self.method == "copy":
             if live.size == 0:
                 return None, constant
-            Yl = Y[:, live]
-            rows, cols = np.nonzero(Yl)
-            empty = np.flatnonzero(Yl.sum(axis=1) == 0)
-            rows = np.concatenate([rows, empty])
-            codes = np.concatenate([live[cols], np.full(empty.size, m)])
-            order = np.argsort(rows, kind="stable")  # the documents' order, a document's labels in order
-            return clone(base).fit(X[rows[order]], codes[order]), constant
+            rows, codes = _copies(Y, live)
+            return clone(base).fit(X[rows], codes), constant
         models = [None] * m
         if _sums_fit(base) and live.size:
             counter = clone(base)
@@ -823,6 +857,33 @@ class MultiLabelNB(SaveMixin, ClassifierMixin, BaseEstimator):
             for j in live:
                 models[j] = clone(base).fit(X, Y[:, j])
         return models, constant
+
+    def _fit_copy_out_of_fold(self, base, X, Y, splits):
+        """The copy model of every document (as :meth:`_fit_scores`) and the out-of-fold
+        log-odds of the documents of each ``(train, test)`` split's test part, from the
+        model's sums with that part taken out (``base.fit_out_of_fold``): ``(fitted, S)``.
+        A label constant in the training part of a split gets ±inf, as in a model
+        trained on that part."""
+        n, m = Y.shape
+        fold = np.full(n, -1)
+        for k, (_, test) in enumerate(splits):
+            fold[test] = k
+        constant = _constant(Y)
+        live = np.flatnonzero(constant == -1)
+        S = np.zeros((n, m))
+        model = None
+        if live.size:
+            rows, codes = _copies(Y, live)
+            model = clone(base)
+            full = np.full((n, m + 1), -np.inf)
+            full[:, model.classes_] = model.fit_out_of_fold(X[rows], codes, fold[rows], document=rows)
+            S = log_odds(full)[:, :m]
+        for k in np.unique(fold):
+            rest = Y[fold != k]
+            n_pos = rest.sum(axis=0)
+            S[np.ix_(fold == k, n_pos == 0)] = -np.inf
+            S[np.ix_(fold == k, n_pos == rest.shape[0])] = np.inf
+        return (model, constant), S
 
     def _scores(self, fitted, X):
         """Log-odds per label of the fitted ``(model(s), constant)`` (±inf for a
@@ -1000,6 +1061,12 @@ def evaluate_multilabel_split(X_train, labels_train, X_test, labels_test, model=
     report["n_train"] = int(X_train.shape[0])
     report["test_labels_unseen"] = unseen
     return report
+
+
+def _each_row_once(splits, n):
+    """Whether the test parts of ``splits`` hold every one of ``n`` rows exactly once."""
+    tested = np.concatenate([np.asarray(test) for _, test in splits]) if splits else np.zeros(0, dtype=np.intp)
+    return tested.size == n and np.array_equal(np.sort(tested), np.arange(n))
 
 
 def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0, progress=None):

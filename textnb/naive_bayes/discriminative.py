@@ -13,9 +13,11 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.core import dfe
+from textnb.core.logspace import logsumexp
 from textnb.core.model_io import register
 from textnb.core.model_schema import check_params
 from textnb.core.logspace import no_evidence, prior_where_empty
@@ -207,7 +209,7 @@ class DiscriminativeNB(_BaseCountNB):
         splits = None if _folds_number(self.cv) else given_splits(self.cv, X, y_index)
         self.fit_rows(X, y_index, np.ones(X.shape[0]) if weights is None else weights, splits=splits)
 
-    def fit_rows(self, X, y_index, weights, dropped=None, splits=None):
+    def fit_rows(self, X, y_index, weights, dropped=None, splits=None, contribution=None, calibrate=True):
         """Learn the CSR counts ``X`` (canonical: sorted indices, no duplicates) of
         documents with class indices ``y_index`` into ``classes_`` and ``weights``: what
         ``fit`` / ``partial_fit`` do after checking their input (and what
@@ -215,16 +217,22 @@ class DiscriminativeNB(_BaseCountNB):
         sums of the documents a bounded stream did not keep, :func:`textnb.core.dfe.fit_rows`).
         ``splits``: the ``(train, test)`` index arrays into the rows of ``X`` that ``fit``
         made of a ``cv`` that is not a number of folds; without them ``cv`` must be an
-        int (or None), as for the rows of a stream, which are not the documents given."""
+        int (or None), as for the rows of a stream, which are not the documents given.
+        ``contribution``: an array that receives each document's weight in the sums;
+        ``calibrate=False``: no scale fitted here, the caller fits it, as
+        :meth:`fit_out_of_fold` does."""
         check_params(self)
         if splits is None and not _folds_number(self.cv):
             raise ParameterError(f"cv must be an int (or None) when {type(self).__name__} learns the rows a stream "
                                  f"kept (TextClassifier, textnb train), which are not the documents given; got "
                                  f"{type(self.cv).__name__}")
+        params = self.get_params()
+        if not calibrate:
+            params["calibration"] = None
         self.event_model_, self.alpha_, self.feature_count_, self.class_count_, documents, scale = dfe.fit_rows(
-            self.feature_count_, self.class_count_, X, y_index, weights, params=self.get_params(),
+            self.feature_count_, self.class_count_, X, y_index, weights, params=params,
             family=getattr(self, "event_model_", None), alpha=getattr(self, "alpha_", None), dropped=dropped,
-            splits=splits)
+            splits=splits, contribution=contribution)
         self.class_documents_ = getattr(self, "class_documents_", 0.0) + documents
         if self.calibration is None:
             self.__dict__.pop("scale_", None)
@@ -232,6 +240,73 @@ class DiscriminativeNB(_BaseCountNB):
             self.scale_ = scale
         self._update()
         return self
+
+    def fit_out_of_fold(self, X, y, fold, document=None):
+        """Fit on every row, as ``fit``, and return the out-of-fold ``predict_log_proba`` of
+        each document: under the model with its ``fold``'s rows taken out of the sums
+        (:func:`textnb.core.dfe.leave_out_scores`), on the terms of the other folds; a class
+        that only the fold has gets ``-inf``.
+
+        One training and a scoring pass instead of a training per fold: the fold's model
+        keeps the choices (event model, smoothing) and the frequency-estimate weights of
+        the other rows that the model of every row has. With ``calibration="temperature"``
+        the scale is fitted on these out-of-fold scores of the rows (not on ``cv`` folds of
+        its own), so ``scale_`` and the returned scores agree.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_rows, n_features)
+        y : array-like of shape (n_rows,)
+        fold : array-like of int of shape (n_rows,)
+            Each row's fold (>= 0; two folds at least).
+        document : array-like of int of shape (n_rows,), default=None
+            The document each row is a copy of (``0 .. n_documents - 1``; the copies of a
+            document share its fold and are scored once, e.g. a document copied once per
+            label); None: every row is a document.
+
+        Returns
+        -------
+        ndarray of shape (n_documents, n_classes)
+        """
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, reset=True)
+        check_classification_targets(y)
+        self._check_values(X)
+        fold = np.asarray(fold)
+        document = np.arange(X.shape[0]) if document is None else np.asarray(document)
+        if fold.shape != (X.shape[0],) or document.shape != fold.shape or fold.min(initial=0) < 0 \
+                or np.unique(fold).size < 2:
+            raise ValueError("fold must give each row a fold >= 0, with two folds at least (and document "
+                             "each row's document)")
+        n_documents = int(document.max(initial=-1)) + 1
+        first = np.full(n_documents, -1)
+        first[document[::-1]] = np.arange(X.shape[0])[::-1]  # each document's first row
+        if (first < 0).any() or (fold != fold[first[document]]).any():
+            raise ValueError("every document 0 .. n_documents - 1 needs a row, and its rows one fold")
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        self._begin(self.classes_, X.shape[1])
+        X = _canonical(X)
+        contribution = np.zeros(X.shape[0])
+        self.fit_rows(X, y_index, np.ones(X.shape[0]), contribution=contribution, calibrate=False)
+        scored = np.zeros(X.shape[0], dtype=bool)
+        scored[first] = True
+        with dfe.threads(dfe.n_threads(self.n_jobs)) as pool:
+            S = dfe.leave_out_scores(self.event_model_, self.feature_count_, self.class_count_,
+                                     dfe.features(self.event_model_, X, pool), y_index, contribution, fold,
+                                     alpha=max(float(self.alpha_), 1e-10), pool=pool, X=X, scored=scored)
+        order = np.argsort(first)  # S's rows are the first rows in row order
+        S[order] = S.copy()
+        n_classes = len(self.classes_)
+        doc_fold = fold[first]
+        for f in np.unique(fold):  # a class with no row outside the fold is unknown to its model
+            rest = np.bincount(y_index[fold != f], minlength=n_classes)
+            S[np.ix_(doc_fold == f, rest == 0)] = -np.inf
+        if self.calibration == "temperature":
+            scale = dfe.held_out_scale(S[document], y_index, dfe.sample_keys(X, y_index, self.random_state))
+            if scale is not None:
+                self.scale_ = scale
+                S *= scale
+            self._update()
+        return S - logsumexp(S, axis=1, keepdims=True)
 
     def _begin(self, classes, n_features):
         """An empty model of ``classes`` over ``n_features`` terms, for :meth:`fit_rows`
