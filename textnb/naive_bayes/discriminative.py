@@ -306,6 +306,15 @@ class DiscriminativeNB(_BaseCountNB):
                 self.scale_ = scale
                 S *= scale
             self._update()
+        for f in np.unique(fold):  # a document with no term its fold's model knows: that model's prior
+            outside = fold != f
+            prior = dfe.no_evidence_log_prior(self.event_model_, np.bincount(y_index[outside], minlength=n_classes))
+            if prior is None:
+                continue
+            docs = np.flatnonzero(doc_fold == f)
+            seen = np.bincount(X[outside].indices, minlength=X.shape[1]) > 0
+            empty = X[first[docs]][:, seen].getnnz(axis=1) == 0
+            S[docs[empty]] = prior
         return S - logsumexp(S, axis=1, keepdims=True)
 
     def _begin(self, classes, n_features):
