@@ -115,7 +115,7 @@ def spam_text(data, max_bytes=mail.DEFAULT_MAX_BYTES):
 def new_spam_model(kind=DEFAULT_KIND, *, alpha=None, vectorizer=None):
     """An unfitted spam model.
 
-    ``kind``: ``boolean`` (default), ``fisher`` or ``geometric``: a
+    ``kind``: ``fisher`` (default), ``boolean`` or ``geometric``: a
     :class:`textnb.apps.spamscore.SpamScorer` with :data:`SPAM_KINDS` settings, fed
     :func:`textnb.apps.spamscore.message_tokens` (``alpha`` and ``vectorizer`` do not apply); ``multinomial`` (``alpha`` = :data:`DEFAULT_SPAM_ALPHA`; fed
     :func:`spam_text`, so this is multinomial NB over word presence), ``bernoulli``
