@@ -5,7 +5,7 @@ model, :class:`textnb.apps.spamscore.SpamScorer`, a length-normalised one) and o
 verdicts,
 
 * ``spam`` when ``P(spam) = 1 / (1 + exp(-log_odds))`` is at least ``spam_cutoff``
-  (default :data:`DEFAULT_SPAM_CUTOFF`, 0.9999),
+  (default :data:`DEFAULT_SPAM_CUTOFF`, 0.999),
 * ``ham`` when it is at most ``ham_cutoff`` (default 0.45, bogofilter's),
 * ``unsure`` in between (set both cut-offs equal for two verdicts only).
 

@@ -62,7 +62,7 @@ SPAM, HAM, UNSURE = "spam", "ham", "unsure"
 #: The lowest spam cut-off that held the pooled out-of-fold ham false positives of the
 #: default kind at or below 0.05 % on each corpus and format (``scripts/bench_spam.py
 #: --accuracy --select``).
-DEFAULT_SPAM_CUTOFF = 0.9999
+DEFAULT_SPAM_CUTOFF = 0.999
 DEFAULT_HAM_CUTOFF = 0.45
 #: Exit status of ``spamfilter`` for each verdict (bogofilter's), and for an error.
 EXIT_CODES = {SPAM: 0, HAM: 1, UNSURE: 2}
@@ -71,11 +71,11 @@ HEADER_PREFIX = b"X-TextNB-"
 MODEL_KINDS = {"multinomial": "MultinomialNB", "bernoulli": "BernoulliNB", "complement": "ComplementNB",
                "boolean": "SpamScorer", "fisher": "SpamScorer", "geometric": "SpamScorer"}
 #: :class:`textnb.apps.spamscore.SpamScorer` settings of the kinds fed raw mail tokens:
-#: ``fisher`` = Robinson-Fisher combining (bogofilter's method, with SpamBayes's 150 most
-#: extreme tokens and a minimum deviation of 0.05 instead of bogofilter's 0.375);
+#: ``fisher`` = Robinson-Fisher combining (bogofilter's method, with a minimum deviation
+#: of 0.05 instead of bogofilter's 0.375);
 #: ``boolean`` = multinomial NB on Boolean attributes (Metsis et al. 2006), length-normalised;
 #: ``geometric`` = Robinson's geometric mean.
-SPAM_KINDS = {"fisher": {"method": "fisher", "min_dev": 0.05, "max_tokens": 150},
+SPAM_KINDS = {"fisher": {"method": "fisher", "min_dev": 0.05},
               "boolean": {"method": "multinomial", "alpha": 0.01, "length_norm": True},
               "geometric": {"method": "geometric"}}
 #: The kind of a new spam model (``--kind``), chosen by ``scripts/bench_spam.py --accuracy
