@@ -790,7 +790,7 @@ def measured(flags, load):
             f"jobs) during the run: {load:.1f}.")
 
 
-def render(results, selection, online_res, load):
+def render(results, selection, online_res, load, flags=""):
     out = []
     out.append(f"Stratified {int(100 * (1 - TEST_SIZE))}/{int(100 * TEST_SIZE)} split of each corpus, seed {SEED}; "
                "both systems learn from exactly the training part.\n")
@@ -895,7 +895,7 @@ def render(results, selection, online_res, load):
                 for s in systems) + " |")
         out.append("")
         out.append(f"![online ROC curves]({PLOT.name})\n")
-    out.append(measured("", load))
+    out.append(measured(flags, load))
     return "\n".join(out) + "\n"
 
 
@@ -962,7 +962,8 @@ def main(argv=None):
             shutil.rmtree(tmp, ignore_errors=True)
         plot_online(online_res)
         loads.append(os.getloadavg()[0])
-    return publish(render(results, selection, online_res, float(np.mean(loads))), args, "bench")
+    flags = "".join(f for f, on in ((" --select", args.select), (" --online", args.online)) if on)
+    return publish(render(results, selection, online_res, float(np.mean(loads)), flags), args, "bench")
 
 
 def cv_choice_rows(selection):
