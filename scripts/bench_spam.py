@@ -103,10 +103,12 @@ LATENCY_MESSAGES = 16
 
 #: scorings compared by --select (SpamScorer parameters; the rest at their defaults)
 GRID = (
-    [{"method": "fisher", "robs": robs, "min_dev": md} for robs in (0.0178, 0.1, 1.0) for md in (0.0, 0.1, 0.375)]
-    + [{"method": "fisher", "max_tokens": 150}, {"method": "geometric"}, {"method": "geometric", "min_dev": 0.1}]
-    + [{"method": "multinomial", "alpha": a, "length_norm": norm} for norm in (False, True)
-       for a in (0.001, 0.01, 0.1, 1.0)]
+    [{"method": "fisher", "min_dev": md, "max_tokens": mt} for mt in (None, 150)
+     for md in (0.0, 0.05, 0.1, 0.2, 0.375)]
+    + [{"method": "fisher", "robs": robs, "min_dev": md} for robs in (0.1, 1.0) for md in (0.1, 0.375)]
+    + [{"method": "geometric"}, {"method": "geometric", "min_dev": 0.1}]
+    + [{"method": "multinomial", "alpha": a, "length_norm": norm} for norm in (False, True, 0.75, 1)
+       for a in (0.01, 0.03, 0.1, 0.3)]
 )
 #: candidate spam cut-offs (P(spam)); the ham cut-off stays bogofilter's 0.45
 SPAM_CUTOFFS = [0.99, 0.999, 0.9999, 0.99999, 0.999999]
@@ -220,42 +222,94 @@ def tokenize(corpus):
     return len(corpus.data) / (time.perf_counter() - t)
 
 
-def cv_scores(corpus, idx, configs, n_splits=5):
-    """Pooled out-of-fold log-odds of every config on the messages ``idx`` (one fit per fold)."""
-    y = corpus.y[idx]
-    out = {i: np.zeros(len(idx)) for i in range(len(configs))}
-    for a, b in StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=SEED).split(idx, y):
-        model = SpamScorer().fit([corpus.tokens[idx[i]] for i in a], y[a])
-        ids, owner = model._ids([corpus.tokens[idx[i]] for i in b])
+class SelSet:
+    """One set of the choice of the default: train/test folds inside training parts only.
+
+    ``folds``: ``(train index, test index)`` pairs into ``train`` / ``test`` (each a
+    ``(raw messages, tokens, labels)`` triple); ``cross``: whether training and test
+    messages come from different corpora (their ham is not held to the cut-off)."""
+
+    def __init__(self, name, train, test, folds, cross=False):
+        self.name, self.train, self.test, self.folds, self.cross = name, train, test, folds, cross
+
+
+def cv_set(name, data, tokens, y, idx, n_splits=5):
+    """5-fold cross-validation inside the messages ``idx`` of one corpus (one format)."""
+    part = ([data[i] for i in idx], [tokens[i] for i in idx], np.asarray(y)[idx])
+    folds = list(StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=SEED).split(idx, part[2]))
+    return SelSet(name, part, part, folds)
+
+
+def set_scores(st, configs, bogo_tmp=None):
+    """Pooled out-of-fold log-odds of every config (one fit per fold), the labels, and
+    bogofilter's pooled spamicities on the same folds (None without bogofilter / bogo_tmp)."""
+    out = {i: [] for i in range(len(configs))}
+    ys, bogo = [], []
+    for a, b in st.folds:
+        ytr, yte = st.train[2][a], st.test[2][b]
+        model = SpamScorer().fit([st.train[1][i] for i in a], ytr)
+        ids, owner = model._ids([st.test[1][i] for i in b])
         for i, cfg in enumerate(configs):
             model.set_params(**{**SpamScorer().get_params(), **cfg})
-            out[i][b] = model._score_ids(ids, owner, len(b))
-    return y, out
+            out[i].append(model._score_ids(ids, owner, len(b)))
+        ys.append(yte)
+        if bogo_tmp is not None:
+            d = tempfile.mkdtemp(dir=bogo_tmp)
+            tr_files = write_files(os.path.join(d, "train"), [str(k) for k in a], [st.train[0][i] for i in a])
+            te_files = write_files(os.path.join(d, "test"), [str(k) for k in b], [st.test[0][i] for i in b])
+            db = os.path.join(d, "db")
+            os.makedirs(db)
+            bogo_train(db, [f for f, lab in zip(tr_files, ytr) if lab == "spam"],
+                       [f for f, lab in zip(tr_files, ytr) if lab == "ham"])
+            bogo.append(bogo_score(db, te_files)[0])
+            shutil.rmtree(d, ignore_errors=True)
+    return np.concatenate(ys), {i: np.concatenate(v) for i, v in out.items()}, \
+        (np.concatenate(bogo) if bogo else None)
 
 
-def select(corpora, splits):
-    rows = [{"cfg": cfg, "recall": []} for cfg in GRID]
-    pooled = []
-    for corpus, (tr, _) in zip(corpora, splits):
-        t = time.perf_counter()
-        y, out = cv_scores(corpus, tr, GRID)
-        pooled.append((y, out))
-        yb = (y == "spam").astype(int)
-        for i, r in enumerate(rows):
-            r["recall"].append(recall_at_fp(out[i], y)[0])
-            r.setdefault("roca", []).append(100 * (1 - roc_auc_score(yb, out[i])))
-        log(f"  select {corpus.name}: {time.perf_counter() - t:.0f}s")
+def select(sets, bogofilter=True):
+    """The choice of the default over ``sets`` (:class:`SelSet`): for every scoring of
+    :data:`GRID`, spam recall at ham FP <= 0.5 % and 1 - ROC AUC of the pooled out-of-fold
+    scores of each set; with bogofilter trained and scored on the same folds, the criterion
+    (fixed before the run) is the number of sets where the scoring is at least bogofilter's
+    on both figures, then the mean recall; without it, the mean recall. Only scorings for
+    which one spam cut-off keeps the pooled out-of-fold ham FP <= :data:`CUTOFF_FP` on every
+    set of one corpus (cross-corpus sets excluded) are eligible; that cut-off is the lowest such one."""
+    rows = [{"cfg": cfg, "recall": [], "roca": []} for cfg in GRID]
+    pooled, bogo_rows = [], []
+    tmp = tempfile.mkdtemp(prefix="bench_spam_select_") if bogofilter and have_bogofilter() else None
+    try:
+        for st in sets:
+            t = time.perf_counter()
+            y, out, bogo = set_scores(st, GRID, tmp)
+            pooled.append((st, y, out))
+            yb = (y == "spam").astype(int)
+            for i, r in enumerate(rows):
+                r["recall"].append(recall_at_fp(out[i], y)[0])
+                r["roca"].append(100 * (1 - roc_auc_score(yb, out[i])))
+            if bogo is not None:
+                bogo_rows.append((recall_at_fp(bogo, y)[0], 100 * (1 - roc_auc_score(yb, bogo))))
+            log(f"  select {st.name}: {time.perf_counter() - t:.0f}s"
+                + (f"; bogofilter {bogo_rows[-1][0]:.4f} / {bogo_rows[-1][1]:.3f} %" if bogo is not None else ""))
+    finally:
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
     for i, r in enumerate(rows):
         r["mean"] = float(np.mean(r["recall"]))
+        if bogo_rows:
+            r["wins"] = sum(rec >= brec and roca <= broca for rec, roca, (brec, broca)
+                            in zip(r["recall"], r["roca"], bogo_rows))
         r["cutoffs"] = []
         for c in SPAM_CUTOFFS:
-            cm = [at_cutoffs(verdicts(out[i], c, DEFAULT_HAM_CUTOFF), y) for y, out in pooled]
+            cm = [at_cutoffs(verdicts(out[i], c, DEFAULT_HAM_CUTOFF), y) for st, y, out in pooled if not st.cross]
             r["cutoffs"].append({"cutoff": c, "fp": [m["fp"] for m in cm], "unsure": [m["unsure"] for m in cm]})
         # the lowest spam cut-off that protects ham on every corpus, if there is one
         r["cutoff"] = next((c["cutoff"] for c in r["cutoffs"] if max(c["fp"]) <= CUTOFF_FP), None)
     feasible = [i for i, r in enumerate(rows) if r["cutoff"] is not None]
-    best = max(feasible, key=lambda i: rows[i]["mean"])  # ties: the earlier (simpler) one
-    return {"rows": rows, "best": best, "cutoffs": rows[best]["cutoffs"], "spam_cutoff": rows[best]["cutoff"]}
+    key = (lambda i: (rows[i]["wins"], rows[i]["mean"])) if bogo_rows else (lambda i: rows[i]["mean"])
+    best = max(feasible, key=key)  # ties: the earlier one
+    return {"rows": rows, "best": best, "cutoffs": rows[best]["cutoffs"], "spam_cutoff": rows[best]["cutoff"],
+            "bogofilter": bogo_rows or None}
 
 
 def cfg_name(cfg):
@@ -600,24 +654,38 @@ def accuracy_study(corpora, splits, extra_models, tmp):
     return out
 
 
-#: scorings shown beside the default in --accuracy without --select
-ACCURACY_CANDIDATES = [({"method": "multinomial", "alpha": 0.001, "length_norm": True}, 0.99999),
-                       ({"method": "geometric"}, 0.999)]
+#: scorings shown beside the default in --accuracy without --select (the default before
+#: 2026-12-02, and bogofilter's own settings in textnb's Fisher implementation)
+ACCURACY_CANDIDATES = [({"method": "multinomial", "alpha": 0.01, "length_norm": True}, 0.9999),
+                       ({"method": "fisher"}, 0.99)]
+#: the default before this selection (shown beside the choice, per set)
+PREVIOUS_DEFAULT = {"method": "multinomial", "alpha": 0.01, "length_norm": True}
 
 
 def select_formats(corpora, splits):
-    """--select over every corpus and format: the sets are (corpus, format) training parts."""
+    """--select over every corpus and format (the (corpus, format) training parts, 5-fold
+    cross-validation) and across the two mail corpora (trained on one corpus's training
+    part, scored on the other's, in the two mail formats): no test part is read."""
     sets = []
+    toks = {}
     for corpus, (tr, _) in zip(corpora, splits):
         for fmt_name, fmt in formats_of(corpus).items():
             if fmt in (fmt_crlf,):  # the very tokens of the published messages (tests/test_mail_reader.py)
                 continue
-            c = Corpus(f"{corpus.name.split(' (')[0]} / {fmt_name}", corpus.names,
-                       corpus.y, [fmt(d) for d in corpus.data])
+            data = [fmt(d) for d in corpus.data]
             keep = set(tr.tolist())
-            c.tokens = [message_tokens(d) if i in keep else None for i, d in enumerate(c.data)]
-            sets.append((c, (tr, None)))
-    return select([c for c, _ in sets], [s for _, s in sets]), [c.name for c, _ in sets]
+            tokens = [message_tokens(d) if i in keep else None for i, d in enumerate(data)]
+            toks[corpus.name, fmt_name] = (data, tokens)
+            sets.append(cv_set(f"{corpus.name.split(' (')[0]} / {fmt_name}", data, tokens, corpus.y, tr))
+    mail = [(c, tr) for c, (tr, _) in zip(corpora, splits) if not c.name.startswith("SMS")]
+    for (a, tra), (b, trb) in ((mail[0], mail[1]), (mail[1], mail[0])):
+        for fmt_name in ("as published", "header fields then the body, no blank line"):
+            (da, ta), (db, tb) = toks[a.name, fmt_name], toks[b.name, fmt_name]
+            train = ([da[i] for i in tra], [ta[i] for i in tra], a.y[tra])
+            test = ([db[i] for i in trb], [tb[i] for i in trb], b.y[trb])
+            sets.append(SelSet(f"{a.name.split(' (')[0]} -> {b.name.split(' (')[0]} / {fmt_name} (training parts)",
+                               train, test, [(np.arange(len(tra)), np.arange(len(trb)))], cross=True))
+    return select(sets), [st.name for st in sets]
 
 
 def render_accuracy(study, selection, set_names, load):
@@ -649,22 +717,51 @@ def render_accuracy(study, selection, set_names, load):
                    f"in {n - len(worse)} of {n} settings" + (f"; not in: {', '.join(worse)}." if worse else "."))
         out.append("")
     if selection:
-        out.append("#### Choice of the default over every corpus and format (training parts only)\n")
-        out.append("5-fold cross-validation inside each training part, for each corpus in each format "
-                   f"({len(set_names)} sets). Criterion, fixed in advance: spam recall at ham FP <= 0.5 % of the pooled "
-                   "out-of-fold scores averaged over all sets, among the scorings for which one spam cut-off keeps the "
-                   f"pooled out-of-fold ham FP <= {100 * CUTOFF_FP:g} % on every set.\n")
+        out.append("#### Choice of the default over every corpus, format and corpus pair (training parts only)\n")
+        bogo = selection.get("bogofilter")
+        out.append("5-fold cross-validation inside each training part, for each corpus in each format, and each mail "
+                   "corpus's training part scored by a model of the other's, in two formats "
+                   f"({len(set_names)} sets; no test part is read). "
+                   + ("bogofilter is trained and scored on the very same folds. Criterion, fixed before the run: the "
+                      "number of sets where the scoring's spam recall at ham FP <= 0.5 % (pooled out-of-fold) is at "
+                      "least bogofilter's **and** its 1 - ROC AUC at most bogofilter's, then the mean recall, "
+                      if bogo else "Criterion: the mean spam recall at ham FP <= 0.5 % of the pooled out-of-fold "
+                      "scores, ")
+                   + "among the scorings for which one spam cut-off keeps the pooled out-of-fold ham FP <= "
+                   f"{100 * CUTOFF_FP:g} % on every set of one corpus.\n")
         out.append("| SpamScorer | mean recall | lowest recall | mean 1 - AUC | highest 1 - AUC | "
-                   "spam cut-off that protects ham on every set |")
-        out.append("|---|---:|---:|---:|---:|---:|")
+                   + ("sets at least bogofilter's on both | " if bogo else "")
+                   + "spam cut-off that protects ham |")
+        out.append("|---|---:|---:|---:|---:|" + ("---:|" if bogo else "") + "---:|")
+        if bogo:
+            out.append(f"| bogofilter {bogo_version()} (same folds) | {pct(float(np.mean([r for r, _ in bogo])), 2)} | "
+                       f"{pct(min(r for r, _ in bogo), 1)} | {np.mean([a for _, a in bogo]):.3f} % | "
+                       f"{max(a for _, a in bogo):.3f} % | - | - |")
         for i, r in enumerate(selection["rows"]):
             mark = "**" if i == selection["best"] else ""
             cut = f"{r['cutoff']:g}" if r["cutoff"] is not None else "none"
             out.append(f"| {mark}{cfg_name(r['cfg'])}{mark} | {mark}{pct(r['mean'], 2)}{mark} | "
-                       f"{pct(min(r['recall']), 1)} | {np.mean(r['roca']):.3f} % | {max(r['roca']):.3f} % | {cut} |")
+                       f"{pct(min(r['recall']), 1)} | {np.mean(r['roca']):.3f} % | {max(r['roca']):.3f} % | "
+                       + (f"{mark}{r['wins']} of {len(set_names)}{mark} | " if bogo else "") + f"{cut} |")
+        out.append("")
+        best = selection["rows"][selection["best"]]
+        before = next((r for r in selection["rows"] if r["cfg"] == PREVIOUS_DEFAULT), None)
+        out.append("Per set (pooled out-of-fold): spam recall at ham FP <= 0.5 % / 1 - ROC AUC.\n")
+        out.append(f"| set | chosen ({cfg_name(best['cfg'])}) | "
+                   + (f"before ({cfg_name(PREVIOUS_DEFAULT)}) | " if before else "")
+                   + ("bogofilter |" if bogo else ""))
+        out.append("|---|---:|" + ("---:|" if before else "") + ("---:|" if bogo else ""))
+        for k, name in enumerate(set_names):
+            cells = [f"{pct(best['recall'][k])} / {best['roca'][k]:.3f} %"]
+            if before:
+                cells.append(f"{pct(before['recall'][k])} / {before['roca'][k]:.3f} %")
+            if bogo:
+                cells.append(f"{pct(bogo[k][0])} / {bogo[k][1]:.3f} %")
+            out.append(f"| {name} | " + " | ".join(cells) + " |")
         out.append("")
         out.append(f"Chosen: **{cfg_name(GRID[selection['best']])}**, spam cut-off "
-                   f"**{selection['spam_cutoff']:g}**; pooled out-of-fold ham FP / unsure at each candidate cut-off:\n")
+                   f"**{selection['spam_cutoff']:g}**; pooled out-of-fold ham FP / unsure at each candidate cut-off "
+                   "(sets of one corpus):\n")
         out.append("| spam cut-off | worst set's ham FP | mean unsure |")
         out.append("|---:|---:|---:|")
         for c in selection["cutoffs"]:
@@ -693,7 +790,7 @@ def measured(flags, load):
             f"jobs) during the run: {load:.1f}.")
 
 
-def render(results, selection, online_res, load):
+def render(results, selection, online_res, load, flags=""):
     out = []
     out.append(f"Stratified {int(100 * (1 - TEST_SIZE))}/{int(100 * TEST_SIZE)} split of each corpus, seed {SEED}; "
                "both systems learn from exactly the training part.\n")
@@ -798,7 +895,7 @@ def render(results, selection, online_res, load):
                 for s in systems) + " |")
         out.append("")
         out.append(f"![online ROC curves]({PLOT.name})\n")
-    out.append(measured("", load))
+    out.append(measured(flags, load))
     return "\n".join(out) + "\n"
 
 
@@ -843,7 +940,8 @@ def main(argv=None):
         log(f"{c.name}: {len(c.y)} messages ({np.sum(c.y == 'spam')} spam), tokenised at {rate:.0f}/s")
     if args.accuracy:
         return accuracy_main(args, corpora, splits, loads)
-    selection = select(corpora, splits) if args.select else None
+    selection = select([cv_set(c.name, c.data, c.tokens, c.y, tr) for c, (tr, _) in zip(corpora, splits)],
+                       bogofilter=False) if args.select else None
     extra = cv_choice_rows(selection)
     results = []
     for c, (tr, te) in zip(corpora, splits):
@@ -864,7 +962,8 @@ def main(argv=None):
             shutil.rmtree(tmp, ignore_errors=True)
         plot_online(online_res)
         loads.append(os.getloadavg()[0])
-    return publish(render(results, selection, online_res, float(np.mean(loads))), args, "bench")
+    flags = "".join(f for f, on in ((" --select", args.select), (" --online", args.online)) if on)
+    return publish(render(results, selection, online_res, float(np.mean(loads)), flags), args, "bench")
 
 
 def cv_choice_rows(selection):
@@ -892,8 +991,8 @@ def accuracy_main(args, corpora, splits, loads):
     if args.select_only and selection:
         print(render_accuracy([], selection, set_names, float(np.mean(loads + [os.getloadavg()[0]]))))
         return 0
-    if not args.select:  # candidates shown beside the default (their cut-offs from the last --select)
-        extra = [(f"textnb {cfg_name(cfg)}; cut-off {cut:g}", cfg, cut) for cfg, cut in ACCURACY_CANDIDATES]
+    # candidates shown beside the default (their cut-offs from their own --select rows)
+    extra += [(f"textnb {cfg_name(cfg)}; cut-off {cut:g}", cfg, cut) for cfg, cut in ACCURACY_CANDIDATES]
     tmp = tempfile.mkdtemp(prefix="bench_spam_acc_")
     try:
         study = accuracy_study(corpora, splits, extra, tmp)

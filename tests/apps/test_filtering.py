@@ -75,8 +75,8 @@ def test_verdict_cutoffs():
     assert verdict_of(logit(0.99), 0.99, 0.45) == SPAM  # at the cut-off: spam
     assert verdict_of(logit(0.7), 0.99, 0.45) == UNSURE
     assert verdict_of(logit(0.45) - 1e-9, 0.99, 0.45) == HAM
-    # the defaults: spam from P(spam) 0.9999 on, ham up to 0.45
-    assert verdict_of(logit(0.99995)) == SPAM and verdict_of(logit(0.995)) == UNSURE
+    # the defaults: spam from P(spam) 0.999 on, ham up to 0.45
+    assert verdict_of(logit(0.9995)) == SPAM and verdict_of(logit(0.995)) == UNSURE
     assert verdict_of(logit(0.45) - 1e-9) == HAM
     assert verdict_of(800.0) == SPAM and verdict_of(-800.0) == HAM  # beyond float probabilities
     # equal cut-offs: two verdicts only

@@ -44,6 +44,10 @@ HAM_MSGS = [
 
 @pytest.fixture()
 def trained(tmp_path):
+    return _train(tmp_path)
+
+
+def _train(tmp_path, kind=None):
     spam, ham = tmp_path / "spam", tmp_path / "ham"
     spam.mkdir()
     ham.mkdir()
@@ -51,7 +55,7 @@ def trained(tmp_path):
         for i, m in enumerate(msgs):
             (folder / f"{i}.eml").write_bytes(m)
     model = tmp_path / "spam.tnb"
-    train_model(model, [spam], [ham])
+    train_model(model, [spam], [ham], **({"kind": kind} if kind else {}))
     test = tmp_path / "test"
     test.mkdir()
     rng = random.Random(0)
@@ -234,8 +238,9 @@ def test_one_letter_words_are_not_tokens():
 
 
 # -- the same floats as the numpy scorer --------------------------------------------------
-def test_lite_filter_gives_the_numpy_filters_verdicts_bit_for_bit(trained):
-    model, test = trained
+@pytest.mark.parametrize("kind", ["fisher", "boolean"])
+def test_lite_filter_gives_the_numpy_filters_verdicts_bit_for_bit(tmp_path, kind):
+    model, test = _train(tmp_path, kind)
     data = [d for _, d in iter_messages(test)] + SPAM_MSGS + HAM_MSGS + [b"Subject: \n\nnothing known"]
     for cut in ({}, {"spam_cutoff": 0.9, "ham_cutoff": 0.2}):
         lite = LiteFilter.load(model, **cut)
@@ -247,8 +252,33 @@ def test_lite_filter_gives_the_numpy_filters_verdicts_bit_for_bit(trained):
     assert len({v.label for v in a}) > 1
 
 
-def test_batch_output_is_the_numpy_filters(trained, capsysbinary):
-    model, test = trained
+@pytest.mark.parametrize("params", [{"method": "fisher", "min_dev": 0.05, "max_tokens": 150},
+                                    {"method": "fisher"}, {"method": "fisher", "min_dev": 0.0},
+                                    {"method": "multinomial", "alpha": 0.01, "length_norm": True},
+                                    {"method": "multinomial", "alpha": 0.1, "length_norm": 1},
+                                    {"method": "multinomial", "alpha": 0.1, "length_norm": 0.75}])
+def test_lite_scorer_is_the_numpy_scorer_on_real_messages(tmp_path, params):
+    """The SMS collection bundled in corpora/: the first 3,000 texts train, the rest are
+    scored by both scorers, every float equal."""
+    from conftest import SMS_TSV
+
+    from textnb.apps.spamscore import SpamScorer
+
+    rows = [line.split("\t", 1) for line in SMS_TSV.read_text(encoding="utf-8").splitlines() if "\t" in line]
+    tokens = [mt.message_tokens(text.encode()) for _, text in rows]
+    labels = [label for label, _ in rows]
+    model = SpamScorer(**params).fit(tokens[:3000], labels[:3000])
+    model.save(tmp_path / "m.tnb")
+    lite = LiteFilter.load(tmp_path / "m.tnb")
+    assert lite is not None
+    expected = model.decision_function(tokens[3000:]).tolist()
+    assert [lite.scorer.log_odds(t) for t in tokens[3000:]] == expected
+    assert len({round(v, 6) for v in expected}) > 100  # real, distinct scores
+
+
+@pytest.mark.parametrize("kind", ["fisher", "boolean"])
+def test_batch_output_is_the_numpy_filters(tmp_path, kind, capsysbinary):
+    model, test = _train(tmp_path, kind)
     full = SpamFilter.load(model)
     expected = b"".join(f"{s}\t{v.label}\t{score_text(v)}\t{v.log_odds:.4f}\n".encode()
                         for s, v in full.classify_stream(iter_messages(test)))
@@ -258,10 +288,10 @@ def test_batch_output_is_the_numpy_filters(trained, capsysbinary):
 
 def test_other_kinds_and_broken_files_go_to_the_full_loader(tmp_path, trained):
     model, _ = trained
-    fisher = tmp_path / "fisher.tnb"
-    new_spam_model("fisher").fit([mt.message_tokens(m) for m in SPAM_MSGS + HAM_MSGS],
-                                 ["spam"] * 3 + ["ham"] * 3).save(fisher)
-    assert LiteFilter.load(fisher) is None
+    geometric = tmp_path / "geometric.tnb"
+    new_spam_model("geometric").fit([mt.message_tokens(m) for m in SPAM_MSGS + HAM_MSGS],
+                                    ["spam"] * 3 + ["ham"] * 3).save(geometric)
+    assert LiteFilter.load(geometric) is None
     raw = model.read_bytes()
     for name, data in [("truncated", raw[: len(raw) // 2]), ("empty", b""), ("text", b"not a model\n"),
                        ("flipped", raw[:len(raw) // 2] + bytes([raw[len(raw) // 2] ^ 1]) + raw[len(raw) // 2 + 1:])]:

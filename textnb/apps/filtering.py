@@ -5,7 +5,7 @@ model, :class:`textnb.apps.spamscore.SpamScorer`, a length-normalised one) and o
 verdicts,
 
 * ``spam`` when ``P(spam) = 1 / (1 + exp(-log_odds))`` is at least ``spam_cutoff``
-  (default :data:`DEFAULT_SPAM_CUTOFF`, 0.9999),
+  (default :data:`DEFAULT_SPAM_CUTOFF`, 0.999),
 * ``ham`` when it is at most ``ham_cutoff`` (default 0.45, bogofilter's),
 * ``unsure`` in between (set both cut-offs equal for two verdicts only).
 
@@ -115,7 +115,7 @@ def spam_text(data, max_bytes=mail.DEFAULT_MAX_BYTES):
 def new_spam_model(kind=DEFAULT_KIND, *, alpha=None, vectorizer=None):
     """An unfitted spam model.
 
-    ``kind``: ``boolean`` (default), ``fisher`` or ``geometric``: a
+    ``kind``: ``fisher`` (default), ``boolean`` or ``geometric``: a
     :class:`textnb.apps.spamscore.SpamScorer` with :data:`SPAM_KINDS` settings, fed
     :func:`textnb.apps.spamscore.message_tokens` (``alpha`` and ``vectorizer`` do not apply); ``multinomial`` (``alpha`` = :data:`DEFAULT_SPAM_ALPHA`; fed
     :func:`spam_text`, so this is multinomial NB over word presence), ``bernoulli``

@@ -32,7 +32,8 @@ Two parts:
       Paliouras 2006): ``log P(c) + sum_w log P(w | c)`` over the distinct tokens of the
       message, ``P(w | c) = (df_c(w) + alpha) / (sum_w' df_c(w') + alpha |V|)``;
       ``length_norm=True`` divides the token sum by the square root of the number of
-      known tokens (a length normalisation that keeps long messages from saturating).
+      known tokens, a number ``p`` in [0, 1] by its ``p``-th power (``1``: the mean token
+      weight): a length normalisation that keeps long messages from saturating.
 
 Prediction is a numpy computation on the fitted arrays (``vocabulary_``,
 ``feature_count_``, ``class_count_``); no scikit-learn or scipy is imported by this
@@ -54,70 +55,27 @@ import numpy as np
 
 from textnb.core.errors import InputError
 from textnb.core.model_io import register
-from textnb.core.model_schema import MAX_ALPHA, MAX_COUNT, MAX_DIM, Array, Bool, Choice, Classes, Float, Int, Optional
+from textnb.core.model_schema import MAX_ALPHA, MAX_COUNT, MAX_DIM, Array, Bool, Choice, Classes, Float, Int, OneOf, Optional
 
+from textnb.apps.spamlite import fisher_log_odds, length_divisor, log_chi2_even_1, robinson_weight
 from textnb.io.mailtokens import Tokens, message_tokens  # noqa: F401 (the tokenizer's home before)
 
 __all__ = ["SpamScorer", "message_tokens", "log_chi2_even"]
 
 # -- chi-square in log space -------------------------------------------------------------
-def _log_factorials(n):
-    return np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1, dtype=np.float64)))])
-
-
-def _logsumexp_rows(a):
-    top = np.max(a, axis=1, keepdims=True)
-    top = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore"):
-        return np.log(np.sum(np.exp(a - top), axis=1)) + top[:, 0]
-
-
 def log_chi2_even(x, k):
     """``(log P, log Q)`` of the chi-square distribution with ``2k`` degrees of freedom at ``x``.
 
-    ``P`` is the CDF, ``Q = 1 - P`` the survival function. With ``m = x / 2``,
-    ``Q = exp(-m) sum_{i<k} m^i / i!`` exactly, and ``P = exp(-m) sum_{i>=k} m^i / i!``;
-    both sums are taken in log space (the second up to where its terms are below 1e-20
-    of the largest), so neither rounds to 0 or 1. ``k >= 1`` (integers), ``x >= 0``.
+    ``P`` is the CDF, ``Q = 1 - P`` the survival function, element by element
+    (:func:`textnb.apps.spamlite.log_chi2_even_1`: both from the exact Poisson series
+    ``Q = exp(-x/2) sum_{i<k} (x/2)^i / i!``, so neither rounds to 0 or 1). ``k >= 1``
+    (integers), ``x >= 0``.
     """
-    x = np.asarray(x, dtype=np.float64)
-    k = np.asarray(k, dtype=np.int64)
-    m = x / 2.0
-    log_p = np.empty(len(x))
-    log_q = np.empty(len(x))
-    if not len(x):
-        return log_p, log_q
-    # rows whose m is far above k have P = 1 - Q to full precision: only Q's finite sum
-    far = m > k + 8.0 * np.sqrt(k + m) + 30.0
-    m_eff = np.where(far, 0.0, m)
-    need = np.maximum(k, m_eff + 12.0 * np.sqrt(m_eff + 1.0)) + 60.0
-    order = np.argsort(need, kind="stable")
-    start = 0
-    while start < len(order):  # rows of similar width together, bounded memory
-        width = int(need[order[start]])
-        stop = start + 1
-        while stop < len(order) and (stop - start + 1) * int(need[order[stop]]) <= 4_000_000:
-            stop += 1
-        rows = order[start:stop]
-        width = int(need[rows].max()) + 1
-        kk, mm = k[rows], m[rows]
-        i = np.arange(width, dtype=np.float64)
-        lf = _log_factorials(width)[:width]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lm = np.log(mm)[:, None]
-            terms = np.where(i[None, :] == 0, 0.0, i[None, :] * lm) - lf[None, :]
-        below = i[None, :] < kk[:, None]
-        lq = np.minimum(_logsumexp_rows(np.where(below, terms, -np.inf)) - mm, 0.0)
-        lp = _logsumexp_rows(np.where(below, -np.inf, terms)) - mm
-        lp = np.where(far[rows], 0.0, np.minimum(lp, 0.0))  # far: P is 1 - Q, below
-        # the smaller of P and Q is the accurate sum; the larger is 1 minus it
-        with np.errstate(divide="ignore"):
-            small_p = lp < lq
-            lp, lq = (np.where(small_p, lp, np.log1p(-np.exp(lq))),
-                      np.where(small_p, np.log1p(-np.exp(lp)), lq))
-        log_p[rows], log_q[rows] = lp, lq
-        start = stop
-    return log_p, log_q
+    x = np.asarray(x, dtype=np.float64).tolist()
+    k = np.asarray(k, dtype=np.int64).tolist()
+    pairs = [log_chi2_even_1(a, int(n)) for a, n in zip(x, k)]
+    return (np.array([p for p, _ in pairs], dtype=np.float64).reshape(len(x)),
+            np.array([q for _, q in pairs], dtype=np.float64).reshape(len(x)))
 
 
 # -- the estimator -------------------------------------------------------------------------
@@ -149,8 +107,10 @@ class SpamScorer:
         ``max_discriminators``); None: all that pass ``min_dev``.
     alpha : float, default 0.01
         Additive smoothing (multinomial).
-    length_norm : bool, default False
-        Multinomial: divide the token sum by ``sqrt(number of known tokens)``.
+    length_norm : bool or float in [0, 1], default False
+        Multinomial: divide the token sum by ``n ** length_norm``, ``n`` the number of
+        known tokens of the message: True is ``sqrt(n)`` (0.5), 1 the mean token weight,
+        False or 0 no normalisation.
 
     Attributes
     ----------
@@ -178,7 +138,7 @@ class SpamScorer:
     _param_schema = {
         "method": Choice("fisher", "geometric", "multinomial"), "robs": Float(0.0, 1e6),
         "robx": Float(0.0, 1.0), "min_dev": Float(0.0, 0.4999999999),
-        "max_tokens": Optional(Int(1, MAX_DIM)), "alpha": Float(0.0, MAX_ALPHA, lo_open=True), "length_norm": Bool(),
+        "max_tokens": Optional(Int(1, MAX_DIM)), "alpha": Float(0.0, MAX_ALPHA, lo_open=True), "length_norm": OneOf(Bool(), Float(0.0, 1.0)),
     }
     _state_schema = {  # the token count is the number of newlines + 1; _set_state checks it
         "classes_": Classes(),
@@ -228,6 +188,15 @@ class SpamScorer:
             raise InputError(f"max_tokens must be a positive integer or None; got {self.max_tokens!r}")
         if not self.alpha > 0.0:
             raise InputError(f"alpha must be positive; got {self.alpha!r}")
+        norm = self.length_norm
+        if not isinstance(norm, (bool, np.bool_)) and not (
+                isinstance(norm, (int, float, np.integer, np.floating)) and 0.0 <= norm <= 1.0):
+            raise InputError(f"length_norm must be true, false or a number in [0, 1]; got {norm!r}")
+
+    def _norm(self):
+        """``length_norm`` as the bool or float :func:`~textnb.apps.spamlite.length_divisor` reads."""
+        norm = self.length_norm
+        return bool(norm) if isinstance(norm, (bool, np.bool_)) else float(norm)
 
     # -- counting --------------------------------------------------------------------------
     def fit(self, X, y):
@@ -421,12 +390,15 @@ class SpamScorer:
 
     def _score_ids(self, ids, owner, n_docs):
         """Log-odds from the known-token ids of ``n_docs`` documents (``owner``: document of each)."""
+        if self.method == "fisher":
+            return self._fisher(ids, owner, n_docs)
         w = self._token_weights()
         if self.method == "multinomial":
             total = np.bincount(owner, weights=self._multinomial_llr(ids, w), minlength=n_docs)
-            if self.length_norm:
-                n = np.bincount(owner, minlength=n_docs)
-                total = total / np.sqrt(np.maximum(n, 1))
+            if self._norm() not in (False, 0.0):
+                n = np.bincount(owner, minlength=n_docs).tolist()
+                norm = self._norm()
+                total = total / np.array([length_divisor(k, norm) for k in n], dtype=np.float64)
             return total + w["prior"]
         keep = w["use"][ids]
         ids, owner = ids[keep], owner[keep]
@@ -443,18 +415,29 @@ class SpamScorer:
         sum_ln_1mf = np.bincount(owner, weights=w["ln_1mf"][ids], minlength=n_docs)
         out = np.zeros(n_docs)
         has = n > 0
-        if self.method == "geometric":
-            with np.errstate(divide="ignore"):
-                log_p = np.log(-np.expm1(sum_ln_1mf[has] / n[has]))  # P = 1 - (prod(1-f))^(1/n)
-                log_q = np.log(-np.expm1(sum_ln_f[has] / n[has]))    # Q = 1 - (prod f)^(1/n)
-            out[has] = log_p - log_q
-            return out
-        # Fisher: I = (1 + S - H) / 2, S = 1 - Q_s, H = 1 - Q_h
-        lp_s, lq_s = log_chi2_even(-2.0 * sum_ln_1mf[has], n[has])
-        lp_h, lq_h = log_chi2_even(-2.0 * sum_ln_f[has], n[has])
-        # I = (Q_h + P_s) / 2 and 1 - I = (P_h + Q_s) / 2
-        out[has] = np.logaddexp(lq_h, lp_s) - np.logaddexp(lp_h, lq_s)
+        # geometric: P = 1 - (prod(1-f))^(1/n), Q = 1 - (prod f)^(1/n), log-odds log P - log Q
+        with np.errstate(divide="ignore"):
+            log_p = np.log(-np.expm1(sum_ln_1mf[has] / n[has]))
+            log_q = np.log(-np.expm1(sum_ln_f[has] / n[has]))
+        out[has] = log_p - log_q
         return out
+
+    def _fisher(self, ids, owner, n_docs):
+        """Fisher's combining, per document: :func:`~textnb.apps.spamlite.robinson_weight` of
+        each known token, :func:`~textnb.apps.spamlite.fisher_log_odds` of the message (the
+        functions the numpy-free scorer calls, so both give the same floats)."""
+        uniq = np.unique(ids).tolist()
+        n_h, n_s = (float(v) for v in self.class_count_)
+        b = self.feature_count_[1, uniq].astype(np.float64).tolist()
+        g = self.feature_count_[0, uniq].astype(np.float64).tolist()
+        robs, robx = float(self.robs), float(self.robx)
+        weight = {j: robinson_weight(bj, gj, n_s, n_h, robs, robx) for j, bj, gj in zip(uniq, b, g)}
+        docs = [[] for _ in range(n_docs)]
+        for j, k in zip(ids.tolist(), owner.tolist()):
+            docs[k].append(weight[j])
+        min_dev = float(self.min_dev)
+        max_tokens = None if self.max_tokens is None else int(self.max_tokens)
+        return np.array([fisher_log_odds(d, min_dev, max_tokens) for d in docs], dtype=np.float64)
 
     def predict_log_odds(self, X):
         """Per-class log-odds, shape (n, 2): column 1 is the log-odds of ``classes_[1]``."""

@@ -9,7 +9,7 @@ equal the cold ``spamfilter``'s (``tests/apps/test_serve.py``, ``tests/apps/test
 
 The verdict rules themselves (cut-offs, exit codes, headers) are those of
 :mod:`textnb.apps.spamlite`; the scoring is :class:`textnb.apps.spamlite.LiteScorer` for
-the default model (the floats of ``SpamScorer.decision_function`` bit for bit) and
+the multinomial and Fisher models (the floats of ``SpamScorer.decision_function`` bit for bit) and
 :class:`textnb.apps.filtering.SpamFilter` for every other spam model.
 
 **Memory.** A served :class:`LiteScorer` keeps the weights of the tokens it has looked
@@ -66,13 +66,15 @@ def _lite_scorer(model):
         if scorer is not _NONE:
             return scorer
         scorer = None
-        if type(model).__name__ == "SpamScorer" and getattr(model, "method", None) == "multinomial" \
+        if type(model).__name__ == "SpamScorer" and getattr(model, "method", None) in ("multinomial", "fisher") \
                 and [str(c) for c in getattr(model, "classes_", [])] == ["ham", "spam"]:
             vocab = model.vocabulary_.tolist()
             counts = model.feature_count_
             scorer = LiteScorer(dict(zip(vocab, range(len(vocab)))), counts[0].tolist(), counts[1].tolist(),
                                 tuple(int(c) for c in model.class_count_), float(model.alpha),
-                                bool(model.length_norm))
+                                model._norm(), method=model.method, robs=float(model.robs),
+                                robx=float(model.robx), min_dev=float(model.min_dev),
+                                max_tokens=None if model.max_tokens is None else int(model.max_tokens))
             if hasattr(scorer, "_weights") and hasattr(scorer, "index") and hasattr(scorer, "weight"):
                 weights = _KnownWeights()
                 weights.scorer = scorer
