@@ -62,7 +62,8 @@ from textnb.apps.spamlite import (  # noqa: F401 (the verdict rules live on the 
     _drop_own_headers,
     _expit,
     _header_end,
-    _logit,
+    StreamClassifier,
+    logit,
     add_headers,
     check_cutoffs,
     score_text,
@@ -160,7 +161,7 @@ def _check_spam_model(model, path):
     return classes.index(SPAM)
 
 
-class SpamFilter:
+class SpamFilter(StreamClassifier):
     """A fitted spam model with its two cut-offs.
 
     Parameters
@@ -211,16 +212,6 @@ class SpamFilter:
     def classify(self, messages):
         """A :class:`Verdict` for each raw message (bytes)."""
         return self.verdicts_from_log_odds(self.log_odds(messages))
-
-    def classify_stream(self, pairs, batch_size=_BATCH):
-        """``(source, Verdict)`` for each ``(source, bytes)`` pair, in batches."""
-        it = iter(pairs)
-        while True:
-            batch = list(islice(it, batch_size))
-            if not batch:
-                return
-            verdicts = self.classify([data for _, data in batch])
-            yield from zip((s for s, _ in batch), verdicts)
 
 
 # -- model updates under a lock -----------------------------------------------------

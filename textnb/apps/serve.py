@@ -75,6 +75,7 @@ from textnb.core.model_io import load
 from textnb.apps import protocol
 from textnb.apps.spamd import (DEFAULT_MAX_USER_BYTES, DEFAULT_MAX_USERS, SpamdHandler, StreamHandler, UserModels,
                                parse_address)
+from textnb.apps.spamlite import logit
 from textnb.apps.verdict import classify_mail, is_spam_model, message_verdict
 
 __all__ = ["DEFAULT_MAX_REQUEST", "DEFAULT_MAX_CLIENTS", "DEFAULT_TIMEOUT", "DEFAULT_MAX_TEXTS", "DEFAULT_MAX_TOKENS",
@@ -258,7 +259,7 @@ def _verdict_rows(out, classes, verdicts):
         if others == 1:
             los = [lo if j == spam else -lo for j in range(len(classes))]
         else:
-            los = [lo if j == spam else _log_odds_of(q) for j in range(len(classes))]
+            los = [lo if j == spam else logit(q) for j in range(len(classes))]
         out["probabilities"].append([_jsonable(x) for x in probs])
         out["log_odds"].append([_jsonable(x) for x in los])
         out["labels"].append(out["classes"][spam] if lo > 0 else
@@ -266,14 +267,6 @@ def _verdict_rows(out, classes, verdicts):
     out["verdicts"] = [{"label": v.label, "score": _jsonable(v.score), "log_odds": _jsonable(v.log_odds)}
                        for v in verdicts]
     return out
-
-
-def _log_odds_of(p):
-    if p <= 0.0:
-        return -math.inf
-    if p >= 1.0:
-        return math.inf
-    return math.log(p) - math.log1p(-p)
 
 
 def _cutoff(value, name):

@@ -55,7 +55,7 @@ from textnb.io.mailtokens import message_tokens
 __all__ = [
     "SPAM", "HAM", "UNSURE", "DEFAULT_SPAM_CUTOFF", "DEFAULT_HAM_CUTOFF", "EXIT_CODES", "EXIT_ERROR",
     "Verdict", "verdict_of", "check_cutoffs", "score_text", "verdict_headers", "add_headers",
-    "LiteFilter", "LiteScorer", "default_model_file",
+    "LiteFilter", "LiteScorer", "StreamClassifier", "logit", "default_model_file",
 ]
 
 SPAM, HAM, UNSURE = "spam", "ham", "unsure"
@@ -94,7 +94,8 @@ _BATCH = 500
 
 
 # -- verdicts ---------------------------------------------------------------------------
-def _logit(p):
+def logit(p):
+    """``log(p / (1 - p))``, +-inf at 1 and 0: the log-odds of a probability (a cut-off)."""
     if p <= 0.0:
         return -math.inf
     if p >= 1.0:
@@ -123,9 +124,9 @@ def check_cutoffs(spam_cutoff, ham_cutoff):
 
 def verdict_of(log_odds, spam_cutoff=DEFAULT_SPAM_CUTOFF, ham_cutoff=DEFAULT_HAM_CUTOFF):
     """``'spam'``, ``'ham'`` or ``'unsure'`` for a spam log-odds and two cut-offs."""
-    if log_odds >= _logit(spam_cutoff):
+    if log_odds >= logit(spam_cutoff):
         return SPAM
-    if log_odds <= _logit(ham_cutoff):
+    if log_odds <= logit(ham_cutoff):
         return HAM
     return UNSURE
 
@@ -686,7 +687,20 @@ class LiteScorer:
         return total + self.prior
 
 
-class LiteFilter:
+class StreamClassifier:
+    """``classify_stream`` over a ``classify(messages)``: what every spam filter class shares."""
+
+    def classify_stream(self, pairs, batch_size=_BATCH):
+        """``(source, Verdict)`` for each ``(source, bytes)`` pair, classified in batches."""
+        it = iter(pairs)
+        while True:
+            batch = list(islice(it, batch_size))
+            if not batch:
+                return
+            yield from zip((s for s, _ in batch), self.classify([data for _, data in batch]))
+
+
+class LiteFilter(StreamClassifier):
     """:class:`textnb.apps.filtering.SpamFilter`'s classifying half for the default model,
     without numpy (see the module docstring); :meth:`load` returns None for any model
     file it does not read."""
@@ -697,7 +711,7 @@ class LiteFilter:
         self.scorer = scorer
         self.spam_cutoff, self.ham_cutoff = spam_cutoff, ham_cutoff
         self.max_bytes = max_bytes
-        self._spam_at, self._ham_at = _logit(spam_cutoff), _logit(ham_cutoff)
+        self._spam_at, self._ham_at = logit(spam_cutoff), logit(ham_cutoff)
 
     @classmethod
     def load(cls, path, *, max_model_bytes=MAX_LITE_BYTES, **kwargs):
@@ -717,12 +731,3 @@ class LiteFilter:
         """A :class:`Verdict` for each raw message (bytes)."""
         score, max_bytes = self.scorer.log_odds, self.max_bytes
         return [self.verdict(score(message_tokens(m, max_bytes))) for m in messages]
-
-    def classify_stream(self, pairs, batch_size=_BATCH):
-        """``(source, Verdict)`` for each ``(source, bytes)`` pair."""
-        it = iter(pairs)
-        while True:
-            batch = list(islice(it, batch_size))
-            if not batch:
-                return
-            yield from zip((s for s, _ in batch), self.classify([data for _, data in batch]))

@@ -18,13 +18,12 @@ model's vocabulary whatever the traffic (a token the model never saw costs one
 dictionary look-up per occurrence and is not stored).
 """
 
-import math
 import threading
 import weakref
 
 from textnb.apps.filtering import EXIT_CODES, SPAM, SpamFilter, add_headers
 from textnb.apps.protocol import SPAMD_THRESHOLD, spamd_score, spamd_score_text
-from textnb.apps.spamlite import DEFAULT_SPAM_CUTOFF, LiteFilter, LiteScorer, score_text
+from textnb.apps.spamlite import DEFAULT_SPAM_CUTOFF, LiteFilter, LiteScorer, logit, score_text
 from textnb.core.errors import InputError
 
 __all__ = ["message_verdict", "classify_mail", "spamd_fields", "spamd_report", "spamd_symbol", "is_spam_model"]
@@ -116,14 +115,6 @@ def classify_mail(model, data, *, spam_cutoff=None, ham_cutoff=None, max_bytes=N
     return EXIT_CODES[verdict.label], verdict, (add_headers(data, verdict) if headers else b"")
 
 
-def _logit(p):
-    if p <= 0.0:
-        return -math.inf
-    if p >= 1.0:
-        return math.inf
-    return math.log(p) - math.log1p(-p)
-
-
 def spamd_fields(verdict, spam_cutoff=None):
     """``(is_spam, score text, threshold text)`` of the ``Spam:`` line for ``verdict``.
 
@@ -133,7 +124,7 @@ def spamd_fields(verdict, spam_cutoff=None):
     """
     cutoff = DEFAULT_SPAM_CUTOFF if spam_cutoff is None else spam_cutoff
     is_spam = verdict.label == SPAM
-    score = spamd_score(float(verdict.log_odds), _logit(cutoff))
+    score = spamd_score(float(verdict.log_odds), logit(cutoff))
     return is_spam, spamd_score_text(score, is_spam), f"{SPAMD_THRESHOLD:.1f}"
 
 
