@@ -77,6 +77,7 @@ def test_every_exported_estimator_is_listed():
     assert set(_EXPECTED) <= names
 
 
+@pytest.mark.slow
 @parametrize_with_checks(_exported_estimators() + [textnb.Discretized(textnb.LBR())],
                          expected_failed_checks=lambda est: _EXPECTED.get(type(est).__name__, {}))
 def test_check_estimator_every_export(estimator, check):

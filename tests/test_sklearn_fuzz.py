@@ -56,6 +56,7 @@ _COUNT_MODELS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", range(len(_COUNT_MODELS)))
 @_SETTINGS
 @given(problem=count_problems())

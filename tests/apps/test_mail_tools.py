@@ -196,6 +196,7 @@ def test_signal_during_passthrough_still_writes_the_message(corpus, sig, code, m
     assert out == first + rest
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", [[], ["--batch", "-"]])
 @pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 3)])
 def test_signal_while_classifying_is_never_a_verdict(corpus, mode, sig, code):

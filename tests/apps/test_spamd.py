@@ -233,6 +233,7 @@ def cold_verdict_obj(model, msg):
     return message_verdict(load(model), msg)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("data,status", [
     (b"HELLO SPAMC/1.5\r\n\r\n", 76),
     (b"CHECK SPAMD/1.5\r\n\r\n", 76),

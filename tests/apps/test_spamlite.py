@@ -417,6 +417,7 @@ def test_text_messages_and_the_client_import_no_pattern_machinery(trained, tmp_p
     assert b"NEW ['textnb', 'textnb.apps', 'textnb.apps.protocol', 'textnb.apps.spamclient']" in r.stderr, r.stderr.decode(errors="replace")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [["--help"], ["--spam-cutoff", "0.9"]])
 def test_script_without_site_reads_the_other_options_too(trained, argv):
     """scripts/spamfilter starts Python with -S: a command line that argparse reads (its

@@ -83,6 +83,7 @@ def _stderr_on_a_terminal(argv):
     return proc.returncode, out, b"".join(chunks).decode("utf-8", "replace")
 
 
+@pytest.mark.slow
 def test_predict_over_many_files_shows_a_bar_on_a_terminal_only(tmp_path):
     pytest.importorskip("tqdm")
     for label, text in (("a", "apple banana"), ("b", "car truck")):

@@ -195,6 +195,7 @@ def _close(a, b, rtol=1e-7):
 
 
 # --------------------------------------------------------------------------- properties
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", _params(SPECS))
 def test_probabilities_are_finite_and_sum_to_one(spec):
     @FAST
@@ -213,6 +214,7 @@ def test_probabilities_are_finite_and_sum_to_one(spec):
     check()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", _params(SPECS))
 def test_invariant_to_row_order(spec):
     @FAST
@@ -279,6 +281,7 @@ def test_merge_equals_fit_on_the_union(spec):
     check()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", _params(SPECS))
 def test_save_load_gives_exactly_the_same_predictions(spec, tmp_path):
     path = tmp_path / "m.tnb"

@@ -252,6 +252,7 @@ def sms_messages():
         yield text.encode("utf-8")
 
 
+@pytest.mark.slow
 def test_every_bundled_text_reaches_the_model_in_every_format():
     """The bundled SMS collection as header-less texts, after a Subject line without a
     blank line, with CRLF and with an mbox From line: the text's words are body words of

@@ -20,6 +20,7 @@ from textnb.text.weighting import TermWeighting
 
 
 # the default is checked with every export (tests/test_sklearn_cases.py); here the variants
+@pytest.mark.slow
 @parametrize_with_checks([CalibratedNB(method="isotonic"),
                           CalibratedNB(ComplementNB(), target_fpr=0.1)])
 def test_sklearn_estimator_checks(estimator, check):

@@ -51,6 +51,7 @@ def _expected_failures(est):
 
 
 # the default is checked with every export (tests/test_sklearn_cases.py); here the variants
+@pytest.mark.slow
 @parametrize_with_checks([MultiLabelNB(threshold=0.0, min_labels=0),
                           MultiLabelNB(method="ovr", threshold=0.0, min_labels=0)],
                          expected_failed_checks=_expected_failures)

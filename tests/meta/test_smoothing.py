@@ -15,6 +15,7 @@ from textnb.meta.smoothing import SmoothingCV
 from textnb.text.weighting import TermWeighting
 
 
+@pytest.mark.slow
 @parametrize_with_checks([SmoothingCV(MultinomialNB(), param_grid={"alpha": [1.0, 0.1]}, cv=3),
                           SmoothingCV(ComplementNB(), param_grid={"alpha": [1.0, 0.5]}, cv=2)])
 def test_sklearn_estimator_checks(estimator, check):

@@ -16,6 +16,7 @@ Y_RAND = RNG.choice(["a", "b", "c"], 120)
 
 
 # the default is checked with every export (tests/test_sklearn_cases.py); here the variants
+@pytest.mark.slow
 @parametrize_with_checks([ComplementNB(norm=True), ComplementNB(m=5.0)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)

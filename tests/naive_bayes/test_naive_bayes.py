@@ -16,6 +16,7 @@ SKLEARN = {MultinomialNB: skl.MultinomialNB, BernoulliNB: skl.BernoulliNB}
 
 
 # the defaults are checked with every export (tests/test_sklearn_cases.py); here the variants
+@pytest.mark.slow
 @parametrize_with_checks([MultinomialNB(m=2.0), BernoulliNB(m=1.0)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)

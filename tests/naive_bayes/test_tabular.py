@@ -309,6 +309,7 @@ def test_every_uci_file_trains():
 
 
 # the default is checked with every export (tests/test_sklearn_cases.py); here the variants
+@pytest.mark.slow
 @parametrize_with_checks([TabularNB(numeric="kde"), TabularNB(numeric="mdl")])
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -86,6 +86,7 @@ def _interacting_data(n, seed, missing=0.0):
     return X, y, n_values
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("candidates", ["all", "heuristic"])
 @pytest.mark.parametrize("seed,missing", [(0, 0.0), (1, 0.05), (2, 0.1)])
 def test_lbr_matches_literal_reference(candidates, seed, missing):

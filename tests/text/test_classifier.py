@@ -19,6 +19,7 @@ def sms(sms_tsv):
     return [r[1] for r in rows], np.array([r[0] for r in rows])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("vec_kw", [{}, {"stop_words": "english", "ngram_range": (1, 2), "min_df": 2, "max_df": 0.5},
                                     {"max_features": 500}])
 @pytest.mark.parametrize("Model", [MultinomialNB, BernoulliNB])

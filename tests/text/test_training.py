@@ -30,6 +30,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("flags,estimator", CASES, ids=lambda c: " ".join(c) if isinstance(c, list) else None)
 def test_cli_training_writes_the_estimators_model_file(flags, estimator, tmp_path):
     assert main(["train", str(SMS), "-o", str(tmp_path / "cli.tnb"), *flags]) == 0
