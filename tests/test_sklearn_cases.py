@@ -53,9 +53,6 @@ _EXPECTED = {
     },
     "MultiLabelNB": {
         "check_decision_proba_consistency": "the check feeds negative values; naive Bayes needs counts",
-        "check_classifier_multioutput": "at least one label per document (min_labels=1) is a decision per "
-                                        "document: decision_function is not a per-label monotone map of "
-                                        "predict_proba (tests/meta/test_multilabel.py checks min_labels=0)",
     },
 }
 
