@@ -438,25 +438,12 @@ def leave_out_scores(family, feature_count, class_count, T, y_index, contributio
     df = None if X is None else np.bincount(X.indices, minlength=X.shape[1])
     for f in np.unique(fold[fold >= 0]):
         rows = np.flatnonzero(fold == f)
-        out = (_indicator(y_index[rows], contribution[rows], n_classes) @ T[rows]).tocsr()  # the fold's sums
-        if out.nnz > fc.size // 8:  # a large fold: subtracting a dense matrix is faster than its cells
-            rest = out.toarray().astype(np.float32, copy=False)
-            np.subtract(fc, rest, out=rest)
-            np.maximum(rest, 0.0, out=rest)
-            cells = None
-        else:
-            rest = fc
-            cells = (np.repeat(np.arange(n_classes), np.diff(out.indptr)), out.indices)
-            kept = fc[cells]
-            fc[cells] = np.maximum(kept - out.data, 0.0)  # the fold taken out (only its terms change)...
-        cc = np.maximum(np.asarray(class_count, dtype=np.float64)
-                        - np.bincount(y_index[rows], weights=contribution[rows], minlength=n_classes), 0.0)
+        rest, cc, restore = _take_out(fc, class_count, T[rows], y_index[rows], contribution[rows])
         seen = None if X is None else np.flatnonzero(df - np.bincount(X[rows].indices, minlength=X.shape[1]))
         if seen is not None and seen.size == X.shape[1]:
             seen = None
         W, b = linear_weights(family, rest if seen is None else rest[:, seen], cc, alpha, pool, dtype=np.float32)
-        if cells is not None:
-            fc[cells] = kept  # ...and put back exactly
+        restore()
         rows = rows[score[rows]]
         if X is not None:
             Tf = features(family, X[rows] if seen is None else X[rows][:, seen])
@@ -471,16 +458,36 @@ def _scores_without(family, fc, class_count, T_out, y_out, contribution_out, T_s
     contribution of the documents ``T_out`` (classes ``y_out``) taken out. ``fc`` is the
     model's feature sums, in the precision the scores are computed in: changed in the
     cells of those documents' terms only, and put back exactly before returning."""
+    rest, cc, restore = _take_out(fc, class_count, T_out, y_out, contribution_out)
+    W, b = linear_weights(family, rest, cc, alpha, pool, dtype=fc.dtype.type)
+    restore()
+    return scores(T_score, W, b, pool)
+
+
+def _take_out(fc, class_count, T_out, y_out, contribution_out):
+    """``(rest, cc, restore)``: the sums of the model ``(fc, class_count)`` with the
+    contribution of the documents ``T_out`` (classes ``y_out``) taken out. ``rest`` is ``fc``
+    itself, changed in the cells of those documents' terms only, until ``restore()`` puts
+    them back exactly; or, when the documents' sums fill more than an eighth of the cells
+    (subtracting a dense matrix is then faster), a new array in ``fc``'s precision and
+    ``restore`` does nothing."""
     n_classes = fc.shape[0]
     out = (_indicator(y_out, contribution_out, n_classes) @ T_out).tocsr()  # the documents' sums
-    cells = (np.repeat(np.arange(n_classes), np.diff(out.indptr)), out.indices)
-    kept = fc[cells]
-    fc[cells] = np.maximum(kept - out.data, 0.0)  # the documents taken out (only their terms change)...
     cc = np.maximum(np.asarray(class_count, dtype=np.float64)
                     - np.bincount(y_out, weights=contribution_out, minlength=n_classes), 0.0)
-    W, b = linear_weights(family, fc, cc, alpha, pool, dtype=fc.dtype.type)
-    fc[cells] = kept  # ...and put back exactly
-    return scores(T_score, W, b, pool)
+    if out.nnz > fc.size // 8:
+        rest = out.toarray().astype(fc.dtype, copy=False)
+        np.subtract(fc, rest, out=rest)
+        np.maximum(rest, 0.0, out=rest)
+        return rest, cc, lambda: None
+    cells = (np.repeat(np.arange(n_classes), np.diff(out.indptr)), out.indices)
+    kept = fc[cells]
+    fc[cells] = np.maximum(kept - out.data, 0.0)  # only the documents' terms change
+
+    def restore():
+        fc[cells] = kept
+
+    return fc, cc, restore
 
 
 def _splits_scale(family, feature_count, class_count, T, y_index, contribution, *, alpha, keys, splits, weights,
