@@ -6,6 +6,7 @@ from textnb.cli.options import multilabel_model, top
 from textnb.cli.output import dumps
 from textnb.core.errors import InputError
 from textnb.core.model_io import refuse_input_as_output
+from textnb.core.wrapping import find
 
 __all__ = ["add_parser", "run"]
 
@@ -109,8 +110,8 @@ def _inspect_table(args, model, out):
     if args.plot:
         raise InputError(f"{args.model}: --plot draws the structure of a tan or bn model")
     weights = _weights_info(model)
-    inner = getattr(model, "estimator_", model)
-    if not hasattr(inner, "describe"):
+    inner = find(model, lambda m: hasattr(m, "describe"))  # inside APNBC, Discretized, ...
+    if inner is None:
         raise InputError(f"{args.model}: cannot inspect a {type(model).__name__} model")
     if hasattr(inner, "text_models_"):
         from textnb.evaluation.explain import describe_mixed
