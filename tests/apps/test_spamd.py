@@ -17,7 +17,8 @@ import pytest
 from textnb.apps import protocol
 from textnb.apps.filtering import add_headers, update_model
 from textnb.apps.serve import Server
-from textnb.apps.spamd import check_user_name, message_digest, parse_address
+from textnb.apps import spamd
+from textnb.apps.spamd import check_user_name, message_digest, parse_address, tell
 from textnb.apps.verdict import spamd_fields
 from textnb.cli.mailfilters import filter_main
 from textnb.core.errors import InputError
@@ -165,6 +166,43 @@ def test_spamc_learn_and_forget_change_the_model_exactly(model_copy, sock_dir):
         # the daemon serves the model it learned into
         _, label, _, _ = cold_verdict(model_copy, spam)
         assert spamc(port, ["-c"], spam).returncode == (1 if label == "spam" else 0)
+
+
+def test_journal_appends_a_line_per_tell_and_is_rewritten_when_superseded_lines_pile_up(model_copy, monkeypatch):
+    monkeypatch.setattr(spamd, "JOURNAL_SLACK", 4)
+    journal = Path(str(os.path.realpath(model_copy)) + ".learned")
+    spam, ham = messages(11)
+    assert tell(model_copy, spam, set_class="spam") and tell(model_copy, ham, set_class="ham")
+    assert journal.read_text().splitlines() == [f"{message_digest(spam)} spam", f"{message_digest(ham)} ham"]
+    assert not tell(model_copy, spam, set_class="spam")  # already learned: nothing written
+    assert len(journal.read_text().splitlines()) == 2
+    reference = counts(model_copy)
+    for _ in range(5):  # moved back and forth: superseded lines are dropped by a rewrite
+        assert tell(model_copy, ham, set_class="spam") and tell(model_copy, ham, set_class="ham")
+        assert len(journal.read_text().splitlines()) <= 2 * 2 + 4
+    assert np.array_equal(counts(model_copy)[0], reference[0])
+    assert spamd._read_journal(journal)[0] == {message_digest(spam): "spam", message_digest(ham): "ham"}
+    assert tell(model_copy, spam, remove=True)  # a forget appends "-"
+    assert journal.read_text().splitlines()[-1] == f"{message_digest(spam)} -"
+    assert not tell(model_copy, spam, remove=True)
+    # a line cut short by a crash is skipped and does not swallow the next one
+    with open(journal, "ab") as f:
+        f.write(b"0123abc")
+    assert tell(model_copy, spam, set_class="spam")
+    assert spamd._read_journal(journal)[0] == {message_digest(spam): "spam", message_digest(ham): "ham"}
+
+
+def test_journal_that_is_not_a_regular_file_is_never_written_through(model_copy, tmp_path):
+    journal = Path(str(os.path.realpath(model_copy)) + ".learned")
+    target = tmp_path / "elsewhere"
+    target.write_bytes(b"")
+    journal.symlink_to(target)
+    spam, _ = messages(12)
+    before = model_copy.read_bytes()
+    with pytest.raises(OSError):
+        tell(model_copy, spam, set_class="spam")
+    assert target.read_bytes() == b"" and journal.is_symlink()
+    assert model_copy.read_bytes() == before  # refused before the model was changed
 
 
 @needs_spamc

@@ -23,7 +23,8 @@ Methods (one request per connection, as spamd):
   update is :func:`textnb.apps.filtering.update_model`'s (the same lock and atomic
   replace as ``spamfilter --register-*``). As SpamAssassin's Bayes store, the daemon
   remembers which messages it learned as what, in ``<model>.learned`` (a SHA-256 of the
-  message without its ``X-TextNB-*`` fields and its class, one per line): learning a
+  message without its ``X-TextNB-*`` fields and its class, one line appended per TELL,
+  the journal rewritten without superseded lines when they pile up): learning a
   message again as the same class does nothing, as the other class moves it, and
   ``Remove`` (``spamc -L forget``, which sends no class) forgets it as the class it was
   learned as; a message not learned through TELL is not forgotten (no ``DidRemove``).
@@ -46,11 +47,13 @@ for, reloaded when their file is replaced, and at most ``max_users`` are held, t
 files at most ``max_bytes`` in all (the least recently used is dropped first).
 """
 
+import errno
 import hashlib
 import os
 import re
 import socket
 import socketserver
+import stat
 import tempfile
 import threading
 import time
@@ -194,20 +197,42 @@ def _journal_path(model_path):
     return os.path.realpath(model_path) + ".learned"
 
 
+#: The journal is rewritten without its superseded lines once it has this many lines more
+#: than it has messages learned (and more than twice as many): between those rewrites a TELL
+#: appends one line instead of rewriting the whole journal.
+JOURNAL_SLACK = 1024
+
+
 def _read_journal(path):
-    seen = {}
+    """``(digest -> class, number of lines)`` of the journal at ``path``: one line per
+    TELL, ``<sha256> spam|ham`` to learn and ``<sha256> -`` to forget, the last line of a
+    digest winning; a line that is not of that form (a write cut short by a crash) is
+    skipped."""
+    seen, lines = {}, 0
     try:
         with open(path, "rb") as f:
             for line in f:
+                lines += 1
                 digest, _, label = line.decode("ascii", "replace").strip().partition(" ")
-                if len(digest) == 64 and label in ("spam", "ham"):
+                if len(digest) != 64:
+                    continue
+                if label in ("spam", "ham"):
                     seen[digest] = label
+                elif label == "-":
+                    seen.pop(digest, None)
     except FileNotFoundError:
         pass
-    return seen
+    return seen, lines
 
 
 def _write_journal(path, seen):
+    """Replace the journal at ``path`` by one line per message in ``seen`` (atomically;
+    only a regular file is ever replaced)."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", path)
+    except FileNotFoundError:
+        pass
     folder = os.path.dirname(path)
     fd, tmp = tempfile.mkstemp(prefix=".learned", dir=folder)
     try:
@@ -222,6 +247,33 @@ def _write_journal(path, seen):
         except OSError:
             pass
         raise
+
+
+def _open_journal(path):
+    """A descriptor for appending to the journal at ``path`` (created if missing); an
+    ``OSError`` when it is a symbolic link or not a regular file (opened before the model
+    is changed, so a journal that cannot be written leaves the model as it was)."""
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", path)
+    return fd
+
+
+def _note_in_journal(fd, path, seen, lines, digest, label):
+    """Record ``digest`` as learned as ``label`` (``None``: forgotten) in the journal open
+    as ``fd`` that read as ``seen`` in ``lines`` lines: one appended line, or the journal
+    rewritten from ``seen`` (already updated) when the superseded lines pass
+    :data:`JOURNAL_SLACK`."""
+    if lines + 1 > 2 * len(seen) + JOURNAL_SLACK:
+        _write_journal(path, seen)
+        return
+    line = f"{digest} {label or '-'}\n".encode("ascii")
+    size = os.fstat(fd).st_size
+    if size and os.pread(fd, 1, size - 1) != b"\n":
+        line = b"\n" + line  # a line cut short by a crash must not swallow this one
+    os.write(fd, line)
+    os.fsync(fd)
 
 
 def _copy_model(source, dest):
@@ -252,22 +304,25 @@ def tell(model_path, data, *, set_class=None, remove=False, max_bytes=None):
     journal = _journal_path(model_path)
     kwargs = {} if max_bytes is None else {"max_bytes": max_bytes}
     with model_lock(journal):  # then update_model takes the model's own lock: always in this order
-        seen = _read_journal(journal)
+        seen, lines = _read_journal(journal)
         digest = message_digest(data)
         before = seen.get(digest)
-        if remove:
-            if before is None:
-                return False
-            update_model(model_path, unregister=[(before, data)], create=False, **kwargs)
-            del seen[digest]
-        else:
-            if before == set_class:
-                return False
-            unregister = [] if before is None else [(before, data)]
-            update_model(model_path, register=[(set_class, data)], unregister=unregister, create=False,
-                         **kwargs)
-            seen[digest] = set_class
-        _write_journal(journal, seen)
+        if (before is None) if remove else (before == set_class):
+            return False
+        fd = _open_journal(journal)
+        try:
+            if remove:
+                update_model(model_path, unregister=[(before, data)], create=False, **kwargs)
+                del seen[digest]
+                set_class = None
+            else:
+                unregister = [] if before is None else [(before, data)]
+                update_model(model_path, register=[(set_class, data)], unregister=unregister, create=False,
+                             **kwargs)
+                seen[digest] = set_class
+            _note_in_journal(fd, journal, seen, lines, digest, set_class)
+        finally:
+            os.close(fd)
         return True
 
 
