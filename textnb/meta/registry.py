@@ -362,7 +362,13 @@ def modules_for(opts, *, table, multilabel=False):
     names = ["textnb.io.corpus", "textnb.core.model_io"]
     kind = opts.model or ("nb" if table else None)
     if multilabel:
-        names += ["sklearn.pipeline", "textnb.meta.multilabel", "textnb.text.classifier"]
+        streaming = streaming_model(opts)
+        if streaming is not None and streaming[1][0] == "DiscriminativeNB" and not opts.lazy:
+            # the default multi-label model: fitted without scikit-learn (its other
+            # methods import the estimators when they run)
+            names += ["textnb.io.multilabel", "textnb.meta.multilabel_training", "scipy.sparse"]
+        else:
+            names += ["sklearn.pipeline", "textnb.meta.multilabel", "textnb.text.classifier"]
     elif table:
         names += ["textnb.io.tables", "textnb.naive_bayes.tabular"]
         spec = MODELS.get(kind)
