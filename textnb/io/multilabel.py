@@ -100,12 +100,17 @@ def _split_parts(path):
 def _from_label_file(folder, table, label_file, prefix, strict):
     """The documents of ``folder`` that ``table`` lists (ids relative to ``folder``, or
     to its parent with ``prefix``), in file order."""
-    label_path = os.path.abspath(os.fspath(label_file))
+    folder = os.fspath(folder)
+    # the label file's path relative to the folder (it is left out when it lies inside)
+    skip = Path(os.path.relpath(os.path.abspath(os.fspath(label_file)), os.path.abspath(folder))).as_posix()
+    root = os.path.join(folder, "")
     files, keys = [], {}
     for f in _walk_files(folder):
-        if os.path.abspath(f) == label_path:
+        rel = f[len(root):] if f.startswith(root) else os.path.relpath(f, folder)  # (the walk's paths start so)
+        if os.sep != "/":
+            rel = Path(rel).as_posix()
+        if rel == skip:
             continue
-        rel = Path(os.path.relpath(f, folder)).as_posix()
         files.append(rel)
         stem = rel.rsplit(".", 1)[0] if "." in os.path.basename(rel) else rel
         for key in (rel, stem) + ((prefix + rel, prefix + stem) if prefix else ()):
