@@ -279,6 +279,27 @@ def test_multilabel_train_and_evaluate_import_no_scikit_learn(multilabel_corpus)
     assert out.strip().splitlines()[-1] == "0 []"
 
 
+def test_multilabel_train_restores_numpys_huge_page_setting(multilabel_corpus, monkeypatch):
+    """Multi-label train gives numpy's large arrays ordinary pages while it runs
+    (textnb.cli.multilabel._ordinary_pages), and puts the setting back."""
+    np_multiarray = pytest.importorskip("numpy._core.multiarray")
+    monkeypatch.delenv("NUMPY_MADVISE_HUGEPAGE", raising=False)
+    seen = []
+    switch = np_multiarray._set_madvise_hugepage
+
+    def spy(enabled):
+        seen.append(enabled)
+        return switch(enabled)
+    monkeypatch.setattr(np_multiarray, "_set_madvise_hugepage", spy)
+    before = switch(True)
+    try:
+        tmp, _ = multilabel_corpus
+        assert run("train", tmp / "flat", "--labels", tmp / "labels.tsv", "-o", tmp / "m.tnb")[0] == 0
+        assert seen == [False, True] and switch(True) is True
+    finally:
+        switch(before)
+
+
 def test_predict_multilabel_prints_every_label_over_its_threshold(multilabel_corpus):
     import json
 
