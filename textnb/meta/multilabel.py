@@ -50,8 +50,8 @@ from textnb.core.stats import CountTable, seen_columns
 from textnb.io.multilabel import MultiLabelCorpus, read_label_file, read_multilabel_corpus
 from textnb.meta.calibration import estimator_log_odds
 from textnb.meta.labelsets import (SMALL, STRATEGIES, _each_row_once, _finite, break_even_point, copies,
-                                   copy_out_of_fold, copy_scores, decide, decision, indicator, kfold, label_indicator, label_support,
-                                   multilabel_report, test_report)
+                                   copy_out_of_fold, copy_scores, decide, decision, indicator, kfold,
+                                   label_indicator, label_support, multilabel_report, test_report)
 from textnb.naive_bayes.discrete import _BaseCountNB
 
 __all__ = [
