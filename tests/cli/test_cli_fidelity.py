@@ -223,6 +223,83 @@ def test_train_multilabel_folders_and_label_file_give_the_same_model(multilabel_
     np.testing.assert_allclose(a[-1].thresholds_, b[-1].thresholds_)
 
 
+@pytest.mark.parametrize("flags", [[], ["--strategy", "rcut"], ["--strategy", "pcut", "--min-labels", "0"],
+                                   ["--strategy", "scut", "--alpha", "0.5"]])
+def test_multilabel_train_and_evaluate_without_scikit_learn_give_the_estimators_model_and_report(
+        multilabel_corpus, flags):
+    """The default model (copy over DiscriminativeNB) is fitted by
+    textnb.meta.multilabel_training, without the estimators: the same model file, byte for
+    byte, and the same report as the estimators'."""
+    import json
+
+    from sklearn.pipeline import Pipeline
+
+    from textnb import Vectorizer
+    from textnb.core.model_io import save
+    from textnb.meta.multilabel import MultiLabelNB, evaluate_multilabel_split
+    from textnb.naive_bayes.discriminative import DiscriminativeNB
+
+    tmp, truth = multilabel_corpus
+    assert run("train", tmp / "flat", "--labels", tmp / "labels.tsv", "-o", tmp / "cli.tnb", *flags)[0] == 0
+    opts = dict(zip(flags[::2], flags[1::2]))
+    ml = {"threshold": opts.get("--strategy", "scutfbr"), "min_labels": int(opts.get("--min-labels", 1))}
+    base = DiscriminativeNB(**({"alpha": float(opts["--alpha"])} if "--alpha" in opts else {}))
+    texts = [(tmp / "flat" / f"{d}.txt").read_text() for d in truth]
+    pipeline = Pipeline([("vectorizer", Vectorizer()), ("model", MultiLabelNB(base, **ml))])
+    save(pipeline.fit(texts, list(truth.values())), tmp / "lib.tnb")
+    assert (tmp / "cli.tnb").read_bytes() == (tmp / "lib.tnb").read_bytes()
+    # evaluate on a train/test split
+    ids = list(truth)
+    for part, chosen in (("train", ids[:40]), ("test", ids[40:])):
+        (tmp / "split" / part).mkdir(parents=True)
+        for d in chosen:
+            (tmp / "split" / part / f"{d}.txt").write_text((tmp / "flat" / f"{d}.txt").read_text())
+    code, out, err = run("evaluate", tmp / "split", "--labels", tmp / "labels.tsv", "--json", *flags)
+    assert code == 0, err
+    got = json.loads(out)
+    vec = Vectorizer()
+    want = evaluate_multilabel_split(vec.fit_transform(texts[:40]), [truth[d] for d in ids[:40]],
+                                     vec.transform(texts[40:]), [truth[d] for d in ids[40:]],
+                                     MultiLabelNB(base, **ml))
+    assert {k: got[k] for k in want} == json.loads(json.dumps(want))
+
+
+def test_multilabel_train_and_evaluate_import_no_scikit_learn(multilabel_corpus):
+    import subprocess
+    import sys
+
+    tmp, _ = multilabel_corpus
+    probe = ("import sys\nfrom textnb.cli.commands import main\n"
+             f"rc = main(['train', {str(tmp / 'flat')!r}, '--labels', {str(tmp / 'labels.tsv')!r}, "
+             f"'-o', {str(tmp / 'm.tnb')!r}])\n"
+             f"rc += main(['evaluate', {str(tmp / 'flat')!r}, '--labels', {str(tmp / 'labels.tsv')!r}, "
+             f"'--test', {str(tmp / 'flat')!r}])\n"
+             "print(rc, sorted(m for m in sys.modules if m.split('.')[0] == 'sklearn'))\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "0 []"
+
+
+def test_multilabel_train_restores_numpys_huge_page_setting(multilabel_corpus, monkeypatch):
+    """Multi-label train gives numpy's large arrays ordinary pages while it runs
+    (textnb.cli.multilabel._ordinary_pages), and puts the setting back."""
+    np_multiarray = pytest.importorskip("numpy._core.multiarray")
+    monkeypatch.delenv("NUMPY_MADVISE_HUGEPAGE", raising=False)
+    seen = []
+    switch = np_multiarray._set_madvise_hugepage
+
+    def spy(enabled):
+        seen.append(enabled)
+        return switch(enabled)
+    monkeypatch.setattr(np_multiarray, "_set_madvise_hugepage", spy)
+    before = switch(True)
+    try:
+        tmp, _ = multilabel_corpus
+        assert run("train", tmp / "flat", "--labels", tmp / "labels.tsv", "-o", tmp / "m.tnb")[0] == 0
+        assert seen == [False, True] and switch(True) is True
+    finally:
+        switch(before)
+
+
 def test_predict_multilabel_prints_every_label_over_its_threshold(multilabel_corpus):
     import json
 

@@ -36,10 +36,11 @@ def add_parser(sub):
 
 
 def run(args, out, err):
-    from textnb.evaluation.runs import evaluate_documents
     from textnb.io.inputs import check_classes, load_input, open_text_corpus
     from textnb.meta.registry import make_text_classifier
 
+    if not (args.multilabel or args.labels):  # (the default multi-label model needs no scikit-learn)
+        from textnb.evaluation.runs import evaluate_documents
     start = time.perf_counter()
     opts, inputs = model_options(args), input_options(args)
     if args.plot:

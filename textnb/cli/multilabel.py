@@ -1,9 +1,12 @@
 """The multi-label parts of ``textnb train`` and ``textnb evaluate`` (``--multilabel``, ``--labels FILE``).
 
-The library does the work (:mod:`textnb.meta.multilabel`): this module reads the options,
+The library does the work (:mod:`textnb.meta.multilabel`, and for the default model
+:mod:`textnb.meta.multilabel_training`, which imports no scikit-learn): this module reads the options,
 shows progress on a terminal and prints the summary or the report.
 """
 
+import contextlib
+import functools
 import time
 
 from textnb.cli.argtypes import bounded
@@ -63,6 +66,22 @@ def _model(args, opts):
                                         min_labels=args.min_labels)
 
 
+def _kernel(args, opts):
+    """``(vectorizer params, (model kind, params))`` when the options ask for the default
+    multi-label model (the copy method over DiscriminativeNB), which
+    :mod:`textnb.meta.multilabel_training` fits without scikit-learn, else None."""
+    from textnb.meta.registry import streaming_model
+
+    if opts.lazy or getattr(args, "scheduler", None) or args.method != "copy":
+        return None
+    streaming = streaming_model(opts)
+    return streaming if streaming is not None and streaming[1][0] == "DiscriminativeNB" else None
+
+
+def _multilabel_params(args):
+    return {"method": args.method, "threshold": args.strategy, "min_labels": args.min_labels}
+
+
 def _fasttext(path, args):
     """The multi-label corpus of a fastText file at ``path`` (textnb.io.fasttext), or None
     when ``path`` is not one."""
@@ -72,7 +91,7 @@ def _fasttext(path, args):
 
 
 def _from_fasttext(corpus):
-    from textnb.meta.multilabel import MultiLabelCorpus
+    from textnb.io.multilabel import MultiLabelCorpus
 
     if corpus is None:
         return None
@@ -81,7 +100,7 @@ def _from_fasttext(corpus):
 
 
 def _read(args, test=True, path=None):
-    from textnb.meta.multilabel import read_multilabel_corpus
+    from textnb.io.multilabel import read_multilabel_corpus
 
     fasttext = _fasttext(path or args.path, args)
     if fasttext is not None:
@@ -116,11 +135,15 @@ def _texts(corpus, max_bytes, label):
 
 
 def _count(vectorizer, texts, fit=True):
-    """The count matrix, a status line on a terminal while the terms are counted."""
+    """The count matrix, a status line on a terminal while the terms are counted
+    (``vectorizer`` a Vectorizer, or a function of the texts)."""
     bar = Progress("counting terms", total=1)
     try:
         bar(0)
-        X = vectorizer.fit_transform(texts) if fit else vectorizer.transform(texts)
+        if callable(vectorizer) and not hasattr(vectorizer, "fit_transform"):
+            X = vectorizer(texts)
+        else:
+            X = vectorizer.fit_transform(texts) if fit else vectorizer.transform(texts)
         bar(1)
         return X
     finally:
@@ -155,18 +178,61 @@ def _print_layout(corpus, args, out):
         print(unlabeled_line(corpus.unlabeled), file=out)
 
 
+def _ordinary_pages():
+    """A context in which numpy gives its large arrays ordinary pages (no
+    ``madvise(MADV_HUGEPAGE)``), restored after: training and evaluating a multi-label
+    model allocate many short-lived tables of 10 to 80 MB (the term counts, the copy
+    model's classes x terms tables in each pass), whose transparent huge pages cost more
+    system CPU than they save (on the 90-label corpus of docs/multilabel.md about 1 s of
+    the 4.5 s). Nothing changes in what is computed. A no-op when the user set
+    ``NUMPY_MADVISE_HUGEPAGE`` or numpy has no such switch."""
+    import os
+
+    try:
+        from numpy._core.multiarray import _set_madvise_hugepage
+    except ImportError:  # (numpy < 2)
+        try:
+            from numpy.core.multiarray import _set_madvise_hugepage
+        except ImportError:
+            _set_madvise_hugepage = None
+    if _set_madvise_hugepage is None or "NUMPY_MADVISE_HUGEPAGE" in os.environ:
+        return contextlib.nullcontext()
+
+    @contextlib.contextmanager
+    def ordinary():
+        previous = _set_madvise_hugepage(False)
+        try:
+            yield
+        finally:
+            _set_madvise_hugepage(previous)
+    return ordinary()
+
+
 def train(args, opts, start, out, corpus=None):
     """``train --multilabel`` / ``--labels FILE`` / a multi-label fastText file (``corpus``,
     a :class:`~textnb.io.fasttext.FastTextCorpus`): the vectorizer and a
     :class:`~textnb.meta.multilabel.MultiLabelNB`, saved as a Pipeline."""
-    from sklearn.pipeline import Pipeline
+    with _ordinary_pages():
+        return _train(args, opts, start, out, corpus)
 
+
+def evaluate(args, opts, start, out, corpus=None):
+    """Train on the training part and test on the test part (a split corpus, or
+    ``--test PATH``), else K-fold cross-validation; the literature's measures (``corpus``:
+    a multi-label fastText file already read)."""
+    with _ordinary_pages():
+        return _evaluate(args, opts, start, out, corpus)
+
+
+def _train(args, opts, start, out, corpus=None):
+    """:func:`train`'s work."""
     from textnb.core.model_io import save
     from textnb.io.corpus import MAX_DOCUMENT_BYTES
     from textnb.io.inputs import default_model_path
-    from textnb.meta.registry import model_name
 
-    vectorizer, model = _model(args, opts)
+    kernel = _kernel(args, opts)
+    if kernel is None:
+        vectorizer, model = _model(args, opts)
     corpus = _from_fasttext(corpus) if corpus is not None else _read(args, test=False)
     texts, labels, skipped = _texts(corpus, args.max_bytes or MAX_DOCUMENT_BYTES, "reading")
     names = sorted({lab for labs in labels for lab in labs})
@@ -174,11 +240,30 @@ def train(args, opts, start, out, corpus=None):
         raise InputError(f"{corpus.source}: no text documents (every file is binary)")
     if not names:
         raise InputError(f"{args.labels or corpus.source}: no document has a label")
-    X = _count(vectorizer, texts)
-    _fit(model, X, labels)
-    pipeline = Pipeline([("vectorizer", vectorizer), ("model", model)])
     model_path = args.output or default_model_path(args.path)
-    save(pipeline, model_path)
+    if kernel is not None and _kernel_fits(kernel, args, len(texts)):  # no scikit-learn imported
+        from textnb.meta import multilabel_training as training
+
+        X, terms = _count(lambda t: training.count(t, kernel[0]), texts)
+        bar = Progress("fitting")
+        try:
+            model = training.fit(X, terms, labels, vectorizer=kernel[0], model=kernel[1],
+                                 multilabel=_multilabel_params(args), progress=bar)
+        finally:
+            bar.close()
+        save(training.model_node(model), model_path)
+        n_terms, name = len(terms), kernel[1][0]
+    else:
+        from sklearn.pipeline import Pipeline
+
+        from textnb.meta.registry import model_name
+
+        if kernel is not None:
+            vectorizer, model = _model(args, opts)
+        X = _count(vectorizer, texts)
+        _fit(model, X, labels)
+        save(Pipeline([("vectorizer", vectorizer), ("model", model)]), model_path)
+        n_terms, name = len(vectorizer.vocabulary_), model_name(model._base())
     seconds = time.perf_counter() - start
     per_label = {str(c): int(n) for c, n in zip(model.classes_, model.train_support_)}
     summary = {
@@ -187,7 +272,7 @@ def train(args, opts, start, out, corpus=None):
         "per_label": per_label,
         "skipped_binary": skipped,
         **_layout_counts(corpus),
-        "vocabulary_size": len(vectorizer.vocabulary_),
+        "vocabulary_size": n_terms,
         "strategy": model.strategy_,
         "model": model_path,
         "seconds": round(seconds, 3),
@@ -201,10 +286,16 @@ def train(args, opts, start, out, corpus=None):
     if skipped:
         print(f"skipped {skipped} binary files", file=out)
     print(f"vocabulary: {summary['vocabulary_size']} terms", file=out)
-    print(f"model: MultiLabelNB({model_name(model._base())}, method {model.method}, {_decisions(model)}) -> "
+    print(f"model: MultiLabelNB({name}, method {model.method}, {_decisions(model)}) -> "
           f"{model_path}", file=out)
     print(f"seconds: {seconds:.2f}", file=out)
     return 0
+
+
+def _kernel_fits(kernel, args, n_documents):
+    from textnb.meta.multilabel_training import fits
+
+    return fits(kernel[1], _multilabel_params(args), n_documents)
 
 
 def _decisions(model):
@@ -217,16 +308,15 @@ def _decisions(model):
                    if model.min_labels else "")
 
 
-def evaluate(args, opts, start, out, corpus=None):
-    """Train on the training part and test on the test part (a split corpus, or
-    ``--test PATH``), else K-fold cross-validation; the literature's measures (``corpus``:
-    a multi-label fastText file already read)."""
+def _evaluate(args, opts, start, out, corpus=None):
+    """:func:`evaluate`'s work."""
     from textnb.io.corpus import MAX_DOCUMENT_BYTES
-    from textnb.meta.multilabel import cross_validate_multilabel, evaluate_multilabel_split
 
     if args.repeat != 1:
         raise InputError("multi-label evaluation takes no --repeat")
-    vectorizer, model = _model(args, opts)
+    kernel = _kernel(args, opts)
+    if kernel is None:
+        vectorizer, model = _model(args, opts)
     max_bytes = args.max_bytes or MAX_DOCUMENT_BYTES
     corpus = _from_fasttext(corpus) if corpus is not None else _read(args, test=args.cv is None and not args.test)
     test = corpus.test
@@ -240,11 +330,24 @@ def evaluate(args, opts, start, out, corpus=None):
         if not test_texts:
             raise InputError(f"{test.source}: no test documents with labels"
                              + (f" in {args.labels}" if args.labels else "") + " (use --cv K on the training part)")
-        X = _count(vectorizer, texts)
-        X_test = _count(vectorizer, test_texts, fit=False)
+        if kernel is not None and _kernel_fits(kernel, args, len(texts)):  # no scikit-learn imported
+            from textnb.meta import multilabel_training as training
+
+            X, terms = _count(lambda t: training.count(t, kernel[0]), texts)
+            X_test = _count(lambda t: training.transform(t, terms, kernel[0]), test_texts)
+            split = functools.partial(training.evaluate_split, X, terms, labels, X_test, test_labels,
+                                      vectorizer=kernel[0], model=kernel[1], multilabel=_multilabel_params(args))
+        else:
+            from textnb.meta.multilabel import evaluate_multilabel_split
+
+            if kernel is not None:
+                vectorizer, model = _model(args, opts)
+            X = _count(vectorizer, texts)
+            X_test = _count(vectorizer, test_texts, fit=False)
+            split = functools.partial(evaluate_multilabel_split, X, labels, X_test, test_labels, model)
         bar = Progress("fitting")  # fit tells it the number of models
         try:
-            report = evaluate_multilabel_split(X, labels, X_test, test_labels, model, progress=bar)
+            report = split(progress=bar)
         finally:
             bar.close()
         report["protocol"] = "train/test"
@@ -252,7 +355,10 @@ def evaluate(args, opts, start, out, corpus=None):
         skipped += skipped_test
     else:
         from textnb.evaluation.evaluate import vectorize_all
+        from textnb.meta.multilabel import cross_validate_multilabel
 
+        if kernel is not None:
+            vectorizer, model = _model(args, opts)
         X, _ = vectorize_all(texts, vectorizer)
         bar = Progress("folds", total=args.cv or 10)
         try:

@@ -43,7 +43,7 @@ def _preload(args, opts, inputs):
 
     spec = MODELS.get(args.model or "")
     table = is_table_input(args.path, inputs, table_model=spec is not None and spec.input == "tables")
-    for name in modules_for(opts, table=table, multilabel=bool(args.multilabel or args.labels)):
+    for name in modules_for(opts, table=table, multilabel=(args.multilabel or args.labels) and args.method):
         importlib.import_module(name)
 
 

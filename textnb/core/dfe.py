@@ -36,7 +36,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from textnb.core.estimates import ALPHA_FLOOR, class_log_prior
-from textnb.core.logspace import logsumexp
+from textnb.core.logspace import logsumexp, no_evidence, prior_where_empty
 from textnb.core.model_schema import MAX_ALPHA, N_JOBS, SEED, SPLITS, Choice, Float, Int, OneOf, Optional, check_param_values
 
 __all__ = ["FAMILIES", "DEFAULT_ALPHA", "PARAM_SCHEMA", "fit_rows", "choose_family", "class_sums", "doc_features", "features", "learn",
@@ -181,6 +181,27 @@ def no_evidence_log_prior(family, class_documents):
     in the bias).
     """
     return class_log_prior(class_documents) if family == "complement" else None
+
+
+def canonical(X):
+    """CSR with sorted indices and no duplicates (a copy only when needed): a document's
+    features and score are then summed in one order, as the model-file scorer does."""
+    import scipy.sparse as sp
+
+    X = sp.csr_matrix(X) if not sp.issparse(X) or X.format != "csr" else X
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
+def joint_log_likelihood(family, X, coef, intercept, class_documents):
+    """The joint log-likelihood of a model of ``family`` (weights ``coef``, ``intercept``:
+    :func:`model_weights`) for canonical CSR counts ``X``; a document with no known term
+    gets :func:`no_evidence_log_prior`."""
+    jll = np.asarray(features(family, X) @ coef.T) + intercept
+    prior = no_evidence_log_prior(family, class_documents)
+    return jll if prior is None else prior_where_empty(jll, no_evidence(X), prior)
 
 
 def map_threads(pool, fn, items):
@@ -814,3 +835,63 @@ def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=
     if dropped is not None:
         documents = documents + dropped[family][1]
     return family, alpha, fc, cc, documents, scale
+
+
+def fit_out_of_fold(X, y_index, n_classes, fold, document=None, *, params):
+    """Fit a :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB` with constructor
+    ``params`` on every row of the canonical CSR counts ``X`` (classes ``y_index``) and
+    score each document out of fold: under the model with its ``fold``'s rows taken out
+    of the sums (:func:`leave_out_scores`), on the terms of the other folds; a class that
+    only the fold has gets ``-inf``, a document with no term its fold's model knows that
+    model's prior. With ``params["calibration"] == "temperature"`` the scale is fitted on
+    these out-of-fold scores (:func:`held_out_scale`). ``document``: the document each
+    row is a copy of (its copies share a fold and are scored once); None: every row is a
+    document.
+
+    Returns ``(family, alpha, feature_count, class_count, class_documents, scale,
+    log_proba)``, ``log_proba`` (n_documents, n_classes) the normalised out-of-fold
+    scores, ``scale`` None when not calibrated. The estimator's ``fit_out_of_fold`` and
+    the scikit-learn-free multi-label trainer (:mod:`textnb.meta.multilabel_training`)
+    both run this.
+    """
+    fold = np.asarray(fold)
+    document = np.arange(X.shape[0]) if document is None else np.asarray(document)
+    if fold.shape != (X.shape[0],) or document.shape != fold.shape or fold.min(initial=0) < 0 \
+            or np.unique(fold).size < 2:
+        raise ValueError("fold must give each row a fold >= 0, with two folds at least (and document "
+                         "each row's document)")
+    n_documents = int(document.max(initial=-1)) + 1
+    first = np.full(n_documents, -1)
+    first[document[::-1]] = np.arange(X.shape[0])[::-1]  # each document's first row
+    if (first < 0).any() or (fold != fold[first[document]]).any():
+        raise ValueError("every document 0 .. n_documents - 1 needs a row, and its rows one fold")
+    contribution = np.zeros(X.shape[0])
+    family, alpha, fc, cc, documents, _ = fit_rows(
+        np.zeros((n_classes, X.shape[1])), np.zeros(n_classes), X, y_index, np.ones(X.shape[0]),
+        params={**params, "calibration": None}, contribution=contribution)
+    scored = np.zeros(X.shape[0], dtype=bool)
+    scored[first] = True
+    with threads(n_threads(params["n_jobs"])) as pool:
+        S = leave_out_scores(family, fc, cc, features(family, X, pool), y_index, contribution, fold,
+                             alpha=max(float(alpha), 1e-10), pool=pool, X=X, scored=scored)
+    order = np.argsort(first)  # S's rows are the first rows in row order
+    S[order] = S.copy()
+    doc_fold = fold[first]
+    for f in np.unique(fold):  # a class with no row outside the fold is unknown to its model
+        rest = np.bincount(y_index[fold != f], minlength=n_classes)
+        S[np.ix_(doc_fold == f, rest == 0)] = -np.inf
+    scale = None
+    if params["calibration"] == "temperature":
+        scale = held_out_scale(S[document], y_index, sample_keys(X, y_index, params["random_state"]))
+        if scale is not None:
+            S *= scale
+    for f in np.unique(fold):  # a document with no term its fold's model knows: that model's prior
+        outside = fold != f
+        prior = no_evidence_log_prior(family, np.bincount(y_index[outside], minlength=n_classes))
+        if prior is None:
+            continue
+        docs = np.flatnonzero(doc_fold == f)
+        seen = np.bincount(X[outside].indices, minlength=X.shape[1]) > 0
+        empty = X[first[docs]][:, seen].getnnz(axis=1) == 0
+        S[docs[empty]] = prior
+    return family, alpha, fc, cc, documents, scale, S - logsumexp(S, axis=1, keepdims=True)

@@ -358,11 +358,19 @@ def model_name(model):
 
 def modules_for(opts, *, table, multilabel=False):
     """The modules a training run with these options imports (so that a caller can
-    import them before it starts a clock; a streamed count model needs no scikit-learn)."""
+    import them before it starts a clock; a streamed count model, and the default
+    multi-label model, need no scikit-learn). ``multilabel``: True or the multi-label
+    method (``"copy"``, ``"ovr"``) for a multi-label corpus."""
     names = ["textnb.io.corpus", "textnb.core.model_io"]
     kind = opts.model or ("nb" if table else None)
-    if multilabel:
-        names += ["sklearn.pipeline", "textnb.meta.multilabel", "textnb.text.classifier"]
+    if multilabel:  # True, or the multi-label method ("copy", "ovr")
+        streaming = streaming_model(opts)
+        if streaming is not None and streaming[1][0] == "DiscriminativeNB" and not opts.lazy and multilabel != "ovr":
+            # the default multi-label model: fitted without scikit-learn (its other
+            # methods import the estimators when they run)
+            names += ["textnb.io.multilabel", "textnb.meta.multilabel_training", "scipy.sparse"]
+        else:
+            names += ["sklearn.pipeline", "textnb.meta.multilabel", "textnb.text.classifier"]
     elif table:
         names += ["textnb.io.tables", "textnb.naive_bayes.tabular"]
         spec = MODELS.get(kind)

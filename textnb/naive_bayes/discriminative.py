@@ -12,15 +12,13 @@ and ``textnb train``; ``docs/text_accuracy.md`` measures it on eight corpora.
 from numbers import Integral
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.core import dfe
-from textnb.core.logspace import logsumexp
+from textnb.core.dfe import canonical as _canonical
 from textnb.core.model_io import register
 from textnb.core.model_schema import check_params
-from textnb.core.logspace import no_evidence, prior_where_empty
 from textnb.core.stats import CountTable, merge_aligned
 from textnb.core.errors import ParameterError
 from textnb.naive_bayes.base import check_sample_weight, given_splits
@@ -28,16 +26,6 @@ from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.naive_bayes.kernels import DISCRIMINATIVE, takes_defaults
 
 __all__ = ["DiscriminativeNB"]
-
-
-def _canonical(X):
-    """CSR with sorted indices and no duplicates (a copy only when needed): a document's
-    features and score are then summed in one order, as the model-file scorer does."""
-    X = sp.csr_matrix(X) if not sp.issparse(X) or X.format != "csr" else X
-    if not X.has_canonical_format:
-        X = X.copy()
-        X.sum_duplicates()
-    return X
 
 
 def _folds_number(cv):
@@ -222,10 +210,8 @@ class DiscriminativeNB(_BaseCountNB):
         ``calibrate=False``: no scale fitted here, the caller fits it, as
         :meth:`fit_out_of_fold` does."""
         check_params(self)
-        if splits is None and not _folds_number(self.cv):
-            raise ParameterError(f"cv must be an int (or None) when {type(self).__name__} learns the rows a stream "
-                                 f"kept (TextClassifier, textnb train), which are not the documents given; got "
-                                 f"{type(self.cv).__name__}")
+        if splits is None:
+            self._check_stream_cv()
         params = self.get_params()
         if not calibrate:
             params["calibration"] = None
@@ -241,11 +227,18 @@ class DiscriminativeNB(_BaseCountNB):
         self._update()
         return self
 
+    def _check_stream_cv(self):
+        if not _folds_number(self.cv):
+            raise ParameterError(f"cv must be an int (or None) when {type(self).__name__} learns the rows a stream "
+                                 f"kept (TextClassifier, textnb train), which are not the documents given; got "
+                                 f"{type(self.cv).__name__}")
+
     def fit_out_of_fold(self, X, y, fold, document=None):
         """Fit on every row, as ``fit``, and return the out-of-fold ``predict_log_proba`` of
         each document: under the model with its ``fold``'s rows taken out of the sums
         (:func:`textnb.core.dfe.leave_out_scores`), on the terms of the other folds; a class
-        that only the fold has gets ``-inf``.
+        that only the fold has gets ``-inf``. The estimator's adapter over
+        :func:`textnb.core.dfe.fit_out_of_fold`, which does the work.
 
         One training and a scoring pass instead of a training per fold: the fold's model
         keeps the choices (event model, smoothing) and the frequency-estimate weights of
@@ -271,51 +264,17 @@ class DiscriminativeNB(_BaseCountNB):
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, reset=True)
         check_classification_targets(y)
         self._check_values(X)
-        fold = np.asarray(fold)
-        document = np.arange(X.shape[0]) if document is None else np.asarray(document)
-        if fold.shape != (X.shape[0],) or document.shape != fold.shape or fold.min(initial=0) < 0 \
-                or np.unique(fold).size < 2:
-            raise ValueError("fold must give each row a fold >= 0, with two folds at least (and document "
-                             "each row's document)")
-        n_documents = int(document.max(initial=-1)) + 1
-        first = np.full(n_documents, -1)
-        first[document[::-1]] = np.arange(X.shape[0])[::-1]  # each document's first row
-        if (first < 0).any() or (fold != fold[first[document]]).any():
-            raise ValueError("every document 0 .. n_documents - 1 needs a row, and its rows one fold")
         self.classes_, y_index = np.unique(y, return_inverse=True)
         self._begin(self.classes_, X.shape[1])
-        X = _canonical(X)
-        contribution = np.zeros(X.shape[0])
-        self.fit_rows(X, y_index, np.ones(X.shape[0]), contribution=contribution, calibrate=False)
-        scored = np.zeros(X.shape[0], dtype=bool)
-        scored[first] = True
-        with dfe.threads(dfe.n_threads(self.n_jobs)) as pool:
-            S = dfe.leave_out_scores(self.event_model_, self.feature_count_, self.class_count_,
-                                     dfe.features(self.event_model_, X, pool), y_index, contribution, fold,
-                                     alpha=max(float(self.alpha_), 1e-10), pool=pool, X=X, scored=scored)
-        order = np.argsort(first)  # S's rows are the first rows in row order
-        S[order] = S.copy()
-        n_classes = len(self.classes_)
-        doc_fold = fold[first]
-        for f in np.unique(fold):  # a class with no row outside the fold is unknown to its model
-            rest = np.bincount(y_index[fold != f], minlength=n_classes)
-            S[np.ix_(doc_fold == f, rest == 0)] = -np.inf
-        if self.calibration == "temperature":
-            scale = dfe.held_out_scale(S[document], y_index, dfe.sample_keys(X, y_index, self.random_state))
-            if scale is not None:
-                self.scale_ = scale
-                S *= scale
-            self._update()
-        for f in np.unique(fold):  # a document with no term its fold's model knows: that model's prior
-            outside = fold != f
-            prior = dfe.no_evidence_log_prior(self.event_model_, np.bincount(y_index[outside], minlength=n_classes))
-            if prior is None:
-                continue
-            docs = np.flatnonzero(doc_fold == f)
-            seen = np.bincount(X[outside].indices, minlength=X.shape[1]) > 0
-            empty = X[first[docs]][:, seen].getnnz(axis=1) == 0
-            S[docs[empty]] = prior
-        return S - logsumexp(S, axis=1, keepdims=True)
+        self._check_stream_cv()
+        check_params(self)
+        (self.event_model_, self.alpha_, self.feature_count_, self.class_count_, self.class_documents_, scale,
+         log_proba) = dfe.fit_out_of_fold(_canonical(X), y_index, len(self.classes_), fold, document,
+                                          params=self.get_params())
+        if scale is not None:
+            self.scale_ = scale
+        self._update()
+        return log_proba
 
     def _begin(self, classes, n_features):
         """An empty model of ``classes`` over ``n_features`` terms, for :meth:`fit_rows`
@@ -333,10 +292,8 @@ class DiscriminativeNB(_BaseCountNB):
         return dfe.features(self.event_model_, _canonical(X))
 
     def _joint_log_likelihood(self, X):
-        X = _canonical(X)
-        jll = np.asarray(self._features(X) @ self.coef_.T) + self.intercept_
-        prior = dfe.no_evidence_log_prior(self.event_model_, self.class_documents_)
-        return jll if prior is None else prior_where_empty(jll, no_evidence(X), prior)
+        return dfe.joint_log_likelihood(self.event_model_, _canonical(X), self.coef_, self.intercept_,
+                                        self.class_documents_)
 
     #: capability (:mod:`textnb.core.wrapping`): merged sums are not those trained on the union
     merges_exactly = False

@@ -31,10 +31,10 @@ from textnb.naive_bayes.kernels import KERNELS
 from textnb.text.ascii_tokens import TermKeys
 from textnb.text.counting import count_shard
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
-from textnb.text.tokenize import analyzer_from_params, encode_terms
+from textnb.text.tokenize import analyzer_from_params, count_batch, encode_terms
 
-__all__ = ["Accumulator", "PER_CLASS", "batches", "check_vocabulary_params", "count_documents", "min_parallel",
-           "prune_mask", "select_vocabulary", "train_text_model"]
+__all__ = ["Accumulator", "PER_CLASS", "batches", "check_vocabulary_params", "count_documents", "finish_counts",
+           "learn_counts", "min_parallel", "prune_mask", "select_vocabulary", "train_text_model"]
 
 #: The per-class table each streamable model needs: term counts, or document frequencies
 #: (DiscriminativeNB learns from the documents' rows; its table only prunes the vocabulary).
@@ -284,6 +284,43 @@ def check_vocabulary_params(min_df, max_df, max_features):
             raise ParameterError(f"{name} as a fraction must be in [0, 1]; got {v}")
     if max_features is not None and (not isinstance(max_features, Integral) or max_features <= 0):
         raise ParameterError(f"max_features must be a positive int or None; got {max_features!r}")
+
+
+def learn_counts(docs, analyzer, *, min_df=1, max_df=1.0, max_features=None, binary=False):
+    """``(X, terms)``: the CSR counts of the texts ``docs`` over the vocabulary they give
+    (``analyzer``'s terms, in scikit-learn's alphabetical column order, pruned by
+    ``min_df`` / ``max_df`` / ``max_features``) and those terms, before
+    :func:`finish_counts`. What :meth:`Vectorizer.fit_transform
+    <textnb.text.vectorizer.Vectorizer.fit_transform>` computes, for callers that build
+    no estimator (:mod:`textnb.meta.multilabel_training`)."""
+    vocab = TermKeys()
+    X = count_batch(docs, analyzer, vocab, grow=True)
+    terms = np.array(vocab.terms(), dtype=object)
+    order = vocab.sorted_columns()
+    X = X[:, order]
+    terms = terms[order]
+    if binary:  # scikit-learn clips to 1 first: max_features then ranks by df
+        X.data[:] = 1
+    df = np.bincount(X.indices, minlength=X.shape[1])
+    tf = np.asarray(X.sum(axis=0)).ravel()
+    mask = prune_mask(df, tf, len(docs), min_df=min_df, max_df=max_df, max_features=max_features)
+    if not mask.any():
+        raise InputError(
+            "empty vocabulary: every token was filtered out; the documents may be empty "
+            "or only contain stop words, or min_df / max_df prune everything"
+        )
+    return X[:, np.where(mask)[0]].tocsr(), terms[mask]
+
+
+def finish_counts(X, *, binary=False, dtype="int64"):
+    """The Vectorizer's output of raw CSR counts ``X``: sorted indices, 1 for presence
+    when ``binary``, ``dtype``."""
+    X.sort_indices()
+    if binary:
+        X.data[:] = 1
+    if np.dtype(dtype) != X.dtype:
+        X = X.astype(dtype)
+    return X
 
 
 def count_documents(X, y_index, weights, n_classes, analyzer, *, terms=(), per_class="tf", n_jobs=None,

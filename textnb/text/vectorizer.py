@@ -26,7 +26,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_array
 
 from textnb.core.model_io import register
-from textnb.core.errors import InputError, ParameterError
+from textnb.core.errors import ParameterError
 from textnb.naive_bayes.kernels import takes_defaults
 from textnb.text.defaults import VECTORIZER_DEFAULTS
 from textnb.text.tokenize import (  # noqa: F401  (re-exported: the public home of the tokenizer)
@@ -50,7 +50,8 @@ from textnb.text.tokenize import (  # noqa: F401  (re-exported: the public home 
 )
 from textnb.core.model_schema import (MAX_DIM, Array, Bool, Choice, Float, Int, ListOf, MayBeAbsent, NgramRange,
                                       OneOf, Optional, Pattern, Str, DictOf, When, _fail)
-from textnb.text.training import check_vocabulary_params, prune_mask  # noqa: F401  (prune_mask: old home)
+from textnb.text.training import (check_vocabulary_params, finish_counts, learn_counts,  # noqa: F401
+                                  prune_mask)  # (prune_mask: its old home)
 
 __all__ = ["TOKEN_PATTERN", "Analyzer", "Vectorizer", "analyzer_from_params", "regex_tokenize",
            "strip_accents_ascii", "strip_accents_unicode"]
@@ -350,25 +351,9 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):  
                 warnings.warn("Upper case characters found in vocabulary while 'lowercase' is True. These "
                               "entries will not be matched with any documents", UserWarning, stacklevel=2)
             return self._finish(count_batch(docs, analyzer, self._term_index(), grow=False))
-        vocab = TermKeys()
-        X = count_batch(docs, analyzer, vocab, grow=True)
-        terms = np.array(vocab.terms(), dtype=object)
-        order = vocab.sorted_columns()
-        X = X[:, order]
-        terms = terms[order]
-        if self.binary:  # scikit-learn clips to 1 first: max_features then ranks by df
-            X.data[:] = 1
-        df = np.bincount(X.indices, minlength=X.shape[1])
-        tf = np.asarray(X.sum(axis=0)).ravel()
-        mask = prune_mask(df, tf, len(docs), min_df=self.min_df, max_df=self.max_df,
-                          max_features=self.max_features)
-        if not mask.any():
-            raise InputError(
-                "empty vocabulary: every token was filtered out; the documents may be empty "
-                "or only contain stop words, or min_df / max_df prune everything"
-            )
-        self._set_terms(terms[mask])
-        X = X[:, np.where(mask)[0]].tocsr()
+        X, terms = learn_counts(docs, analyzer, min_df=self.min_df, max_df=self.max_df,
+                                max_features=self.max_features, binary=self.binary)
+        self._set_terms(terms)
         return self._finish(X)
 
     def _set_terms(self, terms, *, checked=False):
@@ -411,12 +396,7 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):  
         return index[1]
 
     def _finish(self, X):
-        X.sort_indices()
-        if self.binary:
-            X.data[:] = 1
-        if np.dtype(self.dtype) != X.dtype:
-            X = X.astype(self.dtype)
-        return X
+        return finish_counts(X, binary=self.binary, dtype=self.dtype)
 
     def _output(self, counts):
         """What :meth:`transform` returns for the raw count matrix of some documents

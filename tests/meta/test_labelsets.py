@@ -1,0 +1,41 @@
+"""The multi-label kernel (textnb.meta.labelsets) against the scikit-learn pieces it replaces."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_array_equal
+from sklearn.model_selection import KFold
+from sklearn.preprocessing import MultiLabelBinarizer
+
+from textnb.meta.labelsets import indicator, kfold, label_indicator, label_support
+
+
+@pytest.mark.parametrize("n, k, seed", [(10, 2, 0), (11, 3, 0), (7000, 2, 0), (240, 5, 3), (5, 5, 1)])
+def test_kfold_gives_scikit_learns_shuffled_kfold_splits(n, k, seed):
+    want = list(KFold(n_splits=k, shuffle=True, random_state=seed).split(np.zeros(n)))
+    got = kfold(n, k, seed)
+    assert len(got) == len(want)
+    for (train, test), (train_w, test_w) in zip(got, want):
+        assert_array_equal(train, train_w)
+        assert_array_equal(test, test_w)
+
+
+def test_kfold_refuses_too_few_or_too_many_folds():
+    with pytest.raises(ValueError, match="n_splits"):
+        kfold(10, 1)
+    with pytest.raises(ValueError, match="n_splits"):
+        kfold(3, 4)
+
+
+def test_label_indicator_is_multilabel_binarizers_and_indicator_drops_unknown_labels():
+    sets = [("wheat", "grain"), (), ("oil",), ("grain", "grain"), (3, "oil")]
+    Y, classes = label_indicator(sets)
+    mlb = MultiLabelBinarizer()
+    want = mlb.fit_transform([tuple(str(x) for x in v) for v in sets])
+    assert_array_equal(classes, mlb.classes_)
+    assert classes.dtype == mlb.classes_.dtype
+    assert_array_equal(Y, want)
+    assert Y.dtype == np.int64
+    assert_array_equal(indicator(classes, [("oil", "corn"), ()]), [[0, 0, 1, 0], [0, 0, 0, 0]])
+    support, constant = label_support(np.array([[1, 0, 1], [1, 0, 0]]))
+    assert_array_equal(support, [2, 0, 1])
+    assert_array_equal(constant, [1, 0, -1])

@@ -1,0 +1,470 @@
+"""The multi-label kernel: label sets, folds, thresholds, decisions and measures, without scikit-learn.
+
+What :class:`textnb.meta.multilabel.MultiLabelNB` is made of, as functions of arrays
+(numpy and scipy.sparse only), so that the estimator (a thin scikit-learn adapter) and the
+scikit-learn-free trainer of ``textnb train`` / ``evaluate`` on a multi-label corpus
+(:mod:`textnb.meta.multilabel_training`) run the same code:
+
+* label sets as a 0/1 indicator matrix (:func:`label_indicator`, :func:`indicator`) and
+  the copy transformation (:func:`copies`: a row per document and label);
+* the folds of the out-of-fold scores (:func:`kfold`, scikit-learn's shuffled ``KFold``
+  splits, the same numbers) and :func:`copy_out_of_fold`: the copy model's out-of-fold
+  log-odds from one training;
+* the thresholding strategies of Yang (2001), chosen on out-of-fold scores
+  (:func:`decide`), and the decisions of new documents (:func:`decision`);
+* the measures of the literature (:func:`multilabel_report`, :func:`break_even_point`,
+  :func:`test_report`).
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from textnb.core.logspace import log_odds
+
+__all__ = ["FBR_GRID", "PCUT_GRID", "RANK_GRID", "SMALL", "STRATEGIES", "break_even_point", "copies",
+           "copy_out_of_fold", "copy_scores", "decide", "decision", "indicator", "kfold", "label_indicator",
+           "label_support", "multilabel_report", "test_report", "threshold_for_f1", "threshold_for_fpr"]
+
+#: Thresholding strategies (Yang 2001); "f1" is the name model files of textnb <= 0.x
+#: give to "scut".
+STRATEGIES = ("scutfbr", "scut", "rcut", "pcut", "f1")
+#: Candidate values of the inner choices (made on out-of-fold scores of the training documents).
+FBR_GRID = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5)
+RANK_GRID = (1, 2, 3)
+PCUT_GRID = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
+#: Below this many training documents the thresholds come from 5 folds, else from 2 (``cv=None``).
+SMALL = 5000
+
+
+# -- label sets and folds ----------------------------------------------------------------------
+def label_indicator(label_sets):
+    """``(Y, classes)``: the 0/1 matrix (int64, n x n_labels) of label collections and the
+    label names (str, sorted; an object array), as scikit-learn's ``MultiLabelBinarizer``
+    gives for the labels as str."""
+    label_sets = [tuple(str(x) for x in v) for v in label_sets]
+    names = sorted({x for v in label_sets for x in v})
+    classes = np.empty(len(names), dtype=object)
+    classes[:] = names
+    return indicator(classes, label_sets), classes
+
+
+def indicator(classes, y):
+    """0/1 matrix (n, n_labels) over ``classes`` of label collections, or an indicator
+    matrix as given (labels not in ``classes`` are left out)."""
+    if sp.issparse(y) or (isinstance(y, np.ndarray) and y.ndim == 2):
+        return np.asarray(y.toarray() if sp.issparse(y) else y).astype(np.int64)
+    names = {str(c): j for j, c in enumerate(classes)}
+    Y = np.zeros((len(y), len(names)), dtype=np.int64)
+    for i, labs in enumerate(y):
+        for lab in labs:
+            j = names.get(str(lab))
+            if j is not None:
+                Y[i, j] = 1
+    return Y
+
+
+def label_support(Y):
+    """``(train_support, constant)`` of an indicator matrix: documents per label, and per
+    label 1 when on every row, 0 when on none, else -1 (int64)."""
+    n_pos = Y.sum(axis=0)
+    constant = np.where(n_pos == 0, 0, np.where(n_pos == Y.shape[0], 1, -1)).astype(np.int64)
+    return n_pos.astype(np.int64), constant
+
+
+def kfold(n, n_splits, seed=0):
+    """The ``(train, test)`` index arrays of ``n`` rows in ``n_splits`` shuffled folds: those of
+    scikit-learn's ``KFold(n_splits, shuffle=True, random_state=seed).split`` (the same
+    permutation, fold sizes and sorted indices)."""
+    if n_splits < 2 or n_splits > n:
+        raise ValueError(f"n_splits must be between 2 and the number of rows ({n}); got {n_splits}")
+    if seed is None:
+        rng = np.random.mtrand._rand
+    elif isinstance(seed, np.random.RandomState):
+        rng = seed
+    else:
+        rng = np.random.RandomState(seed)
+    order = np.arange(n)
+    rng.shuffle(order)
+    sizes = np.full(n_splits, n // n_splits, dtype=int)
+    sizes[:n % n_splits] += 1
+    out, start = [], 0
+    for size in sizes:
+        test = np.zeros(n, dtype=bool)
+        test[order[start:start + size]] = True
+        out.append((np.flatnonzero(~test), np.flatnonzero(test)))
+        start += size
+    return out
+
+
+# -- thresholds -------------------------------------------------------------------------------
+def threshold_for_fpr(scores, positive, fpr):
+    """The smallest threshold ``t`` with false-positive rate ``P(score > t | negative) <= fpr``.
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_samples,)
+        Scores of the positive class (e.g. log-odds), larger = more positive.
+    positive : array-like of bool of shape (n_samples,)
+    fpr : float in [0, 1]
+
+    Returns
+    -------
+    float
+        Predict positive when ``score > t``. ``-inf`` when every negative may be
+        flagged; a score of some negative otherwise.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    positive = np.asarray(positive, dtype=bool)
+    if not 0.0 <= float(fpr) <= 1.0:
+        raise ValueError(f"fpr must be in [0, 1]; got {fpr!r}")
+    neg = np.sort(scores[~positive])[::-1]
+    allowed = int(np.floor(float(fpr) * len(neg) + 1e-9))
+    if allowed >= len(neg):
+        return float("-inf")
+    return float(neg[allowed])
+
+
+def threshold_for_f1(scores, positive):
+    """The threshold ``t`` (predict positive when ``score > t``) with the best F1.
+
+    Ties go to the largest threshold. Returns ``+inf`` if there is no positive.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    positive = np.asarray(positive, dtype=bool)
+    n_pos = positive.sum()
+    if n_pos == 0:
+        return float("inf")
+    order = np.argsort(-scores, kind="stable")
+    s, p = scores[order], positive[order]
+    tp = np.cumsum(p)
+    k = np.arange(1, len(s) + 1)
+    # only cut between distinct scores
+    last = np.r_[s[1:] != s[:-1], True]
+    f1 = np.where(last, 2 * tp / (k + n_pos), -1.0)
+    best = int(np.argmax(f1))
+    nxt = s[best + 1] if best + 1 < len(s) else -np.inf
+    if np.isfinite(nxt) and np.isfinite(s[best]):
+        return float((s[best] + nxt) / 2)  # midway between the last flagged score and the next
+    return float(nxt)
+
+
+# -- measures ---------------------------------------------------------------------------------
+def break_even_point(scores, positive):
+    """Precision-recall break-even point of one ranking.
+
+    The documents are ranked by score and cut after as many documents as there are
+    positives, ``R``: there precision and recall are both ``tp / R`` (R-precision, the
+    usual estimate of the break-even point). Returns NaN when there is no positive.
+    """
+    scores = np.asarray(scores, dtype=np.float64).ravel()
+    positive = np.asarray(positive, dtype=bool).ravel()
+    r = int(positive.sum())
+    if r == 0:
+        return float("nan")
+    order = np.argsort(-scores, kind="stable")
+    return float(positive[order[:r]].sum() / r)
+
+
+def multilabel_report(Y_true, Y_pred, labels, scores=None, train_support=None):
+    """Micro / macro precision, recall, F1 (and break-even points when ``scores`` given).
+
+    Parameters
+    ----------
+    Y_true, Y_pred : array-like of shape (n_documents, n_labels), 0/1
+    labels : sequence of str
+        Label names (columns).
+    scores : array-like of shape (n_documents, n_labels), default=None
+        Decision scores (larger = more likely), e.g. ``MultiLabelNB.decision_function``.
+        Adds per-label ``bep``, ``macro_bep`` (mean over labels with a positive) and
+        ``micro_bep`` (one ranking of all document-label pairs).
+    train_support : array-like of shape (n_labels,), default=None
+        Training documents per label: adds per-label ``train_support``.
+
+    Returns
+    -------
+    dict (JSON-ready)
+        ``n``, ``labels``, ``micro_precision``, ``micro_recall``, ``micro_f1``,
+        ``macro_precision``, ``macro_recall``, ``macro_f1`` (means over the labels),
+        ``subset_accuracy`` (documents whose label set is exactly right),
+        ``hamming_loss`` (wrong document-label cells), ``labels_per_document`` (true and
+        predicted means), ``per_label`` {label: precision, recall, f1, support, ...}.
+    """
+    T = np.asarray(Y_true.toarray() if sp.issparse(Y_true) else Y_true).astype(bool)
+    P = np.asarray(Y_pred.toarray() if sp.issparse(Y_pred) else Y_pred).astype(bool)
+    tp = (T & P).sum(axis=0).astype(float)
+    fp = (~T & P).sum(axis=0).astype(float)
+    fn = (T & ~P).sum(axis=0).astype(float)
+
+    def prf(tp, fp, fn):
+        p = tp / (tp + fp) if tp + fp else 0.0
+        r = tp / (tp + fn) if tp + fn else 0.0
+        f = 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0
+        return float(p), float(r), float(f)
+
+    per = {}
+    for j, lab in enumerate(labels):
+        p, r, f = prf(tp[j], fp[j], fn[j])
+        per[str(lab)] = {"precision": p, "recall": r, "f1": f, "support": int(T[:, j].sum())}
+        if train_support is not None:
+            per[str(lab)]["train_support"] = int(train_support[j])
+    mp, mr, mf = prf(tp.sum(), fp.sum(), fn.sum())
+    report = {
+        "n": int(T.shape[0]),
+        "labels": [str(lab) for lab in labels],
+        "micro_precision": mp,
+        "micro_recall": mr,
+        "micro_f1": mf,
+        "macro_precision": float(np.mean([v["precision"] for v in per.values()])) if per else 0.0,
+        "macro_recall": float(np.mean([v["recall"] for v in per.values()])) if per else 0.0,
+        "macro_f1": float(np.mean([v["f1"] for v in per.values()])) if per else 0.0,
+        "subset_accuracy": float(np.mean(np.all(T == P, axis=1))) if T.shape[0] else 0.0,
+        "hamming_loss": float(np.mean(T != P)) if T.size else 0.0,
+        "labels_per_document": {"true": float(T.sum(axis=1).mean()) if T.shape[0] else 0.0,
+                                "predicted": float(P.sum(axis=1).mean()) if T.shape[0] else 0.0},
+        "per_label": per,
+    }
+    if scores is not None:
+        S = np.nan_to_num(np.asarray(scores, dtype=np.float64), posinf=1e300, neginf=-1e300)
+        beps = []
+        for j, lab in enumerate(labels):
+            b = break_even_point(S[:, j], T[:, j])
+            per[str(lab)]["bep"] = None if np.isnan(b) else b
+            if not np.isnan(b):
+                beps.append(b)
+        report["macro_bep"] = float(np.mean(beps)) if beps else None
+        micro = break_even_point(S.ravel(), T.ravel())
+        report["micro_bep"] = None if np.isnan(micro) else micro
+    return report
+
+
+def _micro_f1(T, P):
+    tp = np.count_nonzero(T & P)
+    den = np.count_nonzero(T) + np.count_nonzero(P)
+    return 2 * tp / den if den else 0.0
+
+
+# -- decisions (Yang 2001) -------------------------------------------------------------------
+def _finite(S):
+    return np.nan_to_num(S, posinf=1e300, neginf=-1e300)
+
+
+def _scut(S, T):
+    """Per-label F1-best thresholds on scores ``S`` and their F1 there."""
+    thr = np.empty(S.shape[1])
+    f1 = np.zeros(S.shape[1])
+    for j in range(S.shape[1]):
+        t = T[:, j]
+        thr[j] = np.clip(threshold_for_f1(S[:, j], t), -1e300, 1e300)
+        pred = S[:, j] > thr[j]
+        den = pred.sum() + t.sum()
+        f1[j] = 2 * np.count_nonzero(pred & t) / den if den else 0.0
+    return thr, f1
+
+
+def _fallback(thr, f1, S, fbr):
+    """SCutFBR.1: a label whose F1 is below ``fbr`` gets its top-ranked score as threshold."""
+    out = thr.copy()
+    low = f1 < fbr
+    out[low] = S[:, low].max(axis=0) if S.shape[0] else np.inf
+    return out
+
+
+def _at_least(D, min_labels):
+    """Decisions ``D`` (positive: assigned) with a row that has fewer than ``min_labels``
+    positive values shifted down by the cut midway between its ``min_labels``-th and next
+    best values: its best-ranked labels are then the positive ones (a shift per row, so
+    the ranking inside a row is kept)."""
+    if min_labels <= 0 or not D.shape[1]:
+        return D
+    short = np.flatnonzero((D > 0).sum(axis=1) < min_labels)
+    if short.size:
+        D = np.array(D, dtype=np.float64)
+        D[short] = _rank_cut(_finite(D[short]), min(min_labels, D.shape[1]))
+    return D
+
+
+def _rank_cut(S, k):
+    """RCut: each row's ``k`` best labels get a positive decision (the cut midway between
+    the k-th and the next score)."""
+    m = S.shape[1]
+    if k >= m:
+        return S - (np.min(S, axis=1, keepdims=True) - 1.0)
+    part = -np.partition(-S, [k - 1, k], axis=1)
+    return S - (part[:, [k - 1]] + part[:, [k]]) / 2
+
+
+def _proportional_cut(S, rate):
+    """PCut: label ``j`` goes to the ``round(rate[j] * n)`` best-ranked rows of the batch."""
+    n = S.shape[0]
+    D = np.empty_like(S)
+    for j in range(S.shape[1]):
+        k = int(min(n, round(rate[j] * n)))
+        col = S[:, j]
+        if k <= 0:
+            D[:, j] = col - (col.max() + 1.0)
+        elif k >= n:
+            D[:, j] = col - (col.min() - 1.0)
+        else:
+            part = -np.partition(-col, [k - 1, k])
+            D[:, j] = col - (part[k - 1] + part[k]) / 2
+    return D
+
+
+def _choose(S, T, candidates, decide, min_labels):
+    """The candidate whose decisions have the best micro-F1 on ``S`` (ties: the first)."""
+    best, best_f = candidates[0], -1.0
+    for c in candidates:
+        f = _micro_f1(T, _at_least(decide(S, c), min_labels) > 0)
+        if f > best_f + 1e-12:
+            best, best_f = c, f
+    return best
+
+
+def _choose_fbr(S, T, min_labels, seed):
+    """``fbr`` for micro-F1, by cross-fitting the out-of-fold scores: thresholds from one
+    half of the documents are judged on the other half (and the other way round), so
+    the SCut thresholds are not judged on the scores they were fitted to."""
+    n = S.shape[0]
+    if n < 4:
+        return FBR_GRID[0]
+    halves = np.array_split(np.random.RandomState(seed).permutation(n), 2)
+    scores = np.zeros(len(FBR_GRID))
+    for a, b in (halves, halves[::-1]):
+        thr, f1 = _scut(S[a], T[a])
+        for i, fbr in enumerate(FBR_GRID):
+            D = S[b] - _fallback(thr, f1, S[a], fbr)
+            scores[i] += _micro_f1(T[b], _at_least(D, min_labels) > 0)
+    return FBR_GRID[int(np.argmax(scores))]
+
+
+def _constant(Y):
+    """Per label: 1 on every row of ``Y``, 0 on none, else -1."""
+    return label_support(Y)[1]
+
+
+def copies(Y, live):
+    """The copy transformation of the ``live`` labels of ``Y``: ``(rows, codes)``, a row
+    per document and label (the document's index) in the documents' order, its code the
+    label's index, or ``n_labels`` for a document with none of them."""
+    Yl = Y[:, live]
+    rows, cols = np.nonzero(Yl)
+    empty = np.flatnonzero(Yl.sum(axis=1) == 0)
+    rows = np.concatenate([rows, empty])
+    codes = np.concatenate([live[cols], np.full(empty.size, Y.shape[1])])
+    order = np.argsort(rows, kind="stable")  # the documents' order, a document's labels in order
+    return rows[order], codes[order]
+
+
+def _each_row_once(splits, n):
+    """Whether the test parts of ``splits`` hold every one of ``n`` rows exactly once."""
+    tested = np.concatenate([np.asarray(test) for _, test in splits]) if splits else np.zeros(0, dtype=np.intp)
+    return tested.size == n and np.array_equal(np.sort(tested), np.arange(n))
+
+
+
+
+# -- the copy model's scores ------------------------------------------------------------------
+def copy_out_of_fold(X, Y, splits, fit_out_of_fold):
+    """The copy model of every document and the out-of-fold log-odds of the documents of
+    each ``(train, test)`` split's test part (every document in one test part), from one
+    training: ``fit_out_of_fold(X_rows, codes, fold_rows, document)`` fits the model on
+    the copies (:func:`copies`) and returns ``(model, model_classes, log_proba)``, the
+    out-of-fold ``log P(code | document)`` of each document with its fold's rows taken
+    out of the sums (:func:`textnb.core.dfe.fit_out_of_fold`). A label constant in the
+    training part of a split gets ±inf, as in a model trained on that part.
+
+    Returns ``((model, constant), S)``; ``model`` None when every label is constant.
+    """
+    n, m = Y.shape
+    fold = np.full(n, -1)
+    for k, (_, test) in enumerate(splits):
+        fold[test] = k
+    constant = _constant(Y)
+    live = np.flatnonzero(constant == -1)
+    S = np.zeros((n, m))
+    model = None
+    if live.size:
+        rows, codes = copies(Y, live)
+        model, model_classes, log_proba = fit_out_of_fold(X[rows], codes, fold[rows], rows)
+        full = np.full((n, m + 1), -np.inf)
+        full[:, model_classes] = log_proba
+        S = log_odds(full)[:, :m]
+    for k in np.unique(fold):
+        rest = Y[fold != k]
+        n_pos = rest.sum(axis=0)
+        S[np.ix_(fold == k, n_pos == 0)] = -np.inf
+        S[np.ix_(fold == k, n_pos == rest.shape[0])] = np.inf
+    return (model, constant), S
+
+
+def copy_scores(model_classes, log_proba, constant):
+    """Per-label log-odds (n, n_labels) of documents whose ``log P(code | document)``
+    under the copy model (classes ``model_classes``: label indices, ``n_labels`` for no
+    label) is ``log_proba``; ±inf for a constant label. ``log_proba`` None: no model
+    (every label constant)."""
+    m = len(constant)
+    lp = np.asarray(log_proba, dtype=np.float64)
+    full = np.full((lp.shape[0], m + 1), -np.inf)
+    full[:, np.searchsorted(np.arange(m + 1), model_classes)] = lp
+    S = (np.zeros_like(full) if m == 0 else log_odds(full))[:, :m]
+    S[:, constant == 1] = np.inf
+    S[:, constant == 0] = -np.inf
+    return S
+
+
+# -- choosing and applying the decisions ------------------------------------------------------
+def decide(S, T, strategy, *, fbr=None, rank=None, min_labels=1, seed=0):
+    """The decisions chosen on out-of-fold scores ``S`` of documents with labels ``T``
+    (bool): ``(thresholds, choices)``, the log-odds thresholds (SCut, SCutFBR; 0 else)
+    and the strategy's fitted choice, ``{"fbr_": ...}``, ``{"rank_": ...}`` or
+    ``{"pcut_rate_": ...}`` (``fbr`` / ``rank`` None: chosen for micro-F1)."""
+    thresholds = np.zeros(S.shape[1])
+    choices = {}
+    if strategy in ("scut", "scutfbr"):
+        thresholds, f1 = _scut(S, T)
+        if strategy == "scutfbr":
+            fbr = fbr if fbr is not None else _choose_fbr(S, T, min_labels, seed)
+            choices["fbr_"] = float(fbr)
+            thresholds = _fallback(thresholds, f1, S, fbr)
+    elif strategy == "rcut":
+        choices["rank_"] = int(rank if rank is not None else _choose(S, T, RANK_GRID, _rank_cut, min_labels))
+    elif strategy == "pcut":
+        prevalence = T.mean(axis=0)
+        x = _choose(S, T, PCUT_GRID, lambda s, x: _proportional_cut(s, prevalence * x), min_labels)
+        choices["pcut_rate_"] = np.minimum(prevalence * x, 1.0)
+    return np.clip(thresholds, -1e300, 1e300), choices
+
+
+def decision(S, strategy, thresholds, min_labels, rank=None, pcut_rate=None):
+    """Decision values of documents with log-odds ``S``: positive where a label is
+    assigned (log-odds minus the threshold, or minus the row's RCut / the batch's PCut
+    cut), a row with fewer than ``min_labels`` positive values shifted down so that its
+    best-ranked ones are positive."""
+    if strategy == "rcut":
+        D = _rank_cut(_finite(S), rank)
+    elif strategy == "pcut":
+        D = _proportional_cut(_finite(S), pcut_rate)
+    else:
+        D = S - thresholds
+    return _at_least(D, min_labels)
+
+
+def test_report(classes, train_support, D, labels_test, n_train):
+    """:func:`multilabel_report` of test documents with decision values ``D`` (columns
+    ``classes``) and true label collections ``labels_test``: per-label ``train_support``
+    included; labels of the test part that training never had are scored as never
+    predicted (counted as missed in the micro figures); plus ``n_train`` and
+    ``test_labels_unseen``."""
+    known = {str(c) for c in classes}
+    unseen = sorted({str(lab) for labs in labels_test for lab in labs} - known)
+    Y = indicator(classes, labels_test)
+    report = multilabel_report(Y, D > 0, classes, D, train_support=train_support)
+    if unseen:  # their documents are counted as missed labels in the micro figures
+        missed = sum(1 for labs in labels_test for lab in labs if str(lab) in unseen)
+        tp = report["micro_recall"] * (Y.sum())
+        report["micro_recall"] = float(tp / (Y.sum() + missed)) if Y.sum() + missed else 0.0
+        p, r = report["micro_precision"], report["micro_recall"]
+        report["micro_f1"] = float(2 * p * r / (p + r)) if p + r else 0.0
+    report["n_train"] = int(n_train)
+    report["test_labels_unseen"] = unseen
+    return report
