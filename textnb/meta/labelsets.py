@@ -21,7 +21,7 @@ import scipy.sparse as sp
 
 from textnb.core.logspace import log_odds
 
-__all__ = ["FBR_GRID", "PCUT_GRID", "RANK_GRID", "SMALL", "STRATEGIES", "break_even_point", "copies",
+__all__ = ["FBR_GRID", "MULTILABEL_DEFAULTS", "PCUT_GRID", "RANK_GRID", "SMALL", "STRATEGIES", "break_even_point", "copies",
            "copy_out_of_fold", "copy_scores", "decide", "decision", "indicator", "kfold", "label_indicator",
            "label_support", "multilabel_report", "test_report", "threshold_for_f1", "threshold_for_fpr"]
 
@@ -34,6 +34,12 @@ RANK_GRID = (1, 2, 3)
 PCUT_GRID = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
 #: Below this many training documents the thresholds come from 5 folds, else from 2 (``cv=None``).
 SMALL = 5000
+
+#: MultiLabelNB's keyword parameters and their defaults, written once (the estimator takes
+#: them through :func:`textnb.naive_bayes.kernels.takes_defaults`, the command line's trainer
+#: :mod:`textnb.meta.multilabel_training` reads them here).
+MULTILABEL_DEFAULTS = {"cv": None, "fbr": None, "method": "copy", "min_labels": 1, "random_state": 0, "rank": None,
+                       "threshold": "scutfbr"}
 
 
 # -- label sets and folds ----------------------------------------------------------------------

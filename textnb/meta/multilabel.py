@@ -49,10 +49,11 @@ from textnb.core.model_schema import (N_FEATURES, SEED, TEMPLATE, Array, Bool, C
 from textnb.core.stats import CountTable, seen_columns
 from textnb.io.multilabel import MultiLabelCorpus, read_label_file, read_multilabel_corpus
 from textnb.meta.calibration import estimator_log_odds
-from textnb.meta.labelsets import (SMALL, STRATEGIES, _each_row_once, _finite, break_even_point, copies,
-                                   copy_out_of_fold, copy_scores, decide, decision, indicator, kfold,
+from textnb.meta.labelsets import (MULTILABEL_DEFAULTS, SMALL, STRATEGIES, _each_row_once, _finite,
+                                   break_even_point, copies, copy_out_of_fold, copy_scores, decide, decision, indicator, kfold,
                                    label_indicator, label_support, multilabel_report, test_report)
 from textnb.naive_bayes.discrete import _BaseCountNB
+from textnb.naive_bayes.kernels import takes_defaults
 
 __all__ = [
     "MultiLabelCorpus",
@@ -219,8 +220,8 @@ class MultiLabelNB(SaveMixin, ClassifierMixin, BaseEstimator):
         "feature_names_in_": MayBeAbsent(Array("U", (None,))),
     }
 
-    def __init__(self, estimator=None, *, method="copy", threshold="scutfbr", fbr=None, rank=None, min_labels=1,
-                 cv=None, random_state=0):
+    @takes_defaults(MULTILABEL_DEFAULTS)
+    def __init__(self, estimator=None, *, method, threshold, fbr, rank, min_labels, cv, random_state):
         self.estimator = estimator
         self.method = method
         self.threshold = threshold

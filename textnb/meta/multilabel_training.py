@@ -23,7 +23,7 @@ from textnb.core import dfe
 from textnb.core.logspace import logsumexp
 from textnb.core.model_io import ModelNode
 from textnb.naive_bayes.kernels import DISCRIMINATIVE
-from textnb.meta.labelsets import (SMALL, _finite, copy_out_of_fold, copy_scores, decide, decision, kfold,
+from textnb.meta.labelsets import (MULTILABEL_DEFAULTS, SMALL, _finite, copy_out_of_fold, copy_scores, decide, decision, kfold,
                                    label_indicator, label_support, test_report)
 from textnb.text.ascii_tokens import TermKeys
 from textnb.text.defaults import VECTORIZER_DEFAULTS
@@ -33,9 +33,6 @@ from textnb.text.training import check_vocabulary_params, finish_counts, learn_c
 __all__ = ["MULTILABEL_DEFAULTS", "MultiLabelFit", "count", "decision_function", "evaluate_split", "fit", "fits",
            "model_node", "transform"]
 
-#: MultiLabelNB's parameters (its defaults), in the order scikit-learn's ``get_params`` gives them
-MULTILABEL_DEFAULTS = {"cv": None, "fbr": None, "method": "copy", "min_labels": 1, "random_state": 0, "rank": None,
-                       "threshold": "scutfbr"}
 
 
 @dataclass

@@ -64,15 +64,16 @@ class LinearForm(NamedTuple):
 
 
 def takes_defaults(kernel):
-    """Decorator of an estimator's keyword-only ``__init__``: its defaults are the
-    ``kernel``'s ``defaults`` (or the mapping ``kernel``), written once; the names must
-    be the same."""
+    """Decorator of an estimator's ``__init__``: the defaults of its keyword-only
+    parameters are the ``kernel``'s ``defaults`` (or the mapping ``kernel``), written
+    once; the names must be the same (a positional parameter, such as a meta-estimator's
+    ``estimator``, keeps its own default)."""
     defaults = getattr(kernel, "defaults", kernel)
 
     def decorate(init):
         code = init.__code__
         names = code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]
-        if code.co_argcount != 1 or set(names) != set(defaults):
+        if set(names) != set(defaults):
             raise TypeError(f"{init.__qualname__} must take exactly the keyword-only parameters {sorted(defaults)}")
         init.__kwdefaults__ = dict(defaults)
         return init
