@@ -28,10 +28,10 @@ from textnb.core.model_io import ModelNode
 from textnb.core.workers import can_fork, map_ordered, ordered_map
 from textnb.io.corpus import MAX_DOCUMENT_BYTES
 from textnb.naive_bayes.kernels import KERNELS
-from textnb.text.ascii_tokens import TermKeys
+from textnb.text.ascii_tokens import TermKeys, supports
 from textnb.text.counting import count_shard
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
-from textnb.text.tokenize import analyzer_from_params, encode_terms
+from textnb.text.tokenize import Analyzer, analyzer_from_params, encode_terms
 
 __all__ = ["Accumulator", "PER_CLASS", "batches", "check_vocabulary_params", "count_documents", "min_parallel",
            "prune_mask", "select_vocabulary", "train_text_model"]
@@ -43,11 +43,11 @@ PER_CLASS = {kind: kernel.per_class for kind, kernel in KERNELS.items()}
 #: Below this many documents training runs in one process whatever ``n_jobs`` says,
 #: when workers cannot be forked (a fresh loky worker costs about a second to start).
 _MIN_PARALLEL_DOCUMENTS = 30_000
-def min_parallel(spawned, batch_size):
-    """Fewest documents worth worker processes: four batches when workers fork (they
-    start in milliseconds; with fewer, measured on SMS and 20 Newsgroups' test part,
-    the pool costs what it saves), else ``spawned``."""
-    return 4 * int(batch_size) if can_fork() else spawned
+def min_parallel(spawned, batch_size, threads=False):
+    """Fewest documents worth parallel workers: four batches with ``threads`` or when
+    workers fork (they start in milliseconds; with fewer, measured on SMS and
+    20 Newsgroups' test part, the pool costs what it saves), else ``spawned``."""
+    return 4 * int(batch_size) if threads or can_fork() else spawned
 
 
 def batches(docs, y_index, weights, size):
@@ -295,10 +295,14 @@ def count_documents(X, y_index, weights, n_classes, analyzer, *, terms=(), per_c
     about ``max_row_nnz`` of them at most."""
     acc = Accumulator(n_classes, terms, per_class, rows=rows, max_row_nnz=max_row_nnz)
     parts = _labelled(batches(X, y_index, weights, int(batch_size)), len(y_index))
-    if len(y_index) < min_parallel(_MIN_PARALLEL_DOCUMENTS, batch_size):
+    # numpy's tokenizer releases the GIL for its work (and the file reads for theirs): it
+    # runs in threads, with no worker process to start and no batch result to pickle
+    threads = isinstance(analyzer, Analyzer) and supports(analyzer)
+    if len(y_index) < min_parallel(_MIN_PARALLEL_DOCUMENTS, batch_size, threads):
         n_jobs = 1
     tasks = ((b, yi, w, analyzer, n_classes, max_bytes, rows) for b, yi, w in parts)
-    results = map_ordered(client, count_shard, tasks) if client is not None else ordered_map(count_shard, tasks, n_jobs)
+    results = (map_ordered(client, count_shard, tasks) if client is not None
+               else ordered_map(count_shard, tasks, n_jobs, threads=threads))
     done = 0
     for batch_terms, sums, class_count, skipped, n_docs, *batch_rows in results:
         if rows and done == 0:
