@@ -385,15 +385,54 @@ class TermKeys:
         others = [terms[i] for i in other_at.tolist()]
         return self._add(words, others, keyed_at, other_at, len(terms), grow)
 
-    def terms(self):
-        """All terms, in column order."""
-        out = np.empty(self._n, dtype=object)
-        keyed = np.flatnonzero(self._keyed[: self._n])
-        out[keyed] = _decode(self._words[keyed])
-        if self._strings:
-            out[np.fromiter(self._strings.values(), dtype=np.int64, count=len(self._strings))] = \
-                list(self._strings)
+    def terms(self, columns=None):
+        """All terms, in column order (or the terms of ``columns``, in their order)."""
+        if columns is None:
+            out = np.empty(self._n, dtype=object)
+            keyed = np.flatnonzero(self._keyed[: self._n])
+            out[keyed] = _decode(self._words[keyed])
+            if self._strings:
+                out[np.fromiter(self._strings.values(), dtype=np.int64, count=len(self._strings))] = \
+                    list(self._strings)
+            return out.tolist()
+        cols = np.asarray(columns, dtype=np.int64)
+        out = np.empty(len(cols), dtype=object)
+        keyed = self._keyed[cols]
+        at = np.flatnonzero(keyed)
+        out[at] = _decode(self._words[cols[at]])
+        rest = np.flatnonzero(~keyed)
+        if rest.size:
+            name = {c: t for t, c in self._strings.items()}
+            out[rest] = [name[c] for c in cols[rest].tolist()]
         return out.tolist()
+
+    def utf8(self, columns):
+        """``(data, offsets)``: the UTF-8 bytes of the terms of ``columns`` one after the
+        other (uint8) and the offset of each (int64, one more than the terms), the model
+        file's layout of a vocabulary (:meth:`from_utf8` reads it). The ASCII terms held as
+        words are cut out of their words by numpy, with no Python string per term."""
+        cols = np.asarray(columns, dtype=np.int64)
+        keyed = self._keyed[cols]
+        at, rest = np.flatnonzero(keyed), np.flatnonzero(~keyed)
+        raw = self._words[cols[at]].astype("<u8").view(np.uint8).reshape(-1, _KEY_BYTES)
+        lengths = np.zeros(len(cols), dtype=np.int64)
+        lengths[at] = np.count_nonzero(raw, axis=1)  # zero padded, and a keyed term holds no NUL
+        others = []
+        if rest.size:
+            name = {c: t for t, c in self._strings.items()}
+            others = [name[c].encode("utf-8") for c in cols[rest].tolist()]
+            lengths[rest] = [len(b) for b in others]
+        offsets = np.zeros(len(cols) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        klen = lengths[at]
+        chars = raw[np.arange(_KEY_BYTES) < klen[:, None]]  # the keyed terms' bytes, in order
+        if not rest.size:
+            return chars, offsets
+        data = np.empty(int(offsets[-1]), dtype=np.uint8)
+        data[np.repeat(offsets[at] - (np.cumsum(klen) - klen), klen) + np.arange(chars.size)] = chars
+        for i, b in zip(rest.tolist(), others):
+            data[offsets[i]:offsets[i + 1]] = np.frombuffer(b, dtype=np.uint8)
+        return data, offsets
 
     def sorted_columns(self):
         """Column numbers ordered by term, as Python sorts str (by code point).

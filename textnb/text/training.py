@@ -34,7 +34,7 @@ from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
 from textnb.text.tokenize import Analyzer, analyzer_from_params, encode_terms
 
 __all__ = ["Accumulator", "PER_CLASS", "batches", "check_vocabulary_params", "count_documents", "min_parallel",
-           "prune_mask", "select_vocabulary", "train_text_model"]
+           "prune_mask", "select_columns", "select_vocabulary", "train_text_model"]
 
 #: The per-class table each streamable model needs: term counts, or document frequencies
 #: (DiscriminativeNB learns from the documents' rows; its table only prunes the vocabulary).
@@ -321,8 +321,16 @@ def select_vocabulary(acc, n_docs, *, min_df=1, max_df=1.0, max_features=None):
     """``(terms, columns)``: the kept terms in scikit-learn's (alphabetical) column order
     and their columns in ``acc``. Pruning looks at per-term totals only (with sample
     weights, weighted ones)."""
-    terms = np.array(acc.terms(), dtype=object)
-    n = len(terms)
+    cols = select_columns(acc, n_docs, min_df=min_df, max_df=max_df, max_features=max_features)
+    terms = np.empty(len(cols), dtype=object)
+    terms[:] = acc.vocab.terms(cols)
+    return terms, cols
+
+
+def select_columns(acc, n_docs, *, min_df=1, max_df=1.0, max_features=None):
+    """The columns in ``acc`` of the terms :func:`select_vocabulary` keeps, in its order
+    (no term decoded)."""
+    n = len(acc.vocab)
     order = acc.vocab.sorted_columns()  # scikit-learn's column order
     n_kept_docs = n_docs - len(acc.skipped)
     if n_kept_docs == 0:
@@ -334,8 +342,7 @@ def select_vocabulary(acc, n_docs, *, min_df=1, max_df=1.0, max_features=None):
             "empty vocabulary: every token was filtered out; the documents may be empty "
             "or only contain stop words, or min_df / max_df prune everything"
         )
-    cols = order[mask]
-    return terms[cols], cols
+    return order[mask]
 
 
 def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), given_vectorizer=True,
@@ -376,8 +383,8 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), give
                           n_jobs=n_jobs, batch_size=batch_size, max_bytes=max_bytes, progress=progress,
                           client=client, rows=rows,
                           max_row_nnz=pass_budget(model_params["max_nnz"], len(classes)) if rows else None)
-    terms, cols = select_vocabulary(acc, len(y), min_df=vec_params["min_df"], max_df=vec_params["max_df"],
-                                    max_features=vec_params["max_features"])
+    cols = select_columns(acc, len(y), min_df=vec_params["min_df"], max_df=vec_params["max_df"],
+                          max_features=vec_params["max_features"])
     if rows:  # what DiscriminativeNB.fit_rows computes, by the same function
         dropped = acc.dropped_sums(cols)
         X_rows, y_rows, w_rows = acc.row_matrix(cols)
@@ -393,7 +400,7 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), give
     # how the model was computed (worker count) is not part of it
     saved_params = {k: v for k, v in model_params.items() if k not in kernel.execution_params}
     fitted_model = ModelNode(kind, saved_params, state)
-    fitted_vec = ModelNode("Vectorizer", vec_params, encode_terms(terms.tolist()))
+    fitted_vec = ModelNode("Vectorizer", vec_params, encode_terms(acc.vocab, cols))
     params = {"max_bytes": max_bytes,
               "vectorizer": ModelNode("Vectorizer", vec_params, {}) if given_vectorizer else None,
               "model": ModelNode(kind, saved_params, {})}
