@@ -317,7 +317,8 @@ class TermKeys:
             pos = np.minimum(np.searchsorted(self._hashes, h), len(self._hashes) - 1)
             hit = np.flatnonzero(self._hashes[pos] == h)
             found = self._hash_cols[pos[hit]]
-            same = (self._words[found] == words[hit]).all(axis=1)
+            # (np.take: rows of three words gathered many times faster than by fancy indexing)
+            same = (np.take(self._words, found, axis=0) == np.take(words, hit, axis=0)).all(axis=1)
             cols[hit[same]] = found[same]
             collided[hit[~same]] = True
         if collided.any() and self._strings:
@@ -399,7 +400,7 @@ class TermKeys:
         out = np.empty(len(cols), dtype=object)
         keyed = self._keyed[cols]
         at = np.flatnonzero(keyed)
-        out[at] = _decode(self._words[cols[at]])
+        out[at] = _decode(np.take(self._words, cols[at], axis=0))
         rest = np.flatnonzero(~keyed)
         if rest.size:
             name = {c: t for t, c in self._strings.items()}
@@ -414,7 +415,7 @@ class TermKeys:
         cols = np.asarray(columns, dtype=np.int64)
         keyed = self._keyed[cols]
         at, rest = np.flatnonzero(keyed), np.flatnonzero(~keyed)
-        raw = self._words[cols[at]].astype("<u8").view(np.uint8).reshape(-1, _KEY_BYTES)
+        raw = np.take(self._words, cols[at], axis=0).astype("<u8").view(np.uint8).reshape(-1, _KEY_BYTES)
         lengths = np.zeros(len(cols), dtype=np.int64)
         lengths[at] = np.count_nonzero(raw, axis=1)  # zero padded, and a keyed term holds no NUL
         others = []
@@ -471,7 +472,7 @@ class TermKeys:
         out._n = len(columns)
         keyed = self._keyed[columns]
         k = np.flatnonzero(keyed)
-        out._words[k] = self._words[columns[k]]
+        out._words[k] = np.take(self._words, columns[k], axis=0)
         out._keyed[k] = True
         h = _hash([out._words[k, i] for i in range(_N_WORDS)])
         order = np.argsort(h, kind="stable")
