@@ -276,3 +276,8 @@ def test_encoding_term_keys_equals_encoding_their_terms(seed, collide, monkeypat
             assert got[name].dtype == want[name].dtype
             assert_array_equal(got[name], want[name])
         assert keys.terms(cols) == [terms[c] for c in cols]
+
+
+def test_word_bytes_are_the_lookup_tables_word_characters():
+    every_byte = np.arange(256, dtype=np.uint8)
+    assert_array_equal(ascii_tokens._word_bytes(every_byte), ascii_tokens._WORD)
