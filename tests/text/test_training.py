@@ -57,7 +57,7 @@ def test_numpy_tokenizer_counts_in_threads_with_the_same_sums(monkeypatch):
     rows are those of one job."""
     import numpy as np
 
-    import textnb.core.workers as workers
+    import concurrent.futures
     from textnb.text.tokenize import analyzer_from_params
     from textnb.text.defaults import VECTORIZER_DEFAULTS
     from textnb.text.training import count_documents
@@ -65,7 +65,7 @@ def test_numpy_tokenizer_counts_in_threads_with_the_same_sums(monkeypatch):
     def no_processes(*args, **kwargs):
         raise AssertionError("a worker process was started")
 
-    monkeypatch.setattr(workers, "ProcessPoolExecutor", no_processes)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", no_processes)
     docs = [f"doc {i} word{i % 37} and word{i % 11} again" for i in range(1200)]
     y = np.arange(1200) % 3
     analyzer = analyzer_from_params(VECTORIZER_DEFAULTS)

@@ -15,12 +15,10 @@ so memory stays bounded while a corpus streams through.
 
 import contextlib
 import math
-import multiprocessing
 import os
 import sys
 import threading
 from collections import deque
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 
 from textnb.core.errors import TextnbError
@@ -78,6 +76,8 @@ def keep_freed_memory(limit=1 << 30):
 
 def can_fork():
     """True when forked workers are safe here: ``fork`` exists and only one thread runs."""
+    import multiprocessing  # (here: the threads that count need neither it nor its pools)
+
     return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
 
 
@@ -97,9 +97,16 @@ def effective_jobs(n_jobs):
         return max(1, effective_n_jobs(n_jobs))
     if n_jobs == 0:
         raise ValueError("n_jobs == 0 in Parallel has no meaning")
-    if n_jobs == 1 or multiprocessing.current_process().daemon:
+    if n_jobs == 1 or _in_daemon():
         return 1
     return max(1, cpu_count() + 1 + n_jobs if n_jobs < 0 else n_jobs)
+
+
+def _in_daemon():
+    """True in a daemonic process of ``multiprocessing`` (which has imported it: a process
+    that has not is none)."""
+    mp = sys.modules.get("multiprocessing")
+    return mp is not None and mp.current_process().daemon
 
 
 def cpu_count():
@@ -164,6 +171,9 @@ def ordered_map(func, arg_tuples, n_jobs, *, threads=False):
         yield from Parallel(n_jobs=n, return_as="generator", pre_dispatch="2*n_jobs")(
             delayed(func)(*args) for args in arg_tuples)
         return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("fork"),
                              initializer=keep_freed_memory) as pool:
         yield from _in_order(pool, func, arg_tuples, n)
