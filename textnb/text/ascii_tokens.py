@@ -30,6 +30,7 @@ import numpy as np
 
 __all__ = ["TermKeys", "ascii_term_ids", "supports"]
 
+#: The word characters (``\w`` in ASCII) by byte value: what :func:`_word_bytes` computes
 _WORD = np.zeros(256, dtype=bool)
 _WORD[np.frombuffer(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_", np.uint8)] = True
 _N_WORDS = 3  # 64-bit words per token key: tokens of up to 24 bytes
