@@ -3,11 +3,12 @@
 A multinomial, Bernoulli or complement model needs only per-class term sums, not the
 document-term matrix (``../shared/design/architecture.md``). Documents are cut into
 batches; each batch is tokenised and counted (:func:`textnb.text.counting.count_shard`,
-in worker processes or on Dask workers); the per-class sums of each batch come back and
-are added (:class:`Accumulator`). Peak memory is ``O(n_classes x vocabulary)`` plus one
-batch per worker. The vocabulary is then sorted and pruned exactly as scikit-learn's
-``CountVectorizer`` does (:func:`select_vocabulary`), so the result does not depend on
-the batch size, ``n_jobs`` or the cluster.
+in threads of the process for numpy's tokenizer, else in worker processes, or on Dask
+workers); the per-class sums of each batch come back and are added (:class:`Accumulator`).
+Peak memory is ``O(n_classes x vocabulary)`` plus one batch per worker. The vocabulary
+is then sorted and pruned exactly as scikit-learn's ``CountVectorizer`` does
+(:func:`select_vocabulary`), so the result does not depend on the batch size, ``n_jobs``
+or the cluster.
 
 This is the one fit path of the count text models: :class:`textnb.text.classifier.TextClassifier`
 fits through it, and :func:`train_text_model` builds the same fitted model as a tree of
