@@ -77,3 +77,19 @@ def test_train_and_predict_import_neither_joblib_nor_sklearn(tmp_path):
     doc.write_text("Free entry in 2 a wkly comp to win FA Cup final tkts, text FA to 87121 now")
     assert _python(code, "train", str(SMS), "-o", str(model)).split() == ["0", "scipy"]
     assert _python(code, "predict", str(model), str(doc)).split() == ["0"]
+
+
+def test_the_program_freezes_its_objects_before_exiting_and_a_caller_keeps_its_collector():
+    """``main()`` run as the program (arguments from sys.argv) freezes the objects left
+    out of the garbage collector as it returns (the shutdown's collections are then
+    skipped); called with arguments, as a program embedding it does, it leaves the
+    collector as it was."""
+    code = (
+        "import gc, io, sys\n"
+        "from textnb.cli.commands import main\n"
+        "rc = main(['--version'], stdout=io.StringIO(), stderr=io.StringIO())\n"
+        "embedded = gc.get_freeze_count()\n"
+        "sys.argv = ['textnb', '--version']\n"
+        "rc = main()\n"
+        "print(rc, embedded, gc.get_freeze_count() > 0)\n")
+    assert _python(code).splitlines()[-1].split() == ["0", "0", "True"]

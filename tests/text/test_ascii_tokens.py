@@ -255,3 +255,29 @@ def test_stored_vocabulary_refuses_what_decode_terms_refuses():
     vocab = StoredVocabulary(encode_terms(["ab", "é", ""]))
     assert vocab.terms() == ["ab", "é", ""] and len(vocab) == 3
     assert StoredVocabulary({"terms": np.array(["b", "a"])}).term_keys().terms() == ["b", "a"]
+
+
+@pytest.mark.parametrize("collide", [False, True])
+@pytest.mark.parametrize("seed", range(3))
+def test_encoding_term_keys_equals_encoding_their_terms(seed, collide, monkeypatch):
+    """A vocabulary encoded for a model file from its TermKeys (words cut by numpy) gives
+    the arrays of encoding its str terms, for any subset of columns in any order;
+    ``terms(columns)`` decodes the same terms."""
+    if collide:  # terms held in the dict beside the keyed ones
+        monkeypatch.setattr(ascii_tokens, "_hash", lambda words: words[0] & np.uint64(7))
+    terms = _vocab_terms(seed) + ["x" * 30, "café", "日本"]
+    keys = TermKeys(terms)
+    rng = random.Random(seed)
+    for cols in (list(range(len(terms))), keys.sorted_columns().tolist(),
+                 rng.sample(range(len(terms)), 40), [len(terms) - 1], [0]):
+        want = encode_terms([terms[c] for c in cols])
+        got = encode_terms(keys, np.asarray(cols))
+        for name in ("terms_utf8", "terms_offsets"):
+            assert got[name].dtype == want[name].dtype
+            assert_array_equal(got[name], want[name])
+        assert keys.terms(cols) == [terms[c] for c in cols]
+
+
+def test_word_bytes_are_the_lookup_tables_word_characters():
+    every_byte = np.arange(256, dtype=np.uint8)
+    assert_array_equal(ascii_tokens._word_bytes(every_byte), ascii_tokens._WORD)

@@ -49,3 +49,29 @@ def test_train_imports_no_scikit_learn(tmp_path, extra, banned):
              f"print(rc, sorted(m for m in sys.modules if m.split('.')[0] in {banned!r}))\n")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "0 []"
+
+
+def test_numpy_tokenizer_counts_in_threads_with_the_same_sums(monkeypatch):
+    """The default analyzer (numpy's tokenizer, which releases the GIL) counts in threads
+    of the calling process: no worker process is started, and the sums, vocabulary and
+    rows are those of one job."""
+    import numpy as np
+
+    import concurrent.futures
+    from textnb.text.tokenize import analyzer_from_params
+    from textnb.text.defaults import VECTORIZER_DEFAULTS
+    from textnb.text.training import count_documents
+
+    def no_processes(*args, **kwargs):
+        raise AssertionError("a worker process was started")
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", no_processes)
+    docs = [f"doc {i} word{i % 37} and word{i % 11} again" for i in range(1200)]
+    y = np.arange(1200) % 3
+    analyzer = analyzer_from_params(VECTORIZER_DEFAULTS)
+    one, two = (count_documents(docs, y, np.ones(1200), 3, analyzer, n_jobs=n, batch_size=100, rows=True)
+                for n in (1, 2))
+    assert one.terms() == two.terms()
+    assert np.array_equal(one.tf_total, two.tf_total) and np.array_equal(one.df_total, two.df_total)
+    for a, b in zip(one.row_matrix(np.arange(len(one.terms()))), two.row_matrix(np.arange(len(two.terms())))):
+        assert (a != b).nnz == 0 if hasattr(a, "nnz") else np.array_equal(a, b)

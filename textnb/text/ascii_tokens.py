@@ -30,6 +30,7 @@ import numpy as np
 
 __all__ = ["TermKeys", "ascii_term_ids", "supports"]
 
+#: The word characters (``\w`` in ASCII) by byte value: what :func:`_word_bytes` computes
 _WORD = np.zeros(256, dtype=bool)
 _WORD[np.frombuffer(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_", np.uint8)] = True
 _N_WORDS = 3  # 64-bit words per token key: tokens of up to 24 bytes
@@ -67,15 +68,31 @@ def _tokens(blobs, lowercase):
         joined = joined.lower()
     joined += b"\0" * _PAD
     buf = np.frombuffer(joined, dtype=np.uint8)
-    step = np.diff(_WORD[buf].view(np.int8), prepend=np.int8(0))
+    step = np.diff(_word_bytes(buf).view(np.int8), prepend=np.int8(0))
     starts = np.flatnonzero(step == 1)
     lengths = np.flatnonzero(step == -1) - starts
     keep = lengths >= 2
     starts, lengths = starts[keep], lengths[keep]
     sizes = np.fromiter(map(len, blobs), dtype=np.int64, count=len(blobs)) + 1
     doc_starts = np.cumsum(sizes) - sizes
-    rows = np.searchsorted(doc_starts, starts, side="right") - 1
+    # each document's tokens are a run of ``starts`` (no token spans the newline between
+    # two): its row repeated, instead of a binary search per token
+    per_doc = np.diff(np.searchsorted(starts, doc_starts), append=len(starts))
+    rows = np.repeat(np.arange(len(blobs), dtype=np.int64), per_doc)
     return joined, rows, starts, lengths
+
+
+def _word_bytes(buf):
+    """The bytes of ``buf`` (uint8) that are word characters, ``[A-Za-z0-9_]`` (what
+    ``_WORD`` looks up), by byte arithmetic: a 256-entry lookup would first widen every
+    byte to a 64-bit index (four times faster on 20 Newsgroups' batches)."""
+    t = buf | np.uint8(0x20)  # A-Z to a-z (other bytes land outside a-z)
+    t -= np.uint8(ord("a"))  # wraps around: a-z become 0-25, all else 26 or more
+    word = t < 26
+    np.subtract(buf, np.uint8(ord("0")), out=t)
+    word |= t < 10
+    word |= buf == ord("_")
+    return word
 
 
 def _words(joined, starts, lengths):
@@ -317,7 +334,8 @@ class TermKeys:
             pos = np.minimum(np.searchsorted(self._hashes, h), len(self._hashes) - 1)
             hit = np.flatnonzero(self._hashes[pos] == h)
             found = self._hash_cols[pos[hit]]
-            same = (self._words[found] == words[hit]).all(axis=1)
+            # (np.take: rows of three words gathered many times faster than by fancy indexing)
+            same = (np.take(self._words, found, axis=0) == np.take(words, hit, axis=0)).all(axis=1)
             cols[hit[same]] = found[same]
             collided[hit[~same]] = True
         if collided.any() and self._strings:
@@ -385,15 +403,54 @@ class TermKeys:
         others = [terms[i] for i in other_at.tolist()]
         return self._add(words, others, keyed_at, other_at, len(terms), grow)
 
-    def terms(self):
-        """All terms, in column order."""
-        out = np.empty(self._n, dtype=object)
-        keyed = np.flatnonzero(self._keyed[: self._n])
-        out[keyed] = _decode(self._words[keyed])
-        if self._strings:
-            out[np.fromiter(self._strings.values(), dtype=np.int64, count=len(self._strings))] = \
-                list(self._strings)
+    def terms(self, columns=None):
+        """All terms, in column order (or the terms of ``columns``, in their order)."""
+        if columns is None:
+            out = np.empty(self._n, dtype=object)
+            keyed = np.flatnonzero(self._keyed[: self._n])
+            out[keyed] = _decode(self._words[keyed])
+            if self._strings:
+                out[np.fromiter(self._strings.values(), dtype=np.int64, count=len(self._strings))] = \
+                    list(self._strings)
+            return out.tolist()
+        cols = np.asarray(columns, dtype=np.int64)
+        out = np.empty(len(cols), dtype=object)
+        keyed = self._keyed[cols]
+        at = np.flatnonzero(keyed)
+        out[at] = _decode(np.take(self._words, cols[at], axis=0))
+        rest = np.flatnonzero(~keyed)
+        if rest.size:
+            name = {c: t for t, c in self._strings.items()}
+            out[rest] = [name[c] for c in cols[rest].tolist()]
         return out.tolist()
+
+    def utf8(self, columns):
+        """``(data, offsets)``: the UTF-8 bytes of the terms of ``columns`` one after the
+        other (uint8) and the offset of each (int64, one more than the terms), the model
+        file's layout of a vocabulary (:meth:`from_utf8` reads it). The ASCII terms held as
+        words are cut out of their words by numpy, with no Python string per term."""
+        cols = np.asarray(columns, dtype=np.int64)
+        keyed = self._keyed[cols]
+        at, rest = np.flatnonzero(keyed), np.flatnonzero(~keyed)
+        raw = np.take(self._words, cols[at], axis=0).astype("<u8").view(np.uint8).reshape(-1, _KEY_BYTES)
+        lengths = np.zeros(len(cols), dtype=np.int64)
+        lengths[at] = np.count_nonzero(raw, axis=1)  # zero padded, and a keyed term holds no NUL
+        others = []
+        if rest.size:
+            name = {c: t for t, c in self._strings.items()}
+            others = [name[c].encode("utf-8") for c in cols[rest].tolist()]
+            lengths[rest] = [len(b) for b in others]
+        offsets = np.zeros(len(cols) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        klen = lengths[at]
+        chars = raw[np.arange(_KEY_BYTES) < klen[:, None]]  # the keyed terms' bytes, in order
+        if not rest.size:
+            return chars, offsets
+        data = np.empty(int(offsets[-1]), dtype=np.uint8)
+        data[np.repeat(offsets[at] - (np.cumsum(klen) - klen), klen) + np.arange(chars.size)] = chars
+        for i, b in zip(rest.tolist(), others):
+            data[offsets[i]:offsets[i + 1]] = np.frombuffer(b, dtype=np.uint8)
+        return data, offsets
 
     def sorted_columns(self):
         """Column numbers ordered by term, as Python sorts str (by code point).
@@ -432,7 +489,7 @@ class TermKeys:
         out._n = len(columns)
         keyed = self._keyed[columns]
         k = np.flatnonzero(keyed)
-        out._words[k] = self._words[columns[k]]
+        out._words[k] = np.take(self._words, columns[k], axis=0)
         out._keyed[k] = True
         h = _hash([out._words[k, i] for i in range(_N_WORDS)])
         order = np.argsort(h, kind="stable")

@@ -2,8 +2,8 @@
 
 Training a multinomial or Bernoulli model needs only per-class term sums, not the
 document-term matrix (``../shared/design/architecture.md``). So :meth:`TextClassifier.fit`
-streams: documents are cut into batches, each batch is tokenised and counted (in
-worker processes with ``n_jobs``), and only the per-class sums of each batch come
+streams: documents are cut into batches, each batch is tokenised and counted (with ``n_jobs``, in
+threads for numpy's tokenizer, else in worker processes), and only the per-class sums of each batch come
 back and are added. Peak memory is ``O(n_classes x vocabulary)`` plus one batch per
 worker, whatever the corpus size. The vocabulary is then sorted and pruned exactly as
 scikit-learn's ``CountVectorizer`` does, so the result does not depend on the batch

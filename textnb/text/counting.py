@@ -1,4 +1,4 @@
-"""The map step of training and prediction, run in worker processes.
+"""The map step of training and prediction, run in threads or worker processes.
 
 Only numpy and textnb's light modules are imported here (no scikit-learn), so a
 worker process starts quickly.

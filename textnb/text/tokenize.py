@@ -378,9 +378,16 @@ def count_batch(docs, analyzer, vocabulary, *, grow):
     return csr_counts(rows, ids, len(docs), len(vocabulary))
 
 
-def encode_terms(terms):
+def encode_terms(terms, columns=None):
     """The model-file form of a vocabulary: ``{"terms_utf8": bytes, "terms_offsets": ...}``
-    (a fixed-width unicode array would cost 4 bytes x the longest term for every term)."""
+    (a fixed-width unicode array would cost 4 bytes x the longest term for every term).
+
+    ``terms``: the terms in column order (str), or a :class:`TermKeys` and its ``columns``
+    in the vocabulary's order (encoded from its words by numpy: the same arrays).
+    """
+    if isinstance(terms, TermKeys):
+        data, offsets = terms.utf8(columns)
+        return {"terms_utf8": data, "terms_offsets": offsets}
     encoded = [t.encode("utf-8") for t in terms]
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum([len(b) for b in encoded], out=offsets[1:])

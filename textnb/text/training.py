@@ -3,11 +3,12 @@
 A multinomial, Bernoulli or complement model needs only per-class term sums, not the
 document-term matrix (``../shared/design/architecture.md``). Documents are cut into
 batches; each batch is tokenised and counted (:func:`textnb.text.counting.count_shard`,
-in worker processes or on Dask workers); the per-class sums of each batch come back and
-are added (:class:`Accumulator`). Peak memory is ``O(n_classes x vocabulary)`` plus one
-batch per worker. The vocabulary is then sorted and pruned exactly as scikit-learn's
-``CountVectorizer`` does (:func:`select_vocabulary`), so the result does not depend on
-the batch size, ``n_jobs`` or the cluster.
+in threads of the process for numpy's tokenizer, else in worker processes, or on Dask
+workers); the per-class sums of each batch come back and are added (:class:`Accumulator`).
+Peak memory is ``O(n_classes x vocabulary)`` plus one batch per worker. The vocabulary
+is then sorted and pruned exactly as scikit-learn's ``CountVectorizer`` does
+(:func:`select_vocabulary`), so the result does not depend on the batch size, ``n_jobs``
+or the cluster.
 
 This is the one fit path of the count text models: :class:`textnb.text.classifier.TextClassifier`
 fits through it, and :func:`train_text_model` builds the same fitted model as a tree of
@@ -28,13 +29,13 @@ from textnb.core.model_io import ModelNode
 from textnb.core.workers import can_fork, map_ordered, ordered_map
 from textnb.io.corpus import MAX_DOCUMENT_BYTES
 from textnb.naive_bayes.kernels import KERNELS
-from textnb.text.ascii_tokens import TermKeys
+from textnb.text.ascii_tokens import TermKeys, supports
 from textnb.text.counting import count_shard
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
-from textnb.text.tokenize import analyzer_from_params, count_batch, encode_terms
+from textnb.text.tokenize import Analyzer, analyzer_from_params, count_batch, encode_terms
 
 __all__ = ["Accumulator", "PER_CLASS", "batches", "check_vocabulary_params", "count_documents", "finish_counts",
-           "learn_counts", "min_parallel", "prune_mask", "select_vocabulary", "train_text_model"]
+           "learn_counts", "min_parallel", "prune_mask", "select_columns", "select_vocabulary", "train_text_model"]
 
 #: The per-class table each streamable model needs: term counts, or document frequencies
 #: (DiscriminativeNB learns from the documents' rows; its table only prunes the vocabulary).
@@ -43,11 +44,11 @@ PER_CLASS = {kind: kernel.per_class for kind, kernel in KERNELS.items()}
 #: Below this many documents training runs in one process whatever ``n_jobs`` says,
 #: when workers cannot be forked (a fresh loky worker costs about a second to start).
 _MIN_PARALLEL_DOCUMENTS = 30_000
-def min_parallel(spawned, batch_size):
-    """Fewest documents worth worker processes: four batches when workers fork (they
-    start in milliseconds; with fewer, measured on SMS and 20 Newsgroups' test part,
-    the pool costs what it saves), else ``spawned``."""
-    return 4 * int(batch_size) if can_fork() else spawned
+def min_parallel(spawned, batch_size, threads=False):
+    """Fewest documents worth parallel workers: four batches with ``threads`` or when
+    workers fork (they start in milliseconds; with fewer, measured on SMS and
+    20 Newsgroups' test part, the pool costs what it saves), else ``spawned``."""
+    return 4 * int(batch_size) if threads or can_fork() else spawned
 
 
 def batches(docs, y_index, weights, size):
@@ -332,10 +333,14 @@ def count_documents(X, y_index, weights, n_classes, analyzer, *, terms=(), per_c
     about ``max_row_nnz`` of them at most."""
     acc = Accumulator(n_classes, terms, per_class, rows=rows, max_row_nnz=max_row_nnz)
     parts = _labelled(batches(X, y_index, weights, int(batch_size)), len(y_index))
-    if len(y_index) < min_parallel(_MIN_PARALLEL_DOCUMENTS, batch_size):
+    # numpy's tokenizer releases the GIL for its work (and the file reads for theirs): it
+    # runs in threads, with no worker process to start and no batch result to pickle
+    threads = isinstance(analyzer, Analyzer) and supports(analyzer)
+    if len(y_index) < min_parallel(_MIN_PARALLEL_DOCUMENTS, batch_size, threads):
         n_jobs = 1
     tasks = ((b, yi, w, analyzer, n_classes, max_bytes, rows) for b, yi, w in parts)
-    results = map_ordered(client, count_shard, tasks) if client is not None else ordered_map(count_shard, tasks, n_jobs)
+    results = (map_ordered(client, count_shard, tasks) if client is not None
+               else ordered_map(count_shard, tasks, n_jobs, threads=threads))
     done = 0
     for batch_terms, sums, class_count, skipped, n_docs, *batch_rows in results:
         if rows and done == 0:
@@ -354,8 +359,16 @@ def select_vocabulary(acc, n_docs, *, min_df=1, max_df=1.0, max_features=None):
     """``(terms, columns)``: the kept terms in scikit-learn's (alphabetical) column order
     and their columns in ``acc``. Pruning looks at per-term totals only (with sample
     weights, weighted ones)."""
-    terms = np.array(acc.terms(), dtype=object)
-    n = len(terms)
+    cols = select_columns(acc, n_docs, min_df=min_df, max_df=max_df, max_features=max_features)
+    terms = np.empty(len(cols), dtype=object)
+    terms[:] = acc.vocab.terms(cols)
+    return terms, cols
+
+
+def select_columns(acc, n_docs, *, min_df=1, max_df=1.0, max_features=None):
+    """The columns in ``acc`` of the terms :func:`select_vocabulary` keeps, in its order
+    (no term decoded)."""
+    n = len(acc.vocab)
     order = acc.vocab.sorted_columns()  # scikit-learn's column order
     n_kept_docs = n_docs - len(acc.skipped)
     if n_kept_docs == 0:
@@ -367,8 +380,7 @@ def select_vocabulary(acc, n_docs, *, min_df=1, max_df=1.0, max_features=None):
             "empty vocabulary: every token was filtered out; the documents may be empty "
             "or only contain stop words, or min_df / max_df prune everything"
         )
-    cols = order[mask]
-    return terms[cols], cols
+    return order[mask]
 
 
 def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), given_vectorizer=True,
@@ -409,8 +421,8 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), give
                           n_jobs=n_jobs, batch_size=batch_size, max_bytes=max_bytes, progress=progress,
                           client=client, rows=rows,
                           max_row_nnz=pass_budget(model_params["max_nnz"], len(classes)) if rows else None)
-    terms, cols = select_vocabulary(acc, len(y), min_df=vec_params["min_df"], max_df=vec_params["max_df"],
-                                    max_features=vec_params["max_features"])
+    cols = select_columns(acc, len(y), min_df=vec_params["min_df"], max_df=vec_params["max_df"],
+                          max_features=vec_params["max_features"])
     if rows:  # what DiscriminativeNB.fit_rows computes, by the same function
         dropped = acc.dropped_sums(cols)
         X_rows, y_rows, w_rows = acc.row_matrix(cols)
@@ -426,7 +438,7 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), give
     # how the model was computed (worker count) is not part of it
     saved_params = {k: v for k, v in model_params.items() if k not in kernel.execution_params}
     fitted_model = ModelNode(kind, saved_params, state)
-    fitted_vec = ModelNode("Vectorizer", vec_params, encode_terms(terms.tolist()))
+    fitted_vec = ModelNode("Vectorizer", vec_params, encode_terms(acc.vocab, cols))
     params = {"max_bytes": max_bytes,
               "vectorizer": ModelNode("Vectorizer", vec_params, {}) if given_vectorizer else None,
               "model": ModelNode(kind, saved_params, {})}
