@@ -41,7 +41,7 @@ from textnb.core.model_schema import (CLASS_PRIOR, FEATURE_NAMES, MAX_ALPHA, N_F
                                       check_declared, check_param_values)
 
 __all__ = ["BERNOULLI", "COMPLEMENT", "DISCRIMINATIVE", "KERNELS", "MULTINOMIAL", "BernoulliKernel", "ComplementKernel", "CountKernel", "DiscriminativeKernel", "LinearForm",
-           "MultinomialKernel", "takes_defaults"]
+           "MultinomialKernel", "takes_defaults", "with_defaults"]
 
 
 class LinearForm(NamedTuple):
@@ -61,6 +61,16 @@ class LinearForm(NamedTuple):
     #: the class prior of the complement models, whose scores leave it out
     #: (:func:`textnb.core.logspace.prior_where_empty`)
     empty: object = None
+
+
+def with_defaults(kernel, given=()):
+    """Every parameter of ``kernel`` (its ``defaults``, updated with the dict ``given``);
+    TypeError naming a parameter it does not take."""
+    given = dict(given)
+    unknown = sorted(set(given) - set(kernel.defaults))
+    if unknown:
+        raise TypeError(f"{kernel.kind} takes no parameter {unknown[0]!r}")
+    return {**kernel.defaults, **given}
 
 
 def takes_defaults(kernel):
@@ -115,11 +125,7 @@ class CountKernel:
     # -- parameters ---------------------------------------------------------------------
     def params(self, given=()):
         """Every parameter: the defaults, updated with ``given`` (a dict)."""
-        given = dict(given)
-        unknown = sorted(set(given) - set(self.defaults))
-        if unknown:
-            raise TypeError(f"{self.kind} takes no parameter {unknown[0]!r}")
-        return {**self.defaults, **given}
+        return with_defaults(self, given)
 
     def check_params(self, params, n_features=None):
         """Check ``params`` (ParameterError); returns the additive smoothing to use (``alpha``
