@@ -130,3 +130,24 @@ def sms_counts(sms):
     docs, y = sms
     vec = Vectorizer().fit(docs[:4000])
     return vec.transform(docs[:4000]), y[:4000], vec.transform(docs[4000:]), y[4000:]
+
+
+def assert_kernel_is_the_estimator(kernel, estimator, X_test, tmp_path):
+    """A fitted model kernel (``textnb.core.registry.KERNEL_MODULES``) and its fitted
+    estimator: the same model file, byte for byte; the kernel built from that file by
+    ``load_for_prediction``; both kernels score ``X_test`` bit for bit as the estimator;
+    the same ``describe``."""
+    import numpy as np
+
+    from textnb.text.scorer import load_for_prediction
+
+    estimator.save(tmp_path / "estimator.tnb")
+    kernel.save(tmp_path / "kernel.tnb")
+    assert (tmp_path / "estimator.tnb").read_bytes() == (tmp_path / "kernel.tnb").read_bytes()
+    from_file = load_for_prediction(tmp_path / "estimator.tnb")
+    assert type(from_file) is type(kernel)
+    for model in (kernel, from_file):
+        for method in ("predict_joint_log_proba", "predict_log_proba", "predict_proba", "predict_log_odds",
+                       "predict"):
+            np.testing.assert_array_equal(getattr(model, method)(X_test), getattr(estimator, method)(X_test))
+    assert kernel.describe() == estimator.describe()

@@ -15,6 +15,7 @@ from textnb.io.tables import Attribute, read_table
 from textnb.naive_bayes.tabular import TabularNB
 from textnb.naive_bayes.tabular_kernel import TabularKernel
 from textnb.text.scorer import load_for_prediction
+from conftest import assert_kernel_is_the_estimator
 
 REPO = Path(__file__).resolve().parents[2]
 WEATHER = REPO / "corpora" / "weather.numeric.arff"
@@ -61,18 +62,8 @@ def test_kernel_and_estimator_write_the_same_file_and_scores(tmp_path, params):
     w = np.linspace(0.5, 2.0, len(y))
     est = TabularNB(attributes=atts, **params).fit(X, y, sample_weight=w)
     ker = TabularKernel(attributes=atts, **params).fit(X, y, sample_weight=w)
-    est.save(tmp_path / "est.tnb")
-    ker.save(tmp_path / "ker.tnb")
-    assert (tmp_path / "est.tnb").read_bytes() == (tmp_path / "ker.tnb").read_bytes()
     Xt, _ = _table(seed=1, n=25)
-    Xt = Xt if atts is _ATTS else Xt[:, [0, 1, 6]]
-    from_file = load_for_prediction(tmp_path / "est.tnb")
-    assert isinstance(from_file, TabularKernel) and not isinstance(from_file, TabularNB)
-    for model in (ker, from_file):
-        for method in ("predict_joint_log_proba", "predict_log_proba", "predict_proba", "predict_log_odds"):
-            np.testing.assert_array_equal(getattr(model, method)(Xt), getattr(est, method)(Xt))
-        np.testing.assert_array_equal(model.predict(Xt), est.predict(Xt))
-    assert ker.describe() == est.describe()
+    assert_kernel_is_the_estimator(ker, est, Xt if atts is _ATTS else Xt[:, [0, 1, 6]], tmp_path)
 
 
 def test_partial_fit_and_merge_as_the_estimator():

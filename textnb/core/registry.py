@@ -39,5 +39,6 @@ MODEL_MODULES = {
 #: ``textnb train`` fits and ``textnb predict`` scores with (same model file, same scores;
 #: :func:`textnb.core.model_io.build` with ``kernel=True``)
 KERNEL_MODULES = {
+    "AODE": ("textnb.semi_naive.aode_kernel", "AODEKernel"),
     "TabularNB": ("textnb.naive_bayes.tabular_kernel", "TabularKernel"),
 }

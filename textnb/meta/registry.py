@@ -54,7 +54,7 @@ MODELS = {spec.name: spec for spec in (
               module="textnb.semi_naive.bayesnet"),
     ModelSpec("bn", "tables", "a Bayesian network with a given structure", module="textnb.semi_naive.bayesnet"),
     ModelSpec("aode", "tables", "averaged one-dependence estimators (Webb et al. 2005)",
-              module="textnb.semi_naive.aode"),
+              module="textnb.semi_naive.aode_kernel"),
 )}
 
 
@@ -298,7 +298,7 @@ def make_table_model(opts, table, *, kernel=False):
     if kind != "nb":
         if opts.lazy:
             raise InputError(f"--lazy builds its own local naive Bayes; it does not go with --model {kind}")
-        return _wrap(opts, _network(opts, table, kind))
+        return _wrap(opts, _network(opts, table, kind, kernel=kernel and not opts.adjust))
     if opts.lazy:
         return _wrap(opts, _lazy_table(opts, table))
     nominal = opts.nominal or ("m-estimate" if opts.m_estimate is not None else None)
@@ -335,9 +335,7 @@ def _lazy_table(opts, table):
                        **_given(numeric=opts.numeric, bins=opts.bins))
 
 
-def _network(opts, table, kind):
-    from textnb.semi_naive.aode import AODE
-    from textnb.semi_naive.bayesnet import TAN, BayesNetClassifier, read_structure
+def _network(opts, table, kind, kernel=False):
 
     if opts.numeric not in (None, "mdl"):
         raise InputError(f"--model {kind} discretises numeric attributes with MDL; --numeric {opts.numeric} "
@@ -346,7 +344,13 @@ def _network(opts, table, kind):
         if opts.alpha is not None or opts.missing:
             raise InputError("--model aode uses Laplace's correction (or --m) and keeps missing values "
                              "out; drop --alpha / --missing")
+        if kernel:
+            from textnb.semi_naive.aode_kernel import AODEKernel as AODE
+        else:
+            from textnb.semi_naive.aode import AODE
         return AODE(attributes=tuple(table.attributes), **_given(m=opts.m_estimate))
+    from textnb.semi_naive.bayesnet import TAN, BayesNetClassifier, read_structure
+
     common = dict(attributes=tuple(table.attributes), class_name=table.class_attribute.name, numeric="mdl",
                   **_given(alpha=opts.alpha, m=opts.m_estimate, missing=opts.missing))
     if kind == "tan":

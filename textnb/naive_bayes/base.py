@@ -12,7 +12,8 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.core.estimates import check_class_prior
 from textnb.core.logspace import log_odds
@@ -80,6 +81,18 @@ class BaseNB(SaveMixin, Scores, ClassifierMixin, BaseEstimator, metaclass=ABCMet
 
     def _check_fitted(self):
         check_is_fitted(self)
+
+    def _validate_x(self, X, *, reset):
+        """A table's ``X`` (float64, NaN = missing): scikit-learn's ``validate_data``
+        (``n_features_in_``, ``feature_names_in_``); the estimator of a kernel takes this
+        instead of the kernel's :class:`~textnb.naive_bayes.scoring.TableInput`."""
+        return validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=reset)
+
+    def _validate_xy(self, X, y, *, reset):
+        """``validate_data`` of a table's ``X`` and ``y``, and the classification-target check."""
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=reset)
+        check_classification_targets(y)
+        return X, y
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -9,7 +9,10 @@ others, without scikit-learn) both cut with these functions. A value ``v`` falls
 
 import numpy as np
 
-__all__ = ["apply_cut_points", "equal_frequency_cut_points", "equal_width_cut_points", "mdl_cut_points"]
+from textnb.io.frames import declared_attributes, frame_for_predict
+from textnb.naive_bayes.scoring import check_nominal_codes
+
+__all__ = ["apply_cut_points", "equal_frequency_cut_points", "equal_width_cut_points", "mdl_cut_points", "nominal_rows"]
 
 
 def apply_cut_points(X, cut_points):
@@ -173,3 +176,19 @@ def mdl_cut_points(values, y_index, n_classes, weights=None):
             stack.append((first, first + b + 1))
             stack.append((first + b + 1, stop))
     return np.sort(np.array(cuts, dtype=np.float64))
+
+
+def nominal_rows(model, X):
+    """``X`` as a fitted nominal model (TAN, networks, AODE) reads it for prediction: a
+    DataFrame encoded with the declared attributes (:mod:`textnb.io.frames`), checked
+    (``n_features_in_``, NaN allowed), numeric columns cut at the fitted ``cut_points_``,
+    value indices checked, and a value index the model has not seen (``>= n_values_``)
+    made missing (NaN). A new array."""
+    X = frame_for_predict(model, X, declared_attributes(model))
+    X = model._validate_x(X, reset=False)  # the estimator's validate_data, or a kernel's numpy checks
+    if model.cut_points_ is not None:
+        X = apply_cut_points(X, model.cut_points_)
+    check_nominal_codes(X, type(model).__name__ if hasattr(model, "get_params") else model.kind)  # a kernel: its model's
+    X = X.copy()
+    X[X >= model.n_values_] = np.nan  # unseen / undeclared value = missing
+    return X

@@ -26,10 +26,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from textnb.io.frames import declared_attributes, frame_for_predict
-from textnb.naive_bayes.base import check_nominal_codes, check_sample_weight
+from textnb.naive_bayes.base import check_sample_weight
 from textnb.naive_bayes.cut_points import (apply_cut_points, equal_frequency_cut_points, equal_width_cut_points,
-                                          mdl_cut_points)
+                                          mdl_cut_points, nominal_rows)
 
 __all__ = [
     "EqualWidthDiscretizer",
@@ -166,19 +165,3 @@ class MDLDiscretizer(_BaseDiscretizer):
 
     def _cut_points(self, col, w, y_index, n_classes):
         return mdl_cut_points(col, y_index, n_classes, w)
-
-
-def nominal_rows(model, X):
-    """``X`` as a fitted nominal model (TAN, networks, AODE) reads it for prediction: a
-    DataFrame encoded with the declared attributes (:mod:`textnb.io.frames`), checked
-    (``n_features_in_``, NaN allowed), numeric columns cut at the fitted ``cut_points_``,
-    value indices checked, and a value index the model has not seen (``>= n_values_``)
-    made missing (NaN). A new array."""
-    X = frame_for_predict(model, X, declared_attributes(model))
-    X = validate_data(model, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=False)
-    if model.cut_points_ is not None:
-        X = apply_cut_points(X, model.cut_points_)
-    check_nominal_codes(X, type(model).__name__)
-    X = X.copy()
-    X[X >= model.n_values_] = np.nan  # unseen / undeclared value = missing
-    return X

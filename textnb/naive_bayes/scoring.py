@@ -13,7 +13,7 @@ import numpy as np
 
 from textnb.core.logspace import log_odds, logsumexp, proba_from_jll
 
-__all__ = ["Scores", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
+__all__ = ["Scores", "TableInput", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
            "partial_fit_classes"]
 
 
@@ -63,6 +63,40 @@ class Scores:
         self._check_fitted()
         jll = self._joint_log_likelihood(self._check_X(X))
         return log_odds(jll)
+
+
+class TableInput:
+    """The input checks of a kernel that reads tables (float64, NaN = missing), numpy only:
+    what :class:`~textnb.naive_bayes.base.BaseNB`'s ``_validate_x`` / ``_validate_xy``
+    (scikit-learn's ``validate_data``) check for its estimator. ``kind`` names the model
+    in the messages."""
+
+    def _validate_x(self, X, *, reset):
+        """``X`` as a 2-D float64 table (NaN missing, no infinity), with ``n_features_in_``
+        set (``reset``) or checked (the estimator's version is scikit-learn's ``validate_data``)."""
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2:
+            raise ValueError(f"Expected a 2-D table (rows of attribute values); got an array of {X.ndim} dimensions")
+        if X.shape[0] < 1:
+            raise ValueError(f"Found a table with 0 rows (shape={X.shape}) while a minimum of 1 is required.")
+        if np.isinf(X).any():
+            raise ValueError("Input X contains infinity or a value too large for dtype('float64').")
+        if reset:
+            self.n_features_in_ = X.shape[1]
+        elif X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {self.kind} is expecting {self.n_features_in_} "
+                             f"features as input.")
+        return X
+
+    def _validate_xy(self, X, y, *, reset):
+        """:meth:`_validate_x` and ``y`` as a 1-D array of one class label per row."""
+        X = self._validate_x(X, reset=reset)
+        if y is None:
+            raise ValueError(f"{self.kind} requires y to be passed, but the target y is None")
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != X.shape[0]:
+            raise ValueError(f"y must hold one class label per row of X ({X.shape[0]}); got shape {y.shape}")
+        return X, y
 
 
 def check_partial_fit_labels(y, classes):

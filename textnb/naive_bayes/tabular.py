@@ -10,11 +10,6 @@ scikit-learn estimator; the model and the file it writes are the kernel's. The m
 described in :mod:`textnb.naive_bayes.tabular_kernel` and below.
 """
 
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import validate_data
-
-import numpy as np
-
 from textnb.core.model_io import register
 from textnb.naive_bayes.base import BaseNB
 from textnb.naive_bayes.kernels import takes_defaults
@@ -205,17 +200,5 @@ class TabularNB(TabularKernel, BaseNB):
         tags.input_tags.allow_nan = True
         return tags
 
-    def _validate_x(self, X, *, reset):
-        """scikit-learn's ``validate_data`` (float64, NaN allowed; ``n_features_in_`` and
-        ``feature_names_in_``)."""
-        return validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=reset)
-
-    def _validate_xy(self, X, y, *, reset):
-        """``validate_data`` of ``X`` and ``y``, and its classification-target check."""
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=reset)
-        check_classification_targets(y)
-        return X, y
-
-    def save(self, path):
-        """Write the fitted model to ``path`` (a ``.tnb`` file, atomically; no pickle)."""
-        BaseNB.save(self, path)
+    # the estimator's side, where the kernel has its own
+    _validate_x, _validate_xy, save = BaseNB._validate_x, BaseNB._validate_xy, BaseNB.save

@@ -55,16 +55,15 @@ from types import MappingProxyType
 import numpy as np
 import scipy.sparse as sp
 
-from textnb.naive_bayes.kernels import with_defaults
+from textnb.naive_bayes.kernels import TableKernel
 from textnb.naive_bayes.cut_points import (
     apply_cut_points,
     equal_frequency_cut_points,
     equal_width_cut_points,
     mdl_cut_points,
 )
-from textnb.naive_bayes.scoring import Scores, check_partial_fit_labels, check_sample_weight, partial_fit_classes
+from textnb.naive_bayes.scoring import check_partial_fit_labels, check_sample_weight, partial_fit_classes
 from textnb.core.estimates import LOG_FLOOR, nominal_log_prob, smoothed_class_prior
-from textnb.core.model_io import ModelNode, instantiate, save
 from textnb.core.model_schema import (CLASS_PRIOR, check_params, MAX_DIM, MAX_REAL, SMOOTHING, Array,
                                       Attributes, Choice, Classes, Counts, Float, Int, ListOf, MayBeAbsent, Optional,
                                       Reals)
@@ -352,7 +351,7 @@ def _no_spread(var, mean):
     return var <= _SPREAD_RTOL * np.asarray(mean) ** 2
 
 
-class TabularKernel(Scores):
+class TabularKernel(TableKernel):
     """The model of :class:`~textnb.naive_bayes.tabular.TabularNB` without scikit-learn.
 
     Takes the same keyword parameters (``TabularKernel.defaults``, whose values are the
@@ -407,15 +406,6 @@ class TabularKernel(Scores):
         "kde_weight_": ListOf(Counts(("n_kde[]",)), length="n_kde"),
         "feature_names_in_": MayBeAbsent(Array("U", (None,))),
     }
-
-    def __init__(self, **params):
-        for name, value in self.params(params).items():
-            setattr(self, name, value)
-
-    @classmethod
-    def params(cls, given=()):
-        """Every parameter: the defaults, updated with ``given`` (a dict)."""
-        return with_defaults(cls, given)
 
     def _resolve_attributes(self, n_features, frame=None):
         if self.attributes is None and frame is not None:
@@ -488,33 +478,6 @@ class TabularKernel(Scores):
         self._count(X, y_index, w)
         self._update()
         return self
-
-    def _validate_x(self, X, *, reset):
-        """``X`` as a 2-D float64 table (NaN missing, no infinity), with ``n_features_in_``
-        set (``reset``) or checked (the estimator's version is scikit-learn's ``validate_data``)."""
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise ValueError(f"Expected a 2-D table (rows of attribute values); got an array of {X.ndim} dimensions")
-        if X.shape[0] < 1:
-            raise ValueError(f"Found a table with 0 rows (shape={X.shape}) while a minimum of 1 is required.")
-        if np.isinf(X).any():
-            raise ValueError("Input X contains infinity or a value too large for dtype('float64').")
-        if reset:
-            self.n_features_in_ = X.shape[1]
-        elif X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {self.kind} is expecting {self.n_features_in_} "
-                             f"features as input.")
-        return X
-
-    def _validate_xy(self, X, y, *, reset):
-        """:meth:`_validate_x` and ``y`` as a 1-D array of one class label per row."""
-        X = self._validate_x(X, reset=reset)
-        if y is None:
-            raise ValueError(f"{self.kind} requires y to be passed, but the target y is None")
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != X.shape[0]:
-            raise ValueError(f"y must hold one class label per row of X ({X.shape[0]}); got shape {y.shape}")
-        return X, y
 
     @staticmethod
     def _check_weight(sample_weight, n):
@@ -1136,23 +1099,3 @@ class TabularKernel(Scores):
         self.kde_weight_ = [np.asarray(v, dtype=np.float64) for v in self.kde_weight_]
         self._check_layout()
         self._update()
-
-    # -- the model file without the estimator ---------------------------------------
-    def to_node(self):
-        """The fitted model as the model file's node (``kind`` ``"TabularNB"``): the
-        parameters and :meth:`_get_state` the estimator's file holds."""
-        self._check_fitted()
-        return ModelNode(self.kind, {name: getattr(self, name) for name in sorted(self.defaults)}, self._get_state())
-
-    def save(self, path):
-        """Write the model file :class:`~textnb.naive_bayes.tabular.TabularNB` writes for
-        this model (byte for byte), without importing scikit-learn."""
-        save(self.to_node(), path)
-
-    @classmethod
-    def from_node(cls, node):
-        """The kernel of a model file's ``"TabularNB"`` node (:func:`textnb.core.model_io.read_nodes`),
-        checked as :func:`~textnb.core.model_io.load` checks the estimator: the declared
-        schema, then :meth:`_set_state`; raises :class:`~textnb.core.errors.ModelFileError`
-        (to which the caller prefixes the path)."""
-        return instantiate(cls, ModelNode(cls.kind, dict(node.params), dict(node.state)))
