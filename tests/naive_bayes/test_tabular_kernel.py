@@ -1,9 +1,6 @@
 """TabularNB's kernel (textnb.naive_bayes.tabular_kernel): the same model as the estimator
 without scikit-learn; ``textnb train`` / ``predict`` on a table use it."""
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,11 +12,10 @@ from textnb.io.tables import Attribute, read_table
 from textnb.naive_bayes.tabular import TabularNB
 from textnb.naive_bayes.tabular_kernel import TabularKernel
 from textnb.text.scorer import load_for_prediction
-from conftest import assert_kernel_is_the_estimator
+from conftest import assert_kernel_is_the_estimator, cli_subprocess
 
 REPO = Path(__file__).resolve().parents[2]
 WEATHER = REPO / "corpora" / "weather.numeric.arff"
-ENV = dict(os.environ, PYTHONPATH=str(REPO), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
 
 _ATTS = (Attribute("colour", "nominal", ["red", "green", "blue"]), Attribute("size", "numeric", []),
          Attribute("span", "uncertain-numeric", []), Attribute("shape", "uncertain-nominal", ["round", "flat"]),
@@ -120,19 +116,6 @@ def _save(model, path):
     return path
 
 
-def _python(*args):
-    code = ("import sys, io\n"
-            "from textnb.cli.commands import main\n"
-            "out = io.StringIO()\n"
-            "rc = main(sys.argv[1:], stdout=out, stderr=io.StringIO())\n"
-            "print(rc, *sorted(m for m in ('sklearn', 'scipy.special') if m in sys.modules))\n"
-            "print(out.getvalue(), end='')\n")
-    proc = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, env=ENV,
-                          timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout.split("\n", 1)
-
-
 @pytest.mark.skipif(not WEATHER.exists(), reason="bundled weather table missing")
 def test_cli_train_and_predict_on_a_table_import_no_sklearn(tmp_path):
     """``textnb train`` and ``textnb predict`` on an ARFF and a CSV table with the default
@@ -145,10 +128,10 @@ def test_cli_train_and_predict_on_a_table_import_no_sklearn(tmp_path):
                                                ("rainy", "?", "no", "yes"), ("overcast", 22, "yes", "yes")]) + "\n")
     for table in (WEATHER, csv):
         model = tmp_path / f"{table.stem}.tnb"
-        status, out = _python("train", table, "-o", model)
-        assert status.split() == ["0"] and "model: TabularNB ->" in out
-        status, out = _python("predict", model, table, "--proba")
-        assert status.split() == ["0"]
+        status, out = cli_subprocess("train", table, "-o", model)
+        assert status == "0 False" and "model: TabularNB ->" in out
+        status, out = cli_subprocess("predict", model, table, "--proba")
+        assert status == "0 False"
         data = read_table(table)
         est = TabularNB(attributes=tuple(data.attributes)).fit(data.X, data.y)
         est.save(tmp_path / "est.tnb")

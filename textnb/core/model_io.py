@@ -581,8 +581,12 @@ def save(model, path, *, check=True):
         raise ModelFileError(f"{path}: is a folder; give the model file's name")
     if check:
         # a ModelNode tree (written by training that imports no scikit-learn) gets the
-        # file-level checks only: building its estimators would import what it avoided
-        _check_before_writing(path, head, packer.arrays, build=not isinstance(model, ModelNode))
+        # file-level checks only, building its estimators would import what it avoided;
+        # one of a model with a kernel (a table model's) is checked as load checks it,
+        # with the kernel in the estimator's place
+        node = isinstance(model, ModelNode)
+        _check_before_writing(path, head, packer.arrays,
+                              build="kernel" if node and model.kind in KERNEL_MODULES else not node)
     try:
         atomic_write(path, write)
     except OSError as exc:
@@ -595,7 +599,8 @@ def _check_before_writing(path, head, arrays, build=True):
 
     The arrays are read-only views of the model's own (nothing is copied); the estimators
     built from them are dropped. ``build=False`` runs the checks of :func:`read_nodes`
-    only (header bounds, array sizes, references), which import nothing. Raises the
+    only (header bounds, array sizes, references), which import nothing; ``build="kernel"``
+    builds the root's kernel (:func:`build` with ``kernel=True``). Raises the
     :class:`ModelFileError` ``load`` would raise, with "not written" appended.
     """
     def parse():

@@ -40,5 +40,7 @@ MODEL_MODULES = {
 #: :func:`textnb.core.model_io.build` with ``kernel=True``)
 KERNEL_MODULES = {
     "AODE": ("textnb.semi_naive.aode_kernel", "AODEKernel"),
+    "BayesNetClassifier": ("textnb.semi_naive.bayesnet_kernel", "BayesNetKernel"),
+    "TAN": ("textnb.semi_naive.bayesnet_kernel", "TANKernel"),
     "TabularNB": ("textnb.naive_bayes.tabular_kernel", "TabularKernel"),
 }

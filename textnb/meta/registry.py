@@ -51,8 +51,8 @@ MODELS = {spec.name: spec for spec in (
                               "(the default for tables)", merge=True, partial_fit=True, explain=True,
               module="textnb.naive_bayes.tabular_kernel"),
     ModelSpec("tan", "tables", "tree-augmented naive Bayes (Friedman et al. 1997)",
-              module="textnb.semi_naive.bayesnet"),
-    ModelSpec("bn", "tables", "a Bayesian network with a given structure", module="textnb.semi_naive.bayesnet"),
+              module="textnb.semi_naive.bayesnet_kernel"),
+    ModelSpec("bn", "tables", "a Bayesian network with a given structure", module="textnb.semi_naive.bayesnet_kernel"),
     ModelSpec("aode", "tables", "averaged one-dependence estimators (Webb et al. 2005)",
               module="textnb.semi_naive.aode_kernel"),
 )}
@@ -349,7 +349,12 @@ def _network(opts, table, kind, kernel=False):
         else:
             from textnb.semi_naive.aode import AODE
         return AODE(attributes=tuple(table.attributes), **_given(m=opts.m_estimate))
-    from textnb.semi_naive.bayesnet import TAN, BayesNetClassifier, read_structure
+    if kernel:
+        from textnb.semi_naive.bayesnet_kernel import BayesNetKernel as BayesNetClassifier
+        from textnb.semi_naive.bayesnet_kernel import TANKernel as TAN
+    else:
+        from textnb.semi_naive.bayesnet import TAN, BayesNetClassifier
+    from textnb.semi_naive.bayesnet_kernel import read_structure
 
     common = dict(attributes=tuple(table.attributes), class_name=table.class_attribute.name, numeric="mdl",
                   **_given(alpha=opts.alpha, m=opts.m_estimate, missing=opts.missing))

@@ -185,15 +185,9 @@ class TabularNB(TabularKernel, BaseNB):
 
     @takes_defaults(TabularKernel)
     def __init__(self, *, attributes, nominal, alpha, m, numeric, bins, var_smoothing, class_prior, interval_fit):
-        self.attributes = attributes
-        self.nominal = nominal
-        self.alpha = alpha
-        self.m = m
-        self.numeric = numeric
-        self.bins = bins
-        self.var_smoothing = var_smoothing
-        self.class_prior = class_prior
-        self.interval_fit = interval_fit
+        # the kernel's __init__ stores them (scikit-learn's rule: nothing else)
+        super().__init__(attributes=attributes, nominal=nominal, alpha=alpha, m=m, numeric=numeric, bins=bins,
+                         var_smoothing=var_smoothing, class_prior=class_prior, interval_fit=interval_fit)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

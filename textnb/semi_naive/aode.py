@@ -66,10 +66,8 @@ class AODE(AODEKernel, NominalCodesMixin, BaseNB):
 
     @takes_defaults(AODEKernel)
     def __init__(self, *, frequency_limit, m, attributes, numeric):
-        self.frequency_limit = frequency_limit
-        self.m = m
-        self.attributes = attributes
-        self.numeric = numeric
+        # the kernel's __init__ stores them (scikit-learn's rule: nothing else)
+        super().__init__(frequency_limit=frequency_limit, m=m, attributes=attributes, numeric=numeric)
 
     # the estimator's side, where the kernel has its own
     _validate_x, _validate_xy, save = BaseNB._validate_x, BaseNB._validate_xy, BaseNB.save
