@@ -130,3 +130,45 @@ def sms_counts(sms):
     docs, y = sms
     vec = Vectorizer().fit(docs[:4000])
     return vec.transform(docs[:4000]), y[:4000], vec.transform(docs[4000:]), y[4000:]
+
+
+def assert_kernel_is_the_estimator(kernel, estimator, X_test, tmp_path):
+    """A fitted model kernel (``textnb.core.registry.KERNEL_MODULES``) and its fitted
+    estimator: the same model file, byte for byte; the kernel built from that file by
+    ``load_for_prediction``; both kernels score ``X_test`` bit for bit as the estimator;
+    the same ``describe``."""
+    import numpy as np
+
+    from textnb.text.scorer import load_for_prediction
+
+    estimator.save(tmp_path / "estimator.tnb")
+    kernel.save(tmp_path / "kernel.tnb")
+    assert (tmp_path / "estimator.tnb").read_bytes() == (tmp_path / "kernel.tnb").read_bytes()
+    from_file = load_for_prediction(tmp_path / "estimator.tnb")
+    assert type(from_file) is type(kernel)
+    for model in (kernel, from_file):
+        for method in ("predict_joint_log_proba", "predict_log_proba", "predict_proba", "predict_log_odds",
+                       "predict"):
+            np.testing.assert_array_equal(getattr(model, method)(X_test), getattr(estimator, method)(X_test))
+    if hasattr(estimator, "describe"):
+        assert kernel.describe() == estimator.describe()
+
+
+def cli_subprocess(*args):
+    """Run ``textnb ARGS`` in a fresh interpreter: (exit status, whether scikit-learn was
+    imported, stdout)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, io\n"
+            "from textnb.cli.commands import main\n"
+            "out = io.StringIO()\n"
+            "rc = main(sys.argv[1:], stdout=out, stderr=io.StringIO())\n"
+            "print(rc, 'sklearn' in sys.modules, *sorted(m for m in ('scipy.special',) if m in sys.modules))\n"
+            "print(out.getvalue(), end='')\n")
+    env = dict(os.environ, PYTHONPATH=str(REPO), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    proc = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, env=env,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    status, out = proc.stdout.split("\n", 1)
+    return status, out

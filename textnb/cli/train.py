@@ -143,7 +143,7 @@ def _train_table(args, opts, table, start, out):
     from textnb.meta.registry import make_table_model, model_name
 
     check_table_classes(table)
-    model = make_table_model(opts, table)
+    model = make_table_model(opts, table, kernel=True)  # no scikit-learn where the model has a kernel
     with structure_errors(args), _naming(table.source):
         if table.sample_weight is None:
             model.fit(table.X, table.y)

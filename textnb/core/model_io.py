@@ -69,11 +69,11 @@ import numpy as np
 from textnb.core.attributes import Attribute
 from textnb.core.errors import InputError, ModelFileError, ParameterError
 from textnb.core.version import __version__
-from textnb.core.model_schema import check_csr, check_node
+from textnb.core.model_schema import check_csr, check_declared, schema_of
 from textnb.core.model_schema import is_fitted as _is_fitted
-from textnb.core.registry import MODEL_MODULES
+from textnb.core.registry import KERNEL_MODULES, MODEL_MODULES
 
-__all__ = ["save", "load", "read_nodes", "build", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "refuse_input_as_output", "remove_stale_temporaries", "FORMAT_VERSION",
+__all__ = ["save", "load", "read_nodes", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "refuse_input_as_output", "remove_stale_temporaries", "FORMAT_VERSION",
            "MAX_MODEL_BYTES", "STALE_TEMP_SECONDS"]
 
 FORMAT_NAME = "textnb-model"
@@ -468,9 +468,20 @@ def _construct(value):
     cls = _registered(kind)
     if cls is None:
         raise ModelFileError(f"holds an unknown model kind {kind!r}")
-    params = {k: _construct(v) for k, v in value.params.items()}
-    state = {k: _construct(v) for k, v in value.state.items()}
-    check_node(cls, params, state)  # the declared schema, before the estimator sees anything
+    return instantiate(cls, ModelNode(kind, {k: _construct(v) for k, v in value.params.items()},
+                                      {k: _construct(v) for k, v in value.state.items()}))
+
+
+def instantiate(cls, node):
+    """``cls`` built from one :class:`ModelNode` whose inner nodes are built already:
+    ``node``'s parameters and state are checked against ``cls``'s declared schema (under
+    the name ``node.kind``) before ``cls(**params)`` sees them, then set with its
+    ``_set_state``. What :func:`load` does for each node; also for the kernels that stand
+    in for an estimator without scikit-learn
+    (:meth:`textnb.naive_bayes.tabular_kernel.TabularKernel.from_node`). Raises
+    :class:`ModelFileError` (the caller prefixes the path)."""
+    kind, params, state = node.kind, node.params, node.state
+    check_declared(kind, *schema_of(cls), params, state)  # before the estimator sees anything
     try:
         est = cls(**params)
     except TypeError as exc:
@@ -570,8 +581,12 @@ def save(model, path, *, check=True):
         raise ModelFileError(f"{path}: is a folder; give the model file's name")
     if check:
         # a ModelNode tree (written by training that imports no scikit-learn) gets the
-        # file-level checks only: building its estimators would import what it avoided
-        _check_before_writing(path, head, packer.arrays, build=not isinstance(model, ModelNode))
+        # file-level checks only, building its estimators would import what it avoided;
+        # one of a model with a kernel (a table model's) is checked as load checks it,
+        # with the kernel in the estimator's place
+        node = isinstance(model, ModelNode)
+        _check_before_writing(path, head, packer.arrays,
+                              build="kernel" if node and model.kind in KERNEL_MODULES else not node)
     try:
         atomic_write(path, write)
     except OSError as exc:
@@ -584,7 +599,8 @@ def _check_before_writing(path, head, arrays, build=True):
 
     The arrays are read-only views of the model's own (nothing is copied); the estimators
     built from them are dropped. ``build=False`` runs the checks of :func:`read_nodes`
-    only (header bounds, array sizes, references), which import nothing. Raises the
+    only (header bounds, array sizes, references), which import nothing; ``build="kernel"``
+    builds the root's kernel (:func:`build` with ``kernel=True``). Raises the
     :class:`ModelFileError` ``load`` would raise, with "not written" appended.
     """
     def parse():
@@ -620,10 +636,14 @@ def load(path, *, max_bytes=MAX_MODEL_BYTES):
     return _read(path, max_bytes, build=True)
 
 
-def build(root, path):
+def build(root, path, *, kernel=False):
     """The estimator of a :class:`ModelNode` tree that :func:`read_nodes` read from ``path``
-    (the file is not read again); errors as :func:`load` reports them."""
-    return _read(path, None, build=True, root=root)
+    (the file is not read again); errors as :func:`load` reports them.
+
+    ``kernel=True``: where the root's kind has a kernel (:data:`textnb.core.registry.KERNEL_MODULES`),
+    the kernel instead of the estimator (same checks, same scores, no scikit-learn).
+    """
+    return _read(path, None, build="kernel" if kernel else True, root=root)
 
 
 def read_nodes(path, *, max_bytes=MAX_MODEL_BYTES):
@@ -641,6 +661,10 @@ def _read(path, max_bytes, build, root=None, parse=None):
     try:
         if root is None:
             root = parse() if parse is not None else _load(path, max_bytes)
+        if build == "kernel" and isinstance(root, ModelNode) and root.kind in KERNEL_MODULES:
+            module, name = KERNEL_MODULES[root.kind]
+            return instantiate(getattr(importlib.import_module(module), name),
+                               ModelNode(root.kind, _construct(root.params), _construct(root.state)))
         return _construct(root) if build else root
     except ModelFileError as exc:
         raise ModelFileError(f"{path}: {exc}") from None

@@ -3,7 +3,7 @@
 Standard library only, so importing the package (a mail client, say) costs nothing.
 """
 
-__all__ = ["MODEL_MODULES"]
+__all__ = ["KERNEL_MODULES", "MODEL_MODULES"]
 
 #: model kind (class name, as written in model files) -> the module that defines and
 #: registers it. Adding a model kind is one line here (plus its module and CLI choice).
@@ -33,4 +33,14 @@ MODEL_MODULES = {
     "TextClassifier": "textnb.text.classifier",
     "Vectorizer": "textnb.text.vectorizer",
     "Pipeline": "textnb.meta.smoothing",  # scikit-learn Pipelines of textnb steps
+}
+
+#: model kind -> (module, class) of its kernel: the model without scikit-learn, which
+#: ``textnb train`` fits and ``textnb predict`` scores with (same model file, same scores;
+#: :func:`textnb.core.model_io.build` with ``kernel=True``)
+KERNEL_MODULES = {
+    "AODE": ("textnb.semi_naive.aode_kernel", "AODEKernel"),
+    "BayesNetClassifier": ("textnb.semi_naive.bayesnet_kernel", "BayesNetKernel"),
+    "TAN": ("textnb.semi_naive.bayesnet_kernel", "TANKernel"),
+    "TabularNB": ("textnb.naive_bayes.tabular_kernel", "TabularKernel"),
 }

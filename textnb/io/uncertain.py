@@ -44,7 +44,6 @@ import math
 import re
 
 import numpy as np
-from scipy.special import log_ndtr, logsumexp
 
 from textnb.core.attributes import Attribute
 
@@ -374,6 +373,8 @@ def log_interval_mass(a, b):
     summed with log-sum-exp (relative error far below 1e-12 there). Far tails keep
     their resolution either way; ``a == b`` gives ``-inf`` (use the density for points).
     """
+    from scipy.special import log_ndtr, logsumexp  # only a model with intervals pays for it
+
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     flip = a > 0

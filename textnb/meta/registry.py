@@ -14,6 +14,7 @@ from dataclasses import dataclass, fields
 from typing import Optional
 
 from textnb.core.errors import InputError
+from textnb.core.registry import KERNEL_MODULES
 
 __all__ = ["ModelOptions", "ModelSpec", "MODELS", "model_names", "document_kind", "streaming_model",
            "make_text_classifier", "make_table_model", "model_name", "modules_for"]
@@ -48,12 +49,12 @@ MODELS = {spec.name: spec for spec in (
     ModelSpec("auto", "documents", "term weighting and m-estimate smoothing chosen by cross-validation"),
     ModelSpec("nb", "tables", "naive Bayes over nominal, numeric, missing, uncertain and text attributes "
                               "(the default for tables)", merge=True, partial_fit=True, explain=True,
-              module="textnb.naive_bayes.tabular"),
+              module="textnb.naive_bayes.tabular_kernel"),
     ModelSpec("tan", "tables", "tree-augmented naive Bayes (Friedman et al. 1997)",
-              module="textnb.semi_naive.bayesnet"),
-    ModelSpec("bn", "tables", "a Bayesian network with a given structure", module="textnb.semi_naive.bayesnet"),
+              module="textnb.semi_naive.bayesnet_kernel"),
+    ModelSpec("bn", "tables", "a Bayesian network with a given structure", module="textnb.semi_naive.bayesnet_kernel"),
     ModelSpec("aode", "tables", "averaged one-dependence estimators (Webb et al. 2005)",
-              module="textnb.semi_naive.aode"),
+              module="textnb.semi_naive.aode_kernel"),
 )}
 
 
@@ -270,8 +271,14 @@ def make_text_classifier(opts):
                           **_given(max_bytes=opts.max_bytes))
 
 
-def make_table_model(opts, table):
-    """The table model the options describe, for ``table`` (a :class:`~textnb.io.tables.Table`)."""
+def make_table_model(opts, table, *, kernel=False):
+    """The table model the options describe, for ``table`` (a :class:`~textnb.io.tables.Table`).
+
+    ``kernel=True`` (for code that fits once and saves, as ``textnb train``): the model's
+    kernel where it has one and nothing wraps it
+    (:class:`~textnb.naive_bayes.tabular_kernel.TabularKernel`: the same model and model
+    file, without scikit-learn), else the estimator.
+    """
     import numpy as np
 
     kind = opts.model or "nb"
@@ -291,7 +298,7 @@ def make_table_model(opts, table):
     if kind != "nb":
         if opts.lazy:
             raise InputError(f"--lazy builds its own local naive Bayes; it does not go with --model {kind}")
-        return _wrap(opts, _network(opts, table, kind))
+        return _wrap(opts, _network(opts, table, kind, kernel=kernel and not opts.adjust))
     if opts.lazy:
         return _wrap(opts, _lazy_table(opts, table))
     nominal = opts.nominal or ("m-estimate" if opts.m_estimate is not None else None)
@@ -306,6 +313,11 @@ def make_table_model(opts, table):
 
         return _wrap(opts, MixedNB(attributes=tuple(table.attributes), vectorizer=Vectorizer(**vectorizer_params(opts)),
                                    text_model=MultinomialNB(**_given(alpha=opts.alpha)), **params))
+    if kernel and not opts.adjust:
+        from textnb.naive_bayes.tabular_kernel import TabularKernel
+
+        _wrap(opts, None)  # its option checks (--significance without --adjust)
+        return TabularKernel(attributes=tuple(table.attributes), **params)
     from textnb.naive_bayes.tabular import TabularNB
 
     return _wrap(opts, TabularNB(attributes=tuple(table.attributes), **params))
@@ -323,9 +335,7 @@ def _lazy_table(opts, table):
                        **_given(numeric=opts.numeric, bins=opts.bins))
 
 
-def _network(opts, table, kind):
-    from textnb.semi_naive.aode import AODE
-    from textnb.semi_naive.bayesnet import TAN, BayesNetClassifier, read_structure
+def _network(opts, table, kind, kernel=False):
 
     if opts.numeric not in (None, "mdl"):
         raise InputError(f"--model {kind} discretises numeric attributes with MDL; --numeric {opts.numeric} "
@@ -334,7 +344,18 @@ def _network(opts, table, kind):
         if opts.alpha is not None or opts.missing:
             raise InputError("--model aode uses Laplace's correction (or --m) and keeps missing values "
                              "out; drop --alpha / --missing")
+        if kernel:
+            from textnb.semi_naive.aode_kernel import AODEKernel as AODE
+        else:
+            from textnb.semi_naive.aode import AODE
         return AODE(attributes=tuple(table.attributes), **_given(m=opts.m_estimate))
+    if kernel:
+        from textnb.semi_naive.bayesnet_kernel import BayesNetKernel as BayesNetClassifier
+        from textnb.semi_naive.bayesnet_kernel import TANKernel as TAN
+    else:
+        from textnb.semi_naive.bayesnet import TAN, BayesNetClassifier
+    from textnb.semi_naive.bayesnet_kernel import read_structure
+
     common = dict(attributes=tuple(table.attributes), class_name=table.class_attribute.name, numeric="mdl",
                   **_given(alpha=opts.alpha, m=opts.m_estimate, missing=opts.missing))
     if kind == "tan":
@@ -350,6 +371,8 @@ def _network(opts, table, kind):
 def model_name(model):
     """What the user trained, in words: 'LBR on mdl-discretised attributes', 'APNBC(TabularNB)'."""
     name = type(model).__name__
+    if (type(model).__module__, name) in KERNEL_MODULES.values():  # a kernel: named as its model file's kind
+        name = model.kind
     if name == "Discretized":
         return f"{model_name(model.estimator_)} on {model.numeric}-discretised attributes"
     inner = getattr(model, "estimator_", None)
@@ -372,7 +395,7 @@ def modules_for(opts, *, table, multilabel=False):
         else:
             names += ["sklearn.pipeline", "textnb.meta.multilabel", "textnb.text.classifier"]
     elif table:
-        names += ["textnb.io.tables", "textnb.naive_bayes.tabular"]
+        names += ["textnb.io.tables"]
         spec = MODELS.get(kind)
         if spec is not None and spec.module:
             names.append(spec.module)

@@ -12,13 +12,16 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.core.estimates import check_class_prior
-from textnb.core.logspace import log_odds, logsumexp, proba_from_jll
+from textnb.core.logspace import log_odds
 from textnb.core.errors import ModelFileError, ParameterError
 from textnb.core.model_io import save
 from textnb.core.model_schema import FOLDS, SPLITS, OneOf, Optional
+from textnb.naive_bayes.scoring import (Scores, check_nominal_codes, check_partial_fit_labels, check_sample_weight,
+                                        partial_fit_classes)
 
 #: what a ``cv`` parameter may be in a model file: None (the default), a number of folds, or
 #: the (train, test) index arrays of every split (a splitter object cannot be stored)
@@ -65,7 +68,7 @@ def _short(value):
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-class BaseNB(SaveMixin, ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
+class BaseNB(SaveMixin, Scores, ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     """Abstract base of textnb's naive Bayes estimators (log space throughout)."""
 
     @abstractmethod
@@ -76,44 +79,20 @@ class BaseNB(SaveMixin, ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     def _check_X(self, X):
         """Validate X for prediction (``reset=False``)."""
 
-    def predict_joint_log_proba(self, X):
-        """Joint log probabilities ``log P(x, c)``, shape (n_samples, n_classes).
-
-        Columns follow ``classes_``. Finite for every input the model accepts.
-        """
+    def _check_fitted(self):
         check_is_fitted(self)
-        return self._joint_log_likelihood(self._check_X(X))
 
-    def predict(self, X):
-        """The most probable class of each row."""
-        check_is_fitted(self)
-        jll = self._joint_log_likelihood(self._check_X(X))
-        return self.classes_[np.argmax(jll, axis=1)]
+    def _validate_x(self, X, *, reset):
+        """A table's ``X`` (float64, NaN = missing): scikit-learn's ``validate_data``
+        (``n_features_in_``, ``feature_names_in_``); the estimator of a kernel takes this
+        instead of the kernel's :class:`~textnb.naive_bayes.scoring.TableInput`."""
+        return validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=reset)
 
-    def predict_log_proba(self, X):
-        """``log P(c | x)``, normalised with log-sum-exp (no underflow)."""
-        check_is_fitted(self)
-        jll = self._joint_log_likelihood(self._check_X(X))
-        return jll - logsumexp(jll, axis=1, keepdims=True)
-
-    def predict_proba(self, X):
-        """``P(c | x)``; rows sum to 1. See ``predict_log_odds`` for a score that keeps
-        its resolution where these round to 0 or 1."""
-        check_is_fitted(self)
-        return proba_from_jll(self._joint_log_likelihood(self._check_X(X)))
-
-    def predict_log_odds(self, X):
-        """Per-class log-odds ``log P(c | x) - log P(not c | x)``, shape (n_samples, n_classes).
-
-        A score that keeps its resolution where ``predict_proba`` rounds to 0 or 1 on
-        long documents, so a threshold can be tuned on it (for a 0.5 % false-positive
-        rate, say). Computed in log space: ``log p - log1p(-p)`` via log-sum-exp of the
-        other classes, never from the rounded probability.
-        """
-        check_is_fitted(self)
-        jll = self._joint_log_likelihood(self._check_X(X))
-        return log_odds(jll)
-
+    def _validate_xy(self, X, y, *, reset):
+        """``validate_data`` of a table's ``X`` and ``y``, and the classification-target check."""
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=reset)
+        check_classification_targets(y)
+        return X, y
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -131,70 +110,6 @@ class NominalCodesMixin:
         tags.input_tags.categorical = True
         tags.input_tags.positive_only = True
         return tags
-
-
-def check_partial_fit_labels(y, classes):
-    """Raise ValueError naming labels of ``y`` that are not in ``classes``."""
-    unknown = np.setdiff1d(np.asarray(y), classes)
-    if unknown.size:
-        raise ValueError(
-            f"The target label(s) {unknown.tolist()} in y do not exist in the initial classes "
-            f"{np.asarray(classes).tolist()} (y contains labels that are not in classes given on the "
-            "first call to partial_fit)"
-        )
-
-
-def partial_fit_classes(estimator, classes):
-    """``(classes_, first)`` for a ``partial_fit`` call.
-
-    On the first call (``estimator`` has no ``classes_`` yet) ``classes`` is required and
-    its sorted distinct values are the classes; later calls may repeat it, and must
-    repeat it unchanged.
-    """
-    first = not hasattr(estimator, "classes_")
-    if first:
-        if classes is None:
-            raise ValueError("classes must be passed on the first call to partial_fit.")
-        return np.unique(np.asarray(classes)), True
-    if classes is not None and not np.array_equal(np.unique(classes), estimator.classes_):
-        raise ValueError(
-            f"`classes={np.asarray(classes).tolist()!r}` is not the same as on last call to partial_fit, "
-            f"was: {estimator.classes_.tolist()!r}"
-        )
-    return estimator.classes_, False
-
-
-def check_sample_weight(sample_weight, n):
-    """``sample_weight`` as a float64 array of shape (n,), finite, >= 0 and not all zero
-    (None stays None: every object weighs 1)."""
-    if sample_weight is None:
-        return None
-    w = np.asarray(sample_weight, dtype=np.float64)
-    if w.shape != (n,):
-        raise ValueError(f"sample_weight has shape {w.shape}; expected ({n},)")
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ValueError("sample_weight must be finite and >= 0")
-    if n and not np.any(w > 0):
-        raise ValueError("sample_weight is zero for every object; nothing to learn from")
-    return w
-
-
-def check_nominal_codes(X, who):
-    """Raise ValueError unless every known cell of float ``X`` is a nominal value index
-    (an integer >= 0; NaN = missing). ``who`` names the estimator in the message."""
-    known = X[~np.isnan(X)]
-    if (known < 0).any():
-        raise ValueError(
-            f"Negative values in data passed to {who}: X holds nominal value indices "
-            "(integers >= 0, NaN = missing)."
-        )
-    bad = known != np.floor(known)
-    if bad.any():
-        raise ValueError(
-            f"{who} takes nominal value indices (integers >= 0, NaN = missing); got "
-            f"{known[bad][0]!r}. Discretise numeric attributes first "
-            "(textnb.naive_bayes.discretize.MDLDiscretizer) or declare them in attributes."
-        )
 
 
 def given_splits(cv, X, y, groups=None):

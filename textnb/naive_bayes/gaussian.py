@@ -22,7 +22,8 @@ from textnb.core.model_io import register
 from sklearn.utils.validation import check_array
 
 from textnb.core.model_schema import MAX_REAL, Array, Float, ListOf, MayBeAbsent, OneOf, Optional
-from textnb.naive_bayes.tabular import LOG_FLOOR, TabularNB
+from textnb.core.estimates import LOG_FLOOR
+from textnb.naive_bayes.tabular import TabularNB
 
 __all__ = ["GaussianNB", "check_priors"]
 

@@ -34,14 +34,16 @@ import numpy as np
 
 from textnb.core import dfe
 from textnb.core.errors import ModelFileError
+from textnb.core.model_io import ModelNode, instantiate, save
 from textnb.core.estimates import (ALPHA_FLOOR, bernoulli_log_prob, check_alpha, check_smoothing, class_log_prior,
                                    complement_log_prob, multinomial_log_prob)
 from textnb.core.model_schema import (CLASS_PRIOR, FEATURE_NAMES, MAX_ALPHA, N_FEATURES, SMOOTHING, Bool, Choice,
                                       Classes, Counts, Float, ListOf, MayBeAbsent, OneOf, Optional, Reals,
                                       check_declared, check_param_values)
+from textnb.naive_bayes.scoring import Scores, TableInput
 
 __all__ = ["BERNOULLI", "COMPLEMENT", "DISCRIMINATIVE", "KERNELS", "MULTINOMIAL", "BernoulliKernel", "ComplementKernel", "CountKernel", "DiscriminativeKernel", "LinearForm",
-           "MultinomialKernel", "takes_defaults"]
+           "MultinomialKernel", "TableKernel", "takes_defaults", "with_defaults"]
 
 
 class LinearForm(NamedTuple):
@@ -61,6 +63,16 @@ class LinearForm(NamedTuple):
     #: the class prior of the complement models, whose scores leave it out
     #: (:func:`textnb.core.logspace.prior_where_empty`)
     empty: object = None
+
+
+def with_defaults(kernel, given=()):
+    """Every parameter of ``kernel`` (its ``defaults``, updated with the dict ``given``);
+    TypeError naming a parameter it does not take."""
+    given = dict(given)
+    unknown = sorted(set(given) - set(kernel.defaults))
+    if unknown:
+        raise TypeError(f"{kernel.kind} takes no parameter {unknown[0]!r}")
+    return {**kernel.defaults, **given}
 
 
 def takes_defaults(kernel):
@@ -116,11 +128,7 @@ class CountKernel:
     # -- parameters ---------------------------------------------------------------------
     def params(self, given=()):
         """Every parameter: the defaults, updated with ``given`` (a dict)."""
-        given = dict(given)
-        unknown = sorted(set(given) - set(self.defaults))
-        if unknown:
-            raise TypeError(f"{self.kind} takes no parameter {unknown[0]!r}")
-        return {**self.defaults, **given}
+        return with_defaults(self, given)
 
     def check_params(self, params, n_features=None):
         """Check ``params`` (ParameterError); returns the additive smoothing to use (``alpha``
@@ -298,3 +306,50 @@ COMPLEMENT = ComplementKernel()
 DISCRIMINATIVE = DiscriminativeKernel()
 #: model kind (as written in model files) -> its kernel
 KERNELS = {k.kind: k for k in (MULTINOMIAL, BERNOULLI, COMPLEMENT, DISCRIMINATIVE)}
+
+
+class TableKernel(TableInput, Scores):
+    """The base of the table models' kernels (:class:`~textnb.naive_bayes.tabular_kernel.TabularKernel`,
+    :class:`~textnb.semi_naive.aode_kernel.AODEKernel`): a model that keeps its fitted
+    statistics as attributes, as an estimator does, without scikit-learn.
+
+    A subclass declares ``kind`` (its model files' kind: the estimator's class name),
+    ``defaults`` (every parameter and its default, written once; the estimator's
+    ``__init__`` takes them through :func:`takes_defaults`), ``_param_schema`` /
+    ``_state_schema``, and implements ``fit``, ``_check_X``, ``_joint_log_likelihood``,
+    ``_get_state`` and ``_set_state``. This base gives ``__init__(**params)``, the
+    ``predict*`` methods (:class:`~textnb.naive_bayes.scoring.Scores`), numpy input
+    checks (:class:`~textnb.naive_bayes.scoring.TableInput`), and the model file:
+    :meth:`save` writes what the estimator writes, byte for byte; :meth:`from_node` reads it.
+    """
+
+    kind = None
+    defaults = MappingProxyType({})
+
+    def __init__(self, **params):
+        for name, value in self.params(params).items():
+            setattr(self, name, value)
+
+    @classmethod
+    def params(cls, given=()):
+        """Every parameter: the defaults, updated with ``given`` (a dict)."""
+        return with_defaults(cls, given)
+
+    def to_node(self):
+        """The fitted model as the model file's node: the estimator's kind, parameters
+        (all of them, as its ``get_params``) and :meth:`_get_state`."""
+        self._check_fitted()
+        return ModelNode(self.kind, {name: getattr(self, name) for name in sorted(self.defaults)}, self._get_state())
+
+    def save(self, path):
+        """Write the model file the estimator writes for this model (byte for byte),
+        without importing scikit-learn."""
+        save(self.to_node(), path)
+
+    @classmethod
+    def from_node(cls, node):
+        """The kernel of a model file's node (:func:`textnb.core.model_io.read_nodes`),
+        checked as :func:`~textnb.core.model_io.load` checks the estimator: the declared
+        schema, then ``_set_state``; raises :class:`~textnb.core.errors.ModelFileError`
+        (to which the caller prefixes the path)."""
+        return instantiate(cls, ModelNode(cls.kind, dict(node.params), dict(node.state)))

@@ -216,7 +216,9 @@ def _scorer(root):
 
 def load_for_prediction(path):
     """What predicting from ``path`` needs: a :class:`TextScorer` where the model is a
-    linear text model (no scikit-learn imported), else the loaded estimator."""
-    root = read_nodes(path)  # read once: the scorer, else the estimator, from the same tree
+    linear text model, the model's kernel where it has one (a table model:
+    :data:`textnb.core.registry.KERNEL_MODULES`; neither imports scikit-learn), else the
+    loaded estimator."""
+    root = read_nodes(path)  # read once: the scorer, else the kernel or the estimator, from the same tree
     scorer = _scorer(root)
-    return scorer if scorer is not None else build(root, path)
+    return scorer if scorer is not None else build(root, path, kernel=True)

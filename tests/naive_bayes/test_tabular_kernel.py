@@ -1,0 +1,140 @@
+"""TabularNB's kernel (textnb.naive_bayes.tabular_kernel): the same model as the estimator
+without scikit-learn; ``textnb train`` / ``predict`` on a table use it."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from textnb.core.errors import ModelFileError
+from textnb.core.model_io import build, load, read_nodes, save
+from textnb.io.tables import Attribute, read_table
+from textnb.naive_bayes.tabular import TabularNB
+from textnb.naive_bayes.tabular_kernel import TabularKernel
+from textnb.text.scorer import load_for_prediction
+from conftest import assert_kernel_is_the_estimator, cli_subprocess
+
+REPO = Path(__file__).resolve().parents[2]
+WEATHER = REPO / "corpora" / "weather.numeric.arff"
+
+_ATTS = (Attribute("colour", "nominal", ["red", "green", "blue"]), Attribute("size", "numeric", []),
+         Attribute("span", "uncertain-numeric", []), Attribute("shape", "uncertain-nominal", ["round", "flat"]),
+         Attribute("weight", "numeric", []))
+
+
+def _table(seed=0, n=60):
+    """Rows of every attribute kind, with missing cells, intervals and distributions."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["a", "b", "c"], n)
+    shift = (y == "a") * 1.0 + (y == "c") * -1.5
+    lo = rng.normal(shift, 1.0)
+    p = rng.uniform(0, 1, n)
+    X = np.column_stack([rng.integers(0, 3, n).astype(float), rng.normal(2 * shift, 1.0),
+                         lo, lo + rng.uniform(0, 1, n) * (rng.uniform(0, 1, n) < 0.5),
+                         p, 1 - p, rng.exponential(1 + shift ** 2)])
+    X[rng.uniform(0, 1, X.shape) < 0.1] = np.nan
+    X[:, 3] = np.where(np.isnan(X[:, 2]), np.nan, np.where(np.isnan(X[:, 3]), X[:, 2], X[:, 3]))
+    X[:, 5] = np.where(np.isnan(X[:, 4]), np.nan, 1 - X[:, 4])
+    return X, y
+
+
+_PARAMS = [{}, {"interval_fit": "theorem1"}, {"nominal": "m-estimate", "m": 3.0}, {"nominal": "eq4"},
+           {"alpha": 0.0}, {"class_prior": [0.2, 0.3, 0.5]}, {"var_smoothing": 0.01}]
+_NUMERIC_ONLY = [{"numeric": "kde"}, {"numeric": "mdl"}, {"numeric": "equal-frequency", "bins": 4},
+                 {"numeric": "equal-width", "nominal": "laplace"}]
+
+
+def test_defaults_are_the_estimators():
+    assert dict(TabularKernel.defaults) == TabularNB().get_params()
+    assert TabularKernel().params() == TabularNB().get_params()
+
+
+@pytest.mark.parametrize("params", _PARAMS + _NUMERIC_ONLY)
+def test_kernel_and_estimator_write_the_same_file_and_scores(tmp_path, params):
+    X, y = _table()
+    atts = _ATTS if params.get("numeric") in (None, "gaussian") else (_ATTS[0], _ATTS[1], _ATTS[4])
+    if atts is not _ATTS:
+        X = X[:, [0, 1, 6]]
+    w = np.linspace(0.5, 2.0, len(y))
+    est = TabularNB(attributes=atts, **params).fit(X, y, sample_weight=w)
+    ker = TabularKernel(attributes=atts, **params).fit(X, y, sample_weight=w)
+    Xt, _ = _table(seed=1, n=25)
+    assert_kernel_is_the_estimator(ker, est, Xt if atts is _ATTS else Xt[:, [0, 1, 6]], tmp_path)
+
+
+def test_partial_fit_and_merge_as_the_estimator():
+    X, y = _table()
+    atts = _ATTS
+    halves = (slice(0, 30), slice(30, None))
+    est = TabularNB(attributes=atts, interval_fit="theorem1")
+    ker = TabularKernel(attributes=atts, interval_fit="theorem1")
+    for part in halves:
+        est.partial_fit(X[part], y[part], classes=["a", "b", "c"])
+        ker.partial_fit(X[part], y[part], classes=["a", "b", "c"])
+    a = TabularKernel(attributes=atts, interval_fit="theorem1").fit(X[halves[0]], y[halves[0]])
+    a.merge(TabularKernel(attributes=atts, interval_fit="theorem1").fit(X[halves[1]], y[halves[1]]))
+    for model in (ker, a):
+        np.testing.assert_array_equal(model.predict_joint_log_proba(X), est.predict_joint_log_proba(X))
+
+
+def test_input_errors_are_value_errors():
+    X, y = _table()
+    ker = TabularKernel(attributes=_ATTS).fit(X, y)
+    with pytest.raises(ValueError, match="X has 3 features, but TabularNB is expecting 7"):
+        ker.predict(X[:, :3])
+    with pytest.raises(ValueError, match="infinity"):
+        TabularKernel().fit([[1.0], [np.inf]], ["a", "b"])
+    with pytest.raises(ValueError, match="one class label per row"):
+        TabularKernel().fit([[1.0], [2.0]], ["a"])
+    with pytest.raises(ValueError, match="not fitted"):
+        TabularKernel().predict([[1.0]])
+    with pytest.raises(ValueError, match="alpha must be"):
+        TabularKernel(alpha=-1.0).fit([[1.0], [2.0]], ["a", "b"])
+    with pytest.raises(TypeError, match="takes no parameter 'beta'"):
+        TabularKernel(beta=1)
+
+
+def test_an_inconsistent_file_is_the_same_error_on_both_paths(tmp_path):
+    X, y = _table()
+    model = TabularNB(attributes=_ATTS).fit(X, y)
+    root = read_nodes(_save(model, tmp_path / "m.tnb"))
+    disc = root.state["discretized_"].copy()
+    disc[1] = True  # a Gaussian column said to be cut: the declared schema passes, _set_state refuses
+    root.state["discretized_"] = disc
+    save(root, tmp_path / "bad.tnb", check=False)
+    with pytest.raises(ModelFileError) as by_load:
+        load(tmp_path / "bad.tnb")
+    with pytest.raises(ModelFileError) as by_kernel:
+        load_for_prediction(tmp_path / "bad.tnb")
+    assert str(by_kernel.value) == str(by_load.value)
+    assert "inconsistent model file (TabularNB: ValueError" in str(by_load.value)
+    assert isinstance(build(read_nodes(tmp_path / "m.tnb"), tmp_path / "m.tnb"), TabularNB)
+
+
+def _save(model, path):
+    model.save(path)
+    return path
+
+
+@pytest.mark.skipif(not WEATHER.exists(), reason="bundled weather table missing")
+def test_cli_train_and_predict_on_a_table_import_no_sklearn(tmp_path):
+    """``textnb train`` and ``textnb predict`` on an ARFF and a CSV table with the default
+    table model import neither scikit-learn nor (no uncertain or KDE attributes)
+    scipy.special; the file and the predictions are the estimator's."""
+    csv = tmp_path / "t.csv"
+    csv.write_text("outlook,temp,windy,play\n" + "\n".join(
+        f"{o},{t},{w},{p}" for o, t, w, p in [("sunny", 30, "yes", "no"), ("rainy", 12, "no", "yes"),
+                                               ("sunny", 25, "no", "yes"), ("overcast", 15, "yes", "no"),
+                                               ("rainy", "?", "no", "yes"), ("overcast", 22, "yes", "yes")]) + "\n")
+    for table in (WEATHER, csv):
+        model = tmp_path / f"{table.stem}.tnb"
+        status, out = cli_subprocess("train", table, "-o", model)
+        assert status == "0 False" and "model: TabularNB ->" in out
+        status, out = cli_subprocess("predict", model, table, "--proba")
+        assert status == "0 False"
+        data = read_table(table)
+        est = TabularNB(attributes=tuple(data.attributes)).fit(data.X, data.y)
+        est.save(tmp_path / "est.tnb")
+        assert (tmp_path / "est.tnb").read_bytes() == model.read_bytes()
+        labels = [line.split("\t")[1] for line in out.splitlines()]
+        assert labels == [str(c) for c in est.predict(data.X)]

@@ -1,0 +1,95 @@
+"""The kernels of the semi-naive table models (AODE: textnb.semi_naive.aode_kernel; TAN and
+BayesNetClassifier: textnb.semi_naive.bayesnet_kernel): the same models as the estimators
+without scikit-learn; ``textnb train --model aode/tan/bn`` and ``predict`` use them."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from textnb.io.tables import Attribute
+from textnb.semi_naive.aode import AODE
+from textnb.semi_naive.aode_kernel import AODEKernel
+from textnb.semi_naive.bayesnet import TAN, BayesNetClassifier
+from textnb.semi_naive.bayesnet_kernel import BayesNetKernel, TANKernel
+from conftest import assert_kernel_is_the_estimator, cli, cli_subprocess, one_error_line
+
+REPO = Path(__file__).resolve().parents[2]
+WEATHER = REPO / "corpora" / "weather.numeric.arff"
+ATTS = (Attribute("a", "nominal", ["x", "y", "z"]), Attribute("b", "nominal", ["p", "q"]),
+        Attribute("t", "numeric", []), Attribute("c", "nominal", ["u", "v", "w", "s"]))
+
+
+def _table(seed=0, n=80):
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["k", "l", "m"], n)
+    X = np.column_stack([rng.integers(0, 3, n), (y == "k") | (rng.uniform(0, 1, n) < 0.3),
+                         rng.normal((y == "l") * 2.0, 1.0), rng.integers(0, 4, n)]).astype(float)
+    X[rng.uniform(0, 1, X.shape) < 0.1] = np.nan
+    return X, y
+
+
+def test_aode_defaults_are_the_estimators():
+    assert dict(AODEKernel.defaults) == AODE().get_params()
+
+
+@pytest.mark.parametrize("params", [{}, {"m": 2.0}, {"frequency_limit": 5}])
+def test_aode_kernel_and_estimator_write_the_same_file_and_scores(tmp_path, params):
+    X, y = _table()
+    w = np.linspace(0.5, 2.0, len(y))
+    est = AODE(attributes=ATTS, **params).fit(X, y, sample_weight=w)
+    ker = AODEKernel(attributes=ATTS, **params).fit(X, y, sample_weight=w)
+    Xt, _ = _table(seed=1, n=30)
+    assert_kernel_is_the_estimator(ker, est, Xt, tmp_path)
+    a = AODEKernel(attributes=ATTS, **params).partial_fit(X[:40], y[:40], classes=["k", "l", "m"])
+    a.partial_fit(X[40:], y[40:])
+    e = AODE(attributes=ATTS, **params).partial_fit(X[:40], y[:40], classes=["k", "l", "m"]).partial_fit(X[40:], y[40:])
+    np.testing.assert_array_equal(a.predict_joint_log_proba(Xt), e.predict_joint_log_proba(Xt))
+
+
+def test_input_errors_name_the_model():
+    with pytest.raises(ValueError, match="Negative values in data passed to AODE"):
+        AODEKernel().fit([[0.0], [-1.0]], ["a", "b"])
+    with pytest.raises(ValueError, match="X has 2 features, but AODE is expecting 4"):
+        AODEKernel(attributes=ATTS).fit(*_table()).predict(np.zeros((1, 2)))
+
+
+def test_network_defaults_are_the_estimators():
+    assert dict(TANKernel.defaults) == TAN().get_params()
+    assert dict(BayesNetKernel.defaults) == BayesNetClassifier().get_params()
+
+
+@pytest.mark.parametrize("kernel, estimator, params", [
+    (TANKernel, TAN, {}), (TANKernel, TAN, {"m": 2.0, "missing": "mode", "root": "c"}),
+    (BayesNetKernel, BayesNetClassifier, {"parents": {"b": ["class", "a"], "c": ["t"]}, "alpha": 0.5}),
+])
+def test_network_kernels_and_estimators_write_the_same_file_and_scores(tmp_path, kernel, estimator, params):
+    X, y = _table()
+    w = np.linspace(0.5, 2.0, len(y))
+    common = dict(attributes=ATTS, numeric="mdl", **params)
+    est = estimator(**common).fit(X, y, sample_weight=w)
+    ker = kernel(**common).fit(X, y, sample_weight=w)
+    assert ker.structure_text() == est.structure_text()
+    assert_kernel_is_the_estimator(ker, est, _table(seed=1, n=30)[0], tmp_path)
+
+
+def test_a_model_that_would_not_load_is_not_written(tmp_path):
+    """The kernel's file is checked as load checks the estimator's: an all-missing column
+    with ``--missing mode`` has no mode, one line, nothing written."""
+    table = tmp_path / "t.arff"
+    table.write_text("@relation t\n@attribute a {x,y}\n@attribute b {p,q}\n@attribute class {k,l}\n@data\n"
+                     + "".join(f"{'xy'[i % 2]},?,{'kl'[i % 3 == 0]}\n" for i in range(12)))
+    rc, _, err = cli("train", table, "--model", "tan", "--missing", "mode", "-o", tmp_path / "m.tnb")
+    assert rc == 1
+    one_error_line(err, "modes_", "not written")
+    assert not (tmp_path / "m.tnb").exists()
+
+
+@pytest.mark.skipif(not WEATHER.exists(), reason="bundled weather table missing")
+@pytest.mark.parametrize("model, name", [("aode", "AODE"), ("tan", "TAN")])
+def test_cli_train_and_predict_import_no_sklearn(tmp_path, model, name):
+    path = tmp_path / "w.tnb"
+    status, out = cli_subprocess("train", WEATHER, "--model", model, "-o", path)
+    assert status == "0 False" and f"model: {name} ->" in out
+    status, out = cli_subprocess("predict", path, WEATHER)
+    assert status.startswith("0 False") and len(out.splitlines()) == 14  # one line per row
