@@ -279,25 +279,27 @@ def test_multilabel_train_and_evaluate_import_no_scikit_learn(multilabel_corpus)
     assert out.strip().splitlines()[-1] == "0 []"
 
 
-def test_multilabel_train_restores_numpys_huge_page_setting(multilabel_corpus, monkeypatch):
-    """Multi-label train gives numpy's large arrays ordinary pages while it runs
-    (textnb.cli.multilabel._ordinary_pages), and puts the setting back."""
-    np_multiarray = pytest.importorskip("numpy._core.multiarray")
-    monkeypatch.delenv("NUMPY_MADVISE_HUGEPAGE", raising=False)
-    seen = []
-    switch = np_multiarray._set_madvise_hugepage
+@pytest.mark.parametrize("env, expected", [(None, "False"), ("1", "True")])
+def test_the_command_line_gives_numpys_arrays_ordinary_pages_unless_the_user_chose(multilabel_corpus, env, expected):
+    """textnb.core.workers.keep_freed_memory (the command line's process): numpy's large
+    arrays without MADV_HUGEPAGE, unless NUMPY_MADVISE_HUGEPAGE says otherwise."""
+    import os
+    import subprocess
+    import sys
 
-    def spy(enabled):
-        seen.append(enabled)
-        return switch(enabled)
-    monkeypatch.setattr(np_multiarray, "_set_madvise_hugepage", spy)
-    before = switch(True)
-    try:
-        tmp, _ = multilabel_corpus
-        assert run("train", tmp / "flat", "--labels", tmp / "labels.tsv", "-o", tmp / "m.tnb")[0] == 0
-        assert seen == [False, True] and switch(True) is True
-    finally:
-        switch(before)
+    tmp, _ = multilabel_corpus
+    code = ("import sys\nfrom textnb.cli import main\n"
+            f"assert main(['train', {str(tmp / 'flat')!r}, '--labels', {str(tmp / 'labels.tsv')!r}, "
+            f"'-o', {str(tmp / 'pages.tnb')!r}]) == 0\n"
+            "try:\n    from numpy._core.multiarray import _set_madvise_hugepage\n"
+            "except ImportError:\n    from numpy.core.multiarray import _set_madvise_hugepage\n"
+            "print(_set_madvise_hugepage(True))\n")
+    environ = {k: v for k, v in os.environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
+    if env is not None:
+        environ["NUMPY_MADVISE_HUGEPAGE"] = env
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environ, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == expected
 
 
 def test_predict_multilabel_prints_every_label_over_its_threshold(multilabel_corpus):

@@ -5,7 +5,6 @@ The library does the work (:mod:`textnb.meta.multilabel`, and for the default mo
 shows progress on a terminal and prints the summary or the report.
 """
 
-import contextlib
 import functools
 import time
 
@@ -178,50 +177,18 @@ def _print_layout(corpus, args, out):
         print(unlabeled_line(corpus.unlabeled), file=out)
 
 
-def _ordinary_pages():
-    """A context in which numpy gives its large arrays ordinary pages (no
-    ``madvise(MADV_HUGEPAGE)``), restored after: training and evaluating a multi-label
-    model allocate many short-lived tables of 10 to 80 MB (the term counts, the copy
-    model's classes x terms tables in each pass), whose transparent huge pages cost more
-    system CPU than they save (on the 90-label corpus of docs/multilabel.md about 1 s of
-    the 4.5 s). Nothing changes in what is computed. A no-op when the user set
-    ``NUMPY_MADVISE_HUGEPAGE`` or numpy has no such switch."""
-    import os
-
-    try:
-        from numpy._core.multiarray import _set_madvise_hugepage
-    except ImportError:  # (numpy < 2)
-        try:
-            from numpy.core.multiarray import _set_madvise_hugepage
-        except ImportError:
-            _set_madvise_hugepage = None
-    if _set_madvise_hugepage is None or "NUMPY_MADVISE_HUGEPAGE" in os.environ:
-        return contextlib.nullcontext()
-
-    @contextlib.contextmanager
-    def ordinary():
-        previous = _set_madvise_hugepage(False)
-        try:
-            yield
-        finally:
-            _set_madvise_hugepage(previous)
-    return ordinary()
-
-
 def train(args, opts, start, out, corpus=None):
     """``train --multilabel`` / ``--labels FILE`` / a multi-label fastText file (``corpus``,
     a :class:`~textnb.io.fasttext.FastTextCorpus`): the vectorizer and a
     :class:`~textnb.meta.multilabel.MultiLabelNB`, saved as a Pipeline."""
-    with _ordinary_pages():
-        return _train(args, opts, start, out, corpus)
+    return _train(args, opts, start, out, corpus)
 
 
 def evaluate(args, opts, start, out, corpus=None):
     """Train on the training part and test on the test part (a split corpus, or
     ``--test PATH``), else K-fold cross-validation; the literature's measures (``corpus``:
     a multi-label fastText file already read)."""
-    with _ordinary_pages():
-        return _evaluate(args, opts, start, out, corpus)
+    return _evaluate(args, opts, start, out, corpus)
 
 
 def _train(args, opts, start, out, corpus=None):
