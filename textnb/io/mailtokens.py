@@ -160,7 +160,7 @@ def _strip_ends(words):
     r"""``words`` (runs of ``[\w$'.-]``) without their leading and trailing ``'.-``, empty
     ones dropped: what substituting :data:`_LEAD` and then :data:`_TRAIL` with a space in
     the space-separated runs gives, without a regular expression (and faster)."""
-    return [w for w in map(str.strip, words, [_ENDS] * len(words)) if w]
+    return list(filter(None, map(str.strip, words, [_ENDS] * len(words))))
 
 
 def _pieces(text):
@@ -594,7 +594,7 @@ def html_text(src):
     text, hosts, images, skip = [], [], 0, 0
     pos, n, tags, capped = 0, len(src), 0, False
     unescape = html.unescape
-    next_tag, attr = _P.NEXT_TAG.search, _P.ATTR.finditer
+    next_tag, attr, link_host = _P.NEXT_TAG.search, _P.ATTR.finditer, _P.URL.search
 
     def data(chunk):
         if chunk and not skip:
@@ -609,9 +609,9 @@ def html_text(src):
             if name in ("href", "src", "action"):
                 value = unescape(value).strip().lower()
                 if value.startswith(("http://", "https://", "ftp://")):
-                    host = _link_hosts(value[:300])
+                    host = link_host(value, 0, 300)  # the first of _link_hosts(value[:300])
                     if host:
-                        hosts.append(host[0])
+                        hosts.append(host.group(1))
             elif name in ("alt", "title"):
                 text.append(" " + unescape(value) + " ")
 
