@@ -483,17 +483,22 @@ def test_request_limits_on_texts_and_words(topic_model):
         assert post(port, json.dumps({"texts": ["cheap pills"] * 5}))[0] == 200
 
 
-def test_served_token_cache_holds_known_tokens_only(spam_model):
+def test_served_scorer_does_not_grow_with_traffic(spam_model):
+    """The served scorer holds the model's weights (at most one per token of the model,
+    per weight kind), built once; unknown tokens in the traffic add nothing."""
     from textnb.apps import verdict
     from textnb.core.model_io import load
 
     model = load(spam_model)
+    scorer = verdict._lite_scorer(model)
+    sizes = (len(scorer.index), [len(w) for w in scorer.weights])
+    assert sizes[0] <= len(model.vocabulary_) and set(sizes[1]) == {sizes[0]}
     rng = random.Random(16)
     for i in range(20):
         junk = " ".join(f"w{rng.getrandbits(64):x}" for _ in range(2000))
         verdict.message_verdict(model, f"Subject: x\n\n{junk} casino {i}\n".encode())
-    scorer = verdict._lite_scorer(model)
-    assert scorer is not None and len(scorer._weights) <= len(model.vocabulary_)
+    assert verdict._lite_scorer(model) is scorer
+    assert (len(scorer.index), [len(w) for w in scorer.weights]) == sizes
 
 
 def test_overlong_socket_path_is_an_error_at_start(spam_model, sock_dir):

@@ -351,45 +351,6 @@ def test_default_model_paths_import_no_numpy(trained, mode):
         assert b"X-TextNB-Class: " in r.stdout and r.stdout.endswith(SPAM_MSGS[0].split(b"\n\n", 1)[1])
 
 
-# -- the model file's header without the json module -----------------------------------------
-_JSON_BITS = st.sampled_from(['{', '}', '[', ']', ',', ':', ' ', '\n', '"a"', '"$array"', '""', '"x\\\\n"', '0', '-',
-                              '1', '12', '.5', 'e3', 'E-2', '01', 'true', 'false', 'null', 'nul', 'NaN', '"\t"'])
-_JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**20, 10**20) | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4), max_leaves=20)
-
-
-@pytest.mark.slow
-@settings(max_examples=400, deadline=None)
-@given(_JSON_VALUES, st.sampled_from([(",", ":"), (", ", ": ")]))
-def test_header_json_is_read_as_json_reads_it(value, separators):
-    import json
-
-    from textnb.apps import spamlite
-
-    text = json.dumps(value, separators=separators, sort_keys=True)
-    got = spamlite._json_loads(text)
-    assert got == json.loads(text) and json.dumps(got) == json.dumps(json.loads(text))
-
-
-@pytest.mark.slow
-@settings(max_examples=600, deadline=None)
-@given(st.lists(_JSON_BITS, max_size=14).map("".join))
-def test_header_json_parser_accepts_only_what_json_reads_the_same(text):
-    import json
-
-    from textnb.apps import spamlite
-
-    try:
-        value, end = spamlite._json_value(text, spamlite._json_skip(text, 0))
-        if spamlite._json_skip(text, end) != len(text):
-            raise spamlite._Unusable
-    except (spamlite._Unusable, IndexError, ValueError, RecursionError):
-        return  # handed to json.loads itself
-    assert json.dumps(value) == json.dumps(json.loads(text)), text
-
-
 def test_text_messages_and_the_client_import_no_pattern_machinery(trained, tmp_path):
     """A batch of header-less texts (SMS) runs without re, json, contextlib, collections,
     array (docs/spam.md, "Speed"); the daemon client imports four modules of the package (the
@@ -431,18 +392,20 @@ def test_script_without_site_reads_the_other_options_too(trained, argv):
 
 @pytest.mark.slow
 def test_the_numpy_free_reader_accepts_no_file_the_main_reader_refuses(trained, tmp_path):
-    """Issue 30.5: every byte of each member's local ZIP header (and of the central
-    directory) changed in turn; whenever the numpy-free reader accepts the file, the main
-    loader accepts it too and gives the same verdicts."""
+    """Issue 30.5: every byte of the compact form's frame and header, of each member's
+    local ZIP header and of the central directory changed in turn; whenever the
+    numpy-free reader accepts the file, the main loader accepts it too and gives the same
+    verdicts (the frame's CRC-32 covers the whole file, so it accepts none)."""
     import struct
 
+    from textnb.core.compact import FRAME
     from textnb.core.errors import TextnbError
 
     model, test = trained
     raw = model.read_bytes()
     msgs = [p.read_bytes() for p in sorted(test.iterdir())][:5]
     want = [v.log_odds for v in LiteFilter.load(model).classify(msgs)]
-    offsets = set()
+    offsets = set(range(FRAME.size + 64))
     pos = 0
     while True:
         pos = raw.find(b"PK\x03\x04", pos)
@@ -470,3 +433,35 @@ def test_the_numpy_free_reader_accepts_no_file_the_main_reader_refuses(trained, 
         assert [v.log_odds for v in lite.classify(msgs)] == want
         assert list(full.log_odds(msgs)) == pytest.approx(want, rel=1e-12, abs=1e-12)
     assert accepted < len(offsets)
+
+
+def test_compact_form_is_in_front_of_the_archive(trained, tmp_path):
+    """The spam model's file: the compact form, then the ZIP archive that zipfile (and so
+    every model reader) reads as before; a file without the compact form (written before
+    it existed) is read by the one model reader, with the same output."""
+    import zipfile
+
+    from textnb.core import model_io
+    from textnb.core.compact import MAGIC
+
+    model, test = trained
+    raw = model.read_bytes()
+    assert raw.startswith(MAGIC) and zipfile.is_zipfile(model)
+    with zipfile.ZipFile(model) as z:
+        assert z.testzip() is None and "header.json" in z.namelist()
+    scorer = model_io.load(model)
+    old = tmp_path / "old.tnb"
+    with zipfile.ZipFile(model) as z, zipfile.ZipFile(old, "w") as out:  # the archive alone
+        for info in z.infolist():
+            out.writestr(info, z.read(info))
+    assert LiteFilter.load(old) is None and LiteFilter.load(model) is not None
+    assert model_io.load(old).get_params() == scorer.get_params()
+    outs = []
+    for path in (model, old):
+        r = subprocess.run([sys.executable, "-S", str(REPO / "scripts" / "spamfilter"), "-m", str(path), "--batch",
+                            str(test)], capture_output=True, env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=str(REPO))
+        assert r.returncode == 0, r.stderr
+        outs.append(r.stdout)
+    assert outs[0] == outs[1] and outs[0].count(b"\n") == len(list(test.iterdir()))
+    scorer.save(tmp_path / "again.tnb")
+    assert (tmp_path / "again.tnb").read_bytes() == raw  # the same model, the same bytes

@@ -11,17 +11,19 @@ is most of its cost. This module needs only the standard library's core modules 
   method (Robinson-Fisher, as bogofilter) or of Boolean multinomial naive Bayes (Metsis,
   Androutsopoulos & Paliouras 2006) read from its ``.tnb`` file and scored in plain
   Python. Its log-odds are the very floats :meth:`SpamScorer.decision_function`
-  computes: the same per-token weights (``math.log`` in both), summed in the same order;
-  for Fisher's method ``SpamScorer`` calls this module's :func:`fisher_log_odds` itself.
+  computes: the same per-token weights (``math.log`` in both, :func:`compact_weights`),
+  summed in the same order; for Fisher's method ``SpamScorer`` calls this module's
+  :func:`fisher_log_odds` itself.
 
-:meth:`LiteFilter.load` reads only files it fully understands: a model file written by
-:func:`textnb.core.model_io.save` for a multinomial or Fisher ``SpamScorer``, every member stored,
-CRC-32 and SHA-256 checked, the ``.npy`` headers in the exact form numpy writes, every
-parameter and count inside the bounds the full loader enforces (or tighter). For any
-other file, including every broken one, it returns None and the caller uses the full
-loader (:meth:`textnb.apps.filtering.SpamFilter.load`), which reads other model kinds
-and reports each problem in its one-line form: so this path never changes what is
-accepted, refused or said, only how fast the default model is served.
+:meth:`LiteFilter.load` reads the model's compact form: the per-token weights that
+:meth:`textnb.apps.spamscore.SpamScorer.save` writes in front of the model's ZIP archive
+(:mod:`textnb.core.compact`; layout in :func:`encode_compact`), read with ``struct`` and
+``memoryview`` alone, the frame's size and CRC-32 (over the whole file) and every weight
+checked. For any other file (another model kind, a file written before the compact form
+existed, a broken one) it returns None and the caller uses the one model reader
+(:meth:`textnb.apps.filtering.SpamFilter.load` through :func:`textnb.core.model_io.load`),
+which reads other model kinds and reports each problem in its one-line form: so this path
+never changes what is said about a file, only how fast the default model is served.
 
 References
 ----------
@@ -30,10 +32,8 @@ V. Metsis, I. Androutsopoulos, G. Paliouras, "Spam filtering with naive Bayes - 
 naive Bayes?", CEAS 2006.
 """
 
-import binascii
 import math
 import os
-import stat
 import struct
 import sys
 from itertools import islice
@@ -46,10 +46,7 @@ try:  # the C functions themselves: functools and operator import collections & 
 except ImportError:  # pragma: no cover - not CPython
     from functools import reduce
     from operator import add
-try:  # CPython's own SHA-256: hashlib would load OpenSSL first (same digests)
-    from _sha256 import sha256 as _sha256
-except ImportError:  # pragma: no cover - other Pythons, 3.12+ (_sha2)
-    from hashlib import sha256 as _sha256
+from textnb.core.compact import read_payload
 from textnb.io.mailtokens import message_tokens
 
 __all__ = [
@@ -233,298 +230,97 @@ def add_headers(head, verdict):
 # -- the default model without numpy ------------------------------------------------------
 #: Largest model file this path reads (bigger ones go to the full loader).
 MAX_LITE_BYTES = 1 << 30
-_MAX_LITE_HEADER = 64 * 1024
-_PARAMS = ("alpha", "length_norm", "max_tokens", "method", "min_dev", "robs", "robx")
-_STATE = ("class_count_", "classes_", "feature_count_", "tokens_utf8_")
-#: Arrays bigger than this (in all) are hashed by OpenSSL (``_hashlib``: loading it costs
-#: about what CPython's own SHA-256 takes for 1 MB; it is several times faster per byte).
-_OPENSSL_FROM = 1 << 20
-_MAX_COUNT = 2**53
-_MAX_ALPHA = 1e12
+#: The spam model's compact form (the payload of :mod:`textnb.core.compact`): this header,
+#: then the per-token weight arrays (float64, little-endian, ``n_arrays`` of ``n_tokens``
+#: each), then the tokens as UTF-8 separated by newlines. Fields: tag, method (0
+#: multinomial, 1 fisher), number of arrays, 0, number of tokens, bytes of token text,
+#: ``max_tokens`` (0: none), ``length_norm`` (0: none; 0.5 is ``True``), log prior ratio
+#: (multinomial), 0.
+_COMPACT = struct.Struct("<8sBBHLQQQdd8x")
+_COMPACT_TAG = b"spam/1\0\0"
+_METHOD_CODES = {"multinomial": 0, "fisher": 1}
+#: Most tokens a compact form may list (about what a model file of MAX_LITE_BYTES holds).
+_MAX_TOKENS_FIELD = 2**40
+
+
+def compact_weights(method, tokens, spam, ham, class_count, *, alpha, robs, robx, min_dev):
+    """``(tokens, weights)`` of a spam model's compact form, from its counts (``spam``,
+    ``ham``: messages of each class holding each of ``tokens``; ``class_count``: ham and
+    spam messages): for ``"fisher"`` the tokens with ``|f - 1/2| >= min_dev`` (the only
+    ones Fisher's method uses) and their :func:`robinson_weight` as three lists (ln f,
+    ln(1 - f), |f - 1/2|); for ``"multinomial"`` every token and its log-likelihood
+    ratio ``(log(b + alpha) - log(B + alpha V)) - (log(g + alpha) - log(G + alpha V))``,
+    ``math.log`` token by token (the floats :class:`textnb.apps.spamscore.SpamScorer`
+    computes). Tokens keep the order given."""
+    n_h, n_s = float(class_count[0]), float(class_count[1])
+    if method == "fisher":
+        kept, ln_f, ln_1mf, dev = [], [], [], []
+        for t, b, g in zip(tokens, spam, ham):
+            w = robinson_weight(float(b), float(g), n_s, n_h, robs, robx)
+            if w[2] >= min_dev:
+                kept.append(t)
+                ln_f.append(w[0])
+                ln_1mf.append(w[1])
+                dev.append(w[2])
+        return kept, (ln_f, ln_1mf, dev)
+    v, log = len(tokens), math.log
+    log_b = log(float(sum(spam)) + alpha * v)
+    log_g = log(float(sum(ham)) + alpha * v)
+    return list(tokens), ([(log(b + alpha) - log_b) - (log(g + alpha) - log_g) for b, g in zip(spam, ham)],)
+
+
+def encode_compact(scorer):
+    """The compact form of a :class:`LiteScorer` (bytes; :func:`decode_compact` reads it)."""
+    tokens = [None] * len(scorer.index)
+    for t, j in scorer.index.items():
+        tokens[j] = t
+    text = "\n".join(tokens).encode("utf-8", "surrogatepass")
+    arrays = b"".join(struct.pack(f"<{len(a)}d", *a) for a in scorer.weights)
+    norm = 0.0 if scorer.length_norm is False else 0.5 if scorer.length_norm is True else float(scorer.length_norm)
+    head = _COMPACT.pack(_COMPACT_TAG, _METHOD_CODES[scorer.method], len(scorer.weights), 0, 0, len(tokens),
+                         len(text), scorer.max_tokens or 0, norm, scorer.prior)
+    return head + arrays + text
 
 
 class _Unusable(Exception):
-    """The file is not one this path reads (the full loader decides what it is)."""
+    """The compact form is not one this path reads (the full loader decides what it is)."""
 
 
-def _number(v, lo, hi, lo_open=False):
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        raise _Unusable
-    if v < lo or v > hi or (lo_open and v == lo):
+def _finite_within(a, lo, hi):
+    """Raise _Unusable unless every float of ``a`` is in ``[lo, hi]`` (no NaN, no inf)."""
+    if len(a) and not (math.isfinite(sum(a)) and lo <= min(a) and max(a) <= hi):
         raise _Unusable
 
 
-def _members(raw):
-    """``{name: bytes}`` of a ZIP archive whose members are all stored (CRC-32 checked)."""
-    end = raw.rfind(b"PK\x05\x06", max(0, len(raw) - 22 - 65535))
-    if end < 0 or len(raw) - end < 22:
+def decode_compact(payload):
+    """The :class:`LiteScorer` of a compact form written by :func:`encode_compact`, every
+    size, count and weight checked (raises _Unusable, or a ValueError/UnicodeError on
+    bytes that are not such a form)."""
+    if sys.byteorder != "little" or len(payload) < _COMPACT.size:
+        raise _Unusable  # a big-endian machine reads the archive (the full loader)
+    tag, method, n_arrays, _, _, n, n_text, max_tokens, norm, prior = _COMPACT.unpack_from(payload)
+    fisher = method == 1
+    if tag != _COMPACT_TAG or method not in (0, 1) or n > _MAX_TOKENS_FIELD or max_tokens > _MAX_TOKENS_FIELD \
+            or n_arrays != (3 if fisher else 1) or _COMPACT.size + 8 * n_arrays * n + n_text != len(payload) \
+            or not 0.0 <= norm <= 1.0 or prior != prior or (fisher and (norm or prior)) \
+            or (not fisher and max_tokens):
         raise _Unusable
-    disk, cd_disk, n_here, n_total, cd_size, cd_offset, _ = struct.unpack_from("<4H2LH", raw, end + 4)
-    if disk or cd_disk or n_here != n_total or cd_offset + cd_size > end or n_total > 64:
-        raise _Unusable
-    out, pos = {}, cd_offset
-    for _ in range(n_total):
-        if raw[pos:pos + 4] != b"PK\x01\x02":
-            raise _Unusable
-        (flags, method, crc, csize, usize, n_name, n_extra, n_comment, offset) = (
-            struct.unpack_from("<4x4x2H4x3L3H8xL", raw, pos))
-        raw_name = raw[pos + 46:pos + 46 + n_name]
-        name = raw_name.decode("utf-8")
-        pos += 46 + n_name + n_extra + n_comment
-        # what zipfile refuses is refused here too (or stricter: the full loader then decides):
-        # no flag but UTF-8 names / data descriptor, stored, and a local header that repeats
-        # the central one's flags, method and name (issue 30.5)
-        if method != 0 or flags & ~0x808 or csize != usize or raw[offset:offset + 4] != b"PK\x03\x04":
-            raise _Unusable
-        l_flags, l_method = struct.unpack_from("<2H", raw, offset + 6)
-        l_name, l_extra = struct.unpack_from("<2H", raw, offset + 26)
-        if (l_flags, l_method) != (flags, method) or raw[offset + 30:offset + 30 + l_name] != raw_name:
-            raise _Unusable
-        start = offset + 30 + l_name + l_extra
-        data = raw[start:start + usize]
-        if len(data) != usize or binascii.crc32(data) != crc or name in out:
-            raise _Unusable
-        out[name] = data
-    return out
-
-
-def _npy(data, descr, ndim):
-    """``(shape, payload)`` of one ``.npy`` member in numpy's own version-1.0 form: the
-    header ``{'descr': '<descr>', 'fortran_order': False, 'shape': (N,), }`` (``(N, M)``
-    for 2 dimensions), padded with spaces to the length the preamble gives, ending in a
-    newline; read with byte-string methods."""
-    if data[:8] != b"\x93NUMPY\x01\x00" or len(data) < 10:
-        raise _Unusable
-    end = 10 + int.from_bytes(data[8:10], "little")
-    head = data[10:end]
-    prefix = b"{'descr': '" + descr.encode("ascii") + b"', 'fortran_order': False, 'shape': ("
-    if len(data) < end or not head.startswith(prefix) or head[-1:] != b"\n":
-        raise _Unusable
-    dims = head[len(prefix):-1].rstrip(b" ")
-    if not dims.endswith(b"), }"):
-        raise _Unusable
-    dims = dims[:-4]
-    if ndim == 1:
-        numbers = [dims[:-1]] if dims[-1:] == b"," else []
+    view = memoryview(payload)
+    start = _COMPACT.size
+    weights = tuple(view[start + 8 * n * k:start + 8 * n * (k + 1)].cast("d") for k in range(n_arrays))
+    if fisher:  # ln f, ln(1 - f) for f in [1e-9, 1 - 1e-9]; |f - 1/2| <= 1/2
+        _finite_within(weights[0], -21.0, 0.0)
+        _finite_within(weights[1], -21.0, 0.0)
+        _finite_within(weights[2], 0.0, 0.5)
     else:
-        numbers = dims.split(b", ")
-    if len(numbers) != ndim or not all(n.isdigit() and n.isascii() for n in numbers):
+        _finite_within(weights[0], -1e6, 1e6)
+    text = payload[start + 8 * n_arrays * n:].decode("utf-8", "surrogatepass")
+    vocab = text.split("\n") if n else []
+    index = dict(zip(vocab, range(n)))
+    if len(vocab) != n or len(index) != n or (n == 0 and text):
         raise _Unusable
-    return tuple(int(n) for n in numbers), data[end:]
-
-
-_JSON_SPACE = " \t\n\r"
-_JSON_WORDS = {"true": True, "false": False, "null": None}
-_JSON_NUMBER = frozenset("0123456789+-.eE")
-
-
-def _json_value(s, i):
-    """(value, index after it) of the JSON value at ``s[i]`` (no whitespace before it)."""
-    c = s[i:i + 1]
-    if c == '"':
-        j = s.find('"', i + 1)
-        text = s[i + 1:j]
-        if j < 0 or "\\" in text or not text.isprintable():  # escapes, control characters: json's
-            raise _Unusable
-        return text, j + 1
-    if c == "{":
-        out = {}
-        i = _json_skip(s, i + 1)
-        if s[i:i + 1] == "}":
-            return out, i + 1
-        while True:
-            if s[i:i + 1] != '"':
-                raise _Unusable
-            key, i = _json_value(s, i)
-            i = _json_skip(s, i)
-            if s[i:i + 1] != ":":
-                raise _Unusable
-            out[key], i = _json_value(s, _json_skip(s, i + 1))
-            i = _json_skip(s, i)
-            c = s[i:i + 1]
-            if c == "}":
-                return out, i + 1
-            if c != ",":
-                raise _Unusable
-            i = _json_skip(s, i + 1)
-    if c == "[":
-        out = []
-        i = _json_skip(s, i + 1)
-        if s[i:i + 1] == "]":
-            return out, i + 1
-        while True:
-            value, i = _json_value(s, i)
-            out.append(value)
-            i = _json_skip(s, i)
-            c = s[i:i + 1]
-            if c == "]":
-                return out, i + 1
-            if c != ",":
-                raise _Unusable
-            i = _json_skip(s, i + 1)
-    for word, value in _JSON_WORDS.items():
-        if s.startswith(word, i):
-            return value, i + len(word)
-    j = i
-    while s[j:j + 1] in _JSON_NUMBER and j < len(s):
-        j += 1
-    return _json_number(s[i:j]), j
-
-
-def _json_number(t):
-    """int or float of a JSON number written in ASCII digits, as json.loads gives it."""
-    n, i = len(t), 1 if t[:1] == "-" else 0
-    j = i
-    while j < n and "0" <= t[j] <= "9":
-        j += 1
-    if j == i or (t[i] == "0" and j > i + 1):
-        raise _Unusable
-    real = False
-    if j < n and t[j] == ".":
-        k = j + 1
-        while k < n and "0" <= t[k] <= "9":
-            k += 1
-        if k == j + 1:
-            raise _Unusable
-        j, real = k, True
-    if j < n and t[j] in "eE":
-        k = j + 2 if t[j + 1:j + 2] in ("+", "-") else j + 1
-        m = k
-        while m < n and "0" <= t[m] <= "9":
-            m += 1
-        if m == k:
-            raise _Unusable
-        j, real = m, True
-    if j != n:
-        raise _Unusable
-    return float(t) if real else int(t)
-
-
-def _json_skip(s, i):
-    n = len(s)
-    while i < n and s[i] in _JSON_SPACE:
-        i += 1
-    return i
-
-
-def _json_loads(text):
-    """``json.loads(text)`` for the JSON a model file's header is written in (no string
-    escapes, ASCII digits), without importing json (and re); anything else is handed to
-    json.loads itself, so the result is always json's."""
-    try:
-        value, i = _json_value(text, _json_skip(text, 0))
-        if _json_skip(text, i) != len(text):
-            raise _Unusable
-        return value
-    except (_Unusable, IndexError, ValueError, RecursionError):
-        import json
-
-        return json.loads(text)
-
-
-def _int64s(data, shape):
-    """The little-endian int64 values of ``data`` as a sequence (a memoryview: the array
-    module would import collections.abc & co. first)."""
-    if len(data) != 8 * math.prod(shape):
-        raise _Unusable
-    if sys.byteorder == "little":
-        return memoryview(data).cast("q")
-    from array import array  # pragma: no cover - big-endian machines
-
-    a = array("q")  # pragma: no cover
-    a.frombytes(data)  # pragma: no cover
-    a.byteswap()  # pragma: no cover
-    return a  # pragma: no cover
-
-
-def _read_lite(path, max_bytes):
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > min(max_bytes, MAX_LITE_BYTES):
-            raise _Unusable
-        chunks, size = [], 0
-        while size <= st.st_size:
-            chunk = os.read(fd, st.st_size + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        raw = b"".join(chunks)
-    finally:
-        os.close(fd)
-    members = _members(raw)
-    head = members.get("header.json")
-    if head is None or len(head) > _MAX_LITE_HEADER:
-        raise _Unusable
-    header = _json_loads(head.decode("utf-8"))
-    if not isinstance(header, dict) or header.get("format") != "textnb-model" or type(header.get("version")) is not int \
-            or header["version"] != 1:
-        raise _Unusable
-    node, declared = header.get("model"), header.get("arrays")
-    if not isinstance(node, dict) or node.get("kind") != "SpamScorer" or not isinstance(declared, dict) \
-            or set(node) != {"kind", "params", "state"}:
-        raise _Unusable
-    params, state = node["params"], node["state"]
-    if not isinstance(params, dict) or sorted(params) != list(_PARAMS) or params["method"] not in ("multinomial", "fisher") \
-            or not isinstance(state, dict) or sorted(state) != list(_STATE):
-        raise _Unusable
-    _number(params["alpha"], 0.0, _MAX_ALPHA, lo_open=True)
-    _number(params["robs"], 0.0, 1e6)
-    _number(params["robx"], 0.0, 1.0)
-    _number(params["min_dev"], 0.0, 0.4999999999)
-    norm = params["length_norm"]
-    if not (type(norm) is bool or (type(norm) in (int, float) and 0 <= norm <= 1)) or not (
-            params["max_tokens"] is None or (type(params["max_tokens"]) is int and 1 <= params["max_tokens"] <= 2**40)):
-        raise _Unusable
-    refs = {}
-    for key in _STATE:
-        ref = state[key]
-        if not isinstance(ref, dict) or set(ref) != {"$array"} or not isinstance(ref["$array"], str):
-            raise _Unusable
-        refs[key] = ref["$array"]
-    if len(set(refs.values())) != 4 or set(declared) != set(refs.values()) or len(members) != 5:
-        raise _Unusable
-    arrays = {}
-    sha256 = _sha256
-    if sum(len(members.get(f"arrays/{name}.npy", b"")) for name in refs.values()) > _OPENSSL_FROM:
-        try:
-            from _hashlib import openssl_sha256 as sha256
-        except ImportError:  # pragma: no cover - Python without OpenSSL
-            pass
-    for key, name in refs.items():
-        meta, data = declared[name], members.get(f"arrays/{name}.npy")
-        if not isinstance(meta, dict) or data is None or meta.get("nbytes") != len(data) \
-                or sha256(data).hexdigest() != meta.get("sha256"):
-            raise _Unusable
-        arrays[key] = data
-    shape, payload = _npy(arrays["classes_"], "<U4", 1)
-    if shape != (2,) or payload.decode("utf-32-le").replace("\0", " ") != "ham spam":
-        raise _Unusable
-    shape, payload = _npy(arrays["feature_count_"], "<i8", 2)
-    if shape[0] != 2:
-        raise _Unusable
-    counts = _int64s(payload, shape)
-    # no count is negative: the top byte of every little-endian int64 is below 0x80
-    negative = not payload[7::8].isascii()
-    n_tokens = shape[1]
-    c_shape, class_count = _npy(arrays["class_count_"], "<i8", 1)
-    class_count = _int64s(class_count, c_shape)
-    if c_shape != (2,) or min(class_count) < 0 or max(class_count) > _MAX_COUNT:
-        raise _Unusable
-    ham, spam = counts[:n_tokens], counts[n_tokens:]
-    if n_tokens and (negative or max(ham) > class_count[0] or max(spam) > class_count[1]):
-        raise _Unusable
-    t_shape, text = _npy(arrays["tokens_utf8_"], "|u1", 1)
-    if t_shape != (len(text),):
-        raise _Unusable
-    vocab = text.decode("utf-8", "surrogatepass").split("\n") if n_tokens else []
-    index = dict(zip(vocab, range(len(vocab))))
-    if len(vocab) != n_tokens or len(index) != n_tokens:
-        raise _Unusable
-    return LiteScorer(index, ham, spam, tuple(class_count), float(params["alpha"]), params["length_norm"],
-                      method=params["method"], robs=float(params["robs"]), robx=float(params["robx"]),
-                      min_dev=float(params["min_dev"]), max_tokens=params["max_tokens"])
+    return LiteScorer(index, weights, method="fisher" if fisher else "multinomial", max_tokens=max_tokens or None,
+                      length_norm=False if norm == 0.0 else norm, prior=prior)
 
 
 def length_divisor(n_known, length_norm):
@@ -543,22 +339,18 @@ def length_divisor(n_known, length_norm):
     return n ** float(length_norm)
 
 
-class _Weights(dict):
-    """Token -> weight, computed on first look-up (None for a token the model never saw)."""
-
-    __slots__ = ("scorer",)
-
-    def __missing__(self, token):
-        j = self.scorer.index.get(token)
-        w = self[token] = None if j is None else self.scorer.weight(j)
-        return w
+#: a term below this share of a sum leaves it unchanged (under half an ulp)
+_NEGLIGIBLE = 2.0 ** -54
 
 
 def _log_poisson_tail(m, log_m, k, upper):
     """``log sum m^i / i!`` over ``i < k`` (``upper`` False) or ``i >= k`` (True), for the
     side whose terms fall away from ``i = k - 1`` (below, ``m >= k``) or ``i = k`` (above,
     ``m < k``): from that largest term outwards, each term the one before times ``i / m``
-    or ``m / i``, until the terms are below 1e-20 of the sum (or ``i`` reaches 0)."""
+    or ``m / i``, until a term is below ``2**-54`` of the sum (or ``i`` reaches 0). The
+    terms only fall from there, and a term below ``2**-54`` of the sum is below half a
+    unit in the last place of it, so adding it (or any later term) rounds back to the same
+    sum: stopping there gives the very float the series to any smaller cut-off gives."""
     i = k if upper else k - 1
     log_first = i * log_m - math.lgamma(i + 1.0)
     total, t = 1.0, 1.0
@@ -567,14 +359,14 @@ def _log_poisson_tail(m, log_m, k, upper):
             i += 1
             t *= m / i
             total += t
-            if t < 1e-20 * total:
+            if t < _NEGLIGIBLE * total:
                 break
     else:
         while i > 0:
             t *= i / m
             i -= 1
             total += t
-            if t < 1e-20 * total:
+            if t < _NEGLIGIBLE * total:
                 break
     return log_first + math.log(total)
 
@@ -617,21 +409,24 @@ def robinson_weight(b, g, n_s, n_h, robs, robx):
     return math.log(f), math.log1p(-f), abs(f - 0.5)
 
 
-def fisher_log_odds(weights, min_dev, max_tokens=None):
-    """Spam log-odds of Fisher's combining (bogofilter, SpamBayes) over one message's token
-    weights (:func:`robinson_weight`, in the message's token order): the tokens with
-    ``|f - 1/2| >= min_dev`` (at most ``max_tokens`` of them, the most extreme first),
-    ``S = P(chi2_2n <= -2 sum ln(1 - f))``, ``H = P(chi2_2n <= -2 sum ln f)``,
-    ``I = (1 + S - H) / 2``; returns ``log I - log(1 - I)`` computed in log space. The one
-    implementation of this scoring: :class:`textnb.apps.spamscore.SpamScorer` calls it too."""
-    used = [w for w in weights if w[2] >= min_dev]
-    if max_tokens is not None and len(used) > max_tokens:
-        used = sorted(used, key=lambda w: -w[2])[:max_tokens]  # stable: ties keep their order
-    n = len(used)
+def fisher_log_odds(ids, ln_f, ln_1mf, dev, min_dev=None, max_tokens=None):
+    """Spam log-odds of Fisher's combining (bogofilter, SpamBayes) of one message: ``ids``
+    are the positions of its known tokens (in the message's order) in the per-token weights
+    ``ln_f``, ``ln_1mf``, ``dev`` (:func:`robinson_weight`). The tokens with ``dev >=
+    min_dev`` (None: ``ids`` holds only such tokens) are used, at most ``max_tokens`` of
+    them, the most extreme first; ``S = P(chi2_2n <= -2 sum ln(1 - f))``, ``H = P(chi2_2n
+    <= -2 sum ln f)``, ``I = (1 + S - H) / 2``; returns ``log I - log(1 - I)`` computed in
+    log space. The one implementation of this scoring: :class:`LiteScorer` and
+    :class:`textnb.apps.spamscore.SpamScorer` both call it."""
+    if min_dev is not None:
+        ids = [j for j in ids if dev[j] >= min_dev]
+    if max_tokens is not None and len(ids) > max_tokens:
+        ids = sorted(ids, key=dev.__getitem__, reverse=True)[:max_tokens]  # stable: ties keep their order
+    n = len(ids)
     if not n:
         return 0.0
-    sum_ln_f = reduce(add, [w[0] for w in used], 0.0)
-    sum_ln_1mf = reduce(add, [w[1] for w in used], 0.0)
+    sum_ln_f = reduce(add, map(ln_f.__getitem__, ids), 0.0)
+    sum_ln_1mf = reduce(add, map(ln_1mf.__getitem__, ids), 0.0)
     lp_s, lq_s = log_chi2_even_1(-2.0 * sum_ln_1mf, n)
     lp_h, lq_h = log_chi2_even_1(-2.0 * sum_ln_f, n)
     # I = (Q_h + P_s) / 2 and 1 - I = (P_h + Q_s) / 2
@@ -640,50 +435,28 @@ def fisher_log_odds(weights, min_dev, max_tokens=None):
 
 class LiteScorer:
     """The log-odds of :class:`textnb.apps.spamscore.SpamScorer` (``method="multinomial"``
-    or ``"fisher"``) from its counts, in plain Python.
+    or ``"fisher"``) from its per-token weights (:func:`compact_weights`), in plain Python.
 
-    Multinomial, per token ``w``: ``log((b_w + alpha) / (B + alpha V)) - log((g_w + alpha) /
-    (G + alpha V))`` (``b``, ``g``: spam and ham messages holding ``w``; ``B``, ``G`` their
-    sums; ``V`` the vocabulary size), computed when a token is first met; a message's
-    log-odds is the sum over its distinct known tokens, in their order (one addition after
-    the other, as numpy's ``bincount`` adds them), divided by :func:`length_divisor` of the
-    number of known tokens (``sqrt`` for ``length_norm=True``), plus the log prior ratio.
-    Metsis, Androutsopoulos & Paliouras (2006).
-
-    Fisher: per token :func:`robinson_weight`, per message :func:`fisher_log_odds` (the
-    functions ``SpamScorer`` itself uses).
+    ``index`` maps each token to its position in the ``weights`` sequences: for Fisher
+    (ln f, ln(1 - f), |f - 1/2|) of the tokens that pass the model's ``min_dev``, scored
+    by :func:`fisher_log_odds`; for multinomial the log-likelihood ratio of every token,
+    summed over a message's distinct known tokens in their order (one addition after the
+    other, as numpy's ``bincount`` adds them), divided by :func:`length_divisor` of the
+    number of known tokens, plus ``prior`` (Metsis, Androutsopoulos & Paliouras 2006).
     """
 
-    def __init__(self, index, ham, spam, class_count, alpha, length_norm, *, method="multinomial",
-                 robs=0.0178, robx=0.52, min_dev=0.375, max_tokens=None):
-        self.index, self.ham, self.spam = index, ham, spam
-        self.alpha, self.length_norm = alpha, length_norm
-        self.method, self.robs, self.robx, self.min_dev, self.max_tokens = method, robs, robx, min_dev, max_tokens
-        v = len(index)
-        self._log_b = math.log(float(sum(spam)) + alpha * v)
-        self._log_g = math.log(float(sum(ham)) + alpha * v)
-        n_h, n_s = float(class_count[0]), float(class_count[1])
-        self._n_h, self._n_s = n_h, n_s
-        self.prior = math.log(n_s) - math.log(n_h) if n_s and n_h else (math.inf if n_s else -math.inf)
-        self._weights = _Weights()
-        self._weights.scorer = self
-
-    def weight(self, j):
-        """Token number ``j``'s weight: its log-likelihood ratio (multinomial) or
-        :func:`robinson_weight` (fisher)."""
-        if self.method == "fisher":
-            return robinson_weight(float(self.spam[j]), float(self.ham[j]), self._n_s, self._n_h, self.robs, self.robx)
-        a = self.alpha
-        return (math.log(self.spam[j] + a) - self._log_b) - (math.log(self.ham[j] + a) - self._log_g)
+    def __init__(self, index, weights, *, method="fisher", max_tokens=None, length_norm=False, prior=0.0):
+        self.index, self.weights, self.method = index, weights, method
+        self.max_tokens, self.length_norm, self.prior = max_tokens, length_norm, prior
 
     def log_odds(self, tokens):
         """Spam log-odds of one message's distinct tokens."""
-        known = [w for w in map(self._weights.__getitem__, tokens) if w is not None]
+        ids = [j for j in map(self.index.get, tokens) if j is not None]
         if self.method == "fisher":
-            return fisher_log_odds(known, self.min_dev, self.max_tokens)
-        total = reduce(add, known, 0.0)  # left to right, never a compensated sum
+            return fisher_log_odds(ids, *self.weights, max_tokens=self.max_tokens)
+        total = reduce(add, map(self.weights[0].__getitem__, ids), 0.0)  # left to right, never compensated
         if self.length_norm is not False and self.length_norm != 0:
-            total = total / length_divisor(len(known), self.length_norm)
+            total = total / length_divisor(len(ids), self.length_norm)
         return total + self.prior
 
 
@@ -717,9 +490,11 @@ class LiteFilter(StreamClassifier):
     def load(cls, path, *, max_model_bytes=MAX_LITE_BYTES, **kwargs):
         """A LiteFilter for the model file ``path``, or None when this path does not read it."""
         try:
-            scorer = _read_lite(os.fspath(path), max_model_bytes)
-        except (_Unusable, OSError, ValueError, TypeError, KeyError, IndexError, OverflowError, MemoryError,
-                struct.error, UnicodeError, RecursionError):
+            payload = read_payload(os.fspath(path), max_model_bytes)
+            if payload is None:
+                return None
+            scorer = decode_compact(payload)
+        except (_Unusable, OSError, ValueError, TypeError, OverflowError, MemoryError, struct.error, UnicodeError):
             return None
         return cls(scorer, **kwargs)
 

@@ -57,7 +57,8 @@ from textnb.core.errors import InputError
 from textnb.core.model_io import register
 from textnb.core.model_schema import MAX_ALPHA, MAX_COUNT, MAX_DIM, Array, Bool, Choice, Classes, Float, Int, OneOf, Optional
 
-from textnb.apps.spamlite import fisher_log_odds, length_divisor, log_chi2_even_1, robinson_weight
+from textnb.apps.spamlite import (LiteScorer, compact_weights, encode_compact, fisher_log_odds, length_divisor,
+                                  log_chi2_even_1, robinson_weight)
 from textnb.io.mailtokens import Tokens, message_tokens  # noqa: F401 (the tokenizer's home before)
 
 __all__ = ["SpamScorer", "message_tokens", "log_chi2_even"]
@@ -311,12 +312,41 @@ class SpamScorer:
         self.class_count_ = class_count.astype(np.int64)
 
     def save(self, path):
-        """Write the fitted scorer to a ``.tnb`` model file (atomically, no pickle)."""
+        """Write the fitted scorer to a ``.tnb`` model file (atomically, no pickle), with
+        its compact form in front (:meth:`lite_scorer`; the spam filter's fast path reads it)."""
         from textnb.core.model_io import save
 
         if not hasattr(self, "classes_"):
             raise InputError("the spam scorer is not fitted")
         save(self, path)
+
+    def lite_scorer(self):
+        """A :class:`~textnb.apps.spamlite.LiteScorer` of this fitted model (its per-token
+        weights, :func:`~textnb.apps.spamlite.compact_weights`), which gives the very floats
+        of :meth:`decision_function`; None for ``method="geometric"`` or classes other than
+        ham and spam."""
+        if self.method not in ("multinomial", "fisher") or [str(c) for c in self.classes_] != ["ham", "spam"]:
+            return None
+        self._check_params()
+        tokens = self.vocabulary_.tolist()
+        order = sorted(range(len(tokens)), key=tokens.__getitem__)  # the same counts, the same bytes
+        counts = self.feature_count_[:, np.asarray(order, dtype=np.int64)].tolist()
+        kept, weights = compact_weights(self.method, [tokens[j] for j in order], counts[1], counts[0],
+                                        self.class_count_.tolist(), alpha=float(self.alpha), robs=float(self.robs),
+                                        robx=float(self.robx), min_dev=float(self.min_dev))
+        prior = 0.0
+        if self.method == "multinomial":
+            n_h, n_s = (float(v) for v in self.class_count_)
+            prior = math.log(n_s) - math.log(n_h) if n_s and n_h else (math.inf if n_s else -math.inf)
+        return LiteScorer(dict(zip(kept, range(len(kept)))), weights, method=self.method,
+                          max_tokens=None if self.max_tokens is None else int(self.max_tokens),
+                          length_norm=self._norm() if self.method == "multinomial" else False, prior=prior)
+
+    def _compact_form(self):
+        """What :func:`textnb.core.model_io.save` writes in front of the archive: the
+        :meth:`lite_scorer` encoded (:func:`~textnb.apps.spamlite.encode_compact`), or None."""
+        scorer = self.lite_scorer() if hasattr(self, "classes_") else None
+        return None if scorer is None else encode_compact(scorer)
 
     # -- scoring ---------------------------------------------------------------------------
     def _token_weights(self):
@@ -431,13 +461,15 @@ class SpamScorer:
         b = self.feature_count_[1, uniq].astype(np.float64).tolist()
         g = self.feature_count_[0, uniq].astype(np.float64).tolist()
         robs, robx = float(self.robs), float(self.robx)
-        weight = {j: robinson_weight(bj, gj, n_s, n_h, robs, robx) for j, bj, gj in zip(uniq, b, g)}
+        ln_f, ln_1mf, dev = (list(w) for w in zip(*[robinson_weight(bj, gj, n_s, n_h, robs, robx)
+                                                      for bj, gj in zip(b, g)])) if uniq else ([], [], [])
+        position = dict(zip(uniq, range(len(uniq))))
         docs = [[] for _ in range(n_docs)]
         for j, k in zip(ids.tolist(), owner.tolist()):
-            docs[k].append(weight[j])
+            docs[k].append(position[j])
         min_dev = float(self.min_dev)
         max_tokens = None if self.max_tokens is None else int(self.max_tokens)
-        return np.array([fisher_log_odds(d, min_dev, max_tokens) for d in docs], dtype=np.float64)
+        return np.array([fisher_log_odds(d, ln_f, ln_1mf, dev, min_dev, max_tokens) for d in docs], dtype=np.float64)
 
     def predict_log_odds(self, X):
         """Per-class log-odds, shape (n, 2): column 1 is the log-odds of ``classes_[1]``."""

@@ -12,10 +12,8 @@ The verdict rules themselves (cut-offs, exit codes, headers) are those of
 the multinomial and Fisher models (the floats of ``SpamScorer.decision_function`` bit for bit) and
 :class:`textnb.apps.filtering.SpamFilter` for every other spam model.
 
-**Memory.** A served :class:`LiteScorer` keeps the weights of the tokens it has looked
-up; here only the tokens the model knows are kept, so the cache is bounded by the
-model's vocabulary whatever the traffic (a token the model never saw costs one
-dictionary look-up per occurrence and is not stored).
+**Memory.** A served :class:`LiteScorer` holds one weight per token of the model (three
+for Fisher's method), built when the model is loaded; the traffic adds nothing to it.
 """
 
 import threading
@@ -23,7 +21,7 @@ import weakref
 
 from textnb.apps.filtering import EXIT_CODES, SPAM, SpamFilter, add_headers
 from textnb.apps.protocol import SPAMD_THRESHOLD, spamd_score, spamd_score_text
-from textnb.apps.spamlite import DEFAULT_SPAM_CUTOFF, LiteFilter, LiteScorer, logit, score_text
+from textnb.apps.spamlite import DEFAULT_SPAM_CUTOFF, LiteFilter, logit, score_text
 from textnb.core.errors import InputError
 
 __all__ = ["message_verdict", "classify_mail", "spamd_fields", "spamd_report", "spamd_symbol", "is_spam_model"]
@@ -31,8 +29,6 @@ __all__ = ["message_verdict", "classify_mail", "spamd_fields", "spamd_report", "
 _LITE = weakref.WeakKeyDictionary()
 _LITE_LOCK = threading.Lock()
 _NONE = object()
-#: token weights a served scorer may cache when its cache is not the known-tokens-only one
-_MAX_CACHED = 1 << 20
 
 
 def is_spam_model(model):
@@ -40,23 +36,11 @@ def is_spam_model(model):
     return SPAM in [str(c) for c in getattr(model, "classes_", [])] and hasattr(model, "predict_log_odds")
 
 
-class _KnownWeights(dict):
-    """Token -> weight for the tokens the model knows; unknown tokens are not stored."""
-
-    __slots__ = ("scorer",)
-
-    def __missing__(self, token):
-        j = self.scorer.index.get(token)
-        if j is None:
-            return None
-        w = self[token] = self.scorer.weight(j)
-        return w
-
-
 def _lite_scorer(model):
-    """A LiteScorer over the very counts of ``model`` when it is a spam model of the default
-    kind (a multinomial ``SpamScorer`` of classes ham and spam), else None; built once per
-    loaded model object (held while the model is)."""
+    """The :class:`LiteScorer` of ``model`` when it is a spam model of the default kinds (a
+    multinomial or Fisher ``SpamScorer`` of classes ham and spam: its
+    :meth:`~textnb.apps.spamscore.SpamScorer.lite_scorer`, the weights its compact form
+    holds), else None; built once per loaded model object (held while the model is)."""
     with _LITE_LOCK:
         try:
             scorer = _LITE.get(model, _NONE)
@@ -65,19 +49,11 @@ def _lite_scorer(model):
         if scorer is not _NONE:
             return scorer
         scorer = None
-        if type(model).__name__ == "SpamScorer" and getattr(model, "method", None) in ("multinomial", "fisher") \
-                and [str(c) for c in getattr(model, "classes_", [])] == ["ham", "spam"]:
-            vocab = model.vocabulary_.tolist()
-            counts = model.feature_count_
-            scorer = LiteScorer(dict(zip(vocab, range(len(vocab)))), counts[0].tolist(), counts[1].tolist(),
-                                tuple(int(c) for c in model.class_count_), float(model.alpha),
-                                model._norm(), method=model.method, robs=float(model.robs),
-                                robx=float(model.robx), min_dev=float(model.min_dev),
-                                max_tokens=None if model.max_tokens is None else int(model.max_tokens))
-            if hasattr(scorer, "_weights") and hasattr(scorer, "index") and hasattr(scorer, "weight"):
-                weights = _KnownWeights()
-                weights.scorer = scorer
-                scorer._weights = weights
+        if callable(getattr(model, "lite_scorer", None)) and hasattr(model, "classes_"):
+            try:
+                scorer = model.lite_scorer()
+            except InputError:  # parameters the model refuses: the full path says so
+                scorer = None
         _LITE[model] = scorer
         return scorer
 
@@ -100,9 +76,6 @@ def message_verdict(model, data, *, spam_cutoff=None, ham_cutoff=None, max_bytes
         raise InputError("stdin: empty message")
     lite = _lite_scorer(model)
     verdict = LiteFilter(lite, **kwargs).classify([data])[0] if lite is not None else None
-    cache = getattr(lite, "_weights", None)
-    if cache is not None and not isinstance(cache, _KnownWeights) and len(cache) > _MAX_CACHED:
-        cache.clear()  # a scorer whose cache could not be made known-tokens-only: bounded by count
     if verdict is None or verdict.log_odds != verdict.log_odds:  # NaN: the numpy path says why
         verdict = sf.classify([data])[0]
     return verdict

@@ -14,6 +14,13 @@ A ZIP archive (stored, not compressed) with these members:
     One numpy ``.npy`` member per array, written and read with
     ``allow_pickle=False`` (numbers and fixed-width unicode only).
 
+A model whose class defines ``_compact_form()`` (the spam model) also gets that compact
+form in front of the archive (:mod:`textnb.core.compact`: a frame, the payload, then the
+ZIP archive, whose offsets count from the start of the file, as in a ``zipapp``); ZIP
+readers, this module and older textnb versions skip it. It is written by the same
+:func:`save`, in the same atomic replacement, so it always matches the archive, and only
+for a model checked to load (never with ``check=False``).
+
 Loading never executes code and never trusts a size: only classes registered with
 :func:`register` can be built; the path must be a regular file (a FIFO or device is
 refused before it is opened for reading, so ``load`` cannot block); every member must be
@@ -66,6 +73,7 @@ except ImportError:  # pragma: no cover - not on Windows
 
 import numpy as np
 
+from textnb.core import compact
 from textnb.core.attributes import Attribute
 from textnb.core.errors import InputError, ModelFileError, ParameterError
 from textnb.core.version import __version__
@@ -569,12 +577,24 @@ def save(model, path, *, check=True):
         members.append((f"arrays/{name}.npy", data))
     head = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
 
+    payload = None
+
     def write(f):
-        with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED) as z:
+        buf = io.BytesIO()
+        if payload is not None:  # the archive's offsets count from the start of the file
+            buf.write(bytes(compact.FRAME.size) + payload)
+        with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as z:
             for member, data in [("header.json", head)] + members:
                 info = zipfile.ZipInfo(member, date_time=(1980, 1, 1, 0, 0, 0))
                 info.external_attr = 0o644 << 16
                 z.writestr(info, data)
+        data = buf.getbuffer()
+        if payload is not None:
+            start = compact.FRAME.size + len(payload)
+            f.write(compact.frame(payload, data[start:]))
+            f.write(data[compact.FRAME.size:])
+        else:
+            f.write(data)
 
     path = os.fspath(path)
     if os.path.isdir(path):
@@ -587,6 +607,9 @@ def save(model, path, *, check=True):
         node = isinstance(model, ModelNode)
         _check_before_writing(path, head, packer.arrays,
                               build="kernel" if node and model.kind in KERNEL_MODULES else not node)
+    compact_form = getattr(model, "_compact_form", None)
+    if check and callable(compact_form):  # in front of the archive: only for a model checked to load
+        payload = compact_form()
     try:
         atomic_write(path, write)
     except OSError as exc:

@@ -160,7 +160,7 @@ def _strip_ends(words):
     r"""``words`` (runs of ``[\w$'.-]``) without their leading and trailing ``'.-``, empty
     ones dropped: what substituting :data:`_LEAD` and then :data:`_TRAIL` with a space in
     the space-separated runs gives, without a regular expression (and faster)."""
-    return [w for w in map(str.strip, words, [_ENDS] * len(words)) if w]
+    return list(filter(None, map(str.strip, words, [_ENDS] * len(words))))
 
 
 def _pieces(text):
@@ -259,15 +259,6 @@ def _starts_with_field(text):
     return _is_name(text[:i])
 
 
-def _field_name(line):
-    """The name of a header field line (``_FIELD.match``: a name, then a colon), or None."""
-    i = line.find(":")
-    if i <= 0:
-        return None
-    name = line[:i]
-    return name if _is_name(name) else None
-
-
 #: Header fields of mail and news (RFC 5322, 2045, 2369, 3834, 5536, ...): a block of
 #: ``Name: value`` lines that is not ended by a blank line is a header only when it holds
 #: one of them (or an ``X-``, ``List-``, ``Content-``, ``Resent-``, ... field).
@@ -328,8 +319,10 @@ def _split_message(text, cut=None):
     name = parts = None
     size = 0
     separated = False
+    blanks = (" ", "\t")
     for line in _lines(text):
-        if line[:1] in (" ", "\t"):
+        first = line[:1]
+        if first in blanks:
             if not line.strip(" \t"):  # a line of blanks ends the header, as a blank line
                 pos, separated = pos + len(line) + 1, True
                 break
@@ -342,12 +335,13 @@ def _split_message(text, cut=None):
                     cut.add("headerbytes")
             pos += len(line) + 1
             continue
-        if not line:
+        if not first:
             pos, separated = pos + 1, True
             break
-        field = _field_name(line)
-        if field is None or (line[len(field) + 1:len(field) + 2] not in ("", " ", "\t")
-                             and not _known_field(field.lower())):
+        i = line.find(":")  # a field name (``_FIELD.match``: a name, then a colon), as _is_name, inline
+        field = line[:i]
+        if i <= 0 or not (field.isascii() and field.isprintable() and " " not in field) or (
+                line[i + 1:i + 2] not in ("", " ", "\t") and not _known_field(field.lower())):
             break  # the first line that is not a field (nor "Name:value" of a mail field): the body
         if parts is not None:
             fields.append((name, " ".join(parts)))
@@ -356,7 +350,7 @@ def _split_message(text, cut=None):
             if cut is not None:
                 cut.add("headers")
         else:
-            name, parts = field.lower(), [line[len(field) + 1:].lstrip(" \t")]
+            name, parts = field.lower(), [line[i + 1:].lstrip(" \t")]
             size = len(parts[0])
             starts.append(pos)
         pos += len(line) + 1
@@ -541,6 +535,8 @@ def _split_parts(body, boundary):
 _SKIP_TAGS = frozenset({"head", "title"})
 _RAW_TAGS = frozenset({"script", "style"})  # their content is not HTML: skipped whole
 _BLOCK_TAGS = frozenset({"p", "br", "div", "tr", "td", "li", "h1", "h2", "h3", "table"})
+#: the other start tags :func:`html_text`'s ``opened`` acts on
+_OPENED_TAGS = frozenset({"img"}) | _RAW_TAGS | _SKIP_TAGS
 
 
 class _Finder:
@@ -598,7 +594,7 @@ def html_text(src):
     text, hosts, images, skip = [], [], 0, 0
     pos, n, tags, capped = 0, len(src), 0, False
     unescape = html.unescape
-    next_tag, attr = _P.NEXT_TAG.search, _P.ATTR.finditer
+    next_tag, attr, link_host = _P.NEXT_TAG.search, _P.ATTR.finditer, _P.URL.search
 
     def data(chunk):
         if chunk and not skip:
@@ -613,9 +609,9 @@ def html_text(src):
             if name in ("href", "src", "action"):
                 value = unescape(value).strip().lower()
                 if value.startswith(("http://", "https://", "ftp://")):
-                    host = _link_hosts(value[:300])
+                    host = link_host(value, 0, 300)  # the first of _link_hosts(value[:300])
                     if host:
-                        hosts.append(host[0])
+                        hosts.append(host.group(1))
             elif name in ("alt", "title"):
                 text.append(" " + unescape(value) + " ")
 
@@ -665,7 +661,10 @@ def html_text(src):
                 low = attrs.lower()
                 if "href" in low or "src" in low or "action" in low or "alt" in low or "title" in low:
                     attributes(m.start(3), m.end(3))
-            pos = opened(tag, pos)
+            if tag in _BLOCK_TAGS:  # opened(tag, pos) for the common tags, inline
+                text.append("\n")
+            elif tag in _OPENED_TAGS:
+                pos = opened(tag, pos)
             continue
         if find(">", lt + 1) < 0:  # nothing after can close: the rest is text
             data(src[lt:])
