@@ -17,7 +17,8 @@ import scipy.sparse as sp
 from textnb.core.errors import InputError, ParameterError
 from textnb.core.folds import given_splits, stratified_kfold
 from textnb.meta.labelsets import precision_recall_f1
-from textnb.text.vectorizer import TermKeys, count_batch, prune_mask
+from textnb.text.tokenize import TermKeys, count_batch
+from textnb.text.training import prune_mask
 
 __all__ = ["classification_report", "confusion_matrix", "cross_validate", "evaluate_split", "expected_calibration_error",
            "log_loss", "unfitted_copy", "vectorize_all"]
