@@ -31,12 +31,21 @@ def _splits(test_folds, n_splits):
     return [(np.flatnonzero(test_folds != k), np.flatnonzero(test_folds == k)) for k in range(n_splits)]
 
 
+def _check_n_splits(n, n_splits):
+    """scikit-learn's refusals (and words) for ``n_splits`` below 2 or above ``n`` rows."""
+    if n_splits < 2:
+        raise ValueError(f"k-fold cross-validation requires at least one train/test split by setting n_splits=2 or "
+                         f"more, got n_splits={n_splits}.")
+    if n_splits > n:
+        raise ValueError(f"Cannot have number of splits n_splits={n_splits} greater than the number of samples: "
+                         f"n_samples={n}.")
+
+
 def kfold(n, n_splits, seed=0):
     """The ``(train, test)`` index arrays of ``n`` rows in ``n_splits`` shuffled folds: those of
     scikit-learn's ``KFold(n_splits, shuffle=True, random_state=seed).split`` (the same
     permutation, fold sizes and sorted indices)."""
-    if n_splits < 2 or n_splits > n:
-        raise ValueError(f"n_splits must be between 2 and the number of rows ({n}); got {n_splits}")
+    _check_n_splits(n, n_splits)
     order = np.arange(n)
     random_state(seed).shuffle(order)
     sizes = np.full(n_splits, n // n_splits, dtype=int)
@@ -67,8 +76,7 @@ def stratified_kfold(y, n_splits, seed=0):
     if y.ndim != 1:
         raise ValueError(f"y must be one label per row; got shape {y.shape}")
     n = len(y)
-    if n_splits < 2 or n_splits > n:
-        raise ValueError(f"n_splits must be between 2 and the number of rows ({n}); got {n_splits}")
+    _check_n_splits(n, n_splits)
     rng = random_state(seed)
     _, first, inverse = np.unique(y, return_index=True, return_inverse=True)
     _, class_perm = np.unique(first, return_inverse=True)
@@ -76,7 +84,7 @@ def stratified_kfold(y, n_splits, seed=0):
     n_classes = len(first)
     counts = np.bincount(encoded, minlength=n_classes)
     if np.all(n_splits > counts):
-        raise ValueError(f"n_splits={n_splits} cannot be greater than the number of members in each class")
+        raise ValueError(f"n_splits={n_splits} cannot be greater than the number of members in each class.")
     ordered = np.sort(encoded)
     allocation = np.asarray([np.bincount(ordered[i::n_splits], minlength=n_classes) for i in range(n_splits)])
     test_folds = np.empty(n, dtype=np.intp)
