@@ -78,7 +78,7 @@ def _evaluate_table(args, opts, inputs, table, start, out):
     from textnb.meta.registry import make_table_model
 
     check_table_classes(table)
-    model = make_table_model(opts, table)
+    model = make_table_model(opts, table, kernel=True)  # (a kernel is fitted fold by fold without scikit-learn)
     test = read_table(args.test, like=table.attributes, drop=inputs.ignore) if args.test else None
     bar = Progress("folds")
     try:

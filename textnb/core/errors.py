@@ -5,7 +5,7 @@ Every problem with the user's input (a file, a flag, a model file) is raised as 
 The command line prints that line and exits with status 1; library users catch it.
 """
 
-__all__ = ["TextnbError", "InputError", "NotATextCorpus", "ParameterError", "ModelFileError", "DataWarning"]
+__all__ = ["TextnbError", "InputError", "NotATextCorpus", "ParameterError", "ModelFileError", "DataWarning", "short_repr"]
 
 
 class TextnbError(Exception):
@@ -34,3 +34,9 @@ class DataWarning(UserWarning):
     """Input that is used, but probably not as meant (e.g. a numeric attribute given to
     a model that learned it as nominal); one line naming the file and the problem. The
     command line prints it as ``textnb: warning: ...``."""
+
+
+def short_repr(value):
+    """``repr(value)`` on one line, at most 80 characters (for one-line error messages)."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -8,20 +8,20 @@ each training fold (terms absent from the training fold are dropped, as unseen
 words are), without tokenising every document K times.
 """
 
+import copy
 import time
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import clone
-from sklearn.metrics import confusion_matrix, f1_score, log_loss, precision_recall_fscore_support
-from sklearn.model_selection import StratifiedKFold
 
 from textnb.core.errors import InputError, ParameterError
-from textnb.naive_bayes.base import given_splits
-from textnb.text.vectorizer import TermKeys, count_batch, prune_mask
+from textnb.core.folds import given_splits, stratified_kfold
+from textnb.meta.labelsets import precision_recall_f1
+from textnb.text.tokenize import TermKeys, count_batch
+from textnb.text.training import prune_mask
 
-__all__ = ["classification_report", "cross_validate", "evaluate_split", "expected_calibration_error", "vectorize_all"]
+__all__ = ["classification_report", "confusion_matrix", "cross_validate", "evaluate_split", "expected_calibration_error",
+           "log_loss", "unfitted_copy", "vectorize_all"]
 
 #: Confidence bins of the expected calibration error (Guo et al. 2017 use 15).
 ECE_BINS = 15
@@ -49,6 +49,48 @@ def expected_calibration_error(y_true, proba, classes, n_bins=ECE_BINS):
     return float(gap.sum() / n)
 
 
+def confusion_matrix(y_true, y_pred, labels):
+    """Counts (int64, ``len(labels)`` square; rows: true, columns: predicted, in the order of
+    ``labels``), as scikit-learn's ``confusion_matrix(y_true, y_pred, labels=labels)``: rows
+    whose true or predicted label is not in ``labels`` are left out."""
+    labels = np.asarray(labels)
+    n_labels = len(labels)
+    order = np.argsort(labels, kind="stable")
+    ordered = labels[order]
+
+    def codes(values):
+        values = np.asarray(values)
+        at = np.minimum(np.searchsorted(ordered, values), max(n_labels - 1, 0))
+        known = (ordered[at] == values) if n_labels else np.zeros(len(values), dtype=bool)
+        return order[at] if n_labels else at, known
+
+    (t, t_known), (p, p_known) = codes(y_true), codes(y_pred)
+    keep = t_known & p_known
+    cells = np.bincount(t[keep] * n_labels + p[keep], minlength=n_labels * n_labels)
+    return cells.astype(np.int64).reshape(n_labels, n_labels)
+
+
+def log_loss(y_true, proba, labels):
+    """Mean negative log probability of the true labels, as scikit-learn's
+    ``log_loss(y_true, proba, labels=labels)``: ``proba``'s columns are the sorted
+    ``labels``, clipped to ``[eps, 1 - eps]`` (float64 ``eps``), not renormalised.
+
+    Raises
+    ------
+    ValueError
+        A true label not in ``labels``, or ``proba`` with another number of columns.
+    """
+    classes = np.unique(np.asarray(labels))
+    y_true, proba = np.asarray(y_true), np.asarray(proba, dtype=np.float64)
+    if proba.ndim != 2 or proba.shape[1] != len(classes) or len(classes) < 2:
+        raise ValueError(f"proba needs one column per label ({len(classes)}, at least 2); got shape {proba.shape}")
+    at = np.minimum(np.searchsorted(classes, y_true), len(classes) - 1)
+    if not np.all(classes[at] == y_true):
+        raise ValueError("y_true holds labels that are not in labels")
+    eps = np.finfo(np.float64).eps
+    return float(np.mean(-np.log(np.clip(proba[np.arange(len(y_true)), at], eps, 1 - eps))))
+
+
 def classification_report(y_true, y_pred, classes, proba=None):
     """Accuracy, macro-F1, per-class precision / recall / F1 / support and the confusion matrix.
 
@@ -57,20 +99,23 @@ def classification_report(y_true, y_pred, classes, proba=None):
     """
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
     classes = list(classes)
-    p, r, f, s = precision_recall_fscore_support(y_true, y_pred, labels=classes, zero_division=0)
+    matrix = confusion_matrix(y_true, y_pred, classes)
+    tp = np.diag(matrix)
+    p, r, f = precision_recall_f1(tp, matrix.sum(axis=0) - tp, matrix.sum(axis=1) - tp)
+    s = matrix.sum(axis=1)
     report = {
         "n": int(len(y_true)),
         "accuracy": float(np.mean(y_true == y_pred)) if len(y_true) else 0.0,
-        "macro_f1": float(f1_score(y_true, y_pred, labels=classes, average="macro", zero_division=0)),
+        "macro_f1": float(np.mean(f)) if len(f) else 0.0,
         "classes": [str(c) for c in classes],
         "per_class": {
             str(c): {"precision": float(p[i]), "recall": float(r[i]), "f1": float(f[i]), "support": int(s[i])}
             for i, c in enumerate(classes)
         },
-        "confusion_matrix": confusion_matrix(y_true, y_pred, labels=classes).tolist(),
+        "confusion_matrix": matrix.tolist(),
     }
     if proba is not None and len(y_true):
-        report["log_loss"] = float(log_loss(y_true, np.clip(proba, 1e-15, 1), labels=classes))
+        report["log_loss"] = float(log_loss(y_true, np.clip(proba, 1e-15, 1), classes))
         report["ece"] = expected_calibration_error(y_true, proba, classes)
     return report
 
@@ -94,6 +139,22 @@ def _fold_columns(X_train, vectorizer):
                                      max_df=vectorizer.max_df, max_features=vectorizer.max_features))
 
 
+def unfitted_copy(model):
+    """A new, unfitted model with ``model``'s parameters.
+
+    An estimator (a model with ``get_params``) is copied by scikit-learn's ``clone``; a
+    kernel (:class:`~textnb.naive_bayes.kernels.TableKernel`: its parameters are its
+    ``defaults``' names) is its class called with deep copies of its parameters, which is
+    what ``clone`` does with parameters that are not estimators, without importing
+    scikit-learn.
+    """
+    if hasattr(model, "get_params"):
+        from sklearn.base import clone
+
+        return clone(model)
+    return type(model)(**{name: copy.deepcopy(getattr(model, name)) for name in model.defaults})
+
+
 def _fit_predict(model, X_train, y_train, X_test, vectorizer=None):
     if vectorizer is not None:
         cols = _fold_columns(X_train, vectorizer)
@@ -102,7 +163,7 @@ def _fit_predict(model, X_train, y_train, X_test, vectorizer=None):
         X_train, X_test = X_train[:, cols], X_test[:, cols]
         if vectorizer.binary:
             X_train, X_test = (_binary(m) for m in (X_train, X_test))
-    fitted = clone(model).fit(X_train, y_train)
+    fitted = unfitted_copy(model).fit(X_train, y_train)
     return fitted.predict_proba(X_test), fitted.classes_
 
 
@@ -148,11 +209,8 @@ def cross_validate(X, y, model, *, cv=10, repeat=1, seed=0, vectorizer=None, pro
     done, total = 0, (cv * repeat if given is None else len(given))
     for r in range(repeat):
         if given is None:
-            folds = StratifiedKFold(n_splits=cv, shuffle=True, random_state=seed + r)
-            with warnings.catch_warnings():
-                # a class with fewer objects than folds is spread over as many folds as it has
-                warnings.filterwarnings("ignore", message="The least populated class")
-                splits = list(folds.split(np.zeros(len(y)), y))
+            # (a class with fewer objects than folds is spread over as many folds as it has)
+            splits = stratified_kfold(y, cv, seed + r)
         else:
             splits = given
         parts = []

@@ -20,11 +20,11 @@ import numpy as np
 from scipy.special import expit, log_expit, logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.isotonic import IsotonicRegression
-from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from textnb.core.folds import stratified_kfold
 from textnb.naive_bayes.base import CV_SCHEMA, SaveMixin, given_splits, log_odds
 from textnb.core.model_io import register
 from textnb.core.stats import seen_columns
@@ -83,8 +83,7 @@ def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight
                 f"every class needs at least 2 objects for out-of-fold scores; "
                 f"class {classes[np.argmin(counts)]!r} has {counts.min()}"
             )
-        folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
-        splits = folds.split(np.zeros(len(y)), y)
+        splits = stratified_kfold(y, n_splits, random_state)
     parts, rows = [], []
     for train, test in splits:
         kw = {} if sample_weight is None else {"sample_weight": sample_weight[train]}

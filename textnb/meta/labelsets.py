@@ -19,11 +19,12 @@ scikit-learn-free trainer of ``textnb train`` / ``evaluate`` on a multi-label co
 import numpy as np
 import scipy.sparse as sp
 
+from textnb.core.folds import kfold
 from textnb.core.logspace import log_odds
 
 __all__ = ["FBR_GRID", "MULTILABEL_DEFAULTS", "PCUT_GRID", "RANK_GRID", "SMALL", "STRATEGIES", "break_even_point", "copies",
            "copy_out_of_fold", "copy_scores", "decide", "decision", "indicator", "kfold", "label_indicator",
-           "label_support", "multilabel_report", "test_report", "threshold_for_f1", "threshold_for_fpr"]
+           "label_support", "multilabel_report", "precision_recall_f1", "test_report", "threshold_for_f1", "threshold_for_fpr"]
 
 #: Thresholding strategies (Yang 2001); "f1" is the name model files of textnb <= 0.x
 #: give to "scut".
@@ -75,31 +76,6 @@ def label_support(Y):
     n_pos = Y.sum(axis=0)
     constant = np.where(n_pos == 0, 0, np.where(n_pos == Y.shape[0], 1, -1)).astype(np.int64)
     return n_pos.astype(np.int64), constant
-
-
-def kfold(n, n_splits, seed=0):
-    """The ``(train, test)`` index arrays of ``n`` rows in ``n_splits`` shuffled folds: those of
-    scikit-learn's ``KFold(n_splits, shuffle=True, random_state=seed).split`` (the same
-    permutation, fold sizes and sorted indices)."""
-    if n_splits < 2 or n_splits > n:
-        raise ValueError(f"n_splits must be between 2 and the number of rows ({n}); got {n_splits}")
-    if seed is None:
-        rng = np.random.mtrand._rand
-    elif isinstance(seed, np.random.RandomState):
-        rng = seed
-    else:
-        rng = np.random.RandomState(seed)
-    order = np.arange(n)
-    rng.shuffle(order)
-    sizes = np.full(n_splits, n // n_splits, dtype=int)
-    sizes[:n % n_splits] += 1
-    out, start = [], 0
-    for size in sizes:
-        test = np.zeros(n, dtype=bool)
-        test[order[start:start + size]] = True
-        out.append((np.flatnonzero(~test), np.flatnonzero(test)))
-        start += size
-    return out
 
 
 # -- thresholds -------------------------------------------------------------------------------
@@ -171,6 +147,21 @@ def break_even_point(scores, positive):
     return float(positive[order[:r]].sum() / r)
 
 
+def precision_recall_f1(tp, fp, fn):
+    """Per-class ``(precision, recall, f1)`` (float64 arrays) from true positives, false
+    positives and false negatives (arrays of counts or weights): ``tp / (tp + fp)``,
+    ``tp / (tp + fn)`` and ``2 tp / (2 tp + fp + fn)``, 0 where the denominator is 0 (as
+    scikit-learn's ``precision_recall_fscore_support(..., zero_division=0)``)."""
+    tp, fp, fn = (np.asarray(v, dtype=np.float64) for v in (tp, fp, fn))
+
+    def ratio(num, den):
+        out = np.zeros_like(num)
+        np.divide(num, den, out=out, where=den != 0)
+        return out
+
+    return ratio(tp, tp + fp), ratio(tp, tp + fn), ratio(2 * tp, 2 * tp + fp + fn)
+
+
 def multilabel_report(Y_true, Y_pred, labels, scores=None, train_support=None):
     """Micro / macro precision, recall, F1 (and break-even points when ``scores`` given).
 
@@ -201,19 +192,14 @@ def multilabel_report(Y_true, Y_pred, labels, scores=None, train_support=None):
     fp = (~T & P).sum(axis=0).astype(float)
     fn = (T & ~P).sum(axis=0).astype(float)
 
-    def prf(tp, fp, fn):
-        p = tp / (tp + fp) if tp + fp else 0.0
-        r = tp / (tp + fn) if tp + fn else 0.0
-        f = 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0
-        return float(p), float(r), float(f)
-
+    precision, recall, f1 = precision_recall_f1(tp, fp, fn)
     per = {}
     for j, lab in enumerate(labels):
-        p, r, f = prf(tp[j], fp[j], fn[j])
-        per[str(lab)] = {"precision": p, "recall": r, "f1": f, "support": int(T[:, j].sum())}
+        per[str(lab)] = {"precision": float(precision[j]), "recall": float(recall[j]), "f1": float(f1[j]),
+                         "support": int(T[:, j].sum())}
         if train_support is not None:
             per[str(lab)]["train_support"] = int(train_support[j])
-    mp, mr, mf = prf(tp.sum(), fp.sum(), fn.sum())
+    mp, mr, mf = (float(v[0]) for v in precision_recall_f1([tp.sum()], [fp.sum()], [fn.sum()]))
     report = {
         "n": int(T.shape[0]),
         "labels": [str(lab) for lab in labels],

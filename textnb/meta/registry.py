@@ -274,7 +274,7 @@ def make_text_classifier(opts):
 def make_table_model(opts, table, *, kernel=False):
     """The table model the options describe, for ``table`` (a :class:`~textnb.io.tables.Table`).
 
-    ``kernel=True`` (for code that fits once and saves, as ``textnb train``): the model's
+    ``kernel=True`` (for code that needs no estimator, as ``textnb train`` and ``evaluate``): the model's
     kernel where it has one and nothing wraps it
     (:class:`~textnb.naive_bayes.tabular_kernel.TabularKernel`: the same model and model
     file, without scikit-learn), else the estimator.

@@ -15,13 +15,14 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.metrics import f1_score
-from sklearn.model_selection import ParameterGrid, StratifiedKFold
+from sklearn.model_selection import ParameterGrid
 from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.naive_bayes.base import SaveMixin
+from textnb.core.folds import stratified_kfold
 from textnb.naive_bayes.base import CV_SCHEMA, given_splits, log_odds
 from textnb.core.model_io import register
 from textnb.naive_bayes.discrete import _BaseCountNB
@@ -171,12 +172,8 @@ class SmoothingCV(SaveMixin, ClassifierMixin, BaseEstimator):
             self.cv_results_ = [(dict(p), float("nan")) for p in grid]
         else:
             if splits is None:
-                folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=self.random_state)
-                import warnings
-
-                with warnings.catch_warnings():
-                    warnings.filterwarnings("ignore", message="The least populated class")
-                    splits = list(folds.split(np.zeros(len(y)), y))
+                # (a class with fewer objects than folds is spread over as many folds as it has)
+                splits = stratified_kfold(y, n_splits, self.random_state)
             fast = self._fast_scores(base, grid, X, y, y_index, splits)
             scores = fast if fast is not None else self._slow_scores(base, grid, X, y, splits)
             self.cv_results_ = [(dict(p), s) for p, s in zip(grid, scores)]

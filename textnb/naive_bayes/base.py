@@ -17,7 +17,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.core.estimates import check_class_prior
 from textnb.core.logspace import log_odds
-from textnb.core.errors import ModelFileError, ParameterError
+from textnb.core.errors import ModelFileError
+from textnb.core.errors import short_repr as _short
+from textnb.core.folds import given_splits
 from textnb.core.model_io import save
 from textnb.core.model_schema import FOLDS, SPLITS, OneOf, Optional
 from textnb.naive_bayes.scoring import (Scores, check_nominal_codes, check_partial_fit_labels, check_sample_weight,
@@ -62,10 +64,6 @@ def _check_storable_cv(estimator, path):
                 f"set_params({name}=...) to one of those first; nothing was written")
 
 
-def _short(value):
-    """``repr(value)`` on one line, at most 80 characters."""
-    text = " ".join(repr(value).split())
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 class BaseNB(SaveMixin, Scores, ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
@@ -112,61 +110,3 @@ class NominalCodesMixin:
         return tags
 
 
-def given_splits(cv, X, y, groups=None):
-    """The ``(train, test)`` index arrays of a ``cv`` that is not a number of folds.
-
-    ``cv`` may be what scikit-learn's ``check_cv`` accepts: None or an int (returns None:
-    the caller makes its own folds, as documented for it; an int must be at least 2), a
-    splitter (any object with ``split``: ``cv.split(X, y)``, or ``cv.split(X, y, groups)``
-    when ``groups`` is given) or an iterable of ``(train, test)`` pairs of index arrays
-    (read once: a generator is used up by the first ``fit``). The splits are returned as
-    given: their test parts need not cover every row, nor cover a row once; what that
-    means is documented by each estimator.
-
-    Raises
-    ------
-    ParameterError
-        One line (a ValueError, as scikit-learn's errors for a bad ``cv``): an int below
-        2, anything else that is not a splitter or an iterable of pairs, a splitter that
-        cannot split these data (e.g. ``GroupKFold`` without groups, more folds than
-        rows), indices that are not integers in ``0 .. len(y) - 1``, or no split at all.
-    """
-    if cv is None:
-        return None
-    if isinstance(cv, Integral) and not isinstance(cv, (bool, np.bool_)):
-        if cv < 2:
-            raise ParameterError(f"cv must be at least 2 folds; got {cv}")
-        return None
-    pairs = None
-    if isinstance(cv, (str, bytes, bool, np.bool_)):
-        pass
-    elif hasattr(cv, "split"):
-        try:
-            pairs = list(cv.split(X, y) if groups is None else cv.split(X, y, groups))
-        except ValueError as exc:
-            hint = (" (fit takes no groups: give cv=list(splitter.split(X, y, groups)))"
-                    if "groups" in str(exc) else "")
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise ParameterError(f"cv={_short(cv)} cannot split these data: {first}{hint}") from None
-    elif hasattr(cv, "__iter__"):
-        pairs = cv
-    if pairs is None:
-        raise ParameterError(f"cv must be None, an int, a cross-validation splitter or an iterable of "
-                             f"(train, test) index arrays; got {_short(cv)}")
-    n = len(y)
-    out = []
-    for pair in pairs:
-        try:
-            train, test = pair
-        except (TypeError, ValueError):
-            raise ParameterError(f"cv splits must be (train, test) pairs of index arrays; got {_short(pair)}") from None
-        train, test = (np.asarray(part).reshape(-1) for part in (train, test))
-        for part in (train, test):
-            if part.dtype == bool:
-                raise ParameterError("cv splits must hold indices, not boolean masks")
-            if part.size and (part.dtype.kind not in "iu" or part.min() < 0 or part.max() >= n):
-                raise ParameterError(f"cv splits must hold indices in 0..{n - 1}")
-        out.append((train.astype(np.intp), test.astype(np.intp)))
-    if not out:
-        raise ParameterError("cv gave no splits")
-    return out

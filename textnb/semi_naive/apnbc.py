@@ -16,19 +16,18 @@ and per step answers each candidate's error count by binary search.
 """
 
 import math
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.stats import binom
 from sklearn.base import clone
-from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from textnb.core.errors import ParameterError
+from textnb.core.folds import stratified_kfold
 from textnb.naive_bayes.base import CV_SCHEMA, BaseNB, given_splits
 from textnb.core.model_io import register
 from textnb.core.model_schema import (N_FEATURES, SEED, TEMPLATE, Any, Array, Choice, Classes, DictOf,
@@ -248,11 +247,7 @@ class APNBC(BaseNB):
             # no more folds than the largest class has objects (smaller classes are spread
             # over as many folds as they have objects)
             largest = int(np.max(np.unique(y, return_counts=True)[1]))
-            folds = StratifiedKFold(n_splits=max(2, min(int(self.cv or 10), largest)), shuffle=True,
-                                    random_state=self.random_state)
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message="The least populated class")
-                splits = list(folds.split(np.arange(n), y))
+            splits = stratified_kfold(y, max(2, min(int(self.cv or 10), largest)), self.random_state)
             jll = np.full((n, len(self.classes_)), -np.inf)
         else:  # rows no split holds out keep the full model's scores
             jll = np.asarray(self.estimator_.predict_joint_log_proba(X), dtype=np.float64).copy()

@@ -1,0 +1,74 @@
+"""textnb.core.folds: the stratified folds are scikit-learn's ``StratifiedKFold(shuffle=True)``."""
+
+import warnings
+
+import numpy as np
+import pytest
+from numpy.testing import assert_array_equal
+from sklearn.model_selection import StratifiedKFold
+
+from textnb.core.folds import kfold, stratified_kfold
+
+
+def _sklearn(y, k, seed):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the least populated class
+        return list(StratifiedKFold(n_splits=k, shuffle=True, random_state=seed).split(np.zeros(len(y)), y))
+
+
+def _assert_same(got, want):
+    assert len(got) == len(want)
+    for (train, test), (train_w, test_w) in zip(got, want):
+        assert_array_equal(train, train_w)
+        assert_array_equal(test, test_w)
+
+
+def _label_vectors():
+    rng = np.random.RandomState(7)
+    yield np.array(["b", "a"] * 10)
+    yield np.array([2, 0, 1, 1, 0, 2, 2, 2, 0, 1, 1, 1])
+    yield np.array(["spam"] * 3 + ["ham"] * 40)  # a class smaller than k
+    yield np.array(["x"] * 9 + ["y"])  # a class of one
+    for n, c in [(30, 2), (57, 3), (200, 7), (1000, 4), (13, 5)]:
+        yield rng.randint(c, size=n)
+        yield np.array([f"c{v}" for v in rng.zipf(1.6, size=n) % 9], dtype=object)
+
+
+@pytest.mark.parametrize("k", [2, 3, 5, 10])
+@pytest.mark.parametrize("seed", [0, 1, 42, 2**31 - 1])
+def test_stratified_kfold_gives_scikit_learns_splits(k, seed):
+    for y in _label_vectors():
+        counts = np.unique(y, return_counts=True)[1]
+        if k > len(y) or np.all(counts < k):
+            continue
+        _assert_same(stratified_kfold(y, k, seed), _sklearn(y, k, seed))
+
+
+def test_stratified_kfold_takes_a_random_state_as_scikit_learn_does():
+    y = np.random.RandomState(0).randint(3, size=50)
+    got = stratified_kfold(y, 4, np.random.RandomState(5))
+    _assert_same(got, _sklearn(y, 4, np.random.RandomState(5)))
+
+
+def test_stratified_kfold_does_not_warn_about_small_classes():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        splits = stratified_kfold(np.array(["a"] * 20 + ["b"] * 2), 10, 0)
+    assert sorted(np.concatenate([test for _, test in splits]).tolist()) == list(range(22))
+
+
+def test_stratified_kfold_refuses_what_scikit_learn_refuses():
+    with pytest.raises(ValueError, match="n_splits"):
+        stratified_kfold(np.array([0, 1, 0, 1]), 1)
+    with pytest.raises(ValueError, match="n_splits"):
+        stratified_kfold(np.array([0, 1, 0]), 4)
+    with pytest.raises(ValueError, match="each class"):
+        stratified_kfold(np.array([0, 1, 0, 1, 2, 2]), 3)
+
+
+def test_kfold_and_stratified_kfold_cover_every_row_once():
+    for splits in (kfold(23, 4, 0), stratified_kfold(np.arange(23) % 3, 4, 0)):
+        tests = np.concatenate([test for _, test in splits])
+        assert sorted(tests.tolist()) == list(range(23))
+        for train, test in splits:
+            assert not set(train) & set(test)

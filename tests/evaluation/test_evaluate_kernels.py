@@ -1,0 +1,63 @@
+"""``textnb evaluate`` on a table fits the model's kernel fold by fold without scikit-learn,
+with the report of the scikit-learn estimator cross-validated as before."""
+
+import json
+
+import pytest
+
+from tests.conftest import CORPORA, cli_subprocess
+from textnb.evaluation.evaluate import cross_validate, unfitted_copy
+from textnb.io.tables import read_table
+from textnb.semi_naive.aode import AODE
+from textnb.semi_naive.aode_kernel import AODEKernel
+
+WEATHER = CORPORA.parent / "corpora" / "weather.nominal.arff"
+
+
+def _estimator_report(table, name):
+    """The report with the estimator (``clone`` per fold) and scikit-learn's splitter and metrics."""
+    import numpy as np
+    from sklearn.base import clone
+    from sklearn.metrics import confusion_matrix, f1_score, log_loss
+    from sklearn.model_selection import StratifiedKFold
+
+    from textnb.naive_bayes.tabular import TabularNB
+    from textnb.semi_naive.bayesnet import TAN
+
+    make = {"nb": TabularNB, "aode": AODE, "tan": TAN}[name]
+    kw = {"class_name": table.class_attribute.name, "numeric": "mdl"} if name == "tan" else {}
+    model = make(attributes=tuple(table.attributes), **kw)
+    y = np.asarray(table.y)
+    classes = np.unique(y)
+    proba = np.zeros((len(y), len(classes)))
+    for train, test in StratifiedKFold(3, shuffle=True, random_state=0).split(np.zeros(len(y)), y):
+        fitted = clone(model).fit(table.X[train], y[train])
+        proba[np.ix_(test, np.searchsorted(classes, fitted.classes_))] = fitted.predict_proba(table.X[test])
+    pred = classes[proba.argmax(axis=1)]
+    return {"accuracy": float(np.mean(pred == y)),
+            "macro_f1": float(f1_score(y, pred, labels=classes, average="macro", zero_division=0)),
+            "log_loss": float(log_loss(y, np.clip(proba, 1e-15, 1), labels=classes)),
+            "confusion_matrix": confusion_matrix(y, pred, labels=classes).tolist()}
+
+
+@pytest.mark.skipif(not WEATHER.exists(), reason="bundled weather table missing")
+@pytest.mark.parametrize("name", ["nb", "aode", "tan"])
+def test_cli_evaluate_on_a_table_imports_no_sklearn_and_reports_as_the_estimator(name):
+    status, out = cli_subprocess("evaluate", WEATHER, "--model", name, "--cv", "3", "--json")
+    assert status.split()[:2] == ["0", "False"]  # (AODE scores with scipy.special)
+    report = json.loads(out)
+    want = _estimator_report(read_table(WEATHER), name)
+    assert {k: report[k] for k in want} == want
+    assert report["protocol"] == "3-fold cross-validation x 1" and report["n"] == 14
+
+
+def test_unfitted_copy_of_a_kernel_has_its_parameters_and_no_fitted_state():
+    table = read_table(WEATHER)
+    kernel = AODEKernel(attributes=tuple(table.attributes), m=2.0).fit(table.X, table.y)
+    fresh = unfitted_copy(kernel)
+    assert type(fresh) is AODEKernel and fresh is not kernel
+    assert fresh.m == 2.0 and fresh.attributes == kernel.attributes and fresh.attributes is not kernel.attributes
+    assert not hasattr(fresh, "classes_")
+    report = cross_validate(table.X, table.y, kernel, cv=3)
+    assert report == {**cross_validate(table.X, table.y, AODE(attributes=tuple(table.attributes), m=2.0), cv=3),
+                      "seconds": report["seconds"]}

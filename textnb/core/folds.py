@@ -1,0 +1,155 @@
+"""Cross-validation folds without scikit-learn: the splits the package's ``cv`` and
+``random_state`` parameters stand for.
+
+* :func:`kfold`: scikit-learn's ``KFold(n_splits, shuffle=True, random_state=seed)``;
+* :func:`stratified_kfold`: ``StratifiedKFold(n_splits, shuffle=True, random_state=seed)``
+  (its ``_make_test_folds``: the same folds, index for index);
+* :func:`given_splits`: the ``(train, test)`` pairs of a ``cv`` that is not a number of folds.
+"""
+
+from numbers import Integral
+
+import numpy as np
+
+from textnb.core.errors import ParameterError, short_repr
+
+__all__ = ["given_splits", "kfold", "random_state", "stratified_kfold"]
+
+
+def random_state(seed):
+    """The ``numpy.random.RandomState`` scikit-learn's ``check_random_state`` gives for
+    ``seed``: numpy's global one for None, ``seed`` itself if it is one, else a new one."""
+    if seed is None:
+        return np.random.mtrand._rand
+    if isinstance(seed, np.random.RandomState):
+        return seed
+    return np.random.RandomState(seed)
+
+
+def _splits(test_folds, n_splits):
+    """``(train, test)`` index arrays of each fold number ``0 .. n_splits - 1``."""
+    return [(np.flatnonzero(test_folds != k), np.flatnonzero(test_folds == k)) for k in range(n_splits)]
+
+
+def _check_n_splits(n, n_splits):
+    """scikit-learn's refusals (and words) for ``n_splits`` below 2 or above ``n`` rows."""
+    if n_splits < 2:
+        raise ValueError(f"k-fold cross-validation requires at least one train/test split by setting n_splits=2 or "
+                         f"more, got n_splits={n_splits}.")
+    if n_splits > n:
+        raise ValueError(f"Cannot have number of splits n_splits={n_splits} greater than the number of samples: "
+                         f"n_samples={n}.")
+
+
+def kfold(n, n_splits, seed=0):
+    """The ``(train, test)`` index arrays of ``n`` rows in ``n_splits`` shuffled folds: those of
+    scikit-learn's ``KFold(n_splits, shuffle=True, random_state=seed).split`` (the same
+    permutation, fold sizes and sorted indices)."""
+    _check_n_splits(n, n_splits)
+    order = np.arange(n)
+    random_state(seed).shuffle(order)
+    sizes = np.full(n_splits, n // n_splits, dtype=int)
+    sizes[:n % n_splits] += 1
+    test_folds = np.empty(n, dtype=np.intp)
+    test_folds[order] = np.repeat(np.arange(n_splits), sizes)
+    return _splits(test_folds, n_splits)
+
+
+def stratified_kfold(y, n_splits, seed=0):
+    """The ``(train, test)`` index arrays of the labels ``y`` in ``n_splits`` stratified,
+    shuffled folds: those of scikit-learn's ``StratifiedKFold(n_splits, shuffle=True,
+    random_state=seed).split(X, y)``.
+
+    As there, the classes are numbered in the order they first occur; the rows sorted by
+    class are dealt to the folds in turn (fold ``i`` takes sorted rows ``i, i + k, ...``),
+    which gives each fold its number of rows of every class; each class's fold numbers are
+    then shuffled with one ``RandomState(seed)``, class after class. A class with fewer
+    rows than folds is spread over as many folds as it has rows (scikit-learn warns about
+    it; this does not: textnb's callers have always silenced that warning).
+
+    Raises
+    ------
+    ValueError
+        ``n_splits`` below 2 or above the number of rows, or above the size of every class.
+    """
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be one label per row; got shape {y.shape}")
+    n = len(y)
+    _check_n_splits(n, n_splits)
+    rng = random_state(seed)
+    _, first, inverse = np.unique(y, return_index=True, return_inverse=True)
+    _, class_perm = np.unique(first, return_inverse=True)
+    encoded = class_perm[inverse.reshape(-1)]
+    n_classes = len(first)
+    counts = np.bincount(encoded, minlength=n_classes)
+    if np.all(n_splits > counts):
+        raise ValueError(f"n_splits={n_splits} cannot be greater than the number of members in each class.")
+    ordered = np.sort(encoded)
+    allocation = np.asarray([np.bincount(ordered[i::n_splits], minlength=n_classes) for i in range(n_splits)])
+    test_folds = np.empty(n, dtype=np.intp)
+    for k in range(n_classes):
+        folds_for_class = np.arange(n_splits).repeat(allocation[:, k])
+        rng.shuffle(folds_for_class)
+        test_folds[encoded == k] = folds_for_class
+    return _splits(test_folds, n_splits)
+
+
+def given_splits(cv, X, y, groups=None):
+    """The ``(train, test)`` index arrays of a ``cv`` that is not a number of folds.
+
+    ``cv`` may be what scikit-learn's ``check_cv`` accepts: None or an int (returns None:
+    the caller makes its own folds, as documented for it; an int must be at least 2), a
+    splitter (any object with ``split``: ``cv.split(X, y)``, or ``cv.split(X, y, groups)``
+    when ``groups`` is given) or an iterable of ``(train, test)`` pairs of index arrays
+    (read once: a generator is used up by the first ``fit``). The splits are returned as
+    given: their test parts need not cover every row, nor cover a row once; what that
+    means is documented by each estimator.
+
+    Raises
+    ------
+    ParameterError
+        One line (a ValueError, as scikit-learn's errors for a bad ``cv``): an int below
+        2, anything else that is not a splitter or an iterable of pairs, a splitter that
+        cannot split these data (e.g. ``GroupKFold`` without groups, more folds than
+        rows), indices that are not integers in ``0 .. len(y) - 1``, or no split at all.
+    """
+    if cv is None:
+        return None
+    if isinstance(cv, Integral) and not isinstance(cv, (bool, np.bool_)):
+        if cv < 2:
+            raise ParameterError(f"cv must be at least 2 folds; got {cv}")
+        return None
+    pairs = None
+    if isinstance(cv, (str, bytes, bool, np.bool_)):
+        pass
+    elif hasattr(cv, "split"):
+        try:
+            pairs = list(cv.split(X, y) if groups is None else cv.split(X, y, groups))
+        except ValueError as exc:
+            hint = (" (fit takes no groups: give cv=list(splitter.split(X, y, groups)))"
+                    if "groups" in str(exc) else "")
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ParameterError(f"cv={short_repr(cv)} cannot split these data: {first}{hint}") from None
+    elif hasattr(cv, "__iter__"):
+        pairs = cv
+    if pairs is None:
+        raise ParameterError(f"cv must be None, an int, a cross-validation splitter or an iterable of "
+                             f"(train, test) index arrays; got {short_repr(cv)}")
+    n = len(y)
+    out = []
+    for pair in pairs:
+        try:
+            train, test = pair
+        except (TypeError, ValueError):
+            raise ParameterError(f"cv splits must be (train, test) pairs of index arrays; got {short_repr(pair)}") from None
+        train, test = (np.asarray(part).reshape(-1) for part in (train, test))
+        for part in (train, test):
+            if part.dtype == bool:
+                raise ParameterError("cv splits must hold indices, not boolean masks")
+            if part.size and (part.dtype.kind not in "iu" or part.min() < 0 or part.max() >= n):
+                raise ParameterError(f"cv splits must hold indices in 0..{n - 1}")
+        out.append((train.astype(np.intp), test.astype(np.intp)))
+    if not out:
+        raise ParameterError("cv gave no splits")
+    return out
