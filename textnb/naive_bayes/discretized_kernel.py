@@ -34,6 +34,17 @@ __all__ = ["METHODS", "DiscretizedKernel"]
 METHODS = ("mdl", "equal-frequency", "equal-width")
 
 
+def _on_cut_table(name, doc):
+    """The method ``name`` of the fitted model, on the table with the cut points applied."""
+    def method(self, X):
+        self._check_fitted()
+        return getattr(self.estimator_, name)(self._transform(X))
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = doc
+    return method
+
+
 class DiscretizedKernel(TableKernel):
     """The model of :class:`~textnb.naive_bayes.discretized.Discretized` without
     scikit-learn, over a kernel: the same parameters (``DiscretizedKernel.defaults``),
@@ -141,26 +152,12 @@ class DiscretizedKernel(TableKernel):
     def _joint_log_likelihood(self, X):
         return self.estimator_.predict_joint_log_proba(X)
 
-    def predict(self, X):
-        self._check_fitted()
-        return self.estimator_.predict(self._transform(X))
-
-    def predict_proba(self, X):
-        self._check_fitted()
-        return self.estimator_.predict_proba(self._transform(X))
-
-    def predict_log_proba(self, X):
-        self._check_fitted()
-        return self.estimator_.predict_log_proba(self._transform(X))
-
-    def predict_joint_log_proba(self, X):
-        self._check_fitted()
-        return self.estimator_.predict_joint_log_proba(self._transform(X))
-
-    def predict_explain(self, X):
-        """The model's ``predict_explain`` (predictions and the rule used per row)."""
-        self._check_fitted()
-        return self.estimator_.predict_explain(self._transform(X))
+    predict = _on_cut_table("predict", "The model's class of each row.")
+    predict_proba = _on_cut_table("predict_proba", "The model's ``P(c | x)``.")
+    predict_log_proba = _on_cut_table("predict_log_proba", "The model's ``log P(c | x)``.")
+    predict_joint_log_proba = _on_cut_table("predict_joint_log_proba", "The model's ``log P(x, c)``.")
+    predict_explain = _on_cut_table("predict_explain", "The model's ``predict_explain`` (predictions and the rule "
+                                    "used per row).")
 
     # -- model files ----------------------------------------------------------------------
     def to_node(self):
