@@ -159,3 +159,23 @@ def test_cli_lazy_train_and_predict_import_no_sklearn(tmp_path, lazy):
     assert status.startswith("0 False") and len(out.splitlines()) == 14  # one line per row
     status, out = cli_subprocess("predict", path, WEATHER, "--explain")  # the estimator's path
     assert status.startswith("0 True") and "local NB on" in out
+
+
+def test_discretized_kernel_default_is_tabular_nb(tmp_path):
+    """``Discretized()`` (naive Bayes over the cut table): its kernel holds a TabularKernel,
+    writes the same file and is what a reader of that file builds."""
+    from textnb.naive_bayes.discretized import Discretized
+    from textnb.naive_bayes.discretized_kernel import DiscretizedKernel
+    from textnb.naive_bayes.tabular_kernel import TabularKernel
+    from textnb.text.scorer import load_for_prediction
+
+    X, y = _table()
+    est, ker = Discretized(attributes=ATTS).fit(X, y), DiscretizedKernel(attributes=ATTS).fit(X, y)
+    est.save(tmp_path / "e.tnb")
+    ker.save(tmp_path / "k.tnb")
+    assert (tmp_path / "e.tnb").read_bytes() == (tmp_path / "k.tnb").read_bytes()
+    from_file = load_for_prediction(tmp_path / "e.tnb")
+    assert type(from_file.estimator_) is TabularKernel
+    Xt = _table(seed=1, n=30)[0]
+    for model in (ker, from_file):
+        np.testing.assert_array_equal(model.predict_proba(Xt), est.predict_proba(Xt))
