@@ -186,7 +186,7 @@ def test_save_load_roundtrip(tmp_path, candidates):
 def test_rescaling_changes_no_decision(monkeypatch):
     """Products are rescaled by powers of two only when they could leave the normal range;
     forcing the rescaling everywhere gives the same rules, classes and scores."""
-    import textnb.semi_naive.lbr as lbr
+    import textnb.semi_naive.lbr_kernel as lbr
 
     X, y, n_values = _interacting_data(150, 9, missing=0.05)
     Xw = np.hstack([X] * 3)  # 15 attributes: two rescaling blocks

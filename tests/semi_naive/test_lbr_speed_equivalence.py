@@ -11,7 +11,7 @@ loop run object by object on ``loo_correct``.
 import numpy as np
 import pytest
 
-from textnb.semi_naive import lbr
+from textnb.semi_naive import lbr_kernel as lbr
 from textnb.semi_naive.lbr import LBR, sign_test_p
 
 

@@ -93,3 +93,89 @@ def test_cli_train_and_predict_import_no_sklearn(tmp_path, model, name):
     assert status == "0 False" and f"model: {name} ->" in out
     status, out = cli_subprocess("predict", path, WEATHER)
     assert status.startswith("0 False") and len(out.splitlines()) == 14  # one line per row
+
+
+def test_lbr_defaults_are_the_estimators():
+    from textnb.semi_naive.lbr import LBR
+    from textnb.semi_naive.lbr_kernel import LBRKernel
+
+    assert dict(LBRKernel.defaults) == LBR().get_params()
+
+
+def _nominal_table(seed=0, n=120):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, (n, 5)).astype(float)
+    y = np.where((X[:, 0] == X[:, 1]) ^ (rng.uniform(0, 1, n) < 0.15), "k", "l")
+    X[rng.uniform(0, 1, X.shape) < 0.05] = np.nan
+    return X, y
+
+
+@pytest.mark.parametrize("params", [{}, {"candidates": "heuristic", "alpha": 0.5}])
+def test_lbr_kernel_and_estimator_write_the_same_file_and_scores(tmp_path, params):
+    from textnb.semi_naive.lbr import LBR
+    from textnb.semi_naive.lbr_kernel import LBRKernel
+
+    X, y = _nominal_table()
+    kw = dict(attributes=[3] * 5, class_values=["l", "k"])
+    est = LBR(**params).fit(X, y, **kw)
+    ker = LBRKernel(**params).fit(X, y, **kw)
+    Xt = _nominal_table(seed=1, n=40)[0]
+    assert_kernel_is_the_estimator(ker, est, Xt, tmp_path)
+    assert ker.predict_explain(Xt)[1] == est.predict_explain(Xt)[1]
+
+
+def test_discretized_kernel_over_lbr_is_the_estimator(tmp_path):
+    """Discretized(LBR), what ``--lazy`` trains: the kernel over LBR's kernel writes the
+    estimator's file byte for byte, and the kernel built from it scores as the estimator."""
+    from textnb.naive_bayes.discretized import Discretized
+    from textnb.naive_bayes.discretized_kernel import DiscretizedKernel
+    from textnb.semi_naive.lbr import LBR
+    from textnb.semi_naive.lbr_kernel import LBRKernel
+    from textnb.text.scorer import load_for_prediction
+
+    X, y = _table()
+    est = Discretized(LBR(candidates="heuristic"), attributes=ATTS, class_values=("k", "l", "m")).fit(X, y)
+    ker = DiscretizedKernel(LBRKernel(candidates="heuristic"), attributes=ATTS, class_values=("k", "l", "m")).fit(X, y)
+    est.save(tmp_path / "e.tnb")
+    ker.save(tmp_path / "k.tnb")
+    assert (tmp_path / "e.tnb").read_bytes() == (tmp_path / "k.tnb").read_bytes()
+    from_file = load_for_prediction(tmp_path / "e.tnb")
+    assert type(from_file) is DiscretizedKernel and type(from_file.estimator_) is LBRKernel
+    Xt = _table(seed=1, n=30)[0]
+    for model in (ker, from_file):
+        assert not hasattr(model, "predict_log_odds") and not hasattr(est, "predict_log_odds")
+        for method in ("predict_joint_log_proba", "predict_log_proba", "predict_proba", "predict"):
+            np.testing.assert_array_equal(getattr(model, method)(Xt), getattr(est, method)(Xt))
+        assert model.predict_explain(Xt)[1] == est.predict_explain(Xt)[1]
+
+
+@pytest.mark.skipif(not WEATHER.exists(), reason="bundled weather table missing")
+@pytest.mark.parametrize("lazy", ["lbr", "hlbr"])
+def test_cli_lazy_train_and_predict_import_no_sklearn(tmp_path, lazy):
+    path = tmp_path / "w.tnb"
+    status, out = cli_subprocess("train", WEATHER, "--lazy", lazy, "-o", path)
+    assert status.startswith("0 False") and "model: LBR on mdl-discretised attributes ->" in out
+    status, out = cli_subprocess("predict", path, WEATHER)
+    assert status.startswith("0 False") and len(out.splitlines()) == 14  # one line per row
+    status, out = cli_subprocess("predict", path, WEATHER, "--explain")  # the estimator's path
+    assert status.startswith("0 True") and "local NB on" in out
+
+
+def test_discretized_kernel_default_is_tabular_nb(tmp_path):
+    """``Discretized()`` (naive Bayes over the cut table): its kernel holds a TabularKernel,
+    writes the same file and is what a reader of that file builds."""
+    from textnb.naive_bayes.discretized import Discretized
+    from textnb.naive_bayes.discretized_kernel import DiscretizedKernel
+    from textnb.naive_bayes.tabular_kernel import TabularKernel
+    from textnb.text.scorer import load_for_prediction
+
+    X, y = _table()
+    est, ker = Discretized(attributes=ATTS).fit(X, y), DiscretizedKernel(attributes=ATTS).fit(X, y)
+    est.save(tmp_path / "e.tnb")
+    ker.save(tmp_path / "k.tnb")
+    assert (tmp_path / "e.tnb").read_bytes() == (tmp_path / "k.tnb").read_bytes()
+    from_file = load_for_prediction(tmp_path / "e.tnb")
+    assert type(from_file.estimator_) is TabularKernel
+    Xt = _table(seed=1, n=30)[0]
+    for model in (ker, from_file):
+        np.testing.assert_array_equal(model.predict_proba(Xt), est.predict_proba(Xt))

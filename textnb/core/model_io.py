@@ -461,23 +461,28 @@ class _Unpacker:
                          {k: self.value(v) for k, v in node.get("state", {}).items()})
 
 
-def _construct(value):
+def _construct(value, kernel=False):
     """Estimators from a :class:`ModelNode` tree (inner ones first), each checked against
-    its declared schema before it sees its parameters and state."""
+    its declared schema before it sees its parameters and state; ``kernel=True``: the
+    kernel of every node whose kind has one (:data:`textnb.core.registry.KERNEL_MODULES`)."""
     if isinstance(value, list):
-        return [_construct(v) for v in value]
+        return [_construct(v, kernel) for v in value]
     if isinstance(value, tuple):
-        return tuple(_construct(v) for v in value)
+        return tuple(_construct(v, kernel) for v in value)
     if isinstance(value, dict):
-        return {k: _construct(v) for k, v in value.items()}
+        return {k: _construct(v, kernel) for k, v in value.items()}
     if not isinstance(value, ModelNode):
         return value
     kind = value.kind
-    cls = _registered(kind)
+    if kernel and kind in KERNEL_MODULES:
+        module, name = KERNEL_MODULES[kind]
+        cls = getattr(importlib.import_module(module), name)
+    else:
+        cls = _registered(kind)
     if cls is None:
         raise ModelFileError(f"holds an unknown model kind {kind!r}")
-    return instantiate(cls, ModelNode(kind, {k: _construct(v) for k, v in value.params.items()},
-                                      {k: _construct(v) for k, v in value.state.items()}))
+    return instantiate(cls, ModelNode(kind, {k: _construct(v, kernel) for k, v in value.params.items()},
+                                      {k: _construct(v, kernel) for k, v in value.state.items()}))
 
 
 def instantiate(cls, node):
@@ -685,9 +690,7 @@ def _read(path, max_bytes, build, root=None, parse=None):
         if root is None:
             root = parse() if parse is not None else _load(path, max_bytes)
         if build == "kernel" and isinstance(root, ModelNode) and root.kind in KERNEL_MODULES:
-            module, name = KERNEL_MODULES[root.kind]
-            return instantiate(getattr(importlib.import_module(module), name),
-                               ModelNode(root.kind, _construct(root.params), _construct(root.state)))
+            return _construct(root, kernel=True)  # the kernels of the root and the nodes it holds
         return _construct(root) if build else root
     except ModelFileError as exc:
         raise ModelFileError(f"{path}: {exc}") from None

@@ -447,7 +447,7 @@ class Model(Spec):
         self.kinds, self.fitted, self.dims, self.equal = kinds, fitted, dims or {}, equal or {}
 
     def check(self, value, ctx):
-        if not hasattr(value, "get_params") or isinstance(value, type):
+        if not (hasattr(value, "get_params") or hasattr(value, "to_node")) or isinstance(value, type):  # or a kernel
             _fail(f"expected a model, got {_show(value)}")
         name = type(value).__name__
         if self.kinds is not None and name not in self.kinds:

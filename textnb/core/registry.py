@@ -41,6 +41,8 @@ MODEL_MODULES = {
 KERNEL_MODULES = {
     "AODE": ("textnb.semi_naive.aode_kernel", "AODEKernel"),
     "BayesNetClassifier": ("textnb.semi_naive.bayesnet_kernel", "BayesNetKernel"),
+    "Discretized": ("textnb.naive_bayes.discretized_kernel", "DiscretizedKernel"),
+    "LBR": ("textnb.semi_naive.lbr_kernel", "LBRKernel"),
     "TAN": ("textnb.semi_naive.bayesnet_kernel", "TANKernel"),
     "TabularNB": ("textnb.naive_bayes.tabular_kernel", "TabularKernel"),
 }

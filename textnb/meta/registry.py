@@ -300,7 +300,7 @@ def make_table_model(opts, table, *, kernel=False):
             raise InputError(f"--lazy builds its own local naive Bayes; it does not go with --model {kind}")
         return _wrap(opts, _network(opts, table, kind, kernel=kernel and not opts.adjust))
     if opts.lazy:
-        return _wrap(opts, _lazy_table(opts, table))
+        return _wrap(opts, _lazy_table(opts, table, kernel=kernel and not opts.adjust))
     nominal = opts.nominal or ("m-estimate" if opts.m_estimate is not None else None)
     n_classes = len(np.unique(table.y))
     prior = [1.0 / n_classes] * n_classes if opts.uniform_prior else None
@@ -323,9 +323,13 @@ def make_table_model(opts, table, *, kernel=False):
     return _wrap(opts, TabularNB(attributes=tuple(table.attributes), **params))
 
 
-def _lazy_table(opts, table):
-    from textnb.naive_bayes.discretized import Discretized
-    from textnb.semi_naive.lbr import LBR
+def _lazy_table(opts, table, kernel=False):
+    if kernel:
+        from textnb.naive_bayes.discretized_kernel import DiscretizedKernel as Discretized
+        from textnb.semi_naive.lbr_kernel import LBRKernel as LBR
+    else:
+        from textnb.naive_bayes.discretized import Discretized
+        from textnb.semi_naive.lbr import LBR
 
     if opts.numeric in ("gaussian", "kde"):
         raise InputError(f"--lazy needs nominal attributes: use --numeric mdl (default), equal-frequency "
@@ -400,7 +404,7 @@ def modules_for(opts, *, table, multilabel=False):
         if spec is not None and spec.module:
             names.append(spec.module)
         if opts.lazy:
-            names += ["textnb.naive_bayes.discretized", "textnb.semi_naive.lbr"]
+            names += ["textnb.naive_bayes.discretized_kernel", "textnb.semi_naive.lbr_kernel"]
     elif streaming_model(opts) is not None:
         names += ["textnb.text.training"]
     else:

@@ -13,7 +13,7 @@ import numpy as np
 
 from textnb.core.logspace import log_odds, logsumexp, proba_from_jll
 
-__all__ = ["Scores", "TableInput", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
+__all__ = ["Scores", "TableInput", "check_class_labels", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
            "partial_fit_classes"]
 
 
@@ -97,6 +97,15 @@ class TableInput:
         if y.ndim != 1 or y.shape[0] != X.shape[0]:
             raise ValueError(f"y must hold one class label per row of X ({X.shape[0]}); got shape {y.shape}")
         return X, y
+
+
+def check_class_labels(y):
+    """ValueError when ``y`` holds continuous numbers rather than class labels (what
+    scikit-learn's ``check_classification_targets`` refuses), numpy only."""
+    y = np.asarray(y)
+    if y.dtype.kind == "f" and np.any(y != np.floor(y)):
+        raise ValueError("Unknown label type: continuous. Maybe you are trying to fit a classifier, "
+                         "which expects discrete classes on a regression target with continuous values.")
 
 
 def check_partial_fit_labels(y, classes):

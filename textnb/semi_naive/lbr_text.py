@@ -51,7 +51,7 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative, valida
 
 from textnb.naive_bayes.base import BaseNB
 from textnb.text.selection import term_scores
-from textnb.semi_naive.lbr import cached_flags, sign_test_p
+from textnb.semi_naive.lbr_kernel import cached_flags, sign_test_p
 from textnb.core.model_io import register
 from textnb.core.stats import CountTable, class_indicator
 from textnb.core.model_schema import (CSR, FEATURE_NAMES, MAX_DIM, N_FEATURES, N_JOBS, POSITIVE_SMOOTHING, Array,
