@@ -290,6 +290,30 @@ class DiscriminativeKernel(CountKernel):
                                             max(float(state["alpha_"]), ALPHA_FLOOR), state.get("scale_", 1.0))
         return {"coef_": coef, "intercept_": intercept}
 
+    def fit(self, params, classes, X, y_index, weights=None, dropped=None):
+        """The state (:meth:`to_state`) of the model of ``classes`` learned, from no
+        counts, on the CSR counts ``X`` (float64; made canonical, :func:`textnb.core.dfe.canonical`) of documents with class
+        indices ``y_index`` and ``weights`` (None: ones) by :func:`textnb.core.dfe.fit_rows`:
+        what :meth:`DiscriminativeNB.fit <textnb.naive_bayes.discriminative.DiscriminativeNB.fit>`
+        learns with an int ``cv``, and what the scikit-learn-free trainer and
+        ``textnb evaluate`` fit (``dropped``: :meth:`textnb.text.training.Accumulator.dropped_sums`).
+        ``params`` are checked (:meth:`check_params`) by the caller."""
+        n_classes = len(classes)
+        weights = np.ones(X.shape[0]) if weights is None else weights
+        X = dfe.canonical(X)
+        family, alpha, fc, cc, documents, scale = dfe.fit_rows(np.zeros((n_classes, X.shape[1])),
+                                                               np.zeros(n_classes), X, y_index, weights,
+                                                               params=params, dropped=dropped)
+        return self.to_state({"classes_": np.asarray(classes), "n_features_in_": X.shape[1], "class_count_": cc,
+                              "feature_count_": fc, "event_model_": family, "alpha_": alpha,
+                              "class_documents_": documents, "scale_": scale})
+
+    def joint_log_likelihood(self, state, fitted, X):
+        """The joint log-likelihood of the counts ``X`` (CSR, float64) under the model of
+        ``state`` whose :meth:`estimate` is ``fitted``: :func:`textnb.core.dfe.joint_log_likelihood`."""
+        return dfe.joint_log_likelihood(state["event_model_"], dfe.canonical(X), fitted["coef_"], fitted["intercept_"],
+                                        state["class_documents_"])
+
     def linear_form(self, params, state, fitted):
         """The :class:`LinearForm` over the event model's document features; None unless
         the weights are finite."""
