@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from textnb.core.errors import InputError, ParameterError
 from textnb.core.folds import given_splits, stratified_kfold
 from textnb.core.logspace import proba_from_jll
+from textnb.core.model_io import model_class
 from textnb.meta.labelsets import precision_recall_f1
 from textnb.naive_bayes.kernels import KERNELS
 from textnb.text.defaults import VECTORIZER_DEFAULTS
@@ -29,7 +30,7 @@ __all__ = ["KERNEL_FITTED", "classification_report", "confusion_matrix", "cross_
 
 #: Text models that a fold fits from their kernel (:mod:`textnb.naive_bayes.kernels`), given
 #: as ``(kind, params)`` instead of an estimator: no scikit-learn imported.
-KERNEL_FITTED = ("DiscriminativeNB",)
+KERNEL_FITTED = tuple(KERNELS)
 
 #: Confidence bins of the expected calibration error (Guo et al. 2017 use 15).
 ECE_BINS = 15
@@ -202,7 +203,11 @@ def _kernel_fit_predict(model, X_train, y_train, X_test):
     kernel.check_params(params)
     classes, y_index = np.unique(np.asarray(y_train), return_inverse=True)
     state = kernel.fit(params, classes, sp.csr_matrix(X_train, dtype=np.float64), y_index)
-    jll = kernel.joint_log_likelihood(state, kernel.estimate(params, state), sp.csr_matrix(X_test, dtype=np.float64))
+    jll = kernel.joint_log_likelihood(params, state, kernel.estimate(params, state),
+                                      sp.csr_matrix(X_test, dtype=np.float64))
+    if jll is None:  # not a linear model (BernoulliNB with alpha=0): the estimator scores it
+        fitted = model_class(kind)(**given).fit(X_train, y_train)
+        return fitted.predict_proba(X_test), fitted.classes_
     return proba_from_jll(jll), classes
 
 
