@@ -8,7 +8,6 @@ multinomial event model; ``../shared/design/algorithms.md`` §1); McCallum & Nig
 (1998), "A comparison of event models for naive Bayes text classification".
 """
 
-
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
@@ -17,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative, valida
 from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels, check_sample_weight, partial_fit_classes
 from textnb.naive_bayes.kernels import BERNOULLI, MULTINOMIAL, form_log_likelihood, takes_defaults, weighted_sum
 from textnb.core.model_io import register
-from textnb.core.stats import CountTable, class_indicator, merge_aligned
+from textnb.core.stats import CountTable, merge_aligned
 
 __all__ = ["MultinomialNB", "BernoulliNB", "weighted_sum"]
 
@@ -115,9 +114,8 @@ class _BaseCountNB(BaseNB):
         return table
 
     def _count(self, X, y_index, sample_weight=None):
-        sample_weight = check_sample_weight(sample_weight, X.shape[0])
-        Y = class_indicator(y_index, len(self.classes_), sample_weight)
-        self._table().add(self._transform_counts(X), Y)
+        self._kernel.count(self._kernel_params(), self._table(), X, y_index,
+                           check_sample_weight(sample_weight, X.shape[0]))
 
     def fit_counts(self, classes, class_count, feature_count):
         """Fit from precomputed sums (streaming, distributed or merged training).

@@ -183,12 +183,19 @@ class CountKernel:
         on the counts ``X`` (float64) of documents with class indices ``y_index`` and
         ``weights`` (None: ones): the sums of :meth:`features` per class
         (:class:`textnb.core.stats.CountTable`), as the estimator's ``fit`` makes them."""
-        from textnb.core.stats import CountTable, class_indicator  # (scipy: not for the scorer)
+        from textnb.core.stats import CountTable  # (scipy: not for the scorer)
 
-        table = CountTable(len(classes), X.shape[1])
-        table.add(self.features(params, X), class_indicator(y_index, len(classes), weights))
+        table = self.count(params, CountTable(len(classes), X.shape[1]), X, y_index, weights)
         return self.to_state({"classes_": np.asarray(classes), "n_features_in_": X.shape[1],
                               "class_count_": table.class_count, "feature_count_": table.feature_count})
+
+    def count(self, params, table, X, y_index, weights=None):
+        """Add to the :class:`~textnb.core.stats.CountTable` ``table`` the :meth:`features`
+        of the documents ``X`` in their classes ``y_index`` (``weights``: None, ones);
+        returns it (:meth:`fit`, the estimator's ``fit`` and ``partial_fit``)."""
+        from textnb.core.stats import class_indicator
+
+        return table.add(self.features(params, X), class_indicator(y_index, table.class_count.shape[0], weights))
 
     def joint_log_likelihood(self, params, state, fitted, X):
         """The joint log-likelihood of the counts ``X`` under the model of ``state`` whose
@@ -275,7 +282,9 @@ class BernoulliKernel(CountKernel):
             # as scikit-learn: a negative threshold would count the implicit zeros of a
             # sparse matrix as absent but the same zeros of a dense one as present
             raise ValueError(f"binarize must be a number >= 0 or None; got {binarize!r}")
-        if not isinstance(X, np.ndarray) and hasattr(X, "eliminate_zeros"):  # sparse
+        import scipy.sparse as sp  # (the estimators' input; not for the scorer)
+
+        if sp.issparse(X):
             Xb = X.copy()
             Xb.data = (Xb.data > binarize).astype(np.float64)
             Xb.eliminate_zeros()
