@@ -56,7 +56,7 @@ def run(args, out, err):
         from textnb.cli.multilabel import evaluate
 
         return evaluate(args, opts, start, out, corpus=data)
-    classifier = make_text_classifier(opts)
+    classifier = _kernel_fitted(opts) or make_text_classifier(opts)
     check_classes(data)
     warn_multilabel(data, err)
     test = open_text_corpus(args.test, inputs) if args.test else None
@@ -69,6 +69,16 @@ def run(args, out, err):
     report["seconds"] = time.perf_counter() - start
     _print_report(report, args, out)
     return 0
+
+
+def _kernel_fitted(opts):
+    """``(vectorizer params, (kind, params))`` when the options ask for a model that each
+    fold fits from its kernel (no estimator, no scikit-learn), else None."""
+    from textnb.evaluation.evaluate import KERNEL_FITTED
+    from textnb.meta.registry import streaming_model
+
+    streaming = streaming_model(opts)
+    return streaming if streaming is not None and streaming[1][0] in KERNEL_FITTED else None
 
 
 def _evaluate_table(args, opts, inputs, table, start, out):

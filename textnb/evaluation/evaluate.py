@@ -10,18 +10,27 @@ words are), without tokenising every document K times.
 
 import copy
 import time
+from collections.abc import Mapping
 
 import numpy as np
 import scipy.sparse as sp
 
 from textnb.core.errors import InputError, ParameterError
 from textnb.core.folds import given_splits, stratified_kfold
+from textnb.core.logspace import proba_from_jll
+from textnb.core.model_io import model_class
 from textnb.meta.labelsets import precision_recall_f1
-from textnb.text.tokenize import TermKeys, count_batch
+from textnb.naive_bayes.kernels import KERNELS
+from textnb.text.defaults import VECTORIZER_DEFAULTS
+from textnb.text.tokenize import TermKeys, analyzer_from_params, count_batch
 from textnb.text.training import prune_mask
 
-__all__ = ["classification_report", "confusion_matrix", "cross_validate", "evaluate_split", "expected_calibration_error",
-           "log_loss", "unfitted_copy", "vectorize_all"]
+__all__ = ["KERNEL_FITTED", "classification_report", "confusion_matrix", "cross_validate", "evaluate_split",
+           "expected_calibration_error", "log_loss", "unfitted_copy", "vectorize_all"]
+
+#: Text models that a fold fits from their kernel (:mod:`textnb.naive_bayes.kernels`), given
+#: as ``(kind, params)`` instead of an estimator: no scikit-learn imported.
+KERNEL_FITTED = tuple(KERNELS)
 
 #: Confidence bins of the expected calibration error (Guo et al. 2017 use 15).
 ECE_BINS = 15
@@ -120,9 +129,20 @@ def classification_report(y_true, y_pred, classes, proba=None):
     return report
 
 
+def _vectorizer_params(vectorizer):
+    """The parameters of ``vectorizer``: a :class:`~textnb.text.vectorizer.Vectorizer`, or
+    a dict of the parameters given (the others default)."""
+    if isinstance(vectorizer, Mapping):
+        return {**VECTORIZER_DEFAULTS, **vectorizer}
+    return vectorizer.get_params(deep=False)
+
+
 def vectorize_all(texts, vectorizer, *, batch_size=2000):
-    """Count matrix of all documents over every term seen (no pruning) and the terms."""
-    analyzer = vectorizer.build_analyzer()
+    """Count matrix of all documents over every term seen (no pruning) and the terms;
+    ``vectorizer`` is a :class:`~textnb.text.vectorizer.Vectorizer` or a dict of its
+    parameters (:func:`textnb.text.tokenize.analyzer_from_params`)."""
+    analyzer = (analyzer_from_params(_vectorizer_params(vectorizer)) if isinstance(vectorizer, Mapping)
+                else vectorizer.build_analyzer())
     vocab = TermKeys()
     blocks = [count_batch(texts[i:i + batch_size], analyzer, vocab, grow=True)
               for i in range(0, len(texts), batch_size)]
@@ -135,8 +155,8 @@ def vectorize_all(texts, vectorizer, *, batch_size=2000):
 def _fold_columns(X_train, vectorizer):
     df = np.bincount(X_train.indices, minlength=X_train.shape[1])
     tf = np.asarray(X_train.sum(axis=0)).ravel()
-    return np.flatnonzero(prune_mask(df, tf, X_train.shape[0], min_df=vectorizer.min_df,
-                                     max_df=vectorizer.max_df, max_features=vectorizer.max_features))
+    return np.flatnonzero(prune_mask(df, tf, X_train.shape[0], min_df=vectorizer["min_df"],
+                                     max_df=vectorizer["max_df"], max_features=vectorizer["max_features"]))
 
 
 def unfitted_copy(model):
@@ -157,14 +177,38 @@ def unfitted_copy(model):
 
 def _fit_predict(model, X_train, y_train, X_test, vectorizer=None):
     if vectorizer is not None:
+        vectorizer = _vectorizer_params(vectorizer)
         cols = _fold_columns(X_train, vectorizer)
         if cols.size == 0:
             raise InputError("empty vocabulary in a training fold")
         X_train, X_test = X_train[:, cols], X_test[:, cols]
-        if vectorizer.binary:
+        if vectorizer["binary"]:
             X_train, X_test = (_binary(m) for m in (X_train, X_test))
+    if isinstance(model, tuple):
+        return _kernel_fit_predict(model, X_train, y_train, X_test)
     fitted = unfitted_copy(model).fit(X_train, y_train)
     return fitted.predict_proba(X_test), fitted.classes_
+
+
+def _kernel_fit_predict(model, X_train, y_train, X_test):
+    """What ``Kind(**params).fit(X_train, y_train)`` then ``predict_proba(X_test)`` give
+    (``Kind, params = model``, one of :data:`KERNEL_FITTED`; the sparse counts as float64
+    as the estimator's input check makes them), fitted by the model's kernel without the
+    estimator: ``(proba, classes)``."""
+    kind, given = model
+    if kind not in KERNEL_FITTED:
+        raise ValueError(f"a fold fits {list(KERNEL_FITTED)} from the kernel, not {kind}")
+    kernel = KERNELS[kind]
+    params = kernel.params(given)
+    kernel.check_params(params)
+    classes, y_index = np.unique(np.asarray(y_train), return_inverse=True)
+    state = kernel.fit(params, classes, sp.csr_matrix(X_train, dtype=np.float64), y_index)
+    jll = kernel.joint_log_likelihood(params, state, kernel.estimate(params, state),
+                                      sp.csr_matrix(X_test, dtype=np.float64))
+    if jll is None:  # not a linear model (BernoulliNB with alpha=0): the estimator scores it
+        fitted = model_class(kind)(**given).fit(X_train, y_train)
+        return fitted.predict_proba(X_test), fitted.classes_
+    return proba_from_jll(jll), classes
 
 
 def _binary(X):

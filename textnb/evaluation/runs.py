@@ -11,6 +11,8 @@ from textnb.core.errors import InputError
 from textnb.evaluation.evaluate import cross_validate, evaluate_split, vectorize_all
 from textnb.io.corpus import MAX_DOCUMENT_BYTES
 from textnb.io.inputs import check_binary_classes, check_classes, read_texts
+from textnb.text.defaults import VECTORIZER_DEFAULTS
+from textnb.text.training import check_vocabulary_params
 
 __all__ = ["evaluate_documents", "evaluate_table"]
 
@@ -22,16 +24,25 @@ def _folds_protocol(report):
 
 def evaluate_documents(corpus, classifier, *, test=None, cv=None, repeat=1, seed=0, max_bytes=None,
                        progress=None):
-    """Evaluate ``classifier`` (an unfitted :class:`~textnb.text.classifier.TextClassifier`)
-    on ``corpus``: on ``test`` (a corpus) when given, else on the corpus's own test part
-    unless ``cv`` is given, else by ``cv``-fold (default 10) cross-validation.
+    """Evaluate ``classifier`` (an unfitted :class:`~textnb.text.classifier.TextClassifier`,
+    or ``(vectorizer params, (kind, params))`` of a model in
+    :data:`~textnb.evaluation.evaluate.KERNEL_FITTED`, as
+    :func:`textnb.meta.registry.streaming_model` gives them: each fold is then fitted by
+    the model's kernel, without scikit-learn) on ``corpus``: on ``test`` (a corpus) when
+    given, else on the corpus's own test part unless ``cv`` is given, else by ``cv``-fold
+    (default 10) cross-validation.
 
     Every document is tokenised once; each fold prunes the vocabulary with its training
     documents (:func:`~textnb.evaluation.evaluate.cross_validate`). Returns the report
     with ``protocol``, ``skipped_binary`` and ``seconds``.
     """
     start = time.perf_counter()
-    vectorizer, model = classifier.vectorizer, classifier.model
+    if isinstance(classifier, tuple):  # fitted fold by fold from the model's kernel
+        vectorizer, model = classifier
+        vectorizer = {**VECTORIZER_DEFAULTS, **vectorizer}
+        check_vocabulary_params(vectorizer["min_df"], vectorizer["max_df"], vectorizer["max_features"])
+    else:
+        vectorizer, model = classifier.vectorizer, classifier.model
     check_classes(corpus)
     max_bytes = max_bytes or MAX_DOCUMENT_BYTES
     if test is None and cv is None:

@@ -186,9 +186,7 @@ def decision_function(fitted, X):
     else:
         if fitted.weights is None:
             fitted.weights = DISCRIMINATIVE.estimate(fitted.model, state)
-        X = dfe.canonical(X.astype(np.float64))
-        jll = dfe.joint_log_likelihood(state["event_model_"], X, fitted.weights["coef_"],
-                                       fitted.weights["intercept_"], state["class_documents_"])
+        jll = DISCRIMINATIVE.joint_log_likelihood(fitted.model, state, fitted.weights, X.astype(np.float64))
         S = copy_scores(state["classes_"], jll - logsumexp(jll, axis=1, keepdims=True), fitted.constant_)
     return decision(S, fitted.strategy_, fitted.thresholds_, fitted.min_labels,
                     rank=fitted.choices.get("rank_"), pcut_rate=fitted.choices.get("pcut_rate_"))

@@ -8,36 +8,18 @@ multinomial event model; ``../shared/design/algorithms.md`` §1); McCallum & Nig
 (1998), "A comparison of event models for naive Bayes text classification".
 """
 
-from numbers import Real
-
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
 from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels, check_sample_weight, partial_fit_classes
-from textnb.naive_bayes.kernels import BERNOULLI, MULTINOMIAL, takes_defaults
-from textnb.core.logspace import no_evidence, prior_where_empty
+from textnb.naive_bayes.kernels import BERNOULLI, MULTINOMIAL, form_log_likelihood, takes_defaults, weighted_sum
 from textnb.core.model_io import register
-from textnb.core.stats import CountTable, class_indicator, merge_aligned
+from textnb.core.stats import CountTable, merge_aligned
 
 __all__ = ["MultinomialNB", "BernoulliNB", "weighted_sum"]
 
-
-
-def weighted_sum(X, W):
-    """``X @ W.T`` where a zero of ``X`` contributes 0 even against an infinite weight
-    (``alpha=0`` with ``force_alpha``: a term never seen in a class has log probability
-    ``-inf``; a document without it must not get ``0 * -inf = nan``)."""
-    if np.all(np.isfinite(W)):
-        return np.asarray(X @ W.T)
-    out = np.asarray(X @ np.where(np.isfinite(W), W, 0.0).T)
-    present = (X != 0).astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        for sign in (-np.inf, np.inf):
-            hit = np.asarray(present @ (W == sign).T.astype(np.float64)) > 0
-            out[hit] += sign
-    return out
 
 
 class _BaseCountNB(BaseNB):
@@ -132,9 +114,8 @@ class _BaseCountNB(BaseNB):
         return table
 
     def _count(self, X, y_index, sample_weight=None):
-        sample_weight = check_sample_weight(sample_weight, X.shape[0])
-        Y = class_indicator(y_index, len(self.classes_), sample_weight)
-        self._table().add(self._transform_counts(X), Y)
+        self._kernel.count(self._kernel_params(), self._table(), X, y_index,
+                           check_sample_weight(sample_weight, X.shape[0]))
 
     def fit_counts(self, classes, class_count, feature_count):
         """Fit from precomputed sums (streaming, distributed or merged training).
@@ -163,10 +144,7 @@ class _BaseCountNB(BaseNB):
         self._form = self._kernel.linear_form(params, vars(self), fitted)
 
     def _joint_log_likelihood(self, X):
-        jll = weighted_sum(self._transform_counts(X), self._form.weights) + self._form.bias
-        if self._form.empty is None:
-            return jll
-        return prior_where_empty(jll, no_evidence(X), self._form.empty)  # no evidence: the class prior
+        return form_log_likelihood(self._form, self._transform_counts(X), X)
 
     def linear_form(self):
         """The fitted model as its kernel's :class:`~textnb.naive_bayes.kernels.LinearForm`
@@ -302,19 +280,7 @@ class BernoulliNB(_BaseCountNB):
         self.binarize = binarize
 
     def _transform_counts(self, X):
-        if self.binarize is None:
-            return X
-        if isinstance(self.binarize, bool) or not isinstance(self.binarize, Real) \
-                or not self.binarize >= 0:
-            # as scikit-learn: a negative threshold would count the implicit zeros of a
-            # sparse matrix as absent but the same zeros of a dense one as present
-            raise ValueError(f"binarize must be a number >= 0 or None; got {self.binarize!r}")
-        if sp.issparse(X):
-            Xb = X.copy()
-            Xb.data = (Xb.data > self.binarize).astype(np.float64)
-            Xb.eliminate_zeros()
-            return Xb
-        return (X > self.binarize).astype(np.float64)
+        return self._kernel.features(self._kernel_params(), X)
 
     def _joint_log_likelihood(self, X):
         if self._form is not None:  # the kernel's linear form: one bias per class, as the scorer adds it

@@ -292,8 +292,7 @@ class DiscriminativeNB(_BaseCountNB):
         return dfe.features(self.event_model_, _canonical(X))
 
     def _joint_log_likelihood(self, X):
-        return dfe.joint_log_likelihood(self.event_model_, _canonical(X), self.coef_, self.intercept_,
-                                        self.class_documents_)
+        return self._kernel.joint_log_likelihood(None, vars(self), vars(self), X)
 
     #: capability (:mod:`textnb.core.wrapping`): merged sums are not those trained on the union
     merges_exactly = False

@@ -27,6 +27,7 @@ input checks, ``fit`` / ``partial_fit`` / ``merge`` of the counts, tags. This mo
 imports numpy and the core only.
 """
 
+from numbers import Real
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -34,6 +35,7 @@ import numpy as np
 
 from textnb.core import dfe
 from textnb.core.errors import ModelFileError
+from textnb.core.logspace import no_evidence, prior_where_empty
 from textnb.core.model_io import ModelNode, instantiate, save
 from textnb.core.estimates import (ALPHA_FLOOR, bernoulli_log_prob, check_alpha, check_smoothing, class_log_prior,
                                    complement_log_prob, multinomial_log_prob)
@@ -43,7 +45,33 @@ from textnb.core.model_schema import (CLASS_PRIOR, FEATURE_NAMES, MAX_ALPHA, N_F
 from textnb.naive_bayes.scoring import Scores, TableInput
 
 __all__ = ["BERNOULLI", "COMPLEMENT", "DISCRIMINATIVE", "KERNELS", "MULTINOMIAL", "BernoulliKernel", "ComplementKernel", "CountKernel", "DiscriminativeKernel", "LinearForm",
-           "MultinomialKernel", "TableKernel", "takes_defaults", "with_defaults"]
+           "MultinomialKernel", "TableKernel", "form_log_likelihood", "takes_defaults", "weighted_sum", "with_defaults"]
+
+
+def weighted_sum(X, W):
+    """``X @ W.T`` where a zero of ``X`` contributes 0 even against an infinite weight
+    (``alpha=0`` with ``force_alpha``: a term never seen in a class has log probability
+    ``-inf``; a document without it must not get ``0 * -inf = nan``)."""
+    if np.all(np.isfinite(W)):
+        return np.asarray(X @ W.T)
+    out = np.asarray(X @ np.where(np.isfinite(W), W, 0.0).T)
+    present = (X != 0).astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        for sign in (-np.inf, np.inf):
+            hit = np.asarray(present @ (W == sign).T.astype(np.float64)) > 0
+            out[hit] += sign
+    return out
+
+
+def form_log_likelihood(form, features, X):
+    """The joint log-likelihood of the :class:`LinearForm` ``form`` for documents whose
+    features (``f(x)``: the counts, or their presence) are ``features`` and counts ``X``:
+    ``features @ weights.T + bias`` (:func:`weighted_sum`), and where a document has no
+    evidence, ``form.empty`` when given (:func:`textnb.core.logspace.prior_where_empty`)."""
+    jll = weighted_sum(features, form.weights) + form.bias
+    if form.empty is None:
+        return jll
+    return prior_where_empty(jll, no_evidence(X), form.empty)  # no evidence: the class prior
 
 
 class LinearForm(NamedTuple):
@@ -146,6 +174,36 @@ class CountKernel:
     def _prior(self, params, state):
         return class_log_prior(state["class_count_"], fit_prior=params["fit_prior"], class_prior=params["class_prior"])
 
+    def features(self, params, X):
+        """What is summed per document: the counts ``X`` themselves (Bernoulli: presence)."""
+        return X
+
+    def fit(self, params, classes, X, y_index, weights=None):
+        """The state (:meth:`to_state`) of the model of ``classes`` learned, from no counts,
+        on the counts ``X`` (float64) of documents with class indices ``y_index`` and
+        ``weights`` (None: ones): the sums of :meth:`features` per class
+        (:class:`textnb.core.stats.CountTable`), as the estimator's ``fit`` makes them."""
+        from textnb.core.stats import CountTable  # (scipy: not for the scorer)
+
+        table = self.count(params, CountTable(len(classes), X.shape[1]), X, y_index, weights)
+        return self.to_state({"classes_": np.asarray(classes), "n_features_in_": X.shape[1],
+                              "class_count_": table.class_count, "feature_count_": table.feature_count})
+
+    def count(self, params, table, X, y_index, weights=None):
+        """Add to the :class:`~textnb.core.stats.CountTable` ``table`` the :meth:`features`
+        of the documents ``X`` in their classes ``y_index`` (``weights``: None, ones);
+        returns it (:meth:`fit`, the estimator's ``fit`` and ``partial_fit``)."""
+        from textnb.core.stats import class_indicator
+
+        return table.add(self.features(params, X), class_indicator(y_index, table.class_count.shape[0], weights))
+
+    def joint_log_likelihood(self, params, state, fitted, X):
+        """The joint log-likelihood of the counts ``X`` under the model of ``state`` whose
+        :meth:`estimate` is ``fitted`` (:func:`form_log_likelihood` of its :meth:`linear_form`),
+        or None when the model is not linear (the estimator scores it)."""
+        form = self.linear_form(params, state, fitted)
+        return None if form is None else form_log_likelihood(form, self.features(params, X), X)
+
     def linear_form(self, params, state, fitted):
         """The :class:`LinearForm` of a model of ``state`` whose :meth:`estimate` is
         ``fitted``, or None where the model is not linear in its document features."""
@@ -213,6 +271,25 @@ class BernoulliKernel(CountKernel):
     state_schema = {**_COUNT_STATE,  # document frequencies: at most the class's documents
                     "feature_count_": Counts(("n_classes", "n_features"), le="class_count_")}
     per_class = "df"
+
+    def features(self, params, X):
+        """Presence: ``X > binarize`` (float64; sparse stays sparse), or ``X`` itself when
+        ``binarize`` is None."""
+        binarize = params["binarize"]
+        if binarize is None:
+            return X
+        if isinstance(binarize, bool) or not isinstance(binarize, Real) or not binarize >= 0:
+            # as scikit-learn: a negative threshold would count the implicit zeros of a
+            # sparse matrix as absent but the same zeros of a dense one as present
+            raise ValueError(f"binarize must be a number >= 0 or None; got {binarize!r}")
+        import scipy.sparse as sp  # (the estimators' input; not for the scorer)
+
+        if sp.issparse(X):
+            Xb = X.copy()
+            Xb.data = (Xb.data > binarize).astype(np.float64)
+            Xb.eliminate_zeros()
+            return Xb
+        return (X > binarize).astype(np.float64)
 
     def estimate(self, params, state):
         alpha = self.check_params(params, state["feature_count_"].shape[1])
@@ -289,6 +366,31 @@ class DiscriminativeKernel(CountKernel):
         coef, intercept = dfe.model_weights(state["event_model_"], state["feature_count_"], state["class_count_"],
                                             max(float(state["alpha_"]), ALPHA_FLOOR), state.get("scale_", 1.0))
         return {"coef_": coef, "intercept_": intercept}
+
+    def fit(self, params, classes, X, y_index, weights=None, dropped=None):
+        """The state (:meth:`to_state`) of the model of ``classes`` learned, from no
+        counts, on the CSR counts ``X`` (float64; made canonical, :func:`textnb.core.dfe.canonical`) of documents with class
+        indices ``y_index`` and ``weights`` (None: ones) by :func:`textnb.core.dfe.fit_rows`:
+        what :meth:`DiscriminativeNB.fit <textnb.naive_bayes.discriminative.DiscriminativeNB.fit>`
+        learns with an int ``cv``, and what the scikit-learn-free trainer and
+        ``textnb evaluate`` fit (``dropped``: :meth:`textnb.text.training.Accumulator.dropped_sums`).
+        ``params`` are checked (:meth:`check_params`) by the caller."""
+        n_classes = len(classes)
+        weights = np.ones(X.shape[0]) if weights is None else weights
+        X = dfe.canonical(X)
+        family, alpha, fc, cc, documents, scale = dfe.fit_rows(np.zeros((n_classes, X.shape[1])),
+                                                               np.zeros(n_classes), X, y_index, weights,
+                                                               params=params, dropped=dropped)
+        return self.to_state({"classes_": np.asarray(classes), "n_features_in_": X.shape[1], "class_count_": cc,
+                              "feature_count_": fc, "event_model_": family, "alpha_": alpha,
+                              "class_documents_": documents, "scale_": scale})
+
+    def joint_log_likelihood(self, params, state, fitted, X):
+        """The joint log-likelihood of the counts ``X`` (CSR, float64) under the model of
+        ``state`` whose :meth:`estimate` is ``fitted``: :func:`textnb.core.dfe.joint_log_likelihood`
+        (``params`` are not needed)."""
+        return dfe.joint_log_likelihood(state["event_model_"], dfe.canonical(X), fitted["coef_"], fitted["intercept_"],
+                                        state["class_documents_"])
 
     def linear_form(self, params, state, fitted):
         """The :class:`LinearForm` over the event model's document features; None unless

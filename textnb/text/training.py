@@ -24,7 +24,7 @@ from numbers import Integral
 import numpy as np
 
 from textnb.core.errors import InputError, ParameterError
-from textnb.core.dfe import fit_rows, map_threads, pass_budget, threads
+from textnb.core.dfe import map_threads, pass_budget, threads
 from textnb.core.model_io import ModelNode
 from textnb.core.workers import can_fork, map_ordered, ordered_map
 from textnb.io.corpus import MAX_DOCUMENT_BYTES
@@ -423,18 +423,14 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), give
                           max_row_nnz=pass_budget(model_params["max_nnz"], len(classes)) if rows else None)
     cols = select_columns(acc, len(y), min_df=vec_params["min_df"], max_df=vec_params["max_df"],
                           max_features=vec_params["max_features"])
-    if rows:  # what DiscriminativeNB.fit_rows computes, by the same function
+    if rows:  # what DiscriminativeNB.fit_rows computes, by the same function (the kernel's fit)
         dropped = acc.dropped_sums(cols)
         X_rows, y_rows, w_rows = acc.row_matrix(cols)
-        family, alpha, fc, cc, documents, scale = fit_rows(np.zeros((len(classes), len(cols))),
-                                                           np.zeros(len(classes)), X_rows, y_rows, w_rows,
-                                                           params=model_params, dropped=dropped)
-        fitted = {"class_count_": cc, "feature_count_": fc, "event_model_": family, "alpha_": alpha,
-                  "class_documents_": documents, "scale_": scale}
+        state = kernel.fit(model_params, classes, X_rows, y_rows, w_rows, dropped=dropped)
     else:
         kernel.check_params(model_params, len(cols))  # (an alpha per term must have one per kept term)
-        fitted = {"class_count_": acc.class_count, "feature_count_": acc.sums[:, cols]}
-    state = kernel.to_state({"classes_": classes, "n_features_in_": len(cols), **fitted})
+        state = kernel.to_state({"classes_": classes, "n_features_in_": len(cols), "class_count_": acc.class_count,
+                                 "feature_count_": acc.sums[:, cols]})
     # how the model was computed (worker count) is not part of it
     saved_params = {k: v for k, v in model_params.items() if k not in kernel.execution_params}
     fitted_model = ModelNode(kind, saved_params, state)

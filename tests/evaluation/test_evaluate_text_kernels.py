@@ -1,0 +1,54 @@
+"""``textnb evaluate`` on text fits each fold from the model's kernel (no estimator, no
+scikit-learn imported), with the report the estimators give."""
+
+import json
+
+import pytest
+
+from tests.conftest import SMS_TSV, cli_subprocess
+from textnb.evaluation.evaluate import cross_validate, vectorize_all
+from textnb.evaluation.runs import evaluate_documents
+
+pytestmark = pytest.mark.skipif(not SMS_TSV.exists(), reason="bundled SMS collection missing")
+
+
+def _estimator_report(model, args=(), cv=10):
+    """The report of the estimator path: a TextClassifier of the estimator, cloned per fold."""
+    import textnb
+    from textnb.naive_bayes.complement import ComplementNB
+    from textnb.naive_bayes.discrete import BernoulliNB, MultinomialNB
+    from textnb.naive_bayes.discriminative import DiscriminativeNB
+    from textnb.text.classifier import TextClassifier
+    from textnb.text.vectorizer import Vectorizer
+
+    make = {"discriminative": DiscriminativeNB, "multinomial": MultinomialNB, "bernoulli": BernoulliNB,
+            "complement": ComplementNB}[model]
+    classifier = TextClassifier(vectorizer=Vectorizer(), model=make(**dict(args)))
+    report = evaluate_documents(textnb.open_corpus(SMS_TSV), classifier, cv=cv)
+    return {k: v for k, v in report.items() if k != "seconds"}
+
+
+@pytest.mark.parametrize("model, cv", [("discriminative", 10), ("multinomial", 3), ("bernoulli", 3),
+                                       ("complement", 3)])
+def test_cli_evaluate_on_text_imports_no_sklearn_and_reports_as_the_estimator(model, cv):
+    args = ("--cv", str(cv)) + (("--model", model) if model != "discriminative" else ())
+    status, out = cli_subprocess("evaluate", SMS_TSV, *args, "--json")
+    assert status.split()[:2] == ["0", "False"]
+    report = json.loads(out)
+    del report["seconds"]
+    assert report == _estimator_report(model, cv=cv)
+    assert report["protocol"] == f"{cv}-fold cross-validation x 1"
+
+
+@pytest.mark.parametrize("kind, params", [("BernoulliNB", {"alpha": 0.5}), ("MultinomialNB", {"fit_prior": False}),
+                                           ("DiscriminativeNB", {"passes": 1})])
+def test_cross_validate_with_a_kernel_equals_the_estimator(sms, kind, params):
+    from textnb.core.model_io import model_class
+
+    docs, y = sms
+    docs, y = docs[:1500], y[:1500]
+    vectorizer = {"binary": True, "min_df": 2}  # (a dict of the Vectorizer's parameters given)
+    X, _ = vectorize_all(docs, vectorizer)
+    kernel = cross_validate(X, y, (kind, params), cv=3, repeat=2, seed=1, vectorizer=vectorizer)
+    want = cross_validate(X, y, model_class(kind)(**params), cv=3, repeat=2, seed=1, vectorizer=vectorizer)
+    assert {**kernel, "seconds": 0} == {**want, "seconds": 0}
