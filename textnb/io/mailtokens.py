@@ -622,10 +622,11 @@ def html_text(src):
 
     def attributes(start, end):
         for a in attr(src, start, end):
-            value = a.group(2) if a.group(2) is not None else a.group(3) if a.group(3) is not None else a.group(4)
+            name, double, single, bare = a.groups()
+            value = double if double is not None else single if single is not None else bare
             if not value:
                 continue
-            name = a.group(1).lower()
+            name = name.lower()
             if name in ("href", "src", "action"):
                 value = unescape(value).strip().lower()
                 if value.startswith(("http://", "https://", "ftp://")):
@@ -661,22 +662,22 @@ def html_text(src):
         m = next_tag(src, pos)  # a simple tag (SIMPLE_TAG), or where another construct opens
         if m is None:
             break
-        lt = m.start()
+        lt, after = m.span()
         if lt > pos and not skip:  # data(src[pos:lt]), inline: this loop runs once per tag
             chunk = src[pos:lt]
             text.append(unescape(chunk) if "&" in chunk else chunk)
         if tags >= MAX_HTML_TAGS:
             capped, pos = True, n
             break
-        end_tag, tag, attrs = m.group(1, 2, 3)
+        end_tag, tag, attrs = m.groups()
         if tag is not None:  # the common case, in one match (the same reading as below)
             tags += 1
-            pos = m.end()
-            tag = tag.lower()
+            pos = after
             if end_tag:  # an end tag
-                if tag in _SKIP_TAGS and skip:
+                if skip and tag.lower() in _SKIP_TAGS:
                     skip -= 1
                 continue
+            tag = tag.lower()
             if "=" in attrs:
                 low = attrs.lower()
                 if "href" in low or "src" in low or "action" in low or "alt" in low or "title" in low:
