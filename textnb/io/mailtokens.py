@@ -337,7 +337,8 @@ def _split_message(text, cut=None):
     size = 0
     separated = False
     blanks = (" ", "\t")
-    for line in _lines(text):
+    b = text.find("\n\n", 0, 1 << 16)  # (_lines(text); a list when the blank line is near)
+    for line in (text[:b + 1].split("\n") if b >= 0 else _lines(text)):
         first = line[:1]
         if first in blanks:
             if not line.strip(" \t"):  # a line of blanks ends the header, as a blank line
