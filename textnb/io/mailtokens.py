@@ -931,7 +931,7 @@ _MAX_VALUE = 4000
 #: and then read it as a Received field, a Message-ID, a MIME field (nothing more) or words
 _SKIP, _RECEIVED, _MESSAGE_ID, _MIME, _TEXT = range(5)
 #: lowercase field name -> ``(what, hname token, word prefix)``, filled as names are met
-#: (names of up to 80 characters, at most 4096 of them)
+#: (names of up to 80 characters, at most :data:`_MAX_NAMES` of them)
 _FIELD_KINDS = {}
 
 
@@ -947,7 +947,7 @@ def _field_kind(name):
     else:
         prefix = "subject:" if name == "subject" else _ADDRESS_FIELDS.get(name) or name[:MAX_TOKEN] + ":"
         kind = (_TEXT, "hname:" + name[:MAX_TOKEN], prefix)
-    if len(name) <= 80 and len(_FIELD_KINDS) < 4096:
+    if len(name) <= 80 and len(_FIELD_KINDS) < _MAX_NAMES:
         _FIELD_KINDS[name] = kind
     return kind
 
