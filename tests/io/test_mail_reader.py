@@ -408,3 +408,23 @@ def test_one_long_header_field_is_cut_at_its_caps():
     assert kept[0] == "w0" and len(" ".join(kept)) <= mt.MAX_HEADER_BYTES
     assert len(" ".join(kept)) > mt.MAX_HEADER_BYTES - 10  # cut at the cap, not before
     assert "mimedefect_toomanyheaderbytes" in head and "hello" in text
+
+
+def test_field_name_caches_change_no_token(monkeypatch):
+    """The per-name caches of the header reader (names checked and lowercased once, what
+    to do with a field) give the tokens of a cold reader, for names in any case, when full,
+    and for names too long to be kept."""
+    long_name = "X-" + "a" * 100
+    msg = (b"SUBJECT: Cheap pills\nReceived: from mx1.example.com; Mon\nX-Mailer: Foo 1.0\n"
+           b"Message-ID: <1@shop.example>\nsubject: again\n" + long_name.encode() + b": long value\n"
+           b"Content-Type: text/plain\n\nbody words here\n")
+    monkeypatch.setattr(mt, "_FIELD_NAMES", {})
+    monkeypatch.setattr(mt, "_FIELD_KINDS", {})
+    cold = message_tokens(msg)
+    assert message_tokens(msg) == cold  # the caches filled
+    assert {"subject:cheap", "subject:again", "hname:x-mailer", "x-mailer:foo", "mid:shop.example",
+            "rcvd:mx1.example.com", "hname:" + long_name.lower()[:mt.MAX_TOKEN]} <= set(cold)
+    assert long_name not in mt._FIELD_NAMES and long_name.lower() not in mt._FIELD_KINDS
+    monkeypatch.setattr(mt, "_MAX_NAMES", 0)  # a full cache: names are read every time
+    monkeypatch.setattr(mt, "_FIELD_NAMES", {})
+    assert message_tokens(msg) == cold and mt._FIELD_NAMES == {}

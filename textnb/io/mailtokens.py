@@ -298,6 +298,23 @@ def _lines(text):
         pos = end + 1
 
 
+#: header field names met (as written) -> lowercase: :func:`_split_message` checks and
+#: lowercases a name once (at most :data:`_MAX_NAMES` names of up to 80 characters are kept)
+_FIELD_NAMES = {}
+_MAX_NAMES = 4096
+
+
+def _field_name(field):
+    """``field.lower()`` when ``field`` is a field name (:func:`_is_name`), else None;
+    remembered in :data:`_FIELD_NAMES`."""
+    if not _is_name(field):
+        return None
+    lower = field.lower()
+    if len(field) <= 80 and len(_FIELD_NAMES) < _MAX_NAMES:
+        _FIELD_NAMES[field] = lower
+    return lower
+
+
 def _split_message(text, cut=None):
     """``(fields, body, separated)`` of a message held as a string with LF line ends.
 
@@ -320,7 +337,8 @@ def _split_message(text, cut=None):
     size = 0
     separated = False
     blanks = (" ", "\t")
-    for line in _lines(text):
+    b = text.find("\n\n", 0, 1 << 16)  # (_lines(text); a list when the blank line is near)
+    for line in (text[:b + 1].split("\n") if b >= 0 else _lines(text)):
         first = line[:1]
         if first in blanks:
             if not line.strip(" \t"):  # a line of blanks ends the header, as a blank line
@@ -338,11 +356,14 @@ def _split_message(text, cut=None):
         if not first:
             pos, separated = pos + 1, True
             break
-        i = line.find(":")  # a field name (``_FIELD.match``: a name, then a colon), as _is_name, inline
-        field = line[:i]
-        if i <= 0 or not (field.isascii() and field.isprintable() and " " not in field) or (
-                line[i + 1:i + 2] not in ("", " ", "\t") and not _known_field(field.lower())):
-            break  # the first line that is not a field (nor "Name:value" of a mail field): the body
+        field, colon, rest = line.partition(":")  # a field name (``_FIELD.match``: a name, then a colon)
+        lower = _FIELD_NAMES.get(field) if colon else None
+        if lower is None:  # not a name met before: as _is_name (an empty or no name: None)
+            lower = _field_name(field) if colon else None
+            if lower is None:
+                break  # the first line that is not a field: the body
+        if rest[:1] not in ("", " ", "\t") and not _known_field(lower):
+            break  # nor "Name:value" of a mail field
         if parts is not None:
             fields.append((name, " ".join(parts)))
         if len(fields) >= MAX_HEADERS:
@@ -350,7 +371,7 @@ def _split_message(text, cut=None):
             if cut is not None:
                 cut.add("headers")
         else:
-            name, parts = field.lower(), [line[i + 1:].lstrip(" \t")]
+            name, parts = lower, [rest.lstrip(" \t")]
             size = len(parts[0])
             starts.append(pos)
         pos += len(line) + 1
@@ -602,10 +623,11 @@ def html_text(src):
 
     def attributes(start, end):
         for a in attr(src, start, end):
-            value = a.group(2) if a.group(2) is not None else a.group(3) if a.group(3) is not None else a.group(4)
+            name, double, single, bare = a.groups()
+            value = double if double is not None else single if single is not None else bare
             if not value:
                 continue
-            name = a.group(1).lower()
+            name = name.lower()
             if name in ("href", "src", "action"):
                 value = unescape(value).strip().lower()
                 if value.startswith(("http://", "https://", "ftp://")):
@@ -641,22 +663,22 @@ def html_text(src):
         m = next_tag(src, pos)  # a simple tag (SIMPLE_TAG), or where another construct opens
         if m is None:
             break
-        lt = m.start()
+        lt, after = m.span()
         if lt > pos and not skip:  # data(src[pos:lt]), inline: this loop runs once per tag
             chunk = src[pos:lt]
             text.append(unescape(chunk) if "&" in chunk else chunk)
         if tags >= MAX_HTML_TAGS:
             capped, pos = True, n
             break
-        end_tag, tag, attrs = m.group(1, 2, 3)
+        end_tag, tag, attrs = m.groups()
         if tag is not None:  # the common case, in one match (the same reading as below)
             tags += 1
-            pos = m.end()
-            tag = tag.lower()
+            pos = after
             if end_tag:  # an end tag
-                if tag in _SKIP_TAGS and skip:
+                if skip and tag.lower() in _SKIP_TAGS:
                     skip -= 1
                 continue
+            tag = tag.lower()
             if "=" in attrs:
                 low = attrs.lower()
                 if "href" in low or "src" in low or "action" in low or "alt" in low or "title" in low:
@@ -905,25 +927,55 @@ _ADDRESS_FIELDS = {"from": "from:", "to": "to:", "cc": "to:", "reply-to": "reply
 _MAX_VALUE = 4000
 
 
+#: what :func:`_header_tokens` does with a field: skip it, or give its ``hname:`` token
+#: and then read it as a Received field, a Message-ID, a MIME field (nothing more) or words
+_SKIP, _RECEIVED, _MESSAGE_ID, _MIME, _TEXT = range(5)
+#: lowercase field name -> ``(what, hname token, word prefix)``, filled as names are met
+#: (names of up to 80 characters, at most :data:`_MAX_NAMES` of them)
+_FIELD_KINDS = {}
+
+
+def _field_kind(name):
+    if name in _SKIP_FIELDS:
+        kind = (_SKIP, None, None)
+    elif name == "received":
+        kind = (_RECEIVED, "hname:received", "rcvd:")
+    elif name == "message-id":
+        kind = (_MESSAGE_ID, "hname:message-id", None)
+    elif name.startswith("content-") or name == "mime-version":
+        kind = (_MIME, "hname:" + name[:MAX_TOKEN], None)  # MIME structure: tokenised per part
+    else:
+        prefix = "subject:" if name == "subject" else _ADDRESS_FIELDS.get(name) or name[:MAX_TOKEN] + ":"
+        kind = (_TEXT, "hname:" + name[:MAX_TOKEN], prefix)
+    if len(name) <= 80 and len(_FIELD_KINDS) < _MAX_NAMES:
+        _FIELD_KINDS[name] = kind
+    return kind
+
+
 def _header_tokens(fields, out):
     n_received = 0
     texts = {}  # prefix -> values: one tokenizer pass per prefix
+    kinds = _FIELD_KINDS
     for name, value in fields:
-        if name in _SKIP_FIELDS:
+        kind, hname, prefix = kinds.get(name) or _field_kind(name)
+        if kind == _TEXT:
+            out.append(hname)
+            value = value[:_MAX_VALUE]  # decode_header(value), inline for a plain ASCII value
+            texts.setdefault(prefix, []).append(
+                value if "=?" not in value and value.isascii() else decode_header(value))
+        elif kind == _SKIP:
             continue
-        out.append("hname:" + name[:MAX_TOKEN])
-        if name == "received":
+        elif kind == _RECEIVED:
+            out.append(hname)
             n_received += 1
-            texts.setdefault("rcvd:", []).append(value.split(";", 1)[0][:_MAX_VALUE])
-        elif name == "message-id":
+            texts.setdefault(prefix, []).append(value.split(";", 1)[0][:_MAX_VALUE])
+        elif kind == _MESSAGE_ID:
+            out.append(hname)
             i = value.find("@")
             dom = value[i + 1:].split(">", 1)[0].split()[:1] if i >= 0 else []
             out.append("mid:" + (dom[0].lower()[:MAX_TOKEN] if dom else "none"))
-        elif name.startswith("content-") or name == "mime-version":
-            continue  # MIME structure: tokenised per part
         else:
-            prefix = "subject:" if name == "subject" else _ADDRESS_FIELDS.get(name) or name[:MAX_TOKEN] + ":"
-            texts.setdefault(prefix, []).append(decode_header(value[:_MAX_VALUE]))
+            out.append(hname)
     groups = [" \n ".join(values) for values in texts.values()]
     words = _grouped_pieces(groups)
     if words is None:  # text beyond Latin-1 (or a \x01): one pass per prefix
