@@ -610,3 +610,22 @@ def test_max_clients_is_one_cap_over_every_listener(spam_model, sock_dir):
             assert s.recv(100) == b"SPAMD/1.5 0 PONG\r\n"
         for c in idle:
             c.close()
+
+
+def test_served_text_model_is_the_scorer_of_textnb_predict_without_scikit_learn(topic_model):
+    """textnb serve loads a text model as textnb predict does (the linear scorer of the file,
+    no scikit-learn imported) and answers what the estimator answers."""
+    code = ("import json, sys\n"
+            "from textnb.apps.serve import _load_text_model, classify_texts\n"
+            f"m = _load_text_model({str(topic_model)!r})\n"
+            "out = classify_texts(m, {'texts': ['cheap casino', 'team goal', '', 'budget meeting today']})\n"
+            "print(json.dumps([type(m).kind, 'sklearn' in sys.modules, out]))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    kind, imported, served = json.loads(r.stdout)
+    assert kind == "TextClassifier" and imported is False
+    from textnb.apps.serve import classify_texts
+
+    texts = ["cheap casino", "team goal", "", "budget meeting today"]
+    expected = json.loads(json.dumps(classify_texts(textnb.load(topic_model), {"texts": texts})))
+    assert served == expected

@@ -71,12 +71,13 @@ import time
 
 from textnb.io import mail
 from textnb.core.errors import InputError, ModelFileError, TextnbError
-from textnb.core.model_io import load
+from textnb.core.wrapping import reads_documents
 from textnb.apps import protocol
 from textnb.apps.spamd import (DEFAULT_MAX_USER_BYTES, DEFAULT_MAX_USERS, SpamdHandler, StreamHandler, UserModels,
                                parse_address)
 from textnb.apps.spamlite import logit
 from textnb.apps.verdict import classify_mail, is_spam_model, message_verdict
+from textnb.text.scorer import load_for_prediction
 
 __all__ = ["DEFAULT_MAX_REQUEST", "DEFAULT_MAX_CLIENTS", "DEFAULT_TIMEOUT", "DEFAULT_MAX_TEXTS", "DEFAULT_MAX_TOKENS",
            "MAX_SOCKET_PATH", "ModelHolder", "Server", "classify_texts", "classify_mail", "run"]
@@ -89,11 +90,15 @@ _MAX_DRAIN = 256 * 1024 * 1024
 
 
 def _load_text_model(path):
-    """Load ``path`` and check that the model classifies texts: a table model (which has
-    ``predict_proba`` too) is refused, at start and when swapped in at the served path."""
-    model = load(path)
+    """Load ``path`` as ``textnb predict`` does (:func:`textnb.text.scorer.load_for_prediction`:
+    the linear scorer of a text model, else a kernel or the estimator) and check that the
+    model classifies texts: a table model (which has ``predict_proba`` too) is refused, at
+    start and when swapped in at the served path."""
+    model = load_for_prediction(path)
     if not (hasattr(model, "predict_proba") and hasattr(model, "classes_")):
         raise ModelFileError(f"{path}: not a classifier of texts ({type(model).__name__})")
+    if reads_documents(model):
+        return model
     try:
         tags = model.__sklearn_tags__()
         takes_text = bool(tags.input_tags.string)
@@ -483,7 +488,9 @@ class _HTTPHandler(http.server.BaseHTTPRequestHandler):
         owner = self.server.owner
         if self.path == "/model":
             model = owner.holder.get()
-            self._reply(200, {"path": owner.holder.path, "kind": type(model).__name__,
+            # the model file's kind (a scorer or kernel says which it reads), else the class
+            kind = getattr(type(model), "kind", None) or type(model).__name__
+            self._reply(200, {"path": owner.holder.path, "kind": kind,
                               "classes": [_jsonable(c) for c in model.classes_],
                               "loaded_at": owner.holder.loaded_at, "reloads": owner.holder.reloads,
                               "last_error": owner.holder.last_error})

@@ -66,6 +66,8 @@ class TextScorer:
 
     #: capability (:mod:`textnb.core.wrapping`): scores raw documents
     reads_documents = True
+    #: the kind of model file it scores (as the kernels' ``kind``)
+    kind = "TextClassifier"
 
     def __init__(self, analyzer, terms, weights, bias, classes, binary=False, threshold=None, features=None,
                  empty=None):
