@@ -226,13 +226,8 @@ def _read_journal(path):
 
 
 def _write_journal(path, seen):
-    """Replace the journal at ``path`` by one line per message in ``seen`` (atomically;
-    only a regular file is ever replaced)."""
-    try:
-        if not stat.S_ISREG(os.lstat(path).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", path)
-    except FileNotFoundError:
-        pass
+    """Replace the journal at ``path`` by one line per message in ``seen`` (atomically; the
+    caller has opened it with :func:`_open_journal`, so it is a regular file)."""
     folder = os.path.dirname(path)
     fd, tmp = tempfile.mkstemp(prefix=".learned", dir=folder)
     try:

@@ -274,10 +274,6 @@ def _register(ops, model_path, args, stdin, stderr):
     return 0
 
 
-#: verdict lines of ``--batch`` written at once
-_LINES = 64
-
-
 def _batch(sf, args, stdin, stdout, stderr):
     """One line per message; a message that cannot be read is reported on stderr (one
     line naming it) and the run goes on: exit 3 at the end if any was, else 0. A reader
@@ -299,30 +295,16 @@ def _batch(sf, args, stdin, stdout, stderr):
             except InputError as exc:  # the PATH itself (missing): report it, go on with the next
                 on_error(str(exc))
 
-    lines = []  # written _LINES at a time: one write per line is a system call each when
-    # stdout is unbuffered (PYTHONUNBUFFERED); verdicts come in batches anyway (classify_stream)
     try:
         with progress_bar(stderr, "classifying") as progress:
             for n, (source, v) in enumerate(sf.classify_stream(pairs()), 1):
                 line = f"{cell(source)}\t{cell(v.label)}\t{score_text(v)}"
                 if args.log_odds:
                     line += f"\t{v.log_odds:.4f}"
-                lines.append(line)
-                if len(lines) >= _LINES:
-                    stdout.write(("\n".join(lines) + "\n").encode("utf-8", "surrogateescape"))
-                    lines.clear()
+                stdout.write((line + "\n").encode("utf-8", "surrogateescape"))
                 if progress is not None:
                     progress(n)
-        if lines:
-            stdout.write(("\n".join(lines) + "\n").encode("utf-8", "surrogateescape"))
         stdout.flush()
     except BrokenPipeError:  # (textnb.cli.mailcli keeps the flush at exit quiet too)
         return 0
-    except BaseException:  # interrupted: the verdicts given so far are still written
-        try:
-            if lines:
-                stdout.write(("\n".join(lines) + "\n").encode("utf-8", "surrogateescape"))
-        except OSError:
-            pass
-        raise
     return EXIT_ERROR if failed else 0
