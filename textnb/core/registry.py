@@ -39,6 +39,7 @@ MODEL_MODULES = {
 #: ``textnb train`` fits and ``textnb predict`` scores with (same model file, same scores;
 #: :func:`textnb.core.model_io.build` with ``kernel=True``)
 KERNEL_MODULES = {
+    "APNBC": ("textnb.semi_naive.apnbc_kernel", "APNBCKernel"),
     "AODE": ("textnb.semi_naive.aode_kernel", "AODEKernel"),
     "BayesNetClassifier": ("textnb.semi_naive.bayesnet_kernel", "BayesNetKernel"),
     "Discretized": ("textnb.naive_bayes.discretized_kernel", "DiscretizedKernel"),

@@ -410,6 +410,15 @@ DISCRIMINATIVE = DiscriminativeKernel()
 KERNELS = {k.kind: k for k in (MULTINOMIAL, BERNOULLI, COMPLEMENT, DISCRIMINATIVE)}
 
 
+def _template_node(template):
+    """An unfitted kernel as a model file's node (its parameters, as the estimator's
+    ``get_params``; a kernel among them as a node too); anything else as it is."""
+    if template is None or isinstance(template, ModelNode) or not hasattr(template, "to_node"):
+        return template
+    return ModelNode(template.kind, {name: _template_node(getattr(template, name))
+                                     for name in sorted(template.defaults)}, {})
+
+
 class TableKernel(TableInput, Scores):
     """The base of the table models' kernels (:class:`~textnb.naive_bayes.tabular_kernel.TabularKernel`,
     :class:`~textnb.semi_naive.aode_kernel.AODEKernel`): a model that keeps its fitted
@@ -442,6 +451,18 @@ class TableKernel(TableInput, Scores):
         (all of them, as its ``get_params``) and :meth:`_get_state`."""
         self._check_fitted()
         return ModelNode(self.kind, {name: getattr(self, name) for name in sorted(self.defaults)}, self._get_state())
+
+    @staticmethod
+    def _nested_node(node, param, state):
+        """``node`` (:meth:`to_node`) of a model that wraps another, with the wrapped
+        kernels as nodes: the template in ``params[param]`` unfitted (its parameters, as
+        the estimator's ``get_params``), the fitted model in ``state[state]``. An
+        estimator is left as it is (the model file writes it)."""
+        node.params[param] = _template_node(node.params[param])
+        fitted = node.state.get(state)
+        if hasattr(fitted, "to_node"):
+            node.state[state] = fitted.to_node()
+        return node
 
     def save(self, path):
         """Write the model file the estimator writes for this model (byte for byte),
