@@ -650,8 +650,12 @@ def _check_before_writing(path, head, arrays, build=True):
         raise ModelFileError(f"{exc}; the model would not load, so it was not written") from None
 
 
-def load(path, *, max_bytes=MAX_MODEL_BYTES):
+def load(path, *, max_bytes=MAX_MODEL_BYTES, kernel=False):
     """Read a model written by :func:`save`.
+
+    ``kernel=True``: where the root's kind has a kernel (:data:`textnb.core.registry.KERNEL_MODULES`),
+    the kernels of the root and the models it holds (same checks and messages, no
+    scikit-learn; :func:`build`), else the estimator.
 
     Raises
     ------
@@ -661,7 +665,7 @@ def load(path, *, max_bytes=MAX_MODEL_BYTES):
         members, a bad or oversized array, an inconsistent state, written by a newer
         textnb, or too large. No other exception escapes for any file content.
     """
-    return _read(path, max_bytes, build=True)
+    return _read(path, max_bytes, build="kernel" if kernel else True)
 
 
 def build(root, path, *, kernel=False):

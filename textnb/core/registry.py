@@ -3,7 +3,7 @@
 Standard library only, so importing the package (a mail client, say) costs nothing.
 """
 
-__all__ = ["KERNEL_MODULES", "MODEL_MODULES"]
+__all__ = ["KERNEL_MODULES", "MODEL_MODULES", "kind_of"]
 
 #: model kind (class name, as written in model files) -> the module that defines and
 #: registers it. Adding a model kind is one line here (plus its module and CLI choice).
@@ -47,3 +47,12 @@ KERNEL_MODULES = {
     "TAN": ("textnb.semi_naive.bayesnet_kernel", "TANKernel"),
     "TabularNB": ("textnb.naive_bayes.tabular_kernel", "TabularKernel"),
 }
+
+
+def kind_of(model):
+    """The kind a model file names ``model`` by: a kernel's ``kind`` (its estimator's class
+    name), else its class name."""
+    cls = type(model)
+    if (cls.__module__, cls.__name__) in KERNEL_MODULES.values():
+        return model.kind
+    return cls.__name__

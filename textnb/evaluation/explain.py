@@ -17,24 +17,33 @@ gives NLTK-style most-informative terms per class for the same wrapped models, u
 mixed table (:class:`~textnb.text.mixed.MixedNB`): one contribution per attribute, and per
 term inside the text attributes; :func:`explain_by_leaving_out` for any other table model
 (TabularNB, TAN, AODE, networks): what each value adds to the margin.
+
+The table explanations take a model's kernel as well as its estimator
+(:data:`textnb.core.registry.KERNEL_MODULES`: ``predict --explain`` of a table model with a
+kernel imports no scikit-learn); the text ones import scikit-learn and scipy when they run.
 """
 
+import sys
 from types import SimpleNamespace
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.base import BaseEstimator
-from sklearn.pipeline import Pipeline
-from sklearn.utils.validation import check_is_fitted
 
 from textnb.core.errors import InputError
+from textnb.core.registry import KERNEL_MODULES
 from textnb.core.wrapping import find, rule_model, table_attributes
-from textnb.evaluation import inspection
 from textnb.io.uncertain import column_slices
-from textnb.naive_bayes.discriminative import DiscriminativeNB
 
 __all__ = ["describe_mixed", "describe_text_classifier", "explain", "explain_by_leaving_out", "explain_rows",
            "explain_table", "informative_terms", "linear_weights", "unwrap"]
+
+
+def check_is_fitted(model):
+    """A kernel's own check (no scikit-learn), else scikit-learn's ``check_is_fitted``."""
+    if (type(model).__module__, type(model).__name__) in KERNEL_MODULES.values():
+        return model._check_fitted()
+    from sklearn.utils.validation import check_is_fitted as fitted
+
+    return fitted(model)
 
 
 def unwrap(model):
@@ -44,6 +53,8 @@ def unwrap(model):
     :class:`~textnb.meta.smoothing.SmoothingCV` (their fitted ``estimator_``) and
     :class:`sklearn.pipeline.Pipeline`.
     """
+    from sklearn.pipeline import Pipeline
+
     steps = []
     while True:
         if hasattr(model, "estimator_") and (hasattr(model, "calibrated_classes_")
@@ -70,6 +81,8 @@ def linear_weights(model):
 
     ``binarize`` is the threshold applied to x first (Bernoulli), or None.
     """
+    import scipy.sparse as sp
+
     check_is_fitted(model)
     form = model.linear_form() if hasattr(model, "linear_form") else None
     if form is not None:  # a count model's kernel (DiscriminativeNB: weights of its document features)
@@ -106,6 +119,10 @@ def explain(classifier, document, top=10):
         list of ``{"term", "count", "value", "contribution"}`` where ``value`` is what
         the model saw (weighted count or presence).
     """
+    import scipy.sparse as sp
+
+    from textnb.naive_bayes.discriminative import DiscriminativeNB
+
     check_is_fitted(classifier)
     X = classifier.transform([document])
     steps, model = unwrap(classifier.model_)
@@ -161,6 +178,8 @@ def informative_terms(classifier, top=10):
     SmoothingCV.
     Returns ``{class: [(term, log_odds), ...]}``.
     """
+    from textnb.evaluation import inspection
+
     check_is_fitted(classifier)
     steps, model = unwrap(classifier.model_)
     terms = list(classifier.vectorizer_.vocabulary_)
@@ -172,11 +191,16 @@ def informative_terms(classifier, top=10):
     return inspection.informative_terms(view, top)
 
 
-class _View(BaseEstimator):
-    """A fitted-looking holder of ``model_`` and ``vectorizer_`` for the inspection helpers."""
+def _View():
+    """A fitted-looking holder of ``model_`` and ``vectorizer_`` for the inspection helpers
+    (a scikit-learn estimator: imported when a text model is described)."""
+    from sklearn.base import BaseEstimator
 
-    def fit(self, X=None, y=None):
-        return self
+    class View(BaseEstimator):
+        def fit(self, X=None, y=None):
+            return self
+
+    return View()
 
 
 def describe_text_classifier(classifier, top=10):
@@ -220,11 +244,10 @@ def explain_rows(model, X, *, top=10):
     * a mixed table: :func:`explain_table` (attributes, and terms inside text attributes);
     * any other table model: :func:`explain_by_leaving_out` over its training attributes.
     """
-    from textnb.text.classifier import TextClassifier
-
+    text = sys.modules.get("textnb.text.classifier")  # loaded with any text model
     if rule_model(model) is not None:
         return find(model, lambda m: hasattr(m, "predict_explain")).predict_explain(X)[1]
-    if isinstance(model, TextClassifier):
+    if text is not None and isinstance(model, text.TextClassifier):
         return [explain(model, doc, top=top) for doc in X]
     attributes = None
     if find(model, lambda m: hasattr(m, "predict_attribute_terms")) is None:
@@ -418,6 +441,8 @@ def _cell_text(attribute, cells):
 def describe_mixed(model, top=10):
     """:meth:`textnb.text.mixed.MixedNB.describe` plus, for every text attribute, its most
     informative terms per class (:func:`informative_terms` of its word model)."""
+    from textnb.evaluation import inspection
+
     check_is_fitted(model)
     info = model.describe()
     texts = iter(model.text_models_)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields
 from typing import Optional
 
 from textnb.core.errors import InputError
-from textnb.core.registry import KERNEL_MODULES
+from textnb.core.registry import kind_of
 
 __all__ = ["ModelOptions", "ModelSpec", "MODELS", "model_names", "document_kind", "streaming_model",
            "make_text_classifier", "make_table_model", "model_name", "modules_for"]
@@ -377,9 +377,7 @@ def _network(opts, table, kind, kernel=False):
 
 def model_name(model):
     """What the user trained, in words: 'LBR on mdl-discretised attributes', 'APNBC(TabularNB)'."""
-    name = type(model).__name__
-    if (type(model).__module__, name) in KERNEL_MODULES.values():  # a kernel: named as its model file's kind
-        name = model.kind
+    name = kind_of(model)  # a kernel: named as its model file's kind
     if name == "Discretized":
         return f"{model_name(model.estimator_)} on {model.numeric}-discretised attributes"
     inner = getattr(model, "estimator_", None)

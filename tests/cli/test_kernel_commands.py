@@ -1,0 +1,65 @@
+"""``textnb inspect``, ``merge`` and ``predict --explain`` on table models that have a kernel
+(``textnb.core.registry.KERNEL_MODULES``): they read the kernels, import no scikit-learn, and
+print what the estimators print."""
+
+from pathlib import Path
+
+import pytest
+
+from textnb.core import model_io
+from conftest import cli, cli_subprocess
+
+REPO = Path(__file__).resolve().parents[2]
+NUMERIC = REPO / "corpora" / "weather.numeric.arff"
+NOMINAL = REPO / "corpora" / "weather.nominal.arff"
+pytestmark = pytest.mark.skipif(not NUMERIC.exists(), reason="bundled weather tables missing")
+
+MODELS = [
+    (NUMERIC, ()), (NOMINAL, ("--model", "aode")), (NOMINAL, ("--model", "tan")), (NUMERIC, ("--lazy", "hlbr")),
+    (NUMERIC, ("--adjust", "--significance", "1")), (NOMINAL, ("--adjust", "--model", "aode")),
+    (NUMERIC, ("--numeric", "kde")),
+]
+
+
+def _estimator_output(monkeypatch, *args):
+    """The command's output with the estimators (no kernel is built)."""
+    with monkeypatch.context() as m:
+        m.setattr(model_io, "KERNEL_MODULES", {})
+        rc, out, err = cli(*args)
+    return rc, out, err
+
+
+@pytest.mark.parametrize("table, options", MODELS)
+def test_inspect_and_explain_read_the_kernels(tmp_path, monkeypatch, table, options):
+    path = tmp_path / "m.tnb"
+    assert cli("train", table, *options, "-o", path)[0] == 0
+    for command in (("inspect", path), ("inspect", path, "--json"), ("predict", path, table, "--explain"),
+                    ("predict", path, table, "--explain", "--json")):
+        status, out = cli_subprocess(*command)
+        rc, expected, _ = _estimator_output(monkeypatch, *command)
+        assert status.split()[:2] == [str(rc), "False"], command  # same exit status, no scikit-learn
+        assert out == expected, command
+
+
+def test_merge_reads_the_kernels(tmp_path, monkeypatch):
+    """TabularNB and AODE files merge without scikit-learn into the estimators' file, byte
+    for byte; the refusals are the estimators' lines."""
+    lines = NOMINAL.read_text().splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if line.lower().startswith("@data")) + 1
+    (tmp_path / "a.arff").write_text("".join(lines[:start + 7]))
+    (tmp_path / "b.arff").write_text("".join(lines[:start] + lines[start + 7:]))
+    for options, name in (((), "nb"), (("--model", "aode"), "aode"), (("--model", "tan"), "tan")):
+        for part in "ab":
+            assert cli("train", tmp_path / f"{part}.arff", *options, "-o", tmp_path / f"{name}_{part}.tnb")[0] == 0
+    for name in ("nb", "aode"):
+        status, out = cli_subprocess("merge", tmp_path / f"{name}_a.tnb", tmp_path / f"{name}_b.tnb",
+                                     "-o", tmp_path / f"{name}_k.tnb")
+        assert status.startswith("0 False"), status
+        rc, expected, _ = _estimator_output(monkeypatch, "merge", tmp_path / f"{name}_a.tnb",
+                                            tmp_path / f"{name}_b.tnb", "-o", tmp_path / f"{name}_e.tnb")
+        assert rc == 0 and out.replace("_k.tnb", "_e.tnb") == expected
+        assert (tmp_path / f"{name}_k.tnb").read_bytes() == (tmp_path / f"{name}_e.tnb").read_bytes()
+    for pair in (("tan_a", "nb_a"), ("nb_a", "aode_a")):
+        args = ("merge", *(tmp_path / f"{p}.tnb" for p in pair), "-o", tmp_path / "x.tnb")
+        rc, _, err = cli(*args)
+        assert rc == 1 and err == _estimator_output(monkeypatch, *args)[2]
