@@ -63,3 +63,27 @@ def test_merge_reads_the_kernels(tmp_path, monkeypatch):
         args = ("merge", *(tmp_path / f"{p}.tnb" for p in pair), "-o", tmp_path / "x.tnb")
         rc, _, err = cli(*args)
         assert rc == 1 and err == _estimator_output(monkeypatch, *args)[2]
+
+
+SMS = REPO / "corpora" / "sms_spam" / "SMSSpamCollection.tsv"
+
+
+@pytest.mark.skipif(not SMS.exists(), reason="bundled SMS collection missing")
+@pytest.mark.parametrize("options", [(), ("--model", "multinomial"), ("--model", "bernoulli", "--alpha", "0.5"),
+                                     ("--model", "complement", "--norm"), ("--model", "multinomial", "--binary")])
+def test_inspect_of_a_count_text_model_reads_its_nodes(tmp_path, monkeypatch, options):
+    """``textnb inspect`` of a text model of a count model: described from the file's nodes
+    and the kernel (no scikit-learn), as the estimator describes it, text and JSON."""
+    import textnb.evaluation.explain as explain
+
+    (tmp_path / "sms.tsv").write_text("".join(SMS.read_text(encoding="utf-8").splitlines(keepends=True)[:800]),
+                                      encoding="utf-8")
+    path = tmp_path / "m.tnb"
+    assert cli("train", tmp_path / "sms.tsv", *options, "-o", path)[0] == 0
+    for command in (("inspect", path, "--top", "7"), ("inspect", path, "--json")):
+        status, out = cli_subprocess(*command)
+        assert status.split()[:2] == ["0", "False"], command
+        with monkeypatch.context() as m:
+            m.setattr(explain, "describe_text_file", lambda root, top=10: None)  # the estimator's path
+            rc, expected, _ = cli(*command)
+        assert rc == 0 and out == expected and ("most informative" in out or "informative_terms" in out)

@@ -157,8 +157,8 @@ def test_cli_lazy_train_and_predict_import_no_sklearn(tmp_path, lazy):
     assert status.startswith("0 False") and "model: LBR on mdl-discretised attributes ->" in out
     status, out = cli_subprocess("predict", path, WEATHER)
     assert status.startswith("0 False") and len(out.splitlines()) == 14  # one line per row
-    status, out = cli_subprocess("predict", path, WEATHER, "--explain")  # the estimator's path
-    assert status.startswith("0 True") and "local NB on" in out
+    status, out = cli_subprocess("predict", path, WEATHER, "--explain")  # the kernels' rules
+    assert status.startswith("0 False") and "local NB on" in out
 
 
 def test_discretized_kernel_default_is_tabular_nb(tmp_path):

@@ -26,25 +26,27 @@ def add_parser(sub):
 
 
 def run(args, out, err):
-    from textnb.core.model_io import load
+    from textnb.core.model_io import build, read_nodes
+    from textnb.evaluation.explain import describe_text_classifier, describe_text_file
 
     if args.plot:
         refuse_input_as_output(args.plot, [args.model])
-    model = load(args.model, kernel=True)  # a table model with a kernel: no scikit-learn
-    if multilabel_model(model) is not None:
-        if args.plot:
-            raise InputError(f"{args.model}: --plot draws a text model's terms or a tan / bn structure, "
-                             f"not a multi-label model")
-        return _inspect_multilabel(args, model, out)
-    text = sys.modules.get("textnb.text.classifier")  # loaded with any text model
-    if text is None or not isinstance(model, text.TextClassifier):
-        return _inspect_table(args, model, out)
-    from textnb.evaluation.explain import describe_text_classifier
-
-    info = describe_text_classifier(model, top=args.top)
-    weights = _weights_info(model.model_)
-    if weights:
-        info["apnbc_weights"] = weights
+    root = read_nodes(args.model)
+    info, weights = describe_text_file(root, top=args.top), None  # a count text model: from its nodes
+    if info is None:
+        model = build(root, args.model, kernel=True)  # a table model with a kernel: no scikit-learn
+        if multilabel_model(model) is not None:
+            if args.plot:
+                raise InputError(f"{args.model}: --plot draws a text model's terms or a tan / bn structure, "
+                                 f"not a multi-label model")
+            return _inspect_multilabel(args, model, out)
+        text = sys.modules.get("textnb.text.classifier")  # loaded with any text model
+        if text is None or not isinstance(model, text.TextClassifier):
+            return _inspect_table(args, model, out)
+        info = describe_text_classifier(model, top=args.top)
+        weights = _weights_info(model.model_)
+        if weights:
+            info["apnbc_weights"] = weights
     if args.plot:
         if not info.get("informative_terms"):
             raise InputError(f"{args.model}: --plot draws informative terms, which a {info['model']} model "

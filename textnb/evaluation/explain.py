@@ -33,7 +33,7 @@ from textnb.core.registry import KERNEL_MODULES
 from textnb.core.wrapping import find, rule_model, table_attributes
 from textnb.io.uncertain import column_slices
 
-__all__ = ["describe_mixed", "describe_text_classifier", "explain", "explain_by_leaving_out", "explain_rows",
+__all__ = ["describe_mixed", "describe_text_classifier", "describe_text_file", "explain", "explain_by_leaving_out", "explain_rows",
            "explain_table", "informative_terms", "linear_weights", "unwrap"]
 
 
@@ -178,29 +178,14 @@ def informative_terms(classifier, top=10):
     SmoothingCV.
     Returns ``{class: [(term, log_odds), ...]}``.
     """
-    from textnb.evaluation import inspection
+    from textnb.evaluation.inspection import term_log_odds
 
     check_is_fitted(classifier)
     steps, model = unwrap(classifier.model_)
     terms = list(classifier.vectorizer_.vocabulary_)
     cols = _columns(steps, len(terms))
-    view = _View()
-    view.model_ = model
-    view.vectorizer_ = SimpleNamespace(vocabulary_={terms[c]: i for i, c in enumerate(cols)})
-    # inspection.informative_terms reads only model_ and vectorizer_.vocabulary_
-    return inspection.informative_terms(view, top)
-
-
-def _View():
-    """A fitted-looking holder of ``model_`` and ``vectorizer_`` for the inspection helpers
-    (a scikit-learn estimator: imported when a text model is described)."""
-    from sklearn.base import BaseEstimator
-
-    class View(BaseEstimator):
-        def fit(self, X=None, y=None):
-            return self
-
-    return View()
+    # the count model (inside APNBC: its estimator_) over the terms of its columns
+    return term_log_odds(getattr(model, "estimator_", model), [terms[c] for c in cols], top)
 
 
 def describe_text_classifier(classifier, top=10):
@@ -215,6 +200,52 @@ def describe_text_classifier(classifier, top=10):
         model = unwrap(classifier.model_)[1]
     terms = (informative_terms(classifier, top) if hasattr(model, "feature_count_")
              else {str(c): [] for c in classifier.classes_})
+    return _text_description(type(classifier.model_).__name__, model, model.get_params(deep=False),
+                             classifier.vectorizer_.get_params(), len(classifier.vectorizer_.vocabulary_), terms)
+
+
+def describe_text_file(root, top=10):
+    """:func:`describe_text_classifier` of the model a model file holds, from its nodes
+    (:func:`textnb.core.model_io.read_nodes`), when it is a text classifier of a count model
+    (:data:`textnb.naive_bayes.kernels.KERNELS`): the kernel's state and estimates stand in
+    for the estimator, so nothing imports scikit-learn. None for any other model, or a
+    state the kernel does not take as consistent (:func:`~textnb.core.model_io.load` then
+    reports it in its own words)."""
+    from textnb.core.errors import ModelFileError
+    from textnb.core.model_io import ModelNode
+    from textnb.core.model_schema import check_declared
+    from textnb.evaluation.inspection import term_log_odds
+    from textnb.naive_bayes.kernels import KERNELS
+    from textnb.text.defaults import VECTORIZER_DEFAULTS
+    from textnb.text.tokenize import StoredVocabulary
+
+    if not isinstance(root, ModelNode) or root.kind != "TextClassifier":
+        return None
+    vec, node = root.state.get("vectorizer_"), root.state.get("model_")
+    if not (isinstance(vec, ModelNode) and vec.kind == "Vectorizer" and isinstance(node, ModelNode)
+            and node.kind in KERNELS and node.state):
+        return None
+    kernel = KERNELS[node.kind]
+    try:
+        vocabulary = StoredVocabulary(vec.state)
+        check_declared(kernel.kind, kernel.param_schema, kernel.state_schema, node.params, node.state)
+        params = kernel.params(node.params)
+        state = kernel.from_state(node.state)
+        fitted = kernel.estimate(params, state)
+    except (ModelFileError, ValueError, TypeError, KeyError, UnicodeDecodeError):
+        return None
+    if state["n_features_in_"] != len(vocabulary):
+        return None
+    model = SimpleNamespace(**params, **state, **fitted)
+    terms = term_log_odds(model, vocabulary.terms(), top)
+    return _text_description(node.kind, model, dict(sorted(params.items())),
+                             dict(sorted({**VECTORIZER_DEFAULTS, **vec.params}.items())), len(vocabulary), terms)
+
+
+def _text_description(name, model, params, tokenizer, vocabulary_size, terms):
+    """The summary of :func:`describe_text_classifier`: the model's kind ``name``, its count
+    model's fitted attributes ``model`` and parameters ``params``, the vectorizer's
+    parameters ``tokenizer`` and vocabulary size, the informative ``terms``."""
     extra = {}
     if hasattr(model, "event_model_"):  # DiscriminativeNB: the event model it chose, and its smoothing
         extra = {"event_model": str(model.event_model_), "alpha": float(model.alpha_)}
@@ -223,14 +254,14 @@ def describe_text_classifier(classifier, top=10):
     return {
         **extra,
         "kind": "text",
-        "model": type(classifier.model_).__name__,
-        "params": {k: v for k, v in model.get_params(deep=False).items() if not hasattr(v, "get_params")},
-        "tokenizer": classifier.vectorizer_.get_params(),
+        "model": name,
+        "params": {k: v for k, v in params.items() if not hasattr(v, "get_params")},
+        "tokenizer": tokenizer,
         "classes": [str(c) for c in model.classes_],
         # documents per class, aligned with classes, as tables (DiscriminativeNB's class_count_
         # also holds its passes' weights)
         "class_count": [float(n) for n in getattr(model, "class_documents_", getattr(model, "class_count_", []))],
-        "vocabulary_size": len(classifier.vectorizer_.vocabulary_),
+        "vocabulary_size": vocabulary_size,
         "informative_terms": terms,
     }
 
