@@ -87,3 +87,27 @@ def test_inspect_of_a_count_text_model_reads_its_nodes(tmp_path, monkeypatch, op
             m.setattr(explain, "describe_text_file", lambda root, top=10: None)  # the estimator's path
             rc, expected, _ = cli(*command)
         assert rc == 0 and out == expected and ("most informative" in out or "informative_terms" in out)
+
+
+@pytest.mark.skipif(not SMS.exists(), reason="bundled SMS collection missing")
+@pytest.mark.parametrize("options", [(), ("--model", "multinomial", "--ngram", "2"), ("--model", "bernoulli"),
+                                     ("--model", "complement", "--norm")])
+def test_merge_of_count_text_models_reads_their_nodes(tmp_path, monkeypatch, options):
+    """``textnb merge`` of text models of count models adds them up from their nodes (no
+    scikit-learn) into the file the estimators' merge writes, byte for byte (DiscriminativeNB:
+    the documents per class and the calibration scale too)."""
+    from textnb.text.nodes import CountTextModel
+
+    lines = SMS.read_text(encoding="utf-8").splitlines(keepends=True)
+    parts = [lines[:300], lines[300:500], lines[500:900]]
+    for k, part in enumerate(parts):
+        (tmp_path / f"p{k}.tsv").write_text("".join(part), encoding="utf-8")
+        assert cli("train", tmp_path / f"p{k}.tsv", *options, "-o", tmp_path / f"p{k}.tnb")[0] == 0
+    models = [tmp_path / f"p{k}.tnb" for k in range(3)]
+    status, out = cli_subprocess("merge", *models, "-o", tmp_path / "k.tnb")
+    assert status.split()[:2] == ["0", "False"]
+    with monkeypatch.context() as m:
+        m.setattr(CountTextModel, "from_root", classmethod(lambda cls, root: None))  # the estimators' path
+        rc, expected, _ = cli("merge", *models, "-o", tmp_path / "e.tnb")
+    assert rc == 0 and out.replace("k.tnb", "e.tnb") == expected
+    assert (tmp_path / "k.tnb").read_bytes() == (tmp_path / "e.tnb").read_bytes()

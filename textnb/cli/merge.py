@@ -39,10 +39,18 @@ def _refusal(path, model):
 
 
 def run(args, out, err):
-    from textnb.core.model_io import load, output_target
+    from textnb.core.model_io import build, output_target, read_nodes
+    from textnb.text.nodes import CountTextModel
 
     output_target(args.output)  # a FIFO, device or folder at -o: refused before any work
-    models = [load(p, kernel=True) for p in args.models]  # table models with a kernel: no scikit-learn
+    # text models of count models add up from their nodes, table models with a kernel from
+    # their kernels: no scikit-learn; other models are built as load builds them
+    models = []
+    for path in args.models:
+        root = read_nodes(path)
+        models.append(CountTextModel.from_root(root) or build(root, path, kernel=True))
+    if not all(isinstance(m, CountTextModel) for m in models):  # with another text model: the estimators
+        models = [build(m.root, path) if isinstance(m, CountTextModel) else m for m, path in zip(models, args.models)]
     merged = models[0]
     refusal = _refusal(args.models[0], merged)
     if refusal:

@@ -207,39 +207,20 @@ def describe_text_classifier(classifier, top=10):
 def describe_text_file(root, top=10):
     """:func:`describe_text_classifier` of the model a model file holds, from its nodes
     (:func:`textnb.core.model_io.read_nodes`), when it is a text classifier of a count model
-    (:data:`textnb.naive_bayes.kernels.KERNELS`): the kernel's state and estimates stand in
+    (:class:`textnb.text.nodes.CountTextModel`): the kernel's state and estimates stand in
     for the estimator, so nothing imports scikit-learn. None for any other model, or a
     state the kernel does not take as consistent (:func:`~textnb.core.model_io.load` then
     reports it in its own words)."""
-    from textnb.core.errors import ModelFileError
-    from textnb.core.model_io import ModelNode
-    from textnb.core.model_schema import check_declared
     from textnb.evaluation.inspection import term_log_odds
-    from textnb.naive_bayes.kernels import KERNELS
-    from textnb.text.defaults import VECTORIZER_DEFAULTS
-    from textnb.text.tokenize import StoredVocabulary
+    from textnb.text.nodes import CountTextModel
 
-    if not isinstance(root, ModelNode) or root.kind != "TextClassifier":
+    text = CountTextModel.from_root(root)
+    if text is None:
         return None
-    vec, node = root.state.get("vectorizer_"), root.state.get("model_")
-    if not (isinstance(vec, ModelNode) and vec.kind == "Vectorizer" and isinstance(node, ModelNode)
-            and node.kind in KERNELS and node.state):
-        return None
-    kernel = KERNELS[node.kind]
-    try:
-        vocabulary = StoredVocabulary(vec.state)
-        check_declared(kernel.kind, kernel.param_schema, kernel.state_schema, node.params, node.state)
-        params = kernel.params(node.params)
-        state = kernel.from_state(node.state)
-        fitted = kernel.estimate(params, state)
-    except (ModelFileError, ValueError, TypeError, KeyError, UnicodeDecodeError):
-        return None
-    if state["n_features_in_"] != len(vocabulary):
-        return None
-    model = SimpleNamespace(**params, **state, **fitted)
-    terms = term_log_odds(model, vocabulary.terms(), top)
-    return _text_description(node.kind, model, dict(sorted(params.items())),
-                             dict(sorted({**VECTORIZER_DEFAULTS, **vec.params}.items())), len(vocabulary), terms)
+    model = SimpleNamespace(**text.fitted())
+    return _text_description(text.kind, model, dict(sorted(text.params.items())),
+                             dict(sorted(text.vectorizer_params.items())), len(text.terms()),
+                             term_log_odds(model, text.terms(), top))
 
 
 def _text_description(name, model, params, tokenizer, vocabulary_size, terms):

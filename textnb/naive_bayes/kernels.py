@@ -209,6 +209,18 @@ class CountKernel:
         ``fitted``, or None where the model is not linear in its document features."""
         return LinearForm(state["classes_"], fitted["feature_log_prob_"], fitted["class_log_prior_"])
 
+    def merge_states(self, a, b, columns=None, n_features=None):
+        """The state of the models of states ``a`` and ``b`` added up: their counts on the
+        sorted union of their classes (:func:`textnb.core.stats.merge_aligned`; ``columns``:
+        each part's column in the result, of ``n_features``); ``a``'s other fields. What
+        ``TextClassifier.merge`` and ``textnb merge`` of a model file compute."""
+        from textnb.core.stats import CountTable, merge_aligned  # (scipy: not for the scorer)
+
+        parts = [(s["classes_"], CountTable.from_arrays(s["class_count_"], s["feature_count_"])) for s in (a, b)]
+        classes, table = merge_aligned(parts, columns=columns, n_features=n_features)
+        return {**a, "classes_": classes, "class_count_": table.class_count, "feature_count_": table.feature_count,
+                "n_features_in_": table.feature_count.shape[1]}
+
     # -- model files -------------------------------------------------------------------------
     def to_state(self, fitted):
         """The model file's state of a fitted model (a mapping of its fitted attributes:
@@ -356,6 +368,8 @@ class DiscriminativeKernel(CountKernel):
     scalar_fields = ("alpha_", "scale_")
     execution_params = ("n_jobs",)
     rows = True
+    #: capability (:mod:`textnb.core.wrapping`): merged sums are not those trained on the union
+    merges_exactly = False
 
     def check_params(self, params, n_features=None):
         """Check ``params`` against :data:`textnb.core.dfe.PARAM_SCHEMA` (ParameterError)."""
@@ -384,6 +398,21 @@ class DiscriminativeKernel(CountKernel):
         return self.to_state({"classes_": np.asarray(classes), "n_features_in_": X.shape[1], "class_count_": cc,
                               "feature_count_": fc, "event_model_": family, "alpha_": alpha,
                               "class_documents_": documents, "scale_": scale})
+
+    def merge_states(self, a, b, columns=None, n_features=None):
+        """:meth:`CountKernel.merge_states`, with the documents per class added and the
+        calibration scale the two scales averaged, weighted by their documents (either
+        order gives the same number); no scale when neither has one."""
+        merged = super().merge_states(a, b, columns, n_features)
+        if "scale_" in a or "scale_" in b:
+            n = [float(np.sum(s["class_documents_"])) for s in (a, b)]
+            scale = [float(s.get("scale_", 1.0)) for s in (a, b)]
+            merged["scale_"] = (n[0] * scale[0] + n[1] * scale[1]) / (n[0] + n[1]) if n[0] + n[1] > 0 else scale[0]
+        documents = np.zeros(len(merged["classes_"]))
+        for s in (a, b):
+            documents[np.searchsorted(merged["classes_"], s["classes_"])] += s["class_documents_"]
+        merged["class_documents_"] = documents
+        return merged
 
     def joint_log_likelihood(self, params, state, fitted, X):
         """The joint log-likelihood of the counts ``X`` (CSR, float64) under the model of
