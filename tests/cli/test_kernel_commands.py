@@ -111,3 +111,31 @@ def test_merge_of_count_text_models_reads_their_nodes(tmp_path, monkeypatch, opt
         rc, expected, _ = cli("merge", *models, "-o", tmp_path / "e.tnb")
     assert rc == 0 and out.replace("k.tnb", "e.tnb") == expected
     assert (tmp_path / "k.tnb").read_bytes() == (tmp_path / "e.tnb").read_bytes()
+
+
+@pytest.mark.skipif(not SMS.exists(), reason="bundled SMS collection missing")
+@pytest.mark.parametrize("options", [(), ("--model", "multinomial", "--binary"), ("--model", "bernoulli"),
+                                     ("--model", "complement", "--norm"), ("--model", "discriminative", "--alpha", "0.3")])
+def test_explain_of_a_count_text_model_reads_its_scorer(tmp_path, monkeypatch, options):
+    """``textnb predict MODEL DOCS --explain`` of a text model of a count model explains from
+    the model file's linear scorer (explain_scored: no scikit-learn) what the estimator
+    explains (explain), text and JSON, documents with unknown terms and none included."""
+    from textnb.text import scorer
+
+    lines = SMS.read_text(encoding="utf-8").splitlines(keepends=True)
+    (tmp_path / "sms.tsv").write_text("".join(lines[:600]), encoding="utf-8")
+    (tmp_path / "docs").mkdir()
+    for k, line in enumerate(lines[600:610]):
+        (tmp_path / "docs" / f"d{k}.txt").write_text(line.split("\t", 1)[1], encoding="utf-8")
+    (tmp_path / "docs" / "unknown.txt").write_text("zzzqqq xxyyzz")
+    (tmp_path / "docs" / "empty.txt").write_text("")
+    path = tmp_path / "m.tnb"
+    assert cli("train", tmp_path / "sms.tsv", *options, "-o", path)[0] == 0
+    for command in (("predict", path, tmp_path / "docs", "--explain", "--top", "4"),
+                    ("predict", path, tmp_path / "docs", "--explain", "--json")):
+        status, out = cli_subprocess(*command)
+        assert status.split()[:2] == ["0", "False"], command
+        with monkeypatch.context() as m:
+            m.setattr(scorer, "_scorer", lambda root: None)  # the estimator's path
+            rc, expected, _ = cli(*command)
+        assert rc == 0 and out == expected and len(out.splitlines()) >= 12

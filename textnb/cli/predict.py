@@ -193,14 +193,9 @@ def run(args, out, err):
 
     if args.label_prefix is not None and args.lines is None:
         raise InputError("--label-prefix applies to --lines")
-    # a linear text model predicts from its arrays (no scikit-learn); --lines and a text model's
-    # --explain need the estimator; a table model with a kernel explains from its kernels
-    if args.lines is not None:
-        model = load(args.model)
-    elif args.explain:
-        model = load(args.model, kernel=True)
-    else:
-        model = load_for_prediction(args.model)
+    # a linear text model predicts and explains from its arrays, a table model with a kernel
+    # from its kernels (no scikit-learn); --lines needs the estimator
+    model = load(args.model) if args.lines is not None else load_for_prediction(args.model)
     if multilabel_model(model) is not None:
         if args.explain:
             raise InputError(f"{args.model}: --explain does not apply to a multi-label model")

@@ -33,7 +33,7 @@ from textnb.core.registry import KERNEL_MODULES
 from textnb.core.wrapping import find, rule_model, table_attributes
 from textnb.io.uncertain import column_slices
 
-__all__ = ["describe_mixed", "describe_text_classifier", "describe_text_file", "explain", "explain_by_leaving_out", "explain_rows",
+__all__ = ["describe_mixed", "describe_text_classifier", "describe_text_file", "explain", "explain_by_leaving_out", "explain_scored", "explain_rows",
            "explain_table", "informative_terms", "linear_weights", "unwrap"]
 
 
@@ -141,8 +141,44 @@ def explain(classifier, document, top=10):
     x = Xm.toarray().ravel()
     if not x.any():  # no known term: the model's score of an empty document (the complement models' prior)
         b = np.asarray(model.predict_joint_log_proba(sp.csr_matrix((1, W.shape[1])))).ravel()
+    return _term_explanation(terms[cols], counts, x, W, b, model.classes_, top)
+
+
+def explain_scored(scorer, document, top=10):
+    """:func:`explain` of a :class:`~textnb.text.scorer.TextScorer` (a linear count model
+    read from its file: :func:`textnb.text.scorer.load_for_prediction`), without
+    scikit-learn: the document's counts under the scorer's analyzer and vocabulary, its
+    features as the scorer makes them (presence, ``binarize``, DiscriminativeNB's document
+    features), and the scorer's weights; the same numbers as :func:`explain` of the
+    estimator."""
+    from textnb.core.dfe import doc_features
+    from textnb.io.corpus import to_text
+    from textnb.text.tokenize import batch_term_ids, cell_counts
+
+    text = document if isinstance(document, str) else to_text(document)
+    n_terms = scorer._weights_t.shape[0]
+    rows, ids = batch_term_ids([text if text is not None else ""], scorer.analyzer, scorer._vocabulary(1), grow=False)
+    data, indices, indptr = cell_counts(rows, ids, 1, n_terms)
+    data = np.ones(data.shape) if scorer.binary else data.astype(np.float64)
+    counts = np.zeros(n_terms)
+    counts[indices] = data
+    if scorer.threshold is not None:
+        data = (data > scorer.threshold).astype(np.float64)
+    if scorer.features is not None:
+        data = doc_features(scorer.features, data, indptr)
+    x = np.zeros(n_terms)
+    x[indices] = data
+    W = np.ascontiguousarray(scorer._weights_t.T)  # the model's (n_classes, n_terms) weights
+    b = scorer.bias
+    if not x.any() and scorer.empty is not None:  # no known term: the complement models' prior
+        b = scorer.empty
+    return _term_explanation(np.array(scorer.terms, dtype=object), counts, x, W, b, scorer.classes_, top)
+
+
+def _term_explanation(terms, counts, x, W, b, classes, top):
+    """:func:`explain`'s result for a document whose features ``x`` (and counts ``counts``)
+    over the columns ``terms`` a linear model ``W``, ``b`` of ``classes`` scores."""
     score = W @ x + b
-    classes = model.classes_
     if len(classes) < 2:
         return {"predicted": str(classes[0]), "runner_up": None, "margin": 0.0, "prior": 0.0,
                 "for": [], "against": []}
@@ -152,13 +188,13 @@ def explain(classifier, document, top=10):
     nz = np.flatnonzero(contrib)
 
     def listing(idx):
-        return [{"term": str(terms[cols[j]]), "count": float(counts[j]), "value": float(x[j]),
+        return [{"term": str(terms[j]), "count": float(counts[j]), "value": float(x[j]),
                  "contribution": float(contrib[j])} for j in idx]
 
     pos = nz[contrib[nz] > 0]
     neg = nz[contrib[nz] < 0]
-    pos = pos[np.lexsort((terms[cols[pos]].astype(str), -contrib[pos]))][:top]
-    neg = neg[np.lexsort((terms[cols[neg]].astype(str), contrib[neg]))][:top]
+    pos = pos[np.lexsort((terms[pos].astype(str), -contrib[pos]))][:top]
+    neg = neg[np.lexsort((terms[neg].astype(str), contrib[neg]))][:top]
     return {
         "predicted": str(classes[p]),
         "runner_up": str(classes[r]),
@@ -253,14 +289,18 @@ def explain_rows(model, X, *, top=10):
     * a lazy rule model (LBR, LazyTextNB, also inside a wrapper; see
       :mod:`textnb.core.wrapping`): the rule used, a string;
     * a :class:`~textnb.text.classifier.TextClassifier`: :func:`explain` of each document;
+      its :class:`~textnb.text.scorer.TextScorer`: :func:`explain_scored` (the same);
     * a mixed table: :func:`explain_table` (attributes, and terms inside text attributes);
     * any other table model: :func:`explain_by_leaving_out` over its training attributes.
     """
     text = sys.modules.get("textnb.text.classifier")  # loaded with any text model
+    scorer = sys.modules.get("textnb.text.scorer")
     if rule_model(model) is not None:
         return find(model, lambda m: hasattr(m, "predict_explain")).predict_explain(X)[1]
     if text is not None and isinstance(model, text.TextClassifier):
         return [explain(model, doc, top=top) for doc in X]
+    if scorer is not None and isinstance(model, scorer.TextScorer):
+        return [explain_scored(model, doc, top=top) for doc in X]
     attributes = None
     if find(model, lambda m: hasattr(m, "predict_attribute_terms")) is None:
         attributes = table_attributes(model)
