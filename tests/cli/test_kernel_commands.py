@@ -139,3 +139,24 @@ def test_explain_of_a_count_text_model_reads_its_scorer(tmp_path, monkeypatch, o
             m.setattr(scorer, "_scorer", lambda root: None)  # the estimator's path
             rc, expected, _ = cli(*command)
         assert rc == 0 and out == expected and len(out.splitlines()) >= 12
+
+
+def test_adjust_around_a_mixed_table_model_reads_back(tmp_path, monkeypatch):
+    """``--adjust`` on a table with a text attribute: the APNBC kernel file holds the MixedNB
+    estimator, whose inner models are read as estimators (not kernels); predict, --explain
+    and inspect print what the estimators' path prints."""
+    rows = ["class,body,src,n"]
+    words = ["cheap pills now", "meeting at noon", "cheap offer today", "lunch at noon", "win cash now",
+             "notes from the meeting"]
+    for i in range(60):
+        label = "spam" if i % 2 == 0 else "ham"
+        rows.append(f"{label},{words[(i * 7) % 6]},{'abc'[i % 3]},{(i * 13) % 17}")
+    (tmp_path / "t.csv").write_text("\n".join(rows) + "\n")
+    path = tmp_path / "m.tnb"
+    assert cli("train", tmp_path / "t.csv", "--text-column", "body", "--class", "class", "--adjust",
+               "--significance", "1", "-o", path)[0] == 0
+    for command in (("predict", path, tmp_path / "t.csv", "--proba"), ("predict", path, tmp_path / "t.csv", "--explain"),
+                    ("inspect", path, "--json")):
+        rc, out, err = cli(*command)
+        assert rc == 0, err
+        assert (rc, out) == _estimator_output(monkeypatch, *command)[:2]

@@ -464,7 +464,8 @@ class _Unpacker:
 def _construct(value, kernel=False):
     """Estimators from a :class:`ModelNode` tree (inner ones first), each checked against
     its declared schema before it sees its parameters and state; ``kernel=True``: the
-    kernel of every node whose kind has one (:data:`textnb.core.registry.KERNEL_MODULES`)."""
+    kernel of every node whose kind has one (:data:`textnb.core.registry.KERNEL_MODULES`)
+    and whose parents are kernels (an estimator's inner models are estimators)."""
     if isinstance(value, list):
         return [_construct(v, kernel) for v in value]
     if isinstance(value, tuple):
@@ -479,6 +480,7 @@ def _construct(value, kernel=False):
         cls = getattr(importlib.import_module(module), name)
     else:
         cls = _registered(kind)
+        kernel = False  # an estimator holds estimators (a MixedNB inside an APNBC kernel, say)
     if cls is None:
         raise ModelFileError(f"holds an unknown model kind {kind!r}")
     return instantiate(cls, ModelNode(kind, {k: _construct(v, kernel) for k, v in value.params.items()},
