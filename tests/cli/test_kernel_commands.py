@@ -115,7 +115,8 @@ def test_merge_of_count_text_models_reads_their_nodes(tmp_path, monkeypatch, opt
 
 @pytest.mark.skipif(not SMS.exists(), reason="bundled SMS collection missing")
 @pytest.mark.parametrize("options", [(), ("--model", "multinomial", "--binary"), ("--model", "bernoulli"),
-                                     ("--model", "complement", "--norm"), ("--model", "discriminative", "--alpha", "0.3")])
+                                     ("--model", "complement", "--norm"),
+                                     ("--model", "discriminative", "--alpha", "0.3")])
 def test_explain_of_a_count_text_model_reads_its_scorer(tmp_path, monkeypatch, options):
     """``textnb predict MODEL DOCS --explain`` of a text model of a count model explains from
     the model file's linear scorer (explain_scored: no scikit-learn) what the estimator
@@ -155,7 +156,8 @@ def test_adjust_around_a_mixed_table_model_reads_back(tmp_path, monkeypatch):
     path = tmp_path / "m.tnb"
     assert cli("train", tmp_path / "t.csv", "--text-column", "body", "--class", "class", "--adjust",
                "--significance", "1", "-o", path)[0] == 0
-    for command in (("predict", path, tmp_path / "t.csv", "--proba"), ("predict", path, tmp_path / "t.csv", "--explain"),
+    table = tmp_path / "t.csv"
+    for command in (("predict", path, table, "--proba"), ("predict", path, table, "--explain"),
                     ("inspect", path, "--json")):
         rc, out, err = cli(*command)
         assert rc == 0, err

@@ -193,8 +193,7 @@ def run(args, out, err):
 
     if args.label_prefix is not None and args.lines is None:
         raise InputError("--label-prefix applies to --lines")
-    # a linear text model predicts and explains from its arrays, a table model with a kernel
-    # from its kernels (no scikit-learn); --lines needs the estimator
+    # a linear text model predicts and explains from its arrays, a table model from its kernels; --lines: estimator
     model = load(args.model) if args.lines is not None else load_for_prediction(args.model)
     if multilabel_model(model) is not None:
         if args.explain:

@@ -33,7 +33,8 @@ from textnb.core.registry import KERNEL_MODULES
 from textnb.core.wrapping import find, rule_model, table_attributes
 from textnb.io.uncertain import column_slices
 
-__all__ = ["describe_mixed", "describe_text_classifier", "describe_text_file", "explain", "explain_by_leaving_out", "explain_scored", "explain_rows",
+__all__ = ["describe_mixed", "describe_text_classifier", "describe_text_file", "explain", "explain_by_leaving_out",
+           "explain_scored", "explain_rows",
            "explain_table", "informative_terms", "linear_weights", "unwrap"]
 
 
