@@ -645,7 +645,10 @@ def test_merge_checks_capabilities_and_a_bug_stays_a_bug(tmp_path, monkeypatch):
     def broken(self, other):
         raise AttributeError("'NoneType' object has no attribute 'class_count_'")
 
+    from textnb.text.nodes import CountTextModel
+
     monkeypatch.setattr(TextClassifier, "merge", broken)
+    monkeypatch.setattr(CountTextModel, "merge", broken)  # what merge adds a count text model's file with
     with pytest.raises(AttributeError):
         cli("merge", tmp_path / "text.tnb", tmp_path / "text.tnb", "-o", tmp_path / "out.tnb")
     monkeypatch.delenv("TEXTNB_DEBUG")

@@ -157,8 +157,8 @@ def test_cli_lazy_train_and_predict_import_no_sklearn(tmp_path, lazy):
     assert status.startswith("0 False") and "model: LBR on mdl-discretised attributes ->" in out
     status, out = cli_subprocess("predict", path, WEATHER)
     assert status.startswith("0 False") and len(out.splitlines()) == 14  # one line per row
-    status, out = cli_subprocess("predict", path, WEATHER, "--explain")  # the estimator's path
-    assert status.startswith("0 True") and "local NB on" in out
+    status, out = cli_subprocess("predict", path, WEATHER, "--explain")  # the kernels' rules
+    assert status.startswith("0 False") and "local NB on" in out
 
 
 def test_discretized_kernel_default_is_tabular_nb(tmp_path):
@@ -179,3 +179,135 @@ def test_discretized_kernel_default_is_tabular_nb(tmp_path):
     Xt = _table(seed=1, n=30)[0]
     for model in (ker, from_file):
         np.testing.assert_array_equal(model.predict_proba(Xt), est.predict_proba(Xt))
+
+
+# -- APNBC (textnb.semi_naive.apnbc_kernel) --------------------------------------------------
+def test_apnbc_defaults_are_the_estimators():
+    from textnb.semi_naive.apnbc import APNBC
+    from textnb.semi_naive.apnbc_kernel import APNBCKernel
+
+    assert dict(APNBCKernel.defaults) == APNBC().get_params(deep=False)
+
+
+def _apnbc_pair(base):
+    """(kernel, estimator) of the base model ``base`` (with ATTS)."""
+    from textnb.naive_bayes.discretized import Discretized
+    from textnb.naive_bayes.discretized_kernel import DiscretizedKernel
+    from textnb.naive_bayes.tabular import TabularNB
+    from textnb.naive_bayes.tabular_kernel import TabularKernel
+    from textnb.semi_naive.lbr import LBR
+    from textnb.semi_naive.lbr_kernel import LBRKernel
+
+    if base == "nb":
+        return TabularKernel(attributes=ATTS, alpha=0.5), TabularNB(attributes=ATTS, alpha=0.5)
+    if base == "aode":
+        return AODEKernel(attributes=ATTS), AODE(attributes=ATTS)
+    if base == "tan":
+        return TANKernel(attributes=ATTS, numeric="mdl"), TAN(attributes=ATTS, numeric="mdl")
+    return (DiscretizedKernel(LBRKernel(candidates="heuristic"), attributes=ATTS, class_values=("k", "l", "m")),
+            Discretized(LBR(candidates="heuristic"), attributes=ATTS, class_values=("k", "l", "m")))
+
+
+@pytest.mark.parametrize("base", ["nb", "aode", "tan", "lbr"])
+@pytest.mark.parametrize("params", [{}, {"significance": 1.0},
+                                    {"fit_on": "cv", "cv": 3, "random_state": 0, "significance": 1.0}])
+def test_apnbc_kernel_and_estimator_write_the_same_file_and_scores(tmp_path, base, params):
+    """APNBCKernel over a table kernel learns the estimator's weights (the same search,
+    one binomial test), writes its file byte for byte and scores as it does; the file
+    reads back as the kernels."""
+    from textnb.semi_naive.apnbc import APNBC
+    from textnb.semi_naive.apnbc_kernel import APNBCKernel
+
+    X, y = _table(n=120)
+    inner_kernel, inner_estimator = _apnbc_pair(base)
+    ker = APNBCKernel(inner_kernel, **params).fit(X, y)
+    est = APNBC(inner_estimator, **params).fit(X, y)
+    np.testing.assert_array_equal(ker.class_log_weight_, est.class_log_weight_)
+    assert ker.search_history_ == est.search_history_
+    if params.get("significance") == 1.0:
+        assert ker.search_history_  # the search accepted a step: the test sees a weight
+    assert_kernel_is_the_estimator(ker, est, _table(seed=1, n=30)[0], tmp_path)
+    from textnb.text.scorer import load_for_prediction
+
+    assert type(load_for_prediction(tmp_path / "estimator.tnb").estimator_) is type(inner_kernel)
+
+
+def test_apnbc_kernel_refuses_what_the_estimator_refuses():
+    from textnb.naive_bayes.tabular_kernel import TabularKernel
+    from textnb.semi_naive.apnbc_kernel import APNBCKernel
+
+    X, y = _table()
+    for params, match in (({"significance": 0}, "significance must be"), ({"fit_on": "x"}, "fit_on must be"),
+                          ({"cv": 1}, "cv must be at least 2"), ({"epsilon": -1.0}, "epsilon must be")):
+        with pytest.raises(ValueError, match=match):
+            APNBCKernel(TabularKernel(attributes=ATTS), **params).fit(X, y)
+    with pytest.raises(ValueError, match="X has 2 features, but APNBC is expecting 4"):
+        APNBCKernel(TabularKernel(attributes=ATTS)).fit(X, y).predict(np.zeros((1, 2)))
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 40, 301])
+def test_binomial_cdf_is_the_correctly_rounded_sum(n):
+    """The binomial test without scipy: the exact rational sum (p as the float's exact
+    value), rounded once; scipy's binom.cdf agrees to about 1e-13 relative."""
+    from fractions import Fraction
+    from math import comb
+
+    from scipy.stats import binom
+
+    from textnb.semi_naive.apnbc_kernel import binomial_cdf
+
+    rng = np.random.default_rng(n)
+    for current in sorted({1, n, *rng.integers(1, n + 1, 6).tolist()}):
+        p = current / n
+        P = Fraction(p)
+        for k in sorted({0, current - 1, *rng.integers(0, current, 4).tolist()}):
+            exact = sum(comb(n, j) * P**j * (1 - P)**(n - j) for j in range(k + 1))
+            assert binomial_cdf(k, n, p) == exact.numerator / exact.denominator
+            assert binomial_cdf(k, n, p) == pytest.approx(binom.cdf(k, n, p), rel=1e-11, abs=1e-300)
+    assert binomial_cdf(-1, n, 0.5) == 0.0 and binomial_cdf(n, n, 0.5) == 1.0
+    assert binomial_cdf(3, 5000, 0.9) == 0.0  # below the smallest float, as scipy's
+
+
+@pytest.mark.skipif(not WEATHER.exists(), reason="bundled weather table missing")
+@pytest.mark.parametrize("extra", [(), ("--model", "aode"), ("--model", "tan"), ("--lazy", "hlbr")])
+def test_cli_adjust_train_and_predict_import_no_sklearn(tmp_path, extra):
+    path = tmp_path / "w.tnb"
+    status, out = cli_subprocess("train", WEATHER, "--adjust", "--significance", "1", *extra, "-o", path)
+    assert status.startswith("0 False") and "model: APNBC(" in out
+    status, out = cli_subprocess("predict", path, WEATHER, "--proba")
+    assert status.startswith("0 False") and len(out.splitlines()) == 14  # one line per row
+
+
+def _write_arff(path, X, y):
+    """The table ``X, y`` (ATTS, classes k l m) as an ARFF file."""
+    lines = ["@relation t"]
+    for a in ATTS:
+        lines.append(f"@attribute {a.name} " + ("numeric" if a.kind == "numeric" else "{" + ",".join(a.values) + "}"))
+    lines += ["@attribute class {k,l,m}", "@data"]
+    for row, label in zip(X, y):
+        cells = ["?" if np.isnan(v) else (repr(float(v)) if a.kind == "numeric" else a.values[int(v)])
+                 for a, v in zip(ATTS, row)]
+        lines.append(",".join(cells + [str(label)]))
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("extra, base", [((), "nb"), (("--model", "aode"), "aode")])
+def test_cli_adjust_file_is_the_estimators(tmp_path, extra, base):
+    """``textnb train TABLE --adjust`` (the kernels) writes the file the APNBC estimator
+    around the table model writes, byte for byte, and predicts as it does."""
+    from textnb.io.tables import read_table
+    from textnb.naive_bayes.tabular import TabularNB
+    from textnb.semi_naive.apnbc import APNBC
+
+    _write_arff(tmp_path / "t.arff", *_table(n=150))
+    assert cli("train", tmp_path / "t.arff", "--adjust", "--significance", "1", *extra,
+               "-o", tmp_path / "cli.tnb")[0] == 0
+    table = read_table(tmp_path / "t.arff")
+    inner = TabularNB if base == "nb" else AODE
+    est = APNBC(inner(attributes=tuple(table.attributes)), significance=1.0).fit(table.X, table.y)
+    assert est.search_history_
+    est.save(tmp_path / "est.tnb")
+    assert (tmp_path / "cli.tnb").read_bytes() == (tmp_path / "est.tnb").read_bytes()
+    status, out = cli_subprocess("predict", tmp_path / "cli.tnb", tmp_path / "t.arff", "--proba")
+    assert status.startswith("0 False")
+    assert out == cli("predict", tmp_path / "est.tnb", tmp_path / "t.arff", "--proba")[1]

@@ -1,11 +1,14 @@
 """``textnb inspect``: describe a saved model (classes, counts, informative terms, structure)."""
 
+import sys
+
 import numpy as np
 
 from textnb.cli.options import multilabel_model, top
 from textnb.cli.output import dumps
 from textnb.core.errors import InputError
 from textnb.core.model_io import refuse_input_as_output
+from textnb.core.registry import kind_of as _kind
 from textnb.core.wrapping import find
 
 __all__ = ["add_parser", "run"]
@@ -23,24 +26,27 @@ def add_parser(sub):
 
 
 def run(args, out, err):
-    from textnb.core.model_io import load
-    from textnb.text.classifier import TextClassifier
-    from textnb.evaluation.explain import describe_text_classifier
+    from textnb.core.model_io import build, read_nodes
+    from textnb.evaluation.explain import describe_text_classifier, describe_text_file
 
     if args.plot:
         refuse_input_as_output(args.plot, [args.model])
-    model = load(args.model)
-    if multilabel_model(model) is not None:
-        if args.plot:
-            raise InputError(f"{args.model}: --plot draws a text model's terms or a tan / bn structure, "
-                             f"not a multi-label model")
-        return _inspect_multilabel(args, model, out)
-    if not isinstance(model, TextClassifier):
-        return _inspect_table(args, model, out)
-    info = describe_text_classifier(model, top=args.top)
-    weights = _weights_info(model.model_)
-    if weights:
-        info["apnbc_weights"] = weights
+    root = read_nodes(args.model)
+    info, weights = describe_text_file(root, top=args.top), None  # a count text model: from its nodes
+    if info is None:
+        model = build(root, args.model, kernel=True)  # a table model with a kernel: no scikit-learn
+        if multilabel_model(model) is not None:
+            if args.plot:
+                raise InputError(f"{args.model}: --plot draws a text model's terms or a tan / bn structure, "
+                                 f"not a multi-label model")
+            return _inspect_multilabel(args, model, out)
+        text = sys.modules.get("textnb.text.classifier")  # loaded with any text model
+        if text is None or not isinstance(model, text.TextClassifier):
+            return _inspect_table(args, model, out)
+        info = describe_text_classifier(model, top=args.top)
+        weights = _weights_info(model.model_)
+        if weights:
+            info["apnbc_weights"] = weights
     if args.plot:
         if not info.get("informative_terms"):
             raise InputError(f"{args.model}: --plot draws informative terms, which a {info['model']} model "
@@ -93,11 +99,11 @@ def _inspect_network(args, model, out):
     if args.plot:
         model.plot_structure(args.plot)
     if args.json:
-        print(dumps({"model": type(model).__name__, "classes": [str(c) for c in model.classes_],
+        print(dumps({"model": _kind(model), "classes": [str(c) for c in model.classes_],
                           "structure": {k: list(v) for k, v in model.structure_.items()},
                           "plot": args.plot}), file=out)
         return 0
-    print(f"model: {type(model).__name__}", file=out)
+    print(f"model: {_kind(model)}", file=out)
     print(model.structure_text(), file=out)
     if args.plot:
         print(f"structure plot: {args.plot}", file=out)
@@ -112,7 +118,7 @@ def _inspect_table(args, model, out):
     weights = _weights_info(model)
     inner = find(model, lambda m: hasattr(m, "describe"))  # inside APNBC, Discretized, ...
     if inner is None:
-        raise InputError(f"{args.model}: cannot inspect a {type(model).__name__} model")
+        raise InputError(f"{args.model}: cannot inspect a {_kind(model)} model")
     if hasattr(inner, "text_models_"):
         from textnb.evaluation.explain import describe_mixed
 
@@ -124,7 +130,7 @@ def _inspect_table(args, model, out):
     if args.json:
         print(dumps(info), file=out)
         return 0
-    print(f"model: {info.get('model', type(model).__name__)}", file=out)
+    print(f"model: {info.get('model', _kind(model))}", file=out)
     classes = info["classes"]
     print("classes: " + ", ".join(f"{c} ({n:g})" for c, n in zip(classes, info["class_count"])), file=out)
     for a in info.get("attributes", []):

@@ -1,6 +1,9 @@
 """``textnb merge``: add up models trained on parts of a corpus."""
 
+import sys
+
 from textnb.core.errors import InputError
+from textnb.core.registry import kind_of
 from textnb.core.wrapping import merges_exactly
 
 __all__ = ["add_parser", "run"]
@@ -23,9 +26,10 @@ def _refusal(path, model):
     weighting, term selection or calibration.
     """
     if not callable(getattr(model, "merge", None)):
-        return (f"{path}: a {type(model).__name__} model cannot be merged (its structure is "
+        return (f"{path}: a {kind_of(model)} model cannot be merged (its structure is "
                 f"learned from all the data); merge takes text models, TabularNB and AODE")
-    from textnb.text.classifier import TextClassifier
+    text = sys.modules.get("textnb.text.classifier")  # loaded with any text model
+    TextClassifier = text.TextClassifier if text is not None else ()
 
     if isinstance(model, TextClassifier) and not callable(getattr(model.model_, "_fit_counts", None)):
         return (f"{path}: a text model of {type(model.model_).__name__} cannot be merged (only count models add up: "
@@ -35,18 +39,26 @@ def _refusal(path, model):
 
 
 def run(args, out, err):
-    from textnb.core.model_io import load, output_target
+    from textnb.core.model_io import build, output_target, read_nodes
+    from textnb.text.nodes import CountTextModel
 
     output_target(args.output)  # a FIFO, device or folder at -o: refused before any work
-    models = [load(p) for p in args.models]
+    # text models of count models add up from their nodes, table models with a kernel from
+    # their kernels: no scikit-learn; other models are built as load builds them
+    models = []
+    for path in args.models:
+        root = read_nodes(path)
+        models.append(CountTextModel.from_root(root) or build(root, path, kernel=True))
+    if not all(isinstance(m, CountTextModel) for m in models):  # with another text model: the estimators
+        models = [build(m.root, path) if isinstance(m, CountTextModel) else m for m, path in zip(models, args.models)]
     merged = models[0]
     refusal = _refusal(args.models[0], merged)
     if refusal:
         raise InputError(refusal)
     for path, other in zip(args.models[1:], models[1:]):
         if type(other) is not type(merged):
-            raise InputError(f"{path}: cannot merge a {type(other).__name__} model into {args.models[0]}, "
-                             f"a {type(merged).__name__} one")
+            raise InputError(f"{path}: cannot merge a {kind_of(other)} model into {args.models[0]}, "
+                             f"a {kind_of(merged)} one")
     if len(models) > 1 and not merges_exactly(merged):
         print(f"textnb: warning: {args.models[0]}: DiscriminativeNB models (the default) do not merge exactly: "
               f"the result is not the model trained on all the parts (train with --model multinomial, "

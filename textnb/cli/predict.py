@@ -193,8 +193,8 @@ def run(args, out, err):
 
     if args.label_prefix is not None and args.lines is None:
         raise InputError("--label-prefix applies to --lines")
-    # a linear text model predicts from its arrays (no scikit-learn); --explain and --lines need the estimator
-    model = load(args.model) if args.explain or args.lines is not None else load_for_prediction(args.model)
+    # a linear text model predicts and explains from its arrays, a table model from its kernels; --lines: estimator
+    model = load(args.model) if args.lines is not None else load_for_prediction(args.model)
     if multilabel_model(model) is not None:
         if args.explain:
             raise InputError(f"{args.model}: --explain does not apply to a multi-label model")

@@ -464,7 +464,8 @@ class _Unpacker:
 def _construct(value, kernel=False):
     """Estimators from a :class:`ModelNode` tree (inner ones first), each checked against
     its declared schema before it sees its parameters and state; ``kernel=True``: the
-    kernel of every node whose kind has one (:data:`textnb.core.registry.KERNEL_MODULES`)."""
+    kernel of every node whose kind has one (:data:`textnb.core.registry.KERNEL_MODULES`)
+    and whose parents are kernels (an estimator's inner models are estimators)."""
     if isinstance(value, list):
         return [_construct(v, kernel) for v in value]
     if isinstance(value, tuple):
@@ -479,6 +480,7 @@ def _construct(value, kernel=False):
         cls = getattr(importlib.import_module(module), name)
     else:
         cls = _registered(kind)
+        kernel = False  # an estimator holds estimators (a MixedNB inside an APNBC kernel, say)
     if cls is None:
         raise ModelFileError(f"holds an unknown model kind {kind!r}")
     return instantiate(cls, ModelNode(kind, {k: _construct(v, kernel) for k, v in value.params.items()},
@@ -650,8 +652,12 @@ def _check_before_writing(path, head, arrays, build=True):
         raise ModelFileError(f"{exc}; the model would not load, so it was not written") from None
 
 
-def load(path, *, max_bytes=MAX_MODEL_BYTES):
+def load(path, *, max_bytes=MAX_MODEL_BYTES, kernel=False):
     """Read a model written by :func:`save`.
+
+    ``kernel=True``: where the root's kind has a kernel (:data:`textnb.core.registry.KERNEL_MODULES`),
+    the kernels of the root and the models it holds (same checks and messages, no
+    scikit-learn; :func:`build`), else the estimator.
 
     Raises
     ------
@@ -661,7 +667,7 @@ def load(path, *, max_bytes=MAX_MODEL_BYTES):
         members, a bad or oversized array, an inconsistent state, written by a newer
         textnb, or too large. No other exception escapes for any file content.
     """
-    return _read(path, max_bytes, build=True)
+    return _read(path, max_bytes, build="kernel" if kernel else True)
 
 
 def build(root, path, *, kernel=False):

@@ -3,7 +3,7 @@
 Standard library only, so importing the package (a mail client, say) costs nothing.
 """
 
-__all__ = ["KERNEL_MODULES", "MODEL_MODULES"]
+__all__ = ["KERNEL_MODULES", "MODEL_MODULES", "kind_of"]
 
 #: model kind (class name, as written in model files) -> the module that defines and
 #: registers it. Adding a model kind is one line here (plus its module and CLI choice).
@@ -39,6 +39,7 @@ MODEL_MODULES = {
 #: ``textnb train`` fits and ``textnb predict`` scores with (same model file, same scores;
 #: :func:`textnb.core.model_io.build` with ``kernel=True``)
 KERNEL_MODULES = {
+    "APNBC": ("textnb.semi_naive.apnbc_kernel", "APNBCKernel"),
     "AODE": ("textnb.semi_naive.aode_kernel", "AODEKernel"),
     "BayesNetClassifier": ("textnb.semi_naive.bayesnet_kernel", "BayesNetKernel"),
     "Discretized": ("textnb.naive_bayes.discretized_kernel", "DiscretizedKernel"),
@@ -46,3 +47,12 @@ KERNEL_MODULES = {
     "TAN": ("textnb.semi_naive.bayesnet_kernel", "TANKernel"),
     "TabularNB": ("textnb.naive_bayes.tabular_kernel", "TabularKernel"),
 }
+
+
+def kind_of(model):
+    """The kind a model file names ``model`` by: a kernel's ``kind`` (its estimator's class
+    name), else its class name."""
+    cls = type(model)
+    if (cls.__module__, cls.__name__) in KERNEL_MODULES.values():
+        return model.kind
+    return cls.__name__

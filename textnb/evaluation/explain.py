@@ -17,24 +17,34 @@ gives NLTK-style most-informative terms per class for the same wrapped models, u
 mixed table (:class:`~textnb.text.mixed.MixedNB`): one contribution per attribute, and per
 term inside the text attributes; :func:`explain_by_leaving_out` for any other table model
 (TabularNB, TAN, AODE, networks): what each value adds to the margin.
+
+The table explanations take a model's kernel as well as its estimator
+(:data:`textnb.core.registry.KERNEL_MODULES`: ``predict --explain`` of a table model with a
+kernel imports no scikit-learn); the text ones import scikit-learn and scipy when they run.
 """
 
+import sys
 from types import SimpleNamespace
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.base import BaseEstimator
-from sklearn.pipeline import Pipeline
-from sklearn.utils.validation import check_is_fitted
 
 from textnb.core.errors import InputError
+from textnb.core.registry import KERNEL_MODULES
 from textnb.core.wrapping import find, rule_model, table_attributes
-from textnb.evaluation import inspection
 from textnb.io.uncertain import column_slices
-from textnb.naive_bayes.discriminative import DiscriminativeNB
 
-__all__ = ["describe_mixed", "describe_text_classifier", "explain", "explain_by_leaving_out", "explain_rows",
+__all__ = ["describe_mixed", "describe_text_classifier", "describe_text_file", "explain", "explain_by_leaving_out",
+           "explain_scored", "explain_rows",
            "explain_table", "informative_terms", "linear_weights", "unwrap"]
+
+
+def check_is_fitted(model):
+    """A kernel's own check (no scikit-learn), else scikit-learn's ``check_is_fitted``."""
+    if (type(model).__module__, type(model).__name__) in KERNEL_MODULES.values():
+        return model._check_fitted()
+    from sklearn.utils.validation import check_is_fitted as fitted
+
+    return fitted(model)
 
 
 def unwrap(model):
@@ -44,6 +54,8 @@ def unwrap(model):
     :class:`~textnb.meta.smoothing.SmoothingCV` (their fitted ``estimator_``) and
     :class:`sklearn.pipeline.Pipeline`.
     """
+    from sklearn.pipeline import Pipeline
+
     steps = []
     while True:
         if hasattr(model, "estimator_") and (hasattr(model, "calibrated_classes_")
@@ -70,6 +82,8 @@ def linear_weights(model):
 
     ``binarize`` is the threshold applied to x first (Bernoulli), or None.
     """
+    import scipy.sparse as sp
+
     check_is_fitted(model)
     form = model.linear_form() if hasattr(model, "linear_form") else None
     if form is not None:  # a count model's kernel (DiscriminativeNB: weights of its document features)
@@ -106,6 +120,10 @@ def explain(classifier, document, top=10):
         list of ``{"term", "count", "value", "contribution"}`` where ``value`` is what
         the model saw (weighted count or presence).
     """
+    import scipy.sparse as sp
+
+    from textnb.naive_bayes.discriminative import DiscriminativeNB
+
     check_is_fitted(classifier)
     X = classifier.transform([document])
     steps, model = unwrap(classifier.model_)
@@ -124,8 +142,44 @@ def explain(classifier, document, top=10):
     x = Xm.toarray().ravel()
     if not x.any():  # no known term: the model's score of an empty document (the complement models' prior)
         b = np.asarray(model.predict_joint_log_proba(sp.csr_matrix((1, W.shape[1])))).ravel()
+    return _term_explanation(terms[cols], counts, x, W, b, model.classes_, top)
+
+
+def explain_scored(scorer, document, top=10):
+    """:func:`explain` of a :class:`~textnb.text.scorer.TextScorer` (a linear count model
+    read from its file: :func:`textnb.text.scorer.load_for_prediction`), without
+    scikit-learn: the document's counts under the scorer's analyzer and vocabulary, its
+    features as the scorer makes them (presence, ``binarize``, DiscriminativeNB's document
+    features), and the scorer's weights; the same numbers as :func:`explain` of the
+    estimator."""
+    from textnb.core.dfe import doc_features
+    from textnb.io.corpus import to_text
+    from textnb.text.tokenize import batch_term_ids, cell_counts
+
+    text = document if isinstance(document, str) else to_text(document)
+    n_terms = scorer._weights_t.shape[0]
+    rows, ids = batch_term_ids([text if text is not None else ""], scorer.analyzer, scorer._vocabulary(1), grow=False)
+    data, indices, indptr = cell_counts(rows, ids, 1, n_terms)
+    data = np.ones(data.shape) if scorer.binary else data.astype(np.float64)
+    counts = np.zeros(n_terms)
+    counts[indices] = data
+    if scorer.threshold is not None:
+        data = (data > scorer.threshold).astype(np.float64)
+    if scorer.features is not None:
+        data = doc_features(scorer.features, data, indptr)
+    x = np.zeros(n_terms)
+    x[indices] = data
+    W = np.ascontiguousarray(scorer._weights_t.T)  # the model's (n_classes, n_terms) weights
+    b = scorer.bias
+    if not x.any() and scorer.empty is not None:  # no known term: the complement models' prior
+        b = scorer.empty
+    return _term_explanation(np.array(scorer.terms, dtype=object), counts, x, W, b, scorer.classes_, top)
+
+
+def _term_explanation(terms, counts, x, W, b, classes, top):
+    """:func:`explain`'s result for a document whose features ``x`` (and counts ``counts``)
+    over the columns ``terms`` a linear model ``W``, ``b`` of ``classes`` scores."""
     score = W @ x + b
-    classes = model.classes_
     if len(classes) < 2:
         return {"predicted": str(classes[0]), "runner_up": None, "margin": 0.0, "prior": 0.0,
                 "for": [], "against": []}
@@ -135,13 +189,13 @@ def explain(classifier, document, top=10):
     nz = np.flatnonzero(contrib)
 
     def listing(idx):
-        return [{"term": str(terms[cols[j]]), "count": float(counts[j]), "value": float(x[j]),
+        return [{"term": str(terms[j]), "count": float(counts[j]), "value": float(x[j]),
                  "contribution": float(contrib[j])} for j in idx]
 
     pos = nz[contrib[nz] > 0]
     neg = nz[contrib[nz] < 0]
-    pos = pos[np.lexsort((terms[cols[pos]].astype(str), -contrib[pos]))][:top]
-    neg = neg[np.lexsort((terms[cols[neg]].astype(str), contrib[neg]))][:top]
+    pos = pos[np.lexsort((terms[pos].astype(str), -contrib[pos]))][:top]
+    neg = neg[np.lexsort((terms[neg].astype(str), contrib[neg]))][:top]
     return {
         "predicted": str(classes[p]),
         "runner_up": str(classes[r]),
@@ -161,22 +215,14 @@ def informative_terms(classifier, top=10):
     SmoothingCV.
     Returns ``{class: [(term, log_odds), ...]}``.
     """
+    from textnb.evaluation.inspection import term_log_odds
+
     check_is_fitted(classifier)
     steps, model = unwrap(classifier.model_)
     terms = list(classifier.vectorizer_.vocabulary_)
     cols = _columns(steps, len(terms))
-    view = _View()
-    view.model_ = model
-    view.vectorizer_ = SimpleNamespace(vocabulary_={terms[c]: i for i, c in enumerate(cols)})
-    # inspection.informative_terms reads only model_ and vectorizer_.vocabulary_
-    return inspection.informative_terms(view, top)
-
-
-class _View(BaseEstimator):
-    """A fitted-looking holder of ``model_`` and ``vectorizer_`` for the inspection helpers."""
-
-    def fit(self, X=None, y=None):
-        return self
+    # the count model (inside APNBC: its estimator_) over the terms of its columns
+    return term_log_odds(getattr(model, "estimator_", model), [terms[c] for c in cols], top)
 
 
 def describe_text_classifier(classifier, top=10):
@@ -191,6 +237,33 @@ def describe_text_classifier(classifier, top=10):
         model = unwrap(classifier.model_)[1]
     terms = (informative_terms(classifier, top) if hasattr(model, "feature_count_")
              else {str(c): [] for c in classifier.classes_})
+    return _text_description(type(classifier.model_).__name__, model, model.get_params(deep=False),
+                             classifier.vectorizer_.get_params(), len(classifier.vectorizer_.vocabulary_), terms)
+
+
+def describe_text_file(root, top=10):
+    """:func:`describe_text_classifier` of the model a model file holds, from its nodes
+    (:func:`textnb.core.model_io.read_nodes`), when it is a text classifier of a count model
+    (:class:`textnb.text.nodes.CountTextModel`): the kernel's state and estimates stand in
+    for the estimator, so nothing imports scikit-learn. None for any other model, or a
+    state the kernel does not take as consistent (:func:`~textnb.core.model_io.load` then
+    reports it in its own words)."""
+    from textnb.evaluation.inspection import term_log_odds
+    from textnb.text.nodes import CountTextModel
+
+    text = CountTextModel.from_root(root)
+    if text is None:
+        return None
+    model = SimpleNamespace(**text.fitted())
+    return _text_description(text.kind, model, dict(sorted(text.params.items())),
+                             dict(sorted(text.vectorizer_params.items())), len(text.terms()),
+                             term_log_odds(model, text.terms(), top))
+
+
+def _text_description(name, model, params, tokenizer, vocabulary_size, terms):
+    """The summary of :func:`describe_text_classifier`: the model's kind ``name``, its count
+    model's fitted attributes ``model`` and parameters ``params``, the vectorizer's
+    parameters ``tokenizer`` and vocabulary size, the informative ``terms``."""
     extra = {}
     if hasattr(model, "event_model_"):  # DiscriminativeNB: the event model it chose, and its smoothing
         extra = {"event_model": str(model.event_model_), "alpha": float(model.alpha_)}
@@ -199,14 +272,14 @@ def describe_text_classifier(classifier, top=10):
     return {
         **extra,
         "kind": "text",
-        "model": type(classifier.model_).__name__,
-        "params": {k: v for k, v in model.get_params(deep=False).items() if not hasattr(v, "get_params")},
-        "tokenizer": classifier.vectorizer_.get_params(),
+        "model": name,
+        "params": {k: v for k, v in params.items() if not hasattr(v, "get_params")},
+        "tokenizer": tokenizer,
         "classes": [str(c) for c in model.classes_],
         # documents per class, aligned with classes, as tables (DiscriminativeNB's class_count_
         # also holds its passes' weights)
         "class_count": [float(n) for n in getattr(model, "class_documents_", getattr(model, "class_count_", []))],
-        "vocabulary_size": len(classifier.vectorizer_.vocabulary_),
+        "vocabulary_size": vocabulary_size,
         "informative_terms": terms,
     }
 
@@ -217,15 +290,18 @@ def explain_rows(model, X, *, top=10):
     * a lazy rule model (LBR, LazyTextNB, also inside a wrapper; see
       :mod:`textnb.core.wrapping`): the rule used, a string;
     * a :class:`~textnb.text.classifier.TextClassifier`: :func:`explain` of each document;
+      its :class:`~textnb.text.scorer.TextScorer`: :func:`explain_scored` (the same);
     * a mixed table: :func:`explain_table` (attributes, and terms inside text attributes);
     * any other table model: :func:`explain_by_leaving_out` over its training attributes.
     """
-    from textnb.text.classifier import TextClassifier
-
+    text = sys.modules.get("textnb.text.classifier")  # loaded with any text model
+    scorer = sys.modules.get("textnb.text.scorer")
     if rule_model(model) is not None:
         return find(model, lambda m: hasattr(m, "predict_explain")).predict_explain(X)[1]
-    if isinstance(model, TextClassifier):
+    if text is not None and isinstance(model, text.TextClassifier):
         return [explain(model, doc, top=top) for doc in X]
+    if scorer is not None and isinstance(model, scorer.TextScorer):
+        return [explain_scored(model, doc, top=top) for doc in X]
     attributes = None
     if find(model, lambda m: hasattr(m, "predict_attribute_terms")) is None:
         attributes = table_attributes(model)
@@ -418,6 +494,8 @@ def _cell_text(attribute, cells):
 def describe_mixed(model, top=10):
     """:meth:`textnb.text.mixed.MixedNB.describe` plus, for every text attribute, its most
     informative terms per class (:func:`informative_terms` of its word model)."""
+    from textnb.evaluation import inspection
+
     check_is_fitted(model)
     info = model.describe()
     texts = iter(model.text_models_)

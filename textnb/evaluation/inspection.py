@@ -4,9 +4,8 @@
 """
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["informative_terms"]
+__all__ = ["informative_terms", "term_log_odds"]
 
 
 def informative_terms(classifier, top=10):
@@ -17,9 +16,18 @@ def informative_terms(classifier, top=10):
     documents of class c than elsewhere (NLTK's "most informative features", one list
     per class). Returns ``{class: [(term, log_odds), ...]}``.
     """
+    from sklearn.utils.validation import check_is_fitted
+
     check_is_fitted(classifier)
     model = getattr(classifier.model_, "estimator_", classifier.model_)  # inside APNBC / wrappers
-    terms = np.array(list(classifier.vectorizer_.vocabulary_), dtype=object)
+    return term_log_odds(model, list(classifier.vectorizer_.vocabulary_), top)
+
+
+def term_log_odds(model, terms, top=10):
+    """:func:`informative_terms` of a fitted count model (an estimator, or anything with its
+    fitted attributes: ``classes_``, ``feature_count_``, ``feature_log_prob_`` or ``coef_``,
+    ``alpha_`` or ``alpha``) whose columns are the vocabulary ``terms`` (numpy only)."""
+    terms = np.array(terms, dtype=object)
     fc = model.feature_count_
     if not (hasattr(model, "feature_log_prob_") or hasattr(model, "coef_")) or fc.shape[1] == 0:
         return {str(c): [] for c in model.classes_}

@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields
 from typing import Optional
 
 from textnb.core.errors import InputError
-from textnb.core.registry import KERNEL_MODULES
+from textnb.core.registry import kind_of
 
 __all__ = ["ModelOptions", "ModelSpec", "MODELS", "model_names", "document_kind", "streaming_model",
            "make_text_classifier", "make_table_model", "model_name", "modules_for"]
@@ -190,8 +190,12 @@ def streaming_model(opts):
 def _wrap(opts, model):
     """The semi-naive wrappers the options ask for, around a base model."""
     if opts.adjust:
-        from textnb.semi_naive.apnbc import APNBC
+        from textnb.naive_bayes.kernels import TableKernel
 
+        if isinstance(model, TableKernel):  # a kernel: adjusted by the kernel (no scikit-learn)
+            from textnb.semi_naive.apnbc_kernel import APNBCKernel as APNBC
+        else:
+            from textnb.semi_naive.apnbc import APNBC
         if not hasattr(model, "predict_joint_log_proba"):
             raise InputError("--adjust needs a model with joint log probabilities: not with --weighting, "
                              "--select, --calibrate or --model auto")
@@ -276,8 +280,9 @@ def make_table_model(opts, table, *, kernel=False):
 
     ``kernel=True`` (for code that needs no estimator, as ``textnb train`` and ``evaluate``): the model's
     kernel where it has one and nothing wraps it
-    (:class:`~textnb.naive_bayes.tabular_kernel.TabularKernel`: the same model and model
-    file, without scikit-learn), else the estimator.
+    (:class:`~textnb.naive_bayes.tabular_kernel.TabularKernel`, ...: the same model and model
+    file, without scikit-learn; with ``--adjust``, :class:`~textnb.semi_naive.apnbc_kernel.APNBCKernel`
+    around it), else the estimator.
     """
     import numpy as np
 
@@ -298,9 +303,9 @@ def make_table_model(opts, table, *, kernel=False):
     if kind != "nb":
         if opts.lazy:
             raise InputError(f"--lazy builds its own local naive Bayes; it does not go with --model {kind}")
-        return _wrap(opts, _network(opts, table, kind, kernel=kernel and not opts.adjust))
+        return _wrap(opts, _network(opts, table, kind, kernel=kernel))
     if opts.lazy:
-        return _wrap(opts, _lazy_table(opts, table, kernel=kernel and not opts.adjust))
+        return _wrap(opts, _lazy_table(opts, table, kernel=kernel))
     nominal = opts.nominal or ("m-estimate" if opts.m_estimate is not None else None)
     n_classes = len(np.unique(table.y))
     prior = [1.0 / n_classes] * n_classes if opts.uniform_prior else None
@@ -313,12 +318,10 @@ def make_table_model(opts, table, *, kernel=False):
 
         return _wrap(opts, MixedNB(attributes=tuple(table.attributes), vectorizer=Vectorizer(**vectorizer_params(opts)),
                                    text_model=MultinomialNB(**_given(alpha=opts.alpha)), **params))
-    if kernel and not opts.adjust:
-        from textnb.naive_bayes.tabular_kernel import TabularKernel
-
-        _wrap(opts, None)  # its option checks (--significance without --adjust)
-        return TabularKernel(attributes=tuple(table.attributes), **params)
-    from textnb.naive_bayes.tabular import TabularNB
+    if kernel:
+        from textnb.naive_bayes.tabular_kernel import TabularKernel as TabularNB
+    else:
+        from textnb.naive_bayes.tabular import TabularNB
 
     return _wrap(opts, TabularNB(attributes=tuple(table.attributes), **params))
 
@@ -374,9 +377,7 @@ def _network(opts, table, kind, kernel=False):
 
 def model_name(model):
     """What the user trained, in words: 'LBR on mdl-discretised attributes', 'APNBC(TabularNB)'."""
-    name = type(model).__name__
-    if (type(model).__module__, name) in KERNEL_MODULES.values():  # a kernel: named as its model file's kind
-        name = model.kind
+    name = kind_of(model)  # a kernel: named as its model file's kind
     if name == "Discretized":
         return f"{model_name(model.estimator_)} on {model.numeric}-discretised attributes"
     inner = getattr(model, "estimator_", None)
@@ -412,5 +413,5 @@ def modules_for(opts, *, table, multilabel=False):
         if opts.calibrate:
             names += ["textnb.meta.calibration"]
     if opts.adjust:
-        names += ["textnb.semi_naive.apnbc"]
+        names += ["textnb.semi_naive.apnbc_kernel" if table and not multilabel else "textnb.semi_naive.apnbc"]
     return names

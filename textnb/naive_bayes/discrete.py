@@ -136,6 +136,14 @@ class _BaseCountNB(BaseNB):
         self._update()
         return self
 
+    def _set_merged(self, state):
+        """Take a merged state (the kernel's ``merge_states``): its fields other than the
+        counts, then the counts (:meth:`_fit_counts`); returns self."""
+        for name, value in state.items():
+            if name not in ("classes_", "class_count_", "feature_count_", "n_features_in_"):
+                setattr(self, name, value)
+        return self._fit_counts(state["classes_"], state["class_count_"], state["feature_count_"])
+
     def _update(self):
         """Derive the fitted parameters and the linear form from the counts (the kernel's)."""
         params = self._kernel_params()

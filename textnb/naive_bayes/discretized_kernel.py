@@ -19,7 +19,6 @@ from types import MappingProxyType
 
 import numpy as np
 
-from textnb.core.model_io import ModelNode
 from textnb.core.model_schema import (N_FEATURES, TEMPLATE, Array, Attributes, Choice, Int, ListOf, Model, OneOf,
                                       Optional, Reals, Str)
 from textnb.io.frames import encodable, encode_frame, frame_attributes, is_frame
@@ -162,14 +161,7 @@ class DiscretizedKernel(TableKernel):
     # -- model files ----------------------------------------------------------------------
     def to_node(self):
         """The model file's node, with the wrapped kernels as nodes (the template unfitted)."""
-        node = super().to_node()
-        template = node.params["estimator"]
-        if template is not None and not isinstance(template, ModelNode) and hasattr(template, "to_node"):
-            node.params["estimator"] = ModelNode(template.kind, {name: getattr(template, name)
-                                                                 for name in sorted(template.defaults)}, {})
-        if hasattr(self.estimator_, "to_node"):
-            node.state["estimator_"] = self.estimator_.to_node()
-        return node
+        return self._nested_node(super().to_node(), "estimator", "estimator_")
 
     def _get_state(self):
         return {

@@ -19,7 +19,6 @@ from textnb.core import dfe
 from textnb.core.dfe import canonical as _canonical
 from textnb.core.model_io import register
 from textnb.core.model_schema import check_params
-from textnb.core.stats import CountTable, merge_aligned
 from textnb.core.errors import ParameterError
 from textnb.naive_bayes.base import check_sample_weight, given_splits
 from textnb.naive_bayes.discrete import _BaseCountNB
@@ -294,8 +293,7 @@ class DiscriminativeNB(_BaseCountNB):
     def _joint_log_likelihood(self, X):
         return self._kernel.joint_log_likelihood(None, vars(self), vars(self), X)
 
-    #: capability (:mod:`textnb.core.wrapping`): merged sums are not those trained on the union
-    merges_exactly = False
+    merges_exactly = DISCRIMINATIVE.merges_exactly  # (textnb.core.wrapping)
 
     def probabilities_calibrated(self):
         """Whether a temperature (``scale_``) was fitted (:mod:`textnb.core.wrapping`)."""
@@ -316,23 +314,4 @@ class DiscriminativeNB(_BaseCountNB):
         if other.feature_count_.shape[1] != self.feature_count_.shape[1]:
             raise ValueError(f"cannot merge models with {other.feature_count_.shape[1]} and "
                              f"{self.feature_count_.shape[1]} features")
-        parts = [(m.classes_, CountTable.from_arrays(m.class_count_, m.feature_count_)) for m in (self, other)]
-        classes, table = merge_aligned(parts)
-        self.merge_calibration(other)
-        self.class_documents_ = self.merged_documents(other, classes)
-        return self._fit_counts(classes, table.class_count, table.feature_count)
-
-    def merge_calibration(self, other):
-        """Set ``scale_`` to the two models' scales averaged, weighted by their documents
-        (before their documents are added; either order gives the same number)."""
-        if hasattr(self, "scale_") or hasattr(other, "scale_"):
-            n = [float(np.sum(m.class_documents_)) for m in (self, other)]
-            s = [float(getattr(m, "scale_", 1.0)) for m in (self, other)]
-            self.scale_ = (n[0] * s[0] + n[1] * s[1]) / (n[0] + n[1]) if n[0] + n[1] > 0 else s[0]
-
-    def merged_documents(self, other, classes):
-        """``class_documents_`` of this model and ``other`` added, aligned on ``classes``."""
-        out = np.zeros(len(classes))
-        for m in (self, other):
-            out[np.searchsorted(classes, m.classes_)] += m.class_documents_
-        return out
+        return self._set_merged(self._kernel.merge_states(self._get_state(), other._get_state()))

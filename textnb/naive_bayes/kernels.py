@@ -209,6 +209,18 @@ class CountKernel:
         ``fitted``, or None where the model is not linear in its document features."""
         return LinearForm(state["classes_"], fitted["feature_log_prob_"], fitted["class_log_prior_"])
 
+    def merge_states(self, a, b, columns=None, n_features=None):
+        """The state of the models of states ``a`` and ``b`` added up: their counts on the
+        sorted union of their classes (:func:`textnb.core.stats.merge_aligned`; ``columns``:
+        each part's column in the result, of ``n_features``); ``a``'s other fields. What
+        ``TextClassifier.merge`` and ``textnb merge`` of a model file compute."""
+        from textnb.core.stats import CountTable, merge_aligned  # (scipy: not for the scorer)
+
+        parts = [(s["classes_"], CountTable.from_arrays(s["class_count_"], s["feature_count_"])) for s in (a, b)]
+        classes, table = merge_aligned(parts, columns=columns, n_features=n_features)
+        return {**a, "classes_": classes, "class_count_": table.class_count, "feature_count_": table.feature_count,
+                "n_features_in_": table.feature_count.shape[1]}
+
     # -- model files -------------------------------------------------------------------------
     def to_state(self, fitted):
         """The model file's state of a fitted model (a mapping of its fitted attributes:
@@ -356,6 +368,8 @@ class DiscriminativeKernel(CountKernel):
     scalar_fields = ("alpha_", "scale_")
     execution_params = ("n_jobs",)
     rows = True
+    #: capability (:mod:`textnb.core.wrapping`): merged sums are not those trained on the union
+    merges_exactly = False
 
     def check_params(self, params, n_features=None):
         """Check ``params`` against :data:`textnb.core.dfe.PARAM_SCHEMA` (ParameterError)."""
@@ -385,6 +399,21 @@ class DiscriminativeKernel(CountKernel):
                               "feature_count_": fc, "event_model_": family, "alpha_": alpha,
                               "class_documents_": documents, "scale_": scale})
 
+    def merge_states(self, a, b, columns=None, n_features=None):
+        """:meth:`CountKernel.merge_states`, with the documents per class added and the
+        calibration scale the two scales averaged, weighted by their documents (either
+        order gives the same number); no scale when neither has one."""
+        merged = super().merge_states(a, b, columns, n_features)
+        if "scale_" in a or "scale_" in b:
+            n = [float(np.sum(s["class_documents_"])) for s in (a, b)]
+            scale = [float(s.get("scale_", 1.0)) for s in (a, b)]
+            merged["scale_"] = (n[0] * scale[0] + n[1] * scale[1]) / (n[0] + n[1]) if n[0] + n[1] > 0 else scale[0]
+        documents = np.zeros(len(merged["classes_"]))
+        for s in (a, b):
+            documents[np.searchsorted(merged["classes_"], s["classes_"])] += s["class_documents_"]
+        merged["class_documents_"] = documents
+        return merged
+
     def joint_log_likelihood(self, params, state, fitted, X):
         """The joint log-likelihood of the counts ``X`` (CSR, float64) under the model of
         ``state`` whose :meth:`estimate` is ``fitted``: :func:`textnb.core.dfe.joint_log_likelihood`
@@ -408,6 +437,15 @@ COMPLEMENT = ComplementKernel()
 DISCRIMINATIVE = DiscriminativeKernel()
 #: model kind (as written in model files) -> its kernel
 KERNELS = {k.kind: k for k in (MULTINOMIAL, BERNOULLI, COMPLEMENT, DISCRIMINATIVE)}
+
+
+def _template_node(template):
+    """An unfitted kernel as a model file's node (its parameters, as the estimator's
+    ``get_params``; a kernel among them as a node too); anything else as it is."""
+    if template is None or isinstance(template, ModelNode) or not hasattr(template, "to_node"):
+        return template
+    return ModelNode(template.kind, {name: _template_node(getattr(template, name))
+                                     for name in sorted(template.defaults)}, {})
 
 
 class TableKernel(TableInput, Scores):
@@ -442,6 +480,18 @@ class TableKernel(TableInput, Scores):
         (all of them, as its ``get_params``) and :meth:`_get_state`."""
         self._check_fitted()
         return ModelNode(self.kind, {name: getattr(self, name) for name in sorted(self.defaults)}, self._get_state())
+
+    @staticmethod
+    def _nested_node(node, param, state):
+        """``node`` (:meth:`to_node`) of a model that wraps another, with the wrapped
+        kernels as nodes: the template in ``params[param]`` unfitted (its parameters, as
+        the estimator's ``get_params``), the fitted model in ``state[state]``. An
+        estimator is left as it is (the model file writes it)."""
+        node.params[param] = _template_node(node.params[param])
+        fitted = node.state.get(state)
+        if hasattr(fitted, "to_node"):
+            node.state[state] = fitted.to_node()
+        return node
 
     def save(self, path):
         """Write the model file the estimator writes for this model (byte for byte),

@@ -13,34 +13,31 @@ step). :func:`_search_weights_fast` makes the same choices in ``O(C·N log N)`` 
 with every weight but ``A_c`` fixed, the number of errors as a function of ``log A_c`` is a
 step function whose steps are the objects' critical values, so sorting them once per class
 and per step answers each candidate's error count by binary search.
+
+:class:`APNBC` is the scikit-learn adapter of :class:`~textnb.semi_naive.apnbc_kernel.APNBCKernel`,
+which holds the model (the search, its binomial test, the out-of-fold scores, the scoring and
+the model file) and imports neither scikit-learn nor scipy; the adapter wraps estimators
+(cloned with scikit-learn's ``clone``) and adds scikit-learn's input validation, tags and
+``get_params``. Both write the same model file.
 """
 
-import math
-from numbers import Integral, Real
-
-import numpy as np
 import scipy.sparse as sp
-from scipy.stats import binom
 from sklearn.base import clone
 from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import column_or_1d, validate_data
 
-from textnb.core.errors import ParameterError
-from textnb.core.folds import stratified_kfold
-from textnb.naive_bayes.base import CV_SCHEMA, BaseNB, given_splits
 from textnb.core.model_io import register
-from textnb.core.model_schema import (N_FEATURES, SEED, TEMPLATE, Any, Array, Choice, Classes, DictOf,
-                                 Float, ListOf, MayBeAbsent, Model, Reals, Str)
 from textnb.io.frames import is_frame
+from textnb.naive_bayes.base import BaseNB
+from textnb.naive_bayes.kernels import takes_defaults
+from textnb.semi_naive.apnbc_kernel import APNBCKernel, _search_weights_fast  # noqa: F401 (the search's home)
 
 __all__ = ["APNBC"]
 
-_FIT_ON = ("resubstitution", "cv")
-
 
 @register
-class APNBC(BaseNB):
+class APNBC(APNBCKernel, BaseNB):
     """Adjusted probability naive Bayes (Webb & Pazzani 1998) around any textnb model.
 
     Wraps a model that gives joint log probabilities (``predict_joint_log_proba``:
@@ -119,8 +116,8 @@ class APNBC(BaseNB):
       never stop).
     * *Binomial test.* ``binomial(best, n, error()/n)`` is read as the probability of
       ``best`` or fewer errors in ``n`` trials when the error rate is the current one,
-      ``scipy.stats.binom.cdf(best, n, current / n)``; a step is accepted when it is
-      ``< significance``. (The paper also calls it a "sign test"; the appendix's formula
+      ``binomial_cdf(best, n, current / n)`` (:func:`textnb.semi_naive.apnbc_kernel.binomial_cdf`,
+      the correctly rounded sum); a step is accepted when it is ``< significance``. (The paper also calls it a "sign test"; the appendix's formula
       is what is implemented.)
     * *Plateau midpoint.* An accepted weight is not left at ``adj ± ε``: it moves to the
       midpoint, on the probability scale (``(adj + b) / 2``), of ``adj`` and the nearest
@@ -159,53 +156,11 @@ class APNBC(BaseNB):
     True
     """
 
-    _param_schema = {
-        "estimator": TEMPLATE, "significance": Float(0.0, 1.0, lo_open=True),
-        "fit_on": Choice("resubstitution", "cv"), "cv": CV_SCHEMA, "epsilon": Float(0.0, 1.0), "random_state": SEED,
-    }
-    _state_schema = {
-        "classes_": Classes(),
-        "estimator_": Model(dims={"classes_": "n_classes", "n_features_in_": "n_features"}, equal={"classes_": "classes_"}),
-        "class_log_weight_": Reals(("n_classes",)),
-        "adjustments_": Array("f", ("n_classes",), lo=0.0, finite="no-nan"),
-        "search_history_": ListOf(DictOf(Str(100), Any()), max_len=10**6),
-        "n_features_in_": N_FEATURES,
-        "feature_names_in_": MayBeAbsent(Array("U", (None,))),
-    }
-
-    def __init__(self, estimator=None, *, significance=0.05, fit_on="resubstitution", cv=10,
-                 epsilon=1e-5, random_state=None):
-        self.estimator = estimator
-        self.significance = significance
-        self.fit_on = fit_on
-        self.cv = cv
-        self.epsilon = epsilon
-        self.random_state = random_state
-
-    # -- parameters ---------------------------------------------------------------
-    def _base(self):
-        if self.estimator is None:
-            from textnb.naive_bayes.discrete import MultinomialNB
-
-            return MultinomialNB()
-        return self.estimator
-
-    def _check_params(self):
-        sig = self.significance
-        if not isinstance(sig, Real) or isinstance(sig, bool) or not 0 < sig <= 1:
-            raise ValueError(f"significance must be a number in (0, 1]; got {sig!r}")
-        if self.fit_on not in _FIT_ON:
-            raise ValueError(f"fit_on must be one of {list(_FIT_ON)}; got {self.fit_on!r}")
-        if isinstance(self.cv, Integral) and not isinstance(self.cv, bool) and self.cv < 2:
-            raise ParameterError(f"cv must be at least 2 folds; got {self.cv!r}")
-        eps = self.epsilon
-        if not isinstance(eps, Real) or isinstance(eps, bool) or not (0 < eps < np.inf):
-            raise ValueError(f"epsilon must be a finite number > 0; got {eps!r}")
-        if not hasattr(self._base(), "predict_joint_log_proba"):
-            raise TypeError(
-                f"estimator {type(self._base()).__name__} has no predict_joint_log_proba; "
-                "APNBC needs a model that gives joint log probabilities"
-            )
+    @takes_defaults({name: value for name, value in APNBCKernel.defaults.items() if name != "estimator"})
+    def __init__(self, estimator=None, *, significance, fit_on, cv, epsilon, random_state):
+        # the kernel's __init__ stores them (scikit-learn's rule: nothing else)
+        super().__init__(estimator, significance=significance, fit_on=fit_on, cv=cv, epsilon=epsilon,
+                         random_state=random_state)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -215,50 +170,11 @@ class APNBC(BaseNB):
         tags.input_tags.allow_nan = inner.input_tags.allow_nan
         return tags
 
-    # -- fitting ----------------------------------------------------------------------
-    def fit(self, X, y):
-        """Fit the base model and learn the class weights; returns self."""
-        self._check_params()
-        X = self._validate_X(X, reset=True)
-        y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
-        base = self._base()
-        self.estimator_ = clone(base).fit(X, y)
-        self.classes_ = self.estimator_.classes_
-        y_index = _positions(self.classes_, y)  # classes_ may be in declared, unsorted order
-        splits = given_splits(self.cv, X, y)  # checked even when fit_on="resubstitution"
-        if self.fit_on == "cv":
-            jll = self._out_of_fold_jll(base, X, y, splits)
-        else:
-            jll = self.estimator_.predict_joint_log_proba(X)
-        log_weight, history = _search_weights_fast(
-            jll, y_index, significance=float(self.significance), epsilon=float(self.epsilon))
-        for step in history:
-            step["class"] = str(self.classes_[step["class_index"]])
-        self.class_log_weight_ = log_weight
-        with np.errstate(over="ignore"):
-            self.adjustments_ = np.exp(log_weight)
-        self.search_history_ = history
-        return self
+    # -- the estimator's side, where the kernel has its own ---------------------------------
+    @staticmethod
+    def _clone(model):
+        return clone(model)
 
-    def _out_of_fold_jll(self, base, X, y, splits=None):
-        n = len(y)
-        if splits is None:
-            # no more folds than the largest class has objects (smaller classes are spread
-            # over as many folds as they have objects)
-            largest = int(np.max(np.unique(y, return_counts=True)[1]))
-            splits = stratified_kfold(y, max(2, min(int(self.cv or 10), largest)), self.random_state)
-            jll = np.full((n, len(self.classes_)), -np.inf)
-        else:  # rows no split holds out keep the full model's scores
-            jll = np.asarray(self.estimator_.predict_joint_log_proba(X), dtype=np.float64).copy()
-        for train, test in splits:
-            Xtr = _take_rows(X, train)
-            model = clone(base).fit(Xtr, y[train])
-            cols = _positions(self.classes_, model.classes_)
-            jll[np.ix_(test, cols)] = model.predict_joint_log_proba(_take_rows(X, test))
-        return jll
-
-    # -- prediction -----------------------------------------------------------------
     def _validate_X(self, X, reset):
         # shape, feature count and names here; the base model checks the values (and
         # encodes a DataFrame itself, textnb.io.frames: it is handed on as it is)
@@ -268,237 +184,9 @@ class APNBC(BaseNB):
             return X
         return checked.tocsr() if sp.issparse(checked) else checked
 
-    def _check_X(self, X):
-        return self._validate_X(X, reset=False)
+    def _labels(self, y):
+        y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
+        return y
 
-    def _joint_log_likelihood(self, X):
-        return self.estimator_.predict_joint_log_proba(X) + self.class_log_weight_
-
-    def predict_joint_log_proba(self, X):
-        """Adjusted joint log scores ``log A_c + log P(x, c)``, shape (n_samples, n_classes)."""
-        check_is_fitted(self)
-        return self._joint_log_likelihood(self._check_X(X))
-
-
-def _take_rows(X, rows):
-    return X.iloc[rows] if hasattr(X, "iloc") else X[rows]
-
-
-# -- the weight search -------------------------------------------------------------------
-def _log_move(hi, lo):
-    """``log(e^hi − e^lo)`` elementwise, ``-inf`` where ``hi <= lo`` (no move)."""
-    hi, lo = np.broadcast_arrays(np.asarray(hi, dtype=np.float64),
-                                 np.asarray(lo, dtype=np.float64))
-    d = lo - hi
-    out = np.full(hi.shape, -np.inf)
-    pos = d < 0
-    out[pos] = hi[pos] + np.log(-np.expm1(d[pos]))
-    return out
-
-
-def _top2(S):
-    """Index and value of the best and second-best column of each row (``np.argmax`` ties)."""
-    rows = np.arange(S.shape[0])
-    top1 = np.argmax(S, axis=1)
-    s1 = S[rows, top1]
-    if S.shape[1] < 2:
-        return top1, s1, top1, np.full_like(s1, -np.inf)
-    saved = s1.copy()
-    S[rows, top1] = -np.inf
-    top2 = np.argmax(S, axis=1)
-    s2 = S[rows, top2]
-    S[rows, top1] = saved
-    return top1, s1, top2, s2
-
-
-def _positions(classes, labels):
-    """Index of each label in ``classes`` (which need not be sorted)."""
-    where = {c: i for i, c in enumerate(classes.tolist())}
-    return np.fromiter((where[v] for v in np.asarray(labels).tolist()), dtype=np.intp, count=len(labels))
-
-
-class _ClassProfile:
-    """Training errors as a function of one class's log weight, the others held fixed.
-
-    For class ``c`` with log weight ``w``: an object of class ``c`` is right iff
-    ``w > own`` (its critical value, ``max_{j≠c}(jll_j + w_j) − jll_c``); an object of
-    another class ``y`` that beats every class but ``c`` is right iff ``w < other``
-    (``jll_y + w_y − jll_c``); every other object is wrong whatever ``w`` is. Counts are
-    exact on the open intervals between critical values.
-    """
-
-    def __init__(self, own, other, n_fixed_wrong):
-        self.own = np.sort(own)
-        self.other = np.sort(other)
-        self.n_fixed_wrong = int(n_fixed_wrong)
-
-    def errors(self, w):
-        w = np.asarray(w, dtype=np.float64)
-        if w.ndim == 1 and w.size > 64:  # sorted queries make the binary searches local
-            order = np.argsort(w, kind="stable")
-            out = np.empty(w.size, dtype=np.intp)
-            out[order] = self.errors(w[order][None])[0]
-            return out
-        wrong_own = self.own.size - np.searchsorted(self.own, w, side="left")
-        wrong_other = np.searchsorted(self.other, w, side="right")
-        return self.n_fixed_wrong + wrong_own + wrong_other
-
-    def plateau_end(self, start, best, up):
-        """The nearest critical value beyond ``start`` (in the direction of the move)
-        past which the error count exceeds ``best``; ``None`` if it never does."""
-        if up:
-            own = self.own[self.own > start]
-            other = self.other[self.other > start]
-            values = np.concatenate([own, other])
-            delta = np.concatenate([np.full(own.size, -1), np.full(other.size, 1)])
-            order = np.argsort(values, kind="stable")
-        else:
-            own = self.own[self.own < start]
-            other = self.other[self.other < start]
-            values = np.concatenate([own, other])
-            delta = np.concatenate([np.full(own.size, 1), np.full(other.size, -1)])
-            order = np.argsort(-values, kind="stable")
-        if values.size == 0:
-            return None
-        values, delta = values[order], delta[order]
-        level = int(self.errors(start)) + np.cumsum(delta)
-        last_of_group = np.append(values[1:] != values[:-1], True)
-        rises = np.flatnonzero(last_of_group & (level > best))
-        return float(values[rises[0]]) if rises.size else None
-
-
-class _Round:
-    """What every class's profile needs from the current weights, computed once a round."""
-
-    def __init__(self, jll, y_index, log_weight):
-        S = jll + log_weight
-        self.top1, self.s1, self.top2, self.s2 = _top2(S)
-        self.misclassified = self.top1 != y_index
-        # score of the true class: the best if right, else the second best or a lookup
-        s_y = np.where(self.misclassified, self.s2, self.s1)
-        odd = np.flatnonzero(self.misclassified & (self.top2 != y_index))
-        s_y[odd] = S[odd, y_index[odd]]
-        self.s_y = s_y
-        self.n_errors = int(np.count_nonzero(self.misclassified))
-
-
-def _class_candidates(jll_c, y_index, own_idx, rnd, c):
-    """Profile of class ``c`` and its candidates: (objects, critical values) up and down."""
-    top1, mis = rnd.top1, rnd.misclassified
-    own_top1 = top1[own_idx]
-    M = np.where(own_top1 == c, rnd.s2[own_idx], rnd.s1[own_idx])
-    own_thr = M - jll_c[own_idx]
-
-    not_c = y_index != c
-    pred_c = top1 == c
-    # objects of other classes whose class beats every class but c
-    good = not_c & (~mis | (pred_c & (rnd.top2 == y_index)))
-    other_thr = rnd.s_y[good] - jll_c[good]
-    n_good = other_thr.size
-    profile = _ClassProfile(own_thr, other_thr, np.count_nonzero(not_c) - n_good)
-
-    # up: misclassified objects of class c; the critical value is their own threshold
-    up_mask = own_top1 != c
-    up = (own_idx[up_mask], own_thr[up_mask])
-    # down: misclassified objects predicted as c; critical value ties c with the true class
-    down_obj = np.flatnonzero(pred_c & not_c)
-    down = (down_obj, rnd.s_y[down_obj] - jll_c[down_obj])
-    return profile, up, down
-
-
-def _search_weights_fast(jll, y_index, *, significance=0.05, epsilon=1e-5, max_rounds=None):
-    """Learn APNBC log class weights from joint log likelihoods (Webb & Pazzani, App. A).
-
-    Parameters
-    ----------
-    jll : ndarray of shape (n_samples, n_classes)
-        ``log P(o, i)`` of every training object and class (``-inf`` allowed).
-    y_index : ndarray of shape (n_samples,)
-        True class of each object as a column index of ``jll``.
-    significance : float in (0, 1]
-        Critical value of the binomial test (1 accepts every improvement).
-    epsilon : float
-        Step past a critical value, on the log scale.
-    max_rounds : int or None
-        Stop after this many accepted steps (``None``: until no step is accepted; each
-        accepted step removes at least one error, so at most ``n_samples`` rounds).
-
-    Returns
-    -------
-    log_weight : ndarray of shape (n_classes,)
-        ``log A_i``; all 0 when nothing was accepted.
-    history : list of dict
-        The accepted steps (see :attr:`APNBC.search_history_`).
-
-    Notes
-    -----
-    The choices are those of the paper's ``O(C·N²)`` algorithm, read as documented in
-    :class:`APNBC`; each round costs ``O(C·N log N)``: per class one sort of the
-    objects' critical values, then a binary search per candidate.
-    """
-    jll = np.asarray(jll, dtype=np.float64)
-    y_index = np.asarray(y_index, dtype=np.intp)
-    n, n_classes = jll.shape
-    log_weight = np.zeros(n_classes)
-    history = []
-    if n == 0 or n_classes < 2:
-        return log_weight, history
-    two_class = n_classes == 2
-    classes_to_adjust = [1] if two_class else range(n_classes)
-    jll_cols = np.ascontiguousarray(jll.T)  # column c as a contiguous row
-    own_idx = [np.flatnonzero(y_index == c) for c in range(n_classes)]
-    rounds = 0
-    while max_rounds is None or rounds < max_rounds:
-        rnd = _Round(jll, y_index, log_weight)
-        current = rnd.n_errors
-        if current == 0:
-            break
-        best = None  # (errors, log_move, object, direction, class, adj, profile)
-        for c in classes_to_adjust:
-            profile, up, down = _class_candidates(jll_cols[c], y_index, own_idx[c], rnd, c)
-            w_c = log_weight[c]
-            for direction, (obj, adj) in enumerate((up, down)):
-                keep = np.isfinite(adj)
-                if not keep.all():
-                    obj, adj = obj[keep], adj[keep]
-                if obj.size == 0:
-                    continue
-                err = profile.errors(adj + epsilon if direction == 0 else adj - epsilon)
-                fewest = int(err.min())
-                if best is not None and fewest > best[0]:
-                    continue
-                tied = np.flatnonzero(err == fewest)
-                obj, adj = obj[tied], adj[tied]
-                move = _log_move(adj, w_c) if direction == 0 else _log_move(w_c, adj)
-                k = np.lexsort((obj, move))[0]
-                cand = (fewest, float(move[k]), int(obj[k]), direction)
-                if best is None or cand < best[:4]:
-                    best = cand + (c, float(adj[k]), profile)
-        if best is None or best[0] >= current:
-            break
-        errors, _, _, direction, c, adj, profile = best
-        p_value = float(binom.cdf(errors, n, current / n))
-        if not p_value < significance:
-            break
-        up = direction == 0
-        step_value = adj + epsilon if up else adj - epsilon
-        end = profile.plateau_end(step_value, errors, up)
-        new = step_value
-        if end is not None:
-            mid = float(np.logaddexp(adj, end) - math.log(2.0))
-            if (mid > step_value) if up else (mid < step_value):
-                new = mid
-        log_weight[c] = new
-        history.append({
-            "class_index": int(c),
-            "direction": "+" if up else "-",
-            "errors_before": current,
-            "errors_after": int(errors),
-            "p_value": p_value,
-            "log_weight": float(new),
-        })
-        rounds += 1
-        if two_class:
-            break  # one weight, one pass (the paper's two-class case)
-    return log_weight, history
-
+    _check_fitted, save = BaseNB._check_fitted, BaseNB.save

@@ -296,34 +296,15 @@ class TextClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
         (without ``min_df`` / ``max_df`` / ``max_features`` pruning, which needs the
         whole corpus).
         """
+        from textnb.text.nodes import merge_count_models
+
         check_is_fitted(self)
         check_is_fitted(other)
-        if type(other.model_) is not type(self.model_):
-            raise ValueError(
-                f"cannot merge a {type(other.model_).__name__} model into a {type(self.model_).__name__}"
-            )
-        if isinstance(self.model_, DiscriminativeNB) and (
-                other.model_.event_model_ != self.model_.event_model_
-                or float(other.model_.alpha_) != float(self.model_.alpha_)):
-            raise ValueError(f"cannot merge a {other.model_.event_model_} (alpha {other.model_.alpha_}) "
-                             f"DiscriminativeNB into a {self.model_.event_model_} (alpha {self.model_.alpha_}) one")
-        mine, theirs = self.vectorizer_.get_params(), other.vectorizer_.get_params()
-        if mine != theirs:
-            raise ValueError("cannot merge models whose tokenizer settings differ")
-        terms = sorted(set(self.vectorizer_.vocabulary_) | set(other.vectorizer_.vocabulary_))
-        index = {t: i for i, t in enumerate(terms)}
-        from textnb.core.stats import CountTable, merge_aligned  # scipy.sparse: not on the predict path
-
-        parts = [(clf.classes_, CountTable.from_arrays(clf.model_.class_count_, clf.model_.feature_count_))
-                 for clf in (self, other)]
-        columns = [np.fromiter((index[t] for t in clf.vectorizer_.vocabulary_), dtype=np.int64)
-                   for clf in (self, other)]
-        classes, table = merge_aligned(parts, columns=columns, n_features=len(terms))
+        terms, state = merge_count_models(*((type(clf.model_).__name__, clf.vectorizer_.get_params(),
+                                             list(clf.vectorizer_.vocabulary_), clf.model_._get_state())
+                                            for clf in (self, other)))
         self.vectorizer_._set_terms(terms)
-        if isinstance(self.model_, DiscriminativeNB):
-            self.model_.merge_calibration(other.model_)
-            self.model_.class_documents_ = self.model_.merged_documents(other.model_, classes)
-        self.model_._fit_counts(classes, table.class_count, table.feature_count)  # fresh arrays
+        self.model_._set_merged(state)
         self.classes_ = self.model_.classes_
         return self
 

@@ -1,0 +1,164 @@
+"""``textnb inspect``, ``merge`` and ``predict --explain`` on table models that have a kernel
+(``textnb.core.registry.KERNEL_MODULES``): they read the kernels, import no scikit-learn, and
+print what the estimators print."""
+
+from pathlib import Path
+
+import pytest
+
+from textnb.core import model_io
+from conftest import cli, cli_subprocess
+
+REPO = Path(__file__).resolve().parents[2]
+NUMERIC = REPO / "corpora" / "weather.numeric.arff"
+NOMINAL = REPO / "corpora" / "weather.nominal.arff"
+pytestmark = pytest.mark.skipif(not NUMERIC.exists(), reason="bundled weather tables missing")
+
+MODELS = [
+    (NUMERIC, ()), (NOMINAL, ("--model", "aode")), (NOMINAL, ("--model", "tan")), (NUMERIC, ("--lazy", "hlbr")),
+    (NUMERIC, ("--adjust", "--significance", "1")), (NOMINAL, ("--adjust", "--model", "aode")),
+    (NUMERIC, ("--numeric", "kde")),
+]
+
+
+def _estimator_output(monkeypatch, *args):
+    """The command's output with the estimators (no kernel is built)."""
+    with monkeypatch.context() as m:
+        m.setattr(model_io, "KERNEL_MODULES", {})
+        rc, out, err = cli(*args)
+    return rc, out, err
+
+
+@pytest.mark.parametrize("table, options", MODELS)
+def test_inspect_and_explain_read_the_kernels(tmp_path, monkeypatch, table, options):
+    path = tmp_path / "m.tnb"
+    assert cli("train", table, *options, "-o", path)[0] == 0
+    for command in (("inspect", path), ("inspect", path, "--json"), ("predict", path, table, "--explain"),
+                    ("predict", path, table, "--explain", "--json")):
+        status, out = cli_subprocess(*command)
+        rc, expected, _ = _estimator_output(monkeypatch, *command)
+        assert status.split()[:2] == [str(rc), "False"], command  # same exit status, no scikit-learn
+        assert out == expected, command
+
+
+def test_merge_reads_the_kernels(tmp_path, monkeypatch):
+    """TabularNB and AODE files merge without scikit-learn into the estimators' file, byte
+    for byte; the refusals are the estimators' lines."""
+    lines = NOMINAL.read_text().splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if line.lower().startswith("@data")) + 1
+    (tmp_path / "a.arff").write_text("".join(lines[:start + 7]))
+    (tmp_path / "b.arff").write_text("".join(lines[:start] + lines[start + 7:]))
+    for options, name in (((), "nb"), (("--model", "aode"), "aode"), (("--model", "tan"), "tan")):
+        for part in "ab":
+            assert cli("train", tmp_path / f"{part}.arff", *options, "-o", tmp_path / f"{name}_{part}.tnb")[0] == 0
+    for name in ("nb", "aode"):
+        status, out = cli_subprocess("merge", tmp_path / f"{name}_a.tnb", tmp_path / f"{name}_b.tnb",
+                                     "-o", tmp_path / f"{name}_k.tnb")
+        assert status.startswith("0 False"), status
+        rc, expected, _ = _estimator_output(monkeypatch, "merge", tmp_path / f"{name}_a.tnb",
+                                            tmp_path / f"{name}_b.tnb", "-o", tmp_path / f"{name}_e.tnb")
+        assert rc == 0 and out.replace("_k.tnb", "_e.tnb") == expected
+        assert (tmp_path / f"{name}_k.tnb").read_bytes() == (tmp_path / f"{name}_e.tnb").read_bytes()
+    for pair in (("tan_a", "nb_a"), ("nb_a", "aode_a")):
+        args = ("merge", *(tmp_path / f"{p}.tnb" for p in pair), "-o", tmp_path / "x.tnb")
+        rc, _, err = cli(*args)
+        assert rc == 1 and err == _estimator_output(monkeypatch, *args)[2]
+
+
+SMS = REPO / "corpora" / "sms_spam" / "SMSSpamCollection.tsv"
+
+
+@pytest.mark.skipif(not SMS.exists(), reason="bundled SMS collection missing")
+@pytest.mark.parametrize("options", [(), ("--model", "multinomial"), ("--model", "bernoulli", "--alpha", "0.5"),
+                                     ("--model", "complement", "--norm"), ("--model", "multinomial", "--binary")])
+def test_inspect_of_a_count_text_model_reads_its_nodes(tmp_path, monkeypatch, options):
+    """``textnb inspect`` of a text model of a count model: described from the file's nodes
+    and the kernel (no scikit-learn), as the estimator describes it, text and JSON."""
+    import textnb.evaluation.explain as explain
+
+    (tmp_path / "sms.tsv").write_text("".join(SMS.read_text(encoding="utf-8").splitlines(keepends=True)[:800]),
+                                      encoding="utf-8")
+    path = tmp_path / "m.tnb"
+    assert cli("train", tmp_path / "sms.tsv", *options, "-o", path)[0] == 0
+    for command in (("inspect", path, "--top", "7"), ("inspect", path, "--json")):
+        status, out = cli_subprocess(*command)
+        assert status.split()[:2] == ["0", "False"], command
+        with monkeypatch.context() as m:
+            m.setattr(explain, "describe_text_file", lambda root, top=10: None)  # the estimator's path
+            rc, expected, _ = cli(*command)
+        assert rc == 0 and out == expected and ("most informative" in out or "informative_terms" in out)
+
+
+@pytest.mark.skipif(not SMS.exists(), reason="bundled SMS collection missing")
+@pytest.mark.parametrize("options", [(), ("--model", "multinomial", "--ngram", "2"), ("--model", "bernoulli"),
+                                     ("--model", "complement", "--norm")])
+def test_merge_of_count_text_models_reads_their_nodes(tmp_path, monkeypatch, options):
+    """``textnb merge`` of text models of count models adds them up from their nodes (no
+    scikit-learn) into the file the estimators' merge writes, byte for byte (DiscriminativeNB:
+    the documents per class and the calibration scale too)."""
+    from textnb.text.nodes import CountTextModel
+
+    lines = SMS.read_text(encoding="utf-8").splitlines(keepends=True)
+    parts = [lines[:300], lines[300:500], lines[500:900]]
+    for k, part in enumerate(parts):
+        (tmp_path / f"p{k}.tsv").write_text("".join(part), encoding="utf-8")
+        assert cli("train", tmp_path / f"p{k}.tsv", *options, "-o", tmp_path / f"p{k}.tnb")[0] == 0
+    models = [tmp_path / f"p{k}.tnb" for k in range(3)]
+    status, out = cli_subprocess("merge", *models, "-o", tmp_path / "k.tnb")
+    assert status.split()[:2] == ["0", "False"]
+    with monkeypatch.context() as m:
+        m.setattr(CountTextModel, "from_root", classmethod(lambda cls, root: None))  # the estimators' path
+        rc, expected, _ = cli("merge", *models, "-o", tmp_path / "e.tnb")
+    assert rc == 0 and out.replace("k.tnb", "e.tnb") == expected
+    assert (tmp_path / "k.tnb").read_bytes() == (tmp_path / "e.tnb").read_bytes()
+
+
+@pytest.mark.skipif(not SMS.exists(), reason="bundled SMS collection missing")
+@pytest.mark.parametrize("options", [(), ("--model", "multinomial", "--binary"), ("--model", "bernoulli"),
+                                     ("--model", "complement", "--norm"),
+                                     ("--model", "discriminative", "--alpha", "0.3")])
+def test_explain_of_a_count_text_model_reads_its_scorer(tmp_path, monkeypatch, options):
+    """``textnb predict MODEL DOCS --explain`` of a text model of a count model explains from
+    the model file's linear scorer (explain_scored: no scikit-learn) what the estimator
+    explains (explain), text and JSON, documents with unknown terms and none included."""
+    from textnb.text import scorer
+
+    lines = SMS.read_text(encoding="utf-8").splitlines(keepends=True)
+    (tmp_path / "sms.tsv").write_text("".join(lines[:600]), encoding="utf-8")
+    (tmp_path / "docs").mkdir()
+    for k, line in enumerate(lines[600:610]):
+        (tmp_path / "docs" / f"d{k}.txt").write_text(line.split("\t", 1)[1], encoding="utf-8")
+    (tmp_path / "docs" / "unknown.txt").write_text("zzzqqq xxyyzz")
+    (tmp_path / "docs" / "empty.txt").write_text("")
+    path = tmp_path / "m.tnb"
+    assert cli("train", tmp_path / "sms.tsv", *options, "-o", path)[0] == 0
+    for command in (("predict", path, tmp_path / "docs", "--explain", "--top", "4"),
+                    ("predict", path, tmp_path / "docs", "--explain", "--json")):
+        status, out = cli_subprocess(*command)
+        assert status.split()[:2] == ["0", "False"], command
+        with monkeypatch.context() as m:
+            m.setattr(scorer, "_scorer", lambda root: None)  # the estimator's path
+            rc, expected, _ = cli(*command)
+        assert rc == 0 and out == expected and len(out.splitlines()) >= 12
+
+
+def test_adjust_around_a_mixed_table_model_reads_back(tmp_path, monkeypatch):
+    """``--adjust`` on a table with a text attribute: the APNBC kernel file holds the MixedNB
+    estimator, whose inner models are read as estimators (not kernels); predict, --explain
+    and inspect print what the estimators' path prints."""
+    rows = ["class,body,src,n"]
+    words = ["cheap pills now", "meeting at noon", "cheap offer today", "lunch at noon", "win cash now",
+             "notes from the meeting"]
+    for i in range(60):
+        label = "spam" if i % 2 == 0 else "ham"
+        rows.append(f"{label},{words[(i * 7) % 6]},{'abc'[i % 3]},{(i * 13) % 17}")
+    (tmp_path / "t.csv").write_text("\n".join(rows) + "\n")
+    path = tmp_path / "m.tnb"
+    assert cli("train", tmp_path / "t.csv", "--text-column", "body", "--class", "class", "--adjust",
+               "--significance", "1", "-o", path)[0] == 0
+    table = tmp_path / "t.csv"
+    for command in (("predict", path, table, "--proba"), ("predict", path, table, "--explain"),
+                    ("inspect", path, "--json")):
+        rc, out, err = cli(*command)
+        assert rc == 0, err
+        assert (rc, out) == _estimator_output(monkeypatch, *command)[:2]

@@ -1,0 +1,438 @@
+"""The kernel of :class:`~textnb.semi_naive.apnbc.APNBC` (numpy and the standard library only).
+
+Adjusted probability naive Bayes (Webb & Pazzani 1998; described in
+:mod:`textnb.semi_naive.apnbc`) learns one weight per class on top of a model's joint log
+likelihoods. This module holds the whole model: its parameters (``APNBCKernel.defaults``),
+what a model file may hold, the weight search (:func:`_search_weights_fast`, with its
+binomial test :func:`binomial_cdf`), the out-of-fold scores of ``fit_on="cv"`` and the
+scoring. :class:`APNBCKernel` wraps a kernel (a table model's:
+:class:`~textnb.naive_bayes.tabular_kernel.TabularKernel`, AODE, TAN, ``Discretized(LBR)``)
+and writes the model file the estimator writes; ``textnb train --adjust`` and ``textnb
+predict`` use it on tables without scikit-learn. :class:`~textnb.semi_naive.apnbc.APNBC`
+is the scikit-learn adapter over it (it wraps estimators, cloned with scikit-learn's
+``clone``, and checks its input with ``validate_data``).
+"""
+
+import math
+from decimal import Decimal, localcontext
+from numbers import Integral, Real
+from types import MappingProxyType
+
+import numpy as np
+
+from textnb.core.errors import ParameterError
+from textnb.core.folds import given_splits, stratified_kfold
+from textnb.core.model_schema import (CV_SCHEMA, N_FEATURES, SEED, TEMPLATE, Any, Array, Choice, Classes, DictOf,
+                                      Float, ListOf, MayBeAbsent, Model, Reals, Str)
+from textnb.naive_bayes.kernels import TableKernel
+from textnb.naive_bayes.scoring import check_class_labels
+
+__all__ = ["APNBCKernel", "binomial_cdf"]
+
+_FIT_ON = ("resubstitution", "cv")
+
+
+def binomial_cdf(k, n, p):
+    """``P(X <= k)`` for ``X ~ Binomial(n, p)``: the sum of the terms ``C(n, j) p^j
+    (1 − p)^(n − j)``, ``j = 0 .. k``, in 60-digit decimal arithmetic (no underflow: the
+    exponent range is unbounded), rounded once to the nearest float.
+
+    ``p`` is taken as the exact value of the float. The result is the correctly rounded
+    value (to within the 60 digits' error of at most ``k`` multiplications and divisions);
+    scipy's ``binom.cdf`` agrees to about 1e-13 relative.
+    """
+    k, n = int(k), int(n)
+    if k < 0:
+        return 0.0
+    if k >= n:
+        return 1.0
+    with localcontext() as ctx:
+        ctx.prec = 60
+        ctx.Emin, ctx.Emax = -10**15, 10**15
+        P = Decimal(float(p))
+        Q = 1 - P
+        if Q == 0:
+            return 0.0
+        if P == 0:
+            return 1.0
+        term = Q ** n
+        ratio = P / Q
+        total = term
+        for j in range(k):
+            term = term * (n - j) / (j + 1) * ratio
+            total += term
+        return float(total)
+
+
+class APNBCKernel(TableKernel):
+    """The model of :class:`~textnb.semi_naive.apnbc.APNBC` without scikit-learn, over a
+    kernel (or any model with ``fit`` and ``predict_joint_log_proba``): the same
+    parameters (``APNBCKernel.defaults``), fitted attributes, ``fit``, ``predict*`` and
+    model file (:meth:`save`, :meth:`from_node`). The documentation is the estimator's.
+    """
+
+    kind = "APNBC"
+    defaults = MappingProxyType({"estimator": None, "significance": 0.05, "fit_on": "resubstitution", "cv": 10,
+                                 "epsilon": 1e-5, "random_state": None})
+
+    _param_schema = {
+        "estimator": TEMPLATE, "significance": Float(0.0, 1.0, lo_open=True),
+        "fit_on": Choice(*_FIT_ON), "cv": CV_SCHEMA, "epsilon": Float(0.0, 1.0), "random_state": SEED,
+    }
+    _state_schema = {
+        "classes_": Classes(),
+        "estimator_": Model(dims={"classes_": "n_classes", "n_features_in_": "n_features"},
+                            equal={"classes_": "classes_"}),
+        "class_log_weight_": Reals(("n_classes",)),
+        "adjustments_": Array("f", ("n_classes",), lo=0.0, finite="no-nan"),
+        "search_history_": ListOf(DictOf(Str(100), Any()), max_len=10**6),
+        "n_features_in_": N_FEATURES,
+        "feature_names_in_": MayBeAbsent(Array("U", (None,))),
+    }
+
+    def __init__(self, estimator=None, **params):
+        super().__init__(estimator=estimator, **params)
+
+    # -- what the estimator does with scikit-learn --------------------------------------
+    @staticmethod
+    def _clone(model):
+        """An unfitted copy of the kernel ``model``: its class called with its parameters."""
+        return type(model)(**{name: getattr(model, name) for name in model.defaults})
+
+    def _base(self):
+        if self.estimator is None:
+            from textnb.naive_bayes.discrete import MultinomialNB
+
+            return MultinomialNB()
+        return self.estimator
+
+    def _validate_X(self, X, reset):
+        """``X`` as given (the base model checks its values), with ``n_features_in_`` set
+        (``reset``) or checked; the estimator's version is scikit-learn's ``validate_data``."""
+        if not hasattr(X, "shape"):
+            X = np.asarray(X)
+        if len(X.shape) != 2:
+            raise ValueError(f"Expected a 2-D table (rows of attribute values); got an array of {len(X.shape)} "
+                             f"dimensions")
+        if reset:
+            self.n_features_in_ = X.shape[1]
+        elif X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {self.kind} is expecting {self.n_features_in_} "
+                             f"features as input.")
+        return X
+
+    def _labels(self, y):
+        """``y`` as a 1-D array of class labels (the estimator: scikit-learn's checks)."""
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y.ravel()
+        if y.ndim != 1:
+            raise ValueError(f"y should be a 1d array, got an array of shape {y.shape} instead.")
+        check_class_labels(y)
+        return y
+
+    def _check_params(self):
+        sig = self.significance
+        if not isinstance(sig, Real) or isinstance(sig, bool) or not 0 < sig <= 1:
+            raise ValueError(f"significance must be a number in (0, 1]; got {sig!r}")
+        if self.fit_on not in _FIT_ON:
+            raise ValueError(f"fit_on must be one of {list(_FIT_ON)}; got {self.fit_on!r}")
+        if isinstance(self.cv, Integral) and not isinstance(self.cv, bool) and self.cv < 2:
+            raise ParameterError(f"cv must be at least 2 folds; got {self.cv!r}")
+        eps = self.epsilon
+        if not isinstance(eps, Real) or isinstance(eps, bool) or not (0 < eps < np.inf):
+            raise ValueError(f"epsilon must be a finite number > 0; got {eps!r}")
+        if not hasattr(self._base(), "predict_joint_log_proba"):
+            raise TypeError(
+                f"estimator {type(self._base()).__name__} has no predict_joint_log_proba; "
+                "APNBC needs a model that gives joint log probabilities"
+            )
+
+    # -- fitting ------------------------------------------------------------------------
+    def fit(self, X, y):
+        """Fit the base model and learn the class weights; returns self."""
+        self._check_params()
+        X = self._validate_X(X, reset=True)
+        y = self._labels(y)
+        base = self._base()
+        self.estimator_ = self._clone(base).fit(X, y)
+        self.classes_ = self.estimator_.classes_
+        y_index = _positions(self.classes_, y)  # classes_ may be in declared, unsorted order
+        splits = given_splits(self.cv, X, y)  # checked even when fit_on="resubstitution"
+        if self.fit_on == "cv":
+            jll = self._out_of_fold_jll(base, X, y, splits)
+        else:
+            jll = self.estimator_.predict_joint_log_proba(X)
+        self._set_weights(*_search_weights_fast(
+            jll, y_index, significance=float(self.significance), epsilon=float(self.epsilon)))
+        return self
+
+    def _set_weights(self, log_weight, history):
+        for step in history:
+            step["class"] = str(self.classes_[step["class_index"]])
+        self.class_log_weight_ = log_weight
+        with np.errstate(over="ignore"):
+            self.adjustments_ = np.exp(log_weight)
+        self.search_history_ = history
+
+    def _out_of_fold_jll(self, base, X, y, splits=None):
+        n = len(y)
+        if splits is None:
+            # no more folds than the largest class has objects (smaller classes are spread
+            # over as many folds as they have objects)
+            largest = int(np.max(np.unique(y, return_counts=True)[1]))
+            splits = stratified_kfold(y, max(2, min(int(self.cv or 10), largest)), self.random_state)
+            jll = np.full((n, len(self.classes_)), -np.inf)
+        else:  # rows no split holds out keep the full model's scores
+            jll = np.asarray(self.estimator_.predict_joint_log_proba(X), dtype=np.float64).copy()
+        for train, test in splits:
+            model = self._clone(base).fit(_take_rows(X, train), y[train])
+            cols = _positions(self.classes_, model.classes_)
+            jll[np.ix_(test, cols)] = model.predict_joint_log_proba(_take_rows(X, test))
+        return jll
+
+    # -- prediction -----------------------------------------------------------------------
+    def _check_X(self, X):
+        return self._validate_X(X, reset=False)
+
+    def _joint_log_likelihood(self, X):
+        return self.estimator_.predict_joint_log_proba(X) + self.class_log_weight_
+
+    def predict_joint_log_proba(self, X):
+        """Adjusted joint log scores ``log A_c + log P(x, c)``, shape (n_samples, n_classes)."""
+        self._check_fitted()
+        return self._joint_log_likelihood(self._check_X(X))
+
+    # -- model files ----------------------------------------------------------------------
+    def to_node(self):
+        """The model file's node, with the wrapped kernels as nodes (the template unfitted)."""
+        return self._nested_node(super().to_node(), "estimator", "estimator_")
+
+    def _get_state(self):
+        # the fitted attributes in the order fit sets them (the estimator's file: scikit-learn's
+        # validate_data sets feature_names_in_, then n_features_in_)
+        return {k: v for k, v in vars(self).items() if k.endswith("_") and not k.startswith("__")}
+
+
+def _take_rows(X, rows):
+    return X.iloc[rows] if hasattr(X, "iloc") else X[rows]
+
+
+# -- the weight search -------------------------------------------------------------------
+def _log_move(hi, lo):
+    """``log(e^hi − e^lo)`` elementwise, ``-inf`` where ``hi <= lo`` (no move)."""
+    hi, lo = np.broadcast_arrays(np.asarray(hi, dtype=np.float64),
+                                 np.asarray(lo, dtype=np.float64))
+    d = lo - hi
+    out = np.full(hi.shape, -np.inf)
+    pos = d < 0
+    out[pos] = hi[pos] + np.log(-np.expm1(d[pos]))
+    return out
+
+
+def _top2(S):
+    """Index and value of the best and second-best column of each row (``np.argmax`` ties)."""
+    rows = np.arange(S.shape[0])
+    top1 = np.argmax(S, axis=1)
+    s1 = S[rows, top1]
+    if S.shape[1] < 2:
+        return top1, s1, top1, np.full_like(s1, -np.inf)
+    saved = s1.copy()
+    S[rows, top1] = -np.inf
+    top2 = np.argmax(S, axis=1)
+    s2 = S[rows, top2]
+    S[rows, top1] = saved
+    return top1, s1, top2, s2
+
+
+def _positions(classes, labels):
+    """Index of each label in ``classes`` (which need not be sorted)."""
+    where = {c: i for i, c in enumerate(classes.tolist())}
+    return np.fromiter((where[v] for v in np.asarray(labels).tolist()), dtype=np.intp, count=len(labels))
+
+
+class _ClassProfile:
+    """Training errors as a function of one class's log weight, the others held fixed.
+
+    For class ``c`` with log weight ``w``: an object of class ``c`` is right iff
+    ``w > own`` (its critical value, ``max_{j≠c}(jll_j + w_j) − jll_c``); an object of
+    another class ``y`` that beats every class but ``c`` is right iff ``w < other``
+    (``jll_y + w_y − jll_c``); every other object is wrong whatever ``w`` is. Counts are
+    exact on the open intervals between critical values.
+    """
+
+    def __init__(self, own, other, n_fixed_wrong):
+        self.own = np.sort(own)
+        self.other = np.sort(other)
+        self.n_fixed_wrong = int(n_fixed_wrong)
+
+    def errors(self, w):
+        w = np.asarray(w, dtype=np.float64)
+        if w.ndim == 1 and w.size > 64:  # sorted queries make the binary searches local
+            order = np.argsort(w, kind="stable")
+            out = np.empty(w.size, dtype=np.intp)
+            out[order] = self.errors(w[order][None])[0]
+            return out
+        wrong_own = self.own.size - np.searchsorted(self.own, w, side="left")
+        wrong_other = np.searchsorted(self.other, w, side="right")
+        return self.n_fixed_wrong + wrong_own + wrong_other
+
+    def plateau_end(self, start, best, up):
+        """The nearest critical value beyond ``start`` (in the direction of the move)
+        past which the error count exceeds ``best``; ``None`` if it never does."""
+        if up:
+            own = self.own[self.own > start]
+            other = self.other[self.other > start]
+            values = np.concatenate([own, other])
+            delta = np.concatenate([np.full(own.size, -1), np.full(other.size, 1)])
+            order = np.argsort(values, kind="stable")
+        else:
+            own = self.own[self.own < start]
+            other = self.other[self.other < start]
+            values = np.concatenate([own, other])
+            delta = np.concatenate([np.full(own.size, 1), np.full(other.size, -1)])
+            order = np.argsort(-values, kind="stable")
+        if values.size == 0:
+            return None
+        values, delta = values[order], delta[order]
+        level = int(self.errors(start)) + np.cumsum(delta)
+        last_of_group = np.append(values[1:] != values[:-1], True)
+        rises = np.flatnonzero(last_of_group & (level > best))
+        return float(values[rises[0]]) if rises.size else None
+
+
+class _Round:
+    """What every class's profile needs from the current weights, computed once a round."""
+
+    def __init__(self, jll, y_index, log_weight):
+        S = jll + log_weight
+        self.top1, self.s1, self.top2, self.s2 = _top2(S)
+        self.misclassified = self.top1 != y_index
+        # score of the true class: the best if right, else the second best or a lookup
+        s_y = np.where(self.misclassified, self.s2, self.s1)
+        odd = np.flatnonzero(self.misclassified & (self.top2 != y_index))
+        s_y[odd] = S[odd, y_index[odd]]
+        self.s_y = s_y
+        self.n_errors = int(np.count_nonzero(self.misclassified))
+
+
+def _class_candidates(jll_c, y_index, own_idx, rnd, c):
+    """Profile of class ``c`` and its candidates: (objects, critical values) up and down."""
+    top1, mis = rnd.top1, rnd.misclassified
+    own_top1 = top1[own_idx]
+    M = np.where(own_top1 == c, rnd.s2[own_idx], rnd.s1[own_idx])
+    own_thr = M - jll_c[own_idx]
+
+    not_c = y_index != c
+    pred_c = top1 == c
+    # objects of other classes whose class beats every class but c
+    good = not_c & (~mis | (pred_c & (rnd.top2 == y_index)))
+    other_thr = rnd.s_y[good] - jll_c[good]
+    n_good = other_thr.size
+    profile = _ClassProfile(own_thr, other_thr, np.count_nonzero(not_c) - n_good)
+
+    # up: misclassified objects of class c; the critical value is their own threshold
+    up_mask = own_top1 != c
+    up = (own_idx[up_mask], own_thr[up_mask])
+    # down: misclassified objects predicted as c; critical value ties c with the true class
+    down_obj = np.flatnonzero(pred_c & not_c)
+    down = (down_obj, rnd.s_y[down_obj] - jll_c[down_obj])
+    return profile, up, down
+
+
+def _search_weights_fast(jll, y_index, *, significance=0.05, epsilon=1e-5, max_rounds=None):
+    """Learn APNBC log class weights from joint log likelihoods (Webb & Pazzani, App. A).
+
+    Parameters
+    ----------
+    jll : ndarray of shape (n_samples, n_classes)
+        ``log P(o, i)`` of every training object and class (``-inf`` allowed).
+    y_index : ndarray of shape (n_samples,)
+        True class of each object as a column index of ``jll``.
+    significance : float in (0, 1]
+        Critical value of the binomial test (1 accepts every improvement).
+    epsilon : float
+        Step past a critical value, on the log scale.
+    max_rounds : int or None
+        Stop after this many accepted steps (``None``: until no step is accepted; each
+        accepted step removes at least one error, so at most ``n_samples`` rounds).
+
+    Returns
+    -------
+    log_weight : ndarray of shape (n_classes,)
+        ``log A_i``; all 0 when nothing was accepted.
+    history : list of dict
+        The accepted steps (see :attr:`APNBC.search_history_`).
+
+    Notes
+    -----
+    The choices are those of the paper's ``O(C·N²)`` algorithm, read as documented in
+    :class:`APNBC`; each round costs ``O(C·N log N)``: per class one sort of the
+    objects' critical values, then a binary search per candidate.
+    """
+    jll = np.asarray(jll, dtype=np.float64)
+    y_index = np.asarray(y_index, dtype=np.intp)
+    n, n_classes = jll.shape
+    log_weight = np.zeros(n_classes)
+    history = []
+    if n == 0 or n_classes < 2:
+        return log_weight, history
+    two_class = n_classes == 2
+    classes_to_adjust = [1] if two_class else range(n_classes)
+    jll_cols = np.ascontiguousarray(jll.T)  # column c as a contiguous row
+    own_idx = [np.flatnonzero(y_index == c) for c in range(n_classes)]
+    rounds = 0
+    while max_rounds is None or rounds < max_rounds:
+        rnd = _Round(jll, y_index, log_weight)
+        current = rnd.n_errors
+        if current == 0:
+            break
+        best = None  # (errors, log_move, object, direction, class, adj, profile)
+        for c in classes_to_adjust:
+            profile, up, down = _class_candidates(jll_cols[c], y_index, own_idx[c], rnd, c)
+            w_c = log_weight[c]
+            for direction, (obj, adj) in enumerate((up, down)):
+                keep = np.isfinite(adj)
+                if not keep.all():
+                    obj, adj = obj[keep], adj[keep]
+                if obj.size == 0:
+                    continue
+                err = profile.errors(adj + epsilon if direction == 0 else adj - epsilon)
+                fewest = int(err.min())
+                if best is not None and fewest > best[0]:
+                    continue
+                tied = np.flatnonzero(err == fewest)
+                obj, adj = obj[tied], adj[tied]
+                move = _log_move(adj, w_c) if direction == 0 else _log_move(w_c, adj)
+                k = np.lexsort((obj, move))[0]
+                cand = (fewest, float(move[k]), int(obj[k]), direction)
+                if best is None or cand < best[:4]:
+                    best = cand + (c, float(adj[k]), profile)
+        if best is None or best[0] >= current:
+            break
+        errors, _, _, direction, c, adj, profile = best
+        p_value = float(binomial_cdf(errors, n, current / n))
+        if not p_value < significance:
+            break
+        up = direction == 0
+        step_value = adj + epsilon if up else adj - epsilon
+        end = profile.plateau_end(step_value, errors, up)
+        new = step_value
+        if end is not None:
+            mid = float(np.logaddexp(adj, end) - math.log(2.0))
+            if (mid > step_value) if up else (mid < step_value):
+                new = mid
+        log_weight[c] = new
+        history.append({
+            "class_index": int(c),
+            "direction": "+" if up else "-",
+            "errors_before": current,
+            "errors_after": int(errors),
+            "p_value": p_value,
+            "log_weight": float(new),
+        })
+        rounds += 1
+        if two_class:
+            break  # one weight, one pass (the paper's two-class case)
+    return log_weight, history
+

@@ -1,0 +1,132 @@
+"""A text classifier of a count model read as its model file's nodes, without the estimators.
+
+A :class:`~textnb.text.classifier.TextClassifier` whose model is a count model
+(DiscriminativeNB, MultinomialNB, BernoulliNB, ComplementNB: :data:`textnb.naive_bayes.kernels.KERNELS`)
+is, in its model file, a vocabulary and the kernel's state. :class:`CountTextModel` holds
+those (:meth:`CountTextModel.from_root` checks them as :func:`textnb.core.model_io.load`
+would, or returns None so that ``load`` reports the problem in its own words), so that
+``textnb inspect`` describes and ``textnb merge`` adds up such models without importing
+scikit-learn. :func:`merge_count_models` is the merge itself, which
+:meth:`TextClassifier.merge <textnb.text.classifier.TextClassifier.merge>` uses too.
+"""
+
+import numpy as np
+
+from textnb.core.errors import ModelFileError
+from textnb.core.model_io import ModelNode, save
+from textnb.core.model_schema import check_declared
+from textnb.naive_bayes.kernels import KERNELS
+from textnb.text.defaults import VECTORIZER_DEFAULTS
+from textnb.text.tokenize import StoredVocabulary, analyzer_from_params, encode_terms
+
+__all__ = ["CountTextModel", "merge_count_models"]
+
+
+def merge_count_models(first, second):
+    """Two text models of count models added up: each a tuple ``(kind, vectorizer
+    parameters, terms in column order, the model's state)``; returns the united
+    vocabulary (sorted) and the merged state (the kernel's ``merge_states``).
+
+    Raises ValueError (TextClassifier.merge's words) when the kinds differ, two
+    DiscriminativeNB models chose another event model or smoothing, or the tokenizer
+    settings differ.
+    """
+    kind, vec, terms_a, a = first
+    other_kind, other_vec, terms_b, b = second
+    if other_kind != kind:
+        raise ValueError(f"cannot merge a {other_kind} model into a {kind}")
+    if "event_model_" in a and (b["event_model_"] != a["event_model_"] or float(b["alpha_"]) != float(a["alpha_"])):
+        raise ValueError(f"cannot merge a {b['event_model_']} (alpha {b['alpha_']}) "
+                         f"{kind} into a {a['event_model_']} (alpha {a['alpha_']}) one")
+    if vec != other_vec:
+        raise ValueError("cannot merge models whose tokenizer settings differ")
+    terms = sorted(set(terms_a) | set(terms_b))
+    index = {t: i for i, t in enumerate(terms)}
+    columns = [np.fromiter((index[t] for t in part), dtype=np.int64, count=len(part)) for part in (terms_a, terms_b)]
+    return terms, KERNELS[kind].merge_states(a, b, columns=columns, n_features=len(terms))
+
+
+class CountTextModel:
+    """A text classifier of a count model as its file's nodes: the vectorizer's parameters
+    and vocabulary, the count model's kind, parameters and state (its kernel's).
+
+    It has what ``textnb merge`` asks of a model (``classes_``, :meth:`merge`, :meth:`save`,
+    the wrapped model in ``model_``: the kernel, which declares ``merges_exactly``) and
+    what ``textnb inspect`` describes (:func:`textnb.evaluation.explain.describe_text_file`).
+    """
+
+    def __init__(self, root, kernel, params, state, terms):
+        self.root = root
+        self.model_ = kernel
+        self.params = params
+        self.state = state
+        self._terms = terms
+
+    @classmethod
+    def from_root(cls, root):
+        """The model of a read model file (:func:`textnb.core.model_io.read_nodes`), or None
+        when it is not a text classifier of a count model, or not one the kernel takes as
+        consistent (its declared schema, ``from_state``, ``estimate``, as ``load`` checks)."""
+        if not isinstance(root, ModelNode) or root.kind != "TextClassifier":
+            return None
+        vec, node = root.state.get("vectorizer_"), root.state.get("model_")
+        if not (isinstance(vec, ModelNode) and vec.kind == "Vectorizer" and isinstance(node, ModelNode)
+                and node.kind in KERNELS and node.state):
+            return None
+        kernel = KERNELS[node.kind]
+        try:
+            vocabulary = StoredVocabulary(vec.state)
+            vec_params = {**VECTORIZER_DEFAULTS, **vec.params}
+            analyzer_from_params({**vec_params, "lowercase": bool(vec_params["lowercase"])})  # as the scorer
+            check_declared(kernel.kind, kernel.param_schema, kernel.state_schema, node.params, node.state)
+            params = kernel.params(node.params)
+            state = kernel.from_state(node.state)
+            kernel.estimate(params, state)
+        except (ModelFileError, ValueError, TypeError, KeyError, LookupError, UnicodeDecodeError):
+            return None
+        if state["n_features_in_"] != len(vocabulary) or not len(vocabulary):
+            return None
+        return cls(root, kernel, params, state, vocabulary)
+
+    @property
+    def kind(self):
+        """The count model's kind (``MultinomialNB``, ...)."""
+        return self.model_.kind
+
+    @property
+    def classes_(self):
+        return self.state["classes_"]
+
+    @property
+    def vectorizer_params(self):
+        """Every parameter of the vectorizer (its defaults where the file leaves one out)."""
+        return {**VECTORIZER_DEFAULTS, **self.root.state["vectorizer_"].params}
+
+    def terms(self):
+        """The vocabulary, in column order."""
+        if not isinstance(self._terms, list):
+            self._terms = self._terms.terms()
+        return self._terms
+
+    def fitted(self):
+        """The count model's fitted attributes: parameters, state and the kernel's estimates."""
+        return {**self.params, **self.state, **self.model_.estimate(self.params, self.state)}
+
+    def merge(self, other):
+        """Add the counts of ``other`` (:func:`merge_count_models`); returns self."""
+        self._terms, self.state = merge_count_models(
+            (self.kind, self.vectorizer_params, self.terms(), self.state),
+            (other.kind, other.vectorizer_params, other.terms(), other.state))
+        return self
+
+    def to_node(self):
+        """The model file's tree, as the estimator writes it."""
+        root, vec, node = self.root, self.root.state["vectorizer_"], self.root.state["model_"]
+        return ModelNode(root.kind, root.params, {
+            "vectorizer_": ModelNode(vec.kind, vec.params, encode_terms(self.terms())),
+            "model_": ModelNode(node.kind, node.params, self.model_.to_state(self.state)),
+            "classes_": self.classes_})
+
+    def save(self, path):
+        """Write the model file (what the estimator's ``save`` writes, byte for byte)."""
+        save(self.to_node(), path)
