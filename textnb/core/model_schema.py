@@ -763,6 +763,9 @@ FOLDS = Int(2, 10_000)
 #: file stores a ``cv`` given as a list of splits (a splitter object cannot be stored)
 SPLITS = ListOf(TupleOf(Array("iu", (None,), lo=0, hi=MAX_DIM), Array("iu", (None,), lo=0, hi=MAX_DIM)),
                 max_len=10_000)
+#: what a ``cv`` parameter may be in a model file: None (the default), a number of folds, or
+#: the (train, test) index arrays of every split (a splitter object cannot be stored)
+CV = Optional(OneOf(FOLDS, SPLITS))
 #: a column's feature names, as scikit-learn keeps them
 FEATURE_NAMES = MayBeAbsent(Array("U", ("n_features",)))
 #: a fitted count of features (``n_features_in_``)

@@ -23,19 +23,18 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.naive_bayes.base import SaveMixin
 from textnb.core.folds import stratified_kfold
-from textnb.naive_bayes.base import CV_SCHEMA, given_splits, log_odds
+from textnb.naive_bayes.base import given_splits, log_odds
 from textnb.core.model_io import register
 from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.core.stats import class_indicator, seen_columns
-from textnb.core.model_schema import (N_FEATURES, SEED, TEMPLATE, Any, Array, Bool, Choice, Classes,
-                                 DictOf, ListOf, MayBeAbsent, Model, Optional, Str, TupleOf, declare)
+from textnb.core.model_schema import declare
+from textnb.text.wrappers import PIPELINE_PARAMS, SMOOTHING_PARAMS, SMOOTHING_STATE
 
 __all__ = ["SmoothingCV"]
 
 # sklearn's Pipeline can be stored in model files: its parameters are its steps
 register(Pipeline)
-declare(Pipeline, {"memory": Choice(None), "steps": ListOf(TupleOf(Str(1000), Model(fitted=False)), max_len=100),
-                   "transform_input": Choice(None), "verbose": Bool()}, {})
+declare(Pipeline, PIPELINE_PARAMS, {})
 
 
 def _split(estimator):
@@ -108,18 +107,8 @@ class SmoothingCV(SaveMixin, ClassifierMixin, BaseEstimator):
     {'alpha': 1.0}
     """
 
-    _param_schema = {
-        "estimator": TEMPLATE, "param_grid": Optional(DictOf(Str(1000), ListOf(Any(), max_len=10_000))),
-        "cv": CV_SCHEMA, "scoring": Choice("accuracy", "macro_f1"), "random_state": SEED,
-    }
-    _state_schema = {
-        "classes_": Classes(),
-        "estimator_": Model(dims={"classes_": "n_classes", "n_features_in_": "n_features"}, equal={"classes_": "classes_"}),
-        "best_params_": DictOf(Str(1000), Any()),
-        "cv_results_": ListOf(Any(), max_len=10**6),
-        "n_features_in_": N_FEATURES,
-        "feature_names_in_": MayBeAbsent(Array("U", (None,))),
-    }
+    _param_schema = SMOOTHING_PARAMS
+    _state_schema = SMOOTHING_STATE
 
     def __init__(self, estimator=None, *, param_grid=None, cv=5, scoring="accuracy", random_state=0):
         self.estimator = estimator

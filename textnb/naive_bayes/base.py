@@ -21,13 +21,12 @@ from textnb.core.errors import ModelFileError
 from textnb.core.errors import short_repr as _short
 from textnb.core.folds import given_splits
 from textnb.core.model_io import save
-from textnb.core.model_schema import FOLDS, SPLITS, OneOf, Optional
+from textnb.core.model_schema import CV
 from textnb.naive_bayes.scoring import (Scores, check_nominal_codes, check_partial_fit_labels, check_sample_weight,
                                         partial_fit_classes)
 
-#: what a ``cv`` parameter may be in a model file: None (the default), a number of folds, or
-#: the (train, test) index arrays of every split (a splitter object cannot be stored)
-CV_SCHEMA = Optional(OneOf(FOLDS, SPLITS))
+#: what a ``cv`` parameter may be in a model file (:data:`textnb.core.model_schema.CV`)
+CV_SCHEMA = CV
 
 __all__ = ["SaveMixin", "BaseNB", "NominalCodesMixin", "CV_SCHEMA", "given_splits", "check_class_prior", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
            "log_odds",

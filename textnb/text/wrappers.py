@@ -1,0 +1,266 @@
+"""The kernels of the wrappers around a text model: term selection, term weighting,
+calibration maps, smoothing choice (numpy only).
+
+A text model file's count model may be wrapped: a ``Pipeline`` of
+:class:`~textnb.text.selection.SelectTerms` (a column subset) and
+:class:`~textnb.text.weighting.TermWeighting` (a row-wise transform of the counts) in front
+of it, a :class:`~textnb.meta.smoothing.SmoothingCV` (the chosen model, refitted) or a
+:class:`~textnb.meta.calibration.CalibratedNB` (a map on the model's log-odds) around it.
+What each of these computes, and what its model-file node may hold, is written here once:
+the scikit-learn estimators are adapters that call these functions, and the
+scikit-learn-free scorer (:mod:`textnb.text.scorer`) reads the same nodes and calls the
+same functions, so both give the same floats.
+
+* selection: :func:`term_scores` (chi-square, information gain, document frequency) and
+  :func:`support_mask` (the ``k`` best terms, ties by column);
+* weighting: :func:`idf_weights` and :func:`weigh_cells` (binary, ``log(1 + x)``, idf,
+  L2 length norm on CSR arrays);
+* calibration: :func:`calibrated_log_proba` (Platt's sigmoid or an isotonic step
+  function on the log-odds, one-vs-rest normalised), :func:`finite_scores`,
+  :func:`calibrated_classes`;
+* the model-file schemas of all four (and of scikit-learn's ``Pipeline``).
+"""
+
+import numpy as np
+
+from textnb.core.logspace import logsumexp
+from textnb.core.model_schema import (CV, MAX_COUNT, MAX_DIM, N_FEATURES, SEED, TEMPLATE, Any, Array, Bool, Choice,
+                                      Classes, Counts, DictOf, Exactly, Float, Int, ListOf, MayBeAbsent, Model,
+                                      OneOf, Optional, Reals, Str, TupleOf, When)
+
+__all__ = ["CALIBRATION_METHODS", "CALIBRATED_PARAMS", "CALIBRATED_STATE", "IDF", "PIPELINE_PARAMS", "SCORES",
+           "SELECT_PARAMS", "SELECT_STATE", "SMOOTHING_PARAMS", "SMOOTHING_STATE", "WEIGHTING_PARAMS",
+           "WEIGHTING_STATE", "calibrated_classes", "calibrated_log_proba", "finite_scores", "idf_weights",
+           "log_expit", "support_mask", "term_scores", "weigh_cells"]
+
+# -- term selection (SelectTerms) ----------------------------------------------------------
+
+SCORES = ("chi2", "ig", "df")
+
+SELECT_PARAMS = {"criterion": Choice(*sorted(SCORES)), "k": OneOf(Choice("all"), Int(0, MAX_DIM))}
+SELECT_STATE = {
+    "classes_": Classes(),
+    "n_features_in_": N_FEATURES,
+    "class_count_": Counts(("n_classes",)),
+    "class_df_": Counts(("n_classes", "n_features"), le="class_count_"),
+}
+
+
+def _xlogx(p):
+    """``p log p``, 0 where ``p`` is 0 (scipy's ``xlogy(p, p)``)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(p == 0, 0.0, p * np.log(p))
+
+
+def _entropy_terms(counts, totals):
+    """Σ_c -p log p of the rows of ``counts`` (p = counts / totals), 0 for empty rows."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(totals > 0, counts / np.where(totals > 0, totals, 1.0), 0.0)
+    return -_xlogx(p).sum(axis=0)
+
+
+def term_scores(class_df, class_count, score="chi2"):
+    """Goodness of every term from per-class document frequencies.
+
+    Parameters
+    ----------
+    class_df : ndarray of shape (n_classes, n_features)
+        Documents of each class that contain each term (weighted).
+    class_count : ndarray of shape (n_classes,)
+        Documents of each class (weighted).
+    score : {"chi2", "ig", "df"}
+        ``"chi2"``: the largest over classes of the 2x2 chi-square statistic
+        ``N (AD − CB)² / ((A+C)(B+D)(A+B)(C+D))`` (Yang & Pedersen's χ²_max);
+        ``"ig"``: information gain (expected entropy reduction of the class when the
+        presence of the term is known), in nats; ``"df"``: document frequency.
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+    """
+    class_df = np.asarray(class_df, dtype=np.float64)
+    nc = np.asarray(class_count, dtype=np.float64)[:, None]
+    n = nc.sum()
+    df = class_df.sum(axis=0)
+    if score == "df":
+        return df
+    if score == "chi2":
+        a = class_df            # in class, has term
+        b = df - a              # other classes, has term
+        c = nc - a              # in class, lacks term
+        d = n - nc - b          # other classes, lacks term
+        den = (a + c) * (b + d) * (a + b) * (c + d)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            chi = np.where(den > 0, n * (a * d - c * b) ** 2 / np.where(den > 0, den, 1.0), 0.0)
+        return chi.max(axis=0) if chi.shape[0] else np.zeros(class_df.shape[1])
+    if score == "ig":
+        prior = _entropy_terms(nc, n)  # H(C), shape (1,)
+        present = _entropy_terms(class_df, df[None, :])           # H(C | w)
+        absent = _entropy_terms(nc - class_df, (n - df)[None, :])  # H(C | not w)
+        pw = df / n if n > 0 else np.zeros_like(df)
+        return prior - pw * present - (1 - pw) * absent
+    raise ValueError(f"score must be one of {SCORES}; got {score!r}")
+
+
+def support_mask(scores, k):
+    """Boolean mask of the ``k`` best ``scores`` (all of them for ``k="all"`` or more than
+    there are), ties broken by column order (the first kept)."""
+    n = scores.shape[0]
+    k = n if k == "all" else min(int(k), n)
+    mask = np.zeros(n, dtype=bool)
+    if k:
+        order = np.lexsort((np.arange(n), -scores))  # best first, ties by column
+        mask[order[:k]] = True
+    return mask
+
+
+# -- term weighting (TermWeighting) ----------------------------------------------------------
+
+IDF = ("smooth", "plain", None)
+
+WEIGHTING_PARAMS = {"sublinear_tf": Bool(), "idf": Optional(Choice("smooth", "plain")), "length_norm": Bool(),
+                    "binary": Bool()}
+WEIGHTING_STATE = {
+    "n_features_in_": N_FEATURES,
+    "n_documents_": Float(0.0, MAX_COUNT),
+    "document_frequency_": Counts(("n_features",)),
+    "idf_": Reals(("n_features",), lo=0.0),
+}
+
+
+def idf_weights(n_documents, document_frequency, idf):
+    """The idf weight of every term: ``"smooth"`` ``log((1 + n) / (1 + df)) + 1``,
+    ``"plain"`` ``log(n / df)`` (an unseen term counted as seen once), None ones."""
+    n, df = n_documents, document_frequency
+    if idf == "smooth":
+        return np.log((1.0 + n) / (1.0 + df)) + 1.0
+    if idf == "plain":
+        # an unseen term (df 0) is treated as seen once: log n, the largest weight
+        return np.log(max(n, 1.0)) - np.log(np.maximum(df, 1.0))
+    return np.ones_like(df)
+
+
+def weigh_cells(data, indices, indptr, idf, *, binary=False, sublinear_tf=True, length_norm=True):
+    """The weighted values of the cells ``data`` (float64) of a CSR matrix with
+    ``indices`` and ``indptr`` (no duplicate cells): ``binary`` (presence), ``log(1 + x)``,
+    times ``idf[column]`` (``idf`` None: none), each row divided by its L2 norm. Returns a
+    new array; a zero row stays zero."""
+    data = np.array(data, dtype=np.float64)
+    if binary:
+        data = (data > 0).astype(np.float64)
+    if sublinear_tf:
+        data = np.log1p(data)
+    if idf is not None:
+        data *= idf[indices]
+    if length_norm:
+        lengths = np.diff(indptr)
+        sq = np.bincount(np.repeat(np.arange(lengths.size), lengths), weights=data * data, minlength=lengths.size)
+        norms = np.sqrt(sq)
+        norms[norms == 0] = 1.0
+        data /= np.repeat(norms, lengths)
+    return data
+
+
+# -- calibration maps (CalibratedNB) ---------------------------------------------------------
+
+CALIBRATION_METHODS = ("sigmoid", "isotonic")
+
+
+def calibrated_classes(dims):
+    """The classes :class:`CalibratedNB` calibrates: the positive class of two (the other
+    is its complement), every class of more (one-vs-rest), none of one."""
+    n = dims["n_classes"]
+    return np.array([1] if n == 2 else list(range(n)) if n > 2 else [], dtype=np.int64)
+
+
+CALIBRATED_PARAMS = {
+    "estimator": TEMPLATE, "method": Choice(*CALIBRATION_METHODS), "cv": CV,
+    "target_fpr": Optional(Float(0.0, 1.0)), "random_state": SEED,
+}
+CALIBRATED_STATE = {
+    "classes_": Classes(),
+    "estimator_": Model(dims={"classes_": "n_classes", "n_features_in_": "n_features"}, equal={"classes_": "classes_"}),
+    # one map per calibrated class, and which classes those are is fixed by the number
+    # of classes: the positive class of two, every class of more, none of one
+    "calibrated_classes_": Exactly(Array("iu", ("n_calibrated",), index="n_classes", distinct=True),
+                                   calibrated_classes, "[1] for 2 classes, [0 .. n-1] for n > 2, [] for 1"),
+    "sigmoid_": When("method", "sigmoid", Reals(("n_calibrated", 2)), Reals((0, 2))),
+    "isotonic_x_": When("method", "isotonic",
+                        ListOf(Reals(("n_steps[]",), increasing=True, min_size=1), length="n_calibrated"),
+                        ListOf(Any(), length=0)),
+    "isotonic_y_": When("method", "isotonic",
+                        ListOf(Array("f", ("n_steps[]",), lo=0.0, hi=1.0), length="n_calibrated"),
+                        ListOf(Any(), length=0)),
+    "thresholds_": Array("f", ("n_classes",), finite="no-nan"),
+    "n_features_in_": N_FEATURES,
+    "feature_names_in_": MayBeAbsent(Array("U", (None,))),
+}
+
+
+def log_expit(u):
+    """``log(1 / (1 + exp(-u)))`` without overflow or loss: ``u - log1p(exp(u))`` for
+    ``u < 0``, ``-log1p(exp(-u))`` otherwise."""
+    u = np.asarray(u, dtype=np.float64)
+    neg = u < 0
+    with np.errstate(over="ignore"):
+        return np.where(neg, u - np.log1p(np.exp(np.where(neg, u, 0.0))), -np.log1p(np.exp(-np.where(neg, 0.0, u))))
+
+
+def finite_scores(s):
+    """Replace ±inf scores by the most extreme finite ones plus / minus 1 (or ±1), NaN by 0."""
+    s = np.asarray(s, dtype=np.float64)
+    fin = s[np.isfinite(s)]
+    hi = fin.max() if fin.size else 0.0
+    lo = fin.min() if fin.size else 0.0
+    return np.nan_to_num(s, nan=0.0, posinf=hi + 1.0, neginf=lo - 1.0)
+
+
+def calibrated_log_proba(s, method, classes_calibrated, sigmoid, isotonic_x, isotonic_y):
+    """Calibrated ``log P(c | x)`` from raw per-class log-odds ``s`` (n_samples, n_classes).
+
+    One map per calibrated class (``classes_calibrated``; :func:`calibrated_classes`):
+    ``"sigmoid"`` ``σ(a s + b)`` with ``(a, b)`` the rows of ``sigmoid``, ``"isotonic"``
+    the step function ``isotonic_x`` -> ``isotonic_y`` (linear between steps, clipped).
+    Two classes: the positive class's map and its complement; more: the one-vs-rest maps
+    normalised, all-zero rows uniform. Rows log-sum-exp to 0.
+    """
+    s = finite_scores(s)
+    n, k = s.shape
+    if k == 1:
+        return np.zeros((n, 1))
+    cal = np.empty((n, len(classes_calibrated)))
+    comp = np.empty_like(cal)  # log(1 - p) of each map, computed directly
+    for j, c in enumerate(classes_calibrated):
+        if method == "sigmoid":
+            a, b = sigmoid[j]
+            u = a * s[:, c] + b
+            cal[:, j], comp[:, j] = log_expit(u), log_expit(-u)
+        else:
+            p = np.interp(s[:, c], isotonic_x[j], isotonic_y[j])
+            with np.errstate(divide="ignore"):
+                cal[:, j], comp[:, j] = np.log(p), np.log1p(-p)
+    if k == 2:
+        return np.column_stack([comp[:, 0], cal[:, 0]])
+    # one-vs-rest maps normalised; all-zero rows (isotonic) become uniform
+    total = logsumexp(cal, axis=1, keepdims=True)
+    return np.where(np.isfinite(total), cal - np.where(np.isfinite(total), total, 0.0), -np.log(k))
+
+
+# -- smoothing chosen by cross-validation (SmoothingCV) and Pipelines ----------------------------
+
+SMOOTHING_PARAMS = {
+    "estimator": TEMPLATE, "param_grid": Optional(DictOf(Str(1000), ListOf(Any(), max_len=10_000))),
+    "cv": CV, "scoring": Choice("accuracy", "macro_f1"), "random_state": SEED,
+}
+SMOOTHING_STATE = {
+    "classes_": Classes(),
+    "estimator_": Model(dims={"classes_": "n_classes", "n_features_in_": "n_features"}, equal={"classes_": "classes_"}),
+    "best_params_": DictOf(Str(1000), Any()),
+    "cv_results_": ListOf(Any(), max_len=10**6),
+    "n_features_in_": N_FEATURES,
+    "feature_names_in_": MayBeAbsent(Array("U", (None,))),
+}
+
+#: scikit-learn's Pipeline in model files: its parameters are its steps
+PIPELINE_PARAMS = {"memory": Choice(None), "steps": ListOf(TupleOf(Str(1000), Model(fitted=False)), max_len=100),
+                   "transform_input": Choice(None), "verbose": Bool()}
