@@ -37,9 +37,9 @@ from textnb.naive_bayes.kernels import KERNELS
 from textnb.text.ascii_tokens import TermKeys
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
 from textnb.text.tokenize import StoredVocabulary, analyzer_from_params, batch_term_ids, cell_counts
-from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, PIPELINE_PARAMS, SELECT_PARAMS, SELECT_STATE,
-                                  SMOOTHING_PARAMS, SMOOTHING_STATE, WEIGHTING_PARAMS, WEIGHTING_STATE,
-                                  calibrated_log_proba, support_mask, term_scores, weigh_cells)
+from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, PIPELINE_PARAMS, SELECT_DEFAULTS, SELECT_PARAMS,
+                                  SELECT_STATE, SMOOTHING_PARAMS, SMOOTHING_STATE, WEIGHTING_DEFAULTS, WEIGHTING_PARAMS,
+                                  WEIGHTING_STATE, calibrated_log_proba, support_mask, term_scores, weigh_cells)
 
 __all__ = ["TextScorer", "load_for_prediction", "scorer_from_file"]
 
@@ -460,13 +460,13 @@ def _transform(node, n_features):
     if state.get("n_features_in_") != n_features:
         return None
     if node.kind == "SelectTerms":
-        scores = term_scores(state["class_df_"], state["class_count_"], params.get("criterion", "chi2"))
-        mask = support_mask(scores, params.get("k", 10000))
+        params = {**SELECT_DEFAULTS, **params}
+        mask = support_mask(term_scores(state["class_df_"], state["class_count_"], params["criterion"]), params["k"])
         return SelectColumns(mask), int(mask.sum())
-    idf = np.asarray(state["idf_"], dtype=np.float64)
-    return WeighCells(idf if params.get("idf", "smooth") is not None else None, binary=params.get("binary", False),
-                      sublinear_tf=params.get("sublinear_tf", True),
-                      length_norm=params.get("length_norm", True)), n_features
+    params = {**WEIGHTING_DEFAULTS, **params}
+    idf = np.asarray(state["idf_"], dtype=np.float64) if params["idf"] is not None else None
+    return WeighCells(idf, binary=params["binary"], sublinear_tf=params["sublinear_tf"],
+                      length_norm=params["length_norm"]), n_features
 
 
 def load_for_prediction(path):

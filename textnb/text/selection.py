@@ -24,7 +24,9 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative, valida
 
 from textnb.core.model_io import register
 from textnb.core.stats import CountTable, merge_aligned
-from textnb.text.wrappers import SCORES, SELECT_PARAMS, SELECT_STATE, support_mask, term_scores
+from textnb.naive_bayes.kernels import takes_defaults
+from textnb.text.wrappers import (SCORES, SELECT_DEFAULTS, SELECT_PARAMS, SELECT_STATE, presence_counts, support_mask,
+                                  term_scores)
 
 __all__ = ["SelectTerms", "term_scores"]
 
@@ -70,7 +72,8 @@ class SelectTerms(SelectorMixin, BaseEstimator):
     _param_schema = SELECT_PARAMS
     _state_schema = SELECT_STATE
 
-    def __init__(self, *, criterion="chi2", k=10000):
+    @takes_defaults(SELECT_DEFAULTS)
+    def __init__(self, *, criterion, k):
         self.criterion = criterion
         self.k = k
 
@@ -130,10 +133,9 @@ class SelectTerms(SelectorMixin, BaseEstimator):
 
     def _add(self, X, y_index):
         P = self._presence(X)
-        Y = sp.csr_matrix((np.ones(len(y_index)), (np.arange(len(y_index)), y_index)),
-                          shape=(len(y_index), len(self.classes_)))
-        self.class_df_ += np.asarray((Y.T @ P).todense())
-        self.class_count_ += np.asarray(Y.sum(axis=0)).ravel()
+        class_count, class_df = presence_counts(P.data, P.indices, P.indptr, y_index, len(self.classes_), P.shape[1])
+        self.class_df_ += class_df
+        self.class_count_ += class_count
         self._update()
 
     def merge(self, other):

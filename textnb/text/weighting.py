@@ -33,7 +33,9 @@ from textnb.core.model_io import register
 from textnb.core.model_schema import Bool, Choice, MayBeAbsent, Optional, Reals
 from textnb.text.tokenize import TOKEN_PATTERN
 from textnb.text.vectorizer import Vectorizer
-from textnb.text.wrappers import IDF, WEIGHTING_PARAMS, WEIGHTING_STATE, idf_weights, weigh_cells
+from textnb.naive_bayes.kernels import takes_defaults
+from textnb.text.wrappers import (IDF, WEIGHTING_DEFAULTS, WEIGHTING_PARAMS, WEIGHTING_STATE, document_frequency,
+                                  idf_weights, weigh_cells)
 
 __all__ = ["TermWeighting", "TfidfVectorizer"]
 
@@ -92,7 +94,8 @@ class TermWeighting(TransformerMixin, BaseEstimator):
     _param_schema = WEIGHTING_PARAMS
     _state_schema = WEIGHTING_STATE
 
-    def __init__(self, *, sublinear_tf=True, idf="smooth", length_norm=True, binary=False):
+    @takes_defaults(WEIGHTING_DEFAULTS)
+    def __init__(self, *, sublinear_tf, idf, length_norm, binary):
         self.sublinear_tf = sublinear_tf
         self.idf = idf
         self.length_norm = length_norm
@@ -135,10 +138,8 @@ class TermWeighting(TransformerMixin, BaseEstimator):
         return self
 
     def _add(self, X):
-        X = X.copy()
-        X.eliminate_zeros()
         self.n_documents_ += float(X.shape[0])
-        self.document_frequency_ += np.bincount(X.indices, minlength=X.shape[1])
+        self.document_frequency_ += document_frequency(X.data, X.indices, X.shape[1])
         self._update()
 
     def merge(self, other):

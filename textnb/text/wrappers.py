@@ -21,6 +21,8 @@ same functions, so both give the same floats.
 * the model-file schemas of all four (and of scikit-learn's ``Pipeline``).
 """
 
+from types import MappingProxyType
+
 import numpy as np
 
 from textnb.core.logspace import logsumexp
@@ -28,7 +30,7 @@ from textnb.core.model_schema import (CV, MAX_COUNT, MAX_DIM, N_FEATURES, SEED, 
                                       Classes, Counts, DictOf, Exactly, Float, Int, ListOf, MayBeAbsent, Model,
                                       OneOf, Optional, Reals, Str, TupleOf, When)
 
-__all__ = ["CALIBRATION_METHODS", "CALIBRATED_PARAMS", "CALIBRATED_STATE", "IDF", "PIPELINE_PARAMS", "SCORES",
+__all__ = ["SELECT_DEFAULTS", "WEIGHTING_DEFAULTS", "document_frequency", "presence_counts", "CALIBRATION_METHODS", "CALIBRATED_PARAMS", "CALIBRATED_STATE", "IDF", "PIPELINE_PARAMS", "SCORES",
            "SELECT_PARAMS", "SELECT_STATE", "SMOOTHING_PARAMS", "SMOOTHING_STATE", "WEIGHTING_PARAMS",
            "WEIGHTING_STATE", "calibrated_classes", "calibrated_log_proba", "finite_scores", "idf_weights",
            "log_expit", "support_mask", "term_scores", "weigh_cells"]
@@ -37,6 +39,8 @@ __all__ = ["CALIBRATION_METHODS", "CALIBRATED_PARAMS", "CALIBRATED_STATE", "IDF"
 
 SCORES = ("chi2", "ig", "df")
 
+#: SelectTerms' parameters and their defaults
+SELECT_DEFAULTS = MappingProxyType({"criterion": "chi2", "k": 10000})
 SELECT_PARAMS = {"criterion": Choice(*sorted(SCORES)), "k": OneOf(Choice("all"), Int(0, MAX_DIM))}
 SELECT_STATE = {
     "classes_": Classes(),
@@ -102,6 +106,18 @@ def term_scores(class_df, class_count, score="chi2"):
     raise ValueError(f"score must be one of {SCORES}; got {score!r}")
 
 
+def presence_counts(data, indices, indptr, y_index, n_classes, n_features):
+    """``(class_count, class_df)``: the documents of each class and, per class and term,
+    those of them in which the term occurs (a cell > 0), of the CSR matrix ``(data,
+    indices, indptr)`` whose rows are documents of the classes ``y_index``."""
+    lengths = np.diff(indptr)
+    row_class = np.repeat(np.asarray(y_index, dtype=np.int64), lengths)
+    present = np.asarray(data) > 0
+    class_df = np.bincount(row_class[present] * n_features + np.asarray(indices)[present],
+                           minlength=n_classes * n_features).astype(np.float64).reshape(n_classes, n_features)
+    return np.bincount(y_index, minlength=n_classes).astype(np.float64), class_df
+
+
 def support_mask(scores, k):
     """Boolean mask of the ``k`` best ``scores`` (all of them for ``k="all"`` or more than
     there are), ties broken by column order (the first kept)."""
@@ -117,6 +133,9 @@ def support_mask(scores, k):
 # -- term weighting (TermWeighting) ----------------------------------------------------------
 
 IDF = ("smooth", "plain", None)
+
+#: TermWeighting's parameters and their defaults
+WEIGHTING_DEFAULTS = MappingProxyType({"sublinear_tf": True, "idf": "smooth", "length_norm": True, "binary": False})
 
 WEIGHTING_PARAMS = {"sublinear_tf": Bool(), "idf": Optional(Choice("smooth", "plain")), "length_norm": Bool(),
                     "binary": Bool()}
@@ -138,6 +157,12 @@ def idf_weights(n_documents, document_frequency, idf):
         # an unseen term (df 0) is treated as seen once: log n, the largest weight
         return np.log(max(n, 1.0)) - np.log(np.maximum(df, 1.0))
     return np.ones_like(df)
+
+
+def document_frequency(data, indices, n_features):
+    """Documents in which each term has a non-zero cell, of the CSR arrays ``data``,
+    ``indices`` (no duplicate cells), as float64."""
+    return np.bincount(np.asarray(indices)[np.asarray(data) != 0], minlength=n_features).astype(np.float64)
 
 
 def weigh_cells(data, indices, indptr, idf, *, binary=False, sublinear_tf=True, length_norm=True):
