@@ -167,24 +167,39 @@ def _floored(params):
     return {**params, "force_alpha": False} if "alpha" in params else params
 
 
-def streaming_model(opts):
+def streaming_model(opts, *, steps=False):
     """``(vectorizer params, (estimator name, params))`` when the options ask for a plain
     count model that :func:`textnb.text.training.train_text_model` fits from streamed sums
-    without scikit-learn, else None (the estimators are then built, and check the options)."""
+    without scikit-learn, else None (the estimators are then built, and check the options).
+
+    ``steps=True`` (``textnb train``): also the models ``train_text_model`` fits from the
+    documents' rows -- a ``binary`` vectorizer, term selection (``--select``) and term
+    weighting (``--weighting``) in front of the count model -- and the result is
+    ``(vectorizer params, (estimator name, params), pipeline steps)``, the steps as
+    ``train_text_model`` takes them (``()`` for none)."""
     kind = document_kind(opts)
-    wrapped = (opts.lazy or opts.select or opts.weighting or opts.calibrate or opts.adjust
-               or opts.significance is not None or opts.adjust_on or opts.binary
+    wrapped = (opts.lazy or opts.calibrate or opts.adjust or opts.significance is not None or opts.adjust_on
                or (opts.norm and kind != "complement"))
+    if not steps:
+        wrapped = wrapped or opts.select or opts.weighting or opts.binary
     if kind not in _STREAMING or wrapped:
         return None
     params = _floored(_count_params(opts))
     if opts.norm:
         params["norm"] = True
     if kind == "discriminative":
-        if set(params) - {"alpha", "force_alpha"}:
+        if set(params) - {"alpha", "force_alpha"} or opts.weighting:
             return None  # the estimator reports the option it does not take
         params = _given(alpha=opts.alpha, n_jobs=opts.jobs)
-    return vectorizer_params(opts), (_STREAMING[kind], params)
+    if not steps:
+        return vectorizer_params(opts), (_STREAMING[kind], params)
+    pipeline = []
+    if opts.select:  # the steps of _document_model, in its order and with its names
+        criterion, _, k = opts.select.partition(":")  # checked when parsed (cli.argtypes.select_spec)
+        pipeline.append(("select", ("SelectTerms", {"criterion": criterion, "k": int(k)})))
+    if opts.weighting:
+        pipeline.append(("weighting", ("TermWeighting", {})))
+    return vectorizer_params(opts), (_STREAMING[kind], params), tuple(pipeline)
 
 
 def _wrap(opts, model):
@@ -405,7 +420,7 @@ def modules_for(opts, *, table, multilabel=False):
             names.append(spec.module)
         if opts.lazy:
             names += ["textnb.naive_bayes.discretized_kernel", "textnb.semi_naive.lbr_kernel"]
-    elif streaming_model(opts) is not None:
+    elif streaming_model(opts, steps=True) is not None:
         names += ["textnb.text.training"]
     else:
         names += ["textnb.text.classifier"]

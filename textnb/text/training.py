@@ -73,8 +73,11 @@ class Accumulator:
     table.
     """
 
-    def __init__(self, n_classes, terms=(), per_class="tf", rows=False, max_row_nnz=None):
+    def __init__(self, n_classes, terms=(), per_class="tf", rows=False, max_row_nnz=None, binary=False):
         self.vocab = TermKeys(terms)
+        # a presence vectorizer: the per-term "counts" that max_features ranks by are
+        # document frequencies (scikit-learn clips to 1 first)
+        self.binary = binary
         # the documents' (term, count) pairs, for DiscriminativeNB: at most about
         # max_row_nnz of them are kept (a content-keyed sample, :meth:`_shrink`); the
         # documents dropped leave their feature sums in ``dropped``
@@ -117,7 +120,7 @@ class Accumulator:
             cols = ids[cols]
             flat = cls * self.sums.shape[1] + cols  # each (class, term) cell once per batch
             self.sums.reshape(-1)[flat] += tf if self.per_class == "tf" else df
-        self.tf_total[ids] += term_tf  # ids: distinct columns, one per batch term
+        self.tf_total[ids] += term_df if self.binary else term_tf  # ids: distinct columns, one per batch term
         self.df_total[ids] += term_df
         self.class_count += class_count
         self.skipped.extend(skipped)
@@ -326,12 +329,13 @@ def finish_counts(X, *, binary=False, dtype="int64"):
 
 def count_documents(X, y_index, weights, n_classes, analyzer, *, terms=(), per_class="tf", n_jobs=None,
                     batch_size=2000, max_bytes=MAX_DOCUMENT_BYTES, progress=None, client=None, rows=False,
-                    max_row_nnz=None):
+                    max_row_nnz=None, binary=False):
     """The :class:`Accumulator` of documents ``X`` (str, bytes or paths) with class
     indices ``y_index`` and ``weights``; ``terms`` start the vocabulary (partial_fit).
     ``rows``: keep the documents' (term, count) pairs too (:meth:`Accumulator.row_matrix`),
-    about ``max_row_nnz`` of them at most."""
-    acc = Accumulator(n_classes, terms, per_class, rows=rows, max_row_nnz=max_row_nnz)
+    about ``max_row_nnz`` of them at most. ``binary``: a presence vectorizer's (pruning ranks
+    terms by document frequency)."""
+    acc = Accumulator(n_classes, terms, per_class, rows=rows, max_row_nnz=max_row_nnz, binary=binary)
     parts = _labelled(batches(X, y_index, weights, int(batch_size)), len(y_index))
     # numpy's tokenizer releases the GIL for its work (and the file reads for theirs): it
     # runs in threads, with no worker process to start and no batch result to pickle
@@ -383,15 +387,21 @@ def select_columns(acc, n_docs, *, min_df=1, max_df=1.0, max_features=None):
     return order[mask]
 
 
-def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), given_vectorizer=True,
+def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), steps=(), given_vectorizer=True,
                      n_jobs=None, batch_size=2000, max_bytes=None, progress=None, client=None):
     """Fit a count text model and return it as the model file's tree, plus skipped files.
 
     The result is what ``TextClassifier(vectorizer=Vectorizer(**vectorizer),
     model=Kind(**params), ...).fit(X, y)`` saves, exactly (``Kind, params = model``;
     ``given_vectorizer`` False means ``vectorizer=None``), computed by the same
-    functions without building the estimators. ``Kind`` is one of :data:`PER_CLASS`;
-    the vectorizer must not be ``binary`` (a presence vectorizer needs the rows).
+    functions without building the estimators. ``Kind`` is one of :data:`PER_CLASS`.
+
+    ``steps``: ``(name, (kind, params))`` pairs of transforms in front of the model,
+    ``kind`` ``"SelectTerms"`` or ``"TermWeighting"``: the model is then
+    ``Pipeline(steps + [("model", Kind(**params))])``, as ``textnb train --select`` /
+    ``--weighting`` build it. With steps or a ``binary`` vectorizer the estimators fit on
+    the whole document-term matrix; so does this (the documents' rows, kept as they are
+    counted), through the same functions (:mod:`textnb.text.wrappers`, the kernels' ``fit``).
 
     Returns
     -------
@@ -406,10 +416,11 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), give
     kernel = KERNELS[kind]
     vec_params = {**VECTORIZER_DEFAULTS, **(vectorizer or {})}
     model_params = kernel.params(given)
-    if vec_params["binary"]:
-        raise ValueError("a binary vectorizer needs the document rows; fit a TextClassifier")
+    steps = [(name, (step_kind, _step_params(step_kind, step_params))) for name, (step_kind, step_params) in steps]
+    binary = bool(vec_params["binary"])
+    whole = binary or bool(steps)  # the estimators fit these on the whole matrix: every row is kept
     check_vocabulary_params(vec_params["min_df"], vec_params["max_df"], vec_params["max_features"])
-    rows = kernel.rows
+    rows = kernel.rows or whole
     kernel.check_params(model_params)
     y = np.asarray(y)
     if y.ndim != 1:
@@ -417,13 +428,25 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), give
     classes, y_index = np.unique(y, return_inverse=True)
     analyzer = analyzer_from_params(vec_params)
     max_bytes = TEXT_CLASSIFIER_DEFAULTS["max_bytes"] if max_bytes is None else max_bytes
+    budget = pass_budget(model_params["max_nnz"], len(classes)) if kernel.rows and not whole else None
     acc = count_documents(X, y_index, np.ones(len(y)), len(classes), analyzer, per_class=kernel.per_class,
                           n_jobs=n_jobs, batch_size=batch_size, max_bytes=max_bytes, progress=progress,
-                          client=client, rows=rows,
-                          max_row_nnz=pass_budget(model_params["max_nnz"], len(classes)) if rows else None)
+                          client=client, rows=rows, max_row_nnz=budget, binary=binary)
     cols = select_columns(acc, len(y), min_df=vec_params["min_df"], max_df=vec_params["max_df"],
                           max_features=vec_params["max_features"])
-    if rows:  # what DiscriminativeNB.fit_rows computes, by the same function (the kernel's fit)
+    # how the model was computed (worker count) is not part of it
+    saved_params = {k: v for k, v in model_params.items() if k not in kernel.execution_params}
+    if whole:
+        X_rows, y_rows, w_rows = acc.row_matrix(cols)
+        if binary:  # the Vectorizer's output: presence
+            X_rows.data[:] = 1.0
+        fitted_steps, X_rows = _fit_steps(steps, classes, X_rows, y_rows)
+        if kernel.rows:  # what DiscriminativeNB.fit computes on the matrix, by the same function
+            state = kernel.fit(model_params, classes, X_rows, y_rows, w_rows)
+        else:
+            kernel.check_params(model_params, X_rows.shape[1])
+            state = kernel.fit(model_params, classes, X_rows, y_rows)
+    elif rows:  # what DiscriminativeNB.fit_rows computes, by the same function (the kernel's fit)
         dropped = acc.dropped_sums(cols)
         X_rows, y_rows, w_rows = acc.row_matrix(cols)
         state = kernel.fit(model_params, classes, X_rows, y_rows, w_rows, dropped=dropped)
@@ -431,13 +454,65 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), give
         kernel.check_params(model_params, len(cols))  # (an alpha per term must have one per kept term)
         state = kernel.to_state({"classes_": classes, "n_features_in_": len(cols), "class_count_": acc.class_count,
                                  "feature_count_": acc.sums[:, cols]})
-    # how the model was computed (worker count) is not part of it
-    saved_params = {k: v for k, v in model_params.items() if k not in kernel.execution_params}
     fitted_model = ModelNode(kind, saved_params, state)
+    template = ModelNode(kind, saved_params, {})
+    if steps:
+        fitted_model = _pipeline(fitted_steps + [("model", fitted_model)])
+        template = _pipeline([(name, ModelNode(k, p, {})) for name, (k, p) in steps] + [("model", template)])
     fitted_vec = ModelNode("Vectorizer", vec_params, encode_terms(acc.vocab, cols))
     params = {"max_bytes": max_bytes,
               "vectorizer": ModelNode("Vectorizer", vec_params, {}) if given_vectorizer else None,
-              "model": ModelNode(kind, saved_params, {})}
+              "model": template}
     root = ModelNode("TextClassifier", params,
                      {"vectorizer_": fitted_vec, "model_": fitted_model, "classes_": classes})
     return root, acc.skipped
+
+
+def _step_params(kind, given):
+    """Every parameter of a Pipeline step of ``kind`` (its defaults, updated with ``given``), checked."""
+    from textnb.core.model_schema import check_param_values
+    from textnb.text.wrappers import SELECT_DEFAULTS, SELECT_PARAMS, WEIGHTING_DEFAULTS, WEIGHTING_PARAMS
+
+    defaults, schema = {"SelectTerms": (SELECT_DEFAULTS, SELECT_PARAMS),
+                        "TermWeighting": (WEIGHTING_DEFAULTS, WEIGHTING_PARAMS)}[kind]
+    unknown = sorted(set(given) - set(defaults))
+    if unknown:
+        raise TypeError(f"{kind} takes no parameter {unknown[0]!r}")
+    params = {**defaults, **given}
+    check_param_values(schema, params)
+    return params
+
+
+def _fit_steps(steps, classes, X, y_index):
+    """The fitted nodes of the Pipeline ``steps`` fitted in turn on the CSR matrix ``X``
+    (float64, sorted indices) of documents of classes ``y_index``, and the matrix the
+    model then learns: what ``SelectTerms`` and ``TermWeighting`` ``fit_transform``, by
+    their functions (:mod:`textnb.text.wrappers`)."""
+    from textnb.text.wrappers import (document_frequency, idf_weights, presence_counts, support_mask, term_scores,
+                                      weigh_cells)
+
+    fitted = []
+    for name, (kind, params) in steps:
+        n = X.shape[1]
+        if kind == "SelectTerms":
+            class_count, class_df = presence_counts(X.data, X.indices, X.indptr, y_index, len(classes), n)
+            mask = support_mask(term_scores(class_df, class_count, params["criterion"]), params["k"])
+            state = {"classes_": classes, "class_count_": class_count, "class_df_": class_df, "n_features_in_": n}
+            X = X[:, np.flatnonzero(mask)]  # scikit-learn's SelectorMixin.transform: the same column indexing
+        else:
+            n_documents = float(X.shape[0])
+            df = document_frequency(X.data, X.indices, n)
+            idf = idf_weights(n_documents, df, params["idf"])
+            state = {"n_features_in_": n, "n_documents_": n_documents, "document_frequency_": df, "idf_": idf}
+            X = X.copy()
+            X.data = weigh_cells(X.data, X.indices, X.indptr, idf if params["idf"] is not None else None,
+                                 binary=params["binary"], sublinear_tf=params["sublinear_tf"],
+                                 length_norm=params["length_norm"])
+        fitted.append((name, ModelNode(kind, params, state)))
+    return fitted, X
+
+
+def _pipeline(steps):
+    """A scikit-learn ``Pipeline``'s model-file node with these ``(name, node)`` steps."""
+    return ModelNode("Pipeline", {"memory": None, "steps": [tuple(s) for s in steps], "transform_input": None,
+                                  "verbose": False}, {})
