@@ -88,6 +88,8 @@ WRAPPED = [
     ["--weighting", "--model", "bernoulli", "--min-df", "2"],
     ["--select", "chi2:500", "--weighting", "--model", "complement"],
     ["--select", "ig:200", "--weighting", "--binary", "--ngram", "2"],
+    ["--model", "auto"],
+    ["--model", "auto", "--binary", "--stop-words", "english"],
 ]
 
 
@@ -100,7 +102,7 @@ def sms_part(tmp_path_factory):
 
 @pytest.mark.parametrize("flags", WRAPPED, ids=" ".join)
 def test_wrapped_models_train_without_estimators_to_the_estimators_file(flags, sms_part, tmp_path, monkeypatch):
-    """--binary / --select / --weighting: train_text_model writes the file (and prints the
+    """--binary / --select / --weighting / --model auto: train_text_model writes the file (and prints the
     summary) the estimators write, byte for byte."""
     import io
 
@@ -128,7 +130,8 @@ def _namespace(flags):
     return build_parser().parse_args(["train", "x.tsv", *flags])
 
 
-@pytest.mark.parametrize("flags", [["--binary"], ["--select", "chi2:300", "--weighting", "--model", "multinomial"]])
+@pytest.mark.parametrize("flags", [["--binary"], ["--select", "chi2:300", "--weighting", "--model", "multinomial"],
+                                   ["--model", "auto"]])
 def test_wrapped_training_imports_no_scikit_learn(flags, sms_part, tmp_path):
     probe = ("import sys\nfrom textnb.cli.commands import main\n"
              f"rc = main(['train', {str(sms_part)!r}, '-o', {str(tmp_path / 'm.tnb')!r}, *{flags!r}])\n"

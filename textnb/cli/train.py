@@ -83,7 +83,8 @@ def run(args, out, err):
                     corpus.documents, corpus.labels, vectorizer=vectorizer, model=model, steps=steps,
                     n_jobs=args.jobs, max_bytes=args.max_bytes, progress=bar, client=client)
                 n_terms = len(fitted.state["vectorizer_"].state["terms_offsets"]) - 1
-                name = "Pipeline" if steps else model[0]  # (the estimators' model_name)
+                # (the estimators' model_name)
+                name = "Pipeline" if steps else "SmoothingCV(Pipeline)" if model[0] == "SmoothingCV" else model[0]
             else:
                 fitted = make_text_classifier(opts)
                 fitted.fit(corpus.documents, corpus.labels, progress=bar, client=client)

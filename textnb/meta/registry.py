@@ -68,6 +68,10 @@ _STREAMING = {"multinomial": "MultinomialNB", "bernoulli": "BernoulliNB", "compl
               "discriminative": "DiscriminativeNB"}
 
 
+#: the folds ``--model auto`` (SmoothingCV) scores its smoothing values on
+_AUTO_FOLDS = 10
+
+
 @dataclass(frozen=True)
 class ModelOptions:
     """The options that choose and configure a model (``None``: the library's default).
@@ -182,6 +186,8 @@ def streaming_model(opts, *, steps=False):
                or (opts.norm and kind != "complement"))
     if not steps:
         wrapped = wrapped or opts.select or opts.weighting or opts.binary
+    if steps and kind == "auto" and not (wrapped or opts.select or opts.weighting or _count_params(opts)):
+        return vectorizer_params(opts), ("SmoothingCV", {"cv": _AUTO_FOLDS}), ()  # _document_model's
     if kind not in _STREAMING or wrapped:
         return None
     params = _floored(_count_params(opts))
@@ -240,7 +246,7 @@ def _document_model(opts, kind):
     elif kind == "auto":
         if params:
             raise InputError("--model auto chooses its own smoothing; drop --alpha / --m / --uniform-prior")
-        model = SmoothingCV(cv=10)
+        model = SmoothingCV(cv=_AUTO_FOLDS)
     elif kind == "complement":
         model = ComplementNB(**_floored(params), **({"norm": True} if opts.norm else {}))
     else:

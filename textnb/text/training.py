@@ -411,14 +411,17 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
         Documents skipped because they are binary.
     """
     kind, given = model
-    if kind not in KERNELS:
-        raise ValueError(f"train_text_model fits {sorted(KERNELS)}, not {kind}")
-    kernel = KERNELS[kind]
+    smoothing = kind == "SmoothingCV"
+    if kind not in KERNELS and not smoothing:
+        raise ValueError(f"train_text_model fits {sorted(KERNELS)} and SmoothingCV, not {kind}")
+    if smoothing and steps:
+        raise ValueError("train_text_model fits a SmoothingCV without Pipeline steps around it")
+    kernel = KERNELS["MultinomialNB" if smoothing else kind]
     vec_params = {**VECTORIZER_DEFAULTS, **(vectorizer or {})}
-    model_params = kernel.params(given)
+    model_params = kernel.params({} if smoothing else given)
     steps = [(name, (step_kind, _step_params(step_kind, step_params))) for name, (step_kind, step_params) in steps]
     binary = bool(vec_params["binary"])
-    whole = binary or bool(steps)  # the estimators fit these on the whole matrix: every row is kept
+    whole = binary or bool(steps) or smoothing  # the estimators fit these on the whole matrix: every row is kept
     check_vocabulary_params(vec_params["min_df"], vec_params["max_df"], vec_params["max_features"])
     rows = kernel.rows or whole
     kernel.check_params(model_params)
@@ -441,7 +444,9 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
         if binary:  # the Vectorizer's output: presence
             X_rows.data[:] = 1.0
         fitted_steps, X_rows = _fit_steps(steps, classes, X_rows, y_rows)
-        if kernel.rows:  # what DiscriminativeNB.fit computes on the matrix, by the same function
+        if smoothing:  # (its own TermWeighting and MultinomialNB)
+            fitted_model, template = _fit_smoothing(given, classes, X_rows, y_rows)
+        elif kernel.rows:  # what DiscriminativeNB.fit computes on the matrix, by the same function
             state = kernel.fit(model_params, classes, X_rows, y_rows, w_rows)
         else:
             kernel.check_params(model_params, X_rows.shape[1])
@@ -454,8 +459,9 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
         kernel.check_params(model_params, len(cols))  # (an alpha per term must have one per kept term)
         state = kernel.to_state({"classes_": classes, "n_features_in_": len(cols), "class_count_": acc.class_count,
                                  "feature_count_": acc.sums[:, cols]})
-    fitted_model = ModelNode(kind, saved_params, state)
-    template = ModelNode(kind, saved_params, {})
+    if not smoothing:
+        fitted_model = ModelNode(kind, saved_params, state)
+        template = ModelNode(kind, saved_params, {})
     if steps:
         fitted_model = _pipeline(fitted_steps + [("model", fitted_model)])
         template = _pipeline([(name, ModelNode(k, p, {})) for name, (k, p) in steps] + [("model", template)])
@@ -466,6 +472,45 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
     root = ModelNode("TextClassifier", params,
                      {"vectorizer_": fitted_vec, "model_": fitted_model, "classes_": classes})
     return root, acc.skipped
+
+
+def _fit_smoothing(given, classes, X, y_index):
+    """The fitted node and the template of ``SmoothingCV(**given)`` with its default
+    estimator (``Pipeline([("termweighting", TermWeighting()), ("multinomialnb",
+    MultinomialNB())])``) and grid (the m-estimate over
+    :data:`textnb.text.wrappers.SMOOTHING_GRID`, scored by accuracy), fitted on the CSR
+    matrix ``X`` of documents of classes ``y_index``: what its ``fit`` computes, through its
+    fast path's function (:func:`textnb.text.wrappers.held_out_predictions`), its folds
+    (:func:`textnb.core.folds.stratified_kfold`) and the kernels."""
+    from textnb.core.folds import stratified_kfold
+    from textnb.text.wrappers import SMOOTHING_GRID, WEIGHTING_DEFAULTS, held_out_predictions
+
+    params = {"cv": 5, "estimator": None, "param_grid": None, "random_state": 0, "scoring": "accuracy", **given}
+    if params["estimator"] is not None or params["param_grid"] is not None or params["scoring"] != "accuracy" \
+            or not isinstance(params["cv"], int):
+        raise ValueError("train_text_model fits a SmoothingCV with its default estimator, grid and scoring "
+                         "and a number of folds")
+    grid = [{"multinomialnb__m": m} for m in SMOOTHING_GRID]
+    counts = np.bincount(y_index, minlength=len(classes))
+    n_splits = int(min(params["cv"], counts.max()))
+    steps, Xt = _fit_steps([("termweighting", ("TermWeighting", dict(WEIGHTING_DEFAULTS)))], classes, X, y_index)
+    mn = KERNELS["MultinomialNB"]
+    if len(classes) < 2 or n_splits < 2:
+        scores = [float("nan")] * len(grid)
+    else:
+        splits = stratified_kfold(np.asarray(classes)[y_index], n_splits, params["random_state"])
+        finals = [(mn, mn.params({"m": p["multinomialnb__m"]})) for p in grid]
+        preds, tested = held_out_predictions(Xt, y_index, len(classes), classes, splits, finals)
+        scores = [float(np.mean(y_index[tested] == p)) for p in preds]  # (SmoothingCV's accuracy)
+    best = int(np.argmax([v if np.isfinite(v) else -np.inf for v in scores]))
+    model_params = mn.params({"m": grid[best]["multinomialnb__m"]})
+    mn.check_params(model_params, Xt.shape[1])
+    final = ModelNode("MultinomialNB", model_params, mn.fit(model_params, classes, Xt, y_index))
+    estimator = _pipeline(steps + [("multinomialnb", final)])
+    state = {"n_features_in_": X.shape[1], "classes_": classes,
+             "cv_results_": [(dict(p), v) for p, v in zip(grid, scores)], "best_params_": dict(grid[best]),
+             "estimator_": estimator}
+    return ModelNode("SmoothingCV", params, state), ModelNode("SmoothingCV", params, {})
 
 
 def _step_params(kind, given):

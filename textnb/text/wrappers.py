@@ -30,7 +30,7 @@ from textnb.core.model_schema import (CV, MAX_COUNT, MAX_DIM, N_FEATURES, SEED, 
                                       Classes, Counts, DictOf, Exactly, Float, Int, ListOf, MayBeAbsent, Model,
                                       OneOf, Optional, Reals, Str, TupleOf, When)
 
-__all__ = ["SELECT_DEFAULTS", "WEIGHTING_DEFAULTS", "document_frequency", "presence_counts", "CALIBRATION_METHODS", "CALIBRATED_PARAMS", "CALIBRATED_STATE", "IDF", "PIPELINE_PARAMS", "SCORES",
+__all__ = ["SMOOTHING_GRID", "held_out_predictions", "SELECT_DEFAULTS", "WEIGHTING_DEFAULTS", "document_frequency", "presence_counts", "CALIBRATION_METHODS", "CALIBRATED_PARAMS", "CALIBRATED_STATE", "IDF", "PIPELINE_PARAMS", "SCORES",
            "SELECT_PARAMS", "SELECT_STATE", "SMOOTHING_PARAMS", "SMOOTHING_STATE", "WEIGHTING_PARAMS",
            "WEIGHTING_STATE", "calibrated_classes", "calibrated_log_proba", "finite_scores", "idf_weights",
            "log_expit", "support_mask", "term_scores", "weigh_cells"]
@@ -285,6 +285,56 @@ SMOOTHING_STATE = {
     "n_features_in_": N_FEATURES,
     "feature_names_in_": MayBeAbsent(Array("U", (None,))),
 }
+
+#: the m-estimate grid SmoothingCV tries when given none
+SMOOTHING_GRID = (30, 100, 300, 1000, 3000, 10000, 30000)
+
+
+def held_out_predictions(X, y_index, n_classes, classes, splits, finals):
+    """Out-of-fold predictions of count models from summed counts, without refitting.
+
+    ``X`` is the CSR matrix (float64) the models learn, ``y_index`` the documents'
+    class indices into ``classes``, ``splits`` ``(train, test)`` index arrays whose
+    training part is the rest of the data, ``finals`` ``(kernel, params)`` pairs
+    (:mod:`textnb.naive_bayes.kernels`). A fold's model is the totals minus the held-out
+    fold's sums, over the terms its training part has; it predicts the fold's documents.
+    Returns ``(predictions, tested)``: per final, the predicted class indices of the
+    test parts one after the other, and the documents they are of
+    (:class:`~textnb.meta.smoothing.SmoothingCV`'s fast path, and ``textnb train --model auto``).
+    """
+    import scipy.sparse as sp
+
+    from textnb.core.stats import class_indicator
+
+    preds = [[] for _ in finals]
+    sums = {}
+
+    def key(kernel, params):
+        return kernel.kind, params.get("binarize")
+
+    for kernel, params in finals:
+        if key(kernel, params) not in sums:
+            Xc = sp.csr_matrix(kernel.features(params, X))
+            Y = class_indicator(y_index, n_classes)
+            sums[key(kernel, params)] = (Xc, np.asarray((Y.T @ Xc).todense()),
+                                         np.bincount(y_index, minlength=n_classes))
+    for train, test in splits:
+        held = {}
+        for k, (Xc, fc_all, cc_all) in sums.items():
+            Yt = class_indicator(y_index[test], n_classes)
+            fc = fc_all - np.asarray((Yt.T @ Xc[test]).todense())
+            cc = (cc_all - np.bincount(y_index[test], minlength=n_classes)).astype(np.float64)
+            cols = np.flatnonzero(fc.sum(axis=0) > 0)  # terms seen in the training part
+            held[k] = (cc, fc[:, cols], X[test][:, cols])
+        for i, (kernel, params) in enumerate(finals):
+            cc, fc, Xtest = held[key(kernel, params)]
+            state = {"classes_": np.asarray(classes), "class_count_": np.array(cc, dtype=np.float64, order="C"),
+                     "feature_count_": np.array(fc, dtype=np.float64, order="C")}
+            state["n_features_in_"] = state["feature_count_"].shape[1]
+            fitted = kernel.estimate(params, state)
+            preds[i].append(np.argmax(kernel.joint_log_likelihood(params, state, fitted, Xtest), axis=1))
+    return [np.concatenate(p) for p in preds], np.concatenate([test for _, test in splits])
+
 
 #: scikit-learn's Pipeline in model files: its parameters are its steps
 PIPELINE_PARAMS = {"memory": Choice(None), "steps": ListOf(TupleOf(Str(1000), Model(fitted=False)), max_len=100),
