@@ -90,6 +90,10 @@ WRAPPED = [
     ["--select", "ig:200", "--weighting", "--binary", "--ngram", "2"],
     ["--model", "auto"],
     ["--model", "auto", "--binary", "--stop-words", "english"],
+    ["--calibrate", "sigmoid"],
+    ["--calibrate", "sigmoid", "--model", "multinomial", "--select", "chi2:300", "--weighting"],
+    ["--calibrate", "sigmoid", "--model", "auto"],
+    ["--calibrate", "sigmoid", "--model", "complement", "--binary"],
 ]
 
 
@@ -102,7 +106,7 @@ def sms_part(tmp_path_factory):
 
 @pytest.mark.parametrize("flags", WRAPPED, ids=" ".join)
 def test_wrapped_models_train_without_estimators_to_the_estimators_file(flags, sms_part, tmp_path, monkeypatch):
-    """--binary / --select / --weighting / --model auto: train_text_model writes the file (and prints the
+    """--binary / --select / --weighting / --model auto / --calibrate sigmoid: train_text_model writes the file (and prints the
     summary) the estimators write, byte for byte."""
     import io
 
@@ -131,7 +135,7 @@ def _namespace(flags):
 
 
 @pytest.mark.parametrize("flags", [["--binary"], ["--select", "chi2:300", "--weighting", "--model", "multinomial"],
-                                   ["--model", "auto"]])
+                                   ["--model", "auto"], ["--calibrate", "sigmoid", "--select", "ig:300"]])
 def test_wrapped_training_imports_no_scikit_learn(flags, sms_part, tmp_path):
     probe = ("import sys\nfrom textnb.cli.commands import main\n"
              f"rc = main(['train', {str(sms_part)!r}, '-o', {str(tmp_path / 'm.tnb')!r}, *{flags!r}])\n"

@@ -83,8 +83,7 @@ def run(args, out, err):
                     corpus.documents, corpus.labels, vectorizer=vectorizer, model=model, steps=steps,
                     n_jobs=args.jobs, max_bytes=args.max_bytes, progress=bar, client=client)
                 n_terms = len(fitted.state["vectorizer_"].state["terms_offsets"]) - 1
-                # (the estimators' model_name)
-                name = "Pipeline" if steps else "SmoothingCV(Pipeline)" if model[0] == "SmoothingCV" else model[0]
+                name = _model_name(model, steps)
             else:
                 fitted = make_text_classifier(opts)
                 fitted.fit(corpus.documents, corpus.labels, progress=bar, client=client)
@@ -126,6 +125,14 @@ def run(args, out, err):
         print(f"model: {name} -> {model_path}", file=out)
         print(f"seconds: {seconds:.2f}", file=out)
     return 0
+
+
+def _model_name(model, steps):
+    """What :func:`textnb.meta.registry.model_name` calls the estimator of a streamed ``model``."""
+    kind, params = model
+    if kind == "CalibratedNB":
+        return f"CalibratedNB({_model_name(params['estimator'], steps)})"
+    return "Pipeline" if steps else "SmoothingCV(Pipeline)" if kind == "SmoothingCV" else kind
 
 
 @contextlib.contextmanager

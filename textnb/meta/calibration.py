@@ -17,7 +17,6 @@ out-of-fold scores (best F1, or a target false-positive rate), and the helpers
 from numbers import Real
 
 import numpy as np
-from scipy.special import expit, log_expit  # (training: the fitted maps stay those of earlier versions)
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.isotonic import IsotonicRegression
 from sklearn.utils import get_tags
@@ -28,10 +27,10 @@ from textnb.core.folds import stratified_kfold
 from textnb.naive_bayes.base import SaveMixin, given_splits, log_odds
 from textnb.core.model_io import register
 from textnb.core.stats import seen_columns
-from textnb.meta.labelsets import threshold_for_f1, threshold_for_fpr
 from textnb.meta.smoothing import SmoothingCV
 from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, CALIBRATION_METHODS, calibrated_classes,
-                                   calibrated_log_proba, finite_scores)
+                                   calibrated_log_proba, finite_scores, fit_sigmoid, threshold_for_f1,
+                                   threshold_for_fpr)
 
 __all__ = [
     "CalibratedNB",
@@ -133,52 +132,7 @@ def _input_dtype(estimator):
 _finite = finite_scores
 
 
-def _fit_sigmoid(s, t, w):
-    """Platt scaling: (a, b) minimising the log loss of ``sigmoid(a s + b)``.
-
-    Uses Platt's (1999) smoothed targets ``(N+ + 1) / (N+ + 2)`` and ``1 / (N- + 2)``
-    so that a separable training set does not push ``a`` to infinity.
-    """
-    pos = np.sum(w[t == 1])
-    neg = np.sum(w[t == 0])
-    target = np.where(t == 1, (pos + 1.0) / (pos + 2.0), 1.0 / (neg + 2.0))
-    total = np.sum(w)
-    mean = np.sum(w * s) / total if total > 0 else 0.0
-    scale = np.sqrt(np.sum(w * (s - mean) ** 2) / total) if total > 0 else 1.0
-    scale = scale if scale > 0 else 1.0
-    z = s / scale
-
-    def loss(ab):
-        u = ab[0] * z + ab[1]
-        return -np.sum(w * (target * log_expit(u) + (1 - target) * log_expit(-u)))
-
-    # Newton's method with backtracking (Lin, Lin & Weng 2007): two parameters,
-    # exact Hessian, converges to machine precision in a few steps
-    ab = np.array([1.0, np.log((pos + 1.0) / (neg + 1.0))])
-    f = loss(ab)
-    for _ in range(100):
-        u = ab[0] * z + ab[1]
-        p = expit(u)
-        r = w * (p - target)
-        g = np.array([np.sum(r * z), np.sum(r)])
-        if np.max(np.abs(g)) <= 1e-11 * max(total, 1.0):
-            break
-        d = w * p * (1 - p)
-        H = np.array([[np.sum(d * z * z), np.sum(d * z)], [np.sum(d * z), np.sum(d)]])
-        H += 1e-12 * max(total, 1.0) * np.eye(2)
-        step = np.linalg.solve(H, g)
-        t = 1.0
-        while t > 1e-10:
-            new = ab - t * step
-            f_new = loss(new)
-            if f_new <= f + 1e-4 * t * (g @ -step):
-                break
-            t /= 2
-        else:
-            break
-        ab, f = new, f_new
-    a, b = ab
-    return float(a / scale), float(b)
+_fit_sigmoid = fit_sigmoid
 
 
 _calibrated_classes = calibrated_classes

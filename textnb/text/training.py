@@ -20,11 +20,13 @@ import scikit-learn.
 
 from itertools import islice
 from numbers import Integral
+from typing import NamedTuple
 
 import numpy as np
 
 from textnb.core.errors import InputError, ParameterError
 from textnb.core.dfe import map_threads, pass_budget, threads
+from textnb.core.logspace import log_odds, logsumexp
 from textnb.core.model_io import ModelNode
 from textnb.core.workers import can_fork, map_ordered, ordered_map
 from textnb.io.corpus import MAX_DOCUMENT_BYTES
@@ -411,9 +413,13 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
         Documents skipped because they are binary.
     """
     kind, given = model
+    calibration = None
+    if kind == "CalibratedNB":  # CalibratedNB(estimator, **calibration): the estimator fitted as below
+        calibration = {k: v for k, v in given.items() if k != "estimator"}
+        kind, given = given["estimator"]
     smoothing = kind == "SmoothingCV"
     if kind not in KERNELS and not smoothing:
-        raise ValueError(f"train_text_model fits {sorted(KERNELS)} and SmoothingCV, not {kind}")
+        raise ValueError(f"train_text_model fits {sorted(KERNELS)}, SmoothingCV and CalibratedNB, not {kind}")
     if smoothing and steps:
         raise ValueError("train_text_model fits a SmoothingCV without Pipeline steps around it")
     kernel = KERNELS["MultinomialNB" if smoothing else kind]
@@ -421,10 +427,13 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
     model_params = kernel.params({} if smoothing else given)
     steps = [(name, (step_kind, _step_params(step_kind, step_params))) for name, (step_kind, step_params) in steps]
     binary = bool(vec_params["binary"])
-    whole = binary or bool(steps) or smoothing  # the estimators fit these on the whole matrix: every row is kept
+    # the estimators fit these on the whole document-term matrix: every row is kept
+    whole = binary or bool(steps) or smoothing or calibration is not None
     check_vocabulary_params(vec_params["min_df"], vec_params["max_df"], vec_params["max_features"])
     rows = kernel.rows or whole
     kernel.check_params(model_params)
+    if calibration is not None:
+        calibration = _calibration_params(calibration)
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"y must be one label per document; got shape {y.shape}")
@@ -440,31 +449,27 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
     # how the model was computed (worker count) is not part of it
     saved_params = {k: v for k, v in model_params.items() if k not in kernel.execution_params}
     if whole:
-        X_rows, y_rows, w_rows = acc.row_matrix(cols)
+        X_rows, y_rows, _ = acc.row_matrix(cols)
         if binary:  # the Vectorizer's output: presence
             X_rows.data[:] = 1.0
-        fitted_steps, X_rows = _fit_steps(steps, classes, X_rows, y_rows)
-        if smoothing:  # (its own TermWeighting and MultinomialNB)
-            fitted_model, template = _fit_smoothing(given, classes, X_rows, y_rows)
-        elif kernel.rows:  # what DiscriminativeNB.fit computes on the matrix, by the same function
-            state = kernel.fit(model_params, classes, X_rows, y_rows, w_rows)
+        if smoothing:
+            fitted_model, template, spec = _fit_smoothing(given, classes, X_rows, y_rows)
         else:
-            kernel.check_params(model_params, X_rows.shape[1])
-            state = kernel.fit(model_params, classes, X_rows, y_rows)
-    elif rows:  # what DiscriminativeNB.fit_rows computes, by the same function (the kernel's fit)
-        dropped = acc.dropped_sums(cols)
-        X_rows, y_rows, w_rows = acc.row_matrix(cols)
-        state = kernel.fit(model_params, classes, X_rows, y_rows, w_rows, dropped=dropped)
+            spec = _Spec(kind, kernel, model_params, saved_params, steps, "model")
+            fitted_model, template, _ = _fit_spec(spec, classes, X_rows, y_rows)
+        if calibration is not None:
+            fitted_model, template = _fit_calibrated(calibration, spec, fitted_model, template, classes, X_rows,
+                                                     y_rows)
     else:
-        kernel.check_params(model_params, len(cols))  # (an alpha per term must have one per kept term)
-        state = kernel.to_state({"classes_": classes, "n_features_in_": len(cols), "class_count_": acc.class_count,
-                                 "feature_count_": acc.sums[:, cols]})
-    if not smoothing:
-        fitted_model = ModelNode(kind, saved_params, state)
-        template = ModelNode(kind, saved_params, {})
-    if steps:
-        fitted_model = _pipeline(fitted_steps + [("model", fitted_model)])
-        template = _pipeline([(name, ModelNode(k, p, {})) for name, (k, p) in steps] + [("model", template)])
+        if rows:  # what DiscriminativeNB.fit_rows computes, by the same function (the kernel's fit)
+            dropped = acc.dropped_sums(cols)
+            X_rows, y_rows, w_rows = acc.row_matrix(cols)
+            state = kernel.fit(model_params, classes, X_rows, y_rows, w_rows, dropped=dropped)
+        else:
+            kernel.check_params(model_params, len(cols))  # (an alpha per term must have one per kept term)
+            state = kernel.to_state({"classes_": classes, "n_features_in_": len(cols),
+                                     "class_count_": acc.class_count, "feature_count_": acc.sums[:, cols]})
+        fitted_model, template = ModelNode(kind, saved_params, state), ModelNode(kind, saved_params, {})
     fitted_vec = ModelNode("Vectorizer", vec_params, encode_terms(acc.vocab, cols))
     params = {"max_bytes": max_bytes,
               "vectorizer": ModelNode("Vectorizer", vec_params, {}) if given_vectorizer else None,
@@ -474,6 +479,103 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
     return root, acc.skipped
 
 
+class _Spec(NamedTuple):
+    """A count model (``kind``, its kernel and parameters, those saved) with Pipeline
+    ``steps`` in front of it, its step named ``name`` (what the estimators would build)."""
+
+    kind: str
+    kernel: object
+    params: dict
+    saved_params: dict
+    steps: list
+    name: str
+
+
+def _fit_spec(spec, classes, X, y_index):
+    """``(fitted node, template node, log_proba)`` of the model ``spec`` fitted on the CSR
+    matrix ``X`` (float64, sorted indices) of documents of ``classes[y_index]``, as the
+    estimators' ``fit``; ``log_proba(X_test)`` is the fitted model's ``predict_log_proba``."""
+    fitted_steps, transforms, Xt = _fit_steps(spec.steps, classes, X, y_index)
+    kernel, params = spec.kernel, spec.params
+    if kernel.rows:  # what DiscriminativeNB.fit computes on a matrix, by the same function
+        state = kernel.fit(params, classes, Xt, y_index, np.ones(Xt.shape[0]))
+    else:
+        kernel.check_params(params, Xt.shape[1])
+        state = kernel.fit(params, classes, Xt, y_index)
+    fitted, template = ModelNode(spec.kind, spec.saved_params, state), ModelNode(spec.kind, spec.saved_params, {})
+    if spec.steps:
+        fitted = _pipeline(fitted_steps + [(spec.name, fitted)])
+        template = _pipeline([(name, ModelNode(k, p, {})) for name, (k, p) in spec.steps] + [(spec.name, template)])
+
+    def log_proba(X_test):
+        for transform in transforms:
+            X_test = transform(X_test)
+        jll = kernel.joint_log_likelihood(params, state, kernel.estimate(params, state), X_test)
+        return jll - logsumexp(jll, axis=1, keepdims=True)
+
+    return fitted, template, log_proba
+
+
+def _calibration_params(given):
+    """Every parameter of a CalibratedNB but its estimator, checked (sigmoid maps, folds: what
+    :func:`_fit_calibrated` computes)."""
+    from textnb.core.model_schema import check_param_values
+    from textnb.text.wrappers import CALIBRATED_PARAMS
+
+    params = {"method": "sigmoid", "cv": 5, "target_fpr": None, "random_state": 0, **given}
+    check_param_values({k: v for k, v in CALIBRATED_PARAMS.items() if k != "estimator"}, params)
+    if params["method"] != "sigmoid" or not isinstance(params["cv"], int):
+        raise ValueError("train_text_model calibrates with sigmoid maps on a number of folds")
+    return params
+
+
+def _fit_calibrated(params, spec, fitted, template, classes, X, y_index):
+    """The fitted node and template of ``CalibratedNB(estimator, **params)`` (sigmoid maps)
+    around the model ``spec``, already ``fitted`` on all of ``X``: what its ``fit``
+    computes -- out-of-fold log-odds of the model refitted on each fold's training part
+    (on the terms that part has; :func:`textnb.core.folds.stratified_kfold`), Platt's maps
+    and the per-class thresholds on them (:func:`textnb.text.wrappers.fit_sigmoid`,
+    :func:`~textnb.text.wrappers.threshold_for_f1`) -- through the kernels."""
+    from textnb.core.folds import stratified_kfold
+    from textnb.core.stats import seen_columns
+    from textnb.text.wrappers import (calibrated_classes, finite_scores, fit_sigmoid, threshold_for_f1,
+                                      threshold_for_fpr)
+
+    n = len(classes)
+    calibrated = calibrated_classes({"n_classes": n})
+    if n >= 2:
+        counts = np.bincount(y_index, minlength=n)
+        n_splits = int(min(params["cv"], counts.min()))
+        if n_splits < 2:
+            raise ValueError(f"every class needs at least 2 objects for out-of-fold scores; "
+                             f"class {classes[np.argmin(counts)]!r} has {counts.min()}")
+        scores = np.empty((X.shape[0], n))
+        for train, test in stratified_kfold(classes[y_index], n_splits, params["random_state"]):
+            cols = seen_columns(X[train])
+            fold_classes = np.unique(y_index[train])
+            _, _, log_proba = _fit_spec(spec, classes[fold_classes], X[train][:, cols],
+                                        np.searchsorted(fold_classes, y_index[train]))
+            lp = log_proba(X[test][:, cols])
+            full = np.full((lp.shape[0], n), -np.inf)
+            full[:, fold_classes] = lp
+            scores[test] = log_odds(full)
+        scores = finite_scores(scores)
+        w = np.ones(len(y_index))
+        sigmoid = np.array([fit_sigmoid(scores[:, c], (y_index == c).astype(np.float64), w) for c in calibrated],
+                           dtype=np.float64).reshape(-1, 2)
+        thresholds = np.array([
+            threshold_for_f1(scores[:, c], y_index == c) if params["target_fpr"] is None
+            else threshold_for_fpr(scores[:, c], y_index == c, params["target_fpr"]) for c in range(n)])
+    else:
+        sigmoid, thresholds = np.zeros((0, 2)), np.array([-np.inf])
+    node_params = {"cv": params["cv"], "estimator": template, "method": "sigmoid",
+                   "random_state": params["random_state"], "target_fpr": params["target_fpr"]}
+    state = {"n_features_in_": X.shape[1], "classes_": classes, "calibrated_classes_": calibrated,
+             "sigmoid_": sigmoid, "isotonic_x_": [], "isotonic_y_": [], "thresholds_": thresholds,
+             "estimator_": fitted}
+    return ModelNode("CalibratedNB", node_params, state), ModelNode("CalibratedNB", node_params, {})
+
+
 def _fit_smoothing(given, classes, X, y_index):
     """The fitted node and the template of ``SmoothingCV(**given)`` with its default
     estimator (``Pipeline([("termweighting", TermWeighting()), ("multinomialnb",
@@ -481,7 +583,8 @@ def _fit_smoothing(given, classes, X, y_index):
     :data:`textnb.text.wrappers.SMOOTHING_GRID`, scored by accuracy), fitted on the CSR
     matrix ``X`` of documents of classes ``y_index``: what its ``fit`` computes, through its
     fast path's function (:func:`textnb.text.wrappers.held_out_predictions`), its folds
-    (:func:`textnb.core.folds.stratified_kfold`) and the kernels."""
+    (:func:`textnb.core.folds.stratified_kfold`) and the kernels; and the :class:`_Spec` of
+    the model it chose (a CalibratedNB around it calibrates that)."""
     from textnb.core.folds import stratified_kfold
     from textnb.text.wrappers import SMOOTHING_GRID, WEIGHTING_DEFAULTS, held_out_predictions
 
@@ -493,7 +596,8 @@ def _fit_smoothing(given, classes, X, y_index):
     grid = [{"multinomialnb__m": m} for m in SMOOTHING_GRID]
     counts = np.bincount(y_index, minlength=len(classes))
     n_splits = int(min(params["cv"], counts.max()))
-    steps, Xt = _fit_steps([("termweighting", ("TermWeighting", dict(WEIGHTING_DEFAULTS)))], classes, X, y_index)
+    steps = [("termweighting", ("TermWeighting", dict(WEIGHTING_DEFAULTS)))]
+    _, _, Xt = _fit_steps(steps, classes, X, y_index)
     mn = KERNELS["MultinomialNB"]
     if len(classes) < 2 or n_splits < 2:
         scores = [float("nan")] * len(grid)
@@ -504,13 +608,12 @@ def _fit_smoothing(given, classes, X, y_index):
         scores = [float(np.mean(y_index[tested] == p)) for p in preds]  # (SmoothingCV's accuracy)
     best = int(np.argmax([v if np.isfinite(v) else -np.inf for v in scores]))
     model_params = mn.params({"m": grid[best]["multinomialnb__m"]})
-    mn.check_params(model_params, Xt.shape[1])
-    final = ModelNode("MultinomialNB", model_params, mn.fit(model_params, classes, Xt, y_index))
-    estimator = _pipeline(steps + [("multinomialnb", final)])
+    spec = _Spec("MultinomialNB", mn, model_params, model_params, steps, "multinomialnb")
+    estimator, _, _ = _fit_spec(spec, classes, X, y_index)
     state = {"n_features_in_": X.shape[1], "classes_": classes,
              "cv_results_": [(dict(p), v) for p, v in zip(grid, scores)], "best_params_": dict(grid[best]),
              "estimator_": estimator}
-    return ModelNode("SmoothingCV", params, state), ModelNode("SmoothingCV", params, {})
+    return ModelNode("SmoothingCV", params, state), ModelNode("SmoothingCV", params, {}), spec
 
 
 def _step_params(kind, given):
@@ -530,31 +633,38 @@ def _step_params(kind, given):
 
 def _fit_steps(steps, classes, X, y_index):
     """The fitted nodes of the Pipeline ``steps`` fitted in turn on the CSR matrix ``X``
-    (float64, sorted indices) of documents of classes ``y_index``, and the matrix the
-    model then learns: what ``SelectTerms`` and ``TermWeighting`` ``fit_transform``, by
-    their functions (:mod:`textnb.text.wrappers`)."""
+    (float64, sorted indices) of documents of classes ``y_index``, their ``transform``
+    functions, and the matrix the model then learns: what ``SelectTerms`` and
+    ``TermWeighting`` ``fit_transform``, by their functions (:mod:`textnb.text.wrappers`)."""
     from textnb.text.wrappers import (document_frequency, idf_weights, presence_counts, support_mask, term_scores,
                                       weigh_cells)
 
-    fitted = []
+    fitted, transforms = [], []
     for name, (kind, params) in steps:
         n = X.shape[1]
         if kind == "SelectTerms":
             class_count, class_df = presence_counts(X.data, X.indices, X.indptr, y_index, len(classes), n)
-            mask = support_mask(term_scores(class_df, class_count, params["criterion"]), params["k"])
+            kept = np.flatnonzero(support_mask(term_scores(class_df, class_count, params["criterion"]), params["k"]))
             state = {"classes_": classes, "class_count_": class_count, "class_df_": class_df, "n_features_in_": n}
-            X = X[:, np.flatnonzero(mask)]  # scikit-learn's SelectorMixin.transform: the same column indexing
+
+            def transform(M, kept=kept):  # scikit-learn's SelectorMixin.transform: the same column indexing
+                return M[:, kept]
         else:
             n_documents = float(X.shape[0])
             df = document_frequency(X.data, X.indices, n)
             idf = idf_weights(n_documents, df, params["idf"])
             state = {"n_features_in_": n, "n_documents_": n_documents, "document_frequency_": df, "idf_": idf}
-            X = X.copy()
-            X.data = weigh_cells(X.data, X.indices, X.indptr, idf if params["idf"] is not None else None,
-                                 binary=params["binary"], sublinear_tf=params["sublinear_tf"],
-                                 length_norm=params["length_norm"])
+
+            def transform(M, idf=idf if params["idf"] is not None else None, params=params):
+                M = M.astype(np.float64)  # (a copy)
+                M.sum_duplicates()
+                M.data = weigh_cells(M.data, M.indices, M.indptr, idf, binary=params["binary"],
+                                     sublinear_tf=params["sublinear_tf"], length_norm=params["length_norm"])
+                return M
+        X = transform(X)
         fitted.append((name, ModelNode(kind, params, state)))
-    return fitted, X
+        transforms.append(transform)
+    return fitted, transforms, X
 
 
 def _pipeline(steps):

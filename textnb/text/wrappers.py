@@ -30,7 +30,7 @@ from textnb.core.model_schema import (CV, MAX_COUNT, MAX_DIM, N_FEATURES, SEED, 
                                       Classes, Counts, DictOf, Exactly, Float, Int, ListOf, MayBeAbsent, Model,
                                       OneOf, Optional, Reals, Str, TupleOf, When)
 
-__all__ = ["SMOOTHING_GRID", "held_out_predictions", "SELECT_DEFAULTS", "WEIGHTING_DEFAULTS", "document_frequency", "presence_counts", "CALIBRATION_METHODS", "CALIBRATED_PARAMS", "CALIBRATED_STATE", "IDF", "PIPELINE_PARAMS", "SCORES",
+__all__ = ["fit_sigmoid", "threshold_for_f1", "threshold_for_fpr", "SMOOTHING_GRID", "held_out_predictions", "SELECT_DEFAULTS", "WEIGHTING_DEFAULTS", "document_frequency", "presence_counts", "CALIBRATION_METHODS", "CALIBRATED_PARAMS", "CALIBRATED_STATE", "IDF", "PIPELINE_PARAMS", "SCORES",
            "SELECT_PARAMS", "SELECT_STATE", "SMOOTHING_PARAMS", "SMOOTHING_STATE", "WEIGHTING_PARAMS",
            "WEIGHTING_STATE", "calibrated_classes", "calibrated_log_proba", "finite_scores", "idf_weights",
            "log_expit", "support_mask", "term_scores", "weigh_cells"]
@@ -220,6 +220,107 @@ CALIBRATED_STATE = {
     "n_features_in_": N_FEATURES,
     "feature_names_in_": MayBeAbsent(Array("U", (None,))),
 }
+
+
+def fit_sigmoid(s, t, w):
+    """Platt scaling: (a, b) minimising the log loss of ``sigmoid(a s + b)``.
+
+    Uses Platt's (1999) smoothed targets ``(N+ + 1) / (N+ + 2)`` and ``1 / (N- + 2)``
+    so that a separable training set does not push ``a`` to infinity.
+    """
+    from scipy.special import expit, log_expit  # (the maps stay those of earlier versions, bit for bit)
+
+    pos = np.sum(w[t == 1])
+    neg = np.sum(w[t == 0])
+    target = np.where(t == 1, (pos + 1.0) / (pos + 2.0), 1.0 / (neg + 2.0))
+    total = np.sum(w)
+    mean = np.sum(w * s) / total if total > 0 else 0.0
+    scale = np.sqrt(np.sum(w * (s - mean) ** 2) / total) if total > 0 else 1.0
+    scale = scale if scale > 0 else 1.0
+    z = s / scale
+
+    def loss(ab):
+        u = ab[0] * z + ab[1]
+        return -np.sum(w * (target * log_expit(u) + (1 - target) * log_expit(-u)))
+
+    # Newton's method with backtracking (Lin, Lin & Weng 2007): two parameters,
+    # exact Hessian, converges to machine precision in a few steps
+    ab = np.array([1.0, np.log((pos + 1.0) / (neg + 1.0))])
+    f = loss(ab)
+    for _ in range(100):
+        u = ab[0] * z + ab[1]
+        p = expit(u)
+        r = w * (p - target)
+        g = np.array([np.sum(r * z), np.sum(r)])
+        if np.max(np.abs(g)) <= 1e-11 * max(total, 1.0):
+            break
+        d = w * p * (1 - p)
+        H = np.array([[np.sum(d * z * z), np.sum(d * z)], [np.sum(d * z), np.sum(d)]])
+        H += 1e-12 * max(total, 1.0) * np.eye(2)
+        step = np.linalg.solve(H, g)
+        t = 1.0
+        while t > 1e-10:
+            new = ab - t * step
+            f_new = loss(new)
+            if f_new <= f + 1e-4 * t * (g @ -step):
+                break
+            t /= 2
+        else:
+            break
+        ab, f = new, f_new
+    a, b = ab
+    return float(a / scale), float(b)
+
+
+def threshold_for_fpr(scores, positive, fpr):
+    """The smallest threshold ``t`` with false-positive rate ``P(score > t | negative) <= fpr``.
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_samples,)
+        Scores of the positive class (e.g. log-odds), larger = more positive.
+    positive : array-like of bool of shape (n_samples,)
+    fpr : float in [0, 1]
+
+    Returns
+    -------
+    float
+        Predict positive when ``score > t``. ``-inf`` when every negative may be
+        flagged; a score of some negative otherwise.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    positive = np.asarray(positive, dtype=bool)
+    if not 0.0 <= float(fpr) <= 1.0:
+        raise ValueError(f"fpr must be in [0, 1]; got {fpr!r}")
+    neg = np.sort(scores[~positive])[::-1]
+    allowed = int(np.floor(float(fpr) * len(neg) + 1e-9))
+    if allowed >= len(neg):
+        return float("-inf")
+    return float(neg[allowed])
+
+
+def threshold_for_f1(scores, positive):
+    """The threshold ``t`` (predict positive when ``score > t``) with the best F1.
+
+    Ties go to the largest threshold. Returns ``+inf`` if there is no positive.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    positive = np.asarray(positive, dtype=bool)
+    n_pos = positive.sum()
+    if n_pos == 0:
+        return float("inf")
+    order = np.argsort(-scores, kind="stable")
+    s, p = scores[order], positive[order]
+    tp = np.cumsum(p)
+    k = np.arange(1, len(s) + 1)
+    # only cut between distinct scores
+    last = np.r_[s[1:] != s[:-1], True]
+    f1 = np.where(last, 2 * tp / (k + n_pos), -1.0)
+    best = int(np.argmax(f1))
+    nxt = s[best + 1] if best + 1 < len(s) else -np.inf
+    if np.isfinite(nxt) and np.isfinite(s[best]):
+        return float((s[best] + nxt) / 2)  # midway between the last flagged score and the next
+    return float(nxt)
 
 
 def log_expit(u):
