@@ -94,6 +94,9 @@ WRAPPED = [
     ["--calibrate", "sigmoid", "--model", "multinomial", "--select", "chi2:300", "--weighting"],
     ["--calibrate", "sigmoid", "--model", "auto"],
     ["--calibrate", "sigmoid", "--model", "complement", "--binary"],
+    ["--calibrate", "isotonic"],
+    ["--calibrate", "isotonic", "--model", "auto"],
+    ["--calibrate", "isotonic", "--model", "bernoulli", "--select", "ig:300"],
 ]
 
 
@@ -106,7 +109,7 @@ def sms_part(tmp_path_factory):
 
 @pytest.mark.parametrize("flags", WRAPPED, ids=" ".join)
 def test_wrapped_models_train_without_estimators_to_the_estimators_file(flags, sms_part, tmp_path, monkeypatch):
-    """--binary / --select / --weighting / --model auto / --calibrate sigmoid: train_text_model writes the file (and prints the
+    """--binary / --select / --weighting / --model auto / --calibrate: train_text_model writes the file (and prints the
     summary) the estimators write, byte for byte."""
     import io
 

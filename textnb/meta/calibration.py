@@ -18,7 +18,6 @@ from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.isotonic import IsotonicRegression
 from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -29,7 +28,7 @@ from textnb.core.model_io import register
 from textnb.core.stats import seen_columns
 from textnb.meta.smoothing import SmoothingCV
 from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, CALIBRATION_METHODS, calibrated_classes,
-                                   calibrated_log_proba, finite_scores, fit_sigmoid, threshold_for_f1,
+                                   calibrated_log_proba, finite_scores, fit_isotonic, fit_sigmoid, threshold_for_f1,
                                    threshold_for_fpr)
 
 __all__ = [
@@ -282,10 +281,9 @@ class CalibratedNB(SaveMixin, ClassifierMixin, BaseEstimator):
                     # floor / ceiling 1 / (n + 2): a step with no positive (negative) must
                     # not give probability 0 (1), as Laplace's rule of succession
                     eps = 1.0 / (np.sum(w) + 2.0)
-                    iso = IsotonicRegression(out_of_bounds="clip", y_min=eps, y_max=1.0 - eps)
-                    iso.fit(scores[:, c], t, sample_weight=w)
-                    iso_x.append(np.asarray(iso.X_thresholds_, dtype=np.float64))
-                    iso_y.append(np.asarray(iso.y_thresholds_, dtype=np.float64))
+                    steps_x, steps_y = fit_isotonic(scores[:, c], t, w, eps, 1.0 - eps)
+                    iso_x.append(steps_x)
+                    iso_y.append(steps_y)
             self.sigmoid_ = np.array(sig, dtype=np.float64).reshape(-1, 2)
             self.isotonic_x_, self.isotonic_y_ = iso_x, iso_y
             self.thresholds_ = np.array([

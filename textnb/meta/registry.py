@@ -180,20 +180,18 @@ def streaming_model(opts, *, steps=False):
     documents' rows -- a ``binary`` vectorizer, term selection (``--select``) and term
     weighting (``--weighting``) in front of the count model -- and the result is
     ``(vectorizer params, (estimator name, params), pipeline steps)``, the steps as
-    ``train_text_model`` takes them (``()`` for none); ``--calibrate sigmoid`` wraps the
-    model in ``("CalibratedNB", {"method": "sigmoid", "estimator": model})``."""
+    ``train_text_model`` takes them (``()`` for none); ``--calibrate METHOD`` wraps the
+    model in ``("CalibratedNB", {"method": METHOD, "estimator": model})``."""
     kind = document_kind(opts)
     wrapped = (opts.lazy or opts.adjust or opts.significance is not None or opts.adjust_on
                or (opts.norm and kind != "complement"))
     if not steps:
         wrapped = wrapped or opts.select or opts.weighting or opts.binary or opts.calibrate
-    elif opts.calibrate:  # sigmoid maps around the model below (isotonic regression: the estimator)
-        if opts.calibrate != "sigmoid" or wrapped:
-            return None
-        inner = streaming_model(replace(opts, calibrate=None), steps=True)
+    elif opts.calibrate:  # calibration maps around the model below
+        inner = None if wrapped else streaming_model(replace(opts, calibrate=None), steps=True)
         if inner is None:
             return None
-        return inner[0], ("CalibratedNB", {"method": "sigmoid", "estimator": inner[1]}), inner[2]
+        return inner[0], ("CalibratedNB", {"method": opts.calibrate, "estimator": inner[1]}), inner[2]
     if steps and kind == "auto" and not (wrapped or opts.select or opts.weighting or _count_params(opts)):
         return vectorizer_params(opts), ("SmoothingCV", {"cv": _AUTO_FOLDS}), ()  # _document_model's
     if kind not in _STREAMING or wrapped:

@@ -517,28 +517,29 @@ def _fit_spec(spec, classes, X, y_index):
 
 
 def _calibration_params(given):
-    """Every parameter of a CalibratedNB but its estimator, checked (sigmoid maps, folds: what
+    """Every parameter of a CalibratedNB but its estimator, checked (a number of folds: what
     :func:`_fit_calibrated` computes)."""
     from textnb.core.model_schema import check_param_values
     from textnb.text.wrappers import CALIBRATED_PARAMS
 
     params = {"method": "sigmoid", "cv": 5, "target_fpr": None, "random_state": 0, **given}
     check_param_values({k: v for k, v in CALIBRATED_PARAMS.items() if k != "estimator"}, params)
-    if params["method"] != "sigmoid" or not isinstance(params["cv"], int):
-        raise ValueError("train_text_model calibrates with sigmoid maps on a number of folds")
+    if not isinstance(params["cv"], int):
+        raise ValueError("train_text_model calibrates on a number of folds")
     return params
 
 
 def _fit_calibrated(params, spec, fitted, template, classes, X, y_index):
-    """The fitted node and template of ``CalibratedNB(estimator, **params)`` (sigmoid maps)
-    around the model ``spec``, already ``fitted`` on all of ``X``: what its ``fit``
+    """The fitted node and template of ``CalibratedNB(estimator, **params)`` (sigmoid or
+    isotonic maps) around the model ``spec``, already ``fitted`` on all of ``X``: what its ``fit``
     computes -- out-of-fold log-odds of the model refitted on each fold's training part
     (on the terms that part has; :func:`textnb.core.folds.stratified_kfold`), Platt's maps
-    and the per-class thresholds on them (:func:`textnb.text.wrappers.fit_sigmoid`,
-    :func:`~textnb.text.wrappers.threshold_for_f1`) -- through the kernels."""
+    or the isotonic steps, and the per-class thresholds on them (:func:`textnb.text.wrappers.fit_sigmoid`,
+    :func:`~textnb.text.wrappers.fit_isotonic`, :func:`~textnb.text.wrappers.threshold_for_f1`) -- through
+    the kernels."""
     from textnb.core.folds import stratified_kfold
     from textnb.core.stats import seen_columns
-    from textnb.text.wrappers import (calibrated_classes, finite_scores, fit_sigmoid, threshold_for_f1,
+    from textnb.text.wrappers import (calibrated_classes, finite_scores, fit_isotonic, fit_sigmoid, threshold_for_f1,
                                       threshold_for_fpr)
 
     n = len(classes)
@@ -561,17 +562,26 @@ def _fit_calibrated(params, spec, fitted, template, classes, X, y_index):
             scores[test] = log_odds(full)
         scores = finite_scores(scores)
         w = np.ones(len(y_index))
-        sigmoid = np.array([fit_sigmoid(scores[:, c], (y_index == c).astype(np.float64), w) for c in calibrated],
-                           dtype=np.float64).reshape(-1, 2)
+        sig, iso_x, iso_y = [], [], []
+        for c in calibrated:
+            t = (y_index == c).astype(np.float64)
+            if params["method"] == "sigmoid":
+                sig.append(fit_sigmoid(scores[:, c], t, w))
+            else:  # floor / ceiling 1 / (n + 2), as CalibratedNB
+                eps = 1.0 / (np.sum(w) + 2.0)
+                steps_x, steps_y = fit_isotonic(scores[:, c], t, w, eps, 1.0 - eps)
+                iso_x.append(steps_x)
+                iso_y.append(steps_y)
+        sigmoid = np.array(sig, dtype=np.float64).reshape(-1, 2)
         thresholds = np.array([
             threshold_for_f1(scores[:, c], y_index == c) if params["target_fpr"] is None
             else threshold_for_fpr(scores[:, c], y_index == c, params["target_fpr"]) for c in range(n)])
     else:
-        sigmoid, thresholds = np.zeros((0, 2)), np.array([-np.inf])
-    node_params = {"cv": params["cv"], "estimator": template, "method": "sigmoid",
+        sigmoid, iso_x, iso_y, thresholds = np.zeros((0, 2)), [], [], np.array([-np.inf])
+    node_params = {"cv": params["cv"], "estimator": template, "method": params["method"],
                    "random_state": params["random_state"], "target_fpr": params["target_fpr"]}
     state = {"n_features_in_": X.shape[1], "classes_": classes, "calibrated_classes_": calibrated,
-             "sigmoid_": sigmoid, "isotonic_x_": [], "isotonic_y_": [], "thresholds_": thresholds,
+             "sigmoid_": sigmoid, "isotonic_x_": iso_x, "isotonic_y_": iso_y, "thresholds_": thresholds,
              "estimator_": fitted}
     return ModelNode("CalibratedNB", node_params, state), ModelNode("CalibratedNB", node_params, {})
 

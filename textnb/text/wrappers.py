@@ -30,7 +30,7 @@ from textnb.core.model_schema import (CV, MAX_COUNT, MAX_DIM, N_FEATURES, SEED, 
                                       Classes, Counts, DictOf, Exactly, Float, Int, ListOf, MayBeAbsent, Model,
                                       OneOf, Optional, Reals, Str, TupleOf, When)
 
-__all__ = ["fit_sigmoid", "threshold_for_f1", "threshold_for_fpr", "SMOOTHING_GRID", "held_out_predictions", "SELECT_DEFAULTS", "WEIGHTING_DEFAULTS", "document_frequency", "presence_counts", "CALIBRATION_METHODS", "CALIBRATED_PARAMS", "CALIBRATED_STATE", "IDF", "PIPELINE_PARAMS", "SCORES",
+__all__ = ["fit_isotonic", "fit_sigmoid", "threshold_for_f1", "threshold_for_fpr", "SMOOTHING_GRID", "held_out_predictions", "SELECT_DEFAULTS", "WEIGHTING_DEFAULTS", "document_frequency", "presence_counts", "CALIBRATION_METHODS", "CALIBRATED_PARAMS", "CALIBRATED_STATE", "IDF", "PIPELINE_PARAMS", "SCORES",
            "SELECT_PARAMS", "SELECT_STATE", "SMOOTHING_PARAMS", "SMOOTHING_STATE", "WEIGHTING_PARAMS",
            "WEIGHTING_STATE", "calibrated_classes", "calibrated_log_proba", "finite_scores", "idf_weights",
            "log_expit", "support_mask", "term_scores", "weigh_cells"]
@@ -321,6 +321,44 @@ def threshold_for_f1(scores, positive):
     if np.isfinite(nxt) and np.isfinite(s[best]):
         return float((s[best] + nxt) / 2)  # midway between the last flagged score and the next
     return float(nxt)
+
+
+def fit_isotonic(x, y, w, y_min, y_max):
+    """``(x steps, y steps)`` of the weighted isotonic (non-decreasing) regression of ``y``
+    on ``x`` with values clipped to ``[y_min, y_max]``: what scikit-learn's
+    ``IsotonicRegression(y_min=y_min, y_max=y_max).fit(x, y, sample_weight=w)`` keeps as
+    ``X_thresholds_`` / ``y_thresholds_``, float for float -- zero weights dropped, the
+    points sorted, those whose ``x`` are within float64 resolution of a run's first merged
+    (weighted mean of ``y``), scipy's pool-adjacent-violators fit, and the steps equal to both
+    neighbours dropped."""
+    from scipy.optimize import isotonic_regression
+
+    x, y, w = (np.asarray(a, dtype=np.float64).reshape(-1) for a in (x, y, w))
+    keep = w > 0
+    x, y, w = x[keep], y[keep], w[keep]
+    order = np.lexsort((y, x))
+    x, y, w = x[order].tolist(), y[order].tolist(), w[order].tolist()
+    eps = float(np.finfo(np.float64).resolution)
+    xs, ys, ws = [], [], []
+    cx, cy, cw = x[0], 0.0, 0.0
+    for xj, yj, wj in zip(x, y, w):  # (scikit-learn's _make_unique, in the same order of operations)
+        if xj - cx >= eps:
+            xs.append(cx)
+            ws.append(cw)
+            ys.append(cy / cw)
+            cx, cw, cy = xj, wj, yj * wj
+        else:
+            cw += wj
+            cy += yj * wj
+    xs.append(cx)
+    ws.append(cw)
+    ys.append(cy / cw)
+    fitted = np.asarray(isotonic_regression(np.asarray(ys), weights=np.asarray(ws), increasing=True).x,
+                        dtype=np.float64)
+    np.clip(fitted, y_min, y_max, fitted)
+    steps = np.ones(len(fitted), dtype=bool)
+    steps[1:-1] = np.logical_or(np.not_equal(fitted[1:-1], fitted[:-2]), np.not_equal(fitted[1:-1], fitted[2:]))
+    return np.asarray(xs)[steps], fitted[steps]
 
 
 def log_expit(u):
