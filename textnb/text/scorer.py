@@ -35,7 +35,8 @@ from textnb.core.model_io import ModelNode, build, read_nodes
 from textnb.core.model_schema import check_declared
 from textnb.naive_bayes.kernels import KERNELS
 from textnb.text.ascii_tokens import TermKeys
-from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
+from textnb.text.defaults import (TEXT_CLASSIFIER_DEFAULTS, TEXT_CLASSIFIER_OWN_PARAMS, VECTORIZER_DEFAULTS,
+                                  VECTORIZER_PARAMS, VECTORIZER_STATE)
 from textnb.text.tokenize import StoredVocabulary, analyzer_from_params, batch_term_ids, cell_counts
 from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, PIPELINE_PARAMS, SELECT_DEFAULTS, SELECT_PARAMS,
                                   SELECT_STATE, SMOOTHING_PARAMS, SMOOTHING_STATE, WEIGHTING_DEFAULTS, WEIGHTING_PARAMS,
@@ -320,6 +321,7 @@ def _scorer(root):
     if not len(terms):  # an empty vocabulary: building the estimator reports it in one line
         return None
     try:
+        _check_text_classifier(root, vec)
         chain = _unwrap(model, len(terms))
     except (ModelFileError, ValueError, TypeError, KeyError, IndexError):
         return None  # load reports it in its own words
@@ -338,6 +340,22 @@ def _scorer(root):
                       wrapped=model.kind not in KERNELS, max_bytes=max_bytes, calibrated=calibrated)
 
 
+def _check_text_classifier(root, vec):
+    """The root's own parameters, its unfitted vectorizer and model, and the fitted
+    vectorizer's parameters and state, as :func:`~textnb.core.model_io.load` checks them."""
+    own = {k: v for k, v in root.params.items() if k not in ("vectorizer", "model")}
+    check_declared(root.kind, TEXT_CLASSIFIER_OWN_PARAMS, {}, own, {})
+    check_declared(vec.kind, VECTORIZER_PARAMS, VECTORIZER_STATE, vec.params, vec.state)
+    template = root.params.get("vectorizer")
+    if template is not None:
+        if not isinstance(template, ModelNode) or template.kind != "Vectorizer" or template.state:
+            raise ValueError("not a Vectorizer template")
+        check_declared(template.kind, VECTORIZER_PARAMS, VECTORIZER_STATE, template.params, {})
+    template = root.params.get("model")
+    if template is not None and not (isinstance(template, ModelNode) and _template_known(template)):
+        raise ValueError("a model template of a kind not read here")
+
+
 def _same(a, b):
     return a is not None and np.shape(a) == np.shape(b) and np.array_equal(np.asarray(a), np.asarray(b))
 
@@ -348,12 +366,24 @@ def _check(node, template=False):
     models (the caller checks those); the unfitted models it holds must be of kinds read
     here (``template``: the node is one)."""
     pschema, sschema, nested, templates = _WRAPPERS[node.kind]
-    if template:
-        nested, templates = nested + templates, templates + nested
+    if template:  # its models are all unfitted: templates (a template Pipeline's steps too)
+        templates = templates + tuple(k for k in nested if not k.endswith("_"))
     params = {k: v for k, v in node.params.items() if k not in nested}
     state = {k: v for k, v in node.state.items() if k not in nested}
     check_declared(node.kind, {k: v for k, v in pschema.items() if k not in nested},
                    {k: v for k, v in sschema.items() if k not in nested}, params, state)
+    for name in nested:  # what the schemas' Model specs require of the values themselves
+        if template and name.endswith("_"):
+            continue
+        value = node.state.get(name) if name.endswith("_") else node.params.get(name)
+        if name == "steps":
+            if not isinstance(value, list) or not value or len(value) > 100 or any(
+                    not isinstance(s, tuple) or len(s) != 2 or not isinstance(s[0], str) or len(s[0]) > 1000
+                    or not isinstance(s[1], ModelNode) for s in value):
+                raise ValueError("Pipeline steps that are not (name, model) pairs")
+        elif name in ("estimator", "estimator_") and not isinstance(value, ModelNode) and not (
+                value is None and name == "estimator"):
+            raise ValueError(f"{node.kind}.{name} is not a model")
     for value in _nested_values([node.params.get(k) for k in templates]):
         if not _template_known(value):
             raise ValueError(f"a {value.kind} template")  # load builds (and checks) it
