@@ -42,7 +42,7 @@ from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, PIPELINE_
                                   SELECT_STATE, SMOOTHING_PARAMS, SMOOTHING_STATE, WEIGHTING_DEFAULTS, WEIGHTING_PARAMS,
                                   WEIGHTING_STATE, calibrated_log_proba, support_mask, term_scores, weigh_cells)
 
-__all__ = ["TextScorer", "load_for_prediction", "scorer_from_file"]
+__all__ = ["CountScorer", "TextScorer", "load_for_prediction", "scorer_from_file", "scorer_from_node"]
 
 #: Fewer documents than this are looked up in a dict (building TermKeys costs more) and
 #: scored in numpy alone; more are scored with scipy's sparse product.
@@ -138,11 +138,20 @@ class TextScorer:
         str (or ASCII bytes)."""
         if isinstance(docs, (str, bytes)):
             raise TypeError("expected an iterable of documents, got a single string; wrap it in a list")
+        data, indices, indptr = self._cells(docs)
+        return self._joint(data, indices, indptr)
+
+    def _cells(self, docs):
+        """The CSR arrays ``(data, indices, indptr)`` of the documents' term counts."""
         docs = list(docs)
-        n_terms, n_classes = self._weights_t.shape
         n_cols = len(self._vocab) if self._vocab is not None else len(self._terms)
         rows, ids = batch_term_ids(docs, self.analyzer, self._vocabulary(len(docs)), grow=False)
-        data, indices, indptr = cell_counts(rows, ids, len(docs), n_cols)
+        return cell_counts(rows, ids, len(docs), n_cols)
+
+    def _joint(self, data, indices, indptr):
+        """The joint log-likelihoods of documents of term counts ``(data, indices, indptr)``."""
+        n_docs = indptr.size - 1
+        n_terms = self._weights_t.shape[0]
         data = np.ones(data.shape) if self.binary else data.astype(np.float64)
         for step in self.transforms:
             data, indices, indptr = step(data, indices, indptr)
@@ -150,14 +159,14 @@ class TextScorer:
             data = (data > self.threshold).astype(np.float64)
         if self.features is not None:
             data = doc_features(self.features, data, indptr)
-        if len(docs) < _FEW_DOCUMENTS:
+        if n_docs < _FEW_DOCUMENTS:
             jll = _sparse_dot(data, indices, indptr, self._weights_t) + self.bias
         else:
             # a batch: scipy's CSR product (the same arithmetic, in compiled code); importing
             # scipy.sparse costs less than the batch takes
             import scipy.sparse as sp
 
-            X = sp.csr_matrix((data, indices, indptr), shape=(len(docs), n_terms))
+            X = sp.csr_matrix((data, indices, indptr), shape=(n_docs, n_terms))
             jll = np.asarray(X @ self._weights_t) + self.bias
         if self.empty is not None:  # no known term: the class prior
             jll = prior_where_empty(jll, _no_evidence(data, indptr), self.empty)
@@ -204,6 +213,36 @@ class TextScorer:
         if self.calibration is not None:
             return self.classes_[np.argmax(self.predict_log_proba(docs), axis=1)]
         return self.classes_[np.argmax(self.predict_joint_log_proba(docs), axis=1)]
+
+
+class CountScorer(TextScorer):
+    """A :class:`TextScorer` of count matrices instead of documents: its ``predict*``
+    methods take a CSR matrix of term counts (float64, sorted indices) over the model's
+    terms, as the estimator of the model takes it (:func:`scorer_from_node`)."""
+
+    reads_documents = False
+
+    def _cells(self, X):
+        return X.data, X.indices, X.indptr
+
+
+def scorer_from_node(node, n_features):
+    """A :class:`CountScorer` of a fitted model node over ``n_features`` count columns (a
+    count model, a Pipeline ending in one, SmoothingCV, CalibratedNB: what the scorer of a
+    file reads), or None; what ``textnb evaluate`` scores a fold's model with."""
+    try:
+        chain = _unwrap(node, n_features)
+    except (ModelFileError, ValueError, TypeError, KeyError, IndexError):
+        return None
+    if chain is None:
+        return None
+    transforms, final, n_final, calibration = chain
+    form = _linear_form(final, n_final)
+    if form is None:
+        return None
+    return CountScorer(None, range(n_features), form.weights, form.bias, form.classes, False, form.threshold,
+                       form.event_model, form.empty, steps=transforms, calibration=calibration,
+                       wrapped=node.kind not in KERNELS)
 
 
 def _no_evidence(data, indptr):

@@ -37,6 +37,7 @@ from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
 from textnb.text.tokenize import Analyzer, analyzer_from_params, count_batch, encode_terms
 
 __all__ = ["Accumulator", "PER_CLASS", "batches", "check_vocabulary_params", "count_documents", "finish_counts",
+           "fit_model",
            "learn_counts", "min_parallel", "prune_mask", "select_columns", "select_vocabulary", "train_text_model"]
 
 #: The per-class table each streamable model needs: term counts, or document frequencies
@@ -452,14 +453,7 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
         X_rows, y_rows, _ = acc.row_matrix(cols)
         if binary:  # the Vectorizer's output: presence
             X_rows.data[:] = 1.0
-        if smoothing:
-            fitted_model, template, spec = _fit_smoothing(given, classes, X_rows, y_rows)
-        else:
-            spec = _Spec(kind, kernel, model_params, saved_params, steps, "model")
-            fitted_model, template, _ = _fit_spec(spec, classes, X_rows, y_rows)
-        if calibration is not None:
-            fitted_model, template = _fit_calibrated(calibration, spec, fitted_model, template, classes, X_rows,
-                                                     y_rows)
+        fitted_model, template = fit_model(model, steps, classes, X_rows, y_rows)
     else:
         if rows:  # what DiscriminativeNB.fit_rows computes, by the same function (the kernel's fit)
             dropped = acc.dropped_sums(cols)
@@ -477,6 +471,35 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
     root = ModelNode("TextClassifier", params,
                      {"vectorizer_": fitted_vec, "model_": fitted_model, "classes_": classes})
     return root, acc.skipped
+
+
+def fit_model(model, steps, classes, X, y_index):
+    """``(fitted node, template node)`` of ``model`` (``(kind, params)`` as
+    :func:`train_text_model` takes it: a count model, ``SmoothingCV`` or ``CalibratedNB``
+    around one) with the Pipeline ``steps`` in front of the count model, fitted on the CSR
+    matrix ``X`` (float64, sorted indices) of documents of ``classes[y_index]``: what the
+    estimators' ``fit`` computes on that matrix, through the same functions (the
+    trainer's and ``textnb evaluate``'s folds' fit)."""
+    kind, given = model
+    calibration = None
+    if kind == "CalibratedNB":
+        calibration = _calibration_params({k: v for k, v in given.items() if k != "estimator"})
+        kind, given = given["estimator"]
+    steps = [(name, (step_kind, _step_params(step_kind, step_params))) for name, (step_kind, step_params) in steps]
+    if kind == "SmoothingCV":
+        if steps:
+            raise ValueError("a SmoothingCV is fitted without Pipeline steps around it")
+        fitted, template, spec = _fit_smoothing(given, classes, X, y_index)
+    else:
+        kernel = KERNELS[kind]
+        params = kernel.params(given)
+        kernel.check_params(params)
+        saved = {k: v for k, v in params.items() if k not in kernel.execution_params}
+        spec = _Spec(kind, kernel, params, saved, steps, "model")
+        fitted, template, _ = _fit_spec(spec, classes, X, y_index)
+    if calibration is not None:
+        fitted, template = _fit_calibrated(calibration, spec, fitted, template, classes, X, y_index)
+    return fitted, template
 
 
 class _Spec(NamedTuple):
