@@ -11,14 +11,22 @@ the scikit-learn estimators are adapters that call these functions, and the
 scikit-learn-free scorer (:mod:`textnb.text.scorer`) reads the same nodes and calls the
 same functions, so both give the same floats.
 
-* selection: :func:`term_scores` (chi-square, information gain, document frequency) and
-  :func:`support_mask` (the ``k`` best terms, ties by column);
-* weighting: :func:`idf_weights` and :func:`weigh_cells` (binary, ``log(1 + x)``, idf,
-  L2 length norm on CSR arrays);
+* selection: :func:`term_scores` (chi-square, information gain, document frequency),
+  :func:`presence_counts` (what it sums) and :func:`support_mask` (the ``k`` best terms,
+  ties by column);
+* weighting: :func:`document_frequency`, :func:`idf_weights` and :func:`weigh_cells`
+  (binary, ``log(1 + x)``, idf, L2 length norm on CSR arrays);
 * calibration: :func:`calibrated_log_proba` (Platt's sigmoid or an isotonic step
   function on the log-odds, one-vs-rest normalised), :func:`finite_scores`,
-  :func:`calibrated_classes`;
-* the model-file schemas of all four (and of scikit-learn's ``Pipeline``).
+  :func:`calibrated_classes`, and the fitting of the maps and thresholds:
+  :func:`fit_sigmoid`, :func:`fit_isotonic`, :func:`threshold_for_f1`,
+  :func:`threshold_for_fpr`;
+* smoothing: :func:`held_out_predictions` (SmoothingCV's out-of-fold predictions from
+  summed counts) and its grid;
+* the model-file schemas and defaults of all four (and the schema of scikit-learn's ``Pipeline``).
+
+numpy only at import; :func:`fit_sigmoid`, :func:`fit_isotonic` and
+:func:`held_out_predictions` (training) import scipy when they run.
 """
 
 from types import MappingProxyType
