@@ -59,6 +59,7 @@ MODELS = {
     "text-auto": ("text", ["--model", "auto"]),
     "text-calibrated": ("text", ["--calibrate", "sigmoid", "--select", "chi2:5", "--weighting"]),
     "text-isotonic": ("text", ["--calibrate", "isotonic"]),
+    "text-select-binary": ("text", ["--select", "ig:5", "--binary", "--model", "bernoulli"]),
     "text-apnbc": ("text", ["--adjust"]),
     "text-lazy": ("text", ["--lazy", "hlbr"]),
     "text-lazy-bernoulli": ("text", ["--lazy", "lbr", "--model", "bernoulli"]),
@@ -425,6 +426,54 @@ def test_mutated_model_files_are_refused_or_predict(fitted, name, tmp_path):
     if in_child:
         outcomes["child"] = _run_in_child(name, in_child, X, tmp_path)
     assert outcomes["refused"] > 0, outcomes
+
+
+#: the text models whose files the scikit-learn-free scorer reads (textnb.text.scorer)
+SCORED = ["text-auto", "text-calibrated", "text-isotonic", "text-select-binary", "text-multinomial"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", SCORED)
+def test_mutated_wrapped_text_files_score_as_load_or_fall_back(fitted, name, tmp_path):
+    """The scorer reads a mutated file only when ``load`` reads it too, and then scores as the
+    loaded estimator; otherwise it returns None (``load_for_prediction`` then builds the
+    estimator, which reports the file in its own words) or raises ``load``'s error."""
+    import warnings
+
+    from textnb.text.scorer import scorer_from_file
+
+    path, X = fitted[name]
+    header, arrays = _read(path)
+    assert scorer_from_file(path) is not None
+    csr = _csr_arrays(header["model"])
+    outcomes = {"scored": 0, "fell back": 0, "refused": 0}
+    for i, (label, h, arr, aname) in enumerate(_mutations(header, arrays, seed=name, budget=BUDGET)):
+        if aname in csr:
+            continue
+        target = tmp_path / f"m{i}.tnb"
+        _write(target, h, arr)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                scorer = scorer_from_file(target)
+            except ModelFileError as exc:
+                with pytest.raises(ModelFileError) as loaded:
+                    textnb.load(target)
+                assert str(exc) == str(loaded.value), label
+                outcomes["refused"] += 1
+                continue
+            if scorer is None:
+                outcomes["fell back"] += 1
+                continue
+            try:
+                model = textnb.load(target)
+            except ModelFileError as exc:
+                pytest.fail(f"{name}: {label}: the scorer reads a file load refuses ({exc})")
+            ours, theirs = scorer.predict_proba(X), model.predict_proba(X)
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-12, err_msg=f"{name}: {label}")
+        assert scorer.predict(X).tolist() == model.predict(X).tolist(), label
+        outcomes["scored"] += 1
+    assert outcomes["fell back"] + outcomes["refused"] > 0 and outcomes["scored"] > 0, outcomes
 
 
 def _run_in_child(name, cases, X, tmp_path):

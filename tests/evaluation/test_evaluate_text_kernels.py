@@ -52,3 +52,26 @@ def test_cross_validate_with_a_kernel_equals_the_estimator(sms, kind, params):
     kernel = cross_validate(X, y, (kind, params), cv=3, repeat=2, seed=1, vectorizer=vectorizer)
     want = cross_validate(X, y, model_class(kind)(**params), cv=3, repeat=2, seed=1, vectorizer=vectorizer)
     assert {**kernel, "seconds": 0} == {**want, "seconds": 0}
+
+
+WRAPPED = [["--weighting", "--cv", "3"], ["--select", "ig:300", "--model", "multinomial", "--weighting", "--cv", "3"],
+           ["--binary", "--model", "bernoulli", "--cv", "3"], ["--model", "auto", "--cv", "3"],
+           ["--calibrate", "sigmoid", "--cv", "3"], ["--calibrate", "isotonic", "--select", "chi2:400", "--cv", "3"]]
+
+
+@pytest.mark.parametrize("args", WRAPPED, ids=" ".join)
+def test_cli_evaluate_of_wrapped_models_imports_no_sklearn_and_reports_as_the_estimators(args):
+    """--binary / --select / --weighting / --model auto / --calibrate: each fold is fitted by the
+    trainer's functions and scored by the scorer of its node, with the estimators' report."""
+    import textnb
+    from textnb.cli.commands import build_parser
+    from textnb.meta.registry import ModelOptions, make_text_classifier
+
+    status, out = cli_subprocess("evaluate", SMS_TSV, *args, "--json")
+    assert status.split()[:2] == ["0", "False"]
+    report = json.loads(out)
+    del report["seconds"]
+    opts = ModelOptions.from_namespace(build_parser().parse_args(["evaluate", str(SMS_TSV), *args]))
+    want = evaluate_documents(textnb.open_corpus(SMS_TSV), make_text_classifier(opts), cv=3)
+    del want["seconds"]
+    assert json.loads(json.dumps(want)) == report

@@ -139,3 +139,26 @@ def test_calibrated_log_loss_is_lower_on_20newsgroups(shared_corpora):
     raw = base.fit(X_train, y_train).predict_proba(X_test)
     cal = CalibratedNB(base).fit(X_train, y_train).predict_proba(X_test)
     assert log_loss(y_test, cal, labels=np.unique(y_train)) < log_loss(y_test, raw, labels=np.unique(y_train))
+
+
+def test_fit_isotonic_keeps_scikit_learns_steps_float_for_float():
+    """The isotonic map CalibratedNB and the trainer fit is scikit-learn's IsotonicRegression's:
+    ties (exact and within float64 resolution), weights, zero weights, clipping."""
+    from sklearn.isotonic import IsotonicRegression
+
+    from textnb.text.wrappers import fit_isotonic
+
+    rng = np.random.default_rng(7)
+    for trial in range(40):
+        n = int(rng.integers(1, 400))
+        x = np.round(rng.normal(0, 3, n), int(rng.integers(0, 4)))  # many exact ties
+        x[: n // 5] += 1e-16 * rng.integers(0, 3, n // 5)  # ties within resolution
+        y = (rng.random(n) < 1 / (1 + np.exp(-x))).astype(np.float64)
+        w = rng.choice([1.0, 0.5, 2.0, 0.0], n) if trial % 2 else np.ones(n)
+        if not (w > 0).any():
+            w[0] = 1.0
+        eps = 1.0 / (w.sum() + 2.0)
+        iso = IsotonicRegression(out_of_bounds="clip", y_min=eps, y_max=1.0 - eps).fit(x, y, sample_weight=w)
+        steps_x, steps_y = fit_isotonic(x, y, w, eps, 1.0 - eps)
+        np.testing.assert_array_equal(steps_x, iso.X_thresholds_)
+        np.testing.assert_array_equal(steps_y, iso.y_thresholds_)

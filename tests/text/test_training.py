@@ -75,3 +75,73 @@ def test_numpy_tokenizer_counts_in_threads_with_the_same_sums(monkeypatch):
     assert np.array_equal(one.tf_total, two.tf_total) and np.array_equal(one.df_total, two.df_total)
     for a, b in zip(one.row_matrix(np.arange(len(one.terms()))), two.row_matrix(np.arange(len(two.terms())))):
         assert (a != b).nnz == 0 if hasattr(a, "nnz") else np.array_equal(a, b)
+
+
+WRAPPED = [
+    ["--binary"],
+    ["--binary", "--model", "multinomial", "--max-features", "300"],
+    ["--binary", "--model", "bernoulli"],
+    ["--select", "chi2:400"],
+    ["--select", "ig:300", "--model", "multinomial"],
+    ["--select", "df:500", "--model", "complement", "--norm"],
+    ["--weighting"],
+    ["--weighting", "--model", "bernoulli", "--min-df", "2"],
+    ["--select", "chi2:500", "--weighting", "--model", "complement"],
+    ["--select", "ig:200", "--weighting", "--binary", "--ngram", "2"],
+    ["--model", "auto"],
+    ["--model", "auto", "--binary", "--stop-words", "english"],
+    ["--calibrate", "sigmoid"],
+    ["--calibrate", "sigmoid", "--model", "multinomial", "--select", "chi2:300", "--weighting"],
+    ["--calibrate", "sigmoid", "--model", "auto"],
+    ["--calibrate", "sigmoid", "--model", "complement", "--binary"],
+    ["--calibrate", "isotonic"],
+    ["--calibrate", "isotonic", "--model", "auto"],
+    ["--calibrate", "isotonic", "--model", "bernoulli", "--select", "ig:300"],
+]
+
+
+@pytest.fixture(scope="module")
+def sms_part(tmp_path_factory):
+    path = tmp_path_factory.mktemp("sms") / "part.tsv"
+    path.write_text("".join(SMS.read_text(encoding="utf-8").splitlines(keepends=True)[:2000]), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("flags", WRAPPED, ids=" ".join)
+def test_wrapped_models_train_without_estimators_to_the_estimators_file(flags, sms_part, tmp_path, monkeypatch):
+    """--binary / --select / --weighting / --model auto / --calibrate: train_text_model writes the file (and prints the
+    summary) the estimators write, byte for byte."""
+    import io
+
+    import textnb.meta.registry as registry
+
+    out = io.StringIO()
+    assert main(["train", str(sms_part), "-o", str(tmp_path / "kernel.tnb"), *flags], stdout=out) == 0
+    assert registry.streaming_model(registry.ModelOptions.from_namespace(_namespace(flags)), steps=True) is not None
+    with monkeypatch.context() as m:  # the estimators' path, as before
+        m.setattr(registry, "streaming_model", lambda opts, **kw: None)
+        expected = io.StringIO()
+        assert main(["train", str(sms_part), "-o", str(tmp_path / "estimator.tnb"), *flags], stdout=expected) == 0
+    assert (tmp_path / "kernel.tnb").read_bytes() == (tmp_path / "estimator.tnb").read_bytes()
+
+    def summary(text):
+        return [line.replace("estimator.tnb", "kernel.tnb") for line in text.splitlines()
+                if not line.startswith("seconds")]
+
+    assert summary(out.getvalue()) == summary(expected.getvalue())
+
+
+def _namespace(flags):
+    from textnb.cli.commands import build_parser
+
+    return build_parser().parse_args(["train", "x.tsv", *flags])
+
+
+@pytest.mark.parametrize("flags", [["--binary"], ["--select", "chi2:300", "--weighting", "--model", "multinomial"],
+                                   ["--model", "auto"], ["--calibrate", "sigmoid", "--select", "ig:300"]])
+def test_wrapped_training_imports_no_scikit_learn(flags, sms_part, tmp_path):
+    probe = ("import sys\nfrom textnb.cli.commands import main\n"
+             f"rc = main(['train', {str(sms_part)!r}, '-o', {str(tmp_path / 'm.tnb')!r}, *{flags!r}])\n"
+             "print(rc, sorted(m for m in sys.modules if m.split('.')[0] == 'sklearn'))\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "0 []"

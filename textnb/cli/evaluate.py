@@ -73,12 +73,19 @@ def run(args, out, err):
 
 def _kernel_fitted(opts):
     """``(vectorizer params, (kind, params))`` when the options ask for a model that each
-    fold fits from its kernel (no estimator, no scikit-learn), else None."""
+    fold fits from its kernel (no estimator, no scikit-learn), ``(vectorizer params, (kind,
+    params, steps))`` for a wrapped one (Pipeline steps, SmoothingCV, CalibratedNB: fitted by
+    the trainer's functions), else None."""
     from textnb.evaluation.evaluate import KERNEL_FITTED
     from textnb.meta.registry import streaming_model
 
-    streaming = streaming_model(opts)
-    return streaming if streaming is not None and streaming[1][0] in KERNEL_FITTED else None
+    streaming = streaming_model(opts, steps=True)
+    if streaming is None:
+        return None
+    vectorizer, model, steps = streaming
+    if steps or model[0] not in KERNEL_FITTED:  # wrapped: (kind, params, steps), fitted as train fits it
+        return vectorizer, (model[0], model[1], steps)
+    return vectorizer, model
 
 
 def _evaluate_table(args, opts, inputs, table, start, out):

@@ -7,7 +7,7 @@ from textnb.apps.spamclient import EXIT_INTERRUPTED, Terminated
 from textnb.cli.filterbase import add_version, full_library, parser_class, say
 from textnb.cli.streams import cell
 from textnb.core.errors import InputError, ModelFileError, TextnbError
-from textnb.core.wrapping import calibrated
+from textnb.core.wrapping import calibrated, reads_documents
 from textnb.io import mailread as mail
 
 __all__ = ["topic_main"]
@@ -66,11 +66,11 @@ def topic_main(argv=None, *, stdout=None, stderr=None):
     try:
         full_library()
         from textnb.apps.filtering import apply_route, plan_routes
-        from textnb.core.model_io import load
+        from textnb.text.scorer import load_for_prediction
 
         args = _topic_parser().parse_args(argv)
-        model = load(args.model)
-        if not hasattr(model, "predict_proba") or not hasattr(model, "vectorizer_"):
+        model = load_for_prediction(args.model)  # as textnb predict loads it: no scikit-learn for a text model
+        if not hasattr(model, "predict_proba") or not reads_documents(model):
             raise ModelFileError(f"{args.model}: not a text model (a TextClassifier is needed)")
         if args.threshold > 0 and not args.uncalibrated and not calibrated(model):
             raise InputError(f"{args.model}: the model's probabilities are not calibrated, so -t "

@@ -71,18 +71,19 @@ def run(args, out, err):
     corpus = data
     check_classes(corpus)
     warn_multilabel(corpus, err)
-    streaming = streaming_model(opts)
+    streaming = streaming_model(opts, steps=True)
     bar = Progress("reading", total=len(corpus))
     try:
         with scheduler(args) as client:
             if streaming is not None:  # no estimator built: no scikit-learn imported
                 from textnb.text.training import train_text_model
 
-                vectorizer, model = streaming
+                vectorizer, model, steps = streaming
                 fitted, skipped = train_text_model(
-                    corpus.documents, corpus.labels, vectorizer=vectorizer, model=model, n_jobs=args.jobs,
-                    max_bytes=args.max_bytes, progress=bar, client=client)
-                n_terms, name = fitted.state["model_"].state["n_features_in_"], model[0]
+                    corpus.documents, corpus.labels, vectorizer=vectorizer, model=model, steps=steps,
+                    n_jobs=args.jobs, max_bytes=args.max_bytes, progress=bar, client=client)
+                n_terms = len(fitted.state["vectorizer_"].state["terms_offsets"]) - 1
+                name = _model_name(model, steps)
             else:
                 fitted = make_text_classifier(opts)
                 fitted.fit(corpus.documents, corpus.labels, progress=bar, client=client)
@@ -124,6 +125,14 @@ def run(args, out, err):
         print(f"model: {name} -> {model_path}", file=out)
         print(f"seconds: {seconds:.2f}", file=out)
     return 0
+
+
+def _model_name(model, steps):
+    """What :func:`textnb.meta.registry.model_name` calls the estimator of a streamed ``model``."""
+    kind, params = model
+    if kind == "CalibratedNB":
+        return f"CalibratedNB({_model_name(params['estimator'], steps)})"
+    return "Pipeline" if steps else "SmoothingCV(Pipeline)" if kind == "SmoothingCV" else kind
 
 
 @contextlib.contextmanager

@@ -195,6 +195,8 @@ def _kernel_fit_predict(model, X_train, y_train, X_test):
     (``Kind, params = model``, one of :data:`KERNEL_FITTED`; the sparse counts as float64
     as the estimator's input check makes them), fitted by the model's kernel without the
     estimator: ``(proba, classes)``."""
+    if len(model) == 3:  # (kind, params, Pipeline steps): wrapped, fitted as textnb train fits it
+        return _wrapped_fit_predict(model, X_train, y_train, X_test)
     kind, given = model
     if kind not in KERNEL_FITTED:
         raise ValueError(f"a fold fits {list(KERNEL_FITTED)} from the kernel, not {kind}")
@@ -209,6 +211,28 @@ def _kernel_fit_predict(model, X_train, y_train, X_test):
         fitted = model_class(kind)(**given).fit(X_train, y_train)
         return fitted.predict_proba(X_test), fitted.classes_
     return proba_from_jll(jll), classes
+
+
+def _wrapped_fit_predict(model, X_train, y_train, X_test):
+    """``(proba, classes)`` of ``model`` = ``(kind, params, steps)`` (what
+    :func:`textnb.meta.registry.streaming_model` gives ``textnb train``: Pipeline steps, a
+    SmoothingCV, a CalibratedNB) fitted on the fold by :func:`textnb.text.training.fit_model`
+    and scored by the scorer of its node (:func:`textnb.text.scorer.scorer_from_node`): what
+    the estimators' ``fit`` and ``predict_proba`` give, without them."""
+    from textnb.text.scorer import scorer_from_node
+    from textnb.text.training import fit_model
+
+    kind, given, steps = model
+    classes, y_index = np.unique(np.asarray(y_train), return_inverse=True)
+    X_train = sp.csr_matrix(X_train, dtype=np.float64)
+    X_train.sort_indices()
+    fitted, _ = fit_model((kind, given), steps, classes, X_train, y_index)
+    scorer = scorer_from_node(fitted, X_train.shape[1])
+    if scorer is None:
+        raise ValueError(f"a {kind} fold model that the scorer does not read")
+    X_test = sp.csr_matrix(X_test, dtype=np.float64)
+    X_test.sort_indices()
+    return scorer.predict_proba(X_test), scorer.classes_
 
 
 def _binary(X):

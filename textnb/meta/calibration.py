@@ -17,21 +17,19 @@ out-of-fold scores (best F1, or a target false-positive rate), and the helpers
 from numbers import Real
 
 import numpy as np
-from scipy.special import expit, log_expit, logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.isotonic import IsotonicRegression
 from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.core.folds import stratified_kfold
-from textnb.naive_bayes.base import CV_SCHEMA, SaveMixin, given_splits, log_odds
+from textnb.naive_bayes.base import SaveMixin, given_splits, log_odds
 from textnb.core.model_io import register
 from textnb.core.stats import seen_columns
-from textnb.meta.labelsets import threshold_for_f1, threshold_for_fpr
 from textnb.meta.smoothing import SmoothingCV
-from textnb.core.model_schema import (N_FEATURES, SEED, TEMPLATE, Any, Array, Choice, Classes, Exactly,
-                                 Float, ListOf, MayBeAbsent, Model, Optional, Reals, When)
+from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, CALIBRATION_METHODS, calibrated_classes,
+                                   calibrated_log_proba, finite_scores, fit_isotonic, fit_sigmoid, threshold_for_f1,
+                                   threshold_for_fpr)
 
 __all__ = [
     "CalibratedNB",
@@ -41,7 +39,7 @@ __all__ = [
     "threshold_for_fpr",
 ]
 
-_METHODS = ("sigmoid", "isotonic")
+_METHODS = CALIBRATION_METHODS
 
 
 def estimator_log_odds(estimator, X, classes):
@@ -130,68 +128,13 @@ def _input_dtype(estimator):
     return None if text else "numeric"
 
 
-def _finite(s):
-    """Replace ±inf scores by the most extreme finite ones (or ±1e6)."""
-    s = np.asarray(s, dtype=np.float64)
-    fin = s[np.isfinite(s)]
-    hi = fin.max() if fin.size else 0.0
-    lo = fin.min() if fin.size else 0.0
-    return np.nan_to_num(s, nan=0.0, posinf=hi + 1.0, neginf=lo - 1.0)
+_finite = finite_scores
 
 
-def _fit_sigmoid(s, t, w):
-    """Platt scaling: (a, b) minimising the log loss of ``sigmoid(a s + b)``.
-
-    Uses Platt's (1999) smoothed targets ``(N+ + 1) / (N+ + 2)`` and ``1 / (N- + 2)``
-    so that a separable training set does not push ``a`` to infinity.
-    """
-    pos = np.sum(w[t == 1])
-    neg = np.sum(w[t == 0])
-    target = np.where(t == 1, (pos + 1.0) / (pos + 2.0), 1.0 / (neg + 2.0))
-    total = np.sum(w)
-    mean = np.sum(w * s) / total if total > 0 else 0.0
-    scale = np.sqrt(np.sum(w * (s - mean) ** 2) / total) if total > 0 else 1.0
-    scale = scale if scale > 0 else 1.0
-    z = s / scale
-
-    def loss(ab):
-        u = ab[0] * z + ab[1]
-        return -np.sum(w * (target * log_expit(u) + (1 - target) * log_expit(-u)))
-
-    # Newton's method with backtracking (Lin, Lin & Weng 2007): two parameters,
-    # exact Hessian, converges to machine precision in a few steps
-    ab = np.array([1.0, np.log((pos + 1.0) / (neg + 1.0))])
-    f = loss(ab)
-    for _ in range(100):
-        u = ab[0] * z + ab[1]
-        p = expit(u)
-        r = w * (p - target)
-        g = np.array([np.sum(r * z), np.sum(r)])
-        if np.max(np.abs(g)) <= 1e-11 * max(total, 1.0):
-            break
-        d = w * p * (1 - p)
-        H = np.array([[np.sum(d * z * z), np.sum(d * z)], [np.sum(d * z), np.sum(d)]])
-        H += 1e-12 * max(total, 1.0) * np.eye(2)
-        step = np.linalg.solve(H, g)
-        t = 1.0
-        while t > 1e-10:
-            new = ab - t * step
-            f_new = loss(new)
-            if f_new <= f + 1e-4 * t * (g @ -step):
-                break
-            t /= 2
-        else:
-            break
-        ab, f = new, f_new
-    a, b = ab
-    return float(a / scale), float(b)
+_fit_sigmoid = fit_sigmoid
 
 
-def _calibrated_classes(dims):
-    """The classes :class:`CalibratedNB` calibrates: the positive class of two (the other
-    is its complement), every class of more (one-vs-rest), none of one."""
-    n = dims["n_classes"]
-    return np.array([1] if n == 2 else list(range(n)) if n > 2 else [], dtype=np.int64)
+_calibrated_classes = calibrated_classes
 
 
 @register
@@ -263,28 +206,8 @@ class CalibratedNB(SaveMixin, ClassifierMixin, BaseEstimator):
     ['ham']
     """
 
-    _param_schema = {
-        "estimator": TEMPLATE, "method": Choice("sigmoid", "isotonic"), "cv": CV_SCHEMA,
-        "target_fpr": Optional(Float(0.0, 1.0)), "random_state": SEED,
-    }
-    _state_schema = {
-        "classes_": Classes(),
-        "estimator_": Model(dims={"classes_": "n_classes", "n_features_in_": "n_features"}, equal={"classes_": "classes_"}),
-        # one map per calibrated class, and which classes those are is fixed by the number
-        # of classes: the positive class of two, every class of more, none of one
-        "calibrated_classes_": Exactly(Array("iu", ("n_calibrated",), index="n_classes", distinct=True),
-                                       _calibrated_classes, "[1] for 2 classes, [0 .. n-1] for n > 2, [] for 1"),
-        "sigmoid_": When("method", "sigmoid", Reals(("n_calibrated", 2)), Reals((0, 2))),
-        "isotonic_x_": When("method", "isotonic",
-                            ListOf(Reals(("n_steps[]",), increasing=True, min_size=1), length="n_calibrated"),
-                            ListOf(Any(), length=0)),
-        "isotonic_y_": When("method", "isotonic",
-                            ListOf(Array("f", ("n_steps[]",), lo=0.0, hi=1.0), length="n_calibrated"),
-                            ListOf(Any(), length=0)),
-        "thresholds_": Array("f", ("n_classes",), finite="no-nan"),
-        "n_features_in_": N_FEATURES,
-        "feature_names_in_": MayBeAbsent(Array("U", (None,))),
-    }
+    _param_schema = CALIBRATED_PARAMS
+    _state_schema = CALIBRATED_STATE
 
     def __init__(self, estimator=None, *, method="sigmoid", cv=5, target_fpr=None, random_state=0):
         self.estimator = estimator
@@ -358,10 +281,9 @@ class CalibratedNB(SaveMixin, ClassifierMixin, BaseEstimator):
                     # floor / ceiling 1 / (n + 2): a step with no positive (negative) must
                     # not give probability 0 (1), as Laplace's rule of succession
                     eps = 1.0 / (np.sum(w) + 2.0)
-                    iso = IsotonicRegression(out_of_bounds="clip", y_min=eps, y_max=1.0 - eps)
-                    iso.fit(scores[:, c], t, sample_weight=w)
-                    iso_x.append(np.asarray(iso.X_thresholds_, dtype=np.float64))
-                    iso_y.append(np.asarray(iso.y_thresholds_, dtype=np.float64))
+                    steps_x, steps_y = fit_isotonic(scores[:, c], t, w, eps, 1.0 - eps)
+                    iso_x.append(steps_x)
+                    iso_y.append(steps_y)
             self.sigmoid_ = np.array(sig, dtype=np.float64).reshape(-1, 2)
             self.isotonic_x_, self.isotonic_y_ = iso_x, iso_y
             self.thresholds_ = np.array([
@@ -389,27 +311,8 @@ class CalibratedNB(SaveMixin, ClassifierMixin, BaseEstimator):
     def predict_log_proba(self, X):
         """Calibrated ``log P(c | x)``; rows log-sum-exp to 0."""
         check_is_fitted(self)
-        s = _finite(self.predict_log_odds(X))
-        n, k = s.shape
-        if k == 1:
-            return np.zeros((n, 1))
-        cal = np.empty((n, len(self.calibrated_classes_)))
-        comp = np.empty_like(cal)  # log(1 - p) of each map, computed directly
-        for j, c in enumerate(self.calibrated_classes_):
-            if self.method == "sigmoid":
-                a, b = self.sigmoid_[j]
-                u = a * s[:, c] + b
-                cal[:, j], comp[:, j] = log_expit(u), log_expit(-u)
-            else:
-                p = np.interp(s[:, c], self.isotonic_x_[j], self.isotonic_y_[j])
-                with np.errstate(divide="ignore"):
-                    cal[:, j], comp[:, j] = np.log(p), np.log1p(-p)
-        if k == 2:
-            return np.column_stack([comp[:, 0], cal[:, 0]])
-        # one-vs-rest maps normalised; all-zero rows (isotonic) become uniform
-        total = logsumexp(cal, axis=1, keepdims=True)
-        out = np.where(np.isfinite(total), cal - np.where(np.isfinite(total), total, 0.0), -np.log(k))
-        return out
+        return calibrated_log_proba(self.predict_log_odds(X), self.method, self.calibrated_classes_, self.sigmoid_,
+                                    self.isotonic_x_, self.isotonic_y_)
 
     def predict_proba(self, X):
         """Calibrated ``P(c | x)``; rows sum to 1."""

@@ -21,6 +21,7 @@ import scipy.sparse as sp
 
 from textnb.core.folds import kfold
 from textnb.core.logspace import log_odds
+from textnb.text.wrappers import threshold_for_f1, threshold_for_fpr  # (their home: the trainer uses them)
 
 __all__ = ["FBR_GRID", "MULTILABEL_DEFAULTS", "PCUT_GRID", "RANK_GRID", "SMALL", "STRATEGIES", "break_even_point", "copies",
            "copy_out_of_fold", "copy_scores", "decide", "decision", "indicator", "kfold", "label_indicator",
@@ -79,57 +80,6 @@ def label_support(Y):
 
 
 # -- thresholds -------------------------------------------------------------------------------
-def threshold_for_fpr(scores, positive, fpr):
-    """The smallest threshold ``t`` with false-positive rate ``P(score > t | negative) <= fpr``.
-
-    Parameters
-    ----------
-    scores : array-like of shape (n_samples,)
-        Scores of the positive class (e.g. log-odds), larger = more positive.
-    positive : array-like of bool of shape (n_samples,)
-    fpr : float in [0, 1]
-
-    Returns
-    -------
-    float
-        Predict positive when ``score > t``. ``-inf`` when every negative may be
-        flagged; a score of some negative otherwise.
-    """
-    scores = np.asarray(scores, dtype=np.float64)
-    positive = np.asarray(positive, dtype=bool)
-    if not 0.0 <= float(fpr) <= 1.0:
-        raise ValueError(f"fpr must be in [0, 1]; got {fpr!r}")
-    neg = np.sort(scores[~positive])[::-1]
-    allowed = int(np.floor(float(fpr) * len(neg) + 1e-9))
-    if allowed >= len(neg):
-        return float("-inf")
-    return float(neg[allowed])
-
-
-def threshold_for_f1(scores, positive):
-    """The threshold ``t`` (predict positive when ``score > t``) with the best F1.
-
-    Ties go to the largest threshold. Returns ``+inf`` if there is no positive.
-    """
-    scores = np.asarray(scores, dtype=np.float64)
-    positive = np.asarray(positive, dtype=bool)
-    n_pos = positive.sum()
-    if n_pos == 0:
-        return float("inf")
-    order = np.argsort(-scores, kind="stable")
-    s, p = scores[order], positive[order]
-    tp = np.cumsum(p)
-    k = np.arange(1, len(s) + 1)
-    # only cut between distinct scores
-    last = np.r_[s[1:] != s[:-1], True]
-    f1 = np.where(last, 2 * tp / (k + n_pos), -1.0)
-    best = int(np.argmax(f1))
-    nxt = s[best + 1] if best + 1 < len(s) else -np.inf
-    if np.isfinite(nxt) and np.isfinite(s[best]):
-        return float((s[best] + nxt) / 2)  # midway between the last flagged score and the next
-    return float(nxt)
-
-
 # -- measures ---------------------------------------------------------------------------------
 def break_even_point(scores, positive):
     """Precision-recall break-even point of one ranking.

@@ -10,7 +10,7 @@ Nothing here imports scikit-learn or a model module at import time: the builders
 what the chosen model needs.
 """
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Optional
 
 from textnb.core.errors import InputError
@@ -66,6 +66,10 @@ def model_names(input=None):
 # the streamed count models of text.training, by the estimator class they save as
 _STREAMING = {"multinomial": "MultinomialNB", "bernoulli": "BernoulliNB", "complement": "ComplementNB",
               "discriminative": "DiscriminativeNB"}
+
+
+#: the folds ``--model auto`` (SmoothingCV) scores its smoothing values on
+_AUTO_FOLDS = 10
 
 
 @dataclass(frozen=True)
@@ -167,24 +171,47 @@ def _floored(params):
     return {**params, "force_alpha": False} if "alpha" in params else params
 
 
-def streaming_model(opts):
+def streaming_model(opts, *, steps=False):
     """``(vectorizer params, (estimator name, params))`` when the options ask for a plain
     count model that :func:`textnb.text.training.train_text_model` fits from streamed sums
-    without scikit-learn, else None (the estimators are then built, and check the options)."""
+    without scikit-learn, else None (the estimators are then built, and check the options).
+
+    ``steps=True`` (``textnb train``): also the models ``train_text_model`` fits from the
+    documents' rows -- a ``binary`` vectorizer, term selection (``--select``) and term
+    weighting (``--weighting``) in front of the count model -- and the result is
+    ``(vectorizer params, (estimator name, params), pipeline steps)``, the steps as
+    ``train_text_model`` takes them (``()`` for none); ``--calibrate METHOD`` wraps the
+    model in ``("CalibratedNB", {"method": METHOD, "estimator": model})``."""
     kind = document_kind(opts)
-    wrapped = (opts.lazy or opts.select or opts.weighting or opts.calibrate or opts.adjust
-               or opts.significance is not None or opts.adjust_on or opts.binary
+    wrapped = (opts.lazy or opts.adjust or opts.significance is not None or opts.adjust_on
                or (opts.norm and kind != "complement"))
+    if not steps:
+        wrapped = wrapped or opts.select or opts.weighting or opts.binary or opts.calibrate
+    elif opts.calibrate:  # calibration maps around the model below
+        inner = None if wrapped else streaming_model(replace(opts, calibrate=None), steps=True)
+        if inner is None:
+            return None
+        return inner[0], ("CalibratedNB", {"method": opts.calibrate, "estimator": inner[1]}), inner[2]
+    if steps and kind == "auto" and not (wrapped or opts.select or opts.weighting or _count_params(opts)):
+        return vectorizer_params(opts), ("SmoothingCV", {"cv": _AUTO_FOLDS}), ()  # _document_model's
     if kind not in _STREAMING or wrapped:
         return None
     params = _floored(_count_params(opts))
     if opts.norm:
         params["norm"] = True
     if kind == "discriminative":
-        if set(params) - {"alpha", "force_alpha"}:
+        if set(params) - {"alpha", "force_alpha"} or opts.weighting:
             return None  # the estimator reports the option it does not take
         params = _given(alpha=opts.alpha, n_jobs=opts.jobs)
-    return vectorizer_params(opts), (_STREAMING[kind], params)
+    if not steps:
+        return vectorizer_params(opts), (_STREAMING[kind], params)
+    pipeline = []
+    if opts.select:  # the steps of _document_model, in its order and with its names
+        criterion, _, k = opts.select.partition(":")  # checked when parsed (cli.argtypes.select_spec)
+        pipeline.append(("select", ("SelectTerms", {"criterion": criterion, "k": int(k)})))
+    if opts.weighting:
+        pipeline.append(("weighting", ("TermWeighting", {})))
+    return vectorizer_params(opts), (_STREAMING[kind], params), tuple(pipeline)
 
 
 def _wrap(opts, model):
@@ -229,7 +256,7 @@ def _document_model(opts, kind):
     elif kind == "auto":
         if params:
             raise InputError("--model auto chooses its own smoothing; drop --alpha / --m / --uniform-prior")
-        model = SmoothingCV(cv=10)
+        model = SmoothingCV(cv=_AUTO_FOLDS)
     elif kind == "complement":
         model = ComplementNB(**_floored(params), **({"norm": True} if opts.norm else {}))
     else:
@@ -406,7 +433,7 @@ def modules_for(opts, *, table, multilabel=False):
             names.append(spec.module)
         if opts.lazy:
             names += ["textnb.naive_bayes.discretized_kernel", "textnb.semi_naive.lbr_kernel"]
-    elif streaming_model(opts) is not None:
+    elif streaming_model(opts, steps=True) is not None:
         names += ["textnb.text.training"]
     else:
         names += ["textnb.text.classifier"]

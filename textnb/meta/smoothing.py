@@ -23,19 +23,19 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.naive_bayes.base import SaveMixin
 from textnb.core.folds import stratified_kfold
-from textnb.naive_bayes.base import CV_SCHEMA, given_splits, log_odds
+from textnb.naive_bayes.base import given_splits, log_odds
 from textnb.core.model_io import register
 from textnb.naive_bayes.discrete import _BaseCountNB
-from textnb.core.stats import class_indicator, seen_columns
-from textnb.core.model_schema import (N_FEATURES, SEED, TEMPLATE, Any, Array, Bool, Choice, Classes,
-                                 DictOf, ListOf, MayBeAbsent, Model, Optional, Str, TupleOf, declare)
+from textnb.core.stats import seen_columns
+from textnb.core.model_schema import declare
+from textnb.text.wrappers import (PIPELINE_PARAMS, SMOOTHING_GRID, SMOOTHING_PARAMS, SMOOTHING_STATE,
+                                  held_out_predictions)
 
 __all__ = ["SmoothingCV"]
 
 # sklearn's Pipeline can be stored in model files: its parameters are its steps
 register(Pipeline)
-declare(Pipeline, {"memory": Choice(None), "steps": ListOf(TupleOf(Str(1000), Model(fitted=False)), max_len=100),
-                   "transform_input": Choice(None), "verbose": Bool()}, {})
+declare(Pipeline, PIPELINE_PARAMS, {})
 
 
 def _split(estimator):
@@ -108,18 +108,8 @@ class SmoothingCV(SaveMixin, ClassifierMixin, BaseEstimator):
     {'alpha': 1.0}
     """
 
-    _param_schema = {
-        "estimator": TEMPLATE, "param_grid": Optional(DictOf(Str(1000), ListOf(Any(), max_len=10_000))),
-        "cv": CV_SCHEMA, "scoring": Choice("accuracy", "macro_f1"), "random_state": SEED,
-    }
-    _state_schema = {
-        "classes_": Classes(),
-        "estimator_": Model(dims={"classes_": "n_classes", "n_features_in_": "n_features"}, equal={"classes_": "classes_"}),
-        "best_params_": DictOf(Str(1000), Any()),
-        "cv_results_": ListOf(Any(), max_len=10**6),
-        "n_features_in_": N_FEATURES,
-        "feature_names_in_": MayBeAbsent(Array("U", (None,))),
-    }
+    _param_schema = SMOOTHING_PARAMS
+    _state_schema = SMOOTHING_STATE
 
     def __init__(self, estimator=None, *, param_grid=None, cv=5, scoring="accuracy", random_state=0):
         self.estimator = estimator
@@ -152,7 +142,7 @@ class SmoothingCV(SaveMixin, ClassifierMixin, BaseEstimator):
             return list(ParameterGrid(self.param_grid))
         _, name, _ = _split(base)
         key = "m" if name is None else f"{name}__m"
-        return [{key: m} for m in (30, 100, 300, 1000, 3000, 10000, 30000)]
+        return [{key: m} for m in SMOOTHING_GRID]
 
     def fit(self, X, y):
         """Score every setting by cross-validation, then refit the best; returns self."""
@@ -201,31 +191,13 @@ class SmoothingCV(SaveMixin, ClassifierMixin, BaseEstimator):
         for t in transformers:
             Xt = clone(t).fit_transform(Xt)
         Xt = sp.csr_matrix(Xt, dtype=np.float64)
-        n_classes = len(self.classes_)
         if any(len(train) + len(test) != len(y) or np.intersect1d(train, test).size for train, test in splits):
             return None  # the held-out sums need each training part to be the rest of the data
-        preds = [[] for _ in grid]
-        sums = {}
-        for i, final in enumerate(finals):
-            key = (type(final).__name__, getattr(final, "binarize", None))
-            if key not in sums:
-                Xc = sp.csr_matrix(final._transform_counts(Xt))
-                Y = class_indicator(y_index, n_classes)
-                sums[key] = (Xc, np.asarray((Y.T @ Xc).todense()), np.bincount(y_index, minlength=n_classes))
-        for train, test in splits:
-            held = {}
-            for key, (Xc, fc_all, cc_all) in sums.items():
-                Yt = class_indicator(y_index[test], n_classes)
-                fc = fc_all - np.asarray((Yt.T @ Xc[test]).todense())
-                cc = (cc_all - np.bincount(y_index[test], minlength=n_classes)).astype(np.float64)
-                cols = np.flatnonzero(fc.sum(axis=0) > 0)  # terms seen in the training part
-                held[key] = (cc, fc[:, cols], Xt[test][:, cols])
-            for i, final in enumerate(finals):
-                cc, fc, Xtest = held[(type(final).__name__, getattr(final, "binarize", None))]
-                model = clone(final).fit_counts(self.classes_, cc, fc)
-                preds[i].append(np.argmax(model._joint_log_likelihood(Xtest), axis=1))
-        tested = np.concatenate([test for _, test in splits])
-        return [_score(y_index[tested], np.concatenate(p), self.scoring) for p in preds]
+        if any(final._kernel.rows for final in finals):
+            finals[0].fit_counts(self.classes_, None, None)  # (DiscriminativeNB: TypeError, as always)
+        preds, tested = held_out_predictions(Xt, y_index, len(self.classes_), self.classes_, splits,
+                                             [(final._kernel, final._kernel_params()) for final in finals])
+        return [_score(y_index[tested], p, self.scoring) for p in preds]
 
     def _slow_scores(self, base, grid, X, y, splits):
         scores = []

@@ -25,9 +25,6 @@ from textnb.core.model_schema import CV_SCHEMA
 from textnb.naive_bayes.scoring import (Scores, check_nominal_codes, check_partial_fit_labels, check_sample_weight,
                                         partial_fit_classes)
 
-#: what a ``cv`` parameter may be in a model file: None (the default), a number of folds, or
-#: the (train, test) index arrays of every split (a splitter object cannot be stored)
-
 __all__ = ["SaveMixin", "BaseNB", "NominalCodesMixin", "CV_SCHEMA", "given_splits", "check_class_prior", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
            "log_odds",
            "partial_fit_classes"]

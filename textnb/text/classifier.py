@@ -30,11 +30,11 @@ from textnb.core.model_io import register
 from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.naive_bayes.discriminative import DiscriminativeNB
 from textnb.naive_bayes.kernels import takes_defaults
-from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS
+from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, TEXT_CLASSIFIER_OWN_PARAMS
 from textnb.text.training import PER_CLASS, batches, count_documents, min_parallel, select_vocabulary
 from textnb.text.vectorizer import Vectorizer
 from textnb.core.workers import can_fork, effective_jobs, ordered_map
-from textnb.core.model_schema import N_JOBS, TEMPLATE, Classes, Int, Model, Optional
+from textnb.core.model_schema import TEMPLATE, Classes, Model, Optional
 
 __all__ = ["TextClassifier", "to_text"]  # to_text: kept importable from here
 
@@ -104,7 +104,7 @@ class TextClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
 
     _param_schema = {
         "vectorizer": Optional(Model(("Vectorizer", "TfidfVectorizer"), fitted=False)), "model": TEMPLATE,
-        "max_bytes": Int(1, 2**40), "n_jobs": N_JOBS, "batch_size": Int(1, 10**7),
+        **TEXT_CLASSIFIER_OWN_PARAMS,
     }
     _state_schema = {
         "classes_": Classes(),

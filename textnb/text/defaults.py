@@ -7,12 +7,16 @@ and the scikit-learn-free trainer and scorer (:mod:`textnb.text.training`,
 models' defaults are their kernels' (:mod:`textnb.naive_bayes.kernels`).
 """
 
+import codecs
 from types import MappingProxyType
 
+from textnb.core.model_schema import (MAX_DIM, N_JOBS, Array, Bool, Choice, DictOf, Float, Int, ListOf, MayBeAbsent,
+                                      NgramRange, OneOf, Optional, Pattern, Str, When, _fail)
 from textnb.io.corpus import MAX_DOCUMENT_BYTES
 from textnb.text.tokenize import TOKEN_PATTERN
 
-__all__ = ["TEXT_CLASSIFIER_DEFAULTS", "VECTORIZER_DEFAULTS"]
+__all__ = ["TEXT_CLASSIFIER_DEFAULTS", "TEXT_CLASSIFIER_OWN_PARAMS", "VECTORIZER_DEFAULTS", "VECTORIZER_PARAMS",
+           "VECTORIZER_STATE"]
 
 VECTORIZER_DEFAULTS = MappingProxyType({
     "input": "content", "encoding": "utf-8", "decode_error": "strict", "strip_accents": None, "lowercase": True,
@@ -24,3 +28,42 @@ VECTORIZER_DEFAULTS = MappingProxyType({
 TEXT_CLASSIFIER_DEFAULTS = MappingProxyType({
     "vectorizer": None, "model": None, "n_jobs": None, "batch_size": 2000, "max_bytes": MAX_DOCUMENT_BYTES,
 })
+
+
+class _Encoding(Str):
+    """The name of a text encoding Python knows (model files)."""
+
+    def check(self, value, ctx):
+        super().check(value, ctx)
+        try:
+            known = codecs.lookup(value)._is_text_encoding
+        except LookupError:
+            known = False
+        if not known:
+            _fail(f"{value!r} is not a text encoding")
+
+
+#: what a Vectorizer node of a model file may hold (its estimator's schemas; the scorer checks them too)
+_DF = OneOf(Int(0, MAX_DIM), Float(0.0, 1.0))
+VECTORIZER_PARAMS = {
+    "lowercase": Bool(),
+    # words need a pattern in a file (no tokenizer callable can be stored there)
+    "token_pattern": When("analyzer", "word", Pattern(), Optional(Pattern())),
+    "stop_words": Optional(OneOf(Choice("english"), ListOf(Str(1000)))),
+    "stemmer": Optional(Choice("porter", "snowball")), "ngram_range": NgramRange(),
+    "min_df": _DF, "max_df": _DF, "max_features": Optional(Int(1, MAX_DIM)), "binary": Bool(),
+    # scikit-learn's other parameters (callables cannot be stored in a model file)
+    "input": Choice("content", "file", "filename"), "encoding": _Encoding(100),
+    "decode_error": Choice("strict", "ignore", "replace"), "strip_accents": Optional(Choice("ascii", "unicode")),
+    "preprocessor": Choice(None), "tokenizer": Choice(None), "analyzer": Choice("word", "char", "char_wb"),
+    "vocabulary": Optional(OneOf(ListOf(Str(10_000)), DictOf(Str(10_000), Int(0, MAX_DIM)))),
+    "dtype": Choice("int64", "int32", "int16", "int8", "uint8", "float64", "float32"),
+}
+VECTORIZER_STATE = {  # the vocabulary as UTF-8 bytes and offsets (or, in old files, "terms")
+    "terms_utf8": MayBeAbsent(Array("u", ("n_bytes",))),
+    "terms_offsets": MayBeAbsent(Array("iu", ("n_terms+1",), lo=0, hi=MAX_DIM)),
+    "terms": MayBeAbsent(Array("U", ("n_terms",))),
+}
+
+#: TextClassifier's parameters other than its two models (in its schema; the scorer checks them too)
+TEXT_CLASSIFIER_OWN_PARAMS = {"max_bytes": Int(1, 2**40), "n_jobs": N_JOBS, "batch_size": Int(1, 10**7)}

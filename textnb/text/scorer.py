@@ -13,11 +13,17 @@ and vocabulary. So it predicts what ``load(path).predict(...)`` predicts, while 
 process imports only numpy: a mail filter or ``textnb predict`` on one document starts in
 a fraction of the time ``import sklearn`` takes.
 
-Models of other shapes (wrappers such as calibration, APNBC or term weighting, lazy
-rules, tables) are not linear in the counts; :func:`scorer_from_file` returns None for
-them and callers load the estimator. It also returns None for any state it does not
-recognise as consistent, so that :func:`~textnb.core.model_io.load` reports the problem
-in its own words.
+The wrappers of a text model that ``textnb train`` writes are read too, each through the
+function its estimator calls (:mod:`textnb.text.wrappers`): a ``Pipeline`` of term selection
+(:class:`~textnb.text.selection.SelectTerms`: a column subset) and term weighting
+(:class:`~textnb.text.weighting.TermWeighting`: a row-wise transform of the counts) in front
+of the count model, :class:`~textnb.meta.smoothing.SmoothingCV` (its refitted model) and
+:class:`~textnb.meta.calibration.CalibratedNB` (a map on the model's log-odds) around it.
+
+Models of other shapes (APNBC, lazy rules, tables) are not linear in the counts;
+:func:`scorer_from_file` returns None for them and callers load the estimator. It also
+returns None for any state it does not recognise as consistent, so that
+:func:`~textnb.core.model_io.load` reports the problem in its own words.
 """
 
 import numpy as np
@@ -26,12 +32,17 @@ from textnb.core.dfe import doc_features
 from textnb.core.errors import ModelFileError
 from textnb.core.logspace import log_odds, logsumexp, prior_where_empty, proba_from_jll
 from textnb.core.model_io import ModelNode, build, read_nodes
+from textnb.core.model_schema import check_declared
 from textnb.naive_bayes.kernels import KERNELS
 from textnb.text.ascii_tokens import TermKeys
-from textnb.text.defaults import VECTORIZER_DEFAULTS
+from textnb.text.defaults import (TEXT_CLASSIFIER_DEFAULTS, TEXT_CLASSIFIER_OWN_PARAMS, VECTORIZER_DEFAULTS,
+                                  VECTORIZER_PARAMS, VECTORIZER_STATE)
 from textnb.text.tokenize import StoredVocabulary, analyzer_from_params, batch_term_ids, cell_counts
+from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, PIPELINE_PARAMS, SELECT_DEFAULTS, SELECT_PARAMS,
+                                  SELECT_STATE, SMOOTHING_PARAMS, SMOOTHING_STATE, WEIGHTING_DEFAULTS, WEIGHTING_PARAMS,
+                                  WEIGHTING_STATE, calibrated_log_proba, support_mask, term_scores, weigh_cells)
 
-__all__ = ["TextScorer", "load_for_prediction", "scorer_from_file"]
+__all__ = ["CountScorer", "TextScorer", "load_for_prediction", "scorer_from_file", "scorer_from_node"]
 
 #: Fewer documents than this are looked up in a dict (building TermKeys costs more) and
 #: scored in numpy alone; more are scored with scipy's sparse product.
@@ -62,6 +73,19 @@ class TextScorer:
         The joint log-likelihood of a document with no known term, where it is not
         ``bias``: the class prior of the complement models
         (:func:`textnb.core.logspace.prior_where_empty`).
+    steps : sequence of :class:`SelectColumns` or :class:`WeighCells`
+        Transforms of the counts, in order, before the model's features (a ``Pipeline``'s);
+        kept as ``transforms`` (``steps`` names a Pipeline's steps in :mod:`textnb.core.wrapping`).
+    calibration : :class:`CalibrationMap` or None
+        A map of the model's log-odds to calibrated probabilities (``CalibratedNB``).
+    wrapped : bool
+        The count model is wrapped (a ``Pipeline``, ``SmoothingCV``, ``CalibratedNB``):
+        its log-odds are then computed from ``log P(c | d)``, as the wrappers compute them.
+    max_bytes : int or None
+        Bytes read at most from one document file (the ``TextClassifier``'s ``max_bytes``).
+    calibrated : bool
+        The probabilities are calibrated (:mod:`textnb.core.wrapping`): by ``calibration``,
+        or by a DiscriminativeNB's fitted temperature.
     """
 
     #: capability (:mod:`textnb.core.wrapping`): scores raw documents
@@ -70,7 +94,7 @@ class TextScorer:
     kind = "TextClassifier"
 
     def __init__(self, analyzer, terms, weights, bias, classes, binary=False, threshold=None, features=None,
-                 empty=None):
+                 empty=None, *, steps=(), calibration=None, wrapped=False, max_bytes=None, calibrated=False):
         self.analyzer = analyzer
         self._vocab = terms if isinstance(terms, StoredVocabulary) else None
         self._terms = None if self._vocab is not None else list(terms)
@@ -81,8 +105,17 @@ class TextScorer:
         self.threshold = threshold
         self.features = features
         self.empty = empty
+        self.transforms = tuple(steps)
+        self.calibration = calibration
+        self.wrapped = wrapped or calibration is not None
+        self.max_bytes = TEXT_CLASSIFIER_DEFAULTS["max_bytes"] if max_bytes is None else max_bytes
+        self._calibrated = calibrated or calibration is not None
         self._dict = None
         self._keys = None
+
+    def probabilities_calibrated(self):
+        """Whether the probabilities are calibrated (:mod:`textnb.core.wrapping`)."""
+        return self._calibrated
 
     @property
     def terms(self):
@@ -101,47 +134,166 @@ class TextScorer:
         return self._keys
 
     def predict_joint_log_proba(self, docs):
-        """Joint log-likelihoods, shape (n_docs, n_classes); ``docs`` are str (or ASCII bytes)."""
+        """Joint log-likelihoods of the count model, shape (n_docs, n_classes); ``docs`` are
+        str (or ASCII bytes)."""
         if isinstance(docs, (str, bytes)):
             raise TypeError("expected an iterable of documents, got a single string; wrap it in a list")
+        data, indices, indptr = self._cells(docs)
+        return self._joint(data, indices, indptr)
+
+    def _cells(self, docs):
+        """The CSR arrays ``(data, indices, indptr)`` of the documents' term counts."""
         docs = list(docs)
-        n_terms, n_classes = self._weights_t.shape
+        n_cols = len(self._vocab) if self._vocab is not None else len(self._terms)
         rows, ids = batch_term_ids(docs, self.analyzer, self._vocabulary(len(docs)), grow=False)
-        data, indices, indptr = cell_counts(rows, ids, len(docs), n_terms)
+        return cell_counts(rows, ids, len(docs), n_cols)
+
+    def _joint(self, data, indices, indptr):
+        """The joint log-likelihoods of documents of term counts ``(data, indices, indptr)``."""
+        n_docs = indptr.size - 1
+        n_terms = self._weights_t.shape[0]
         data = np.ones(data.shape) if self.binary else data.astype(np.float64)
+        for step in self.transforms:
+            data, indices, indptr = step(data, indices, indptr)
         if self.threshold is not None:
             data = (data > self.threshold).astype(np.float64)
         if self.features is not None:
             data = doc_features(self.features, data, indptr)
-        if len(docs) < _FEW_DOCUMENTS:
+        if n_docs < _FEW_DOCUMENTS:
             jll = _sparse_dot(data, indices, indptr, self._weights_t) + self.bias
         else:
             # a batch: scipy's CSR product (the same arithmetic, in compiled code); importing
             # scipy.sparse costs less than the batch takes
             import scipy.sparse as sp
 
-            X = sp.csr_matrix((data, indices, indptr), shape=(len(docs), n_terms))
+            X = sp.csr_matrix((data, indices, indptr), shape=(n_docs, n_terms))
             jll = np.asarray(X @ self._weights_t) + self.bias
-        if self.empty is not None:  # no known term: the class prior (counts are never 0)
-            jll = prior_where_empty(jll, np.diff(indptr) == 0, self.empty)
+        if self.empty is not None:  # no known term: the class prior
+            jll = prior_where_empty(jll, _no_evidence(data, indptr), self.empty)
         return jll
 
-    def predict_log_proba(self, docs):
-        """``log P(c | d)``, normalised with log-sum-exp."""
+    def _model_log_proba(self, docs):
         jll = self.predict_joint_log_proba(docs)
-        return jll - logsumexp(jll, axis=1, keepdims=True)
+        return jll, jll - logsumexp(jll, axis=1, keepdims=True)
+
+    def log_proba_and_odds(self, docs):
+        """``(predict_log_proba(docs), predict_log_odds(docs))`` in one pass over the documents."""
+        jll, logp = self._model_log_proba(docs)
+        odds = self._odds(jll, logp)
+        if self.calibration is not None:
+            logp = self.calibration(odds)
+        return logp, odds
+
+    def _odds(self, jll, logp):
+        # a bare count model's log-odds come from its joint log-likelihood; a wrapper's
+        # (Pipeline, SmoothingCV, CalibratedNB's raw odds) from log P(c | d)
+        if len(self.classes_) == 1 and self.calibration is not None:
+            return np.zeros_like(logp)
+        return log_odds(logp if self.wrapped else jll)
+
+    def predict_log_proba(self, docs):
+        """``log P(c | d)``, normalised with log-sum-exp (calibrated, with a calibration map)."""
+        return self.log_proba_and_odds(docs)[0] if self.calibration is not None else self._model_log_proba(docs)[1]
 
     def predict_proba(self, docs):
         """``P(c | d)``, each row renormalised to sum to 1, as the estimators'
-        (:meth:`textnb.naive_bayes.base.BaseNB.predict_proba`) are: the same floats."""
+        (:meth:`textnb.naive_bayes.base.BaseNB.predict_proba`) are: the same floats; with a
+        calibration map, ``exp`` of the calibrated log-probabilities, as ``CalibratedNB``'s."""
+        if self.calibration is not None:
+            return np.exp(self.predict_log_proba(docs))
         return proba_from_jll(self.predict_joint_log_proba(docs))
 
     def predict_log_odds(self, docs):
-        """Per-class log-odds (keeps its resolution where probabilities round to 0 or 1)."""
-        return log_odds(self.predict_joint_log_proba(docs))
+        """Per-class log-odds (keeps its resolution where probabilities round to 0 or 1); a
+        calibrated model's are its count model's, not calibrated (as ``CalibratedNB``'s)."""
+        jll, logp = self._model_log_proba(docs)
+        return self._odds(jll, logp)
 
     def predict(self, docs):
+        if self.calibration is not None:
+            return self.classes_[np.argmax(self.predict_log_proba(docs), axis=1)]
         return self.classes_[np.argmax(self.predict_joint_log_proba(docs), axis=1)]
+
+
+class CountScorer(TextScorer):
+    """A :class:`TextScorer` of count matrices instead of documents: its ``predict*``
+    methods take a CSR matrix of term counts (float64, sorted indices) over the model's
+    terms, as the estimator of the model takes it (:func:`scorer_from_node`)."""
+
+    reads_documents = False
+
+    def _cells(self, X):
+        return X.data, X.indices, X.indptr
+
+
+def scorer_from_node(node, n_features):
+    """A :class:`CountScorer` of a fitted model node over ``n_features`` count columns (a
+    count model, a Pipeline ending in one, SmoothingCV, CalibratedNB: what the scorer of a
+    file reads), or None; what ``textnb evaluate`` scores a fold's model with."""
+    try:
+        chain = _unwrap(node, n_features)
+    except (ModelFileError, ValueError, TypeError, KeyError, IndexError):
+        return None
+    if chain is None:
+        return None
+    transforms, final, n_final, calibration = chain
+    form = _linear_form(final, n_final)
+    if form is None:
+        return None
+    return CountScorer(None, range(n_features), form.weights, form.bias, form.classes, False, form.threshold,
+                       form.event_model, form.empty, steps=transforms, calibration=calibration,
+                       wrapped=node.kind not in KERNELS)
+
+
+def _no_evidence(data, indptr):
+    """Rows of the CSR arrays without a non-zero value (a weighting may store zeros)."""
+    lengths = np.diff(indptr)
+    if data.size == 0 or np.all(data != 0):
+        return lengths == 0
+    nonzero = np.zeros(lengths.size)
+    nonzero[lengths > 0] = np.add.reduceat((data != 0).astype(np.float64), indptr[:-1][lengths > 0])
+    return nonzero == 0
+
+
+class SelectColumns:
+    """A column subset of CSR arrays: ``remap[column]`` is the new column, -1 to drop it
+    (:class:`~textnb.text.selection.SelectTerms`' ``transform``; kept columns stay in order)."""
+
+    def __init__(self, mask):
+        self.remap = np.full(mask.size, -1, dtype=np.int64)
+        self.remap[mask] = np.arange(int(mask.sum()))
+
+    def __call__(self, data, indices, indptr):
+        new = self.remap[indices]
+        keep = new >= 0
+        if keep.all():
+            return data, new, indptr
+        lengths = np.diff(indptr)
+        kept = np.bincount(np.repeat(np.arange(lengths.size), lengths)[keep], minlength=lengths.size)
+        out = np.zeros(indptr.size, dtype=np.int64)
+        np.cumsum(kept, out=out[1:])
+        return data[keep], new[keep], out
+
+
+class WeighCells:
+    """:func:`textnb.text.wrappers.weigh_cells` with a fitted weighting's settings and idf
+    (:class:`~textnb.text.weighting.TermWeighting`' ``transform``)."""
+
+    def __init__(self, idf, *, binary, sublinear_tf, length_norm):
+        self.idf, self.settings = idf, dict(binary=binary, sublinear_tf=sublinear_tf, length_norm=length_norm)
+
+    def __call__(self, data, indices, indptr):
+        return weigh_cells(data, indices, indptr, self.idf, **self.settings), indices, indptr
+
+
+class CalibrationMap:
+    """:func:`textnb.text.wrappers.calibrated_log_proba` with a fitted ``CalibratedNB``'s maps."""
+
+    def __init__(self, method, classes_calibrated, sigmoid, isotonic_x, isotonic_y):
+        self.args = (method, classes_calibrated, sigmoid, isotonic_x, isotonic_y)
+
+    def __call__(self, log_odds):
+        return calibrated_log_proba(log_odds, *self.args)
 
 
 def _sparse_dot(data, indices, indptr, weights_t):
@@ -207,13 +359,183 @@ def _scorer(root):
         return None
     if not len(terms):  # an empty vocabulary: building the estimator reports it in one line
         return None
-    form = _linear_form(model, len(terms))
+    try:
+        _check_text_classifier(root, vec)
+        chain = _unwrap(model, len(terms))
+    except (ModelFileError, ValueError, TypeError, KeyError, IndexError):
+        return None  # load reports it in its own words
+    if chain is None:
+        return None
+    steps, final, n_features, calibration = chain
+    form = _linear_form(final, n_features)
     vec_params = {**VECTORIZER_DEFAULTS, **vec.params}
     analyzer = _analyzer(vec_params)
-    if form is None or analyzer is None:
+    if form is None or analyzer is None or not _same(root.state.get("classes_"), form.classes):
         return None
+    max_bytes = root.params.get("max_bytes", TEXT_CLASSIFIER_DEFAULTS["max_bytes"])
+    calibrated = final.kind == "DiscriminativeNB" and final.state.get("scale_") is not None
     return TextScorer(analyzer, terms, form.weights, form.bias, form.classes, bool(vec_params["binary"]),
-                      form.threshold, form.event_model, form.empty)
+                      form.threshold, form.event_model, form.empty, steps=steps, calibration=calibration,
+                      wrapped=model.kind not in KERNELS, max_bytes=max_bytes, calibrated=calibrated)
+
+
+def _check_text_classifier(root, vec):
+    """The root's own parameters, its unfitted vectorizer and model, and the fitted
+    vectorizer's parameters and state, as :func:`~textnb.core.model_io.load` checks them."""
+    own = {k: v for k, v in root.params.items() if k not in ("vectorizer", "model")}
+    check_declared(root.kind, TEXT_CLASSIFIER_OWN_PARAMS, {}, own, {})
+    check_declared(vec.kind, VECTORIZER_PARAMS, VECTORIZER_STATE, vec.params, vec.state)
+    template = root.params.get("vectorizer")
+    if template is not None:
+        if not isinstance(template, ModelNode) or template.kind != "Vectorizer" or template.state:
+            raise ValueError("not a Vectorizer template")
+        check_declared(template.kind, VECTORIZER_PARAMS, VECTORIZER_STATE, template.params, {})
+    template = root.params.get("model")
+    if template is not None and not (isinstance(template, ModelNode) and _template_known(template)):
+        raise ValueError("a model template of a kind not read here")
+
+
+def _same(a, b):
+    return a is not None and np.shape(a) == np.shape(b) and np.array_equal(np.asarray(a), np.asarray(b))
+
+
+def _check(node, template=False):
+    """A wrapper's ``node`` checked against its declared schemas as
+    :func:`~textnb.core.model_io.load` checks it, but for the fields that hold fitted
+    models (the caller checks those); the unfitted models it holds must be of kinds read
+    here (``template``: the node is one)."""
+    pschema, sschema, nested, templates = _WRAPPERS[node.kind]
+    if template:  # its models are all unfitted: templates (a template Pipeline's steps too)
+        templates = templates + tuple(k for k in nested if not k.endswith("_"))
+    params = {k: v for k, v in node.params.items() if k not in nested}
+    state = {k: v for k, v in node.state.items() if k not in nested}
+    check_declared(node.kind, {k: v for k, v in pschema.items() if k not in nested},
+                   {k: v for k, v in sschema.items() if k not in nested}, params, state)
+    for name in nested:  # what the schemas' Model specs require of the values themselves
+        if template and name.endswith("_"):
+            continue
+        value = node.state.get(name) if name.endswith("_") else node.params.get(name)
+        if name == "steps":
+            if not isinstance(value, list) or not value or len(value) > 100 or any(
+                    not isinstance(s, tuple) or len(s) != 2 or not isinstance(s[0], str) or len(s[0]) > 1000
+                    or not isinstance(s[1], ModelNode) for s in value):
+                raise ValueError("Pipeline steps that are not (name, model) pairs")
+        elif name in ("estimator", "estimator_") and not isinstance(value, ModelNode) and not (
+                value is None and name == "estimator"):
+            raise ValueError(f"{node.kind}.{name} is not a model")
+    for value in _nested_values([node.params.get(k) for k in templates]):
+        if not _template_known(value):
+            raise ValueError(f"a {value.kind} template")  # load builds (and checks) it
+
+
+def _nested_values(values):
+    for value in values:
+        if isinstance(value, ModelNode):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            yield from _nested_values(value)
+        elif isinstance(value, dict):
+            yield from _nested_values(value.values())
+
+
+#: the wrappers this module reads: kind -> (param schema, state schema, fields that hold
+#: fitted models, parameters that hold unfitted ones)
+_WRAPPERS = {
+    "Pipeline": (PIPELINE_PARAMS, {}, ("steps",), ()),
+    "SelectTerms": (SELECT_PARAMS, SELECT_STATE, (), ()),
+    "TermWeighting": (WEIGHTING_PARAMS, WEIGHTING_STATE, (), ()),
+    "SmoothingCV": (SMOOTHING_PARAMS, SMOOTHING_STATE, ("estimator", "estimator_"), ("estimator", "param_grid")),
+    "CalibratedNB": (CALIBRATED_PARAMS, CALIBRATED_STATE, ("estimator", "estimator_"), ("estimator",)),
+}
+
+
+def _template_known(node):
+    """An unfitted model of a kind read here, its parameters as their schemas want them."""
+    if node.state:
+        return False
+    if node.kind in KERNELS:
+        kernel = KERNELS[node.kind]
+        check_declared(node.kind, kernel.param_schema, kernel.state_schema, node.params, {})
+        return True
+    if node.kind not in _WRAPPERS:
+        return False
+    _check(node, template=True)
+    return True
+
+
+def _unwrap(node, n_features):
+    """``(steps, count model node, its number of features, calibration map)`` of a fitted
+    model node over ``n_features`` term columns, or None where it is not a (wrapped) linear
+    count model; raises ModelFileError or ValueError for an inconsistent node."""
+    if not isinstance(node, ModelNode):
+        return None
+    if node.kind in KERNELS:
+        return (), node, n_features, None
+    if node.kind not in _WRAPPERS or node.kind in ("SelectTerms", "TermWeighting"):
+        return None
+    _check(node)
+    if node.kind == "Pipeline":
+        if node.state:
+            return None
+        steps, transforms = list(node.params.get("steps") or ()), []
+        if not steps or any(not isinstance(s, (list, tuple)) or len(s) != 2 for s in steps):
+            return None
+        for _, step in steps[:-1]:
+            if step is None or step == "passthrough":
+                continue
+            transform = _transform(step, n_features)
+            if transform is None:
+                return None
+            transforms.append(transform[0])
+            n_features = transform[1]
+        inner = _unwrap(steps[-1][1], n_features)
+        if inner is None:
+            return None
+        return tuple(transforms) + tuple(inner[0]), inner[1], inner[2], inner[3]
+    # SmoothingCV, CalibratedNB: the fitted model inside, over the same columns and classes
+    state = node.state
+    inner_node = state.get("estimator_")
+    if state.get("n_features_in_") != n_features or not isinstance(inner_node, ModelNode):
+        return None
+    inner = _unwrap(inner_node, n_features)
+    if inner is None or not _same(state.get("classes_"), _classes(inner_node)):
+        return None
+    if node.kind == "SmoothingCV":
+        return inner
+    if inner[3] is not None:
+        return None  # a calibration of a calibration: the estimator does it
+    method = node.params.get("method", "sigmoid")
+    calibration = CalibrationMap(method, np.asarray(state["calibrated_classes_"], dtype=np.int64),
+                                 np.asarray(state["sigmoid_"], dtype=np.float64),
+                                 [np.asarray(x, dtype=np.float64) for x in state["isotonic_x_"]],
+                                 [np.asarray(y, dtype=np.float64) for y in state["isotonic_y_"]])
+    return inner[0], inner[1], inner[2], calibration
+
+
+def _classes(node):
+    """The ``classes_`` of a fitted model node (a Pipeline's: its last step's)."""
+    if node.kind == "Pipeline":
+        steps = node.params.get("steps") or ()
+        return _classes(steps[-1][1]) if steps and isinstance(steps[-1][1], ModelNode) else None
+    return node.state.get("classes_")
+
+
+def _transform(node, n_features):
+    """``(transform, columns out)`` of a fitted Pipeline step over ``n_features`` columns, or None."""
+    if not isinstance(node, ModelNode) or node.kind not in ("SelectTerms", "TermWeighting"):
+        return None
+    _check(node)
+    state, params = node.state, node.params
+    if state.get("n_features_in_") != n_features:
+        return None
+    if node.kind == "SelectTerms":
+        params = {**SELECT_DEFAULTS, **params}
+        mask = support_mask(term_scores(state["class_df_"], state["class_count_"], params["criterion"]), params["k"])
+        return SelectColumns(mask), int(mask.sum())
+    params = {**WEIGHTING_DEFAULTS, **params}
+    idf = np.asarray(state["idf_"], dtype=np.float64) if params["idf"] is not None else None
+    return WeighCells(idf, binary=params["binary"], sublinear_tf=params["sublinear_tf"],
+                      length_norm=params["length_norm"]), n_features
 
 
 def load_for_prediction(path):

@@ -17,7 +17,6 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import xlogy
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import check_classification_targets
@@ -25,62 +24,11 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative, valida
 
 from textnb.core.model_io import register
 from textnb.core.stats import CountTable, merge_aligned
-from textnb.core.model_schema import MAX_DIM, N_FEATURES, Choice, Classes, Counts, Int, OneOf
+from textnb.naive_bayes.kernels import takes_defaults
+from textnb.text.wrappers import (SCORES, SELECT_DEFAULTS, SELECT_PARAMS, SELECT_STATE, presence_counts, support_mask,
+                                  term_scores)
 
 __all__ = ["SelectTerms", "term_scores"]
-
-SCORES = ("chi2", "ig", "df")
-
-
-def _entropy_terms(counts, totals):
-    """Σ_c -p log p of the rows of ``counts`` (p = counts / totals), 0 for empty rows."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = np.where(totals > 0, counts / np.where(totals > 0, totals, 1.0), 0.0)
-    return -xlogy(p, p).sum(axis=0)
-
-
-def term_scores(class_df, class_count, score="chi2"):
-    """Goodness of every term from per-class document frequencies.
-
-    Parameters
-    ----------
-    class_df : ndarray of shape (n_classes, n_features)
-        Documents of each class that contain each term (weighted).
-    class_count : ndarray of shape (n_classes,)
-        Documents of each class (weighted).
-    score : {"chi2", "ig", "df"}
-        ``"chi2"``: the largest over classes of the 2x2 chi-square statistic
-        ``N (AD − CB)² / ((A+C)(B+D)(A+B)(C+D))`` (Yang & Pedersen's χ²_max);
-        ``"ig"``: information gain (expected entropy reduction of the class when the
-        presence of the term is known), in nats; ``"df"``: document frequency.
-
-    Returns
-    -------
-    ndarray of shape (n_features,)
-    """
-    class_df = np.asarray(class_df, dtype=np.float64)
-    nc = np.asarray(class_count, dtype=np.float64)[:, None]
-    n = nc.sum()
-    df = class_df.sum(axis=0)
-    if score == "df":
-        return df
-    if score == "chi2":
-        a = class_df            # in class, has term
-        b = df - a              # other classes, has term
-        c = nc - a              # in class, lacks term
-        d = n - nc - b          # other classes, lacks term
-        den = (a + c) * (b + d) * (a + b) * (c + d)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            chi = np.where(den > 0, n * (a * d - c * b) ** 2 / np.where(den > 0, den, 1.0), 0.0)
-        return chi.max(axis=0) if chi.shape[0] else np.zeros(class_df.shape[1])
-    if score == "ig":
-        prior = _entropy_terms(nc, n)  # H(C), shape (1,)
-        present = _entropy_terms(class_df, df[None, :])           # H(C | w)
-        absent = _entropy_terms(nc - class_df, (n - df)[None, :])  # H(C | not w)
-        pw = df / n if n > 0 else np.zeros_like(df)
-        return prior - pw * present - (1 - pw) * absent
-    raise ValueError(f"score must be one of {SCORES}; got {score!r}")
-
 
 @register
 class SelectTerms(SelectorMixin, BaseEstimator):
@@ -121,15 +69,11 @@ class SelectTerms(SelectorMixin, BaseEstimator):
     [True, False, True]
     """
 
-    _param_schema = {"criterion": Choice(*sorted(SCORES)), "k": OneOf(Choice("all"), Int(0, MAX_DIM))}
-    _state_schema = {
-        "classes_": Classes(),
-        "n_features_in_": N_FEATURES,
-        "class_count_": Counts(("n_classes",)),
-        "class_df_": Counts(("n_classes", "n_features"), le="class_count_"),
-    }
+    _param_schema = SELECT_PARAMS
+    _state_schema = SELECT_STATE
 
-    def __init__(self, *, criterion="chi2", k=10000):
+    @takes_defaults(SELECT_DEFAULTS)
+    def __init__(self, *, criterion, k):
         self.criterion = criterion
         self.k = k
 
@@ -189,10 +133,9 @@ class SelectTerms(SelectorMixin, BaseEstimator):
 
     def _add(self, X, y_index):
         P = self._presence(X)
-        Y = sp.csr_matrix((np.ones(len(y_index)), (np.arange(len(y_index)), y_index)),
-                          shape=(len(y_index), len(self.classes_)))
-        self.class_df_ += np.asarray((Y.T @ P).todense())
-        self.class_count_ += np.asarray(Y.sum(axis=0)).ravel()
+        class_count, class_df = presence_counts(P.data, P.indices, P.indptr, y_index, len(self.classes_), P.shape[1])
+        self.class_df_ += class_df
+        self.class_count_ += class_count
         self._update()
 
     def merge(self, other):
@@ -212,13 +155,7 @@ class SelectTerms(SelectorMixin, BaseEstimator):
 
     def _get_support_mask(self):
         check_is_fitted(self)
-        n = self.scores_.shape[0]
-        k = n if self.k == "all" else min(int(self.k), n)
-        mask = np.zeros(n, dtype=bool)
-        if k:
-            order = np.lexsort((np.arange(n), -self.scores_))  # best first, ties by column
-            mask[order[:k]] = True
-        return mask
+        return support_mask(self.scores_, self.k)
 
     def _get_state(self):
         state = {"classes_": self.classes_, "class_count_": self.class_count_,

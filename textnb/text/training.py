@@ -20,11 +20,13 @@ import scikit-learn.
 
 from itertools import islice
 from numbers import Integral
+from typing import NamedTuple
 
 import numpy as np
 
 from textnb.core.errors import InputError, ParameterError
 from textnb.core.dfe import map_threads, pass_budget, threads
+from textnb.core.logspace import log_odds, logsumexp
 from textnb.core.model_io import ModelNode
 from textnb.core.workers import can_fork, map_ordered, ordered_map
 from textnb.io.corpus import MAX_DOCUMENT_BYTES
@@ -35,6 +37,7 @@ from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
 from textnb.text.tokenize import Analyzer, analyzer_from_params, count_batch, encode_terms
 
 __all__ = ["Accumulator", "PER_CLASS", "batches", "check_vocabulary_params", "count_documents", "finish_counts",
+           "fit_model",
            "learn_counts", "min_parallel", "prune_mask", "select_columns", "select_vocabulary", "train_text_model"]
 
 #: The per-class table each streamable model needs: term counts, or document frequencies
@@ -73,8 +76,11 @@ class Accumulator:
     table.
     """
 
-    def __init__(self, n_classes, terms=(), per_class="tf", rows=False, max_row_nnz=None):
+    def __init__(self, n_classes, terms=(), per_class="tf", rows=False, max_row_nnz=None, binary=False):
         self.vocab = TermKeys(terms)
+        # a presence vectorizer: the per-term "counts" that max_features ranks by are
+        # document frequencies (scikit-learn clips to 1 first)
+        self.binary = binary
         # the documents' (term, count) pairs, for DiscriminativeNB: at most about
         # max_row_nnz of them are kept (a content-keyed sample, :meth:`_shrink`); the
         # documents dropped leave their feature sums in ``dropped``
@@ -117,7 +123,7 @@ class Accumulator:
             cols = ids[cols]
             flat = cls * self.sums.shape[1] + cols  # each (class, term) cell once per batch
             self.sums.reshape(-1)[flat] += tf if self.per_class == "tf" else df
-        self.tf_total[ids] += term_tf  # ids: distinct columns, one per batch term
+        self.tf_total[ids] += term_df if self.binary else term_tf  # ids: distinct columns, one per batch term
         self.df_total[ids] += term_df
         self.class_count += class_count
         self.skipped.extend(skipped)
@@ -326,12 +332,13 @@ def finish_counts(X, *, binary=False, dtype="int64"):
 
 def count_documents(X, y_index, weights, n_classes, analyzer, *, terms=(), per_class="tf", n_jobs=None,
                     batch_size=2000, max_bytes=MAX_DOCUMENT_BYTES, progress=None, client=None, rows=False,
-                    max_row_nnz=None):
+                    max_row_nnz=None, binary=False):
     """The :class:`Accumulator` of documents ``X`` (str, bytes or paths) with class
     indices ``y_index`` and ``weights``; ``terms`` start the vocabulary (partial_fit).
     ``rows``: keep the documents' (term, count) pairs too (:meth:`Accumulator.row_matrix`),
-    about ``max_row_nnz`` of them at most."""
-    acc = Accumulator(n_classes, terms, per_class, rows=rows, max_row_nnz=max_row_nnz)
+    about ``max_row_nnz`` of them at most. ``binary``: a presence vectorizer's (pruning ranks
+    terms by document frequency)."""
+    acc = Accumulator(n_classes, terms, per_class, rows=rows, max_row_nnz=max_row_nnz, binary=binary)
     parts = _labelled(batches(X, y_index, weights, int(batch_size)), len(y_index))
     # numpy's tokenizer releases the GIL for its work (and the file reads for theirs): it
     # runs in threads, with no worker process to start and no batch result to pickle
@@ -383,15 +390,21 @@ def select_columns(acc, n_docs, *, min_df=1, max_df=1.0, max_features=None):
     return order[mask]
 
 
-def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), given_vectorizer=True,
+def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), steps=(), given_vectorizer=True,
                      n_jobs=None, batch_size=2000, max_bytes=None, progress=None, client=None):
     """Fit a count text model and return it as the model file's tree, plus skipped files.
 
     The result is what ``TextClassifier(vectorizer=Vectorizer(**vectorizer),
     model=Kind(**params), ...).fit(X, y)`` saves, exactly (``Kind, params = model``;
     ``given_vectorizer`` False means ``vectorizer=None``), computed by the same
-    functions without building the estimators. ``Kind`` is one of :data:`PER_CLASS`;
-    the vectorizer must not be ``binary`` (a presence vectorizer needs the rows).
+    functions without building the estimators. ``Kind`` is one of :data:`PER_CLASS`.
+
+    ``steps``: ``(name, (kind, params))`` pairs of transforms in front of the model,
+    ``kind`` ``"SelectTerms"`` or ``"TermWeighting"``: the model is then
+    ``Pipeline(steps + [("model", Kind(**params))])``, as ``textnb train --select`` /
+    ``--weighting`` build it. With steps or a ``binary`` vectorizer the estimators fit on
+    the whole document-term matrix; so does this (the documents' rows, kept as they are
+    counted), through the same functions (:mod:`textnb.text.wrappers`, the kernels' ``fit``).
 
     Returns
     -------
@@ -401,43 +414,293 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), give
         Documents skipped because they are binary.
     """
     kind, given = model
-    if kind not in KERNELS:
-        raise ValueError(f"train_text_model fits {sorted(KERNELS)}, not {kind}")
-    kernel = KERNELS[kind]
+    calibration = None
+    if kind == "CalibratedNB":  # CalibratedNB(estimator, **calibration): the estimator fitted as below
+        calibration = {k: v for k, v in given.items() if k != "estimator"}
+        kind, given = given["estimator"]
+    smoothing = kind == "SmoothingCV"
+    if kind not in KERNELS and not smoothing:
+        raise ValueError(f"train_text_model fits {sorted(KERNELS)}, SmoothingCV and CalibratedNB, not {kind}")
+    if smoothing and steps:
+        raise ValueError("train_text_model fits a SmoothingCV without Pipeline steps around it")
+    kernel = KERNELS["MultinomialNB" if smoothing else kind]
     vec_params = {**VECTORIZER_DEFAULTS, **(vectorizer or {})}
-    model_params = kernel.params(given)
-    if vec_params["binary"]:
-        raise ValueError("a binary vectorizer needs the document rows; fit a TextClassifier")
+    model_params = kernel.params({} if smoothing else given)
+    steps = [(name, (step_kind, _step_params(step_kind, step_params))) for name, (step_kind, step_params) in steps]
+    binary = bool(vec_params["binary"])
+    # the estimators fit these on the whole document-term matrix: every row is kept
+    whole = binary or bool(steps) or smoothing or calibration is not None
     check_vocabulary_params(vec_params["min_df"], vec_params["max_df"], vec_params["max_features"])
-    rows = kernel.rows
+    rows = kernel.rows or whole
     kernel.check_params(model_params)
+    if calibration is not None:
+        calibration = _calibration_params(calibration)
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"y must be one label per document; got shape {y.shape}")
     classes, y_index = np.unique(y, return_inverse=True)
     analyzer = analyzer_from_params(vec_params)
     max_bytes = TEXT_CLASSIFIER_DEFAULTS["max_bytes"] if max_bytes is None else max_bytes
+    budget = pass_budget(model_params["max_nnz"], len(classes)) if kernel.rows and not whole else None
     acc = count_documents(X, y_index, np.ones(len(y)), len(classes), analyzer, per_class=kernel.per_class,
                           n_jobs=n_jobs, batch_size=batch_size, max_bytes=max_bytes, progress=progress,
-                          client=client, rows=rows,
-                          max_row_nnz=pass_budget(model_params["max_nnz"], len(classes)) if rows else None)
+                          client=client, rows=rows, max_row_nnz=budget, binary=binary)
     cols = select_columns(acc, len(y), min_df=vec_params["min_df"], max_df=vec_params["max_df"],
                           max_features=vec_params["max_features"])
-    if rows:  # what DiscriminativeNB.fit_rows computes, by the same function (the kernel's fit)
-        dropped = acc.dropped_sums(cols)
-        X_rows, y_rows, w_rows = acc.row_matrix(cols)
-        state = kernel.fit(model_params, classes, X_rows, y_rows, w_rows, dropped=dropped)
-    else:
-        kernel.check_params(model_params, len(cols))  # (an alpha per term must have one per kept term)
-        state = kernel.to_state({"classes_": classes, "n_features_in_": len(cols), "class_count_": acc.class_count,
-                                 "feature_count_": acc.sums[:, cols]})
     # how the model was computed (worker count) is not part of it
     saved_params = {k: v for k, v in model_params.items() if k not in kernel.execution_params}
-    fitted_model = ModelNode(kind, saved_params, state)
+    if whole:
+        X_rows, y_rows, _ = acc.row_matrix(cols)
+        if binary:  # the Vectorizer's output: presence
+            X_rows.data[:] = 1.0
+        fitted_model, template = fit_model(model, steps, classes, X_rows, y_rows)
+    else:
+        if rows:  # what DiscriminativeNB.fit_rows computes, by the same function (the kernel's fit)
+            dropped = acc.dropped_sums(cols)
+            X_rows, y_rows, w_rows = acc.row_matrix(cols)
+            state = kernel.fit(model_params, classes, X_rows, y_rows, w_rows, dropped=dropped)
+        else:
+            kernel.check_params(model_params, len(cols))  # (an alpha per term must have one per kept term)
+            state = kernel.to_state({"classes_": classes, "n_features_in_": len(cols),
+                                     "class_count_": acc.class_count, "feature_count_": acc.sums[:, cols]})
+        fitted_model, template = ModelNode(kind, saved_params, state), ModelNode(kind, saved_params, {})
     fitted_vec = ModelNode("Vectorizer", vec_params, encode_terms(acc.vocab, cols))
     params = {"max_bytes": max_bytes,
               "vectorizer": ModelNode("Vectorizer", vec_params, {}) if given_vectorizer else None,
-              "model": ModelNode(kind, saved_params, {})}
+              "model": template}
     root = ModelNode("TextClassifier", params,
                      {"vectorizer_": fitted_vec, "model_": fitted_model, "classes_": classes})
     return root, acc.skipped
+
+
+def fit_model(model, steps, classes, X, y_index):
+    """``(fitted node, template node)`` of ``model`` (``(kind, params)`` as
+    :func:`train_text_model` takes it: a count model, ``SmoothingCV`` or ``CalibratedNB``
+    around one) with the Pipeline ``steps`` in front of the count model, fitted on the CSR
+    matrix ``X`` (float64, sorted indices) of documents of ``classes[y_index]``: what the
+    estimators' ``fit`` computes on that matrix, through the same functions (the
+    trainer's and ``textnb evaluate``'s folds' fit)."""
+    kind, given = model
+    calibration = None
+    if kind == "CalibratedNB":
+        calibration = _calibration_params({k: v for k, v in given.items() if k != "estimator"})
+        kind, given = given["estimator"]
+    steps = [(name, (step_kind, _step_params(step_kind, step_params))) for name, (step_kind, step_params) in steps]
+    if kind == "SmoothingCV":
+        if steps:
+            raise ValueError("a SmoothingCV is fitted without Pipeline steps around it")
+        fitted, template, spec = _fit_smoothing(given, classes, X, y_index)
+    else:
+        kernel = KERNELS[kind]
+        params = kernel.params(given)
+        kernel.check_params(params)
+        saved = {k: v for k, v in params.items() if k not in kernel.execution_params}
+        spec = _Spec(kind, kernel, params, saved, steps, "model")
+        fitted, template, _ = _fit_spec(spec, classes, X, y_index)
+    if calibration is not None:
+        fitted, template = _fit_calibrated(calibration, spec, fitted, template, classes, X, y_index)
+    return fitted, template
+
+
+class _Spec(NamedTuple):
+    """A count model (``kind``, its kernel and parameters, those saved) with Pipeline
+    ``steps`` in front of it, its step named ``name`` (what the estimators would build)."""
+
+    kind: str
+    kernel: object
+    params: dict
+    saved_params: dict
+    steps: list
+    name: str
+
+
+def _fit_spec(spec, classes, X, y_index):
+    """``(fitted node, template node, log_proba)`` of the model ``spec`` fitted on the CSR
+    matrix ``X`` (float64, sorted indices) of documents of ``classes[y_index]``, as the
+    estimators' ``fit``; ``log_proba(X_test)`` is the fitted model's ``predict_log_proba``."""
+    fitted_steps, transforms, Xt = _fit_steps(spec.steps, classes, X, y_index)
+    kernel, params = spec.kernel, spec.params
+    if kernel.rows:  # what DiscriminativeNB.fit computes on a matrix, by the same function
+        state = kernel.fit(params, classes, Xt, y_index, np.ones(Xt.shape[0]))
+    else:
+        kernel.check_params(params, Xt.shape[1])
+        state = kernel.fit(params, classes, Xt, y_index)
+    fitted, template = ModelNode(spec.kind, spec.saved_params, state), ModelNode(spec.kind, spec.saved_params, {})
+    if spec.steps:
+        fitted = _pipeline(fitted_steps + [(spec.name, fitted)])
+        template = _pipeline([(name, ModelNode(k, p, {})) for name, (k, p) in spec.steps] + [(spec.name, template)])
+
+    def log_proba(X_test):
+        for transform in transforms:
+            X_test = transform(X_test)
+        jll = kernel.joint_log_likelihood(params, state, kernel.estimate(params, state), X_test)
+        return jll - logsumexp(jll, axis=1, keepdims=True)
+
+    return fitted, template, log_proba
+
+
+def _calibration_params(given):
+    """Every parameter of a CalibratedNB but its estimator, checked (a number of folds: what
+    :func:`_fit_calibrated` computes)."""
+    from textnb.core.model_schema import check_param_values
+    from textnb.text.wrappers import CALIBRATED_PARAMS
+
+    params = {"method": "sigmoid", "cv": 5, "target_fpr": None, "random_state": 0, **given}
+    check_param_values({k: v for k, v in CALIBRATED_PARAMS.items() if k != "estimator"}, params)
+    if not isinstance(params["cv"], int):
+        raise ValueError("train_text_model calibrates on a number of folds")
+    return params
+
+
+def _fit_calibrated(params, spec, fitted, template, classes, X, y_index):
+    """The fitted node and template of ``CalibratedNB(estimator, **params)`` (sigmoid or
+    isotonic maps) around the model ``spec``, already ``fitted`` on all of ``X``: what its ``fit``
+    computes -- out-of-fold log-odds of the model refitted on each fold's training part
+    (on the terms that part has; :func:`textnb.core.folds.stratified_kfold`), Platt's maps
+    or the isotonic steps, and the per-class thresholds on them (:func:`textnb.text.wrappers.fit_sigmoid`,
+    :func:`~textnb.text.wrappers.fit_isotonic`, :func:`~textnb.text.wrappers.threshold_for_f1`) -- through
+    the kernels."""
+    from textnb.core.folds import stratified_kfold
+    from textnb.core.stats import seen_columns
+    from textnb.text.wrappers import (calibrated_classes, finite_scores, fit_isotonic, fit_sigmoid, threshold_for_f1,
+                                      threshold_for_fpr)
+
+    n = len(classes)
+    calibrated = calibrated_classes({"n_classes": n})
+    if n >= 2:
+        counts = np.bincount(y_index, minlength=n)
+        n_splits = int(min(params["cv"], counts.min()))
+        if n_splits < 2:
+            raise ValueError(f"every class needs at least 2 objects for out-of-fold scores; "
+                             f"class {classes[np.argmin(counts)]!r} has {counts.min()}")
+        scores = np.empty((X.shape[0], n))
+        for train, test in stratified_kfold(classes[y_index], n_splits, params["random_state"]):
+            cols = seen_columns(X[train])
+            fold_classes = np.unique(y_index[train])
+            _, _, log_proba = _fit_spec(spec, classes[fold_classes], X[train][:, cols],
+                                        np.searchsorted(fold_classes, y_index[train]))
+            lp = log_proba(X[test][:, cols])
+            full = np.full((lp.shape[0], n), -np.inf)
+            full[:, fold_classes] = lp
+            scores[test] = log_odds(full)
+        scores = finite_scores(scores)
+        w = np.ones(len(y_index))
+        sig, iso_x, iso_y = [], [], []
+        for c in calibrated:
+            t = (y_index == c).astype(np.float64)
+            if params["method"] == "sigmoid":
+                sig.append(fit_sigmoid(scores[:, c], t, w))
+            else:  # floor / ceiling 1 / (n + 2), as CalibratedNB
+                eps = 1.0 / (np.sum(w) + 2.0)
+                steps_x, steps_y = fit_isotonic(scores[:, c], t, w, eps, 1.0 - eps)
+                iso_x.append(steps_x)
+                iso_y.append(steps_y)
+        sigmoid = np.array(sig, dtype=np.float64).reshape(-1, 2)
+        thresholds = np.array([
+            threshold_for_f1(scores[:, c], y_index == c) if params["target_fpr"] is None
+            else threshold_for_fpr(scores[:, c], y_index == c, params["target_fpr"]) for c in range(n)])
+    else:
+        sigmoid, iso_x, iso_y, thresholds = np.zeros((0, 2)), [], [], np.array([-np.inf])
+    node_params = {"cv": params["cv"], "estimator": template, "method": params["method"],
+                   "random_state": params["random_state"], "target_fpr": params["target_fpr"]}
+    state = {"n_features_in_": X.shape[1], "classes_": classes, "calibrated_classes_": calibrated,
+             "sigmoid_": sigmoid, "isotonic_x_": iso_x, "isotonic_y_": iso_y, "thresholds_": thresholds,
+             "estimator_": fitted}
+    return ModelNode("CalibratedNB", node_params, state), ModelNode("CalibratedNB", node_params, {})
+
+
+def _fit_smoothing(given, classes, X, y_index):
+    """The fitted node and the template of ``SmoothingCV(**given)`` with its default
+    estimator (``Pipeline([("termweighting", TermWeighting()), ("multinomialnb",
+    MultinomialNB())])``) and grid (the m-estimate over
+    :data:`textnb.text.wrappers.SMOOTHING_GRID`, scored by accuracy), fitted on the CSR
+    matrix ``X`` of documents of classes ``y_index``: what its ``fit`` computes, through its
+    fast path's function (:func:`textnb.text.wrappers.held_out_predictions`), its folds
+    (:func:`textnb.core.folds.stratified_kfold`) and the kernels; and the :class:`_Spec` of
+    the model it chose (a CalibratedNB around it calibrates that)."""
+    from textnb.core.folds import stratified_kfold
+    from textnb.text.wrappers import SMOOTHING_GRID, WEIGHTING_DEFAULTS, held_out_predictions
+
+    params = {"cv": 5, "estimator": None, "param_grid": None, "random_state": 0, "scoring": "accuracy", **given}
+    if params["estimator"] is not None or params["param_grid"] is not None or params["scoring"] != "accuracy" \
+            or not isinstance(params["cv"], int):
+        raise ValueError("train_text_model fits a SmoothingCV with its default estimator, grid and scoring "
+                         "and a number of folds")
+    grid = [{"multinomialnb__m": m} for m in SMOOTHING_GRID]
+    counts = np.bincount(y_index, minlength=len(classes))
+    n_splits = int(min(params["cv"], counts.max()))
+    steps = [("termweighting", ("TermWeighting", dict(WEIGHTING_DEFAULTS)))]
+    _, _, Xt = _fit_steps(steps, classes, X, y_index)
+    mn = KERNELS["MultinomialNB"]
+    if len(classes) < 2 or n_splits < 2:
+        scores = [float("nan")] * len(grid)
+    else:
+        splits = stratified_kfold(np.asarray(classes)[y_index], n_splits, params["random_state"])
+        finals = [(mn, mn.params({"m": p["multinomialnb__m"]})) for p in grid]
+        preds, tested = held_out_predictions(Xt, y_index, len(classes), classes, splits, finals)
+        scores = [float(np.mean(y_index[tested] == p)) for p in preds]  # (SmoothingCV's accuracy)
+    best = int(np.argmax([v if np.isfinite(v) else -np.inf for v in scores]))
+    model_params = mn.params({"m": grid[best]["multinomialnb__m"]})
+    spec = _Spec("MultinomialNB", mn, model_params, model_params, steps, "multinomialnb")
+    estimator, _, _ = _fit_spec(spec, classes, X, y_index)
+    state = {"n_features_in_": X.shape[1], "classes_": classes,
+             "cv_results_": [(dict(p), v) for p, v in zip(grid, scores)], "best_params_": dict(grid[best]),
+             "estimator_": estimator}
+    return ModelNode("SmoothingCV", params, state), ModelNode("SmoothingCV", params, {}), spec
+
+
+def _step_params(kind, given):
+    """Every parameter of a Pipeline step of ``kind`` (its defaults, updated with ``given``), checked."""
+    from textnb.core.model_schema import check_param_values
+    from textnb.text.wrappers import SELECT_DEFAULTS, SELECT_PARAMS, WEIGHTING_DEFAULTS, WEIGHTING_PARAMS
+
+    defaults, schema = {"SelectTerms": (SELECT_DEFAULTS, SELECT_PARAMS),
+                        "TermWeighting": (WEIGHTING_DEFAULTS, WEIGHTING_PARAMS)}[kind]
+    unknown = sorted(set(given) - set(defaults))
+    if unknown:
+        raise TypeError(f"{kind} takes no parameter {unknown[0]!r}")
+    params = {**defaults, **given}
+    check_param_values(schema, params)
+    return params
+
+
+def _fit_steps(steps, classes, X, y_index):
+    """The fitted nodes of the Pipeline ``steps`` fitted in turn on the CSR matrix ``X``
+    (float64, sorted indices) of documents of classes ``y_index``, their ``transform``
+    functions, and the matrix the model then learns: what ``SelectTerms`` and
+    ``TermWeighting`` ``fit_transform``, by their functions (:mod:`textnb.text.wrappers`)."""
+    from textnb.text.wrappers import (document_frequency, idf_weights, presence_counts, support_mask, term_scores,
+                                      weigh_cells)
+
+    fitted, transforms = [], []
+    for name, (kind, params) in steps:
+        n = X.shape[1]
+        if kind == "SelectTerms":
+            class_count, class_df = presence_counts(X.data, X.indices, X.indptr, y_index, len(classes), n)
+            kept = np.flatnonzero(support_mask(term_scores(class_df, class_count, params["criterion"]), params["k"]))
+            state = {"classes_": classes, "class_count_": class_count, "class_df_": class_df, "n_features_in_": n}
+
+            def transform(M, kept=kept):  # scikit-learn's SelectorMixin.transform: the same column indexing
+                return M[:, kept]
+        else:
+            n_documents = float(X.shape[0])
+            df = document_frequency(X.data, X.indices, n)
+            idf = idf_weights(n_documents, df, params["idf"])
+            state = {"n_features_in_": n, "n_documents_": n_documents, "document_frequency_": df, "idf_": idf}
+
+            def transform(M, idf=idf if params["idf"] is not None else None, params=params):
+                M = M.astype(np.float64)  # (a copy)
+                M.sum_duplicates()
+                M.data = weigh_cells(M.data, M.indices, M.indptr, idf, binary=params["binary"],
+                                     sublinear_tf=params["sublinear_tf"], length_norm=params["length_norm"])
+                return M
+        X = transform(X)
+        fitted.append((name, ModelNode(kind, params, state)))
+        transforms.append(transform)
+    return fitted, transforms, X
+
+
+def _pipeline(steps):
+    """A scikit-learn ``Pipeline``'s model-file node with these ``(name, node)`` steps."""
+    return ModelNode("Pipeline", {"memory": None, "steps": [tuple(s) for s in steps], "transform_input": None,
+                                  "verbose": False}, {})

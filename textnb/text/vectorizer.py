@@ -14,7 +14,6 @@ counting is one sparse-matrix construction per batch.
 """
 
 
-import codecs
 import warnings
 from collections.abc import Mapping
 from operator import itemgetter
@@ -28,7 +27,7 @@ from sklearn.utils.validation import check_array
 from textnb.core.model_io import register
 from textnb.core.errors import ParameterError
 from textnb.naive_bayes.kernels import takes_defaults
-from textnb.text.defaults import VECTORIZER_DEFAULTS
+from textnb.text.defaults import VECTORIZER_DEFAULTS, VECTORIZER_PARAMS, VECTORIZER_STATE
 from textnb.text.tokenize import (  # noqa: F401  (re-exported: the public home of the tokenizer)
     decode_terms,
     encode_terms,
@@ -48,26 +47,11 @@ from textnb.text.tokenize import (  # noqa: F401  (re-exported: the public home 
     growing_vocabulary,
     regex_tokenize,
 )
-from textnb.core.model_schema import (MAX_DIM, Array, Bool, Choice, Float, Int, ListOf, MayBeAbsent, NgramRange,
-                                      OneOf, Optional, Pattern, Str, DictOf, When, _fail)
 from textnb.text.training import (check_vocabulary_params, finish_counts, learn_counts,  # noqa: F401
                                   prune_mask)  # (prune_mask: its old home)
 
 __all__ = ["TOKEN_PATTERN", "Analyzer", "Vectorizer", "analyzer_from_params", "regex_tokenize",
            "strip_accents_ascii", "strip_accents_unicode"]
-
-class _Encoding(Str):
-    """The name of a text encoding Python knows (model files)."""
-
-    def check(self, value, ctx):
-        super().check(value, ctx)
-        try:
-            known = codecs.lookup(value)._is_text_encoding
-        except LookupError:
-            known = False
-        if not known:
-            _fail(f"{value!r} is not a text encoding")
-
 
 class SingleStringError(TypeError, ValueError):
     """A single string given where an iterable of documents is expected (a TypeError,
@@ -147,26 +131,8 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):  
     ([[1, 1, 1, 1, 1, 1]], [' a', ' b', 'a ', 'ab', 'b ', 'ba'])
     """
 
-    _DF = OneOf(Int(0, MAX_DIM), Float(0.0, 1.0))
-    _param_schema = {
-        "lowercase": Bool(),
-        # words need a pattern in a file (no tokenizer callable can be stored there)
-        "token_pattern": When("analyzer", "word", Pattern(), Optional(Pattern())),
-        "stop_words": Optional(OneOf(Choice("english"), ListOf(Str(1000)))),
-        "stemmer": Optional(Choice("porter", "snowball")), "ngram_range": NgramRange(),
-        "min_df": _DF, "max_df": _DF, "max_features": Optional(Int(1, MAX_DIM)), "binary": Bool(),
-        # scikit-learn's other parameters (callables cannot be stored in a model file)
-        "input": Choice("content", "file", "filename"), "encoding": _Encoding(100),
-        "decode_error": Choice("strict", "ignore", "replace"), "strip_accents": Optional(Choice("ascii", "unicode")),
-        "preprocessor": Choice(None), "tokenizer": Choice(None), "analyzer": Choice("word", "char", "char_wb"),
-        "vocabulary": Optional(OneOf(ListOf(Str(10_000)), DictOf(Str(10_000), Int(0, MAX_DIM)))),
-        "dtype": Choice("int64", "int32", "int16", "int8", "uint8", "float64", "float32"),
-    }
-    _state_schema = {  # the vocabulary as UTF-8 bytes and offsets (or, in old files, "terms")
-        "terms_utf8": MayBeAbsent(Array("u", ("n_bytes",))),
-        "terms_offsets": MayBeAbsent(Array("iu", ("n_terms+1",), lo=0, hi=MAX_DIM)),
-        "terms": MayBeAbsent(Array("U", ("n_terms",))),
-    }
+    _param_schema = VECTORIZER_PARAMS
+    _state_schema = VECTORIZER_STATE
 
     @takes_defaults(VECTORIZER_DEFAULTS)
     def __init__(self, *, input, encoding, decode_error, strip_accents, lowercase, preprocessor, tokenizer, stop_words,

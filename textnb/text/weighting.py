@@ -30,13 +30,14 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative, valida
 
 from textnb.core.errors import ParameterError
 from textnb.core.model_io import register
-from textnb.core.model_schema import MAX_COUNT, N_FEATURES, Bool, Choice, Counts, Float, MayBeAbsent, Optional, Reals
+from textnb.core.model_schema import Bool, Choice, MayBeAbsent, Optional, Reals
 from textnb.text.tokenize import TOKEN_PATTERN
 from textnb.text.vectorizer import Vectorizer
+from textnb.naive_bayes.kernels import takes_defaults
+from textnb.text.wrappers import (IDF, WEIGHTING_DEFAULTS, WEIGHTING_PARAMS, WEIGHTING_STATE, document_frequency,
+                                  idf_weights, weigh_cells)
 
 __all__ = ["TermWeighting", "TfidfVectorizer"]
-
-_IDF = ("smooth", "plain", None)
 
 
 @register
@@ -90,16 +91,11 @@ class TermWeighting(TransformerMixin, BaseEstimator):
     [[1.0, 0.0], [0.707, 0.707]]
     """
 
-    _param_schema = {"sublinear_tf": Bool(), "idf": Optional(Choice("smooth", "plain")), "length_norm": Bool(),
-                     "binary": Bool()}
-    _state_schema = {
-        "n_features_in_": N_FEATURES,
-        "n_documents_": Float(0.0, MAX_COUNT),
-        "document_frequency_": Counts(("n_features",)),
-        "idf_": Reals(("n_features",), lo=0.0),
-    }
+    _param_schema = WEIGHTING_PARAMS
+    _state_schema = WEIGHTING_STATE
 
-    def __init__(self, *, sublinear_tf=True, idf="smooth", length_norm=True, binary=False):
+    @takes_defaults(WEIGHTING_DEFAULTS)
+    def __init__(self, *, sublinear_tf, idf, length_norm, binary):
         self.sublinear_tf = sublinear_tf
         self.idf = idf
         self.length_norm = length_norm
@@ -113,7 +109,7 @@ class TermWeighting(TransformerMixin, BaseEstimator):
         return tags
 
     def _check_params(self):
-        if self.idf not in _IDF:
+        if self.idf not in IDF:
             raise ValueError(f"idf must be 'smooth', 'plain' or None; got {self.idf!r}")
 
     def _validate(self, X, reset):
@@ -142,10 +138,8 @@ class TermWeighting(TransformerMixin, BaseEstimator):
         return self
 
     def _add(self, X):
-        X = X.copy()
-        X.eliminate_zeros()
         self.n_documents_ += float(X.shape[0])
-        self.document_frequency_ += np.bincount(X.indices, minlength=X.shape[1])
+        self.document_frequency_ += document_frequency(X.data, X.indices, X.shape[1])
         self._update()
 
     def merge(self, other):
@@ -172,14 +166,7 @@ class TermWeighting(TransformerMixin, BaseEstimator):
         return self
 
     def _update(self):
-        n, df = self.n_documents_, self.document_frequency_
-        if self.idf == "smooth":
-            self.idf_ = np.log((1.0 + n) / (1.0 + df)) + 1.0
-        elif self.idf == "plain":
-            # an unseen term (df 0) is treated as seen once: log n, the largest weight
-            self.idf_ = np.log(max(n, 1.0)) - np.log(np.maximum(df, 1.0))
-        else:
-            self.idf_ = np.ones_like(df)
+        self.idf_ = idf_weights(self.n_documents_, self.document_frequency_, self.idf)
 
     def transform(self, X):
         """The weighted matrix (CSR, float64), same shape as X."""
@@ -187,18 +174,8 @@ class TermWeighting(TransformerMixin, BaseEstimator):
         self._check_params()
         X = self._validate(X, reset=False).copy()
         X.sum_duplicates()
-        if self.binary:
-            X.data = (X.data > 0).astype(np.float64)
-        if self.sublinear_tf:
-            X.data = np.log1p(X.data)
-        if self.idf is not None:
-            X.data *= self.idf_[X.indices]
-        if self.length_norm:
-            sq = np.bincount(np.repeat(np.arange(X.shape[0]), np.diff(X.indptr)),
-                             weights=X.data * X.data, minlength=X.shape[0])
-            norms = np.sqrt(sq)
-            norms[norms == 0] = 1.0
-            X.data /= np.repeat(norms, np.diff(X.indptr))
+        X.data = weigh_cells(X.data, X.indices, X.indptr, self.idf_ if self.idf is not None else None,
+                             binary=self.binary, sublinear_tf=self.sublinear_tf, length_norm=self.length_norm)
         return X
 
     def get_feature_names_out(self, input_features=None):
