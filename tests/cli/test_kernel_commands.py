@@ -116,7 +116,9 @@ def test_merge_of_count_text_models_reads_their_nodes(tmp_path, monkeypatch, opt
 @pytest.mark.skipif(not SMS.exists(), reason="bundled SMS collection missing")
 @pytest.mark.parametrize("options", [(), ("--model", "multinomial", "--binary"), ("--model", "bernoulli"),
                                      ("--model", "complement", "--norm"),
-                                     ("--model", "discriminative", "--alpha", "0.3")])
+                                     ("--model", "discriminative", "--alpha", "0.3"),
+                                     ("--weighting", "--select", "chi2:300", "--calibrate", "sigmoid"),
+                                     ("--model", "multinomial", "--select", "ig:200", "--binary")])
 def test_explain_of_a_count_text_model_reads_its_scorer(tmp_path, monkeypatch, options):
     """``textnb predict MODEL DOCS --explain`` of a text model of a count model explains from
     the model file's linear scorer (explain_scored: no scikit-learn) what the estimator

@@ -152,28 +152,23 @@ def explain_scored(scorer, document, top=10):
     features as the scorer makes them (presence, ``binarize``, DiscriminativeNB's document
     features), and the scorer's weights; the same numbers as :func:`explain` of the
     estimator."""
-    from textnb.core.dfe import doc_features
     from textnb.io.corpus import to_text
-    from textnb.text.tokenize import batch_term_ids, cell_counts
 
     text = document if isinstance(document, str) else to_text(document)
-    n_terms = scorer._weights_t.shape[0]
-    rows, ids = batch_term_ids([text if text is not None else ""], scorer.analyzer, scorer._vocabulary(1), grow=False)
-    data, indices, indptr = cell_counts(rows, ids, 1, n_terms)
-    data = np.ones(data.shape) if scorer.binary else data.astype(np.float64)
-    counts = np.zeros(n_terms)
+    data, indices, indptr = scorer._cells([text if text is not None else ""])
+    data = scorer.counted(data)
+    counts = np.zeros(len(scorer.terms))
     counts[indices] = data
-    if scorer.threshold is not None:
-        data = (data > scorer.threshold).astype(np.float64)
-    if scorer.features is not None:
-        data = doc_features(scorer.features, data, indptr)
-    x = np.zeros(n_terms)
+    columns = scorer.feature_columns()
+    data, indices, indptr = scorer.model_features(data, indices, indptr)
+    x = np.zeros(columns.size)
     x[indices] = data
-    W = np.ascontiguousarray(scorer._weights_t.T)  # the model's (n_classes, n_terms) weights
+    W = np.ascontiguousarray(scorer._weights_t.T)  # the model's (n_classes, n_features) weights
     b = scorer.bias
     if not x.any() and scorer.empty is not None:  # no known term: the complement models' prior
         b = scorer.empty
-    return _term_explanation(np.array(scorer.terms, dtype=object), counts, x, W, b, scorer.classes_, top)
+    return _term_explanation(np.array(scorer.terms, dtype=object)[columns], counts[columns], x, W, b,
+                             scorer.classes_, top)
 
 
 def _term_explanation(terms, counts, x, W, b, classes, top):

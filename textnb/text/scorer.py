@@ -148,17 +148,36 @@ class TextScorer:
         rows, ids = batch_term_ids(docs, self.analyzer, self._vocabulary(len(docs)), grow=False)
         return cell_counts(rows, ids, len(docs), n_cols)
 
-    def _joint(self, data, indices, indptr):
-        """The joint log-likelihoods of documents of term counts ``(data, indices, indptr)``."""
-        n_docs = indptr.size - 1
-        n_terms = self._weights_t.shape[0]
-        data = np.ones(data.shape) if self.binary else data.astype(np.float64)
+    def counted(self, data):
+        """The vectorizer's counts of term counts ``data``: 1 for every term present with a
+        binary vectorizer, else the counts as floats."""
+        return np.ones(data.shape) if self.binary else data.astype(np.float64)
+
+    def model_features(self, data, indices, indptr):
+        """The CSR arrays the linear model weighs, from the vectorizer's counts
+        (:meth:`counted`): the transforms (term selection, weighting), then ``binarize``
+        or DiscriminativeNB's document features; columns as :meth:`feature_columns`."""
         for step in self.transforms:
             data, indices, indptr = step(data, indices, indptr)
         if self.threshold is not None:
             data = (data > self.threshold).astype(np.float64)
         if self.features is not None:
             data = doc_features(self.features, data, indptr)
+        return data, indices, indptr
+
+    def feature_columns(self):
+        """The vocabulary column of each of the model's features (term selection keeps a subset)."""
+        columns = np.arange(len(self._vocab) if self._vocab is not None else len(self._terms))
+        for step in self.transforms:
+            if isinstance(step, SelectColumns):
+                columns = columns[step.remap >= 0]
+        return columns
+
+    def _joint(self, data, indices, indptr):
+        """The joint log-likelihoods of documents of term counts ``(data, indices, indptr)``."""
+        n_docs = indptr.size - 1
+        n_terms = self._weights_t.shape[0]
+        data, indices, indptr = self.model_features(self.counted(data), indices, indptr)
         if n_docs < _FEW_DOCUMENTS:
             jll = _sparse_dot(data, indices, indptr, self._weights_t) + self.bias
         else:
