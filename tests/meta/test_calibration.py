@@ -162,3 +162,11 @@ def test_fit_isotonic_keeps_scikit_learns_steps_float_for_float():
         steps_x, steps_y = fit_isotonic(x, y, w, eps, 1.0 - eps)
         np.testing.assert_array_equal(steps_x, iso.X_thresholds_)
         np.testing.assert_array_equal(steps_y, iso.y_thresholds_)
+
+
+def test_threshold_for_fpr_never_exceeds_a_rate_just_below_a_fraction():
+    """fpr * n just below a whole number (0.4999999999 of 2 negatives) allows 0 of them above
+    the threshold, not 1 (hypothesis found the rounding slack that allowed it)."""
+    assert threshold_for_fpr([0.0, 1.0], [False, False], 0.4999999999) == 1.0
+    assert threshold_for_fpr(np.arange(10.0), np.zeros(10, bool), 0.1 * 3) == 6.0  # 0.30000000000000004
+    assert threshold_for_fpr(np.arange(10.0), np.zeros(10, bool), 0.3) == 6.0

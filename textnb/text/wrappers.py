@@ -301,7 +301,12 @@ def threshold_for_fpr(scores, positive, fpr):
     if not 0.0 <= float(fpr) <= 1.0:
         raise ValueError(f"fpr must be in [0, 1]; got {fpr!r}")
     neg = np.sort(scores[~positive])[::-1]
-    allowed = int(np.floor(float(fpr) * len(neg) + 1e-9))
+    n, fpr = len(neg), float(fpr)
+    allowed = int(np.floor(fpr * n))  # the most negatives above t: allowed / n <= fpr, as a rate is computed
+    if allowed < n and (allowed + 1) / n <= fpr:  # fpr * n rounded below a whole number
+        allowed += 1
+    elif allowed > 0 and allowed / n > fpr:
+        allowed -= 1
     if allowed >= len(neg):
         return float("-inf")
     return float(neg[allowed])
