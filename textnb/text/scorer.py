@@ -22,6 +22,7 @@ in its own words.
 
 import numpy as np
 
+from textnb.core.csr import csr_dot
 from textnb.core.dfe import doc_features
 from textnb.core.errors import ModelFileError
 from textnb.core.logspace import log_odds, logsumexp, prior_where_empty, proba_from_jll
@@ -33,8 +34,7 @@ from textnb.text.tokenize import StoredVocabulary, analyzer_from_params, batch_t
 
 __all__ = ["TextScorer", "load_for_prediction", "scorer_from_file"]
 
-#: Fewer documents than this are looked up in a dict (building TermKeys costs more) and
-#: scored in numpy alone; more are scored with scipy's sparse product.
+#: Fewer documents than this are looked up in a dict (building TermKeys costs more).
 _FEW_DOCUMENTS = 64
 
 
@@ -113,15 +113,9 @@ class TextScorer:
             data = (data > self.threshold).astype(np.float64)
         if self.features is not None:
             data = doc_features(self.features, data, indptr)
-        if len(docs) < _FEW_DOCUMENTS:
-            jll = _sparse_dot(data, indices, indptr, self._weights_t) + self.bias
-        else:
-            # a batch: scipy's CSR product (the same arithmetic, in compiled code); importing
-            # scipy.sparse costs less than the batch takes
-            import scipy.sparse as sp
-
-            X = sp.csr_matrix((data, indices, indptr), shape=(len(docs), n_terms))
-            jll = np.asarray(X @ self._weights_t) + self.bias
+        # scipy's CSR product to the last bit, in numpy: importing scipy.sparse would cost
+        # more than the products of a file of documents
+        jll = csr_dot(data, indices, indptr, self._weights_t) + self.bias
         if self.empty is not None:  # no known term: the class prior (counts are never 0)
             jll = prior_where_empty(jll, np.diff(indptr) == 0, self.empty)
         return jll
@@ -142,27 +136,6 @@ class TextScorer:
 
     def predict(self, docs):
         return self.classes_[np.argmax(self.predict_joint_log_proba(docs), axis=1)]
-
-
-def _sparse_dot(data, indices, indptr, weights_t):
-    """``X @ weights_t`` for the CSR matrix ``X = (data, indices, indptr)``.
-
-    Each row accumulates its products in index order, one term at a time, as
-    scipy's CSR product does, so the result is the estimators' to the last bit. Step
-    ``j`` adds the ``j``-th term of every row that has one: as many vectorised steps as
-    the longest document has distinct terms.
-    """
-    n_rows = indptr.size - 1
-    out = np.zeros((n_rows, weights_t.shape[1]))
-    lengths = np.diff(indptr)
-    order = np.argsort(-lengths, kind="stable")  # rows by length: step j uses a prefix
-    starts = indptr[:-1][order]
-    sorted_lengths = lengths[order]
-    for j in range(int(sorted_lengths[0]) if n_rows else 0):
-        active = int(np.searchsorted(-sorted_lengths, -j, side="left"))  # rows longer than j
-        rows, cells = order[:active], starts[:active] + j
-        out[rows] += weights_t[indices[cells]] * data[cells, None]
-    return out
 
 
 def _linear_form(node, n_terms):
