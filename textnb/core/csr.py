@@ -14,6 +14,8 @@ __all__ = ["csr_dot"]
 #: Rows still being summed below which the rest of each is summed on its own (one
 #: cumulative sum per row) instead of one vectorised step per term position.
 _FEW_ROWS = 32
+#: Products computed at once (cells; times the number of outputs, 8 bytes each).
+_BUFFER_CELLS = 1 << 12
 
 
 def csr_dot(data, indices, indptr, weights_t):
@@ -57,12 +59,24 @@ def csr_dot(data, indices, indptr, weights_t):
         position = np.arange(first[-1]) - np.repeat(first[:-1], kept)
         cells = np.empty(first[-1], dtype=np.int64)
         cells[step_start[position] + rank] = indptr[:-1][order][rank] + position
-        products = np.take(weights_t, np.asarray(indices, dtype=np.intp)[cells], axis=0)
-        products *= data[cells, None]
+        columns = np.asarray(indices, dtype=np.intp)[cells]
+        values = data[cells]
+        # the products of a few steps at a time, in one buffer that stays in the cache
+        buffer = np.empty((min(int(step_start[-1]), _BUFFER_CELLS + int(active[0])), n_out), dtype=dtype)
         total[:] = 0
-        for j in range(n_steps):
-            a = int(active[j])
-            total[:a] += products[step_start[j]:step_start[j] + a]
+        j = 0
+        while j < n_steps:
+            lo = int(step_start[j])
+            stop = max(j + 1, int(np.searchsorted(step_start, lo + _BUFFER_CELLS, side="right")) - 1)
+            stop = min(stop, n_steps)
+            hi = int(step_start[stop])
+            products = buffer[:hi - lo]
+            np.take(weights_t, columns[lo:hi], axis=0, out=products, mode="clip")  # (valid columns)
+            np.multiply(products, values[lo:hi, None], out=products)
+            for k in range(j, stop):
+                a = int(active[k])
+                total[:a] += products[step_start[k] - lo:step_start[k] - lo + a]
+            j = stop
     else:
         total[:] = 0
     # the rows longer than n_steps: the rest of each, summed on from its partial sum
@@ -71,7 +85,8 @@ def csr_dot(data, indices, indptr, weights_t):
         lo, hi = indptr[row] + n_steps, indptr[row + 1]
         rest = np.empty((hi - lo + 1, n_out), dtype=dtype)
         rest[0] = total[r]
-        np.multiply(np.take(weights_t, np.asarray(indices[lo:hi], dtype=np.intp), axis=0), data[lo:hi, None], out=rest[1:])
+        np.take(weights_t, np.asarray(indices[lo:hi], dtype=np.intp), axis=0, out=rest[1:], mode="clip")
+        np.multiply(rest[1:], data[lo:hi, None], out=rest[1:])
         total[r] = np.cumsum(rest, axis=0)[-1]
     out[order] = total
     return out
