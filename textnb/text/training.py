@@ -244,11 +244,13 @@ def _sort_rows(indices, data, indptr, n_cols):
     bits = max(1, top.bit_length())
     if data.min() >= 0 and top < 1 << 24 and np.array_equal(data, np.floor(data)) \
             and (n * n_cols) < 1 << (62 - bits):
-        packed = (cells << bits) | data.astype(np.int64)
+        packed = np.left_shift(cells, bits, out=cells)  # (in place: one array of the cells at a time)
+        packed |= data.astype(np.int64)
         packed.sort()
         data[:] = packed & ((1 << bits) - 1)
-        np.remainder(packed >> bits, n_cols, out=cells)
-        indices[:] = cells
+        np.right_shift(packed, bits, out=packed)
+        np.remainder(packed, n_cols, out=packed)
+        indices[:] = packed
     else:
         order = np.argsort(cells, kind="stable")
         indices[:] = indices[order]
