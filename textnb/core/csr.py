@@ -26,11 +26,12 @@ def csr_dot(data, indices, indptr, weights_t):
     Each row accumulates its products ``data[k] * weights_t[indices[k]]`` one term at a
     time, in index order, from zero, as scipy's CSR product (``csr_matvecs``) does: the
     result is scipy's to the last bit. The rows are taken longest first; step ``j`` adds
-    the ``j``-th product of every row that has one, from one array of all the products
-    laid out step by step (one gather of weight rows, no per-step indexing). Once fewer
-    than :data:`_FEW_ROWS` rows remain, each of them finishes with a cumulative sum of
-    its remaining products (also sequential), so a few very long documents do not cost
-    one Python step per term.
+    the ``j``-th product of every row that has one. The cells are laid out step by step
+    once, and the products of a few steps at a time (:data:`_BUFFER_CELLS` cells) are
+    gathered and multiplied into one buffer that stays in the cache: a step is then one
+    contiguous addition, with no indexing. Once fewer than :data:`_FEW_ROWS` rows remain,
+    each of them finishes with a cumulative sum of its remaining products (also
+    sequential), so a few very long documents do not cost one Python step per term.
     """
     data, weights_t = np.asarray(data), np.asarray(weights_t)
     dtype = np.result_type(data.dtype, weights_t.dtype)  # both in it, as scipy's product upcasts them

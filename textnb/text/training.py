@@ -234,16 +234,15 @@ def _sort_rows(indices, data, indptr, n_cols):
     One value sort of the cells' numbers ``row * n_cols + column``, with the count packed
     in the low bits when the counts are whole numbers that leave room for it (the rows'
     counts always are: integers < 2**24), so the counts travel with their cells; else an
-    argsort of the cell numbers. (It replaces scipy's per-row sort: the same order, for a
-    third of the CPU time on 20 Newsgroups.)"""
+    argsort of the cell numbers. (It replaces scipy's per-row sort: the same order, for
+    less CPU time: the rows' matrix of 20 Newsgroups' training, 0.07 -> 0.06 s.)"""
     n = len(indptr) - 1
     if not len(indices):
         return
     cells = np.repeat(np.arange(n, dtype=np.int64) * n_cols, np.diff(indptr)) + indices
-    top = int(data.max())
-    bits = max(1, top.bit_length())
-    if data.min() >= 0 and top < 1 << 24 and np.array_equal(data, np.floor(data)) \
-            and (n * n_cols) < 1 << (62 - bits):
+    whole = bool(data.min() >= 0 and data.max() < 1 << 24 and np.array_equal(data, np.floor(data)))
+    bits = max(1, int(data.max()).bit_length()) if whole else 0
+    if whole and n * n_cols < 1 << (62 - bits):
         packed = np.left_shift(cells, bits, out=cells)  # (in place: one array of the cells at a time)
         packed |= data.astype(np.int64)
         packed.sort()
