@@ -258,8 +258,13 @@ def main():
             whole, _ = whole_process(news, tmp, args.repeat, bytecode=not args.no_bytecode_cache)
             print(whole, file=sys.stderr)
         if args.whole_only:
-            old = Path(args.out).read_text().split("\n### Whole processes")[0].rstrip()
-            Path(args.out).write_text(old + "\n\n" + whole + "\n")
+            if news is None:
+                print("20 Newsgroups not available (../shared missing): nothing measured", file=sys.stderr)
+                return 1
+            out = Path(args.out)
+            # appended to --out's in-process tables when it has them; a new file gets the section alone
+            old = out.read_text().split("\n### Whole processes")[0].rstrip() if out.exists() else ""
+            out.write_text((old + "\n\n" if old else "") + whole + "\n")
             print(f"wrote {args.out}")
             return 0
         corpora = [("20 Newsgroups bydate (train 11,314 / test 7,532)", extract(args.shared, "20news-bydate", tmp)),

@@ -165,3 +165,38 @@ def test_reader_never_sees_a_partial_file(tmp_path):
     finally:
         writer.join(timeout=120)
     assert writer.exitcode == 0 and loads > 0
+
+
+@pytest.mark.parametrize("load, expected", [(0.0, 2), (0.4, 2), (1.3, 2), (1.6, 1), (7.0, 1)])
+def test_automatic_threads_run_on_the_idle_cpus_only(monkeypatch, load, expected):
+    """Threads whose number was not chosen (n_jobs -1 / None): this thread plus one per CPU
+    the load average leaves idle; a chosen number is kept whatever the load; the results
+    are the same either way."""
+    import threading
+
+    from textnb.core import dfe, workers
+
+    monkeypatch.setattr(workers, "cpu_count", lambda: 2)
+    monkeypatch.setattr(workers.os, "getloadavg", lambda: (load, load, load))
+    assert workers.automatic_threads(2) == expected and workers.automatic_threads(1) == 1
+    assert dfe.n_threads(None) == dfe.n_threads(-1) == expected and dfe.n_threads(2) == 2
+
+    def where(i):
+        return i * i, threading.get_ident()
+
+    for n_jobs, n_threads in ((-1, expected), (2, 2)):
+        out = list(workers.ordered_map(where, ((i,) for i in range(40)), n_jobs, threads=True))
+        assert [r for r, _ in out] == [i * i for i in range(40)]
+        ran_here = {t for _, t in out} == {threading.get_ident()}
+        assert ran_here == (n_threads == 1)
+
+
+def test_automatic_threads_without_a_load_average(monkeypatch):
+    from textnb.core import workers
+
+    def missing():
+        raise OSError("no load average")
+
+    monkeypatch.setattr(workers, "cpu_count", lambda: 4)
+    monkeypatch.setattr(workers.os, "getloadavg", missing)
+    assert workers.spare_cpus() == 4 and workers.automatic_threads(2) == 2

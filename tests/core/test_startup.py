@@ -65,8 +65,8 @@ def test_keep_freed_memory_starts_no_process():
 @pytest.mark.skipif(not SMS.exists(), reason="bundled SMS corpus missing")
 def test_train_and_predict_import_neither_joblib_nor_sklearn(tmp_path):
     """``textnb train`` (default model, forked workers) and ``textnb predict`` of a
-    document: neither imports joblib or scikit-learn; predict of a few documents does not
-    import scipy either."""
+    document: neither imports joblib or scikit-learn; predict does not import scipy either,
+    of one document or of a file of thousands (scored by :func:`textnb.core.csr.csr_dot`)."""
     code = (
         "import sys, io\n"
         "from textnb.cli.commands import main\n"
@@ -77,6 +77,7 @@ def test_train_and_predict_import_neither_joblib_nor_sklearn(tmp_path):
     doc.write_text("Free entry in 2 a wkly comp to win FA Cup final tkts, text FA to 87121 now")
     assert _python(code, "train", str(SMS), "-o", str(model)).split() == ["0", "scipy"]
     assert _python(code, "predict", str(model), str(doc)).split() == ["0"]
+    assert _python(code, "predict", str(model), str(SMS)).split() == ["0"]  # 5,574 rows
 
 
 def test_the_program_freezes_its_objects_before_exiting_and_a_caller_keeps_its_collector():

@@ -50,7 +50,7 @@ def test_scorer_equals_the_loaded_estimator_bit_for_bit(case, tmp_path):
     assert list(scorer.classes_) == list(loaded.classes_)
     np.testing.assert_array_equal(scorer.predict_joint_log_proba(QUERIES), loaded.predict_joint_log_proba(QUERIES))
     np.testing.assert_array_equal(scorer.predict_log_odds(QUERIES), loaded.predict_log_odds(QUERIES))
-    few = QUERIES[:3] + QUERIES[-4:]  # scored by the numpy path (many go through scipy)
+    few = QUERIES[:3] + QUERIES[-4:]  # looked up in a dict (many: TermKeys)
     np.testing.assert_array_equal(scorer.predict_log_proba(few), loaded.predict_log_proba(few))
     np.testing.assert_array_equal(scorer.predict_log_odds(few), loaded.predict_log_odds(few))
     np.testing.assert_array_equal(scorer.predict(QUERIES), loaded.predict(QUERIES))

@@ -145,3 +145,28 @@ def test_wrapped_training_imports_no_scikit_learn(flags, sms_part, tmp_path):
              "print(rc, sorted(m for m in sys.modules if m.split('.')[0] == 'sklearn'))\n")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "0 []"
+
+
+@pytest.mark.parametrize("values", ["counts", "large", "fractions"])
+def test_rows_are_sorted_as_scipy_sorts_them(values):
+    """The rows' cells sorted by column within each row (counts packed under the cell
+    numbers, or an argsort for values that do not pack): scipy's sorted matrix exactly."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    from textnb.text.training import _sort_rows
+
+    rng = np.random.default_rng(3)
+    n_rows, n_cols = 300, 5000
+    lengths = rng.integers(0, 60, size=n_rows)
+    lengths[[0, 7]] = 0
+    indices = np.concatenate([rng.choice(n_cols, size=k, replace=False) for k in lengths]).astype(np.int64)
+    data = {"counts": rng.integers(1, 40, size=indices.size).astype(np.float64),
+            "large": rng.integers(1, 1 << 30, size=indices.size).astype(np.float64),
+            "fractions": rng.random(indices.size)}[values]
+    indptr = np.concatenate(([0], np.cumsum(lengths)))
+    expected = sp.csr_matrix((data.copy(), indices.copy(), indptr), shape=(n_rows, n_cols))
+    expected.sort_indices()
+    _sort_rows(indices, data, indptr, n_cols)
+    np.testing.assert_array_equal(indices, expected.indices)
+    np.testing.assert_array_equal(data, expected.data)

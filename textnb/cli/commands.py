@@ -102,12 +102,18 @@ def _data_warnings(err):
 def main(argv=None, *, stdout=None, stderr=None):
     """Run the command line; returns the exit status.
 
-    Run as the program (``argv`` None: the arguments are ``sys.argv``), the objects left
-    are then frozen out of the garbage collector (``gc.freeze``): the process is about to
-    exit, and the collections of the interpreter's shutdown would otherwise walk every
-    object of numpy and scipy once more (about 0.1 s of CPU; atexit handlers still run,
-    and every file the commands write is closed before they return).
+    Run as the program (``argv`` None: the arguments are ``sys.argv``), the objects of
+    the modules imported so far are frozen out of the garbage collector (``gc.freeze``)
+    before the command runs: they live as long as the process, and the collections that
+    the command's allocations trigger would otherwise walk them all again (on 20
+    Newsgroups' training, the one full collection took 14 ms). The objects left are
+    frozen again as the command returns: the process is about to exit, and the
+    collections of the interpreter's shutdown would otherwise walk every object of numpy
+    and scipy once more (about 0.1 s of CPU; atexit handlers still run, and every file
+    the commands write is closed before they return).
     """
+    if argv is None:
+        gc.freeze()
     code = _main(argv, stdout=stdout, stderr=stderr)
     if argv is None:
         gc.freeze()

@@ -780,9 +780,13 @@ def choose(X, y_index, n_classes, *, event_model, alpha, n_passes, step, cv, sel
 
 
 def n_threads(n_jobs):
-    """Threads for :func:`threads` from an ``n_jobs`` setting: None or -1 -> 2, else at most 2."""
+    """Threads for :func:`threads` from an ``n_jobs`` setting: at most 2; None or negative:
+    2 when a CPU is idle to run the second (:func:`textnb.core.workers.automatic_threads`),
+    else 1."""
     if n_jobs is None or n_jobs < 0:
-        return 2
+        from textnb.core.workers import automatic_threads
+
+        return automatic_threads(2)
     return max(1, min(2, int(n_jobs)))
 
 

@@ -103,8 +103,9 @@ class DiscriminativeNB(_BaseCountNB):
         Seed of the samples.
     n_jobs : int, default=None
         Threads for the passes and the choice (numpy and scipy release the GIL): None
-        uses two, 1 none. The work is cut in fixed halves, so the model is the same
-        for every value.
+        (or negative) uses two when a CPU is idle to run the second, else one
+        (:func:`textnb.core.workers.automatic_threads`), 1 none. The work is cut in
+        fixed halves, so the model is the same for every value.
     calibration : {"temperature", None}, default="temperature"
         ``"temperature"``: the scores are multiplied by one scalar (``scale_``), fitted
         after the passes so that ``predict_proba`` minimises the log-loss of held-out

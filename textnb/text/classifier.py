@@ -73,7 +73,9 @@ class TextClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
         sums merge and forget exactly.
     n_jobs : int, default=None
         Worker processes for tokenising and counting (joblib); None means 1, -1 all
-        cores. The result is the same for every value. Corpora of fewer than 30,000
+        cores (with the default analyzer, threads of this process instead, on the cores
+        that are idle: :func:`textnb.core.workers.automatic_threads`). The result is the
+        same for every value. Corpora of fewer than 30,000
         documents are counted in one process (starting workers, about 1 s here, costs
         more than it saves), and fewer than 20,000 documents are predicted in one.
     batch_size : int, default=2000

@@ -28,6 +28,7 @@ returns None for any state it does not recognise as consistent, so that
 
 import numpy as np
 
+from textnb.core.csr import csr_dot
 from textnb.core.dfe import doc_features
 from textnb.core.errors import ModelFileError
 from textnb.core.logspace import log_odds, logsumexp, prior_where_empty, proba_from_jll
@@ -44,8 +45,7 @@ from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, PIPELINE_
 
 __all__ = ["CountScorer", "TextScorer", "load_for_prediction", "scorer_from_file", "scorer_from_node"]
 
-#: Fewer documents than this are looked up in a dict (building TermKeys costs more) and
-#: scored in numpy alone; more are scored with scipy's sparse product.
+#: Fewer documents than this are looked up in a dict (building TermKeys costs more).
 _FEW_DOCUMENTS = 64
 
 
@@ -175,18 +175,10 @@ class TextScorer:
 
     def _joint(self, data, indices, indptr):
         """The joint log-likelihoods of documents of term counts ``(data, indices, indptr)``."""
-        n_docs = indptr.size - 1
-        n_terms = self._weights_t.shape[0]
         data, indices, indptr = self.model_features(self.counted(data), indices, indptr)
-        if n_docs < _FEW_DOCUMENTS:
-            jll = _sparse_dot(data, indices, indptr, self._weights_t) + self.bias
-        else:
-            # a batch: scipy's CSR product (the same arithmetic, in compiled code); importing
-            # scipy.sparse costs less than the batch takes
-            import scipy.sparse as sp
-
-            X = sp.csr_matrix((data, indices, indptr), shape=(n_docs, n_terms))
-            jll = np.asarray(X @ self._weights_t) + self.bias
+        # scipy's CSR product to the last bit, in numpy: importing scipy.sparse would cost
+        # more than the products of a file of documents
+        jll = csr_dot(data, indices, indptr, self._weights_t) + self.bias
         if self.empty is not None:  # no known term: the class prior
             jll = prior_where_empty(jll, _no_evidence(data, indptr), self.empty)
         return jll
@@ -313,27 +305,6 @@ class CalibrationMap:
 
     def __call__(self, log_odds):
         return calibrated_log_proba(log_odds, *self.args)
-
-
-def _sparse_dot(data, indices, indptr, weights_t):
-    """``X @ weights_t`` for the CSR matrix ``X = (data, indices, indptr)``.
-
-    Each row accumulates its products in index order, one term at a time, as
-    scipy's CSR product does, so the result is the estimators' to the last bit. Step
-    ``j`` adds the ``j``-th term of every row that has one: as many vectorised steps as
-    the longest document has distinct terms.
-    """
-    n_rows = indptr.size - 1
-    out = np.zeros((n_rows, weights_t.shape[1]))
-    lengths = np.diff(indptr)
-    order = np.argsort(-lengths, kind="stable")  # rows by length: step j uses a prefix
-    starts = indptr[:-1][order]
-    sorted_lengths = lengths[order]
-    for j in range(int(sorted_lengths[0]) if n_rows else 0):
-        active = int(np.searchsorted(-sorted_lengths, -j, side="left"))  # rows longer than j
-        rows, cells = order[:active], starts[:active] + j
-        out[rows] += weights_t[indices[cells]] * data[cells, None]
-    return out
 
 
 def _linear_form(node, n_terms):

@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from textnb.core.errors import InputError, ParameterError
-from textnb.core.dfe import map_threads, pass_budget, threads
+from textnb.core.dfe import pass_budget
 from textnb.core.logspace import log_odds, logsumexp
 from textnb.core.model_io import ModelNode
 from textnb.core.workers import can_fork, map_ordered, ordered_map
@@ -235,23 +235,31 @@ class Accumulator:
 
 
 def _sort_rows(indices, data, indptr, n_cols):
-    """Sort each CSR row's cells by column, in place: the two halves of the rows in two
-    threads (scipy's loop releases the GIL; the result is the same either way)."""
-    import scipy.sparse as sp
+    """Sort each CSR row's cells by column, in place (the columns of a row are distinct).
 
+    One value sort of the cells' numbers ``row * n_cols + column``, with the count packed
+    in the low bits when the counts are whole numbers that leave room for it (the rows'
+    counts always are: integers < 2**24), so the counts travel with their cells; else an
+    argsort of the cell numbers. (It replaces scipy's per-row sort: the same order, for
+    less CPU time: the rows' matrix of 20 Newsgroups' training, 0.07 -> 0.06 s.)"""
     n = len(indptr) - 1
-    parts = [(0, n)] if n < 2048 else [(0, n // 2), (n // 2, n)]
-
-    def sort(part):
-        lo, hi = part
-        a, b = indptr[lo], indptr[hi]
-        M = sp.csr_matrix((data[a:b], indices[a:b], indptr[lo:hi + 1] - a), shape=(hi - lo, n_cols))
-        M.has_sorted_indices = False
-        M.sort_indices()
-        data[a:b], indices[a:b] = M.data, M.indices
-
-    with threads(len(parts)) as pool:
-        map_threads(pool, sort, parts)
+    if not len(indices):
+        return
+    cells = np.repeat(np.arange(n, dtype=np.int64) * n_cols, np.diff(indptr)) + indices
+    whole = bool(data.min() >= 0 and data.max() < 1 << 24 and np.array_equal(data, np.floor(data)))
+    bits = max(1, int(data.max()).bit_length()) if whole else 0
+    if whole and n * n_cols < 1 << (62 - bits):
+        packed = np.left_shift(cells, bits, out=cells)  # (in place: one array of the cells at a time)
+        packed |= data.astype(np.int64)
+        packed.sort()
+        data[:] = packed & ((1 << bits) - 1)
+        np.right_shift(packed, bits, out=packed)
+        np.remainder(packed, n_cols, out=packed)
+        indices[:] = packed
+    else:
+        order = np.argsort(cells, kind="stable")
+        indices[:] = indices[order]
+        data[:] = data[order]
 
 
 def prune_mask(df, tf, n_docs, *, min_df=1, max_df=1.0, max_features=None):
