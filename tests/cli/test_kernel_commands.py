@@ -164,3 +164,33 @@ def test_adjust_around_a_mixed_table_model_reads_back(tmp_path, monkeypatch):
         rc, out, err = cli(*command)
         assert rc == 0, err
         assert (rc, out) == _estimator_output(monkeypatch, *command)[:2]
+
+
+@pytest.mark.parametrize("options", [("--adjust",), ("--lazy", "lbr"), ("--lazy", "hlbr", "--adjust")])
+def test_weighted_rows_for_a_model_that_cannot_learn_from_them_are_one_line(tmp_path, options):
+    """An ARFF file whose rows carry instance weights, with a model whose fit takes none
+    (APNBC, the lazy rules): one line naming the file and the option, exit 1, no model
+    written (it was an internal error)."""
+    weighted = tmp_path / "w.arff"
+    text = NOMINAL.read_text()
+    weighted.write_text("".join(line + ",{2}\n" if line.startswith("sunny") else line + "\n"
+                                for line in text.splitlines()))
+    rc, _, err = cli("train", weighted, *options, "-o", tmp_path / "m.tnb")
+    named = "--adjust" if "--adjust" in options else " ".join(options)
+    assert rc == 1 and err.count("\n") == 1 and "w.arff" in err and named in err and "weights" in err
+    assert not (tmp_path / "m.tnb").exists()
+    assert cli("train", weighted, "-o", tmp_path / "nb.tnb")[0] == 0  # naive Bayes learns from weights
+
+
+def test_adjust_on_cv_is_seeded(tmp_path):
+    """``train --adjust --adjust-on cv`` draws its folds from ``--seed`` (default 0): the same
+    file twice, another with another seed on a set where the folds matter."""
+    vote = REPO.parent / "shared" / "datasets" / "uci" / "vote.arff"
+    table = vote if vote.exists() else NUMERIC
+    runs = [("--seed", "0"), (), ("--seed", "5")]
+    for k, seed in enumerate(runs):
+        assert cli("train", table, "--adjust", "--adjust-on", "cv", "--significance", "1", *seed,
+                   "-o", tmp_path / f"m{k}.tnb")[0] == 0
+    assert (tmp_path / "m0.tnb").read_bytes() == (tmp_path / "m1.tnb").read_bytes()
+    if table == vote:  # (its out-of-fold scores, and so the stored folds' weights, depend on the folds)
+        assert (tmp_path / "m0.tnb").read_bytes() != (tmp_path / "m2.tnb").read_bytes()

@@ -8,10 +8,11 @@ import numpy as np
 
 from textnb.cli.argtypes import scheduler as scheduler_address
 from textnb.cli.options import (add_corpus_options, add_model_options, add_multilabel_options, input_options,
-                                model_options, scheduler, structure_errors, warn_multilabel)
+                                model_options, scheduler, seed, structure_errors, warn_multilabel)
 from textnb.cli.output import dumps
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError
+from textnb.core.wrapping import takes_sample_weight
 from textnb.core.model_io import refuse_input_as_output, save
 
 __all__ = ["add_parser", "run"]
@@ -28,6 +29,8 @@ def add_parser(sub):
                    help="train on a Dask cluster: a scheduler address (tcp://host:8786), or local:N "
                         f"to start N local worker processes ({scheduler_address.range}); the model is the same as "
                         f"without")
+    p.add_argument("--seed", type=seed, default=0, metavar="S",
+                   help=f"seed of the folds of --adjust-on cv (default 0; {seed.range})")
     add_multilabel_options(p)
     add_model_options(p)
     add_corpus_options(p)
@@ -153,6 +156,10 @@ def _train_table(args, opts, table, start, out):
 
     check_table_classes(table)
     model = make_table_model(opts, table, kernel=True)  # no scikit-learn where the model has a kernel
+    if table.sample_weight is not None and not takes_sample_weight(model):
+        which = "--adjust" if opts.adjust else f"--lazy {opts.lazy}" if opts.lazy else type(model).__name__
+        raise InputError(f"{table.source}: its rows carry instance weights, which {which} does not learn from; "
+                         "remove the weights or train another model")
     with structure_errors(args), _naming(table.source):
         if table.sample_weight is None:
             model.fit(table.X, table.y)

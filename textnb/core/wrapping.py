@@ -22,12 +22,15 @@ Capabilities read here (each defaults to "no" on a class that does not declare i
 ``merges_exactly``
     class attribute, False where merging two fitted models does not give the model trained
     on the union (discriminatively learned sums).
+``sample_weight`` in ``fit``'s signature
+    the model learns from weighted rows (:func:`takes_sample_weight`, as scikit-learn's
+    ``has_fit_parameter``).
 
 Standard library only (the mail client imports nothing heavy).
 """
 
 __all__ = ["INNER_ATTRIBUTES", "calibrated", "chain", "find", "merges_exactly", "reads_documents", "rule_model",
-           "table_attributes"]
+           "table_attributes", "takes_sample_weight"]
 
 #: Fitted attributes that hold the model a wrapper wraps, in the order they are looked at.
 INNER_ATTRIBUTES = ("model_", "estimator_", "best_estimator_")
@@ -79,6 +82,17 @@ def merges_exactly(model):
 def reads_documents(model):
     """Whether ``model`` itself takes raw documents (not table rows)."""
     return getattr(type(model), "reads_documents", False) is True
+
+
+def takes_sample_weight(model):
+    """Whether ``model.fit`` takes ``sample_weight`` (a parameter of that name, or ``**kwargs``)."""
+    import inspect
+
+    try:
+        params = inspect.signature(model.fit).parameters.values()
+    except (AttributeError, TypeError, ValueError):
+        return False
+    return any(p.name == "sample_weight" or p.kind is p.VAR_KEYWORD for p in params)
 
 
 def table_attributes(model):
