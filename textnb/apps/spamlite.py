@@ -307,8 +307,7 @@ def decode_compact(payload):
         raise _Unusable
     view = memoryview(payload)
     start = _COMPACT.size
-    # lists of floats: checked and indexed faster than the memoryview's doubles
-    weights = tuple(view[start + 8 * n * k:start + 8 * n * (k + 1)].cast("d").tolist() for k in range(n_arrays))
+    weights = tuple(view[start + 8 * n * k:start + 8 * n * (k + 1)].cast("d") for k in range(n_arrays))
     if fisher:  # ln f, ln(1 - f) for f in [1e-9, 1 - 1e-9]; |f - 1/2| <= 1/2
         _finite_within(weights[0], -21.0, 0.0)
         _finite_within(weights[1], -21.0, 0.0)

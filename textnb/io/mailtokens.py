@@ -102,8 +102,8 @@ _SOURCES = {
     "OPEN": r"<[a-zA-Z!?/]",
     # a start or end tag with no '<' or '>' inside (quoted values without them either): an
     # attempt stops at the next '<' or '>', so every character is scanned by one attempt
-    "SIMPLE_TAG": r"""<(/?)([a-zA-Z][^\s/<>"'=]*)((?:[^<>"']|"[^"<>]*"|'[^'<>]*')*+)>""",
-    "NEXT_TAG": r"""<(/?)([a-zA-Z][^\s/<>"'=]*)((?:[^<>"']|"[^"<>]*"|'[^'<>]*')*+)>|<[a-zA-Z!?/]""",
+    "SIMPLE_TAG": r"""<(/?)([a-zA-Z][^\s/<>"'=]*)((?:[^<>"']+|"[^"<>]*"|'[^'<>]*')*+)>""",
+    "NEXT_TAG": r"""<(/?)([a-zA-Z][^\s/<>"'=]*)((?:[^<>"']+|"[^"<>]*"|'[^'<>]*')*+)>|<[a-zA-Z!?/]""",
     "VALUE_GAP": r"[=\s]*",
     "BARE_VALUE": r"[^>\s]*",
     "DOMAIN": r"@([^\s>,;\"'()<\]\[]+)",
