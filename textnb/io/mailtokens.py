@@ -1028,21 +1028,42 @@ def _header_tokens(fields, out):
             out.append("mid:" + (dom[0].lower()[:MAX_TOKEN] if dom else "none"))
         else:
             out.append(hname)
-    groups = [" \n ".join(values) for values in texts.values()]
-    words = _grouped_pieces(groups)
-    if words is None:  # text beyond Latin-1 (or a \x01): one pass per prefix
-        for prefix, text in zip(texts, groups):
-            out += _words(text, prefix)
-    else:
-        start = 0
-        for prefix in texts:  # the pieces of each group end at a separator
-            try:
-                end = words.index(_SEP, start)
-            except ValueError:
-                end = len(words)
-            out += [prefix + w for w in words[start:end] if len(w) > 1]
-            start = end + 1
+    keys = [(prefix, " \n ".join(values)) for prefix, values in texts.items()]
+    found = list(map(_GROUP_TOKENS.get, keys))
+    if None in found:
+        missing = [key for key, tokens in zip(keys, found) if tokens is None]
+        made = dict(zip(missing, _group_tokens(missing)))
+        if len(_GROUP_TOKENS) < _MAX_GROUPS:
+            _GROUP_TOKENS.update((key, tokens) for key, tokens in made.items() if len(key[1]) <= _MAX_GROUP_TEXT)
+        found = [made[key] if tokens is None else tokens for key, tokens in zip(keys, found)]
+    for tokens in found:
+        out += tokens
     out.append(f"received:{min(n_received, 12)}")
+
+
+#: (prefix, a header group's text) -> its tokens: the same groups (``List-Id``,
+#: ``Precedence``, ``Sender``, ...) recur from message to message of a batch; at most
+#: :data:`_MAX_GROUPS` groups of up to :data:`_MAX_GROUP_TEXT` characters are kept
+_GROUP_TOKENS = {}
+_MAX_GROUPS = 4096
+_MAX_GROUP_TEXT = 1000
+
+
+def _group_tokens(groups):
+    """The tokens of each ``(prefix, text)`` group: ``prefix`` + each word of ``text``
+    (:func:`_words`), the groups tokenised in one pass."""
+    words = _grouped_pieces([text for _, text in groups])
+    if words is None:  # text beyond Latin-1 (or a \x01): one pass per group
+        return [_words(text, prefix) for prefix, text in groups]
+    out, start = [], 0
+    for prefix, _ in groups:  # the pieces of each group end at a separator
+        try:
+            end = words.index(_SEP, start)
+        except ValueError:
+            end = len(words)
+        out.append([prefix + w for w in words[start:end] if len(w) > 1])
+        start = end + 1
+    return out
 
 
 class Tokens(list):
