@@ -445,8 +445,11 @@ def test_header_group_cache_changes_no_token(monkeypatch):
     assert ("precedence:", "bulk") in mt._GROUP_TOKENS  # kept; the long group is not
     assert mt._GROUP_TOKENS and all(len(text) <= mt._MAX_GROUP_TEXT for _, text in mt._GROUP_TOKENS)
     assert [message_tokens(m) for m in (b, a, b)] == [cold[1], cold[0], cold[1]]  # warm
+    monkeypatch.setattr(mt, "_MAX_GROUPS", 2)  # full after each message: emptied, filled again
+    assert [message_tokens(m) for m in (a, b, a, b)] == cold + cold
+    assert ("subject:", "Other words") in mt._GROUP_TOKENS and ("subject:", "Cheap pills") not in mt._GROUP_TOKENS
     monkeypatch.setattr(mt, "_GROUP_TOKENS", {})
-    monkeypatch.setattr(mt, "_MAX_GROUPS", 0)  # full: every group is tokenised every time
+    monkeypatch.setattr(mt, "_MAX_GROUPS", 0)  # none kept: every group is tokenised every time
     assert [message_tokens(m) for m in (a, b)] == cold and mt._GROUP_TOKENS == {}
 
 

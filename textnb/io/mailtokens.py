@@ -1033,7 +1033,9 @@ def _header_tokens(fields, out):
     if None in found:
         missing = [key for key, tokens in zip(keys, found) if tokens is None]
         made = dict(zip(missing, _group_tokens(missing)))
-        if len(_GROUP_TOKENS) < _MAX_GROUPS:
+        if len(_GROUP_TOKENS) >= _MAX_GROUPS:
+            _GROUP_TOKENS.clear()  # full: start again with the groups of the messages now read
+        if _MAX_GROUPS:
             _GROUP_TOKENS.update((key, tokens) for key, tokens in made.items() if len(key[1]) <= _MAX_GROUP_TEXT)
         found = [made[key] if tokens is None else tokens for key, tokens in zip(keys, found)]
     for tokens in found:
@@ -1042,11 +1044,13 @@ def _header_tokens(fields, out):
 
 
 #: (prefix, a header group's text) -> its tokens: the same groups (``List-Id``,
-#: ``Precedence``, ``Sender``, ...) recur from message to message of a batch; at most
-#: :data:`_MAX_GROUPS` groups of up to :data:`_MAX_GROUP_TEXT` characters are kept
+#: ``Precedence``, ``Sender``, ...) recur from message to message of a batch. Groups of
+#: up to :data:`_MAX_GROUP_TEXT` characters are kept; when :data:`_MAX_GROUPS` are held
+#: the cache is emptied and fills again from the messages read next (so it follows a
+#: long mailbox; longer texts are mostly unique: Received chains, long subjects)
 _GROUP_TOKENS = {}
 _MAX_GROUPS = 4096
-_MAX_GROUP_TEXT = 1000
+_MAX_GROUP_TEXT = 400
 
 
 def _group_tokens(groups):
