@@ -51,6 +51,10 @@ With ``--select``, the choice of the default (as above) pools every corpus and f
 the mean recall over all of them, and a cut-off that protects ham on every one. Its
 tables go between the ``accuracy:start`` / ``accuracy:end`` markers of ``docs/spam.md``.
 
+``--baseline CHECKOUT`` also times another checkout's ``scripts/spamfilter --batch`` (e.g.
+main before a change) on the same model and folder, in the same alternation (baseline,
+textnb, bogofilter): the batch table gets before columns.
+
 Tables go between the ``bench:start`` / ``bench:end`` markers of ``docs/spam.md``.
 Run: ``nice -n 10 python scripts/bench_spam.py --select --online``;
 ``nice -n 10 python scripts/bench_spam.py --accuracy --select``.

@@ -168,9 +168,14 @@ def _strip_ends(words):
     return list(filter(None, map(str.strip, words, [_ENDS] * len(words))))
 
 
+#: with ``distinct``, :func:`_pieces` drops repeated runs only from texts of more runs than
+#: this (a short text has few repeats: dropping them costs more than it saves)
+_DEDUP_FROM = 100
+
+
 def _pieces(text, distinct=False):
     r"""The matches of :data:`_WORD` in ``text``, plus 1-character ones, in order (with
-    ``distinct``, repeats of a run are dropped before its ends are stripped: the same
+    ``distinct``, repeats of a run may be dropped before its ends are stripped: the same
     pieces in the same order of first appearance, some still repeated).
 
     A match of :data:`_WORD` is a maximal run of ``[\w$'.-]`` characters with its leading
@@ -184,14 +189,14 @@ def _pieces(text, distinct=False):
         raw = text.encode("latin-1")
     except UnicodeEncodeError:  # the same with a str.translate table; no 1-character pieces
         words = text.translate(_TOKEN_MAP).split()
-        if distinct:
+        if distinct and len(words) > _DEDUP_FROM:
             words = list(dict.fromkeys(words))
         if "." in text or "-" in text or "'" in text:
             words = _strip_ends(words)
         return [w for w in words if len(w) > 1]
     raw = raw.translate(_TOKEN_TABLE)
     words = raw.decode("latin-1").split()
-    if distinct:
+    if distinct and len(words) > _DEDUP_FROM:
         words = list(dict.fromkeys(words))
     if b"." in raw or b"-" in raw or b"'" in raw:
         return _strip_ends(words)
