@@ -39,9 +39,10 @@ def frame(payload, archive):
 
 
 def read_payload(path, max_bytes):
-    """The compact payload of the model file ``path``, or None when it has none or any
-    check fails (not a regular file, larger than ``max_bytes``, no frame, another size
-    than the frame records, a CRC mismatch). Raises OSError for a file it cannot open."""
+    """The compact payload of the model file ``path`` (a bytearray), or None when it has
+    none or any check fails (not a regular file, larger than ``max_bytes``, no frame,
+    another size than the frame records, a CRC mismatch). Raises OSError for a file it
+    cannot open."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
         st = os.fstat(fd)

@@ -58,7 +58,10 @@ exception of ``spamfilter``'s signal handler (exit codes 130 / 3).
 
 import binascii
 from itertools import repeat as _repeat
-from _operator import is_not as _is_not  # (operator imports more)
+try:
+    from _operator import is_not as _is_not  # (the C function: operator imports more)
+except ImportError:  # pragma: no cover - not CPython
+    from operator import is_not as _is_not
 
 from textnb.io.mailread import DEFAULT_MAX_BYTES, _has_time, _lenient_b64decode, _pattern, decode_bytes
 
