@@ -51,6 +51,10 @@ With ``--select``, the choice of the default (as above) pools every corpus and f
 the mean recall over all of them, and a cut-off that protects ham on every one. Its
 tables go between the ``accuracy:start`` / ``accuracy:end`` markers of ``docs/spam.md``.
 
+``--baseline CHECKOUT`` also times another checkout's ``scripts/spamfilter --batch`` (e.g.
+main before a change) on the same model and folder, in the same alternation (baseline,
+textnb, bogofilter): the batch table gets before columns.
+
 Tables go between the ``bench:start`` / ``bench:end`` markers of ``docs/spam.md``.
 Run: ``nice -n 10 python scripts/bench_spam.py --select --online``;
 ``nice -n 10 python scripts/bench_spam.py --accuracy --select``.
@@ -359,7 +363,7 @@ def write_files(folder, names, data):
 
 
 # -- the test-part evaluation -------------------------------------------------------------------
-def evaluate(corpus, tr, te, tmp, extra_models):
+def evaluate(corpus, tr, te, tmp, extra_models, baseline=None):
     yte = corpus.y[te]
     res = {"name": corpus.name, "n": len(corpus.y), "n_train": len(tr), "n_test": len(te),
            "n_spam": int(np.sum(corpus.y == "spam")), "note": corpus.note, "rows": [], "speed": {}}
@@ -398,13 +402,20 @@ def evaluate(corpus, tr, te, tmp, extra_models):
     # batch speed, whole process, same folder; alternated, best of 3 each (wall and CPU time)
     bogo_cmd = ["bogofilter", "-d", db or "", *BOGO_FORMAT, "-b"]
     files_in = "\n".join(test_files).encode()
-    t_nb, t_bf = [], []
+    base_cmd = None if baseline is None else [sys.executable, "-S", str(Path(baseline) / "scripts" / "spamfilter"),
+                                              "-m", model_path, "--batch", folder]
+    t_nb, t_bf, t_base = [], [], []
     for _ in range(3):
+        if base_cmd is not None:
+            t_base.append(timed(base_cmd))
         t_nb.append(timed(script))
         if db is not None:
             t_bf.append(timed(bogo_cmd, files_in, ok=(0, 1, 2)))  # -b exits with a verdict's code
     res["speed"]["textnb"] = len(te) / min(t[0] for t in t_nb)
     res["speed"]["textnb_cpu"] = len(te) / min(t[1] for t in t_nb)
+    if t_base:
+        res["speed"]["baseline"] = len(te) / min(t[0] for t in t_base)
+        res["speed"]["baseline_cpu"] = len(te) / min(t[1] for t in t_base)
     if t_bf:
         res["speed"]["bogofilter"] = len(te) / min(t[0] for t in t_bf)
         res["speed"]["bogofilter_cpu"] = len(te) / min(t[1] for t in t_bf)
@@ -803,21 +814,29 @@ def render(results, selection, online_res, load, flags=""):
             out.append(f"| {label if k == 0 else ''} | {r['system']} | **{pct(r['recall'])}** | {pct(r['fp_at'])} | "
                        f"**{pct(r['fp'], 2)}** | {pct(r['unsure'])} | {pct(r['caught'])} | {pct(r['missed'])} |")
     out.append("")
+    before = any("baseline" in res["speed"] for res in results)
     out.append("| corpus | textnb `spamfilter --batch DIR` msgs/s | bogofilter `-b` msgs/s | ratio | "
-               "ratio of CPU time |")
-    out.append("|---|---:|---:|---:|---:|")
+               "ratio of CPU time |" + (" before: msgs/s | before: ratio | before: ratio of CPU time |"
+                                        if before else ""))
+    out.append("|---|---:|---:|---:|---:|" + ("---:|---:|---:|" if before else ""))
     for res in results:
         s = res["speed"]
         bf = s.get("bogofilter")
-        out.append(f"| {res['name']} | {s['textnb']:.0f} | {bf:.0f} | **{s['textnb'] / bf:.2f}x** | "
-                   f"{s['textnb_cpu'] / s['bogofilter_cpu']:.2f}x |" if bf else
-                   f"| {res['name']} | {s['textnb']:.0f} | - | - | - |")
+        row = (f"| {res['name']} | {s['textnb']:.0f} | {bf:.0f} | **{s['textnb'] / bf:.2f}x** | "
+               f"{s['textnb_cpu'] / s['bogofilter_cpu']:.2f}x |" if bf else
+               f"| {res['name']} | {s['textnb']:.0f} | - | - | - |")
+        if before:
+            row += (f" {s['baseline']:.0f} | {s['baseline'] / bf:.2f}x | {s['baseline_cpu'] / s['bogofilter_cpu']:.2f}x |"
+                    if bf and "baseline" in s else " - | - | - |")
+        out.append(row)
     out.append("")
     out.append("Whole process (Python start, model load, reading and tokenising every file), best of 3 "
                "alternated runs each, on the test part written to one folder; textnb runs as "
                "`python -S scripts/spamfilter` (its `#!` line) with the package's bytecode compiled "
                "(as `pip install` leaves it; this environment sets PYTHONDONTWRITEBYTECODE). The CPU-time "
-               "ratio (user + system of each process) is less disturbed by other jobs on the machine.")
+               "ratio (user + system of each process) is less disturbed by other jobs on the machine."
+               + (" The before columns: the `--baseline` checkout's `scripts/spamfilter` on the same model and "
+                  "folder, timed in the same alternation (baseline, textnb, bogofilter)." if before else ""))
     out.append("")
     lat = [(res["name"], res.get("latency")) for res in results if res.get("latency")]
     if lat:
@@ -921,7 +940,12 @@ def main(argv=None):
                    help="the accuracy study: every corpus in several formats and across corpora (no speed figures)")
     p.add_argument("--select-only", action="store_true",
                    help="with --accuracy --select: only the choice of the default (its table to stdout)")
+    p.add_argument("--baseline", metavar="CHECKOUT",
+                   help="also time CHECKOUT/scripts/spamfilter --batch (another checkout of textnb, e.g. the "
+                        "code before a change) in the same alternation: before / after columns")
     args = p.parse_args(argv)
+    if args.baseline is not None and not (Path(args.baseline) / "scripts" / "spamfilter").is_file():
+        p.error(f"--baseline {args.baseline}: no scripts/spamfilter there")
     for name in ("spamassassin_public_corpus", "csdmc2010_spam", "sms_spam_collection"):
         if not (SHARED / f"{name}.tar.gz").exists():
             print(f"{SHARED / name}.tar.gz: not found (the shared corpora are needed)", file=sys.stderr)
@@ -929,6 +953,8 @@ def main(argv=None):
     # the installed state: pip install compiles the package's bytecode (this environment sets
     # PYTHONDONTWRITEBYTECODE, so a checkout would recompile every module on every start)
     compileall.compile_dir(str(REPO / "textnb"), quiet=1)
+    if args.baseline is not None:
+        compileall.compile_dir(str(Path(args.baseline) / "textnb"), quiet=1)
     loads = [os.getloadavg()[0]]
     corpora = [load_spamassassin(), load_csdmc(), load_sms()]
     splits = []
@@ -947,7 +973,7 @@ def main(argv=None):
     for c, (tr, te) in zip(corpora, splits):
         tmp = tempfile.mkdtemp(prefix="bench_spam_")
         try:
-            results.append(evaluate(c, tr, te, tmp, extra))
+            results.append(evaluate(c, tr, te, tmp, extra, args.baseline))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         loads.append(os.getloadavg()[0])
@@ -962,7 +988,8 @@ def main(argv=None):
             shutil.rmtree(tmp, ignore_errors=True)
         plot_online(online_res)
         loads.append(os.getloadavg()[0])
-    flags = "".join(f for f, on in ((" --select", args.select), (" --online", args.online)) if on)
+    flags = "".join(f for f, on in ((" --select", args.select), (" --online", args.online),
+                                    (" --baseline CHECKOUT", args.baseline is not None)) if on)
     return publish(render(results, selection, online_res, float(np.mean(loads)), flags), args, "bench")
 
 

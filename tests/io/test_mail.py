@@ -298,3 +298,28 @@ def test_huge_attachment_is_capped(tmp_path):
     (src, data), = iter_messages(plain)
     assert len(data) == DEFAULT_MAX_BYTES
     assert "textnb_truncated" in tokens(data + b"x")
+
+
+def test_folder_reads_small_from_files_once(tmp_path, monkeypatch):
+    """In a folder, a small file starting with ``From `` (an mbox of one or more messages,
+    or a text whose first word is From) gives what reading it alone gives, from the bytes
+    read once."""
+    from textnb.io import mailread
+
+    (tmp_path / "multi").write_bytes(b"From a@b Mon Sep  2 13:13:38 2002\nSubject: one\n\nbody1\n\n"
+                                     b"From c@d Mon Sep  2 13:13:39 2002\nSubject: two\n\nbody2\n")
+    (tmp_path / "single").write_bytes(b"From a@b Mon Sep  2 13:13:38 2002\nSubject: one\n\nbody1\n")
+    (tmp_path / "text").write_bytes(b"From me to you: hello\n")
+    (tmp_path / "line").write_bytes(b"From a@b Mon Sep  2 13:13:38 2002\n")
+    alone = [m for name in ("line", "multi", "single", "text")
+             for m in mailread.iter_messages(str(tmp_path / name))]
+    reads = []
+    real = mailread._read_file
+    monkeypatch.setattr(mailread, "_read_file", lambda path, cap: reads.append(path) or real(path, cap))
+    assert list(mailread.iter_messages(str(tmp_path))) == alone
+    assert sorted(reads) == sorted(str(tmp_path / n) for n in ("line", "multi", "single", "text"))
+    assert [s.rsplit("/", 1)[-1] for s, _ in alone] == ["line", "multi:1", "multi:2", "single", "text"]
+    reads.clear()  # a cap that may cut a file: read again as before
+    assert list(mailread.iter_messages(str(tmp_path), max_bytes=40)) == [
+        m for name in ("line", "multi", "single", "text")
+        for m in mailread.iter_messages(str(tmp_path / name), max_bytes=40)]

@@ -428,3 +428,53 @@ def test_field_name_caches_change_no_token(monkeypatch):
     monkeypatch.setattr(mt, "_MAX_NAMES", 0)  # a full cache: names are read every time
     monkeypatch.setattr(mt, "_FIELD_NAMES", {})
     assert message_tokens(msg) == cold and mt._FIELD_NAMES == {}
+
+
+def test_header_group_cache_changes_no_token(monkeypatch):
+    """The tokens of a header group (a prefix's values) are kept from message to message:
+    a cold reader, a warm one, messages sharing some groups but not others, a full cache,
+    groups too long to keep and text beyond Latin-1 all give the same tokens in the same
+    order."""
+    a = (b"Subject: Cheap pills\nList-Id: Friends <fork.example.com>\nPrecedence: bulk\n"
+         b"X-Note: \xc3\xa9t\xc3\xa9 \xe2\x82\xac\n\nbody\n")
+    b = (b"Subject: Other words\nList-Id: Friends <fork.example.com>\nPrecedence: bulk\n"
+         b"X-Long: " + b"w " * 900 + b"\n\nbody\n")
+    monkeypatch.setattr(mt, "_GROUP_TOKENS", {})
+    cold = [message_tokens(m) for m in (a, b)]
+    assert "list-id:fork.example.com" in cold[0] and "x-note:été" in cold[0]
+    assert ("precedence:", "bulk") in mt._GROUP_TOKENS  # kept; the long group is not
+    assert mt._GROUP_TOKENS and all(len(text) <= mt._MAX_GROUP_TEXT for _, text in mt._GROUP_TOKENS)
+    assert [message_tokens(m) for m in (b, a, b)] == [cold[1], cold[0], cold[1]]  # warm
+    monkeypatch.setattr(mt, "_MAX_GROUPS", 2)  # full after each message: emptied, filled again
+    assert [message_tokens(m) for m in (a, b, a, b)] == cold + cold
+    assert ("subject:", "Other words") in mt._GROUP_TOKENS and ("subject:", "Cheap pills") not in mt._GROUP_TOKENS
+    monkeypatch.setattr(mt, "_GROUP_TOKENS", {})
+    monkeypatch.setattr(mt, "_MAX_GROUPS", 0)  # none kept: every group is tokenised every time
+    assert [message_tokens(m) for m in (a, b)] == cold and mt._GROUP_TOKENS == {}
+
+
+def test_plain_header_is_the_line_reading(monkeypatch):
+    """The whole-block reading of a plain header gives the fields of the line-by-line
+    reading, and leaves the other headers to it."""
+    texts = [
+        "Subject: a\nFrom: b <c@d>\n\nbody",
+        "Subject: a\n\tfolded  \n  twice\nX-Y:  z\n\nbody",
+        "Subject:\n\tvalue on the next line\n\nbody",  # left to the line reading
+        "Subject:   \n  x\n\nbody",
+        "Subject:x\nReceived:y\n\nbody",  # Name:value of mail fields
+        "Subject: x\nNote:y\n\nbody",  # Name:value of another field: the body starts there
+        "Subject: x\n   \nAfter: blank\n\nbody",  # a line of blanks ends the header
+        "Subject: x\nno colon here\n\nbody",
+        "Subject: x\nBad Name: y\n\nbody",
+        "Subject: x\nEmpty:\nX: \n\nbody",
+        "Subject: x\n" + "X-A: b\n" * (mt.MAX_HEADERS + 3) + "\nbody",
+        "Subject: " + "y" * mt.MAX_HEADER_BYTES + "\n\nbody",
+        "Subject: x\nX-\u00e9: y\n\nbody",
+    ]
+    fast = [mt._split_message(t, set()) for t in texts]
+    assert mt._plain_header(texts[0], texts[0].find("\n\n")) is not None
+    assert mt._plain_header(texts[2], texts[2].find("\n\n")) is None
+    monkeypatch.setattr(mt, "_plain_header", lambda text, b: None)
+    for t, got in zip(texts, fast):
+        cut = set()
+        assert got[:3] == mt._split_message(t, cut), t[:40]

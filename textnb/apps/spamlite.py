@@ -314,7 +314,7 @@ def decode_compact(payload):
         _finite_within(weights[2], 0.0, 0.5)
     else:
         _finite_within(weights[0], -1e6, 1e6)
-    text = payload[start + 8 * n_arrays * n:].decode("utf-8", "surrogatepass")
+    text = str(view[start + 8 * n_arrays * n:], "utf-8", "surrogatepass")
     vocab = text.split("\n") if n else []
     index = dict(zip(vocab, range(n)))
     if len(vocab) != n or len(index) != n or (n == 0 and text):

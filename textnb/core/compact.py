@@ -39,9 +39,10 @@ def frame(payload, archive):
 
 
 def read_payload(path, max_bytes):
-    """The compact payload of the model file ``path``, or None when it has none or any
-    check fails (not a regular file, larger than ``max_bytes``, no frame, another size
-    than the frame records, a CRC mismatch). Raises OSError for a file it cannot open."""
+    """The compact payload of the model file ``path`` (a bytearray), or None when it has
+    none or any check fails (not a regular file, larger than ``max_bytes``, no frame,
+    another size than the frame records, a CRC mismatch). Raises OSError for a file it
+    cannot open."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
         st = os.fstat(fd)
@@ -50,21 +51,37 @@ def read_payload(path, max_bytes):
         head = os.read(fd, FRAME.size)
         if len(head) != FRAME.size:
             return None
-        magic, n_payload, size, crc = FRAME.unpack(head)
+        magic, n_payload, size, expected = FRAME.unpack(head)
         if magic != MAGIC or size != st.st_size or n_payload > size - FRAME.size:
             return None
-        chunks, left = [], size - FRAME.size
-        while left > 0:
-            chunk = os.read(fd, left)
-            if not chunk:
-                return None
-            chunks.append(chunk)
-            left -= len(chunk)
-        if os.read(fd, 1):  # grew while read
+        # the payload is kept; the archive after it is only read for the CRC, a block at a
+        # time into one buffer (the file is never held whole)
+        payload = bytearray(n_payload)
+        crc = _read_into(fd, memoryview(payload), 0)
+        left = size - FRAME.size - n_payload
+        block = memoryview(bytearray(min(left, _BLOCK)))
+        while left > 0 and crc is not None:
+            take = min(left, len(block))
+            crc = _read_into(fd, block[:take], crc)
+            left -= take
+        if crc is None or os.read(fd, 1):  # shorter than the frame says, or grew while read
             return None
     finally:
         os.close(fd)
-    rest = b"".join(chunks) if len(chunks) != 1 else chunks[0]
-    if binascii.crc32(rest) != crc:
-        return None
-    return rest[:n_payload]
+    return payload if crc == expected else None
+
+
+#: bytes of the archive read at once (for its CRC)
+_BLOCK = 1 << 20
+
+
+def _read_into(fd, view, crc):
+    """Fill the memoryview ``view`` from ``fd``; the CRC-32 ``crc`` carried over what was
+    read, or None when the file ended first."""
+    filled = 0
+    while filled < len(view):
+        got = os.readv(fd, [view[filled:]])
+        if not got:
+            return None
+        filled += got
+    return binascii.crc32(view, crc)

@@ -397,8 +397,9 @@ def _iter_tree(top, max_bytes, on_error, root_real=None):
                 yield from _iter_file(full, max_bytes)
                 continue
             data = _read_file(full, max_bytes)  # _iter_file's reading, without its generator
-            if data.startswith(b"From "):
-                yield from _iter_file(full, max_bytes)  # perhaps an mbox: read as one
+            if data.startswith(b"From "):  # perhaps an mbox: read as one (from these bytes if small)
+                messages = _small_file_messages(full, data, max_bytes)
+                yield from _iter_file(full, max_bytes) if messages is None else messages
             else:
                 yield full, data
         except InputError as exc:
@@ -459,13 +460,34 @@ def _iter_mbox_file(path, max_bytes):
                 stream = iter(split) if split is not None else None
         if stream is None:
             stream = _iter_mbox(path, max_bytes)
-        first = next(stream, None)
-        second = next(stream, None)
-        if first is not None and second is None:
-            yield path, first[1]
-        elif first is not None:
-            yield first
-            yield second
-            yield from stream
+        yield from _one_or_many(path, stream)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def _one_or_many(path, stream):
+    """The ``(source, bytes)`` pairs of an mbox file's ``stream`` of messages: a file
+    holding one message keeps its plain name as the source."""
+    first = next(stream, None)
+    second = next(stream, None)
+    if first is not None and second is None:
+        yield path, first[1]
+    elif first is not None:
+        yield first
+        yield second
+        yield from stream
+
+
+def _small_file_messages(path, data, max_bytes):
+    """What :func:`_iter_file` yields for the file ``path`` whose bytes, read once, are
+    ``data`` (starting with ``From ``), without reading it again: the file as one message,
+    or its mbox messages; None when ``data`` may be cut by ``max_bytes`` or is over
+    :data:`_SMALL_MBOX` (the file is then read by :func:`_iter_file`)."""
+    if len(data) > _SMALL_MBOX or (max_bytes is not None and len(data) >= max_bytes):
+        return None
+    nl = data.find(b"\n", 0, 4096)
+    line = data[:nl + 1] if nl >= 0 else data[:4096]
+    if not (_has_time(line) and _pattern("_FROM_LINE").match(line)):
+        return [(path, data)]
+    split = _split_small_mbox(path, data)
+    return None if split is None else list(_one_or_many(path, iter(split)))

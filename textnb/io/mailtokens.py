@@ -57,6 +57,11 @@ exception of ``spamfilter``'s signal handler (exit codes 130 / 3).
 """
 
 import binascii
+from itertools import repeat as _repeat
+try:
+    from _operator import is_not as _is_not  # (the C function: operator imports more)
+except ImportError:  # pragma: no cover - not CPython
+    from operator import is_not as _is_not
 
 from textnb.io.mailread import DEFAULT_MAX_BYTES, _has_time, _lenient_b64decode, _pattern, decode_bytes
 
@@ -92,13 +97,16 @@ _SOURCES = {
     "TRAIL": rb"['.\-]+ ",
     "FIRST_FIELD": r"[!-9;-~]+:[ \t]",  # a first line that opens a header (the definition of _starts_with_field)
     "FIELD": r"[!-9;-~]+:",  # a header field line (the definition of _is_field)
+    "BLANK_LINE": r"\n[ \t]+(?:\n|\Z)",  # a line of blanks after the first (ends a header)
+    "EMPTY_FOLD": r":[ \t]*\n[ \t]",  # a line ending in a colon (and blanks), then a fold
+    "UNFOLD": r"\n[ \t]+",  # a fold and the blanks after it
     "TAG_NAME": r"[a-zA-Z][^\s/>]*",
     "ATTR": r"""([^\s/>"'=][^\s/>=]*)(?:\s*=\s*(?:"([^"]*)"?|'([^']*)'?|([^\s>]*)))?""",
     "OPEN": r"<[a-zA-Z!?/]",
     # a start or end tag with no '<' or '>' inside (quoted values without them either): an
     # attempt stops at the next '<' or '>', so every character is scanned by one attempt
-    "SIMPLE_TAG": r"""<(/?)([a-zA-Z][^\s/<>"'=]*)((?:[^<>"']|"[^"<>]*"|'[^'<>]*')*+)>""",
-    "NEXT_TAG": r"""<(/?)([a-zA-Z][^\s/<>"'=]*)((?:[^<>"']|"[^"<>]*"|'[^'<>]*')*+)>|<[a-zA-Z!?/]""",
+    "SIMPLE_TAG": r"""<(/?)([a-zA-Z][^\s/<>"'=]*)((?:[^<>"']+|"[^"<>]*"|'[^'<>]*')*+)>""",
+    "NEXT_TAG": r"""<(/?)([a-zA-Z][^\s/<>"'=]*)((?:[^<>"']+|"[^"<>]*"|'[^'<>]*')*+)>|<[a-zA-Z!?/]""",
     "VALUE_GAP": r"[=\s]*",
     "BARE_VALUE": r"[^>\s]*",
     "DOMAIN": r"@([^\s>,;\"'()<\]\[]+)",
@@ -163,8 +171,15 @@ def _strip_ends(words):
     return list(filter(None, map(str.strip, words, [_ENDS] * len(words))))
 
 
-def _pieces(text):
-    r"""The matches of :data:`_WORD` in ``text``, plus 1-character ones, in order.
+#: with ``distinct``, :func:`_pieces` drops repeated runs only from texts of more runs than
+#: this (a short text has few repeats: dropping them costs more than it saves)
+_DEDUP_FROM = 100
+
+
+def _pieces(text, distinct=False):
+    r"""The matches of :data:`_WORD` in ``text``, plus 1-character ones, in order (with
+    ``distinct``, repeats of a run may be dropped before its ends are stripped: the same
+    pieces in the same order of first appearance, some still repeated).
 
     A match of :data:`_WORD` is a maximal run of ``[\w$'.-]`` characters with its leading
     and trailing ``'.-`` removed, when at least 2 characters are left. For Latin-1 text
@@ -177,11 +192,15 @@ def _pieces(text):
         raw = text.encode("latin-1")
     except UnicodeEncodeError:  # the same with a str.translate table; no 1-character pieces
         words = text.translate(_TOKEN_MAP).split()
+        if distinct and len(words) > _DEDUP_FROM:
+            words = list(dict.fromkeys(words))
         if "." in text or "-" in text or "'" in text:
             words = _strip_ends(words)
         return [w for w in words if len(w) > 1]
     raw = raw.translate(_TOKEN_TABLE)
     words = raw.decode("latin-1").split()
+    if distinct and len(words) > _DEDUP_FROM:
+        words = list(dict.fromkeys(words))
     if b"." in raw or b"-" in raw or b"'" in raw:
         return _strip_ends(words)
     return words
@@ -193,10 +212,11 @@ def _skip_long(words):
     return words
 
 
-def _words(text, prefix="", lowered=False):
-    """Lowercase word tokens of ``text`` (longer than 40: ``skip:<c><len>``), repeats allowed;
-    without a prefix the list may also hold 1-character pieces (see :func:`_pieces`)."""
-    words = _skip_long(_pieces(text if lowered else text.lower()))
+def _words(text, prefix="", lowered=False, distinct=False):
+    """Lowercase word tokens of ``text`` (longer than 40: ``skip:<c><len>``), repeats allowed
+    (``distinct``: fewer, the same in order of first appearance); without a prefix the list
+    may also hold 1-character pieces (see :func:`_pieces`)."""
+    words = _skip_long(_pieces(text if lowered else text.lower(), distinct))
     if prefix:
         return [prefix + w for w in words if len(w) > 1]
     return words
@@ -332,12 +352,17 @@ def _split_message(text, cut=None):
     """
     if not _starts_with_field(text):
         return [], text, True
+    b = text.find("\n\n", 0, 1 << 16)
+    if b >= 0:
+        fields = _plain_header(text, b)
+        if fields is not None:
+            return fields, text[b + 2:], True
     fields, starts, pos, n = [], [], 0, len(text)
     name = parts = None
     size = 0
     separated = False
     blanks = (" ", "\t")
-    b = text.find("\n\n", 0, 1 << 16)  # (_lines(text); a list when the blank line is near)
+    # (_lines(text); a list when the blank line is near)
     for line in (text[:b + 1].split("\n") if b >= 0 else _lines(text)):
         first = line[:1]
         if first in blanks:
@@ -394,6 +419,41 @@ def _split_message(text, cut=None):
                 cut.add("headerbytes")
         out.append((k, v))
     return out, text[pos:], separated
+
+
+def _plain_header(text, b):
+    """The fields :func:`_split_message` finds in ``text`` when its header is the plain
+    kind, ended by the blank line at ``b`` (the first ``\\n\\n``): every line up to it
+    a field or a continuation line holding more than blanks, no field whose value starts
+    on a continuation line, at most :data:`MAX_HEADERS` fields, shorter than
+    :data:`MAX_HEADER_BYTES` in all; else None (the line-by-line reading decides). The
+    same fields, from a few passes over the whole block (folds joined by one pattern
+    substitution, the lines split at their first colon by ``map``) instead of one loop
+    step per line."""
+    head = text[:b]
+    if len(head) >= MAX_HEADER_BYTES or _P.BLANK_LINE.search(head) is not None:
+        return None
+    if "\n " in head or "\n\t" in head:
+        if _P.EMPTY_FOLD.search(head) is not None:
+            return None
+        head = _P.UNFOLD.sub(" ", head)  # each fold and the blanks after it: one space
+    lines = head.split("\n")
+    if len(lines) > MAX_HEADERS:
+        return None
+    names, colons, rests = zip(*map(str.partition, lines, _repeat(":")))
+    if "" in colons:
+        return None
+    lowers = list(map(_FIELD_NAMES.get, names))
+    if None in lowers:
+        lowers = [low if low is not None else _field_name(name) for low, name in zip(lowers, names)]
+        if None in lowers:
+            return None
+    values = list(map(str.lstrip, rests, _repeat(" \t")))
+    if not all(map(_is_not, values, rests)):  # a value without a blank after the colon
+        for low, rest in zip(lowers, rests):
+            if rest[:1] not in ("", " ", "\t") and not _known_field(low):
+                return None  # "Name:value" of a field that is not mail's
+    return list(zip(lowers, values))
 
 
 def _nth(text, needle, n):
@@ -976,21 +1036,46 @@ def _header_tokens(fields, out):
             out.append("mid:" + (dom[0].lower()[:MAX_TOKEN] if dom else "none"))
         else:
             out.append(hname)
-    groups = [" \n ".join(values) for values in texts.values()]
-    words = _grouped_pieces(groups)
-    if words is None:  # text beyond Latin-1 (or a \x01): one pass per prefix
-        for prefix, text in zip(texts, groups):
-            out += _words(text, prefix)
-    else:
-        start = 0
-        for prefix in texts:  # the pieces of each group end at a separator
-            try:
-                end = words.index(_SEP, start)
-            except ValueError:
-                end = len(words)
-            out += [prefix + w for w in words[start:end] if len(w) > 1]
-            start = end + 1
+    keys = [(prefix, " \n ".join(values)) for prefix, values in texts.items()]
+    found = list(map(_GROUP_TOKENS.get, keys))
+    if None in found:
+        missing = [key for key, tokens in zip(keys, found) if tokens is None]
+        made = dict(zip(missing, _group_tokens(missing)))
+        if len(_GROUP_TOKENS) >= _MAX_GROUPS:
+            _GROUP_TOKENS.clear()  # full: start again with the groups of the messages now read
+        if _MAX_GROUPS:
+            _GROUP_TOKENS.update((key, tokens) for key, tokens in made.items() if len(key[1]) <= _MAX_GROUP_TEXT)
+        found = [made[key] if tokens is None else tokens for key, tokens in zip(keys, found)]
+    for tokens in found:
+        out += tokens
     out.append(f"received:{min(n_received, 12)}")
+
+
+#: (prefix, a header group's text) -> its tokens: the same groups (``List-Id``,
+#: ``Precedence``, ``Sender``, ...) recur from message to message of a batch. Groups of
+#: up to :data:`_MAX_GROUP_TEXT` characters are kept; when :data:`_MAX_GROUPS` are held
+#: the cache is emptied and fills again from the messages read next (so it follows a
+#: long mailbox; longer texts are mostly unique: Received chains, long subjects)
+_GROUP_TOKENS = {}
+_MAX_GROUPS = 4096
+_MAX_GROUP_TEXT = 400
+
+
+def _group_tokens(groups):
+    """The tokens of each ``(prefix, text)`` group: ``prefix`` + each word of ``text``
+    (:func:`_words`), the groups tokenised in one pass."""
+    words = _grouped_pieces([text for _, text in groups])
+    if words is None:  # text beyond Latin-1 (or a \x01): one pass per group
+        return [_words(text, prefix) for prefix, text in groups]
+    out, start = [], 0
+    for prefix, _ in groups:  # the pieces of each group end at a separator
+        try:
+            end = words.index(_SEP, start)
+        except ValueError:
+            end = len(words)
+        out.append([prefix + w for w in words[start:end] if len(w) > 1])
+        start = end + 1
+    return out
 
 
 class Tokens(list):
@@ -1011,7 +1096,7 @@ def _spam_tokens(mail, out):
                 out += ["url:" + h[:MAX_TOKEN] for h in hosts]
             if images:
                 out.append(f"html:img{min(images, 5)}")
-            out += _words(text)
+            out += _words(text, distinct=True)  # (message_tokens keeps each token once)
         elif kind == "header":
             _header_tokens(item[1], out)
         elif kind == "ctype":
@@ -1036,7 +1121,7 @@ def message_tokens(data, max_bytes=DEFAULT_MAX_BYTES):
     out = ["textnb:truncated"] if mail.truncated else []
     if mail.unparsable is not None:
         out.append("mimedefect:unparsable")
-        out += _words(mail.unparsable)
+        out += _words(mail.unparsable, distinct=True)
     else:
         _spam_tokens(mail, out)
     tokens = dict.fromkeys(out)
