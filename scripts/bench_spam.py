@@ -801,7 +801,7 @@ def measured(flags, load):
             f"jobs) during the run: {load:.1f}.")
 
 
-def render(results, selection, online_res, load, flags=""):
+def render(results, selection, load, flags=""):
     out = []
     out.append(f"Stratified {int(100 * (1 - TEST_SIZE))}/{int(100 * TEST_SIZE)} split of each corpus, seed {SEED}; "
                "both systems learn from exactly the training part.\n")
@@ -900,20 +900,27 @@ def render(results, selection, online_res, load, flags=""):
             out.append(f"| {c['cutoff']:.10g} | " + " | ".join(f"{pct(f, 2)} / {pct(u)}" for f, u in
                                                               zip(c["fp"], c["unsure"])) + " |")
         out.append("")
-    if online_res:
-        out.append("#### Online evaluation (TREC style)\n")
-        out.append("Each corpus in delivery order (Date header; SMS in file order), every message classified "
-                   "and then trained on. 1-ROCA % = 100 x (1 - area under the ROC curve of the scores given "
-                   "before training; lower is better); errors = wrong or unsure verdicts at the defaults.\n")
-        systems = list(online_res[0]["curves"])
-        out.append("| corpus | " + " | ".join(systems) + " |")
-        out.append("|---|" + "---:|" * len(systems))
-        for row in online_res:
-            out.append(f"| {row['name']} (first {row['n']}) | " + " | ".join(
-                f"{row['curves'][s]['roca']:.3f} ({row['curves'][s]['errors']} err)" if s in row["curves"] else "-"
-                for s in systems) + " |")
-        out.append("")
-        out.append(f"![online ROC curves]({PLOT.name})\n")
+    out.append(measured(flags, load))
+    return "\n".join(out) + "\n"
+
+
+def render_online(online_res, load, flags):
+    """The online evaluation's block (its own ``online`` markers in docs/spam.md, so that a
+    run without ``--online`` leaves the last one in place)."""
+    out = []
+    out.append("#### Online evaluation (TREC style)\n")
+    out.append("Each corpus in delivery order (Date header; SMS in file order), every message classified "
+               "and then trained on. 1-ROCA % = 100 x (1 - area under the ROC curve of the scores given "
+               "before training; lower is better); errors = wrong or unsure verdicts at the defaults.\n")
+    systems = list(online_res[0]["curves"])
+    out.append("| corpus | " + " | ".join(systems) + " |")
+    out.append("|---|" + "---:|" * len(systems))
+    for row in online_res:
+        out.append(f"| {row['name']} (first {row['n']}) | " + " | ".join(
+            f"{row['curves'][s]['roca']:.3f} ({row['curves'][s]['errors']} err)" if s in row["curves"] else "-"
+            for s in systems) + " |")
+    out.append("")
+    out.append(f"![online ROC curves]({PLOT.name})\n")
     out.append(measured(flags, load))
     return "\n".join(out) + "\n"
 
@@ -990,7 +997,9 @@ def main(argv=None):
         loads.append(os.getloadavg()[0])
     flags = "".join(f for f, on in ((" --select", args.select), (" --online", args.online),
                                     (" --baseline CHECKOUT", args.baseline is not None)) if on)
-    return publish(render(results, selection, online_res, float(np.mean(loads)), flags), args, "bench")
+    if online_res:
+        publish(render_online(online_res, float(np.mean(loads)), flags), args, "online")
+    return publish(render(results, selection, float(np.mean(loads)), flags), args, "bench")
 
 
 def cv_choice_rows(selection):
