@@ -194,3 +194,27 @@ def test_adjust_on_cv_is_seeded(tmp_path):
     assert (tmp_path / "m0.tnb").read_bytes() == (tmp_path / "m1.tnb").read_bytes()
     if table == vote:  # (its out-of-fold scores, and so the stored folds' weights, depend on the folds)
         assert (tmp_path / "m0.tnb").read_bytes() != (tmp_path / "m2.tnb").read_bytes()
+
+
+@pytest.mark.skipif(not SMS.exists(), reason="bundled SMS collection missing")
+@pytest.mark.parametrize("options", [(), ("--model", "bernoulli"), ("--select", "chi2:300", "--calibrate", "sigmoid")])
+def test_predict_lines_reads_the_scorer(tmp_path, monkeypatch, options):
+    """``predict --lines`` (plain, ranked as fastText's predict-prob, JSON, explained) of a
+    linear text model scores from the model file's scorer, without scikit-learn, and prints
+    what the estimator prints."""
+    from textnb.text import scorer
+
+    lines = SMS.read_text(encoding="utf-8").splitlines(keepends=True)
+    (tmp_path / "sms.tsv").write_text("".join(lines[:800]), encoding="utf-8")
+    (tmp_path / "lines.txt").write_text("".join(line.split("\t", 1)[1] for line in lines[800:840]) + "\nzzqq\n",
+                                        encoding="utf-8")
+    path = tmp_path / "m.tnb"
+    assert cli("train", tmp_path / "sms.tsv", *options, "-o", path)[0] == 0
+    for extra in ((), ("--top", "2"), ("--threshold", "0.1", "--json"), ("--explain", "--json")):
+        command = ("predict", path, "--lines", tmp_path / "lines.txt", *extra)
+        status, out = cli_subprocess(*command)
+        assert status.split()[:2] == ["0", "False"], command
+        with monkeypatch.context() as m:
+            m.setattr(scorer, "_scorer", lambda root: None)  # the estimator's path
+            rc, expected, _ = cli(*command)
+        assert rc == 0 and out == expected and len(out.splitlines()) == 42

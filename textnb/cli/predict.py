@@ -187,13 +187,12 @@ def _format_proba(classes, row):
 
 def run(args, out, err):
     from textnb.io.corpus import MAX_DOCUMENT_BYTES
-    from textnb.core.model_io import load
     from textnb.text.scorer import load_for_prediction
 
     if args.label_prefix is not None and args.lines is None:
         raise InputError("--label-prefix applies to --lines")
-    # a linear text model predicts and explains from its arrays, a table model from its kernels; --lines: estimator
-    model = load(args.model) if args.lines is not None else load_for_prediction(args.model)
+    # a linear text model predicts and explains from its arrays, a table model from its kernels
+    model = load_for_prediction(args.model)
     if multilabel_model(model) is not None:
         if args.explain:
             raise InputError(f"{args.model}: --explain does not apply to a multi-label model")
