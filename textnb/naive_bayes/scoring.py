@@ -13,7 +13,7 @@ import numpy as np
 
 from textnb.core.logspace import log_odds, logsumexp, proba_from_jll
 
-__all__ = ["Scores", "TableInput", "check_class_labels", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
+__all__ = ["Scores", "TableInput", "check_class_labels", "check_n_features", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
            "partial_fit_classes"]
 
 
@@ -65,6 +65,17 @@ class Scores:
         return log_odds(jll)
 
 
+def check_n_features(model, X, *, reset):
+    """``X`` after setting ``model.n_features_in_`` to its number of columns (``reset``) or
+    checking it against them, in scikit-learn's words; ``model.kind`` names the model."""
+    if reset:
+        model.n_features_in_ = X.shape[1]
+    elif X.shape[1] != model.n_features_in_:
+        raise ValueError(f"X has {X.shape[1]} features, but {model.kind} is expecting {model.n_features_in_} "
+                         f"features as input.")
+    return X
+
+
 class TableInput:
     """The input checks of a kernel that reads tables (float64, NaN = missing), numpy only:
     what :class:`~textnb.naive_bayes.base.BaseNB`'s ``_validate_x`` / ``_validate_xy``
@@ -81,12 +92,7 @@ class TableInput:
             raise ValueError(f"Found a table with 0 rows (shape={X.shape}) while a minimum of 1 is required.")
         if np.isinf(X).any():
             raise ValueError("Input X contains infinity or a value too large for dtype('float64').")
-        if reset:
-            self.n_features_in_ = X.shape[1]
-        elif X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {self.kind} is expecting {self.n_features_in_} "
-                             f"features as input.")
-        return X
+        return check_n_features(self, X, reset=reset)
 
     def _validate_xy(self, X, y, *, reset):
         """:meth:`_validate_x` and ``y`` as a 1-D array of one class label per row."""

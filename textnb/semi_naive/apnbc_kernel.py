@@ -25,7 +25,7 @@ from textnb.core.folds import given_splits, stratified_kfold
 from textnb.core.model_schema import (CV_SCHEMA, N_FEATURES, SEED, TEMPLATE, Any, Array, Choice, Classes, DictOf,
                                       Float, ListOf, MayBeAbsent, Model, Reals, Str)
 from textnb.naive_bayes.kernels import TableKernel
-from textnb.naive_bayes.scoring import check_class_labels
+from textnb.naive_bayes.scoring import check_class_labels, check_n_features
 
 __all__ = ["APNBCKernel", "binomial_cdf"]
 
@@ -114,12 +114,7 @@ class APNBCKernel(TableKernel):
         if len(X.shape) != 2:
             raise ValueError(f"Expected a 2-D table (rows of attribute values); got an array of {len(X.shape)} "
                              f"dimensions")
-        if reset:
-            self.n_features_in_ = X.shape[1]
-        elif X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {self.kind} is expecting {self.n_features_in_} "
-                             f"features as input.")
-        return X
+        return check_n_features(self, X, reset=reset)
 
     def _labels(self, y):
         """``y`` as a 1-D array of class labels (the estimator: scikit-learn's checks)."""
