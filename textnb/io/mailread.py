@@ -11,6 +11,7 @@ import os
 import stat
 
 from textnb.core.errors import InputError
+from textnb.io.files import read_regular_file as _read_file
 
 __all__ = ["DEFAULT_MAX_BYTES", "decode_bytes", "read_capped", "is_special", "is_maildir", "is_mbox",
            "looks_like_mail", "iter_messages"]
@@ -242,40 +243,6 @@ def _strip_last_newline(data):
     if data.endswith(b"\n\n"):
         return data[:-1]
     return data
-
-
-def _read_file(path, max_bytes):
-    """The bytes of the regular file ``path``, the first ``max_bytes`` of them (the rest is
-    read and dropped, as :func:`read_capped` does), with one ``open``: sized by ``fstat``,
-    so a small file never costs a ``max_bytes`` buffer."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise InputError(f"{path}: not a regular file (a FIFO, socket, device or folder)")
-        chunks, total = [], 0
-        while max_bytes is None or total < max_bytes:
-            want = st.st_size + 1 - total if total <= st.st_size else _CHUNK
-            if max_bytes is not None:
-                want = min(want, max_bytes - total)
-            chunk = os.read(fd, want)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-            if len(chunk) < want and total <= st.st_size:  # a short read of a regular file: its end
-                break
-        else:
-            while os.read(fd, _CHUNK):  # past the cap: read and dropped
-                pass
-        return b"".join(chunks)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    finally:
-        os.close(fd)
 
 
 def _reported(items, on_error):
