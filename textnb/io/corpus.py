@@ -108,33 +108,11 @@ def read_small_text(path, *, what="file", max_bytes=MAX_LIST_BYTES):
     ``what`` it is.
     """
     path = os.fspath(path)
+    data = read_regular_file(path, max_bytes + 1, what=what)
+    if len(data) > max_bytes:  # read one byte past the limit to know
+        raise InputError(f"{path}: {what} is larger than {max_bytes} bytes")
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read {what} ({exc.strerror or exc})") from None
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise InputError(f"{path}: cannot read {what} (Is a directory)")
-        if not stat.S_ISREG(info.st_mode):
-            raise InputError(f"{path}: {what} is not a regular file (a FIFO, socket or device)")
-        if info.st_size > max_bytes:
-            raise InputError(f"{path}: {what} is larger than {max_bytes} bytes")
-        parts, total = [], 0
-        while True:  # the size may have grown since fstat: never read past the limit
-            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
-            if not chunk:
-                break
-            parts.append(chunk)
-            total += len(chunk)
-            if total > max_bytes:
-                raise InputError(f"{path}: {what} is larger than {max_bytes} bytes")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read {what} ({exc.strerror or exc})") from None
-    finally:
-        os.close(fd)
-    try:
-        return b"".join(parts).decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(f"{path}: {what} is not UTF-8") from None
 
