@@ -151,7 +151,8 @@ def explain_scored(scorer, document, top=10):
     scikit-learn: the document's counts under the scorer's analyzer and vocabulary, its
     features as the scorer makes them (presence, ``binarize``, DiscriminativeNB's document
     features), and the scorer's weights; the same numbers as :func:`explain` of the
-    estimator."""
+    estimator. An APNBC's log class weights (``--adjust``) are added to the biases: they
+    count in the margin and the ``prior``, not in any term's contribution."""
     from textnb.io.corpus import to_text
 
     text = document if isinstance(document, str) else to_text(document)
@@ -167,6 +168,7 @@ def explain_scored(scorer, document, top=10):
     b = scorer.bias
     if not x.any() and scorer.empty is not None:  # no known term: the complement models' prior
         b = scorer.empty
+    b = scorer.adjust(b)  # APNBC's log class weights (``--adjust``): part of the bias
     return _term_explanation(np.array(scorer.terms, dtype=object)[columns], counts[columns], x, W, b,
                              scorer.classes_, top)
 
