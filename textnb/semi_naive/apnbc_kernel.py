@@ -8,7 +8,10 @@ binomial test :func:`binomial_cdf`), the out-of-fold scores of ``fit_on="cv"`` a
 scoring. :class:`APNBCKernel` wraps a kernel (a table model's:
 :class:`~textnb.naive_bayes.tabular_kernel.TabularKernel`, AODE, TAN, ``Discretized(LBR)``)
 and writes the model file the estimator writes; ``textnb train --adjust`` and ``textnb
-predict`` use it on tables without scikit-learn. :class:`~textnb.semi_naive.apnbc.APNBC`
+predict`` use it on tables without scikit-learn. On documents the text trainer and the
+model-file scorer (:mod:`textnb.text.training`, :mod:`textnb.text.scorer`) use its weight
+search (:meth:`APNBCKernel.learn_weights`, :meth:`APNBCKernel.out_of_fold_scores`) and its
+score (:meth:`APNBCKernel.adjusted`) around the count models' kernels. :class:`~textnb.semi_naive.apnbc.APNBC`
 is the scikit-learn adapter over it (it wraps estimators, cloned with scikit-learn's
 ``clone``, and checks its input with ``validate_data``).
 """
