@@ -402,7 +402,7 @@ print(json.dumps({"code": code, "modules": seen[0]}))
 @pytest.mark.parametrize("extra, needed, absent", [
     ([], "textnb.text.training", "sklearn"),  # a plain count model: no scikit-learn at all
     (["--weighting"], "textnb.text.training", "sklearn"),  # a Pipeline fitted by the trainer: none either
-    (["--model", "multinomial", "--adjust"], "textnb.text.classifier", None),  # the estimators (APNBC)
+    (["--model", "multinomial", "--adjust"], "textnb.semi_naive.apnbc_kernel", "sklearn"),  # APNBC: the trainer
 ])
 @pytest.mark.slow
 def test_train_seconds_start_after_the_imports(sms_tsv, tmp_path, extra, needed, absent):

@@ -429,7 +429,7 @@ def test_mutated_model_files_are_refused_or_predict(fitted, name, tmp_path):
 
 
 #: the text models whose files the scikit-learn-free scorer reads (textnb.text.scorer)
-SCORED = ["text-auto", "text-calibrated", "text-isotonic", "text-select-binary", "text-multinomial"]
+SCORED = ["text-auto", "text-calibrated", "text-isotonic", "text-select-binary", "text-multinomial", "text-apnbc"]
 
 
 @pytest.mark.slow

@@ -135,9 +135,10 @@ def test_inconsistent_wrapper_falls_back_to_load_and_its_error(tmp_path):
 
 
 def test_a_wrapper_the_scorer_does_not_read_loads_the_estimator(tmp_path):
-    """APNBC around a Pipeline is not linear: the estimator (read_nodes: a node it does not know)."""
+    """APNBC around a lazy model is not linear: the estimator (tests/text/test_adjusted_text.py: around a count
+    model the scorer reads it)."""
     path = tmp_path / "m.tnb"
-    _fit(dict(model="multinomial", adjust=True), TEXTS[:600], LABELS[:600], path)
+    _fit(dict(lazy="hlbr", adjust=True), TEXTS[:300], LABELS[:300], path)
     assert read_nodes(path).state["model_"].kind == "APNBC"
     assert scorer_from_file(path) is None
 

@@ -2,8 +2,6 @@
 
 import sys
 
-import numpy as np
-
 from textnb.cli.options import multilabel_model, top
 from textnb.cli.output import dumps
 from textnb.core.errors import InputError
@@ -27,12 +25,13 @@ def add_parser(sub):
 
 def run(args, out, err):
     from textnb.core.model_io import build, read_nodes
-    from textnb.evaluation.explain import describe_text_classifier, describe_text_file
+    from textnb.evaluation.explain import apnbc_weights, describe_text_classifier, describe_text_file
 
     if args.plot:
         refuse_input_as_output(args.plot, [args.model])
     root = read_nodes(args.model)
-    info, weights = describe_text_file(root, top=args.top), None  # a count text model: from its nodes
+    info = describe_text_file(root, top=args.top)  # a count text model (or APNBC of one): from its nodes
+    weights = info.get("apnbc_weights") if info is not None else None
     if info is None:
         model = build(root, args.model, kernel=True)  # a table model with a kernel: no scikit-learn
         if multilabel_model(model) is not None:
@@ -44,7 +43,7 @@ def run(args, out, err):
         if text is None or not isinstance(model, text.TextClassifier):
             return _inspect_table(args, model, out)
         info = describe_text_classifier(model, top=args.top)
-        weights = _weights_info(model.model_)
+        weights = apnbc_weights(model.model_)
         if weights:
             info["apnbc_weights"] = weights
     if args.plot:
@@ -80,14 +79,6 @@ def run(args, out, err):
     return 0
 
 
-def _weights_info(model):
-    """APNBC's learned class weights, if the model has them."""
-    if not hasattr(model, "class_log_weight_"):
-        return None
-    return {str(c): {"log_weight": float(w), "weight": float(np.exp(w)) if w < 700 else float("inf")}
-            for c, w in zip(model.classes_, model.class_log_weight_)}
-
-
 def _print_weights(weights, out):
     if weights:
         print("APNBC class weights (probability scale; log):", file=out)
@@ -115,7 +106,9 @@ def _inspect_table(args, model, out):
         return _inspect_network(args, model, out)
     if args.plot:
         raise InputError(f"{args.model}: --plot draws the structure of a tan or bn model")
-    weights = _weights_info(model)
+    from textnb.evaluation.explain import apnbc_weights
+
+    weights = apnbc_weights(model)
     inner = find(model, lambda m: hasattr(m, "describe"))  # inside APNBC, Discretized, ...
     if inner is None:
         raise InputError(f"{args.model}: cannot inspect a {_kind(model)} model")

@@ -32,25 +32,38 @@ def _refusal(path, model):
     TextClassifier = text.TextClassifier if text is not None else ()
 
     if isinstance(model, TextClassifier) and not callable(getattr(model.model_, "_fit_counts", None)):
-        return (f"{path}: a text model of {type(model.model_).__name__} cannot be merged (only count models add up: "
-                f"train with --model discriminative, multinomial, bernoulli or complement, without --weighting, "
-                f"--select or --calibrate)")
+        return _text_refusal(path, type(model.model_).__name__)
     return None
 
 
+def _text_refusal(path, kind):
+    """Why a text model of the wrapper ``kind`` cannot be merged, as one line."""
+    return (f"{path}: a text model of {kind} cannot be merged (only count models add up: "
+            f"train with --model discriminative, multinomial, bernoulli or complement, without --weighting, "
+            f"--select or --calibrate)")
+
+
 def run(args, out, err):
-    from textnb.core.model_io import build, output_target, read_nodes
-    from textnb.text.nodes import CountTextModel
+    from textnb.core.model_io import ModelNode, build, output_target, read_nodes
+    from textnb.text.nodes import CountTextModel, adjusted_text_model
 
     output_target(args.output)  # a FIFO, device or folder at -o: refused before any work
     # text models of count models add up from their nodes, table models with a kernel from
-    # their kernels: no scikit-learn; other models are built as load builds them
+    # their kernels: no scikit-learn; other models are built as load builds them. A text
+    # model of APNBC that the scorer reads (checked as load checks it) stays its nodes: it
+    # is refused below as the estimator would be
     models = []
     for path in args.models:
         root = read_nodes(path)
-        models.append(CountTextModel.from_root(root) or build(root, path, kernel=True))
+        model = CountTextModel.from_root(root)
+        if model is None:
+            model = root if adjusted_text_model(root) is not None else build(root, path, kernel=True)
+        models.append(model)
+    if isinstance(models[0], ModelNode):
+        raise InputError(_text_refusal(args.models[0], models[0].state["model_"].kind))
     if not all(isinstance(m, CountTextModel) for m in models):  # with another text model: the estimators
-        models = [build(m.root, path) if isinstance(m, CountTextModel) else m for m, path in zip(models, args.models)]
+        models = [build(m.root, path) if isinstance(m, CountTextModel) else build(m, path) if isinstance(m, ModelNode)
+                  else m for m, path in zip(models, args.models)]
     merged = models[0]
     refusal = _refusal(args.models[0], merged)
     if refusal:

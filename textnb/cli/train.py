@@ -133,8 +133,8 @@ def run(args, out, err):
 def _model_name(model, steps):
     """What :func:`textnb.meta.registry.model_name` calls the estimator of a streamed ``model``."""
     kind, params = model
-    if kind == "CalibratedNB":
-        return f"CalibratedNB({_model_name(params['estimator'], steps)})"
+    if kind in ("CalibratedNB", "APNBC"):
+        return f"{kind}({_model_name(params.get('estimator') or ('MultinomialNB', {}), steps)})"
     return "Pipeline" if steps else "SmoothingCV(Pipeline)" if kind == "SmoothingCV" else kind
 
 

@@ -3,7 +3,7 @@
 Standard library only, so importing the package (a mail client, say) costs nothing.
 """
 
-__all__ = ["KERNEL_MODULES", "MODEL_MODULES", "kind_of"]
+__all__ = ["KERNEL_MODULES", "MODEL_MODULES", "kernel_class", "kind_of"]
 
 #: model kind (class name, as written in model files) -> the module that defines and
 #: registers it. Adding a model kind is one line here (plus its module and CLI choice).
@@ -47,6 +47,17 @@ KERNEL_MODULES = {
     "TAN": ("textnb.semi_naive.bayesnet_kernel", "TANKernel"),
     "TabularNB": ("textnb.naive_bayes.tabular_kernel", "TabularKernel"),
 }
+
+
+def kernel_class(kind):
+    """The kernel class of the model kind ``kind`` (:data:`KERNEL_MODULES`), its module
+    imported on first use; a lower layer reaches a higher layer's kernel through it (the
+    text trainer and scorer, :class:`~textnb.semi_naive.apnbc_kernel.APNBCKernel`). Raises
+    KeyError for a kind without a kernel."""
+    import importlib
+
+    module, name = KERNEL_MODULES[kind]
+    return getattr(importlib.import_module(module), name)
 
 
 def kind_of(model):

@@ -33,7 +33,7 @@ from textnb.core.registry import KERNEL_MODULES
 from textnb.core.wrapping import find, rule_model, table_attributes
 from textnb.io.uncertain import column_slices
 
-__all__ = ["describe_mixed", "describe_text_classifier", "describe_text_file", "explain", "explain_by_leaving_out",
+__all__ = ["apnbc_weights", "describe_mixed", "describe_text_classifier", "describe_text_file", "explain", "explain_by_leaving_out",
            "explain_scored", "explain_rows",
            "explain_table", "informative_terms", "linear_weights", "unwrap"]
 
@@ -151,7 +151,8 @@ def explain_scored(scorer, document, top=10):
     scikit-learn: the document's counts under the scorer's analyzer and vocabulary, its
     features as the scorer makes them (presence, ``binarize``, DiscriminativeNB's document
     features), and the scorer's weights; the same numbers as :func:`explain` of the
-    estimator."""
+    estimator. An APNBC's log class weights (``--adjust``) are added to the biases: they
+    count in the margin and the ``prior``, not in any term's contribution."""
     from textnb.io.corpus import to_text
 
     text = document if isinstance(document, str) else to_text(document)
@@ -167,6 +168,7 @@ def explain_scored(scorer, document, top=10):
     b = scorer.bias
     if not x.any() and scorer.empty is not None:  # no known term: the complement models' prior
         b = scorer.empty
+    b = scorer.adjust(b)  # APNBC's log class weights (``--adjust``): part of the bias
     return _term_explanation(np.array(scorer.terms, dtype=object)[columns], counts[columns], x, W, b,
                              scorer.classes_, top)
 
@@ -239,20 +241,55 @@ def describe_text_classifier(classifier, top=10):
 def describe_text_file(root, top=10):
     """:func:`describe_text_classifier` of the model a model file holds, from its nodes
     (:func:`textnb.core.model_io.read_nodes`), when it is a text classifier of a count model
-    (:class:`textnb.text.nodes.CountTextModel`): the kernel's state and estimates stand in
-    for the estimator, so nothing imports scikit-learn. None for any other model, or a
-    state the kernel does not take as consistent (:func:`~textnb.core.model_io.load` then
-    reports it in its own words)."""
-    from textnb.evaluation.inspection import term_log_odds
-    from textnb.text.nodes import CountTextModel
+    (:class:`textnb.text.nodes.CountTextModel`), or of APNBC around one or around
+    ``--model auto`` (:func:`textnb.text.nodes.adjusted_text_model`; then with
+    ``apnbc_weights``, :func:`apnbc_weights`, as ``textnb inspect`` adds them for the
+    estimator): the kernel's state and estimates stand in for the estimator, so nothing
+    imports scikit-learn. None for any other model, or a state the kernel does not take as
+    consistent (:func:`~textnb.core.model_io.load` then reports it in its own words)."""
+    from textnb.text.nodes import CountTextModel, adjusted_text_model
 
     text = CountTextModel.from_root(root)
-    if text is None:
+    if text is not None:
+        return _count_description(text.kind, text, top)
+    adjusted = adjusted_text_model(root)
+    if adjusted is None:
         return None
+    text, node = adjusted
+    classes = node.state["classes_"]
+    if text is not None:  # the count model inside, as describe_text_classifier looks through APNBC
+        info = _count_description(node.kind, text, top)
+    else:  # APNBC around SmoothingCV: the estimator path describes APNBC itself (no terms)
+        from textnb.text.defaults import VECTORIZER_DEFAULTS
+        from textnb.text.tokenize import StoredVocabulary
+
+        vec = root.state["vectorizer_"]
+        info = _text_description(node.kind, SimpleNamespace(classes_=classes),
+                                 {k: v for k, v in sorted(node.params.items()) if k != "estimator"},
+                                 dict(sorted({**VECTORIZER_DEFAULTS, **vec.params}.items())),
+                                 len(StoredVocabulary(vec.state)), {str(c): [] for c in classes})
+    info["apnbc_weights"] = apnbc_weights(SimpleNamespace(classes_=classes,
+                                                          class_log_weight_=node.state["class_log_weight_"]))
+    return info
+
+
+def _count_description(name, text, top):
+    """:func:`_text_description` of a :class:`~textnb.text.nodes.CountTextModel`, named ``name``."""
+    from textnb.evaluation.inspection import term_log_odds
+
     model = SimpleNamespace(**text.fitted())
-    return _text_description(text.kind, model, dict(sorted(text.params.items())),
+    return _text_description(name, model, dict(sorted(text.params.items())),
                              dict(sorted(text.vectorizer_params.items())), len(text.terms()),
                              term_log_odds(model, text.terms(), top))
+
+
+def apnbc_weights(model):
+    """APNBC's learned class weights (``classes_``, ``class_log_weight_``) as ``textnb
+    inspect`` shows them, ``{class: {"log_weight", "weight"}}``; None for a model without them."""
+    if not hasattr(model, "class_log_weight_"):
+        return None
+    return {str(c): {"log_weight": float(w), "weight": float(np.exp(w)) if w < 700 else float("inf")}
+            for c, w in zip(model.classes_, model.class_log_weight_)}
 
 
 def _text_description(name, model, params, tokenizer, vocabulary_size, terms):

@@ -181,8 +181,16 @@ def streaming_model(opts, *, steps=False):
     weighting (``--weighting``) in front of the count model -- and the result is
     ``(vectorizer params, (estimator name, params), pipeline steps)``, the steps as
     ``train_text_model`` takes them (``()`` for none); ``--calibrate METHOD`` wraps the
-    model in ``("CalibratedNB", {"method": METHOD, "estimator": model})``."""
+    model in ``("CalibratedNB", {"method": METHOD, "estimator": model})``, ``--adjust`` a
+    count model or ``--model auto`` (no steps) in ``("APNBC", {"estimator": model, ...})``
+    with the ``--significance`` / ``--adjust-on`` / ``--seed`` that :func:`_wrap` gives
+    the estimator."""
     kind = document_kind(opts)
+    if steps and opts.adjust and not opts.lazy:  # APNBC around the model below (as _wrap)
+        inner = streaming_model(replace(opts, adjust=False, significance=None, adjust_on=None), steps=True)
+        if inner is None or inner[2] or inner[1][0] == "CalibratedNB":
+            return None  # (refused by _wrap: no joint log probabilities)
+        return inner[0], ("APNBC", {**_apnbc_params(opts), "estimator": inner[1]}), ()
     wrapped = (opts.lazy or opts.adjust or opts.significance is not None or opts.adjust_on
                or (opts.norm and kind != "complement"))
     if not steps:
@@ -214,6 +222,13 @@ def streaming_model(opts, *, steps=False):
     return vectorizer_params(opts), (_STREAMING[kind], params), tuple(pipeline)
 
 
+def _apnbc_params(opts):
+    """The APNBC parameters the options give (``--significance``, ``--adjust-on``, and
+    ``--seed`` for ``--adjust-on cv``)."""
+    return _given(significance=opts.significance, fit_on=opts.adjust_on,
+                  random_state=opts.seed if opts.adjust_on == "cv" else None)
+
+
 def _wrap(opts, model):
     """The semi-naive wrappers the options ask for, around a base model."""
     if opts.adjust:
@@ -224,10 +239,10 @@ def _wrap(opts, model):
         else:
             from textnb.semi_naive.apnbc import APNBC
         if not hasattr(model, "predict_joint_log_proba"):
+            # a Pipeline (--weighting, --select) or a CalibratedNB; --model auto (SmoothingCV) has them
             raise InputError("--adjust needs a model with joint log probabilities: not with --weighting, "
-                             "--select, --calibrate or --model auto")
-        model = APNBC(model, **_given(significance=opts.significance, fit_on=opts.adjust_on,
-                                      random_state=opts.seed if opts.adjust_on == "cv" else None))
+                             "--select or --calibrate")
+        model = APNBC(model, **_apnbc_params(opts))
     elif opts.significance is not None or opts.adjust_on:
         raise InputError("--significance and --adjust-on go with --adjust")
     return model
@@ -440,5 +455,6 @@ def modules_for(opts, *, table, multilabel=False):
         if opts.calibrate:
             names += ["textnb.meta.calibration"]
     if opts.adjust:
-        names += ["textnb.semi_naive.apnbc_kernel" if table and not multilabel else "textnb.semi_naive.apnbc"]
+        kernel = not multilabel and (table or streaming_model(opts, steps=True) is not None)
+        names += ["textnb.semi_naive.apnbc_kernel" if kernel else "textnb.semi_naive.apnbc"]
     return names

@@ -8,7 +8,10 @@ binomial test :func:`binomial_cdf`), the out-of-fold scores of ``fit_on="cv"`` a
 scoring. :class:`APNBCKernel` wraps a kernel (a table model's:
 :class:`~textnb.naive_bayes.tabular_kernel.TabularKernel`, AODE, TAN, ``Discretized(LBR)``)
 and writes the model file the estimator writes; ``textnb train --adjust`` and ``textnb
-predict`` use it on tables without scikit-learn. :class:`~textnb.semi_naive.apnbc.APNBC`
+predict`` use it on tables without scikit-learn. On documents the text trainer and the
+model-file scorer (:mod:`textnb.text.training`, :mod:`textnb.text.scorer`) use its weight
+search (:meth:`APNBCKernel.learn_weights`, :meth:`APNBCKernel.out_of_fold_scores`) and its
+score (:meth:`APNBCKernel.adjusted`) around the count models' kernels. :class:`~textnb.semi_naive.apnbc.APNBC`
 is the scikit-learn adapter over it (it wraps estimators, cloned with scikit-learn's
 ``clone``, and checks its input with ``validate_data``).
 """
@@ -126,17 +129,24 @@ class APNBCKernel(TableKernel):
         check_class_labels(y)
         return y
 
-    def _check_params(self):
-        sig = self.significance
+    @staticmethod
+    def check_params(params):
+        """Check the parameters ``params`` (a dict of every one, :meth:`params`) but the
+        wrapped model: ValueError / ParameterError in the estimator's words."""
+        sig = params["significance"]
         if not isinstance(sig, Real) or isinstance(sig, bool) or not 0 < sig <= 1:
             raise ValueError(f"significance must be a number in (0, 1]; got {sig!r}")
-        if self.fit_on not in _FIT_ON:
-            raise ValueError(f"fit_on must be one of {list(_FIT_ON)}; got {self.fit_on!r}")
-        if isinstance(self.cv, Integral) and not isinstance(self.cv, bool) and self.cv < 2:
-            raise ParameterError(f"cv must be at least 2 folds; got {self.cv!r}")
-        eps = self.epsilon
+        if params["fit_on"] not in _FIT_ON:
+            raise ValueError(f"fit_on must be one of {list(_FIT_ON)}; got {params['fit_on']!r}")
+        cv = params["cv"]
+        if isinstance(cv, Integral) and not isinstance(cv, bool) and cv < 2:
+            raise ParameterError(f"cv must be at least 2 folds; got {cv!r}")
+        eps = params["epsilon"]
         if not isinstance(eps, Real) or isinstance(eps, bool) or not (0 < eps < np.inf):
             raise ValueError(f"epsilon must be a finite number > 0; got {eps!r}")
+
+    def _check_params(self):
+        self.check_params({name: getattr(self, name) for name in self.defaults})
         if not hasattr(self._base(), "predict_joint_log_proba"):
             raise TypeError(
                 f"estimator {type(self._base()).__name__} has no predict_joint_log_proba; "
@@ -155,35 +165,51 @@ class APNBCKernel(TableKernel):
         y_index = _positions(self.classes_, y)  # classes_ may be in declared, unsorted order
         splits = given_splits(self.cv, X, y)  # checked even when fit_on="resubstitution"
         if self.fit_on == "cv":
-            jll = self._out_of_fold_jll(base, X, y, splits)
+            def fit_score(train, test):
+                model = self._clone(base).fit(_take_rows(X, train), y[train])
+                return model.classes_, model.predict_joint_log_proba(_take_rows(X, test))
+
+            if splits is None:
+                jll = self.out_of_fold_scores(fit_score, y, self.classes_, self.cv, self.random_state)
+            else:  # rows no split holds out keep the full model's scores
+                jll = np.asarray(self.estimator_.predict_joint_log_proba(X), dtype=np.float64).copy()
+                _fill_out_of_fold(jll, splits, fit_score, self.classes_)
         else:
             jll = self.estimator_.predict_joint_log_proba(X)
-        self._set_weights(*_search_weights_fast(
-            jll, y_index, significance=float(self.significance), epsilon=float(self.epsilon)))
+        for name, value in self.learn_weights(jll, y_index, self.classes_, significance=self.significance,
+                                              epsilon=self.epsilon).items():
+            setattr(self, name, value)
         return self
 
-    def _set_weights(self, log_weight, history):
+    @staticmethod
+    def learn_weights(jll, y_index, classes, *, significance, epsilon):
+        """The fitted attributes the weight search learns from the joint log likelihoods
+        ``jll`` (shape (n_samples, n_classes), columns in the order of ``classes``) of
+        objects of the classes ``y_index`` (column indices): ``class_log_weight_``,
+        ``adjustments_`` and ``search_history_``, in the order ``fit`` sets them
+        (:func:`_search_weights_fast`). What the estimator, this kernel and the text
+        trainer (:mod:`textnb.text.training`) fit."""
+        log_weight, history = _search_weights_fast(jll, y_index, significance=float(significance),
+                                                   epsilon=float(epsilon))
         for step in history:
-            step["class"] = str(self.classes_[step["class_index"]])
-        self.class_log_weight_ = log_weight
+            step["class"] = str(classes[step["class_index"]])
         with np.errstate(over="ignore"):
-            self.adjustments_ = np.exp(log_weight)
-        self.search_history_ = history
+            adjustments = np.exp(log_weight)
+        return {"class_log_weight_": log_weight, "adjustments_": adjustments, "search_history_": history}
 
-    def _out_of_fold_jll(self, base, X, y, splits=None):
-        n = len(y)
-        if splits is None:
-            # no more folds than the largest class has objects (smaller classes are spread
-            # over as many folds as they have objects)
-            largest = int(np.max(np.unique(y, return_counts=True)[1]))
-            splits = stratified_kfold(y, max(2, min(int(self.cv or 10), largest)), self.random_state)
-            jll = np.full((n, len(self.classes_)), -np.inf)
-        else:  # rows no split holds out keep the full model's scores
-            jll = np.asarray(self.estimator_.predict_joint_log_proba(X), dtype=np.float64).copy()
-        for train, test in splits:
-            model = self._clone(base).fit(_take_rows(X, train), y[train])
-            cols = _positions(self.classes_, model.classes_)
-            jll[np.ix_(test, cols)] = model.predict_joint_log_proba(_take_rows(X, test))
+    @staticmethod
+    def out_of_fold_scores(fit_score, y, classes, cv, random_state):
+        """The out-of-fold joint log likelihoods of ``fit_on="cv"`` with a number of folds
+        ``cv``: ``cv`` stratified folds of the labels ``y`` shuffled with ``random_state``
+        (:func:`textnb.core.folds.stratified_kfold`; no more folds than the largest class
+        has objects, at least 2), each fold's rows scored by ``fit_score(train, test)``,
+        which returns the classes of the model fitted on the rows ``train`` and its joint
+        log likelihoods of the rows ``test``; ``-inf`` for a class a fold's model lacks."""
+        # (smaller classes are spread over as many folds as they have objects)
+        largest = int(np.max(np.unique(y, return_counts=True)[1]))
+        splits = stratified_kfold(y, max(2, min(int(cv or 10), largest)), random_state)
+        jll = np.full((len(y), len(classes)), -np.inf)
+        _fill_out_of_fold(jll, splits, fit_score, classes)
         return jll
 
     # -- prediction -----------------------------------------------------------------------
@@ -191,7 +217,14 @@ class APNBCKernel(TableKernel):
         return self._validate_X(X, reset=False)
 
     def _joint_log_likelihood(self, X):
-        return self.estimator_.predict_joint_log_proba(X) + self.class_log_weight_
+        return self.adjusted(self.estimator_.predict_joint_log_proba(X), self.class_log_weight_)
+
+    @staticmethod
+    def adjusted(jll, class_log_weight):
+        """APNBC's scores: the wrapped model's joint log likelihoods ``jll`` plus the
+        learned ``class_log_weight`` (``log A_c + log P(x, c)``): what the estimator, this
+        kernel and the model-file scorer (:mod:`textnb.text.scorer`) compute."""
+        return jll + class_log_weight
 
     def predict_joint_log_proba(self, X):
         """Adjusted joint log scores ``log A_c + log P(x, c)``, shape (n_samples, n_classes)."""
@@ -211,6 +244,16 @@ class APNBCKernel(TableKernel):
 
 def _take_rows(X, rows):
     return X.iloc[rows] if hasattr(X, "iloc") else X[rows]
+
+
+def _fill_out_of_fold(jll, splits, fit_score, classes):
+    """Each split's test rows of ``jll`` (columns: ``classes``) from ``fit_score(train,
+    test)`` (:meth:`APNBCKernel.out_of_fold_scores`); the columns of classes the fold's
+    model lacks are left as they are."""
+    for train, test in splits:
+        fold_classes, scores = fit_score(train, test)
+        cols = _positions(classes, fold_classes)
+        jll[np.ix_(test, cols)] = scores
 
 
 # -- the weight search -------------------------------------------------------------------

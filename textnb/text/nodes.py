@@ -8,6 +8,7 @@ would, or returns None so that ``load`` reports the problem in its own words), s
 ``textnb inspect`` describes and ``textnb merge`` adds up such models without importing
 scikit-learn. :func:`merge_count_models` is the merge itself, which
 :meth:`TextClassifier.merge <textnb.text.classifier.TextClassifier.merge>` uses too.
+:func:`adjusted_text_model` reads a text classifier of APNBC (``--adjust``) the same way.
 """
 
 import numpy as np
@@ -19,7 +20,7 @@ from textnb.naive_bayes.kernels import KERNELS
 from textnb.text.defaults import VECTORIZER_DEFAULTS
 from textnb.text.tokenize import StoredVocabulary, analyzer_from_params, encode_terms
 
-__all__ = ["CountTextModel", "merge_count_models"]
+__all__ = ["CountTextModel", "adjusted_text_model", "merge_count_models"]
 
 
 def merge_count_models(first, second):
@@ -130,3 +131,25 @@ class CountTextModel:
     def save(self, path):
         """Write the model file (what the estimator's ``save`` writes, byte for byte)."""
         save(self.to_node(), path)
+
+
+def adjusted_text_model(root):
+    """``(count model, APNBC node)`` of a read model file whose text classifier's model is
+    :class:`~textnb.semi_naive.apnbc.APNBC` (``textnb train --adjust``) around a model the
+    scorer reads (:func:`textnb.text.scorer.scorer_from_nodes`: checked as
+    :func:`~textnb.core.model_io.load` checks it): the :class:`CountTextModel` of the
+    vocabulary and the count model inside (None when APNBC wraps another model, as
+    ``--model auto``'s SmoothingCV) and APNBC's node; None for any other file (``load``
+    then builds the estimators and reports a problem in its own words)."""
+    from textnb.text.scorer import scorer_from_nodes
+
+    node = root.state.get("model_") if isinstance(root, ModelNode) and root.kind == "TextClassifier" else None
+    if not isinstance(node, ModelNode) or node.kind != "APNBC" or scorer_from_nodes(root) is None:
+        return None
+    inner = node.state["estimator_"]
+    count = None
+    if inner.kind in KERNELS:
+        count = CountTextModel.from_root(ModelNode(root.kind, root.params, {**root.state, "model_": inner}))
+        if count is None:
+            return None
+    return count, node

@@ -20,7 +20,11 @@ function its estimator calls (:mod:`textnb.text.wrappers`): a ``Pipeline`` of te
 of the count model, :class:`~textnb.meta.smoothing.SmoothingCV` (its refitted model) and
 :class:`~textnb.meta.calibration.CalibratedNB` (a map on the model's log-odds) around it.
 
-Models of other shapes (APNBC, lazy rules, tables) are not linear in the counts;
+:class:`~textnb.semi_naive.apnbc.APNBC` (``--adjust``) around any of these adds its learned
+log class weights to the scores (:meth:`~textnb.semi_naive.apnbc_kernel.APNBCKernel.adjusted`,
+the formula its kernel scores with).
+
+Models of other shapes (lazy rules, tables) are not linear in the counts;
 :func:`scorer_from_file` returns None for them and callers load the estimator. It also
 returns None for any state it does not recognise as consistent, so that
 :func:`~textnb.core.model_io.load` reports the problem in its own words.
@@ -43,7 +47,8 @@ from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, PIPELINE_
                                   SELECT_STATE, SMOOTHING_PARAMS, SMOOTHING_STATE, WEIGHTING_DEFAULTS, WEIGHTING_PARAMS,
                                   WEIGHTING_STATE, calibrated_log_proba, support_mask, term_scores, weigh_cells)
 
-__all__ = ["CountScorer", "TextScorer", "load_for_prediction", "scorer_from_file", "scorer_from_node"]
+__all__ = ["CountScorer", "TextScorer", "load_for_prediction", "scorer_from_file", "scorer_from_node",
+           "scorer_from_nodes"]
 
 #: Fewer documents than this are looked up in a dict (building TermKeys costs more).
 _FEW_DOCUMENTS = 64
@@ -86,6 +91,10 @@ class TextScorer:
     calibrated : bool
         The probabilities are calibrated (:mod:`textnb.core.wrapping`): by ``calibration``,
         or by a DiscriminativeNB's fitted temperature.
+    adjustment : ndarray of shape (n_classes,) or None
+        APNBC's log class weights, added to the joint log-likelihoods
+        (:meth:`~textnb.semi_naive.apnbc_kernel.APNBCKernel.adjusted`); its log-odds then come
+        from the adjusted joint log-likelihoods, as APNBC's.
     """
 
     #: capability (:mod:`textnb.core.wrapping`): scores raw documents
@@ -94,7 +103,8 @@ class TextScorer:
     kind = "TextClassifier"
 
     def __init__(self, analyzer, terms, weights, bias, classes, binary=False, threshold=None, features=None,
-                 empty=None, *, steps=(), calibration=None, wrapped=False, max_bytes=None, calibrated=False):
+                 empty=None, *, steps=(), calibration=None, wrapped=False, max_bytes=None, calibrated=False,
+                 adjustment=None):
         self.analyzer = analyzer
         self._vocab = terms if isinstance(terms, StoredVocabulary) else None
         self._terms = None if self._vocab is not None else list(terms)
@@ -110,6 +120,7 @@ class TextScorer:
         self.wrapped = wrapped or calibration is not None
         self.max_bytes = TEXT_CLASSIFIER_DEFAULTS["max_bytes"] if max_bytes is None else max_bytes
         self._calibrated = calibrated or calibration is not None
+        self.adjustment = None if adjustment is None else np.asarray(adjustment, dtype=np.float64)
         self._dict = None
         self._keys = None
 
@@ -181,7 +192,14 @@ class TextScorer:
         jll = csr_dot(data, indices, indptr, self._weights_t) + self.bias
         if self.empty is not None:  # no known term: the class prior
             jll = prior_where_empty(jll, _no_evidence(data, indptr), self.empty)
-        return jll
+        return self.adjust(jll)
+
+    def adjust(self, jll):
+        """The joint log-likelihoods ``jll`` of the count model (rows of shape (n_classes,))
+        with APNBC's log class weights added (its kernel's
+        :meth:`~textnb.semi_naive.apnbc_kernel.APNBCKernel.adjusted`), or as they are
+        without an APNBC."""
+        return jll if self.adjustment is None else _apnbc().adjusted(jll, self.adjustment)
 
     def _model_log_proba(self, docs):
         jll = self.predict_joint_log_proba(docs)
@@ -247,13 +265,27 @@ def scorer_from_node(node, n_features):
         return None
     if chain is None:
         return None
-    transforms, final, n_final, calibration = chain
+    transforms, final, n_final, calibration, adjustment = chain
     form = _linear_form(final, n_final)
     if form is None:
         return None
     return CountScorer(None, range(n_features), form.weights, form.bias, form.classes, False, form.threshold,
                        form.event_model, form.empty, steps=transforms, calibration=calibration,
-                       wrapped=node.kind not in KERNELS)
+                       wrapped=_wrapped(node), adjustment=adjustment)
+
+
+def _wrapped(node):
+    """Whether the log-odds of the model of ``node`` come from ``log P(c | d)`` (a wrapper's:
+    :class:`TextScorer`'s ``wrapped``): not for a count model, nor for APNBC (from its
+    adjusted joint log-likelihoods)."""
+    return node.kind not in KERNELS and node.kind != "APNBC"
+
+
+def _apnbc():
+    """The APNBC kernel class (a higher layer's: :func:`textnb.core.registry.kernel_class`)."""
+    from textnb.core.registry import kernel_class
+
+    return kernel_class("APNBC")
 
 
 def _no_evidence(data, indptr):
@@ -356,7 +388,7 @@ def _scorer(root):
         return None  # load reports it in its own words
     if chain is None:
         return None
-    steps, final, n_features, calibration = chain
+    steps, final, n_features, calibration, adjustment = chain
     form = _linear_form(final, n_features)
     vec_params = {**VECTORIZER_DEFAULTS, **vec.params}
     analyzer = _analyzer(vec_params)
@@ -366,7 +398,13 @@ def _scorer(root):
     calibrated = final.kind == "DiscriminativeNB" and final.state.get("scale_") is not None
     return TextScorer(analyzer, terms, form.weights, form.bias, form.classes, bool(vec_params["binary"]),
                       form.threshold, form.event_model, form.empty, steps=steps, calibration=calibration,
-                      wrapped=model.kind not in KERNELS, max_bytes=max_bytes, calibrated=calibrated)
+                      wrapped=_wrapped(model), max_bytes=max_bytes, calibrated=calibrated, adjustment=adjustment)
+
+
+def scorer_from_nodes(root):
+    """:func:`scorer_from_file` of a model file already read
+    (:func:`~textnb.core.model_io.read_nodes`): its :class:`TextScorer`, or None."""
+    return _scorer(root)
 
 
 def _check_text_classifier(root, vec):
@@ -394,7 +432,7 @@ def _check(node, template=False):
     :func:`~textnb.core.model_io.load` checks it, but for the fields that hold fitted
     models (the caller checks those); the unfitted models it holds must be of kinds read
     here (``template``: the node is one)."""
-    pschema, sschema, nested, templates = _WRAPPERS[node.kind]
+    pschema, sschema, nested, templates = _wrapper(node.kind)
     if template:  # its models are all unfitted: templates (a template Pipeline's steps too)
         templates = templates + tuple(k for k in nested if not k.endswith("_"))
     params = {k: v for k, v in node.params.items() if k not in nested}
@@ -439,6 +477,15 @@ _WRAPPERS = {
 }
 
 
+def _wrapper(kind):
+    """The :data:`_WRAPPERS` entry of ``kind``; APNBC's from its kernel's schemas (not
+    imported until a file of it is read), or None."""
+    if kind == "APNBC":
+        cls = _apnbc()
+        return cls._param_schema, cls._state_schema, ("estimator", "estimator_"), ("estimator",)
+    return _WRAPPERS.get(kind)
+
+
 def _template_known(node):
     """An unfitted model of a kind read here, its parameters as their schemas want them."""
     if node.state:
@@ -447,21 +494,22 @@ def _template_known(node):
         kernel = KERNELS[node.kind]
         check_declared(node.kind, kernel.param_schema, kernel.state_schema, node.params, {})
         return True
-    if node.kind not in _WRAPPERS:
+    if _wrapper(node.kind) is None:
         return False
     _check(node, template=True)
     return True
 
 
 def _unwrap(node, n_features):
-    """``(steps, count model node, its number of features, calibration map)`` of a fitted
-    model node over ``n_features`` term columns, or None where it is not a (wrapped) linear
-    count model; raises ModelFileError or ValueError for an inconsistent node."""
+    """``(steps, count model node, its number of features, calibration map, APNBC log
+    weights)`` of a fitted model node over ``n_features`` term columns, or None where it is
+    not a (wrapped) linear count model; raises ModelFileError or ValueError for an
+    inconsistent node."""
     if not isinstance(node, ModelNode):
         return None
     if node.kind in KERNELS:
-        return (), node, n_features, None
-    if node.kind not in _WRAPPERS or node.kind in ("SelectTerms", "TermWeighting"):
+        return (), node, n_features, None, None
+    if _wrapper(node.kind) is None or node.kind in ("SelectTerms", "TermWeighting"):
         return None
     _check(node)
     if node.kind == "Pipeline":
@@ -479,10 +527,10 @@ def _unwrap(node, n_features):
             transforms.append(transform[0])
             n_features = transform[1]
         inner = _unwrap(steps[-1][1], n_features)
-        if inner is None:
-            return None
-        return tuple(transforms) + tuple(inner[0]), inner[1], inner[2], inner[3]
-    # SmoothingCV, CalibratedNB: the fitted model inside, over the same columns and classes
+        if inner is None or inner[4] is not None:
+            return None  # (an APNBC in a Pipeline: not what textnb writes)
+        return tuple(transforms) + tuple(inner[0]), inner[1], inner[2], inner[3], None
+    # SmoothingCV, CalibratedNB, APNBC: the fitted model inside, over the same columns and classes
     state = node.state
     inner_node = state.get("estimator_")
     if state.get("n_features_in_") != n_features or not isinstance(inner_node, ModelNode):
@@ -490,16 +538,20 @@ def _unwrap(node, n_features):
     inner = _unwrap(inner_node, n_features)
     if inner is None or not _same(state.get("classes_"), _classes(inner_node)):
         return None
+    if inner[4] is not None:
+        return None  # a wrapper around an adjustment: not what textnb writes
     if node.kind == "SmoothingCV":
         return inner
     if inner[3] is not None:
-        return None  # a calibration of a calibration: the estimator does it
+        return None  # a calibration of a calibration, or adjusted: the estimator does it
+    if node.kind == "APNBC":  # its weights, one per class (checked against classes_ by its schema)
+        return inner[0], inner[1], inner[2], None, np.asarray(state["class_log_weight_"], dtype=np.float64)
     method = node.params.get("method", "sigmoid")
     calibration = CalibrationMap(method, np.asarray(state["calibrated_classes_"], dtype=np.int64),
                                  np.asarray(state["sigmoid_"], dtype=np.float64),
                                  [np.asarray(x, dtype=np.float64) for x in state["isotonic_x_"]],
                                  [np.asarray(y, dtype=np.float64) for y in state["isotonic_y_"]])
-    return inner[0], inner[1], inner[2], calibration
+    return inner[0], inner[1], inner[2], calibration, None
 
 
 def _classes(node):

@@ -413,6 +413,9 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
     ``--weighting`` build it. With steps or a ``binary`` vectorizer the estimators fit on
     the whole document-term matrix; so does this (the documents' rows, kept as they are
     counted), through the same functions (:mod:`textnb.text.wrappers`, the kernels' ``fit``).
+    ``model`` may also be ``("CalibratedNB", {..., "estimator": model})`` or ``("APNBC",
+    {..., "estimator": model})`` (``textnb train --adjust``: its weight search on the
+    rows, :func:`fit_model`).
 
     Returns
     -------
@@ -422,13 +425,17 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
         Documents skipped because they are binary.
     """
     kind, given = model
+    adjust = kind == "APNBC"
+    if adjust:  # APNBC(estimator, **params): fitted on the documents' rows (fit_model)
+        kind, given = given.get("estimator") or ("MultinomialNB", {})
     calibration = None
     if kind == "CalibratedNB":  # CalibratedNB(estimator, **calibration): the estimator fitted as below
         calibration = {k: v for k, v in given.items() if k != "estimator"}
         kind, given = given["estimator"]
     smoothing = kind == "SmoothingCV"
     if kind not in KERNELS and not smoothing:
-        raise ValueError(f"train_text_model fits {sorted(KERNELS)}, SmoothingCV and CalibratedNB, not {kind}")
+        raise ValueError(f"train_text_model fits {sorted(KERNELS)}, SmoothingCV, and CalibratedNB and APNBC "
+                         f"around them, not {kind}")
     if smoothing and steps:
         raise ValueError("train_text_model fits a SmoothingCV without Pipeline steps around it")
     kernel = KERNELS["MultinomialNB" if smoothing else kind]
@@ -437,7 +444,7 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
     steps = [(name, (step_kind, _step_params(step_kind, step_params))) for name, (step_kind, step_params) in steps]
     binary = bool(vec_params["binary"])
     # the estimators fit these on the whole document-term matrix: every row is kept
-    whole = binary or bool(steps) or smoothing or calibration is not None
+    whole = binary or bool(steps) or smoothing or calibration is not None or adjust
     check_vocabulary_params(vec_params["min_df"], vec_params["max_df"], vec_params["max_features"])
     rows = kernel.rows or whole
     kernel.check_params(model_params)
@@ -483,12 +490,21 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
 
 def fit_model(model, steps, classes, X, y_index):
     """``(fitted node, template node)`` of ``model`` (``(kind, params)`` as
-    :func:`train_text_model` takes it: a count model, ``SmoothingCV`` or ``CalibratedNB``
-    around one) with the Pipeline ``steps`` in front of the count model, fitted on the CSR
-    matrix ``X`` (float64, sorted indices) of documents of ``classes[y_index]``: what the
-    estimators' ``fit`` computes on that matrix, through the same functions (the
+    :func:`train_text_model` takes it: a count model, ``SmoothingCV``, or ``CalibratedNB``
+    or ``APNBC`` around one) with the Pipeline ``steps`` in front of the count model, fitted
+    on the CSR matrix ``X`` (float64, sorted indices) of documents of ``classes[y_index]``:
+    what the estimators' ``fit`` computes on that matrix, through the same functions (the
     trainer's and ``textnb evaluate``'s folds' fit)."""
+    return _fit_scored(model, steps, classes, X, y_index)[:2]
+
+
+def _fit_scored(model, steps, classes, X, y_index):
+    """:func:`fit_model`'s ``(fitted node, template node)`` and ``joint(X_test)``, the
+    fitted model's ``predict_joint_log_proba`` of CSR counts (None for a ``CalibratedNB``,
+    which has none)."""
     kind, given = model
+    if kind == "APNBC":
+        return _fit_adjusted(given, steps, classes, X, y_index)
     calibration = None
     if kind == "CalibratedNB":
         calibration = _calibration_params({k: v for k, v in given.items() if k != "estimator"})
@@ -497,17 +513,62 @@ def fit_model(model, steps, classes, X, y_index):
     if kind == "SmoothingCV":
         if steps:
             raise ValueError("a SmoothingCV is fitted without Pipeline steps around it")
-        fitted, template, spec = _fit_smoothing(given, classes, X, y_index)
+        fitted, template, spec, joint = _fit_smoothing(given, classes, X, y_index)
     else:
         kernel = KERNELS[kind]
         params = kernel.params(given)
         kernel.check_params(params)
         saved = {k: v for k, v in params.items() if k not in kernel.execution_params}
         spec = _Spec(kind, kernel, params, saved, steps, "model")
-        fitted, template, _ = _fit_spec(spec, classes, X, y_index)
+        fitted, template, joint = _fit_spec(spec, classes, X, y_index)
     if calibration is not None:
         fitted, template = _fit_calibrated(calibration, spec, fitted, template, classes, X, y_index)
-    return fitted, template
+        joint = None
+    return fitted, template, joint
+
+
+def _fit_adjusted(given, steps, classes, X, y_index):
+    """The fitted node, the template and ``joint`` of ``APNBC(estimator, **params)``
+    (``given``: its parameters, ``estimator`` the ``(kind, params)`` of the model it wraps,
+    as :func:`fit_model` takes it; None: ``MultinomialNB()``) on the CSR matrix ``X`` of
+    documents of ``classes[y_index]``: what its ``fit`` computes, through its kernel
+    (:class:`~textnb.semi_naive.apnbc_kernel.APNBCKernel`, reached through
+    :func:`textnb.core.registry.kernel_class`): the wrapped model fitted on every row, the
+    weight search (``learn_weights``) on its joint log-likelihoods of those rows, or with
+    ``fit_on="cv"`` on the out-of-fold ones of models refitted on each fold's rows (over
+    every column, as the estimator refits them; ``out_of_fold_scores``)."""
+    from textnb.core.registry import kernel_class
+
+    apnbc = kernel_class("APNBC")
+    inner = given.get("estimator") or ("MultinomialNB", {})
+    params = apnbc.params({k: v for k, v in given.items() if k != "estimator"})
+    apnbc.check_params(params)
+    if not isinstance(params["cv"], int):
+        raise ValueError("train_text_model adjusts on a number of folds")
+    if inner[0] in ("CalibratedNB", "APNBC"):
+        raise ValueError(f"APNBC needs a model that gives joint log probabilities, not a {inner[0]}")
+    fitted, template, joint = _fit_scored(inner, steps, classes, X, y_index)
+    if params["fit_on"] == "cv":
+        def fit_score(train, test):
+            fold = np.unique(y_index[train])  # (sorted: the fold model's classes)
+            _, _, fold_joint = _fit_scored(inner, steps, classes[fold], X[train],
+                                           np.searchsorted(fold, y_index[train]))
+            return classes[fold], fold_joint(X[test])
+
+        jll = apnbc.out_of_fold_scores(fit_score, classes[y_index], classes, params["cv"], params["random_state"])
+    else:
+        jll = joint(X)
+    # the fitted attributes in the order the estimator's fit sets them
+    state = {"n_features_in_": X.shape[1], "estimator_": fitted, "classes_": classes,
+             **apnbc.learn_weights(jll, y_index, classes, significance=params["significance"],
+                                   epsilon=params["epsilon"])}
+    node_params = {name: template if name == "estimator" else params[name] for name in sorted(apnbc.defaults)}
+    weights = state["class_log_weight_"]
+
+    def adjusted_joint(X_test):
+        return apnbc.adjusted(joint(X_test), weights)
+
+    return ModelNode("APNBC", node_params, state), ModelNode("APNBC", node_params, {}), adjusted_joint
 
 
 class _Spec(NamedTuple):
@@ -523,9 +584,10 @@ class _Spec(NamedTuple):
 
 
 def _fit_spec(spec, classes, X, y_index):
-    """``(fitted node, template node, log_proba)`` of the model ``spec`` fitted on the CSR
+    """``(fitted node, template node, joint)`` of the model ``spec`` fitted on the CSR
     matrix ``X`` (float64, sorted indices) of documents of ``classes[y_index]``, as the
-    estimators' ``fit``; ``log_proba(X_test)`` is the fitted model's ``predict_log_proba``."""
+    estimators' ``fit``; ``joint(X_test)`` is the fitted model's ``predict_joint_log_proba``
+    (through its Pipeline steps)."""
     fitted_steps, transforms, Xt = _fit_steps(spec.steps, classes, X, y_index)
     kernel, params = spec.kernel, spec.params
     if kernel.rows:  # what DiscriminativeNB.fit computes on a matrix, by the same function
@@ -538,13 +600,12 @@ def _fit_spec(spec, classes, X, y_index):
         fitted = _pipeline(fitted_steps + [(spec.name, fitted)])
         template = _pipeline([(name, ModelNode(k, p, {})) for name, (k, p) in spec.steps] + [(spec.name, template)])
 
-    def log_proba(X_test):
+    def joint(X_test):
         for transform in transforms:
             X_test = transform(X_test)
-        jll = kernel.joint_log_likelihood(params, state, kernel.estimate(params, state), X_test)
-        return jll - logsumexp(jll, axis=1, keepdims=True)
+        return kernel.joint_log_likelihood(params, state, kernel.estimate(params, state), X_test)
 
-    return fitted, template, log_proba
+    return fitted, template, joint
 
 
 def _calibration_params(given):
@@ -585,9 +646,10 @@ def _fit_calibrated(params, spec, fitted, template, classes, X, y_index):
         for train, test in stratified_kfold(classes[y_index], n_splits, params["random_state"]):
             cols = seen_columns(X[train])
             fold_classes = np.unique(y_index[train])
-            _, _, log_proba = _fit_spec(spec, classes[fold_classes], X[train][:, cols],
-                                        np.searchsorted(fold_classes, y_index[train]))
-            lp = log_proba(X[test][:, cols])
+            _, _, joint = _fit_spec(spec, classes[fold_classes], X[train][:, cols],
+                                    np.searchsorted(fold_classes, y_index[train]))
+            jll = joint(X[test][:, cols])
+            lp = jll - logsumexp(jll, axis=1, keepdims=True)  # its predict_log_proba
             full = np.full((lp.shape[0], n), -np.inf)
             full[:, fold_classes] = lp
             scores[test] = log_odds(full)
@@ -624,8 +686,9 @@ def _fit_smoothing(given, classes, X, y_index):
     :data:`textnb.text.wrappers.SMOOTHING_GRID`, scored by accuracy), fitted on the CSR
     matrix ``X`` of documents of classes ``y_index``: what its ``fit`` computes, through its
     fast path's function (:func:`textnb.text.wrappers.held_out_predictions`), its folds
-    (:func:`textnb.core.folds.stratified_kfold`) and the kernels; and the :class:`_Spec` of
-    the model it chose (a CalibratedNB around it calibrates that)."""
+    (:func:`textnb.core.folds.stratified_kfold`) and the kernels; the :class:`_Spec` of
+    the model it chose (a CalibratedNB around it calibrates that) and its ``joint``
+    (:func:`_fit_spec`: SmoothingCV's ``predict_joint_log_proba``)."""
     from textnb.core.folds import stratified_kfold
     from textnb.text.wrappers import SMOOTHING_GRID, WEIGHTING_DEFAULTS, held_out_predictions
 
@@ -650,11 +713,11 @@ def _fit_smoothing(given, classes, X, y_index):
     best = int(np.argmax([v if np.isfinite(v) else -np.inf for v in scores]))
     model_params = mn.params({"m": grid[best]["multinomialnb__m"]})
     spec = _Spec("MultinomialNB", mn, model_params, model_params, steps, "multinomialnb")
-    estimator, _, _ = _fit_spec(spec, classes, X, y_index)
+    estimator, _, joint = _fit_spec(spec, classes, X, y_index)
     state = {"n_features_in_": X.shape[1], "classes_": classes,
              "cv_results_": [(dict(p), v) for p, v in zip(grid, scores)], "best_params_": dict(grid[best]),
              "estimator_": estimator}
-    return ModelNode("SmoothingCV", params, state), ModelNode("SmoothingCV", params, {}), spec
+    return ModelNode("SmoothingCV", params, state), ModelNode("SmoothingCV", params, {}), spec, joint
 
 
 def _step_params(kind, given):
