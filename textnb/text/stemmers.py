@@ -385,6 +385,8 @@ def _snowball_step1b(w):
     """EED, EEDLY -> EE in R1; ED, EDLY, ING, INGLY deleted after a vowel, then AT, BL, IZ + E,
     a double consonant undoubled, or a short word + E."""
     word = w.word
+    if word[-1:] not in ("d", "g", "y"):
+        return
     for suffix in ("eedly", "ingly", "edly", "eed", "ing", "ed"):
         if word.endswith(suffix):
             break
@@ -498,18 +500,20 @@ def snowball_stem(word):
     special = _SNOWBALL_SPECIAL.get(word)
     if special is not None:
         return special
-    word = word.translate(_APOSTROPHES)
+    if not word.isascii():
+        word = word.translate(_APOSTROPHES)
     if word.startswith("'"):
         word = word[1:]
     if "y" in word:
         word = _mark_consonant_y(word)
     w = _Regions(word, *_snowball_regions(word))
-    if word.endswith("'s'"):  # step 0
-        w.cut(3)
-    elif word.endswith("'s"):
-        w.cut(2)
-    elif word.endswith("'"):
-        w.cut(1)
+    if "'" in word:  # step 0
+        if word.endswith("'s'"):
+            w.cut(3)
+        elif word.endswith("'s"):
+            w.cut(2)
+        elif word.endswith("'"):
+            w.cut(1)
     _snowball_step1a(w)
     _snowball_step1b(w)
     word = w.word
