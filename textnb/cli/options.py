@@ -96,7 +96,7 @@ def add_model_options(p):
     t.add_argument("--token-pattern", help=r"regex for a token (default (?u)\b\w\w+\b)")
     t.add_argument("--stop-words", metavar="english|FILE",
                    help="drop English stop words, or the words listed in FILE (one per line)")
-    t.add_argument("--stem", choices=["porter", "snowball"], help="nltk stemmer")
+    t.add_argument("--stem", choices=["porter", "snowball"], help="stem words: Porter or Snowball English (NLTK's stems)")
     t.add_argument("--ngram", type=ngram, metavar="N", help=f"word n-grams from 1 to N (default 1; N {ngram.range})")
     t.add_argument("--min-df", type=df_value,
                    help=f"keep terms in at least this many (or this fraction of) documents ({df_value.range})")

@@ -20,6 +20,7 @@ from itertools import filterfalse, repeat
 import numpy as np
 
 from textnb.text.ascii_tokens import TermKeys, ascii_term_ids, supports
+from textnb.text.stemmers import STEMMERS
 from textnb.text.stop_words import ENGLISH_STOP_WORDS
 from textnb.core.model_schema import MAX_NGRAM, pattern_problem
 from textnb.core.errors import InputError, ParameterError
@@ -59,14 +60,8 @@ class _StemCache(dict):
 def _make_stemmer(name):
     if name is None:
         return None
-    if name == "porter":
-        from nltk.stem.porter import PorterStemmer
-
-        return PorterStemmer().stem
-    if name == "snowball":
-        from nltk.stem.snowball import SnowballStemmer
-
-        return SnowballStemmer("english").stem
+    if isinstance(name, str) and name in STEMMERS:
+        return STEMMERS[name]
     raise ParameterError(f"stemmer must be None, 'porter' or 'snowball'; got {name!r}")
 
 

@@ -4,7 +4,7 @@ With the same settings the :class:`Vectorizer` produces exactly the vocabulary a
 counts of scikit-learn's ``CountVectorizer`` (default token pattern ``(?u)\\b\\w\\w+\\b``,
 lowercase, English stop words removed before n-grams are formed, ``min_df`` /
 ``max_df`` / ``max_features`` applied in sklearn's order), plus optional stemming with
-nltk's Porter or Snowball stemmers (which need no downloaded data).
+textnb's Porter or Snowball English stemmers (:mod:`textnb.text.stemmers`, NLTK's stems).
 
 Speed comes from keeping per-token work in C: tokens are found by ``re.findall``,
 filtered with ``itertools.filterfalse(stop_words.__contains__, ...)``, stemmed through
@@ -113,7 +113,9 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):  
     dtype : numpy dtype, default='int64'
         Type of the matrices' values.
     stemmer : {'porter', 'snowball'} or None, default=None
-        nltk stemmer applied to every word (textnb's addition; after stop words).
+        Stemmer applied to every word (textnb's addition; after stop words):
+        :func:`~textnb.text.stemmers.porter_stem` or :func:`~textnb.text.stemmers.snowball_stem`,
+        the stems of NLTK's ``PorterStemmer`` and ``SnowballStemmer("english")``.
 
     Attributes
     ----------
