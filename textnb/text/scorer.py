@@ -43,7 +43,7 @@ from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, PIPELINE_
                                   SELECT_STATE, SMOOTHING_PARAMS, SMOOTHING_STATE, WEIGHTING_DEFAULTS, WEIGHTING_PARAMS,
                                   WEIGHTING_STATE, calibrated_log_proba, support_mask, term_scores, weigh_cells)
 
-__all__ = ["CountScorer", "TextScorer", "load_for_prediction", "scorer_from_file", "scorer_from_node"]
+__all__ = ["CountScorer", "TextScorer", "load_for_prediction", "scorer_from_file", "scorer_from_node", "scorer_from_tree"]
 
 #: Fewer documents than this are looked up in a dict (building TermKeys costs more).
 _FEW_DOCUMENTS = 64
@@ -334,6 +334,14 @@ def scorer_from_file(path):
     file, exactly as :func:`~textnb.core.model_io.load` does.
     """
     return _scorer(read_nodes(path))
+
+
+def scorer_from_tree(root):
+    """The :class:`TextScorer` of a ``TextClassifier`` node read from a model file (or built
+    by :func:`textnb.text.training.train_text_model`), or None where :func:`scorer_from_file`
+    would return None (the text attributes of a mixed table,
+    :class:`textnb.text.mixed_kernel.MixedKernel`)."""
+    return _scorer(root)
 
 
 def _scorer(root):
