@@ -29,7 +29,7 @@ from types import MappingProxyType
 import numpy as np
 
 from textnb.core.errors import InputError
-from textnb.core.model_io import ModelNode
+from textnb.core.model_io import ModelNode, build
 from textnb.core.model_schema import (FEATURE_NAMES, N_FEATURES, Any, Attributes, Classes, Counts, ListOf, Model,
                                       Optional, check_params)
 from textnb.core.stats import CountTable, merge_aligned
@@ -86,9 +86,7 @@ class TextPart:
     def estimator(self):
         """The fitted ``TextClassifier`` of the node (built on first use: scikit-learn)."""
         if self._estimator is None:
-            from textnb.core.model_io import instantiate, model_class
-
-            self._estimator = _build(self._node, instantiate, model_class)
+            self._estimator = build(self._node, "<text attribute>")  # checked as load checks it
         return self._estimator
 
     @property
@@ -120,22 +118,6 @@ class TextPart:
     def to_node(self):
         """What the model file holds for this part: the node, or the estimator."""
         return self._node if self._node is not None else self._estimator
-
-
-def _build(node, instantiate, model_class):
-    """The estimator of a node tree (inner nodes first), checked as ``load`` checks it."""
-    def construct(v):
-        if isinstance(v, list):
-            return [construct(x) for x in v]
-        if isinstance(v, tuple):
-            return tuple(construct(x) for x in v)
-        if isinstance(v, dict):
-            return {k: construct(x) for k, x in v.items()}
-        if not isinstance(v, ModelNode):
-            return v
-        return instantiate(model_class(v.kind), ModelNode(v.kind, construct(v.params), construct(v.state)))
-
-    return construct(node)
 
 
 def text_term(part, documents):
