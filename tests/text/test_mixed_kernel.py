@@ -188,3 +188,18 @@ def test_repeated_ignore_options_all_apply_to_plain_and_mixed_tables(tmp_path):
         assert out[4] == out[2]
         rc, text, err = cli("predict", tmp_path / "m.tnb", table, "--ignore", "id", "--ignore", "caps,note")
         assert rc == 0, err
+
+
+def test_a_tfidf_vectorizer_template_is_fitted_and_read_by_the_estimator(tmp_path):
+    from textnb.text.scorer import load_for_prediction
+    from textnb.text.weighting import TfidfVectorizer
+
+    X, y = _sms(300)
+    est = MixedNB(attributes=ATTS, vectorizer={"note": TfidfVectorizer()}).fit(X, y)
+    assert type(est.text_models_[1].vectorizer_).__name__ == "TfidfVectorizer"
+    with pytest.raises(ValueError, match="must be a textnb Vectorizer"):
+        MixedKernel(attributes=ATTS, vectorizer={"note": ModelNode("TfidfVectorizer", {}, {})}).fit(X, y)
+    est.save(tmp_path / "m.tnb")
+    read = load_for_prediction(tmp_path / "m.tnb")
+    assert isinstance(read, MixedNB)  # a part the scorer does not read: the estimator
+    np.testing.assert_array_equal(read.predict_joint_log_proba(X[:40]), est.predict_joint_log_proba(X[:40]))

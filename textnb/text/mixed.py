@@ -105,6 +105,7 @@ class MixedNB(MixedKernel, BaseNB):
     """
 
     _tabular_class = TabularNB
+    _vectorizer_kinds = ("Vectorizer", "TfidfVectorizer")
 
     @takes_defaults(MixedKernel)
     def __init__(self, *, attributes, nominal, alpha, m, numeric, bins, var_smoothing, class_prior, interval_fit,
@@ -140,8 +141,16 @@ class MixedNB(MixedKernel, BaseNB):
 
     def _new_text_model(self, name):
         vectorizer, (kind, params) = self._text_settings(name)
+        template = self._per_attribute("vectorizer", name)
         model = {"MultinomialNB": MultinomialNB, "BernoulliNB": BernoulliNB}[kind](**params)
-        return TextClassifier(vectorizer=Vectorizer(**vectorizer), model=model, n_jobs=1)
+        return TextClassifier(vectorizer=type(template)(**vectorizer) if isinstance(template, Vectorizer)
+                              else Vectorizer(**vectorizer), model=model, n_jobs=1)
+
+    def _fit_text(self, name, documents, y, sample_weight):
+        if type(self._per_attribute("vectorizer", name)).__name__ == "TfidfVectorizer":
+            with _naming(name):  # not a count vectorizer, so not the text trainer's: the estimator fits it
+                return self._new_text_model(name).fit(documents, y, sample_weight=sample_weight)
+        return super()._fit_text(name, documents, y, sample_weight)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a batch; ``classes`` is required on the first call. Text vocabularies grow

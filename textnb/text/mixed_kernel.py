@@ -168,6 +168,8 @@ class MixedKernel(TableKernel):
     }
     #: the class of the tabular part (the estimator's: TabularNB)
     _tabular_class = TabularKernel
+    #: the vectorizers of text parts (the estimator takes a TfidfVectorizer too)
+    _vectorizer_kinds = ("Vectorizer",)
 
     # -- parts ----------------------------------------------------------------------
     def _tabular_template(self, **more):
@@ -185,7 +187,7 @@ class MixedKernel(TableKernel):
     def _text_settings(self, name):
         """``(vectorizer params, (word model kind, params))`` of text attribute ``name``."""
         vec = _template(self._per_attribute("vectorizer", name), "vectorizer", name) or ("Vectorizer", {})
-        if vec[0] != "Vectorizer":
+        if vec[0] not in self._vectorizer_kinds:
             raise ValueError(f"vectorizer of text attribute {name!r} must be a textnb Vectorizer; "
                              f"got {self._per_attribute('vectorizer', name)!r}")
         model = _template(self._per_attribute("text_model", name), "text_model", name) or ("MultinomialNB", {})
