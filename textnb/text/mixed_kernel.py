@@ -67,12 +67,13 @@ class TextPart:
         from textnb.text.scorer import scorer_from_tree
 
         self._node, self._estimator = node, None
-        self._scorer = scorer_from_tree(node)
-        model = node.state["model_"]
-        kernel = KERNELS[model.kind]
-        params = kernel.params(model.params)
-        self._prior = kernel.estimate(params, kernel.from_state(model.state))["class_log_prior_"]
-        self.classes_ = np.asarray(node.state["classes_"])
+        self._scorer = scorer_from_tree(node)  # (checks the node as load does; None: not read)
+        self.classes_ = np.asarray(node.state.get("classes_"))
+        if self._scorer is not None:
+            model = node.state["model_"]
+            kernel = KERNELS[model.kind]
+            params = kernel.params(model.params)
+            self._prior = kernel.estimate(params, kernel.from_state(model.state))["class_log_prior_"]
 
     @classmethod
     def from_estimator(cls, estimator):
@@ -469,20 +470,21 @@ class MixedKernel(TableKernel):
         does not read (inconsistent, or not linear) makes it the estimator
         (``construct(node)``), which reports or scores it as ``load`` does."""
         from textnb.core.model_io import instantiate
-        from textnb.text.scorer import scorer_from_tree
 
         if not node.state:  # an unfitted template (APNBC's estimator parameter)
             return instantiate(cls, ModelNode(node.kind, dict(node.params), {}))
         texts = node.state.get("text_models_")
-        if not isinstance(texts, list) or not all(
-                isinstance(t, ModelNode) and t.kind == "TextClassifier" and scorer_from_tree(t) is not None
-                for t in texts):
+        if not isinstance(texts, list) or not all(isinstance(t, ModelNode) and t.kind == "TextClassifier"
+                                                  for t in texts):
+            return construct(node)
+        parts = [TextPart(t) for t in texts]
+        if any(p._scorer is None for p in parts):
             return construct(node)
         state = dict(node.state)
         tabular = state.get("tabular_")
         if tabular is not None:
             state["tabular_"] = construct(tabular, kernel=True)
-        state["text_models_"] = [TextPart(t) for t in texts]
+        state["text_models_"] = parts
         return instantiate(cls, ModelNode(node.kind, dict(node.params), state))
 
     def _set_state(self, state):
