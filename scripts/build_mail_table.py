@@ -8,15 +8,15 @@ per distinct message:
 
 ``subject``, ``body``
     text columns: the decoded Subject, and the text of every text part (MIME walked,
-    quoted-printable / base64 decoded, HTML reduced to its text) as
-    :mod:`textnb.io.mail` extracts it (at most 100,000 characters);
+    quoted-printable / base64 decoded, HTML reduced to its text), both as the one mail
+    reader, :func:`textnb.io.mailtokens.read_message`, reads the message (the body at most
+    100,000 characters);
 ``sender_domain``
     nominal: the domain of the From address, lowercased (``?`` when there is none);
 ``n_recipients``
     numeric: the number of addresses in To and Cc;
 ``has_html``, ``has_attachment``
-    nominal yes / no: a text/html part; a part with a file name or an attachment
-    disposition;
+    nominal yes / no: a text/html part; a part that is not read as text and has a file name;
 ``size``
     numeric: log10 of the message size in bytes;
 ``hour``
@@ -39,8 +39,6 @@ Run: ``python scripts/build_mail_table.py -o /tmp/mail_table.csv`` (about a minu
 
 import argparse
 import csv
-import email
-import email.policy
 import email.utils
 import hashlib
 import math
@@ -51,7 +49,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from textnb.io import mail  # noqa: E402
+from textnb.io.mailtokens import decode_header, read_message  # noqa: E402 (the one mail reader)
 
 MAX_BODY = 100_000
 COLUMNS = ["subject", "body", "sender_domain", "n_recipients", "has_html", "has_attachment",
@@ -64,53 +62,46 @@ def _body_key(data):
     return hashlib.sha1(body if sep else data).hexdigest()
 
 
-def _parse(data):
-    for policy in (email.policy.default, email.policy.compat32):
-        try:
-            msg = email.message_from_bytes(data, policy=policy)
-            tokens, texts = mail._extract(msg, all_headers=False)
-            return msg, tokens, texts
-        except Exception:
-            continue
-    return None, [], [mail.decode_bytes(data)]
-
-
-def _header(msg, name):
-    try:
-        values = [v for k, v in msg.raw_items() if k.lower() == name]
-    except Exception:
-        return []
-    return [mail._decode_header(v) for v in values]
+def _fields(mail):
+    """The top header's fields, ``{lowercase name: [decoded values]}`` (the one reader's
+    :class:`~textnb.io.mailtokens.Mail`: its first ``header`` item, when the message has one)."""
+    out = {}
+    if mail.items and mail.items[0][0] == "header":
+        for name, value in mail.items[0][1]:
+            out.setdefault(name, []).append(decode_header(value))
+    return out
 
 
 def row_of(data, corpus, label):
-    msg, tokens, texts = _parse(data)
-    subject = " ".join(_header(msg, "subject")[:1]) if msg is not None else ""
+    """One table row of a raw message (bytes), read by :func:`textnb.io.mailtokens.read_message`:
+    the subject from its header, the body from the text of its text parts (HTML reduced to
+    text, encodings decoded; an unreadable message: its bytes as text)."""
+    mail = read_message(data)
+    fields = _fields(mail)
+    subject = " ".join(fields.get("subject", [])[:1]).replace("\r", " ").replace("\n", " ").strip()
+    texts = [item[1] for item in mail.items if item[0] == "text"]
+    if mail.unparsable is not None:
+        texts = [mail.unparsable]
     body = "\n".join(texts)[:MAX_BODY]
-    domain = "?"
-    n_rcpt = 0
-    hour = "?"
-    if msg is not None:
+    domain, n_rcpt, hour = "?", 0, "?"
+    try:
+        for _name, addr in email.utils.getaddresses(fields.get("from", [])):
+            if "@" in addr:
+                # no brackets: "[10.0.0.1]" would read as an interval cell (textnb.io.uncertain)
+                domain = addr.rsplit("@", 1)[1].strip().strip("<>[]{}").lower() or "?"
+                break
+        n_rcpt = sum(1 for _n, a in email.utils.getaddresses(fields.get("to", []) + fields.get("cc", [])) if a)
+    except (ValueError, TypeError, IndexError):
+        pass
+    if fields.get("date"):
         try:
-            addrs = email.utils.getaddresses(_header(msg, "from"))
-            for _name, addr in addrs:
-                if "@" in addr:
-                    # no brackets: "[10.0.0.1]" would read as an interval cell (textnb.io.uncertain)
-                    domain = addr.rsplit("@", 1)[1].strip().strip("<>[]{}").lower() or "?"
-                    break
-            n_rcpt = sum(1 for _n, a in email.utils.getaddresses(_header(msg, "to") + _header(msg, "cc")) if a)
-        except Exception:
-            pass
-        dates = _header(msg, "date")
-        if dates:
-            try:
-                hour = str(email.utils.parsedate_to_datetime(dates[0].strip()).hour)
-            except Exception:
-                hour = "?"
-    has_html = "yes" if "ctype_text_html" in tokens else "no"
-    has_attachment = "yes" if any(t.startswith("attach_") for t in tokens) else "no"
+            hour = str(email.utils.parsedate_to_datetime(fields["date"][0].strip()).hour)
+        except (ValueError, TypeError, IndexError, OverflowError):
+            hour = "?"
+    has_html = "yes" if any(item[0] == "ctype" and item[1] == "text/html" for item in mail.items) else "no"
+    has_attachment = "yes" if any(item[0] == "attach" and item[1] is not None for item in mail.items) else "no"
     return {
-        "subject": subject.replace("\r", " ").replace("\n", " "),
+        "subject": subject,
         "body": body,
         "sender_domain": domain,
         "n_recipients": str(n_rcpt),

@@ -141,8 +141,9 @@ def _names(value):
 
 
 def add_ignore(group):
-    group.add_argument("--ignore", type=_names, metavar="NAME[,NAME...]",
-                       help="table attributes to leave out (an ID column, say), as Weka's Remove filter")
+    group.add_argument("--ignore", type=_names, action="extend", metavar="NAME[,NAME...]",
+                       help="table attributes to leave out (an ID column, say), as Weka's Remove filter; "
+                            "repeat it or give a comma-separated list: all of them are left out")
 
 
 def add_multilabel_options(p):

@@ -465,7 +465,10 @@ def _construct(value, kernel=False):
     """Estimators from a :class:`ModelNode` tree (inner ones first), each checked against
     its declared schema before it sees its parameters and state; ``kernel=True``: the
     kernel of every node whose kind has one (:data:`textnb.core.registry.KERNEL_MODULES`)
-    and whose parents are kernels (an estimator's inner models are estimators)."""
+    and whose parents are kernels (an estimator's inner models are estimators); a kernel class
+    with a ``from_tree(node, construct)`` hook is given the node with its inner nodes unbuilt
+    (:meth:`textnb.text.mixed_kernel.MixedKernel.from_tree`: its text parts are scored from
+    their nodes)."""
     if isinstance(value, list):
         return [_construct(v, kernel) for v in value]
     if isinstance(value, tuple):
@@ -478,6 +481,9 @@ def _construct(value, kernel=False):
     if kernel and kind in KERNEL_MODULES:
         module, name = KERNEL_MODULES[kind]
         cls = getattr(importlib.import_module(module), name)
+        from_tree = getattr(cls, "from_tree", None)
+        if from_tree is not None:  # a kernel that builds its parts from their nodes itself
+            return from_tree(value, _construct)
     else:
         cls = _registered(kind)
         kernel = False  # an estimator holds estimators (a MixedNB inside an APNBC kernel, say)

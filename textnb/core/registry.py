@@ -44,6 +44,7 @@ KERNEL_MODULES = {
     "BayesNetClassifier": ("textnb.semi_naive.bayesnet_kernel", "BayesNetKernel"),
     "Discretized": ("textnb.naive_bayes.discretized_kernel", "DiscretizedKernel"),
     "LBR": ("textnb.semi_naive.lbr_kernel", "LBRKernel"),
+    "MixedNB": ("textnb.text.mixed_kernel", "MixedKernel"),
     "TAN": ("textnb.semi_naive.bayesnet_kernel", "TANKernel"),
     "TabularNB": ("textnb.naive_bayes.tabular_kernel", "TabularKernel"),
 }

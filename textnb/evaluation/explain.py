@@ -389,7 +389,8 @@ def explain_table(model, X, top=10, *, attributes=None):
     classes = inner.classes_
     n = len(docs[0]) if docs else X_tab.shape[0]
     total = prior[None, :] + sum(terms.values())
-    weights = {k: linear_weights(clf.model_) for k, clf in enumerate(inner.text_models_)}
+    text_models = [getattr(m, "estimator", m) for m in inner.text_models_]  # (a kernel's part: its estimator)
+    weights = {k: linear_weights(clf.model_) for k, clf in enumerate(text_models)}
     out = []
     for i in range(n):
         if len(classes) < 2:
@@ -406,7 +407,7 @@ def explain_table(model, X, top=10, *, attributes=None):
                 k = text_pos[name]
                 doc = docs[k][i]
                 rec["value"] = doc[:60] + ("..." if len(doc) > 60 else "")
-                rec.update(_text_terms(inner.text_models_[k], doc, weights[k], p, r, top))
+                rec.update(_text_terms(text_models[k], doc, weights[k], p, r, top))
             else:
                 rec["value"] = _cell_text(a, X_tab[i, tab_sl[tab_pos[name]]])
             atts.append(rec)
@@ -530,7 +531,7 @@ def describe_mixed(model, top=10):
 
     check_is_fitted(model)
     info = model.describe()
-    texts = iter(model.text_models_)
+    texts = iter(getattr(m, "estimator", m) for m in model.text_models_)  # (a kernel's part: its estimator)
     for a in info["attributes"]:
         if a["kind"] == "text":
             a["informative_terms"] = inspection.informative_terms(next(texts), top)

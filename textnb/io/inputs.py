@@ -103,7 +103,7 @@ def _mixed_table(path, opts):
     names = [name(t, "text") for t in texts]
     cls = opts.table_class
     cls = name(cls, "class") if cls is not None else None
-    if len(names) == 1 and len(header) == 2 and not opts.class_name and not opts.numeric:
+    if _label_and_text(names, header, opts):
         return None  # label + text: a text corpus
     if len(set(names)) != len(names):
         raise InputError(f"{path}: a column is named twice with --text-column")
@@ -112,14 +112,31 @@ def _mixed_table(path, opts):
     return read_table(path, class_name=cls, types={t: "text" for t in names}, drop=opts.ignore)
 
 
+def _label_and_text(texts, header, opts):
+    """Whether ``--text-column`` names the one text column of a label + text file (a text
+    corpus), not text columns beside others (a mixed table)."""
+    return len(texts) == 1 and len(header) == 2 and not opts.class_name and not opts.numeric
+
+
 def is_table_input(path, opts, table_model=False):
-    """Whether ``path`` will be read as a table, as far as can be told without reading it
-    (a CSV/TSV without label and text columns is found to be a table only when read);
+    """Whether ``path`` will be read as a table, as far as can be told without reading its
+    rows (a CSV/TSV without label and text columns is found to be a table only when read;
+    one with ``--text-column`` beside other columns is a mixed table from its header line);
     ``table_model``: a table model was asked for."""
     path = os.fspath(path)
-    return not os.path.isdir(path) and (path.lower().endswith(".arff") or bool(opts.table_class)
-                                         or bool(opts.numeric) or bool(opts.ignore)
-                                         or table_model)
+    if os.path.isdir(path):
+        return False
+    if path.lower().endswith(".arff") or opts.table_class or opts.numeric or opts.ignore or table_model:
+        return True
+    if not opts.text_columns:
+        return False
+    from textnb.io.csvtable import read_header
+
+    try:
+        header = read_header(path)
+    except InputError:  # reported when the file is read
+        return False
+    return not _label_and_text(opts.text_columns, header, opts)
 
 
 def load_input(path, opts, test=True):

@@ -36,7 +36,7 @@ from textnb.core.attributes import TEXT, Attribute, Table
 from textnb.core.errors import DataWarning, InputError
 from textnb.io.arff import read_arff
 from textnb.io.csvtable import read_csv
-from textnb.io.uncertain import CellError, cell_kind, column_slices, parse_uncertain_column
+from textnb.io.uncertain import UNCERTAIN_NOMINAL, CellError, cell_kind, column_slices, parse_uncertain_column
 
 __all__ = ["TEXT", "Attribute", "Table", "check_no_text", "read_table", "encode_like", "table_from_frame"]
 
@@ -156,6 +156,12 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None):
         raise InputError(f"{path}: no data rows")
     if len(attributes) < 2:
         raise InputError(f"{path}: only the class attribute {cls.name!r}; nothing to learn from")
+    for a in attributes:
+        if a is not cls and a.kind in ("nominal", UNCERTAIN_NOMINAL) and not a.values:
+            raise InputError(
+                f"{path}: column {a.name!r} has no known value (every cell is missing), so it has no values "
+                f"to learn; leave it out (drop= / --ignore {a.name})"
+            )
     cc = _cols(attributes, [ci])[0]
     yc = X[:, cc].astype(np.float64)
     labelled = ~np.isnan(yc)

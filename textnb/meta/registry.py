@@ -354,18 +354,33 @@ def make_table_model(opts, table, *, kernel=False):
     params = _given(alpha=opts.alpha, m=opts.m_estimate, nominal=nominal, numeric=opts.numeric, bins=opts.bins,
                     class_prior=prior, interval_fit=opts.interval_fit)
     if text:
-        from textnb.naive_bayes.discrete import MultinomialNB
-        from textnb.text.mixed import MixedNB
-        from textnb.text.vectorizer import Vectorizer
-
-        return _wrap(opts, MixedNB(attributes=tuple(table.attributes), vectorizer=Vectorizer(**vectorizer_params(opts)),
-                                   text_model=MultinomialNB(**_given(alpha=opts.alpha)), **params))
+        return _wrap(opts, _mixed(opts, table, params, kernel=kernel))
     if kernel:
         from textnb.naive_bayes.tabular_kernel import TabularKernel as TabularNB
     else:
         from textnb.naive_bayes.tabular import TabularNB
 
     return _wrap(opts, TabularNB(attributes=tuple(table.attributes), **params))
+
+
+def _mixed(opts, table, params, kernel=False):
+    """The model of a table with text attributes: MixedNB, or its kernel (the templates of
+    its text parts as model-file nodes)."""
+    if kernel:
+        from textnb.core.model_io import ModelNode
+        from textnb.naive_bayes.kernels import MULTINOMIAL
+        from textnb.text.defaults import VECTORIZER_DEFAULTS
+        from textnb.text.mixed_kernel import MixedKernel
+
+        vectorizer = ModelNode("Vectorizer", {**VECTORIZER_DEFAULTS, **vectorizer_params(opts)}, {})
+        text_model = ModelNode("MultinomialNB", MULTINOMIAL.params(_given(alpha=opts.alpha)), {})
+        return MixedKernel(attributes=tuple(table.attributes), vectorizer=vectorizer, text_model=text_model, **params)
+    from textnb.naive_bayes.discrete import MultinomialNB
+    from textnb.text.mixed import MixedNB
+    from textnb.text.vectorizer import Vectorizer
+
+    return MixedNB(attributes=tuple(table.attributes), vectorizer=Vectorizer(**vectorizer_params(opts)),
+                   text_model=MultinomialNB(**_given(alpha=opts.alpha)), **params)
 
 
 def _lazy_table(opts, table, kernel=False):
@@ -448,6 +463,8 @@ def modules_for(opts, *, table, multilabel=False):
             names.append(spec.module)
         if opts.lazy:
             names += ["textnb.naive_bayes.discretized_kernel", "textnb.semi_naive.lbr_kernel"]
+        if kind == "nb" and not opts.lazy:  # a table may have text attributes (known once it is read)
+            names += ["textnb.text.mixed_kernel"]
     elif streaming_model(opts, steps=True) is not None:
         names += ["textnb.text.training"]
     else:

@@ -136,15 +136,15 @@ class CountTextModel:
 def adjusted_text_model(root):
     """``(count model, APNBC node)`` of a read model file whose text classifier's model is
     :class:`~textnb.semi_naive.apnbc.APNBC` (``textnb train --adjust``) around a model the
-    scorer reads (:func:`textnb.text.scorer.scorer_from_nodes`: checked as
+    scorer reads (:func:`textnb.text.scorer.scorer_from_tree`: checked as
     :func:`~textnb.core.model_io.load` checks it): the :class:`CountTextModel` of the
     vocabulary and the count model inside (None when APNBC wraps another model, as
     ``--model auto``'s SmoothingCV) and APNBC's node; None for any other file (``load``
     then builds the estimators and reports a problem in its own words)."""
-    from textnb.text.scorer import scorer_from_nodes
+    from textnb.text.scorer import scorer_from_tree
 
     node = root.state.get("model_") if isinstance(root, ModelNode) and root.kind == "TextClassifier" else None
-    if not isinstance(node, ModelNode) or node.kind != "APNBC" or scorer_from_nodes(root) is None:
+    if not isinstance(node, ModelNode) or node.kind != "APNBC" or scorer_from_tree(root) is None:
         return None
     inner = node.state["estimator_"]
     count = None

@@ -47,8 +47,7 @@ from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, PIPELINE_
                                   SELECT_STATE, SMOOTHING_PARAMS, SMOOTHING_STATE, WEIGHTING_DEFAULTS, WEIGHTING_PARAMS,
                                   WEIGHTING_STATE, calibrated_log_proba, support_mask, term_scores, weigh_cells)
 
-__all__ = ["CountScorer", "TextScorer", "load_for_prediction", "scorer_from_file", "scorer_from_node",
-           "scorer_from_nodes"]
+__all__ = ["CountScorer", "TextScorer", "load_for_prediction", "scorer_from_file", "scorer_from_node", "scorer_from_tree"]
 
 #: Fewer documents than this are looked up in a dict (building TermKeys costs more).
 _FEW_DOCUMENTS = 64
@@ -368,6 +367,14 @@ def scorer_from_file(path):
     return _scorer(read_nodes(path))
 
 
+def scorer_from_tree(root):
+    """:func:`scorer_from_file` of a model tree already read
+    (:func:`~textnb.core.model_io.read_nodes`) or built by
+    :func:`textnb.text.training.train_text_model` (the text attributes of a mixed table,
+    :class:`textnb.text.mixed_kernel.MixedKernel`): its :class:`TextScorer`, or None."""
+    return _scorer(root)
+
+
 def _scorer(root):
     """The :class:`TextScorer` of a read model tree, or None."""
     if root.kind != "TextClassifier":
@@ -399,12 +406,6 @@ def _scorer(root):
     return TextScorer(analyzer, terms, form.weights, form.bias, form.classes, bool(vec_params["binary"]),
                       form.threshold, form.event_model, form.empty, steps=steps, calibration=calibration,
                       wrapped=_wrapped(model), max_bytes=max_bytes, calibrated=calibrated, adjustment=adjustment)
-
-
-def scorer_from_nodes(root):
-    """:func:`scorer_from_file` of a model file already read
-    (:func:`~textnb.core.model_io.read_nodes`): its :class:`TextScorer`, or None."""
-    return _scorer(root)
 
 
 def _check_text_classifier(root, vec):

@@ -399,7 +399,7 @@ def select_columns(acc, n_docs, *, min_df=1, max_df=1.0, max_features=None):
 
 
 def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), steps=(), given_vectorizer=True,
-                     n_jobs=None, batch_size=2000, max_bytes=None, progress=None, client=None):
+                     n_jobs=None, batch_size=2000, max_bytes=None, progress=None, client=None, sample_weight=None):
     """Fit a count text model and return it as the model file's tree, plus skipped files.
 
     The result is what ``TextClassifier(vectorizer=Vectorizer(**vectorizer),
@@ -416,6 +416,9 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
     ``model`` may also be ``("CalibratedNB", {..., "estimator": model})`` or ``("APNBC",
     {..., "estimator": model})`` (``textnb train --adjust``: its weight search on the
     rows, :func:`fit_model`).
+
+    ``sample_weight``: one weight per document (None: ones), as ``TextClassifier.fit``
+    takes it (a count model, without steps; the text attributes of a mixed table).
 
     Returns
     -------
@@ -457,7 +460,10 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
     analyzer = analyzer_from_params(vec_params)
     max_bytes = TEXT_CLASSIFIER_DEFAULTS["max_bytes"] if max_bytes is None else max_bytes
     budget = pass_budget(model_params["max_nnz"], len(classes)) if kernel.rows and not whole else None
-    acc = count_documents(X, y_index, np.ones(len(y)), len(classes), analyzer, per_class=kernel.per_class,
+    weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    if weights.shape != y.shape:
+        raise ValueError(f"sample_weight has shape {weights.shape}; expected {y.shape}")
+    acc = count_documents(X, y_index, weights, len(classes), analyzer, per_class=kernel.per_class,
                           n_jobs=n_jobs, batch_size=batch_size, max_bytes=max_bytes, progress=progress,
                           client=client, rows=rows, max_row_nnz=budget, binary=binary)
     cols = select_columns(acc, len(y), min_df=vec_params["min_df"], max_df=vec_params["max_df"],
@@ -465,10 +471,11 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
     # how the model was computed (worker count) is not part of it
     saved_params = {k: v for k, v in model_params.items() if k not in kernel.execution_params}
     if whole:
-        X_rows, y_rows, _ = acc.row_matrix(cols)
+        X_rows, y_rows, w_rows = acc.row_matrix(cols)
         if binary:  # the Vectorizer's output: presence
             X_rows.data[:] = 1.0
-        fitted_model, template = fit_model(model, steps, classes, X_rows, y_rows)
+        fitted_model, template = fit_model(model, steps, classes, X_rows, y_rows,
+                                           weights=None if sample_weight is None else w_rows)
     else:
         if rows:  # what DiscriminativeNB.fit_rows computes, by the same function (the kernel's fit)
             dropped = acc.dropped_sums(cols)
@@ -488,28 +495,33 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
     return root, acc.skipped
 
 
-def fit_model(model, steps, classes, X, y_index):
+def fit_model(model, steps, classes, X, y_index, weights=None):
     """``(fitted node, template node)`` of ``model`` (``(kind, params)`` as
     :func:`train_text_model` takes it: a count model, ``SmoothingCV``, or ``CalibratedNB``
     or ``APNBC`` around one) with the Pipeline ``steps`` in front of the count model, fitted
     on the CSR matrix ``X`` (float64, sorted indices) of documents of ``classes[y_index]``:
     what the estimators' ``fit`` computes on that matrix, through the same functions (the
-    trainer's and ``textnb evaluate``'s folds' fit)."""
-    return _fit_scored(model, steps, classes, X, y_index)[:2]
+    trainer's and ``textnb evaluate``'s folds' fit). ``weights``: the documents' weights
+    (None: ones), for a count model without steps or wrappers."""
+    return _fit_scored(model, steps, classes, X, y_index, weights)[:2]
 
 
-def _fit_scored(model, steps, classes, X, y_index):
+def _fit_scored(model, steps, classes, X, y_index, weights=None):
     """:func:`fit_model`'s ``(fitted node, template node)`` and ``joint(X_test)``, the
     fitted model's ``predict_joint_log_proba`` of CSR counts (None for a ``CalibratedNB``,
     which has none)."""
     kind, given = model
     if kind == "APNBC":
+        if weights is not None:
+            raise ValueError("document weights are taken by a count model without wrappers")
         return _fit_adjusted(given, steps, classes, X, y_index)
     calibration = None
     if kind == "CalibratedNB":
         calibration = _calibration_params({k: v for k, v in given.items() if k != "estimator"})
         kind, given = given["estimator"]
     steps = [(name, (step_kind, _step_params(step_kind, step_params))) for name, (step_kind, step_params) in steps]
+    if weights is not None and (calibration is not None or kind == "SmoothingCV"):
+        raise ValueError("document weights are taken by a count model without wrappers")
     if kind == "SmoothingCV":
         if steps:
             raise ValueError("a SmoothingCV is fitted without Pipeline steps around it")
@@ -520,7 +532,7 @@ def _fit_scored(model, steps, classes, X, y_index):
         kernel.check_params(params)
         saved = {k: v for k, v in params.items() if k not in kernel.execution_params}
         spec = _Spec(kind, kernel, params, saved, steps, "model")
-        fitted, template, joint = _fit_spec(spec, classes, X, y_index)
+        fitted, template, joint = _fit_spec(spec, classes, X, y_index, weights)
     if calibration is not None:
         fitted, template = _fit_calibrated(calibration, spec, fitted, template, classes, X, y_index)
         joint = None
@@ -583,18 +595,20 @@ class _Spec(NamedTuple):
     name: str
 
 
-def _fit_spec(spec, classes, X, y_index):
+def _fit_spec(spec, classes, X, y_index, weights=None):
     """``(fitted node, template node, joint)`` of the model ``spec`` fitted on the CSR
-    matrix ``X`` (float64, sorted indices) of documents of ``classes[y_index]``, as the
-    estimators' ``fit``; ``joint(X_test)`` is the fitted model's ``predict_joint_log_proba``
-    (through its Pipeline steps)."""
+    matrix ``X`` (float64, sorted indices) of documents of ``classes[y_index]`` (weighted
+    by ``weights``, None: ones), as the estimators' ``fit``; ``joint(X_test)`` is the fitted
+    model's ``predict_joint_log_proba`` (through its Pipeline steps)."""
+    if weights is not None and spec.steps:
+        raise ValueError("document weights are taken by a count model without Pipeline steps")
     fitted_steps, transforms, Xt = _fit_steps(spec.steps, classes, X, y_index)
     kernel, params = spec.kernel, spec.params
     if kernel.rows:  # what DiscriminativeNB.fit computes on a matrix, by the same function
-        state = kernel.fit(params, classes, Xt, y_index, np.ones(Xt.shape[0]))
+        state = kernel.fit(params, classes, Xt, y_index, np.ones(Xt.shape[0]) if weights is None else weights)
     else:
         kernel.check_params(params, Xt.shape[1])
-        state = kernel.fit(params, classes, Xt, y_index)
+        state = kernel.fit(params, classes, Xt, y_index, weights)
     fitted, template = ModelNode(spec.kind, spec.saved_params, state), ModelNode(spec.kind, spec.saved_params, {})
     if spec.steps:
         fitted = _pipeline(fitted_steps + [(spec.name, fitted)])
