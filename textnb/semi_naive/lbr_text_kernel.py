@@ -388,13 +388,9 @@ class LazyTextKernel(TableKernel):
         return check_n_features(self, X, reset=reset)
 
     def _validate_xy(self, X, y, *, reset):
-        """:meth:`_validate_x` and ``y``: one class label per row (not continuous numbers)."""
-        X = self._validate_x(X, reset=reset)
-        if y is None:
-            raise ValueError(f"{self.kind} requires y to be passed, but the target y is None")
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != X.shape[0]:
-            raise ValueError(f"y must hold one class label per row of X ({X.shape[0]}); got shape {y.shape}")
+        """:meth:`_validate_x` and ``y``: one class label per row
+        (:class:`~textnb.naive_bayes.scoring.TableInput`'s check), not continuous numbers."""
+        X, y = super()._validate_xy(X, y, reset=reset)
         check_class_labels(y)
         return X, y
 
