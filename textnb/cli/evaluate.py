@@ -75,13 +75,19 @@ def _kernel_fitted(opts):
     """``(vectorizer params, (kind, params))`` when the options ask for a model that each
     fold fits from its kernel (no estimator, no scikit-learn), ``(vectorizer params, (kind,
     params, steps))`` for a wrapped one (Pipeline steps, SmoothingCV, CalibratedNB: fitted by
-    the trainer's functions), else None."""
+    the trainer's functions), ``(vectorizer params, LazyTextKernel)`` for lazy rules (``--lazy``:
+    each fold fits a copy of the kernel), else None."""
     from textnb.evaluation.evaluate import KERNEL_FITTED
-    from textnb.meta.registry import streaming_model
+    from textnb.meta.registry import lazy_text_model, streaming_model
 
     streaming = streaming_model(opts, steps=True)
     if streaming is None:
-        return None
+        lazy = lazy_text_model(opts)
+        if lazy is None:
+            return None
+        from textnb.semi_naive.lbr_text_kernel import LazyTextKernel
+
+        return lazy[0], LazyTextKernel(**lazy[1])
     vectorizer, model, steps = streaming
     if steps or model[0] not in KERNEL_FITTED:  # wrapped: (kind, params, steps), fitted as train fits it
         return vectorizer, (model[0], model[1], steps)

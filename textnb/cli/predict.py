@@ -112,9 +112,8 @@ def _predict_multilabel(args, model, out, err):
 def _scores(model, X):
     """Log posteriors and per-class log-odds (which keep their resolution)."""
     from textnb.core.logspace import log_odds
-    from textnb.text.scorer import TextScorer
 
-    if isinstance(model, TextScorer):  # one pass over the documents for both
+    if hasattr(model, "log_proba_and_odds"):  # a file's scorer: one pass over the documents for both
         return model.log_proba_and_odds(X)
     logp = model.predict_log_proba(X)
     odds = model.predict_log_odds(X) if hasattr(model, "predict_log_odds") else log_odds(logp)

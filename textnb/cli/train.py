@@ -52,7 +52,7 @@ def _preload(args, opts, inputs):
 
 def run(args, out, err):
     from textnb.io.inputs import check_binary_classes, check_classes, default_model_path, learned_counts, load_input
-    from textnb.meta.registry import make_text_classifier, model_name, streaming_model
+    from textnb.meta.registry import lazy_text_model, make_text_classifier, model_name, streaming_model
 
     opts, inputs = model_options(args), input_options(args)
     stop_words = args.stop_words if args.stop_words != "english" else None
@@ -75,6 +75,7 @@ def run(args, out, err):
     check_classes(corpus)
     warn_multilabel(corpus, err)
     streaming = streaming_model(opts, steps=True)
+    lazy = lazy_text_model(opts) if streaming is None else None
     bar = Progress("reading", total=len(corpus))
     try:
         with scheduler(args) as client:
@@ -87,6 +88,15 @@ def run(args, out, err):
                     n_jobs=args.jobs, max_bytes=args.max_bytes, progress=bar, client=client)
                 n_terms = len(fitted.state["vectorizer_"].state["terms_offsets"]) - 1
                 name = _model_name(model, steps)
+            elif lazy is not None:  # lazy rules fitted by their kernel: no scikit-learn either
+                from textnb.semi_naive.lbr_text_io import train_lazy_text_model
+
+                vectorizer, params = lazy
+                fitted, skipped = train_lazy_text_model(
+                    corpus.documents, corpus.labels, vectorizer=vectorizer, model=params, n_jobs=args.jobs,
+                    max_bytes=args.max_bytes, progress=bar, client=client)
+                n_terms = len(fitted.state["vectorizer_"].state["terms_offsets"]) - 1
+                name = fitted.state["model_"].kind
             else:
                 fitted = make_text_classifier(opts)
                 fitted.fit(corpus.documents, corpus.labels, progress=bar, client=client)

@@ -3,7 +3,7 @@
 Standard library only, so importing the package (a mail client, say) costs nothing.
 """
 
-__all__ = ["KERNEL_MODULES", "MODEL_MODULES", "kernel_class", "kind_of"]
+__all__ = ["KERNEL_MODULES", "MODEL_MODULES", "SCORER_MODULES", "kernel_class", "kind_of"]
 
 #: model kind (class name, as written in model files) -> the module that defines and
 #: registers it. Adding a model kind is one line here (plus its module and CLI choice).
@@ -44,9 +44,18 @@ KERNEL_MODULES = {
     "BayesNetClassifier": ("textnb.semi_naive.bayesnet_kernel", "BayesNetKernel"),
     "Discretized": ("textnb.naive_bayes.discretized_kernel", "DiscretizedKernel"),
     "LBR": ("textnb.semi_naive.lbr_kernel", "LBRKernel"),
+    "LazyTextNB": ("textnb.semi_naive.lbr_text_kernel", "LazyTextKernel"),
     "MixedNB": ("textnb.text.mixed_kernel", "MixedKernel"),
     "TAN": ("textnb.semi_naive.bayesnet_kernel", "TANKernel"),
     "TabularNB": ("textnb.naive_bayes.tabular_kernel", "TabularKernel"),
+}
+
+#: kind of a ``TextClassifier``'s model -> (module, function): ``function(root)`` gives the
+#: scorer of documents for the read model tree ``root`` (no scikit-learn), or None when it
+#: cannot read it (the estimator is then loaded); consulted by
+#: :func:`textnb.text.scorer.load_for_prediction` after the linear models' scorer
+SCORER_MODULES = {
+    "LazyTextNB": ("textnb.semi_naive.lbr_text_io", "lazy_text_scorer"),
 }
 
 

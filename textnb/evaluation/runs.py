@@ -28,7 +28,8 @@ def evaluate_documents(corpus, classifier, *, test=None, cv=None, repeat=1, seed
     or ``(vectorizer params, (kind, params))`` of a model in
     :data:`~textnb.evaluation.evaluate.KERNEL_FITTED`, as
     :func:`textnb.meta.registry.streaming_model` gives them: each fold is then fitted by
-    the model's kernel, without scikit-learn) on ``corpus``: on ``test`` (a corpus) when
+    the model's kernel, without scikit-learn; or ``(vectorizer params, kernel)``, an unfitted
+    kernel copied for each fold, as for ``--lazy``) on ``corpus``: on ``test`` (a corpus) when
     given, else on the corpus's own test part unless ``cv`` is given, else by ``cv``-fold
     (default 10) cross-validation.
 

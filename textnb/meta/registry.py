@@ -17,7 +17,7 @@ from textnb.core.errors import InputError
 from textnb.core.registry import kind_of
 
 __all__ = ["ModelOptions", "ModelSpec", "MODELS", "model_names", "document_kind", "streaming_model",
-           "make_text_classifier", "make_table_model", "model_name", "modules_for"]
+           "lazy_text_model", "make_text_classifier", "make_table_model", "model_name", "modules_for"]
 
 
 @dataclass(frozen=True)
@@ -229,12 +229,37 @@ def _apnbc_params(opts):
                   random_state=opts.seed if opts.adjust_on == "cv" else None)
 
 
+def lazy_text_model(opts):
+    """``(vectorizer params, LazyTextNB params)`` when the options ask for lazy Bayesian rules
+    on documents with nothing around them (``--lazy lbr|hlbr``, no ``--adjust``): the model
+    :func:`textnb.semi_naive.lbr_text_io.train_lazy_text_model` fits for ``textnb train`` and
+    :class:`~textnb.semi_naive.lbr_text_kernel.LazyTextKernel` fits fold by fold for ``textnb
+    evaluate``, without scikit-learn; else None (also for options ``--lazy`` refuses: the
+    estimators are then built, and say so)."""
+    kind = document_kind(opts)
+    spec = MODELS.get(kind)
+    if (not opts.lazy or opts.adjust or opts.significance is not None or opts.adjust_on
+            or opts.m_estimate is not None or opts.uniform_prior or spec is None or spec.input != "documents"):
+        return None
+    return vectorizer_params(opts), _lazy_text_params(opts, kind)
+
+
+def _lazy_text_params(opts, kind):
+    """The LazyTextNB parameters of ``--lazy`` on documents (``kind``: its event model)."""
+    if opts.m_estimate is not None or opts.uniform_prior:
+        raise InputError("--lazy takes --alpha only among the smoothing options")
+    # documents: the key-term candidates always come from HLBR's training-time filter
+    # (conditioning on every vocabulary term is not feasible), so lbr and hlbr agree
+    return {"model": kind, **_given(alpha=opts.alpha)}
+
+
 def _wrap(opts, model):
     """The semi-naive wrappers the options ask for, around a base model."""
     if opts.adjust:
         from textnb.naive_bayes.kernels import TableKernel
 
-        if isinstance(model, TableKernel):  # a kernel: adjusted by the kernel (no scikit-learn)
+        if isinstance(model, TableKernel) and not hasattr(model, "get_params"):  # a kernel (not its estimator,
+            # which is one too): adjusted by the kernel (no scikit-learn)
             from textnb.semi_naive.apnbc_kernel import APNBCKernel as APNBC
         else:
             from textnb.semi_naive.apnbc import APNBC
@@ -306,11 +331,7 @@ def make_text_classifier(opts):
     if opts.lazy:
         from textnb.semi_naive.lbr_text import LazyTextNB
 
-        if opts.m_estimate is not None or opts.uniform_prior:
-            raise InputError("--lazy takes --alpha only among the smoothing options")
-        # documents: the key-term candidates always come from HLBR's training-time filter
-        # (conditioning on every vocabulary term is not feasible), so lbr and hlbr agree
-        model = LazyTextNB(model=kind, **_given(alpha=opts.alpha))
+        model = LazyTextNB(**_lazy_text_params(opts, kind))
     else:
         model = _document_model(opts, kind)
     return TextClassifier(vectorizer=vec, model=_wrap(opts, model), n_jobs=opts.jobs,
@@ -467,6 +488,8 @@ def modules_for(opts, *, table, multilabel=False):
             names += ["textnb.text.mixed_kernel"]
     elif streaming_model(opts, steps=True) is not None:
         names += ["textnb.text.training"]
+    elif lazy_text_model(opts) is not None:
+        names += ["textnb.semi_naive.lbr_text_io"]
     else:
         names += ["textnb.text.classifier"]
         if opts.calibrate:

@@ -456,8 +456,9 @@ class TableKernel(TableInput, Scores):
     A subclass declares ``kind`` (its model files' kind: the estimator's class name),
     ``defaults`` (every parameter and its default, written once; the estimator's
     ``__init__`` takes them through :func:`takes_defaults`), ``_param_schema`` /
-    ``_state_schema``, and implements ``fit``, ``_check_X``, ``_joint_log_likelihood``,
-    ``_get_state`` and ``_set_state``. This base gives ``__init__(**params)``, the
+    ``_state_schema``, and implements ``fit``, ``_check_X``, ``_joint_log_likelihood``
+    and ``_set_state`` (and ``_get_state`` where the file holds more than the fitted
+    attributes in ``fit``'s order). This base gives ``__init__(**params)``, the
     ``predict*`` methods (:class:`~textnb.naive_bayes.scoring.Scores`), numpy input
     checks (:class:`~textnb.naive_bayes.scoring.TableInput`), and the model file:
     :meth:`save` writes what the estimator writes, byte for byte; :meth:`from_node` reads it.
@@ -474,6 +475,12 @@ class TableKernel(TableInput, Scores):
     def params(cls, given=()):
         """Every parameter: the defaults, updated with ``given`` (a dict)."""
         return with_defaults(cls, given)
+
+    def _get_state(self):
+        """The fitted attributes (those ending in ``_``), in the order ``fit`` set them: what
+        the model file holds, as :func:`textnb.core.model_io.save` takes an estimator's
+        (a subclass whose file holds something else overrides it)."""
+        return {k: v for k, v in vars(self).items() if k.endswith("_") and not k.startswith("__")}
 
     def to_node(self):
         """The fitted model as the model file's node: the estimator's kind, parameters

@@ -840,11 +840,6 @@ class LBRKernel(TableKernel):
         check_class_labels(y)
         return X, y
 
-    def _get_state(self):
-        """The fitted attributes (those ending in ``_``), in the order ``fit`` set them: what
-        the model file holds."""
-        return {k: v for k, v in vars(self).items() if k.endswith("_") and not k.startswith("__")}
-
     def _set_state(self, state):
         for k, v in state.items():
             setattr(self, k, v)

@@ -34,6 +34,7 @@ from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, TEXT_CLASSIFIER_OWN_P
 from textnb.text.training import PER_CLASS, batches, count_documents, min_parallel, select_vocabulary
 from textnb.text.vectorizer import Vectorizer
 from textnb.core.workers import can_fork, effective_jobs, ordered_map
+from textnb.core.wrapping import find
 from textnb.core.model_schema import TEMPLATE, Classes, Model, Optional
 
 __all__ = ["TextClassifier", "to_text"]  # to_text: kept importable from here
@@ -364,14 +365,18 @@ class TextClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
         return self._batched(X, "predict_joint_log_proba")
 
     def predict_explain(self, X):
-        """Predictions and, per document, the rule the model used (lazy models only)."""
+        """Predictions and, per document, the rule the model used (lazy models only, also
+        inside a wrapper such as APNBC: the rule is the lazy model's, the prediction the
+        model's)."""
         check_is_fitted(self)
-        if not hasattr(self.model_, "predict_explain"):
+        explaining = find(self.model_, lambda m: hasattr(m, "predict_explain"))
+        if explaining is None:
             raise ValueError(f"a {type(self.model_).__name__} model has no rules to explain")
         labels, rules = [], []
         for b, _, _ in batches(X, np.zeros(0), np.zeros(0), int(self.batch_size)):
-            lab, rule = self.model_.predict_explain(self.transform(b))
-            labels.append(lab)
+            Xb = self.transform(b)
+            lab, rule = explaining.predict_explain(Xb)
+            labels.append(lab if explaining is self.model_ else self.model_.predict(Xb))
             rules.extend(rule)
         return (np.concatenate(labels) if labels else np.array([])), rules
 

@@ -25,10 +25,15 @@ log class weights to the scores (:meth:`~textnb.semi_naive.apnbc_kernel.APNBCKer
 the formula its kernel scores with).
 
 Models of other shapes (lazy rules, tables) are not linear in the counts;
-:func:`scorer_from_file` returns None for them and callers load the estimator. It also
+:func:`scorer_from_file` returns None for them and callers load the estimator, or
+:func:`load_for_prediction` the scorer their model's module provides
+(:data:`textnb.core.registry.SCORER_MODULES`, on the same :class:`DocumentCounts`: the
+lazy rules of :mod:`textnb.semi_naive.lbr_text_io`), or the model's kernel. It also
 returns None for any state it does not recognise as consistent, so that
 :func:`~textnb.core.model_io.load` reports the problem in its own words.
 """
+
+import importlib
 
 import numpy as np
 
@@ -38,6 +43,7 @@ from textnb.core.errors import ModelFileError
 from textnb.core.logspace import log_odds, logsumexp, prior_where_empty, proba_from_jll
 from textnb.core.model_io import ModelNode, build, read_nodes
 from textnb.core.model_schema import check_declared
+from textnb.core.registry import SCORER_MODULES
 from textnb.naive_bayes.kernels import KERNELS
 from textnb.text.ascii_tokens import TermKeys
 from textnb.text.defaults import (TEXT_CLASSIFIER_DEFAULTS, TEXT_CLASSIFIER_OWN_PARAMS, VECTORIZER_DEFAULTS,
@@ -47,13 +53,74 @@ from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, PIPELINE_
                                   SELECT_STATE, SMOOTHING_PARAMS, SMOOTHING_STATE, WEIGHTING_DEFAULTS, WEIGHTING_PARAMS,
                                   WEIGHTING_STATE, calibrated_log_proba, support_mask, term_scores, weigh_cells)
 
-__all__ = ["CountScorer", "TextScorer", "load_for_prediction", "scorer_from_file", "scorer_from_node", "scorer_from_tree"]
+__all__ = ["CountScorer", "DocumentCounts", "TextScorer", "document_model", "load_for_prediction", "scorer_from_file",
+           "scorer_from_node", "scorer_from_tree"]
 
 #: Fewer documents than this are looked up in a dict (building TermKeys costs more).
 _FEW_DOCUMENTS = 64
 
 
-class TextScorer:
+class DocumentCounts:
+    """The documents' term counts under a model file's vocabulary: what every scorer of a
+    ``TextClassifier`` file shares (:class:`TextScorer`; the scorers of
+    :data:`textnb.core.registry.SCORER_MODULES`).
+
+    Parameters
+    ----------
+    analyzer : Analyzer
+        Document -> terms.
+    terms : list of str or StoredVocabulary
+        The vocabulary, in column order (a model file's, decoded only when needed).
+    binary : bool
+        Every term present counts once (the vectorizer's ``binary``).
+    max_bytes : int or None
+        Bytes read at most from one document file (the ``TextClassifier``'s ``max_bytes``).
+    """
+
+    #: capability (:mod:`textnb.core.wrapping`): scores raw documents
+    reads_documents = True
+    #: the kind of model file it scores (as the kernels' ``kind``)
+    kind = "TextClassifier"
+
+    def __init__(self, analyzer, terms, binary=False, max_bytes=None):
+        self.analyzer = analyzer
+        self._vocab = terms if isinstance(terms, StoredVocabulary) else None
+        self._terms = None if self._vocab is not None else list(terms)
+        self.binary = binary
+        self.max_bytes = TEXT_CLASSIFIER_DEFAULTS["max_bytes"] if max_bytes is None else max_bytes
+        self._dict = None
+        self._keys = None
+
+    @property
+    def terms(self):
+        """The vocabulary (list of str), in column order."""
+        if self._terms is None:
+            self._terms = self._vocab.terms()
+        return self._terms
+
+    def _vocabulary(self, n_docs):
+        if n_docs < _FEW_DOCUMENTS:
+            if self._dict is None:
+                self._dict = dict(zip(self.terms, range(len(self.terms))))
+            return self._dict
+        if self._keys is None:
+            self._keys = self._vocab.term_keys() if self._vocab is not None else TermKeys(self.terms)
+        return self._keys
+
+    def _cells(self, docs):
+        """The CSR arrays ``(data, indices, indptr)`` of the documents' term counts."""
+        docs = list(docs)
+        n_cols = len(self._vocab) if self._vocab is not None else len(self._terms)
+        rows, ids = batch_term_ids(docs, self.analyzer, self._vocabulary(len(docs)), grow=False)
+        return cell_counts(rows, ids, len(docs), n_cols)
+
+    def counted(self, data):
+        """The vectorizer's counts of term counts ``data``: 1 for every term present with a
+        binary vectorizer, else the counts as floats."""
+        return np.ones(data.shape) if self.binary else data.astype(np.float64)
+
+
+class TextScorer(DocumentCounts):
     """Scores documents with a linear text model: ``f(counts) @ W.T + b``.
 
     Parameters
@@ -96,52 +163,25 @@ class TextScorer:
         from the adjusted joint log-likelihoods, as APNBC's.
     """
 
-    #: capability (:mod:`textnb.core.wrapping`): scores raw documents
-    reads_documents = True
-    #: the kind of model file it scores (as the kernels' ``kind``)
-    kind = "TextClassifier"
-
     def __init__(self, analyzer, terms, weights, bias, classes, binary=False, threshold=None, features=None,
                  empty=None, *, steps=(), calibration=None, wrapped=False, max_bytes=None, calibrated=False,
                  adjustment=None):
-        self.analyzer = analyzer
-        self._vocab = terms if isinstance(terms, StoredVocabulary) else None
-        self._terms = None if self._vocab is not None else list(terms)
+        super().__init__(analyzer, terms, binary, max_bytes)
         self._weights_t = np.ascontiguousarray(np.asarray(weights, dtype=np.float64).T)  # (terms, classes)
         self.bias = np.asarray(bias, dtype=np.float64)
         self.classes_ = np.asarray(classes)
-        self.binary = binary
         self.threshold = threshold
         self.features = features
         self.empty = empty
         self.transforms = tuple(steps)
         self.calibration = calibration
         self.wrapped = wrapped or calibration is not None
-        self.max_bytes = TEXT_CLASSIFIER_DEFAULTS["max_bytes"] if max_bytes is None else max_bytes
         self._calibrated = calibrated or calibration is not None
         self.adjustment = None if adjustment is None else np.asarray(adjustment, dtype=np.float64)
-        self._dict = None
-        self._keys = None
 
     def probabilities_calibrated(self):
         """Whether the probabilities are calibrated (:mod:`textnb.core.wrapping`)."""
         return self._calibrated
-
-    @property
-    def terms(self):
-        """The vocabulary (list of str), in column order."""
-        if self._terms is None:
-            self._terms = self._vocab.terms()
-        return self._terms
-
-    def _vocabulary(self, n_docs):
-        if n_docs < _FEW_DOCUMENTS:
-            if self._dict is None:
-                self._dict = dict(zip(self.terms, range(len(self.terms))))
-            return self._dict
-        if self._keys is None:
-            self._keys = self._vocab.term_keys() if self._vocab is not None else TermKeys(self.terms)
-        return self._keys
 
     def predict_joint_log_proba(self, docs):
         """Joint log-likelihoods of the count model, shape (n_docs, n_classes); ``docs`` are
@@ -150,18 +190,6 @@ class TextScorer:
             raise TypeError("expected an iterable of documents, got a single string; wrap it in a list")
         data, indices, indptr = self._cells(docs)
         return self._joint(data, indices, indptr)
-
-    def _cells(self, docs):
-        """The CSR arrays ``(data, indices, indptr)`` of the documents' term counts."""
-        docs = list(docs)
-        n_cols = len(self._vocab) if self._vocab is not None else len(self._terms)
-        rows, ids = batch_term_ids(docs, self.analyzer, self._vocabulary(len(docs)), grow=False)
-        return cell_counts(rows, ids, len(docs), n_cols)
-
-    def counted(self, data):
-        """The vectorizer's counts of term counts ``data``: 1 for every term present with a
-        binary vectorizer, else the counts as floats."""
-        return np.ones(data.shape) if self.binary else data.astype(np.float64)
 
     def model_features(self, data, indices, indptr):
         """The CSR arrays the linear model weighs, from the vectorizer's counts
@@ -377,6 +405,35 @@ def scorer_from_tree(root):
 
 def _scorer(root):
     """The :class:`TextScorer` of a read model tree, or None."""
+    parts = document_model(root)
+    if parts is None:
+        return None
+    model, terms, analyzer, vec_params, max_bytes = parts
+    try:
+        chain = _unwrap(model, len(terms))
+    except (ModelFileError, ValueError, TypeError, KeyError, IndexError):
+        return None  # load reports it in its own words
+    if chain is None:
+        return None
+    steps, final, n_features, calibration, adjustment = chain
+    form = _linear_form(final, n_features)
+    if form is None or not _same(root.state.get("classes_"), form.classes):
+        return None
+    calibrated = final.kind == "DiscriminativeNB" and final.state.get("scale_") is not None
+    return TextScorer(analyzer, terms, form.weights, form.bias, form.classes, bool(vec_params["binary"]),
+                      form.threshold, form.event_model, form.empty, steps=steps, calibration=calibration,
+                      wrapped=_wrapped(model), max_bytes=max_bytes, calibrated=calibrated, adjustment=adjustment)
+
+
+def document_model(root, template_known=None):
+    """``(model node, terms, analyzer, vectorizer parameters, max_bytes)`` of a read
+    ``TextClassifier`` tree: its fitted model's node (not checked here), the vocabulary
+    (:class:`~textnb.text.tokenize.StoredVocabulary`), the analyzer of its vectorizer and
+    the root's ``max_bytes``, with the root, its vectorizer and its templates checked as
+    :func:`~textnb.core.model_io.load` checks them (``template_known(node)``: whether the
+    model template is one the caller reads; by default the models this module reads);
+    None for any other tree, or an inconsistent one (``load`` then reports it in its own
+    words)."""
     if root.kind != "TextClassifier":
         return None
     vec, model = root.state.get("vectorizer_"), root.state.get("model_")
@@ -389,28 +446,20 @@ def _scorer(root):
     if not len(terms):  # an empty vocabulary: building the estimator reports it in one line
         return None
     try:
-        _check_text_classifier(root, vec)
-        chain = _unwrap(model, len(terms))
+        _check_text_classifier(root, vec, template_known or _template_known)
     except (ModelFileError, ValueError, TypeError, KeyError, IndexError):
         return None  # load reports it in its own words
-    if chain is None:
-        return None
-    steps, final, n_features, calibration, adjustment = chain
-    form = _linear_form(final, n_features)
     vec_params = {**VECTORIZER_DEFAULTS, **vec.params}
     analyzer = _analyzer(vec_params)
-    if form is None or analyzer is None or not _same(root.state.get("classes_"), form.classes):
+    if analyzer is None:
         return None
-    max_bytes = root.params.get("max_bytes", TEXT_CLASSIFIER_DEFAULTS["max_bytes"])
-    calibrated = final.kind == "DiscriminativeNB" and final.state.get("scale_") is not None
-    return TextScorer(analyzer, terms, form.weights, form.bias, form.classes, bool(vec_params["binary"]),
-                      form.threshold, form.event_model, form.empty, steps=steps, calibration=calibration,
-                      wrapped=_wrapped(model), max_bytes=max_bytes, calibrated=calibrated, adjustment=adjustment)
+    return model, terms, analyzer, vec_params, root.params.get("max_bytes", TEXT_CLASSIFIER_DEFAULTS["max_bytes"])
 
 
-def _check_text_classifier(root, vec):
-    """The root's own parameters, its unfitted vectorizer and model, and the fitted
-    vectorizer's parameters and state, as :func:`~textnb.core.model_io.load` checks them."""
+def _check_text_classifier(root, vec, template_known):
+    """The root's own parameters, its unfitted vectorizer and model (``template_known``),
+    and the fitted vectorizer's parameters and state, as :func:`~textnb.core.model_io.load`
+    checks them."""
     own = {k: v for k, v in root.params.items() if k not in ("vectorizer", "model")}
     check_declared(root.kind, TEXT_CLASSIFIER_OWN_PARAMS, {}, own, {})
     check_declared(vec.kind, VECTORIZER_PARAMS, VECTORIZER_STATE, vec.params, vec.state)
@@ -420,7 +469,7 @@ def _check_text_classifier(root, vec):
             raise ValueError("not a Vectorizer template")
         check_declared(template.kind, VECTORIZER_PARAMS, VECTORIZER_STATE, template.params, {})
     template = root.params.get("model")
-    if template is not None and not (isinstance(template, ModelNode) and _template_known(template)):
+    if template is not None and not (isinstance(template, ModelNode) and template_known(template)):
         raise ValueError("a model template of a kind not read here")
 
 
@@ -583,9 +632,20 @@ def _transform(node, n_features):
 
 def load_for_prediction(path):
     """What predicting from ``path`` needs: a :class:`TextScorer` where the model is a
-    linear text model, the model's kernel where it has one (a table model:
+    linear text model, the scorer of a text model whose model has one
+    (:data:`textnb.core.registry.SCORER_MODULES`: lazy rules), the model's kernel where it has one (a table model:
     :data:`textnb.core.registry.KERNEL_MODULES`; neither imports scikit-learn), else the
     loaded estimator."""
     root = read_nodes(path)  # read once: the scorer, else the kernel or the estimator, from the same tree
-    scorer = _scorer(root)
+    scorer = _scorer(root) or _model_scorer(root)
     return scorer if scorer is not None else build(root, path, kernel=True)
+
+
+def _model_scorer(root):
+    """The scorer of a ``TextClassifier`` tree whose model has a scorer of its own
+    (:data:`textnb.core.registry.SCORER_MODULES`: ``function(root)`` gives it, or None), or None."""
+    model = root.state.get("model_") if root.kind == "TextClassifier" else None
+    if not isinstance(model, ModelNode) or model.kind not in SCORER_MODULES:
+        return None
+    module, function = SCORER_MODULES[model.kind]
+    return getattr(importlib.import_module(module), function)(root)

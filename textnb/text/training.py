@@ -38,7 +38,8 @@ from textnb.text.tokenize import Analyzer, analyzer_from_params, count_batch, en
 
 __all__ = ["Accumulator", "PER_CLASS", "batches", "check_vocabulary_params", "count_documents", "finish_counts",
            "fit_model",
-           "learn_counts", "min_parallel", "prune_mask", "select_columns", "select_vocabulary", "train_text_model"]
+           "learn_counts", "min_parallel", "prune_mask", "select_columns", "select_vocabulary", "text_classifier_node",
+           "train_text_model"]
 
 #: The per-class table each streamable model needs: term counts, or document frequencies
 #: (DiscriminativeNB learns from the documents' rows; its table only prunes the vocabulary).
@@ -486,13 +487,21 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
             state = kernel.to_state({"classes_": classes, "n_features_in_": len(cols),
                                      "class_count_": acc.class_count, "feature_count_": acc.sums[:, cols]})
         fitted_model, template = ModelNode(kind, saved_params, state), ModelNode(kind, saved_params, {})
-    fitted_vec = ModelNode("Vectorizer", vec_params, encode_terms(acc.vocab, cols))
+    root = text_classifier_node(vec_params, encode_terms(acc.vocab, cols), fitted_model, template, classes,
+                                max_bytes=max_bytes, given_vectorizer=given_vectorizer)
+    return root, acc.skipped
+
+
+def text_classifier_node(vec_params, terms, fitted_model, template, classes, *, max_bytes, given_vectorizer=True):
+    """The ``TextClassifier`` node of a fitted model: what its ``save`` writes, with the
+    vectorizer's parameters ``vec_params`` (all of them), its stored vocabulary ``terms``
+    (:func:`~textnb.text.tokenize.encode_terms`), the fitted model's node and its unfitted
+    ``template`` (``given_vectorizer`` False: the ``vectorizer`` parameter was None)."""
     params = {"max_bytes": max_bytes,
               "vectorizer": ModelNode("Vectorizer", vec_params, {}) if given_vectorizer else None,
               "model": template}
-    root = ModelNode("TextClassifier", params,
-                     {"vectorizer_": fitted_vec, "model_": fitted_model, "classes_": classes})
-    return root, acc.skipped
+    return ModelNode("TextClassifier", params, {"vectorizer_": ModelNode("Vectorizer", vec_params, terms),
+                                               "model_": fitted_model, "classes_": classes})
 
 
 def fit_model(model, steps, classes, X, y_index, weights=None):

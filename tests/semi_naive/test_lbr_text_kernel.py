@@ -1,0 +1,166 @@
+"""The kernel of LazyTextNB (``textnb.semi_naive.lbr_text_kernel``) and its documents' trainer and
+scorer (``textnb.semi_naive.lbr_text_io``): the estimator's model file and scores, bit for bit,
+without scikit-learn; ``train`` / ``predict`` / ``evaluate --lazy`` import no scikit-learn and
+print what the estimators print."""
+
+import json
+
+import numpy as np
+import pytest
+
+from conftest import assert_kernel_is_the_estimator, cli, cli_subprocess
+from textnb.core.model_io import load, save
+from textnb.semi_naive.lbr_text import LazyTextNB
+from textnb.semi_naive.lbr_text_io import LazyTextScorer, train_lazy_text_model
+from textnb.semi_naive.lbr_text_kernel import LazyTextKernel
+from textnb.text.classifier import TextClassifier
+from textnb.text.scorer import load_for_prediction
+from textnb.text.vectorizer import Vectorizer
+
+#: rules fire on SMS with these (the defaults keep every message on "(no conditions)")
+RULES = {"min_df": 5, "min_errors": 1, "significance": 0.5}
+PARAMS = [{}, {"model": "bernoulli", **RULES}, {"screen": "ig", "stop_words": None, **RULES},
+          {"max_candidates": 3, "n_screen": 40, "model": "bernoulli", **RULES}]
+
+
+@pytest.fixture(scope="module")
+def sms_terms(sms):
+    docs, y = sms
+    vec = Vectorizer().fit(docs[:2000])
+    return vec.transform(docs[:2000]), y[:2000], vec.transform(docs[2000:3000]), vec.get_feature_names_out()
+
+
+@pytest.mark.parametrize("params", PARAMS)
+def test_kernel_is_the_estimator(sms_terms, tmp_path, params):
+    X, y, X_test, terms = sms_terms
+    kernel = LazyTextKernel(**params).fit(X, y, terms=terms)
+    estimator = LazyTextNB(**params).fit(X, y, terms=terms)
+    assert_kernel_is_the_estimator(kernel, estimator, X_test, tmp_path)
+    assert kernel.predict_explain(X_test)[1] == estimator.predict_explain(X_test)[1]
+    if params:
+        assert any("term:" in rule for rule in kernel.explain(X_test))
+    assert LazyTextKernel.defaults == LazyTextNB().get_params()
+
+
+def test_kernel_refuses_what_the_estimator_refuses():
+    X = np.array([[1.0, -1.0], [0.0, 2.0]])
+    for model in (LazyTextKernel(), LazyTextNB()):
+        with pytest.raises(ValueError, match="Negative values in data passed to LazyTextNB"):
+            model.fit(X, ["a", "b"])
+        with pytest.raises(ValueError, match="model must be one of"):
+            type(model)(model="complement").fit(abs(X), ["a", "b"])
+        fitted = type(model)(min_df=1).fit(abs(X), ["a", "b"])
+        with pytest.raises(ValueError, match="X has 3 features, but LazyTextNB is expecting 2 features"):
+            fitted.predict(np.ones((1, 3)))
+
+
+@pytest.mark.parametrize("vectorizer, params", [
+    ({}, {}),
+    ({"binary": True}, {"model": "bernoulli", **RULES}),
+    ({"stop_words": "english", "min_df": 2}, {"alpha": 0.5, **RULES}),
+])
+def test_trainer_writes_the_estimators_file_and_the_scorer_scores_as_it(sms, tmp_path, vectorizer, params):
+    """``train_lazy_text_model``'s file is the TextClassifier's, byte for byte; the file's
+    scorer (``load_for_prediction``) scores 2,500 documents (two batches) as the loaded
+    estimator, bit for bit, and explains them with the same rules."""
+    docs, y = sms
+    root, skipped = train_lazy_text_model(docs[:2500], y[:2500], vectorizer=vectorizer, model=params)
+    assert skipped == []
+    save(root, tmp_path / "trainer.tnb")
+    TextClassifier(vectorizer=Vectorizer(**vectorizer), model=LazyTextNB(**params)).fit(
+        docs[:2500], y[:2500]).save(tmp_path / "estimator.tnb")
+    assert (tmp_path / "trainer.tnb").read_bytes() == (tmp_path / "estimator.tnb").read_bytes()
+    scorer, estimator = load_for_prediction(tmp_path / "trainer.tnb"), load(tmp_path / "trainer.tnb")
+    assert isinstance(scorer, LazyTextScorer)
+    test = docs[2500:5000]
+    for method in ("predict_joint_log_proba", "predict_log_proba", "predict_proba", "predict_log_odds", "predict"):
+        np.testing.assert_array_equal(getattr(scorer, method)(test), getattr(estimator, method)(test))
+    log_proba, odds = scorer.log_proba_and_odds(test)
+    np.testing.assert_array_equal(log_proba, estimator.predict_log_proba(test))
+    np.testing.assert_array_equal(odds, estimator.predict_log_odds(test))
+    assert scorer.explain(test[:400]) == estimator.predict_explain(test[:400])[1]
+
+
+def test_an_inconsistent_file_is_left_to_load(sms, tmp_path):
+    """A file whose model does not match its vocabulary: no scorer; load's own error line."""
+    from textnb.core.errors import ModelFileError
+    from textnb.core.model_io import read_nodes
+    from textnb.semi_naive.lbr_text_io import lazy_text_scorer
+
+    docs, y = sms
+    root, _ = train_lazy_text_model(docs[:300], y[:300])
+    root.state["model_"].state["n_features_in_"] += 1
+    save(root, tmp_path / "bad.tnb")
+    assert lazy_text_scorer(read_nodes(tmp_path / "bad.tnb")) is None
+    with pytest.raises(ModelFileError) as caught:
+        load_for_prediction(tmp_path / "bad.tnb")
+    assert str(caught.value).startswith(f"{tmp_path / 'bad.tnb'}: ") and "\n" not in str(caught.value)
+
+
+def _topic_corpus(path, n=400, seed=3):
+    """A TSV of documents where a rule on "hockey" helps (as test_lbr_text's topic data)."""
+    rng = np.random.default_rng(seed)
+    words = ["hockey", "goal", "puck", "w3", "w4", "w5", "w6", "w7"]
+    lines = []
+    for _ in range(n):
+        counts = rng.poisson(0.3, size=8)
+        context, label = rng.random() < 0.4, rng.random() < 0.5
+        counts[0] = context * (1 + rng.poisson(1))
+        counts[(1 if context else 2) if label else (2 if context else 1)] += 2 + rng.poisson(1)
+        text = " ".join(["the"] + [w for w, k in zip(words, counts) for _ in range(k)])
+        lines.append(f"{'a' if label else 'b'}\t{text}\n")
+    path.write_text("".join(lines))
+    return path
+
+
+def _estimator_output(monkeypatch, *args):
+    """The command's output through the estimators (no kernel, no scorer of lazy rules)."""
+    import textnb.meta.registry as registry
+    import textnb.text.scorer as scorer
+
+    with monkeypatch.context() as m:
+        m.setattr(registry, "lazy_text_model", lambda opts: None)
+        m.setattr(scorer, "SCORER_MODULES", {})
+        return cli(*args)
+
+
+@pytest.mark.parametrize("options", [("--lazy", "hlbr"), ("--lazy", "lbr", "--model", "bernoulli", "--alpha", "0.5")])
+def test_cli_lazy_documents_import_no_sklearn_and_print_what_the_estimators_print(tmp_path, monkeypatch, options):
+    corpus = _topic_corpus(tmp_path / "topics.tsv")
+    (tmp_path / "doc.txt").write_text("the hockey goal goal goal puck\n")
+    status, out = cli_subprocess("train", corpus, *options, "-o", tmp_path / "k.tnb", "--json")
+    assert status.split()[:2] == ["0", "False"], status
+    rc, expected, _ = _estimator_output(monkeypatch, "train", corpus, *options, "-o", tmp_path / "e.tnb", "--json")
+    assert rc == 0
+    strip = [{k: v for k, v in json.loads(o).items() if k not in ("seconds", "model")} for o in (out, expected)]
+    assert strip[0] == strip[1]
+    assert (tmp_path / "k.tnb").read_bytes() == (tmp_path / "e.tnb").read_bytes()
+    for command in (("predict", tmp_path / "k.tnb", corpus, "--proba", "--json"),
+                    ("predict", tmp_path / "k.tnb", tmp_path / "doc.txt", "--explain"),
+                    ("predict", tmp_path / "k.tnb", corpus, "--explain", "--json")):
+        status, out = cli_subprocess(*command)
+        rc, expected, _ = _estimator_output(monkeypatch, *command)
+        assert status.split()[:2] == [str(rc), "False"], command
+        assert out == expected, command
+    assert "term:hockey" in out
+    command = ("evaluate", corpus, *options, "--cv", "3", "--json")
+    status, out = cli_subprocess(*command)
+    rc, expected, _ = _estimator_output(monkeypatch, *command)
+    assert status.split()[:2] == [str(rc), "False"], command
+    reports = [{k: v for k, v in json.loads(o).items() if k != "seconds"} for o in (out, expected)]
+    assert reports[0] == reports[1]
+
+
+def test_explain_of_an_adjusted_lazy_text_model(tmp_path):
+    """``--lazy hlbr --adjust`` then ``predict --explain``: the rule of the lazy model inside
+    APNBC (an internal error before), and APNBC's own label; the file is still the estimators'."""
+    corpus = _topic_corpus(tmp_path / "topics.tsv")
+    assert cli("train", corpus, "--lazy", "hlbr", "--adjust", "-o", tmp_path / "m.tnb")[0] == 0
+    rc, out, err = cli("predict", tmp_path / "m.tnb", corpus, "--explain", "--json")
+    assert rc == 0, err
+    rows = [json.loads(line) for line in out.splitlines()]
+    rc, plain, _ = cli("predict", tmp_path / "m.tnb", corpus, "--json")
+    assert [r["label"] for r in rows] == [json.loads(line)["label"] for line in plain.splitlines()]
+    assert all(r["explanation"].endswith(("documents", "document")) for r in rows)
+    # (the lazy model inside APNBC is fitted without the term names: its rules name columns, "term:#0")
+    assert any("term:" in r["explanation"] for r in rows)

@@ -1,0 +1,188 @@
+"""Lazy Bayesian rules on documents without scikit-learn: training from documents, scoring documents.
+
+:func:`train_lazy_text_model` is what ``TextClassifier(vectorizer=Vectorizer(**vectorizer),
+model=LazyTextNB(**params)).fit(docs, labels)`` saves, byte for byte, computed without the
+estimators: the documents are counted by the one text pipeline of :mod:`textnb.text.training`
+(:func:`~textnb.text.training.count_documents`, keeping every document's row, the vocabulary
+pruned by :func:`~textnb.text.training.select_columns`), and the model is fitted by its kernel
+(:class:`~textnb.semi_naive.lbr_text_kernel.LazyTextKernel`). ``textnb train DOCS --lazy``
+calls it.
+
+:class:`LazyTextScorer` is what :func:`textnb.text.scorer.load_for_prediction` returns for
+such a file (:data:`textnb.core.registry.SCORER_MODULES`): the kernel built from the model's
+node, and the documents' counts under the stored vocabulary
+(:class:`~textnb.text.scorer.DocumentCounts`), scored in batches of ``batch_size`` documents
+as ``TextClassifier`` scores them (the local tables of a batch's rules depend on the terms of
+the documents in it, so the batches are the estimator's for the same floats). ``textnb
+predict``, ``serve`` and ``topicfilter`` use it.
+
+Both import numpy and scipy, not scikit-learn (see :mod:`textnb.semi_naive.lbr_text_kernel`
+for why ``scipy.sparse`` stays).
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from textnb.core.errors import ModelFileError
+from textnb.core.logspace import log_odds, logsumexp
+from textnb.core.model_schema import check_declared
+from textnb.naive_bayes.scoring import Scores
+from textnb.semi_naive.lbr_text_kernel import LazyTextKernel
+from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
+from textnb.text.scorer import DocumentCounts, document_model
+from textnb.text.tokenize import analyzer_from_params, encode_terms
+from textnb.text.training import check_vocabulary_params, count_documents, select_columns, text_classifier_node
+
+__all__ = ["LazyTextScorer", "lazy_text_scorer", "train_lazy_text_model"]
+
+
+def train_lazy_text_model(X, y, *, vectorizer=None, model=None, given_vectorizer=True, n_jobs=None, batch_size=2000,
+                          max_bytes=None, progress=None, client=None):
+    """Fit lazy Bayesian rules on documents; return the model file's tree and the skipped files.
+
+    The result is what ``TextClassifier(vectorizer=Vectorizer(**vectorizer),
+    model=LazyTextNB(**model), ...).fit(X, y)`` saves, exactly (``given_vectorizer`` False
+    means ``vectorizer=None``), computed without building the estimators.
+
+    Parameters
+    ----------
+    X : iterable of str, bytes or pathlib.Path
+        The documents.
+    y : array-like of shape (n_documents,)
+        Their labels.
+    vectorizer : dict, default=None
+        The :class:`~textnb.text.vectorizer.Vectorizer` parameters given (the others default).
+    model : dict, default=None
+        The :class:`~textnb.semi_naive.lbr_text.LazyTextNB` parameters given.
+    n_jobs, batch_size, max_bytes, progress, client
+        As :func:`textnb.text.training.train_text_model` takes them (counting only).
+
+    Returns
+    -------
+    root : ModelNode
+        ``TextClassifier`` node, for :func:`textnb.core.model_io.save`.
+    skipped : list of str
+        Documents skipped because they are binary.
+    """
+    vec_params = {**VECTORIZER_DEFAULTS, **(vectorizer or {})}
+    kernel = LazyTextKernel(**(model or {}))
+    kernel._check_params()
+    check_vocabulary_params(vec_params["min_df"], vec_params["max_df"], vec_params["max_features"])
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be one label per document; got shape {y.shape}")
+    classes, y_index = np.unique(y, return_inverse=True)
+    analyzer = analyzer_from_params(vec_params)
+    max_bytes = TEXT_CLASSIFIER_DEFAULTS["max_bytes"] if max_bytes is None else max_bytes
+    # the estimator fits the model on the whole document-term matrix: every row is kept
+    acc = count_documents(X, y_index, np.ones(len(y)), len(classes), analyzer, n_jobs=n_jobs, batch_size=batch_size,
+                          max_bytes=max_bytes, progress=progress, client=client, rows=True,
+                          binary=bool(vec_params["binary"]))
+    cols = select_columns(acc, len(y), min_df=vec_params["min_df"], max_df=vec_params["max_df"],
+                          max_features=vec_params["max_features"])
+    X_rows, y_rows, _ = acc.row_matrix(cols)
+    if vec_params["binary"]:  # the Vectorizer's output: presence
+        X_rows.data[:] = 1.0
+    kernel.fit(X_rows, classes[y_rows], terms=acc.vocab.terms(cols))
+    fitted = kernel.to_node()
+    template = type(fitted)(fitted.kind, dict(fitted.params), {})
+    root = text_classifier_node(vec_params, encode_terms(acc.vocab, cols), fitted, template, kernel.classes_,
+                                max_bytes=max_bytes, given_vectorizer=given_vectorizer)
+    return root, acc.skipped
+
+
+class LazyTextScorer(DocumentCounts, Scores):
+    """Scores documents with a fitted :class:`~textnb.semi_naive.lbr_text_kernel.LazyTextKernel`.
+
+    What a ``TextClassifier`` whose model is a ``LazyTextNB`` predicts, float for float:
+    ``predict``, ``predict_proba``, ``predict_log_proba``, ``predict_joint_log_proba``,
+    ``predict_log_odds`` (:class:`~textnb.naive_bayes.scoring.Scores`' formulas, as the
+    estimator's), ``log_proba_and_odds`` (both in one pass) and ``predict_explain`` /
+    ``explain`` (the rule of each document), over documents (str, or ASCII bytes).
+
+    Parameters
+    ----------
+    kernel : LazyTextKernel
+        The fitted model (``model_``).
+    analyzer, terms, binary, max_bytes
+        As :class:`~textnb.text.scorer.DocumentCounts` takes them: the file's vectorizer.
+    batch_size : int, default=2000
+        Documents scored together (the ``TextClassifier``'s ``batch_size``, which a model
+        file does not store: its default).
+    """
+
+    #: capability (:mod:`textnb.core.wrapping`): ``predict_explain`` gives the rule used per document
+    explains_by_rules = True
+
+    def __init__(self, kernel, analyzer, terms, binary=False, max_bytes=None, batch_size=None):
+        super().__init__(analyzer, terms, binary, max_bytes)
+        self.model_ = kernel
+        self.classes_ = kernel.classes_
+        self.batch_size = TEXT_CLASSIFIER_DEFAULTS["batch_size"] if batch_size is None else batch_size
+
+    def probabilities_calibrated(self):
+        """Whether the probabilities are calibrated (:mod:`textnb.core.wrapping`): never."""
+        return False
+
+    def _check_X(self, docs):
+        if isinstance(docs, (str, bytes)):
+            raise TypeError("expected an iterable of documents, got a single string; wrap it in a list")
+        return list(docs)
+
+    def _batches(self, docs):
+        """The count matrices (float64 CSR over the vocabulary) of the documents, batch by batch."""
+        n_cols = len(self.terms) if self._vocab is None else len(self._vocab)
+        for start in range(0, max(len(docs), 1), int(self.batch_size)):
+            batch = docs[start:start + int(self.batch_size)]
+            data, indices, indptr = self._cells(batch)
+            yield sp.csr_matrix((self.counted(data), indices, indptr), shape=(len(batch), n_cols))
+
+    def _joint_log_likelihood(self, docs):
+        parts = [self.model_.predict_joint_log_proba(X) for X in self._batches(docs) if X.shape[0]]
+        return np.concatenate(parts) if parts else np.zeros((0, len(self.classes_)))
+
+    def log_proba_and_odds(self, docs):
+        """``(predict_log_proba(docs), predict_log_odds(docs))`` in one pass over the documents."""
+        jll = self._joint_log_likelihood(self._check_X(docs))
+        return jll - logsumexp(jll, axis=1, keepdims=True), log_odds(jll)
+
+    def predict_explain(self, docs):
+        """Predictions and, per document, the rule used (the kernel's ``predict_explain``)."""
+        labels, rules = [], []
+        for X in self._batches(self._check_X(docs)):
+            if X.shape[0]:
+                lab, rule = self.model_.predict_explain(X)
+                labels.append(lab)
+                rules.extend(rule)
+        return (np.concatenate(labels) if labels else np.array([])), rules
+
+    def explain(self, docs):
+        """The rule used for each document (see :meth:`predict_explain`)."""
+        return self.predict_explain(docs)[1]
+
+
+def _lazy_template(node):
+    """An unfitted ``LazyTextNB`` node, its parameters as the schema wants them."""
+    if node.kind != LazyTextKernel.kind or node.state:
+        return False
+    check_declared(node.kind, LazyTextKernel._param_schema, LazyTextKernel._state_schema, node.params, {})
+    return True
+
+
+def lazy_text_scorer(root):
+    """The :class:`LazyTextScorer` of a read ``TextClassifier`` tree whose model is a
+    ``LazyTextNB`` (:func:`textnb.core.model_io.read_nodes`), or None where the tree is not
+    consistent (:func:`~textnb.core.model_io.load` then reports it in its own words)."""
+    parts = document_model(root, _lazy_template)
+    if parts is None:
+        return None
+    model, terms, analyzer, vec_params, max_bytes = parts
+    try:
+        kernel = LazyTextKernel.from_node(model)
+    except ModelFileError:
+        return None
+    classes = root.state.get("classes_")
+    if (kernel.n_features_in_ != len(terms) or classes is None or np.shape(classes) != np.shape(kernel.classes_)
+            or not np.array_equal(classes, kernel.classes_)):
+        return None
+    return LazyTextScorer(kernel, analyzer, terms, bool(vec_params["binary"]), max_bytes)
