@@ -567,6 +567,18 @@ class TermKeys:
             out._strings = {name[c]: j for j, c in zip(rest.tolist(), columns[rest].tolist())}
         return out
 
+    def reorder(self, order):
+        """Renumber the columns in place: column ``j`` becomes the term of column ``order[j]``
+        (``order`` a permutation of all columns). No term is hashed or looked up again."""
+        order = np.asarray(order, dtype=np.int64)
+        new = np.empty(self._n, dtype=np.int64)
+        new[order] = np.arange(self._n)
+        self._words[: self._n] = np.take(self._words, order, axis=0)
+        self._keyed[: self._n] = self._keyed[order]
+        self._hash_cols = new[self._hash_cols]
+        self._strings = {t: int(c) for t, c in zip(self._strings, new[list(self._strings.values())].tolist())}
+        return new
+
     def merge_columns(self, other, order=None):
         """Add ``other``'s terms (a TermKeys); returns the column here of each of its columns.
 

@@ -359,7 +359,7 @@ def _mixed_ngram_ids(blobs, where, texts, text_where, analyzer, keys):
     ``where`` / ``text_where`` in the batch) under an n-gram analyzer: new terms get their
     columns in order of first occurrence in the batch, as the general path numbers them
     (a batch's rows list their cells in that order)."""
-    local = TermKeys()
+    local = keys if not len(keys) else TermKeys()  # (an empty vocabulary is renumbered in place)
     rows, ids, firsts = ascii_term_ids(blobs, analyzer, local, grow=True, first=True)
     where, text_where = np.asarray(where, dtype=np.int64), np.asarray(text_where, dtype=np.int64)
     firsts = (where[firsts >> 32] << 32) | (firsts & 0xFFFFFFFF)  # (every column of local occurs)
@@ -372,7 +372,8 @@ def _mixed_ngram_ids(blobs, where, texts, text_where, analyzer, keys):
     order = np.full(len(local), np.iinfo(np.int64).max, dtype=np.int64)
     order[: len(firsts)] = firsts
     order[text_cols] = np.minimum(order[text_cols], text_firsts)
-    cols = keys.merge_columns(local, np.argsort(order, kind="stable"))
+    order = np.argsort(order, kind="stable")
+    cols = keys.reorder(order) if local is keys else keys.merge_columns(local, order)
     return (np.concatenate((where[rows], text_where[text_rows])),
             cols[np.concatenate((ids, text_cols[text_ids]))])
 
