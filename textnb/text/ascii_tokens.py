@@ -315,7 +315,7 @@ class TermKeys:
         to_dict = np.zeros(len(order), dtype=bool)
         to_dict[same + 1] = True
         keys = cls()
-        keys._width = width
+        keys._width, keys._words = width, np.zeros((0, width), dtype=np.uint64)
         keys._reserve(n)
         keys._n = n
         held = order[~to_dict]
@@ -551,7 +551,7 @@ class TermKeys:
         """A new TermKeys whose column ``j`` is this one's column ``columns[j]``."""
         columns = np.asarray(columns, dtype=np.int64)
         out = TermKeys()
-        out._width = self._width
+        out._width, out._words = self._width, np.zeros((0, self._width), dtype=np.uint64)
         out._reserve(len(columns))
         out._n = len(columns)
         keyed = self._keyed[columns]
