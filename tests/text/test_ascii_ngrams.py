@@ -10,7 +10,7 @@ from numpy.testing import assert_array_equal
 from sklearn.feature_extraction.text import CountVectorizer
 
 from textnb.text import ascii_tokens
-from textnb.text.ascii_tokens import TermKeys, ascii_term_ids, supports
+from textnb.text.ascii_tokens import TermKeys, supports
 from textnb.text.tokenize import (Analyzer, StoredVocabulary, _python_term_ids, batch_term_ids, encode_terms,
                                   growing_vocabulary)
 from textnb.text.vectorizer import Vectorizer
