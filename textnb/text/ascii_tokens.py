@@ -18,10 +18,20 @@ a 256-entry lookup table, a difference), with no Python work per token:
 :class:`TermKeys` is the vocabulary in the same terms: looked up, grown, merged and
 sorted a batch at a time, by the words' hashes.
 
+Word n-grams (``ngram_range``) are formed from the numbered tokens, after stop-word
+removal and within a document, as scikit-learn forms them: each n-gram is numbered by
+the pair (its (n - 1)-gram's number, its last token's number), exactly, and keyed by
+the words of its string (``w1 w2``, composed by shifts, :func:`_join`) when it has at
+most 56 bytes and no token over 24; the others are joined as str, once per distinct
+n-gram of a batch. :class:`TermKeys` then holds terms of up to 56 bytes in seven words.
+New n-grams get their columns in order of first occurrence, as the general path gives
+them (a batch's rows list their cells in column order, which the model files of
+DiscriminativeNB depend on to the last bit).
+
 The output is the same as :class:`textnb.text.tokenize.Analyzer` followed by a dict lookup,
 term for term (tests check it against scikit-learn's ``CountVectorizer``). Analyzers
-with a custom token pattern, stemming or n-grams, and non-ASCII documents, take the
-general path in :mod:`textnb.text.tokenize`.
+with a custom token pattern or stemming, and non-ASCII documents, take the general path
+in :mod:`textnb.text.tokenize`.
 """
 
 from itertools import repeat
