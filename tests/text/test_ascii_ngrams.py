@@ -129,3 +129,23 @@ def test_term_keys_widen_for_long_ngrams():
     assert narrow.add_words(words, grow=False).tolist() == [1, -1]
     sub = keys.subset([5, 0])
     assert sub.terms() == [terms[5], "ab"] and sub.add_words(words, grow=False).tolist() == [-1, 0]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_merged_batches_number_ngrams_as_the_general_path(seed):
+    """A batch vocabulary of n-grams (seven-word keys) merged into a growing one numbers the
+    new terms as a batch vocabulary built from the general path's strings (three-word keys,
+    longer terms in the dict) does: partial_fit's model files keep their column order."""
+    analyzer = Analyzer(ngram_range=(1, 3))
+    merged_fast, merged_general = TermKeys(["ab", "ab ab"]), TermKeys(["ab", "ab ab"])
+    for part in range(3):
+        docs = random_docs(seed * 10 + part, 60)
+        fast_keys = TermKeys()
+        batch_term_ids(docs, analyzer, fast_keys, grow=True)
+        vocab = growing_vocabulary()
+        _python_term_ids(docs, analyzer, vocab, True)
+        general_keys = TermKeys(list(vocab))
+        assert fast_keys.terms() == general_keys.terms()
+        merged_fast.merge_columns(fast_keys)
+        merged_general.merge_columns(general_keys)
+        assert merged_fast.terms() == merged_general.terms()

@@ -300,9 +300,9 @@ class TermKeys:
         lengths = np.diff(offsets)
         odd = np.concatenate(([0], np.cumsum((data >= 128) | (data == 0))))  # non-ASCII or NUL bytes
         ascii = (odd[offsets[1:]] == odd[offsets[:-1]]) & (lengths > 0)
-        spaces = np.concatenate(([0], np.cumsum(data == ord(" "))))
-        wide = ascii & (lengths > _KEY_BYTES) & (lengths <= 8 * _WIDE) & (spaces[offsets[1:]] > spaces[offsets[:-1]])
-        width = _WIDE if wide.any() else _N_WORDS
+        blob = data.tobytes()
+        wide = np.flatnonzero(ascii & (lengths > _KEY_BYTES) & (lengths <= 8 * _WIDE)).tolist()
+        width = _WIDE if any(b" " in blob[offsets[i]:offsets[i + 1]] for i in wide) else _N_WORDS
         keyable = ascii & (lengths <= 8 * width)
         keyed_at, other_at = np.flatnonzero(keyable), np.flatnonzero(~keyable)
         padded = np.concatenate((data, np.zeros(8 * width + 8, dtype=np.uint8))).tobytes()
@@ -311,7 +311,6 @@ class TermKeys:
         words = np.empty((len(keyed_at), width), dtype=np.uint64)
         for k in range(width):
             words[:, k] = view[starts + 8 * k] & _MASK[np.clip(lengths - 8 * k, 0, 8)]
-        blob = data.tobytes()
         others = [blob[a:b].decode("utf-8") for a, b in zip(offsets[other_at].tolist(), offsets[other_at + 1].tolist())]
         h = _hash([words[:, k] for k in range(width)])
         order = np.argsort(h, kind="stable")
@@ -601,7 +600,13 @@ class TermKeys:
         """Add ``other``'s terms (a TermKeys); returns the column here of each of its columns.
 
         New terms are numbered in the order of ``other``'s columns ``order`` (all of them),
-        or by default first those held as words, then the others."""
+        or by default first the terms of up to 24 bytes held as words, then the others (in
+        ``other``'s column order when it holds n-grams in seven words: the order in which
+        three-word keys, with every longer term in the dict, number them)."""
+        if order is None and other._width > _N_WORDS:
+            n = other._n
+            short = other._keyed[:n] & ~other._words[:n, _N_WORDS:].any(axis=1)
+            order = np.concatenate((np.flatnonzero(short), np.flatnonzero(~short)))
         if order is not None:
             order = np.asarray(order, dtype=np.int64)
             keyed = other._keyed[order]
