@@ -128,9 +128,11 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.naive_bayes import MultinomialNB
 from sklearn.pipeline import make_pipeline
 root = Path(sys.argv[1])
+ngram, min_df = (int(sys.argv[3]), int(sys.argv[4])) if len(sys.argv) > 4 else (1, 1)
 files = sorted(p for p in root.rglob("*") if p.is_file())
 labels = [p.parent.name for p in files]
-model = make_pipeline(CountVectorizer(input="filename", decode_error="replace"), MultinomialNB())
+model = make_pipeline(CountVectorizer(input="filename", decode_error="replace", ngram_range=(1, ngram), min_df=min_df),
+                      MultinomialNB())
 model.fit([str(p) for p in files], labels)
 with open(sys.argv[2], "wb") as f:
     pickle.dump(model, f)
@@ -157,9 +159,11 @@ def _wall(cmd, env=None):
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def whole_process(root, tmp, repeat, bytecode=True):
+def whole_process(root, tmp, repeat, bytecode=True, ngram=None):
     """Medians of whole-process wall and CPU times, textnb and scikit-learn interleaved
-    (``bytecode``: both from cached bytecode; False: every module compiled at each run)."""
+    (``bytecode``: both from cached bytecode; False: every module compiled at each run;
+    ``ngram``: also word n-grams from 1 to ``ngram`` of at least two documents, trained and
+    predicted)."""
     tmp = Path(tmp)
     one_doc = next(p for p in sorted((Path(root) / "test").rglob("*")) if p.is_file())
     textnb = [sys.executable, "-m", "textnb"]
@@ -175,6 +179,13 @@ def whole_process(root, tmp, repeat, bytecode=True):
         "predict (one document)": ([*textnb, "predict", str(tmp / "m.tnb"), str(one_doc)],
                                    [sys.executable, "-c", SKLEARN_PREDICT, str(tmp / "m.pkl"), str(one_doc)]),
     }
+    if ngram:
+        jobs[f"train --ngram {ngram} --min-df 2"] = (
+            [*textnb, "train", str(root), "--ngram", str(ngram), "--min-df", "2", "-o", str(tmp / "ng.tnb")],
+            [sys.executable, "-c", SKLEARN_TRAIN, str(Path(root) / "train"), str(tmp / "ng.pkl"), str(ngram), "2"])
+        jobs[f"predict (test part, --ngram {ngram} model)"] = (
+            [*textnb, "predict", str(tmp / "ng.tnb"), str(Path(root) / "test")],
+            [sys.executable, "-c", SKLEARN_PREDICT, str(tmp / "ng.pkl"), str(Path(root) / "test")])
     load_start = os.getloadavg()[0]
     bare = [sys.executable, "-c", "import sklearn.naive_bayes"]
     times = {name: ([], []) for name in jobs}
@@ -220,7 +231,10 @@ def whole_process(root, tmp, repeat, bytecode=True):
                 "CPU times (which another process's load does not add to) are the figures that count in this "
                 "run." if max(load, load_start) > 1.5 else ".")
              + " The default model's training includes its calibration (one temperature fitted on held-out "
-             "folds of the training documents).", "",
+             "folds of the training documents)."
+             + (f" The `--ngram {ngram}` rows: words and word n-grams up to {ngram} of at least two training "
+                f"documents on both sides (`CountVectorizer(ngram_range=(1, {ngram}), min_df=2)` in the "
+                "scikit-learn script), textnb with its default model." if ngram else ""), "",
              "| command | textnb s | scikit-learn s | speed-up | textnb CPU s | scikit-learn CPU s | CPU speed-up |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     for name in jobs:
@@ -247,6 +261,8 @@ def main():
     ap.add_argument("--no-bytecode-cache", action="store_true",
                     help="whole processes: compile every module at each run (PYTHONDONTWRITEBYTECODE=1, "
                          "no cache), as a source checkout run in such an environment does")
+    ap.add_argument("--ngram", type=int, metavar="N",
+                    help="whole processes: also train (--ngram N --min-df 2) and predict with word n-grams")
     args = ap.parse_args()
     if args.one:
         print(json.dumps(run_one(*args.one)))
@@ -255,7 +271,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         news = extract(args.shared, "20news-bydate", tmp)
         if news is not None:
-            whole, _ = whole_process(news, tmp, args.repeat, bytecode=not args.no_bytecode_cache)
+            whole, _ = whole_process(news, tmp, args.repeat, bytecode=not args.no_bytecode_cache,
+                                     ngram=args.ngram)
             print(whole, file=sys.stderr)
         if args.whole_only:
             if news is None:

@@ -18,10 +18,20 @@ a 256-entry lookup table, a difference), with no Python work per token:
 :class:`TermKeys` is the vocabulary in the same terms: looked up, grown, merged and
 sorted a batch at a time, by the words' hashes.
 
+Word n-grams (``ngram_range``) are formed from the numbered tokens, after stop-word
+removal and within a document, as scikit-learn forms them: each n-gram is numbered by
+the pair (its (n - 1)-gram's number, its last token's number), exactly, and keyed by
+the words of its string (``w1 w2``, composed by shifts, :func:`_join`) when it has at
+most 56 bytes and no token over 24; the others are joined as str, once per distinct
+n-gram of a batch. :class:`TermKeys` then holds terms of up to 56 bytes in seven words.
+New n-grams get their columns in order of first occurrence, as the general path gives
+them (a batch's rows list their cells in column order, which the model files of
+DiscriminativeNB depend on to the last bit).
+
 The output is the same as :class:`textnb.text.tokenize.Analyzer` followed by a dict lookup,
 term for term (tests check it against scikit-learn's ``CountVectorizer``). Analyzers
-with a custom token pattern, stemming or n-grams, and non-ASCII documents, take the
-general path in :mod:`textnb.text.tokenize`.
+with a custom token pattern or stemming, and non-ASCII documents, take the general path
+in :mod:`textnb.text.tokenize`.
 """
 
 from itertools import repeat
@@ -35,19 +45,24 @@ _WORD = np.zeros(256, dtype=bool)
 _WORD[np.frombuffer(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_", np.uint8)] = True
 _N_WORDS = 3  # 64-bit words per token key: tokens of up to 24 bytes
 _KEY_BYTES = 8 * _N_WORDS
+#: 64-bit words per n-gram key: n-grams of up to 56 bytes (two tokens of 24 and a space)
+_WIDE = 7
 _PAD = _KEY_BYTES + 8
 _MASK = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
-_MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9))
+#: One odd multiplier per word: a key's trailing zero words add nothing, so a term hashes
+#: alike in 3 words and in 7
+_MIX = tuple(np.uint64(m) for m in (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9,
+                                     0xD6E8FEB86659FD93, 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53,
+                                     0x94D049BB133111EB))
 _SHIFT = np.uint64(31)
 
 
 def supports(analyzer):
     """True when ``analyzer`` (a :class:`textnb.text.tokenize.Analyzer`) is a plain word
     analyzer (no custom analyzer, preprocessor, tokenizer, accent stripping or input
-    decoding) with the default token pattern, single words and no stemmer (stop words
-    and ``lowercase`` are fine)."""
-    return (analyzer.plain and analyzer.pattern.pattern == r"\w\w+" and analyzer.ngram_range == (1, 1)
-            and analyzer.stems is None)
+    decoding) with the default token pattern and no stemmer (stop words, ``lowercase``
+    and word n-grams are fine)."""
+    return analyzer.plain and analyzer.pattern.pattern == r"\w\w+" and analyzer.stems is None
 
 
 def _hash(words):
@@ -213,10 +228,10 @@ def _number(words):
 
 
 def _decode(words):
-    """Strings of an (n, 3) uint64 array of token words."""
+    """Strings of an (n, k) uint64 array of token words."""
     if len(words) == 0:
         return []
-    raw = np.ascontiguousarray(words, dtype=np.uint64).view(f"S{_KEY_BYTES}").ravel().tolist()
+    raw = np.ascontiguousarray(words, dtype=np.uint64).view(f"S{8 * words.shape[1]}").ravel().tolist()
     return b"\0".join(raw).decode("ascii").split("\0")  # keyed terms hold no NUL
 
 
@@ -224,16 +239,16 @@ def _long_terms(joined, starts, lengths):
     return [joined[s:s + n].decode("ascii") for s, n in zip(starts.tolist(), lengths.tolist())]
 
 
-def _keyable(term):
-    return term.isascii() and 0 < len(term) <= _KEY_BYTES and "\0" not in term
+def _keyable(term, width=_N_WORDS):
+    return term.isascii() and 0 < len(term) <= 8 * width and "\0" not in term
 
 
-def _encode(terms):
-    """(n, 3) uint64 words of ASCII terms of 1 to 24 characters without NUL."""
+def _encode(terms, width=_N_WORDS):
+    """(n, width) uint64 words of ASCII terms of 1 to ``8 * width`` characters without NUL."""
     if not terms:
-        return np.zeros((0, _N_WORDS), dtype=np.uint64)
-    encoded = np.array([t.encode("ascii") for t in terms], dtype=f"S{_KEY_BYTES}")
-    return encoded.view("<u8").reshape(-1, _N_WORDS)
+        return np.zeros((0, width), dtype=np.uint64)
+    encoded = np.array([t.encode("ascii") for t in terms], dtype=f"S{8 * width}")
+    return encoded.view("<u8").reshape(-1, width)
 
 
 class TermKeys:
@@ -245,7 +260,14 @@ class TermKeys:
     Python work per term. Other terms (non-ASCII, longer, or sharing a hash with a
     different term) live in a dict. Columns are numbered in order of addition.
     Picklable (arrays and a dict), so it travels to worker processes.
+
+    A vocabulary of word n-grams holds terms of up to 56 characters as words: given
+    words of n-grams longer than 24 characters (:meth:`add_words`), its words widen to
+    seven (``_width``), and the ASCII terms of 25 to 56 characters it held in the dict
+    move to the words. A term's hash does not depend on the width.
     """
+
+    _width = _N_WORDS  # 64-bit words per term held as words: 3, or _WIDE
 
     def __init__(self, terms=()):
         self._hashes = np.zeros(0, dtype=np.uint64)      # sorted
@@ -268,24 +290,29 @@ class TermKeys:
         ASCII terms are cut into their words with numpy, with no Python work per term;
         only the others are decoded. Returns ``(keys, others)``: ``others`` maps the
         position of every term not held as words to its str. Raises ValueError for a term
-        held twice; the caller checks the offsets and the UTF-8.
+        held twice; the caller checks the offsets and the UTF-8. A vocabulary of n-grams
+        (an ASCII term of 25 to 56 bytes holding a space) is held in seven words a term,
+        as :meth:`add_words` of n-grams grows one.
         """
         data = np.asarray(data, dtype=np.uint8)
         offsets = np.asarray(offsets, dtype=np.int64)
         n = len(offsets) - 1
         lengths = np.diff(offsets)
         odd = np.concatenate(([0], np.cumsum((data >= 128) | (data == 0))))  # non-ASCII or NUL bytes
-        keyable = (odd[offsets[1:]] == odd[offsets[:-1]]) & (lengths > 0) & (lengths <= _KEY_BYTES)
+        ascii = (odd[offsets[1:]] == odd[offsets[:-1]]) & (lengths > 0)
+        blob = data.tobytes()
+        wide = np.flatnonzero(ascii & (lengths > _KEY_BYTES) & (lengths <= 8 * _WIDE)).tolist()
+        width = _WIDE if any(b" " in blob[offsets[i]:offsets[i + 1]] for i in wide) else _N_WORDS
+        keyable = ascii & (lengths <= 8 * width)
         keyed_at, other_at = np.flatnonzero(keyable), np.flatnonzero(~keyable)
-        padded = np.concatenate((data, np.zeros(_PAD, dtype=np.uint8))).tobytes()
+        padded = np.concatenate((data, np.zeros(8 * width + 8, dtype=np.uint8))).tobytes()
         view = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))  # as _words reads tokens
         starts, lengths = offsets[keyed_at], lengths[keyed_at]
-        words = np.empty((len(keyed_at), _N_WORDS), dtype=np.uint64)
-        for k in range(_N_WORDS):
+        words = np.empty((len(keyed_at), width), dtype=np.uint64)
+        for k in range(width):
             words[:, k] = view[starts + 8 * k] & _MASK[np.clip(lengths - 8 * k, 0, 8)]
-        blob = data.tobytes()
         others = [blob[a:b].decode("utf-8") for a, b in zip(offsets[other_at].tolist(), offsets[other_at + 1].tolist())]
-        h = _hash([words[:, k] for k in range(_N_WORDS)])
+        h = _hash([words[:, k] for k in range(width)])
         order = np.argsort(h, kind="stable")
         hs = h[order]
         same = np.flatnonzero(hs[1:] == hs[:-1])
@@ -297,6 +324,7 @@ class TermKeys:
         to_dict = np.zeros(len(order), dtype=bool)
         to_dict[same + 1] = True
         keys = cls()
+        keys._width, keys._words = width, np.zeros((0, width), dtype=np.uint64)
         keys._reserve(n)
         keys._n = n
         held = order[~to_dict]
@@ -319,11 +347,29 @@ class TermKeys:
     def _reserve(self, n):
         if n > len(self._keyed):
             cap = max(n, 2 * len(self._keyed), 1024)
-            words = np.zeros((cap, _N_WORDS), dtype=np.uint64)
+            words = np.zeros((cap, self._width), dtype=np.uint64)
             words[: len(self._words)] = self._words
             keyed = np.zeros(cap, dtype=bool)
             keyed[: len(self._keyed)] = self._keyed
             self._words, self._keyed = words, keyed
+
+    def _widen(self, width):
+        """Hold terms of up to ``8 * width`` bytes as words (see the class docstring)."""
+        if width <= self._width:
+            return
+        words = np.zeros((len(self._words), width), dtype=np.uint64)
+        words[:, : self._width] = self._words
+        self._words, self._width = words, width
+        # the dict's ASCII terms that now fit the words move there (the others, and any
+        # whose hash a term held as words has, stay)
+        move = [t for t in self._strings if len(t) > _KEY_BYTES and _keyable(t, width)]
+        if move:
+            cols = np.fromiter(map(self._strings.pop, move), dtype=np.int64, count=len(move))
+            moved = _encode(move, width)
+            h = _hash([moved[:, k] for k in range(width)])
+            at = np.minimum(np.searchsorted(self._hashes, h), max(len(self._hashes) - 1, 0))
+            collided = (self._hashes[at] == h) if len(self._hashes) else np.zeros(len(h), dtype=bool)
+            self._register(moved, h, cols, collided)
 
     def _lookup(self, words, h):
         """Columns of terms given by words (-1: absent). Terms whose hash belongs to
@@ -331,7 +377,12 @@ class TermKeys:
         cols = np.full(len(h), -1, dtype=np.int64)
         collided = np.zeros(len(h), dtype=bool)
         if len(self._hashes):
-            pos = np.minimum(np.searchsorted(self._hashes, h), len(self._hashes) - 1)
+            # the hashes searched in sorted order: each binary search starts where the last
+            # ended, in the cache (seven times faster for a batch in a large vocabulary)
+            order = np.argsort(h)
+            pos = np.empty(len(h), dtype=np.int64)
+            pos[order] = np.searchsorted(self._hashes, h[order])
+            np.minimum(pos, len(self._hashes) - 1, out=pos)
             hit = np.flatnonzero(self._hashes[pos] == h)
             found = self._hash_cols[pos[hit]]
             # (np.take: rows of three words gathered many times faster than by fancy indexing)
@@ -353,8 +404,11 @@ class TermKeys:
         dup[1:] = hs[1:] == hs[:-1]
         to_dict = collided[order] | dup
         keyed = order[~to_dict]
-        self._words[cols[keyed]] = words[keyed]
-        self._keyed[cols[keyed]] = True
+        held = np.ones(len(h), dtype=bool)
+        held[order[to_dict]] = False
+        held = np.flatnonzero(held)  # (in the given order: the columns ascend)
+        self._words[cols[held]] = np.take(words, held, axis=0)
+        self._keyed[cols[held]] = True
         at = np.searchsorted(self._hashes, h[keyed])  # h[keyed] is sorted: stays sorted
         self._hashes = np.insert(self._hashes, at, h[keyed])
         self._hash_cols = np.insert(self._hash_cols, at, cols[keyed])
@@ -365,7 +419,7 @@ class TermKeys:
     def _add(self, words, other_terms, keyed_at, other_at, n, grow):
         """Columns of ``n`` distinct terms: ``words`` at positions ``keyed_at``, the str
         ``other_terms`` at ``other_at``; new ones numbered in position order."""
-        h = _hash([words[:, k] for k in range(_N_WORDS)])
+        h = _hash([words[:, k] for k in range(words.shape[1])])
         cols = np.empty(n, dtype=np.int64)
         kcols, collided = self._lookup(words, h)
         cols[keyed_at] = kcols
@@ -387,21 +441,49 @@ class TermKeys:
                                              cols[other_at[onew]].tolist()))
         return cols
 
+    def add_terms(self, words, word_at, strings, string_at, grow=True):
+        """Columns of ``n`` distinct terms, some given by their words (rows of ``words``,
+        (k, 3) or (k, 7) uint64: ASCII terms without NUL, zero padded) at positions
+        ``word_at``, the others as str (``strings``) at positions ``string_at``; with
+        ``grow`` new terms get the next columns, in position order, else -1."""
+        words = np.asarray(words, dtype=np.uint64)
+        word_at = np.asarray(word_at, dtype=np.int64)
+        strings, string_at = list(strings), np.asarray(string_at, dtype=np.int64)
+        n = len(word_at) + len(strings)
+        width = words.shape[1]
+        if width > self._width:
+            long = words[:, self._width:].any(axis=1)
+            if grow and long.any():
+                self._widen(width)
+            else:
+                if long.any():  # longer than the terms held as words: in the dict, if at all
+                    strings += _decode(words[long])
+                    string_at = np.concatenate((string_at, word_at[long]))
+                    words, word_at = words[~long], word_at[~long]
+                words = np.ascontiguousarray(words[:, : self._width])
+        elif width < self._width:
+            padded = np.zeros((len(words), self._width), dtype=np.uint64)
+            padded[:, :width] = words
+            words = padded
+        if strings:  # the str terms that fit in words are held as words
+            keyable = np.fromiter(map(_keyable, strings, repeat(self._width)), dtype=bool, count=len(strings))
+            if keyable.any():
+                at = np.flatnonzero(keyable)
+                words = np.concatenate((words, _encode([strings[i] for i in at.tolist()], self._width)))
+                word_at = np.concatenate((word_at, string_at[at]))
+                strings = [strings[i] for i in np.flatnonzero(~keyable).tolist()]
+                string_at = string_at[~keyable]
+        return self._add(words, strings, word_at, string_at, n, grow)
+
     def add_words(self, words, grow=True):
-        """Columns of the distinct terms given by their words ((n, 3) uint64); with
-        ``grow`` new terms get the next columns (in order), else -1."""
-        words = np.asarray(words, dtype=np.uint64).reshape(-1, _N_WORDS)
-        n = len(words)
-        return self._add(words, [], np.arange(n), np.zeros(0, dtype=np.int64), n, grow)
+        """Columns of the distinct terms given by their words (see :meth:`add_terms`)."""
+        words = np.asarray(words, dtype=np.uint64)
+        return self.add_terms(words, np.arange(len(words)), [], [], grow)
 
     def add_strings(self, terms, grow=True):
-        """Columns of the distinct str ``terms`` (see :meth:`add_words`)."""
+        """Columns of the distinct str ``terms`` (see :meth:`add_terms`)."""
         terms = list(terms)
-        keyable = np.fromiter(map(_keyable, terms), dtype=bool, count=len(terms))
-        keyed_at, other_at = np.flatnonzero(keyable), np.flatnonzero(~keyable)
-        words = _encode([terms[i] for i in keyed_at.tolist()])
-        others = [terms[i] for i in other_at.tolist()]
-        return self._add(words, others, keyed_at, other_at, len(terms), grow)
+        return self.add_terms(np.zeros((0, self._width), dtype=np.uint64), [], terms, np.arange(len(terms)), grow)
 
     def terms(self, columns=None):
         """All terms, in column order (or the terms of ``columns``, in their order)."""
@@ -432,7 +514,8 @@ class TermKeys:
         cols = np.asarray(columns, dtype=np.int64)
         keyed = self._keyed[cols]
         at, rest = np.flatnonzero(keyed), np.flatnonzero(~keyed)
-        raw = np.take(self._words, cols[at], axis=0).astype("<u8").view(np.uint8).reshape(-1, _KEY_BYTES)
+        size = 8 * self._width
+        raw = np.take(self._words, cols[at], axis=0).astype("<u8").view(np.uint8).reshape(-1, size)
         lengths = np.zeros(len(cols), dtype=np.int64)
         lengths[at] = np.count_nonzero(raw, axis=1)  # zero padded, and a keyed term holds no NUL
         others = []
@@ -443,7 +526,7 @@ class TermKeys:
         offsets = np.zeros(len(cols) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         klen = lengths[at]
-        chars = raw[np.arange(_KEY_BYTES) < klen[:, None]]  # the keyed terms' bytes, in order
+        chars = raw[np.arange(size) < klen[:, None]]  # the keyed terms' bytes, in order
         if not rest.size:
             return chars, offsets
         data = np.empty(int(offsets[-1]), dtype=np.uint8)
@@ -456,19 +539,19 @@ class TermKeys:
         """Column numbers ordered by term, as Python sorts str (by code point).
 
         By code point is by UTF-8 bytes, so a term's first 24 UTF-8 bytes as three
-        big-endian words sort it with one ``np.lexsort``; terms whose first 24 bytes
-        are equal (possible only beside a longer, dict-held term) are then put in
-        order by Python.
+        big-endian words (56 in seven, in a vocabulary of n-grams) sort it with one
+        ``np.lexsort``; terms whose first bytes are equal (possible only beside a
+        longer, dict-held term) are then put in order by Python.
         """
-        n = self._n
+        n, width = self._n, self._width
         words = self._words[:n].copy()
         if self._strings:
             at = np.fromiter(self._strings.values(), dtype=np.int64, count=len(self._strings))
-            prefix = np.array([t.encode("utf-8", "surrogatepass")[:_KEY_BYTES] for t in self._strings],
-                              dtype=f"S{_KEY_BYTES}")
-            words[at] = prefix.view("<u8").reshape(-1, _N_WORDS)
+            prefix = np.array([t.encode("utf-8", "surrogatepass")[: 8 * width] for t in self._strings],
+                              dtype=f"S{8 * width}")
+            words[at] = prefix.view("<u8").reshape(-1, width)
         big = words.byteswap()  # as numbers, big-endian words compare like their bytes
-        order = np.lexsort(tuple(big[:, k] for k in reversed(range(_N_WORDS))))
+        order = np.lexsort(tuple(big[:, k] for k in reversed(range(width))))
         ranked = big[order]
         tie = (ranked[1:] == ranked[:-1]).all(axis=1)
         if tie.any():
@@ -485,13 +568,14 @@ class TermKeys:
         """A new TermKeys whose column ``j`` is this one's column ``columns[j]``."""
         columns = np.asarray(columns, dtype=np.int64)
         out = TermKeys()
+        out._width, out._words = self._width, np.zeros((0, self._width), dtype=np.uint64)
         out._reserve(len(columns))
         out._n = len(columns)
         keyed = self._keyed[columns]
         k = np.flatnonzero(keyed)
         out._words[k] = np.take(self._words, columns[k], axis=0)
         out._keyed[k] = True
-        h = _hash([out._words[k, i] for i in range(_N_WORDS)])
+        h = _hash([out._words[k, i] for i in range(self._width)])
         order = np.argsort(h, kind="stable")
         out._hashes, out._hash_cols = h[order], k[order]
         if self._strings:
@@ -500,8 +584,39 @@ class TermKeys:
             out._strings = {name[c]: j for j, c in zip(rest.tolist(), columns[rest].tolist())}
         return out
 
-    def merge_columns(self, other):
-        """Add ``other``'s terms (a TermKeys); returns the column here of each of its columns."""
+    def reorder(self, order):
+        """Renumber the columns in place: column ``j`` becomes the term of column ``order[j]``
+        (``order`` a permutation of all columns). No term is hashed or looked up again."""
+        order = np.asarray(order, dtype=np.int64)
+        new = np.empty(self._n, dtype=np.int64)
+        new[order] = np.arange(self._n)
+        self._words[: self._n] = np.take(self._words, order, axis=0)
+        self._keyed[: self._n] = self._keyed[order]
+        self._hash_cols = new[self._hash_cols]
+        self._strings = {t: int(c) for t, c in zip(self._strings, new[list(self._strings.values())].tolist())}
+        return new
+
+    def merge_columns(self, other, order=None):
+        """Add ``other``'s terms (a TermKeys); returns the column here of each of its columns.
+
+        New terms are numbered in the order of ``other``'s columns ``order`` (all of them),
+        or by default first the terms of up to 24 bytes held as words, then the others (in
+        ``other``'s column order when it holds n-grams in seven words: the order in which
+        three-word keys, with every longer term in the dict, number them)."""
+        if order is None and other._width > _N_WORDS:
+            n = other._n
+            short = other._keyed[:n] & ~other._words[:n, _N_WORDS:].any(axis=1)
+            order = np.concatenate((np.flatnonzero(short), np.flatnonzero(~short)))
+        if order is not None:
+            order = np.asarray(order, dtype=np.int64)
+            keyed = other._keyed[order]
+            at, rest = np.flatnonzero(keyed), np.flatnonzero(~keyed)
+            name = {c: t for t, c in other._strings.items()}
+            put = self.add_terms(np.take(other._words, order[at], axis=0), at,
+                                 [name[c] for c in order[rest].tolist()], rest)
+            cols = np.empty(len(other), dtype=np.int64)
+            cols[order] = put
+            return cols
         cols = np.empty(len(other), dtype=np.int64)
         keyed = np.flatnonzero(other._keyed[: other._n])
         cols[keyed] = self.add_words(other._words[keyed])
@@ -521,39 +636,221 @@ def _stop_keys(stop_words):
     return keys
 
 
-def ascii_term_ids(blobs, analyzer, keys, *, grow):
+def _hash_ids(key):
+    """A 64-bit mix of int64 keys (one to one: an odd multiplier, then a shift), for :func:`_group`."""
+    h = key.astype(np.uint64) * _MIX[0]
+    return h ^ (h >> _SHIFT)
+
+
+def _number_ids(key):
+    """``(first, inverse)``: an exact numbering of the distinct values of the int64 array ``key``."""
+    first, inverse = _group(_hash_ids(key))
+    if np.array_equal(key[first][inverse], key):
+        return first, inverse
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    return first, inverse.ravel()
+
+
+class _Terms:
+    """The distinct terms of one n-gram order in a batch, numbered ``0 .. n - 1``: the
+    words of those held as words (``keyed``; the others' rows are zero), the length
+    of each (bytes) and the str of the others (number -> str)."""
+
+    def __init__(self, words, sizes, keyed, strings):
+        self.words, self.sizes, self.keyed, self.strings = words, sizes, keyed, strings
+
+    def text(self, numbers):
+        """The str of the terms ``numbers`` (int64 array)."""
+        out = np.empty(len(numbers), dtype=object)
+        keyed = self.keyed[numbers]
+        out[keyed] = _decode(self.words[numbers[keyed]])
+        out[~keyed] = [self.strings[i] for i in numbers[~keyed].tolist()]
+        return out.tolist()
+
+def _join(a, a_sizes, b):
+    """Words (k, 7) of the strings ``a + " " + b``: ``a`` (k, w) words of strings of
+    ``a_sizes`` bytes, ``b`` (k, 3) words; each joined string fits in 56 bytes. The
+    space and ``b`` are shifted into place word by word (little-endian: byte ``p`` is
+    bits ``8 * (p % 8)`` of word ``p // 8``)."""
+    k = len(a)
+    width = _WIDE + _N_WORDS + 1  # room for the shifted words' spill
+    out = np.zeros((k, width), dtype=np.uint64)
+    out[:, : a.shape[1]] = a
+    flat = out.reshape(-1)
+    base = np.arange(0, k * width, width)
+    q, s = np.divmod(a_sizes, 8)
+    flat[base + q] |= np.uint64(ord(" ")) << (8 * s).astype(np.uint64)
+    q, s = np.divmod(a_sizes + 1, 8)
+    up, down = (8 * s).astype(np.uint64), ((64 - 8 * s) % 64).astype(np.uint64)
+    spill = s > 0  # (a shift by 64 would not give 0)
+    at = base + q
+    for j in range(b.shape[1]):
+        w = b[:, j]
+        flat[at] |= w << up
+        at += 1
+        flat[at] |= np.where(spill, w >> down, np.uint64(0))
+    return out[:, :_WIDE]
+
+
+def _tokens_numbered(joined, rows, starts, lengths, stop):
+    """The batch's tokens other than stop words, numbered.
+
+    Returns ``(rows, tokens, terms)``: each token's document and number, in the
+    documents' order, and the :class:`_Terms` of the numbers: first the distinct tokens
+    of up to 24 bytes (in :func:`_number`'s order), then the longer ones (in order of
+    appearance; a dict numbers them, they are rare).
+    """
+    long = lengths > _KEY_BYTES
+    short = np.flatnonzero(~long) if long.any() else None
+    if short is not None:
+        words = _words(joined, starts[short], lengths[short])
+    else:
+        words = _words(joined, starts, lengths)
+    first, tokens = _number(words)
+    distinct = np.stack([w[first] for w in words], axis=1)
+    sizes = lengths[first] if short is None else lengths[short][first]
+    names = []
+    if short is not None:
+        at = np.flatnonzero(long)
+        local = {}
+        long_numbers = np.array([local.setdefault(t, len(local)) for t in _long_terms(joined, starts[at], lengths[at])],
+                                dtype=np.int64)
+        names = list(local)
+        numbers = np.empty(len(rows), dtype=np.int64)
+        numbers[short] = tokens
+        numbers[at] = len(distinct) + long_numbers
+        tokens = numbers
+    if stop is not None and len(tokens):
+        is_stop = np.zeros(len(distinct) + len(names), dtype=bool)
+        if len(distinct):
+            is_stop[: len(distinct)] = _stop_keys(stop).add_words(distinct, grow=False) >= 0
+        is_stop[len(distinct):] = [t in stop for t in names]
+        if is_stop.any():
+            keep = ~is_stop[tokens]
+            rows, tokens = rows[keep], (np.cumsum(~is_stop) - 1)[tokens[keep]]
+            distinct, sizes = distinct[~is_stop[: len(distinct)]], sizes[~is_stop[: len(sizes)]]
+            names = [t for t, s in zip(names, is_stop[len(is_stop) - len(names):].tolist()) if not s]
+    m = len(distinct)
+    keyed = np.arange(m + len(names)) < m
+    words = np.zeros((m + len(names), _N_WORDS), dtype=np.uint64)
+    words[:m] = distinct
+    sizes = np.concatenate((sizes, np.array([len(t) for t in names], dtype=np.int64)))
+    return rows, tokens, _Terms(words, sizes, keyed, dict(enumerate(names, m)))
+
+
+def _next_order(rows, tokens, unigrams, grams, at, n):
+    """The ``n``-grams of the batch (``n >= 2``) from its ``(n - 1)``-grams.
+
+    ``rows``, ``tokens``: each token's document and number (in ``unigrams``, a
+    :class:`_Terms`); ``at = (starts, numbers)``: the token position where each
+    ``(n - 1)``-gram of the batch starts and its number in ``grams``. Returns the same
+    ``(starts, numbers), terms`` of the n-grams, numbered exactly by the pair (their
+    ``(n - 1)``-gram's number, their last token's number).
+    """
+    prefix_starts, prefix_numbers = at
+    last = prefix_starts + n - 1
+    ok = last < len(tokens)
+    ok[ok] = rows[last[ok]] == rows[prefix_starts[ok]]  # within one document
+    at = np.flatnonzero(ok)
+    starts, last = prefix_starts[at], last[at]
+    prefix = prefix_numbers[at]
+    first, numbers = _number_ids(prefix * np.int64(len(unigrams.sizes)) + tokens[last])
+    p, t = prefix[first], tokens[last[first]]
+    sizes = grams.sizes[p] + 1 + unigrams.sizes[t]
+    keyed = grams.keyed[p] & unigrams.keyed[t] & (sizes <= 8 * _WIDE)
+    words = np.zeros((len(first), _WIDE), dtype=np.uint64)
+    k = np.flatnonzero(keyed)
+    words[k] = _join(grams.words[p[k]], grams.sizes[p[k]], unigrams.words[t[k]])
+    rest = np.flatnonzero(~keyed)
+    strings = {}
+    if rest.size:
+        strings = dict(zip(rest.tolist(), map(" ".join, zip(grams.text(p[rest]), unigrams.text(t[rest])))))
+    return (starts, numbers), _Terms(words, sizes, keyed, strings)
+
+
+def _first_keys(rows, numbers, count):
+    """Per number ``0 .. count - 1`` the position of its first occurrence in ``numbers``
+    (each number occurs)."""
+    first = np.empty(count, dtype=np.int64)
+    positions = np.arange(len(numbers))
+    first[numbers[::-1]] = positions[::-1]  # of a number's positions, the first written last
+    if not np.all(first[numbers] <= positions):  # (numpy does not promise the order of the writes)
+        first = np.unique(numbers, return_index=True)[1]
+    return first
+
+
+def ascii_term_ids(blobs, analyzer, keys, *, grow, first=False):
     """Term columns in ``keys`` (a :class:`TermKeys`) of a batch of ASCII documents
     (bytes), without Python work per token. Returns ``(rows, ids)``; with ``grow`` new
-    terms are added to ``keys``, else unknown ones are dropped."""
+    terms are added to ``keys``, else unknown ones are dropped.
+
+    Word n-grams (``analyzer.ngram_range``) are formed after stop-word removal, within
+    a document, as scikit-learn does: the n-grams of a batch are numbered by the pair of
+    their (n - 1)-gram's and last token's numbers (exact), and those of at most 56 bytes
+    made of tokens of at most 24 are keyed by their words (:func:`_join`); the others
+    are joined as str (one per distinct n-gram of the batch). New n-gram terms get their
+    columns in order of first occurrence (the documents' order, each one's terms in the
+    analyzer's order: words, then 2-grams, ...), as the general path numbers them; new
+    single words (``ngram_range == (1, 1)``) in the order of their hashes.
+
+    ``first`` (with ``grow``): also return, per column of ``keys``, the first occurrence
+    of its term in the batch, ``row << 32 | position in the row's terms`` (-1: none).
+    """
     joined, rows, starts, lengths = _tokens(blobs, analyzer.lowercase)
-    long = lengths > _KEY_BYTES
-    long_terms = None
-    if long.any():
-        long_terms = _long_terms(joined, starts[long], lengths[long])
-        long_rows = rows[long]
-        short = ~long
-        rows, starts, lengths = rows[short], starts[short], lengths[short]
-    words = _words(joined, starts, lengths)
-    first, inverse = _number(words)
-    distinct = np.stack([w[first] for w in words], axis=1)
-    stop = analyzer.stop_words
-    if stop is not None and len(distinct):
-        is_stop = _stop_keys(stop).add_words(distinct, grow=False) >= 0
-        if is_stop.any():
-            keep = ~is_stop[inverse]
-            rows, inverse = rows[keep], np.cumsum(~is_stop)[inverse[keep]] - 1
-            distinct = distinct[~is_stop]
-    ids = keys.add_words(distinct, grow)[inverse]
-    if long_terms is not None:
-        local = {}  # rare: number the distinct long tokens in a dict
-        local_ids = np.array([local.setdefault(t, len(local)) for t in long_terms], dtype=np.int64)
-        names = list(local)
-        cols = np.full(len(names), -1, dtype=np.int64)
-        ok = [i for i, t in enumerate(names) if stop is None or t not in stop]
-        cols[ok] = keys.add_strings([names[i] for i in ok], grow)
-        rows = np.concatenate((rows, long_rows))
-        ids = np.concatenate((ids, cols[local_ids]))
-    if not grow or long_terms is not None:
+    rows, tokens, unigrams = _tokens_numbered(joined, rows, starts, lengths, analyzer.stop_words)
+    lo, hi = analyzer.ngram_range
+    levels = []  # per order kept: (rows, numbers, terms, the first occurrence's row and position in the row's terms)
+    per_row = np.bincount(rows, minlength=len(blobs))
+    row_start = np.cumsum(per_row) - per_row
+    if lo == 1:
+        at = _first_keys(rows, tokens, len(unigrams.sizes)) if hi > 1 or first else None
+        levels.append((rows, tokens, unigrams, at))
+    grams, at = unigrams, (np.arange(len(tokens)), tokens)
+    before = np.zeros(len(blobs), dtype=np.int64)  # terms of the orders below n in each row (from lo)
+    for n in range(2, hi + 1):
+        if n - 1 >= lo:
+            before += np.maximum(per_row - (n - 2), 0)
+        at, grams = _next_order(rows, tokens, unigrams, grams, at, n)
+        if n >= lo:
+            levels.append((rows[at[0]], at[1], grams, (at[0], before.copy())))
+        if not len(at[0]):
+            break
+    if not levels:  # (no n-gram of the lowest order wanted)
+        none = np.zeros(0, dtype=np.int64)
+        return (none, none, np.full(len(keys), -1, dtype=np.int64)) if first else (none, none)
+    if hi > 1 or first:  # each term's first occurrence
+        keys_of = []
+        for level_rows, numbers, terms, where in levels:
+            if isinstance(where, tuple):  # an n-gram order: the first of its starts
+                gram_starts, base = where
+                f = gram_starts[_first_keys(level_rows, numbers, len(terms.sizes))]
+                r = rows[f]
+                keys_of.append((r << 32) | (base[r] + f - row_start[r]))
+            else:
+                r = rows[where]
+                keys_of.append((r << 32) | (where - row_start[r]))
+        order_keys = np.concatenate(keys_of)
+    words = np.concatenate([t.words if t.words.shape[1] == _WIDE
+                            else np.pad(t.words, ((0, 0), (0, _WIDE - t.words.shape[1]))) for _, _, t, _ in levels]) \
+        if len(levels) > 1 else levels[0][2].words
+    keyed = np.concatenate([t.keyed for _, _, t, _ in levels])
+    offsets = np.cumsum([0] + [len(t.sizes) for _, _, t, _ in levels])
+    strings = [s for _, _, t, _ in levels for s in t.text(np.flatnonzero(~t.keyed))]
+    if hi > 1 and grow:  # the call's positions: the terms by first occurrence
+        rank = np.empty(len(keyed), dtype=np.int64)
+        rank[np.argsort(order_keys, kind="stable")] = np.arange(len(keyed))
+    else:
+        rank = np.arange(len(keyed))
+    k, rest = np.flatnonzero(keyed), np.flatnonzero(~keyed)
+    cols = keys.add_terms(words[k], rank[k], strings, rank[rest], grow)[rank]
+    out_rows = np.concatenate([r for r, _, _, _ in levels]) if len(levels) > 1 else levels[0][0]
+    ids = np.concatenate([cols[o:][n] for (_, n, _, _), o in zip(levels, offsets)]) if len(levels) > 1 \
+        else cols[levels[0][1]]
+    if not grow:
         keep = ids >= 0
-        rows, ids = rows[keep], ids[keep]
-    return rows, ids
+        out_rows, ids = out_rows[keep], ids[keep]
+    if not first:
+        return out_rows, ids
+    firsts = np.full(len(keys), -1, dtype=np.int64)
+    firsts[cols] = order_keys
+    return out_rows, ids, firsts

@@ -330,6 +330,8 @@ def batch_term_ids(docs, analyzer, vocabulary, *, grow):
             text_where.append(i)
     if keys is None:
         return _python_term_ids(texts, analyzer, vocabulary, grow)
+    if blobs and texts and grow and analyzer.ngram_range[1] > 1:
+        return _mixed_ngram_ids(blobs, where, texts, text_where, analyzer, vocabulary)
     parts = []
     if blobs:
         rows, ids = ascii_term_ids(blobs, analyzer, vocabulary, grow=grow)
@@ -345,6 +347,30 @@ def batch_term_ids(docs, analyzer, vocabulary, *, grow):
     if len(parts) == 1:
         return parts[0]
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def _mixed_ngram_ids(blobs, where, texts, text_where, analyzer, keys):
+    """batch_term_ids with ``grow`` of ASCII documents ``blobs`` and others ``texts`` (at
+    ``where`` / ``text_where`` in the batch) under an n-gram analyzer: new terms get their
+    columns in order of first occurrence in the batch, as the general path numbers them
+    (a batch's rows list their cells in that order)."""
+    local = keys if not len(keys) else TermKeys()  # (an empty vocabulary is renumbered in place)
+    rows, ids, firsts = ascii_term_ids(blobs, analyzer, local, grow=True, first=True)
+    where, text_where = np.asarray(where, dtype=np.int64), np.asarray(text_where, dtype=np.int64)
+    firsts = (where[firsts >> 32] << 32) | (firsts & 0xFFFFFFFF)  # (every column of local occurs)
+    text_vocab = growing_vocabulary()
+    text_rows, text_ids = _python_term_ids(texts, analyzer, text_vocab, True)  # in the documents' order
+    at = np.unique(text_ids, return_index=True)[1]  # each term's first occurrence
+    row_start = np.searchsorted(text_rows, np.arange(len(texts)))
+    text_firsts = (text_where[text_rows[at]] << 32) | (at - row_start[text_rows[at]])
+    text_cols = local.add_strings(list(text_vocab))
+    order = np.full(len(local), np.iinfo(np.int64).max, dtype=np.int64)
+    order[: len(firsts)] = firsts
+    order[text_cols] = np.minimum(order[text_cols], text_firsts)
+    order = np.argsort(order, kind="stable")
+    cols = keys.reorder(order) if local is keys else keys.merge_columns(local, order)
+    return (np.concatenate((where[rows], text_where[text_rows])),
+            cols[np.concatenate((ids, text_cols[text_ids]))])
 
 
 def _python_term_ids(docs, analyzer, vocabulary, grow):
