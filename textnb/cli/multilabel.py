@@ -322,14 +322,23 @@ def _evaluate(args, opts, start, out, corpus=None):
         skipped += skipped_test
     else:
         from textnb.evaluation.evaluate import vectorize_all
-        from textnb.meta.multilabel import cross_validate_multilabel
 
-        if kernel is not None:
-            vectorizer, model = _model(args, opts)
-        X, _ = vectorize_all(texts, vectorizer)
+        if kernel is not None and _kernel_fits(kernel, args, labels):  # no scikit-learn imported
+            from textnb.meta.multilabel_training import cross_validate
+
+            X, _ = vectorize_all(texts, kernel[0])
+            folds = functools.partial(cross_validate, X, labels, model=kernel[1], steps=kernel[2],
+                                      multilabel=_multilabel_params(args))
+        else:
+            from textnb.meta.multilabel import cross_validate_multilabel
+
+            if kernel is not None:
+                vectorizer, model = _model(args, opts)
+            X, _ = vectorize_all(texts, vectorizer)
+            folds = functools.partial(cross_validate_multilabel, X, labels, model)
         bar = Progress("folds", total=args.cv or 10)
         try:
-            report = cross_validate_multilabel(X, labels, model, cv=args.cv or 10, seed=args.seed, progress=bar)
+            report = folds(cv=args.cv or 10, seed=args.seed, progress=bar)
         finally:
             bar.close()
         report["protocol"] = f"{report['folds']}-fold cross-validation"

@@ -40,7 +40,8 @@ from textnb.text.scorer import scorer_from_node
 from textnb.text.tokenize import analyzer_from_params, count_batch, encode_terms
 from textnb.text.training import check_vocabulary_params, finish_counts, fit_model, learn_counts
 
-__all__ = ["MULTILABEL_DEFAULTS", "MultiLabelFit", "count", "decision_function", "evaluate_split", "fit", "fits",
+__all__ = ["MULTILABEL_DEFAULTS", "MultiLabelFit", "count", "cross_validate", "decision_function", "evaluate_split",
+           "fit", "fits",
            "model_node", "transform"]
 
 
@@ -97,18 +98,14 @@ def fits(model, multilabel, label_sets, steps=()):
     """Whether :func:`fit` computes this model: ``model`` ``(kind, params)`` and ``steps``
     as :func:`textnb.meta.registry.streaming_model` gives them (None: not a model it
     describes), ``multilabel`` MultiLabelNB's parameters given, over documents of
-    ``label_sets``: a number of folds (``cv`` None), a thresholding strategy, some label
-    not on every document nor on none; for the copy method over DiscriminativeNB, at least
-    two folds."""
+    ``label_sets``: a number of folds (``cv`` None), a thresholding strategy, and some
+    label neither on every document nor on none."""
     params = {**MULTILABEL_DEFAULTS, **multilabel}
     if model is None or params["cv"] is not None or params["method"] not in ("copy", "ovr") \
             or params["threshold"] not in ("scutfbr", "scut", "rcut", "pcut"):
         return False
-    n = len(label_sets)
-    if _dnb_copy(model, steps, params["method"]) and _folds(n) < 2:
-        return False
     Y, _ = label_indicator(label_sets)
-    return n > 0 and bool((label_support(Y)[1] == -1).any())
+    return len(label_sets) > 0 and bool((label_support(Y)[1] == -1).any())
 
 
 def count(texts, vectorizer=None):
@@ -139,21 +136,26 @@ def fit(X, terms, label_sets, *, vectorizer=None, model=("DiscriminativeNB", {})
     them), with the same numbers; ``progress(done, total)`` is told of each model fitted,
     as the estimator tells it. :func:`fits` must hold."""
     multilabel = {**MULTILABEL_DEFAULTS, **(multilabel or {})}
-    n = X.shape[0]
     if not fits(model, multilabel, label_sets, steps):
         raise ValueError("multilabel_training fits a number of folds and a thresholding strategy, "
                          "over a model of streaming_model")
-    vec_params = {**VECTORIZER_DEFAULTS, **(vectorizer or {})}
     Y, classes = label_indicator(label_sets)
-    if Y.shape[0] != n:
-        raise ValueError(f"X has {n} rows but {Y.shape[0]} label sets")
+    if Y.shape[0] != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but {Y.shape[0]} label sets")
+    return _fit(X, Y, classes, terms, {**VECTORIZER_DEFAULTS, **(vectorizer or {})}, model, steps, multilabel,
+                progress)
+
+
+def _fit(X, Y, classes, terms, vec_params, model, steps, multilabel, progress=None):
+    """:func:`fit` of the documents of labels ``Y`` (0/1, n x len(classes))."""
+    n = X.shape[0]
     train_support, constant = label_support(Y)
     strategy, method, seed = multilabel["threshold"], multilabel["method"], multilabel["random_state"]
     X = X.astype(np.float64)
     X.sort_indices()
     n_splits = _folds(n)
     estimator, estimators = None, None
-    if _dnb_copy(model, steps, method):  # one training, the out-of-fold scores from its sums
+    if _dnb_copy(model, steps, method) and n_splits >= 2:  # one training, the out-of-fold scores from its sums
         if progress is not None:
             progress(0, 1)
         (estimator, template), S = _dnb_copy_out_of_fold(X, Y, model[1], kfold(n, n_splits, seed))
@@ -332,3 +334,31 @@ def evaluate_split(X, terms, label_sets, X_test, test_label_sets, *, vectorizer=
                  progress=progress)
     return test_report(fitted.classes_, fitted.train_support_, decision_function(fitted, X_test), test_label_sets,
                        X.shape[0])
+
+
+def cross_validate(X, label_sets, *, model=("DiscriminativeNB", {}), steps=(), multilabel=None, cv=10, seed=0,
+                   progress=None):
+    """K-fold cross-validation of the model on the counts ``X`` of every document over
+    every term (:func:`textnb.evaluation.evaluate.vectorize_all`): what
+    :func:`textnb.meta.multilabel.cross_validate_multilabel` reports for it with a number
+    of folds ``cv`` (:func:`textnb.meta.labelsets.cross_validated_report`)."""
+    import scipy.sparse as sp
+
+    from textnb.core.errors import InputError
+    from textnb.meta.labelsets import cross_validated_report
+
+    multilabel = {**MULTILABEL_DEFAULTS, **(multilabel or {})}
+    if not fits(model, multilabel, label_sets, steps):
+        raise ValueError("multilabel_training fits a number of folds and a thresholding strategy, "
+                         "over a model of streaming_model")
+    X = sp.csr_matrix(X)
+    Y, classes = label_indicator(label_sets)
+    cv = 10 if cv is None else int(cv)
+    if cv > X.shape[0]:
+        raise InputError(f"cv must be between 2 and the number of documents ({X.shape[0]}); got {cv}")
+
+    def fold_decisions(X_train, Y_train, X_test):
+        fitted = _fit(X_train, Y_train, classes, None, dict(VECTORIZER_DEFAULTS), model, steps, multilabel)
+        return decision_function(fitted, X_test)
+
+    return cross_validated_report(X, Y, classes, kfold(X.shape[0], cv, seed), fold_decisions, seed, progress)
