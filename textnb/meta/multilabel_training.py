@@ -362,3 +362,90 @@ def cross_validate(X, label_sets, *, model=("DiscriminativeNB", {}), steps=(), m
         return decision_function(fitted, X_test)
 
     return cross_validated_report(X, Y, classes, kfold(X.shape[0], cv, seed), fold_decisions, seed, progress)
+
+
+class MultiLabelScorer:
+    """Prediction from a multi-label model file without building the estimators: the
+    ``Pipeline`` of a Vectorizer and a :class:`~textnb.meta.multilabel.MultiLabelNB` read
+    as nodes (:func:`scorer_from_tree`), its score models read by
+    :func:`textnb.text.scorer.scorer_from_node`: the log-odds and decisions the loaded
+    Pipeline gives (``predict``'s ``model[:-1].transform`` then ``predict_log_odds`` /
+    ``decision_from_log_odds``)."""
+
+    multilabel_ = True
+
+    def __init__(self, fitted, vec_params, term_keys):
+        self.fitted = fitted
+        self.classes_ = fitted.classes_
+        self.vec_params = vec_params
+        self.term_keys = term_keys
+        self.steps = [("model", self)]  # (what textnb.cli.options.multilabel_model looks at)
+        nodes = fitted.estimator_ if fitted.method == "copy" else fitted.estimators_
+        fitted.scorers = _scorers(nodes, fitted.n_features_in_)
+
+    def document_log_odds(self, texts):
+        """Per-label log-odds of the documents ``texts`` (str), shape (n, n_labels)."""
+        X = count_batch(list(texts), analyzer_from_params(self.vec_params), self.term_keys, grow=False)
+        X = finish_counts(X, binary=self.vec_params["binary"], dtype=self.vec_params["dtype"]).astype(np.float64)
+        X.sort_indices()
+        nodes = self.fitted.estimator_ if self.fitted.method == "copy" else self.fitted.estimators_
+        return _scores(nodes, self.fitted.constant_, self.fitted.method, X, self.fitted.scorers)
+
+    def decision_from_log_odds(self, S):
+        """:meth:`MultiLabelNB.decision_from_log_odds
+        <textnb.meta.multilabel.MultiLabelNB.decision_from_log_odds>`."""
+        f = self.fitted
+        return decision(S, f.strategy_, f.thresholds_, f.min_labels, rank=f.choices.get("rank_"),
+                        pcut_rate=f.choices.get("pcut_rate_"))
+
+
+def scorer_from_tree(root):
+    """The :class:`MultiLabelScorer` of a read model tree
+    (:func:`textnb.core.model_io.read_nodes`) that is a multi-label text Pipeline whose
+    score models :func:`textnb.text.scorer.scorer_from_node` reads, or None (the caller then
+    builds the estimators, which report an inconsistent file in their own words)."""
+    from textnb.text.tokenize import StoredVocabulary
+
+    try:
+        steps = root.params.get("steps") if root.kind == "Pipeline" and not root.state else None
+        if not steps or len(steps) != 2:
+            return None
+        (_, vec), (_, ml) = steps
+        if not (isinstance(vec, ModelNode) and vec.kind == "Vectorizer" and isinstance(ml, ModelNode)
+                and ml.kind == "MultiLabelNB" and ml.state.get("multilabel_") is True):
+            return None
+        vec_params = {**VECTORIZER_DEFAULTS, **vec.params}
+        if set(vec_params) != set(VECTORIZER_DEFAULTS):
+            return None
+        terms = StoredVocabulary(vec.state)
+        state, params = ml.state, {**MULTILABEL_DEFAULTS, **ml.params}
+        classes = np.asarray(state["classes_"])
+        n = len(classes)
+        constant = np.asarray(state["constant_"])
+        thresholds = np.asarray(state["thresholds_"], dtype=np.float64)
+        strategy = state.get("strategy_", "scut")
+        method = "copy" if "estimator_" in state else "ovr"
+        if (("estimator_" in state) == ("estimators_" in state) or constant.shape != (n,)
+                or thresholds.shape != (n,) or not np.isin(constant, (-1, 0, 1)).all()
+                or state.get("n_features_in_") != len(terms) or strategy not in STRATEGY_NAMES
+                or (method == "ovr" and len(state["estimators_"]) != n)):
+            return None
+        choices = {k: state[k] for k in ("fbr_", "rank_", "pcut_rate_") if k in state}
+        if strategy == "pcut" and np.asarray(choices.get("pcut_rate_", ())).shape != (n,):
+            return None
+        fitted = MultiLabelFit(vectorizer=vec_params, template=params.get("estimator"),
+                               multilabel={**params, "method": method}, terms=None, n_features_in_=len(terms),
+                               classes_=classes, train_support_=state.get("train_support_"), constant_=constant,
+                               strategy_=strategy, choices=choices, estimator_=state.get("estimator_"),
+                               estimators_=state.get("estimators_"), thresholds_=thresholds)
+        scorer = MultiLabelScorer(fitted, vec_params, terms.term_keys())
+        copy_model = fitted.scorers if method == "copy" else None
+        if copy_model is not None and not np.isin(np.asarray(copy_model.classes_), np.arange(n + 1)).all():
+            return None
+        return scorer
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, UnicodeDecodeError):
+        return None
+
+
+#: the strategies a model file may hold (``strategy_``)
+STRATEGY_NAMES = ("scutfbr", "scut", "rcut", "pcut", "fixed")
