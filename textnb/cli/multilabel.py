@@ -66,15 +66,14 @@ def _model(args, opts):
 
 
 def _kernel(args, opts):
-    """``(vectorizer params, (model kind, params))`` when the options ask for the default
-    multi-label model (the copy method over DiscriminativeNB), which
-    :mod:`textnb.meta.multilabel_training` fits without scikit-learn, else None."""
+    """``(vectorizer params, (model kind, params), pipeline steps)`` when the options ask
+    for a model :mod:`textnb.meta.multilabel_training` fits without scikit-learn (what
+    :func:`textnb.meta.registry.streaming_model` describes), else None."""
     from textnb.meta.registry import streaming_model
 
-    if opts.lazy or getattr(args, "scheduler", None) or args.method != "copy":
+    if opts.lazy or getattr(args, "scheduler", None):
         return None
-    streaming = streaming_model(opts)
-    return streaming if streaming is not None and streaming[1][0] == "DiscriminativeNB" else None
+    return streaming_model(opts, steps=True)
 
 
 def _multilabel_params(args):
@@ -208,18 +207,18 @@ def _train(args, opts, start, out, corpus=None):
     if not names:
         raise InputError(f"{args.labels or corpus.source}: no document has a label")
     model_path = args.output or default_model_path(args.path)
-    if kernel is not None and _kernel_fits(kernel, args, len(texts)):  # no scikit-learn imported
+    if kernel is not None and _kernel_fits(kernel, args, labels):  # no scikit-learn imported
         from textnb.meta import multilabel_training as training
 
         X, terms = _count(lambda t: training.count(t, kernel[0]), texts)
         bar = Progress("fitting")
         try:
-            model = training.fit(X, terms, labels, vectorizer=kernel[0], model=kernel[1],
+            model = training.fit(X, terms, labels, vectorizer=kernel[0], model=kernel[1], steps=kernel[2],
                                  multilabel=_multilabel_params(args), progress=bar)
         finally:
             bar.close()
         save(training.model_node(model), model_path)
-        n_terms, name = len(terms), kernel[1][0]
+        n_terms, name = len(terms), model.template.kind  # (the estimator's unfitted base)
     else:
         from sklearn.pipeline import Pipeline
 
@@ -259,10 +258,10 @@ def _train(args, opts, start, out, corpus=None):
     return 0
 
 
-def _kernel_fits(kernel, args, n_documents):
+def _kernel_fits(kernel, args, labels):
     from textnb.meta.multilabel_training import fits
 
-    return fits(kernel[1], _multilabel_params(args), n_documents)
+    return fits(kernel[1], _multilabel_params(args), labels, kernel[2])
 
 
 def _decisions(model):
@@ -297,13 +296,14 @@ def _evaluate(args, opts, start, out, corpus=None):
         if not test_texts:
             raise InputError(f"{test.source}: no test documents with labels"
                              + (f" in {args.labels}" if args.labels else "") + " (use --cv K on the training part)")
-        if kernel is not None and _kernel_fits(kernel, args, len(texts)):  # no scikit-learn imported
+        if kernel is not None and _kernel_fits(kernel, args, labels):  # no scikit-learn imported
             from textnb.meta import multilabel_training as training
 
             X, terms = _count(lambda t: training.count(t, kernel[0]), texts)
             X_test = _count(lambda t: training.transform(t, terms, kernel[0]), test_texts)
             split = functools.partial(training.evaluate_split, X, terms, labels, X_test, test_labels,
-                                      vectorizer=kernel[0], model=kernel[1], multilabel=_multilabel_params(args))
+                                      vectorizer=kernel[0], model=kernel[1], steps=kernel[2],
+                                      multilabel=_multilabel_params(args))
         else:
             from textnb.meta.multilabel import evaluate_multilabel_split
 
@@ -322,14 +322,23 @@ def _evaluate(args, opts, start, out, corpus=None):
         skipped += skipped_test
     else:
         from textnb.evaluation.evaluate import vectorize_all
-        from textnb.meta.multilabel import cross_validate_multilabel
 
-        if kernel is not None:
-            vectorizer, model = _model(args, opts)
-        X, _ = vectorize_all(texts, vectorizer)
+        if kernel is not None and _kernel_fits(kernel, args, labels):  # no scikit-learn imported
+            from textnb.meta.multilabel_training import cross_validate
+
+            X, _ = vectorize_all(texts, kernel[0])
+            folds = functools.partial(cross_validate, X, labels, model=kernel[1], steps=kernel[2],
+                                      multilabel=_multilabel_params(args))
+        else:
+            from textnb.meta.multilabel import cross_validate_multilabel
+
+            if kernel is not None:
+                vectorizer, model = _model(args, opts)
+            X, _ = vectorize_all(texts, vectorizer)
+            folds = functools.partial(cross_validate_multilabel, X, labels, model)
         bar = Progress("folds", total=args.cv or 10)
         try:
-            report = cross_validate_multilabel(X, labels, model, cv=args.cv or 10, seed=args.seed, progress=bar)
+            report = folds(cv=args.cv or 10, seed=args.seed, progress=bar)
         finally:
             bar.close()
         report["protocol"] = f"{report['folds']}-fold cross-validation"

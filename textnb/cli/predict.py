@@ -66,7 +66,8 @@ def _predict_multilabel(args, model, out, err):
     def emit(sources, texts):
         if not texts:
             return
-        lo = ml.predict_log_odds(model[:-1].transform(texts))
+        lo = (ml.document_log_odds(texts) if hasattr(ml, "document_log_odds")  # a file's scorer
+              else ml.predict_log_odds(model[:-1].transform(texts)))
         proba = expit(lo)
         passed = proba >= args.threshold if args.threshold is not None else ml.decision_from_log_odds(lo) > 0
         for src, row_lo, row_p, row_ok in zip(sources, lo, proba, passed):

@@ -13,7 +13,7 @@ scikit-learn-free trainer of ``textnb train`` / ``evaluate`` on a multi-label co
 * the thresholding strategies of Yang (2001), chosen on out-of-fold scores
   (:func:`decide`), and the decisions of new documents (:func:`decision`);
 * the measures of the literature (:func:`multilabel_report`, :func:`break_even_point`,
-  :func:`test_report`).
+  :func:`test_report`, :func:`cross_validated_report`).
 """
 
 import numpy as np
@@ -24,7 +24,7 @@ from textnb.core.logspace import log_odds
 from textnb.text.wrappers import threshold_for_f1, threshold_for_fpr  # (their home: the trainer uses them)
 
 __all__ = ["FBR_GRID", "MULTILABEL_DEFAULTS", "PCUT_GRID", "RANK_GRID", "SMALL", "STRATEGIES", "break_even_point", "copies",
-           "copy_out_of_fold", "copy_scores", "decide", "decision", "indicator", "kfold", "label_indicator",
+           "copy_out_of_fold", "copy_scores", "cross_validated_report", "decide", "decision", "indicator", "kfold", "label_indicator",
            "label_support", "multilabel_report", "precision_recall_f1", "test_report", "threshold_for_f1", "threshold_for_fpr"]
 
 #: Thresholding strategies (Yang 2001); "f1" is the name model files of textnb <= 0.x
@@ -409,4 +409,30 @@ def test_report(classes, train_support, D, labels_test, n_train):
         report["micro_f1"] = float(2 * p * r / (p + r)) if p + r else 0.0
     report["n_train"] = int(n_train)
     report["test_labels_unseen"] = unseen
+    return report
+
+
+def cross_validated_report(X, Y, classes, splits, fold_decisions, seed, progress=None):
+    """:func:`multilabel_report` of the pooled out-of-fold decisions of K-fold
+    cross-validation, plus ``folds`` and ``seed``: for each ``(train, test)`` of
+    ``splits``, ``fold_decisions(X_train, Y_train, X_test)`` fits a model on the training
+    rows of ``X`` (CSR) restricted to the columns they have (:func:`textnb.core.stats.seen_columns`)
+    and returns its decision values of the test rows (positive: label assigned), over all
+    the labels ``classes`` of ``Y``; ``progress(done, total)`` after each fold. What
+    :func:`textnb.meta.multilabel.cross_validate_multilabel` and the trainer without
+    scikit-learn (:mod:`textnb.meta.multilabel_training`) report."""
+    from textnb.core.stats import seen_columns
+
+    truth, pred, scores = [], [], []
+    for k, (train, test) in enumerate(splits, 1):
+        cols = seen_columns(X[train])
+        D = fold_decisions(X[train][:, cols], Y[train], X[test][:, cols])  # what predict thresholds at 0
+        truth.append(Y[test])
+        pred.append((D > 0).astype(Y.dtype))
+        scores.append(_finite(D))
+        if progress is not None:
+            progress(k, len(splits))
+    report = multilabel_report(np.vstack(truth), np.vstack(pred), classes, np.vstack(scores),
+                               train_support=Y.sum(axis=0))
+    report["folds"], report["seed"] = len(splits), seed
     return report

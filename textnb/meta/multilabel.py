@@ -50,7 +50,7 @@ from textnb.core.stats import CountTable, seen_columns
 from textnb.io.multilabel import MultiLabelCorpus, read_label_file, read_multilabel_corpus
 from textnb.meta.calibration import estimator_log_odds
 from textnb.meta.labelsets import (MULTILABEL_DEFAULTS, SMALL, STRATEGIES, _each_row_once, _finite,
-                                   break_even_point, copies, copy_out_of_fold, copy_scores, decide, decision, indicator, kfold,
+                                   break_even_point, copies, copy_out_of_fold, copy_scores, cross_validated_report, decide, decision, indicator, kfold,
                                    label_indicator, label_support, multilabel_report, test_report)
 from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.naive_bayes.kernels import takes_defaults
@@ -589,17 +589,6 @@ def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0, progress=
         if cv > X.shape[0]:
             raise InputError(f"cv must be between 2 and the number of documents ({X.shape[0]}); got {cv}")
         splits = kfold(X.shape[0], cv, seed)
-    truth, pred, scores = [], [], []
-    for k, (train, test) in enumerate(splits, 1):
-        cols = seen_columns(X[train])
-        fitted = clone(model).fit(X[train][:, cols], Y[train])
-        D = fitted.decision_function(X[test][:, cols])  # what predict thresholds at 0
-        truth.append(Y[test])
-        pred.append((D > 0).astype(Y.dtype))
-        scores.append(_finite(D))
-        if progress is not None:
-            progress(k, len(splits))
-    report = multilabel_report(np.vstack(truth), np.vstack(pred), classes, np.vstack(scores),
-                               train_support=Y.sum(axis=0))
-    report["folds"], report["seed"] = len(splits), seed
-    return report
+    return cross_validated_report(X, Y, classes, splits,
+                                  lambda X_train, Y_train, X_test: clone(model).fit(X_train, Y_train)
+                                  .decision_function(X_test), seed, progress)

@@ -1,18 +1,26 @@
 """Multi-label training and evaluation without scikit-learn (``textnb train`` / ``evaluate``).
 
-The default multi-label model of the command line, ``Pipeline([("vectorizer",
-Vectorizer(...)), ("model", MultiLabelNB(DiscriminativeNB(...), method="copy", ...))])``,
-computed by the functions the estimators run -- :func:`textnb.text.training.learn_counts`
-(the Vectorizer's counts), :func:`textnb.core.dfe.fit_out_of_fold` (DiscriminativeNB's one
-training with its out-of-fold scores) and the multi-label kernel
-:mod:`textnb.meta.labelsets` (folds, thresholds, decisions, measures) -- without building
-the estimators, so that the command imports no scikit-learn (as :func:`textnb.text.training.train_text_model`
-does for a single-label model). :func:`model_node` is the model file's tree, byte for byte
-what the fitted Pipeline saves; :func:`evaluate_split` is
-:func:`textnb.meta.multilabel.evaluate_multilabel_split` of that model.
+The multi-label models of the command line, ``Pipeline([("vectorizer", Vectorizer(...)),
+("model", MultiLabelNB(base, method=..., threshold=..., min_labels=...))])`` with ``base``
+a count model (multinomial, Bernoulli, complement, DiscriminativeNB), with Pipeline steps
+(``--select``, ``--weighting``) in front of it or a wrapper (SmoothingCV, CalibratedNB,
+APNBC) around it -- what :func:`textnb.meta.registry.streaming_model` describes -- computed
+by the functions the estimators run, without building them, so that the command imports no
+scikit-learn (as :func:`textnb.text.training.train_text_model` does for a single-label
+model):
 
-Other multi-label models (``method="ovr"``, another base model, a number of folds of one
-document) are fitted by the estimators (:func:`fits` says which).
+* the counts: :func:`textnb.text.training.learn_counts` (the Vectorizer's);
+* the score models: :func:`textnb.text.training.fit_model` (the count kernels, the steps,
+  the wrappers), scored by :func:`textnb.text.scorer.scorer_from_node`; for the copy method
+  over a bare DiscriminativeNB, :func:`textnb.core.dfe.fit_out_of_fold` (one training with
+  its out-of-fold scores); for one-vs-rest over a bare count model, every label's sums from
+  one product, as :class:`~textnb.meta.multilabel.MultiLabelNB` builds them;
+* the decisions: the multi-label kernel :mod:`textnb.meta.labelsets` (folds, thresholds,
+  decisions, measures).
+
+:func:`model_node` is the model file's tree, byte for byte what the fitted Pipeline saves;
+:func:`evaluate_split` is :func:`textnb.meta.multilabel.evaluate_multilabel_split` of that
+model. A ``cv`` other than None (a splitter) is left to the estimators (:func:`fits`).
 """
 
 from dataclasses import dataclass, field
@@ -20,30 +28,31 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from textnb.core import dfe
-from textnb.core.logspace import logsumexp
+from textnb.core.logspace import log_odds
 from textnb.core.model_io import ModelNode
-from textnb.naive_bayes.kernels import DISCRIMINATIVE
-from textnb.meta.labelsets import (MULTILABEL_DEFAULTS, SMALL, _finite, copy_out_of_fold, copy_scores, decide, decision, kfold,
-                                   label_indicator, label_support, test_report)
+from textnb.core.stats import seen_columns
+from textnb.naive_bayes.kernels import DISCRIMINATIVE, KERNELS
+from textnb.meta.labelsets import (MULTILABEL_DEFAULTS, SMALL, _finite, copies, copy_out_of_fold, copy_scores, decide,
+                                   decision, kfold, label_indicator, label_support, test_report)
 from textnb.text.ascii_tokens import TermKeys
 from textnb.text.defaults import VECTORIZER_DEFAULTS
+from textnb.text.scorer import scorer_from_node
 from textnb.text.tokenize import analyzer_from_params, count_batch, encode_terms
-from textnb.text.training import check_vocabulary_params, finish_counts, learn_counts
+from textnb.text.training import check_vocabulary_params, finish_counts, fit_model, learn_counts
 
-__all__ = ["MULTILABEL_DEFAULTS", "MultiLabelFit", "count", "decision_function", "evaluate_split", "fit", "fits",
+__all__ = ["MULTILABEL_DEFAULTS", "MultiLabelFit", "count", "cross_validate", "decision_function", "evaluate_split",
+           "fit", "fits",
            "model_node", "transform"]
-
 
 
 @dataclass
 class MultiLabelFit:
-    """A fitted default multi-label text model: the vocabulary, the copy model's state
-    (DiscriminativeNB's, :data:`textnb.naive_bayes.kernels.DISCRIMINATIVE`) and the
-    decisions (the fitted attributes of :class:`~textnb.meta.multilabel.MultiLabelNB`,
-    same names)."""
+    """A fitted multi-label text model: the vocabulary, the score model(s) as model-file
+    nodes and the decisions (the fitted attributes of
+    :class:`~textnb.meta.multilabel.MultiLabelNB`, same names)."""
 
     vectorizer: dict
-    model: dict
+    template: ModelNode
     multilabel: dict
     terms: np.ndarray
     n_features_in_: int
@@ -52,9 +61,10 @@ class MultiLabelFit:
     constant_: np.ndarray
     strategy_: str
     choices: dict
-    estimator_: dict
+    estimator_: object  # copy: the fitted node (None: every label constant)
+    estimators_: list  # ovr: a fitted node per label (None: a constant label)
     thresholds_: np.ndarray
-    weights: dict = field(default=None, repr=False)
+    scorers: object = field(default=None, repr=False)
 
     @property
     def method(self):
@@ -75,16 +85,27 @@ class MultiLabelFit:
         raise AttributeError(name)
 
 
-def fits(model, multilabel, n_documents):
-    """Whether :func:`fit` computes this model: ``model`` ``(kind, params)`` (the base
-    model of :func:`textnb.meta.registry.streaming_model`), ``multilabel`` MultiLabelNB's
-    parameters given, over ``n_documents`` training documents: the copy method over
-    DiscriminativeNB with out-of-fold scores from its one training."""
+def _folds(n_documents):
+    return min(5 if n_documents < SMALL else 2, n_documents)
+
+
+def _dnb_copy(model, steps, method):
+    """The copy method over a bare DiscriminativeNB: one training, the out-of-fold scores from its sums."""
+    return method == "copy" and not steps and model[0] == "DiscriminativeNB"
+
+
+def fits(model, multilabel, label_sets, steps=()):
+    """Whether :func:`fit` computes this model: ``model`` ``(kind, params)`` and ``steps``
+    as :func:`textnb.meta.registry.streaming_model` gives them (None: not a model it
+    describes), ``multilabel`` MultiLabelNB's parameters given, over documents of
+    ``label_sets``: a number of folds (``cv`` None), a thresholding strategy, and some
+    label neither on every document nor on none."""
     params = {**MULTILABEL_DEFAULTS, **multilabel}
-    folds = 5 if n_documents < SMALL else 2
-    return (model is not None and model[0] == "DiscriminativeNB" and params["method"] == "copy"
-            and params["cv"] is None and params["threshold"] in ("scutfbr", "scut", "rcut", "pcut")
-            and min(folds, n_documents) >= 2)
+    if model is None or params["cv"] is not None or params["method"] not in ("copy", "ovr") \
+            or params["threshold"] not in ("scutfbr", "scut", "rcut", "pcut"):
+        return False
+    Y, _ = label_indicator(label_sets)
+    return len(label_sets) > 0 and bool((label_support(Y)[1] == -1).any())
 
 
 def count(texts, vectorizer=None):
@@ -105,54 +126,168 @@ def transform(texts, terms, vectorizer=None):
     return finish_counts(X, binary=vec["binary"], dtype=vec["dtype"])
 
 
-def fit(X, terms, label_sets, *, vectorizer=None, model=("DiscriminativeNB", {}), multilabel=None, progress=None):
-    """Fit the default multi-label text model on the counts ``X`` (:func:`count`, over the
+def fit(X, terms, label_sets, *, vectorizer=None, model=("DiscriminativeNB", {}), steps=(), multilabel=None,
+        progress=None):
+    """Fit the multi-label text model on the counts ``X`` (:func:`count`, over the
     vocabulary ``terms``) of documents with ``label_sets`` (collections of labels): what
-    ``Pipeline([("vectorizer", Vectorizer(**vectorizer)), ("model",
-    MultiLabelNB(DiscriminativeNB(**params), **multilabel))]).fit(texts, label_sets)``
-    fits (``model = ("DiscriminativeNB", params)``), with the same numbers;
-    ``progress(done, total)`` is told of the one training. :func:`fits` must hold."""
+    ``Pipeline([("vectorizer", Vectorizer(**vectorizer)), ("model", MultiLabelNB(base,
+    **multilabel))]).fit(texts, label_sets)`` fits, ``base`` the model ``model`` with the
+    Pipeline ``steps`` in front of it (as :func:`textnb.text.training.fit_model` takes
+    them), with the same numbers; ``progress(done, total)`` is told of each model fitted,
+    as the estimator tells it. :func:`fits` must hold."""
     multilabel = {**MULTILABEL_DEFAULTS, **(multilabel or {})}
-    n = X.shape[0]
-    if not fits(model, multilabel, n):
-        raise ValueError("multilabel_training fits the copy method over DiscriminativeNB only")
-    vec_params = {**VECTORIZER_DEFAULTS, **(vectorizer or {})}
-    dnb_params = DISCRIMINATIVE.params(model[1])
-    DISCRIMINATIVE.check_params(dnb_params)
+    if not fits(model, multilabel, label_sets, steps):
+        raise ValueError("multilabel_training fits a number of folds and a thresholding strategy, "
+                         "over a model of streaming_model")
     Y, classes = label_indicator(label_sets)
-    if Y.shape[0] != n:
-        raise ValueError(f"X has {n} rows but {Y.shape[0]} label sets")
+    if Y.shape[0] != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but {Y.shape[0]} label sets")
+    return _fit(X, Y, classes, terms, {**VECTORIZER_DEFAULTS, **(vectorizer or {})}, model, steps, multilabel,
+                progress)
+
+
+def _fit(X, Y, classes, terms, vec_params, model, steps, multilabel, progress=None):
+    """:func:`fit` of the documents of labels ``Y`` (0/1, n x len(classes))."""
+    n = X.shape[0]
     train_support, constant = label_support(Y)
-    strategy = multilabel["threshold"]
-    splits = kfold(n, min(5 if n < SMALL else 2, n), multilabel["random_state"])
-    if progress is not None:
-        progress(0, 1)
+    strategy, method, seed = multilabel["threshold"], multilabel["method"], multilabel["random_state"]
+    X = X.astype(np.float64)
+    X.sort_indices()
+    n_splits = _folds(n)
+    estimator, estimators = None, None
+    if _dnb_copy(model, steps, method) and n_splits >= 2:  # one training, the out-of-fold scores from its sums
+        if progress is not None:
+            progress(0, 1)
+        (estimator, template), S = _dnb_copy_out_of_fold(X, Y, model[1], kfold(n, n_splits, seed))
+        if progress is not None:
+            progress(1, 1)
+    else:
+        total = (5 if n < SMALL else 2) + 1
+        if progress is not None:
+            progress(0, total)
+        fitted, template = _fit_scores(model, steps, method, X, Y)
+        if progress is not None:
+            progress(1, total)
+        S = np.zeros(Y.shape)
+        if n_splits >= 2:
+            parts, rows = [], []
+            for k, (train, test) in enumerate(kfold(n, n_splits, seed), 2):
+                cols = seen_columns(X[train])
+                Xk = X[train][:, cols]
+                Xk.sort_indices()
+                fold, _ = _fit_scores(model, steps, method, Xk, Y[train])
+                Xt = X[test][:, cols]
+                Xt.sort_indices()
+                parts.append(_scores(fold, label_support(Y[train])[1], method, Xt))
+                rows.append(test)
+                if progress is not None:
+                    progress(k, total)
+            S[np.concatenate(rows)] = np.vstack(parts)
+        estimator, estimators = (fitted, None) if method == "copy" else (None, fitted)
+    thresholds, choices = decide(_finite(S), Y.astype(bool), strategy, fbr=multilabel["fbr"],
+                                 rank=multilabel["rank"], min_labels=multilabel["min_labels"], seed=seed)
+    thresholds[constant != -1] = 0.0
+    return MultiLabelFit(vectorizer=vec_params, template=template, multilabel=multilabel,
+                         terms=np.asarray(terms, dtype=object), n_features_in_=X.shape[1], classes_=classes,
+                         train_support_=train_support, constant_=constant, strategy_=strategy, choices=choices,
+                         estimator_=estimator, estimators_=estimators, thresholds_=thresholds)
+
+
+def _dnb_copy_out_of_fold(X, Y, given, splits):
+    """``((fitted node, template node), S)``: the copy model over DiscriminativeNB(**given)
+    of every document and the out-of-fold log-odds ``S``, from one training
+    (:func:`textnb.meta.labelsets.copy_out_of_fold`, :func:`textnb.core.dfe.fit_out_of_fold`),
+    as MultiLabelNB computes them."""
+    params = DISCRIMINATIVE.params(given)
+    DISCRIMINATIVE.check_params(params)
+    saved = {k: params[k] for k in sorted(params) if k not in DISCRIMINATIVE.execution_params}
 
     def fit_out_of_fold(X_rows, codes, fold, document):
         model_classes, y_index = np.unique(codes, return_inverse=True)
         family, alpha, fc, cc, documents, scale, log_proba = dfe.fit_out_of_fold(
-            dfe.canonical(X_rows), y_index, len(model_classes), fold, document, params=dnb_params)
+            dfe.canonical(X_rows), y_index, len(model_classes), fold, document, params=params)
         state = DISCRIMINATIVE.to_state({
             "classes_": model_classes, "n_features_in_": X.shape[1], "class_count_": cc, "feature_count_": fc,
             "event_model_": family, "alpha_": alpha, "class_documents_": documents, "scale_": scale})
-        return state, model_classes, log_proba
+        return ModelNode("DiscriminativeNB", saved, state), model_classes, log_proba
 
-    (estimator, _), S = copy_out_of_fold(X.astype(np.float64), Y, splits, fit_out_of_fold)
-    if progress is not None:
-        progress(1, 1)
-    thresholds, choices = decide(_finite(S), Y.astype(bool), strategy, fbr=multilabel["fbr"],
-                                 rank=multilabel["rank"], min_labels=multilabel["min_labels"],
-                                 seed=multilabel["random_state"])
-    thresholds[constant != -1] = 0.0
-    return MultiLabelFit(vectorizer=vec_params, model=dnb_params, multilabel=multilabel,
-                         terms=np.asarray(terms, dtype=object), n_features_in_=X.shape[1], classes_=classes,
-                         train_support_=train_support, constant_=constant, strategy_=strategy, choices=choices,
-                         estimator_=estimator, thresholds_=thresholds)
+    (estimator, _), S = copy_out_of_fold(X, Y, splits, fit_out_of_fold)
+    return (estimator, ModelNode("DiscriminativeNB", saved, {})), S
 
 
-def _saved(params):
-    """A model's parameters as its file holds them: sorted, without how it was computed."""
-    return {k: params[k] for k in sorted(params) if k not in DISCRIMINATIVE.execution_params}
+def _fit_scores(model, steps, method, X, Y):
+    """``(fitted, template)``: the model(s) behind the scores of labels ``Y`` (n, n_labels)
+    on the counts ``X`` (CSR, float64, sorted indices), as model-file nodes -- the copy
+    model (None when every label is constant), or a binary model per label (``method``
+    "ovr"; None for a constant label) -- and the unfitted model's node: what
+    :meth:`MultiLabelNB._fit_scores <textnb.meta.multilabel.MultiLabelNB._fit_scores>` fits,
+    through :func:`textnb.text.training.fit_model`. One-vs-rest over a bare multinomial,
+    Bernoulli or complement model: every label's sums from one product ``Y.T @ X``, as the
+    estimator (integer sums: the same numbers as label by label)."""
+    n, m = Y.shape
+    live = np.flatnonzero(label_support(Y)[1] == -1)
+    template = None
+    if method == "copy":
+        if not live.size:
+            return None, None
+        rows, codes = copies(Y, live)
+        classes, y_index = np.unique(codes, return_inverse=True)
+        return fit_model(model, steps, classes, X[rows], y_index)
+    nodes = [None] * m
+    if not steps and model[0] in KERNELS and not KERNELS[model[0]].rows:
+        import scipy.sparse as sp
+
+        from textnb.core.stats import CountTable
+
+        kind, kernel = model[0], KERNELS[model[0]]
+        params = kernel.params(model[1])
+        kernel.check_params(params, X.shape[1])
+        saved = {k: v for k, v in params.items() if k not in kernel.execution_params}
+        F = kernel.features(params, X)
+        table = CountTable(m, X.shape[1]).add(F, sp.csr_matrix(Y, dtype=np.float64))
+        total = np.asarray(F.sum(axis=0)).ravel()
+        n_pos = Y.sum(axis=0)
+        for j in live:
+            pos = table.feature_count[j]
+            state = kernel.to_state({"classes_": np.array([0, 1]), "n_features_in_": X.shape[1],
+                                     "class_count_": np.array([n - n_pos[j], n_pos[j]], dtype=np.float64),
+                                     "feature_count_": np.vstack([total - pos, pos])})
+            nodes[j] = ModelNode(kind, saved, state)
+        return nodes, ModelNode(kind, saved, {})
+    for j in live:
+        nodes[j], template = fit_model(model, steps, np.array([0, 1]), X, Y[:, j])
+    return nodes, template
+
+
+def _scorers(fitted, n_features):
+    """The :class:`~textnb.text.scorer.CountScorer` of each fitted node (None stays None)."""
+    def scorer(node):
+        if node is None:
+            return None
+        s = scorer_from_node(node, n_features)
+        if s is None:
+            raise ValueError(f"no scorer of a fitted {node.kind}")
+        return s
+
+    return [scorer(node) for node in fitted] if isinstance(fitted, list) else scorer(fitted)
+
+
+def _scores(fitted, constant, method, X, scorers=None):
+    """Log-odds per label (±inf for a ``constant`` label) of the counts ``X`` under the
+    ``fitted`` node(s) of :func:`_fit_scores` (``scorers``: theirs, :func:`_scorers`), as
+    :meth:`MultiLabelNB._scores <textnb.meta.multilabel.MultiLabelNB._scores>`."""
+    scorers = _scorers(fitted, X.shape[1]) if scorers is None else scorers
+    S = np.empty((X.shape[0], len(constant)))
+    if method == "copy":
+        if scorers is not None:
+            S[:] = copy_scores(scorers.classes_, scorers.predict_log_proba(X), constant)
+    else:
+        for j, scorer in enumerate(scorers):
+            if scorer is not None:
+                S[:, j] = log_odds(scorer.predict_log_proba(X))[:, 1]  # classes 0, 1
+    S[:, constant == 1] = np.inf
+    S[:, constant == 0] = -np.inf
+    return S
 
 
 def model_node(fitted):
@@ -160,15 +295,16 @@ def model_node(fitted):
     Pipeline of the Vectorizer and the MultiLabelNB that the estimators save, the same bytes."""
     vec_params = {k: fitted.vectorizer[k] for k in sorted(fitted.vectorizer)}
     vectorizer = ModelNode("Vectorizer", vec_params, encode_terms(fitted.terms.tolist()))
-    dnb = _saved(fitted.model)
     state = {"n_features_in_": fitted.n_features_in_, "classes_": fitted.classes_, "multilabel_": True,
              "train_support_": fitted.train_support_, "constant_": fitted.constant_, "strategy_": fitted.strategy_,
              **fitted.choices}
-    if fitted.estimator_ is not None:
-        state["estimator_"] = ModelNode("DiscriminativeNB", dnb, fitted.estimator_)
+    if fitted.method == "copy":
+        state["estimator_"] = fitted.estimator_
+    else:
+        state["estimators_"] = fitted.estimators_
     state["thresholds_"] = fitted.thresholds_
     params = {k: fitted.multilabel[k] for k in sorted(MULTILABEL_DEFAULTS)}
-    params["estimator"] = ModelNode("DiscriminativeNB", dnb, {})
+    params["estimator"] = fitted.template
     params = {k: params[k] for k in sorted(params)}
     model = ModelNode("MultiLabelNB", params, state)
     return ModelNode("Pipeline", {"memory": None, "steps": [("vectorizer", vectorizer), ("model", model)],
@@ -179,24 +315,137 @@ def decision_function(fitted, X):
     """:meth:`MultiLabelNB.decision_function <textnb.meta.multilabel.MultiLabelNB.decision_function>`
     of the fitted model for counts ``X`` (:func:`transform`): positive where a label is
     assigned."""
-    state = fitted.estimator_
-    if state is None:  # every label constant
-        S = np.zeros((X.shape[0], len(fitted.constant_)))
-        S[:, fitted.constant_ == 1], S[:, fitted.constant_ == 0] = np.inf, -np.inf
-    else:
-        if fitted.weights is None:
-            fitted.weights = DISCRIMINATIVE.estimate(fitted.model, state)
-        jll = DISCRIMINATIVE.joint_log_likelihood(fitted.model, state, fitted.weights, X.astype(np.float64))
-        S = copy_scores(state["classes_"], jll - logsumexp(jll, axis=1, keepdims=True), fitted.constant_)
+    nodes = fitted.estimator_ if fitted.method == "copy" else fitted.estimators_
+    if fitted.scorers is None:
+        fitted.scorers = _scorers(nodes, fitted.n_features_in_)
+    X = X.astype(np.float64)
+    X.sort_indices()
+    S = _scores(nodes, fitted.constant_, fitted.method, X, fitted.scorers)
     return decision(S, fitted.strategy_, fitted.thresholds_, fitted.min_labels,
                     rank=fitted.choices.get("rank_"), pcut_rate=fitted.choices.get("pcut_rate_"))
 
 
 def evaluate_split(X, terms, label_sets, X_test, test_label_sets, *, vectorizer=None,
-                   model=("DiscriminativeNB", {}), multilabel=None, progress=None):
+                   model=("DiscriminativeNB", {}), steps=(), multilabel=None, progress=None):
     """Train on one part (counts ``X`` over ``terms``) and test on the other (``X_test``,
     :func:`transform`), as :func:`textnb.meta.multilabel.evaluate_multilabel_split` does
     for this model: the same report."""
-    fitted = fit(X, terms, label_sets, vectorizer=vectorizer, model=model, multilabel=multilabel, progress=progress)
+    fitted = fit(X, terms, label_sets, vectorizer=vectorizer, model=model, steps=steps, multilabel=multilabel,
+                 progress=progress)
     return test_report(fitted.classes_, fitted.train_support_, decision_function(fitted, X_test), test_label_sets,
                        X.shape[0])
+
+
+def cross_validate(X, label_sets, *, model=("DiscriminativeNB", {}), steps=(), multilabel=None, cv=10, seed=0,
+                   progress=None):
+    """K-fold cross-validation of the model on the counts ``X`` of every document over
+    every term (:func:`textnb.evaluation.evaluate.vectorize_all`): what
+    :func:`textnb.meta.multilabel.cross_validate_multilabel` reports for it with a number
+    of folds ``cv`` (:func:`textnb.meta.labelsets.cross_validated_report`)."""
+    import scipy.sparse as sp
+
+    from textnb.core.errors import InputError
+    from textnb.meta.labelsets import cross_validated_report
+
+    multilabel = {**MULTILABEL_DEFAULTS, **(multilabel or {})}
+    if not fits(model, multilabel, label_sets, steps):
+        raise ValueError("multilabel_training fits a number of folds and a thresholding strategy, "
+                         "over a model of streaming_model")
+    X = sp.csr_matrix(X)
+    Y, classes = label_indicator(label_sets)
+    cv = 10 if cv is None else int(cv)
+    if cv > X.shape[0]:
+        raise InputError(f"cv must be between 2 and the number of documents ({X.shape[0]}); got {cv}")
+
+    def fold_decisions(X_train, Y_train, X_test):
+        fitted = _fit(X_train, Y_train, classes, None, dict(VECTORIZER_DEFAULTS), model, steps, multilabel)
+        return decision_function(fitted, X_test)
+
+    return cross_validated_report(X, Y, classes, kfold(X.shape[0], cv, seed), fold_decisions, seed, progress)
+
+
+class MultiLabelScorer:
+    """Prediction from a multi-label model file without building the estimators: the
+    ``Pipeline`` of a Vectorizer and a :class:`~textnb.meta.multilabel.MultiLabelNB` read
+    as nodes (:func:`scorer_from_tree`), its score models read by
+    :func:`textnb.text.scorer.scorer_from_node`: the log-odds and decisions the loaded
+    Pipeline gives (``predict``'s ``model[:-1].transform`` then ``predict_log_odds`` /
+    ``decision_from_log_odds``)."""
+
+    multilabel_ = True
+
+    def __init__(self, fitted, vec_params, term_keys):
+        self.fitted = fitted
+        self.classes_ = fitted.classes_
+        self.vec_params = vec_params
+        self.term_keys = term_keys
+        self.steps = [("model", self)]  # (what textnb.cli.options.multilabel_model looks at)
+        nodes = fitted.estimator_ if fitted.method == "copy" else fitted.estimators_
+        fitted.scorers = _scorers(nodes, fitted.n_features_in_)
+
+    def document_log_odds(self, texts):
+        """Per-label log-odds of the documents ``texts`` (str), shape (n, n_labels)."""
+        X = count_batch(list(texts), analyzer_from_params(self.vec_params), self.term_keys, grow=False)
+        X = finish_counts(X, binary=self.vec_params["binary"], dtype=self.vec_params["dtype"]).astype(np.float64)
+        X.sort_indices()
+        nodes = self.fitted.estimator_ if self.fitted.method == "copy" else self.fitted.estimators_
+        return _scores(nodes, self.fitted.constant_, self.fitted.method, X, self.fitted.scorers)
+
+    def decision_from_log_odds(self, S):
+        """:meth:`MultiLabelNB.decision_from_log_odds
+        <textnb.meta.multilabel.MultiLabelNB.decision_from_log_odds>`."""
+        f = self.fitted
+        return decision(S, f.strategy_, f.thresholds_, f.min_labels, rank=f.choices.get("rank_"),
+                        pcut_rate=f.choices.get("pcut_rate_"))
+
+
+def scorer_from_tree(root):
+    """The :class:`MultiLabelScorer` of a read model tree
+    (:func:`textnb.core.model_io.read_nodes`) that is a multi-label text Pipeline whose
+    score models :func:`textnb.text.scorer.scorer_from_node` reads, or None (the caller then
+    builds the estimators, which report an inconsistent file in their own words)."""
+    from textnb.text.tokenize import StoredVocabulary
+
+    try:
+        steps = root.params.get("steps") if root.kind == "Pipeline" and not root.state else None
+        if not steps or len(steps) != 2:
+            return None
+        (_, vec), (_, ml) = steps
+        if not (isinstance(vec, ModelNode) and vec.kind == "Vectorizer" and isinstance(ml, ModelNode)
+                and ml.kind == "MultiLabelNB" and ml.state.get("multilabel_") is True):
+            return None
+        vec_params = {**VECTORIZER_DEFAULTS, **vec.params}
+        if set(vec_params) != set(VECTORIZER_DEFAULTS):
+            return None
+        terms = StoredVocabulary(vec.state)
+        state, params = ml.state, {**MULTILABEL_DEFAULTS, **ml.params}
+        classes = np.asarray(state["classes_"])
+        n = len(classes)
+        constant = np.asarray(state["constant_"])
+        thresholds = np.asarray(state["thresholds_"], dtype=np.float64)
+        strategy = state.get("strategy_", "scut")
+        method = "copy" if "estimator_" in state else "ovr"
+        if (("estimator_" in state) == ("estimators_" in state) or constant.shape != (n,)
+                or thresholds.shape != (n,) or not np.isin(constant, (-1, 0, 1)).all()
+                or state.get("n_features_in_") != len(terms) or strategy not in STRATEGY_NAMES
+                or (method == "ovr" and len(state["estimators_"]) != n)):
+            return None
+        choices = {k: state[k] for k in ("fbr_", "rank_", "pcut_rate_") if k in state}
+        if strategy == "pcut" and np.asarray(choices.get("pcut_rate_", ())).shape != (n,):
+            return None
+        fitted = MultiLabelFit(vectorizer=vec_params, template=params.get("estimator"),
+                               multilabel={**params, "method": method}, terms=None, n_features_in_=len(terms),
+                               classes_=classes, train_support_=state.get("train_support_"), constant_=constant,
+                               strategy_=strategy, choices=choices, estimator_=state.get("estimator_"),
+                               estimators_=state.get("estimators_"), thresholds_=thresholds)
+        scorer = MultiLabelScorer(fitted, vec_params, terms.term_keys())
+        copy_model = fitted.scorers if method == "copy" else None
+        if copy_model is not None and not np.isin(np.asarray(copy_model.classes_), np.arange(n + 1)).all():
+            return None
+        return scorer
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, UnicodeDecodeError):
+        return None
+
+
+#: the strategies a model file may hold (``strategy_``)
+STRATEGY_NAMES = ("scutfbr", "scut", "rcut", "pcut", "fixed")

@@ -470,10 +470,9 @@ def modules_for(opts, *, table, multilabel=False):
     names = ["textnb.io.corpus", "textnb.core.model_io"]
     kind = opts.model or ("nb" if table else None)
     if multilabel:  # True, or the multi-label method ("copy", "ovr")
-        streaming = streaming_model(opts)
-        if streaming is not None and streaming[1][0] == "DiscriminativeNB" and not opts.lazy and multilabel != "ovr":
-            # the default multi-label model: fitted without scikit-learn (its other
-            # methods import the estimators when they run)
+        if not opts.lazy and streaming_model(opts, steps=True) is not None:
+            # fitted without scikit-learn (textnb.meta.multilabel_training); the other
+            # models import the estimators when they run
             names += ["textnb.io.multilabel", "textnb.meta.multilabel_training", "scipy.sparse"]
         else:
             names += ["sklearn.pipeline", "textnb.meta.multilabel", "textnb.text.classifier"]
@@ -495,6 +494,6 @@ def modules_for(opts, *, table, multilabel=False):
         if opts.calibrate:
             names += ["textnb.meta.calibration"]
     if opts.adjust:
-        kernel = not multilabel and (table or streaming_model(opts, steps=True) is not None)
+        kernel = table or (not opts.lazy and streaming_model(opts, steps=True) is not None)
         names += ["textnb.semi_naive.apnbc_kernel" if kernel else "textnb.semi_naive.apnbc"]
     return names

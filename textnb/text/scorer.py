@@ -642,9 +642,13 @@ def load_for_prediction(path):
 
 
 def _model_scorer(root):
-    """The scorer of a ``TextClassifier`` tree whose model has a scorer of its own
+    """The scorer of a ``TextClassifier`` tree (or a ``Pipeline``: its last step) whose model has a scorer of its own
     (:data:`textnb.core.registry.SCORER_MODULES`: ``function(root)`` gives it, or None), or None."""
     model = root.state.get("model_") if root.kind == "TextClassifier" else None
+    if root.kind == "Pipeline":  # a Pipeline's last step (a multi-label model)
+        steps = root.params.get("steps")
+        model = steps[-1][1] if isinstance(steps, list) and steps and isinstance(steps[-1], tuple) \
+            and len(steps[-1]) == 2 else None
     if not isinstance(model, ModelNode) or model.kind not in SCORER_MODULES:
         return None
     module, function = SCORER_MODULES[model.kind]

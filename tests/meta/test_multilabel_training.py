@@ -1,0 +1,112 @@
+"""The multi-label models fitted, evaluated and read without scikit-learn
+(textnb.meta.multilabel_training): the same model files, reports and predictions as the
+estimators (MultiLabelNB in a Pipeline), and no scikit-learn imported."""
+
+import io
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+TOPICS = {"grain": "wheat corn harvest crop bushels grain", "money": "dollar yen rate bank currency money",
+          "oil": "crude barrel opec refinery oil pipeline"}
+NOISE = "the a of and to in report said week year market".split()
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    """train/ and test/ parts of a corpus of 1-2 topics per document, one labels.tsv."""
+    root = tmp_path_factory.mktemp("ml")
+    rng = np.random.RandomState(3)
+    names = sorted(TOPICS)
+    lines = []
+    for i in range(90):
+        labs = sorted(rng.choice(names, size=rng.randint(1, 3), replace=False))
+        words = [w for lab in labs for w in TOPICS[lab].split()]
+        text = " ".join(rng.choice(words + NOISE, size=25))
+        part = "train" if i < 70 else "test"
+        (root / part).mkdir(exist_ok=True)
+        (root / part / f"d{i:03d}.txt").write_text(text)
+        lines.append(f"d{i:03d}\t{','.join(labs)}\n")
+    (root / "labels.tsv").write_text("".join(lines))
+    return root
+
+
+def _cli(*argv):
+    from textnb.cli.commands import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main([str(a) for a in argv], stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def _estimators(monkeypatch):
+    """Make the command line build the estimators (its path before the kernels)."""
+    import textnb.cli.multilabel as cli
+    from textnb.core import registry
+
+    monkeypatch.setattr(cli, "_kernel", lambda args, opts: None)
+    monkeypatch.setattr(registry, "SCORER_MODULES",
+                        {k: v for k, v in registry.SCORER_MODULES.items() if k != "MultiLabelNB"})
+
+
+FLAGS = [["--method", "ovr"], ["--model", "multinomial"], ["--model", "bernoulli", "--method", "ovr"],
+         ["--model", "complement", "--weighting", "--strategy", "rcut"],
+         ["--model", "multinomial", "--select", "chi2:12", "--method", "ovr", "--strategy", "pcut"],
+         ["--model", "multinomial", "--calibrate", "sigmoid"], ["--model", "multinomial", "--adjust"],
+         ["--binary", "--min-labels", "0", "--strategy", "scut"], ["--model", "auto"]]
+
+
+@pytest.mark.parametrize("flags", FLAGS, ids=" ".join)
+def test_the_kernels_give_the_estimators_file_report_and_predictions(corpus, tmp_path, monkeypatch, flags):
+    labels = ("--labels", corpus / "labels.tsv")
+    runs = {}
+    for way in ("kernels", "estimators"):
+        with monkeypatch.context() as m:
+            if way == "estimators":
+                _estimators(m)
+            model = tmp_path / f"{way}.tnb"
+            assert _cli("train", corpus / "train", *labels, "-o", model, *flags)[0] == 0
+            reports = []
+            for extra in ((), ("--cv", "3")):
+                code, out, err = _cli("evaluate", corpus / "train" if extra else corpus, *labels, "--json",
+                                      *flags, *extra)
+                assert code == 0, err
+                reports.append({k: v for k, v in json.loads(out).items() if k != "seconds"})
+            code, predicted, err = _cli("predict", model, corpus / "test", "--json", "--proba")
+            assert code == 0, err
+            runs[way] = model.read_bytes(), reports, predicted
+    assert runs["kernels"][0] == runs["estimators"][0]  # the model file, byte for byte
+    assert runs["kernels"][1] == runs["estimators"][1]  # train/test and cross-validation reports
+    assert runs["kernels"][2] == runs["estimators"][2]  # labels, probabilities and log-odds
+
+
+def test_multilabel_commands_import_no_scikit_learn(corpus, tmp_path):
+    labels = str(corpus / "labels.tsv")
+    model = str(tmp_path / "m.tnb")
+    probe = ("import sys\nfrom textnb.cli.commands import main\n"
+             f"rc = main(['train', {str(corpus / 'train')!r}, '--labels', {labels!r}, '-o', {model!r}, "
+             "'--model', 'multinomial', '--method', 'ovr', '--weighting', '--calibrate', 'sigmoid'])\n"
+             f"rc += main(['evaluate', {str(corpus / 'train')!r}, '--labels', {labels!r}, '--cv', '3', "
+             "'--model', 'bernoulli', '--adjust'])\n"
+             f"rc += main(['evaluate', {str(corpus)!r}, '--labels', {labels!r}, '--model', 'complement'])\n"
+             f"rc += main(['predict', {model!r}, {str(corpus / 'test')!r}])\n"
+             "print(rc, sorted(m for m in sys.modules if m.split('.')[0] == 'sklearn'))\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "0 []"
+
+
+def test_a_damaged_multilabel_file_is_left_to_the_estimators_checks(corpus, tmp_path):
+    """A file the scorer cannot read is loaded by the estimators, which report it in one line."""
+    from textnb.core.model_io import read_nodes
+    from textnb.meta.multilabel_training import scorer_from_tree
+
+    model = tmp_path / "m.tnb"
+    assert _cli("train", corpus / "train", "--labels", corpus / "labels.tsv", "-o", model, "--method", "ovr")[0] == 0
+    root = read_nodes(model)
+    assert scorer_from_tree(root) is not None
+    ml = root.params["steps"][-1][1]
+    ml.state["thresholds_"] = ml.state["thresholds_"][:-1]
+    assert scorer_from_tree(root) is None
