@@ -9,7 +9,10 @@ ones; the ``corpus`` column is read but left out of every model.
 Models, all evaluated on the same seeded stratified 10-fold split (seed 0):
 
 * text, one document: :class:`textnb.TextClassifier` (Vectorizer + MultinomialNB) on
-  ``subject + "\\n" + body``, the usual single-document text model;
+  ``subject + "\\n" + body``, the usual single-document text model (the same word model as
+  MixedNB's text attributes); and the TextClassifier's default model,
+  :class:`textnb.DiscriminativeNB` (naive Bayes whose word weights are then fitted
+  discriminatively, with a temperature), on the same documents;
 * text, two attributes: :class:`textnb.MixedNB` on ``subject`` and ``body`` only (each its
   own vocabulary);
 * header attributes only: :class:`textnb.TabularNB` (Gaussian numerics; and MDL-discretised);
@@ -36,7 +39,7 @@ from sklearn.model_selection import StratifiedKFold
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from textnb import MixedNB, TabularNB, TextClassifier  # noqa: E402
+from textnb import MixedNB, MultinomialNB, TabularNB, TextClassifier  # noqa: E402
 from textnb.io.tables import read_table  # noqa: E402
 
 TEXT = ["subject", "body"]
@@ -115,12 +118,14 @@ def main(argv=None):
             sys.stderr.flush()
 
     runs = [
-        ("text, one document (TextClassifier)", lambda: TextClassifier(n_jobs=1), docs),
+        ("text, one document (TextClassifier, MultinomialNB)", lambda: TextClassifier(model=MultinomialNB(), n_jobs=1),
+         docs),
         ("text, subject + body attributes (MixedNB)", lambda: MixedNB(attributes=A_text), X_text),
         ("header attributes (TabularNB, Gaussian)", lambda: TabularNB(attributes=A_head), X_head),
         ("header attributes (TabularNB, MDL)", lambda: TabularNB(attributes=A_head, numeric="mdl"), X_head),
         ("mixed: text + header (MixedNB, Gaussian)", lambda: MixedNB(attributes=A_all), X_all),
         ("mixed: text + header (MixedNB, MDL)", lambda: MixedNB(attributes=A_all, numeric="mdl"), X_all),
+        ("text, one document (TextClassifier default: DiscriminativeNB)", lambda: TextClassifier(n_jobs=1), docs),
     ]
     results = [run(name, make, X, y, folds, corpus, progress) for name, make, X in runs]
     # how big the text terms are against the header attributes' (held-out rows of fold 1)
@@ -155,6 +160,7 @@ def main(argv=None):
         text1_err=err[0], text2_err=err[1], text1_rec=rec[0], text2_rec=rec[1],
         share_10x=share_10x, median_body=median_body, median_header=median_header, n_test=len(test),
         mixed_g_err=err[4], mixed_m_err=err[5], mixed_g_rec=rec[4], mixed_m_rec=rec[5],
+        disc_err=err[6], disc_rec=rec[6], disc_loss=results[6]["log_loss"], text1_loss=results[0]["log_loss"],
         date=today, n=len(y), ham=n_ham, spam=n_spam,
         sa_ham=by_corpus["spamassassin"][0], sa_spam=by_corpus["spamassassin"][1],
         cs_ham=by_corpus["csdmc2010_spam"][0], cs_spam=by_corpus["csdmc2010_spam"][1],
