@@ -4,8 +4,8 @@ import time
 
 import numpy as np
 
-from textnb.cli.options import (add_corpus_options, add_model_options, add_multilabel_options, folds, input_options,
-                                model_options, read_path, repeats, seed, structure_errors, warn_multilabel)
+from textnb.cli.options import (add_model_and_input_options, folds, input_options, model_options, read_path, repeats,
+                                seed, structure_errors, warn_multilabel)
 from textnb.cli.output import dumps
 from textnb.cli.progress import Progress
 from textnb.core.model_io import refuse_input_as_output
@@ -28,9 +28,7 @@ def add_parser(sub):
     p.add_argument("--test", metavar="PATH", help="a separate test corpus")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", metavar="FILE.png", help="draw the confusion matrix")
-    add_multilabel_options(p)
-    add_model_options(p)
-    add_corpus_options(p)
+    add_model_and_input_options(p)
     p.set_defaults(handler=run)
     return p
 

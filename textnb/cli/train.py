@@ -7,8 +7,8 @@ import time
 import numpy as np
 
 from textnb.cli.argtypes import scheduler as scheduler_address
-from textnb.cli.options import (add_corpus_options, add_model_options, add_multilabel_options, input_options,
-                                model_options, read_path, scheduler, seed, structure_errors, warn_multilabel)
+from textnb.cli.options import (add_model_and_input_options, input_options, model_options, read_path, scheduler, seed,
+                                structure_errors, warn_multilabel)
 from textnb.cli.output import dumps
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError
@@ -31,9 +31,7 @@ def add_parser(sub):
                         f"without")
     p.add_argument("--seed", type=seed, default=0, metavar="S",
                    help=f"seed of the folds of --adjust-on cv (default 0; {seed.range})")
-    add_multilabel_options(p)
-    add_model_options(p)
-    add_corpus_options(p)
+    add_model_and_input_options(p)
     p.set_defaults(handler=run)
     return p
 
