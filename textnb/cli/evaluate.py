@@ -4,8 +4,8 @@ import time
 
 import numpy as np
 
-from textnb.cli.options import (add_corpus_options, add_model_options, add_multilabel_options, folds, input_options,
-                                model_options, repeats, seed, structure_errors, warn_multilabel)
+from textnb.cli.options import (add_model_and_input_options, folds, input_options, model_options, read_path, repeats,
+                                seed, structure_errors, warn_multilabel)
 from textnb.cli.output import dumps
 from textnb.cli.progress import Progress
 from textnb.core.model_io import refuse_input_as_output
@@ -28,15 +28,13 @@ def add_parser(sub):
     p.add_argument("--test", metavar="PATH", help="a separate test corpus")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", metavar="FILE.png", help="draw the confusion matrix")
-    add_multilabel_options(p)
-    add_model_options(p)
-    add_corpus_options(p)
+    add_model_and_input_options(p)
     p.set_defaults(handler=run)
     return p
 
 
 def run(args, out, err):
-    from textnb.io.inputs import check_classes, load_input, open_text_corpus
+    from textnb.io.inputs import check_classes, open_text_corpus
     from textnb.meta.registry import make_text_classifier
 
     if not (args.multilabel or args.labels):  # (the default multi-label model needs no scikit-learn)
@@ -45,14 +43,10 @@ def run(args, out, err):
     opts, inputs = model_options(args), input_options(args)
     if args.plot:
         refuse_input_as_output(args.plot, [args.path, args.test, args.labels, args.structure, args.stop_words])
-    if args.multilabel or args.labels:
-        from textnb.cli.multilabel import evaluate
-
-        return evaluate(args, opts, start, out)
-    kind, data = load_input(args.path, inputs)
+    kind, data = read_path(args, inputs)
     if kind == "table":
         return _evaluate_table(args, opts, inputs, data, start, out)
-    if kind == "multilabel":  # a fastText file with several labels on a line
+    if kind == "multilabel":  # the multi-label options, or a fastText file with several labels on a line
         from textnb.cli.multilabel import evaluate
 
         return evaluate(args, opts, start, out, corpus=data)

@@ -9,9 +9,9 @@ from textnb.cli.argtypes import (MAX_ALPHA, MAX_BINS, MAX_BYTES, MAX_NGRAM, MAX_
                                  jobs, select_spec)
 from textnb.core.errors import InputError
 
-__all__ = ["add_corpus_options", "add_fasttext_options", "add_model_options", "add_ignore", "add_multilabel_options",
-           "model_options", "input_options", "scheduler", "structure_errors", "max_bytes", "top", "probability", "folds",
-           "repeats", "seed"]
+__all__ = ["add_corpus_options", "add_fasttext_options", "add_model_and_input_options", "add_model_options",
+           "add_ignore", "add_multilabel_options", "model_options", "input_options", "read_path", "scheduler",
+           "structure_errors", "max_bytes", "top", "probability", "folds", "repeats", "seed"]
 
 max_features = bounded(int, low=1, high=MAX_TERMS)
 top = bounded(int, low=1, high=MAX_TOP)
@@ -37,6 +37,26 @@ def input_options(args):
     from textnb.io.inputs import InputOptions
 
     return InputOptions.from_namespace(args)
+
+
+def read_path(args, inputs, **load):
+    """What ``train`` and ``evaluate`` read at ``args.path``: ``(kind, data)`` as
+    :func:`textnb.io.inputs.load_input` reads it (``load``: its keywords), or
+    ``("multilabel", None)`` without reading when ``--multilabel`` or ``--labels`` asks for the
+    multi-label command (which reads the path itself)."""
+    if args.multilabel or args.labels:
+        return "multilabel", None
+    from textnb.io.inputs import load_input
+
+    return load_input(args.path, inputs, **load)
+
+
+def add_model_and_input_options(p):
+    """The option groups ``train`` and ``evaluate`` share, in their ``--help`` order: the
+    multi-label options, the model, the corpus."""
+    add_multilabel_options(p)
+    add_model_options(p)
+    add_corpus_options(p)
 
 
 def add_corpus_options(p):

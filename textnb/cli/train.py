@@ -7,8 +7,8 @@ import time
 import numpy as np
 
 from textnb.cli.argtypes import scheduler as scheduler_address
-from textnb.cli.options import (add_corpus_options, add_model_options, add_multilabel_options, input_options,
-                                model_options, scheduler, seed, structure_errors, warn_multilabel)
+from textnb.cli.options import (add_model_and_input_options, input_options, model_options, read_path, scheduler, seed,
+                                structure_errors, warn_multilabel)
 from textnb.cli.output import dumps
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError
@@ -31,9 +31,7 @@ def add_parser(sub):
                         f"without")
     p.add_argument("--seed", type=seed, default=0, metavar="S",
                    help=f"seed of the folds of --adjust-on cv (default 0; {seed.range})")
-    add_multilabel_options(p)
-    add_model_options(p)
-    add_corpus_options(p)
+    add_model_and_input_options(p)
     p.set_defaults(handler=run)
     return p
 
@@ -51,7 +49,7 @@ def _preload(args, opts, inputs):
 
 
 def run(args, out, err):
-    from textnb.io.inputs import check_binary_classes, check_classes, default_model_path, learned_counts, load_input
+    from textnb.io.inputs import check_binary_classes, check_classes, default_model_path, learned_counts
     from textnb.meta.registry import lazy_text_model, make_text_classifier, model_name, streaming_model
 
     opts, inputs = model_options(args), input_options(args)
@@ -60,14 +58,10 @@ def run(args, out, err):
                            [args.path, args.labels, args.structure, stop_words])
     _preload(args, opts, inputs)
     start = time.perf_counter()  # `seconds`: read, fit, write (imports done above)
-    if args.multilabel or args.labels:
-        from textnb.cli.multilabel import train
-
-        return train(args, opts, start, out)
-    kind, data = load_input(args.path, inputs, test=False)  # training reads the training part only
+    kind, data = read_path(args, inputs, test=False)  # training reads the training part only
     if kind == "table":
         return _train_table(args, opts, data, start, out)
-    if kind == "multilabel":  # a fastText file with several labels on a line
+    if kind == "multilabel":  # the multi-label options, or a fastText file with several labels on a line
         from textnb.cli.multilabel import train
 
         return train(args, opts, start, out, corpus=data)

@@ -7,11 +7,12 @@ float64 array, one row per object; a nominal cell holds the index of its value i
 (:mod:`textnb.core.model_io`), so the type lives in the core.
 """
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["MAX_COLUMNS", "TEXT", "Attribute", "Table"]
+__all__ = ["MAX_COLUMNS", "TEXT", "Attribute", "Table", "repeated"]
 
 
 #: The kind of a text attribute (one document per cell).
@@ -21,6 +22,12 @@ TEXT = "text"
 #: 10^6 attributes cannot be written (its header would exceed the model file's bounds)
 #: and takes minutes to fit.
 MAX_COLUMNS = 100_000
+
+
+def repeated(names):
+    """The names that stand more than once in ``names``, sorted (empty when all differ): what
+    the table readers report of a header or a value list (one pass, however long)."""
+    return sorted(name for name, count in Counter(names).items() if count > 1)
 
 
 @dataclass

@@ -27,7 +27,7 @@ import re
 import numpy as np
 
 from textnb.core.errors import InputError
-from textnb.core.attributes import MAX_COLUMNS, Attribute
+from textnb.core.attributes import MAX_COLUMNS, Attribute, repeated
 from textnb.core.model_io import atomic_write
 from textnb.io.uncertain import (
     UNCERTAIN_NOMINAL,
@@ -189,8 +189,7 @@ def _parse_attribute(rest, path, lineno):
             raise InputError(f"{path}:{lineno}: nominal attribute {name!r} declares no values")
         if any(v == "" for v in values):
             raise InputError(f"{path}:{lineno}: nominal attribute {name!r} has an empty value")
-        if len(set(values)) != len(values):
-            dup = sorted({v for v in values if values.count(v) > 1})
+        if dup := repeated(values):
             raise InputError(f"{path}:{lineno}: nominal attribute {name!r} repeats value(s) {dup}")
         return Attribute(name, "nominal", values)
     kind = spec.split()[0].lower()
@@ -273,9 +272,7 @@ def read_arff(path, *, encoding="utf-8"):
         raise InputError(f"{path}: no @attribute declarations (empty or not an ARFF file)")
     if not in_data:
         raise InputError(f"{path}: no @data section")
-    names = [a.name for a in attributes]
-    if len(set(names)) != len(names):
-        dup = sorted({n for n in names if names.count(n) > 1})
+    if dup := repeated([a.name for a in attributes]):
         raise InputError(f"{path}: attribute name(s) {dup} declared twice")
 
     n_att = len(attributes)

@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from textnb.core.errors import InputError
-from textnb.core.attributes import MAX_COLUMNS, Attribute
+from textnb.core.attributes import MAX_COLUMNS, Attribute, repeated
 from textnb.io.uncertain import (
     UNCERTAIN_KINDS,
     UNCERTAIN_NOMINAL,
@@ -72,18 +72,27 @@ def _float(s):
     return x if math.isfinite(x) else None
 
 
+def _read_text(path, encoding, *, size=-1, errors="strict"):
+    """The file's text (its first ``size`` characters; all with -1), a leading BOM dropped;
+    InputError naming the file when it cannot be read, is not ``encoding`` text or is empty."""
+    try:
+        with open(path, encoding=encoding, errors=errors, newline="") as f:
+            text = f.read(size)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not {encoding} text ({exc.reason} at byte {exc.start})") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not text.strip():
+        raise InputError(f"{path}: empty file")
+    return text
+
+
 def read_header(path, *, encoding="utf-8"):
     """The column names of a delimited text file (its first row, as :func:`read_csv` reads it)."""
     path = str(path)
-    try:
-        with open(path, encoding=encoding, errors="replace", newline="") as f:
-            sample = f.read(65536)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if sample.startswith("\ufeff"):
-        sample = sample[1:]
-    if not sample.strip():
-        raise InputError(f"{path}: empty file")
+    sample = _read_text(path, encoding, size=65536, errors="replace")
     try:
         first = next(csv.reader(sample.splitlines(), delimiter=_delimiter(path, sample)))
     except (csv.Error, StopIteration):
@@ -117,17 +126,7 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
     """
     path = str(path)
     types = dict(types or {})
-    try:
-        with open(path, encoding=encoding, newline="") as f:
-            text = f.read()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not {encoding} text ({exc.reason} at byte {exc.start})") from None
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if not text.strip():
-        raise InputError(f"{path}: empty file")
+    text = _read_text(path, encoding)
     reader = csv.reader(text.splitlines(), delimiter=_delimiter(path, text[:65536]))
     try:
         rows = [r for r in reader]
@@ -140,8 +139,7 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
         raise InputError(f"{path}:1: {len(header)} columns, over the limit of {MAX_COLUMNS}")
     if any(h == "" for h in header):
         raise InputError(f"{path}:1: header has an empty column name")
-    if len(set(header)) != len(header):
-        dup = sorted({h for h in header if header.count(h) > 1})
+    if dup := repeated(header):
         raise InputError(f"{path}:1: column name(s) {dup} appear twice in the header")
     unknown = sorted(set(types) - set(header))
     if optional_types:

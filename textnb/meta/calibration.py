@@ -18,12 +18,11 @@ from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.core.folds import stratified_kfold
-from textnb.naive_bayes.base import SaveMixin, given_splits, log_odds
+from textnb.naive_bayes.base import SaveMixin, WrapperTags, given_splits, log_odds
 from textnb.core.model_io import register
 from textnb.core.stats import seen_columns
 from textnb.meta.smoothing import SmoothingCV
@@ -138,7 +137,7 @@ _calibrated_classes = calibrated_classes
 
 
 @register
-class CalibratedNB(SaveMixin, ClassifierMixin, BaseEstimator):
+class CalibratedNB(WrapperTags, SaveMixin, ClassifierMixin, BaseEstimator):
     """A classifier with calibrated probabilities and per-class thresholds.
 
     One calibration map per class (per positive class when there are two) from the
@@ -215,15 +214,6 @@ class CalibratedNB(SaveMixin, ClassifierMixin, BaseEstimator):
         self.cv = cv
         self.target_fpr = target_fpr
         self.random_state = random_state
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        est = self._base()
-        inner = get_tags(est)
-        tags.input_tags.sparse = inner.input_tags.sparse
-        tags.input_tags.positive_only = inner.input_tags.positive_only
-        tags.classifier_tags.poor_score = True
-        return tags
 
     def _base(self):
         if self.estimator is not None:

@@ -21,7 +21,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from textnb.naive_bayes.base import SaveMixin
+from textnb.naive_bayes.base import SaveMixin, WrapperTags
 from textnb.core.folds import stratified_kfold
 from textnb.naive_bayes.base import given_splits, log_odds
 from textnb.core.model_io import register
@@ -53,7 +53,7 @@ def _score(y, pred, scoring):
 
 
 @register
-class SmoothingCV(SaveMixin, ClassifierMixin, BaseEstimator):
+class SmoothingCV(WrapperTags, SaveMixin, ClassifierMixin, BaseEstimator):
     """A count model (or a Pipeline ending in one) with its smoothing chosen by K-fold CV.
 
     For each setting of ``param_grid`` (``set_params`` names, as in
@@ -117,17 +117,6 @@ class SmoothingCV(SaveMixin, ClassifierMixin, BaseEstimator):
         self.cv = cv
         self.scoring = scoring
         self.random_state = random_state
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        base = self._base()
-        steps = [s for _, s in base.steps if s not in (None, "passthrough")] \
-            if isinstance(base, Pipeline) else [base]
-        # a Pipeline's own tags do not say that a later step rejects negative values
-        tags.input_tags.sparse = get_tags(steps[0]).input_tags.sparse if steps else True
-        tags.input_tags.positive_only = any(get_tags(s).input_tags.positive_only for s in steps)
-        tags.classifier_tags.poor_score = True
-        return tags
 
     def _base(self):
         if self.estimator is not None:

@@ -12,6 +12,7 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -25,7 +26,7 @@ from textnb.core.model_schema import CV_SCHEMA
 from textnb.naive_bayes.scoring import (Scores, check_nominal_codes, check_partial_fit_labels, check_sample_weight,
                                         partial_fit_classes)
 
-__all__ = ["SaveMixin", "BaseNB", "NominalCodesMixin", "CV_SCHEMA", "given_splits", "check_class_prior", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
+__all__ = ["DeclaredTags", "SaveMixin", "WrapperTags", "BaseNB", "NominalCodesMixin", "wrapped_input_tags", "CV_SCHEMA", "given_splits", "check_class_prior", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
            "log_odds",
            "partial_fit_classes"]
 
@@ -62,8 +63,73 @@ def _check_storable_cv(estimator, path):
 
 
 
-class BaseNB(SaveMixin, Scores, ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
+class DeclaredTags:
+    """``__sklearn_tags__`` from declarations: the one place textnb's estimators set their tags.
+
+    A class states the tags it changes as data, and this mixin's ``__sklearn_tags__`` applies
+    them on top of scikit-learn's (so it must stand left of scikit-learn's mixins, as
+    ``class X(DeclaredTags, ClassifierMixin, BaseEstimator)``; a class that inherits it from
+    a textnb base needs nothing more):
+
+    ``_tags``
+        dict mapping a tag's dotted path in :class:`sklearn.utils.Tags` (``"requires_fit"``,
+        ``"input_tags.sparse"``, ``"classifier_tags.poor_score"``) to its value; a callable
+        value (``attrgetter("_supervised")``) is called with the estimator. The ``_tags`` of
+        every class in the MRO apply, bases first: a subclass adds to and overrides its bases'.
+    ``_wrapped_input_tags``
+        names of input tags (``"sparse"``, ``"positive_only"``, ``"allow_nan"``) a wrapper takes
+        from the model it wraps, ``self._base()``, as :func:`wrapped_input_tags` reads them.
+        Applied after ``_tags``.
+    """
+
+    _tags = {}
+    _wrapped_input_tags = ()
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        for cls in reversed(type(self).__mro__):
+            for path, value in cls.__dict__.get("_tags", {}).items():
+                *sections, name = path.split(".")
+                target = tags
+                for section in sections:
+                    target = getattr(target, section)
+                setattr(target, name, value(self) if callable(value) else value)
+        if self._wrapped_input_tags:
+            inner = wrapped_input_tags(self._base())
+            for name in self._wrapped_input_tags:
+                setattr(tags.input_tags, name, getattr(inner, name))
+        return tags
+
+
+def wrapped_input_tags(estimator):
+    """The input tags of ``estimator`` as a wrapper passes its ``X`` on to it.
+
+    A scikit-learn ``Pipeline``'s own tags do not say what its steps accept: ``X`` reaches the
+    first step, so ``sparse`` is the first step's, and ``positive_only`` holds when any step
+    rejects negative values; ``allow_nan`` (and the rest) are the pipeline's own.
+    """
+    tags = get_tags(estimator).input_tags
+    steps = getattr(estimator, "steps", None)
+    if isinstance(steps, list):
+        steps = [s for _, s in steps if s not in (None, "passthrough")]
+        if steps:
+            tags.sparse = get_tags(steps[0]).input_tags.sparse
+            tags.positive_only = any(get_tags(s).input_tags.positive_only for s in steps)
+    return tags
+
+
+class WrapperTags(DeclaredTags):
+    """The tags of a classifier that wraps one model (``self._base()``), as CalibratedNB and
+    SmoothingCV: it takes the model's input, and a score check may find it poor."""
+
+    _tags = {"classifier_tags.poor_score": True}
+    _wrapped_input_tags = ("sparse", "positive_only")
+
+
+class BaseNB(DeclaredTags, SaveMixin, Scores, ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     """Abstract base of textnb's naive Bayes estimators (log space throughout)."""
+
+    _tags = {"classifier_tags.poor_score": True}
 
     @abstractmethod
     def _joint_log_likelihood(self, X):
@@ -88,21 +154,11 @@ class BaseNB(SaveMixin, Scores, ClassifierMixin, BaseEstimator, metaclass=ABCMet
         check_classification_targets(y)
         return X, y
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.poor_score = True
-        return tags
 
-
-class NominalCodesMixin:
+class NominalCodesMixin(DeclaredTags):
     """Input tags of the models that take nominal value indices (TAN/BN, AODE): integers
     >= 0 with NaN for a missing value (see :func:`check_nominal_codes`)."""
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.categorical = True
-        tags.input_tags.positive_only = True
-        return tags
+    _tags = {"input_tags.allow_nan": True, "input_tags.categorical": True, "input_tags.positive_only": True}
 
 

@@ -21,6 +21,7 @@ from textnb.core.errors import ParameterError
 from textnb.core.model_io import register
 from textnb.core.model_schema import CLASS_PRIOR, MAX_DIM, SMOOTHING, Array, Bool, Int, ListOf, OneOf, Optional
 from textnb.io.tables import Attribute
+from textnb.naive_bayes.base import NominalCodesMixin
 from textnb.naive_bayes.tabular import TabularNB
 
 __all__ = ["CategoricalNB"]
@@ -29,7 +30,7 @@ _WHO = "CategoricalNB (input X)"
 
 
 @register
-class CategoricalNB(TabularNB):
+class CategoricalNB(NominalCodesMixin, TabularNB):
     """Naive Bayes for categorical features: scikit-learn's ``CategoricalNB`` (same
     parameters, attributes and numbers), on :class:`~textnb.naive_bayes.tabular.TabularNB`'s
     count tables.
@@ -95,12 +96,7 @@ class CategoricalNB(TabularNB):
         self.class_prior = class_prior
         self.min_categories = min_categories
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
-        tags.input_tags.categorical = True
-        tags.input_tags.positive_only = True
-        return tags
+    _tags = {"input_tags.allow_nan": False}  # (category codes, as NominalCodesMixin's, but no NaN)
 
     # -- input: category codes ----------------------------------------------------------
     def _codes(self, X, *, reset, y=None):

@@ -8,6 +8,8 @@ multinomial event model; ``../shared/design/algorithms.md`` §1); McCallum & Nig
 (1998), "A comparison of event models for naive Bayes text classification".
 """
 
+from operator import attrgetter
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
@@ -36,6 +38,7 @@ class _BaseCountNB(BaseNB):
     _state_schema = _kernel.state_schema
 
     _positive_only = True
+    _tags = {"input_tags.sparse": True, "input_tags.positive_only": attrgetter("_positive_only")}
 
     @takes_defaults(MULTINOMIAL)  # (MultinomialNB's own; the other kinds add theirs)
     def __init__(self, *, alpha, force_alpha, m, fit_prior, class_prior):
@@ -48,12 +51,6 @@ class _BaseCountNB(BaseNB):
     def _transform_counts(self, X):
         """What is summed per object: the counts themselves (Bernoulli: presence)."""
         return X
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.positive_only = self._positive_only
-        return tags
 
     def _check_X(self, X):
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)

@@ -21,12 +21,13 @@ got no cut), ``n_bins_`` the number of bins per column (0 for nominal columns).
 """
 
 from numbers import Integral
+from operator import attrgetter
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from textnb.naive_bayes.base import check_sample_weight
+from textnb.naive_bayes.base import DeclaredTags, check_sample_weight
 from textnb.naive_bayes.cut_points import (apply_cut_points, equal_frequency_cut_points, equal_width_cut_points,
                                           mdl_cut_points, nominal_rows)
 
@@ -42,7 +43,7 @@ __all__ = [
 ]
 
 
-class _BaseDiscretizer(TransformerMixin, BaseEstimator):
+class _BaseDiscretizer(DeclaredTags, TransformerMixin, BaseEstimator):
     """Shared fit / transform: cut numeric columns, pass nominal ones through."""
 
     _supervised = False
@@ -92,11 +93,7 @@ class _BaseDiscretizer(TransformerMixin, BaseEstimator):
             X, [c if self.numeric_mask_[j] else None for j, c in enumerate(self.cut_points_)]
         )
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.target_tags.required = self._supervised
-        return tags
+    _tags = {"input_tags.allow_nan": True, "target_tags.required": attrgetter("_supervised")}
 
 
 def _doc(summary, supervised=False):

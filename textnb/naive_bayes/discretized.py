@@ -11,14 +11,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from textnb.core.model_io import register
-from textnb.naive_bayes.base import BaseNB, SaveMixin
+from textnb.naive_bayes.base import BaseNB, DeclaredTags, SaveMixin
 from textnb.naive_bayes.discretized_kernel import DiscretizedKernel
 
 __all__ = ["Discretized"]
 
 
 @register
-class Discretized(DiscretizedKernel, SaveMixin, ClassifierMixin, BaseEstimator):
+class Discretized(DiscretizedKernel, DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
     """Discretise numeric attributes inside ``fit``, then fit a nominal-only model.
 
     Parameters
@@ -53,10 +53,7 @@ class Discretized(DiscretizedKernel, SaveMixin, ClassifierMixin, BaseEstimator):
         self.numeric = numeric
         self.bins = bins
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        return tags
+    _tags = {"input_tags.allow_nan": True}
 
     @staticmethod
     def _clone(model):

@@ -27,7 +27,8 @@ and ``show_most_informative_features`` sort feature names, values and labels as 
 does, so there they must be comparable, as in NLTK).
 
 NLTK itself is not imported unless an NLTK estimator class is passed (importing NLTK
-takes seconds); :meth:`NaiveBayesClassifier.prob_classify` returns a :class:`ProbDist`
+takes seconds), and it is an optional dependency (``pip install 'textnb[nltk]'``): every
+estimator given by name or number works without it; :meth:`NaiveBayesClassifier.prob_classify` returns a :class:`ProbDist`
 with NLTK's ``ProbDistI`` reading interface (``prob``, ``logprob`` in base 2 as NLTK's,
 ``max``, ``samples``).
 
@@ -72,6 +73,8 @@ def estimator_gamma(estimator):
     ------
     ValueError
         For an estimator that is not additive smoothing (Witten-Bell, Good-Turing, ...).
+    ImportError
+        For a callable estimator when NLTK is not installed.
     """
     if estimator is None:
         return 0.5
@@ -87,7 +90,12 @@ def estimator_gamma(estimator):
         return gamma
     if not callable(estimator):
         raise ValueError(f"estimator must be None, a name, a number or an NLTK ProbDist class; got {estimator!r}")
-    from nltk.probability import FreqDist, LidstoneProbDist  # an NLTK estimator: NLTK is loaded
+    try:
+        from nltk.probability import FreqDist, LidstoneProbDist  # an NLTK estimator: NLTK is loaded
+    except ImportError:
+        raise ImportError(f"estimator {getattr(estimator, '__name__', estimator)!r} is read as an NLTK ProbDist "
+                          f"class, which needs NLTK, and NLTK is not installed: pip install 'textnb[nltk]', or "
+                          f"give the estimator by name ({', '.join(map(repr, sorted(_NAMED)))}) or as a number") from None
 
     # counts a=2, b=1 and bins=3: P(c) = γ / (3 + 3γ) for an additive estimator
     dist = estimator(FreqDist({"a": 2, "b": 1}), bins=3)

@@ -189,10 +189,7 @@ class TabularNB(TabularKernel, BaseNB):
         super().__init__(attributes=attributes, nominal=nominal, alpha=alpha, m=m, numeric=numeric, bins=bins,
                          var_smoothing=var_smoothing, class_prior=class_prior, interval_fit=interval_fit)
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        return tags
+    _tags = {"input_tags.allow_nan": True}
 
     # the estimator's side, where the kernel has its own
     _validate_x, _validate_xy, save = BaseNB._validate_x, BaseNB._validate_xy, BaseNB.save

@@ -23,7 +23,6 @@ the model file) and imports neither scikit-learn nor scipy; the adapter wraps es
 
 import scipy.sparse as sp
 from sklearn.base import clone
-from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d, validate_data
 
@@ -162,13 +161,7 @@ class APNBC(APNBCKernel, BaseNB):
         super().__init__(estimator, significance=significance, fit_on=fit_on, cv=cv, epsilon=epsilon,
                          random_state=random_state)
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        inner = get_tags(self._base())
-        tags.input_tags.sparse = inner.input_tags.sparse
-        tags.input_tags.positive_only = inner.input_tags.positive_only
-        tags.input_tags.allow_nan = inner.input_tags.allow_nan
-        return tags
+    _wrapped_input_tags = ("sparse", "positive_only", "allow_nan")
 
     # -- the estimator's side, where the kernel has its own ---------------------------------
     @staticmethod

@@ -80,11 +80,7 @@ class LBR(LBRKernel, BaseNB):
         super().__init__(candidates=candidates, alpha=alpha, min_errors=min_errors, significance=significance,
                          n_jobs=n_jobs, max_cache=max_cache)
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.non_deterministic = False
-        return tags
+    _tags = {"input_tags.allow_nan": True, "non_deterministic": False}
 
     # the estimator's side, where the kernel has its own
     _validate_x, _validate_xy, save = BaseNB._validate_x, BaseNB._validate_xy, BaseNB.save

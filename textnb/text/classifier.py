@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from textnb.naive_bayes.base import SaveMixin
+from textnb.naive_bayes.base import DeclaredTags, SaveMixin
 from textnb.naive_bayes.base import check_partial_fit_labels, log_odds
 from textnb.io.corpus import to_text
 from textnb.text.counting import inherited, score_batch
@@ -58,7 +58,7 @@ def _per_class(model):
 
 
 @register
-class TextClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
+class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
     """Naive Bayes over raw documents: a :class:`~textnb.text.vectorizer.Vectorizer` and a model.
 
     Parameters
@@ -125,12 +125,7 @@ class TextClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
         self.batch_size = batch_size
         self.max_bytes = max_bytes
 
-    def __sklearn_tags__(self):
-        # raw documents in, as scikit-learn's text vectorizers declare it
-        tags = super().__sklearn_tags__()
-        tags.input_tags.string = True
-        tags.input_tags.two_d_array = False
-        return tags
+    _tags = Vectorizer._tags  # raw documents in, as the vectorizer takes them
 
     # -- fitting ------------------------------------------------------------------
     def _streams(self, model, vectorizer):

@@ -115,11 +115,7 @@ class MixedNB(MixedKernel, BaseNB):
                          var_smoothing=var_smoothing, class_prior=class_prior, interval_fit=interval_fit,
                          vectorizer=vectorizer, text_model=text_model)
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        return tags
-
+    _tags = {"input_tags.allow_nan": True}
     save = BaseNB.save
 
     # -- the estimator's side, where the kernel has its own ---------------------------------

@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative, valida
 
 from textnb.core.model_io import register
 from textnb.core.stats import CountTable, merge_aligned
+from textnb.naive_bayes.base import DeclaredTags
 from textnb.naive_bayes.kernels import takes_defaults
 from textnb.text.wrappers import (SCORES, SELECT_DEFAULTS, SELECT_PARAMS, SELECT_STATE, presence_counts, support_mask,
                                   term_scores)
@@ -31,7 +32,7 @@ from textnb.text.wrappers import (SCORES, SELECT_DEFAULTS, SELECT_PARAMS, SELECT
 __all__ = ["SelectTerms", "term_scores"]
 
 @register
-class SelectTerms(SelectorMixin, BaseEstimator):
+class SelectTerms(DeclaredTags, SelectorMixin, BaseEstimator):
     """Keep the ``k`` terms with the best information gain, chi-square or document frequency.
 
     Fitted on (weighted) count matrices and class labels; a term "occurs" in a document
@@ -77,12 +78,7 @@ class SelectTerms(SelectorMixin, BaseEstimator):
         self.criterion = criterion
         self.k = k
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.positive_only = True
-        tags.target_tags.required = True
-        return tags
+    _tags = {"input_tags.sparse": True, "input_tags.positive_only": True, "target_tags.required": True}
 
     def _check_params(self):
         if self.criterion not in SCORES:

@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_array
 
 from textnb.core.model_io import register
 from textnb.core.errors import ParameterError
+from textnb.naive_bayes.base import DeclaredTags
 from textnb.naive_bayes.kernels import takes_defaults
 from textnb.text.defaults import VECTORIZER_DEFAULTS, VECTORIZER_PARAMS, VECTORIZER_STATE
 from textnb.text.tokenize import (  # noqa: F401  (re-exported: the public home of the tokenizer)
@@ -66,7 +67,7 @@ def _check_documents(raw_documents):
 
 
 @register
-class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):  # sparse out: no set_output
+class Vectorizer(DeclaredTags, TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):  # sparse out: no set_output
     """Bag of words: a vocabulary and CSR count matrices, scikit-learn's ``CountVectorizer``.
 
     The constructor, attributes and methods are ``CountVectorizer``'s, with the same
@@ -159,13 +160,9 @@ class Vectorizer(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):  
         self.dtype = dtype
         self.stemmer = stemmer
 
-    def __sklearn_tags__(self):
-        # raw documents in, as scikit-learn's text vectorizers declare it (the numeric
-        # estimator checks do not apply; tests/test_sklearn_cases.py checks the rest)
-        tags = super().__sklearn_tags__()
-        tags.input_tags.string = True
-        tags.input_tags.two_d_array = False
-        return tags
+    # raw documents in, as scikit-learn's text vectorizers declare it (the numeric
+    # estimator checks do not apply; tests/test_sklearn_cases.py checks the rest)
+    _tags = {"input_tags.string": True, "input_tags.two_d_array": False}
 
     # -- the analysis, in scikit-learn's pieces ---------------------------------------
     def decode(self, doc):

@@ -33,6 +33,7 @@ from textnb.core.model_io import register
 from textnb.core.model_schema import Bool, Choice, MayBeAbsent, Optional, Reals
 from textnb.text.tokenize import TOKEN_PATTERN
 from textnb.text.vectorizer import Vectorizer
+from textnb.naive_bayes.base import DeclaredTags
 from textnb.naive_bayes.kernels import takes_defaults
 from textnb.text.wrappers import (IDF, WEIGHTING_DEFAULTS, WEIGHTING_PARAMS, WEIGHTING_STATE, document_frequency,
                                   idf_weights, weigh_cells)
@@ -41,7 +42,7 @@ __all__ = ["TermWeighting", "TfidfVectorizer"]
 
 
 @register
-class TermWeighting(TransformerMixin, BaseEstimator):
+class TermWeighting(DeclaredTags, TransformerMixin, BaseEstimator):
     """Weight term counts as Rennie et al. (2003, §4): log tf, idf, length norm.
 
     Its names are textnb's, and two of its formulas differ from scikit-learn's
@@ -101,12 +102,7 @@ class TermWeighting(TransformerMixin, BaseEstimator):
         self.length_norm = length_norm
         self.binary = binary
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.positive_only = True
-        tags.requires_fit = True
-        return tags
+    _tags = {"input_tags.sparse": True, "input_tags.positive_only": True, "requires_fit": True}
 
     def _check_params(self):
         if self.idf not in IDF:
@@ -244,6 +240,7 @@ class TfidfVectorizer(Vectorizer, auto_wrap_output_keys=None):  # sparse out: no
                      "smooth_idf": Bool(), "sublinear_tf": Bool(),
                      "dtype": Choice("float64", "float32", "float16")}
     _state_schema = {**Vectorizer._state_schema, "idf_": MayBeAbsent(Reals(("n_idf",), lo=0.0))}
+    _tags = {"_skip_test": True}  # as scikit-learn's (its checks need numeric input)
 
     def __init__(self, *, input="content", encoding="utf-8", decode_error="strict", strip_accents=None,
                  lowercase=True, preprocessor=None, tokenizer=None, analyzer="word", stop_words=None,
@@ -315,11 +312,6 @@ class TfidfVectorizer(Vectorizer, auto_wrap_output_keys=None):  # sparse out: no
         if not self.__sklearn_is_fitted__():
             raise NotFittedError("The TF-IDF vectorizer is not fitted")
         return super().transform(raw_documents)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags._skip_test = True  # as scikit-learn's (its checks need numeric input)
-        return tags
 
     # -- model files: the vocabulary and the idf -------------------------------------
     def _get_state(self):
