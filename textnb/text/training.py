@@ -88,7 +88,7 @@ class Accumulator:
         self.rows = [] if rows else None
         self.max_row_nnz = max_row_nnz
         self.row_nnz = 0
-        self.dropped = None  # {family: (classes x terms) feature sums}, "weight": per-class weights
+        self.dropped = None  # {family: (cells, feature sums)} (:meth:`_shrink`), "weight": per-class weights
         self.per_class = per_class
         # start small when there are many classes (the tables grow by doubling)
         cap = max(len(self.vocab), min(1024, max(16, (1 << 22) // max(n_classes, 1))))
@@ -151,25 +151,21 @@ class Accumulator:
         the class) whose cells add up to at most ``max_row_nnz``; add the others' document
         features, for both event models, to ``dropped``. The kept documents are always the
         smallest keys of all seen so far (a document dropped once would never be kept
-        later), so the sample is the same whatever the batches."""
-        import scipy.sparse as sp
+        later), so the sample is the same whatever the batches.
 
-        from textnb.core.dfe import FAMILIES, class_sums, content_keys, features, sample_rows
+        ``dropped[family]`` holds the sums over the (class, term) cells the dropped documents
+        touch only (:func:`textnb.core.dfe.class_cell_sums`), not a (classes x all terms)
+        table: with word n-grams the vocabulary before pruning is millions of terms."""
+        from textnb.core.dfe import FAMILIES, class_cell_sums, content_keys, doc_features, sample_rows
 
         y, w, lengths, ids, counts, _, hashes = self._rows(free=True)
-        n_terms = len(self.vocab)
         keep = np.zeros(len(lengths), dtype=bool)
         keep[sample_rows(lengths, content_keys(hashes, y, 0), self.max_row_nnz)] = True
         cells = np.repeat(keep, lengths)
         n_classes = len(self.class_count)
         if self.dropped is None:
-            self.dropped = {f: np.zeros((n_classes, 0)) for f in FAMILIES}
+            self.dropped = {f: (np.zeros(0, dtype=np.int64), np.zeros(0)) for f in FAMILIES}
             self.dropped["weight"] = np.zeros(n_classes)
-        for family in FAMILIES:
-            old = self.dropped[family]
-            grown = np.zeros((n_classes, n_terms))
-            grown[:, :old.shape[1]] = old
-            self.dropped[family] = grown
         # the dropped documents' features, in blocks of at most max_row_nnz / 4 cells (never
         # all the rows at double precision)
         gone = np.flatnonzero(~keep)
@@ -181,11 +177,12 @@ class Accumulator:
             hi = max(lo + 1, int(np.searchsorted(ends, ends[lo] + block, side="right")) - 1)
             docs = gone[lo:hi]
             sel = gone_cells[ends[lo]:ends[hi]]
-            Xd = sp.csr_matrix((counts[sel].astype(np.float64), ids[sel],
-                                np.concatenate(([0], np.cumsum(lengths[docs], dtype=np.int64)))),
-                               shape=(docs.size, n_terms))
+            indptr = np.concatenate(([0], np.cumsum(lengths[docs], dtype=np.int64)))
+            data, columns = counts[sel].astype(np.float64), ids[sel]
             for family in FAMILIES:
-                self.dropped[family] += class_sums(features(family, Xd), y[docs], n_classes, w[docs])[0]
+                block_sums = class_cell_sums(doc_features(family, data, indptr), columns, indptr, y[docs],
+                                             n_classes, w[docs])
+                self.dropped[family] = _add_cells(self.dropped[family], block_sums)
             lo = hi
         self.dropped["weight"] += np.bincount(y[~keep], weights=w[~keep], minlength=n_classes)
         self.rows = [(y[keep], w[keep], lengths[keep], ids[cells], counts[cells], hashes[keep])]
@@ -193,19 +190,25 @@ class Accumulator:
 
     def dropped_sums(self, cols):
         """``{family: (feature sums, class weights)}`` of the documents the row sample left
-        out, over the columns ``cols``; None when every document was kept."""
+        out, over the columns ``cols`` (a (classes x ``len(cols)``) table each); None when
+        every document was kept."""
         if self.max_row_nnz is not None and self.row_nnz > self.max_row_nnz:
             self._shrink()
         if self.dropped is None:
             return None
-        n_terms = len(self.vocab)
+        n_classes = len(self.class_count)
+        position = np.full(max(len(self.vocab), 1), -1, dtype=np.int64)
+        position[np.asarray(cols, dtype=np.int64)] = np.arange(len(cols))
         out = {}
-        for family, table in self.dropped.items():
+        for family, sums in self.dropped.items():
             if family == "weight":
                 continue
-            full = np.zeros((table.shape[0], n_terms))
-            full[:, :table.shape[1]] = table
-            out[family] = (full[:, np.asarray(cols, dtype=np.int64)], self.dropped["weight"].copy())
+            cells, values = sums
+            column = position[cells // n_classes]
+            kept = column >= 0
+            table = np.zeros((n_classes, len(cols)))
+            table[cells[kept] % n_classes, column[kept]] = values[kept]
+            out[family] = (table, self.dropped["weight"].copy())
         return out
 
     def row_matrix(self, cols):
@@ -233,6 +236,18 @@ class Accumulator:
         X = sp.csr_matrix((counts, new, indptr), shape=(len(lengths), len(cols)))
         X.has_sorted_indices = True
         return X, y.astype(np.intp), w.astype(np.float64)
+
+
+def _add_cells(a, b):
+    """The sums ``(cells, values)`` of :func:`textnb.core.dfe.class_cell_sums` ``a`` and ``b``
+    added up, cell by cell (``a``'s value plus ``b``'s, as a table adds them; a cell of one
+    only keeps its value)."""
+    cells, where = np.unique(np.concatenate((a[0], b[0])), return_inverse=True)
+    where = where.reshape(-1)
+    values = np.zeros(cells.size)
+    values[where[:a[0].size]] = a[1]
+    values[where[a[0].size:]] += b[1]
+    return cells, values
 
 
 def _sort_rows(indices, data, indptr, n_cols):
