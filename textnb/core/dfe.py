@@ -574,19 +574,26 @@ def class_sums(T, y_index, n_classes, weights=None):
     return (_indicator(y_index, w, n_classes) @ T).toarray(), np.bincount(y_index, weights=w, minlength=n_classes)
 
 
-def class_cell_sums(data, indices, indptr, y_index, n_classes, weights):
-    """The per-class sums of the rows of the CSR matrix ``(data, indices, indptr)`` (float64)
-    over the cells they touch only: ``(cells, sums)``, ``cells`` the sorted numbers
-    ``column * n_classes + class`` of the (class, column) cells with a stored value,
-    ``sums`` their sums. The same floats as :func:`class_sums`' table in those cells (each
-    row's ``weights[row] * data`` added in row order, from zero, as scipy's sparse product
-    adds them), without a (classes x columns) table: for rows over a vocabulary far larger
-    than their terms (:meth:`textnb.text.training.Accumulator._shrink`). numpy only."""
+def class_cell_sums(indices, indptr, y_index, n_classes, weights, values):
+    """The per-class sums of rows of CSR matrices over the cells they touch only.
+
+    The matrices share their structure ``(indices, indptr)`` (rows of classes ``y_index``,
+    weighted by ``weights``) and differ in their stored ``values`` (a sequence of float64
+    arrays, one per matrix). Returns ``(cells, sums)``: ``cells`` the sorted numbers
+    ``column * n_classes + class`` of the (class, column) cells with a stored value, and
+    one array of sums over them per matrix: the same floats as :func:`class_sums`' table
+    in those cells (each row's ``weights[row] * value`` added in row order, from zero, as
+    scipy's sparse product adds them), without a (classes x columns) table. For rows over
+    a vocabulary far larger than their terms (:meth:`textnb.text.training.Accumulator._shrink`).
+    numpy only."""
     lengths = np.diff(np.asarray(indptr, dtype=np.int64))
     cells = np.asarray(indices, dtype=np.int64) * n_classes + np.repeat(np.asarray(y_index, dtype=np.int64), lengths)
-    values = np.repeat(np.asarray(weights, dtype=np.float64), lengths) * np.asarray(data, dtype=np.float64)
     cells, where = np.unique(cells, return_inverse=True)
-    return cells, np.bincount(where.reshape(-1), weights=values, minlength=cells.size)  # in row order, one by one
+    where = where.reshape(-1)
+    w = np.repeat(np.asarray(weights, dtype=np.float64), lengths)
+    # bincount adds its weights in input order, one by one: row order
+    return cells, [np.bincount(where, weights=w * np.asarray(v, dtype=np.float64), minlength=cells.size)
+                   for v in values]
 
 
 def _mix(h):

@@ -154,8 +154,9 @@ class Accumulator:
         later), so the sample is the same whatever the batches.
 
         ``dropped[family]`` holds the sums over the (class, term) cells the dropped documents
-        touch only (:func:`textnb.core.dfe.class_cell_sums`), not a (classes x all terms)
-        table: with word n-grams the vocabulary before pruning is millions of terms."""
+        touch only, ``dropped["cells"]`` (:func:`textnb.core.dfe.class_cell_sums`), not a
+        (classes x all terms) table: with word n-grams the vocabulary before pruning is
+        millions of terms."""
         from textnb.core.dfe import FAMILIES, class_cell_sums, content_keys, doc_features, sample_rows
 
         y, w, lengths, ids, counts, _, hashes = self._rows(free=True)
@@ -164,8 +165,8 @@ class Accumulator:
         cells = np.repeat(keep, lengths)
         n_classes = len(self.class_count)
         if self.dropped is None:
-            self.dropped = {f: (np.zeros(0, dtype=np.int64), np.zeros(0)) for f in FAMILIES}
-            self.dropped["weight"] = np.zeros(n_classes)
+            self.dropped = {"cells": np.zeros(0, dtype=np.int64), "weight": np.zeros(n_classes),
+                            **{f: np.zeros(0) for f in FAMILIES}}
         # the dropped documents' features, in blocks of at most max_row_nnz / 4 cells (never
         # all the rows at double precision)
         gone = np.flatnonzero(~keep)
@@ -178,11 +179,13 @@ class Accumulator:
             docs = gone[lo:hi]
             sel = gone_cells[ends[lo]:ends[hi]]
             indptr = np.concatenate(([0], np.cumsum(lengths[docs], dtype=np.int64)))
-            data, columns = counts[sel].astype(np.float64), ids[sel]
-            for family in FAMILIES:
-                block_sums = class_cell_sums(doc_features(family, data, indptr), columns, indptr, y[docs],
-                                             n_classes, w[docs])
-                self.dropped[family] = _add_cells(self.dropped[family], block_sums)
+            data = counts[sel].astype(np.float64)
+            # (both event models' features are stored in the same cells)
+            touched, sums = class_cell_sums(ids[sel], indptr, y[docs], n_classes, w[docs],
+                                            [doc_features(family, data, indptr) for family in FAMILIES])
+            self.dropped["cells"], totals = _add_cells(self.dropped["cells"], [self.dropped[f] for f in FAMILIES],
+                                                       touched, sums)
+            self.dropped.update(zip(FAMILIES, totals))
             lo = hi
         self.dropped["weight"] += np.bincount(y[~keep], weights=w[~keep], minlength=n_classes)
         self.rows = [(y[keep], w[keep], lengths[keep], ids[cells], counts[cells], hashes[keep])]
@@ -199,15 +202,16 @@ class Accumulator:
         n_classes = len(self.class_count)
         position = np.full(max(len(self.vocab), 1), -1, dtype=np.int64)
         position[np.asarray(cols, dtype=np.int64)] = np.arange(len(cols))
+        cells = self.dropped["cells"]
+        column = position[cells // n_classes]
+        kept = column >= 0
+        where = (cells[kept] % n_classes, column[kept])
         out = {}
-        for family, sums in self.dropped.items():
-            if family == "weight":
+        for family, values in self.dropped.items():
+            if family in ("cells", "weight"):
                 continue
-            cells, values = sums
-            column = position[cells // n_classes]
-            kept = column >= 0
             table = np.zeros((n_classes, len(cols)))
-            table[cells[kept] % n_classes, column[kept]] = values[kept]
+            table[where] = values[kept]
             out[family] = (table, self.dropped["weight"].copy())
         return out
 
@@ -238,16 +242,22 @@ class Accumulator:
         return X, y.astype(np.intp), w.astype(np.float64)
 
 
-def _add_cells(a, b):
-    """The sums ``(cells, values)`` of :func:`textnb.core.dfe.class_cell_sums` ``a`` and ``b``
-    added up, cell by cell (``a``'s value plus ``b``'s, as a table adds them; a cell of one
-    only keeps its value)."""
-    cells, where = np.unique(np.concatenate((a[0], b[0])), return_inverse=True)
-    where = where.reshape(-1)
-    values = np.zeros(cells.size)
-    values[where[:a[0].size]] = a[1]
-    values[where[a[0].size:]] += b[1]
-    return cells, values
+def _add_cells(cells, values, more_cells, more_values):
+    """Sums over sorted cells (:func:`textnb.core.dfe.class_cell_sums`) added up:
+    ``(union, totals)``, ``union`` the sorted cells of both and each of ``totals`` an array
+    of ``values`` plus the ``more_values`` at the same position, cell by cell (a value plus
+    the other's, as a table adds them; a cell of one only keeps its value)."""
+    at = np.searchsorted(cells, more_cells)
+    new = (at == cells.size) | (cells[np.minimum(at, max(cells.size - 1, 0))] != more_cells) if cells.size \
+        else np.ones(more_cells.size, dtype=bool)
+    union = np.insert(cells, at[new], more_cells[new])
+    where = np.searchsorted(union, more_cells)
+    totals = []
+    for old, add in zip(values, more_values):
+        total = np.insert(old, at[new], 0.0)
+        total[where] += add
+        totals.append(total)
+    return union, totals
 
 
 def _sort_rows(indices, data, indptr, n_cols):
