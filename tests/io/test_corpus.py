@@ -110,3 +110,21 @@ def test_input_documents_from_files_folders_and_stdin(tmp_path):
     assert got[0][1] == "one" and got[1][1] is None and got[2] == ("-", "from stdin")
     with pytest.raises(InputError, match="no such file"):
         list(iter_input_documents([str(tmp_path / "missing")]))
+
+
+@pytest.mark.parametrize("spelling", ["{}", "{}/", "{}//", "./{}"])
+def test_folder_documents_are_the_paths_of_their_files(tmp_path, monkeypatch, spelling):
+    """A folder corpus lists each file as ``Path`` of its path, sub-folders included, however
+    the corpus folder is spelt (the Paths are built from the class folder's)."""
+    from pathlib import Path
+
+    for label, rel in [("a", "1.txt"), ("a", "sub/2.txt"), ("a", "sub/deeper/3.txt"), ("b", "4.txt")]:
+        f = tmp_path / "c" / label / rel
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(f"text of {rel}")
+    monkeypatch.chdir(tmp_path)
+    corpus = open_corpus(spelling.format("c"))
+    assert all(type(d) is type(Path()) for d in corpus.documents)
+    assert [str(d) for d in corpus.documents] == ["c/a/1.txt", "c/a/sub/2.txt", "c/a/sub/deeper/3.txt", "c/b/4.txt"]
+    assert corpus.documents == [Path(str(d)) for d in corpus.documents]
+    assert corpus.labels == ["a", "a", "a", "b"]

@@ -230,9 +230,17 @@ def test_streamed_training_keeps_a_bounded_sample_of_rows(sms):
     dropped = acc.dropped_sums(cols)
     X, yk, wk = acc.row_matrix(cols)
     assert X.nnz <= 5000 and X.shape[0] < len(y)
+    every = count_documents(docs, yi, np.ones(len(y)), 2, analyzer, rows=True, batch_size=500)
+    assert every.dropped is None and list(every.vocab.terms()) == list(acc.vocab.terms())
+    X_all, y_all, w_all = every.row_matrix(cols)
+    some = np.sort(np.random.default_rng(0).choice(cols, size=len(cols) // 3, replace=False))
+    dropped_some = acc.dropped_sums(some)
     for family in dfe.FAMILIES:  # kept + dropped = every document's features
         fc, w = dropped[family]
         assert np.isclose(w.sum() + wk.sum(), len(y))
+        kept = dfe.class_sums(dfe.features(family, X), yk, 2, wk)[0]
+        assert np.allclose(fc + kept, dfe.class_sums(dfe.features(family, X_all), y_all, 2, w_all)[0])
+        np.testing.assert_array_equal(dropped_some[family][0], fc[:, some])  # a subset of the columns
     # the same sample whatever the batches or processes (the dropped documents' sums are
     # added in another order: equal to the last bits only), every document counted
     small = DiscriminativeNB(max_nnz=5000)

@@ -170,3 +170,42 @@ def test_rows_are_sorted_as_scipy_sorts_them(values):
     _sort_rows(indices, data, indptr, n_cols)
     np.testing.assert_array_equal(indices, expected.indices)
     np.testing.assert_array_equal(data, expected.data)
+
+
+def test_dropped_documents_sums_over_their_cells_are_the_tables_floats():
+    """The row sample's dropped sums, kept over the (class, term) cells the documents touch
+    (dfe.class_cell_sums) and added block by block (_add_cells): the floats of the dense
+    (classes x terms) tables the scipy product gives, added as tables add, bit for bit."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    from textnb.core.dfe import FAMILIES, class_cell_sums, class_sums, doc_features
+    from textnb.text.training import _add_cells
+
+    rng = np.random.default_rng(5)
+    n_classes, n_cols = 7, 3000
+    table = {f: np.zeros((n_classes, n_cols)) for f in FAMILIES}
+    cells, totals = np.zeros(0, dtype=np.int64), [np.zeros(0) for _ in FAMILIES]
+    for block in range(4):
+        n_rows = int(rng.integers(1, 200))
+        lengths = rng.integers(0, 80, size=n_rows)
+        indices = np.concatenate([np.sort(rng.choice(n_cols // (block + 1), size=k, replace=False))
+                                  for k in lengths]).astype(np.int32)
+        indptr = np.concatenate(([0], np.cumsum(lengths)))
+        counts = rng.integers(1, 30, size=indices.size).astype(np.float64)
+        y = rng.integers(0, n_classes, size=n_rows)
+        w = rng.random(n_rows) * 3
+        w[::5] = 1.0
+        values = [doc_features(f, counts, indptr) for f in FAMILIES]
+        touched, sums = class_cell_sums(indices, indptr, y, n_classes, w, values)
+        assert np.all(np.diff(touched) > 0)
+        for f, v, s in zip(FAMILIES, values, sums):
+            dense = class_sums(sp.csr_matrix((v, indices, indptr), shape=(n_rows, n_cols)), y, n_classes, w)[0]
+            np.testing.assert_array_equal(dense.T.reshape(-1)[touched], s)  # cell = column * n_classes + class
+            assert not dense.T.reshape(-1)[np.setdiff1d(np.arange(dense.size), touched)].any()
+            table[f] += dense
+        cells, totals = _add_cells(cells, totals, touched, sums)
+    for f, total in zip(FAMILIES, totals):
+        expected = table[f].T.reshape(-1)
+        np.testing.assert_array_equal(expected[cells], total)
+        assert not np.delete(expected, cells).any()

@@ -39,7 +39,7 @@ from textnb.core.estimates import ALPHA_FLOOR, class_log_prior
 from textnb.core.logspace import logsumexp, no_evidence, prior_where_empty
 from textnb.core.model_schema import MAX_ALPHA, N_JOBS, SEED, SPLITS, Choice, Float, Int, OneOf, Optional, check_param_values
 
-__all__ = ["FAMILIES", "DEFAULT_ALPHA", "PARAM_SCHEMA", "fit_rows", "choose_family", "class_sums", "doc_features", "features", "learn",
+__all__ = ["FAMILIES", "DEFAULT_ALPHA", "PARAM_SCHEMA", "fit_rows", "choose_family", "class_sums", "class_cell_sums", "doc_features", "features", "learn",
            "linear_weights", "model_weights", "no_evidence_log_prior", "fit_scale", "held_out_scale", "leave_out_scale",
            "leave_out_scores", "passes", "check_folds", "restrict_splits", "map_threads", "sample_keys", "sample_rows",
            "threads", "content_keys"]
@@ -572,6 +572,28 @@ def class_sums(T, y_index, n_classes, weights=None):
     """Per-class sums of the rows of ``T`` (and of ``weights``, 1 each when None)."""
     w = np.ones(T.shape[0]) if weights is None else weights
     return (_indicator(y_index, w, n_classes) @ T).toarray(), np.bincount(y_index, weights=w, minlength=n_classes)
+
+
+def class_cell_sums(indices, indptr, y_index, n_classes, weights, values):
+    """The per-class sums of rows of CSR matrices over the cells they touch only.
+
+    The matrices share their structure ``(indices, indptr)`` (rows of classes ``y_index``,
+    weighted by ``weights``) and differ in their stored ``values`` (a sequence of float64
+    arrays, one per matrix). Returns ``(cells, sums)``: ``cells`` the sorted numbers
+    ``column * n_classes + class`` of the (class, column) cells with a stored value, and
+    one array of sums over them per matrix: the same floats as :func:`class_sums`' table
+    in those cells (each row's ``weights[row] * value`` added in row order, from zero, as
+    scipy's sparse product adds them), without a (classes x columns) table. For rows over
+    a vocabulary far larger than their terms (:meth:`textnb.text.training.Accumulator._shrink`).
+    numpy only."""
+    lengths = np.diff(np.asarray(indptr, dtype=np.int64))
+    cells = np.asarray(indices, dtype=np.int64) * n_classes + np.repeat(np.asarray(y_index, dtype=np.int64), lengths)
+    cells, where = np.unique(cells, return_inverse=True)
+    where = where.reshape(-1)
+    w = np.repeat(np.asarray(weights, dtype=np.float64), lengths)
+    # bincount adds its weights in input order, one by one: row order
+    return cells, [np.bincount(where, weights=w * np.asarray(v, dtype=np.float64), minlength=cells.size)
+                   for v in values]
 
 
 def _mix(h):

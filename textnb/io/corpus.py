@@ -278,8 +278,11 @@ def _open_folder(path):
     documents, labels, loops = [], [], []
     for folder in folders:
         label = os.path.basename(folder)
+        # each path as the class folder's Path / its relative path: the same Path as
+        # Path(f), for half the CPU time (parsing only the part below the folder)
+        base, prefix = Path(folder), folder + os.sep
         for f in _walk_files(folder, loops):
-            documents.append(Path(f))
+            documents.append(base / f[len(prefix):] if f.startswith(prefix) else Path(f))
             labels.append(label)
     if not documents:
         raise InputError(f"{path}: empty corpus (the class folders hold no files)")

@@ -88,7 +88,7 @@ class Accumulator:
         self.rows = [] if rows else None
         self.max_row_nnz = max_row_nnz
         self.row_nnz = 0
-        self.dropped = None  # {family: (classes x terms) feature sums}, "weight": per-class weights
+        self.dropped = None  # {family: (cells, feature sums)} (:meth:`_shrink`), "weight": per-class weights
         self.per_class = per_class
         # start small when there are many classes (the tables grow by doubling)
         cap = max(len(self.vocab), min(1024, max(16, (1 << 22) // max(n_classes, 1))))
@@ -151,25 +151,22 @@ class Accumulator:
         the class) whose cells add up to at most ``max_row_nnz``; add the others' document
         features, for both event models, to ``dropped``. The kept documents are always the
         smallest keys of all seen so far (a document dropped once would never be kept
-        later), so the sample is the same whatever the batches."""
-        import scipy.sparse as sp
+        later), so the sample is the same whatever the batches.
 
-        from textnb.core.dfe import FAMILIES, class_sums, content_keys, features, sample_rows
+        ``dropped[family]`` holds the sums over the (class, term) cells the dropped documents
+        touch only, ``dropped["cells"]`` (:func:`textnb.core.dfe.class_cell_sums`), not a
+        (classes x all terms) table: with word n-grams the vocabulary before pruning is
+        millions of terms."""
+        from textnb.core.dfe import FAMILIES, class_cell_sums, content_keys, doc_features, sample_rows
 
         y, w, lengths, ids, counts, _, hashes = self._rows(free=True)
-        n_terms = len(self.vocab)
         keep = np.zeros(len(lengths), dtype=bool)
         keep[sample_rows(lengths, content_keys(hashes, y, 0), self.max_row_nnz)] = True
         cells = np.repeat(keep, lengths)
         n_classes = len(self.class_count)
         if self.dropped is None:
-            self.dropped = {f: np.zeros((n_classes, 0)) for f in FAMILIES}
-            self.dropped["weight"] = np.zeros(n_classes)
-        for family in FAMILIES:
-            old = self.dropped[family]
-            grown = np.zeros((n_classes, n_terms))
-            grown[:, :old.shape[1]] = old
-            self.dropped[family] = grown
+            self.dropped = {"cells": np.zeros(0, dtype=np.int64), "weight": np.zeros(n_classes),
+                            **{f: np.zeros(0) for f in FAMILIES}}
         # the dropped documents' features, in blocks of at most max_row_nnz / 4 cells (never
         # all the rows at double precision)
         gone = np.flatnonzero(~keep)
@@ -181,11 +178,14 @@ class Accumulator:
             hi = max(lo + 1, int(np.searchsorted(ends, ends[lo] + block, side="right")) - 1)
             docs = gone[lo:hi]
             sel = gone_cells[ends[lo]:ends[hi]]
-            Xd = sp.csr_matrix((counts[sel].astype(np.float64), ids[sel],
-                                np.concatenate(([0], np.cumsum(lengths[docs], dtype=np.int64)))),
-                               shape=(docs.size, n_terms))
-            for family in FAMILIES:
-                self.dropped[family] += class_sums(features(family, Xd), y[docs], n_classes, w[docs])[0]
+            indptr = np.concatenate(([0], np.cumsum(lengths[docs], dtype=np.int64)))
+            data = counts[sel].astype(np.float64)
+            # (both event models' features are stored in the same cells)
+            touched, sums = class_cell_sums(ids[sel], indptr, y[docs], n_classes, w[docs],
+                                            [doc_features(family, data, indptr) for family in FAMILIES])
+            self.dropped["cells"], totals = _add_cells(self.dropped["cells"], [self.dropped[f] for f in FAMILIES],
+                                                       touched, sums)
+            self.dropped.update(zip(FAMILIES, totals))
             lo = hi
         self.dropped["weight"] += np.bincount(y[~keep], weights=w[~keep], minlength=n_classes)
         self.rows = [(y[keep], w[keep], lengths[keep], ids[cells], counts[cells], hashes[keep])]
@@ -193,19 +193,26 @@ class Accumulator:
 
     def dropped_sums(self, cols):
         """``{family: (feature sums, class weights)}`` of the documents the row sample left
-        out, over the columns ``cols``; None when every document was kept."""
+        out, over the columns ``cols`` (a (classes x ``len(cols)``) table each); None when
+        every document was kept."""
         if self.max_row_nnz is not None and self.row_nnz > self.max_row_nnz:
             self._shrink()
         if self.dropped is None:
             return None
-        n_terms = len(self.vocab)
+        n_classes = len(self.class_count)
+        position = np.full(max(len(self.vocab), 1), -1, dtype=np.int64)
+        position[np.asarray(cols, dtype=np.int64)] = np.arange(len(cols))
+        cells = self.dropped["cells"]
+        column = position[cells // n_classes]
+        kept = column >= 0
+        where = (cells[kept] % n_classes, column[kept])
         out = {}
-        for family, table in self.dropped.items():
-            if family == "weight":
+        for family, values in self.dropped.items():
+            if family in ("cells", "weight"):
                 continue
-            full = np.zeros((table.shape[0], n_terms))
-            full[:, :table.shape[1]] = table
-            out[family] = (full[:, np.asarray(cols, dtype=np.int64)], self.dropped["weight"].copy())
+            table = np.zeros((n_classes, len(cols)))
+            table[where] = values[kept]
+            out[family] = (table, self.dropped["weight"].copy())
         return out
 
     def row_matrix(self, cols):
@@ -233,6 +240,24 @@ class Accumulator:
         X = sp.csr_matrix((counts, new, indptr), shape=(len(lengths), len(cols)))
         X.has_sorted_indices = True
         return X, y.astype(np.intp), w.astype(np.float64)
+
+
+def _add_cells(cells, values, more_cells, more_values):
+    """Sums over sorted cells (:func:`textnb.core.dfe.class_cell_sums`) added up:
+    ``(union, totals)``, ``union`` the sorted cells of both and each of ``totals`` an array
+    of ``values`` plus the ``more_values`` at the same position, cell by cell (a value plus
+    the other's, as a table adds them; a cell of one only keeps its value)."""
+    at = np.searchsorted(cells, more_cells)
+    new = (at == cells.size) | (cells[np.minimum(at, max(cells.size - 1, 0))] != more_cells) if cells.size \
+        else np.ones(more_cells.size, dtype=bool)
+    union = np.insert(cells, at[new], more_cells[new])
+    where = np.searchsorted(union, more_cells)
+    totals = []
+    for old, add in zip(values, more_values):
+        total = np.insert(old, at[new], 0.0)
+        total[where] += add
+        totals.append(total)
+    return union, totals
 
 
 def _sort_rows(indices, data, indptr, n_cols):
