@@ -56,7 +56,8 @@ FLAGS = [["--method", "ovr"], ["--model", "multinomial"], ["--model", "bernoulli
          ["--model", "complement", "--weighting", "--strategy", "rcut"],
          ["--model", "multinomial", "--select", "chi2:12", "--method", "ovr", "--strategy", "pcut"],
          ["--model", "multinomial", "--calibrate", "sigmoid"], ["--model", "multinomial", "--adjust"],
-         ["--binary", "--min-labels", "0", "--strategy", "scut"], ["--model", "auto"]]
+         ["--binary", "--min-labels", "0", "--strategy", "scut"], ["--model", "auto"],
+         ["--min-df", "3", "--method", "ovr"], ["--model", "multinomial", "--binary", "--max-features", "15"]]
 
 
 @pytest.mark.parametrize("flags", FLAGS, ids=" ".join)
@@ -110,3 +111,40 @@ def test_a_damaged_multilabel_file_is_left_to_the_estimators_checks(corpus, tmp_
     ml = root.params["steps"][-1][1]
     ml.state["thresholds_"] = ml.state["thresholds_"][:-1]
     assert scorer_from_tree(root) is None
+
+
+@pytest.mark.parametrize("flags", [["--min-df", "25"], ["--max-features", "6"], ["--binary"], ["--max-df", "0.5"]],
+                         ids=" ".join)
+def test_cross_validation_prunes_and_binarises_each_training_fold_as_the_vectorizer_says(corpus, flags):
+    """evaluate --cv on a multi-label corpus ignored --min-df / --max-df / --max-features /
+    --binary (every term of the corpus, counts): each fold now keeps what the vectorizer
+    fitted on its training part keeps, as the single-label cross-validation does."""
+    from textnb.evaluation.evaluate import vectorize_all
+    from textnb.io.corpus import read_document
+    from textnb.io.multilabel import read_label_file
+    from textnb.meta.multilabel_training import cross_validate
+    from textnb.text.defaults import VECTORIZER_DEFAULTS
+
+    labels = ("--labels", corpus / "labels.tsv")
+    reports = []
+    for extra in ((), flags):
+        code, out, err = _cli("evaluate", corpus / "train", *labels, "--json", "--cv", "3", "--model",
+                              "multinomial", *extra)
+        assert code == 0, err
+        reports.append({k: v for k, v in json.loads(out).items() if k != "seconds"})
+    assert reports[0] != reports[1]  # the option changes the folds' models
+    # the library's cross-validation with the same vectorizer parameters gives the command's report
+    params = {"--min-df": ("min_df", int), "--max-features": ("max_features", int), "--max-df": ("max_df", float)}
+    vec = dict(VECTORIZER_DEFAULTS)
+    if flags[0] == "--binary":
+        vec["binary"] = True
+    else:
+        name, cast = params[flags[0]]
+        vec[name] = cast(flags[1])
+    files = sorted((corpus / "train").iterdir())
+    sets = read_label_file(corpus / "labels.tsv")
+    X, _ = vectorize_all([read_document(f) for f in files], vec)
+    report = cross_validate(X, [sets[f.stem] for f in files], model=("MultinomialNB", {}), cv=3, seed=0,
+                            vectorizer=vec)
+    for key in ("micro_f1", "macro_f1", "subset_accuracy", "hamming_loss"):
+        assert report[key] == reports[1][key]

@@ -328,14 +328,15 @@ def _evaluate(args, opts, start, out, corpus=None):
 
             X, _ = vectorize_all(texts, kernel[0])
             folds = functools.partial(cross_validate, X, labels, model=kernel[1], steps=kernel[2],
-                                      multilabel=_multilabel_params(args))
+                                      multilabel=_multilabel_params(args), vectorizer=kernel[0])
         else:
             from textnb.meta.multilabel import cross_validate_multilabel
 
             if kernel is not None:
                 vectorizer, model = _model(args, opts)
             X, _ = vectorize_all(texts, vectorizer)
-            folds = functools.partial(cross_validate_multilabel, X, labels, model)
+            folds = functools.partial(cross_validate_multilabel, X, labels, model,
+                                      vectorizer=vectorizer.get_params(deep=False))
         bar = Progress("folds", total=args.cv or 10)
         try:
             report = folds(cv=args.cv or 10, seed=args.seed, progress=bar)

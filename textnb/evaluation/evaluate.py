@@ -23,7 +23,7 @@ from textnb.meta.labelsets import precision_recall_f1
 from textnb.naive_bayes.kernels import KERNELS
 from textnb.text.defaults import VECTORIZER_DEFAULTS
 from textnb.text.tokenize import TermKeys, analyzer_from_params, count_batch
-from textnb.text.training import prune_mask
+from textnb.text.training import fold_counts
 
 __all__ = ["KERNEL_FITTED", "classification_report", "confusion_matrix", "cross_validate", "evaluate_split",
            "expected_calibration_error", "log_loss", "unfitted_copy", "vectorize_all"]
@@ -152,13 +152,6 @@ def vectorize_all(texts, vectorizer, *, batch_size=2000):
     return X, vocab.terms()
 
 
-def _fold_columns(X_train, vectorizer):
-    df = np.bincount(X_train.indices, minlength=X_train.shape[1])
-    tf = np.asarray(X_train.sum(axis=0)).ravel()
-    return np.flatnonzero(prune_mask(df, tf, X_train.shape[0], min_df=vectorizer["min_df"],
-                                     max_df=vectorizer["max_df"], max_features=vectorizer["max_features"]))
-
-
 def unfitted_copy(model):
     """A new, unfitted model with ``model``'s parameters.
 
@@ -177,13 +170,7 @@ def unfitted_copy(model):
 
 def _fit_predict(model, X_train, y_train, X_test, vectorizer=None):
     if vectorizer is not None:
-        vectorizer = _vectorizer_params(vectorizer)
-        cols = _fold_columns(X_train, vectorizer)
-        if cols.size == 0:
-            raise InputError("empty vocabulary in a training fold")
-        X_train, X_test = X_train[:, cols], X_test[:, cols]
-        if vectorizer["binary"]:
-            X_train, X_test = (_binary(m) for m in (X_train, X_test))
+        X_train, X_test = fold_counts(X_train, X_test, _vectorizer_params(vectorizer))
     if isinstance(model, tuple):
         return _kernel_fit_predict(model, X_train, y_train, X_test)
     fitted = unfitted_copy(model).fit(X_train, y_train)
@@ -233,12 +220,6 @@ def _wrapped_fit_predict(model, X_train, y_train, X_test):
     X_test = sp.csr_matrix(X_test, dtype=np.float64)
     X_test.sort_indices()
     return scorer.predict_proba(X_test), scorer.classes_
-
-
-def _binary(X):
-    X = X.copy()
-    X.data[:] = 1
-    return X
 
 
 def _collect(y_true, parts, classes):

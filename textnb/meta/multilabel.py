@@ -554,7 +554,7 @@ def evaluate_multilabel_split(X_train, labels_train, X_test, labels_test, model=
     return test_report(model.classes_, model.train_support_, D, labels_test, X_train.shape[0])
 
 
-def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0, progress=None):
+def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0, progress=None, vectorizer=None):
     """K-fold cross-validation of a multi-label model on a count matrix.
 
     Parameters
@@ -571,6 +571,10 @@ def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0, progress=
         no test part is not counted, a row in several is counted once per split).
     progress : callable, default=None
         ``progress(done, total)`` after each fold.
+    vectorizer : dict, default=None
+        The vectorizer's parameters: each fold keeps the terms its ``min_df`` / ``max_df`` /
+        ``max_features`` keep in the fold's training part, as presence with ``binary``
+        (:func:`textnb.text.training.fold_counts`); None: every term, counts.
 
     Returns
     -------
@@ -589,6 +593,11 @@ def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0, progress=
         if cv > X.shape[0]:
             raise InputError(f"cv must be between 2 and the number of documents ({X.shape[0]}); got {cv}")
         splits = kfold(X.shape[0], cv, seed)
-    return cross_validated_report(X, Y, classes, splits,
-                                  lambda X_train, Y_train, X_test: clone(model).fit(X_train, Y_train)
-                                  .decision_function(X_test), seed, progress)
+    from textnb.text.training import fold_counts
+
+    def fold_decisions(X_train, Y_train, X_test):
+        if vectorizer is not None:
+            X_train, X_test = fold_counts(X_train, X_test, vectorizer)
+        return clone(model).fit(X_train, Y_train).decision_function(X_test)
+
+    return cross_validated_report(X, Y, classes, splits, fold_decisions, seed, progress)

@@ -337,11 +337,13 @@ def evaluate_split(X, terms, label_sets, X_test, test_label_sets, *, vectorizer=
 
 
 def cross_validate(X, label_sets, *, model=("DiscriminativeNB", {}), steps=(), multilabel=None, cv=10, seed=0,
-                   progress=None):
+                   progress=None, vectorizer=None):
     """K-fold cross-validation of the model on the counts ``X`` of every document over
     every term (:func:`textnb.evaluation.evaluate.vectorize_all`): what
     :func:`textnb.meta.multilabel.cross_validate_multilabel` reports for it with a number
-    of folds ``cv`` (:func:`textnb.meta.labelsets.cross_validated_report`)."""
+    of folds ``cv`` (:func:`textnb.meta.labelsets.cross_validated_report`). Each fold keeps
+    the terms ``vectorizer``'s pruning keeps in its training part, as presence with
+    ``binary`` (:func:`textnb.text.training.fold_counts`; None: every term, counts)."""
     import scipy.sparse as sp
 
     from textnb.core.errors import InputError
@@ -357,7 +359,11 @@ def cross_validate(X, label_sets, *, model=("DiscriminativeNB", {}), steps=(), m
     if cv > X.shape[0]:
         raise InputError(f"cv must be between 2 and the number of documents ({X.shape[0]}); got {cv}")
 
+    from textnb.text.training import fold_counts
+
     def fold_decisions(X_train, Y_train, X_test):
+        if vectorizer is not None:
+            X_train, X_test = fold_counts(X_train, X_test, vectorizer)
         fitted = _fit(X_train, Y_train, classes, None, dict(VECTORIZER_DEFAULTS), model, steps, multilabel)
         return decision_function(fitted, X_test)
 

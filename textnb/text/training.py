@@ -288,6 +288,32 @@ def _sort_rows(indices, data, indptr, n_cols):
         data[:] = data[order]
 
 
+def fold_counts(X_train, X_test, vectorizer):
+    """The counts of a cross-validation fold as a vectorizer fitted on its training part
+    alone makes them: ``X_train`` and ``X_test`` (CSR counts over every term of the corpus,
+    :func:`textnb.evaluation.evaluate.vectorize_all`) restricted to the terms
+    ``vectorizer``'s ``min_df`` / ``max_df`` / ``max_features`` keep in the training part
+    (:func:`prune_mask`), and presence (1) for every count with ``binary``.
+    ``vectorizer``: the vectorizer's parameters (missing ones: the defaults). The one fold
+    step of single-label and multi-label cross-validation.
+
+    Raises InputError when no term of the training part is kept.
+    """
+    vectorizer = {**VECTORIZER_DEFAULTS, **vectorizer}
+    df = np.bincount(X_train.indices, minlength=X_train.shape[1])
+    tf = np.asarray(X_train.sum(axis=0)).ravel()
+    cols = np.flatnonzero(prune_mask(df, tf, X_train.shape[0], min_df=vectorizer["min_df"],
+                                     max_df=vectorizer["max_df"], max_features=vectorizer["max_features"]))
+    if cols.size == 0:
+        raise InputError("empty vocabulary in a training fold")
+    X_train, X_test = X_train[:, cols], X_test[:, cols]
+    if vectorizer["binary"]:
+        X_train, X_test = X_train.copy(), X_test.copy()
+        X_train.data[:] = 1
+        X_test.data[:] = 1
+    return X_train, X_test
+
+
 def prune_mask(df, tf, n_docs, *, min_df=1, max_df=1.0, max_features=None):
     """Boolean mask of the terms kept, applying scikit-learn's rules in its order.
 
