@@ -19,7 +19,7 @@ from textnb.text.selection import SelectTerms
 from textnb.text.weighting import TermWeighting, TfidfVectorizer
 
 #: modules other helpers own that still write their own __sklearn_tags__
-OWN_TAGS = {"textnb.meta.multilabel", "textnb.semi_naive.lbr_text"}
+OWN_TAGS = {"textnb.semi_naive.lbr_text"}
 
 
 def _classes():

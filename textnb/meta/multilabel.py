@@ -37,11 +37,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import log_expit, logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from textnb.naive_bayes.base import CV_SCHEMA, SaveMixin, given_splits
+from textnb.naive_bayes.base import CV_SCHEMA, DeclaredTags, SaveMixin, given_splits
 from textnb.core.errors import InputError, ParameterError
 from textnb.core.model_io import register
 from textnb.core.model_schema import (N_FEATURES, SEED, TEMPLATE, Array, Bool, Choice, Classes, Float, Int,
@@ -88,7 +87,7 @@ def _sums_fit(base):
 
 # -- the classifier --------------------------------------------------------------------------
 @register
-class MultiLabelNB(SaveMixin, ClassifierMixin, BaseEstimator):
+class MultiLabelNB(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
     """Multi-label naive Bayes: a score per label and a thresholding strategy (Yang 2001).
 
     ``fit(X, Y)`` with ``Y`` a 0/1 indicator matrix (n_documents, n_labels) or a list of
@@ -231,15 +230,9 @@ class MultiLabelNB(SaveMixin, ClassifierMixin, BaseEstimator):
         self.cv = cv
         self.random_state = random_state
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        inner = get_tags(self._base())
-        tags.input_tags.sparse = inner.input_tags.sparse
-        tags.input_tags.positive_only = inner.input_tags.positive_only
-        tags.classifier_tags.multi_label = True
-        tags.classifier_tags.poor_score = True
-        tags.target_tags.multi_output = True
-        return tags
+    _tags = {"classifier_tags.multi_label": True, "classifier_tags.poor_score": True,
+             "target_tags.multi_output": True}
+    _wrapped_input_tags = ("sparse", "positive_only")
 
     def _base(self):
         if self.estimator is not None:
