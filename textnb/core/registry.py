@@ -56,6 +56,7 @@ KERNEL_MODULES = {
 #: :func:`textnb.text.scorer.load_for_prediction` after the linear models' scorer
 SCORER_MODULES = {
     "LazyTextNB": ("textnb.semi_naive.lbr_text_io", "lazy_text_scorer"),
+    "APNBC": ("textnb.semi_naive.lbr_text_io", "lazy_text_scorer"),  # around a LazyTextNB (else None)
 }
 
 
