@@ -25,9 +25,9 @@ import numpy as np
 
 from textnb.core.errors import ParameterError
 from textnb.core.folds import given_splits, stratified_kfold
-from textnb.core.wrapping import takes_terms
 from textnb.core.model_schema import (CV_SCHEMA, N_FEATURES, SEED, TEMPLATE, Any, Array, Choice, Classes, DictOf,
                                       Float, ListOf, MayBeAbsent, Model, Reals, Str)
+from textnb.core.wrapping import takes_terms
 from textnb.naive_bayes.kernels import TableKernel
 from textnb.naive_bayes.scoring import check_class_labels, check_n_features
 

@@ -5,12 +5,14 @@ model=LazyTextNB(**params)).fit(docs, labels)`` saves, byte for byte, computed w
 estimators: the documents are counted by the one text pipeline of :mod:`textnb.text.training`
 (:func:`~textnb.text.training.count_documents`, keeping every document's row, the vocabulary
 pruned by :func:`~textnb.text.training.select_columns`), and the model is fitted by its kernel
-(:class:`~textnb.semi_naive.lbr_text_kernel.LazyTextKernel`). ``textnb train DOCS --lazy``
-calls it.
+(:class:`~textnb.semi_naive.lbr_text_kernel.LazyTextKernel`; with ``adjust``, inside APNBC's
+kernel, :class:`~textnb.semi_naive.apnbc_kernel.APNBCKernel`, which hands it the terms' names).
+``textnb train DOCS --lazy`` (and ``--lazy ... --adjust``) calls it.
 
 :class:`LazyTextScorer` is what :func:`textnb.text.scorer.load_for_prediction` returns for
-such a file (:data:`textnb.core.registry.SCORER_MODULES`): the kernel built from the model's
-node, and the documents' counts under the stored vocabulary
+such a file, also with APNBC around the lazy model (:data:`textnb.core.registry.SCORER_MODULES`):
+the kernel built from the model's node (APNBC's log class weights added to its scores), and
+the documents' counts under the stored vocabulary
 (:class:`~textnb.text.scorer.DocumentCounts`), scored in batches of ``batch_size`` documents
 as ``TextClassifier`` scores them (the local tables of a batch's rules depend on the terms of
 the documents in it, so the batches are the estimator's for the same floats). ``textnb
