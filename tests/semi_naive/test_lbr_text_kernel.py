@@ -248,3 +248,15 @@ def test_lazy_on_documents_refuses_the_options_it_would_ignore(tmp_path, options
         assert not (tmp_path / "m.tnb").exists()
     status, _ = cli_subprocess(*args)
     assert status.split()[:2] == ["1", "False"]
+
+
+@pytest.mark.parametrize("adjust, kind", [([], "LazyTextNB"), (["--adjust"], "APNBC")])
+def test_merge_refuses_lazy_text_models_from_their_nodes(tmp_path, adjust, kind):
+    """``textnb merge`` of a lazy text file (with or without APNBC) first: the estimator
+    path's one-line refusal, without building the estimators."""
+    corpus = _topic_corpus(tmp_path / "topics.tsv", n=80)
+    assert cli("train", corpus, "--lazy", "hlbr", *adjust, "-o", tmp_path / "k.tnb")[0] == 0
+    status, _ = cli_subprocess("merge", tmp_path / "k.tnb", tmp_path / "k.tnb", "-o", tmp_path / "m.tnb")
+    assert status.split()[:2] == ["1", "False"]
+    rc, _, err = cli("merge", tmp_path / "k.tnb", tmp_path / "k.tnb", "-o", tmp_path / "m.tnb")
+    assert rc == 1 and err.startswith(f"textnb: error: {tmp_path / 'k.tnb'}: a text model of {kind} cannot be merged")
