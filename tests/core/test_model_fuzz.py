@@ -63,6 +63,7 @@ MODELS = {
     "text-apnbc": ("text", ["--adjust"]),
     "text-lazy": ("text", ["--lazy", "hlbr"]),
     "text-lazy-bernoulli": ("text", ["--lazy", "lbr", "--model", "bernoulli"]),
+    "text-lazy-apnbc": ("text", ["--lazy", "hlbr", "--adjust", "--significance", "1"]),
     "multilabel": ("multilabel", []),
     "spam-boolean": ("spam", ["multinomial"]),
     "spam-fisher": ("spam", ["fisher"]),
@@ -438,13 +439,31 @@ def test_mutated_wrapped_text_files_score_as_load_or_fall_back(fitted, name, tmp
     """The scorer reads a mutated file only when ``load`` reads it too, and then scores as the
     loaded estimator; otherwise it returns None (``load_for_prediction`` then builds the
     estimator, which reports the file in its own words) or raises ``load``'s error."""
-    import warnings
-
     from textnb.text.scorer import scorer_from_file
+
+    _check_scored_mutants(fitted, name, tmp_path, scorer_from_file, atol=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["text-lazy", "text-lazy-apnbc"])
+def test_mutated_lazy_text_files_score_as_load_or_fall_back(fitted, name, tmp_path):
+    """The same for the lazy rules' scorer (also of APNBC around them), which scores as the
+    loaded estimator bit for bit."""
+    from textnb.core.model_io import read_nodes
+    from textnb.semi_naive.lbr_text_io import lazy_text_scorer
+
+    _check_scored_mutants(fitted, name, tmp_path, lambda path: lazy_text_scorer(read_nodes(path)), atol=0)
+
+
+def _check_scored_mutants(fitted, name, tmp_path, scorer_of, atol):
+    """Every mutant of ``fitted[name]``'s file: ``scorer_of(path)`` (a scorer, None, or
+    ``load``'s ModelFileError) reads it only when ``load`` does, and then scores as the
+    loaded estimator (to ``atol``)."""
+    import warnings
 
     path, X = fitted[name]
     header, arrays = _read(path)
-    assert scorer_from_file(path) is not None
+    assert scorer_of(path) is not None
     csr = _csr_arrays(header["model"])
     outcomes = {"scored": 0, "fell back": 0, "refused": 0}
     for i, (label, h, arr, aname) in enumerate(_mutations(header, arrays, seed=name, budget=BUDGET)):
@@ -455,7 +474,7 @@ def test_mutated_wrapped_text_files_score_as_load_or_fall_back(fitted, name, tmp
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                scorer = scorer_from_file(target)
+                scorer = scorer_of(target)
             except ModelFileError as exc:
                 with pytest.raises(ModelFileError) as loaded:
                     textnb.load(target)
@@ -470,7 +489,7 @@ def test_mutated_wrapped_text_files_score_as_load_or_fall_back(fitted, name, tmp
             except ModelFileError as exc:
                 pytest.fail(f"{name}: {label}: the scorer reads a file load refuses ({exc})")
             ours, theirs = scorer.predict_proba(X), model.predict_proba(X)
-        np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-12, err_msg=f"{name}: {label}")
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=atol, err_msg=f"{name}: {label}")
         assert scorer.predict(X).tolist() == model.predict(X).tolist(), label
         outcomes["scored"] += 1
     assert outcomes["fell back"] + outcomes["refused"] > 0 and outcomes["scored"] > 0, outcomes

@@ -97,10 +97,10 @@ def test_an_inconsistent_file_is_left_to_load(sms, tmp_path):
     assert str(caught.value).startswith(f"{tmp_path / 'bad.tnb'}: ") and "\n" not in str(caught.value)
 
 
-def _topic_corpus(path, n=400, seed=3):
-    """A TSV of documents where a rule on "hockey" helps (as test_lbr_text's topic data)."""
+def _topic_corpus(path, n=400, seed=3, context="hockey"):
+    """A TSV of documents where a rule on ``context`` helps (as test_lbr_text's topic data)."""
     rng = np.random.default_rng(seed)
-    words = ["hockey", "goal", "puck", "w3", "w4", "w5", "w6", "w7"]
+    words = [context, "goal", "puck", "w3", "w4", "w5", "w6", "w7"]
     lines = []
     for _ in range(n):
         counts = rng.poisson(0.3, size=8)
@@ -118,13 +118,20 @@ def _estimator_output(monkeypatch, *args):
     import textnb.meta.registry as registry
     import textnb.text.scorer as scorer
 
+    import textnb.evaluation.explain as explain
+
     with monkeypatch.context() as m:
         m.setattr(registry, "lazy_text_model", lambda opts: None)
         m.setattr(scorer, "SCORER_MODULES", {})
+        m.setattr(explain, "_lazy_description", lambda root: None)
         return cli(*args)
 
 
-@pytest.mark.parametrize("options", [("--lazy", "hlbr"), ("--lazy", "lbr", "--model", "bernoulli", "--alpha", "0.5")])
+@pytest.mark.parametrize("options", [
+    ("--lazy", "hlbr"), ("--lazy", "lbr", "--model", "bernoulli", "--alpha", "0.5"),
+    ("--lazy", "hlbr", "--adjust", "--significance", "1"),
+    ("--lazy", "lbr", "--model", "bernoulli", "--adjust", "--adjust-on", "cv", "--seed", "2", "--significance", "1"),
+])
 def test_cli_lazy_documents_import_no_sklearn_and_print_what_the_estimators_print(tmp_path, monkeypatch, options):
     corpus = _topic_corpus(tmp_path / "topics.tsv")
     (tmp_path / "doc.txt").write_text("the hockey goal goal goal puck\n")
@@ -137,6 +144,7 @@ def test_cli_lazy_documents_import_no_sklearn_and_print_what_the_estimators_prin
     assert (tmp_path / "k.tnb").read_bytes() == (tmp_path / "e.tnb").read_bytes()
     for command in (("predict", tmp_path / "k.tnb", corpus, "--proba", "--json"),
                     ("predict", tmp_path / "k.tnb", tmp_path / "doc.txt", "--explain"),
+                    ("inspect", tmp_path / "k.tnb"), ("inspect", tmp_path / "k.tnb", "--json"),
                     ("predict", tmp_path / "k.tnb", corpus, "--explain", "--json")):
         status, out = cli_subprocess(*command)
         rc, expected, _ = _estimator_output(monkeypatch, *command)
@@ -162,5 +170,93 @@ def test_explain_of_an_adjusted_lazy_text_model(tmp_path):
     rc, plain, _ = cli("predict", tmp_path / "m.tnb", corpus, "--json")
     assert [r["label"] for r in rows] == [json.loads(line)["label"] for line in plain.splitlines()]
     assert all(r["explanation"].endswith(("documents", "document")) for r in rows)
-    # (the lazy model inside APNBC is fitted without the term names: its rules name columns, "term:#0")
-    assert any("term:" in r["explanation"] for r in rows)
+    # the lazy model inside APNBC is fitted with the term names, as --lazy alone (issue #26)
+    assert any("term:hockey" in r["explanation"] for r in rows)
+    assert not any("term:#" in r["explanation"] for r in rows)
+
+
+def _key_term_names(path):
+    from textnb.core.wrapping import rule_model
+
+    lazy = rule_model(load(path).model_)
+    return [str(lazy.term_names_[t]) for t in lazy.key_terms_] if lazy.term_names_ is not None else None
+
+
+@pytest.mark.parametrize("adjust", [[], ["--adjust", "--significance", "1"]])
+def test_the_lazy_model_is_fitted_with_the_terms_with_and_without_adjust(tmp_path, adjust):
+    """``--lazy`` (and APNBC around it, ``--adjust``): the key terms are screened for stop
+    words by name -- a stop word that would make the best rule ("its") is never a key term --
+    and the rules read terms; the trainer's file is the estimators' (APNBC.fit hands the terms
+    on to the lazy model)."""
+    corpus = _topic_corpus(tmp_path / "topics.tsv", context="its")
+    assert cli("train", corpus, "--lazy", "hlbr", *adjust, "-o", tmp_path / "k.tnb")[0] == 0
+    names = _key_term_names(tmp_path / "k.tnb")
+    assert names and "its" not in names
+    clf = TextClassifier(vectorizer=Vectorizer(), model=LazyTextNB())
+    if adjust:
+        from textnb.semi_naive.apnbc import APNBC
+
+        clf.model = APNBC(LazyTextNB(), significance=1.0)
+    docs, labels = zip(*(line.split("\t")[::-1] for line in corpus.read_text().splitlines()))
+    save(clf.fit(list(docs), list(labels)), tmp_path / "e.tnb")
+    assert (tmp_path / "k.tnb").read_bytes() == (tmp_path / "e.tnb").read_bytes()
+    # without the names (a bare count matrix) "its" would be chosen: the screen is what keeps it out
+    unnamed = LazyTextKernel().fit(clf.transform(list(docs)), list(labels))
+    assert "its" in [str(clf.vectorizer_.get_feature_names_out()[t]) for t in unnamed.key_terms_]
+
+
+def test_evaluate_fits_each_fold_with_its_terms(tmp_path):
+    """``textnb evaluate --lazy``: each fold's lazy model is fitted with the names of the fold's
+    columns, as ``textnb train`` fits it (its key terms screened for stop words)."""
+    from textnb.semi_naive.apnbc_kernel import APNBCKernel
+
+    seen = []
+
+    class Recording(LazyTextKernel):
+        def fit(self, X, y, terms=None):
+            seen.append(None if terms is None else list(terms))
+            assert terms is None or len(terms) == X.shape[1]
+            return super().fit(X, y, terms=terms)
+
+    from textnb.evaluation.runs import evaluate_documents
+    from textnb.io.corpus import open_corpus
+
+    data = open_corpus(str(_topic_corpus(tmp_path / "topics.tsv", context="its")))
+    for model in (Recording(), APNBCKernel(Recording(), significance=1.0)):
+        seen.clear()
+        evaluate_documents(data, ({}, model), cv=3)
+        assert len(seen) == 3 and all(terms and "its" in terms for terms in seen)
+
+
+@pytest.mark.parametrize("options, words", [
+    (("--select", "chi2:5"), "--select"), (("--weighting",), "--weighting"),
+    (("--calibrate", "sigmoid"), "--calibrate"), (("--norm",), "--norm"),
+    (("--weighting", "--select", "chi2:5"), "--select, --weighting"),
+    (("--model", "complement"), "--model multinomial or bernoulli"),
+    (("--model", "discriminative"), "not --model discriminative"), (("--model", "auto"), "not --model auto"),
+    (("--significance", "0.2"), "go with --adjust"),
+])
+@pytest.mark.parametrize("command", ["train", "evaluate"])
+def test_lazy_on_documents_refuses_the_options_it_would_ignore(tmp_path, options, words, command):
+    """``--lazy`` on documents refuses, in one line and before fitting anything, the options it
+    would ignore (issue #26), also with ``--adjust``; without importing scikit-learn."""
+    corpus = _topic_corpus(tmp_path / "topics.tsv", n=60)
+    for adjust in ([], ["--adjust"]) if "--significance" not in options else ([],):
+        args = (command, corpus, "--lazy", "hlbr", *adjust, *options)
+        rc, out, err = cli(*args, *(("-o", tmp_path / "m.tnb") if command == "train" else ()))
+        assert rc == 1 and words in err and len(err.strip().splitlines()) == 1, err
+        assert not (tmp_path / "m.tnb").exists()
+    status, _ = cli_subprocess(*args)
+    assert status.split()[:2] == ["1", "False"]
+
+
+@pytest.mark.parametrize("adjust, kind", [([], "LazyTextNB"), (["--adjust"], "APNBC")])
+def test_merge_refuses_lazy_text_models_from_their_nodes(tmp_path, adjust, kind):
+    """``textnb merge`` of a lazy text file (with or without APNBC) first: the estimator
+    path's one-line refusal, without building the estimators."""
+    corpus = _topic_corpus(tmp_path / "topics.tsv", n=80)
+    assert cli("train", corpus, "--lazy", "hlbr", *adjust, "-o", tmp_path / "k.tnb")[0] == 0
+    status, _ = cli_subprocess("merge", tmp_path / "k.tnb", tmp_path / "k.tnb", "-o", tmp_path / "m.tnb")
+    assert status.split()[:2] == ["1", "False"]
+    rc, _, err = cli("merge", tmp_path / "k.tnb", tmp_path / "k.tnb", "-o", tmp_path / "m.tnb")
+    assert rc == 1 and err.startswith(f"textnb: error: {tmp_path / 'k.tnb'}: a text model of {kind} cannot be merged")

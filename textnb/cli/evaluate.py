@@ -70,7 +70,8 @@ def _kernel_fitted(opts):
     fold fits from its kernel (no estimator, no scikit-learn), ``(vectorizer params, (kind,
     params, steps))`` for a wrapped one (Pipeline steps, SmoothingCV, CalibratedNB: fitted by
     the trainer's functions), ``(vectorizer params, LazyTextKernel)`` for lazy rules (``--lazy``:
-    each fold fits a copy of the kernel), else None."""
+    each fold fits a copy of the kernel, with the fold's terms; with ``--adjust``, an
+    ``APNBCKernel`` around it), else None."""
     from textnb.evaluation.evaluate import KERNEL_FITTED
     from textnb.meta.registry import lazy_text_model, streaming_model
 
@@ -81,7 +82,12 @@ def _kernel_fitted(opts):
             return None
         from textnb.semi_naive.lbr_text_kernel import LazyTextKernel
 
-        return lazy[0], LazyTextKernel(**lazy[1])
+        vectorizer, params, adjust = lazy
+        if adjust is None:
+            return vectorizer, LazyTextKernel(**params)
+        from textnb.semi_naive.apnbc_kernel import APNBCKernel
+
+        return vectorizer, APNBCKernel(LazyTextKernel(**params), **adjust)
     vectorizer, model, steps = streaming
     if steps or model[0] not in KERNEL_FITTED:  # wrapped: (kind, params, steps), fitted as train fits it
         return vectorizer, (model[0], model[1], steps)

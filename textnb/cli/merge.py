@@ -45,19 +45,21 @@ def _text_refusal(path, kind):
 
 def run(args, out, err):
     from textnb.core.model_io import ModelNode, build, output_target, read_nodes
+    from textnb.semi_naive.lbr_text_io import lazy_model
     from textnb.text.nodes import CountTextModel, adjusted_text_model
 
     output_target(args.output)  # a FIFO, device or folder at -o: refused before any work
     # text models of count models add up from their nodes, table models with a kernel from
     # their kernels: no scikit-learn; other models are built as load builds them. A text
-    # model of APNBC that the scorer reads (checked as load checks it) stays its nodes: it
-    # is refused below as the estimator would be
+    # model of APNBC, or of lazy rules (with or without APNBC), that the scorers read (checked
+    # as load checks it) stays its nodes: it is refused below as the estimator would be
     models = []
     for path in args.models:
         root = read_nodes(path)
         model = CountTextModel.from_root(root)
         if model is None:
-            model = root if adjusted_text_model(root) is not None else build(root, path, kernel=True)
+            nodes = adjusted_text_model(root) is not None or lazy_model(root) is not None
+            model = root if nodes else build(root, path, kernel=True)
         models.append(model)
     if isinstance(models[0], ModelNode):
         raise InputError(_text_refusal(args.models[0], models[0].state["model_"].kind))

@@ -85,12 +85,13 @@ def run(args, out, err):
             elif lazy is not None:  # lazy rules fitted by their kernel: no scikit-learn either
                 from textnb.semi_naive.lbr_text_io import train_lazy_text_model
 
-                vectorizer, params = lazy
+                vectorizer, params, adjust = lazy
                 fitted, skipped = train_lazy_text_model(
-                    corpus.documents, corpus.labels, vectorizer=vectorizer, model=params, n_jobs=args.jobs,
-                    max_bytes=args.max_bytes, progress=bar, client=client)
+                    corpus.documents, corpus.labels, vectorizer=vectorizer, model=params, adjust=adjust,
+                    n_jobs=args.jobs, max_bytes=args.max_bytes, progress=bar, client=client)
                 n_terms = len(fitted.state["vectorizer_"].state["terms_offsets"]) - 1
-                name = fitted.state["model_"].kind
+                node = fitted.state["model_"]
+                name = node.kind if adjust is None else f"{node.kind}({node.state['estimator_'].kind})"
             else:
                 fitted = make_text_classifier(opts)
                 fitted.fit(corpus.documents, corpus.labels, progress=bar, client=client)

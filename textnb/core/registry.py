@@ -57,6 +57,7 @@ KERNEL_MODULES = {
 SCORER_MODULES = {
     "LazyTextNB": ("textnb.semi_naive.lbr_text_io", "lazy_text_scorer"),
     "MultiLabelNB": ("textnb.meta.multilabel_training", "scorer_from_tree"),
+    "APNBC": ("textnb.semi_naive.lbr_text_io", "lazy_text_scorer"),  # around a LazyTextNB (else None)
 }
 
 

@@ -25,12 +25,14 @@ Capabilities read here (each defaults to "no" on a class that does not declare i
 ``sample_weight`` in ``fit``'s signature
     the model learns from weighted rows (:func:`takes_sample_weight`, as scikit-learn's
     ``has_fit_parameter``).
+``terms`` in ``fit``'s signature
+    the model takes the names of the columns of a document-term matrix (:func:`takes_terms`).
 
 Standard library only (the mail client imports nothing heavy).
 """
 
 __all__ = ["INNER_ATTRIBUTES", "calibrated", "chain", "find", "merges_exactly", "reads_documents", "rule_model",
-           "table_attributes", "takes_sample_weight"]
+           "table_attributes", "takes_sample_weight", "takes_terms"]
 
 #: Fitted attributes that hold the model a wrapper wraps, in the order they are looked at.
 INNER_ATTRIBUTES = ("model_", "estimator_", "best_estimator_")
@@ -93,6 +95,17 @@ def takes_sample_weight(model):
     except (AttributeError, TypeError, ValueError):
         return False
     return any(p.name == "sample_weight" or p.kind is p.VAR_KEYWORD for p in params)
+
+
+def takes_terms(model):
+    """Whether ``model.fit`` takes ``terms``, the names of the columns (lazy rules on
+    documents, and APNBC, which hands them on to a model that takes them)."""
+    import inspect
+
+    try:
+        return "terms" in inspect.signature(model.fit).parameters
+    except (AttributeError, TypeError, ValueError):
+        return False
 
 
 def table_attributes(model):

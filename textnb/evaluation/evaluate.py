@@ -19,6 +19,7 @@ from textnb.core.errors import InputError, ParameterError
 from textnb.core.folds import given_splits, stratified_kfold
 from textnb.core.logspace import proba_from_jll
 from textnb.core.model_io import model_class
+from textnb.core.wrapping import takes_terms
 from textnb.meta.labelsets import precision_recall_f1
 from textnb.naive_bayes.kernels import KERNELS
 from textnb.text.defaults import VECTORIZER_DEFAULTS
@@ -168,12 +169,16 @@ def unfitted_copy(model):
     return type(model)(**{name: copy.deepcopy(getattr(model, name)) for name in model.defaults})
 
 
-def _fit_predict(model, X_train, y_train, X_test, vectorizer=None):
+def _fit_predict(model, X_train, y_train, X_test, vectorizer=None, terms=None):
     if vectorizer is not None:
-        X_train, X_test = fold_counts(X_train, X_test, _vectorizer_params(vectorizer))
+        X_train, X_test, cols = fold_counts(X_train, X_test, _vectorizer_params(vectorizer))
+        if terms is not None:  # the fold's columns' names
+            terms = [terms[c] for c in cols]
     if isinstance(model, tuple):
         return _kernel_fit_predict(model, X_train, y_train, X_test)
-    fitted = unfitted_copy(model).fit(X_train, y_train)
+    # a model that takes the terms' names (lazy rules) is fitted with them, as textnb train fits it
+    fit_params = {"terms": terms} if terms is not None and takes_terms(model) else {}
+    fitted = unfitted_copy(model).fit(X_train, y_train, **fit_params)
     return fitted.predict_proba(X_test), fitted.classes_
 
 
@@ -230,7 +235,7 @@ def _collect(y_true, parts, classes):
     return proba
 
 
-def cross_validate(X, y, model, *, cv=10, repeat=1, seed=0, vectorizer=None, progress=None):
+def cross_validate(X, y, model, *, cv=10, repeat=1, seed=0, vectorizer=None, progress=None, terms=None):
     """Stratified K-fold cross-validation, ``repeat`` times with seeds ``seed, seed+1, ...``.
 
     ``X`` is a count matrix (with ``vectorizer`` giving the pruning rules) or a
@@ -239,7 +244,9 @@ def cross_validate(X, y, model, *, cv=10, repeat=1, seed=0, vectorizer=None, pro
     arrays: used as given, once, so ``repeat`` must be 1; a row in no test part is not
     predicted, a row in several is predicted once per split and counted each time).
     Returns the report of :func:`classification_report` on the pooled out-of-fold
-    predictions, plus ``accuracy_per_repeat`` and ``seconds``.
+    predictions, plus ``accuracy_per_repeat`` and ``seconds``. ``terms``: the names of the
+    columns of a count matrix, handed (those of a fold's columns) to a model whose ``fit``
+    takes them (:func:`textnb.core.wrapping.takes_terms`).
     """
     y = np.asarray(y)
     classes = np.unique(y)
@@ -264,7 +271,7 @@ def cross_validate(X, y, model, *, cv=10, repeat=1, seed=0, vectorizer=None, pro
             splits = given
         parts = []
         for train, test in splits:
-            p, fitted = _fit_predict(model, X[train], y[train], X[test], vectorizer)
+            p, fitted = _fit_predict(model, X[train], y[train], X[test], vectorizer, terms)
             parts.append((test, p, fitted))
             done += 1
             if progress is not None:
@@ -290,13 +297,14 @@ def cross_validate(X, y, model, *, cv=10, repeat=1, seed=0, vectorizer=None, pro
     return report
 
 
-def evaluate_split(X_train, y_train, X_test, y_test, model, *, vectorizer=None):
-    """Train on one part, test on the other; the same report as :func:`cross_validate`."""
+def evaluate_split(X_train, y_train, X_test, y_test, model, *, vectorizer=None, terms=None):
+    """Train on one part, test on the other; the same report as :func:`cross_validate`
+    (``terms`` as it takes them)."""
     start = time.perf_counter()
     y_train, y_test = np.asarray(y_train), np.asarray(y_test)
     if len(np.unique(y_train)) < 2:
         raise InputError("only one class in the training data; need at least two")
-    p, fitted = _fit_predict(model, X_train, y_train, X_test, vectorizer)
+    p, fitted = _fit_predict(model, X_train, y_train, X_test, vectorizer, terms)
     classes = np.union1d(fitted, np.unique(y_test))
     proba = _collect(y_test, [(np.arange(len(y_test)), p, fitted)], classes)
     pred = classes[np.argmax(proba, axis=1)]

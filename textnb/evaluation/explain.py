@@ -246,7 +246,9 @@ def describe_text_file(root, top=10):
     ``apnbc_weights``, :func:`apnbc_weights`, as ``textnb inspect`` adds them for the
     estimator): the kernel's state and estimates stand in for the estimator, so nothing
     imports scikit-learn. None for any other model, or a state the kernel does not take as
-    consistent (:func:`~textnb.core.model_io.load` then reports it in its own words)."""
+    consistent (:func:`~textnb.core.model_io.load` then reports it in its own words). Lazy
+    rules on documents, with or without APNBC, are described from their kernels
+    (:func:`_lazy_description`)."""
     from textnb.text.nodes import CountTextModel, adjusted_text_model
 
     text = CountTextModel.from_root(root)
@@ -254,7 +256,7 @@ def describe_text_file(root, top=10):
         return _count_description(text.kind, text, top)
     adjusted = adjusted_text_model(root)
     if adjusted is None:
-        return None
+        return _lazy_description(root)
     text, node = adjusted
     classes = node.state["classes_"]
     if text is not None:  # the count model inside, as describe_text_classifier looks through APNBC
@@ -270,6 +272,28 @@ def describe_text_file(root, top=10):
                                  len(StoredVocabulary(vec.state)), {str(c): [] for c in classes})
     info["apnbc_weights"] = apnbc_weights(SimpleNamespace(classes_=classes,
                                                           class_log_weight_=node.state["class_log_weight_"]))
+    return info
+
+
+def _lazy_description(root):
+    """:func:`describe_text_classifier` of lazy rules on documents (``LazyTextNB``, or APNBC
+    around it: :func:`textnb.semi_naive.lbr_text_io.lazy_model` builds their kernels from the
+    nodes): the model itself, no informative terms (it has no global counts), as the
+    estimator path describes it; None for any other tree."""
+    from textnb.semi_naive.lbr_text_io import lazy_model
+    from textnb.text.defaults import VECTORIZER_DEFAULTS
+
+    parts = lazy_model(root) if root.state.get("model_") is not None else None
+    if parts is None:
+        return None
+    kernel, adjusted, terms, _, vec_params, _ = parts
+    model = kernel if adjusted is None else adjusted
+    params = {name: getattr(model, name) for name in sorted(model.defaults) if name != "estimator"}
+    info = _text_description(model.kind, SimpleNamespace(classes_=model.classes_), params,
+                             dict(sorted({**VECTORIZER_DEFAULTS, **vec_params}.items())), len(terms),
+                             {str(c): [] for c in model.classes_})
+    if adjusted is not None:
+        info["apnbc_weights"] = apnbc_weights(adjusted)
     return info
 
 

@@ -54,15 +54,15 @@ def evaluate_documents(corpus, classifier, *, test=None, cv=None, repeat=1, seed
         check_binary_classes(corpus, dict(zip(kept.tolist(), n.tolist())))
     if test is not None:
         test_texts, y_test, skipped_test = read_texts(test, max_bytes)
-        X, _ = vectorize_all(texts + test_texts, vectorizer)
+        X, terms = vectorize_all(texts + test_texts, vectorizer)
         n = len(texts)
-        report = evaluate_split(X[:n], y, X[n:], y_test, model, vectorizer=vectorizer)
+        report = evaluate_split(X[:n], y, X[n:], y_test, model, vectorizer=vectorizer, terms=terms)
         report["protocol"] = "train/test"
         skipped += skipped_test
     else:
-        X, _ = vectorize_all(texts, vectorizer)
+        X, terms = vectorize_all(texts, vectorizer)
         report = _folds_protocol(cross_validate(X, y, model, cv=cv or 10, repeat=repeat, seed=seed,
-                                                vectorizer=vectorizer, progress=progress))
+                                                vectorizer=vectorizer, progress=progress, terms=terms))
     report["skipped_binary"] = skipped
     unlabeled = corpus.unlabeled + (test.unlabeled if test is not None else 0)
     if unlabeled:  # fastText lines without a label

@@ -590,7 +590,7 @@ def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0, progress=
 
     def fold_decisions(X_train, Y_train, X_test):
         if vectorizer is not None:
-            X_train, X_test = fold_counts(X_train, X_test, vectorizer)
+            X_train, X_test, _ = fold_counts(X_train, X_test, vectorizer)
         return clone(model).fit(X_train, Y_train).decision_function(X_test)
 
     return cross_validated_report(X, Y, classes, splits, fold_decisions, seed, progress)

@@ -363,7 +363,7 @@ def cross_validate(X, label_sets, *, model=("DiscriminativeNB", {}), steps=(), m
 
     def fold_decisions(X_train, Y_train, X_test):
         if vectorizer is not None:
-            X_train, X_test = fold_counts(X_train, X_test, vectorizer)
+            X_train, X_test, _ = fold_counts(X_train, X_test, vectorizer)
         fitted = _fit(X_train, Y_train, classes, None, dict(VECTORIZER_DEFAULTS), model, steps, multilabel)
         return decision_function(fitted, X_test)
 

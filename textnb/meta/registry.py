@@ -230,24 +230,49 @@ def _apnbc_params(opts):
 
 
 def lazy_text_model(opts):
-    """``(vectorizer params, LazyTextNB params)`` when the options ask for lazy Bayesian rules
-    on documents with nothing around them (``--lazy lbr|hlbr``, no ``--adjust``): the model
-    :func:`textnb.semi_naive.lbr_text_io.train_lazy_text_model` fits for ``textnb train`` and
-    :class:`~textnb.semi_naive.lbr_text_kernel.LazyTextKernel` fits fold by fold for ``textnb
-    evaluate``, without scikit-learn; else None (also for options ``--lazy`` refuses: the
-    estimators are then built, and say so)."""
+    """``(vectorizer params, LazyTextNB params, APNBC params or None)`` when the options ask
+    for lazy Bayesian rules on documents (``--lazy lbr|hlbr``; with ``--adjust``, the APNBC
+    parameters of :func:`_wrap`, else None): the model
+    :func:`textnb.semi_naive.lbr_text_io.train_lazy_text_model` fits for ``textnb train``,
+    and whose kernels (:class:`~textnb.semi_naive.lbr_text_kernel.LazyTextKernel`, inside
+    :class:`~textnb.semi_naive.apnbc_kernel.APNBCKernel` with ``--adjust``) ``textnb
+    evaluate`` fits fold by fold, without scikit-learn; None without ``--lazy``, or with a
+    table model (:func:`make_text_classifier` says so). Raises InputError, in one line, for
+    an option ``--lazy`` on documents does not take (:func:`_lazy_text_params`)."""
+    if not opts.lazy:
+        return None
     kind = document_kind(opts)
     spec = MODELS.get(kind)
-    if (not opts.lazy or opts.adjust or opts.significance is not None or opts.adjust_on
-            or opts.m_estimate is not None or opts.uniform_prior or spec is None or spec.input != "documents"):
+    if spec is None or spec.input != "documents":
         return None
-    return vectorizer_params(opts), _lazy_text_params(opts, kind)
+    params = _lazy_text_params(opts, kind)
+    if opts.adjust:
+        adjust = _apnbc_params(opts)
+    elif opts.significance is not None or opts.adjust_on:
+        raise InputError("--significance and --adjust-on go with --adjust")  # (_wrap's words)
+    else:
+        adjust = None
+    return vectorizer_params(opts), params, adjust
+
+
+#: the event models of the local naive Bayes of ``--lazy`` on documents
+_LAZY_DOCUMENT_MODELS = ("multinomial", "bernoulli")
 
 
 def _lazy_text_params(opts, kind):
-    """The LazyTextNB parameters of ``--lazy`` on documents (``kind``: its event model)."""
+    """The LazyTextNB parameters of ``--lazy`` on documents (``kind``: its event model);
+    InputError for the options it does not take (it would ignore them): another ``--model``,
+    smoothing other than ``--alpha``, term selection or weighting, calibration, ``--norm``."""
+    if kind not in _LAZY_DOCUMENT_MODELS:
+        raise InputError(f"--lazy on documents takes --model {' or '.join(_LAZY_DOCUMENT_MODELS)} "
+                         f"(its local naive Bayes), not --model {kind}")
     if opts.m_estimate is not None or opts.uniform_prior:
         raise InputError("--lazy takes --alpha only among the smoothing options")
+    ignored = [flag for flag, given in (("--select", opts.select), ("--weighting", opts.weighting),
+                                        ("--calibrate", opts.calibrate), ("--norm", opts.norm)) if given]
+    if ignored:
+        raise InputError(f"--lazy on documents does not take {', '.join(ignored)}; drop "
+                         f"{'it' if len(ignored) == 1 else 'them'}")
     # documents: the key-term candidates always come from HLBR's training-time filter
     # (conditioning on every vocabulary term is not feasible), so lbr and hlbr agree
     return {"model": kind, **_given(alpha=opts.alpha)}
@@ -487,13 +512,14 @@ def modules_for(opts, *, table, multilabel=False):
             names += ["textnb.text.mixed_kernel"]
     elif streaming_model(opts, steps=True) is not None:
         names += ["textnb.text.training"]
-    elif lazy_text_model(opts) is not None:
+    elif lazy_text_model(opts) is not None:  # (with --adjust: APNBC's kernel, which it imports)
         names += ["textnb.semi_naive.lbr_text_io"]
     else:
         names += ["textnb.text.classifier"]
         if opts.calibrate:
             names += ["textnb.meta.calibration"]
     if opts.adjust:
-        kernel = table or (not opts.lazy and streaming_model(opts, steps=True) is not None)
+        kernel = table or (not opts.lazy and streaming_model(opts, steps=True) is not None) or (
+            not multilabel and lazy_text_model(opts) is not None)
         names += ["textnb.semi_naive.apnbc_kernel" if kernel else "textnb.semi_naive.apnbc"]
     return names

@@ -27,6 +27,7 @@ from textnb.core.errors import ParameterError
 from textnb.core.folds import given_splits, stratified_kfold
 from textnb.core.model_schema import (CV_SCHEMA, N_FEATURES, SEED, TEMPLATE, Any, Array, Choice, Classes, DictOf,
                                       Float, ListOf, MayBeAbsent, Model, Reals, Str)
+from textnb.core.wrapping import takes_terms
 from textnb.naive_bayes.kernels import TableKernel
 from textnb.naive_bayes.scoring import check_class_labels, check_n_features
 
@@ -154,19 +155,28 @@ class APNBCKernel(TableKernel):
             )
 
     # -- fitting ------------------------------------------------------------------------
-    def fit(self, X, y):
-        """Fit the base model and learn the class weights; returns self."""
+    def fit(self, X, y, terms=None):
+        """Fit the base model and learn the class weights; returns self.
+
+        ``terms`` (optional) names the columns of ``X`` for a base model whose ``fit``
+        takes them (lazy rules on documents,
+        :class:`~textnb.semi_naive.lbr_text.LazyTextNB`: its key terms are screened for
+        stop words and its rules read the terms); the base model and, with
+        ``fit_on="cv"``, each fold's model are fitted with them. Other base models do not
+        see them.
+        """
         self._check_params()
         X = self._validate_X(X, reset=True)
         y = self._labels(y)
         base = self._base()
-        self.estimator_ = self._clone(base).fit(X, y)
+        fit_params = {"terms": terms} if terms is not None and takes_terms(base) else {}
+        self.estimator_ = self._clone(base).fit(X, y, **fit_params)
         self.classes_ = self.estimator_.classes_
         y_index = _positions(self.classes_, y)  # classes_ may be in declared, unsorted order
         splits = given_splits(self.cv, X, y)  # checked even when fit_on="resubstitution"
         if self.fit_on == "cv":
             def fit_score(train, test):
-                model = self._clone(base).fit(_take_rows(X, train), y[train])
+                model = self._clone(base).fit(_take_rows(X, train), y[train], **fit_params)
                 return model.classes_, model.predict_joint_log_proba(_take_rows(X, test))
 
             if splits is None:

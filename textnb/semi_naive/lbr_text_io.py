@@ -5,12 +5,14 @@ model=LazyTextNB(**params)).fit(docs, labels)`` saves, byte for byte, computed w
 estimators: the documents are counted by the one text pipeline of :mod:`textnb.text.training`
 (:func:`~textnb.text.training.count_documents`, keeping every document's row, the vocabulary
 pruned by :func:`~textnb.text.training.select_columns`), and the model is fitted by its kernel
-(:class:`~textnb.semi_naive.lbr_text_kernel.LazyTextKernel`). ``textnb train DOCS --lazy``
-calls it.
+(:class:`~textnb.semi_naive.lbr_text_kernel.LazyTextKernel`; with ``adjust``, inside APNBC's
+kernel, :class:`~textnb.semi_naive.apnbc_kernel.APNBCKernel`, which hands it the terms' names).
+``textnb train DOCS --lazy`` (and ``--lazy ... --adjust``) calls it.
 
 :class:`LazyTextScorer` is what :func:`textnb.text.scorer.load_for_prediction` returns for
-such a file (:data:`textnb.core.registry.SCORER_MODULES`): the kernel built from the model's
-node, and the documents' counts under the stored vocabulary
+such a file, also with APNBC around the lazy model (:data:`textnb.core.registry.SCORER_MODULES`):
+the kernel built from the model's node (APNBC's log class weights added to its scores), and
+the documents' counts under the stored vocabulary
 (:class:`~textnb.text.scorer.DocumentCounts`), scored in batches of ``batch_size`` documents
 as ``TextClassifier`` scores them (the local tables of a batch's rules depend on the terms of
 the documents in it, so the batches are the estimator's for the same floats). ``textnb
@@ -25,24 +27,30 @@ import scipy.sparse as sp
 
 from textnb.core.errors import ModelFileError
 from textnb.core.logspace import log_odds, logsumexp
+from textnb.core.model_io import ModelNode, build
 from textnb.core.model_schema import check_declared
 from textnb.naive_bayes.scoring import Scores
+from textnb.semi_naive.apnbc_kernel import APNBCKernel
 from textnb.semi_naive.lbr_text_kernel import LazyTextKernel
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
 from textnb.text.scorer import DocumentCounts, document_model
 from textnb.text.tokenize import analyzer_from_params, encode_terms
 from textnb.text.training import check_vocabulary_params, count_documents, select_columns, text_classifier_node
 
-__all__ = ["LazyTextScorer", "lazy_text_scorer", "train_lazy_text_model"]
+__all__ = ["LazyTextScorer", "lazy_model", "lazy_text_scorer", "train_lazy_text_model"]
 
 
-def train_lazy_text_model(X, y, *, vectorizer=None, model=None, given_vectorizer=True, n_jobs=None, batch_size=2000,
-                          max_bytes=None, progress=None, client=None):
+def train_lazy_text_model(X, y, *, vectorizer=None, model=None, adjust=None, given_vectorizer=True, n_jobs=None,
+                          batch_size=2000, max_bytes=None, progress=None, client=None):
     """Fit lazy Bayesian rules on documents; return the model file's tree and the skipped files.
 
     The result is what ``TextClassifier(vectorizer=Vectorizer(**vectorizer),
     model=LazyTextNB(**model), ...).fit(X, y)`` saves, exactly (``given_vectorizer`` False
-    means ``vectorizer=None``), computed without building the estimators.
+    means ``vectorizer=None``), computed without building the estimators; with ``adjust``,
+    what it saves with ``model=APNBC(LazyTextNB(**model), **adjust)`` (``textnb train
+    --lazy ... --adjust``): APNBC's kernel
+    (:class:`~textnb.semi_naive.apnbc_kernel.APNBCKernel`) around the lazy model's, both
+    fitted with the terms' names.
 
     Parameters
     ----------
@@ -54,6 +62,9 @@ def train_lazy_text_model(X, y, *, vectorizer=None, model=None, given_vectorizer
         The :class:`~textnb.text.vectorizer.Vectorizer` parameters given (the others default).
     model : dict, default=None
         The :class:`~textnb.semi_naive.lbr_text.LazyTextNB` parameters given.
+    adjust : dict, default=None
+        The :class:`~textnb.semi_naive.apnbc.APNBC` parameters given (but ``estimator``),
+        to adjust the lazy model; None: not adjusted.
     n_jobs, batch_size, max_bytes, progress, client
         As :func:`textnb.text.training.train_text_model` takes them (counting only).
 
@@ -67,6 +78,9 @@ def train_lazy_text_model(X, y, *, vectorizer=None, model=None, given_vectorizer
     vec_params = {**VECTORIZER_DEFAULTS, **(vectorizer or {})}
     kernel = LazyTextKernel(**(model or {}))
     kernel._check_params()
+    if adjust is not None:
+        kernel = APNBCKernel(kernel, **adjust)
+        kernel._check_params()
     check_vocabulary_params(vec_params["min_df"], vec_params["max_df"], vec_params["max_features"])
     y = np.asarray(y)
     if y.ndim != 1:
@@ -92,9 +106,11 @@ def train_lazy_text_model(X, y, *, vectorizer=None, model=None, given_vectorizer
 
 
 class LazyTextScorer(DocumentCounts, Scores):
-    """Scores documents with a fitted :class:`~textnb.semi_naive.lbr_text_kernel.LazyTextKernel`.
+    """Scores documents with a fitted :class:`~textnb.semi_naive.lbr_text_kernel.LazyTextKernel`
+    (and APNBC's log class weights around it).
 
-    What a ``TextClassifier`` whose model is a ``LazyTextNB`` predicts, float for float:
+    What a ``TextClassifier`` whose model is a ``LazyTextNB``, or an ``APNBC`` around one
+    (``adjustment``), predicts, float for float:
     ``predict``, ``predict_proba``, ``predict_log_proba``, ``predict_joint_log_proba``,
     ``predict_log_odds`` (:class:`~textnb.naive_bayes.scoring.Scores`' formulas, as the
     estimator's), ``log_proba_and_odds`` (both in one pass) and ``predict_explain`` /
@@ -109,16 +125,24 @@ class LazyTextScorer(DocumentCounts, Scores):
     batch_size : int, default=2000
         Documents scored together (the ``TextClassifier``'s ``batch_size``, which a model
         file does not store: its default).
+    adjustment : ndarray of shape (n_classes,), default=None
+        APNBC's log class weights (``class_log_weight_``), added to the lazy model's joint
+        log scores (:meth:`~textnb.semi_naive.apnbc_kernel.APNBCKernel.adjusted`); None: no
+        APNBC.
     """
 
     #: capability (:mod:`textnb.core.wrapping`): ``predict_explain`` gives the rule used per document
     explains_by_rules = True
 
-    def __init__(self, kernel, analyzer, terms, binary=False, max_bytes=None, batch_size=None):
+    def __init__(self, kernel, analyzer, terms, binary=False, max_bytes=None, batch_size=None, adjustment=None):
         super().__init__(analyzer, terms, binary, max_bytes)
         self.model_ = kernel
         self.classes_ = kernel.classes_
         self.batch_size = TEXT_CLASSIFIER_DEFAULTS["batch_size"] if batch_size is None else batch_size
+        self.adjustment = None if adjustment is None else np.asarray(adjustment, dtype=np.float64)
+
+    def _adjusted(self, jll):
+        return jll if self.adjustment is None else APNBCKernel.adjusted(jll, self.adjustment)
 
     def probabilities_calibrated(self):
         """Whether the probabilities are calibrated (:mod:`textnb.core.wrapping`): never."""
@@ -138,7 +162,7 @@ class LazyTextScorer(DocumentCounts, Scores):
             yield sp.csr_matrix((self.counted(data), indices, indptr), shape=(len(batch), n_cols))
 
     def _joint_log_likelihood(self, docs):
-        parts = [self.model_.predict_joint_log_proba(X) for X in self._batches(docs) if X.shape[0]]
+        parts = [self._adjusted(self.model_.predict_joint_log_proba(X)) for X in self._batches(docs) if X.shape[0]]
         return np.concatenate(parts) if parts else np.zeros((0, len(self.classes_)))
 
     def log_proba_and_odds(self, docs):
@@ -147,12 +171,13 @@ class LazyTextScorer(DocumentCounts, Scores):
         return jll - logsumexp(jll, axis=1, keepdims=True), log_odds(jll)
 
     def predict_explain(self, docs):
-        """Predictions and, per document, the rule used (the kernel's ``predict_explain``)."""
+        """Predictions (adjusted by APNBC's weights, if any) and, per document, the rule of
+        the lazy model (the kernel's ``joint_log_proba_and_rules``)."""
         labels, rules = [], []
         for X in self._batches(self._check_X(docs)):
             if X.shape[0]:
-                lab, rule = self.model_.predict_explain(X)
-                labels.append(lab)
+                jll, rule = self.model_.joint_log_proba_and_rules(X)
+                labels.append(self.classes_[np.argmax(self._adjusted(jll), axis=1)])
                 rules.extend(rule)
         return (np.concatenate(labels) if labels else np.array([])), rules
 
@@ -169,20 +194,66 @@ def _lazy_template(node):
     return True
 
 
-def lazy_text_scorer(root):
-    """The :class:`LazyTextScorer` of a read ``TextClassifier`` tree whose model is a
-    ``LazyTextNB`` (:func:`textnb.core.model_io.read_nodes`), or None where the tree is not
-    consistent (:func:`~textnb.core.model_io.load` then reports it in its own words)."""
-    parts = document_model(root, _lazy_template)
+def _adjusted_lazy_template(node):
+    """An unfitted ``APNBC`` node around an unfitted ``LazyTextNB`` node, its parameters as
+    the schemas want them."""
+    if node.kind != APNBCKernel.kind or node.state or not isinstance(node.params.get("estimator"), ModelNode):
+        return False
+    params = {k: v for k, v in node.params.items() if k != "estimator"}
+    schema = {k: v for k, v in APNBCKernel._param_schema.items() if k != "estimator"}
+    check_declared(node.kind, schema, {}, params, {})
+    return _lazy_template(node.params["estimator"])
+
+
+def _known_template(node):
+    return _lazy_template(node) or _adjusted_lazy_template(node)
+
+
+def lazy_model(root):
+    """``(lazy kernel, APNBC kernel or None, terms, analyzer, vectorizer parameters,
+    max_bytes)`` of a read ``TextClassifier`` tree whose model is a ``LazyTextNB`` or an
+    ``APNBC`` around one (:func:`textnb.core.model_io.read_nodes`), the kernels built from
+    the nodes and checked as :func:`~textnb.core.model_io.load` checks the estimators; None
+    for any other tree, or one that is not consistent (``load`` then reports it in its own
+    words)."""
+    parts = document_model(root, _known_template)
     if parts is None:
         return None
     model, terms, analyzer, vec_params, max_bytes = parts
-    try:
-        kernel = LazyTextKernel.from_node(model)
-    except ModelFileError:
+    if model.kind == APNBCKernel.kind:
+        inner = model.state.get("estimator_")
+        if not isinstance(inner, ModelNode) or inner.kind != LazyTextKernel.kind:
+            return None
+        try:
+            adjusted = build(model, "model_", kernel=True)  # APNBC's kernel, the lazy kernel inside
+        except ModelFileError:
+            return None
+        kernel = adjusted.estimator_
+        if not isinstance(adjusted, APNBCKernel) or not isinstance(kernel, LazyTextKernel):
+            return None
+    elif model.kind == LazyTextKernel.kind:
+        adjusted = None
+        try:
+            kernel = LazyTextKernel.from_node(model)
+        except ModelFileError:
+            return None
+    else:
         return None
     classes = root.state.get("classes_")
     if (kernel.n_features_in_ != len(terms) or classes is None or np.shape(classes) != np.shape(kernel.classes_)
             or not np.array_equal(classes, kernel.classes_)):
         return None
-    return LazyTextScorer(kernel, analyzer, terms, bool(vec_params["binary"]), max_bytes)
+    return kernel, adjusted, terms, analyzer, vec_params, max_bytes
+
+
+def lazy_text_scorer(root):
+    """The :class:`LazyTextScorer` of a read ``TextClassifier`` tree whose model is a
+    ``LazyTextNB`` or an ``APNBC`` around one (:func:`lazy_model`), or None where the tree
+    is not one, or not consistent (:func:`~textnb.core.model_io.load` then reports it in its
+    own words)."""
+    parts = lazy_model(root)
+    if parts is None:
+        return None
+    kernel, adjusted, terms, analyzer, vec_params, max_bytes = parts
+    return LazyTextScorer(kernel, analyzer, terms, bool(vec_params["binary"]), max_bytes,
+                          adjustment=None if adjusted is None else adjusted.class_log_weight_)

@@ -510,15 +510,20 @@ class LazyTextKernel(TableKernel):
     def _term(self, t):
         return str(self.term_names_[t]) if self.term_names_ is not None else f"#{t}"
 
-    def predict_explain(self, X):
-        """Predictions and, per document, the rule used
-        (``"term:hockey & term:nhl -> local NB on 312 documents"``)."""
+    def joint_log_proba_and_rules(self, X):
+        """``(predict_joint_log_proba(X), rules)`` in one pass: the joint log scores and, per
+        document, the rule used (``"term:hockey & term:nhl -> local NB on 312 documents"``)."""
         self._check_fitted()
         jll, rules = self._lazy(self._check_X(X))
         texts = []
         for conds, size in rules:
             lhs = " & ".join(f"term:{self._term(t)}" for t in conds) or "(no conditions)"
             texts.append(f"{lhs} -> local NB on {size} document{'s' if size != 1 else ''}")
+        return jll, texts
+
+    def predict_explain(self, X):
+        """Predictions and, per document, the rule used (:meth:`joint_log_proba_and_rules`)."""
+        jll, texts = self.joint_log_proba_and_rules(X)
         return self.classes_[np.argmax(jll, axis=1)], texts
 
     def explain(self, X):

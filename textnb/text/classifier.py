@@ -13,8 +13,6 @@ Models that need the rows themselves (APNBC's resubstitution, lazy rules) are fi
 on the CSR matrix instead.
 """
 
-import inspect
-
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -34,7 +32,7 @@ from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, TEXT_CLASSIFIER_OWN_P
 from textnb.text.training import PER_CLASS, batches, count_documents, min_parallel, select_vocabulary
 from textnb.text.vectorizer import Vectorizer
 from textnb.core.workers import can_fork, effective_jobs, ordered_map
-from textnb.core.wrapping import find
+from textnb.core.wrapping import find, takes_terms
 from textnb.core.model_schema import TEMPLATE, Classes, Model, Optional
 
 __all__ = ["TextClassifier", "to_text"]  # to_text: kept importable from here
@@ -165,7 +163,7 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
                 raise ValueError(f"got {len(docs) + len(self.skipped_)} documents but {len(y)} labels")
             Xc = vectorizer.fit_transform(docs)
             kw = {} if sample_weight is None else {"sample_weight": weights[kept]}
-            if "terms" in inspect.signature(model.fit).parameters:  # lazy rules name their terms
+            if takes_terms(model):  # lazy rules name their terms (also inside APNBC)
                 kw["terms"] = vectorizer.get_feature_names_out()
             model.fit(Xc, y[kept], **kw)
             if progress is not None:

@@ -293,7 +293,8 @@ def fold_counts(X_train, X_test, vectorizer):
     alone makes them: ``X_train`` and ``X_test`` (CSR counts over every term of the corpus,
     :func:`textnb.evaluation.evaluate.vectorize_all`) restricted to the terms
     ``vectorizer``'s ``min_df`` / ``max_df`` / ``max_features`` keep in the training part
-    (:func:`prune_mask`), and presence (1) for every count with ``binary``.
+    (:func:`prune_mask`), and presence (1) for every count with ``binary``; and the kept
+    columns (``X_train, X_test, columns``).
     ``vectorizer``: the vectorizer's parameters (missing ones: the defaults). The one fold
     step of single-label and multi-label cross-validation.
 
@@ -311,7 +312,7 @@ def fold_counts(X_train, X_test, vectorizer):
         X_train, X_test = X_train.copy(), X_test.copy()
         X_train.data[:] = 1
         X_test.data[:] = 1
-    return X_train, X_test
+    return X_train, X_test, cols
 
 
 def prune_mask(df, tf, n_docs, *, min_df=1, max_df=1.0, max_features=None):
