@@ -70,10 +70,20 @@ SMS = REPO / "corpora" / "sms_spam" / "SMSSpamCollection.tsv"
 
 @pytest.mark.skipif(not SMS.exists(), reason="bundled SMS collection missing")
 @pytest.mark.parametrize("options", [(), ("--model", "multinomial"), ("--model", "bernoulli", "--alpha", "0.5"),
-                                     ("--model", "complement", "--norm"), ("--model", "multinomial", "--binary")])
+                                     ("--model", "complement", "--norm"), ("--model", "multinomial", "--binary"),
+                                     # wrappers: described by the count model inside, over the terms it sees
+                                     ("--model", "multinomial", "--weighting"), ("--select", "chi2:300"),
+                                     ("--calibrate", "sigmoid"), ("--model", "multinomial", "--calibrate", "isotonic"),
+                                     ("--model", "auto"), ("--model", "auto", "--calibrate", "sigmoid"),
+                                     ("--model", "auto", "--select", "chi2:300"),
+                                     ("--model", "bernoulli", "--binary", "--select", "ig:200", "--calibrate", "sigmoid"),
+                                     ("--model", "multinomial", "--select", "df:250", "--weighting", "--calibrate",
+                                      "isotonic")])
 def test_inspect_of_a_count_text_model_reads_its_nodes(tmp_path, monkeypatch, options):
-    """``textnb inspect`` of a text model of a count model: described from the file's nodes
-    and the kernel (no scikit-learn), as the estimator describes it, text and JSON."""
+    """``textnb inspect`` of a text model of a count model, or of the wrappers ``textnb
+    train`` writes around one (term weighting and selection, calibration, ``--model auto``):
+    described from the file's nodes and the kernel (no scikit-learn), as the estimator
+    describes it, text and JSON."""
     import textnb.evaluation.explain as explain
 
     (tmp_path / "sms.tsv").write_text("".join(SMS.read_text(encoding="utf-8").splitlines(keepends=True)[:800]),

@@ -241,7 +241,10 @@ def describe_text_classifier(classifier, top=10):
 def describe_text_file(root, top=10):
     """:func:`describe_text_classifier` of the model a model file holds, from its nodes
     (:func:`textnb.core.model_io.read_nodes`), when it is a text classifier of a count model
-    (:class:`textnb.text.nodes.CountTextModel`), or of APNBC around one or around
+    (:class:`textnb.text.nodes.CountTextModel`), of the wrappers ``textnb train`` writes
+    around one (:func:`textnb.text.nodes.wrapped_text_model`: ``--weighting``, ``--select``,
+    ``--calibrate``, ``--model auto``; described by the count model inside, over the terms
+    it sees, as the estimator path looks through them), or of APNBC around one or around
     ``--model auto`` (:func:`textnb.text.nodes.adjusted_text_model`; then with
     ``apnbc_weights``, :func:`apnbc_weights`, as ``textnb inspect`` adds them for the
     estimator): the kernel's state and estimates stand in for the estimator, so nothing
@@ -249,11 +252,15 @@ def describe_text_file(root, top=10):
     consistent (:func:`~textnb.core.model_io.load` then reports it in its own words). Lazy
     rules on documents, with or without APNBC, are described from their kernels
     (:func:`_lazy_description`)."""
-    from textnb.text.nodes import CountTextModel, adjusted_text_model
+    from textnb.text.nodes import CountTextModel, adjusted_text_model, wrapped_text_model
 
     text = CountTextModel.from_root(root)
     if text is not None:
         return _count_description(text.kind, text, top)
+    wrapped = wrapped_text_model(root)
+    if wrapped is not None:  # the count model inside, as describe_text_classifier looks through wrappers
+        name, text, vocabulary_size = wrapped
+        return _count_description(name, text, top, vocabulary_size)
     adjusted = adjusted_text_model(root)
     if adjusted is None:
         return _lazy_description(root)
@@ -297,13 +304,15 @@ def _lazy_description(root):
     return info
 
 
-def _count_description(name, text, top):
-    """:func:`_text_description` of a :class:`~textnb.text.nodes.CountTextModel`, named ``name``."""
+def _count_description(name, text, top, vocabulary_size=None):
+    """:func:`_text_description` of a :class:`~textnb.text.nodes.CountTextModel`, named
+    ``name``; ``vocabulary_size`` when its terms are not the whole vocabulary (term selection)."""
     from textnb.evaluation.inspection import term_log_odds
 
     model = SimpleNamespace(**text.fitted())
     return _text_description(name, model, dict(sorted(text.params.items())),
-                             dict(sorted(text.vectorizer_params.items())), len(text.terms()),
+                             dict(sorted(text.vectorizer_params.items())),
+                             len(text.terms()) if vocabulary_size is None else vocabulary_size,
                              term_log_odds(model, text.terms(), top))
 
 
