@@ -422,8 +422,9 @@ def explain_table(model, X, top=10, *, attributes=None):
     classes = inner.classes_
     n = len(docs[0]) if docs else X_tab.shape[0]
     total = prior[None, :] + sum(terms.values())
-    text_models = [getattr(m, "estimator", m) for m in inner.text_models_]  # (a kernel's part: its estimator)
-    weights = {k: linear_weights(clf.model_) for k, clf in enumerate(text_models)}
+    text_models = _text_parts(inner)
+    weights = {k: part.linear_weights() for k, part in enumerate(text_models)}
+    vocabularies = {k: np.array(part.word_model()[2], dtype=object) for k, part in enumerate(text_models)}
     out = []
     for i in range(n):
         if len(classes) < 2:
@@ -440,7 +441,7 @@ def explain_table(model, X, top=10, *, attributes=None):
                 k = text_pos[name]
                 doc = docs[k][i]
                 rec["value"] = doc[:60] + ("..." if len(doc) > 60 else "")
-                rec.update(_text_terms(text_models[k], doc, weights[k], p, r, top))
+                rec.update(_text_terms(text_models[k], doc, weights[k], vocabularies[k], p, r, top))
             else:
                 rec["value"] = _cell_text(a, X_tab[i, tab_sl[tab_pos[name]]])
             atts.append(rec)
@@ -523,15 +524,24 @@ def explain_by_leaving_out(model, X, *, attributes=None):
     return out
 
 
-def _text_terms(clf, doc, lw, p, r, top):
+def _text_parts(model):
+    """The text parts of a mixed table model as :class:`~textnb.text.mixed_kernel.TextPart`
+    (a kernel's are; the estimator's ``TextClassifier`` are wrapped): what explaining and
+    describing them ask, from the model file's nodes or from the estimators alike."""
+    from textnb.text.mixed_kernel import TextPart
+
+    return [TextPart.from_estimator(m) for m in model.text_models_]
+
+
+def _text_terms(part, doc, lw, terms, p, r, top):
+    """A text attribute's ``for`` / ``against`` terms in one document: the counts of the
+    text part ``part``, its linear weights ``lw`` over the vocabulary ``terms``."""
     W, _, binarize = lw
-    x = clf.vectorizer_.transform([doc])
-    counts = x.toarray().ravel()
+    counts = part.document_counts(doc)
     x = counts.copy()
     if binarize is not None:
         x = (x > binarize).astype(np.float64)
     contrib = x * (W[p] - W[r])
-    terms = clf.vectorizer_.get_feature_names_out()
     nz = np.flatnonzero(contrib)
     pos, neg = nz[contrib[nz] > 0], nz[contrib[nz] < 0]
     pos = pos[np.lexsort((terms[pos].astype(str), -contrib[pos]))][:top]
@@ -560,12 +570,13 @@ def _cell_text(attribute, cells):
 def describe_mixed(model, top=10):
     """:meth:`textnb.text.mixed.MixedNB.describe` plus, for every text attribute, its most
     informative terms per class (:func:`informative_terms` of its word model)."""
-    from textnb.evaluation import inspection
+    from textnb.evaluation.inspection import term_log_odds
 
     check_is_fitted(model)
     info = model.describe()
-    texts = iter(getattr(m, "estimator", m) for m in model.text_models_)  # (a kernel's part: its estimator)
+    texts = iter(_text_parts(model))
     for a in info["attributes"]:
         if a["kind"] == "text":
-            a["informative_terms"] = inspection.informative_terms(next(texts), top)
+            _, fitted, terms, _ = next(texts).word_model()
+            a["informative_terms"] = term_log_odds(fitted, terms, top)
     return info
