@@ -70,10 +70,20 @@ SMS = REPO / "corpora" / "sms_spam" / "SMSSpamCollection.tsv"
 
 @pytest.mark.skipif(not SMS.exists(), reason="bundled SMS collection missing")
 @pytest.mark.parametrize("options", [(), ("--model", "multinomial"), ("--model", "bernoulli", "--alpha", "0.5"),
-                                     ("--model", "complement", "--norm"), ("--model", "multinomial", "--binary")])
+                                     ("--model", "complement", "--norm"), ("--model", "multinomial", "--binary"),
+                                     # wrappers: described by the count model inside, over the terms it sees
+                                     ("--model", "multinomial", "--weighting"), ("--select", "chi2:300"),
+                                     ("--calibrate", "sigmoid"), ("--model", "multinomial", "--calibrate", "isotonic"),
+                                     ("--model", "auto"), ("--model", "auto", "--calibrate", "sigmoid"),
+                                     ("--model", "auto", "--select", "chi2:300"),
+                                     ("--model", "bernoulli", "--binary", "--select", "ig:200", "--calibrate", "sigmoid"),
+                                     ("--model", "multinomial", "--select", "df:250", "--weighting", "--calibrate",
+                                      "isotonic")])
 def test_inspect_of_a_count_text_model_reads_its_nodes(tmp_path, monkeypatch, options):
-    """``textnb inspect`` of a text model of a count model: described from the file's nodes
-    and the kernel (no scikit-learn), as the estimator describes it, text and JSON."""
+    """``textnb inspect`` of a text model of a count model, or of the wrappers ``textnb
+    train`` writes around one (term weighting and selection, calibration, ``--model auto``):
+    described from the file's nodes and the kernel (no scikit-learn), as the estimator
+    describes it, text and JSON."""
     import textnb.evaluation.explain as explain
 
     (tmp_path / "sms.tsv").write_text("".join(SMS.read_text(encoding="utf-8").splitlines(keepends=True)[:800]),
@@ -218,3 +228,52 @@ def test_predict_lines_reads_the_scorer(tmp_path, monkeypatch, options):
             m.setattr(scorer, "_scorer", lambda root: None)  # the estimator's path
             rc, expected, _ = cli(*command)
         assert rc == 0 and out == expected and len(out.splitlines()) == 42
+
+
+def _mixed_table(path, lines):
+    """SMS messages as a CSV with two text columns (the message, its first words: some
+    missing), a numeric one and the class."""
+    import csv
+
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["text", "note", "length", "label"])
+        for i, line in enumerate(lines):
+            label, text = line.split("\t", 1)
+            w.writerow([text, "" if i % 5 == 0 else " ".join(text.split()[:3]), len(text), label])
+    return path
+
+
+@pytest.mark.skipif(not SMS.exists(), reason="bundled SMS collection missing")
+@pytest.mark.parametrize("options", [(), ("--binary", "--ngram", "2", "--min-df", "2"), ("--adjust",)])
+def test_inspect_explain_merge_of_a_mixed_table_read_the_text_parts_nodes(tmp_path, monkeypatch, options):
+    """``textnb inspect``, ``predict --explain`` and ``merge`` of a table with text attributes
+    read the text parts from the file's nodes (no scikit-learn) and print (and write) what
+    the estimators do (``MixedNB``), and what the kernel does with its parts' estimators."""
+    from textnb.text.nodes import CountTextModel
+
+    lines = SMS.read_text(encoding="utf-8").splitlines()
+    table = _mixed_table(tmp_path / "t.csv", lines[:500])
+    _mixed_table(tmp_path / "a.csv", lines[500:800])
+    _mixed_table(tmp_path / "b.csv", lines[800:1000])
+    args = ("--text-column", "text", "--text-column", "note", "--class", "label", *options)
+    for name in ("t", "a", "b"):
+        assert cli("train", tmp_path / f"{name}.csv", *args, "-o", tmp_path / f"{name}.tnb")[0] == 0
+    model = tmp_path / "t.tnb"
+    commands = [("inspect", model), ("inspect", model, "--json"), ("inspect", model, "--top", "3"),
+                ("predict", model, table, "--explain", "--top", "4"), ("predict", model, table, "--explain", "--json")]
+    for merge in ((model, model), (tmp_path / "a.tnb", tmp_path / "b.tnb")):
+        commands.append(("merge", *merge, "-o", tmp_path / "merged.tnb"))
+    for command in commands:
+        status, out = cli_subprocess(*command)
+        new = (tmp_path / "merged.tnb").read_bytes() if command[0] == "merge" and status.startswith("0") else None
+        for patch in ((model_io, "KERNEL_MODULES", {}),  # the estimator MixedNB
+                      (CountTextModel, "from_root", classmethod(lambda cls, root: None))):  # the parts' estimators
+            (tmp_path / "merged.tnb").unlink(missing_ok=True)
+            with monkeypatch.context() as m:
+                m.setattr(*patch)
+                rc, expected, _ = cli(*command)
+            assert status.split()[:2] == [str(rc), "False"], command
+            assert out == expected, command
+            if new is not None:
+                assert (tmp_path / "merged.tnb").read_bytes() == new, command

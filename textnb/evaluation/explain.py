@@ -241,7 +241,10 @@ def describe_text_classifier(classifier, top=10):
 def describe_text_file(root, top=10):
     """:func:`describe_text_classifier` of the model a model file holds, from its nodes
     (:func:`textnb.core.model_io.read_nodes`), when it is a text classifier of a count model
-    (:class:`textnb.text.nodes.CountTextModel`), or of APNBC around one or around
+    (:class:`textnb.text.nodes.CountTextModel`), of the wrappers ``textnb train`` writes
+    around one (:func:`textnb.text.nodes.wrapped_text_model`: ``--weighting``, ``--select``,
+    ``--calibrate``, ``--model auto``; described by the count model inside, over the terms
+    it sees, as the estimator path looks through them), or of APNBC around one or around
     ``--model auto`` (:func:`textnb.text.nodes.adjusted_text_model`; then with
     ``apnbc_weights``, :func:`apnbc_weights`, as ``textnb inspect`` adds them for the
     estimator): the kernel's state and estimates stand in for the estimator, so nothing
@@ -249,11 +252,15 @@ def describe_text_file(root, top=10):
     consistent (:func:`~textnb.core.model_io.load` then reports it in its own words). Lazy
     rules on documents, with or without APNBC, are described from their kernels
     (:func:`_lazy_description`)."""
-    from textnb.text.nodes import CountTextModel, adjusted_text_model
+    from textnb.text.nodes import CountTextModel, adjusted_text_model, wrapped_text_model
 
     text = CountTextModel.from_root(root)
     if text is not None:
         return _count_description(text.kind, text, top)
+    wrapped = wrapped_text_model(root)
+    if wrapped is not None:  # the count model inside, as describe_text_classifier looks through wrappers
+        name, text, vocabulary_size = wrapped
+        return _count_description(name, text, top, vocabulary_size)
     adjusted = adjusted_text_model(root)
     if adjusted is None:
         return _lazy_description(root)
@@ -297,13 +304,15 @@ def _lazy_description(root):
     return info
 
 
-def _count_description(name, text, top):
-    """:func:`_text_description` of a :class:`~textnb.text.nodes.CountTextModel`, named ``name``."""
+def _count_description(name, text, top, vocabulary_size=None):
+    """:func:`_text_description` of a :class:`~textnb.text.nodes.CountTextModel`, named
+    ``name``; ``vocabulary_size`` when its terms are not the whole vocabulary (term selection)."""
     from textnb.evaluation.inspection import term_log_odds
 
     model = SimpleNamespace(**text.fitted())
     return _text_description(name, model, dict(sorted(text.params.items())),
-                             dict(sorted(text.vectorizer_params.items())), len(text.terms()),
+                             dict(sorted(text.vectorizer_params.items())),
+                             len(text.terms()) if vocabulary_size is None else vocabulary_size,
                              term_log_odds(model, text.terms(), top))
 
 
@@ -413,8 +422,9 @@ def explain_table(model, X, top=10, *, attributes=None):
     classes = inner.classes_
     n = len(docs[0]) if docs else X_tab.shape[0]
     total = prior[None, :] + sum(terms.values())
-    text_models = [getattr(m, "estimator", m) for m in inner.text_models_]  # (a kernel's part: its estimator)
-    weights = {k: linear_weights(clf.model_) for k, clf in enumerate(text_models)}
+    text_models = _text_parts(inner)
+    weights = {k: part.linear_weights() for k, part in enumerate(text_models)}
+    vocabularies = {k: np.array(part.word_model()[2], dtype=object) for k, part in enumerate(text_models)}
     out = []
     for i in range(n):
         if len(classes) < 2:
@@ -431,7 +441,7 @@ def explain_table(model, X, top=10, *, attributes=None):
                 k = text_pos[name]
                 doc = docs[k][i]
                 rec["value"] = doc[:60] + ("..." if len(doc) > 60 else "")
-                rec.update(_text_terms(text_models[k], doc, weights[k], p, r, top))
+                rec.update(_text_terms(text_models[k], doc, weights[k], vocabularies[k], p, r, top))
             else:
                 rec["value"] = _cell_text(a, X_tab[i, tab_sl[tab_pos[name]]])
             atts.append(rec)
@@ -514,15 +524,24 @@ def explain_by_leaving_out(model, X, *, attributes=None):
     return out
 
 
-def _text_terms(clf, doc, lw, p, r, top):
+def _text_parts(model):
+    """The text parts of a mixed table model as :class:`~textnb.text.mixed_kernel.TextPart`
+    (a kernel's are; the estimator's ``TextClassifier`` are wrapped): what explaining and
+    describing them ask, from the model file's nodes or from the estimators alike."""
+    from textnb.text.mixed_kernel import TextPart
+
+    return [TextPart.from_estimator(m) for m in model.text_models_]
+
+
+def _text_terms(part, doc, lw, terms, p, r, top):
+    """A text attribute's ``for`` / ``against`` terms in one document: the counts of the
+    text part ``part``, its linear weights ``lw`` over the vocabulary ``terms``."""
     W, _, binarize = lw
-    x = clf.vectorizer_.transform([doc])
-    counts = x.toarray().ravel()
+    counts = part.document_counts(doc)
     x = counts.copy()
     if binarize is not None:
         x = (x > binarize).astype(np.float64)
     contrib = x * (W[p] - W[r])
-    terms = clf.vectorizer_.get_feature_names_out()
     nz = np.flatnonzero(contrib)
     pos, neg = nz[contrib[nz] > 0], nz[contrib[nz] < 0]
     pos = pos[np.lexsort((terms[pos].astype(str), -contrib[pos]))][:top]
@@ -551,12 +570,13 @@ def _cell_text(attribute, cells):
 def describe_mixed(model, top=10):
     """:meth:`textnb.text.mixed.MixedNB.describe` plus, for every text attribute, its most
     informative terms per class (:func:`informative_terms` of its word model)."""
-    from textnb.evaluation import inspection
+    from textnb.evaluation.inspection import term_log_odds
 
     check_is_fitted(model)
     info = model.describe()
-    texts = iter(getattr(m, "estimator", m) for m in model.text_models_)  # (a kernel's part: its estimator)
+    texts = iter(_text_parts(model))
     for a in info["attributes"]:
         if a["kind"] == "text":
-            a["informative_terms"] = inspection.informative_terms(next(texts), top)
+            _, fitted, terms, _ = next(texts).word_model()
+            a["informative_terms"] = term_log_odds(fitted, terms, top)
     return info

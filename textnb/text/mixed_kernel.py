@@ -19,9 +19,9 @@ The model and its maths are described in :mod:`textnb.text.mixed`; the estimator
 validation, tags, ``partial_fit``; its text parts are ``TextClassifier`` estimators built
 from the same nodes), and both write the same model file, byte for byte. ``textnb
 train`` / ``evaluate`` on a table with text attributes fit this kernel, ``textnb
-predict`` builds it from the file (:meth:`MixedKernel.from_tree`); none imports
-scikit-learn. Explaining, inspecting or merging a text part builds its estimator
-(:attr:`TextPart.estimator`), as before.
+predict`` builds it from the file (:meth:`MixedKernel.from_tree`), and ``textnb inspect``,
+``predict --explain`` and ``merge`` read its parts' nodes (:class:`TextPart`); none imports
+scikit-learn.
 """
 
 from types import MappingProxyType
@@ -57,19 +57,28 @@ class TextPart:
     the model file (vectorizer + word model), scored by its :class:`~textnb.text.scorer.TextScorer`.
 
     ``term(documents)`` is ``log P(d | c)``: the word model's joint log-likelihood with
-    its own class prior taken out. A node the scorer does not read as a linear model (a
-    BernoulliNB with ``alpha=0``), and :meth:`merge`, use the estimator built from the node
-    (:attr:`estimator`; scikit-learn imported then), as do explanations
-    (``vectorizer_``, ``model_``).
+    its own class prior taken out. What ``textnb inspect``, ``predict --explain`` and
+    ``merge`` ask of a part (:meth:`word_model`, :meth:`document_counts`,
+    :meth:`linear_weights`, :meth:`merge`) comes from the node too
+    (:class:`~textnb.text.nodes.CountTextModel`, the scorer). A node the scorer does not
+    read as a linear model (a BernoulliNB with ``alpha=0``) uses the estimator built from
+    the node (:attr:`estimator`; scikit-learn imported then), as does a part that holds an
+    estimator (:meth:`from_estimator`: the parts of the estimator ``MixedNB``); the two
+    give the same answers.
     """
 
     def __init__(self, node):
+        self._read(node)
+
+    def _read(self, node):
+        from textnb.text.nodes import CountTextModel
         from textnb.text.scorer import scorer_from_tree
 
-        self._node, self._estimator = node, None
+        self._node, self._estimator, self._text = node, None, None
         self._scorer = scorer_from_tree(node)  # (checks the node as load does; None: not read)
         self.classes_ = np.asarray(node.state.get("classes_"))
         if self._scorer is not None:
+            self._text = CountTextModel.from_root(node)  # (the word model: checked as load checks it)
             model = node.state["model_"]
             kernel = KERNELS[model.kind]
             params = kernel.params(model.params)
@@ -77,9 +86,11 @@ class TextPart:
 
     @classmethod
     def from_estimator(cls, estimator):
-        """A part that holds a fitted ``TextClassifier`` (a merged one)."""
+        """A part that holds a fitted ``TextClassifier`` (a merged one, or the estimator's part)."""
+        if isinstance(estimator, TextPart):
+            return estimator
         part = cls.__new__(cls)
-        part._node, part._estimator, part._scorer = None, estimator, None
+        part._node, part._estimator, part._scorer, part._text = None, estimator, None, None
         part.classes_ = np.asarray(estimator.classes_)
         return part
 
@@ -98,6 +109,37 @@ class TextPart:
     def model_(self):
         return self.estimator.model_
 
+    def word_model(self):
+        """``(kind, fitted, terms, tokenizer)``: the word model's kind (``MultinomialNB`` or
+        ``BernoulliNB``), its fitted attributes (``classes_``, ``feature_count_``, ...; what
+        :func:`textnb.evaluation.inspection.term_log_odds` reads), the vocabulary in column
+        order and every parameter of the vectorizer (sorted by name)."""
+        if self._text is not None:
+            from types import SimpleNamespace
+
+            text = self._text
+            return (text.kind, SimpleNamespace(**text.fitted()), text.terms(),
+                    dict(sorted(text.vectorizer_params.items())))
+        clf = self.estimator
+        return type(clf.model_).__name__, clf.model_, list(clf.vectorizer_.vocabulary_), clf.vectorizer_.get_params()
+
+    def document_counts(self, document):
+        """The vectorizer's counts of one document (str) over the vocabulary, dense."""
+        if self._text is not None:
+            data, indices, _ = self._scorer._cells([document])
+            counts = np.zeros(len(self._scorer.terms))
+            counts[indices] = self._scorer.counted(data)
+            return counts
+        return self.estimator.vectorizer_.transform([document]).toarray().ravel()
+
+    def linear_weights(self):
+        """``(W, b, binarize)`` of the word model (its kernel's linear form), as
+        :func:`textnb.evaluation.explain.linear_weights` gives them."""
+        if self._text is not None:
+            return np.ascontiguousarray(self._scorer._weights_t.T), self._scorer.bias, self._scorer.threshold
+        form = self.estimator.model_.linear_form()
+        return form.weights, form.bias, form.threshold
+
     def term(self, documents):
         """``log P(d | c)`` of each document, shape (n_documents, n_classes)."""
         if self._scorer is None:
@@ -110,9 +152,15 @@ class TextPart:
         return np.concatenate(blocks) - self._prior
 
     def merge(self, other):
-        """Add ``other``'s counts (:meth:`TextClassifier.merge <textnb.text.classifier.TextClassifier.merge>`)."""
+        """Add ``other``'s counts (:func:`textnb.text.nodes.merge_count_models`, which
+        :meth:`TextClassifier.merge <textnb.text.classifier.TextClassifier.merge>` calls too):
+        from the nodes when both parts are read from them, else by the estimators."""
+        theirs = other._text if isinstance(other, TextPart) else None
+        if self._text is not None and theirs is not None:
+            self._read(self._text.merge(theirs).to_node())
+            return self
         merged = self.estimator.merge(other.estimator if isinstance(other, TextPart) else other)
-        self._node, self._scorer, self._estimator = None, None, merged
+        self._node, self._scorer, self._estimator, self._text = None, None, merged, None
         self.classes_ = np.asarray(merged.classes_)
         return self
 
@@ -419,13 +467,13 @@ class MixedKernel(TableKernel):
             if a.kind != TEXT:
                 atts.append(next(tab))
                 continue
-            clf = next(texts)
+            kind, _, terms, tokenizer = TextPart.from_estimator(next(texts)).word_model()
             atts.append({
                 "name": a.name,
                 "kind": TEXT,
-                "model": "bernoulli" if type(clf.model_).__name__ == "BernoulliNB" else "multinomial",
-                "vocabulary_size": len(clf.vectorizer_.vocabulary_),
-                "tokenizer": {k: v for k, v in clf.vectorizer_.get_params().items()
+                "model": "bernoulli" if kind == "BernoulliNB" else "multinomial",
+                "vocabulary_size": len(terms),
+                "tokenizer": {k: v for k, v in tokenizer.items()
                               if isinstance(v, (str, int, float, bool, type(None), tuple, list))},
             })
         return {

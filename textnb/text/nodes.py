@@ -8,7 +8,9 @@ would, or returns None so that ``load`` reports the problem in its own words), s
 ``textnb inspect`` describes and ``textnb merge`` adds up such models without importing
 scikit-learn. :func:`merge_count_models` is the merge itself, which
 :meth:`TextClassifier.merge <textnb.text.classifier.TextClassifier.merge>` uses too.
-:func:`adjusted_text_model` reads a text classifier of APNBC (``--adjust``) the same way.
+:func:`adjusted_text_model` reads a text classifier of APNBC (``--adjust``) the same way, and
+:func:`wrapped_text_model` one of the wrappers ``textnb train`` writes around a count model
+(``--weighting``, ``--select``, ``--calibrate``, ``--model auto``).
 """
 
 import numpy as np
@@ -20,7 +22,7 @@ from textnb.naive_bayes.kernels import KERNELS
 from textnb.text.defaults import VECTORIZER_DEFAULTS
 from textnb.text.tokenize import StoredVocabulary, analyzer_from_params, encode_terms
 
-__all__ = ["CountTextModel", "adjusted_text_model", "merge_count_models"]
+__all__ = ["CountTextModel", "adjusted_text_model", "merge_count_models", "wrapped_text_model"]
 
 
 def merge_count_models(first, second):
@@ -45,6 +47,23 @@ def merge_count_models(first, second):
     index = {t: i for i, t in enumerate(terms)}
     columns = [np.fromiter((index[t] for t in part), dtype=np.int64, count=len(part)) for part in (terms_a, terms_b)]
     return terms, KERNELS[kind].merge_states(a, b, columns=columns, n_features=len(terms))
+
+
+def _count_state(node):
+    """``(kernel, parameters, state)`` of a count model's node, checked as
+    :func:`~textnb.core.model_io.load` checks it (declared schema, ``from_state``,
+    ``estimate``), or None."""
+    kernel = KERNELS.get(node.kind) if isinstance(node, ModelNode) and node.state else None
+    if kernel is None:
+        return None
+    try:
+        check_declared(kernel.kind, kernel.param_schema, kernel.state_schema, node.params, node.state)
+        params = kernel.params(node.params)
+        state = kernel.from_state(node.state)
+        kernel.estimate(params, state)
+    except (ModelFileError, ValueError, TypeError, KeyError, LookupError):
+        return None
+    return kernel, params, state
 
 
 class CountTextModel:
@@ -74,20 +93,16 @@ class CountTextModel:
         if not (isinstance(vec, ModelNode) and vec.kind == "Vectorizer" and isinstance(node, ModelNode)
                 and node.kind in KERNELS and node.state):
             return None
-        kernel = KERNELS[node.kind]
         try:
             vocabulary = StoredVocabulary(vec.state)
             vec_params = {**VECTORIZER_DEFAULTS, **vec.params}
             analyzer_from_params({**vec_params, "lowercase": bool(vec_params["lowercase"])})  # as the scorer
-            check_declared(kernel.kind, kernel.param_schema, kernel.state_schema, node.params, node.state)
-            params = kernel.params(node.params)
-            state = kernel.from_state(node.state)
-            kernel.estimate(params, state)
         except (ModelFileError, ValueError, TypeError, KeyError, LookupError, UnicodeDecodeError):
             return None
-        if state["n_features_in_"] != len(vocabulary) or not len(vocabulary):
+        checked = _count_state(node)
+        if checked is None or checked[2]["n_features_in_"] != len(vocabulary) or not len(vocabulary):
             return None
-        return cls(root, kernel, params, state, vocabulary)
+        return cls(root, *checked, vocabulary)
 
     @property
     def kind(self):
@@ -153,3 +168,31 @@ def adjusted_text_model(root):
         if count is None:
             return None
     return count, node
+
+
+def wrapped_text_model(root):
+    """``(wrapper kind, count model, vocabulary size)`` of a read model file whose text
+    classifier's model wraps a count model as ``textnb train`` writes it and the scorer
+    reads it (:func:`textnb.text.scorer.scored_count_model`: a Pipeline of term selection
+    and weighting, ``--model auto``'s SmoothingCV, CalibratedNB, checked as
+    :func:`~textnb.core.model_io.load` checks them): the kind of the classifier's model
+    (``Pipeline``, ``SmoothingCV``, ``CalibratedNB``) and the :class:`CountTextModel` of the
+    count model inside, whose terms are the vocabulary columns it sees (term selection keeps
+    a subset; for describing only: it is not the file's model to merge or save). None for
+    any other file, an APNBC (:func:`adjusted_text_model`) or a plain count model
+    (:meth:`CountTextModel.from_root`)."""
+    from textnb.text.scorer import scored_count_model
+
+    node = root.state.get("model_") if isinstance(root, ModelNode) and root.kind == "TextClassifier" else None
+    if not isinstance(node, ModelNode) or node.kind in KERNELS or node.kind == "APNBC":
+        return None
+    found = scored_count_model(root)
+    if found is None or found[0].adjustment is not None:
+        return None
+    scorer, final = found
+    checked = _count_state(final)
+    columns = scorer.feature_columns()
+    if checked is None or checked[2]["n_features_in_"] != columns.size:
+        return None
+    terms = scorer.terms
+    return node.kind, CountTextModel(root, *checked, [terms[c] for c in columns]), len(terms)

@@ -53,8 +53,8 @@ from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, PIPELINE_
                                   SELECT_STATE, SMOOTHING_PARAMS, SMOOTHING_STATE, WEIGHTING_DEFAULTS, WEIGHTING_PARAMS,
                                   WEIGHTING_STATE, calibrated_log_proba, support_mask, term_scores, weigh_cells)
 
-__all__ = ["CountScorer", "DocumentCounts", "TextScorer", "document_model", "load_for_prediction", "scorer_from_file",
-           "scorer_from_node", "scorer_from_tree"]
+__all__ = ["CountScorer", "DocumentCounts", "TextScorer", "document_model", "load_for_prediction", "scored_count_model",
+           "scorer_from_file", "scorer_from_node", "scorer_from_tree"]
 
 #: Fewer documents than this are looked up in a dict (building TermKeys costs more).
 _FEW_DOCUMENTS = 64
@@ -405,6 +405,16 @@ def scorer_from_tree(root):
 
 def _scorer(root):
     """The :class:`TextScorer` of a read model tree, or None."""
+    found = scored_count_model(root)
+    return None if found is None else found[0]
+
+
+def scored_count_model(root):
+    """``(scorer, count model node)``: the :class:`TextScorer` of a read model tree and the
+    node of the count model it scores with (inside any wrappers: checked as
+    :func:`~textnb.core.model_io.load` checks it), or None where :func:`scorer_from_tree`
+    gives None; what ``textnb inspect`` describes a wrapped text model from
+    (:func:`textnb.text.nodes.wrapped_text_model`)."""
     parts = document_model(root)
     if parts is None:
         return None
@@ -422,7 +432,8 @@ def _scorer(root):
     calibrated = final.kind == "DiscriminativeNB" and final.state.get("scale_") is not None
     return TextScorer(analyzer, terms, form.weights, form.bias, form.classes, bool(vec_params["binary"]),
                       form.threshold, form.event_model, form.empty, steps=steps, calibration=calibration,
-                      wrapped=_wrapped(model), max_bytes=max_bytes, calibrated=calibrated, adjustment=adjustment)
+                      wrapped=_wrapped(model), max_bytes=max_bytes, calibrated=calibrated,
+                      adjustment=adjustment), final
 
 
 def document_model(root, template_known=None):
