@@ -138,3 +138,36 @@ def test_cli_train_and_predict_on_a_table_import_no_sklearn(tmp_path):
         assert (tmp_path / "est.tnb").read_bytes() == model.read_bytes()
         labels = [line.split("\t")[1] for line in out.splitlines()]
         assert labels == [str(c) for c in est.predict(data.X)]
+
+
+@pytest.mark.parametrize("params", _PARAMS + _NUMERIC_ONLY[:2])
+def test_prediction_product_is_scipys_without_scipy(params):
+    """The nominal cells' product of prediction (``_one_hot_dot``: numpy, the CSR cells in
+    canonical order summed by :func:`textnb.core.csr.csr_dot`) is scipy's sparse product,
+    float for float, with uncertain nominal rows, missing cells and cut numerics."""
+    X, y = _table(seed=5, n=300)
+    atts = _ATTS if params not in _NUMERIC_ONLY else tuple(a for a in _ATTS if a.kind in ("nominal", "numeric"))
+    if params in _NUMERIC_ONLY:
+        X = X[:, [0, 1, 6]]
+    model = TabularKernel(attributes=atts, **params).fit(X, y)
+    if not model.feature_log_prob_.shape[1]:
+        pytest.skip("no counted columns")
+    scipy_product = np.asarray(model._one_hot(X, uncertain=False) @ model.feature_log_prob_.T)
+    ours = model._one_hot_dot(X, model.feature_log_prob_)
+    assert ours.dtype == scipy_product.dtype and np.array_equal(ours.view(np.int64), scipy_product.view(np.int64))
+
+
+def test_cli_predict_on_a_nominal_table_imports_no_scipy(tmp_path):
+    """``textnb predict`` with a TabularNB of nominal and Gaussian attributes reads the model
+    and scores with numpy alone (scipy.sparse's import is about 0.1 s of CPU)."""
+    import subprocess
+    import sys
+
+    model = tmp_path / "w.tnb"
+    status, _ = cli_subprocess("train", WEATHER, "-o", model)
+    assert status == "0 False"
+    probe = ("import sys\nfrom textnb.cli.commands import main\n"
+             f"rc = main(['predict', {str(model)!r}, {str(WEATHER)!r}, '--proba'])\n"
+             "print(rc, 'scipy' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "0 False"

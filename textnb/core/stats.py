@@ -20,8 +20,9 @@ Two kinds are enough for the models here:
 Everything is float64; sparse input is never densified.
 """
 
+import sys
+
 import numpy as np
-import scipy.sparse as sp
 
 __all__ = ["CountTable", "GaussianMoments", "class_indicator", "merge_aligned", "seen_columns"]
 
@@ -40,11 +41,20 @@ def class_indicator(y_index, n_classes, sample_weight=None):
     y_index = np.asarray(y_index, dtype=np.intp)
     n = y_index.shape[0]
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    import scipy.sparse as sp
+
     return sp.csr_matrix((w, (np.arange(n), y_index)), shape=(n, n_classes))
 
 
+def _issparse(m):
+    """Whether ``m`` is a scipy sparse matrix or array; scipy is not imported for the answer
+    (no sparse matrix exists unless it is)."""
+    sparse = sys.modules.get("scipy.sparse")
+    return sparse is not None and sparse.issparse(m)
+
+
 def _as_dense(m):
-    return m.toarray() if sp.issparse(m) else np.asarray(m)
+    return m.toarray() if _issparse(m) else np.asarray(m)
 
 
 class CountTable:
@@ -169,7 +179,12 @@ class GaussianMoments:
         known = ~np.isnan(X)
         Xz = np.where(known, X, 0.0)
         # (n_classes, n_samples), kept sparse: dense it is n_samples x n_classes floats
-        W = sp.csr_matrix(Y.T) if sp.issparse(Y) else np.asarray(Y, dtype=np.float64).T
+        if _issparse(Y):
+            import scipy.sparse as sp
+
+            W = sp.csr_matrix(Y.T)
+        else:
+            W = np.asarray(Y, dtype=np.float64).T
         count = np.asarray(W @ known.astype(np.float64))
         sx = np.asarray(W @ Xz)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -270,7 +285,7 @@ def seen_columns(X_train):
     probability of a never-seen word, larger in the smaller classes, and bias the
     out-of-fold scores towards them).
     """
-    if sp.issparse(X_train):
+    if _issparse(X_train):
         nz = np.asarray((X_train != 0).sum(axis=0)).ravel()
     else:
         nz = np.count_nonzero(np.asarray(X_train), axis=0)

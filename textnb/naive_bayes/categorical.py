@@ -182,7 +182,7 @@ class CategoricalNB(NominalCodesMixin, TabularNB):
         return np.split(a, np.cumsum(self.n_values_)[:-1], axis=1) if len(self.n_values_) else []
 
     def _joint_log_likelihood(self, X):
-        return np.asarray(self._one_hot(X, uncertain=False) @ self._log_prob.T) + self.class_log_prior_
+        return self._one_hot_dot(X, self._log_prob) + self.class_log_prior_
 
     @property
     def category_count_(self):

@@ -53,7 +53,6 @@ EM needs all the intervals at once, so such a model is fitted with ``fit`` only
 from types import MappingProxyType
 
 import numpy as np
-import scipy.sparse as sp
 
 from textnb.naive_bayes.kernels import TableKernel
 from textnb.naive_bayes.cut_points import (
@@ -63,6 +62,7 @@ from textnb.naive_bayes.cut_points import (
     mdl_cut_points,
 )
 from textnb.naive_bayes.scoring import check_partial_fit_labels, check_sample_weight, partial_fit_classes
+from textnb.core.csr import csr_dot
 from textnb.core.estimates import LOG_FLOOR, nominal_log_prob, smoothed_class_prior
 from textnb.core.model_schema import (CLASS_PRIOR, check_params, MAX_DIM, MAX_REAL, SMOOTHING, Array,
                                       Attributes, Choice, Classes, Counts, Float, Int, ListOf, MayBeAbsent, Optional,
@@ -622,7 +622,27 @@ class TabularKernel(TableKernel):
         return lo, hi
 
     def _one_hot(self, X, uncertain=True):
-        """Sparse (n_samples, sum(n_values_)) indicator of the counted columns' values.
+        """Sparse (n_samples, sum(n_values_)) indicator of the counted columns' values
+        (:meth:`_one_hot_cells` as a scipy CSR matrix: training's count tables take it)."""
+        import scipy.sparse as sp
+
+        r, c, v, shape = self._one_hot_cells(X, uncertain)
+        return sp.csr_matrix((v, (r, c)), shape=shape)
+
+    def _one_hot_dot(self, X, weights):
+        """``_one_hot(X, uncertain=False) @ weights.T`` without scipy (prediction): the
+        cells in the CSR matrix's canonical order (row, then column) and
+        :func:`textnb.core.csr.csr_dot`, which sums each row's products in that order as
+        scipy's product does, so the floats are the same."""
+        r, c, v, (n, _) = self._one_hot_cells(X, uncertain=False)
+        order = np.lexsort((c, r))
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(r, minlength=n), out=indptr[1:])
+        return csr_dot(v[order], c[order], indptr, np.asarray(weights).T)
+
+    def _one_hot_cells(self, X, uncertain=True):
+        """``(rows, columns, values, shape)`` of the (n_samples, sum(n_values_)) indicator of
+        the counted columns' values.
 
         Uncertain nominal attributes add their probability vectors (``uncertain=True``,
         training: probabilistic cardinalities); with ``uncertain=False`` (prediction) only
@@ -657,11 +677,10 @@ class TabularKernel(TableKernel):
             rows.append(np.flatnonzero(known))
             cols.append(offsets[j] + codes.astype(np.intp))
             vals.append(np.ones(codes.size))
-        n, width = X.shape[0], int(offsets[-1])
+        shape = (X.shape[0], int(offsets[-1]))
         if not rows:
-            return sp.csr_matrix((n, width))
-        r, c, v = np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
-        return sp.csr_matrix((v, (r, c)), shape=(n, width))
+            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp), np.zeros(0), shape
+        return np.concatenate(rows), np.concatenate(cols).astype(np.intp), np.concatenate(vals), shape
 
     def _count(self, X, y_index, w):
         # numbers near the float limit overflow the moments; _check_magnitudes names the column
@@ -863,7 +882,7 @@ class TabularKernel(TableKernel):
     def _joint_log_likelihood(self, X):
         jll = np.tile(self.class_log_prior_, (X.shape[0], 1))
         if self.feature_log_prob_.shape[1]:
-            jll += np.asarray(self._one_hot(X, uncertain=False) @ self.feature_log_prob_.T)
+            jll += self._one_hot_dot(X, self.feature_log_prob_)
         gauss = self._gaussian_columns()
         if gauss.size:
             Xg, Rg = self._gaussian_values(X)
