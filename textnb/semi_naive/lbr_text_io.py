@@ -34,8 +34,8 @@ from textnb.semi_naive.apnbc_kernel import APNBCKernel
 from textnb.semi_naive.lbr_text_kernel import LazyTextKernel
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
 from textnb.text.scorer import DocumentCounts, document_model
-from textnb.text.tokenize import analyzer_from_params, encode_terms
-from textnb.text.training import check_vocabulary_params, count_documents, select_columns, text_classifier_node
+from textnb.text.tokenize import encode_terms
+from textnb.text.training import check_vocabulary_params, count_labelled, text_classifier_node, vectorized_rows
 
 __all__ = ["LazyTextScorer", "lazy_model", "lazy_text_scorer", "train_lazy_text_model"]
 
@@ -82,21 +82,10 @@ def train_lazy_text_model(X, y, *, vectorizer=None, model=None, adjust=None, giv
         kernel = APNBCKernel(kernel, **adjust)
         kernel._check_params()
     check_vocabulary_params(vec_params["min_df"], vec_params["max_df"], vec_params["max_features"])
-    y = np.asarray(y)
-    if y.ndim != 1:
-        raise ValueError(f"y must be one label per document; got shape {y.shape}")
-    classes, y_index = np.unique(y, return_inverse=True)
-    analyzer = analyzer_from_params(vec_params)
-    max_bytes = TEXT_CLASSIFIER_DEFAULTS["max_bytes"] if max_bytes is None else max_bytes
     # the estimator fits the model on the whole document-term matrix: every row is kept
-    acc = count_documents(X, y_index, np.ones(len(y)), len(classes), analyzer, n_jobs=n_jobs, batch_size=batch_size,
-                          max_bytes=max_bytes, progress=progress, client=client, rows=True,
-                          binary=bool(vec_params["binary"]))
-    cols = select_columns(acc, len(y), min_df=vec_params["min_df"], max_df=vec_params["max_df"],
-                          max_features=vec_params["max_features"])
-    X_rows, y_rows, _ = acc.row_matrix(cols)
-    if vec_params["binary"]:  # the Vectorizer's output: presence
-        X_rows.data[:] = 1.0
+    classes, acc, cols, max_bytes = count_labelled(X, y, vec_params, n_jobs=n_jobs, batch_size=batch_size,
+                                                   max_bytes=max_bytes, progress=progress, client=client, rows=True)
+    X_rows, y_rows, _ = vectorized_rows(acc, cols, vec_params["binary"])
     kernel.fit(X_rows, classes[y_rows], terms=acc.vocab.terms(cols))
     fitted = kernel.to_node()
     template = type(fitted)(fitted.kind, dict(fitted.params), {})

@@ -506,27 +506,14 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
     kernel.check_params(model_params)
     if calibration is not None:
         calibration = _calibration_params(calibration)
-    y = np.asarray(y)
-    if y.ndim != 1:
-        raise ValueError(f"y must be one label per document; got shape {y.shape}")
-    classes, y_index = np.unique(y, return_inverse=True)
-    analyzer = analyzer_from_params(vec_params)
-    max_bytes = TEXT_CLASSIFIER_DEFAULTS["max_bytes"] if max_bytes is None else max_bytes
-    budget = pass_budget(model_params["max_nnz"], len(classes)) if kernel.rows and not whole else None
-    weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    if weights.shape != y.shape:
-        raise ValueError(f"sample_weight has shape {weights.shape}; expected {y.shape}")
-    acc = count_documents(X, y_index, weights, len(classes), analyzer, per_class=kernel.per_class,
-                          n_jobs=n_jobs, batch_size=batch_size, max_bytes=max_bytes, progress=progress,
-                          client=client, rows=rows, max_row_nnz=budget, binary=binary)
-    cols = select_columns(acc, len(y), min_df=vec_params["min_df"], max_df=vec_params["max_df"],
-                          max_features=vec_params["max_features"])
+    budget = (lambda n_classes: pass_budget(model_params["max_nnz"], n_classes)) if kernel.rows and not whole else None
+    classes, acc, cols, max_bytes = count_labelled(
+        X, y, vec_params, sample_weight=sample_weight, per_class=kernel.per_class, n_jobs=n_jobs,
+        batch_size=batch_size, max_bytes=max_bytes, progress=progress, client=client, rows=rows, budget=budget)
     # how the model was computed (worker count) is not part of it
     saved_params = {k: v for k, v in model_params.items() if k not in kernel.execution_params}
     if whole:
-        X_rows, y_rows, w_rows = acc.row_matrix(cols)
-        if binary:  # the Vectorizer's output: presence
-            X_rows.data[:] = 1.0
+        X_rows, y_rows, w_rows = vectorized_rows(acc, cols, binary)
         fitted_model, template = fit_model(model, steps, classes, X_rows, y_rows,
                                            weights=None if sample_weight is None else w_rows)
     else:
@@ -542,6 +529,40 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
     root = text_classifier_node(vec_params, encode_terms(acc.vocab, cols), fitted_model, template, classes,
                                 max_bytes=max_bytes, given_vectorizer=given_vectorizer)
     return root, acc.skipped
+
+
+def count_labelled(X, y, vec_params, *, sample_weight=None, per_class="tf", n_jobs=None, batch_size=2000,
+                   max_bytes=None, progress=None, client=None, rows=False, budget=None):
+    """What every trainer of documents starts with: ``(classes, accumulator, columns,
+    max_bytes)`` of the documents ``X`` labelled ``y`` (one label each), counted by
+    :func:`count_documents` under the analyzer of the vectorizer parameters ``vec_params``
+    (all of them), the columns its ``min_df`` / ``max_df`` / ``max_features`` keep
+    (:func:`select_columns`) and ``max_bytes`` (None: the TextClassifier default).
+    ``budget(n_classes)``: the rows' cell budget (None: every row kept, with ``rows``)."""
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be one label per document; got shape {y.shape}")
+    classes, y_index = np.unique(y, return_inverse=True)
+    weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    if weights.shape != y.shape:
+        raise ValueError(f"sample_weight has shape {weights.shape}; expected {y.shape}")
+    max_bytes = TEXT_CLASSIFIER_DEFAULTS["max_bytes"] if max_bytes is None else max_bytes
+    acc = count_documents(X, y_index, weights, len(classes), analyzer_from_params(vec_params), per_class=per_class,
+                          n_jobs=n_jobs, batch_size=batch_size, max_bytes=max_bytes, progress=progress,
+                          client=client, rows=rows, max_row_nnz=None if budget is None else budget(len(classes)),
+                          binary=bool(vec_params["binary"]))
+    cols = select_columns(acc, len(y), min_df=vec_params["min_df"], max_df=vec_params["max_df"],
+                          max_features=vec_params["max_features"])
+    return classes, acc, cols, max_bytes
+
+
+def vectorized_rows(acc, cols, binary):
+    """``(X, y_index, weights)`` of every document kept by ``acc`` over the columns ``cols``:
+    the Vectorizer's output (presence with ``binary``), which the estimators fit on."""
+    X_rows, y_rows, w_rows = acc.row_matrix(cols)
+    if binary:
+        X_rows.data[:] = 1.0
+    return X_rows, y_rows, w_rows
 
 
 def text_classifier_node(vec_params, terms, fitted_model, template, classes, *, max_bytes, given_vectorizer=True):
