@@ -10,7 +10,8 @@ prior out (complement).
 
 import numpy as np
 
-__all__ = ["expit", "log_odds", "logsumexp", "no_evidence", "prior_where_empty", "proba_from_jll"]
+__all__ = ["expit", "log_odds", "logsumexp", "logsumexp_max_apart", "no_evidence", "prior_where_empty",
+           "proba_from_jll"]
 
 
 def logsumexp(a, axis=-1, keepdims=False):
@@ -24,6 +25,39 @@ def logsumexp(a, axis=-1, keepdims=False):
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         out = np.log(np.sum(np.exp(a - shift), axis=axis, keepdims=True)) + shift
     return out if keepdims else np.squeeze(out, axis=axis)
+
+
+def logsumexp_max_apart(a, axis=-1):
+    """``log(sum(exp(a)))`` along ``axis`` (of a real array), rounded as scipy's
+    ``scipy.special.logsumexp(a, axis=axis)`` (scipy >= 1.15) rounds it: the same floats, bit for
+    bit, without importing scipy (~0.15 s of a command's start-up).
+
+    The maxima of each slice are taken out of the sum: with ``M`` the maximum, ``m`` how
+    many entries equal it and ``s`` the sum of ``exp(a - M)`` over the others, the result
+    is ``log1p(s / m) + log(m) + M``; where that is not finite (a slice of only ``-inf``,
+    a ``+inf`` or a NaN entry), ``log(sum(exp(a)))``. :func:`logsumexp` (the shift alone)
+    rounds differently in the last bits; models whose files and scores were defined with
+    scipy's keep scipy's rounding through this function (AODE).
+    """
+    a = np.asarray(a, dtype=np.float64)
+    if a.size == 0:
+        return np.squeeze(np.full(a.shape[:axis % a.ndim] + (1,) + a.shape[axis % a.ndim + 1:], -np.inf), axis=axis)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        direct = np.log(np.sum(np.exp(a), axis=axis, keepdims=True))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        top = np.max(a, axis=axis, keepdims=True)
+        at_top = a == top
+        rest = np.array(a, copy=True)  # (the memory order of a: numpy sums in that order)
+        rest[at_top] = -np.inf
+        m = np.sum(at_top.astype(np.float64), axis=axis, keepdims=True, dtype=np.float64)
+        s = np.sum(np.exp(rest - top), axis=axis, keepdims=True, dtype=np.float64)
+        s = np.where(s == 0, s, s / m)
+        negative = np.sign(s + 1) * np.sign(m) < 0
+        s = np.where(s < -1, -s - 2, s)
+        out = np.log1p(s) + np.log(np.abs(m)) + top
+        out[negative] = np.nan
+    out = np.where(np.isfinite(out), out, direct)
+    return np.squeeze(out, axis=axis)[()]  # (a number for a 1-d a, as scipy's)
 
 
 def proba_from_jll(jll):

@@ -24,7 +24,7 @@ import sys
 
 import numpy as np
 
-__all__ = ["CountTable", "GaussianMoments", "class_indicator", "merge_aligned", "seen_columns"]
+__all__ = ["CountTable", "GaussianMoments", "class_indicator", "issparse", "merge_aligned", "seen_columns"]
 
 
 def class_indicator(y_index, n_classes, sample_weight=None):
@@ -46,7 +46,7 @@ def class_indicator(y_index, n_classes, sample_weight=None):
     return sp.csr_matrix((w, (np.arange(n), y_index)), shape=(n, n_classes))
 
 
-def _issparse(m):
+def issparse(m):
     """Whether ``m`` is a scipy sparse matrix or array; scipy is not imported for the answer
     (no sparse matrix exists unless it is)."""
     sparse = sys.modules.get("scipy.sparse")
@@ -54,7 +54,7 @@ def _issparse(m):
 
 
 def _as_dense(m):
-    return m.toarray() if _issparse(m) else np.asarray(m)
+    return m.toarray() if issparse(m) else np.asarray(m)
 
 
 class CountTable:
@@ -179,7 +179,7 @@ class GaussianMoments:
         known = ~np.isnan(X)
         Xz = np.where(known, X, 0.0)
         # (n_classes, n_samples), kept sparse: dense it is n_samples x n_classes floats
-        if _issparse(Y):
+        if issparse(Y):
             import scipy.sparse as sp
 
             W = sp.csr_matrix(Y.T)
@@ -285,7 +285,7 @@ def seen_columns(X_train):
     probability of a never-seen word, larger in the smaller classes, and bias the
     out-of-fold scores towards them).
     """
-    if _issparse(X_train):
+    if issparse(X_train):
         nz = np.asarray((X_train != 0).sum(axis=0)).ravel()
     else:
         nz = np.count_nonzero(np.asarray(X_train), axis=0)

@@ -6,6 +6,10 @@ terms seen; each fold then prunes the vocabulary with its *training* documents o
 That gives exactly the predictions of fitting a :class:`~textnb.TextClassifier` on
 each training fold (terms absent from the training fold are dropped, as unseen
 words are), without tokenising every document K times.
+
+Tables need neither scipy nor the text modules: ``scipy.sparse`` and the tokenizer, the
+document counting and the text kernels are imported by the functions of documents (the
+start-up of ``textnb evaluate`` on a table is most of its time on a small one).
 """
 
 import copy
@@ -13,7 +17,6 @@ import time
 from collections.abc import Mapping
 
 import numpy as np
-import scipy.sparse as sp
 
 from textnb.core.errors import InputError, ParameterError
 from textnb.core.folds import given_splits, stratified_kfold
@@ -21,17 +24,22 @@ from textnb.core.logspace import proba_from_jll
 from textnb.core.model_io import model_class
 from textnb.core.wrapping import takes_terms
 from textnb.meta.labelsets import precision_recall_f1
-from textnb.naive_bayes.kernels import KERNELS
-from textnb.text.defaults import VECTORIZER_DEFAULTS
-from textnb.text.tokenize import TermKeys, analyzer_from_params, count_batch
-from textnb.text.training import fold_counts
 
-__all__ = ["KERNEL_FITTED", "classification_report", "confusion_matrix", "cross_validate", "evaluate_split",
+__all__ = ["KERNEL_FITTED", "classification_report",  # noqa: F822 (KERNEL_FITTED: __getattr__) "confusion_matrix", "cross_validate", "evaluate_split",
            "expected_calibration_error", "log_loss", "unfitted_copy", "vectorize_all"]
 
-#: Text models that a fold fits from their kernel (:mod:`textnb.naive_bayes.kernels`), given
-#: as ``(kind, params)`` instead of an estimator: no scikit-learn imported.
-KERNEL_FITTED = tuple(KERNELS)
+
+def __getattr__(name):
+    """``KERNEL_FITTED``: the text models that a fold fits from their kernel
+    (:mod:`textnb.naive_bayes.kernels`), given as ``(kind, params)`` instead of an estimator
+    (no scikit-learn imported); read on first use, so that tables do not import the text
+    kernels."""
+    if name == "KERNEL_FITTED":
+        from textnb.naive_bayes.kernels import KERNELS
+
+        return tuple(KERNELS)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: Confidence bins of the expected calibration error (Guo et al. 2017 use 15).
 ECE_BINS = 15
@@ -134,6 +142,8 @@ def _vectorizer_params(vectorizer):
     """The parameters of ``vectorizer``: a :class:`~textnb.text.vectorizer.Vectorizer`, or
     a dict of the parameters given (the others default)."""
     if isinstance(vectorizer, Mapping):
+        from textnb.text.defaults import VECTORIZER_DEFAULTS
+
         return {**VECTORIZER_DEFAULTS, **vectorizer}
     return vectorizer.get_params(deep=False)
 
@@ -142,6 +152,10 @@ def vectorize_all(texts, vectorizer, *, batch_size=2000):
     """Count matrix of all documents over every term seen (no pruning) and the terms;
     ``vectorizer`` is a :class:`~textnb.text.vectorizer.Vectorizer` or a dict of its
     parameters (:func:`textnb.text.tokenize.analyzer_from_params`)."""
+    import scipy.sparse as sp
+
+    from textnb.text.tokenize import TermKeys, analyzer_from_params, count_batch
+
     analyzer = (analyzer_from_params(_vectorizer_params(vectorizer)) if isinstance(vectorizer, Mapping)
                 else vectorizer.build_analyzer())
     vocab = TermKeys()
@@ -171,6 +185,8 @@ def unfitted_copy(model):
 
 def _fit_predict(model, X_train, y_train, X_test, vectorizer=None, terms=None):
     if vectorizer is not None:
+        from textnb.text.training import fold_counts
+
         X_train, X_test, cols = fold_counts(X_train, X_test, _vectorizer_params(vectorizer))
         if terms is not None:  # the fold's columns' names
             terms = [terms[c] for c in cols]
@@ -189,9 +205,13 @@ def _kernel_fit_predict(model, X_train, y_train, X_test):
     estimator: ``(proba, classes)``."""
     if len(model) == 3:  # (kind, params, Pipeline steps): wrapped, fitted as textnb train fits it
         return _wrapped_fit_predict(model, X_train, y_train, X_test)
+    import scipy.sparse as sp
+
+    from textnb.naive_bayes.kernels import KERNELS
+
     kind, given = model
-    if kind not in KERNEL_FITTED:
-        raise ValueError(f"a fold fits {list(KERNEL_FITTED)} from the kernel, not {kind}")
+    if kind not in KERNELS:
+        raise ValueError(f"a fold fits {list(KERNELS)} from the kernel, not {kind}")
     kernel = KERNELS[kind]
     params = kernel.params(given)
     kernel.check_params(params)
@@ -211,6 +231,8 @@ def _wrapped_fit_predict(model, X_train, y_train, X_test):
     SmoothingCV, a CalibratedNB) fitted on the fold by :func:`textnb.text.training.fit_model`
     and scored by the scorer of its node (:func:`textnb.text.scorer.scorer_from_node`): what
     the estimators' ``fit`` and ``predict_proba`` give, without them."""
+    import scipy.sparse as sp
+
     from textnb.text.scorer import scorer_from_node
     from textnb.text.training import fit_model
 

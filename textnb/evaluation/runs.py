@@ -11,8 +11,6 @@ from textnb.core.errors import InputError
 from textnb.evaluation.evaluate import cross_validate, evaluate_split, vectorize_all
 from textnb.io.corpus import MAX_DOCUMENT_BYTES
 from textnb.io.inputs import check_binary_classes, check_classes, read_texts
-from textnb.text.defaults import VECTORIZER_DEFAULTS
-from textnb.text.training import check_vocabulary_params
 
 __all__ = ["evaluate_documents", "evaluate_table"]
 
@@ -37,6 +35,9 @@ def evaluate_documents(corpus, classifier, *, test=None, cv=None, repeat=1, seed
     documents (:func:`~textnb.evaluation.evaluate.cross_validate`). Returns the report
     with ``protocol``, ``skipped_binary`` and ``seconds``.
     """
+    from textnb.text.defaults import VECTORIZER_DEFAULTS  # (the text modules: documents only)
+    from textnb.text.training import check_vocabulary_params
+
     start = time.perf_counter()
     if isinstance(classifier, tuple):  # fitted fold by fold from the model's kernel
         vectorizer, model = classifier

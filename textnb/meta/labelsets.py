@@ -1,7 +1,7 @@
 """The multi-label kernel: label sets, folds, thresholds, decisions and measures, without scikit-learn.
 
 What :class:`textnb.meta.multilabel.MultiLabelNB` is made of, as functions of arrays
-(numpy and scipy.sparse only), so that the estimator (a thin scikit-learn adapter) and the
+(numpy only), so that the estimator (a thin scikit-learn adapter) and the
 scikit-learn-free trainer of ``textnb train`` / ``evaluate`` on a multi-label corpus
 (:mod:`textnb.meta.multilabel_training`) run the same code:
 
@@ -17,10 +17,10 @@ scikit-learn-free trainer of ``textnb train`` / ``evaluate`` on a multi-label co
 """
 
 import numpy as np
-import scipy.sparse as sp
 
 from textnb.core.folds import kfold
 from textnb.core.logspace import log_odds
+from textnb.core.stats import issparse
 from textnb.text.wrappers import threshold_for_f1, threshold_for_fpr  # (their home: the trainer uses them)
 
 __all__ = ["FBR_GRID", "MULTILABEL_DEFAULTS", "PCUT_GRID", "RANK_GRID", "SMALL", "STRATEGIES", "break_even_point", "copies",
@@ -59,8 +59,8 @@ def label_indicator(label_sets):
 def indicator(classes, y):
     """0/1 matrix (n, n_labels) over ``classes`` of label collections, or an indicator
     matrix as given (labels not in ``classes`` are left out)."""
-    if sp.issparse(y) or (isinstance(y, np.ndarray) and y.ndim == 2):
-        return np.asarray(y.toarray() if sp.issparse(y) else y).astype(np.int64)
+    if issparse(y) or (isinstance(y, np.ndarray) and y.ndim == 2):
+        return np.asarray(y.toarray() if issparse(y) else y).astype(np.int64)
     names = {str(c): j for j, c in enumerate(classes)}
     Y = np.zeros((len(y), len(names)), dtype=np.int64)
     for i, labs in enumerate(y):
@@ -136,8 +136,8 @@ def multilabel_report(Y_true, Y_pred, labels, scores=None, train_support=None):
         ``hamming_loss`` (wrong document-label cells), ``labels_per_document`` (true and
         predicted means), ``per_label`` {label: precision, recall, f1, support, ...}.
     """
-    T = np.asarray(Y_true.toarray() if sp.issparse(Y_true) else Y_true).astype(bool)
-    P = np.asarray(Y_pred.toarray() if sp.issparse(Y_pred) else Y_pred).astype(bool)
+    T = np.asarray(Y_true.toarray() if issparse(Y_true) else Y_true).astype(bool)
+    P = np.asarray(Y_pred.toarray() if issparse(Y_pred) else Y_pred).astype(bool)
     tp = (T & P).sum(axis=0).astype(float)
     fp = (~T & P).sum(axis=0).astype(float)
     fn = (T & ~P).sum(axis=0).astype(float)

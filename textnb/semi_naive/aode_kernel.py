@@ -2,8 +2,9 @@
 
 :class:`AODEKernel` is the model -- parameters and defaults (written once), the pair
 count table, the estimates, scoring and model-file state -- without scikit-learn;
-``textnb train --model aode`` and ``textnb predict`` use it directly (scipy.special is
-imported when it scores). :class:`~textnb.semi_naive.aode.AODE` is the scikit-learn
+``textnb train --model aode`` and ``textnb predict`` use it directly (no scipy: the
+log-sum-exp over the super-parents is :func:`textnb.core.logspace.logsumexp_max_apart`, scipy's
+floats). :class:`~textnb.semi_naive.aode.AODE` is the scikit-learn
 adapter over it.
 
 
@@ -56,6 +57,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from textnb.core.logspace import logsumexp_max_apart
 from textnb.naive_bayes.cut_points import apply_cut_points, mdl_cut_points, nominal_rows
 from textnb.naive_bayes.kernels import TableKernel
 from textnb.naive_bayes.scoring import (check_nominal_codes, check_partial_fit_labels, check_sample_weight,
@@ -357,8 +359,6 @@ class AODEKernel(TableKernel):
         return jll
 
     def _block_jll(self, X):
-        from scipy.special import logsumexp  # imported when a model scores, not when it trains
-
         known = ~np.isnan(X)
         S = self._slots(X)  # a missing cell points at its missing slot
         # child terms for every (parent p, child a) of every row: (C, rows, d, d); a
@@ -368,7 +368,7 @@ class AODEKernel(TableKernel):
         n_parents = parent.sum(axis=1)
         scores = np.where(parent[None], per_parent, -np.inf)
         with np.errstate(divide="ignore"):
-            aode = logsumexp(scores, axis=2) - np.log(np.maximum(n_parents, 1))[None, :]
+            aode = logsumexp_max_apart(scores, axis=2) - np.log(np.maximum(n_parents, 1))[None, :]
         nb = self._log_nb_prior[:, None] + self._log_nb[:, S].sum(axis=2)
         return np.where(n_parents[None, :] > 0, aode, nb).T
 
