@@ -152,7 +152,10 @@ def test_prediction_product_is_scipys_without_scipy(params):
     model = TabularKernel(attributes=atts, **params).fit(X, y)
     if not model.feature_log_prob_.shape[1]:
         pytest.skip("no counted columns")
-    scipy_product = np.asarray(model._one_hot(X, uncertain=False) @ model.feature_log_prob_.T)
+    import scipy.sparse as sp
+
+    r, c, v, shape = model._one_hot_cells(X, uncertain=False)
+    scipy_product = np.asarray(sp.csr_matrix((v, (r, c)), shape=shape) @ model.feature_log_prob_.T)
     ours = model._one_hot_dot(X, model.feature_log_prob_)
     assert ours.dtype == scipy_product.dtype and np.array_equal(ours.view(np.int64), scipy_product.view(np.int64))
 

@@ -103,16 +103,32 @@ class CountTable:
 
         ``columns`` is (n_samples, k) int: object ``i`` adds its weight to each of its
         ``k`` columns ``columns[i]`` (nominal value slots, TAN/AODE value pairs) and to
-        its class ``y_index[i]``. The same sums as :meth:`add` with the one-hot matrix
-        and :func:`class_indicator`, in the same order (object by object), without
-        building either: one ``bincount`` of the (class, column) cells.
+        its class ``y_index[i]``: :meth:`add_cells` with every value 1.
         """
         columns = np.asarray(columns, dtype=np.intp)
+        n, k = columns.shape
+        return self.add_cells(np.repeat(np.arange(n), k), columns.ravel(), None, y_index, sample_weight, sign)
+
+    def add_cells(self, rows, columns, values, y_index, sample_weight=None, sign=1.0):
+        """Add the objects of the sparse matrix given by its cells ``(rows, columns, values)``
+        (``values`` None: all 1), object ``i`` in class ``y_index[i]`` with weight
+        ``sample_weight[i]`` (default 1), without building it or scipy.
+
+        The same floats as :meth:`add` with that matrix and :func:`class_indicator`
+        (scipy's ``Y.T @ X`` sums the products ``weight * value`` of each (class, column)
+        cell object by object, from zero), provided each column's cells come in increasing
+        row order (as ``np.nonzero`` and a column at a time give them): one ``bincount``
+        of the (class, column) cells.
+        """
+        rows = np.asarray(rows, dtype=np.intp)
         y_index = np.asarray(y_index, dtype=np.intp)
         n_classes, n_features = self.feature_count.shape
-        n, k = columns.shape
-        cells = (y_index[:, None] * n_features + columns).ravel()
-        w = None if sample_weight is None else np.repeat(np.asarray(sample_weight, dtype=np.float64), k)
+        cells = y_index[rows] * n_features + np.asarray(columns, dtype=np.intp)
+        if sample_weight is None:
+            w = None if values is None else np.asarray(values, dtype=np.float64)
+        else:
+            sample_weight = np.asarray(sample_weight, dtype=np.float64)
+            w = sample_weight[rows] if values is None else sample_weight[rows] * np.asarray(values, dtype=np.float64)
         counts = np.bincount(cells, weights=w, minlength=n_classes * n_features)
         self.feature_count += sign * counts.reshape(n_classes, n_features)
         self.class_count += sign * np.bincount(y_index, weights=sample_weight, minlength=n_classes)
@@ -174,23 +190,36 @@ class GaussianMoments:
 
     @staticmethod
     def _batch(X, Y):
-        """Moments of one batch: (count, mean, m2), each (n_classes, n_features)."""
+        """Moments of one batch: (count, mean, m2), each (n_classes, n_features); ``Y`` is a
+        class indicator (n_samples, n_classes), or ``(y_index, sample_weight, n_classes)``
+        (:meth:`add_rows`)."""
         X = np.asarray(X, dtype=np.float64)
         known = ~np.isnan(X)
         Xz = np.where(known, X, 0.0)
-        # (n_classes, n_samples), kept sparse: dense it is n_samples x n_classes floats
-        if issparse(Y):
-            import scipy.sparse as sp
+        if isinstance(Y, tuple):  # per class, object by object from zero: scipy's sparse product's floats
+            y_index, w, n_classes = Y
 
-            W = sp.csr_matrix(Y.T)
+            def class_sums(V):
+                out = np.zeros((n_classes, V.shape[1]))
+                np.add.at(out, y_index, V if w is None else w[:, None] * V)
+                return out
         else:
-            W = np.asarray(Y, dtype=np.float64).T
-        count = np.asarray(W @ known.astype(np.float64))
-        sx = np.asarray(W @ Xz)
+            # (n_classes, n_samples), kept sparse: dense it is n_samples x n_classes floats
+            if issparse(Y):
+                import scipy.sparse as sp
+
+                W = sp.csr_matrix(Y.T)
+            else:
+                W = np.asarray(Y, dtype=np.float64).T
+
+            def class_sums(V):
+                return np.asarray(W @ V)
+        count = class_sums(known.astype(np.float64))
+        sx = class_sums(Xz)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = np.where(count > 0, sx / count, 0.0)
         # sum_i w_i (x_i - mean_c)^2 over known values, per class
-        m2 = np.asarray(W @ (Xz * Xz)) - 2 * mean * sx + mean * mean * count
+        m2 = class_sums(Xz * Xz) - 2 * mean * sx + mean * mean * count
         return count, mean, np.maximum(m2, 0.0)
 
     def _combine(self, count_b, mean_b, m2_b, sign):
@@ -213,6 +242,12 @@ class GaussianMoments:
     def add(self, X, Y):
         """Fold in the objects of dense ``X`` (NaN = missing) with class indicator ``Y``."""
         return self._combine(*self._batch(X, Y), sign=1.0)
+
+    def add_rows(self, X, y_index, n_classes, sample_weight=None):
+        """:meth:`add` with the class indicator given as the class of each object and its
+        weight (default 1): the same floats, without scipy."""
+        w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        return self._combine(*self._batch(X, (np.asarray(y_index, dtype=np.intp), w, n_classes)), sign=1.0)
 
     def subtract(self, X, Y):
         """Take objects out again (leave-one-out)."""

@@ -8,8 +8,11 @@ sums), its scoring and its model-file state -- without scikit-learn, so ``textnb
 and ``textnb predict`` on a table fit and score with it directly
 (:meth:`TabularKernel.save`, :meth:`TabularKernel.from_node`). The estimator
 :class:`~textnb.naive_bayes.tabular.TabularNB` is a thin scikit-learn adapter over it
-(input validation, tags); both write the same model file, byte for byte. scipy.special
-is imported only by the uncertain and KDE paths that use it.
+(input validation, tags); both write the same model file, byte for byte. Fitting and
+scoring import no scipy (the count tables are summed by :meth:`CountTable.add_cells
+<textnb.core.stats.CountTable.add_cells>` and :meth:`GaussianMoments.add_rows
+<textnb.core.stats.GaussianMoments.add_rows>`, scipy's floats); scipy.special is imported
+only by the uncertain and KDE paths that use it.
 
 The model: nominal, numeric and missing attributes in one naive Bayes.
 
@@ -67,7 +70,7 @@ from textnb.core.estimates import LOG_FLOOR, nominal_log_prob, smoothed_class_pr
 from textnb.core.model_schema import (CLASS_PRIOR, check_params, MAX_DIM, MAX_REAL, SMOOTHING, Array,
                                       Attributes, Choice, Classes, Counts, Float, Int, ListOf, MayBeAbsent, Optional,
                                       Reals)
-from textnb.core.stats import CountTable, GaussianMoments, class_indicator, merge_aligned
+from textnb.core.stats import CountTable, GaussianMoments, merge_aligned
 from textnb.core.errors import InputError
 from textnb.io.tables import Attribute
 from textnb.io.frames import encodable, encode_frame, frame_attributes, is_frame
@@ -621,17 +624,9 @@ class TabularKernel(TableKernel):
             hi[:, g] = X[:, sl[j].start + 1]
         return lo, hi
 
-    def _one_hot(self, X, uncertain=True):
-        """Sparse (n_samples, sum(n_values_)) indicator of the counted columns' values
-        (:meth:`_one_hot_cells` as a scipy CSR matrix: training's count tables take it)."""
-        import scipy.sparse as sp
-
-        r, c, v, shape = self._one_hot_cells(X, uncertain)
-        return sp.csr_matrix((v, (r, c)), shape=shape)
-
     def _one_hot_dot(self, X, weights):
-        """``_one_hot(X, uncertain=False) @ weights.T`` without scipy (prediction): the
-        cells in the CSR matrix's canonical order (row, then column) and
+        """``M @ weights.T`` without scipy (prediction), ``M`` the CSR matrix of
+        ``_one_hot_cells(X, uncertain=False)``: the cells in its canonical order (row, then column) and
         :func:`textnb.core.csr.csr_dot`, which sums each row's products in that order as
         scipy's product does, so the floats are the same."""
         r, c, v, (n, _) = self._one_hot_cells(X, uncertain=False)
@@ -715,9 +710,9 @@ class TabularKernel(TableKernel):
     def _count_batch(self, X, y_index, w):
         n_classes = len(self.classes_)
         self._check_uncertain(X)
-        Y = class_indicator(y_index, n_classes, w)
         table = CountTable.from_arrays(self.class_count_, self.feature_count_)
-        table.add(self._one_hot(X), Y)
+        r, c, v, _ = self._one_hot_cells(X)  # (each column's cells in row order: scipy's sums)
+        table.add_cells(r, c, v, y_index, w)
         self.class_count_, self.feature_count_ = table.class_count, table.feature_count
         gauss = self._gaussian_columns()
         if gauss.size:
@@ -727,10 +722,10 @@ class TabularKernel(TableKernel):
             if iv.size:
                 mid[:, iv] = lo[:, iv] + 0.5 * (hi[:, iv] - lo[:, iv])
                 half = GaussianMoments.from_arrays(self.halfwidth_count_, self.halfwidth_mean_, self.halfwidth_m2_)
-                half.add(0.5 * (hi[:, iv] - lo[:, iv]), Y)
+                half.add_rows(0.5 * (hi[:, iv] - lo[:, iv]), y_index, n_classes, w)
                 self.halfwidth_count_, self.halfwidth_mean_, self.halfwidth_m2_ = half.count, half.mean, half.m2
             mom = GaussianMoments.from_arrays(self.moment_count_, self.theta_, self.moment_m2_)
-            mom.add(mid, Y)
+            mom.add_rows(mid, y_index, n_classes, w)
             self.moment_count_, self.theta_, self.moment_m2_ = mom.count, mom.mean, mom.m2
         for k, j in enumerate(self._kde_columns()):
             col = self._column(X, j)
