@@ -287,10 +287,12 @@ def _lazy_description(root):
     around it: :func:`textnb.semi_naive.lbr_text_io.lazy_model` builds their kernels from the
     nodes): the model itself, no informative terms (it has no global counts), as the
     estimator path describes it; None for any other tree."""
+    if root.state.get("model_") is None:  # (not a text classifier: a table model imports no scipy here)
+        return None
     from textnb.semi_naive.lbr_text_io import lazy_model
     from textnb.text.defaults import VECTORIZER_DEFAULTS
 
-    parts = lazy_model(root) if root.state.get("model_") is not None else None
+    parts = lazy_model(root)
     if parts is None:
         return None
     kernel, adjusted, terms, _, vec_params, _ = parts

@@ -11,8 +11,9 @@ and ``textnb predict`` on a table fit and score with it directly
 (input validation, tags); both write the same model file, byte for byte. Fitting and
 scoring import no scipy (the count tables are summed by :meth:`CountTable.add_cells
 <textnb.core.stats.CountTable.add_cells>` and :meth:`GaussianMoments.add_rows
-<textnb.core.stats.GaussianMoments.add_rows>`, scipy's floats); scipy.special is imported
-only by the uncertain and KDE paths that use it.
+<textnb.core.stats.GaussianMoments.add_rows>`, scipy's floats; the log-sum-exps of KDE and uncertain nominal
+attributes are :func:`~textnb.core.logspace.logsumexp_max_apart`, scipy's floats too); scipy.special
+is imported only by uncertain numeric attributes (``ndtr``, ``erfcx``).
 
 The model: nominal, numeric and missing attributes in one naive Bayes.
 
@@ -66,6 +67,7 @@ from textnb.naive_bayes.cut_points import (
 )
 from textnb.naive_bayes.scoring import check_partial_fit_labels, check_sample_weight, partial_fit_classes
 from textnb.core.csr import csr_dot
+from textnb.core.logspace import logsumexp_max_apart
 from textnb.core.estimates import LOG_FLOOR, nominal_log_prob, smoothed_class_prior
 from textnb.core.model_schema import (CLASS_PRIOR, check_params, MAX_DIM, MAX_REAL, SMOOTHING, Array,
                                       Attributes, Choice, Classes, Counts, Float, Int, ListOf, MayBeAbsent, Optional,
@@ -917,8 +919,6 @@ class TabularKernel(TableKernel):
         for j in self._counted_columns():
             if self.attributes_[j].kind != UNCERTAIN_NOMINAL:
                 continue
-            from scipy.special import logsumexp  # uncertain nominal attributes only
-
             P = X[:, sl[j]]
             known = ~np.isnan(P[:, 0])
             rows = np.flatnonzero(known & (np.where(known[:, None], P, 0.0).max(axis=1) < 1.0))
@@ -928,13 +928,11 @@ class TabularKernel(TableKernel):
             with np.errstate(divide="ignore"):
                 logp = np.log(P[rows])  # (n_rows, k); -inf where p(v) = 0
             terms = logp[:, None, :] + flp[None, :, :]
-            out[rows] += np.maximum(logsumexp(terms, axis=2), LOG_FLOOR)
+            out[rows] += np.maximum(logsumexp_max_apart(terms, axis=2), LOG_FLOOR)
         return out
 
     def _kde_log_density(self, x, k):
         """Per-class log kernel density of column values ``x`` (0 where missing)."""
-        from scipy.special import logsumexp  # numeric="kde" only
-
         n_classes = len(self.classes_)
         out = np.zeros((x.shape[0], n_classes))
         known = np.flatnonzero(~np.isnan(x))
@@ -951,7 +949,7 @@ class TabularKernel(TableKernel):
             for start in range(0, known.size, step):
                 rows = known[start:start + step]
                 z = (x[rows, None] - vc[None, :]) / s
-                out[rows, ci] = np.maximum(logsumexp(logw[None, :] - 0.5 * z * z, axis=1), LOG_FLOOR)
+                out[rows, ci] = np.maximum(logsumexp_max_apart(logw[None, :] - 0.5 * z * z, axis=1), LOG_FLOOR)
         return out
 
     # -- merge, inspection, model files ---------------------------------------------

@@ -59,7 +59,7 @@ from textnb.core.model_schema import (CSR, FEATURE_NAMES, MAX_DIM, N_FEATURES, N
 from textnb.core.stats import CountTable, class_indicator
 from textnb.naive_bayes.kernels import TableKernel
 from textnb.naive_bayes.scoring import check_class_labels, check_n_features
-from textnb.semi_naive.lbr_kernel import cached_flags, sign_test_p
+from textnb.semi_naive.lbr_kernel import cached_flags, sign_test_below
 from textnb.text.wrappers import term_scores
 from textnb.text.stop_words import ENGLISH_STOP_WORDS
 
@@ -251,7 +251,7 @@ class _TextEngine:
         onn = int(np.count_nonzero(new & ~old))
         temp = int(new.shape[0] - np.count_nonzero(new)) + old_wrong_total \
             - int(np.count_nonzero(~old))
-        return temp, sign_test_p(nno, nno + onn) < self.significance
+        return temp, sign_test_below(nno, nno + onn, self.significance)
 
     def rule(self, doc_terms):
         """Antecedent (tuple of term ids, in order of choice) and subset rows for one doc.
