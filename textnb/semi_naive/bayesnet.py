@@ -105,8 +105,8 @@ class TAN(TANKernel, NominalCodesMixin, BaseNB):
     Every attribute has the class and at most one other attribute as parents; the
     attribute arcs form the maximum spanning tree of the complete graph weighted by
     the conditional mutual information ``I(A_i; A_j | C)``
-    (:func:`conditional_mutual_information`; the tree from
-    ``scipy.sparse.csgraph.minimum_spanning_tree`` on negated weights), directed
+    (:func:`conditional_mutual_information`; Kruskal's algorithm on negated weights, ties
+    in row-major order: the tree of ``scipy.sparse.csgraph.minimum_spanning_tree``), directed
     away from ``root``. The CPTs are those of :class:`BayesNetClassifier` with that
     structure.
 

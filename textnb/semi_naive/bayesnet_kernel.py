@@ -73,15 +73,13 @@ import os
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
 from types import MappingProxyType
 
 from textnb.naive_bayes.cut_points import apply_cut_points, mdl_cut_points, nominal_rows
 from textnb.naive_bayes.kernels import TableKernel
 from textnb.naive_bayes.scoring import check_nominal_codes
 from textnb.core.errors import InputError, TextnbError
-from textnb.core.stats import CountTable, class_indicator
+from textnb.core.stats import CountTable, issparse
 from textnb.io.tables import check_no_text
 from textnb.core.model_schema import (FEATURE_NAMES, check_params, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes, Choice,
                                  Classes, Counts, DictOf, Int, ListOf, MayBeAbsent, OneOf, Optional,
@@ -99,48 +97,46 @@ MAX_CPT_CELLS = 10_000_000
 # counting helpers (pure functions)
 
 
-def _cell_matrix(X, columns, n_values, offset=0, n_cols=None):
-    """Sparse one-hot (n_samples, prod(k)) of the joint value of ``columns``.
-
-    Rows with a missing (NaN) value in any of the columns have no entry.
-    """
-    n = X.shape[0]
+def _cells(X, columns, n_values):
+    """``(rows, cells)``: the objects with every value of ``columns`` known (in row order)
+    and the index of their joint value in ``prod(k)`` (C order)."""
     shape = tuple(int(n_values[c]) for c in columns)
-    n_cells = int(np.prod(shape, dtype=np.int64)) if shape else 1
-    if n_cols is None:
-        n_cols = n_cells
     if not columns:
-        rows = np.arange(n)
-        cells = np.zeros(n, dtype=np.intp)
-    else:
-        V = X[:, list(columns)]
-        known = ~np.isnan(V).any(axis=1)
-        rows = np.flatnonzero(known)
-        cells = np.ravel_multi_index(tuple(V[known].astype(np.intp).T), shape)
-    return sp.csr_matrix(
-        (np.ones(rows.size), (rows, cells + offset)), shape=(n, n_cols)
-    )
+        return np.arange(X.shape[0]), np.zeros(X.shape[0], dtype=np.intp)
+    V = X[:, list(columns)]
+    known = ~np.isnan(V).any(axis=1)
+    return np.flatnonzero(known), np.ravel_multi_index(tuple(V[known].astype(np.intp).T), shape)
 
 
-def _node_counts(X, Y, columns, n_values):
-    """Counts (n_classes, k_c1, ..., k_cm) of the joint value of ``columns`` per class."""
-    n_classes = Y.shape[1]
+def _node_counts(X, classes, columns, n_values):
+    """Counts (n_classes, k_c1, ..., k_cm) of the joint value of ``columns`` per class;
+    ``classes`` = ``(y_index, sample_weight or None, n_classes)``."""
+    y_index, w, n_classes = classes
     shape = tuple(int(n_values[c]) for c in columns)
     table = CountTable(n_classes, int(np.prod(shape, dtype=np.int64)) if shape else 1)
-    table.add(_cell_matrix(X, columns, n_values), Y)
+    rows, cells = _cells(X, columns, n_values)
+    table.add_cells(rows, cells, None, y_index, w)
     return table.feature_count.reshape((n_classes,) + shape)
 
 
-def _marginal_counts(X, Y, n_values):
-    """Per attribute, counts (n_classes, k) of its values: one CountTable, one product."""
+def _marginal_counts(X, classes, n_values):
+    """Per attribute, counts (n_classes, k) of its values: one CountTable."""
+    y_index, w, n_classes = classes
     n_values = np.asarray(n_values, dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(n_values)])
     known = ~np.isnan(X)
-    rows, cols = np.nonzero(known)
+    rows, cols = np.nonzero(known)  # (row-major: each column's cells in row order)
     cells = offsets[cols] + X[rows, cols].astype(np.int64)
-    M = sp.csr_matrix((np.ones(rows.size), (rows, cells)), shape=(X.shape[0], int(offsets[-1])))
-    fc = CountTable(Y.shape[1], int(offsets[-1])).add(M, Y).feature_count
+    fc = CountTable(n_classes, int(offsets[-1])).add_cells(rows, cells, None, y_index, w).feature_count
     return [fc[:, offsets[i]:offsets[i + 1]].copy() for i in range(X.shape[1])]
+
+
+def _class_rows(Y):
+    """``(y_index, weights, n_classes)`` of a weighted class indicator (sparse or dense,
+    (n_samples, n_classes), at most one non-zero per row)."""
+    Y = np.asarray(Y.toarray() if issparse(Y) else Y, dtype=np.float64)
+    y_index = np.argmax(Y != 0, axis=1)
+    return y_index, Y[np.arange(Y.shape[0]), y_index], Y.shape[1]
 
 
 def conditional_mutual_information(X, Y, n_values):
@@ -150,7 +146,7 @@ def conditional_mutual_information(X, Y, n_values):
     ----------
     X : ndarray of shape (n_samples, n_features)
         Value indices, NaN = missing.
-    Y : sparse matrix of shape (n_samples, n_classes)
+    Y : sparse matrix or ndarray of shape (n_samples, n_classes)
         Weighted class indicator (:func:`textnb.core.stats.class_indicator`).
     n_values : array-like of int of shape (n_features,)
 
@@ -164,8 +160,16 @@ def conditional_mutual_information(X, Y, n_values):
     Notes
     -----
     All pair counts come from one :class:`~textnb.core.stats.CountTable` over the cells
-    (value_i, value_j) of every pair, one sparse product ``Y.T @ M``.
+    (value_i, value_j) of every pair (:meth:`~textnb.core.stats.CountTable.add_cells`: the
+    floats of the sparse product ``Y.T @ M``, without scipy).
     """
+    return _pair_information(X, _class_rows(Y), n_values)
+
+
+def _pair_information(X, classes, n_values):
+    """:func:`conditional_mutual_information` with the classes as ``(y_index, sample_weight
+    or None, n_classes)``."""
+    y_index, w, n_classes = classes
     d = X.shape[1]
     n_values = np.asarray(n_values, dtype=np.int64)
     pairs = [(i, j) for i in range(d) for j in range(i + 1, d)]
@@ -183,9 +187,7 @@ def conditional_mutual_information(X, Y, n_values):
         rows.append(r)
         cells.append(offsets[p] + Xi[r, i] * n_values[j] + Xi[r, j])
     rows, cells = np.concatenate(rows), np.concatenate(cells)
-    M = sp.csr_matrix((np.ones(rows.size), (rows, cells)), shape=(X.shape[0], n_cols))
-    table = CountTable(Y.shape[1], n_cols).add(M, Y)
-    fc = table.feature_count  # (n_classes, n_cols)
+    fc = CountTable(n_classes, n_cols).add_cells(rows, cells, None, y_index, w).feature_count  # (n_classes, n_cols)
     # every column is a cell (pair p, value a of A_i, value b of A_j): the marginals
     # N_c, N_ca, N_cb of its pair, gathered per column, all pairs at once
     pair_id = np.repeat(np.arange(len(pairs)), sizes)
@@ -195,9 +197,10 @@ def conditional_mutual_information(X, Y, n_values):
     a_id = np.repeat(np.concatenate([[0], np.cumsum(ki[offsets[:-1]])])[:-1], sizes) + local // kj
     b_id = np.repeat(np.concatenate([[0], np.cumsum(kj[offsets[:-1]])])[:-1], sizes) + local % kj
 
-    def group_sum(ids):
-        G = sp.csr_matrix((np.ones(n_cols), (np.arange(n_cols), ids)), shape=(n_cols, ids.max() + 1))
-        return np.asarray(fc @ G)[:, ids]
+    def group_sum(ids):  # per column, the sum of its group's columns, added in column order (scipy's fc @ G)
+        sums = np.zeros((ids.max() + 1, n_classes))
+        np.add.at(sums, ids, fc.T)
+        return sums.T[:, ids]
 
     Nc, Na, Nb = group_sum(pair_id), group_sum(a_id), group_sum(b_id)
     pos = fc > 0
@@ -355,7 +358,8 @@ def read_structure(path):
 class _BaseBayesNetKernel(TableKernel):
     """Shared fit / CPTs / Markov-blanket prediction; a subclass supplies the structure.
 
-    Subclasses implement ``_learn_structure(X, Y, names, n_values)`` returning
+    Subclasses implement ``_learn_structure(X, classes, names, n_values)`` (``classes`` =
+    ``(y_index, sample_weight or None, n_classes)``) returning
     ``(attr_parents, class_is_parent, class_parents)`` as :func:`_check_structure`.
     """
 
@@ -491,21 +495,22 @@ class _BaseBayesNetKernel(TableKernel):
         if self.missing == "mode":
             self.modes_ = self._modes(X, sample_weight)
             X = self._fill_modes(X)
-        Y = class_indicator(y_index, len(self.classes_), sample_weight)
+        classes = (y_index, sample_weight, len(self.classes_))
         names = [str(n) for n in self.attribute_names_]
-        attr_parents, class_is_parent, class_parents = self._learn_structure(X, Y, names, self.n_values_)
+        attr_parents, class_is_parent, class_parents = self._learn_structure(X, classes, names, self.n_values_)
         self._set_structure(attr_parents, class_is_parent, class_parents)
         counts = []
         for i in range(len(names)):
             self._check_size(names[i], attr_parents[i] + (i,))
-            counts.append(_node_counts(X, Y, attr_parents[i] + (i,), self.n_values_))
+            counts.append(_node_counts(X, classes, attr_parents[i] + (i,), self.n_values_))
         self._check_size(self._class_label(), class_parents)
-        counts.append(_node_counts(X, Y, class_parents, self.n_values_))
+        counts.append(_node_counts(X, classes, class_parents, self.n_values_))
         self.counts_ = counts
         # per node, the counts with every attribute parent summed out, over all the
         # objects where the node itself is known: used when all its parents are missing
-        self.marginal_counts_ = _marginal_counts(X, Y, self.n_values_)
-        self.marginal_counts_.append(np.asarray(Y.sum(axis=0)).ravel())
+        self.marginal_counts_ = _marginal_counts(X, classes, self.n_values_)
+        self.marginal_counts_.append(np.bincount(y_index, weights=sample_weight, minlength=len(self.classes_))
+                                     .astype(np.float64))
         self._update(alpha)
         return self
 
@@ -804,7 +809,7 @@ class BayesNetKernel(_BaseBayesNetKernel):
     _param_schema = {**_BaseBayesNetKernel._param_schema,
                      "parents": Optional(DictOf(Str(1000), ListOf(Str(1000), max_len=64)))}
 
-    def _learn_structure(self, X, Y, names, n_values):
+    def _learn_structure(self, X, classes, names, n_values):
         return _check_structure(self.parents, names, self._class_label())
 
 
@@ -818,7 +823,7 @@ class TANKernel(_BaseBayesNetKernel):
 
     _param_schema = {**_BaseBayesNetKernel._param_schema, "root": Optional(OneOf(Int(0, MAX_DIM), Str(1000)))}
 
-    def _learn_structure(self, X, Y, names, n_values):
+    def _learn_structure(self, X, classes, names, n_values):
         d = len(names)
         root = self.root
         if root is None:
@@ -831,23 +836,56 @@ class TANKernel(_BaseBayesNetKernel):
             raise ValueError(f"root must be an attribute index in [0, {d}); got {root!r}")
         root = int(root)
         self.root_ = root
-        self.cmi_ = conditional_mutual_information(X, Y, n_values)
+        self.cmi_ = _pair_information(X, classes, n_values)
         pred = self._tree(self.cmi_, root)
         attr_parents = [(int(pred[i]),) if pred[i] >= 0 else () for i in range(d)]
         return attr_parents, [True] * d, ()
 
     @staticmethod
     def _tree(cmi, root):
-        """Predecessor of each node in the maximum spanning tree directed from root."""
+        """Predecessor of each node in the maximum spanning tree directed from root (-1:
+        the root).
+
+        Kruskal's algorithm on the pairs ``i < j`` with weights ``-(I + 1)`` (every spanning
+        tree has d-1 edges, so the shift keeps the maximum tree and keeps zero-information
+        edges in the graph), ties in row-major order (a stable sort): the tree scipy's
+        ``minimum_spanning_tree`` of the upper triangle gives (its stable sort of the CSR
+        entries), without scipy.
+        """
         d = cmi.shape[0]
+        pred = np.full(d, -1)
         if d == 1:
-            return np.array([-1])
-        # every spanning tree has d-1 edges, so shifting all weights by 1 keeps the
-        # maximum tree and keeps zero-information edges in the graph
-        weights = -np.triu(cmi + 1.0, k=1)
-        mst = minimum_spanning_tree(sp.csr_matrix(weights))
-        _, pred = breadth_first_order(mst, root, directed=False, return_predecessors=True)
-        return np.where(pred < 0, -1, pred)
+            return pred
+        first, second = np.triu_indices(d, k=1)
+        weights = -(cmi[first, second] + 1.0)
+        head = list(range(d))  # union-find: the head of each node's subtree
+
+        def find(v):
+            while head[v] != v:
+                head[v] = head[head[v]]
+                v = head[v]
+            return v
+
+        neighbours = [[] for _ in range(d)]
+        kept = 0
+        for e in np.argsort(weights, kind="stable").tolist():
+            a, b = int(first[e]), int(second[e])
+            ra, rb = find(a), find(b)
+            if ra != rb:
+                head[rb] = ra
+                neighbours[a].append(b)
+                neighbours[b].append(a)
+                kept += 1
+                if kept == d - 1:
+                    break
+        seen, queue = {root}, [root]  # the tree directed away from the root
+        for v in queue:
+            for u in neighbours[v]:
+                if u not in seen:
+                    seen.add(u)
+                    pred[u] = v
+                    queue.append(u)
+        return pred
 
     def structure_text(self):
         """The tree (indented, with each arc's ``I(A_i; A_j | C)``) and the parent lists."""
