@@ -94,3 +94,56 @@ def test_the_program_freezes_its_objects_before_exiting_and_a_caller_keeps_its_c
         "rc = main()\n"
         "print(rc, embedded, gc.get_freeze_count() > 0)\n")
     assert _python(code).splitlines()[-1].split() == ["0", "0", "True"]
+
+
+WEATHER = REPO / "corpora" / "weather.nominal.arff"
+WEATHER_NUMERIC = REPO / "corpora" / "weather.numeric.arff"
+_IMPORTS = (
+    "import sys, io\n"
+    "from textnb.cli.commands import main\n"
+    "out = io.StringIO()\n"
+    "rc = main(sys.argv[1:], stdout=out, stderr=io.StringIO())\n"
+    "print(rc, *sorted(m for m in ('sklearn', 'scipy') if m in sys.modules))\n"
+    "print(out.getvalue(), end='')\n")
+
+
+@pytest.mark.skipif(not WEATHER.exists(), reason="bundled weather table missing")
+def test_evaluate_aode_on_a_table_imports_neither_scipy_nor_sklearn(tmp_path):
+    """``textnb evaluate --model aode`` on an ARFF table (and train / predict of the model):
+    no scipy (its import is ~0.15 s of CPU, most of such a process on a small table) and no
+    scikit-learn; the report is the usual one."""
+    status, out = _python(_IMPORTS, "evaluate", str(WEATHER), "--model", "aode", "--cv", "3", "--json").split("\n", 1)
+    assert status.split() == ["0"]
+    assert '"n": 14' in out and '"protocol": "3-fold cross-validation x 1"' in out
+    model = tmp_path / "w.tnb"
+    assert _python(_IMPORTS, "train", str(WEATHER), "--model", "aode", "-o", str(model)).split("\n")[0].split() == ["0"]
+    status, out = _python(_IMPORTS, "predict", str(model), str(WEATHER)).split("\n", 1)
+    assert status.split() == ["0"] and len(out.splitlines()) == 14
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not WEATHER.exists(), reason="bundled weather tables missing")
+@pytest.mark.parametrize("table, model", [
+    (WEATHER, ["--model", "nb"]), (WEATHER_NUMERIC, []), (WEATHER_NUMERIC, ["--numeric", "mdl"]),
+    (WEATHER_NUMERIC, ["--numeric", "kde"]), (WEATHER, ["--model", "tan"]), (WEATHER_NUMERIC, ["--model", "aode"]),
+    (WEATHER, ["--lazy", "lbr"]), (WEATHER, ["--lazy", "hlbr"]), (WEATHER, ["--adjust"]),
+    (WEATHER, ["--model", "aode", "--adjust"])])
+def test_table_commands_import_neither_scipy_nor_sklearn(tmp_path, table, model):
+    """evaluate, train, predict and inspect of every table model on a nominal or numeric
+    table: numpy only (inspect of a discretised lazy model is refused, as before)."""
+    path = tmp_path / "m.tnb"
+    for args in (["evaluate", str(table), "--cv", "3", "--json", *model], ["train", str(table), "-o", str(path), *model],
+                 ["predict", str(path), str(table)], ["inspect", str(path)]):
+        status = _python(_IMPORTS, *args).split("\n", 1)[0].split()
+        assert status == ["0"] or (args[0] == "inspect" and "--lazy" in model and status == ["1"]), (args, status)
+
+
+def test_text_evaluate_still_works_and_builds_its_sparse_counts(tmp_path):
+    """The documents' path of ``evaluate`` (the count matrix is a scipy CSR matrix) runs as
+    before now that the evaluation module imports scipy only there."""
+    tsv = tmp_path / "docs.tsv"
+    rows = [("spam", "win cash prize now"), ("ham", "see you at lunch"), ("spam", "free prize claim now"),
+            ("ham", "lunch at noon then"), ("spam", "cash now free win"), ("ham", "see you then at noon")] * 3
+    tsv.write_text("".join(f"{label}\t{text}\n" for label, text in rows))
+    status, out = _python(_IMPORTS, "evaluate", str(tsv), "--cv", "3", "--json").split("\n", 1)
+    assert status.split() == ["0", "scipy"] and '"n": 18' in out and '"accuracy": 1.0' in out

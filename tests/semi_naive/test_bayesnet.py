@@ -542,3 +542,35 @@ def test_property_naive_bayes_structure_matches_tabular_nb(data):
     bn = BayesNetClassifier(attributes=attrs).fit(X, y)
     nb = tabular.TabularNB(attributes=attrs).fit(X, y)
     assert_allclose(bn.predict_joint_log_proba(X), nb.predict_joint_log_proba(X), atol=1e-10)
+
+
+def test_tan_tree_is_scipys_minimum_spanning_tree():
+    """The maximum spanning tree is found without scipy (Kruskal, a stable sort): the tree
+    scipy's ``minimum_spanning_tree`` and ``breadth_first_order`` give, ties included."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
+
+    from textnb.semi_naive.bayesnet_kernel import TANKernel
+
+    rng = np.random.default_rng(0)
+    for _ in range(400):
+        d = int(rng.integers(1, 16))
+        cmi = rng.choice([0.0, 0.1, 0.5], size=(d, d)) if rng.random() < 0.6 else rng.random((d, d))
+        cmi = np.triu(cmi, 1)
+        cmi = cmi + cmi.T
+        root = int(rng.integers(0, d))
+        want = np.array([-1])
+        if d > 1:
+            mst = minimum_spanning_tree(sp.csr_matrix(-np.triu(cmi + 1.0, k=1)))
+            want = breadth_first_order(mst, root, directed=False, return_predecessors=True)[1]
+        assert np.array_equal(TANKernel._tree(cmi, root), np.where(want < 0, -1, want))
+
+
+def test_cmi_takes_a_dense_or_sparse_weighted_indicator():
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 3, (60, 4)).astype(float)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    y_index = rng.integers(0, 2, 60)
+    Y = class_indicator(y_index, 2, rng.uniform(0, 2, 60))
+    sparse, dense = conditional_mutual_information(X, Y, [3] * 4), conditional_mutual_information(X, Y.toarray(), [3] * 4)
+    assert np.array_equal(sparse, dense) and np.all(sparse >= 0) and sparse[0, 1] > 0

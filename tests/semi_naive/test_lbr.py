@@ -246,3 +246,20 @@ def test_same_predictions_as_weka(tmp_path):
             _weka_predictions(tmp_path / "train.arff", tmp_path / "test.arff")]
     assert len(weka) == len(ours)
     assert list(ours) == weka
+
+
+def test_sign_test_below_decides_as_scipys_bdtr():
+    """LBR's sign tests are decided without scipy (an lgamma estimate, the exact integer
+    tail near the level): the decisions of ``sign_test_p(k, n) < level`` with scipy's
+    ``bdtr``, also at dyadic levels that some p-values equal exactly."""
+    from textnb.semi_naive.lbr_kernel import sign_test_below, sign_test_p
+
+    for n in range(0, 120):
+        for k in range(0, n + 1):
+            for level in (0.05, 0.01, 0.5, 0.0625, 1.0):
+                assert sign_test_below(k, n, level) == (sign_test_p(k, n) < level), (k, n, level)
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        n = int(rng.integers(120, 30000))
+        k = int(n / 2 - rng.integers(0, 4 * int(np.sqrt(n)))) if rng.random() < 0.7 else int(rng.integers(0, n + 1))
+        assert sign_test_below(k, n, 0.05) == (sign_test_p(k, n) < 0.05), (k, n)

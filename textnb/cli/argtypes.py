@@ -35,7 +35,6 @@ import argparse
 import math
 import os
 
-from textnb.apps.spamclient import parse_size
 from textnb.core import model_schema
 
 __all__ = ["bounded", "jobs", "df_value", "select_spec", "scheduler", "size", "MAX_ALPHA", "MAX_BINS",
@@ -198,6 +197,8 @@ scheduler.range = f"local:N with N 1 to {_jobs_bounds()[0]}"
 
 def size(text):
     """A byte size such as ``10M`` (suffixes k, m, g), 1 byte to :data:`MAX_BYTES`."""
+    from textnb.apps.spamclient import parse_size  # (the mail client's module: only --max-bytes reads it)
+
     try:
         value = parse_size(text)
     except ValueError as exc:

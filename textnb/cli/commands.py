@@ -10,7 +10,6 @@ has ``TEXTNB_DEBUG``, as the test suite does); 130 interrupted.
 """
 
 import argparse
-import difflib
 import gc
 import os
 import re
@@ -41,6 +40,8 @@ class _Parser(argparse.ArgumentParser):
     "did you mean" for a mistyped option, and where the help is (not the whole usage)."""
 
     def error(self, message):
+        import difflib  # (a usage error only)
+
         if message.startswith("unrecognized arguments:"):
             options = [o for a in self._actions for o in a.option_strings]
             hints = []

@@ -54,7 +54,6 @@ and older than a minute) is removed by the next save to the same path. ``load`` 
 ever reads the named file, so stray temporary files never affect it.
 """
 
-import hashlib
 import importlib
 import io
 import json
@@ -581,6 +580,8 @@ def save(model, path, *, check=True):
         "model": root,
         "arrays": {},
     }
+    import hashlib  # (reading and writing files only: evaluate never does)
+
     members = []
     for name, a in packer.arrays.items():
         buf = io.BytesIO()
@@ -811,6 +812,8 @@ def _load(path, max_bytes):
 
 
 def _load_zip(z, file_size, max_bytes):
+    import hashlib  # (reading and writing files only: evaluate never does)
+
     infolist = z.infolist()
     for info in infolist:
         # textnb writes stored members; a compressed one could inflate to any size
