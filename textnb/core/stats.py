@@ -103,11 +103,17 @@ class CountTable:
 
         ``columns`` is (n_samples, k) int: object ``i`` adds its weight to each of its
         ``k`` columns ``columns[i]`` (nominal value slots, TAN/AODE value pairs) and to
-        its class ``y_index[i]``: :meth:`add_cells` with every value 1.
+        its class ``y_index[i]``. The same sums as :meth:`add` with the one-hot matrix
+        and :func:`class_indicator`, in the same order (object by object), without
+        building either: one ``bincount`` of the (class, column) cells (:meth:`add_cells`
+        with every value 1, without its row index per cell).
         """
         columns = np.asarray(columns, dtype=np.intp)
+        y_index = np.asarray(y_index, dtype=np.intp)
         n, k = columns.shape
-        return self.add_cells(np.repeat(np.arange(n), k), columns.ravel(), None, y_index, sample_weight, sign)
+        cells = (y_index[:, None] * self.feature_count.shape[1] + columns).ravel()
+        w = None if sample_weight is None else np.repeat(np.asarray(sample_weight, dtype=np.float64), k)
+        return self._add_cell_weights(cells, w, y_index, sample_weight, sign)
 
     def add_cells(self, rows, columns, values, y_index, sample_weight=None, sign=1.0):
         """Add the objects of the sparse matrix given by its cells ``(rows, columns, values)``
@@ -122,14 +128,19 @@ class CountTable:
         """
         rows = np.asarray(rows, dtype=np.intp)
         y_index = np.asarray(y_index, dtype=np.intp)
-        n_classes, n_features = self.feature_count.shape
-        cells = y_index[rows] * n_features + np.asarray(columns, dtype=np.intp)
+        cells = y_index[rows] * self.feature_count.shape[1] + np.asarray(columns, dtype=np.intp)
         if sample_weight is None:
             w = None if values is None else np.asarray(values, dtype=np.float64)
         else:
             sample_weight = np.asarray(sample_weight, dtype=np.float64)
             w = sample_weight[rows] if values is None else sample_weight[rows] * np.asarray(values, dtype=np.float64)
-        counts = np.bincount(cells, weights=w, minlength=n_classes * n_features)
+        return self._add_cell_weights(cells, w, y_index, sample_weight, sign)
+
+    def _add_cell_weights(self, cells, weights, y_index, sample_weight, sign):
+        """Add ``weights`` (None: 1 each) at the flat (class, column) ``cells``, in order,
+        and the objects' weights to their classes."""
+        n_classes, n_features = self.feature_count.shape
+        counts = np.bincount(cells, weights=weights, minlength=n_classes * n_features)
         self.feature_count += sign * counts.reshape(n_classes, n_features)
         self.class_count += sign * np.bincount(y_index, weights=sample_weight, minlength=n_classes)
         return self
