@@ -132,7 +132,8 @@ def test_table_commands_import_neither_scipy_nor_sklearn(tmp_path, table, model)
     """evaluate, train, predict and inspect of every table model on a nominal or numeric
     table: numpy only (inspect of a discretised lazy model is refused, as before)."""
     path = tmp_path / "m.tnb"
-    for args in (["evaluate", str(table), "--cv", "3", "--json", *model], ["train", str(table), "-o", str(path), *model],
+    for args in (["evaluate", str(table), "--cv", "3", "--json", *model],
+                 ["train", str(table), "-o", str(path), *model],
                  ["predict", str(path), str(table)], ["inspect", str(path)]):
         status = _python(_IMPORTS, *args).split("\n", 1)[0].split()
         assert status == ["0"] or (args[0] == "inspect" and "--lazy" in model and status == ["1"]), (args, status)

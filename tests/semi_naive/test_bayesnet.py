@@ -572,5 +572,6 @@ def test_cmi_takes_a_dense_or_sparse_weighted_indicator():
     X[rng.random(X.shape) < 0.1] = np.nan
     y_index = rng.integers(0, 2, 60)
     Y = class_indicator(y_index, 2, rng.uniform(0, 2, 60))
-    sparse, dense = conditional_mutual_information(X, Y, [3] * 4), conditional_mutual_information(X, Y.toarray(), [3] * 4)
+    sparse = conditional_mutual_information(X, Y, [3] * 4)
+    dense = conditional_mutual_information(X, Y.toarray(), [3] * 4)
     assert np.array_equal(sparse, dense) and np.all(sparse >= 0) and sparse[0, 1] > 0

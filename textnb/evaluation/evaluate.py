@@ -25,7 +25,8 @@ from textnb.core.model_io import model_class
 from textnb.core.wrapping import takes_terms
 from textnb.meta.labelsets import precision_recall_f1
 
-__all__ = ["KERNEL_FITTED", "classification_report",  # noqa: F822 (KERNEL_FITTED: __getattr__) "confusion_matrix", "cross_validate", "evaluate_split",
+__all__ = ["KERNEL_FITTED",  # noqa: F822 (defined by __getattr__)
+           "classification_report", "confusion_matrix", "cross_validate", "evaluate_split",
            "expected_calibration_error", "log_loss", "unfitted_copy", "vectorize_all"]
 
 
