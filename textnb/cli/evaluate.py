@@ -41,6 +41,10 @@ def run(args, out, err):
         from textnb.evaluation.runs import evaluate_documents
     start = time.perf_counter()
     opts, inputs = model_options(args), input_options(args)
+    if args.multilabel or args.labels:
+        from textnb.cli.multilabel import refuse_unsupported
+
+        refuse_unsupported(args, opts)
     if args.plot:
         refuse_input_as_output(args.plot, [args.path, args.test, args.labels, args.structure, args.stop_words])
     kind, data = read_path(args, inputs)
