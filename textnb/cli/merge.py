@@ -61,15 +61,20 @@ def run(args, out, err):
             nodes = adjusted_text_model(root) is not None or lazy_model(root) is not None
             model = root if nodes else build(root, path, kernel=True)
         models.append(model)
-    if isinstance(models[0], ModelNode):
-        raise InputError(_text_refusal(args.models[0], models[0].state["model_"].kind))
+    for path, model in zip(args.models, models):  # every file, not only the first (a second was a crash)
+        if isinstance(model, ModelNode):
+            raise InputError(_text_refusal(path, model.state["model_"].kind))
+    kinds = ["TextClassifier" if isinstance(m, CountTextModel) else kind_of(m) for m in models]
+    for path, kind in zip(args.models[1:], kinds[1:]):  # a text model with a table model: from the files
+        if kind != kinds[0]:
+            raise InputError(f"{path}: cannot merge a {kind} model into {args.models[0]}, a {kinds[0]} one")
     if not all(isinstance(m, CountTextModel) for m in models):  # with another text model: the estimators
-        models = [build(m.root, path) if isinstance(m, CountTextModel) else build(m, path) if isinstance(m, ModelNode)
-                  else m for m, path in zip(models, args.models)]
+        models = [build(m.root, path) if isinstance(m, CountTextModel) else m for m, path in zip(models, args.models)]
+    for path, model in zip(args.models, models):
+        refusal = _refusal(path, model)
+        if refusal:
+            raise InputError(refusal)
     merged = models[0]
-    refusal = _refusal(args.models[0], merged)
-    if refusal:
-        raise InputError(refusal)
     for path, other in zip(args.models[1:], models[1:]):
         if type(other) is not type(merged):
             raise InputError(f"{path}: cannot merge a {kind_of(other)} model into {args.models[0]}, "
