@@ -2,6 +2,7 @@
 
 import sys
 
+from textnb.cli.output import a_kind
 from textnb.core.errors import InputError
 from textnb.core.registry import kind_of
 from textnb.core.wrapping import merges_exactly
@@ -26,7 +27,7 @@ def _refusal(path, model):
     weighting, term selection or calibration.
     """
     if not callable(getattr(model, "merge", None)):
-        return (f"{path}: a {kind_of(model)} model cannot be merged (its structure is "
+        return (f"{path}: {a_kind(kind_of(model))} model cannot be merged (its structure is "
                 f"learned from all the data); merge takes text models, TabularNB and AODE")
     text = sys.modules.get("textnb.text.classifier")  # loaded with any text model
     TextClassifier = text.TextClassifier if text is not None else ()
@@ -67,7 +68,7 @@ def run(args, out, err):
     kinds = ["TextClassifier" if isinstance(m, CountTextModel) else kind_of(m) for m in models]
     for path, kind in zip(args.models[1:], kinds[1:]):  # a text model with a table model: from the files
         if kind != kinds[0]:
-            raise InputError(f"{path}: cannot merge a {kind} model into {args.models[0]}, a {kinds[0]} one")
+            raise InputError(f"{path}: cannot merge {a_kind(kind)} model into {args.models[0]}, {a_kind(kinds[0])} one")
     if not all(isinstance(m, CountTextModel) for m in models):  # with another text model: the estimators
         models = [build(m.root, path) if isinstance(m, CountTextModel) else m for m, path in zip(models, args.models)]
     for path, model in zip(args.models, models):
@@ -77,8 +78,8 @@ def run(args, out, err):
     merged = models[0]
     for path, other in zip(args.models[1:], models[1:]):
         if type(other) is not type(merged):
-            raise InputError(f"{path}: cannot merge a {kind_of(other)} model into {args.models[0]}, "
-                             f"a {kind_of(merged)} one")
+            raise InputError(f"{path}: cannot merge {a_kind(kind_of(other))} model into {args.models[0]}, "
+                             f"{a_kind(kind_of(merged))} one")
     if len(models) > 1 and not merges_exactly(merged):
         print(f"textnb: warning: {args.models[0]}: DiscriminativeNB models (the default) do not merge exactly: "
               f"the result is not the model trained on all the parts (train with --model multinomial, "
