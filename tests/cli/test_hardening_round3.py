@@ -637,6 +637,9 @@ def test_merge_checks_capabilities_and_a_bug_stays_a_bug(tmp_path, monkeypatch):
         assert rc == 1
         one_error_line(err, f"w.tnb: a text model of {inner} cannot be merged")
         assert not (tmp_path / "out.tnb").exists()
+        for pair in (("c", "w"), ("w", "c")):  # refused from the files' nodes: no scikit-learn
+            status, _ = cli_subprocess("merge", *(tmp_path / f"{p}.tnb" for p in pair), "-o", tmp_path / "out.tnb")
+            assert status.split()[:2] == ["1", "False"]
     assert cli("train", a, "-o", tmp_path / "text.tnb", "--model", "multinomial")[0] == 0
     assert cli("train", REPO / "corpora" / "weather.nominal.arff", "-o", tmp_path / "table.tnb")[0] == 0
     for first, second in (("text", "table"), ("table", "text")):

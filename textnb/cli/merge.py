@@ -47,19 +47,22 @@ def _text_refusal(path, kind):
 def run(args, out, err):
     from textnb.core.model_io import ModelNode, build, output_target, read_nodes
     from textnb.semi_naive.lbr_text_io import lazy_model
-    from textnb.text.nodes import CountTextModel, adjusted_text_model
+    from textnb.text.nodes import CountTextModel, adjusted_text_model, wrapped_text_model
 
     output_target(args.output)  # a FIFO, device or folder at -o: refused before any work
     # text models of count models add up from their nodes, table models with a kernel from
     # their kernels: no scikit-learn; other models are built as load builds them. A text
-    # model of APNBC, or of lazy rules (with or without APNBC), that the scorers read (checked
-    # as load checks it) stays its nodes: it is refused below as the estimator would be
+    # model of APNBC, of lazy rules (with or without APNBC) or of a wrapper textnb train
+    # writes (--weighting, --select, --calibrate, --model auto) that the scorers read
+    # (checked as load checks it) stays its nodes: it is refused below as the estimator
+    # would be
     models = []
     for path in args.models:
         root = read_nodes(path)
         model = CountTextModel.from_root(root)
         if model is None:
-            nodes = adjusted_text_model(root) is not None or lazy_model(root) is not None
+            nodes = (adjusted_text_model(root) is not None or lazy_model(root) is not None
+                     or wrapped_text_model(root) is not None)
             model = root if nodes else build(root, path, kernel=True)
         models.append(model)
     for path, model in zip(args.models, models):  # every file, not only the first (a second was a crash)
