@@ -24,6 +24,16 @@ CORPORA = REPO / "corpora"
 SMS_TSV = CORPORA / "sms_spam" / "SMSSpamCollection.tsv"
 
 
+def quick_first(params, keep=1, unpack=False):
+    """``params`` for ``pytest.mark.parametrize`` with all but the first ``keep`` marked
+    slow: the quick subset (``-m "not slow"``) runs a parity check on a few option sets,
+    the full suite on every one. ``unpack``: each entry holds the values of several
+    argument names."""
+    slow = pytest.mark.slow
+    return [p if i < keep else pytest.param(*p, marks=slow) if unpack else pytest.param(p, marks=slow)
+            for i, p in enumerate(params)]
+
+
 def shared_path(*parts):
     """A path under ../shared, or skip the test when it is not there."""
     path = SHARED.joinpath(*parts)

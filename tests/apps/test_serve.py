@@ -491,14 +491,14 @@ def test_served_scorer_does_not_grow_with_traffic(spam_model):
 
     model = load(spam_model)
     scorer = verdict._lite_scorer(model)
-    sizes = (len(scorer.index), [len(w) for w in scorer.weights])
-    assert sizes[0] <= len(model.vocabulary_) and set(sizes[1]) == {sizes[0]}
+    sizes = (len(scorer), len(scorer.tokens), [len(w) for w in scorer.weights])
+    assert sizes[0] == sizes[1] <= len(model.vocabulary_) and set(sizes[2]) == {sizes[0]}
     rng = random.Random(16)
     for i in range(20):
         junk = " ".join(f"w{rng.getrandbits(64):x}" for _ in range(2000))
         verdict.message_verdict(model, f"Subject: x\n\n{junk} casino {i}\n".encode())
     assert verdict._lite_scorer(model) is scorer
-    assert (len(scorer.index), [len(w) for w in scorer.weights]) == sizes
+    assert (len(scorer), len(scorer.tokens), [len(w) for w in scorer.weights]) == sizes
 
 
 def test_overlong_socket_path_is_an_error_at_start(spam_model, sock_dir):

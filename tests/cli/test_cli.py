@@ -88,8 +88,33 @@ def test_evaluate_json_keys_and_plot(sms_tsv, tmp_path):
         assert key in report
     assert report["n"] == 5574 and report["accuracy"] > 0.97
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # two classes: the ROC area (spam, the second class, positive) and the reliability bins
+    assert report["roc"]["positive"] == "spam" and report["roc_auc"] == report["roc"]["auc"] > 0.97
+    assert sum(report["reliability"]["count"]) == 5574
     code, text, _ = run("evaluate", sms_tsv, "--cv", "3", "--repeat", "2")
     assert "accuracy" in text and "confusion matrix" in text and "spam" in text
+    assert "ROC AUC" in text and "(spam positive)" in text
+
+
+def test_evaluate_plot_draws_what_the_report_has(tmp_path):
+    """``evaluate --plot``: the confusion matrix, the reliability diagram and, for two
+    classes, the ROC curve (three panels; two for three classes), and says which."""
+    pytest.importorskip("matplotlib")
+    from PIL import Image
+
+    corpora = Path(__file__).resolve().parents[2] / "corpora"
+    png = tmp_path / "e.png"
+    code, out, err = run("evaluate", corpora / "weather.nominal.arff", "--cv", "2", "--plot", png)
+    assert code == 0, err
+    assert f"confusion matrix, reliability diagram, ROC curve plot: {png}" in out and "ROC AUC" in out
+    width, height = Image.open(png).size
+    assert width > 2.5 * height  # three panels side by side
+    three = tmp_path / "three.tsv"
+    three.write_text("".join(f"{c}\t{w} {w} word{i % 3}\n" for i in range(30)
+                             for c, w in (("a", "apple"), ("b", "banana"), ("c", "cherry"))))
+    code, out, err = run("evaluate", three, "--cv", "2", "--plot", png)
+    assert code == 0, err
+    assert f"confusion matrix, reliability diagram plot: {png}" in out and "ROC AUC" not in out
 
 
 def test_evaluate_with_separate_test_and_split_folders(tmp_path):

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import textnb
-from conftest import cli, one_error_line, tsv
+from conftest import cli, cli_subprocess, one_error_line, tsv
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ["textnb", "textnb.core", "textnb.io", "textnb.naive_bayes", "textnb.text", "textnb.semi_naive",
@@ -631,6 +631,15 @@ def test_merge_checks_capabilities_and_a_bug_stays_a_bug(tmp_path, monkeypatch):
         rc, _, err = cli("merge", tmp_path / "w.tnb", tmp_path / "w.tnb", "-o", tmp_path / "out.tnb")
         assert rc == 1
         one_error_line(err, f"w.tnb: a text model of {inner} cannot be merged")
+        # second after a count model: the same line (was an internal error, exit 70)
+        assert cli("train", a, "-o", tmp_path / "c.tnb", "--model", "multinomial")[0] == 0
+        rc, _, err = cli("merge", tmp_path / "c.tnb", tmp_path / "w.tnb", "-o", tmp_path / "out.tnb")
+        assert rc == 1
+        one_error_line(err, f"w.tnb: a text model of {inner} cannot be merged")
+        assert not (tmp_path / "out.tnb").exists()
+        for pair in (("c", "w"), ("w", "c")):  # refused from the files' nodes: no scikit-learn
+            status, _ = cli_subprocess("merge", *(tmp_path / f"{p}.tnb" for p in pair), "-o", tmp_path / "out.tnb")
+            assert status.split()[:2] == ["1", "False"]
     assert cli("train", a, "-o", tmp_path / "text.tnb", "--model", "multinomial")[0] == 0
     assert cli("train", REPO / "corpora" / "weather.nominal.arff", "-o", tmp_path / "table.tnb")[0] == 0
     for first, second in (("text", "table"), ("table", "text")):
@@ -638,6 +647,9 @@ def test_merge_checks_capabilities_and_a_bug_stays_a_bug(tmp_path, monkeypatch):
         assert rc == 1
         one_error_line(err, f"{second}.tnb: cannot merge a")
         assert "attribute" not in err
+        status, _ = cli_subprocess("merge", tmp_path / f"{first}.tnb", tmp_path / f"{second}.tnb",
+                                   "-o", tmp_path / "out.tnb")
+        assert status.split()[:2] == ["1", "False"]  # refused from the files: no scikit-learn
     assert not (tmp_path / "out.tnb").exists()
 
     from textnb.text.classifier import TextClassifier

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from textnb.core import model_io
-from conftest import cli, cli_subprocess
+from conftest import cli, cli_subprocess, quick_first
 
 REPO = Path(__file__).resolve().parents[2]
 NUMERIC = REPO / "corpora" / "weather.numeric.arff"
@@ -29,7 +29,7 @@ def _estimator_output(monkeypatch, *args):
     return rc, out, err
 
 
-@pytest.mark.parametrize("table, options", MODELS)
+@pytest.mark.parametrize("table, options", quick_first(MODELS, keep=3, unpack=True))
 def test_inspect_and_explain_read_the_kernels(tmp_path, monkeypatch, table, options):
     path = tmp_path / "m.tnb"
     assert cli("train", table, *options, "-o", path)[0] == 0
@@ -69,7 +69,7 @@ SMS = REPO / "corpora" / "sms_spam" / "SMSSpamCollection.tsv"
 
 
 @pytest.mark.skipif(not SMS.exists(), reason="bundled SMS collection missing")
-@pytest.mark.parametrize("options", [(), ("--model", "multinomial"), ("--model", "bernoulli", "--alpha", "0.5"),
+@pytest.mark.parametrize("options", quick_first([(), ("--model", "multinomial"), ("--model", "bernoulli", "--alpha", "0.5"),
                                      ("--model", "complement", "--norm"), ("--model", "multinomial", "--binary"),
                                      # wrappers: described by the count model inside, over the terms it sees
                                      ("--model", "multinomial", "--weighting"), ("--select", "chi2:300"),
@@ -78,7 +78,7 @@ SMS = REPO / "corpora" / "sms_spam" / "SMSSpamCollection.tsv"
                                      ("--model", "auto", "--select", "chi2:300"),
                                      ("--model", "bernoulli", "--binary", "--select", "ig:200", "--calibrate", "sigmoid"),
                                      ("--model", "multinomial", "--select", "df:250", "--weighting", "--calibrate",
-                                      "isotonic")])
+                                      "isotonic")], keep=6))
 def test_inspect_of_a_count_text_model_reads_its_nodes(tmp_path, monkeypatch, options):
     """``textnb inspect`` of a text model of a count model, or of the wrappers ``textnb
     train`` writes around one (term weighting and selection, calibration, ``--model auto``):
@@ -245,7 +245,7 @@ def _mixed_table(path, lines):
 
 
 @pytest.mark.skipif(not SMS.exists(), reason="bundled SMS collection missing")
-@pytest.mark.parametrize("options", [(), ("--binary", "--ngram", "2", "--min-df", "2"), ("--adjust",)])
+@pytest.mark.parametrize("options", quick_first([(), ("--binary", "--ngram", "2", "--min-df", "2"), ("--adjust",)]))
 def test_inspect_explain_merge_of_a_mixed_table_read_the_text_parts_nodes(tmp_path, monkeypatch, options):
     """``textnb inspect``, ``predict --explain`` and ``merge`` of a table with text attributes
     read the text parts from the file's nodes (no scikit-learn) and print (and write) what

@@ -46,8 +46,42 @@ def test_report_equals_scikit_learns_metrics(case):
     y, pred, classes, proba = case
     got = classification_report(y, pred, classes, proba)
     want = _sklearn_report(y, pred, classes, proba)
-    assert got.pop("ece") is not None
+    ece, rel = got.pop("ece"), got.pop("reliability")
+    curve, auc = got.pop("roc", None), got.pop("roc_auc", None)
     assert repr(got) == repr(want)  # bit for bit, keys in order
+    # the reliability bins: every document once; the ECE is their weighted gap
+    n = len(y)
+    assert sum(rel["count"]) == n and len(rel["count"]) == rel["bins"]
+    gaps = [k * abs(a - c) for k, a, c in zip(rel["count"], rel["accuracy"], rel["confidence"]) if k]
+    assert ece == pytest.approx(sum(gaps) / n, abs=1e-12)
+    for k, (count, conf, acc) in enumerate(zip(rel["count"], rel["confidence"], rel["accuracy"])):
+        if count:  # a bin's documents have confidences in it (up to the rounding of its edges)
+            assert k / rel["bins"] - 1e-9 <= conf <= (k + 1) / rel["bins"] + 1e-9 and 0 <= acc <= 1
+        else:
+            assert conf is None and acc is None
+    # two classes (both present): scikit-learn's ROC AUC and curve, the second class positive
+    if len(classes) == 2 and len(set(y.tolist())) == 2:
+        positive = (y == classes[1]).astype(int)
+        assert auc == curve["auc"] == pytest.approx(metrics.roc_auc_score(positive, proba[:, 1]), abs=1e-12)
+        fpr, tpr, _ = metrics.roc_curve(positive, proba[:, 1], drop_intermediate=False)
+        assert curve["fpr"] == pytest.approx(fpr.tolist()) and curve["tpr"] == pytest.approx(tpr.tolist())
+    else:
+        assert curve is None and auc is None
+
+
+def test_roc_of_many_scores_is_thinned_to_its_ends_and_keeps_the_area():
+    from textnb.evaluation.evaluate import ROC_POINTS, roc
+
+    rng = np.random.RandomState(0)
+    y = rng.randint(2, size=5000)
+    score = rng.rand(5000) + 0.3 * y
+    score[:400] = np.round(score[:400], 1)  # ties
+    curve = roc(y, score, 1)
+    assert curve["auc"] == pytest.approx(metrics.roc_auc_score(y, score), abs=1e-12)
+    assert len(curve["fpr"]) <= ROC_POINTS and curve["fpr"][0] == curve["tpr"][0] == 0.0
+    assert curve["fpr"][-1] == curve["tpr"][-1] == 1.0
+    assert curve["fpr"] == sorted(curve["fpr"]) and curve["tpr"] == sorted(curve["tpr"])
+    assert roc(np.zeros(5), rng.rand(5), 1) is None
 
 
 def test_confusion_matrix_leaves_out_labels_not_asked_for_in_the_order_given():

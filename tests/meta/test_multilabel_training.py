@@ -10,6 +10,8 @@ import sys
 import numpy as np
 import pytest
 
+from conftest import quick_first
+
 TOPICS = {"grain": "wheat corn harvest crop bushels grain", "money": "dollar yen rate bank currency money",
           "oil": "crude barrel opec refinery oil pipeline"}
 NOISE = "the a of and to in report said week year market".split()
@@ -60,7 +62,7 @@ FLAGS = [["--method", "ovr"], ["--model", "multinomial"], ["--model", "bernoulli
          ["--min-df", "3", "--method", "ovr"], ["--model", "multinomial", "--binary", "--max-features", "15"]]
 
 
-@pytest.mark.parametrize("flags", FLAGS, ids=" ".join)
+@pytest.mark.parametrize("flags", quick_first(FLAGS, keep=4), ids=" ".join)
 def test_the_kernels_give_the_estimators_file_report_and_predictions(corpus, tmp_path, monkeypatch, flags):
     labels = ("--labels", corpus / "labels.tsv")
     runs = {}
@@ -148,3 +150,25 @@ def test_cross_validation_prunes_and_binarises_each_training_fold_as_the_vectori
                             vectorizer=vec)
     for key in ("micro_f1", "macro_f1", "subset_accuracy", "hamming_loss"):
         assert report[key] == reports[1][key]
+
+
+def test_lazy_and_scheduler_are_refused_before_reading_or_importing_a_model(corpus, tmp_path):
+    """--lazy / --scheduler with the multi-label options: one line, exit 1, no model file,
+    and neither the corpus read (an unreadable labels file is not reached) nor scikit-learn
+    imported."""
+    model = str(tmp_path / "m.tnb")
+    bad_labels = tmp_path / "labels.tsv"
+    bad_labels.write_bytes(b"\xff\xfe not a labels file \x00")
+    runs = [["train", str(corpus / "train"), "--labels", str(bad_labels), "--lazy", "lbr", "-o", model],
+            ["train", str(corpus / "train"), "--multilabel", "--scheduler", "local:1", "-o", model],
+            ["evaluate", str(corpus), "--labels", str(bad_labels), "--lazy", "hlbr"]]
+    probe = ("import io, sys\nfrom textnb.cli.commands import main\n"
+             f"for argv in {runs!r}:\n"
+             "    err = io.StringIO()\n"
+             "    print(main(argv, stdout=io.StringIO(), stderr=err), err.getvalue().strip())\n"
+             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'sklearn'))\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    lines = out.strip().splitlines()
+    assert lines[:3] == ["1 textnb: error: --multilabel / --labels: no --lazy, no --scheduler"] * 3
+    assert lines[3] == "[]"
+    assert not (tmp_path / "m.tnb").exists()

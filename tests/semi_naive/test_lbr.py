@@ -248,6 +248,52 @@ def test_same_predictions_as_weka(tmp_path):
     assert list(ours) == weka
 
 
+@pytest.mark.parametrize("lazy", ["lbr", "hlbr"])
+def test_inspect_of_a_lazy_table_model_shows_its_training_data(tmp_path, lazy):
+    """``textnb inspect`` of ``train --lazy`` on a table (LBR inside the discretiser) was
+    refused ('cannot inspect a Discretized model'): it describes the objects the rules are
+    drawn from, as counted from the ARFF file, and the numeric attributes' intervals."""
+    import io
+    import json
+
+    from textnb.cli.commands import main
+
+    repo = Path(__file__).resolve().parents[2]
+    data = repo / "corpora" / "weather.numeric.arff"
+    model = tmp_path / "m.tnb"
+
+    def cli(*argv):
+        out, err = io.StringIO(), io.StringIO()
+        return main([str(a) for a in argv], stdout=out, stderr=err), out.getvalue(), err.getvalue()
+
+    assert cli("train", data, "--lazy", lazy, "-o", model)[0] == 0
+    rc, out, err = cli("inspect", model, "--json")
+    assert rc == 0, err
+    info = json.loads(out)
+    text = data.read_text()
+    rows = [line.split(",") for line in text[text.lower().index("@data") + 5:].split("\n")
+            if line.strip() and not line.startswith("%")]
+    labels = [r[-1].strip() for r in rows]
+    assert info["model"] == lazy.upper() and info["n_train"] == len(labels) == 14
+    assert dict(zip(info["classes"], info["class_count"])) == {c: labels.count(c) for c in set(labels)}
+    outlook = next(a for a in info["attributes"] if a["name"] == "outlook")
+    column = [r[0].strip() for r in rows]
+    for c in info["classes"]:
+        assert outlook["counts"][c] == [sum(1 for v, y in zip(column, labels) if v == value and y == c)
+                                        for value in outlook["values"]]
+    temperature = next(a for a in info["attributes"] if a["name"] == "temperature")
+    assert temperature["kind"] == "numeric" and "cut_points" in temperature
+    assert len(temperature["values"]) == len(temperature["cut_points"]) + 1
+    assert sum(sum(v) for v in temperature["counts"].values()) + temperature["missing"] == 14
+    assert [a["candidate"] for a in info["attributes"]] == [
+        lazy == "lbr" or a["loo_errors"] < info["nb_loo_errors"] for a in info["attributes"]]
+    rc, text, err = cli("inspect", model)
+    assert rc == 0, err
+    assert text.startswith(f"model: {lazy.upper()}\n")
+    assert f"training objects: 14; naive Bayes leave-one-out errors: {info['nb_loo_errors']}" in text
+    assert "outlook [nominal, nominal" in text and "temperature [numeric, mdl-discretised" in text
+
+
 def test_sign_test_below_decides_as_scipys_bdtr():
     """LBR's sign tests are decided without scipy (an lgamma estimate, the exact integer
     tail near the level): the decisions of ``sign_test_p(k, n) < level`` with scipy's

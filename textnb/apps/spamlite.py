@@ -271,9 +271,7 @@ def compact_weights(method, tokens, spam, ham, class_count, *, alpha, robs, robx
 
 def encode_compact(scorer):
     """The compact form of a :class:`LiteScorer` (bytes; :func:`decode_compact` reads it)."""
-    tokens = [None] * len(scorer.index)
-    for t, j in scorer.index.items():
-        tokens[j] = t
+    tokens = scorer.tokens
     text = "\n".join(tokens).encode("utf-8", "surrogatepass")
     arrays = b"".join(struct.pack(f"<{len(a)}d", *a) for a in scorer.weights)
     norm = 0.0 if scorer.length_norm is False else 0.5 if scorer.length_norm is True else float(scorer.length_norm)
@@ -316,11 +314,13 @@ def decode_compact(payload):
         _finite_within(weights[0], -1e6, 1e6)
     text = str(view[start + 8 * n_arrays * n:], "utf-8", "surrogatepass")
     vocab = text.split("\n") if n else []
-    index = dict(zip(vocab, range(n)))
-    if len(vocab) != n or len(index) != n or (n == 0 and text):
+    if len(vocab) != n or (n == 0 and text):
         raise _Unusable
-    return LiteScorer(index, weights, method="fisher" if fisher else "multinomial", max_tokens=max_tokens or None,
+    scorer = LiteScorer(vocab, weights, method="fisher" if fisher else "multinomial", max_tokens=max_tokens or None,
                       length_norm=False if norm == 0.0 else norm, prior=prior)
+    if len(scorer) != n:  # a token listed twice
+        raise _Unusable
+    return scorer
 
 
 def length_divisor(n_known, length_norm):
@@ -422,11 +422,15 @@ def fisher_log_odds(ids, ln_f, ln_1mf, dev, min_dev=None, max_tokens=None):
         ids = [j for j in ids if dev[j] >= min_dev]
     if max_tokens is not None and len(ids) > max_tokens:
         ids = sorted(ids, key=dev.__getitem__, reverse=True)[:max_tokens]  # stable: ties keep their order
-    n = len(ids)
+    return fisher_from_sums(len(ids), reduce(add, map(ln_f.__getitem__, ids), 0.0),
+                            reduce(add, map(ln_1mf.__getitem__, ids), 0.0))
+
+
+def fisher_from_sums(n, sum_ln_f, sum_ln_1mf):
+    """Spam log-odds of Fisher's combining of ``n`` tokens from the sums of their ``ln f``
+    and ``ln(1 - f)`` (0.0 for none): ``log I - log(1 - I)`` (:func:`fisher_log_odds`)."""
     if not n:
         return 0.0
-    sum_ln_f = reduce(add, map(ln_f.__getitem__, ids), 0.0)
-    sum_ln_1mf = reduce(add, map(ln_1mf.__getitem__, ids), 0.0)
     lp_s, lq_s = log_chi2_even_1(-2.0 * sum_ln_1mf, n)
     lp_h, lq_h = log_chi2_even_1(-2.0 * sum_ln_f, n)
     # I = (Q_h + P_s) / 2 and 1 - I = (P_h + Q_s) / 2
@@ -437,26 +441,47 @@ class LiteScorer:
     """The log-odds of :class:`textnb.apps.spamscore.SpamScorer` (``method="multinomial"``
     or ``"fisher"``) from its per-token weights (:func:`compact_weights`), in plain Python.
 
-    ``index`` maps each token to its position in the ``weights`` sequences: for Fisher
+    ``tokens`` lists the tokens in the order of the ``weights`` sequences: for Fisher
     (ln f, ln(1 - f), |f - 1/2|) of the tokens that pass the model's ``min_dev``, scored
     by :func:`fisher_log_odds`; for multinomial the log-likelihood ratio of every token,
     summed over a message's distinct known tokens in their order (one addition after the
     other, as numpy's ``bincount`` adds them), divided by :func:`length_divisor` of the
     number of known tokens, plus ``prior`` (Metsis, Androutsopoulos & Paliouras 2006).
+
+    A message is scored with one dictionary look-up per token: each token is mapped to its
+    weight (multinomial) or to ``complex(ln f, ln(1 - f))`` (Fisher without
+    ``max_tokens``), so one left-to-right sum of the complex numbers gives both of Fisher's
+    sums, each the very float the two separate sums give (the real and imaginary parts of
+    a complex addition are two float additions). With ``max_tokens`` the tokens are
+    ranked by ``|f - 1/2|`` first, through their positions (:func:`fisher_log_odds`).
     """
 
-    def __init__(self, index, weights, *, method="fisher", max_tokens=None, length_norm=False, prior=0.0):
-        self.index, self.weights, self.method = index, weights, method
+    def __init__(self, tokens, weights, *, method="fisher", max_tokens=None, length_norm=False, prior=0.0):
+        self.tokens, self.weights, self.method = tokens, weights, method
         self.max_tokens, self.length_norm, self.prior = max_tokens, length_norm, prior
+        if method == "fisher" and max_tokens is not None:
+            self._lookup = dict(zip(tokens, range(len(tokens))))
+        elif method == "fisher":
+            self._lookup = dict(zip(tokens, map(complex, weights[0], weights[1])))
+        else:
+            self._lookup = dict(zip(tokens, weights[0]))
+
+    def __len__(self):
+        """The number of distinct tokens (what the look-up holds; fewer than ``tokens``
+        when a token is listed twice)."""
+        return len(self._lookup)
 
     def log_odds(self, tokens):
         """Spam log-odds of one message's distinct tokens."""
-        ids = [j for j in map(self.index.get, tokens) if j is not None]
+        found = [v for v in map(self._lookup.get, tokens) if v is not None]
         if self.method == "fisher":
-            return fisher_log_odds(ids, *self.weights, max_tokens=self.max_tokens)
-        total = reduce(add, map(self.weights[0].__getitem__, ids), 0.0)  # left to right, never compensated
+            if self.max_tokens is not None:
+                return fisher_log_odds(found, *self.weights, max_tokens=self.max_tokens)
+            both = reduce(add, found, 0j)  # left to right, never compensated
+            return fisher_from_sums(len(found), both.real, both.imag)
+        total = reduce(add, found, 0.0)  # left to right, never compensated
         if self.length_norm is not False and self.length_norm != 0:
-            total = total / length_divisor(len(ids), self.length_norm)
+            total = total / length_divisor(len(found), self.length_norm)
         return total + self.prior
 
 

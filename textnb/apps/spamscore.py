@@ -338,7 +338,7 @@ class SpamScorer:
         if self.method == "multinomial":
             n_h, n_s = (float(v) for v in self.class_count_)
             prior = math.log(n_s) - math.log(n_h) if n_s and n_h else (math.inf if n_s else -math.inf)
-        return LiteScorer(dict(zip(kept, range(len(kept)))), weights, method=self.method,
+        return LiteScorer(kept, weights, method=self.method,
                           max_tokens=None if self.max_tokens is None else int(self.max_tokens),
                           length_norm=self._norm() if self.method == "multinomial" else False, prior=prior)
 

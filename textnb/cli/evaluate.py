@@ -27,7 +27,8 @@ def add_parser(sub):
     p.add_argument("--seed", type=seed, default=0, metavar="S", help=f"seed of the folds (default 0; {seed.range})")
     p.add_argument("--test", metavar="PATH", help="a separate test corpus")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--plot", metavar="FILE.png", help="draw the confusion matrix")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the confusion matrix, the reliability diagram of the probabilities and, for two "
+                        "classes, the ROC curve, as a PNG")
     add_model_and_input_options(p)
     p.set_defaults(handler=run)
     return p
@@ -41,6 +42,10 @@ def run(args, out, err):
         from textnb.evaluation.runs import evaluate_documents
     start = time.perf_counter()
     opts, inputs = model_options(args), input_options(args)
+    if args.multilabel or args.labels:
+        from textnb.cli.multilabel import refuse_unsupported
+
+        refuse_unsupported(args, opts)
     if args.plot:
         refuse_input_as_output(args.plot, [args.path, args.test, args.labels, args.structure, args.stop_words])
     kind, data = read_path(args, inputs)
@@ -117,9 +122,9 @@ def _evaluate_table(args, opts, inputs, table, start, out):
 
 def _print_report(report, args, out):
     if args.plot:
-        from textnb.evaluation.plots import plot_confusion_matrix
+        from textnb.evaluation.plots import plot_evaluation
 
-        plot_confusion_matrix(report["confusion_matrix"], report["classes"], args.plot)
+        plot_evaluation(report, args.plot)
     if args.json:
         print(dumps(report), file=out)
         return
@@ -142,6 +147,8 @@ def _print_report(report, args, out):
         print(f"log-loss  {report['log_loss']:.4f}", file=out)
     if "ece" in report:
         print(f"ECE       {report['ece']:.4f}  (expected calibration error of the top label)", file=out)
+    if "roc_auc" in report:
+        print(f"ROC AUC   {report['roc_auc']:.4f}  ({report['roc']['positive']} positive)", file=out)
     width = max(8, max(len(c) for c in report["classes"]))
     print(f"\n{'class':<{width}}  precision  recall     f1  support", file=out)
     for c in report["classes"]:
@@ -155,4 +162,6 @@ def _print_report(report, args, out):
     for i, (c, row) in enumerate(zip(report["classes"], report["confusion_matrix"])):
         print(f"{c:<{width}}{i:>2}" + "".join(f"{v:>{cell}}" for v in row), file=out)
     if args.plot:
-        print(f"\nconfusion matrix plot: {args.plot}", file=out)
+        drawn = ["confusion matrix"] + ["reliability diagram"] * ("reliability" in report) + ["ROC curve"] * (
+            "roc" in report)
+        print(f"\n{', '.join(drawn)} plot: {args.plot}", file=out)

@@ -3,7 +3,7 @@
 import sys
 
 from textnb.cli.options import multilabel_model, top
-from textnb.cli.output import dumps
+from textnb.cli.output import a_kind, dumps
 from textnb.core.errors import InputError
 from textnb.core.model_io import refuse_input_as_output
 from textnb.core.registry import kind_of as _kind
@@ -48,7 +48,7 @@ def run(args, out, err):
             info["apnbc_weights"] = weights
     if args.plot:
         if not info.get("informative_terms"):
-            raise InputError(f"{args.model}: --plot draws informative terms, which a {info['model']} model "
+            raise InputError(f"{args.model}: --plot draws informative terms, which {a_kind(info['model'])} model "
                              f"does not have")
         from textnb.evaluation.plots import plot_informative_terms
 
@@ -111,7 +111,7 @@ def _inspect_table(args, model, out):
     weights = apnbc_weights(model)
     inner = find(model, lambda m: hasattr(m, "describe"))  # inside APNBC, Discretized, ...
     if inner is None:
-        raise InputError(f"{args.model}: cannot inspect a {_kind(model)} model")
+        raise InputError(f"{args.model}: cannot inspect {a_kind(_kind(model))} model")
     if hasattr(inner, "text_models_"):
         from textnb.evaluation.explain import describe_mixed
 
@@ -126,6 +126,10 @@ def _inspect_table(args, model, out):
     print(f"model: {info.get('model', _kind(model))}", file=out)
     classes = info["classes"]
     print("classes: " + ", ".join(f"{c} ({n:g})" for c, n in zip(classes, info["class_count"])), file=out)
+    if "nb_loo_errors" in info:  # a lazy model: its training objects, and what a rule must improve on
+        print(f"training objects: {info['n_train']}; naive Bayes leave-one-out errors: {info['nb_loo_errors']} "
+              f"(a rule is built per object classified; alpha {info['alpha']:g}, at least {info['min_errors']} "
+              f"errors to grow, sign test at {info['significance']:g})", file=out)
     for a in info.get("attributes", []):
         if a.get("model") == "gaussian":
             detail = "; ".join(f"{c}: mean {a['mean'][c]:.4g} sd {a['std'][c]:.4g}" for c in classes)
@@ -135,6 +139,9 @@ def _inspect_table(args, model, out):
         elif "probabilities" in a:
             detail = "; ".join(f"{c}: " + _values_line(a["values"], a["probabilities"][c], args.top)
                                for c in classes)
+        elif "counts" in a:
+            detail = "; ".join(f"{c}: " + _values_line(a["values"], a["counts"][c], args.top) for c in classes)
+            detail += f"; missing {a['missing']}; leave-one-out errors as the only rule attribute {a['loo_errors']}"
         else:
             detail = a.get("model", "")
         print(f"  {a['name']} [{a['kind']}, {a.get('model', '')}] {detail}", file=out)

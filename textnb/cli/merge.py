@@ -2,6 +2,7 @@
 
 import sys
 
+from textnb.cli.output import a_kind
 from textnb.core.errors import InputError
 from textnb.core.registry import kind_of
 from textnb.core.wrapping import merges_exactly
@@ -26,7 +27,7 @@ def _refusal(path, model):
     weighting, term selection or calibration.
     """
     if not callable(getattr(model, "merge", None)):
-        return (f"{path}: a {kind_of(model)} model cannot be merged (its structure is "
+        return (f"{path}: {a_kind(kind_of(model))} model cannot be merged (its structure is "
                 f"learned from all the data); merge takes text models, TabularNB and AODE")
     text = sys.modules.get("textnb.text.classifier")  # loaded with any text model
     TextClassifier = text.TextClassifier if text is not None else ()
@@ -46,34 +47,42 @@ def _text_refusal(path, kind):
 def run(args, out, err):
     from textnb.core.model_io import ModelNode, build, output_target, read_nodes
     from textnb.semi_naive.lbr_text_io import lazy_model
-    from textnb.text.nodes import CountTextModel, adjusted_text_model
+    from textnb.text.nodes import CountTextModel, adjusted_text_model, wrapped_text_model
 
     output_target(args.output)  # a FIFO, device or folder at -o: refused before any work
     # text models of count models add up from their nodes, table models with a kernel from
     # their kernels: no scikit-learn; other models are built as load builds them. A text
-    # model of APNBC, or of lazy rules (with or without APNBC), that the scorers read (checked
-    # as load checks it) stays its nodes: it is refused below as the estimator would be
+    # model of APNBC, of lazy rules (with or without APNBC) or of a wrapper textnb train
+    # writes (--weighting, --select, --calibrate, --model auto) that the scorers read
+    # (checked as load checks it) stays its nodes: it is refused below as the estimator
+    # would be
     models = []
     for path in args.models:
         root = read_nodes(path)
         model = CountTextModel.from_root(root)
         if model is None:
-            nodes = adjusted_text_model(root) is not None or lazy_model(root) is not None
+            nodes = (adjusted_text_model(root) is not None or lazy_model(root) is not None
+                     or wrapped_text_model(root) is not None)
             model = root if nodes else build(root, path, kernel=True)
         models.append(model)
-    if isinstance(models[0], ModelNode):
-        raise InputError(_text_refusal(args.models[0], models[0].state["model_"].kind))
+    for path, model in zip(args.models, models):  # every file, not only the first (a second was a crash)
+        if isinstance(model, ModelNode):
+            raise InputError(_text_refusal(path, model.state["model_"].kind))
+    kinds = ["TextClassifier" if isinstance(m, CountTextModel) else kind_of(m) for m in models]
+    for path, kind in zip(args.models[1:], kinds[1:]):  # a text model with a table model: from the files
+        if kind != kinds[0]:
+            raise InputError(f"{path}: cannot merge {a_kind(kind)} model into {args.models[0]}, {a_kind(kinds[0])} one")
     if not all(isinstance(m, CountTextModel) for m in models):  # with another text model: the estimators
-        models = [build(m.root, path) if isinstance(m, CountTextModel) else build(m, path) if isinstance(m, ModelNode)
-                  else m for m, path in zip(models, args.models)]
+        models = [build(m.root, path) if isinstance(m, CountTextModel) else m for m, path in zip(models, args.models)]
+    for path, model in zip(args.models, models):
+        refusal = _refusal(path, model)
+        if refusal:
+            raise InputError(refusal)
     merged = models[0]
-    refusal = _refusal(args.models[0], merged)
-    if refusal:
-        raise InputError(refusal)
     for path, other in zip(args.models[1:], models[1:]):
         if type(other) is not type(merged):
-            raise InputError(f"{path}: cannot merge a {kind_of(other)} model into {args.models[0]}, "
-                             f"a {kind_of(merged)} one")
+            raise InputError(f"{path}: cannot merge {a_kind(kind_of(other))} model into {args.models[0]}, "
+                             f"{a_kind(kind_of(merged))} one")
     if len(models) > 1 and not merges_exactly(merged):
         print(f"textnb: warning: {args.models[0]}: DiscriminativeNB models (the default) do not merge exactly: "
               f"the result is not the model trained on all the parts (train with --model multinomial, "

@@ -13,7 +13,7 @@ from textnb.cli.output import dumps
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError
 
-__all__ = ["add_options", "evaluate", "train"]
+__all__ = ["add_options", "evaluate", "refuse_unsupported", "train"]
 
 STRATEGIES = ("scutfbr", "scut", "rcut", "pcut")
 
@@ -53,13 +53,20 @@ def add_options(p):
                         "model per label")
 
 
+def refuse_unsupported(args, opts):
+    """``--lazy`` and ``--scheduler`` have no multi-label form: one line, raised before the
+    corpus is read or a model module imported when the multi-label options are given (and
+    by :func:`_model` when a fastText file turns out to have several labels on a line)."""
+    if opts.lazy or getattr(args, "scheduler", None):
+        raise InputError("--multilabel / --labels: no --lazy, no --scheduler")
+
+
 def _model(args, opts):
     """(vectorizer, MultiLabelNB) the options describe."""
+    refuse_unsupported(args, opts)
     from textnb.meta.multilabel import MultiLabelNB
     from textnb.meta.registry import make_text_classifier
 
-    if opts.lazy or getattr(args, "scheduler", None):
-        raise InputError("--multilabel / --labels: no --lazy, no --scheduler")
     clf = make_text_classifier(opts)
     return clf.vectorizer, MultiLabelNB(clf.model, method=args.method, threshold=args.strategy,
                                         min_labels=args.min_labels)

@@ -12,9 +12,15 @@ import numbers
 
 from textnb.cli.streams import cell, tolerant
 
-__all__ = ["cell", "dumps", "explanation_text", "finite", "tolerant"]
+__all__ = ["a_kind", "cell", "dumps", "explanation_text", "finite", "tolerant"]
 
 _FLOAT_MAX = 1.7976931348623157e308
+
+
+def a_kind(kind):
+    """``kind`` with its indefinite article, as the messages name a model: 'a TAN', 'an
+    AODE', 'an APNBC' (by the first letter, as the names are read)."""
+    return f"{'an' if kind[:1].upper() in 'AEIOU' else 'a'} {kind}"
 
 
 def finite(obj):

@@ -56,6 +56,10 @@ def run(args, out, err):
     stop_words = args.stop_words if args.stop_words != "english" else None
     refuse_input_as_output(args.output or default_model_path(args.path),
                            [args.path, args.labels, args.structure, stop_words])
+    if args.multilabel or args.labels:
+        from textnb.cli.multilabel import refuse_unsupported
+
+        refuse_unsupported(args, opts)
     _preload(args, opts, inputs)
     start = time.perf_counter()  # `seconds`: read, fit, write (imports done above)
     kind, data = read_path(args, inputs, test=False)  # training reads the training part only

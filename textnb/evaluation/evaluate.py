@@ -27,7 +27,7 @@ from textnb.meta.labelsets import precision_recall_f1
 
 __all__ = ["KERNEL_FITTED",  # noqa: F822 (defined by __getattr__)
            "classification_report", "confusion_matrix", "cross_validate", "evaluate_split",
-           "expected_calibration_error", "log_loss", "unfitted_copy", "vectorize_all"]
+           "expected_calibration_error", "log_loss", "reliability", "roc", "unfitted_copy", "vectorize_all"]
 
 
 def __getattr__(name):
@@ -46,6 +46,17 @@ def __getattr__(name):
 ECE_BINS = 15
 
 
+def _confidence_bins(y_true, proba, classes, n_bins):
+    """``(documents, summed confidence, right answers)`` per equal-width bin of (0, 1] of
+    each document's top-label confidence (its largest probability in ``proba``, columns in
+    the order of ``classes``)."""
+    confidence = proba.max(axis=1)
+    correct = np.asarray(classes)[proba.argmax(axis=1)] == y_true
+    bins = np.clip(np.ceil(confidence * n_bins).astype(np.intp) - 1, 0, n_bins - 1)
+    return (np.bincount(bins, minlength=n_bins), np.bincount(bins, weights=confidence, minlength=n_bins),
+            np.bincount(bins, weights=correct.astype(np.float64), minlength=n_bins))
+
+
 def expected_calibration_error(y_true, proba, classes, n_bins=ECE_BINS):
     """The expected calibration error of the top label (Naeini, Cooper & Hauskrecht 2015;
     Guo, Pleiss, Sun & Weinberger 2017, eq. 3).
@@ -60,12 +71,59 @@ def expected_calibration_error(y_true, proba, classes, n_bins=ECE_BINS):
     n = len(y_true)
     if n == 0:
         return 0.0
-    confidence = proba.max(axis=1)
-    correct = np.asarray(classes)[proba.argmax(axis=1)] == y_true
-    bins = np.clip(np.ceil(confidence * n_bins).astype(np.intp) - 1, 0, n_bins - 1)
-    gap = np.abs(np.bincount(bins, weights=correct.astype(np.float64), minlength=n_bins)
-                 - np.bincount(bins, weights=confidence, minlength=n_bins))
-    return float(gap.sum() / n)
+    _, confidence, correct = _confidence_bins(y_true, proba, classes, n_bins)
+    return float(np.abs(correct - confidence).sum() / n)
+
+
+def reliability(y_true, proba, classes, n_bins=ECE_BINS):
+    """The reliability diagram's data (DeGroot & Fienberg 1983; Niculescu-Mizil & Caruana
+    2005) over the bins of :func:`expected_calibration_error`: per bin of top-label
+    confidence ``((k - 1) / n_bins, k / n_bins]``, its ``count`` of documents, their mean
+    ``confidence`` and the share of them answered right (``accuracy``); None for both in
+    an empty bin. A calibrated model has accuracy equal to confidence in every bin."""
+    y_true, proba = np.asarray(y_true), np.asarray(proba, dtype=np.float64)
+    count, confidence, correct = _confidence_bins(y_true, proba, classes, n_bins)
+    mean = [None if k == 0 else float(v / k) for v, k in zip(confidence, count)]
+    right = [None if k == 0 else float(v / k) for v, k in zip(correct, count)]
+    return {"bins": int(n_bins), "count": count.tolist(), "confidence": mean, "accuracy": right}
+
+
+#: Most points of the ROC curve a report keeps (the curve's own corners, thinned evenly).
+ROC_POINTS = 201
+
+
+def roc(y_true, score, positive, max_points=ROC_POINTS):
+    """The ROC curve and its area of the scores ``score`` for the class ``positive``.
+
+    Returns ``{"positive", "auc", "fpr", "tpr"}``, or None when one of the two kinds is
+    missing from ``y_true``. ``auc`` is the probability that a positive document scores
+    above a negative one, ties counted half (the Mann-Whitney statistic over midranks:
+    the area under the step curve through every distinct score, as scikit-learn's
+    ``roc_auc_score``); ``fpr`` / ``tpr`` are the curve's corners from (0, 0) to (1, 1),
+    thinned to at most ``max_points`` evenly spaced ones (the ends kept), for a plot.
+    """
+    y_true, score = np.asarray(y_true), np.asarray(score, dtype=np.float64)
+    pos = y_true == positive
+    n_pos = int(pos.sum())
+    n_neg = len(pos) - n_pos
+    if n_pos == 0 or n_neg == 0:
+        return None
+    order = np.argsort(-score, kind="stable")
+    s, p = score[order], pos[order]
+    last = np.r_[np.flatnonzero(s[1:] != s[:-1]), len(s) - 1]  # the last document of each distinct score
+    tps = np.cumsum(p)[last]
+    fps = (last + 1) - tps
+    # midranks from the bottom: a group of tied scores shares the mean of its ranks
+    first = np.r_[0, last[:-1] + 1]
+    rank = (len(s) - last + len(s) - first) / 2.0  # ranks counted from the lowest score (1 = lowest)
+    pos_in_group = np.diff(np.r_[0, tps])
+    auc = (float(np.dot(pos_in_group, rank)) - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg)
+    fpr = np.r_[0.0, fps / n_neg]
+    tpr = np.r_[0.0, tps / n_pos]
+    if len(fpr) > max_points:
+        keep = np.unique(np.round(np.linspace(0, len(fpr) - 1, max_points)).astype(np.intp))
+        fpr, tpr = fpr[keep], tpr[keep]
+    return {"positive": str(positive), "auc": auc, "fpr": fpr.tolist(), "tpr": tpr.tolist()}
 
 
 def confusion_matrix(y_true, y_pred, labels):
@@ -113,8 +171,9 @@ def log_loss(y_true, proba, labels):
 def classification_report(y_true, y_pred, classes, proba=None):
     """Accuracy, macro-F1, per-class precision / recall / F1 / support and the confusion matrix.
 
-    Returns a JSON-ready dict. ``proba`` (n, n_classes), if given, adds ``log_loss`` and
-    ``ece`` (:func:`expected_calibration_error`).
+    Returns a JSON-ready dict. ``proba`` (n, n_classes), if given, adds ``log_loss``,
+    ``ece`` (:func:`expected_calibration_error`) and ``reliability`` (:func:`reliability`),
+    and for two classes ``roc_auc`` and ``roc`` (:func:`roc`, the second class positive).
     """
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
     classes = list(classes)
@@ -136,6 +195,11 @@ def classification_report(y_true, y_pred, classes, proba=None):
     if proba is not None and len(y_true):
         report["log_loss"] = float(log_loss(y_true, np.clip(proba, 1e-15, 1), classes))
         report["ece"] = expected_calibration_error(y_true, proba, classes)
+        report["reliability"] = reliability(y_true, proba, classes)
+        curve = roc(y_true, np.asarray(proba, dtype=np.float64)[:, 1], classes[1]) if len(classes) == 2 else None
+        if curve is not None:
+            report["roc_auc"] = curve["auc"]
+            report["roc"] = curve
     return report
 
 

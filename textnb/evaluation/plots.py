@@ -4,7 +4,7 @@ import numpy as np
 
 from textnb.core.errors import TextnbError
 
-__all__ = ["plot_confusion_matrix", "plot_informative_terms", "plot_label_f1", "pyplot"]
+__all__ = ["plot_confusion_matrix", "plot_evaluation", "plot_informative_terms", "plot_label_f1", "pyplot"]
 
 
 def pyplot():
@@ -19,12 +19,8 @@ def pyplot():
     return plt
 
 
-def plot_confusion_matrix(matrix, classes, path):
-    """Write the confusion matrix (rows true, columns predicted) as a PNG."""
-    plt = pyplot()
+def _draw_confusion_matrix(fig, ax, matrix, classes):
     m = np.asarray(matrix)
-    size = max(4.0, 0.45 * len(classes) + 2)
-    fig, ax = plt.subplots(figsize=(size + 1, size))
     im = ax.imshow(m, cmap="Blues")
     ax.set_xticks(range(len(classes)), labels=classes, rotation=90, fontsize=8)
     ax.set_yticks(range(len(classes)), labels=classes, fontsize=8)
@@ -36,10 +32,72 @@ def plot_confusion_matrix(matrix, classes, path):
                 ax.text(j, i, str(m[i, j]), ha="center", va="center", fontsize=7,
                         color="white" if m[i, j] > m.max() / 2 else "black")
     fig.colorbar(im, ax=ax)
-    fig.tight_layout()
+
+
+def _save(fig, path, dpi=110):
+    """The figure as a PNG at ``path``, written whole or not at all."""
     from textnb.core.model_io import atomic_write
 
-    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=110))
+    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=dpi))
+
+
+def plot_confusion_matrix(matrix, classes, path):
+    """Write the confusion matrix (rows true, columns predicted) as a PNG."""
+    plt = pyplot()
+    size = max(4.0, 0.45 * len(classes) + 2)
+    fig, ax = plt.subplots(figsize=(size + 1, size))
+    _draw_confusion_matrix(fig, ax, matrix, classes)
+    fig.tight_layout()
+    _save(fig, path)
+    plt.close(fig)
+
+
+def plot_evaluation(report, path):
+    """Write an evaluation report (:func:`textnb.evaluation.evaluate.classification_report`)
+    as a PNG: the confusion matrix; with probabilities, the reliability diagram (accuracy
+    against mean confidence per confidence bin, the diagonal being calibrated, each bin's
+    share of the documents as bars); with two classes, the ROC curve and its area."""
+    plt = pyplot()
+    classes = report["classes"]
+    panels = 1 + ("reliability" in report) + ("roc" in report)
+    size = max(4.0, 0.45 * len(classes) + 2)
+    fig, axes = plt.subplots(1, panels, figsize=(size + 1 + 4.6 * (panels - 1), size),
+                             gridspec_kw={"width_ratios": [size + 1] + [4.6] * (panels - 1)})
+    axes = np.atleast_1d(axes)
+    _draw_confusion_matrix(fig, axes[0], report["confusion_matrix"], classes)
+    axes[0].set_title(f"confusion matrix (accuracy {report['accuracy']:.4f})", fontsize=9)
+    k = 1
+    if "reliability" in report:
+        rel, ax = report["reliability"], axes[k]
+        edges = np.linspace(0.0, 1.0, rel["bins"] + 1)
+        share = np.asarray(rel["count"], dtype=float) / max(sum(rel["count"]), 1)
+        ax.bar(edges[:-1], share, width=np.diff(edges), align="edge", color="0.85", label="share of documents")
+        seen = [i for i, c in enumerate(rel["count"]) if c]
+        ax.plot([rel["confidence"][i] for i in seen], [rel["accuracy"][i] for i in seen], "o-",
+                color="tab:blue", label="accuracy")
+        ax.plot([0, 1], [0, 1], "--", color="0.4", linewidth=1, label="calibrated")
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1.02)
+        ax.set_xlabel("confidence (top class probability)")
+        ax.set_ylabel("accuracy")
+        title = "reliability"
+        if "ece" in report:
+            title += f" (ECE {report['ece']:.4f}"
+            title += f", log-loss {report['log_loss']:.4f})" if "log_loss" in report else ")"
+        ax.set_title(title, fontsize=9)
+        ax.legend(fontsize=7, loc="upper left")
+        k += 1
+    if "roc" in report:
+        curve, ax = report["roc"], axes[k]
+        ax.plot(curve["fpr"], curve["tpr"], color="tab:red", drawstyle="default")
+        ax.plot([0, 1], [0, 1], "--", color="0.4", linewidth=1)
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1.02)
+        ax.set_xlabel(f"false positive rate (not {curve['positive']})")
+        ax.set_ylabel(f"true positive rate ({curve['positive']})")
+        ax.set_title(f"ROC, {curve['positive']} positive (AUC {curve['auc']:.4f})", fontsize=9)
+    fig.tight_layout()
+    _save(fig, path)
     plt.close(fig)
 
 
@@ -67,9 +125,7 @@ def plot_label_f1(per_label, path):
     ax.set_title(f"per-label F1 against training support ({len(names)} labels)")
     ax.grid(True, alpha=0.3)
     fig.tight_layout()
-    from textnb.core.model_io import atomic_write
-
-    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=110))
+    _save(fig, path)
     plt.close(fig)
 
 
@@ -100,7 +156,5 @@ def plot_informative_terms(terms, path, *, title=None):
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    from textnb.core.model_io import atomic_write
-
-    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=100))
+    _save(fig, path, dpi=100)
     plt.close(fig)

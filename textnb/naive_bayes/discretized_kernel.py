@@ -21,6 +21,7 @@ import numpy as np
 
 from textnb.core.model_schema import (N_FEATURES, TEMPLATE, Array, Attributes, Choice, Int, ListOf, Model, OneOf,
                                       Optional, Reals, Str)
+from textnb.core.registry import kind_of
 from textnb.io.frames import encodable, encode_frame, frame_attributes, is_frame
 from textnb.io.tables import Attribute, check_no_text
 from textnb.naive_bayes.cut_points import (apply_cut_points, equal_frequency_cut_points, equal_width_cut_points,
@@ -157,6 +158,30 @@ class DiscretizedKernel(TableKernel):
     predict_joint_log_proba = _on_cut_table("predict_joint_log_proba", "The model's ``log P(x, c)``.")
     predict_explain = _on_cut_table("predict_explain", "The model's ``predict_explain`` (predictions and the rule "
                                     "used per row).")
+
+    # -- inspection ------------------------------------------------------------------------
+    def describe(self):
+        """The fitted model as plain data (JSON-serialisable), for ``textnb inspect``: the
+        wrapped model's ``describe()`` (its attributes are the discretised ones, their values
+        the intervals), each numeric attribute marked ``"kind": "numeric"`` with its
+        ``cut_points`` and how they were found; a wrapped model without ``describe`` gives
+        the classes and the attributes' intervals alone."""
+        inner = getattr(self.estimator_, "describe", None)
+        info = inner() if callable(inner) else {
+            "model": kind_of(self.estimator_), "classes": [str(c) for c in self.classes_],
+            "class_count": [float(n) for n in getattr(self.estimator_, "class_count_", [])],
+            "attributes": [{"name": a.name, "kind": "nominal", "model": "nominal", "values": list(a.values)}
+                           for a in self.nominal_attributes_]}
+        info["discretization"] = self.numeric
+        for a, cuts in zip(info["attributes"], self.cut_points_):
+            if cuts is not None:
+                a["kind"] = "numeric"
+                n = len(cuts) + 1
+                inner_model = a["model"]  # "nominal[, ...]": what the wrapped model made of the intervals
+                rest = inner_model[len("nominal"):] if inner_model.startswith("nominal") else f"; {inner_model}"
+                a["model"] = f"{self.numeric}-discretised, {n} interval{'s' if n != 1 else ''}{rest}"
+                a["cut_points"] = [float(c) for c in cuts]
+        return info
 
     # -- model files ----------------------------------------------------------------------
     def to_node(self):

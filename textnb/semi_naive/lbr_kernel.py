@@ -944,6 +944,49 @@ class LBRKernel(TableKernel):
         noun = "object" if size == 1 else "objects"
         return f"{lhs} -> local NB on {size} {noun}"
 
+    # -- inspection ------------------------------------------------------------------------
+    def describe(self):
+        """The fitted model as plain data (JSON-serialisable), for ``textnb inspect``.
+
+        LBR keeps its training objects and builds a rule per test object, so what it holds
+        is the data the rules are drawn from: ``model`` (``"LBR"``, or ``"HLBR"`` for
+        ``candidates="heuristic"``), its parameters, ``classes`` and ``class_count``,
+        ``n_train``, ``nb_loo_errors`` (naive Bayes' leave-one-out errors on the training
+        objects, the figure a rule must improve on) and ``attributes``: per attribute its
+        ``values`` with the per-class ``counts`` of the training objects, ``missing``,
+        ``loo_errors`` (leave-one-out errors of LBR with this attribute as the only one
+        allowed in a rule, HLBR's filter) and ``candidate`` (whether rules may use it).
+        """
+        self._check_fitted()
+        classes = [str(c) for c in self.classes_]
+        y = np.asarray(self.y_index_, dtype=np.intp)
+        codes = np.asarray(self.X_codes_, dtype=np.intp)
+        candidates = {int(j) for j in self.candidates_}
+        attributes = []
+        for j, name in enumerate(self.attribute_names_):
+            k = int(self.n_values_[j])
+            present = codes[:, j] >= 0
+            counts = np.zeros((len(classes), k), dtype=np.int64)
+            np.add.at(counts, (y[present], codes[present, j]), 1)
+            values = [str(v) for v in self.value_names_[j]]
+            values += [f"#{i}" for i in range(len(values), k)]  # an attribute with no value seen
+            attributes.append({
+                "name": str(name), "kind": "nominal",
+                "model": "nominal" + ("" if j in candidates else ", not a rule candidate"),
+                "values": values, "counts": {c: counts[i].tolist() for i, c in enumerate(classes)},
+                "missing": int(np.count_nonzero(~present)),
+                "loo_errors": int(self.attribute_loo_errors_[j]), "candidate": j in candidates,
+            })
+        return {
+            "model": "LBR" if self.candidates == "all" else "HLBR",
+            "alpha": float(self.alpha), "min_errors": int(self.min_errors), "significance": float(self.significance),
+            "classes": classes,
+            "class_count": [float(n) for n in np.bincount(y, minlength=len(classes))],
+            "n_train": int(len(y)),
+            "nb_loo_errors": int(self.nb_loo_errors_),
+            "attributes": attributes,
+        }
+
     def predict_explain(self, X):
         """Predictions and, per object, the rule used.
 
