@@ -309,3 +309,26 @@ def test_sign_test_below_decides_as_scipys_bdtr():
         n = int(rng.integers(120, 30000))
         k = int(n / 2 - rng.integers(0, 4 * int(np.sqrt(n)))) if rng.random() < 0.7 else int(rng.integers(0, n + 1))
         assert sign_test_below(k, n, 0.05) == (sign_test_p(k, n) < 0.05), (k, n)
+
+
+def test_evaluate_lazy_on_a_header_declaring_a_class_no_row_has(tmp_path):
+    """LBR takes the ARFF header's class values (Weka's order), so its models have a column
+    for a declared class no row holds (glass, heart-c): ``evaluate --lazy`` was an internal
+    error (exit 70); the report names the data's classes, as for every other model."""
+    import io
+    import json
+
+    from textnb.cli.commands import main
+
+    rows = "".join(f"{'xyz'[i % 3]},{'pq'[(i // 3) % 2]},{'ab'[(i % 3 == 0) ^ (i % 7 == 0)]}\n" for i in range(60))
+    arff = tmp_path / "t.arff"
+    arff.write_text("@relation t\n@attribute u {x,y,z}\n@attribute v {p,q}\n@attribute class {a,b,never}\n"
+                    f"@data\n{rows}")
+    test = tmp_path / "test.arff"
+    test.write_text(arff.read_text())
+    for extra in (["--cv", "3"], ["--test", str(test)]):
+        for lazy in (["--lazy", "lbr"], ["--lazy", "hlbr", "--adjust"]):
+            out, err = io.StringIO(), io.StringIO()
+            assert main(["evaluate", str(arff), *lazy, *extra, "--json"], stdout=out, stderr=err) == 0, err.getvalue()
+            report = json.loads(out.getvalue())
+            assert report["classes"] == ["a", "b"] and sum(map(sum, report["confusion_matrix"])) == 60

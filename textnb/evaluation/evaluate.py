@@ -315,10 +315,17 @@ def _wrapped_fit_predict(model, X_train, y_train, X_test):
 
 
 def _collect(y_true, parts, classes):
+    """The probabilities of ``parts`` (rows ``idx``, the model's columns ``fitted_classes``)
+    in the columns of ``classes`` (sorted): a class the data does not hold, which a model
+    fitted with declared class values may have (LBR takes an ARFF header's), gets no column
+    (the reports name the classes of the data, whatever the model), nor does a class the
+    model has no column for get any probability."""
     proba = np.zeros((len(y_true), len(classes)))
     for idx, p, fitted_classes in parts:
-        cols = np.searchsorted(classes, fitted_classes)
-        proba[np.ix_(idx, cols)] = p
+        fitted_classes = np.asarray(fitted_classes)
+        at = np.minimum(np.searchsorted(classes, fitted_classes), len(classes) - 1)
+        known = classes[at] == fitted_classes
+        proba[np.ix_(idx, at[known])] = np.asarray(p)[:, known]
     return proba
 
 
@@ -392,7 +399,7 @@ def evaluate_split(X_train, y_train, X_test, y_test, model, *, vectorizer=None, 
     if len(np.unique(y_train)) < 2:
         raise InputError("only one class in the training data; need at least two")
     p, fitted = _fit_predict(model, X_train, y_train, X_test, vectorizer, terms)
-    classes = np.union1d(fitted, np.unique(y_test))
+    classes = np.union1d(np.unique(y_train), np.unique(y_test))  # the data's (a model may declare more)
     proba = _collect(y_test, [(np.arange(len(y_test)), p, fitted)], classes)
     pred = classes[np.argmax(proba, axis=1)]
     report = classification_report(y_test, pred, classes,
