@@ -249,8 +249,8 @@ _HOST_END = frozenset("/\"'<>:?#=")
 def _link_hosts(text):
     """``_URL.findall(text)`` with string methods: after each ``://``, the characters up to
     the first whitespace or one of ``/"'<>:?#=``, when there is at least one."""
-    if len(text) > 2048:  # the pattern (linear: a literal, then one character class)
-        return _P.URL.findall(text)
+    if len(text) > 2048 or "URL" in _P.__dict__:  # the pattern (linear: a literal, then one
+        return _P.URL.findall(text)  # character class), on a long text or once compiled
     hosts, pos, n = [], 0, len(text)
     while True:
         i = text.find("://", pos)
@@ -945,9 +945,7 @@ def read_message(data, max_bytes=DEFAULT_MAX_BYTES):
 def _entity(fields, body, mail, depth, budget, top=False):
     """The items of one MIME entity (its content fields and body), recursively."""
     items, cut = mail.items, mail.cut
-    header = {}
-    for k, v in fields:
-        header.setdefault(k, v)
+    header = dict(reversed(fields)) if fields else {}  # the first of a repeated field
     ctype, params = _params(header.get("content-type", "text/plain"), cut)
     if "/" not in ctype or " " in ctype:
         ctype = "text/plain"
