@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from conftest import watchdog
 from textnb.io import mailtokens as mt
 
 DOCUMENTS = [
@@ -26,6 +27,7 @@ DOCUMENTS = [
     "<style>p{}</STYLE >after<script src=http://s.example.com/a.js></script>z",
     "<!DOCTYPE html><?xml x?><!----><!--->--><b>t</b>",
     "x" * 300 + "<b>" + "y" * 300 + "</b><!-- " + "<i>" * 50 + " -->" + "<p>" * 40 + "end",
+    "<a><!>" * 100 + "<p>&amp;</p>" * 20 + "<!-- x -->" * 50 + "tail",  # dense in other constructs, then not
 ]
 
 PIECES = ["<", ">", "<a>", "</a>", "<b href='http://x.example/'>", "<img src=http://i.example/p alt=hi>",
@@ -39,19 +41,22 @@ def fuzz_documents(n, seed=26):
     return ["".join(rng.choice(PIECES) for _ in range(rng.randint(1, 60))) for _ in range(n)]
 
 
-def read_with_window(monkeypatch, window, src):
+def read_with_window(monkeypatch, window, src, dense=1 << 30):
     monkeypatch.setattr(mt, "_HTML_WINDOW", window)
-    return mt.html_text(src)
+    monkeypatch.setattr(mt, "_HTML_DENSE", dense)
+    with watchdog(60):
+        return mt.html_text(src)
 
 
-@pytest.mark.parametrize("window", [2, 3, 5, 17, 64])
-def test_any_window_reads_as_the_step_by_step_reading(monkeypatch, window):
+@pytest.mark.parametrize(("window", "dense"), [(2, 32), (3, 32), (5, 1), (17, 2), (64, 32), (1 << 16, 1),
+                                               (1 << 16, 2), (1 << 16, 32)])
+def test_any_window_reads_as_the_step_by_step_reading(monkeypatch, window, dense):
     """A window of 2 characters sends every construct to the step reading (the bulk
-    never holds a whole tag); other sizes cut tags and texts anywhere: all read alike."""
+    never holds a whole tag); other sizes cut tags and texts anywhere, and a low
+    ``dense`` sends the rest of a window to the step reading early: all read alike."""
     for src in DOCUMENTS + fuzz_documents(400):
-        expected = read_with_window(monkeypatch, 1 << 16, src)
-        assert read_with_window(monkeypatch, window, src) == expected, src
-        assert read_with_window(monkeypatch, 2, src) == expected, src
+        expected = read_with_window(monkeypatch, 2, src)
+        assert read_with_window(monkeypatch, window, src, dense) == expected, src
 
 
 def test_known_readings():
@@ -71,8 +76,8 @@ def test_without_links_the_same_but_hosts(monkeypatch):
 
 def test_the_tag_cap_in_bulk_and_step_by_step(monkeypatch):
     src = "<b>x</b><!---->" * (mt.MAX_HTML_TAGS // 3 + 10) + "tail"
-    for window in (2, 1 << 16):
-        text, _, _, capped = read_with_window(monkeypatch, window, src)
+    for window, dense in ((2, 32), (1 << 16, 32), (1 << 16, 1 << 30)):
+        text, _, _, capped = read_with_window(monkeypatch, window, src, dense)
         assert capped and "tail" not in text and text.count("x") == mt.MAX_HTML_TAGS // 3 + 1
 
 
@@ -96,5 +101,6 @@ def test_each_character_is_split_a_bounded_number_of_times(monkeypatch, unit):
     counting = _CountingSplit(mt._P.NEXT_TAG)
     monkeypatch.setattr(mt._P, "NEXT_TAG", counting)
     src = unit * (300_000 // len(unit)) + "<b>tail</b>"
-    mt.html_text(src)
+    with watchdog(60):
+        mt.html_text(src)
     assert counting.chars <= 3 * len(src) + 2 * mt._HTML_WINDOW, counting.chars / len(src)

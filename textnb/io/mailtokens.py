@@ -618,6 +618,9 @@ _RAW_TAGS = frozenset({"script", "style"})  # their content is not HTML: skipped
 _BLOCK_TAGS = frozenset({"p", "br", "div", "tr", "td", "li", "h1", "h2", "h3", "table"})
 #: characters of an HTML document :func:`html_text` splits at once (see there)
 _HTML_WINDOW = 1 << 16
+#: after this many stops of the bulk reading in a window, averaging under 2 simple tags
+#: each, :func:`html_text` reads the rest of the window one construct at a time
+_HTML_DENSE = 32
 #: the other start tags :func:`html_text`'s ``opened`` acts on
 _OPENED_TAGS = frozenset({"img"}) | _RAW_TAGS | _SKIP_TAGS
 
@@ -785,9 +788,9 @@ def _html_text(src, links):
     # split from the first match at or after where that left off, when no match of the
     # split straddles that point (a straddled window is split again from there). The last
     # text of a window that does not reach the end may hold the start of a tag the window
-    # cut: it is read again with the next window (of twice the length if the window held
-    # no whole match). Every character is split at most twice (or log(n) times in a long
-    # text), so the reading stays linear.
+    # cut: it is read again with the next window (a window without any match goes to
+    # `step`, which searches the whole document once). Every character is split at most
+    # twice, so the reading stays linear.
     window = _HTML_WINDOW
     while pos < n:
         base = pos
@@ -796,6 +799,7 @@ def _html_text(src, links):
         count = len(parts)
         it = iter(parts)
         i = off = 0  # the index in parts of the next match's text, and where that text starts
+        rounds = bulk = 0  # bulk readings stopped in this window, and the simple tags they read
         while True:
             done, stopped, jump = tags, False, None
             for chunk, end_tag, tag, attrs in zip(it, it, it, it):
@@ -831,10 +835,10 @@ def _html_text(src, links):
                     pos = n
                 elif k or i:
                     pos = base + off + sum(map(len, parts[i:-1])) + 2 * k
-                    window = _HTML_WINDOW
-                else:  # no whole match in the window: a longer one (for this text only)
-                    window *= 2
+                else:  # no match in the window: the text up to the next construct, and that
+                    pos = step(pos)
                 break
+            rounds, bulk = rounds + 1, bulk + k
             if jump is None:  # the '<' of the construct; the next match's text after its 2 characters
                 e = off + sum(map(len, parts[i:i + 4 * k + 1])) + 2 * k
                 pos, e, j = step(base + e), e + 2, i + 4 * k + 4
@@ -853,11 +857,18 @@ def _html_text(src, links):
                     j += 4
                 if e > y or j + 3 >= count or parts[j + 2] is not None:
                     break
+                if rounds >= _HTML_DENSE and bulk < 2 * rounds:  # (step by step below)
+                    break
                 # another construct at once: its text, then step() (no bulk round for it)
                 start = e + len(parts[j])
                 data(parts[j][y - e:])
-                pos, e, j = step(base + start), start + 2, j + 4
+                pos, e, j, rounds = step(base + start), start + 2, j + 4, rounds + 1
             if pos >= n or e > y or j + 3 >= count:  # (a match straddles pos, or none is left: split again)
+                break
+            if rounds >= _HTML_DENSE and bulk < 2 * rounds:  # other constructs every tag or two:
+                end = min(base + window, n)
+                while pos < end:  # step by step to the window's end (cheaper there)
+                    pos = step(pos)
                 break
             parts[j] = parts[j][y - e:]  # the text from pos to the match
             consumed = (j - i) - 4 * (k + (jump is None))  # parts the loop above has not taken yet
