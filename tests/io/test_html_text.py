@@ -104,3 +104,19 @@ def test_each_character_is_split_a_bounded_number_of_times(monkeypatch, unit):
     with watchdog(60):
         mt.html_text(src)
     assert counting.chars <= 3 * len(src) + 2 * mt._HTML_WINDOW, counting.chars / len(src)
+
+
+def test_link_hosts_by_either_reading_are_the_url_pattern(monkeypatch):
+    """``_link_hosts`` scans with string methods until the URL pattern is compiled, then uses
+    it: both give the pattern's findall (also under tests/apps/test_spamlite.py, slow)."""
+    import re
+
+    url = re.compile(mt._SOURCES["URL"])
+    rng = random.Random(30)
+    pieces = [":", "/", "://", "a", "b.c", ".", " ", "\n", "\x85", "=", "?", "'", '"', "<", "#", "\u2028", "é"]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 30))) for _ in range(2000)]
+    monkeypatch.delattr(mt._P, "URL", raising=False)  # not compiled: the string scan
+    assert [mt._link_hosts(t) for t in texts] == [url.findall(t) for t in texts]
+    assert "URL" not in vars(mt._P)
+    mt._P.URL  # noqa: B018 - compiled: the pattern
+    assert [mt._link_hosts(t) for t in texts] == [url.findall(t) for t in texts]
