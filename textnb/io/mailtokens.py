@@ -57,7 +57,7 @@ exception of ``spamfilter``'s signal handler (exit codes 130 / 3).
 """
 
 import binascii
-from itertools import repeat as _repeat
+from itertools import islice as _islice, repeat as _repeat
 try:
     from _operator import is_not as _is_not  # (the C function: operator imports more)
 except ImportError:  # pragma: no cover - not CPython
@@ -249,8 +249,8 @@ _HOST_END = frozenset("/\"'<>:?#=")
 def _link_hosts(text):
     """``_URL.findall(text)`` with string methods: after each ``://``, the characters up to
     the first whitespace or one of ``/"'<>:?#=``, when there is at least one."""
-    if len(text) > 2048:  # the pattern (linear: a literal, then one character class)
-        return _P.URL.findall(text)
+    if len(text) > 2048 or "URL" in _P.__dict__:  # the pattern (linear: a literal, then one
+        return _P.URL.findall(text)  # character class), on a long text or once compiled
     hosts, pos, n = [], 0, len(text)
     while True:
         i = text.find("://", pos)
@@ -616,6 +616,11 @@ def _split_parts(body, boundary):
 _SKIP_TAGS = frozenset({"head", "title"})
 _RAW_TAGS = frozenset({"script", "style"})  # their content is not HTML: skipped whole
 _BLOCK_TAGS = frozenset({"p", "br", "div", "tr", "td", "li", "h1", "h2", "h3", "table"})
+#: characters of an HTML document :func:`html_text` splits at once (see there)
+_HTML_WINDOW = 1 << 16
+#: after this many stops of the bulk reading in a window, averaging under 2 simple tags
+#: each, :func:`html_text` reads the rest of the window one construct at a time
+_HTML_DENSE = 32
 #: the other start tags :func:`html_text`'s ``opened`` acts on
 _OPENED_TAGS = frozenset({"img"}) | _RAW_TAGS | _SKIP_TAGS
 
@@ -668,6 +673,12 @@ def html_text(src):
     decoded; a ``<`` that starts no tag is text, and a construct never closed is text up
     to the next ``>`` (or ``<``).
     """
+    return _html_text(src, True)
+
+
+def _html_text(src, links):
+    """:func:`html_text`; without ``links`` the hosts are not looked for (an empty list):
+    ``_leaf`` takes them from the whole document when it holds ``://``."""
     import html
 
     lower = src.lower()
@@ -675,20 +686,21 @@ def html_text(src):
     text, hosts, images, skip = [], [], 0, 0
     pos, n, tags, capped = 0, len(src), 0, False
     unescape = html.unescape
-    next_tag, attr, link_host = _P.NEXT_TAG.search, _P.ATTR.finditer, _P.URL.search
+    split, next_tag, attr, link_host = _P.NEXT_TAG.split, _P.NEXT_TAG.search, _P.ATTR.findall, _P.URL.search
 
     def data(chunk):
         if chunk and not skip:
             text.append(unescape(chunk) if "&" in chunk else chunk)
 
-    def attributes(start, end):
-        for a in attr(src, start, end):
-            name, double, single, bare = a.groups()
-            value = double if double is not None else single if single is not None else bare
+    def attributes(attrs):
+        for name, double, single, bare in attr(attrs):  # (findall: "" for a value not there)
+            value = double or single or bare
             if not value:
                 continue
             name = name.lower()
             if name in ("href", "src", "action"):
+                if not links:
+                    continue
                 value = unescape(value).strip().lower()
                 if value.startswith(("http://", "https://", "ftp://")):
                     host = link_host(value, 0, 300)  # the first of _link_hosts(value[:300])
@@ -719,67 +731,149 @@ def html_text(src):
         data(src[lt:end])
         return end
 
-    while pos < n:
+    def step(pos):
+        """Read the text from ``pos`` and the construct after it; where reading goes on."""
+        nonlocal tags, skip, capped
         m = next_tag(src, pos)  # a simple tag (SIMPLE_TAG), or where another construct opens
         if m is None:
-            break
+            data(src[pos:])
+            return n
         lt, after = m.span()
-        if lt > pos and not skip:  # data(src[pos:lt]), inline: this loop runs once per tag
-            chunk = src[pos:lt]
-            text.append(unescape(chunk) if "&" in chunk else chunk)
+        data(src[pos:lt])
         if tags >= MAX_HTML_TAGS:
-            capped, pos = True, n
-            break
+            capped = True
+            return n
         end_tag, tag, attrs = m.groups()
-        if tag is not None:  # the common case, in one match (the same reading as below)
+        if tag is not None:  # a simple tag (as in the bulk reading)
             tags += 1
-            pos = after
-            if end_tag:  # an end tag
+            if end_tag:
                 if skip and tag.lower() in _SKIP_TAGS:
                     skip -= 1
-                continue
-            tag = tag.lower()
+                return after
             if "=" in attrs:
                 low = attrs.lower()
-                if "href" in low or "src" in low or "action" in low or "alt" in low or "title" in low:
-                    attributes(m.start(3), m.end(3))
-            if tag in _BLOCK_TAGS:  # opened(tag, pos) for the common tags, inline
-                text.append("\n")
-            elif tag in _OPENED_TAGS:
-                pos = opened(tag, pos)
-            continue
+                if "alt" in low or "title" in low or links and ("href" in low or "src" in low or "action" in low):
+                    attributes(attrs)
+            return opened(tag.lower(), after)
         if find(">", lt + 1) < 0:  # nothing after can close: the rest is text
             data(src[lt:])
-            pos = n
-            break
+            return n
         nxt = src[lt + 1:lt + 2]
         if src.startswith("<!--", lt):
             end = find("-->", lt + 4)
-            pos = unclosed(lt) if end < 0 else end + 3
             tags += 1
-            continue
+            return unclosed(lt) if end < 0 else end + 3
         if nxt in ("!", "?", "/"):
             m = _P.TAG_NAME.match(src, lt + 2) if nxt == "/" else None
             gt = _tag_end(src, m.end(), find) if m else find(">", lt + 1)
             if gt < 0:
-                pos = unclosed(lt)
-                continue
+                return unclosed(lt)
             tags += 1
-            pos = gt + 1
             if m and m.group().lower() in _SKIP_TAGS and skip:
                 skip -= 1
-            continue
+            return gt + 1
         m = _P.TAG_NAME.match(src, lt + 1)
         gt = _tag_end(src, m.end(), find)
         if gt < 0:
-            pos = unclosed(lt)
-            continue
+            return unclosed(lt)
         tags += 1
-        pos = gt + 1
-        attributes(m.end(), gt)
-        pos = opened(m.group().lower(), pos)
-    if pos < n:
-        data(src[pos:])
+        attributes(src[m.end():gt])
+        return opened(m.group().lower(), gt + 1)
+
+    # The simple tags (most of a document) are read in bulk: NEXT_TAG.split of a window of
+    # the document gives, per match, (text before it, "/" or "", name, attributes) for a
+    # simple tag and None groups where another construct opens (its '<' and next character).
+    # Such a construct, and a script or style start tag, stop the bulk reading: `step`
+    # (or `opened`) reads it on the whole document, then the bulk reading goes on in the same
+    # split from the first match at or after where that left off, when no match of the
+    # split straddles that point (a straddled window is split again from there). The last
+    # text of a window that does not reach the end may hold the start of a tag the window
+    # cut: it is read again with the next window (a window without any match goes to
+    # `step`, which searches the whole document once). Every character is split at most
+    # twice, so the reading stays linear.
+    window = _HTML_WINDOW
+    while pos < n:
+        base = pos
+        parts = split(src[base:base + window])
+        last = base + window >= n
+        count = len(parts)
+        it = iter(parts)
+        i = off = 0  # the index in parts of the next match's text, and where that text starts
+        rounds = bulk = 0  # bulk readings stopped in this window, and the simple tags they read
+        while True:
+            done, stopped, jump = tags, False, None
+            for chunk, end_tag, tag, attrs in zip(it, it, it, it):
+                if chunk and not skip:  # data(chunk), inline: this loop runs once per tag
+                    text.append(unescape(chunk) if "&" in chunk else chunk)
+                if tag is None or tags >= MAX_HTML_TAGS:
+                    stopped = True  # another construct (or the cap): step() from its '<'
+                    break
+                tags += 1
+                if end_tag:  # an end tag
+                    if skip and tag.lower() in _SKIP_TAGS:
+                        skip -= 1
+                    continue
+                tag = tag.lower()
+                if "=" in attrs:
+                    low = attrs.lower()
+                    if "alt" in low or "title" in low or links and ("href" in low or "src" in low or "action" in low):
+                        attributes(attrs)
+                if tag in _BLOCK_TAGS:  # opened(tag, pos) for the common tags, inline
+                    text.append("\n")
+                elif tag in _OPENED_TAGS:
+                    if tag in _RAW_TAGS:  # its content is skipped by opened(), from the tag's end
+                        stopped, jump = True, tag
+                        break
+                    if tag == "img":
+                        images += 1
+                    else:
+                        skip += 1
+            k = tags - done  # the simple tags read (each 2 characters more than its groups)
+            if not stopped:  # the window's matches are read
+                if last:
+                    data(parts[-1])
+                    pos = n
+                elif k or i:
+                    pos = base + off + sum(map(len, parts[i:-1])) + 2 * k
+                else:  # no match in the window: the text up to the next construct, and that
+                    pos = step(pos)
+                break
+            rounds, bulk = rounds + 1, bulk + k
+            if jump is None:  # the '<' of the construct; the next match's text after its 2 characters
+                e = off + sum(map(len, parts[i:i + 4 * k + 1])) + 2 * k
+                pos, e, j = step(base + e), e + 2, i + 4 * k + 4
+            else:  # the end of the script or style start tag
+                e = off + sum(map(len, parts[i:i + 4 * k])) + 2 * k
+                pos, j = opened(jump, base + e), i + 4 * k
+            # go on in this split from the first match at or after pos
+            while pos < n:
+                y = pos - base
+                while j + 3 < count:
+                    start = e + len(parts[j])
+                    if start >= y or e > y:
+                        break
+                    e = start + 2 + (len(parts[j + 1]) + len(parts[j + 2]) + len(parts[j + 3])
+                                     if parts[j + 2] is not None else 0)
+                    j += 4
+                if e > y or j + 3 >= count or parts[j + 2] is not None:
+                    break
+                if rounds >= _HTML_DENSE and bulk < 2 * rounds:  # (step by step below)
+                    break
+                # another construct at once: its text, then step() (no bulk round for it)
+                start = e + len(parts[j])
+                data(parts[j][y - e:])
+                pos, e, j, rounds = step(base + start), start + 2, j + 4, rounds + 1
+            if pos >= n or e > y or j + 3 >= count:  # (a match straddles pos, or none is left: split again)
+                break
+            if rounds >= _HTML_DENSE and bulk < 2 * rounds:  # other constructs every tag or two:
+                end = min(base + window, n)
+                while pos < end:  # step by step to the window's end (cheaper there)
+                    pos = step(pos)
+                break
+            parts[j] = parts[j][y - e:]  # the text from pos to the match
+            consumed = (j - i) - 4 * (k + (jump is None))  # parts the loop above has not taken yet
+            next(_islice(it, consumed, consumed), None)
+            i, off = j, y
     return "".join(text), hosts, images, capped
 
 
@@ -862,9 +956,7 @@ def read_message(data, max_bytes=DEFAULT_MAX_BYTES):
 def _entity(fields, body, mail, depth, budget, top=False):
     """The items of one MIME entity (its content fields and body), recursively."""
     items, cut = mail.items, mail.cut
-    header = {}
-    for k, v in fields:
-        header.setdefault(k, v)
+    header = dict(reversed(fields)) if fields else {}  # the first of a repeated field
     ctype, params = _params(header.get("content-type", "text/plain"), cut)
     if "/" not in ctype or " " in ctype:
         ctype = "text/plain"
@@ -964,10 +1056,11 @@ def _leaf(ctype, params, header, body, mail, top):
     hosts, images = [], 0
     if ctype == "text/html":
         raw = text
-        text, hosts, images, capped = html_text(raw)
+        links = "://" not in raw  # else the hosts of the whole document (links written as text too)
+        text, hosts, images, capped = _html_text(raw, links)
         if capped:
             cut.add("htmltags")
-        if "://" in raw:  # hosts of links written as text too
+        if not links:
             hosts = _link_hosts(raw.lower())
     elif "://" in text:
         hosts = _link_hosts(text.lower())
