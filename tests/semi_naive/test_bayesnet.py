@@ -1,6 +1,7 @@
 """Tests of textnb.semi_naive.bayesnet: BayesNetClassifier (given DAG) and TAN."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -575,3 +576,32 @@ def test_cmi_takes_a_dense_or_sparse_weighted_indicator():
     sparse = conditional_mutual_information(X, Y, [3] * 4)
     dense = conditional_mutual_information(X, Y.toarray(), [3] * 4)
     assert np.array_equal(sparse, dense) and np.all(sparse >= 0) and sparse[0, 1] > 0
+
+
+def test_cli_structure_error_names_the_structure_file_once_and_inspect_reads_apnbc_around_tan(tmp_path):
+    """A structure naming an unknown node: one line naming the structure file (train named
+    the ARFF file too: 's.json: data.arff: ...'); ``inspect`` of ``--model tan --adjust``
+    shows the tree and the class weights (was 'cannot inspect an APNBC model')."""
+    import io
+
+    from textnb.cli.commands import main
+
+    def cli(*argv):
+        out, err = io.StringIO(), io.StringIO()
+        return main([str(a) for a in argv], stdout=out, stderr=err), out.getvalue(), err.getvalue()
+
+    arff = Path(__file__).resolve().parents[2] / "corpora" / "weather.nominal.arff"
+    structure = tmp_path / "s.json"
+    structure.write_text(json.dumps({"parents": {"nosuch": ["class"]}}))
+    for cmd in (["train", arff, "-o", tmp_path / "b.tnb"], ["evaluate", arff, "--cv", "2"]):
+        rc, _, err = cli(*cmd, "--model", "bn", "--structure", structure)
+        assert rc == 1 and err.startswith(f"textnb: error: {structure}: structure names an unknown node 'nosuch'")
+        assert str(arff) not in err and err.count("\n") == 1
+    assert cli("train", arff, "--model", "tan", "--adjust", "-o", tmp_path / "a.tnb")[0] == 0
+    rc, text, err = cli("inspect", tmp_path / "a.tnb")
+    assert rc == 0, err
+    assert text.startswith("model: APNBC(TAN)\nTAN tree") and "APNBC class weights" in text
+    rc, out, err = cli("inspect", tmp_path / "a.tnb", "--json")
+    info = json.loads(out)
+    assert info["model"] == "APNBC(TAN)" and set(info["apnbc_weights"]) == {"yes", "no"}
+    assert {"outlook", "temperature", "humidity", "windy"} <= set(info["structure"])

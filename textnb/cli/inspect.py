@@ -86,29 +86,36 @@ def _print_weights(weights, out):
             print(f"  {c}: {w['weight']:.6g} ({w['log_weight']:.4f})", file=out)
 
 
-def _inspect_network(args, model, out):
+def _inspect_network(args, outer, model, weights, out):
+    """A TAN or Bayesian network ``model`` (``outer`` itself, or inside APNBC: then with its
+    class ``weights``)."""
     if args.plot:
         model.plot_structure(args.plot)
+    name = _kind(outer) if outer is model else f"{_kind(outer)}({_kind(model)})"
     if args.json:
-        print(dumps({"model": _kind(model), "classes": [str(c) for c in model.classes_],
-                          "structure": {k: list(v) for k, v in model.structure_.items()},
-                          "plot": args.plot}), file=out)
+        info = {"model": name, "classes": [str(c) for c in model.classes_],
+                "structure": {k: list(v) for k, v in model.structure_.items()}, "plot": args.plot}
+        if weights:
+            info["apnbc_weights"] = weights
+        print(dumps(info), file=out)
         return 0
-    print(f"model: {_kind(model)}", file=out)
+    print(f"model: {name}", file=out)
     print(model.structure_text(), file=out)
+    _print_weights(weights, out)
     if args.plot:
         print(f"structure plot: {args.plot}", file=out)
     return 0
 
 
 def _inspect_table(args, model, out):
-    if hasattr(model, "structure_"):
-        return _inspect_network(args, model, out)
-    if args.plot:
-        raise InputError(f"{args.model}: --plot draws the structure of a tan or bn model")
     from textnb.evaluation.explain import apnbc_weights
 
     weights = apnbc_weights(model)
+    network = find(model, lambda m: hasattr(m, "structure_"))  # itself, or inside APNBC
+    if network is not None:
+        return _inspect_network(args, model, network, weights, out)
+    if args.plot:
+        raise InputError(f"{args.model}: --plot draws the structure of a tan or bn model")
     inner = find(model, lambda m: hasattr(m, "describe"))  # inside APNBC, Discretized, ...
     if inner is None:
         raise InputError(f"{args.model}: cannot inspect {a_kind(_kind(model))} model")

@@ -148,13 +148,14 @@ def _model_name(model, steps):
 
 
 @contextlib.contextmanager
-def _naming(source):
+def _naming(source, structure=None):
     """An :class:`InputError` about the data (e.g. a column too large to model) as one
-    line that names the file it came from."""
+    line that names the file it came from (one about the ``structure`` file already names
+    that file: :func:`~textnb.cli.options.structure_errors`)."""
     try:
         yield
     except InputError as exc:
-        if str(exc).startswith(f"{source}:"):
+        if str(exc).startswith(f"{source}:") or (structure and str(exc).startswith(f"{structure}:")):
             raise
         raise InputError(f"{source}: {exc}") from None
 
@@ -169,7 +170,7 @@ def _train_table(args, opts, table, start, out):
         which = "--adjust" if opts.adjust else f"--lazy {opts.lazy}" if opts.lazy else type(model).__name__
         raise InputError(f"{table.source}: its rows carry instance weights, which {which} does not learn from; "
                          "remove the weights or train another model")
-    with structure_errors(args), _naming(table.source):
+    with _naming(table.source, args.structure), structure_errors(args):
         if table.sample_weight is None:
             model.fit(table.X, table.y)
         else:
