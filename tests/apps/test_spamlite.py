@@ -140,7 +140,13 @@ def test_pieces_of_any_text_are_the_word_pattern(text):
 @given(st.lists(st.sampled_from([":", "/", "://", "a", ".", " ", "\n", "\x85", "=", "?", "'", '"', "<", "#", "\u2028"]),
                 max_size=20).map("".join))
 def test_link_hosts_are_the_url_pattern(text):
-    assert mt._link_hosts(text) == mt._URL.findall(text)
+    want = mt._URL.findall(text)
+    compiled = vars(mt._P).pop("URL", None)  # not compiled: _link_hosts scans with string methods
+    try:
+        assert mt._link_hosts(text) == want
+    finally:
+        if compiled is not None:
+            mt._P.URL = compiled
 
 
 @pytest.mark.slow
