@@ -309,7 +309,8 @@ def decode_compact(payload):
     if fisher:  # ln f, ln(1 - f) for f in [1e-9, 1 - 1e-9]; |f - 1/2| <= 1/2
         _finite_within(weights[0], -21.0, 0.0)
         _finite_within(weights[1], -21.0, 0.0)
-        _finite_within(weights[2], 0.0, 0.5)
+        if max_tokens:  # |f - 1/2| ranks the tokens only under max_tokens (else never read)
+            _finite_within(weights[2], 0.0, 0.5)
     else:
         _finite_within(weights[0], -1e6, 1e6)
     text = str(view[start + 8 * n_arrays * n:], "utf-8", "surrogatepass")
