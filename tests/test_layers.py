@@ -11,6 +11,7 @@ happens when a file of that kind is read, never when a module is loaded).
 """
 
 import ast
+import functools
 import pathlib
 
 import pytest
@@ -30,9 +31,15 @@ def _modules():
         yield ".".join(parts), path
 
 
+@functools.cache
+def _tree(path):
+    """The file's syntax tree, parsed once for every test."""
+    return ast.parse(path.read_text(), str(path))
+
+
 def _imports(name, path):
     """(imported module, line) for every import in the file, at any depth."""
-    tree = ast.parse(path.read_text(), str(path))
+    tree = _tree(path)
     is_package = path.name == "__init__.py"
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -52,7 +59,7 @@ def _imports(name, path):
 
 def _string_imports(path):
     """(module, line) for every string constant naming a textnb module: an import by name."""
-    tree = ast.parse(path.read_text(), str(path))
+    tree = _tree(path)
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in MODULES \
                 and node.value != "textnb":  # (the program's name)
@@ -74,7 +81,12 @@ def _layer(module):
     return LAYERS.index(parts[1])
 
 
+@functools.cache
 def _project_edges():
+    return tuple(_edges())
+
+
+def _edges():
     for name, path in MODULES.items():
         for target, line in _imports(name, path):
             # a module's own packages run before it anyway ("from textnb.x import y" inside textnb.x.z)

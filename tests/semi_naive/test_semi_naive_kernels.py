@@ -12,7 +12,7 @@ from textnb.semi_naive.aode import AODE
 from textnb.semi_naive.aode_kernel import AODEKernel
 from textnb.semi_naive.bayesnet import TAN, BayesNetClassifier
 from textnb.semi_naive.bayesnet_kernel import BayesNetKernel, TANKernel
-from conftest import assert_kernel_is_the_estimator, cli, cli_subprocess, one_error_line
+from conftest import assert_kernel_is_the_estimator, cli, cli_subprocess, one_error_line, quick_first
 
 REPO = Path(__file__).resolve().parents[2]
 WEATHER = REPO / "corpora" / "weather.numeric.arff"
@@ -269,7 +269,7 @@ def test_binomial_cdf_is_the_correctly_rounded_sum(n):
 
 
 @pytest.mark.skipif(not WEATHER.exists(), reason="bundled weather table missing")
-@pytest.mark.parametrize("extra", [(), ("--model", "aode"), ("--model", "tan"), ("--lazy", "hlbr")])
+@pytest.mark.parametrize("extra", quick_first([(), ("--model", "aode"), ("--model", "tan"), ("--lazy", "hlbr")], keep=2))
 def test_cli_adjust_train_and_predict_import_no_sklearn(tmp_path, extra):
     path = tmp_path / "w.tnb"
     status, out = cli_subprocess("train", WEATHER, "--adjust", "--significance", "1", *extra, "-o", path)

@@ -17,7 +17,7 @@ from textnb.core.model_io import read_nodes, save
 from textnb.meta.registry import ModelOptions, make_text_classifier
 from textnb.text.scorer import CalibrationMap, SelectColumns, TextScorer, WeighCells, scorer_from_file
 
-from conftest import CORPORA, REPO
+from conftest import CORPORA, REPO, quick_first
 
 BBC = Path("/work/corpora/bbc_news")
 
@@ -71,7 +71,7 @@ def _assert_scorer_is_load(path, queries):
     return scorer
 
 
-@pytest.mark.parametrize("case", sorted(OPTIONS))
+@pytest.mark.parametrize("case", quick_first(sorted(OPTIONS), keep=4))
 def test_wrapped_sms_models_score_as_the_loaded_estimator(case, tmp_path):
     opts, transforms, calibrated = OPTIONS[case]
     path = tmp_path / "m.tnb"
@@ -94,8 +94,9 @@ def _bbc():
 
 
 @pytest.mark.skipif(not BBC.is_dir(), reason="/work/corpora/bbc_news is not unpacked here")
-@pytest.mark.parametrize("case", ["weighting", "select-ig-multinomial", "calibrate-sigmoid",
-                                  "calibrate-isotonic-multinomial", "auto", "select-weighting-calibrate"])
+@pytest.mark.parametrize("case", quick_first(["weighting", "select-ig-multinomial", "calibrate-sigmoid",
+                                              "calibrate-isotonic-multinomial", "auto", "select-weighting-calibrate"],
+                                             keep=2))
 def test_wrapped_bbc_models_score_as_the_loaded_estimator(case, tmp_path):
     """Five classes: the one-vs-rest calibration maps, normalised."""
     docs, labels = _bbc()

@@ -10,7 +10,7 @@ from textnb import BernoulliNB, ComplementNB, MultinomialNB, TextClassifier, Vec
 from textnb.cli.commands import main
 from textnb.io.corpus import open_corpus
 
-from conftest import CORPORA
+from conftest import CORPORA, quick_first
 
 SMS = CORPORA / "sms_spam" / "SMSSpamCollection.tsv"
 
@@ -107,7 +107,7 @@ def sms_part(tmp_path_factory):
     return path
 
 
-@pytest.mark.parametrize("flags", WRAPPED, ids=" ".join)
+@pytest.mark.parametrize("flags", quick_first(WRAPPED, keep=3), ids=" ".join)
 def test_wrapped_models_train_without_estimators_to_the_estimators_file(flags, sms_part, tmp_path, monkeypatch):
     """--binary / --select / --weighting / --model auto / --calibrate: train_text_model writes the file (and prints the
     summary) the estimators write, byte for byte."""
