@@ -29,7 +29,7 @@ def _estimator_output(monkeypatch, *args):
     return rc, out, err
 
 
-@pytest.mark.parametrize("table, options", quick_first(MODELS, keep=3, unpack=True))
+@pytest.mark.parametrize("table, options", quick_first(MODELS, keep=2, unpack=True))
 def test_inspect_and_explain_read_the_kernels(tmp_path, monkeypatch, table, options):
     path = tmp_path / "m.tnb"
     assert cli("train", table, *options, "-o", path)[0] == 0
@@ -124,11 +124,11 @@ def test_merge_of_count_text_models_reads_their_nodes(tmp_path, monkeypatch, opt
 
 
 @pytest.mark.skipif(not SMS.exists(), reason="bundled SMS collection missing")
-@pytest.mark.parametrize("options", [(), ("--model", "multinomial", "--binary"), ("--model", "bernoulli"),
-                                     ("--model", "complement", "--norm"),
-                                     ("--model", "discriminative", "--alpha", "0.3"),
-                                     ("--weighting", "--select", "chi2:300", "--calibrate", "sigmoid"),
-                                     ("--model", "multinomial", "--select", "ig:200", "--binary")])
+@pytest.mark.parametrize("options", quick_first([(), ("--weighting", "--select", "chi2:300", "--calibrate", "sigmoid"),
+                                                 ("--model", "multinomial", "--binary"), ("--model", "bernoulli"),
+                                                 ("--model", "complement", "--norm"),
+                                                 ("--model", "discriminative", "--alpha", "0.3"),
+                                                 ("--model", "multinomial", "--select", "ig:200", "--binary")], keep=2))
 def test_explain_of_a_count_text_model_reads_its_scorer(tmp_path, monkeypatch, options):
     """``textnb predict MODEL DOCS --explain`` of a text model of a count model explains from
     the model file's linear scorer (explain_scored: no scikit-learn) what the estimator
@@ -207,7 +207,8 @@ def test_adjust_on_cv_is_seeded(tmp_path):
 
 
 @pytest.mark.skipif(not SMS.exists(), reason="bundled SMS collection missing")
-@pytest.mark.parametrize("options", [(), ("--model", "bernoulli"), ("--select", "chi2:300", "--calibrate", "sigmoid")])
+@pytest.mark.parametrize("options", quick_first([(), ("--select", "chi2:300", "--calibrate", "sigmoid"),
+                                                 ("--model", "bernoulli")], keep=2))
 def test_predict_lines_reads_the_scorer(tmp_path, monkeypatch, options):
     """``predict --lines`` (plain, ranked as fastText's predict-prob, JSON, explained) of a
     linear text model scores from the model file's scorer, without scikit-learn, and prints
