@@ -27,8 +27,8 @@ def add_parser(sub):
     p.add_argument("--seed", type=seed, default=0, metavar="S", help=f"seed of the folds (default 0; {seed.range})")
     p.add_argument("--test", metavar="PATH", help="a separate test corpus")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--plot", metavar="FILE.png", help="draw the confusion matrix, the reliability diagram of the probabilities and, for two "
-                        "classes, the ROC curve, as a PNG")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the confusion matrix, the reliability diagram of the "
+                   "probabilities and, for two classes, the ROC curve, as a PNG")
     add_model_and_input_options(p)
     p.set_defaults(handler=run)
     return p

@@ -69,7 +69,7 @@ def run(args, out, err):
         if isinstance(model, ModelNode):
             raise InputError(_text_refusal(path, model.state["model_"].kind))
     kinds = ["TextClassifier" if isinstance(m, CountTextModel) else kind_of(m) for m in models]
-    for path, kind in zip(args.models[1:], kinds[1:]):  # a text model with a table model: from the files
+    for path, kind in zip(args.models[1:], kinds[1:]):  # the one kind check, before any estimator is built
         if kind != kinds[0]:
             raise InputError(f"{path}: cannot merge {a_kind(kind)} model into {args.models[0]}, {a_kind(kinds[0])} one")
     if not all(isinstance(m, CountTextModel) for m in models):  # with another text model: the estimators
@@ -79,10 +79,6 @@ def run(args, out, err):
         if refusal:
             raise InputError(refusal)
     merged = models[0]
-    for path, other in zip(args.models[1:], models[1:]):
-        if type(other) is not type(merged):
-            raise InputError(f"{path}: cannot merge {a_kind(kind_of(other))} model into {args.models[0]}, "
-                             f"{a_kind(kind_of(merged))} one")
     if len(models) > 1 and not merges_exactly(merged):
         print(f"textnb: warning: {args.models[0]}: DiscriminativeNB models (the default) do not merge exactly: "
               f"the result is not the model trained on all the parts (train with --model multinomial, "

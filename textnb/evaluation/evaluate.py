@@ -98,8 +98,8 @@ def roc(y_true, score, positive, max_points=ROC_POINTS):
     Returns ``{"positive", "auc", "fpr", "tpr"}``, or None when one of the two kinds is
     missing from ``y_true``. ``auc`` is the probability that a positive document scores
     above a negative one, ties counted half (the Mann-Whitney statistic over midranks:
-    the area under the step curve through every distinct score, as scikit-learn's
-    ``roc_auc_score``); ``fpr`` / ``tpr`` are the curve's corners from (0, 0) to (1, 1),
+    the area under the curve through the corners of the distinct scores, straight across
+    a tie, as scikit-learn's ``roc_auc_score``); ``fpr`` / ``tpr`` are the curve's corners from (0, 0) to (1, 1),
     thinned to at most ``max_points`` evenly spaced ones (the ends kept), for a plot.
     """
     y_true, score = np.asarray(y_true), np.asarray(score, dtype=np.float64)

@@ -21,7 +21,6 @@ import numpy as np
 
 from textnb.core.model_schema import (N_FEATURES, TEMPLATE, Array, Attributes, Choice, Int, ListOf, Model, OneOf,
                                       Optional, Reals, Str)
-from textnb.core.registry import kind_of
 from textnb.io.frames import encodable, encode_frame, frame_attributes, is_frame
 from textnb.io.tables import Attribute, check_no_text
 from textnb.naive_bayes.cut_points import (apply_cut_points, equal_frequency_cut_points, equal_width_cut_points,
@@ -160,18 +159,19 @@ class DiscretizedKernel(TableKernel):
                                     "used per row).")
 
     # -- inspection ------------------------------------------------------------------------
+    @property
     def describe(self):
         """The fitted model as plain data (JSON-serialisable), for ``textnb inspect``: the
         wrapped model's ``describe()`` (its attributes are the discretised ones, their values
         the intervals), each numeric attribute marked ``"kind": "numeric"`` with its
-        ``cut_points`` and how they were found; a wrapped model without ``describe`` gives
-        the classes and the attributes' intervals alone."""
-        inner = getattr(self.estimator_, "describe", None)
-        info = inner() if callable(inner) else {
-            "model": kind_of(self.estimator_), "classes": [str(c) for c in self.classes_],
-            "class_count": [float(n) for n in getattr(self.estimator_, "class_count_", [])],
-            "attributes": [{"name": a.name, "kind": "nominal", "model": "nominal", "values": list(a.values)}
-                           for a in self.nominal_attributes_]}
+        ``cut_points`` and how they were found. Only when the wrapped model describes itself
+        (else no attribute, as ``predict_log_odds``: ``inspect`` then looks inside)."""
+        inner = getattr(getattr(self, "estimator_", None), "describe", None)
+        if not callable(inner):
+            raise AttributeError(f"{type(self).__name__} around this model has no describe")
+        return lambda: self._described(inner())
+
+    def _described(self, info):
         info["discretization"] = self.numeric
         for a, cuts in zip(info["attributes"], self.cut_points_):
             if cuts is not None:

@@ -966,14 +966,13 @@ class LBRKernel(TableKernel):
         for j, name in enumerate(self.attribute_names_):
             k = int(self.n_values_[j])
             present = codes[:, j] >= 0
-            counts = np.zeros((len(classes), k), dtype=np.int64)
-            np.add.at(counts, (y[present], codes[present, j]), 1)
+            counts = CountTable(len(classes), k).add_codes(codes[present, j:j + 1], y[present]).feature_count
             values = [str(v) for v in self.value_names_[j]]
             values += [f"#{i}" for i in range(len(values), k)]  # an attribute with no value seen
             attributes.append({
                 "name": str(name), "kind": "nominal",
                 "model": "nominal" + ("" if j in candidates else ", not a rule candidate"),
-                "values": values, "counts": {c: counts[i].tolist() for i, c in enumerate(classes)},
+                "values": values, "counts": {c: [int(v) for v in counts[i]] for i, c in enumerate(classes)},
                 "missing": int(np.count_nonzero(~present)),
                 "loo_errors": int(self.attribute_loo_errors_[j]), "candidate": j in candidates,
             })
