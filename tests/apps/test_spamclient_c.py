@@ -5,6 +5,7 @@ and the cold command's, byte for byte: exit status, standard output and standard
 The tests skip when no C compiler works (the `spamfilter_c` fixture, tests/conftest.py).
 """
 
+import contextlib
 import io
 import os
 import random
@@ -154,7 +155,10 @@ class FakeDaemon:
                     pass
 
     def close(self):
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)  # (wakes the accept: no thread is left behind)
         self.sock.close()
+        self.thread.join(10)
 
 
 @pytest.mark.parametrize("reply", [
@@ -191,7 +195,8 @@ def test_a_daemon_that_hangs_up_while_the_message_is_sent(spamfilter_c, sock_dir
                 return
             conn.close()
 
-    threading.Thread(target=hang_up, daemon=True).start()
+    thread = threading.Thread(target=hang_up, daemon=True)
+    thread.start()
     msg = b"Subject: big\n\n" + b"x" * (4 << 20)
     try:
         for extra in ([], ["-p"]):
@@ -201,7 +206,10 @@ def test_a_daemon_that_hangs_up_while_the_message_is_sent(spamfilter_c, sock_dir
                 assert got[2].count("\n") == 1 and (
                     "cannot send the message" in got[2] or "without a reply" in got[2]), got[2]
     finally:
+        with contextlib.suppress(OSError):
+            server.shutdown(socket.SHUT_RDWR)
         server.close()
+        thread.join(10)
 
 
 def test_argument_errors_are_the_python_commands(spamfilter_c, spam_model, sock_dir):

@@ -21,6 +21,7 @@ from textnb.apps.filtering import SpamFilter, new_spam_model, train_model
 from textnb.apps.spamlite import LiteFilter, Verdict, score_text
 from textnb.cli.mailfilters import _fast_spam_args, _spam_parser, filter_main
 from textnb.io import mailtokens as mt
+from textnb.core.errors import InputError
 from textnb.io.mailread import iter_messages
 
 REPO = Path(__file__).resolve().parents[2]
@@ -471,3 +472,70 @@ def test_compact_form_is_in_front_of_the_archive(trained, tmp_path):
     assert outs[0] == outs[1] and outs[0].count(b"\n") == len(list(test.iterdir()))
     scorer.save(tmp_path / "again.tnb")
     assert (tmp_path / "again.tnb").read_bytes() == raw  # the same model, the same bytes
+
+
+# -- the batch shared with forked processes ------------------------------------------------
+def _mixed_mail_folder(root, n=300):
+    """A folder of ``n`` files (SMS texts and the test mixtures), with an mbox, a Maildir,
+    a subfolder, a dangling link, a link outside the folder and an empty file among them."""
+    from conftest import SMS_TSV
+
+    texts = [line.split("\t", 1)[1] for line in SMS_TSV.read_text(encoding="utf-8").splitlines()[:n] if "\t" in line]
+    pool = SPAM_MSGS + HAM_MSGS
+    box = root / "box"
+    (box / "sub").mkdir(parents=True)
+    for i, text in enumerate(texts):
+        (box / ("sub" if i % 3 == 0 else "") / f"{i:04d}.txt").write_bytes(
+            pool[i % len(pool)] if i % 10 == 0 else text.encode())
+    (box / "0100.mbox").write_bytes(b"".join(b"From a@b.example Tue Dec  1 10:00:00 2026\n" + m + b"\n" for m in pool))
+    for sub in ("cur", "new", "tmp"):
+        (box / "maildir" / sub).mkdir(parents=True)
+    (box / "maildir" / "new" / "1.eml").write_bytes(SPAM_MSGS[0])
+    (box / "0150.missing").symlink_to(root / "nowhere")
+    outside = root / "outside.eml"
+    outside.write_bytes(HAM_MSGS[0])
+    (box / "0200.outside").symlink_to(outside)
+    (box / "0250.empty").write_bytes(b"")
+    return box
+
+
+@pytest.mark.parametrize("kind", ["fisher", "boolean"])
+def test_batch_paths_give_the_stream_readers_verdicts_and_errors_in_place(tmp_path, kind):
+    """classify_paths (listing, chunks, forked helpers) against the one-at-a-time stream
+    of iter_messages: the same (source, verdict) sequence, each error at the same place
+    among them, for 1, 2 and 3 processes, with the numpy filter and the numpy-free one."""
+    model, _ = _train(tmp_path, kind)
+    box = _mixed_mail_folder(tmp_path)
+    missing = tmp_path / "no-such-folder"
+    for sf in (LiteFilter.load(model), SpamFilter.load(model)):
+        events = []  # what iter_messages reads, each error where it reports it
+        for path in (box, missing, box / "0100.mbox"):
+            try:
+                for pair in iter_messages(path, on_error=lambda e: events.append(("error", e))):
+                    events.append(pair)
+            except InputError as exc:  # the missing PATH itself
+                events.append(("error", str(exc)))
+        verdicts = iter(sf.classify([data for kind, data in events if kind != "error"]))
+        expected = [e if e[0] == "error" else (e[0], next(verdicts)) for e in events]
+        errors = [e for e in expected if e[0] == "error"]
+        assert len(errors) == 3 and len(expected) > 300
+        for n_jobs in (1, 2, 3, None):
+            got = []
+            got += sf.classify_paths([box, missing, box / "0100.mbox"], n_jobs=n_jobs,
+                                     on_error=lambda e: got.append(("error", e)))
+            assert got == expected
+
+
+def test_spamfilter_batch_output_is_the_same_in_one_or_more_processes(tmp_path, capsysbinary):
+    model, _ = _train(tmp_path)
+    box = _mixed_mail_folder(tmp_path)
+    outputs = set()
+    for jobs in ("1", "2", "3"):
+        stdin = __import__("io").BytesIO(HAM_MSGS[1])
+        code = filter_main(["-m", str(model), "--log-odds", "-j", jobs, "--batch", str(box), "-", str(box / "sub")],
+                           stdin=stdin)
+        out = capsysbinary.readouterr()
+        outputs.add((code, out.out, out.err))
+    (code, out, err), = outputs
+    assert code == 3 and out.count(b"\n") > 400 and b"-\tham\t" in out
+    assert err.count(b"\n") == 2 and b"0150.missing" in err and b"0200.outside" in err

@@ -174,9 +174,9 @@ def test_automatic_threads_run_on_the_idle_cpus_only(monkeypatch, load, expected
     are the same either way."""
     import threading
 
-    from textnb.core import dfe, workers
+    from textnb.core import dfe, forkmap, workers
 
-    monkeypatch.setattr(workers, "cpu_count", lambda: 2)
+    monkeypatch.setattr(forkmap, "cpu_count", lambda: 2)
     monkeypatch.setattr(workers.os, "getloadavg", lambda: (load, load, load))
     assert workers.automatic_threads(2) == expected and workers.automatic_threads(1) == 1
     assert dfe.n_threads(None) == dfe.n_threads(-1) == expected and dfe.n_threads(2) == 2
@@ -192,11 +192,11 @@ def test_automatic_threads_run_on_the_idle_cpus_only(monkeypatch, load, expected
 
 
 def test_automatic_threads_without_a_load_average(monkeypatch):
-    from textnb.core import workers
+    from textnb.core import forkmap, workers
 
     def missing():
         raise OSError("no load average")
 
-    monkeypatch.setattr(workers, "cpu_count", lambda: 4)
+    monkeypatch.setattr(forkmap, "cpu_count", lambda: 4)
     monkeypatch.setattr(workers.os, "getloadavg", missing)
     assert workers.spare_cpus() == 4 and workers.automatic_threads(2) == 2

@@ -38,7 +38,9 @@ import struct
 import sys
 from itertools import islice
 
-from textnb.io.mailread import DEFAULT_MAX_BYTES
+from textnb.core.errors import InputError
+from textnb.core.forkmap import cpu_count, fork_map, spare_cpus
+from textnb.io.mailread import DEFAULT_MAX_BYTES, message_files, read_messages
 
 try:  # the C functions themselves: functools and operator import collections & co. first
     from _functools import reduce
@@ -88,6 +90,9 @@ DEFAULT_KIND = "fisher"
 #: half of the SpamAssassin split (``scripts/bench_spam.py --select``, docs/spam.md).
 DEFAULT_SPAM_ALPHA = 0.001
 _BATCH = 500
+#: ``classify_paths``: files per forked process at least (fewer are read here alone) and
+#: per chunk at most (each process has at least eight chunks, handed out in turn)
+_FORK_FILES, _CHUNK_FILES = 64, 16
 
 
 # -- verdicts ---------------------------------------------------------------------------
@@ -110,7 +115,6 @@ def _expit(lo):
 
 def check_cutoffs(spam_cutoff, ham_cutoff):
     """Raise InputError unless ``0 <= ham_cutoff <= spam_cutoff <= 1``."""
-    from textnb.core.errors import InputError
 
     for name, v in (("spam cut-off", spam_cutoff), ("ham cut-off", ham_cutoff)):
         if not (isinstance(v, (int, float)) and 0.0 <= v <= 1.0):
@@ -497,6 +501,75 @@ class StreamClassifier:
             if not batch:
                 return
             yield from zip((s for s, _ in batch), self.classify([data for _, data in batch]))
+
+    def classify_paths(self, paths, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_jobs=None):
+        """``(source, Verdict)`` for each message of the files, folders, mbox files and
+        Maildirs ``paths``, in :func:`textnb.io.mailread.iter_messages`'s order, with
+        ``on_error`` called where that reading calls it.
+
+        With enough files (at least 64 per process), their list is made first and they
+        are read and classified in chunks shared with forked helper processes
+        (:func:`textnb.core.forkmap.fork_map`): ``n_jobs`` processes in all (None or
+        negative: this one plus one per CPU the load average leaves idle). The verdicts,
+        their order and the errors reported are the same however many processes compute
+        them. A path or file that cannot be read is passed to ``on_error`` (one line) and
+        skipped; without ``on_error`` it raises InputError.
+        """
+        files = []  # (file, whole), or (None, error) where the listing reports one
+        for path in paths:
+            try:
+                for entry in message_files(path, None if on_error is None else lambda e: files.append((None, e))):
+                    files.append(entry)
+            except InputError as exc:
+                if on_error is None:
+                    raise
+                files.append((None, str(exc)))
+        processes = len(files) // _FORK_FILES
+        if processes > 1 and (n_jobs is None or n_jobs < 0):
+            processes = min(processes, cpu_count() + 1 + (n_jobs or -1), 1 + spare_cpus())
+        elif processes > 1:
+            processes = min(processes, n_jobs)
+        processes = max(1, processes)
+        size = max(1, min(_CHUNK_FILES, len(files) // (8 * processes)))
+        chunks = [files[i:i + size] for i in range(0, len(files), size)]
+        for classified, errors in fork_map(self._classify_files(max_bytes), chunks, processes - 1):
+            done = 0
+            for at, message in errors:  # reported where the files' reading reports them
+                for source, label, score, log_odds in classified[done:at]:
+                    yield source, Verdict(label, score, log_odds)
+                done = at
+                if on_error is None:
+                    raise InputError(message)
+                on_error(message)
+            for source, label, score, log_odds in classified[done:]:
+                yield source, Verdict(label, score, log_odds)
+
+    def _classify_files(self, max_bytes):
+        def classify_files(files):
+            """``([(source, label, score, log_odds)...], [(position, error)...])`` of a
+            chunk of files: each error with the number of messages read before it."""
+            classified, errors, batch = [], [], []
+            for file, whole in files:
+                if file is None:  # an error of the listing, reported in its place
+                    errors.append((len(classified) + len(batch), whole))
+                    continue
+                try:
+                    for pair in read_messages(file, max_bytes, whole=whole):
+                        batch.append(pair)
+                        if len(batch) == _BATCH:
+                            classified += _with_sources(batch, self.classify([data for _, data in batch]))
+                            batch = []
+                except InputError as exc:  # (the messages read before it are kept, as iter_messages does)
+                    errors.append((len(classified) + len(batch), str(exc)))
+            if batch:
+                classified += _with_sources(batch, self.classify([data for _, data in batch]))
+            return classified, errors
+
+        return classify_files
+
+
+def _with_sources(pairs, verdicts):
+    return [(source, *v._fields()) for (source, _), v in zip(pairs, verdicts)]
 
 
 class LiteFilter(StreamClassifier):

@@ -37,6 +37,9 @@ class Progress:
             except ImportError:
                 tqdm = None
             if tqdm is not None:
+                # no monitor thread (it only re-times bars updated seldom): a process with a
+                # second thread may not fork the workers that share its work (core.forkmap)
+                tqdm.monitor_interval = 0
                 self._tqdm = tqdm(desc=label, total=total, unit=unit, file=self.stream, leave=False,
                                   dynamic_ncols=True)
 

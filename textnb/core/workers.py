@@ -14,7 +14,6 @@ so memory stays bounded while a corpus streams through.
 """
 
 import contextlib
-import math
 import os
 import sys
 import threading
@@ -22,6 +21,7 @@ from collections import deque
 from contextlib import contextmanager
 
 from textnb.core.errors import TextnbError
+from textnb.core.forkmap import cpu_count, spare_cpus
 
 __all__ = ["automatic_threads", "can_fork", "connect", "cpu_count", "effective_jobs", "keep_freed_memory",
            "map_ordered", "ordered_map", "spare_cpus"]
@@ -138,33 +138,6 @@ def _in_daemon():
     return mp is not None and mp.current_process().daemon
 
 
-def cpu_count():
-    """The CPUs this process may use, as joblib (loky) counts them: the least of the
-    machine's CPUs, the process's CPU affinity, a cgroup CPU quota (rounded up) and the
-    ``LOKY_MAX_CPU_COUNT`` environment variable; at least 1."""
-    n = os.cpu_count() or 1
-    counts = [n]
-    if hasattr(os, "sched_getaffinity"):
-        with contextlib.suppress(NotImplementedError, OSError):
-            counts.append(len(os.sched_getaffinity(0)))
-    counts.append(_cgroup_cpus(n))
-    with contextlib.suppress(ValueError):
-        counts.append(int(os.environ.get("LOKY_MAX_CPU_COUNT", n)))
-    return max(1, min(counts))
-
-
-def spare_cpus():
-    """The CPUs this process may use (:func:`cpu_count`) that the machine left idle over
-    the last minute: that count minus the 1-minute load average (runnable threads of
-    every process), rounded, at least 0; all of them where there is no load average."""
-    n = cpu_count()
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):  # (no load average on this platform)
-        return n
-    return max(0, min(n, round(n - load)))
-
-
 def automatic_threads(n):
     """How many of ``n`` threads to run when the number was not chosen (``n_jobs`` None
     or negative): this thread plus one per spare CPU (:func:`spare_cpus`), at most ``n``.
@@ -175,29 +148,6 @@ def automatic_threads(n):
     0.1-0.17 s of 1.6). The threads never change a result, only how it is computed.
     """
     return max(1, min(int(n), 1 + spare_cpus()))
-
-
-def _cgroup_cpus(n):
-    """The CPU bandwidth limit of this process's cgroup (v2, else v1), in CPUs; ``n`` without one."""
-    quota = period = None
-    with contextlib.suppress(OSError):
-        with open("/sys/fs/cgroup/cpu.max") as fh:
-            parts = fh.read().split()
-        if len(parts) == 2:
-            quota, period = parts
-    if quota is None:
-        try:
-            with open("/sys/fs/cgroup/cpu/cpu.cfs_quota_us") as fh:
-                quota = fh.read().strip()
-            with open("/sys/fs/cgroup/cpu/cpu.cfs_period_us") as fh:
-                period = fh.read().strip()
-        except OSError:
-            return n
-    try:
-        quota, period = int(quota), int(period)
-    except ValueError:  # "max": no quota
-        return n
-    return math.ceil(quota / period) if quota > 0 and period > 0 else n
 
 
 def ordered_map(func, arg_tuples, n_jobs, *, threads=False):

@@ -14,7 +14,7 @@ from textnb.core.errors import InputError
 from textnb.io.files import read_regular_file as _read_file
 
 __all__ = ["DEFAULT_MAX_BYTES", "decode_bytes", "read_capped", "is_special", "is_maildir", "is_mbox",
-           "looks_like_mail", "iter_messages"]
+           "looks_like_mail", "iter_messages", "message_files", "read_messages"]
 
 #: Bytes of one message that are read and parsed; the rest is skipped.
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
@@ -245,18 +245,6 @@ def _strip_last_newline(data):
     return data
 
 
-def _reported(items, on_error):
-    """``items`` (an iterator of one file's messages) with an InputError passed to
-    ``on_error`` and the file skipped, when ``on_error`` is given."""
-    if on_error is None:
-        yield from items
-        return
-    try:
-        yield from items
-    except InputError as exc:
-        on_error(str(exc))
-
-
 def _outside(link, root_real, on_error):
     """Whether the symbolic link ``link`` leads outside the folder whose real path is
     ``root_real`` (reported to ``on_error`` when given): such a link is not followed, so
@@ -271,7 +259,7 @@ def _outside(link, root_real, on_error):
     return True
 
 
-def _iter_maildir(path, max_bytes, on_error=None, root_real=None):
+def _maildir_files(path, on_error=None, root_real=None):
     root_real = root_real or os.path.realpath(path)
     for sub in ("new", "cur"):
         folder = os.path.join(path, sub)
@@ -281,11 +269,7 @@ def _iter_maildir(path, max_bytes, on_error=None, root_real=None):
                 continue
             if os.path.islink(full) and _outside(full, root_real, on_error):
                 continue
-            yield from _reported(_iter_one(full, max_bytes), on_error)
-
-
-def _iter_one(path, max_bytes):
-    yield path, _read_file(path, max_bytes)
+            yield full, True
 
 
 def iter_messages(path, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None):
@@ -311,25 +295,61 @@ def iter_messages(path, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None):
         If ``path`` does not exist, is not a regular file (a FIFO or device given by
         name), or (without ``on_error``) a file cannot be read.
     """
+    for file, whole in message_files(path, on_error):
+        try:
+            yield from read_messages(file, max_bytes, whole=whole)
+        except InputError as exc:
+            if on_error is None:
+                raise
+            on_error(str(exc))
+
+
+def message_files(path, on_error=None):
+    """The files :func:`iter_messages` reads for ``path``, in its order, as ``(file,
+    whole)`` pairs (``whole``: a Maildir's file, always one message; otherwise the file
+    is split when it is an mbox), without opening any of them: ``read_messages(file,
+    max_bytes, whole=whole)`` gives each one's messages. A symbolic link that leads
+    outside a folder is reported to ``on_error`` and left out.
+
+    Raises
+    ------
+    InputError
+        If ``path`` does not exist.
+    """
     path = os.fspath(path)
     if is_maildir(path):
-        yield from _iter_maildir(path, max_bytes, on_error)
+        yield from _maildir_files(path, on_error)
     elif os.path.isdir(path):
-        yield from _iter_tree(path, max_bytes, on_error)
+        yield from _tree_files(path, on_error)
     elif os.path.exists(path):
-        yield from _reported(_iter_file(path, max_bytes), on_error)
+        yield path, False
     else:
         raise InputError(f"{path}: no such file or folder")
 
 
+def read_messages(path, max_bytes=DEFAULT_MAX_BYTES, *, whole=False):
+    """The ``(source, bytes)`` messages of the file ``path`` as :func:`iter_messages`
+    reads it: each message of an mbox file (``<path>:<n>``), else the file as one
+    message (always so with ``whole``). Raises InputError when it cannot be read or is
+    not a regular file."""
+    if whole:
+        return [(path, _read_file(path, max_bytes))]
+    if max_bytes is not None and max_bytes < 4096:  # the first line may pass the cap
+        return _iter_file(path, max_bytes)
+    data = _read_file(path, max_bytes)  # _iter_file's reading, without its generator
+    if data.startswith(b"From "):  # perhaps an mbox: read as one (from these bytes if small)
+        messages = _small_file_messages(path, data, max_bytes)
+        return _iter_file(path, max_bytes) if messages is None else messages
+    return [(path, data)]
 
-def _iter_tree(top, max_bytes, on_error, root_real=None):
-    """The messages of the folder ``top`` (not a Maildir), as ``os.walk(top)`` visits it:
+
+def _tree_files(top, on_error, root_real=None):
+    """The files of the folder ``top`` (not a Maildir), as ``os.walk(top)`` visits it:
     its files (sorted by name; hidden ones, FIFOs, sockets, devices and links to them
     skipped), then its subfolders (sorted; hidden ones and links to folders skipped, a
     Maildir read as one, a folder that cannot be listed ignored). One ``scandir`` per
     folder and no ``stat`` per file (the entry's type tells a regular file, except
-    behind a link), and each file read as :func:`_iter_file` reads it."""
+    behind a link)."""
     root_real = root_real or os.path.realpath(top)
     try:
         with os.scandir(top) as it:
@@ -345,7 +365,6 @@ def _iter_tree(top, max_bytes, on_error, root_real=None):
         (dirs if is_dir else files).append((entry.name, entry))
     files.sort()
     dirs.sort()
-    small = max_bytes is not None and max_bytes < 4096
     for name, entry in files:
         if name.startswith("."):
             continue
@@ -359,20 +378,7 @@ def _iter_tree(top, max_bytes, on_error, root_real=None):
             continue  # a FIFO could block forever
         if link and _outside(full, root_real, on_error):
             continue
-        try:
-            if small:
-                yield from _iter_file(full, max_bytes)
-                continue
-            data = _read_file(full, max_bytes)  # _iter_file's reading, without its generator
-            if data.startswith(b"From "):  # perhaps an mbox: read as one (from these bytes if small)
-                messages = _small_file_messages(full, data, max_bytes)
-                yield from _iter_file(full, max_bytes) if messages is None else messages
-            else:
-                yield full, data
-        except InputError as exc:
-            if on_error is None:
-                raise
-            on_error(str(exc))
+        yield full, False
     for name, entry in dirs:
         if name.startswith("."):
             continue
@@ -380,9 +386,9 @@ def _iter_tree(top, max_bytes, on_error, root_real=None):
         if entry.is_symlink():  # os.walk does not descend into links to folders
             continue
         if is_maildir(sub):
-            yield from _iter_maildir(sub, max_bytes, on_error, root_real)
+            yield from _maildir_files(sub, on_error, root_real)
         else:
-            yield from _iter_tree(sub, max_bytes, on_error, root_real)
+            yield from _tree_files(sub, on_error, root_real)
 
 
 def _has_time(line):

@@ -1,0 +1,127 @@
+"""textnb.core.forkmap: the ordered map shared with forked helpers (the spam filter's batch).
+
+What is checked: the values and their order are the same with and without helpers, the
+helpers really compute some of them, a helper that dies or sends what cannot be read
+leaves its items to the parent, closing the map early or an error in the parent leaves
+no child behind, and the CPU rule reads the load average.
+"""
+
+import os
+import threading
+import time
+
+import pytest
+
+from textnb.core import forkmap
+from textnb.core.forkmap import fork_map
+
+PARENT = os.getpid()
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+
+
+def square_and_pid(i):
+    return i * i, os.getpid()
+
+
+@pytest.fixture(autouse=True)
+def forked(monkeypatch):
+    """The pids this test's maps fork (os.fork recorded)."""
+    pids, fork = [], os.fork
+
+    def recording_fork():
+        pid = fork()
+        if pid:
+            pids.append(pid)
+        return pid
+
+    monkeypatch.setattr(forkmap.os, "fork", recording_fork)
+    # idle threads of earlier tests (Dask's offload pool stays for the session) would turn the
+    # helpers off; the children here touch no lock, so fork as a single-threaded process does
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    return pids
+
+
+def reaped(pids):
+    """Whether every one of ``pids`` has been waited for (none left running or a zombie)."""
+    for pid in pids:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            continue
+        return False
+    return True
+
+
+@pytest.mark.parametrize("helpers", [0, 1, 3])
+@pytest.mark.parametrize("n", [1, 2, 57, 3001])
+def test_values_in_order_whoever_computes_them(n, helpers, forked):
+    out = list(fork_map(square_and_pid, range(n), helpers))
+    assert [v for v, _ in out] == [i * i for i in range(n)]
+    if not helpers or n == 1:
+        assert {p for _, p in out} == {os.getpid()} and not forked
+    elif forkmap.can_fork_here():
+        assert len(forked) == min(helpers, n - 1)
+    assert reaped(forked)
+
+
+def slow_square_and_pid(i):
+    time.sleep(0.002)
+    return square_and_pid(i)
+
+
+@needs_fork
+def test_the_helpers_share_the_work():
+    out = list(fork_map(slow_square_and_pid, range(60), 1))
+    assert [v for v, _ in out] == [i * i for i in range(60)]
+    pids = [p for _, p in out]
+    assert 10 <= pids.count(os.getpid()) <= 50  # each process claimed blocks as it got free
+
+
+def dies_in_a_child(i):
+    if os.getpid() != PARENT and i % 5 == 0:
+        os._exit(1)
+    return [i, "x" * (i % 7)], os.getpid()
+
+
+def unreadable_in_a_child(i):
+    # a set of a function: marshal refuses it, so the helper cannot send it (and stops)
+    return ({i, square_and_pid} if os.getpid() != PARENT else i), os.getpid()
+
+
+@needs_fork
+@pytest.mark.parametrize("func", [dies_in_a_child, unreadable_in_a_child])
+def test_a_failing_helper_leaves_its_items_to_the_parent(func, forked):
+    out = list(fork_map(func, range(300), 2))
+    assert len(forked) == 2
+    assert [v for v, _ in out] == [func(i)[0] for i in range(300)]
+    assert reaped(forked)
+
+
+@needs_fork
+def test_closing_early_or_an_error_here_reaps_every_child(forked):
+    it = fork_map(square_and_pid, range(5000), 2)
+    assert [next(it)[0] for _ in range(3)] == [0, 1, 4]
+    it.close()
+    assert len(forked) == 2 and reaped(forked)
+
+    def fails_here(i):
+        if os.getpid() == PARENT and i >= 10:
+            raise RuntimeError("a bug")
+        return i
+
+    with pytest.raises(RuntimeError, match="a bug"):
+        list(fork_map(fails_here, range(2000), 1))
+    assert len(forked) == 3 and reaped(forked)
+
+
+def test_no_helpers_when_a_thread_runs(monkeypatch):
+    monkeypatch.setattr(threading, "active_count", lambda: 2)
+    assert not forkmap.can_fork_here()
+    assert {p for _, p in fork_map(square_and_pid, range(200), 1)} == {os.getpid()}
+
+
+@pytest.mark.parametrize("load, spare", [(0.0, 2), (0.4, 2), (0.6, 1), (1.6, 0), (9.0, 0)])
+def test_spare_cpus_follow_the_load_average(monkeypatch, load, spare):
+    monkeypatch.setattr(forkmap, "cpu_count", lambda: 2)
+    monkeypatch.setattr(forkmap.os, "getloadavg", lambda: (load, load, load))
+    assert forkmap.spare_cpus() == spare

@@ -1,0 +1,262 @@
+"""An ordered map shared with forked helper processes, on built-in modules only.
+
+A mail filter's ``--batch`` run lasts from tens of milliseconds (a folder of SMS) to
+seconds, most of it reading and tokenising files one after the other: work a second CPU
+can share. :mod:`textnb.core.workers`'s process pools (``multiprocessing``,
+``concurrent.futures``, pickling) cost more to import and start than such a run takes, so
+:func:`fork_map` forks its helpers itself: each child already holds the parent's
+modules and model, claims blocks of items as it gets free, and sends each value back
+through its own pipe as :mod:`marshal` bytes (plain data between two processes of the
+same interpreter); the parent claims blocks too, reads the children's values between
+its own, and yields every value in the items' order. A helper that fails (it dies,
+cannot start, or sends anything but a well-formed frame) leaves what it did not send to
+the parent, so the values never depend on the helpers.
+
+This module imports no more than Python's start-up has loaded (``os``) and built-in
+modules, so a short process pays nothing for it. :func:`cpu_count` and :func:`spare_cpus`
+(the CPU rule of every automatic choice of workers in textnb) live here for that reason.
+"""
+
+import gc
+import marshal
+import os
+
+__all__ = ["can_fork_here", "cpu_count", "fork_map", "spare_cpus"]
+
+_HEAD = 16  # a frame: the item's index and the value's size (8 bytes each, little-endian), then the value
+_MAX_BLOCKS = 1024
+_SIGKILL = 9
+
+
+def cpu_count():
+    """The CPUs this process may use, as joblib (loky) counts them: the least of the
+    machine's CPUs, the process's CPU affinity, a cgroup CPU quota (rounded up) and the
+    ``LOKY_MAX_CPU_COUNT`` environment variable; at least 1."""
+    n = os.cpu_count() or 1
+    counts = [n, _cgroup_cpus(n)]
+    if hasattr(os, "sched_getaffinity"):
+        try:
+            counts.append(len(os.sched_getaffinity(0)))
+        except (NotImplementedError, OSError):
+            pass
+    try:
+        counts.append(int(os.environ.get("LOKY_MAX_CPU_COUNT", n)))
+    except ValueError:
+        pass
+    return max(1, min(counts))
+
+
+def spare_cpus():
+    """The CPUs this process may use (:func:`cpu_count`) that the machine left idle over
+    the last minute: that count minus the 1-minute load average (runnable threads of
+    every process), rounded, at least 0; all of them where there is no load average."""
+    n = cpu_count()
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # (no load average on this platform)
+        return n
+    return max(0, min(n, round(n - load)))
+
+
+def _cgroup_cpus(n):
+    """The CPU bandwidth limit of this process's cgroup (v2, else v1), in CPUs; ``n`` without one."""
+    quota = period = None
+    try:
+        with open("/sys/fs/cgroup/cpu.max") as fh:
+            parts = fh.read().split()
+        if len(parts) == 2:
+            quota, period = parts
+    except OSError:
+        pass
+    if quota is None:
+        try:
+            with open("/sys/fs/cgroup/cpu/cpu.cfs_quota_us") as fh:
+                quota = fh.read().strip()
+            with open("/sys/fs/cgroup/cpu/cpu.cfs_period_us") as fh:
+                period = fh.read().strip()
+        except OSError:
+            return n
+    try:
+        quota, period = int(quota), int(period)
+    except ValueError:  # "max": no quota
+        return n
+    return -(-quota // period) if quota > 0 and period > 0 else n
+
+
+def can_fork_here():
+    """True when this process may fork helpers: ``fork`` exists and no second thread runs
+    (a forked copy of a threaded process can hold a lock no thread will release)."""
+    if not hasattr(os, "fork"):
+        return False
+    threading = __import__("sys").modules.get("threading")
+    return threading is None or threading.active_count() == 1
+
+
+def fork_map(func, items, helpers):
+    """``func(item)`` for each item of the sequence ``items``, yielded in order.
+
+    With ``helpers`` >= 1 (and :func:`can_fork_here`), that many child processes are
+    forked, and this process and its children take the items in blocks of consecutive
+    items, each block claimed by whichever process is free first (a claim is two bytes
+    read from a pipe filled before the fork: at most 1,024 blocks, which fit in a pipe's
+    smallest buffer, so the fill never waits). A child sends each value back through its
+    own pipe as soon as it has it (the value must be :mod:`marshal`-able: numbers,
+    strings, bytes, tuples, lists, dicts of them); this process reads them between its
+    own blocks, and yields every value in the items' order. A child that fails (it dies,
+    or a value cannot be sent) leaves what it did not send to this process. Closing the
+    generator early (or an exception in ``func`` here) kills and reaps the children;
+    none outlives the map.
+
+    ``func`` runs in the children exactly as here, so it must not write to files that
+    this process writes (return what is to be written), and what it raises in a child is
+    raised again here when this process computes that item itself.
+    """
+    n = len(items)
+    helpers = min(int(helpers), n - 1)
+    if helpers <= 0 or not can_fork_here():
+        for item in items:
+            yield func(item)
+        return
+    run = _Shared(func, items, helpers)
+    try:
+        yield from run.values()
+    finally:
+        run.stop()
+
+
+class _Shared:
+    """One :func:`fork_map` with helpers: the claims pipe, the children, their frames."""
+
+    def __init__(self, func, items, helpers):
+        self.func, self.items, self.n = func, items, len(items)
+        self.size = -(-self.n // _MAX_BLOCKS)  # items per block
+        blocks = -(-self.n // self.size)
+        self.children = {}  # result pipe's read end -> pid
+        self.buffers = {}  # read end -> bytes received and not yet parsed
+        self.results = {}  # item index -> value, computed and not yet yielded
+        self.claims, w = os.pipe()
+        try:
+            os.write(w, b"".join(k.to_bytes(2, "little") for k in range(blocks)))
+        finally:
+            os.close(w)
+        for _ in range(helpers):
+            if not self._fork():
+                break
+
+    def _fork(self):
+        r, w = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(r)
+            os.close(w)
+            return False
+        if pid == 0:  # the child: never returns
+            os.close(r)
+            for fd in self.children:
+                os.close(fd)
+            self._serve(w)
+        os.close(w)
+        os.set_blocking(r, False)
+        self.children[r] = pid
+        self.buffers[r] = bytearray()
+        return True
+
+    def _claim(self):
+        """The items of the next unclaimed block, or None when every block is claimed."""
+        got = os.read(self.claims, 2)
+        if len(got) < 2:
+            return None
+        k = int.from_bytes(got, "little")
+        return range(k * self.size, min(self.n, (k + 1) * self.size))
+
+    def _serve(self, fd):
+        code = 1
+        try:
+            gc.freeze()  # (the parent's objects stay out of this process's collections: no page is copied for them)
+            while (block := self._claim()) is not None:
+                for i in block:
+                    data = marshal.dumps(self.func(self.items[i]))
+                    view = memoryview(i.to_bytes(8, "little") + len(data).to_bytes(8, "little") + data)
+                    while view:
+                        view = view[os.write(fd, view):]
+            code = 0
+        except BaseException:  # (KeyboardInterrupt, a closed pipe, a bug: the parent computes what is missing)
+            pass
+        finally:
+            os._exit(code)  # never the parent's clean-up (atexit, buffered output, finally clauses)
+
+    def values(self):
+        results, claiming = self.results, True
+        for i in range(self.n):
+            while i not in results:
+                self._drain()
+                if i in results:
+                    break
+                if claiming:  # work here rather than wait
+                    block = self._claim()
+                    if block is None:
+                        claiming = False
+                    else:
+                        for j in block:
+                            results[j] = self.func(self.items[j])
+                elif self.children:
+                    self._wait()
+                else:  # claimed by a child that failed before sending it
+                    results[i] = self.func(self.items[i])
+            yield results.pop(i)
+
+    def _drain(self):
+        """Read what the children have sent, without waiting; a pipe at its end (the
+        child done or dead) is closed and its child reaped."""
+        for fd in list(self.children):
+            buf = self.buffers[fd]
+            while True:
+                try:
+                    part = os.read(fd, 1 << 16)
+                except BlockingIOError:
+                    break
+                if not part:
+                    self._end(fd)
+                    break
+                buf += part
+            while len(buf) >= _HEAD:
+                size = int.from_bytes(buf[8:16], "little")
+                if len(buf) < _HEAD + size:
+                    break
+                try:
+                    self.results[int.from_bytes(buf[:8], "little")] = marshal.loads(buf[_HEAD:_HEAD + size])
+                except (ValueError, EOFError, TypeError):
+                    pass  # (never sent by a child: the item is computed here)
+                del buf[:_HEAD + size]
+
+    def _wait(self):
+        import select
+
+        select.select(list(self.children), [], [])
+
+    def _end(self, fd):
+        pid = self.children.pop(fd)
+        del self.buffers[fd]
+        os.close(fd)
+        _reap(pid)
+
+    def stop(self):
+        for fd in list(self.children):
+            try:
+                os.kill(self.children[fd], _SIGKILL)  # (stopped early: nothing is left to wait for)
+            except OSError:
+                pass
+            self._end(fd)
+        os.close(self.claims)
+
+
+def _reap(pid):
+    while True:
+        try:
+            os.waitpid(pid, 0)
+            return
+        except InterruptedError:
+            continue
+        except ChildProcessError:
+            return
