@@ -833,8 +833,11 @@ def render(results, selection, load, flags=""):
     out.append("Whole process (Python start, model load, reading and tokenising every file), best of 3 "
                "alternated runs each, on the test part written to one folder; textnb runs as "
                "`python -S scripts/spamfilter` (its `#!` line) with the package's bytecode compiled "
-               "(as `pip install` leaves it; this environment sets PYTHONDONTWRITEBYTECODE). The CPU-time "
-               "ratio (user + system of each process) is less disturbed by other jobs on the machine."
+               "(as `pip install` leaves it; this environment sets PYTHONDONTWRITEBYTECODE), with its default "
+               "`--jobs` (this process plus one forked helper per CPU idle when it starts: on this 2-core "
+               "machine two processes share the files, bogofilter reads them in one). The CPU-time "
+               "ratio (user + system of each process and its helpers) is less disturbed by other jobs on the "
+               "machine and counts both processes' work."
                + (" The before columns: the `--baseline` checkout's `scripts/spamfilter` on the same model and "
                   "folder, timed in the same alternation (baseline, textnb, bogofilter)." if before else ""))
     out.append("")

@@ -327,7 +327,7 @@ def test_verdict_is_an_immutable_value():
 # -- command lines ------------------------------------------------------------------------
 @pytest.mark.parametrize("argv", [
     ["-m", "M", "--batch", "a", "b"], ["--model", "M", "-B", "a", "--log-odds"], ["-p"], ["-p", "-e", "-m", "M"],
-    ["--batch", "x", "-p", "--exit-zero"], ["--passthrough"], [],
+    ["--batch", "x", "-p", "--exit-zero"], ["--passthrough"], [], ["-j", "1", "-B", "a"], ["--jobs", "4", "-B", "a"],
 ])
 def test_fast_arguments_are_argparses(argv):
     fast = _fast_spam_args(argv)
@@ -338,6 +338,7 @@ def test_fast_arguments_are_argparses(argv):
 @pytest.mark.parametrize("argv", [
     ["--bat", "a"], ["-m", ""], ["--model=M"], ["-mM"], ["-pe"], ["-m", "a", "-m", "b"], ["--batch"], ["--batch", "-"],
     ["-m", "-x"], ["--spam-cutoff", "0.9"], ["-h"], ["stray"], ["--batch", "a", "--", "b"], ["-p", "-p"],
+    ["-j", "0"], ["-j", "5"], ["-j", "-1"], ["-j", "02"], ["-j"], ["-j2"], ["-j", "1", "-j", "2"],
 ])
 def test_other_arguments_go_to_argparse(argv):
     assert _fast_spam_args(argv) is None

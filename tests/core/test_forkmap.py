@@ -125,3 +125,17 @@ def test_spare_cpus_follow_the_load_average(monkeypatch, load, spare):
     monkeypatch.setattr(forkmap, "cpu_count", lambda: 2)
     monkeypatch.setattr(forkmap.os, "getloadavg", lambda: (load, load, load))
     assert forkmap.spare_cpus() == spare
+
+
+@pytest.mark.parametrize("line, spare", [(b"1.90 1.2 1.0 1/300 99\n", 2), (b"0.0 0 0 2/300 99\n", 1),
+                                         (b"0.0 0 0 3/300 99\n", 0), (b"0.0 0 0 9/300 99\n", 0),
+                                         (b"garbled\n", 0)])
+def test_spare_cpus_now_count_the_threads_runnable_now(monkeypatch, line, spare):
+    """``now``: the run queue at this moment (this thread aside), not the minute's average
+    (1.9 here); a file that cannot be read falls back to the average."""
+    import io
+
+    monkeypatch.setattr(forkmap, "cpu_count", lambda: 2)
+    monkeypatch.setattr(forkmap.os, "getloadavg", lambda: (1.9, 1.2, 1.0))
+    monkeypatch.setattr(forkmap, "open", lambda path, mode: io.BytesIO(line), raising=False)
+    assert forkmap.spare_cpus(now=True) == spare

@@ -91,7 +91,7 @@ DEFAULT_KIND = "fisher"
 DEFAULT_SPAM_ALPHA = 0.001
 _BATCH = 500
 #: ``classify_paths``: files per forked process at least (fewer are read here alone) and
-#: per chunk at most (each process has at least eight chunks, handed out in turn)
+#: per chunk at most (a chunk is at most a quarter of what is left per process)
 _FORK_FILES, _CHUNK_FILES = 64, 16
 
 
@@ -510,7 +510,7 @@ class StreamClassifier:
         With enough files (at least 64 per process), their list is made first and they
         are read and classified in chunks shared with forked helper processes
         (:func:`textnb.core.forkmap.fork_map`): ``n_jobs`` processes in all (None or
-        negative: this one plus one per CPU the load average leaves idle). The verdicts,
+        negative: this one plus one per CPU idle when the run starts). The verdicts,
         their order and the errors reported are the same however many processes compute
         them. A path or file that cannot be read is passed to ``on_error`` (one line) and
         skipped; without ``on_error`` it raises InputError.
@@ -526,12 +526,15 @@ class StreamClassifier:
                 files.append((None, str(exc)))
         processes = len(files) // _FORK_FILES
         if processes > 1 and (n_jobs is None or n_jobs < 0):
-            processes = min(processes, cpu_count() + 1 + (n_jobs or -1), 1 + spare_cpus())
+            processes = min(processes, cpu_count() + 1 + (n_jobs or -1), 1 + spare_cpus(now=True))
         elif processes > 1:
             processes = min(processes, n_jobs)
         processes = max(1, processes)
-        size = max(1, min(_CHUNK_FILES, len(files) // (8 * processes)))
-        chunks = [files[i:i + size] for i in range(0, len(files), size)]
+        chunks, start = [], 0
+        while start < len(files):  # smaller towards the end, so that the processes finish together
+            size = max(1, min(_CHUNK_FILES, (len(files) - start) // (4 * processes)))
+            chunks.append(files[start:start + size])
+            start += size
         for classified, errors in fork_map(self._classify_files(max_bytes), chunks, processes - 1):
             done = 0
             for at, message in errors:  # reported where the files' reading reports them

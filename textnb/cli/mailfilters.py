@@ -60,8 +60,8 @@ _FAST_FLAGS = {"-p": "passthrough", "--passthrough": "passthrough", "-e": "exit_
 
 
 def _fast_spam_args(argv):
-    """The parse of ``argv`` when it holds only ``-m/--model FILE``, ``-B/--batch PATH...``
-    and the flags ``-p``, ``-e``, ``--log-odds`` (each at most once, long forms included,
+    """The parse of ``argv`` when it holds only ``-m/--model FILE``, ``-B/--batch PATH...``,
+    ``-j/--jobs 1..4`` and the flags ``-p``, ``-e``, ``--log-odds`` (each at most once, long forms included,
     values not starting with ``-``): exactly what :func:`_spam_parser` would give. None
     for anything else (abbreviations, ``=`` forms, other options, errors, help), which
     the argparse parser reads."""
@@ -73,6 +73,11 @@ def _fast_spam_args(argv):
                 return None
             given[_FAST_FLAGS[a]] = True
             i += 1
+        elif a in ("-j", "--jobs"):  # 1 to 4: what argparse's type accepts on any machine (4 per CPU)
+            if "jobs" in given or i + 1 >= len(argv) or argv[i + 1] not in ("1", "2", "3", "4"):
+                return None
+            given["jobs"] = int(argv[i + 1])
+            i += 2
         elif a in ("-m", "--model", "-B", "--batch"):
             key = "model" if a in ("-m", "--model") else "batch"
             values = []
@@ -128,7 +133,7 @@ def _spam_parser():
                    help="with --batch: add the spam log-odds as a fourth column")
     p.add_argument("--jobs", "-j", type=jobs, default=None, metavar="N",
                    help=f"with --batch: processes that read and classify the files ({jobs.range}; default: "
-                        "this one plus one per CPU left idle, with at least 64 files per process); the "
+                        "this one plus one per CPU idle at the start, with at least 64 files per process); the "
                         "output is the same")
     p.add_argument("--train-spam", nargs="+", metavar="PATH", help="spam to train a new model on")
     p.add_argument("--train-ham", nargs="+", metavar="PATH", help="ham to train a new model on")

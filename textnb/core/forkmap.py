@@ -46,11 +46,23 @@ def cpu_count():
     return max(1, min(counts))
 
 
-def spare_cpus():
+def spare_cpus(now=False):
     """The CPUs this process may use (:func:`cpu_count`) that the machine left idle over
     the last minute: that count minus the 1-minute load average (runnable threads of
-    every process), rounded, at least 0; all of them where there is no load average."""
+    every process), rounded, at least 0; all of them where there is no load average.
+
+    With ``now``, the CPUs idle at this moment: that count minus the threads runnable now
+    other than this one (the fourth field of Linux's ``/proc/loadavg``), for work that
+    lasts seconds rather than minutes; elsewhere the one-minute rule.
+    """
     n = cpu_count()
+    if now:
+        try:
+            with open("/proc/loadavg", "rb") as fh:
+                running = int(fh.read().split()[3].split(b"/")[0])
+            return max(0, min(n, n - (running - 1)))
+        except (OSError, ValueError, IndexError):
+            pass
     try:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):  # (no load average on this platform)
