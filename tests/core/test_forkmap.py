@@ -139,3 +139,25 @@ def test_spare_cpus_now_count_the_threads_runnable_now(monkeypatch, line, spare)
     monkeypatch.setattr(forkmap.os, "getloadavg", lambda: (1.9, 1.2, 1.0))
     monkeypatch.setattr(forkmap, "open", lambda path, mode: io.BytesIO(line), raising=False)
     assert forkmap.spare_cpus(now=True) == spare
+
+
+def slow_range(i):
+    time.sleep(0.002)
+    return range(i, 2 * i), os.getpid()
+
+
+@needs_fork
+def test_values_cross_the_pipe_packed_and_come_out_unpacked(forked):
+    """A value marshal cannot send (a range) goes as ``pack(value)`` and comes out as
+    ``unpack(...)``; values computed here are never packed."""
+    packed = []
+
+    def pack(value):
+        packed.append(value)  # (in the child: this process's list is unchanged)
+        return (value[0].start, value[0].stop), value[1]
+
+    out = list(fork_map(slow_range, range(60), 1, pack=pack, unpack=lambda v: (range(*v[0]), v[1])))
+    assert [v for v, _ in out] == [range(i, 2 * i) for i in range(60)]
+    assert {p for _, p in out} - {os.getpid()} and not packed and len(forked) == 1
+    with pytest.raises(ValueError):
+        __import__("marshal").dumps(range(3))

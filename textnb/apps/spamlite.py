@@ -535,44 +535,51 @@ class StreamClassifier:
             size = max(1, min(_CHUNK_FILES, (len(files) - start) // (4 * processes)))
             chunks.append(files[start:start + size])
             start += size
-        for classified, errors in fork_map(self._classify_files(max_bytes), chunks, processes - 1):
+        for sources, verdicts, errors in fork_map(self._classify_files(max_bytes), chunks, processes - 1,
+                                                  pack=_pack, unpack=_unpack):
             done = 0
             for at, message in errors:  # reported where the files' reading reports them
-                for source, label, score, log_odds in classified[done:at]:
-                    yield source, Verdict(label, score, log_odds)
+                yield from zip(sources[done:at], verdicts[done:at])
                 done = at
                 if on_error is None:
                     raise InputError(message)
                 on_error(message)
-            for source, label, score, log_odds in classified[done:]:
-                yield source, Verdict(label, score, log_odds)
+            yield from zip(sources[done:], verdicts[done:])
 
     def _classify_files(self, max_bytes):
         def classify_files(files):
-            """``([(source, label, score, log_odds)...], [(position, error)...])`` of a
-            chunk of files: each error with the number of messages read before it."""
-            classified, errors, batch = [], [], []
+            """``(sources, verdicts, [(position, error)...])`` of a chunk of files: each
+            error with the number of messages read before it."""
+            sources, verdicts, errors, batch = [], [], [], []
             for file, whole in files:
                 if file is None:  # an error of the listing, reported in its place
-                    errors.append((len(classified) + len(batch), whole))
+                    errors.append((len(sources) + len(batch), whole))
                     continue
                 try:
                     for pair in read_messages(file, max_bytes, whole=whole):
                         batch.append(pair)
                         if len(batch) == _BATCH:
-                            classified += _with_sources(batch, self.classify([data for _, data in batch]))
+                            sources += [source for source, _ in batch]
+                            verdicts += self.classify([data for _, data in batch])
                             batch = []
                 except InputError as exc:  # (the messages read before it are kept, as iter_messages does)
-                    errors.append((len(classified) + len(batch), str(exc)))
+                    errors.append((len(sources) + len(batch), str(exc)))
             if batch:
-                classified += _with_sources(batch, self.classify([data for _, data in batch]))
-            return classified, errors
+                sources += [source for source, _ in batch]
+                verdicts += self.classify([data for _, data in batch])
+            return sources, verdicts, errors
 
         return classify_files
 
 
-def _with_sources(pairs, verdicts):
-    return [(source, *v._fields()) for (source, _), v in zip(pairs, verdicts)]
+def _pack(value):  # (what a helper process sends: plain data)
+    sources, verdicts, errors = value
+    return sources, [v._fields() for v in verdicts], errors
+
+
+def _unpack(value):
+    sources, fields, errors = value
+    return sources, [Verdict(*f) for f in fields], errors
 
 
 class LiteFilter(StreamClassifier):

@@ -104,7 +104,7 @@ def can_fork_here():
     return threading is None or threading.active_count() == 1
 
 
-def fork_map(func, items, helpers):
+def fork_map(func, items, helpers, *, pack=None, unpack=None):
     """``func(item)`` for each item of the sequence ``items``, yielded in order.
 
     With ``helpers`` >= 1 (and :func:`can_fork_here`), that many child processes are
@@ -112,8 +112,9 @@ def fork_map(func, items, helpers):
     items, each block claimed by whichever process is free first (a claim is two bytes
     read from a pipe filled before the fork: at most 1,024 blocks, which fit in a pipe's
     smallest buffer, so the fill never waits). A child sends each value back through its
-    own pipe as soon as it has it (the value must be :mod:`marshal`-able: numbers,
-    strings, bytes, tuples, lists, dicts of them); this process reads them between its
+    own pipe as soon as it has it (``pack(value)`` when ``pack`` is given, which must be
+    :mod:`marshal`-able: numbers, strings, bytes, tuples, lists, dicts of them, and comes
+    out here as ``unpack(...)`` of it); this process reads them between its
     own blocks, and yields every value in the items' order. A child that fails (it dies,
     or a value cannot be sent) leaves what it did not send to this process. Closing the
     generator early (or an exception in ``func`` here) kills and reaps the children;
@@ -129,7 +130,7 @@ def fork_map(func, items, helpers):
         for item in items:
             yield func(item)
         return
-    run = _Shared(func, items, helpers)
+    run = _Shared(func, items, helpers, pack, unpack)
     try:
         yield from run.values()
     finally:
@@ -139,8 +140,9 @@ def fork_map(func, items, helpers):
 class _Shared:
     """One :func:`fork_map` with helpers: the claims pipe, the children, their frames."""
 
-    def __init__(self, func, items, helpers):
+    def __init__(self, func, items, helpers, pack, unpack):
         self.func, self.items, self.n = func, items, len(items)
+        self.pack, self.unpack = pack, unpack
         self.size = -(-self.n // _MAX_BLOCKS)  # items per block
         blocks = -(-self.n // self.size)
         self.children = {}  # result pipe's read end -> pid
@@ -188,7 +190,8 @@ class _Shared:
             gc.freeze()  # (the parent's objects stay out of this process's collections: no page is copied for them)
             while (block := self._claim()) is not None:
                 for i in block:
-                    data = marshal.dumps(self.func(self.items[i]))
+                    value = self.func(self.items[i])
+                    data = marshal.dumps(value if self.pack is None else self.pack(value))
                     view = memoryview(i.to_bytes(8, "little") + len(data).to_bytes(8, "little") + data)
                     while view:
                         view = view[os.write(fd, view):]
@@ -237,7 +240,9 @@ class _Shared:
                 if len(buf) < _HEAD + size:
                     break
                 try:
-                    self.results[int.from_bytes(buf[:8], "little")] = marshal.loads(buf[_HEAD:_HEAD + size])
+                    value = marshal.loads(buf[_HEAD:_HEAD + size])
+                    self.results[int.from_bytes(buf[:8], "little")] = (
+                        value if self.unpack is None else self.unpack(value))
                 except (ValueError, EOFError, TypeError):
                     pass  # (never sent by a child: the item is computed here)
                 del buf[:_HEAD + size]
