@@ -540,3 +540,30 @@ def test_spamfilter_batch_output_is_the_same_in_one_or_more_processes(tmp_path, 
     (code, out, err), = outputs
     assert code == 3 and out.count(b"\n") > 400 and b"-\tham\t" in out
     assert err.count(b"\n") == 2 and b"0150.missing" in err and b"0200.outside" in err
+
+
+@pytest.mark.parametrize("kind", ["fisher", "multinomial"])
+def test_training_from_folders_is_the_same_in_one_or_two_processes(tmp_path, monkeypatch, kind):
+    """spamfilter --train-*: the folders are read and tokenised by map_messages (in a forked
+    helper too): the model file is byte for byte the one process's."""
+    import threading
+
+    from conftest import SMS_TSV
+
+    from textnb.io import mailread
+
+    rows = [line.split("\t", 1) for line in SMS_TSV.read_text(encoding="utf-8").splitlines()[:600] if "\t" in line]
+    for label in ("spam", "ham"):
+        (tmp_path / label).mkdir()
+    for i, (label, text) in enumerate(rows):
+        (tmp_path / label / f"{i:04d}.txt").write_bytes(text.encode() if i % 7 else SPAM_MSGS[i % 3] + text.encode())
+    assert len(list((tmp_path / "ham").iterdir())) >= 128  # enough files for a helper
+    monkeypatch.setattr(threading, "active_count", lambda: 1)  # (idle threads of earlier tests)
+    monkeypatch.setattr(mailread, "cpu_count", lambda: 2)
+    files = {}
+    for spare in (0, 1):
+        monkeypatch.setattr(mailread, "spare_cpus", lambda now=False, spare=spare: spare)
+        files[spare] = tmp_path / f"m{spare}.tnb"
+        counts = train_model(files[spare], [tmp_path / "spam"], [tmp_path / "ham"], kind=kind)
+    assert counts["spam"] + counts["ham"] == len(rows)
+    assert files[0].read_bytes() == files[1].read_bytes()

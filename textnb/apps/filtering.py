@@ -35,6 +35,7 @@ import os
 import shutil
 import sys
 from dataclasses import dataclass
+from functools import partial
 from itertools import islice
 from pathlib import Path
 
@@ -43,6 +44,7 @@ import numpy as np
 from textnb.core.errors import InputError, ModelFileError
 from textnb.core.model_io import load, model_class, refuse_input_as_output
 from textnb.io import mail
+from textnb.io.mailtokens import Tokens
 from textnb.text.scorer import load_for_prediction
 from textnb.apps.spamlite import (  # noqa: F401 (the verdict rules live on the numpy-free path)
     _BATCH,
@@ -257,15 +259,47 @@ def _messages(paths, max_bytes, stdin=None):
                 yield data
 
 
-def _learn(model, pairs, max_bytes, method, progress=None):
-    """Feed ``(label, message bytes)`` pairs in batches to ``model.partial_fit``/``forget``."""
+def _features_of_paths(model, paths, max_bytes):
+    """What ``model`` is fed for each message of ``paths`` ('-' = one message from stdin),
+    in order: the files between two '-' are read and tokenised in forked processes too
+    (:func:`textnb.io.mailread.map_messages`; the features are the same)."""
+    group = []
+    for p in [*paths, None]:
+        if p is not None and os.fspath(p) != "-":
+            group.append(p)
+            continue
+        if group:
+            for _, features in mail.map_messages(group, partial(_features_list, model, max_bytes),
+                                                 max_bytes=max_bytes, pack=_plain, unpack=_tokens):
+                yield features
+            group = []
+        if p is not None:
+            for data in _messages([p], max_bytes):
+                yield _features(model, data, max_bytes)
+
+
+def _features_list(model, max_bytes, messages):
+    return [_features(model, data, max_bytes) for data in messages]
+
+
+def _plain(features):  # (what a helper process sends: token lists as lists, texts as str)
+    return [f if isinstance(f, str) else list(f) for f in features]
+
+
+def _tokens(features):
+    return [f if isinstance(f, str) else Tokens(f) for f in features]
+
+
+def _learn(model, pairs, method, progress=None):
+    """Feed ``(label, features)`` pairs (:func:`_features`) in batches to
+    ``model.partial_fit``/``forget``."""
     it = iter(pairs)
     done = 0
     while True:
         batch = list(islice(it, _BATCH))
         if not batch:
             return done
-        texts = [_features(model, data, max_bytes) for _, data in batch]
+        texts = [features for _, features in batch]
         labels = [label for label, _ in batch]
         with np.errstate(divide="ignore"):  # log 0 = -inf for a class with no counts yet
             if method == "forget":
@@ -294,15 +328,15 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
     counts = {}
 
     def pairs(label, paths):
-        for data in _messages(paths, max_bytes):
+        for features in _features_of_paths(model, paths, max_bytes):
             counts[label] = counts.get(label, 0) + 1
-            yield label, data
+            yield label, features
 
     def both():
         yield from pairs(SPAM, spam_paths)
         yield from pairs(HAM, ham_paths)
 
-    _learn(model, both(), max_bytes, "partial_fit", progress)
+    _learn(model, both(), "partial_fit", progress)
     for label in CLASSES:
         if not counts.get(label):
             raise InputError(f"no {label} messages to train on")
@@ -346,8 +380,8 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
             model = new_spam_model(kind, alpha=alpha)
         else:
             raise ModelFileError(f"{model_path}: no such model file")
-        n_forgot = _learn(model, unregister, max_bytes, "forget")
-        n_learnt = _learn(model, register, max_bytes, "partial_fit")
+        n_forgot = _learn(model, ((label, _features(model, d, max_bytes)) for label, d in unregister), "forget")
+        n_learnt = _learn(model, ((label, _features(model, d, max_bytes)) for label, d in register), "partial_fit")
         model.save(model_path)
     return {"registered": n_learnt, "unregistered": n_forgot}
 

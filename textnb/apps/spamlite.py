@@ -39,8 +39,7 @@ import sys
 from itertools import islice
 
 from textnb.core.errors import InputError
-from textnb.core.forkmap import cpu_count, fork_map, spare_cpus
-from textnb.io.mailread import DEFAULT_MAX_BYTES, message_files, read_messages
+from textnb.io.mailread import DEFAULT_MAX_BYTES, map_messages
 
 try:  # the C functions themselves: functools and operator import collections & co. first
     from _functools import reduce
@@ -90,9 +89,6 @@ DEFAULT_KIND = "fisher"
 #: half of the SpamAssassin split (``scripts/bench_spam.py --select``, docs/spam.md).
 DEFAULT_SPAM_ALPHA = 0.001
 _BATCH = 500
-#: ``classify_paths``: files per forked process at least (fewer are read here alone) and
-#: per chunk at most (a chunk is at most a quarter of what is left per process)
-_FORK_FILES, _CHUNK_FILES = 64, 16
 
 
 # -- verdicts ---------------------------------------------------------------------------
@@ -505,81 +501,22 @@ class StreamClassifier:
     def classify_paths(self, paths, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_jobs=None):
         """``(source, Verdict)`` for each message of the files, folders, mbox files and
         Maildirs ``paths``, in :func:`textnb.io.mailread.iter_messages`'s order, with
-        ``on_error`` called where that reading calls it.
-
-        With enough files (at least 64 per process), their list is made first and they
-        are read and classified in chunks shared with forked helper processes
-        (:func:`textnb.core.forkmap.fork_map`): ``n_jobs`` processes in all (None or
-        negative: this one plus one per CPU idle when the run starts). The verdicts,
-        their order and the errors reported are the same however many processes compute
-        them. A path or file that cannot be read is passed to ``on_error`` (one line) and
-        skipped; without ``on_error`` it raises InputError.
-        """
-        files = []  # (file, whole), or (None, error) where the listing reports one
-        for path in paths:
-            try:
-                for entry in message_files(path, None if on_error is None else lambda e: files.append((None, e))):
-                    files.append(entry)
-            except InputError as exc:
-                if on_error is None:
-                    raise
-                files.append((None, str(exc)))
-        processes = len(files) // _FORK_FILES
-        if processes > 1 and (n_jobs is None or n_jobs < 0):
-            processes = min(processes, cpu_count() + 1 + (n_jobs or -1), 1 + spare_cpus(now=True))
-        elif processes > 1:
-            processes = min(processes, n_jobs)
-        processes = max(1, processes)
-        chunks, start = [], 0
-        while start < len(files):  # smaller towards the end, so that the processes finish together
-            size = max(1, min(_CHUNK_FILES, (len(files) - start) // (4 * processes)))
-            chunks.append(files[start:start + size])
-            start += size
-        for sources, verdicts, errors in fork_map(self._classify_files(max_bytes), chunks, processes - 1,
-                                                  pack=_pack, unpack=_unpack):
-            done = 0
-            for at, message in errors:  # reported where the files' reading reports them
-                yield from zip(sources[done:at], verdicts[done:at])
-                done = at
-                if on_error is None:
-                    raise InputError(message)
-                on_error(message)
-            yield from zip(sources[done:], verdicts[done:])
-
-    def _classify_files(self, max_bytes):
-        def classify_files(files):
-            """``(sources, verdicts, [(position, error)...])`` of a chunk of files: each
-            error with the number of messages read before it."""
-            sources, verdicts, errors, batch = [], [], [], []
-            for file, whole in files:
-                if file is None:  # an error of the listing, reported in its place
-                    errors.append((len(sources) + len(batch), whole))
-                    continue
-                try:
-                    for pair in read_messages(file, max_bytes, whole=whole):
-                        batch.append(pair)
-                        if len(batch) == _BATCH:
-                            sources += [source for source, _ in batch]
-                            verdicts += self.classify([data for _, data in batch])
-                            batch = []
-                except InputError as exc:  # (the messages read before it are kept, as iter_messages does)
-                    errors.append((len(sources) + len(batch), str(exc)))
-            if batch:
-                sources += [source for source, _ in batch]
-                verdicts += self.classify([data for _, data in batch])
-            return sources, verdicts, errors
-
-        return classify_files
+        ``on_error`` called where that reading calls it; the files are read and classified
+        in forked processes too (:func:`textnb.io.mailread.map_messages`: ``n_jobs``
+        processes, None for this one plus one per idle CPU when there are enough files).
+        The verdicts, their order and the errors are the same however many processes
+        compute them. Without ``on_error`` a path or file that cannot be read raises
+        InputError."""
+        return map_messages(paths, self.classify, max_bytes=max_bytes, on_error=on_error, n_jobs=n_jobs,
+                            pack=_pack, unpack=_unpack)
 
 
-def _pack(value):  # (what a helper process sends: plain data)
-    sources, verdicts, errors = value
-    return sources, [v._fields() for v in verdicts], errors
+def _pack(verdicts):  # (what a helper process sends: plain data)
+    return [v._fields() for v in verdicts]
 
 
-def _unpack(value):
-    sources, fields, errors = value
-    return sources, [Verdict(*f) for f in fields], errors
+def _unpack(fields):
+    return [Verdict(*f) for f in fields]
 
 
 class LiteFilter(StreamClassifier):

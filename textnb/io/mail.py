@@ -42,6 +42,9 @@ from textnb.io.mailread import (  # noqa: F401 (re-exported: the reading half of
     is_special,
     iter_messages,
     looks_like_mail,
+    map_messages,
+    message_files,
+    read_messages,
     read_capped,
 )
 
@@ -72,6 +75,9 @@ __all__ = [
     "decode_bytes",
     "html_to_text",
     "iter_messages",
+    "map_messages",
+    "message_files",
+    "read_messages",
     "read_capped",
     "is_mbox",
     "is_maildir",

@@ -11,15 +11,21 @@ import os
 import stat
 
 from textnb.core.errors import InputError
+from textnb.core.forkmap import cpu_count, fork_map, spare_cpus
 from textnb.io.files import read_regular_file as _read_file
 
 __all__ = ["DEFAULT_MAX_BYTES", "decode_bytes", "read_capped", "is_special", "is_maildir", "is_mbox",
-           "looks_like_mail", "iter_messages", "message_files", "read_messages"]
+           "looks_like_mail", "iter_messages", "message_files", "read_messages", "map_messages"]
 
 #: Bytes of one message that are read and parsed; the rest is skipped.
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 
 _CHUNK = 1 << 16
+
+#: :func:`map_messages`: files per forked process at least (fewer are read by the calling
+#: process alone), files per chunk at most (a chunk is at most a quarter of what is left
+#: per process), messages per call of its ``func``
+_FORK_FILES, _CHUNK_FILES, _BATCH = 64, 16, 500
 
 #: Regular expressions, compiled on first use (``import re`` costs a fast start more than
 #: reading a folder of short messages): module attributes through :func:`__getattr__`.
@@ -302,6 +308,81 @@ def iter_messages(path, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None):
             if on_error is None:
                 raise
             on_error(str(exc))
+
+
+def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_jobs=None, pack=None,
+                 unpack=None):
+    """``(source, value)`` for each message of the files, folders, mbox files and Maildirs
+    ``paths``, in :func:`iter_messages`'s order, ``func`` giving the values of up to 500
+    messages at a time (``func(list of message bytes)`` -> a list, one value each), with
+    ``on_error`` called where :func:`iter_messages` calls it (without ``on_error`` a path
+    or file that cannot be read raises InputError there).
+
+    The files are listed first (:func:`message_files`), then read and mapped in chunks
+    that forked helper processes share (:func:`textnb.core.forkmap.fork_map`; a helper
+    sends ``pack(values)``, which must be :mod:`marshal`-able, and it comes out as
+    ``unpack(...)``): ``n_jobs`` processes in all, with at least 64 files each (None or
+    negative: this one plus one per CPU idle when the run starts). The pairs, their
+    order and the errors are the same however many processes compute them.
+    """
+    files = []  # (file, whole), or (None, error) where the listing reports one
+    for path in paths:
+        try:
+            for entry in message_files(path, None if on_error is None else lambda e: files.append((None, e))):
+                files.append(entry)
+        except InputError as exc:
+            if on_error is None:
+                raise
+            files.append((None, str(exc)))
+    processes = len(files) // _FORK_FILES
+    if processes > 1 and (n_jobs is None or n_jobs < 0):
+        processes = min(processes, cpu_count() + 1 + (n_jobs or -1), 1 + spare_cpus(now=True))
+    elif processes > 1:
+        processes = min(processes, n_jobs)
+    processes = max(1, processes)
+    chunks, start = [], 0
+    while start < len(files):  # smaller towards the end, so that the processes finish together
+        size = max(1, min(_CHUNK_FILES, (len(files) - start) // (4 * processes)))
+        chunks.append(files[start:start + size])
+        start += size
+    mapped = fork_map(_chunk_mapper(func, max_bytes), chunks, processes - 1,
+                      pack=None if pack is None else lambda v: (v[0], pack(v[1]), v[2]),
+                      unpack=None if unpack is None else lambda v: (v[0], unpack(v[1]), v[2]))
+    for sources, values, errors in mapped:
+        done = 0
+        for at, message in errors:  # reported where the files' reading reports them
+            yield from zip(sources[done:at], values[done:at])
+            done = at
+            if on_error is None:
+                raise InputError(message)
+            on_error(message)
+        yield from zip(sources[done:], values[done:])
+
+
+def _chunk_mapper(func, max_bytes):
+    def map_chunk(files):
+        """``(sources, values, [(position, error)...])`` of a chunk of files: each error
+        with the number of messages read before it."""
+        sources, values, errors, batch = [], [], [], []
+        for file, whole in files:
+            if file is None:  # an error of the listing, reported in its place
+                errors.append((len(sources) + len(batch), whole))
+                continue
+            try:
+                for pair in read_messages(file, max_bytes, whole=whole):
+                    batch.append(pair)
+                    if len(batch) == _BATCH:
+                        sources += [source for source, _ in batch]
+                        values += func([data for _, data in batch])
+                        batch = []
+            except InputError as exc:  # (the messages read before it are kept, as iter_messages does)
+                errors.append((len(sources) + len(batch), str(exc)))
+        if batch:
+            sources += [source for source, _ in batch]
+            values += func([data for _, data in batch])
+        return sources, values, errors
+
+    return map_chunk
 
 
 def message_files(path, on_error=None):
