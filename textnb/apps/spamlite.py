@@ -48,12 +48,13 @@ except ImportError:  # pragma: no cover - not CPython
     from functools import reduce
     from operator import add
 from textnb.core.compact import read_payload
-from textnb.io.mailtokens import message_tokens
+from textnb.io.mailtokens import Tokens, message_tokens
 
 __all__ = [
     "SPAM", "HAM", "UNSURE", "DEFAULT_SPAM_CUTOFF", "DEFAULT_HAM_CUTOFF", "EXIT_CODES", "EXIT_ERROR",
     "Verdict", "verdict_of", "check_cutoffs", "score_text", "verdict_headers", "add_headers",
-    "LiteFilter", "LiteScorer", "StreamClassifier", "logit", "default_model_file",
+    "LiteFilter", "LiteScorer", "StreamClassifier", "logit", "default_model_file", "compact_payload",
+    "tokenize_paths",
 ]
 
 SPAM, HAM, UNSURE = "spam", "ham", "unsure"
@@ -535,12 +536,17 @@ class LiteFilter(StreamClassifier):
     @classmethod
     def load(cls, path, *, max_model_bytes=MAX_LITE_BYTES, **kwargs):
         """A LiteFilter for the model file ``path``, or None when this path does not read it."""
+        return cls.from_payload(compact_payload(path, max_model_bytes=max_model_bytes), **kwargs)
+
+    @classmethod
+    def from_payload(cls, payload, **kwargs):
+        """A LiteFilter for a model file's compact form (:func:`compact_payload`), or None
+        when there is none or this path does not read it."""
+        if payload is None:
+            return None
         try:
-            payload = read_payload(os.fspath(path), max_model_bytes)
-            if payload is None:
-                return None
             scorer = decode_compact(payload)
-        except (_Unusable, OSError, ValueError, TypeError, OverflowError, MemoryError, struct.error, UnicodeError):
+        except (_Unusable, ValueError, TypeError, OverflowError, MemoryError, struct.error, UnicodeError):
             return None
         return cls(scorer, **kwargs)
 
@@ -552,3 +558,45 @@ class LiteFilter(StreamClassifier):
         """A :class:`Verdict` for each raw message (bytes)."""
         score, max_bytes = self.scorer.log_odds, self.max_bytes
         return [self.verdict(score(message_tokens(m, max_bytes))) for m in messages]
+
+    def classify_tokens(self, pairs):
+        """``(source, Verdict)`` for each ``(source, tokens)`` pair (:func:`tokenize_paths`,
+        with this filter's ``max_bytes``): the verdicts :meth:`classify` gives."""
+        score, verdict = self.scorer.log_odds, self.verdict
+        for source, tokens in pairs:
+            yield source, verdict(score(tokens))
+
+
+def compact_payload(path, *, max_model_bytes=MAX_LITE_BYTES):
+    """The compact form of the model file ``path`` (checked: size and CRC-32), or None
+    (none, or the file cannot be read: the full loader reports why)."""
+    try:
+        return read_payload(os.fspath(path), max_model_bytes)
+    except (OSError, ValueError, OverflowError, MemoryError, struct.error):
+        return None
+
+
+def tokenize_paths(paths, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_jobs=None):
+    """``(source, tokens)`` for each message of ``paths``: :func:`message_tokens` as
+    :func:`textnb.io.mailread.map_messages` reads and shares them. The files are listed
+    and the helper processes forked at the call, so they tokenise while the caller loads
+    the model (``--batch``: the model's load is then not added to the run's length); the
+    scores come from :meth:`LiteFilter.classify_tokens`. ``close()`` the iterator when
+    it is not read to its end (or let it go: the helpers are stopped either way)."""
+    return map_messages(paths, _tokenizer(max_bytes), max_bytes=max_bytes, on_error=on_error,
+                        n_jobs=n_jobs, pack=_token_lists, unpack=_as_tokens)
+
+
+def _tokenizer(max_bytes):
+    def tokenize(messages):
+        return [message_tokens(m, max_bytes) for m in messages]
+
+    return tokenize
+
+
+def _token_lists(tokens):  # (what a helper sends: plain lists)
+    return [list(t) for t in tokens]
+
+
+def _as_tokens(lists):
+    return [Tokens(t) for t in lists]

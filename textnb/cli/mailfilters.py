@@ -22,8 +22,10 @@ from textnb.apps.spamlite import (
     LiteFilter,
     add_headers,
     check_cutoffs,
+    compact_payload,
     default_model_file,
     score_text,
+    tokenize_paths,
 )
 
 # Heavier modules (numpy, the model loader, the estimators) are imported by the modes
@@ -211,14 +213,9 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
         if args.batch is None:  # read first: in -p mode the message must survive any error
             head = read_head(stdin, args.max_bytes, parts)
         cutoffs = dict(spam_cutoff=args.spam_cutoff, ham_cutoff=args.ham_cutoff, max_bytes=args.max_bytes)
-        sf = LiteFilter.load(model_path, **cutoffs)
-        if sf is None:  # another kind of model, or a file the full loader must judge
-            full_library()
-            from textnb.apps.filtering import SpamFilter
-
-            sf = SpamFilter.load(model_path, **cutoffs)
         if args.batch is not None:
-            return _batch(sf, args, stdin, stdout, stderr)
+            return _batch(model_path, cutoffs, args, stdin, stdout, stderr)
+        sf = _load(model_path, cutoffs)
         if not head.strip():
             raise InputError("stdin: empty message")
         v = sf.classify([head])[0]
@@ -284,16 +281,43 @@ def _register(ops, model_path, args, stdin, stderr):
     return 0
 
 
-def _batch(sf, args, stdin, stdout, stderr):
+def _load(model_path, cutoffs, payload=None):
+    sf = LiteFilter.load(model_path, **cutoffs) if payload is None else LiteFilter.from_payload(payload, **cutoffs)
+    if sf is None:  # another kind of model, or a file the full loader must judge
+        full_library()
+        from textnb.apps.filtering import SpamFilter
+
+        sf = SpamFilter.load(model_path, **cutoffs)
+    return sf
+
+
+def _batch(model_path, cutoffs, args, stdin, stdout, stderr):
     """One line per message; a message that cannot be read is reported on stderr (one
     line naming it) and the run goes on: exit 3 at the end if any was, else 0. A reader
-    that goes away (``| head``) ends the run quietly (exit 0)."""
+    that goes away (``| head``) ends the run quietly (exit 0).
+
+    For the default model (its compact form) and paths without ``-``, the files are
+    listed and the tokenising helpers started before the model is read, so they work
+    while it loads."""
     failed = 0
 
     def on_error(message):
         nonlocal failed
         failed += 1
         say(stderr, "spamfilter", message)
+
+    payload = compact_payload(model_path) if "-" not in args.batch else None
+    early = None if payload is None else tokenize_paths(args.batch, max_bytes=args.max_bytes, on_error=on_error,
+                                                         n_jobs=args.jobs)
+    try:
+        sf = _load(model_path, cutoffs, payload)
+    except BaseException:
+        if early is not None:
+            early.close()
+        raise
+    if early is not None and not isinstance(sf, LiteFilter):  # (a frame the full loader had to read)
+        early.close()
+        early = None
 
     def verdicts():  # the paths between two "-" read and classified together (in forked processes too)
         group = []
@@ -312,7 +336,7 @@ def _batch(sf, args, stdin, stdout, stderr):
 
     try:
         with progress_bar(stderr, "classifying") as progress:
-            for n, (source, v) in enumerate(verdicts(), 1):
+            for n, (source, v) in enumerate(verdicts() if early is None else sf.classify_tokens(early), 1):
                 line = f"{cell(source)}\t{cell(v.label)}\t{score_text(v)}"
                 if args.log_odds:
                     line += f"\t{v.log_odds:.4f}"

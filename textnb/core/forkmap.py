@@ -25,6 +25,7 @@ __all__ = ["can_fork_here", "cpu_count", "fork_map", "spare_cpus"]
 
 _HEAD = 16  # a frame: the item's index and the value's size (8 bytes each, little-endian), then the value
 _MAX_BLOCKS = 1024
+_PIPE_BYTES = 1 << 20
 _SIGKILL = 9
 
 
@@ -118,7 +119,7 @@ def fork_map(func, items, helpers, *, pack=None, unpack=None):
     own blocks, and yields every value in the items' order. A child that fails (it dies,
     or a value cannot be sent) leaves what it did not send to this process. Closing the
     generator early (or an exception in ``func`` here) kills and reaps the children;
-    none outlives the map.
+    none outlives the map. The children are forked at the call, not at the first value.
 
     ``func`` runs in the children exactly as here, so it must not write to files that
     this process writes (return what is to be written), and what it raises in a child is
@@ -127,14 +128,35 @@ def fork_map(func, items, helpers, *, pack=None, unpack=None):
     n = len(items)
     helpers = min(int(helpers), n - 1)
     if helpers <= 0 or not can_fork_here():
-        for item in items:
-            yield func(item)
-        return
-    run = _Shared(func, items, helpers, pack, unpack)
-    try:
-        yield from run.values()
-    finally:
-        run.stop()
+        return map(func, items)
+    return _Running(_Shared(func, items, helpers, pack, unpack))
+
+
+class _Running:
+    """:func:`fork_map`'s iterator once its children run (they start at the call, so the
+    caller can do other work, such as loading a model, meanwhile): the values in order;
+    the end, an error, :meth:`close` or garbage collection stops and reaps the children."""
+
+    def __init__(self, run):
+        self._run, self._values = run, run.values()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        try:
+            return next(self._values)
+        except BaseException:  # (StopIteration too: the children are done)
+            self.close()
+            raise
+
+    def close(self):
+        run, self._run = self._run, None
+        if run is not None:
+            self._values.close()
+            run.stop()
+
+    __del__ = close
 
 
 class _Shared:
@@ -159,6 +181,7 @@ class _Shared:
 
     def _fork(self):
         r, w = os.pipe()
+        _widen(w)
         try:
             pid = os.fork()
         except OSError:
@@ -266,6 +289,18 @@ class _Shared:
                 pass
             self._end(fd)
         os.close(self.claims)
+
+
+def _widen(fd):
+    """Give a result pipe a 1 MiB buffer where Linux allows it (``F_SETPIPE_SZ``): a child
+    whose frames are large (token lists) then works on while the parent is busy, instead of
+    waiting for it to read."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+    except (ImportError, AttributeError, OSError):
+        pass  # (the default buffer: the same values, later)
 
 
 def _reap(pid):

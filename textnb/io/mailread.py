@@ -318,8 +318,9 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
     ``on_error`` called where :func:`iter_messages` calls it (without ``on_error`` a path
     or file that cannot be read raises InputError there).
 
-    The files are listed first (:func:`message_files`), then read and mapped in chunks
-    that forked helper processes share (:func:`textnb.core.forkmap.fork_map`; a helper
+    The files are listed and the helpers forked when this is called (so the caller may
+    load a model meanwhile); the files are then read and mapped in chunks that the forked
+    helper processes share (:func:`textnb.core.forkmap.fork_map`; a helper
     sends ``pack(values)``, which must be :mod:`marshal`-able, and it comes out as
     ``unpack(...)``): ``n_jobs`` processes in all, with at least 64 files each (None or
     negative: this one plus one per CPU idle when the run starts). The pairs, their
@@ -348,6 +349,12 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
     mapped = fork_map(_chunk_mapper(func, max_bytes), chunks, processes - 1,
                       pack=None if pack is None else lambda v: (v[0], pack(v[1]), v[2]),
                       unpack=None if unpack is None else lambda v: (v[0], unpack(v[1]), v[2]))
+    return _in_place(mapped, on_error)
+
+
+def _in_place(mapped, on_error):
+    """The ``(source, value)`` pairs of :func:`map_messages`' chunks, each error reported
+    where the reading met it."""
     for sources, values, errors in mapped:
         done = 0
         for at, message in errors:  # reported where the files' reading reports them
