@@ -182,3 +182,26 @@ def cli_subprocess(*args):
     assert proc.returncode == 0, proc.stderr
     status, out = proc.stdout.split("\n", 1)
     return status, out
+
+
+@pytest.fixture()
+def forked_pids(monkeypatch):
+    """The pids that :mod:`textnb.core.forkmap` forks during the test (``os.fork``
+    recorded). Idle threads of earlier tests (Dask's offload pool stays for the session)
+    would turn the helpers off; the children of these tests touch no lock, so they fork
+    as a single-threaded process does."""
+    import threading
+
+    from textnb.core import forkmap
+
+    pids, fork = [], os.fork
+
+    def recording_fork():
+        pid = fork()
+        if pid:
+            pids.append(pid)
+        return pid
+
+    monkeypatch.setattr(forkmap.os, "fork", recording_fork)
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    return pids

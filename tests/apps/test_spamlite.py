@@ -571,15 +571,13 @@ def test_training_from_folders_is_the_same_in_one_or_two_processes(tmp_path, mon
 
 @pytest.mark.parametrize("kind, unread", [("fisher", False), ("fisher", True), ("geometric", False)])
 def test_batch_tokenises_while_the_model_loads_and_stops_for_another_kind(tmp_path, monkeypatch, capsysbinary,
-                                                                           kind, unread):
+                                                                           kind, unread, forked_pids):
     """``--batch`` without ``-``: for the default model's compact form the helpers start
     tokenising before the model is read (the verdicts those of the numpy filter); when the
     numpy-free path does not read the form after all (``unread``) the early helpers are
     stopped and reaped and the full path runs; a model without one (geometric) never
     starts them."""
-    import threading
 
-    from textnb.core import forkmap
     from textnb.io import mailread
 
     model, _ = _train(tmp_path, kind)
@@ -587,18 +585,9 @@ def test_batch_tokenises_while_the_model_loads_and_stops_for_another_kind(tmp_pa
     expected = []
     for source, v in SpamFilter.load(model).classify_paths([box], n_jobs=1, on_error=lambda e: None):
         expected.append(f"{source}\t{v.label}\t{score_text(v)}\t{v.log_odds:.4f}\n".encode())
-    monkeypatch.setattr(threading, "active_count", lambda: 1)  # (idle threads of earlier tests)
     monkeypatch.setattr(mailread, "spare_cpus", lambda now=False: 1)
     monkeypatch.setattr(mailread, "cpu_count", lambda: 2)
-    pids, fork = [], os.fork
-
-    def recording_fork():
-        pid = fork()
-        if pid:
-            pids.append(pid)
-        return pid
-
-    monkeypatch.setattr(forkmap.os, "fork", recording_fork)
+    pids = forked_pids
     if unread:
         monkeypatch.setattr(LiteFilter, "from_payload", classmethod(lambda cls, payload, **kw: None))
     assert filter_main(["-m", str(model), "--log-odds", "--batch", str(box)]) == 3

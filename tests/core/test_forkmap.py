@@ -24,21 +24,9 @@ def square_and_pid(i):
 
 
 @pytest.fixture(autouse=True)
-def forked(monkeypatch):
-    """The pids this test's maps fork (os.fork recorded)."""
-    pids, fork = [], os.fork
-
-    def recording_fork():
-        pid = fork()
-        if pid:
-            pids.append(pid)
-        return pid
-
-    monkeypatch.setattr(forkmap.os, "fork", recording_fork)
-    # idle threads of earlier tests (Dask's offload pool stays for the session) would turn the
-    # helpers off; the children here touch no lock, so fork as a single-threaded process does
-    monkeypatch.setattr(threading, "active_count", lambda: 1)
-    return pids
+def forked(forked_pids):
+    """The pids this test's maps fork (conftest.forked_pids)."""
+    return forked_pids
 
 
 def reaped(pids):
