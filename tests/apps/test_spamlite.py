@@ -195,7 +195,7 @@ def test_part_split_is_the_delimiter_pattern(body, boundary):
 def test_folder_walk_is_os_walks(tmp_path):
     """iter_messages over a folder: os.walk's order and choices (hidden, links, FIFOs, a
     Maildir inside, an mbox inside, an unreadable file reported)."""
-    from textnb.io.mailread import _iter_file, is_maildir, is_special
+    from textnb.io.mailread import is_maildir, is_special, read_messages
 
     root = tmp_path / "mail"
     (root / "b" / "deep").mkdir(parents=True)
@@ -226,7 +226,7 @@ def test_folder_walk_is_os_walks(tmp_path):
                 full = os.path.join(top, name)
                 if not name.startswith(".") and not is_special(full):
                     try:
-                        yield from _iter_file(full, 10 * 1024 * 1024)
+                        yield from read_messages(full, 10 * 1024 * 1024)
                     except Exception as exc:
                         yield "ERROR", str(exc).encode()
 
@@ -543,13 +543,12 @@ def test_spamfilter_batch_output_is_the_same_in_one_or_more_processes(tmp_path, 
 
 
 @pytest.mark.parametrize("kind", ["fisher", "multinomial"])
-def test_training_from_folders_is_the_same_in_one_or_two_processes(tmp_path, monkeypatch, kind):
+def test_training_from_folders_is_the_same_in_one_or_two_processes(tmp_path, monkeypatch, kind, forked_pids):
     """spamfilter --train-*: the folders are read and tokenised by map_messages (in a forked
     helper too): the model file is byte for byte the one process's."""
-    import threading
-
     from conftest import SMS_TSV
 
+    from textnb.core import forkmap
     from textnb.io import mailread
 
     rows = [line.split("\t", 1) for line in SMS_TSV.read_text(encoding="utf-8").splitlines()[:600] if "\t" in line]
@@ -558,13 +557,13 @@ def test_training_from_folders_is_the_same_in_one_or_two_processes(tmp_path, mon
     for i, (label, text) in enumerate(rows):
         (tmp_path / label / f"{i:04d}.txt").write_bytes(text.encode() if i % 7 else SPAM_MSGS[i % 3] + text.encode())
     assert len(list((tmp_path / "ham").iterdir())) >= 128  # enough files for a helper
-    monkeypatch.setattr(threading, "active_count", lambda: 1)  # (idle threads of earlier tests)
-    monkeypatch.setattr(mailread, "cpu_count", lambda: 2)
+    monkeypatch.setattr(forkmap, "cpu_count", lambda: 2)
     files = {}
     for spare in (0, 1):
         monkeypatch.setattr(mailread, "spare_cpus", lambda now=False, spare=spare: spare)
         files[spare] = tmp_path / f"m{spare}.tnb"
         counts = train_model(files[spare], [tmp_path / "spam"], [tmp_path / "ham"], kind=kind)
+        assert bool(forked_pids) == bool(spare)  # a helper read the ham folder (the spam one is small)
     assert counts["spam"] + counts["ham"] == len(rows)
     assert files[0].read_bytes() == files[1].read_bytes()
 
@@ -577,7 +576,7 @@ def test_batch_tokenises_while_the_model_loads_and_stops_for_another_kind(tmp_pa
     numpy-free path does not read the form after all (``unread``) the early helpers are
     stopped and reaped and the full path runs; a model without one (geometric) never
     starts them."""
-
+    from textnb.core import forkmap
     from textnb.io import mailread
 
     model, _ = _train(tmp_path, kind)
@@ -586,7 +585,7 @@ def test_batch_tokenises_while_the_model_loads_and_stops_for_another_kind(tmp_pa
     for source, v in SpamFilter.load(model).classify_paths([box], n_jobs=1, on_error=lambda e: None):
         expected.append(f"{source}\t{v.label}\t{score_text(v)}\t{v.log_odds:.4f}\n".encode())
     monkeypatch.setattr(mailread, "spare_cpus", lambda now=False: 1)
-    monkeypatch.setattr(mailread, "cpu_count", lambda: 2)
+    monkeypatch.setattr(forkmap, "cpu_count", lambda: 2)
     pids = forked_pids
     if unread:
         monkeypatch.setattr(LiteFilter, "from_payload", classmethod(lambda cls, payload, **kw: None))

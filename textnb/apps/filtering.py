@@ -44,7 +44,6 @@ import numpy as np
 from textnb.core.errors import InputError, ModelFileError
 from textnb.core.model_io import load, model_class, refuse_input_as_output
 from textnb.io import mail
-from textnb.io.mailtokens import Tokens
 from textnb.text.scorer import load_for_prediction
 from textnb.apps.spamlite import (  # noqa: F401 (the verdict rules live on the numpy-free path)
     _BATCH,
@@ -68,7 +67,9 @@ from textnb.apps.spamlite import (  # noqa: F401 (the verdict rules live on the 
     logit,
     add_headers,
     check_cutoffs,
+    pack_features,
     score_text,
+    unpack_features,
     verdict_headers,
     verdict_of,
 )
@@ -261,33 +262,16 @@ def _messages(paths, max_bytes, stdin=None):
 
 def _features_of_paths(model, paths, max_bytes):
     """What ``model`` is fed for each message of ``paths`` ('-' = one message from stdin),
-    in order: the files between two '-' are read and tokenised in forked processes too
+    in order, the files read and tokenised in forked processes too
     (:func:`textnb.io.mailread.map_messages`; the features are the same)."""
-    group = []
-    for p in [*paths, None]:
-        if p is not None and os.fspath(p) != "-":
-            group.append(p)
-            continue
-        if group:
-            for _, features in mail.map_messages(group, partial(_features_list, model, max_bytes),
-                                                 max_bytes=max_bytes, pack=_plain, unpack=_tokens):
-                yield features
-            group = []
-        if p is not None:
-            for data in _messages([p], max_bytes):
-                yield _features(model, data, max_bytes)
+    for _, features in mail.map_messages(paths, partial(_features_list, model, max_bytes), max_bytes=max_bytes,
+                                         pack=pack_features, unpack=unpack_features,
+                                         stdin=getattr(sys.stdin, "buffer", None)):
+        yield features
 
 
 def _features_list(model, max_bytes, messages):
     return [_features(model, data, max_bytes) for data in messages]
-
-
-def _plain(features):  # (what a helper process sends: token lists as lists, texts as str)
-    return [f if isinstance(f, str) else list(f) for f in features]
-
-
-def _tokens(features):
-    return [f if isinstance(f, str) else Tokens(f) for f in features]
 
 
 def _learn(model, pairs, method, progress=None):

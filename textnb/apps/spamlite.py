@@ -54,7 +54,7 @@ __all__ = [
     "SPAM", "HAM", "UNSURE", "DEFAULT_SPAM_CUTOFF", "DEFAULT_HAM_CUTOFF", "EXIT_CODES", "EXIT_ERROR",
     "Verdict", "verdict_of", "check_cutoffs", "score_text", "verdict_headers", "add_headers",
     "LiteFilter", "LiteScorer", "StreamClassifier", "logit", "default_model_file", "compact_payload",
-    "tokenize_paths",
+    "tokenize_paths", "pack_features", "unpack_features",
 ]
 
 SPAM, HAM, UNSURE = "spam", "ham", "unsure"
@@ -499,7 +499,7 @@ class StreamClassifier:
                 return
             yield from zip((s for s, _ in batch), self.classify([data for _, data in batch]))
 
-    def classify_paths(self, paths, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_jobs=None):
+    def classify_paths(self, paths, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_jobs=None, stdin=None):
         """``(source, Verdict)`` for each message of the files, folders, mbox files and
         Maildirs ``paths``, in :func:`textnb.io.mailread.iter_messages`'s order, with
         ``on_error`` called where that reading calls it; the files are read and classified
@@ -507,9 +507,9 @@ class StreamClassifier:
         processes, None for this one plus one per idle CPU when there are enough files).
         The verdicts, their order and the errors are the same however many processes
         compute them. Without ``on_error`` a path or file that cannot be read raises
-        InputError."""
+        InputError. With ``stdin``, a path ``-`` is one message read from it."""
         return map_messages(paths, self.classify, max_bytes=max_bytes, on_error=on_error, n_jobs=n_jobs,
-                            pack=_pack, unpack=_unpack)
+                            pack=_pack, unpack=_unpack, stdin=stdin)
 
 
 def _pack(verdicts):  # (what a helper process sends: plain data)
@@ -576,7 +576,7 @@ def compact_payload(path, *, max_model_bytes=MAX_LITE_BYTES):
         return None
 
 
-def tokenize_paths(paths, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_jobs=None):
+def tokenize_paths(paths, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_jobs=None, stdin=None):
     """``(source, tokens)`` for each message of ``paths``: :func:`message_tokens` as
     :func:`textnb.io.mailread.map_messages` reads and shares them. The files are listed
     and the helper processes forked at the call, so they tokenise while the caller loads
@@ -584,7 +584,7 @@ def tokenize_paths(paths, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_jobs=
     scores come from :meth:`LiteFilter.classify_tokens`. ``close()`` the iterator when
     it is not read to its end (or let it go: the helpers are stopped either way)."""
     return map_messages(paths, _tokenizer(max_bytes), max_bytes=max_bytes, on_error=on_error,
-                        n_jobs=n_jobs, pack=_token_lists, unpack=_as_tokens)
+                        n_jobs=n_jobs, pack=pack_features, unpack=unpack_features, stdin=stdin)
 
 
 def _tokenizer(max_bytes):
@@ -594,9 +594,12 @@ def _tokenizer(max_bytes):
     return tokenize
 
 
-def _token_lists(tokens):  # (what a helper sends: plain lists)
-    return [list(t) for t in tokens]
+def pack_features(features):
+    """What a helper process sends of a list of features (:func:`message_tokens`'
+    ``Tokens``, or texts): plain lists and strings, which :mod:`marshal` writes."""
+    return [f if isinstance(f, str) else list(f) for f in features]
 
 
-def _as_tokens(lists):
-    return [Tokens(t) for t in lists]
+def unpack_features(features):
+    """:func:`pack_features`' list as it was (token lists as ``Tokens`` again)."""
+    return [f if isinstance(f, str) else Tokens(f) for f in features]

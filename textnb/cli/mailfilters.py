@@ -296,9 +296,9 @@ def _batch(model_path, cutoffs, args, stdin, stdout, stderr):
     line naming it) and the run goes on: exit 3 at the end if any was, else 0. A reader
     that goes away (``| head``) ends the run quietly (exit 0).
 
-    For the default model (its compact form) and paths without ``-``, the files are
-    listed and the tokenising helpers started before the model is read, so they work
-    while it loads."""
+    For the default model (its compact form) and no ``-`` among the paths (stdin is read
+    once, by the path that classifies), the files are listed and the tokenising helpers
+    started before the model is read, so they work while it loads."""
     failed = 0
 
     def on_error(message):
@@ -308,7 +308,7 @@ def _batch(model_path, cutoffs, args, stdin, stdout, stderr):
 
     payload = compact_payload(model_path) if "-" not in args.batch else None
     early = None if payload is None else tokenize_paths(args.batch, max_bytes=args.max_bytes, on_error=on_error,
-                                                         n_jobs=args.jobs)
+                                                         n_jobs=args.jobs, stdin=stdin)
     try:
         sf = _load(model_path, cutoffs, payload)
     except BaseException:
@@ -319,24 +319,11 @@ def _batch(model_path, cutoffs, args, stdin, stdout, stderr):
         early.close()
         early = None
 
-    def verdicts():  # the paths between two "-" read and classified together (in forked processes too)
-        group = []
-        for p in [*args.batch, None]:
-            if p is not None and p != "-":
-                group.append(p)
-                continue
-            if group:
-                yield from sf.classify_paths(group, max_bytes=args.max_bytes, on_error=on_error, n_jobs=args.jobs)
-                group = []
-            if p == "-":
-                try:
-                    yield "-", sf.classify([mail.read_capped(stdin, args.max_bytes)[0]])[0]
-                except InputError as exc:
-                    on_error(str(exc))
-
     try:
         with progress_bar(stderr, "classifying") as progress:
-            for n, (source, v) in enumerate(verdicts() if early is None else sf.classify_tokens(early), 1):
+            verdicts = sf.classify_tokens(early) if early is not None else sf.classify_paths(
+                args.batch, max_bytes=args.max_bytes, on_error=on_error, n_jobs=args.jobs, stdin=stdin)
+            for n, (source, v) in enumerate(verdicts, 1):
                 line = f"{cell(source)}\t{cell(v.label)}\t{score_text(v)}"
                 if args.log_odds:
                     line += f"\t{v.log_odds:.4f}"

@@ -20,8 +20,9 @@ modules, so a short process pays nothing for it. :func:`cpu_count` and :func:`sp
 import gc
 import marshal
 import os
+import sys
 
-__all__ = ["can_fork_here", "cpu_count", "fork_map", "spare_cpus"]
+__all__ = ["can_fork_here", "cpu_count", "fork_map", "jobs_count", "spare_cpus"]
 
 _HEAD = 16  # a frame: the item's index and the value's size (8 bytes each, little-endian), then the value
 _MAX_BLOCKS = 1024
@@ -45,6 +46,12 @@ def cpu_count():
     except ValueError:
         pass
     return max(1, min(counts))
+
+
+def jobs_count(n_jobs):
+    """``n_jobs`` as a number of processes: a negative one counts back from
+    :func:`cpu_count` as in joblib (-1 all, -2 all but one), at least 1."""
+    return max(1, cpu_count() + 1 + n_jobs if n_jobs < 0 else n_jobs)
 
 
 def spare_cpus(now=False):
@@ -101,7 +108,7 @@ def can_fork_here():
     (a forked copy of a threaded process can hold a lock no thread will release)."""
     if not hasattr(os, "fork"):
         return False
-    threading = __import__("sys").modules.get("threading")
+    threading = sys.modules.get("threading")
     return threading is None or threading.active_count() == 1
 
 

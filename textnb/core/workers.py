@@ -21,7 +21,7 @@ from collections import deque
 from contextlib import contextmanager
 
 from textnb.core.errors import TextnbError
-from textnb.core.forkmap import cpu_count, spare_cpus
+from textnb.core.forkmap import cpu_count, jobs_count, spare_cpus
 
 __all__ = ["automatic_threads", "can_fork", "connect", "cpu_count", "effective_jobs", "keep_freed_memory",
            "map_ordered", "ordered_map", "spare_cpus"]
@@ -128,7 +128,7 @@ def effective_jobs(n_jobs):
         raise ValueError("n_jobs == 0 in Parallel has no meaning")
     if n_jobs == 1 or _in_daemon():
         return 1
-    return max(1, cpu_count() + 1 + n_jobs if n_jobs < 0 else n_jobs)
+    return jobs_count(n_jobs)
 
 
 def _in_daemon():

@@ -29,7 +29,6 @@ from textnb.io.mailread import (  # noqa: F401 (re-exported: the reading half of
     _SMALL_MBOX,
     DEFAULT_MAX_BYTES,
     _codec,
-    _iter_file,
     _iter_mbox,
     _lenient_b64decode,
     _open_regular,

@@ -11,7 +11,7 @@ import os
 import stat
 
 from textnb.core.errors import InputError
-from textnb.core.forkmap import cpu_count, fork_map, spare_cpus
+from textnb.core.forkmap import fork_map, jobs_count, spare_cpus
 from textnb.io.files import read_regular_file as _read_file
 
 __all__ = ["DEFAULT_MAX_BYTES", "decode_bytes", "read_capped", "is_special", "is_maildir", "is_mbox",
@@ -311,12 +311,13 @@ def iter_messages(path, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None):
 
 
 def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_jobs=None, pack=None,
-                 unpack=None):
+                 unpack=None, stdin=None):
     """``(source, value)`` for each message of the files, folders, mbox files and Maildirs
     ``paths``, in :func:`iter_messages`'s order, ``func`` giving the values of up to 500
     messages at a time (``func(list of message bytes)`` -> a list, one value each), with
     ``on_error`` called where :func:`iter_messages` calls it (without ``on_error`` a path
-    or file that cannot be read raises InputError there).
+    or file that cannot be read raises InputError there). With ``stdin`` (a binary
+    stream), a path ``-`` is one message read from it (source ``-``), in its place.
 
     The files are listed and the helpers forked when this is called (so the caller may
     load a model meanwhile); the files are then read and mapped in chunks that the forked
@@ -326,8 +327,11 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
     negative: this one plus one per CPU idle when the run starts). The pairs, their
     order and the errors are the same however many processes compute them.
     """
-    files = []  # (file, whole), or (None, error) where the listing reports one
+    files = []  # (file, whole), (None, error) where the listing reports one, or ("-", the message on stdin)
     for path in paths:
+        if stdin is not None and os.fspath(path) == "-":
+            files.append(("-", read_capped(stdin, max_bytes)[0]))  # (read here: never by a helper)
+            continue
         try:
             for entry in message_files(path, None if on_error is None else lambda e: files.append((None, e))):
                 files.append(entry)
@@ -337,7 +341,7 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
             files.append((None, str(exc)))
     processes = len(files) // _FORK_FILES
     if processes > 1 and (n_jobs is None or n_jobs < 0):
-        processes = min(processes, cpu_count() + 1 + (n_jobs or -1), 1 + spare_cpus(now=True))
+        processes = min(processes, jobs_count(-1 if n_jobs is None else n_jobs), 1 + spare_cpus(now=True))
     elif processes > 1:
         processes = min(processes, n_jobs)
     processes = max(1, processes)
@@ -374,6 +378,9 @@ def _chunk_mapper(func, max_bytes):
         for file, whole in files:
             if file is None:  # an error of the listing, reported in its place
                 errors.append((len(sources) + len(batch), whole))
+                continue
+            if file == "-" and isinstance(whole, bytes):  # the message read from stdin
+                batch.append((file, whole))
                 continue
             try:
                 for pair in read_messages(file, max_bytes, whole=whole):
@@ -423,12 +430,22 @@ def read_messages(path, max_bytes=DEFAULT_MAX_BYTES, *, whole=False):
     if whole:
         return [(path, _read_file(path, max_bytes))]
     if max_bytes is not None and max_bytes < 4096:  # the first line may pass the cap
-        return _iter_file(path, max_bytes)
-    data = _read_file(path, max_bytes)  # _iter_file's reading, without its generator
-    if data.startswith(b"From "):  # perhaps an mbox: read as one (from these bytes if small)
-        messages = _small_file_messages(path, data, max_bytes)
-        return _iter_file(path, max_bytes) if messages is None else messages
-    return [(path, data)]
+        return _iter_mbox_file(path, max_bytes) if is_mbox(path) else [(path, _read_file(path, max_bytes))]
+    data = _read_file(path, max_bytes)
+    if not (data.startswith(b"From ") and _starts_with_from_line(data)):
+        return [(path, data)]
+    # an mbox: split from these bytes when they hold the whole file, else read in steps
+    split = None if len(data) > _SMALL_MBOX or (max_bytes is not None and len(data) >= max_bytes) \
+        else _split_small_mbox(path, data)
+    return _iter_mbox_file(path, max_bytes) if split is None else list(_one_or_many(path, iter(split)))
+
+
+def _starts_with_from_line(data):
+    """Whether the first line of ``data`` (at most 4096 bytes of it) is an mbox ``From``
+    line (:func:`is_mbox`'s test)."""
+    nl = data.find(b"\n", 0, 4096)
+    line = data[:nl + 1] if nl >= 0 else data[:4096]
+    return _has_time(line) and bool(_pattern("_FROM_LINE").match(line))
 
 
 def _tree_files(top, on_error, root_real=None):
@@ -491,24 +508,6 @@ def _has_time(line):
     return False
 
 
-def _iter_file(path, max_bytes):
-    """The messages of one file: an mbox file's, or the file as one message (read once)."""
-    if max_bytes is not None and max_bytes < 4096:  # the first line may pass the cap
-        if is_mbox(path):
-            yield from _iter_mbox_file(path, max_bytes)
-        else:
-            yield path, _read_file(path, max_bytes)
-        return
-    data = _read_file(path, max_bytes)
-    if data.startswith(b"From "):  # is_mbox's test, on the first line (at most 4096 bytes)
-        nl = data.find(b"\n", 0, 4096)
-        line = data[:nl + 1] if nl >= 0 else data[:4096]
-        if _has_time(line) and _pattern("_FROM_LINE").match(line):
-            yield from _iter_mbox_file(path, max_bytes)
-            return
-    yield path, data
-
-
 def _iter_mbox_file(path, max_bytes):
     try:
         # a file holding one message (with its From line) keeps its plain name
@@ -537,18 +536,3 @@ def _one_or_many(path, stream):
         yield first
         yield second
         yield from stream
-
-
-def _small_file_messages(path, data, max_bytes):
-    """What :func:`_iter_file` yields for the file ``path`` whose bytes, read once, are
-    ``data`` (starting with ``From ``), without reading it again: the file as one message,
-    or its mbox messages; None when ``data`` may be cut by ``max_bytes`` or is over
-    :data:`_SMALL_MBOX` (the file is then read by :func:`_iter_file`)."""
-    if len(data) > _SMALL_MBOX or (max_bytes is not None and len(data) >= max_bytes):
-        return None
-    nl = data.find(b"\n", 0, 4096)
-    line = data[:nl + 1] if nl >= 0 else data[:4096]
-    if not (_has_time(line) and _pattern("_FROM_LINE").match(line)):
-        return [(path, data)]
-    split = _split_small_mbox(path, data)
-    return None if split is None else list(_one_or_many(path, iter(split)))
