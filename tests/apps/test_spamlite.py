@@ -596,3 +596,34 @@ def test_batch_tokenises_while_the_model_loads_and_stops_for_another_kind(tmp_pa
     for pid in pids:
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
+
+
+def test_large_mbox_batch_and_training_are_the_same_in_one_or_more_processes(tmp_path, monkeypatch, capsysbinary,
+                                                                             forked_pids):
+    """An mbox file large enough to be read in pieces: ``--batch`` prints the same lines
+    and ``--train-*`` writes the same model byte for byte with ``-j 1`` (one reader) as
+    with helpers sharing its pieces."""
+    from textnb.io import mailread
+
+    model, _ = _train(tmp_path)
+    spam_box, ham_box = tmp_path / "spam.mbox", tmp_path / "ham.mbox"
+    for box, msgs in ((spam_box, SPAM_MSGS), (ham_box, HAM_MSGS)):
+        box.write_bytes(b"".join(b"From a@b.example Tue Dec  1 10:00:00 2026\n" + msgs[i % len(msgs)]
+                                 + b"\nline %d\n\n" % i for i in range(200)))
+    (tmp_path / "all.mbox").write_bytes(spam_box.read_bytes() + ham_box.read_bytes())
+    monkeypatch.setattr(mailread, "_PIECE_FROM", 1)
+    monkeypatch.setattr(mailread, "_PIECE_BYTES", 4096)
+    assert len(mailread._mbox_pieces(str(spam_box), spam_box.stat().st_size)) > 4
+    outputs, models = set(), set()
+    for jobs in ("1", "2", "3"):
+        code = filter_main(["-m", str(model), "--log-odds", "-j", jobs, "--batch", str(tmp_path / "all.mbox")])
+        out = capsysbinary.readouterr()
+        outputs.add((code, out.out, out.err))
+        trained = tmp_path / f"trained{jobs}.tnb"
+        assert filter_main(["-m", str(trained), "-j", jobs, "--train-spam", str(spam_box),
+                            "--train-ham", str(ham_box)]) == 0
+        assert b"on 200 spam and 200 ham messages" in capsysbinary.readouterr().err
+        models.add(trained.read_bytes())
+    (code, out, err), = outputs
+    assert code == 0 and out.count(b"\n") == 400 and out.startswith(f"{tmp_path / 'all.mbox'}:1\t".encode())
+    assert len(models) == 1 and forked_pids

@@ -323,3 +323,86 @@ def test_folder_reads_small_from_files_once(tmp_path, monkeypatch):
     assert list(mailread.iter_messages(str(tmp_path), max_bytes=40)) == [
         m for name in ("line", "multi", "single", "text")
         for m in mailread.iter_messages(str(tmp_path / name), max_bytes=40)]
+
+
+# -- a large mbox file read in pieces by the processes of map_messages ----------------------
+def _tricky_mbox(rng, n):
+    """An mbox of ``n`` messages with what a separator search can trip on: From lines inside
+    bodies (no empty line before them, no date), long lines and long From lines, empty
+    lines of CRs only (some longer than a read chunk), CRLF messages, a last message
+    without its empty line."""
+    parts = []
+    for i in range(n):
+        r = rng.random()
+        sep = b"From a@b.example Tue Dec  1 10:00:%02d 2026\n" % (i % 60)
+        body = b"Subject: m%d\n\n" % i + b"line of text\n" * rng.randint(0, 30)
+        if r < 0.1:
+            body += b"From inside the body Tue Dec  1 10:00:00 2026\n"
+        elif r < 0.2:
+            body += b"\nFrom not a separator line\n"
+        elif r < 0.3:
+            body += b"x" * rng.randint(50, 300) + b"\n"
+        elif r < 0.4:
+            body += b"\r" * rng.choice([2, 70, 200]) + b"\n"  # (longer than a read chunk of the tests)
+        elif r < 0.45:
+            body = body.replace(b"\n", b"\r\n")
+        elif r < 0.5:
+            sep = b"From " + b"y" * rng.randint(60, 200) + b" Tue Dec  1 10:00:00 2026\n"
+        parts.append(sep + body + (b"\n" if rng.random() > 0.05 else b""))
+    return b"".join(parts)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_large_mbox_in_pieces_gives_the_readers_messages(tmp_path, monkeypatch, forked_pids, seed):
+    """map_messages reads a large mbox file in pieces (From line offsets found by the
+    parent) shared with forked helpers: the same (source, message) sequence as the one
+    reader gives, whatever the pieces' size, the read chunk (long lines read in steps)
+    and the cap, against the line reader and the reader of a small mbox held in memory."""
+    from textnb.io import mailread
+
+    rng = random.Random(seed)
+    path = tmp_path / "big.mbox"
+    path.write_bytes(_tricky_mbox(rng, rng.randint(50, 300)))
+    monkeypatch.setattr(mailread, "_CHUNK", rng.choice([64, 128, 1 << 16]))
+    monkeypatch.setattr(mailread, "_SMALL_MBOX", rng.choice([10, 1 << 30]))  # the one reader: by lines, or in memory
+    monkeypatch.setattr(mailread, "_PIECE_FROM", 1)
+    monkeypatch.setattr(mailread, "_PIECE_BYTES", rng.choice([1, 300, 2000]))
+    pieces = mailread._mbox_pieces(str(path), path.stat().st_size)
+    assert len(pieces) > 5 and pieces[0][0] == 0 and pieces[-1][1] is None
+    for max_bytes in (None, 200, DEFAULT_MAX_BYTES):
+        expected = list(iter_messages(path, max_bytes=max_bytes))
+        assert len(expected) > 40
+        for n_jobs in (2, 3):
+            got = list(mailread.map_messages([path], lambda ms: [hashlib.sha1(m).hexdigest() for m in ms],
+                                             max_bytes=max_bytes, n_jobs=n_jobs))
+            assert got == [(s, hashlib.sha1(m).hexdigest()) for s, m in expected]
+    assert forked_pids
+
+
+def test_large_mbox_piece_that_fails_stops_the_file_there(tmp_path, monkeypatch, forked_pids):
+    """A piece that cannot be read is reported after the messages read before it, and the
+    file's later pieces are not read: what the one reader does at such an error."""
+    from textnb.io import mailread
+
+    path = tmp_path / "big.mbox"
+    path.write_bytes(_tricky_mbox(random.Random(7), 120) + b"From z@b.example Tue Dec  1 10:00:00 2026\n\nlast\n")
+    other = tmp_path / "after.eml"
+    other.write_bytes(b"Subject: after\n\nbody\n")
+    monkeypatch.setattr(mailread, "_PIECE_FROM", 1)
+    monkeypatch.setattr(mailread, "_PIECE_BYTES", 1500)
+    pieces = mailread._mbox_pieces(str(path), path.stat().st_size)
+    assert len(pieces) > 3
+    real, bad = mailread._mbox_piece, pieces[2][0]
+
+    def failing(file, max_bytes, start, stop):
+        for k, pair in enumerate(real(file, max_bytes, start, stop)):
+            if start == bad and k == 1:
+                raise InputError(f"{file}: cannot read (Input/output error)")
+            yield pair
+
+    monkeypatch.setattr(mailread, "_mbox_piece", failing)
+    errors = []
+    got = list(mailread.map_messages([path, other], lambda ms: ms, n_jobs=2, on_error=errors.append))
+    before = sum(1 for p in pieces[:2] for _ in real(str(path), None, *p)) + 1  # (one message of the bad piece)
+    assert got[:-1] == list(iter_messages(path))[:before] and got[-1] == (str(other), other.read_bytes())
+    assert errors == [f"{path}: cannot read (Input/output error)"] and forked_pids

@@ -260,12 +260,12 @@ def _messages(paths, max_bytes, stdin=None):
                 yield data
 
 
-def _features_of_paths(model, paths, max_bytes):
+def _features_of_paths(model, paths, max_bytes, n_jobs=None):
     """What ``model`` is fed for each message of ``paths`` ('-' = one message from stdin),
     in order, the files read and tokenised in forked processes too
     (:func:`textnb.io.mailread.map_messages`; the features are the same)."""
     for _, features in mail.map_messages(paths, partial(_features_list, model, max_bytes), max_bytes=max_bytes,
-                                         pack=pack_features, unpack=unpack_features,
+                                         n_jobs=n_jobs, pack=pack_features, unpack=unpack_features,
                                          stdin=getattr(sys.stdin, "buffer", None)):
         yield features
 
@@ -299,11 +299,13 @@ def _learn(model, pairs, method, progress=None):
 
 
 def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=None, vectorizer=None,
-                max_bytes=mail.DEFAULT_MAX_BYTES, progress=None):
+                max_bytes=mail.DEFAULT_MAX_BYTES, progress=None, n_jobs=None):
     """Train a new spam model from mail (files, folders, mbox, Maildir) and write it.
 
     Replaces any model at ``model_path`` (under the lock, atomically). Messages are
-    streamed in batches, so memory does not grow with the number of messages.
+    streamed in batches, so memory does not grow with the number of messages; they are
+    read and tokenised by ``n_jobs`` processes (:func:`textnb.io.mailread.map_messages`:
+    None is this one plus one per idle CPU; the model is the same).
     Returns ``{'spam': n, 'ham': n}``.
     """
     spam_paths, ham_paths = list(spam_paths), list(ham_paths)
@@ -312,7 +314,7 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
     counts = {}
 
     def pairs(label, paths):
-        for features in _features_of_paths(model, paths, max_bytes):
+        for features in _features_of_paths(model, paths, max_bytes, n_jobs):
             counts[label] = counts.get(label, 0) + 1
             yield label, features
 

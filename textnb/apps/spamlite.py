@@ -504,7 +504,8 @@ class StreamClassifier:
         Maildirs ``paths``, in :func:`textnb.io.mailread.iter_messages`'s order, with
         ``on_error`` called where that reading calls it; the files are read and classified
         in forked processes too (:func:`textnb.io.mailread.map_messages`: ``n_jobs``
-        processes, None for this one plus one per idle CPU when there are enough files).
+        processes, None for this one plus one per idle CPU when there are enough files or
+        a large mbox file, which is read in pieces).
         The verdicts, their order and the errors are the same however many processes
         compute them. Without ``on_error`` a path or file that cannot be read raises
         InputError. With ``stdin``, a path ``-`` is one message read from it."""

@@ -134,9 +134,9 @@ def _spam_parser():
     p.add_argument("--log-odds", action="store_true",
                    help="with --batch: add the spam log-odds as a fourth column")
     p.add_argument("--jobs", "-j", type=jobs, default=None, metavar="N",
-                   help=f"with --batch: processes that read and classify the files ({jobs.range}; default: "
-                        "this one plus one per CPU idle at the start, with at least 64 files per process); the "
-                        "output is the same")
+                   help=f"with --batch and --train-*: processes that read and tokenise the mail ({jobs.range}; "
+                        "default: this one plus one per CPU idle at the start, with at least 64 files, or a "
+                        "piece of a large mbox file, per process); the output is the same")
     p.add_argument("--train-spam", nargs="+", metavar="PATH", help="spam to train a new model on")
     p.add_argument("--train-ham", nargs="+", metavar="PATH", help="ham to train a new model on")
     p.add_argument("--kind", default=DEFAULT_KIND, choices=sorted(MODEL_KINDS),
@@ -197,7 +197,8 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
 
             with progress_bar(stderr, "training") as progress:
                 counts = train_model(model_path, args.train_spam, args.train_ham, kind=args.kind,
-                                     alpha=args.alpha, max_bytes=args.max_bytes, progress=progress)
+                                     alpha=args.alpha, max_bytes=args.max_bytes, progress=progress,
+                                     n_jobs=args.jobs)
             say(stderr, "spamfilter", f"trained {model_path} on {counts[SPAM]} spam and "
                                        f"{counts[HAM]} ham messages")
             if passthrough:

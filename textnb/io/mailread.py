@@ -168,23 +168,32 @@ def looks_like_mail(data):
     return bool(_pattern("_HEADER_LINE").match(head) or _pattern("_FROM_LINE").match(head))
 
 
-def _iter_mbox(path, max_bytes):
+def _iter_mbox(path, max_bytes, start=0, stop=None):
     """Messages of an mbox file, streamed line by line; the file is opened read-only.
 
     A message starts at a ``From <sender> <date>`` line at the start of the file or
     after an empty line; the ``From`` line itself is not part of the message. Bytes
     past ``max_bytes`` in one message are skipped.
+
+    With ``start`` (the offset of such a From line, :func:`_mbox_separator`), reading
+    starts there, and with ``stop`` it ends before the first From line at or after
+    ``stop``: the messages whose From line lies in ``[start, stop)``, numbered from 1 (a
+    large mbox read in pieces, :func:`map_messages`).
     """
     from_line = _pattern("_FROM_LINE")
     number = 0
     parts, size, started = [], 0, False
-    prev_blank, at_line_start = True, True
+    prev_blank, at_line_start = True, True  # (at ``start`` too: it follows an empty line)
     with _open_regular(path) as f:
+        if start:
+            f.seek(start)
         while True:
             line = f.readline(_CHUNK)
             if not line:
                 break
             if at_line_start and prev_blank and line.startswith(b"From ") and from_line.match(line):
+                if stop is not None and f.tell() - len(line) >= stop:
+                    break  # the next piece's first message
                 if started:
                     number += 1
                     yield f"{path}:{number}", _strip_last_newline(b"".join(parts))
@@ -208,6 +217,76 @@ def _iter_mbox(path, max_bytes):
         yield f"{path}:{number}", _strip_last_newline(b"".join(parts))
 
 
+#: :func:`map_messages` reads an mbox file of at least :data:`_PIECE_FROM` bytes in pieces
+#: of at least :data:`_PIECE_BYTES` (at most :data:`_MAX_PIECES` pieces a file), which
+#: the processes share; :data:`_WINDOW` bytes are read at a time to find where one starts.
+#: A piece of 256 KiB is some 10 ms of work, so the processes end close together
+_PIECE_FROM, _PIECE_BYTES, _MAX_PIECES, _WINDOW = 2 << 20, 1 << 18, 256, 1 << 18
+
+
+def _mbox_pieces(path, size):
+    """``[(start, stop), ...]`` of the mbox file ``path`` (``size`` bytes): offsets of From
+    lines that :func:`_iter_mbox` starts a message at, about ``size / pieces`` apart (the
+    last stop None: the end of the file). One piece when no From line follows the first
+    piece's length."""
+    step = max(_PIECE_BYTES, -(-size // _MAX_PIECES))
+    starts = [0]
+    with _open_regular(path) as f:
+        for target in range(step, size, step):
+            if target <= starts[-1]:
+                continue  # (the From line found last lies past this target)
+            at = _mbox_separator(f.fileno(), target)
+            if at is None:
+                break
+            starts.append(at)
+    return list(zip(starts, starts[1:] + [None]))
+
+
+def _mbox_separator(fd, pos):
+    """The offset of the first line at or after ``pos`` (> 0) of the open mbox file ``fd``
+    at which :func:`_iter_mbox` starts a message (:func:`_from_line_at`), or None."""
+    def read(size, offset):
+        return os.pread(fd, size, offset)
+
+    off = pos - 1  # (the newline before a line starting at pos)
+    while True:
+        data = read(_WINDOW, off)
+        i = data.find(b"\nFrom ")
+        while i >= 0:
+            at = off + i + 1
+            line = read(_CHUNK, at)  # what readline(_CHUNK) reads there
+            nl = line.find(b"\n")
+            if _from_line_at(line if nl < 0 else line[:nl + 1], read, at):
+                return at
+            i = data.find(b"\nFrom ", i + 1)
+        if len(data) < _WINDOW:
+            return None
+        off += len(data) - 5  # (a "\nFrom " across the edge is found in the next window)
+
+
+def _from_line_at(line, read, at):
+    """Whether :func:`_iter_mbox` starts a message at the line that begins at offset ``at``
+    of a file (0, or just after a newline): ``line`` (what one ``readline(_CHUNK)`` reads
+    there) is a From line, and there is no line before it or that line is empty (CRs
+    only before its LF) and read as one (at most :data:`_CHUNK` bytes). ``read(size,
+    offset)`` gives the file's bytes. The one test of a separator line that the readers
+    of an mbox held in memory and of one read in pieces share with the line reader."""
+    if not (line.startswith(b"From ") and _pattern("_FROM_LINE").match(line)):
+        return False
+    if not at:
+        return True
+    span = min(at, 64)
+    back = read(span, at - span)[:-1]  # (without the newline at at - 1)
+    body = back.rstrip(b"\r")
+    if not body and span < at:  # a long run of CRs: read back as far as one line can go
+        span = min(at, _CHUNK + 1)
+        back = read(span, at - span)[:-1]
+        body = back.rstrip(b"\r")
+    if len(back) - len(body) + 1 > _CHUNK:
+        return False
+    return body.endswith(b"\n") or (not body and span == at)
+
+
 #: mbox files up to this size are read at once and split in memory (the same messages
 #: as :func:`_iter_mbox`, several times faster than line by line)
 _SMALL_MBOX = 1 << 20
@@ -222,18 +301,16 @@ def _split_small_mbox(path, data):
     while i >= 0:
         candidates.append(i + 1)
         i = data.find(b"\nFrom ", i + 1)
+
+    def read(size, offset):
+        return data[offset:offset + size]
+
     for here in candidates:
-        if here:
-            q = here - 2  # data[here - 1] ends the previous line: is that line blank?
-            while q >= 0 and data[q] == 13:
-                q -= 1
-            if q >= 0 and data[q] != 10:
-                continue
         end = data.find(b"\n", here)
         end = len(data) if end < 0 else end + 1
         if end - here > _CHUNK:
-            return None
-        if _pattern("_FROM_LINE").match(data[here:end]):
+            return None  # (the line reader reads such a line in steps)
+        if _from_line_at(data[here:end], read, here):
             starts.append((here, end))
     out = []
     for k, (_, body) in enumerate(starts):
@@ -324,8 +401,11 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
     helper processes share (:func:`textnb.core.forkmap.fork_map`; a helper
     sends ``pack(values)``, which must be :mod:`marshal`-able, and it comes out as
     ``unpack(...)``): ``n_jobs`` processes in all, with at least 64 files each (None or
-    negative: this one plus one per CPU idle when the run starts). The pairs, their
-    order and the errors are the same however many processes compute them.
+    negative: this one plus one per CPU idle when the run starts). When the files are
+    few, an mbox file of 2 MiB or more is read in pieces that the processes share, each
+    piece the messages whose From line lies in a byte range (the ranges start at From
+    lines this process finds), numbered on here. The pairs, their order and the errors
+    are the same however many processes compute them.
     """
     files = []  # (file, whole), (None, error) where the listing reports one, or ("-", the message on stdin)
     for path in paths:
@@ -339,7 +419,10 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
             if on_error is None:
                 raise
             files.append((None, str(exc)))
-    processes = len(files) // _FORK_FILES
+    if n_jobs != 1 and len(files) < 4 * _FORK_FILES:
+        files = _in_pieces(files)
+    units = sum(_FORK_FILES if type(whole) is tuple else 1 for _, whole in files)  # (a piece: work for a process)
+    processes = units // _FORK_FILES
     if processes > 1 and (n_jobs is None or n_jobs < 0):
         processes = min(processes, jobs_count(-1 if n_jobs is None else n_jobs), 1 + spare_cpus(now=True))
     elif processes > 1:
@@ -348,18 +431,55 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
     chunks, start = [], 0
     while start < len(files):  # smaller towards the end, so that the processes finish together
         size = max(1, min(_CHUNK_FILES, (len(files) - start) // (4 * processes)))
-        chunks.append(files[start:start + size])
-        start += size
+        chunk = files[start:start + size]
+        k = next((k for k, (_, whole) in enumerate(chunk) if type(whole) is tuple), None)
+        if k is not None:  # a piece of an mbox file is a chunk of its own
+            chunk = chunk[:k] or chunk[:1]
+        chunks.append(chunk)
+        start += len(chunk)
     mapped = fork_map(_chunk_mapper(func, max_bytes), chunks, processes - 1,
-                      pack=None if pack is None else lambda v: (v[0], pack(v[1]), v[2]),
-                      unpack=None if unpack is None else lambda v: (v[0], unpack(v[1]), v[2]))
+                      pack=None if pack is None else lambda v: (v[0], pack(v[1]), v[2], v[3]),
+                      unpack=None if unpack is None else lambda v: (v[0], unpack(v[1]), v[2], v[3]))
     return _in_place(mapped, on_error)
+
+
+def _in_pieces(files):
+    """``files`` (:func:`message_files`' pairs) with each mbox file of at least
+    :data:`_PIECE_FROM` bytes replaced by its pieces, ``(file, (start, stop))``
+    (:func:`_mbox_pieces`), when it has more than one."""
+    out = []
+    for file, whole in files:
+        if file is None or whole is not False or (file == "-" and isinstance(whole, bytes)):
+            out.append((file, whole))
+            continue
+        try:
+            st = os.stat(file)
+            big = stat.S_ISREG(st.st_mode) and st.st_size >= _PIECE_FROM and is_mbox(file)
+            pieces = _mbox_pieces(file, st.st_size) if big else ()
+        except (OSError, ValueError, InputError):
+            pieces = ()  # (reading the file reports it)
+        if len(pieces) > 1:
+            out += [(file, piece) for piece in pieces]
+        else:
+            out.append((file, whole))
+    return out
 
 
 def _in_place(mapped, on_error):
     """The ``(source, value)`` pairs of :func:`map_messages`' chunks, each error reported
-    where the reading met it."""
-    for sources, values, errors in mapped:
+    where the reading met it. The messages of an mbox file read in pieces are numbered on
+    from the pieces before; after an error in a piece the file's later pieces are not
+    read on (as the one-at-a-time reader stops at the error)."""
+    numbered, failed = {}, set()  # file read in pieces -> its messages so far; files that failed
+    for sources, values, errors, piece_of in mapped:
+        if piece_of is not None:
+            if piece_of in failed:
+                continue
+            base = numbered.get(piece_of, 0)
+            sources = [f"{piece_of}:{base + n}" for n in sources]
+            numbered[piece_of] = base + len(sources)
+            if errors:
+                failed.add(piece_of)
         done = 0
         for at, message in errors:  # reported where the files' reading reports them
             yield from zip(sources[done:at], values[done:at])
@@ -372,9 +492,12 @@ def _in_place(mapped, on_error):
 
 def _chunk_mapper(func, max_bytes):
     def map_chunk(files):
-        """``(sources, values, [(position, error)...])`` of a chunk of files: each error
-        with the number of messages read before it."""
+        """``(sources, values, [(position, error)...], file or None)`` of a chunk of files:
+        each error with the number of messages read before it; for a piece of an mbox
+        file (a chunk of its own), the file, and its messages' numbers in the piece as
+        the sources."""
         sources, values, errors, batch = [], [], [], []
+        piece_of = None
         for file, whole in files:
             if file is None:  # an error of the listing, reported in its place
                 errors.append((len(sources) + len(batch), whole))
@@ -383,7 +506,12 @@ def _chunk_mapper(func, max_bytes):
                 batch.append((file, whole))
                 continue
             try:
-                for pair in read_messages(file, max_bytes, whole=whole):
+                if type(whole) is tuple:
+                    piece_of = file
+                    messages = enumerate((data for _, data in _mbox_piece(file, max_bytes, *whole)), 1)
+                else:
+                    messages = read_messages(file, max_bytes, whole=whole)
+                for pair in messages:
                     batch.append(pair)
                     if len(batch) == _BATCH:
                         sources += [source for source, _ in batch]
@@ -394,9 +522,26 @@ def _chunk_mapper(func, max_bytes):
         if batch:
             sources += [source for source, _ in batch]
             values += func([data for _, data in batch])
-        return sources, values, errors
+        return sources, values, errors, piece_of
 
     return map_chunk
+
+
+def _mbox_piece(path, max_bytes, start, stop):
+    """The messages of a piece of an mbox file (:func:`_iter_mbox` with ``start`` and
+    ``stop``), its errors as InputError. A piece that ends at a From line and is small
+    (as :func:`_iter_mbox_file` tells) is read at once and split in memory."""
+    try:
+        if stop is not None and stop - start <= min(_SMALL_MBOX, max_bytes or _SMALL_MBOX):
+            with _open_regular(path) as f:
+                data = os.pread(f.fileno(), stop - start, start)
+            split = _split_small_mbox(path, data) if len(data) == stop - start else None
+            if split is not None:
+                yield from split
+                return
+        yield from _iter_mbox(path, max_bytes, start, stop)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
 def message_files(path, on_error=None):
