@@ -221,7 +221,7 @@ def _iter_mbox(path, max_bytes, start=0, stop=None):
 #: of at least :data:`_PIECE_BYTES` (at most :data:`_MAX_PIECES` pieces a file), which
 #: the processes share; :data:`_WINDOW` bytes are read at a time to find where one starts.
 #: A piece of 256 KiB is some 10 ms of work, so the processes end close together
-_PIECE_FROM, _PIECE_BYTES, _MAX_PIECES, _WINDOW = 2 << 20, 1 << 18, 256, 1 << 18
+_PIECE_FROM, _PIECE_BYTES, _MAX_PIECES, _WINDOW = 1 << 19, 1 << 18, 256, 1 << 18
 
 
 def _mbox_pieces(path, size):
@@ -402,7 +402,7 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
     sends ``pack(values)``, which must be :mod:`marshal`-able, and it comes out as
     ``unpack(...)``): ``n_jobs`` processes in all, with at least 64 files each (None or
     negative: this one plus one per CPU idle when the run starts). When the files are
-    few, an mbox file of 2 MiB or more is read in pieces that the processes share, each
+    few, an mbox file of 512 KiB or more is read in pieces that the processes share, each
     piece the messages whose From line lies in a byte range (the ranges start at From
     lines this process finds), numbered on here. The pairs, their order and the errors
     are the same however many processes compute them.
