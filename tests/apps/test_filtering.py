@@ -329,3 +329,33 @@ def test_routes_binary_file_reported(topic_model, tmp_path):
     routes = list(plan_routes(topic_model, [tmp_path], tmp_path / "out", on_error=errors.append))
     assert [os.path.basename(r.source) for r in routes] == ["ok.txt"]
     assert len(errors) == 1 and "bin.dat" in errors[0] and "binary" in errors[0]
+
+
+def test_routes_list_a_folder_as_the_mail_reader_does(topic_model, tmp_path):
+    """topicfilter's folder listing is the mail reader's (message_files): files sorted, then
+    subfolders; hidden files skipped; a Maildir inside read as mail (its messages routed
+    by path); an mbox inside split; a link leading outside reported and not read; the
+    output folder inside the input never read."""
+    src = tmp_path / "in"
+    (src / "sub").mkdir(parents=True)
+    (src / "a.txt").write_text("cheap pills casino prize")
+    (src / ".hidden.txt").write_text("meeting agenda")
+    (src / "sub" / "b.txt").write_text("meeting agenda budget review")
+    for part in ("cur", "new", "tmp"):
+        (src / "sub" / "box" / part).mkdir(parents=True)
+    (src / "sub" / "box" / "new" / "1.eml").write_bytes(b"Subject: agenda\n\nmeeting budget review\n")
+    (src / "m.mbox").write_bytes(b"From a@b Mon Jan  1 00:00:00 2024\nSubject: casino\n\ncheap pills\n\n"
+                                 b"From a@b Mon Jan  1 00:00:01 2024\nSubject: agenda\n\nmeeting review\n")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("cheap casino")
+    (src / "link.txt").symlink_to(outside)
+    out = src / "routed"
+    (out / "shop").mkdir(parents=True)
+    (out / "shop" / "old.txt").write_text("cheap casino prize")
+    errors = []
+    routes = list(plan_routes(topic_model, [src], out, threshold=0, on_error=errors.append))
+    assert [os.path.relpath(r.source, src) for r in routes] == [
+        "a.txt", "m.mbox:1", "m.mbox:2", "sub/b.txt", "sub/box/new/1.eml"]
+    assert [r.label for r in routes] == ["shop", "shop", "work", "work", "work"]
+    assert routes[-1].path == str(src / "sub" / "box" / "new" / "1.eml") and routes[1].path is None
+    assert len(errors) == 1 and "link.txt" in errors[0] and "outside" in errors[0]

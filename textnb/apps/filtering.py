@@ -415,37 +415,32 @@ def _under(path, folder_real):
     return real == folder_real or real.startswith(folder_real.rstrip(os.sep) + os.sep)
 
 
-def _documents(paths, mail_mode, max_bytes, out=None):
-    """(source, path or None, bytes or None, is_mail) for each input document; nothing
-    inside the output folder ``out`` (when an input folder holds it, its earlier
-    routes are not routed again)."""
+def _documents(paths, mail_mode, max_bytes, out=None, on_error=None):
+    """(source, path or None, bytes or None, is_mail) for each input document, the files
+    listed as the mail reader lists them (:func:`textnb.io.mailread.message_files`:
+    folders recursively, hidden and special files skipped, a Maildir's messages, links
+    outside a folder reported); nothing inside the output folder ``out`` (when an input
+    folder holds it, its earlier routes are not routed again). Messages of mbox files and
+    Maildirs, and every file with ``mail_mode``, are mail; other files plain documents,
+    read later by path. A file that cannot be read goes to ``on_error`` (None: raised)."""
     out_real = os.path.realpath(out) if out is not None else None
     for p in paths:
         p = os.fspath(p)
-        if not os.path.exists(p):
-            raise InputError(f"{p}: no such file or folder")
-        if mail.is_maildir(p) or (os.path.isfile(p) and mail.is_mbox(p)) or (mail_mode and os.path.isdir(p)):
-            for source, data in mail.iter_messages(p, max_bytes=max_bytes):
-                in_file = os.path.isfile(source)
-                if out_real is not None and in_file and _under(source, out_real):
-                    continue
-                yield source, (source if in_file else None), data, True
-        elif os.path.isdir(p):
-            for root, dirs, files in os.walk(p):
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".")
-                                 and not (out_real is not None and _under(os.path.join(root, d), out_real)))
-                for name in sorted(files):
-                    full = os.path.join(root, name)
-                    if not name.startswith(".") and not mail.is_special(full):  # a FIFO could block
-                        if mail.is_mbox(full):
-                            for source, data in mail.iter_messages(full, max_bytes=max_bytes):
-                                yield source, (source if os.path.isfile(source) else None), data, True
-                        else:
-                            yield full, full, None, mail_mode
-        elif mail.is_special(p):
+        if os.path.exists(p) and not os.path.isdir(p) and mail.is_special(p):
             raise InputError(f"{p}: not a regular file (a FIFO, socket or device)")
-        else:
-            yield p, p, None, mail_mode
+        for file, whole in mail.message_files(p, on_error):
+            if out_real is not None and _under(file, out_real):
+                continue
+            if not (whole or mail_mode or mail.is_mbox(file)):
+                yield file, file, None, False
+                continue
+            try:
+                for source, data in mail.read_messages(file, max_bytes, whole=whole):
+                    yield source, (file if source == file else None), data, True
+            except InputError as exc:
+                if on_error is None:
+                    raise
+                on_error(str(exc))
 
 
 def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=mail.DEFAULT_MAX_BYTES,
@@ -478,7 +473,7 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
         raise InputError(f"the threshold must be between 0 and 1; got {threshold}")
     taken = set()
     classes = [str(c) for c in model.classes_]
-    it = _documents(paths, mail_mode, max_bytes, out)
+    it = _documents(paths, mail_mode, max_bytes, out, on_error)
     while True:
         batch = list(islice(it, _BATCH))
         if not batch:
