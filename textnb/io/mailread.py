@@ -419,14 +419,21 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
             if on_error is None:
                 raise
             files.append((None, str(exc)))
+    limit = None  # processes allowed, read only when there may be work for more than one
+
+    def allowed():
+        if n_jobs is None or n_jobs < 0:
+            return min(jobs_count(-1 if n_jobs is None else n_jobs), 1 + spare_cpus(now=True))
+        return n_jobs
+
     if n_jobs != 1 and len(files) < 4 * _FORK_FILES:
-        files = _in_pieces(files)
+        limit = allowed()
+        if limit > 1:
+            files = _in_pieces(files)
     units = sum(_FORK_FILES if type(whole) is tuple else 1 for _, whole in files)  # (a piece: work for a process)
     processes = units // _FORK_FILES
-    if processes > 1 and (n_jobs is None or n_jobs < 0):
-        processes = min(processes, jobs_count(-1 if n_jobs is None else n_jobs), 1 + spare_cpus(now=True))
-    elif processes > 1:
-        processes = min(processes, n_jobs)
+    if processes > 1:
+        processes = min(processes, allowed() if limit is None else limit)
     processes = max(1, processes)
     chunks, start = [], 0
     while start < len(files):  # smaller towards the end, so that the processes finish together
