@@ -406,3 +406,23 @@ def test_large_mbox_piece_that_fails_stops_the_file_there(tmp_path, monkeypatch,
     before = sum(1 for p in pieces[:2] for _ in real(str(path), None, *p)) + 1  # (one message of the bad piece)
     assert got[:-1] == list(iter_messages(path))[:before] and got[-1] == (str(other), other.read_bytes())
     assert errors == [f"{path}: cannot read (Input/output error)"] and forked_pids
+
+
+@pytest.mark.parametrize("n_jobs", [1, None])
+def test_one_process_map_reads_and_maps_as_it_goes(tmp_path, monkeypatch, n_jobs):
+    """With one process (``-j 1``, or no CPU idle) map_messages reads and maps a batch at a
+    time as the pairs are taken, even inside one large mbox file: memory does not grow
+    with the file (it held every value of a file before)."""
+    from textnb.io import mailread
+
+    monkeypatch.setattr(mailread, "spare_cpus", lambda now=False: 0)
+    monkeypatch.setattr(mailread, "_BATCH", 10)
+    path = tmp_path / "big.mbox"
+    path.write_bytes(_tricky_mbox(random.Random(3), 200))
+    calls = []
+    pairs = mailread.map_messages([path], lambda ms: calls.append(len(ms)) or [len(m) for m in ms], n_jobs=n_jobs)
+    first = next(pairs)
+    assert calls == [10] and first[0] == f"{path}:1"
+    rest = list(pairs)
+    expected = [(s, len(m)) for s, m in iter_messages(path)]
+    assert [first] + rest == expected and sum(calls) == len(expected) > 100

@@ -11,7 +11,7 @@ import os
 import stat
 
 from textnb.core.errors import InputError
-from textnb.core.forkmap import fork_map, jobs_count, spare_cpus
+from textnb.core.forkmap import can_fork_here, fork_map, jobs_count, spare_cpus
 from textnb.io.files import read_regular_file as _read_file
 
 __all__ = ["DEFAULT_MAX_BYTES", "decode_bytes", "read_capped", "is_special", "is_maildir", "is_mbox",
@@ -404,8 +404,10 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
     negative: this one plus one per CPU idle when the run starts). When the files are
     few, an mbox file of 512 KiB or more is read in pieces that the processes share, each
     piece the messages whose From line lies in a byte range (the ranges start at From
-    lines this process finds), numbered on here. The pairs, their order and the errors
-    are the same however many processes compute them.
+    lines this process finds), numbered on here. With one process (or when this one
+    cannot fork) the files are read and mapped a batch at a time as the pairs are taken,
+    so memory does not grow with a file. The pairs, their order and the errors are the
+    same however many processes compute them.
     """
     files = []  # (file, whole), (None, error) where the listing reports one, or ("-", the message on stdin)
     for path in paths:
@@ -426,15 +428,16 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
             return min(jobs_count(-1 if n_jobs is None else n_jobs), 1 + spare_cpus(now=True))
         return n_jobs
 
-    if n_jobs != 1 and len(files) < 4 * _FORK_FILES:
+    if n_jobs != 1 and len(files) < 4 * _FORK_FILES and can_fork_here():
         limit = allowed()
         if limit > 1:
             files = _in_pieces(files)
     units = sum(_FORK_FILES if type(whole) is tuple else 1 for _, whole in files)  # (a piece: work for a process)
     processes = units // _FORK_FILES
     if processes > 1:
-        processes = min(processes, allowed() if limit is None else limit)
-    processes = max(1, processes)
+        processes = min(processes, allowed() if limit is None else limit) if can_fork_here() else 1
+    if processes <= 1:  # one process: read and map as the files come, a batch at a time
+        return _in_order(_mapped(files, func, max_bytes), on_error)
     chunks, start = [], 0
     while start < len(files):  # smaller towards the end, so that the processes finish together
         size = max(1, min(_CHUNK_FILES, (len(files) - start) // (4 * processes)))
@@ -447,7 +450,7 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
     mapped = fork_map(_chunk_mapper(func, max_bytes), chunks, processes - 1,
                       pack=None if pack is None else lambda v: (v[0], pack(v[1]), v[2], v[3]),
                       unpack=None if unpack is None else lambda v: (v[0], unpack(v[1]), v[2], v[3]))
-    return _in_place(mapped, on_error)
+    return _in_order(_from_chunks(mapped), on_error)
 
 
 def _in_pieces(files):
@@ -472,11 +475,64 @@ def _in_pieces(files):
     return out
 
 
-def _in_place(mapped, on_error):
-    """The ``(source, value)`` pairs of :func:`map_messages`' chunks, each error reported
-    where the reading met it. The messages of an mbox file read in pieces are numbered on
-    from the pieces before; after an error in a piece the file's later pieces are not
-    read on (as the one-at-a-time reader stops at the error)."""
+def _mapped(files, func, max_bytes):
+    """What reading ``files`` (:func:`map_messages`' entries) and mapping ``func`` over
+    their messages meets, in order: ``(sources, values)`` for each batch of at most
+    :data:`_BATCH` messages, and an error message (str) where the reading reports one
+    (the messages read before it come first). The messages of a piece of an mbox file
+    have their numbers in the piece as sources."""
+    batch = []
+    for file, whole in files:
+        if file is None:  # an error of the listing, reported in its place
+            if batch:
+                yield [s for s, _ in batch], func([d for _, d in batch])
+                batch = []
+            yield whole
+            continue
+        try:
+            if file == "-" and isinstance(whole, bytes):  # the message read from stdin
+                messages = [(file, whole)]
+            elif type(whole) is tuple:
+                messages = enumerate((data for _, data in _mbox_piece(file, max_bytes, *whole)), 1)
+            else:
+                messages = read_messages(file, max_bytes, whole=whole)
+            for pair in messages:
+                batch.append(pair)
+                if len(batch) == _BATCH:
+                    yield [s for s, _ in batch], func([d for _, d in batch])
+                    batch = []
+        except InputError as exc:  # (the messages read before it are kept, as iter_messages does)
+            if batch:
+                yield [s for s, _ in batch], func([d for _, d in batch])
+                batch = []
+            yield str(exc)
+    if batch:
+        yield [s for s, _ in batch], func([d for _, d in batch])
+
+
+def _chunk_mapper(func, max_bytes):
+    def map_chunk(files):
+        """``(sources, values, [(position, error)...], file or None)`` of a chunk of files
+        (:func:`_mapped` gathered): each error with the number of messages read before
+        it; for a piece of an mbox file (a chunk of its own), the file."""
+        sources, values, errors = [], [], []
+        for got in _mapped(files, func, max_bytes):
+            if isinstance(got, str):
+                errors.append((len(sources), got))
+            else:
+                sources += got[0]
+                values += got[1]
+        piece_of = files[0][0] if len(files) == 1 and type(files[0][1]) is tuple else None
+        return sources, values, errors, piece_of
+
+    return map_chunk
+
+
+def _from_chunks(mapped):
+    """:func:`_mapped`'s events again from the chunks' tuples, in order. The messages of an
+    mbox file read in pieces are numbered on from the pieces before; after an error in a
+    piece the file's later pieces are not read on (as the one-at-a-time reader stops at
+    the error)."""
     numbered, failed = {}, set()  # file read in pieces -> its messages so far; files that failed
     for sources, values, errors, piece_of in mapped:
         if piece_of is not None:
@@ -488,50 +544,25 @@ def _in_place(mapped, on_error):
             if errors:
                 failed.add(piece_of)
         done = 0
-        for at, message in errors:  # reported where the files' reading reports them
-            yield from zip(sources[done:at], values[done:at])
+        for at, message in errors:
+            if at > done:
+                yield sources[done:at], values[done:at]
             done = at
+            yield message
+        if done < len(sources):
+            yield sources[done:], values[done:]
+
+
+def _in_order(events, on_error):
+    """The ``(source, value)`` pairs of :func:`_mapped`'s events, each error passed to
+    ``on_error`` in its place (None: raised there as InputError)."""
+    for got in events:
+        if isinstance(got, str):
             if on_error is None:
-                raise InputError(message)
-            on_error(message)
-        yield from zip(sources[done:], values[done:])
-
-
-def _chunk_mapper(func, max_bytes):
-    def map_chunk(files):
-        """``(sources, values, [(position, error)...], file or None)`` of a chunk of files:
-        each error with the number of messages read before it; for a piece of an mbox
-        file (a chunk of its own), the file, and its messages' numbers in the piece as
-        the sources."""
-        sources, values, errors, batch = [], [], [], []
-        piece_of = None
-        for file, whole in files:
-            if file is None:  # an error of the listing, reported in its place
-                errors.append((len(sources) + len(batch), whole))
-                continue
-            if file == "-" and isinstance(whole, bytes):  # the message read from stdin
-                batch.append((file, whole))
-                continue
-            try:
-                if type(whole) is tuple:
-                    piece_of = file
-                    messages = enumerate((data for _, data in _mbox_piece(file, max_bytes, *whole)), 1)
-                else:
-                    messages = read_messages(file, max_bytes, whole=whole)
-                for pair in messages:
-                    batch.append(pair)
-                    if len(batch) == _BATCH:
-                        sources += [source for source, _ in batch]
-                        values += func([data for _, data in batch])
-                        batch = []
-            except InputError as exc:  # (the messages read before it are kept, as iter_messages does)
-                errors.append((len(sources) + len(batch), str(exc)))
-        if batch:
-            sources += [source for source, _ in batch]
-            values += func([data for _, data in batch])
-        return sources, values, errors, piece_of
-
-    return map_chunk
+                raise InputError(got)
+            on_error(got)
+        else:
+            yield from zip(*got)
 
 
 def _mbox_piece(path, max_bytes, start, stop):
