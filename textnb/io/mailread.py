@@ -481,11 +481,14 @@ def _mapped(files, func, max_bytes):
     :data:`_BATCH` messages, and an error message (str) where the reading reports one
     (the messages read before it come first). The messages of a piece of an mbox file
     have their numbers in the piece as sources."""
+    def mapped(batch):
+        return [s for s, _ in batch], func([d for _, d in batch])
+
     batch = []
     for file, whole in files:
         if file is None:  # an error of the listing, reported in its place
             if batch:
-                yield [s for s, _ in batch], func([d for _, d in batch])
+                yield mapped(batch)
                 batch = []
             yield whole
             continue
@@ -499,15 +502,15 @@ def _mapped(files, func, max_bytes):
             for pair in messages:
                 batch.append(pair)
                 if len(batch) == _BATCH:
-                    yield [s for s, _ in batch], func([d for _, d in batch])
+                    yield mapped(batch)
                     batch = []
         except InputError as exc:  # (the messages read before it are kept, as iter_messages does)
             if batch:
-                yield [s for s, _ in batch], func([d for _, d in batch])
+                yield mapped(batch)
                 batch = []
             yield str(exc)
     if batch:
-        yield [s for s, _ in batch], func([d for _, d in batch])
+        yield mapped(batch)
 
 
 def _chunk_mapper(func, max_bytes):
