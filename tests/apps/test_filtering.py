@@ -198,6 +198,37 @@ def test_register_creates_and_unregister_needs_model(tmp_path):
         update_model(path, register=[("eggs", b"x")])
 
 
+def test_register_takes_messages_as_it_goes_and_an_error_changes_nothing(tmp_path, monkeypatch):
+    """update_model takes the messages one batch at a time under the lock (``--register-*``
+    of a large mailbox does not hold it in memory); a bad label or an unreadable path met
+    on the way leaves the model file byte for byte as it was."""
+    from textnb.apps import filtering
+
+    monkeypatch.setattr(filtering, "_BATCH", 4)
+    path = tmp_path / "m.tnb"
+    update_model(path, register=[(SPAM, b"Subject: a\n\ncheap pills\n"), (HAM, b"Subject: b\n\nmeeting\n")])
+    before = path.read_bytes()
+    taken = []
+
+    def messages():
+        for i in range(10):
+            taken.append(i)
+            assert len(taken) <= 4 * (len(fed) + 1)  # never more than a batch ahead of learning
+            yield SPAM, b"Subject: m%d\n\ncheap pills %d\n" % (i, i)
+
+    fed = []
+    model = textnb.load(path)
+    learn = type(model).partial_fit
+    monkeypatch.setattr(type(model), "partial_fit", lambda self, *a, **k: fed.append(1) or learn(self, *a, **k))
+    assert update_model(path, register=messages()) == {"registered": 10, "unregistered": 0}
+    assert len(fed) == 3  # (10 messages in batches of 4)
+    after = path.read_bytes()
+    for bad in ([(SPAM, b"x"), ("eggs", b"y")], filtering._labelled_messages([(SPAM, [tmp_path / "nowhere"])], None)):
+        with pytest.raises(InputError):
+            update_model(path, register=bad)
+        assert path.read_bytes() == after != before
+
+
 def _register_worker(args):
     path, worker, n = args
     for i in range(n):

@@ -36,7 +36,7 @@ import shutil
 import sys
 from dataclasses import dataclass
 from functools import partial
-from itertools import islice
+from itertools import chain, islice
 from pathlib import Path
 
 import numpy as np
@@ -248,16 +248,17 @@ def _prepare_folder(model_path):
         raise InputError(f"{folder}: cannot create folder ({exc.strerror or exc})") from None
 
 
-def _messages(paths, max_bytes, stdin=None):
-    """Raw messages of each path ('-' = one message from ``stdin``, a binary stream)."""
-    for p in paths:
-        if os.fspath(p) == "-":
-            stream = stdin if stdin is not None else sys.stdin.buffer
-            data, _ = mail.read_capped(stream, max_bytes)
-            yield data
-        else:
-            for _, data in mail.iter_messages(p, max_bytes=max_bytes):
-                yield data
+def _labelled_messages(groups, max_bytes, stdin_data=None):
+    """``(label, message bytes)`` for each message of each ``(label, paths)`` group, in
+    order, read as they are taken (so memory does not grow with a mailbox); a path ``-``
+    is ``stdin_data``, the one message read from stdin."""
+    for label, paths in groups:
+        for p in paths:
+            if os.fspath(p) == "-":
+                yield label, stdin_data
+            else:
+                for _, data in mail.iter_messages(p, max_bytes=max_bytes):
+                    yield label, data
 
 
 def _features_of_paths(model, paths, max_bytes, n_jobs=None):
@@ -341,7 +342,8 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
     model_path : path
     register, unregister : iterable of (label, message bytes)
         Messages to learn and to forget (``label`` is 'spam' or 'ham'); unregistering
-        is applied first.
+        is applied first. They are taken one at a time, under the lock (an error on the
+        way leaves the model file as it was).
     create : bool
         Start a new model (of ``kind``, with ``alpha``) when the file does not exist.
 
@@ -351,23 +353,31 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
         ``{'registered': n, 'unregistered': n}``.
     """
 
-    register, unregister = list(register), list(unregister)
-    for label, _ in register + unregister:
-        if label not in CLASSES:
-            raise InputError(f"unknown label {label!r}; use 'spam' or 'ham'")
+    def checked(pairs):
+        for label, data in pairs:
+            if label not in CLASSES:
+                raise InputError(f"unknown label {label!r}; use 'spam' or 'ham'")
+            yield label, data
+
+    unregister = iter(unregister)
+    first = next(unregister, None)  # (is there any? a model that does not exist cannot forget)
+    if first is not None:
+        unregister = chain([first], unregister)
     _prepare_folder(model_path)
     with model_lock(model_path):
         if os.path.exists(model_path):
             model = load(model_path)
             _check_spam_model(model, os.fspath(model_path))
-        elif unregister:
+        elif first is not None:
             raise ModelFileError(f"{model_path}: no such model file (nothing to unregister from)")
         elif create:
             model = new_spam_model(kind, alpha=alpha)
         else:
             raise ModelFileError(f"{model_path}: no such model file")
-        n_forgot = _learn(model, ((label, _features(model, d, max_bytes)) for label, d in unregister), "forget")
-        n_learnt = _learn(model, ((label, _features(model, d, max_bytes)) for label, d in register), "partial_fit")
+        n_forgot = _learn(model, ((label, _features(model, d, max_bytes)) for label, d in checked(unregister)),
+                          "forget")
+        n_learnt = _learn(model, ((label, _features(model, d, max_bytes)) for label, d in checked(register)),
+                          "partial_fit")
         model.save(model_path)
     return {"registered": n_learnt, "unregistered": n_forgot}
 

@@ -259,23 +259,19 @@ def _pass_unchanged(head, stdin, stdout):
 
 def _register(ops, model_path, args, stdin, stderr):
     full_library()
-    from textnb.apps.filtering import _messages, update_model
+    from textnb.apps.filtering import _labelled_messages, update_model
 
-    stdin_data = None
-    lists = {"register": [], "unregister": []}
+    groups = {"register": [], "unregister": []}  # kind -> (label, paths), in the options' order
     for op, paths in ops.items():
         kind, label = op.split("_")
-        paths = paths or ["-"]
-        for p in paths:
-            if p == "-":
-                if stdin_data is None:
-                    stdin_data = mail.read_capped(stdin, args.max_bytes)[0]
-                    if not stdin_data.strip():
-                        raise InputError("stdin: empty message")
-                lists[kind].append((label, stdin_data))
-            else:
-                lists[kind].extend((label, d) for d in _messages([p], args.max_bytes))
-    done = update_model(model_path, register=lists["register"], unregister=lists["unregister"],
+        groups[kind].append((label, paths or ["-"]))
+    stdin_data = None
+    if any("-" in paths for kind in groups.values() for _, paths in kind):  # read once, used by every op
+        stdin_data = mail.read_capped(stdin, args.max_bytes)[0]
+        if not stdin_data.strip():
+            raise InputError("stdin: empty message")
+    done = update_model(model_path, register=_labelled_messages(groups["register"], args.max_bytes, stdin_data),
+                        unregister=_labelled_messages(groups["unregister"], args.max_bytes, stdin_data),
                         kind=args.kind, alpha=args.alpha, max_bytes=args.max_bytes)
     if not done["registered"] and not done["unregistered"]:
         raise InputError("no messages found to register")
