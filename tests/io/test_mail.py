@@ -426,3 +426,25 @@ def test_one_process_map_reads_and_maps_as_it_goes(tmp_path, monkeypatch, n_jobs
     rest = list(pairs)
     expected = [(s, len(m)) for s, m in iter_messages(path)]
     assert [first] + rest == expected and sum(calls) == len(expected) > 100
+
+
+def test_a_named_large_mbox_is_cut_beside_many_files(tmp_path, monkeypatch, forked_pids):
+    """With 256 files or more the folders' files are not looked at one by one (no stat per
+    file), but an mbox file named in the paths is still cut into pieces; the pairs are the
+    one reader's."""
+    from textnb.io import mailread
+
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(300):
+        (folder / f"{i:03d}.eml").write_bytes(b"Subject: m%d\n\nbody %d\n" % (i, i))
+    box = tmp_path / "big.mbox"
+    box.write_bytes(_tricky_mbox(random.Random(5), 150))
+    monkeypatch.setattr(mailread, "_PIECE_FROM", 1)
+    monkeypatch.setattr(mailread, "_PIECE_BYTES", 2000)
+    looked = []
+    real = mailread._mbox_pieces
+    monkeypatch.setattr(mailread, "_mbox_pieces", lambda path, size: looked.append(path) or real(path, size))
+    got = list(mailread.map_messages([folder, box], lambda ms: [hashlib.sha1(m).hexdigest() for m in ms], n_jobs=2))
+    expected = [(s, hashlib.sha1(m).hexdigest()) for p in (folder, box) for s, m in iter_messages(p)]
+    assert got == expected and looked == [str(box)] and forked_pids

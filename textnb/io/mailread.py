@@ -402,7 +402,8 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
     sends ``pack(values)``, which must be :mod:`marshal`-able, and it comes out as
     ``unpack(...)``): ``n_jobs`` processes in all, with at least 64 files each (None or
     negative: this one plus one per CPU idle when the run starts). When the files are
-    few, an mbox file of 512 KiB or more is read in pieces that the processes share, each
+    few (or for a file named in ``paths``), an mbox file of 512 KiB or more is read in
+    pieces that the processes share, each
     piece the messages whose From line lies in a byte range (the ranges start at From
     lines this process finds), numbered on here. With one process (or when this one
     cannot fork) the files are read and mapped a batch at a time as the pairs are taken,
@@ -410,10 +411,13 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
     same however many processes compute them.
     """
     files = []  # (file, whole), (None, error) where the listing reports one, or ("-", the message on stdin)
+    named = set()  # the paths that name a file (not a folder)
     for path in paths:
         if stdin is not None and os.fspath(path) == "-":
             files.append(("-", read_capped(stdin, max_bytes)[0]))  # (read here: never by a helper)
             continue
+        if not os.path.isdir(path):
+            named.add(os.fspath(path))
         try:
             for entry in message_files(path, None if on_error is None else lambda e: files.append((None, e))):
                 files.append(entry)
@@ -428,10 +432,11 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
             return min(jobs_count(-1 if n_jobs is None else n_jobs), 1 + spare_cpus(now=True))
         return n_jobs
 
-    if n_jobs != 1 and len(files) < 4 * _FORK_FILES and can_fork_here():
+    few = len(files) < 4 * _FORK_FILES  # (else only the files named are looked at: no stat per file)
+    if n_jobs != 1 and (few or named) and can_fork_here():
         limit = allowed()
         if limit > 1:
-            files = _in_pieces(files)
+            files = _in_pieces(files, None if few else named)
     units = sum(_FORK_FILES if type(whole) is tuple else 1 for _, whole in files)  # (a piece: work for a process)
     processes = units // _FORK_FILES
     if processes > 1:
@@ -453,13 +458,13 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
     return _in_order(_from_chunks(mapped), on_error)
 
 
-def _in_pieces(files):
+def _in_pieces(files, only=None):
     """``files`` (:func:`message_files`' pairs) with each mbox file of at least
-    :data:`_PIECE_FROM` bytes replaced by its pieces, ``(file, (start, stop))``
-    (:func:`_mbox_pieces`), when it has more than one."""
+    :data:`_PIECE_FROM` bytes (among ``only``, when given) replaced by its pieces,
+    ``(file, (start, stop))`` (:func:`_mbox_pieces`), when it has more than one."""
     out = []
     for file, whole in files:
-        if file is None or whole is not False or (file == "-" and isinstance(whole, bytes)):
+        if file is None or whole is not False or (only is not None and file not in only):
             out.append((file, whole))
             continue
         try:
