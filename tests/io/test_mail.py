@@ -448,3 +448,17 @@ def test_a_named_large_mbox_is_cut_beside_many_files(tmp_path, monkeypatch, fork
     got = list(mailread.map_messages([folder, box], lambda ms: [hashlib.sha1(m).hexdigest() for m in ms], n_jobs=2))
     expected = [(s, hashlib.sha1(m).hexdigest()) for p in (folder, box) for s, m in iter_messages(p)]
     assert got == expected and looked == [str(box)] and forked_pids
+
+
+def test_an_mbox_named_twice_is_numbered_from_1_each_time(tmp_path, monkeypatch, forked_pids):
+    """Each naming of a file read in pieces is numbered on its own (``FILE:1`` ... again),
+    as the one reader numbers it."""
+    from textnb.io import mailread
+
+    box = tmp_path / "big.mbox"
+    box.write_bytes(_tricky_mbox(random.Random(6), 120))
+    monkeypatch.setattr(mailread, "_PIECE_FROM", 1)
+    monkeypatch.setattr(mailread, "_PIECE_BYTES", 1500)
+    got = list(mailread.map_messages([box, box], lambda ms: [len(m) for m in ms], n_jobs=2))
+    expected = [(s, len(m)) for p in (box, box) for s, m in iter_messages(p)]
+    assert got == expected and got[len(got) // 2][0] == f"{box}:1" and forked_pids

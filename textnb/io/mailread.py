@@ -461,7 +461,8 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
 def _in_pieces(files, only=None):
     """``files`` (:func:`message_files`' pairs) with each mbox file of at least
     :data:`_PIECE_FROM` bytes (among ``only``, when given) replaced by its pieces,
-    ``(file, (start, stop))`` (:func:`_mbox_pieces`), when it has more than one."""
+    ``(file, (start, stop, key))`` (:func:`_mbox_pieces`; ``key`` tells one naming of the
+    file from another), when it has more than one."""
     out = []
     for file, whole in files:
         if file is None or whole is not False or (only is not None and file not in only):
@@ -474,7 +475,7 @@ def _in_pieces(files, only=None):
         except (OSError, ValueError, InputError):
             pieces = ()  # (reading the file reports it)
         if len(pieces) > 1:
-            out += [(file, piece) for piece in pieces]
+            out += [(file, (start, stop, len(out))) for start, stop in pieces]  # (len(out): which naming of the file)
         else:
             out.append((file, whole))
     return out
@@ -501,7 +502,7 @@ def _mapped(files, func, max_bytes):
             if file == "-" and isinstance(whole, bytes):  # the message read from stdin
                 messages = [(file, whole)]
             elif type(whole) is tuple:
-                messages = enumerate((data for _, data in _mbox_piece(file, max_bytes, *whole)), 1)
+                messages = enumerate((data for _, data in _mbox_piece(file, max_bytes, *whole[:2])), 1)
             else:
                 messages = read_messages(file, max_bytes, whole=whole)
             for pair in messages:
@@ -522,7 +523,7 @@ def _chunk_mapper(func, max_bytes):
     def map_chunk(files):
         """``(sources, values, [(position, error)...], file or None)`` of a chunk of files
         (:func:`_mapped` gathered): each error with the number of messages read before
-        it; for a piece of an mbox file (a chunk of its own), the file."""
+        it; for a piece of an mbox file (a chunk of its own), ``(file, key)``."""
         sources, values, errors = [], [], []
         for got in _mapped(files, func, max_bytes):
             if isinstance(got, str):
@@ -530,7 +531,7 @@ def _chunk_mapper(func, max_bytes):
             else:
                 sources += got[0]
                 values += got[1]
-        piece_of = files[0][0] if len(files) == 1 and type(files[0][1]) is tuple else None
+        piece_of = (files[0][0], files[0][1][2]) if len(files) == 1 and type(files[0][1]) is tuple else None
         return sources, values, errors, piece_of
 
     return map_chunk
@@ -541,13 +542,13 @@ def _from_chunks(mapped):
     mbox file read in pieces are numbered on from the pieces before; after an error in a
     piece the file's later pieces are not read on (as the one-at-a-time reader stops at
     the error)."""
-    numbered, failed = {}, set()  # file read in pieces -> its messages so far; files that failed
+    numbered, failed = {}, set()  # (file, key) read in pieces -> its messages so far; those that failed
     for sources, values, errors, piece_of in mapped:
         if piece_of is not None:
             if piece_of in failed:
                 continue
             base = numbered.get(piece_of, 0)
-            sources = [f"{piece_of}:{base + n}" for n in sources]
+            sources = [f"{piece_of[0]}:{base + n}" for n in sources]
             numbered[piece_of] = base + len(sources)
             if errors:
                 failed.add(piece_of)
