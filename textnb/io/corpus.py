@@ -33,16 +33,14 @@ when training is parallel).
 """
 
 import csv
-import errno
 import io
 import itertools
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from textnb.core.errors import InputError, NotATextCorpus
-from textnb.io.files import read_regular_file
+from textnb.io.files import folder_files, read_regular_file
 
 __all__ = [
     "read_word_list",
@@ -139,72 +137,21 @@ def _hidden(name):
     return name.startswith(".")
 
 
-def _unlistable(exc):
-    """os.walk's ``onerror``: a folder that cannot be listed is an error naming it (a
-    class folder the user cannot read must not silently vanish from the corpus)."""
-    raise InputError(f"{exc.filename}: cannot list folder ({exc.strerror or exc})") from None
+def _unlistable(folder, message):
+    """A folder that cannot be listed is an error naming it (a class folder the user
+    cannot read must not silently vanish from the corpus)."""
+    raise InputError(message)
 
 
 def _walk_files(folder, loops=None):
-    """Regular files below ``folder``, sorted, without following links to folders.
-
-    As ``os.walk(folder, followlinks=False)`` lists them (each folder's files by name,
-    then its sub-folders by name; hidden names skipped), but from ``os.scandir``'s
-    entries, so a regular file costs no ``stat`` call. A FIFO, socket or device (or a
-    link to one) is left out; a broken link is listed (reading it reports it); a link
-    that loops (ELOOP) can never be read and is left out too, its path appended to
-    ``loops`` when given. Raises InputError naming a folder that cannot be listed
-    (permission denied, ...).
+    """The regular files below ``folder``, in ``os.walk``'s order, as
+    :func:`textnb.io.files.folder_files` lists them (hidden names, FIFOs, sockets,
+    devices and links to folders left out; a broken link listed, reading it reports it).
+    A link that loops can never be read and is left out, its path appended to ``loops``
+    when given. Raises InputError naming a folder that cannot be listed.
     """
-    out = []
-    pending = [folder]
-    while pending:
-        root = pending.pop()
-        try:
-            with os.scandir(root) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError as exc:
-            _unlistable(exc)
-        subdirs = []
-        for entry in entries:
-            if _hidden(entry.name):
-                continue
-            try:
-                is_dir = entry.is_dir()  # follows a link, as os.walk sorts entries
-            except OSError:
-                is_dir = False
-            if is_dir:
-                if not entry.is_symlink():
-                    subdirs.append(entry.path)
-                continue
-            try:
-                regular = entry.is_file()
-            except OSError:
-                regular = False
-            if regular:
-                out.append(entry.path)
-                continue
-            kind = _special(entry.path)
-            if kind == "loop":
-                if loops is not None:
-                    loops.append(entry.path)
-            elif not kind:
-                out.append(entry.path)
-        pending.extend(reversed(subdirs))  # depth first, in name order
-    return out
-
-
-def _special(path):
-    """True for a FIFO, socket or device (not a regular file, nor a link to one).
-
-    A broken link is not special: it is listed, and reading it reports it. A link that
-    loops gives ``"loop"`` (true too).
-    """
-    try:
-        mode = os.stat(path).st_mode
-    except OSError as exc:
-        return "loop" if exc.errno == errno.ELOOP else False
-    return not stat.S_ISREG(mode)
+    on_loop = loops.append if loops is not None else (lambda path: None)
+    return [path for path, _ in folder_files(folder, on_unlistable=_unlistable, on_loop=on_loop)]
 
 
 @dataclass

@@ -1,14 +1,16 @@
-"""Reading a file the corpus or a mail folder names: only a regular file, at most a cap.
+"""Listing a folder of documents or mail, and reading a file it names: only a regular
+file, at most a cap.
 
 Standard library only (the mail filters' fast path imports this).
 """
 
+import errno
 import os
 import stat
 
 from textnb.core.errors import InputError
 
-__all__ = ["read_regular_file"]
+__all__ = ["folder_files", "read_regular_file"]
 
 _CHUNK = 1 << 16
 
@@ -51,3 +53,84 @@ def read_regular_file(path, max_bytes=None, *, what=None):
         raise InputError(f"{path}: cannot read{what} ({exc.strerror or exc})") from None
     finally:
         os.close(fd)
+
+
+def folder_files(top, *, on_unlistable, on_loop=None, follow=None, subfolder=None):
+    """The files below the folder ``top``, in ``os.walk(top)``'s order, as ``(path, whole)``
+    pairs: the one folder walk of the corpus readers and the mail reader.
+
+    Each folder's files sorted by name, then its subfolders sorted by name, depth first;
+    hidden names (a leading dot) skipped and links to folders not descended, as
+    ``os.walk(top, followlinks=False)``. One ``scandir`` per folder and no ``stat`` per
+    regular file (the entry's type tells, except behind a link). A FIFO, socket or device,
+    or a link to one, is left out (opening it could block); a broken link is listed
+    (reading it reports it). Pairs are read lazily: a folder is listed when reached.
+
+    Parameters
+    ----------
+    top : str
+        The folder.
+    on_unlistable : callable
+        ``on_unlistable(path, message)`` for a folder that cannot be listed (``message``:
+        ``"<path>: cannot list folder (<reason>)"``): raise to stop, or return to go on
+        without it.
+    on_loop : callable, optional
+        ``on_loop(path)`` for a link that loops (ELOOP: it can never be read), which is
+        then left out; without it such a link is listed like a broken one.
+    follow : callable, optional
+        ``follow(path) -> bool`` for a link to a file: whether it is listed (the mail
+        reader does not list a link leading outside the folder).
+    subfolder : callable, optional
+        ``subfolder(path)``: an iterable of ``(path, whole)`` pairs standing for the
+        subfolder ``path`` (a Maildir read as one), or None to walk it.
+
+    Yields
+    ------
+    path : str
+    whole : bool
+        False for a file found by walking; a ``subfolder`` pair's own value otherwise.
+    """
+    pending = [os.fspath(top)]
+    while pending:
+        root = pending.pop()
+        if not isinstance(root, str):  # a subfolder read another way
+            yield from root
+            continue
+        try:
+            with os.scandir(root) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            on_unlistable(root, f"{root}: cannot list folder ({exc.strerror or exc})")
+            continue
+        subdirs = []
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            try:
+                is_dir = entry.is_dir()  # follows a link, as os.walk sorts entries
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if not entry.is_symlink():
+                    subdirs.append(entry.path)
+                continue
+            path = entry.path
+            try:
+                regular = entry.is_file()
+            except OSError:
+                regular = False
+            if not regular:
+                try:
+                    os.stat(path)
+                    continue  # a FIFO, socket or device, or a link to one
+                except OSError as exc:
+                    if exc.errno == errno.ELOOP and on_loop is not None:
+                        on_loop(path)
+                        continue
+            if follow is not None and entry.is_symlink() and not follow(path):
+                continue
+            yield path, False
+        # the subfolders after this folder's files, depth first in name order
+        for sub in reversed(subdirs):
+            inner = subfolder(sub) if subfolder is not None else None
+            pending.append(sub if inner is None else inner)

@@ -12,6 +12,7 @@ import stat
 
 from textnb.core.errors import InputError
 from textnb.core.forkmap import can_fork_here, fork_map, jobs_count, spare_cpus
+from textnb.io.files import folder_files
 from textnb.io.files import read_regular_file as _read_file
 
 __all__ = ["DEFAULT_MAX_BYTES", "decode_bytes", "read_capped", "is_special", "is_maildir", "is_mbox",
@@ -343,16 +344,26 @@ def _outside(link, root_real, on_error):
 
 
 def _maildir_files(path, on_error=None, root_real=None):
+    """The files of the Maildir ``path`` as ``(file, True)`` pairs: those of ``new``, then
+    of ``cur`` (sorted; not their subfolders)."""
     root_real = root_real or os.path.realpath(path)
     for sub in ("new", "cur"):
-        folder = os.path.join(path, sub)
-        for name in sorted(os.listdir(folder)):
-            full = os.path.join(folder, name)
-            if name.startswith(".") or not os.path.isfile(full):
-                continue
-            if os.path.islink(full) and _outside(full, root_real, on_error):
-                continue
+        for full, _ in _walk(os.path.join(path, sub), on_error, root_real, lambda folder: ()):
             yield full, True
+
+
+def _walk(top, on_error, root_real, subfolder):
+    """:func:`textnb.io.files.folder_files` as the mail reader walks a folder: a link to
+    a file outside ``root_real`` is not listed, and it and a folder that cannot be listed
+    are reported to ``on_error`` (without it, the latter raises InputError)."""
+
+    def unlistable(folder, message):
+        if on_error is None:
+            raise InputError(message)
+        on_error(message)
+
+    return folder_files(top, on_unlistable=unlistable, subfolder=subfolder,
+                        follow=lambda link: not _outside(link, root_real, on_error))
 
 
 def iter_messages(path, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None):
@@ -640,52 +651,13 @@ def _starts_with_from_line(data):
     return _has_time(line) and bool(_pattern("_FROM_LINE").match(line))
 
 
-def _tree_files(top, on_error, root_real=None):
-    """The files of the folder ``top`` (not a Maildir), as ``os.walk(top)`` visits it:
-    its files (sorted by name; hidden ones, FIFOs, sockets, devices and links to them
-    skipped), then its subfolders (sorted; hidden ones and links to folders skipped, a
-    Maildir read as one, a folder that cannot be listed ignored). One ``scandir`` per
-    folder and no ``stat`` per file (the entry's type tells a regular file, except
-    behind a link)."""
-    root_real = root_real or os.path.realpath(top)
-    try:
-        with os.scandir(top) as it:
-            entries = list(it)
-    except OSError:  # as os.walk: a folder that cannot be listed is skipped
-        return
-    files, dirs = [], []
-    for entry in entries:
-        try:
-            is_dir = entry.is_dir()
-        except OSError:
-            is_dir = False
-        (dirs if is_dir else files).append((entry.name, entry))
-    files.sort()
-    dirs.sort()
-    for name, entry in files:
-        if name.startswith("."):
-            continue
-        full = entry.path
-        try:
-            link = entry.is_symlink()
-            special = is_special(full) if link else not entry.is_file(follow_symlinks=False)
-        except OSError:
-            link, special = False, False
-        if special:
-            continue  # a FIFO could block forever
-        if link and _outside(full, root_real, on_error):
-            continue
-        yield full, False
-    for name, entry in dirs:
-        if name.startswith("."):
-            continue
-        sub = entry.path
-        if entry.is_symlink():  # os.walk does not descend into links to folders
-            continue
-        if is_maildir(sub):
-            yield from _maildir_files(sub, on_error, root_real)
-        else:
-            yield from _tree_files(sub, on_error, root_real)
+def _tree_files(top, on_error):
+    """The files of the folder ``top`` (not a Maildir) as :func:`textnb.io.files.folder_files`
+    lists them (``os.walk``'s order; hidden names, FIFOs, sockets, devices and links to
+    folders left out), a Maildir inside read as one (``(file, True)`` pairs)."""
+    root_real = os.path.realpath(top)
+    return _walk(top, on_error, root_real,
+                 lambda sub: _maildir_files(sub, on_error, root_real) if is_maildir(sub) else None)
 
 
 def _has_time(line):
