@@ -627,3 +627,36 @@ def test_large_mbox_batch_and_training_are_the_same_in_one_or_more_processes(tmp
     (code, out, err), = outputs
     assert code == 0 and out.count(b"\n") == 400 and out.startswith(f"{tmp_path / 'all.mbox'}:1\t".encode())
     assert len(models) == 1 and forked_pids
+
+
+class _Writes(__import__("io").BytesIO):
+    """A binary stdout that counts its writes; a terminal when ``tty``."""
+
+    def __init__(self, tty):
+        super().__init__()
+        self.tty, self.writes = tty, 0
+
+    def write(self, data):
+        self.writes += 1
+        return super().write(data)
+
+    def isatty(self):
+        return self.tty
+
+
+def test_batch_writes_its_lines_in_blocks_except_on_a_terminal(tmp_path, monkeypatch):
+    """Under PYTHONUNBUFFERED (or any unbuffered stdout) a line per write would be a system
+    call per message: --batch writes blocks of lines itself, and one line at a time only
+    to a terminal (where a person watches them come)."""
+    monkeypatch.setenv("PYTHONUNBUFFERED", "1")
+    model, _ = _train(tmp_path)
+    box = _mixed_mail_folder(tmp_path)
+    outputs = {}
+    for tty in (False, True):
+        out = _Writes(tty)
+        assert filter_main(["-m", str(model), "-j", "1", "--batch", str(box)], stdout=out,
+                           stderr=__import__("io").StringIO()) == 3
+        outputs[tty] = out
+    lines = outputs[False].getvalue().count(b"\n")
+    assert lines > 300 and outputs[True].getvalue() == outputs[False].getvalue()
+    assert outputs[False].writes <= -(-lines // 256) and outputs[True].writes == lines

@@ -288,6 +288,23 @@ def _load(model_path, cutoffs, payload=None):
     return sf
 
 
+#: lines of ``--batch`` output written at once
+_BATCH_LINES = 256
+
+
+def _isatty(stream):
+    try:
+        return stream.isatty()
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def _write_lines(stdout, lines):
+    if lines:
+        stdout.write(("\n".join(lines) + "\n").encode("utf-8", "surrogateescape"))
+        lines.clear()
+
+
 def _batch(model_path, cutoffs, args, stdin, stdout, stderr):
     """One line per message; a message that cannot be read is reported on stderr (one
     line naming it) and the run goes on: exit 3 at the end if any was, else 0. A reader
@@ -316,17 +333,24 @@ def _batch(model_path, cutoffs, args, stdin, stdout, stderr):
         early.close()
         early = None
 
+    # lines go out in blocks of _BATCH_LINES (one line at a time on a terminal), as a
+    # buffered stream writes them whether or not PYTHONUNBUFFERED is set
+    block = 1 if _isatty(stdout) else _BATCH_LINES
     try:
         with progress_bar(stderr, "classifying") as progress:
             verdicts = sf.classify_tokens(early) if early is not None else sf.classify_paths(
                 args.batch, max_bytes=args.max_bytes, on_error=on_error, n_jobs=args.jobs, stdin=stdin)
+            lines = []
             for n, (source, v) in enumerate(verdicts, 1):
                 line = f"{cell(source)}\t{cell(v.label)}\t{score_text(v)}"
                 if args.log_odds:
                     line += f"\t{v.log_odds:.4f}"
-                stdout.write((line + "\n").encode("utf-8", "surrogateescape"))
+                lines.append(line)
+                if len(lines) >= block:
+                    _write_lines(stdout, lines)
                 if progress is not None:
                     progress(n)
+            _write_lines(stdout, lines)
         stdout.flush()
     except BrokenPipeError:  # (textnb.cli.mailcli keeps the flush at exit quiet too)
         return 0
