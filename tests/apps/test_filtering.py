@@ -223,7 +223,9 @@ def test_register_takes_messages_as_it_goes_and_an_error_changes_nothing(tmp_pat
     assert update_model(path, register=messages()) == {"registered": 10, "unregistered": 0}
     assert len(fed) == 3  # (10 messages in batches of 4)
     after = path.read_bytes()
-    for bad in ([(SPAM, b"x"), ("eggs", b"y")], filtering._labelled_messages([(SPAM, [tmp_path / "nowhere"])], None)):
+    for bad in ([(SPAM, b"x"), ("eggs", b"y")], filtering.Mailboxes([(SPAM, [tmp_path / "nowhere"])]),
+                filtering.Mailboxes([(SPAM, ["-"]), (HAM, [tmp_path / "nowhere"])], b"Subject: c\n\npills\n"),
+                filtering.Mailboxes([("eggs", ["-"])], b"x")):
         with pytest.raises(InputError):
             update_model(path, register=bad)
         assert path.read_bytes() == after != before
@@ -390,3 +392,40 @@ def test_routes_list_a_folder_as_the_mail_reader_does(topic_model, tmp_path):
     assert [r.label for r in routes] == ["shop", "shop", "work", "work", "work"]
     assert routes[-1].path == str(src / "sub" / "box" / "new" / "1.eml") and routes[1].path is None
     assert len(errors) == 1 and "link.txt" in errors[0] and "outside" in errors[0]
+
+
+def test_register_from_mailboxes_is_training_in_one_or_two_processes(tmp_path, monkeypatch, forked_pids):
+    """``--register-*`` of folders reads and tokenises its mail as ``--train-*`` does (a
+    helper process shares a large folder): the model file is byte for byte the trained
+    one, with one process or two; ``-`` is the message read from stdin, in its place."""
+    from conftest import SMS_TSV
+
+    from textnb.apps import filtering
+    from textnb.core import forkmap
+    from textnb.io import mailread
+
+    rows = [line.split("\t", 1) for line in SMS_TSV.read_text(encoding="utf-8").splitlines()[:600] if "\t" in line]
+    for label in (SPAM, HAM):
+        (tmp_path / label).mkdir()
+    for i, (label, text) in enumerate(rows):
+        (tmp_path / label / f"{i:04d}.txt").write_bytes(f"Subject: {label} {i}\n\n{text}".encode())
+    assert len(list((tmp_path / HAM).iterdir())) >= 128  # enough files for a helper
+    extra = b"Subject: typed\n\ncheap pills on stdin\n"
+    (tmp_path / "stdin").mkdir()
+    (tmp_path / "stdin" / "m").write_bytes(extra)
+    trained = tmp_path / "trained.tnb"
+    train_model(trained, [tmp_path / SPAM, tmp_path / "stdin"], [tmp_path / HAM], n_jobs=1)
+    monkeypatch.setattr(forkmap, "cpu_count", lambda: 2)
+    for spare in (0, 1):
+        monkeypatch.setattr(mailread, "spare_cpus", lambda now=False, spare=spare: spare)
+        path = tmp_path / f"r{spare}.tnb"
+        boxes = filtering.Mailboxes([(SPAM, [tmp_path / SPAM, "-"]), (HAM, [tmp_path / HAM])], extra)
+        assert update_model(path, register=boxes) == {"registered": len(rows) + 1, "unregistered": 0}
+        assert bool(forked_pids) == bool(spare)
+        assert path.read_bytes() == trained.read_bytes()
+        forked_pids.clear()
+    # forgetting the stdin message and the spam folder again through Mailboxes
+    update_model(path, unregister=filtering.Mailboxes([(SPAM, ["-", tmp_path / SPAM])], extra))
+    alone = tmp_path / "ham-only-start.tnb"
+    update_model(alone, register=filtering.Mailboxes([(HAM, [tmp_path / HAM])]))
+    assert textnb.load(path).feature_count_.sum() == textnb.load(alone).feature_count_.sum()

@@ -31,6 +31,7 @@ command-line front ends used by ``scripts/spamfilter`` and ``scripts/topicfilter
 
 import contextlib
 import fcntl
+import io
 import os
 import shutil
 import sys
@@ -89,6 +90,7 @@ __all__ = [
     "verdict_of",
     "default_model_path",
     "new_spam_model",
+    "Mailboxes",
     "spam_text",
     "model_lock",
     "train_model",
@@ -248,27 +250,51 @@ def _prepare_folder(model_path):
         raise InputError(f"{folder}: cannot create folder ({exc.strerror or exc})") from None
 
 
-def _labelled_messages(groups, max_bytes, stdin_data=None):
-    """``(label, message bytes)`` for each message of each ``(label, paths)`` group, in
-    order, read as they are taken (so memory does not grow with a mailbox); a path ``-``
-    is ``stdin_data``, the one message read from stdin."""
-    for label, paths in groups:
-        for p in paths:
-            if os.fspath(p) == "-":
-                yield label, stdin_data
-            else:
-                for _, data in mail.iter_messages(p, max_bytes=max_bytes):
-                    yield label, data
+class Mailboxes:
+    """Labelled mail named by path, for :func:`update_model`: the messages of each
+    ``(label, paths)`` group, in order, read and tokenised as :func:`train_model` reads
+    its mail (:func:`textnb.io.mailread.map_messages`: by helper processes too, as they
+    are taken, so memory does not grow with a mailbox); a path ``-`` is ``stdin_data``,
+    the one message read from stdin (it may stand in several groups)."""
+
+    def __init__(self, groups, stdin_data=None):
+        self.groups = [(label, list(paths)) for label, paths in groups]
+        self.stdin_data = stdin_data
+
+    def __bool__(self):
+        return any(paths for _, paths in self.groups)
 
 
-def _features_of_paths(model, paths, max_bytes, n_jobs=None):
-    """What ``model`` is fed for each message of ``paths`` ('-' = one message from stdin),
-    in order, the files read and tokenised in forked processes too
-    (:func:`textnb.io.mailread.map_messages`; the features are the same)."""
+def _features_of_paths(model, paths, max_bytes, n_jobs=None, stdin=None):
+    """What ``model`` is fed for each message of ``paths`` ('-' = one message from
+    ``stdin``, by default this process's), in order, the files read and tokenised in
+    forked processes too (:func:`textnb.io.mailread.map_messages`; the features are the
+    same)."""
+    stdin = getattr(sys.stdin, "buffer", None) if stdin is None else stdin
     for _, features in mail.map_messages(paths, partial(_features_list, model, max_bytes), max_bytes=max_bytes,
-                                         n_jobs=n_jobs, pack=pack_features, unpack=unpack_features,
-                                         stdin=getattr(sys.stdin, "buffer", None)):
+                                         n_jobs=n_jobs, pack=pack_features, unpack=unpack_features, stdin=stdin):
         yield features
+
+
+def _labelled_features(model, items, max_bytes, n_jobs):
+    """``(label, features)`` for :func:`update_model`'s ``register`` / ``unregister``:
+    ``(label, bytes)`` pairs, or :class:`Mailboxes`; a label other than 'spam' and
+    'ham' raises InputError where it is met."""
+    if isinstance(items, Mailboxes):
+        for label, paths in items.groups:
+            _check_label(label)
+            stdin = io.BytesIO(items.stdin_data if items.stdin_data is not None else b"")
+            for features in _features_of_paths(model, paths, max_bytes, n_jobs, stdin):
+                yield label, features
+        return
+    for label, data in items:
+        _check_label(label)
+        yield label, _features(model, data, max_bytes)
+
+
+def _check_label(label):
+    if label not in CLASSES:
+        raise InputError(f"unknown label {label!r}; use 'spam' or 'ham'")
 
 
 def _features_list(model, max_bytes, messages):
@@ -334,16 +360,17 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
 
 
 def update_model(model_path, *, register=(), unregister=(), create=True, kind=DEFAULT_KIND,
-                 alpha=None, max_bytes=mail.DEFAULT_MAX_BYTES):
+                 alpha=None, max_bytes=mail.DEFAULT_MAX_BYTES, n_jobs=None):
     """Register / unregister messages in a model file, under the lock, atomically.
 
     Parameters
     ----------
     model_path : path
-    register, unregister : iterable of (label, message bytes)
+    register, unregister : iterable of (label, message bytes), or Mailboxes
         Messages to learn and to forget (``label`` is 'spam' or 'ham'); unregistering
-        is applied first. They are taken one at a time, under the lock (an error on the
-        way leaves the model file as it was).
+        is applied first. They are taken a batch at a time, under the lock (an error on
+        the way leaves the model file as it was); the mail of :class:`Mailboxes` is read
+        and tokenised by ``n_jobs`` processes (as :func:`train_model`'s).
     create : bool
         Start a new model (of ``kind``, with ``alpha``) when the file does not exist.
 
@@ -352,17 +379,13 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
     dict
         ``{'registered': n, 'unregistered': n}``.
     """
-
-    def checked(pairs):
-        for label, data in pairs:
-            if label not in CLASSES:
-                raise InputError(f"unknown label {label!r}; use 'spam' or 'ham'")
-            yield label, data
-
-    unregister = iter(unregister)
-    first = next(unregister, None)  # (is there any? a model that does not exist cannot forget)
-    if first is not None:
-        unregister = chain([first], unregister)
+    if isinstance(unregister, Mailboxes):
+        first = unregister or None  # (is there any? a model that does not exist cannot forget)
+    else:
+        unregister = iter(unregister)
+        first = next(unregister, None)
+        if first is not None:
+            unregister = chain([first], unregister)
     _prepare_folder(model_path)
     with model_lock(model_path):
         if os.path.exists(model_path):
@@ -374,10 +397,8 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
             model = new_spam_model(kind, alpha=alpha)
         else:
             raise ModelFileError(f"{model_path}: no such model file")
-        n_forgot = _learn(model, ((label, _features(model, d, max_bytes)) for label, d in checked(unregister)),
-                          "forget")
-        n_learnt = _learn(model, ((label, _features(model, d, max_bytes)) for label, d in checked(register)),
-                          "partial_fit")
+        n_forgot = _learn(model, _labelled_features(model, unregister, max_bytes, n_jobs), "forget")
+        n_learnt = _learn(model, _labelled_features(model, register, max_bytes, n_jobs), "partial_fit")
         model.save(model_path)
     return {"registered": n_learnt, "unregistered": n_forgot}
 

@@ -134,7 +134,7 @@ def _spam_parser():
     p.add_argument("--log-odds", action="store_true",
                    help="with --batch: add the spam log-odds as a fourth column")
     p.add_argument("--jobs", "-j", type=jobs, default=None, metavar="N",
-                   help=f"with --batch and --train-*: processes that read and tokenise the mail ({jobs.range}; "
+                   help=f"with --batch, --train-* and --(un)register-*: processes that read and tokenise the mail ({jobs.range}; "
                         "default: this one plus one per CPU idle at the start, with at least 64 files, or a "
                         "piece of a large mbox file, per process); the output is the same")
     p.add_argument("--train-spam", nargs="+", metavar="PATH", help="spam to train a new model on")
@@ -259,7 +259,7 @@ def _pass_unchanged(head, stdin, stdout):
 
 def _register(ops, model_path, args, stdin, stderr):
     full_library()
-    from textnb.apps.filtering import _labelled_messages, update_model
+    from textnb.apps.filtering import Mailboxes, update_model
 
     groups = {"register": [], "unregister": []}  # kind -> (label, paths), in the options' order
     for op, paths in ops.items():
@@ -270,9 +270,9 @@ def _register(ops, model_path, args, stdin, stderr):
         stdin_data = mail.read_capped(stdin, args.max_bytes)[0]
         if not stdin_data.strip():
             raise InputError("stdin: empty message")
-    done = update_model(model_path, register=_labelled_messages(groups["register"], args.max_bytes, stdin_data),
-                        unregister=_labelled_messages(groups["unregister"], args.max_bytes, stdin_data),
-                        kind=args.kind, alpha=args.alpha, max_bytes=args.max_bytes)
+    done = update_model(model_path, register=Mailboxes(groups["register"], stdin_data),
+                        unregister=Mailboxes(groups["unregister"], stdin_data),
+                        kind=args.kind, alpha=args.alpha, max_bytes=args.max_bytes, n_jobs=args.jobs)
     if not done["registered"] and not done["unregistered"]:
         raise InputError("no messages found to register")
     return 0
