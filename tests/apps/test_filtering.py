@@ -429,3 +429,5 @@ def test_register_from_mailboxes_is_training_in_one_or_two_processes(tmp_path, m
     alone = tmp_path / "ham-only-start.tnb"
     update_model(alone, register=filtering.Mailboxes([(HAM, [tmp_path / HAM])]))
     assert textnb.load(path).feature_count_.sum() == textnb.load(alone).feature_count_.sum()
+    with pytest.raises(ValueError, match="stdin_data"):
+        filtering.Mailboxes([(SPAM, ["-"])])

@@ -258,7 +258,9 @@ class Mailboxes:
     the one message read from stdin (it may stand in several groups)."""
 
     def __init__(self, groups, stdin_data=None):
-        self.groups = [(label, list(paths)) for label, paths in groups]
+        self.groups = [(label, [os.fspath(p) for p in paths]) for label, paths in groups]
+        if stdin_data is None and any("-" in paths for _, paths in self.groups):
+            raise ValueError("a path '-' stands for stdin_data, which is not given")
         self.stdin_data = stdin_data
 
     def __bool__(self):
@@ -283,7 +285,7 @@ def _labelled_features(model, items, max_bytes, n_jobs):
     if isinstance(items, Mailboxes):
         for label, paths in items.groups:
             _check_label(label)
-            stdin = io.BytesIO(items.stdin_data if items.stdin_data is not None else b"")
+            stdin = io.BytesIO(items.stdin_data or b"")
             for features in _features_of_paths(model, paths, max_bytes, n_jobs, stdin):
                 yield label, features
         return
