@@ -77,3 +77,26 @@ def test_cli_evaluate_of_wrapped_models_imports_no_sklearn_and_reports_as_the_es
     want = evaluate_documents(textnb.open_corpus(SMS_TSV), make_text_classifier(opts), cv=3)
     del want["seconds"]
     assert json.loads(json.dumps(want)) == report
+
+
+@pytest.mark.parametrize("options", [["--model", "bernoulli", "--select", "df:200"],
+                                     ["--model", "multinomial", "--max-features", "100"],
+                                     ["--select", "chi2:500"]])
+def test_evaluate_prunes_and_selects_as_train_does_when_terms_tie(tmp_path, options):
+    """``evaluate --test`` fits the model ``train`` builds from the training file, to the
+    prediction: a fold's terms come in training's (alphabetical) column order, so
+    ``--select`` and ``--max-features`` break ties among equally scored terms alike (the
+    fold's columns were in the order the terms were met: another term kept at a tie)."""
+    from conftest import SMS_TSV, cli
+
+    lines = SMS_TSV.read_text(encoding="utf-8").splitlines()[:2000]
+    (tmp_path / "tr.tsv").write_text("\n".join(lines[:1500]) + "\n", encoding="utf-8")
+    (tmp_path / "te.tsv").write_text("\n".join(lines[1500:]) + "\n", encoding="utf-8")
+    model = tmp_path / "m.tnb"
+    assert cli("train", tmp_path / "tr.tsv", *options, "-o", model)[0] == 0
+    rc, out, _ = cli("predict", model, tmp_path / "te.tsv", "--json")
+    labels = [line.split("\t", 1)[0] for line in lines[1500:]]
+    right = sum(json.loads(row)["label"] == label for row, label in zip(out.splitlines(), labels))
+    rc, out, _ = cli("evaluate", tmp_path / "tr.tsv", "--test", tmp_path / "te.tsv", *options, "--json")
+    report = json.loads(out)
+    assert rc == 0 and report["n"] == len(labels) and round(report["accuracy"] * report["n"]) == right

@@ -214,9 +214,11 @@ def _vectorizer_params(vectorizer):
 
 
 def vectorize_all(texts, vectorizer, *, batch_size=2000):
-    """Count matrix of all documents over every term seen (no pruning) and the terms;
-    ``vectorizer`` is a :class:`~textnb.text.vectorizer.Vectorizer` or a dict of its
-    parameters (:func:`textnb.text.tokenize.analyzer_from_params`)."""
+    """Count matrix of all documents over every term seen (no pruning) and the terms, in
+    the (alphabetical) column order ``textnb train`` gives them, so that a fold's pruning
+    and selection break ties as training does; ``vectorizer`` is a
+    :class:`~textnb.text.vectorizer.Vectorizer` or a dict of its parameters
+    (:func:`textnb.text.tokenize.analyzer_from_params`)."""
     import scipy.sparse as sp
 
     from textnb.text.tokenize import TermKeys, analyzer_from_params, count_batch
@@ -229,7 +231,13 @@ def vectorize_all(texts, vectorizer, *, batch_size=2000):
     n_terms = len(vocab)
     X = sp.vstack([sp.csr_matrix((b.data, b.indices, b.indptr), shape=(b.shape[0], n_terms))
                    for b in blocks]).tocsr() if blocks else sp.csr_matrix((0, 0))
-    return X, vocab.terms()
+    order = vocab.sorted_columns()  # column -> its alphabetical place
+    rank = np.empty(n_terms, dtype=X.indices.dtype)
+    rank[order] = np.arange(n_terms, dtype=X.indices.dtype)
+    X.indices = rank[X.indices]
+    X.has_sorted_indices = False
+    X.sort_indices()
+    return X, vocab.terms(order)
 
 
 def unfitted_copy(model):
