@@ -128,3 +128,34 @@ def test_folder_documents_are_the_paths_of_their_files(tmp_path, monkeypatch, sp
     assert [str(d) for d in corpus.documents] == ["c/a/1.txt", "c/a/sub/2.txt", "c/a/sub/deeper/3.txt", "c/b/4.txt"]
     assert corpus.documents == [Path(str(d)) for d in corpus.documents]
     assert corpus.labels == ["a", "a", "a", "b"]
+
+
+def test_a_csv_row_with_cells_beyond_the_header_is_an_error_naming_its_line(tmp_path):
+    """An unquoted comma in a CSV text splits it: the rest was dropped without a word
+    (TSV, which has no quoting, keeps TABs after the last column in the text). Training
+    and prediction (read at once or as they stream) say the same."""
+    from textnb.io.corpus import iter_rows, read_rows
+
+    (tmp_path / "r.csv").write_text('label,text\nham,hello there\nspam,free money,EXTRA\nham,ok\n')
+    (tmp_path / "r.tsv").write_text("label\ttext\nham\thello there\nspam\tfree money\tEXTRA\nham\tok\n")
+    for read in (lambda p: open_corpus(p), lambda p: read_rows(p), lambda p: list(iter_rows(p))):
+        with pytest.raises(InputError, match=r"r\.csv:3: row has 3 columns, expected 2 \(quote a text"):
+            read(str(tmp_path / "r.csv"))
+    assert open_corpus(str(tmp_path / "r.tsv")).documents[1] == "free money\tEXTRA"
+    (tmp_path / "q.csv").write_text('label,text\nham,hello there\nspam,"free money, EXTRA"\n')
+    assert open_corpus(str(tmp_path / "q.csv")).documents == ["hello there", "free money, EXTRA"]
+
+
+@pytest.mark.parametrize("name", ["s.csv", "s.tsv"])
+def test_a_short_row_is_named_by_its_line_in_the_file(tmp_path, name):
+    """Blank lines and quoted fields over several lines count: the line given is the
+    row's first line in the file (blank rows used to be left out of the count)."""
+    from textnb.io.corpus import iter_rows, read_rows
+
+    sep = "," if name.endswith("csv") else "\t"
+    quoted = '"two\nlines"' if sep == "," else "two lines"
+    (tmp_path / name).write_text(f"label{sep}text\n\n\nham{sep}hello there\n\nham{sep}{quoted}\nspam\nham{sep}ok\n")
+    where = 8 if sep == "," else 7
+    for read in (lambda p: open_corpus(p), lambda p: read_rows(p), lambda p: list(iter_rows(p))):
+        with pytest.raises(InputError, match=rf"{name}:{where}: row has 1 columns, expected at least 2"):
+            read(str(tmp_path / name))

@@ -267,11 +267,13 @@ def _csv_rows(path, text, delimiter):
 
 
 def _checked_rows(path, reader):
-    """The rows of a ``csv.reader``; a malformed row is one InputError naming ``path:LINE``."""
+    """``(line, row)`` for the rows of a ``csv.reader``, ``line`` the number of the row's
+    first line in the file (blank lines counted); a malformed row is one InputError
+    naming ``path:LINE``."""
     start = 1
     try:
         for row in reader:
-            yield row
+            yield start, row
             start = reader.line_num + 1
     except csv.Error as exc:
         msg = str(exc)
@@ -335,24 +337,27 @@ def _table_documents(path, text, label_column, text_column, max_bytes, need_labe
 
 
 def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, need_label=True, size=None):
-    """``(documents, labels)`` of the rows of a TSV/CSV corpus (an iterable of csv rows),
-    in lists of at most ``size`` documents (None: one list); ``labels`` None when the
-    file has no label column. The layout is decided on the first 50 non-blank rows."""
-    rows = (r for r in rows if r and any(c.strip() for c in r))
+    """``(documents, labels)`` of the rows of a TSV/CSV corpus (``(line, row)`` pairs of
+    :func:`_checked_rows`), in lists of at most ``size`` documents (None: one list);
+    ``labels`` None when the file has no label column. The layout is decided on the
+    first 50 non-blank rows. A row with too few cells is an error naming its line; so is
+    one with more cells than the header's in a CSV file, where text holding a comma is
+    quoted (TSV has no quoting: TABs after the last column, the text, belong to it)."""
+    rows = ((n, r) for n, r in rows if r and any(c.strip() for c in r))
     head = list(itertools.islice(rows, 50))
     if not head:
         raise InputError(f"{path}: empty file")
-    header = head[0]
+    header = head[0][1]
     li = _pick_column(header, label_column, _LABEL_NAMES, "label", path)
     ti = _pick_column(header, text_column, _TEXT_NAMES, "text", path)
     if li is not None and ti is not None:
-        skip, first_line = 1, 2
+        skip = 1
     elif not need_label and ti is not None and label_column is None:
-        skip, first_line = 1, 2  # a header with a text column and no labels: prediction input
+        skip = 1  # a header with a text column and no labels: prediction input
     elif li is None and ti is None and label_column is None and text_column is None and all(
-        len(r) == 2 or (delimiter == "\t" and len(r) > 2) for r in head
+        len(r) == 2 or (delimiter == "\t" and len(r) > 2) for _, r in head
     ):
-        li, ti, skip, first_line = 0, 1, 0, 1  # headerless label<TAB>text
+        li, ti, skip = 0, 1, 0  # headerless label<TAB>text
     else:
         # training takes --label-column / --text-column; prediction reads the header only
         hint = " or pass --label-column / --text-column" if need_label else ""
@@ -361,9 +366,13 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
         )
     documents, labels, seen = [], [], False
     last = ti if li is None else max(li, ti)
-    for n, row in enumerate(itertools.chain(head[skip:], rows), start=first_line):
+    width = len(header) if delimiter == "," else None  # (a headerless CSV file: rows of 2)
+    for n, row in itertools.chain(head[skip:], rows):
         if len(row) <= last:
             raise InputError(f"{path}:{n}: row has {len(row)} columns, expected at least {last + 1}")
+        if width is not None and len(row) > width:
+            raise InputError(f"{path}:{n}: row has {len(row)} columns, expected {width} (quote a text "
+                             f"that holds a comma)")
         label = row[li].strip() if li is not None else None
         if li is not None and not label:
             if need_label:
