@@ -47,8 +47,11 @@ def read_path(args, inputs, **load):
     if args.multilabel or args.labels:
         return "multilabel", None
     from textnb.io.inputs import load_input
+    from textnb.meta.registry import check_options_fit
 
-    return load_input(args.path, inputs, **load)
+    kind, data = load_input(args.path, inputs, **load)
+    check_options_fit(model_options(args), kind, data)
+    return kind, data
 
 
 def add_model_and_input_options(p):
@@ -163,7 +166,9 @@ def _names(value):
 def add_ignore(group):
     group.add_argument("--ignore", type=_names, action="extend", metavar="NAME[,NAME...]",
                        help="table attributes to leave out (an ID column, say), as Weka's Remove filter; "
-                            "repeat it or give a comma-separated list: all of them are left out")
+                            "repeat it or give a comma-separated list: all of them are left out (a TSV/CSV text "
+                            "corpus reads its label and text columns only: it stays one unless one of those "
+                            "is left out)")
 
 
 def add_multilabel_options(p):

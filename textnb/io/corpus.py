@@ -236,6 +236,22 @@ def _open_folder(path):
     return Corpus(source=path, documents=documents, labels=labels, skipped=loops)
 
 
+def corpus_columns(path, *, label_column=None, text_column=None):
+    """``(header, used)`` of the TSV/CSV text corpus ``path``: its header row (empty for a
+    headerless ``label<TAB>text`` file) and the names of the label and text columns
+    :func:`open_corpus` reads (by ``label_column`` / ``text_column``, else by name)."""
+    text = read_text_file(path, "a TSV/CSV corpus")
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    delimiter = _delimiter_of(path, first)
+    quoting = csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE
+    header = next(csv.reader([first], delimiter=delimiter, quoting=quoting), [])
+    li = _pick_column(header, label_column, _LABEL_NAMES, "label", path)
+    ti = _pick_column(header, text_column, _TEXT_NAMES, "text", path)
+    if li is None or ti is None:
+        return [], []
+    return header, [header[li], header[ti]]
+
+
 def _pick_column(header, wanted, names, what, path):
     if wanted is not None:
         if isinstance(wanted, int) or (isinstance(wanted, str) and wanted.isdigit()):

@@ -152,14 +152,33 @@ def load_input(path, opts, test=True):
     mixed = _mixed_table(path, opts)
     if mixed is not None:
         return "table", mixed
-    if not (path.lower().endswith(".arff") or opts.class_name or opts.numeric or opts.ignore):
+    if not (path.lower().endswith(".arff") or opts.class_name):
         try:
-            return "text", open_text_corpus(path, opts, test)
+            corpus = open_text_corpus(path, opts, test)
         except NotATextCorpus:
-            pass
+            corpus = None
+        if corpus is not None and not (opts.ignore and _ignores_its_columns(path, opts)):
+            return "text", corpus  # (with --numeric: refused, textnb.meta.registry.check_options_fit)
     from textnb.io.tables import read_table  # tables import scipy: only for tables
 
     return "table", read_table(path, class_name=opts.table_class, drop=opts.ignore)
+
+
+def _ignores_its_columns(path, opts):
+    """Whether ``--ignore`` leaves out the label or the text column of the TSV/CSV text
+    corpus ``path`` (then it is read as a table without them). Ignoring other columns
+    changes nothing in a text corpus, which reads only those two: it stays one. An
+    ignored name the header does not have is an error, as for a table."""
+    from textnb.io.corpus import corpus_columns
+
+    header, used = corpus_columns(path, label_column=opts.label_column,
+                                  text_column=opts.text_columns[0] if opts.text_columns else None)
+    if not header:
+        raise InputError(f"{path}: a label and text file without a header row; --ignore names columns of a header")
+    unknown = [name for name in opts.ignore if name not in header]
+    if unknown:
+        raise InputError(f"{path}: cannot drop unknown attribute(s) {unknown}; attributes: {', '.join(header)}")
+    return bool(set(opts.ignore) & set(used))
 
 
 def check_table_classes(table):

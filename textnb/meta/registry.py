@@ -17,7 +17,8 @@ from textnb.core.errors import InputError
 from textnb.core.registry import kind_of
 
 __all__ = ["ModelOptions", "ModelSpec", "MODELS", "model_names", "document_kind", "streaming_model",
-           "lazy_text_model", "make_text_classifier", "make_table_model", "model_name", "modules_for"]
+           "lazy_text_model", "make_text_classifier", "make_table_model", "model_name", "modules_for",
+           "check_options_fit"]
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,36 @@ class ModelOptions:
                 if value is not None or f.default is None:
                     values[f.name] = value
         return cls(**values)
+
+
+#: options only tables take, and options only documents (and a table's text attributes)
+#: take: (command-line flag, ModelOptions field)
+TABLE_OPTIONS = (("--numeric", "numeric"), ("--bins", "bins"), ("--nominal", "nominal"),
+                 ("--interval-fit", "interval_fit"), ("--missing", "missing"), ("--structure", "structure"))
+DOCUMENT_OPTIONS = (("--no-lowercase", "no_lowercase"), ("--token-pattern", "token_pattern"),
+                    ("--stop-words", "stop_words"), ("--stem", "stem"), ("--ngram", "ngram"), ("--min-df", "min_df"),
+                    ("--max-df", "max_df"), ("--max-features", "max_features"), ("--binary", "binary"),
+                    ("--norm", "norm"), ("--weighting", "weighting"), ("--select", "select"))
+
+
+def check_options_fit(opts, kind, data):
+    """Raise InputError when an option given does not fit what the input was read as
+    (``kind``, ``data``: :func:`textnb.io.inputs.load_input`'s): a table option for a text
+    corpus, a document option for a table without text attributes. (Such options were
+    left unused without a word.)"""
+    if kind == "text":
+        given, what, goes = _flags(opts, TABLE_OPTIONS), "read as a text corpus", "tables (ARFF, CSV/TSV attributes)"
+    elif kind == "table" and not any(a.is_text for a in data.attributes):
+        given, what = _flags(opts, DOCUMENT_OPTIONS), "read as a table without text attributes"
+        goes = "documents (and a table's --text-column attributes)"
+    else:
+        return
+    if given:
+        raise InputError(f"{data.source}: {what}; {', '.join(given)} {'is' if len(given) == 1 else 'are'} for {goes}")
+
+
+def _flags(opts, options):
+    return [flag for flag, name in options if getattr(opts, name) not in (None, False)]
 
 
 def _given(**kwargs):
