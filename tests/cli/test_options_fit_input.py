@@ -37,13 +37,16 @@ def test_ignoring_a_column_a_text_corpus_does_not_read_keeps_it_a_text_corpus(tm
     rc, _, err = cli("train", tmp_path / "sms.csv", "--ignore", "idx", "-o", tmp_path / "d.tnb")
     assert rc == 1
     one_error_line(err, "sms.csv: cannot drop unknown attribute(s) ['idx']; attributes: id, text, label")
-    rc, _, err = cli("train", SMS_TSV, "--ignore", "id", "-o", tmp_path / "e.tnb")
-    assert rc == 1
-    one_error_line(err, "without a header row; --ignore names columns of a header")
+    # a file without a header is read as a table with --ignore or --numeric, as before: a
+    # small numeric table of two columns looks like label,text too
+    (tmp_path / "x.csv").write_text("x,play\n1,yes\n2,no\n3,yes\n4,no\n5,yes\n6,no\n")
+    for options in (["--numeric", "kde"], []):
+        rc, out, err = cli("train", tmp_path / "x.csv", *options, "-o", tmp_path / "e.tnb", "--json")
+        assert rc == 0 and ("rows" in json.loads(out)) == bool(options), (options, out, err)
 
 
 @pytest.mark.parametrize("command", ["train", "evaluate"])
-@pytest.mark.parametrize("options, flags", [(["--numeric", "kde"], "--numeric is"), (["--bins", "5"], "--bins is"),
+@pytest.mark.parametrize("options, flags", [(["--bins", "5"], "--bins is"),
                                             (["--nominal", "eq4"], "--nominal is"),
                                             (["--missing", "mode", "--interval-fit", "censored"],
                                              "--interval-fit, --missing are")])
@@ -71,3 +74,30 @@ def test_document_options_go_with_a_tables_text_attributes(tmp_path):
                        "-o", tmp_path / "m.tnb", "--json")
     assert rc == 0, err
     assert json.loads(out)["text_attributes"] == 1
+
+
+def test_alpha_0_for_a_count_model_is_one_warning_line(tmp_path):
+    """``--alpha 0`` (allowed) for a count model: one ``textnb: warning:`` line saying it is
+    raised to 1e-10, once per run, and the model file holds the raised value, so predict
+    and inspect say nothing (Python's two-line UserWarnings with source lines, naming a
+    ``force_alpha`` the command line has not, were printed fold after fold)."""
+    model = tmp_path / "a0.tnb"
+    for args in (["train", SMS_TSV, "-o", model], ["evaluate", SMS_TSV, "--cv", "3"]):
+        rc, out, err = cli(*args, "--model", "multinomial", "--alpha", "0")
+        assert rc == 0 and err.splitlines() == [
+            "textnb: warning: --alpha 0 is raised to 1e-10 for a count model (a term unseen in a class would make "
+            "its probability 0)"], err
+    (tmp_path / "t.txt").write_text("free prize now\n")
+    for args in (["predict", model, "--lines", tmp_path / "t.txt"], ["inspect", model]):
+        rc, out, err = cli(*args)
+        assert rc == 0 and err == "", err
+    assert "'alpha': 1e-10" in out
+
+
+def test_a_numeric_span_past_the_float_range_warns_nothing(tmp_path):
+    """Equal-width cuts of a column from -1e308 to 1e308: their width overflowed (numpy's
+    RuntimeWarning reached the user) before the one error line."""
+    (tmp_path / "huge.csv").write_text("x,c,play\n1e308,a,yes\n-1e308,b,no\n3,a,yes\n1e308,b,no\n5,a,yes\n6,b,no\n")
+    rc, _, err = cli("train", tmp_path / "huge.csv", "--numeric", "equal-width", "-o", tmp_path / "m.tnb")
+    assert rc == 1
+    one_error_line(err, "huge.csv: numeric attribute 'x' holds numbers too large to model")

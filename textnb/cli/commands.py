@@ -80,21 +80,23 @@ def _subparser(parser, command):
 
 @contextmanager
 def _data_warnings(err):
-    """The library's DataWarnings (input used, but probably not as meant) as one line
-    each, ``textnb: warning: ...``; other warnings as Python shows them."""
+    """Warnings as one line each, ``textnb: warning: ...``, each message once: the
+    library's DataWarnings (input used, but probably not as meant) and any other (a
+    scikit-learn-style UserWarning, numpy's): a user of the command line is not shown
+    Python's file and source lines, nor the same warning fold after fold."""
     import warnings
 
     from textnb.core.errors import DataWarning
 
+    seen = set()
     with warnings.catch_warnings():
         warnings.simplefilter("always", DataWarning)
-        shown = warnings.showwarning
 
         def show(message, category, filename, lineno, file=None, line=None):
-            if issubclass(category, DataWarning):
-                print(f"textnb: warning: {message}", file=err)
-            else:
-                shown(message, category, filename, lineno, file, line)
+            text = " ".join(str(message).split())
+            if text not in seen:
+                seen.add(text)
+                print(f"textnb: warning: {text}", file=err)
 
         warnings.showwarning = show
         yield

@@ -157,28 +157,31 @@ def load_input(path, opts, test=True):
             corpus = open_text_corpus(path, opts, test)
         except NotATextCorpus:
             corpus = None
-        if corpus is not None and not (opts.ignore and _ignores_its_columns(path, opts)):
+        if corpus is not None and not ((opts.ignore or opts.numeric) and _read_as_table(path, opts)):
             return "text", corpus  # (with --numeric: refused, textnb.meta.registry.check_options_fit)
     from textnb.io.tables import read_table  # tables import scipy: only for tables
 
     return "table", read_table(path, class_name=opts.table_class, drop=opts.ignore)
 
 
-def _ignores_its_columns(path, opts):
-    """Whether ``--ignore`` leaves out the label or the text column of the TSV/CSV text
-    corpus ``path`` (then it is read as a table without them). Ignoring other columns
-    changes nothing in a text corpus, which reads only those two: it stays one. An
-    ignored name the header does not have is an error, as for a table."""
+def _read_as_table(path, opts):
+    """Whether a file that reads as a text corpus is read as a table after all, as
+    ``--ignore`` or ``--numeric`` ask: always for a file without a header (two columns
+    guessed to be ``label<TAB>text``, which a small numeric table may look like too); for
+    one whose header names its label and text columns, only when ``--ignore`` leaves out
+    one of those two. Ignoring other columns changes nothing in a text corpus, which
+    reads only those two: it stays one (and ``--numeric`` is refused for it). An ignored
+    name the header does not have is an error, as for a table."""
     from textnb.io.corpus import corpus_columns
 
     header, used = corpus_columns(path, label_column=opts.label_column,
                                   text_column=opts.text_columns[0] if opts.text_columns else None)
     if not header:
-        raise InputError(f"{path}: a label and text file without a header row; --ignore names columns of a header")
-    unknown = [name for name in opts.ignore if name not in header]
+        return True
+    unknown = [name for name in opts.ignore or () if name not in header]
     if unknown:
         raise InputError(f"{path}: cannot drop unknown attribute(s) {unknown}; attributes: {', '.join(header)}")
-    return bool(set(opts.ignore) & set(used))
+    return bool(set(opts.ignore or ()) & set(used))
 
 
 def check_table_classes(table):

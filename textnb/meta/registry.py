@@ -197,9 +197,23 @@ def _count_params(opts):
 
 
 def _floored(params):
-    """A count model's params with ``--alpha`` below 1e-10 raised to it, with a warning
-    (the command line's rule; the library's default ``force_alpha=True`` keeps it)."""
-    return {**params, "force_alpha": False} if "alpha" in params else params
+    """A count model's params with ``--alpha`` below 1e-10 raised to it, with one
+    DataWarning (the command line's rule; the library's default ``force_alpha=True``
+    keeps a smaller alpha). The model is given the raised value, so it warns no more,
+    neither when fitted fold after fold nor when its file is read."""
+    if "alpha" not in params:
+        return params
+    from textnb.core.estimates import ALPHA_FLOOR
+
+    if params["alpha"] < ALPHA_FLOOR:
+        import warnings
+
+        from textnb.core.errors import DataWarning
+
+        warnings.warn(f"--alpha {params['alpha']:g} is raised to {ALPHA_FLOOR:g} for a count model (a term unseen in "
+                      "a class would make its probability 0)", DataWarning, stacklevel=2)
+        params = {**params, "alpha": ALPHA_FLOOR}
+    return {**params, "force_alpha": False}
 
 
 def streaming_model(opts, *, steps=False):

@@ -57,7 +57,12 @@ def equal_width_cut_points(values, n_bins, weights=None):
     lo, hi = v.min(), v.max()
     if not hi > lo:
         return np.empty(0)
-    width = (hi - lo) / n_bins
+    with np.errstate(over="ignore"):
+        span = hi - lo
+    if not np.isfinite(span):  # a span past the float range: the same cuts, computed without it
+        f = np.arange(1, n_bins) / n_bins
+        return lo * (1.0 - f) + hi * f
+    width = span / n_bins
     return lo + width * np.arange(1, n_bins)
 
 
