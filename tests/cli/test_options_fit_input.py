@@ -101,3 +101,31 @@ def test_a_numeric_span_past_the_float_range_warns_nothing(tmp_path):
     rc, _, err = cli("train", tmp_path / "huge.csv", "--numeric", "equal-width", "-o", tmp_path / "m.tnb")
     assert rc == 1
     one_error_line(err, "huge.csv: numeric attribute 'x' holds numbers too large to model")
+
+
+@pytest.mark.parametrize("flag, text", [("--lines", "win cash now\nlunch at noon?\n"),
+                                        ("--rows", "label\ttext\nspam\twin cash now\nham\tlunch at noon?\n")])
+def test_predict_lines_and_rows_read_a_pipe_and_name_a_folder(tmp_path, flag, text):
+    """``predict --lines <(command)`` said 'no such file' for the pipe, as for a folder
+    (``train`` and ``test`` read a pipe): a FIFO named here is read, a folder is named."""
+    import os
+    import threading
+
+    model = tmp_path / "m.tnb"
+    assert cli("train", SMS_TSV, "-o", model)[0] == 0
+    (tmp_path / "plain.txt").write_text(text)
+    rc, expected, _ = cli("predict", model, flag, tmp_path / "plain.txt")
+    assert rc == 0 and len(expected.splitlines()) == 2
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text(text))
+    writer.start()
+    rc, out, _ = cli("predict", model, flag, fifo)
+    writer.join(timeout=60)
+    assert rc == 0 and out == expected.replace(str(tmp_path / "plain.txt"), str(fifo))
+    rc, out, err = cli("predict", model, flag, tmp_path)
+    assert rc == 1 and out == ""
+    one_error_line(err, f"{tmp_path}: a folder, not a file")
+    rc, out, err = cli("predict", model, flag, tmp_path / "missing.txt")
+    assert rc == 1
+    one_error_line(err, "missing.txt: no such file")

@@ -97,8 +97,8 @@ def _predict_multilabel(args, model, out, err):
         if _as_rows(args, path):
             name = "stdin" if path == "-" else path
             data = (sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin).read() if path == "-" else None
-            if data is None and not os.path.isfile(path):
-                raise InputError(f"{path}: no such file")
+            if data is None:
+                _check_file(path)
             docs, _ = read_rows(name, data=data, max_bytes=max_bytes)
             for start in range(0, len(docs), 1000):
                 chunk = docs[start:start + 1000]
@@ -241,6 +241,12 @@ def run(args, out, err):
 _ROW_SUFFIXES = (".tsv", ".csv", ".tab")
 
 
+def _check_file(path):
+    """A --lines / --rows input that is missing or a folder is an error (a pipe is read)."""
+    if not os.path.exists(path) or os.path.isdir(path):
+        raise InputError(f"{path}: {'a folder, not a file' if os.path.isdir(path) else 'no such file'}")
+
+
 def _as_rows(args, path):
     """Whether ``predict`` reads ``path`` as a TSV/CSV file of documents: with --rows, or
     a regular file named *.tsv, *.csv or *.tab (as train reads it)."""
@@ -282,8 +288,8 @@ def _predict_rows(args, model, path, classes, max_bytes, out, err):
     stream = None
     if path == "-":
         stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
-    elif not os.path.isfile(path):
-        raise InputError(f"{path}: no such file")
+    else:
+        _check_file(path)
     tally = _Accuracy(name, "label column")
     start = 0
     for chunk, labels in iter_rows(name, stream=stream, max_bytes=max_bytes):
@@ -337,8 +343,7 @@ def _line_chunks(source, label_prefix=None, size=1000):
         stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
         close = False
     else:
-        if not os.path.isfile(source):
-            raise InputError(f"{source}: no such file")
+        _check_file(source)
         try:
             stream = open(source, "rb")
         except OSError as exc:
