@@ -117,9 +117,77 @@ def test_add_headers_lf_and_crlf():
 
 
 def test_add_headers_without_header_block():
-    assert add_headers(b"no headers at all", V).startswith(b"X-TextNB-Class: spam\n")
-    out = add_headers(b"From a@b Mon Jan  1 00:00:00 2024\nSubject: x", V)
+    out = add_headers(b"no headers at all", V)
+    assert out.startswith(b"X-TextNB-Class: spam\n") and out.endswith(b"6.9000\n\nno headers at all")
+    out = add_headers(b"From a@b Mon Jan  1 00:00:00 2024\nplain text", V)
     assert out.startswith(b"From a@b Mon Jan  1 00:00:00 2024\nX-TextNB-Class: spam\n")
+    assert out.endswith(b"\n\nplain text")
+    out = add_headers(b"From a@b Mon Jan  1 00:00:00 2024\nSubject: x", V)  # a header to its end
+    assert out.startswith(b"From a@b Mon Jan  1 00:00:00 2024\nSubject: x\nX-TextNB-Class: spam\n")
+
+
+#: the shapes of a message's start that the fields must be placed in as the reader reads them
+SHAPES = {
+    "blank line": b"Subject: hi\nFrom: a@b.example\n\nbody words here\n",
+    "no blank line": b"From: a@b.example\nSubject: hi\nFirst body line.\n\nSecond para.\n",
+    "broken header": b"Received: from mx\nthis is a broken header line\nSubject: hi\n\nbody\n",
+    "header-less": b"Hello Bob, lunch tomorrow?\n\nCheers, Al\n",
+    "From as a first word": b"From the desk of the director: win money free offer\nVisit now\n",
+    "one line": b"Ok lar... Joking wif u oni",
+    "CRLF": b"From: a@b.example\r\nSubject: hi\r\n\r\nbody\r\n",
+    "bare CR": b"Subject: a\rFrom: b@c\r\rbody words\r",
+    "LF header, CRLF body": b"From: a@b.example\nSubject: hi\n\r\nbody\r\n\r\npara2\r\n",
+    "folded": b"Subject: a long\n subject line\nX-Other: y\n\nbody\n",
+    "mbox": b"From a@b Mon Jan  1 00:00:00 2024\nSubject: x\n\nbody here\n",
+    "mbox, no header": b"From a@b Mon Jan  1 00:00:00 2024\nplain text here\n",
+    "HTML without header": b"<html><body>cheap <b>pills</b> http://x.example/a</body></html>",
+    "MIME without header": b"--XYZ\nContent-Type: text/plain\n\nhello there\n--XYZ--\n",
+    "byte-order mark": b"\xef\xbb\xbfSubject: hi\n\nbody words\n",
+    "leading blank line": b"\nSubject: hi\n\nbody words\n",
+    "empty": b"",
+}
+
+
+def _mail_shapes(per_archive=400):
+    """The shapes above, then the first messages of the shared mail archives (when there)."""
+    import tarfile
+
+    from conftest import SHARED
+
+    yield from SHAPES.items()
+    for name in ("spamassassin_public_corpus", "csdmc2010_spam"):
+        archive = SHARED / "corpora" / f"{name}.tar.gz"
+        if not archive.exists():
+            continue
+        with tarfile.open(archive) as tar:
+            n = 0
+            for member in tar:
+                if member.isfile() and n < per_archive:
+                    n += 1
+                    yield member.name, tar.extractfile(member).read()
+                if n >= per_archive:
+                    break
+
+
+def test_added_fields_sit_where_the_reader_ends_the_header_and_change_no_token():
+    """``-p``, the daemon's -p and spamd's PROCESS (all add_headers) put the fields at the
+    end of the header the mail reader finds (they went to the first blank line, into the
+    body of a message without one, and became tokens); a second pass replaces them
+    (stale X-TextNB-Class lines stayed for procmail to match); remove_headers (the
+    daemon's message digest) gives the message back."""
+    from textnb.apps.filtering import remove_headers
+    from textnb.io.mailtokens import message_tokens
+
+    other = Verdict(HAM, 0.1, -2.0)
+    n = 0
+    for name, msg in _mail_shapes():
+        out = add_headers(msg, V)
+        assert set(message_tokens(out)) == set(message_tokens(msg)), name
+        assert add_headers(out, other) == add_headers(msg, other), name
+        assert remove_headers(out) == msg, name
+        assert out.count(b"X-TextNB-Class: spam") == 1
+        n += 1
+    assert n >= len(SHAPES)
 
 
 # -- classifying --------------------------------------------------------------------------

@@ -61,6 +61,7 @@ from collections import OrderedDict
 
 from textnb.apps import protocol
 from textnb.apps.filtering import add_headers, model_lock, update_model
+from textnb.apps.spamlite import remove_headers
 from textnb.apps.protocol import ProtocolError
 from textnb.apps.verdict import message_verdict, spamd_fields, spamd_report, spamd_symbol
 from textnb.core.errors import InputError, TextnbError
@@ -173,24 +174,8 @@ class UserModels:
 
 
 # -- the learned-message journal --------------------------------------------------------------
-def _without_own_fields(data):
-    """``data`` without ``X-TextNB-*`` fields in its header block (what PROCESS added)."""
-    end = data.find(b"\n\n")
-    head, rest = (data, b"") if end < 0 else (data[:end + 1], data[end + 1:])
-    if b"x-textnb-" not in head.lower():
-        return data
-    out, dropping = [], False
-    for line in head.splitlines(keepends=True):
-        if line[:1] in (b" ", b"\t") and dropping:
-            continue
-        dropping = line[:9].lower() == b"x-textnb-"
-        if not dropping:
-            out.append(line)
-    return b"".join(out) + rest
-
-
 def message_digest(data):
-    return hashlib.sha256(_without_own_fields(data).replace(b"\r\n", b"\n")).hexdigest()
+    return hashlib.sha256(remove_headers(data).replace(b"\r\n", b"\n")).hexdigest()
 
 
 def _journal_path(model_path):

@@ -48,7 +48,7 @@ except ImportError:  # pragma: no cover - not CPython
     from functools import reduce
     from operator import add
 from textnb.core.compact import read_payload
-from textnb.io.mailtokens import Tokens, message_tokens
+from textnb.io.mailtokens import Tokens, _after_line_breaks, _strip_from_line, header_end, message_tokens
 
 __all__ = [
     "SPAM", "HAM", "UNSURE", "DEFAULT_SPAM_CUTOFF", "DEFAULT_HAM_CUTOFF", "EXIT_CODES", "EXIT_ERROR",
@@ -172,17 +172,6 @@ def default_model_file(name="spam.tnb", environ=None):
 
 
 # -- message headers ----------------------------------------------------------------
-def _header_end(data):
-    """(index of the blank line ending the header block, line ending) or (None, ending)."""
-    crlf = data.find(b"\r\n\r\n")
-    lf = data.find(b"\n\n")
-    if lf >= 0 and (crlf < 0 or lf < crlf):
-        return lf + 1, b"\n"
-    if crlf >= 0:
-        return crlf + 2, b"\r\n"
-    return None, (b"\r\n" if b"\r\n" in data[:4096] else b"\n")
-
-
 def _drop_own_headers(block):
     """Remove X-TextNB-* fields (with their continuation lines) from a header block."""
     out, dropping = [], False
@@ -214,18 +203,38 @@ def verdict_headers(verdict, eol=b"\n"):
 def add_headers(head, verdict):
     """``head`` (the start of a message, bytes) with the verdict headers added.
 
-    They go at the end of the header block (earlier X-TextNB-* fields are removed);
-    when no header block ends within ``head``, at its very start (after an mbox
-    ``From`` line). The rest of the message is untouched.
+    They go at the end of the header block as the mail reader finds it
+    (:func:`textnb.io.mailtokens.header_end`: a blank line or the first line that is not
+    a header field ends it), earlier X-TextNB-* fields removed (:func:`remove_headers`);
+    a message without a header gets them, then a blank line, at its very start (after
+    an mbox ``From`` line). Read again, the result gives the same tokens. The rest of
+    the message is untouched.
     """
-    end, eol = _header_end(head)
+    head = remove_headers(head)
+    end, eol, _ = header_end(head)
     lines = verdict_headers(verdict, eol)
     if end is None:
-        if head.startswith(b"From ") and b"\n" in head:
-            first, rest = head.split(b"\n", 1)
-            return first + b"\n" + lines + rest
-        return lines + head
-    return _drop_own_headers(head[:end]) + lines + head[end:]
+        start = len(head) - len(_strip_from_line(head))
+        return head[:start] + lines + eol + head[start:]
+    block = head[:end]
+    if block and not block.endswith((b"\n", b"\r")):
+        block += eol  # the header's last line ends the message without a line end
+    return block + lines + head[end:]
+
+
+def remove_headers(data):
+    """``data`` without the X-TextNB-* fields (and their continuation lines) of its header
+    block: what :func:`add_headers` added, so that a message that had no header gets its
+    text back (the header of our fields alone and its blank line go). The one rule the
+    filters and the daemon's learning (its message digests) share."""
+    end, _, separated = header_end(data)
+    if end is None or b"x-textnb-" not in data[:end].lower():
+        return data
+    start = len(data) - len(_strip_from_line(data))
+    block = data[:start] + _drop_own_headers(data[start:end])
+    if len(block) == start and separated:  # only our fields: a message without a header
+        return block + data[_after_line_breaks(data, 1, end):]
+    return block + data[end:]
 
 
 # -- the default model without numpy ------------------------------------------------------

@@ -65,7 +65,7 @@ except ImportError:  # pragma: no cover - not CPython
 
 from textnb.io.mailread import DEFAULT_MAX_BYTES, _has_time, _lenient_b64decode, _pattern, decode_bytes
 
-__all__ = ["Tokens", "Mail", "read_message", "message_tokens", "message_text", "html_text", "MAX_TOKEN",
+__all__ = ["Tokens", "Mail", "header_end", "read_message", "message_tokens", "message_text", "html_text", "MAX_TOKEN",
            "MAX_PARTS", "MAX_MULTIPART", "MAX_HEADERS", "MAX_HEADER_BYTES", "MAX_PARAMS", "MAX_ENCODED_WORDS",
            "MAX_HTML_TAGS"]
 
@@ -930,6 +930,56 @@ def _strip_from_line(data):
     return data
 
 
+def header_end(data):
+    """Where the header block of the raw message ``data`` (bytes) ends, as this reader
+    finds it (:func:`read_message`'s rules: the first line that is not a header field
+    ends it, a blank line or not): ``(offset, eol, separated)``, ``offset`` the byte just
+    after the header's last field line (before the blank line when ``separated``, else
+    before the first body line), or None for a message without a header; ``eol`` the
+    message's line ending (``b"\r\n"`` or ``b"\n"``). The offset counts an mbox ``From``
+    line before the header. Never raises.
+    """
+    rest = _strip_from_line(data)
+    start = len(data) - len(rest)
+    eol = _line_end(rest, 0)
+    try:
+        text = _lf(rest)
+        fields, body, separated = _split_message(text)
+    except _PARSE_ERRORS:
+        return None, eol, False
+    if not fields:
+        return None, eol, False
+    lines = text.count("\n", 0, len(text) - len(body))  # line breaks of the header (and its blank line)
+    if separated:
+        lines -= 1  # the blank line's own
+    elif not body and not text.endswith("\n"):
+        return len(data), eol, False  # the header runs to the end, its last line unended
+    end = _after_line_breaks(data, lines, start)
+    return end, _line_end(data, max(start, end - 2)) if end > start else eol, separated
+
+
+def _line_end(data, pos):
+    """The line ending of the line of ``data`` at ``pos`` (CRLF, CR or LF; LF when none)."""
+    n, r = data.find(b"\n", pos, pos + 4096), data.find(b"\r", pos, pos + 4096)
+    if r >= 0 and (n < 0 or r < n):
+        return b"\r\n" if data[r + 1:r + 2] == b"\n" else b"\r"
+    return b"\n"
+
+
+def _after_line_breaks(data, k, pos):
+    """The offset just after the ``k``-th line ending (CRLF, CR or LF, as :func:`_lf`
+    counts them) of ``data`` from ``pos``."""
+    for _ in range(k):
+        n, r = data.find(b"\n", pos), data.find(b"\r", pos)
+        if r >= 0 and (n < 0 or r < n):
+            pos = r + 2 if data[r + 1:r + 2] == b"\n" else r + 1
+        elif n >= 0:
+            pos = n + 1
+        else:
+            return len(data)
+    return pos
+
+
 def read_message(data, max_bytes=DEFAULT_MAX_BYTES):
     """Read one raw message (bytes, or str); never raises on any input. See the module
     docstring for the rules and bounds; returns a :class:`Mail`."""
@@ -960,7 +1010,10 @@ def _entity(fields, body, mail, depth, budget, top=False):
     ctype, params = _params(header.get("content-type", "text/plain"), cut)
     if "/" not in ctype or " " in ctype:
         ctype = "text/plain"
-    if top and not fields:  # a message body pasted or saved without its header
+    if top and (not fields or fields[0][0].startswith("x-textnb-")
+                and all(name.startswith("x-textnb-") for name, _ in fields)):
+        # a message body pasted or saved without its header (or with only the fields a
+        # filter added to it: textnb.apps.spamlite.add_headers)
         ctype, params = _sniff(body, ctype, params)
     if ctype.startswith("multipart/"):
         items.append(("ctype", ctype, True, top))
