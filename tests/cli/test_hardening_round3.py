@@ -443,7 +443,9 @@ def test_topicfilter_does_not_reroute_its_own_outputs(tmp_path, text_model):
 def test_a_mail_folder_link_to_a_file_outside_is_not_followed(tmp_path):
     """A Maildir (or mail folder) entry that is a symbolic link to a file outside the
     folder is not read by ``--train-*``, ``--register-*`` or ``--batch``: one line naming
-    it (was: the outside file was read, learnt and classified)."""
+    it (was: the outside file was read, learnt and classified). Training and registering
+    stop there, as for a file they cannot read (they skipped it without a word), nothing
+    written; the batch goes on and exits 3."""
     from textnb.io.mailread import iter_messages
 
     secret = tmp_path / "secret.eml"
@@ -464,12 +466,21 @@ def test_a_mail_folder_link_to_a_file_outside_is_not_followed(tmp_path):
         assert set(sources) == kept
         assert len(errors) == 1 and "outside" in errors[0] and "not followed" in errors[0]
     model = tmp_path / "sp.tnb"
-    r = run([sys.executable, str(REPO / "scripts" / "spamfilter"), "-m", str(model), "--train-spam", str(md),
-             "--train-ham", str(plain)])
-    assert r.returncode == 0, r.stderr
-    assert b"2 spam and 1 ham" in r.stderr
+    spamfilter = [sys.executable, str(REPO / "scripts" / "spamfilter"), "-m", str(model)]
+    r = run(spamfilter + ["--train-spam", str(md), "--train-ham", str(plain)])
+    assert r.returncode == 3 and not model.exists()
+    assert r.stderr.count(b"\n") == 1 and b"md/new/2: a symbolic link to a file outside" in r.stderr
+    (md / "new" / "2").unlink()
+    (plain / "m2").unlink()
+    assert run(spamfilter + ["--train-spam", str(md), "--train-ham", str(plain)]).returncode == 0
+    before = model.read_bytes()
+    (plain / "m2").symlink_to(secret)
+    r = run(spamfilter + ["--register-ham", str(plain)])
+    assert r.returncode == 3 and b"plain/m2: a symbolic link to a file outside" in r.stderr
+    assert model.read_bytes() == before
     vocabulary = textnb.load(model).vocabulary_.tolist()
     assert "hunter2" not in vocabulary and "cheap" in vocabulary
+    (md / "new" / "2").symlink_to(secret)
     r = run([sys.executable, str(REPO / "scripts" / "spamfilter"), "-m", str(model), "--batch", str(md)])
     assert r.returncode == 3
     assert b"md/new/2: a symbolic link to a file outside" in r.stderr

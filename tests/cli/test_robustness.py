@@ -673,8 +673,11 @@ def test_fifo_as_a_model_is_refused_without_blocking(tmp_path):
 
 def test_symlink_loop_as_a_model(tmp_path):
     os.symlink("loop.tnb", tmp_path / "loop.tnb")
-    with pytest.raises(ModelFileError, match="no such model file"):
+    with pytest.raises(ModelFileError, match="cannot read model file \\(a symbolic link that loops"):
         load(tmp_path / "loop.tnb")
+    os.symlink("nowhere.tnb", tmp_path / "dangling.tnb")
+    with pytest.raises(ModelFileError, match="no such model file \\(a symbolic link to 'nowhere.tnb'"):
+        load(tmp_path / "dangling.tnb")
 
 
 def test_stray_temporary_files_are_ignored_and_cleaned_up(model_file):

@@ -120,3 +120,25 @@ def test_a_mail_folder_that_cannot_be_listed_is_reported_not_skipped(tmp_path, m
                       f"{top / 'sub'}: cannot list folder (Permission denied)"]
     with pytest.raises(InputError, match="cannot list folder"):
         list(mailread.iter_messages(str(top)))
+
+
+def test_a_link_named_that_loops_or_leads_nowhere_is_not_called_missing(tmp_path):
+    """Named on the command line, a symbolic link that loops was 'no such file or folder'
+    (and 'no such model file'), as a missing path; inside a folder it was already
+    'cannot read (Too many levels of symbolic links)'."""
+    from textnb.core.errors import ModelFileError
+    from textnb.core.model_io import load
+
+    os.symlink("l2", tmp_path / "l1")
+    os.symlink("l1", tmp_path / "l2")
+    os.symlink("nowhere", tmp_path / "dangling")
+    loop, dangling = str(tmp_path / "l1"), str(tmp_path / "dangling")
+    for read in (lambda p: list(mailread.message_files(p)), lambda p: list(corpus.iter_input_documents([p]))):
+        with pytest.raises(InputError, match="l1: cannot read file or folder \\(a symbolic link that loops"):
+            read(loop)
+        with pytest.raises(InputError, match="dangling: no such file or folder \\(a symbolic link to 'nowhere'"):
+            read(dangling)
+        with pytest.raises(InputError, match="absent: no such file or folder$"):
+            read(str(tmp_path / "absent"))
+    with pytest.raises(ModelFileError, match="cannot read model file \\(a symbolic link that loops"):
+        load(loop)

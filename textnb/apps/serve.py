@@ -70,7 +70,7 @@ import threading
 import time
 
 from textnb.io import mail
-from textnb.core.errors import InputError, ModelFileError, TextnbError
+from textnb.core.errors import InputError, ModelFileError, TextnbError, missing_reason
 from textnb.core.wrapping import reads_documents
 from textnb.apps import protocol
 from textnb.apps.spamd import (DEFAULT_MAX_USER_BYTES, DEFAULT_MAX_USERS, SpamdHandler, StreamHandler, UserModels,
@@ -137,7 +137,7 @@ class ModelHolder:
         self.last_error = None
         key = self._key_now()
         if key is None:
-            raise ModelFileError(f"{self.path}: no such model file")
+            raise ModelFileError(f"{self.path}: {missing_reason(self.path, 'model file')}")
         self._model = self._loader(self.path)
         self._key = key
         self.loaded_at = time.time()

@@ -5,7 +5,8 @@ Every problem with the user's input (a file, a flag, a model file) is raised as 
 The command line prints that line and exits with status 1; library users catch it.
 """
 
-__all__ = ["TextnbError", "InputError", "NotATextCorpus", "ParameterError", "ModelFileError", "DataWarning", "short_repr"]
+__all__ = ["TextnbError", "InputError", "NotATextCorpus", "ParameterError", "ModelFileError", "DataWarning", "short_repr",
+           "missing_reason"]
 
 
 class TextnbError(Exception):
@@ -40,3 +41,20 @@ def short_repr(value):
     """``repr(value)`` on one line, at most 80 characters (for one-line error messages)."""
     text = " ".join(repr(value).split())
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def missing_reason(path, what):
+    """Why the path ``path``, which ``os.path.exists`` says is not there, cannot be
+    opened: ``"no such WHAT"``, or for a symbolic link the reason its target cannot be
+    reached (a link that loops, or leads to nothing), so that it is not called missing."""
+    import errno
+    import os
+
+    if os.path.islink(path):
+        try:
+            os.stat(path)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                return f"cannot read {what} (a symbolic link that loops: {exc.strerror})"
+        return f"no such {what} (a symbolic link to {os.readlink(path)!r}, which does not exist)"
+    return f"no such {what}"

@@ -74,7 +74,7 @@ import numpy as np
 
 from textnb.core import compact
 from textnb.core.attributes import Attribute
-from textnb.core.errors import InputError, ModelFileError, ParameterError
+from textnb.core.errors import InputError, ModelFileError, ParameterError, missing_reason
 from textnb.core.version import __version__
 from textnb.core.model_schema import check_csr, check_declared, schema_of
 from textnb.core.model_schema import is_fitted as _is_fitted
@@ -764,7 +764,7 @@ def _open_regular(path):
     if os.path.isdir(path):
         raise ModelFileError("is a folder, not a model file")
     if not os.path.exists(path):
-        raise ModelFileError("no such model file")
+        raise ModelFileError(missing_reason(path, "model file"))
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens at once instead of waiting
     try:
         st = os.fstat(fd)

@@ -39,7 +39,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from textnb.core.errors import InputError, NotATextCorpus
+from textnb.core.errors import InputError, NotATextCorpus, missing_reason
 from textnb.io.files import folder_files, read_regular_file
 
 __all__ = [
@@ -195,7 +195,7 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
     """
     path = os.fspath(path)
     if not os.path.exists(path):
-        raise InputError(f"{path}: no such file or folder")
+        raise InputError(f"{path}: {missing_reason(path, 'file or folder')}")
     if os.path.isdir(path):
         subdirs = _class_folders(path)
         names = {os.path.basename(d) for d in subdirs}
@@ -515,7 +515,7 @@ def iter_input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None):
         elif os.path.exists(p):
             yield p, read_document(p, max_bytes)
         else:
-            raise InputError(f"{p}: no such file or folder")
+            raise InputError(f"{p}: {missing_reason(p, 'file or folder')}")
 
 
 def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES):

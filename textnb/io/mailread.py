@@ -10,7 +10,7 @@ import codecs
 import os
 import stat
 
-from textnb.core.errors import InputError
+from textnb.core.errors import InputError, missing_reason
 from textnb.core.forkmap import can_fork_here, fork_map, jobs_count, spare_cpus
 from textnb.io.files import folder_files
 from textnb.io.files import read_regular_file as _read_file
@@ -331,15 +331,18 @@ def _strip_last_newline(data):
 
 def _outside(link, root_real, on_error):
     """Whether the symbolic link ``link`` leads outside the folder whose real path is
-    ``root_real`` (reported to ``on_error`` when given): such a link is not followed, so
-    a mail folder cannot make a filter read (or learn, or move) a file elsewhere."""
+    ``root_real`` (reported to ``on_error``; without it an InputError): such a link is not
+    followed, so a mail folder cannot make a filter read (or learn, or move) a file
+    elsewhere."""
     target = os.path.realpath(link)
     if not os.path.exists(target):
         return False  # a broken link: reading it reports it
     if target == root_real or target.startswith(root_real.rstrip(os.sep) + os.sep):
         return False
-    if on_error is not None:
-        on_error(f"{link}: a symbolic link to a file outside {root_real}; not followed")
+    message = f"{link}: a symbolic link to a file outside {root_real}; not followed"
+    if on_error is None:  # (training and registering: as for a file that cannot be read)
+        raise InputError(message)
+    on_error(message)
     return True
 
 
@@ -622,7 +625,7 @@ def message_files(path, on_error=None):
     elif os.path.exists(path):
         yield path, False
     else:
-        raise InputError(f"{path}: no such file or folder")
+        raise InputError(f"{path}: {missing_reason(path, 'file or folder')}")
 
 
 def read_messages(path, max_bytes=DEFAULT_MAX_BYTES, *, whole=False):
