@@ -499,3 +499,29 @@ def test_register_from_mailboxes_is_training_in_one_or_two_processes(tmp_path, m
     assert textnb.load(path).feature_count_.sum() == textnb.load(alone).feature_count_.sum()
     with pytest.raises(ValueError, match="stdin_data"):
         filtering.Mailboxes([(SPAM, ["-"])])
+
+
+def test_an_empty_message_is_refused_on_every_path(tmp_path, model_file):
+    """Standard input and the daemons refused an empty (white-space) message; files did
+    not: --batch scored it, --train-* and --register-* counted it. Now every path gives
+    one error naming it; the model file is left as it was."""
+    from textnb.apps import filtering
+    from textnb.apps.serve import classify_texts
+
+    folder = tmp_path / "spam"
+    folder.mkdir()
+    (folder / "a.eml").write_bytes(b"Subject: win\n\ncheap pills now\n")
+    (folder / "z.eml").write_bytes(b" \n\n")
+    with pytest.raises(InputError, match="z.eml: empty message"):
+        train_model(tmp_path / "new.tnb", [folder], [folder])
+    assert not (tmp_path / "new.tnb").exists()
+    before = model_file.read_bytes()
+    for boxes in (filtering.Mailboxes([(SPAM, [folder])]), filtering.Mailboxes([(SPAM, ["-"])], b"\n \n")):
+        with pytest.raises(InputError, match="(z.eml|stdin): empty message"):
+            update_model(model_file, register=boxes)
+        assert model_file.read_bytes() == before
+    errors = []
+    got = SpamFilter.load(model_file).classify_paths([folder], on_error=errors.append)
+    assert [s for s, _ in got] == [str(folder / "a.eml")] and errors == [f"{folder / 'z.eml'}: empty message"]
+    with pytest.raises(InputError, match=r"^texts\[1\]: empty message$"):
+        classify_texts(textnb.load(model_file), {"texts": ["Subject: hi\n\nlunch", "  "], "mail": True})

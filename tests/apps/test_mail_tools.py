@@ -264,13 +264,14 @@ def test_closed_stdout_with_passthrough_is_an_error(corpus):
 
 def test_batch_into_a_closed_pipe_ends_quietly(corpus):
     root, model = corpus
-    proc = subprocess.Popen(script("-m", model, "--batch", root), stdout=subprocess.PIPE,
+    mail = [root / "spam", root / "ham"]  # (root holds the model and its empty lock file too)
+    proc = subprocess.Popen(script("-m", model, "--batch", *mail), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env())
     proc.stdout.close()  # the reader is gone before the first line (`| head -0`)
     err = proc.stderr.read()
     assert proc.wait(timeout=120) == 0
     assert err == b""
-    r = _sh(f"{_q(script('-m', model, '--batch', root))} | head -n 1")
+    r = _sh(f"{_q(script('-m', model, '--batch', *mail))} | head -n 1")
     assert r.returncode == 0 and r.stdout.count(b"\n") == 1 and r.stderr == b""
 
 

@@ -235,7 +235,7 @@ def test_folder_walk_is_os_walks(tmp_path):
     expected = list(reference(str(root)))
     assert sorted(got) == sorted(expected) and [s for s, _ in got if s != "ERROR"] == \
         [s for s, _ in expected if s != "ERROR"]
-    assert len(errors) == 1 and "broken" in errors[0]
+    assert len(errors) == 2 and "broken" in errors[0] and errors[1].endswith("b/2: empty message")
 
 
 def test_one_letter_words_are_not_tokens():
@@ -519,7 +519,7 @@ def test_batch_paths_give_the_stream_readers_verdicts_and_errors_in_place(tmp_pa
         verdicts = iter(sf.classify([data for kind, data in events if kind != "error"]))
         expected = [e if e[0] == "error" else (e[0], next(verdicts)) for e in events]
         errors = [e for e in expected if e[0] == "error"]
-        assert len(errors) == 3 and len(expected) > 300
+        assert len(errors) == 4 and len(expected) > 300  # (the empty file is one)
         for n_jobs in (1, 2, 3, None):
             got = []
             got += sf.classify_paths([box, missing, box / "0100.mbox"], n_jobs=n_jobs,
@@ -539,7 +539,8 @@ def test_spamfilter_batch_output_is_the_same_in_one_or_more_processes(tmp_path, 
         outputs.add((code, out.out, out.err))
     (code, out, err), = outputs
     assert code == 3 and out.count(b"\n") > 400 and b"-\tham\t" in out
-    assert err.count(b"\n") == 2 and b"0150.missing" in err and b"0200.outside" in err
+    assert err.count(b"\n") == 3 and b"0150.missing" in err and b"0200.outside" in err
+    assert b"0250.empty: empty message" in err
 
 
 @pytest.mark.parametrize("kind", ["fisher", "multinomial"])
@@ -591,7 +592,7 @@ def test_batch_tokenises_while_the_model_loads_and_stops_for_another_kind(tmp_pa
         monkeypatch.setattr(LiteFilter, "from_payload", classmethod(lambda cls, payload, **kw: None))
     assert filter_main(["-m", str(model), "--log-odds", "--batch", str(box)]) == 3
     out = capsysbinary.readouterr()
-    assert out.out == b"".join(expected) and out.err.count(b"\n") == 2
+    assert out.out == b"".join(expected) and out.err.count(b"\n") == 3
     assert len(pids) == (2 if unread else 1)  # the early helper, stopped, and the full path's own
     for pid in pids:
         with pytest.raises(ChildProcessError):

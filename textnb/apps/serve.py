@@ -237,7 +237,7 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
     if spam:
         kwargs = {k: _cutoff(request[k], k) for k in ("spam_cutoff", "ham_cutoff") if k in request}
         raw = [t.encode("utf-8", "surrogateescape") for t in texts]
-        verdicts = [message_verdict(model, m, **kwargs) for m in raw]
+        verdicts = [message_verdict(model, m, source=f"texts[{i}]", **kwargs) for i, m in enumerate(raw)]
         return _verdict_rows(out, [str(c) for c in model.classes_], verdicts)
     if as_mail:
         max_bytes = getattr(model, "max_bytes", None) or mail.DEFAULT_MAX_BYTES
@@ -427,7 +427,8 @@ class _MailHandler(StreamHandler):
         try:
             model = owner.holder.get()
             if command == "SPAM":
-                code, v, head = classify_mail(model, body, **_options(words[2:]))
+                # (the client read the message from its stdin, and prints this error)
+                code, v, head = classify_mail(model, body, source="stdin", **_options(words[2:]))
                 self._send(protocol.spam_reply(code, v, head))
             else:
                 reply = json.dumps(classify_texts(model, _json(body, owner), max_texts=owner.max_texts,

@@ -63,17 +63,18 @@ def _kwargs(spam_cutoff, ham_cutoff, max_bytes):
     return {k: v for k, v in kwargs.items() if v is not None}
 
 
-def message_verdict(model, data, *, spam_cutoff=None, ham_cutoff=None, max_bytes=None):
+def message_verdict(model, data, *, spam_cutoff=None, ham_cutoff=None, max_bytes=None, source=None):
     """The :class:`~textnb.apps.spamlite.Verdict` of one raw message (bytes), exactly as the
     cold ``spamfilter`` gives it (the same defaults for what is None).
 
-    Raises InputError for an empty message, ModelFileError for a model that is not a
-    spam model or that gives NaN.
+    Raises InputError for an empty message (``"SOURCE: empty message"``, ``source``
+    naming it where the request holds several), ModelFileError for a model that is not
+    a spam model or that gives NaN.
     """
     kwargs = _kwargs(spam_cutoff, ham_cutoff, max_bytes)
     sf = SpamFilter(model, source="the served model", **kwargs)  # checks the model and the cut-offs
     if not data.strip():
-        raise InputError("stdin: empty message")
+        raise InputError(f"{source}: empty message" if source else "empty message")
     lite = _lite_scorer(model)
     verdict = LiteFilter(lite, **kwargs).classify([data])[0] if lite is not None else None
     if verdict is None or verdict.log_odds != verdict.log_odds:  # NaN: the numpy path says why
@@ -81,10 +82,11 @@ def message_verdict(model, data, *, spam_cutoff=None, ham_cutoff=None, max_bytes
     return verdict
 
 
-def classify_mail(model, data, *, spam_cutoff=None, ham_cutoff=None, max_bytes=None, headers=False):
+def classify_mail(model, data, *, spam_cutoff=None, ham_cutoff=None, max_bytes=None, headers=False, source=None):
     """``(exit_code, verdict, head)`` for one raw message: ``head`` is ``data`` with the
     verdict headers added when ``headers`` (else b"")."""
-    verdict = message_verdict(model, data, spam_cutoff=spam_cutoff, ham_cutoff=ham_cutoff, max_bytes=max_bytes)
+    verdict = message_verdict(model, data, spam_cutoff=spam_cutoff, ham_cutoff=ham_cutoff, max_bytes=max_bytes,
+                              source=source)
     return EXIT_CODES[verdict.label], verdict, (add_headers(data, verdict) if headers else b"")
 
 

@@ -428,7 +428,8 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
     named = set()  # the paths that name a file (not a folder)
     for path in paths:
         if stdin is not None and os.fspath(path) == "-":
-            files.append(("-", read_capped(stdin, max_bytes)[0]))  # (read here: never by a helper)
+            data = read_capped(stdin, max_bytes)[0]  # (read here: never by a helper)
+            files.append(("-", data) if data.strip() else (None, "stdin: empty message"))
             continue
         if not os.path.isdir(path):
             named.add(os.fspath(path))
@@ -634,16 +635,25 @@ def read_messages(path, max_bytes=DEFAULT_MAX_BYTES, *, whole=False):
     message (always so with ``whole``). Raises InputError when it cannot be read or is
     not a regular file."""
     if whole:
-        return [(path, _read_file(path, max_bytes))]
+        return [(path, _not_empty(path, _read_file(path, max_bytes)))]
     if max_bytes is not None and max_bytes < 4096:  # the first line may pass the cap
-        return _iter_mbox_file(path, max_bytes) if is_mbox(path) else [(path, _read_file(path, max_bytes))]
+        return _iter_mbox_file(path, max_bytes) if is_mbox(path) else [
+            (path, _not_empty(path, _read_file(path, max_bytes)))]
     data = _read_file(path, max_bytes)
     if not (data.startswith(b"From ") and _starts_with_from_line(data)):
-        return [(path, data)]
+        return [(path, _not_empty(path, data))]
     # an mbox: split from these bytes when they hold the whole file, else read in steps
     split = None if len(data) > _SMALL_MBOX or (max_bytes is not None and len(data) >= max_bytes) \
         else _split_small_mbox(path, data)
     return _iter_mbox_file(path, max_bytes) if split is None else list(_one_or_many(path, iter(split)))
+
+
+def _not_empty(source, data):
+    """``data``, or InputError when it holds nothing but white space: an empty message is
+    refused on every path (a file, standard input, the daemons), never scored or learnt."""
+    if not data.strip():
+        raise InputError(f"{source}: empty message")
+    return data
 
 
 def _starts_with_from_line(data):
