@@ -525,3 +525,13 @@ def test_an_empty_message_is_refused_on_every_path(tmp_path, model_file):
     assert [s for s, _ in got] == [str(folder / "a.eml")] and errors == [f"{folder / 'z.eml'}: empty message"]
     with pytest.raises(InputError, match=r"^texts\[1\]: empty message$"):
         classify_texts(textnb.load(model_file), {"texts": ["Subject: hi\n\nlunch", "  "], "mail": True})
+
+
+def test_registering_nothing_into_a_missing_model_names_the_problem(tmp_path):
+    """It said 'the spam scorer is not fitted' (a new model with nothing learnt)."""
+    from textnb.apps import filtering
+
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match="^no messages found to register$"):
+        update_model(tmp_path / "new.tnb", register=filtering.Mailboxes([(SPAM, [tmp_path / "empty"])]))
+    assert not (tmp_path / "new.tnb").exists()

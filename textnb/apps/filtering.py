@@ -402,6 +402,8 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
             raise ModelFileError(f"{model_path}: no such model file")
         n_forgot = _learn(model, _labelled_features(model, unregister, max_bytes, n_jobs), "forget")
         n_learnt = _learn(model, _labelled_features(model, register, max_bytes, n_jobs), "partial_fit")
+        if not (n_learnt or n_forgot):  # (a new model with nothing learnt would not save)
+            raise InputError("no messages found to register")
         model.save(model_path)
     return {"registered": n_learnt, "unregistered": n_forgot}
 
