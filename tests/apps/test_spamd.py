@@ -592,3 +592,42 @@ def test_spamd_beyond_loopback_is_logged(spam_model):
     with Server(spam_model, spamd=("127.0.0.1", 0), log=logs.append):  # never bound beyond loopback here
         pass
     assert not any("not authenticated" in line for line in logs)
+
+
+def test_a_journal_or_user_model_that_cannot_be_used_is_refused_at_once_naming_it(model_copy, tmp_path):
+    """A FIFO journal hung TELL (and SIGTERM with it); a folder or a link there was
+    reported under the model's name ('L.tnb: Is a directory', '... Too many levels of
+    symbolic links' for a link that does not loop), and not logged; a user model that is a
+    link to a missing file was refused with its name twice, after lock and journal files
+    were created at the link's target."""
+    import threading
+
+    journal = Path(str(os.path.realpath(model_copy)) + ".learned")
+    spam, ham = messages(13)
+    before = model_copy.read_bytes()
+    target = tmp_path / "elsewhere"
+    target.write_bytes(b"")
+    for make, why in ((os.mkfifo, "not a regular file"), (os.mkdir, "not a regular file"),
+                      (lambda p: p.symlink_to(target), "a symbolic link, not followed")):
+        make(journal)
+        done = []
+        worker = threading.Thread(target=lambda: done.append(pytest.raises(OSError, tell, model_copy, spam,
+                                                                          set_class="spam")))
+        worker.start()
+        worker.join(timeout=60)
+        assert done, "TELL blocked on the journal"
+        assert done[0].value.filename == str(journal) and done[0].value.strerror == why
+        assert model_copy.read_bytes() == before
+        with Server(model_copy, spamd=("127.0.0.1", 0), allow_tell=True) as srv:
+            out = raw(srv.spamd_address, request("TELL", ham, [("Message-class", "ham"), ("Set", "local")]))
+        assert out.startswith(f"SPAMD/1.0 69 Service Unavailable: {journal}: {why}".encode()), out
+        journal.rmdir() if journal.is_dir() and not journal.is_symlink() else journal.unlink()
+    users = tmp_path / "users"
+    users.mkdir()
+    (users / "dang.tnb").symlink_to(tmp_path / "x.tnb")
+    with Server(model_copy, spamd=("127.0.0.1", 0), allow_tell=True, user_models=str(users / "%u.tnb")) as srv:
+        out = raw(srv.spamd_address, request("TELL", ham, [("Message-class", "ham"), ("Set", "local"),
+                                                          ("User", "dang")]))
+    assert out.startswith(f"SPAMD/1.0 69 Service Unavailable: {users / 'dang.tnb'}: a symbolic link to a "
+                          f"missing file; not followed".encode()), out
+    assert not list(tmp_path.glob("x.tnb*"))  # (x.tnb.lock, .learned, .learned.lock were made)

@@ -195,19 +195,37 @@ def _read_journal(path):
     skipped."""
     seen, lines = {}, 0
     try:
-        with open(path, "rb") as f:
-            for line in f:
-                lines += 1
-                digest, _, label = line.decode("ascii", "replace").strip().partition(" ")
-                if len(digest) != 64:
-                    continue
-                if label in ("spam", "ham"):
-                    seen[digest] = label
-                elif label == "-":
-                    seen.pop(digest, None)
+        fd = _open_regular(path, os.O_RDONLY)
     except FileNotFoundError:
-        pass
+        return seen, lines
+    with os.fdopen(fd, "rb") as f:
+        for line in f:
+            lines += 1
+            digest, _, label = line.decode("ascii", "replace").strip().partition(" ")
+            if len(digest) != 64:
+                continue
+            if label in ("spam", "ham"):
+                seen[digest] = label
+            elif label == "-":
+                seen.pop(digest, None)
     return seen, lines
+
+
+def _open_regular(path, flags, mode=0o644):
+    """``os.open(path, flags)`` of a journal without following a symbolic link or blocking
+    on a FIFO; an OSError naming ``path`` when it is a link or not a regular file (a FIFO
+    journal hung the daemon's TELL, and SIGTERM with it)."""
+    try:
+        fd = os.open(path, flags | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0), mode)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and os.path.islink(path):
+            raise OSError(errno.EINVAL, "a symbolic link, not followed", path) from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", path)
+    os.set_blocking(fd, True)
+    return fd
 
 
 def _write_journal(path, seen):
@@ -233,11 +251,7 @@ def _open_journal(path):
     """A descriptor for appending to the journal at ``path`` (created if missing); an
     ``OSError`` when it is a symbolic link or not a regular file (opened before the model
     is changed, so a journal that cannot be written leaves the model as it was)."""
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise OSError(errno.EINVAL, "not a regular file", path)
-    return fd
+    return _open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
 
 
 def _note_in_journal(fd, path, seen, lines, digest, label):
@@ -458,6 +472,8 @@ class SpamdHandler(StreamHandler):
             raise _Refuse("EX_DATAERR", "Bad message: empty message")
         changed = False
         try:
+            if os.path.islink(model_path) and not os.path.exists(model_path):
+                raise OSError(errno.ENOENT, "a symbolic link to a missing file; not followed", model_path)
             if not os.path.exists(model_path):
                 if "local" not in set_:  # nothing learnt there: nothing to forget
                     self._send(protocol.spamd_reply([]))
@@ -468,9 +484,10 @@ class SpamdHandler(StreamHandler):
                                max_bytes=owner.mail_options.get("max_bytes"))
             elif "local" in remove:
                 changed = tell(model_path, data, remove=True, max_bytes=owner.mail_options.get("max_bytes"))
-        except (TextnbError, OSError) as exc:
-            text = getattr(exc, "strerror", None) or exc
-            raise _Refuse("EX_UNAVAILABLE", f"Service Unavailable: {model_path}: {text}") from None
+        except (TextnbError, OSError) as exc:  # (an OSError names its file: the model, the journal, a lock)
+            text = f"{exc.filename or model_path}: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)
+            owner.log(f"spamd: TELL refused: {text}")
+            raise _Refuse("EX_UNAVAILABLE", f"Service Unavailable: {text}") from None
         extra = []
         if changed:
             extra.append(("DidSet" if "local" in set_ else "DidRemove", "local"))
