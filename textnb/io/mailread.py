@@ -429,7 +429,7 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
     for path in paths:
         if stdin is not None and os.fspath(path) == "-":
             data = read_capped(stdin, max_bytes)[0]  # (read here: never by a helper)
-            files.append(("-", data) if data.strip() else (None, "stdin: empty message"))
+            files.append(("-", data) if data and not data.isspace() else (None, "stdin: empty message"))
             continue
         if not os.path.isdir(path):
             named.add(os.fspath(path))
@@ -651,7 +651,7 @@ def read_messages(path, max_bytes=DEFAULT_MAX_BYTES, *, whole=False):
 def _not_empty(source, data):
     """``data``, or InputError when it holds nothing but white space: an empty message is
     refused on every path (a file, standard input, the daemons), never scored or learnt."""
-    if not data.strip():
+    if not data or data.isspace():  # (isspace stops at the first other byte: no copy)
         raise InputError(f"{source}: empty message")
     return data
 
