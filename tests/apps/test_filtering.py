@@ -409,6 +409,33 @@ def test_routes_threshold_and_move(topic_model, tmp_path):
         list(plan_routes(topic_model, [src], tmp_path / "o", threshold=2))
 
 
+def test_routes_leave_nothing_behind_and_refuse_what_they_would_lose(topic_model, tmp_path):
+    """Found by a user trial: a move whose source is gone left an empty file in OUT (and
+    blamed the destination); a moved relative link left a dangling link in OUT; a missing
+    PATH stopped the run after the first batch had been routed; OUT named as the input,
+    or a file inside OUT named, was skipped without a word."""
+    src = tmp_path / "in"
+    (src / "docs").mkdir(parents=True)
+    (src / "a.txt").write_text("meeting agenda budget review minutes")
+    (src / "docs" / "real.txt").write_text("cheap pills cheap offer")
+    os.symlink("docs/real.txt", src / "link.txt")
+    out = tmp_path / "o"
+    plan = {os.path.basename(r.source): r for r in plan_routes(topic_model, [src], out, threshold=0.0)}
+    os.unlink(src / "a.txt")
+    with pytest.raises(InputError, match=r"a\.txt: cannot read \(No such file or directory\); nothing written"):
+        apply_route(plan["a.txt"], move=True)
+    assert not list(out.rglob("a*"))
+    dest = apply_route(plan["link.txt"], move=True)
+    assert not os.path.islink(dest) and open(dest).read() == "cheap pills cheap offer"
+    assert not os.path.lexists(src / "link.txt") and (src / "docs" / "real.txt").exists()
+    with pytest.raises(InputError, match="nonexist: no such file or folder"):
+        next(plan_routes(topic_model, [src, tmp_path / "nonexist"], out))
+    errors = []
+    assert list(plan_routes(topic_model, [out, dest], out, on_error=errors.append)) == []
+    assert errors == [f"{out}: the output folder or inside it; not routed",
+                      f"{dest}: the output folder or inside it; not routed"]
+
+
 def test_routes_mail_from_mbox_untouched(topic_model, tmp_path):
     box = tmp_path / "box.mbox"
     box.write_bytes(b"From a@b Mon Jan  1 00:00:00 2024\nSubject: casino prize\n\ncheap pills offer\n\n"

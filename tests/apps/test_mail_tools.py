@@ -366,5 +366,12 @@ def test_topicfilter_process_conventions(tmp_path):
                             stderr=subprocess.PIPE, env=env())
     proc.stdout.close()
     assert proc.wait(timeout=120) == 0 and proc.stderr.read() == b""
+    # the reader gone, the routing goes on to the last document (it stopped with exit 0)
+    proc = subprocess.Popen([sys.executable, str(TOPICFILTER), "-m", str(tmp_path / "t.tnb"), "-o",
+                             str(tmp_path / "routed"), "--uncalibrated", str(src)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env())
+    proc.stdout.close()
+    assert proc.wait(timeout=120) == 0 and proc.stderr.read() == b""
+    assert len(list((tmp_path / "routed").rglob("*.txt"))) == 50
     r = _sh(f"exec {_q([sys.executable, TOPICFILTER, '-m', tmp_path / 't.tnb', '-o', tmp_path / 'o', '-n', '--uncalibrated', src])} >&-")
     assert r.returncode == 1 and b"standard output is closed" in r.stderr and b"Traceback" not in r.stderr

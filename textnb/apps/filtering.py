@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from textnb.core.errors import InputError, ModelFileError
+from textnb.core.errors import InputError, ModelFileError, missing_reason
 from textnb.core.model_io import load, model_class, refuse_input_as_output
 from textnb.io import mail
 from textnb.text.scorer import load_for_prediction
@@ -464,6 +464,12 @@ def _documents(paths, mail_mode, max_bytes, out=None, on_error=None):
         p = os.fspath(p)
         if os.path.exists(p) and not os.path.isdir(p) and mail.is_special(p):
             raise InputError(f"{p}: not a regular file (a FIFO, socket or device)")
+        if out_real is not None and _under(p, out_real):  # (named: said, not skipped without a word)
+            message = f"{p}: the output folder or inside it; not routed"
+            if on_error is None:
+                raise InputError(message)
+            on_error(message)
+            continue
         for file, whole in mail.message_files(p, on_error):
             if out_real is not None and _under(file, out_real):
                 continue
@@ -507,6 +513,10 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
     """
     if not 0.0 <= threshold <= 1.0:
         raise InputError(f"the threshold must be between 0 and 1; got {threshold}")
+    for p in paths:  # before anything is routed (a missing one stopped the run halfway)
+        p = os.fspath(p)
+        if not os.path.exists(p):
+            raise InputError(f"{p}: {missing_reason(p, 'file or folder')}")
     taken = set()
     classes = [str(c) for c in model.classes_]
     it = _documents(paths, mail_mode, max_bytes, out, on_error)
@@ -574,30 +584,49 @@ def apply_route(route, *, move=False):
                 dest = _fresh_name(folder, os.path.basename(route.destination), set())
     except OSError as exc:
         raise InputError(f"{route.source}: cannot write {_short(dest)} ({exc.strerror or exc})") from None
+    written = False
     try:
         if route.path is None:
             with os.fdopen(fd, "wb") as f:
+                fd = None
                 f.write(route.data)
+            written = True
             return dest
         if move:
             os.close(fd)
-            try:
-                os.rename(route.path, dest)  # replaces only our own empty placeholder
-                return dest
-            except OSError:
-                pass
+            fd = None
+            if not os.path.islink(route.path):  # (a link is not moved: its target's bytes are, below)
+                try:
+                    os.rename(route.path, dest)  # replaces only our own empty placeholder
+                    written = True
+                    return dest
+                except OSError:
+                    pass
             fd = os.open(dest, os.O_WRONLY | os.O_TRUNC)
-        with os.fdopen(fd, "wb") as f, open(route.path, "rb") as src:
+        try:
+            src = open(route.path, "rb")
+        except OSError as exc:
+            raise InputError(f"{route.source}: cannot read ({exc.strerror or exc}); nothing written") from None
+        with os.fdopen(fd, "wb") as f, src:
+            fd = None
             shutil.copyfileobj(src, f)
         shutil.copystat(route.path, dest)
         if move:
-            os.unlink(route.path)
+            try:
+                os.unlink(route.path)
+            except OSError as exc:  # the source stays: so does nothing else
+                raise InputError(f"{route.source}: cannot move ({exc.strerror or exc}); left in place") from None
+        written = True
         return dest
     except OSError as exc:
-        if route.path is None or os.path.exists(route.path):  # the source is intact: drop the partial copy
+        raise InputError(f"{route.source}: cannot write {_short(dest)} ({exc.strerror or exc})") from None
+    finally:
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        if not written:  # the placeholder or a partial copy: never left behind
             with contextlib.suppress(OSError):
                 os.unlink(dest)
-        raise InputError(f"{route.source}: cannot write {_short(dest)} ({exc.strerror or exc})") from None
 
 
 def _short(path, limit=200):

@@ -77,6 +77,7 @@ def topic_main(argv=None, *, stdout=None, stderr=None):
                              f"{args.threshold:g} would send almost nothing to unsorted; train it with "
                              f"'textnb train CORPUS -o MODEL' (its default model is calibrated) or with "
                              f"--calibrate sigmoid (or pass --uncalibrated)")
+        quiet = args.quiet
         for route in plan_routes(model, args.paths, args.out, threshold=args.threshold,
                                  mail_mode=args.mail, max_bytes=args.max_bytes, on_error=on_error):
             dest = route.destination
@@ -86,9 +87,16 @@ def topic_main(argv=None, *, stdout=None, stderr=None):
                 except InputError as exc:
                     on_error(str(exc))
                     continue
-            if not args.quiet:
-                stdout.write(f"{cell(route.source)}\t{cell(route.label)}\t{route.confidence:.6f}\t{cell(dest)}\n")
-        stdout.flush()
+            if not quiet:
+                try:
+                    stdout.write(f"{cell(route.source)}\t{cell(route.label)}\t{route.confidence:.6f}\t{cell(dest)}\n")
+                except BrokenPipeError:  # the reader went away (| head): the routing goes on
+                    quiet = True
+        if not quiet:
+            try:
+                stdout.flush()
+            except BrokenPipeError:
+                pass
         return 1 if failed else 0
     except TextnbError as exc:
         say(stderr, "topicfilter", str(exc))
