@@ -310,7 +310,21 @@ def test_http_errors_and_the_daemon_goes_on(topic_model):
         assert info["classes"] == ["shop", "sport", "work"] and info["kind"] == "TextClassifier"
         with socket.create_connection(("127.0.0.1", port), timeout=30) as s:  # not HTTP at all
             s.sendall(b"\x00\x01garbage\r\n\r\n")
-            assert b"400" in s.recv(1000)
+            head, _, body = s.recv(1000).partition(b"\r\n\r\n")
+            assert b" 400 " in head.split(b"\r\n")[0] and json.loads(body)["error"].startswith("Bad request syntax")
+        # the errors the standard library answers are JSON too (they were HTML pages), and two
+        # Content-Length fields are refused (the first one was used)
+        for method in ("PUT", "DELETE", "PATCH", "OPTIONS"):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            conn.request(method, "/classify", body=b"{}")
+            reply = conn.getresponse()
+            assert reply.status == 405 and reply.getheader("Content-Type") == "application/json"
+            assert json.loads(reply.read())["error"].startswith(f"method {method} not allowed")
+            conn.close()
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+            s.sendall(b"POST /classify HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\n{\"a\":1}")
+            head, _, body = s.recv(1000).partition(b"\r\n\r\n")
+            assert b" 400 " in head and json.loads(body) == {"error": "more than one Content-Length"}
         assert post(port, json.dumps({"texts": ["cheap"]}))[0] == 200
 
 

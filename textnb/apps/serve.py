@@ -485,6 +485,16 @@ class _HTTPHandler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def send_error(self, code, message=None, explain=None):
+        """Errors the standard library answers itself (a request line it cannot parse,
+        501 for a method this server has no ``do_`` for, 414, 431) as JSON too, as every
+        other reply of this endpoint (its HTML page before)."""
+        if getattr(self, "request_version", None) == "HTTP/0.9":  # a request line it could not read
+            self.request_version = "HTTP/1.0"  # (a status line and headers all the same)
+        if code == 501 and getattr(self, "command", None):
+            code, message = 405, f"method {self.command[:20]} not allowed: use POST /classify or GET /model"
+        self._reply(code, {"error": message or http.HTTPStatus(code).phrase}, close=True)
+
     def do_GET(self):
         owner = self.server.owner
         if self.path == "/model":
@@ -504,6 +514,9 @@ class _HTTPHandler(http.server.BaseHTTPRequestHandler):
         owner = self.server.owner
         if self.path != "/classify":
             self._reply(404, {"error": f"no such endpoint {self.path[:100]!r} (POST /classify)"}, close=True)
+            return
+        if len(self.headers.get_all("Content-Length") or ()) > 1:  # (request smuggling's way in)
+            self._reply(400, {"error": "more than one Content-Length"}, close=True)
             return
         length = self.headers.get("Content-Length")
         if length is None:
