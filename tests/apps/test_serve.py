@@ -643,3 +643,26 @@ def test_served_text_model_is_the_scorer_of_textnb_predict_without_scikit_learn(
     texts = ["cheap casino", "team goal", "", "budget meeting today"]
     expected = json.loads(json.dumps(classify_texts(textnb.load(topic_model), {"texts": texts})))
     assert served == expected
+
+
+def test_a_multi_label_model_is_refused_by_serve_and_topicfilter_saying_why(tmp_path):
+    """They said 'not a classifier of texts (MultiLabelScorer)' / 'not a text model'."""
+    from conftest import cli
+
+    from textnb.apps.serve import _load_text_model
+    from textnb.cli.topicfilter import topic_main
+
+    lines = ["__label__a __label__b cheap pills now", "__label__b lunch at noon", "__label__a cheap offer",
+             "__label__b meeting at noon", "__label__a __label__b cheap lunch"] * 4
+    (tmp_path / "ml.txt").write_text("\n".join(lines) + "\n")
+    model = tmp_path / "ml.tnb"
+    assert cli("train", tmp_path / "ml.txt", "-o", model)[0] == 0
+    with pytest.raises(textnb.ModelFileError, match="a multi-label model; textnb serve answers with one label"):
+        _load_text_model(str(model))
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "d.txt").write_text("cheap pills")
+    err = io.StringIO()
+    assert topic_main(["-m", str(model), "-o", str(tmp_path / "out"), str(tmp_path / "in")],
+                      stdout=io.StringIO(), stderr=err) == 1
+    assert "a multi-label model; topicfilter routes each document to one folder" in err.getvalue()
+    assert not (tmp_path / "out").exists()

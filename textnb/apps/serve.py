@@ -89,12 +89,20 @@ _MAX_LINE = protocol.MAX_LINE
 _MAX_DRAIN = 256 * 1024 * 1024
 
 
+def _multilabel_pipeline(model):
+    steps = getattr(model, "steps", None)
+    return bool(steps) and getattr(steps[-1][1], "multilabel_", False)
+
+
 def _load_text_model(path):
     """Load ``path`` as ``textnb predict`` does (:func:`textnb.text.scorer.load_for_prediction`:
     the linear scorer of a text model, else a kernel or the estimator) and check that the
     model classifies texts: a table model (which has ``predict_proba`` too) is refused, at
     start and when swapped in at the served path."""
     model = load_for_prediction(path)
+    if getattr(model, "multilabel_", False) or _multilabel_pipeline(model):
+        raise ModelFileError(f"{path}: a multi-label model; textnb serve answers with one label per text "
+                             "(classify with 'textnb predict' or 'textnb test')")
     if not (hasattr(model, "predict_proba") and hasattr(model, "classes_")):
         raise ModelFileError(f"{path}: not a classifier of texts ({type(model).__name__})")
     if reads_documents(model):

@@ -70,6 +70,9 @@ def topic_main(argv=None, *, stdout=None, stderr=None):
 
         args = _topic_parser().parse_args(argv)
         model = load_for_prediction(args.model)  # as textnb predict loads it: no scikit-learn for a text model
+        if getattr(model, "multilabel_", False):
+            raise ModelFileError(f"{args.model}: a multi-label model; topicfilter routes each document to one "
+                                 "folder (a single-label text model is needed)")
         if not hasattr(model, "predict_proba") or not reads_documents(model):
             raise ModelFileError(f"{args.model}: not a text model (a TextClassifier is needed)")
         if args.threshold > 0 and not args.uncalibrated and not calibrated(model):
