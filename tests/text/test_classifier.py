@@ -8,6 +8,7 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 from sklearn.pipeline import Pipeline
 
+import textnb
 import textnb.text.training as training_module
 from textnb import BernoulliNB, MultinomialNB, TextClassifier, Vectorizer
 
@@ -130,3 +131,42 @@ def test_forget_equals_a_fresh_fit_on_the_rest(sms, Model):
     test = docs[1000:2000]
     assert_allclose(clf.predict_proba(test), fresh.predict_proba(test), rtol=1e-9, atol=1e-12)
     assert (clf.predict(test) == fresh.predict(test)).all()
+
+
+DOCS = ["free call now", "ok see you", "free prize call", "ok ok later"]
+LABELS = ["spam", "ham", "spam", "ham"]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: textnb.TextClassifier(vectorizer=textnb.TfidfVectorizer(), model=textnb.MultinomialNB()),
+    lambda: textnb.TextClassifier(vectorizer=textnb.Vectorizer(vocabulary=["free", "call", "ok"]),
+                                  model=textnb.MultinomialNB()),
+    lambda: textnb.TextClassifier(model=textnb.APNBC(textnb.MultinomialNB())),
+    lambda: textnb.TextClassifier(model=textnb.CalibratedNB(textnb.MultinomialNB(), cv=2)),
+])
+@pytest.mark.parametrize("method", ["partial_fit", "forget"])
+def test_partial_fit_and_forget_refuse_what_they_cannot_update_and_leave_the_model_whole(make, method):
+    """Found by a user trial: after ``fit``, ``partial_fit`` added raw counts to tf-idf
+    sums, grew a fixed vocabulary, or failed inside a wrapper, and a new word left the
+    classifier unable to predict; ``forget`` of a learned document said it was never
+    learned. Now one ValueError before anything changes."""
+    clf = make().fit(DOCS * 3, LABELS * 3)
+    before = (clf.predict_proba(DOCS), dict(clf.vectorizer_.vocabulary_))
+    with pytest.raises(ValueError, match=f"{method} needs a count model .* over plain counts"):
+        getattr(clf, method)(["zebra free"], ["ham"])
+    assert np.array_equal(clf.predict_proba(DOCS), before[0]) and clf.vectorizer_.vocabulary_ == before[1]
+
+
+def test_a_refused_forget_and_bad_weights_change_nothing():
+    clf = textnb.TextClassifier(model=textnb.MultinomialNB()).fit(DOCS, LABELS)
+    vocabulary, proba = dict(clf.vectorizer_.vocabulary_), clf.predict_proba(DOCS)
+    with pytest.raises(ValueError, match="never learned"):
+        clf.forget(["zebra giraffe"], ["ham"])  # (the vocabulary grew before the refusal)
+    for weights, message in (([np.nan], "finite and >= 0"), ([-1.0], "finite and >= 0"), ([0.0], "zero for every")):
+        with pytest.raises(ValueError, match=message):
+            clf.partial_fit(["free"], ["spam"], sample_weight=weights)
+    assert clf.vectorizer_.vocabulary_ == vocabulary and np.array_equal(clf.predict_proba(DOCS), proba)
+    for weights in ([np.nan, 1, 1, 1], [np.inf, 1, 1, 1], [-1, 1, 1, 1], [0, 0, 0, 0]):
+        for model in (textnb.MultinomialNB(), None):  # (the default model too: it gave NaN probabilities)
+            with pytest.raises(ValueError, match="sample_weight"):
+                textnb.TextClassifier(model=model).fit(DOCS, LABELS, sample_weight=weights)

@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from textnb.naive_bayes.base import DeclaredTags, SaveMixin
 from textnb.naive_bayes.base import check_partial_fit_labels, log_odds
+from textnb.naive_bayes.scoring import check_sample_weight
 from textnb.io.corpus import to_text
 from textnb.text.counting import inherited, score_batch
 from textnb.core.dfe import pass_budget
@@ -149,9 +150,8 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
         model = clone(self.model) if self.model is not None else DiscriminativeNB()
         vectorizer._check_params()
         classes, y_index = np.unique(y, return_inverse=True)
-        weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-        if weights.shape != y.shape:
-            raise ValueError(f"sample_weight has shape {weights.shape}; expected {y.shape}")
+        checked = check_sample_weight(sample_weight, len(y))  # (finite, >= 0, not all 0: as the models)
+        weights = np.ones(len(y)) if checked is None else checked
         if self._streams(model, vectorizer):
             acc = self._count(X, y_index, weights, len(classes), vectorizer, progress, client=client,
                               per_class=_per_class(model), rows=isinstance(model, DiscriminativeNB),
@@ -250,8 +250,13 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
     def _add(self, X, y, sample_weight, sign):
         if isinstance(X, (str, bytes)):
             raise TypeError("expected an iterable of documents, got a single string; wrap it in a list")
+        if not self._streams(self.model_, self.vectorizer_):  # (checked before the vocabulary is touched)
+            raise ValueError(f"{'partial_fit' if sign > 0 else 'forget'} needs a count model (MultinomialNB, "
+                             "BernoulliNB, ComplementNB, DiscriminativeNB) over plain counts (not a wrapper, a "
+                             "fixed vocabulary, binary or tf-idf weighting); fit the whole corpus again instead")
         y_index = np.searchsorted(self.classes_, y)
-        weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        checked = check_sample_weight(sample_weight, len(y))
+        weights = np.ones(len(y)) if checked is None else checked
         old_terms = list(self.vectorizer_.vocabulary_)
         model = self.model_
         rows = isinstance(model, DiscriminativeNB)
@@ -261,8 +266,8 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
         acc = self._count(X, y_index, weights, len(self.classes_), self.vectorizer_, None, terms=old_terms,
                           per_class=_per_class(model), rows=rows, max_row_nnz=_row_budget(model, len(self.classes_)))
         n = len(acc.vocab)
-        self.vectorizer_._set_terms(acc.terms())
         if rows:  # the batch's sums, then the passes over it
+            self.vectorizer_._set_terms(acc.terms())
             grown = np.zeros((len(self.classes_), n))
             grown[:, : model.feature_count_.shape[1]] = model.feature_count_
             model.feature_count_, model.n_features_in_ = grown, n
@@ -278,11 +283,13 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
         if sign < 0 and (np.any(cc < -1e-9) or np.any(fc < -1e-9)):
             raise ValueError("cannot forget documents that were never learned (counts would go negative)")
         fc = np.maximum(fc, 0.0)
+        terms = acc.terms()  # (set only now: a refused forget leaves the vocabulary as it was)
         if sign < 0:  # a term no remaining document has leaves the vocabulary, as in a fresh fit
             keep = fc.sum(axis=0) > 1e-9
             if not keep.all():
                 fc = fc[:, keep]
-                self.vectorizer_._set_terms([t for t, k in zip(acc.terms(), keep) if k])
+                terms = [t for t, k in zip(terms, keep) if k]
+        self.vectorizer_._set_terms(terms)
         model.fit_counts(self.classes_, np.maximum(cc, 0.0), fc)
 
     def merge(self, other):
