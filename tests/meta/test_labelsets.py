@@ -39,3 +39,17 @@ def test_label_indicator_is_multilabel_binarizers_and_indicator_drops_unknown_la
     support, constant = label_support(np.array([[1, 0, 1], [1, 0, 0]]))
     assert_array_equal(support, [2, 0, 1])
     assert_array_equal(constant, [1, 0, -1])
+
+
+def test_pcut_gives_a_document_scored_alone_its_best_labels_under_min_labels():
+    """PCut's per-label cuts over a batch of one document leave every decision equal (-1):
+    the rank cut of min_labels then landed on 0 and the document got no label (found by a
+    user trial: every file given to ``predict`` one by one came back empty)."""
+    from textnb.meta.labelsets import decision
+
+    S = np.array([[-3.0, 2.5, 0.5, -1.0]])
+    for min_labels, expected in ((1, [1]), (2, [1, 2])):
+        D = decision(S, "pcut", None, min_labels, pcut_rate=np.array([0.1, 0.2, 0.1, 0.3]))
+        assert np.flatnonzero(D[0] > 0).tolist() == expected
+    D = decision(S, "pcut", None, 0, pcut_rate=np.array([0.1, 0.2, 0.1, 0.3]))
+    assert not (D > 0).any()  # (without min_labels: PCut's own answer for a batch of one)

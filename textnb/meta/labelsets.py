@@ -211,17 +211,20 @@ def _fallback(thr, f1, S, fbr):
     return out
 
 
-def _at_least(D, min_labels):
+def _at_least(D, min_labels, ranks=None):
     """Decisions ``D`` (positive: assigned) with a row that has fewer than ``min_labels``
     positive values shifted down by the cut midway between its ``min_labels``-th and next
     best values: its best-ranked labels are then the positive ones (a shift per row, so
-    the ranking inside a row is kept)."""
+    the ranking inside a row is kept). ``ranks`` (the log-odds, for PCut, whose
+    per-label cuts can leave a row's decisions all equal, e.g. a batch of one document)
+    ranks such rows instead: their best-scored labels are the positive ones."""
     if min_labels <= 0 or not D.shape[1]:
         return D
     short = np.flatnonzero((D > 0).sum(axis=1) < min_labels)
     if short.size:
+        R = D if ranks is None else ranks
         D = np.array(D, dtype=np.float64)
-        D[short] = _rank_cut(_finite(D[short]), min(min_labels, D.shape[1]))
+        D[short] = _rank_cut(_finite(R[short]), min(min_labels, D.shape[1]))
     return D
 
 
@@ -252,11 +255,11 @@ def _proportional_cut(S, rate):
     return D
 
 
-def _choose(S, T, candidates, decide, min_labels):
+def _choose(S, T, candidates, decide, min_labels, ranks=None):
     """The candidate whose decisions have the best micro-F1 on ``S`` (ties: the first)."""
     best, best_f = candidates[0], -1.0
     for c in candidates:
-        f = _micro_f1(T, _at_least(decide(S, c), min_labels) > 0)
+        f = _micro_f1(T, _at_least(decide(S, c), min_labels, ranks) > 0)
         if f > best_f + 1e-12:
             best, best_f = c, f
     return best
@@ -372,7 +375,7 @@ def decide(S, T, strategy, *, fbr=None, rank=None, min_labels=1, seed=0):
         choices["rank_"] = int(rank if rank is not None else _choose(S, T, RANK_GRID, _rank_cut, min_labels))
     elif strategy == "pcut":
         prevalence = T.mean(axis=0)
-        x = _choose(S, T, PCUT_GRID, lambda s, x: _proportional_cut(s, prevalence * x), min_labels)
+        x = _choose(S, T, PCUT_GRID, lambda s, x: _proportional_cut(s, prevalence * x), min_labels, _finite(S))
         choices["pcut_rate_"] = np.minimum(prevalence * x, 1.0)
     return np.clip(thresholds, -1e300, 1e300), choices
 
@@ -386,6 +389,7 @@ def decision(S, strategy, thresholds, min_labels, rank=None, pcut_rate=None):
         D = _rank_cut(_finite(S), rank)
     elif strategy == "pcut":
         D = _proportional_cut(_finite(S), pcut_rate)
+        return _at_least(D, min_labels, _finite(S))
     else:
         D = S - thresholds
     return _at_least(D, min_labels)
