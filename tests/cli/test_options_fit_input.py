@@ -129,3 +129,19 @@ def test_predict_lines_and_rows_read_a_pipe_and_name_a_folder(tmp_path, flag, te
     rc, out, err = cli("predict", model, flag, tmp_path / "missing.txt")
     assert rc == 1
     one_error_line(err, "missing.txt: no such file")
+
+
+def test_predict_lines_top_k_of_a_multi_label_model_gives_the_k_most_probable(tmp_path):
+    """As fastText's ``predict FILE K`` and ``textnb test MODEL FILE K`` (and as ``--help``
+    says): it gave at most K of the labels the model's own rule chose."""
+    lines = ["__label__a __label__b cheap pills now", "__label__b lunch at noon", "__label__a cheap offer",
+             "__label__c meeting at noon", "__label__a __label__b cheap lunch", "__label__c agenda"] * 4
+    (tmp_path / "ml.txt").write_text("\n".join(lines) + "\n")
+    model = tmp_path / "ml.tnb"
+    assert cli("train", tmp_path / "ml.txt", "-o", model)[0] == 0
+    (tmp_path / "q.txt").write_text("cheap lunch at noon\nagenda\n")
+    rc, out, _ = cli("predict", model, "--lines", tmp_path / "q.txt", "--top", "2", "--json", "--proba")
+    assert rc == 0
+    for row in map(json.loads, out.splitlines()):
+        ranked = sorted(row["proba"], key=row["proba"].get, reverse=True)
+        assert row["labels"] == ranked[:2]

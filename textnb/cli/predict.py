@@ -69,7 +69,9 @@ def _predict_multilabel(args, model, out, err):
         lo = (ml.document_log_odds(texts) if hasattr(ml, "document_log_odds")  # a file's scorer
               else ml.predict_log_odds(model[:-1].transform(texts)))
         proba = expit(lo)
-        passed = proba >= args.threshold if args.threshold is not None else ml.decision_from_log_odds(lo) > 0
+        passed = (proba >= args.threshold if args.threshold is not None  # --lines --top K: fastText's predict K
+                  else np.ones(lo.shape, dtype=bool) if args.top and args.lines is not None
+                  else ml.decision_from_log_odds(lo) > 0)
         for src, row_lo, row_p, row_ok in zip(sources, lo, proba, passed):
             chosen = [int(k) for k in np.argsort(-row_lo, kind="stable") if row_ok[k]][:args.top or len(names)]
             if args.json:
