@@ -145,3 +145,21 @@ def test_predict_lines_top_k_of_a_multi_label_model_gives_the_k_most_probable(tm
     for row in map(json.loads, out.splitlines()):
         ranked = sorted(row["proba"], key=row["proba"].get, reverse=True)
         assert row["labels"] == ranked[:2]
+
+
+@pytest.mark.parametrize("options", [["--max-features", "50"], ["--min-df", "2"], ["--max-df", "0.5"]])
+def test_merging_models_with_a_pruned_vocabulary_warns(tmp_path, options):
+    """The docs promise a warning for every inexact merge; a pruned vocabulary needs the
+    whole corpus (the merged model held 643 terms above a 500 cap, without a word)."""
+    lines = SMS_TSV.read_text(encoding="utf-8").splitlines()[:400]
+    for name, part in (("a", lines[:200]), ("b", lines[200:])):
+        (tmp_path / f"{name}.tsv").write_text("\n".join(part) + "\n", encoding="utf-8")
+        assert cli("train", tmp_path / f"{name}.tsv", "--model", "multinomial", *options,
+                   "-o", tmp_path / f"{name}.tnb")[0] == 0
+    rc, _, err = cli("merge", tmp_path / "a.tnb", tmp_path / "b.tnb", "-o", tmp_path / "ab.tnb")
+    assert rc == 0 and err.count("textnb: warning:") == 1
+    assert f"trained with {options[0]} {options[1]}: the merged model is not the model trained" in err
+    for name in ("a", "b"):
+        assert cli("train", tmp_path / f"{name}.tsv", "--model", "multinomial", "-o", tmp_path / f"{name}.tnb")[0] == 0
+    rc, _, err = cli("merge", tmp_path / "a.tnb", tmp_path / "b.tnb", "-o", tmp_path / "ab.tnb")
+    assert rc == 0 and err == ""

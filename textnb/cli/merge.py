@@ -83,6 +83,12 @@ def run(args, out, err):
         print(f"textnb: warning: {args.models[0]}: DiscriminativeNB models (the default) do not merge exactly: "
               f"the result is not the model trained on all the parts (train with --model multinomial, "
               f"bernoulli or complement for exact merges)", file=err)
+    pruned = [(path, m.pruning()) for path, m in zip(args.models, models) if isinstance(m, CountTextModel)]
+    if len(models) > 1 and any(options for _, options in pruned):
+        path, options = next((path, options) for path, options in pruned if options)
+        print(f"textnb: warning: {path}: trained with {', '.join(options)}: the merged model is not the model "
+              f"trained on all the parts (the pruning needs the whole corpus; its vocabulary is the parts' union)",
+              file=err)
     first = [str(c) for c in getattr(merged, "classes_", [])]
     for path, other in zip(args.models[1:], models[1:]):
         theirs = [str(c) for c in getattr(other, "classes_", [])]

@@ -49,6 +49,14 @@ def merge_count_models(first, second):
     return terms, KERNELS[kind].merge_states(a, b, columns=columns, n_features=len(terms))
 
 
+def pruning_of(vectorizer_params):
+    """``--min-df`` / ``--max-df`` / ``--max-features`` as set in ``vectorizer_params``,
+    those away from their defaults (``VECTORIZER_DEFAULTS``), as ``["--max-features 500"]``."""
+    params = {**VECTORIZER_DEFAULTS, **vectorizer_params}
+    return [f"--{name.replace('_', '-')} {params[name]}" for name in ("min_df", "max_df", "max_features")
+            if params[name] != VECTORIZER_DEFAULTS[name]]
+
+
 def _count_state(node):
     """``(kernel, parameters, state)`` of a count model's node, checked as
     :func:`~textnb.core.model_io.load` checks it (declared schema, ``from_state``,
@@ -117,6 +125,12 @@ class CountTextModel:
     def vectorizer_params(self):
         """Every parameter of the vectorizer (its defaults where the file leaves one out)."""
         return {**VECTORIZER_DEFAULTS, **self.root.state["vectorizer_"].params}
+
+    def pruning(self):
+        """The vocabulary's pruning options this model was trained with (``min_df``,
+        ``max_df``, ``max_features`` away from their defaults): merged models that carry
+        any are not the model trained on all the parts (pruning needs the whole corpus)."""
+        return pruning_of(self.vectorizer_params)
 
     def terms(self):
         """The vocabulary, in column order."""
