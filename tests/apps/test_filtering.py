@@ -562,3 +562,19 @@ def test_registering_nothing_into_a_missing_model_names_the_problem(tmp_path):
     with pytest.raises(InputError, match="^no messages found to register$"):
         update_model(tmp_path / "new.tnb", register=filtering.Mailboxes([(SPAM, [tmp_path / "empty"])]))
     assert not (tmp_path / "new.tnb").exists()
+
+
+def test_routes_refuse_classes_that_would_share_a_folder(tmp_path):
+    """A class named ``unsorted`` shared OUT/unsorted with the documents below the
+    threshold, and ``a/b`` and ``a_b`` shared ``a_b``: their documents could not be told
+    apart (found by a user trial)."""
+    for names, message in ((["unsorted", "other"], "class 'unsorted' would share the folder 'unsorted' with the "
+                                                   "documents below the threshold"),
+                           (["a/b", "a_b"], "class 'a_b' would share the folder 'a_b' with class 'a/b'")):
+        clf = textnb.TextClassifier(model=textnb.MultinomialNB()).fit(
+            ["eta theta iota", "alpha beta gamma"] * 3, [names[0], names[1]] * 3)
+        with pytest.raises(InputError, match=message):
+            next(plan_routes(clf, [tmp_path], tmp_path / "out", threshold=0.5))
+    routes = list(plan_routes(textnb.TextClassifier(model=textnb.MultinomialNB()).fit(
+        ["eta theta", "alpha beta"] * 3, ["unsorted", "other"] * 3), [tmp_path], tmp_path / "out", threshold=0.0))
+    assert routes == []  # (nothing to route; -t 0 sends nothing to unsorted: no clash)

@@ -431,6 +431,20 @@ def _folder_name(label):
     return name
 
 
+def _check_folders(classes, threshold):
+    """InputError when two classes would share a folder of OUT (``a/b`` and ``a_b``), or a
+    class would share ``unsorted`` with the documents below a threshold: their documents
+    could not be told apart."""
+    seen = {"unsorted": None} if threshold > 0 else {}
+    for c in classes:
+        folder = _folder_name(c)
+        if folder in seen:
+            other = "the documents below the threshold" if seen[folder] is None else f"class {seen[folder]!r}"
+            hint = " (or route with -t 0)" if seen[folder] is None else ""
+            raise InputError(f"class {c!r} would share the folder {folder!r} with {other}; rename one of them{hint}")
+        seen[folder] = c
+
+
 def _fresh_name(folder, name, taken):
     stem, ext = os.path.splitext(name)
     if stem == "" or name.startswith("."):
@@ -519,6 +533,7 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
             raise InputError(f"{p}: {missing_reason(p, 'file or folder')}")
     taken = set()
     classes = [str(c) for c in model.classes_]
+    _check_folders(classes, threshold)
     it = _documents(paths, mail_mode, max_bytes, out, on_error)
     while True:
         batch = list(islice(it, _BATCH))
