@@ -128,7 +128,8 @@ class GaussianNB(TabularNB):
 
     def _set_epsilon(self, X):
         """``epsilon_`` from the (unweighted) variance of the columns of ``X``, as
-        scikit-learn's (``partial_fit``: of its first batch)."""
+        scikit-learn's ``fit``; ``partial_fit`` keeps its first batch's (scikit-learn's sets
+        it from each batch and mixes them into ``var_``: docs/sklearn_parity.md)."""
         X = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan", ensure_min_samples=0)
         with np.errstate(invalid="ignore", divide="ignore"):
             top = np.nanmax(np.nanvar(X, axis=0), initial=0.0) if X.size else 0.0
