@@ -19,7 +19,8 @@ from sklearn.utils.validation import check_non_negative, validate_data
 from textnb.core.estimates import check_alpha, class_log_prior
 from textnb.core.errors import ParameterError
 from textnb.core.model_io import register
-from textnb.core.model_schema import CLASS_PRIOR, MAX_DIM, SMOOTHING, Array, Bool, Int, ListOf, OneOf, Optional
+from textnb.core.model_schema import (CLASS_PRIOR, MAX_DIM, SMOOTHING, Array, Bool, Int, ListOf, OneOf, Optional,
+                                      check_param_values)
 from textnb.io.tables import Attribute
 from textnb.naive_bayes.base import NominalCodesMixin
 from textnb.naive_bayes.tabular import TabularNB
@@ -139,8 +140,17 @@ class CategoricalNB(NominalCodesMixin, TabularNB):
                             for a, n in zip(self.attributes_, new)]
         self.n_values_ = new
 
+    def _check_params(self):
+        """The parameters against their declared schema (``min_categories=-2`` was taken)."""
+        check_param_values(self._param_schema, {name: getattr(self, name) for name in self._param_schema})
+        m = self.min_categories  # (a structured value: the schema check leaves it to its reader)
+        if m is not None and (isinstance(m, (bool, np.bool_)) or np.asarray(m).dtype.kind not in "iu"
+                              or np.any(np.asarray(m) < 1)):
+            raise ParameterError(f"min_categories must be None, an integer >= 1 or one per feature; got {m!r}")
+
     def fit(self, X, y, sample_weight=None):
         """Fit from category codes ``X`` and labels ``y``; returns self."""
+        self._check_params()
         X, y = self._codes(X, reset=True, y=y)
         self._pending_categories = self._n_categories(X)
         try:
@@ -152,6 +162,7 @@ class CategoricalNB(NominalCodesMixin, TabularNB):
         """Add a batch (``classes`` required on the first call); new categories widen
         their feature."""
         first = not hasattr(self, "classes_")
+        self._check_params()
         X, y = self._codes(X, reset=first, y=y)
         self._pending_categories = self._n_categories(X)
         try:

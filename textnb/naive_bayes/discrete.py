@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative, valida
 from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels, check_sample_weight, partial_fit_classes
 from textnb.naive_bayes.kernels import BERNOULLI, MULTINOMIAL, form_log_likelihood, takes_defaults, weighted_sum
 from textnb.core.model_io import register
+from textnb.core.model_schema import check_param_values
 from textnb.core.stats import CountTable, merge_aligned
 
 __all__ = ["MultinomialNB", "BernoulliNB", "weighted_sum"]
@@ -142,8 +143,11 @@ class _BaseCountNB(BaseNB):
         return self._fit_counts(state["classes_"], state["class_count_"], state["feature_count_"])
 
     def _update(self):
-        """Derive the fitted parameters and the linear form from the counts (the kernel's)."""
+        """Derive the fitted parameters and the linear form from the counts (the kernel's),
+        the parameters checked first (its declared schema: ``fit_prior="yes"`` or
+        ``norm=3`` were taken, where scikit-learn raises)."""
         params = self._kernel_params()
+        check_param_values(self._kernel.param_schema, params)
         fitted = self._kernel.estimate(params, vars(self))
         vars(self).update(fitted)
         self._form = self._kernel.linear_form(params, vars(self), fitted)
