@@ -487,3 +487,18 @@ def test_model_file_state_is_checked(tmp_path):
     m.estimators_ = [None] * 3
     with pytest.raises(ModelFileError, match="one of estimator_"):
         m.save(tmp_path / "both.tnb")
+
+
+def test_label_sets_of_integers_are_label_sets():
+    """Sets and tuples of integer labels were refused ('Unknown label type') or read as
+    an indicator matrix or one label per document, where the same shapes of strings
+    were label sets (found by a user trial)."""
+    X = Vectorizer().fit_transform(["aa bb", "cc dd", "aa cc", "bb dd"] * 3)
+    for y, classes in (([{0, 2}, {1, 3}, {0, 3}, {1, 2}] * 3, ["0", "1", "2", "3"]),
+                       ([(0, 2), (1, 3), (0, 3), (1, 2)] * 3, ["0", "1", "2", "3"]),
+                       ([(0,), (1,), (0,), (1,)] * 3, ["0", "1"]),
+                       ([("a",), ("b",), ("a",), ("b",)] * 3, ["a", "b"])):
+        m = MultiLabelNB(MultinomialNB(), cv=2).fit(X, y)
+        assert m.multilabel_ and [str(c) for c in m.classes_] == classes
+    m = MultiLabelNB(MultinomialNB(), cv=2).fit(X, [[1, 0], [0, 1], [1, 1], [0, 1]] * 3)  # rows of 0/1: an indicator
+    assert m.multilabel_ and list(m.classes_) == [0, 1]

@@ -278,8 +278,11 @@ class MultiLabelNB(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
             return Y.astype(np.int64), np.arange(Y.shape[1]), True
         if isinstance(y, (list, tuple)) and y and all(
                 isinstance(v, (list, tuple, set, frozenset)) for v in y):
-            lengths = {len(v) for v in y}
-            if len(lengths) > 1 or not all(isinstance(x, (int, np.integer)) for v in y for x in v):
+            # label collections, whatever their labels' type; rows of one length (over one) holding
+            # only 0 and 1 and no set are an indicator matrix written as lists
+            rows = (not any(isinstance(v, (set, frozenset)) for v in y) and len({len(v) for v in y}) == 1
+                    and len(y[0]) > 1 and all(isinstance(x, (int, np.integer)) and x in (0, 1) for v in y for x in v))
+            if not rows:
                 Y, classes = label_indicator(y)
                 return Y, classes, True
         y = np.asarray(y)

@@ -16,6 +16,7 @@ on the CSR matrix instead.
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from textnb.naive_bayes.base import DeclaredTags, SaveMixin
@@ -143,6 +144,7 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
         y = np.asarray(y)
         if y.ndim != 1:
             raise ValueError(f"y must be one label per document; got shape {y.shape}")
+        check_classification_targets(y)  # (continuous targets: as the models refuse them)
         if hasattr(X, "__len__") and len(X) != len(y):
             raise ValueError("Found input variables with inconsistent numbers of samples: "
                              f"[{len(X)}, {len(y)}] ({len(X)} documents, {len(y)} labels)")
@@ -216,6 +218,7 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
         if first:
             if classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit.")
+            check_classification_targets(np.asarray(classes))
             self.vectorizer_ = clone(self.vectorizer) if self.vectorizer is not None else Vectorizer()
             self.model_ = clone(self.model) if self.model is not None else DiscriminativeNB()
             if not self._streams(self.model_, self.vectorizer_):
