@@ -143,3 +143,16 @@ def test_discretized_lbr_takes_mixed_frames(frame, tmp_path):
     m.save(tmp_path / "d.tnb")
     assert np.array_equal(load(tmp_path / "d.tnb").predict(X), m.predict(X))
     assert cross_val_score(Discretized(LBR()), X, y, cv=3).mean() > 0.6
+
+
+def test_apnbc_takes_the_frames_its_base_model_takes():
+    """The README says APNBC(TabularNB()) takes DataFrames the same way; a frame of a
+    category column was refused inside pandas ('Cannot cast str dtype to float64')."""
+    import textnb
+
+    df = pd.DataFrame({"outlook": pd.Categorical(["sunny", "rain", "overcast", "sunny"] * 3),
+                       "windy": [True, False, True, False] * 3})
+    y = ["no", "yes", "yes", "no"] * 3
+    m = textnb.APNBC(textnb.TabularNB()).fit(df, y)
+    assert list(m.feature_names_in_) == ["outlook", "windy"]
+    assert m.predict(df).tolist() == textnb.TabularNB().fit(df, y).predict(df).tolist() == y

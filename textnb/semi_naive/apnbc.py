@@ -171,10 +171,11 @@ class APNBC(APNBCKernel, BaseNB):
     def _validate_X(self, X, reset):
         # shape, feature count and names here; the base model checks the values (and
         # encodes a DataFrame itself, textnb.io.frames: it is handed on as it is)
+        if is_frame(X):  # its names and width only: converting a frame of category columns fails
+            validate_data(self, X, reset=reset, skip_check_array=True)
+            return X
         checked = validate_data(self, X, reset=reset, accept_sparse=True, dtype=None,
                                 ensure_all_finite=False)
-        if is_frame(X):
-            return X
         return checked.tocsr() if sp.issparse(checked) else checked
 
     def _labels(self, y):
