@@ -156,3 +156,14 @@ def test_apnbc_takes_the_frames_its_base_model_takes():
     m = textnb.APNBC(textnb.TabularNB()).fit(df, y)
     assert list(m.feature_names_in_) == ["outlook", "windy"]
     assert m.predict(df).tolist() == textnb.TabularNB().fit(df, y).predict(df).tolist() == y
+
+
+def test_a_frame_with_its_columns_reordered_is_refused_naming_the_order():
+    """It said "column 'outlook' is numeric in the model but holds str values" (outlook
+    is nominal); scikit-learn's models say the feature names must be in the same order."""
+    df = pd.DataFrame({"outlook": ["sunny", "rain", "overcast", "sunny"], "temperature": [85, 70, 64, 72],
+                       "windy": [True, False, True, False]})
+    m = TabularNB().fit(df, ["no", "yes", "yes", "no"])
+    with pytest.raises(ValueError, match="The feature names should match those that were passed during fit: the "
+                                         "same columns in another order"):
+        m.predict(df[["windy", "outlook", "temperature"]])

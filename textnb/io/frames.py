@@ -95,6 +95,10 @@ def encode_frame(df, attributes):
     names = [str(c) for c in df.columns]
     if len(names) != len(attributes):
         raise ValueError(f"the DataFrame has {len(names)} columns but the model was fitted on {len(attributes)}")
+    fitted = [str(a.name) for a in attributes]
+    if names != fitted and sorted(names) == sorted(fitted):  # (as scikit-learn says it)
+        raise ValueError(f"The feature names should match those that were passed during fit: the same columns in "
+                         f"another order ({', '.join(names)}; fitted: {', '.join(fitted)})")
     cols = {}
     for col, a in zip(df.columns, attributes):
         s = df[col]
