@@ -55,7 +55,7 @@ def _parsers():
 
 
 #: flags whose type is not numeric (a list of names)
-NOT_NUMERIC = {"--ignore"}
+NOT_NUMERIC = {"--ignore", "--output", "--plot"}  # (names, not numbers)
 
 
 def _typed_flags():
@@ -107,8 +107,9 @@ RANGES = [
     ("train", "--jobs", ["1", str(HIGH_JOBS), "-1", str(-CPUS)], ["0", str(HIGH_JOBS + 1), str(-CPUS - 1), "10000"]),
     ("train", "--max-bytes", ["1", str(4 * 1024**3)], ["0", str(4 * 1024**3 + 1), "1e23", "inf"]),
     ("train", "--significance", ["5e-324", "1"], ["0", repr(_after(1.0)), "nan"]),
-    ("train", "--scheduler", ["local:1", f"local:{HIGH_JOBS}", "tcp://127.0.0.1:8786"],
-     ["local:0", f"local:{HIGH_JOBS + 1}", "local:10000", "local:x"]),
+    ("train", "--scheduler", ["local:1", f"local:{HIGH_JOBS}", "tcp://127.0.0.1:8786", "127.0.0.1:8786"],
+     ["local:0", f"local:{HIGH_JOBS + 1}", "local:10000", "local:x", "foo", "tcp://localhost", "http://127.0.0.1:1",
+      "tcp://127.0.0.1:0"]),
     ("evaluate", "--cv", ["2", "10000"], ["1", "10001"]),
     ("evaluate", "--repeat", ["1", "1000"], ["0", "1001"]),
     ("evaluate", "--seed", ["0", str(2**32 - 1)], ["-1", str(2**32)]),

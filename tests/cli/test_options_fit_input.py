@@ -163,3 +163,22 @@ def test_merging_models_with_a_pruned_vocabulary_warns(tmp_path, options):
         assert cli("train", tmp_path / f"{name}.tsv", "--model", "multinomial", "-o", tmp_path / f"{name}.tnb")[0] == 0
     rc, _, err = cli("merge", tmp_path / "a.tnb", tmp_path / "b.tnb", "-o", tmp_path / "ab.tnb")
     assert rc == 0 and err == ""
+
+
+def test_empty_output_names_and_a_cv_too_large_for_a_table_name_the_problem(tmp_path, capsys):
+    """Found by a user trial: ``inspect --plot ""`` drew nothing and exited 0; the
+    cross-validation error of a small table did not name the file; a malformed
+    ``--scheduler`` address was an internal error (exit 70)."""
+    model = tmp_path / "tan.tnb"
+    assert cli("train", CORPORA / "weather.nominal.arff", "--model", "tan", "-o", model)[0] == 0
+    for args in (["inspect", model, "--plot", ""], ["train", ARFF, "-o", ""],
+                 ["evaluate", ARFF, "--plot", ""]):
+        rc, _, err = cli(*args)
+        assert rc == 2 and "expected a file name, got an empty one" in err + capsys.readouterr().err
+    rc, _, err = cli("evaluate", CORPORA / "weather.nominal.arff")
+    assert rc == 1
+    one_error_line(err, "weather.nominal.arff: no class has 10 objects, so there cannot be 10 folds")
+    for address in ("foo", "tcp://localhost", "http://127.0.0.1:1"):
+        rc, _, err = cli("train", SMS_TSV, "-o", tmp_path / "z.tnb", "--scheduler", address)
+        err += capsys.readouterr().err
+        assert rc == 2 and "expected local:N or a scheduler address" in err and "internal error" not in err

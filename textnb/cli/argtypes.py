@@ -189,10 +189,24 @@ def scheduler(text):
             raise argparse.ArgumentTypeError(f"expected local:N with N from 1 to {high} workers, got {text!r}")
     elif not text.strip():
         raise argparse.ArgumentTypeError("expected a scheduler address or local:N")
+    else:  # [tcp|tls|ws|wss|ucx://]HOST:PORT, as Dask reads it (a malformed one was an internal error)
+        scheme, sep, rest = text.partition("://")
+        host, _, port = (rest if sep else text).rpartition(":")
+        if (sep and scheme not in _DASK_SCHEMES) or not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+            raise argparse.ArgumentTypeError(f"expected local:N or a scheduler address "
+                                             f"[{'|'.join(_DASK_SCHEMES)}://]HOST:PORT, got {text!r}")
     return text
 
 
+_DASK_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
 scheduler.range = f"local:N with N 1 to {_jobs_bounds()[0]}"
+
+
+def file_name(text):
+    """A file to write (``--plot``, ``-o``): not empty (``--plot ""`` drew nothing, exit 0)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a file name, got an empty one")
+    return text
 
 
 def size(text):

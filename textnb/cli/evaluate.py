@@ -4,6 +4,7 @@ import time
 
 import numpy as np
 
+from textnb.cli.argtypes import file_name
 from textnb.cli.options import (add_model_and_input_options, folds, input_options, model_options, read_path, repeats,
                                 seed, structure_errors, warn_multilabel)
 from textnb.cli.output import dumps
@@ -27,7 +28,7 @@ def add_parser(sub):
     p.add_argument("--seed", type=seed, default=0, metavar="S", help=f"seed of the folds (default 0; {seed.range})")
     p.add_argument("--test", metavar="PATH", help="a separate test corpus")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--plot", metavar="FILE.png", help="draw the confusion matrix, the reliability diagram of the "
+    p.add_argument("--plot", metavar="FILE.png", type=file_name, help="draw the confusion matrix, the reliability diagram of the "
                    "probabilities and, for two classes, the ROC curve, as a PNG")
     add_model_and_input_options(p)
     p.set_defaults(handler=run)

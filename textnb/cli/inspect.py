@@ -2,6 +2,7 @@
 
 import sys
 
+from textnb.cli.argtypes import file_name
 from textnb.cli.options import multilabel_model, top
 from textnb.cli.output import a_kind, dumps
 from textnb.core.errors import InputError
@@ -17,7 +18,7 @@ def add_parser(sub):
     p.add_argument("model", metavar="MODEL")
     p.add_argument("--top", type=top, default=10, metavar="N", help=f"informative terms per class ({top.range})")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--plot", metavar="FILE.png",
+    p.add_argument("--plot", metavar="FILE.png", type=file_name,
                    help="draw a TAN tree / Bayesian network, or a text model's most informative terms, as a PNG")
     p.set_defaults(handler=run)
     return p

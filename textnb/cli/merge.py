@@ -2,6 +2,7 @@
 
 import sys
 
+from textnb.cli.argtypes import file_name
 from textnb.cli.output import a_kind
 from textnb.core.errors import InputError
 from textnb.core.registry import kind_of
@@ -13,7 +14,7 @@ __all__ = ["add_parser", "run"]
 def add_parser(sub):
     p = sub.add_parser("merge", help="add up models trained on parts of a corpus")
     p.add_argument("models", metavar="MODEL", nargs="+")
-    p.add_argument("-o", "--output", metavar="MODEL", required=True)
+    p.add_argument("-o", "--output", metavar="MODEL", type=file_name, required=True)
     p.set_defaults(handler=run)
     return p
 

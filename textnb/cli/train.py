@@ -6,6 +6,7 @@ import time
 
 import numpy as np
 
+from textnb.cli.argtypes import file_name
 from textnb.cli.argtypes import scheduler as scheduler_address
 from textnb.cli.options import (add_model_and_input_options, input_options, model_options, read_path, scheduler, seed,
                                 structure_errors, warn_multilabel)
@@ -23,7 +24,7 @@ def add_parser(sub):
                        description="Train on a corpus folder (corpus/<label>/<files>, or its train/ part), "
                                    "or a TSV/CSV file with label and text columns.")
     p.add_argument("path", metavar="PATH")
-    p.add_argument("-o", "--output", metavar="MODEL", help="model file to write (default: <PATH name>.tnb)")
+    p.add_argument("-o", "--output", metavar="MODEL", type=file_name, help="model file to write (default: <PATH name>.tnb)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--scheduler", metavar="ADDRESS", type=scheduler_address,
                    help="train on a Dask cluster: a scheduler address (tcp://host:8786), or local:N "

@@ -337,7 +337,8 @@ def _collect(y_true, parts, classes):
     return proba
 
 
-def cross_validate(X, y, model, *, cv=10, repeat=1, seed=0, vectorizer=None, progress=None, terms=None):
+def cross_validate(X, y, model, *, cv=10, repeat=1, seed=0, vectorizer=None, progress=None, terms=None,
+                   source=None):
     """Stratified K-fold cross-validation, ``repeat`` times with seeds ``seed, seed+1, ...``.
 
     ``X`` is a count matrix (with ``vectorizer`` giving the pruning rules) or a
@@ -348,7 +349,8 @@ def cross_validate(X, y, model, *, cv=10, repeat=1, seed=0, vectorizer=None, pro
     Returns the report of :func:`classification_report` on the pooled out-of-fold
     predictions, plus ``accuracy_per_repeat`` and ``seconds``. ``terms``: the names of the
     columns of a count matrix, handed (those of a fold's columns) to a model whose ``fit``
-    takes them (:func:`textnb.core.wrapping.takes_terms`).
+    takes them (:func:`textnb.core.wrapping.takes_terms`). ``source`` names the file of the
+    objects in an error about them.
     """
     y = np.asarray(y)
     classes = np.unique(y)
@@ -361,7 +363,8 @@ def cross_validate(X, y, model, *, cv=10, repeat=1, seed=0, vectorizer=None, pro
         cv = 10 if cv is None else int(cv)
         largest = max(int(np.sum(y == c)) for c in classes)
         if largest < cv:
-            raise InputError(f"no class has {cv} objects, so there cannot be {cv} folds; use a smaller --cv")
+            where = f"{source}: " if source else ""  # (the file the objects come from, when given)
+            raise InputError(f"{where}no class has {cv} objects, so there cannot be {cv} folds; use a smaller --cv")
     start = time.perf_counter()
     accuracies, y_all, pred_all, proba_all = [], [], [], []
     done, total = 0, (cv * repeat if given is None else len(given))

@@ -63,7 +63,8 @@ def evaluate_documents(corpus, classifier, *, test=None, cv=None, repeat=1, seed
     else:
         X, terms = vectorize_all(texts, vectorizer)
         report = _folds_protocol(cross_validate(X, y, model, cv=cv or 10, repeat=repeat, seed=seed,
-                                                vectorizer=vectorizer, progress=progress, terms=terms))
+                                                vectorizer=vectorizer, progress=progress, terms=terms,
+                                                source=corpus.source))
     report["skipped_binary"] = skipped
     unlabeled = corpus.unlabeled + (test.unlabeled if test is not None else 0)
     if unlabeled:  # fastText lines without a label
@@ -83,6 +84,6 @@ def evaluate_table(table, model, *, test=None, cv=None, repeat=1, seed=0, progre
         report["protocol"] = "train/test"
     else:
         report = _folds_protocol(cross_validate(table.X, table.y, model, cv=cv or 10, repeat=repeat, seed=seed,
-                                                progress=progress))
+                                                progress=progress, source=table.source))
     report["seconds"] = time.perf_counter() - start
     return report
