@@ -182,3 +182,14 @@ def test_empty_output_names_and_a_cv_too_large_for_a_table_name_the_problem(tmp_
         rc, _, err = cli("train", SMS_TSV, "-o", tmp_path / "z.tnb", "--scheduler", address)
         err += capsys.readouterr().err
         assert rc == 2 and "expected local:N or a scheduler address" in err and "internal error" not in err
+
+
+def test_lazy_and_aode_models_are_named_and_described_once(tmp_path):
+    """``--lazy hlbr`` was summarised as 'LBR on mdl-discretised attributes' on an
+    all-nominal table (inspect says HLBR); AODE's inspect printed each attribute's
+    description twice."""
+    rc, out, _ = cli("train", CORPORA / "weather.nominal.arff", "--lazy", "hlbr", "-o", tmp_path / "h.tnb")
+    assert rc == 0 and "model: HLBR on nominal attributes ->" in out
+    assert cli("train", CORPORA / "weather.nominal.arff", "--model", "aode", "-o", tmp_path / "a.tnb")[0] == 0
+    rc, out, _ = cli("inspect", tmp_path / "a.tnb")
+    assert rc == 0 and "  outlook [nominal, 3 of 3 values super-parents]\n" in out

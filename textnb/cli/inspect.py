@@ -150,8 +150,9 @@ def _inspect_table(args, model, out):
         elif "counts" in a:
             detail = "; ".join(f"{c}: " + _values_line(a["values"], a["counts"][c], args.top) for c in classes)
             detail += f"; missing {a['missing']}; leave-one-out errors as the only rule attribute {a['loo_errors']}"
-        else:
-            detail = a.get("model", "")
+        else:  # (the model says it all: said once, AODE's attributes were printed twice)
+            print(f"  {a['name']} [{a.get('model') or a['kind']}]", file=out)
+            continue
         print(f"  {a['name']} [{a['kind']}, {a.get('model', '')}] {detail}", file=out)
     _print_weights(weights, out)
     return 0

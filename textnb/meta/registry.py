@@ -527,7 +527,11 @@ def model_name(model):
     """What the user trained, in words: 'LBR on mdl-discretised attributes', 'APNBC(TabularNB)'."""
     name = kind_of(model)  # a kernel: named as its model file's kind
     if name == "Discretized":
-        return f"{model_name(model.estimator_)} on {model.numeric}-discretised attributes"
+        numeric = any(getattr(a, "kind", None) == "numeric" for a in getattr(model, "attributes", None) or ())
+        return f"{model_name(model.estimator_)} on " + (f"{model.numeric}-discretised attributes" if numeric
+                                                        else "nominal attributes")
+    if name == "LBR" and getattr(model, "candidates", None) == "heuristic":  # (as inspect names it)
+        name = "HLBR"
     inner = getattr(model, "estimator_", None)
     return f"{name}({model_name(inner)})" if inner is not None else name
 
