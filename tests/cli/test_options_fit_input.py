@@ -193,3 +193,15 @@ def test_lazy_and_aode_models_are_named_and_described_once(tmp_path):
     assert cli("train", CORPORA / "weather.nominal.arff", "--model", "aode", "-o", tmp_path / "a.tnb")[0] == 0
     rc, out, _ = cli("inspect", tmp_path / "a.tnb")
     assert rc == 0 and "  outlook [nominal, 3 of 3 values super-parents]\n" in out
+
+
+def test_inspect_of_a_lazy_text_model_says_it_has_no_term_weights(tmp_path):
+    """It printed empty 'ham: ' / 'spam: ' lines, and --plot blamed the output file."""
+    model = tmp_path / "lbr.tnb"
+    assert cli("train", SMS_TSV, "--lazy", "lbr", "-o", model)[0] == 0
+    rc, out, _ = cli("inspect", model)
+    assert rc == 0 and "most informative terms: none (LazyTextNB holds no weights of its own)" in out
+    assert "  ham: \n" not in out
+    rc, _, err = cli("inspect", model, "--plot", tmp_path / "l.png")
+    assert rc == 1 and not (tmp_path / "l.png").exists()
+    one_error_line(err, "lbr.tnb: --plot draws informative terms, which a LazyTextNB model does not have")

@@ -48,7 +48,7 @@ def run(args, out, err):
         if weights:
             info["apnbc_weights"] = weights
     if args.plot:
-        if not info.get("informative_terms"):
+        if not any((info.get("informative_terms") or {}).values()):
             raise InputError(f"{args.model}: --plot draws informative terms, which {a_kind(info['model'])} model "
                              f"does not have")
         from textnb.evaluation.plots import plot_informative_terms
@@ -71,9 +71,13 @@ def run(args, out, err):
     for c, n in zip(info["classes"], info["class_count"]):
         print(f"  {c}: {n:g} documents", file=out)
     print(f"vocabulary: {info['vocabulary_size']} terms", file=out)
-    print(f"most informative terms (log-odds against the other classes, top {args.top}):", file=out)
+    if not any(info["informative_terms"].values()):  # (a lazy model: a naive Bayes per document classified)
+        print(f"most informative terms: none ({info['model']} holds no weights of its own)", file=out)
+    else:
+        print(f"most informative terms (log-odds against the other classes, top {args.top}):", file=out)
     for c, terms in info["informative_terms"].items():
-        print(f"  {c}: " + ", ".join(f"{t} ({s:.2f})" for t, s in terms), file=out)
+        if terms:
+            print(f"  {c}: " + ", ".join(f"{t} ({s:.2f})" for t, s in terms), file=out)
     _print_weights(weights, out)
     if args.plot:
         print(f"informative terms plot: {args.plot}", file=out)
