@@ -205,3 +205,16 @@ def test_inspect_of_a_lazy_text_model_says_it_has_no_term_weights(tmp_path):
     rc, _, err = cli("inspect", model, "--plot", tmp_path / "l.png")
     assert rc == 1 and not (tmp_path / "l.png").exists()
     one_error_line(err, "lbr.tnb: --plot draws informative terms, which a LazyTextNB model does not have")
+
+
+@pytest.mark.parametrize("model", [[], ["--model", "aode"], ["--lazy", "lbr"]])
+def test_inspect_names_the_apnbc_wrapper_of_a_table_model(tmp_path, model):
+    """Its first line said TabularNB / AODE / LBR (TAN and BN said APNBC(...)); --plot's
+    refusal named only tan and bn models."""
+    path = tmp_path / "m.tnb"
+    assert cli("train", CORPORA / "weather.nominal.arff", *model, "--adjust", "-o", path)[0] == 0
+    rc, out, _ = cli("inspect", path)
+    assert rc == 0 and out.splitlines()[0].startswith("model: APNBC(")
+    rc, _, err = cli("inspect", path, "--plot", tmp_path / "x.png")
+    assert rc == 1
+    one_error_line(err, "--plot draws the structure of a tan or bn model or a text model's informative terms")

@@ -120,7 +120,8 @@ def _inspect_table(args, model, out):
     if network is not None:
         return _inspect_network(args, model, network, weights, out)
     if args.plot:
-        raise InputError(f"{args.model}: --plot draws the structure of a tan or bn model")
+        raise InputError(f"{args.model}: --plot draws the structure of a tan or bn model or a text model's "
+                         f"informative terms; {a_kind(_kind(model))} model has neither")
     inner = find(model, lambda m: hasattr(m, "describe"))  # inside APNBC, Discretized, ...
     if inner is None:
         raise InputError(f"{args.model}: cannot inspect {a_kind(_kind(model))} model")
@@ -135,7 +136,8 @@ def _inspect_table(args, model, out):
     if args.json:
         print(dumps(info), file=out)
         return 0
-    print(f"model: {info.get('model', _kind(model))}", file=out)
+    name = info.get("model", _kind(model))
+    print(f"model: {f'APNBC({name})' if weights else name}", file=out)  # (as TAN / BN with --adjust say it)
     classes = info["classes"]
     print("classes: " + ", ".join(f"{c} ({n:g})" for c, n in zip(classes, info["class_count"])), file=out)
     if "nb_loo_errors" in info:  # a lazy model: its training objects, and what a rule must improve on
