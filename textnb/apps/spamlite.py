@@ -210,8 +210,10 @@ def add_headers(head, verdict):
     an mbox ``From`` line). Read again, the result gives the same tokens. The rest of
     the message is untouched.
     """
-    head = remove_headers(head)
     end, eol, _ = header_end(head)
+    if end is not None and b"x-textnb-" in head[:end].lower():  # (earlier fields: the header read again)
+        head = remove_headers(head)
+        end, eol, _ = header_end(head)
     lines = verdict_headers(verdict, eol)
     if end is None:
         start = len(head) - len(_strip_from_line(head))

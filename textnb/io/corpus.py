@@ -240,7 +240,7 @@ def corpus_columns(path, *, label_column=None, text_column=None):
     """``(header, used)`` of the TSV/CSV text corpus ``path``: its header row (empty for a
     headerless ``label<TAB>text`` file) and the names of the label and text columns
     :func:`open_corpus` reads (by ``label_column`` / ``text_column``, else by name)."""
-    text = read_text_file(path, "a TSV/CSV corpus")
+    text = read_text_file(path, "a TSV/CSV corpus", data=read_regular_file(path, 1 << 16))  # (the header's lines)
     first = next((line for line in text.splitlines() if line.strip()), "")
     delimiter = _delimiter_of(path, first)
     quoting = csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE
