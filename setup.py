@@ -26,7 +26,7 @@ builder = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(builder)
 
 CONSOLE_SCRIPTS = {
-    "textnb": "textnb.cli.commands:main",
+    "textnb": "textnb.cli.program:main",
     "spamfilter": "textnb.cli.mailcli:spamfilter",
     "topicfilter": "textnb.cli.mailcli:topicfilter",
 }

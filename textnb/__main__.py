@@ -1,3 +1,3 @@
-from textnb.cli.commands import main
+from textnb.cli.program import main
 
 raise SystemExit(main())

@@ -33,6 +33,7 @@ from textnb.apps.spamclient import (  # the process conventions live with the cl
     process_main,
     tolerant,
 )
+from textnb.cli.program import one_blas_thread
 
 __all__ = ["spamfilter", "topicfilter"]
 
@@ -63,6 +64,8 @@ def _version(prog, argv):
 
 def spamfilter(argv=None):
     """The ``spamfilter`` command; returns its exit status (see ``spamfilter --help``)."""
+    if argv is None:  # run as the program
+        one_blas_thread()
     argv = list(sys.argv[1:] if argv is None else argv)
     if _version("spamfilter", argv):
         return 0
@@ -75,6 +78,8 @@ def spamfilter(argv=None):
 
 def topicfilter(argv=None):
     """The ``topicfilter`` command; returns its exit status (see ``topicfilter --help``)."""
+    if argv is None:  # run as the program
+        one_blas_thread()
     argv = list(sys.argv[1:] if argv is None else argv)
     if _version("topicfilter", argv):
         return 0
