@@ -86,7 +86,7 @@ def test_console_scripts_are_declared():
     scripts = ast.literal_eval(decl)
     assert scripts["spamfilter"] == "textnb.cli.mailcli:spamfilter"
     assert scripts["topicfilter"] == "textnb.cli.mailcli:topicfilter"
-    assert scripts["textnb"] == "textnb.cli.commands:main"
+    assert scripts["textnb"] == "textnb.cli.program:main"
     assert "scripts" in tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dynamic"]
     import textnb.cli.mailcli as entry
 

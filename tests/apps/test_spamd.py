@@ -607,7 +607,7 @@ def test_a_journal_or_user_model_that_cannot_be_used_is_refused_at_once_naming_i
     before = model_copy.read_bytes()
     target = tmp_path / "elsewhere"
     target.write_bytes(b"")
-    for make, why in ((os.mkfifo, "not a regular file"), (os.mkdir, "not a regular file"),
+    for make, why in ((os.mkfifo, "not a regular file (a FIFO, socket or device)"), (os.mkdir, "Is a directory"),
                       (lambda p: p.symlink_to(target), "a symbolic link, not followed")):
         make(journal)
         done = []

@@ -53,7 +53,6 @@ import os
 import re
 import socket
 import socketserver
-import stat
 import tempfile
 import threading
 import time
@@ -65,6 +64,7 @@ from textnb.apps.spamlite import remove_headers
 from textnb.apps.protocol import ProtocolError
 from textnb.apps.verdict import message_verdict, spamd_fields, spamd_report, spamd_symbol
 from textnb.core.errors import InputError, TextnbError
+from textnb.core.regular import open_regular
 
 __all__ = ["UserModels", "SpamdHandler", "check_user_name", "parse_address", "DEFAULT_MAX_USERS",
            "DEFAULT_MAX_USER_BYTES"]
@@ -195,7 +195,7 @@ def _read_journal(path):
     skipped."""
     seen, lines = {}, 0
     try:
-        fd = _open_regular(path, os.O_RDONLY)
+        fd = open_regular(path, os.O_RDONLY, follow=False)
     except FileNotFoundError:
         return seen, lines
     with os.fdopen(fd, "rb") as f:
@@ -209,23 +209,6 @@ def _read_journal(path):
             elif label == "-":
                 seen.pop(digest, None)
     return seen, lines
-
-
-def _open_regular(path, flags, mode=0o644):
-    """``os.open(path, flags)`` of a journal without following a symbolic link or blocking
-    on a FIFO; an OSError naming ``path`` when it is a link or not a regular file (a FIFO
-    journal hung the daemon's TELL, and SIGTERM with it)."""
-    try:
-        fd = os.open(path, flags | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0), mode)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP and os.path.islink(path):
-            raise OSError(errno.EINVAL, "a symbolic link, not followed", path) from None
-        raise
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise OSError(errno.EINVAL, "not a regular file", path)
-    os.set_blocking(fd, True)
-    return fd
 
 
 def _write_journal(path, seen):
@@ -251,7 +234,7 @@ def _open_journal(path):
     """A descriptor for appending to the journal at ``path`` (created if missing); an
     ``OSError`` when it is a symbolic link or not a regular file (opened before the model
     is changed, so a journal that cannot be written leaves the model as it was)."""
-    return _open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+    return open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, follow=False)
 
 
 def _note_in_journal(fd, path, seen, lines, digest, label):

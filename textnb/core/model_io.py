@@ -78,6 +78,7 @@ from textnb.core.errors import InputError, ModelFileError, ParameterError, missi
 from textnb.core.version import __version__
 from textnb.core.model_schema import check_csr, check_declared, schema_of
 from textnb.core.model_schema import is_fitted as _is_fitted
+from textnb.core.regular import NotRegularFile, open_regular
 from textnb.core.registry import KERNEL_MODULES, MODEL_MODULES
 
 __all__ = ["save", "load", "read_nodes", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "refuse_input_as_output", "remove_stale_temporaries", "FORMAT_VERSION",
@@ -765,15 +766,11 @@ def _open_regular(path):
         raise ModelFileError("is a folder, not a model file")
     if not os.path.exists(path):
         raise ModelFileError(missing_reason(path, "model file"))
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens at once instead of waiting
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise ModelFileError("is not a regular file (a FIFO, socket or device)")
-        return os.fdopen(fd, "rb"), st.st_size
-    except BaseException:
-        os.close(fd)
-        raise
+        fd = open_regular(path)
+    except NotRegularFile:
+        raise ModelFileError("is not a regular file (a FIFO, socket or device)") from None
+    return os.fdopen(fd, "rb"), os.fstat(fd).st_size
 
 
 def _read_npy(data, name, max_bytes):

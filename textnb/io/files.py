@@ -6,9 +6,9 @@ Standard library only (the mail filters' fast path imports this).
 
 import errno
 import os
-import stat
 
 from textnb.core.errors import InputError
+from textnb.core.regular import NotRegularFile, open_regular
 
 __all__ = ["folder_files", "read_regular_file"]
 
@@ -27,15 +27,15 @@ def read_regular_file(path, max_bytes=None, *, what=None):
     """
     what = f" {what}" if what else ""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        fd = open_regular(path)
+    except NotRegularFile as exc:
+        if exc.folder:
+            raise InputError(f"{path}: cannot read{what} (Is a directory)") from None
+        raise InputError(f"{path}:{what + ' is' if what else ''} not a regular file (a FIFO, socket or device)") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot read{what} ({exc.strerror or exc})") from None
     try:
         st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise InputError(f"{path}: cannot read{what} (Is a directory)")
-        if not stat.S_ISREG(st.st_mode):
-            raise InputError(f"{path}:{what + ' is' if what else ''} not a regular file (a FIFO, socket or device)")
         chunks, total = [], 0
         while max_bytes is None or total < max_bytes:
             want = st.st_size + 1 - total if total <= st.st_size else _CHUNK

@@ -11,6 +11,7 @@ import os
 import stat
 
 from textnb.core.errors import InputError, missing_reason
+from textnb.core.regular import NotRegularFile, open_regular
 from textnb.core.forkmap import can_fork_here, fork_map, jobs_count, spare_cpus
 from textnb.io.files import folder_files
 from textnb.io.files import read_regular_file as _read_file
@@ -137,16 +138,11 @@ def is_special(path):
 def _open_regular(path):
     """Open ``path`` for reading without blocking, as a binary file object; OSError, or
     InputError when it is not a regular file (a FIFO opened this way does not block)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise InputError(f"{path}: not a regular file (a FIFO, socket, device or folder)")
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
+        fd = open_regular(path)
+    except NotRegularFile:
+        raise InputError(f"{path}: not a regular file (a FIFO, socket, device or folder)") from None
+    return os.fdopen(fd, "rb")
 
 
 def is_maildir(path):
