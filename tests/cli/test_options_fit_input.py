@@ -58,7 +58,7 @@ def test_table_options_on_a_text_corpus_are_refused(tmp_path, command, options, 
 
 
 @pytest.mark.parametrize("command", ["train", "evaluate"])
-@pytest.mark.parametrize("options, flags", [(["--ngram", "2"], "--ngram is"), (["--norm"], "--norm is"),
+@pytest.mark.parametrize("options, flags", [(["--ngram", "2"], "--ngram is"),
                                             (["--min-df", "2", "--binary"], "--min-df, --binary are"),
                                             (["--stop-words", "english"], "--stop-words is")])
 def test_document_options_on_a_table_without_text_are_refused(tmp_path, command, options, flags):
@@ -218,3 +218,33 @@ def test_inspect_names_the_apnbc_wrapper_of_a_table_model(tmp_path, model):
     rc, _, err = cli("inspect", path, "--plot", tmp_path / "x.png")
     assert rc == 1
     one_error_line(err, "--plot draws the structure of a tan or bn model or a text model's informative terms")
+
+
+@pytest.mark.parametrize("command", ["train", "evaluate"])
+@pytest.mark.parametrize("options, flags", [(["--norm"], "--norm is"), (["--weighting"], "--weighting is"),
+                                            (["--select", "chi2:2", "--weighting"], "--weighting, --select are")])
+@pytest.mark.parametrize("text", [False, True])
+def test_document_model_options_on_any_table_are_refused(tmp_path, command, options, flags, text):
+    """--norm / --weighting / --select shape a document model; a table's text attributes are
+    counted by multinomial parts that take the tokenizer options only. They were accepted on
+    a table with a text column and left unused (the model file byte for byte the plain one)."""
+    if text:
+        _sms_with_ids(tmp_path / "t.csv")
+        data, extra = tmp_path / "t.csv", ["--text-column", "text", "--ignore", "id"]
+    else:
+        data, extra = ARFF, []
+    args = ["-o", tmp_path / "m.tnb"] if command == "train" else ["--cv", "2"]
+    rc, out, err = cli(command, data, *extra, *options, *args)
+    assert rc == 1 and out == "" and not (tmp_path / "m.tnb").exists()
+    one_error_line(err, f"{data.name}: ", flags, "for documents, not tables")
+
+
+@pytest.mark.parametrize("options", [[], ["--lazy", "lbr"], ["--adjust"]])
+def test_missing_mode_outside_tan_and_bn_is_refused(tmp_path, options):
+    """--missing mode was accepted with --model nb, --lazy and --adjust and changed nothing."""
+    rows = ["sunny,hot,no", "?,hot,no", "rain,?,yes", "rain,mild,yes", "sunny,mild,yes", "?,hot,no"]
+    (tmp_path / "w.arff").write_text("@relation w\n@attribute outlook {sunny,rain}\n@attribute temp {hot,mild}\n"
+                                     "@attribute play {yes,no}\n@data\n" + "\n".join(rows) + "\n")
+    rc, out, err = cli("train", tmp_path / "w.arff", "--missing", "mode", *options, "-o", tmp_path / "m.tnb")
+    assert rc == 1 and out == "" and not (tmp_path / "m.tnb").exists()
+    one_error_line(err, "--missing goes with --model tan or bn")

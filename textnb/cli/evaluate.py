@@ -108,7 +108,8 @@ def _evaluate_table(args, opts, inputs, table, start, out):
 
     check_table_classes(table)
     model = make_table_model(opts, table, kernel=True)  # (a kernel is fitted fold by fold without scikit-learn)
-    test = read_table(args.test, like=table.attributes, drop=inputs.ignore) if args.test else None
+    test = (read_table(args.test, like=table.attributes, drop=inputs.ignore, class_name=table.class_attribute.name)
+            if args.test else None)
     bar = Progress("folds")
     try:
         with structure_errors(args):

@@ -8,7 +8,7 @@ from textnb.cli.output import a_kind, dumps
 from textnb.core.errors import InputError
 from textnb.core.model_io import refuse_input_as_output
 from textnb.core.registry import kind_of as _kind
-from textnb.core.wrapping import find
+from textnb.core.wrapping import chain, find
 
 __all__ = ["add_parser", "run"]
 
@@ -112,6 +112,18 @@ def _inspect_network(args, outer, model, weights, out):
     return 0
 
 
+def _wrappers(model, inner):
+    """The kinds of the models around ``inner`` in ``model``'s chain, outermost first (not
+    Discretized, which ``inner``'s description names)."""
+    names = []
+    for m in chain(model):
+        if m is inner:
+            break
+        if _kind(m) != "Discretized":
+            names.append(_kind(m))
+    return names
+
+
 def _inspect_table(args, model, out):
     from textnb.evaluation.explain import apnbc_weights
 
@@ -137,7 +149,9 @@ def _inspect_table(args, model, out):
         print(dumps(info), file=out)
         return 0
     name = info.get("model", _kind(model))
-    print(f"model: {f'APNBC({name})' if weights else name}", file=out)  # (as TAN / BN with --adjust say it)
+    for wrapper in reversed(_wrappers(model, inner)):  # APNBC(...), CalibratedNB(...), as TAN / BN say it
+        name = f"{wrapper}({name})"
+    print(f"model: {name}", file=out)
     classes = info["classes"]
     print("classes: " + ", ".join(f"{c} ({n:g})" for c, n in zip(classes, info["class_count"])), file=out)
     if "nb_loo_errors" in info:  # a lazy model: its training objects, and what a rule must improve on

@@ -172,7 +172,7 @@ def _predict_table(args, model, out, err=None):
         raise InputError(f"{args.model}: a {type(model).__name__} model does not record its table attributes")
     classes = [str(c) for c in model.classes_]
     for path in args.paths:
-        table = read_table(path, like=attributes, drop=(args.ignore or None))  # DataWarnings: main
+        table = read_table(path, like=attributes, drop=(args.ignore or None), classes=classes)  # DataWarnings: main
         sources = [f"{path}:{i + 1}" for i in range(table.X.shape[0])]
         scores = _scores(model, table.X)
         _print_predictions(sources, classes, scores, args, out, _explanations(args, model, table.X))

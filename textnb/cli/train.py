@@ -192,12 +192,15 @@ def _train_table(args, opts, table, start, out):
     n_text = sum(a.is_text for a in table.attributes)
     if n_text:
         summary["text_attributes"] = n_text
+    n_uncertain = sum(a.is_uncertain for a in table.attributes)  # (nominal or numeric, neither counted above)
+    if n_uncertain:
+        summary["uncertain_attributes"] = n_uncertain
     if args.json:
         print(dumps(summary), file=out)
     else:
         per_class = ", ".join(f"{c} {n}" for c, n in summary["per_class"].items())
         print(f"read {summary['rows']} rows from {table.source}: {per_class}", file=out)
-        text_note = f", {n_text} text" if n_text else ""
+        text_note = (f", {n_text} text" if n_text else "") + (f", {n_uncertain} uncertain" if n_uncertain else "")
         print(f"attributes: {summary['attributes']} ({summary['nominal_attributes']} nominal{text_note})", file=out)
         print(f"model: {model_name(model)} -> {model_path}", file=out)
         print(f"seconds: {seconds:.2f}", file=out)

@@ -47,6 +47,7 @@ __all__ = [
     "MAX_DOCUMENT_BYTES",
     "Corpus",
     "decode_bytes",
+    "checked_rows",
     "documents_in_several_classes",
     "iter_rows",
     "read_rows",
@@ -277,12 +278,12 @@ def _csv_rows(path, text, delimiter):
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, quoting=quoting, strict=True)
     old = csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
     try:
-        return list(_checked_rows(path, reader))
+        return list(checked_rows(path, reader))
     finally:
         csv.field_size_limit(old)
 
 
-def _checked_rows(path, reader):
+def checked_rows(path, reader):
     """``(line, row)`` for the rows of a ``csv.reader``, ``line`` the number of the row's
     first line in the file (blank lines counted); a malformed row is one InputError
     naming ``path:LINE``."""
@@ -354,7 +355,7 @@ def _table_documents(path, text, label_column, text_column, max_bytes, need_labe
 
 def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, need_label=True, size=None):
     """``(documents, labels)`` of the rows of a TSV/CSV corpus (``(line, row)`` pairs of
-    :func:`_checked_rows`), in lists of at most ``size`` documents (None: one list);
+    :func:`checked_rows`), in lists of at most ``size`` documents (None: one list);
     ``labels`` None when the file has no label column. The layout is decided on the
     first 50 non-blank rows. A row with too few cells is an error naming its line; so is
     one with more cells than the header's in a CSV file, where text holding a comma is
@@ -453,7 +454,7 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
         delimiter = _delimiter_of(path, head.split("\n", 1)[0])
         quoting = csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE
         reader = csv.reader(itertools.chain([head], lines), delimiter=delimiter, quoting=quoting, strict=True)
-        yield from _table_chunks(path, _checked_rows(path, reader), delimiter, label_column, text_column, max_bytes,
+        yield from _table_chunks(path, checked_rows(path, reader), delimiter, label_column, text_column, max_bytes,
                                  need_label=False, size=size)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None

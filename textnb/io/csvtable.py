@@ -19,12 +19,14 @@ document per cell (``X`` is then of dtype object, the text cells ``str``, an emp
 """
 
 import csv
+import io
 import math
 
 import numpy as np
 
 from textnb.core.errors import InputError
 from textnb.core.attributes import MAX_COLUMNS, Attribute, repeated
+from textnb.io.corpus import checked_rows
 from textnb.io.uncertain import (
     UNCERTAIN_KINDS,
     UNCERTAIN_NOMINAL,
@@ -127,12 +129,10 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
     path = str(path)
     types = dict(types or {})
     text = _read_text(path, encoding)
-    reader = csv.reader(text.splitlines(), delimiter=_delimiter(path, text[:65536]))
-    try:
-        rows = [r for r in reader]
-    except csv.Error as exc:
-        raise InputError(f"{path}:{reader.line_num}: {exc}") from None
-    header = [h.strip() for h in rows[0]] if rows else []
+    # the corpus reader's rows: a quoted cell may hold line breaks, one never closed is an error
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(path, text[:65536]), strict=True)
+    rows = list(checked_rows(path, reader))  # (line, cells)
+    header = [h.strip() for h in rows[0][1]] if rows else []
     if not header:
         raise InputError(f"{path}:1: no header row (the first line holds no column names)")
     if len(header) > MAX_COLUMNS:
@@ -156,7 +156,7 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
             raise InputError(f"{path}: the class column {class_name!r} cannot be text")
         types.setdefault(class_name, "nominal")
     body, linenos = [], []
-    for i, r in enumerate(rows[1:], start=2):
+    for i, r in rows[1:]:
         if not r or all(c.strip() == "" for c in r):
             continue
         if len(r) != len(header):

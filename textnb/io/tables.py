@@ -77,7 +77,7 @@ def _read_columns(path, types=None, class_name=None, optional_types=False):
     raise InputError(f"{path}: unknown table format (expected .arff, .csv, .tsv or .txt)")
 
 
-def read_table(path, *, class_name=None, types=None, drop=None, like=None):
+def read_table(path, *, class_name=None, types=None, drop=None, like=None, classes=None):
     """Read an ARFF / CSV / TSV file into a :class:`Table`.
 
     Parameters
@@ -101,6 +101,10 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None):
         :func:`encode_like`; an unseen nominal value becomes missing). The class
         column (``class_name``, or else the one column that is not a model
         attribute, if there is exactly one) may be absent or all ``?``.
+    classes : sequence, default=None
+        With ``like`` and no ``class_name``: the model's classes. When several columns are
+        not model attributes (an ID column beside the class), the class column is the one
+        nominal column among them whose values include a class.
 
     Raises
     ------
@@ -121,10 +125,11 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None):
         attributes, X, weights = _read_columns(
             path, types or None, class_name if class_name else "", optional_types=True
         )
-        return _query_table(path, attributes, X, weights, like, class_name, drop, like_names)
+        return _query_table(path, attributes, X, weights, like, class_name, drop, like_names, classes)
 
     attributes, X, weights = _read_columns(path, types, class_name)
     names = [a.name for a in attributes]
+    _check_class_kept(path, names, class_name, drop)
     keep = _drop_columns(path, names, drop)
     X = X[:, _cols(attributes, keep)]
     attributes = [attributes[j] for j in keep]
@@ -189,6 +194,19 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None):
     )
 
 
+def _check_class_kept(path, names, class_name, drop):
+    """InputError when ``drop`` names the class attribute (``class_name``, or the last one):
+    dropping it made the next-to-last attribute the class without a word."""
+    if drop is None or not names:
+        return
+    dropped = {drop} if isinstance(drop, str) else set(drop)
+    cls = class_name if class_name is not None else names[-1]
+    if cls in dropped:
+        which = "" if class_name is not None else " (the last attribute)"
+        raise InputError(f"{path}: cannot leave out the class attribute {cls!r}{which}; to learn another class, "
+                         "name it with --class (class_name=)")
+
+
 def _drop_columns(path, names, drop):
     if drop is None:
         return list(range(len(names)))
@@ -199,17 +217,22 @@ def _drop_columns(path, names, drop):
     return [j for j, n in enumerate(names) if n not in drop]
 
 
-def _query_table(path, attributes, X, weights, like, class_name, drop, like_names):
+def _query_table(path, attributes, X, weights, like, class_name, drop, like_names, classes=None):
     names = [a.name for a in attributes]
     keep = _drop_columns(path, names, drop)
     X = X[:, _cols(attributes, keep)]
     attributes = [attributes[j] for j in keep]
     names = [a.name for a in attributes]
     if class_name is None:
-        extra = [n for n in names if n not in like_names]
-        class_name = extra[0] if len(extra) == 1 else None
+        extra = [a for a in attributes if a.name not in like_names]
+        if len(extra) > 1 and classes is not None:  # an ID column beside the class: the column of classes
+            known = {str(c) for c in classes}
+            extra = [a for a in extra if a.is_nominal and known.intersection(map(str, a.values))]
+        class_name = extra[0].name if len(extra) == 1 else None
     elif class_name not in names:
         class_name = None  # a query file need not carry the class
+    if X.shape[0] == 0:
+        raise InputError(f"{path}: no data rows")
     cls, y = None, None
     if class_name is not None:
         ci = names.index(class_name)

@@ -22,7 +22,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.core.folds import stratified_kfold
-from textnb.naive_bayes.base import SaveMixin, WrapperTags, given_splits, log_odds
+from textnb.naive_bayes.base import SaveMixin, WrapperTags, given_splits, log_odds, wrapped_input_tags
 from textnb.core.model_io import register
 from textnb.core.stats import seen_columns
 from textnb.meta.smoothing import SmoothingCV
@@ -125,6 +125,14 @@ def _input_dtype(estimator):
     attributes = _declared_attributes(estimator)
     text = attributes is not None and any(getattr(a, "kind", None) == "text" for a in attributes)
     return None if text else "numeric"
+
+
+def _input_checks(estimator):
+    """``validate_data``'s dtype and finiteness check for the ``X`` passed on to ``estimator``:
+    object cells kept for a table with text attributes; NaN (a missing value) let through when
+    the estimator takes it (a table model), as the estimator's own fit would."""
+    dtype = _input_dtype(estimator)
+    return {"dtype": dtype, "ensure_all_finite": dtype is not None and not wrapped_input_tags(estimator).allow_nan}
 
 
 _finite = finite_scores
@@ -237,8 +245,7 @@ class CalibratedNB(WrapperTags, SaveMixin, ClassifierMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit the calibration maps on out-of-fold log-odds, then the estimator on all data."""
         self._check_params()
-        X, y = validate_data(self, X, y, accept_sparse="csr", reset=True, dtype=_input_dtype(self._base()),
-                             ensure_all_finite=_input_dtype(self._base()) is not None)
+        X, y = validate_data(self, X, y, accept_sparse="csr", reset=True, **_input_checks(self._base()))
         check_classification_targets(y)
         sw = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         if sw is not None and sw.shape != (X.shape[0],):
@@ -289,9 +296,7 @@ class CalibratedNB(WrapperTags, SaveMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _check_X(self, X):
-        dtype = _input_dtype(self._base())
-        return validate_data(self, X, accept_sparse="csr", reset=False, dtype=dtype,
-                             ensure_all_finite=dtype is not None)
+        return validate_data(self, X, accept_sparse="csr", reset=False, **_input_checks(self._base()))
 
     def predict_log_odds(self, X):
         """Raw per-class log-odds of the estimator (not calibrated), (n_samples, n_classes)."""

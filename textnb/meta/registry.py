@@ -135,11 +135,27 @@ DOCUMENT_OPTIONS = (("--no-lowercase", "no_lowercase"), ("--token-pattern", "tok
                     ("--norm", "norm"), ("--weighting", "weighting"), ("--select", "select"))
 
 
+#: document options no table model takes: a table's text attributes are counted by
+#: multinomial parts, which take the tokenizer options only
+_DOCUMENT_MODEL_OPTIONS = (("--norm", "norm"), ("--weighting", "weighting"), ("--select", "select"))
+
+
+def _refuse_document_model_options(opts, source):
+    given = _flags(opts, _DOCUMENT_MODEL_OPTIONS)
+    if given:
+        raise InputError(f"{source}: {', '.join(given)} {'is' if len(given) == 1 else 'are'} for documents, "
+                         "not tables (a table's text attributes take the tokenizer options: --ngram, --min-df, "
+                         "--stop-words, ...)")
+
+
 def check_options_fit(opts, kind, data):
     """Raise InputError when an option given does not fit what the input was read as
     (``kind``, ``data``: :func:`textnb.io.inputs.load_input`'s): a table option for a text
-    corpus, a document option for a table without text attributes. (Such options were
-    left unused without a word.)"""
+    corpus, a document option for a table without text attributes, an option of the
+    document models (``--norm``, ``--weighting``, ``--select``) for any table. (Such
+    options were left unused without a word.)"""
+    if kind == "table":
+        _refuse_document_model_options(opts, data.source)
     if kind == "text":
         given, what, goes = _flags(opts, TABLE_OPTIONS), "read as a text corpus", "tables (ARFF, CSV/TSV attributes)"
     elif kind == "table" and not any(a.is_text for a in data.attributes):
@@ -408,14 +424,16 @@ def make_text_classifier(opts):
                           **_given(max_bytes=opts.max_bytes))
 
 
-def make_table_model(opts, table, *, kernel=False):
+def make_table_model(opts, table, *, kernel=False, calibrated=False):
     """The table model the options describe, for ``table`` (a :class:`~textnb.io.tables.Table`).
 
     ``kernel=True`` (for code that needs no estimator, as ``textnb train`` and ``evaluate``): the model's
     kernel where it has one and nothing wraps it
     (:class:`~textnb.naive_bayes.tabular_kernel.TabularKernel`, ...: the same model and model
     file, without scikit-learn; with ``--adjust``, :class:`~textnb.semi_naive.apnbc_kernel.APNBCKernel`
-    around it), else the estimator.
+    around it), else the estimator. ``calibrated``: the model is to be wrapped in a
+    CalibratedNB (whose classes are those of the training rows: a lazy model then does not
+    keep the class attribute's declared values, as it does for Weka's order).
     """
     import numpy as np
 
@@ -426,6 +444,18 @@ def make_table_model(opts, table, *, kernel=False):
         raise InputError(f"--model {kind} is for documents; tables take {', '.join(names[:-1])} or {names[-1]}")
     if opts.structure and kind != "bn":
         raise InputError("--structure goes with --model bn")
+    if opts.missing and kind not in ("tan", "bn"):
+        what = f"--lazy {opts.lazy}" if opts.lazy else f"--model {kind}"
+        raise InputError(f"--missing goes with --model tan or bn; {what} leaves a missing value out of its counts")
+    _refuse_document_model_options(opts, table.source)
+    if opts.calibrate:  # the estimator, calibrated on out-of-fold scores as a document model is
+        from textnb.meta.calibration import CalibratedNB
+
+        if opts.adjust:
+            raise InputError("--adjust needs a model with joint log probabilities: not with --weighting, "
+                             "--select or --calibrate")  # (_wrap's words)
+        inner = make_table_model(replace(opts, calibrate=None), table, kernel=False, calibrated=True)
+        return CalibratedNB(inner, method=opts.calibrate)
     if opts.interval_fit and (kind != "nb" or opts.lazy):
         raise InputError("--interval-fit goes with --model nb (without --lazy)")
     text = [a.name for a in table.attributes if a.is_text]
@@ -438,7 +468,7 @@ def make_table_model(opts, table, *, kernel=False):
             raise InputError(f"--lazy builds its own local naive Bayes; it does not go with --model {kind}")
         return _wrap(opts, _network(opts, table, kind, kernel=kernel))
     if opts.lazy:
-        return _wrap(opts, _lazy_table(opts, table, kernel=kernel))
+        return _wrap(opts, _lazy_table(opts, table, kernel=kernel, declared_classes=not calibrated))
     nominal = opts.nominal or ("m-estimate" if opts.m_estimate is not None else None)
     n_classes = len(np.unique(table.y))
     prior = [1.0 / n_classes] * n_classes if opts.uniform_prior else None
@@ -474,7 +504,7 @@ def _mixed(opts, table, params, kernel=False):
                    text_model=MultinomialNB(**_given(alpha=opts.alpha)), **params)
 
 
-def _lazy_table(opts, table, kernel=False):
+def _lazy_table(opts, table, kernel=False, declared_classes=True):
     if kernel:
         from textnb.naive_bayes.discretized_kernel import DiscretizedKernel as Discretized
         from textnb.semi_naive.lbr_kernel import LBRKernel as LBR
@@ -486,7 +516,8 @@ def _lazy_table(opts, table, kernel=False):
         raise InputError(f"--lazy needs nominal attributes: use --numeric mdl (default), equal-frequency "
                          f"or equal-width, not {opts.numeric}")
     lbr = LBR(candidates="all" if opts.lazy == "lbr" else "heuristic", **_given(alpha=opts.alpha))
-    return Discretized(lbr, attributes=tuple(table.attributes), class_values=tuple(table.class_attribute.values),
+    classes = tuple(table.class_attribute.values) if declared_classes else None
+    return Discretized(lbr, attributes=tuple(table.attributes), class_values=classes,
                        **_given(numeric=opts.numeric, bins=opts.bins))
 
 

@@ -965,8 +965,10 @@ class TabularKernel(TableKernel):
         other._check_fitted()
         if type(other) is not type(self):
             raise ValueError(f"cannot merge a {type(other).__name__} into a {type(self).__name__}")
-        if other.numeric != self.numeric or other.attributes_ != self.attributes_:
-            raise ValueError("cannot merge TabularNB models with different attributes or numeric models")
+        if other.numeric != self.numeric:
+            raise ValueError(f"cannot merge TabularNB models with different numeric models "
+                             f"({self.numeric!r} and {other.numeric!r})")
+        attributes, columns = self._merged_layout(other)
         if other.interval_fit != self.interval_fit:
             raise ValueError(
                 f"cannot merge TabularNB models with different interval_fit "
@@ -981,8 +983,16 @@ class TabularKernel(TableKernel):
                     "(partial_fit on a common first batch) before training the parts"
                 )
         models = (self, other)
+        width = sum(len(a.values) if a.kind in ("nominal", UNCERTAIN_NOMINAL) else int(n)
+                    for a, n in zip(attributes, self.n_values_))
+
+        def widened(m, cols):  # m's feature counts in the merged layout of values
+            counts = np.zeros((len(m.classes_), width))
+            counts[:, cols] = m.feature_count_
+            return counts
+
         classes, counts = merge_aligned(
-            [(m.classes_, CountTable.from_arrays(m.class_count_, m.feature_count_)) for m in models])
+            [(m.classes_, CountTable.from_arrays(m.class_count_, widened(m, cols))) for m, cols in zip(models, columns)])
         _, merged = merge_aligned(
             [(m.classes_, GaussianMoments.from_arrays(m.moment_count_, m.theta_, m.moment_m2_)) for m in models])
         _, merged_half = merge_aligned([
@@ -995,6 +1005,8 @@ class TabularKernel(TableKernel):
                 kde[k][0].append(model.kde_values_[k])
                 kde[k][1].append(idx[model.kde_class_[k]])
                 kde[k][2].append(model.kde_weight_[k])
+        self.attributes_ = attributes
+        self.n_values_ = self._expected_n_values()
         self.classes_, self.class_count_, self.feature_count_ = classes, counts.class_count, counts.feature_count
         self.moment_count_, self.theta_, self.moment_m2_ = merged.count, merged.mean, merged.m2
         self.halfwidth_count_, self.halfwidth_mean_, self.halfwidth_m2_ = (
@@ -1007,6 +1019,40 @@ class TabularKernel(TableKernel):
         self.censored_var_ = np.zeros((len(classes) + 1, 0))
         self._update()
         return self
+
+    def _merged_layout(self, other):
+        """``(attributes, (my columns, other's columns))`` of the merge of ``other`` into this
+        model: the attributes with each nominal attribute's values matched by name, this
+        model's first and then those only ``other`` saw (a CSV part lists its values in the
+        order it met them, and may meet values the other part did not: training on the whole
+        file has them all), and where each model's feature-count columns go. Any other
+        difference is a ValueError naming the attribute."""
+        if [a.name for a in self.attributes_] != [a.name for a in other.attributes_]:
+            raise ValueError("cannot merge TabularNB models with different attributes "
+                             f"({[a.name for a in self.attributes_]} and {[a.name for a in other.attributes_]})")
+        attributes, mine, theirs, start = [], [], [], 0
+        for j, (a, b) in enumerate(zip(self.attributes_, other.attributes_)):
+            if a.kind != b.kind:
+                raise ValueError(f"cannot merge TabularNB models: attribute {a.name!r} is {a.kind} in one and "
+                                 f"{b.kind} in the other")
+            if a.kind in ("nominal", UNCERTAIN_NOMINAL):
+                values = list(a.values) + [v for v in b.values if v not in set(a.values)]
+                where = {v: start + i for i, v in enumerate(values)}
+                mine += [where[v] for v in a.values]
+                theirs += [where[v] for v in b.values]
+                attributes.append(Attribute(a.name, a.kind, values))
+                start += len(values)
+                continue
+            if a != b:
+                raise ValueError(f"cannot merge TabularNB models: attribute {a.name!r} differs ({a} and {b})")
+            n = int(self.n_values_[j])  # (the same bins in both: cut points checked)
+            mine += range(start, start + n)
+            theirs += range(start, start + n)
+            attributes.append(a)
+            start += n
+        if isinstance(self.attributes_, tuple):
+            attributes = tuple(attributes)
+        return attributes, (np.array(mine, dtype=np.int64), np.array(theirs, dtype=np.int64))
 
     def describe(self):
         """The fitted model as plain data (JSON-serialisable), for ``textnb inspect``.
