@@ -429,3 +429,23 @@ def test_cli_merge_and_bad_flags(tmp_path):
     assert code == 1 and "--model aode" in err and err.count("\n") == 1
     code, _, err = run("train", WEATHER_NUMERIC, "--model", "aode", "--numeric", "kde", "-o", tmp_path / "x.tnb")
     assert code == 1 and "MDL" in err
+
+
+def test_dataframe_fitted_model_predicts_on_the_command_line(tmp_path):
+    """An AODE fitted on a DataFrame records the frame's attributes, so ``textnb predict``
+    reads a CSV of the same columns and gives the library's probabilities (it said 'a
+    AODEKernel model does not record its table attributes')."""
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"outlook": ["sunny", "sunny", "overcast", "rain", "rain", "rain", "overcast", "sunny"],
+                       "windy": ["no", "yes", "no", "no", "no", "yes", "yes", "no"],
+                       "play": ["no", "no", "yes", "yes", "yes", "no", "yes", "no"]})
+    df.to_csv(tmp_path / "play.csv", index=False)
+    X, y = df.drop(columns="play"), df["play"]
+    model = AODE().fit(X, y)
+    model.save(tmp_path / "m.tnb")
+    code, out, err = run("predict", "--proba", tmp_path / "m.tnb", tmp_path / "play.csv")
+    assert code == 0, err
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert [r[1] for r in rows] == list(model.predict(X))
+    cli_no = [float(r[2].removeprefix("no=")) for r in rows]
+    assert_allclose(cli_no, model.predict_proba(X)[:, 0], atol=1e-6)

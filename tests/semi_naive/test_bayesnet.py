@@ -605,3 +605,29 @@ def test_cli_structure_error_names_the_structure_file_once_and_inspect_reads_apn
     info = json.loads(out)
     assert info["model"] == "APNBC(TAN)" and set(info["apnbc_weights"]) == {"yes", "no"}
     assert {"outlook", "temperature", "humidity", "windy"} <= set(info["structure"])
+
+
+@pytest.mark.parametrize("model", [TAN(), BayesNetClassifier(parents={"windy": ["outlook"]})],
+                         ids=["tan", "bn"])
+def test_dataframe_fitted_model_predicts_on_the_command_line(tmp_path, model):
+    """A TAN or network fitted on a DataFrame records the frame's attributes, so ``textnb
+    predict`` reads a CSV of the same columns and gives the library's probabilities (it
+    said 'a TANKernel model does not record its table attributes')."""
+    import io
+
+    from textnb.cli import main
+
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"outlook": ["sunny", "sunny", "overcast", "rain", "rain", "rain", "overcast", "sunny"],
+                       "windy": ["no", "yes", "no", "no", "no", "yes", "yes", "no"],
+                       "play": ["no", "no", "yes", "yes", "yes", "no", "yes", "no"]})
+    df.to_csv(tmp_path / "play.csv", index=False)
+    X, y = df.drop(columns="play"), df["play"]
+    model.fit(X, y).save(tmp_path / "m.tnb")
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["predict", "--proba", str(tmp_path / "m.tnb"), str(tmp_path / "play.csv")], stdout=out, stderr=err)
+    assert code == 0, err.getvalue()
+    rows = [line.split("\t") for line in out.getvalue().splitlines()]
+    assert [r[1] for r in rows] == list(model.predict(X))
+    cli_no = [float(r[2].removeprefix("no=")) for r in rows]
+    assert_allclose(cli_no, model.predict_proba(X)[:, 0], atol=1e-6)

@@ -332,3 +332,28 @@ def test_evaluate_lazy_on_a_header_declaring_a_class_no_row_has(tmp_path):
             assert main(["evaluate", str(arff), *lazy, *extra, "--json"], stdout=out, stderr=err) == 0, err.getvalue()
             report = json.loads(out.getvalue())
             assert report["classes"] == ["a", "b"] and sum(map(sum, report["confusion_matrix"])) == 60
+
+
+def test_dataframe_fitted_model_predicts_on_the_command_line(tmp_path):
+    """An LBR fitted on a DataFrame records the frame's attributes, so ``textnb predict``
+    reads a CSV of the same columns and gives the library's predictions (it said 'a
+    LBRKernel model does not record its table attributes')."""
+    import io
+
+    from textnb.cli import main
+
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"outlook": ["sunny", "sunny", "overcast", "rain", "rain", "rain", "overcast", "sunny"],
+                       "windy": ["no", "yes", "no", "no", "no", "yes", "yes", "no"],
+                       "play": ["no", "no", "yes", "yes", "yes", "no", "yes", "no"]})
+    df.to_csv(tmp_path / "play.csv", index=False)
+    X, y = df.drop(columns="play"), df["play"]
+    model = LBR().fit(X, y)
+    model.save(tmp_path / "m.tnb")
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["predict", "--proba", str(tmp_path / "m.tnb"), str(tmp_path / "play.csv")], stdout=out, stderr=err)
+    assert code == 0, err.getvalue()
+    rows = [line.split("\t") for line in out.getvalue().splitlines()]
+    assert [r[1] for r in rows] == list(model.predict(X))
+    cli_no = [float(r[2].removeprefix("no=")) for r in rows]
+    np.testing.assert_allclose(cli_no, model.predict_proba(X)[:, 0], atol=1e-6)

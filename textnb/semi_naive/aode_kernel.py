@@ -65,7 +65,8 @@ from textnb.naive_bayes.scoring import (check_nominal_codes, check_partial_fit_l
 from textnb.core.model_schema import (FEATURE_NAMES, check_params, MAX_COUNT, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes,
                                       Choice, Classes, Counts, Float, ListOf, MayBeAbsent, Optional, Reals)
 from textnb.core.stats import CountTable, merge_aligned
-from textnb.io.frames import declared_attributes, frame_for_fit, frame_for_predict
+from textnb.core.wrapping import declared_attributes
+from textnb.io.frames import frame_for_fit, frame_for_predict
 
 __all__ = ["MAX_PAIR_CELLS", "AODEKernel"]
 

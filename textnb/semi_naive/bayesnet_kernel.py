@@ -84,7 +84,8 @@ from textnb.io.tables import check_no_text
 from textnb.core.model_schema import (FEATURE_NAMES, check_params, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes, Choice,
                                  Classes, Counts, DictOf, Int, ListOf, MayBeAbsent, OneOf, Optional,
                                  Reals, Str)
-from textnb.io.frames import declared_attributes, frame_for_fit
+from textnb.core.wrapping import declared_attributes
+from textnb.io.frames import frame_for_fit
 from textnb.io.tables import Attribute
 
 __all__ = ["MAX_CPT_CELLS", "BayesNetKernel", "TANKernel", "read_structure", "conditional_mutual_information"]

@@ -60,7 +60,8 @@ from textnb.core.model_schema import (FEATURE_NAMES, MAX_DIM, N_FEATURES, N_JOBS
                                       Attributes, Choice, Classes, Float, Int, ListOf, MayBeAbsent, Optional, Reals,
                                       Str, check_params)
 from textnb.core.stats import CountTable
-from textnb.io.frames import declared_attributes, frame_for_fit, frame_for_predict
+from textnb.core.wrapping import declared_attributes
+from textnb.io.frames import frame_for_fit, frame_for_predict
 from textnb.io.tables import Attribute, check_no_text
 from textnb.naive_bayes.kernels import TableKernel
 from textnb.naive_bayes.scoring import check_class_labels
