@@ -357,3 +357,27 @@ def test_dataframe_fitted_model_predicts_on_the_command_line(tmp_path):
     assert [r[1] for r in rows] == list(model.predict(X))
     cli_no = [float(r[2].removeprefix("no=")) for r in rows]
     np.testing.assert_allclose(cli_no, model.predict_proba(X)[:, 0], atol=1e-6)
+
+
+@pytest.mark.parametrize("make", [LBR, lambda: __import__("textnb").Discretized(LBR())], ids=["lbr", "discretized"])
+def test_failed_fit_leaves_the_model_as_it_was(tmp_path, make):
+    """A fit that raises (continuous class labels) leaves no fitted attribute behind (it
+    left n_features_in_, so check_is_fitted passed and save failed another way), and a
+    fitted model keeps its previous fit."""
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]])
+    model = make()
+    with pytest.raises(ValueError):
+        model.fit(X, [0.5, 1.5, 0.5, 1.5])
+    with pytest.raises(NotFittedError):
+        check_is_fitted(model)
+    with pytest.raises(NotFittedError):
+        model.save(tmp_path / "m.tnb")
+    assert not (tmp_path / "m.tnb").exists()
+    y = ["a", "b", "a", "b"]
+    before = model.fit(X, y).predict_proba(X)
+    with pytest.raises(ValueError):
+        model.fit(X, [0.5, 1.5, 0.5, 1.5])
+    np.testing.assert_array_equal(model.predict_proba(X), before)

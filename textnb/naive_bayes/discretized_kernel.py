@@ -25,7 +25,7 @@ from textnb.io.frames import encodable, encode_frame, frame_attributes, is_frame
 from textnb.io.tables import Attribute, check_no_text
 from textnb.naive_bayes.cut_points import (apply_cut_points, equal_frequency_cut_points, equal_width_cut_points,
                                           mdl_cut_points)
-from textnb.naive_bayes.kernels import TableKernel
+from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import check_class_labels
 
 __all__ = ["METHODS", "DiscretizedKernel"]
@@ -94,6 +94,7 @@ class DiscretizedKernel(TableKernel):
         raise AttributeError(f"{type(self).__name__} has no predict_log_odds")
 
     # -- fitting ------------------------------------------------------------------------
+    @all_or_nothing
     def fit(self, X, y):
         """Learn the cut points from ``X`` (NaN = missing) and ``y``, then fit the model."""
         if self.numeric not in METHODS:

@@ -76,7 +76,7 @@ import numpy as np
 from types import MappingProxyType
 
 from textnb.naive_bayes.cut_points import apply_cut_points, mdl_cut_points, nominal_rows
-from textnb.naive_bayes.kernels import TableKernel
+from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import check_nominal_codes
 from textnb.core.errors import InputError, TextnbError
 from textnb.core.stats import CountTable, issparse
@@ -460,6 +460,7 @@ class _BaseBayesNetKernel(TableKernel):
         return X
 
     # -- fitting -------------------------------------------------------------------
+    @all_or_nothing
     def fit(self, X, y, sample_weight=None):
         """Learn the structure (TAN) or check it (given DAG), then count the CPTs.
 
