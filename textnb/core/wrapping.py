@@ -31,8 +31,8 @@ Capabilities read here (each defaults to "no" on a class that does not declare i
 Standard library only (the mail client imports nothing heavy).
 """
 
-__all__ = ["INNER_ATTRIBUTES", "calibrated", "chain", "declared_attributes", "find", "merges_exactly", "reads_documents",
-           "rule_model", "table_attributes", "takes_sample_weight", "takes_terms"]
+__all__ = ["INNER_ATTRIBUTES", "calibrated", "chain", "declared_attributes", "find", "merges_exactly",
+           "reads_documents", "rule_model", "table_attributes", "takes_sample_weight", "takes_terms"]
 
 #: Fitted attributes that hold the model a wrapper wraps, in the order they are looked at.
 INNER_ATTRIBUTES = ("model_", "estimator_", "best_estimator_")

@@ -46,7 +46,8 @@ from textnb.core.model_schema import (CLASS_PRIOR, FEATURE_NAMES, MAX_ALPHA, N_F
 from textnb.naive_bayes.scoring import Scores, TableInput
 
 __all__ = ["BERNOULLI", "COMPLEMENT", "DISCRIMINATIVE", "KERNELS", "MULTINOMIAL", "BernoulliKernel", "ComplementKernel", "CountKernel", "DiscriminativeKernel", "LinearForm",
-           "MultinomialKernel", "TableKernel", "all_or_nothing", "form_log_likelihood", "takes_defaults", "weighted_sum", "with_defaults"]
+           "MultinomialKernel", "TableKernel", "all_or_nothing", "form_log_likelihood", "takes_defaults",
+           "weighted_sum", "with_defaults"]
 
 
 def weighted_sum(X, W):
@@ -483,8 +484,8 @@ class TableKernel(TableInput, Scores):
     ``defaults`` (every parameter and its default, written once; the estimator's
     ``__init__`` takes them through :func:`takes_defaults`), ``_param_schema`` /
     ``_state_schema``, and implements ``fit`` (decorated with :func:`all_or_nothing`),
-    ``_check_X``, ``_joint_log_likelihood`` and ``_set_state`` (and ``_get_state`` where the file holds more than the fitted
-    attributes in ``fit``'s order). This base gives ``__init__(**params)``, the
+    ``_check_X``, ``_joint_log_likelihood`` and ``_set_state`` (and ``_get_state`` where
+    the file holds more than the fitted attributes in ``fit``'s order). This base gives ``__init__(**params)``, the
     ``predict*`` methods (:class:`~textnb.naive_bayes.scoring.Scores`), numpy input
     checks (:class:`~textnb.naive_bayes.scoring.TableInput`), and the model file:
     :meth:`save` writes what the estimator writes, byte for byte; :meth:`from_node` reads it.
