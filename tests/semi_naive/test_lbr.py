@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from textnb.naive_bayes.discretized import Discretized
 from textnb.semi_naive.lbr import LBR, sign_test_p
 from textnb.core.model_io import load
 
@@ -359,7 +360,7 @@ def test_dataframe_fitted_model_predicts_on_the_command_line(tmp_path):
     np.testing.assert_allclose(cli_no, model.predict_proba(X)[:, 0], atol=1e-6)
 
 
-@pytest.mark.parametrize("make", [LBR, lambda: __import__("textnb").Discretized(LBR())], ids=["lbr", "discretized"])
+@pytest.mark.parametrize("make", [LBR, lambda: Discretized(LBR())], ids=["lbr", "discretized"])
 def test_failed_fit_leaves_the_model_as_it_was(tmp_path, make):
     """A fit that raises (continuous class labels) leaves no fitted attribute behind (it
     left n_features_in_, so check_is_fitted passed and save failed another way), and a
@@ -381,3 +382,29 @@ def test_failed_fit_leaves_the_model_as_it_was(tmp_path, make):
     with pytest.raises(ValueError):
         model.fit(X, [0.5, 1.5, 0.5, 1.5])
     np.testing.assert_array_equal(model.predict_proba(X), before)
+
+
+def test_discretized_keeps_its_feature_names_in_the_model_file(tmp_path):
+    """A Discretized fitted on a DataFrame keeps ``feature_names_in_`` through save and
+    load (it came back None, and predicting on the DataFrame warned 'X has feature names,
+    but Discretized was fitted without feature names'); a file without them (older files,
+    array input) loads as before."""
+    import warnings
+
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"x": [1., 2, 1.5, 2.5, 1.2, 2.2], "c": list("ababab"), "y": list("pnpnpn")})
+    X = df[["x", "c"]]
+    model = Discretized(LBR()).fit(X, df["y"])
+    model.save(tmp_path / "d.tnb")
+    loaded = load(tmp_path / "d.tnb")
+    assert list(loaded.feature_names_in_) == ["x", "c"]
+    expected = model.predict_proba(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(loaded.predict_proba(X), expected)
+    del model.feature_names_in_  # as an older file holds it
+    model.save(tmp_path / "old.tnb")
+    old = load(tmp_path / "old.tnb")
+    assert not hasattr(old, "feature_names_in_")
+    codes = np.column_stack([df["x"], [0.0, 1.0] * 3])  # "c" as value indices: a, b
+    np.testing.assert_allclose(old.predict_proba(codes), expected)
