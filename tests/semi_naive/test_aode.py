@@ -429,3 +429,46 @@ def test_cli_merge_and_bad_flags(tmp_path):
     assert code == 1 and "--model aode" in err and err.count("\n") == 1
     code, _, err = run("train", WEATHER_NUMERIC, "--model", "aode", "--numeric", "kde", "-o", tmp_path / "x.tnb")
     assert code == 1 and "MDL" in err
+
+
+def test_dataframe_fitted_model_predicts_on_the_command_line(tmp_path):
+    """An AODE fitted on a DataFrame records the frame's attributes, so ``textnb predict``
+    reads a CSV of the same columns and gives the library's probabilities (it said 'a
+    AODEKernel model does not record its table attributes')."""
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"outlook": ["sunny", "sunny", "overcast", "rain", "rain", "rain", "overcast", "sunny"],
+                       "windy": ["no", "yes", "no", "no", "no", "yes", "yes", "no"],
+                       "play": ["no", "no", "yes", "yes", "yes", "no", "yes", "no"]})
+    df.to_csv(tmp_path / "play.csv", index=False)
+    X, y = df.drop(columns="play"), df["play"]
+    model = AODE().fit(X, y)
+    model.save(tmp_path / "m.tnb")
+    code, out, err = run("predict", "--proba", tmp_path / "m.tnb", tmp_path / "play.csv")
+    assert code == 0, err
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert [r[1] for r in rows] == list(model.predict(X))
+    cli_no = [float(r[2].removeprefix("no=")) for r in rows]
+    assert_allclose(cli_no, model.predict_proba(X)[:, 0], atol=1e-6)
+
+
+def test_failed_fit_leaves_the_model_as_it_was(tmp_path):
+    """A fit that raises leaves no fitted attribute behind (it left classes_ and
+    n_features_in_, so check_is_fitted passed and save raised AttributeError on
+    class_count_), and a fitted model keeps its previous fit."""
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    bad = np.array([[0.5, 1], [1, 0]])
+    model = AODE()
+    with pytest.raises(ValueError):
+        model.fit(bad, ["a", "b"])
+    with pytest.raises(NotFittedError):
+        check_is_fitted(model)
+    with pytest.raises(NotFittedError):
+        model.save(tmp_path / "m.tnb")
+    assert not (tmp_path / "m.tnb").exists()
+    X, y = np.array([[0, 1], [1, 0], [1, 1], [0, 0]]), ["a", "b", "a", "b"]
+    before = model.fit(X, y).predict_proba(X)
+    with pytest.raises(ValueError):
+        model.fit(bad, ["a", "b"])
+    assert_array_equal(model.predict_proba(X), before)

@@ -31,8 +31,8 @@ Capabilities read here (each defaults to "no" on a class that does not declare i
 Standard library only (the mail client imports nothing heavy).
 """
 
-__all__ = ["INNER_ATTRIBUTES", "calibrated", "chain", "find", "merges_exactly", "reads_documents", "rule_model",
-           "table_attributes", "takes_sample_weight", "takes_terms"]
+__all__ = ["INNER_ATTRIBUTES", "calibrated", "chain", "declared_attributes", "find", "merges_exactly",
+           "reads_documents", "rule_model", "table_attributes", "takes_sample_weight", "takes_terms"]
 
 #: Fitted attributes that hold the model a wrapper wraps, in the order they are looked at.
 INNER_ATTRIBUTES = ("model_", "estimator_", "best_estimator_")
@@ -108,12 +108,25 @@ def takes_terms(model):
         return False
 
 
+def declared_attributes(model):
+    """The attributes ``model`` works with: its ``attributes`` parameter, else those a
+    DataFrame given to ``fit`` declared (``frame_attributes_``: the table models over
+    nominal value indices record them there, :func:`textnb.io.frames.frame_for_fit`), else
+    None."""
+    if getattr(model, "attributes", None) is not None:
+        return model.attributes
+    return getattr(model, "frame_attributes_", None)
+
+
 def table_attributes(model):
-    """The attributes of a table model, looking inside wrappers: the fitted ``attributes_``,
-    else those declared to it (``attributes``, as TAN and networks keep them); None when no
+    """The attributes of a table model, looking inside wrappers: the fitted ``attributes_``
+    (TabularNB, Discretized), else :func:`declared_attributes` (those declared to it, or
+    found in the DataFrame it was fitted on: TAN, AODE, the networks, LBR); None when no
     model in the chain records them."""
     for m in chain(model):
-        for name in ("attributes_", "attributes"):
-            if getattr(m, name, None) is not None:
-                return getattr(m, name)
+        found = getattr(m, "attributes_", None)
+        if found is None:
+            found = declared_attributes(m)
+        if found is not None:
+            return found
     return None

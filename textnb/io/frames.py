@@ -17,9 +17,10 @@ import math
 
 import numpy as np
 
+from textnb.core.wrapping import declared_attributes
 from textnb.io.tables import Attribute
 
-__all__ = ["declared_attributes", "encodable", "encode_frame", "frame_attributes", "frame_for_fit", "frame_for_predict",
+__all__ = ["encodable", "encode_frame", "frame_attributes", "frame_for_fit", "frame_for_predict",
            "is_frame"]
 
 
@@ -134,14 +135,6 @@ def frame_for_fit(estimator, X, declared, *, integers_nominal=False):
         declared = estimator.frame_attributes_
     declared = list(declared)
     return encode_frame(X, declared) if _plain(declared) else X
-
-
-def declared_attributes(estimator):
-    """The attributes ``estimator`` works with: its ``attributes`` parameter, else those a
-    DataFrame given to ``fit`` declared (``frame_attributes_``), else None."""
-    if getattr(estimator, "attributes", None) is not None:
-        return estimator.attributes
-    return getattr(estimator, "frame_attributes_", None)
 
 
 def frame_for_predict(estimator, X, declared):

@@ -9,7 +9,8 @@ others, without scikit-learn) both cut with these functions. A value ``v`` falls
 
 import numpy as np
 
-from textnb.io.frames import declared_attributes, frame_for_predict
+from textnb.core.wrapping import declared_attributes
+from textnb.io.frames import frame_for_predict
 from textnb.naive_bayes.scoring import check_nominal_codes
 
 __all__ = ["apply_cut_points", "equal_frequency_cut_points", "equal_width_cut_points", "mdl_cut_points", "nominal_rows"]

@@ -19,13 +19,13 @@ from types import MappingProxyType
 
 import numpy as np
 
-from textnb.core.model_schema import (N_FEATURES, TEMPLATE, Array, Attributes, Choice, Int, ListOf, Model, OneOf,
-                                      Optional, Reals, Str)
+from textnb.core.model_schema import (FEATURE_NAMES, N_FEATURES, TEMPLATE, Array, Attributes, Choice, Int, ListOf,
+                                      Model, OneOf, Optional, Reals, Str)
 from textnb.io.frames import encodable, encode_frame, frame_attributes, is_frame
 from textnb.io.tables import Attribute, check_no_text
 from textnb.naive_bayes.cut_points import (apply_cut_points, equal_frequency_cut_points, equal_width_cut_points,
                                           mdl_cut_points)
-from textnb.naive_bayes.kernels import TableKernel
+from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import check_class_labels
 
 __all__ = ["METHODS", "DiscretizedKernel"]
@@ -66,6 +66,7 @@ class DiscretizedKernel(TableKernel):
         "cut_points_": ListOf(Reals((None,), increasing=True), length="n_features"),
         "nominal_columns_": Array("b", ("n_features",)),
         "attributes_": Attributes(length="n_features"),
+        "feature_names_in_": FEATURE_NAMES,  # fitted on a DataFrame (absent from older files)
     }
 
     def __init__(self, estimator=None, **params):
@@ -94,6 +95,7 @@ class DiscretizedKernel(TableKernel):
         raise AttributeError(f"{type(self).__name__} has no predict_log_odds")
 
     # -- fitting ------------------------------------------------------------------------
+    @all_or_nothing
     def fit(self, X, y):
         """Learn the cut points from ``X`` (NaN = missing) and ``y``, then fit the model."""
         if self.numeric not in METHODS:
@@ -189,13 +191,16 @@ class DiscretizedKernel(TableKernel):
         return self._nested_node(super().to_node(), "estimator", "estimator_")
 
     def _get_state(self):
-        return {
+        state = {
             "estimator_": self.estimator_,
             "cut_points_": [np.zeros(0) if c is None else c for c in self.cut_points_],
             "nominal_columns_": np.array([c is None for c in self.cut_points_]),
             "attributes_": list(self.attributes_),
             "n_features_in_": self.n_features_in_,
         }
+        if hasattr(self, "feature_names_in_"):
+            state["feature_names_in_"] = self.feature_names_in_
+        return state
 
     def _set_state(self, state):
         self.estimator_ = state["estimator_"]
@@ -206,6 +211,9 @@ class DiscretizedKernel(TableKernel):
             a if c is None else Attribute(a.name, "nominal", _bin_names(c))
             for a, c in zip(self.attributes_, self.cut_points_)]
         self.n_features_in_ = int(state["n_features_in_"])
+        self.__dict__.pop("feature_names_in_", None)
+        if "feature_names_in_" in state:
+            self.feature_names_in_ = np.asarray(state["feature_names_in_"], dtype=object)
         self.classes_ = self.estimator_.classes_
         # the cut points and attributes must give the inner model's value counts (as fit does)
         if [a.kind == "numeric" for a in self.attributes_] != [c is not None for c in self.cut_points_]:

@@ -27,6 +27,7 @@ input checks, ``fit`` / ``partial_fit`` / ``merge`` of the counts, tags. This mo
 imports numpy and the core only.
 """
 
+import functools
 from numbers import Real
 from types import MappingProxyType
 from typing import NamedTuple
@@ -45,7 +46,8 @@ from textnb.core.model_schema import (CLASS_PRIOR, FEATURE_NAMES, MAX_ALPHA, N_F
 from textnb.naive_bayes.scoring import Scores, TableInput
 
 __all__ = ["BERNOULLI", "COMPLEMENT", "DISCRIMINATIVE", "KERNELS", "MULTINOMIAL", "BernoulliKernel", "ComplementKernel", "CountKernel", "DiscriminativeKernel", "LinearForm",
-           "MultinomialKernel", "TableKernel", "form_log_likelihood", "takes_defaults", "weighted_sum", "with_defaults"]
+           "MultinomialKernel", "TableKernel", "all_or_nothing", "form_log_likelihood", "takes_defaults",
+           "weighted_sum", "with_defaults"]
 
 
 def weighted_sum(X, W):
@@ -448,6 +450,31 @@ def _template_node(template):
                                      for name in sorted(template.defaults)}, {})
 
 
+def all_or_nothing(fit):
+    """Decorate a table kernel's ``fit`` so that a ``fit`` that raises leaves the model as
+    it found it.
+
+    ``fit`` sets its fitted attributes as it goes (``n_features_in_`` while checking ``X``,
+    ``classes_`` before the counts); when a later step raises, the attributes set so far
+    are dropped and those the model had before are put back, so an unfitted model stays
+    unfitted (scikit-learn's ``check_is_fitted`` and ``save`` raise ``NotFittedError``) and
+    a fitted one keeps its previous fit. ``fit`` must replace its fitted attributes, not
+    change them in place (every table kernel's ``fit`` builds new arrays). The signature is
+    kept (``inspect.signature`` follows ``__wrapped__``).
+    """
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        before = dict(vars(self))
+        try:
+            return fit(self, *args, **kwargs)
+        except BaseException:
+            vars(self).clear()
+            vars(self).update(before)
+            raise
+
+    return wrapper
+
+
 class TableKernel(TableInput, Scores):
     """The base of the table models' kernels (:class:`~textnb.naive_bayes.tabular_kernel.TabularKernel`,
     :class:`~textnb.semi_naive.aode_kernel.AODEKernel`): a model that keeps its fitted
@@ -456,9 +483,9 @@ class TableKernel(TableInput, Scores):
     A subclass declares ``kind`` (its model files' kind: the estimator's class name),
     ``defaults`` (every parameter and its default, written once; the estimator's
     ``__init__`` takes them through :func:`takes_defaults`), ``_param_schema`` /
-    ``_state_schema``, and implements ``fit``, ``_check_X``, ``_joint_log_likelihood``
-    and ``_set_state`` (and ``_get_state`` where the file holds more than the fitted
-    attributes in ``fit``'s order). This base gives ``__init__(**params)``, the
+    ``_state_schema``, and implements ``fit`` (decorated with :func:`all_or_nothing`),
+    ``_check_X``, ``_joint_log_likelihood`` and ``_set_state`` (and ``_get_state`` where
+    the file holds more than the fitted attributes in ``fit``'s order). This base gives ``__init__(**params)``, the
     ``predict*`` methods (:class:`~textnb.naive_bayes.scoring.Scores`), numpy input
     checks (:class:`~textnb.naive_bayes.scoring.TableInput`), and the model file:
     :meth:`save` writes what the estimator writes, byte for byte; :meth:`from_node` reads it.

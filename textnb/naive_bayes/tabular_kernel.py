@@ -58,7 +58,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from textnb.naive_bayes.kernels import TableKernel
+from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.cut_points import (
     apply_cut_points,
     equal_frequency_cut_points,
@@ -447,6 +447,7 @@ class TabularKernel(TableKernel):
         return out
 
     # -- fitting ----------------------------------------------------------------------
+    @all_or_nothing
     def fit(self, X, y, sample_weight=None):
         """Fit from ``X`` (tabular convention, NaN = missing) and class labels ``y``."""
         check_params(self)

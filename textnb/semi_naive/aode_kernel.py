@@ -59,13 +59,14 @@ import numpy as np
 
 from textnb.core.logspace import logsumexp_max_apart
 from textnb.naive_bayes.cut_points import apply_cut_points, mdl_cut_points, nominal_rows
-from textnb.naive_bayes.kernels import TableKernel
+from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import (check_nominal_codes, check_partial_fit_labels, check_sample_weight,
                                         partial_fit_classes)
 from textnb.core.model_schema import (FEATURE_NAMES, check_params, MAX_COUNT, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes,
                                       Choice, Classes, Counts, Float, ListOf, MayBeAbsent, Optional, Reals)
 from textnb.core.stats import CountTable, merge_aligned
-from textnb.io.frames import declared_attributes, frame_for_fit, frame_for_predict
+from textnb.core.wrapping import declared_attributes
+from textnb.io.frames import frame_for_fit, frame_for_predict
 
 __all__ = ["MAX_PAIR_CELLS", "AODEKernel"]
 
@@ -215,6 +216,7 @@ class AODEKernel(TableKernel):
             self._table.add_codes(cells, y_index[start:start + block], wb)
 
     # -- fitting ---------------------------------------------------------------------
+    @all_or_nothing
     def fit(self, X, y, sample_weight=None):
         """Count the (class, value, value) sums of ``X`` and ``y``.
 

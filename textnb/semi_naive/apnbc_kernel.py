@@ -28,7 +28,7 @@ from textnb.core.folds import given_splits, stratified_kfold
 from textnb.core.model_schema import (CV_SCHEMA, N_FEATURES, SEED, TEMPLATE, Any, Array, Choice, Classes, DictOf,
                                       Float, ListOf, MayBeAbsent, Model, Reals, Str)
 from textnb.core.wrapping import takes_terms
-from textnb.naive_bayes.kernels import TableKernel
+from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import check_class_labels, check_n_features
 
 __all__ = ["APNBCKernel", "binomial_cdf"]
@@ -155,6 +155,7 @@ class APNBCKernel(TableKernel):
             )
 
     # -- fitting ------------------------------------------------------------------------
+    @all_or_nothing
     def fit(self, X, y, terms=None):
         """Fit the base model and learn the class weights; returns self.
 

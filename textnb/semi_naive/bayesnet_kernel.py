@@ -76,7 +76,7 @@ import numpy as np
 from types import MappingProxyType
 
 from textnb.naive_bayes.cut_points import apply_cut_points, mdl_cut_points, nominal_rows
-from textnb.naive_bayes.kernels import TableKernel
+from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import check_nominal_codes
 from textnb.core.errors import InputError, TextnbError
 from textnb.core.stats import CountTable, issparse
@@ -84,7 +84,8 @@ from textnb.io.tables import check_no_text
 from textnb.core.model_schema import (FEATURE_NAMES, check_params, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes, Choice,
                                  Classes, Counts, DictOf, Int, ListOf, MayBeAbsent, OneOf, Optional,
                                  Reals, Str)
-from textnb.io.frames import declared_attributes, frame_for_fit
+from textnb.core.wrapping import declared_attributes
+from textnb.io.frames import frame_for_fit
 from textnb.io.tables import Attribute
 
 __all__ = ["MAX_CPT_CELLS", "BayesNetKernel", "TANKernel", "read_structure", "conditional_mutual_information"]
@@ -459,6 +460,7 @@ class _BaseBayesNetKernel(TableKernel):
         return X
 
     # -- fitting -------------------------------------------------------------------
+    @all_or_nothing
     def fit(self, X, y, sample_weight=None):
         """Learn the structure (TAN) or check it (given DAG), then count the CPTs.
 

@@ -60,9 +60,10 @@ from textnb.core.model_schema import (FEATURE_NAMES, MAX_DIM, N_FEATURES, N_JOBS
                                       Attributes, Choice, Classes, Float, Int, ListOf, MayBeAbsent, Optional, Reals,
                                       Str, check_params)
 from textnb.core.stats import CountTable
-from textnb.io.frames import declared_attributes, frame_for_fit, frame_for_predict
+from textnb.core.wrapping import declared_attributes
+from textnb.io.frames import frame_for_fit, frame_for_predict
 from textnb.io.tables import Attribute, check_no_text
-from textnb.naive_bayes.kernels import TableKernel
+from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import check_class_labels
 
 __all__ = ["LBRKernel", "cached_flags", "sign_test_below", "sign_test_p"]
@@ -799,6 +800,7 @@ class LBRKernel(TableKernel):
             )
         return np.where(known, X, -1).astype(np.intp)
 
+    @all_or_nothing
     def fit(self, X, y, attributes=None, class_values=None):
         """Store the training data and prepare the shared caches; returns self.
 

@@ -57,7 +57,7 @@ from textnb.core.model_schema import (CSR, FEATURE_NAMES, MAX_DIM, N_FEATURES, N
                                       Choice, Classes, Counts, Float, Int, ListOf, MayBeAbsent, OneOf, Optional, Str,
                                       check_params)
 from textnb.core.stats import CountTable, class_indicator
-from textnb.naive_bayes.kernels import TableKernel
+from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import check_class_labels, check_n_features
 from textnb.semi_naive.lbr_kernel import cached_flags, sign_test_below
 from textnb.text.wrappers import term_scores
@@ -407,6 +407,7 @@ class LazyTextKernel(TableKernel):
         X.sort_indices()
         return X
 
+    @all_or_nothing
     def fit(self, X, y, terms=None):
         """Store the documents, choose the key terms; returns self.
 
