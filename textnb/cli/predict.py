@@ -22,7 +22,9 @@ def add_parser(sub):
                        description="Classify files, folders (recursively) or standard input (-).")
     p.add_argument("model", metavar="MODEL")
     p.add_argument("paths", metavar="PATH", nargs="*", help="files, folders or - (default: stdin)")
-    p.add_argument("--proba", action="store_true", help="also print the class probabilities (and log-odds with --json)")
+    p.add_argument("--proba", action="store_true",
+                   help="also print the class probabilities (and log-odds with --json: a --calibrate model's are "
+                        "those of the model inside it, before calibration)")
     p.add_argument("--json", action="store_true", help="one JSON object per document")
     p.add_argument("--max-bytes", type=max_bytes_type,
                    help=f"read at most this many bytes of a document ({max_bytes_type.range} bytes)")
