@@ -322,28 +322,3 @@ def test_probabilities_sum_to_one_far_from_a_tiny_variance():
     model = TabularNB().fit(X, np.array(["c0", "c1", "c0", "c1"]))
     p = model.predict_proba(np.array([[3.0], [0.0], [np.nan]]))
     np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-12)
-
-
-@pytest.mark.parametrize("bad_X, bad_y", [([[0.5, 1], [1, 0]], ["a", "b"]), ([[0, 1], [1, 0]], [0.5, 1.5])],
-                         ids=["fractional-index", "continuous-y"])
-def test_failed_fit_leaves_the_model_as_it_was(tmp_path, bad_X, bad_y):
-    """A fit that raises leaves no fitted attribute behind (a fractional value index left
-    a half-fitted model that check_is_fitted accepted and save wrote), and a fitted model
-    keeps its previous fit."""
-    from sklearn.exceptions import NotFittedError
-    from sklearn.utils.validation import check_is_fitted
-
-    atts = (Attribute("a", "nominal", ["0", "1"]), Attribute("b", "nominal", ["0", "1"]))
-    model = TabularNB(attributes=atts)
-    with pytest.raises(ValueError):
-        model.fit(np.array(bad_X), bad_y)
-    with pytest.raises(NotFittedError):
-        check_is_fitted(model)
-    with pytest.raises(NotFittedError):
-        model.save(tmp_path / "m.tnb")
-    assert not (tmp_path / "m.tnb").exists()
-    X, y = np.array([[0, 1], [1, 0], [1, 1], [0, 0]]), ["a", "b", "a", "b"]
-    before = model.fit(X, y).predict_proba(X)
-    with pytest.raises(ValueError):
-        model.fit(np.array(bad_X), bad_y)
-    np.testing.assert_array_equal(model.predict_proba(X), before)

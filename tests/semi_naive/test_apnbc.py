@@ -387,26 +387,3 @@ def test_save_load_round_trip(tmp_path, inner):
     assert again.search_history_ == model.search_history_
     assert_allclose(again.predict_joint_log_proba(X), model.predict_joint_log_proba(X))
     assert_array_equal(again.predict(X), model.predict(X))
-
-
-def test_failed_fit_leaves_the_model_as_it_was(tmp_path):
-    """A fit that raises leaves no fitted attribute behind (it left n_features_in_, so
-    check_is_fitted passed and save raised ModelFileError), and a fitted model keeps its
-    previous fit."""
-    from sklearn.exceptions import NotFittedError
-    from sklearn.utils.validation import check_is_fitted
-
-    X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]])
-    model = APNBC(MultinomialNB())
-    with pytest.raises(ValueError):
-        model.fit(-X, ["a", "b", "a", "b"])
-    with pytest.raises(NotFittedError):
-        check_is_fitted(model)
-    with pytest.raises(NotFittedError):
-        model.save(tmp_path / "m.tnb")
-    assert not (tmp_path / "m.tnb").exists()
-    y = ["a", "b", "a", "b"]
-    before = model.fit(X, y).predict_proba(X)
-    with pytest.raises(ValueError):
-        model.fit(-X, y)
-    assert_array_equal(model.predict_proba(X), before)

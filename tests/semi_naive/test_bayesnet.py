@@ -607,57 +607,6 @@ def test_cli_structure_error_names_the_structure_file_once_and_inspect_reads_apn
     assert {"outlook", "temperature", "humidity", "windy"} <= set(info["structure"])
 
 
-@pytest.mark.parametrize("model", [TAN(), BayesNetClassifier(parents={"windy": ["outlook"]})],
-                         ids=["tan", "bn"])
-def test_dataframe_fitted_model_predicts_on_the_command_line(tmp_path, model):
-    """A TAN or network fitted on a DataFrame records the frame's attributes, so ``textnb
-    predict`` reads a CSV of the same columns and gives the library's probabilities (it
-    said 'a TANKernel model does not record its table attributes')."""
-    import io
-
-    from textnb.cli import main
-
-    pd = pytest.importorskip("pandas")
-    df = pd.DataFrame({"outlook": ["sunny", "sunny", "overcast", "rain", "rain", "rain", "overcast", "sunny"],
-                       "windy": ["no", "yes", "no", "no", "no", "yes", "yes", "no"],
-                       "play": ["no", "no", "yes", "yes", "yes", "no", "yes", "no"]})
-    df.to_csv(tmp_path / "play.csv", index=False)
-    X, y = df.drop(columns="play"), df["play"]
-    model.fit(X, y).save(tmp_path / "m.tnb")
-    out, err = io.StringIO(), io.StringIO()
-    code = main(["predict", "--proba", str(tmp_path / "m.tnb"), str(tmp_path / "play.csv")], stdout=out, stderr=err)
-    assert code == 0, err.getvalue()
-    rows = [line.split("\t") for line in out.getvalue().splitlines()]
-    assert [r[1] for r in rows] == list(model.predict(X))
-    cli_no = [float(r[2].removeprefix("no=")) for r in rows]
-    assert_allclose(cli_no, model.predict_proba(X)[:, 0], atol=1e-6)
-
-
-@pytest.mark.parametrize("make", [TAN, lambda: BayesNetClassifier(parents={"x1": ["class", "x0"]})], ids=["tan", "bn"])
-def test_failed_fit_leaves_the_model_as_it_was(tmp_path, make):
-    """A fit that raises leaves no fitted attribute behind (it left classes_ and
-    n_features_in_, so check_is_fitted passed and save raised AttributeError), and a
-    fitted model keeps its previous fit."""
-    from sklearn.exceptions import NotFittedError
-    from sklearn.utils.validation import check_is_fitted
-
-    bad = np.array([[0.5, 1], [1, 0]])
-    model = make()
-    with pytest.raises(ValueError):
-        model.fit(bad, ["a", "b"])
-    with pytest.raises(NotFittedError):
-        check_is_fitted(model)
-    with pytest.raises(NotFittedError):
-        model.save(tmp_path / "m.tnb")
-    assert not (tmp_path / "m.tnb").exists()
-    X, y = np.array([[0, 1], [1, 0], [1, 1], [0, 0]]), ["a", "b", "a", "b"]
-    before = model.fit(X, y).predict_proba(X)
-    with pytest.raises(ValueError):
-        model.fit(bad, ["a", "b"])
-    assert_array_equal(model.predict_proba(X), before)
-    assert model.n_features_in_ == 2
-
-
 def test_failed_fit_on_a_bad_structure_leaves_the_model_unfitted():
     from sklearn.exceptions import NotFittedError
     from sklearn.utils.validation import check_is_fitted

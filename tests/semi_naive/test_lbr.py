@@ -335,55 +335,6 @@ def test_evaluate_lazy_on_a_header_declaring_a_class_no_row_has(tmp_path):
             assert report["classes"] == ["a", "b"] and sum(map(sum, report["confusion_matrix"])) == 60
 
 
-def test_dataframe_fitted_model_predicts_on_the_command_line(tmp_path):
-    """An LBR fitted on a DataFrame records the frame's attributes, so ``textnb predict``
-    reads a CSV of the same columns and gives the library's predictions (it said 'a
-    LBRKernel model does not record its table attributes')."""
-    import io
-
-    from textnb.cli import main
-
-    pd = pytest.importorskip("pandas")
-    df = pd.DataFrame({"outlook": ["sunny", "sunny", "overcast", "rain", "rain", "rain", "overcast", "sunny"],
-                       "windy": ["no", "yes", "no", "no", "no", "yes", "yes", "no"],
-                       "play": ["no", "no", "yes", "yes", "yes", "no", "yes", "no"]})
-    df.to_csv(tmp_path / "play.csv", index=False)
-    X, y = df.drop(columns="play"), df["play"]
-    model = LBR().fit(X, y)
-    model.save(tmp_path / "m.tnb")
-    out, err = io.StringIO(), io.StringIO()
-    code = main(["predict", "--proba", str(tmp_path / "m.tnb"), str(tmp_path / "play.csv")], stdout=out, stderr=err)
-    assert code == 0, err.getvalue()
-    rows = [line.split("\t") for line in out.getvalue().splitlines()]
-    assert [r[1] for r in rows] == list(model.predict(X))
-    cli_no = [float(r[2].removeprefix("no=")) for r in rows]
-    np.testing.assert_allclose(cli_no, model.predict_proba(X)[:, 0], atol=1e-6)
-
-
-@pytest.mark.parametrize("make", [LBR, lambda: Discretized(LBR())], ids=["lbr", "discretized"])
-def test_failed_fit_leaves_the_model_as_it_was(tmp_path, make):
-    """A fit that raises (continuous class labels) leaves no fitted attribute behind (it
-    left n_features_in_, so check_is_fitted passed and save failed another way), and a
-    fitted model keeps its previous fit."""
-    from sklearn.exceptions import NotFittedError
-    from sklearn.utils.validation import check_is_fitted
-
-    X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]])
-    model = make()
-    with pytest.raises(ValueError):
-        model.fit(X, [0.5, 1.5, 0.5, 1.5])
-    with pytest.raises(NotFittedError):
-        check_is_fitted(model)
-    with pytest.raises(NotFittedError):
-        model.save(tmp_path / "m.tnb")
-    assert not (tmp_path / "m.tnb").exists()
-    y = ["a", "b", "a", "b"]
-    before = model.fit(X, y).predict_proba(X)
-    with pytest.raises(ValueError):
-        model.fit(X, [0.5, 1.5, 0.5, 1.5])
-    np.testing.assert_array_equal(model.predict_proba(X), before)
-
-
 def test_discretized_keeps_its_feature_names_in_the_model_file(tmp_path):
     """A Discretized fitted on a DataFrame keeps ``feature_names_in_`` through save and
     load (it came back None, and predicting on the DataFrame warned 'X has feature names,

@@ -1,0 +1,80 @@
+"""Checks every table model (and the wrappers and lazy models around them) must pass:
+a failed ``fit`` leaves the estimator as it was, and a model fitted on a DataFrame is
+predicted by ``textnb predict`` as the library predicts it (session 16's user trial)."""
+
+import io
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted
+
+from textnb import AODE, APNBC, LBR, TAN, BayesNetClassifier, MultinomialNB, TabularNB
+from textnb.io.tables import Attribute
+from textnb.naive_bayes.discretized import Discretized
+from textnb.semi_naive.lbr_text import LazyTextNB
+
+GOOD_X, GOOD_Y = np.array([[0, 1], [1, 0], [1, 1], [0, 0]]), ["a", "b", "a", "b"]
+FRACTIONAL = (np.array([[0.5, 1], [1, 0]]), ["a", "b"])  # a value index that is not a whole number
+CONTINUOUS_Y = (GOOD_X, [0.5, 1.5, 0.5, 1.5])
+NEGATIVE = (-GOOD_X, GOOD_Y)
+NOMINAL = (Attribute("a", "nominal", ["0", "1"]), Attribute("b", "nominal", ["0", "1"]))
+
+FAILING_FITS = {
+    # (the model, a fit that raises): what each model left behind is in the comment
+    "tabular-fractional": (lambda: TabularNB(attributes=NOMINAL), FRACTIONAL),  # save wrote a half-fitted model
+    "tabular-continuous-y": (lambda: TabularNB(attributes=NOMINAL), ([[0, 1], [1, 0]], [0.5, 1.5])),
+    "aode": (AODE, FRACTIONAL),  # classes_, n_features_in_: save raised AttributeError
+    "tan": (TAN, FRACTIONAL),
+    "bn": (lambda: BayesNetClassifier(parents={"x1": ["class", "x0"]}), FRACTIONAL),
+    "lbr": (LBR, CONTINUOUS_Y),  # n_features_in_
+    "discretized": (lambda: Discretized(LBR()), CONTINUOUS_Y),
+    "apnbc": (lambda: APNBC(MultinomialNB()), NEGATIVE),  # n_features_in_: save raised ModelFileError
+    "lazy-text": (LazyTextNB, NEGATIVE),
+}
+
+
+@pytest.mark.parametrize("name", list(FAILING_FITS))
+def test_failed_fit_leaves_the_model_as_it_was(tmp_path, name):
+    """A fit that raises leaves no fitted attribute behind (check_is_fitted passed on a
+    half-fitted model, and save failed or wrote it), and a fitted model keeps its fit."""
+    make, (bad_X, bad_y) = FAILING_FITS[name]
+    model = make()
+    with pytest.raises(ValueError):
+        model.fit(np.array(bad_X), bad_y)
+    with pytest.raises(NotFittedError):
+        check_is_fitted(model)
+    with pytest.raises(NotFittedError):
+        model.save(tmp_path / "m.tnb")
+    assert not (tmp_path / "m.tnb").exists()
+    before = model.fit(GOOD_X, GOOD_Y).predict_proba(GOOD_X)
+    with pytest.raises(ValueError):
+        model.fit(np.array(bad_X), bad_y)
+    assert_array_equal(model.predict_proba(GOOD_X), before)
+    assert model.n_features_in_ == 2
+
+
+@pytest.mark.parametrize("make", [AODE, TAN, lambda: BayesNetClassifier(parents={"windy": ["outlook"]}), LBR],
+                         ids=["aode", "tan", "bn", "lbr"])
+def test_dataframe_fitted_model_predicts_on_the_command_line(tmp_path, make):
+    """A model fitted on a DataFrame records the frame's attributes, so ``textnb predict``
+    reads a CSV of the same columns and gives the library's predictions and probabilities
+    (it said 'a TANKernel model does not record its table attributes')."""
+    from textnb.cli import main
+
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"outlook": ["sunny", "sunny", "overcast", "rain", "rain", "rain", "overcast", "sunny"],
+                       "windy": ["no", "yes", "no", "no", "no", "yes", "yes", "no"],
+                       "play": ["no", "no", "yes", "yes", "yes", "no", "yes", "no"]})
+    df.to_csv(tmp_path / "play.csv", index=False)
+    X, y = df.drop(columns="play"), df["play"]
+    model = make().fit(X, y)
+    model.save(tmp_path / "m.tnb")
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["predict", "--proba", str(tmp_path / "m.tnb"), str(tmp_path / "play.csv")], stdout=out, stderr=err)
+    assert code == 0, err.getvalue()
+    rows = [line.split("\t") for line in out.getvalue().splitlines()]
+    assert [r[1] for r in rows] == list(model.predict(X))
+    cli_no = [float(r[2].removeprefix("no=")) for r in rows]
+    assert_allclose(cli_no, model.predict_proba(X)[:, 0], atol=1e-6)
