@@ -40,7 +40,7 @@ def test_uncalibrated_model_is_refused_with_a_hint(tmp_path):
     code, out, err = run(topic_main, "-m", tmp_path / "raw.tnb", "-o", tmp_path / "out", "-t", "0.8", docs)
     assert code == 1 and out == "" and err.count("\n") == 1
     assert "not calibrated" in err and "--calibrate sigmoid" in err and "--uncalibrated" in err
-    assert "default model is calibrated" in err
+    assert "fewer than 50 documents" in err
     assert not (tmp_path / "out").exists()
     code, out, err = run(topic_main, "-m", tmp_path / "raw.tnb", "-o", tmp_path / "out", "--uncalibrated", docs)
     assert code == 0 and err == "" and (tmp_path / "out" / "shop" / "1.txt").exists()

@@ -311,43 +311,41 @@ def test_predict_explain_for_table_models(tmp_path, model):
 
 def test_predict_lines_explain_and_refusal(tmp_path, text_model):
     """``predict --lines --explain`` explains every line (was silently ignored); with
-    ``--top`` / ``--threshold`` (ranked labels) it is refused in one line."""
+    ``--top`` the number of terms, as for document files; with ``--threshold`` (ranked
+    labels) it is refused in one line."""
     lines = tmp_path / "lines.txt"
     lines.write_text("cheap pills now\nlunch at noon\n")
     rc, out, err = cli("predict", text_model, "--lines", lines, "--explain")
     assert rc == 0, err
     rows = out.splitlines()
     assert len(rows) == 2 and "cheap +" in rows[0] and "noon +" in rows[1]
-    rc, _, err = cli("predict", text_model, "--lines", lines, "--explain", "--top", "2")
+    rc, out, err = cli("predict", text_model, "--lines", lines, "--explain", "--top", "2")
+    assert rc == 0, err
+    assert [row.split("): ", 1)[1].count(", ") for row in out.splitlines()] == [1, 1]  # two terms each
+    rc, _, err = cli("predict", text_model, "--lines", lines, "--explain", "--threshold", "0.5")
     assert rc == 1
-    one_error_line(err, "--explain with --lines", "--top / --threshold")
+    one_error_line(err, "--explain explains each document's predicted label: no --threshold")
 
 
 def test_predict_lines_reads_its_input_as_it_goes():
     """``predict --lines`` reads in chunks: the first chunk is handed on before the
     input is read further (it held every line in memory)."""
-    from textnb.cli.predict import _line_chunks
+    from textnb.io.fasttext import line_documents
 
     read = []
 
     class Stream(io.BytesIO):
-        def __iter__(self):
-            for n in range(5000):
-                read.append(n)
-                yield b"line %d\n" % n
+        def readline(self, limit=-1):
+            line = super().readline(limit)
+            if line:
+                read.append(line)
+            return line
 
-    import sys as _sys
-
-    fake = type("Stdin", (), {"buffer": Stream()})()
-    old, _sys.stdin = _sys.stdin, fake
-    try:
-        chunks = _line_chunks("-", size=1000)
-        first = next(chunks)
-        assert first[0] == "line 0" and len(first) == 1000
-        assert len(read) == 1000  # nothing beyond the first chunk read yet
-        assert sum(len(c) for c in chunks) == 4000
-    finally:
-        _sys.stdin = old
+    chunks = line_documents(Stream(b"".join(b"line %d\n" % n for n in range(5000))), size=1000)
+    first = next(chunks)
+    assert first[0] == "line 0" and len(first) == 1000
+    assert len(read) == 1000  # nothing beyond the first chunk read yet
+    assert sum(len(c) for c in chunks) == 4000
 
 
 def test_predict_rows_with_an_empty_label_and_table_accuracy(tmp_path, text_model):

@@ -9,6 +9,7 @@ from textnb.cli.options import (add_model_and_input_options, folds, input_option
                                 seed, structure_errors, warn_multilabel)
 from textnb.cli.output import dumps
 from textnb.cli.progress import Progress
+from textnb.core.errors import InputError
 from textnb.core.model_io import refuse_input_as_output
 
 __all__ = ["add_parser", "run"]
@@ -42,6 +43,10 @@ def run(args, out, err):
     if not (args.multilabel or args.labels):  # (the default multi-label model needs no scikit-learn)
         from textnb.evaluation.runs import evaluate_documents
     start = time.perf_counter()
+    if args.test is not None and (args.cv is not None or args.repeat != 1):
+        given = "--cv" if args.cv is not None else "--repeat"
+        raise InputError(f"{given} and --test do not go together: cross-validation of PATH, or training on PATH and "
+                         "testing on --test")
     opts, inputs = model_options(args), input_options(args)
     if args.multilabel or args.labels:
         from textnb.cli.multilabel import refuse_unsupported

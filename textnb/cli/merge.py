@@ -3,6 +3,7 @@
 import sys
 
 from textnb.cli.argtypes import file_name
+from textnb.cli.options import multilabel_model
 from textnb.cli.output import a_kind
 from textnb.core.errors import InputError
 from textnb.core.registry import kind_of
@@ -27,6 +28,9 @@ def _refusal(path, model):
     inside (one with ``_fit_counts``: the sums ``merge`` adds), not a wrapper such as term
     weighting, term selection or calibration.
     """
+    if multilabel_model(model) is not None:  # (a Pipeline to the estimators, not to the user)
+        return (f"{path}: a multi-label model cannot be merged (its label thresholds are chosen on all its "
+                "training documents); train it on the whole corpus")
     if not callable(getattr(model, "merge", None)):
         return (f"{path}: {a_kind(kind_of(model))} model cannot be merged (its structure is "
                 f"learned from all the data); merge takes text models, TabularNB and AODE")

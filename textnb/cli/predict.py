@@ -32,15 +32,18 @@ def add_parser(sub):
                    help="also print why: the terms that moved the decision most, what each attribute of a "
                         "table added to the margin, or the rule of a lazy model")
     p.add_argument("--top", type=top, metavar="N",
-                   help=f"terms per explanation (default 10); with --lines: the N most probable labels ({top.range})")
+                   help=f"print the N most probable labels with their probabilities (as fastText's predict k); "
+                        f"with --explain: terms per explanation (default 10) ({top.range})")
     p.add_argument("--lines", nargs="?", const="-", metavar="FILE|-",
                    help="one document per line of FILE (default: stdin), output in input order, "
                         "as fastText's predict")
     p.add_argument("--threshold", type=probability, metavar="P",
-                   help=f"with --lines: only labels of probability >= P (as fastText's predict-prob; "
-                        f"{probability.range}); the default model's probabilities are calibrated when it is "
-                        "trained (one temperature fitted on held-out documents), so of the labels kept at 0.8 "
-                        "about 8 in 10 or more are right")
+                   help=f"print the labels of probability >= P with their probabilities (as fastText's "
+                        f"predict-prob; {probability.range}); the default single-label model's probabilities "
+                        "are calibrated when it is trained (one temperature fitted on held-out documents), so of "
+                        "the labels kept at 0.8 about 8 in 10 or more are right; a multi-label model's (the "
+                        "default --method copy) are shares of one distribution over the labels, summing to 1: "
+                        "a threshold of 0.5 or more keeps at most one label")
     add_fasttext_options(p, lines=True)
     p.add_argument("--rows", action="store_true",
                    help="read each PATH (or stdin) as a TSV/CSV file, one document per row as train reads it "
@@ -54,8 +57,9 @@ def add_parser(sub):
 def _predict_multilabel(args, model, out, err):
     """``predict`` of a multi-label model: the labels its decision rule gives each document
     (chosen at training time; a PCut model decides over the documents predicted together,
-    up to 1000), or those whose probability is >= ``--threshold``; ``--top K`` keeps the K
-    most probable of them."""
+    up to 1000), or, as fastText's ``predict`` / ``predict-prob`` and as for a single-label
+    model, the ``--top K`` most probable labels and / or those whose probability is >=
+    ``--threshold``; the same in every mode (files, ``--lines``, ``--rows``)."""
     from scipy.special import expit
 
     from textnb.io.corpus import MAX_DOCUMENT_BYTES, read_rows
@@ -71,8 +75,8 @@ def _predict_multilabel(args, model, out, err):
         lo = (ml.document_log_odds(texts) if hasattr(ml, "document_log_odds")  # a file's scorer
               else ml.predict_log_odds(model[:-1].transform(texts)))
         proba = expit(lo)
-        passed = (proba >= args.threshold if args.threshold is not None  # --lines --top K: fastText's predict K
-                  else np.ones(lo.shape, dtype=bool) if args.top and args.lines is not None
+        passed = (proba >= args.threshold if args.threshold is not None  # --top K: fastText's predict K
+                  else np.ones(lo.shape, dtype=bool) if args.top
                   else ml.decision_from_log_odds(lo) > 0)
         for src, row_lo, row_p, row_ok in zip(sources, lo, proba, passed):
             chosen = [int(k) for k in np.argsort(-row_lo, kind="stable") if row_ok[k]][:args.top or len(names)]
@@ -93,7 +97,7 @@ def _predict_multilabel(args, model, out, err):
             raise InputError("--lines reads one file (or stdin): give it as --lines FILE, without PATH")
         name = "stdin" if args.lines == "-" else args.lines
         start = 0
-        for chunk in _line_chunks(args.lines, args.label_prefix):
+        for chunk in _line_chunks(args.lines, args.label_prefix, args.max_bytes):
             emit([f"{name}:{start + i + 1}" for i in range(len(chunk))], chunk)
             start += len(chunk)
         return 0
@@ -130,9 +134,38 @@ def _refuse_nan(args, logp, odds):
         raise TextnbError(f"{args.model}: the model gives NaN scores (its parameters are inconsistent)")
 
 
+def _ranked(args):
+    """Whether the labels are printed ranked, with their probabilities (``--top K`` /
+    ``--threshold P`` without ``--explain``, as fastText's ``predict-prob``)."""
+    if args.explain and args.threshold is not None:
+        raise InputError("--explain explains each document's predicted label: no --threshold (with --explain, "
+                         "--top is the number of terms)")
+    return not args.explain and (args.top is not None or args.threshold is not None)
+
+
+def _print_ranked(sources, classes, logp, odds, args, out):
+    """The ``--top`` most probable labels of each document whose probability is at least
+    ``--threshold`` (all of them with only ``--threshold``, one with only ``--top``
+    absent), each with its probability; a document with none keeps its TAB."""
+    top = args.top or (len(classes) if args.threshold is not None else 1)
+    threshold = args.threshold if args.threshold is not None else 0.0
+    for src, lp, lo in zip(sources, logp, odds):
+        order = np.argsort(-lp, kind="stable")[:top]
+        best = [int(k) for k in order if np.exp(lp[k]) >= threshold]
+        if args.json:
+            rec = {"source": src, "labels": [
+                {"label": classes[k], "proba": float(np.exp(lp[k])), "log_odds": float(lo[k])} for k in best]}
+            print(dumps(rec), file=out)
+        else:
+            print(f"{cell(src)}\t" + "\t".join(f"{cell(classes[k])} {np.exp(lp[k]):.6f}" for k in best), file=out)
+
+
 def _print_predictions(sources, classes, scores, args, out, explanations=None):
     logp, odds = scores
     _refuse_nan(args, logp, odds)
+    if _ranked(args):
+        _print_ranked(sources, classes, logp, odds, args, out)
+        return
     explanations = explanations if explanations is not None else [None] * len(sources)
     for src, lp, lo, why in zip(sources, logp, odds, explanations):
         label = classes[int(np.argmax(lp))]
@@ -211,8 +244,6 @@ def run(args, out, err):
         if args.rows:
             raise InputError("--lines and --rows do not go together: one document per line, or per TSV/CSV row")
         return _predict_lines(args, model, out)
-    if args.threshold is not None:
-        raise InputError("--threshold applies to --lines")
     if not reads_documents(model):
         return _predict_table(args, model, out, err)
     paths = args.paths or ["-"]
@@ -333,76 +364,33 @@ class _Accuracy:
                   f"with a {self.column}{skipped})", file=err)
 
 
-def _line_chunks(source, label_prefix=None, size=1000):
-    """The lines of ``source`` (a path or ``-``) in lists of at most ``size``, read as
-    they come (memory holds one list, whatever the input's size): each line decoded as a
-    document is (UTF-8, else Windows-1252, else Latin-1), without its line end, split
-    where ``str.splitlines`` splits. The lines of a fastText file (``label_prefix`` given,
-    or a first non-blank line starting with ``__label__``) come without their label words,
-    as fastText's predict reads them."""
-    from textnb.io.corpus import decode_bytes
-    from textnb.io.fasttext import DEFAULT_LABEL_PREFIX, is_fasttext_text, strip_labels
+def _line_chunks(source, label_prefix=None, max_bytes=None):
+    """The documents of ``source`` (a path or ``-``), one per line, in lists
+    (:func:`textnb.io.fasttext.line_documents`; lines cut at ``max_bytes`` characters)."""
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES
+    from textnb.io.fasttext import line_documents
 
     if source == "-":
         stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
-        close = False
-    else:
-        _check_file(source)
-        try:
-            stream = open(source, "rb")
-        except OSError as exc:
-            raise InputError(f"{source}: cannot read ({exc.strerror or exc})") from None
-        close = True
-    strip = None  # decided on the first chunk: a fastText file's labels are dropped
-
-    def cleaned(chunk):
-        nonlocal strip
-        if strip is None:
-            strip = label_prefix is not None or is_fasttext_text("\n".join(chunk)[:8192])
-        return strip_labels(chunk, label_prefix or DEFAULT_LABEL_PREFIX) if strip else chunk
-
+        yield from line_documents(stream, max_bytes=max_bytes or MAX_DOCUMENT_BYTES, label_prefix=label_prefix)
+        return
+    _check_file(source)
     try:
-        chunk = []
-        for raw in stream:
-            text = raw if isinstance(raw, str) else decode_bytes(raw)
-            chunk.extend(text.splitlines() or [""])
-            if len(chunk) >= size:
-                yield cleaned(chunk)
-                chunk = []
-        if chunk:
-            yield cleaned(chunk)
-    finally:
-        if close:
-            stream.close()
+        stream = open(source, "rb")
+    except OSError as exc:
+        raise InputError(f"{source}: cannot read ({exc.strerror or exc})") from None
+    with stream:
+        yield from line_documents(stream, max_bytes=max_bytes or MAX_DOCUMENT_BYTES, label_prefix=label_prefix)
 
 
 def _predict_lines(args, model, out):
-    """``predict --lines``: one prediction per input line, in order. With ``--top`` /
-    ``--threshold``, the most probable labels with their probabilities (fastText's
-    ``predict-prob``: a line whose labels all fall below the threshold gets none)."""
+    """``predict --lines``: one prediction per input line, in order (with ``--top`` /
+    ``--threshold``, ranked: :func:`_print_ranked`)."""
     name = "stdin" if args.lines == "-" else args.lines
     classes = [str(c) for c in model.classes_]
-    ranked = args.top is not None or args.threshold is not None
-    if ranked and args.explain:
-        raise InputError("--explain with --lines explains each line's predicted label: no --top / --threshold")
-    top = args.top or (len(classes) if args.threshold is not None else 1)
-    threshold = args.threshold if args.threshold is not None else 0.0
     start = 0
-    for chunk in _line_chunks(args.lines, args.label_prefix):
+    for chunk in _line_chunks(args.lines, args.label_prefix, args.max_bytes):
         sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
         start += len(chunk)
-        logp, odds = _scores(model, chunk)
-        if not ranked:
-            _print_predictions(sources, classes, (logp, odds), args, out, _explanations(args, model, chunk))
-            continue
-        _refuse_nan(args, logp, odds)
-        for src, lp, lo in zip(sources, logp, odds):
-            order = np.argsort(-lp, kind="stable")[:top]
-            best = [int(k) for k in order if np.exp(lp[k]) >= threshold]
-            if args.json:
-                rec = {"source": src, "labels": [
-                    {"label": classes[k], "proba": float(np.exp(lp[k])), "log_odds": float(lo[k])} for k in best]}
-                print(dumps(rec), file=out)
-            else:
-                print("\t".join([cell(src)] + [f"{cell(classes[k])} {np.exp(lp[k]):.6f}" for k in best]), file=out)
+        _print_predictions(sources, classes, _scores(model, chunk), args, out, _explanations(args, model, chunk))
     return 0

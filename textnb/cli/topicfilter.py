@@ -66,6 +66,7 @@ def topic_main(argv=None, *, stdout=None, stderr=None):
     try:
         full_library()
         from textnb.apps.filtering import apply_route, plan_routes
+        from textnb.core.dfe import MIN_CALIBRATION_DOCUMENTS
         from textnb.text.scorer import load_for_prediction
 
         args = _topic_parser().parse_args(argv)
@@ -76,10 +77,12 @@ def topic_main(argv=None, *, stdout=None, stderr=None):
         if not hasattr(model, "predict_proba") or not reads_documents(model):
             raise ModelFileError(f"{args.model}: not a text model (a TextClassifier is needed)")
         if args.threshold > 0 and not args.uncalibrated and not calibrated(model):
-            raise InputError(f"{args.model}: the model's probabilities are not calibrated, so -t "
-                             f"{args.threshold:g} would send almost nothing to unsorted; train it with "
-                             f"'textnb train CORPUS -o MODEL' (its default model is calibrated) or with "
-                             f"--calibrate sigmoid (or pass --uncalibrated)")
+            raise InputError(f"{args.model}: the model's probabilities are not calibrated (a count model such as "
+                             f"--model multinomial, or the default model trained on fewer than "
+                             f"{MIN_CALIBRATION_DOCUMENTS} documents, too few to calibrate), so -t {args.threshold:g} "
+                             f"would route by numbers that do not mean what they say; train the default model "
+                             f"('textnb train CORPUS -o MODEL') on {MIN_CALIBRATION_DOCUMENTS} documents or more, or "
+                             f"use --calibrate sigmoid (or pass --uncalibrated)")
         quiet = args.quiet
         for route in plan_routes(model, args.paths, args.out, threshold=args.threshold,
                                  mail_mode=args.mail, max_bytes=args.max_bytes, on_error=on_error):

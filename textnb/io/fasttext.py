@@ -38,6 +38,7 @@ __all__ = [
     "is_fasttext_text",
     "parse_line",
     "read_fasttext",
+    "line_documents",
     "strip_labels",
     "unlabeled_line",
 ]
@@ -212,3 +213,52 @@ def read_fasttext(path, *, data=None, label_prefix=DEFAULT_LABEL_PREFIX, max_byt
         raise InputError(f"{path}: empty file")
     return FastTextCorpus(source=path, documents=documents, labels=labels, lines=lines, unlabeled=unlabeled,
                           label_prefix=label_prefix)
+
+
+def _bounded_lines(stream, max_bytes):
+    """The lines of ``stream`` (binary, or text), each with its line end, as they come;
+    of a line longer than ``4 * max_bytes + 1`` bytes (what ``max_bytes`` characters of
+    UTF-8 can take) only that much is read and the rest skipped, so memory holds at most
+    that much of any line."""
+    limit = 4 * max_bytes + 1
+    while True:
+        raw = stream.readline(limit)
+        if not raw:
+            return
+        end = b"\n" if isinstance(raw, bytes) else "\n"
+        if len(raw) >= limit and not raw.endswith(end):
+            while True:  # the rest of a line longer than any document kept
+                rest = stream.readline(1 << 16)
+                if not rest or rest.endswith(end):
+                    break
+        yield raw
+
+
+def line_documents(stream, *, max_bytes=MAX_DOCUMENT_BYTES, label_prefix=None, size=1000):
+    """The documents of ``stream``, one per line, in lists of at most ``size`` (memory
+    holds one list, whatever the input's size): fastText's ``predict`` input.
+
+    Each line is decoded as a document file is (:func:`textnb.io.corpus.decode_bytes`),
+    without its line end, split where ``str.splitlines`` splits, and cut at ``max_bytes``
+    characters as :func:`read_fasttext` cuts a line (a longer line is not read past what
+    that takes). The lines of a fastText file (``label_prefix`` given, or a first
+    non-blank line starting with ``__label__``) come without their label words, as
+    fastText's ``predict`` reads them.
+    """
+    strip = None  # decided on the first chunk: a fastText file's labels are dropped
+
+    def cleaned(chunk):
+        nonlocal strip
+        if strip is None:
+            strip = label_prefix is not None or is_fasttext_text("\n".join(chunk)[:8192])
+        return strip_labels(chunk, label_prefix or DEFAULT_LABEL_PREFIX) if strip else chunk
+
+    chunk = []
+    for raw in _bounded_lines(stream, max_bytes):
+        text = raw if isinstance(raw, str) else decode_bytes(raw)
+        chunk.extend(line[:max_bytes] for line in (text.splitlines() or [""]))
+        if len(chunk) >= size:
+            yield cleaned(chunk)
+            chunk = []
+    if chunk:
+        yield cleaned(chunk)

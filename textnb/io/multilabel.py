@@ -233,10 +233,12 @@ def read_multilabel_corpus(path, *, label_file=None, strict=False, same_name="er
             for part, other in ((out[0], out[1]), (out[1], out[0])):
                 theirs = set(other.ids)
                 part.not_found = [i for i in part.not_found if i not in theirs]
+        elif parts:  # the test part, not listed: its ids are not missing either
+            prefix = os.path.basename(parts[1]) + "/"
+            theirs = set(_from_label_file(parts[1], table, label_file, prefix, False)[0])
+            out[0].not_found = [i for i in out[0].not_found if i not in theirs]
+            found.update(theirs)
         if strict:
-            if parts and not test:  # the test part's ids are not missing
-                prefix = os.path.basename(parts[1]) + "/"
-                found.update(_from_label_file(parts[1], table, label_file, prefix, False)[0])
             missing = [i for i in table if i not in found]
             if missing:
                 raise InputError(f"{label_file}: {len(missing)} document id{'s' if len(missing) > 1 else ''} "

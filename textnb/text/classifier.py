@@ -31,7 +31,7 @@ from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.naive_bayes.discriminative import DiscriminativeNB
 from textnb.naive_bayes.kernels import takes_defaults
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, TEXT_CLASSIFIER_OWN_PARAMS
-from textnb.text.training import PER_CLASS, batches, count_documents, min_parallel, select_vocabulary
+from textnb.text.training import PER_CLASS, batches, count_documents, min_parallel, one_label_each, select_vocabulary
 from textnb.text.vectorizer import Vectorizer
 from textnb.core.workers import can_fork, effective_jobs, ordered_map
 from textnb.core.wrapping import find, takes_terms
@@ -141,9 +141,7 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
         """
         if isinstance(X, (str, bytes)):
             raise TypeError("expected an iterable of documents, got a single string; wrap it in a list")
-        y = np.asarray(y)
-        if y.ndim != 1:
-            raise ValueError(f"y must be one label per document; got shape {y.shape}")
+        y = one_label_each(y)
         check_classification_targets(y)  # (continuous targets: as the models refuse them)
         if hasattr(X, "__len__") and len(X) != len(y):
             raise ValueError("Found input variables with inconsistent numbers of samples: "

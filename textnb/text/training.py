@@ -539,9 +539,7 @@ def count_labelled(X, y, vec_params, *, sample_weight=None, per_class="tf", n_jo
     (all of them), the columns its ``min_df`` / ``max_df`` / ``max_features`` keep
     (:func:`select_columns`) and ``max_bytes`` (None: the TextClassifier default).
     ``budget(n_classes)``: the rows' cell budget (None: every row kept, with ``rows``)."""
-    y = np.asarray(y)
-    if y.ndim != 1:
-        raise ValueError(f"y must be one label per document; got shape {y.shape}")
+    y = one_label_each(y)
     classes, y_index = np.unique(y, return_inverse=True)
     weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     if weights.shape != y.shape:
@@ -554,6 +552,22 @@ def count_labelled(X, y, vec_params, *, sample_weight=None, per_class="tf", n_jo
     cols = select_columns(acc, len(y), min_df=vec_params["min_df"], max_df=vec_params["max_df"],
                           max_features=vec_params["max_features"])
     return classes, acc, cols, max_bytes
+
+
+def one_label_each(y):
+    """``y`` as an array of one label per document; an InputError (a ValueError) for
+    anything else, pointing label sets (a list of labels per document) to MultiLabelNB."""
+    try:
+        labels = np.asarray(y)
+    except ValueError:  # label lists of different lengths
+        labels = None
+    sets = labels is None or labels.ndim != 1 or (
+        labels.dtype == object and any(isinstance(v, (list, tuple, set, frozenset)) for v in labels))
+    if sets:
+        got = "" if labels is None else f"; got shape {labels.shape}"
+        raise InputError(f"y must be one label per document{got}; for several labels per document "
+                         "use MultiLabelNB (textnb train --labels / --multilabel)")
+    return labels
 
 
 def vectorized_rows(acc, cols, binary):

@@ -1,0 +1,140 @@
+"""What a user trial of the text paths found (session 16): --lines bounded by --max-bytes,
+--top / --threshold with one meaning in every mode, label lists refused clearly, and the
+messages of topicfilter, train --labels, evaluate and merge."""
+
+import io
+import json
+
+import pytest
+
+from conftest import SMS_TSV, cli, one_error_line
+
+ML_LINES = ["__label__a __label__b cheap pills now", "__label__b lunch at noon", "__label__a cheap offer",
+            "__label__b meeting at noon", "__label__a __label__b cheap lunch", "__label__c rain tomorrow",
+            "__label__c sunny and warm", "__label__a __label__c cheap umbrellas"] * 6
+
+
+@pytest.fixture(scope="module")
+def sms_model(tmp_path_factory):
+    d = tmp_path_factory.mktemp("sms")
+    assert cli("train", SMS_TSV, "-o", d / "m.tnb")[0] == 0
+    return d / "m.tnb"
+
+
+@pytest.fixture(scope="module")
+def ml_model(tmp_path_factory):
+    d = tmp_path_factory.mktemp("ml")
+    (d / "ml.txt").write_text("\n".join(ML_LINES) + "\n")
+    assert cli("train", d / "ml.txt", "-o", d / "ml.tnb")[0] == 0
+    return d / "ml.tnb"
+
+
+def test_lines_are_cut_at_max_bytes_as_training_cuts_them(tmp_path, sms_model):
+    """--lines read each line whole, whatever --max-bytes said (a 112 MB line took 2.5 GB
+    and 9 s), so a model trained with --max-bytes was fed other text than it learned."""
+    head = "URGENT you have won a prize call now "
+    (tmp_path / "long.txt").write_text(head + "see you at lunch ok " * 50_000 + "\nsee you at lunch\n")
+    (tmp_path / "head.txt").write_text(head[:40])
+    rc, lines, err = cli("predict", sms_model, "--lines", tmp_path / "long.txt", "--max-bytes", "40")
+    assert rc == 0, err
+    rc, whole, err = cli("predict", sms_model, tmp_path / "head.txt")
+    rc, short, err = cli("predict", sms_model, tmp_path / "long.txt", "--max-bytes", "40")
+    first, second = [line.split("\t") for line in lines.splitlines()]
+    assert first == [f"{tmp_path / 'long.txt'}:1", whole.split("\t")[1].strip()] == [first[0], short.split("\t")[1].strip()]
+    assert second[0].endswith("long.txt:2")  # the rest of the long line skipped, the next line read
+
+
+def test_the_io_reader_skips_the_rest_of_a_long_line():
+    from textnb.io.fasttext import line_documents
+
+    data = io.BytesIO(b"abcdefghij" * 1000 + b"\nsecond line\n\nlast")
+    chunks = list(line_documents(data, max_bytes=5, size=2))
+    assert chunks == [["abcde", "secon"], ["", "last"]]
+
+
+def test_top_and_threshold_rank_labels_in_every_mode(tmp_path, sms_model):
+    """--top was ignored on a document file (without --explain) and --threshold refused
+    there; with --lines a line without a label lost its TAB."""
+    (tmp_path / "d.txt").write_text("free entry win cash prize now")
+    (tmp_path / "d.lines").write_text("free entry win cash prize now\n")
+    for flags in (["--top", "2"], ["--threshold", "0.001"], ["--top", "1", "--threshold", "0.5"]):
+        rc, by_file, err = cli("predict", sms_model, tmp_path / "d.txt", *flags)
+        assert rc == 0, err
+        rc, by_line, err = cli("predict", sms_model, "--lines", tmp_path / "d.lines", *flags)
+        assert rc == 0, err
+        assert by_file.split("\t", 1)[1] == by_line.split("\t", 1)[1], (flags, by_file, by_line)
+    assert len(by_file.split("\t")) == 2 and by_file.split("\t")[1].startswith("spam ")
+    (tmp_path / "none.lines").write_text("hello there\n")
+    rc, out, err = cli("predict", sms_model, "--lines", tmp_path / "none.lines", "--threshold", "1")
+    assert rc == 0 and out == f"{tmp_path / 'none.lines'}:1\t\n"
+    rc, out, err = cli("predict", sms_model, tmp_path / "d.txt", "--explain", "--top", "3")
+    assert rc == 0 and out.count("\t") == 2  # with --explain, --top is the number of terms
+    rc, out, err = cli("predict", sms_model, tmp_path / "d.txt", "--explain", "--threshold", "0.5")
+    assert rc == 1
+    one_error_line(err, "--explain", "--threshold")
+
+
+def test_multilabel_top_means_the_same_for_files_and_lines(tmp_path, ml_model):
+    (tmp_path / "d.txt").write_text("cheap lunch at noon")
+    (tmp_path / "d.lines").write_text("cheap lunch at noon\n")
+    for flags in (["--top", "2"], ["--top", "1"], ["--threshold", "0.2"], []):
+        rc, by_file, err = cli("predict", ml_model, tmp_path / "d.txt", *flags)
+        assert rc == 0, err
+        rc, by_line, err = cli("predict", ml_model, "--lines", tmp_path / "d.lines", *flags)
+        assert rc == 0, err
+        assert by_file.split("\t")[1] == by_line.split("\t")[1], (flags, by_file, by_line)
+    rc, out, err = cli("predict", ml_model, tmp_path / "d.txt", "--top", "3", "--proba", "--json")
+    rec = json.loads(out)
+    assert len(rec["labels"]) == 3
+    assert rec["labels"] == sorted(rec["proba"], key=lambda c: -rec["proba"][c])
+
+
+def test_label_lists_for_a_text_classifier_point_to_multilabelnb():
+    """Ragged label lists gave numpy's 'inhomogeneous shape' error."""
+    from textnb import InputError, TextClassifier
+
+    docs = ["cheap pills now", "lunch at noon", "cheap offer now"]
+    for y in ([["x", "y"], ["y"], ["x"]], [["x", "y"], ["y", "x"], ["x", "z"]]):
+        with pytest.raises(InputError, match="one label per document.*MultiLabelNB"):
+            TextClassifier().fit(docs, y)
+
+
+def test_topicfilter_says_why_a_default_model_is_uncalibrated(tmp_path):
+    """Trained on fewer than 50 documents the default model stays uncalibrated; the hint told
+    the user to run the very command that made it."""
+    from textnb.cli.topicfilter import topic_main
+
+    (tmp_path / "few.txt").write_text("__label__neg bad awful\n__label__pos great nice\n"
+                                      "__label__pos nice fine\n__label__neg bad poor\n")
+    assert cli("train", tmp_path / "few.txt", "-o", tmp_path / "few.tnb")[0] == 0
+    (tmp_path / "q.txt").write_text("hello")
+    err = io.StringIO()
+    assert topic_main(["-m", str(tmp_path / "few.tnb"), "-o", str(tmp_path / "out"), "-t", "0.8", "-n",
+                       str(tmp_path / "q.txt")], stdout=io.StringIO(), stderr=err) == 1
+    assert "fewer than 50 documents" in err.getvalue() and "50 documents or more" in err.getvalue()
+
+
+def test_train_labels_counts_the_test_parts_ids_as_found(tmp_path):
+    """The ids of test/ documents were counted as 'no file in' the corpus by train."""
+    for part, n in (("train", 30), ("test", 10)):
+        (tmp_path / "c" / part).mkdir(parents=True)
+        for i in range(n):
+            (tmp_path / "c" / part / f"{part}{i}.txt").write_text(ML_LINES[i % 8].split(" ", 2)[-1])
+    lines = [f"{p}{i}\t{'a,b' if i % 2 else 'b'}" for p, n in (("train", 30), ("test", 10)) for i in range(n)]
+    (tmp_path / "labels.tsv").write_text("\n".join(lines + ["gone1\ta", "gone2\tb"]) + "\n")
+    rc, out, err = cli("train", tmp_path / "c", "--labels", tmp_path / "labels.tsv", "-o", tmp_path / "m.tnb",
+                       "--json")
+    assert rc == 0, err
+    assert json.loads(out)["not_in_folder"] == 2
+
+
+def test_evaluate_refuses_cv_with_a_test_file_and_merge_names_multilabel_models(tmp_path, ml_model):
+    rc, out, err = cli("evaluate", SMS_TSV, "--cv", "3", "--test", SMS_TSV)
+    assert rc == 1 and out == ""
+    one_error_line(err, "--cv and --test do not go together")
+    rc, out, err = cli("evaluate", SMS_TSV, "--repeat", "2", "--test", SMS_TSV)
+    assert rc == 1
+    one_error_line(err, "--repeat and --test do not go together")
+    rc, out, err = cli("merge", ml_model, ml_model, "-o", tmp_path / "m.tnb")
+    assert rc == 1 and not (tmp_path / "m.tnb").exists()
+    one_error_line(err, "a multi-label model cannot be merged")
