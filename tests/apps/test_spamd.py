@@ -631,3 +631,53 @@ def test_a_journal_or_user_model_that_cannot_be_used_is_refused_at_once_naming_i
     assert out.startswith(f"SPAMD/1.0 69 Service Unavailable: {users / 'dang.tnb'}: a symbolic link to a "
                           f"missing file; not followed".encode()), out
     assert not list(tmp_path.glob("x.tnb*"))  # (x.tnb.lock, .learned, .learned.lock were made)
+
+
+def test_a_refused_first_tell_leaves_no_user_model_and_copies_only_the_served_model(spam_model, sock_dir):
+    """Found by a user trial (session 16): a first TELL of a user copied the model file on
+    disk, even a replacement that had failed to load, and a refused TELL left the copy (the
+    user then got 'not a textnb model file' for good, or a frozen snapshot); a journal that
+    is a link had a lock file made where it points."""
+    served = sock_dir / "served.tnb"
+    shutil.copyfile(spam_model, served)
+    users = sock_dir / "users"
+    users.mkdir()
+    spam, ham = messages(21)
+    tell = [("Message-class", "ham"), ("Set", "local")]
+    with Server(served, spamd=("127.0.0.1", 0), user_models=str(users / "%u.tnb"), allow_tell=True) as srv:
+        a = srv.spamd_address
+        good = served.read_bytes()
+        (sock_dir / "bad").write_bytes(b"garbage\n")
+        os.replace(sock_dir / "bad", served)  # a bad deploy: the daemon keeps serving the old model
+        assert b"Spam: True" in raw(a, request("CHECK", spam, [("User", "gina")]))
+        out = raw(a, request("TELL", ham, tell + [("User", "gina")]))
+        assert out.startswith(b"SPAMD/1.0 69 Service Unavailable: ") and b"not the model being served" in out, out
+        assert not (users / "gina.tnb").exists()
+        (sock_dir / "good").write_bytes(good)
+        os.replace(sock_dir / "good", served)  # fixed: gina falls back to the served model, and learns
+        assert b"Spam: True" in raw(a, request("CHECK", spam, [("User", "gina")]))
+        assert b"DidSet: local" in raw(a, request("TELL", ham, tell + [("User", "gina")]))
+        assert counts(users / "gina.tnb")[1].sum() == counts(served)[1].sum() + 1
+        elsewhere = sock_dir / "elsewhere"
+        elsewhere.mkdir()
+        (users / "bob.tnb.learned").symlink_to(elsewhere / "passwd")
+        out = raw(a, request("TELL", ham, tell + [("User", "bob")]))
+        assert b"a symbolic link, not followed" in out, out
+        assert not list(elsewhere.iterdir()) and not (users / "bob.tnb").exists()
+
+
+def test_a_model_trained_anew_starts_a_new_journal(model_copy):
+    """The journal outlived a rebuild of its model: a message TELL had taught the old model
+    was 'already un/learned' for the new one, which never learned it."""
+    from textnb.apps.filtering import journal_path, train_model
+    from textnb.apps.spamd import tell
+
+    spam, ham = messages(23)
+    assert tell(model_copy, spam, set_class="spam")
+    assert not tell(model_copy, spam, set_class="spam")  # already learned
+    folder = model_copy.parent
+    (folder / "s.eml").write_bytes(spam)
+    (folder / "h.eml").write_bytes(ham)
+    train_model(model_copy, [folder / "s.eml"], [folder / "h.eml"])
+    assert not os.path.exists(journal_path(model_copy))
+    assert tell(model_copy, spam, set_class="spam")  # learned by the new model

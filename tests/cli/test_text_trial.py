@@ -138,3 +138,17 @@ def test_evaluate_refuses_cv_with_a_test_file_and_merge_names_multilabel_models(
     rc, out, err = cli("merge", ml_model, ml_model, "-o", tmp_path / "m.tnb")
     assert rc == 1 and not (tmp_path / "m.tnb").exists()
     one_error_line(err, "a multi-label model cannot be merged")
+
+
+def test_predict_and_inspect_name_a_spam_filter_model(tmp_path):
+    """They said 'a SpamScorer model does not record its table attributes' / 'cannot inspect'."""
+    from textnb.apps.filtering import train_model
+
+    (tmp_path / "s.eml").write_bytes(b"Subject: win\n\ncheap pills free money now\n")
+    (tmp_path / "h.eml").write_bytes(b"Subject: lunch\n\nsee you at noon\n")
+    train_model(tmp_path / "spam.tnb", [tmp_path / "s.eml"], [tmp_path / "h.eml"])
+    for args in (["predict", tmp_path / "spam.tnb", tmp_path / "s.eml"], ["inspect", tmp_path / "spam.tnb"],
+                 ["predict", tmp_path / "spam.tnb", "--lines", tmp_path / "s.eml"]):
+        rc, out, err = cli(*args)
+        assert rc == 1 and out == ""
+        one_error_line(err, "spam.tnb: a spam filter's model (SpamScorer)", "spamfilter --model")

@@ -77,3 +77,44 @@ def test_unreachable_scheduler_is_a_one_line_error(sms_tsv, tmp_path, capsys):
     assert main(["train", str(sms_tsv), "-o", str(tmp_path / "x.tnb"), "--scheduler", "tcp://127.0.0.1:9"]) == 1
     err = capsys.readouterr().err
     assert "cannot reach the Dask scheduler" in err and err.count("\n") == 1
+
+
+def test_a_cluster_is_sent_absolute_paths(tmp_path, monkeypatch):
+    """A relative corpus path was sent to the Dask workers as written, and a worker read it
+    from its own folder ('No such file or directory' for a file that exists); found by a
+    user trial (session 16)."""
+    from pathlib import Path
+
+    import numpy as np
+
+    from textnb.text.training import analyzer_from_params, count_documents
+    from textnb.text.defaults import VECTORIZER_DEFAULTS
+
+    (tmp_path / "a.txt").write_text("cheap pills now")
+    (tmp_path / "b.txt").write_text("lunch at noon")
+    monkeypatch.chdir(tmp_path)
+    sent = []
+
+    class Future:
+        def __init__(self, value):
+            self.value = value
+
+        def result(self):
+            return self.value
+
+        def release(self):
+            pass
+
+    class Client:  # runs each task here, recording what a worker would be sent
+        def nthreads(self):
+            return {"w": 1}
+
+        def submit(self, func, *args, pure=False):
+            sent.extend(args[0])
+            return Future(func(*args))
+
+    docs = [Path("a.txt"), Path("b.txt"), "an inline text"]
+    acc = count_documents(docs, np.array([0, 1, 1]), np.ones(3), 2, analyzer_from_params(dict(VECTORIZER_DEFAULTS)),
+                          client=Client())
+    assert [d.is_absolute() for d in sent[:2]] == [True, True] and sent[2] == "an inline text"
+    assert len(acc.vocab) > 0

@@ -222,15 +222,20 @@ class SpamFilter(StreamClassifier):
 
 # -- model updates under a lock -----------------------------------------------------
 @contextlib.contextmanager
-def model_lock(model_path):
+def model_lock(model_path, *, follow=True):
     """Hold an exclusive ``fcntl.flock`` on ``<model_path>.lock`` (created if needed).
 
     A symbolic link is followed first: the lock sits next to the real model file, so
     registrations through a link and through the real path are serialised too.
+    ``follow=False`` (the daemon's journal, which must not be a link): ``model_path`` is
+    taken as it is and a lock file that is a link is refused, so no file is created
+    where a link points.
     """
-    lock_path = os.path.realpath(os.fspath(model_path)) + ".lock"
+    path = os.fspath(model_path)
+    lock_path = (os.path.realpath(path) if follow else os.path.abspath(path)) + ".lock"
+    flags = os.O_RDWR | os.O_CREAT | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
     try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(lock_path, flags, 0o644)
     except OSError as exc:
         raise InputError(f"{lock_path}: cannot create lock file ({exc.strerror or exc})") from None
     try:
@@ -357,9 +362,21 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
         if not counts.get(label):
             raise InputError(f"no {label} messages to train on")
     _prepare_folder(model_path)
-    with model_lock(model_path):
+    journal = journal_path(model_path)
+    with model_lock(journal, follow=False), model_lock(model_path):  # (the daemon's TELL: the same order)
         model.save(model_path)
+        try:  # what the daemon learned was learned by the model this one replaces
+            os.unlink(journal)
+        except FileNotFoundError:
+            pass
     return {SPAM: counts[SPAM], HAM: counts[HAM]}
+
+
+def journal_path(model_path):
+    """Where the daemon's TELL journal of the model at ``model_path`` is (the messages it
+    learned and forgot, :mod:`textnb.apps.spamd`): next to the real model file. A model
+    trained anew (:func:`train_model`) starts without one."""
+    return os.path.realpath(os.fspath(model_path)) + ".learned"
 
 
 def update_model(model_path, *, register=(), unregister=(), create=True, kind=DEFAULT_KIND,

@@ -55,6 +55,7 @@ in place by a foreign tool) is not served: the old model stays and the error is
 logged; the file is tried again when it changes again.
 """
 
+import errno
 import http.server
 import json
 import math
@@ -147,7 +148,7 @@ class ModelHolder:
         if key is None:
             raise ModelFileError(f"{self.path}: {missing_reason(self.path, 'model file')}")
         self._model = self._loader(self.path)
-        self._key = key
+        self._key = self._served = key  # the file last looked at, the file being served
         self.loaded_at = time.time()
 
     def _key_now(self):
@@ -171,11 +172,25 @@ class ModelHolder:
                     self.last_error = str(exc)
                     self._log(f"{self.path}: not reloaded, still serving the previous model ({exc})")
                 else:
-                    self._model, self.loaded_at = model, time.time()
+                    self._model, self.loaded_at, self._served = model, time.time(), key
                     self.reloads += 1
                     self.last_error = None
                     self._log(f"{self.path}: reloaded")
             return self._model
+
+
+    def open_served(self):
+        """The model file being served, open for reading (a replaced file is loaded first);
+        an OSError naming it when the file there is not the one served (a replacement that
+        failed to load, or none): what is copied from it must be what answers."""
+        self.get()
+        f = open(self.path, "rb")
+        st = os.fstat(f.fileno())
+        if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != self._served:
+            f.close()
+            why = f"it failed to load: {self.last_error}" if self.last_error else "it changed"
+            raise OSError(errno.ESTALE, f"not the model being served ({why})", self.path)
+        return f
 
 
 # -- the work, independent of the transport --------------------------------------------

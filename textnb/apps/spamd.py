@@ -59,7 +59,7 @@ import time
 from collections import OrderedDict
 
 from textnb.apps import protocol
-from textnb.apps.filtering import add_headers, model_lock, update_model
+from textnb.apps.filtering import add_headers, journal_path, model_lock, update_model
 from textnb.apps.spamlite import remove_headers
 from textnb.apps.protocol import ProtocolError
 from textnb.apps.verdict import message_verdict, spamd_fields, spamd_report, spamd_symbol
@@ -178,10 +178,6 @@ def message_digest(data):
     return hashlib.sha256(remove_headers(data).replace(b"\r\n", b"\n")).hexdigest()
 
 
-def _journal_path(model_path):
-    return os.path.realpath(model_path) + ".learned"
-
-
 #: The journal is rewritten without its superseded lines once it has this many lines more
 #: than it has messages learned (and more than twice as many): between those rewrites a TELL
 #: appends one line instead of rewriting the whole journal.
@@ -253,12 +249,14 @@ def _note_in_journal(fd, path, seen, lines, digest, label):
     os.fsync(fd)
 
 
-def _copy_model(source, dest):
-    """Start ``dest`` as a copy of ``source`` (never replacing an existing file)."""
+def _copy_model(holder, dest):
+    """Start ``dest`` as a copy of the model ``holder`` serves (never replacing an existing
+    file; an OSError when the file at its path is not the model served). Returns the
+    ``(st_dev, st_ino)`` of the file made, or None when another request made it first."""
     folder = os.path.dirname(os.path.abspath(dest))
     fd, tmp = tempfile.mkstemp(prefix=".tnb", dir=folder)
     try:
-        with os.fdopen(fd, "wb") as f, open(source, "rb") as src:
+        with os.fdopen(fd, "wb") as f, holder.open_served() as src:
             while True:
                 chunk = src.read(1 << 20)
                 if not chunk:
@@ -267,20 +265,34 @@ def _copy_model(source, dest):
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)
+        st = os.stat(tmp)
         try:
             os.link(tmp, dest)
         except FileExistsError:
-            pass
+            return None
+        return st.st_dev, st.st_ino
     finally:
         os.unlink(tmp)
+
+
+def _remove_copy(path, made):
+    """Remove the user model ``path`` that a refused first TELL started (``made``: its
+    ``(st_dev, st_ino)``), unless another file has taken its place: a user without a
+    model of their own goes on with the served one."""
+    try:
+        st = os.lstat(path)
+        if (st.st_dev, st.st_ino) == made:
+            os.unlink(path)
+    except OSError:
+        pass
 
 
 def tell(model_path, data, *, set_class=None, remove=False, max_bytes=None):
     """Learn (``set_class``) or forget (``remove``) one message in ``model_path``, exactly
     once (see the module docstring). Returns True when the model changed."""
-    journal = _journal_path(model_path)
+    journal = journal_path(model_path)
     kwargs = {} if max_bytes is None else {"max_bytes": max_bytes}
-    with model_lock(journal):  # then update_model takes the model's own lock: always in this order
+    with model_lock(journal, follow=False):  # then update_model takes the model's own lock: always in this order
         seen, lines = _read_journal(journal)
         digest = message_digest(data)
         before = seen.get(digest)
@@ -453,7 +465,7 @@ class SpamdHandler(StreamHandler):
             raise ProtocolError("(Set: local needs a Message-class header)")
         if not data.strip():
             raise _Refuse("EX_DATAERR", "Bad message: empty message")
-        changed = False
+        changed, made = False, None
         try:
             if os.path.islink(model_path) and not os.path.exists(model_path):
                 raise OSError(errno.ENOENT, "a symbolic link to a missing file; not followed", model_path)
@@ -461,13 +473,15 @@ class SpamdHandler(StreamHandler):
                 if "local" not in set_:  # nothing learnt there: nothing to forget
                     self._send(protocol.spamd_reply([]))
                     return
-                _copy_model(owner.holder.path, model_path)
+                made = _copy_model(owner.holder, model_path)
             if "local" in set_:
                 changed = tell(model_path, data, set_class=headers["message_class"],
                                max_bytes=owner.mail_options.get("max_bytes"))
             elif "local" in remove:
                 changed = tell(model_path, data, remove=True, max_bytes=owner.mail_options.get("max_bytes"))
         except (TextnbError, OSError) as exc:  # (an OSError names its file: the model, the journal, a lock)
+            if made is not None:
+                _remove_copy(model_path, made)
             text = f"{exc.filename or model_path}: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)
             owner.log(f"spamd: TELL refused: {text}")
             raise _Refuse("EX_UNAVAILABLE", f"Service Unavailable: {text}") from None

@@ -3,7 +3,7 @@
 import sys
 
 from textnb.cli.argtypes import file_name
-from textnb.cli.options import multilabel_model, top
+from textnb.cli.options import multilabel_model, refuse_spam_model, top
 from textnb.cli.output import a_kind, dumps
 from textnb.core.errors import InputError
 from textnb.core.model_io import refuse_input_as_output
@@ -31,6 +31,7 @@ def run(args, out, err):
     if args.plot:
         refuse_input_as_output(args.plot, [args.model])
     root = read_nodes(args.model)
+    refuse_spam_model(args.model, root.kind)
     info = describe_text_file(root, top=args.top)  # a count text model (or APNBC of one): from its nodes
     weights = info.get("apnbc_weights") if info is not None else None
     if info is None:

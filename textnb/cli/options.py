@@ -213,6 +213,14 @@ def warn_multilabel(corpus, err):
               f"several labels", file=err)
 
 
+def refuse_spam_model(path, kind):
+    """One line for a spam filter's model (``kind`` SpamScorer) given to ``predict`` or
+    ``inspect``: the programs that read it. (It said 'does not record its table attributes'.)"""
+    if kind == "SpamScorer":
+        raise InputError(f"{path}: a spam filter's model (SpamScorer), which spamfilter and textnb serve read: "
+                         f"classify mail with 'spamfilter --model {path}' or 'textnb serve {path}'")
+
+
 def multilabel_model(model):
     """The MultiLabelNB at the end of a multi-label text Pipeline, or None."""
     steps = getattr(model, "steps", None)

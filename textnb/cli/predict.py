@@ -7,8 +7,9 @@ import sys
 
 import numpy as np
 
-from textnb.cli.options import add_fasttext_options, add_ignore, multilabel_model, probability, top
+from textnb.cli.options import add_fasttext_options, add_ignore, multilabel_model, probability, refuse_spam_model, top
 from textnb.cli.options import max_bytes as max_bytes_type
+from textnb.core.registry import kind_of
 from textnb.cli.output import cell, dumps, explanation_text
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, TextnbError
@@ -230,6 +231,7 @@ def run(args, out, err):
         raise InputError("--label-prefix applies to --lines")
     # a linear text model predicts and explains from its arrays, a table model from its kernels
     model = load_for_prediction(args.model)
+    refuse_spam_model(args.model, kind_of(model))
     if multilabel_model(model) is not None:
         if args.explain:
             raise InputError(f"{args.model}: --explain does not apply to a multi-label model")

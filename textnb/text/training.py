@@ -19,6 +19,7 @@ import scikit-learn.
 """
 
 from itertools import islice
+from pathlib import PurePath
 from numbers import Integral
 from typing import NamedTuple
 
@@ -400,6 +401,8 @@ def count_documents(X, y_index, weights, n_classes, analyzer, *, terms=(), per_c
     about ``max_row_nnz`` of them at most. ``binary``: a presence vectorizer's (pruning ranks
     terms by document frequency)."""
     acc = Accumulator(n_classes, terms, per_class, rows=rows, max_row_nnz=max_row_nnz, binary=binary)
+    if client is not None:  # a worker would read a relative path from its own folder
+        X = (d.absolute() if isinstance(d, PurePath) else d for d in X)
     parts = _labelled(batches(X, y_index, weights, int(batch_size)), len(y_index))
     # numpy's tokenizer releases the GIL for its work (and the file reads for theirs): it
     # runs in threads, with no worker process to start and no batch result to pickle
