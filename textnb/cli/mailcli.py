@@ -62,12 +62,20 @@ def _version(prog, argv):
     return True
 
 
-def spamfilter(argv=None):
-    """The ``spamfilter`` command; returns its exit status (see ``spamfilter --help``)."""
-    if argv is None:  # run as the program
+def _arguments(prog, argv):
+    """The arguments of ``prog`` (``argv`` None: run as the program, its BLAS threads set
+    first, :func:`textnb.cli.program.one_blas_thread`), or None when ``--version`` was
+    answered."""
+    if argv is None:
         one_blas_thread()
     argv = list(sys.argv[1:] if argv is None else argv)
-    if _version("spamfilter", argv):
+    return None if _version(prog, argv) else argv
+
+
+def spamfilter(argv=None):
+    """The ``spamfilter`` command; returns its exit status (see ``spamfilter --help``)."""
+    argv = _arguments("spamfilter", argv)
+    if argv is None:
         return 0
     if is_client(argv):
         from textnb.apps.spamclient import client_main
@@ -78,10 +86,8 @@ def spamfilter(argv=None):
 
 def topicfilter(argv=None):
     """The ``topicfilter`` command; returns its exit status (see ``topicfilter --help``)."""
-    if argv is None:  # run as the program
-        one_blas_thread()
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if _version("topicfilter", argv):
+    argv = _arguments("topicfilter", argv)
+    if argv is None:
         return 0
     stderr = sys.stderr
     try:
