@@ -363,6 +363,10 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
             raise InputError(f"no {label} messages to train on")
     _prepare_folder(model_path)
     journal = journal_path(model_path)
+    if not os.path.lexists(journal):  # (no daemon has learned into it: no journal lock file made)
+        with model_lock(model_path):
+            model.save(model_path)
+        return {SPAM: counts[SPAM], HAM: counts[HAM]}
     with model_lock(journal, follow=False), model_lock(model_path):  # (the daemon's TELL: the same order)
         model.save(model_path)
         try:  # what the daemon learned was learned by the model this one replaces
