@@ -8,19 +8,21 @@ from textnb.evaluation.evaluate import classification_report, confusion_matrix, 
 
 
 def _sklearn_report(y_true, y_pred, classes, proba=None):
-    """What classification_report computed with scikit-learn's metrics before."""
+    """What classification_report computed with scikit-learn's metrics before (macro-F1 and
+    log-loss as scikit-learn's defaults give them: over the labels of the truth and the
+    predictions, probabilities clipped at float64 eps only)."""
     p, r, f, s = metrics.precision_recall_fscore_support(y_true, y_pred, labels=classes, zero_division=0)
     report = {
         "n": int(len(y_true)),
         "accuracy": float(np.mean(y_true == y_pred)) if len(y_true) else 0.0,
-        "macro_f1": float(metrics.f1_score(y_true, y_pred, labels=classes, average="macro", zero_division=0)),
+        "macro_f1": float(metrics.f1_score(y_true, y_pred, average="macro", zero_division=0)),
         "classes": [str(c) for c in classes],
         "per_class": {str(c): {"precision": float(p[i]), "recall": float(r[i]), "f1": float(f[i]),
                                "support": int(s[i])} for i, c in enumerate(classes)},
         "confusion_matrix": metrics.confusion_matrix(y_true, y_pred, labels=classes).tolist(),
     }
     if proba is not None and len(y_true):
-        report["log_loss"] = float(metrics.log_loss(y_true, np.clip(proba, 1e-15, 1), labels=classes))
+        report["log_loss"] = float(metrics.log_loss(y_true, proba, labels=classes))
     return report
 
 
@@ -96,3 +98,88 @@ def test_log_loss_refuses_unknown_labels_and_wrong_columns():
         log_loss(np.array(["a", "q"]), np.full((2, 2), 0.5), ["a", "b"])
     with pytest.raises(ValueError):
         log_loss(np.array(["a", "b"]), np.full((2, 3), 0.5), ["a", "b"])
+
+
+# -- what a user trial of the reported figures found (session 16) ---------------------------
+def test_macro_f1_averages_the_labels_of_the_truth_and_the_predictions():
+    """A class neither in the test part nor predicted pulled macro-F1 down (0.32 against
+    scikit-learn's 0.39 on two TREC classes); a true label the model does not know counts
+    with F1 0, as in scikit-learn (evaluate lists it among the classes)."""
+    from sklearn.metrics import f1_score
+
+    from textnb.evaluation.evaluate import classification_report
+
+    y_true = np.array(["HUM", "HUM", "LOC", "LOC", "LOC", "HUM"])
+    y_pred = np.array(["HUM", "DESC", "LOC", "LOC", "HUM", "HUM"])
+    report = classification_report(y_true, y_pred, ["ABBR", "DESC", "HUM", "LOC"])
+    assert report["macro_f1"] == pytest.approx(f1_score(y_true, y_pred, average="macro"), abs=1e-12)
+    assert report["per_class"]["ABBR"]["support"] == 0  # (still listed)
+    y_true2 = np.array(["HUM", "other", "LOC", "LOC"])
+    y_pred2 = np.array(["HUM", "HUM", "LOC", "LOC"])
+    report = classification_report(y_true2, y_pred2, ["HUM", "LOC", "other"])
+    assert report["macro_f1"] == pytest.approx(f1_score(y_true2, y_pred2, average="macro"), abs=1e-12)
+
+
+def test_log_loss_clips_at_float_eps_as_scikit_learn():
+    """The report clipped probabilities at 1e-15 first (1.1325 against scikit-learn's 1.1368
+    where a true class had probability 1.7e-28)."""
+    from sklearn.metrics import log_loss
+
+    from textnb.evaluation.evaluate import classification_report
+
+    y = np.array(["a", "b", "a", "b"])
+    proba = np.array([[1 - 1.7e-28, 1.7e-28], [0.2, 0.8], [1.7e-28, 1 - 1.7e-28], [0.6, 0.4]])
+    pred = np.array(["a", "b", "b", "a"])
+    report = classification_report(y, pred, ["a", "b"], proba)
+    assert report["log_loss"] == pytest.approx(log_loss(y, proba, labels=["a", "b"]), rel=1e-12)
+
+
+def test_repeated_cross_validation_reports_counts_per_repeat():
+    """--repeat 3 printed supports and a confusion matrix three times the data."""
+    from textnb import MultinomialNB
+    from textnb.evaluation.evaluate import cross_validate
+
+    rng = np.random.default_rng(0)
+    X = rng.poisson(1.0, size=(60, 8))
+    y = np.array(["a"] * 40 + ["b"] * 20)
+    X[y == "b", :3] += 2
+    report = cross_validate(X, y, MultinomialNB(), cv=5, repeat=3)
+    assert {c: v["support"] for c, v in report["per_class"].items()} == {"a": 40, "b": 20}
+    matrix = np.asarray(report["confusion_matrix"])
+    assert matrix.sum() == pytest.approx(60) and matrix.sum(axis=1).tolist() == pytest.approx([40, 20])
+    assert report["accuracy"] == pytest.approx(np.mean(report["accuracy_per_repeat"]))
+
+
+def test_a_test_part_with_a_class_the_model_never_saw_keeps_its_ece_and_says_why_no_log_loss():
+    from textnb import MultinomialNB
+    from textnb.evaluation.evaluate import evaluate_split
+
+    rng = np.random.default_rng(1)
+    X = rng.poisson(1.0, size=(40, 6))
+    y = np.array(["a", "b"] * 20)
+    X[y == "b", :2] += 3
+    y_test = np.array(["a", "b", "other", "a"])
+    report = evaluate_split(X, y, X[:4], y_test, MultinomialNB())
+    assert "ece" in report and "log_loss" not in report
+    assert "never saw (other)" in report["log_loss_omitted"]
+
+
+def test_multilabel_test_report_counts_unseen_test_labels_in_every_figure():
+    """Documents whose gold set held a label training never had were 'exactly right' when
+    the others were predicted; the Hamming loss and the macro means left the label out."""
+    from sklearn import metrics as M
+
+    from textnb.meta.labelsets import test_report
+
+    classes = np.array(["x", "y", "z"])
+    D = np.array([[1.0, -1.0, -2.0], [-1.0, 2.0, -1.0], [0.5, 0.5, -3.0], [-1.0, -1.0, 1.0]])
+    gold = [["x", "new"], ["y"], ["x", "y"], ["z", "new"]]
+    report = test_report(classes, np.array([5, 5, 5]), D, gold, n_train=15)
+    labels = ["x", "y", "z", "new"]
+    T = np.array([[lab in g for lab in labels] for g in gold])
+    P = np.hstack([D > 0, np.zeros((4, 1), dtype=bool)])
+    assert report["test_labels_unseen"] == ["new"]
+    assert report["subset_accuracy"] == pytest.approx(M.accuracy_score(T, P))
+    assert report["hamming_loss"] == pytest.approx(M.hamming_loss(T, P))
+    assert report["macro_f1"] == pytest.approx(M.f1_score(T, P, average="macro", zero_division=0))
+    assert report["micro_recall"] == pytest.approx(M.recall_score(T, P, average="micro"))

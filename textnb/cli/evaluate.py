@@ -152,6 +152,8 @@ def _print_report(report, args, out):
     print(f"macro-F1  {report['macro_f1']:.4f}", file=out)
     if "log_loss" in report:
         print(f"log-loss  {report['log_loss']:.4f}", file=out)
+    elif "log_loss_omitted" in report:
+        print(f"log-loss  none: {report['log_loss_omitted']}", file=out)
     if "ece" in report:
         print(f"ECE       {report['ece']:.4f}  (expected calibration error of the top label)", file=out)
     if "roc_auc" in report:
@@ -162,11 +164,14 @@ def _print_report(report, args, out):
         pc = report["per_class"][c]
         print(f"{c:<{width}}  {pc['precision']:9.4f}  {pc['recall']:6.4f}  {pc['f1']:5.4f}  {pc['support']:7d}",
               file=out)
-    print("\nconfusion matrix (rows: true, columns: predicted)", file=out)
+    repeats = len(per_repeat)
+    print("\nconfusion matrix (rows: true, columns: predicted" + (f"; the mean over the {repeats} repeats"
+                                                                  if repeats > 1 else "") + ")", file=out)
     labels = [str(i) for i in range(len(report["classes"]))]
-    cell = max(5, max(len(str(v)) for row in report["confusion_matrix"] for v in row) + 1)
+    texts = [[f"{v:.1f}" if repeats > 1 else str(v) for v in row] for row in report["confusion_matrix"]]
+    cell = max(5, max(len(v) for row in texts for v in row) + 1)
     print(" " * (width + 2) + "".join(f"{lab:>{cell}}" for lab in labels), file=out)
-    for i, (c, row) in enumerate(zip(report["classes"], report["confusion_matrix"])):
+    for i, (c, row) in enumerate(zip(report["classes"], texts)):
         print(f"{c:<{width}}{i:>2}" + "".join(f"{v:>{cell}}" for v in row), file=out)
     if args.plot:
         drawn = ["confusion matrix"] + ["reliability diagram"] * ("reliability" in report) + ["ROC curve"] * (

@@ -168,12 +168,16 @@ def log_loss(y_true, proba, labels):
     return float(np.mean(-np.log(np.clip(proba[np.arange(len(y_true)), at], eps, 1 - eps))))
 
 
-def classification_report(y_true, y_pred, classes, proba=None):
+def classification_report(y_true, y_pred, classes, proba=None, unseen=()):
     """Accuracy, macro-F1, per-class precision / recall / F1 / support and the confusion matrix.
 
-    Returns a JSON-ready dict. ``proba`` (n, n_classes), if given, adds ``log_loss``,
+    ``classes`` holds every label of ``y_true`` and ``y_pred``. Returns a JSON-ready dict.
+    ``proba`` (n, n_classes), if given, adds ``log_loss``,
     ``ece`` (:func:`expected_calibration_error`) and ``reliability`` (:func:`reliability`),
     and for two classes ``roc_auc`` and ``roc`` (:func:`roc`, the second class positive).
+    ``unseen``: true classes the model never saw (it gave them no probability): no
+    ``log_loss`` then, but ``log_loss_omitted`` saying why. Macro-F1 averages over the
+    classes of the truth and the predictions, as scikit-learn's ``f1_score`` does.
     """
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
     classes = list(classes)
@@ -181,10 +185,15 @@ def classification_report(y_true, y_pred, classes, proba=None):
     tp = np.diag(matrix)
     p, r, f = precision_recall_f1(tp, matrix.sum(axis=0) - tp, matrix.sum(axis=1) - tp)
     s = matrix.sum(axis=1)
+    # macro-F1 over the labels of the truth or the predictions (scikit-learn's f1_score
+    # without labels=; ``classes`` holds every one of them): a class neither in the test
+    # part nor predicted is left out
+    present = (s > 0) | (matrix.sum(axis=0) > 0)
+    averaged = int(present.sum())
     report = {
         "n": int(len(y_true)),
         "accuracy": float(np.mean(y_true == y_pred)) if len(y_true) else 0.0,
-        "macro_f1": float(np.mean(f)) if len(f) else 0.0,
+        "macro_f1": float(np.sum(f[present]) / averaged) if averaged else 0.0,
         "classes": [str(c) for c in classes],
         "per_class": {
             str(c): {"precision": float(p[i]), "recall": float(r[i]), "f1": float(f[i]), "support": int(s[i])}
@@ -193,7 +202,11 @@ def classification_report(y_true, y_pred, classes, proba=None):
         "confusion_matrix": matrix.tolist(),
     }
     if proba is not None and len(y_true):
-        report["log_loss"] = float(log_loss(y_true, np.clip(proba, 1e-15, 1), classes))
+        if unseen:
+            report["log_loss_omitted"] = (f"test classes the model never saw ({', '.join(map(str, unseen[:5]))}"
+                                          f"{', ...' if len(unseen) > 5 else ''}): no probability for them")
+        else:
+            report["log_loss"] = float(log_loss(y_true, proba, classes))
         report["ece"] = expected_calibration_error(y_true, proba, classes)
         report["reliability"] = reliability(y_true, proba, classes)
         curve = roc(y_true, np.asarray(proba, dtype=np.float64)[:, 1], classes[1]) if len(classes) == 2 else None
@@ -393,6 +406,11 @@ def cross_validate(X, y, model, *, cv=10, repeat=1, seed=0, vectorizer=None, pro
         proba_all.append(proba)
     report = classification_report(np.concatenate(y_all), np.concatenate(pred_all), classes,
                                    np.vstack(proba_all))
+    if repeat > 1:  # the rates are those of the pooled predictions (each repeat predicts every row once);
+        # the counts are each repeat's: supports exact, the confusion matrix its mean over the repeats
+        for c in report["per_class"].values():
+            c["support"] //= repeat
+        report["confusion_matrix"] = (np.asarray(report["confusion_matrix"]) / repeat).tolist()
     report["n"] = int(len(y))
     report["folds"] = cv if given is None else len(given)
     report["repeat"] = repeat
@@ -413,8 +431,8 @@ def evaluate_split(X_train, y_train, X_test, y_test, model, *, vectorizer=None, 
     classes = np.union1d(np.unique(y_train), np.unique(y_test))  # the data's (a model may declare more)
     proba = _collect(y_test, [(np.arange(len(y_test)), p, fitted)], classes)
     pred = classes[np.argmax(proba, axis=1)]
-    report = classification_report(y_test, pred, classes,
-                                   proba if set(np.unique(y_test)) <= set(fitted) else None)
+    unseen = sorted(set(np.unique(y_test).tolist()) - set(np.asarray(fitted).tolist()))
+    report = classification_report(y_test, pred, classes, proba, unseen=unseen)
     report["seconds"] = time.perf_counter() - start
     return report
 

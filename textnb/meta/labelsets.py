@@ -398,19 +398,21 @@ def decision(S, strategy, thresholds, min_labels, rank=None, pcut_rate=None):
 def test_report(classes, train_support, D, labels_test, n_train):
     """:func:`multilabel_report` of test documents with decision values ``D`` (columns
     ``classes``) and true label collections ``labels_test``: per-label ``train_support``
-    included; labels of the test part that training never had are scored as never
-    predicted (counted as missed in the micro figures); plus ``n_train`` and
-    ``test_labels_unseen``."""
+    included; labels of the test part that training never had are columns of their own,
+    never predicted (a document with one is not exactly right, its cell is wrong, the
+    label counts in the macro means with F1 0: scikit-learn's metrics over the union of
+    the labels); plus ``n_train`` and ``test_labels_unseen``."""
     known = {str(c) for c in classes}
     unseen = sorted({str(lab) for labs in labels_test for lab in labs} - known)
-    Y = indicator(classes, labels_test)
-    report = multilabel_report(Y, D > 0, classes, D, train_support=train_support)
-    if unseen:  # their documents are counted as missed labels in the micro figures
-        missed = sum(1 for labs in labels_test for lab in labs if str(lab) in unseen)
-        tp = report["micro_recall"] * (Y.sum())
-        report["micro_recall"] = float(tp / (Y.sum() + missed)) if Y.sum() + missed else 0.0
-        p, r = report["micro_precision"], report["micro_recall"]
-        report["micro_f1"] = float(2 * p * r / (p + r)) if p + r else 0.0
+    D = np.asarray(D, dtype=np.float64)
+    labels = list(classes) + unseen
+    Y = indicator(labels, labels_test)
+    P = np.zeros(Y.shape, dtype=bool)
+    P[:, :len(classes)] = D > 0
+    low = float(np.min(_finite(D))) - 1.0 if D.size else -1.0  # ranked below every score given
+    scores = np.hstack([D, np.full((D.shape[0], len(unseen)), low)])
+    support = np.concatenate([np.asarray(train_support, dtype=np.int64), np.zeros(len(unseen), dtype=np.int64)])
+    report = multilabel_report(Y, P, labels, scores, train_support=support)
     report["n_train"] = int(n_train)
     report["test_labels_unseen"] = unseen
     return report
