@@ -969,7 +969,7 @@ class TabularKernel(TableKernel):
         if other.numeric != self.numeric:
             raise ValueError(f"cannot merge TabularNB models with different numeric models "
                              f"({self.numeric!r} and {other.numeric!r})")
-        attributes, columns = self._merged_layout(other)
+        attributes, columns, width = self._merged_layout(other)
         if other.interval_fit != self.interval_fit:
             raise ValueError(
                 f"cannot merge TabularNB models with different interval_fit "
@@ -984,8 +984,6 @@ class TabularKernel(TableKernel):
                     "(partial_fit on a common first batch) before training the parts"
                 )
         models = (self, other)
-        width = sum(len(a.values) if a.kind in ("nominal", UNCERTAIN_NOMINAL) else int(n)
-                    for a, n in zip(attributes, self.n_values_))
 
         def widened(m, cols):  # m's feature counts in the merged layout of values
             counts = np.zeros((len(m.classes_), width))
@@ -1022,11 +1020,12 @@ class TabularKernel(TableKernel):
         return self
 
     def _merged_layout(self, other):
-        """``(attributes, (my columns, other's columns))`` of the merge of ``other`` into this
+        """``(attributes, (my columns, other's columns), width)`` of the merge of ``other`` into this
         model: the attributes with each nominal attribute's values matched by name, this
         model's first and then those only ``other`` saw (a CSV part lists its values in the
         order it met them, and may meet values the other part did not: training on the whole
-        file has them all), and where each model's feature-count columns go. Any other
+        file has them all), where each model's feature-count columns go, and the merged
+        number of columns. Any other
         difference is a ValueError naming the attribute."""
         if [a.name for a in self.attributes_] != [a.name for a in other.attributes_]:
             raise ValueError("cannot merge TabularNB models with different attributes "
@@ -1037,7 +1036,8 @@ class TabularKernel(TableKernel):
                 raise ValueError(f"cannot merge TabularNB models: attribute {a.name!r} is {a.kind} in one and "
                                  f"{b.kind} in the other")
             if a.kind in ("nominal", UNCERTAIN_NOMINAL):
-                values = list(a.values) + [v for v in b.values if v not in set(a.values)]
+                mine_values = set(a.values)
+                values = list(a.values) + [v for v in b.values if v not in mine_values]
                 where = {v: start + i for i, v in enumerate(values)}
                 mine += [where[v] for v in a.values]
                 theirs += [where[v] for v in b.values]
@@ -1053,7 +1053,7 @@ class TabularKernel(TableKernel):
             start += n
         if isinstance(self.attributes_, tuple):
             attributes = tuple(attributes)
-        return attributes, (np.array(mine, dtype=np.int64), np.array(theirs, dtype=np.int64))
+        return attributes, (np.array(mine, dtype=np.int64), np.array(theirs, dtype=np.int64)), start
 
     def describe(self):
         """The fitted model as plain data (JSON-serialisable), for ``textnb inspect``.
