@@ -195,3 +195,36 @@ def test_show_writes_to_the_stream_only(capsys):
     assert buf.getvalue().startswith("Most Informative Features\n")
     NaiveBayesClassifier.train(train).show_most_informative_features()
     assert capsys.readouterr().out == buf.getvalue()
+
+
+def test_ties_go_to_the_largest_label_as_nltk():
+    """NLTK's ``ProbDistI.max`` is ``max((p, label))``: among equally probable labels the
+    largest; labels that do not compare keep the first in label order."""
+    train = [({"w": "a"}, "x"), ({"w": "a"}, "z"), ({"w": "a"}, "y")]
+    ours, theirs = NaiveBayesClassifier.train(train), NltkNB.train(train)
+    for fs in ({"w": "a"}, {}, {"w": "b"}):
+        assert ours.classify(fs) == theirs.classify(fs) == "z"
+    assert ours.classify_many([{}, {"w": "a"}]) == theirs.classify_many([{}, {"w": "a"}])
+    odd = NaiveBayesClassifier.train([({"w": 1}, ("t", 1)), ({"w": 1}, 0)])
+    assert odd.classify({"w": 1}) == ("t", 1)
+
+
+def test_thousands_of_features_are_read_in_one_step(monkeypatch):
+    """A featureset of thousands of ``contains(word)`` features (NLTK's document
+    classification recipe) is classified without a per-feature walk over every attribute:
+    the layout of the columns is computed a bounded number of times, not once per feature."""
+    import textnb.naive_bayes.tabular_kernel as tk
+
+    rng = random.Random(3)
+    words = [f"w{i}" for i in range(3000)]
+    train = [({f"contains({w})": rng.random() < 0.05 for w in words}, "pos" if i % 2 else "neg")
+             for i in range(60)]
+    ours, theirs = NaiveBayesClassifier.train(train), NltkNB.train(train)
+    calls = []
+    real = tk.column_slices
+    monkeypatch.setattr(tk, "column_slices", lambda atts: calls.append(1) or real(atts))
+    test = [fs for fs, _ in train[:5]] + [{"contains(w1)": "unseen value", "contains(zz)": True}]
+    probs = ours.prob_classify_many(test)
+    assert len(calls) <= 3
+    for fs, p in zip(test, probs):
+        assert p.prob("pos") == pytest.approx(theirs.prob_classify(fs).prob("pos"), abs=1e-9)

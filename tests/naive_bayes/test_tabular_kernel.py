@@ -174,3 +174,46 @@ def test_cli_predict_on_a_nominal_table_imports_no_scipy(tmp_path):
              "print(rc, 'scipy' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "0 False"
+
+
+@pytest.mark.parametrize("params", [{}, {"numeric": "mdl"}, {"numeric": "equal-width", "bins": 3}])
+@pytest.mark.parametrize("uncertain", [True, False])
+def test_one_hot_cells_attribute_by_attribute(params, uncertain):
+    """The indicator cells come attribute by attribute, each one's rows ascending (the
+    order the counts are summed in), certain, cut numeric and uncertain nominal
+    attributes interleaved, as a walk over the attributes one at a time gives them."""
+    from textnb.naive_bayes.cut_points import apply_cut_points
+
+    X, y = _table(seed=2, n=80)
+    atts = _ATTS
+    if params:  # discretised numerics: no interval attribute (it needs numeric="gaussian")
+        atts, X = _ATTS[:2] + _ATTS[3:], X[:, [0, 1, 4, 5, 6]]
+    model = TabularKernel(attributes=atts, **params).fit(X, y)
+    offsets = np.concatenate([[0], np.cumsum(model.n_values_)])
+    starts = np.concatenate([[0], np.cumsum([2 if a.kind == "uncertain-numeric" else
+                                             len(a.values) if a.kind == "uncertain-nominal" else 1
+                                             for a in atts])])
+    expected = []
+    for j in np.flatnonzero(model.n_values_ > 0):
+        if atts[j].kind == "uncertain-nominal":
+            P = X[:, starts[j]:starts[j + 1]]
+            for i in range(len(X)):
+                if np.isnan(P[i, 0]) or (not uncertain and P[i].max() != 1.0):
+                    continue
+                expected += [(i, offsets[j] + c, P[i, c]) for c in range(P.shape[1]) if P[i, c] != 0]
+            continue
+        col = X[:, starts[j]]
+        if model.cut_points_[j] is not None:
+            col = apply_cut_points(col[:, None], [model.cut_points_[j]])[:, 0]
+        expected += [(i, offsets[j] + int(col[i]), 1.0) for i in range(len(X)) if not np.isnan(col[i])]
+    r, c, v, shape = model._one_hot_cells(X, uncertain=uncertain)
+    assert shape == (len(X), offsets[-1])
+    assert list(zip(r.tolist(), c.tolist(), v.tolist())) == [(i, int(cc), float(vv)) for i, cc, vv in expected]
+
+
+def test_one_hot_cells_name_a_bad_code():
+    X, y = _table(seed=2, n=30)
+    model = TabularKernel(attributes=_ATTS).fit(X, y)
+    X[4, 0] = 7.0
+    with pytest.raises(ValueError, match=r"column 0 \('colour'\) is nominal with 3 values; cell .*7"):
+        model._one_hot_cells(X)

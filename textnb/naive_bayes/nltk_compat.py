@@ -140,8 +140,12 @@ class ProbDist:
         return -math.inf if lp is None else lp
 
     def max(self):
-        """The most probable label (the first in label order among equals, as NLTK)."""
-        return max(self._log2, key=self._log2.get)
+        """The most probable label; among equals the largest label, as NLTK's
+        ``max((p, label))`` (labels that do not compare: the first in label order)."""
+        try:
+            return max((lp, label) for label, lp in self._log2.items())[1]
+        except TypeError:
+            return max(self._log2, key=self._log2.get)
 
     def samples(self):
         """The labels, in the classifier's order."""
@@ -324,7 +328,7 @@ class NaiveBayesClassifier:
         jll = model.predict_joint_log_proba(X)
         if unseen:
             r, j = np.array(unseen).T
-            n_cj = np.stack([self._block(k).sum(axis=1) for k in range(len(self._names))], axis=1)
+            n_cj = self._value_totals()
             with np.errstate(divide="ignore"):
                 # the zero-count term of the engine's additive rule, γ / (n_c + V γ)
                 term = np.log(gamma) - np.log(n_cj[:, j] + model.n_values_[j] * gamma)  # (C, m)
@@ -347,6 +351,16 @@ class NaiveBayesClassifier:
         if alive.any():
             out[alive] = jll[alive] - logsumexp(jll[alive], axis=1, keepdims=True)
         return out
+
+    def _value_totals(self):
+        """Training count of each feature in each label, shape (n_labels, n_features)
+        (computed once: it is read for every unseen value classified)."""
+        totals = getattr(self, "_totals", None)
+        if totals is None:
+            counts = self.model_.feature_count_
+            running = np.concatenate([np.zeros((counts.shape[0], 1)), np.cumsum(counts, axis=1)], axis=1)
+            totals = self._totals = running[:, self._offsets[1:]] - running[:, self._offsets[:-1]]
+        return totals
 
     def _block(self, j):
         """Value counts of feature column ``j``, shape (n_labels, n_values)."""

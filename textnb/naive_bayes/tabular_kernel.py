@@ -640,45 +640,59 @@ class TabularKernel(TableKernel):
 
     def _one_hot_cells(self, X, uncertain=True):
         """``(rows, columns, values, shape)`` of the (n_samples, sum(n_values_)) indicator of
-        the counted columns' values.
+        the counted columns' values, attribute by attribute, each one's cells in row order
+        (the order scipy's sums take).
 
         Uncertain nominal attributes add their probability vectors (``uncertain=True``,
         training: probabilistic cardinalities); with ``uncertain=False`` (prediction) only
         their one-hot (certain) rows, the others being left to the expected likelihood.
+        The certain attributes are read in one step, whatever their number (NLTK's
+        feature dicts make thousands of them).
         """
-        offsets = np.concatenate([[0], np.cumsum(self.n_values_)])
+        offsets = np.concatenate([[0], np.cumsum(self.n_values_)]).astype(np.intp)
         sl = self._slices()
-        rows, cols, vals = [], [], []
-        for j in self._counted_columns():
-            k = self.n_values_[j]
-            if self.attributes_[j].kind == UNCERTAIN_NOMINAL:
-                P = X[:, sl[j]]
-                known = ~np.isnan(P[:, 0])
-                if not uncertain:
-                    known &= P.max(axis=1, initial=0.0, where=~np.isnan(P)) == 1.0
-                r, c = np.nonzero(np.where(known[:, None], P, 0.0))
-                rows.append(r)
-                cols.append(offsets[j] + c)
-                vals.append(P[r, c])
-                continue
-            col = self._column(X, j)
-            if self.cut_points_[j] is not None:
-                col = apply_cut_points(col[:, None], [self.cut_points_[j]])[:, 0]
-            known = ~np.isnan(col)
-            codes = col[known]
-            if codes.size and (np.any(codes != np.floor(codes)) or codes.min() < 0 or codes.max() >= k):
-                bad = codes[(codes != np.floor(codes)) | (codes < 0) | (codes >= k)][0]
+        counted = self._counted_columns()
+        is_uncertain = np.array([self.attributes_[j].kind == UNCERTAIN_NOMINAL for j in counted], dtype=bool)
+        certain = counted[~is_uncertain]
+        rows, cols, vals, blocks = [], [], [], []
+        if certain.size:
+            sub = X[:, [sl[j].start for j in certain]]
+            cuts = [self.cut_points_[j] for j in certain]
+            if any(c is not None for c in cuts):
+                sub = apply_cut_points(sub, cuts)
+            at, r = np.nonzero(~np.isnan(sub).T)  # attribute by attribute, rows ascending
+            codes = sub[r, at]
+            k = self.n_values_[certain][at]
+            bad = (codes != np.floor(codes)) | (codes < 0) | (codes >= k)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                j = int(certain[at[i]])
                 raise ValueError(
-                    f"column {j} ({self.attributes_[j].name!r}) is nominal with {k} values; "
-                    f"cell {bad!r} is not a value index 0..{k - 1}"
+                    f"column {j} ({self.attributes_[j].name!r}) is nominal with {k[i]} values; "
+                    f"cell {codes[i]!r} is not a value index 0..{k[i] - 1}"
                 )
-            rows.append(np.flatnonzero(known))
-            cols.append(offsets[j] + codes.astype(np.intp))
+            rows.append(r)
+            cols.append(offsets[certain][at] + codes.astype(np.intp))
             vals.append(np.ones(codes.size))
+            blocks.append(certain[at])
+        for j in counted[is_uncertain]:
+            P = X[:, sl[j]]
+            known = ~np.isnan(P[:, 0])
+            if not uncertain:
+                known &= P.max(axis=1, initial=0.0, where=~np.isnan(P)) == 1.0
+            r, c = np.nonzero(np.where(known[:, None], P, 0.0))
+            rows.append(r)
+            cols.append(offsets[j] + c)
+            vals.append(P[r, c])
+            blocks.append(np.full(r.size, j))
         shape = (X.shape[0], int(offsets[-1]))
         if not rows:
             return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp), np.zeros(0), shape
-        return np.concatenate(rows), np.concatenate(cols).astype(np.intp), np.concatenate(vals), shape
+        rows, cols, vals = np.concatenate(rows), np.concatenate(cols).astype(np.intp), np.concatenate(vals)
+        if len(blocks) > 1:  # back in attribute order
+            order = np.argsort(np.concatenate(blocks), kind="stable")
+            rows, cols, vals = rows[order], cols[order], vals[order]
+        return rows, cols, vals, shape
 
     def _count(self, X, y_index, w):
         # numbers near the float limit overflow the moments; _check_magnitudes names the column
