@@ -110,3 +110,28 @@ def test_unknown_terms_are_dropped_at_transform():
     assert X.shape == (2, 2)
     assert X.toarray().tolist() == [[0, 0], [2, 0]]
     assert np.array_equal(vec.get_feature_names_out(), np.array(["alpha", "beta"], dtype=object))
+
+
+@pytest.mark.parametrize("bad", [np.nan, None, 3, 2.5])
+def test_a_document_that_is_not_text_is_a_value_error(bad):
+    """scikit-learn: ``np.nan is an invalid document``; every other non-text document is
+    refused the same way (a ValueError, not an AttributeError from inside the tokenizer),
+    on fit and transform, on the ASCII fast path and the Python one."""
+    for kw in ({}, {"ngram_range": (1, 2)}, {"analyzer": "char"}, {"stemmer": "porter"}):
+        v = Vectorizer(**kw)
+        with pytest.raises(ValueError, match="invalid document, expected byte or unicode string"):
+            v.fit(["good words", bad, "more words"])
+        v.fit(["good words", "more words"])
+        with pytest.raises(ValueError, match="invalid document"):
+            v.transform([bad])
+    with pytest.raises(ValueError, match="np.nan is an invalid document"):
+        CountVectorizer().fit([np.nan])  # the message is scikit-learn's
+
+
+def test_no_documents_is_an_empty_vocabulary_as_sklearn():
+    for docs in ([], ["a b"], [""]):
+        with pytest.raises(ValueError, match="empty vocabulary") as ours:
+            Vectorizer().fit(docs)
+        assert "min_df" not in str(ours.value).split(";")[0]
+        with pytest.raises(ValueError, match="empty vocabulary"):
+            CountVectorizer().fit(docs)

@@ -148,8 +148,11 @@ class Decoder:
             doc = doc.read()
         if isinstance(doc, bytes):
             doc = doc.decode(self.encoding, self.decode_error)
-        if isinstance(doc, float) and np.isnan(doc):
-            raise InputError("np.nan is an invalid document, expected byte or unicode string.")
+        if not isinstance(doc, str):
+            if isinstance(doc, float) and np.isnan(doc):
+                raise InputError("np.nan is an invalid document, expected byte or unicode string.")
+            raise InputError(f"{type(doc).__name__} {doc!r:.40} is an invalid document, expected byte or "
+                             "unicode string.")
         return doc
 
     @property
@@ -322,7 +325,7 @@ def batch_term_ids(docs, analyzer, vocabulary, *, grow):
     fast = keys is not None and supports(analyzer)
     blobs, where, texts, text_where = [], [], [], []
     for i, doc in enumerate(docs):
-        if fast and doc.isascii():
+        if fast and isinstance(doc, (str, bytes)) and doc.isascii():  # others: the decoder's error
             blobs.append(doc if isinstance(doc, bytes) else doc.encode("ascii"))
             where.append(i)
         else:

@@ -372,7 +372,8 @@ def learn_counts(docs, analyzer, *, min_df=1, max_df=1.0, max_features=None, bin
         X.data[:] = 1
     df = np.bincount(X.indices, minlength=X.shape[1])
     tf = np.asarray(X.sum(axis=0)).ravel()
-    mask = prune_mask(df, tf, len(docs), min_df=min_df, max_df=max_df, max_features=max_features)
+    mask = prune_mask(df, tf, len(docs), min_df=min_df, max_df=max_df, max_features=max_features) \
+        if len(terms) else np.zeros(0, dtype=bool)  # no term at all: nothing for min_df / max_df to blame
     if not mask.any():
         raise InputError(
             "empty vocabulary: every token was filtered out; the documents may be empty "
