@@ -117,6 +117,32 @@ def test_evaluate_plot_draws_what_the_report_has(tmp_path):
     assert f"confusion matrix, reliability diagram plot: {png}" in out and "ROC AUC" not in out
 
 
+def test_plot_never_replaces_a_file_that_is_not_a_png(tmp_path):
+    """``--plot model.tnb`` (a slip of the fingers) must not turn a model or a text into a
+    picture: refused before any work, one line naming the file, the file untouched; a PNG
+    drawn before is replaced."""
+    pytest.importorskip("matplotlib")
+    corpora = Path(__file__).resolve().parents[2] / "corpora"
+    weather = corpora / "weather.nominal.arff"
+    model = tmp_path / "w.tnb"
+    assert run("train", weather, "-o", model)[0] == 0
+    notes = tmp_path / "notes.txt"
+    notes.write_text("keep me\n")
+    before = model.read_bytes()
+    for args in (("evaluate", weather, "--cv", "2", "--plot", model), ("evaluate", weather, "--cv", "2", "--plot", notes),
+                 ("inspect", model, "--plot", notes)):
+        code, out, err = run(*args)
+        assert code != 0 and out == ""
+        assert err.count("\n") == 1 and "is not a PNG image" in err and str(args[-1]) in err
+    assert model.read_bytes() == before and notes.read_text() == "keep me\n"
+    png = tmp_path / "e.png"
+    png.write_bytes(b"")  # an empty file may be replaced
+    assert run("evaluate", weather, "--cv", "2", "--plot", png)[0] == 0
+    first = png.read_bytes()
+    assert first[:8] == b"\x89PNG\r\n\x1a\n"
+    assert run("evaluate", weather, "--cv", "3", "--plot", png)[0] == 0  # a PNG is replaced
+
+
 def test_evaluate_with_separate_test_and_split_folders(tmp_path):
     for split in ("train", "test"):
         for label, words in (("a", "apple apricot"), ("b", "banana blueberry")):

@@ -485,6 +485,18 @@ def test_plot_structure(tmp_path):
     assert (tmp_path / "tan.png").stat().st_size > 1000
 
 
+def test_plot_structure_never_replaces_a_file_that_is_not_a_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    Xw, yw = weather()
+    model = tmp_path / "tan.tnb"
+    tan = TAN().fit(Xw, yw)
+    tan.save(model)
+    before = model.read_bytes()
+    with pytest.raises(ValueError, match="is not a PNG image"):
+        tan.plot_structure(model)
+    assert model.read_bytes() == before
+
+
 def test_plot_structure_without_matplotlib(tmp_path, monkeypatch):
     import sys
 

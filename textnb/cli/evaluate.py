@@ -10,7 +10,7 @@ from textnb.cli.options import (add_model_and_input_options, folds, input_option
 from textnb.cli.output import dumps
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError
-from textnb.core.model_io import refuse_input_as_output
+from textnb.core.model_io import png_target, refuse_input_as_output
 
 __all__ = ["add_parser", "run"]
 
@@ -54,6 +54,7 @@ def run(args, out, err):
         refuse_unsupported(args, opts)
     if args.plot:
         refuse_input_as_output(args.plot, [args.path, args.test, args.labels, args.structure, args.stop_words])
+        png_target(args.plot)
     kind, data = read_path(args, inputs)
     if kind == "table":
         return _evaluate_table(args, opts, inputs, data, start, out)

@@ -6,7 +6,7 @@ from textnb.cli.argtypes import file_name
 from textnb.cli.options import multilabel_model, refuse_spam_model, top
 from textnb.cli.output import a_kind, dumps
 from textnb.core.errors import InputError
-from textnb.core.model_io import refuse_input_as_output
+from textnb.core.model_io import png_target, refuse_input_as_output
 from textnb.core.registry import kind_of as _kind
 from textnb.core.wrapping import chain, find
 
@@ -30,6 +30,7 @@ def run(args, out, err):
 
     if args.plot:
         refuse_input_as_output(args.plot, [args.model])
+        png_target(args.plot)
     root = read_nodes(args.model)
     refuse_spam_model(args.model, root.kind)
     info = describe_text_file(root, top=args.top)  # a count text model (or APNBC of one): from its nodes

@@ -81,7 +81,7 @@ from textnb.core.model_schema import is_fitted as _is_fitted
 from textnb.core.regular import NotRegularFile, open_regular
 from textnb.core.registry import KERNEL_MODULES, MODEL_MODULES
 
-__all__ = ["save", "load", "read_nodes", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "refuse_input_as_output", "remove_stale_temporaries", "FORMAT_VERSION",
+__all__ = ["save", "load", "read_nodes", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "png_target", "write_png", "refuse_input_as_output", "remove_stale_temporaries", "FORMAT_VERSION",
            "MAX_MODEL_BYTES", "STALE_TEMP_SECONDS"]
 
 FORMAT_NAME = "textnb-model"
@@ -219,6 +219,31 @@ def output_target(path):
         what = f"is {what}, not a regular file" if what else "not a regular file"
         raise InputError(f"{path}: {what}; refusing to write over it")
     return target
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def png_target(path):
+    """:func:`output_target` for a plot: also refuses, one line naming ``path``, an
+    existing file that is not a PNG image (``--plot model.tnb`` or ``--plot notes.txt``
+    would replace a model or a text with a picture). An empty file may be replaced."""
+    target = output_target(path)
+    try:
+        with open(target, "rb") as f:
+            head = f.read(len(PNG_SIGNATURE))
+    except OSError:  # absent, or unreadable: the write itself tells
+        return target
+    if head and head != PNG_SIGNATURE:
+        raise InputError(f"{os.fspath(path)}: exists and is not a PNG image; refusing to replace it with a plot")
+    return target
+
+
+def write_png(fig, path, dpi=110):
+    """A matplotlib figure as a PNG at ``path`` (see :func:`png_target`), written whole or
+    not at all (:func:`atomic_write`)."""
+    png_target(path)
+    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=dpi))
 
 
 def refuse_input_as_output(output, inputs):

@@ -35,10 +35,11 @@ def _draw_confusion_matrix(fig, ax, matrix, classes):
 
 
 def _save(fig, path, dpi=110):
-    """The figure as a PNG at ``path``, written whole or not at all."""
-    from textnb.core.model_io import atomic_write
+    """The figure as a PNG at ``path``, written whole or not at all, never over a file
+    that is not a PNG (:func:`textnb.core.model_io.write_png`)."""
+    from textnb.core.model_io import write_png
 
-    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=dpi))
+    write_png(fig, path, dpi=dpi)
 
 
 def plot_confusion_matrix(matrix, classes, path):

@@ -705,7 +705,7 @@ class _BaseBayesNetKernel(TableKernel):
             raise TextnbError(
                 "matplotlib is needed for plot_structure / --plot; pip install 'textnb[plot]'"
             ) from None
-        from textnb.core.model_io import atomic_write
+        from textnb.core.model_io import write_png
 
         cls = self._class_label()
         nodes = list(self.structure_)
@@ -746,11 +746,7 @@ class _BaseBayesNetKernel(TableKernel):
             ax.text(*pos[n], n, ha="center", va="center", fontsize=9,
                     bbox=dict(boxstyle="round", fc="gold" if n == cls else "white", ec="black"))
         ax.set_title(title or f"{self.kind} ({len(nodes) - 1} attributes)")
-
-        def write(f):
-            fig.savefig(f, format="png", dpi=100)
-
-        atomic_write(path, write)
+        write_png(fig, path, dpi=100)
 
     # -- model files ---------------------------------------------------------------
     def _get_state(self):
