@@ -10,7 +10,8 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
-from textnb import AODE, APNBC, LBR, TAN, BayesNetClassifier, MultinomialNB, TabularNB
+from textnb import (AODE, APNBC, LBR, TAN, BayesNetClassifier, BernoulliNB, CalibratedNB, CategoricalNB, ComplementNB,
+                    DiscriminativeNB, GaussianNB, MixedNB, MultinomialNB, SmoothingCV, TabularNB, TextClassifier)
 from textnb.io.tables import Attribute
 from textnb.naive_bayes.discretized import Discretized
 from textnb.semi_naive.lbr_text import LazyTextNB
@@ -32,6 +33,17 @@ FAILING_FITS = {
     "discretized": (lambda: Discretized(LBR()), CONTINUOUS_Y),
     "apnbc": (lambda: APNBC(MultinomialNB()), NEGATIVE),  # n_features_in_: save raised ModelFileError
     "lazy-text": (LazyTextNB, NEGATIVE),
+    # the count and wrapper models (session 17): n_features_in_ or classes_ left, so
+    # check_is_fitted passed and predict raised AttributeError / KeyError
+    "multinomial": (MultinomialNB, NEGATIVE),
+    "complement": (ComplementNB, NEGATIVE),
+    "bernoulli": (BernoulliNB, CONTINUOUS_Y),
+    "discriminative": (DiscriminativeNB, NEGATIVE),
+    "categorical": (CategoricalNB, NEGATIVE),
+    "gaussian": (GaussianNB, CONTINUOUS_Y),
+    "mixed": (MixedNB, CONTINUOUS_Y),
+    "calibrated": (lambda: CalibratedNB(MultinomialNB(), cv=2), NEGATIVE),  # classes_ too
+    "smoothing-cv": (lambda: SmoothingCV(MultinomialNB(), cv=2), NEGATIVE),  # classes_, cv_results_, best_params_
 }
 
 
@@ -78,3 +90,20 @@ def test_dataframe_fitted_model_predicts_on_the_command_line(tmp_path, make):
     assert [r[1] for r in rows] == list(model.predict(X))
     cli_no = [float(r[2].removeprefix("no=")) for r in rows]
     assert_allclose(cli_no, model.predict_proba(X)[:, 0], atol=1e-6)
+
+
+@pytest.mark.parametrize("make", [MultinomialNB, DiscriminativeNB, CategoricalNB, GaussianNB,
+                                  lambda: TextClassifier(), TabularNB],
+                         ids=["multinomial", "discriminative", "categorical", "gaussian", "text", "tabular"])
+def test_failed_first_partial_fit_leaves_the_model_unfitted(make):
+    model = make()
+    bad_X = -GOOD_X if not isinstance(model, TextClassifier) else ["good words", None]
+    bad_y = GOOD_Y if not isinstance(model, TextClassifier) else ["a", "b"]
+    if isinstance(model, (GaussianNB, TabularNB)):
+        bad_X = np.array([[np.inf, 1.0], [1.0, 0.0]])
+        bad_y = ["a", "b"]
+    with pytest.raises((ValueError, TypeError)):  # (a document that is not text: TypeError)
+        model.partial_fit(bad_X, bad_y, classes=["a", "b"])
+    with pytest.raises(NotFittedError):
+        check_is_fitted(model)
+    assert not [k for k in vars(model) if k.endswith("_") and not k.startswith("_")]

@@ -60,6 +60,7 @@ from textnb.core.model_schema import MAX_ALPHA, MAX_COUNT, MAX_DIM, Array, Bool,
 from textnb.apps.spamlite import (LiteScorer, compact_weights, encode_compact, fisher_log_odds, length_divisor,
                                   log_chi2_even_1, robinson_weight)
 from textnb.io.mailtokens import Tokens, message_tokens  # noqa: F401 (the tokenizer's home before)
+from textnb.naive_bayes.kernels import all_or_nothing
 
 __all__ = ["SpamScorer", "message_tokens", "log_chi2_even"]
 
@@ -200,12 +201,14 @@ class SpamScorer:
         return bool(norm) if isinstance(norm, (bool, np.bool_)) else float(norm)
 
     # -- counting --------------------------------------------------------------------------
+    @all_or_nothing
     def fit(self, X, y):
         """Count token presence per class; returns self."""
         for k in ("classes_", "vocabulary_", "feature_count_", "class_count_", "_index", "_cache"):
             self.__dict__.pop(k, None)
         return self.partial_fit(X, y, classes=np.unique(np.asarray(y).astype(str)))
 
+    @all_or_nothing
     def partial_fit(self, X, y, classes=None):
         """Add messages to the counts (the first call needs ``classes``, two labels)."""
         self._update(X, y, classes, +1)

@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from textnb.core.folds import stratified_kfold
 from textnb.naive_bayes.base import SaveMixin, WrapperTags, given_splits, log_odds, wrapped_input_tags
 from textnb.core.model_io import register
+from textnb.naive_bayes.kernels import all_or_nothing
 from textnb.core.stats import seen_columns
 from textnb.meta.smoothing import SmoothingCV
 from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, CALIBRATION_METHODS, calibrated_classes,
@@ -242,6 +243,7 @@ class CalibratedNB(WrapperTags, SaveMixin, ClassifierMixin, BaseEstimator):
         """True once fitted (:mod:`textnb.core.wrapping`)."""
         return hasattr(self, "calibrated_classes_")
 
+    @all_or_nothing
     def fit(self, X, y, sample_weight=None):
         """Fit the calibration maps on out-of-fold log-odds, then the estimator on all data."""
         self._check_params()

@@ -52,7 +52,7 @@ from textnb.meta.labelsets import (MULTILABEL_DEFAULTS, SMALL, STRATEGIES, _each
                                    break_even_point, copies, copy_out_of_fold, copy_scores, cross_validated_report, decide, decision, indicator, kfold,
                                    label_indicator, label_support, multilabel_report, test_report)
 from textnb.naive_bayes.discrete import _BaseCountNB
-from textnb.naive_bayes.kernels import takes_defaults
+from textnb.naive_bayes.kernels import all_or_nothing, takes_defaults
 
 __all__ = [
     "MultiLabelCorpus",
@@ -295,6 +295,7 @@ class MultiLabelNB(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
         return Y, classes, False
 
     # -- fitting ----------------------------------------------------------------------
+    @all_or_nothing
     def fit(self, X, y, progress=None):
         """Fit the scores' model(s) and choose the decisions; returns self.
 

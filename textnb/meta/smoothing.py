@@ -25,6 +25,7 @@ from textnb.naive_bayes.base import SaveMixin, WrapperTags
 from textnb.core.folds import stratified_kfold
 from textnb.naive_bayes.base import given_splits, log_odds
 from textnb.core.model_io import register
+from textnb.naive_bayes.kernels import all_or_nothing
 from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.core.stats import seen_columns
 from textnb.core.model_schema import declare
@@ -133,6 +134,7 @@ class SmoothingCV(WrapperTags, SaveMixin, ClassifierMixin, BaseEstimator):
         key = "m" if name is None else f"{name}__m"
         return [{key: m} for m in SMOOTHING_GRID]
 
+    @all_or_nothing
     def fit(self, X, y):
         """Score every setting by cross-validation, then refit the best; returns self."""
         if self.scoring not in ("accuracy", "macro_f1"):

@@ -24,6 +24,7 @@ from textnb.core.model_schema import (CLASS_PRIOR, MAX_DIM, SMOOTHING, Array, Bo
 from textnb.io.tables import Attribute
 from textnb.naive_bayes.base import NominalCodesMixin
 from textnb.naive_bayes.tabular import TabularNB
+from textnb.naive_bayes.kernels import all_or_nothing
 
 __all__ = ["CategoricalNB"]
 
@@ -148,6 +149,7 @@ class CategoricalNB(NominalCodesMixin, TabularNB):
                               or np.any(np.asarray(m) < 1)):
             raise ParameterError(f"min_categories must be None, an integer >= 1 or one per feature; got {m!r}")
 
+    @all_or_nothing
     def fit(self, X, y, sample_weight=None):
         """Fit from category codes ``X`` and labels ``y``; returns self."""
         self._check_params()
@@ -158,6 +160,7 @@ class CategoricalNB(NominalCodesMixin, TabularNB):
         finally:
             del self._pending_categories
 
+    @all_or_nothing
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a batch (``classes`` required on the first call); new categories widen
         their feature."""

@@ -16,7 +16,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
 from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels, check_sample_weight, partial_fit_classes
-from textnb.naive_bayes.kernels import BERNOULLI, MULTINOMIAL, form_log_likelihood, takes_defaults, weighted_sum
+from textnb.naive_bayes.kernels import BERNOULLI, MULTINOMIAL, all_or_nothing, form_log_likelihood, takes_defaults, weighted_sum
 from textnb.core.model_io import register
 from textnb.core.model_schema import check_param_values
 from textnb.core.stats import CountTable, merge_aligned
@@ -69,6 +69,7 @@ class _BaseCountNB(BaseNB):
         return {name: getattr(self, name) for name in self._kernel.defaults}
 
     # -- fitting ----------------------------------------------------------------
+    @all_or_nothing
     def fit(self, X, y, sample_weight=None):
         """Fit from a (sparse) count matrix X and labels y; returns self."""
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, reset=True)
@@ -80,6 +81,7 @@ class _BaseCountNB(BaseNB):
         self._learn(X, y_index, sample_weight)
         return self
 
+    @all_or_nothing
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a batch to the counts. ``classes`` is required on the first call."""
         all_classes, first = partial_fit_classes(self, classes)

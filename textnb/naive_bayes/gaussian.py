@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_array
 from textnb.core.model_schema import MAX_REAL, Array, Float, ListOf, MayBeAbsent, OneOf, Optional
 from textnb.core.estimates import LOG_FLOOR
 from textnb.naive_bayes.tabular import TabularNB
+from textnb.naive_bayes.kernels import all_or_nothing
 
 __all__ = ["GaussianNB", "check_priors"]
 
@@ -135,6 +136,7 @@ class GaussianNB(TabularNB):
             top = np.nanmax(np.nanvar(X, axis=0), initial=0.0) if X.size else 0.0
         self.epsilon_ = float(self.var_smoothing) * (float(top) if np.isfinite(top) else 0.0)
 
+    @all_or_nothing
     def fit(self, X, y, sample_weight=None):
         """Fit from numeric ``X`` and labels ``y``; returns self."""
         self.__dict__.pop("epsilon_", None)
@@ -144,6 +146,7 @@ class GaussianNB(TabularNB):
         finally:
             self.__dict__.pop("_pending", None)
 
+    @all_or_nothing
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a batch; ``classes`` is required on the first call."""
         if not hasattr(self, "classes_"):

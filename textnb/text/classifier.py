@@ -29,7 +29,7 @@ from textnb.core.errors import InputError
 from textnb.core.model_io import register
 from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.naive_bayes.discriminative import DiscriminativeNB
-from textnb.naive_bayes.kernels import takes_defaults
+from textnb.naive_bayes.kernels import all_or_nothing, takes_defaults
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, TEXT_CLASSIFIER_OWN_PARAMS
 from textnb.text.training import PER_CLASS, batches, count_documents, min_parallel, one_label_each, select_vocabulary
 from textnb.text.vectorizer import Vectorizer
@@ -132,6 +132,7 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
         """True when the model can be fitted from per-class sums alone."""
         return isinstance(model, _BaseCountNB) and vectorizer._plain_counts()
 
+    @all_or_nothing
     def fit(self, X, y, sample_weight=None, progress=None, client=None):
         """Fit on documents ``X`` (str, bytes or pathlib.Path each) and labels ``y``.
 
@@ -205,6 +206,7 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
         else:
             model._fit_counts(classes, acc.class_count, acc.sums[:, cols])  # a fresh array: no copy
 
+    @all_or_nothing
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Learn more documents; new terms are appended to the vocabulary.
 

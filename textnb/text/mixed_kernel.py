@@ -35,7 +35,7 @@ from textnb.core.model_schema import (FEATURE_NAMES, N_FEATURES, Any, Attributes
 from textnb.core.stats import CountTable, merge_aligned
 from textnb.io.tables import TEXT, Attribute
 from textnb.io.uncertain import UNCERTAIN_KINDS, column_slices
-from textnb.naive_bayes.kernels import KERNELS, TableKernel
+from textnb.naive_bayes.kernels import KERNELS, TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import check_class_labels, check_n_features
 from textnb.naive_bayes.tabular_kernel import TabularKernel
 
@@ -358,6 +358,7 @@ class MixedKernel(TableKernel):
         return out
 
     # -- fitting ----------------------------------------------------------------------
+    @all_or_nothing
     def fit(self, X, y, sample_weight=None):
         """Fit from ``X`` (object array, text cells str) and class labels ``y``; returns self."""
         check_params(self._tabular_template())

@@ -25,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative, valida
 from textnb.core.model_io import register
 from textnb.core.stats import CountTable, merge_aligned
 from textnb.naive_bayes.base import DeclaredTags
-from textnb.naive_bayes.kernels import takes_defaults
+from textnb.naive_bayes.kernels import all_or_nothing, takes_defaults
 from textnb.text.wrappers import (SCORES, SELECT_DEFAULTS, SELECT_PARAMS, SELECT_STATE, presence_counts, support_mask,
                                   term_scores)
 
@@ -95,6 +95,7 @@ class SelectTerms(DeclaredTags, SelectorMixin, BaseEstimator):
         P.data = (P.data > 0).astype(np.float64)
         return P
 
+    @all_or_nothing
     def fit(self, X, y):
         """Count per-class document frequencies and score the terms; returns self."""
         self._check_params()
@@ -106,6 +107,7 @@ class SelectTerms(DeclaredTags, SelectorMixin, BaseEstimator):
         self._add(X, y_index)
         return self
 
+    @all_or_nothing
     def partial_fit(self, X, y, classes=None):
         """Add a batch (same columns). Labels not seen before are added to ``classes_``;
         ``classes``, if given, names classes that may only come in later batches."""

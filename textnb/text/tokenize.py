@@ -108,6 +108,12 @@ def accent_function(strip_accents):
     raise ParameterError(f'Invalid value for "strip_accents": {strip_accents}')
 
 
+def invalid_document(doc):
+    """The error for a document the default analysis cannot read (None, a number: a
+    custom ``preprocessor`` or ``analyzer`` may read anything)."""
+    return InputError(f"{type(doc).__name__} {doc!r:.40} is an invalid document, expected byte or unicode string.")
+
+
 class Preprocessor:
     """Document -> document before tokenising: lowercase, then strip accents (in
     scikit-learn's order). Picklable."""
@@ -117,6 +123,8 @@ class Preprocessor:
         self.strip = accent_function(strip_accents)
 
     def __call__(self, doc):
+        if not isinstance(doc, str):
+            raise invalid_document(doc)
         if self.lowercase:
             doc = doc.lower()
         if self.strip is not None:
@@ -148,12 +156,9 @@ class Decoder:
             doc = doc.read()
         if isinstance(doc, bytes):
             doc = doc.decode(self.encoding, self.decode_error)
-        if not isinstance(doc, str):
-            if isinstance(doc, float) and np.isnan(doc):
-                raise InputError("np.nan is an invalid document, expected byte or unicode string.")
-            raise InputError(f"{type(doc).__name__} {doc!r:.40} is an invalid document, expected byte or "
-                             "unicode string.")
-        return doc
+        if isinstance(doc, float) and np.isnan(doc):
+            raise InputError("np.nan is an invalid document, expected byte or unicode string.")
+        return doc  # anything else as it is: a custom preprocessor may read it (a dict, say)
 
     @property
     def plain(self):
@@ -242,6 +247,8 @@ class Analyzer:
     def __call__(self, doc):
         if not isinstance(doc, str) or not self.plain:
             doc = self.decoder(doc)
+            if self.plain and not isinstance(doc, str):
+                raise invalid_document(doc)
         if self.custom is not None:
             return self.custom(doc)
         if self.plain:

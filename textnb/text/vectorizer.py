@@ -27,7 +27,7 @@ from sklearn.utils.validation import check_array
 from textnb.core.model_io import register
 from textnb.core.errors import ParameterError
 from textnb.naive_bayes.base import DeclaredTags
-from textnb.naive_bayes.kernels import takes_defaults
+from textnb.naive_bayes.kernels import all_or_nothing, takes_defaults
 from textnb.text.defaults import VECTORIZER_DEFAULTS, VECTORIZER_PARAMS, VECTORIZER_STATE
 from textnb.text.tokenize import (  # noqa: F401  (re-exported: the public home of the tokenizer)
     decode_terms,
@@ -302,6 +302,7 @@ class Vectorizer(DeclaredTags, TransformerMixin, BaseEstimator, auto_wrap_output
         self.fit_transform(raw_documents)
         return self
 
+    @all_or_nothing
     def fit_transform(self, raw_documents, y=None):
         """Learn the vocabulary and return the (n_documents, n_terms) CSR counts."""
         _check_documents(raw_documents)

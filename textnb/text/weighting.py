@@ -34,7 +34,7 @@ from textnb.core.model_schema import Bool, Choice, MayBeAbsent, Optional, Reals
 from textnb.text.tokenize import TOKEN_PATTERN
 from textnb.text.vectorizer import Vectorizer
 from textnb.naive_bayes.base import DeclaredTags
-from textnb.naive_bayes.kernels import takes_defaults
+from textnb.naive_bayes.kernels import all_or_nothing, takes_defaults
 from textnb.text.wrappers import (IDF, WEIGHTING_DEFAULTS, WEIGHTING_PARAMS, WEIGHTING_STATE, document_frequency,
                                   idf_weights, weigh_cells)
 
@@ -116,6 +116,7 @@ class TermWeighting(DeclaredTags, TransformerMixin, BaseEstimator):
         check_non_negative(X, "TermWeighting (input X)")
         return X
 
+    @all_or_nothing
     def fit(self, X, y=None):
         """Count the document frequencies of a (sparse) count matrix; returns self."""
         self._check_params()
@@ -125,6 +126,7 @@ class TermWeighting(DeclaredTags, TransformerMixin, BaseEstimator):
         self._add(X)
         return self
 
+    @all_or_nothing
     def partial_fit(self, X, y=None):
         """Add the document frequencies of another batch (same columns)."""
         if not hasattr(self, "document_frequency_"):
@@ -292,11 +294,13 @@ class TfidfVectorizer(Vectorizer, auto_wrap_output_keys=None):  # sparse out: no
             warnings.warn(f"Only {_FLOAT_DTYPES} 'dtype' should be used. {self.dtype} 'dtype' will be "
                           "converted to np.float64.", UserWarning)
 
+    @all_or_nothing
     def fit(self, raw_documents, y=None):
         """Learn the vocabulary and the idf; returns self."""
         self.fit_transform(raw_documents)
         return self
 
+    @all_or_nothing
     def fit_transform(self, raw_documents, y=None):
         """Learn the vocabulary and the idf; the tf-idf matrix (CSR)."""
         tfidf = self._transformer()
