@@ -93,8 +93,8 @@ def test_dataframe_fitted_model_predicts_on_the_command_line(tmp_path, make):
 
 
 @pytest.mark.parametrize("make", [MultinomialNB, DiscriminativeNB, CategoricalNB, GaussianNB,
-                                  lambda: TextClassifier(), TabularNB],
-                         ids=["multinomial", "discriminative", "categorical", "gaussian", "text", "tabular"])
+                                  lambda: TextClassifier(), TabularNB, AODE],
+                         ids=["multinomial", "discriminative", "categorical", "gaussian", "text", "tabular", "aode"])
 def test_failed_first_partial_fit_leaves_the_model_unfitted(make):
     model = make()
     bad_X = -GOOD_X if not isinstance(model, TextClassifier) else ["good words", None]
@@ -102,8 +102,22 @@ def test_failed_first_partial_fit_leaves_the_model_unfitted(make):
     if isinstance(model, (GaussianNB, TabularNB)):
         bad_X = np.array([[np.inf, 1.0], [1.0, 0.0]])
         bad_y = ["a", "b"]
+    if isinstance(model, AODE):
+        bad_X, bad_y = FRACTIONAL
     with pytest.raises((ValueError, TypeError)):  # (a document that is not text: TypeError)
         model.partial_fit(bad_X, bad_y, classes=["a", "b"])
     with pytest.raises(NotFittedError):
         check_is_fitted(model)
     assert not [k for k in vars(model) if k.endswith("_") and not k.startswith("_")]
+
+
+def test_a_failed_partial_fit_keeps_the_counts():
+    """A later batch that is refused (a value index that is not a whole number) adds
+    nothing: the model predicts as before."""
+    for model in (AODE(), TabularNB(attributes=NOMINAL), MultinomialNB()):
+        model.partial_fit(GOOD_X, GOOD_Y, classes=["a", "b"])
+        before = model.predict_proba(GOOD_X)
+        bad = FRACTIONAL[0] if not isinstance(model, MultinomialNB) else -FRACTIONAL[0]
+        with pytest.raises(ValueError):
+            model.partial_fit(bad, FRACTIONAL[1])
+        assert_array_equal(model.predict_proba(GOOD_X), before)

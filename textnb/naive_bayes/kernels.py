@@ -459,8 +459,10 @@ def all_or_nothing(fit):
     are dropped and those the model had before are put back, so an unfitted model stays
     unfitted (scikit-learn's ``check_is_fitted`` and ``save`` raise ``NotFittedError``) and
     a fitted one keeps its previous fit. ``fit`` must replace its fitted attributes, not
-    change them in place (every table kernel's ``fit`` builds new arrays). The signature is
-    kept (``inspect.signature`` follows ``__wrapped__``).
+    change them in place (every table kernel's ``fit`` builds new arrays). On ``partial_fit``
+    it drops what a failed first call set; a later call checks its batch before it adds
+    to the counts in place. The signature is kept (``inspect.signature`` follows
+    ``__wrapped__``).
     """
     @functools.wraps(fit)
     def wrapper(self, *args, **kwargs):

@@ -462,6 +462,7 @@ class TabularKernel(TableKernel):
         self._update()
         return self
 
+    @all_or_nothing
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a batch. ``classes`` is required on the first call.
 

@@ -243,6 +243,7 @@ class AODEKernel(TableKernel):
         self._publish()
         return self
 
+    @all_or_nothing
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a batch to the counts. ``classes`` is required on the first call.
 
