@@ -55,3 +55,38 @@ def test_console_scripts_and_module_run_the_entry_point():
     setup = (ROOT / "setup.py").read_text()
     assert '"textnb": "textnb.cli.program:main"' in setup
     assert "textnb.cli.program import main" in (ROOT / "textnb" / "__main__.py").read_text()
+
+
+def test_numpy_extras_wait_until_used():
+    """After prepare_process, importing scipy.sparse (as the commands do) leaves numpy's
+    f2py and testing unexecuted (f2py pulls in charset_normalizer), and each still works
+    at its first use; numpy itself is not imported by prepare_process."""
+    code = ("import sys\n"
+            "import textnb.cli.program as p\n"
+            "p.prepare_process()\n"
+            "assert 'numpy' not in sys.modules\n"
+            "import scipy.sparse, numpy as np\n"
+            "x = scipy.sparse.csr_matrix(np.eye(3)) @ np.ones(3)\n"
+            "assert 'charset_normalizer' not in sys.modules and 'unittest' not in sys.modules, 'extras executed'\n"
+            "assert not any(type(f).__name__ == '_DeferNumpyExtras' for f in sys.meta_path)\n"
+            "np.testing.assert_array_equal(x, np.ones(3))\n"
+            "from numpy.testing import assert_allclose\n"
+            "assert_allclose(np.polynomial.polynomial.polyval(2.0, [1.0, 1.0]), 3.0)\n"
+            "assert callable(np.f2py.run_main)\n")
+    done = _child(code)
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_programs_prepare_their_process():
+    code = ("import sys\n"
+            "import textnb.cli.program as p\n"
+            "import textnb.cli.commands as c\n"
+            "c.main = lambda: 0\n"
+            "assert p.main() == 0\n"
+            "assert any(type(f).__name__ == '_DeferNumpyExtras' for f in sys.meta_path)\n"
+            "from textnb.cli import mailcli\n"
+            "sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != '_DeferNumpyExtras']\n"
+            "mailcli._arguments('spamfilter', None)\n"
+            "assert any(type(f).__name__ == '_DeferNumpyExtras' for f in sys.meta_path)\n")
+    done = _child(code)
+    assert done.returncode == 0, done.stderr

@@ -33,7 +33,7 @@ from textnb.apps.spamclient import (  # the process conventions live with the cl
     process_main,
     tolerant,
 )
-from textnb.cli.program import one_blas_thread
+from textnb.cli.program import prepare_process
 
 __all__ = ["spamfilter", "topicfilter"]
 
@@ -63,11 +63,11 @@ def _version(prog, argv):
 
 
 def _arguments(prog, argv):
-    """The arguments of ``prog`` (``argv`` None: run as the program, its BLAS threads set
-    first, :func:`textnb.cli.program.one_blas_thread`), or None when ``--version`` was
+    """The arguments of ``prog`` (``argv`` None: run as the program, its process prepared
+    first, :func:`textnb.cli.program.prepare_process`), or None when ``--version`` was
     answered."""
     if argv is None:
-        one_blas_thread()
+        prepare_process()
     argv = list(sys.argv[1:] if argv is None else argv)
     return None if _version(prog, argv) else argv
 
