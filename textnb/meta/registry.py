@@ -307,13 +307,7 @@ def lazy_text_model(opts):
     if spec is None or spec.input != "documents":
         return None
     params = _lazy_text_params(opts, kind)
-    if opts.adjust:
-        adjust = _apnbc_params(opts)
-    elif opts.significance is not None or opts.adjust_on:
-        raise InputError("--significance and --adjust-on go with --adjust")  # (_wrap's words)
-    else:
-        adjust = None
-    return vectorizer_params(opts), params, adjust
+    return vectorizer_params(opts), params, _adjust_params(opts)
 
 
 #: the event models of the local naive Bayes of ``--lazy`` on documents
@@ -339,9 +333,25 @@ def _lazy_text_params(opts, kind):
     return {"model": kind, **_given(alpha=opts.alpha)}
 
 
+#: why --adjust refuses a model (APNBC weighs its joint log probabilities)
+_ADJUST_NEEDS_JOINT = ("--adjust needs a model with joint log probabilities: not with --weighting, --select "
+                       "or --calibrate")
+
+
+def _adjust_params(opts):
+    """The APNBC parameters of ``--adjust`` (:func:`_apnbc_params`), None without it;
+    InputError for ``--significance`` / ``--adjust-on`` without ``--adjust``."""
+    if opts.adjust:
+        return _apnbc_params(opts)
+    if opts.significance is not None or opts.adjust_on:
+        raise InputError("--significance and --adjust-on go with --adjust")
+    return None
+
+
 def _wrap(opts, model):
     """The semi-naive wrappers the options ask for, around a base model."""
-    if opts.adjust:
+    adjust = _adjust_params(opts)
+    if adjust is not None:
         from textnb.naive_bayes.kernels import TableKernel
 
         if isinstance(model, TableKernel) and not hasattr(model, "get_params"):  # a kernel (not its estimator,
@@ -351,11 +361,8 @@ def _wrap(opts, model):
             from textnb.semi_naive.apnbc import APNBC
         if not hasattr(model, "predict_joint_log_proba"):
             # a Pipeline (--weighting, --select) or a CalibratedNB; --model auto (SmoothingCV) has them
-            raise InputError("--adjust needs a model with joint log probabilities: not with --weighting, "
-                             "--select or --calibrate")
-        model = APNBC(model, **_apnbc_params(opts))
-    elif opts.significance is not None or opts.adjust_on:
-        raise InputError("--significance and --adjust-on go with --adjust")
+            raise InputError(_ADJUST_NEEDS_JOINT)
+        model = APNBC(model, **adjust)
     return model
 
 
@@ -452,8 +459,7 @@ def make_table_model(opts, table, *, kernel=False, calibrated=False):
         from textnb.meta.calibration import CalibratedNB
 
         if opts.adjust:
-            raise InputError("--adjust needs a model with joint log probabilities: not with --weighting, "
-                             "--select or --calibrate")  # (_wrap's words)
+            raise InputError(_ADJUST_NEEDS_JOINT)
         inner = make_table_model(replace(opts, calibrate=None), table, kernel=False, calibrated=True)
         return CalibratedNB(inner, method=opts.calibrate)
     if opts.interval_fit and (kind != "nb" or opts.lazy):
