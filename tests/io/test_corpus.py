@@ -159,3 +159,27 @@ def test_a_short_row_is_named_by_its_line_in_the_file(tmp_path, name):
     for read in (lambda p: open_corpus(p), lambda p: read_rows(p), lambda p: list(iter_rows(p))):
         with pytest.raises(InputError, match=rf"{name}:{where}: row has 1 columns, expected at least 2"):
             read(str(tmp_path / name))
+
+
+@pytest.mark.parametrize("text", ["café crème café crème café crème thé", "Привет мир, как дела сегодня",
+                                  "数据 科学 机器 学习 模型", "naïve Bayes — señor 😀 emoji"])
+def test_a_document_cut_inside_a_character_keeps_its_words(tmp_path, text):
+    """--max-bytes cutting a UTF-8 character in two loses that character only: the rest is
+    read as the UTF-8 it is (the whole text was read as Windows-1252 before: 'cafÃ©'), on
+    every path that cuts a document (files, bytes given to the estimators, stdin)."""
+    from pathlib import Path
+
+    from textnb.io.corpus import to_tokenizable
+
+    data = text.encode("utf-8")
+    path = tmp_path / "doc.txt"
+    path.write_bytes(data)
+    for n in range(1, len(data) + 1):
+        whole = data[:n].decode("utf-8", "ignore")
+        assert read_document(path, n) == whole, n
+        got = to_tokenizable(Path(path), n)
+        assert (got.decode() if isinstance(got, bytes) else got) == whole, n
+        assert to_tokenizable(data, n) in (whole, whole.encode())
+    # a file that is not UTF-8 (Windows-1252) and not cut is still read as Windows-1252
+    assert decode_bytes("crème brûlée".encode("cp1252")) == "crème brûlée"
+    assert decode_bytes(b"caf\xe9") == "café" and decode_bytes(b"caf\xe9", cut=True) == "caf"

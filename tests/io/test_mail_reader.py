@@ -491,3 +491,17 @@ def test_plain_header_is_the_line_reading(monkeypatch):
     for t, got in zip(texts, fast):
         cut = set()
         assert got[:3] == mt._split_message(t, cut), t[:40]
+
+
+@pytest.mark.parametrize("head", [b"", b"Subject: x\nContent-Type: text/plain; charset=utf-8\n\n",
+                                  b"Subject: x\nContent-Type: text/plain; charset=iso-8859-1\n\n"])
+def test_a_message_cut_inside_a_character_keeps_its_words(head):
+    """A message cut by max_bytes inside a UTF-8 character keeps every word before the cut
+    (the part was decoded as Latin-1 before, 'crÃ¨me'); a declared Latin-1 part is
+    unaffected."""
+    body = "café crème espresso café thé".encode("utf-8" if b"8859" not in head else "latin-1")
+    msg = head + body
+    words = {"café", "crème", "espresso"}
+    for n in range(len(head) + len("café crème espresso c".encode()), len(msg)):
+        tokens = set(message_tokens(msg, n))
+        assert "textnb:truncated" in tokens and words <= tokens, (n, sorted(tokens))

@@ -71,12 +71,21 @@ def is_binary(data):
     return b"\x00" in data[:_SNIFF]
 
 
-def decode_bytes(data):
-    """Decode document bytes: UTF-8, else Windows-1252, else Latin-1 (never fails)."""
+def decode_bytes(data, cut=False):
+    """Decode document bytes: UTF-8, else Windows-1252, else Latin-1 (never fails).
+
+    ``cut``: ``data`` was cut at a byte limit (``--max-bytes``), which may split the last
+    UTF-8 character: that character is left out, and the rest read as the UTF-8 it is
+    (not the whole text as Windows-1252 for one broken character at the cut).
+    """
     try:
         return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        pass
+    except UnicodeDecodeError as exc:
+        if cut and exc.end == len(data) and exc.reason == "unexpected end of data":
+            try:
+                return data[:exc.start].decode("utf-8-sig")
+            except UnicodeDecodeError:
+                pass
     try:
         return data.decode("cp1252")
     except UnicodeDecodeError:
@@ -131,7 +140,7 @@ def read_document(path, max_bytes=MAX_DOCUMENT_BYTES):
     data = read_bytes(path, max_bytes)
     if is_binary(data):
         return None
-    return decode_bytes(data)
+    return decode_bytes(data, cut=len(data) >= max_bytes)
 
 
 def _hidden(name):
@@ -509,7 +518,7 @@ def iter_input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None):
             if isinstance(data, str):
                 yield "-", data
             else:
-                yield "-", None if is_binary(data) else decode_bytes(data)
+                yield "-", None if is_binary(data) else decode_bytes(data, cut=len(data) >= max_bytes)
         elif os.path.isdir(p):
             for f in _walk_files(p):
                 yield f, read_document(f, max_bytes)
@@ -532,7 +541,7 @@ def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES):
         raise TypeError(f"a document must be str, bytes or pathlib.Path; got {type(doc).__name__}")
     if is_binary(data):
         return None
-    return data if data.isascii() else decode_bytes(data)
+    return data if data.isascii() else decode_bytes(data, cut=len(data) >= max_bytes)
 
 
 def to_text(doc, max_bytes=MAX_DOCUMENT_BYTES):

@@ -77,18 +77,33 @@ def _codec(charset):
     return info.name
 
 
-def decode_bytes(data, charset=None):
-    """Decode ``data`` with ``charset``; unknown or wrong: UTF-8, then Latin-1. Never raises."""
+def decode_bytes(data, charset=None, cut=False):
+    """Decode ``data`` with ``charset``; unknown or wrong: UTF-8, then Latin-1. Never raises.
+
+    ``cut``: the message was cut at ``max_bytes``, which may split a multi-byte character
+    at the end of ``data``: that character is left out and the rest decoded as it is (not
+    the whole part as Latin-1 for one broken character at the cut), as
+    :func:`textnb.io.corpus.decode_bytes` reads a cut document.
+    """
     name = _codec(charset)
     if name is not None:
         try:
-            return data.decode(name)
+            return _decode(data, name, cut)
         except (UnicodeDecodeError, LookupError, ValueError, TypeError):
             pass
     try:
-        return data.decode("utf-8")
+        return _decode(data, "utf-8", cut)
     except UnicodeDecodeError:
         return data.decode("latin-1")
+
+
+def _decode(data, name, cut):
+    try:
+        return data.decode(name)
+    except UnicodeDecodeError as exc:
+        if cut and exc.end == len(data) and exc.reason == "unexpected end of data":
+            return data[:exc.start].decode(name)
+        raise
 
 
 

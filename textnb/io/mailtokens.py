@@ -999,7 +999,7 @@ def read_message(data, max_bytes=DEFAULT_MAX_BYTES):
                 mail.items.append(("defect", "noseparator"))
         _entity(fields, body, mail, 0, [MAX_PARTS], True)
     except _PARSE_ERRORS:
-        mail.unparsable = decode_bytes(data)
+        mail.unparsable = decode_bytes(data, cut=mail.truncated)
     return mail
 
 
@@ -1105,7 +1105,7 @@ def _leaf(ctype, params, header, body, mail, top):
     payload, clean = _payload(body, cte)
     if not clean:
         items.append(("defect", "invalidbase64"))
-    text = decode_bytes(payload, charset)
+    text = decode_bytes(payload, charset, mail.truncated)  # (the cut may split the last character)
     hosts, images = [], 0
     if ctype == "text/html":
         raw = text
