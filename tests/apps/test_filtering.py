@@ -123,7 +123,29 @@ def test_add_headers_without_header_block():
     assert out.startswith(b"From a@b Mon Jan  1 00:00:00 2024\nX-TextNB-Class: spam\n")
     assert out.endswith(b"\n\nplain text")
     out = add_headers(b"From a@b Mon Jan  1 00:00:00 2024\nSubject: x", V)  # a header to its end
-    assert out.startswith(b"From a@b Mon Jan  1 00:00:00 2024\nSubject: x\nX-TextNB-Class: spam\n")
+    assert out.startswith(b"From a@b Mon Jan  1 00:00:00 2024\nX-TextNB-Class: spam\n")
+    assert out.endswith(b"6.9000\nSubject: x")
+
+
+@pytest.mark.parametrize("cut", range(len(b"From: "), 120))  # (a cut inside the first field's name
+def test_fields_never_go_into_a_line_of_a_header_cut_by_max_bytes(cut):  # leaves no header to read)
+    """``-p --max-bytes N`` (and the daemon with the same limit) read a message cut inside
+    its header: the fields go before the last field read, which may go on past the cut
+    (a folded line too), so the delivered message (what was read with the fields, then the
+    rest) has every field of the original intact and the body unchanged."""
+    import email
+    import email.policy
+
+    msg = (b"From: Alice <alice@example.com>\nTo: bob@example.org\nSubject: lunch\n tomorrow at noon\n"
+           b"Message-ID: <a1@example.com>\n\nSee you then.\n")
+    if cut >= len(msg):
+        return
+    delivered = add_headers(msg[:cut], V) + msg[cut:]
+    parsed = email.message_from_bytes(delivered, policy=email.policy.compat32)
+    original = email.message_from_bytes(msg, policy=email.policy.compat32)
+    assert not parsed.defects
+    assert [(k, v) for k, v in parsed.items() if not k.startswith("X-TextNB")] == list(original.items())
+    assert parsed["X-TextNB-Log-Odds"] == "6.9000" and parsed.get_payload() == "See you then.\n"
 
 
 #: the shapes of a message's start that the fields must be placed in as the reader reads them

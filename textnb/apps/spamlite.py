@@ -207,21 +207,34 @@ def add_headers(head, verdict):
     (:func:`textnb.io.mailtokens.header_end`: a blank line or the first line that is not
     a header field ends it), earlier X-TextNB-* fields removed (:func:`remove_headers`);
     a message without a header gets them, then a blank line, at its very start (after
-    an mbox ``From`` line). Read again, the result gives the same tokens. The rest of
-    the message is untouched.
+    an mbox ``From`` line). When the header runs to the end of ``head`` (a message cut by
+    ``--max-bytes`` inside its header, or one of header fields only), they go before its
+    last field, which may continue past the cut: never into a line. Read again, the
+    result gives the same tokens. The rest of the message is untouched.
     """
     end, eol, _ = header_end(head)
     if end is not None and b"x-textnb-" in head[:end].lower():  # (earlier fields: the header read again)
         head = remove_headers(head)
         end, eol, _ = header_end(head)
     lines = verdict_headers(verdict, eol)
+    start = len(head) - len(_strip_from_line(head))
     if end is None:
-        start = len(head) - len(_strip_from_line(head))
         return head[:start] + lines + eol + head[start:]
-    block = head[:end]
-    if block and not block.endswith((b"\n", b"\r")):
-        block += eol  # the header's last line ends the message without a line end
-    return block + lines + head[end:]
+    if end == len(head):
+        # the header runs to the end of what was read (a header-only message, or one cut
+        # by max_bytes inside its header): its last field may go on past the cut, so the
+        # fields go before that field's first line, never into a line
+        end -= len(_last_field(head[start:end]))
+    return head[:end] + lines + head[end:]
+
+
+def _last_field(block):
+    """The last field of a header ``block`` (its first line and continuation lines)."""
+    lines = block.splitlines(keepends=True)
+    k = len(lines) - 1
+    while k > 0 and lines[k][:1] in (b" ", b"\t"):
+        k -= 1
+    return b"".join(lines[k:])
 
 
 def remove_headers(data):
