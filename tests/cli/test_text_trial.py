@@ -152,3 +152,30 @@ def test_predict_and_inspect_name_a_spam_filter_model(tmp_path):
         rc, out, err = cli(*args)
         assert rc == 1 and out == ""
         one_error_line(err, "spam.tnb: a spam filter's model (SpamScorer)", "spamfilter --model")
+
+
+def test_predict_cuts_documents_where_the_model_was_trained_to(tmp_path):
+    """A model trained with --max-bytes N keeps N (the library reads a file of it cut at
+    N): `predict` of files, --lines and --rows cut there too unless --max-bytes says
+    otherwise (the whole file was read, so the command line and the library disagreed)."""
+    from pathlib import Path
+
+    import textnb
+
+    corpus = tmp_path / "c"
+    for label, words in (("spam", "cheap pills win prize now"), ("ham", "lunch meeting at noon today")):
+        (corpus / label).mkdir(parents=True)
+        for i in range(6):
+            (corpus / label / f"{i}.txt").write_text(f"{words} {i}\n")
+    model = tmp_path / "m.tnb"
+    assert cli("train", corpus, "--model", "multinomial", "--max-bytes", "24", "-o", model)[0] == 0
+    doc = tmp_path / "doc.txt"
+    doc.write_text("cheap pills win prize " + "lunch meeting at noon today " * 5 + "\n")
+    library = textnb.load(model).predict_proba([Path(doc)])[0]
+    rc, out, err = cli("predict", model, doc, "--proba")
+    assert rc == 0, err
+    assert out.split("\t")[1] == "spam" and library[list(textnb.load(model).classes_).index("spam")] > 0.5
+    rc, lines, err = cli("predict", model, "--lines", doc)
+    assert rc == 0 and lines.split("\t")[1].strip() == "spam", (lines, err)
+    rc, whole, err = cli("predict", model, doc, "--max-bytes", "1000")
+    assert rc == 0 and whole.split("\t")[1].strip() == "ham"

@@ -28,7 +28,8 @@ def add_parser(sub):
                         "those of the model inside it, before calibration)")
     p.add_argument("--json", action="store_true", help="one JSON object per document")
     p.add_argument("--max-bytes", type=max_bytes_type,
-                   help=f"read at most this many bytes of a document ({max_bytes_type.range} bytes)")
+                   help=f"read at most this many bytes of a document (default: the model's train --max-bytes; "
+                        f"{max_bytes_type.range} bytes)")
     p.add_argument("--explain", action="store_true",
                    help="also print why: the terms that moved the decision most, what each attribute of a "
                         "table added to the margin, or the rule of a lazy model")
@@ -63,11 +64,11 @@ def _predict_multilabel(args, model, out, err):
     ``--threshold``; the same in every mode (files, ``--lines``, ``--rows``)."""
     from scipy.special import expit
 
-    from textnb.io.corpus import MAX_DOCUMENT_BYTES, read_rows
+    from textnb.io.corpus import read_rows
 
     ml = multilabel_model(model)
     names = [str(c) for c in ml.classes_]
-    max_bytes = args.max_bytes or MAX_DOCUMENT_BYTES
+    max_bytes = document_bytes(args, model)
     failed = [0]  # binary files skipped (_document_batches counts them)
 
     def emit(sources, texts):
@@ -98,7 +99,7 @@ def _predict_multilabel(args, model, out, err):
             raise InputError("--lines reads one file (or stdin): give it as --lines FILE, without PATH")
         name = "stdin" if args.lines == "-" else args.lines
         start = 0
-        for chunk in _line_chunks(args.lines, args.label_prefix, args.max_bytes):
+        for chunk in _line_chunks(args.lines, args.label_prefix, document_bytes(args, model)):
             emit([f"{name}:{start + i + 1}" for i in range(len(chunk))], chunk)
             start += len(chunk)
         return 0
@@ -224,7 +225,6 @@ def _format_proba(classes, row):
 
 
 def run(args, out, err):
-    from textnb.io.corpus import MAX_DOCUMENT_BYTES
     from textnb.text.scorer import load_for_prediction
 
     if args.label_prefix is not None and args.lines is None:
@@ -251,7 +251,7 @@ def run(args, out, err):
     paths = args.paths or ["-"]
     classes = [str(c) for c in model.classes_]
     failed = [0]
-    max_bytes = args.max_bytes or MAX_DOCUMENT_BYTES
+    max_bytes = document_bytes(args, model)
     bar = Progress("classifying", stream=err, unit="doc")  # silent unless stderr is a terminal
     done = 0
 
@@ -290,6 +290,15 @@ def _as_rows(args, path):
     if getattr(args, "rows", False):
         return True
     return path != "-" and path.lower().endswith(_ROW_SUFFIXES) and os.path.isfile(path)
+
+
+def document_bytes(args, model):
+    """Bytes read at most of a document: ``--max-bytes``, else what the model was trained
+    with (``train --max-bytes``, kept in the model as the library's ``TextClassifier``
+    uses it for files), else 16 MiB: a document is cut where training cut its documents."""
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES
+
+    return args.max_bytes or getattr(model, "max_bytes", None) or MAX_DOCUMENT_BYTES
 
 
 def _document_batches(paths, max_bytes, err, failed, tick=None, size=1000):
@@ -366,15 +375,14 @@ class _Accuracy:
                   f"with a {self.column}{skipped})", file=err)
 
 
-def _line_chunks(source, label_prefix=None, max_bytes=None):
+def _line_chunks(source, label_prefix, max_bytes):
     """The documents of ``source`` (a path or ``-``), one per line, in lists
     (:func:`textnb.io.fasttext.line_documents`; lines cut at ``max_bytes`` characters)."""
-    from textnb.io.corpus import MAX_DOCUMENT_BYTES
     from textnb.io.fasttext import line_documents
 
     if source == "-":
         stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
-        yield from line_documents(stream, max_bytes=max_bytes or MAX_DOCUMENT_BYTES, label_prefix=label_prefix)
+        yield from line_documents(stream, max_bytes=max_bytes, label_prefix=label_prefix)
         return
     _check_file(source)
     try:
@@ -382,7 +390,7 @@ def _line_chunks(source, label_prefix=None, max_bytes=None):
     except OSError as exc:
         raise InputError(f"{source}: cannot read ({exc.strerror or exc})") from None
     with stream:
-        yield from line_documents(stream, max_bytes=max_bytes or MAX_DOCUMENT_BYTES, label_prefix=label_prefix)
+        yield from line_documents(stream, max_bytes=max_bytes, label_prefix=label_prefix)
 
 
 def _predict_lines(args, model, out):
@@ -391,7 +399,7 @@ def _predict_lines(args, model, out):
     name = "stdin" if args.lines == "-" else args.lines
     classes = [str(c) for c in model.classes_]
     start = 0
-    for chunk in _line_chunks(args.lines, args.label_prefix, args.max_bytes):
+    for chunk in _line_chunks(args.lines, args.label_prefix, document_bytes(args, model)):
         sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
         start += len(chunk)
         _print_predictions(sources, classes, _scores(model, chunk), args, out, _explanations(args, model, chunk))
