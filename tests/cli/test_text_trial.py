@@ -179,3 +179,34 @@ def test_predict_cuts_documents_where_the_model_was_trained_to(tmp_path):
     assert rc == 0 and lines.split("\t")[1].strip() == "spam", (lines, err)
     rc, whole, err = cli("predict", model, doc, "--max-bytes", "1000")
     assert rc == 0 and whole.split("\t")[1].strip() == "ham"
+
+
+def test_repeat_on_a_corpus_with_its_own_test_part_is_refused(tmp_path):
+    """A split corpus (train/ and test/) is evaluated on its test part: --repeat without
+    --cv was ignored without a word; --cv K --repeat R cross-validates the training part."""
+    for part in ("train", "test"):
+        for label, words in (("a", "apple apricot"), ("b", "banana blueberry")):
+            d = tmp_path / "c" / part / label
+            d.mkdir(parents=True)
+            for i in range(6):
+                (d / f"{i}.txt").write_text(f"{words} {i}\n")
+    rc, out, err = cli("evaluate", tmp_path / "c", "--repeat", "3")
+    assert rc != 0 and out == "" and one_error_line(err)
+    assert "--repeat" in err and "--cv" in err and str(tmp_path / "c") in err
+    rc, out, err = cli("evaluate", tmp_path / "c", "--repeat", "2", "--cv", "3")
+    assert rc == 0 and "over 2 repeats" in out, err
+
+
+def test_a_vocabulary_pruned_away_names_the_corpus_and_the_options(tmp_path):
+    corpus = tmp_path / "c"
+    for k, label in enumerate(("a", "b")):
+        (corpus / label).mkdir(parents=True)
+        for i in (1, 2):  # documents without a word (none the same: not one document in two folders)
+            (corpus / label / f"{i}.txt").write_text(" " * (2 * k + i) + "\n")
+    for command in ("train", "evaluate"):
+        rc, out, err = cli(command, corpus, *(["--cv", "2"] if command == "evaluate" else []))
+        assert rc != 0 and one_error_line(err) and f"{corpus}: empty vocabulary" in err, err  # (in a fold too)
+    (corpus / "a" / "1.txt").write_text("words here\n")
+    rc, out, err = cli("train", corpus, "--min-df", "50")
+    assert rc != 0 and one_error_line(err)
+    assert "min_df keeps terms in at least 50 documents" in err and "of 4" in err, err

@@ -5,8 +5,8 @@ import time
 import numpy as np
 
 from textnb.cli.argtypes import file_name
-from textnb.cli.options import (add_model_and_input_options, folds, input_options, model_options, read_path, repeats,
-                                seed, structure_errors, warn_multilabel)
+from textnb.cli.options import (add_model_and_input_options, folds, input_options, model_options, naming_the_corpus,
+                                read_path, repeats, seed, structure_errors, warn_multilabel)
 from textnb.cli.output import dumps
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError
@@ -64,12 +64,16 @@ def run(args, out, err):
         return evaluate(args, opts, start, out, corpus=data)
     classifier = _kernel_fitted(opts) or make_text_classifier(opts)
     check_classes(data)
+    if args.repeat != 1 and args.cv is None and getattr(data, "test", None) is not None:
+        raise InputError(f"{args.path}: --repeat repeats a cross-validation, and this corpus is evaluated on its own "
+                         "test part; give --cv K to cross-validate its training part instead")
     warn_multilabel(data, err)
     test = open_text_corpus(args.test, inputs) if args.test else None
     bar = Progress("folds")
     try:
-        report = evaluate_documents(data, classifier, test=test, cv=args.cv, repeat=args.repeat, seed=args.seed,
-                                    max_bytes=args.max_bytes, progress=bar)
+        with naming_the_corpus(args.path):
+            report = evaluate_documents(data, classifier, test=test, cv=args.cv, repeat=args.repeat, seed=args.seed,
+                                        max_bytes=args.max_bytes, progress=bar)
     finally:
         bar.close()
     report["seconds"] = time.perf_counter() - start

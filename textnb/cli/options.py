@@ -7,9 +7,9 @@ from contextlib import contextmanager
 
 from textnb.cli.argtypes import (MAX_ALPHA, MAX_BINS, MAX_BYTES, MAX_NGRAM, MAX_TERMS, MAX_TOP, bounded, df_value,
                                  jobs, select_spec)
-from textnb.core.errors import InputError
+from textnb.core.errors import EmptyVocabulary, InputError
 
-__all__ = ["add_corpus_options", "add_fasttext_options", "add_model_and_input_options", "add_model_options",
+__all__ = ["naming_the_corpus", "add_corpus_options", "add_fasttext_options", "add_model_and_input_options", "add_model_options",
            "add_ignore", "add_multilabel_options", "model_options", "input_options", "read_path", "scheduler",
            "structure_errors", "max_bytes", "top", "probability", "folds", "repeats", "seed"]
 
@@ -228,3 +228,13 @@ def multilabel_model(model):
         return None
     last = steps[-1][1]
     return last if getattr(last, "multilabel_", False) else None
+
+
+@contextmanager
+def naming_the_corpus(path):
+    """An empty vocabulary (the library's :class:`~textnb.core.errors.EmptyVocabulary`)
+    said of the corpus ``path``: one line naming it, as every other input error."""
+    try:
+        yield
+    except EmptyVocabulary as exc:
+        raise EmptyVocabulary(f"{path}: {exc}") from None

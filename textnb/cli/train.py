@@ -8,8 +8,8 @@ import numpy as np
 
 from textnb.cli.argtypes import file_name
 from textnb.cli.argtypes import scheduler as scheduler_address
-from textnb.cli.options import (add_model_and_input_options, input_options, model_options, read_path, scheduler, seed,
-                                structure_errors, warn_multilabel)
+from textnb.cli.options import (add_model_and_input_options, input_options, model_options, naming_the_corpus, read_path,
+                                scheduler, seed, structure_errors, warn_multilabel)
 from textnb.cli.output import dumps
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError
@@ -77,7 +77,7 @@ def run(args, out, err):
     lazy = lazy_text_model(opts) if streaming is None else None
     bar = Progress("reading", total=len(corpus))
     try:
-        with scheduler(args) as client:
+        with scheduler(args) as client, naming_the_corpus(args.path):
             if streaming is not None:  # no estimator built: no scikit-learn imported
                 from textnb.text.training import train_text_model
 

@@ -5,7 +5,7 @@ Every problem with the user's input (a file, a flag, a model file) is raised as 
 The command line prints that line and exits with status 1; library users catch it.
 """
 
-__all__ = ["TextnbError", "InputError", "NotATextCorpus", "ParameterError", "ModelFileError", "DataWarning", "short_repr",
+__all__ = ["TextnbError", "InputError", "NotATextCorpus", "EmptyVocabulary", "ParameterError", "ModelFileError", "DataWarning", "short_repr",
            "missing_reason"]
 
 
@@ -20,6 +20,15 @@ class InputError(TextnbError, ValueError):
 class NotATextCorpus(InputError):
     """A CSV/TSV file without recognisable label and text columns: as a corpus of
     documents it cannot be read, but it may be a table of attributes."""
+
+
+class EmptyVocabulary(InputError):
+    """Every term of the documents was filtered out (empty documents, only stop words, or
+    ``min_df`` / ``max_df`` pruning everything): scikit-learn's "empty vocabulary"."""
+
+    def __init__(self, message=None):
+        super().__init__(message or "empty vocabulary: every token was filtered out; the documents may be empty "
+                                    "or only contain stop words, or min_df / max_df prune everything")
 
 
 class ParameterError(TextnbError, ValueError):

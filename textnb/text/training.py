@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from textnb.core.errors import InputError, ParameterError
+from textnb.core.errors import EmptyVocabulary, InputError, ParameterError
 from textnb.core.dfe import pass_budget
 from textnb.core.logspace import log_odds, logsumexp
 from textnb.core.model_io import ModelNode
@@ -307,7 +307,8 @@ def fold_counts(X_train, X_test, vectorizer):
     cols = np.flatnonzero(prune_mask(df, tf, X_train.shape[0], min_df=vectorizer["min_df"],
                                      max_df=vectorizer["max_df"], max_features=vectorizer["max_features"]))
     if cols.size == 0:
-        raise InputError("empty vocabulary in a training fold")
+        raise EmptyVocabulary("empty vocabulary in a training fold: its documents have no term left (empty, only "
+                              "stop words, or pruned by min_df / max_df)")
     X_train, X_test = X_train[:, cols], X_test[:, cols]
     if vectorizer["binary"]:
         X_train, X_test = X_train.copy(), X_test.copy()
@@ -325,7 +326,9 @@ def prune_mask(df, tf, n_docs, *, min_df=1, max_df=1.0, max_features=None):
     high = max_df if isinstance(max_df, Integral) else max_df * n_docs
     low = min_df if isinstance(min_df, Integral) else min_df * n_docs
     if high < low:
-        raise ParameterError("max_df corresponds to < documents than min_df")
+        raise ParameterError(f"max_df corresponds to < documents than min_df: min_df keeps terms in at least "
+                             f"{low:g} documents, max_df in at most {high:g}, of {n_docs} (a larger min_df than "
+                             "the documents, or a smaller max_df: no term can be kept)")
     mask = (df <= high) & (df >= low) & (df > 0)
     if max_features is not None and mask.sum() > max_features:
         order = (-tf[mask]).argsort()[:max_features]
@@ -375,10 +378,7 @@ def learn_counts(docs, analyzer, *, min_df=1, max_df=1.0, max_features=None, bin
     mask = prune_mask(df, tf, len(docs), min_df=min_df, max_df=max_df, max_features=max_features) \
         if len(terms) else np.zeros(0, dtype=bool)  # no term at all: nothing for min_df / max_df to blame
     if not mask.any():
-        raise InputError(
-            "empty vocabulary: every token was filtered out; the documents may be empty "
-            "or only contain stop words, or min_df / max_df prune everything"
-        )
+        raise EmptyVocabulary()
     return X[:, np.where(mask)[0]].tocsr(), terms[mask]
 
 
@@ -448,10 +448,7 @@ def select_columns(acc, n_docs, *, min_df=1, max_df=1.0, max_features=None):
     mask = prune_mask(acc.df_total[:n][order], acc.tf_total[:n][order], n_kept_docs, min_df=min_df,
                       max_df=max_df, max_features=max_features)
     if not mask.any():
-        raise InputError(
-            "empty vocabulary: every token was filtered out; the documents may be empty "
-            "or only contain stop words, or min_df / max_df prune everything"
-        )
+        raise EmptyVocabulary()
     return order[mask]
 
 
