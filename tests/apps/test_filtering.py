@@ -600,3 +600,25 @@ def test_routes_refuse_classes_that_would_share_a_folder(tmp_path):
     routes = list(plan_routes(textnb.TextClassifier(model=textnb.MultinomialNB()).fit(
         ["eta theta", "alpha beta"] * 3, ["unsorted", "other"] * 3), [tmp_path], tmp_path / "out", threshold=0.0))
     assert routes == []  # (nothing to route; -t 0 sends nothing to unsorted: no clash)
+
+
+def test_unregistering_a_message_never_counted_names_it(tmp_path):
+    """``--unregister-ham FOLDER`` with one message that was never counted as ham names that
+    message (the error said 'these messages were not all counted before', of 1,200), and the
+    model is left as it was."""
+    from textnb.apps import filtering
+
+    path = tmp_path / "m.tnb"
+    folder = tmp_path / "box"
+    folder.mkdir()
+    msgs = {f"{i}.eml": f"Subject: lunch {i}\n\nmeeting at noon number{i}\n".encode() for i in range(5)}
+    for name, data in msgs.items():
+        (folder / name).write_bytes(data)
+    update_model(path, register=[(HAM, data) for name, data in msgs.items() if name != "3.eml"]
+                 + [(SPAM, b"Subject: x\n\ncheap pills\n")])
+    before = path.read_bytes()
+    with pytest.raises(InputError, match=r"3\.eml: cannot unregister as ham"):
+        update_model(path, unregister=filtering.Mailboxes([(HAM, [folder])]))
+    with pytest.raises(InputError, match=r"^stdin: cannot unregister as ham"):
+        update_model(path, unregister=filtering.Mailboxes([(HAM, ["-"])], b"Subject: q\n\nnever seen words\n"))
+    assert path.read_bytes() == before

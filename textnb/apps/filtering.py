@@ -279,25 +279,26 @@ def _features_of_paths(model, paths, max_bytes, n_jobs=None, stdin=None):
     forked processes too (:func:`textnb.io.mailread.map_messages`; the features are the
     same)."""
     stdin = getattr(sys.stdin, "buffer", None) if stdin is None else stdin
-    for _, features in mail.map_messages(paths, partial(_features_list, model, max_bytes), max_bytes=max_bytes,
-                                         n_jobs=n_jobs, pack=pack_features, unpack=unpack_features, stdin=stdin):
-        yield features
+    for source, features in mail.map_messages(paths, partial(_features_list, model, max_bytes), max_bytes=max_bytes,
+                                              n_jobs=n_jobs, pack=pack_features, unpack=unpack_features, stdin=stdin):
+        yield ("stdin" if source == "-" else source), features
 
 
 def _labelled_features(model, items, max_bytes, n_jobs):
-    """``(label, features)`` for :func:`update_model`'s ``register`` / ``unregister``:
-    ``(label, bytes)`` pairs, or :class:`Mailboxes`; a label other than 'spam' and
-    'ham' raises InputError where it is met."""
+    """``(label, features, source)`` for :func:`update_model`'s ``register`` /
+    ``unregister``: ``(label, bytes)`` pairs (the source "the message"), or
+    :class:`Mailboxes`; a label other than 'spam' and 'ham' raises InputError where it is
+    met."""
     if isinstance(items, Mailboxes):
         for label, paths in items.groups:
             _check_label(label)
             stdin = io.BytesIO(items.stdin_data or b"")
-            for features in _features_of_paths(model, paths, max_bytes, n_jobs, stdin):
-                yield label, features
+            for source, features in _features_of_paths(model, paths, max_bytes, n_jobs, stdin):
+                yield label, features, source
         return
     for label, data in items:
         _check_label(label)
-        yield label, _features(model, data, max_bytes)
+        yield label, _features(model, data, max_bytes), "the message"
 
 
 def _check_label(label):
@@ -309,28 +310,44 @@ def _features_list(model, max_bytes, messages):
     return [_features(model, data, max_bytes) for data in messages]
 
 
-def _learn(model, pairs, method, progress=None):
-    """Feed ``(label, features)`` pairs (:func:`_features`) in batches to
-    ``model.partial_fit``/``forget``."""
-    it = iter(pairs)
+def _learn(model, triples, method, progress=None):
+    """Feed ``(label, features, source)`` triples (:func:`_features`) in batches to
+    ``model.partial_fit``/``forget``; a message that cannot be forgotten (never counted)
+    is one InputError naming its source, the model left as it was."""
+    it = iter(triples)
     done = 0
     while True:
         batch = list(islice(it, _BATCH))
         if not batch:
             return done
-        texts = [features for _, features in batch]
-        labels = [label for label, _ in batch]
+        texts = [features for _, features, _ in batch]
+        labels = [label for label, _, _ in batch]
         with np.errstate(divide="ignore"):  # log 0 = -inf for a class with no counts yet
             if method == "forget":
                 try:
                     model.forget(texts, labels)
                 except ValueError as exc:
-                    raise InputError(f"cannot unregister: {exc}") from None
+                    raise InputError(f"{_first_uncounted(model, batch) or 'these messages'}: cannot unregister "
+                                     f"as {labels[0] if len(set(labels)) == 1 else 'spam / ham'}: {exc}") from None
             else:
                 model.partial_fit(texts, labels, classes=list(CLASSES))
         done += len(batch)
         if progress is not None:
             progress(done)
+
+
+def _first_uncounted(model, batch):
+    """The source of the first message of ``batch`` that ``model`` cannot forget (each
+    forgotten in turn from a copy), or None (only the batch as a whole cannot be)."""
+    import copy
+
+    scratch = copy.deepcopy(model)
+    for label, features, source in batch:
+        try:
+            scratch.forget([features], [label])
+        except ValueError:
+            return source
+    return None
 
 
 def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=None, vectorizer=None,
@@ -349,9 +366,9 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
     counts = {}
 
     def pairs(label, paths):
-        for features in _features_of_paths(model, paths, max_bytes, n_jobs):
+        for source, features in _features_of_paths(model, paths, max_bytes, n_jobs):
             counts[label] = counts.get(label, 0) + 1
-            yield label, features
+            yield label, features, source
 
     def both():
         yield from pairs(SPAM, spam_paths)
