@@ -622,3 +622,17 @@ def test_unregistering_a_message_never_counted_names_it(tmp_path):
     with pytest.raises(InputError, match=r"^stdin: cannot unregister as ham"):
         update_model(path, unregister=filtering.Mailboxes([(HAM, ["-"])], b"Subject: q\n\nnever seen words\n"))
     assert path.read_bytes() == before
+
+
+def test_a_folder_given_as_the_model_leaves_no_lock_file(tmp_path):
+    from textnb.apps.filtering import train_model
+
+    folder = tmp_path / "afolder"
+    folder.mkdir()
+    (tmp_path / "s.eml").write_bytes(b"Subject: x\n\ncheap pills\n")
+    (tmp_path / "h.eml").write_bytes(b"Subject: y\n\nlunch at noon\n")
+    with pytest.raises(ModelFileError, match="is a folder; give the model file's name"):
+        train_model(folder, [tmp_path / "s.eml"], [tmp_path / "h.eml"])
+    with pytest.raises(ModelFileError, match="is a folder"):
+        update_model(folder, register=[(SPAM, b"Subject: x\n\npills\n")])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afolder", "h.eml", "s.eml"]

@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from textnb.core.errors import InputError, ModelFileError, missing_reason
-from textnb.core.model_io import load, model_class, refuse_input_as_output
+from textnb.core.model_io import load, model_class, refuse_folder, refuse_input_as_output
 from textnb.io import mail
 from textnb.text.scorer import load_for_prediction
 from textnb.apps.spamlite import (  # noqa: F401 (the verdict rules live on the numpy-free path)
@@ -232,6 +232,8 @@ def model_lock(model_path, *, follow=True):
     where a link points.
     """
     path = os.fspath(model_path)
+    if follow:
+        refuse_folder(path)  # (no lock file left beside a folder given as the model)
     lock_path = (os.path.realpath(path) if follow else os.path.abspath(path)) + ".lock"
     flags = os.O_RDWR | os.O_CREAT | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
     try:

@@ -81,7 +81,7 @@ from textnb.core.model_schema import is_fitted as _is_fitted
 from textnb.core.regular import NotRegularFile, open_regular
 from textnb.core.registry import KERNEL_MODULES, MODEL_MODULES
 
-__all__ = ["save", "load", "read_nodes", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "png_target", "write_png", "refuse_input_as_output", "remove_stale_temporaries", "FORMAT_VERSION",
+__all__ = ["save", "load", "read_nodes", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "refuse_folder", "png_target", "write_png", "refuse_input_as_output", "remove_stale_temporaries", "FORMAT_VERSION",
            "MAX_MODEL_BYTES", "STALE_TEMP_SECONDS"]
 
 FORMAT_NAME = "textnb-model"
@@ -219,6 +219,13 @@ def output_target(path):
         what = f"is {what}, not a regular file" if what else "not a regular file"
         raise InputError(f"{path}: {what}; refusing to write over it")
     return target
+
+
+def refuse_folder(path):
+    """ModelFileError when the model file ``path`` is a folder (before anything, a lock
+    file beside it included, is made for it)."""
+    if os.path.isdir(path):
+        raise ModelFileError(f"{os.fspath(path)}: is a folder; give the model file's name")
 
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -637,8 +644,7 @@ def save(model, path, *, check=True):
             f.write(data)
 
     path = os.fspath(path)
-    if os.path.isdir(path):
-        raise ModelFileError(f"{path}: is a folder; give the model file's name")
+    refuse_folder(path)
     if check:
         # a ModelNode tree (written by training that imports no scikit-learn) gets the
         # file-level checks only, building its estimators would import what it avoided;
