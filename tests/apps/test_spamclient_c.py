@@ -304,6 +304,19 @@ def test_closed_standard_streams(spamfilter_c, spam_model, sock_dir):
         assert r.returncode == 1 and b"X-TextNB-Class: ham" in r.stdout
 
 
+def test_a_folder_as_standard_input_is_an_error_not_a_verdict(spamfilter_c, spam_model, sock_dir, tmp_path):
+    """``spamfilter < FOLDER``: Python cannot start with a folder as stdin (a fatal error,
+    exit 1, which is the ham verdict); the compiled client says so in one line, exit 3,
+    whether it hands over to Python (no --socket) or asks the daemon."""
+    sock = sock_dir / "s"
+    folder = tmp_path / "afolder"
+    folder.mkdir()
+    with Server(spam_model, socket_path=sock):
+        for extra in (f"-m '{spam_model}'", f"-m '{spam_model}' -p", f"--socket '{sock}'", f"--socket '{sock}' -p"):
+            r = _sh(f"exec '{spamfilter_c}' {extra} < '{folder}'")
+            assert (r.returncode, r.stderr, r.stdout) == (3, b"spamfilter: stdin: Is a directory\n", b""), extra
+
+
 def test_a_reader_that_leaves_is_an_error_not_a_verdict(spamfilter_c, spam_model, sock_dir):
     sock = sock_dir / "s"
     msg = b"Subject: agenda\n\n" + b"meeting agenda budget\n" * 100000

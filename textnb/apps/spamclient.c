@@ -89,6 +89,12 @@ static void copy_fd(int from, int to)
 /* Replace this process with the Python spamfilter, same arguments (nothing read yet). */
 static int run_python(int argc, char **argv)
 {
+    struct stat st;
+    if (fstat(0, &st) == 0 && S_ISDIR(st.st_mode)) {
+        /* Python cannot start with a folder as stdin (a fatal error, exit 1: "ham") */
+        fprintf(stderr, "spamfilter: stdin: %s\n", strerror(EISDIR));
+        return EXIT_ERROR;
+    }
     size_t k = sizeof fallback_prefix / sizeof *fallback_prefix - 1;
     char **args = calloc(k + (size_t)argc + 1, sizeof *args);
     if (args) {
@@ -344,7 +350,7 @@ static enum failure read_head(struct buffer *b, long long max)
         if (n == 0)
             break;
         if (n < 0 && errno != EINTR) {
-            say("i/o: %s", strerror(errno));
+            say("stdin: %s", strerror(errno)); /* (a folder given as stdin: "Is a directory") */
             return FAIL_ERROR;
         }
     }
