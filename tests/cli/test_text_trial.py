@@ -210,3 +210,15 @@ def test_a_vocabulary_pruned_away_names_the_corpus_and_the_options(tmp_path):
     rc, out, err = cli("train", corpus, "--min-df", "50")
     assert rc != 0 and one_error_line(err)
     assert "min_df keeps terms in at least 50 documents" in err and "of 4" in err, err
+
+
+def test_predict_names_the_short_row_of_a_headerless_tsv(tmp_path, sms_model):
+    """A headerless label<TAB>text file with a row of one cell: predict names the row, as
+    train does (it said 'cannot find the label and text columns')."""
+    bad = tmp_path / "missing.tsv"
+    bad.write_text("spam\tfree prize now\nham\n\tno label here\nham\tsee you at noon\n")
+    for args in ((sms_model, bad), (sms_model, "--rows", bad)):
+        rc, out, err = cli("predict", *args)
+        assert rc != 0 and one_error_line(err) and f"{bad}:2:" in err, err
+    rc, out, err = cli("train", bad, "-o", tmp_path / "m.tnb")
+    assert rc != 0 and f"{bad}:2:" in err

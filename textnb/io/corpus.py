@@ -381,9 +381,11 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
     elif not need_label and ti is not None and label_column is None:
         skip = 1  # a header with a text column and no labels: prediction input
     elif li is None and ti is None and label_column is None and text_column is None and all(
-        len(r) == 2 or (delimiter == "\t" and len(r) > 2) for _, r in head
+        len(r) == 2 or (delimiter == "\t" and len(r) > 2) for _, r in (head if need_label else head[:1])
     ):
-        li, ti, skip = 0, 1, 0  # headerless label<TAB>text
+        # headerless label<TAB>text (prediction: its documents are a text model's, so a
+        # short row further down is that row's error, not a sign of another layout)
+        li, ti, skip = 0, 1, 0
     else:
         # training takes --label-column / --text-column; prediction reads the header only
         hint = " or pass --label-column / --text-column" if need_label else ""
