@@ -132,7 +132,7 @@ def test_text_estimators_fit_contract(estimator):
     order = np.arange(len(_DOCS))[::-1]
     assert np.allclose(_output(est, [_DOCS[i] for i in order]), first[order])
     assert np.allclose(_output(est, _DOCS[:2]), first[:2])
-    with pytest.raises(TypeError, match="wrap it in a list"):
+    with pytest.raises(TypeError, match="string object received; wrap it in a list"):
         est.fit("one string", _Y[:1])
 
 

@@ -113,7 +113,7 @@ def test_works_in_a_pipeline_and_a_grid_search(sms):
 def test_documents_and_labels_must_align():
     with pytest.raises(ValueError, match="labels"):
         TextClassifier().fit(["a b", "c d"], ["x", "y", "z"])
-    with pytest.raises(TypeError, match="wrap it in a list"):
+    with pytest.raises(TypeError, match="string object received; wrap it in a list"):
         TextClassifier().fit("a b", ["x"])
 
 

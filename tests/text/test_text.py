@@ -88,7 +88,7 @@ def test_analyzer_pickles_for_worker_processes():
 
 
 def test_single_string_is_rejected_with_a_hint():
-    with pytest.raises(TypeError, match="wrap it in a list"):
+    with pytest.raises(TypeError, match="string object received; wrap it in a list"):
         Vectorizer().fit("just one string")
 
 
@@ -135,3 +135,24 @@ def test_no_documents_is_an_empty_vocabulary_as_sklearn():
         assert "min_df" not in str(ours.value).split(";")[0]
         with pytest.raises(ValueError, match="empty vocabulary"):
             CountVectorizer().fit(docs)
+
+
+def test_a_single_string_is_a_value_error_on_every_document_path(tmp_path):
+    """One string where documents are expected: scikit-learn's ValueError (a TypeError too)
+    from the vectorizer, the text estimators and the prediction scorer alike (the last two
+    raised a bare TypeError)."""
+    from textnb import TextClassifier
+    from textnb.text.scorer import load_for_prediction
+
+    docs, y = ["cheap pills now", "meeting at noon", "cheap offer", "lunch at noon"], ["s", "h", "s", "h"]
+    clf = TextClassifier().fit(docs, y)
+    clf.save(tmp_path / "m.tnb")
+    scorer = load_for_prediction(tmp_path / "m.tnb")
+    calls = [lambda: Vectorizer().fit("one string"), lambda: clf.predict("cheap"), lambda: clf.predict_proba(b"x"),
+             lambda: TextClassifier().fit("cheap pills", ["s"]), lambda: clf.partial_fit("cheap", ["s"]),
+             lambda: scorer.predict_joint_log_proba("cheap")]
+    for call in calls:
+        with pytest.raises(ValueError, match="string object received"):
+            call()
+    with pytest.raises(TypeError):
+        clf.predict("cheap")

@@ -5,7 +5,7 @@ Every problem with the user's input (a file, a flag, a model file) is raised as 
 The command line prints that line and exits with status 1; library users catch it.
 """
 
-__all__ = ["TextnbError", "InputError", "NotATextCorpus", "EmptyVocabulary", "ParameterError", "ModelFileError", "DataWarning", "short_repr",
+__all__ = ["TextnbError", "InputError", "NotATextCorpus", "EmptyVocabulary", "ParameterError", "SingleStringError", "refuse_single_string", "ModelFileError", "DataWarning", "short_repr",
            "missing_reason"]
 
 
@@ -29,6 +29,19 @@ class EmptyVocabulary(InputError):
     def __init__(self, message=None):
         super().__init__(message or "empty vocabulary: every token was filtered out; the documents may be empty "
                                     "or only contain stop words, or min_df / max_df prune everything")
+
+
+class SingleStringError(TypeError, ValueError):
+    """A single string given where an iterable of documents is expected (a TypeError,
+    and a ValueError as scikit-learn raises)."""
+
+
+def refuse_single_string(documents):
+    """Raise :class:`SingleStringError` when ``documents`` is one str or bytes (an iterable
+    of its characters is never what was meant): every estimator and scorer of documents."""
+    if isinstance(documents, (str, bytes)):
+        raise SingleStringError("Iterable over raw text documents expected, string object received; wrap it in "
+                                "a list")
 
 
 class ParameterError(TextnbError, ValueError):

@@ -41,7 +41,7 @@ def _whole_numbers(s):
         return False
     v = s.to_numpy(dtype=np.float64, na_value=np.nan)
     v = v[~np.isnan(v)]
-    return bool(v.size) and bool(np.all(v == np.floor(v)))
+    return bool(v.size) and bool(np.all(np.isfinite(v))) and bool(np.all(v == np.floor(v)))  # (inf: numeric)
 
 
 def frame_attributes(df, *, integers_nominal=False):
@@ -80,7 +80,7 @@ def _missing(v):
 
 def _key(v):
     """The value's name: a whole float as an integer (``2.0`` is ``"2"``)."""
-    if isinstance(v, float) and v == int(v):
+    if isinstance(v, float) and math.isfinite(v) and v == int(v):
         return str(int(v))
     return str(v)
 

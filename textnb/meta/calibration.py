@@ -19,13 +19,14 @@ from numbers import Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from textnb.core.folds import stratified_kfold
 from textnb.naive_bayes.base import SaveMixin, WrapperTags, given_splits, log_odds, wrapped_input_tags
 from textnb.core.model_io import register
 from textnb.naive_bayes.kernels import all_or_nothing
 from textnb.core.stats import seen_columns
+from textnb.io.frames import is_frame
 from textnb.meta.smoothing import SmoothingCV
 from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, CALIBRATION_METHODS, calibrated_classes,
                                    calibrated_log_proba, finite_scores, fit_isotonic, fit_sigmoid, threshold_for_f1,
@@ -86,10 +87,12 @@ def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight
     for train, test in splits:
         kw = {} if sample_weight is None else {"sample_weight": sample_weight[train]}
         rows.append(test)
-        if _declared_attributes(estimator) is not None:
-            # table columns are attributes the model declares, not terms: keep them all
-            fitted = clone(estimator).fit(X[train], y[train], **kw)
-            parts.append(estimator_log_odds(fitted, X[test], classes))
+        if is_frame(X) or _declared_attributes(estimator) is not None:
+            # table columns are attributes, not terms: keep them all (a DataFrame is handed
+            # on as it is: the table model encodes it, textnb.io.frames)
+            part = (lambda rows: X.iloc[rows]) if is_frame(X) else (lambda rows: X[rows])
+            fitted = clone(estimator).fit(part(train), y[train], **kw)
+            parts.append(estimator_log_odds(fitted, part(test), classes))
             continue
         cols = seen_columns(X[train])
         fitted = clone(estimator).fit(X[train][:, cols], y[train], **kw)
@@ -247,7 +250,13 @@ class CalibratedNB(WrapperTags, SaveMixin, ClassifierMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit the calibration maps on out-of-fold log-odds, then the estimator on all data."""
         self._check_params()
-        X, y = validate_data(self, X, y, accept_sparse="csr", reset=True, **_input_checks(self._base()))
+        if is_frame(X):  # its names and width here; the table model checks and encodes its cells
+            validate_data(self, X, reset=True, skip_check_array=True)
+            y = column_or_1d(y, warn=True)
+            if len(y) != len(X):
+                raise ValueError(f"X has {len(X)} rows but y has {len(y)} labels")
+        else:
+            X, y = validate_data(self, X, y, accept_sparse="csr", reset=True, **_input_checks(self._base()))
         check_classification_targets(y)
         sw = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         if sw is not None and sw.shape != (X.shape[0],):
@@ -298,6 +307,9 @@ class CalibratedNB(WrapperTags, SaveMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _check_X(self, X):
+        if is_frame(X):
+            validate_data(self, X, reset=False, skip_check_array=True)
+            return X
         return validate_data(self, X, accept_sparse="csr", reset=False, **_input_checks(self._base()))
 
     def predict_log_odds(self, X):

@@ -25,7 +25,7 @@ for why ``scipy.sparse`` stays).
 import numpy as np
 import scipy.sparse as sp
 
-from textnb.core.errors import ModelFileError
+from textnb.core.errors import ModelFileError, refuse_single_string
 from textnb.core.logspace import log_odds, logsumexp
 from textnb.core.model_io import ModelNode, build
 from textnb.core.model_schema import check_declared
@@ -138,8 +138,7 @@ class LazyTextScorer(DocumentCounts, Scores):
         return False
 
     def _check_X(self, docs):
-        if isinstance(docs, (str, bytes)):
-            raise TypeError("expected an iterable of documents, got a single string; wrap it in a list")
+        refuse_single_string(docs)
         return list(docs)
 
     def _batches(self, docs):

@@ -25,7 +25,7 @@ from textnb.naive_bayes.scoring import check_sample_weight
 from textnb.io.corpus import to_text
 from textnb.text.counting import inherited, score_batch
 from textnb.core.dfe import pass_budget
-from textnb.core.errors import InputError
+from textnb.core.errors import InputError, refuse_single_string
 from textnb.core.model_io import register
 from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.naive_bayes.discriminative import DiscriminativeNB
@@ -140,8 +140,7 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
         ``client``, a ``distributed.Client``, sends the shards to Dask workers instead of
         local processes (see :mod:`textnb.text.distributed`); the model is the same.
         """
-        if isinstance(X, (str, bytes)):
-            raise TypeError("expected an iterable of documents, got a single string; wrap it in a list")
+        refuse_single_string(X)
         y = one_label_each(y)
         check_classification_targets(y)  # (continuous targets: as the models refuse them)
         if hasattr(X, "__len__") and len(X) != len(y):
@@ -251,8 +250,7 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _add(self, X, y, sample_weight, sign):
-        if isinstance(X, (str, bytes)):
-            raise TypeError("expected an iterable of documents, got a single string; wrap it in a list")
+        refuse_single_string(X)
         if not self._streams(self.model_, self.vectorizer_):  # (checked before the vocabulary is touched)
             raise ValueError(f"{'partial_fit' if sign > 0 else 'forget'} needs a count model (MultinomialNB, "
                              "BernoulliNB, ComplementNB, DiscriminativeNB) over plain counts (not a wrapper, a "
@@ -331,8 +329,7 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
         ``n_jobs`` allowing, whole batches are tokenised *and scored* in worker
         processes, and only the scores come back (forked workers inherit the model;
         others receive it pickled with each batch)."""
-        if isinstance(X, (str, bytes)):
-            raise TypeError("expected an iterable of documents, got a single string; wrap it in a list")
+        refuse_single_string(X)
         few = hasattr(X, "__len__") and len(X) < _FEW_DOCUMENTS
         # a handful of documents (a mail filter's one message) is tokenised faster
         # than the vocabulary's TermKeys could be built

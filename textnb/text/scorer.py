@@ -39,7 +39,7 @@ import numpy as np
 
 from textnb.core.csr import csr_dot
 from textnb.core.dfe import doc_features
-from textnb.core.errors import ModelFileError
+from textnb.core.errors import ModelFileError, refuse_single_string
 from textnb.core.logspace import log_odds, logsumexp, prior_where_empty, proba_from_jll
 from textnb.core.model_io import ModelNode, build, read_nodes
 from textnb.core.model_schema import check_declared
@@ -186,8 +186,7 @@ class TextScorer(DocumentCounts):
     def predict_joint_log_proba(self, docs):
         """Joint log-likelihoods of the count model, shape (n_docs, n_classes); ``docs`` are
         str (or ASCII bytes)."""
-        if isinstance(docs, (str, bytes)):
-            raise TypeError("expected an iterable of documents, got a single string; wrap it in a list")
+        refuse_single_string(docs)
         data, indices, indptr = self._cells(docs)
         return self._joint(data, indices, indptr)
 

@@ -25,7 +25,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_array
 
 from textnb.core.model_io import register
-from textnb.core.errors import ParameterError
+from textnb.core.errors import ParameterError, SingleStringError, refuse_single_string  # noqa: F401 (SingleStringError: its old home)
 from textnb.naive_bayes.base import DeclaredTags
 from textnb.naive_bayes.kernels import all_or_nothing, takes_defaults
 from textnb.text.defaults import VECTORIZER_DEFAULTS, VECTORIZER_PARAMS, VECTORIZER_STATE
@@ -54,16 +54,6 @@ from textnb.text.training import (check_vocabulary_params, finish_counts, learn_
 __all__ = ["TOKEN_PATTERN", "Analyzer", "Vectorizer", "analyzer_from_params", "regex_tokenize",
            "strip_accents_ascii", "strip_accents_unicode"]
 
-class SingleStringError(TypeError, ValueError):
-    """A single string given where an iterable of documents is expected (a TypeError,
-    and a ValueError as scikit-learn raises)."""
-
-
-def _check_documents(raw_documents):
-    if isinstance(raw_documents, (str, bytes)):
-        raise SingleStringError(
-            "Iterable over raw text documents expected, string object received; wrap it in a list"
-        )
 
 
 @register
@@ -305,7 +295,7 @@ class Vectorizer(DeclaredTags, TransformerMixin, BaseEstimator, auto_wrap_output
     @all_or_nothing
     def fit_transform(self, raw_documents, y=None):
         """Learn the vocabulary and return the (n_documents, n_terms) CSR counts."""
-        _check_documents(raw_documents)
+        refuse_single_string(raw_documents)
         self._check_params()
         self._warn_for_unused_params()
         self.__dict__.pop("_terms", None)
@@ -377,7 +367,7 @@ class Vectorizer(DeclaredTags, TransformerMixin, BaseEstimator, auto_wrap_output
 
     def transform(self, raw_documents):
         """CSR counts of documents under the fitted vocabulary (unknown terms dropped)."""
-        _check_documents(raw_documents)
+        refuse_single_string(raw_documents)
         self._check_vocabulary()
         docs = list(raw_documents)
         return self._output(count_batch(docs, self._analyzer(), self._term_index(), grow=False))
