@@ -121,3 +121,29 @@ def test_a_failed_partial_fit_keeps_the_counts():
         with pytest.raises(ValueError):
             model.partial_fit(bad, FRACTIONAL[1])
         assert_array_equal(model.predict_proba(GOOD_X), before)
+
+
+def test_calibrated_table_model_takes_a_dataframe():
+    """CalibratedNB(TabularNB()) on a DataFrame with a nominal column, as the table model
+    alone and scikit-learn's CalibratedClassifierCV take it (its own float conversion
+    refused 'red'); the same probabilities as on the table's value codes."""
+    pd = pytest.importorskip("pandas")
+    from textnb import table_from_frame
+
+    rng = np.random.RandomState(0)
+    df = pd.DataFrame({"colour": rng.choice(["red", "green", "blue"], 60), "size": rng.rand(60)})
+    y = np.where(df.colour == "red", "a", "b")
+    y[:10] = "a"
+    framed = CalibratedNB(TabularNB(), cv=3).fit(df, y)
+    table = table_from_frame(df.assign(cls=y), "cls")
+    coded = CalibratedNB(TabularNB(attributes=tuple(table.attributes)), cv=3).fit(table.X, table.y)
+    assert_allclose(framed.predict_proba(df), coded.predict_proba(table.X))
+    assert list(framed.feature_names_in_) == ["colour", "size"]
+
+
+@pytest.mark.parametrize("make", [TAN, AODE, BayesNetClassifier, LBR, TabularNB])
+def test_infinity_in_a_dataframe_is_a_value_error(make):
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame({"outlook": ["sunny", "rain", "sunny", "rain"], "temp": [np.inf, 70.0, 80.0, 65.0]})
+    with pytest.raises(ValueError, match="infinity"):
+        make().fit(X, ["no", "yes", "no", "yes"])
