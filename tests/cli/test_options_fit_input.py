@@ -37,12 +37,17 @@ def test_ignoring_a_column_a_text_corpus_does_not_read_keeps_it_a_text_corpus(tm
     rc, _, err = cli("train", tmp_path / "sms.csv", "--ignore", "idx", "-o", tmp_path / "d.tnb")
     assert rc == 1
     one_error_line(err, "sms.csv: cannot drop unknown attribute(s) ['idx']; attributes: id, text, label")
-    # a file without a header is read as a table with --ignore or --numeric, as before: a
-    # small numeric table of two columns looks like label,text too
+    # a two-column CSV file whose first row is a header (its first cell is no label of the
+    # rows below) is a table, with or without --numeric (it was read as label,text, its
+    # header a document of the class 'x'); one without a header is label,text unless
+    # --ignore or --numeric ask for a table
     (tmp_path / "x.csv").write_text("x,play\n1,yes\n2,no\n3,yes\n4,no\n5,yes\n6,no\n")
-    for options in (["--numeric", "kde"], []):
-        rc, out, err = cli("train", tmp_path / "x.csv", *options, "-o", tmp_path / "e.tnb", "--json")
-        assert rc == 0 and ("rows" in json.loads(out)) == bool(options), (options, out, err)
+    (tmp_path / "y.csv").write_text("1,yes\n2,no\n1,yes\n2,no\n1,yes\n2,no\n")
+    for path, options, table in (("x.csv", ["--numeric", "kde"], True), ("x.csv", [], True),
+                                 ("y.csv", ["--numeric", "kde"], True), ("y.csv", [], False)):
+        rc, out, err = cli("train", tmp_path / path, *options, "-o", tmp_path / "e.tnb", "--json")
+        assert rc == 0 and ("rows" in json.loads(out)) == table, (path, options, out, err)
+    assert json.loads(cli("train", tmp_path / "x.csv", "-o", tmp_path / "e.tnb", "--json")[1])["rows"] == 6
 
 
 @pytest.mark.parametrize("command", ["train", "evaluate"])

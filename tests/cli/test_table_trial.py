@@ -154,3 +154,32 @@ def test_the_summary_counts_uncertain_attributes(tmp_path):
     assert summary["attributes"] == 2 and summary["nominal_attributes"] == 0 and summary["uncertain_attributes"] == 1
     rc, out, err = cli("train", tmp_path / "u.csv", "-o", tmp_path / "u.tnb")
     assert "attributes: 2 (0 nominal, 1 uncertain)" in out
+
+
+def test_a_two_column_csv_with_a_header_is_a_table_not_a_corpus(tmp_path):
+    """README: a CSV file with a header is a table, class last. ``outlook,play`` above six
+    rows was read as label,text: 7 documents, the header one of class 'outlook'."""
+    two = tmp_path / "two.csv"
+    two.write_text("outlook,play\nsunny,no\nsunny,no\novercast,yes\nrain,yes\nrain,no\novercast,yes\n")
+    rc, out, err = cli("train", two, "-o", tmp_path / "m.tnb", "--json")
+    summary = json.loads(out)
+    assert rc == 0 and summary["rows"] == 6 and summary["per_class"] == {"no": 3, "yes": 3}, (out, err)
+    # a headerless label,text CSV corpus stays one (its first label comes back)
+    corpus = tmp_path / "c.csv"
+    corpus.write_text("spam,cheap pills now\nham,lunch at noon\nspam,win a prize\nham,see you soon\n" * 3)
+    rc, out, err = cli("train", corpus, "-o", tmp_path / "c.tnb", "--json")
+    assert rc == 0 and json.loads(out)["documents"] == 12, err
+    # a text model predicting a CSV file whose first row is a header: the header is no document
+    tw = tmp_path / "tw.csv"
+    tw.write_text("sentiment,tweet\nspam,cheap pills\nham,lunch today\nspam,prize now\n")
+    rc, out, err = cli("predict", tmp_path / "c.tnb", tw)
+    assert rc == 0 and len(out.splitlines()) == 3 and "sentiment" not in out, (out, err)
+
+
+def test_a_text_corpus_csv_says_which_columns_it_does_not_read(tmp_path):
+    sb = tmp_path / "sb.csv"
+    sb.write_text("size,body,class\n1.0,small cat,no\n1.1,small dog,no\n3.0,big cat,yes\n3.2,big dog,yes\n")
+    rc, out, err = cli("train", sb, "-o", tmp_path / "m.tnb")
+    assert rc == 0 and "'size' not read (--class NAME reads the file as a table)" in err, err
+    rc, out, err = cli("train", sb, "--class", "class", "-o", tmp_path / "t.tnb", "--json")
+    assert rc == 0 and json.loads(out)["rows"] == 4

@@ -36,10 +36,11 @@ import csv
 import io
 import itertools
 import os
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from textnb.core.errors import InputError, NotATextCorpus, missing_reason
+from textnb.core.errors import DataWarning, InputError, NotATextCorpus, missing_reason
 from textnb.io.files import folder_files, read_regular_file
 
 __all__ = [
@@ -352,6 +353,25 @@ def read_rows(path, *, data=None, label_column=None, text_column=None, max_bytes
     return _table_documents(path, data, label_column, text_column, max_bytes, need_label=False)
 
 
+def _header_like(head):
+    """Whether the first of the ``(line, row)`` pairs ``head`` of a two-column CSV file is a
+    header: its first cell is never a first cell of the rows below, and those repeat (a
+    headerless corpus's first label comes back, as every label of a corpus does) or are
+    all numbers where it is not (``x,play`` above ``1,yes``)."""
+    first, cells = head[0][1][0].strip(), [r[0].strip() for _, r in head[1:]]
+    if len(cells) < 2 or first in cells:
+        return False
+    return len(set(cells)) < len(cells) or (all(map(_is_number, cells)) and not _is_number(first))
+
+
+def _is_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _delimiter_of(path, first_line):
     return "\t" if (path.lower().endswith((".tsv", ".tab")) or "\t" in first_line) else ","
 
@@ -378,6 +398,11 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
     ti = _pick_column(header, text_column, _TEXT_NAMES, "text", path)
     if li is not None and ti is not None:
         skip = 1
+        others = [h for k, h in enumerate(header) if k not in (li, ti) and h.strip()]
+        if need_label and others and label_column is None and text_column is None:
+            warnings.warn(f"{path}: read as a text corpus of its columns {header[li]!r} (label) and {header[ti]!r} "
+                          f"(text); {', '.join(map(repr, others))} not read (--class NAME reads the file as a "
+                          "table)", DataWarning, stacklevel=2)
     elif not need_label and ti is not None and label_column is None:
         skip = 1  # a header with a text column and no labels: prediction input
     elif li is None and ti is None and label_column is None and text_column is None and all(
@@ -386,6 +411,11 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
         # headerless label<TAB>text (prediction: its documents are a text model's, so a
         # short row further down is that row's error, not a sign of another layout)
         li, ti, skip = 0, 1, 0
+        if delimiter == "," and _header_like(head):
+            if need_label:  # a CSV table's header (README: a CSV file with a header is a table)
+                raise NotATextCorpus(f"{path}: its first row ({', '.join(header)}) is a header without label and "
+                                     "text columns: read as a table")
+            skip = 1  # prediction: the header is not a document
     else:
         # training takes --label-column / --text-column; prediction reads the header only
         hint = " or pass --label-column / --text-column" if need_label else ""

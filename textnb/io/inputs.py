@@ -7,13 +7,14 @@ without them (:class:`~textnb.core.errors.NotATextCorpus`) is read as a table.
 """
 
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
 import numpy as np
 
-from textnb.core.errors import InputError, NotATextCorpus
+from textnb.core.errors import DataWarning, InputError, NotATextCorpus
 from textnb.io.corpus import MAX_DOCUMENT_BYTES, open_corpus, to_text
 
 __all__ = ["InputOptions", "load_input", "open_text_corpus", "fasttext_corpus", "is_table_input", "check_classes",
@@ -154,7 +155,10 @@ def load_input(path, opts, test=True):
         return "table", mixed
     if not (path.lower().endswith(".arff") or opts.class_name):
         try:
-            corpus = open_text_corpus(path, opts, test)
+            with warnings.catch_warnings():
+                if opts.ignore:  # the user has named the columns to leave out: no word on those not read
+                    warnings.simplefilter("ignore", DataWarning)
+                corpus = open_text_corpus(path, opts, test)
         except NotATextCorpus:
             corpus = None
         if corpus is not None and not ((opts.ignore or opts.numeric) and _read_as_table(path, opts)):
