@@ -243,7 +243,7 @@ def test_table_bad_input(tmp_path):
     bad.write_text("@relation r\n@attribute a numeric\n@attribute c {x,y}\n@data\n1,x\nfoo,y\n")
     code, _, err = run("train", bad, "-o", tmp_path / "x.tnb")
     assert code == 1 and "bad.arff:6" in err
-    code, _, err = run("evaluate", WEATHER_NUMERIC)  # 10 folds, but the largest class has 9 rows
+    code, _, err = run("evaluate", WEATHER_NUMERIC, "--cv", "10")  # 10 folds, but the largest class has 9 rows
     assert code == 1 and "use a smaller --cv" in err
 
 

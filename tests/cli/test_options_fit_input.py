@@ -180,7 +180,7 @@ def test_empty_output_names_and_a_cv_too_large_for_a_table_name_the_problem(tmp_
                  ["evaluate", ARFF, "--plot", ""]):
         rc, _, err = cli(*args)
         assert rc == 2 and "expected a file name, got an empty one" in err + capsys.readouterr().err
-    rc, _, err = cli("evaluate", CORPORA / "weather.nominal.arff")
+    rc, _, err = cli("evaluate", CORPORA / "weather.nominal.arff", "--cv", "10")  # (the default: 9 folds)
     assert rc == 1
     one_error_line(err, "weather.nominal.arff: no class has 10 objects, so there cannot be 10 folds")
     for address in ("foo", "tcp://localhost", "http://127.0.0.1:1"):

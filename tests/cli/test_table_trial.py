@@ -183,3 +183,17 @@ def test_a_text_corpus_csv_says_which_columns_it_does_not_read(tmp_path):
     assert rc == 0 and "'size' not read (--class NAME reads the file as a table)" in err, err
     rc, out, err = cli("train", sb, "--class", "class", "-o", tmp_path / "t.tnb", "--json")
     assert rc == 0 and json.loads(out)["rows"] == 4
+
+
+def test_evaluate_of_the_bundled_weather_file_runs_with_its_defaults(tmp_path):
+    """The default 10 folds become as many as the largest class has objects (9 of 14 on
+    weather), and the report says so; an explicit --cv 10 is still refused."""
+    weather = CORPORA / "weather.nominal.arff"
+    rc, out, err = cli("evaluate", weather)
+    assert rc == 0 and out.startswith("9-fold cross-validation x 1 (fewer than the default 10: no class has 10 "
+                                      "objects) on 14 objects"), (out, err)
+    rc, out, err = cli("evaluate", weather, "--json")
+    report = json.loads(out)
+    assert report["folds"] == 9 and "default 10" in report["folds_note"]
+    rc, out, err = cli("evaluate", weather, "--cv", "10")
+    assert rc == 1 and "no class has 10 objects" in err

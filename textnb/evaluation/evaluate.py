@@ -350,12 +350,17 @@ def _collect(y_true, parts, classes):
     return proba
 
 
-def cross_validate(X, y, model, *, cv=10, repeat=1, seed=0, vectorizer=None, progress=None, terms=None,
+#: The folds of a cross-validation when none are asked for (fewer when no class has as many objects).
+DEFAULT_FOLDS = 10
+
+
+def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, progress=None, terms=None,
                    source=None):
     """Stratified K-fold cross-validation, ``repeat`` times with seeds ``seed, seed+1, ...``.
 
     ``X`` is a count matrix (with ``vectorizer`` giving the pruning rules) or a
-    tabular array. ``cv`` is a number of stratified, shuffled folds, or what
+    tabular array. ``cv`` is a number of stratified, shuffled folds (None: :data:`DEFAULT_FOLDS`,
+    or as many as the largest class has objects when it has fewer), or what
     scikit-learn's ``check_cv`` accepts (a splitter, or an iterable of (train, test) index
     arrays: used as given, once, so ``repeat`` must be 1; a row in no test part is not
     predicted, a row in several is predicted once per split and counted each time).
@@ -372,9 +377,13 @@ def cross_validate(X, y, model, *, cv=10, repeat=1, seed=0, vectorizer=None, pro
     given = given_splits(cv, X, y)
     if given is not None and repeat != 1:
         raise ParameterError(f"repeat must be 1 with given splits (they are used as given); got {repeat}")
+    default = None
     if given is None:
-        cv = 10 if cv is None else int(cv)
         largest = max(int(np.sum(y == c)) for c in classes)
+        if cv is None:  # the default: 10 folds, or as many as the largest class has objects (as Weka's CV runs)
+            default = DEFAULT_FOLDS
+            cv = max(2, min(DEFAULT_FOLDS, largest))
+        cv = int(cv)
         if largest < cv:
             where = f"{source}: " if source else ""  # (the file the objects come from, when given)
             raise InputError(f"{where}no class has {cv} objects, so there cannot be {cv} folds; use a smaller --cv")
@@ -413,6 +422,8 @@ def cross_validate(X, y, model, *, cv=10, repeat=1, seed=0, vectorizer=None, pro
         report["confusion_matrix"] = (np.asarray(report["confusion_matrix"]) / repeat).tolist()
     report["n"] = int(len(y))
     report["folds"] = cv if given is None else len(given)
+    if default is not None and cv < default:
+        report["folds_note"] = f"fewer than the default {default}: no class has {default} objects"
     report["repeat"] = repeat
     report["seed"] = seed
     report["accuracy_per_repeat"] = accuracies

@@ -16,7 +16,8 @@ __all__ = ["evaluate_documents", "evaluate_table"]
 
 
 def _folds_protocol(report):
-    report["protocol"] = f"{report['folds']}-fold cross-validation x {report['repeat']}"
+    report["protocol"] = f"{report['folds']}-fold cross-validation x {report['repeat']}" + (
+        f" ({report['folds_note']})" if report.get("folds_note") else "")
     return report
 
 
@@ -62,7 +63,7 @@ def evaluate_documents(corpus, classifier, *, test=None, cv=None, repeat=1, seed
         skipped += skipped_test
     else:
         X, terms = vectorize_all(texts, vectorizer)
-        report = _folds_protocol(cross_validate(X, y, model, cv=cv or 10, repeat=repeat, seed=seed,
+        report = _folds_protocol(cross_validate(X, y, model, cv=cv, repeat=repeat, seed=seed,
                                                 vectorizer=vectorizer, progress=progress, terms=terms,
                                                 source=corpus.source))
     report["skipped_binary"] = skipped
@@ -83,7 +84,7 @@ def evaluate_table(table, model, *, test=None, cv=None, repeat=1, seed=0, progre
         report = evaluate_split(table.X, table.y, test.X, np.asarray(test.y, dtype=table.y.dtype), model)
         report["protocol"] = "train/test"
     else:
-        report = _folds_protocol(cross_validate(table.X, table.y, model, cv=cv or 10, repeat=repeat, seed=seed,
+        report = _folds_protocol(cross_validate(table.X, table.y, model, cv=cv, repeat=repeat, seed=seed,
                                                 progress=progress, source=table.source))
     report["seconds"] = time.perf_counter() - start
     return report
