@@ -44,6 +44,7 @@ import numpy as np
 
 from textnb.core.errors import InputError, ModelFileError, missing_reason
 from textnb.core.model_io import load, model_class, refuse_folder, refuse_input_as_output
+from textnb.core.regular import open_regular
 from textnb.io import mail
 from textnb.text.scorer import load_for_prediction
 from textnb.apps.spamlite import (  # noqa: F401 (the verdict rules live on the numpy-free path)
@@ -403,7 +404,7 @@ def journal_path(model_path):
 
 
 def update_model(model_path, *, register=(), unregister=(), create=True, kind=DEFAULT_KIND,
-                 alpha=None, max_bytes=mail.DEFAULT_MAX_BYTES, n_jobs=None):
+                 alpha=None, max_bytes=mail.DEFAULT_MAX_BYTES, n_jobs=None, journal=True):
     """Register / unregister messages in a model file, under the lock, atomically.
 
     Parameters
@@ -416,6 +417,11 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
         and tokenised by ``n_jobs`` processes (as :func:`train_model`'s).
     create : bool
         Start a new model (of ``kind``, with ``alpha``) when the file does not exist.
+    journal : bool
+        Keep the daemon's TELL journal of the model (when it has one, :func:`journal_path`)
+        with it: the journal's lock is taken first, as TELL takes it, and the new file's
+        identity recorded (:func:`note_model_identity`), so the daemon knows the model was
+        learned into, not replaced. False: the caller (TELL) holds that lock and records it.
 
     Returns
     -------
@@ -430,22 +436,63 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
         if first is not None:
             unregister = chain([first], unregister)
     _prepare_folder(model_path)
-    with model_lock(model_path):
-        if os.path.exists(model_path):
-            model = load(model_path)
-            _check_spam_model(model, os.fspath(model_path))
-        elif first is not None:
-            raise ModelFileError(f"{model_path}: no such model file (nothing to unregister from)")
-        elif create:
-            model = new_spam_model(kind, alpha=alpha)
-        else:
-            raise ModelFileError(f"{model_path}: no such model file")
-        n_forgot = _learn(model, _labelled_features(model, unregister, max_bytes, n_jobs), "forget")
-        n_learnt = _learn(model, _labelled_features(model, register, max_bytes, n_jobs), "partial_fit")
-        if not (n_learnt or n_forgot):  # (a new model with nothing learnt would not save)
-            raise InputError("no messages found to register")
-        model.save(model_path)
+    journal_file = journal_path(model_path) if journal else None
+    if journal_file is not None and not os.path.lexists(journal_file):
+        journal_file = None  # (no daemon has learned into it: no journal, no lock file made)
+    with contextlib.ExitStack() as held:
+        if journal_file is not None:
+            held.enter_context(model_lock(journal_file, follow=False))  # (the daemon's TELL: the same order)
+        held.enter_context(model_lock(model_path))
+        counts = _update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes, n_jobs)
+        if journal_file is not None:
+            note_model_identity(journal_file, model_path)
+        return counts
+
+
+def _update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes, n_jobs):
+    """:func:`update_model`'s work, its locks held."""
+    if os.path.exists(model_path):
+        model = load(model_path)
+        _check_spam_model(model, os.fspath(model_path))
+    elif first is not None:
+        raise ModelFileError(f"{model_path}: no such model file (nothing to unregister from)")
+    elif create:
+        model = new_spam_model(kind, alpha=alpha)
+    else:
+        raise ModelFileError(f"{model_path}: no such model file")
+    n_forgot = _learn(model, _labelled_features(model, unregister, max_bytes, n_jobs), "forget")
+    n_learnt = _learn(model, _labelled_features(model, register, max_bytes, n_jobs), "partial_fit")
+    if not (n_learnt or n_forgot):  # (a new model with nothing learnt would not save)
+        raise InputError("no messages found to register")
+    model.save(model_path)
     return {"registered": n_learnt, "unregistered": n_forgot}
+
+
+def model_identity(model_path):
+    """The identity of the model file at ``model_path`` as the journal records it
+    (``"<inode>:<size>:<mtime ns>"`` of the real file; None when it is missing): every
+    textnb write makes a new one, and so does a file copied or moved over the model."""
+    try:
+        st = os.stat(model_path)
+    except OSError:
+        return None
+    return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def note_model_identity(journal_file, model_path):
+    """Append the model's :func:`model_identity` to its journal (``@ <identity>``: the
+    model the journal's lines were learned into), the journal's lock held by the caller."""
+    identity = model_identity(model_path)
+    if identity is None:
+        return
+    fd = open_regular(journal_file, os.O_RDWR | os.O_APPEND | os.O_CREAT, follow=False)
+    try:
+        size = os.fstat(fd).st_size
+        lead = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
+        os.write(fd, lead + f"@ {identity}\n".encode("ascii"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 # -- topic routing ----------------------------------------------------------------------

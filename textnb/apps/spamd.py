@@ -23,8 +23,9 @@ Methods (one request per connection, as spamd):
   update is :func:`textnb.apps.filtering.update_model`'s (the same lock and atomic
   replace as ``spamfilter --register-*``). As SpamAssassin's Bayes store, the daemon
   remembers which messages it learned as what, in ``<model>.learned`` (a SHA-256 of the
-  message without its ``X-TextNB-*`` fields and its class, one line appended per TELL,
-  the journal rewritten without superseded lines when they pile up): learning a
+  message without its ``X-TextNB-*`` fields, its class and the model file it was learned
+  into, one line appended per TELL, the journal rewritten without superseded lines when
+  they pile up; a file copied or moved over the model starts a new one): learning a
   message again as the same class does nothing, as the other class moves it, and
   ``Remove`` (``spamc -L forget``, which sends no class) forgets it as the class it was
   learned as; a message not learned through TELL is not forgotten (no ``DidRemove``).
@@ -59,7 +60,7 @@ import time
 from collections import OrderedDict
 
 from textnb.apps import protocol
-from textnb.apps.filtering import add_headers, journal_path, model_lock, update_model
+from textnb.apps.filtering import add_headers, journal_path, model_identity, model_lock, update_model
 from textnb.apps.spamlite import remove_headers
 from textnb.apps.protocol import ProtocolError
 from textnb.apps.verdict import message_verdict, spamd_fields, spamd_report, spamd_symbol
@@ -185,36 +186,45 @@ JOURNAL_SLACK = 1024
 
 
 def _read_journal(path):
-    """``(digest -> class, number of lines)`` of the journal at ``path``: one line per
-    TELL, ``<sha256> spam|ham`` to learn and ``<sha256> -`` to forget, the last line of a
-    digest winning; a line that is not of that form (a write cut short by a crash) is
-    skipped."""
-    seen, lines = {}, 0
+    """``(digest -> class, number of lines, model identity)`` of the journal at ``path``:
+    one line per TELL, ``<sha256> spam|ham <identity>`` to learn and ``<sha256> - <identity>``
+    to forget, the last line of a digest winning; the last identity read (of such a line,
+    or of an ``@ <identity>`` line that ``spamfilter --register-*`` or a rewrite writes)
+    is the model file the journal was last learned into
+    (:func:`textnb.apps.filtering.model_identity`; None in a journal without one). A line
+    that is not of that form (a write cut short by a crash) is skipped."""
+    seen, lines, identity = {}, 0, None
     try:
         fd = open_regular(path, os.O_RDONLY, follow=False)
     except FileNotFoundError:
-        return seen, lines
+        return seen, lines, identity
     with os.fdopen(fd, "rb") as f:
         for line in f:
             lines += 1
-            digest, _, label = line.decode("ascii", "replace").strip().partition(" ")
+            digest, label, *rest = line.decode("ascii", "replace").split() + ["", ""]
+            if digest == "@":
+                identity = label
+                continue
             if len(digest) != 64:
                 continue
+            if rest[0]:
+                identity = rest[0]
             if label in ("spam", "ham"):
                 seen[digest] = label
             elif label == "-":
                 seen.pop(digest, None)
-    return seen, lines
+    return seen, lines, identity
 
 
-def _write_journal(path, seen):
-    """Replace the journal at ``path`` by one line per message in ``seen`` (atomically; the
-    caller has opened it with :func:`_open_journal`, so it is a regular file)."""
+def _write_journal(path, seen, identity):
+    """Replace the journal at ``path`` by one line per message in ``seen`` and the model's
+    ``identity`` (atomically; the caller has opened it with :func:`_open_journal`, so it
+    is a regular file)."""
     folder = os.path.dirname(path)
     fd, tmp = tempfile.mkstemp(prefix=".learned", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write("".join(f"{d} {c}\n" for d, c in seen.items()).encode("ascii"))
+            f.write(("".join(f"{d} {c}\n" for d, c in seen.items()) + f"@ {identity}\n").encode("ascii"))
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -233,15 +243,15 @@ def _open_journal(path):
     return open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, follow=False)
 
 
-def _note_in_journal(fd, path, seen, lines, digest, label):
-    """Record ``digest`` as learned as ``label`` (``None``: forgotten) in the journal open
-    as ``fd`` that read as ``seen`` in ``lines`` lines: one appended line, or the journal
-    rewritten from ``seen`` (already updated) when the superseded lines pass
-    :data:`JOURNAL_SLACK`."""
+def _note_in_journal(fd, path, seen, lines, digest, label, identity):
+    """Record ``digest`` as learned as ``label`` (``None``: forgotten) into the model file
+    ``identity`` in the journal open as ``fd`` that read as ``seen`` in ``lines`` lines:
+    one appended line, or the journal rewritten from ``seen`` (already updated) when the
+    superseded lines pass :data:`JOURNAL_SLACK`."""
     if lines + 1 > 2 * len(seen) + JOURNAL_SLACK:
-        _write_journal(path, seen)
+        _write_journal(path, seen, identity)
         return
-    line = f"{digest} {label or '-'}\n".encode("ascii")
+    line = f"{digest} {label or '-'} {identity}\n".encode("ascii")
     size = os.fstat(fd).st_size
     if size and os.pread(fd, 1, size - 1) != b"\n":
         line = b"\n" + line  # a line cut short by a crash must not swallow this one
@@ -293,7 +303,10 @@ def tell(model_path, data, *, set_class=None, remove=False, max_bytes=None):
     journal = journal_path(model_path)
     kwargs = {} if max_bytes is None else {"max_bytes": max_bytes}
     with model_lock(journal, follow=False):  # then update_model takes the model's own lock: always in this order
-        seen, lines = _read_journal(journal)
+        seen, lines, identity = _read_journal(journal)
+        replaced = identity is not None and identity != model_identity(model_path)
+        if replaced:  # a file copied or moved over the model: what the journal says was learned into another
+            seen = {}
         digest = message_digest(data)
         before = seen.get(digest)
         if (before is None) if remove else (before == set_class):
@@ -301,15 +314,19 @@ def tell(model_path, data, *, set_class=None, remove=False, max_bytes=None):
         fd = _open_journal(journal)
         try:
             if remove:
-                update_model(model_path, unregister=[(before, data)], create=False, **kwargs)
+                update_model(model_path, unregister=[(before, data)], create=False, journal=False, **kwargs)
                 del seen[digest]
                 set_class = None
             else:
                 unregister = [] if before is None else [(before, data)]
                 update_model(model_path, register=[(set_class, data)], unregister=unregister, create=False,
-                             **kwargs)
+                             journal=False, **kwargs)
                 seen[digest] = set_class
-            _note_in_journal(fd, journal, seen, lines, digest, set_class)
+            identity = model_identity(model_path)
+            if replaced:
+                _write_journal(journal, seen, identity)
+            else:
+                _note_in_journal(fd, journal, seen, lines, digest, set_class, identity)
         finally:
             os.close(fd)
         return True
