@@ -382,18 +382,28 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
         if not counts.get(label):
             raise InputError(f"no {label} messages to train on")
     _prepare_folder(model_path)
-    journal = journal_path(model_path)
-    if not os.path.lexists(journal):  # (no daemon has learned into it: no journal lock file made)
-        with model_lock(model_path):
-            model.save(model_path)
-        return {SPAM: counts[SPAM], HAM: counts[HAM]}
-    with model_lock(journal, follow=False), model_lock(model_path):  # (the daemon's TELL: the same order)
+    with _locked(model_path) as journal:
         model.save(model_path)
-        try:  # what the daemon learned was learned by the model this one replaces
-            os.unlink(journal)
-        except FileNotFoundError:
-            pass
+        if journal is not None:  # what the daemon learned was learned by the model this one replaces
+            try:
+                os.unlink(journal)
+            except FileNotFoundError:
+                pass
     return {SPAM: counts[SPAM], HAM: counts[HAM]}
+
+
+@contextlib.contextmanager
+def _locked(model_path, journal=True):
+    """Hold the model's lock and, before it (the order the daemon's TELL takes them), the
+    lock of its TELL journal when it has one (``journal``; no lock file is made for a
+    journal that does not exist). Yields the journal's path, or None."""
+    path = journal_path(model_path) if journal else None
+    if path is None or not os.path.lexists(path):
+        with model_lock(model_path):
+            yield None
+        return
+    with model_lock(path, follow=False), model_lock(model_path):
+        yield path
 
 
 def journal_path(model_path):
@@ -420,8 +430,9 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
     journal : bool
         Keep the daemon's TELL journal of the model (when it has one, :func:`journal_path`)
         with it: the journal's lock is taken first, as TELL takes it, and the new file's
-        identity recorded (:func:`note_model_identity`), so the daemon knows the model was
-        learned into, not replaced. False: the caller (TELL) holds that lock and records it.
+        identity recorded (an ``@`` line, :func:`model_identity`), so the daemon knows the
+        model was learned into, not replaced. False: the caller (TELL) holds that lock and
+        records it.
 
     Returns
     -------
@@ -436,16 +447,14 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
         if first is not None:
             unregister = chain([first], unregister)
     _prepare_folder(model_path)
-    journal_file = journal_path(model_path) if journal else None
-    if journal_file is not None and not os.path.lexists(journal_file):
-        journal_file = None  # (no daemon has learned into it: no journal, no lock file made)
-    with contextlib.ExitStack() as held:
-        if journal_file is not None:
-            held.enter_context(model_lock(journal_file, follow=False))  # (the daemon's TELL: the same order)
-        held.enter_context(model_lock(model_path))
+    with _locked(model_path, journal) as journal_file:
         counts = _update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes, n_jobs)
         if journal_file is not None:
-            note_model_identity(journal_file, model_path)
+            fd = open_journal(journal_file)
+            try:
+                append_journal_line(fd, f"@ {model_identity(model_path)}")
+            finally:
+                os.close(fd)
         return counts
 
 
@@ -479,20 +488,22 @@ def model_identity(model_path):
     return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
 
 
-def note_model_identity(journal_file, model_path):
-    """Append the model's :func:`model_identity` to its journal (``@ <identity>``: the
-    model the journal's lines were learned into), the journal's lock held by the caller."""
-    identity = model_identity(model_path)
-    if identity is None:
-        return
-    fd = open_regular(journal_file, os.O_RDWR | os.O_APPEND | os.O_CREAT, follow=False)
-    try:
-        size = os.fstat(fd).st_size
-        lead = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
-        os.write(fd, lead + f"@ {identity}\n".encode("ascii"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+def open_journal(path):
+    """A descriptor for appending to the TELL journal at ``path`` (created if missing); an
+    ``OSError`` when it is a symbolic link or not a regular file (opened before the model
+    is changed, so a journal that cannot be written leaves the model as it was)."""
+    return open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, follow=False)
+
+
+def append_journal_line(fd, line):
+    """Append ``line`` (str, without its line end) to the journal open as ``fd``, on a line
+    of its own (a line cut short by a crash must not swallow it), and sync it."""
+    data = f"{line}\n".encode("ascii")
+    size = os.fstat(fd).st_size
+    if size and os.pread(fd, 1, size - 1) != b"\n":
+        data = b"\n" + data
+    os.write(fd, data)
+    os.fsync(fd)
 
 
 # -- topic routing ----------------------------------------------------------------------

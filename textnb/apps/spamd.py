@@ -60,7 +60,8 @@ import time
 from collections import OrderedDict
 
 from textnb.apps import protocol
-from textnb.apps.filtering import add_headers, journal_path, model_identity, model_lock, update_model
+from textnb.apps.filtering import (add_headers, append_journal_line, journal_path, model_identity, model_lock,
+                                   open_journal, update_model)
 from textnb.apps.spamlite import remove_headers
 from textnb.apps.protocol import ProtocolError
 from textnb.apps.verdict import message_verdict, spamd_fields, spamd_report, spamd_symbol
@@ -218,7 +219,7 @@ def _read_journal(path):
 
 def _write_journal(path, seen, identity):
     """Replace the journal at ``path`` by one line per message in ``seen`` and the model's
-    ``identity`` (atomically; the caller has opened it with :func:`_open_journal`, so it
+    ``identity`` (atomically; the caller has opened it with :func:`~textnb.apps.filtering.open_journal`, so it
     is a regular file)."""
     folder = os.path.dirname(path)
     fd, tmp = tempfile.mkstemp(prefix=".learned", dir=folder)
@@ -236,13 +237,6 @@ def _write_journal(path, seen, identity):
         raise
 
 
-def _open_journal(path):
-    """A descriptor for appending to the journal at ``path`` (created if missing); an
-    ``OSError`` when it is a symbolic link or not a regular file (opened before the model
-    is changed, so a journal that cannot be written leaves the model as it was)."""
-    return open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, follow=False)
-
-
 def _note_in_journal(fd, path, seen, lines, digest, label, identity):
     """Record ``digest`` as learned as ``label`` (``None``: forgotten) into the model file
     ``identity`` in the journal open as ``fd`` that read as ``seen`` in ``lines`` lines:
@@ -251,12 +245,7 @@ def _note_in_journal(fd, path, seen, lines, digest, label, identity):
     if lines + 1 > 2 * len(seen) + JOURNAL_SLACK:
         _write_journal(path, seen, identity)
         return
-    line = f"{digest} {label or '-'} {identity}\n".encode("ascii")
-    size = os.fstat(fd).st_size
-    if size and os.pread(fd, 1, size - 1) != b"\n":
-        line = b"\n" + line  # a line cut short by a crash must not swallow this one
-    os.write(fd, line)
-    os.fsync(fd)
+    append_journal_line(fd, f"{digest} {label or '-'} {identity}")
 
 
 def _copy_model(holder, dest):
@@ -311,7 +300,7 @@ def tell(model_path, data, *, set_class=None, remove=False, max_bytes=None):
         before = seen.get(digest)
         if (before is None) if remove else (before == set_class):
             return False
-        fd = _open_journal(journal)
+        fd = open_journal(journal)
         try:
             if remove:
                 update_model(model_path, unregister=[(before, data)], create=False, journal=False, **kwargs)

@@ -20,7 +20,8 @@ def add_parser(sub):
                        description="Stratified, seeded K-fold cross-validation, or train/test when the corpus "
                                    "has train/ and test/ parts or --test is given.")
     p.add_argument("path", metavar="PATH")
-    p.add_argument("--cv", type=folds, metavar="K", help=f"K-fold cross-validation (default 10, fewer when no class has 10 objects; {folds.range}; "
+    p.add_argument("--cv", type=folds, metavar="K", help=f"K-fold cross-validation (default 10, fewer when no "
+                   f"class has 10 objects; {folds.range}; "
                    "the default for a corpus with train/ and test/ parts is the split)")
     p.add_argument("--repeat", type=repeats, default=1, metavar="R",
                    help=f"repeat the CV R times (seeds S, S+1, ...; {repeats.range}); prints the mean accuracy and "

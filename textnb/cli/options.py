@@ -9,9 +9,9 @@ from textnb.cli.argtypes import (MAX_ALPHA, MAX_BINS, MAX_BYTES, MAX_NGRAM, MAX_
                                  jobs, select_spec)
 from textnb.core.errors import EmptyVocabulary, InputError
 
-__all__ = ["naming_the_corpus", "add_corpus_options", "add_fasttext_options", "add_model_and_input_options", "add_model_options",
+__all__ = ["add_corpus_options", "add_fasttext_options", "add_model_and_input_options", "add_model_options",
            "add_ignore", "add_multilabel_options", "model_options", "input_options", "read_path", "scheduler",
-           "structure_errors", "max_bytes", "top", "probability", "folds", "repeats", "seed"]
+           "structure_errors", "max_bytes", "top", "probability", "folds", "repeats", "seed", "naming_the_corpus"]
 
 max_features = bounded(int, low=1, high=MAX_TERMS)
 top = bounded(int, low=1, high=MAX_TOP)

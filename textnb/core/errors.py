@@ -5,8 +5,8 @@ Every problem with the user's input (a file, a flag, a model file) is raised as 
 The command line prints that line and exits with status 1; library users catch it.
 """
 
-__all__ = ["TextnbError", "InputError", "NotATextCorpus", "EmptyVocabulary", "ParameterError", "SingleStringError", "refuse_single_string", "ModelFileError", "DataWarning", "short_repr",
-           "missing_reason"]
+__all__ = ["TextnbError", "InputError", "NotATextCorpus", "EmptyVocabulary", "ParameterError", "SingleStringError",
+           "refuse_single_string", "ModelFileError", "DataWarning", "short_repr", "missing_reason"]
 
 
 class TextnbError(Exception):

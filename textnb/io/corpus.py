@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from textnb.core.errors import DataWarning, InputError, NotATextCorpus, missing_reason
-from textnb.io.files import folder_files, read_regular_file
+from textnb.io.files import decode_cut, folder_files, read_regular_file
 
 __all__ = [
     "read_word_list",
@@ -80,13 +80,9 @@ def decode_bytes(data, cut=False):
     (not the whole text as Windows-1252 for one broken character at the cut).
     """
     try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        if cut and exc.end == len(data) and exc.reason == "unexpected end of data":
-            try:
-                return data[:exc.start].decode("utf-8-sig")
-            except UnicodeDecodeError:
-                pass
+        return decode_cut(data, "utf-8-sig", cut)
+    except UnicodeDecodeError:
+        pass
     try:
         return data.decode("cp1252")
     except UnicodeDecodeError:

@@ -10,7 +10,7 @@ import os
 from textnb.core.errors import InputError
 from textnb.core.regular import NotRegularFile, open_regular
 
-__all__ = ["folder_files", "read_regular_file"]
+__all__ = ["decode_cut", "folder_files", "read_regular_file"]
 
 _CHUNK = 1 << 16
 
@@ -134,3 +134,18 @@ def folder_files(top, *, on_unlistable, on_loop=None, follow=None, subfolder=Non
         for sub in reversed(subdirs):
             inner = subfolder(sub) if subfolder is not None else None
             pending.append(sub if inner is None else inner)
+
+
+def decode_cut(data, encoding, cut):
+    """``data.decode(encoding)``; ``cut``: ``data`` was cut at a byte limit (``max_bytes``),
+    which may split a multi-byte character at its end: that character is left out and the
+    rest decoded (not the whole text refused for one broken character at the cut).
+    Raises UnicodeDecodeError as ``bytes.decode`` does otherwise. The one rule of the
+    document reader (:func:`textnb.io.corpus.decode_bytes`) and the mail reader
+    (:func:`textnb.io.mailread.decode_bytes`)."""
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        if cut and exc.end == len(data) and exc.reason == "unexpected end of data":
+            return data[:exc.start].decode(encoding)
+        raise

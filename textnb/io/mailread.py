@@ -13,7 +13,7 @@ import stat
 from textnb.core.errors import InputError, missing_reason
 from textnb.core.regular import NotRegularFile, open_regular
 from textnb.core.forkmap import can_fork_here, fork_map, jobs_count, spare_cpus
-from textnb.io.files import folder_files
+from textnb.io.files import decode_cut, folder_files
 from textnb.io.files import read_regular_file as _read_file
 
 __all__ = ["DEFAULT_MAX_BYTES", "decode_bytes", "read_capped", "is_special", "is_maildir", "is_mbox",
@@ -88,22 +88,13 @@ def decode_bytes(data, charset=None, cut=False):
     name = _codec(charset)
     if name is not None:
         try:
-            return _decode(data, name, cut)
+            return decode_cut(data, name, cut)
         except (UnicodeDecodeError, LookupError, ValueError, TypeError):
             pass
     try:
-        return _decode(data, "utf-8", cut)
+        return decode_cut(data, "utf-8", cut)
     except UnicodeDecodeError:
         return data.decode("latin-1")
-
-
-def _decode(data, name, cut):
-    try:
-        return data.decode(name)
-    except UnicodeDecodeError as exc:
-        if cut and exc.end == len(data) and exc.reason == "unexpected end of data":
-            return data[:exc.start].decode(name)
-        raise
 
 
 
