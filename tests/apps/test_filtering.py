@@ -279,7 +279,7 @@ def test_register_and_unregister_exact(model_file, tmp_path):
 
 
 def test_register_creates_and_unregister_needs_model(tmp_path):
-    path = tmp_path / "sub" / "new.tnb"
+    path = tmp_path / "new.tnb"
     update_model(path, register=[(SPAM, b"Subject: a\n\ncheap pills\n"), (HAM, b"Subject: b\n\nmeeting\n")])
     assert counts(path)[0].tolist() == [1, 1]
     with pytest.raises(ModelFileError, match="no such model"):
@@ -361,6 +361,19 @@ def test_model_lock_is_exclusive(tmp_path):
     fd = os.open(str(path) + ".lock", os.O_RDWR)
     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free again
     os.close(fd)
+
+
+def test_only_the_default_model_folder_is_created(tmp_path, corpus, monkeypatch):
+    mail = [(SPAM, b"Subject: a\n\ncheap pills\n"), (HAM, b"Subject: b\n\nmeeting\n")]
+    for make in (lambda p: update_model(p, register=mail),
+                 lambda p: train_model(p, [corpus / "spam"], [corpus / "ham.mbox"])):
+        with pytest.raises(InputError, match=r"sub: no such folder \(for the model .*new\.tnb\)"):
+            make(tmp_path / "sub" / "new.tnb")
+        assert not (tmp_path / "sub").exists()
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    update_model(default_model_path(), register=mail)
+    assert counts(default_model_path())[0].tolist() == [1, 1]
+    assert default_model_path().parent == tmp_path / "data" / "textnb"
 
 
 def test_train_needs_both_classes(tmp_path, corpus):

@@ -90,6 +90,7 @@ __all__ = [
     "SpamFilter",
     "verdict_of",
     "default_model_path",
+    "default_model_folder",
     "new_spam_model",
     "Mailboxes",
     "spam_text",
@@ -105,9 +106,15 @@ __all__ = [
 
 def default_model_path(name="spam.tnb", environ=None):
     """``$XDG_DATA_HOME/textnb/<name>``, else ``~/.local/share/textnb/<name>``."""
+    return default_model_folder(environ) / name
+
+
+def default_model_folder(environ=None):
+    """``$XDG_DATA_HOME/textnb``, else ``~/.local/share/textnb``: the filters' own folder,
+    the only one they create."""
     environ = os.environ if environ is None else environ
     base = environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "textnb" / name
+    return Path(base) / "textnb"
 
 
 #: Whether the spam model sees all header fields (see :func:`textnb.io.mail.message_text`).
@@ -252,7 +259,14 @@ def model_lock(model_path, *, follow=True):
 
 
 def _prepare_folder(model_path):
+    """The folder of ``model_path`` must exist; the filters' own folder
+    (:func:`default_model_folder`) is created when missing, any other is a one-line
+    error (a mistyped ``--model`` does not make folders)."""
     folder = os.path.dirname(os.path.abspath(os.fspath(model_path)))
+    if os.path.isdir(folder):
+        return
+    if folder != os.path.abspath(default_model_folder()):
+        raise InputError(f"{folder}: no such folder (for the model {os.fspath(model_path)})")
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as exc:
