@@ -427,7 +427,7 @@ def test_broken_arff_files(tmp_path, case):
 
 CSV_CASES = {
     "duplicate_header": (b"a,a,class\n1,2,p\n3,4,q\n", "duplicate_header.csv:1: column name(s) ['a'] appear twice"),
-    "ragged": (b"a,b,class\n1,2,p\n1,q\n", "ragged.csv:3: 2 cells, expected 3"),
+    "ragged": (b"a,b,class\n1,2,p\n1,q\n", "ragged.csv:3: row has 2 cells, expected 3"),
     "empty": (b"", "empty.csv: empty file"),
     "header_only": (b"a,b,class\n", "header_only.csv: no data rows"),
     "binary": (b"\x89PNG\r\n\x1a\n\x00\x00\xff\xd8", "binary.csv: not utf-8 text"),

@@ -219,6 +219,11 @@ def test_predict_names_the_short_row_of_a_headerless_tsv(tmp_path, sms_model):
     bad.write_text("spam\tfree prize now\nham\n\tno label here\nham\tsee you at noon\n")
     for args in ((sms_model, bad), (sms_model, "--rows", bad)):
         rc, out, err = cli("predict", *args)
-        assert rc != 0 and one_error_line(err) and f"{bad}:2:" in err, err
+        assert rc != 0 and one_error_line(err) and f"{bad}:2: row has 1 cell, expected at least 2" in err, err
     rc, out, err = cli("train", bad, "-o", tmp_path / "m.tnb")
     assert rc != 0 and f"{bad}:2:" in err
+    # a short row further down: training reads the file as a table and says it in the same words
+    late = tmp_path / "late.tsv"
+    late.write_text("spam\tfree prize now\nham\tsee you\nspam\tcheap\nham\n")
+    rc, out, err = cli("train", late, "-o", tmp_path / "m.tnb")
+    assert rc != 0 and one_error_line(err) and f"{late}:4: row has 1 cell, expected 2" in err, err

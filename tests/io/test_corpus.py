@@ -139,7 +139,7 @@ def test_a_csv_row_with_cells_beyond_the_header_is_an_error_naming_its_line(tmp_
     (tmp_path / "r.csv").write_text('label,text\nham,hello there\nspam,free money,EXTRA\nham,ok\n')
     (tmp_path / "r.tsv").write_text("label\ttext\nham\thello there\nspam\tfree money\tEXTRA\nham\tok\n")
     for read in (lambda p: open_corpus(p), lambda p: read_rows(p), lambda p: list(iter_rows(p))):
-        with pytest.raises(InputError, match=r"r\.csv:3: row has 3 columns, expected 2 \(quote a text"):
+        with pytest.raises(InputError, match=r"r\.csv:3: row has 3 cells, expected 2 \(quote a text"):
             read(str(tmp_path / "r.csv"))
     assert open_corpus(str(tmp_path / "r.tsv")).documents[1] == "free money\tEXTRA"
     (tmp_path / "q.csv").write_text('label,text\nham,hello there\nspam,"free money, EXTRA"\n')
@@ -157,7 +157,7 @@ def test_a_short_row_is_named_by_its_line_in_the_file(tmp_path, name):
     (tmp_path / name).write_text(f"label{sep}text\n\n\nham{sep}hello there\n\nham{sep}{quoted}\nspam\nham{sep}ok\n")
     where = 8 if sep == "," else 7
     for read in (lambda p: open_corpus(p), lambda p: read_rows(p), lambda p: list(iter_rows(p))):
-        with pytest.raises(InputError, match=rf"{name}:{where}: row has 1 columns, expected at least 2"):
+        with pytest.raises(InputError, match=rf"{name}:{where}: row has 1 cell, expected at least 2"):
             read(str(tmp_path / name))
 
 

@@ -49,6 +49,7 @@ __all__ = [
     "Corpus",
     "decode_bytes",
     "checked_rows",
+    "row_width_error",
     "documents_in_several_classes",
     "iter_rows",
     "read_rows",
@@ -289,6 +290,14 @@ def _csv_rows(path, text, delimiter):
         csv.field_size_limit(old)
 
 
+def row_width_error(path, line, cells, expected, *, at_least=False, hint=""):
+    """The one message for a row of a TSV/CSV file (a text corpus or a table) with the
+    wrong number of cells: ``PATH:LINE: row has N cells, expected [at least] M``."""
+    s = "" if cells == 1 else "s"
+    return InputError(f"{path}:{line}: row has {cells} cell{s}, expected {'at least ' if at_least else ''}"
+                      f"{expected}{hint}")
+
+
 def checked_rows(path, reader):
     """``(line, row)`` for the rows of a ``csv.reader``, ``line`` the number of the row's
     first line in the file (blank lines counted); a malformed row is one InputError
@@ -423,10 +432,9 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
     width = len(header) if delimiter == "," else None  # (a headerless CSV file: rows of 2)
     for n, row in itertools.chain(head[skip:], rows):
         if len(row) <= last:
-            raise InputError(f"{path}:{n}: row has {len(row)} columns, expected at least {last + 1}")
+            raise row_width_error(path, n, len(row), last + 1, at_least=True)
         if width is not None and len(row) > width:
-            raise InputError(f"{path}:{n}: row has {len(row)} columns, expected {width} (quote a text "
-                             f"that holds a comma)")
+            raise row_width_error(path, n, len(row), width, hint=" (quote a text that holds a comma)")
         label = row[li].strip() if li is not None else None
         if li is not None and not label:
             if need_label:

@@ -26,7 +26,7 @@ import numpy as np
 
 from textnb.core.errors import InputError
 from textnb.core.attributes import MAX_COLUMNS, Attribute, repeated
-from textnb.io.corpus import checked_rows
+from textnb.io.corpus import checked_rows, row_width_error
 from textnb.io.uncertain import (
     UNCERTAIN_KINDS,
     UNCERTAIN_NOMINAL,
@@ -160,7 +160,7 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
         if not r or all(c.strip() == "" for c in r):
             continue
         if len(r) != len(header):
-            raise InputError(f"{path}:{i}: {len(r)} cells, expected {len(header)}")
+            raise row_width_error(path, i, len(r), len(header))
         body.append([c.strip() for c in r])
         linenos.append(i)
     n, d = len(body), len(header)
