@@ -125,6 +125,39 @@ def test_multilabel_file_takes_the_multilabel_path(files, models):
     assert report["protocol"] == "train/test" and report["n"] == 400 and report["n_train"] == 1200
 
 
+def test_multilabel_top_and_threshold_print_probabilities_as_for_one_label(files, models):
+    """--top K / --threshold P of a multi-label model: each label with its probability, in
+    text and in --json, as a single-label model prints them (they printed bare names)."""
+    single, multi = models
+    for model in (single, multi):
+        code, out, err = run("predict", model, "--lines", files / "test_plain.txt", "--top", "2")
+        assert code == 0, err
+        for line in out.splitlines()[:50]:
+            fields = line.split("\t")
+            probs = [float(f.rsplit(" ", 1)[1]) for f in fields[1:]]
+            assert len(fields) == 3 and probs == sorted(probs, reverse=True) and all(0 <= p <= 1 for p in probs)
+        code, out, err = run("predict", model, "--lines", files / "test_plain.txt", "--threshold", "0.3", "--json")
+        assert code == 0, err
+        for line in out.splitlines()[:50]:
+            labels = json.loads(line)["labels"]
+            assert all(set(x) == {"label", "proba", "log_odds"} and x["proba"] >= 0.3 for x in labels)
+            assert all(abs(x["proba"] - 1 / (1 + np.exp(-x["log_odds"]))) < 1e-9 for x in labels) or model == single
+
+
+def test_multilabel_labels_holding_a_comma_stay_one_label(tmp_path):
+    rows = _sms_rows(300)
+    lines = [f"__label__{'x,y' if lab == 'spam' else lab}{' __label__long' if len(t) > 100 else ''} {t}"
+             for lab, t in rows]
+    (tmp_path / "c.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, err = run("train", tmp_path / "c.txt", "-o", tmp_path / "c.tnb")
+    assert code == 0, err
+    spam = next(t for lab, t in rows if lab == "spam" and len(t) > 100)
+    code, out, err = run("predict", tmp_path / "c.tnb", "--lines", "-", stdin=spam + "\n")
+    assert code == 0, err
+    labels = out.split("\t")[1].strip()
+    assert "x\\,y" in labels and re.split(r"(?<!\\),", labels).count("x\\,y") == 1, labels
+
+
 def test_evaluate_single_label_and_test_file(files):
     code, out, err = run("evaluate", files / "train.txt", "--test", files / "test.txt", "--json")
     assert code == 0, err

@@ -11,6 +11,7 @@ from textnb.cli.options import add_fasttext_options, add_ignore, multilabel_mode
 from textnb.cli.options import max_bytes as max_bytes_type
 from textnb.core.registry import kind_of
 from textnb.cli.output import cell, dumps, explanation_text
+from textnb.cli.streams import label_list
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, TextnbError
 from textnb.core.wrapping import reads_documents, table_attributes
@@ -77,11 +78,12 @@ def _predict_multilabel(args, model, out, err):
         lo = (ml.document_log_odds(texts) if hasattr(ml, "document_log_odds")  # a file's scorer
               else ml.predict_log_odds(model[:-1].transform(texts)))
         proba = expit(lo)
-        passed = (proba >= args.threshold if args.threshold is not None  # --top K: fastText's predict K
-                  else np.ones(lo.shape, dtype=bool) if args.top
-                  else ml.decision_from_log_odds(lo) > 0)
+        if _ranked(args):  # --top K / --threshold P: ranked with their probabilities, as for one label
+            _print_ranked(sources, names, proba, lo, args, out)
+            return
+        passed = ml.decision_from_log_odds(lo) > 0
         for src, row_lo, row_p, row_ok in zip(sources, lo, proba, passed):
-            chosen = [int(k) for k in np.argsort(-row_lo, kind="stable") if row_ok[k]][:args.top or len(names)]
+            chosen = [int(k) for k in np.argsort(-row_lo, kind="stable") if row_ok[k]]
             if args.json:
                 rec = {"source": src, "labels": [names[k] for k in chosen]}
                 if args.proba:
@@ -89,7 +91,7 @@ def _predict_multilabel(args, model, out, err):
                     rec["log_odds"] = {c: float(v) for c, v in zip(names, row_lo)}
                 print(dumps(rec), file=out)
             else:
-                cols = [cell(src), ",".join(cell(names[k]) for k in chosen)]
+                cols = [cell(src), label_list(names[k] for k in chosen)]
                 if args.proba:
                     cols.append(_format_proba([cell(c) for c in names], row_p))
                 print("\t".join(cols), file=out)
@@ -145,28 +147,30 @@ def _ranked(args):
     return not args.explain and (args.top is not None or args.threshold is not None)
 
 
-def _print_ranked(sources, classes, logp, odds, args, out):
-    """The ``--top`` most probable labels of each document whose probability is at least
-    ``--threshold`` (all of them with only ``--threshold``, one with only ``--top``
-    absent), each with its probability; a document with none keeps its TAB."""
+def _print_ranked(sources, classes, proba, odds, args, out):
+    """The ``--top`` most probable labels of each document whose probability ``proba`` is
+    at least ``--threshold`` (all of them with only ``--threshold``, one with only
+    ``--top`` absent), each with its probability (and in ``--json`` its log-odds); a
+    document with none keeps its TAB. One printer for single-label models (``proba`` the
+    posterior) and multi-label ones (each label's own probability)."""
     top = args.top or (len(classes) if args.threshold is not None else 1)
     threshold = args.threshold if args.threshold is not None else 0.0
-    for src, lp, lo in zip(sources, logp, odds):
-        order = np.argsort(-lp, kind="stable")[:top]
-        best = [int(k) for k in order if np.exp(lp[k]) >= threshold]
+    for src, p, lo in zip(sources, proba, odds):
+        order = np.argsort(-lo, kind="stable")[:top]  # (log-odds: the order of p, at full resolution)
+        best = [int(k) for k in order if p[k] >= threshold]
         if args.json:
             rec = {"source": src, "labels": [
-                {"label": classes[k], "proba": float(np.exp(lp[k])), "log_odds": float(lo[k])} for k in best]}
+                {"label": classes[k], "proba": float(p[k]), "log_odds": float(lo[k])} for k in best]}
             print(dumps(rec), file=out)
         else:
-            print(f"{cell(src)}\t" + "\t".join(f"{cell(classes[k])} {np.exp(lp[k]):.6f}" for k in best), file=out)
+            print(f"{cell(src)}\t" + "\t".join(f"{cell(classes[k])} {p[k]:.6f}" for k in best), file=out)
 
 
 def _print_predictions(sources, classes, scores, args, out, explanations=None):
     logp, odds = scores
     _refuse_nan(args, logp, odds)
     if _ranked(args):
-        _print_ranked(sources, classes, logp, odds, args, out)
+        _print_ranked(sources, classes, np.exp(logp), odds, args, out)
         return
     explanations = explanations if explanations is not None else [None] * len(sources)
     for src, lp, lo, why in zip(sources, logp, odds, explanations):

@@ -9,7 +9,7 @@ in milliseconds (docs/spam.md, "Speed"); :mod:`textnb.cli.output` re-exports bot
 
 from textnb.apps.spamclient import tolerant
 
-__all__ = ["cell", "tolerant"]
+__all__ = ["cell", "label_list", "tolerant"]
 
 #: what :func:`cell` writes for each control character (C0, DEL, C1) and the backslash
 _CELL_ESCAPES = {i: f"\\x{i:02x}" for i in (*range(0x20), *range(0x7f, 0xa0))}
@@ -26,4 +26,10 @@ def cell(text):
         return text
     return text.translate(_CELL_ESCAPES)
 
+
+def label_list(labels):
+    """Several labels in one field of tab-separated output (a multi-label prediction):
+    each escaped as :func:`cell` escapes it and a comma in it written ``\\,``, joined
+    by commas; so ``x,y`` as one label (``x\\,y``) is told from the labels ``x`` and ``y``."""
+    return ",".join(cell(label).replace(",", "\\,") for label in labels)
 
