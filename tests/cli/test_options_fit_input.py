@@ -145,11 +145,14 @@ def test_predict_lines_top_k_of_a_multi_label_model_gives_the_k_most_probable(tm
     model = tmp_path / "ml.tnb"
     assert cli("train", tmp_path / "ml.txt", "-o", model)[0] == 0
     (tmp_path / "q.txt").write_text("cheap lunch at noon\nagenda\n")
-    rc, out, _ = cli("predict", model, "--lines", tmp_path / "q.txt", "--top", "2", "--json", "--proba")
+    rc, out, _ = cli("predict", model, "--lines", tmp_path / "q.txt", "--json", "--proba")
     assert rc == 0
-    for row in map(json.loads, out.splitlines()):
+    rc, top, _ = cli("predict", model, "--lines", tmp_path / "q.txt", "--top", "2", "--json")
+    assert rc == 0
+    for row, ranked_row in zip(map(json.loads, out.splitlines()), map(json.loads, top.splitlines())):
         ranked = sorted(row["proba"], key=row["proba"].get, reverse=True)
-        assert row["labels"] == ranked[:2]
+        assert [x["label"] for x in ranked_row["labels"]] == ranked[:2]  # with their probabilities (predict-prob)
+        assert [x["proba"] for x in ranked_row["labels"]] == [row["proba"][c] for c in ranked[:2]]
 
 
 @pytest.mark.parametrize("options", [["--max-features", "50"], ["--min-df", "2"], ["--max-df", "0.5"]])

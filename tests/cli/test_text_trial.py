@@ -228,3 +228,44 @@ def test_predict_names_the_short_row_of_a_headerless_tsv(tmp_path, sms_model):
     late.write_text("spam\tfree prize now\nham\tsee you\nspam\tcheap\nham\n")
     rc, out, err = cli("train", late, "-o", tmp_path / "m.tnb")
     assert rc != 0 and one_error_line(err) and f"{late}:4: row has 1 cell, expected 2" in err, err
+
+
+# -- session 18: the multi-label and thresholds trial ---------------------------------------
+@pytest.mark.parametrize("kind", ["text", "multilabel", "multilabel-ovr", "table"])
+def test_a_class_too_small_to_calibrate_is_one_line_naming_the_corpus(tmp_path, kind):
+    """--calibrate with a class (or label) of one document ended in 'internal error:
+    ValueError' (exit 70); the multi-label one named a label index ('class 3')."""
+    if kind == "table":
+        path = tmp_path / "t.csv"
+        path.write_text("a,b,class\n" + "1,2,x\n2,1,y\n" * 5 + "1,1,z\n")
+        flags, expected = [], "class 'z' has 1"
+    else:
+        path = tmp_path / "c.txt"
+        single = ["__label__a apple banana", "__label__b car truck"] * 10 + ["__label__c dog cat"]
+        lines = ML_LINES + ["__label__a __label__d cheap dog"] if kind != "text" else single
+        path.write_text("\n".join(lines) + "\n")
+        flags = ["--model", "multinomial"] + (["--method", "ovr"] if kind == "multilabel-ovr" else [])
+        expected = "class 'c' has 1" if kind == "text" else "label 'd' is on one document only"
+    for command in (["train", path, "-o", tmp_path / "m.tnb"], ["evaluate", path, "--cv", "3"]):
+        rc, out, err = cli(*command, *flags, "--calibrate", "sigmoid")
+        assert rc == 1 and one_error_line(err) and f"{path}: " in err and expected in err, err
+    assert not (tmp_path / "m.tnb").exists()
+
+
+def test_a_label_on_every_document_trains_predicts_and_cross_validates(tmp_path):
+    """A multi-label corpus whose documents all have the same label set: train refused to
+    write the model ('inconsistent model file ... estimator_: expected a model, got None')
+    and evaluate --cv stopped with an internal error."""
+    path = tmp_path / "same.txt"
+    path.write_text("".join(f"__label__x __label__y word{i} other{i % 3}\n" for i in range(12)))
+    rc, out, err = cli("train", path, "--multilabel", "-o", tmp_path / "s.tnb")
+    assert rc == 0, err
+    (tmp_path / "q.txt").write_text("word1 unseen\n")
+    rc, out, err = cli("predict", tmp_path / "s.tnb", "--lines", tmp_path / "q.txt")
+    assert rc == 0 and out.split("\t")[1].strip() in ("x,y", "y,x"), (out, err)
+    rc, out, err = cli("evaluate", path, "--multilabel", "--cv", "3", "--json")
+    assert rc == 0, err
+    assert json.loads(out)["micro_f1"] == 1.0
+    (tmp_path / "one.txt").write_text("".join(f"__label__x word{i}\n" for i in range(6)))
+    rc, out, err = cli("evaluate", tmp_path / "one.txt", "--multilabel", "--cv", "3", "--json")
+    assert rc == 0 and json.loads(out)["per_label"]["x"]["f1"] == 1.0, err

@@ -98,6 +98,18 @@ def test_break_even_point_closed_form():
     assert np.isnan(break_even_point([1, 2], [0, 0]))
 
 
+def test_break_even_point_does_not_depend_on_the_order_of_tied_scores():
+    """The tie group the cut goes through gives its mean share (it ranked tied documents in
+    their order: a label scored alike everywhere got 1 when its documents came first)."""
+    assert break_even_point([0.0] * 10, [1] * 5 + [0] * 5) == break_even_point([0.0] * 10, [0] * 5 + [1] * 5) == 0.5
+    assert break_even_point([3, 1, 1, 1, 0], [1, 1, 0, 0, 0]) == pytest.approx((1 + 1 / 3) / 2)
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        scores, positive = rng.integers(0, 4, 30).astype(float), rng.integers(0, 2, 30)
+        order = rng.permutation(30)
+        assert break_even_point(scores, positive) == pytest.approx(break_even_point(scores[order], positive[order]))
+
+
 def test_label_with_no_or_every_document():
     X = np.array([[1, 0], [0, 1], [1, 1]])
     m = MultiLabelNB().fit(X, np.array([[1, 0, 1], [1, 0, 0], [1, 0, 1]]))

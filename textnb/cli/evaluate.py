@@ -58,11 +58,13 @@ def run(args, out, err):
         png_target(args.plot)
     kind, data = read_path(args, inputs)
     if kind == "table":
-        return _evaluate_table(args, opts, inputs, data, start, out)
+        with naming_the_corpus(args.path):
+            return _evaluate_table(args, opts, inputs, data, start, out)
     if kind == "multilabel":  # the multi-label options, or a fastText file with several labels on a line
         from textnb.cli.multilabel import evaluate
 
-        return evaluate(args, opts, start, out, corpus=data)
+        with naming_the_corpus(args.path):
+            return evaluate(args, opts, start, out, corpus=data)
     classifier = _kernel_fitted(opts) or make_text_classifier(opts)
     check_classes(data)
     if args.repeat != 1 and args.cv is None and getattr(data, "test", None) is not None:

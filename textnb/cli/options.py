@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 from textnb.cli.argtypes import (MAX_ALPHA, MAX_BINS, MAX_BYTES, MAX_NGRAM, MAX_TERMS, MAX_TOP, bounded, df_value,
                                  jobs, select_spec)
-from textnb.core.errors import EmptyVocabulary, InputError
+from textnb.core.errors import DataError, InputError
 
 __all__ = ["add_corpus_options", "add_fasttext_options", "add_model_and_input_options", "add_model_options",
            "add_ignore", "add_multilabel_options", "model_options", "input_options", "read_path", "scheduler",
@@ -232,9 +232,11 @@ def multilabel_model(model):
 
 @contextmanager
 def naming_the_corpus(path):
-    """An empty vocabulary (the library's :class:`~textnb.core.errors.EmptyVocabulary`)
-    said of the corpus ``path``: one line naming it, as every other input error."""
+    """A problem of the training data as a whole (the library's
+    :class:`~textnb.core.errors.DataError`: an empty vocabulary, a class too small to
+    calibrate) said of the corpus ``path``: one line naming it, as every other input error."""
     try:
         yield
-    except EmptyVocabulary as exc:
-        raise EmptyVocabulary(f"{path}: {exc}") from None
+    except DataError as exc:
+        exc.args = (f"{path}: {exc}",)  # (its own class kept)
+        raise

@@ -65,11 +65,13 @@ def run(args, out, err):
     start = time.perf_counter()  # `seconds`: read, fit, write (imports done above)
     kind, data = read_path(args, inputs, test=False)  # training reads the training part only
     if kind == "table":
-        return _train_table(args, opts, data, start, out)
+        with naming_the_corpus(args.path):
+            return _train_table(args, opts, data, start, out)
     if kind == "multilabel":  # the multi-label options, or a fastText file with several labels on a line
         from textnb.cli.multilabel import train
 
-        return train(args, opts, start, out, corpus=data)
+        with naming_the_corpus(args.path):
+            return train(args, opts, start, out, corpus=data)
     corpus = data
     check_classes(corpus)
     warn_multilabel(corpus, err)

@@ -5,7 +5,8 @@ Every problem with the user's input (a file, a flag, a model file) is raised as 
 The command line prints that line and exits with status 1; library users catch it.
 """
 
-__all__ = ["TextnbError", "InputError", "NotATextCorpus", "EmptyVocabulary", "ParameterError", "SingleStringError",
+__all__ = ["TextnbError", "InputError", "NotATextCorpus", "DataError", "EmptyVocabulary", "TooFewObjects",
+           "ParameterError", "SingleStringError",
            "refuse_single_string", "ModelFileError", "DataWarning", "short_repr", "missing_reason"]
 
 
@@ -22,13 +23,28 @@ class NotATextCorpus(InputError):
     documents it cannot be read, but it may be a table of attributes."""
 
 
-class EmptyVocabulary(InputError):
+class DataError(InputError):
+    """A problem of the training data as a whole, not of one file or row (no term left
+    to learn, a class too small for a calibration): the command line says it of the
+    corpus it read (:func:`textnb.cli.options.naming_the_corpus`)."""
+
+
+class EmptyVocabulary(DataError):
     """Every term of the documents was filtered out (empty documents, only stop words, or
     ``min_df`` / ``max_df`` pruning everything): scikit-learn's "empty vocabulary"."""
 
     def __init__(self, message=None):
         super().__init__(message or "empty vocabulary: every token was filtered out; the documents may be empty "
                                     "or only contain stop words, or min_df / max_df prune everything")
+
+
+class TooFewObjects(DataError):
+    """A class with fewer objects than a cross-validated step needs (out-of-fold scores
+    for a calibration); ``label`` is the class (as the labels given)."""
+
+    def __init__(self, message, label=None):
+        super().__init__(message)
+        self.label = label
 
 
 class SingleStringError(TypeError, ValueError):

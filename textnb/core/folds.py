@@ -11,9 +11,9 @@ from numbers import Integral
 
 import numpy as np
 
-from textnb.core.errors import ParameterError, short_repr
+from textnb.core.errors import ParameterError, TooFewObjects, short_repr
 
-__all__ = ["given_splits", "kfold", "random_state", "stratified_kfold"]
+__all__ = ["calibration_folds", "given_splits", "kfold", "random_state", "stratified_kfold"]
 
 
 def random_state(seed):
@@ -53,6 +53,21 @@ def kfold(n, n_splits, seed=0):
     test_folds = np.empty(n, dtype=np.intp)
     test_folds[order] = np.repeat(np.arange(n_splits), sizes)
     return _splits(test_folds, n_splits)
+
+
+def calibration_folds(y, cv, seed=0):
+    """The stratified folds (:func:`stratified_kfold`) for out-of-fold scores of the labels
+    ``y``: ``cv`` of them, fewer when the smallest class has fewer objects. A class of one
+    object leaves no out-of-fold score to fit a calibration on: a
+    :class:`~textnb.core.errors.TooFewObjects` (a ValueError) naming it."""
+    classes, counts = np.unique(np.asarray(y), return_counts=True)
+    n_splits = int(min(cv, counts.min()))
+    if n_splits < 2:
+        small = [c for c, k in zip(classes, counts) if k < 2]
+        more = f" (and {len(small) - 1} more)" if len(small) > 1 else ""
+        raise TooFewObjects(f"every class needs at least 2 objects for out-of-fold scores (a calibration, "
+                            f"--calibrate); class {str(small[0])!r}{more} has 1", label=small[0])
+    return stratified_kfold(y, n_splits, seed)
 
 
 def stratified_kfold(y, n_splits, seed=0):

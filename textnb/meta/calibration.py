@@ -21,7 +21,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from textnb.core.folds import stratified_kfold
+from textnb.core.folds import calibration_folds
 from textnb.naive_bayes.base import SaveMixin, WrapperTags, given_splits, log_odds, wrapped_input_tags
 from textnb.core.model_io import register
 from textnb.naive_bayes.kernels import all_or_nothing
@@ -73,16 +73,10 @@ def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight
     parts partition them).
     """
     y = np.asarray(y)
-    classes, counts = np.unique(y, return_counts=True)
+    classes = np.unique(y)
     splits = given_splits(cv, X, y)
     if splits is None:
-        n_splits = int(min(5 if cv is None else cv, counts.min()))
-        if n_splits < 2:
-            raise ValueError(
-                f"every class needs at least 2 objects for out-of-fold scores; "
-                f"class {classes[np.argmin(counts)]!r} has {counts.min()}"
-            )
-        splits = stratified_kfold(y, n_splits, random_state)
+        splits = calibration_folds(y, 5 if cv is None else cv, random_state)
     parts, rows = [], []
     for train, test in splits:
         kw = {} if sample_weight is None else {"sample_weight": sample_weight[train]}

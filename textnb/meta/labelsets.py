@@ -16,16 +16,20 @@ scikit-learn-free trainer of ``textnb train`` / ``evaluate`` on a multi-label co
   :func:`test_report`, :func:`cross_validated_report`).
 """
 
+from contextlib import contextmanager
+
 import numpy as np
 
+from textnb.core.errors import TooFewObjects
 from textnb.core.folds import kfold
 from textnb.core.logspace import log_odds
 from textnb.core.stats import issparse
 from textnb.text.wrappers import threshold_for_f1, threshold_for_fpr  # (their home: the trainer uses them)
 
-__all__ = ["FBR_GRID", "MULTILABEL_DEFAULTS", "PCUT_GRID", "RANK_GRID", "SMALL", "STRATEGIES", "break_even_point", "copies",
-           "copy_out_of_fold", "copy_scores", "cross_validated_report", "decide", "decision", "indicator", "kfold", "label_indicator",
-           "label_support", "multilabel_report", "precision_recall_f1", "test_report", "threshold_for_f1", "threshold_for_fpr"]
+__all__ = ["FBR_GRID", "MULTILABEL_DEFAULTS", "PCUT_GRID", "RANK_GRID", "SMALL", "STRATEGIES", "break_even_point",
+           "copies", "copy_out_of_fold", "copy_scores", "cross_validated_report", "decide", "decision", "indicator",
+           "kfold", "label_indicator", "label_support", "multilabel_report", "naming_the_label",
+           "precision_recall_f1", "test_report", "threshold_for_f1", "threshold_for_fpr"]
 
 #: Thresholding strategies (Yang 2001); "f1" is the name model files of textnb <= 0.x
 #: give to "scut".
@@ -86,15 +90,23 @@ def break_even_point(scores, positive):
 
     The documents are ranked by score and cut after as many documents as there are
     positives, ``R``: there precision and recall are both ``tp / R`` (R-precision, the
-    usual estimate of the break-even point). Returns NaN when there is no positive.
+    usual estimate of the break-even point). Documents of equal score are in no order: the
+    tie group the cut goes through gives its share, ``tp`` being the mean over every order of
+    that group (McSherry & Najork 2008, "Computing information retrieval performance
+    measures efficiently in the presence of tied scores", ECIR), so the result does not
+    depend on the documents' order, and a label scored alike on every document gets
+    ``R / n``, chance. Returns NaN when there is no positive.
     """
     scores = np.asarray(scores, dtype=np.float64).ravel()
     positive = np.asarray(positive, dtype=bool).ravel()
     r = int(positive.sum())
     if r == 0:
         return float("nan")
-    order = np.argsort(-scores, kind="stable")
-    return float(positive[order[:r]].sum() / r)
+    cut = np.partition(-scores, r - 1)[r - 1]  # minus the R-th highest score
+    above, tied = -scores < cut, -scores == cut
+    slots = r - int(above.sum())  # of the tie group, these many are inside the cut
+    tp = positive[above].sum() + positive[tied].sum() * slots / tied.sum()
+    return float(tp / r)
 
 
 def precision_recall_f1(tp, fp, fn):
@@ -285,6 +297,24 @@ def _choose_fbr(S, T, min_labels, seed):
 def _constant(Y):
     """Per label: 1 on every row of ``Y``, 0 on none, else -1."""
     return label_support(Y)[1]
+
+
+@contextmanager
+def naming_the_label(names, j=None):
+    """A calibration inside a multi-label model that lacks documents
+    (:class:`~textnb.core.errors.TooFewObjects`) said of the label: the copy model's classes
+    are the label columns (``names`` gives their labels); label ``j``'s one-vs-rest model
+    has the classes 0 (without it) and 1 (with it)."""
+    try:
+        yield
+    except TooFewObjects as exc:
+        if j is None:
+            name, what = names[int(exc.label)], "is on one document only"
+        else:
+            name = names[j]
+            what = "is on one document only" if int(exc.label) == 1 else "is on every document but one"
+        raise TooFewObjects(f"label {str(name)!r} {what}: a calibration (--calibrate) needs out-of-fold scores "
+                            f"of two documents at least with and without each label", label=name) from None
 
 
 def copies(Y, live):

@@ -50,7 +50,7 @@ from textnb.io.multilabel import MultiLabelCorpus, read_label_file, read_multila
 from textnb.meta.calibration import estimator_log_odds
 from textnb.meta.labelsets import (MULTILABEL_DEFAULTS, SMALL, STRATEGIES, _each_row_once, _finite,
                                    break_even_point, copies, copy_out_of_fold, copy_scores, cross_validated_report, decide, decision, indicator, kfold,
-                                   label_indicator, label_support, multilabel_report, test_report)
+                                   label_indicator, label_support, multilabel_report, naming_the_label, test_report)
 from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.naive_bayes.kernels import all_or_nothing, takes_defaults
 
@@ -204,7 +204,7 @@ class MultiLabelNB(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
     }
     _state_schema = {
         "classes_": Classes("n_labels"),
-        "estimator_": MayBeAbsent(Model(dims={"n_features_in_": "n_features"})),
+        "estimator_": MayBeAbsent(Optional(Model(dims={"n_features_in_": "n_features"}))),  # None: every label constant
         "estimators_": MayBeAbsent(ListOf(Optional(Model(dims={"n_features_in_": "n_features"},
                                                          equal={"classes_": (0, 1)})), length="n_labels")),
         "constant_": Array("iu", ("n_labels",), lo=-1, hi=1),
@@ -381,7 +381,8 @@ class MultiLabelNB(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
             if live.size == 0:
                 return None, constant
             rows, codes = copies(Y, live)
-            return clone(base).fit(X[rows], codes), constant
+            with naming_the_label(self.classes_):
+                return clone(base).fit(X[rows], codes), constant
         models = [None] * m
         if _sums_fit(base) and live.size:
             counter = clone(base)
@@ -395,7 +396,8 @@ class MultiLabelNB(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
                 models[j].n_features_in_ = X.shape[1]
         else:
             for j in live:
-                models[j] = clone(base).fit(X, Y[:, j])
+                with naming_the_label(self.classes_, j):
+                    models[j] = clone(base).fit(X, Y[:, j])
         return models, constant
 
     def _fit_copy_out_of_fold(self, base, X, Y, splits):
@@ -595,6 +597,9 @@ def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0, progress=
     def fold_decisions(X_train, Y_train, X_test):
         if vectorizer is not None:
             X_train, X_test, _ = fold_counts(X_train, X_test, vectorizer)
+        if Y_train.shape[1] == 1:  # one label: an (n, 1) array would be read as one class per document
+            Y_train = np.hstack([Y_train, np.zeros_like(Y_train)])  # beside a label no document has
+            return clone(model).fit(X_train, Y_train).decision_function(X_test)[:, :1]
         return clone(model).fit(X_train, Y_train).decision_function(X_test)
 
     return cross_validated_report(X, Y, classes, splits, fold_decisions, seed, progress)

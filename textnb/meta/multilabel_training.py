@@ -33,7 +33,7 @@ from textnb.core.model_io import ModelNode
 from textnb.core.stats import seen_columns
 from textnb.naive_bayes.kernels import DISCRIMINATIVE, KERNELS
 from textnb.meta.labelsets import (MULTILABEL_DEFAULTS, SMALL, _finite, copies, copy_out_of_fold, copy_scores, decide,
-                                   decision, kfold, label_indicator, label_support, test_report)
+                                   decision, kfold, label_indicator, label_support, naming_the_label, test_report)
 from textnb.text.ascii_tokens import TermKeys
 from textnb.text.defaults import VECTORIZER_DEFAULTS
 from textnb.text.scorer import scorer_from_node
@@ -165,7 +165,7 @@ def _fit(X, Y, classes, terms, vec_params, model, steps, multilabel, progress=No
         total = (5 if n < SMALL else 2) + 1
         if progress is not None:
             progress(0, total)
-        fitted, template = _fit_scores(model, steps, method, X, Y)
+        fitted, template = _fit_scores(model, steps, method, X, Y, classes)
         if progress is not None:
             progress(1, total)
         S = np.zeros(Y.shape)
@@ -175,7 +175,7 @@ def _fit(X, Y, classes, terms, vec_params, model, steps, multilabel, progress=No
                 cols = seen_columns(X[train])
                 Xk = X[train][:, cols]
                 Xk.sort_indices()
-                fold, _ = _fit_scores(model, steps, method, Xk, Y[train])
+                fold, _ = _fit_scores(model, steps, method, Xk, Y[train], classes)
                 Xt = X[test][:, cols]
                 Xt.sort_indices()
                 parts.append(_scores(fold, label_support(Y[train])[1], method, Xt))
@@ -215,7 +215,7 @@ def _dnb_copy_out_of_fold(X, Y, given, splits):
     return (estimator, ModelNode("DiscriminativeNB", saved, {})), S
 
 
-def _fit_scores(model, steps, method, X, Y):
+def _fit_scores(model, steps, method, X, Y, names):
     """``(fitted, template)``: the model(s) behind the scores of labels ``Y`` (n, n_labels)
     on the counts ``X`` (CSR, float64, sorted indices), as model-file nodes -- the copy
     model (None when every label is constant), or a binary model per label (``method``
@@ -223,7 +223,8 @@ def _fit_scores(model, steps, method, X, Y):
     :meth:`MultiLabelNB._fit_scores <textnb.meta.multilabel.MultiLabelNB._fit_scores>` fits,
     through :func:`textnb.text.training.fit_model`. One-vs-rest over a bare multinomial,
     Bernoulli or complement model: every label's sums from one product ``Y.T @ X``, as the
-    estimator (integer sums: the same numbers as label by label)."""
+    estimator (integer sums: the same numbers as label by label). ``names``: the labels of
+    the columns of ``Y`` (for errors)."""
     n, m = Y.shape
     live = np.flatnonzero(label_support(Y)[1] == -1)
     template = None
@@ -232,7 +233,8 @@ def _fit_scores(model, steps, method, X, Y):
             return None, None
         rows, codes = copies(Y, live)
         classes, y_index = np.unique(codes, return_inverse=True)
-        return fit_model(model, steps, classes, X[rows], y_index)
+        with naming_the_label(names):
+            return fit_model(model, steps, classes, X[rows], y_index)
     nodes = [None] * m
     if not steps and model[0] in KERNELS and not KERNELS[model[0]].rows:
         import scipy.sparse as sp
@@ -255,7 +257,8 @@ def _fit_scores(model, steps, method, X, Y):
             nodes[j] = ModelNode(kind, saved, state)
         return nodes, ModelNode(kind, saved, {})
     for j in live:
-        nodes[j], template = fit_model(model, steps, np.array([0, 1]), X, Y[:, j])
+        with naming_the_label(names, j):
+            nodes[j], template = fit_model(model, steps, np.array([0, 1]), X, Y[:, j])
     return nodes, template
 
 

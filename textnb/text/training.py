@@ -740,7 +740,7 @@ def _fit_calibrated(params, spec, fitted, template, classes, X, y_index):
     or the isotonic steps, and the per-class thresholds on them (:func:`textnb.text.wrappers.fit_sigmoid`,
     :func:`~textnb.text.wrappers.fit_isotonic`, :func:`~textnb.text.wrappers.threshold_for_f1`) -- through
     the kernels."""
-    from textnb.core.folds import stratified_kfold
+    from textnb.core.folds import calibration_folds
     from textnb.core.stats import seen_columns
     from textnb.text.wrappers import (calibrated_classes, finite_scores, fit_isotonic, fit_sigmoid, threshold_for_f1,
                                       threshold_for_fpr)
@@ -748,13 +748,8 @@ def _fit_calibrated(params, spec, fitted, template, classes, X, y_index):
     n = len(classes)
     calibrated = calibrated_classes({"n_classes": n})
     if n >= 2:
-        counts = np.bincount(y_index, minlength=n)
-        n_splits = int(min(params["cv"], counts.min()))
-        if n_splits < 2:
-            raise ValueError(f"every class needs at least 2 objects for out-of-fold scores; "
-                             f"class {classes[np.argmin(counts)]!r} has {counts.min()}")
         scores = np.empty((X.shape[0], n))
-        for train, test in stratified_kfold(classes[y_index], n_splits, params["random_state"]):
+        for train, test in calibration_folds(classes[y_index], params["cv"], params["random_state"]):
             cols = seen_columns(X[train])
             fold_classes = np.unique(y_index[train])
             _, _, joint = _fit_spec(spec, classes[fold_classes], X[train][:, cols],
