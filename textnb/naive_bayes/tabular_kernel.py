@@ -570,11 +570,51 @@ class TabularKernel(TableKernel):
         if len(self.kde_values_) != len(self._kde_columns()):
             raise ValueError("kde_values_ does not match the numeric attributes")
 
+    def _layout(self):
+        """What the fitted attributes fix about ``X``'s columns, computed once per
+        ``attributes_`` (and ``numeric``): prediction asks for it on every call, and a
+        table of thousands of attributes (NLTK's feature dicts) would otherwise walk them
+        in Python each time. A dict: ``slices`` (each attribute's ``X`` columns),
+        ``starts`` (their first columns), ``uncertain`` (whether any attribute is),
+        ``uncertain_nominal`` (a mask), ``gaussian`` and ``interval`` (see
+        :meth:`_gaussian_columns`, :meth:`_interval_columns`), ``kde``."""
+        attributes, numeric = self.attributes_, self.numeric
+        cached = self.__dict__.get("_layout_cache")
+        if cached is not None and cached[0] is attributes and cached[1] == numeric:
+            return cached[2]
+        kinds = [a.kind for a in attributes]
+        slices = column_slices(attributes)
+        gaussian = np.flatnonzero([(k == "numeric" and numeric == "gaussian") or k == UNCERTAIN_NUMERIC
+                                   for k in kinds])
+        layout = {
+            "slices": slices,
+            "starts": np.array([sl.start for sl in slices], dtype=np.intp),
+            "uncertain": any(k in UNCERTAIN_KINDS for k in kinds),
+            "uncertain_nominal": np.array([k == UNCERTAIN_NOMINAL for k in kinds], dtype=bool),
+            "gaussian": gaussian,
+            "interval": np.flatnonzero([kinds[j] == UNCERTAIN_NUMERIC for j in gaussian]),
+            "kde": (np.flatnonzero([k == "numeric" for k in kinds]) if numeric == "kde"
+                    else np.empty(0, dtype=np.intp)),
+        }
+        self.__dict__["_layout_cache"] = (attributes, numeric, layout)
+        return layout
+
+    def _cut_mask(self):
+        """Which attributes have cut points (discretised numeric ones), once per ``cut_points_``."""
+        cuts = self.cut_points_
+        cached = self.__dict__.get("_cut_mask_cache")
+        if cached is None or cached[0] is not cuts:
+            cached = (cuts, np.array([c is not None for c in cuts], dtype=bool))
+            self.__dict__["_cut_mask_cache"] = cached
+        return cached[1]
+
     def _slices(self):
         """The ``X`` columns of each attribute (uncertain ones span several)."""
-        return column_slices(self.attributes_)
+        return self._layout()["slices"]
 
     def _check_uncertain(self, X):
+        if not self._layout()["uncertain"]:
+            return
         for a, sl in zip(self.attributes_, self._slices()):
             if a.kind in UNCERTAIN_KINDS:
                 check_uncertain_block(X[:, sl], a)
@@ -585,15 +625,11 @@ class TabularKernel(TableKernel):
 
     def _gaussian_columns(self):
         """Gaussian attributes: numeric ones (``numeric="gaussian"``) and uncertain numeric ones."""
-        gauss = self.numeric == "gaussian"
-        return np.flatnonzero(
-            [(a.kind == "numeric" and gauss) or a.kind == UNCERTAIN_NUMERIC for a in self.attributes_]
-        )
+        return self._layout()["gaussian"]
 
     def _interval_columns(self):
         """Positions among :meth:`_gaussian_columns` of the uncertain numeric attributes."""
-        gauss = self._gaussian_columns()
-        return np.flatnonzero([self.attributes_[j].kind == UNCERTAIN_NUMERIC for j in gauss])
+        return self._layout()["interval"]
 
     def _declares_intervals(self):
         """Whether the model has (or, before the first fit, its ``attributes`` declare)
@@ -606,9 +642,7 @@ class TabularKernel(TableKernel):
         return self.interval_fit == "censored" and self._interval_columns().size > 0
 
     def _kde_columns(self):
-        if self.numeric != "kde":
-            return np.empty(0, dtype=np.intp)
-        return np.flatnonzero([a.kind == "numeric" for a in self.attributes_])
+        return self._layout()["kde"]
 
     def _column(self, X, j):
         """The single ``X`` column of certain attribute ``j``."""
@@ -619,13 +653,11 @@ class TabularKernel(TableKernel):
 
         A certain numeric attribute has ``L = R`` (the same array).
         """
-        sl = self._slices()
-        cols = [sl[j].start for j in self._gaussian_columns()]
-        lo = X[:, cols]
+        starts = self._layout()["starts"]
+        lo = X[:, starts[self._gaussian_columns()]]
         hi = lo.copy()
         for g in self._interval_columns():
-            j = self._gaussian_columns()[g]
-            hi[:, g] = X[:, sl[j].start + 1]
+            hi[:, g] = X[:, starts[self._gaussian_columns()[g]] + 1]
         return lo, hi
 
     def _one_hot_dot(self, X, weights):
@@ -651,16 +683,16 @@ class TabularKernel(TableKernel):
         feature dicts make thousands of them).
         """
         offsets = np.concatenate([[0], np.cumsum(self.n_values_)]).astype(np.intp)
-        sl = self._slices()
+        layout = self._layout()
+        sl = layout["slices"]
         counted = self._counted_columns()
-        is_uncertain = np.array([self.attributes_[j].kind == UNCERTAIN_NOMINAL for j in counted], dtype=bool)
+        is_uncertain = layout["uncertain_nominal"][counted]
         certain = counted[~is_uncertain]
         rows, cols, vals, blocks = [], [], [], []
         if certain.size:
-            sub = X[:, [sl[j].start for j in certain]]
-            cuts = [self.cut_points_[j] for j in certain]
-            if any(c is not None for c in cuts):
-                sub = apply_cut_points(sub, cuts)
+            sub = X[:, layout["starts"][certain]]
+            if self._cut_mask()[certain].any():
+                sub = apply_cut_points(sub, [self.cut_points_[j] for j in certain])
             at, r = np.nonzero(~np.isnan(sub).T)  # attribute by attribute, rows ascending
             codes = sub[r, at]
             k = self.n_values_[certain][at]
@@ -931,10 +963,9 @@ class TabularKernel(TableKernel):
         """``log Σ_v p(v) P(v | c)`` of the uncertain (not one-hot) nominal cells, summed per row."""
         out = np.zeros((X.shape[0], len(self.classes_)))
         offsets = np.concatenate([[0], np.cumsum(self.n_values_)])
-        sl = self._slices()
-        for j in self._counted_columns():
-            if self.attributes_[j].kind != UNCERTAIN_NOMINAL:
-                continue
+        layout = self._layout()
+        sl, counted = layout["slices"], self._counted_columns()
+        for j in counted[layout["uncertain_nominal"][counted]]:
             P = X[:, sl[j]]
             known = ~np.isnan(P[:, 0])
             rows = np.flatnonzero(known & (np.where(known[:, None], P, 0.0).max(axis=1) < 1.0))
