@@ -505,3 +505,19 @@ def test_a_message_cut_inside_a_character_keeps_its_words(head):
     for n in range(len(head) + len("café crème espresso c".encode()), len(msg)):
         tokens = set(message_tokens(msg, n))
         assert "textnb:truncated" in tokens and words <= tokens, (n, sorted(tokens))
+
+
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n"])
+def test_a_message_with_two_from_lines_reads_the_same_from_stdin_a_file_and_an_mbox(tmp_path, eol):
+    """A message file starting with two mbox From_ lines: the mbox reader took the first and
+    read_message the second, while stdin (read_message alone) kept the second, so the header
+    was not read (spamfilter --batch said 1.18, spamfilter < FILE -0.15)."""
+    lines = [b"From sender@example.com Mon Jan  1 00:00:00 2024", b"From bob Tue Jan  2 00:00:00 2024",
+             b"Subject: free money", b"X-Mailer: cheap", b"", b"claim your prize"]
+    data = eol.join(lines) + eol
+    (tmp_path / "two.eml").write_bytes(data)
+    from_file = [message_tokens(m) for _, m in iter_messages(tmp_path / "two.eml")]
+    assert from_file == [message_tokens(data)]
+    assert "subject:free" in message_tokens(data)  # the header is read
+    assert message_tokens(data) == message_tokens(eol.join(lines[2:]) + eol)  # both From_ lines dropped
+    assert message_tokens(b"From here on we talk\nabout it\n") != []  # a text starting with 'From' is text

@@ -20,7 +20,7 @@ rendering's words are those of the other.
 Reading rules (those of Python's :mod:`email` parser, bogofilter and SpamAssassin):
 
 * CRLF and bare CR line ends are read as LF;
-* a first line ``From <sender> <date>`` (an mbox separator) is dropped; a text whose
+* first lines ``From <sender> <date>`` (mbox separators) are dropped; a text whose
   first word is ``From`` otherwise is text;
 * the header block is the run of header fields at the start (RFC 5322 field syntax: a
   name of printable ASCII but ``:`` and space, a colon; folded continuation lines start
@@ -919,14 +919,16 @@ def _lf(data):
 
 
 def _strip_from_line(data):
-    """``data`` without a first line ``From <sender> <date>`` (an mbox separator); a text
-    whose first word is ``From`` keeps it."""
-    if not data.startswith(b"From "):
-        return data
-    nl = data.find(b"\n")
-    line = data if nl < 0 else data[:nl + 1]
-    if _has_time(line[:4096]) and _pattern("_FROM_LINE").match(line[:4096]):
-        return b"" if nl < 0 else data[nl + 1:]
+    """``data`` without its first lines ``From <sender> <date>`` (mbox separators: a
+    message may carry several, and an mbox reader has taken the first of them already, so
+    every one is dropped, that the message read from a file, a folder or an mbox is the
+    same); a text whose first word is ``From`` keeps it."""
+    while data.startswith(b"From "):
+        nl = data.find(b"\n")
+        line = data if nl < 0 else data[:nl + 1]
+        if not (_has_time(line[:4096]) and _pattern("_FROM_LINE").match(line[:4096])):
+            break
+        data = b"" if nl < 0 else data[nl + 1:]
     return data
 
 
