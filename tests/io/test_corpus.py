@@ -183,3 +183,25 @@ def test_a_document_cut_inside_a_character_keeps_its_words(tmp_path, text):
     # a file that is not UTF-8 (Windows-1252) and not cut is still read as Windows-1252
     assert decode_bytes("crème brûlée".encode("cp1252")) == "crème brûlée"
     assert decode_bytes(b"caf\xe9") == "café" and decode_bytes(b"caf\xe9", cut=True) == "caf"
+
+
+def test_a_class_folder_or_training_part_given_as_a_link_is_read(tmp_path):
+    """A class folder that is a symbolic link was left out without a word (and a linked
+    train/ part made test/ a class: 'only one class')."""
+    elsewhere = tmp_path / "elsewhere"
+    for label in ("a", "b"):
+        (elsewhere / label).mkdir(parents=True)
+        (elsewhere / label / "1.txt").write_text(f"{label} words here")
+    corpus = tmp_path / "c"
+    (corpus / "a").mkdir(parents=True)
+    (corpus / "a" / "2.txt").write_text("more a words")
+    (corpus / "b").symlink_to(elsewhere / "b")
+    (corpus / "broken").symlink_to(tmp_path / "nowhere")
+    c = open_corpus(corpus)
+    assert sorted(c.labels) == ["a", "b"]
+    split = tmp_path / "split"
+    (split / "test" / "a").mkdir(parents=True)
+    (split / "test" / "a" / "t.txt").write_text("a test")
+    (split / "train").symlink_to(elsewhere)
+    c = open_corpus(split)
+    assert sorted(c.labels) == ["a", "b"] and c.test is not None and c.test.labels == ["a"]

@@ -219,11 +219,22 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
 
 
 def _class_folders(path):
+    """The class folders (or ``train`` / ``test`` parts) of the folder ``path``, sorted by
+    name: its subfolders, a symbolic link to a folder among them (a class linked in from
+    elsewhere is a class; inside a class folder, links to folders are not descended, as
+    ``os.walk`` does not)."""
     try:
         entries = sorted(os.scandir(path), key=lambda e: e.name)
     except OSError as exc:
         raise InputError(f"{path}: cannot list folder ({exc.strerror or exc})") from None
-    return [e.path for e in entries if not _hidden(e.name) and e.is_dir(follow_symlinks=False)]
+    return [e.path for e in entries if not _hidden(e.name) and _is_folder(e)]
+
+
+def _is_folder(entry):
+    try:
+        return entry.is_dir()  # (follows a link; a broken or looping one is no folder)
+    except OSError:
+        return False
 
 
 def _open_folder(path):
