@@ -63,7 +63,8 @@ def run(args, out, err):
         refuse_unsupported(args, opts)
     _preload(args, opts, inputs)
     start = time.perf_counter()  # `seconds`: read, fit, write (imports done above)
-    kind, data = read_path(args, inputs, test=False)  # training reads the training part only
+    # training reads the training part only, a TSV/CSV corpus's documents streamed from the file
+    kind, data = read_path(args, inputs, test=False, stream=True)
     if kind == "table":
         with naming_the_corpus(args.path):
             return _train_table(args, opts, data, start, out)

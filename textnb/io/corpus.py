@@ -45,6 +45,7 @@ from textnb.io.files import decode_cut, folder_files, read_regular_file
 
 __all__ = [
     "read_word_list",
+    "RowTexts",
     "MAX_DOCUMENT_BYTES",
     "Corpus",
     "decode_bytes",
@@ -189,7 +190,8 @@ class Corpus:
         return dict(sorted(counts.items()))
 
 
-def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, test=True):
+def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, test=True,
+                stream=False):
     """List a corpus at ``path`` (folder, split folder, TSV or CSV file).
 
     Returns a :class:`Corpus`; for a split folder its ``test`` attribute holds the
@@ -199,7 +201,10 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
     131,072-character limit); a text field longer than ``max_bytes`` characters is cut
     there, as a document file is. A quoted CSV field that is never closed is an error
     (not a field that swallows the rows after it). ``test=False`` does not list a split
-    folder's test part (training needs only the training part).
+    folder's test part (training needs only the training part). ``stream=True``: the
+    documents of a TSV/CSV file are a :class:`RowTexts`, read from the file again each
+    time they are iterated (training, one pass: memory does not grow with the file), its
+    labels read by a first pass; else a list.
     """
     path = os.fspath(path)
     if not os.path.exists(path):
@@ -215,7 +220,7 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
             train.source = path
             return train
         return _open_folder(path)
-    return _open_table(path, label_column=label_column, text_column=text_column, max_bytes=max_bytes)
+    return _open_table(path, label_column=label_column, text_column=text_column, max_bytes=max_bytes, stream=stream)
 
 
 def _class_folders(path):
@@ -345,12 +350,52 @@ def read_text_file(path, what, *, data=None):
     return data
 
 
-def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES):
-    text = read_text_file(path, "a TSV/CSV corpus")
-    if not text.strip():
-        raise InputError(f"{path}: empty file")
-    documents, labels = _table_documents(path, text, label_column, text_column, max_bytes)
+def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, stream=False):
+    """The :class:`Corpus` of a TSV/CSV file, read by :func:`iter_rows` (line by line: each
+    line decoded as a document is); ``stream``: its documents a :class:`RowTexts`."""
+    how = {"label_column": label_column, "text_column": text_column, "max_bytes": max_bytes}
+    documents, labels = [], []
+    for docs, labs in iter_rows(path, need_label=True, size=_STREAM_ROWS, **how):
+        labels.extend(labs)
+        if not stream:
+            documents.extend(docs)
+    if stream:
+        documents = RowTexts(path, len(labels), **how)
     return Corpus(source=path, documents=documents, labels=labels)
+
+
+#: rows per list when a TSV/CSV corpus is read as a stream
+_STREAM_ROWS = 2000
+
+
+class RowTexts:
+    """The texts of a TSV/CSV corpus file, in row order, read from the file each time
+    they are iterated (:func:`iter_rows`, its warnings said once, by the pass that read
+    the labels): a corpus as large as the disk, in memory one list of rows at a time.
+    ``len()`` is the number of rows; a file whose rows changed in number meanwhile is an
+    InputError."""
+
+    def __init__(self, path, n, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES):
+        self.path, self.n = os.fspath(path), n
+        self._how = {"label_column": label_column, "text_column": text_column, "max_bytes": max_bytes}
+
+    def __len__(self):
+        return self.n
+
+    def __iter__(self):
+        seen = 0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DataWarning)
+            for docs, _ in iter_rows(self.path, need_label=True, size=_STREAM_ROWS, **self._how):
+                seen += len(docs)
+                if seen > self.n:
+                    break
+                yield from docs
+        if seen != self.n:
+            raise InputError(f"{self.path}: changed while it was read ({seen} rows, were {self.n})")
+
+    def __repr__(self):
+        return f"RowTexts({self.path!r}, {self.n} rows)"
 
 
 def read_rows(path, *, data=None, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES):
@@ -486,13 +531,15 @@ class _Prefixed(io.RawIOBase):
         return len(data)
 
 
-def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, size=1000):
+def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, size=1000,
+              need_label=False):
     """:func:`read_rows` as it reads: ``(documents, labels)`` in lists of at most ``size``
     rows, the file (or the binary ``stream``, e.g. standard input; ``path`` then only
     names it) read as they are needed, so memory holds one list whatever the input's
     size. Each line is decoded as a document is (UTF-8, else Windows-1252, else
     Latin-1); the layout is decided on the first 50 rows, as :func:`read_rows` decides
-    it; a field may be of any length. Errors as :func:`read_rows`'s."""
+    it; a field may be of any length. Errors as :func:`read_rows`'s. ``need_label``: the
+    rules of a training corpus (:func:`open_corpus`: every row labelled)."""
     path = os.fspath(path)
     close = stream is None
     if stream is None:
@@ -511,7 +558,7 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
         quoting = csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE
         reader = csv.reader(itertools.chain([head], lines), delimiter=delimiter, quoting=quoting, strict=True)
         yield from _table_chunks(path, checked_rows(path, reader), delimiter, label_column, text_column, max_bytes,
-                                 need_label=False, size=size)
+                                 need_label=need_label, size=size)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     finally:
@@ -526,7 +573,7 @@ def documents_in_several_classes(corpus, limit=1000):
     multi-label corpus, which single-label training would count once per folder).
     At most ``limit`` candidate paths are compared byte for byte, and none after the
     first 100 when none of those matched; 0 for a TSV/CSV corpus."""
-    if not corpus.documents or not isinstance(corpus.documents[0], Path):
+    if not isinstance(corpus.documents, list) or not corpus.documents or not isinstance(corpus.documents[0], Path):
         return 0
     by_rel = {}
     sep = os.sep

@@ -67,9 +67,10 @@ def fasttext_corpus(path, opts):
     return read_fasttext(path, label_prefix=prefix, max_bytes=opts.max_bytes or MAX_DOCUMENT_BYTES)
 
 
-def open_text_corpus(path, opts, test=True):
+def open_text_corpus(path, opts, test=True, stream=False):
     """The :class:`~textnb.io.corpus.Corpus` at ``path`` (a folder, a label + text file or a
-    fastText file with one label per line)."""
+    fastText file with one label per line); ``stream``: a TSV/CSV file's documents read
+    again from it when iterated (:func:`~textnb.io.corpus.open_corpus`)."""
     fasttext = fasttext_corpus(path, opts)
     if fasttext is not None:
         return fasttext.single_label()
@@ -77,7 +78,7 @@ def open_text_corpus(path, opts, test=True):
     if len(texts) > 1:
         raise InputError(f"{path}: several --text-column options make a mixed table, not a text corpus")
     return open_corpus(path, label_column=opts.label_column, text_column=texts[0] if texts else None,
-                       max_bytes=opts.max_bytes or MAX_DOCUMENT_BYTES, test=test)
+                       max_bytes=opts.max_bytes or MAX_DOCUMENT_BYTES, test=test, stream=stream)
 
 
 def _mixed_table(path, opts):
@@ -140,10 +141,11 @@ def is_table_input(path, opts, table_model=False):
     return not _label_and_text(opts.text_columns, header, opts)
 
 
-def load_input(path, opts, test=True):
+def load_input(path, opts, test=True, stream=False):
     """``("table", Table)`` for ARFF and attribute tables (mixed tables too),
     ``("multilabel", FastTextCorpus)`` for a fastText file with several labels on a line, else
-    ``("text", Corpus)`` (``test=False``: without a split folder's test part)."""
+    ``("text", Corpus)`` (``test=False``: without a split folder's test part; ``stream``: a
+    TSV/CSV corpus's documents read again from the file when iterated, for one pass)."""
     path = os.fspath(path)
     if os.path.isdir(path):
         return "text", open_text_corpus(path, opts, test)
@@ -158,7 +160,7 @@ def load_input(path, opts, test=True):
             with warnings.catch_warnings():
                 if opts.ignore:  # the user has named the columns to leave out: no word on those not read
                     warnings.simplefilter("ignore", DataWarning)
-                corpus = open_text_corpus(path, opts, test)
+                corpus = open_text_corpus(path, opts, test, stream)
         except NotATextCorpus:
             corpus = None
         if corpus is not None and not ((opts.ignore or opts.numeric) and _read_as_table(path, opts)):
@@ -223,8 +225,12 @@ def learned_counts(corpus, skipped):
     """Documents per class that training used (binary files left out)."""
     skipped = set(skipped)
     counts = {}
+    if not skipped:  # (the documents are not read again: a streamed corpus would be)
+        for label in corpus.labels:
+            counts[label] = counts.get(label, 0) + 1
+        return dict(sorted(counts.items()))
     for doc, label in zip(corpus.documents, corpus.labels):
-        if not skipped or str(doc) not in skipped:
+        if str(doc) not in skipped:
             counts[label] = counts.get(label, 0) + 1
     return dict(sorted(counts.items()))
 
