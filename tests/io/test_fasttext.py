@@ -2,6 +2,7 @@
 as ``fasttext test`` computes and prints them (textnb.evaluation.topk), ``--version``."""
 
 import math
+import re
 import os
 import subprocess
 import sys
@@ -261,3 +262,33 @@ def test_counts_as_fasttext_own_test_on_its_own_predictions(tmp_path):
         assert abs(mine["recall"] - r) <= ties / mine["gold"] + 1e-9, (k, ties)
         exact += ties == 0
     assert exact >= 2
+
+
+def test_a_fasttext_file_for_training_is_streamed_from_its_file(tmp_path):
+    """Training read a fastText file whole (1.44 GB for a 343 MB file); streamed, its
+    labels come from a first pass that only searches each line for the prefix, and its
+    texts from the file again on each pass: the same labels, lines and texts."""
+    from textnb.io.fasttext import LineTexts, _line_labels, parse_line
+
+    lines = [f"__label__{'a' if i % 3 else 'b'}  text\tnumber {i} é x__label__no" for i in range(3000)]
+    lines[7] = "no label here"
+    lines[8] = "   "
+    lines[9] = "words then __label__late label"
+    path = tmp_path / "f.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    whole, streamed = read_fasttext(path), read_fasttext(path, stream=True)
+    assert isinstance(streamed.documents, LineTexts) and len(streamed.documents) == len(whole.documents) == 2998
+    assert (streamed.labels, streamed.lines, streamed.unlabeled) == (whole.labels, whole.lines, whole.unlabeled)
+    assert list(streamed.documents) == list(streamed.documents) == whole.documents
+    assert streamed.single_label().documents is streamed.documents
+    for line in lines + ["__label__ alone", "a\t__label__x __label__x b"]:
+        try:
+            expected = parse_line(line)[0]
+        except ValueError as exc:
+            with pytest.raises(ValueError, match=re.escape(str(exc))):
+                _line_labels(line, "__label__")
+        else:
+            assert _line_labels(line, "__label__") == expected
+    path.write_text("\n".join(lines[:100]) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match="changed while it was read"):
+        list(streamed.documents)

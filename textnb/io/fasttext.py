@@ -29,11 +29,12 @@ import re
 from dataclasses import dataclass, field
 
 from textnb.core.errors import InputError
-from textnb.io.corpus import MAX_DOCUMENT_BYTES, Corpus, decode_bytes, is_binary, read_text_file
+from textnb.io.corpus import MAX_DOCUMENT_BYTES, Corpus, decode_bytes, is_binary
 
 __all__ = [
     "DEFAULT_LABEL_PREFIX",
     "FastTextCorpus",
+    "LineTexts",
     "is_fasttext_file",
     "is_fasttext_text",
     "parse_line",
@@ -91,7 +92,8 @@ class FastTextCorpus:
         for n, labs in zip(self.lines, self.labels):
             if len(labs) != 1:
                 raise InputError(f"{self.source}:{n}: {len(labs)} labels on one line (a multi-label corpus)")
-        return Corpus(source=self.source, documents=list(self.documents), labels=[labs[0] for labs in self.labels],
+        documents = self.documents if isinstance(self.documents, LineTexts) else list(self.documents)
+        return Corpus(source=self.source, documents=documents, labels=[labs[0] for labs in self.labels],
                       unlabeled=self.unlabeled)
 
 
@@ -165,7 +167,7 @@ def is_fasttext_file(path, label_prefix=DEFAULT_LABEL_PREFIX):
 
 
 def read_fasttext(path, *, data=None, label_prefix=DEFAULT_LABEL_PREFIX, max_bytes=MAX_DOCUMENT_BYTES,
-                  need_label=True):
+                  need_label=True, stream=False):
     """Read a fastText file (see the module docstring).
 
     Parameters
@@ -182,6 +184,12 @@ def read_fasttext(path, *, data=None, label_prefix=DEFAULT_LABEL_PREFIX, max_byt
         True (training, testing): lines without a label are skipped; raise InputError
         when no line has one. False (prediction): every non-blank line is a document,
         ``labels`` an empty tuple where it has none.
+    stream : bool, default=False
+        The documents a :class:`LineTexts`, read from the file again each time they are
+        iterated (training: memory does not grow with the file); the labels and line
+        numbers are read by a first pass. Only for a file (``data`` None).
+
+    Each line is decoded as a document file is (:func:`textnb.io.corpus.decode_bytes`).
 
     Returns
     -------
@@ -189,30 +197,121 @@ def read_fasttext(path, *, data=None, label_prefix=DEFAULT_LABEL_PREFIX, max_byt
     """
     label_prefix = _check_prefix(label_prefix)
     path = os.fspath(path)
-    data = read_text_file(path, "a fastText file", data=data)
     documents, labels, lines, unlabeled = [], [], [], 0
-    for n, line in enumerate(data.split("\n"), start=1):
-        if len(line) > max_bytes:
-            line = line[:max_bytes]
-        try:
-            labs, text = parse_line(line, label_prefix)
-        except ValueError as exc:
-            raise InputError(f"{path}:{n}: {exc}") from None
+    texts = not stream or data is not None  # (streamed: the first pass reads the labels only)
+    for n, labs, text in _labelled_lines(path, data, label_prefix, max_bytes, texts=texts):
         if not labs:
-            if not line.strip(" \t\r\v\f"):
+            if text is None:
                 continue
             if need_label:
                 unlabeled += 1
                 continue
-        documents.append(text)
+        if texts:
+            documents.append(text)
         labels.append(labs)
         lines.append(n)
-    if not documents:
+    if not labels:
         if need_label:
             raise InputError(f"{path}: no line has a label (words starting with {label_prefix!r})")
         raise InputError(f"{path}: empty file")
+    if stream and data is None:
+        documents = LineTexts(path, len(labels), label_prefix=label_prefix, max_bytes=max_bytes,
+                              need_label=need_label)
     return FastTextCorpus(source=path, documents=documents, labels=labels, lines=lines, unlabeled=unlabeled,
                           label_prefix=label_prefix)
+
+
+def _labelled_lines(path, data, label_prefix, max_bytes, texts=True):
+    """``(line number, labels, text)`` of each line of the file ``path`` (or of ``data``),
+    read line by line, each decoded as a document is and cut at ``max_bytes``
+    characters; ``text`` None for a blank line (``texts=False``: ``""`` for every other
+    line, its words not joined: the labels alone are read)."""
+    if data is not None:
+        if isinstance(data, (bytes, bytearray)):
+            if is_binary(bytes(data[:_SNIFF])):
+                raise InputError(f"{path}: binary file, not a fastText file")
+            raw_lines = (line + b"\n" for line in bytes(data).split(b"\n"))
+        else:
+            raw_lines = (line + "\n" for line in data.split("\n"))
+        yield from _parsed(path, raw_lines, label_prefix, max_bytes, texts)
+        return
+    try:
+        with open(path, "rb") as f:
+            if is_binary(f.peek(_SNIFF)[:_SNIFF]):
+                raise InputError(f"{path}: binary file, not a fastText file")
+            yield from _parsed(path, _bounded_lines(f, max_bytes), label_prefix, max_bytes, texts)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def _parsed(path, raw_lines, label_prefix, max_bytes, texts=True):
+    for n, raw in enumerate(raw_lines, start=1):
+        line = raw if isinstance(raw, str) else decode_bytes(raw)
+        if line.endswith("\n"):
+            line = line[:-1]
+        if len(line) > max_bytes:
+            line = line[:max_bytes]
+        try:
+            if texts:
+                labs, text = parse_line(line, label_prefix)
+            else:
+                labs, text = _line_labels(line, label_prefix), ""
+        except ValueError as exc:
+            raise InputError(f"{path}:{n}: {exc}") from None
+        yield n, labs, (None if not labs and not line.strip(" \t\r\v\f") else text)
+
+
+_WORD_REST = re.compile(r"[^ \t\r\v\f]*")
+
+
+def _line_labels(line, label_prefix):
+    """The labels :func:`parse_line` finds in ``line`` (the same tuple, the same error),
+    by searching the line for the prefix instead of splitting it into words."""
+    labels = []
+    i = line.find(label_prefix)
+    while i >= 0:
+        if i == 0 or line[i - 1] in " \t\r\v\f":
+            end = _WORD_REST.match(line, i + len(label_prefix)).end()
+            label = line[i + len(label_prefix):end]
+            if not label:
+                parse_line(line, label_prefix)  # (raises its error)
+            if label not in labels:
+                labels.append(label)
+            i = line.find(label_prefix, end)
+        else:
+            i = line.find(label_prefix, i + 1)
+    return tuple(labels)
+
+
+class LineTexts:
+    """The texts of a fastText file's labelled lines (its unlabelled ones too, without
+    ``need_label``), in order, read from the file each time they are iterated
+    (:func:`read_fasttext` with ``stream=True``): in memory one line at a time.
+    ``len()`` is their number; a file whose lines changed in number meanwhile is an
+    InputError."""
+
+    def __init__(self, path, n, *, label_prefix=DEFAULT_LABEL_PREFIX, max_bytes=MAX_DOCUMENT_BYTES, need_label=True):
+        self.path, self.n = os.fspath(path), n
+        self._how = (label_prefix, max_bytes)
+        self._need_label = need_label
+
+    def __len__(self):
+        return self.n
+
+    def __iter__(self):
+        seen = 0
+        for _, labs, text in _labelled_lines(self.path, None, *self._how):
+            if text is None or (self._need_label and not labs):
+                continue
+            seen += 1
+            if seen > self.n:
+                break
+            yield text
+        if seen != self.n:
+            raise InputError(f"{self.path}: changed while it was read ({seen} documents, were {self.n})")
+
+    def __repr__(self):
+        return f"LineTexts({self.path!r}, {self.n} lines)"
 
 
 def _bounded_lines(stream, max_bytes):

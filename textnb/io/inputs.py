@@ -49,7 +49,7 @@ class InputOptions:
         return self.class_name or self.label_column
 
 
-def fasttext_corpus(path, opts):
+def fasttext_corpus(path, opts, stream=False):
     """The :class:`~textnb.io.fasttext.FastTextCorpus` at ``path`` when it is a fastText file
     (``opts.fasttext``, ``opts.label_prefix`` given, or a file whose first line starts with
     the prefix, ``__label__`` by default), else None."""
@@ -64,14 +64,14 @@ def fasttext_corpus(path, opts):
         return None
     if not (explicit or is_fasttext_file(path, prefix)):
         return None
-    return read_fasttext(path, label_prefix=prefix, max_bytes=opts.max_bytes or MAX_DOCUMENT_BYTES)
+    return read_fasttext(path, label_prefix=prefix, max_bytes=opts.max_bytes or MAX_DOCUMENT_BYTES, stream=stream)
 
 
 def open_text_corpus(path, opts, test=True, stream=False):
     """The :class:`~textnb.io.corpus.Corpus` at ``path`` (a folder, a label + text file or a
     fastText file with one label per line); ``stream``: a TSV/CSV file's documents read
     again from it when iterated (:func:`~textnb.io.corpus.open_corpus`)."""
-    fasttext = fasttext_corpus(path, opts)
+    fasttext = fasttext_corpus(path, opts, stream)
     if fasttext is not None:
         return fasttext.single_label()
     texts = opts.text_columns
@@ -149,7 +149,7 @@ def load_input(path, opts, test=True, stream=False):
     path = os.fspath(path)
     if os.path.isdir(path):
         return "text", open_text_corpus(path, opts, test)
-    fasttext = fasttext_corpus(path, opts)
+    fasttext = fasttext_corpus(path, opts, stream)
     if fasttext is not None:
         return ("multilabel", fasttext) if fasttext.multilabel else ("text", fasttext.single_label())
     mixed = _mixed_table(path, opts)
