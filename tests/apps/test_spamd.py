@@ -705,3 +705,51 @@ def test_a_model_replaced_by_a_copy_starts_a_new_journal(model_copy, tmp_path):
     assert after[1].sum() == before[1].sum() + 1  # one more message counted
     assert not tell(model_copy, spam, set_class="spam")
     assert not tell(model_copy, ham, remove=True)  # taught to the old model only: nothing to forget here
+
+
+# -- defects of the user trial (session 18) -----------------------------------------------------
+
+
+def _status(out):
+    return protocol.parse_spamd_status(out.split(b"\r\n")[0] + b"\r\n")[1]
+
+
+def test_a_content_length_that_does_not_match_the_body_is_refused(spam_model):
+    """More body than Content-length says was scored by its first bytes (PROCESS answered the
+    message cut); two Content-length headers that disagree were taken, the last winning."""
+    spam, _ = messages(32)
+    with Server(spam_model, spamd=("127.0.0.1", 0)) as srv:
+        a = srv.spamd_address
+        for method in ("CHECK", "PROCESS", "SYMBOLS"):
+            short = f"{method} SPAMC/1.5\r\nContent-length: 20\r\n\r\n".encode() + spam
+            out = raw(a, short)
+            assert _status(out) == 76 and b"Content-Length mismatch" in out and out.count(b"\r\n") == 1, out
+        with socket.create_connection(a, timeout=30) as s:  # the same, the connection kept open
+            s.sendall(b"PROCESS SPAMC/1.5\r\nContent-length: 20\r\n\r\n" + spam)
+            out = s.recv(1 << 16)
+        assert _status(out) == 76, out
+        twice = b"CHECK SPAMC/1.5\r\nContent-length: %d\r\nContent-length: 20\r\n\r\n" % len(spam) + spam
+        out = raw(a, twice)
+        assert _status(out) == 76 and b"more than one Content-Length" in out, out
+        same = b"CHECK SPAMC/1.5\r\nContent-length: %d\r\nContent-length: %d\r\n\r\n" % (len(spam), len(spam))
+        assert raw(a, same + spam).startswith(b"SPAMD/1.1 0 EX_OK\r\nSpam: True")
+        # a client that keeps the connection open and sends nothing more is answered, not refused
+        with socket.create_connection(a, timeout=30) as s:
+            s.sendall(request("PROCESS", spam))
+            out = b""
+            while not out.endswith(spam.split(b"\n\n", 1)[1]):
+                chunk = s.recv(1 << 16)
+                assert chunk, out
+                out += chunk
+        assert out.startswith(b"SPAMD/1.1 0 EX_OK\r\n")
+
+
+def test_an_unterminated_request_or_header_line_is_called_so(spam_model):
+    """A short line cut by the end of input was reported as 'line over 4096 bytes'."""
+    with Server(spam_model, spamd=("127.0.0.1", 0)) as srv:
+        a = srv.spamd_address
+        for data in (b"CHECK SPAMC/1.5", b"CHECK SPAMC/1.5\r\nContent-length: 5", b"CHECK SPAMC/1.5\r\nUser: bob"):
+            out = raw(a, data)
+            assert _status(out) == 76 and b"unterminated line" in out and b"4096" not in out, out
+        out = raw(a, b"CHECK SPAMC/1.5\r\n" + b"X" * 10000)
+        assert _status(out) == 76 and b"line over 4096 bytes" in out, out

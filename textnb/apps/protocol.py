@@ -150,7 +150,7 @@ def parse_spamd_header(line, headers):
     """Add one header line (CRLF or LF ended, not empty) to the dict ``headers``.
 
     Names are spamd's (case as sent: spamd ignores other spellings, so does this).
-    ``Content-length`` must be digits; ``User`` may hold no control characters;
+    ``Content-length`` must be digits (given twice, the same number); ``User`` may hold no control characters;
     ``Message-class`` is ``spam`` or ``ham``; ``Set`` / ``Remove`` name ``local`` and/or
     ``remote``; ``Compress`` is refused (this daemon reads plain messages only).
     """
@@ -162,6 +162,8 @@ def parse_spamd_header(line, headers):
     if name == "Content-length":
         if not value.isdigit() or not value.isascii():
             raise ProtocolError("(Content-Length contains non-numeric bytes)")
+        if headers.get("content_length", int(value)) != int(value):  # (request smuggling's way in)
+            raise ProtocolError("(more than one Content-Length, with different values)")
         headers["content_length"] = int(value)
     elif name == "User":
         if any(ord(c) < 0x20 or c == "\x7f" for c in value):

@@ -31,8 +31,10 @@ Methods (one request per connection, as spamd):
   learned as; a message not learned through TELL is not forgotten (no ``DidRemove``).
   ``remote`` (reporting to external services) is never done.
 
-Errors: a malformed request line or header, a bad or mismatched ``Content-length``
-get ``SPAMD/1.0 76 Bad header line: ...`` (EX_PROTOCOL); a message over the size limit
+Errors: a malformed or unterminated request line or header, a bad or mismatched
+``Content-length`` (fewer bytes than it says, or more: see
+:meth:`SpamdHandler._more_input`; two that differ) get
+``SPAMD/1.0 76 Bad header line: ...`` (EX_PROTOCOL); a message over the size limit
 ``65`` (EX_DATAERR); an unknown user when unknown users are refused ``67`` (EX_NOUSER);
 TELL when not allowed or a model that cannot be used ``69`` (EX_UNAVAILABLE); a client
 that stops sending ``79`` (EX_TIMEOUT); then the connection is closed. The daemon goes on.
@@ -52,6 +54,7 @@ import errno
 import hashlib
 import os
 import re
+import select
 import socket
 import socketserver
 import tempfile
@@ -77,6 +80,9 @@ DEFAULT_MAX_USER_BYTES = 1 << 30
 _MAX_USER = 255
 _MAX_DRAIN = 64 * 1024 * 1024
 _BLANK_LINE = re.compile(rb"\r?\n\r?\n")
+#: Seconds the daemon waits, after a body of ``Content-length`` bytes, for bytes beyond it
+#: (a client that half-closed its side is answered at once).
+EXTRA_INPUT_WAIT = 0.02
 
 
 def parse_address(text):
@@ -348,7 +354,9 @@ class SpamdHandler(StreamHandler):
     def _line(self):
         line = self.rfile.readline(protocol.MAX_LINE + 1)
         if line and not line.endswith(b"\n"):
-            raise ProtocolError(f"(line over {protocol.MAX_LINE} bytes)")
+            if len(line) > protocol.MAX_LINE:
+                raise ProtocolError(f"(line over {protocol.MAX_LINE} bytes)")
+            raise ProtocolError(f"(unterminated line: end of input after {len(line)} bytes, before the line end)")
         return line
 
     def handle(self):
@@ -443,7 +451,30 @@ class SpamdHandler(StreamHandler):
         data = self.rfile.read(length)
         if len(data) != length:
             raise ProtocolError(f"(Content-Length mismatch: Expected {length} bytes, got {len(data)} bytes)")
+        if self._more_input():
+            raise ProtocolError(f"(Content-Length mismatch: Expected {length} bytes, got more)")
         return data
+
+    def _more_input(self):
+        """Whether the client sent more than its ``Content-length`` said: bytes already
+        read ahead, or arriving within :data:`EXTRA_INPUT_WAIT` seconds. A client that
+        half-closed its side is answered at once (end of input); one that keeps the
+        connection open and sends nothing more waits that moment only."""
+        sock = self.request
+        timeout = sock.gettimeout()
+        try:
+            sock.setblocking(False)  # peek: the bytes read ahead, else what the socket holds, never a wait
+            if self.rfile.peek(1):
+                return True
+            ready, _, _ = select.select([sock], [], [], EXTRA_INPUT_WAIT)
+            return bool(ready) and bool(self.rfile.peek(1))  # (ready with nothing: the end of input)
+        except OSError:
+            return False
+        finally:
+            try:
+                sock.settimeout(timeout)
+            except OSError:
+                pass
 
     def _model_for(self, owner, user):
         """``(model path, holder)`` that serves ``user``."""
