@@ -708,10 +708,43 @@ def test_a_model_replaced_by_a_copy_starts_a_new_journal(model_copy, tmp_path):
 
 
 # -- defects of the user trial (session 18) -----------------------------------------------------
+def _topic_model(path):
+    import textnb
+
+    textnb.TextClassifier().fit(["cheap pills casino"] * 3 + ["meeting agenda budget"] * 3 + ["goal match"] * 3,
+                                ["shop"] * 3 + ["work"] * 3 + ["sport"] * 3).save(path)
+    return path
 
 
 def _status(out):
     return protocol.parse_spamd_status(out.split(b"\r\n")[0] + b"\r\n")[1]
+
+
+def test_a_model_that_is_not_spam_moved_over_the_served_file_is_not_swapped_in(spam_model, sock_dir):
+    """--spamd refuses a model without the classes ham and spam at start; a file moved
+    over the served one is held to the same check: the previous model goes on, the
+    failure is logged and shown in GET /model (it answered 69 to every request before)."""
+    import http.client
+    import json
+
+    served = sock_dir / "spam.tnb"
+    shutil.copyfile(spam_model, served)
+    spam, _ = messages(30)
+    logs = []
+    with Server(served, spamd=("127.0.0.1", 0), http=("127.0.0.1", 0), log=logs.append) as srv:
+        a = srv.spamd_address
+        assert raw(a, request("CHECK", spam)).startswith(b"SPAMD/1.1 0 EX_OK\r\nSpam: True")
+        os.replace(_topic_model(sock_dir / "topic.tnb"), served)
+        for method in ("CHECK", "PROCESS"):
+            out = raw(a, request(method, spam))
+            assert out.startswith(b"SPAMD/1.1 0 EX_OK\r\n") and b"Spam: True" in out, out
+        assert any("--spamd needs a spam model" in line and "not reloaded" in line for line in logs), logs
+        conn = http.client.HTTPConnection(*srv.http_address, timeout=30)
+        conn.request("GET", "/model")
+        described = json.loads(conn.getresponse().read())
+        conn.close()
+        assert described["classes"] == ["ham", "spam"] and described["reloads"] == 0
+        assert "--spamd needs a spam model" in described["last_error"]
 
 
 def test_a_content_length_that_does_not_match_the_body_is_refused(spam_model):
