@@ -747,6 +747,41 @@ def test_a_model_that_is_not_spam_moved_over_the_served_file_is_not_swapped_in(s
         assert "--spamd needs a spam model" in described["last_error"]
 
 
+def test_a_user_whose_model_path_is_the_served_model_never_writes_it(spam_model, sock_dir):
+    """The docs' own set-up (serving DIR/spam.tnb with --user-models DIR/%u.tnb): the user
+    'spam' is served the served model as a user without a file, never learns into it (69,
+    logged), and the daemon warns at start; so does a user whose file is a link to it."""
+    served = sock_dir / "spam.tnb"
+    shutil.copyfile(spam_model, served)
+    os.symlink(served, sock_dir / "sym.tnb")
+    os.link(served, sock_dir / "hard.tnb")
+    before = served.read_bytes()
+    spam, ham = messages(31)
+    learn = [("Message-class", "ham"), ("Set", "local")]
+    logs = []
+    with Server(served, spamd=("127.0.0.1", 0), allow_tell=True, user_models=str(sock_dir / "%u.tnb"),
+                log=logs.append) as srv:
+        a = srv.spamd_address
+        assert any("user 'spam' maps to the served model" in line for line in logs), logs
+        for user in ("spam", "sym", "hard"):
+            assert raw(a, request("CHECK", spam, [("User", user)])).startswith(b"SPAMD/1.1 0 EX_OK\r\nSpam: True")
+            out = raw(a, request("TELL", spam, learn + [("User", user)]))
+            assert _status(out) == 69 and b"is the served model" in out and out.count(b"\r\n") == 1, out
+            forget = raw(a, request("TELL", spam, [("Remove", "local"), ("User", user)]))
+            assert _status(forget) == 69, forget
+        assert served.read_bytes() == before and not os.path.exists(str(served) + ".learned")
+        assert sum("TELL refused" in line and "is the served model" in line for line in logs) == 6
+        # another user learns as before, into a copy
+        assert b"DidSet: local" in raw(a, request("TELL", spam, learn + [("User", "carol")]))
+        assert (sock_dir / "carol.tnb").exists() and served.read_bytes() == before
+    with Server(served, spamd=("127.0.0.1", 0), user_models=str(sock_dir / "%u.tnb"), unknown_user="refuse") as srv:
+        out = raw(srv.spamd_address, request("CHECK", spam, [("User", "spam")]))
+        assert _status(out) == 67 and b"the served model" in out  # as a user without a model of their own
+    logs = []
+    with Server(served, spamd=("127.0.0.1", 0), user_models=str(sock_dir / "u" / "%u.tnb"), log=logs.append):
+        assert not any("maps to the served model" in line for line in logs)
+
+
 def test_a_content_length_that_does_not_match_the_body_is_refused(spam_model):
     """More body than Content-length says was scored by its first bytes (PROCESS answered the
     message cut); two Content-length headers that disagree were taken, the last winning."""

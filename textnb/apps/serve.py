@@ -734,7 +734,11 @@ class Server:
             self.user_models = UserModels(self.user_models_template, unknown_user=self.unknown_user,
                                           holder_factory=lambda p: ModelHolder(p, loader=loader, log=self.log),
                                           max_users=self.max_users or DEFAULT_MAX_USERS,
-                                          max_bytes=self.max_user_bytes)
+                                          max_bytes=self.max_user_bytes, served_path=self.model_path)
+            user = self.user_models.served_file_user()
+            if user is not None:
+                self.log(f"--user-models {self.user_models_template}: user {user!r} maps to the served model "
+                         f"{self.model_path}; that user is served the served model and TELL for them is refused")
         try:
             if self.socket_path is not None:
                 self._servers.append(self._bind_unix(self.socket_path, _MailHandler))

@@ -45,7 +45,10 @@ that stops sending ``79`` (EX_TIMEOUT); then the connection is closed. The daemo
 path separator, a NUL, a leading dot (so ``.`` and ``..``) or over 255 bytes are refused
 (EX_NOUSER). A user without a model file gets the served model (``unknown_user =
 "fallback"``) or EX_NOUSER (``"refuse"``); learning for such a user under ``fallback``
-starts the user's model as a copy of the served one. Models are loaded when first asked
+starts the user's model as a copy of the served one. A user whose model path is the
+served model's file (``spam`` for ``DIR/%u.tnb`` serving ``DIR/spam.tnb``) is a user
+without a file whose TELL is refused (EX_UNAVAILABLE): one user's name never changes the
+model the others fall back to. Models are loaded when first asked
 for, reloaded when their file is replaced, and at most ``max_users`` are held, their model
 files at most ``max_bytes`` in all (the least recently used is dropped first).
 """
@@ -125,16 +128,23 @@ class UserModels:
         ``holder_factory(path) -> holder`` with ``get()`` (a :class:`textnb.apps.serve.ModelHolder`).
     max_users : int
         Models held at once.
+    max_bytes : int
+        Model file bytes of the models held at once.
+    served_path : path, optional
+        The served model's file: a user whose model path is that file (``spam`` for
+        ``DIR/%u.tnb`` serving ``DIR/spam.tnb``) has no model of their own (see
+        :meth:`is_served`).
     """
 
     def __init__(self, template, *, unknown_user="fallback", holder_factory, max_users=DEFAULT_MAX_USERS,
-                 max_bytes=DEFAULT_MAX_USER_BYTES):
+                 max_bytes=DEFAULT_MAX_USER_BYTES, served_path=None):
         if "%u" not in template.replace("%%", ""):
             raise InputError(f"{template}: a per-user model template needs %u (e.g. DIR/%u.tnb)")
         if unknown_user not in ("fallback", "refuse"):
             raise InputError(f"unknown_user must be 'fallback' or 'refuse'; got {unknown_user!r}")
         self.template, self.unknown_user = template, unknown_user
         self._factory, self.max_users, self.max_bytes = holder_factory, max_users, max_bytes
+        self.served_path = None if served_path is None else os.fspath(served_path)
         self._holders = OrderedDict()  # user -> (holder, size of its model file when loaded)
         self._lock = threading.Lock()
 
@@ -142,6 +152,43 @@ class UserModels:
         """The model file of ``user`` (after checking the name)."""
         check_user_name(user)
         return self.template.replace("%%", "\0").replace("%u", user).replace("\0", "%")
+
+    def is_served(self, path):
+        """Whether ``path`` is the served model's file: the same path once resolved, or
+        the same file (device and inode). Such a user's requests are served the served
+        model, as a user without a file, and their TELL is refused: the model every other
+        user falls back to is never changed through one user's name."""
+        if self.served_path is None:
+            return False
+        if os.path.realpath(path) == os.path.realpath(self.served_path):
+            return True
+        try:
+            mine, served = os.stat(path), os.stat(self.served_path)
+        except OSError:
+            return False
+        return (mine.st_dev, mine.st_ino) == (served.st_dev, served.st_ino)
+
+    def served_file_user(self):
+        """A user name the template maps to the served model's file (``'spam'`` for
+        ``/var/lib/textnb/%u.tnb`` serving ``/var/lib/textnb/spam.tnb``), else None;
+        the daemon warns of it when it starts."""
+        if self.served_path is None:
+            return None
+        literal = [part.replace("\0", "%") for part in self.template.replace("%%", "\0").split("%u")]
+        folder, slash, rest = literal[0].rpartition("/")  # the folders before the first %u: resolved too
+        folder = (folder or "/") if slash else "."
+        firsts = {literal[0]} | {os.path.join(resolve(folder), rest) for resolve in (os.path.abspath, os.path.realpath)}
+        served = {self.served_path, os.path.abspath(self.served_path), os.path.realpath(self.served_path)}
+        for first in firsts:
+            pattern = re.escape(first) + "(?P<u>[^/]+)" + "(?P=u)".join(re.escape(part) for part in literal[1:])
+            for target in served:
+                m = re.fullmatch(pattern, target)
+                if m is not None:
+                    try:
+                        return check_user_name(m.group("u"))
+                    except InputError:
+                        continue
+        return None
 
     def holder(self, user):
         """The holder of ``user``'s model, or None when the user has no model file."""
@@ -425,7 +472,7 @@ class SpamdHandler(StreamHandler):
             raise _Refuse("EX_UNAVAILABLE", "Service Unavailable: TELL commands are not enabled, "
                                             "start textnb serve with --allow-tell")
         data = self._body(owner, headers.get("content_length"))
-        model_path, holder = self._model_for(owner, headers.get("user"))
+        model_path, holder = self._model_for(owner, headers.get("user"), method)
         if method == "TELL":
             self._tell(owner, model_path, headers, data)
             return
@@ -476,22 +523,29 @@ class SpamdHandler(StreamHandler):
             except OSError:
                 pass
 
-    def _model_for(self, owner, user):
-        """``(model path, holder)`` that serves ``user``."""
+    def _model_for(self, owner, user, method):
+        """``(model path, holder)`` that serves ``user`` for ``method``."""
         users = owner.user_models
         if users is None or user is None:
             return owner.holder.path, owner.holder
         try:
-            holder = users.holder(user)
             path = users.path(user)
+            served = users.is_served(path)  # the model every user falls back to: never theirs
+            holder = None if served else users.holder(user)
         except InputError as exc:
             raise _Refuse("EX_NOUSER", f"Unknown user: {exc}") from None
         except (TextnbError, OSError) as exc:
             raise _Refuse("EX_UNAVAILABLE", f"Service Unavailable: user {user[:40]!r}: {exc}") from None
+        if served and method == "TELL":
+            text = (f"user {user[:40]!r}: the user's model path {path} is the served model, which every user "
+                    "without a model of their own is served; not learning into it")
+            owner.log(f"spamd: TELL refused: {text}")
+            raise _Refuse("EX_UNAVAILABLE", f"Service Unavailable: {text}")
         if holder is not None:
             return path, holder
         if users.unknown_user == "refuse":
-            raise _Refuse("EX_NOUSER", f"Unknown user: no model for user {user[:40]!r}")
+            why = " (the user's model path is the served model)" if served else ""
+            raise _Refuse("EX_NOUSER", f"Unknown user: no model for user {user[:40]!r}{why}")
         return path, owner.holder  # TELL starts the user's own model from a copy of this one
 
     def _tell(self, owner, model_path, headers, data):
