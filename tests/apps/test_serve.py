@@ -672,3 +672,28 @@ def test_a_multi_label_model_is_refused_by_serve_and_topicfilter_saying_why(tmp_
                       stdout=io.StringIO(), stderr=err) == 1
     assert "a multi-label model; topicfilter routes each document to one folder" in err.getvalue()
     assert not (tmp_path / "out").exists()
+
+
+def test_a_reload_with_the_model_file_missing_is_logged_and_shown(spam_model, tmp_path):
+    """SIGHUP (Server.reload) with the served file gone logged 'reload requested' only and
+    GET /model said last_error null; the previous model goes on being served."""
+    served = tmp_path / "served.tnb"
+    shutil.copy(spam_model, served)
+    logs = []
+    with Server(served, http=("127.0.0.1", 0), log=logs.append) as server:
+        port = server.http_address[1]
+        os.unlink(served)
+        server.reload()
+        assert any(line.startswith(f"{served}: no such model file; still serving the model loaded at ")
+                   for line in logs), logs
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("GET", "/model")
+        described = json.loads(conn.getresponse().read())
+        conn.close()
+        assert "no such model file" in described["last_error"] and described["classes"] == ["ham", "spam"]
+        status, body = post(port, json.dumps({"texts": ["cheap pills"]}))
+        assert status == 200 and body["classes"] == ["ham", "spam"]
+        # back again: served, and the error is gone
+        shutil.copy(spam_model, served)
+        server.reload()
+        assert server.holder.last_error is None and logs[-2].endswith("served.tnb: reloaded")

@@ -161,12 +161,63 @@ class FakeDaemon:
         self.thread.join(10)
 
 
+#: Replies no textnb daemon sends: an exit code that is not a verdict's (0, 1, 2), a count
+#: that cannot be (too big for the message: an OverflowError and a traceback in the Python
+#: client before), a label with a control character or NUL, numbers Python and C would read
+#: differently.
+BROKEN_REPLIES = [b"OK 1 ham 0.5 -0.1 99999999999999999999\n", b"OK 1 ham 0.5 -0.1 70000\n" + b"x" * 70000,
+                  b"OK 7 spam 1 2 0\n", b"OK 255 spam 1 2 0\n", b"OK -1 spam 1 2 0\n",
+                  b"OK 99999999999999999999 s 1 2 0\n", b"OK 0 sp\x01am 1 2 0\n", b"OK 0 sp\x00am 1 2 0\n",
+                  b"OK 0 spam 1 2 0\x00\n", b"OK 0 spam\x7f 1 2 0\n", b"OK 0 spam 1_0 2 0\n", b"OK 0 spam 0x1p3 2 0\n",
+                  b"OK 0 spam 1 2 +0\n"]
+#: Replies to a -p request whose count cannot be the processed message (0; fewer bytes than
+#: the message, which holds no X-TextNB field): the client wrote nothing, or a cut message.
+BROKEN_WITH_P = [b"OK 1 ham -3.5 -3.5 0\n", b"OK 0 spam 9.25 9.25 5\nHEAD!"]
+
+
+def _reply_id(reply):
+    return repr(reply[:40])
+
+
+@pytest.mark.parametrize("reply", BROKEN_REPLIES + BROKEN_WITH_P, ids=_reply_id)
+def test_a_broken_reply_is_one_line_exit_3_and_the_message_unchanged(sock_dir, reply):
+    """The Python client (the C client gives the same bytes: test_a_foreign_or_broken_daemon)."""
+    path = sock_dir / "f"
+    fake = FakeDaemon(path, reply)
+    msg = b"Subject: hi\n\nbody\n"
+    try:
+        for extra in ([], ["-p"], ["-p", "-e"]):
+            code, out, err = py_client(["--socket", path, *extra], msg)
+            if not extra and reply in BROKEN_WITH_P:  # (no -p: no message is asked for)
+                assert code == int(reply.split()[1]) and out == b"" and err == ""
+                continue
+            assert (code, out) == (3, msg if extra else b""), (reply, extra)
+            assert err.startswith(f"spamfilter: {path}: not a textnb daemon (reply b") and err.count("\n") == 1, err
+    finally:
+        fake.close()
+
+
+def test_a_message_whose_old_textnb_fields_are_longer_is_still_processed(spamfilter_c, spam_model, sock_dir):
+    """A message that carries long X-TextNB-* fields gets a shorter answer (they are
+    replaced): the count is then under the message's size and still taken."""
+    sock = sock_dir / "s"
+    msg = b"From: a@b.example\nX-TextNB-Class: " + b"x" * 300 + b"\nSubject: cheap\n\nviagra pills\n"
+    with Server(spam_model, socket_path=sock):
+        for extra in (["-p"], ["-p", "-e"], []):
+            want = cold(["-m", spam_model, *extra], msg)
+            assert py_client(["--socket", sock, *extra], msg) == want
+            assert c_client(spamfilter_c, ["--socket", sock, *extra], msg) == want
+            if extra:
+                assert want[0] in (0, 1, 2) and len(want[1]) < len(msg) and b"x" * 300 not in want[1]
+
+
 @pytest.mark.parametrize("reply", [
     b"HELLO there, I'm not it\n", b'say "no"\n', b"OK 0 spam 1.0 2.0\n", b"OK x spam 1 2 0\n",
     b"OK 0 sp\xc3\xa9m 1 2 0\n", b"OK 0 spam 1 2 50\nonly a few bytes", b"", b"no newline at all",
     b"ERR the model is being replaced\n", b"OK 1 ham -3.5 -3.5 0\n", b"OK 0 spam 9.25 9.25 5\nHEAD!",
     b"\x00\xff\t\\weird'\n",
-])
+    *BROKEN_REPLIES,
+], ids=_reply_id)
 def test_a_foreign_or_broken_daemon(spamfilter_c, sock_dir, reply):
     path = sock_dir / "f"
     fake = FakeDaemon(path, reply)

@@ -705,3 +705,119 @@ def test_a_model_replaced_by_a_copy_starts_a_new_journal(model_copy, tmp_path):
     assert after[1].sum() == before[1].sum() + 1  # one more message counted
     assert not tell(model_copy, spam, set_class="spam")
     assert not tell(model_copy, ham, remove=True)  # taught to the old model only: nothing to forget here
+
+
+# -- defects of the user trial (session 18) -----------------------------------------------------
+def _topic_model(path):
+    import textnb
+
+    textnb.TextClassifier().fit(["cheap pills casino"] * 3 + ["meeting agenda budget"] * 3 + ["goal match"] * 3,
+                                ["shop"] * 3 + ["work"] * 3 + ["sport"] * 3).save(path)
+    return path
+
+
+def _status(out):
+    return protocol.parse_spamd_status(out.split(b"\r\n")[0] + b"\r\n")[1]
+
+
+def test_a_model_that_is_not_spam_moved_over_the_served_file_is_not_swapped_in(spam_model, sock_dir):
+    """--spamd refuses a model without the classes ham and spam at start; a file moved
+    over the served one is held to the same check: the previous model goes on, the
+    failure is logged and shown in GET /model (it answered 69 to every request before)."""
+    import http.client
+    import json
+
+    served = sock_dir / "spam.tnb"
+    shutil.copyfile(spam_model, served)
+    spam, _ = messages(30)
+    logs = []
+    with Server(served, spamd=("127.0.0.1", 0), http=("127.0.0.1", 0), log=logs.append) as srv:
+        a = srv.spamd_address
+        assert raw(a, request("CHECK", spam)).startswith(b"SPAMD/1.1 0 EX_OK\r\nSpam: True")
+        os.replace(_topic_model(sock_dir / "topic.tnb"), served)
+        for method in ("CHECK", "PROCESS"):
+            out = raw(a, request(method, spam))
+            assert out.startswith(b"SPAMD/1.1 0 EX_OK\r\n") and b"Spam: True" in out, out
+        assert any("--spamd needs a spam model" in line and "not reloaded" in line for line in logs), logs
+        conn = http.client.HTTPConnection(*srv.http_address, timeout=30)
+        conn.request("GET", "/model")
+        described = json.loads(conn.getresponse().read())
+        conn.close()
+        assert described["classes"] == ["ham", "spam"] and described["reloads"] == 0
+        assert "--spamd needs a spam model" in described["last_error"]
+
+
+def test_a_user_whose_model_path_is_the_served_model_never_writes_it(spam_model, sock_dir):
+    """The docs' own set-up (serving DIR/spam.tnb with --user-models DIR/%u.tnb): the user
+    'spam' is served the served model as a user without a file, never learns into it (69,
+    logged), and the daemon warns at start; so does a user whose file is a link to it."""
+    served = sock_dir / "spam.tnb"
+    shutil.copyfile(spam_model, served)
+    os.symlink(served, sock_dir / "sym.tnb")
+    os.link(served, sock_dir / "hard.tnb")
+    before = served.read_bytes()
+    spam, ham = messages(31)
+    learn = [("Message-class", "ham"), ("Set", "local")]
+    logs = []
+    with Server(served, spamd=("127.0.0.1", 0), allow_tell=True, user_models=str(sock_dir / "%u.tnb"),
+                log=logs.append) as srv:
+        a = srv.spamd_address
+        assert any("user 'spam' maps to the served model" in line for line in logs), logs
+        for user in ("spam", "sym", "hard"):
+            assert raw(a, request("CHECK", spam, [("User", user)])).startswith(b"SPAMD/1.1 0 EX_OK\r\nSpam: True")
+            out = raw(a, request("TELL", spam, learn + [("User", user)]))
+            assert _status(out) == 69 and b"is the served model" in out and out.count(b"\r\n") == 1, out
+            forget = raw(a, request("TELL", spam, [("Remove", "local"), ("User", user)]))
+            assert _status(forget) == 69, forget
+        assert served.read_bytes() == before and not os.path.exists(str(served) + ".learned")
+        assert sum("TELL refused" in line and "is the served model" in line for line in logs) == 6
+        # another user learns as before, into a copy
+        assert b"DidSet: local" in raw(a, request("TELL", spam, learn + [("User", "carol")]))
+        assert (sock_dir / "carol.tnb").exists() and served.read_bytes() == before
+    with Server(served, spamd=("127.0.0.1", 0), user_models=str(sock_dir / "%u.tnb"), unknown_user="refuse") as srv:
+        out = raw(srv.spamd_address, request("CHECK", spam, [("User", "spam")]))
+        assert _status(out) == 67 and b"the served model" in out  # as a user without a model of their own
+    logs = []
+    with Server(served, spamd=("127.0.0.1", 0), user_models=str(sock_dir / "u" / "%u.tnb"), log=logs.append):
+        assert not any("maps to the served model" in line for line in logs)
+
+
+def test_a_content_length_that_does_not_match_the_body_is_refused(spam_model):
+    """More body than Content-length says was scored by its first bytes (PROCESS answered the
+    message cut); two Content-length headers that disagree were taken, the last winning."""
+    spam, _ = messages(32)
+    with Server(spam_model, spamd=("127.0.0.1", 0)) as srv:
+        a = srv.spamd_address
+        for method in ("CHECK", "PROCESS", "SYMBOLS"):
+            short = f"{method} SPAMC/1.5\r\nContent-length: 20\r\n\r\n".encode() + spam
+            out = raw(a, short)
+            assert _status(out) == 76 and b"Content-Length mismatch" in out and out.count(b"\r\n") == 1, out
+        with socket.create_connection(a, timeout=30) as s:  # the same, the connection kept open
+            s.sendall(b"PROCESS SPAMC/1.5\r\nContent-length: 20\r\n\r\n" + spam)
+            out = s.recv(1 << 16)
+        assert _status(out) == 76, out
+        twice = b"CHECK SPAMC/1.5\r\nContent-length: %d\r\nContent-length: 20\r\n\r\n" % len(spam) + spam
+        out = raw(a, twice)
+        assert _status(out) == 76 and b"more than one Content-Length" in out, out
+        same = b"CHECK SPAMC/1.5\r\nContent-length: %d\r\nContent-length: %d\r\n\r\n" % (len(spam), len(spam))
+        assert raw(a, same + spam).startswith(b"SPAMD/1.1 0 EX_OK\r\nSpam: True")
+        # a client that keeps the connection open and sends nothing more is answered, not refused
+        with socket.create_connection(a, timeout=30) as s:
+            s.sendall(request("PROCESS", spam))
+            out = b""
+            while not out.endswith(spam.split(b"\n\n", 1)[1]):
+                chunk = s.recv(1 << 16)
+                assert chunk, out
+                out += chunk
+        assert out.startswith(b"SPAMD/1.1 0 EX_OK\r\n")
+
+
+def test_an_unterminated_request_or_header_line_is_called_so(spam_model):
+    """A short line cut by the end of input was reported as 'line over 4096 bytes'."""
+    with Server(spam_model, spamd=("127.0.0.1", 0)) as srv:
+        a = srv.spamd_address
+        for data in (b"CHECK SPAMC/1.5", b"CHECK SPAMC/1.5\r\nContent-length: 5", b"CHECK SPAMC/1.5\r\nUser: bob"):
+            out = raw(a, data)
+            assert _status(out) == 76 and b"unterminated line" in out and b"4096" not in out, out
+        out = raw(a, b"CHECK SPAMC/1.5\r\n" + b"X" * 10000)
+        assert _status(out) == 76 and b"line over 4096 bytes" in out, out

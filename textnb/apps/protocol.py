@@ -8,7 +8,10 @@ start-up counts. Two protocols:
 and its C twin ``spamclient.c``, which must follow any change here): a request line
 ``SPAM <n> [key=value]...`` (:func:`spam_request`) then ``n`` message bytes; the reply
 ``OK <exit code> <label> <score> <log-odds> <m>`` (:func:`spam_reply`) then ``m`` bytes,
-or ``ERR <one line>`` (:func:`error_reply`).
+or ``ERR <one line>`` (:func:`error_reply`). A client takes a reply only as
+:func:`parse_spam_reply` and :func:`head_length_possible` allow (exit code 0, 1 or 2, a
+printable label, a count that can be the processed message); anything else is a broken
+reply: one line, exit 3, with ``-p`` the message written unchanged.
 
 **SpamAssassin's spamd** (SPAMC/1.5, ``textnb serve --spamd ADDRESS``), as the
 ``spamd`` script of SpamAssassin 4.0 speaks it: a request line ``<METHOD> SPAMC/<version>``,
@@ -21,7 +24,8 @@ reply ``SPAMD/1.1 <status> <EX_ name>`` then headers, or on an error the single 
 
 __all__ = [
     "EX", "SPAMD_METHODS", "SPAMD_THRESHOLD", "MAX_HEADER_LINES", "MAX_LINE",
-    "ProtocolError", "spam_request", "spam_reply", "parse_spam_reply", "error_reply",
+    "ProtocolError", "spam_request", "spam_reply", "parse_spam_reply", "head_length_possible", "MAX_HEAD_GROWTH",
+    "error_reply",
     "parse_spamd_request_line", "parse_spamd_header", "spamd_score", "spamd_score_text", "spamd_reply",
     "spamd_error", "parse_spamd_status",
 ]
@@ -50,19 +54,56 @@ def spam_reply(code, verdict, head=b""):
     return f"OK {code} {verdict.label} {verdict.score!r} {verdict.log_odds!r} {len(head)}\n".encode() + head
 
 
+#: Characters of a score or log-odds field (``repr`` of a float: digits, sign, point,
+#: exponent, ``inf``, ``nan``); spamclient.c parses the same set.
+_NUMBER_CHARS = frozenset(b"0123456789+-.eEinfaINFA")
+
+
 def parse_spam_reply(line):
     """``(exit_code, label, score, log_odds, m)`` of a reply line (without its newline).
 
-    Raises ValueError when the line is not an ``OK`` reply of six fields (an ``ERR``
-    line is the caller's to recognise first).
+    Raises ValueError when the line is not an ``OK`` reply of six fields as
+    :func:`spam_reply` writes them: an exit code 0, 1 or 2 and a count ``m`` in decimal
+    digits, a label of printable ASCII (no control character, no NUL anywhere in the
+    line), two numbers. (An ``ERR`` line is the caller's to recognise first;
+    spamclient.c's ``parse_ok`` is the same rule.)
     """
     fields = line.split()
-    if len(fields) != 6 or fields[0] != b"OK":
+    if len(fields) != 6 or fields[0] != b"OK" or b"\0" in line:
         raise ValueError("not a reply")
-    n = int(fields[5])
-    if n < 0:
-        raise ValueError("negative length")
-    return int(fields[1]), fields[2].decode("ascii"), float(fields[3]), float(fields[4]), n
+    code, label, score, log_odds, n = fields[1:]
+    if not (code.isdigit() and n.isdigit()) or int(code) not in (0, 1, 2):
+        raise ValueError("not a verdict's exit code and byte count")
+    if not all(0x21 <= c <= 0x7E for c in label):
+        raise ValueError("not a label")
+    if not (set(score) <= _NUMBER_CHARS and set(log_odds) <= _NUMBER_CHARS):
+        raise ValueError("not a number")
+    return int(code), label.decode("ascii"), float(score), float(log_odds), int(n)
+
+
+#: Most bytes the verdict headers may add to a message: a reply's count over the message's
+#: size by more than this is not the processed message.
+MAX_HEAD_GROWTH = 64 * 1024
+
+
+def head_length_possible(m, message, headers):
+    """Whether a reply's count ``m`` can be that of the daemon's answer to ``message``.
+
+    With ``headers`` (``-p``) the answer is the message with its ``X-TextNB-*`` fields
+    added, so it is longer than the message; it may be shorter only when the message
+    holds ``x-textnb-`` (in any case), whose earlier fields are replaced, and it is never
+    empty. Without ``headers`` nothing is needed. In both cases the message's size plus
+    :data:`MAX_HEAD_GROWTH` is the most. A count that fails this is a broken reply (the
+    client writes the message unchanged rather than trust it); spamclient.c's
+    ``head_length_possible`` is the same rule.
+    """
+    if m > len(message) + MAX_HEAD_GROWTH:
+        return False
+    if not headers:
+        return True
+    if b"x-textnb-" in message.lower():
+        return m > 0
+    return m > len(message)
 
 
 def error_reply(message):
@@ -109,7 +150,7 @@ def parse_spamd_header(line, headers):
     """Add one header line (CRLF or LF ended, not empty) to the dict ``headers``.
 
     Names are spamd's (case as sent: spamd ignores other spellings, so does this).
-    ``Content-length`` must be digits; ``User`` may hold no control characters;
+    ``Content-length`` must be digits (given twice, the same number); ``User`` may hold no control characters;
     ``Message-class`` is ``spam`` or ``ham``; ``Set`` / ``Remove`` name ``local`` and/or
     ``remote``; ``Compress`` is refused (this daemon reads plain messages only).
     """
@@ -121,6 +162,8 @@ def parse_spamd_header(line, headers):
     if name == "Content-length":
         if not value.isdigit() or not value.isascii():
             raise ProtocolError("(Content-Length contains non-numeric bytes)")
+        if headers.get("content_length", int(value)) != int(value):  # (request smuggling's way in)
+            raise ProtocolError("(more than one Content-Length, with different values)")
         headers["content_length"] = int(value)
     elif name == "User":
         if any(ord(c) < 0x20 or c == "\x7f" for c in value):

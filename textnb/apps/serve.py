@@ -51,8 +51,10 @@ read-only, so requests run in threads without locks.
 when its device, inode, size or modification time changed (a registration by another
 process replaces it with :func:`os.replace`), it is loaded again, whole and checked,
 and only then swapped in. A file that does not load (truncated, not a model, written
-in place by a foreign tool) is not served: the old model stays and the error is
-logged; the file is tried again when it changes again.
+in place by a foreign tool; with ``spamd``, a model that is not a spam model, as at
+start) is not served: the old model stays, the error is logged and is ``GET /model``'s
+``last_error``; the file is tried again when it changes again. A file that is gone is
+reported so (once, and at every SIGHUP); the loaded model goes on being served.
 """
 
 import errno
@@ -124,6 +126,17 @@ def _load_text_model(path):
     return model
 
 
+def _load_spam_model(path):
+    """:func:`_load_text_model`, and a spam model (classes ``ham`` and ``spam``), as
+    ``--spamd`` needs: at start and when a file replaces the served one."""
+    model = _load_text_model(path)
+    if not is_spam_model(model):
+        classes = [str(c) for c in model.classes_]
+        raise ModelFileError(f"{path}: --spamd needs a spam model (classes 'ham' and 'spam'); "
+                             f"this one has {classes}")
+    return model
+
+
 class ModelHolder:
     """The served model, reloaded when its file is replaced (see the module docstring).
 
@@ -159,9 +172,22 @@ class ModelHolder:
         return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
     def get(self, *, force=False):
-        """The current model: the file is reloaded first if it was replaced (or ``force``)."""
+        """The current model: the file is reloaded first if it was replaced (or ``force``).
+
+        A file that is gone leaves the loaded model served; that is logged and kept in
+        :attr:`last_error` the first time it is seen (and at every ``force``)."""
         key = self._key_now()
-        if key is None or (key == self._key and not force):  # unchanged, or gone: keep serving
+        if key is None:  # gone: keep serving, and say so once (and at every SIGHUP)
+            if force or self._key is not None:
+                with self._lock:
+                    if force or self._key is not None:
+                        self._key = None  # noticed: a file there again is loaded
+                        loaded = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.loaded_at))
+                        self.last_error = (f"{self.path}: {missing_reason(self.path, 'model file')}; "
+                                           f"still serving the model loaded at {loaded}")
+                        self._log(self.last_error)
+            return self._model
+        if key == self._key and not force:  # unchanged: keep serving
             return self._model
         with self._lock:
             if key != self._key or force:
@@ -700,16 +726,19 @@ class Server:
 
     def start(self):
         """Load the model and start listening (in background threads); returns self."""
-        self.holder = ModelHolder(self.model_path, log=self.log)
-        if self.spamd is not None and not is_spam_model(self.holder.get()):
-            classes = [str(c) for c in self.holder.get().classes_]
-            raise ModelFileError(f"{self.model_path}: --spamd needs a spam model (classes 'ham' and 'spam'); "
-                                 f"this one has {classes}")
+        # with spamd, the check of the model is the loader's: at start, and for every file
+        # that replaces the served one or a user's (a failing one is not swapped in)
+        loader = _load_spam_model if self.spamd is not None else _load_text_model
+        self.holder = ModelHolder(self.model_path, loader=loader, log=self.log)
         if self.user_models_template is not None:
             self.user_models = UserModels(self.user_models_template, unknown_user=self.unknown_user,
-                                          holder_factory=lambda p: ModelHolder(p, log=self.log),
+                                          holder_factory=lambda p: ModelHolder(p, loader=loader, log=self.log),
                                           max_users=self.max_users or DEFAULT_MAX_USERS,
-                                          max_bytes=self.max_user_bytes)
+                                          max_bytes=self.max_user_bytes, served_path=self.model_path)
+            user = self.user_models.served_file_user()
+            if user is not None:
+                self.log(f"--user-models {self.user_models_template}: user {user!r} maps to the served model "
+                         f"{self.model_path}; that user is served the served model and TELL for them is refused")
         try:
             if self.socket_path is not None:
                 self._servers.append(self._bind_unix(self.socket_path, _MailHandler))

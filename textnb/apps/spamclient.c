@@ -47,6 +47,7 @@
 #define MAX_SIZE (4LL * 1024 * 1024 * 1024)   /* parse_size's upper bound, 4 GiB */
 #define TIMEOUT_S 60                          /* spamclient.DEFAULT_TIMEOUT */
 #define MAX_REPLY_LINE (64 * 1024)
+#define MAX_HEAD_GROWTH (64 * 1024) /* protocol.MAX_HEAD_GROWTH */
 #define CHUNK (1 << 16)
 #define EXIT_ERROR 3
 #define EXIT_INTERRUPTED 130
@@ -502,15 +503,31 @@ static int parse_double(const char *s)
     char *end;
     if (!*s)
         return 0;
+    for (const char *c = s; *c; c++) /* protocol._NUMBER_CHARS: what Python's float() reads alike */
+        if (!strchr("0123456789+-.eEinfaINFA", *c))
+            return 0;
     strtod(s, &end);
     return !*end;
 }
 
-/* The OK line's six fields: OK <code> <label> <score> <log-odds> <m>. */
+static int all_digits(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (!(*s >= '0' && *s <= '9'))
+            return 0;
+    return 1;
+}
+
+/* The OK line's six fields: OK <code> <label> <score> <log-odds> <m> (protocol.parse_spam_reply:
+ * an exit code 0-2 and a count in digits, a label of printable ASCII, no NUL in the line). */
 static int parse_ok(char *line, size_t len, long long *code, long long *m)
 {
     char *fields[7];
     int k = 0;
+    if (memchr(line, '\0', len))
+        return 0;
     line[len] = '\0';
     for (char *p = line; *p && k < 7;) {
         while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\v' || *p == '\f')
@@ -524,10 +541,35 @@ static int parse_ok(char *line, size_t len, long long *code, long long *m)
     if (k != 6 || strcmp(fields[0], "OK"))
         return 0;
     for (const char *c = fields[2]; *c; c++)
-        if ((unsigned char)*c >= 128)
+        if ((unsigned char)*c < 0x21 || (unsigned char)*c > 0x7e)
             return 0;
-    return parse_long(fields[1], code) && parse_double(fields[3]) && parse_double(fields[4]) &&
-           parse_long(fields[5], m) && *m >= 0;
+    return all_digits(fields[1]) && parse_long(fields[1], code) && *code <= 2 && parse_double(fields[3]) &&
+           parse_double(fields[4]) && all_digits(fields[5]) && parse_long(fields[5], m);
+}
+
+/* protocol.head_length_possible: whether m bytes can be the daemon's answer to the message
+ * (with -p: the message with its X-TextNB-* fields added, so longer than the message unless
+ * it holds "x-textnb-" in any case, and never empty; at most MAX_HEAD_GROWTH more bytes). */
+static int head_length_possible(long long m, const struct buffer *msg, int headers)
+{
+    static const char key[] = "x-textnb-";
+    const size_t k = sizeof key - 1;
+    if (m > (long long)msg->len + MAX_HEAD_GROWTH)
+        return 0;
+    if (!headers)
+        return 1;
+    for (size_t i = 0; i + k <= msg->len; i++) {
+        size_t j = 0;
+        while (j < k) {
+            char c = msg->data[i + j];
+            if ((c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c) != key[j])
+                break;
+            j++;
+        }
+        if (j == k)
+            return m > 0;
+    }
+    return m > (long long)msg->len;
 }
 
 static enum failure send_all(int sock, const char *path, const char *data, size_t len)
@@ -625,7 +667,7 @@ static enum failure classify(const struct options *o, double spam, double ham, l
     }
     /* the head: m bytes after the line, some of them perhaps already read */
     size_t have = in.len - line_len - 1;
-    if (m > (long long)(MAX_SIZE + MAX_REPLY_LINE)) {
+    if (!head_length_possible(m, msg, o->passthrough)) { /* -p would write what is not the message */
         say("%s: not a textnb daemon (reply %s)", path, shown);
         f = FAIL_ERROR;
         goto done;
@@ -658,7 +700,7 @@ static enum failure classify(const struct options *o, double spam, double ham, l
         }
     }
     r->head_len = (size_t)m;
-    r->code = (int)(code & 0xff);
+    r->code = (int)code;
 done:
     free(in.data);
     close(sock);

@@ -31,7 +31,7 @@ message silently costing a cold start.
 import sys
 import time
 
-from textnb.apps.protocol import parse_spam_reply, spam_request
+from textnb.apps.protocol import head_length_possible, parse_spam_reply, spam_request
 
 try:  # the C module that os wraps: importing os (posixpath, stat, collections.abc) costs a client ~2 ms
     import posix as _os
@@ -234,7 +234,9 @@ def classify_message(socket_path, data, *, spam_cutoff=None, ham_cutoff=None, ma
     Raises
     ------
     ClientError
-        One line: nobody listens at ``socket_path``, a timeout, or the daemon's error.
+        One line: nobody listens at ``socket_path``, a timeout, the daemon's error, or a
+        reply that is not one (:func:`textnb.apps.protocol.parse_spam_reply`,
+        :func:`~textnb.apps.protocol.head_length_possible`: 'not a textnb daemon').
     """
     request = spam_request(len(data), spam_cutoff=spam_cutoff, ham_cutoff=ham_cutoff, max_bytes=max_bytes,
                            headers=headers)
@@ -268,6 +270,8 @@ def classify_message(socket_path, data, *, spam_cutoff=None, ham_cutoff=None, ma
             if line.startswith(b"ERR "):
                 raise ClientError(line[4:].decode("utf-8", "replace"))
             code, label, score, log_odds, n = parse_spam_reply(line)
+            if not head_length_possible(n, data, headers):  # (-p would write what is not the message)
+                raise ValueError("not the length of the processed message")
             head = _recv_exact(sock, buf, n) if n else b""
         except OSError as exc:
             raise ClientError(f"{socket_path}: no reply from the daemon ({exc.strerror or exc})") from None

@@ -31,8 +31,10 @@ Methods (one request per connection, as spamd):
   learned as; a message not learned through TELL is not forgotten (no ``DidRemove``).
   ``remote`` (reporting to external services) is never done.
 
-Errors: a malformed request line or header, a bad or mismatched ``Content-length``
-get ``SPAMD/1.0 76 Bad header line: ...`` (EX_PROTOCOL); a message over the size limit
+Errors: a malformed or unterminated request line or header, a bad or mismatched
+``Content-length`` (fewer bytes than it says, or more: see
+:meth:`SpamdHandler._more_input`; two that differ) get
+``SPAMD/1.0 76 Bad header line: ...`` (EX_PROTOCOL); a message over the size limit
 ``65`` (EX_DATAERR); an unknown user when unknown users are refused ``67`` (EX_NOUSER);
 TELL when not allowed or a model that cannot be used ``69`` (EX_UNAVAILABLE); a client
 that stops sending ``79`` (EX_TIMEOUT); then the connection is closed. The daemon goes on.
@@ -43,7 +45,10 @@ that stops sending ``79`` (EX_TIMEOUT); then the connection is closed. The daemo
 path separator, a NUL, a leading dot (so ``.`` and ``..``) or over 255 bytes are refused
 (EX_NOUSER). A user without a model file gets the served model (``unknown_user =
 "fallback"``) or EX_NOUSER (``"refuse"``); learning for such a user under ``fallback``
-starts the user's model as a copy of the served one. Models are loaded when first asked
+starts the user's model as a copy of the served one. A user whose model path is the
+served model's file (``spam`` for ``DIR/%u.tnb`` serving ``DIR/spam.tnb``) is a user
+without a file whose TELL is refused (EX_UNAVAILABLE): one user's name never changes the
+model the others fall back to. Models are loaded when first asked
 for, reloaded when their file is replaced, and at most ``max_users`` are held, their model
 files at most ``max_bytes`` in all (the least recently used is dropped first).
 """
@@ -52,6 +57,7 @@ import errno
 import hashlib
 import os
 import re
+import select
 import socket
 import socketserver
 import tempfile
@@ -77,6 +83,9 @@ DEFAULT_MAX_USER_BYTES = 1 << 30
 _MAX_USER = 255
 _MAX_DRAIN = 64 * 1024 * 1024
 _BLANK_LINE = re.compile(rb"\r?\n\r?\n")
+#: Seconds the daemon waits, after a body of ``Content-length`` bytes, for bytes beyond it
+#: (a client that half-closed its side is answered at once).
+EXTRA_INPUT_WAIT = 0.02
 
 
 def parse_address(text):
@@ -119,16 +128,23 @@ class UserModels:
         ``holder_factory(path) -> holder`` with ``get()`` (a :class:`textnb.apps.serve.ModelHolder`).
     max_users : int
         Models held at once.
+    max_bytes : int
+        Model file bytes of the models held at once.
+    served_path : path, optional
+        The served model's file: a user whose model path is that file (``spam`` for
+        ``DIR/%u.tnb`` serving ``DIR/spam.tnb``) has no model of their own (see
+        :meth:`is_served`).
     """
 
     def __init__(self, template, *, unknown_user="fallback", holder_factory, max_users=DEFAULT_MAX_USERS,
-                 max_bytes=DEFAULT_MAX_USER_BYTES):
+                 max_bytes=DEFAULT_MAX_USER_BYTES, served_path=None):
         if "%u" not in template.replace("%%", ""):
             raise InputError(f"{template}: a per-user model template needs %u (e.g. DIR/%u.tnb)")
         if unknown_user not in ("fallback", "refuse"):
             raise InputError(f"unknown_user must be 'fallback' or 'refuse'; got {unknown_user!r}")
         self.template, self.unknown_user = template, unknown_user
         self._factory, self.max_users, self.max_bytes = holder_factory, max_users, max_bytes
+        self.served_path = None if served_path is None else os.fspath(served_path)
         self._holders = OrderedDict()  # user -> (holder, size of its model file when loaded)
         self._lock = threading.Lock()
 
@@ -136,6 +152,43 @@ class UserModels:
         """The model file of ``user`` (after checking the name)."""
         check_user_name(user)
         return self.template.replace("%%", "\0").replace("%u", user).replace("\0", "%")
+
+    def is_served(self, path):
+        """Whether ``path`` is the served model's file: the same path once resolved, or
+        the same file (device and inode). Such a user's requests are served the served
+        model, as a user without a file, and their TELL is refused: the model every other
+        user falls back to is never changed through one user's name."""
+        if self.served_path is None:
+            return False
+        if os.path.realpath(path) == os.path.realpath(self.served_path):
+            return True
+        try:
+            mine, served = os.stat(path), os.stat(self.served_path)
+        except OSError:
+            return False
+        return (mine.st_dev, mine.st_ino) == (served.st_dev, served.st_ino)
+
+    def served_file_user(self):
+        """A user name the template maps to the served model's file (``'spam'`` for
+        ``/var/lib/textnb/%u.tnb`` serving ``/var/lib/textnb/spam.tnb``), else None;
+        the daemon warns of it when it starts."""
+        if self.served_path is None:
+            return None
+        literal = [part.replace("\0", "%") for part in self.template.replace("%%", "\0").split("%u")]
+        folder, slash, rest = literal[0].rpartition("/")  # the folders before the first %u: resolved too
+        folder = (folder or "/") if slash else "."
+        firsts = {literal[0]} | {os.path.join(resolve(folder), rest) for resolve in (os.path.abspath, os.path.realpath)}
+        served = {self.served_path, os.path.abspath(self.served_path), os.path.realpath(self.served_path)}
+        for first in firsts:
+            pattern = re.escape(first) + "(?P<u>[^/]+)" + "(?P=u)".join(re.escape(part) for part in literal[1:])
+            for target in served:
+                m = re.fullmatch(pattern, target)
+                if m is not None:
+                    try:
+                        return check_user_name(m.group("u"))
+                    except InputError:
+                        continue
+        return None
 
     def holder(self, user):
         """The holder of ``user``'s model, or None when the user has no model file."""
@@ -348,7 +401,9 @@ class SpamdHandler(StreamHandler):
     def _line(self):
         line = self.rfile.readline(protocol.MAX_LINE + 1)
         if line and not line.endswith(b"\n"):
-            raise ProtocolError(f"(line over {protocol.MAX_LINE} bytes)")
+            if len(line) > protocol.MAX_LINE:
+                raise ProtocolError(f"(line over {protocol.MAX_LINE} bytes)")
+            raise ProtocolError(f"(unterminated line: end of input after {len(line)} bytes, before the line end)")
         return line
 
     def handle(self):
@@ -417,7 +472,7 @@ class SpamdHandler(StreamHandler):
             raise _Refuse("EX_UNAVAILABLE", "Service Unavailable: TELL commands are not enabled, "
                                             "start textnb serve with --allow-tell")
         data = self._body(owner, headers.get("content_length"))
-        model_path, holder = self._model_for(owner, headers.get("user"))
+        model_path, holder = self._model_for(owner, headers.get("user"), method)
         if method == "TELL":
             self._tell(owner, model_path, headers, data)
             return
@@ -443,24 +498,54 @@ class SpamdHandler(StreamHandler):
         data = self.rfile.read(length)
         if len(data) != length:
             raise ProtocolError(f"(Content-Length mismatch: Expected {length} bytes, got {len(data)} bytes)")
+        if self._more_input():
+            raise ProtocolError(f"(Content-Length mismatch: Expected {length} bytes, got more)")
         return data
 
-    def _model_for(self, owner, user):
-        """``(model path, holder)`` that serves ``user``."""
+    def _more_input(self):
+        """Whether the client sent more than its ``Content-length`` said: bytes already
+        read ahead, or arriving within :data:`EXTRA_INPUT_WAIT` seconds. A client that
+        half-closed its side is answered at once (end of input); one that keeps the
+        connection open and sends nothing more waits that moment only."""
+        sock = self.request
+        timeout = sock.gettimeout()
+        try:
+            sock.setblocking(False)  # peek: the bytes read ahead, else what the socket holds, never a wait
+            if self.rfile.peek(1):
+                return True
+            ready, _, _ = select.select([sock], [], [], EXTRA_INPUT_WAIT)
+            return bool(ready) and bool(self.rfile.peek(1))  # (ready with nothing: the end of input)
+        except OSError:
+            return False
+        finally:
+            try:
+                sock.settimeout(timeout)
+            except OSError:
+                pass
+
+    def _model_for(self, owner, user, method):
+        """``(model path, holder)`` that serves ``user`` for ``method``."""
         users = owner.user_models
         if users is None or user is None:
             return owner.holder.path, owner.holder
         try:
-            holder = users.holder(user)
             path = users.path(user)
+            served = users.is_served(path)  # the model every user falls back to: never theirs
+            holder = None if served else users.holder(user)
         except InputError as exc:
             raise _Refuse("EX_NOUSER", f"Unknown user: {exc}") from None
         except (TextnbError, OSError) as exc:
             raise _Refuse("EX_UNAVAILABLE", f"Service Unavailable: user {user[:40]!r}: {exc}") from None
+        if served and method == "TELL":
+            text = (f"user {user[:40]!r}: the user's model path {path} is the served model, which every user "
+                    "without a model of their own is served; not learning into it")
+            owner.log(f"spamd: TELL refused: {text}")
+            raise _Refuse("EX_UNAVAILABLE", f"Service Unavailable: {text}")
         if holder is not None:
             return path, holder
         if users.unknown_user == "refuse":
-            raise _Refuse("EX_NOUSER", f"Unknown user: no model for user {user[:40]!r}")
+            why = " (the user's model path is the served model)" if served else ""
+            raise _Refuse("EX_NOUSER", f"Unknown user: no model for user {user[:40]!r}{why}")
         return path, owner.holder  # TELL starts the user's own model from a copy of this one
 
     def _tell(self, owner, model_path, headers, data):

@@ -36,7 +36,8 @@ def add_parser(sub):
                    help="let spamd clients learn (spamc -L spam|ham|forget), as spamd's --allow-tell")
     p.add_argument("--user-models", metavar="TEMPLATE",
                    help="per-user models for spamd requests: the User: header's name replaces %%u "
-                        "(e.g. /var/lib/textnb/%%u.tnb)")
+                        "(e.g. /var/lib/textnb/users/%%u.tnb; a user whose path is the served model "
+                        "never learns into it)")
     p.add_argument("--unknown-user", choices=("fallback", "refuse"), default="fallback",
                    help="a user without a model file gets the served model (fallback, the default) "
                         "or an error (refuse)")
