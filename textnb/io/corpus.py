@@ -551,7 +551,7 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
     try:
         first = stream.read(_SNIFF)
         if is_binary(first):
-            raise InputError(f"{path}: binary file, not a TSV/CSV file")
+            raise InputError(f"{path}: binary file, not a TSV/CSV {'corpus' if need_label else 'file'}")
         lines = (decode_bytes(raw) for raw in io.BufferedReader(_Prefixed(first, stream)))
         head = next(lines, "")
         delimiter = _delimiter_of(path, head.split("\n", 1)[0])
