@@ -118,3 +118,39 @@ def test_a_cluster_is_sent_absolute_paths(tmp_path, monkeypatch):
                           client=Client())
     assert [d.is_absolute() for d in sent[:2]] == [True, True] and sent[2] == "an inline text"
     assert len(acc.vocab) > 0
+
+
+@pytest.mark.slow
+def test_ctrl_c_under_a_local_scheduler_is_one_line(sms_tsv, tmp_path):
+    """Ctrl-C (SIGINT to the process group) while a local:2 cluster trains: exit 130 and
+    the one line 'textnb: interrupted', the old model file kept (it printed four Dask
+    tracebacks and some 70 lines of worker logs)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    rows = sms_tsv.read_text(encoding="utf-8")
+    big = tmp_path / "big.tsv"
+    big.write_text(rows * 150, encoding="utf-8")
+    model = tmp_path / "m.tnb"
+    model.write_bytes(b"the old model")
+    proc = subprocess.Popen([sys.executable, "-m", "textnb", "train", str(big), "--model", "multinomial",
+                             "--scheduler", "local:2", "-o", str(model)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+    def workers():  # the cluster's processes: children of the command
+        out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(proc.pid)], capture_output=True, text=True).stdout
+        return out.split()
+
+    deadline = time.monotonic() + 120
+    while len(workers()) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(1.0)  # (the workers count)
+    assert proc.poll() is None, "the training ended before it could be interrupted"
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and err.decode() == "textnb: interrupted\n", err.decode()[-2000:]
+    assert model.read_bytes() == b"the old model"

@@ -204,6 +204,46 @@ def _in_order(pool, func, arg_tuples, n):
 
 
 @contextmanager
+def _quiet_workers():
+    """The worker processes of a ``LocalCluster`` started here are this command's helpers,
+    as ``--jobs`` ones are: they ignore SIGINT (a Ctrl-C on the terminal reaches the whole
+    process group; the command stops them itself) and log Dask's errors only when critical
+    (their tasks cancelled by an interrupted run are not the user's news)."""
+    import signal
+
+    old_env = os.environ.get("DASK_LOGGING__DISTRIBUTED")
+    os.environ["DASK_LOGGING__DISTRIBUTED"] = "critical"  # (read by each worker at start)
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN) if threading.current_thread() is threading.main_thread() \
+        else None
+    try:
+        yield
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGINT, old)
+        if old_env is None:
+            os.environ.pop("DASK_LOGGING__DISTRIBUTED", None)
+        else:
+            os.environ["DASK_LOGGING__DISTRIBUTED"] = old_env
+
+
+@contextmanager
+def _quiet_dask():
+    """Dask's own loggers in this process at CRITICAL for the block (closing a cluster whose
+    tasks an interrupt cancelled logs a page of warnings and tracebacks)."""
+    import logging
+
+    loggers = [logging.getLogger(name) for name in ("distributed", "tornado")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
+
+
+@contextmanager
 def connect(scheduler):
     """A ``distributed.Client`` for ``scheduler``, closed on exit.
 
@@ -222,14 +262,16 @@ def connect(scheduler):
             raise TextnbError(f"--scheduler {scheduler!r}: expected local:N with N workers") from None
         if n < 1:
             raise TextnbError(f"--scheduler {scheduler!r}: need at least one worker")
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                               dashboard_address=None)
+        with _quiet_workers():
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                   dashboard_address=None)
         client = Client(cluster)
         try:
             yield client
         finally:
-            client.close()
-            cluster.close()
+            with _quiet_dask():  # (an interrupted run: the workers' lost tasks are no news)
+                client.close()
+                cluster.close()
     else:
         try:
             client = Client(scheduler, timeout="5s")
