@@ -17,6 +17,7 @@ import contextlib
 import os
 import sys
 import threading
+import warnings
 from collections import deque
 from contextlib import contextmanager
 
@@ -262,7 +263,9 @@ def connect(scheduler):
             raise TextnbError(f"--scheduler {scheduler!r}: expected local:N with N workers") from None
         if n < 1:
             raise TextnbError(f"--scheduler {scheduler!r}: need at least one worker")
-        with _quiet_workers():
+        with _quiet_workers(), warnings.catch_warnings():
+            # (its HTTP server moves to a free port when another cluster has the default one)
+            warnings.filterwarnings("ignore", message="Port .* is already in use")
             cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
                                    dashboard_address=None)
         client = Client(cluster)
