@@ -298,14 +298,18 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
 
         Training on two halves and merging gives the model trained on the whole
         (without ``min_df`` / ``max_df`` / ``max_features`` pruning, which needs the
-        whole corpus).
+        whole corpus). A model parameter (``alpha``, ``fit_prior``, ...; not ``n_jobs``),
+        ``max_bytes`` or a tokenizer setting that differs is refused with
+        :class:`~textnb.core.errors.SettingsDiffer` (a ParameterError) naming it.
         """
         from textnb.text.nodes import merge_count_models
 
         check_is_fitted(self)
         check_is_fitted(other)
-        terms, state = merge_count_models(*((type(clf.model_).__name__, clf.vectorizer_.get_params(),
-                                             list(clf.vectorizer_.vocabulary_), clf.model_._get_state())
+        terms, state = merge_count_models(*((type(clf.model_).__name__,
+                                             {**clf.model_.get_params(deep=False), "max_bytes": clf.max_bytes},
+                                             clf.vectorizer_.get_params(), list(clf.vectorizer_.vocabulary_),
+                                             clf.model_._get_state())
                                             for clf in (self, other)))
         self.vectorizer_._set_terms(terms)
         self.model_._set_merged(state)
