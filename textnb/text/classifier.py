@@ -134,7 +134,8 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
 
     @all_or_nothing
     def fit(self, X, y, sample_weight=None, progress=None, client=None):
-        """Fit on documents ``X`` (str, bytes or pathlib.Path each) and labels ``y``.
+        """Fit on documents ``X`` (str, bytes or pathlib.Path each) and labels ``y``, one
+        per document; either may be any iterable, a generator included (read once).
 
         ``progress``, if given, is called with the number of documents done so far.
         ``client``, a ``distributed.Client``, sends the shards to Dask workers instead of
@@ -213,7 +214,7 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
         ``max_features`` apply in ``fit`` only.
         """
         first = not hasattr(self, "model_")
-        y = np.asarray(y)
+        y = one_label_each(y)
         if first:
             if classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit.")
@@ -244,7 +245,7 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
         time only, never by ``partial_fit`` or ``forget``).
         """
         check_is_fitted(self)
-        y = np.asarray(y)
+        y = one_label_each(y)
         check_partial_fit_labels(y, self.classes_)
         self._add(X, y, sample_weight, sign=-1.0)
         return self
