@@ -53,6 +53,40 @@ def test_tqdm_on_a_terminal():
     assert "classifying" in stream.getvalue() and "doc" in stream.getvalue()
 
 
+def _drawn_on_a_pty(columns, monkeypatch):
+    """What a tqdm bar of 5 steps writes to a pty of ``columns`` columns (0: a pty given no
+    size, as under ``script -q -c``) that is sys.stderr, and whether it follows the terminal's width."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24 if columns else 0, columns, 0, 0))
+    stream = os.fdopen(slave, "w", buffering=1)
+    monkeypatch.setattr(sys, "stderr", stream)  # as the commands' bars (tqdm asks sys.stderr's size)
+    try:
+        with Progress("reading", total=5, unit="doc") as bar:
+            dynamic = bool(bar._tqdm.dynamic_ncols)
+            for i in range(1, 6):
+                bar(i)
+        stream.flush()
+        os.set_blocking(master, False)
+        try:
+            return os.read(master, 65536).decode(), dynamic
+        except BlockingIOError:
+            return "", dynamic
+    finally:
+        stream.close()
+        os.close(master)
+
+
+def test_tqdm_draws_a_bar_on_a_terminal_of_no_width(monkeypatch):
+    """A pty that reports 0 columns and lines: Progress was enabled but tqdm (dynamic_ncols:
+    -1 columns, -1 lines) drew nothing; now a bar of FALLBACK_COLUMNS is drawn. A sized
+    terminal is followed as before."""
+    pytest.importorskip("tqdm")
+    drawn, dynamic = _drawn_on_a_pty(0, monkeypatch)
+    assert "reading" in drawn and "0/5" in drawn and "|" in drawn and not dynamic
+    drawn, dynamic = _drawn_on_a_pty(100, monkeypatch)
+    assert "reading" in drawn and dynamic
+
+
 def test_one_helper_everywhere():
     assert filterbase.Progress is Progress
     for module in (train, predict, evaluate):

@@ -170,3 +170,25 @@ def test_a_refused_forget_and_bad_weights_change_nothing():
         for model in (textnb.MultinomialNB(), None):  # (the default model too: it gave NaN probabilities)
             with pytest.raises(ValueError, match="sample_weight"):
                 textnb.TextClassifier(model=model).fit(DOCS, LABELS, sample_weight=weights)
+
+
+def test_labels_may_be_a_generator_as_the_documents_may():
+    """``fit(doc_generator, label_generator)`` raised 'y must be one label per document; got
+    shape ()' (numpy took the generator for one object): labels given as any iterable are
+    read like a list, in fit, partial_fit and forget, for the streamed and the default model."""
+    from textnb import MultinomialNB, TextClassifier
+
+    docs = ["cheap pills now", "meeting at noon", "cheap offer", "lunch at noon"]
+    labels = ["spam", "ham", "spam", "ham"]
+    fitted = TextClassifier(model=MultinomialNB()).fit(docs, labels)
+    streamed = TextClassifier(model=MultinomialNB()).fit((d for d in docs), (lab for lab in labels))
+    np.testing.assert_array_equal(streamed.model_.feature_count_, fitted.model_.feature_count_)
+    assert streamed.vectorizer_.get_feature_names_out().tolist() == fitted.vectorizer_.get_feature_names_out().tolist()
+    streamed.partial_fit(iter(docs[:2]), iter(labels[:2]))
+    streamed.forget(iter(docs[:2]), map(str, labels[:2]))
+    np.testing.assert_array_equal(streamed.model_.feature_count_, fitted.model_.feature_count_)
+    assert TextClassifier().fit(iter(docs * 5), iter(labels * 5)).predict(["cheap pills"]).tolist() == ["spam"]
+    with pytest.raises(ValueError, match="3 labels"):  # a count that differs is still one line
+        TextClassifier(model=MultinomialNB()).fit(iter(docs), iter(labels[:3]))
+    with pytest.raises(ValueError, match="MultiLabelNB"):  # label sets, from a generator too
+        TextClassifier(model=MultinomialNB()).fit(docs, (s for s in [["a", "b"], ["c"]] * 2))

@@ -137,6 +137,10 @@ class SpamScorer:
     Bayes - which naive Bayes? CEAS 2006.
     """
 
+    #: capability (:mod:`textnb.core.wrapping`): why there is no ``merge`` (``textnb merge`` says it)
+    merge_refusal = ("spam models are combined by registering messages: spamfilter --model FILE --register-spam "
+                     "PATH... --register-ham PATH... adds them to one model")
+
     _param_schema = {
         "method": Choice("fisher", "geometric", "multinomial"), "robs": Float(0.0, 1e6),
         "robx": Float(0.0, 1.0), "min_dev": Float(0.0, 0.4999999999),

@@ -5,11 +5,14 @@ import sys
 from textnb.cli.argtypes import file_name
 from textnb.cli.options import multilabel_model
 from textnb.cli.output import a_kind
-from textnb.core.errors import InputError
+from textnb.core.errors import InputError, SettingsDiffer, short_repr
 from textnb.core.registry import kind_of
-from textnb.core.wrapping import merges_exactly
+from textnb.core.wrapping import merge_refusal, merges_exactly
 
 __all__ = ["add_parser", "run"]
+
+#: the models textnb merge adds up
+MERGES = "text models of count models, TabularNB, AODE and mixed tables (MixedNB)"
 
 
 def add_parser(sub):
@@ -24,7 +27,8 @@ def _refusal(path, model):
     """Why ``model`` (read from ``path``) cannot be merged, as one line, or None.
 
     Capabilities the models declare, not an exception caught afterwards (a bug inside
-    ``merge`` must stay a bug): a ``merge`` method, and for a text classifier a count model
+    ``merge`` must stay a bug): a ``merge`` method (without one, the reason the model or one
+    inside it declares, :func:`textnb.core.wrapping.merge_refusal`), and for a text classifier a count model
     inside (one with ``_fit_counts``: the sums ``merge`` adds), not a wrapper such as term
     weighting, term selection or calibration.
     """
@@ -32,8 +36,8 @@ def _refusal(path, model):
         return (f"{path}: a multi-label model cannot be merged (its label thresholds are chosen on all its "
                 "training documents); train it on the whole corpus")
     if not callable(getattr(model, "merge", None)):
-        return (f"{path}: {a_kind(kind_of(model))} model cannot be merged (its structure is "
-                f"learned from all the data); merge takes text models, TabularNB and AODE")
+        kind, reason = merge_refusal(model) or (kind_of(model), "textnb has no merge for it")
+        return f"{path}: {a_kind(kind)} model cannot be merged ({reason}); merge takes {MERGES}"
     text = sys.modules.get("textnb.text.classifier")  # loaded with any text model
     TextClassifier = text.TextClassifier if text is not None else ()
 
@@ -106,7 +110,12 @@ def run(args, out, err):
                   file=err)
         try:
             merged.merge(other)
-        except ValueError as exc:  # the models' own refusal (settings, kinds, features differ)
+        except SettingsDiffer as exc:  # a setting differs: both files' values, named
+            mine, theirs = (short_repr(v) for v in exc.values)
+            raise InputError(f"{path}: cannot merge into {args.models[0]}: their {exc.what} differ "
+                             f"({exc.setting} is {theirs} in {path}, {mine} in {args.models[0]}); "
+                             f"train the parts with the same options") from None
+        except ValueError as exc:  # the models' own refusal (kinds, features differ)
             raise InputError(f"{path}: cannot merge into {args.models[0]}: {exc}") from None
     merged.save(args.output)
     print(f"merged {len(models)} models -> {args.output}", file=out)

@@ -19,8 +19,10 @@ _FLOAT_MAX = 1.7976931348623157e308
 
 def a_kind(kind):
     """``kind`` with its indefinite article, as the messages name a model: 'a TAN', 'an
-    AODE', 'an APNBC' (by the first letter, as the names are read)."""
-    return f"{'an' if kind[:1].upper() in 'AEIOU' else 'a'} {kind}"
+    AODE', 'an APNBC', 'an LBR' (by the sound of the first letter as the names are read:
+    an acronym's letters by their names)."""
+    vowel = "AEIOUFHLMNRSX" if kind.isupper() else "AEIOU"
+    return f"{'an' if kind[:1].upper() in vowel else 'a'} {kind}"
 
 
 def finite(obj):

@@ -6,10 +6,25 @@ is silent and costs nothing. The library never prints: it takes a ``progress(don
 total)`` callable, and this is what the command line passes.
 """
 
+import io
 import sys
 import time
 
-__all__ = ["Progress"]
+__all__ = ["FALLBACK_COLUMNS", "FALLBACK_LINES", "Progress"]
+
+#: the bar's width and the screen's height on a terminal that reports none (0 columns or lines)
+FALLBACK_COLUMNS, FALLBACK_LINES = 80, 24
+
+
+def _terminal_size(stream):
+    """``(columns, lines)`` of the terminal ``stream`` writes to (0 for a terminal that
+    reports no size), or None when it cannot be asked (no file descriptor)."""
+    import os
+
+    try:
+        return tuple(os.get_terminal_size(stream.fileno()))
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return None
 
 
 class Progress:
@@ -40,8 +55,15 @@ class Progress:
                 # no monitor thread (it only re-times bars updated seldom): a process with a
                 # second thread may not fork the workers that share its work (core.forkmap)
                 tqdm.monitor_interval = 0
-                self._tqdm = tqdm(desc=label, total=total, unit=unit, file=self.stream, leave=False,
-                                  dynamic_ncols=True)
+                # the terminal's size, followed as it is resized; on a terminal that reports
+                # 0 columns or lines (a pty given no size: ``script -q -c``, some CI runners)
+                # tqdm takes -1 of each and draws nothing, so it gets a fixed size instead
+                size = _terminal_size(self.stream)
+                if size is not None and 0 in size:
+                    shape = {"ncols": size[0] or FALLBACK_COLUMNS, "nrows": size[1] or FALLBACK_LINES}
+                else:
+                    shape = {"dynamic_ncols": True}
+                self._tqdm = tqdm(desc=label, total=total, unit=unit, file=self.stream, leave=False, **shape)
 
     def __call__(self, done, total=None):
         if not self.enabled:

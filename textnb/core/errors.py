@@ -6,7 +6,7 @@ The command line prints that line and exits with status 1; library users catch i
 """
 
 __all__ = ["TextnbError", "InputError", "NotATextCorpus", "DataError", "EmptyVocabulary", "TooFewObjects",
-           "ParameterError", "SingleStringError",
+           "ParameterError", "SettingsDiffer", "SingleStringError",
            "refuse_single_string", "ModelFileError", "DataWarning", "short_repr", "missing_reason"]
 
 
@@ -63,6 +63,22 @@ def refuse_single_string(documents):
 class ParameterError(TextnbError, ValueError):
     """A parameter value a model, tokenizer or option cannot take (a ValueError, as
     scikit-learn's parameter errors are)."""
+
+
+class SettingsDiffer(ParameterError):
+    """Two fitted models that cannot be merged because a setting differs (``alpha``,
+    ``fit_prior``, a tokenizer option, ...): their merge would take one model's setting
+    and drop the other's, so ``merge(a, b)`` and ``merge(b, a)`` would differ.
+
+    ``what`` names the settings (``"settings"``, ``"tokenizer settings"``), ``setting``
+    the parameter, ``values`` its value in this model and in the other one (so the
+    command line can name the files).
+    """
+
+    def __init__(self, what, setting, mine, theirs):
+        super().__init__(f"cannot merge models whose {what} differ ({setting}: {short_repr(mine)} in this "
+                         f"model, {short_repr(theirs)} in the other)")
+        self.what, self.setting, self.values = what, setting, (mine, theirs)
 
 
 class ModelFileError(TextnbError, ValueError):

@@ -48,7 +48,10 @@ stays a link). Errors name the path the caller gave, never the temporary file.
 
 Files are written to a temporary file ``.tmp-<name>.<random>.part`` in the same folder,
 fsync'ed, and moved into place with :func:`os.replace`, so an interrupted save (even
-``SIGKILL`` or a power cut) leaves the previous file intact. The writer holds an
+``SIGKILL`` or a power cut) leaves the previous file intact; SIGINT, SIGTERM and SIGHUP
+are held from the replace to the end of the save, so a Ctrl-C either leaves the old file
+(and the command says "interrupted") or comes after the new one is in place (and the save
+is reported as done). The writer holds an
 ``flock`` on its temporary file; a temporary file left by a killed writer (unlocked
 and older than a minute) is removed by the next save to the same path. ``load`` only
 ever reads the named file, so stray temporary files never affect it.
@@ -59,9 +62,11 @@ import io
 import json
 import math
 import os
+import signal
 import stat
 import sys
 import tempfile
+import threading
 import time
 import zipfile
 
@@ -305,6 +310,7 @@ def atomic_write(path, write):
         fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".part", dir=folder)
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror, user_path) from None
+    held, replaced = _HeldSignals(), False
     try:
         _lock_nb(fd)  # held until closed: tells remove_stale_temporaries we are alive
         with os.fdopen(fd, "wb") as f:
@@ -312,12 +318,16 @@ def atomic_write(path, write):
             f.flush()
             os.fchmod(f.fileno(), mode)
             os.fsync(f.fileno())
+            held.hold()  # from here the save completes: an interrupt waits for its end
             os.replace(tmp, path)  # before closing: the lock covers the whole life of tmp
+            replaced = True
     except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        if not replaced:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        held.release(saved=replaced)  # not replaced: the old file is in place, a held signal acts now
         if isinstance(exc, OSError) and exc.filename in (tmp, path) and exc.errno is not None:
             raise OSError(exc.errno, exc.strerror, user_path) from None  # name the user's path
         raise
@@ -329,6 +339,50 @@ def atomic_write(path, write):
             os.close(dfd)
     except OSError:
         pass
+    finally:
+        held.release(saved=True)
+
+
+class _HeldSignals:
+    """SIGINT, SIGTERM and SIGHUP held across the end of :func:`atomic_write` (the
+    ``os.replace`` and the fsync of the folder), so that an interrupt never leaves a
+    completed save reported as interrupted: "interrupted" means the old file is intact.
+
+    :meth:`hold` (main thread only: Python runs signal handlers there, so no other thread
+    can be interrupted) puts a recorder in place of each handler; :meth:`release` puts the
+    handlers back and then delivers what arrived, except a Ctrl-C whose handler raises
+    KeyboardInterrupt (Python's default) after the new file was saved: that interrupt came
+    after the work was done, and the command reports the save. Other handlers (a daemon's
+    stop flag, the mail tools' SIGTERM) run then, after the save.
+    """
+
+    SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+    def __init__(self):
+        self.handlers, self.arrived = {}, []
+
+    def hold(self):
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for signum in self.SIGNALS:
+            handler = signal.getsignal(signum)
+            if handler is None or handler == signal.SIG_IGN:  # (set outside Python; ignored)
+                continue
+            signal.signal(signum, self._arrived)
+            self.handlers[signum] = handler
+
+    def _arrived(self, signum, frame):
+        self.arrived.append(signum)
+
+    def release(self, saved):
+        handlers, self.handlers = self.handlers, {}
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+        arrived, self.arrived = list(dict.fromkeys(self.arrived)), []
+        for signum in arrived:
+            if saved and signum == signal.SIGINT and handlers[signum] is signal.default_int_handler:
+                continue  # an interrupt after the new file was in place: the save is done
+            signal.raise_signal(signum)
 
 
 class _Packer:

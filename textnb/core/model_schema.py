@@ -42,7 +42,7 @@ import re
 
 import numpy as np
 
-from textnb.core.errors import ModelFileError, ParameterError
+from textnb.core.errors import ModelFileError, ParameterError, SettingsDiffer
 
 try:  # Python >= 3.11
     import re._constants as _sre_c
@@ -54,7 +54,8 @@ except ImportError:  # pragma: no cover - Python 3.10
 __all__ = ["is_fitted", 
     "Any", "Array", "Attributes", "Bool", "Choice", "Classes", "Counts", "CSR", "DictOf", "Exactly", "Float", "Int",
     "ListOf", "MayBeAbsent", "Model", "NgramRange", "OneOf", "Optional", "Pattern", "Reals", "Str", "TupleOf",
-    "When", "check_csr", "check_declared", "check_node", "check_params", "declare", "schema_of",
+    "When", "check_csr", "check_declared", "check_node", "check_params", "check_same_settings", "declare",
+    "same_setting", "schema_of",
     "pattern_problem", "MAX_NGRAM", "MAX_PATTERN_LENGTH", "MAX_COUNT", "MAX_DIM", "MAX_ALPHA",
 ]
 
@@ -705,6 +706,48 @@ def check_param_values(schema, params):
             spec.check(ctx.params[name], ctx)
         except _Bad:
             raise ParameterError(f"{name} must be {wanted}; got {_show(ctx.params[name])}") from None
+
+
+def same_setting(a, b):
+    """Whether two values of a parameter are the same setting, as a model file would hold
+    them: numbers by value (``1`` and ``1.0``; a bool is not a number here), sequences and
+    arrays element by element (a tuple read back as a list is the same), mappings key by
+    key, None only as None, anything else by ``==``."""
+    if a is None or b is None:
+        return a is b
+    if isinstance(a, (str, bytes)) or isinstance(b, (str, bytes)):
+        return isinstance(a, (str, bytes)) and isinstance(b, (str, bytes)) and a == b
+    if isinstance(a, (bool, np.bool_)) or isinstance(b, (bool, np.bool_)):
+        return isinstance(a, (bool, np.bool_)) and isinstance(b, (bool, np.bool_)) and bool(a) == bool(b)
+    if isinstance(a, (int, float, np.number)) and isinstance(b, (int, float, np.number)):
+        return float(a) == float(b)
+    if isinstance(a, dict) or isinstance(b, dict):
+        return (isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys()
+                and all(same_setting(a[k], b[k]) for k in a))
+    if isinstance(a, (list, tuple, np.ndarray)) and isinstance(b, (list, tuple, np.ndarray)):
+        if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype != object and b.dtype != object:
+            return a.shape == b.shape and bool(np.array_equal(a, b))
+        a, b = list(a), list(b)
+        return len(a) == len(b) and all(same_setting(x, y) for x, y in zip(a, b))
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # (an object whose == is not a truth value)
+        return False
+
+
+def check_same_settings(mine, theirs, *, what="settings", skip=()):
+    """Raise :class:`~textnb.core.errors.SettingsDiffer` naming the first parameter (in
+    name order) whose value differs between the dicts ``mine`` and ``theirs``
+    (:func:`same_setting`; a name only one has differs), leaving out the names in ``skip``
+    (execution-only parameters such as ``n_jobs``): what a merge of two fitted models
+    checks, since the merged model keeps one side's parameters."""
+    missing = object()
+    for name in sorted(set(mine) | set(theirs)):
+        if name in skip:
+            continue
+        a, b = mine.get(name, missing), theirs.get(name, missing)
+        if a is missing or b is missing or not same_setting(a, b):
+            raise SettingsDiffer(what, name, None if a is missing else a, None if b is missing else b)
 
 
 def check_csr(data, indices, indptr, shape):

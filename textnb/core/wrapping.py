@@ -22,6 +22,10 @@ Capabilities read here (each defaults to "no" on a class that does not declare i
 ``merges_exactly``
     class attribute, False where merging two fitted models does not give the model trained
     on the union (discriminatively learned sums).
+``merge_refusal``
+    class attribute on a model that has no ``merge``: a phrase saying why (what it learns
+    from all the data at once, or how such models are combined instead), which ``textnb
+    merge`` puts in its one-line refusal (:func:`merge_refusal`).
 ``sample_weight`` in ``fit``'s signature
     the model learns from weighted rows (:func:`takes_sample_weight`, as scikit-learn's
     ``has_fit_parameter``).
@@ -31,7 +35,7 @@ Capabilities read here (each defaults to "no" on a class that does not declare i
 Standard library only (the mail client imports nothing heavy).
 """
 
-__all__ = ["INNER_ATTRIBUTES", "calibrated", "chain", "declared_attributes", "find", "merges_exactly",
+__all__ = ["INNER_ATTRIBUTES", "calibrated", "chain", "declared_attributes", "find", "merge_refusal", "merges_exactly",
            "reads_documents", "rule_model", "table_attributes", "takes_sample_weight", "takes_terms"]
 
 #: Fitted attributes that hold the model a wrapper wraps, in the order they are looked at.
@@ -79,6 +83,16 @@ def calibrated(model):
 def merges_exactly(model):
     """False when some model in the chain declares that merging is not exact."""
     return find(model, lambda m: getattr(type(m), "merges_exactly", True) is False) is None
+
+
+def merge_refusal(model):
+    """``(kind, reason)`` of the outermost model in the chain of ``model`` that declares why
+    it cannot be merged (``merge_refusal``; ``kind`` its class name, or its ``kind`` for a
+    kernel), or None when none declares it."""
+    found = find(model, lambda m: isinstance(getattr(type(m), "merge_refusal", None), str))
+    if found is None:
+        return None
+    return getattr(found, "kind", None) or type(found).__name__, type(found).merge_refusal
 
 
 def reads_documents(model):

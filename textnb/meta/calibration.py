@@ -211,6 +211,9 @@ class CalibratedNB(WrapperTags, SaveMixin, ClassifierMixin, BaseEstimator):
     ['ham']
     """
 
+    #: capability (:mod:`textnb.core.wrapping`): why there is no ``merge`` (``textnb merge`` says it)
+    merge_refusal = "its probability maps and thresholds are fitted on out-of-fold scores of all its training data"
+
     _param_schema = CALIBRATED_PARAMS
     _state_schema = CALIBRATED_STATE
 

@@ -109,6 +109,9 @@ class SmoothingCV(WrapperTags, SaveMixin, ClassifierMixin, BaseEstimator):
     {'alpha': 1.0}
     """
 
+    #: capability (:mod:`textnb.core.wrapping`): why there is no ``merge`` (``textnb merge`` says it)
+    merge_refusal = "its smoothing is chosen by cross-validation on all its training data"
+
     _param_schema = SMOOTHING_PARAMS
     _state_schema = SMOOTHING_STATE
 

@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative, valida
 from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels, check_sample_weight, partial_fit_classes
 from textnb.naive_bayes.kernels import BERNOULLI, MULTINOMIAL, all_or_nothing, form_log_likelihood, takes_defaults, weighted_sum
 from textnb.core.model_io import register
-from textnb.core.model_schema import check_param_values
+from textnb.core.model_schema import check_param_values, check_same_settings
 from textnb.core.stats import CountTable, merge_aligned
 
 __all__ = ["MultinomialNB", "BernoulliNB", "weighted_sum"]
@@ -67,6 +67,14 @@ class _BaseCountNB(BaseNB):
 
     def _kernel_params(self):
         return {name: getattr(self, name) for name in self._kernel.defaults}
+
+    def _check_same_settings(self, other):
+        """Refuse to merge ``other`` when a parameter other than an execution-only one
+        (``n_jobs``; the kernel's ``merge_ignores``) differs: :class:`~textnb.core.errors.SettingsDiffer`
+        naming it (the merged model would keep this model's value and drop the other's)."""
+        kernel = self._kernel
+        check_same_settings(self._kernel_params(), other._kernel_params(),
+                            skip=kernel.execution_params + kernel.merge_ignores)
 
     # -- fitting ----------------------------------------------------------------
     @all_or_nothing
@@ -165,16 +173,20 @@ class _BaseCountNB(BaseNB):
         return self._form
 
     def merge(self, other):
-        """Add the counts of ``other`` (same kind, classes and features) into this model.
+        """Add the counts of ``other`` (same kind, settings and features) into this model.
 
         Training on two halves and merging gives the model trained on the whole.
         Classes are aligned by name; a class only one side has gets zero counts on the
-        other.
+        other. Models whose parameters differ (``alpha``, ``fit_prior``, ``class_prior``,
+        ``binarize``, ``norm``, ...; not ``n_jobs``) are refused with
+        :class:`~textnb.core.errors.SettingsDiffer` (a ParameterError): the merge would
+        keep one side's and drop the other's, so ``a.merge(b)`` and ``b.merge(a)`` would differ.
         """
         check_is_fitted(self)
         check_is_fitted(other)
         if type(other) is not type(self):
             raise ValueError(f"cannot merge a {type(other).__name__} into a {type(self).__name__}")
+        self._check_same_settings(other)
         if other.feature_count_.shape[1] != self.feature_count_.shape[1]:
             raise ValueError(
                 f"cannot merge models with {other.feature_count_.shape[1]} and "

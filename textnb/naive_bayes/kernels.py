@@ -42,7 +42,7 @@ from textnb.core.estimates import (ALPHA_FLOOR, bernoulli_log_prob, check_alpha,
                                    complement_log_prob, multinomial_log_prob)
 from textnb.core.model_schema import (CLASS_PRIOR, FEATURE_NAMES, MAX_ALPHA, N_FEATURES, SMOOTHING, Bool, Choice,
                                       Classes, Counts, Float, ListOf, MayBeAbsent, OneOf, Optional, Reals,
-                                      check_declared, check_param_values)
+                                      check_declared, check_param_values, check_same_settings)
 from textnb.naive_bayes.scoring import Scores, TableInput
 
 __all__ = ["BERNOULLI", "COMPLEMENT", "DISCRIMINATIVE", "KERNELS", "MULTINOMIAL", "BernoulliKernel", "ComplementKernel", "CountKernel", "DiscriminativeKernel", "LinearForm",
@@ -149,6 +149,9 @@ class CountKernel:
     scalar_fields = ()
     #: parameters that say how a model is computed, not what it is (not in model files)
     execution_params = ()
+    #: parameters a merge does not compare besides ``execution_params`` (it compares every
+    #: other one: the merged model keeps one side's, so they must be the same)
+    merge_ignores = ()
     #: the per-class table the streaming trainer sums: term counts ("tf") or document
     #: frequencies ("df") (:class:`textnb.text.training.Accumulator`)
     per_class = "tf"
@@ -369,6 +372,9 @@ class DiscriminativeKernel(CountKernel):
     state_fields = CountKernel.state_fields + ("event_model_", "alpha_", "class_documents_", "scale_")
     scalar_fields = ("alpha_", "scale_")
     execution_params = ("n_jobs",)
+    #: every parameter says how the event model and smoothing are chosen; a merge compares
+    #: the choices made (``event_model_``, ``alpha_``) instead, as it always has
+    merge_ignores = tuple(defaults)
     rows = True
     #: capability (:mod:`textnb.core.wrapping`): merged sums are not those trained on the union
     merges_exactly = False
@@ -504,6 +510,22 @@ class TableKernel(TableInput, Scores):
     def params(cls, given=()):
         """Every parameter: the defaults, updated with ``given`` (a dict)."""
         return with_defaults(cls, given)
+
+    #: parameters a merge does not compare as settings: ``attributes`` describes each
+    #: part's columns (a CSV part lists the nominal values it met), which the merge
+    #: matches by name itself
+    merge_ignores = ("attributes",)
+
+    def _check_same_settings(self, other):
+        """Refuse to merge ``other`` when a parameter (other than :attr:`merge_ignores`)
+        differs: :class:`~textnb.core.errors.SettingsDiffer` naming it (the merged model
+        would keep this model's value and drop the other's). The parameters are an
+        estimator's ``get_params`` (GaussianNB's own names), else the kernel's ``defaults``."""
+        def settings(model):
+            if hasattr(model, "get_params"):
+                return model.get_params(deep=False)
+            return {name: getattr(model, name) for name in model.defaults}
+        check_same_settings(settings(self), settings(other), skip=self.merge_ignores)
 
     def _get_state(self):
         """The fitted attributes (those ending in ``_``), in the order ``fit`` set them: what

@@ -1001,7 +1001,8 @@ class TabularKernel(TableKernel):
 
     # -- merge, inspection, model files ---------------------------------------------
     def merge(self, other):
-        """Add the statistics of ``other`` (same parameters, attributes and cut points).
+        """Add the statistics of ``other`` (same parameters, attributes and cut points;
+        a parameter that differs is :class:`~textnb.core.errors.SettingsDiffer`, naming it).
 
         Training on two halves and merging gives the model trained on the whole (for
         discretising modes: when both halves used the same cut points). Classes are
@@ -1021,6 +1022,7 @@ class TabularKernel(TableKernel):
                 f"cannot merge TabularNB models with different interval_fit "
                 f"({self.interval_fit!r} and {other.interval_fit!r})"
             )
+        self._check_same_settings(other)
         if self._censored():
             raise ValueError(_NOT_INCREMENTAL.format(what="merge cannot combine two fits"))
         for a, b in zip(self.cut_points_, other.cut_points_):

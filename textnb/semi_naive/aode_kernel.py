@@ -270,7 +270,8 @@ class AODEKernel(TableKernel):
         return self
 
     def merge(self, other):
-        """Add the counts of ``other`` (an AODE with the same attributes and cut points).
+        """Add the counts of ``other`` (an AODE with the same parameters, attributes and cut
+        points; a parameter that differs is :class:`~textnb.core.errors.SettingsDiffer`, naming it).
 
         Training on two parts and merging gives the model trained on their union.
         Classes are aligned by name.
@@ -279,6 +280,7 @@ class AODEKernel(TableKernel):
         other._check_fitted()
         if type(other) is not type(self):
             raise ValueError(f"cannot merge a {type(other).__name__} into a {type(self).__name__}")
+        self._check_same_settings(other)
         if (not np.array_equal(self.n_values_, other.n_values_)
                 or not np.array_equal(self.attribute_names_, other.attribute_names_)):
             raise ValueError("cannot merge AODE models with different attributes or numbers of values")

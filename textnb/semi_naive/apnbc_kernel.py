@@ -75,6 +75,9 @@ class APNBCKernel(TableKernel):
     model file (:meth:`save`, :meth:`from_node`). The documentation is the estimator's.
     """
 
+    #: capability (:mod:`textnb.core.wrapping`): why there is no ``merge`` (``textnb merge`` says it)
+    merge_refusal = "its class weights are fitted to the scores of all its training data"
+
     kind = "APNBC"
     defaults = MappingProxyType({"estimator": None, "significance": 0.05, "fit_on": "resubstitution", "cv": 10,
                                  "epsilon": 1e-5, "random_state": None})

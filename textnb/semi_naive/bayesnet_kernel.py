@@ -801,6 +801,9 @@ class BayesNetKernel(_BaseBayesNetKernel):
     documentation is the estimator's)."""
 
     kind = "BayesNetClassifier"
+    #: capability (:mod:`textnb.core.wrapping`): why there is no ``merge``
+    merge_refusal = ("textnb has no merge for Bayesian networks: with the same structure their counts would add up, "
+                     "but none is written yet; train on the whole data")
     defaults = MappingProxyType({"parents": None, "alpha": 1.0, "m": None, "missing": "ignore", "attributes": None,
                                  "numeric": "error", "class_name": None})
 
@@ -816,6 +819,8 @@ class TANKernel(_BaseBayesNetKernel):
     documentation is the estimator's)."""
 
     kind = "TAN"
+    #: capability (:mod:`textnb.core.wrapping`): why there is no ``merge``
+    merge_refusal = "its tree of attribute dependencies is chosen by conditional mutual information over all the data"
     defaults = MappingProxyType({"alpha": 1.0, "m": None, "root": None, "missing": "ignore", "attributes": None,
                                  "numeric": "error", "class_name": None})
 

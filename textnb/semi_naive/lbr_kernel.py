@@ -745,6 +745,10 @@ class LBRKernel(TableKernel):
     ['x0=0 -> local NB on 10 objects']
     """
 
+    #: capability (:mod:`textnb.core.wrapping`): why there is no ``merge`` (``textnb merge`` says it)
+    merge_refusal = ("it keeps its training rows with their leave-one-out errors under naive Bayes trained on all of "
+                     "them, and grows each rule from them")
+
     kind = "LBR"
     defaults = MappingProxyType({"candidates": "all", "alpha": 1.0, "min_errors": 5, "significance": 0.05,
                                  "n_jobs": None, "max_cache": 20_000_000})

@@ -134,7 +134,8 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
 
     @all_or_nothing
     def fit(self, X, y, sample_weight=None, progress=None, client=None):
-        """Fit on documents ``X`` (str, bytes or pathlib.Path each) and labels ``y``.
+        """Fit on documents ``X`` (str, bytes or pathlib.Path each) and labels ``y``, one
+        per document; either may be any iterable, a generator included (read once).
 
         ``progress``, if given, is called with the number of documents done so far.
         ``client``, a ``distributed.Client``, sends the shards to Dask workers instead of
@@ -213,7 +214,7 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
         ``max_features`` apply in ``fit`` only.
         """
         first = not hasattr(self, "model_")
-        y = np.asarray(y)
+        y = one_label_each(y)
         if first:
             if classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit.")
@@ -244,7 +245,7 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
         time only, never by ``partial_fit`` or ``forget``).
         """
         check_is_fitted(self)
-        y = np.asarray(y)
+        y = one_label_each(y)
         check_partial_fit_labels(y, self.classes_)
         self._add(X, y, sample_weight, sign=-1.0)
         return self
@@ -298,14 +299,18 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
 
         Training on two halves and merging gives the model trained on the whole
         (without ``min_df`` / ``max_df`` / ``max_features`` pruning, which needs the
-        whole corpus).
+        whole corpus). A model parameter (``alpha``, ``fit_prior``, ...; not ``n_jobs``),
+        ``max_bytes`` or a tokenizer setting that differs is refused with
+        :class:`~textnb.core.errors.SettingsDiffer` (a ParameterError) naming it.
         """
         from textnb.text.nodes import merge_count_models
 
         check_is_fitted(self)
         check_is_fitted(other)
-        terms, state = merge_count_models(*((type(clf.model_).__name__, clf.vectorizer_.get_params(),
-                                             list(clf.vectorizer_.vocabulary_), clf.model_._get_state())
+        terms, state = merge_count_models(*((type(clf.model_).__name__,
+                                             {**clf.model_.get_params(deep=False), "max_bytes": clf.max_bytes},
+                                             clf.vectorizer_.get_params(), list(clf.vectorizer_.vocabulary_),
+                                             clf.model_._get_state())
                                             for clf in (self, other)))
         self.vectorizer_._set_terms(terms)
         self.model_._set_merged(state)

@@ -203,6 +203,8 @@ class MixedKernel(TableKernel):
 
     kind = "MixedNB"
     defaults = MappingProxyType({**TabularKernel.defaults, "vectorizer": None, "text_model": None})
+    #: the text parts' templates are compared by their merge (tokenizer and model settings)
+    merge_ignores = ("attributes", "vectorizer", "text_model")
     _param_schema = {**TabularKernel._param_schema, "vectorizer": Any(), "text_model": Any()}
     _state_schema = {
         "classes_": Classes(),
@@ -395,6 +397,7 @@ class MixedKernel(TableKernel):
             raise ValueError(f"cannot merge a {type(other).__name__} into a {type(self).__name__}")
         if other.attributes_ != self.attributes_:
             raise ValueError("cannot merge MixedNB models with different attributes")
+        self._check_same_settings(other)
         if self.tabular_ is not None:
             self.tabular_.merge(other.tabular_)
         for j, mine, theirs in zip(self._text_positions(), self.text_models_, other.text_models_):

@@ -17,32 +17,39 @@ import numpy as np
 
 from textnb.core.errors import ModelFileError
 from textnb.core.model_io import ModelNode, save
-from textnb.core.model_schema import check_declared
+from textnb.core.model_schema import check_declared, check_same_settings
 from textnb.naive_bayes.kernels import KERNELS
-from textnb.text.defaults import VECTORIZER_DEFAULTS
+from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
 from textnb.text.tokenize import StoredVocabulary, analyzer_from_params, encode_terms
 
 __all__ = ["CountTextModel", "adjusted_text_model", "merge_count_models", "wrapped_text_model"]
 
 
 def merge_count_models(first, second):
-    """Two text models of count models added up: each a tuple ``(kind, vectorizer
-    parameters, terms in column order, the model's state)``; returns the united
+    """Two text models of count models added up: each a tuple ``(kind, settings,
+    vectorizer parameters, terms in column order, the model's state)``, ``settings`` the
+    count model's parameters and the classifier's ``max_bytes``; returns the united
     vocabulary (sorted) and the merged state (the kernel's ``merge_states``).
 
-    Raises ValueError (TextClassifier.merge's words) when the kinds differ, two
-    DiscriminativeNB models chose another event model or smoothing, or the tokenizer
-    settings differ.
+    Raises ValueError (TextClassifier.merge's words) when the kinds differ or two
+    DiscriminativeNB models chose another event model or smoothing, and
+    :class:`~textnb.core.errors.SettingsDiffer` naming the parameter when the settings
+    (other than execution-only ones, ``n_jobs``, and the kernel's ``merge_ignores``:
+    DiscriminativeNB's parameters, whose choices are compared) or the tokenizer settings differ: the
+    merged model would keep the first one's, so merging in the other order would give
+    another model.
     """
-    kind, vec, terms_a, a = first
-    other_kind, other_vec, terms_b, b = second
+    kind, settings, vec, terms_a, a = first
+    other_kind, other_settings, other_vec, terms_b, b = second
     if other_kind != kind:
         raise ValueError(f"cannot merge a {other_kind} model into a {kind}")
+    kernel = KERNELS.get(kind)
+    ignored = getattr(kernel, "execution_params", ()) + getattr(kernel, "merge_ignores", ())
+    check_same_settings(settings, other_settings, skip=ignored)
     if "event_model_" in a and (b["event_model_"] != a["event_model_"] or float(b["alpha_"]) != float(a["alpha_"])):
         raise ValueError(f"cannot merge a {b['event_model_']} (alpha {b['alpha_']}) "
                          f"{kind} into a {a['event_model_']} (alpha {a['alpha_']}) one")
-    if vec != other_vec:
-        raise ValueError("cannot merge models whose tokenizer settings differ")
+    check_same_settings(vec, other_vec, what="tokenizer settings")
     terms = sorted(set(terms_a) | set(terms_b))
     index = {t: i for i, t in enumerate(terms)}
     columns = [np.fromiter((index[t] for t in part), dtype=np.int64, count=len(part)) for part in (terms_a, terms_b)]
@@ -142,11 +149,17 @@ class CountTextModel:
         """The count model's fitted attributes: parameters, state and the kernel's estimates."""
         return {**self.params, **self.state, **self.model_.estimate(self.params, self.state)}
 
+    @property
+    def settings(self):
+        """The count model's parameters and the classifier's ``max_bytes`` (what
+        :func:`merge_count_models` compares)."""
+        return {**self.params, "max_bytes": self.root.params.get("max_bytes", TEXT_CLASSIFIER_DEFAULTS["max_bytes"])}
+
     def merge(self, other):
         """Add the counts of ``other`` (:func:`merge_count_models`); returns self."""
         self._terms, self.state = merge_count_models(
-            (self.kind, self.vectorizer_params, self.terms(), self.state),
-            (other.kind, other.vectorizer_params, other.terms(), other.state))
+            (self.kind, self.settings, self.vectorizer_params, self.terms(), self.state),
+            (other.kind, other.settings, other.vectorizer_params, other.terms(), other.state))
         return self
 
     def to_node(self):

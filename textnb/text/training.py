@@ -557,7 +557,13 @@ def count_labelled(X, y, vec_params, *, sample_weight=None, per_class="tf", n_jo
 
 def one_label_each(y):
     """``y`` as an array of one label per document; an InputError (a ValueError) for
-    anything else, pointing label sets (a list of labels per document) to MultiLabelNB."""
+    anything else, pointing label sets (a list of labels per document) to MultiLabelNB.
+
+    ``y`` may be any iterable of labels, read once, as the documents may be (a generator,
+    ``map``, ``zip(*pairs)[1]``...): one without a length is read into a list first (numpy
+    would take it for a single object)."""
+    if not hasattr(y, "__len__") and not isinstance(y, (str, bytes)) and hasattr(y, "__iter__"):
+        y = list(y)
     try:
         labels = np.asarray(y)
     except ValueError:  # label lists of different lengths

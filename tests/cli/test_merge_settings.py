@@ -1,0 +1,104 @@
+"""``textnb merge`` of models whose settings differ, and the reasons of its refusals."""
+
+import io
+
+import pytest
+
+from conftest import REPO, cli, one_error_line, tsv
+
+WEATHER = REPO / "corpora" / "weather.nominal.arff"
+
+ROWS = [("spam", "cheap pills now"), ("ham", "meeting at noon"), ("spam", "cheap offer pills"),
+        ("ham", "lunch at noon"), ("spam", "buy cheap now"), ("ham", "noon meeting moved")]
+
+
+@pytest.mark.parametrize("model, same, other, setting", [
+    ("multinomial", [], ["--alpha", "0.01"], "alpha"),
+    ("bernoulli", [], ["--uniform-prior"], "fit_prior"),
+    ("bernoulli", ["--alpha", "0.5"], ["--alpha", "2"], "alpha"),
+    ("complement", [], ["--norm"], "norm"),
+    ("multinomial", [], ["--m", "3"], "m"),
+    ("multinomial", [], ["--ngram", "2"], "ngram_range"),
+])
+def test_merge_refuses_text_models_whose_settings_differ(tmp_path, model, same, other, setting):
+    """The merged model took the first file's settings, so ``merge a b`` and ``merge b a``
+    gave different models (the determinism docs say they give the same bytes): refused in
+    one line naming both files and the setting, either way round, no output written."""
+    data = tsv(tmp_path / "d.tsv", ROWS)
+    a, b = tmp_path / "a.tnb", tmp_path / "b.tnb"
+    assert cli("train", data, "--model", model, *same, "-o", a)[0] == 0
+    assert cli("train", data, "--model", model, *same, *other, "-o", b)[0] == 0
+    for first, second in ((a, b), (b, a)):
+        rc, out, err = cli("merge", first, second, "-o", tmp_path / "m.tnb")
+        assert rc == 1 and out == "" and not (tmp_path / "m.tnb").exists()
+        line = err.strip().splitlines()[-1]
+        one_error_line(line, f"{second}: cannot merge into {first}", "settings differ", f"({setting} is ",
+                       f"in {second}", f"in {first}")
+
+
+def test_merge_of_text_models_with_the_same_settings_is_symmetric(tmp_path):
+    """Settings equal (and ``--jobs``, which is not a setting, different): merged either
+    way round, the same bytes."""
+    a = tsv(tmp_path / "a.tsv", ROWS[:3])
+    b = tsv(tmp_path / "b.tsv", ROWS[3:])
+    assert cli("train", a, "--model", "bernoulli", "--uniform-prior", "--alpha", "0.5", "--jobs", "1",
+               "-o", tmp_path / "a.tnb")[0] == 0
+    assert cli("train", b, "--model", "bernoulli", "--uniform-prior", "--alpha", "0.5", "--jobs", "2",
+               "-o", tmp_path / "b.tnb")[0] == 0
+    assert cli("merge", tmp_path / "a.tnb", tmp_path / "b.tnb", "-o", tmp_path / "ab.tnb") == (
+        0, f"merged 2 models -> {tmp_path / 'ab.tnb'}\n", "")
+    assert cli("merge", tmp_path / "b.tnb", tmp_path / "a.tnb", "-o", tmp_path / "ba.tnb")[0] == 0
+    assert (tmp_path / "ab.tnb").read_bytes() == (tmp_path / "ba.tnb").read_bytes()
+
+
+@pytest.mark.parametrize("model, other, setting", [
+    ("nb", ["--alpha", "0.5"], "alpha"),
+    ("nb", ["--nominal", "m-estimate"], "nominal"),
+    ("aode", ["--m", "2"], "m"),
+])
+def test_merge_refuses_table_models_whose_settings_differ(tmp_path, model, other, setting):
+    """TabularNB and AODE files had the same gap (the first file's alpha / m won)."""
+    weather = WEATHER
+    a, b = tmp_path / "a.tnb", tmp_path / "b.tnb"
+    assert cli("train", weather, "--model", model, "-o", a)[0] == 0
+    assert cli("train", weather, "--model", model, *other, "-o", b)[0] == 0
+    rc, out, err = cli("merge", a, b, "-o", tmp_path / "m.tnb")
+    assert rc == 1 and not (tmp_path / "m.tnb").exists()
+    one_error_line(err, f"{b}: cannot merge into {a}", "settings differ", f"({setting} is ")
+    assert cli("merge", a, a, "-o", tmp_path / "m.tnb")[0] == 0  # the same settings still merge
+
+
+def test_merge_of_a_spam_model_gives_the_true_reason(tmp_path):
+    """A spam model was refused as if 'its structure is learned from all the data' (its token
+    counts are learned one message at a time): the line says how spam models are combined."""
+    from textnb.cli.mailfilters import filter_main
+
+    spam, ham = tmp_path / "spam", tmp_path / "ham"
+    for folder, words in ((spam, "cheap pills offer"), (ham, "meeting at noon")):
+        folder.mkdir()
+        for i in range(3):
+            (folder / f"{i}.eml").write_bytes(f"Subject: {words}\n\n{words} {i}\n".encode())
+    model = tmp_path / "spam.tnb"
+    assert filter_main(["-m", str(model), "--train-spam", str(spam), "--train-ham", str(ham)],
+                       stdin=io.BytesIO(), stdout=io.BytesIO(), stderr=io.StringIO()) == 0
+    rc, out, err = cli("merge", model, model, "-o", tmp_path / "m.tnb")
+    assert rc == 1 and not (tmp_path / "m.tnb").exists()
+    line = one_error_line(err, f"{model}: ", "cannot be merged", "--register-spam", "--register-ham")
+    assert "structure" not in line
+
+
+@pytest.mark.parametrize("options, fragments", [
+    (["--model", "tan"], ["a TAN model cannot be merged", "tree of attribute dependencies"]),
+    (["--lazy", "lbr"], ["an LBR model cannot be merged", "training rows"]),
+    (["--adjust"], ["an APNBC model cannot be merged", "class weights"]),
+    (["--calibrate", "sigmoid"], ["a CalibratedNB model cannot be merged", "out-of-fold scores"]),
+])
+def test_merge_refusals_of_table_models_say_what_is_learned_from_all_the_data(tmp_path, options, fragments):
+    """Every model without a merge was refused with 'its structure is learned from all the
+    data'; each now gives the reason its class declares."""
+    model = tmp_path / "t.tnb"
+    assert cli("train", WEATHER, *options, "-o", model)[0] == 0
+    rc, out, err = cli("merge", model, model, "-o", tmp_path / "m.tnb")
+    assert rc == 1
+    line = one_error_line(err, *fragments)
+    assert "structure is learned" not in line
