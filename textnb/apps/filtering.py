@@ -46,7 +46,7 @@ from textnb.core.errors import InputError, ModelFileError, missing_reason
 from textnb.core.model_io import load, model_class, refuse_folder, refuse_input_as_output
 from textnb.core.regular import open_regular
 from textnb.io import mail
-from textnb.text.scorer import load_for_prediction
+from textnb.text.scorer import load_for_prediction, reads_mail
 from textnb.apps.spamlite import (  # noqa: F401 (the verdict rules live on the numpy-free path)
     _BATCH,
     DEFAULT_HAM_CUTOFF,
@@ -94,6 +94,9 @@ __all__ = [
     "new_spam_model",
     "Mailboxes",
     "spam_text",
+    "features_of_paths",
+    "message_batches",
+    "as_messages",
     "model_lock",
     "train_model",
     "update_model",
@@ -152,6 +155,15 @@ def new_spam_model(kind=DEFAULT_KIND, *, alpha=None, vectorizer=None):
     floored = {"force_alpha": False} if "force_alpha" in cls().get_params() else {}
     model = cls() if alpha is None else cls(alpha=alpha, **floored)
     return TextClassifier(vectorizer=vectorizer, model=model)
+
+
+def _mark_mail(model):
+    """Record in a :class:`~textnb.TextClassifier` spam model (about to be saved) that its
+    documents are messages rendered by :func:`spam_text` (``input_ = "mail"``), so that
+    ``textnb predict`` reads its inputs as this module does. A SpamScorer reads raw mail
+    by its kind."""
+    if not _reads_raw_mail(model):
+        model.input_ = "mail"
 
 
 def _reads_raw_mail(model):
@@ -290,7 +302,7 @@ class Mailboxes:
         return any(paths for _, paths in self.groups)
 
 
-def _features_of_paths(model, paths, max_bytes, n_jobs=None, stdin=None):
+def features_of_paths(model, paths, max_bytes, n_jobs=None, stdin=None):
     """What ``model`` is fed for each message of ``paths`` ('-' = one message from
     ``stdin``, by default this process's), in order, the files read and tokenised in
     forked processes too (:func:`textnb.io.mailread.map_messages`; the features are the
@@ -299,6 +311,32 @@ def _features_of_paths(model, paths, max_bytes, n_jobs=None, stdin=None):
     for source, features in mail.map_messages(paths, partial(_features_list, model, max_bytes), max_bytes=max_bytes,
                                               n_jobs=n_jobs, pack=pack_features, unpack=unpack_features, stdin=stdin):
         yield ("stdin" if source == "-" else source), features
+
+
+def message_batches(model, paths, max_bytes=None, size=1000):
+    """``(sources, texts)`` lists of the messages of ``paths`` (files, folders, mbox,
+    Maildir, ``-``) as ``spamfilter --batch`` reads and renders them for ``model``
+    (:func:`features_of_paths`: the same sources, the same texts), ``size`` at a time;
+    ``max_bytes`` None: the mail reader's default."""
+    batch, sources = [], []
+    for source, text in features_of_paths(model, paths, max_bytes or mail.DEFAULT_MAX_BYTES, n_jobs=1):
+        batch.append(text)
+        sources.append(source)
+        if len(batch) >= size:
+            yield sources, batch
+            batch, sources = [], []
+    if batch:
+        yield sources, batch
+
+
+def as_messages(model, texts, max_bytes=None):
+    """``texts`` (lines or rows of a file) as a spamfilter ``model`` of rendered messages
+    reads them: each a message (a header-less text), rendered by :func:`spam_text`;
+    unchanged for any other model."""
+    if not reads_mail(model):
+        return texts
+    limit = max_bytes or mail.DEFAULT_MAX_BYTES
+    return [spam_text(t.encode("utf-8", "surrogateescape") if isinstance(t, str) else t, limit) for t in texts]
 
 
 def _labelled_features(model, items, max_bytes, n_jobs):
@@ -310,7 +348,7 @@ def _labelled_features(model, items, max_bytes, n_jobs):
         for label, paths in items.groups:
             _check_label(label)
             stdin = io.BytesIO(items.stdin_data or b"")
-            for source, features in _features_of_paths(model, paths, max_bytes, n_jobs, stdin):
+            for source, features in features_of_paths(model, paths, max_bytes, n_jobs, stdin):
                 yield label, features, source
         return
     for label, data in items:
@@ -383,7 +421,7 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
     counts = {}
 
     def pairs(label, paths):
-        for source, features in _features_of_paths(model, paths, max_bytes, n_jobs):
+        for source, features in features_of_paths(model, paths, max_bytes, n_jobs):
             counts[label] = counts.get(label, 0) + 1
             yield label, features, source
 
@@ -396,6 +434,7 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
         if not counts.get(label):
             raise InputError(f"no {label} messages to train on")
     _prepare_folder(model_path)
+    _mark_mail(model)
     with _locked(model_path) as journal:
         model.save(model_path)
         if journal is not None:  # what the daemon learned was learned by the model this one replaces
@@ -487,6 +526,7 @@ def _update_locked(model_path, register, unregister, first, create, kind, alpha,
     n_learnt = _learn(model, _labelled_features(model, register, max_bytes, n_jobs), "partial_fit")
     if not (n_learnt or n_forgot):  # (a new model with nothing learnt would not save)
         raise InputError("no messages found to register")
+    _mark_mail(model)
     model.save(model_path)
     return {"registered": n_learnt, "unregistered": n_forgot}
 

@@ -229,7 +229,7 @@ def _format_proba(classes, row):
 
 
 def run(args, out, err):
-    from textnb.text.scorer import load_for_prediction
+    from textnb.text.scorer import load_for_prediction, reads_mail
 
     if args.label_prefix is not None and args.lines is None:
         raise InputError("--label-prefix applies to --lines")
@@ -258,6 +258,18 @@ def run(args, out, err):
     max_bytes = document_bytes(args, model)
     bar = Progress("classifying", stream=err, unit="doc")  # silent unless stderr is a terminal
     done = 0
+    if reads_mail(model):  # a spamfilter model: its inputs are messages, read as spamfilter reads them
+        from textnb.apps.filtering import message_batches
+
+        try:
+            for sources, batch in message_batches(model, paths, args.max_bytes):
+                _print_predictions(sources, classes, _scores(model, batch), args, out,
+                                   _explanations(args, model, batch))
+                done += len(batch)
+                bar(done)
+        finally:
+            bar.close()
+        return 0
 
     def tick():
         nonlocal done
@@ -294,6 +306,17 @@ def _as_rows(args, path):
     if getattr(args, "rows", False):
         return True
     return path != "-" and path.lower().endswith(_ROW_SUFFIXES) and os.path.isfile(path)
+
+
+def _as_messages(model, texts, args):
+    """Lines or rows as ``model`` reads them (a spamfilter model: as messages)."""
+    from textnb.text.scorer import reads_mail
+
+    if not reads_mail(model):
+        return texts
+    from textnb.apps.filtering import as_messages
+
+    return as_messages(model, texts, args.max_bytes)
 
 
 def document_bytes(args, model):
@@ -343,6 +366,7 @@ def _predict_rows(args, model, path, classes, max_bytes, out, err):
     tally = _Accuracy(name, "label column")
     start = 0
     for chunk, labels in iter_rows(name, stream=stream, max_bytes=max_bytes):
+        chunk = _as_messages(model, chunk, args)
         scores = _scores(model, chunk)
         sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
         start += len(chunk)
@@ -406,5 +430,6 @@ def _predict_lines(args, model, out):
     for chunk in _line_chunks(args.lines, args.label_prefix, document_bytes(args, model)):
         sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
         start += len(chunk)
+        chunk = _as_messages(model, chunk, args)
         _print_predictions(sources, classes, _scores(model, chunk), args, out, _explanations(args, model, chunk))
     return 0

@@ -35,7 +35,7 @@ from textnb.text.training import PER_CLASS, batches, count_documents, min_parall
 from textnb.text.vectorizer import Vectorizer
 from textnb.core.workers import can_fork, effective_jobs, ordered_map
 from textnb.core.wrapping import find, takes_terms
-from textnb.core.model_schema import TEMPLATE, Classes, Model, Optional
+from textnb.core.model_schema import TEMPLATE, Choice, Classes, MayBeAbsent, Model, Optional
 
 __all__ = ["TextClassifier", "to_text"]  # to_text: kept importable from here
 
@@ -93,6 +93,11 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
     classes_ : ndarray
     skipped_ : list of str
         Documents skipped during ``fit`` because they are binary.
+    input_ : str
+        ``"mail"`` on a model that ``spamfilter`` trained or registered mail into (its
+        documents were messages rendered by :func:`textnb.apps.filtering.spam_text`):
+        ``textnb predict`` then reads its inputs as messages through the same reader, so it
+        gives ``spamfilter``'s scores; absent (no attribute) on a model of plain documents.
 
     Examples
     --------
@@ -113,6 +118,7 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
         "classes_": Classes(),
         "vectorizer_": Model(("Vectorizer", "TfidfVectorizer")),
         "model_": Model(dims={"classes_": "n_classes"}, equal={"classes_": "classes_"}),
+        "input_": MayBeAbsent(Choice("mail")),  # a spamfilter model's documents are rendered messages
     }
 
     _execution_params = ("n_jobs", "batch_size")
@@ -142,6 +148,7 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
         local processes (see :mod:`textnb.text.distributed`); the model is the same.
         """
         refuse_single_string(X)
+        self.__dict__.pop("input_", None)  # (what the documents were is the fitter's to say again)
         y = one_label_each(y)
         check_classification_targets(y)  # (continuous targets: as the models refuse them)
         if hasattr(X, "__len__") and len(X) != len(y):
@@ -394,7 +401,10 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
 
 
     def _get_state(self):
-        return {"vectorizer_": self.vectorizer_, "model_": self.model_, "classes_": self.classes_}
+        state = {"vectorizer_": self.vectorizer_, "model_": self.model_, "classes_": self.classes_}
+        if getattr(self, "input_", None) is not None:  # (only a spamfilter model has it)
+            state["input_"] = self.input_
+        return state
 
     def _set_state(self, state):
         self.vectorizer_, self.model_ = state["vectorizer_"], state["model_"]
@@ -404,3 +414,5 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"the vocabulary has {n_terms} terms but the model expects {n_features}")
         self.classes_ = self.model_.classes_
         self.skipped_ = []
+        if "input_" in state:
+            self.input_ = state["input_"]

@@ -53,8 +53,8 @@ from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, PIPELINE_
                                   SELECT_STATE, SMOOTHING_PARAMS, SMOOTHING_STATE, WEIGHTING_DEFAULTS, WEIGHTING_PARAMS,
                                   WEIGHTING_STATE, calibrated_log_proba, support_mask, term_scores, weigh_cells)
 
-__all__ = ["CountScorer", "DocumentCounts", "TextScorer", "document_model", "load_for_prediction", "scored_count_model",
-           "scorer_from_file", "scorer_from_node", "scorer_from_tree"]
+__all__ = ["CountScorer", "DocumentCounts", "TextScorer", "document_model", "load_for_prediction", "reads_mail",
+           "scored_count_model", "scorer_from_file", "scorer_from_node", "scorer_from_tree"]
 
 #: Fewer documents than this are looked up in a dict (building TermKeys costs more).
 _FEW_DOCUMENTS = 64
@@ -640,6 +640,13 @@ def _transform(node, n_features):
                       length_norm=params["length_norm"]), n_features
 
 
+def reads_mail(model):
+    """Whether ``model`` (a :class:`~textnb.TextClassifier` or its file's scorer) is a
+    spamfilter model of rendered messages (``input_ == "mail"``): its inputs are then read
+    as messages, as spamfilter reads them (:func:`textnb.apps.filtering.message_batches`)."""
+    return getattr(model, "input_", None) == "mail"
+
+
 def load_for_prediction(path):
     """What predicting from ``path`` needs: a :class:`TextScorer` where the model is a
     linear text model, the scorer of a text model whose model has one
@@ -648,7 +655,11 @@ def load_for_prediction(path):
     loaded estimator."""
     root = read_nodes(path)  # read once: the scorer, else the kernel or the estimator, from the same tree
     scorer = _scorer(root) or _model_scorer(root)
-    return scorer if scorer is not None else build(root, path, kernel=True)
+    if scorer is None:
+        return build(root, path, kernel=True)
+    if root.kind == "TextClassifier" and "input_" in root.state:  # a spamfilter model: it reads messages
+        scorer.input_ = root.state["input_"]
+    return scorer
 
 
 def _model_scorer(root):
