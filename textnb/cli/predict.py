@@ -11,9 +11,10 @@ from textnb.cli.options import add_fasttext_options, add_ignore, multilabel_mode
 from textnb.cli.options import max_bytes as max_bytes_type
 from textnb.core.registry import kind_of
 from textnb.cli.output import cell, dumps, explanation_text
+from textnb.cli.predictions import Accuracy, format_proba, print_predictions, print_ranked, ranked, score_rows
 from textnb.cli.streams import label_list
 from textnb.cli.progress import Progress
-from textnb.core.errors import InputError, TextnbError
+from textnb.core.errors import InputError
 from textnb.core.wrapping import reads_documents, table_attributes
 
 __all__ = ["add_parser", "run"]
@@ -78,8 +79,8 @@ def _predict_multilabel(args, model, out, err):
         lo = (ml.document_log_odds(texts) if hasattr(ml, "document_log_odds")  # a file's scorer
               else ml.predict_log_odds(model[:-1].transform(texts)))
         proba = expit(lo)
-        if _ranked(args):  # --top K / --threshold P: ranked with their probabilities, as for one label
-            _print_ranked(sources, names, proba, lo, args, out)
+        if ranked(args):  # --top K / --threshold P: ranked with their probabilities, as for one label
+            print_ranked(sources, names, proba, lo, args, out)
             return
         passed = ml.decision_from_log_odds(lo) > 0
         for src, row_lo, row_p, row_ok in zip(sources, lo, proba, passed):
@@ -93,7 +94,7 @@ def _predict_multilabel(args, model, out, err):
             else:
                 cols = [cell(src), label_list(names[k] for k in chosen)]
                 if args.proba:
-                    cols.append(_format_proba([cell(c) for c in names], row_p))
+                    cols.append(format_proba([cell(c) for c in names], row_p))
                 print("\t".join(cols), file=out)
 
     if args.lines is not None:
@@ -122,77 +123,6 @@ def _predict_multilabel(args, model, out, err):
 
 
 
-def _scores(model, X):
-    """Log posteriors and per-class log-odds (which keep their resolution)."""
-    from textnb.core.logspace import log_odds
-
-    if hasattr(model, "log_proba_and_odds"):  # a file's scorer: one pass over the documents for both
-        return model.log_proba_and_odds(X)
-    logp = model.predict_log_proba(X)
-    odds = model.predict_log_odds(X) if hasattr(model, "predict_log_odds") else log_odds(logp)
-    return logp, odds
-
-
-def _refuse_nan(args, logp, odds):
-    if np.isnan(logp).any() or np.isnan(odds).any():
-        raise TextnbError(f"{args.model}: the model gives NaN scores (its parameters are inconsistent)")
-
-
-def _ranked(args):
-    """Whether the labels are printed ranked, with their probabilities (``--top K`` /
-    ``--threshold P`` without ``--explain``, as fastText's ``predict-prob``)."""
-    if args.explain and args.threshold is not None:
-        raise InputError("--explain explains each document's predicted label: no --threshold (with --explain, "
-                         "--top is the number of terms)")
-    return not args.explain and (args.top is not None or args.threshold is not None)
-
-
-def _print_ranked(sources, classes, proba, odds, args, out):
-    """The ``--top`` most probable labels of each document whose probability ``proba`` is
-    at least ``--threshold`` (all of them with only ``--threshold``, one with only
-    ``--top`` absent), each with its probability (and in ``--json`` its log-odds); a
-    document with none keeps its TAB. One printer for single-label models (``proba`` the
-    posterior) and multi-label ones (each label's own probability)."""
-    top = args.top or (len(classes) if args.threshold is not None else 1)
-    threshold = args.threshold if args.threshold is not None else 0.0
-    for src, p, lo in zip(sources, proba, odds):
-        order = np.argsort(-lo, kind="stable")[:top]  # (log-odds: the order of p, at full resolution)
-        best = [int(k) for k in order if p[k] >= threshold]
-        if args.json:
-            rec = {"source": src, "labels": [
-                {"label": classes[k], "proba": float(p[k]), "log_odds": float(lo[k])} for k in best]}
-            print(dumps(rec), file=out)
-        else:
-            print(f"{cell(src)}\t" + "\t".join(f"{cell(classes[k])} {p[k]:.6f}" for k in best), file=out)
-
-
-def _print_predictions(sources, classes, scores, args, out, explanations=None):
-    logp, odds = scores
-    _refuse_nan(args, logp, odds)
-    if _ranked(args):
-        _print_ranked(sources, classes, np.exp(logp), odds, args, out)
-        return
-    explanations = explanations if explanations is not None else [None] * len(sources)
-    for src, lp, lo, why in zip(sources, logp, odds, explanations):
-        label = classes[int(np.argmax(lp))]
-        proba = np.exp(lp)
-        if args.json:
-            rec = {"source": src, "label": label}
-            if args.proba:
-                rec["proba"] = {c: float(p) for c, p in zip(classes, proba)}
-                rec["log_odds"] = {c: float(v) for c, v in zip(classes, lo)}
-            if why is not None:
-                rec["explanation"] = why
-            print(dumps(rec), file=out)
-        else:
-            cols = [cell(src), cell(label)]
-            if args.proba:
-                cols.append(_format_proba([cell(c) for c in classes], proba))
-            if why is not None:
-                cols.append(cell(why))
-            print("\t".join(cols), file=out)
-
-
 def _explanations(args, model, X):
     """Per-row explanations for ``predict --explain`` (one line each, or the JSON object), or None."""
     if not getattr(args, "explain", False):
@@ -215,17 +145,13 @@ def _predict_table(args, model, out, err=None):
     for path in args.paths:
         table = read_table(path, like=attributes, drop=(args.ignore or None), classes=classes)  # DataWarnings: main
         sources = [f"{path}:{i + 1}" for i in range(table.X.shape[0])]
-        scores = _scores(model, table.X)
-        _print_predictions(sources, classes, scores, args, out, _explanations(args, model, table.X))
+        scores = score_rows(model, table.X)
+        print_predictions(sources, classes, scores, args, out, _explanations(args, model, table.X))
         if table.y is not None:  # the file carries the class: its accuracy, as for a text TSV/CSV
-            tally = _Accuracy(path, "class value")
+            tally = Accuracy(path, "class value")
             tally.add(classes, scores[0], table.y)
             tally.report(err)
     return 0
-
-
-def _format_proba(classes, row):
-    return "\t".join(f"{c}={p:.6g}" for c, p in zip(classes, row))
 
 
 def run(args, out, err):
@@ -263,7 +189,7 @@ def run(args, out, err):
 
         try:
             for sources, batch in message_batches(model, paths, args.max_bytes):
-                _print_predictions(sources, classes, _scores(model, batch), args, out,
+                print_predictions(sources, classes, score_rows(model, batch), args, out,
                                    _explanations(args, model, batch))
                 done += len(batch)
                 bar(done)
@@ -284,7 +210,7 @@ def run(args, out, err):
                     _predict_rows(args, model, path, classes, max_bytes, out, err)
                 continue
             for sources, batch in _document_batches(list(run), max_bytes, err, failed, tick):
-                _print_predictions(sources, classes, _scores(model, batch), args, out,
+                print_predictions(sources, classes, score_rows(model, batch), args, out,
                                    _explanations(args, model, batch))
     finally:
         bar.close()
@@ -363,44 +289,17 @@ def _predict_rows(args, model, path, classes, max_bytes, out, err):
         stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
     else:
         _check_file(path)
-    tally = _Accuracy(name, "label column")
+    tally = Accuracy(name, "label column")
     start = 0
     for chunk, labels in iter_rows(name, stream=stream, max_bytes=max_bytes):
         chunk = _as_messages(model, chunk, args)
-        scores = _scores(model, chunk)
+        scores = score_rows(model, chunk)
         sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
         start += len(chunk)
-        _print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk))
+        print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk))
         if labels is not None:
             tally.add(classes, scores[0], labels)
     tally.report(err)
-
-
-class _Accuracy:
-    """Accuracy of predictions against the labels the input carries (a TSV/CSV label
-    column, a table's class column), printed on stderr; rows whose label is empty or
-    missing are classified but not counted, and their number is said."""
-
-    def __init__(self, name, column):
-        self.name, self.column = name, column
-        self.correct = self.counted = self.unlabelled = 0
-
-    def add(self, classes, logp, labels):
-        labels = np.asarray(labels, dtype=object)
-        known = np.array([v is not None for v in labels], dtype=bool)
-        predicted = np.asarray(classes, dtype=object)[np.argmax(logp, axis=1)]
-        self.correct += int(np.sum(predicted[known] == labels[known].astype(str)))
-        self.counted += int(known.sum())
-        self.unlabelled += int((~known).sum())
-
-    def report(self, err):
-        if err is None or self.counted + self.unlabelled == 0:
-            return
-        n = self.unlabelled
-        skipped = f"; {n} row{'s' if n != 1 else ''} without a label not counted" if n else ""
-        if self.counted:
-            print(f"{self.name}: accuracy {self.correct / self.counted:.4f} ({self.correct} of {self.counted} rows "
-                  f"with a {self.column}{skipped})", file=err)
 
 
 def _line_chunks(source, label_prefix, max_bytes):
@@ -423,7 +322,7 @@ def _line_chunks(source, label_prefix, max_bytes):
 
 def _predict_lines(args, model, out):
     """``predict --lines``: one prediction per input line, in order (with ``--top`` /
-    ``--threshold``, ranked: :func:`_print_ranked`)."""
+    ``--threshold``, ranked: :func:`print_ranked`)."""
     name = "stdin" if args.lines == "-" else args.lines
     classes = [str(c) for c in model.classes_]
     start = 0
@@ -431,5 +330,5 @@ def _predict_lines(args, model, out):
         sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
         start += len(chunk)
         chunk = _as_messages(model, chunk, args)
-        _print_predictions(sources, classes, _scores(model, chunk), args, out, _explanations(args, model, chunk))
+        print_predictions(sources, classes, score_rows(model, chunk), args, out, _explanations(args, model, chunk))
     return 0

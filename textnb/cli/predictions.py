@@ -1,0 +1,113 @@
+"""What ``textnb predict`` prints: each document's label (``--proba``: every class's
+probability; ``--json``: with the log-odds), or its ranked labels (``--top`` /
+``--threshold``, fastText's ``predict-prob``), and the accuracy against labels the input
+carries."""
+
+import numpy as np
+
+from textnb.cli.output import cell, dumps
+from textnb.core.errors import InputError, TextnbError
+
+__all__ = ["Accuracy", "format_proba", "print_predictions", "print_ranked", "ranked", "refuse_nan", "score_rows"]
+
+
+def score_rows(model, X):
+    """Log posteriors and per-class log-odds (which keep their resolution)."""
+    from textnb.core.logspace import log_odds
+
+    if hasattr(model, "log_proba_and_odds"):  # a file's scorer: one pass over the documents for both
+        return model.log_proba_and_odds(X)
+    logp = model.predict_log_proba(X)
+    odds = model.predict_log_odds(X) if hasattr(model, "predict_log_odds") else log_odds(logp)
+    return logp, odds
+
+
+def refuse_nan(args, logp, odds):
+    if np.isnan(logp).any() or np.isnan(odds).any():
+        raise TextnbError(f"{args.model}: the model gives NaN scores (its parameters are inconsistent)")
+
+
+def ranked(args):
+    """Whether the labels are printed ranked, with their probabilities (``--top K`` /
+    ``--threshold P`` without ``--explain``, as fastText's ``predict-prob``)."""
+    if args.explain and args.threshold is not None:
+        raise InputError("--explain explains each document's predicted label: no --threshold (with --explain, "
+                         "--top is the number of terms)")
+    return not args.explain and (args.top is not None or args.threshold is not None)
+
+
+def print_ranked(sources, classes, proba, odds, args, out):
+    """The ``--top`` most probable labels of each document whose probability ``proba`` is
+    at least ``--threshold`` (all of them with only ``--threshold``, one with only
+    ``--top`` absent), each with its probability (and in ``--json`` its log-odds); a
+    document with none keeps its TAB. One printer for single-label models (``proba`` the
+    posterior) and multi-label ones (each label's own probability)."""
+    top = args.top or (len(classes) if args.threshold is not None else 1)
+    threshold = args.threshold if args.threshold is not None else 0.0
+    for src, p, lo in zip(sources, proba, odds):
+        order = np.argsort(-lo, kind="stable")[:top]  # (log-odds: the order of p, at full resolution)
+        best = [int(k) for k in order if p[k] >= threshold]
+        if args.json:
+            rec = {"source": src, "labels": [
+                {"label": classes[k], "proba": float(p[k]), "log_odds": float(lo[k])} for k in best]}
+            print(dumps(rec), file=out)
+        else:
+            print(f"{cell(src)}\t" + "\t".join(f"{cell(classes[k])} {p[k]:.6f}" for k in best), file=out)
+
+
+def print_predictions(sources, classes, scores, args, out, explanations=None):
+    logp, odds = scores
+    refuse_nan(args, logp, odds)
+    if ranked(args):
+        print_ranked(sources, classes, np.exp(logp), odds, args, out)
+        return
+    explanations = explanations if explanations is not None else [None] * len(sources)
+    for src, lp, lo, why in zip(sources, logp, odds, explanations):
+        label = classes[int(np.argmax(lp))]
+        proba = np.exp(lp)
+        if args.json:
+            rec = {"source": src, "label": label}
+            if args.proba:
+                rec["proba"] = {c: float(p) for c, p in zip(classes, proba)}
+                rec["log_odds"] = {c: float(v) for c, v in zip(classes, lo)}
+            if why is not None:
+                rec["explanation"] = why
+            print(dumps(rec), file=out)
+        else:
+            cols = [cell(src), cell(label)]
+            if args.proba:
+                cols.append(format_proba([cell(c) for c in classes], proba))
+            if why is not None:
+                cols.append(cell(why))
+            print("\t".join(cols), file=out)
+
+
+def format_proba(classes, row):
+    return "\t".join(f"{c}={p:.6g}" for c, p in zip(classes, row))
+
+
+class Accuracy:
+    """Accuracy of predictions against the labels the input carries (a TSV/CSV label
+    column, a table's class column), printed on stderr; rows whose label is empty or
+    missing are classified but not counted, and their number is said."""
+
+    def __init__(self, name, column):
+        self.name, self.column = name, column
+        self.correct = self.counted = self.unlabelled = 0
+
+    def add(self, classes, logp, labels):
+        labels = np.asarray(labels, dtype=object)
+        known = np.array([v is not None for v in labels], dtype=bool)
+        predicted = np.asarray(classes, dtype=object)[np.argmax(logp, axis=1)]
+        self.correct += int(np.sum(predicted[known] == labels[known].astype(str)))
+        self.counted += int(known.sum())
+        self.unlabelled += int((~known).sum())
+
+    def report(self, err):
+        if err is None or self.counted + self.unlabelled == 0:
+            return
+        n = self.unlabelled
+        skipped = f"; {n} row{'s' if n != 1 else ''} without a label not counted" if n else ""
+        if self.counted:
+            print(f"{self.name}: accuracy {self.correct / self.counted:.4f} ({self.correct} of {self.counted} rows "
+                  f"with a {self.column}{skipped})", file=err)
