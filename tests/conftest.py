@@ -205,3 +205,13 @@ def forked_pids(monkeypatch):
     monkeypatch.setattr(forkmap.os, "fork", recording_fork)
     monkeypatch.setattr(threading, "active_count", lambda: 1)
     return pids
+
+
+def tiny_mail(root):
+    """Folders ``root/spam`` and ``root/ham`` of three short messages each: ``(spam, ham)``."""
+    spam, ham = root / "spam", root / "ham"
+    for folder, words in ((spam, "cheap pills offer"), (ham, "meeting at noon")):
+        folder.mkdir()
+        for i in range(3):
+            (folder / f"{i}.eml").write_bytes(f"Subject: {words}\n\n{words} {i}\n".encode())
+    return spam, ham

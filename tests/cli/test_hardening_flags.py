@@ -27,6 +27,7 @@ from textnb.cli.mailfilters import _spam_parser, filter_main
 from textnb.cli.topicfilter import _topic_parser, topic_main
 from textnb.core import model_schema
 from textnb.core.errors import InputError
+from conftest import tiny_mail
 
 DOCS = ["cheap pills now", "meeting at noon", "cheap cheap offer", "lunch at noon",
         "win cheap money", "team lunch report"]
@@ -287,11 +288,7 @@ def test_evaluate_predict_inspect_at_their_extremes(data, tmp_path):
 
 
 def test_mail_tools_at_their_extremes(tmp_path):
-    spam, ham = tmp_path / "spam", tmp_path / "ham"
-    for folder, words in ((spam, "cheap pills offer"), (ham, "meeting at noon")):
-        folder.mkdir()
-        for i in range(3):
-            (folder / f"{i}.eml").write_bytes(f"Subject: {words}\n\n{words} {i}\n".encode())
+    spam, ham = tiny_mail(tmp_path)
     model = tmp_path / "s.tnb"
     err = io.StringIO()
     rc = filter_main(["-m", str(model), "--kind", "multinomial", "--alpha", "1e6", "--max-bytes", "4G",

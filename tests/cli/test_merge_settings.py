@@ -4,7 +4,7 @@ import io
 
 import pytest
 
-from conftest import REPO, cli, one_error_line, tsv
+from conftest import REPO, cli, one_error_line, tiny_mail, tsv
 
 WEATHER = REPO / "corpora" / "weather.nominal.arff"
 
@@ -73,11 +73,7 @@ def test_merge_of_a_spam_model_gives_the_true_reason(tmp_path):
     counts are learned one message at a time): the line says how spam models are combined."""
     from textnb.cli.mailfilters import filter_main
 
-    spam, ham = tmp_path / "spam", tmp_path / "ham"
-    for folder, words in ((spam, "cheap pills offer"), (ham, "meeting at noon")):
-        folder.mkdir()
-        for i in range(3):
-            (folder / f"{i}.eml").write_bytes(f"Subject: {words}\n\n{words} {i}\n".encode())
+    spam, ham = tiny_mail(tmp_path)
     model = tmp_path / "spam.tnb"
     assert filter_main(["-m", str(model), "--train-spam", str(spam), "--train-ham", str(ham)],
                        stdin=io.BytesIO(), stdout=io.BytesIO(), stderr=io.StringIO()) == 0

@@ -318,15 +318,9 @@ def message_batches(model, paths, max_bytes=None, size=1000):
     Maildir, ``-``) as ``spamfilter --batch`` reads and renders them for ``model``
     (:func:`features_of_paths`: the same sources, the same texts), ``size`` at a time;
     ``max_bytes`` None: the mail reader's default."""
-    batch, sources = [], []
-    for source, text in features_of_paths(model, paths, max_bytes or mail.DEFAULT_MAX_BYTES, n_jobs=1):
-        batch.append(text)
-        sources.append(source)
-        if len(batch) >= size:
-            yield sources, batch
-            batch, sources = [], []
-    if batch:
-        yield sources, batch
+    from textnb.io.files import source_batches
+
+    return source_batches(features_of_paths(model, paths, max_bytes or mail.DEFAULT_MAX_BYTES, n_jobs=1), size)
 
 
 def as_messages(model, texts, max_bytes=None):

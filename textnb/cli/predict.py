@@ -259,22 +259,19 @@ def _document_batches(paths, max_bytes, err, failed, tick=None, size=1000):
     (files, folders, ``-``; a batch spans paths); a binary file is reported on ``err``, counted in
     ``failed[0]`` and skipped; ``tick()`` after each document when given."""
     from textnb.io.corpus import iter_input_documents
+    from textnb.io.files import source_batches
 
-    batch, sources = [], []
-    for src, text in iter_input_documents(paths, max_bytes=max_bytes, stdin=sys.stdin):
-        if tick is not None:
-            tick()
-        if text is None:
-            print(f"textnb: error: {src}: binary file, skipped", file=err)
-            failed[0] += 1
-            continue
-        batch.append(text)
-        sources.append(src)
-        if len(batch) >= size:
-            yield sources, batch
-            batch, sources = [], []
-    if batch:
-        yield sources, batch
+    def readable():
+        for src, text in iter_input_documents(paths, max_bytes=max_bytes, stdin=sys.stdin):
+            if tick is not None:
+                tick()
+            if text is None:
+                print(f"textnb: error: {src}: binary file, skipped", file=err)
+                failed[0] += 1
+                continue
+            yield src, text
+
+    return source_batches(readable(), size)
 
 
 def _predict_rows(args, model, path, classes, max_bytes, out, err):

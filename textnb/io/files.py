@@ -10,9 +10,23 @@ import os
 from textnb.core.errors import InputError
 from textnb.core.regular import NotRegularFile, open_regular
 
-__all__ = ["decode_cut", "folder_files", "read_regular_file"]
+__all__ = ["decode_cut", "folder_files", "read_regular_file", "source_batches"]
 
 _CHUNK = 1 << 16
+
+
+def source_batches(pairs, size=1000):
+    """``(sources, items)`` lists of at most ``size`` of the ``(source, item)`` ``pairs``,
+    in order (what predicting a stream of documents or messages works on)."""
+    sources, items = [], []
+    for source, item in pairs:
+        sources.append(source)
+        items.append(item)
+        if len(items) >= size:
+            yield sources, items
+            sources, items = [], []
+    if items:
+        yield sources, items
 
 
 def read_regular_file(path, max_bytes=None, *, what=None):
