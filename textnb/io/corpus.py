@@ -384,13 +384,17 @@ class RowTexts:
 
     def __iter__(self):
         seen = 0
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DataWarning)
-            for docs, _ in iter_rows(self.path, need_label=True, size=_STREAM_ROWS, **self._how):
-                seen += len(docs)
-                if seen > self.n:
-                    break
-                yield from docs
+        chunks = iter_rows(self.path, need_label=True, size=_STREAM_ROWS, **self._how)
+        while True:
+            with warnings.catch_warnings():  # (each list read with them off, not the caller's work)
+                warnings.simplefilter("ignore", DataWarning)
+                chunk = next(chunks, None)
+            if chunk is None:
+                break
+            seen += len(chunk[0])
+            if seen > self.n:
+                break
+            yield from chunk[0]
         if seen != self.n:
             raise InputError(f"{self.path}: changed while it was read ({seen} rows, were {self.n})")
 
