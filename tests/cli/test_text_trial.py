@@ -269,3 +269,100 @@ def test_a_label_on_every_document_trains_predicts_and_cross_validates(tmp_path)
     (tmp_path / "one.txt").write_text("".join(f"__label__x word{i}\n" for i in range(6)))
     rc, out, err = cli("evaluate", tmp_path / "one.txt", "--multilabel", "--cv", "3", "--json")
     assert rc == 0 and json.loads(out)["per_label"]["x"]["f1"] == 1.0, err
+
+
+# -- session 18: the odd-inputs trial ------------------------------------------------------
+def test_predict_lines_ends_a_line_at_lf_only(tmp_path):
+    """A form feed (pdftotext's page break), \\v, \\x1c-\\x1e, \\x85 or U+2028 split a --lines
+    line in two, so every later FILE:N named the wrong line; train and test read one."""
+    f = tmp_path / "f.txt"
+    f.write_text("__label__a good\fgreat\n__label__b bad\u2028awful\x85more\n__label__a fine\n")
+    assert cli("train", f, "-o", tmp_path / "f.tnb", "--model", "multinomial")[0] == 0
+    rc, out, err = cli("predict", tmp_path / "f.tnb", "--lines", f)
+    assert rc == 0 and [line.split("\t")[0] for line in out.splitlines()] == [f"{f}:{n}" for n in (1, 2, 3)], out
+
+
+def test_max_bytes_cuts_bytes_in_every_container_and_fasttext_labels_are_read_whole(tmp_path):
+    """--max-bytes cut a TSV row's or a fastText line's text at that many characters (a
+    file at bytes), and cut a fastText line before its labels were read (a label at the
+    end of a long line: the line 'without a label')."""
+    from textnb.io.fasttext import read_fasttext
+
+    (tmp_path / "c" / "a").mkdir(parents=True)
+    (tmp_path / "c" / "b").mkdir()
+    (tmp_path / "c" / "a" / "1.txt").write_text("ééééé spamword tail\n")
+    (tmp_path / "c" / "b" / "1.txt").write_text("other words here\n")
+    (tmp_path / "c.tsv").write_text("a\tééééé spamword tail\nb\tother words here\n")
+    (tmp_path / "c.txt").write_text("__label__a ééééé spamword tail\n__label__b other words here\n")
+    terms = []
+    for corpus in ("c", "c.tsv", "c.txt"):
+        assert cli("train", tmp_path / corpus, "--max-bytes", "12", "--model", "multinomial", "-o", tmp_path / "m.tnb")[0] == 0
+        terms.append(sorted(textnb_load(tmp_path / "m.tnb").vectorizer_.vocabulary_))
+    assert terms[0] == terms[1] == terms[2] and "spamwo" not in terms[0], terms
+    (tmp_path / "end.txt").write_text("good good good good good good __label__a\nbad bad bad bad bad bad __label__b\n")
+    corpus = read_fasttext(tmp_path / "end.txt", max_bytes=20)
+    assert corpus.labels == [("a",), ("b",)] and corpus.unlabeled == 0 and all(len(d) <= 20 for d in corpus.documents)
+
+
+def textnb_load(path):
+    from textnb import load
+
+    return load(path)
+
+
+def test_multilabel_rows_are_decoded_line_by_line_as_training_reads_them(tmp_path):
+    """Multi-label predict --rows decoded the whole file as Windows-1252 when one row was
+    not UTF-8, so its UTF-8 rows became mojibake (every term unknown)."""
+    lines = []
+    for i in range(30):
+        lines += ["__label__a café crème naïve" + (" __label__c" if i % 3 == 0 else ""), "__label__b bière déjà"]
+    (tmp_path / "ml.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert cli("train", tmp_path / "ml.txt", "-o", tmp_path / "ml.tnb", "--model", "multinomial")[0] == 0
+    (tmp_path / "mx.tsv").write_bytes(b"".join(("a\tcafé crème naïve\n".encode(), "b\tbière déjà\n".encode("cp1252"))))
+    (tmp_path / "u8.tsv").write_bytes("a\tcafé crème naïve\n".encode())
+    rc, mixed, err = cli("predict", tmp_path / "ml.tnb", "--rows", tmp_path / "mx.tsv", "--proba")
+    assert rc == 0, err
+    rc, alone, err = cli("predict", tmp_path / "ml.tnb", "--rows", tmp_path / "u8.tsv", "--proba")
+    assert mixed.splitlines()[0].split("\t")[1:] == alone.splitlines()[0].split("\t")[1:]
+
+
+def test_cr_line_ends_utf16_and_hidden_class_folders_are_said_plainly(tmp_path):
+    """A CR-only TSV got the csv module's 'new-line character seen in unquoted field - do
+    you need to open the file in universal-newline mode?'; a UTF-16 file was 'binary' (a
+    UTF-16 fastText file 'not a TSV/CSV corpus'); a class folder '.net' was left out
+    without a word."""
+    (tmp_path / "cr.tsv").write_bytes(b"a\tgood fine\rb\tbad awful\ra\tgreat\rb\tpoor\r")
+    rc, out, err = cli("train", tmp_path / "cr.tsv", "-o", tmp_path / "m.tnb")
+    assert rc == 1 and "CR alone" in err and "convert the file's line ends" in err and err.count("\n") == 1
+    (tmp_path / "u16.txt").write_bytes("__label__a good\n__label__b bad\n".encode("utf-16"))
+    rc, out, err = cli("train", tmp_path / "u16.txt", "-o", tmp_path / "m.tnb")
+    assert rc == 1 and "UTF-16 text" in err and "iconv -f UTF-16 -t UTF-8" in err and "TSV" not in err
+    for name in (".net", "java", "cpp"):
+        (tmp_path / "h" / name).mkdir(parents=True)
+        for i in range(3):
+            (tmp_path / "h" / name / f"{i}.txt").write_text(f"{name.strip('.')} words {i}")
+    import warnings
+
+    from textnb import open_corpus
+    from textnb.core.errors import DataWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        corpus = open_corpus(tmp_path / "h")
+    assert sorted(set(corpus.labels)) == ["cpp", "java"]
+    assert any(w.category is DataWarning and "'.net' not read as a class" in str(w.message) for w in caught)
+
+
+def test_plots_draw_labels_holding_a_dollar_as_written(tmp_path):
+    """A class named with '$' made --plot an internal error (matplotlib's mathtext read
+    '$\\nosuchcmd$') or drew it wrong."""
+    pytest.importorskip("matplotlib")
+    for name in ("x$\\nosuchcmd$y", "b"):
+        (tmp_path / "p" / name).mkdir(parents=True)
+        for i in range(3):
+            (tmp_path / "p" / name / f"{i}.txt").write_text(f"{'zeta eta' if name != 'b' else 'lunch noon'} {i}")
+    assert cli("train", tmp_path / "p", "-o", tmp_path / "p.tnb")[0] == 0
+    rc, out, err = cli("inspect", tmp_path / "p.tnb", "--plot", tmp_path / "i.png")
+    assert rc == 0 and (tmp_path / "i.png").stat().st_size > 0, err
+    rc, out, err = cli("evaluate", tmp_path / "p", "--cv", "3", "--plot", tmp_path / "e.png")
+    assert rc == 0 and (tmp_path / "e.png").stat().st_size > 0, err

@@ -66,7 +66,7 @@ def _predict_multilabel(args, model, out, err):
     ``--threshold``; the same in every mode (files, ``--lines``, ``--rows``)."""
     from scipy.special import expit
 
-    from textnb.io.corpus import read_rows
+    from textnb.io.corpus import iter_rows
 
     ml = multilabel_model(model)
     names = [str(c) for c in ml.classes_]
@@ -108,14 +108,15 @@ def _predict_multilabel(args, model, out, err):
         return 0
     for path in args.paths or ["-"]:
         if _as_rows(args, path):
-            name = "stdin" if path == "-" else path
-            data = (sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin).read() if path == "-" else None
-            if data is None:
+            name, stream = "stdin" if path == "-" else path, None
+            if path == "-":
+                stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
+            else:
                 _check_file(path)
-            docs, _ = read_rows(name, data=data, max_bytes=max_bytes)
-            for start in range(0, len(docs), 1000):
-                chunk = docs[start:start + 1000]
+            start = 0  # the rows as a single-label model's are read (iter_rows: line by line)
+            for chunk, _ in iter_rows(name, stream=stream, max_bytes=max_bytes):
                 emit([f"{name}:{start + i + 1}" for i in range(len(chunk))], chunk)
+                start += len(chunk)
             continue
         for sources, batch in _document_batches([path], max_bytes, err, failed):
             emit(sources, batch)
@@ -258,7 +259,7 @@ def _document_batches(paths, max_bytes, err, failed, tick=None, size=1000):
     """``(sources, texts)`` batches of at most ``size`` documents of predict PATHs
     (files, folders, ``-``; a batch spans paths); a binary file is reported on ``err``, counted in
     ``failed[0]`` and skipped; ``tick()`` after each document when given."""
-    from textnb.io.corpus import iter_input_documents
+    from textnb.io.corpus import iter_input_documents, skipped_reason
     from textnb.io.files import source_batches
 
     def readable():
@@ -266,7 +267,7 @@ def _document_batches(paths, max_bytes, err, failed, tick=None, size=1000):
             if tick is not None:
                 tick()
             if text is None:
-                print(f"textnb: error: {src}: binary file, skipped", file=err)
+                print(f"textnb: error: {src}: {skipped_reason(src)}, skipped", file=err)
                 failed[0] += 1
                 continue
             yield src, text

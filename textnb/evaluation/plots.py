@@ -7,6 +7,22 @@ from textnb.core.errors import TextnbError
 __all__ = ["plot_confusion_matrix", "plot_evaluation", "plot_informative_terms", "plot_label_f1", "pyplot"]
 
 
+def _text_as_written(plot):
+    """``plot`` drawn with matplotlib's mathtext off (``text.parse_math``), for that call
+    only: a class name or a term holding ``$`` is drawn as written (it was read as math: a
+    label drawn wrong, or an internal error for ``$\\nosuch$``)."""
+    import functools
+
+    @functools.wraps(plot)
+    def draw(*args, **kwargs):
+        import matplotlib
+
+        with matplotlib.rc_context({"text.parse_math": False}):
+            return plot(*args, **kwargs)
+
+    return draw
+
+
 def pyplot():
     """matplotlib.pyplot with a file-only backend, or a clear error when missing."""
     try:
@@ -42,6 +58,7 @@ def _save(fig, path, dpi=110):
     write_png(fig, path, dpi=dpi)
 
 
+@_text_as_written
 def plot_confusion_matrix(matrix, classes, path):
     """Write the confusion matrix (rows true, columns predicted) as a PNG."""
     plt = pyplot()
@@ -53,6 +70,7 @@ def plot_confusion_matrix(matrix, classes, path):
     plt.close(fig)
 
 
+@_text_as_written
 def plot_evaluation(report, path):
     """Write an evaluation report (:func:`textnb.evaluation.evaluate.classification_report`)
     as a PNG: the confusion matrix; with probabilities, the reliability diagram (accuracy
@@ -102,6 +120,7 @@ def plot_evaluation(report, path):
     plt.close(fig)
 
 
+@_text_as_written
 def plot_label_f1(per_label, path):
     """Per-label F1 on the test documents against the label's training documents (log
     scale), one point per label, its name beside it: where rare labels fail (a
@@ -130,6 +149,7 @@ def plot_label_f1(per_label, path):
     plt.close(fig)
 
 
+@_text_as_written
 def plot_informative_terms(terms, path, *, title=None):
     """Write the most informative terms of each class as a PNG: one panel per class, a
     horizontal bar per term, its length the term's log-odds against the other classes.

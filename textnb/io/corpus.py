@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from textnb.core.errors import DataWarning, InputError, NotATextCorpus, missing_reason
-from textnb.io.files import decode_cut, folder_files, read_regular_file
+from textnb.io.files import cut_text, decode_cut, folder_files, read_regular_file
 
 __all__ = [
     "read_word_list",
@@ -55,6 +55,9 @@ __all__ = [
     "iter_rows",
     "read_rows",
     "is_binary",
+    "wide_encoding",
+    "binary_message",
+    "skipped_reason",
     "open_corpus",
     "read_bytes",
     "read_document",
@@ -72,6 +75,44 @@ _TEXT_NAMES = ("text", "message", "document", "body", "content", "sms", "doc")
 def is_binary(data):
     """True when ``data`` (bytes) looks binary: a NUL byte in its first 8 KiB."""
     return b"\x00" in data[:_SNIFF]
+
+
+def wide_encoding(data):
+    """``"UTF-16"`` or ``"UTF-32"`` when ``data`` (bytes, a file's start) is text in one of
+    them (its byte-order mark, or ASCII letters with NUL bytes between them), else None:
+    such a file is not read (its NUL bytes make it binary to this reader), and saying
+    so names the fix."""
+    head = bytes(data[:64])
+    if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "UTF-32"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16"
+    even, odd = head[0::2], head[1::2]
+    if len(head) >= 8 and (set(odd) == {0} and even.isascii() and 0 not in even
+                           or set(even) == {0} and odd.isascii() and 0 not in odd):
+        return "UTF-16"
+    return None
+
+
+def skipped_reason(path):
+    """Why the document file ``path`` that reads as binary is skipped: ``"binary file"``,
+    or ``"UTF-16 text (convert it to UTF-8)"`` (:func:`wide_encoding`)."""
+    try:
+        with open(path, "rb") as f:
+            wide = wide_encoding(f.read(64))
+    except OSError:
+        wide = None
+    return "binary file" if wide is None else f"{wide} text (convert it to UTF-8)"
+
+
+def binary_message(path, data, what):
+    """The one line for a file given as ``what`` (e.g. "a TSV/CSV corpus") that looks
+    binary (:func:`is_binary`): a UTF-16 / UTF-32 text is called so, with the fix."""
+    wide = wide_encoding(data)
+    if wide is not None:
+        return (f"{path}: {wide} text; textnb reads UTF-8, Windows-1252 or Latin-1: convert it first "
+                f"(iconv -f {wide} -t UTF-8)")
+    return f"{path}: binary file, not {what}"
 
 
 def decode_bytes(data, cut=False):
@@ -198,8 +239,8 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
     test part. Raises InputError for an empty corpus, a missing path, a class folder
     that cannot be listed or a table without recognisable label and text columns.
     In a TSV/CSV file a field may be of any length (beyond the ``csv`` module's
-    131,072-character limit); a text field longer than ``max_bytes`` characters is cut
-    there, as a document file is. A quoted CSV field that is never closed is an error
+    131,072-character limit); a text field longer than ``max_bytes`` bytes (UTF-8) is cut
+    there, as a document file is (:func:`textnb.io.files.cut_text`). A quoted CSV field that is never closed is an error
     (not a field that swallows the rows after it). ``test=False`` does not list a split
     folder's test part (training needs only the training part). ``stream=True``: the
     documents of a TSV/CSV file are a :class:`RowTexts`, read from the file again each
@@ -242,8 +283,27 @@ def _is_folder(entry):
         return False
 
 
+#: hidden folders of tools (version control, notebooks) that no one means as a class
+_TOOL_FOLDERS = frozenset({".git", ".svn", ".hg", ".ipynb_checkpoints", ".cache", ".venv", ".idea", ".vscode"})
+
+
+def _warn_hidden_folders(path):
+    """A DataWarning naming the hidden subfolders of ``path`` (a leading dot) that are not
+    read as classes, tools' own folders aside (a class ``.net`` was left out without a word)."""
+    try:
+        names = sorted(e.name for e in os.scandir(path)
+                       if _hidden(e.name) and e.name not in _TOOL_FOLDERS and _is_folder(e))
+    except OSError:
+        return
+    if names:
+        warnings.warn(f"{path}: hidden folder{'s' if len(names) > 1 else ''} {', '.join(map(repr, names))} not read "
+                      f"as {'classes' if len(names) > 1 else 'a class'} (a name starting with a dot is hidden; "
+                      f"rename it to read it)", DataWarning, stacklevel=3)
+
+
 def _open_folder(path):
     folders = _class_folders(path)
+    _warn_hidden_folders(path)
     if not folders:
         raise InputError(f"{path}: no class folders (expected {path}/<label>/<files>)")
     documents, labels, loops = [], [], []
@@ -294,18 +354,6 @@ def _pick_column(header, wanted, names, what, path):
     return None
 
 
-def _csv_rows(path, text, delimiter):
-    """Rows of a TSV/CSV corpus; a field may be as long as the file (the ``csv``
-    module's limit is raised for this call and put back)."""
-    quoting = csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, quoting=quoting, strict=True)
-    old = csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
-    try:
-        return list(checked_rows(path, reader))
-    finally:
-        csv.field_size_limit(old)
-
-
 def row_width_error(path, line, cells, expected, *, at_least=False, hint=""):
     """The one message for a row of a TSV/CSV file (a text corpus or a table) with the
     wrong number of cells: ``PATH:LINE: row has N cells, expected [at least] M``."""
@@ -327,6 +375,9 @@ def checked_rows(path, reader):
         msg = str(exc)
         if "unexpected end of data" in msg:
             msg = "a quoted field is never closed (unterminated '\"')"
+        elif "new-line character seen in unquoted field" in msg:  # (the csv module's words)
+            msg = ("a line ends with CR alone (classic Mac line ends), which this reader does not take for a "
+                   "line end; convert the file's line ends to LF or CRLF")
         raise InputError(f"{path}:{start}: {msg}") from None
 
 
@@ -339,13 +390,13 @@ def read_text_file(path, what, *, data=None):
             with open(path, "rb") as f:
                 data = f.read(_SNIFF)
                 if is_binary(data):  # refused before the rest is read: a huge binary file costs 8 KiB
-                    raise InputError(f"{path}: binary file, not {what}")
+                    raise InputError(binary_message(path, data, what))
                 data += f.read()
         except OSError as exc:
             raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if isinstance(data, (bytes, bytearray)):
         if is_binary(bytes(data[:_SNIFF])):
-            raise InputError(f"{path}: binary file, not {what}")
+            raise InputError(binary_message(path, bytes(data[:_SNIFF]), what))
         data = decode_bytes(bytes(data))
     return data
 
@@ -412,10 +463,16 @@ def read_rows(path, *, data=None, label_column=None, text_column=None, max_bytes
     (standard input: ``path`` then only names it in errors).
     """
     path = os.fspath(path)
-    data = read_text_file(path, "a TSV/CSV file", data=data)
-    if not data.strip():
-        raise InputError(f"{path}: empty file")
-    return _table_documents(path, data, label_column, text_column, max_bytes, need_label=False)
+    stream = None
+    if data is not None:
+        stream = io.BytesIO(data.encode("utf-8", "surrogateescape") if isinstance(data, str) else bytes(data))
+    documents, labels = [], None
+    for docs, labs in iter_rows(path, stream=stream, label_column=label_column, text_column=text_column,
+                                max_bytes=max_bytes, size=_STREAM_ROWS):
+        documents.extend(docs)
+        if labs is not None:
+            labels = (labels or []) + labs
+    return documents, labels
 
 
 def _header_like(head):
@@ -439,12 +496,6 @@ def _is_number(text):
 
 def _delimiter_of(path, first_line):
     return "\t" if (path.lower().endswith((".tsv", ".tab")) or "\t" in first_line) else ","
-
-
-def _table_documents(path, text, label_column, text_column, max_bytes, need_label=True):
-    delimiter = _delimiter_of(path, text.split("\n", 1)[0])
-    rows = _csv_rows(path, text, delimiter)
-    return next(_table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, need_label))
 
 
 def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, need_label=True, size=None):
@@ -504,7 +555,7 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
             doc = "\t".join(row[ti:])  # a TAB inside the last (text) column
         else:
             doc = row[ti]
-        documents.append(doc[:max_bytes] if len(doc) > max_bytes else doc)
+        documents.append(cut_text(doc, max_bytes))
         labels.append(label)
         if size is not None and len(documents) >= size:
             yield documents, (labels if li is not None else None)
@@ -555,7 +606,7 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
     try:
         first = stream.read(_SNIFF)
         if is_binary(first):
-            raise InputError(f"{path}: binary file, not a TSV/CSV {'corpus' if need_label else 'file'}")
+            raise InputError(binary_message(path, first, f"a TSV/CSV {'corpus' if need_label else 'file'}"))
         lines = (decode_bytes(raw) for raw in io.BufferedReader(_Prefixed(first, stream)))
         head = next(lines, "")
         delimiter = _delimiter_of(path, head.split("\n", 1)[0])

@@ -17,7 +17,7 @@ A file whose lines carry one label each is an ordinary single-label corpus
 per line with several labels somewhere is a multi-label corpus
 (:attr:`FastTextCorpus.multilabel`). Files are read and decoded as the other corpus
 files (:func:`textnb.io.corpus.decode_bytes`; a NUL byte in the first 8 KiB: binary,
-refused); a line longer than ``max_bytes`` characters is cut there.
+refused); a line's text longer than ``max_bytes`` bytes (UTF-8) is cut there, its labels read first.
 
 Reference: Joulin, Grave, Bojanowski & Mikolov, "Bag of Tricks for Efficient Text
 Classification" (EACL 2017); the file format of fastText's ``supervised``, ``test`` and
@@ -29,7 +29,8 @@ import re
 from dataclasses import dataclass, field
 
 from textnb.core.errors import InputError
-from textnb.io.corpus import MAX_DOCUMENT_BYTES, Corpus, decode_bytes, is_binary
+from textnb.io.corpus import MAX_DOCUMENT_BYTES, Corpus, binary_message, decode_bytes, is_binary
+from textnb.io.files import cut_text
 
 __all__ = [
     "DEFAULT_LABEL_PREFIX",
@@ -179,7 +180,8 @@ def read_fasttext(path, *, data=None, label_prefix=DEFAULT_LABEL_PREFIX, max_byt
     label_prefix : str, default="__label__"
         fastText's ``-label``.
     max_bytes : int
-        Characters of a line kept (the rest is cut, as a long document file is).
+        Bytes of a line's text kept (UTF-8; its labels are read from the whole line as
+        read; the text is cut as a long document file is, :func:`textnb.io.files.cut_text`).
     need_label : bool, default=True
         True (training, testing): lines without a label are skipped; raise InputError
         when no line has one. False (prediction): every non-blank line is a document,
@@ -229,7 +231,7 @@ def _labelled_lines(path, data, label_prefix, max_bytes, texts=True):
     if data is not None:
         if isinstance(data, (bytes, bytearray)):
             if is_binary(bytes(data[:_SNIFF])):
-                raise InputError(f"{path}: binary file, not a fastText file")
+                raise InputError(binary_message(path, bytes(data[:_SNIFF]), "a fastText file"))
             raw_lines = (line + b"\n" for line in bytes(data).split(b"\n"))
         else:
             raw_lines = (line + "\n" for line in data.split("\n"))
@@ -237,8 +239,9 @@ def _labelled_lines(path, data, label_prefix, max_bytes, texts=True):
         return
     try:
         with open(path, "rb") as f:
-            if is_binary(f.peek(_SNIFF)[:_SNIFF]):
-                raise InputError(f"{path}: binary file, not a fastText file")
+            head = f.peek(_SNIFF)[:_SNIFF]
+            if is_binary(head):
+                raise InputError(binary_message(path, head, "a fastText file"))
             yield from _parsed(path, _bounded_lines(f, max_bytes), label_prefix, max_bytes, texts)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
@@ -249,11 +252,10 @@ def _parsed(path, raw_lines, label_prefix, max_bytes, texts=True):
         line = raw if isinstance(raw, str) else decode_bytes(raw)
         if line.endswith("\n"):
             line = line[:-1]
-        if len(line) > max_bytes:
-            line = line[:max_bytes]
-        try:
+        try:  # the labels of the line as read (any place in it), then its text cut at max_bytes
             if texts:
                 labs, text = parse_line(line, label_prefix)
+                text = cut_text(text, max_bytes)
             else:
                 labs, text = _line_labels(line, label_prefix), ""
         except ValueError as exc:
@@ -337,12 +339,13 @@ def line_documents(stream, *, max_bytes=MAX_DOCUMENT_BYTES, label_prefix=None, s
     """The documents of ``stream``, one per line, in lists of at most ``size`` (memory
     holds one list, whatever the input's size): fastText's ``predict`` input.
 
-    Each line is decoded as a document file is (:func:`textnb.io.corpus.decode_bytes`),
-    without its line end, split where ``str.splitlines`` splits, and cut at ``max_bytes``
-    characters as :func:`read_fasttext` cuts a line (a longer line is not read past what
-    that takes). The lines of a fastText file (``label_prefix`` given, or a first
-    non-blank line starting with ``__label__``) come without their label words, as
-    fastText's ``predict`` reads them.
+    Each line (ended by LF alone, as :func:`read_fasttext` reads them) is decoded as a
+    document file is (:func:`textnb.io.corpus.decode_bytes`), without its line end. The
+    lines of a fastText file (``label_prefix`` given, or a first non-blank line starting
+    with ``__label__``) come without their label words, as fastText's ``predict`` reads
+    them; each text is then cut at ``max_bytes`` bytes as :func:`read_fasttext` cuts a
+    line's text (:func:`textnb.io.files.cut_text`; a longer line is not read past what
+    that takes).
     """
     strip = None  # decided on the first chunk: a fastText file's labels are dropped
 
@@ -350,12 +353,13 @@ def line_documents(stream, *, max_bytes=MAX_DOCUMENT_BYTES, label_prefix=None, s
         nonlocal strip
         if strip is None:
             strip = label_prefix is not None or is_fasttext_text("\n".join(chunk)[:8192])
-        return strip_labels(chunk, label_prefix or DEFAULT_LABEL_PREFIX) if strip else chunk
+        lines = strip_labels(chunk, label_prefix or DEFAULT_LABEL_PREFIX) if strip else chunk
+        return [cut_text(line, max_bytes) for line in lines]
 
     chunk = []
     for raw in _bounded_lines(stream, max_bytes):
         text = raw if isinstance(raw, str) else decode_bytes(raw)
-        chunk.extend(line[:max_bytes] for line in (text.splitlines() or [""]))
+        chunk.append(text[:-1] if text.endswith("\n") else text)  # one line: only LF ends it, as read_fasttext
         if len(chunk) >= size:
             yield cleaned(chunk)
             chunk = []

@@ -10,7 +10,7 @@ import os
 from textnb.core.errors import InputError
 from textnb.core.regular import NotRegularFile, open_regular
 
-__all__ = ["decode_cut", "folder_files", "read_regular_file", "source_batches"]
+__all__ = ["cut_text", "decode_cut", "folder_files", "read_regular_file", "source_batches"]
 
 _CHUNK = 1 << 16
 
@@ -148,6 +148,22 @@ def folder_files(top, *, on_unlistable, on_loop=None, follow=None, subfolder=Non
         for sub in reversed(subdirs):
             inner = subfolder(sub) if subfolder is not None else None
             pending.append(sub if inner is None else inner)
+
+
+def cut_text(text, max_bytes):
+    """``text`` (a TSV/CSV row's or a fastText line's document) cut where a file holding it
+    in UTF-8 is cut by ``max_bytes``: its first ``max_bytes`` UTF-8 bytes, a character
+    split there left out (:func:`decode_cut`'s rule), so ``--max-bytes`` means bytes in
+    every container."""
+    if len(text) * 4 <= max_bytes:  # (no character takes more than 4 bytes)
+        return text
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= max_bytes:
+        return text
+    try:
+        return decode_cut(data[:max_bytes], "utf-8", True)
+    except UnicodeDecodeError:  # (a lone surrogate in the text)
+        return data[:max_bytes].decode("utf-8", "ignore")
 
 
 def decode_cut(data, encoding, cut):
