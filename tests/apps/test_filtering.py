@@ -683,3 +683,52 @@ def test_predict_reads_a_spamfilter_model_s_inputs_as_spamfilter_does(corpus, tm
     update_model(model, register=[(SPAM, b"Subject: x\n\ncheap\n")])
     assert textnb.load(model).input_ == "mail"
     assert not hasattr(textnb.TextClassifier().fit(["aa bb", "cc dd"], ["x", "y"]), "input_")
+
+
+# -- session 18: the topicfilter trial ---------------------------------------------------
+@pytest.mark.parametrize("step", ["rename", "unlink"])
+def test_an_interrupt_during_a_move_never_loses_the_document(topic_model, tmp_path, monkeypatch, step):
+    """A Ctrl-C right after --move's rename (or, for a copy-then-delete move, after the
+    source's unlink) deleted the only copy: the placeholder's clean-up ran on the moved
+    file. The signal now waits for the step's end; the document is whole in OUT."""
+    import signal
+
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.txt").write_text("cheap pills casino prize")
+    route = next(plan_routes(topic_model, [src / "a.txt"], tmp_path / "out"))
+    real = getattr(os, step)
+
+    def interrupted(*args, **kwargs):
+        result = real(*args, **kwargs)
+        if step != "rename" or args[0] == route.path:
+            signal.raise_signal(signal.SIGINT)
+        return result
+
+    monkeypatch.setattr(os, step, interrupted)
+    if step == "unlink":  # a move across file systems: copy, then unlink the source
+        monkeypatch.setattr(os, "rename", lambda *a: (_ for _ in ()).throw(OSError(18, "cross-device")))
+    with pytest.raises(KeyboardInterrupt):
+        apply_route(route, move=True)
+    monkeypatch.undo()
+    moved = tmp_path / "out" / route.label / "a.txt"
+    assert moved.read_text() == "cheap pills casino prize" and not (src / "a.txt").exists()
+
+
+def test_a_large_mbox_message_is_copied_whole_and_long_names_stay_routable(topic_model, tmp_path):
+    """An mbox message longer than --max-bytes was copied out cut at that size; a name
+    collision on a 251-character name gave 'File name too long' on every run."""
+    big = b"cheap pills casino prize " * 2000
+    (tmp_path / "box.mbox").write_bytes(b"From a@b Mon Jan  1 00:00:00 2024\nSubject: offer\n\n" + big
+                                        + b"\n\nFrom c@d Mon Jan  1 00:00:00 2024\nSubject: x\n\nmeeting agenda\n")
+    routes = list(plan_routes(topic_model, [tmp_path / "box.mbox"], tmp_path / "out", threshold=0.0, max_bytes=1000))
+    first = apply_route(routes[0])
+    assert open(first, "rb").read().rstrip(b"\n") == b"Subject: offer\n\n" + big
+    long_dir = tmp_path / "long"
+    long_dir.mkdir()
+    (long_dir / ("a" * 251 + ".txt")).write_text("cheap pills casino prize")
+    for _ in range(3):
+        for route in plan_routes(topic_model, [long_dir], tmp_path / "out2", threshold=0.0):
+            dest = apply_route(route)
+            assert len(os.path.basename(dest).encode()) <= 255
+    assert len(list((tmp_path / "out2" / route.label).iterdir())) == 3

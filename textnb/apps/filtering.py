@@ -45,6 +45,7 @@ import numpy as np
 from textnb.core.errors import InputError, ModelFileError, missing_reason
 from textnb.core.model_io import load, model_class, refuse_folder, refuse_input_as_output
 from textnb.core.regular import open_regular
+from textnb.core.signals import HeldSignals
 from textnb.io import mail
 from textnb.text.scorer import load_for_prediction, reads_mail
 from textnb.apps.spamlite import (  # noqa: F401 (the verdict rules live on the numpy-free path)
@@ -602,7 +603,15 @@ def _fresh_name(folder, name, taken):
             taken.add(full)
             return full
         n += 1
-        candidate = f"{stem}-{n}{ext}"
+        suffix = f"-{n}{ext}"
+        # the stem shortened (whole characters) so that the name fits the 255-byte limit
+        room = _NAME_MAX - len(suffix.encode("utf-8", "surrogateescape"))
+        short = stem.encode("utf-8", "surrogateescape")[:max(room, 1)].decode("utf-8", "ignore") or "x"
+        candidate = f"{short}{suffix}"
+
+
+#: bytes of a file name (Linux, macOS)
+_NAME_MAX = 255
 
 
 def _under(path, folder_real):
@@ -637,6 +646,10 @@ def _documents(paths, mail_mode, max_bytes, out=None, on_error=None):
                 yield file, file, None, False
                 continue
             try:
+                if not whole and mail.is_mbox(file):  # each message whole (it is copied out), one at a time
+                    for source, data in mail._iter_mbox(file, None):
+                        yield source, None, mail._not_empty(source, data), True
+                    continue
                 for source, data in mail.read_messages(file, max_bytes, whole=whole):
                     yield source, (file if source == file else None), data, True
             except InputError as exc:
@@ -731,22 +744,31 @@ def apply_route(route, *, move=False):
 
     The destination name is claimed with ``O_CREAT | O_EXCL`` first, so an existing
     file is never overwritten, even by a concurrent run: if the name was taken in the
-    meantime the next free name is used. Returns the final destination.
+    meantime the next free name is used. Returns the final destination. An interrupt
+    (SIGINT, SIGTERM, SIGHUP) never cuts a step in two (:class:`~textnb.core.signals.HeldSignals`):
+    it acts before the name is claimed, while bytes are copied (the partial copy removed,
+    the source kept), or once the document is in place; so a document is always in its
+    source or, whole, in OUT (a move that was cut between its rename and its bookkeeping
+    lost it).
     """
     folder = os.path.dirname(route.destination)
     dest = route.destination
-    try:  # a label too long for a folder name, a read-only OUT: this document only
-        os.makedirs(folder, exist_ok=True)
-        while True:
-            try:
-                fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-                break
-            except FileExistsError:
-                dest = _fresh_name(folder, os.path.basename(route.destination), set())
-    except OSError as exc:
-        raise InputError(f"{route.source}: cannot write {_short(dest)} ({exc.strerror or exc})") from None
-    written = False
+    held = HeldSignals()
+    held.hold()
+    claimed = written = False
+    fd = None
     try:
+        try:  # a label too long for a folder name, a read-only OUT: this document only
+            os.makedirs(folder, exist_ok=True)
+            while True:
+                try:
+                    fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                    claimed = True
+                    break
+                except FileExistsError:
+                    dest = _fresh_name(folder, os.path.basename(route.destination), set())
+        except OSError as exc:
+            raise InputError(f"{route.source}: cannot write {_short(dest)} ({exc.strerror or exc})") from None
         if route.path is None:
             with os.fdopen(fd, "wb") as f:
                 fd = None
@@ -770,7 +792,9 @@ def apply_route(route, *, move=False):
             raise InputError(f"{route.source}: cannot read ({exc.strerror or exc}); nothing written") from None
         with os.fdopen(fd, "wb") as f, src:
             fd = None
+            held.release(saved=False)  # the copy may be interrupted: its partial file is removed below
             shutil.copyfileobj(src, f)
+            held.hold()
         shutil.copystat(route.path, dest)
         if move:
             try:
@@ -785,9 +809,10 @@ def apply_route(route, *, move=False):
         if fd is not None:
             with contextlib.suppress(OSError):
                 os.close(fd)
-        if not written:  # the placeholder or a partial copy: never left behind
+        if claimed and not written:  # the placeholder or a partial copy: never left behind
             with contextlib.suppress(OSError):
                 os.unlink(dest)
+        held.release(saved=False)  # an interrupt that waited acts now, the document whole in one place
 
 
 def _short(path, limit=200):

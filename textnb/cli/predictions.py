@@ -12,18 +12,23 @@ __all__ = ["Accuracy", "format_proba", "print_predictions", "print_ranked", "ran
 
 
 def score_rows(model, X):
-    """Log posteriors and per-class log-odds (which keep their resolution)."""
+    """``(proba, log_odds)`` of the rows ``X``: the probabilities the model's own
+    ``predict_proba`` gives (the floats of the library, ``textnb serve`` and
+    ``topicfilter``, to the last bit) and per-class log-odds (which keep their resolution)."""
     from textnb.core.logspace import log_odds
 
-    if hasattr(model, "log_proba_and_odds"):  # a file's scorer: one pass over the documents for both
-        return model.log_proba_and_odds(X)
+    if hasattr(model, "proba_and_odds"):  # a file's scorer: one pass over the documents for both
+        return model.proba_and_odds(X)
+    if hasattr(model, "log_proba_and_odds"):  # (lazy rules: one pass too)
+        logp, odds = model.log_proba_and_odds(X)
+        return np.exp(logp), odds
     logp = model.predict_log_proba(X)
     odds = model.predict_log_odds(X) if hasattr(model, "predict_log_odds") else log_odds(logp)
-    return logp, odds
+    return (model.predict_proba(X) if hasattr(model, "predict_proba") else np.exp(logp)), odds
 
 
-def refuse_nan(args, logp, odds):
-    if np.isnan(logp).any() or np.isnan(odds).any():
+def refuse_nan(args, proba, odds):
+    if np.isnan(proba).any() or np.isnan(odds).any():
         raise TextnbError(f"{args.model}: the model gives NaN scores (its parameters are inconsistent)")
 
 
@@ -56,15 +61,14 @@ def print_ranked(sources, classes, proba, odds, args, out):
 
 
 def print_predictions(sources, classes, scores, args, out, explanations=None):
-    logp, odds = scores
-    refuse_nan(args, logp, odds)
+    probas, odds = scores
+    refuse_nan(args, probas, odds)
     if ranked(args):
-        print_ranked(sources, classes, np.exp(logp), odds, args, out)
+        print_ranked(sources, classes, probas, odds, args, out)
         return
     explanations = explanations if explanations is not None else [None] * len(sources)
-    for src, lp, lo, why in zip(sources, logp, odds, explanations):
-        label = classes[int(np.argmax(lp))]
-        proba = np.exp(lp)
+    for src, proba, lo, why in zip(sources, probas, odds, explanations):
+        label = classes[int(np.argmax(proba))]
         if args.json:
             rec = {"source": src, "label": label}
             if args.proba:
@@ -95,10 +99,10 @@ class Accuracy:
         self.name, self.column = name, column
         self.correct = self.counted = self.unlabelled = 0
 
-    def add(self, classes, logp, labels):
+    def add(self, classes, proba, labels):
         labels = np.asarray(labels, dtype=object)
         known = np.array([v is not None for v in labels], dtype=bool)
-        predicted = np.asarray(classes, dtype=object)[np.argmax(logp, axis=1)]
+        predicted = np.asarray(classes, dtype=object)[np.argmax(proba, axis=1)]
         self.correct += int(np.sum(predicted[known] == labels[known].astype(str)))
         self.counted += int(known.sum())
         self.unlabelled += int((~known).sum())

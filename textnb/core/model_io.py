@@ -62,11 +62,9 @@ import io
 import json
 import math
 import os
-import signal
 import stat
 import sys
 import tempfile
-import threading
 import time
 import zipfile
 
@@ -79,6 +77,7 @@ import numpy as np
 
 from textnb.core import compact
 from textnb.core.attributes import Attribute
+from textnb.core.signals import HeldSignals
 from textnb.core.errors import InputError, ModelFileError, ParameterError, missing_reason
 from textnb.core.version import __version__
 from textnb.core.model_schema import check_csr, check_declared, schema_of
@@ -310,7 +309,7 @@ def atomic_write(path, write):
         fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".part", dir=folder)
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror, user_path) from None
-    held, replaced = _HeldSignals(), False
+    held, replaced = HeldSignals(), False
     try:
         _lock_nb(fd)  # held until closed: tells remove_stale_temporaries we are alive
         with os.fdopen(fd, "wb") as f:
@@ -341,48 +340,6 @@ def atomic_write(path, write):
         pass
     finally:
         held.release(saved=True)
-
-
-class _HeldSignals:
-    """SIGINT, SIGTERM and SIGHUP held across the end of :func:`atomic_write` (the
-    ``os.replace`` and the fsync of the folder), so that an interrupt never leaves a
-    completed save reported as interrupted: "interrupted" means the old file is intact.
-
-    :meth:`hold` (main thread only: Python runs signal handlers there, so no other thread
-    can be interrupted) puts a recorder in place of each handler; :meth:`release` puts the
-    handlers back and then delivers what arrived, except a Ctrl-C whose handler raises
-    KeyboardInterrupt (Python's default) after the new file was saved: that interrupt came
-    after the work was done, and the command reports the save. Other handlers (a daemon's
-    stop flag, the mail tools' SIGTERM) run then, after the save.
-    """
-
-    SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
-
-    def __init__(self):
-        self.handlers, self.arrived = {}, []
-
-    def hold(self):
-        if threading.current_thread() is not threading.main_thread():
-            return
-        for signum in self.SIGNALS:
-            handler = signal.getsignal(signum)
-            if handler is None or handler == signal.SIG_IGN:  # (set outside Python; ignored)
-                continue
-            signal.signal(signum, self._arrived)
-            self.handlers[signum] = handler
-
-    def _arrived(self, signum, frame):
-        self.arrived.append(signum)
-
-    def release(self, saved):
-        handlers, self.handlers = self.handlers, {}
-        for signum, handler in handlers.items():
-            signal.signal(signum, handler)
-        arrived, self.arrived = list(dict.fromkeys(self.arrived)), []
-        for signum in arrived:
-            if saved and signum == signal.SIGINT and handlers[signum] is signal.default_int_handler:
-                continue  # an interrupt after the new file was in place: the save is done
-            signal.raise_signal(signum)
 
 
 class _Packer:

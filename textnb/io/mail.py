@@ -31,6 +31,7 @@ from textnb.io.mailread import (  # noqa: F401 (re-exported: the reading half of
     _codec,
     _iter_mbox,
     _lenient_b64decode,
+    _not_empty,
     _open_regular,
     _read_file,
     _split_small_mbox,

@@ -239,6 +239,16 @@ class TextScorer(DocumentCounts):
             logp = self.calibration(odds)
         return logp, odds
 
+    def proba_and_odds(self, docs):
+        """``(predict_proba(docs), predict_log_odds(docs))`` in one pass over the documents:
+        the probabilities to the last bit as :meth:`predict_proba` gives them (what
+        ``textnb predict`` prints, as ``textnb serve`` and ``topicfilter`` do)."""
+        jll, logp = self._model_log_proba(docs)
+        odds = self._odds(jll, logp)
+        if self.calibration is not None:
+            return np.exp(self.calibration(odds)), odds
+        return proba_from_jll(jll), odds
+
     def _odds(self, jll, logp):
         # a bare count model's log-odds come from its joint log-likelihood; a wrapper's
         # (Pipeline, SmoothingCV, CalibratedNB's raw odds) from log P(c | d)
