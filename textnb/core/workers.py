@@ -22,6 +22,7 @@ from collections import deque
 from contextlib import contextmanager
 
 from textnb.core.errors import TextnbError
+from textnb.core.signals import HeldSignals
 from textnb.core.forkmap import cpu_count, jobs_count, spare_cpus
 
 __all__ = ["automatic_threads", "can_fork", "connect", "cpu_count", "effective_jobs", "keep_freed_memory",
@@ -207,20 +208,25 @@ def _in_order(pool, func, arg_tuples, n):
 @contextmanager
 def _quiet_workers():
     """The worker processes of a ``LocalCluster`` started here are this command's helpers,
-    as ``--jobs`` ones are: they ignore SIGINT (a Ctrl-C on the terminal reaches the whole
-    process group; the command stops them itself) and log Dask's errors only when critical
-    (their tasks cancelled by an interrupted run are not the user's news)."""
-    import signal
-
+    as ``--jobs`` ones are: what they would print is not the user's news (a Ctrl-C on the
+    terminal reaches the whole process group: each worker's KeyboardInterrupt traceback,
+    then the logs of tasks cancelled). They are started with their standard error on
+    ``/dev/null`` (the file descriptor they inherit; this process's own is put back at
+    once) and Dask's logging at CRITICAL. This process stops on SIGINT and stops the
+    workers itself (one that comes while the cluster starts is held until it can be
+    closed: :class:`~textnb.core.signals.HeldSignals`)."""
     old_env = os.environ.get("DASK_LOGGING__DISTRIBUTED")
     os.environ["DASK_LOGGING__DISTRIBUTED"] = "critical"  # (read by each worker at start)
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN) if threading.current_thread() is threading.main_thread() \
-        else None
+    sys.stderr.flush()
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
     try:
         yield
     finally:
-        if old is not None:
-            signal.signal(signal.SIGINT, old)
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
         if old_env is None:
             os.environ.pop("DASK_LOGGING__DISTRIBUTED", None)
         else:
@@ -229,8 +235,9 @@ def _quiet_workers():
 
 @contextmanager
 def _quiet_dask():
-    """Dask's own loggers in this process at CRITICAL for the block (closing a cluster whose
-    tasks an interrupt cancelled logs a page of warnings and tracebacks)."""
+    """Dask's own loggers in this process at CRITICAL for the block (a local cluster's
+    nannies live here; closing a cluster whose tasks an interrupt cancelled logs a page of
+    warnings and tracebacks)."""
     import logging
 
     loggers = [logging.getLogger(name) for name in ("distributed", "tornado")]
@@ -263,17 +270,26 @@ def connect(scheduler):
             raise TextnbError(f"--scheduler {scheduler!r}: expected local:N with N workers") from None
         if n < 1:
             raise TextnbError(f"--scheduler {scheduler!r}: need at least one worker")
-        with _quiet_workers(), warnings.catch_warnings():
-            # (its HTTP server moves to a free port when another cluster has the default one)
-            warnings.filterwarnings("ignore", message="Port .* is already in use")
-            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                   dashboard_address=None)
-        client = Client(cluster)
-        try:
-            yield client
-        finally:
-            with _quiet_dask():  # (an interrupted run: the workers' lost tasks are no news)
-                client.close()
+        with _quiet_dask():  # (an interrupted run: the workers' lost tasks are no news)
+            held = HeldSignals()  # a Ctrl-C while the cluster starts acts once it can be closed
+            held.hold()
+            try:
+                with _quiet_workers(), warnings.catch_warnings():
+                    # (its HTTP server moves to a free port when another cluster has the default one)
+                    warnings.filterwarnings("ignore", message="Port .* is already in use")
+                    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                           dashboard_address=None)
+            except BaseException:
+                held.release(saved=False)
+                raise
+            try:
+                held.release(saved=False)
+                client = Client(cluster)
+                try:
+                    yield client
+                finally:
+                    client.close()
+            finally:
                 cluster.close()
     else:
         try:
