@@ -98,3 +98,11 @@ def test_merge_refusals_of_table_models_say_what_is_learned_from_all_the_data(tm
     assert rc == 1
     line = one_error_line(err, *fragments)
     assert "structure is learned" not in line
+
+
+def test_merge_of_one_model_is_refused(tmp_path):
+    """'merged 1 models' was written for a single model."""
+    (tmp_path / "a.tsv").write_text("spam\tcheap pills now\nham\tlunch at noon\n" * 3)
+    assert cli("train", tmp_path / "a.tsv", "--model", "multinomial", "-o", tmp_path / "a.tnb")[0] == 0
+    rc, out, err = cli("merge", tmp_path / "a.tnb", "-o", tmp_path / "x.tnb")
+    assert rc == 1 and one_error_line(err, "merge adds two models or more") and not (tmp_path / "x.tnb").exists()

@@ -75,9 +75,10 @@ def add_corpus_options(p):
     add_fasttext_options(g)
 
 
-def add_fasttext_options(group, lines=False):
+def add_fasttext_options(group, lines=False, note=None):
     """``--fasttext`` and ``--label-prefix`` (fastText's ``-label``); ``lines``: for
-    ``predict --lines``, where they only say which words are labels, to be left out."""
+    ``predict --lines`` and ``test``, where they only say which words are labels (``note``:
+    what the command does with them; default: ``predict --lines``'s)."""
     if not lines:
         group.add_argument("--fasttext", action="store_true",
                            help="read PATH as a fastText file: one document per line, its labels as words "
@@ -85,7 +86,7 @@ def add_fasttext_options(group, lines=False):
                                 "a multi-label corpus); automatic for a file whose first line starts with it")
     group.add_argument("--label-prefix", metavar="PREFIX",
                        help="fastText's -label: words starting with PREFIX are labels (default __label__)"
-                            + ("; with --lines they are left out of the text" if lines else
+                            + ((note or "; with --lines they are left out of the text") if lines else
                                "; implies --fasttext"))
 
 
@@ -96,8 +97,8 @@ def add_model_options(p):
     documents = "; ".join(f"{s.name}: {s.summary}" for s in MODELS.values() if s.input == "documents")
     tables = "; ".join(f"{s.name}: {s.summary}" for s in MODELS.values() if s.input == "tables")
     g.add_argument("--model", choices=list(MODELS),
-                   help=f"documents: {documents} (multinomial when --m, --uniform-prior, --norm, --weighting or "
-                        f"--lazy is given, not streamed for auto); tables: {tables} (bn with --structure)")
+                   help=f"documents: {documents}; without --model, --m, --uniform-prior, --weighting or --lazy "
+                        f"select multinomial; tables: {tables}")
     g.add_argument("--norm", action="store_true", help="complement: normalise the weights (Rennie et al.)")
     g.add_argument("--weighting", action="store_true",
                    help="sublinear tf, idf and length normalisation (Rennie et al.) before the model")

@@ -28,7 +28,7 @@ def add_parser(sub):
                    help=f"probability a prediction needs (default 0; {threshold_type.range})")
     p.add_argument("--json", action="store_true",
                    help="one JSON object: n, k, threshold, precision, recall and the counts behind them")
-    add_fasttext_options(p, lines=True)
+    add_fasttext_options(p, lines=True, note="; they are each line's true labels, left out of its text")
     p.set_defaults(handler=run)
     return p
 
