@@ -732,3 +732,34 @@ def test_a_large_mbox_message_is_copied_whole_and_long_names_stay_routable(topic
             dest = apply_route(route)
             assert len(os.path.basename(dest).encode()) <= 255
     assert len(list((tmp_path / "out2" / route.label).iterdir())) == 3
+
+
+def test_predict_of_a_spamfilter_model_reads_rows_and_goes_on_past_a_bad_message(corpus, tmp_path):
+    """With a spamfilter model, predict --rows printed one line for a file of 40 rows (the
+    rows went to the mail reader as one message), and one empty message stopped predict
+    and lost the predictions of its batch; merging two such models dropped the mark."""
+    import io
+
+    from textnb.cli.commands import main
+
+    model = tmp_path / "m.tnb"
+    train_model(model, [corpus / "spam"], [corpus / "ham.mbox"], kind="multinomial")
+    rows = tmp_path / "r.tsv"
+    rows.write_text("".join(f"{'spam' if i % 2 else 'ham'}\tcheap pills casino {i}\n" for i in range(40)))
+    out = io.StringIO()
+    assert main(["predict", str(model), "--rows", str(rows), "--json"], stdout=out, stderr=io.StringIO()) == 0
+    assert len(out.getvalue().splitlines()) == 40
+    folder = tmp_path / "w"
+    folder.mkdir()
+    spam_files = sorted(p for p in (corpus / "spam").rglob("*") if p.is_file())
+    for i, path in enumerate(spam_files[:4]):
+        (folder / f"{i}.eml").write_bytes(path.read_bytes())
+    (folder / "zz.eml").write_bytes(b"")
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["predict", str(model), str(folder), "--json"], stdout=out, stderr=err) == 1
+    assert len(out.getvalue().splitlines()) == 4 and "zz.eml: empty message" in err.getvalue()
+    other = tmp_path / "m2.tnb"
+    train_model(other, [corpus / "spam"], [corpus / "ham.mbox"], kind="multinomial")
+    assert main(["merge", str(model), str(other), "-o", str(tmp_path / "mm.tnb")], stdout=io.StringIO(),
+                stderr=io.StringIO()) == 0
+    assert textnb.load(tmp_path / "mm.tnb").input_ == "mail"

@@ -234,3 +234,36 @@ def test_a_tsv_corpus_for_training_is_streamed_from_its_file(tmp_path):
         corpus = open_corpus(extra, stream=True)
         assert len(list(corpus.documents)) == 3000
     assert [str(w.message) for w in caught].count(str(caught[0].message)) == 1 and "'size' not read" in str(caught[0].message)
+
+
+def test_a_streamed_corpus_is_read_once_from_a_pipe_and_refused_when_replaced(tmp_path):
+    """Streaming reopened the path for its second pass: a FIFO hung, a process substitution
+    was 'empty'; and a file replaced between the passes (another of as many rows) gave a
+    model of the old labels and the new texts without a word."""
+    import threading
+
+    from textnb.io.corpus import RowTexts
+
+    rows = "".join(f"{'spam' if i % 2 else 'ham'}\tword{i} other{i % 5}\n" for i in range(500))
+    fifo = tmp_path / "f.tsv"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text(rows))
+    writer.start()
+    corpus = open_corpus(fifo, stream=True)
+    writer.join()
+    assert isinstance(corpus.documents, list) and len(corpus.documents) == 500
+    path = tmp_path / "c.tsv"
+    path.write_text(rows)
+    streamed = open_corpus(path, stream=True)
+    assert isinstance(streamed.documents, RowTexts)
+    other = tmp_path / "other.tsv"
+    other.write_text("".join(reversed(rows.splitlines(keepends=True))))
+    os.replace(other, path)
+    with pytest.raises(InputError, match="changed while it was read"):
+        list(streamed.documents)
+
+
+def test_a_headerless_tsv_keeps_every_tab_of_its_text_whatever_its_first_row(tmp_path):
+    """A first row with a TAB in its text made every row's text its first field only."""
+    (tmp_path / "e.tsv").write_text("ham\thello\tthere\nspam\twin\tcash\tnow\nham\tx y\n")
+    assert open_corpus(tmp_path / "e.tsv").documents == ["hello\tthere", "win\tcash\tnow", "x y"]

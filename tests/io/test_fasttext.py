@@ -292,3 +292,15 @@ def test_a_fasttext_file_for_training_is_streamed_from_its_file(tmp_path):
     path.write_text("\n".join(lines[:100]) + "\n", encoding="utf-8")
     with pytest.raises(InputError, match="changed while it was read"):
         list(streamed.documents)
+
+
+def test_a_small_max_bytes_cuts_the_text_not_the_labels(tmp_path):
+    """--max-bytes 3 cut the raw line (4 x 3 + 1 bytes) before its labels were read:
+    labels 'posi' and 'nega', and a label at the end of a line lost."""
+    path = tmp_path / "l.ft"
+    path.write_text("__label__positive hello there friend\n__label__negative win cash now\n"
+                    "a long line of words with its label at the end __label__positive\n")
+    for stream in (False, True):
+        corpus = read_fasttext(path, max_bytes=3, stream=stream)
+        assert corpus.labels == [("positive",), ("negative",), ("positive",)]
+        assert list(corpus.documents) == ["hel", "win", "a l"]

@@ -303,25 +303,29 @@ class Mailboxes:
         return any(paths for _, paths in self.groups)
 
 
-def features_of_paths(model, paths, max_bytes, n_jobs=None, stdin=None):
+def features_of_paths(model, paths, max_bytes, n_jobs=None, stdin=None, on_error=None):
     """What ``model`` is fed for each message of ``paths`` ('-' = one message from
     ``stdin``, by default this process's), in order, the files read and tokenised in
     forked processes too (:func:`textnb.io.mailread.map_messages`; the features are the
-    same)."""
+    same). ``on_error``: as :func:`~textnb.io.mailread.map_messages` takes it (a message
+    that cannot be read, e.g. empty, is reported to it and left out)."""
     stdin = getattr(sys.stdin, "buffer", None) if stdin is None else stdin
     for source, features in mail.map_messages(paths, partial(_features_list, model, max_bytes), max_bytes=max_bytes,
-                                              n_jobs=n_jobs, pack=pack_features, unpack=unpack_features, stdin=stdin):
+                                              n_jobs=n_jobs, pack=pack_features, unpack=unpack_features, stdin=stdin,
+                                              on_error=on_error):
         yield ("stdin" if source == "-" else source), features
 
 
-def message_batches(model, paths, max_bytes=None, size=1000):
+def message_batches(model, paths, max_bytes=None, size=1000, on_error=None):
     """``(sources, texts)`` lists of the messages of ``paths`` (files, folders, mbox,
     Maildir, ``-``) as ``spamfilter --batch`` reads and renders them for ``model``
-    (:func:`features_of_paths`: the same sources, the same texts), ``size`` at a time;
-    ``max_bytes`` None: the mail reader's default."""
+    (:func:`features_of_paths`: the same sources, the same texts, the same messages left
+    out and reported to ``on_error``), ``size`` at a time; ``max_bytes`` None: the mail
+    reader's default."""
     from textnb.io.files import source_batches
 
-    return source_batches(features_of_paths(model, paths, max_bytes or mail.DEFAULT_MAX_BYTES, n_jobs=1), size)
+    return source_batches(features_of_paths(model, paths, max_bytes or mail.DEFAULT_MAX_BYTES, n_jobs=1,
+                                            on_error=on_error), size)
 
 
 def as_messages(model, texts, max_bytes=None):

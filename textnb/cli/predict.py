@@ -186,17 +186,7 @@ def run(args, out, err):
     bar = Progress("classifying", stream=err, unit="doc")  # silent unless stderr is a terminal
     done = 0
     if reads_mail(model):  # a spamfilter model: its inputs are messages, read as spamfilter reads them
-        from textnb.apps.filtering import message_batches
-
-        try:
-            for sources, batch in message_batches(model, paths, args.max_bytes):
-                print_predictions(sources, classes, score_rows(model, batch), args, out,
-                                   _explanations(args, model, batch))
-                done += len(batch)
-                bar(done)
-        finally:
-            bar.close()
-        return 0
+        return _predict_messages(args, model, paths, classes, max_bytes, out, err, bar)
 
     def tick():
         nonlocal done
@@ -233,6 +223,34 @@ def _as_rows(args, path):
     if getattr(args, "rows", False):
         return True
     return path != "-" and path.lower().endswith(_ROW_SUFFIXES) and os.path.isfile(path)
+
+
+def _predict_messages(args, model, paths, classes, max_bytes, out, err, bar):
+    """``predict`` with a spamfilter model: TSV/CSV rows (``--rows``, ``*.tsv``) as
+    header-less messages, other PATHs as ``spamfilter --batch`` reads them (a message that
+    cannot be read reported and left out, exit 1 at the end)."""
+    from textnb.apps.filtering import message_batches
+
+    failed, done = [0], 0
+
+    def report(message):
+        print(f"textnb: error: {message}", file=err)
+        failed[0] += 1
+
+    try:
+        for rows, run in itertools.groupby(paths, key=lambda path: _as_rows(args, path)):
+            if rows:
+                for path in run:
+                    _predict_rows(args, model, path, classes, max_bytes, out, err)
+                continue
+            for sources, batch in message_batches(model, list(run), args.max_bytes, on_error=report):
+                print_predictions(sources, classes, score_rows(model, batch), args, out,
+                                  _explanations(args, model, batch))
+                done += len(batch)
+                bar(done)
+    finally:
+        bar.close()
+    return 1 if failed[0] else 0
 
 
 def _as_messages(model, texts, args):

@@ -36,6 +36,7 @@ import csv
 import io
 import itertools
 import os
+import stat
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +47,8 @@ from textnb.io.files import cut_text, decode_cut, folder_files, read_regular_fil
 __all__ = [
     "read_word_list",
     "RowTexts",
+    "file_identity",
+    "check_unchanged",
     "MAX_DOCUMENT_BYTES",
     "Corpus",
     "decode_bytes",
@@ -405,14 +408,34 @@ def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
     """The :class:`Corpus` of a TSV/CSV file, read by :func:`iter_rows` (line by line: each
     line decoded as a document is); ``stream``: its documents a :class:`RowTexts`."""
     how = {"label_column": label_column, "text_column": text_column, "max_bytes": max_bytes}
+    identity = file_identity(path) if stream else None  # (a pipe is read once: its documents kept)
     documents, labels = [], []
     for docs, labs in iter_rows(path, need_label=True, size=_STREAM_ROWS, **how):
         labels.extend(labs)
-        if not stream:
+        if identity is None:
             documents.extend(docs)
-    if stream:
-        documents = RowTexts(path, len(labels), **how)
+    if identity is not None:
+        documents = RowTexts(path, len(labels), identity=identity, **how)
     return Corpus(source=path, documents=documents, labels=labels)
+
+
+def file_identity(path):
+    """``(device, inode, size, mtime)`` of the regular file ``path``, what a second pass
+    over it checks it still is; None for anything else (a pipe, a device: read once)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def check_unchanged(path, identity, what):
+    """InputError when the file ``path`` is no longer the one of ``identity``
+    (:func:`file_identity`): replaced, grown or rewritten between two passes."""
+    if file_identity(path) != identity:
+        raise InputError(f"{path}: changed while it was read ({what})")
 
 
 #: rows per list when a TSV/CSV corpus is read as a stream
@@ -426,8 +449,9 @@ class RowTexts:
     ``len()`` is the number of rows; a file whose rows changed in number meanwhile is an
     InputError."""
 
-    def __init__(self, path, n, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES):
+    def __init__(self, path, n, *, identity=None, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES):
         self.path, self.n = os.fspath(path), n
+        self.identity = file_identity(self.path) if identity is None else identity
         self._how = {"label_column": label_column, "text_column": text_column, "max_bytes": max_bytes}
 
     def __len__(self):
@@ -435,6 +459,7 @@ class RowTexts:
 
     def __iter__(self):
         seen = 0
+        check_unchanged(self.path, self.identity, "its labels were read from another file")
         chunks = iter_rows(self.path, need_label=True, size=_STREAM_ROWS, **self._how)
         while True:
             with warnings.catch_warnings():  # (each list read with them off, not the caller's work)
@@ -448,6 +473,7 @@ class RowTexts:
             yield from chunk[0]
         if seen != self.n:
             raise InputError(f"{self.path}: changed while it was read ({seen} rows, were {self.n})")
+        check_unchanged(self.path, self.identity, "its rows were rewritten meanwhile")
 
     def __repr__(self):
         return f"RowTexts({self.path!r}, {self.n} rows)"
@@ -527,6 +553,7 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
         # headerless label<TAB>text (prediction: its documents are a text model's, so a
         # short row further down is that row's error, not a sign of another layout)
         li, ti, skip = 0, 1, 0
+        header = [header[0], "\t".join(header[1:])] if delimiter == "\t" else header  # (the text: all after the label)
         if delimiter == "," and _header_like(head):
             if need_label:  # a CSV table's header (README: a CSV file with a header is a table)
                 raise NotATextCorpus(f"{path}: its first row ({', '.join(header)}) is a header without label and "

@@ -29,7 +29,8 @@ import re
 from dataclasses import dataclass, field
 
 from textnb.core.errors import InputError
-from textnb.io.corpus import MAX_DOCUMENT_BYTES, Corpus, binary_message, decode_bytes, is_binary
+from textnb.io.corpus import (MAX_DOCUMENT_BYTES, Corpus, binary_message, check_unchanged, decode_bytes, file_identity,
+                              is_binary)
 from textnb.io.files import cut_text
 
 __all__ = [
@@ -200,7 +201,8 @@ def read_fasttext(path, *, data=None, label_prefix=DEFAULT_LABEL_PREFIX, max_byt
     label_prefix = _check_prefix(label_prefix)
     path = os.fspath(path)
     documents, labels, lines, unlabeled = [], [], [], 0
-    texts = not stream or data is not None  # (streamed: the first pass reads the labels only)
+    identity = file_identity(path) if stream and data is None else None  # (a pipe is read once)
+    texts = identity is None  # (streamed: the first pass reads the labels only)
     for n, labs, text in _labelled_lines(path, data, label_prefix, max_bytes, texts=texts):
         if not labs:
             if text is None:
@@ -216,9 +218,9 @@ def read_fasttext(path, *, data=None, label_prefix=DEFAULT_LABEL_PREFIX, max_byt
         if need_label:
             raise InputError(f"{path}: no line has a label (words starting with {label_prefix!r})")
         raise InputError(f"{path}: empty file")
-    if stream and data is None:
+    if identity is not None:
         documents = LineTexts(path, len(labels), label_prefix=label_prefix, max_bytes=max_bytes,
-                              need_label=need_label)
+                              need_label=need_label, identity=identity)
     return FastTextCorpus(source=path, documents=documents, labels=labels, lines=lines, unlabeled=unlabeled,
                           label_prefix=label_prefix)
 
@@ -292,8 +294,10 @@ class LineTexts:
     ``len()`` is their number; a file whose lines changed in number meanwhile is an
     InputError."""
 
-    def __init__(self, path, n, *, label_prefix=DEFAULT_LABEL_PREFIX, max_bytes=MAX_DOCUMENT_BYTES, need_label=True):
+    def __init__(self, path, n, *, label_prefix=DEFAULT_LABEL_PREFIX, max_bytes=MAX_DOCUMENT_BYTES, need_label=True,
+                 identity=None):
         self.path, self.n = os.fspath(path), n
+        self.identity = file_identity(self.path) if identity is None else identity
         self._how = (label_prefix, max_bytes)
         self._need_label = need_label
 
@@ -302,6 +306,7 @@ class LineTexts:
 
     def __iter__(self):
         seen = 0
+        check_unchanged(self.path, self.identity, "its labels were read from another file")
         for _, labs, text in _labelled_lines(self.path, None, *self._how):
             if text is None or (self._need_label and not labs):
                 continue
@@ -311,17 +316,22 @@ class LineTexts:
             yield text
         if seen != self.n:
             raise InputError(f"{self.path}: changed while it was read ({seen} documents, were {self.n})")
+        check_unchanged(self.path, self.identity, "its lines were rewritten meanwhile")
 
     def __repr__(self):
         return f"LineTexts({self.path!r}, {self.n} lines)"
 
 
+#: bytes of a line read at least, whatever ``max_bytes`` (its labels are read from them)
+_LINE_FLOOR = 1 << 20
+
+
 def _bounded_lines(stream, max_bytes):
     """The lines of ``stream`` (binary, or text), each with its line end, as they come;
     of a line longer than ``4 * max_bytes + 1`` bytes (what ``max_bytes`` characters of
-    UTF-8 can take) only that much is read and the rest skipped, so memory holds at most
-    that much of any line."""
-    limit = 4 * max_bytes + 1
+    UTF-8 can take) or 1 MiB, whichever is more, only that much is read and the rest
+    skipped, so memory holds at most that much of any line."""
+    limit = max(4 * max_bytes + 1, _LINE_FLOOR)  # (labels may stand anywhere: a small cap would cut them)
     while True:
         raw = stream.readline(limit)
         if not raw:

@@ -307,7 +307,8 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
         Training on two halves and merging gives the model trained on the whole
         (without ``min_df`` / ``max_df`` / ``max_features`` pruning, which needs the
         whole corpus). A model parameter (``alpha``, ``fit_prior``, ...; not ``n_jobs``),
-        ``max_bytes`` or a tokenizer setting that differs is refused with
+        ``max_bytes``, the input (``input_``: a spamfilter model's rendered messages) or a
+        tokenizer setting that differs is refused with
         :class:`~textnb.core.errors.SettingsDiffer` (a ParameterError) naming it.
         """
         from textnb.text.nodes import merge_count_models
@@ -315,7 +316,8 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         check_is_fitted(other)
         terms, state = merge_count_models(*((type(clf.model_).__name__,
-                                             {**clf.model_.get_params(deep=False), "max_bytes": clf.max_bytes},
+                                             {**clf.model_.get_params(deep=False), "max_bytes": clf.max_bytes,
+                                              "input_": getattr(clf, "input_", None)},
                                              clf.vectorizer_.get_params(), list(clf.vectorizer_.vocabulary_),
                                              clf.model_._get_state())
                                             for clf in (self, other)))

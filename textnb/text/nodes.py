@@ -151,9 +151,11 @@ class CountTextModel:
 
     @property
     def settings(self):
-        """The count model's parameters and the classifier's ``max_bytes`` (what
-        :func:`merge_count_models` compares)."""
-        return {**self.params, "max_bytes": self.root.params.get("max_bytes", TEXT_CLASSIFIER_DEFAULTS["max_bytes"])}
+        """The count model's parameters, the classifier's ``max_bytes`` and its input
+        (``input_``: a spamfilter model's rendered messages): what :func:`merge_count_models`
+        compares."""
+        return {**self.params, "max_bytes": self.root.params.get("max_bytes", TEXT_CLASSIFIER_DEFAULTS["max_bytes"]),
+                "input_": self.root.state.get("input_")}
 
     def merge(self, other):
         """Add the counts of ``other`` (:func:`merge_count_models`); returns self."""
@@ -165,10 +167,12 @@ class CountTextModel:
     def to_node(self):
         """The model file's tree, as the estimator writes it."""
         root, vec, node = self.root, self.root.state["vectorizer_"], self.root.state["model_"]
-        return ModelNode(root.kind, root.params, {
-            "vectorizer_": ModelNode(vec.kind, vec.params, encode_terms(self.terms())),
-            "model_": ModelNode(node.kind, node.params, self.model_.to_state(self.state)),
-            "classes_": self.classes_})
+        state = {"vectorizer_": ModelNode(vec.kind, vec.params, encode_terms(self.terms())),
+                 "model_": ModelNode(node.kind, node.params, self.model_.to_state(self.state)),
+                 "classes_": self.classes_}
+        if "input_" in root.state:  # (a spamfilter model: its documents are rendered messages)
+            state["input_"] = root.state["input_"]
+        return ModelNode(root.kind, root.params, state)
 
     def save(self, path):
         """Write the model file (what the estimator's ``save`` writes, byte for byte)."""
