@@ -52,6 +52,13 @@ class Scores:
         self._check_fitted()
         return proba_from_jll(self._joint_log_likelihood(self._check_X(X)))
 
+    def proba_and_odds(self, X):
+        """``(predict_proba(X), predict_log_odds(X))`` from one pass over the rows (what
+        ``textnb predict`` prints: a lazy model scores each row once)."""
+        self._check_fitted()
+        jll = self._joint_log_likelihood(self._check_X(X))
+        return proba_from_jll(jll), log_odds(jll)
+
     def predict_log_odds(self, X):
         """Per-class log-odds ``log P(c | x) - log P(not c | x)``, shape (n_samples, n_classes).
 
