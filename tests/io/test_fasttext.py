@@ -304,3 +304,25 @@ def test_a_small_max_bytes_cuts_the_text_not_the_labels(tmp_path):
         corpus = read_fasttext(path, max_bytes=3, stream=stream)
         assert corpus.labels == [("positive",), ("negative",), ("positive",)]
         assert list(corpus.documents) == ["hel", "win", "a l"]
+
+
+def test_parse_line_reads_a_line_as_its_word_by_word_reading_does():
+    """parse_line's string path (the labels first) against the word-by-word reading, on
+    random lines of labels, words and every separator, for three prefixes."""
+    import random
+
+    from textnb.io.fasttext import _parse_words
+
+    rng = random.Random(0)
+    parts = ["__label__", "__label__a", "__label__b", "a", "bb", " ", "  ", "\t", "\r", "\v", "\f", "x__label__y",
+             "\u00a0", "é", "__lab", "el__"]
+    for prefix in ("__label__", "@", "L:"):
+        for _ in range(20000):
+            line = "".join(rng.choice(parts + [prefix, prefix + "z"]) for _ in range(rng.randint(0, 10)))
+            outcomes = []
+            for read in (_parse_words, parse_line):
+                try:
+                    outcomes.append(read(line, prefix))
+                except ValueError as exc:
+                    outcomes.append(str(exc))
+            assert outcomes[0] == outcomes[1], (line, prefix, outcomes)

@@ -109,7 +109,30 @@ def parse_line(line, label_prefix=DEFAULT_LABEL_PREFIX):
     first appearance order, no repeats) and the other words joined by one space.
 
     Raises ValueError for a word that is the prefix alone.
+
+    The usual line, its labels first, is read with string operations on the whole line
+    (its separators made single spaces, the leading label words taken off); a line with
+    a label word further on is read word by word (:func:`_parse_words`): the same result.
     """
+    text = _SPACE.sub(" ", line).strip(" ")
+    labels, pos, n = [], 0, len(label_prefix)
+    while text.startswith(label_prefix, pos):
+        end = text.find(" ", pos)
+        end = len(text) if end < 0 else end
+        label = text[pos + n:end]
+        if not label:
+            raise ValueError(f"empty label (the word {text[pos:end]!r} is the label prefix alone)")
+        if label not in labels:
+            labels.append(label)
+        pos = end + 1
+    rest = text[pos:] if pos < len(text) else ""
+    if rest.startswith(label_prefix) or " " + label_prefix in rest:  # a label word further on
+        return _parse_words(line, label_prefix)
+    return tuple(labels), rest
+
+
+def _parse_words(line, label_prefix):
+    """:func:`parse_line` word by word (a line with label words anywhere)."""
     labels, words = [], []
     for word in _SPACE.split(line):
         if not word:
