@@ -73,6 +73,7 @@ import threading
 import time
 
 from textnb.io import mail
+from textnb.io.files import file_identity
 from textnb.core.errors import InputError, ModelFileError, TextnbError, missing_reason
 from textnb.core.wrapping import reads_documents
 from textnb.apps import protocol
@@ -165,11 +166,7 @@ class ModelHolder:
         self.loaded_at = time.time()
 
     def _key_now(self):
-        try:
-            st = os.stat(self.path)
-        except OSError:
-            return None
-        return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        return file_identity(self.path)
 
     def get(self, *, force=False):
         """The current model: the file is reloaded first if it was replaced (or ``force``).
@@ -212,7 +209,7 @@ class ModelHolder:
         self.get()
         f = open(self.path, "rb")
         st = os.fstat(f.fileno())
-        if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != self._served:
+        if file_identity(self.path, st) != self._served:
             f.close()
             why = f"it failed to load: {self.last_error}" if self.last_error else "it changed"
             raise OSError(errno.ESTALE, f"not the model being served ({why})", self.path)

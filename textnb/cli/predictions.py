@@ -17,11 +17,8 @@ def score_rows(model, X):
     ``topicfilter``, to the last bit) and per-class log-odds (which keep their resolution)."""
     from textnb.core.logspace import log_odds
 
-    if hasattr(model, "proba_and_odds"):  # a file's scorer: one pass over the documents for both
+    if hasattr(model, "proba_and_odds"):  # a file's scorer or a kernel: one pass over the rows for both
         return model.proba_and_odds(X)
-    if hasattr(model, "log_proba_and_odds"):  # (lazy rules: one pass too)
-        logp, odds = model.log_proba_and_odds(X)
-        return np.exp(logp), odds
     logp = model.predict_log_proba(X)
     odds = model.predict_log_odds(X) if hasattr(model, "predict_log_odds") else log_odds(logp)
     return (model.predict_proba(X) if hasattr(model, "predict_proba") else np.exp(logp)), odds

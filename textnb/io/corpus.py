@@ -36,18 +36,16 @@ import csv
 import io
 import itertools
 import os
-import stat
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from textnb.core.errors import DataWarning, InputError, NotATextCorpus, missing_reason
-from textnb.io.files import cut_text, decode_cut, folder_files, read_regular_file
+from textnb.io.files import cut_text, decode_cut, file_identity, folder_files, read_regular_file
 
 __all__ = [
     "read_word_list",
     "RowTexts",
-    "file_identity",
     "check_unchanged",
     "MAX_DOCUMENT_BYTES",
     "Corpus",
@@ -267,15 +265,24 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
     return _open_table(path, label_column=label_column, text_column=text_column, max_bytes=max_bytes, stream=stream)
 
 
-def _class_folders(path):
+def _class_folders(path, warn_hidden=False):
     """The class folders (or ``train`` / ``test`` parts) of the folder ``path``, sorted by
     name: its subfolders, a symbolic link to a folder among them (a class linked in from
     elsewhere is a class; inside a class folder, links to folders are not descended, as
-    ``os.walk`` does not)."""
+    ``os.walk`` does not). ``warn_hidden``: a DataWarning names the hidden subfolders (a
+    leading dot) left out, tools' own folders aside (a class ``.net`` was left out without
+    a word)."""
     try:
         entries = sorted(os.scandir(path), key=lambda e: e.name)
     except OSError as exc:
         raise InputError(f"{path}: cannot list folder ({exc.strerror or exc})") from None
+    if warn_hidden:
+        hidden = [e.name for e in entries if _hidden(e.name) and e.name not in _TOOL_FOLDERS and _is_folder(e)]
+        if hidden:
+            many = len(hidden) > 1
+            warnings.warn(f"{path}: hidden folder{'s' if many else ''} {', '.join(map(repr, hidden))} not read "
+                          f"as {'classes' if many else 'a class'} (a name starting with a dot is hidden; "
+                          f"rename it to read it)", DataWarning, stacklevel=3)
     return [e.path for e in entries if not _hidden(e.name) and _is_folder(e)]
 
 
@@ -290,23 +297,8 @@ def _is_folder(entry):
 _TOOL_FOLDERS = frozenset({".git", ".svn", ".hg", ".ipynb_checkpoints", ".cache", ".venv", ".idea", ".vscode"})
 
 
-def _warn_hidden_folders(path):
-    """A DataWarning naming the hidden subfolders of ``path`` (a leading dot) that are not
-    read as classes, tools' own folders aside (a class ``.net`` was left out without a word)."""
-    try:
-        names = sorted(e.name for e in os.scandir(path)
-                       if _hidden(e.name) and e.name not in _TOOL_FOLDERS and _is_folder(e))
-    except OSError:
-        return
-    if names:
-        warnings.warn(f"{path}: hidden folder{'s' if len(names) > 1 else ''} {', '.join(map(repr, names))} not read "
-                      f"as {'classes' if len(names) > 1 else 'a class'} (a name starting with a dot is hidden; "
-                      f"rename it to read it)", DataWarning, stacklevel=3)
-
-
 def _open_folder(path):
-    folders = _class_folders(path)
-    _warn_hidden_folders(path)
+    folders = _class_folders(path, warn_hidden=True)
     if not folders:
         raise InputError(f"{path}: no class folders (expected {path}/<label>/<files>)")
     documents, labels, loops = [], [], []
@@ -408,7 +400,8 @@ def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
     """The :class:`Corpus` of a TSV/CSV file, read by :func:`iter_rows` (line by line: each
     line decoded as a document is); ``stream``: its documents a :class:`RowTexts`."""
     how = {"label_column": label_column, "text_column": text_column, "max_bytes": max_bytes}
-    identity = file_identity(path) if stream else None  # (a pipe is read once: its documents kept)
+    # a regular file is read again for its texts; a pipe is read once, its documents kept
+    identity = file_identity(path) if stream and os.path.isfile(path) else None
     documents, labels = [], []
     for docs, labs in iter_rows(path, need_label=True, size=_STREAM_ROWS, **how):
         labels.extend(labs)
@@ -419,21 +412,9 @@ def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
     return Corpus(source=path, documents=documents, labels=labels)
 
 
-def file_identity(path):
-    """``(device, inode, size, mtime)`` of the regular file ``path``, what a second pass
-    over it checks it still is; None for anything else (a pipe, a device: read once)."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    if not stat.S_ISREG(st.st_mode):
-        return None
-    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
-
-
 def check_unchanged(path, identity, what):
     """InputError when the file ``path`` is no longer the one of ``identity``
-    (:func:`file_identity`): replaced, grown or rewritten between two passes."""
+    (:func:`textnb.io.files.file_identity`): replaced, grown or rewritten between two passes."""
     if file_identity(path) != identity:
         raise InputError(f"{path}: changed while it was read ({what})")
 

@@ -29,9 +29,8 @@ import re
 from dataclasses import dataclass, field
 
 from textnb.core.errors import InputError
-from textnb.io.corpus import (MAX_DOCUMENT_BYTES, Corpus, binary_message, check_unchanged, decode_bytes, file_identity,
-                              is_binary)
-from textnb.io.files import cut_text
+from textnb.io.corpus import MAX_DOCUMENT_BYTES, Corpus, binary_message, check_unchanged, decode_bytes, is_binary
+from textnb.io.files import cut_text, file_identity
 
 __all__ = [
     "DEFAULT_LABEL_PREFIX",
@@ -224,7 +223,7 @@ def read_fasttext(path, *, data=None, label_prefix=DEFAULT_LABEL_PREFIX, max_byt
     label_prefix = _check_prefix(label_prefix)
     path = os.fspath(path)
     documents, labels, lines, unlabeled = [], [], [], 0
-    identity = file_identity(path) if stream and data is None else None  # (a pipe is read once)
+    identity = file_identity(path) if stream and data is None and os.path.isfile(path) else None  # (a pipe: once)
     texts = identity is None  # (streamed: the first pass reads the labels only)
     for n, labs, text in _labelled_lines(path, data, label_prefix, max_bytes, texts=texts):
         if not labs:

@@ -10,9 +10,23 @@ import os
 from textnb.core.errors import InputError
 from textnb.core.regular import NotRegularFile, open_regular
 
-__all__ = ["cut_text", "decode_cut", "folder_files", "read_regular_file", "source_batches"]
+__all__ = ["cut_text", "decode_cut", "file_identity", "folder_files", "read_regular_file", "source_batches"]
 
 _CHUNK = 1 << 16
+
+
+def file_identity(path, stat_result=None):
+    """``(device, inode, size, mtime ns)`` of the file ``path`` (or of ``stat_result``):
+    what tells a file replaced, grown or rewritten from the one read before; None when it
+    cannot be stat'ed. The one identity of the served model's reload and of a corpus read
+    in two passes."""
+    if stat_result is None:
+        try:
+            stat_result = os.stat(path)
+        except OSError:
+            return None
+    st = stat_result
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
 
 
 def source_batches(pairs, size=1000):
