@@ -326,3 +326,21 @@ def test_parse_line_reads_a_line_as_its_word_by_word_reading_does():
                 except ValueError as exc:
                     outcomes.append(str(exc))
             assert outcomes[0] == outcomes[1], (line, prefix, outcomes)
+
+
+def test_strip_labels_gives_the_text_parse_line_gives():
+    """fastText's predict reading of a line (strip_labels) and training's (parse_line) give
+    the same text, on random lines of labels, words and every separator (the lines parse_line
+    refuses, a prefix alone as a word, aside), and a line with no separator run or
+    label is its own text."""
+    import random
+
+    from textnb.io.fasttext import strip_labels
+
+    rng = random.Random(1)
+    parts = ["__label__a", "__label__b", "a", "bb", " ", "  ", "\t", "\r", "\v", "\f", "x__label__y", "\u00a0", "é",
+             "\u2003"]
+    lines = ["".join(rng.choice(parts) for _ in range(rng.randint(0, 10))) for _ in range(20000)]
+    assert strip_labels(lines) == [parse_line(line)[1] for line in lines]
+    assert strip_labels(["plain words here", " lead", "trail ", "a\u00a0b"]) == ["plain words here", "lead", "trail",
+                                                                                  "a\u00a0b"]

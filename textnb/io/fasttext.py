@@ -113,7 +113,7 @@ def parse_line(line, label_prefix=DEFAULT_LABEL_PREFIX):
     (its separators made single spaces, the leading label words taken off); a line with
     a label word further on is read word by word (:func:`_parse_words`): the same result.
     """
-    text = _SPACE.sub(" ", line).strip(" ")
+    text = _single_spaced(line)
     labels, pos, n = [], 0, len(label_prefix)
     while text.startswith(label_prefix, pos):
         end = text.find(" ", pos)
@@ -128,6 +128,16 @@ def parse_line(line, label_prefix=DEFAULT_LABEL_PREFIX):
     if rest.startswith(label_prefix) or " " + label_prefix in rest:  # a label word further on
         return _parse_words(line, label_prefix)
     return tuple(labels), rest
+
+
+def _single_spaced(line):
+    """``line`` with every run of fastText's separators one space, none at either end.
+    A line that is already so (most are) is returned as it is: a few substring tests
+    instead of the regular expression's pass over every character."""
+    if ("  " in line or "\t" in line or "\r" in line or "\v" in line or "\f" in line
+            or line.startswith(" ") or line.endswith(" ")):
+        return _SPACE.sub(" ", line).strip(" ")
+    return line
 
 
 def _parse_words(line, label_prefix):
@@ -169,7 +179,15 @@ def strip_labels(lines, label_prefix=DEFAULT_LABEL_PREFIX):
     """The text of each line without its label words, as fastText's ``predict`` reads a
     labelled line; one text per line, blank lines included."""
     _check_prefix(label_prefix)
-    return [" ".join(w for w in _SPACE.split(line) if w and not w.startswith(label_prefix)) for line in lines]
+    return [_unlabelled_text(line, label_prefix) for line in lines]
+
+
+def _unlabelled_text(line, label_prefix):
+    """The words of ``line`` but its label words, joined by one space."""
+    text = _single_spaced(line)
+    if label_prefix not in text:
+        return text
+    return " ".join(w for w in text.split(" ") if not w.startswith(label_prefix))
 
 
 def is_fasttext_file(path, label_prefix=DEFAULT_LABEL_PREFIX):
