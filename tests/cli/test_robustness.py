@@ -29,7 +29,7 @@ from conftest import cli, one_error_line, tsv
 from textnb.cli.commands import main
 from textnb.io.corpus import open_corpus, read_document
 from textnb.core.errors import InputError, ModelFileError
-from textnb.core.model_io import MAX_MODEL_BYTES, load, remove_stale_temporaries, save
+from textnb.core.model_io import FORMAT_VERSION, MAX_MODEL_BYTES, load, remove_stale_temporaries, save
 from textnb.naive_bayes.discrete import MultinomialNB
 
 REPO = Path(__file__).resolve().parents[2]
@@ -538,7 +538,7 @@ def test_model_from_a_newer_format_version(model_file, tmp_path):
     write_zip(model_file, items)
     rc, _, err = cli("predict", model_file, "-")
     assert rc == 1
-    one_error_line(err, "model format version 99 is newer than this textnb reads (1); upgrade textnb")
+    one_error_line(err, f"model format version 99 is newer than this textnb reads ({FORMAT_VERSION}); upgrade textnb")
 
 
 @pytest.mark.slow

@@ -214,3 +214,105 @@ def test_a_callable_tokenizer_on_the_command_line_path_is_exit_1(tmp_path, monke
         assert rc == 1
         one_error_line(err, "Vectorizer.tokenizer is a Python callable (_words)")
         assert not out.exists()
+
+
+# -- arrays stored by their non-zero entries (format version 2) ---------------------------------
+def _sparse_counts_model():
+    """A MultinomialNB over 70,000 columns of which a few are used: its (2, 70000) count
+    table is mostly zeros."""
+    import scipy.sparse as sp
+
+    X = sp.csr_matrix(([3, 1, 2, 5], ([0, 1, 2, 3], [5, 69_999, 12, 40_000])), shape=(4, 70_000))
+    return MultinomialNB().fit(X, ["a", "b", "a", "b"]), X
+
+
+def _header(path):
+    with zipfile.ZipFile(path) as z:
+        return json.loads(z.read("header.json"))
+
+
+def test_a_mostly_zero_table_is_stored_by_its_nonzero_entries_and_read_back_bit_for_bit(tmp_path):
+    model, X = _sparse_counts_model()
+    path = tmp_path / "m.tnb"
+    save(model, path)
+    header = _header(path)
+    assert header["version"] == 2
+    assert "$nonzero" in json.dumps(header["model"])
+    assert path.stat().st_size < 20_000  # the dense table alone is 1.1 MB
+    back = textnb.load(path)
+    np.testing.assert_array_equal(back.feature_count_, model.feature_count_)
+    assert back.feature_count_.dtype == model.feature_count_.dtype
+    np.testing.assert_array_equal(back.predict_log_proba(X), model.predict_log_proba(X))
+
+
+def test_nonzero_encoding_keeps_negative_zero_and_nan():
+    from textnb.core.model_io import _Packer, _Unpacker
+
+    a = np.zeros((3, 30_000))
+    a[0, 5], a[1, 7], a[2, 29_999], a[2, 0] = -0.0, np.nan, 2.5, -1e-300
+    packer = _Packer()
+    ref = packer.value(a)
+    assert "$nonzero" in ref and packer.version == 2
+    back = _Unpacker(packer.arrays).value(json.loads(json.dumps(ref)))
+    assert back.tobytes() == a.tobytes() and back.shape == a.shape
+
+
+def test_small_or_dense_models_stay_format_version_1(tmp_path, model_file):
+    assert _header(model_file)["version"] == 1
+    from textnb.core.model_io import _Packer
+
+    packer = _Packer()
+    assert "$array" in packer.value(np.arange(1.0, 100_001.0))  # dense: stored as it is
+    assert packer.version == 1
+
+
+def _write_model(path, header, arrays):
+    """A model file of ``header`` (its "arrays" entry filled in) and ``arrays`` (name -> ndarray)."""
+    import hashlib
+
+    header = dict(header, arrays={})
+    members = []
+    for name, a in arrays.items():
+        buf = io.BytesIO()
+        np.save(buf, a, allow_pickle=False)
+        data = buf.getvalue()
+        header["arrays"][name] = {"sha256": hashlib.sha256(data).hexdigest(), "nbytes": len(data)}
+        members.append((f"arrays/{name}.npy", data))
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("header.json", json.dumps(header))
+        for member, data in members:
+            z.writestr(member, data)
+
+
+@pytest.mark.parametrize("positions, values, shape, message", [
+    (np.array([3, 2], dtype=np.uint32), np.array([1.0, 2.0]), [2, 70_000], "positions not increasing"),
+    (np.array([1, 140_000], dtype=np.uint32), np.array([1.0, 2.0]), [2, 70_000], "positions not increasing inside"),
+    (np.array([1, 2], dtype=np.uint32), np.array([1.0]), [2, 70_000], "1 values at 2 positions"),
+    (np.array([1, 2], dtype=np.int64), np.array([1.0, 2.0]), [2, 70_000], "wrong dtype"),
+    (np.array([1], dtype=np.uint32), np.array([1.0]), [2**20, 2**20], "over the limit"),
+    (np.array([1], dtype=np.uint32), np.array([1.0]), [-1, 3], "shape"),
+    (np.array([1], dtype=np.uint32), np.array([1.0]), "2x3", "shape"),
+])
+def test_a_crafted_zero_padded_array_is_a_one_line_model_file_error(tmp_path, positions, values, shape, message):
+    """A crafted file whose zero-padded count table has members out of order, out of its
+    shape, of unequal length or the wrong dtype, or a shape of terabytes, is refused with
+    ModelFileError before an array is built (never an IndexError, a MemoryError or a
+    model with garbage)."""
+    model, _ = _sparse_counts_model()
+    good = tmp_path / "good.tnb"
+    save(model, good)
+    header = _header(good)
+    with zipfile.ZipFile(good) as z:
+        arrays = {n[len("arrays/"):-len(".npy")]: np.load(io.BytesIO(z.read(n)))
+                  for n in z.namelist() if n.startswith("arrays/")}
+    state = header["model"]["state"]
+    ref = state["feature_count_"]
+    assert "$nonzero" in ref
+    pos_name, val_name = ref["$nonzero"][0]["$array"], ref["$nonzero"][1]["$array"]
+    arrays[pos_name], arrays[val_name] = positions, values
+    ref["shape"] = shape
+    bad = tmp_path / "bad.tnb"
+    _write_model(bad, header, arrays)
+    with pytest.raises(ModelFileError, match=message) as info:
+        textnb.load(bad)
+    assert str(bad) in str(info.value) and "\n" not in str(info.value)

@@ -89,7 +89,16 @@ __all__ = ["save", "load", "read_nodes", "build", "instantiate", "ModelNode", "r
            "MAX_MODEL_BYTES", "STALE_TEMP_SECONDS"]
 
 FORMAT_NAME = "textnb-model"
-FORMAT_VERSION = 1
+#: The newest format version this textnb reads. A file is written as version 1 unless it
+#: uses an encoding of a later version (2: arrays stored by their non-zero entries,
+#: ``{"$nonzero": ...}``), so a model that does not need one reads in older textnb too.
+FORMAT_VERSION = 2
+#: Arrays of at least this many numbers whose non-zero share is at most
+#: :data:`NONZERO_SHARE` are stored as their non-zero entries and positions (a count
+#: table of many classes over a large vocabulary is mostly zeros: 20 Newsgroups' default
+#: model 22.7 MB -> 4.7 MB, faster to write, check and read).
+NONZERO_MIN_SIZE = 1 << 16
+NONZERO_SHARE = 0.25
 #: Refuse model files that declare more than this many bytes of arrays in total.
 MAX_MODEL_BYTES = 8 * 1024**3
 MAX_HEADER_BYTES = 64 * 1024**2
@@ -345,6 +354,7 @@ def atomic_write(path, write):
 class _Packer:
     def __init__(self):
         self.arrays = {}
+        self.version = 1  # the format version the encodings used need
 
     def array(self, a):
         a = np.asarray(a)
@@ -352,6 +362,16 @@ class _Packer:
             a = a.astype(str)
         if a.dtype.kind not in "biufcUS":
             raise TypeError(f"cannot store array of dtype {a.dtype} in a model file")
+        if a.size >= NONZERO_MIN_SIZE and a.dtype.kind in "iuf":
+            nonzero = _nonzero_positions(a)
+            if nonzero.size <= NONZERO_SHARE * a.size:
+                self.version = max(self.version, 2)
+                positions = nonzero.astype(np.uint32 if a.size <= 1 << 32 else np.uint64)
+                return {"$nonzero": [self._member(positions), self._member(a.reshape(-1)[nonzero])],
+                        "shape": list(a.shape)}
+        return self._member(a)
+
+    def _member(self, a):
         name = f"a{len(self.arrays)}"
         self.arrays[name] = np.ascontiguousarray(a)
         return {"$array": name}
@@ -431,6 +451,40 @@ def _default_state(est):
     return {k: getattr(est, k) for k in names}
 
 
+def _nonzero_positions(a):
+    """Flat positions of the entries of ``a`` (integers or floats) whose bits are not all
+    zero: ``-0.0`` and NaN are kept, so the array is rebuilt bit for bit."""
+    flat = np.ascontiguousarray(a).reshape(-1)
+    if a.dtype.kind == "f":
+        flat = flat.view(np.dtype(f"u{a.dtype.itemsize}"))
+    return np.flatnonzero(flat)
+
+
+def _from_nonzero(positions, values, shape, budget):
+    """The array of ``shape`` that is zero but for ``values`` at the flat ``positions``
+    (strictly increasing), as :meth:`_Packer.array` stores it; ``budget``: the bytes it may
+    take (a few stored numbers must not declare gigabytes)."""
+    if (not isinstance(shape, list) or len(shape) > 32
+            or not all(type(n) is int and 0 <= n <= 2**40 for n in shape)):
+        raise ModelFileError(f"inconsistent model file (zero-padded array of shape {str(shape)[:60]})")
+    for name, a in (("positions", positions), ("values", values)):
+        if not isinstance(a, np.ndarray) or a.ndim != 1:
+            raise ModelFileError(f"inconsistent model file (zero-padded array's {name} are not a 1-D array)")
+    if positions.dtype.kind != "u" or values.dtype.kind not in "iuf":
+        raise ModelFileError("inconsistent model file (zero-padded array's members have the wrong dtype)")
+    size = math.prod(shape)
+    if size * values.dtype.itemsize > budget:
+        raise ModelFileError(f"zero-padded array of shape {tuple(shape)} is over the limit of {budget} bytes")
+    if positions.size != values.size:
+        raise ModelFileError(f"inconsistent model file (zero-padded array of {values.size} values at "
+                             f"{positions.size} positions)")
+    if positions.size and (int(positions[-1]) >= size or np.any(positions[1:] <= positions[:-1])):
+        raise ModelFileError("inconsistent model file (zero-padded array's positions not increasing inside its shape)")
+    out = np.zeros(size, dtype=values.dtype)
+    out[positions] = values
+    return out.reshape(shape)
+
+
 class ModelNode:
     """One estimator of a model file as read, not built: ``kind``, ``params``, ``state``.
 
@@ -449,9 +503,10 @@ class ModelNode:
 
 
 class _Unpacker:
-    def __init__(self, arrays):
+    def __init__(self, arrays, budget=MAX_MODEL_BYTES):
         self.arrays = arrays
         self.used = set()  # each array is referenced once: a second reference is refused, never copied
+        self.budget = budget  # bytes the zero-padded arrays may still take
 
     def array(self, ref):
         name = ref.get("$array")
@@ -471,6 +526,14 @@ class _Unpacker:
             return self.array(v)
         if "$float" in v:
             return float(v["$float"])
+        if "$nonzero" in v:
+            members = v["$nonzero"]
+            if not isinstance(members, list) or len(members) != 2 or not all(
+                    isinstance(m, dict) and "$array" in m for m in members):
+                raise ModelFileError("inconsistent model file (malformed zero-padded array)")
+            a = _from_nonzero(*(self.array(m) for m in members), v.get("shape"), self.budget)
+            self.budget -= a.nbytes
+            return a
         if "$csr" in v:
             members = v["$csr"]
             if not isinstance(members, list) or len(members) != 3 or not all(
@@ -619,7 +682,7 @@ def save(model, path, *, check=True):
     root = packer.node(model)
     header = {
         "format": FORMAT_NAME,
-        "version": FORMAT_VERSION,
+        "version": packer.version,
         "textnb": __version__,
         "model": root,
         "arrays": {},
@@ -694,7 +757,7 @@ def _check_before_writing(path, head, arrays, build=True):
         for name, a in arrays.items():
             views[name] = a.view()
             views[name].flags.writeable = False
-        return _Unpacker(views).node(json.loads(head.decode("utf-8"))["model"])
+        return _Unpacker(views, MAX_MODEL_BYTES - total).node(json.loads(head.decode("utf-8"))["model"])
 
     try:
         _read(path, None, build=build, parse=parse)
@@ -904,4 +967,4 @@ def _load_zip(z, file_size, max_bytes):
         if hashlib.sha256(data).hexdigest() != meta["sha256"]:
             raise ModelFileError(f"array {name} fails its checksum (corrupted)")
         arrays[name] = _read_npy(data, name, max_bytes)
-    return _Unpacker(arrays).node(header["model"])
+    return _Unpacker(arrays, max_bytes - total).node(header["model"])
