@@ -6,12 +6,16 @@ what ``corpora/`` ships.
 """
 
 import contextlib
+import hashlib
 import io
+import json
 import os
 import signal
 import tarfile
+import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 # a library error that is not a TextnbError is a bug: the command line shows its traceback
@@ -215,3 +219,28 @@ def tiny_mail(root):
         for i in range(3):
             (folder / f"{i}.eml").write_bytes(f"Subject: {words}\n\n{words} {i}\n".encode())
     return spam, ham
+
+
+def read_model_file(path):
+    """``(header, arrays)`` of a model file, as it is stored (arrays by member name)."""
+    with zipfile.ZipFile(path) as z:
+        header = json.loads(z.read("header.json"))
+        arrays = {n: np.load(io.BytesIO(z.read(f"arrays/{n}.npy")), allow_pickle=False) for n in header["arrays"]}
+    return header, arrays
+
+
+def write_model_file(path, header, arrays):
+    """A model file with valid checksums for whatever ``header`` and ``arrays`` say."""
+    header = json.loads(json.dumps(header))
+    header["arrays"] = {}
+    members = []
+    for name, a in arrays.items():
+        buf = io.BytesIO()
+        np.save(buf, a, allow_pickle=False)
+        data = buf.getvalue()
+        header["arrays"][name] = {"sha256": hashlib.sha256(data).hexdigest(), "nbytes": len(data)}
+        members.append((f"arrays/{name}.npy", data))
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as z:
+        z.writestr("header.json", json.dumps(header))
+        for member, data in members:
+            z.writestr(member, data)

@@ -29,6 +29,7 @@ from textnb import MODEL_MODULES
 from textnb.core.errors import ModelFileError
 from textnb.core.model_io import _REGISTRY, _import_models
 from textnb.core.model_schema import schema_of
+from tests.conftest import read_model_file, write_model_file
 
 # --------------------------------------------------------------------------- models
 ARFF = ["@relation t", "@attribute x numeric", "@attribute y numeric", "@attribute c {a,b,d}",
@@ -168,28 +169,7 @@ def fitted(tmp_path_factory):
 
 
 # --------------------------------------------------------------------------- file surgery
-def _read(path):
-    with zipfile.ZipFile(path) as z:
-        header = json.loads(z.read("header.json"))
-        arrays = {n: np.load(io.BytesIO(z.read(f"arrays/{n}.npy")), allow_pickle=False) for n in header["arrays"]}
-    return header, arrays
-
-
-def _write(path, header, arrays):
-    """A model file with valid checksums for whatever ``header`` and ``arrays`` say."""
-    header = json.loads(json.dumps(header))
-    header["arrays"] = {}
-    members = []
-    for name, a in arrays.items():
-        buf = io.BytesIO()
-        np.save(buf, a, allow_pickle=False)
-        data = buf.getvalue()
-        header["arrays"][name] = {"sha256": hashlib.sha256(data).hexdigest(), "nbytes": len(data)}
-        members.append((f"arrays/{name}.npy", data))
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as z:
-        z.writestr("header.json", json.dumps(header))
-        for member, data in members:
-            z.writestr(member, data)
+_read, _write = read_model_file, write_model_file
 
 
 def _scalars(node, path=()):

@@ -266,24 +266,6 @@ def test_small_or_dense_models_stay_format_version_1(tmp_path, model_file):
     assert packer.version == 1
 
 
-def _write_model(path, header, arrays):
-    """A model file of ``header`` (its "arrays" entry filled in) and ``arrays`` (name -> ndarray)."""
-    import hashlib
-
-    header = dict(header, arrays={})
-    members = []
-    for name, a in arrays.items():
-        buf = io.BytesIO()
-        np.save(buf, a, allow_pickle=False)
-        data = buf.getvalue()
-        header["arrays"][name] = {"sha256": hashlib.sha256(data).hexdigest(), "nbytes": len(data)}
-        members.append((f"arrays/{name}.npy", data))
-    with zipfile.ZipFile(path, "w") as z:
-        z.writestr("header.json", json.dumps(header))
-        for member, data in members:
-            z.writestr(member, data)
-
-
 @pytest.mark.parametrize("positions, values, shape, message", [
     (np.array([3, 2], dtype=np.uint32), np.array([1.0, 2.0]), [2, 70_000], "positions not increasing"),
     (np.array([1, 140_000], dtype=np.uint32), np.array([1.0, 2.0]), [2, 70_000], "positions not increasing inside"),
@@ -298,13 +280,12 @@ def test_a_crafted_zero_padded_array_is_a_one_line_model_file_error(tmp_path, po
     shape, of unequal length or the wrong dtype, or a shape of terabytes, is refused with
     ModelFileError before an array is built (never an IndexError, a MemoryError or a
     model with garbage)."""
+    from tests.conftest import read_model_file, write_model_file
+
     model, _ = _sparse_counts_model()
     good = tmp_path / "good.tnb"
     save(model, good)
-    header = _header(good)
-    with zipfile.ZipFile(good) as z:
-        arrays = {n[len("arrays/"):-len(".npy")]: np.load(io.BytesIO(z.read(n)))
-                  for n in z.namelist() if n.startswith("arrays/")}
+    header, arrays = read_model_file(good)
     state = header["model"]["state"]
     ref = state["feature_count_"]
     assert "$nonzero" in ref
@@ -312,7 +293,7 @@ def test_a_crafted_zero_padded_array_is_a_one_line_model_file_error(tmp_path, po
     arrays[pos_name], arrays[val_name] = positions, values
     ref["shape"] = shape
     bad = tmp_path / "bad.tnb"
-    _write_model(bad, header, arrays)
+    write_model_file(bad, header, arrays)
     with pytest.raises(ModelFileError, match=message) as info:
         textnb.load(bad)
     assert str(bad) in str(info.value) and "\n" not in str(info.value)
