@@ -192,3 +192,42 @@ def test_threshold_08_routes_trec_questions_correctly(shared_corpora):
     routed, right = _routed(labels, ty)
     assert routed > 0.3 and right >= 0.8
     assert log_loss(ty, P, labels=cal.classes_) < 0.7 * log_loss(ty, raw.predict_proba(tdocs), labels=cal.classes_)
+
+
+def test_fit_scale_leaves_out_a_class_the_scoring_model_did_not_know():
+    """Held-out scores of ``-inf`` (a class none of whose documents was outside the fold)
+    neither poison the temperature (0 * inf in its slope) nor count: the scale is that of
+    the other documents with that class at probability 0."""
+    rng = np.random.default_rng(0)
+    S = rng.normal(size=(300, 3)) * 2
+    y = rng.integers(0, 2, size=300)
+    S[np.arange(300), y] += 1.5
+    S[:, 2] = -np.inf  # a class no scoring model knew
+    y[0] = 2  # ... and its one document
+    expected = dfe.fit_scale(np.where(np.isfinite(S[1:]), S[1:], S[1:, :2].max(axis=1, keepdims=True) - 1e6), y[1:])
+    with np.errstate(all="raise"):
+        assert dfe.fit_scale(S, y) == expected
+    assert dfe.SCALE_RANGE[0] < expected < dfe.SCALE_RANGE[1]
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_a_class_of_one_document_leaves_the_default_calibrated(sms_counts, weighted):
+    """The default model with a class of one SMS (or that class weighted 0), which every
+    held-out fold of the calibration either holds or lacks: the scale is that of the two
+    big classes' (it ran to its bound of 1000 and the log-loss rose eight-fold), with no
+    warning (the trial of 2026-12-04)."""
+    import warnings
+
+    X, y, Xt, yt = sms_counts
+    X, y = X[:2000], y[:2000]
+    base = DiscriminativeNB().fit(X, y)
+    rare = y.astype(object).copy()
+    rare[0] = "other"
+    w = np.ones(len(y))
+    if weighted:
+        w[0] = 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = DiscriminativeNB().fit(X, rare, sample_weight=w if weighted else None)
+    assert model.scale_ < 2 * base.scale_ and model.scale_ > base.scale_ / 2
+    assert log_loss(yt, model.predict_proba(Xt), labels=model.classes_) < 1.2 * log_loss(yt, base.predict_proba(Xt))

@@ -326,11 +326,22 @@ def fit_scale(S, y_index, weights=None):
     found by Newton steps (in ``log s``) that fall back to bisection. The scale stays in
     :data:`SCALE_RANGE` (its bound when the scores separate the classes perfectly).
     One scalar for all classes: the model's decisions are unchanged.
+
+    A class the scoring model did not know (none of its documents outside the held-out
+    fold: a score of ``-inf``) is kept out of the fit: a document of that class is left
+    out, and that class counts as 1e6 below a document's best one for the others
+    (probability 0 at any scale of :data:`SCALE_RANGE`; ``-inf`` would make the
+    log-loss's slope ``0 * inf``, not a number).
     """
     S = np.asarray(S, dtype=np.float64)
+    y_index = np.asarray(y_index)
+    w = np.ones(S.shape[0]) if weights is None else np.asarray(weights, dtype=np.float64)
+    known = np.isfinite(S[np.arange(S.shape[0]), y_index])
+    if not known.all():
+        S, y_index, w = S[known], y_index[known], w[known]
     n = S.shape[0]
-    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
     S = S - S.max(axis=1, keepdims=True)  # the same softmax, no overflow
+    S = np.maximum(S, -1e6)  # (a class the model did not know: -inf)
     true = S[np.arange(n), y_index]
 
     S2 = S * S
@@ -428,9 +439,7 @@ def held_out_scale(S, y_index, keys):
     if limit < MIN_CALIBRATION_DOCUMENTS or n_classes < 2:
         return None
     held = np.sort(ok[np.argsort(np.asarray(keys)[ok], kind="stable")[:limit]])
-    Sh = S[held]
-    floor = Sh.max(axis=1, keepdims=True) - 1e6
-    return fit_scale(np.where(Sh > floor, Sh, floor), y_index[held])
+    return fit_scale(S[held], y_index[held])
 
 
 def leave_out_scores(family, feature_count, class_count, T, y_index, contribution, fold, *, alpha, pool=None,
