@@ -2,6 +2,7 @@
 ``__label__`` lines through textnb.io.fasttext (several labels on a line: the multi-label
 path), ``textnb test MODEL FILE [K] [TH]`` prints N, P@K and R@K as ``fasttext test``."""
 
+import argparse
 import io
 import json
 import re
@@ -282,3 +283,27 @@ def test_lines_without_a_label_are_counted_and_reported(tmp_path):
     assert code == 0 and json.loads(out)["skipped_unlabeled"] == 1
     code, out, _ = run("train", SMS, "-o", tmp_path / "tsv.tnb", "--json")  # not a fastText file: no count
     assert code == 0 and "skipped_unlabeled" not in json.loads(out)
+
+
+def test_k_of_minus_one_is_every_label_as_in_fasttext(files, models):
+    """``textnb test MODEL FILE -1`` and ``predict --top -1`` take every label, as fastText's
+    ``test`` / ``predict`` k = -1: the counts of K = the number of labels; 0 and -2 are
+    one-line usage errors naming -1."""
+    for model, name, n_labels in ((models[0], "test.txt", "2"), (models[1], "mtest.txt", "3")):
+        code, out, _ = run("test", model, files / name, "-1", "--json")
+        assert code == 0
+        every = json.loads(out)
+        code, out, _ = run("test", model, files / name, n_labels, "--json")
+        both = json.loads(out)
+        assert every["k"] == -1 and both["k"] == int(n_labels)
+        assert {k: every[k] for k in ("n", "predicted", "correct", "precision", "recall")} == \
+               {k: both[k] for k in ("n", "predicted", "correct", "precision", "recall")}
+        code, out_all, _ = run("predict", model, "--lines", files / "test_plain.txt", "--top", "-1")
+        code2, out_two, _ = run("predict", model, "--lines", files / "test_plain.txt", "--top", n_labels)
+        assert code == code2 == 0 and out_all == out_two and out_all.count("\n") == 400
+    for argv in (("test", models[0], files / "test.txt", "-2"), ("predict", models[0], "--top", "0", files / "x")):
+        assert run(*argv)[0] == 2
+    from textnb.cli.options import top_labels
+
+    with pytest.raises(argparse.ArgumentTypeError, match="or -1 for every label, got '0'"):
+        top_labels("0")

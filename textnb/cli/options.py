@@ -11,10 +11,28 @@ from textnb.core.errors import DataError, InputError
 
 __all__ = ["add_corpus_options", "add_fasttext_options", "add_model_and_input_options", "add_model_options",
            "add_ignore", "add_multilabel_options", "model_options", "input_options", "read_path", "scheduler",
-           "structure_errors", "max_bytes", "top", "probability", "folds", "repeats", "seed", "naming_the_corpus"]
+           "structure_errors", "max_bytes", "top", "top_labels", "ALL_LABELS", "probability", "folds", "repeats", "seed",
+           "naming_the_corpus"]
 
 max_features = bounded(int, low=1, high=MAX_TERMS)
 top = bounded(int, low=1, high=MAX_TOP)
+#: ``--top`` / ``test``'s K of -1: every label, as fastText's ``predict`` and ``test`` take k = -1.
+ALL_LABELS = -1
+
+
+def top_labels(text):
+    """:data:`top`, or -1 (:data:`ALL_LABELS`) for every label."""
+    if str(text).strip() == "-1":
+        return ALL_LABELS
+    try:
+        return top(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1 and <= {MAX_TOP}, or -1 for every label, "
+                                         f"got {text!r}") from None
+
+
+top_labels.__name__ = "int_in_range"
+top_labels.range = f"{top.range}, or -1 for every label"
 smoothing = bounded(float, low=0.0, high=MAX_ALPHA)
 bins = bounded(int, low=1, high=MAX_BINS)
 ngram = bounded(int, low=1, high=MAX_NGRAM)

@@ -7,7 +7,9 @@ import sys
 
 import numpy as np
 
-from textnb.cli.options import add_fasttext_options, add_ignore, multilabel_model, probability, refuse_spam_model, top
+from textnb.cli.argtypes import MAX_TOP
+from textnb.cli.options import (ALL_LABELS, add_fasttext_options, add_ignore, multilabel_model, probability,
+                                refuse_spam_model, top_labels)
 from textnb.cli.options import max_bytes as max_bytes_type
 from textnb.core.registry import kind_of
 from textnb.cli.output import cell, dumps, explanation_text
@@ -35,9 +37,9 @@ def add_parser(sub):
     p.add_argument("--explain", action="store_true",
                    help="also print why: the terms that moved the decision most, what each attribute of a "
                         "table added to the margin, or the rule of a lazy model")
-    p.add_argument("--top", type=top, metavar="N",
+    p.add_argument("--top", type=top_labels, metavar="N",
                    help=f"print the N most probable labels with their probabilities (as fastText's predict k); "
-                        f"with --explain: terms per explanation (default 10) ({top.range})")
+                        f"with --explain: terms per explanation (default 10) ({top_labels.range})")
     p.add_argument("--lines", nargs="?", const="-", metavar="FILE|-",
                    help="one document per line of FILE (default: stdin), output in input order, "
                         "as fastText's predict")
@@ -130,7 +132,7 @@ def _explanations(args, model, X):
         return None
     from textnb.evaluation.explain import explain_rows
 
-    rows = explain_rows(model, X, top=args.top or 10)
+    rows = explain_rows(model, X, top=MAX_TOP if args.top == ALL_LABELS else args.top or 10)
     return rows if args.json else [explanation_text(info) for info in rows]
 
 

@@ -5,6 +5,7 @@ carries."""
 
 import numpy as np
 
+from textnb.cli.options import ALL_LABELS
 from textnb.cli.output import cell, dumps
 from textnb.core.errors import InputError, TextnbError
 
@@ -44,7 +45,7 @@ def print_ranked(sources, classes, proba, odds, args, out):
     ``--top`` absent), each with its probability (and in ``--json`` its log-odds); a
     document with none keeps its TAB. One printer for single-label models (``proba`` the
     posterior) and multi-label ones (each label's own probability)."""
-    top = args.top or (len(classes) if args.threshold is not None else 1)
+    top = len(classes) if args.top == ALL_LABELS else args.top or (len(classes) if args.threshold is not None else 1)
     threshold = args.threshold if args.threshold is not None else 0.0
     for src, p, lo in zip(sources, proba, odds):
         order = np.argsort(-lo, kind="stable")[:top]  # (log-odds: the order of p, at full resolution)

@@ -4,7 +4,7 @@ printed as ``fasttext test`` prints them (``N``, ``P@K``, ``R@K``)."""
 import sys
 
 from textnb.cli.argtypes import bounded
-from textnb.cli.options import add_fasttext_options, multilabel_model, top
+from textnb.cli.options import add_fasttext_options, multilabel_model, top_labels
 from textnb.cli.output import dumps
 from textnb.core.errors import InputError
 
@@ -22,8 +22,8 @@ def add_parser(sub):
                                    "probability >= TH are its predictions.")
     p.add_argument("model", metavar="MODEL")
     p.add_argument("file", metavar="FILE", help="the labelled fastText file, or - for stdin")
-    p.add_argument("k", metavar="K", nargs="?", type=top, default=1,
-                   help=f"predictions per line (default 1; {top.range})")
+    p.add_argument("k", metavar="K", nargs="?", type=top_labels, default=1,
+                   help=f"predictions per line (default 1; {top_labels.range})")
     p.add_argument("threshold", metavar="TH", nargs="?", type=threshold_type, default=0.0,
                    help=f"probability a prediction needs (default 0; {threshold_type.range})")
     p.add_argument("--json", action="store_true",

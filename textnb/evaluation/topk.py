@@ -34,7 +34,7 @@ def precision_recall_at_k(log_proba, classes, gold, k=1, threshold=0.0):
     gold : sequence of sequences of str
         Each example's true labels.
     k : int, default=1
-        Predictions per example (at most).
+        Predictions per example (at most); -1: every label (fastText's ``test`` k = -1).
     threshold : float, default=0.0
         Predictions need a probability of at least this.
 
@@ -44,8 +44,8 @@ def precision_recall_at_k(log_proba, classes, gold, k=1, threshold=0.0):
         ``n`` (examples counted), ``k``, ``threshold``, ``precision``, ``recall``,
         ``predicted``, ``gold``, ``correct`` (the counts behind them).
     """
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k must be an integer >= 1; got {k!r}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or (k < 1 and k != -1):
+        raise ValueError(f"k must be an integer >= 1, or -1 for every label; got {k!r}")
     threshold = float(threshold)
     if not 0.0 <= threshold <= 1.0:
         raise ValueError(f"threshold must be in [0, 1]; got {threshold!r}")
@@ -61,7 +61,7 @@ def precision_recall_at_k(log_proba, classes, gold, k=1, threshold=0.0):
             continue
         n += 1
         n_gold += len(known)
-        order = np.argsort(-row, kind="stable")[:k]
+        order = np.argsort(-row, kind="stable")[:k if k != -1 else None]
         chosen = [j for j in order.tolist() if row[j] >= log_threshold]
         n_predicted += len(chosen)
         n_correct += sum(j in known for j in chosen)
