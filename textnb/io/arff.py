@@ -29,6 +29,7 @@ import numpy as np
 from textnb.core.errors import InputError
 from textnb.core.attributes import MAX_COLUMNS, Attribute, repeated
 from textnb.core.model_io import atomic_write
+from textnb.io.numbers import parse_number
 from textnb.io.uncertain import (
     UNCERTAIN_NOMINAL,
     UNCERTAIN_NUMERIC,
@@ -213,7 +214,7 @@ def _parse_attribute(rest, path, lineno):
 
 def _number(tok, path, lineno, name):
     try:
-        x = float(tok)
+        x = parse_number(tok)
     except ValueError:
         raise InputError(
             f"{path}:{lineno}: value {tok!r} of numeric attribute {name!r} is not a number"

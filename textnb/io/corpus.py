@@ -42,6 +42,7 @@ from pathlib import Path
 
 from textnb.core.errors import DataWarning, InputError, NotATextCorpus, missing_reason
 from textnb.io.files import cut_text, decode_cut, file_identity, folder_files, read_regular_file
+from textnb.io.numbers import is_number
 
 __all__ = [
     "read_word_list",
@@ -490,15 +491,7 @@ def _header_like(head):
     first, cells = head[0][1][0].strip(), [r[0].strip() for _, r in head[1:]]
     if len(cells) < 2 or first in cells:
         return False
-    return len(set(cells)) < len(cells) or (all(map(_is_number, cells)) and not _is_number(first))
-
-
-def _is_number(text):
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+    return len(set(cells)) < len(cells) or (all(map(is_number, cells)) and not is_number(first))
 
 
 def _delimiter_of(path, first_line):

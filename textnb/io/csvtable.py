@@ -1,8 +1,9 @@
 """Reading CSV / TSV files with a header row into typed columns.
 
-Types are inferred per column: a column is *numeric* when every non-missing cell parses
-as a finite float, otherwise *nominal* (values in order of first appearance, as Weka's
-CSV loader does). An empty cell or ``?`` is missing. ``types={name: "nominal" |
+Types are inferred per column: a column is *numeric* when every non-missing cell is a
+number (:func:`textnb.io.numbers.parse_number`: ASCII digits, sign, point, exponent; not
+``1_000`` or ``١٢``) and one is finite, otherwise *nominal* (values in order of first
+appearance, as Weka's CSV loader does). An empty cell or ``?`` is missing. ``types={name: "nominal" |
 "numeric"}`` overrides the inference; a cell that is not a number in a column forced
 numeric is an :class:`~textnb.core.errors.InputError` naming the file, row and column.
 
@@ -27,6 +28,7 @@ import numpy as np
 from textnb.core.errors import InputError
 from textnb.core.attributes import MAX_COLUMNS, Attribute, repeated
 from textnb.io.corpus import checked_rows, row_width_error
+from textnb.io.numbers import is_number, parse_number
 from textnb.io.uncertain import (
     UNCERTAIN_KINDS,
     UNCERTAIN_NOMINAL,
@@ -57,18 +59,10 @@ def _delimiter(path, sample):
         return "\t" if "\t" in sample.split("\n", 1)[0] else ","
 
 
-def _is_float_text(s):
-    """True for text float() reads, finite or not ("inf", "nan", "1e999")."""
-    try:
-        float(s)
-    except ValueError:
-        return False
-    return True
-
-
 def _float(s):
+    """The finite number ``s`` writes (:func:`textnb.io.numbers.parse_number`), else None."""
     try:
-        x = float(s)
+        x = parse_number(s)
     except ValueError:
         return None
     return x if math.isfinite(x) else None
@@ -203,14 +197,14 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
         nums = [None if c in MISSING else _float(c) for c in col]
         if kind is None:
             # "inf" / "nan" among numbers make a numeric column with a bad cell, not a nominal one
-            looks = [x is not None or _is_float_text(c) for x, c in zip(nums, col) if c not in MISSING]
+            looks = [x is not None or is_number(c) for x, c in zip(nums, col) if c not in MISSING]
             kind = "numeric" if all(looks) and any(x is not None for x in nums) else "nominal"
         if kind == "numeric":
             for i, (x, c) in enumerate(zip(nums, col)):
                 if c in MISSING:
                     continue
                 if x is None:
-                    problem = "is not finite" if _is_float_text(c) else "is not a number"
+                    problem = "is not finite" if is_number(c) else "is not a number"
                     raise InputError(f"{path}:{linenos[i]}: value {c!r} in numeric column {name!r} {problem}")
                 X[i, j] = x
             attributes.append(Attribute(name, "numeric", []))
