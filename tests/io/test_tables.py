@@ -223,3 +223,38 @@ def test_a_cell_python_reads_as_a_number_but_weka_and_pandas_do_not_is_no_number
     with pytest.raises(NotATextCorpus, match="is a header"):
         open_corpus(_file(tmp_path, "h.csv", "x,play\n1,yes\n2,no\n"))
     assert open_corpus(_file(tmp_path, "g.csv", f"x,play\n1,yes\n{cell},no\n")).labels == ["x", "1", cell]
+
+
+def test_tables_and_mixed_tables_decode_each_line_as_a_text_corpus_does(tmp_path):
+    """A Windows-1252 CSV read as a text corpus was read, but refused as a mixed table ('not
+    utf-8 text (invalid continuation byte at byte 21)'), and so were Windows-1252 tables and
+    ARFF files: every file of rows now decodes each line UTF-8, else Windows-1252, else
+    Latin-1 (io.corpus.decode_lines), so a UTF-8 line beside a Windows-1252 one is kept as it is."""
+    from textnb.io.corpus import open_corpus
+    from textnb.io.csvtable import read_header
+
+    rows = ["label,text,n", "spam,café win prize,1", "ham,naïve lunch,2", "spam,win win,1", "ham,lunch noon,3"]
+    cp = _file(tmp_path, "l1.csv", "")
+    cp.write_bytes("\n".join(rows).encode("cp1252") + b"\n")
+    with pytest.warns(Warning, match="'n' not read"):
+        corpus = open_corpus(cp)
+    mixed = read_table(cp, class_name="label", types={"text": "text"})
+    assert list(mixed.X[:, 0]) == list(corpus.documents) == ["café win prize", "naïve lunch", "win win", "lunch noon"]
+    assert read_header(cp) == ["label", "text", "n"]
+    # a UTF-8 file with one Windows-1252 line: the UTF-8 lines stay UTF-8 (not 'cafÃ©')
+    mix = _file(tmp_path, "mix.csv", "")
+    mix.write_bytes("a,class\ncafé,y\n".encode() + "crème,n\n".encode("cp1252") + "café,n\n".encode())
+    assert read_table(mix).attributes[0].values == ["café", "crème"]
+    arff = _file(tmp_path, "w.arff", "")
+    arff.write_bytes("@relation r\n@attribute a {sünny,räiny}\n@attribute class {y,n}\n@data\n".encode("cp1252")
+                     + "sünny,y\n".encode() + "räiny,n\n".encode("cp1252"))
+    t = read_table(arff)
+    assert t.attributes[0].values == ["sünny", "räiny"] and t.X[:, 0].tolist() == [0.0, 1.0]
+    # an explicit encoding is still the file's only one
+    from textnb.io.arff import read_arff
+    from textnb.io.csvtable import read_csv
+
+    with pytest.raises(InputError, match="not utf-8 text"):
+        read_arff(arff, encoding="utf-8")
+    with pytest.raises(InputError, match="not utf-8 text"):
+        read_csv(cp, encoding="utf-8")

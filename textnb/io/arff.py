@@ -29,6 +29,7 @@ import numpy as np
 from textnb.core.errors import InputError
 from textnb.core.attributes import MAX_COLUMNS, Attribute, repeated
 from textnb.core.model_io import atomic_write
+from textnb.io.corpus import read_text_file
 from textnb.io.numbers import parse_number
 from textnb.io.uncertain import (
     UNCERTAIN_NOMINAL,
@@ -224,8 +225,12 @@ def _number(tok, path, lineno, name):
     return x
 
 
-def read_arff(path, *, encoding="utf-8"):
+def read_arff(path, *, encoding=None):
     """Read an ARFF file into an :class:`ArffData` (all attributes, class included).
+
+    ``encoding`` None: each line UTF-8, else Windows-1252, else Latin-1, as a text corpus's
+    rows are decoded (:func:`textnb.io.corpus.decode_lines`; Weka 3.6 declares no encoding
+    and reads a file in the platform's); a codec name: the file must be text in it.
 
     Raises
     ------
@@ -234,15 +239,17 @@ def read_arff(path, *, encoding="utf-8"):
         without attributes, or an undeclared nominal value.
     """
     path = str(path)
-    try:
-        # a UTF-8 byte-order mark is dropped, as the CSV reader does
-        codec = "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
-        with open(path, encoding=codec, errors="strict", newline=None) as f:
-            lines = f.read().splitlines()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not {encoding} text ({exc.reason} at byte {exc.start})") from None
+    if encoding is None:  # (a UTF-8 byte-order mark dropped, as the CSV reader does)
+        lines = read_text_file(path, "an ARFF file").splitlines()
+    else:
+        try:
+            codec = "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
+            with open(path, encoding=codec, errors="strict", newline=None) as f:
+                lines = f.read().splitlines()
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{path}: not {encoding} text ({exc.reason} at byte {exc.start})") from None
 
     relation, attributes = "", []
     lineno, n_lines = 0, len(lines)

@@ -27,7 +27,7 @@ import numpy as np
 
 from textnb.core.errors import InputError
 from textnb.core.attributes import MAX_COLUMNS, Attribute, repeated
-from textnb.io.corpus import checked_rows, row_width_error
+from textnb.io.corpus import checked_rows, read_text_file, row_width_error
 from textnb.io.numbers import is_number, parse_number
 from textnb.io.uncertain import (
     UNCERTAIN_KINDS,
@@ -69,15 +69,20 @@ def _float(s):
 
 
 def _read_text(path, encoding, *, size=-1, errors="strict"):
-    """The file's text (its first ``size`` characters; all with -1), a leading BOM dropped;
-    InputError naming the file when it cannot be read, is not ``encoding`` text or is empty."""
-    try:
-        with open(path, encoding=encoding, errors=errors, newline="") as f:
-            text = f.read(size)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not {encoding} text ({exc.reason} at byte {exc.start})") from None
+    """The file's text (about its first ``size`` bytes; all with -1), a leading BOM dropped;
+    InputError naming the file when it cannot be read, is binary (or not ``encoding`` text) or
+    is empty. ``encoding`` None: each line decoded as a corpus's rows are
+    (:func:`textnb.io.corpus.read_text_file`: UTF-8, else Windows-1252, else Latin-1)."""
+    if encoding is None:
+        text = read_text_file(path, "a CSV/TSV table", max_bytes=None if size < 0 else size)
+    else:
+        try:
+            with open(path, encoding=encoding, errors=errors, newline="") as f:
+                text = f.read(size)
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{path}: not {encoding} text ({exc.reason} at byte {exc.start})") from None
     if text.startswith("\ufeff"):
         text = text[1:]
     if not text.strip():
@@ -85,7 +90,7 @@ def _read_text(path, encoding, *, size=-1, errors="strict"):
     return text
 
 
-def read_header(path, *, encoding="utf-8"):
+def read_header(path, *, encoding=None):
     """The column names of a delimited text file (its first row, as :func:`read_csv` reads it)."""
     path = str(path)
     sample = _read_text(path, encoding, size=65536, errors="replace")
@@ -96,7 +101,7 @@ def read_header(path, *, encoding="utf-8"):
     return [h.strip() for h in first]
 
 
-def read_csv(path, *, types=None, class_name=None, optional_types=False, encoding="utf-8"):
+def read_csv(path, *, types=None, class_name=None, optional_types=False, encoding=None):
     """Read a delimited text file with a header row.
 
     Parameters
@@ -110,6 +115,10 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
         last column; ``""``: no class column).
     optional_types : bool, default=False
         Ignore ``types`` entries for columns the file does not have (query files).
+    encoding : str, default=None
+        None: each line UTF-8, else Windows-1252, else Latin-1, as a text corpus's rows are
+        decoded (:func:`textnb.io.corpus.decode_lines`); a codec name: the file must be
+        text in it.
 
     Returns
     -------
