@@ -394,8 +394,9 @@ def test_log_odds_reference_values():
 # ==================================================================== tables (ARFF / CSV)
 ARFF_CASES = {
     "empty": (b"", "empty.arff: no @attribute declarations (empty or not an ARFF file)"),
-    "binary": (b"\xff\xfe\x00@\x00", "binary.arff: not utf-8 text"),
-    "nul": (b"a\x00b", "nul.arff:1: expected @relation, @attribute or @data"),
+    "binary": (b"\xff\xfe\x00@\x00", "binary.arff: UTF-16 text; textnb reads UTF-8, Windows-1252 or Latin-1: "
+                                     "convert it first (iconv -f UTF-16 -t UTF-8)"),
+    "nul": (b"a\x00b", "nul.arff: binary file, not an ARFF file"),
     "nan": (b"@relation r\n@attribute a numeric\n@attribute class {p,q}\n@data\nnan,p\n1,q\n",
             "nan.arff:5: value 'nan' of attribute 'a' is not finite"),
     "inf": (b"@relation r\n@attribute a numeric\n@attribute class {p,q}\n@data\n1,p\n-inf,q\n",
@@ -430,7 +431,7 @@ CSV_CASES = {
     "ragged": (b"a,b,class\n1,2,p\n1,q\n", "ragged.csv:3: row has 2 cells, expected 3"),
     "empty": (b"", "empty.csv: empty file"),
     "header_only": (b"a,b,class\n", "header_only.csv: no data rows"),
-    "binary": (b"\x89PNG\r\n\x1a\n\x00\x00\xff\xd8", "binary.csv: not utf-8 text"),
+    "binary": (b"\x89PNG\r\n\x1a\n\x00\x00\xff\xd8", "binary.csv: binary file, not a CSV/TSV table"),
     "one_class": (b"a,class\n1,p\n2,p\n", "one_class.csv: class attribute 'class' has only one value ('p')"),
 }
 

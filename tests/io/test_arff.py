@@ -127,3 +127,26 @@ def test_every_uci_file_reads():
     # cell counts of missing values as SOURCES.md reports them (Weka's own reader)
     assert int(np.isnan(read_arff(UCI / "colic.arff").X).sum()) == 1927
     assert int(np.isnan(read_arff(UCI / "breast-w.arff").X).sum()) == 16
+
+
+def test_rows_separated_by_whitespace_read_as_weka_reads_them(tmp_path):
+    """Weka 3.6's ArffLoader reads values separated by any run of whitespace and commas
+    (``1<TAB>x<TAB>p``, ``1 x p``, ``1,,x , p``, a trailing comma; sparse ``{0 1<TAB>2 p}``):
+    textnb read only commas ('1 values, expected 3'). The rows below are what
+    ``java weka.core.converters.ArffLoader`` prints for them. A row that reads with commas
+    still reads so (an unquoted value with spaces is one value, which Weka refuses), and a row
+    neither way reads is refused as before (``1 x p q``, whose ``q`` Weka 3.6 drops)."""
+    head = "@relation r\n@attribute a numeric\n@attribute c {x,y}\n@attribute class {p,n}\n@data\n"
+    rows = ["1\tx\tp", "2  y   n", "1.5,,x,p", "2 ,y\tn", "3,x,p,", ",4 y n", "5\t'y'\tn % a comment",
+            "{0 6\t1 y\t2 n}", "{0 7 2 n}", "{0 8, 1 y 2 n}"]
+    d = read_arff(_write(tmp_path, head + "\n".join(rows) + "\n"))
+    assert d.X.tolist() == [[1, 0, 0], [2, 1, 1], [1.5, 0, 0], [2, 1, 1], [3, 0, 0], [4, 1, 1], [5, 1, 1],
+                            [6, 1, 1], [7, 0, 1], [8, 1, 1]]
+    for bad, message in (("1,x", "6: 2 values, expected 3"), ("1 x", "6: 1 values, expected 3"),
+                         ("1 x p q", "6: 1 values, expected 3"), ("{1_0 x}", "sparse index '1_0' is not an integer")):
+        with pytest.raises(InputError, match=message):
+            read_arff(_write(tmp_path, head + bad + "\n"))
+    text = ("@relation r\n@attribute t string\n@attribute class {p,n}\n@data\n"
+            "sunny day,n\n'a b'\tp\n{0 hello 1 n}\n{0 sunny day, 1 n}\n")
+    d = read_arff(_write(tmp_path, text))
+    assert d.X.tolist() == [["sunny day", 1.0], ["a b", 0.0], ["hello", 1.0], ["sunny day", 1.0]]

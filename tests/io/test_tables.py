@@ -168,3 +168,93 @@ def test_class_first_sets_per_sources():
     assert t.X.shape == (106, 57) and set(t.y) == {"+", "-"}
     t = read_table(UCI / "wine.arff", class_name="class")
     assert t.X.shape == (178, 13)
+
+
+# Python's float() reads these; Weka ("number expected, read Token[1_000]") and pandas do not.
+NOT_NUMBERS = ["1_000", "\u0661\u0662", "\uff11\uff12"]  # digit groups, Arabic-Indic 12, fullwidth 12
+
+
+@pytest.mark.parametrize("cell", NOT_NUMBERS)
+def test_a_cell_python_reads_as_a_number_but_weka_and_pandas_do_not_is_no_number_on_any_table_path(tmp_path, cell):
+    """One number parser (textnb.io.numbers) under CSV inference, ARFF numeric cells, forced-numeric
+    and query columns, uncertain cells, nominal values matched to numbers and the headerless-file
+    guess: ``1_000`` is not 1000 and ``١٢`` not 12 (a CSV column holding one is nominal)."""
+    from textnb.io.numbers import is_number, parse_number
+
+    assert not is_number(cell)
+    with pytest.raises(ValueError):
+        parse_number(cell)
+    for ok in ("1", "-1.5e3", ".5", "5.", "+2", "1E5", " 3 ", "inf", "-Infinity", "nan"):
+        assert is_number(ok) and parse_number(ok) == float(ok) or ok == "nan"
+    # CSV: inferred nominal, as any other non-number makes a column
+    t = read_table(_file(tmp_path, "u.csv", f"a,class\n1,y\n2,n\n{cell},n\n3,y\n"))
+    assert t.attributes[0].kind == "nominal" and t.attributes[0].values == ["1", "2", cell, "3"]
+    with pytest.raises(InputError, match=f"u.csv:4: value '{cell}' in numeric column 'a' is not a number"):
+        read_table(tmp_path / "u.csv", types={"a": "numeric"})
+    # ARFF numeric attribute: the error a word gets
+    arff = _file(tmp_path, "u.arff", f"@relation r\n@attribute a numeric\n@attribute class {{y,n}}\n@data\n"
+                                     f"1,y\n2,n\n{cell},n\n")
+    with pytest.raises(InputError, match=f"u.arff:7: value '{cell}' of numeric attribute 'a' is not a number"):
+        read_table(arff)
+    # uncertain cells: an interval bound, a certain value beside intervals, a probability
+    with pytest.raises(InputError, match=f"interval bound '{cell}' is not a number"):
+        read_table(_file(tmp_path, "i.csv", f'a,class\n"[1,{cell}]",y\n"[1,2]",n\n'))
+    with pytest.raises(InputError, match=f"value '{cell}' is not a number"):
+        read_table(_file(tmp_path, "c.csv", f'a,class\n{cell},y\n"[1,2]",n\n'))
+    with pytest.raises(InputError, match=f"probability of 'x' '0.{cell}' is not a number|'0.{cell}'"):
+        read_table(_file(tmp_path, "d.csv", f'a,class\n"{{x:0.{cell},y:0.5}}",y\n"{{x:1}}",n\n'))
+    # a query against a numeric attribute: a raw row, and a file whose column is nominal
+    model = read_table(_file(tmp_path, "m.csv", "a,class\n1,y\n2,n\n1000,n\n12,y\n"))
+    with pytest.raises(InputError, match=f"value '{cell}' of numeric attribute 'a' is not a number"):
+        encode_like([[cell]], model.attributes)
+    q = _file(tmp_path, "q.arff", f"@relation r\n@attribute a {{1,{cell}}}\n@attribute class {{y,n}}\n@data\n1,y\n")
+    with pytest.raises(InputError, match=f"value '{cell}' of attribute 'a' is not a number"):
+        read_table(q, like=model.attributes)
+    # a model's nominal value matched to a number of a numeric query column: none is 1000 / 12
+    nominal = read_table(tmp_path / "u.csv")
+    num = _file(tmp_path, "n.arff", "@relation r\n@attribute a numeric\n@attribute class {y,n}\n@data\n"
+                                    "1000,y\n12,n\n1,y\n")
+    with pytest.warns(Warning, match="2 of 3 match none"):
+        assert np.isnan(read_table(num, like=nominal.attributes).X[:2, 0]).all()
+    # a two-column CSV: numbers under a word make it a table's header; under '1_000' there is no number
+    from textnb.core.errors import NotATextCorpus
+    from textnb.io.corpus import open_corpus
+
+    with pytest.raises(NotATextCorpus, match="is a header"):
+        open_corpus(_file(tmp_path, "h.csv", "x,play\n1,yes\n2,no\n"))
+    assert open_corpus(_file(tmp_path, "g.csv", f"x,play\n1,yes\n{cell},no\n")).labels == ["x", "1", cell]
+
+
+def test_tables_and_mixed_tables_decode_each_line_as_a_text_corpus_does(tmp_path):
+    """A Windows-1252 CSV read as a text corpus was read, but refused as a mixed table ('not
+    utf-8 text (invalid continuation byte at byte 21)'), and so were Windows-1252 tables and
+    ARFF files: every file of rows now decodes each line UTF-8, else Windows-1252, else
+    Latin-1 (io.corpus.decode_lines), so a UTF-8 line beside a Windows-1252 one is kept as it is."""
+    from textnb.io.corpus import open_corpus
+    from textnb.io.csvtable import read_header
+
+    rows = ["label,text,n", "spam,café win prize,1", "ham,naïve lunch,2", "spam,win win,1", "ham,lunch noon,3"]
+    cp = _file(tmp_path, "l1.csv", "")
+    cp.write_bytes("\n".join(rows).encode("cp1252") + b"\n")
+    with pytest.warns(Warning, match="'n' not read"):
+        corpus = open_corpus(cp)
+    mixed = read_table(cp, class_name="label", types={"text": "text"})
+    assert list(mixed.X[:, 0]) == list(corpus.documents) == ["café win prize", "naïve lunch", "win win", "lunch noon"]
+    assert read_header(cp) == ["label", "text", "n"]
+    # a UTF-8 file with one Windows-1252 line: the UTF-8 lines stay UTF-8 (not 'cafÃ©')
+    mix = _file(tmp_path, "mix.csv", "")
+    mix.write_bytes("a,class\ncafé,y\n".encode() + "crème,n\n".encode("cp1252") + "café,n\n".encode())
+    assert read_table(mix).attributes[0].values == ["café", "crème"]
+    arff = _file(tmp_path, "w.arff", "")
+    arff.write_bytes("@relation r\n@attribute a {sünny,räiny}\n@attribute class {y,n}\n@data\n".encode("cp1252")
+                     + "sünny,y\n".encode() + "räiny,n\n".encode("cp1252"))
+    t = read_table(arff)
+    assert t.attributes[0].values == ["sünny", "räiny"] and t.X[:, 0].tolist() == [0.0, 1.0]
+    # an explicit encoding is still the file's only one
+    from textnb.io.arff import read_arff
+    from textnb.io.csvtable import read_csv
+
+    with pytest.raises(InputError, match="not utf-8 text"):
+        read_arff(arff, encoding="utf-8")
+    with pytest.raises(InputError, match="not utf-8 text"):
+        read_csv(cp, encoding="utf-8")

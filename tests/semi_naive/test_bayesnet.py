@@ -628,3 +628,48 @@ def test_failed_fit_on_a_bad_structure_leaves_the_model_unfitted():
         model.fit(np.array([[0, 1], [1, 0]]), ["a", "b"])
     with pytest.raises(NotFittedError):
         check_is_fitted(model)
+
+
+@pytest.mark.parametrize("case", ["own_parent", "twice", "unknown_parent", "unknown_child", "cycle", "class",
+                                  "too_large"])
+def test_every_problem_of_a_structure_file_is_one_line_naming_that_file(tmp_path, case):
+    """A node its own parent, a parent listed twice and an unknown parent named the data file
+    ('weather.nominal.arff: node 'outlook' cannot be its own parent': the prefix was given to
+    messages holding the word 'structure'); a structure whose "class" is an attribute of the
+    data said 'pass another class_name'; a CPT too large was an internal error (exit 70). Every
+    problem of the structure is a StructureError, which train and evaluate prefix with the
+    structure file, one rule."""
+    import io
+
+    from textnb.cli.commands import main
+
+    def cli(*argv):
+        out, err = io.StringIO(), io.StringIO()
+        return main([str(a) for a in argv], stdout=out, stderr=err), out.getvalue(), err.getvalue()
+
+    data = Path(__file__).resolve().parents[2] / "corpora" / "weather.nominal.arff"
+    structure, message = {
+        "own_parent": ({"parents": {"outlook": ["outlook"]}}, "node 'outlook' cannot be its own parent"),
+        "twice": ({"parents": {"outlook": ["windy", "windy"]}}, "parents of 'outlook' list a node twice"),
+        "unknown_parent": ({"parents": {"outlook": ["wind"]}},
+                           "parent 'wind' of 'outlook' is not a known node; known: outlook, temperature, humidity, "
+                           "windy and the class 'play'"),
+        "unknown_child": ({"parents": {"wind": ["play"]}}, "structure names an unknown node 'wind'"),
+        "cycle": ({"parents": {"outlook": ["windy"], "windy": ["outlook"]}}, "structure has a cycle"),
+        "class": ({"class": "windy", "parents": {}},
+                  "its class node 'windy' is an attribute of the data, whose class is 'play'; to learn 'windy', "
+                  "add --class windy"),
+        "too_large": ({"parents": {"a0": [f"a{i}" for i in range(1, 8)]}}, "the CPT of 'a0' would have"),
+    }[case]
+    if case == "too_large":  # 8 attributes of 10 values: a node with the 7 others as parents
+        rng = np.random.default_rng(0)
+        head = "".join(f"@attribute a{i} {{{','.join(map(str, range(10)))}}}\n" for i in range(8))
+        rows = "".join(",".join(map(str, rng.integers(0, 10, 8))) + f",{'pn'[i % 2]}\n" for i in range(20))
+        data = tmp_path / "big.arff"
+        data.write_text(f"@relation r\n{head}@attribute class {{p,n}}\n@data\n{rows}")
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(structure))
+    for cmd in (["train", data, "-o", tmp_path / "b.tnb"], ["evaluate", data, "--cv", "2"]):
+        rc, _, err = cli(*cmd, "--model", "bn", "--structure", path)
+        assert rc == 1 and err.startswith(f"textnb: error: {path}: {message}"), err
+        assert str(data) not in err and err.count("\n") == 1

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 from textnb.cli.argtypes import (MAX_ALPHA, MAX_BINS, MAX_BYTES, MAX_NGRAM, MAX_TERMS, MAX_TOP, bounded, df_value,
                                  jobs, select_spec)
-from textnb.core.errors import DataError, InputError
+from textnb.core.errors import DataError, InputError, StructureError
 
 __all__ = ["add_corpus_options", "add_fasttext_options", "add_model_and_input_options", "add_model_options",
            "add_ignore", "add_multilabel_options", "model_options", "input_options", "read_path", "scheduler",
@@ -211,12 +211,15 @@ def scheduler(args):
 
 @contextmanager
 def structure_errors(args):
-    """A bad network structure is found at fit time: name the structure file in the error."""
+    """Every problem of the network structure (a :class:`~textnb.core.errors.StructureError`, most
+    found at fit time, where the library knows the parents but not their file) as one line
+    naming the structure file ``--structure``, and never the data file."""
     try:
         yield
-    except InputError as exc:
-        if getattr(args, "structure", None) and "structure" in str(exc) and args.structure not in str(exc):
-            raise InputError(f"{args.structure}: {exc}") from None
+    except StructureError as exc:
+        where = getattr(args, "structure", None)
+        if where and not str(exc).startswith(f"{where}:"):
+            raise StructureError(f"{where}: {exc}") from None
         raise
 
 

@@ -12,7 +12,7 @@ from textnb.cli.options import (add_model_and_input_options, input_options, mode
                                 scheduler, seed, structure_errors, warn_multilabel)
 from textnb.cli.output import dumps
 from textnb.cli.progress import Progress
-from textnb.core.errors import InputError
+from textnb.core.errors import InputError, StructureError
 from textnb.core.wrapping import takes_sample_weight
 from textnb.core.model_io import refuse_input_as_output, save
 
@@ -152,14 +152,14 @@ def _model_name(model, steps):
 
 
 @contextlib.contextmanager
-def _naming(source, structure=None):
+def _naming(source):
     """An :class:`InputError` about the data (e.g. a column too large to model) as one
-    line that names the file it came from (one about the ``structure`` file already names
-    that file: :func:`~textnb.cli.options.structure_errors`)."""
+    line that names the file it came from (a :class:`StructureError` names the structure
+    file instead: :func:`~textnb.cli.options.structure_errors`)."""
     try:
         yield
     except InputError as exc:
-        if str(exc).startswith(f"{source}:") or (structure and str(exc).startswith(f"{structure}:")):
+        if isinstance(exc, StructureError) or str(exc).startswith(f"{source}:"):
             raise
         raise InputError(f"{source}: {exc}") from None
 
@@ -174,7 +174,7 @@ def _train_table(args, opts, table, start, out):
         which = "--adjust" if opts.adjust else f"--lazy {opts.lazy}" if opts.lazy else type(model).__name__
         raise InputError(f"{table.source}: its rows carry instance weights, which {which} does not learn from; "
                          "remove the weights or train another model")
-    with _naming(table.source, args.structure), structure_errors(args):
+    with _naming(table.source), structure_errors(args):
         if table.sample_weight is None:
             model.fit(table.X, table.y)
         else:

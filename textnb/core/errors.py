@@ -6,7 +6,7 @@ The command line prints that line and exits with status 1; library users catch i
 """
 
 __all__ = ["TextnbError", "InputError", "NotATextCorpus", "DataError", "EmptyVocabulary", "TooFewObjects",
-           "ParameterError", "SettingsDiffer", "SingleStringError",
+           "ParameterError", "SettingsDiffer", "SingleStringError", "StructureError",
            "refuse_single_string", "ModelFileError", "DataWarning", "short_repr", "missing_reason"]
 
 
@@ -79,6 +79,14 @@ class SettingsDiffer(ParameterError):
         super().__init__(f"cannot merge models whose {what} differ ({setting}: {short_repr(mine)} in this "
                          f"model, {short_repr(theirs)} in the other)")
         self.what, self.setting, self.values = what, setting, (mine, theirs)
+
+
+class StructureError(InputError):
+    """A Bayesian network's structure (``{node: parents}``, a ``--structure`` file) that does not
+    fit the data: an unknown node or parent, a node its own parent, a parent listed twice, a
+    cycle, a class node named like an attribute, a CPT too large. The library says what is
+    wrong with the structure; the command line names the structure file in that one line
+    (:func:`textnb.cli.options.structure_errors`), never the data file."""
 
 
 class ModelFileError(TextnbError, ValueError):

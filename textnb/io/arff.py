@@ -4,7 +4,10 @@ Supported: ``@relation``, ``@attribute`` with nominal ``{a, b, 'c d'}``, ``numer
 ``real``, ``integer`` (also the old ``integer [a,b]`` range form), ``@data`` rows in
 dense or sparse ``{i v, ...}`` form, ``?`` for a missing value, ``%`` comments
 (outside quotes), single- or double-quoted names and values with backslash escapes,
-CRLF line ends and tab-separated header fields. Keywords are case-insensitive.
+CRLF line ends and tab-separated header fields. Keywords are case-insensitive. Values are
+separated by commas; a row that does not read so is read as Weka's ArffLoader reads it,
+its values separated by any run of whitespace and commas (``1<TAB>x<TAB>p``, ``{0 1 2 p}``).
+A number is what :func:`textnb.io.numbers.parse_number` reads (not ``1_000``).
 ``string`` attributes are text attributes (kind ``"text"``, a document per cell: ``X``
 is then of dtype object, a missing ``?`` cell or a string attribute absent from a
 sparse row is None, an empty document; :class:`textnb.text.mixed.MixedNB` learns from them).
@@ -29,6 +32,8 @@ import numpy as np
 from textnb.core.errors import InputError
 from textnb.core.attributes import MAX_COLUMNS, Attribute, repeated
 from textnb.core.model_io import atomic_write
+from textnb.io.corpus import read_text_file
+from textnb.io.numbers import parse_number
 from textnb.io.uncertain import (
     UNCERTAIN_NOMINAL,
     UNCERTAIN_NUMERIC,
@@ -43,6 +48,7 @@ __all__ = ["ArffData", "read_arff", "write_arff"]
 
 _NUMERIC_KINDS = {"numeric", "real", "integer"}
 _WEIGHT = re.compile(r"^(.*),\s*\{([^{}]*)\}\s*$", re.S)
+_INDEX = re.compile(r"[+-]?[0-9]+")
 
 
 class ArffData:
@@ -68,14 +74,18 @@ class ArffData:
         self.weights = weights
 
 
-def _tokens(text, path, lineno, separators=","):
+def _tokens(text, path, lineno, separators=",", *, weka=False):
     """Split ``text`` at ``separators`` outside quotes; returns (tokens, quoted flags).
 
-    Whitespace around tokens is dropped; ``%`` outside quotes starts a comment.
+    Whitespace around tokens is dropped; ``%`` outside quotes starts a comment. ``weka``:
+    split as Weka's ARFF reader does, at every run of commas and whitespace (any character up
+    to the space), so ``1<TAB>x<TAB>p`` and ``1,,x , p`` are three values.
     """
     tokens, quoted = [], []
     buf, in_quote, was_quoted = [], None, False
     i, n = 0, len(text)
+    if weka:
+        separators = separators + "".join(map(chr, range(33)))
     while i < n:
         ch = text[i]
         if in_quote:
@@ -93,8 +103,9 @@ def _tokens(text, path, lineno, separators=","):
                 raise InputError(f"{path}:{lineno}: quote inside an unquoted value")
             buf, in_quote, was_quoted = [], ch, True
         elif ch in separators:
-            tokens.append("".join(buf) if was_quoted else "".join(buf).strip())
-            quoted.append(was_quoted)
+            if not weka or was_quoted or buf:  # (Weka: a run of separators is one)
+                tokens.append("".join(buf) if was_quoted else "".join(buf).strip())
+                quoted.append(was_quoted)
             buf, was_quoted = [], False
         elif ch == "%":
             break
@@ -106,8 +117,9 @@ def _tokens(text, path, lineno, separators=","):
         i += 1
     if in_quote:
         raise InputError(f"{path}:{lineno}: unterminated quote")
-    tokens.append("".join(buf) if was_quoted else "".join(buf).strip())
-    quoted.append(was_quoted)
+    if not weka or was_quoted or buf:
+        tokens.append("".join(buf) if was_quoted else "".join(buf).strip())
+        quoted.append(was_quoted)
     return tokens, quoted
 
 
@@ -132,6 +144,59 @@ def _sparse_entries(text, path, lineno):
         raise InputError(f"{path}:{lineno}: unterminated quote")
     entries.append(text[start:].strip())
     return entries
+
+
+def _sparse_cells(body, n_att, path, lineno):
+    """``(index, value, quoted)`` of each entry of a sparse row's ``body`` (without its braces):
+    ``index value`` entries separated by commas (an unquoted value may hold spaces: ``0 sunny
+    day``), or, when that reading fails or gives a value holding whitespace, as Weka reads the
+    row if it reads so: indices and values separated by any run of whitespace and commas
+    (``{0 1<TAB>2 p}``, ``{0 'a b' 2 n}``)."""
+    try:
+        cells, error = _comma_sparse_cells(body, n_att, path, lineno), None
+    except InputError as exc:
+        cells, error = [], exc
+    if error is not None or any(not q and len(v.split()) > 1 for _, v, q in cells):
+        try:
+            toks, quoted = _tokens(body, path, lineno, weka=True)
+        except InputError:
+            toks, quoted = [None], [False]
+        index = [_index(t, n_att) if t is not None and not q else None for t, q in zip(toks[0::2], quoted[0::2])]
+        if len(toks) % 2 == 0 and None not in index:
+            return list(zip(index, toks[1::2], quoted[1::2]))
+    if error is not None:
+        raise error
+    return cells
+
+
+def _comma_sparse_cells(body, n_att, path, lineno):
+    entries = _sparse_entries(body, path, lineno)
+    if entries == [""]:
+        return []
+    out = []
+    for tok in entries:
+        parts = tok.split(None, 1)
+        if len(parts) != 2:
+            raise InputError(f"{path}:{lineno}: sparse entry {tok!r} is not 'index value'")
+        j = _index(parts[0], n_att)
+        if j is None:
+            if _index(parts[0], None) is None:
+                raise InputError(f"{path}:{lineno}: sparse index {parts[0]!r} is not an integer")
+            raise InputError(f"{path}:{lineno}: sparse index {int(parts[0])} out of range 0..{n_att - 1}")
+        v = parts[1].strip()
+        vq = v[:1] in "'\""
+        if vq:
+            v = _tokens(v, path, lineno)[0][0]
+        out.append((j, v, vq))
+    return out
+
+
+def _index(text, n_att):
+    """The sparse index ``text`` writes (ASCII digits), or None: not one, or outside 0..n_att-1."""
+    if not _INDEX.fullmatch(text):
+        return None
+    j = int(text)
+    return j if n_att is None or 0 <= j < n_att else None
 
 
 def _strip_comment(line):
@@ -213,7 +278,7 @@ def _parse_attribute(rest, path, lineno):
 
 def _number(tok, path, lineno, name):
     try:
-        x = float(tok)
+        x = parse_number(tok)
     except ValueError:
         raise InputError(
             f"{path}:{lineno}: value {tok!r} of numeric attribute {name!r} is not a number"
@@ -223,8 +288,12 @@ def _number(tok, path, lineno, name):
     return x
 
 
-def read_arff(path, *, encoding="utf-8"):
+def read_arff(path, *, encoding=None):
     """Read an ARFF file into an :class:`ArffData` (all attributes, class included).
+
+    ``encoding`` None: each line UTF-8, else Windows-1252, else Latin-1, as a text corpus's
+    rows are decoded (:func:`textnb.io.corpus.decode_lines`; Weka 3.6 declares no encoding
+    and reads a file in the platform's); a codec name: the file must be text in it.
 
     Raises
     ------
@@ -233,15 +302,17 @@ def read_arff(path, *, encoding="utf-8"):
         without attributes, or an undeclared nominal value.
     """
     path = str(path)
-    try:
-        # a UTF-8 byte-order mark is dropped, as the CSV reader does
-        codec = "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
-        with open(path, encoding=codec, errors="strict", newline=None) as f:
-            lines = f.read().splitlines()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not {encoding} text ({exc.reason} at byte {exc.start})") from None
+    if encoding is None:  # (a UTF-8 byte-order mark dropped, as the CSV reader does)
+        lines = read_text_file(path, "an ARFF file").splitlines()
+    else:
+        try:
+            codec = "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
+            with open(path, encoding=codec, errors="strict", newline=None) as f:
+                lines = f.read().splitlines()
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{path}: not {encoding} text ({exc.reason} at byte {exc.start})") from None
 
     relation, attributes = "", []
     lineno, n_lines = 0, len(lines)
@@ -322,33 +393,29 @@ def read_arff(path, *, encoding="utf-8"):
                     row[j] = nan
                 elif text[j]:
                     row[j] = None  # absent text: an empty document
-            toks = _sparse_entries(line[1:-1], path, lineno)
-            if toks != [""]:
-                for tok in toks:
-                    parts = tok.split(None, 1)
-                    if len(parts) != 2:
-                        raise InputError(f"{path}:{lineno}: sparse entry {tok!r} is not 'index value'")
-                    try:
-                        j = int(parts[0])
-                    except ValueError:
-                        raise InputError(f"{path}:{lineno}: sparse index {parts[0]!r} is not an integer") from None
-                    if not 0 <= j < n_att:
-                        raise InputError(f"{path}:{lineno}: sparse index {j} out of range 0..{n_att - 1}")
-                    v = parts[1].strip()
-                    vq = v[:1] in "'\""
-                    if vq:
-                        v = _tokens(v, path, lineno)[0][0]
-                    row[j] = cell(j, v, vq, lineno)
+            for j, v, vq in _sparse_cells(line[1:-1], n_att, path, lineno):
+                row[j] = cell(j, v, vq, lineno)
         else:
+            error = None
             if "'" in line or '"' in line or "%" in line:
-                toks, quoted = _tokens(line, path, lineno)
+                try:
+                    toks, quoted = _tokens(line, path, lineno)
+                except InputError as exc:  # ('1<TAB>'x'': Weka's reading may still read it)
+                    toks, quoted, error = [], [], exc
             else:
                 toks = [t.strip() for t in line.split(",")]
                 quoted = [False] * len(toks)
             if len(toks) != n_att:
-                if len(toks) == 1 and toks[0] == "":
+                if toks == [""]:
                     continue  # a line holding only a comment
-                raise InputError(f"{path}:{lineno}: {len(toks)} values, expected {n_att}")
+                # as Weka reads a row: values separated by any run of whitespace and commas
+                try:
+                    weka = _tokens(line, path, lineno, weka=True)
+                except InputError:
+                    weka = [], []
+                if len(weka[0]) != n_att:
+                    raise error or InputError(f"{path}:{lineno}: {len(toks)} values, expected {n_att}")
+                toks, quoted = weka
             row = [cell(j, t, q, lineno) for j, (t, q) in enumerate(zip(toks, quoted))]
         rows.append(row)
         weights.append(weight)

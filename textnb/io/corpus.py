@@ -42,6 +42,7 @@ from pathlib import Path
 
 from textnb.core.errors import DataWarning, InputError, NotATextCorpus, missing_reason
 from textnb.io.files import cut_text, decode_cut, file_identity, folder_files, read_regular_file
+from textnb.io.numbers import is_number
 
 __all__ = [
     "read_word_list",
@@ -50,6 +51,8 @@ __all__ = [
     "MAX_DOCUMENT_BYTES",
     "Corpus",
     "decode_bytes",
+    "decode_lines",
+    "read_text_file",
     "checked_rows",
     "row_width_error",
     "documents_in_several_classes",
@@ -131,6 +134,16 @@ def decode_bytes(data, cut=False):
         return data.decode("cp1252")
     except UnicodeDecodeError:
         return data.decode("latin-1")
+
+
+def decode_lines(data):
+    """The text of ``data``, the bytes of a file of lines (a TSV/CSV corpus or table, an ARFF
+    file): each line decoded as a document is (:func:`decode_bytes`: UTF-8, else Windows-1252,
+    else Latin-1), so one Windows-1252 line leaves the UTF-8 lines as they are."""
+    try:
+        return data.decode("utf-8-sig")  # (each line valid UTF-8: the same text)
+    except UnicodeDecodeError:
+        return "".join(decode_bytes(line) for line in data.splitlines(keepends=True))
 
 
 def read_bytes(path, max_bytes=MAX_DOCUMENT_BYTES):
@@ -376,23 +389,25 @@ def checked_rows(path, reader):
         raise InputError(f"{path}:{start}: {msg}") from None
 
 
-def read_text_file(path, what, *, data=None):
-    """The decoded text of the file ``path``, or of ``data`` (bytes or str: standard input,
-    which ``path`` then only names). A binary file is refused, as one InputError line
-    saying it is not ``what`` (e.g. "a TSV/CSV file"), after reading its first 8 KiB."""
+def read_text_file(path, what, *, data=None, max_bytes=None):
+    """The text of the file ``path`` (its first ``max_bytes`` bytes; None: all), or of ``data``
+    (bytes or str: standard input, which ``path`` then only names), decoded line by line
+    (:func:`decode_lines`): every file of rows (TSV/CSV corpora and tables, ARFF) is read so.
+    A binary file is refused, as one InputError line saying it is not ``what`` (e.g. "a
+    TSV/CSV file"; a UTF-16 one is called so, with the fix), after reading its first 8 KiB."""
     if data is None:
         try:
-            with open(path, "rb") as f:
-                data = f.read(_SNIFF)
+            with open(path, "rb") as f:  # (a pipe too: it is read once)
+                data = f.read(_SNIFF if max_bytes is None else min(_SNIFF, max_bytes))
                 if is_binary(data):  # refused before the rest is read: a huge binary file costs 8 KiB
                     raise InputError(binary_message(path, data, what))
-                data += f.read()
+                data += f.read(-1 if max_bytes is None else max_bytes - len(data))
         except OSError as exc:
             raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if isinstance(data, (bytes, bytearray)):
         if is_binary(bytes(data[:_SNIFF])):
             raise InputError(binary_message(path, bytes(data[:_SNIFF]), what))
-        data = decode_bytes(bytes(data))
+        data = decode_lines(bytes(data))
     return data
 
 
@@ -490,15 +505,7 @@ def _header_like(head):
     first, cells = head[0][1][0].strip(), [r[0].strip() for _, r in head[1:]]
     if len(cells) < 2 or first in cells:
         return False
-    return len(set(cells)) < len(cells) or (all(map(_is_number, cells)) and not _is_number(first))
-
-
-def _is_number(text):
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+    return len(set(cells)) < len(cells) or (all(map(is_number, cells)) and not is_number(first))
 
 
 def _delimiter_of(path, first_line):

@@ -1,8 +1,9 @@
 """Reading CSV / TSV files with a header row into typed columns.
 
-Types are inferred per column: a column is *numeric* when every non-missing cell parses
-as a finite float, otherwise *nominal* (values in order of first appearance, as Weka's
-CSV loader does). An empty cell or ``?`` is missing. ``types={name: "nominal" |
+Types are inferred per column: a column is *numeric* when every non-missing cell is a
+number (:func:`textnb.io.numbers.parse_number`: ASCII digits, sign, point, exponent; not
+``1_000`` or ``١٢``) and one is finite, otherwise *nominal* (values in order of first
+appearance, as Weka's CSV loader does). An empty cell or ``?`` is missing. ``types={name: "nominal" |
 "numeric"}`` overrides the inference; a cell that is not a number in a column forced
 numeric is an :class:`~textnb.core.errors.InputError` naming the file, row and column.
 
@@ -26,7 +27,8 @@ import numpy as np
 
 from textnb.core.errors import InputError
 from textnb.core.attributes import MAX_COLUMNS, Attribute, repeated
-from textnb.io.corpus import checked_rows, row_width_error
+from textnb.io.corpus import checked_rows, read_text_file, row_width_error
+from textnb.io.numbers import is_number, parse_number
 from textnb.io.uncertain import (
     UNCERTAIN_KINDS,
     UNCERTAIN_NOMINAL,
@@ -57,33 +59,30 @@ def _delimiter(path, sample):
         return "\t" if "\t" in sample.split("\n", 1)[0] else ","
 
 
-def _is_float_text(s):
-    """True for text float() reads, finite or not ("inf", "nan", "1e999")."""
-    try:
-        float(s)
-    except ValueError:
-        return False
-    return True
-
-
 def _float(s):
+    """The finite number ``s`` writes (:func:`textnb.io.numbers.parse_number`), else None."""
     try:
-        x = float(s)
+        x = parse_number(s)
     except ValueError:
         return None
     return x if math.isfinite(x) else None
 
 
 def _read_text(path, encoding, *, size=-1, errors="strict"):
-    """The file's text (its first ``size`` characters; all with -1), a leading BOM dropped;
-    InputError naming the file when it cannot be read, is not ``encoding`` text or is empty."""
-    try:
-        with open(path, encoding=encoding, errors=errors, newline="") as f:
-            text = f.read(size)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not {encoding} text ({exc.reason} at byte {exc.start})") from None
+    """The file's text (about its first ``size`` bytes; all with -1), a leading BOM dropped;
+    InputError naming the file when it cannot be read, is binary (or not ``encoding`` text) or
+    is empty. ``encoding`` None: each line decoded as a corpus's rows are
+    (:func:`textnb.io.corpus.read_text_file`: UTF-8, else Windows-1252, else Latin-1)."""
+    if encoding is None:
+        text = read_text_file(path, "a CSV/TSV table", max_bytes=None if size < 0 else size)
+    else:
+        try:
+            with open(path, encoding=encoding, errors=errors, newline="") as f:
+                text = f.read(size)
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{path}: not {encoding} text ({exc.reason} at byte {exc.start})") from None
     if text.startswith("\ufeff"):
         text = text[1:]
     if not text.strip():
@@ -91,7 +90,7 @@ def _read_text(path, encoding, *, size=-1, errors="strict"):
     return text
 
 
-def read_header(path, *, encoding="utf-8"):
+def read_header(path, *, encoding=None):
     """The column names of a delimited text file (its first row, as :func:`read_csv` reads it)."""
     path = str(path)
     sample = _read_text(path, encoding, size=65536, errors="replace")
@@ -102,7 +101,7 @@ def read_header(path, *, encoding="utf-8"):
     return [h.strip() for h in first]
 
 
-def read_csv(path, *, types=None, class_name=None, optional_types=False, encoding="utf-8"):
+def read_csv(path, *, types=None, class_name=None, optional_types=False, encoding=None):
     """Read a delimited text file with a header row.
 
     Parameters
@@ -116,6 +115,10 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
         last column; ``""``: no class column).
     optional_types : bool, default=False
         Ignore ``types`` entries for columns the file does not have (query files).
+    encoding : str, default=None
+        None: each line UTF-8, else Windows-1252, else Latin-1, as a text corpus's rows are
+        decoded (:func:`textnb.io.corpus.decode_lines`); a codec name: the file must be
+        text in it.
 
     Returns
     -------
@@ -203,14 +206,14 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
         nums = [None if c in MISSING else _float(c) for c in col]
         if kind is None:
             # "inf" / "nan" among numbers make a numeric column with a bad cell, not a nominal one
-            looks = [x is not None or _is_float_text(c) for x, c in zip(nums, col) if c not in MISSING]
+            looks = [x is not None or is_number(c) for x, c in zip(nums, col) if c not in MISSING]
             kind = "numeric" if all(looks) and any(x is not None for x in nums) else "nominal"
         if kind == "numeric":
             for i, (x, c) in enumerate(zip(nums, col)):
                 if c in MISSING:
                     continue
                 if x is None:
-                    problem = "is not finite" if _is_float_text(c) else "is not a number"
+                    problem = "is not finite" if is_number(c) else "is not a number"
                     raise InputError(f"{path}:{linenos[i]}: value {c!r} in numeric column {name!r} {problem}")
                 X[i, j] = x
             attributes.append(Attribute(name, "numeric", []))

@@ -36,6 +36,7 @@ from textnb.core.attributes import TEXT, Attribute, Table
 from textnb.core.errors import DataWarning, InputError
 from textnb.io.arff import read_arff
 from textnb.io.csvtable import read_csv
+from textnb.io.numbers import parse_number
 from textnb.io.uncertain import UNCERTAIN_NOMINAL, CellError, cell_kind, column_slices, parse_uncertain_column
 
 __all__ = ["TEXT", "Attribute", "Table", "check_no_text", "read_table", "encode_like", "table_from_frame"]
@@ -295,7 +296,7 @@ def _encode_table(table, attributes, where):
         elif dst.is_nominal:  # model nominal, file numeric: match values by number
             for i, v in enumerate(dst.values):
                 try:
-                    x = float(v)
+                    x = parse_number(v)
                 except ValueError:
                     continue
                 out[known & (col == x), c] = i
@@ -312,7 +313,7 @@ def _nominal_numbers(src, dst, where):
     nums = []
     for v in src.values:
         try:
-            nums.append(float(v))
+            nums.append(parse_number(v))
         except ValueError:
             raise InputError(
                 f"{where}: value {v!r} of attribute {dst.name!r} is not a number "
@@ -440,7 +441,7 @@ def encode_like(table_or_rows, attributes, *, source="<rows>"):
                 X[r - 1, slices[k].start] = lookup[k].get(key, np.nan)
             else:
                 try:
-                    X[r - 1, slices[k].start] = float(c)
+                    X[r - 1, slices[k].start] = parse_number(c) if isinstance(c, str) else float(c)
                 except (TypeError, ValueError):
                     raise InputError(
                         f"{source}: row {r}: value {c!r} of numeric attribute {a.name!r} is not a number"
@@ -470,7 +471,7 @@ def _number_text(x, attribute):
     """The declared value of a nominal attribute equal to number ``x`` (or None)."""
     for v in attribute.values:
         try:
-            if float(v) == float(x):
+            if parse_number(v) == float(x):
                 return v
         except (TypeError, ValueError):
             continue

@@ -46,6 +46,7 @@ import re
 import numpy as np
 
 from textnb.core.attributes import Attribute
+from textnb.io.numbers import parse_number
 
 __all__ = [
     "UNCERTAIN_NUMERIC",
@@ -157,7 +158,7 @@ def cell_kind(text):
 
 def _finite(tok, what):
     try:
-        x = float(tok)
+        x = parse_number(tok)
     except ValueError:
         raise ValueError(f"{what} {tok.strip()!r} is not a number") from None
     if not math.isfinite(x):

@@ -556,7 +556,14 @@ def _network(opts, table, kind, kernel=False):
         raise InputError("--model bn needs --structure FILE.json")
     structure = read_structure(opts.structure)
     if structure.get("class"):
-        common["class_name"] = structure["class"]
+        cls, data_class = structure["class"], table.class_attribute.name
+        if cls != data_class and cls in {a.name for a in table.attributes}:
+            from textnb.core.errors import StructureError
+
+            raise StructureError(
+                f"{opts.structure}: its class node {cls!r} is an attribute of the data, whose class is {data_class!r}; "
+                f"to learn {cls!r}, add --class {cls}, else name the class node {data_class!r} (or leave \"class\" out)")
+        common["class_name"] = cls
     return BayesNetClassifier(parents=structure["parents"], **common)
 
 

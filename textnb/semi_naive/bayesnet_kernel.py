@@ -78,7 +78,7 @@ from types import MappingProxyType
 from textnb.naive_bayes.cut_points import apply_cut_points, mdl_cut_points, nominal_rows
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import check_nominal_codes
-from textnb.core.errors import InputError, TextnbError
+from textnb.core.errors import InputError, StructureError, TextnbError
 from textnb.core.stats import CountTable, issparse
 from textnb.io.tables import check_no_text
 from textnb.core.model_schema import (FEATURE_NAMES, check_params, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes, Choice,
@@ -227,7 +227,7 @@ def _log_cpt(counts, alpha, axis):
 
 
 def _check_structure(parents, names, class_name):
-    """Turn a ``{node: parents}`` dict into parent index lists; raise InputError if bad.
+    """Turn a ``{node: parents}`` dict into parent index lists; raise StructureError if bad.
 
     Returns ``(attr_parents, class_is_parent, class_parents)``: for each attribute
     the tuple of its attribute parents and whether the class is a parent, and the
@@ -236,7 +236,7 @@ def _check_structure(parents, names, class_name):
     known = {n: i for i, n in enumerate(names)}
     d = len(names)
     if class_name in known:
-        raise InputError(
+        raise StructureError(
             f"an attribute is named {class_name!r} like the class node; pass another class_name"
         )
     attr_parents = [()] * d
@@ -245,23 +245,24 @@ def _check_structure(parents, names, class_name):
     if parents is None:
         parents = {}
     if not isinstance(parents, dict):
-        raise InputError(f"parents must be a dict of node name -> parent names; got {type(parents).__name__}")
+        raise StructureError(f"parents must be a dict of node name -> parent names; got {type(parents).__name__}")
     for node, pa in parents.items():
         if node != class_name and node not in known:
-            raise InputError(f"structure names an unknown node {node!r}; known: {', '.join(names)} and the class {class_name!r}")
+            raise StructureError(f"structure names an unknown node {node!r}; known: {', '.join(names)} and the class {class_name!r}")
         if isinstance(pa, str):
             pa = (pa,)
         try:
             pa = tuple(pa)
         except TypeError:
-            raise InputError(f"parents of {node!r} must be a list of names; got {pa!r}") from None
+            raise StructureError(f"parents of {node!r} must be a list of names; got {pa!r}") from None
         for p in pa:
             if p != class_name and p not in known:
-                raise InputError(f"parent {p!r} of {node!r} is not a known node")
+                raise StructureError(f"parent {p!r} of {node!r} is not a known node; known: {', '.join(names)} "
+                                     f"and the class {class_name!r}")
             if p == node:
-                raise InputError(f"node {node!r} cannot be its own parent")
+                raise StructureError(f"node {node!r} cannot be its own parent")
         if len(set(pa)) != len(pa):
-            raise InputError(f"parents of {node!r} list a node twice: {list(pa)}")
+            raise StructureError(f"parents of {node!r} list a node twice: {list(pa)}")
         if node == class_name:
             class_parents = tuple(known[p] for p in pa)
         else:
@@ -291,7 +292,7 @@ def _check_structure(parents, names, class_name):
                 path.pop()
             elif state[nxt] == 1:
                 cyc = path[path.index(nxt):] + [nxt]
-                raise InputError(
+                raise StructureError(
                     "structure has a cycle: " + " <- ".join(label(i) for i in cyc) + " (a DAG is required)"
                 )
             elif state[nxt] == 0:
@@ -326,7 +327,8 @@ def read_structure(path):
     Raises
     ------
     InputError
-        One line naming the file: unreadable, not JSON, or not of this shape.
+        One line naming the file: unreadable, not UTF-8; :class:`StructureError`: not JSON, or
+        not of this shape.
     """
     from textnb.io.corpus import read_small_text
 
@@ -335,20 +337,20 @@ def read_structure(path):
     try:
         doc = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as exc:
-        raise InputError(f"{path}: not a JSON structure file ({exc})") from None
+        raise StructureError(f"{path}: not a JSON structure file ({exc})") from None
     if isinstance(doc, dict) and not set(doc) - {"class"}:
         doc["parents"] = {}  # {}: every attribute a child of the class only (naive Bayes)
     if not isinstance(doc, dict) or not isinstance(doc.get("parents"), dict):
-        raise InputError(f'{path}: expected {{"parents": {{"node": ["parent", ...], ...}}}}')
+        raise StructureError(f'{path}: expected {{"parents": {{"node": ["parent", ...], ...}}}}')
     unknown = set(doc) - {"parents", "class"}
     if unknown:
-        raise InputError(f"{path}: unknown keys {sorted(unknown)}; allowed: parents, class")
+        raise StructureError(f"{path}: unknown keys {sorted(unknown)}; allowed: parents, class")
     for node, pa in doc["parents"].items():
         if not isinstance(pa, list) or not all(isinstance(p, str) for p in pa):
-            raise InputError(f"{path}: parents of {node!r} must be a list of names")
+            raise StructureError(f"{path}: parents of {node!r} must be a list of names")
     cls = doc.get("class")
     if cls is not None and not isinstance(cls, str):
-        raise InputError(f"{path}: 'class' must be a name")
+        raise StructureError(f"{path}: 'class' must be a name")
     return {"parents": {k: list(v) for k, v in doc["parents"].items()}, "class": cls}
 
 
@@ -527,10 +529,13 @@ class _BaseBayesNetKernel(TableKernel):
                 modes[i] = float(np.argmax(counts))
         return modes
 
+    #: the error of a CPT too large (a given structure's: :class:`StructureError`)
+    _size_error = ValueError
+
     def _check_size(self, name, columns):
         cells = len(self.classes_) * int(np.prod([self.n_values_[c] for c in columns], dtype=np.float64))
         if cells > MAX_CPT_CELLS:
-            raise ValueError(
+            raise self._size_error(
                 f"the CPT of {name!r} would have {cells} cells (over {MAX_CPT_CELLS}); "
                 "give it fewer or fewer-valued parents"
             )
@@ -809,6 +814,7 @@ class BayesNetKernel(_BaseBayesNetKernel):
 
     _param_schema = {**_BaseBayesNetKernel._param_schema,
                      "parents": Optional(DictOf(Str(1000), ListOf(Str(1000), max_len=64)))}
+    _size_error = StructureError
 
     def _learn_structure(self, X, classes, names, n_values):
         return _check_structure(self.parents, names, self._class_label())
