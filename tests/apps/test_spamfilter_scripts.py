@@ -2,6 +2,7 @@
 
 import base64
 import io
+import math
 import os
 import random
 import subprocess
@@ -84,9 +85,35 @@ def test_batch_lines(trained, tmp_path):
     lines = [line.split("\t") for line in out.decode().splitlines()]
     assert [(s, v) for s, v, _, _ in lines] == [(f"{box}:1", "spam"), (f"{box}:2", "ham"),
                                                 (str(root / "ham" / "0.eml"), "ham")]
-    # the score column is the log-odds (full precision), the fourth column the same to 4 decimals
-    assert all(abs(float(score) - float(lo)) <= 5e-5 for _, _, score, lo in lines)
+    # the score column is the log-odds (full precision), the fourth column P(spam)
+    assert all(float(p) == pytest.approx(1 / (1 + math.exp(-float(score)))) for _, _, score, p in lines)
     assert float(lines[0][2]) > 0 > float(lines[1][2])
+
+
+def test_batch_log_odds_adds_the_probability_not_a_copy(trained, tmp_path):
+    """``--batch --log-odds`` printed the score column's log-odds again, rounded, as a
+    fourth column. Now the score column is unchanged and the fourth is P(spam) at full
+    precision (bogofilter -b's spamicity): the two numbers of the daemon's OK reply and of
+    the library's Verdict, and the -p header's score is the third column."""
+    from textnb.apps.filtering import SpamFilter
+    from textnb.apps.protocol import parse_spam_reply, spam_reply
+
+    root, model = trained
+    paths = [str(root / "spam" / "0.eml"), str(root / "ham" / "0.eml")]
+    plain = [line.split("\t") for line in run(["-m", str(model), "--batch", *paths])[1].decode().splitlines()]
+    code, out, err = run(["-m", str(model), "--batch", *paths, "--log-odds"])
+    assert code == 0, err
+    lines = [line.split("\t") for line in out.decode().splitlines()]
+    assert [row[:3] for row in lines] == plain  # the first three columns as without the flag
+    verdicts = SpamFilter.load(model).classify([Path(p).read_bytes() for p in paths])
+    for (source, label, score, proba), path, v in zip(lines, paths, verdicts):
+        assert (source, label) == (path, v.label)
+        assert float(score) == v.log_odds and float(proba) == v.score  # full precision, both
+        assert float(proba) != round(float(score), 4) and 0.0 <= float(proba) <= 1.0
+        _, _, reply_score, reply_log_odds, _ = parse_spam_reply(spam_reply(0, v).split(b"\n")[0])
+        assert (float(proba), float(score)) == (float(reply_score), float(reply_log_odds))
+        head = run(["-m", str(model), "-p"], Path(path).read_bytes())[1].split(b"\n\n")[0].decode()
+        assert f"X-TextNB-Score: {score}" in head.splitlines()
 
 
 def test_register_from_stdin_and_paths(trained, tmp_path):

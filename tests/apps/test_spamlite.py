@@ -287,7 +287,7 @@ def test_lite_scorer_is_the_numpy_scorer_on_real_messages(tmp_path, params):
 def test_batch_output_is_the_numpy_filters(tmp_path, kind, capsysbinary):
     model, test = _train(tmp_path, kind)
     full = SpamFilter.load(model)
-    expected = b"".join(f"{s}\t{v.label}\t{score_text(v)}\t{v.log_odds:.4f}\n".encode()
+    expected = b"".join(f"{s}\t{v.label}\t{score_text(v)}\t{v.score!r}\n".encode()
                         for s, v in full.classify_stream(iter_messages(test)))
     assert filter_main(["-m", str(model), "--batch", str(test), "--log-odds"]) == 0
     assert capsysbinary.readouterr().out == expected
@@ -584,7 +584,7 @@ def test_batch_tokenises_while_the_model_loads_and_stops_for_another_kind(tmp_pa
     box = _mixed_mail_folder(tmp_path)
     expected = []
     for source, v in SpamFilter.load(model).classify_paths([box], n_jobs=1, on_error=lambda e: None):
-        expected.append(f"{source}\t{v.label}\t{score_text(v)}\t{v.log_odds:.4f}\n".encode())
+        expected.append(f"{source}\t{v.label}\t{score_text(v)}\t{v.score!r}\n".encode())
     monkeypatch.setattr(mailread, "spare_cpus", lambda now=False: 1)
     monkeypatch.setattr(forkmap, "cpu_count", lambda: 2)
     pids = forked_pids

@@ -133,7 +133,7 @@ def test_cli_train_and_predict_on_a_table_import_no_sklearn(tmp_path):
         status, out = cli_subprocess("predict", model, table, "--proba")
         assert status == "0 False"
         data = read_table(table)
-        est = TabularNB(attributes=tuple(data.attributes)).fit(data.X, data.y)
+        est = TabularNB(attributes=tuple(data.attributes), class_values=data.classes).fit(data.X, data.y)
         est.save(tmp_path / "est.tnb")
         assert (tmp_path / "est.tnb").read_bytes() == model.read_bytes()
         labels = [line.split("\t")[1] for line in out.splitlines()]

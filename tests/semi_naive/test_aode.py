@@ -423,7 +423,8 @@ def test_cli_merge_and_bad_flags(tmp_path):
         halves.append(model)
     merged = tmp_path / "m.tnb"
     assert run("merge", *halves, "-o", merged)[0] == 0
-    whole = AODE(attributes=tuple(table.attributes)).fit(table.X, table.y)
+    whole = AODE(attributes=tuple(table.attributes), class_values=table.classes).fit(table.X, table.y)
+    assert list(load(merged).classes_) == ["yes", "no"]  # the header's order, kept by merge
     assert_allclose(load(merged).predict_log_proba(table.X), whole.predict_log_proba(table.X))
     code, _, err = run("train", WEATHER_NOMINAL, "--model", "aode", "--alpha", "0.5", "-o", tmp_path / "x.tnb")
     assert code == 1 and "--model aode" in err and err.count("\n") == 1

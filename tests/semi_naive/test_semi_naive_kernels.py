@@ -305,7 +305,8 @@ def test_cli_adjust_file_is_the_estimators(tmp_path, extra, base):
                "-o", tmp_path / "cli.tnb")[0] == 0
     table = read_table(tmp_path / "t.arff")
     inner = TabularNB if base == "nb" else AODE
-    est = APNBC(inner(attributes=tuple(table.attributes)), significance=1.0).fit(table.X, table.y)
+    est = APNBC(inner(attributes=tuple(table.attributes), class_values=table.classes),
+                significance=1.0).fit(table.X, table.y)
     assert est.search_history_
     est.save(tmp_path / "est.tnb")
     assert (tmp_path / "cli.tnb").read_bytes() == (tmp_path / "est.tnb").read_bytes()

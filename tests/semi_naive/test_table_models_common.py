@@ -3,6 +3,9 @@ a failed ``fit`` leaves the estimator as it was, and a model fitted on a DataFra
 predicted by ``textnb predict`` as the library predicts it (session 16's user trial)."""
 
 import io
+import shutil
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from textnb import (AODE, APNBC, LBR, TAN, BayesNetClassifier, BernoulliNB, CalibratedNB, CategoricalNB, ComplementNB,
                     DiscriminativeNB, GaussianNB, MixedNB, MultinomialNB, SmoothingCV, TabularNB, TextClassifier)
+from textnb.cli import main
 from textnb.io.tables import Attribute
 from textnb.naive_bayes.discretized import Discretized
 from textnb.semi_naive.lbr_text import LazyTextNB
@@ -73,8 +77,6 @@ def test_dataframe_fitted_model_predicts_on_the_command_line(tmp_path, make):
     """A model fitted on a DataFrame records the frame's attributes, so ``textnb predict``
     reads a CSV of the same columns and gives the library's predictions and probabilities
     (it said 'a TANKernel model does not record its table attributes')."""
-    from textnb.cli import main
-
     pd = pytest.importorskip("pandas")
     df = pd.DataFrame({"outlook": ["sunny", "sunny", "overcast", "rain", "rain", "rain", "overcast", "sunny"],
                        "windy": ["no", "yes", "no", "no", "no", "yes", "yes", "no"],
@@ -147,3 +149,202 @@ def test_infinity_in_a_dataframe_is_a_value_error(make):
     X = pd.DataFrame({"outlook": ["sunny", "rain", "sunny", "rain"], "temp": [np.inf, 70.0, 80.0, 65.0]})
     with pytest.raises(ValueError, match="infinity"):
         make().fit(X, ["no", "yes", "no", "yes"])
+
+
+# ------------------------------------------------------------------------------
+# a class the ARFF header declares and no training row has (Weka keeps it)
+
+CORPORA = Path(__file__).resolve().parents[2] / "corpora"
+WEKA_JAR = Path("/usr/share/java/weka.jar")
+DECLARED = ["yes", "no", "maybe"]  # the header's order; no row is "maybe"
+
+
+def _three_class_arff(tmp_path, source="weather.nominal.arff", name="three.arff"):
+    """``source`` with its class declared ``{yes, no, maybe}``: no row is ``maybe``."""
+    text = (CORPORA / source).read_text()
+    assert "@attribute play {yes, no}" in text
+    path = tmp_path / name
+    path.write_text(text.replace("@attribute play {yes, no}", "@attribute play {yes, no, maybe}"))
+    return path
+
+
+def _mixed_arff(tmp_path):
+    """A table with a string attribute (MixedNB) and a declared class no row has."""
+    rows = [("cheap pills now", 30, "a", "spam"), ("meeting at noon", 12, "b", "ham"),
+            ("cheap watches", 28, "a", "spam"), ("noon lunch", 11, "b", "ham"),
+            ("free money", 25, "a", "spam"), ("project notes", 9, "b", "ham")]
+    path = tmp_path / "mixed.arff"
+    path.write_text("@relation m\n@attribute subject string\n@attribute size numeric\n@attribute kind {a,b}\n"
+                    "@attribute class {spam,ham,maybe}\n@data\n"
+                    + "".join(f"'{t}',{s},{k},{c}\n" for t, s, k, c in rows))
+    return path
+
+
+TRAIN_OPTIONS = {"nb": [], "nb-mdl": ["--numeric", "mdl"], "nb-kde": ["--numeric", "kde"], "tan": ["--model", "tan"],
+                 "aode": ["--model", "aode"], "bn": ["--model", "bn"], "lbr": ["--lazy", "lbr"],
+                 "hlbr": ["--lazy", "hlbr"], "adjust": ["--adjust"], "mixed": []}
+
+
+@pytest.mark.parametrize("name", list(TRAIN_OPTIONS))
+def test_declared_class_without_rows_is_kept_on_the_command_line(tmp_path, name):
+    """``textnb train`` on an ARFF file whose header declares a class no row has keeps it,
+    in the header's order, as Weka does (the table models dropped it: ``predict --top 3``
+    printed two classes); every model, the mixed table's too, and its model file."""
+    from textnb.core.model_io import load
+
+    options = TRAIN_OPTIONS[name]
+    if name == "mixed":
+        data = _mixed_arff(tmp_path)
+        declared = ["spam", "ham", "maybe"]
+    else:
+        data = _three_class_arff(tmp_path, "weather.numeric.arff")
+        declared = DECLARED
+    if name == "bn":
+        (tmp_path / "bn.json").write_text('{"parents": {"windy": ["outlook"]}}')
+        options = options + ["--structure", str(tmp_path / "bn.json")]
+    model = tmp_path / "m.tnb"
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["train", str(data), "-o", str(model), *options], stdout=out, stderr=err) == 0, err.getvalue()
+    assert [str(c) for c in load(model).classes_] == declared
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["predict", str(model), str(data), "--top", "3"], stdout=out, stderr=err) == 0, err.getvalue()
+    for line in out.getvalue().splitlines():
+        cells = line.split("\t")[1:]
+        assert sorted(c.split(" ")[0] for c in cells) == sorted(declared), line
+        assert abs(sum(float(c.split(" ")[1]) for c in cells) - 1.0) < 1e-5
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["predict", str(model), str(data), "--proba"], stdout=out, stderr=err) == 0, err.getvalue()
+    first = out.getvalue().splitlines()[0].split("\t")[2:]
+    assert [c.split("=")[0] for c in first] == declared  # the header's order
+
+
+def _laplace_nb(X, y, n_values, classes, Xq):
+    """Weka NaiveBayes on nominal attributes, by hand: prior (n_c + 1) / (n + C),
+    P(v | c) = (n_cv + 1) / (n_c + k), a missing value left out."""
+    out = np.zeros((len(Xq), len(classes)))
+    for ci, c in enumerate(classes):
+        rows = X[y == c]
+        p = np.full(len(Xq), (len(rows) + 1.0) / (len(y) + len(classes)))
+        for j, k in enumerate(n_values):
+            known = rows[~np.isnan(rows[:, j]), j]
+            for i, v in enumerate(Xq[:, j]):
+                if not np.isnan(v):
+                    p[i] *= (np.sum(known == v) + 1.0) / (len(known) + k)
+        out[:, ci] = p
+    return out / out.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("kernel", [False, True], ids=["estimator", "kernel"])
+def test_declared_class_without_rows_gets_laplace_estimates(tmp_path, kernel):
+    """TabularNB with the table's declared classes: three columns in the header's order,
+    summing to 1, each Weka's Laplace estimate computed by hand (the empty class: prior
+    1 / (n + 3), every value 1 / k); AODE, TAN and BN have the same three columns."""
+    from textnb.naive_bayes.tabular_kernel import TabularKernel
+    from textnb.semi_naive.aode_kernel import AODEKernel
+    from textnb.semi_naive.bayesnet_kernel import TANKernel
+    from textnb.io.tables import read_table
+
+    table = read_table(_three_class_arff(tmp_path))
+    assert table.classes == tuple(DECLARED) and set(table.y) == {"yes", "no"}
+    nb = (TabularKernel if kernel else TabularNB)(attributes=tuple(table.attributes), class_values=table.classes)
+    proba = nb.fit(table.X, table.y).predict_proba(table.X)
+    assert list(nb.classes_) == DECLARED and proba.shape == (14, 3)
+    assert_allclose(proba.sum(axis=1), 1.0)
+    expected = _laplace_nb(table.X, table.y, [len(a.values) for a in table.attributes], DECLARED, table.X)
+    assert_allclose(proba, expected, rtol=1e-12)
+    for make in ((AODEKernel, TANKernel) if kernel else (AODE, TAN)):
+        other = make(attributes=tuple(table.attributes), class_values=table.classes).fit(table.X, table.y)
+        p = other.predict_proba(table.X)
+        assert list(other.classes_) == DECLARED and p.shape == (14, 3) and np.all(p[:, 2] > 0)
+        assert_allclose(p.sum(axis=1), 1.0)
+    # a label the header does not declare is refused
+    with pytest.raises(ValueError, match="not in class_values"):
+        TabularNB(attributes=tuple(table.attributes), class_values=("yes", "maybe")).fit(table.X, table.y)
+
+
+def test_declared_classes_survive_partial_fit_and_merge(tmp_path):
+    """partial_fit and merge of models with the same declared classes keep them, in the
+    header's order, with the counts of a fit on all the rows."""
+    from textnb.io.tables import read_table
+
+    table = read_table(_three_class_arff(tmp_path))
+    atts, cv = tuple(table.attributes), table.classes
+    whole = TabularNB(attributes=atts, class_values=cv).fit(table.X, table.y)
+    inc = TabularNB(attributes=atts, class_values=cv).partial_fit(table.X[:5], table.y[:5])
+    inc.partial_fit(table.X[5:], table.y[5:])
+    merged = TabularNB(attributes=atts, class_values=cv).fit(table.X[:5], table.y[:5])
+    merged.merge(TabularNB(attributes=atts, class_values=cv).fit(table.X[5:], table.y[5:]))
+    for model in (inc, merged):
+        assert list(model.classes_) == DECLARED
+        assert_allclose(model.predict_proba(table.X), whole.predict_proba(table.X))
+    aode = AODE(attributes=atts, class_values=cv).fit(table.X[:7], table.y[:7])
+    aode.merge(AODE(attributes=atts, class_values=cv).fit(table.X[7:], table.y[7:]))
+    assert list(aode.classes_) == DECLARED
+    assert_allclose(aode.predict_proba(table.X),
+                    AODE(attributes=atts, class_values=cv).fit(table.X, table.y).predict_proba(table.X))
+
+
+def test_a_csv_declares_no_classes(tmp_path):
+    """A CSV file declares no class list: its table models keep the sorted labels of its
+    rows (whatever order they come in), so parts of one file still merge."""
+    from textnb.io.tables import read_table
+
+    (tmp_path / "t.csv").write_text("outlook,windy,play\nsunny,yes,yes\nrainy,no,no\nsunny,no,yes\nrainy,yes,no\n")
+    table = read_table(tmp_path / "t.csv")
+    assert table.classes is None
+    model = tmp_path / "m.tnb"
+    assert main(["train", str(tmp_path / "t.csv"), "-o", str(model), "--model", "aode"],
+                stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    from textnb.core.model_io import load
+
+    assert list(load(model).classes_) == ["no", "yes"]
+
+
+def _weka_distributions(cls_args, path):
+    out = subprocess.run(["java", "-cp", str(WEKA_JAR), *cls_args[:1], "-t", str(path), "-T", str(path), "-p", "0",
+                          "-distribution", *cls_args[1:]], capture_output=True, text=True, check=True).stdout
+    rows = [line.split()[-1].replace("*", "") for line in out.splitlines() if line.strip()[:1].isdigit()]
+    return np.array([[float(v) for v in r.split(",")] for r in rows])
+
+
+def _weka_structure(path, tan_args):
+    out = subprocess.run(["java", "-cp", str(WEKA_JAR), "weka.classifiers.bayes.BayesNet", "-t", str(path),
+                          *tan_args], capture_output=True, text=True, check=True).stdout
+    lines = out.split("Network structure (nodes followed by parents)")[1].strip().splitlines()
+    parents = {}
+    for line in lines:
+        if not line.strip() or line.startswith("LogScore"):
+            break
+        node, rest = line.split("(", 1)
+        parents[node.strip()] = rest.split("):", 1)[1].split()
+    return parents
+
+
+@pytest.mark.skipif(shutil.which("java") is None or not WEKA_JAR.exists(), reason="needs java and Weka 3.6")
+def test_declared_class_without_rows_matches_weka(tmp_path):
+    """Weka 3.6 keeps a declared class no row has, with its smoothed prior and estimates:
+    NaiveBayes, AODE and BayesNet with TAN search (SimpleEstimator -A 0.5, its tree) give
+    the same three probabilities (to Weka's printed 3 decimals) as TabularNB, AODE and TAN
+    fitted with the table's declared classes."""
+    from textnb.io.tables import read_table
+
+    path = _three_class_arff(tmp_path)
+    table = read_table(path)
+    atts, cv = tuple(table.attributes), table.classes
+    tan_args = ["-D", "-Q", "weka.classifiers.bayes.net.search.local.TAN", "--", "-S", "ENTROPY", "-E",
+                "weka.classifiers.bayes.net.estimate.SimpleEstimator", "--", "-A", "0.5"]
+    parents = _weka_structure(path, tan_args)
+    root = next(n for n, p in parents.items() if p == ["play"])  # the tree's root: the class its only parent
+    cases = [
+        (["weka.classifiers.bayes.NaiveBayes"], TabularNB(attributes=atts, class_values=cv)),
+        (["weka.classifiers.bayes.AODE"], AODE(attributes=atts, class_values=cv)),
+        (["weka.classifiers.bayes.BayesNet", *tan_args],
+         TAN(attributes=atts, class_values=cv, alpha=0.5, missing="mode", root=root)),
+    ]
+    for args, model in cases:
+        weka = _weka_distributions(args, path)
+        ours = model.fit(table.X, table.y).predict_proba(table.X)
+        assert weka.shape == ours.shape == (14, 3), args
+        assert list(model.classes_) == DECLARED
+        assert_allclose(ours, weka, atol=5e-4 + 1e-9, err_msg=args[0])
+        assert np.all(weka[:, 2] > 0)

@@ -159,10 +159,12 @@ def new_spam_model(kind=DEFAULT_KIND, *, alpha=None, vectorizer=None):
 
 
 def _mark_mail(model):
-    """Record in a :class:`~textnb.TextClassifier` spam model (about to be saved) that its
-    documents are messages rendered by :func:`spam_text` (``input_ = "mail"``), so that
-    ``textnb predict`` reads its inputs as this module does. A SpamScorer reads raw mail
-    by its kind."""
+    """Record in a new :class:`~textnb.TextClassifier` spam model (before it learns) that
+    its documents are messages rendered by :func:`spam_text` (``input_ = "mail"``), so that
+    this module feeds it those (:func:`_features`) and ``textnb predict`` reads its inputs
+    as this module does. A SpamScorer reads raw mail by its kind. A model without the mark
+    (``textnb train`` on a folder of mail files) reads plain documents, also when messages
+    are registered into it."""
     if not _reads_raw_mail(model):
         model.input_ = "mail"
 
@@ -173,12 +175,30 @@ def _reads_raw_mail(model):
 
 
 def _features(model, data, max_bytes):
-    """What ``model`` is fed for one raw message."""
+    """What ``model`` is fed for one raw message: a SpamScorer its tokens, a spamfilter model
+    of rendered messages (``input_ == "mail"``, :func:`_mark_mail`) :func:`spam_text`, any
+    other text model (``textnb train`` on a folder of mail files, say) the text ``textnb
+    predict`` reads from the message's file (:func:`textnb.io.corpus.document_text`, cut
+    where that model cuts a document, or at ``max_bytes`` if sooner), so every path gives a
+    message the same score."""
     if _reads_raw_mail(model):
         from textnb.apps.spamscore import message_tokens
 
         return message_tokens(data, max_bytes)
-    return spam_text(data, max_bytes)
+    if reads_mail(model):
+        return spam_text(data, max_bytes)
+    return _document_text(model, data, max_bytes)
+
+
+def _document_text(model, data, max_bytes):
+    """:func:`_features` of a model of plain documents. A message that looks binary (a NUL
+    byte in its first 8 KiB, which ``textnb predict`` skips as a file) is decoded all the
+    same: a mail filter gives every message a verdict."""
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES, decode_bytes, document_text
+
+    limit = min(max_bytes, getattr(model, "max_bytes", None) or MAX_DOCUMENT_BYTES)
+    text = document_text(data, limit)
+    return text if text is not None else decode_bytes(bytes(data[:limit]), cut=len(data) >= limit)
 
 
 def _check_spam_model(model, path):
@@ -220,7 +240,7 @@ class SpamFilter(StreamClassifier):
         return cls(load_for_prediction(path), source=os.fspath(path), **kwargs)
 
     def log_odds_texts(self, texts):
-        """Spam log-odds of message texts (as made by :func:`spam_text`)."""
+        """Spam log-odds of what the model is fed for messages (:func:`_features`)."""
         texts = list(texts)
         if not texts:
             return np.zeros(0)
@@ -417,6 +437,7 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
     spam_paths, ham_paths = list(spam_paths), list(ham_paths)
     refuse_input_as_output(model_path, spam_paths + ham_paths)  # a mailbox given as the model
     model = new_spam_model(kind, alpha=alpha, vectorizer=vectorizer)
+    _mark_mail(model)  # (before it is fed: its documents are rendered messages, _features)
     counts = {}
 
     def pairs(label, paths):
@@ -433,7 +454,6 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
         if not counts.get(label):
             raise InputError(f"no {label} messages to train on")
     _prepare_folder(model_path)
-    _mark_mail(model)
     with _locked(model_path) as journal:
         model.save(model_path)
         if journal is not None:  # what the daemon learned was learned by the model this one replaces
@@ -519,13 +539,13 @@ def _update_locked(model_path, register, unregister, first, create, kind, alpha,
         raise ModelFileError(f"{model_path}: no such model file (nothing to unregister from)")
     elif create:
         model = new_spam_model(kind, alpha=alpha)
+        _mark_mail(model)  # (a model of another's making keeps what it reads: _features)
     else:
         raise ModelFileError(f"{model_path}: no such model file")
     n_forgot = _learn(model, _labelled_features(model, unregister, max_bytes, n_jobs), "forget")
     n_learnt = _learn(model, _labelled_features(model, register, max_bytes, n_jobs), "partial_fit")
     if not (n_learnt or n_forgot):  # (a new model with nothing learnt would not save)
         raise InputError("no messages found to register")
-    _mark_mail(model)
     model.save(model_path)
     return {"registered": n_learnt, "unregistered": n_forgot}
 

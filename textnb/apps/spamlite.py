@@ -52,7 +52,7 @@ from textnb.io.mailtokens import Tokens, _after_line_breaks, _strip_from_line, h
 
 __all__ = [
     "SPAM", "HAM", "UNSURE", "DEFAULT_SPAM_CUTOFF", "DEFAULT_HAM_CUTOFF", "EXIT_CODES", "EXIT_ERROR",
-    "Verdict", "verdict_of", "check_cutoffs", "score_text", "verdict_headers", "add_headers",
+    "Verdict", "verdict_of", "check_cutoffs", "score_text", "proba_text", "verdict_headers", "add_headers",
     "LiteFilter", "LiteScorer", "StreamClassifier", "logit", "default_model_file", "compact_payload",
     "tokenize_paths", "pack_features", "unpack_features",
 ]
@@ -189,6 +189,14 @@ def score_text(verdict):
     shortest decimal that reads back to the same float, so sorting on it orders messages
     exactly as the log-odds do (a probability would round to 1.000000 for confident spam)."""
     return repr(float(verdict.log_odds))
+
+
+def proba_text(verdict):
+    """P(spam) as ``--batch --log-odds`` prints it beside :func:`score_text`'s log-odds (the
+    two numbers of the daemon's reply, :func:`textnb.apps.protocol.spam_reply`): the
+    shortest decimal that reads back to the same float (bogofilter's ``-b`` column is this
+    probability, its spamicity)."""
+    return repr(float(verdict.score))
 
 
 def verdict_headers(verdict, eol=b"\n"):

@@ -24,6 +24,7 @@ from textnb.apps.spamlite import (
     check_cutoffs,
     compact_payload,
     default_model_file,
+    proba_text,
     score_text,
     tokenize_paths,
 )
@@ -132,7 +133,8 @@ def _spam_parser():
                         "source<TAB>verdict<TAB>score per message (score: the spam log-odds, full "
                         "precision)")
     p.add_argument("--log-odds", action="store_true",
-                   help="with --batch: add the spam log-odds as a fourth column")
+                   help="with --batch: add P(spam) = 1 / (1 + exp(-score)) as a fourth column, full "
+                        "precision (bogofilter -b's spamicity; the score column is the log-odds already)")
     p.add_argument("--jobs", "-j", type=jobs, default=None, metavar="N",
                    help=f"with --batch, --train-* and --(un)register-*: processes that read and tokenise the mail ({jobs.range}; "
                         "default: this one plus one per CPU idle at the start, with at least 64 files, or a "
@@ -343,8 +345,8 @@ def _batch(model_path, cutoffs, args, stdin, stdout, stderr):
             lines = []
             for n, (source, v) in enumerate(verdicts, 1):
                 line = f"{cell(source)}\t{cell(v.label)}\t{score_text(v)}"
-                if args.log_odds:
-                    line += f"\t{v.log_odds:.4f}"
+                if args.log_odds:  # (the score column is the log-odds: the flag adds the probability)
+                    line += f"\t{proba_text(v)}"
                 lines.append(line)
                 if len(lines) >= block:
                     _write_lines(stdout, lines)

@@ -69,7 +69,11 @@ class Table:
     ``y`` is a str array for training tables. Tables read with ``like=`` (query files)
     have ``y`` None when the file has no class column or only ``?`` in it, else an
     object array with None for the unknown labels. ``sample_weight`` holds ARFF
-    instance weights (None when every weight is 1).
+    instance weights (None when every weight is 1). ``classes`` holds the class values the
+    source declares, in their order (an ARFF header's nominal class, a pandas categorical
+    class column's categories), a value that no row has included, as Weka keeps them: the
+    classes of a model trained on the table (``class_values``); None when the source
+    declares none (a CSV/TSV file, whose classes are the labels of its rows).
     """
 
     attributes: list
@@ -78,6 +82,7 @@ class Table:
     class_attribute: Attribute
     source: str = ""
     sample_weight: np.ndarray = None
+    classes: tuple = None
 
     @property
     def has_text(self):

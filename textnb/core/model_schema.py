@@ -796,6 +796,8 @@ POSITIVE_SMOOTHING = Float(0.0, MAX_ALPHA, lo_open=True)
 #: a class prior given by the user: one probability per class
 CLASS_PRIOR = Optional(OneOf(ListOf(Float(0.0, 1.0), length="n_classes"),
                              Array("f", ("n_classes",), lo=0.0, hi=1.0)))
+#: the class values a table declares, in their order (an ARFF header's): the model's classes
+CLASS_VALUES = Optional(ListOf(OneOf(Str(10_000), Int())))
 #: worker processes or threads of a model's own prediction (joblib's convention)
 N_JOBS = Optional(Int(-64, 256))
 #: seeds

@@ -24,7 +24,16 @@ import sys
 
 import numpy as np
 
-__all__ = ["CountTable", "GaussianMoments", "class_indicator", "issparse", "merge_aligned", "seen_columns"]
+__all__ = ["CountTable", "GaussianMoments", "class_indicator", "class_positions", "issparse", "merge_aligned",
+           "seen_columns"]
+
+
+def class_positions(classes, labels):
+    """The index in ``classes`` (distinct, in any order: sorted, or a table's declared
+    class values) of each of ``labels`` (all of which are in ``classes``)."""
+    classes = np.asarray(classes)
+    order = np.argsort(classes, kind="stable")
+    return order[np.searchsorted(classes[order], np.asarray(labels))]
 
 
 def class_indicator(y_index, n_classes, sample_weight=None):
@@ -160,10 +169,10 @@ class CountTable:
         return CountTable.from_arrays(self.class_count, self.feature_count)
 
     def aligned(self, classes, own_classes, columns=None, n_features=None):
-        """This table re-indexed onto ``classes`` (a sorted superset of ``own_classes``)
+        """This table re-indexed onto ``classes`` (a superset of ``own_classes``, in any order)
         and, with ``columns``, its column ``j`` moved to ``columns[j]`` of ``n_features``;
         the rows and columns it does not have hold zeros."""
-        rows = np.searchsorted(classes, own_classes)
+        rows = class_positions(classes, own_classes)
         width = self.feature_count.shape[1] if columns is None else n_features
         out = CountTable(len(classes), width)
         out.class_count[rows] = self.class_count
@@ -281,11 +290,11 @@ class GaussianMoments:
         return GaussianMoments.from_arrays(self.count, self.mean, self.m2)
 
     def aligned(self, classes, own_classes, columns=None, n_features=None):
-        """These moments re-indexed onto ``classes`` (a sorted superset of ``own_classes``);
-        a class they do not have gets zero count."""
+        """These moments re-indexed onto ``classes`` (a superset of ``own_classes``, in any
+        order); a class they do not have gets zero count."""
         if columns is not None:
             raise ValueError("GaussianMoments are aligned on classes only")
-        rows = np.searchsorted(classes, own_classes)
+        rows = class_positions(classes, own_classes)
         out = GaussianMoments(len(classes), self.count.shape[1])
         out.count[rows], out.mean[rows], out.m2[rows] = self.count, self.mean, self.m2
         return out
@@ -296,23 +305,26 @@ def merge_aligned(parts, columns=None, n_features=None):
 
     Every model's ``merge`` goes through this one function: the classes are the sorted
     union of the parts' classes (a class only some parts have gets zero counts in the
-    others), and each part's table (:class:`CountTable` or :class:`GaussianMoments`) is
-    re-indexed onto them and added to an empty table, in order.
+    others), or, when every part has the same classes in the same order (models with the
+    same declared class values), those, in that order; each part's table
+    (:class:`CountTable` or :class:`GaussianMoments`) is re-indexed onto them and added
+    to an empty table, in order.
 
     Parameters
     ----------
     parts : sequence of (classes, table)
-        Each part's sorted classes and its table (rows in the order of its classes).
+        Each part's classes and its table (rows in the order of its classes).
     columns : sequence of int arrays, default=None
         With count tables over different columns (vocabularies): per part, the column
         of the merged table each of its columns goes to.
     n_features : int, default=None
         The merged number of columns (required with ``columns``).
     """
-    classes = parts[0][0]
-    for own, _ in parts[1:]:
-        classes = np.union1d(classes, own)
-    classes = np.unique(classes)
+    classes = np.asarray(parts[0][0])
+    if not all(np.array_equal(classes, own) for own, _ in parts[1:]):
+        for own, _ in parts[1:]:
+            classes = np.union1d(classes, own)
+        classes = np.unique(classes)
     first = parts[0][1]
     width = first.shape[1] if columns is None else n_features
     merged = type(first)(len(classes), width)

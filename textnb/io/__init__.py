@@ -8,8 +8,8 @@ from textnb.core.lazy import lazy_exports
 _EXPORTS = {  # defining module -> the names it exports
     "textnb.io.arff": ("ArffData", "read_arff", "write_arff"),
     "textnb.io.corpus": (
-        "Corpus", "MAX_DOCUMENT_BYTES", "decode_bytes", "is_binary", "iter_input_documents", "open_corpus",
-        "read_bytes", "read_document", "to_text", "to_tokenizable"
+        "Corpus", "MAX_DOCUMENT_BYTES", "decode_bytes", "document_text", "is_binary", "iter_input_documents",
+        "open_corpus", "read_bytes", "read_document", "to_text", "to_tokenizable"
     ),
     "textnb.io.csvtable": ("MISSING", "read_csv"),
     "textnb.io.mail": (

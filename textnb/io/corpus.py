@@ -51,8 +51,12 @@ __all__ = [
     "MAX_DOCUMENT_BYTES",
     "Corpus",
     "decode_bytes",
+<<<<<<< HEAD
     "decode_lines",
     "read_text_file",
+=======
+    "document_text",
+>>>>>>> s19-defects
     "checked_rows",
     "row_width_error",
     "documents_in_several_classes",
@@ -191,7 +195,15 @@ def read_document(path, max_bytes=MAX_DOCUMENT_BYTES):
 
     Raises InputError (one line naming the file) when it cannot be read.
     """
-    data = read_bytes(path, max_bytes)
+    return document_text(read_bytes(path, max_bytes), max_bytes)
+
+
+def document_text(data, max_bytes=MAX_DOCUMENT_BYTES):
+    """The text of a document given as bytes, as textnb reads a document file (``textnb
+    train`` and ``predict``, :func:`read_document`; the filters for a model of plain
+    documents): its first ``max_bytes`` bytes decoded by :func:`decode_bytes` (cut there
+    when there are more), or None when they look binary (:func:`is_binary`)."""
+    data = bytes(data[:max_bytes])
     if is_binary(data):
         return None
     return decode_bytes(data, cut=len(data) >= max_bytes)
@@ -679,10 +691,7 @@ def iter_input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None):
     for p in paths:
         if p == "-":
             data = (stdin.buffer if hasattr(stdin, "buffer") else stdin).read(max_bytes)
-            if isinstance(data, str):
-                yield "-", data
-            else:
-                yield "-", None if is_binary(data) else decode_bytes(data, cut=len(data) >= max_bytes)
+            yield "-", data if isinstance(data, str) else document_text(data, max_bytes)
         elif os.path.isdir(p):
             for f in _walk_files(p):
                 yield f, read_document(f, max_bytes)

@@ -192,6 +192,7 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None, class
         class_attribute=cls,
         source=path,
         sample_weight=weights,
+        classes=tuple(cls.values) if path.lower().endswith(".arff") else None,  # (a CSV declares none)
     )
 
 
@@ -534,7 +535,7 @@ def table_from_frame(df, class_name=None, *, types=None, source="<DataFrame>"):
             col_values = np.empty(len(cells), dtype=object)
             col_values[:] = cells
             cols.append(col_values)
-        elif isinstance(s.dtype, pd.CategoricalDtype):
+        elif isinstance(s.dtype, pd.CategoricalDtype):  # (its categories are declared values)
             values = [str(v) for v in s.cat.categories]
             codes = s.cat.codes.to_numpy().astype(np.float64)
             codes[codes < 0] = np.nan
@@ -571,4 +572,5 @@ def table_from_frame(df, class_name=None, *, types=None, source="<DataFrame>"):
         y,
         cls,
         source,
+        classes=tuple(cls.values) if isinstance(df[class_name].dtype, pd.CategoricalDtype) else None,
     )

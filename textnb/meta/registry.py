@@ -439,8 +439,9 @@ def make_table_model(opts, table, *, kernel=False, calibrated=False):
     (:class:`~textnb.naive_bayes.tabular_kernel.TabularKernel`, ...: the same model and model
     file, without scikit-learn; with ``--adjust``, :class:`~textnb.semi_naive.apnbc_kernel.APNBCKernel`
     around it), else the estimator. ``calibrated``: the model is to be wrapped in a
-    CalibratedNB (whose classes are those of the training rows: a lazy model then does not
-    keep the class attribute's declared values, as it does for Weka's order).
+    CalibratedNB (whose classes are those of the training rows: the model then does not
+    keep the class attribute's declared values, as it does otherwise for Weka's order and a
+    declared class no row has: :func:`declared_classes`).
     """
     import numpy as np
 
@@ -472,14 +473,15 @@ def make_table_model(opts, table, *, kernel=False, calibrated=False):
     if kind != "nb":
         if opts.lazy:
             raise InputError(f"--lazy builds its own local naive Bayes; it does not go with --model {kind}")
-        return _wrap(opts, _network(opts, table, kind, kernel=kernel))
+        return _wrap(opts, _network(opts, table, kind, kernel=kernel, classes=declared_classes(table, calibrated)))
     if opts.lazy:
-        return _wrap(opts, _lazy_table(opts, table, kernel=kernel, declared_classes=not calibrated))
+        return _wrap(opts, _lazy_table(opts, table, kernel=kernel, classes=declared_classes(table, calibrated)))
     nominal = opts.nominal or ("m-estimate" if opts.m_estimate is not None else None)
-    n_classes = len(np.unique(table.y))
+    classes = declared_classes(table, calibrated)
+    n_classes = len(np.unique(table.y)) if classes is None else len(classes)
     prior = [1.0 / n_classes] * n_classes if opts.uniform_prior else None
     params = _given(alpha=opts.alpha, m=opts.m_estimate, nominal=nominal, numeric=opts.numeric, bins=opts.bins,
-                    class_prior=prior, interval_fit=opts.interval_fit)
+                    class_prior=prior, interval_fit=opts.interval_fit, class_values=classes)
     if text:
         return _wrap(opts, _mixed(opts, table, params, kernel=kernel))
     if kernel:
@@ -510,7 +512,18 @@ def _mixed(opts, table, params, kernel=False):
                    text_model=MultinomialNB(**_given(alpha=opts.alpha)), **params)
 
 
-def _lazy_table(opts, table, kernel=False, declared_classes=True):
+def declared_classes(table, calibrated=False):
+    """The classes of a table model trained on ``table``: the class values its source
+    declares (``table.classes``: an ARFF header's, in their order, a value that no row has
+    included, as Weka keeps them), else None (the sorted labels of the rows: a CSV/TSV
+    file declares none); None too for a model to be calibrated, whose calibration maps
+    are learned per class of the rows."""
+    if calibrated or table.classes is None:
+        return None
+    return tuple(table.classes)
+
+
+def _lazy_table(opts, table, kernel=False, classes=None):
     if kernel:
         from textnb.naive_bayes.discretized_kernel import DiscretizedKernel as Discretized
         from textnb.semi_naive.lbr_kernel import LBRKernel as LBR
@@ -522,12 +535,11 @@ def _lazy_table(opts, table, kernel=False, declared_classes=True):
         raise InputError(f"--lazy needs nominal attributes: use --numeric mdl (default), equal-frequency "
                          f"or equal-width, not {opts.numeric}")
     lbr = LBR(candidates="all" if opts.lazy == "lbr" else "heuristic", **_given(alpha=opts.alpha))
-    classes = tuple(table.class_attribute.values) if declared_classes else None
     return Discretized(lbr, attributes=tuple(table.attributes), class_values=classes,
                        **_given(numeric=opts.numeric, bins=opts.bins))
 
 
-def _network(opts, table, kind, kernel=False):
+def _network(opts, table, kind, kernel=False, classes=None):
 
     if opts.numeric not in (None, "mdl"):
         raise InputError(f"--model {kind} discretises numeric attributes with MDL; --numeric {opts.numeric} "
@@ -540,7 +552,7 @@ def _network(opts, table, kind, kernel=False):
             from textnb.semi_naive.aode_kernel import AODEKernel as AODE
         else:
             from textnb.semi_naive.aode import AODE
-        return AODE(attributes=tuple(table.attributes), **_given(m=opts.m_estimate))
+        return AODE(attributes=tuple(table.attributes), **_given(m=opts.m_estimate, class_values=classes))
     if kernel:
         from textnb.semi_naive.bayesnet_kernel import BayesNetKernel as BayesNetClassifier
         from textnb.semi_naive.bayesnet_kernel import TANKernel as TAN
@@ -549,7 +561,7 @@ def _network(opts, table, kind, kernel=False):
     from textnb.semi_naive.bayesnet_kernel import read_structure
 
     common = dict(attributes=tuple(table.attributes), class_name=table.class_attribute.name, numeric="mdl",
-                  **_given(alpha=opts.alpha, m=opts.m_estimate, missing=opts.missing))
+                  **_given(alpha=opts.alpha, m=opts.m_estimate, missing=opts.missing, class_values=classes))
     if kind == "tan":
         return TAN(**common)
     if not opts.structure:

@@ -19,7 +19,7 @@ from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels, check_samp
 from textnb.naive_bayes.kernels import BERNOULLI, MULTINOMIAL, all_or_nothing, form_log_likelihood, takes_defaults, weighted_sum
 from textnb.core.model_io import register
 from textnb.core.model_schema import check_param_values, check_same_settings
-from textnb.core.stats import CountTable, merge_aligned
+from textnb.core.stats import CountTable, class_positions, merge_aligned
 
 __all__ = ["MultinomialNB", "BernoulliNB", "weighted_sum"]
 
@@ -100,7 +100,7 @@ class _BaseCountNB(BaseNB):
             self._init_counts(X.shape[1])
         check_classification_targets(y)
         check_partial_fit_labels(y, self.classes_)
-        self._learn(X, np.searchsorted(self.classes_, y), sample_weight)
+        self._learn(X, class_positions(self.classes_, y), sample_weight)
         return self
 
     def _reset(self):

@@ -19,8 +19,8 @@ from types import MappingProxyType
 
 import numpy as np
 
-from textnb.core.model_schema import (FEATURE_NAMES, N_FEATURES, TEMPLATE, Array, Attributes, Choice, Int, ListOf,
-                                      Model, OneOf, Optional, Reals, Str)
+from textnb.core.model_schema import (CLASS_VALUES, FEATURE_NAMES, N_FEATURES, TEMPLATE, Array, Attributes, Choice, Int,
+                                      ListOf, Model, Optional, Reals)
 from textnb.io.frames import encodable, encode_frame, frame_attributes, is_frame
 from textnb.io.tables import Attribute, check_no_text
 from textnb.naive_bayes.cut_points import (apply_cut_points, equal_frequency_cut_points, equal_width_cut_points,
@@ -57,7 +57,7 @@ class DiscretizedKernel(TableKernel):
 
     _param_schema = {
         "estimator": TEMPLATE, "attributes": Optional(Attributes(length=None)),
-        "class_values": Optional(ListOf(OneOf(Str(10_000), Int()))),
+        "class_values": CLASS_VALUES,
         "numeric": Choice(*METHODS), "bins": Int(1, 10**6),
     }
     _state_schema = {
@@ -136,8 +136,11 @@ class DiscretizedKernel(TableKernel):
             kw["attributes"] = self.nominal_attributes_
         elif "attributes" in _param_names(model):
             _set_param(model, "attributes", tuple(self.nominal_attributes_))
-        if "class_values" in params and self.class_values is not None:
-            kw["class_values"] = list(self.class_values)
+        if self.class_values is not None:  # the model's classes: the declared ones, in their order
+            if "class_values" in params:
+                kw["class_values"] = list(self.class_values)
+            elif "class_values" in _param_names(model):
+                _set_param(model, "class_values", tuple(self.class_values))
         self.estimator_ = model.fit(apply_cut_points(X, cuts), y, **kw)
         self.classes_ = self.estimator_.classes_
         return self

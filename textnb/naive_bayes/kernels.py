@@ -43,7 +43,7 @@ from textnb.core.estimates import (ALPHA_FLOOR, bernoulli_log_prob, check_alpha,
 from textnb.core.model_schema import (CLASS_PRIOR, FEATURE_NAMES, MAX_ALPHA, N_FEATURES, SMOOTHING, Bool, Choice,
                                       Classes, Counts, Float, ListOf, MayBeAbsent, OneOf, Optional, Reals,
                                       check_declared, check_param_values, check_same_settings)
-from textnb.naive_bayes.scoring import Scores, TableInput
+from textnb.naive_bayes.scoring import Scores, TableInput, class_positions
 
 __all__ = ["BERNOULLI", "COMPLEMENT", "DISCRIMINATIVE", "KERNELS", "MULTINOMIAL", "BernoulliKernel", "ComplementKernel", "CountKernel", "DiscriminativeKernel", "LinearForm",
            "MultinomialKernel", "TableKernel", "all_or_nothing", "form_log_likelihood", "takes_defaults",
@@ -418,7 +418,7 @@ class DiscriminativeKernel(CountKernel):
             merged["scale_"] = (n[0] * scale[0] + n[1] * scale[1]) / (n[0] + n[1]) if n[0] + n[1] > 0 else scale[0]
         documents = np.zeros(len(merged["classes_"]))
         for s in (a, b):
-            documents[np.searchsorted(merged["classes_"], s["classes_"])] += s["class_documents_"]
+            documents[class_positions(merged["classes_"], s["classes_"])] += s["class_documents_"]
         merged["class_documents_"] = documents
         return merged
 

@@ -12,9 +12,10 @@ so both paths give the same floats.
 import numpy as np
 
 from textnb.core.logspace import log_odds, logsumexp, proba_from_jll
+from textnb.core.stats import class_positions
 
 __all__ = ["Scores", "TableInput", "check_class_labels", "check_n_features", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
-           "partial_fit_classes"]
+           "class_positions", "fit_classes", "partial_fit_classes"]
 
 
 class Scores:
@@ -132,19 +133,49 @@ def check_partial_fit_labels(y, classes):
         )
 
 
+def fit_classes(y, class_values=None):
+    """``(classes_, y_index)`` of a ``fit`` on labels ``y``: the sorted distinct labels, or
+    the declared ``class_values`` in their order (an ARFF header's, as Weka keeps them: a
+    declared class no row has stays a class, with no training objects). A label of ``y``
+    that is not declared is a ValueError naming it."""
+    y = np.asarray(y)
+    if class_values is None:
+        return np.unique(y, return_inverse=True)
+    classes = _declared(class_values)
+    unknown = np.setdiff1d(y, classes)
+    if unknown.size:
+        raise ValueError(f"y contains labels {unknown.tolist()} not in class_values {classes.tolist()}")
+    return classes, class_positions(classes, y)
+
+
+def _declared(class_values):
+    classes = np.asarray(list(class_values))
+    if classes.ndim != 1 or classes.size == 0 or np.unique(classes).size != classes.size:
+        raise ValueError(f"class_values must be a list of distinct labels; got {classes.tolist()!r}")
+    return classes
+
+
 def partial_fit_classes(estimator, classes):
     """``(classes_, first)`` for a ``partial_fit`` call.
 
     On the first call (``estimator`` has no ``classes_`` yet) ``classes`` is required and
     its sorted distinct values are the classes; later calls may repeat it, and must
-    repeat it unchanged.
+    repeat it unchanged. An estimator with declared ``class_values`` has those classes,
+    in their order (``classes`` may then be left out, or must hold the same labels).
     """
     first = not hasattr(estimator, "classes_")
+    declared = getattr(estimator, "class_values", None)
     if first:
+        if declared is not None:
+            declared = _declared(declared)
+            if classes is not None and not np.array_equal(np.unique(classes), np.unique(declared)):
+                raise ValueError(f"`classes={np.asarray(classes).tolist()!r}` are not the declared class_values "
+                                 f"{declared.tolist()!r}")
+            return declared, True
         if classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit.")
         return np.unique(np.asarray(classes)), True
-    if classes is not None and not np.array_equal(np.unique(classes), estimator.classes_):
+    if classes is not None and not np.array_equal(np.unique(classes), np.unique(estimator.classes_)):
         raise ValueError(
             f"`classes={np.asarray(classes).tolist()!r}` is not the same as on last call to partial_fit, "
             f"was: {estimator.classes_.tolist()!r}"

@@ -90,7 +90,8 @@ class TabularNB(TabularKernel, BaseNB):
           per training value of the class, with bandwidth ``σ_c = range_c / sqrt(n_c)``
           (the class's value range over the square root of its weight, as Weka's
           ``NaiveBayes -K``), floored at a sixth of the attribute's mean gap between
-          distinct values;
+          distinct values; a class with no known value of the attribute uses the
+          kernels of all classes pooled (as ``"gaussian"`` their mean and variance);
         * ``"mdl"``, ``"equal-frequency"``, ``"equal-width"``: discretised in ``fit``
           (Fayyad & Irani MDL as Weka's supervised Discretize; ``bins`` bins as Weka's
           unsupervised Discretize with / without ``-F``), then treated as nominal.
@@ -133,10 +134,17 @@ class TabularNB(TabularKernel, BaseNB):
           its mean as well. Not a sum statistic: ``partial_fit`` and :meth:`merge` of
           a model with uncertain numeric attributes raise ``ValueError``; refit with
           ``fit``.
+    class_values : sequence of str, default=None
+        The classes, in their order (``table.classes``: an ARFF header's
+        declaration, as Weka keeps them). A declared class that no training row has stays
+        a class, with its smoothed prior and estimates (Weka's NaiveBayes gives it the
+        same probabilities); a label of ``y`` not declared is a ValueError. None: the
+        sorted distinct labels of ``y``.
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
+        ``class_values``, or the sorted labels of the training data.
     class_count_ : ndarray of shape (n_classes,)
         Summed sample weight per class.
     attributes_ : list of Attribute
@@ -184,10 +192,12 @@ class TabularNB(TabularKernel, BaseNB):
     """
 
     @takes_defaults(TabularKernel)
-    def __init__(self, *, attributes, nominal, alpha, m, numeric, bins, var_smoothing, class_prior, interval_fit):
+    def __init__(self, *, attributes, nominal, alpha, m, numeric, bins, var_smoothing, class_prior, interval_fit,
+                 class_values):
         # the kernel's __init__ stores them (scikit-learn's rule: nothing else)
         super().__init__(attributes=attributes, nominal=nominal, alpha=alpha, m=m, numeric=numeric, bins=bins,
-                         var_smoothing=var_smoothing, class_prior=class_prior, interval_fit=interval_fit)
+                         var_smoothing=var_smoothing, class_prior=class_prior, interval_fit=interval_fit,
+                         class_values=class_values)
 
     _tags = {"input_tags.allow_nan": True}
 

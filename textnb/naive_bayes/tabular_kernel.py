@@ -65,11 +65,12 @@ from textnb.naive_bayes.cut_points import (
     equal_width_cut_points,
     mdl_cut_points,
 )
-from textnb.naive_bayes.scoring import check_partial_fit_labels, check_sample_weight, partial_fit_classes
+from textnb.naive_bayes.scoring import (check_partial_fit_labels, check_sample_weight, class_positions, fit_classes,
+                                        partial_fit_classes)
 from textnb.core.csr import csr_dot
 from textnb.core.logspace import logsumexp_max_apart
 from textnb.core.estimates import LOG_FLOOR, nominal_log_prob, smoothed_class_prior
-from textnb.core.model_schema import (CLASS_PRIOR, check_params, MAX_DIM, MAX_REAL, SMOOTHING, Array,
+from textnb.core.model_schema import (CLASS_PRIOR, CLASS_VALUES, check_params, MAX_DIM, MAX_REAL, SMOOTHING, Array,
                                       Attributes, Choice, Classes, Counts, Float, Int, ListOf, MayBeAbsent, Optional,
                                       Reals)
 from textnb.core.stats import CountTable, GaussianMoments, merge_aligned
@@ -382,12 +383,13 @@ class TabularKernel(TableKernel):
     #: every parameter and its default, written once (the estimator's ``__init__`` takes these)
     defaults = MappingProxyType({"attributes": None, "nominal": "additive", "alpha": 1.0, "m": 2.0,
                                  "numeric": "gaussian", "bins": 10, "var_smoothing": 1e-9, "class_prior": None,
-                                 "interval_fit": "censored"})
+                                 "interval_fit": "censored", "class_values": None})
 
     _param_schema = {
         "attributes": Optional(Attributes(length=None)), "nominal": Choice(*_NOMINAL), "alpha": SMOOTHING,
         "m": SMOOTHING, "numeric": Choice(*_NUMERIC), "bins": Int(1, 10**6),
         "var_smoothing": Float(0.0, 1.0), "class_prior": CLASS_PRIOR, "interval_fit": Choice(*_INTERVAL_FIT),
+        "class_values": CLASS_VALUES,
     }
     _state_schema = {
         "classes_": Classes(),
@@ -453,7 +455,7 @@ class TabularKernel(TableKernel):
         check_params(self)
         X, frame = self._frame_in(X, first=True)
         X, y = self._validate_xy(X, y, reset=True)
-        self.classes_, y_index = np.unique(y, return_inverse=True)
+        self.classes_, y_index = fit_classes(y, getattr(self, "class_values", None))  # (GaussianNB's: none)
         w = self._check_weight(sample_weight, X.shape[0])
         self._init_state(X, y_index, w, frame)
         self._count(X, y_index, w)
@@ -478,7 +480,7 @@ class TabularKernel(TableKernel):
         X, y = self._validate_xy(X, y, reset=first)
         self.classes_ = all_classes
         check_partial_fit_labels(y, self.classes_)
-        y_index = np.searchsorted(self.classes_, y)
+        y_index = class_positions(self.classes_, y)
         w = self._check_weight(sample_weight, X.shape[0])
         if first:
             self._init_state(X, y_index, w, frame)
@@ -910,11 +912,15 @@ class TabularKernel(TableKernel):
                 uniq = np.unique(v)
                 rng = uniq[-1] - uniq[0]
                 floor = rng / uniq.size / 6.0 if rng > 0 else 1.0
+                W_all = w.sum()
+                pooled = max(rng / np.sqrt(W_all), floor) if W_all > 0 else floor
                 for ci in range(n_classes):
                     sel = c == ci
                     W = w[sel].sum()
                     r = np.ptp(v[sel]) if sel.any() else 0.0
-                    sigma[ci] = max(r / np.sqrt(W), floor) if W > 0 else floor
+                    # a class with no value (a declared class no row has): the kernels of
+                    # all classes pooled, as a Gaussian takes the pooled mean and variance
+                    sigma[ci] = max(r / np.sqrt(W), floor) if W > 0 else pooled
             self._kde_sigma.append(sigma)
 
     # -- prediction ----------------------------------------------------------------
@@ -988,8 +994,11 @@ class TabularKernel(TableKernel):
             sel = c == ci
             vc, wc = v[sel], w[sel]
             W = wc.sum()
-            if W <= 0:
-                continue  # no training value in this class: attribute carries no information
+            if W <= 0:  # no training value in this class: the kernels of all classes pooled
+                vc, wc = v, w
+                W = wc.sum()
+                if W <= 0:
+                    continue  # no training value at all: the attribute carries no information
             s = self._kde_sigma[k][ci]
             logw = np.log(wc / W) - np.log(s) - 0.5 * _LOG_2PI
             step = max(1, 4_000_000 // max(vc.size, 1))
@@ -1047,7 +1056,7 @@ class TabularKernel(TableKernel):
             for m in models])
         kde = [([], [], []) for _ in self.kde_values_]
         for model in models:
-            idx = np.searchsorted(classes, model.classes_)
+            idx = class_positions(classes, model.classes_)
             for k in range(len(kde)):
                 kde[k][0].append(model.kde_values_[k])
                 kde[k][1].append(idx[model.kde_class_[k]])

@@ -36,10 +36,16 @@ class AODE(AODEKernel, NominalCodesMixin, BaseNB):
         What to do with a column ``attributes`` declares numeric: discretise it inside
         ``fit`` with Fayyad & Irani's MDL method (on the first call to ``partial_fit``
         the cut points are fixed), or raise.
+    class_values : sequence of str, default=None
+        The classes, in their order (``table.classes``: an ARFF header's
+        declaration, as Weka keeps them). A declared class that no training row has stays
+        a class, with Laplace's (or the m-) estimates of zero counts, as Weka's AODE gives
+        it; a label of ``y`` not declared is a ValueError. None: the sorted labels of ``y``.
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
+        ``class_values``, or the sorted labels of the training data.
     class_count_ : ndarray of shape (n_classes,)
         Summed weight of the training objects of each class.
     pair_count_ : ndarray of shape (n_classes, n_slots, n_slots)
@@ -65,9 +71,10 @@ class AODE(AODEKernel, NominalCodesMixin, BaseNB):
     """
 
     @takes_defaults(AODEKernel)
-    def __init__(self, *, frequency_limit, m, attributes, numeric):
+    def __init__(self, *, frequency_limit, m, attributes, numeric, class_values):
         # the kernel's __init__ stores them (scikit-learn's rule: nothing else)
-        super().__init__(frequency_limit=frequency_limit, m=m, attributes=attributes, numeric=numeric)
+        super().__init__(frequency_limit=frequency_limit, m=m, attributes=attributes, numeric=numeric,
+                         class_values=class_values)
 
     # the estimator's side, where the kernel has its own
     _validate_x, _validate_xy, save = BaseNB._validate_x, BaseNB._validate_xy, BaseNB.save

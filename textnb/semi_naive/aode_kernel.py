@@ -61,8 +61,8 @@ from textnb.core.logspace import logsumexp_max_apart
 from textnb.naive_bayes.cut_points import apply_cut_points, mdl_cut_points, nominal_rows
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import (check_nominal_codes, check_partial_fit_labels, check_sample_weight,
-                                        partial_fit_classes)
-from textnb.core.model_schema import (FEATURE_NAMES, check_params, MAX_COUNT, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes,
+                                        class_positions, fit_classes, partial_fit_classes)
+from textnb.core.model_schema import (CLASS_VALUES, FEATURE_NAMES, check_params, MAX_COUNT, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes,
                                       Choice, Classes, Counts, Float, ListOf, MayBeAbsent, Optional, Reals)
 from textnb.core.stats import CountTable, merge_aligned
 from textnb.core.wrapping import declared_attributes
@@ -91,11 +91,13 @@ class AODEKernel(TableKernel):
     """
 
     kind = "AODE"
-    defaults = MappingProxyType({"frequency_limit": 1, "m": None, "attributes": None, "numeric": "mdl"})
+    defaults = MappingProxyType({"frequency_limit": 1, "m": None, "attributes": None, "numeric": "mdl",
+                                 "class_values": None})
 
     _param_schema = {
         "frequency_limit": Float(0.0, MAX_COUNT), "m": Optional(POSITIVE_SMOOTHING),
         "attributes": Optional(Attributes(length=None)), "numeric": Choice("mdl", "error"),
+        "class_values": CLASS_VALUES,
     }
     _state_schema = {  # the pair table's shape follows n_values_; _set_state checks it
         "classes_": Classes(),
@@ -236,7 +238,7 @@ class AODEKernel(TableKernel):
         check_params(self)
         X = frame_for_fit(self, X, self.attributes, integers_nominal=True)  # a DataFrame: textnb.io.frames
         X, y = self._validate_xy(X, y, reset=True)
-        self.classes_, y_index = np.unique(y, return_inverse=True)
+        self.classes_, y_index = fit_classes(y, self.class_values)
         w = check_sample_weight(sample_weight, X.shape[0])
         self._init_state(X, y_index, w)
         self._count(self._prepare(X), y_index, w)
@@ -259,7 +261,7 @@ class AODEKernel(TableKernel):
         X, y = self._validate_xy(X, y, reset=first)
         self.classes_ = all_classes
         check_partial_fit_labels(y, self.classes_)
-        y_index = np.searchsorted(self.classes_, y)
+        y_index = class_positions(self.classes_, y)
         w = check_sample_weight(sample_weight, X.shape[0])
         if first:
             self._init_state(X, y_index, w)

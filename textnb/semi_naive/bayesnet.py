@@ -53,10 +53,16 @@ class BayesNetClassifier(BayesNetKernel, NominalCodesMixin, BaseNB):
         default; cut points in ``cut_points_``, applied again at prediction).
     class_name : str, default=None
         The class node's name in ``parents`` and in the output; ``"class"`` when None.
+    class_values : sequence of str, default=None
+        The classes, in their order (``table.classes``: an ARFF header's
+        declaration, as Weka keeps them). A declared class that no training row has stays
+        a class, with the smoothed estimates of zero counts (as Weka's BayesNet); a label
+        of ``y`` not declared is a ValueError. None: the sorted labels of ``y``.
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
+        ``class_values``, or the sorted labels of the training data.
     structure_ : dict
         ``{node name: tuple of parent names}``, attributes in column order, then the
         class node.
@@ -89,10 +95,10 @@ class BayesNetClassifier(BayesNetKernel, NominalCodesMixin, BaseNB):
     """
 
     @takes_defaults(BayesNetKernel)
-    def __init__(self, *, parents, alpha, m, missing, attributes, numeric, class_name):
+    def __init__(self, *, parents, alpha, m, missing, attributes, numeric, class_name, class_values):
         # the kernel's __init__ stores them (scikit-learn's rule: nothing else)
         super().__init__(parents=parents, alpha=alpha, m=m, missing=missing, attributes=attributes, numeric=numeric,
-                         class_name=class_name)
+                         class_name=class_name, class_values=class_values)
 
     # the estimator's side, where the kernel has its own
     _validate_x, _validate_xy, save = BaseNB._validate_x, BaseNB._validate_xy, BaseNB.save
@@ -134,6 +140,8 @@ class TAN(TANKernel, NominalCodesMixin, BaseNB):
         default; cut points in ``cut_points_``, applied again at prediction).
     class_name : str, default=None
         The class node's name in the output; ``"class"`` when None.
+    class_values : sequence of str, default=None
+        As in :class:`BayesNetClassifier`.
 
     Attributes
     ----------
@@ -156,9 +164,9 @@ class TAN(TANKernel, NominalCodesMixin, BaseNB):
     """
 
     @takes_defaults(TANKernel)
-    def __init__(self, *, alpha, m, root, missing, attributes, numeric, class_name):
+    def __init__(self, *, alpha, m, root, missing, attributes, numeric, class_name, class_values):
         # the kernel's __init__ stores them (scikit-learn's rule: nothing else)
         super().__init__(alpha=alpha, m=m, root=root, missing=missing, attributes=attributes, numeric=numeric,
-                         class_name=class_name)
+                         class_name=class_name, class_values=class_values)
 
     _validate_x, _validate_xy, save = BaseNB._validate_x, BaseNB._validate_xy, BaseNB.save

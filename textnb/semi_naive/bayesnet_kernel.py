@@ -77,11 +77,11 @@ from types import MappingProxyType
 
 from textnb.naive_bayes.cut_points import apply_cut_points, mdl_cut_points, nominal_rows
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
-from textnb.naive_bayes.scoring import check_nominal_codes
+from textnb.naive_bayes.scoring import check_nominal_codes, fit_classes
 from textnb.core.errors import InputError, StructureError, TextnbError
 from textnb.core.stats import CountTable, issparse
 from textnb.io.tables import check_no_text
-from textnb.core.model_schema import (FEATURE_NAMES, check_params, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes, Choice,
+from textnb.core.model_schema import (CLASS_VALUES, FEATURE_NAMES, check_params, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes, Choice,
                                  Classes, Counts, DictOf, Int, ListOf, MayBeAbsent, OneOf, Optional,
                                  Reals, Str)
 from textnb.core.wrapping import declared_attributes
@@ -369,7 +369,7 @@ class _BaseBayesNetKernel(TableKernel):
     _param_schema = {
         "alpha": POSITIVE_SMOOTHING, "m": Optional(POSITIVE_SMOOTHING), "missing": Choice("ignore", "mode"),
         "attributes": Optional(Attributes(length=None)), "numeric": Choice("error", "mdl"),
-        "class_name": Optional(Str(1000)),
+        "class_name": Optional(Str(1000)), "class_values": CLASS_VALUES,
     }
     _state_schema = {
         "frame_attributes_": MayBeAbsent(Attributes(length=None)),  # fitted on a DataFrame
@@ -482,7 +482,7 @@ class _BaseBayesNetKernel(TableKernel):
         check_no_text(self.attributes, self.kind)
         X = frame_for_fit(self, X, self.attributes, integers_nominal=True)
         X, y = self._validate_xy(X, y, reset=True)
-        self.classes_, y_index = np.unique(y, return_inverse=True)
+        self.classes_, y_index = fit_classes(y, self.class_values)
         if sample_weight is not None:
             sample_weight = np.asarray(sample_weight, dtype=np.float64)
             if sample_weight.shape != (X.shape[0],):
@@ -810,7 +810,7 @@ class BayesNetKernel(_BaseBayesNetKernel):
     merge_refusal = ("textnb has no merge for Bayesian networks: with the same structure their counts would add up, "
                      "but none is written yet; train on the whole data")
     defaults = MappingProxyType({"parents": None, "alpha": 1.0, "m": None, "missing": "ignore", "attributes": None,
-                                 "numeric": "error", "class_name": None})
+                                 "numeric": "error", "class_name": None, "class_values": None})
 
     _param_schema = {**_BaseBayesNetKernel._param_schema,
                      "parents": Optional(DictOf(Str(1000), ListOf(Str(1000), max_len=64)))}
@@ -828,7 +828,7 @@ class TANKernel(_BaseBayesNetKernel):
     #: capability (:mod:`textnb.core.wrapping`): why there is no ``merge``
     merge_refusal = "its tree of attribute dependencies is chosen by conditional mutual information over all the data"
     defaults = MappingProxyType({"alpha": 1.0, "m": None, "root": None, "missing": "ignore", "attributes": None,
-                                 "numeric": "error", "class_name": None})
+                                 "numeric": "error", "class_name": None, "class_values": None})
 
     _param_schema = {**_BaseBayesNetKernel._param_schema, "root": Optional(OneOf(Int(0, MAX_DIM), Str(1000)))}
 

@@ -64,7 +64,7 @@ from textnb.core.wrapping import declared_attributes
 from textnb.io.frames import frame_for_fit, frame_for_predict
 from textnb.io.tables import Attribute, check_no_text
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
-from textnb.naive_bayes.scoring import check_class_labels
+from textnb.naive_bayes.scoring import check_class_labels, fit_classes
 
 __all__ = ["LBRKernel", "cached_flags", "sign_test_below", "sign_test_p"]
 
@@ -827,15 +827,7 @@ class LBRKernel(TableKernel):
         check_no_text(attributes, "LBR")
         X, y = self._validate_xy(X, y, reset=True)
         n_features = X.shape[1]
-        if class_values is None:
-            self.classes_ = np.unique(y)
-        else:
-            self.classes_ = np.asarray(list(class_values))
-            unknown = np.setdiff1d(y, self.classes_)
-            if unknown.size:
-                raise ValueError(f"y contains labels {unknown.tolist()} not in class_values")
-        order = np.argsort(self.classes_, kind="stable")
-        y_index = order[np.searchsorted(self.classes_[order], y)]
+        self.classes_, y_index = fit_classes(y, class_values)
         names = [f"x{a}" for a in range(n_features)]
         if hasattr(self, "feature_names_in_"):
             names = [str(s) for s in self.feature_names_in_]

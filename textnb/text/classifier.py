@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from textnb.naive_bayes.base import DeclaredTags, SaveMixin
 from textnb.naive_bayes.base import check_partial_fit_labels, log_odds
-from textnb.naive_bayes.scoring import check_sample_weight
+from textnb.naive_bayes.scoring import check_sample_weight, class_positions
 from textnb.io.corpus import to_text
 from textnb.text.counting import inherited, score_batch
 from textnb.core.dfe import pass_budget
@@ -263,7 +263,7 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"{'partial_fit' if sign > 0 else 'forget'} needs a count model (MultinomialNB, "
                              "BernoulliNB, ComplementNB, DiscriminativeNB) over plain counts (not a wrapper, a "
                              "fixed vocabulary, binary or tf-idf weighting); fit the whole corpus again instead")
-        y_index = np.searchsorted(self.classes_, y)
+        y_index = class_positions(self.classes_, y)  # (classes_ may be declared ones, in their order)
         checked = check_sample_weight(sample_weight, len(y))
         weights = np.ones(len(y)) if checked is None else checked
         old_terms = list(self.vectorizer_.vocabulary_)

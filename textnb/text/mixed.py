@@ -40,6 +40,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from textnb.core.model_io import build, register
 from textnb.core.model_schema import check_params
 from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels, partial_fit_classes
+from textnb.naive_bayes.scoring import class_positions
 from textnb.naive_bayes.discrete import BernoulliNB, MultinomialNB
 from textnb.naive_bayes.kernels import takes_defaults
 from textnb.naive_bayes.tabular import TabularNB
@@ -48,6 +49,18 @@ from textnb.text.mixed_kernel import MixedKernel, _naming
 from textnb.text.vectorizer import Vectorizer
 
 __all__ = ["MixedNB"]
+
+
+def _check_sorted_classes(classes, y, what):
+    """ValueError when the text parts of ``what`` (whose classes are sorted labels: a
+    ``TextClassifier`` fitted on ``y``, or given ``classes`` on a first ``partial_fit``)
+    would not have the model's ``classes`` (declared ``class_values``) in their order."""
+    want = np.asarray(classes)
+    got = np.unique(want if y is None else np.asarray(y))
+    if not np.array_equal(want, got):
+        raise ValueError(f"class_values {want.tolist()} are not the sorted classes of the training rows "
+                         f"({got.tolist()}), which {what} gives a text attribute's model; use fit with "
+                         "count vectorizers, or leave class_values out")
 
 
 @register
@@ -65,9 +78,14 @@ class MixedNB(MixedKernel, BaseNB):
     attributes : sequence of Attribute, default=None
         Column types, as for TabularNB, plus kind ``"text"`` (``tuple(table.attributes)``
         of a table read with text columns). None: every column numeric.
-    nominal, alpha, m, numeric, bins, var_smoothing, class_prior, interval_fit
-        The non-text attributes' estimators and the class prior, exactly as
+    nominal, alpha, m, numeric, bins, var_smoothing, class_prior, interval_fit, class_values
+        The non-text attributes' estimators, the class prior and the declared classes
+        (kept, in their order, by the text attributes' models too), exactly as
         :class:`~textnb.naive_bayes.tabular.TabularNB`'s parameters of the same names.
+        Declared classes in an order other than the sorted one, or that the training
+        rows lack, need ``fit`` and count vectorizers (``partial_fit`` and a
+        ``TfidfVectorizer`` part order their classes as the rows give them: a
+        ValueError says so).
     vectorizer : Vectorizer or dict of {str: Vectorizer}, default=None
         Tokenizer settings of the text attributes: one template for all of them, or
         one per attribute name (attributes not named get ``Vectorizer()``, the text
@@ -109,11 +127,11 @@ class MixedNB(MixedKernel, BaseNB):
 
     @takes_defaults(MixedKernel)
     def __init__(self, *, attributes, nominal, alpha, m, numeric, bins, var_smoothing, class_prior, interval_fit,
-                 vectorizer, text_model):
+                 class_values, vectorizer, text_model):
         # the kernel's __init__ stores them (scikit-learn's rule: nothing else)
         super().__init__(attributes=attributes, nominal=nominal, alpha=alpha, m=m, numeric=numeric, bins=bins,
                          var_smoothing=var_smoothing, class_prior=class_prior, interval_fit=interval_fit,
-                         vectorizer=vectorizer, text_model=text_model)
+                         class_values=class_values, vectorizer=vectorizer, text_model=text_model)
 
     _tags = {"input_tags.allow_nan": True}
     save = BaseNB.save
@@ -142,17 +160,20 @@ class MixedNB(MixedKernel, BaseNB):
         return TextClassifier(vectorizer=type(template)(**vectorizer) if isinstance(template, Vectorizer)
                               else Vectorizer(**vectorizer), model=model, n_jobs=1)
 
-    def _fit_text(self, name, documents, y, sample_weight):
+    def _fit_text(self, name, documents, y, sample_weight, classes):
         if type(self._per_attribute("vectorizer", name)).__name__ == "TfidfVectorizer":
+            _check_sorted_classes(classes, y, f"a TfidfVectorizer (text attribute {name!r})")
             with _naming(name):  # not a count vectorizer, so not the text trainer's: the estimator fits it
                 return self._new_text_model(name).fit(documents, y, sample_weight=sample_weight)
-        return super()._fit_text(name, documents, y, sample_weight)
+        return super()._fit_text(name, documents, y, sample_weight, classes)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a batch; ``classes`` is required on the first call. Text vocabularies grow
         (new words get columns); ``min_df`` / ``max_df`` / ``max_features`` apply in
         ``fit`` only, as for :class:`~textnb.text.classifier.TextClassifier`."""
         all_classes, first = partial_fit_classes(self, classes)
+        if first and any(getattr(a, "is_text", False) for a in self.attributes or ()):
+            _check_sorted_classes(all_classes, None, "partial_fit")
         check_params(self._tabular_template())
         X, y = self._validate(X, y, reset=first)
         attributes = self._resolve_attributes(X.shape[1]) if first else self.attributes_
@@ -172,7 +193,7 @@ class MixedNB(MixedKernel, BaseNB):
         for j, clf, d in zip(self._text_positions(), texts, docs):
             with _naming(self.attributes_[j].name):
                 clf.partial_fit(d, y, classes=all_classes, sample_weight=sample_weight)
-        y_index = np.searchsorted(all_classes, y)
+        y_index = class_positions(all_classes, y)
         counts = np.bincount(y_index, weights=w, minlength=len(all_classes)).astype(np.float64)
         self.classes_ = all_classes
         self.class_count_ = counts if first else self.class_count_ + counts

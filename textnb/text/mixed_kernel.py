@@ -36,14 +36,15 @@ from textnb.core.stats import CountTable, merge_aligned
 from textnb.io.tables import TEXT, Attribute
 from textnb.io.uncertain import UNCERTAIN_KINDS, column_slices
 from textnb.naive_bayes.kernels import KERNELS, TableKernel, all_or_nothing
-from textnb.naive_bayes.scoring import check_class_labels, check_n_features
+from textnb.naive_bayes.scoring import check_class_labels, check_n_features, fit_classes
 from textnb.naive_bayes.tabular_kernel import TabularKernel
 
 __all__ = ["BLOCK", "MixedKernel", "TextPart", "text_term"]
 
 #: documents a text part scores at once
 BLOCK = 2000
-_TABULAR_PARAMS = ("nominal", "alpha", "m", "numeric", "bins", "var_smoothing", "class_prior", "interval_fit")
+_TABULAR_PARAMS = ("nominal", "alpha", "m", "numeric", "bins", "var_smoothing", "class_prior", "interval_fit",
+                   "class_values")
 _KINDS = ("nominal", "numeric", TEXT) + UNCERTAIN_KINDS
 _WORD_MODELS = ("MultinomialNB", "BernoulliNB")
 
@@ -250,14 +251,15 @@ class MixedKernel(TableKernel):
         # the one prior is the model's
         return vec[1], (model[0], {**model[1], "fit_prior": False, "class_prior": None})
 
-    def _fit_text(self, name, documents, y, sample_weight):
-        """The fitted part of text attribute ``name``: the one text trainer's node."""
+    def _fit_text(self, name, documents, y, sample_weight, classes):
+        """The fitted part of text attribute ``name``: the one text trainer's node, with
+        ``classes`` (the model's, in its order: declared classes no document has included)."""
         from textnb.text.training import train_text_model
 
         vectorizer, model = self._text_settings(name)
         with _naming(name):
             node, _ = train_text_model(documents, y, vectorizer=vectorizer, model=model, n_jobs=1,
-                                       sample_weight=sample_weight)
+                                       sample_weight=sample_weight, classes=classes)
         return self._text_part(node)
 
     def _text_part(self, node):
@@ -367,13 +369,13 @@ class MixedKernel(TableKernel):
         X, y = self._validate(X, y, reset=True)
         self.attributes_ = self._resolve_attributes(X.shape[1])
         X_tab, docs = self._split(X)
-        classes, y_index = np.unique(y, return_inverse=True)
+        classes, y_index = fit_classes(y, self.class_values)
         w = TabularKernel._check_weight(sample_weight, X.shape[0])
         tabular = None
         if X_tab is not None:
             tabular = self._tabular_template(attributes=tuple(self._tabular_attributes()))
             tabular.fit(X_tab, y, sample_weight=sample_weight)
-        texts = [self._fit_text(self.attributes_[j].name, d, y, sample_weight)
+        texts = [self._fit_text(self.attributes_[j].name, d, y, sample_weight, classes)
                  for j, d in zip(self._text_positions(), docs)]
         self.classes_ = classes
         self.class_count_ = np.bincount(y_index, weights=w, minlength=len(classes)).astype(np.float64)

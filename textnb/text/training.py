@@ -32,6 +32,7 @@ from textnb.core.model_io import ModelNode
 from textnb.core.workers import can_fork, map_ordered, ordered_map
 from textnb.io.corpus import MAX_DOCUMENT_BYTES
 from textnb.naive_bayes.kernels import KERNELS
+from textnb.naive_bayes.scoring import fit_classes
 from textnb.text.ascii_tokens import TermKeys, supports
 from textnb.text.counting import count_shard
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
@@ -453,7 +454,8 @@ def select_columns(acc, n_docs, *, min_df=1, max_df=1.0, max_features=None):
 
 
 def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), steps=(), given_vectorizer=True,
-                     n_jobs=None, batch_size=2000, max_bytes=None, progress=None, client=None, sample_weight=None):
+                     n_jobs=None, batch_size=2000, max_bytes=None, progress=None, client=None, sample_weight=None,
+                     classes=None):
     """Fit a count text model and return it as the model file's tree, plus skipped files.
 
     The result is what ``TextClassifier(vectorizer=Vectorizer(**vectorizer),
@@ -473,6 +475,9 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
 
     ``sample_weight``: one weight per document (None: ones), as ``TextClassifier.fit``
     takes it (a count model, without steps; the text attributes of a mixed table).
+
+    ``classes``: the model's classes in their order (the declared class values of a mixed
+    table's text attribute, some of which no document may have); None: the sorted labels.
 
     Returns
     -------
@@ -510,7 +515,8 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
     budget = (lambda n_classes: pass_budget(model_params["max_nnz"], n_classes)) if kernel.rows and not whole else None
     classes, acc, cols, max_bytes = count_labelled(
         X, y, vec_params, sample_weight=sample_weight, per_class=kernel.per_class, n_jobs=n_jobs,
-        batch_size=batch_size, max_bytes=max_bytes, progress=progress, client=client, rows=rows, budget=budget)
+        batch_size=batch_size, max_bytes=max_bytes, progress=progress, client=client, rows=rows, budget=budget,
+        classes=classes)
     # how the model was computed (worker count) is not part of it
     saved_params = {k: v for k, v in model_params.items() if k not in kernel.execution_params}
     if whole:
@@ -533,15 +539,16 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
 
 
 def count_labelled(X, y, vec_params, *, sample_weight=None, per_class="tf", n_jobs=None, batch_size=2000,
-                   max_bytes=None, progress=None, client=None, rows=False, budget=None):
+                   max_bytes=None, progress=None, client=None, rows=False, budget=None, classes=None):
     """What every trainer of documents starts with: ``(classes, accumulator, columns,
     max_bytes)`` of the documents ``X`` labelled ``y`` (one label each), counted by
     :func:`count_documents` under the analyzer of the vectorizer parameters ``vec_params``
     (all of them), the columns its ``min_df`` / ``max_df`` / ``max_features`` keep
     (:func:`select_columns`) and ``max_bytes`` (None: the TextClassifier default).
-    ``budget(n_classes)``: the rows' cell budget (None: every row kept, with ``rows``)."""
+    ``budget(n_classes)``: the rows' cell budget (None: every row kept, with ``rows``).
+    ``classes``: the classes in their order (declared ones; None: the sorted labels of ``y``)."""
     y = one_label_each(y)
-    classes, y_index = np.unique(y, return_inverse=True)
+    classes, y_index = fit_classes(y, classes)
     weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     if weights.shape != y.shape:
         raise ValueError(f"sample_weight has shape {weights.shape}; expected {y.shape}")
