@@ -51,12 +51,9 @@ __all__ = [
     "MAX_DOCUMENT_BYTES",
     "Corpus",
     "decode_bytes",
-<<<<<<< HEAD
     "decode_lines",
     "read_text_file",
-=======
     "document_text",
->>>>>>> s19-defects
     "checked_rows",
     "row_width_error",
     "documents_in_several_classes",
