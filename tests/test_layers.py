@@ -70,8 +70,9 @@ MODULES = dict(_modules())
 #: modules that name higher layers by design (see the module docstring)
 PLUGIN_TABLES = {"textnb.core.registry"}
 #: modules outside the layers: __main__ runs the CLI; textnb.nltk re-exports
-#: textnb.naive_bayes.nltk_compat under NLTK's name
-FACADES = {"textnb.__main__", "textnb.nltk"}
+#: textnb.naive_bayes.nltk_compat under NLTK's name; textnb.fasttext gives the text models
+#: fastText's Python reading interface
+FACADES = {"textnb.__main__", "textnb.nltk", "textnb.fasttext"}
 
 
 def _layer(module):

@@ -1,0 +1,77 @@
+"""textnb.fasttext: fastText's Python habits (train_supervised, predict, test, labels,
+save_model / load_model) over the text models, checked against the command line's
+``textnb test`` and ``predict --lines --top`` on the same files."""
+
+import json
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+from conftest import SMS_TSV
+from textnb.fasttext import load_model, train_supervised
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("ftapi")
+    lines = [f"__label__{lab} {text}" for lab, text in
+             (line.split("\t", 1) for line in SMS_TSV.read_text(encoding="utf-8").splitlines())]
+    (d / "train.txt").write_text("\n".join(lines[:2000]) + "\n", encoding="utf-8")
+    (d / "valid.txt").write_text("\n".join(lines[2000:2600]) + "\n", encoding="utf-8")
+    multi = [line + (" __label__long" if len(line) > 120 else "") for line in lines[:2600]]
+    (d / "mtrain.txt").write_text("\n".join(multi[:2000]) + "\n", encoding="utf-8")
+    (d / "mvalid.txt").write_text("\n".join(multi[2000:]) + "\n", encoding="utf-8")
+    return d
+
+
+def _cli(*args):
+    r = subprocess.run([sys.executable, "-m", "textnb", *map(str, args)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+@pytest.mark.parametrize("train, valid", [("train.txt", "valid.txt"), ("mtrain.txt", "mvalid.txt")])
+def test_train_predict_test_and_the_saved_model_agree_with_the_command_line(files, tmp_path, train, valid):
+    model = train_supervised(input=str(files / train))
+    n_labels = len(model.labels)
+    assert all(lab.startswith("__label__") for lab in model.labels)
+    labels, freq = model.get_labels(include_freq=True)
+    assert list(freq) == sorted(freq, reverse=True) and freq.sum() >= 2000  # fastText's order: most frequent first
+    text = "WINNER!! claim your free prize now"
+    one = model.predict(text, k=-1)
+    assert isinstance(one[0], tuple) and len(one[0]) == n_labels and np.all(np.diff(one[1]) <= 0)
+    many = model.predict([text, "see you at noon"], k=1)
+    assert many[0][0] == one[0][:1] and np.allclose(many[1][0], one[1][:1])
+    kept = model.predict(text, k=-1, threshold=float(one[1][0]))
+    assert kept[0] == one[0][:1]
+    # test() counts as `textnb test` (fastText's meter)
+    n, p, r = model.test(str(files / valid), k=2)
+    path = tmp_path / "m.tnb"
+    model.save_model(path)
+    cli = json.loads(_cli("test", path, files / valid, 2, "--json"))
+    assert (n, p, r) == (cli["n"], cli["precision"], cli["recall"])
+    # the saved model predicts what `textnb predict --lines --top` prints
+    (tmp_path / "two.txt").write_text(text + "\nsee you at noon\n", encoding="utf-8")
+    printed = _cli("predict", path, "--lines", tmp_path / "two.txt", "--top", -1).splitlines()[0].split("\t")[1:]
+    assert [f"__label__{cell.split(' ')[0]}" for cell in printed] == list(one[0])
+    assert np.allclose([float(cell.split(" ")[1]) for cell in printed], one[1], atol=5e-7)
+    back = load_model(path)
+    assert back.predict(text, k=-1)[0] == one[0] and np.array_equal(back.predict(text, k=-1)[1], one[1])
+
+
+def test_word_ngrams_fasttext_only_parameters_and_refusals(files):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = train_supervised(input=str(files / "train.txt"), wordNgrams=2, epoch=25, lr=1.0)
+    assert len(caught) == 1 and "epoch, lr" in str(caught[0].message)
+    assert any(" " in w for w in model.words)  # word bigrams are features
+    with pytest.raises(TypeError, match="'epochs'"):
+        train_supervised(input=str(files / "train.txt"), epochs=5)
+    with pytest.raises(ValueError, match="one line at a time"):
+        model.predict("two\nlines")
+    with pytest.raises(ValueError, match="k must be"):
+        model.predict("x", k=0)
+    assert model.predict([], k=1) == ([], [])

@@ -1,0 +1,185 @@
+"""fastText's Python habits: ``from textnb.fasttext import train_supervised, load_model``.
+
+A façade (outside the layers, as :mod:`textnb.nltk`) over the text models and
+:mod:`textnb.io.fasttext`, for code written against the ``fasttext`` package::
+
+    model = train_supervised(input="train.txt", wordNgrams=2)
+    model.predict("which city is the capital", k=2)   # (('__label__LOC', ...), array([...]))
+    model.test("valid.txt")                            # (N, P@1, R@1)
+    model.save_model("model.tnb")                      # textnb predict / textnb test read it
+    model = load_model("model.tnb")
+
+What is the same as fastText: the file format (one document per line, its labels as
+``__label__`` words anywhere in it, read by :func:`textnb.io.fasttext.read_fasttext`, as the
+command line reads it); ``predict``'s arguments and results (labels with their prefix,
+most probable first, ``k = -1`` for every label, ``threshold`` on the probability, a list of
+texts for a list); ``test``'s ``(N, precision, recall)``, counted as fastText's meter
+(:func:`textnb.evaluation.topk.precision_recall_at_k`, what ``textnb test`` prints);
+``labels`` / ``words``. What is not: the model is naive Bayes (the default text model,
+:class:`~textnb.naive_bayes.discriminative.DiscriminativeNB`; a file with several labels on
+a line gives :class:`~textnb.meta.multilabel.MultiLabelNB` over it, as ``textnb train``
+does), so fastText's embedding and SGD parameters (``lr``, ``dim``, ``epoch``, ...) have
+nothing to set: they are accepted, as fastText's names, and a warning names them once.
+``wordNgrams`` is the word n-gram order (:class:`~textnb.text.vectorizer.Vectorizer`'s
+``ngram_range=(1, wordNgrams)``), ``thread`` the worker count.
+"""
+
+import warnings
+
+import numpy as np
+
+__all__ = ["FastTextModel", "load_model", "train_supervised"]
+
+#: fastText's training parameters that configure its embeddings and SGD: naive Bayes has none.
+_NO_MEANING = ("lr", "dim", "ws", "epoch", "minCount", "minCountLabel", "minn", "maxn", "neg", "loss", "bucket",
+               "lrUpdateRate", "t", "verbose", "pretrainedVectors", "seed", "autotuneValidationFile",
+               "autotuneMetric", "autotunePredictions", "autotuneDuration", "autotuneModelSize")
+
+
+def train_supervised(input, *, label="__label__", wordNgrams=1, thread=None, **fasttext_params):
+    """Train on the labelled fastText file ``input``, as ``fasttext.train_supervised`` does.
+
+    Parameters
+    ----------
+    input : str or Path
+        The training file.
+    label : str, default="__label__"
+        The label prefix (fastText's ``-label``).
+    wordNgrams : int, default=1
+        Word n-grams up to this order are features.
+    thread : int, default=None
+        Worker threads (None: the default model's choice).
+    **fasttext_params
+        fastText's other parameter names (see the module docstring): accepted and
+        named in one warning; any other name is a TypeError, as in fastText.
+
+    Returns
+    -------
+    FastTextModel
+    """
+    from textnb.io.fasttext import read_fasttext
+
+    unknown = sorted(set(fasttext_params) - set(_NO_MEANING))
+    if unknown:
+        raise TypeError(f"train_supervised() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}")
+    if fasttext_params:
+        warnings.warn(f"textnb.fasttext: {', '.join(sorted(fasttext_params))} set fastText's embeddings and "
+                      f"SGD; a naive Bayes model has none, so they are ignored", UserWarning, stacklevel=2)
+    if isinstance(wordNgrams, bool) or not isinstance(wordNgrams, (int, np.integer)) or wordNgrams < 1:
+        raise ValueError(f"wordNgrams must be an integer >= 1; got {wordNgrams!r}")
+    corpus = read_fasttext(input, label_prefix=label)
+    from textnb.text.vectorizer import Vectorizer
+
+    vectorizer = Vectorizer(ngram_range=(1, int(wordNgrams)))
+    documents = list(corpus.documents)
+    if corpus.multilabel:
+        from sklearn.pipeline import Pipeline
+
+        from textnb.meta.multilabel import MultiLabelNB
+
+        model = Pipeline([("vectorizer", vectorizer), ("model", MultiLabelNB())])
+        model.fit(documents, [tuple(labs) for labs in corpus.labels])
+    else:
+        from textnb.text.classifier import TextClassifier
+
+        model = TextClassifier(vectorizer=vectorizer, n_jobs=thread)
+        model.fit(documents, [labs[0] for labs in corpus.labels])
+    counts = {}
+    for labs in corpus.labels:
+        for lab in labs:
+            counts[lab] = counts.get(lab, 0) + 1
+    return FastTextModel(model, label_prefix=label, label_counts=counts)
+
+
+def load_model(path, *, label="__label__"):
+    """A model saved by :meth:`FastTextModel.save_model` or ``textnb train`` (a text model)."""
+    from textnb.core.model_io import load
+
+    return FastTextModel(load(path), label_prefix=label)
+
+
+class FastTextModel:
+    """A fitted text model with fastText's reading interface (see the module docstring).
+
+    ``estimator``: the textnb model (a TextClassifier, or a Pipeline of a Vectorizer and a
+    MultiLabelNB), as :func:`textnb.load` returns it.
+    """
+
+    def __init__(self, estimator, *, label_prefix="__label__", label_counts=None):
+        self.estimator = estimator
+        self.label_prefix = label_prefix
+        self._counts = label_counts
+
+    def _classes(self):
+        return [str(c) for c in self.estimator.classes_]
+
+    def get_labels(self, include_freq=False):
+        """The labels with their prefix, most frequent in training first (fastText's
+        order; a loaded model: the model's order); ``include_freq``: and their counts."""
+        classes = self._classes()
+        if self._counts is not None:
+            classes = sorted(classes, key=lambda c: -self._counts.get(c, 0))
+        labels = [self.label_prefix + c for c in classes]
+        if not include_freq:
+            return labels
+        if self._counts is None:
+            raise ValueError("the label counts are known only for a model trained in this process")
+        return labels, np.array([self._counts.get(c, 0) for c in classes], dtype=np.int64)
+
+    @property
+    def labels(self):
+        return self.get_labels()
+
+    def get_words(self):
+        """The vocabulary's terms (words, and word n-grams with ``wordNgrams`` > 1)."""
+        vectorizer = getattr(self.estimator, "vectorizer_", None)
+        if vectorizer is None:  # a Pipeline
+            vectorizer = self.estimator.steps[0][1]
+        return [str(t) for t in vectorizer.get_feature_names_out()]
+
+    @property
+    def words(self):
+        return self.get_words()
+
+    def predict(self, text, k=1, threshold=0.0):
+        """``(labels, probabilities)`` of one text (a str), or lists of them for a list of
+        texts: the ``k`` most probable labels (-1: all) whose probability is at least
+        ``threshold``, most probable first, as fastText's ``predict``. A text holding a
+        newline is refused, as fastText refuses it (one line at a time)."""
+        one = isinstance(text, str)
+        texts = [text] if one else list(text)
+        for t in texts:
+            if not isinstance(t, str):
+                raise TypeError(f"predict takes a str or a list of str; got {type(t).__name__}")
+            if "\n" in t:
+                raise ValueError("predict processes one line at a time (remove '\\n')")
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or (k < 1 and k != -1):
+            raise ValueError(f"k must be an integer >= 1, or -1 for every label; got {k!r}")
+        classes = self._classes()
+        log_proba = np.asarray(self.estimator.predict_log_proba(texts), dtype=np.float64) if texts \
+            else np.empty((0, len(classes)))
+        labels, probas = [], []
+        for row in log_proba:
+            order = np.argsort(-row, kind="stable")[:None if k == -1 else int(k)]
+            p = np.exp(row[order])
+            keep = p >= threshold
+            labels.append(tuple(self.label_prefix + classes[j] for j in order[keep]))
+            probas.append(p[keep])
+        return (labels[0], probas[0]) if one else (labels, probas)
+
+    def test(self, path, k=1, threshold=0.0):
+        """``(N, precision at k, recall at k)`` on the labelled fastText file ``path``,
+        counted as fastText's ``test`` (and ``textnb test``) count them."""
+        r = self._test(path, k, threshold)
+        return r["n"], r["precision"], r["recall"]
+
+    def _test(self, path, k, threshold):
+        from textnb.evaluation.topk import fasttext_test
+
+        return fasttext_test(self.estimator, path, k=k, threshold=threshold, label_prefix=self.label_prefix)
+
+    def save_model(self, path):
+        """Write the model file (``textnb predict`` and ``textnb test`` read it)."""
+        from textnb.core.model_io import save
+
+        save(self.estimator, path)
