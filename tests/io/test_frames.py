@@ -167,3 +167,28 @@ def test_a_frame_with_its_columns_reordered_is_refused_naming_the_order():
     with pytest.raises(ValueError, match="The feature names should match those that were passed during fit: the "
                                          "same columns in another order"):
         m.predict(df[["windy", "outlook", "temperature"]])
+
+
+@pytest.mark.parametrize("name", ["CategoricalNB", "GaussianNB", "TabularNB", "AODE", "TAN"])
+def test_table_models_record_the_frame_column_names(tmp_path, name):
+    """Every table model fitted on a DataFrame records ``feature_names_in_``, predicts a
+    frame without warning (CategoricalNB said "X has feature names, but CategoricalNB was
+    fitted without feature names" on every predict and every cross_val_score fold), keeps
+    the names in its model file and refuses the same columns in another order."""
+    import warnings
+
+    import textnb
+
+    X = pd.DataFrame({"a": [0, 1, 2, 0, 1, 2] * 3, "b": [1, 0, 1, 0, 1, 0] * 3})
+    y = [0, 0, 1, 1, 0, 1] * 3
+    make = getattr(textnb, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = make().fit(X, y)
+        model.predict(X)
+        cross_val_score(make(), X, y, cv=3)
+    assert list(model.feature_names_in_) == ["a", "b"]
+    model.save(tmp_path / "m.tnb")
+    assert list(load(tmp_path / "m.tnb").feature_names_in_) == ["a", "b"]
+    with pytest.raises(ValueError, match="The feature names should match those that were passed during fit"):
+        model.predict(X[["b", "a"]])

@@ -14,6 +14,7 @@ Reference: Witten & Frank, *Data Mining* §4.2 (naive Bayes on nominal attribute
 """
 
 import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_non_negative, validate_data
 
 from textnb.core.estimates import check_alpha, class_log_prior
@@ -100,14 +101,22 @@ class CategoricalNB(NominalCodesMixin, TabularNB):
 
     _tags = {"input_tags.allow_nan": False}  # (category codes, as NominalCodesMixin's, but no NaN)
 
-    # -- input: category codes ----------------------------------------------------------
-    def _codes(self, X, *, reset, y=None):
-        if y is None:
-            X = validate_data(self, X, dtype="int", reset=reset)
-        else:
-            X, y = validate_data(self, X, y, dtype="int", reset=reset)
+    # -- input: category codes, through the engine's validation hooks (its fit, partial_fit
+    #    and _check_X call them once, so validate_data records and checks feature_names_in_
+    #    as for TabularNB and GaussianNB; a DataFrame's cells are the codes themselves)
+    def _frame_in(self, X, *, first):
+        return X, None
+
+    def _validate_x(self, X, *, reset):
+        X = validate_data(self, X, dtype="int", reset=reset)
         check_non_negative(X, _WHO)
-        return X, y
+        return X.astype(np.float64)
+
+    def _validate_xy(self, X, y, *, reset):
+        X, y = validate_data(self, X, y, dtype="int", reset=reset)
+        check_non_negative(X, _WHO)
+        check_classification_targets(y)
+        return X.astype(np.float64), y
 
     def _n_categories(self, X):
         """Categories per feature: the largest code + 1, at least ``min_categories``."""
@@ -153,31 +162,25 @@ class CategoricalNB(NominalCodesMixin, TabularNB):
     def fit(self, X, y, sample_weight=None):
         """Fit from category codes ``X`` and labels ``y``; returns self."""
         self._check_params()
-        X, y = self._codes(X, reset=True, y=y)
-        self._pending_categories = self._n_categories(X)
-        try:
-            return super().fit(X.astype(np.float64), y, sample_weight=sample_weight)
-        finally:
-            del self._pending_categories
+        return super().fit(X, y, sample_weight=sample_weight)
 
     @all_or_nothing
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a batch (``classes`` required on the first call); new categories widen
         their feature."""
-        first = not hasattr(self, "classes_")
         self._check_params()
-        X, y = self._codes(X, reset=first, y=y)
+        return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+
+    def _init_state(self, X, y_index, w, frame=None):
         self._pending_categories = self._n_categories(X)
         try:
-            if not first:
-                self._widen(self._pending_categories)
-            return super().partial_fit(X.astype(np.float64), y, classes=classes, sample_weight=sample_weight)
+            super()._init_state(X, y_index, w, frame)
         finally:
             del self._pending_categories
 
-    def _check_X(self, X):
-        X, _ = self._codes(X, reset=False)
-        return X.astype(np.float64)
+    def _count(self, X, y_index, w):
+        self._widen(self._n_categories(X))  # (a later batch's new categories; none in fit)
+        super()._count(X, y_index, w)
 
     # -- parameters -----------------------------------------------------------------------
     def _smoothing(self):
