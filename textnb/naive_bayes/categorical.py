@@ -32,6 +32,11 @@ __all__ = ["CategoricalNB"]
 _WHO = "CategoricalNB (input X)"
 
 
+def _code_attributes(names, n_categories):
+    """Nominal attributes whose values are the codes ``0 .. n_categories_j - 1``."""
+    return [Attribute(name, "nominal", [str(v) for v in range(int(k))]) for name, k in zip(names, n_categories)]
+
+
 @register
 class CategoricalNB(NominalCodesMixin, TabularNB):
     """Naive Bayes for categorical features: scikit-learn's ``CategoricalNB`` (same
@@ -104,7 +109,7 @@ class CategoricalNB(NominalCodesMixin, TabularNB):
     # -- input: category codes, through the engine's validation hooks (its fit, partial_fit
     #    and _check_X call them once, so validate_data records and checks feature_names_in_
     #    as for TabularNB and GaussianNB; a DataFrame's cells are the codes themselves)
-    def _frame_in(self, X, *, first):
+    def _frame_in(self, X, *, first, batch=False):
         return X, None
 
     def _validate_x(self, X, *, reset):
@@ -135,20 +140,7 @@ class CategoricalNB(NominalCodesMixin, TabularNB):
     def _resolve_attributes(self, n_features, frame=None):
         names = getattr(self, "feature_names_in_", None)
         names = [str(n) for n in names] if names is not None else [f"x{j}" for j in range(n_features)]
-        return [Attribute(name, "nominal", [str(v) for v in range(int(k))])
-                for name, k in zip(names, self._pending_categories)]
-
-    def _widen(self, n_categories):
-        """Give features whose categories grew their new (zero) counts."""
-        old = np.asarray(self.n_values_, dtype=np.int64)
-        new = np.maximum(old, n_categories)
-        if np.array_equal(new, old):
-            return
-        blocks = np.split(self.feature_count_, np.cumsum(old)[:-1], axis=1)
-        self.feature_count_ = np.hstack([np.pad(b, [(0, 0), (0, int(n - o))]) for b, o, n in zip(blocks, old, new)])
-        self.attributes_ = [Attribute(a.name, "nominal", [str(v) for v in range(int(n))])
-                            for a, n in zip(self.attributes_, new)]
-        self.n_values_ = new
+        return _code_attributes(names, self._pending_categories)
 
     def _check_params(self):
         """The parameters against their declared schema (``min_categories=-2`` was taken)."""
@@ -179,7 +171,9 @@ class CategoricalNB(NominalCodesMixin, TabularNB):
             del self._pending_categories
 
     def _count(self, X, y_index, w):
-        self._widen(self._n_categories(X))  # (a later batch's new categories; none in fit)
+        n = np.maximum(self.n_values_, self._n_categories(X))
+        if not np.array_equal(n, self.n_values_):  # a later batch's new categories widen their feature
+            self._widen(_code_attributes([a.name for a in self.attributes_], n))
         super()._count(X, y_index, w)
 
     # -- parameters -----------------------------------------------------------------------
