@@ -20,7 +20,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from textnb.naive_bayes.base import DeclaredTags, SaveMixin
+from textnb.naive_bayes.base import DeclaredTags, NestedParams, SaveMixin
 from textnb.naive_bayes.base import check_partial_fit_labels, log_odds
 from textnb.naive_bayes.scoring import check_sample_weight
 from textnb.io.corpus import to_text
@@ -64,7 +64,7 @@ def _multi_label(model):
 
 
 @register
-class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
+class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseEstimator):
     """Naive Bayes over raw documents: a :class:`~textnb.text.vectorizer.Vectorizer` and a model.
 
     Parameters
@@ -423,6 +423,11 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
             return self.model_.score(self.transform(X), y, sample_weight=sample_weight)
         return super().score(X, y, sample_weight=sample_weight)
 
+
+    def _default_part(self, name):
+        """What ``fit`` uses for a part left None (:class:`~textnb.naive_bayes.base.NestedParams`)."""
+        return {"vectorizer": Vectorizer, "model": DiscriminativeNB}[name]() if name in ("vectorizer", "model") \
+            else None
 
     def _get_state(self):
         state = {"vectorizer_": self.vectorizer_, "model_": self.model_, "classes_": self.classes_}
