@@ -244,3 +244,15 @@ def test_a_value_declared_attributes_lack_is_refused_in_frames_as_in_arrays(name
         assert np.array_equal(model.predict_proba(batch[:4]), before)
     with pytest.raises(ValueError, match="'c', not one of the 2 values its attribute declares"):
         make(attributes=attrs).fit(X, y)
+
+
+def test_a_category_column_of_whole_floats_is_counted():
+    """A category column of 1.0 / 2.0 is counted as table_from_frame counts it (its values
+    were named '1.0' / '2.0' but looked up as '1' / '2': every cell became a missing value)."""
+    df = pd.DataFrame({"c": pd.Categorical([1.0, 2.0, 1.0, 2.0, 2.0]), "d": ["x", "y", "x", "y", "x"]})
+    y = [0, 1, 0, 1, 1]
+    model = TabularNB().fit(df, y)
+    table = table_from_frame(df.assign(k=y), "k")
+    coded = TabularNB(attributes=tuple(table.attributes)).fit(table.X, table.y)
+    assert np.allclose(model.predict_proba(df), coded.predict_proba(table.X))
+    assert model.feature_count_[:, :2].sum() == 5

@@ -88,6 +88,12 @@ def _key(v):
     return str(v)
 
 
+def _keys_of(s):
+    """How the cells of column ``s`` are named: a category column's as its categories are
+    (``str``, as :func:`textnb.io.tables.table_from_frame` names them), others by :func:`_key`."""
+    return str if str(s.dtype) == "category" else _key
+
+
 def encodable(attributes):
     """True if every attribute is one column (nominal or numeric, not uncertain)."""
     return all(a.kind in ("nominal", "numeric") for a in attributes)
@@ -113,12 +119,12 @@ def encode_frame(df, attributes, *, unknown="missing"):
                 raise ValueError(f"column {col!r} is numeric in the model but holds {s.dtype} values")
             cols[col] = s.to_numpy(dtype=np.float64, na_value=np.nan)
         else:
-            index = {v: i for i, v in enumerate(a.values)}
-            cells = np.array([np.nan if _missing(v) else index.get(_key(v), -1.0) for v in s.tolist()],
+            index, key = {v: i for i, v in enumerate(a.values)}, _keys_of(s)
+            cells = np.array([np.nan if _missing(v) else index.get(key(v), -1.0) for v in s.tolist()],
                              dtype=np.float64)
             if unknown == "error" and (cells == -1).any():
                 v = s.tolist()[int(np.flatnonzero(cells == -1)[0])]
-                raise ValueError(f"column {col!r} holds {_key(v)!r}, not one of the {len(a.values)} values its "
+                raise ValueError(f"column {col!r} holds {key(v)!r}, not one of the {len(a.values)} values its "
                                  f"attribute declares; add it to attributes (or leave attributes=None to take "
                                  f"the values the DataFrame holds)")
             cols[col] = np.where(cells == -1, np.nan, cells)
@@ -136,9 +142,9 @@ def with_values_of(df, attributes):
             out.append(a)
             continue
         s = df[col]
-        cells = s.cat.categories.tolist() if str(s.dtype) == "category" else s.tolist()
+        cells, key = s.cat.categories.tolist() if str(s.dtype) == "category" else s.tolist(), _keys_of(s)
         known = set(a.values)
-        new = list(dict.fromkeys(k for k in (_key(v) for v in cells if not _missing(v)) if k not in known))
+        new = list(dict.fromkeys(k for k in (key(v) for v in cells if not _missing(v)) if k not in known))
         grew = grew or bool(new)
         out.append(Attribute(a.name, a.kind, list(a.values) + new) if new else a)
     return out if grew else attributes
