@@ -382,3 +382,54 @@ def test_predict_prints_the_probabilities_the_model_and_the_daemon_give(tmp_path
     expected = scorer.predict_proba([t.replace("\n", " ") for t in texts])
     got = [[json.loads(line)["proba"][c] for c in classes] for line in out.splitlines()]
     assert got == expected.tolist()
+
+
+def _pipelines():
+    from sklearn.pipeline import Pipeline, make_pipeline
+
+    from textnb import (ComplementNB, MultinomialNB, SelectTerms, TermWeighting, TfidfVectorizer,
+                        Vectorizer)
+
+    return {
+        "named": lambda: Pipeline([("vectorizer", Vectorizer()), ("model", MultinomialNB())]),
+        "make_pipeline": lambda: make_pipeline(Vectorizer(), MultinomialNB()),
+        "weighted-selected": lambda: make_pipeline(Vectorizer(), TermWeighting(), SelectTerms(k=20), ComplementNB()),
+        "tfidf": lambda: make_pipeline(TfidfVectorizer(), MultinomialNB()),
+    }
+
+
+@pytest.mark.parametrize("shape", list(_pipelines()))
+def test_a_single_label_text_pipeline_is_a_text_model_on_the_command_line(tmp_path, shape):
+    """A scikit-learn Pipeline whose first step is a textnb Vectorizer (or TfidfVectorizer),
+    saved from the library, is predicted (--lines and files), tested and inspected as a text
+    model, with the library's probabilities (it was taken for a table model: '--lines needs
+    a text model; a table model reads a table file', 'a Pipeline reads tables', 'cannot
+    inspect a Pipeline model'; the multi-label Pipeline was read)."""
+    from numpy.testing import assert_allclose
+
+    from textnb import load
+    from textnb.core.model_io import save
+
+    docs = ["cheap pills now", "lunch at noon", "cheap offer now", "meeting at noon", "win cheap pills",
+            "noon lunch meeting", "free cheap offer", "see you at lunch"] * 3
+    labels = ["spam", "ham", "spam", "ham", "spam", "ham", "spam", "ham"] * 3
+    save(_pipelines()[shape]().fit(docs, labels), tmp_path / "p.tnb")
+    model = load(tmp_path / "p.tnb")
+    queries = ["cheap pills for lunch", "meeting at noon now"]
+    (tmp_path / "q.txt").write_text("\n".join(queries) + "\n")
+    (tmp_path / "d.txt").write_text(queries[0])
+    (tmp_path / "t.txt").write_text("__label__spam cheap pills for lunch\n__label__ham meeting at noon now\n")
+    rc, out, err = cli("predict", tmp_path / "p.tnb", "--lines", tmp_path / "q.txt", "--proba", "--json")
+    assert rc == 0, err
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["label"] for r in rows] == list(model.predict(queries))
+    assert_allclose([[r["proba"][c] for c in model.classes_] for r in rows], model.predict_proba(queries), atol=1e-9)
+    rc, out, err = cli("predict", tmp_path / "p.tnb", tmp_path / "d.txt")
+    assert rc == 0 and out.split("\t")[1].strip() == model.predict(queries[:1])[0], err
+    rc, out, err = cli("test", tmp_path / "p.tnb", tmp_path / "t.txt", "--json")
+    assert rc == 0, err
+    right = sum(p == t for p, t in zip(model.predict(queries), ["spam", "ham"]))
+    assert json.loads(out)["n"] == 2 and json.loads(out)["precision"] == right / 2
+    rc, out, err = cli("inspect", tmp_path / "p.tnb", "--json")
+    assert rc == 0, err
+    assert json.loads(out)["classes"] == ["ham", "spam"]

@@ -313,6 +313,42 @@ def test_documents_and_label_lists_through_a_pipeline(tmp_path):
     assert_array_equal(back[-1].predict(back[:-1].transform(texts)), model[-1].predict(model[:-1].transform(texts)))
 
 
+def test_a_text_classifier_of_multilabelnb_is_the_multi_label_pipeline(tmp_path):
+    """``TextClassifier(model=MultiLabelNB()).fit(docs, Y)`` learns label sets (an indicator
+    matrix or label lists) as the Pipeline of a Vectorizer and MultiLabelNB does: the same
+    predictions, probabilities and score, and its model file is predicted and tested by the
+    command line as that Pipeline's (it raised 'y must be one label per document; got shape
+    (6, 2); for several labels per document use MultiLabelNB', naming the model it was given)."""
+    from conftest import cli
+
+    from textnb import TextClassifier
+
+    texts, labels = synthetic_corpus(90, seed=8)
+    lists = [list(labs) for labs in labels]
+    indicator = np.array([[int(k in labs) for k in ("grain", "money", "oil")] for labs in labels])
+    for y in (indicator, lists):
+        clf = TextClassifier(model=MultiLabelNB(MultinomialNB())).fit(texts, y)
+        pipe = Pipeline([("vectorizer", Vectorizer()), ("model", MultiLabelNB(MultinomialNB()))]).fit(texts, y)
+        assert_array_equal(clf.classes_, pipe.classes_)
+        assert_array_equal(clf.predict(texts), pipe.predict(texts))
+        assert_allclose(clf.predict_proba(texts), pipe.predict_proba(texts))
+        assert clf.score(texts, y) == pipe.score(texts, y) > 0.8
+    clf.save(tmp_path / "c.tnb")
+    assert_array_equal(load(tmp_path / "c.tnb").predict(texts), clf.predict(texts))
+    (tmp_path / "q.txt").write_text("\n".join(texts[:10]) + "\n")
+    rc, out, err = cli("predict", tmp_path / "c.tnb", "--lines", tmp_path / "q.txt")
+    assert rc == 0, err
+    expected = clf.model_.predict_labels(clf.transform(texts[:10]))
+    assert [set(line.split("\t")[1].split(",")) - {""} for line in out.splitlines()] == [set(e) for e in expected]
+    (tmp_path / "t.txt").write_text("".join(" ".join(f"__label__{k}" for k in labs) + f" {t}\n"
+                                            for t, labs in zip(texts[:10], labels[:10])))
+    assert cli("test", tmp_path / "c.tnb", tmp_path / "t.txt")[0] == 0
+    with pytest.raises(ValueError, match="partial_fit needs a count model"):
+        TextClassifier(model=MultiLabelNB()).partial_fit(texts, lists, classes=["grain", "money", "oil"])
+    with pytest.raises(ValueError, match="MultiLabelNB takes no sample_weight"):
+        TextClassifier(model=MultiLabelNB()).fit(texts, lists, sample_weight=np.ones(len(texts)))
+
+
 def test_evaluate_split_reports_train_support_and_literature_keys():
     texts, labels = synthetic_corpus(200, seed=7)
     v = Vectorizer()

@@ -34,11 +34,13 @@ def add_parser(sub):
 
 
 def run(args, out, err):
-    from textnb.core.model_io import load
+    from textnb.core.model_io import build, read_nodes
+    from textnb.core.wrapping import reads_documents
     from textnb.evaluation.topk import fasttext_test, format_test_result
+    from textnb.text.scorer import text_model_root
 
-    model = load(args.model)
-    if multilabel_model(model) is None and type(model).__name__ != "TextClassifier":
+    model = build(text_model_root(read_nodes(args.model)), args.model)  # a text model as its readers take it
+    if multilabel_model(model) is None and not reads_documents(model):
         raise InputError(f"{args.model}: test needs a text model (single- or multi-label); "
                          f"a {type(model).__name__} reads tables")
     data, name = None, args.file

@@ -5,10 +5,13 @@ string, category and bool columns are nominal, numbers numeric, NaN / None missi
 rule of :func:`textnb.io.tables.table_from_frame`) and :func:`encode_frame` wherever it
 takes ``X``: the frame becomes a frame of float64 value indices and numbers with the
 same column names, so scikit-learn's ``validate_data`` records and checks
-``feature_names_in_`` as usual. A nominal value not seen in training is missing (NaN);
-with ``partial_fit`` the first batch fixes the values (declare ``attributes`` to learn
-more). Any table model (TabularNB today; TAN, LBR, APNBC, AODE) applies it by calling
-these two functions.
+``feature_names_in_`` as usual. A nominal value not seen in training is missing (NaN)
+at prediction. In training, a value that declared ``attributes`` do not list is refused
+(ValueError naming the column, as a value index past them in an array is); a later
+``partial_fit`` batch of a model whose attributes the frame gave adds its new values to
+them (:func:`with_values_of`; the model's counts widen, as CategoricalNB's for a new
+code). Any table model (TabularNB today; TAN, LBR, APNBC, AODE) applies it by calling
+these functions.
 
 pandas is never imported here: a frame is recognised by its type's module.
 """
@@ -20,8 +23,8 @@ import numpy as np
 from textnb.core.wrapping import declared_attributes
 from textnb.io.tables import Attribute
 
-__all__ = ["encodable", "encode_frame", "frame_attributes", "frame_for_fit", "frame_for_predict",
-           "is_frame"]
+__all__ = ["encodable", "encode_frame", "frame_attributes", "frame_for_batch", "frame_for_fit",
+           "frame_for_predict", "is_frame", "with_values_of"]
 
 
 def is_frame(X):
@@ -85,14 +88,22 @@ def _key(v):
     return str(v)
 
 
+def _keys_of(s):
+    """How the cells of column ``s`` are named: a category column's as its categories are
+    (``str``, as :func:`textnb.io.tables.table_from_frame` names them), others by :func:`_key`."""
+    return str if str(s.dtype) == "category" else _key
+
+
 def encodable(attributes):
     """True if every attribute is one column (nominal or numeric, not uncertain)."""
     return all(a.kind in ("nominal", "numeric") for a in attributes)
 
 
-def encode_frame(df, attributes):
+def encode_frame(df, attributes, *, unknown="missing"):
     """``df`` as a float64 DataFrame (same columns): nominal values as their index in
-    ``attributes`` (NaN when missing or unseen), numeric columns as numbers."""
+    ``attributes`` (NaN when missing), numeric columns as numbers. A value ``attributes``
+    do not list is missing with ``unknown="missing"`` (prediction), a ValueError naming
+    the column with ``unknown="error"`` (training on declared attributes)."""
     names = [str(c) for c in df.columns]
     if len(names) != len(attributes):
         raise ValueError(f"the DataFrame has {len(names)} columns but the model was fitted on {len(attributes)}")
@@ -108,10 +119,35 @@ def encode_frame(df, attributes):
                 raise ValueError(f"column {col!r} is numeric in the model but holds {s.dtype} values")
             cols[col] = s.to_numpy(dtype=np.float64, na_value=np.nan)
         else:
-            index = {v: i for i, v in enumerate(a.values)}
-            cols[col] = np.array([np.nan if _missing(v) else index.get(_key(v), np.nan) for v in s.tolist()],
-                                 dtype=np.float64)
+            index, key = {v: i for i, v in enumerate(a.values)}, _keys_of(s)
+            cells = np.array([np.nan if _missing(v) else index.get(key(v), -1.0) for v in s.tolist()],
+                             dtype=np.float64)
+            if unknown == "error" and (cells == -1).any():
+                v = s.tolist()[int(np.flatnonzero(cells == -1)[0])]
+                raise ValueError(f"column {col!r} holds {key(v)!r}, not one of the {len(a.values)} values its "
+                                 f"attribute declares; add it to attributes (or leave attributes=None to take "
+                                 f"the values the DataFrame holds)")
+            cols[col] = np.where(cells == -1, np.nan, cells)
     return type(df)(cols, index=df.index, columns=df.columns)
+
+
+def with_values_of(df, attributes):
+    """``attributes`` (a DataFrame's, :func:`frame_attributes`) with the nominal values of
+    ``df`` (a later ``partial_fit`` batch with the same columns) they lack appended: a
+    category column's in the order of its categories, others in order of first
+    appearance. The same list object when no value is new."""
+    out, grew = [], False
+    for col, a in zip(df.columns, attributes):
+        if a.kind != "nominal":
+            out.append(a)
+            continue
+        s = df[col]
+        cells, key = s.cat.categories.tolist() if str(s.dtype) == "category" else s.tolist(), _keys_of(s)
+        known = set(a.values)
+        new = list(dict.fromkeys(k for k in (key(v) for v in cells if not _missing(v)) if k not in known))
+        grew = grew or bool(new)
+        out.append(Attribute(a.name, a.kind, list(a.values) + new) if new else a)
+    return out if grew else attributes
 
 
 def _plain(attributes):
@@ -134,7 +170,21 @@ def frame_for_fit(estimator, X, declared, *, integers_nominal=False):
         estimator.frame_attributes_ = frame_attributes(X, integers_nominal=integers_nominal)
         declared = estimator.frame_attributes_
     declared = list(declared)
-    return encode_frame(X, declared) if _plain(declared) else X
+    return encode_frame(X, declared, unknown="error") if _plain(declared) else X
+
+
+def frame_for_batch(estimator, X, declared):
+    """``partial_fit``'s half for a later batch (``X`` unchanged unless a DataFrame): a model
+    whose attributes its first DataFrame gave (``frame_attributes_``) takes the batch's new
+    nominal values into them (:func:`with_values_of`; the model then widens its counts);
+    the batch is encoded with the attributes, a value declared ``attributes`` lack refused."""
+    if not is_frame(X):
+        return X
+    if declared is None and getattr(estimator, "frame_attributes_", None) is not None:
+        estimator.frame_attributes_ = with_values_of(X, estimator.frame_attributes_)
+    attrs = declared if declared is not None else declared_attributes(estimator)
+    attrs = None if attrs is None else list(attrs)
+    return encode_frame(X, attrs, unknown="error") if _plain(attrs) else X
 
 
 def frame_for_predict(estimator, X, declared):

@@ -22,7 +22,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from textnb.core.folds import calibration_folds
-from textnb.naive_bayes.base import SaveMixin, WrapperTags, given_splits, log_odds, wrapped_input_tags
+from textnb.naive_bayes.base import NestedParams, SaveMixin, WrapperTags, given_splits, log_odds, wrapped_input_tags
 from textnb.core.model_io import register
 from textnb.naive_bayes.kernels import all_or_nothing
 from textnb.core.stats import seen_columns
@@ -143,7 +143,7 @@ _calibrated_classes = calibrated_classes
 
 
 @register
-class CalibratedNB(WrapperTags, SaveMixin, ClassifierMixin, BaseEstimator):
+class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEstimator):
     """A classifier with calibrated probabilities and per-class thresholds.
 
     One calibration map per class (per positive class when there are two) from the

@@ -40,7 +40,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from textnb.naive_bayes.base import CV_SCHEMA, DeclaredTags, SaveMixin, given_splits
+from textnb.naive_bayes.base import CV_SCHEMA, DeclaredTags, NestedParams, SaveMixin, given_splits
 from textnb.core.errors import InputError, ParameterError
 from textnb.core.model_io import register
 from textnb.core.model_schema import (N_FEATURES, SEED, TEMPLATE, Array, Bool, Choice, Classes, Float, Int,
@@ -87,7 +87,7 @@ def _sums_fit(base):
 
 # -- the classifier --------------------------------------------------------------------------
 @register
-class MultiLabelNB(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
+class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseEstimator):
     """Multi-label naive Bayes: a score per label and a thresholding strategy (Yang 2001).
 
     ``fit(X, Y)`` with ``Y`` a 0/1 indicator matrix (n_documents, n_labels) or a list of

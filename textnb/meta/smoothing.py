@@ -21,7 +21,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from textnb.naive_bayes.base import SaveMixin, WrapperTags
+from textnb.naive_bayes.base import NestedParams, SaveMixin, WrapperTags
 from textnb.core.folds import stratified_kfold
 from textnb.naive_bayes.base import given_splits, log_odds
 from textnb.core.model_io import register
@@ -54,7 +54,7 @@ def _score(y, pred, scoring):
 
 
 @register
-class SmoothingCV(WrapperTags, SaveMixin, ClassifierMixin, BaseEstimator):
+class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEstimator):
     """A count model (or a Pipeline ending in one) with its smoothing chosen by K-fold CV.
 
     For each setting of ``param_grid`` (``set_params`` names, as in

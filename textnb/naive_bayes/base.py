@@ -26,9 +26,38 @@ from textnb.core.model_schema import CV_SCHEMA
 from textnb.naive_bayes.scoring import (Scores, check_nominal_codes, check_partial_fit_labels, check_sample_weight,
                                         partial_fit_classes)
 
-__all__ = ["DeclaredTags", "SaveMixin", "WrapperTags", "BaseNB", "NominalCodesMixin", "wrapped_input_tags", "CV_SCHEMA", "given_splits", "check_class_prior", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
+__all__ = ["DeclaredTags", "NestedParams", "SaveMixin", "WrapperTags", "BaseNB", "NominalCodesMixin", "wrapped_input_tags", "CV_SCHEMA", "given_splits", "check_class_prior", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
            "log_odds",
            "partial_fit_classes"]
+
+
+class NestedParams:
+    """``set_params`` for an estimator whose parts (a vectorizer, a wrapped model) default to
+    None, used as a default part at ``fit``: ``set_params(part__name=value)`` while ``part``
+    is None is a ValueError naming the part to pass, as scikit-learn's ``Invalid
+    parameter`` error names a parameter the estimator does not have (scikit-learn's own
+    ``set_params`` raised AttributeError: 'NoneType' object has no attribute 'set_params').
+    ``_default_part(name)`` gives the part used when parameter ``name`` is None (the
+    wrappers' ``_base()`` for ``estimator``), or None."""
+
+    def set_params(self, **params):
+        own = self.get_params(deep=False)
+        for key in params:
+            part, nested, _ = key.partition("__")
+            value = params[part] if part in params else own.get(part, 0)
+            if nested and part in own and value is None:
+                default = self._default_part(part)
+                what = "..." if default is None else " ".join(repr(default).split())
+                used = "" if default is None else f", {what} at fit"
+                raise ValueError(
+                    f"Invalid parameter {key!r} for estimator {type(self).__name__}: its {part} is None (the "
+                    f"default{used}), which has no parameters to set; give the {part} first: "
+                    f"{type(self).__name__}({part}={what}), or set_params({part}={what}, {key}=...)")
+        return super().set_params(**params)
+
+    def _default_part(self, name):
+        base = getattr(self, "_base", None)
+        return base() if name == "estimator" and callable(base) else None
 
 
 class SaveMixin:
@@ -126,7 +155,7 @@ class WrapperTags(DeclaredTags):
     _wrapped_input_tags = ("sparse", "positive_only")
 
 
-class BaseNB(DeclaredTags, SaveMixin, Scores, ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
+class BaseNB(DeclaredTags, SaveMixin, NestedParams, Scores, ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     """Abstract base of textnb's naive Bayes estimators (log space throughout)."""
 
     _tags = {"classifier_tags.poor_score": True}

@@ -14,6 +14,7 @@ Reference: Witten & Frank, *Data Mining* §4.2 (naive Bayes on nominal attribute
 """
 
 import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_non_negative, validate_data
 
 from textnb.core.estimates import check_alpha, class_log_prior
@@ -29,6 +30,11 @@ from textnb.naive_bayes.kernels import all_or_nothing
 __all__ = ["CategoricalNB"]
 
 _WHO = "CategoricalNB (input X)"
+
+
+def _code_attributes(names, n_categories):
+    """Nominal attributes whose values are the codes ``0 .. n_categories_j - 1``."""
+    return [Attribute(name, "nominal", [str(v) for v in range(int(k))]) for name, k in zip(names, n_categories)]
 
 
 @register
@@ -100,14 +106,22 @@ class CategoricalNB(NominalCodesMixin, TabularNB):
 
     _tags = {"input_tags.allow_nan": False}  # (category codes, as NominalCodesMixin's, but no NaN)
 
-    # -- input: category codes ----------------------------------------------------------
-    def _codes(self, X, *, reset, y=None):
-        if y is None:
-            X = validate_data(self, X, dtype="int", reset=reset)
-        else:
-            X, y = validate_data(self, X, y, dtype="int", reset=reset)
+    # -- input: category codes, through the engine's validation hooks (its fit, partial_fit
+    #    and _check_X call them once, so validate_data records and checks feature_names_in_
+    #    as for TabularNB and GaussianNB; a DataFrame's cells are the codes themselves)
+    def _frame_in(self, X, *, first, batch=False):
+        return X, None
+
+    def _validate_x(self, X, *, reset):
+        X = validate_data(self, X, dtype="int", reset=reset)
         check_non_negative(X, _WHO)
-        return X, y
+        return X.astype(np.float64)
+
+    def _validate_xy(self, X, y, *, reset):
+        X, y = validate_data(self, X, y, dtype="int", reset=reset)
+        check_non_negative(X, _WHO)
+        check_classification_targets(y)
+        return X.astype(np.float64), y
 
     def _n_categories(self, X):
         """Categories per feature: the largest code + 1, at least ``min_categories``."""
@@ -126,20 +140,7 @@ class CategoricalNB(NominalCodesMixin, TabularNB):
     def _resolve_attributes(self, n_features, frame=None):
         names = getattr(self, "feature_names_in_", None)
         names = [str(n) for n in names] if names is not None else [f"x{j}" for j in range(n_features)]
-        return [Attribute(name, "nominal", [str(v) for v in range(int(k))])
-                for name, k in zip(names, self._pending_categories)]
-
-    def _widen(self, n_categories):
-        """Give features whose categories grew their new (zero) counts."""
-        old = np.asarray(self.n_values_, dtype=np.int64)
-        new = np.maximum(old, n_categories)
-        if np.array_equal(new, old):
-            return
-        blocks = np.split(self.feature_count_, np.cumsum(old)[:-1], axis=1)
-        self.feature_count_ = np.hstack([np.pad(b, [(0, 0), (0, int(n - o))]) for b, o, n in zip(blocks, old, new)])
-        self.attributes_ = [Attribute(a.name, "nominal", [str(v) for v in range(int(n))])
-                            for a, n in zip(self.attributes_, new)]
-        self.n_values_ = new
+        return _code_attributes(names, self._pending_categories)
 
     def _check_params(self):
         """The parameters against their declared schema (``min_categories=-2`` was taken)."""
@@ -153,31 +154,27 @@ class CategoricalNB(NominalCodesMixin, TabularNB):
     def fit(self, X, y, sample_weight=None):
         """Fit from category codes ``X`` and labels ``y``; returns self."""
         self._check_params()
-        X, y = self._codes(X, reset=True, y=y)
-        self._pending_categories = self._n_categories(X)
-        try:
-            return super().fit(X.astype(np.float64), y, sample_weight=sample_weight)
-        finally:
-            del self._pending_categories
+        return super().fit(X, y, sample_weight=sample_weight)
 
     @all_or_nothing
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a batch (``classes`` required on the first call); new categories widen
         their feature."""
-        first = not hasattr(self, "classes_")
         self._check_params()
-        X, y = self._codes(X, reset=first, y=y)
+        return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+
+    def _init_state(self, X, y_index, w, frame=None):
         self._pending_categories = self._n_categories(X)
         try:
-            if not first:
-                self._widen(self._pending_categories)
-            return super().partial_fit(X.astype(np.float64), y, classes=classes, sample_weight=sample_weight)
+            super()._init_state(X, y_index, w, frame)
         finally:
             del self._pending_categories
 
-    def _check_X(self, X):
-        X, _ = self._codes(X, reset=False)
-        return X.astype(np.float64)
+    def _count(self, X, y_index, w):
+        n = np.maximum(self.n_values_, self._n_categories(X))
+        if not np.array_equal(n, self.n_values_):  # a later batch's new categories widen their feature
+            self._widen(_code_attributes([a.name for a in self.attributes_], n))
+        super()._count(X, y_index, w)
 
     # -- parameters -----------------------------------------------------------------------
     def _smoothing(self):

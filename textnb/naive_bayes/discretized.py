@@ -11,14 +11,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from textnb.core.model_io import register
-from textnb.naive_bayes.base import BaseNB, DeclaredTags, SaveMixin
+from textnb.naive_bayes.base import BaseNB, DeclaredTags, NestedParams, SaveMixin
 from textnb.naive_bayes.discretized_kernel import DiscretizedKernel
 
 __all__ = ["Discretized"]
 
 
 @register
-class Discretized(DiscretizedKernel, DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
+class Discretized(DiscretizedKernel, DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseEstimator):
     """Discretise numeric attributes inside ``fit``, then fit a nominal-only model.
 
     Parameters

@@ -76,7 +76,7 @@ from textnb.core.model_schema import (CLASS_PRIOR, CLASS_VALUES, check_params, M
 from textnb.core.stats import CountTable, GaussianMoments, merge_aligned
 from textnb.core.errors import InputError
 from textnb.io.tables import Attribute
-from textnb.io.frames import encodable, encode_frame, frame_attributes, is_frame
+from textnb.io.frames import encodable, encode_frame, frame_attributes, is_frame, with_values_of
 from textnb.io.uncertain import (
     UNCERTAIN_KINDS,
     UNCERTAIN_NOMINAL,
@@ -476,7 +476,7 @@ class TabularKernel(TableKernel):
         check_params(self)
         if self.interval_fit == "censored" and self._declares_intervals():
             raise ValueError(_NOT_INCREMENTAL.format(what="partial_fit cannot add a batch"))
-        X, frame = self._frame_in(X, first=first)
+        X, frame = self._frame_in(X, first=first, batch=not first)
         X, y = self._validate_xy(X, y, reset=first)
         self.classes_ = all_classes
         check_partial_fit_labels(y, self.classes_)
@@ -493,18 +493,42 @@ class TabularKernel(TableKernel):
         w = check_sample_weight(sample_weight, n)
         return np.ones(n) if w is None else w
 
-    def _frame_in(self, X, *, first):
+    def _frame_in(self, X, *, first, batch=False):
         """A pandas DataFrame as value indices and numbers (:mod:`textnb.io.frames`), and
-        the attributes it declares when fitting without ``attributes`` (else None)."""
+        the attributes it declares when fitting without ``attributes`` (else None).
+
+        ``first``: ``fit`` or a first ``partial_fit``; ``batch``: a later ``partial_fit``
+        (else prediction: an unseen value is missing). In training a value declared
+        ``attributes`` lack is refused; a later batch of a model whose attributes a
+        DataFrame gave widens them with its new values (:meth:`_widen`)."""
         if not is_frame(X):
             return X, None
         if not first:
-            return (encode_frame(X, self.attributes_) if encodable(self.attributes_) else X), None
+            if batch and self.attributes is None:
+                self._widen(with_values_of(X, self.attributes_))
+            unknown = "error" if batch else "missing"
+            return (encode_frame(X, self.attributes_, unknown=unknown) if encodable(self.attributes_) else X), None
         if self.attributes is not None:
             attrs = list(self.attributes)
-            return (encode_frame(X, attrs) if encodable(attrs) else X), None
+            return (encode_frame(X, attrs, unknown="error") if encodable(attrs) else X), None
         frame = frame_attributes(X)
         return encode_frame(X, frame), frame
+
+    def _widen(self, attributes):
+        """Take ``attributes``: ``attributes_`` with values added to nominal ones (a later
+        batch's). Their blocks of ``feature_count_`` grow by zero columns (the count
+        table's :meth:`~textnb.core.stats.CountTable.aligned`); the rest stays."""
+        if attributes is self.attributes_:
+            return
+        old = np.asarray(self.n_values_, dtype=np.int64)
+        self.attributes_ = list(attributes)
+        new = self._expected_n_values()
+        starts = np.concatenate([[0], np.cumsum(new)[:-1]]).astype(np.int64)
+        columns = np.concatenate([starts[j] + np.arange(k) for j, k in enumerate(old)] + [np.empty(0, np.int64)])
+        table = CountTable.from_arrays(self.class_count_, self.feature_count_).aligned(
+            self.classes_, self.classes_, columns=columns, n_features=int(new.sum()))
+        self.feature_count_ = table.feature_count
+        self.n_values_ = new
 
     def _init_state(self, X, y_index, w, frame=None):
         """Column roles, cut points (discretising modes) and empty statistics."""
@@ -704,7 +728,7 @@ class TabularKernel(TableKernel):
                 j = int(certain[at[i]])
                 raise ValueError(
                     f"column {j} ({self.attributes_[j].name!r}) is nominal with {k[i]} values; "
-                    f"cell {codes[i]!r} is not a value index 0..{k[i] - 1}"
+                    f"cell {float(codes[i])!r} is not a value index 0..{k[i] - 1}"
                 )
             rows.append(r)
             cols.append(offsets[certain][at] + codes.astype(np.intp))

@@ -66,7 +66,7 @@ from textnb.core.model_schema import (CLASS_VALUES, FEATURE_NAMES, check_params,
                                       Choice, Classes, Counts, Float, ListOf, MayBeAbsent, Optional, Reals)
 from textnb.core.stats import CountTable, merge_aligned
 from textnb.core.wrapping import declared_attributes
-from textnb.io.frames import frame_for_fit, frame_for_predict
+from textnb.io.frames import frame_for_batch, frame_for_fit
 
 __all__ = ["MAX_PAIR_CELLS", "AODEKernel"]
 
@@ -179,6 +179,41 @@ class AODEKernel(TableKernel):
             )
         self._table = CountTable(len(self.classes_), n_slots * n_slots)
 
+    def _widen(self, X):
+        """Give attributes whose values no declaration fixes the values of the batch ``X``:
+        a column of value indices grows to its largest + 1, a DataFrame's attribute to its
+        ``frame_attributes_`` (:func:`~textnb.io.frames.frame_for_batch` added them). The
+        pair table's rows and columns move to the new slots, the new ones zero
+        (:meth:`~textnb.core.stats.CountTable.aligned`)."""
+        declared = self._declared(X.shape[1])
+        old = self.n_values_
+        new = old.astype(np.float64)
+        for j, (_, kind, k) in enumerate(declared):
+            if kind == "nominal" and k >= 0:
+                new[j] = max(new[j], k)
+        free = [j for j, (_, kind, k) in enumerate(declared) if kind == "nominal" and k < 0]
+        if free and X.shape[0]:
+            block = X[:, free]
+            check_nominal_codes(block, self.kind)
+            known = ~np.isnan(block)
+            seen = np.where(known.any(axis=0), np.nanmax(np.where(known, block, -1), axis=0) + 1, 0)
+            new[free] = np.maximum(new[free], seen)
+        if np.array_equal(new, old):
+            return
+        n_slots = float((new + 1).sum())
+        if len(self.classes_) * n_slots * n_slots > MAX_PAIR_CELLS:
+            raise ValueError(
+                f"AODE's pair table would have {len(self.classes_) * n_slots * n_slots:.0f} cells (over "
+                f"{MAX_PAIR_CELLS}) with this batch's new values; use fewer attributes or values")
+        new = new.astype(np.int64)
+        offsets = np.concatenate([[0], np.cumsum(new + 1)]).astype(np.int64)
+        slot = np.concatenate([offsets[j] + np.append(np.arange(k), new[j]) for j, k in enumerate(old)]
+                              + [np.empty(0, np.int64)])  # old slot -> new slot (a missing slot stays last)
+        n = int(offsets[-1])
+        self._table = self._table.aligned(self.classes_, self.classes_, columns=(slot[:, None] * n + slot).ravel(),
+                                          n_features=n * n)
+        self.n_values_, self.slot_offsets_ = new, offsets
+
     def _slots(self, X):
         """Slot of every cell: its value's, or its attribute's missing slot (int array)."""
         off = self.slot_offsets_
@@ -195,9 +230,8 @@ class AODEKernel(TableKernel):
         if over.any():
             i, j = (int(v[0]) for v in np.nonzero(over))
             raise ValueError(
-                f"column {j} ({self.attribute_names_[j]!r}) holds value index {int(X[i, j])} but the "
-                f"model has {self.n_values_[j]} values (fixed on the first call to partial_fit; "
-                "declare them with attributes)"
+                f"column {j} ({str(self.attribute_names_[j])!r}) holds value index {int(X[i, j])} but its "
+                f"attribute declares {self.n_values_[j]} values"
             )
         return X
 
@@ -249,15 +283,17 @@ class AODEKernel(TableKernel):
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a batch to the counts. ``classes`` is required on the first call.
 
-        The first call also fixes the cut points of numeric attributes and, for columns
-        ``attributes`` does not declare, the number of values (largest index + 1).
+        The first call fixes the cut points of numeric attributes. A later batch with a
+        new value of a column whose values ``attributes`` does not declare (a value index
+        past the largest seen, or a DataFrame's new value) widens that attribute, as
+        ``fit`` on all the batches would count it; a value past declared ones is refused.
         """
         all_classes, first = partial_fit_classes(self, classes)
         check_params(self)
         if first:
             X = frame_for_fit(self, X, self.attributes, integers_nominal=True)
         else:
-            X = frame_for_predict(self, X, declared_attributes(self))
+            X = frame_for_batch(self, X, self.attributes)  # a DataFrame's new values join frame_attributes_
         X, y = self._validate_xy(X, y, reset=first)
         self.classes_ = all_classes
         check_partial_fit_labels(y, self.classes_)
@@ -267,6 +303,7 @@ class AODEKernel(TableKernel):
             self._init_state(X, y_index, w)
         else:
             self._table = CountTable.from_arrays(self.class_count_, self.pair_count_.reshape(len(self.classes_), -1))
+            self._widen(X)
         self._count(self._prepare(X), y_index, w)
         self._publish()
         return self

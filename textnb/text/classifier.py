@@ -16,10 +16,11 @@ on the CSR matrix instead.
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from textnb.naive_bayes.base import DeclaredTags, SaveMixin
+from textnb.naive_bayes.base import DeclaredTags, NestedParams, SaveMixin
 from textnb.naive_bayes.base import check_partial_fit_labels, log_odds
 from textnb.naive_bayes.scoring import check_sample_weight, class_positions
 from textnb.io.corpus import to_text
@@ -34,7 +35,7 @@ from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, TEXT_CLASSIFIER_OWN_P
 from textnb.text.training import PER_CLASS, batches, count_documents, min_parallel, one_label_each, select_vocabulary
 from textnb.text.vectorizer import Vectorizer
 from textnb.core.workers import can_fork, effective_jobs, ordered_map
-from textnb.core.wrapping import find, takes_terms
+from textnb.core.wrapping import find, takes_sample_weight, takes_terms
 from textnb.core.model_schema import TEMPLATE, Choice, Classes, MayBeAbsent, Model, Optional
 
 __all__ = ["TextClassifier", "to_text"]  # to_text: kept importable from here
@@ -57,8 +58,13 @@ def _per_class(model):
     return PER_CLASS.get(type(model).__name__, "tf")
 
 
+def _multi_label(model):
+    """Whether ``model`` learns several labels per document (its tag, as MultiLabelNB's)."""
+    return get_tags(model).classifier_tags.multi_label
+
+
 @register
-class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
+class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseEstimator):
     """Naive Bayes over raw documents: a :class:`~textnb.text.vectorizer.Vectorizer` and a model.
 
     Parameters
@@ -71,7 +77,9 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
         with discriminative frequency estimates, the event model (transformed complement
         or Bernoulli) chosen by cross-validation inside the training documents
         (``docs/text_accuracy.md``). Give ``MultinomialNB()`` for the classic model whose
-        sums merge and forget exactly.
+        sums merge and forget exactly, ``MultiLabelNB()`` for several labels per
+        document (``y`` label lists or an indicator matrix; ``fit`` only, as the
+        ``Pipeline`` of a Vectorizer and MultiLabelNB).
     n_jobs : int, default=None
         Worker processes for tokenising and counting (joblib); None means 1, -1 all
         cores (with the default analyzer, threads of this process instead, on the cores
@@ -149,31 +157,37 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
         """
         refuse_single_string(X)
         self.__dict__.pop("input_", None)  # (what the documents were is the fitter's to say again)
-        y = one_label_each(y)
-        check_classification_targets(y)  # (continuous targets: as the models refuse them)
-        if hasattr(X, "__len__") and len(X) != len(y):
-            raise ValueError("Found input variables with inconsistent numbers of samples: "
-                             f"[{len(X)}, {len(y)}] ({len(X)} documents, {len(y)} labels)")
         vectorizer = clone(self.vectorizer) if self.vectorizer is not None else Vectorizer()
         model = clone(self.model) if self.model is not None else DiscriminativeNB()
+        if _multi_label(model):  # label sets or an indicator matrix: the model reads them
+            y = y if isinstance(y, np.ndarray) or sp.issparse(y) else list(y)
+            if sample_weight is not None and not takes_sample_weight(model):
+                raise ValueError(f"{type(model).__name__} takes no sample_weight")
+        else:
+            y = one_label_each(y)
+            check_classification_targets(y)  # (continuous targets: as the models refuse them)
+        n = y.shape[0] if sp.issparse(y) else len(y)
+        if hasattr(X, "__len__") and len(X) != n:
+            raise ValueError("Found input variables with inconsistent numbers of samples: "
+                             f"[{len(X)}, {n}] ({len(X)} documents, {n} labels)")
         vectorizer._check_params()
-        classes, y_index = np.unique(y, return_inverse=True)
-        checked = check_sample_weight(sample_weight, len(y))  # (finite, >= 0, not all 0: as the models)
-        weights = np.ones(len(y)) if checked is None else checked
+        checked = check_sample_weight(sample_weight, n)  # (finite, >= 0, not all 0: as the models)
+        weights = np.ones(n) if checked is None else checked
         if self._streams(model, vectorizer):
+            classes, y_index = np.unique(y, return_inverse=True)
             acc = self._count(X, y_index, weights, len(classes), vectorizer, progress, client=client,
                               per_class=_per_class(model), rows=isinstance(model, DiscriminativeNB),
                               max_row_nnz=_row_budget(model, len(classes)))
             self._fit_from_sums(acc, classes, vectorizer, model, len(y))
         else:
             docs, kept = self._texts(X)
-            if len(docs) + len(self.skipped_) != len(y):
-                raise ValueError(f"got {len(docs) + len(self.skipped_)} documents but {len(y)} labels")
+            if len(docs) + len(self.skipped_) != n:
+                raise ValueError(f"got {len(docs) + len(self.skipped_)} documents but {n} labels")
             Xc = vectorizer.fit_transform(docs)
             kw = {} if sample_weight is None else {"sample_weight": weights[kept]}
             if takes_terms(model):  # lazy rules name their terms (also inside APNBC)
                 kw["terms"] = vectorizer.get_feature_names_out()
-            model.fit(Xc, y[kept], **kw)
+            model.fit(Xc, [y[i] for i in kept] if isinstance(y, list) else y[kept], **kw)
             if progress is not None:
                 progress(len(y))
         self.vectorizer_, self.model_ = vectorizer, model
@@ -221,7 +235,6 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
         ``max_features`` apply in ``fit`` only.
         """
         first = not hasattr(self, "model_")
-        y = one_label_each(y)
         if first:
             if classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit.")
@@ -238,6 +251,7 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
             else:
                 self.model_.fit_counts(self.classes_, np.zeros(len(self.classes_)),
                                        np.zeros((len(self.classes_), 0)))
+        y = one_label_each(y)
         check_partial_fit_labels(y, self.classes_)
         self._add(X, y, sample_weight, sign=1.0)
         return self
@@ -401,6 +415,19 @@ class TextClassifier(DeclaredTags, SaveMixin, ClassifierMixin, BaseEstimator):
             return self._batched(X, "predict_log_odds")
         return log_odds(self.predict_log_proba(X))  # log space: no resolution lost
 
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy; with a multi-label model, that model's score of the documents (as a
+        ``Pipeline`` of the vectorizer and the model scores them: MultiLabelNB's micro-F1)."""
+        check_is_fitted(self)
+        if _multi_label(self.model_):
+            return self.model_.score(self.transform(X), y, sample_weight=sample_weight)
+        return super().score(X, y, sample_weight=sample_weight)
+
+
+    def _default_part(self, name):
+        """What ``fit`` uses for a part left None (:class:`~textnb.naive_bayes.base.NestedParams`)."""
+        return {"vectorizer": Vectorizer, "model": DiscriminativeNB}[name]() if name in ("vectorizer", "model") \
+            else None
 
     def _get_state(self):
         state = {"vectorizer_": self.vectorizer_, "model_": self.model_, "classes_": self.classes_}

@@ -54,7 +54,7 @@ from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, PIPELINE_
                                   WEIGHTING_STATE, calibrated_log_proba, support_mask, term_scores, weigh_cells)
 
 __all__ = ["CountScorer", "DocumentCounts", "TextScorer", "document_model", "load_for_prediction", "reads_mail",
-           "scored_count_model", "scorer_from_file", "scorer_from_node", "scorer_from_tree"]
+           "scored_count_model", "scorer_from_file", "scorer_from_node", "scorer_from_tree", "text_model_root"]
 
 #: Fewer documents than this are looked up in a dict (building TermKeys costs more).
 _FEW_DOCUMENTS = 64
@@ -657,13 +657,49 @@ def reads_mail(model):
     return getattr(model, "input_", None) == "mail"
 
 
+def text_model_root(root):
+    """A read model tree in the shape the readers of text models take (``textnb predict``,
+    ``test``, ``inspect``, ``serve``): ``root`` itself, or one of two shapes of the same model
+    saved from the library:
+
+    * a single-label scikit-learn ``Pipeline`` whose first step is a textnb ``Vectorizer`` or
+      ``TfidfVectorizer`` (``make_pipeline`` step names or any) as the ``TextClassifier``
+      tree it is equivalent to: that vectorizer as ``vectorizer_``, the other steps as
+      ``model_`` (the one model, or a ``Pipeline`` of them, as ``textnb train`` writes term
+      weighting and selection) and the last step's ``classes_`` (it was taken for a table
+      model); read through the scorer where its model is linear;
+    * a ``TextClassifier`` of a multi-label model (``TextClassifier(model=MultiLabelNB())``)
+      as the multi-label ``Pipeline`` of its vectorizer and that model, which ``textnb train
+      --labels`` writes and the multi-label readers take.
+    """
+    if not isinstance(root, ModelNode):
+        return root
+    if root.kind == "TextClassifier":
+        vectorizer, model = root.state.get("vectorizer_"), root.state.get("model_")
+        if isinstance(model, ModelNode) and model.kind == "MultiLabelNB" and model.state.get("multilabel_") is True:
+            return ModelNode("Pipeline", {"memory": None, "steps": [("vectorizer", vectorizer), ("model", model)],
+                                          "transform_input": None, "verbose": False}, {})
+        return root
+    steps = root.params.get("steps") if root.kind == "Pipeline" else None
+    if root.state or not isinstance(steps, list) or len(steps) < 2 or not all(
+            isinstance(s, tuple) and len(s) == 2 for s in steps):
+        return root
+    vectorizer, last = steps[0][1], steps[-1][1]
+    if not (isinstance(vectorizer, ModelNode) and vectorizer.kind in ("Vectorizer", "TfidfVectorizer")
+            and isinstance(last, ModelNode) and last.kind != "MultiLabelNB" and "classes_" in last.state):
+        return root
+    model = last if len(steps) == 2 else ModelNode("Pipeline", {**root.params, "steps": steps[1:]}, {})
+    return ModelNode("TextClassifier", {}, {"vectorizer_": vectorizer, "model_": model,
+                                            "classes_": last.state["classes_"]})
+
+
 def load_for_prediction(path):
     """What predicting from ``path`` needs: a :class:`TextScorer` where the model is a
     linear text model, the scorer of a text model whose model has one
     (:data:`textnb.core.registry.SCORER_MODULES`: lazy rules), the model's kernel where it has one (a table model:
     :data:`textnb.core.registry.KERNEL_MODULES`; neither imports scikit-learn), else the
-    loaded estimator."""
-    root = read_nodes(path)  # read once: the scorer, else the kernel or the estimator, from the same tree
+    loaded estimator. A text model saved in another shape is read as its readers take it (:func:`text_model_root`)."""
+    root = text_model_root(read_nodes(path))  # read once: the scorer, else the kernel or the estimator
     scorer = _scorer(root) or _model_scorer(root)
     if scorer is None:
         return build(root, path, kernel=True)

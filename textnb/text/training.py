@@ -580,7 +580,7 @@ def one_label_each(y):
     if sets:
         got = "" if labels is None else f"; got shape {labels.shape}"
         raise InputError(f"y must be one label per document{got}; for several labels per document "
-                         "use MultiLabelNB (textnb train --labels / --multilabel)")
+                         "use MultiLabelNB (TextClassifier(model=MultiLabelNB()); textnb train --labels / --multilabel)")
     return labels
 
 
