@@ -70,18 +70,16 @@ def train_supervised(input, *, label="__label__", wordNgrams=1, thread=None, **f
     corpus = read_fasttext(input, label_prefix=label)
     from textnb.text.vectorizer import Vectorizer
 
+    from textnb.text.classifier import TextClassifier
+
     vectorizer = Vectorizer(ngram_range=(1, int(wordNgrams)))
     documents = list(corpus.documents)
     if corpus.multilabel:
-        from sklearn.pipeline import Pipeline
-
         from textnb.meta.multilabel import MultiLabelNB
 
-        model = Pipeline([("vectorizer", vectorizer), ("model", MultiLabelNB())])
+        model = TextClassifier(vectorizer=vectorizer, model=MultiLabelNB(), n_jobs=thread)
         model.fit(documents, [tuple(labs) for labs in corpus.labels])
     else:
-        from textnb.text.classifier import TextClassifier
-
         model = TextClassifier(vectorizer=vectorizer, n_jobs=thread)
         model.fit(documents, [labs[0] for labs in corpus.labels])
     counts = {}
@@ -101,8 +99,9 @@ def load_model(path, *, label="__label__"):
 class FastTextModel:
     """A fitted text model with fastText's reading interface (see the module docstring).
 
-    ``estimator``: the textnb model (a TextClassifier, or a Pipeline of a Vectorizer and a
-    MultiLabelNB), as :func:`textnb.load` returns it.
+    ``estimator``: the textnb text model (a TextClassifier, of a MultiLabelNB for a
+    multi-label file; or a Pipeline of a Vectorizer and a model), as :func:`textnb.load`
+    returns it.
     """
 
     def __init__(self, estimator, *, label_prefix="__label__", label_counts=None):
