@@ -434,6 +434,10 @@ def make_text_classifier(opts):
 def make_table_model(opts, table, *, kernel=False, calibrated=False):
     """The table model the options describe, for ``table`` (a :class:`~textnb.io.tables.Table`).
 
+    Raises InputError, in one line naming the file, for a table whose rows carry instance
+    weights and a model that does not learn from them (``--adjust``, ``--lazy``), the same
+    for ``textnb train`` and each fold of ``textnb evaluate``.
+
     ``kernel=True`` (for code that needs no estimator, as ``textnb train`` and ``evaluate``): the model's
     kernel where it has one and nothing wraps it
     (:class:`~textnb.naive_bayes.tabular_kernel.TabularKernel`, ...: the same model and model
@@ -443,6 +447,18 @@ def make_table_model(opts, table, *, kernel=False, calibrated=False):
     keep the class attribute's declared values, as it does otherwise for Weka's order and a
     declared class no row has: :func:`declared_classes`).
     """
+    model = _table_model(opts, table, kernel=kernel, calibrated=calibrated)
+    if getattr(table, "sample_weight", None) is not None:
+        from textnb.core.wrapping import takes_sample_weight
+
+        if not takes_sample_weight(model):
+            which = "--adjust" if opts.adjust else f"--lazy {opts.lazy}" if opts.lazy else type(model).__name__
+            raise InputError(f"{table.source}: its rows carry instance weights, which {which} does not learn from; "
+                             "remove the weights or train another model")
+    return model
+
+
+def _table_model(opts, table, *, kernel, calibrated):
     import numpy as np
 
     kind = opts.model or "nb"
