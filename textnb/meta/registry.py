@@ -482,10 +482,13 @@ def _table_model(opts, table, *, kernel, calibrated):
     if opts.interval_fit and (kind != "nb" or opts.lazy):
         raise InputError("--interval-fit goes with --model nb (without --lazy)")
     text = [a.name for a in table.attributes if a.is_text]
-    if text and (kind != "nb" or opts.lazy):
-        what = f"--lazy {opts.lazy}" if opts.lazy else f"--model {kind}"
-        raise InputError(f"{table.source}: {what} does not support text attributes ({', '.join(text)}); "
-                         f"use --model nb")
+    if kind != "nb" or opts.lazy:  # models of value indices only: no text, no interval / distribution cells
+        uncertain = [a.name for a in table.attributes if a.is_uncertain]
+        kinds = ([f"text attributes ({', '.join(text)})"] if text else []) + (
+            [f"uncertain attributes ({', '.join(uncertain)}: interval / distribution cells)"] if uncertain else [])
+        if kinds:
+            what = f"--lazy {opts.lazy}" if opts.lazy else f"--model {kind}"
+            raise InputError(f"{table.source}: {what} does not support {' or '.join(kinds)}; use --model nb")
     if kind != "nb":
         if opts.lazy:
             raise InputError(f"--lazy builds its own local naive Bayes; it does not go with --model {kind}")

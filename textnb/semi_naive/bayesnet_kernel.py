@@ -80,7 +80,7 @@ from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import check_nominal_codes, fit_classes
 from textnb.core.errors import InputError, StructureError, TextnbError
 from textnb.core.stats import CountTable, issparse
-from textnb.io.tables import check_no_text
+from textnb.io.tables import check_plain_attributes
 from textnb.core.model_schema import (CLASS_VALUES, FEATURE_NAMES, check_params, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes, Choice,
                                  Classes, Counts, DictOf, Int, ListOf, MayBeAbsent, OneOf, Optional,
                                  Reals, Str)
@@ -479,7 +479,7 @@ class _BaseBayesNetKernel(TableKernel):
         """
         check_params(self)
         alpha = float(self.alpha)
-        check_no_text(self.attributes, self.kind)
+        check_plain_attributes(self.attributes, self.kind)
         X = frame_for_fit(self, X, self.attributes, integers_nominal=True)
         X, y = self._validate_xy(X, y, reset=True)
         self.classes_, y_index = fit_classes(y, self.class_values)

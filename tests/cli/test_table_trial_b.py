@@ -1,0 +1,73 @@
+"""What a user trial of the table paths found in session 19 (trial B): uncertain cells given
+to the models of value indices, negative and huge instance weights, options a table model
+left unused, inspect's names and the train summary's counts. (Instance weights in evaluate:
+tests/evaluation/test_weighted_evaluation.py.)"""
+
+import json
+
+import numpy as np
+import pytest
+
+from conftest import cli, one_error_line
+from textnb.io.tables import read_table
+
+UNCERTAIN_CSV = ('temp,colour,size,class\n"[3.1,4.2]","{red:0.7,blue:0.3}",1.5,yes\n5.0,red,2.5,yes\n'
+                 '"[6,7]",blue,3.5,no\n8,"{red:0.2,blue:0.8}",4,no\n"[2,3]",red,1,yes\n9,blue,5,no\n')
+UNCERTAIN_ARFF = ("@relation u\n@attribute temp numeric\n@attribute colour {red,blue}\n@attribute class {yes,no}\n"
+                  "@data\n'[3.1,4.2]','{red:0.7,blue:0.3}',yes\n5.0,red,yes\n'[6,7]',blue,no\n"
+                  "8,'{red:0.2,blue:0.8}',no\n'[2,3]',red,yes\n9,blue,no\n")
+
+VALUE_INDEX_MODELS = [["--model", "tan"], ["--model", "aode"], ["--model", "bn", "--structure", "{}"],
+                      ["--lazy", "lbr"], ["--lazy", "hlbr"], ["--model", "tan", "--adjust"],
+                      ["--model", "aode", "--calibrate", "sigmoid"]]
+
+
+def _options(tmp_path, options):
+    if "{}" in options:
+        (tmp_path / "s.json").write_text('{"parents": {}}')
+        options = [str(tmp_path / "s.json") if o == "{}" else o for o in options]
+    return options
+
+
+@pytest.mark.parametrize("options", VALUE_INDEX_MODELS, ids=" ".join)
+@pytest.mark.parametrize("name, content", [("unc.csv", UNCERTAIN_CSV), ("unc.arff", UNCERTAIN_ARFF)])
+def test_uncertain_cells_are_refused_by_the_models_of_value_indices(tmp_path, options, name, content):
+    """TAN, Bayes nets, AODE and LBR crashed on uncertain cells ('internal error: ValueError:
+    attributes describes 3 columns but X has 5', exit 70), in train and evaluate; they are
+    refused as text attributes are, in one line naming the file and the attributes."""
+    data = tmp_path / name
+    data.write_text(content)
+    options = _options(tmp_path, options)
+    what = f"--lazy {options[1]}" if options[0] == "--lazy" else f"--model {options[1]}"
+    for command in (["train", data, "-o", tmp_path / "m.tnb"], ["evaluate", data, "--cv", "2"]):
+        rc, out, err = cli(*command, *options)
+        assert rc == 1 and out == "", err
+        one_error_line(err, f"{data}: {what} does not support uncertain attributes (temp, colour: "
+                            "interval / distribution cells); use --model nb")
+    assert not (tmp_path / "m.tnb").exists()
+
+
+@pytest.mark.parametrize("options", [[], ["--adjust"], ["--numeric", "gaussian", "--interval-fit", "theorem1"]])
+def test_uncertain_cells_still_train_naive_bayes(tmp_path, options):
+    data = tmp_path / "unc.csv"
+    data.write_text(UNCERTAIN_CSV)
+    rc, out, err = cli("train", data, *options, "-o", tmp_path / "m.tnb")
+    assert rc == 0, err
+    rc, out, err = cli("evaluate", data, *options, "--cv", "2")
+    assert rc == 0, err
+
+
+def test_the_library_models_of_value_indices_refuse_uncertain_attributes(tmp_path):
+    """The estimators said 'attributes describes 3 columns but X has 5'."""
+    from textnb import AODE, LBR, TAN, BayesNetClassifier
+    from textnb.naive_bayes.discretized import Discretized
+
+    (tmp_path / "unc.csv").write_text(UNCERTAIN_CSV)
+    table = read_table(tmp_path / "unc.csv")
+    atts = tuple(table.attributes)
+    for name, model in [("TAN", TAN(attributes=atts)), ("AODE", AODE(attributes=atts)),
+                        ("BayesNetClassifier", BayesNetClassifier(attributes=atts)),
+                        ("LBR on discretised attributes", Discretized(LBR(), attributes=atts))]:
+        with pytest.raises(ValueError, match=f"attribute 'temp' is uncertain-numeric; {name} does not support "
+                                             "uncertain attributes"):
+            model.fit(table.X, table.y)
