@@ -71,3 +71,27 @@ def test_the_library_models_of_value_indices_refuse_uncertain_attributes(tmp_pat
         with pytest.raises(ValueError, match=f"attribute 'temp' is uncertain-numeric; {name} does not support "
                                              "uncertain attributes"):
             model.fit(table.X, table.y)
+
+
+def _weighted(path, weights, numeric=True):
+    """Four rows of a small table, with ``{w}`` after the rows whose weight is not None."""
+    head = "@relation r\n" + ("@attribute a numeric\n" if numeric else "") + \
+        "@attribute c {x,y}\n@attribute class {p,n}\n@data\n"
+    cells = ["1,x,p", "2,y,n", "3,x,n", "1,y,p"] if numeric else ["x,p", "y,n", "x,n", "y,p"]
+    path.write_text(head + "".join(c + (f",{{{w}}}" if w is not None else "") + "\n"
+                                   for c, w in zip(cells, weights)))
+    return path
+
+
+@pytest.mark.parametrize("weight", ["-1", "-0.5", "-1e-300"])
+def test_a_negative_instance_weight_is_refused_while_reading_naming_its_line(tmp_path, weight):
+    """train crashed (internal error, exit 70: 'sample_weight must be finite and >= 0') and
+    evaluate learned from the row as if it weighed nothing; refused where a NaN weight is."""
+    data = _weighted(tmp_path / "negw.arff", [None, weight, None, None])
+    model = tmp_path / "m.tnb"
+    assert cli("train", _weighted(tmp_path / "ok.arff", [None] * 4), "-o", model)[0] == 0
+    for command in (["train", data, "-o", tmp_path / "x.tnb"], ["evaluate", data, "--cv", "2"],
+                    ["predict", model, data]):
+        rc, out, err = cli(*command)
+        assert rc == 1 and out == "", err
+        one_error_line(err, f"{data}:7: value '{weight}' of attribute 'instance weight' is negative")

@@ -383,6 +383,9 @@ def read_arff(path, *, encoding=None):
         m = _WEIGHT.match(line)
         if m and (not line.startswith("{") or m.group(1).rstrip().endswith("}")):
             weight = _number(m.group(2).strip(), path, lineno, "instance weight")
+            if weight < 0:
+                raise InputError(f"{path}:{lineno}: value {m.group(2).strip()!r} of attribute 'instance weight' is "
+                                 "negative; an instance weight is a number >= 0")
             line = m.group(1).strip()
         if line.startswith("{"):
             if not line.endswith("}"):
