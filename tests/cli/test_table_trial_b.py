@@ -95,3 +95,43 @@ def test_a_negative_instance_weight_is_refused_while_reading_naming_its_line(tmp
         rc, out, err = cli(*command)
         assert rc == 1 and out == "", err
         one_error_line(err, f"{data}:7: value '{weight}' of attribute 'instance weight' is negative")
+
+
+@pytest.mark.parametrize("numeric", [True, False], ids=["numeric", "nominal"])
+@pytest.mark.parametrize("weights", [["1e308", "1e308", None, None], ["1e308"] * 3 + [None],
+                                     ["9e15", "9e15", None, None], ["1e300", None, None, None]])
+def test_instance_weights_summing_over_what_a_model_counts_are_refused_in_one_line(tmp_path, weights, numeric):
+    """{1e308} weights said 'numeric attribute 'a' holds numbers too large to model' (a's values
+    are 1 to 3), or printed numpy's 'overflow encountered in reduce' / 'invalid value
+    encountered in divide' before 'inconsistent model file (TabularNB.class_count_ holds NaN
+    ...)'; one line now names the weights and the row where their sum passes 2**53."""
+    data = _weighted(tmp_path / "hugew.arff", weights, numeric=numeric)
+    first = 6 if numeric else 5  # the first data row
+    where = first + (1 if weights[0] == "9e15" else 0)
+    for command in (["train", data, "-o", tmp_path / "x.tnb"], ["evaluate", data, "--cv", "2"],
+                    ["evaluate", data, "--model", "aode", "--cv", "2"]):
+        rc, out, err = cli(*command)
+        assert rc == 1 and out == "", err
+        one_error_line(err, f"{data}:{where}: the instance weights sum to ", "over 9.0072e+15 (2**53")
+        assert "warning" not in err and "too large" not in err
+    assert not (tmp_path / "x.tnb").exists()
+
+
+def test_weights_up_to_the_bound_still_train(tmp_path):
+    data = _weighted(tmp_path / "w.arff", ["4e15", "4e15", None, None])
+    rc, out, err = cli("train", data, "-o", tmp_path / "m.tnb")
+    assert rc == 0 and err == "", err
+
+
+def test_the_table_estimators_refuse_weights_summing_over_the_bound_without_warnings():
+    import warnings
+
+    from textnb import AODE, TAN, TabularNB
+
+    X, y = np.array([[1.0, 0], [2, 1], [3, 0], [1, 1]]), np.array(["p", "n", "n", "p"])
+    for model, data in ((TabularNB(), X), (TAN(), X[:, 1:]), (AODE(), X[:, 1:])):
+        for w in ([1e308, 1e308, 1, 1], [1e300, 1, 1, 1]):
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                with pytest.raises(ValueError, match=r"sample_weight sums to (inf|1e\+300), over 9.0072e\+15"):
+                    model.fit(data, y, sample_weight=w)
