@@ -135,3 +135,115 @@ def test_the_table_estimators_refuse_weights_summing_over_the_bound_without_warn
                 warnings.simplefilter("error")
                 with pytest.raises(ValueError, match=r"sample_weight sums to (inf|1e\+300), over 9.0072e\+15"):
                     model.fit(data, y, sample_weight=w)
+
+
+# --- options a table model would leave unused -------------------------------------
+
+MIXED = ("@relation m\n@attribute outlook {sunny,rain,overcast}\n@attribute temp numeric\n@attribute windy {yes,no}\n"
+         "@attribute play {yes,no}\n@data\n" + "".join(
+             f"{['sunny', 'rain', 'overcast'][i % 3]},{60 + (i * 7) % 30},{'yes' if i % 4 < 2 else 'no'},"
+             f"{'yes' if (i % 3 != 0) == (i % 5 != 0) else 'no'}\n" for i in range(40)))
+
+#: each table option with a value to give it
+OPTION_VALUES = {"alpha": ["--alpha", "0.5"], "m_estimate": ["--m", "3"], "uniform_prior": ["--uniform-prior"],
+                 "nominal": ["--nominal", "eq4"], "numeric": ["--numeric", "mdl"], "bins": ["--bins", "4"],
+                 "interval_fit": ["--interval-fit", "theorem1"], "missing": ["--missing", "mode"],
+                 "structure": ["--structure", "{}"]}
+
+
+def _model_cases():
+    from textnb.meta.registry import LAZY_TABLE_TAKES, MODELS, TABLE_MODEL_FLAGS
+
+    models = [([] if name == "nb" else ["--model", name], spec.takes) for name, spec in MODELS.items()
+              if spec.input == "tables"] + [(["--lazy", "lbr"], LAZY_TABLE_TAKES)]
+    return [(model, field, field in takes) for model, takes in models for _, field in TABLE_MODEL_FLAGS]
+
+
+@pytest.mark.parametrize("model, field, taken", _model_cases(),
+                         ids=lambda v: " ".join(v) if isinstance(v, list) else str(v))
+def test_every_table_model_refuses_the_options_it_does_not_take(tmp_path, model, field, taken):
+    """The registry's declared list (ModelSpec.takes, LAZY_TABLE_TAKES) is what train and
+    evaluate accept: --model aode --nominal eq4 --uniform-prior, --model tan --uniform-prior
+    --nominal eq4, --lazy lbr --m 5 --uniform-prior gave files byte-identical to training
+    without them; only --model aode --alpha was refused ('drop --alpha / --missing')."""
+    data = tmp_path / "t.arff"
+    data.write_text(MIXED)
+    (tmp_path / "s.json").write_text('{"parents": {}}')
+    option = [str(tmp_path / "s.json") if v == "{}" else v for v in OPTION_VALUES[field]]
+    if "bn" in model and field != "structure":
+        model = model + ["--structure", str(tmp_path / "s.json")]
+    if field == "bins":
+        option = ["--numeric", "equal-width"] + option if (not model or "--lazy" in model) else option
+    if field == "interval_fit" and taken:
+        pytest.skip("takes a table with interval cells (tests/io/test_uncertain_censored.py)")
+    for command in (["train", data, "-o", tmp_path / "m.tnb"], ["evaluate", data, "--cv", "2"]):
+        rc, out, err = cli(*command, *model, *option)
+        if taken:
+            assert rc == 0, err
+        else:
+            assert rc == 1 and out == "", err
+            one_error_line(err, f"{OPTION_VALUES[field][0]} goes with ", "would leave it unused")
+
+
+@pytest.mark.parametrize("options", [["--model", "aode", "--nominal", "eq4", "--uniform-prior"],
+                                     ["--model", "tan", "--uniform-prior", "--nominal", "eq4"],
+                                     ["--lazy", "lbr", "--m", "5", "--uniform-prior"],
+                                     ["--model", "aode", "--nominal", "m-estimate"]])
+def test_the_trials_unused_combinations_are_refused(tmp_path, options):
+    data = tmp_path / "t.arff"
+    data.write_text(MIXED)
+    rc, out, err = cli("train", data, *options, "-o", tmp_path / "m.tnb")
+    assert rc == 1 and not (tmp_path / "m.tnb").exists()
+    one_error_line(err, "would leave them unused" if len(options) > 4 else "would leave it unused")
+
+
+@pytest.mark.parametrize("options, line", [
+    (["--bins", "5"], "--bins goes with --numeric equal-frequency or equal-width; --numeric gaussian (the default "
+                      "of --model nb) would leave it unused"),
+    (["--numeric", "mdl", "--bins", "5"], "--numeric mdl would leave it unused"),
+    (["--numeric", "kde", "--bins", "5"], "--numeric kde would leave it unused"),
+    (["--lazy", "hlbr", "--bins", "5"], "--numeric mdl (the default of --lazy hlbr) would leave it unused"),
+    (["--nominal", "eq4", "--alpha", "0.5"], "--alpha goes with --nominal additive; --nominal eq4 would leave it"),
+    (["--nominal", "eq4", "--m", "3"], "--m goes with --nominal m-estimate; --nominal eq4 would leave it"),
+    (["--nominal", "laplace", "--alpha", "3", "--m", "3"], "--nominal laplace would leave them unused"),
+    (["--nominal", "m-estimate", "--alpha", "3"], "--alpha goes with --nominal additive"),
+    (["--nominal", "additive", "--m", "3"], "--m goes with --nominal m-estimate; --nominal additive would"),
+    (["--alpha", "0.5", "--m", "3"], "--nominal m-estimate (chosen by --m) would leave it unused"),
+    (["--interval-fit", "theorem1"], "t.arff: --interval-fit is for uncertain numeric attributes"),
+])
+def test_naive_bayes_refuses_what_its_estimators_would_leave_unused(tmp_path, options, line):
+    """--bins with the default Gaussian numbers, a smoothing option the --nominal estimator
+    does not read, --interval-fit without interval cells: accepted, no prediction changed."""
+    data = tmp_path / "t.arff"
+    data.write_text(MIXED)
+    for command in (["train", data, "-o", tmp_path / "m.tnb"], ["evaluate", data, "--cv", "2"]):
+        rc, out, err = cli(*command, *options)
+        assert rc == 1 and out == "", err
+        one_error_line(err, line)
+
+
+@pytest.mark.parametrize("options", [["--numeric", "equal-width", "--bins", "5"],
+                                     ["--numeric", "equal-frequency", "--bins", "3", "--nominal", "eq4"],
+                                     ["--nominal", "m-estimate", "--m", "3"], ["--m", "3"],
+                                     ["--nominal", "additive", "--alpha", "0.5", "--uniform-prior"],
+                                     ["--lazy", "lbr", "--numeric", "equal-width", "--bins", "4", "--alpha", "2"]])
+def test_options_a_table_model_uses_change_its_predictions(tmp_path, options):
+    data = tmp_path / "t.arff"
+    data.write_text(MIXED)
+    probabilities = []
+    for extra in (options, [o for o in options[:2] if o == "--lazy" or o == "lbr"]):
+        assert cli("train", data, *extra, "-o", tmp_path / "m.tnb")[0] == 0
+        rc, out, err = cli("predict", tmp_path / "m.tnb", data, "--proba", "--json")
+        assert rc == 0, err
+        probabilities.append([json.loads(r)["proba"] for r in out.splitlines()])
+    assert probabilities[0] != probabilities[1]
+
+
+def test_a_mixed_table_keeps_alpha_for_its_words_whatever_the_nominal_estimator(tmp_path):
+    data = tmp_path / "m.csv"
+    data.write_text("colour,body,class\n" + "".join(f"{'red' if i % 2 else 'blue'},word{i % 3} common,"
+                                                   f"{'a' if i % 3 else 'b'}\n" for i in range(12)))
+    rc, out, err = cli("train", data, "--text-column", "body", "--nominal", "eq4", "--alpha", "0.5",
+                       "-o", tmp_path / "m.tnb")
+    assert rc == 0, err
+
