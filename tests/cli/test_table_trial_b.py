@@ -247,3 +247,34 @@ def test_a_mixed_table_keeps_alpha_for_its_words_whatever_the_nominal_estimator(
                        "-o", tmp_path / "m.tnb")
     assert rc == 0, err
 
+
+# --- inspect's names, the train summary's counts -------------------------------------
+
+@pytest.mark.parametrize("options, name", [([], "TabularNB"), (["--adjust"], "APNBC(TabularNB)"),
+                                           (["--model", "aode", "--adjust"], "APNBC(AODE)"),
+                                           (["--model", "tan", "--adjust"], "APNBC(TAN)"),
+                                           (["--model", "tan", "--calibrate", "sigmoid"], "CalibratedNB(TAN)"),
+                                           (["--calibrate", "sigmoid"], "CalibratedNB(TabularNB)"),
+                                           (["--lazy", "hlbr", "--adjust"], "APNBC(HLBR)")])
+def test_inspect_names_a_model_alike_in_its_text_view_and_json(tmp_path, options, name):
+    """--json said TabularNB / AODE for an --adjust model whose text view said
+    APNBC(TabularNB), and APNBC(TAN) for tan --adjust: one naming function now."""
+    data = tmp_path / "t.arff"
+    data.write_text(MIXED)
+    assert cli("train", data, *options, "-o", tmp_path / "m.tnb")[0] == 0
+    rc, text, err = cli("inspect", tmp_path / "m.tnb")
+    assert rc == 0, err
+    rc, out, err = cli("inspect", tmp_path / "m.tnb", "--json")
+    assert rc == 0, err
+    assert text.splitlines()[0] == f"model: {name}" and json.loads(out)["model"] == name
+
+
+def test_the_train_summary_counts_every_kind_of_attribute(tmp_path):
+    """It said 'attributes: 3 (2 nominal)', without the numeric ones."""
+    data = tmp_path / "t.arff"
+    data.write_text(MIXED)
+    rc, out, err = cli("train", data, "-o", tmp_path / "m.tnb")
+    assert rc == 0 and "attributes: 3 (2 nominal, 1 numeric)" in out, err
+    rc, out, err = cli("train", data, "-o", tmp_path / "m.tnb", "--json")
+    summary = json.loads(out)
+    assert (summary["attributes"], summary["nominal_attributes"], summary["numeric_attributes"]) == (3, 2, 1)

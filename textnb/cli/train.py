@@ -183,13 +183,14 @@ def _train_table(args, opts, table, start, out):
         "per_class": {str(c): int(n) for c, n in zip(classes, counts)},
         "attributes": len(table.attributes),
         "nominal_attributes": int(table.nominal_mask.sum()),
+        "numeric_attributes": sum(a.kind == "numeric" for a in table.attributes),
         "model": model_path,
         "seconds": round(seconds, 3),
     }
     n_text = sum(a.is_text for a in table.attributes)
     if n_text:
         summary["text_attributes"] = n_text
-    n_uncertain = sum(a.is_uncertain for a in table.attributes)  # (nominal or numeric, neither counted above)
+    n_uncertain = sum(a.is_uncertain for a in table.attributes)  # (nominal or numeric, counted apart)
     if n_uncertain:
         summary["uncertain_attributes"] = n_uncertain
     if args.json:
@@ -198,7 +199,8 @@ def _train_table(args, opts, table, start, out):
         per_class = ", ".join(f"{c} {n}" for c, n in summary["per_class"].items())
         print(f"read {summary['rows']} rows from {table.source}: {per_class}", file=out)
         text_note = (f", {n_text} text" if n_text else "") + (f", {n_uncertain} uncertain" if n_uncertain else "")
-        print(f"attributes: {summary['attributes']} ({summary['nominal_attributes']} nominal{text_note})", file=out)
+        print(f"attributes: {summary['attributes']} ({summary['nominal_attributes']} nominal, "
+              f"{summary['numeric_attributes']} numeric{text_note})", file=out)
         print(f"model: {model_name(model)} -> {model_path}", file=out)
         print(f"seconds: {seconds:.2f}", file=out)
     return 0
