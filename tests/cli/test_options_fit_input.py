@@ -75,8 +75,8 @@ def test_document_options_on_a_table_without_text_are_refused(tmp_path, command,
 
 def test_document_options_go_with_a_tables_text_attributes(tmp_path):
     _sms_with_ids(tmp_path / "sms.csv")
-    rc, out, err = cli("train", tmp_path / "sms.csv", "--text-column", "text", "--ngram", "2", "--bins", "5",
-                       "-o", tmp_path / "m.tnb", "--json")
+    rc, out, err = cli("train", tmp_path / "sms.csv", "--text-column", "text", "--ngram", "2", "--numeric",
+                       "equal-width", "--bins", "5", "-o", tmp_path / "m.tnb", "--json")
     assert rc == 0, err
     assert json.loads(out)["text_attributes"] == 1
 

@@ -153,7 +153,7 @@ def test_the_summary_counts_uncertain_attributes(tmp_path):
     summary = json.loads(out)
     assert summary["attributes"] == 2 and summary["nominal_attributes"] == 0 and summary["uncertain_attributes"] == 1
     rc, out, err = cli("train", tmp_path / "u.csv", "-o", tmp_path / "u.tnb")
-    assert "attributes: 2 (0 nominal, 1 uncertain)" in out
+    assert "attributes: 2 (0 nominal, 1 numeric, 1 uncertain)" in out
 
 
 def test_a_two_column_csv_with_a_header_is_a_table_not_a_corpus(tmp_path):

@@ -183,3 +183,38 @@ def test_multilabel_test_report_counts_unseen_test_labels_in_every_figure():
     assert report["hamming_loss"] == pytest.approx(M.hamming_loss(T, P))
     assert report["macro_f1"] == pytest.approx(M.f1_score(T, P, average="macro", zero_division=0))
     assert report["micro_recall"] == pytest.approx(M.recall_score(T, P, average="micro"))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_weighted_report_equals_scikit_learns_weighted_metrics(seed):
+    """With sample_weight (instance weights, weighed as Weka's evaluation weighs test rows):
+    scikit-learn's figures with the same sample_weight; whole weights give the report of
+    the rows repeated as many times."""
+    rng = np.random.RandomState(seed)
+    classes = ["a", "b"]
+    y_true = rng.choice(classes, 60)
+    proba = rng.dirichlet([1, 1], 60)
+    proba[:5] = proba[5]  # ties of scores
+    y_pred = np.asarray(classes)[proba.argmax(axis=1)]
+    w = rng.choice([0.0, 0.5, 1.0, 2.0, 3.5], 60)
+    report = classification_report(y_true, y_pred, classes, proba, sample_weight=w)
+    p, r, f, s = metrics.precision_recall_fscore_support(y_true, y_pred, labels=classes, zero_division=0,
+                                                         sample_weight=w)
+    assert report["accuracy"] == pytest.approx(metrics.accuracy_score(y_true, y_pred, sample_weight=w))
+    np.testing.assert_allclose(report["confusion_matrix"],
+                               metrics.confusion_matrix(y_true, y_pred, labels=classes, sample_weight=w))
+    for i, c in enumerate(classes):
+        assert [report["per_class"][c][k] for k in ("precision", "recall", "f1", "support")] == pytest.approx(
+            [p[i], r[i], f[i], s[i]])
+    assert report["macro_f1"] == pytest.approx(metrics.f1_score(y_true, y_pred, average="macro", sample_weight=w))
+    assert report["log_loss"] == pytest.approx(metrics.log_loss(y_true, proba, labels=classes, sample_weight=w))
+    assert report["roc_auc"] == pytest.approx(metrics.roc_auc_score(y_true == "b", proba[:, 1], sample_weight=w))
+    whole = rng.randint(0, 4, 60)
+    weighted = classification_report(y_true, y_pred, classes, proba, sample_weight=whole)
+    rows = np.repeat(np.arange(60), whole)
+    copies = classification_report(y_true[rows], y_pred[rows], classes, proba[rows])
+    for key in ("accuracy", "macro_f1", "log_loss", "ece", "roc_auc"):
+        assert weighted[key] == pytest.approx(copies[key]), key
+    assert weighted["confusion_matrix"] == copies["confusion_matrix"]
+    assert weighted["reliability"]["count"] == copies["reliability"]["count"]
+    assert weighted["roc"]["fpr"] == pytest.approx(copies["roc"]["fpr"])

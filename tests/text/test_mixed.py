@@ -393,7 +393,7 @@ def test_cli_class_alias_arff_and_errors(tmp_path):
             w.writerow([r[-1]] + r[:-1])
     m = tmp_path / "a.tnb"
     code, out, err = run("train", moved, "--text-column", "body", "--label-column", "label", "-o", m)
-    assert code == 0 and "(2 nominal, 1 text)" in out, err
+    assert code == 0 and "(2 nominal, 1 numeric, 1 text)" in out, err
     assert [a.kind for a in load(m).attributes_] == ["nominal", "text", "numeric", "nominal"]
     # a label + text file stays a text corpus
     lt = tmp_path / "lt.csv"
@@ -403,7 +403,7 @@ def test_cli_class_alias_arff_and_errors(tmp_path):
     # an ARFF file with string attributes trains one mixed model
     arff = _write_arff(tmp_path / "m.arff", rows)
     code, out, err = run("train", arff, "-o", tmp_path / "arff.tnb")
-    assert code == 0 and "(1 nominal, 2 text)" in out, err
+    assert code == 0 and "(1 nominal, 1 numeric, 2 text)" in out, err
     assert isinstance(load(tmp_path / "arff.tnb"), MixedNB)
     # one-line errors
     code, _, err = run("train", data, "--text-column", "subject", "--model", "tan", "-o", tmp_path / "x")

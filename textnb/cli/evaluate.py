@@ -131,11 +131,17 @@ def _evaluate_table(args, opts, inputs, table, start, out):
     finally:
         bar.close()
     report["seconds"] = time.perf_counter() - start
-    _print_report(report, args, out)
+    weighted = table.sample_weight is not None if test is None else test.sample_weight is not None
+    _print_report(report, args, out, weighted=weighted)
     return 0
 
 
-def _print_report(report, args, out):
+def _count(v):
+    """A support or confusion-matrix cell: a count, or a sum of instance weights."""
+    return str(v) if isinstance(v, int) else f"{v:g}"
+
+
+def _print_report(report, args, out, weighted=False):
     if args.plot:
         from textnb.evaluation.plots import plot_evaluation
 
@@ -144,6 +150,8 @@ def _print_report(report, args, out):
         print(dumps(report), file=out)
         return
     print(f"{report['protocol']} on {report['n']} objects ({report['seconds']:.2f} s)", file=out)
+    if weighted:
+        print("every figure weighs each test object by its instance weight (as Weka's evaluation)", file=out)
     if report.get("skipped_unlabeled"):
         from textnb.io.fasttext import unlabeled_line
 
@@ -170,13 +178,13 @@ def _print_report(report, args, out):
     print(f"\n{'class':<{width}}  precision  recall     f1  support", file=out)
     for c in report["classes"]:
         pc = report["per_class"][c]
-        print(f"{c:<{width}}  {pc['precision']:9.4f}  {pc['recall']:6.4f}  {pc['f1']:5.4f}  {pc['support']:7d}",
-              file=out)
+        print(f"{c:<{width}}  {pc['precision']:9.4f}  {pc['recall']:6.4f}  {pc['f1']:5.4f}  "
+              f"{_count(pc['support']):>7}", file=out)
     repeats = len(per_repeat)
     print("\nconfusion matrix (rows: true, columns: predicted" + (f"; the mean over the {repeats} repeats"
                                                                   if repeats > 1 else "") + ")", file=out)
     labels = [str(i) for i in range(len(report["classes"]))]
-    texts = [[f"{v:.1f}" if repeats > 1 else str(v) for v in row] for row in report["confusion_matrix"]]
+    texts = [[f"{v:.1f}" if repeats > 1 else _count(v) for v in row] for row in report["confusion_matrix"]]
     cell = max(5, max(len(v) for row in texts for v in row) + 1)
     print(" " * (width + 2) + "".join(f"{lab:>{cell}}" for lab in labels), file=out)
     for i, (c, row) in enumerate(zip(report["classes"], texts)):

@@ -100,7 +100,7 @@ def _inspect_network(args, outer, model, weights, out):
     class ``weights``)."""
     if args.plot:
         model.plot_structure(args.plot)
-    name = _kind(outer) if outer is model else f"{_kind(outer)}({_kind(model)})"
+    name = _name(outer, model, _kind(model))
     if args.json:
         info = {"model": name, "classes": [str(c) for c in model.classes_],
                 "structure": {k: list(v) for k, v in model.structure_.items()}, "plot": args.plot}
@@ -114,6 +114,15 @@ def _inspect_network(args, outer, model, weights, out):
     if args.plot:
         print(f"structure plot: {args.plot}", file=out)
     return 0
+
+
+def _name(model, inner, name):
+    """What inspect calls ``model``, in its text view and ``--json`` alike: ``name`` (that of
+    ``inner``, the model described) inside the wrappers around it, 'APNBC(TabularNB)',
+    'CalibratedNB(TAN)'."""
+    for wrapper in reversed(_wrappers(model, inner)):
+        name = f"{wrapper}({name})"
+    return name
 
 
 def _wrappers(model, inner):
@@ -147,15 +156,13 @@ def _inspect_table(args, model, out):
         info = describe_mixed(inner, top=args.top)
     else:
         info = inner.describe()
+    info["model"] = _name(model, inner, info.get("model", _kind(inner)))  # APNBC(...), CalibratedNB(...)
     if weights:
         info["apnbc_weights"] = weights
     if args.json:
         print(dumps(info), file=out)
         return 0
-    name = info.get("model", _kind(model))
-    for wrapper in reversed(_wrappers(model, inner)):  # APNBC(...), CalibratedNB(...), as TAN / BN say it
-        name = f"{wrapper}({name})"
-    print(f"model: {name}", file=out)
+    print(f"model: {info['model']}", file=out)
     classes = info["classes"]
     print("classes: " + ", ".join(f"{c} ({n:g})" for c, n in zip(classes, info["class_count"])), file=out)
     if "nb_loo_errors" in info:  # a lazy model: its training objects, and what a rule must improve on

@@ -128,11 +128,13 @@ def add_model_options(p):
     g.add_argument("--structure", metavar="FILE.json",
                    help='Bayesian network structure for --model bn: {"parents": {"A": ["class", "B"], ...}}')
     g.add_argument("--alpha", type=smoothing,
-                   help=f"additive smoothing (default 1.0; {smoothing.range}; tan, bn and lazy models: above 0)")
+                   help=f"additive smoothing (default 1.0; {smoothing.range}; tan, bn and lazy models: above 0; "
+                        "tables: not aode, nor nb's m-estimate / eq4 / laplace)")
     g.add_argument("--m", type=smoothing, dest="m_estimate",
                    help=f"use the m-estimate with this m ({smoothing.range}; document models: above 0) "
-                        "instead of additive smoothing")
-    g.add_argument("--uniform-prior", action="store_true", help="uniform class priors")
+                        "instead of additive smoothing (tables: nb, tan, bn, aode; not --lazy)")
+    g.add_argument("--uniform-prior", action="store_true",
+                   help="uniform class priors (count models; tables: --model nb only)")
     t = p.add_argument_group("tokenizer")
     t.add_argument("--no-lowercase", action="store_true", help="keep case")
     t.add_argument("--token-pattern", help=r"regex for a token (default (?u)\b\w\w+\b)")
@@ -164,9 +166,10 @@ def add_model_options(p):
     tab.add_argument("--numeric", choices=["gaussian", "kde", "mdl", "equal-frequency", "equal-width"],
                      help="numeric attributes: Gaussian (default), kernel density, or discretised")
     tab.add_argument("--bins", type=bins,
-                     help=f"bins for equal-frequency / equal-width (default 10; {bins.range})")
+                     help=f"bins for --numeric equal-frequency / equal-width (default 10; {bins.range})")
     tab.add_argument("--nominal", choices=["additive", "laplace", "m-estimate", "eq4"],
-                     help="estimator of P(value | class) (default additive with --alpha, i.e. Laplace)")
+                     help="--model nb: estimator of P(value | class) (default additive with --alpha, i.e. Laplace; "
+                          "m-estimate with --m; laplace and eq4 take neither)")
     tab.add_argument("--interval-fit", choices=["theorem1", "censored"],
                      help="uncertain numeric attributes ([L,R] cells), --model nb: the interval-censored "
                           "maximum-likelihood Gaussian, fitted by EM (default; chosen on held-out data, "

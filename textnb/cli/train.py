@@ -13,7 +13,7 @@ from textnb.cli.options import (add_model_and_input_options, input_options, mode
 from textnb.cli.output import dumps
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, StructureError
-from textnb.core.wrapping import takes_sample_weight
+from textnb.core.wrapping import fit_weighted
 from textnb.core.model_io import refuse_input_as_output, save
 
 __all__ = ["add_parser", "run"]
@@ -169,16 +169,10 @@ def _train_table(args, opts, table, start, out):
     from textnb.meta.registry import make_table_model, model_name
 
     check_table_classes(table)
+    # (a table with instance weights and a model that does not learn from them: refused here)
     model = make_table_model(opts, table, kernel=True)  # no scikit-learn where the model has a kernel
-    if table.sample_weight is not None and not takes_sample_weight(model):
-        which = "--adjust" if opts.adjust else f"--lazy {opts.lazy}" if opts.lazy else type(model).__name__
-        raise InputError(f"{table.source}: its rows carry instance weights, which {which} does not learn from; "
-                         "remove the weights or train another model")
     with _naming(table.source), structure_errors(args):
-        if table.sample_weight is None:
-            model.fit(table.X, table.y)
-        else:
-            model.fit(table.X, table.y, sample_weight=table.sample_weight)
+        fit_weighted(model, table.X, table.y, table.sample_weight)  # as each fold of textnb evaluate
     model_path = args.output or default_model_path(args.path)
     model.save(model_path)
     seconds = time.perf_counter() - start
@@ -189,13 +183,14 @@ def _train_table(args, opts, table, start, out):
         "per_class": {str(c): int(n) for c, n in zip(classes, counts)},
         "attributes": len(table.attributes),
         "nominal_attributes": int(table.nominal_mask.sum()),
+        "numeric_attributes": sum(a.kind == "numeric" for a in table.attributes),
         "model": model_path,
         "seconds": round(seconds, 3),
     }
     n_text = sum(a.is_text for a in table.attributes)
     if n_text:
         summary["text_attributes"] = n_text
-    n_uncertain = sum(a.is_uncertain for a in table.attributes)  # (nominal or numeric, neither counted above)
+    n_uncertain = sum(a.is_uncertain for a in table.attributes)  # (nominal or numeric, counted apart)
     if n_uncertain:
         summary["uncertain_attributes"] = n_uncertain
     if args.json:
@@ -204,7 +199,8 @@ def _train_table(args, opts, table, start, out):
         per_class = ", ".join(f"{c} {n}" for c, n in summary["per_class"].items())
         print(f"read {summary['rows']} rows from {table.source}: {per_class}", file=out)
         text_note = (f", {n_text} text" if n_text else "") + (f", {n_uncertain} uncertain" if n_uncertain else "")
-        print(f"attributes: {summary['attributes']} ({summary['nominal_attributes']} nominal{text_note})", file=out)
+        print(f"attributes: {summary['attributes']} ({summary['nominal_attributes']} nominal, "
+              f"{summary['numeric_attributes']} numeric{text_note})", file=out)
         print(f"model: {model_name(model)} -> {model_path}", file=out)
         print(f"seconds: {seconds:.2f}", file=out)
     return 0

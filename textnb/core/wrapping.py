@@ -36,7 +36,7 @@ Standard library only (the mail client imports nothing heavy).
 """
 
 __all__ = ["INNER_ATTRIBUTES", "calibrated", "chain", "declared_attributes", "find", "merge_refusal", "merges_exactly",
-           "reads_documents", "rule_model", "table_attributes", "takes_sample_weight", "takes_terms"]
+           "fit_weighted", "reads_documents", "rule_model", "table_attributes", "takes_sample_weight", "takes_terms"]
 
 #: Fitted attributes that hold the model a wrapper wraps, in the order they are looked at.
 INNER_ATTRIBUTES = ("model_", "estimator_", "best_estimator_")
@@ -109,6 +109,19 @@ def takes_sample_weight(model):
     except (AttributeError, TypeError, ValueError):
         return False
     return any(p.name == "sample_weight" or p.kind is p.VAR_KEYWORD for p in params)
+
+
+def fit_weighted(model, X, y, sample_weight=None, **fit_params):
+    """``model.fit(X, y, **fit_params)``, with ``sample_weight`` when it is not None: the one
+    way ``textnb train`` and every fold of ``textnb evaluate`` fit a model, so that both
+    learn from the same weights. Raises ValueError for weights given to a model whose
+    ``fit`` does not take them (:func:`takes_sample_weight`; the command line refuses them
+    first, naming the option)."""
+    if sample_weight is None:
+        return model.fit(X, y, **fit_params)
+    if not takes_sample_weight(model):
+        raise ValueError(f"{type(model).__name__} does not learn from sample weights")
+    return model.fit(X, y, sample_weight=sample_weight, **fit_params)
 
 
 def takes_terms(model):

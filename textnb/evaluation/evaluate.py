@@ -22,7 +22,7 @@ from textnb.core.errors import InputError, ParameterError
 from textnb.core.folds import given_splits, stratified_kfold
 from textnb.core.logspace import proba_from_jll
 from textnb.core.model_io import model_class
-from textnb.core.wrapping import takes_terms
+from textnb.core.wrapping import fit_weighted, takes_terms
 from textnb.meta.labelsets import precision_recall_f1
 
 __all__ = ["KERNEL_FITTED",  # noqa: F822 (defined by __getattr__)
@@ -46,18 +46,33 @@ def __getattr__(name):
 ECE_BINS = 15
 
 
-def _confidence_bins(y_true, proba, classes, n_bins):
+def _weights(sample_weight, n):
+    """``sample_weight`` as float64 of shape (n,), or None (every object weighs 1)."""
+    if sample_weight is None:
+        return None
+    w = np.asarray(sample_weight, dtype=np.float64)
+    if w.shape != (n,):
+        raise ValueError(f"sample_weight has shape {w.shape}; expected ({n},)")
+    return w
+
+
+def _confidence_bins(y_true, proba, classes, n_bins, sample_weight=None):
     """``(documents, summed confidence, right answers)`` per equal-width bin of (0, 1] of
     each document's top-label confidence (its largest probability in ``proba``, columns in
-    the order of ``classes``)."""
+    the order of ``classes``); with ``sample_weight``, each document counted by its weight
+    (the documents' weights then, floats)."""
     confidence = proba.max(axis=1)
-    correct = np.asarray(classes)[proba.argmax(axis=1)] == y_true
+    correct = (np.asarray(classes)[proba.argmax(axis=1)] == y_true).astype(np.float64)
     bins = np.clip(np.ceil(confidence * n_bins).astype(np.intp) - 1, 0, n_bins - 1)
-    return (np.bincount(bins, minlength=n_bins), np.bincount(bins, weights=confidence, minlength=n_bins),
-            np.bincount(bins, weights=correct.astype(np.float64), minlength=n_bins))
+    w = _weights(sample_weight, len(bins))
+    if w is None:
+        return (np.bincount(bins, minlength=n_bins), np.bincount(bins, weights=confidence, minlength=n_bins),
+                np.bincount(bins, weights=correct, minlength=n_bins))
+    return (np.bincount(bins, weights=w, minlength=n_bins), np.bincount(bins, weights=w * confidence, minlength=n_bins),
+            np.bincount(bins, weights=w * correct, minlength=n_bins))
 
 
-def expected_calibration_error(y_true, proba, classes, n_bins=ECE_BINS):
+def expected_calibration_error(y_true, proba, classes, n_bins=ECE_BINS, sample_weight=None):
     """The expected calibration error of the top label (Naeini, Cooper & Hauskrecht 2015;
     Guo, Pleiss, Sun & Weinberger 2017, eq. 3).
 
@@ -65,24 +80,28 @@ def expected_calibration_error(y_true, proba, classes, n_bins=ECE_BINS):
     the order of ``classes``) falls into one of ``n_bins`` equal-width bins of (0, 1];
     the ECE is the mean over bins, weighted by their documents, of
     ``|accuracy in the bin - mean confidence in the bin|``: 0 when "0.8" means right 8
-    times in 10 at every confidence.
+    times in 10 at every confidence. ``sample_weight``: each document counted by its weight
+    (the bins weighted by their documents' weights).
     """
     y_true, proba = np.asarray(y_true), np.asarray(proba, dtype=np.float64)
-    n = len(y_true)
+    w = _weights(sample_weight, len(y_true))
+    n = len(y_true) if w is None else float(w.sum())
     if n == 0:
         return 0.0
-    _, confidence, correct = _confidence_bins(y_true, proba, classes, n_bins)
+    _, confidence, correct = _confidence_bins(y_true, proba, classes, n_bins, w)
     return float(np.abs(correct - confidence).sum() / n)
 
 
-def reliability(y_true, proba, classes, n_bins=ECE_BINS):
+def reliability(y_true, proba, classes, n_bins=ECE_BINS, sample_weight=None):
     """The reliability diagram's data (DeGroot & Fienberg 1983; Niculescu-Mizil & Caruana
     2005) over the bins of :func:`expected_calibration_error`: per bin of top-label
     confidence ``((k - 1) / n_bins, k / n_bins]``, its ``count`` of documents, their mean
     ``confidence`` and the share of them answered right (``accuracy``); None for both in
-    an empty bin. A calibrated model has accuracy equal to confidence in every bin."""
+    an empty bin. A calibrated model has accuracy equal to confidence in every bin.
+    ``sample_weight``: each document counted by its weight (``count`` is then the bin's
+    summed weight)."""
     y_true, proba = np.asarray(y_true), np.asarray(proba, dtype=np.float64)
-    count, confidence, correct = _confidence_bins(y_true, proba, classes, n_bins)
+    count, confidence, correct = _confidence_bins(y_true, proba, classes, n_bins, sample_weight)
     mean = [None if k == 0 else float(v / k) for v, k in zip(confidence, count)]
     right = [None if k == 0 else float(v / k) for v, k in zip(correct, count)]
     return {"bins": int(n_bins), "count": count.tolist(), "confidence": mean, "accuracy": right}
@@ -92,7 +111,7 @@ def reliability(y_true, proba, classes, n_bins=ECE_BINS):
 ROC_POINTS = 201
 
 
-def roc(y_true, score, positive, max_points=ROC_POINTS):
+def roc(y_true, score, positive, max_points=ROC_POINTS, sample_weight=None):
     """The ROC curve and its area of the scores ``score`` for the class ``positive``.
 
     Returns ``{"positive", "auc", "fpr", "tpr"}``, or None when one of the two kinds is
@@ -101,8 +120,12 @@ def roc(y_true, score, positive, max_points=ROC_POINTS):
     the area under the curve through the corners of the distinct scores, straight across
     a tie, as scikit-learn's ``roc_auc_score``); ``fpr`` / ``tpr`` are the curve's corners from (0, 0) to (1, 1),
     thinned to at most ``max_points`` evenly spaced ones (the ends kept), for a plot.
+    ``sample_weight``: each document counted by its weight (the curve's rates are shares of
+    the classes' weights, ``auc`` the weighted probability; None when a kind weighs 0).
     """
     y_true, score = np.asarray(y_true), np.asarray(score, dtype=np.float64)
+    if sample_weight is not None:
+        return _weighted_roc(y_true == positive, score, str(positive), max_points, _weights(sample_weight, len(score)))
     pos = y_true == positive
     n_pos = int(pos.sum())
     n_neg = len(pos) - n_pos
@@ -120,16 +143,42 @@ def roc(y_true, score, positive, max_points=ROC_POINTS):
     auc = (float(np.dot(pos_in_group, rank)) - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg)
     fpr = np.r_[0.0, fps / n_neg]
     tpr = np.r_[0.0, tps / n_pos]
+    return _curve(str(positive), auc, fpr, tpr, max_points)
+
+
+def _curve(positive, auc, fpr, tpr, max_points):
     if len(fpr) > max_points:
         keep = np.unique(np.round(np.linspace(0, len(fpr) - 1, max_points)).astype(np.intp))
         fpr, tpr = fpr[keep], tpr[keep]
-    return {"positive": str(positive), "auc": auc, "fpr": fpr.tolist(), "tpr": tpr.tolist()}
+    return {"positive": positive, "auc": float(auc), "fpr": fpr.tolist(), "tpr": tpr.tolist()}
 
 
-def confusion_matrix(y_true, y_pred, labels):
+def _weighted_roc(pos, score, positive, max_points, w):
+    """:func:`roc` with each document counted by its weight ``w``: the corners of the
+    distinct scores from the summed weights of the positives and negatives above each, the
+    area by the trapezoids between them (straight across a tie: the weighted Mann-Whitney
+    statistic, ties counted half); a document of weight 0 is not there (no corner of its own)."""
+    keep = w > 0
+    pos, score, w = pos[keep], score[keep], w[keep]
+    if not len(w):
+        return None
+    order = np.argsort(-score, kind="stable")
+    s, p, w = score[order], pos[order], w[order]
+    last = np.r_[np.flatnonzero(s[1:] != s[:-1]), len(s) - 1]
+    tps, fps = np.cumsum(np.where(p, w, 0.0))[last], np.cumsum(np.where(p, 0.0, w))[last]
+    w_pos, w_neg = tps[-1], fps[-1]
+    if not (w_pos > 0 and w_neg > 0):
+        return None
+    fpr, tpr = np.r_[0.0, fps / w_neg], np.r_[0.0, tps / w_pos]
+    auc = float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2.0))
+    return _curve(positive, auc, fpr, tpr, max_points)
+
+
+def confusion_matrix(y_true, y_pred, labels, sample_weight=None):
     """Counts (int64, ``len(labels)`` square; rows: true, columns: predicted, in the order of
     ``labels``), as scikit-learn's ``confusion_matrix(y_true, y_pred, labels=labels)``: rows
-    whose true or predicted label is not in ``labels`` are left out."""
+    whose true or predicted label is not in ``labels`` are left out. ``sample_weight``: the
+    summed weights of the rows instead (float64), as scikit-learn's with ``sample_weight``."""
     labels = np.asarray(labels)
     n_labels = len(labels)
     order = np.argsort(labels, kind="stable")
@@ -143,14 +192,17 @@ def confusion_matrix(y_true, y_pred, labels):
 
     (t, t_known), (p, p_known) = codes(y_true), codes(y_pred)
     keep = t_known & p_known
-    cells = np.bincount(t[keep] * n_labels + p[keep], minlength=n_labels * n_labels)
-    return cells.astype(np.int64).reshape(n_labels, n_labels)
+    w = _weights(sample_weight, len(keep))
+    cells = np.bincount(t[keep] * n_labels + p[keep], weights=None if w is None else w[keep],
+                        minlength=n_labels * n_labels)
+    return cells.astype(np.int64 if w is None else np.float64).reshape(n_labels, n_labels)
 
 
-def log_loss(y_true, proba, labels):
+def log_loss(y_true, proba, labels, sample_weight=None):
     """Mean negative log probability of the true labels, as scikit-learn's
     ``log_loss(y_true, proba, labels=labels)``: ``proba``'s columns are the sorted
-    ``labels``, clipped to ``[eps, 1 - eps]`` (float64 ``eps``), not renormalised.
+    ``labels``, clipped to ``[eps, 1 - eps]`` (float64 ``eps``), not renormalised;
+    ``sample_weight``: the weighted mean (scikit-learn's with ``sample_weight``).
 
     Raises
     ------
@@ -165,10 +217,12 @@ def log_loss(y_true, proba, labels):
     if not np.all(classes[at] == y_true):
         raise ValueError("y_true holds labels that are not in labels")
     eps = np.finfo(np.float64).eps
-    return float(np.mean(-np.log(np.clip(proba[np.arange(len(y_true)), at], eps, 1 - eps))))
+    losses = -np.log(np.clip(proba[np.arange(len(y_true)), at], eps, 1 - eps))
+    w = _weights(sample_weight, len(y_true))
+    return float(np.mean(losses) if w is None else np.sum(w * losses) / np.sum(w))
 
 
-def classification_report(y_true, y_pred, classes, proba=None, unseen=()):
+def classification_report(y_true, y_pred, classes, proba=None, unseen=(), sample_weight=None):
     """Accuracy, macro-F1, per-class precision / recall / F1 / support and the confusion matrix.
 
     ``classes`` holds every label of ``y_true`` and ``y_pred``. Returns a JSON-ready dict.
@@ -178,10 +232,17 @@ def classification_report(y_true, y_pred, classes, proba=None, unseen=()):
     ``unseen``: true classes the model never saw (it gave them no probability): no
     ``log_loss`` then, but ``log_loss_omitted`` saying why. Macro-F1 averages over the
     classes of the truth and the predictions, as scikit-learn's ``f1_score`` does.
+
+    ``sample_weight`` (one per object, >= 0): every figure weighs each object by its weight,
+    as Weka's evaluation weighs its test instances -- accuracy, the confusion matrix and the
+    supports are sums of weights (floats), precision, recall, F1, log-loss, ECE, the
+    reliability bins and the ROC curve weighted likewise; ``n`` stays the number of objects.
+    An object of weight 2 counts as two copies of it.
     """
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
     classes = list(classes)
-    matrix = confusion_matrix(y_true, y_pred, classes)
+    w = _weights(sample_weight, len(y_true))
+    matrix = confusion_matrix(y_true, y_pred, classes, w)
     tp = np.diag(matrix)
     p, r, f = precision_recall_f1(tp, matrix.sum(axis=0) - tp, matrix.sum(axis=1) - tp)
     s = matrix.sum(axis=1)
@@ -190,13 +251,19 @@ def classification_report(y_true, y_pred, classes, proba=None, unseen=()):
     # part nor predicted is left out
     present = (s > 0) | (matrix.sum(axis=0) > 0)
     averaged = int(present.sum())
+    if w is None:
+        accuracy = float(np.mean(y_true == y_pred)) if len(y_true) else 0.0
+    else:
+        total = float(w.sum())
+        accuracy = float(np.sum(w[y_true == y_pred]) / total) if total > 0 else 0.0
+    support = (lambda v: int(v)) if w is None else (lambda v: float(v))
     report = {
         "n": int(len(y_true)),
-        "accuracy": float(np.mean(y_true == y_pred)) if len(y_true) else 0.0,
+        "accuracy": accuracy,
         "macro_f1": float(np.sum(f[present]) / averaged) if averaged else 0.0,
         "classes": [str(c) for c in classes],
         "per_class": {
-            str(c): {"precision": float(p[i]), "recall": float(r[i]), "f1": float(f[i]), "support": int(s[i])}
+            str(c): {"precision": float(p[i]), "recall": float(r[i]), "f1": float(f[i]), "support": support(s[i])}
             for i, c in enumerate(classes)
         },
         "confusion_matrix": matrix.tolist(),
@@ -206,10 +273,11 @@ def classification_report(y_true, y_pred, classes, proba=None, unseen=()):
             report["log_loss_omitted"] = (f"test classes the model never saw ({', '.join(map(str, unseen[:5]))}"
                                           f"{', ...' if len(unseen) > 5 else ''}): no probability for them")
         else:
-            report["log_loss"] = float(log_loss(y_true, proba, classes))
-        report["ece"] = expected_calibration_error(y_true, proba, classes)
-        report["reliability"] = reliability(y_true, proba, classes)
-        curve = roc(y_true, np.asarray(proba, dtype=np.float64)[:, 1], classes[1]) if len(classes) == 2 else None
+            report["log_loss"] = float(log_loss(y_true, proba, classes, w))
+        report["ece"] = expected_calibration_error(y_true, proba, classes, sample_weight=w)
+        report["reliability"] = reliability(y_true, proba, classes, sample_weight=w)
+        curve = (roc(y_true, np.asarray(proba, dtype=np.float64)[:, 1], classes[1], sample_weight=w)
+                 if len(classes) == 2 else None)
         if curve is not None:
             report["roc_auc"] = curve["auc"]
             report["roc"] = curve
@@ -269,7 +337,7 @@ def unfitted_copy(model):
     return type(model)(**{name: copy.deepcopy(getattr(model, name)) for name in model.defaults})
 
 
-def _fit_predict(model, X_train, y_train, X_test, vectorizer=None, terms=None):
+def _fit_predict(model, X_train, y_train, X_test, vectorizer=None, terms=None, sample_weight=None):
     if vectorizer is not None:
         from textnb.text.training import fold_counts
 
@@ -277,10 +345,12 @@ def _fit_predict(model, X_train, y_train, X_test, vectorizer=None, terms=None):
         if terms is not None:  # the fold's columns' names
             terms = [terms[c] for c in cols]
     if isinstance(model, tuple):
+        if sample_weight is not None:
+            raise ValueError("a fold fitted from a text model's kernel takes no sample weights")
         return _kernel_fit_predict(model, X_train, y_train, X_test)
     # a model that takes the terms' names (lazy rules) is fitted with them, as textnb train fits it
     fit_params = {"terms": terms} if terms is not None and takes_terms(model) else {}
-    fitted = unfitted_copy(model).fit(X_train, y_train, **fit_params)
+    fitted = fit_weighted(unfitted_copy(model), X_train, y_train, sample_weight, **fit_params)
     return fitted.predict_proba(X_test), fitted.classes_
 
 
@@ -355,7 +425,7 @@ DEFAULT_FOLDS = 10
 
 
 def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, progress=None, terms=None,
-                   source=None):
+                   source=None, sample_weight=None):
     """Stratified K-fold cross-validation, ``repeat`` times with seeds ``seed, seed+1, ...``.
 
     ``X`` is a count matrix (with ``vectorizer`` giving the pruning rules) or a
@@ -369,8 +439,14 @@ def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, p
     columns of a count matrix, handed (those of a fold's columns) to a model whose ``fit``
     takes them (:func:`textnb.core.wrapping.takes_terms`). ``source`` names the file of the
     objects in an error about them.
+
+    ``sample_weight`` (one per object): each fold's model is fitted with its training
+    objects' weights (:func:`~textnb.core.wrapping.fit_weighted`, as ``textnb train`` fits
+    it), and the report weighs each held-out object by its weight
+    (:func:`classification_report`), as Weka's cross-validation does.
     """
     y = np.asarray(y)
+    w = _weights(sample_weight, len(y))
     classes = np.unique(y)
     if len(classes) < 2:
         raise InputError(f"only one class ({classes[0]!r}); evaluation needs at least two")
@@ -388,7 +464,7 @@ def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, p
             where = f"{source}: " if source else ""  # (the file the objects come from, when given)
             raise InputError(f"{where}no class has {cv} objects, so there cannot be {cv} folds; use a smaller --cv")
     start = time.perf_counter()
-    accuracies, y_all, pred_all, proba_all = [], [], [], []
+    accuracies, y_all, pred_all, proba_all, w_all = [], [], [], [], []
     done, total = 0, (cv * repeat if given is None else len(given))
     for r in range(repeat):
         if given is None:
@@ -398,27 +474,35 @@ def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, p
             splits = given
         parts = []
         for train, test in splits:
-            p, fitted = _fit_predict(model, X[train], y[train], X[test], vectorizer, terms)
+            if w is not None and not np.any(w[train] > 0):
+                where = f"{source}: " if source else ""
+                raise InputError(f"{where}the training objects of a fold all weigh 0 (instance weights); give "
+                                 "more objects a weight above 0 or use fewer folds")
+            p, fitted = _fit_predict(model, X[train], y[train], X[test], vectorizer, terms,
+                                     None if w is None else w[train])
             parts.append((test, p, fitted))
             done += 1
             if progress is not None:
                 progress(done, total)
         if given is None:  # every row held out once
-            truth, proba = y, _collect(y, parts, classes)
+            truth, proba, weight = y, _collect(y, parts, classes), w
         else:  # each split's test rows, as given
             truth = np.concatenate([y[test] for test, _, _ in parts])
+            weight = None if w is None else np.concatenate([w[test] for test, _, _ in parts])
             proba = np.vstack([_collect(y[test], [(np.arange(len(test)), p, f)], classes) for test, p, f in parts])
         pred = classes[np.argmax(proba, axis=1)]
-        accuracies.append(float(np.mean(pred == truth)))
+        accuracies.append(float(np.mean(pred == truth)) if weight is None else
+                          float(np.sum(weight[pred == truth]) / np.sum(weight)))
         y_all.append(truth)
         pred_all.append(pred)
         proba_all.append(proba)
+        w_all.append(weight)
     report = classification_report(np.concatenate(y_all), np.concatenate(pred_all), classes,
-                                   np.vstack(proba_all))
+                                   np.vstack(proba_all), sample_weight=None if w is None else np.concatenate(w_all))
     if repeat > 1:  # the rates are those of the pooled predictions (each repeat predicts every row once);
         # the counts are each repeat's: supports exact, the confusion matrix its mean over the repeats
         for c in report["per_class"].values():
-            c["support"] //= repeat
+            c["support"] = c["support"] // repeat if w is None else c["support"] / repeat
         report["confusion_matrix"] = (np.asarray(report["confusion_matrix"]) / repeat).tolist()
     report["n"] = int(len(y))
     report["folds"] = cv if given is None else len(given)
@@ -431,19 +515,25 @@ def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, p
     return report
 
 
-def evaluate_split(X_train, y_train, X_test, y_test, model, *, vectorizer=None, terms=None):
+def evaluate_split(X_train, y_train, X_test, y_test, model, *, vectorizer=None, terms=None, sample_weight=None,
+                   test_weight=None):
     """Train on one part, test on the other; the same report as :func:`cross_validate`
-    (``terms`` as it takes them)."""
+    (``terms`` as it takes them). ``sample_weight``: the training objects' weights, fitted
+    with as ``textnb train`` fits them; ``test_weight``: the test objects', which weigh the
+    report (:func:`classification_report`; their sum must be above 0)."""
     start = time.perf_counter()
     y_train, y_test = np.asarray(y_train), np.asarray(y_test)
     if len(np.unique(y_train)) < 2:
         raise InputError("only one class in the training data; need at least two")
-    p, fitted = _fit_predict(model, X_train, y_train, X_test, vectorizer, terms)
+    test_weight = _weights(test_weight, len(y_test))
+    if test_weight is not None and len(y_test) and not np.any(test_weight > 0):
+        raise InputError("every test object weighs 0 (instance weights): there is nothing to measure")
+    p, fitted = _fit_predict(model, X_train, y_train, X_test, vectorizer, terms, sample_weight)
     classes = np.union1d(np.unique(y_train), np.unique(y_test))  # the data's (a model may declare more)
     proba = _collect(y_test, [(np.arange(len(y_test)), p, fitted)], classes)
     pred = classes[np.argmax(proba, axis=1)]
     unseen = sorted(set(np.unique(y_test).tolist()) - set(np.asarray(fitted).tolist()))
-    report = classification_report(y_test, pred, classes, proba, unseen=unseen)
+    report = classification_report(y_test, pred, classes, proba, unseen=unseen, sample_weight=test_weight)
     report["seconds"] = time.perf_counter() - start
     return report
 

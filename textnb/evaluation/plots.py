@@ -89,7 +89,8 @@ def plot_evaluation(report, path):
     if "reliability" in report:
         rel, ax = report["reliability"], axes[k]
         edges = np.linspace(0.0, 1.0, rel["bins"] + 1)
-        share = np.asarray(rel["count"], dtype=float) / max(sum(rel["count"]), 1)
+        count = np.asarray(rel["count"], dtype=float)  # (documents, or their instance weights' sums)
+        share = count / count.sum() if count.sum() > 0 else count
         ax.bar(edges[:-1], share, width=np.diff(edges), align="edge", color="0.85", label="share of documents")
         seen = [i for i, c in enumerate(rel["count"]) if c]
         ax.plot([rel["confidence"][i] for i in seen], [rel["accuracy"][i] for i in seen], "o-",

@@ -76,15 +76,24 @@ def evaluate_documents(corpus, classifier, *, test=None, cv=None, repeat=1, seed
 
 def evaluate_table(table, model, *, test=None, cv=None, repeat=1, seed=0, progress=None):
     """Evaluate the unfitted table ``model`` on ``table``: on ``test`` (a table read
-    ``like`` it) when given, else by ``cv``-fold (default 10) cross-validation."""
+    ``like`` it) when given, else by ``cv``-fold (default 10) cross-validation.
+
+    Instance weights (``Table.sample_weight``) count as in Weka's evaluation: every model
+    is fitted with its training rows' weights, as ``textnb train`` fits it, and the figures
+    weigh each test row by its own weight (:func:`~textnb.evaluation.evaluate.classification_report`).
+    """
     start = time.perf_counter()
     if test is not None:
         if test.y is None or any(v is None for v in test.y):
             raise InputError(f"{test.source}: every test row needs a known class")
-        report = evaluate_split(table.X, table.y, test.X, np.asarray(test.y, dtype=table.y.dtype), model)
+        if test.sample_weight is not None and not np.any(test.sample_weight > 0):
+            raise InputError(f"{test.source}: every test row weighs 0 (instance weights): there is nothing to measure")
+        report = evaluate_split(table.X, table.y, test.X, np.asarray(test.y, dtype=table.y.dtype), model,
+                                sample_weight=table.sample_weight, test_weight=test.sample_weight)
         report["protocol"] = "train/test"
     else:
         report = _folds_protocol(cross_validate(table.X, table.y, model, cv=cv, repeat=repeat, seed=seed,
-                                                progress=progress, source=table.source))
+                                                progress=progress, source=table.source,
+                                                sample_weight=table.sample_weight))
     report["seconds"] = time.perf_counter() - start
     return report

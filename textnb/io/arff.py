@@ -32,6 +32,7 @@ import numpy as np
 from textnb.core.errors import InputError
 from textnb.core.attributes import MAX_COLUMNS, Attribute, repeated
 from textnb.core.model_io import atomic_write
+from textnb.core.model_schema import MAX_COUNT
 from textnb.io.corpus import read_text_file
 from textnb.io.numbers import parse_number
 from textnb.io.uncertain import (
@@ -352,6 +353,7 @@ def read_arff(path, *, encoding=None):
     ]
     text = [a.kind == "text" for a in attributes]
     rows, weights = [], []
+    total = 0.0  # of the weights so far: at most MAX_COUNT, what a model's counts may sum to
     nan = float("nan")
     uncertain = {}  # column -> {row: (text, line)}
 
@@ -383,7 +385,14 @@ def read_arff(path, *, encoding=None):
         m = _WEIGHT.match(line)
         if m and (not line.startswith("{") or m.group(1).rstrip().endswith("}")):
             weight = _number(m.group(2).strip(), path, lineno, "instance weight")
+            if weight < 0:
+                raise InputError(f"{path}:{lineno}: value {m.group(2).strip()!r} of attribute 'instance weight' is "
+                                 "negative; an instance weight is a number >= 0")
             line = m.group(1).strip()
+        total += weight
+        if total > MAX_COUNT:
+            raise InputError(f"{path}:{lineno}: the instance weights sum to {total:g} by this row, over "
+                             f"{MAX_COUNT:g} (2**53, the largest count a model holds); scale them down")
         if line.startswith("{"):
             if not line.endswith("}"):
                 raise InputError(f"{path}:{lineno}: sparse row without closing '}}'")

@@ -37,21 +37,29 @@ from textnb.core.errors import DataWarning, InputError
 from textnb.io.arff import read_arff
 from textnb.io.csvtable import read_csv
 from textnb.io.numbers import parse_number
-from textnb.io.uncertain import UNCERTAIN_NOMINAL, CellError, cell_kind, column_slices, parse_uncertain_column
+from textnb.io.uncertain import (UNCERTAIN_KINDS, UNCERTAIN_NOMINAL, CellError, cell_kind, column_slices,
+                                 parse_uncertain_column)
 
-__all__ = ["TEXT", "Attribute", "Table", "check_no_text", "read_table", "encode_like", "table_from_frame"]
+__all__ = ["TEXT", "Attribute", "Table", "check_plain_attributes", "read_table", "encode_like", "table_from_frame"]
 
 _MISSING_TEXT = frozenset({"", "?"})
 
 
-def check_no_text(attributes, model):
-    """Raise ValueError (one line) when ``attributes`` holds a text attribute ``model``
-    cannot use (the semi-naive models: LBR, TAN, Bayes nets)."""
+def check_plain_attributes(attributes, model):
+    """Raise ValueError (one line) when ``attributes`` holds a text or an uncertain attribute
+    (interval / distribution cells, :mod:`textnb.io.uncertain`), which ``model`` cannot use
+    (the semi-naive models: LBR, TAN, Bayes nets, AODE: value indices only)."""
     for a in attributes or ():
-        if getattr(a, "kind", None) == TEXT:
+        kind = getattr(a, "kind", None)
+        if kind == TEXT:
             raise ValueError(
                 f"attribute {a.name!r} is text; {model} does not support text attributes "
                 f"(use naive Bayes, MixedNB, or leave the column out)"
+            )
+        if kind in UNCERTAIN_KINDS:
+            raise ValueError(
+                f"attribute {a.name!r} is {kind}; {model} does not support uncertain attributes "
+                f"(interval / distribution cells: use TabularNB, or leave the column out)"
             )
 
 

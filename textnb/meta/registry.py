@@ -34,6 +34,9 @@ class ModelSpec:
     partial_fit: bool = False
     explain: bool = False
     module: str = ""  # the module that defines it, for the tables (imported before a run's clock)
+    #: a table model's options (:data:`TABLE_MODEL_FLAGS` fields) it takes: any other is refused,
+    #: as it would be left unused (:func:`_refuse_unused_options`)
+    takes: tuple = ()
 
 
 MODELS = {spec.name: spec for spec in (
@@ -50,13 +53,32 @@ MODELS = {spec.name: spec for spec in (
     ModelSpec("auto", "documents", "term weighting and m-estimate smoothing chosen by cross-validation"),
     ModelSpec("nb", "tables", "naive Bayes over nominal, numeric, missing, uncertain and text attributes "
                               "(the default for tables)", merge=True, partial_fit=True, explain=True,
-              module="textnb.naive_bayes.tabular_kernel"),
+              module="textnb.naive_bayes.tabular_kernel",
+              takes=("alpha", "m_estimate", "uniform_prior", "nominal", "numeric", "bins", "interval_fit")),
     ModelSpec("tan", "tables", "tree-augmented naive Bayes (Friedman et al. 1997)",
-              module="textnb.semi_naive.bayesnet_kernel"),
-    ModelSpec("bn", "tables", "a Bayesian network with a given structure", module="textnb.semi_naive.bayesnet_kernel"),
+              module="textnb.semi_naive.bayesnet_kernel", takes=("alpha", "m_estimate", "numeric", "missing")),
+    ModelSpec("bn", "tables", "a Bayesian network with a given structure", module="textnb.semi_naive.bayesnet_kernel",
+              takes=("alpha", "m_estimate", "numeric", "missing", "structure")),
     ModelSpec("aode", "tables", "averaged one-dependence estimators (Webb et al. 2005)",
-              module="textnb.semi_naive.aode_kernel"),
+              module="textnb.semi_naive.aode_kernel", takes=("m_estimate", "numeric")),
 )}
+
+#: what ``--lazy lbr|hlbr`` on a table takes (LBR on discretised attributes: its local naive
+#: Bayes's additive smoothing, the discretisation): as :attr:`ModelSpec.takes`
+LAZY_TABLE_TAKES = ("alpha", "numeric", "bins")
+
+#: the options of the table models (command-line flag, ModelOptions field), checked against
+#: :attr:`ModelSpec.takes` (tan, bn and aode discretise numbers with MDL, lazy rules too
+#: by default; only nb takes a uniform prior and chooses its nominal estimator)
+TABLE_MODEL_FLAGS = (("--alpha", "alpha"), ("--m", "m_estimate"), ("--uniform-prior", "uniform_prior"),
+                     ("--nominal", "nominal"), ("--numeric", "numeric"), ("--bins", "bins"),
+                     ("--interval-fit", "interval_fit"), ("--missing", "missing"), ("--structure", "structure"))
+
+#: the smoothing option each of nb's nominal estimators takes (``eq4`` and ``laplace`` fix theirs)
+NOMINAL_TAKES = {"additive": ("alpha",), "laplace": (), "m-estimate": ("m_estimate",), "eq4": ()}
+
+#: the numeric modes that cut numbers into ``--bins`` bins
+BINNED = ("equal-frequency", "equal-width")
 
 
 def model_names(input=None):
@@ -434,6 +456,10 @@ def make_text_classifier(opts):
 def make_table_model(opts, table, *, kernel=False, calibrated=False):
     """The table model the options describe, for ``table`` (a :class:`~textnb.io.tables.Table`).
 
+    Raises InputError, in one line naming the file, for a table whose rows carry instance
+    weights and a model that does not learn from them (``--adjust``, ``--lazy``), the same
+    for ``textnb train`` and each fold of ``textnb evaluate``.
+
     ``kernel=True`` (for code that needs no estimator, as ``textnb train`` and ``evaluate``): the model's
     kernel where it has one and nothing wraps it
     (:class:`~textnb.naive_bayes.tabular_kernel.TabularKernel`, ...: the same model and model
@@ -443,6 +469,74 @@ def make_table_model(opts, table, *, kernel=False, calibrated=False):
     keep the class attribute's declared values, as it does otherwise for Weka's order and a
     declared class no row has: :func:`declared_classes`).
     """
+    model = _table_model(opts, table, kernel=kernel, calibrated=calibrated)
+    if getattr(table, "sample_weight", None) is not None:
+        from textnb.core.wrapping import takes_sample_weight
+
+        if not takes_sample_weight(model):
+            which = "--adjust" if opts.adjust else f"--lazy {opts.lazy}" if opts.lazy else type(model).__name__
+            raise InputError(f"{table.source}: its rows carry instance weights, which {which} does not learn from; "
+                             "remove the weights or train another model")
+    return model
+
+
+def _or(words):
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def _takers(field):
+    """Where the table option ``field`` goes, in words: '--model tan or bn', '--model nb
+    (without --lazy)', ..."""
+    models = [name for name, spec in MODELS.items() if field in spec.takes]
+    if field in LAZY_TABLE_TAKES:
+        return _or([f"--model {', '.join(models)}", "--lazy"] if models else ["--lazy"])
+    return f"--model {_or(models)}" + (" (without --lazy)" if "nb" in models else "")
+
+
+def _unused(flags, goes, what):
+    """One line refusing ``flags`` (all going where ``goes`` says, a dict flag -> words) that
+    ``what`` would leave unused."""
+    groups = {}
+    for flag in flags:
+        groups.setdefault(goes[flag], []).append(flag)
+    clauses = [f"{' and '.join(fs)} {'goes' if len(fs) == 1 else 'go'} with {where}" for where, fs in groups.items()]
+    return InputError(f"{'; '.join(clauses)}; {what} would leave {'it' if len(flags) == 1 else 'them'} unused")
+
+
+def _refuse_unused_options(opts, table, kind):
+    """Raise InputError, in one line, for a table option the model the options describe
+    would leave unused (it was accepted and changed nothing, or only the parameters written
+    in the model file): one not in the model's :attr:`ModelSpec.takes` (or
+    :data:`LAZY_TABLE_TAKES`); ``--bins`` without a binning ``--numeric``; a smoothing option
+    the chosen ``--nominal`` estimator does not use (unless text attributes take ``--alpha``);
+    ``--interval-fit`` for a table without uncertain numeric attributes."""
+    what = f"--lazy {opts.lazy}" if opts.lazy else f"--model {kind}"
+    takes = LAZY_TABLE_TAKES if opts.lazy else MODELS[kind].takes
+    given = [(flag, name) for flag, name in TABLE_MODEL_FLAGS if getattr(opts, name) not in (None, False)]
+    unused = [flag for flag, name in given if name not in takes]
+    if unused:
+        raise _unused(unused, {flag: _takers(name) for flag, name in given}, what)
+    if opts.bins is not None and opts.numeric not in BINNED:
+        numeric = opts.numeric or ("mdl" if opts.lazy else "gaussian")
+        default = "" if opts.numeric else f" (the default of {what})"
+        raise _unused(["--bins"], {"--bins": f"--numeric {_or(list(BINNED))}"}, f"--numeric {numeric}{default}")
+    if kind == "nb" and not opts.lazy:
+        nominal = opts.nominal or ("m-estimate" if opts.m_estimate is not None else "additive")
+        text = any(a.is_text for a in table.attributes)  # (whose word probabilities take --alpha)
+        smoothing = [(flag, name) for flag, name in (("--alpha", "alpha"), ("--m", "m_estimate"))
+                     if getattr(opts, name) is not None and name not in NOMINAL_TAKES[nominal]
+                     and not (text and name == "alpha")]
+        if smoothing:
+            goes = {flag: "--nominal " + _or([k for k, v in NOMINAL_TAKES.items() if name in v])
+                    for flag, name in smoothing}
+            chosen = f"--nominal {nominal}" + ("" if opts.nominal else " (chosen by --m)")
+            raise _unused([flag for flag, _ in smoothing], goes, chosen)
+        if opts.interval_fit and not any(a.kind == "uncertain-numeric" for a in table.attributes):
+            raise InputError(f"{table.source}: --interval-fit is for uncertain numeric attributes ([L,R] cells), "
+                             "which this table does not have; it would be left unused")
+
+
+def _table_model(opts, table, *, kernel, calibrated):
     import numpy as np
 
     kind = opts.model or "nb"
@@ -450,11 +544,9 @@ def make_table_model(opts, table, *, kernel=False, calibrated=False):
     if spec is None or spec.input != "tables":
         names = model_names("tables")
         raise InputError(f"--model {kind} is for documents; tables take {', '.join(names[:-1])} or {names[-1]}")
-    if opts.structure and kind != "bn":
-        raise InputError("--structure goes with --model bn")
-    if opts.missing and kind not in ("tan", "bn"):
-        what = f"--lazy {opts.lazy}" if opts.lazy else f"--model {kind}"
-        raise InputError(f"--missing goes with --model tan or bn; {what} leaves a missing value out of its counts")
+    if opts.lazy and kind != "nb":
+        raise InputError(f"--lazy builds its own local naive Bayes; it does not go with --model {kind}")
+    _refuse_unused_options(opts, table, kind)
     _refuse_document_model_options(opts, table.source)
     if opts.calibrate:  # the estimator, calibrated on out-of-fold scores as a document model is
         from textnb.meta.calibration import CalibratedNB
@@ -463,16 +555,15 @@ def make_table_model(opts, table, *, kernel=False, calibrated=False):
             raise InputError(_ADJUST_NEEDS_JOINT)
         inner = make_table_model(replace(opts, calibrate=None), table, kernel=False, calibrated=True)
         return CalibratedNB(inner, method=opts.calibrate)
-    if opts.interval_fit and (kind != "nb" or opts.lazy):
-        raise InputError("--interval-fit goes with --model nb (without --lazy)")
     text = [a.name for a in table.attributes if a.is_text]
-    if text and (kind != "nb" or opts.lazy):
-        what = f"--lazy {opts.lazy}" if opts.lazy else f"--model {kind}"
-        raise InputError(f"{table.source}: {what} does not support text attributes ({', '.join(text)}); "
-                         f"use --model nb")
+    if kind != "nb" or opts.lazy:  # models of value indices only: no text, no interval / distribution cells
+        uncertain = [a.name for a in table.attributes if a.is_uncertain]
+        kinds = ([f"text attributes ({', '.join(text)})"] if text else []) + (
+            [f"uncertain attributes ({', '.join(uncertain)}: interval / distribution cells)"] if uncertain else [])
+        if kinds:
+            what = f"--lazy {opts.lazy}" if opts.lazy else f"--model {kind}"
+            raise InputError(f"{table.source}: {what} does not support {' or '.join(kinds)}; use --model nb")
     if kind != "nb":
-        if opts.lazy:
-            raise InputError(f"--lazy builds its own local naive Bayes; it does not go with --model {kind}")
         return _wrap(opts, _network(opts, table, kind, kernel=kernel, classes=declared_classes(table, calibrated)))
     if opts.lazy:
         return _wrap(opts, _lazy_table(opts, table, kernel=kernel, classes=declared_classes(table, calibrated)))
@@ -544,10 +635,7 @@ def _network(opts, table, kind, kernel=False, classes=None):
     if opts.numeric not in (None, "mdl"):
         raise InputError(f"--model {kind} discretises numeric attributes with MDL; --numeric {opts.numeric} "
                          "is for --model nb")
-    if kind == "aode":
-        if opts.alpha is not None or opts.missing:
-            raise InputError("--model aode uses Laplace's correction (or --m) and keeps missing values "
-                             "out; drop --alpha / --missing")
+    if kind == "aode":  # (Laplace's correction or --m, missing values kept out: MODELS["aode"].takes)
         if kernel:
             from textnb.semi_naive.aode_kernel import AODEKernel as AODE
         else:

@@ -22,7 +22,7 @@ import numpy as np
 from textnb.core.model_schema import (CLASS_VALUES, FEATURE_NAMES, N_FEATURES, TEMPLATE, Array, Attributes, Choice, Int,
                                       ListOf, Model, Optional, Reals)
 from textnb.io.frames import encodable, encode_frame, frame_attributes, is_frame
-from textnb.io.tables import Attribute, check_no_text
+from textnb.io.tables import Attribute, check_plain_attributes
 from textnb.naive_bayes.cut_points import (apply_cut_points, equal_frequency_cut_points, equal_width_cut_points,
                                           mdl_cut_points)
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
@@ -100,7 +100,7 @@ class DiscretizedKernel(TableKernel):
         """Learn the cut points from ``X`` (NaN = missing) and ``y``, then fit the model."""
         if self.numeric not in METHODS:
             raise ValueError(f"numeric must be one of {METHODS}; got {self.numeric!r}")
-        check_no_text(self.attributes, f"{getattr(self.estimator, 'kind', type(self.estimator).__name__)} "
+        check_plain_attributes(self.attributes, f"{getattr(self.estimator, 'kind', type(self.estimator).__name__)} "
                                         "on discretised attributes")
         declared = list(self.attributes) if self.attributes is not None else None
         if is_frame(X):  # a DataFrame: nominal and numeric columns (textnb.io.frames)

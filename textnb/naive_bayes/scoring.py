@@ -12,6 +12,7 @@ so both paths give the same floats.
 import numpy as np
 
 from textnb.core.logspace import log_odds, logsumexp, proba_from_jll
+from textnb.core.model_schema import MAX_COUNT
 from textnb.core.stats import class_positions
 
 __all__ = ["Scores", "TableInput", "check_class_labels", "check_n_features", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
@@ -184,8 +185,10 @@ def partial_fit_classes(estimator, classes):
 
 
 def check_sample_weight(sample_weight, n):
-    """``sample_weight`` as a float64 array of shape (n,), finite, >= 0 and not all zero
-    (None stays None: every object weighs 1)."""
+    """``sample_weight`` as a float64 array of shape (n,), finite, >= 0, not all zero and
+    summing to at most :data:`~textnb.core.model_schema.MAX_COUNT` (2**53, the largest count
+    a model file holds: above it the counts overflow or the model could not be saved) (None
+    stays None: every object weighs 1)."""
     if sample_weight is None:
         return None
     w = np.asarray(sample_weight, dtype=np.float64)
@@ -195,6 +198,11 @@ def check_sample_weight(sample_weight, n):
         raise ValueError("sample_weight must be finite and >= 0")
     if n and not np.any(w > 0):
         raise ValueError("sample_weight is zero for every object; nothing to learn from")
+    with np.errstate(over="ignore"):
+        total = float(np.sum(w))
+    if not total <= MAX_COUNT:
+        raise ValueError(f"sample_weight sums to {total:g}, over {MAX_COUNT:g} (2**53, the largest count a model "
+                         "holds); scale the weights down")
     return w
 
 

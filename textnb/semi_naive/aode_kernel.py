@@ -67,6 +67,7 @@ from textnb.core.model_schema import (CLASS_VALUES, FEATURE_NAMES, check_params,
 from textnb.core.stats import CountTable, merge_aligned
 from textnb.core.wrapping import declared_attributes
 from textnb.io.frames import frame_for_batch, frame_for_fit
+from textnb.io.tables import check_plain_attributes
 
 __all__ = ["MAX_PAIR_CELLS", "AODEKernel"]
 
@@ -121,6 +122,7 @@ class AODEKernel(TableKernel):
             names = [str(n) for n in names] if names is not None else [f"x{j}" for j in range(d)]
             return [(n, "nominal", -1) for n in names]
         attrs = list(declared_attributes(self))
+        check_plain_attributes([a for a in attrs if not isinstance(a, str)], "AODE")
         if len(attrs) != d:
             raise ValueError(f"attributes describes {len(attrs)} columns but X has {d}")
         out = []

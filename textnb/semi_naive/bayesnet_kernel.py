@@ -77,10 +77,10 @@ from types import MappingProxyType
 
 from textnb.naive_bayes.cut_points import apply_cut_points, mdl_cut_points, nominal_rows
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
-from textnb.naive_bayes.scoring import check_nominal_codes, fit_classes
+from textnb.naive_bayes.scoring import check_nominal_codes, check_sample_weight, fit_classes
 from textnb.core.errors import InputError, StructureError, TextnbError
 from textnb.core.stats import CountTable, issparse
-from textnb.io.tables import check_no_text
+from textnb.io.tables import check_plain_attributes
 from textnb.core.model_schema import (CLASS_VALUES, FEATURE_NAMES, check_params, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes, Choice,
                                  Classes, Counts, DictOf, Int, ListOf, MayBeAbsent, OneOf, Optional,
                                  Reals, Str)
@@ -479,18 +479,11 @@ class _BaseBayesNetKernel(TableKernel):
         """
         check_params(self)
         alpha = float(self.alpha)
-        check_no_text(self.attributes, self.kind)
+        check_plain_attributes(self.attributes, self.kind)
         X = frame_for_fit(self, X, self.attributes, integers_nominal=True)
         X, y = self._validate_xy(X, y, reset=True)
         self.classes_, y_index = fit_classes(y, self.class_values)
-        if sample_weight is not None:
-            sample_weight = np.asarray(sample_weight, dtype=np.float64)
-            if sample_weight.shape != (X.shape[0],):
-                raise ValueError(f"sample_weight has shape {sample_weight.shape}; expected ({X.shape[0]},)")
-            if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
-                raise ValueError("sample_weight must be finite and >= 0")
-            if X.shape[0] and not np.any(sample_weight > 0):
-                raise ValueError("sample_weight is zero for every object; nothing to learn from")
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])  # (None stays None)
         self.cut_points_ = self._numeric_cut_points(X, y_index, sample_weight)
         if self.cut_points_ is not None:
             X = apply_cut_points(X, self.cut_points_)

@@ -62,7 +62,7 @@ from textnb.core.model_schema import (FEATURE_NAMES, MAX_DIM, N_FEATURES, N_JOBS
 from textnb.core.stats import CountTable
 from textnb.core.wrapping import declared_attributes
 from textnb.io.frames import frame_for_fit, frame_for_predict
-from textnb.io.tables import Attribute, check_no_text
+from textnb.io.tables import Attribute, check_plain_attributes
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import check_class_labels, fit_classes
 
@@ -824,7 +824,7 @@ class LBRKernel(TableKernel):
         X = frame_for_fit(self, X, attributes, integers_nominal=True)  # a DataFrame: textnb.io.frames
         if attributes is None:
             attributes = declared_attributes(self)
-        check_no_text(attributes, "LBR")
+        check_plain_attributes(attributes, "LBR")
         X, y = self._validate_xy(X, y, reset=True)
         n_features = X.shape[1]
         self.classes_, y_index = fit_classes(y, class_values)
