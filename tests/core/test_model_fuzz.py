@@ -12,7 +12,6 @@ The mutations are enumerated deterministically and, for the large models, sample
 fixed seed, so the file runs in well under a minute on one core.
 """
 
-import hashlib
 import io
 import json
 import os
