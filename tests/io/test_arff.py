@@ -150,3 +150,16 @@ def test_rows_separated_by_whitespace_read_as_weka_reads_them(tmp_path):
             "sunny day,n\n'a b'\tp\n{0 hello 1 n}\n{0 sunny day, 1 n}\n")
     d = read_arff(_write(tmp_path, text))
     assert d.X.tolist() == [["sunny day", 1.0], ["a b", 0.0], ["hello", 1.0], ["sunny day", 1.0]]
+
+
+def test_an_instance_weight_after_whitespace_is_read_as_after_a_comma(tmp_path):
+    """``x<TAB>p<TAB>{2}`` and ``{0 y, 1 p} {3}`` (whitespace before the weight, as Weka 3.7's
+    tokenizer separates it) give the rows and weights of ``x,p,{2}`` and ``{0 y, 1 p}, {3}``
+    (the weight was only seen after a comma: '1 values, expected 2')."""
+    head = "@relation t\n@attribute a {x,y}\n@attribute class {p,n}\n@data\n"
+    commas, spaces = tmp_path / "c.arff", tmp_path / "w.arff"
+    commas.write_text(head + "x,p,{2}\ny,n\nx,n , {0.5}\n{0 y, 1 p}, {3}\n{0 y}\n")
+    spaces.write_text(head + "x\tp\t{2}\ny n\nx n {0.5}\n{0 y, 1 p} {3}\n{0 y}\n")
+    a, b = read_arff(commas), read_arff(spaces)
+    assert list(a.weights) == list(b.weights) == [2.0, 1.0, 0.5, 3.0, 1.0]
+    assert np.array_equal(a.X, b.X)

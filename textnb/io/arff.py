@@ -48,7 +48,7 @@ from textnb.io.uncertain import (
 __all__ = ["ArffData", "read_arff", "write_arff"]
 
 _NUMERIC_KINDS = {"numeric", "real", "integer"}
-_WEIGHT = re.compile(r"^(.*),\s*\{([^{}]*)\}\s*$", re.S)
+_WEIGHT = re.compile(r"^(.*?)[,\s]+\{([^{}]*)\}\s*$", re.S)  # "values, {w}" or "values {w}" (as Weka 3.7 reads it)
 _INDEX = re.compile(r"[+-]?[0-9]+")
 
 
