@@ -729,7 +729,10 @@ def test_a_plain_text_model_gets_what_textnb_predict_reads_on_every_path(tmp_pat
     box.mkdir()
     messages = {"a.eml": mail_bytes(SPAM_WORDS, rng, n=80), "b.eml": mail_bytes(HAM_WORDS, rng, n=80),
                 "c.eml": b"Subject: cheap meeting\r\nX-Tag: casino\r\n\r\nviagra agenda caf\xc3\xa9\r\n",
-                "d.eml": b"no header block at all, cheap agenda pills"}
+                "d.eml": b"no header block at all, cheap agenda pills",
+                # an mbox From line first (every SpamAssassin file): --batch read the file as an
+                # mbox of one message, without that line (3,772 of 6,046 scores differed)
+                "e.eml": b"From x@y.org  Mon Jul 29 11:28:02 2002\nSubject: cheap pills\n\ncasino cheap agenda\n"}
     for name, data in messages.items():
         (box / name).write_bytes(data)
     assert len(messages["a.eml"]) > 300  # cut where the model cuts a document

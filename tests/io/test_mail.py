@@ -235,7 +235,11 @@ def test_single_message_file_with_from_line(tmp_path):
     path = tmp_path / "00001.eml"
     path.write_bytes(b"From x@y.org  Mon Jul 29 11:28:02 2002\nSubject: one\n\nbody\n")
     (src, data), = iter_messages(path)
-    assert src == str(path) and data.startswith(b"Subject: one")
+    # the file as it is (what textnb predict reads from it); the mail reader drops the From line
+    assert src == str(path) and data == path.read_bytes()
+    from textnb.io.mailtokens import message_tokens
+
+    assert message_tokens(data) == message_tokens(b"Subject: one\n\nbody\n")
 
 
 def test_maildir_stream_and_untouched(tmp_path):

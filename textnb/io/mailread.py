@@ -647,6 +647,10 @@ def read_messages(path, max_bytes=DEFAULT_MAX_BYTES, *, whole=False):
     # an mbox: split from these bytes when they hold the whole file, else read in steps
     split = None if len(data) > _SMALL_MBOX or (max_bytes is not None and len(data) >= max_bytes) \
         else _split_small_mbox(path, data)
+    if split is not None and len(split) == 1 and split[0][1].strip():
+        # one message: the file as it is, its From line too (what ``textnb predict`` reads
+        # from it; the mail reader drops the line again, so the spam models see no change)
+        return [(path, data)]
     return _iter_mbox_file(path, max_bytes) if split is None else list(_one_or_many(path, iter(split)))
 
 
