@@ -176,6 +176,19 @@ def test_a_two_column_csv_with_a_header_is_a_table_not_a_corpus(tmp_path):
     assert rc == 0 and len(out.splitlines()) == 3 and "sentiment" not in out, (out, err)
 
 
+def test_a_two_column_table_whose_attribute_is_no_number_keeps_its_header(tmp_path):
+    """``x,cls`` above rows whose first cells are all different and not all numbers
+    (``1_000``, ``?``, an empty cell) while the class repeats: a table with a header, as the
+    README says (it was a headerless corpus: 5 documents, the header one of them, or 'empty
+    label'); a headerless corpus whose labels come back stays one (the test above)."""
+    for name, cells in (("v.csv", "1_000 3 5 7"), ("q.csv", "1.5 ? 3 7"), ("e.csv", "_ 3 5 7")):
+        rows = "".join(f"{'' if c == '_' else c},{cls}\n" for c, cls in zip(cells.split(), "abab"))
+        (tmp_path / name).write_text("x,cls\n" + rows)
+        rc, out, err = cli("train", tmp_path / name, "-o", tmp_path / "m.tnb", "--json")
+        summary = json.loads(out)
+        assert rc == 0 and summary["rows"] == 4 and summary["per_class"] == {"a": 2, "b": 2}, (name, out, err)
+
+
 def test_a_text_corpus_csv_says_which_columns_it_does_not_read(tmp_path):
     sb = tmp_path / "sb.csv"
     sb.write_text("size,body,class\n1.0,small cat,no\n1.1,small dog,no\n3.0,big cat,yes\n3.2,big dog,yes\n")

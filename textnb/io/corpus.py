@@ -509,12 +509,16 @@ def read_rows(path, *, data=None, label_column=None, text_column=None, max_bytes
 def _header_like(head):
     """Whether the first of the ``(line, row)`` pairs ``head`` of a two-column CSV file is a
     header: its first cell is never a first cell of the rows below, and those repeat (a
-    headerless corpus's first label comes back, as every label of a corpus does) or are
-    all numbers where it is not (``x,play`` above ``1,yes``)."""
+    headerless corpus's first label comes back, as every label of a corpus does), or are
+    all numbers where it is not (``x,play`` above ``1,yes``), or are all different while
+    the second cells repeat (a table's attribute and class: ``x,cls`` above ``1_000,a``,
+    ``?,b``, ``3,a``; a corpus's texts seldom repeat, its labels do)."""
     first, cells = head[0][1][0].strip(), [r[0].strip() for _, r in head[1:]]
     if len(cells) < 2 or first in cells:
         return False
-    return len(set(cells)) < len(cells) or (all(map(is_number, cells)) and not is_number(first))
+    second = [r[1].strip() for _, r in head[1:] if len(r) > 1]
+    return (len(set(cells)) < len(cells) or (all(map(is_number, cells)) and not is_number(first))
+            or (len(set(cells)) == len(cells) and len(set(second)) < len(second)))
 
 
 def _delimiter_of(path, first_line):
