@@ -82,11 +82,7 @@ def train_supervised(input, *, label="__label__", wordNgrams=1, thread=None, **f
     else:
         model = TextClassifier(vectorizer=vectorizer, n_jobs=thread)
         model.fit(documents, [labs[0] for labs in corpus.labels])
-    counts = {}
-    for labs in corpus.labels:
-        for lab in labs:
-            counts[lab] = counts.get(lab, 0) + 1
-    return FastTextModel(model, label_prefix=label, label_counts=counts)
+    return FastTextModel(model, label_prefix=label)
 
 
 def load_model(path, *, label="__label__"):
@@ -94,6 +90,22 @@ def load_model(path, *, label="__label__"):
     from textnb.core.model_io import load
 
     return FastTextModel(load(path), label_prefix=label)
+
+
+def _label_counts(estimator):
+    """``{label: training documents}`` of a text model, from what its file keeps (a
+    multi-label model's ``train_support_``, the default model's ``class_documents_``, a
+    count model's ``class_count_``), None when it keeps none."""
+    model = getattr(estimator, "model_", None)
+    if model is None and hasattr(estimator, "steps"):
+        model = estimator.steps[-1][1]
+    for name in ("train_support_", "class_documents_", "class_count_"):
+        counts = getattr(model, name, None)
+        if counts is not None:
+            classes = [str(c) for c in estimator.classes_]
+            if len(counts) == len(classes):
+                return {c: int(round(float(n))) for c, n in zip(classes, counts)}
+    return None
 
 
 class FastTextModel:
@@ -104,26 +116,27 @@ class FastTextModel:
     returns it.
     """
 
-    def __init__(self, estimator, *, label_prefix="__label__", label_counts=None):
+    def __init__(self, estimator, *, label_prefix="__label__"):
         self.estimator = estimator
         self.label_prefix = label_prefix
-        self._counts = label_counts
+        self._counts = _label_counts(estimator)
 
     def _classes(self):
         return [str(c) for c in self.estimator.classes_]
 
     def get_labels(self, include_freq=False):
         """The labels with their prefix, most frequent in training first (fastText's
-        order; a loaded model: the model's order); ``include_freq``: and their counts."""
+        order, ties in the model's order); ``include_freq``: and their training counts
+        (documents of each label, as the model file keeps them)."""
         classes = self._classes()
         if self._counts is not None:
-            classes = sorted(classes, key=lambda c: -self._counts.get(c, 0))
+            classes = sorted(classes, key=lambda c: -self._counts[c])
         labels = [self.label_prefix + c for c in classes]
         if not include_freq:
             return labels
         if self._counts is None:
-            raise ValueError("the label counts are known only for a model trained in this process")
-        return labels, np.array([self._counts.get(c, 0) for c in classes], dtype=np.int64)
+            raise ValueError(f"a {type(self.estimator).__name__} keeps no document count per label")
+        return labels, np.array([self._counts[c] for c in classes], dtype=np.int64)
 
     @property
     def labels(self):
@@ -164,7 +177,7 @@ class FastTextModel:
             keep = p >= threshold
             labels.append(tuple(self.label_prefix + classes[j] for j in order[keep]))
             probas.append(p[keep])
-        return (labels[0], probas[0]) if one else (labels, probas)
+        return (labels[0], probas[0]) if one else ([list(labs) for labs in labels], probas)
 
     def test(self, path, k=1, threshold=0.0):
         """``(N, precision at k, recall at k)`` on the labelled fastText file ``path``,

@@ -44,7 +44,7 @@ def test_train_predict_test_and_the_saved_model_agree_with_the_command_line(file
     one = model.predict(text, k=-1)
     assert isinstance(one[0], tuple) and len(one[0]) == n_labels and np.all(np.diff(one[1]) <= 0)
     many = model.predict([text, "see you at noon"], k=1)
-    assert many[0][0] == one[0][:1] and np.allclose(many[1][0], one[1][:1])
+    assert many[0][0] == list(one[0][:1]) and np.allclose(many[1][0], one[1][:1])  # lists, as fastText's
     kept = model.predict(text, k=-1, threshold=float(one[1][0]))
     assert kept[0] == one[0][:1]
     # test() counts as `textnb test` (fastText's meter)
@@ -60,6 +60,9 @@ def test_train_predict_test_and_the_saved_model_agree_with_the_command_line(file
     assert np.allclose([float(cell.split(" ")[1]) for cell in printed], one[1], atol=5e-7)
     back = load_model(path)
     assert back.predict(text, k=-1)[0] == one[0] and np.array_equal(back.predict(text, k=-1)[1], one[1])
+    # the labels' order and training counts come from the file: the same after loading
+    again = back.get_labels(include_freq=True)
+    assert again[0] == labels and list(again[1]) == list(freq)
 
 
 def test_word_ngrams_fasttext_only_parameters_and_refusals(files):
