@@ -106,3 +106,23 @@ def test_merge_of_one_model_is_refused(tmp_path):
     assert cli("train", tmp_path / "a.tsv", "--model", "multinomial", "-o", tmp_path / "a.tnb")[0] == 0
     rc, out, err = cli("merge", tmp_path / "a.tnb", "-o", tmp_path / "x.tnb")
     assert rc == 1 and one_error_line(err, "merge adds two models or more") and not (tmp_path / "x.tnb").exists()
+
+
+def test_parts_whose_headers_declare_the_classes_differently_get_a_remedy_and_no_false_warning(tmp_path):
+    """Two ARFF parts whose headers list the class values in another order, or an ARFF part
+    and a CSV part: one line saying what differs and what to do, and no warning that their
+    classes differ while listing none (the trial of today's paths: 'only in b.tnb: none;
+    only in a.tnb: none', then 'train the parts with the same options', which no option does)."""
+    head = "@relation t\n@attribute a {x,y}\n@attribute class {%s}\n@data\n"
+    (tmp_path / "a.arff").write_text(head % "yes,no" + "x,yes\ny,no\nx,yes\ny,no\n")
+    (tmp_path / "b.arff").write_text(head % "no,yes" + "x,yes\ny,no\ny,yes\n")
+    (tmp_path / "c.csv").write_text("a,class\nx,yes\ny,no\ny,yes\nx,no\n")
+    for name in ("a.arff", "b.arff", "c.csv"):
+        assert cli("train", tmp_path / name, "-o", tmp_path / (name[0] + ".tnb"))[0] == 0
+    for other, remedy in (("b.tnb", "the same class values in another order: list them in the same order in both "
+                                    "ARFF headers"),
+                          ("c.tnb", "train both from the same kind of file")):
+        code, out, err = cli("merge", tmp_path / "a.tnb", tmp_path / other, "-o", tmp_path / "m.tnb")
+        assert code == 1 and "warning" not in err
+        one_error_line(err, f"{other}: cannot merge into", "class_values", remedy)
+        assert not (tmp_path / "m.tnb").exists()

@@ -53,6 +53,20 @@ def _text_refusal(path, kind):
             f"--select or --calibrate)")
 
 
+
+def _remedy(exc):
+    """What to do about a :class:`SettingsDiffer`: the same options, or for the class values
+    an ARFF header declares (Weka's order), the same declaration."""
+    if exc.setting != "class_values":
+        return "train the parts with the same options"
+    mine, theirs = exc.values
+    if mine is None or theirs is None:
+        return ("one part was trained on a file that declares its class values (an ARFF header) and the other on "
+                "one that does not (CSV/TSV: the sorted labels); train both from the same kind of file")
+    if sorted(map(str, mine)) == sorted(map(str, theirs)):
+        return "the same class values in another order: list them in the same order in both ARFF headers"
+    return "declare the same class values, in the same order, in both ARFF headers"
+
 def run(args, out, err):
     from textnb.core.model_io import ModelNode, build, output_target, read_nodes
     from textnb.semi_naive.lbr_text_io import lazy_model
@@ -103,7 +117,7 @@ def run(args, out, err):
     first = [str(c) for c in getattr(merged, "classes_", [])]
     for path, other in zip(args.models[1:], models[1:]):
         theirs = [str(c) for c in getattr(other, "classes_", [])]
-        if theirs != first:
+        if set(theirs) != set(first):  # (the same classes in another order: the settings say so below)
             only_here = sorted(set(first) - set(theirs))
             only_there = sorted(set(theirs) - set(first))
             print(f"textnb: warning: {path}: its classes differ from {args.models[0]}'s "
@@ -116,7 +130,7 @@ def run(args, out, err):
             mine, theirs = (short_repr(v) for v in exc.values)
             raise InputError(f"{path}: cannot merge into {args.models[0]}: their {exc.what} differ "
                              f"({exc.setting} is {theirs} in {path}, {mine} in {args.models[0]}); "
-                             f"train the parts with the same options") from None
+                             f"{_remedy(exc)}") from None
         except ValueError as exc:  # the models' own refusal (kinds, features differ)
             raise InputError(f"{path}: cannot merge into {args.models[0]}: {exc}") from None
     merged.save(args.output)
