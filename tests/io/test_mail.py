@@ -466,3 +466,15 @@ def test_an_mbox_named_twice_is_numbered_from_1_each_time(tmp_path, monkeypatch,
     got = list(mailread.map_messages([box, box], lambda ms: [len(m) for m in ms], n_jobs=2))
     expected = [(s, len(m)) for p in (box, box) for s, m in iter_messages(p)]
     assert got == expected and got[len(got) // 2][0] == f"{box}:1" and forked_pids
+
+
+def test_a_large_single_message_file_is_the_file_as_it_is(tmp_path):
+    """A file of one message with its From line, over the 1 MiB of the in-memory split (read
+    by the streaming mbox reader): the file as it is, From line too, as a small one is and as
+    ``textnb predict`` reads it; capped at max_bytes as a file is."""
+    path = tmp_path / "big.eml"
+    path.write_bytes(b"From x@y.org  Mon Jul 29 11:28:02 2002\nSubject: big\n\n" + b"word " * 300_000 + b"\n")
+    (src, data), = iter_messages(path)
+    assert src == str(path) and data == path.read_bytes()
+    (src, data), = iter_messages(path, max_bytes=1000)
+    assert data == path.read_bytes()[:1000]

@@ -647,11 +647,7 @@ def read_messages(path, max_bytes=DEFAULT_MAX_BYTES, *, whole=False):
     # an mbox: split from these bytes when they hold the whole file, else read in steps
     split = None if len(data) > _SMALL_MBOX or (max_bytes is not None and len(data) >= max_bytes) \
         else _split_small_mbox(path, data)
-    if split is not None and len(split) == 1 and split[0][1].strip():
-        # one message: the file as it is, its From line too (what ``textnb predict`` reads
-        # from it; the mail reader drops the line again, so the spam models see no change)
-        return [(path, data)]
-    return _iter_mbox_file(path, max_bytes) if split is None else list(_one_or_many(path, iter(split)))
+    return _iter_mbox_file(path, max_bytes) if split is None else list(_one_or_many(path, iter(split), lambda: data))
 
 
 def _not_empty(source, data):
@@ -695,26 +691,31 @@ def _iter_mbox_file(path, max_bytes):
     try:
         # a file holding one message (with its From line) keeps its plain name
         stream = None
+        whole = None
         if os.path.getsize(path) <= min(_SMALL_MBOX, max_bytes or _SMALL_MBOX):
             with open(path, "rb") as f:
                 data = f.read(_SMALL_MBOX + 1)
             if len(data) <= _SMALL_MBOX:
                 split = _split_small_mbox(path, data)
                 stream = iter(split) if split is not None else None
+                whole = lambda: data  # noqa: E731
         if stream is None:
             stream = _iter_mbox(path, max_bytes)
-        yield from _one_or_many(path, stream)
+        yield from _one_or_many(path, stream, whole or (lambda: _read_file(path, max_bytes)))
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
-def _one_or_many(path, stream):
+def _one_or_many(path, stream, file_bytes):
     """The ``(source, bytes)`` pairs of an mbox file's ``stream`` of messages: a file
-    holding one message keeps its plain name as the source."""
+    holding one message keeps its plain name as the source, and is the file as it is,
+    its From line too (``file_bytes()``: what ``textnb predict`` reads from it; the mail
+    reader drops the line again, so the spam models see no change); a message of nothing
+    but white space stays so (refused as empty where it is used)."""
     first = next(stream, None)
     second = next(stream, None)
     if first is not None and second is None:
-        yield path, first[1]
+        yield path, (file_bytes() if first[1].strip() else first[1])
     elif first is not None:
         yield first
         yield second
