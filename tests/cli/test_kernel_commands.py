@@ -207,6 +207,23 @@ def test_adjust_on_cv_is_seeded(tmp_path):
 
 
 @pytest.mark.skipif(not SMS.exists(), reason="bundled SMS collection missing")
+def test_seed_seeds_the_default_text_model(tmp_path):
+    """``train --seed S`` is the default model's random_state (its sample and folds inside
+    training; the README said so, but it seeded --adjust-on cv only and was otherwise
+    accepted without effect): --seed 0 writes the file written without it, --seed 5 one
+    whose DiscriminativeNB has random_state 5 (through the streaming trainer and the
+    estimators alike)."""
+    for k, seed in enumerate([("--seed", "0"), (), ("--seed", "5")]):
+        assert cli("train", SMS, *seed, "-o", tmp_path / f"m{k}.tnb")[0] == 0
+    assert (tmp_path / "m0.tnb").read_bytes() == (tmp_path / "m1.tnb").read_bytes()
+    assert (tmp_path / "m0.tnb").read_bytes() != (tmp_path / "m2.tnb").read_bytes()
+    assert model_io.load(tmp_path / "m2.tnb").model_.random_state == 5
+    from textnb.meta.registry import ModelOptions, make_text_classifier
+
+    assert make_text_classifier(ModelOptions(seed=5)).model.random_state == 5
+
+
+@pytest.mark.skipif(not SMS.exists(), reason="bundled SMS collection missing")
 @pytest.mark.parametrize("options", quick_first([(), ("--select", "chi2:300", "--calibrate", "sigmoid"),
                                                  ("--model", "bernoulli")], keep=2))
 def test_predict_lines_reads_the_scorer(tmp_path, monkeypatch, options):

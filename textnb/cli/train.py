@@ -31,7 +31,8 @@ def add_parser(sub):
                         f"to start N local worker processes ({scheduler_address.range}); the model is the same as "
                         f"without")
     p.add_argument("--seed", type=seed, default=0, metavar="S",
-                   help=f"seed of the folds of --adjust-on cv (default 0; {seed.range})")
+                   help=f"seed of the default model's choices inside training (its sample and folds: "
+                        f"random_state) and of the folds of --adjust-on cv (default 0; {seed.range})")
     add_model_and_input_options(p)
     p.set_defaults(handler=run)
     return p

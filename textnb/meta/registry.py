@@ -254,6 +254,12 @@ def _floored(params):
     return {**params, "force_alpha": False}
 
 
+def _seed(opts):
+    """``--seed`` as the default model's ``random_state`` (its sample and folds inside
+    training), None for 0, its default (the model file says nothing then)."""
+    return opts.seed or None
+
+
 def streaming_model(opts, *, steps=False):
     """``(vectorizer params, (estimator name, params))`` when the options ask for a plain
     count model that :func:`textnb.text.training.train_text_model` fits from streamed sums
@@ -293,7 +299,7 @@ def streaming_model(opts, *, steps=False):
     if kind == "discriminative":
         if set(params) - {"alpha", "force_alpha"} or opts.weighting:
             return None  # the estimator reports the option it does not take
-        params = _given(alpha=opts.alpha, n_jobs=opts.jobs)
+        params = _given(alpha=opts.alpha, n_jobs=opts.jobs, random_state=_seed(opts))
     if not steps:
         return vectorizer_params(opts), (_STREAMING[kind], params)
     pipeline = []
@@ -407,7 +413,7 @@ def _document_model(opts, kind):
             raise InputError("--model discriminative takes --alpha only among the smoothing options")
         if opts.weighting:
             raise InputError("--model discriminative already weights terms (log tf, length normalisation)")
-        model = DiscriminativeNB(**params)
+        model = DiscriminativeNB(**params, **_given(random_state=_seed(opts)))
     elif kind == "auto":
         if params:
             raise InputError("--model auto chooses its own smoothing; drop --alpha / --m / --uniform-prior")
