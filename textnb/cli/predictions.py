@@ -48,7 +48,9 @@ def print_ranked(sources, classes, proba, odds, args, out):
     top = len(classes) if args.top == ALL_LABELS else args.top or (len(classes) if args.threshold is not None else 1)
     threshold = args.threshold if args.threshold is not None else 0.0
     for src, p, lo in zip(sources, proba, odds):
-        order = np.argsort(-lo, kind="stable")[:top]  # (log-odds: the order of p, at full resolution)
+        # the order of p; its log-odds break the ties of probabilities that round to one
+        # float (a calibrated model's log-odds are its inner model's: they rank only within)
+        order = np.lexsort((-np.asarray(lo, dtype=np.float64), -np.asarray(p, dtype=np.float64)))[:top]
         best = [int(k) for k in order if p[k] >= threshold]
         if args.json:
             rec = {"source": src, "labels": [

@@ -1,0 +1,40 @@
+"""cli.predictions: how predict prints ranked labels (--top / --threshold)."""
+
+import argparse
+import io
+import json
+
+import numpy as np
+
+from conftest import SMS_TSV, cli
+from textnb.cli.predictions import print_ranked
+
+
+def _ranked(proba, odds, **options):
+    args = argparse.Namespace(**{"top": None, "threshold": None, "json": True, **options})
+    out = io.StringIO()
+    print_ranked(["d"], ["a", "b", "c"], np.array([proba]), np.array([odds]), args, out)
+    return [(r["label"], r["proba"]) for r in json.loads(out.getvalue())["labels"]]
+
+
+def test_top_ranks_by_the_printed_probability_and_breaks_its_ties_by_log_odds():
+    """A calibrated model's log-odds are its inner model's, in another order than its
+    probabilities: --top 1 printed the label of the largest inner log-odds (tech 0.111
+    where the prediction was entertainment 0.283: the trial of 2026-12-04). Probabilities
+    that round to one float (1.0) are ordered by their log-odds."""
+    assert _ranked([0.2, 0.5, 0.3], [3.0, 1.0, 2.0], top=1) == [("b", 0.5)]
+    assert _ranked([0.2, 0.5, 0.3], [3.0, 1.0, 2.0], top=-1) == [("b", 0.5), ("c", 0.3), ("a", 0.2)]
+    assert [lab for lab, _ in _ranked([1.0, 1.0, 0.0], [40.0, 45.0, -50.0], top=2)] == ["b", "a"]
+
+
+def test_top_one_is_the_predicted_label_of_a_calibrated_model(tmp_path):
+    """On a --calibrate model, `predict --top 1` prints the label `predict` predicts, for
+    every message."""
+    model = tmp_path / "c.tnb"
+    assert cli("train", SMS_TSV, "--model", "multinomial", "--calibrate", "sigmoid", "-o", model)[0] == 0
+    lines = tmp_path / "l.txt"
+    texts = [line.split("\t", 1)[1] for line in SMS_TSV.read_text(encoding="utf-8").splitlines()[:300]]
+    lines.write_text("\n".join(texts) + "\n", encoding="utf-8")
+    plain = [line.split("\t")[1] for line in cli("predict", model, "--lines", lines)[1].splitlines()]
+    top = [line.split("\t")[1].split(" ")[0] for line in cli("predict", model, "--lines", lines, "--top", "1")[1].splitlines()]
+    assert plain == top and len(plain) == 300
