@@ -38,3 +38,20 @@ def test_top_one_is_the_predicted_label_of_a_calibrated_model(tmp_path):
     plain = [line.split("\t")[1] for line in cli("predict", model, "--lines", lines)[1].splitlines()]
     top = [line.split("\t")[1].split(" ")[0] for line in cli("predict", model, "--lines", lines, "--top", "1")[1].splitlines()]
     assert plain == top and len(plain) == 300
+
+
+def test_predict_lines_refuses_a_binary_file_as_every_other_reader_does(tmp_path):
+    """``predict --lines`` of a file with a NUL byte in its first 8 KiB (a labelled line with
+    a NUL, random bytes) is one line naming the file, exit 1, as ``textnb test``, ``--rows``
+    and the file readers refuse it (it printed a label for every 'line' of random bytes)."""
+    model = tmp_path / "m.tnb"
+    assert cli("train", SMS_TSV, "--model", "multinomial", "-o", model)[0] == 0
+    nul = tmp_path / "nul.txt"
+    nul.write_bytes(b"__label__spam hello\x00world\n__label__ham lunch\n")
+    code, out, err = cli("predict", model, "--lines", nul)
+    assert code == 1 and out == "" and err.strip() == f"textnb: error: {nul}: binary file, not a text file of one " \
+                                                    "document per line"
+    text = tmp_path / "ok.txt"
+    text.write_text("free prize now\nsee you at lunch\n")
+    code, out, _ = cli("predict", model, "--lines", text)
+    assert code == 0 and len(out.splitlines()) == 2

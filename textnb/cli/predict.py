@@ -322,12 +322,12 @@ def _predict_rows(args, model, path, classes, max_bytes, out, err):
 
 def _line_chunks(source, label_prefix, max_bytes):
     """The documents of ``source`` (a path or ``-``), one per line, in lists
-    (:func:`textnb.io.fasttext.line_documents`; lines cut at ``max_bytes`` characters)."""
+    (:func:`textnb.io.fasttext.line_documents`; lines cut at ``max_bytes`` bytes)."""
     from textnb.io.fasttext import line_documents
 
     if source == "-":
         stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
-        yield from line_documents(stream, max_bytes=max_bytes, label_prefix=label_prefix)
+        yield from line_documents(stream, max_bytes=max_bytes, label_prefix=label_prefix, name="stdin")
         return
     _check_file(source)
     try:
@@ -335,7 +335,7 @@ def _line_chunks(source, label_prefix, max_bytes):
     except OSError as exc:
         raise InputError(f"{source}: cannot read ({exc.strerror or exc})") from None
     with stream:
-        yield from line_documents(stream, max_bytes=max_bytes, label_prefix=label_prefix)
+        yield from line_documents(stream, max_bytes=max_bytes, label_prefix=label_prefix, name=source)
 
 
 def _predict_lines(args, model, out):

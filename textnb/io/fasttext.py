@@ -385,7 +385,7 @@ def _bounded_lines(stream, max_bytes):
         yield raw
 
 
-def line_documents(stream, *, max_bytes=MAX_DOCUMENT_BYTES, label_prefix=None, size=1000):
+def line_documents(stream, *, max_bytes=MAX_DOCUMENT_BYTES, label_prefix=None, size=1000, name="stdin"):
     """The documents of ``stream``, one per line, in lists of at most ``size`` (memory
     holds one list, whatever the input's size): fastText's ``predict`` input.
 
@@ -395,8 +395,12 @@ def line_documents(stream, *, max_bytes=MAX_DOCUMENT_BYTES, label_prefix=None, s
     with ``__label__``) come without their label words, as fastText's ``predict`` reads
     them; each text is then cut at ``max_bytes`` bytes as :func:`read_fasttext` cuts a
     line's text (:func:`textnb.io.files.cut_text`; a longer line is not read past what
-    that takes).
+    that takes). A stream whose first 8 KiB hold a NUL byte is refused as a binary file
+    (InputError naming ``name``), as every other reader of documents refuses it.
     """
+    head = stream.peek(_SNIFF)[:_SNIFF] if hasattr(stream, "peek") else b""
+    if isinstance(head, bytes) and is_binary(head):
+        raise InputError(binary_message(name, head, "a text file of one document per line"))
     strip = None  # decided on the first chunk: a fastText file's labels are dropped
 
     def cleaned(chunk):
