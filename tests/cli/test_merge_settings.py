@@ -126,3 +126,25 @@ def test_parts_whose_headers_declare_the_classes_differently_get_a_remedy_and_no
         assert code == 1 and "warning" not in err
         one_error_line(err, f"{other}: cannot merge into", "class_values", remedy)
         assert not (tmp_path / "m.tnb").exists()
+
+
+def test_every_form_of_a_multi_label_model_is_refused_for_being_multi_label(tmp_path):
+    """A multi-label model saved as textnb train saves it (a Pipeline) and as
+    ``TextClassifier(model=MultiLabelNB())`` (textnb.fasttext's save_model): merge says it is
+    multi-label, for either file, in either order and beside a single-label model (it said
+    'a text model of MultiLabelNB ... train with --model discriminative', or that the two
+    files' kinds differ)."""
+    from textnb.fasttext import train_supervised
+
+    lines = ["__label__a __label__b cheap pills", "__label__a free prize", "__label__b lunch today",
+             "__label__a __label__b cheap lunch", "__label__b see you", "__label__a win cash"] * 5
+    ft = tmp_path / "m.txt"
+    ft.write_text("\n".join(lines) + "\n")
+    pipe, wrapped, single = tmp_path / "p.tnb", tmp_path / "w.tnb", tmp_path / "s.tnb"
+    assert cli("train", ft, "-o", pipe)[0] == 0
+    train_supervised(input=str(ft)).save_model(wrapped)
+    assert cli("train", REPO / "corpora" / "sms_spam" / "SMSSpamCollection.tsv", "-o", single)[0] == 0
+    for first, second in ((pipe, wrapped), (wrapped, pipe), (wrapped, wrapped), (wrapped, single), (single, wrapped)):
+        code, _, err = cli("merge", first, second, "-o", tmp_path / "x.tnb")
+        assert code == 1 and "a multi-label model cannot be merged" in err, (first, second, err)
+        assert not (tmp_path / "x.tnb").exists()

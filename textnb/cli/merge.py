@@ -7,7 +7,7 @@ from textnb.cli.options import multilabel_model
 from textnb.cli.output import a_kind
 from textnb.core.errors import InputError, SettingsDiffer, short_repr
 from textnb.core.registry import kind_of
-from textnb.core.wrapping import merge_refusal, merges_exactly
+from textnb.core.wrapping import find, merge_refusal, merges_exactly
 
 __all__ = ["add_parser", "run"]
 
@@ -32,9 +32,8 @@ def _refusal(path, model):
     inside (one with ``_fit_counts``: the sums ``merge`` adds), not a wrapper such as term
     weighting, term selection or calibration.
     """
-    if multilabel_model(model) is not None:  # (a Pipeline to the estimators, not to the user)
-        return (f"{path}: a multi-label model cannot be merged (its label thresholds are chosen on all its "
-                "training documents); train it on the whole corpus")
+    if _multilabel(model):
+        return _multilabel_refusal(path)
     if not callable(getattr(model, "merge", None)):
         kind, reason = merge_refusal(model) or (kind_of(model), "textnb has no merge for it")
         return f"{path}: {a_kind(kind)} model cannot be merged ({reason}); merge takes {MERGES}"
@@ -44,6 +43,19 @@ def _refusal(path, model):
     if isinstance(model, TextClassifier) and not callable(getattr(model.model_, "_fit_counts", None)):
         return _text_refusal(path, type(model.model_).__name__)
     return None
+
+
+def _multilabel(model):
+    """Whether ``model`` is a multi-label text model: a Pipeline's MultiLabelNB (a Pipeline to
+    the estimators, not to the user) or a TextClassifier's."""
+    return multilabel_model(model) is not None or find(model, lambda m: getattr(m, "multilabel_", False) is True) \
+        is not None
+
+
+def _multilabel_refusal(path):
+    """Why a multi-label model (a Pipeline's or a TextClassifier's MultiLabelNB) cannot be merged."""
+    return (f"{path}: a multi-label model cannot be merged (its label thresholds are chosen on all its "
+            "training documents); train it on the whole corpus")
 
 
 def _text_refusal(path, kind):
@@ -93,6 +105,9 @@ def run(args, out, err):
     for path, model in zip(args.models, models):  # every file, not only the first (a second was a crash)
         if isinstance(model, ModelNode):
             raise InputError(_text_refusal(path, model.state["model_"].kind))
+    for path, model in zip(args.models, models):  # the reason before any difference of kinds
+        if not isinstance(model, CountTextModel) and _multilabel(model):
+            raise InputError(_multilabel_refusal(path))
     kinds = ["TextClassifier" if isinstance(m, CountTextModel) else kind_of(m) for m in models]
     for path, kind in zip(args.models[1:], kinds[1:]):  # the one kind check, before any estimator is built
         if kind != kinds[0]:
