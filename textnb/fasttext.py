@@ -165,18 +165,18 @@ class FastTextModel:
                 raise TypeError(f"predict takes a str or a list of str; got {type(t).__name__}")
             if "\n" in t:
                 raise ValueError("predict processes one line at a time (remove '\\n')")
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or (k < 1 and k != -1):
-            raise ValueError(f"k must be an integer >= 1, or -1 for every label; got {k!r}")
+        from textnb.evaluation.topk import best_labels, check_k
+
+        k = check_k(k)
         classes = self._classes()
         log_proba = np.asarray(self.estimator.predict_log_proba(texts), dtype=np.float64) if texts \
             else np.empty((0, len(classes)))
         labels, probas = [], []
         for row in log_proba:
-            order = np.argsort(-row, kind="stable")[:None if k == -1 else int(k)]
-            p = np.exp(row[order])
-            keep = p >= threshold
-            labels.append(tuple(self.label_prefix + classes[j] for j in order[keep]))
-            probas.append(p[keep])
+            p = np.exp(row)
+            kept = best_labels(p, k, threshold, ties=row)
+            labels.append(tuple(self.label_prefix + classes[j] for j in kept))
+            probas.append(p[kept])
         return (labels[0], probas[0]) if one else ([list(labs) for labs in labels], probas)
 
     def test(self, path, k=1, threshold=0.0):

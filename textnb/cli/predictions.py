@@ -6,6 +6,7 @@ carries."""
 import numpy as np
 
 from textnb.cli.options import ALL_LABELS
+from textnb.evaluation.topk import best_labels
 from textnb.cli.output import cell, dumps
 from textnb.core.errors import InputError, TextnbError
 
@@ -50,8 +51,7 @@ def print_ranked(sources, classes, proba, odds, args, out):
     for src, p, lo in zip(sources, proba, odds):
         # the order of p; its log-odds break the ties of probabilities that round to one
         # float (a calibrated model's log-odds are its inner model's: they rank only within)
-        order = np.lexsort((-np.asarray(lo, dtype=np.float64), -np.asarray(p, dtype=np.float64)))[:top]
-        best = [int(k) for k in order if p[k] >= threshold]
+        best = [int(k) for k in best_labels(p, top, threshold, ties=lo)]
         if args.json:
             rec = {"source": src, "labels": [
                 {"label": classes[k], "proba": float(p[k]), "log_odds": float(lo[k])} for k in best]}

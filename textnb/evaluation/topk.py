@@ -19,7 +19,26 @@ import math
 
 import numpy as np
 
-__all__ = ["fasttext_test", "format_test_result", "precision_recall_at_k"]
+__all__ = ["best_labels", "check_k", "fasttext_test", "format_test_result", "precision_recall_at_k"]
+
+
+def check_k(k):
+    """``k`` as fastText takes it (an integer >= 1, or -1 for every label); ValueError otherwise."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or (k < 1 and k != -1):
+        raise ValueError(f"k must be an integer >= 1, or -1 for every label; got {k!r}")
+    return int(k)
+
+
+def best_labels(scores, k, floor, ties=None):
+    """Positions of the ``k`` largest ``scores`` of one example (-1: all of them), largest
+    first, those at least ``floor``: the labels fastText's ``predict`` and ``test`` keep for
+    ``k`` and a threshold. ``ties`` (e.g. log-odds beside probabilities that round to one
+    float) orders equal scores, larger first; then the label order."""
+    scores = np.asarray(scores, dtype=np.float64)
+    order = np.argsort(-scores, kind="stable") if ties is None else \
+        np.lexsort((-np.asarray(ties, dtype=np.float64), -scores))
+    order = order[:None if k == -1 else k]
+    return order[scores[order] >= floor]
 
 
 def precision_recall_at_k(log_proba, classes, gold, k=1, threshold=0.0):
@@ -44,8 +63,7 @@ def precision_recall_at_k(log_proba, classes, gold, k=1, threshold=0.0):
         ``n`` (examples counted), ``k``, ``threshold``, ``precision``, ``recall``,
         ``predicted``, ``gold``, ``correct`` (the counts behind them).
     """
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or (k < 1 and k != -1):
-        raise ValueError(f"k must be an integer >= 1, or -1 for every label; got {k!r}")
+    k = check_k(k)
     threshold = float(threshold)
     if not 0.0 <= threshold <= 1.0:
         raise ValueError(f"threshold must be in [0, 1]; got {threshold!r}")
@@ -61,8 +79,7 @@ def precision_recall_at_k(log_proba, classes, gold, k=1, threshold=0.0):
             continue
         n += 1
         n_gold += len(known)
-        order = np.argsort(-row, kind="stable")[:k if k != -1 else None]
-        chosen = [j for j in order.tolist() if row[j] >= log_threshold]
+        chosen = best_labels(row, k, log_threshold).tolist()
         n_predicted += len(chosen)
         n_correct += sum(j in known for j in chosen)
     return {
