@@ -59,10 +59,11 @@ def slow_square_and_pid(i):
 
 @needs_fork
 def test_the_helpers_share_the_work():
-    out = list(fork_map(slow_square_and_pid, range(60), 1))
-    assert [v for v, _ in out] == [i * i for i in range(60)]
+    out = list(fork_map(slow_square_and_pid, range(300), 1))
+    assert [v for v, _ in out] == [i * i for i in range(300)]
     pids = [p for _, p in out]
-    assert 10 <= pids.count(os.getpid()) <= 50  # each process claimed blocks as it got free
+    # each process claimed blocks as it got free (wide bounds: a loaded machine may start the child late)
+    assert 10 <= pids.count(os.getpid()) <= 290
 
 
 def dies_in_a_child(i):
