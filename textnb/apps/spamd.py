@@ -83,9 +83,10 @@ DEFAULT_MAX_USER_BYTES = 1 << 30
 _MAX_USER = 255
 _MAX_DRAIN = 64 * 1024 * 1024
 _BLANK_LINE = re.compile(rb"\r?\n\r?\n")
-#: Seconds the daemon waits, after a body of ``Content-length`` bytes, for bytes beyond it
-#: (a client that half-closed its side is answered at once).
-EXTRA_INPUT_WAIT = 0.02
+#: Seconds the daemon waits, after a body of ``Content-length`` bytes, for bytes beyond it:
+#: none, as spamd (a client's extra bytes are those already sent with the body; a client that
+#: keeps its side open and sends nothing more is answered at once, as one that half-closed it).
+EXTRA_INPUT_WAIT = 0.0
 
 
 def parse_address(text):
@@ -504,9 +505,7 @@ class SpamdHandler(StreamHandler):
 
     def _more_input(self):
         """Whether the client sent more than its ``Content-length`` said: bytes already
-        read ahead, or arriving within :data:`EXTRA_INPUT_WAIT` seconds. A client that
-        half-closed its side is answered at once (end of input); one that keeps the
-        connection open and sends nothing more waits that moment only."""
+        read ahead or waiting in the socket (:data:`EXTRA_INPUT_WAIT`: no wait for more)."""
         sock = self.request
         timeout = sock.gettimeout()
         try:
