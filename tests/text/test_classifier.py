@@ -85,6 +85,26 @@ def test_merge_of_halves_equals_fit_on_whole(sms):
     assert_allclose(a.predict_log_proba(docs[4000:]), whole.predict_log_proba(docs[4000:]))
 
 
+def test_merge_of_a_wrapper_or_tfidf_is_refused_in_one_line(sms):
+    """CalibratedNB inside was an AttributeError ('_get_state'); a tf-idf vectorizer merged
+    sums of weights fitted on each half's idf (not the whole's). Binary counts add up."""
+    from textnb.meta.calibration import CalibratedNB
+    from textnb.text import TfidfVectorizer
+
+    docs, y = sms
+    for kw in ({"model": CalibratedNB(MultinomialNB(), cv=2)}, {"vectorizer": TfidfVectorizer()}):
+        a = TextClassifier(**kw).fit(docs[:300], y[:300])
+        b = TextClassifier(**kw).fit(docs[300:600], y[300:600])
+        with pytest.raises(ValueError, match="cannot merge a TextClassifier of (CalibratedNB|TfidfVectorizer)"):
+            a.merge(b)
+        with pytest.raises(ValueError, match="cannot merge"):
+            TextClassifier().fit(docs[:300], y[:300]).merge(b)
+    binary = [TextClassifier(vectorizer=Vectorizer(binary=True), model=MultinomialNB()) for _ in range(3)]
+    binary[0].fit(docs[:300], y[:300]).merge(binary[1].fit(docs[300:600], y[300:600]))
+    binary[2].fit(docs[:600], y[:600])
+    assert_allclose(binary[0].predict_log_proba(docs[600:700]), binary[2].predict_log_proba(docs[600:700]))
+
+
 def test_binary_documents_are_skipped_and_counted(tmp_path):
     good = tmp_path / "good.txt"
     good.write_text("hello world")

@@ -323,12 +323,21 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         whole corpus). A model parameter (``alpha``, ``fit_prior``, ...; not ``n_jobs``),
         ``max_bytes``, the input (``input_``: a spamfilter model's rendered messages) or a
         tokenizer setting that differs is refused with
-        :class:`~textnb.core.errors.SettingsDiffer` (a ParameterError) naming it.
+        :class:`~textnb.core.errors.SettingsDiffer` (a ParameterError) naming it; a model
+        that is not a count model (a wrapper such as CalibratedNB) or a tf-idf vectorizer
+        with a ValueError.
         """
         from textnb.text.nodes import merge_count_models
 
         check_is_fitted(self)
         check_is_fitted(other)
+        for clf in (self, other):  # (what textnb merge refuses, in the library's words)
+            if not isinstance(clf.model_, _BaseCountNB):
+                raise ValueError(f"cannot merge a TextClassifier of {type(clf.model_).__name__}: only count models "
+                                 "add up (MultinomialNB, BernoulliNB, ComplementNB, DiscriminativeNB)")
+            if type(clf.vectorizer_)._output is not Vectorizer._output:
+                raise ValueError(f"cannot merge a TextClassifier of {type(clf.vectorizer_).__name__}: its term "
+                                 "weights depend on the whole corpus; fit the whole corpus instead")
         terms, state = merge_count_models(*((type(clf.model_).__name__,
                                              {**clf.model_.get_params(deep=False), "max_bytes": clf.max_bytes,
                                               "input_": getattr(clf, "input_", None)},
