@@ -234,6 +234,10 @@ def test_counts_as_fasttext_own_test_on_its_own_predictions(tmp_path):
     if model is None:
         pytest.skip("this fasttext build diverged (Encountered NaN) in 5 trainings: nothing to compare with")
     assert model.labels and all(lab.startswith("__label__") for lab in model.labels)
+    try:
+        model.predict("a text", k=1)
+    except ValueError as exc:  # fasttext 0.9.3's predict under numpy 2: np.array(..., copy=False)
+        pytest.skip(f"this fasttext build cannot predict with numpy {np.__version__}: {exc}")
     corpus = read_fasttext(test)
     assert corpus.multilabel
     classes = [lab[len("__label__"):] for lab in model.labels]
