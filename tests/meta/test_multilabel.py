@@ -584,3 +584,24 @@ def test_event_model_is_chosen_on_folds_that_keep_a_documents_copies_together():
     m = MultiLabelNB(DiscriminativeNB()).fit(X, Y)
     assert m.estimator_.event_model_ == "complement"
     assert f1_score(Y_test, m.predict(X_test), average="micro") > 0.97
+
+
+@pytest.mark.parametrize("supports", [[1, 5, 30, 250, 4000], [3, 5, 8]])
+def test_label_f1_plot_writes_its_log_axis_ticks_as_plain_numbers(tmp_path, monkeypatch, supports):
+    """The per-label F1 plot is drawn with mathtext off (a label holding '$' as written); its
+    log axis's ticks were mathtext, drawn as the raw '$\\mathdefault{10^{2}}$'."""
+    pytest.importorskip("matplotlib")
+    from textnb.evaluation import plots
+
+    figures = []
+    monkeypatch.setattr(plots, "_save", lambda fig, path, dpi=110: figures.append(fig))
+    monkeypatch.setattr(plots.pyplot(), "close", lambda fig=None: None)
+    per_label = {f"l${k}": {"train_support": s, "f1": 0.1 * k} for k, s in enumerate(supports)}
+    plots.plot_label_f1(per_label, tmp_path / "f1.png")
+    (fig,) = figures
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    ticks = [t.get_text() for t in ax.get_xticklabels() + ax.get_xticklabels(minor=True) if t.get_text()]
+    assert ticks and all("$" not in t and "mathdefault" not in t for t in ticks)
+    assert all(t.replace(",", "").replace(".", "").isdigit() for t in ticks), ticks
+    assert any(t.startswith("l$") for t in (a.get_text() for a in ax.texts))  # names as written
