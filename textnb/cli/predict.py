@@ -184,6 +184,12 @@ def run(args, out, err):
         raise InputError("--label-prefix applies to --lines")
     # a linear text model predicts and explains from its arrays, a table model from its kernels
     model = load_for_prediction(args.model)
+    if args.label_prefix is None and args.lines is not None:  # the model's fastText prefix (given: it wins)
+        from textnb.core.model_io import read_nodes
+        from textnb.io.fasttext import stored_label_prefix
+        from textnb.text.scorer import text_model_root
+
+        args.label_prefix = stored_label_prefix(text_model_root(read_nodes(args.model)))
     refuse_spam_model(args.model, kind_of(model))
     if multilabel_model(model) is not None:
         if args.explain:

@@ -110,7 +110,9 @@ def run(args, out, err):
         bar.close()
     check_binary_classes(corpus, learned_counts(corpus, skipped))
     model_path = args.output or default_model_path(args.path)
-    save(fitted, model_path)
+    from textnb.io.fasttext import store_label_prefix
+
+    save(store_label_prefix(fitted, getattr(args, "label_prefix", None)), model_path)  # (a fastText file's)
     seconds = time.perf_counter() - start
     summary = {
         "source": corpus.source,
