@@ -100,8 +100,11 @@ class FastTextCorpus:
                       unlabeled=self.unlabeled)
 
 
-def unlabeled_line(n):
-    """What ``train`` and ``evaluate`` print for ``n`` lines left out without a label."""
+def unlabeled_line(n, rows=False):
+    """What ``train`` and ``evaluate`` print for ``n`` lines left out without a label
+    (``rows``: rows of a table left out for an unknown class)."""
+    if rows:
+        return f"skipped {n} row{'s' if n != 1 else ''} without a known class"
     return f"skipped {n} line{'s' if n != 1 else ''} without a label"
 
 
