@@ -605,3 +605,24 @@ def test_label_f1_plot_writes_its_log_axis_ticks_as_plain_numbers(tmp_path, monk
     assert ticks and all("$" not in t and "mathdefault" not in t for t in ticks)
     assert all(t.replace(",", "").replace(".", "").isdigit() for t in ticks), ticks
     assert any(t.startswith("l$") for t in (a.get_text() for a in ax.texts))  # names as written
+
+
+def test_inspect_prints_sentinel_thresholds_readably(tmp_path):
+    """A label whose threshold is a sentinel (+-1e300: SCut on a label of one document, whose
+    out-of-fold score is -inf) is printed as '-inf (every document passes it)', not a
+    300-digit number; '--json' keeps the number."""
+    texts, Y = _topic_documents(120, 3)
+    lines = [" ".join(f"__label__{k}" for k in np.flatnonzero(row)) + " " + t for row, t in zip(Y, texts)]
+    lines.append("__label__rare __label__0 t0w1 t0w2 unique")
+    corpus = tmp_path / "rare.ft"
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    model = tmp_path / "rare.tnb"
+    code, _, err = _cli("train", corpus, "--strategy", "scut", "-o", model)
+    assert code == 0, err
+    code, out, err = _cli("inspect", model)
+    assert code == 0, err
+    rows = [line for line in out.splitlines() if line.startswith("  ") and ": threshold " in line]
+    assert rows and all(len(line) < 80 for line in rows), rows
+    assert any(line.strip() == "rare: threshold -inf (every document passes it)" for line in rows), rows
+    code, out, _ = _cli("inspect", model, "--json")
+    assert code == 0 and "rare" in out
