@@ -82,11 +82,19 @@ def train_supervised(input, *, label="__label__", wordNgrams=1, thread=None, **f
     else:
         model = TextClassifier(vectorizer=vectorizer, n_jobs=thread)
         model.fit(documents, [labs[0] for labs in corpus.labels])
-    return FastTextModel(model, label_prefix=label)
+    from textnb.io.fasttext import store_label_prefix
+
+    # fastText's model keeps its label prefix and its words' counts: so does the model file
+    fitted = model.vectorizer_
+    fitted.term_counts_ = np.asarray(fitted.transform(documents).sum(axis=0), dtype=np.float64).ravel()
+    return FastTextModel(store_label_prefix(model, label), label_prefix=label)
 
 
-def load_model(path, *, label="__label__"):
-    """A model saved by :meth:`FastTextModel.save_model` or ``textnb train`` (a text model)."""
+def load_model(path, *, label=None):
+    """A model saved by :meth:`FastTextModel.save_model` or ``textnb train`` (a text model).
+
+    ``label``: the label prefix; None: the one the model was trained with, as fastText's
+    model file keeps it (``__label__`` for a model that keeps none)."""
     from textnb.core.model_io import load
 
     return FastTextModel(load(path), label_prefix=label)
@@ -116,9 +124,11 @@ class FastTextModel:
     returns it.
     """
 
-    def __init__(self, estimator, *, label_prefix="__label__"):
+    def __init__(self, estimator, *, label_prefix=None):
+        from textnb.io.fasttext import stored_label_prefix
+
         self.estimator = estimator
-        self.label_prefix = label_prefix
+        self.label_prefix = stored_label_prefix(estimator) if label_prefix is None else label_prefix
         self._counts = _label_counts(estimator)
 
     def _classes(self):
@@ -142,12 +152,23 @@ class FastTextModel:
     def labels(self):
         return self.get_labels()
 
-    def get_words(self):
-        """The vocabulary's terms (words, and word n-grams with ``wordNgrams`` > 1)."""
+    def get_words(self, include_freq=False, on_unicode_error="strict"):
+        """The vocabulary's terms (words, and word n-grams with ``wordNgrams`` > 1), in the
+        model's column order; ``include_freq``: and each term's occurrences in the training
+        documents, as fastText's ``get_words`` (kept by :func:`train_supervised`; a model
+        trained by ``textnb train`` keeps none: ValueError). ``on_unicode_error`` is
+        fastText's, accepted (the terms are str already)."""
         vectorizer = getattr(self.estimator, "vectorizer_", None)
         if vectorizer is None:  # a Pipeline
             vectorizer = self.estimator.steps[0][1]
-        return [str(t) for t in vectorizer.get_feature_names_out()]
+        words = [str(t) for t in vectorizer.get_feature_names_out()]
+        if not include_freq:
+            return words
+        counts = getattr(vectorizer, "term_counts_", None)
+        if counts is None or len(counts) != len(words):
+            raise ValueError("this model keeps no word counts (a model trained by textnb.fasttext.train_supervised "
+                             "keeps them)")
+        return words, np.rint(counts).astype(np.int64)
 
     @property
     def words(self):

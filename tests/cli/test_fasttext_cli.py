@@ -307,3 +307,35 @@ def test_k_of_minus_one_is_every_label_as_in_fasttext(files, models):
 
     with pytest.raises(argparse.ArgumentTypeError, match="or -1 for every label, got '0'"):
         top_labels("0")
+
+
+@pytest.mark.parametrize("multilabel", [False, True])
+def test_the_label_prefix_of_training_is_kept_in_the_model_and_read_by_test_and_predict(tmp_path, multilabel):
+    """fastText's model keeps its -label: ``train --label-prefix '#'`` then ``test`` or
+    ``predict --lines`` without it read '#' words as labels (they failed 'no line has a
+    label (words starting with '__label__')'); an explicit --label-prefix still wins; a model
+    trained with the default prefix is written as before (no prefix stored)."""
+    rows = _sms_rows(300)
+    tagged = tmp_path / "hash.txt"
+    tagged.write_text("\n".join(f"#{lab}" + (" #long" if multilabel and len(text) > 80 else "") + f" {text}"
+                                for lab, text in rows) + "\n", encoding="utf-8")
+    model = tmp_path / "h.tnb"
+    code, _, err = run("train", tagged, "--label-prefix", "#", "-o", model)
+    assert code == 0, err
+    code, out, err = run("test", model, tagged)
+    assert code == 0 and out.startswith("N\t300\n"), err
+    code, out, err = run("predict", model, "--lines", tagged)
+    assert code == 0 and len(out.splitlines()) == 300 and "#" not in out, err
+    code, out, err = run("test", model, tagged, "--label-prefix", "__label__")
+    assert code == 1 and "no line has a label (words starting with '__label__')" in err
+    from textnb.core.model_io import read_nodes
+    from textnb.io.fasttext import stored_label_prefix
+    from textnb.text.scorer import text_model_root
+
+    assert stored_label_prefix(text_model_root(read_nodes(model))) == "#"
+    plain = tmp_path / "plain.txt"
+    plain.write_text(tagged.read_text(encoding="utf-8").replace("#", "__label__"), encoding="utf-8")
+    run("train", plain, "-o", tmp_path / "p.tnb")
+    run("train", plain, "--label-prefix", "__label__", "-o", tmp_path / "q.tnb")
+    assert (tmp_path / "p.tnb").read_bytes() == (tmp_path / "q.tnb").read_bytes()
+    assert "label_prefix" not in (tmp_path / "p.tnb").read_bytes().decode("latin-1")

@@ -55,3 +55,36 @@ def test_predict_lines_refuses_a_binary_file_as_every_other_reader_does(tmp_path
     text.write_text("free prize now\nsee you at lunch\n")
     code, out, _ = cli("predict", model, "--lines", text)
     assert code == 0 and len(out.splitlines()) == 2
+
+
+def test_predict_of_a_pcut_model_decides_over_the_whole_input_not_per_batch(tmp_path):
+    """PCut ranks the documents: ``predict`` decides over every line of the input, as the
+    loaded Pipeline's ``predict`` of all of them, so a line's labels do not depend on where
+    it falls (the CLI decided per batch of 1,000 lines: the same text at lines 2 and 1,001
+    got different labels)."""
+    from textnb import load
+
+    rng = np.random.RandomState(0)
+    topics = [[f"t{t}w{i}" for i in range(8)] for t in range(4)]
+
+    def line(labelled=True):
+        labels = sorted(set(rng.choice(4, rng.randint(1, 3))))
+        words = [w for t in labels for w in rng.choice(topics[t], 5)] + list(rng.choice(topics[rng.randint(4)], 3))
+        text = " ".join(rng.permutation(words))
+        return " ".join(f"__label__{t}" for t in labels) + " " + text if labelled else text
+
+    train = tmp_path / "train.ft"
+    train.write_text("".join(line() + "\n" for _ in range(300)), encoding="utf-8")
+    texts = [line(labelled=False) for _ in range(1200)]
+    texts[1000] = texts[1]
+    lines = tmp_path / "lines.txt"
+    lines.write_text("\n".join(texts) + "\n", encoding="utf-8")
+    model = tmp_path / "pcut.tnb"
+    assert cli("train", train, "--strategy", "pcut", "-o", model)[0] == 0
+    code, out, _ = cli("predict", model, "--lines", lines)
+    got = [row.split("\t")[1] for row in out.splitlines()]
+    assert code == 0 and len(got) == 1200 and got[1] == got[1000]
+    pipe = load(model)
+    classes = [str(c) for c in pipe.classes_]
+    want = [",".join(classes[k] for k in np.flatnonzero(row)) for row in pipe.predict(texts)]
+    assert [set(g.split(",")) for g in got] == [set(w.split(",")) for w in want]

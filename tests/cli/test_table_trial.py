@@ -210,3 +210,38 @@ def test_evaluate_of_the_bundled_weather_file_runs_with_its_defaults(tmp_path):
     assert report["folds"] == 9 and "default 10" in report["folds_note"]
     rc, out, err = cli("evaluate", weather, "--cv", "10")
     assert rc == 1 and "no class has 10 objects" in err
+
+
+def test_rows_of_an_unknown_class_are_skipped_and_counted_by_train_evaluate_and_predict(tmp_path):
+    """One rule for a table row whose class is unknown (an empty cell, ARFF '?'): left out and
+    counted by ``train``, ``evaluate --test`` and ``--cv`` (``skipped_unlabeled``), as
+    ``predict`` counts them (train dropped them silently; evaluate --test refused the whole
+    file, 'every test row needs a known class', naming no line)."""
+    rng = np.random.RandomState(0)
+    rows = []
+    for _ in range(60):
+        c = "x" if rng.rand() < 0.5 else "y"
+        rows.append((rng.choice(["p", "q"] if c == "x" else ["q", "r"]), round(rng.normal(1 if c == "x" else 3), 2), c))
+    train, test, arff = tmp_path / "tr.csv", tmp_path / "te.csv", tmp_path / "tr.arff"
+    train.write_text("a,b,cls\n" + "".join(f"{a},{b},{c if i % 10 else ''}\n" for i, (a, b, c) in enumerate(rows[:40])))
+    test.write_text("a,b,cls\n" + "".join(f"{a},{b},{c if i % 5 else ''}\n" for i, (a, b, c) in enumerate(rows[40:])))
+    arff.write_text("@relation t\n@attribute a {p,q,r}\n@attribute b numeric\n@attribute cls {x,y}\n@data\n"
+                    + "".join(f"{a},{b},{c if i % 10 else '?'}\n" for i, (a, b, c) in enumerate(rows[:40])))
+    code, out, err = cli("train", train, "-o", tmp_path / "m.tnb")
+    assert code == 0 and "read 36 rows" in out and "skipped 4 rows without a known class" in out, err
+    code, out, _ = cli("train", arff, "-o", tmp_path / "a.tnb", "--json")
+    assert code == 0 and json.loads(out)["skipped_unlabeled"] == 4 and json.loads(out)["rows"] == 36
+    code, out, err = cli("evaluate", train, "--test", test, "--json")
+    report = json.loads(out)
+    assert code == 0 and report["n"] == 16 and report["skipped_unlabeled"] == 4 + 4, err
+    code, out, _ = cli("evaluate", train, "--test", test)
+    assert code == 0 and "skipped 8 rows without a known class" in out
+    code, out, _ = cli("evaluate", arff, "--cv", "3", "--json")
+    assert code == 0 and json.loads(out)["n"] == 36 and json.loads(out)["skipped_unlabeled"] == 4
+    code, _, err = cli("predict", tmp_path / "m.tnb", test)
+    assert code == 0 and "4 rows without a label not counted" in err
+    unknown = tmp_path / "unknown.csv"
+    unknown.write_text("a,b,cls\np,1.0,\nq,2.0,\n")
+    code, _, err = cli("evaluate", train, "--test", unknown)
+    one_error_line(err, f"{unknown}: no test row has a known class")
+    assert code == 1

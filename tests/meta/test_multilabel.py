@@ -552,3 +552,77 @@ def test_label_sets_of_integers_are_label_sets():
         assert m.multilabel_ and [str(c) for c in m.classes_] == classes
     m = MultiLabelNB(MultinomialNB(), cv=2).fit(X, [[1, 0], [0, 1], [1, 1], [0, 1]] * 3)  # rows of 0/1: an indicator
     assert m.multilabel_ and list(m.classes_) == [0, 1]
+
+
+def _topic_documents(n, seed):
+    """Documents of one or two of four topics (a topic's words, common words, two words of
+    another topic), as a multi-label indicator: the case where the copies of a two-label
+    document are near-twins under two classes."""
+    rng = np.random.RandomState(seed)
+    topics = [[f"t{t}w{i}" for i in range(10)] for t in range(4)]
+    common = [f"c{i}" for i in range(16)]
+    texts, Y = [], np.zeros((n, 4), dtype=int)
+    for d in range(n):
+        labels = [rng.randint(4)] if rng.rand() < 0.6 else list(rng.choice(4, 2, replace=False))
+        other = rng.choice([t for t in range(4) if t not in labels])
+        words = [w for t in labels for w in rng.choice(topics[t], 6)] + list(rng.choice(common, 8))
+        words += list(rng.choice(topics[other], 2))
+        texts.append(" ".join(rng.permutation(words)))
+        Y[d, labels] = 1
+    return texts, Y
+
+
+def test_event_model_is_chosen_on_folds_that_keep_a_documents_copies_together():
+    """The copies of a document are held out together in the choice of the event model, as in
+    the out-of-fold scores: the estimator's own folds (keyed on each row's text and class) deal
+    them apart, a held-out copy is judged by a model that saw its text under the other label, and
+    the Bernoulli model wins there, for a test micro-F1 0.91 instead of the complement's 0.99."""
+    texts, Y = _topic_documents(300, 1)
+    test_texts, Y_test = _topic_documents(120, 2)
+    vec = Vectorizer().fit(texts)
+    X, X_test = vec.transform(texts), vec.transform(test_texts)
+    m = MultiLabelNB(DiscriminativeNB()).fit(X, Y)
+    assert m.estimator_.event_model_ == "complement"
+    assert f1_score(Y_test, m.predict(X_test), average="micro") > 0.97
+
+
+@pytest.mark.parametrize("supports", [[1, 5, 30, 250, 4000], [3, 5, 8]])
+def test_label_f1_plot_writes_its_log_axis_ticks_as_plain_numbers(tmp_path, monkeypatch, supports):
+    """The per-label F1 plot is drawn with mathtext off (a label holding '$' as written); its
+    log axis's ticks were mathtext, drawn as the raw '$\\mathdefault{10^{2}}$'."""
+    pytest.importorskip("matplotlib")
+    from textnb.evaluation import plots
+
+    figures = []
+    monkeypatch.setattr(plots, "_save", lambda fig, path, dpi=110: figures.append(fig))
+    monkeypatch.setattr(plots.pyplot(), "close", lambda fig=None: None)
+    per_label = {f"l${k}": {"train_support": s, "f1": 0.1 * k} for k, s in enumerate(supports)}
+    plots.plot_label_f1(per_label, tmp_path / "f1.png")
+    (fig,) = figures
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    ticks = [t.get_text() for t in ax.get_xticklabels() + ax.get_xticklabels(minor=True) if t.get_text()]
+    assert ticks and all("$" not in t and "mathdefault" not in t for t in ticks)
+    assert all(t.replace(",", "").replace(".", "").isdigit() for t in ticks), ticks
+    assert any(t.startswith("l$") for t in (a.get_text() for a in ax.texts))  # names as written
+
+
+def test_inspect_prints_sentinel_thresholds_readably(tmp_path):
+    """A label whose threshold is a sentinel (+-1e300: SCut on a label of one document, whose
+    out-of-fold score is -inf) is printed as '-inf (every document passes it)', not a
+    300-digit number; '--json' keeps the number."""
+    texts, Y = _topic_documents(120, 3)
+    lines = [" ".join(f"__label__{k}" for k in np.flatnonzero(row)) + " " + t for row, t in zip(Y, texts)]
+    lines.append("__label__rare __label__0 t0w1 t0w2 unique")
+    corpus = tmp_path / "rare.ft"
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    model = tmp_path / "rare.tnb"
+    code, _, err = _cli("train", corpus, "--strategy", "scut", "-o", model)
+    assert code == 0, err
+    code, out, err = _cli("inspect", model)
+    assert code == 0, err
+    rows = [line for line in out.splitlines() if line.startswith("  ") and ": threshold " in line]
+    assert rows and all(len(line) < 80 for line in rows), rows
+    assert any(line.strip() == "rare: threshold -inf (every document passes it)" for line in rows), rows
+    code, out, _ = _cli("inspect", model, "--json")
+    assert code == 0 and "rare" in out

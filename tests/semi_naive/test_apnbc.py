@@ -387,3 +387,39 @@ def test_save_load_round_trip(tmp_path, inner):
     assert again.search_history_ == model.search_history_
     assert_allclose(again.predict_joint_log_proba(X), model.predict_joint_log_proba(X))
     assert_array_equal(again.predict(X), model.predict(X))
+
+
+def test_adjusting_on_cross_validation_with_one_object_per_class_is_a_one_line_error(tmp_path):
+    """``fit_on="cv"`` where every class has one object: no two folds to make. A
+    TooFewObjects (a ValueError), and on the command line one line naming the file, exit 1,
+    as ``--calibrate`` gives (it was an internal error, exit 70: 'n_splits=2 cannot be
+    greater than the number of members in each class'); ``train``, ``evaluate`` whose training
+    folds have one document per class, multi-label ``evaluate`` (copy and one-vs-rest)."""
+    from conftest import cli
+
+    from textnb.core.errors import TooFewObjects
+
+    X = np.array([[1, 0], [0, 1]])
+    with pytest.raises(TooFewObjects, match="each of the 2 classes has 1"):
+        APNBC(MultinomialNB(), fit_on="cv").fit(X, ["a", "b"])
+    assert APNBC(MultinomialNB(), fit_on="cv").fit(np.vstack([X, X[:1]]), ["a", "b", "a"]).classes_.size == 2
+    two = tmp_path / "two.tsv"
+    two.write_text("label\ttext\na\tfree prize now\nb\tsee you at lunch\n", encoding="utf-8")
+    four = tmp_path / "four.tsv"
+    four.write_text("label\ttext\na\tfree prize now\nb\tsee you at lunch\na\tcash win prize\nb\tmeet at lunch\n",
+                    encoding="utf-8")
+    ml = tmp_path / "ml.ft"
+    ml.write_text("__label__a __label__b free prize\n__label__b lunch now\n__label__a __label__c cash\n"
+                  "__label__c win\n", encoding="utf-8")
+    for argv, file, words in [
+            (["train", two, "--adjust", "--adjust-on", "cv", "-o", tmp_path / "x.tnb"], two, "classes has 1"),
+            (["train", two, "--model", "multinomial", "--adjust", "--adjust-on", "cv", "-o", tmp_path / "y.tnb"],
+             two, "classes has 1"),
+            (["evaluate", four, "--cv", "2", "--adjust", "--adjust-on", "cv"], four, "classes has 1"),
+            (["evaluate", ml, "--adjust", "--adjust-on", "cv", "--cv", "2"], ml, "every label is on one document"),
+            (["evaluate", ml, "--adjust", "--adjust-on", "cv", "--cv", "2", "--method", "ovr"], ml,
+             "is on one of two documents")]:
+        code, _, err = cli(*argv)
+        line = err.strip()
+        assert code == 1 and "\n" not in line and line.startswith(f"textnb: error: {file}: ") and words in line, err
+        assert "--adjust-on cv" in line

@@ -78,3 +78,28 @@ def test_word_ngrams_fasttext_only_parameters_and_refusals(files):
     with pytest.raises(ValueError, match="k must be"):
         model.predict("x", k=0)
     assert model.predict([], k=1) == ([], [])
+
+
+@pytest.mark.parametrize("train", ["train.txt", "mtrain.txt"])
+def test_the_label_prefix_and_word_counts_are_kept_in_the_saved_model(files, tmp_path, train):
+    """fastText's model keeps its label prefix and its words' counts: a model trained with
+    ``label="~~"``, saved and loaded, gives '~~' labels and tests a '~~' file (it gave
+    '__label__' labels); ``get_words(include_freq=True)`` gives each word's occurrences in the
+    training file (a TypeError)."""
+    tagged = tmp_path / "hash.txt"
+    tagged.write_text((files / train).read_text(encoding="utf-8").replace("__label__", "~~"), encoding="utf-8")
+    m = train_supervised(input=str(tagged), label="~~")
+    m.save_model(str(tmp_path / "h.tnb"))
+    loaded = load_model(str(tmp_path / "h.tnb"))
+    assert loaded.label_prefix == "~~" and all(lab.startswith("~~") for lab in loaded.get_labels())
+    assert loaded.predict("free prize now")[0][0].startswith("~~")
+    assert loaded.test(str(tagged))[0] == 2000
+    assert load_model(str(tmp_path / "h.tnb"), label="@").label_prefix == "@"  # given: it wins
+    words, freq = loaded.get_words(include_freq=True)
+    assert words == loaded.get_words() and freq.dtype == np.int64 and len(freq) == len(words)
+    from textnb import Vectorizer
+    from textnb.io.fasttext import read_fasttext
+
+    documents = list(read_fasttext(str(tagged), label_prefix="~~").documents)
+    want = Vectorizer(vocabulary=words).fit_transform(documents).sum(axis=0)
+    assert np.array_equal(freq, np.asarray(want).ravel())

@@ -132,7 +132,7 @@ def _evaluate_table(args, opts, inputs, table, start, out):
         bar.close()
     report["seconds"] = time.perf_counter() - start
     weighted = table.sample_weight is not None if test is None else test.sample_weight is not None
-    _print_report(report, args, out, weighted=weighted)
+    _print_report(report, args, out, weighted=weighted, rows=True)
     return 0
 
 
@@ -141,7 +141,7 @@ def _count(v):
     return str(v) if isinstance(v, int) else f"{v:g}"
 
 
-def _print_report(report, args, out, weighted=False):
+def _print_report(report, args, out, weighted=False, rows=False):
     if args.plot:
         from textnb.evaluation.plots import plot_evaluation
 
@@ -155,7 +155,7 @@ def _print_report(report, args, out, weighted=False):
     if report.get("skipped_unlabeled"):
         from textnb.io.fasttext import unlabeled_line
 
-        print(unlabeled_line(report["skipped_unlabeled"]), file=out)
+        print(unlabeled_line(report["skipped_unlabeled"], rows=rows), file=out)
     per_repeat = report.get("accuracy_per_repeat") or []
     if len(per_repeat) > 1:  # mean over the repeats and their spread
         print(f"accuracy  {np.mean(per_repeat):.4f} (std {np.std(per_repeat, ddof=1):.4f} over "

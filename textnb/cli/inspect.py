@@ -232,6 +232,18 @@ def _inspect_multilabel(args, model, out):
     print(f"labels: {len(names)}", file=out)
     for name, t, c in zip(names, ml.thresholds_, ml.constant_):
         note = {1: " (every training document has it)", 0: " (no training document has it)"}.get(int(c), "")
-        print(f"  {name}: threshold {t:.4f}{note}", file=out)
+        print(f"  {name}: threshold {_threshold_text(t)}{note}", file=out)
     print(f"vocabulary: {info['vocabulary_size']} terms", file=out)
     return 0
+
+
+def _threshold_text(t):
+    """A label's log-odds threshold as ``inspect`` prints it: the sentinels of a label that
+    no score passes or every score passes (+-1e300, :mod:`textnb.meta.labelsets`) as
+    ``+inf`` / ``-inf`` with what they mean, a huge threshold in ``%g``, others to 4 places."""
+    t = float(t)
+    if t >= 1e300:
+        return "+inf (no document passes it)"
+    if t <= -1e300:
+        return "-inf (every document passes it)"
+    return f"{t:g}" if abs(t) >= 1e6 else f"{t:.4f}"

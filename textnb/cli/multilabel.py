@@ -201,6 +201,7 @@ def _train(args, opts, start, out, corpus=None):
     """:func:`train`'s work."""
     from textnb.core.model_io import save
     from textnb.io.corpus import MAX_DOCUMENT_BYTES
+    from textnb.io.fasttext import store_label_prefix
     from textnb.io.inputs import default_model_path
 
     kernel = _kernel(args, opts)
@@ -224,7 +225,7 @@ def _train(args, opts, start, out, corpus=None):
                                  multilabel=_multilabel_params(args), progress=bar)
         finally:
             bar.close()
-        save(training.model_node(model), model_path)
+        save(store_label_prefix(training.model_node(model), getattr(args, "label_prefix", None)), model_path)
         n_terms, name = len(terms), model.template.kind  # (the estimator's unfitted base)
     else:
         from sklearn.pipeline import Pipeline
@@ -235,7 +236,8 @@ def _train(args, opts, start, out, corpus=None):
             vectorizer, model = _model(args, opts)
         X = _count(vectorizer, texts)
         _fit(model, X, labels)
-        save(Pipeline([("vectorizer", vectorizer), ("model", model)]), model_path)
+        save(store_label_prefix(Pipeline([("vectorizer", vectorizer), ("model", model)]), getattr(args, "label_prefix", None)),
+             model_path)
         n_terms, name = len(vectorizer.vocabulary_), model_name(model._base())
     seconds = time.perf_counter() - start
     per_label = {str(c): int(n) for c, n in zip(model.classes_, model.train_support_)}

@@ -103,7 +103,9 @@ def add_fasttext_options(group, lines=False, note=None):
                                 "starting with the label prefix ('__label__spam some text'; several labels: "
                                 "a multi-label corpus); automatic for a file whose first line starts with it")
     group.add_argument("--label-prefix", metavar="PREFIX",
-                       help="fastText's -label: words starting with PREFIX are labels (default __label__)"
+                       help="fastText's -label: words starting with PREFIX are labels (default __label__"
+                            + ("; for a model: the prefix it was trained with, as fastText's model keeps it)"
+                               if lines else "; the model keeps it)")
                             + ((note or "; with --lines they are left out of the text") if lines else
                                "; implies --fasttext"))
 

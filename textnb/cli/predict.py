@@ -62,8 +62,10 @@ def add_parser(sub):
 
 def _predict_multilabel(args, model, out, err):
     """``predict`` of a multi-label model: the labels its decision rule gives each document
-    (chosen at training time; a PCut model decides over the documents predicted together,
-    up to 1000), or, as fastText's ``predict`` / ``predict-prob`` and as for a single-label
+    (chosen at training time; a PCut model, which ranks the documents, decides over the
+    whole input: the log-odds of every batch are kept, then decided together, so a
+    document's labels do not depend on where it falls in the input; the other strategies
+    stream), or, as fastText's ``predict`` / ``predict-prob`` and as for a single-label
     model, the ``--top K`` most probable labels and / or those whose probability is >=
     ``--threshold``; the same in every mode (files, ``--lines``, ``--rows``)."""
     from scipy.special import expit
@@ -74,12 +76,28 @@ def _predict_multilabel(args, model, out, err):
     names = [str(c) for c in ml.classes_]
     max_bytes = document_bytes(args, model)
     failed = [0]  # binary files skipped (_document_batches counts them)
+    # PCut ranks the documents: decided over the whole input, once every batch is scored
+    whole = getattr(ml, "strategy_", None) == "pcut" and not ranked(args)
+    pending = []  # (sources, log-odds) of the batches scored, for PCut
 
     def emit(sources, texts):
         if not texts:
             return
         lo = (ml.document_log_odds(texts) if hasattr(ml, "document_log_odds")  # a file's scorer
               else ml.predict_log_odds(model[:-1].transform(texts)))
+        if whole:
+            pending.append((list(sources), lo))
+            return
+        decide(sources, lo)
+
+    def flush():
+        if pending:
+            sources = [src for part, _ in pending for src in part]
+            lo = np.vstack([part for _, part in pending])
+            pending.clear()
+            decide(sources, lo)
+
+    def decide(sources, lo):
         proba = expit(lo)
         if ranked(args):  # --top K / --threshold P: ranked with their probabilities, as for one label
             print_ranked(sources, names, proba, lo, args, out)
@@ -107,6 +125,7 @@ def _predict_multilabel(args, model, out, err):
         for chunk in _line_chunks(args.lines, args.label_prefix, document_bytes(args, model)):
             emit([f"{name}:{start + i + 1}" for i in range(len(chunk))], chunk)
             start += len(chunk)
+        flush()
         return 0
     for path in args.paths or ["-"]:
         if _as_rows(args, path):
@@ -122,6 +141,7 @@ def _predict_multilabel(args, model, out, err):
             continue
         for sources, batch in _document_batches([path], max_bytes, err, failed):
             emit(sources, batch)
+    flush()
     return 1 if failed[0] else 0
 
 
@@ -164,6 +184,12 @@ def run(args, out, err):
         raise InputError("--label-prefix applies to --lines")
     # a linear text model predicts and explains from its arrays, a table model from its kernels
     model = load_for_prediction(args.model)
+    if args.label_prefix is None and args.lines is not None:  # the model's fastText prefix (given: it wins)
+        from textnb.core.model_io import read_nodes
+        from textnb.io.fasttext import stored_label_prefix
+        from textnb.text.scorer import text_model_root
+
+        args.label_prefix = stored_label_prefix(text_model_root(read_nodes(args.model)))
     refuse_spam_model(args.model, kind_of(model))
     if multilabel_model(model) is not None:
         if args.explain:

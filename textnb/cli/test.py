@@ -39,7 +39,11 @@ def run(args, out, err):
     from textnb.evaluation.topk import fasttext_test, format_test_result
     from textnb.text.scorer import text_model_root
 
-    model = build(text_model_root(read_nodes(args.model)), args.model)  # a text model as its readers take it
+    from textnb.io.fasttext import stored_label_prefix
+
+    root = text_model_root(read_nodes(args.model))
+    model = build(root, args.model)  # a text model as its readers take it
+    prefix = args.label_prefix if args.label_prefix is not None else stored_label_prefix(root)
     if multilabel_model(model) is None and not reads_documents(model):
         raise InputError(f"{args.model}: test needs a text model (single- or multi-label); "
                          f"a {type(model).__name__} reads tables")
@@ -47,7 +51,7 @@ def run(args, out, err):
     if args.file == "-":
         stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
         data, name = stream.read(), "stdin"
-    result = fasttext_test(model, name, k=args.k, threshold=args.threshold, label_prefix=args.label_prefix,
+    result = fasttext_test(model, name, k=args.k, threshold=args.threshold, label_prefix=prefix,
                            data=data)
     if args.json:
         print(dumps(result), file=out)

@@ -110,7 +110,9 @@ def run(args, out, err):
         bar.close()
     check_binary_classes(corpus, learned_counts(corpus, skipped))
     model_path = args.output or default_model_path(args.path)
-    save(fitted, model_path)
+    from textnb.io.fasttext import store_label_prefix
+
+    save(store_label_prefix(fitted, getattr(args, "label_prefix", None)), model_path)  # (a fastText file's)
     seconds = time.perf_counter() - start
     summary = {
         "source": corpus.source,
@@ -194,11 +196,17 @@ def _train_table(args, opts, table, start, out):
     n_uncertain = sum(a.is_uncertain for a in table.attributes)  # (nominal or numeric, counted apart)
     if n_uncertain:
         summary["uncertain_attributes"] = n_uncertain
+    if table.unlabeled:  # rows of an unknown class: left out (read_table), as evaluate and predict
+        summary["skipped_unlabeled"] = table.unlabeled
     if args.json:
         print(dumps(summary), file=out)
     else:
         per_class = ", ".join(f"{c} {n}" for c, n in summary["per_class"].items())
         print(f"read {summary['rows']} rows from {table.source}: {per_class}", file=out)
+        if table.unlabeled:
+            from textnb.io.fasttext import unlabeled_line
+
+            print(unlabeled_line(table.unlabeled, rows=True), file=out)
         text_note = (f", {n_text} text" if n_text else "") + (f", {n_uncertain} uncertain" if n_uncertain else "")
         print(f"attributes: {summary['attributes']} ({summary['nominal_attributes']} nominal, "
               f"{summary['numeric_attributes']} numeric{text_note})", file=out)

@@ -73,7 +73,8 @@ class Table:
     source declares, in their order (an ARFF header's nominal class, a pandas categorical
     class column's categories), a value that no row has included, as Weka keeps them: the
     classes of a model trained on the table (``class_values``); None when the source
-    declares none (a CSV/TSV file, whose classes are the labels of its rows).
+    declares none (a CSV/TSV file, whose classes are the labels of its rows). ``unlabeled``:
+    the rows of a training table left out for an unknown class (their number).
     """
 
     attributes: list
@@ -83,6 +84,8 @@ class Table:
     source: str = ""
     sample_weight: np.ndarray = None
     classes: tuple = None
+    #: rows of a training table left out because their class is unknown (an empty cell, ARFF ``?``)
+    unlabeled: int = 0
 
     @property
     def has_text(self):

@@ -881,7 +881,8 @@ def fit_out_of_fold(X, y_index, n_classes, fold, document=None, *, params):
     model's prior. With ``params["calibration"] == "temperature"`` the scale is fitted on
     these out-of-fold scores (:func:`held_out_scale`). ``document``: the document each
     row is a copy of (its copies share a fold and are scored once); None: every row is a
-    document.
+    document. With ``params["event_model"] == "auto"`` the event model is chosen on these
+    folds (:func:`choose`), so that a document's copies are held out together there too.
 
     Returns ``(family, alpha, feature_count, class_count, class_documents, scale,
     log_proba)``, ``log_proba`` (n_documents, n_classes) the normalised out-of-fold
@@ -901,9 +902,18 @@ def fit_out_of_fold(X, y_index, n_classes, fold, document=None, *, params):
     if (first < 0).any() or (fold != fold[first[document]]).any():
         raise ValueError("every document 0 .. n_documents - 1 needs a row, and its rows one fold")
     contribution = np.zeros(X.shape[0])
+    # the event model is chosen on these folds too: a document's copies held out together
+    # (the estimator's own folds, keyed on each row's text and class, deal them apart, and a
+    # held-out copy is then judged by a model that saw its text under another label)
+    splits = [(np.flatnonzero(fold != f), np.flatnonzero(fold == f)) for f in np.unique(fold)]
+    with threads(n_threads(params["n_jobs"])) as pool:
+        family, alpha = choose(X, y_index, n_classes, event_model=params["event_model"], alpha=params["alpha"],
+                               n_passes=params["passes"], step=params["step"], cv=len(splits),
+                               select_nnz=params["select_nnz"], max_nnz=params["max_nnz"],
+                               seed=params["random_state"], pool=pool, splits=splits)
     family, alpha, fc, cc, documents, _ = fit_rows(
         np.zeros((n_classes, X.shape[1])), np.zeros(n_classes), X, y_index, np.ones(X.shape[0]),
-        params={**params, "calibration": None}, contribution=contribution)
+        params={**params, "calibration": None}, family=family, alpha=alpha, contribution=contribution)
     scored = np.zeros(X.shape[0], dtype=bool)
     scored[first] = True
     with threads(n_threads(params["n_jobs"])) as pool:

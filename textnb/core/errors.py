@@ -40,11 +40,13 @@ class EmptyVocabulary(DataError):
 
 class TooFewObjects(DataError):
     """A class with fewer objects than a cross-validated step needs (out-of-fold scores
-    for a calibration); ``label`` is the class (as the labels given)."""
+    for a calibration); ``label`` is the class (as the labels given); ``need``: what the
+    step needs, said of a label of a multi-label model (None: a calibration's)."""
 
-    def __init__(self, message, label=None):
+    def __init__(self, message, label=None, need=None):
         super().__init__(message)
         self.label = label
+        self.need = need
 
 
 class SingleStringError(TypeError, ValueError):

@@ -23,6 +23,20 @@ def _text_as_written(plot):
     return draw
 
 
+def _plain_log_ticks(axis):
+    """Tick labels of the log-scale ``axis`` as plain numbers (``1``, ``100``, ``1,000``):
+    matplotlib writes them as mathtext (``$\\mathdefault{10^{2}}$``), which
+    :func:`_text_as_written` draws as written."""
+    from matplotlib.ticker import LogFormatter
+
+    class Plain(LogFormatter):
+        def _num_to_string(self, x, vmin, vmax):
+            return f"{x:,.0f}" if x >= 1 else f"{x:g}"
+
+    axis.set_major_formatter(Plain())
+    axis.set_minor_formatter(Plain(labelOnlyBase=False))
+
+
 def pyplot():
     """matplotlib.pyplot with a file-only backend, or a clear error when missing."""
     try:
@@ -140,6 +154,7 @@ def plot_label_f1(per_label, path):
                 lift, low = 2 + 9 * (low % 4), low + 1
             ax.annotate(n, (max(x, 0.8), y), fontsize=7, xytext=(3, lift), textcoords="offset points")
     ax.set_xscale("log")
+    _plain_log_ticks(ax.xaxis)
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("training documents with the label (log scale)")
     ax.set_ylabel("F1 on the test documents")

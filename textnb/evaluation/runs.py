@@ -3,6 +3,7 @@
 documents read once, and one report.
 """
 
+import dataclasses
 import time
 
 import numpy as np
@@ -81,11 +82,22 @@ def evaluate_table(table, model, *, test=None, cv=None, repeat=1, seed=0, progre
     Instance weights (``Table.sample_weight``) count as in Weka's evaluation: every model
     is fitted with its training rows' weights, as ``textnb train`` fits it, and the figures
     weigh each test row by its own weight (:func:`~textnb.evaluation.evaluate.classification_report`).
+
+    Rows of an unknown class (an empty cell, ARFF ``?``) are left out of the training table
+    (:func:`textnb.io.tables.read_table`) and of ``test``, and counted: the report's
+    ``skipped_unlabeled`` (when some were).
     """
     start = time.perf_counter()
+    unlabeled = table.unlabeled  # rows of an unknown class: left out (read_table), counted
     if test is not None:
-        if test.y is None or any(v is None for v in test.y):
-            raise InputError(f"{test.source}: every test row needs a known class")
+        known = np.array([v is not None for v in test.y], dtype=bool) if test.y is not None else None
+        if known is None or not known.any():
+            raise InputError(f"{test.source}: no test row has a known class (column "
+                             f"{table.class_attribute.name!r}): there is nothing to measure")
+        if not known.all():  # as in training: rows of an unknown class are left out, and counted
+            unlabeled += int((~known).sum())
+            test = dataclasses.replace(test, X=test.X[known], y=test.y[known], sample_weight=(
+                None if test.sample_weight is None else test.sample_weight[known]))
         if test.sample_weight is not None and not np.any(test.sample_weight > 0):
             raise InputError(f"{test.source}: every test row weighs 0 (instance weights): there is nothing to measure")
         report = evaluate_split(table.X, table.y, test.X, np.asarray(test.y, dtype=table.y.dtype), model,
@@ -95,5 +107,7 @@ def evaluate_table(table, model, *, test=None, cv=None, repeat=1, seed=0, progre
         report = _folds_protocol(cross_validate(table.X, table.y, model, cv=cv, repeat=repeat, seed=seed,
                                                 progress=progress, source=table.source,
                                                 sample_weight=table.sample_weight))
+    if unlabeled:
+        report["skipped_unlabeled"] = unlabeled
     report["seconds"] = time.perf_counter() - start
     return report

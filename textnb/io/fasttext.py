@@ -43,6 +43,8 @@ __all__ = [
     "line_documents",
     "strip_labels",
     "unlabeled_line",
+    "store_label_prefix",
+    "stored_label_prefix",
 ]
 
 #: fastText's default ``-label`` prefix.
@@ -98,8 +100,11 @@ class FastTextCorpus:
                       unlabeled=self.unlabeled)
 
 
-def unlabeled_line(n):
-    """What ``train`` and ``evaluate`` print for ``n`` lines left out without a label."""
+def unlabeled_line(n, rows=False):
+    """What ``train`` and ``evaluate`` print for ``n`` lines left out without a label
+    (``rows``: rows of a table left out for an unknown class)."""
+    if rows:
+        return f"skipped {n} row{'s' if n != 1 else ''} without a known class"
     return f"skipped {n} line{'s' if n != 1 else ''} without a label"
 
 
@@ -419,3 +424,48 @@ def line_documents(stream, *, max_bytes=MAX_DOCUMENT_BYTES, label_prefix=None, s
             chunk = []
     if chunk:
         yield cleaned(chunk)
+
+
+def _vectorizer_of(model):
+    """The vectorizer of a text model, an estimator or a read node (a ``TextClassifier``'s
+    ``vectorizer_``, a ``Pipeline``'s first step), or None."""
+    state = getattr(model, "state", None)
+    if isinstance(state, dict) and hasattr(model, "kind"):  # a model-file node
+        if model.kind == "TextClassifier":
+            return state.get("vectorizer_")
+        steps = model.params.get("steps") if model.kind == "Pipeline" else None
+        first = steps[0][1] if steps else None
+        return first if getattr(first, "kind", None) in ("Vectorizer", "TfidfVectorizer") else None
+    vectorizer = getattr(model, "vectorizer_", None)
+    if vectorizer is None and getattr(model, "steps", None):
+        vectorizer = model.steps[0][1]
+    return vectorizer if hasattr(vectorizer, "_get_state") else None
+
+
+def store_label_prefix(model, label_prefix):
+    """Keep ``label_prefix``, the prefix of the fastText file the text ``model`` (a fitted
+    estimator or model-file node) was trained on, in its vectorizer's state, so that its file
+    holds it as fastText's model holds its ``-label`` (the default ``__label__`` is not
+    written: a file without it reads as ``__label__``). Returns ``model``."""
+    if label_prefix is None or label_prefix == DEFAULT_LABEL_PREFIX:
+        return model
+    vectorizer = _vectorizer_of(model)
+    if vectorizer is None:
+        return model
+    if hasattr(vectorizer, "kind"):
+        vectorizer.state["label_prefix"] = _check_prefix(label_prefix)
+    else:
+        vectorizer.label_prefix_ = _check_prefix(label_prefix)
+    return model
+
+
+def stored_label_prefix(model):
+    """The label prefix a text ``model`` (a fitted estimator or model-file node) was trained
+    with (:func:`store_label_prefix`), ``__label__`` when it keeps none (older files, other
+    inputs)."""
+    vectorizer = _vectorizer_of(model)
+    if vectorizer is None:
+        return DEFAULT_LABEL_PREFIX
+    if hasattr(vectorizer, "kind"):
+        return vectorizer.state.get("label_prefix", DEFAULT_LABEL_PREFIX)
+    return getattr(vectorizer, "label_prefix_", None) or DEFAULT_LABEL_PREFIX

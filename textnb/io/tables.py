@@ -201,6 +201,7 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None, class
         source=path,
         sample_weight=weights,
         classes=tuple(cls.values) if path.lower().endswith(".arff") else None,  # (a CSV declares none)
+        unlabeled=int((~labelled).sum()),  # rows of an unknown class: left out, counted
     )
 
 
@@ -581,4 +582,5 @@ def table_from_frame(df, class_name=None, *, types=None, source="<DataFrame>"):
         cls,
         source,
         classes=tuple(cls.values) if isinstance(df[class_name].dtype, pd.CategoricalDtype) else None,
+        unlabeled=int((~labelled).sum()),
     )

@@ -308,6 +308,11 @@ def naming_the_label(names, j=None):
     try:
         yield
     except TooFewObjects as exc:
+        if exc.need is not None:  # every class of the model has one document (APNBC's folds)
+            message = (f"every label is on one document only: {exc.need} needs a label on two documents at least"
+                       if j is None else f"label {str(names[j])!r} is on one of two documents: {exc.need} needs "
+                                         f"two documents at least with it or without it")
+            raise TooFewObjects(message, label=None if j is None else names[j], need=exc.need) from None
         if j is None:
             name, what = names[int(exc.label)], "is on one document only"
         else:

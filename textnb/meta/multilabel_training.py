@@ -389,6 +389,7 @@ class MultiLabelScorer:
         self.vec_params = vec_params
         self.term_keys = term_keys
         self.steps = [("model", self)]  # (what textnb.cli.options.multilabel_model looks at)
+        self.strategy_ = fitted.strategy_  # (the estimator's name: textnb.cli.predict looks at it)
         nodes = fitted.estimator_ if fitted.method == "copy" else fitted.estimators_
         fitted.scorers = _scorers(nodes, fitted.n_features_in_)
 

@@ -64,7 +64,8 @@ class APNBC(APNBCKernel, BaseNB):
         base model kept for prediction is fitted on all the data.
     cv : int, cross-validation splitter or iterable of (train, test) index arrays, default=10
         The folds of ``fit_on="cv"``: a number of stratified folds (lowered to the number
-        of objects of the largest class if larger), or what scikit-learn's ``check_cv``
+        of objects of the largest class if larger; every class of one object is a
+        :class:`~textnb.core.errors.TooFewObjects`, as a calibration's), or what scikit-learn's ``check_cv``
         accepts. With given splits, each row's score is from the last split that holds it
         out, and a row no split holds out is scored by the model fitted on all the data. A
         splitter object cannot be saved in a model file (a list of splits can).

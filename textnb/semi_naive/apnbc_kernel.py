@@ -23,7 +23,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from textnb.core.errors import ParameterError
+from textnb.core.errors import ParameterError, TooFewObjects
 from textnb.core.folds import given_splits, stratified_kfold
 from textnb.core.model_schema import (CV_SCHEMA, N_FEATURES, SEED, TEMPLATE, Any, Array, Choice, Classes, DictOf,
                                       Float, ListOf, MayBeAbsent, Model, Reals, Str)
@@ -218,9 +218,19 @@ class APNBCKernel(TableKernel):
         (:func:`textnb.core.folds.stratified_kfold`; no more folds than the largest class
         has objects, at least 2), each fold's rows scored by ``fit_score(train, test)``,
         which returns the classes of the model fitted on the rows ``train`` and its joint
-        log likelihoods of the rows ``test``; ``-inf`` for a class a fold's model lacks."""
+        log likelihoods of the rows ``test``; ``-inf`` for a class a fold's model lacks.
+        Every class of one object leaves no two folds to make: a
+        :class:`~textnb.core.errors.TooFewObjects` (a ValueError), as a calibration's
+        (:func:`textnb.core.folds.calibration_folds`)."""
         # (smaller classes are spread over as many folds as they have objects)
-        largest = int(np.max(np.unique(y, return_counts=True)[1]))
+        classes_seen, counts = np.unique(y, return_counts=True)
+        largest = int(np.max(counts))
+        if largest < 2:
+            raise TooFewObjects(f"a class needs at least 2 objects for out-of-fold scores (an adjustment on "
+                                f"cross-validation, --adjust-on cv; or --adjust-on resubstitution); each of the "
+                                f"{len(classes_seen)} classes has 1", label=classes_seen[0],
+                                need="an adjustment on cross-validation (--adjust-on cv; or --adjust-on "
+                                     "resubstitution)")
         splits = stratified_kfold(y, max(2, min(int(cv or 10), largest)), random_state)
         jll = np.full((len(y), len(classes)), -np.inf)
         _fill_out_of_fold(jll, splits, fit_score, classes)

@@ -10,7 +10,7 @@ models' defaults are their kernels' (:mod:`textnb.naive_bayes.kernels`).
 import codecs
 from types import MappingProxyType
 
-from textnb.core.model_schema import (MAX_DIM, N_JOBS, Array, Bool, Choice, DictOf, Float, Int, ListOf, MayBeAbsent,
+from textnb.core.model_schema import (MAX_DIM, N_JOBS, Array, Bool, Choice, Counts, DictOf, Float, Int, ListOf, MayBeAbsent,
                                       NgramRange, OneOf, Optional, Pattern, Str, When, _fail)
 from textnb.io.corpus import MAX_DOCUMENT_BYTES
 from textnb.text.tokenize import TOKEN_PATTERN
@@ -63,6 +63,12 @@ VECTORIZER_STATE = {  # the vocabulary as UTF-8 bytes and offsets (or, in old fi
     "terms_utf8": MayBeAbsent(Array("u", ("n_bytes",))),
     "terms_offsets": MayBeAbsent(Array("iu", ("n_terms+1",), lo=0, hi=MAX_DIM)),
     "terms": MayBeAbsent(Array("U", ("n_terms",))),
+    # the label prefix of the fastText file the model was trained on, when not "__label__"
+    # (textnb.io.fasttext.stored_label_prefix; absent in older files: "__label__")
+    "label_prefix": MayBeAbsent(Str(max_len=1000)),
+    # each term's occurrences in the training documents (textnb.fasttext.train_supervised
+    # keeps them, as fastText's dictionary, for get_words(include_freq=True))
+    "term_counts": MayBeAbsent(Counts(("n_terms",))),
 }
 
 #: TextClassifier's parameters other than its two models (in its schema; the scorer checks them too)

@@ -390,9 +390,18 @@ class Vectorizer(DeclaredTags, TransformerMixin, BaseEstimator, auto_wrap_output
 
     # -- model files: the vocabulary in column order, as UTF-8 bytes and offsets -------
     def _get_state(self):
-        return encode_terms(self._terms)
+        state = encode_terms(self._terms)
+        if getattr(self, "label_prefix_", None) is not None:  # (textnb.io.fasttext.store_label_prefix)
+            state["label_prefix"] = self.label_prefix_
+        if getattr(self, "term_counts_", None) is not None:  # (textnb.fasttext.train_supervised)
+            state["term_counts"] = np.asarray(self.term_counts_, dtype=np.float64)
+        return state
 
     def _set_state(self, state):
+        if "label_prefix" in state:
+            self.label_prefix_ = state["label_prefix"]
+        if "term_counts" in state:
+            self.term_counts_ = np.asarray(state["term_counts"], dtype=np.float64)
         terms = decode_terms(state)
         if not len(terms):  # training refuses it; a file holding one is crafted or damaged
             raise ValueError("empty vocabulary: the model holds no terms")
