@@ -200,3 +200,145 @@ def test_automatic_threads_without_a_load_average(monkeypatch):
     monkeypatch.setattr(forkmap, "cpu_count", lambda: 4)
     monkeypatch.setattr(workers.os, "getloadavg", missing)
     assert workers.spare_cpus() == 4 and workers.automatic_threads(2) == 2
+
+
+# Worker processes never outlive the command that started them, and a worker's death is
+# one line. Each case runs in a child interpreter (one thread, so workers are forked) whose
+# workers are found in /proc; a worker still present but a zombie has ended.
+
+def _children(pid):
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _running(pid):
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _wait_for_children(proc, n, timeout=60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        kids = _children(proc.pid)
+        if len(kids) >= n:
+            return kids
+        time.sleep(0.01)
+    pytest.fail(f"no {n} worker processes appeared (exit status {proc.poll()})")
+
+
+def _gone(pids, timeout=10):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and any(_running(p) for p in pids):
+        time.sleep(0.02)
+    return [p for p in pids if _running(p)]
+
+
+_SLEEPY_MAP = """
+import os, sys, time
+from textnb.core import workers, forkmap
+
+def work(i):
+    time.sleep(60)
+    return i
+
+def item(i):
+    time.sleep(60)
+    return b""
+
+if sys.argv[1] == "ordered_map":
+    list(workers.ordered_map(work, ((i,) for i in range(8)), 2))
+else:
+    list(forkmap.fork_map(item, range(8), 2))
+"""
+
+needs_proc = pytest.mark.skipif(not Path("/proc/self/task").exists() or not hasattr(os, "fork"),
+                                reason="needs Linux /proc and fork")
+
+
+@needs_proc
+@pytest.mark.parametrize("mapper", ["ordered_map", "fork_map"])
+def test_workers_end_with_a_parent_killed_by_sigkill(mapper):
+    """A parent ended by SIGKILL (the OOM killer, ``kill -9``) runs no clean-up: its workers
+    are ended by the kernel (the parent-death signal), not left waiting for tasks."""
+    proc = subprocess.Popen([sys.executable, "-c", _SLEEPY_MAP, mapper], env=ENV)
+    try:
+        kids = _wait_for_children(proc, 2)
+        proc.kill()
+        proc.wait(30)
+        assert _gone(kids) == []
+    finally:
+        proc.kill()
+
+
+_KILLED_WORKER = """
+import os, sys, time
+from textnb.core import workers
+from textnb.core.errors import TextnbError
+
+def work(i):
+    if i == 0:
+        return os.getpid()
+    time.sleep(60)
+    return i
+
+try:
+    for x in workers.ordered_map(work, ((i,) for i in range(8)), 2):
+        print(x, flush=True)
+except TextnbError as exc:
+    print("error:", exc, flush=True)
+    sys.exit(3)
+"""
+
+
+@needs_proc
+def test_a_worker_killed_is_one_error_and_the_others_are_stopped():
+    """A worker killed (by the OOM killer, by a user) is a TextnbError naming the signal (the
+    command's one line, exit 1), not an internal BrokenProcessPool; the other workers and
+    their 60 s tasks are stopped at once."""
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_WORKER], env=ENV, stdout=subprocess.PIPE, text=True)
+    try:
+        first = int(proc.stdout.readline())
+        kids = _wait_for_children(proc, 2)
+        os.kill(first, 9)
+        out, _ = proc.communicate(timeout=30)
+        assert proc.returncode == 3
+        assert out.startswith("error: a worker process was killed (signal 9; out of memory?)"), out
+        assert _gone(kids) == []
+    finally:
+        proc.kill()
+
+
+@needs_proc
+@pytest.mark.slow
+@pytest.mark.parametrize("signame, status", [("SIGTERM", 143), ("SIGHUP", 129), ("SIGINT", 130)])
+def test_textnb_train_stopped_by_a_signal_stops_its_workers(tmp_path, signame, status):
+    """``textnb train --jobs 2`` told to stop while its workers stem: one line, status
+    128 + N (130 for a Ctrl-C), no worker left running, no model written."""
+    import random
+    import signal
+
+    rng = random.Random(0)
+    words = [f"w{i}x" for i in range(3000)]
+    corpus = tmp_path / "big.tsv"
+    with corpus.open("w") as f:
+        for i in range(120_000):
+            f.write(("spam" if i % 2 else "ham") + "\t" + " ".join(rng.choices(words, k=20)) + "\n")
+    model = tmp_path / "m.tnb"
+    proc = subprocess.Popen([sys.executable, "-c", "from textnb.cli.program import main; raise SystemExit(main())",
+                             "train", "--jobs", "2", "--stem", "porter", "-o", str(model), str(corpus)],
+                            env=ENV, stderr=subprocess.PIPE, text=True)
+    try:
+        kids = _wait_for_children(proc, 2)
+        proc.send_signal(getattr(signal, signame))
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == status, err
+        assert err.strip().splitlines()[-1] in (f"textnb: terminated by signal {status - 128}", "textnb: interrupted"), err
+        assert "Traceback" not in err
+        assert _gone(kids) == []
+        assert not model.exists()
+    finally:
+        proc.kill()

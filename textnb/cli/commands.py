@@ -6,7 +6,9 @@ Exit status: 0 success; 1 a user error (bad input, bad model file, bad value: th
 raises a :class:`~textnb.core.errors.TextnbError`, or an OSError), printed as one line
 ``textnb: error: ...`` on stderr; 2 bad usage (argparse); 70 an internal error (any other
 exception: a bug, printed as one line, or raised with its traceback when the environment
-has ``TEXTNB_DEBUG``, as the test suite does); 130 interrupted.
+has ``TEXTNB_DEBUG``, as the test suite does); 130 interrupted (SIGINT); 128 + N ended by
+signal N (SIGTERM 143, SIGHUP 129: ``textnb: terminated by signal N``, worker processes
+stopped as at a Ctrl-C; :func:`textnb.cli.program.stop_on_signals`).
 """
 
 import argparse
@@ -24,6 +26,7 @@ import textnb.cli.serve
 import textnb.cli.test
 import textnb.cli.train
 from textnb.cli.output import tolerant
+from textnb.cli.program import Terminated
 from textnb.core.errors import TextnbError
 from textnb.core.version import __version__
 
@@ -171,6 +174,9 @@ def _main(argv, *, stdout, stderr):
     except KeyboardInterrupt:
         print("textnb: interrupted", file=err)
         return 130
+    except Terminated as exc:
+        print(f"textnb: {exc}", file=err)
+        return 128 + exc.signum
     except MemoryError:
         print("textnb: error: out of memory (try a smaller --ngram, --bins, --max-features or --max-bytes)",
               file=err)

@@ -22,12 +22,42 @@ import marshal
 import os
 import sys
 
-__all__ = ["can_fork_here", "cpu_count", "fork_map", "jobs_count", "spare_cpus"]
+from textnb.core.signals import blocked_across_fork, unblock_in_child
+
+__all__ = ["can_fork_here", "cpu_count", "die_with_parent", "fork_map", "jobs_count", "spare_cpus"]
 
 _HEAD = 16  # a frame: the item's index and the value's size (8 bytes each, little-endian), then the value
 _MAX_BLOCKS = 1024
 _PIPE_BYTES = 1 << 20
 _SIGKILL = 9
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def die_with_parent(parent):
+    """In a child forked by the process ``parent`` (its pid): be killed (SIGKILL) when that
+    process ends, however it ends, SIGKILL and the OOM killer included.
+
+    A helper left running without its parent is re-parented to PID 1 and waits forever (for
+    a task that will never come, or to write to a pipe no one reads), holding its memory.
+    On Linux the kernel's parent-death signal (``prctl(PR_SET_PDEATHSIG, SIGKILL)``) is
+    asked for; the parent may have ended before that, so the child then checks that its
+    parent is still ``parent`` and exits at once when it is not. Elsewhere (no ``prctl``)
+    nothing is done. The kernel sends the signal when the *thread* that forked the child
+    ends: textnb forks its helpers only from a process that runs one thread
+    (:func:`can_fork_here`), so that thread is the process's main one.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes  # (in the child only: about 1 ms, while the parent works on)
+
+            prctl = ctypes.CDLL(None, use_errno=True).prctl
+            prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+            prctl.restype = ctypes.c_int
+            prctl(_PR_SET_PDEATHSIG, _SIGKILL, 0, 0, 0)
+        except (ImportError, OSError, AttributeError):
+            pass  # (no prctl: as on other systems)
+    if os.getppid() != parent:  # the parent ended before the signal was asked for
+        os._exit(1)
 
 
 def cpu_count():
@@ -182,13 +212,15 @@ class _Shared:
             os.write(w, b"".join(k.to_bytes(2, "little") for k in range(blocks)))
         finally:
             os.close(w)
-        for _ in range(helpers):
-            if not self._fork():
-                break
+        with blocked_across_fork():  # (a SIGTERM during a fork is not lost)
+            for _ in range(helpers):
+                if not self._fork():
+                    break
 
     def _fork(self):
         r, w = os.pipe()
         _widen(w)
+        parent = os.getpid()
         try:
             pid = os.fork()
         except OSError:
@@ -199,7 +231,7 @@ class _Shared:
             os.close(r)
             for fd in self.children:
                 os.close(fd)
-            self._serve(w)
+            self._serve(w, parent)
         os.close(w)
         os.set_blocking(r, False)
         self.children[r] = pid
@@ -214,9 +246,11 @@ class _Shared:
         k = int.from_bytes(got, "little")
         return range(k * self.size, min(self.n, (k + 1) * self.size))
 
-    def _serve(self, fd):
+    def _serve(self, fd, parent):
         code = 1
         try:
+            die_with_parent(parent)  # (a parent killed by SIGKILL leaves no helper behind)
+            unblock_in_child()
             gc.freeze()  # (the parent's objects stay out of this process's collections: no page is copied for them)
             while (block := self._claim()) is not None:
                 for i in block:

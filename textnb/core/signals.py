@@ -1,9 +1,11 @@
-"""Signals held across steps that must not be cut in two (:class:`HeldSignals`)."""
+"""Signals held across steps that must not be cut in two (:class:`HeldSignals`, and
+:func:`blocked_across_fork` for the forks of worker processes)."""
 
 import signal
 import threading
+from contextlib import contextmanager
 
-__all__ = ["HeldSignals"]
+__all__ = ["HeldSignals", "blocked_across_fork", "unblock_in_child"]
 
 
 class HeldSignals:
@@ -47,3 +49,32 @@ class HeldSignals:
             if saved and signum == signal.SIGINT and handlers[signum] is signal.default_int_handler:
                 continue  # an interrupt after the new file was in place: the save is done
             signal.raise_signal(signum)
+
+
+@contextmanager
+def blocked_across_fork():
+    """SIGINT, SIGTERM and SIGHUP blocked in this thread while it forks worker processes:
+    the kernel keeps one that arrives pending, and it is delivered (its handler runs) as
+    the block ends, in the caller's code.
+
+    Without it a signal arriving during a fork can be lost: Python runs the handler in the
+    parent's after-fork callbacks (the ``logging`` module's lock release), whose exceptions
+    are printed and ignored, so a ``textnb`` told to stop (SIGTERM raises
+    :class:`textnb.cli.program.Terminated`) went on and saved its model. The forked child
+    starts with the same block (a pending signal is the parent's only) and lifts it once its
+    handlers are its own (:func:`unblock_in_child`). Without ``pthread_sigmask``: nothing.
+    """
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, HeldSignals.SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def unblock_in_child():
+    """In a child forked inside :func:`blocked_across_fork`: lift its block."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, HeldSignals.SIGNALS)

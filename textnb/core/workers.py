@@ -19,11 +19,11 @@ import sys
 import threading
 import warnings
 from collections import deque
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 from textnb.core.errors import TextnbError
-from textnb.core.signals import HeldSignals
-from textnb.core.forkmap import cpu_count, jobs_count, spare_cpus
+from textnb.core.signals import HeldSignals, blocked_across_fork, unblock_in_child
+from textnb.core.forkmap import cpu_count, die_with_parent, jobs_count, spare_cpus
 
 __all__ = ["automatic_threads", "can_fork", "connect", "cpu_count", "effective_jobs", "keep_freed_memory",
            "map_ordered", "ordered_map", "spare_cpus"]
@@ -182,27 +182,81 @@ def ordered_map(func, arg_tuples, n_jobs, *, threads=False):
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("fork"),
-                             initializer=keep_freed_memory) as pool:
-        yield from _in_order(pool, func, arg_tuples, n)
+    pool = ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("fork"),
+                               initializer=_worker_start, initargs=(os.getpid(),))
+    try:
+        yield from _in_order(pool, func, arg_tuples, n, fork=True)
+    except BaseException:  # an error, an interrupt, the generator closed early: no task is waited for
+        _reap(pool)
+        raise
+    pool.shutdown()
 
 
-def _in_order(pool, func, arg_tuples, n):
+def _worker_start(parent):
+    """A forked worker's start: it ends with its parent ``parent`` (however that ends, even
+    by SIGKILL: :func:`~textnb.core.forkmap.die_with_parent`), and keeps freed memory
+    (:func:`keep_freed_memory`). SIGTERM and SIGHUP end it (their default), whatever
+    handler it inherited from the parent (the program's, which raises an exception)."""
+    import signal
+
+    die_with_parent(parent)
+    for name in ("SIGTERM", "SIGHUP"):
+        num = getattr(signal, name, None)
+        if num is not None and callable(signal.getsignal(num)):
+            signal.signal(num, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # (a Ctrl-C reaches the parent, which stops the workers)
+    unblock_in_child()
+    keep_freed_memory()
+
+
+def _in_order(pool, func, arg_tuples, n, *, fork=False):
     """The results of ``func(*args)`` submitted to ``pool`` (an executor of ``n`` workers),
-    in submission order, at most ``2 * n`` tasks in flight."""
-    pending = deque()
-    for args in arg_tuples:
+    in submission order, at most ``2 * n`` tasks in flight. ``fork``: the first submission
+    forks the pool's workers (signals are blocked across it: :func:`blocked_across_fork`)."""
+    from concurrent.futures import BrokenExecutor
+
+    pending, workers = deque(), []
+    for k, args in enumerate(arg_tuples):
         try:
-            future = pool.submit(func, *args)  # (processes: the first submit forks all n workers)
+            with blocked_across_fork() if fork and k == 0 else nullcontext():
+                future = pool.submit(func, *args)  # (processes: the first submit forks all n workers)
         except OSError as exc:  # fork failed (process limit, memory): no worker is left behind
             _reap(pool)
             raise TextnbError(f"cannot start {n} worker processes ({exc.strerror or exc}); "
                               "use fewer jobs") from None
+        except BrokenExecutor:  # a worker died since the last result
+            raise _worker_killed(workers) from None
+        if k == 0:  # (the workers of a pool that forks them all at its first task)
+            workers = list((getattr(pool, "_processes", None) or {}).values())
         pending.append(future)
         if len(pending) >= 2 * n:
-            yield pending.popleft().result()
+            yield _result(pending.popleft(), workers)
     while pending:
-        yield pending.popleft().result()
+        yield _result(pending.popleft(), workers)
+
+
+def _result(future, workers):
+    """``future.result()``; a worker process of ``workers`` that died (killed by a signal:
+    the OOM killer, a user) is a :class:`~textnb.core.errors.TextnbError` naming the signal."""
+    from concurrent.futures import BrokenExecutor
+
+    try:
+        return future.result()
+    except BrokenExecutor:
+        raise _worker_killed(workers) from None
+
+
+def _worker_killed(workers):
+    """The error for a process pool one of whose ``workers`` died: how it ended (SIGKILL:
+    most likely the kernel's out-of-memory killer). The pool ends the others with SIGTERM,
+    so another way of ending is the first worker's."""
+    for p in workers:
+        p.join(1)
+    codes = [p.exitcode for p in workers if p.exitcode]
+    code = next((c for c in codes if c != -15), codes[0] if codes else None)
+    how = ("it ended abruptly" if code is None else f"exit status {code}" if code > 0
+           else "signal 9; out of memory?" if code == -9 else f"signal {-code}")
+    return TextnbError(f"a worker process was killed ({how}): use fewer jobs (--jobs 1)")
 
 
 @contextmanager
@@ -324,12 +378,19 @@ def map_ordered(client, func, arg_tuples, *, window=None):
 
 
 def _reap(pool):
-    """Stop and wait for every worker ``pool`` started before a fork failed.
+    """Stop (SIGTERM, then SIGKILL after 5 s) and wait for every worker ``pool`` started.
 
-    They wait for tasks that will never come (the pool's manager thread is not started
-    yet), so without this the interpreter would hang at exit joining them.
+    Used when a fork failed (the workers started wait for tasks that will never come: the
+    pool's manager thread is not started yet, so the interpreter would hang at exit joining
+    them) and when the map ends early (an error, a Ctrl-C, SIGTERM, the consumer closing the
+    generator): the tasks in flight are of no use then, and waiting for them would keep the
+    command running for their whole length after it was told to stop.
     """
     workers = list((getattr(pool, "_processes", None) or {}).values())
+    # (the pool's parts, taken before its shutdown lets go of them)
+    call_queue, result_queue, manager = (getattr(pool, name, None) for name in (
+        "_call_queue", "_result_queue", "_executor_manager_thread"))
+    pool.shutdown(wait=False, cancel_futures=True)
     for p in workers:
         with contextlib.suppress(Exception):
             p.terminate()
@@ -339,4 +400,15 @@ def _reap(pool):
             if p.is_alive():
                 p.kill()
                 p.join()
-    pool.shutdown(wait=False, cancel_futures=True)
+    # The pool's threads must not wait for the dead workers: its feeder may be blocked
+    # writing tasks to a pipe no one reads (its join at exit is cancelled, as CPython does
+    # for a broken pool), and its manager reading a result a worker was killed in the middle
+    # of sending (the parent's copy of the pipe's write end closed: it reads the end of the
+    # file, finds the pool broken and stops). Its end closes the pool's pipes: none is left
+    # open for the interpreter's exit to race with.
+    with contextlib.suppress(Exception):
+        call_queue.cancel_join_thread()
+    with contextlib.suppress(Exception):
+        result_queue._writer.close()
+    if manager is not None:
+        manager.join(5)
