@@ -148,3 +148,22 @@ def test_every_form_of_a_multi_label_model_is_refused_for_being_multi_label(tmp_
         code, _, err = cli("merge", first, second, "-o", tmp_path / "x.tnb")
         assert code == 1 and "a multi-label model cannot be merged" in err, (first, second, err)
         assert not (tmp_path / "x.tnb").exists()
+
+
+def test_a_refused_merge_prints_only_its_error_and_warnings_come_when_it_goes_ahead(tmp_path):
+    """Default (DiscriminativeNB) parts with other classes and another --ngram: the warnings
+    ('do not merge exactly', 'its classes differ') came before the refusal; now the refusal is
+    its one line, and the warnings are printed when the merge goes ahead."""
+    a = tsv(tmp_path / "a.tsv", ROWS)
+    b = tsv(tmp_path / "b.tsv", [("other" if label == "ham" else label, text) for label, text in ROWS])
+    assert cli("train", a, "-o", tmp_path / "a.tnb")[0] == 0
+    assert cli("train", b, "--ngram", "2", "-o", tmp_path / "b2.tnb")[0] == 0
+    assert cli("train", b, "-o", tmp_path / "b.tnb")[0] == 0
+    rc, out, err = cli("merge", tmp_path / "a.tnb", tmp_path / "b2.tnb", "-o", tmp_path / "m.tnb")
+    assert rc == 1 and out == "" and not (tmp_path / "m.tnb").exists()
+    one_error_line(err, "cannot merge into", "ngram_range")
+    rc, out, err = cli("merge", tmp_path / "a.tnb", tmp_path / "b.tnb", "-o", tmp_path / "m.tnb")
+    assert rc == 0 and (tmp_path / "m.tnb").exists()
+    lines = err.splitlines()
+    assert len(lines) == 2 and all(line.startswith("textnb: warning: ") for line in lines), err
+    assert "do not merge exactly" in lines[0] and "its classes differ" in lines[1]

@@ -119,26 +119,26 @@ def run(args, out, err):
         if refusal:
             raise InputError(refusal)
     merged = models[0]
+    warnings = []  # printed once the merge goes ahead: a refusal is its one line
     if len(models) > 1 and not merges_exactly(merged):
-        print(f"textnb: warning: {args.models[0]}: DiscriminativeNB models (the default) do not merge exactly: "
-              f"the result is not the model trained on all the parts (train with --model multinomial, "
-              f"bernoulli or complement for exact merges)", file=err)
+        warnings.append(f"textnb: warning: {args.models[0]}: DiscriminativeNB models (the default) do not merge "
+                        f"exactly: the result is not the model trained on all the parts (train with --model "
+                        f"multinomial, bernoulli or complement for exact merges)")
     pruned = [(path, m.pruning()) for path, m in zip(args.models, models) if isinstance(m, CountTextModel)]
     if len(models) > 1 and any(options for _, options in pruned):
         path, options = next((path, options) for path, options in pruned if options)
-        print(f"textnb: warning: {path}: trained with {', '.join(options)}: the merged model is not the model "
-              f"trained on all the parts (the pruning needs the whole corpus; its vocabulary is the parts' union)",
-              file=err)
+        warnings.append(f"textnb: warning: {path}: trained with {', '.join(options)}: the merged model is not the "
+                        f"model trained on all the parts (the pruning needs the whole corpus; its vocabulary is the "
+                        f"parts' union)")
     first = [str(c) for c in getattr(merged, "classes_", [])]
     for path, other in zip(args.models[1:], models[1:]):
         theirs = [str(c) for c in getattr(other, "classes_", [])]
         if set(theirs) != set(first):  # (the same classes in another order: the settings say so below)
             only_here = sorted(set(first) - set(theirs))
             only_there = sorted(set(theirs) - set(first))
-            print(f"textnb: warning: {path}: its classes differ from {args.models[0]}'s "
-                  f"(only in {path}: {', '.join(only_there) or 'none'}; only in {args.models[0]}: "
-                  f"{', '.join(only_here) or 'none'}); a class missing from a part counts no documents there",
-                  file=err)
+            warnings.append(f"textnb: warning: {path}: its classes differ from {args.models[0]}'s "
+                            f"(only in {path}: {', '.join(only_there) or 'none'}; only in {args.models[0]}: "
+                            f"{', '.join(only_here) or 'none'}); a class missing from a part counts no documents there")
         try:
             merged.merge(other)
         except SettingsDiffer as exc:  # a setting differs: both files' values, named
@@ -149,5 +149,7 @@ def run(args, out, err):
         except ValueError as exc:  # the models' own refusal (kinds, features differ)
             raise InputError(f"{path}: cannot merge into {args.models[0]}: {exc}") from None
     merged.save(args.output)
+    for line in warnings:
+        print(line, file=err)
     print(f"merged {len(models)} models -> {args.output}", file=out)
     return 0
