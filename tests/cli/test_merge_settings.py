@@ -1,6 +1,7 @@
 """``textnb merge`` of models whose settings differ, and the reasons of its refusals."""
 
 import io
+import shutil
 
 import pytest
 
@@ -65,7 +66,8 @@ def test_merge_refuses_table_models_whose_settings_differ(tmp_path, model, other
     rc, out, err = cli("merge", a, b, "-o", tmp_path / "m.tnb")
     assert rc == 1 and not (tmp_path / "m.tnb").exists()
     one_error_line(err, f"{b}: cannot merge into {a}", "settings differ", f"({setting} is ")
-    assert cli("merge", a, a, "-o", tmp_path / "m.tnb")[0] == 0  # the same settings still merge
+    shutil.copyfile(a, tmp_path / "a2.tnb")  # (the same file twice is refused)
+    assert cli("merge", a, tmp_path / "a2.tnb", "-o", tmp_path / "m.tnb")[0] == 0  # the same settings still merge
 
 
 def test_merge_of_a_spam_model_gives_the_true_reason(tmp_path):
@@ -167,3 +169,23 @@ def test_a_refused_merge_prints_only_its_error_and_warnings_come_when_it_goes_ah
     lines = err.splitlines()
     assert len(lines) == 2 and all(line.startswith("textnb: warning: ") for line in lines), err
     assert "do not merge exactly" in lines[0] and "its classes differ" in lines[1]
+
+
+def test_a_model_file_given_twice_is_refused_and_a_copy_warns(tmp_path):
+    """``merge a.tnb a.tnb`` silently doubled every count: the same file (the same path, another
+    spelling of it, a link to it) is refused in one line, nothing written; two files with the
+    same content are merged (two equal parts may be meant) with one warning line."""
+    data = tsv(tmp_path / "d.tsv", ROWS)
+    a = tmp_path / "a.tnb"
+    assert cli("train", data, "--model", "multinomial", "-o", a)[0] == 0
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link.tnb").symlink_to(a)
+    for second in (a, tmp_path / "sub" / ".." / "a.tnb", tmp_path / "link.tnb"):
+        rc, out, err = cli("merge", a, second, "-o", tmp_path / "m.tnb")
+        assert rc == 1 and out == "" and not (tmp_path / "m.tnb").exists()
+        one_error_line(err, f"{second}: the same model file as {a}", "twice")
+    shutil.copyfile(a, tmp_path / "copy.tnb")
+    rc, out, err = cli("merge", a, tmp_path / "copy.tnb", "-o", tmp_path / "m.tnb")
+    assert rc == 0 and (tmp_path / "m.tnb").exists()
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"textnb: warning: {tmp_path / 'copy.tnb'}: the same content as {a}")

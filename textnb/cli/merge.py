@@ -79,6 +79,32 @@ def _remedy(exc):
         return "the same class values in another order: list them in the same order in both ARFF headers"
     return "declare the same class values, in the same order, in both ARFF headers"
 
+def _same_files(paths):
+    """Refuse a model file given twice (the same file by device and inode: a path twice, a link
+    to it, ``./a.tnb`` and ``a.tnb``), whose counts the merge would double; the warnings (one
+    line each) for two files with the same content (a digest of their bytes): a copy of a part,
+    counted twice, unless the parts really are two equal ones."""
+    import hashlib
+    import os
+
+    seen, digests, warnings = {}, {}, []
+    for i, path in enumerate(paths):
+        st = os.stat(path)  # (read already: it exists)
+        first = seen.setdefault((st.st_dev, st.st_ino), i)
+        if first != i:
+            raise InputError(f"{path}: the same model file as {paths[first]}: merging a file with itself would count "
+                             f"its training data twice; give each part once")
+        digest = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+        first = digests.setdefault((st.st_size, digest.digest()), i)
+        if first != i:
+            warnings.append(f"textnb: warning: {path}: the same content as {paths[first]}: its counts are added "
+                            f"twice (merge a copy of a part only if that part was really trained twice)")
+    return warnings
+
+
 def run(args, out, err):
     from textnb.core.model_io import ModelNode, build, output_target, read_nodes
     from textnb.semi_naive.lbr_text_io import lazy_model
@@ -118,8 +144,8 @@ def run(args, out, err):
         refusal = _refusal(path, model)
         if refusal:
             raise InputError(refusal)
+    warnings = _same_files(args.models)  # printed once the merge goes ahead: a refusal is its one line
     merged = models[0]
-    warnings = []  # printed once the merge goes ahead: a refusal is its one line
     if len(models) > 1 and not merges_exactly(merged):
         warnings.append(f"textnb: warning: {args.models[0]}: DiscriminativeNB models (the default) do not merge "
                         f"exactly: the result is not the model trained on all the parts (train with --model "
