@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from conftest import REPO, cli, one_error_line, tiny_mail, tsv
+from conftest import REPO, SMS_TSV, cli, one_error_line, tiny_mail, tsv
 
 WEATHER = REPO / "corpora" / "weather.nominal.arff"
 
@@ -189,3 +189,24 @@ def test_a_model_file_given_twice_is_refused_and_a_copy_warns(tmp_path):
     assert rc == 0 and (tmp_path / "m.tnb").exists()
     lines = err.splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"textnb: warning: {tmp_path / 'copy.tnb'}: the same content as {a}")
+
+
+def test_default_parts_that_chose_other_event_models_are_refused_with_the_remedy(tmp_path):
+    """Two default (DiscriminativeNB) parts, one whose documents make it choose the complement
+    event model (term frequencies tell the classes apart) and one the Bernoulli one (SMS
+    messages): the refusal said 'cannot merge a bernoulli (alpha 0.1) DiscriminativeNB into a
+    complement (alpha 1.0) one' and nothing of what to do; it names both choices and the
+    options that merge (textnb train has no option fixing the event model)."""
+    words = ["alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta"]
+    rows = [(label, " ".join(words + ["alpha"] * (8 if label == "spam" else 1) + ["beta"] * (1 if label == "spam" else 8)))
+            for label in ("spam", "ham") * 30]
+    tsv(tmp_path / "freq.tsv", rows)
+    (tmp_path / "sms.tsv").write_text("".join(SMS_TSV.read_text(encoding="utf-8").splitlines(keepends=True)[:40]))
+    for name in ("freq", "sms"):
+        assert cli("train", tmp_path / f"{name}.tsv", "-o", tmp_path / f"{name}.tnb")[0] == 0
+    rc, out, err = cli("merge", tmp_path / "freq.tnb", tmp_path / "sms.tnb", "-o", tmp_path / "m.tnb")
+    assert rc == 1 and out == "" and not (tmp_path / "m.tnb").exists()
+    one_error_line(err, f"{tmp_path / 'sms.tnb'}: cannot merge into {tmp_path / 'freq.tnb'}",
+                   "their chosen event models differ (event_model is 'bernoulli' in ", "'complement' in ",
+                   "chooses its event model on each part's documents",
+                   "train every part with the same --model multinomial, bernoulli or complement")

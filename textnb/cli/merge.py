@@ -5,7 +5,7 @@ import sys
 from textnb.cli.argtypes import file_name
 from textnb.cli.options import multilabel_model
 from textnb.cli.output import a_kind
-from textnb.core.errors import InputError, SettingsDiffer, short_repr
+from textnb.core.errors import CHOSEN_EVENT_MODELS, CUT_POINTS, InputError, SettingsDiffer, short_repr
 from textnb.core.registry import kind_of
 from textnb.core.wrapping import find, merge_refusal, merges_exactly
 
@@ -66,9 +66,24 @@ def _text_refusal(path, kind):
 
 
 
-def _remedy(exc):
-    """What to do about a :class:`SettingsDiffer`: the same options, or for the class values
-    an ARFF header declares (Weka's order), the same declaration."""
+def _remedy(exc, kind):
+    """What to do about a :class:`SettingsDiffer` of two ``kind`` models, in the command line's
+    words: for an event model DiscriminativeNB chose on each part, or cut points a
+    discretisation chose on each part's rows, the options that merge; for the class values an
+    ARFF header declares (Weka's order), the same declaration; else the same options."""
+    if exc.what == CHOSEN_EVENT_MODELS and exc.setting == "event_model":
+        return ("the default model (DiscriminativeNB) chooses its event model on each part's documents, and "
+                "textnb train has no option to fix it: train every part with the same --model multinomial, "
+                "bernoulli or complement (count models, which merge exactly), or train on the whole corpus")
+    if exc.what == CHOSEN_EVENT_MODELS:
+        return "train every part with the same --alpha"
+    if exc.what == CUT_POINTS and kind == "AODE":
+        return ("AODE discretises numeric attributes by MDL on each part's rows and has no fixed bins: give every "
+                "part those attributes discretised the same way (nominal columns), or train on the whole data")
+    if exc.what == CUT_POINTS:
+        return ("--numeric mdl, equal-frequency and equal-width choose the cut points on each part's rows: train "
+                "every part with --numeric gaussian (the default) or kde, which merge exactly, or give every part "
+                "those attributes discretised the same way (nominal columns)")
     if exc.setting != "class_values":
         return "train the parts with the same options"
     mine, theirs = exc.values
@@ -171,7 +186,7 @@ def run(args, out, err):
             mine, theirs = (short_repr(v) for v in exc.values)
             raise InputError(f"{path}: cannot merge into {args.models[0]}: their {exc.what} differ "
                              f"({exc.setting} is {theirs} in {path}, {mine} in {args.models[0]}); "
-                             f"{_remedy(exc)}") from None
+                             f"{_remedy(exc, kinds[0])}") from None
         except ValueError as exc:  # the models' own refusal (kinds, features differ)
             raise InputError(f"{path}: cannot merge into {args.models[0]}: {exc}") from None
     merged.save(args.output)

@@ -61,6 +61,7 @@ import numpy as np
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.cut_points import (
     apply_cut_points,
+    check_same_cut_points,
     equal_frequency_cut_points,
     equal_width_cut_points,
     mdl_cut_points,
@@ -1110,12 +1111,9 @@ class TabularKernel(TableKernel):
         self._check_same_settings(other)
         if self._censored():
             raise ValueError(_NOT_INCREMENTAL.format(what="merge cannot combine two fits"))
-        for a, b in zip(self.cut_points_, other.cut_points_):
-            if (a is None) != (b is None) or (a is not None and not np.array_equal(a, b)):
-                raise ValueError(
-                    "cannot merge models with different cut points; fit the discretisation once "
-                    "(partial_fit on a common first batch) before training the parts"
-                )
+        check_same_cut_points([a.name for a in self.attributes_], self.cut_points_, other.cut_points_,
+                              "numeric='gaussian' or 'kde' merge exactly; else fit the discretisation once "
+                              "(partial_fit on a common first batch) before training the parts")
         models = (self, other)
 
         def widened(m, cols):  # m's feature counts in the merged layout of values
