@@ -7,6 +7,7 @@ import importlib.util
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -280,9 +281,10 @@ def test_merge_of_tan_models_and_merge_warnings(tmp_path):
     warnings = [line for line in err.splitlines() if line.startswith("textnb: warning: ")]
     assert any("do not merge exactly" in w for w in warnings)
     assert any("classes differ" in w and "eggs" in w and "ham" in w for w in warnings)
+    a2 = tsv(tmp_path / "a2.tsv", [("ham", "lunch noon"), ("spam", "cheap prize")])  # (a copy of a would warn)
     for model in ("multinomial", "bernoulli"):
         assert cli("train", a, "-o", tmp_path / "ma.tnb", "--model", model)[0] == 0
-        assert cli("train", a, "-o", tmp_path / "mb.tnb", "--model", model)[0] == 0
+        assert cli("train", a2, "-o", tmp_path / "mb.tnb", "--model", model)[0] == 0
         rc, _, err = cli("merge", tmp_path / "ma.tnb", tmp_path / "mb.tnb", "-o", tmp_path / "mm.tnb")
         assert rc == 0 and err == ""  # exact merge, same classes: nothing to warn about
 
@@ -670,8 +672,9 @@ def test_merge_checks_capabilities_and_a_bug_stays_a_bug(tmp_path, monkeypatch):
 
     monkeypatch.setattr(TextClassifier, "merge", broken)
     monkeypatch.setattr(CountTextModel, "merge", broken)  # what merge adds a count text model's file with
+    shutil.copyfile(tmp_path / "text.tnb", tmp_path / "text2.tnb")  # (the same file twice is refused)
     with pytest.raises(AttributeError):
-        cli("merge", tmp_path / "text.tnb", tmp_path / "text.tnb", "-o", tmp_path / "out.tnb")
+        cli("merge", tmp_path / "text.tnb", tmp_path / "text2.tnb", "-o", tmp_path / "out.tnb")
     monkeypatch.delenv("TEXTNB_DEBUG")
-    rc, _, err = cli("merge", tmp_path / "text.tnb", tmp_path / "text.tnb", "-o", tmp_path / "out.tnb")
+    rc, _, err = cli("merge", tmp_path / "text.tnb", tmp_path / "text2.tnb", "-o", tmp_path / "out.tnb")
     assert rc == 70 and err.startswith("textnb: internal error: AttributeError")

@@ -2,6 +2,7 @@
 (``textnb.core.registry.KERNEL_MODULES``): they read the kernels, import no scikit-learn, and
 print what the estimators print."""
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -280,7 +281,8 @@ def test_inspect_explain_merge_of_a_mixed_table_read_the_text_parts_nodes(tmp_pa
     model = tmp_path / "t.tnb"
     commands = [("inspect", model), ("inspect", model, "--json"), ("inspect", model, "--top", "3"),
                 ("predict", model, table, "--explain", "--top", "4"), ("predict", model, table, "--explain", "--json")]
-    for merge in ((model, model), (tmp_path / "a.tnb", tmp_path / "b.tnb")):
+    shutil.copyfile(model, tmp_path / "t2.tnb")  # (the same file twice is refused)
+    for merge in ((model, tmp_path / "t2.tnb"), (tmp_path / "a.tnb", tmp_path / "b.tnb")):
         commands.append(("merge", *merge, "-o", tmp_path / "merged.tnb"))
     for command in commands:
         status, out = cli_subprocess(*command)

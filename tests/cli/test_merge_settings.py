@@ -1,10 +1,11 @@
 """``textnb merge`` of models whose settings differ, and the reasons of its refusals."""
 
 import io
+import shutil
 
 import pytest
 
-from conftest import REPO, cli, one_error_line, tiny_mail, tsv
+from conftest import REPO, SMS_TSV, cli, one_error_line, tiny_mail, tsv
 
 WEATHER = REPO / "corpora" / "weather.nominal.arff"
 
@@ -65,7 +66,8 @@ def test_merge_refuses_table_models_whose_settings_differ(tmp_path, model, other
     rc, out, err = cli("merge", a, b, "-o", tmp_path / "m.tnb")
     assert rc == 1 and not (tmp_path / "m.tnb").exists()
     one_error_line(err, f"{b}: cannot merge into {a}", "settings differ", f"({setting} is ")
-    assert cli("merge", a, a, "-o", tmp_path / "m.tnb")[0] == 0  # the same settings still merge
+    shutil.copyfile(a, tmp_path / "a2.tnb")  # (the same file twice is refused)
+    assert cli("merge", a, tmp_path / "a2.tnb", "-o", tmp_path / "m.tnb")[0] == 0  # the same settings still merge
 
 
 def test_merge_of_a_spam_model_gives_the_true_reason(tmp_path):
@@ -148,3 +150,63 @@ def test_every_form_of_a_multi_label_model_is_refused_for_being_multi_label(tmp_
         code, _, err = cli("merge", first, second, "-o", tmp_path / "x.tnb")
         assert code == 1 and "a multi-label model cannot be merged" in err, (first, second, err)
         assert not (tmp_path / "x.tnb").exists()
+
+
+def test_a_refused_merge_prints_only_its_error_and_warnings_come_when_it_goes_ahead(tmp_path):
+    """Default (DiscriminativeNB) parts with other classes and another --ngram: the warnings
+    ('do not merge exactly', 'its classes differ') came before the refusal; now the refusal is
+    its one line, and the warnings are printed when the merge goes ahead."""
+    a = tsv(tmp_path / "a.tsv", ROWS)
+    b = tsv(tmp_path / "b.tsv", [("other" if label == "ham" else label, text) for label, text in ROWS])
+    assert cli("train", a, "-o", tmp_path / "a.tnb")[0] == 0
+    assert cli("train", b, "--ngram", "2", "-o", tmp_path / "b2.tnb")[0] == 0
+    assert cli("train", b, "-o", tmp_path / "b.tnb")[0] == 0
+    rc, out, err = cli("merge", tmp_path / "a.tnb", tmp_path / "b2.tnb", "-o", tmp_path / "m.tnb")
+    assert rc == 1 and out == "" and not (tmp_path / "m.tnb").exists()
+    one_error_line(err, "cannot merge into", "ngram_range")
+    rc, out, err = cli("merge", tmp_path / "a.tnb", tmp_path / "b.tnb", "-o", tmp_path / "m.tnb")
+    assert rc == 0 and (tmp_path / "m.tnb").exists()
+    lines = err.splitlines()
+    assert len(lines) == 2 and all(line.startswith("textnb: warning: ") for line in lines), err
+    assert "do not merge exactly" in lines[0] and "its classes differ" in lines[1]
+
+
+def test_a_model_file_given_twice_is_refused_and_a_copy_warns(tmp_path):
+    """``merge a.tnb a.tnb`` silently doubled every count: the same file (the same path, another
+    spelling of it, a link to it) is refused in one line, nothing written; two files with the
+    same content are merged (two equal parts may be meant) with one warning line."""
+    data = tsv(tmp_path / "d.tsv", ROWS)
+    a = tmp_path / "a.tnb"
+    assert cli("train", data, "--model", "multinomial", "-o", a)[0] == 0
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link.tnb").symlink_to(a)
+    for second in (a, tmp_path / "sub" / ".." / "a.tnb", tmp_path / "link.tnb"):
+        rc, out, err = cli("merge", a, second, "-o", tmp_path / "m.tnb")
+        assert rc == 1 and out == "" and not (tmp_path / "m.tnb").exists()
+        one_error_line(err, f"{second}: the same model file as {a}", "twice")
+    shutil.copyfile(a, tmp_path / "copy.tnb")
+    rc, out, err = cli("merge", a, tmp_path / "copy.tnb", "-o", tmp_path / "m.tnb")
+    assert rc == 0 and (tmp_path / "m.tnb").exists()
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"textnb: warning: {tmp_path / 'copy.tnb'}: the same content as {a}")
+
+
+def test_default_parts_that_chose_other_event_models_are_refused_with_the_remedy(tmp_path):
+    """Two default (DiscriminativeNB) parts, one whose documents make it choose the complement
+    event model (term frequencies tell the classes apart) and one the Bernoulli one (SMS
+    messages): the refusal said 'cannot merge a bernoulli (alpha 0.1) DiscriminativeNB into a
+    complement (alpha 1.0) one' and nothing of what to do; it names both choices and the
+    options that merge (textnb train has no option fixing the event model)."""
+    words = ["alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta"]
+    rows = [(label, " ".join(words + ["alpha"] * (8 if label == "spam" else 1) + ["beta"] * (1 if label == "spam" else 8)))
+            for label in ("spam", "ham") * 30]
+    tsv(tmp_path / "freq.tsv", rows)
+    (tmp_path / "sms.tsv").write_text("".join(SMS_TSV.read_text(encoding="utf-8").splitlines(keepends=True)[:40]))
+    for name in ("freq", "sms"):
+        assert cli("train", tmp_path / f"{name}.tsv", "-o", tmp_path / f"{name}.tnb")[0] == 0
+    rc, out, err = cli("merge", tmp_path / "freq.tnb", tmp_path / "sms.tnb", "-o", tmp_path / "m.tnb")
+    assert rc == 1 and out == "" and not (tmp_path / "m.tnb").exists()
+    one_error_line(err, f"{tmp_path / 'sms.tnb'}: cannot merge into {tmp_path / 'freq.tnb'}",
+                   "their chosen event models differ (event_model is 'bernoulli' in ", "'complement' in ",
+                   "chooses its event model on each part's documents",
+                   "train every part with the same --model multinomial, bernoulli or complement")

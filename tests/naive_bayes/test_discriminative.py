@@ -147,6 +147,24 @@ def test_one_partial_fit_batch_is_fit_and_merge_adds_sums(sms_counts):
         a.merge(DiscriminativeNB(event_model="bernoulli").fit(Xtr[:100], ytr[:100]))
 
 
+def test_merge_of_parts_that_chose_other_event_models_says_what_to_do(sms_counts):
+    """Parts whose event model differs were refused as 'cannot merge a bernoulli (alpha 0.1)
+    model into a complement (alpha 1.0) one', saying nothing of what to do; the refusal (a
+    SettingsDiffer) names the event models and the remedy: the same explicit event_model."""
+    from textnb.core.errors import SettingsDiffer
+
+    Xtr, ytr, _, _ = sms_counts
+    a = DiscriminativeNB(event_model="complement").fit(Xtr[:300], ytr[:300])
+    b = DiscriminativeNB(event_model="bernoulli").fit(Xtr[300:600], ytr[300:600])
+    with pytest.raises(SettingsDiffer, match="chosen event models differ \\(event_model: 'complement' in this model, "
+                                             "'bernoulli' in the other\\); .*the same explicit event_model") as info:
+        a.merge(b)
+    assert info.value.values == ("complement", "bernoulli")
+    c = DiscriminativeNB(event_model="complement", alpha=0.5).fit(Xtr[300:600], ytr[300:600])
+    with pytest.raises(SettingsDiffer, match="\\(alpha: 1.0 in this model, 0.5 in the other\\); .*the same alpha"):
+        a.merge(c)
+
+
 def test_text_classifier_default_is_the_estimator_on_the_vectorizer_counts(sms):
     docs, y = sms
     clf = TextClassifier().fit(docs[:3000], y[:3000])

@@ -410,6 +410,43 @@ def test_cli_train_predict_evaluate_inspect(tmp_path):
     assert code == 0 and json.loads(out)["n"] == 14
 
 
+def _numeric_parts(tmp_path):
+    """Two CSV parts whose numeric attribute MDL cuts once (the first) and twice (the second)."""
+    one = [(f"{1 + i / 20:.2f}", "a") for i in range(20)] + [(f"{5 + i / 20:.2f}", "b") for i in range(20)]
+    two = one + [(f"{9 + i / 20:.2f}", "a") for i in range(20)]
+    for name, rows in (("one", one), ("two", two)):
+        (tmp_path / f"{name}.csv").write_text("size,colour,class\n" + "".join(
+            f"{x},{'red' if i % 3 else 'blue'},{c}\n" for i, (x, c) in enumerate(rows)))
+    return tmp_path / "one.csv", tmp_path / "two.csv"
+
+
+def test_merge_of_parts_with_other_cut_points_names_them_and_the_remedy(tmp_path):
+    """MDL cut a numeric attribute once in one part and twice in the other: the merge blamed
+    'different attributes or numbers of values'; it says the numeric attributes' cut points
+    differ, which and where, and what to do (library: SettingsDiffer; command line: AODE has no
+    fixed bins, so discretise the attribute the same way in every part)."""
+    from textnb.core.errors import SettingsDiffer
+
+    one, two = _numeric_parts(tmp_path)
+    a, b = (read_table(p) for p in (one, two))
+    part_a = AODE(attributes=tuple(a.attributes)).fit(a.X, a.y)
+    part_b = AODE(attributes=tuple(b.attributes)).fit(b.X, b.y)
+    assert len(part_a.cut_points_[0]) == 1 and len(part_b.cut_points_[0]) == 2
+    with pytest.raises(SettingsDiffer, match="numeric attributes' cut points differ \\(size: \\[.*\\] in this model, "
+                                             "\\[.*, .*\\] in the other\\); fit the discretisation once"):
+        part_a.merge(part_b)
+    for name in ("one", "two"):
+        assert run("train", tmp_path / f"{name}.csv", "--model", "aode", "-o", tmp_path / f"{name}.tnb")[0] == 0
+    code, out, err = run("merge", tmp_path / "one.tnb", tmp_path / "two.tnb", "-o", tmp_path / "m.tnb")
+    assert code == 1 and out == "" and not (tmp_path / "m.tnb").exists()
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"textnb: error: {tmp_path / 'two.tnb'}: cannot merge into "), err
+    for fragment in ("their numeric attributes' cut points differ (size is [", "has no fixed bins",
+                     "discretised the same way"):
+        assert fragment in lines[0], (fragment, lines[0])
+    assert "different attributes" not in lines[0]
+
+
 def test_cli_merge_and_bad_flags(tmp_path):
     halves = []
     table = read_table(WEATHER_NOMINAL)

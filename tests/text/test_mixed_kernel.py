@@ -106,6 +106,54 @@ def test_kernel_merge_and_partial_fit_of_the_estimator_agree(tmp_path):
     np.testing.assert_array_equal(load(tmp_path / "merged.tnb").predict_log_proba(Xt), a.predict_log_proba(Xt))
 
 
+@pytest.mark.parametrize("cls", [MixedKernel, MixedNB])
+def test_merge_matches_nominal_values_by_name(cls):
+    """Parts that list a nominal attribute's values in another order (a CSV part numbers
+    them as it meets them) were refused ('cannot merge MixedNB models with different
+    attributes'); merged by value name, they are the model of the whole, as TabularNB's."""
+    X, y = _sms(800)
+    order = ["many", "none", "some"]  # the second part's order of ATTS' caps values
+    recode = np.array([order.index(v) for v in ATTS[2].values], dtype=float)
+    Xb = X[500:].copy()
+    known = ~np.isnan(Xb[:, 2].astype(float))
+    Xb[known, 2] = recode[Xb[known, 2].astype(int)]
+    atts_b = ATTS[:2] + (Attribute("caps", "nominal", order),) + ATTS[3:]
+    whole = cls(attributes=ATTS).fit(X, y)
+    a = cls(attributes=ATTS).fit(X[:500], y[:500])
+    a.merge(cls(attributes=atts_b).fit(Xb, y[500:]))
+    assert list(a.attributes_) == list(ATTS)
+    Xt, _ = _sms(100, offset=3000)
+    np.testing.assert_allclose(a.predict_proba(Xt), whole.predict_proba(Xt), rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(a.predict(Xt), whole.predict(Xt))
+    with pytest.raises(ValueError, match="attribute 'length' is numeric in one and nominal in the other"):
+        a.merge(cls(attributes=ATTS[:1] + (Attribute("length", "nominal", ["x"]),) + ATTS[2:]).fit(
+            np.column_stack([X[:, :1], np.zeros(len(y)), X[:, 2:]]), y))
+
+
+def test_cli_merge_of_csv_parts_with_nominal_values_in_another_order(tmp_path):
+    """``textnb train`` on two CSV parts of a mixed table whose nominal values come in another
+    order (and one value only in the second) + ``textnb merge``: the model of the whole file."""
+    head = "subject,colour,size,class\n"
+    a = ["cheap pills now,red,5.1,spam", "meeting at noon,blue,3.0,ham", "win cash prize,red,4.8,spam",
+         "lunch today,green,2.9,ham", "cheap offer,blue,5.5,spam"]
+    b = ["lunch at noon,green,3.2,ham", "see you soon,blue,2.7,ham", "free prize cash,yellow,5.0,spam",
+         "noon meeting moved,red,3.1,ham", "buy cheap now,red,4.9,spam"]
+    for name, rows in (("a", a), ("b", b), ("whole", a + b)):
+        (tmp_path / f"{name}.csv").write_text(head + "\n".join(rows) + "\n")
+        assert cli("train", tmp_path / f"{name}.csv", "--text-column", "subject", "-o", tmp_path / f"{name}.tnb")[0] == 0
+    code, out, err = cli("merge", tmp_path / "a.tnb", tmp_path / "b.tnb", "-o", tmp_path / "ab.tnb")
+    assert code == 0 and err == "", err
+    answers = []
+    for model in ("ab", "whole"):
+        code, out, err = cli("predict", tmp_path / f"{model}.tnb", tmp_path / "whole.csv", "--proba", "--json")
+        assert code == 0, err
+        answers.append([json.loads(line) for line in out.splitlines()])
+    assert len(answers[0]) == 10
+    for x, y in zip(*answers):
+        assert x["label"] == y["label"]
+        assert all(abs(x["proba"][c] - y["proba"][c]) < 1e-12 for c in y["proba"])
+
+
 def test_kernel_refuses_what_the_estimator_refuses():
     X, y = _sms(100)
     for params, match in (({"text_model": ModelNode("ComplementNB", {}, {})}, "MultinomialNB or BernoulliNB"),

@@ -5,7 +5,7 @@ import sys
 from textnb.cli.argtypes import file_name
 from textnb.cli.options import multilabel_model
 from textnb.cli.output import a_kind
-from textnb.core.errors import InputError, SettingsDiffer, short_repr
+from textnb.core.errors import CHOSEN_EVENT_MODELS, CUT_POINTS, InputError, SettingsDiffer, short_repr
 from textnb.core.registry import kind_of
 from textnb.core.wrapping import find, merge_refusal, merges_exactly
 
@@ -66,9 +66,24 @@ def _text_refusal(path, kind):
 
 
 
-def _remedy(exc):
-    """What to do about a :class:`SettingsDiffer`: the same options, or for the class values
-    an ARFF header declares (Weka's order), the same declaration."""
+def _remedy(exc, kind):
+    """What to do about a :class:`SettingsDiffer` of two ``kind`` models, in the command line's
+    words: for an event model DiscriminativeNB chose on each part, or cut points a
+    discretisation chose on each part's rows, the options that merge; for the class values an
+    ARFF header declares (Weka's order), the same declaration; else the same options."""
+    if exc.what == CHOSEN_EVENT_MODELS and exc.setting == "event_model":
+        return ("the default model (DiscriminativeNB) chooses its event model on each part's documents, and "
+                "textnb train has no option to fix it: train every part with the same --model multinomial, "
+                "bernoulli or complement (count models, which merge exactly), or train on the whole corpus")
+    if exc.what == CHOSEN_EVENT_MODELS:
+        return "train every part with the same --alpha"
+    if exc.what == CUT_POINTS and kind == "AODE":
+        return ("AODE discretises numeric attributes by MDL on each part's rows and has no fixed bins: give every "
+                "part those attributes discretised the same way (nominal columns), or train on the whole data")
+    if exc.what == CUT_POINTS:
+        return ("--numeric mdl, equal-frequency and equal-width choose the cut points on each part's rows: train "
+                "every part with --numeric gaussian (the default) or kde, which merge exactly, or give every part "
+                "those attributes discretised the same way (nominal columns)")
     if exc.setting != "class_values":
         return "train the parts with the same options"
     mine, theirs = exc.values
@@ -78,6 +93,32 @@ def _remedy(exc):
     if sorted(map(str, mine)) == sorted(map(str, theirs)):
         return "the same class values in another order: list them in the same order in both ARFF headers"
     return "declare the same class values, in the same order, in both ARFF headers"
+
+def _same_files(paths):
+    """Refuse a model file given twice (the same file by device and inode: a path twice, a link
+    to it, ``./a.tnb`` and ``a.tnb``), whose counts the merge would double; the warnings (one
+    line each) for two files with the same content (a digest of their bytes): a copy of a part,
+    counted twice, unless the parts really are two equal ones."""
+    import hashlib
+    import os
+
+    seen, digests, warnings = {}, {}, []
+    for i, path in enumerate(paths):
+        st = os.stat(path)  # (read already: it exists)
+        first = seen.setdefault((st.st_dev, st.st_ino), i)
+        if first != i:
+            raise InputError(f"{path}: the same model file as {paths[first]}: merging a file with itself would count "
+                             f"its training data twice; give each part once")
+        digest = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+        first = digests.setdefault((st.st_size, digest.digest()), i)
+        if first != i:
+            warnings.append(f"textnb: warning: {path}: the same content as {paths[first]}: its counts are added "
+                            f"twice (merge a copy of a part only if that part was really trained twice)")
+    return warnings
+
 
 def run(args, out, err):
     from textnb.core.model_io import ModelNode, build, output_target, read_nodes
@@ -118,36 +159,38 @@ def run(args, out, err):
         refusal = _refusal(path, model)
         if refusal:
             raise InputError(refusal)
+    warnings = _same_files(args.models)  # printed once the merge goes ahead: a refusal is its one line
     merged = models[0]
     if len(models) > 1 and not merges_exactly(merged):
-        print(f"textnb: warning: {args.models[0]}: DiscriminativeNB models (the default) do not merge exactly: "
-              f"the result is not the model trained on all the parts (train with --model multinomial, "
-              f"bernoulli or complement for exact merges)", file=err)
+        warnings.append(f"textnb: warning: {args.models[0]}: DiscriminativeNB models (the default) do not merge "
+                        f"exactly: the result is not the model trained on all the parts (train with --model "
+                        f"multinomial, bernoulli or complement for exact merges)")
     pruned = [(path, m.pruning()) for path, m in zip(args.models, models) if isinstance(m, CountTextModel)]
     if len(models) > 1 and any(options for _, options in pruned):
         path, options = next((path, options) for path, options in pruned if options)
-        print(f"textnb: warning: {path}: trained with {', '.join(options)}: the merged model is not the model "
-              f"trained on all the parts (the pruning needs the whole corpus; its vocabulary is the parts' union)",
-              file=err)
+        warnings.append(f"textnb: warning: {path}: trained with {', '.join(options)}: the merged model is not the "
+                        f"model trained on all the parts (the pruning needs the whole corpus; its vocabulary is the "
+                        f"parts' union)")
     first = [str(c) for c in getattr(merged, "classes_", [])]
     for path, other in zip(args.models[1:], models[1:]):
         theirs = [str(c) for c in getattr(other, "classes_", [])]
         if set(theirs) != set(first):  # (the same classes in another order: the settings say so below)
             only_here = sorted(set(first) - set(theirs))
             only_there = sorted(set(theirs) - set(first))
-            print(f"textnb: warning: {path}: its classes differ from {args.models[0]}'s "
-                  f"(only in {path}: {', '.join(only_there) or 'none'}; only in {args.models[0]}: "
-                  f"{', '.join(only_here) or 'none'}); a class missing from a part counts no documents there",
-                  file=err)
+            warnings.append(f"textnb: warning: {path}: its classes differ from {args.models[0]}'s "
+                            f"(only in {path}: {', '.join(only_there) or 'none'}; only in {args.models[0]}: "
+                            f"{', '.join(only_here) or 'none'}); a class missing from a part counts no documents there")
         try:
             merged.merge(other)
         except SettingsDiffer as exc:  # a setting differs: both files' values, named
             mine, theirs = (short_repr(v) for v in exc.values)
             raise InputError(f"{path}: cannot merge into {args.models[0]}: their {exc.what} differ "
                              f"({exc.setting} is {theirs} in {path}, {mine} in {args.models[0]}); "
-                             f"{_remedy(exc)}") from None
+                             f"{_remedy(exc, kinds[0])}") from None
         except ValueError as exc:  # the models' own refusal (kinds, features differ)
             raise InputError(f"{path}: cannot merge into {args.models[0]}: {exc}") from None
     merged.save(args.output)
+    for line in warnings:
+        print(line, file=err)
     print(f"merged {len(models)} models -> {args.output}", file=out)
     return 0

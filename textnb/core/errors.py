@@ -72,15 +72,25 @@ class SettingsDiffer(ParameterError):
     ``fit_prior``, a tokenizer option, ...): their merge would take one model's setting
     and drop the other's, so ``merge(a, b)`` and ``merge(b, a)`` would differ.
 
-    ``what`` names the settings (``"settings"``, ``"tokenizer settings"``), ``setting``
-    the parameter, ``values`` its value in this model and in the other one (so the
-    command line can name the files).
+    ``what`` names the settings (``"settings"``, ``"tokenizer settings"``, a
+    :data:`CHOSEN_EVENT_MODELS`, :data:`CUT_POINTS`), ``setting`` the parameter (or the
+    attribute), ``values`` its value in this model and in the other one (so the command line
+    can name the files and say what to do there); ``remedy``, when given, what to do (in the
+    library's words) ends the message.
     """
 
-    def __init__(self, what, setting, mine, theirs):
+    def __init__(self, what, setting, mine, theirs, remedy=None):
         super().__init__(f"cannot merge models whose {what} differ ({setting}: {short_repr(mine)} in this "
-                         f"model, {short_repr(theirs)} in the other)")
+                         f"model, {short_repr(theirs)} in the other)" + (f"; {remedy}" if remedy else ""))
         self.what, self.setting, self.values = what, setting, (mine, theirs)
+
+
+#: :attr:`SettingsDiffer.what` of DiscriminativeNB parts whose event model or smoothing
+#: (chosen on each part's documents) differ
+CHOSEN_EVENT_MODELS = "chosen event models"
+#: :attr:`SettingsDiffer.what` of table models whose numeric attributes' cut points (chosen
+#: on each part's rows) differ
+CUT_POINTS = "numeric attributes' cut points"
 
 
 class StructureError(InputError):

@@ -9,11 +9,12 @@ others, without scikit-learn) both cut with these functions. A value ``v`` falls
 
 import numpy as np
 
+from textnb.core.errors import CUT_POINTS, SettingsDiffer
 from textnb.core.wrapping import declared_attributes
 from textnb.io.frames import frame_for_predict
 from textnb.naive_bayes.scoring import check_nominal_codes
 
-__all__ = ["apply_cut_points", "equal_frequency_cut_points", "equal_width_cut_points", "mdl_cut_points", "nominal_rows"]
+__all__ = ["apply_cut_points", "check_same_cut_points", "equal_frequency_cut_points", "equal_width_cut_points", "mdl_cut_points", "nominal_rows"]
 
 
 def apply_cut_points(X, cut_points):
@@ -198,3 +199,37 @@ def nominal_rows(model, X):
     X = X.copy()
     X[X >= model.n_values_] = np.nan  # unseen / undeclared value = missing
     return X
+
+
+def check_same_cut_points(names, mine, theirs, remedy):
+    """Refuse to merge two models whose numeric attributes were discretised at other cut
+    points (each part chose them on its own rows): the counts of their bins do not add up.
+
+    The one check of :meth:`TabularKernel.merge <textnb.naive_bayes.tabular_kernel.TabularKernel.merge>`
+    and :meth:`AODEKernel.merge <textnb.semi_naive.aode_kernel.AODEKernel.merge>`.
+
+    Parameters
+    ----------
+    names : sequence of str
+        The attributes' names.
+    mine, theirs : list or None
+        The two models' ``cut_points_``: per attribute an array of cut points, or None
+        (not discretised); None for a model with no discretised attribute.
+    remedy : str
+        What to do, in the library's words (the end of the message).
+
+    Raises
+    ------
+    SettingsDiffer
+        With ``what`` :data:`~textnb.core.errors.CUT_POINTS`, naming the first attribute
+        whose cut points differ and both lists of them.
+    """
+    n = len(names)
+    mine = list(mine) if mine is not None else [None] * n
+    theirs = list(theirs) if theirs is not None else [None] * n
+    for name, a, b in zip(names, mine, theirs):
+        if (a is None) != (b is None) or (a is not None and not np.array_equal(a, b)):
+            def shown(cuts):
+                return None if cuts is None else [float(f"{x:.6g}") for x in cuts]
+
+            raise SettingsDiffer(CUT_POINTS, str(name), shown(a), shown(b), remedy=remedy)

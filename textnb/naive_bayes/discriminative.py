@@ -301,7 +301,9 @@ class DiscriminativeNB(_BaseCountNB):
         return getattr(self, "scale_", None) is not None
 
     def merge(self, other):
-        """Add the sums of ``other`` (same kind, event model and smoothing chosen, and features).
+        """Add the sums of ``other`` (same kind, event model and smoothing chosen, and features;
+        another event model or smoothing is :class:`~textnb.core.errors.SettingsDiffer` naming it,
+        with what to do).
 
         The result is a model of the same kind, but not the one trained on both
         document sets (see Notes of the class)."""
@@ -310,9 +312,7 @@ class DiscriminativeNB(_BaseCountNB):
         if type(other) is not type(self):
             raise ValueError(f"cannot merge a {type(other).__name__} into a {type(self).__name__}")
         self._check_same_settings(other)  # (the parameters say how the choices below are made: none compared)
-        if other.event_model_ != self.event_model_ or float(other.alpha_) != float(self.alpha_):
-            raise ValueError(f"cannot merge a {other.event_model_} (alpha {other.alpha_}) model into a "
-                             f"{self.event_model_} (alpha {self.alpha_}) one")
+        self._kernel.check_same_choices(vars(self), vars(other))
         if other.feature_count_.shape[1] != self.feature_count_.shape[1]:
             raise ValueError(f"cannot merge models with {other.feature_count_.shape[1]} and "
                              f"{self.feature_count_.shape[1]} features")

@@ -35,7 +35,7 @@ from typing import NamedTuple
 import numpy as np
 
 from textnb.core import dfe
-from textnb.core.errors import ModelFileError
+from textnb.core.errors import CHOSEN_EVENT_MODELS, ModelFileError, SettingsDiffer
 from textnb.core.logspace import no_evidence, prior_where_empty
 from textnb.core.model_io import ModelNode, instantiate, save
 from textnb.core.estimates import (ALPHA_FLOOR, bernoulli_log_prob, check_alpha, check_smoothing, class_log_prior,
@@ -406,6 +406,22 @@ class DiscriminativeKernel(CountKernel):
         return self.to_state({"classes_": np.asarray(classes), "n_features_in_": X.shape[1], "class_count_": cc,
                               "feature_count_": fc, "event_model_": family, "alpha_": alpha,
                               "class_documents_": documents, "scale_": scale})
+
+    @staticmethod
+    def check_same_choices(a, b):
+        """Refuse to merge the state ``b`` into ``a`` when their event model or smoothing,
+        chosen on each part's documents (``event_model="auto"``, ``alpha=None``), differ:
+        :class:`~textnb.core.errors.SettingsDiffer` of ``what``
+        :data:`~textnb.core.errors.CHOSEN_EVENT_MODELS` naming ``event_model`` or ``alpha``
+        (the one check of ``DiscriminativeNB.merge`` and of ``textnb merge``'s
+        :func:`~textnb.text.nodes.merge_count_models`)."""
+        if b["event_model_"] != a["event_model_"]:
+            raise SettingsDiffer(CHOSEN_EVENT_MODELS, "event_model", str(a["event_model_"]), str(b["event_model_"]),
+                                 remedy="event_model='auto' chose one on each part's documents: fit both parts "
+                                        "with the same explicit event_model ('complement' or 'bernoulli')")
+        if float(b["alpha_"]) != float(a["alpha_"]):
+            raise SettingsDiffer(CHOSEN_EVENT_MODELS, "alpha", float(a["alpha_"]), float(b["alpha_"]),
+                                 remedy="fit both parts with the same alpha")
 
     def merge_states(self, a, b, columns=None, n_features=None):
         """:meth:`CountKernel.merge_states`, with the documents per class added and the

@@ -61,6 +61,7 @@ import numpy as np
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.cut_points import (
     apply_cut_points,
+    check_same_cut_points,
     equal_frequency_cut_points,
     equal_width_cut_points,
     mdl_cut_points,
@@ -86,7 +87,8 @@ from textnb.io.uncertain import (
     log_interval_mass,
 )
 
-__all__ = ["EM_MAX_ITER", "EM_TOL", "TabularKernel", "censored_gaussian_em", "truncated_normal_moments"]
+__all__ = ["EM_MAX_ITER", "EM_TOL", "TabularKernel", "censored_gaussian_em", "merged_attributes",
+           "truncated_normal_moments"]
 
 
 _NOMINAL = ("additive", "laplace", "m-estimate", "eq4")
@@ -355,6 +357,57 @@ def _weighted_variance(count, m2):
 def _no_spread(var, mean):
     """True where a variance is 0 up to the rounding of the moment sums."""
     return var <= _SPREAD_RTOL * np.asarray(mean) ** 2
+
+
+def merged_attributes(mine, theirs, kind):
+    """The attributes of the merge of a ``kind`` model of attributes ``theirs`` into one of
+    ``mine`` (the one alignment of :meth:`TabularKernel.merge` and
+    :meth:`~textnb.text.mixed_kernel.MixedKernel.merge`).
+
+    Each nominal attribute's values are matched by name: this model's first, then those only
+    the other saw (a CSV part lists its values in the order it met them, and may meet values
+    the other part did not: training on the whole file has them all).
+
+    Parameters
+    ----------
+    mine, theirs : sequence of Attribute
+        The attributes of the two models.
+    kind : str
+        The models' kind, for the messages (``"TabularNB"``, ``"MixedNB"``).
+
+    Returns
+    -------
+    attributes : list or tuple of Attribute
+        The merged attributes (a tuple when ``mine`` is one).
+    values : list
+        Per attribute, for a nominal one ``(my positions, their positions)``: where each
+        model's values are in the merged attribute's values; None for the others.
+
+    Raises
+    ------
+    ValueError
+        When the names, a kind or another attribute differ, naming them.
+    """
+    if [a.name for a in mine] != [a.name for a in theirs]:
+        raise ValueError(f"cannot merge {kind} models with different attributes "
+                         f"({[a.name for a in mine]} and {[a.name for a in theirs]})")
+    attributes, values = [], []
+    for a, b in zip(mine, theirs):
+        if a.kind != b.kind:
+            raise ValueError(f"cannot merge {kind} models: attribute {a.name!r} is {a.kind} in one and "
+                             f"{b.kind} in the other")
+        if a.kind in ("nominal", UNCERTAIN_NOMINAL):
+            mine_values = set(a.values)
+            merged = list(a.values) + [v for v in b.values if v not in mine_values]
+            where = {v: i for i, v in enumerate(merged)}
+            values.append(([where[v] for v in a.values], [where[v] for v in b.values]))
+            attributes.append(Attribute(a.name, a.kind, merged))
+            continue
+        if a != b:
+            raise ValueError(f"cannot merge {kind} models: attribute {a.name!r} differs ({a} and {b})")
+        values.append(None)
+        attributes.append(a)
+    return (tuple(attributes) if isinstance(mine, tuple) else attributes), values
 
 
 class TabularKernel(TableKernel):
@@ -1058,12 +1111,9 @@ class TabularKernel(TableKernel):
         self._check_same_settings(other)
         if self._censored():
             raise ValueError(_NOT_INCREMENTAL.format(what="merge cannot combine two fits"))
-        for a, b in zip(self.cut_points_, other.cut_points_):
-            if (a is None) != (b is None) or (a is not None and not np.array_equal(a, b)):
-                raise ValueError(
-                    "cannot merge models with different cut points; fit the discretisation once "
-                    "(partial_fit on a common first batch) before training the parts"
-                )
+        check_same_cut_points([a.name for a in self.attributes_], self.cut_points_, other.cut_points_,
+                              "numeric='gaussian' or 'kde' merge exactly; else fit the discretisation once "
+                              "(partial_fit on a common first batch) before training the parts")
         models = (self, other)
 
         def widened(m, cols):  # m's feature counts in the merged layout of values
@@ -1102,38 +1152,21 @@ class TabularKernel(TableKernel):
 
     def _merged_layout(self, other):
         """``(attributes, (my columns, other's columns), width)`` of the merge of ``other`` into this
-        model: the attributes with each nominal attribute's values matched by name, this
-        model's first and then those only ``other`` saw (a CSV part lists its values in the
-        order it met them, and may meet values the other part did not: training on the whole
-        file has them all), where each model's feature-count columns go, and the merged
-        number of columns. Any other
-        difference is a ValueError naming the attribute."""
-        if [a.name for a in self.attributes_] != [a.name for a in other.attributes_]:
-            raise ValueError("cannot merge TabularNB models with different attributes "
-                             f"({[a.name for a in self.attributes_]} and {[a.name for a in other.attributes_]})")
-        attributes, mine, theirs, start = [], [], [], 0
-        for j, (a, b) in enumerate(zip(self.attributes_, other.attributes_)):
-            if a.kind != b.kind:
-                raise ValueError(f"cannot merge TabularNB models: attribute {a.name!r} is {a.kind} in one and "
-                                 f"{b.kind} in the other")
-            if a.kind in ("nominal", UNCERTAIN_NOMINAL):
-                mine_values = set(a.values)
-                values = list(a.values) + [v for v in b.values if v not in mine_values]
-                where = {v: start + i for i, v in enumerate(values)}
-                mine += [where[v] for v in a.values]
-                theirs += [where[v] for v in b.values]
-                attributes.append(Attribute(a.name, a.kind, values))
-                start += len(values)
+        model: the attributes of :func:`merged_attributes` (nominal values matched by name),
+        where each model's feature-count columns go, and the merged number of columns. Any
+        other difference is a ValueError naming the attribute."""
+        attributes, values = merged_attributes(self.attributes_, other.attributes_, "TabularNB")
+        mine, theirs, start = [], [], 0
+        for j, (a, where) in enumerate(zip(attributes, values)):
+            if where is not None:
+                mine += [start + i for i in where[0]]
+                theirs += [start + i for i in where[1]]
+                start += len(a.values)
                 continue
-            if a != b:
-                raise ValueError(f"cannot merge TabularNB models: attribute {a.name!r} differs ({a} and {b})")
             n = int(self.n_values_[j])  # (the same bins in both: cut points checked)
             mine += range(start, start + n)
             theirs += range(start, start + n)
-            attributes.append(a)
             start += n
-        if isinstance(self.attributes_, tuple):
-            attributes = tuple(attributes)
         return attributes, (np.array(mine, dtype=np.int64), np.array(theirs, dtype=np.int64)), start
 
     def describe(self):

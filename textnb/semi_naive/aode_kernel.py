@@ -58,7 +58,7 @@ from types import MappingProxyType
 import numpy as np
 
 from textnb.core.logspace import logsumexp_max_apart
-from textnb.naive_bayes.cut_points import apply_cut_points, mdl_cut_points, nominal_rows
+from textnb.naive_bayes.cut_points import apply_cut_points, check_same_cut_points, mdl_cut_points, nominal_rows
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import (check_nominal_codes, check_partial_fit_labels, check_sample_weight,
                                         class_positions, fit_classes, partial_fit_classes)
@@ -322,14 +322,14 @@ class AODEKernel(TableKernel):
         if type(other) is not type(self):
             raise ValueError(f"cannot merge a {type(other).__name__} into a {type(self).__name__}")
         self._check_same_settings(other)
-        if (not np.array_equal(self.n_values_, other.n_values_)
-                or not np.array_equal(self.attribute_names_, other.attribute_names_)):
+        if not np.array_equal(self.attribute_names_, other.attribute_names_):
             raise ValueError("cannot merge AODE models with different attributes or numbers of values")
-        if not _same_cuts(self.cut_points_, other.cut_points_):
-            raise ValueError(
-                "cannot merge AODE models with different cut points; fix the discretisation once "
-                "(partial_fit on a common first batch) before training the parts"
-            )
+        # (before the numbers of values: other cut points make other numbers of bins)
+        check_same_cut_points(self.attribute_names_, self.cut_points_, other.cut_points_,
+                              "fit the discretisation once (partial_fit on a common first batch) before "
+                              "training the parts, or discretise the numeric attributes beforehand")
+        if not np.array_equal(self.n_values_, other.n_values_):
+            raise ValueError("cannot merge AODE models with different attributes or numbers of values")
         n_cells = int(self.slot_offsets_[-1]) ** 2
         self.classes_, self._table = merge_aligned([
             (m.classes_, CountTable.from_arrays(m.class_count_, m.pair_count_.reshape(len(m.classes_), n_cells)))
@@ -527,10 +527,3 @@ class AODEKernel(TableKernel):
         self.cut_points_ = cut_points
         self._table = CountTable.from_arrays(cc, pc.reshape(C, -1))
         self._publish()
-
-
-def _same_cuts(a, b):
-    if a is None or b is None:
-        return a is None and b is None
-    return len(a) == len(b) and all(
-        (x is None) == (y is None) and (x is None or np.array_equal(x, y)) for x, y in zip(a, b))

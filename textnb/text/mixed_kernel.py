@@ -37,7 +37,7 @@ from textnb.io.tables import TEXT, Attribute
 from textnb.io.uncertain import UNCERTAIN_KINDS, column_slices
 from textnb.naive_bayes.kernels import KERNELS, TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import check_class_labels, check_n_features, fit_classes
-from textnb.naive_bayes.tabular_kernel import TabularKernel
+from textnb.naive_bayes.tabular_kernel import TabularKernel, merged_attributes
 
 __all__ = ["BLOCK", "MixedKernel", "TextPart", "text_term"]
 
@@ -391,14 +391,15 @@ class MixedKernel(TableKernel):
 
         Training on two parts and merging gives the model trained on the whole (text
         vocabularies are united; without ``min_df`` / ``max_df`` / ``max_features``
-        pruning, which needs the whole data). Classes are aligned by name.
+        pruning, which needs the whole data). Classes are aligned by name, and so are the
+        values of nominal attributes (:func:`~textnb.naive_bayes.tabular_kernel.merged_attributes`,
+        TabularNB's alignment: a CSV part numbers its values in the order it meets them).
         """
         self._check_fitted()
         other._check_fitted()
         if type(other) is not type(self):
             raise ValueError(f"cannot merge a {type(other).__name__} into a {type(self).__name__}")
-        if other.attributes_ != self.attributes_:
-            raise ValueError("cannot merge MixedNB models with different attributes")
+        attributes, _ = merged_attributes(self.attributes_, other.attributes_, "MixedNB")
         self._check_same_settings(other)
         if self.tabular_ is not None:
             self.tabular_.merge(other.tabular_)
@@ -408,6 +409,7 @@ class MixedKernel(TableKernel):
         classes, table = merge_aligned(
             [(m.classes_, CountTable.from_arrays(m.class_count_, np.zeros((len(m.classes_), 0)))) for m in (self, other)])
         self.classes_, self.class_count_ = classes, table.class_count
+        self.attributes_ = attributes  # (the non-text ones are the tabular part's merged ones)
         self._update()
         return self
 

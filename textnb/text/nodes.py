@@ -31,9 +31,10 @@ def merge_count_models(first, second):
     count model's parameters and the classifier's ``max_bytes``; returns the united
     vocabulary (sorted) and the merged state (the kernel's ``merge_states``).
 
-    Raises ValueError (TextClassifier.merge's words) when the kinds differ or two
-    DiscriminativeNB models chose another event model or smoothing, and
-    :class:`~textnb.core.errors.SettingsDiffer` naming the parameter when the settings
+    Raises ValueError (TextClassifier.merge's words) when the kinds differ, and
+    :class:`~textnb.core.errors.SettingsDiffer` when two DiscriminativeNB models chose
+    another event model or smoothing (the kernel's ``check_same_choices``) or naming the
+    parameter when the settings
     (other than execution-only ones, ``n_jobs``, and the kernel's ``merge_ignores``:
     DiscriminativeNB's parameters, whose choices are compared) or the tokenizer settings differ: the
     merged model would keep the first one's, so merging in the other order would give
@@ -46,9 +47,8 @@ def merge_count_models(first, second):
     kernel = KERNELS.get(kind)
     ignored = getattr(kernel, "execution_params", ()) + getattr(kernel, "merge_ignores", ())
     check_same_settings(settings, other_settings, skip=ignored)
-    if "event_model_" in a and (b["event_model_"] != a["event_model_"] or float(b["alpha_"]) != float(a["alpha_"])):
-        raise ValueError(f"cannot merge a {b['event_model_']} (alpha {b['alpha_']}) "
-                         f"{kind} into a {a['event_model_']} (alpha {a['alpha_']}) one")
+    if callable(getattr(kernel, "check_same_choices", None)):  # DiscriminativeNB's event model and smoothing
+        kernel.check_same_choices(a, b)
     check_same_settings(vec, other_vec, what="tokenizer settings")
     terms = sorted(set(terms_a) | set(terms_b))
     index = {t: i for i, t in enumerate(terms)}
