@@ -255,7 +255,7 @@ class Corpus:
 
 
 def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, test=True,
-                stream=False):
+                stream=False, header_table=True):
     """List a corpus at ``path`` (folder, split folder, TSV or CSV file).
 
     Returns a :class:`Corpus`; for a split folder its ``test`` attribute holds the
@@ -268,7 +268,10 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
     folder's test part (training needs only the training part). ``stream=True``: the
     documents of a TSV/CSV file are a :class:`RowTexts`, read from the file again each
     time they are iterated (training, one pass: memory does not grow with the file), its
-    labels read by a first pass; else a list.
+    labels read by a first pass; else a list. ``header_table``: a first row that looks like
+    a header without label and text columns (:func:`_header_like`, any delimiter) makes the
+    file a table (:class:`~textnb.core.errors.NotATextCorpus`); False: the file is known to
+    be a text corpus (the test file of a text model) and that row is skipped as its header.
     """
     path = os.fspath(path)
     if not os.path.exists(path):
@@ -284,7 +287,8 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
             train.source = path
             return train
         return _open_folder(path)
-    return _open_table(path, label_column=label_column, text_column=text_column, max_bytes=max_bytes, stream=stream)
+    return _open_table(path, label_column=label_column, text_column=text_column, max_bytes=max_bytes, stream=stream,
+                       header_table=header_table)
 
 
 def _class_folders(path, warn_hidden=False):
@@ -420,10 +424,13 @@ def read_text_file(path, what, *, data=None, max_bytes=None):
     return data
 
 
-def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, stream=False):
+def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, stream=False,
+                header_table=True):
     """The :class:`Corpus` of a TSV/CSV file, read by :func:`iter_rows` (line by line: each
-    line decoded as a document is); ``stream``: its documents a :class:`RowTexts`."""
-    how = {"label_column": label_column, "text_column": text_column, "max_bytes": max_bytes}
+    line decoded as a document is); ``stream``: its documents a :class:`RowTexts`;
+    ``header_table``: as :func:`open_corpus`'s."""
+    how = {"label_column": label_column, "text_column": text_column, "max_bytes": max_bytes,
+           "header_table": header_table}
     # a regular file is read again for its texts; a pipe is read once, its documents kept
     identity = file_identity(path) if stream and os.path.isfile(path) else None
     documents, labels = [], []
@@ -454,10 +461,12 @@ class RowTexts:
     ``len()`` is the number of rows; a file whose rows changed in number meanwhile is an
     InputError."""
 
-    def __init__(self, path, n, *, identity=None, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES):
+    def __init__(self, path, n, *, identity=None, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES,
+                 header_table=True):
         self.path, self.n = os.fspath(path), n
         self.identity = file_identity(self.path) if identity is None else identity
-        self._how = {"label_column": label_column, "text_column": text_column, "max_bytes": max_bytes}
+        self._how = {"label_column": label_column, "text_column": text_column, "max_bytes": max_bytes,
+                     "header_table": header_table}
 
     def __len__(self):
         return self.n
@@ -507,8 +516,8 @@ def read_rows(path, *, data=None, label_column=None, text_column=None, max_bytes
 
 
 def _header_like(head):
-    """Whether the first of the ``(line, row)`` pairs ``head`` of a two-column CSV file is a
-    header: its first cell is never a first cell of the rows below, and those repeat (a
+    """Whether the first of the ``(line, row)`` pairs ``head`` of a two-column CSV or TSV file
+    (one rule for every delimiter) is a header: its first cell is never a first cell of the rows below, and those repeat (a
     headerless corpus's first label comes back, as every label of a corpus does), or are
     all numbers where it is not (``x,play`` above ``1,yes``), or are all different while
     the second cells repeat (a table's attribute and class: ``x,cls`` above ``1_000,a``,
@@ -525,13 +534,16 @@ def _delimiter_of(path, first_line):
     return "\t" if (path.lower().endswith((".tsv", ".tab")) or "\t" in first_line) else ","
 
 
-def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, need_label=True, size=None):
+def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, need_label=True, size=None,
+                  header_table=True):
     """``(documents, labels)`` of the rows of a TSV/CSV corpus (``(line, row)`` pairs of
     :func:`checked_rows`), in lists of at most ``size`` documents (None: one list);
     ``labels`` None when the file has no label column. The layout is decided on the
     first 50 non-blank rows. A row with too few cells is an error naming its line; so is
     one with more cells than the header's in a CSV file, where text holding a comma is
-    quoted (TSV has no quoting: TABs after the last column, the text, belong to it)."""
+    quoted (TSV has no quoting: TABs after the last column, the text, belong to it). A first
+    row that looks like a header (:func:`_header_like`, CSV or TSV alike) makes a training
+    file a table (``header_table``, NotATextCorpus); otherwise it is skipped."""
     rows = ((n, r) for n, r in rows if r and any(c.strip() for c in r))
     head = list(itertools.islice(rows, 50))
     if not head:
@@ -555,11 +567,11 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
         # short row further down is that row's error, not a sign of another layout)
         li, ti, skip = 0, 1, 0
         header = [header[0], "\t".join(header[1:])] if delimiter == "\t" else header  # (the text: all after the label)
-        if delimiter == "," and _header_like(head):
-            if need_label:  # a CSV table's header (README: a CSV file with a header is a table)
+        if _header_like(head):
+            if need_label and header_table:  # a table's header (README: a CSV/TSV file with a header is a table)
                 raise NotATextCorpus(f"{path}: its first row ({', '.join(header)}) is a header without label and "
                                      "text columns: read as a table")
-            skip = 1  # prediction: the header is not a document
+            skip = 1  # prediction, or a text model's test file: the header is not a document
     else:
         # training takes --label-column / --text-column; prediction reads the header only
         hint = " or pass --label-column / --text-column" if need_label else ""
@@ -615,14 +627,15 @@ class _Prefixed(io.RawIOBase):
 
 
 def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, size=1000,
-              need_label=False):
+              need_label=False, header_table=True):
     """:func:`read_rows` as it reads: ``(documents, labels)`` in lists of at most ``size``
     rows, the file (or the binary ``stream``, e.g. standard input; ``path`` then only
     names it) read as they are needed, so memory holds one list whatever the input's
     size. Each line is decoded as a document is (UTF-8, else Windows-1252, else
     Latin-1); the layout is decided on the first 50 rows, as :func:`read_rows` decides
     it; a field may be of any length. Errors as :func:`read_rows`'s. ``need_label``: the
-    rules of a training corpus (:func:`open_corpus`: every row labelled)."""
+    rules of a training corpus (:func:`open_corpus`: every row labelled); ``header_table``:
+    as :func:`open_corpus`'s."""
     path = os.fspath(path)
     close = stream is None
     if stream is None:
@@ -641,7 +654,7 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
         quoting = csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE
         reader = csv.reader(itertools.chain([head], lines), delimiter=delimiter, quoting=quoting, strict=True)
         yield from _table_chunks(path, checked_rows(path, reader), delimiter, label_column, text_column, max_bytes,
-                                 need_label=need_label, size=size)
+                                 need_label=need_label, size=size, header_table=header_table)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     finally:

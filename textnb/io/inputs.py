@@ -67,10 +67,12 @@ def fasttext_corpus(path, opts, stream=False):
     return read_fasttext(path, label_prefix=prefix, max_bytes=opts.max_bytes or MAX_DOCUMENT_BYTES, stream=stream)
 
 
-def open_text_corpus(path, opts, test=True, stream=False):
+def open_text_corpus(path, opts, test=True, stream=False, header_table=True):
     """The :class:`~textnb.io.corpus.Corpus` at ``path`` (a folder, a label + text file or a
     fastText file with one label per line); ``stream``: a TSV/CSV file's documents read
-    again from it when iterated (:func:`~textnb.io.corpus.open_corpus`)."""
+    again from it when iterated; ``header_table`` False: a TSV/CSV file is known to be a text
+    corpus (a text model's test file), a first row that looks like a header is skipped
+    (:func:`~textnb.io.corpus.open_corpus`)."""
     fasttext = fasttext_corpus(path, opts, stream)
     if fasttext is not None:
         return fasttext.single_label()
@@ -78,7 +80,8 @@ def open_text_corpus(path, opts, test=True, stream=False):
     if len(texts) > 1:
         raise InputError(f"{path}: several --text-column options make a mixed table, not a text corpus")
     return open_corpus(path, label_column=opts.label_column, text_column=texts[0] if texts else None,
-                       max_bytes=opts.max_bytes or MAX_DOCUMENT_BYTES, test=test, stream=stream)
+                       max_bytes=opts.max_bytes or MAX_DOCUMENT_BYTES, test=test, stream=stream,
+                       header_table=header_table)
 
 
 def _mixed_table(path, opts):
