@@ -161,7 +161,8 @@ MAX_LIST_BYTES = 64 * 1024 * 1024
 
 def read_small_text(path, *, what="file", max_bytes=MAX_LIST_BYTES):
     """The UTF-8 text of a small side file (a stop-word list, a label file, a network
-    structure), read safely.
+    structure), read safely; a leading UTF-8 byte-order mark (Windows editors write one) is
+    dropped, so the first word, id or JSON brace is read as written.
 
     Only a regular file is read: it is opened without blocking (a FIFO opens at once)
     and checked with ``fstat`` on the open descriptor, so a device, FIFO or socket (or
@@ -175,7 +176,7 @@ def read_small_text(path, *, what="file", max_bytes=MAX_LIST_BYTES):
     if len(data) > max_bytes:  # read one byte past the limit to know
         raise InputError(f"{path}: {what} is larger than {max_bytes} bytes")
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")  # (a byte-order mark dropped, as every reader of user files drops it)
     except UnicodeDecodeError:
         raise InputError(f"{path}: {what} is not UTF-8") from None
 
