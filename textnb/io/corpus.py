@@ -53,6 +53,7 @@ __all__ = [
     "decode_bytes",
     "decode_lines",
     "read_text_file",
+    "read_piped",
     "document_text",
     "checked_rows",
     "row_width_error",
@@ -256,7 +257,7 @@ class Corpus:
 
 
 def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, test=True,
-                stream=False, header_table=True):
+                stream=False, header_table=True, data=None):
     """List a corpus at ``path`` (folder, split folder, TSV or CSV file).
 
     Returns a :class:`Corpus`; for a split folder its ``test`` attribute holds the
@@ -273,6 +274,8 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
     a header without label and text columns (:func:`_header_like`, any delimiter) makes the
     file a table (:class:`~textnb.core.errors.NotATextCorpus`); False: the file is known to
     be a text corpus (the test file of a text model) and that row is skipped as its header.
+    ``data`` (bytes): the content of ``path`` when it was read already (a pipe,
+    :func:`read_piped`; ``path`` then only names it).
     """
     path = os.fspath(path)
     if not os.path.exists(path):
@@ -289,7 +292,7 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
             return train
         return _open_folder(path)
     return _open_table(path, label_column=label_column, text_column=text_column, max_bytes=max_bytes, stream=stream,
-                       header_table=header_table)
+                       header_table=header_table, data=data)
 
 
 def _class_folders(path, warn_hidden=False):
@@ -342,11 +345,13 @@ def _open_folder(path):
     return Corpus(source=path, documents=documents, labels=labels, skipped=loops)
 
 
-def corpus_columns(path, *, label_column=None, text_column=None):
+def corpus_columns(path, *, label_column=None, text_column=None, data=None):
     """``(header, used)`` of the TSV/CSV text corpus ``path``: its header row (empty for a
     headerless ``label<TAB>text`` file) and the names of the label and text columns
-    :func:`open_corpus` reads (by ``label_column`` / ``text_column``, else by name)."""
-    text = read_text_file(path, "a TSV/CSV corpus", data=read_regular_file(path, 1 << 16))  # (the header's lines)
+    :func:`open_corpus` reads (by ``label_column`` / ``text_column``, else by name);
+    ``data``: the content already read (a pipe, :func:`read_piped`)."""
+    head = read_regular_file(path, 1 << 16) if data is None else data[:1 << 16]
+    text = read_text_file(path, "a TSV/CSV corpus", data=head)  # (the header's lines)
     first = next((line for line in text.splitlines() if line.strip()), "")
     delimiter = _delimiter_of(path, first)
     quoting = csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE
@@ -425,17 +430,38 @@ def read_text_file(path, what, *, data=None, max_bytes=None):
     return data
 
 
+def read_piped(path):
+    """The bytes of ``path`` when it is a pipe, not a file: ``/dev/stdin`` fed by a pipe, a
+    process substitution (``<(...)``), a FIFO; None for a regular file, a folder or a missing
+    path (read by name, as often as needed). A pipe can be read once only, so a PATH given as
+    one is read here, once and whole, and its content handed to the reader its format asks
+    for (sniffed from the content: a pipe's name tells no format). A binary stream (a NUL
+    byte in its first 8 KiB: ``/dev/zero``, say) is refused before more is read."""
+    path = os.fspath(path)
+    try:
+        if not os.path.exists(path) or os.path.isdir(path) or os.path.isfile(path):
+            return None
+        with open(path, "rb") as f:
+            data = f.read(_SNIFF)
+            if is_binary(data):
+                raise InputError(binary_message(path, data, "a corpus or a table"))
+            return data + f.read()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
 def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, stream=False,
-                header_table=True):
+                header_table=True, data=None):
     """The :class:`Corpus` of a TSV/CSV file, read by :func:`iter_rows` (line by line: each
     line decoded as a document is); ``stream``: its documents a :class:`RowTexts`;
-    ``header_table``: as :func:`open_corpus`'s."""
+    ``header_table``, ``data``: as :func:`open_corpus`'s."""
     how = {"label_column": label_column, "text_column": text_column, "max_bytes": max_bytes,
            "header_table": header_table}
     # a regular file is read again for its texts; a pipe is read once, its documents kept
-    identity = file_identity(path) if stream and os.path.isfile(path) else None
+    identity = file_identity(path) if stream and data is None and os.path.isfile(path) else None
     documents, labels = [], []
-    for docs, labs in iter_rows(path, need_label=True, size=_STREAM_ROWS, **how):
+    rows = io.BytesIO(data) if data is not None else None
+    for docs, labs in iter_rows(path, stream=rows, need_label=True, size=_STREAM_ROWS, **how):
         labels.extend(labs)
         if identity is None:
             documents.extend(docs)
