@@ -351,3 +351,34 @@ def test_multilabel_evaluate(tmp_path):
     for key in ("micro_f1", "macro_f1", "micro_bep", "macro_bep", "per_label"):
         assert key in report
     assert report["micro_f1"] > 0.9
+
+
+def test_a_pipe_or_a_file_without_extension_is_read_by_its_content(tmp_path):
+    """``textnb train /dev/stdin`` (a pipe) and a file without an extension: a table was
+    ``unknown table format (expected .arff, .csv, .tsv or .txt)``, a piped fastText file
+    too (its first line was never looked at); now the content says the format (fastText
+    ``__label__`` lines, ARFF ``@relation``, else CSV/TSV), the pipe read once."""
+    repo = Path(__file__).resolve().parents[2]
+    env = dict(__import__("os").environ, PYTHONPATH=str(repo), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    table = "colour,size,class\nred,1,yes\nblue,2,no\nred,1.5,yes\nblue,2.5,no\n"
+    arff = "% weather\n@relation r\n@attribute a {x,y}\n@attribute c {p,q}\n@data\nx,p\ny,q\nx,p\ny,q\n"
+    fasttext = "__label__a cheap pills\n__label__b lunch now\n__label__a cheap win\n__label__b noon lunch\n"
+    corpus = "spam\tcheap pills now\nham\tlunch at noon\nspam\twin a prize\nham\tsee you soon\n"
+
+    def textnb(*args, stdin):
+        proc = subprocess.run([sys.executable, "-m", "textnb", *map(str, args)], input=stdin, capture_output=True,
+                              text=True, env=env, cwd=tmp_path, timeout=120)
+        return proc.returncode, proc.stdout, proc.stderr
+
+    for name, text, read in (("t", table, "read 4 rows"), ("a", arff, "read 4 rows"),
+                             ("f", fasttext, "read 4 documents"), ("c", corpus, "read 4 documents")):
+        rc, out, err = textnb("train", "/dev/stdin", "-o", tmp_path / f"{name}.tnb", stdin=text)
+        assert rc == 0 and f"{read} from /dev/stdin" in out, (name, out, err)
+        (tmp_path / name).write_text(text)  # the same content in a file named without an extension
+        rc, out, err = run("train", tmp_path / name, "-o", tmp_path / f"{name}2.tnb")
+        assert rc == 0 and f"{read} from {tmp_path / name}" in out, (name, out, err)
+    # a table model's query, and a text model's test file, piped
+    rc, out, err = textnb("predict", tmp_path / "t.tnb", "/dev/stdin", stdin=table)
+    assert rc == 0 and out.splitlines()[0] == "/dev/stdin:1\tyes", (out, err)
+    rc, out, err = textnb("evaluate", tmp_path / "c", "--test", "/dev/stdin", "--json", stdin=corpus)
+    assert rc == 0 and json.loads(out)["n"] == 4, (out, err)

@@ -176,6 +176,35 @@ def test_a_two_column_csv_with_a_header_is_a_table_not_a_corpus(tmp_path):
     assert rc == 0 and len(out.splitlines()) == 3 and "sentiment" not in out, (out, err)
 
 
+def test_a_tsv_header_row_is_recognised_as_a_csv_one_by_train_predict_and_evaluate(tmp_path):
+    """One header rule for every delimiter: ``outlook<TAB>play`` above six rows was read as a
+    headerless label<TAB>text corpus (7 documents, the header one of class 'outlook'), and a
+    text model's predict and evaluate --test read a TSV's header row as a document."""
+    two = tmp_path / "two.tsv"
+    two.write_text("outlook\tplay\nsunny\tno\nsunny\tno\novercast\tyes\nrain\tyes\nrain\tno\novercast\tyes\n")
+    rc, out, err = cli("train", two, "-o", tmp_path / "m.tnb", "--json")
+    summary = json.loads(out)
+    assert rc == 0 and summary["rows"] == 6 and summary["per_class"] == {"no": 3, "yes": 3}, (out, err)
+    rc, out, err = cli("evaluate", two, "--cv", "2", "--json")
+    assert rc == 0 and json.loads(out)["n"] == 6, (out, err)
+    # a headerless label<TAB>text corpus keeps its first row
+    corpus = tmp_path / "c.tsv"
+    corpus.write_text("spam\tcheap pills now\nham\tlunch at noon\nspam\twin a prize\nham\tsee you soon\n" * 3)
+    rc, out, err = cli("train", corpus, "-o", tmp_path / "c.tnb", "--json")
+    assert rc == 0 and json.loads(out)["documents"] == 12, err
+    # a text model predicting, or tested on, a TSV whose first row is a header: no document
+    tw = tmp_path / "tw.tsv"
+    tw.write_text("sentiment\ttweet\nspam\tcheap pills\nham\tlunch today\nspam\tprize now\n")
+    rc, out, err = cli("predict", tmp_path / "c.tnb", tw)
+    assert rc == 0 and len(out.splitlines()) == 3 and "sentiment" not in out, (out, err)
+    for test in (tw, tmp_path / "tw.csv"):
+        if test.suffix == ".csv":
+            test.write_text(tw.read_text().replace("\t", ","))
+        rc, out, err = cli("evaluate", corpus, "--test", test, "--json")
+        report = json.loads(out)
+        assert rc == 0 and report["n"] == 3 and "sentiment" not in report["classes"], (test, out, err)
+
+
 def test_a_two_column_table_whose_attribute_is_no_number_keeps_its_header(tmp_path):
     """``x,cls`` above rows whose first cells are all different and not all numbers
     (``1_000``, ``?``, an empty cell) while the class repeats: a table with a header, as the

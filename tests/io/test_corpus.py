@@ -267,3 +267,32 @@ def test_a_headerless_tsv_keeps_every_tab_of_its_text_whatever_its_first_row(tmp
     """A first row with a TAB in its text made every row's text its first field only."""
     (tmp_path / "e.tsv").write_text("ham\thello\tthere\nspam\twin\tcash\tnow\nham\tx y\n")
     assert open_corpus(tmp_path / "e.tsv").documents == ["hello\tthere", "win\tcash\tnow", "x y"]
+
+
+def test_a_byte_order_mark_is_dropped_from_every_user_file(tmp_path):
+    """A UTF-8 BOM (Windows editors write one) glued to the first entry of a side file:
+    the first stop word was '\\ufeffcheap', the first label-file id never matched, a
+    structure file was no JSON. The row readers (TSV/CSV corpora and tables, ARFF,
+    fastText) drop it too, so a header's first column keeps its name."""
+    from textnb.io.arff import read_arff
+    from textnb.io.fasttext import read_fasttext
+    from textnb.io.multilabel import read_label_file
+    from textnb.io.tables import read_table
+    from textnb.io.corpus import read_word_list
+    from textnb.semi_naive.bayesnet_kernel import read_structure
+
+    bom = b"\xef\xbb\xbf"
+    (tmp_path / "sw.txt").write_bytes(bom + b"cheap\npills\n")
+    assert read_word_list(tmp_path / "sw.txt") == ["cheap", "pills"]
+    (tmp_path / "labels.tsv").write_bytes(bom + b"d1\tgrain\nd2\toil\n")
+    assert read_label_file(tmp_path / "labels.tsv") == {"d1": ("grain",), "d2": ("oil",)}
+    (tmp_path / "s.json").write_bytes(bom + b'{"parents": {"a": []}, "class": "class"}')
+    assert read_structure(tmp_path / "s.json")["parents"] == {"a": []}
+    (tmp_path / "t.csv").write_bytes(bom + b"class,size\nyes,1\nno,2\nyes,1.5\nno,2.5\n")
+    assert read_table(tmp_path / "t.csv", class_name="class").class_attribute.name == "class"
+    (tmp_path / "t.arff").write_bytes(bom + b"@relation r\n@attribute a {x,y}\n@attribute c {p,q}\n@data\nx,p\ny,q\n")
+    assert [a.name for a in read_arff(tmp_path / "t.arff").attributes] == ["a", "c"]
+    (tmp_path / "c.tsv").write_bytes(bom + b"label\ttext\nspam\tcheap pills\nham\tlunch\n")
+    assert open_corpus(tmp_path / "c.tsv").labels == ["spam", "ham"]
+    (tmp_path / "f.ft").write_bytes(bom + b"__label__a cheap pills\n__label__b lunch\n")
+    assert read_fasttext(tmp_path / "f.ft").labels == [("a",), ("b",)]

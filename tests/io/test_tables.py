@@ -100,8 +100,21 @@ def test_non_number_in_forced_numeric_column(tmp_path):
 
 
 def test_unknown_extension(tmp_path):
-    with pytest.raises(InputError, match="unknown table format"):
+    with pytest.raises(InputError, match="unknown table format '.xls'"):
         read_table(_file(tmp_path, "d.xls", "x"))
+
+
+def test_a_table_named_without_an_extension_is_read_by_its_content(tmp_path):
+    """``/dev/stdin``, a pipe, ``data``: ARFF when its first declaration is ``@relation``
+    (after comments), else CSV / TSV, the delimiter sniffed (it was ``unknown table
+    format``); content already read (a pipe's) is given as ``data``."""
+    arff = "% a comment\n\n@RELATION r\n@attribute a {x,y}\n@attribute c {p,q}\n@data\nx,p\ny,q\n"
+    t = read_table(_file(tmp_path, "weather", arff))
+    assert t.class_attribute.name == "c" and t.classes == ("p", "q")
+    t = read_table(_file(tmp_path, "sizes", "size\tclass\n1\tyes\n2\tno\n1.5\tyes\n"))
+    assert [a.name for a in t.attributes] == ["size"] and list(t.y) == ["yes", "no", "yes"]
+    t = read_table("/dev/stdin", data=b"colour,class\nred,yes\nblue,no\n")
+    assert t.source == "/dev/stdin" and list(t.y) == ["yes", "no"]
 
 
 def test_query_like_model_attributes(tmp_path):

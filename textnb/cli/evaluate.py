@@ -71,7 +71,8 @@ def run(args, out, err):
         raise InputError(f"{args.path}: --repeat repeats a cross-validation, and this corpus is evaluated on its own "
                          "test part; give --cv K to cross-validate its training part instead")
     warn_multilabel(data, err)
-    test = open_text_corpus(args.test, inputs) if args.test else None
+    # (a text model's test file: a header row without label and text columns is skipped, as predict skips it)
+    test = open_text_corpus(args.test, inputs, header_table=False) if args.test else None
     bar = Progress("folds")
     try:
         with naming_the_corpus(args.path):

@@ -289,12 +289,25 @@ def _number(tok, path, lineno, name):
     return x
 
 
-def read_arff(path, *, encoding=None):
+def is_arff_text(text):
+    """Whether ``text`` (a file's start, str) is ARFF: its first line that is neither blank
+    nor a ``%`` comment starts with ``@relation`` (any case), the declaration Weka's loader
+    reads first. How a table whose name tells no format (``/dev/stdin``, a pipe) is known."""
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("%"):
+            return line[:9].lower() == "@relation"
+    return False
+
+
+def read_arff(path, *, encoding=None, data=None):
     """Read an ARFF file into an :class:`ArffData` (all attributes, class included).
 
     ``encoding`` None: each line UTF-8, else Windows-1252, else Latin-1, as a text corpus's
     rows are decoded (:func:`textnb.io.corpus.decode_lines`; Weka 3.6 declares no encoding
     and reads a file in the platform's); a codec name: the file must be text in it.
+    ``data`` (bytes or str): the content, when it was read already (a pipe: ``path`` then
+    only names it).
 
     Raises
     ------
@@ -303,8 +316,14 @@ def read_arff(path, *, encoding=None):
         without attributes, or an undeclared nominal value.
     """
     path = str(path)
-    if encoding is None:  # (a UTF-8 byte-order mark dropped, as the CSV reader does)
-        lines = read_text_file(path, "an ARFF file").splitlines()
+    if data is not None and encoding is not None and isinstance(data, (bytes, bytearray)):
+        try:
+            lines = bytes(data).decode("utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8")
+                                       else encoding).splitlines()
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{path}: not {encoding} text ({exc.reason} at byte {exc.start})") from None
+    elif encoding is None or data is not None:  # (a UTF-8 byte-order mark dropped, as the CSV reader does)
+        lines = read_text_file(path, "an ARFF file", data=data).splitlines()
     else:
         try:
             codec = "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding

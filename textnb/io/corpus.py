@@ -53,6 +53,7 @@ __all__ = [
     "decode_bytes",
     "decode_lines",
     "read_text_file",
+    "read_piped",
     "document_text",
     "checked_rows",
     "row_width_error",
@@ -161,7 +162,8 @@ MAX_LIST_BYTES = 64 * 1024 * 1024
 
 def read_small_text(path, *, what="file", max_bytes=MAX_LIST_BYTES):
     """The UTF-8 text of a small side file (a stop-word list, a label file, a network
-    structure), read safely.
+    structure), read safely; a leading UTF-8 byte-order mark (Windows editors write one) is
+    dropped, so the first word, id or JSON brace is read as written.
 
     Only a regular file is read: it is opened without blocking (a FIFO opens at once)
     and checked with ``fstat`` on the open descriptor, so a device, FIFO or socket (or
@@ -175,7 +177,7 @@ def read_small_text(path, *, what="file", max_bytes=MAX_LIST_BYTES):
     if len(data) > max_bytes:  # read one byte past the limit to know
         raise InputError(f"{path}: {what} is larger than {max_bytes} bytes")
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")  # (a byte-order mark dropped, as every reader of user files drops it)
     except UnicodeDecodeError:
         raise InputError(f"{path}: {what} is not UTF-8") from None
 
@@ -255,7 +257,7 @@ class Corpus:
 
 
 def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, test=True,
-                stream=False):
+                stream=False, header_table=True, data=None):
     """List a corpus at ``path`` (folder, split folder, TSV or CSV file).
 
     Returns a :class:`Corpus`; for a split folder its ``test`` attribute holds the
@@ -268,7 +270,12 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
     folder's test part (training needs only the training part). ``stream=True``: the
     documents of a TSV/CSV file are a :class:`RowTexts`, read from the file again each
     time they are iterated (training, one pass: memory does not grow with the file), its
-    labels read by a first pass; else a list.
+    labels read by a first pass; else a list. ``header_table``: a first row that looks like
+    a header without label and text columns (:func:`_header_like`, any delimiter) makes the
+    file a table (:class:`~textnb.core.errors.NotATextCorpus`); False: the file is known to
+    be a text corpus (the test file of a text model) and that row is skipped as its header.
+    ``data`` (bytes): the content of ``path`` when it was read already (a pipe,
+    :func:`read_piped`; ``path`` then only names it).
     """
     path = os.fspath(path)
     if not os.path.exists(path):
@@ -284,7 +291,8 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
             train.source = path
             return train
         return _open_folder(path)
-    return _open_table(path, label_column=label_column, text_column=text_column, max_bytes=max_bytes, stream=stream)
+    return _open_table(path, label_column=label_column, text_column=text_column, max_bytes=max_bytes, stream=stream,
+                       header_table=header_table, data=data)
 
 
 def _class_folders(path, warn_hidden=False):
@@ -337,11 +345,13 @@ def _open_folder(path):
     return Corpus(source=path, documents=documents, labels=labels, skipped=loops)
 
 
-def corpus_columns(path, *, label_column=None, text_column=None):
+def corpus_columns(path, *, label_column=None, text_column=None, data=None):
     """``(header, used)`` of the TSV/CSV text corpus ``path``: its header row (empty for a
     headerless ``label<TAB>text`` file) and the names of the label and text columns
-    :func:`open_corpus` reads (by ``label_column`` / ``text_column``, else by name)."""
-    text = read_text_file(path, "a TSV/CSV corpus", data=read_regular_file(path, 1 << 16))  # (the header's lines)
+    :func:`open_corpus` reads (by ``label_column`` / ``text_column``, else by name);
+    ``data``: the content already read (a pipe, :func:`read_piped`)."""
+    head = read_regular_file(path, 1 << 16) if data is None else data[:1 << 16]
+    text = read_text_file(path, "a TSV/CSV corpus", data=head)  # (the header's lines)
     first = next((line for line in text.splitlines() if line.strip()), "")
     delimiter = _delimiter_of(path, first)
     quoting = csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE
@@ -420,14 +430,38 @@ def read_text_file(path, what, *, data=None, max_bytes=None):
     return data
 
 
-def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, stream=False):
+def read_piped(path):
+    """The bytes of ``path`` when it is a pipe, not a file: ``/dev/stdin`` fed by a pipe, a
+    process substitution (``<(...)``), a FIFO; None for a regular file, a folder or a missing
+    path (read by name, as often as needed). A pipe can be read once only, so a PATH given as
+    one is read here, once and whole, and its content handed to the reader its format asks
+    for (sniffed from the content: a pipe's name tells no format). A binary stream (a NUL
+    byte in its first 8 KiB: ``/dev/zero``, say) is refused before more is read."""
+    path = os.fspath(path)
+    try:
+        if not os.path.exists(path) or os.path.isdir(path) or os.path.isfile(path):
+            return None
+        with open(path, "rb") as f:
+            data = f.read(_SNIFF)
+            if is_binary(data):
+                raise InputError(binary_message(path, data, "a corpus or a table"))
+            return data + f.read()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, stream=False,
+                header_table=True, data=None):
     """The :class:`Corpus` of a TSV/CSV file, read by :func:`iter_rows` (line by line: each
-    line decoded as a document is); ``stream``: its documents a :class:`RowTexts`."""
-    how = {"label_column": label_column, "text_column": text_column, "max_bytes": max_bytes}
+    line decoded as a document is); ``stream``: its documents a :class:`RowTexts`;
+    ``header_table``, ``data``: as :func:`open_corpus`'s."""
+    how = {"label_column": label_column, "text_column": text_column, "max_bytes": max_bytes,
+           "header_table": header_table}
     # a regular file is read again for its texts; a pipe is read once, its documents kept
-    identity = file_identity(path) if stream and os.path.isfile(path) else None
+    identity = file_identity(path) if stream and data is None and os.path.isfile(path) else None
     documents, labels = [], []
-    for docs, labs in iter_rows(path, need_label=True, size=_STREAM_ROWS, **how):
+    rows = io.BytesIO(data) if data is not None else None
+    for docs, labs in iter_rows(path, stream=rows, need_label=True, size=_STREAM_ROWS, **how):
         labels.extend(labs)
         if identity is None:
             documents.extend(docs)
@@ -454,10 +488,12 @@ class RowTexts:
     ``len()`` is the number of rows; a file whose rows changed in number meanwhile is an
     InputError."""
 
-    def __init__(self, path, n, *, identity=None, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES):
+    def __init__(self, path, n, *, identity=None, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES,
+                 header_table=True):
         self.path, self.n = os.fspath(path), n
         self.identity = file_identity(self.path) if identity is None else identity
-        self._how = {"label_column": label_column, "text_column": text_column, "max_bytes": max_bytes}
+        self._how = {"label_column": label_column, "text_column": text_column, "max_bytes": max_bytes,
+                     "header_table": header_table}
 
     def __len__(self):
         return self.n
@@ -507,8 +543,8 @@ def read_rows(path, *, data=None, label_column=None, text_column=None, max_bytes
 
 
 def _header_like(head):
-    """Whether the first of the ``(line, row)`` pairs ``head`` of a two-column CSV file is a
-    header: its first cell is never a first cell of the rows below, and those repeat (a
+    """Whether the first of the ``(line, row)`` pairs ``head`` of a two-column CSV or TSV file
+    (one rule for every delimiter) is a header: its first cell is never a first cell of the rows below, and those repeat (a
     headerless corpus's first label comes back, as every label of a corpus does), or are
     all numbers where it is not (``x,play`` above ``1,yes``), or are all different while
     the second cells repeat (a table's attribute and class: ``x,cls`` above ``1_000,a``,
@@ -525,13 +561,16 @@ def _delimiter_of(path, first_line):
     return "\t" if (path.lower().endswith((".tsv", ".tab")) or "\t" in first_line) else ","
 
 
-def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, need_label=True, size=None):
+def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, need_label=True, size=None,
+                  header_table=True):
     """``(documents, labels)`` of the rows of a TSV/CSV corpus (``(line, row)`` pairs of
     :func:`checked_rows`), in lists of at most ``size`` documents (None: one list);
     ``labels`` None when the file has no label column. The layout is decided on the
     first 50 non-blank rows. A row with too few cells is an error naming its line; so is
     one with more cells than the header's in a CSV file, where text holding a comma is
-    quoted (TSV has no quoting: TABs after the last column, the text, belong to it)."""
+    quoted (TSV has no quoting: TABs after the last column, the text, belong to it). A first
+    row that looks like a header (:func:`_header_like`, CSV or TSV alike) makes a training
+    file a table (``header_table``, NotATextCorpus); otherwise it is skipped."""
     rows = ((n, r) for n, r in rows if r and any(c.strip() for c in r))
     head = list(itertools.islice(rows, 50))
     if not head:
@@ -555,11 +594,11 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
         # short row further down is that row's error, not a sign of another layout)
         li, ti, skip = 0, 1, 0
         header = [header[0], "\t".join(header[1:])] if delimiter == "\t" else header  # (the text: all after the label)
-        if delimiter == "," and _header_like(head):
-            if need_label:  # a CSV table's header (README: a CSV file with a header is a table)
+        if _header_like(head):
+            if need_label and header_table:  # a table's header (README: a CSV/TSV file with a header is a table)
                 raise NotATextCorpus(f"{path}: its first row ({', '.join(header)}) is a header without label and "
                                      "text columns: read as a table")
-            skip = 1  # prediction: the header is not a document
+            skip = 1  # prediction, or a text model's test file: the header is not a document
     else:
         # training takes --label-column / --text-column; prediction reads the header only
         hint = " or pass --label-column / --text-column" if need_label else ""
@@ -615,14 +654,15 @@ class _Prefixed(io.RawIOBase):
 
 
 def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, size=1000,
-              need_label=False):
+              need_label=False, header_table=True):
     """:func:`read_rows` as it reads: ``(documents, labels)`` in lists of at most ``size``
     rows, the file (or the binary ``stream``, e.g. standard input; ``path`` then only
     names it) read as they are needed, so memory holds one list whatever the input's
     size. Each line is decoded as a document is (UTF-8, else Windows-1252, else
     Latin-1); the layout is decided on the first 50 rows, as :func:`read_rows` decides
     it; a field may be of any length. Errors as :func:`read_rows`'s. ``need_label``: the
-    rules of a training corpus (:func:`open_corpus`: every row labelled)."""
+    rules of a training corpus (:func:`open_corpus`: every row labelled); ``header_table``:
+    as :func:`open_corpus`'s."""
     path = os.fspath(path)
     close = stream is None
     if stream is None:
@@ -641,7 +681,7 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
         quoting = csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE
         reader = csv.reader(itertools.chain([head], lines), delimiter=delimiter, quoting=quoting, strict=True)
         yield from _table_chunks(path, checked_rows(path, reader), delimiter, label_column, text_column, max_bytes,
-                                 need_label=need_label, size=size)
+                                 need_label=need_label, size=size, header_table=header_table)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     finally:

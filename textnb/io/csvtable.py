@@ -68,12 +68,20 @@ def _float(s):
     return x if math.isfinite(x) else None
 
 
-def _read_text(path, encoding, *, size=-1, errors="strict"):
+def _read_text(path, encoding, *, size=-1, errors="strict", data=None):
     """The file's text (about its first ``size`` bytes; all with -1), a leading BOM dropped;
     InputError naming the file when it cannot be read, is binary (or not ``encoding`` text) or
     is empty. ``encoding`` None: each line decoded as a corpus's rows are
-    (:func:`textnb.io.corpus.read_text_file`: UTF-8, else Windows-1252, else Latin-1)."""
-    if encoding is None:
+    (:func:`textnb.io.corpus.read_text_file`: UTF-8, else Windows-1252, else Latin-1).
+    ``data`` (bytes or str): the content, read already (a pipe; ``path`` then only names it)."""
+    if data is not None and not (encoding is not None and isinstance(data, (bytes, bytearray))):
+        text = read_text_file(path, "a CSV/TSV table", data=data if size < 0 else data[:size])
+    elif data is not None:
+        try:
+            text = bytes(data if size < 0 else data[:size]).decode(encoding, errors)
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{path}: not {encoding} text ({exc.reason} at byte {exc.start})") from None
+    elif encoding is None:
         text = read_text_file(path, "a CSV/TSV table", max_bytes=None if size < 0 else size)
     else:
         try:
@@ -90,10 +98,11 @@ def _read_text(path, encoding, *, size=-1, errors="strict"):
     return text
 
 
-def read_header(path, *, encoding=None):
-    """The column names of a delimited text file (its first row, as :func:`read_csv` reads it)."""
+def read_header(path, *, encoding=None, data=None):
+    """The column names of a delimited text file (its first row, as :func:`read_csv` reads it);
+    ``data``: its content, read already (a pipe)."""
     path = str(path)
-    sample = _read_text(path, encoding, size=65536, errors="replace")
+    sample = _read_text(path, encoding, size=65536, errors="replace", data=data)
     try:
         first = next(csv.reader(sample.splitlines(), delimiter=_delimiter(path, sample)))
     except (csv.Error, StopIteration):
@@ -101,7 +110,7 @@ def read_header(path, *, encoding=None):
     return [h.strip() for h in first]
 
 
-def read_csv(path, *, types=None, class_name=None, optional_types=False, encoding=None):
+def read_csv(path, *, types=None, class_name=None, optional_types=False, encoding=None, data=None):
     """Read a delimited text file with a header row.
 
     Parameters
@@ -119,6 +128,8 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
         None: each line UTF-8, else Windows-1252, else Latin-1, as a text corpus's rows are
         decoded (:func:`textnb.io.corpus.decode_lines`); a codec name: the file must be
         text in it.
+    data : bytes or str, default=None
+        The content, when it was read already (a pipe: ``path`` then only names it).
 
     Returns
     -------
@@ -131,7 +142,7 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
     """
     path = str(path)
     types = dict(types or {})
-    text = _read_text(path, encoding)
+    text = _read_text(path, encoding, data=data)
     # the corpus reader's rows: a quoted cell may hold line breaks, one never closed is an error
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(path, text[:65536]), strict=True)
     rows = list(checked_rows(path, reader))  # (line, cells)

@@ -195,12 +195,17 @@ def _unlabelled_text(line, label_prefix):
     return " ".join(w for w in text.split(" ") if not w.startswith(label_prefix))
 
 
-def is_fasttext_file(path, label_prefix=DEFAULT_LABEL_PREFIX):
+def is_fasttext_file(path, label_prefix=DEFAULT_LABEL_PREFIX, data=None):
     """Whether ``path`` is a regular file whose first non-blank line starts with the
-    label prefix (fastText's layout; ``__label__spam some text``). False for folders,
-    unreadable and binary files (their readers report those)."""
+    label prefix (fastText's layout; ``__label__spam some text``), whatever its name. False
+    for folders, unreadable and binary files (their readers report those). ``data``: the
+    content of ``path`` already read (a pipe, :func:`textnb.io.corpus.read_piped`), whose
+    first line is looked at instead."""
     _check_prefix(label_prefix)
     path = os.fspath(path)
+    if data is not None:
+        head = bytes(data[:_SNIFF])
+        return not is_binary(head) and is_fasttext_text(decode_bytes(head), label_prefix)
     try:
         if not os.path.isfile(path):
             return False

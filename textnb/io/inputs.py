@@ -15,7 +15,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from textnb.core.errors import DataWarning, InputError, NotATextCorpus
-from textnb.io.corpus import MAX_DOCUMENT_BYTES, open_corpus, to_text
+from textnb.io.corpus import MAX_DOCUMENT_BYTES, decode_bytes, open_corpus, read_piped, to_text
 
 __all__ = ["InputOptions", "load_input", "open_text_corpus", "fasttext_corpus", "is_table_input", "check_classes",
            "check_table_classes", "check_binary_classes", "learned_counts", "read_texts", "default_model_path"]
@@ -49,10 +49,34 @@ class InputOptions:
         return self.class_name or self.label_column
 
 
-def fasttext_corpus(path, opts, stream=False):
+def is_arff(path, data=None):
+    """Whether the file ``path`` is ARFF: named ``*.arff``, or, named without an extension
+    (``/dev/stdin``, a pipe, ``data``), starting with ``@relation``, as
+    :func:`textnb.io.tables.table_format` reads it (:func:`textnb.io.arff.is_arff_text`;
+    ``data``: the content of a pipe, read already)."""
+    path = os.fspath(path)
+    if path.lower().endswith(".arff"):
+        return True
+    if os.path.splitext(os.path.basename(path))[1]:
+        return False
+    if data is None:
+        try:
+            if not os.path.isfile(path):
+                return False
+            with open(path, "rb") as f:
+                data = f.read(8192)
+        except OSError:
+            return False
+    from textnb.io.arff import is_arff_text
+
+    return is_arff_text(decode_bytes(bytes(data[:8192])))
+
+
+def fasttext_corpus(path, opts, stream=False, data=None):
     """The :class:`~textnb.io.fasttext.FastTextCorpus` at ``path`` when it is a fastText file
     (``opts.fasttext``, ``opts.label_prefix`` given, or a file whose first line starts with
-    the prefix, ``__label__`` by default), else None."""
+    the prefix, ``__label__`` by default), else None. ``data``: the content of ``path`` read
+    already; a pipe (``/dev/stdin``) is read here else (:func:`textnb.io.corpus.read_piped`)."""
     from textnb.io.fasttext import DEFAULT_LABEL_PREFIX, is_fasttext_file, read_fasttext
 
     path = os.fspath(path)
@@ -62,35 +86,44 @@ def fasttext_corpus(path, opts, stream=False):
         if explicit:
             raise InputError(f"{path}: a folder; --fasttext and --label-prefix read a fastText file")
         return None
-    if not (explicit or is_fasttext_file(path, prefix)):
+    if data is None:
+        data = read_piped(path)
+    if not (explicit or is_fasttext_file(path, prefix, data=data)):
         return None
-    return read_fasttext(path, label_prefix=prefix, max_bytes=opts.max_bytes or MAX_DOCUMENT_BYTES, stream=stream)
+    return read_fasttext(path, data=data, label_prefix=prefix, max_bytes=opts.max_bytes or MAX_DOCUMENT_BYTES,
+                         stream=stream)
 
 
-def open_text_corpus(path, opts, test=True, stream=False):
+def open_text_corpus(path, opts, test=True, stream=False, header_table=True, data=None):
     """The :class:`~textnb.io.corpus.Corpus` at ``path`` (a folder, a label + text file or a
     fastText file with one label per line); ``stream``: a TSV/CSV file's documents read
-    again from it when iterated (:func:`~textnb.io.corpus.open_corpus`)."""
-    fasttext = fasttext_corpus(path, opts, stream)
+    again from it when iterated; ``header_table`` False: a TSV/CSV file is known to be a text
+    corpus (a text model's test file), a first row that looks like a header is skipped
+    (:func:`~textnb.io.corpus.open_corpus`). ``data``: the content of ``path`` read
+    already; a pipe (``/dev/stdin``) is read here else, once."""
+    if data is None:
+        data = read_piped(path)
+    fasttext = fasttext_corpus(path, opts, stream, data=data)
     if fasttext is not None:
         return fasttext.single_label()
     texts = opts.text_columns
     if len(texts) > 1:
         raise InputError(f"{path}: several --text-column options make a mixed table, not a text corpus")
     return open_corpus(path, label_column=opts.label_column, text_column=texts[0] if texts else None,
-                       max_bytes=opts.max_bytes or MAX_DOCUMENT_BYTES, test=test, stream=stream)
+                       max_bytes=opts.max_bytes or MAX_DOCUMENT_BYTES, test=test, stream=stream,
+                       header_table=header_table, data=data)
 
 
-def _mixed_table(path, opts):
+def _mixed_table(path, opts, data=None):
     """The table of a CSV/TSV with text columns beside others, or None for a label + text
-    file (a text corpus)."""
+    file (a text corpus); ``data``: the content of a pipe, read already."""
     texts = opts.text_columns
-    if not texts or os.path.isdir(path) or path.lower().endswith(".arff"):
+    if not texts or os.path.isdir(path) or is_arff(path, data):
         return None
     from textnb.io.csvtable import read_header
     from textnb.io.tables import read_table
 
-    header = read_header(path)
+    header = read_header(path, data=data)
 
     def name(ref, what):
         if ref.isdigit() and ref not in header:
@@ -111,7 +144,7 @@ def _mixed_table(path, opts):
         raise InputError(f"{path}: a column is named twice with --text-column")
     if cls in names:
         raise InputError(f"{path}: the class column {cls!r} cannot also be a text column")
-    return read_table(path, class_name=cls, types={t: "text" for t in names}, drop=opts.ignore)
+    return read_table(path, class_name=cls, types={t: "text" for t in names}, drop=opts.ignore, data=data)
 
 
 def _label_and_text(texts, header, opts):
@@ -128,9 +161,9 @@ def is_table_input(path, opts, table_model=False):
     path = os.fspath(path)
     if os.path.isdir(path):
         return False
-    if path.lower().endswith(".arff") or opts.table_class or opts.numeric or opts.ignore or table_model:
+    if is_arff(path) or opts.table_class or opts.numeric or opts.ignore or table_model:
         return True
-    if not opts.text_columns:
+    if not opts.text_columns or not os.path.isfile(path):  # (a pipe is read once: by load_input)
         return False
     from textnb.io.csvtable import read_header
 
@@ -149,28 +182,29 @@ def load_input(path, opts, test=True, stream=False):
     path = os.fspath(path)
     if os.path.isdir(path):
         return "text", open_text_corpus(path, opts, test)
-    fasttext = fasttext_corpus(path, opts, stream)
+    data = read_piped(path)  # (a pipe, /dev/stdin: read once, here; its format sniffed from its content)
+    fasttext = fasttext_corpus(path, opts, stream, data=data)
     if fasttext is not None:
         return ("multilabel", fasttext) if fasttext.multilabel else ("text", fasttext.single_label())
-    mixed = _mixed_table(path, opts)
+    mixed = _mixed_table(path, opts, data)
     if mixed is not None:
         return "table", mixed
-    if not (path.lower().endswith(".arff") or opts.class_name):
+    if not (is_arff(path, data) or opts.class_name):
         try:
             with warnings.catch_warnings():
                 if opts.ignore:  # the user has named the columns to leave out: no word on those not read
                     warnings.simplefilter("ignore", DataWarning)
-                corpus = open_text_corpus(path, opts, test, stream)
+                corpus = open_text_corpus(path, opts, test, stream, data=data)
         except NotATextCorpus:
             corpus = None
-        if corpus is not None and not ((opts.ignore or opts.numeric) and _read_as_table(path, opts)):
+        if corpus is not None and not ((opts.ignore or opts.numeric) and _read_as_table(path, opts, data)):
             return "text", corpus  # (with --numeric: refused, textnb.meta.registry.check_options_fit)
     from textnb.io.tables import read_table  # tables import scipy: only for tables
 
-    return "table", read_table(path, class_name=opts.table_class, drop=opts.ignore)
+    return "table", read_table(path, class_name=opts.table_class, drop=opts.ignore, data=data)
 
 
-def _read_as_table(path, opts):
+def _read_as_table(path, opts, data=None):
     """Whether a file that reads as a text corpus is read as a table after all, as
     ``--ignore`` or ``--numeric`` ask: always for a file without a header (two columns
     guessed to be ``label<TAB>text``, which a small numeric table may look like too); for
@@ -181,7 +215,7 @@ def _read_as_table(path, opts):
     from textnb.io.corpus import corpus_columns
 
     header, used = corpus_columns(path, label_column=opts.label_column,
-                                  text_column=opts.text_columns[0] if opts.text_columns else None)
+                                  text_column=opts.text_columns[0] if opts.text_columns else None, data=data)
     if not header:
         return True
     unknown = [name for name in opts.ignore or () if name not in header]

@@ -34,7 +34,7 @@ import numpy as np
 
 from textnb.core.attributes import TEXT, Attribute, Table
 from textnb.core.errors import DataWarning, InputError
-from textnb.io.arff import read_arff
+from textnb.io.arff import is_arff_text, read_arff
 from textnb.io.csvtable import read_csv
 from textnb.io.numbers import parse_number
 from textnb.io.uncertain import (UNCERTAIN_KINDS, UNCERTAIN_NOMINAL, CellError, cell_kind, column_slices,
@@ -72,28 +72,54 @@ def _cols(attributes, idx):
 _CSV_EXT = (".csv", ".tsv", ".tab", ".txt")
 
 
-def _read_columns(path, types=None, class_name=None, optional_types=False):
-    """All columns of an ARFF / CSV file: (attributes, X, weights)."""
+def table_format(path, data=None):
+    """``(format, data)``: ``"arff"`` or ``"csv"`` (CSV / TSV, the delimiter found by
+    :func:`textnb.io.csvtable.read_csv`) for the table at ``path``, by its name (``.arff``;
+    ``.csv``, ``.tsv``, ``.tab``, ``.txt``), else by its content: ARFF when its first line
+    that is neither blank nor a ``%`` comment starts with ``@relation`` (Weka's rule for the
+    file's first declaration), CSV / TSV otherwise. A name without an extension
+    (``/dev/stdin``, ``<(...)``, ``data``) is read here, once (a pipe cannot be read twice),
+    and ``data`` is its text; else ``data`` is the given one (content already read, or None).
+    Another extension (``.xls``) is an InputError: a file named so is not a text table."""
     lower = path.lower()
     if lower.endswith(".arff"):
+        return "arff", data
+    if lower.endswith(_CSV_EXT):
+        return "csv", data
+    ext = os.path.splitext(os.path.basename(path))[1]
+    if ext:
+        raise InputError(f"{path}: unknown table format {ext!r} (expected .arff, .csv, .tsv, .tab or .txt, or a "
+                         "name without an extension, read by its content)")
+    from textnb.io.corpus import read_text_file
+
+    text = read_text_file(path, "a table (ARFF, CSV or TSV)", data=data)
+    return ("arff" if is_arff_text(text) else "csv"), text
+
+
+def _read_columns(path, types=None, class_name=None, optional_types=False, fmt=None, data=None):
+    """All columns of an ARFF / CSV file: (attributes, X, weights); ``fmt``, ``data``: as
+    :func:`table_format` gives them (None: found here)."""
+    if fmt is None:
+        fmt, data = table_format(path, data)
+    if fmt == "arff":
         if types:
             raise InputError(f"{path}: types= applies to CSV/TSV files; ARFF declares its types")
-        data = read_arff(path)
-        return data.attributes, data.X, data.weights
-    if lower.endswith(_CSV_EXT):
-        attributes, X = read_csv(path, types=types, class_name=class_name, optional_types=optional_types)
-        return attributes, X, None
-    raise InputError(f"{path}: unknown table format (expected .arff, .csv, .tsv or .txt)")
+        arff = read_arff(path, data=data)
+        return arff.attributes, arff.X, arff.weights
+    attributes, X = read_csv(path, types=types, class_name=class_name, optional_types=optional_types, data=data)
+    return attributes, X, None
 
 
-def read_table(path, *, class_name=None, types=None, drop=None, like=None, classes=None):
+def read_table(path, *, class_name=None, types=None, drop=None, like=None, classes=None, data=None):
     """Read an ARFF / CSV / TSV file into a :class:`Table`.
 
     Parameters
     ----------
     path : str or path-like
         ``.arff`` is read with :func:`textnb.io.arff.read_arff`; ``.csv``, ``.tsv``,
-        ``.tab`` and ``.txt`` with :func:`textnb.io.csvtable.read_csv` (types inferred).
+        ``.tab`` and ``.txt`` with :func:`textnb.io.csvtable.read_csv` (types inferred); a
+        name without those endings (``/dev/stdin``, a pipe) by its content
+        (:func:`table_format`: ARFF when it starts with ``@relation``), read once.
     class_name : str, default=None
         The class attribute; the last one when None.
     types : dict of {str: "nominal" or "numeric"}, default=None
@@ -114,6 +140,8 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None, class
         With ``like`` and no ``class_name``: the model's classes. When several columns are
         not model attributes (an ID column beside the class), the class column is the one
         nominal column among them whose values include a class.
+    data : bytes or str, default=None
+        The file's content, when it was read already (a pipe: ``path`` then only names it).
 
     Raises
     ------
@@ -124,19 +152,20 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None, class
         numeric column, a malformed uncertain cell (with its row and column).
     """
     path = os.fspath(path)
+    fmt, data = table_format(path, data)
     if like is not None:
         like = list(like)
         types = dict(types or {})
         like_names = {a.name for a in like}
-        if path.lower().endswith(_CSV_EXT):
+        if fmt == "csv":
             for a in like:
                 types.setdefault(a.name, a.kind)
         attributes, X, weights = _read_columns(
-            path, types or None, class_name if class_name else "", optional_types=True
+            path, types or None, class_name if class_name else "", optional_types=True, fmt=fmt, data=data
         )
         return _query_table(path, attributes, X, weights, like, class_name, drop, like_names, classes)
 
-    attributes, X, weights = _read_columns(path, types, class_name)
+    attributes, X, weights = _read_columns(path, types, class_name, fmt=fmt, data=data)
     names = [a.name for a in attributes]
     _check_class_kept(path, names, class_name, drop)
     keep = _drop_columns(path, names, drop)
@@ -200,7 +229,7 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None, class
         class_attribute=cls,
         source=path,
         sample_weight=weights,
-        classes=tuple(cls.values) if path.lower().endswith(".arff") else None,  # (a CSV declares none)
+        classes=tuple(cls.values) if fmt == "arff" else None,  # (a CSV declares none)
         unlabeled=int((~labelled).sum()),  # rows of an unknown class: left out, counted
     )
 
