@@ -26,6 +26,7 @@ from textnb.core.model_io import load
 
 from test_serve import HAM_WORDS, SPAM_WORDS, mail_bytes, make_spam_model
 from test_serve import raw_request as raw
+from test_serve import trickle
 
 SPAMC = shutil.which("spamc")
 needs_spamc = pytest.mark.skipif(SPAMC is None, reason="spamc is not installed (apt-get install spamc)")
@@ -308,6 +309,21 @@ def test_idle_spamd_client_times_out(spam_model):
             s.sendall(b"CHECK SPAMC/1.5\r\n")
             out = s.recv(1000)
         assert out.startswith(b"SPAMD/1.0 79 Timeout")
+
+
+def test_a_trickling_spamd_client_is_cut_off_at_the_request_deadline(spam_model, sock_dir):
+    """--timeout is a deadline for the whole request (request line, headers, body), not for
+    each read: a client sending a byte every 0.2 s gets EX_TIMEOUT and the connection is
+    closed at about the 0.5 s timeout (the bound checked is 10x that), over TCP and a Unix
+    socket; a large message sent at once is answered."""
+    spam, _ = messages(11)
+    big = mail_bytes(SPAM_WORDS, random.Random(3), 400_000)
+    for where in (("127.0.0.1", 0), str(sock_dir / "spamd.sock")):
+        with Server(spam_model, spamd=where, timeout=0.5) as srv:
+            out, took = trickle(srv.spamd_address, request("CHECK", spam))
+            assert out.startswith(b"SPAMD/1.0 79 Timeout") and out.count(b"\r\n") == 1 and took < 5, out
+            out = raw(srv.spamd_address, request("CHECK", big))
+            assert out.startswith(b"SPAMD/1.1 0 EX_OK") and b"Spam: True" in out, out
 
 
 def test_parse_address_and_user_names():

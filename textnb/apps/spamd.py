@@ -36,8 +36,9 @@ Errors: a malformed or unterminated request line or header, a bad or mismatched
 :meth:`SpamdHandler._more_input`; two that differ) get
 ``SPAMD/1.0 76 Bad header line: ...`` (EX_PROTOCOL); a message over the size limit
 ``65`` (EX_DATAERR); an unknown user when unknown users are refused ``67`` (EX_NOUSER);
-TELL when not allowed or a model that cannot be used ``69`` (EX_UNAVAILABLE); a client
-that stops sending ``79`` (EX_TIMEOUT); then the connection is closed. The daemon goes on.
+TELL when not allowed or a model that cannot be used ``69`` (EX_UNAVAILABLE); a request
+not all there ``timeout`` seconds after the connection (a deadline for the whole request,
+not per read: :class:`RequestDeadline`) ``79`` (EX_TIMEOUT); then the connection is closed. The daemon goes on.
 
 **Per-user models** (:class:`UserModels`, ``--user-models TEMPLATE``): the request's
 ``User:`` header selects the model file ``TEMPLATE`` with ``%u`` replaced by the name
@@ -55,6 +56,7 @@ files at most ``max_bytes`` in all (the least recently used is dropped first).
 
 import errno
 import hashlib
+import io
 import os
 import re
 import select
@@ -382,14 +384,91 @@ class _Refuse(Exception):
         self.status, self.text = status, text
 
 
-class StreamHandler(socketserver.StreamRequestHandler):
-    """A connection of the daemon (``self.server.owner`` is the
-    :class:`~textnb.apps.serve.Server`): its idle timeout and one write-and-flush, shared by
-    the spamd handler here and the daemon's own protocol (``serve._MailHandler``)."""
+class RequestDeadline(io.RawIOBase):
+    """The reading side of a daemon connection: every read of a request ends by one
+    deadline, so a client that sends a byte now and then (slowloris) cannot hold a
+    connection and its thread past ``timeout`` seconds per request.
+
+    Each read waits at most until the deadline (the socket's timeout is set to the time
+    left before each receive) and raises TimeoutError once it has passed. :meth:`start`
+    begins a request: its deadline is ``timeout`` seconds from now, or (``at_first_byte``,
+    for protocols with several requests per connection) from the first byte of it that
+    arrives, the wait for that byte being one read of at most ``timeout`` seconds (an idle
+    connection). A non-blocking socket (a peek) is read without a wait, as
+    :class:`socket.SocketIO` reads it.
+
+    Parameters
+    ----------
+    sock : socket.socket
+    timeout : float
+        Seconds a whole request may take to arrive.
+    """
+
+    def __init__(self, sock, timeout):
+        super().__init__()
+        self._sock, self.timeout = sock, timeout
+        self.deadline = None  # time.monotonic() by which the request must have arrived; None: not yet begun
+        self.started = False  # whether bytes of the request have arrived
+        self.timed_out = False  # whether a read of the request ran out of time
+        self._at_first_byte = False
+
+    def readable(self):
+        return True
+
+    def fileno(self):
+        return self._sock.fileno()
+
+    def start(self, *, at_first_byte=False):
+        """Begin a request (see the class docstring)."""
+        self.started, self.timed_out, self._at_first_byte = False, False, at_first_byte
+        self.deadline = None if at_first_byte else time.monotonic() + self.timeout
+
+    def readinto(self, b):
+        if self._sock.gettimeout() != 0.0:  # (0: a non-blocking peek, never a wait)
+            if self.deadline is None:
+                self._sock.settimeout(self.timeout)
+            else:
+                left = self.deadline - time.monotonic()
+                if left <= 0:
+                    self.timed_out = True
+                    raise TimeoutError(f"the request did not arrive within {self.timeout:g} seconds")
+                self._sock.settimeout(left)
+        try:
+            n = self._sock.recv_into(b)
+        except BlockingIOError:
+            return None
+        except TimeoutError:
+            self.timed_out = True
+            raise
+        if n:
+            if self._at_first_byte and self.deadline is None:
+                self.deadline = time.monotonic() + self.timeout
+            self.started = True
+        return n
+
+
+class DeadlineReading:
+    """Mix-in of the daemon's connection handlers (:class:`socketserver.StreamRequestHandler`
+    and :class:`http.server.BaseHTTPRequestHandler` subclasses; ``self.server.owner`` is the
+    :class:`~textnb.apps.serve.Server`): ``self.rfile`` reads through a
+    :class:`RequestDeadline` of the server's ``timeout`` (``self.reader``), the first
+    request's deadline begun at the connection (:meth:`RequestDeadline.start`)."""
+
+    at_first_byte = False
 
     def setup(self):
         self.timeout = self.server.owner.timeout
         super().setup()
+        self.rfile.close()  # (the socket's own reader: replaced, the socket stays open)
+        self.reader = RequestDeadline(self.connection, self.timeout)
+        self.rfile = io.BufferedReader(self.reader)
+        self.reader.start(at_first_byte=self.at_first_byte)
+
+
+class StreamHandler(DeadlineReading, socketserver.StreamRequestHandler):
+    """A connection of the daemon: its per-request deadline (:class:`DeadlineReading`) and
+    one write-and-flush, shared by the spamd handler here and the daemon's own protocol
+    (``serve._MailHandler``)."""
 
     def _send(self, data):
         self.wfile.write(data)
@@ -437,7 +516,7 @@ class SpamdHandler(StreamHandler):
         the client has read the answer."""
         try:
             self.request.shutdown(socket.SHUT_WR)
-            deadline = time.monotonic() + min(owner.timeout, 5.0)
+            deadline = self.reader.deadline = time.monotonic() + min(owner.timeout, 5.0)
             left = _MAX_DRAIN
             while left > 0 and time.monotonic() < deadline and not owner.stopping:
                 chunk = self.rfile.read1(min(left, 1 << 16))
