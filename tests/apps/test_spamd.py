@@ -17,7 +17,7 @@ import pytest
 from textnb.apps import protocol
 from textnb.apps.filtering import add_headers, update_model
 from textnb.apps.serve import Server
-from textnb.apps import spamd
+from textnb.apps import filtering, spamd
 from textnb.apps.spamd import check_user_name, message_digest, parse_address, tell
 from textnb.apps.verdict import spamd_fields
 from textnb.cli.mailfilters import filter_main
@@ -170,7 +170,7 @@ def test_spamc_learn_and_forget_change_the_model_exactly(model_copy, sock_dir):
 
 
 def test_journal_appends_a_line_per_tell_and_is_rewritten_when_superseded_lines_pile_up(model_copy, monkeypatch):
-    monkeypatch.setattr(spamd, "JOURNAL_SLACK", 4)
+    monkeypatch.setattr(filtering, "JOURNAL_SLACK", 4)
     journal = Path(str(os.path.realpath(model_copy)) + ".learned")
     spam, ham = messages(11)
     assert tell(model_copy, spam, set_class="spam") and tell(model_copy, ham, set_class="ham")
@@ -685,19 +685,22 @@ def test_a_refused_first_tell_leaves_no_user_model_and_copies_only_the_served_mo
 
 def test_a_model_trained_anew_starts_a_new_journal(model_copy):
     """The journal outlived a rebuild of its model: a message TELL had taught the old model
-    was 'already un/learned' for the new one, which never learned it."""
-    from textnb.apps.filtering import journal_path, train_model
+    was 'already un/learned' for the new one, which never learned it. The new journal lists
+    what the new model was trained on (all of it), and nothing else."""
+    from textnb.apps.filtering import journal_path, read_journal, train_model
     from textnb.apps.spamd import tell
 
     spam, ham = messages(23)
-    assert tell(model_copy, spam, set_class="spam")
-    assert not tell(model_copy, spam, set_class="spam")  # already learned
+    assert tell(model_copy, ham, set_class="spam")
+    assert not tell(model_copy, ham, set_class="spam")  # already learned
     folder = model_copy.parent
     (folder / "s.eml").write_bytes(spam)
     (folder / "h.eml").write_bytes(ham)
     train_model(model_copy, [folder / "s.eml"], [folder / "h.eml"])
-    assert not os.path.exists(journal_path(model_copy))
-    assert tell(model_copy, spam, set_class="spam")  # learned by the new model
+    seen, _, _, complete = read_journal(journal_path(model_copy))
+    assert seen == {message_digest(spam): "spam", message_digest(ham): "ham"} and complete
+    assert tell(model_copy, ham, set_class="spam")  # learned by the new model (moved from ham)
+    assert not tell(model_copy, spam, set_class="spam")  # trained on: already learned
 
 
 def test_a_model_replaced_by_a_copy_starts_a_new_journal(model_copy, tmp_path):
