@@ -763,3 +763,69 @@ def test_predict_of_a_spamfilter_model_reads_rows_and_goes_on_past_a_bad_message
     assert main(["merge", str(model), str(other), "-o", str(tmp_path / "mm.tnb")], stdout=io.StringIO(),
                 stderr=io.StringIO()) == 0
     assert textnb.load(tmp_path / "mm.tnb").input_ == "mail"
+
+
+@pytest.mark.parametrize("kind", ["fisher", "multinomial"])
+def test_unregistering_a_message_never_registered_is_refused(tmp_path, kind):
+    """``spamfilter --unregister-spam MSG`` of a message never registered as spam is refused,
+    one line naming it, exit 3, the model unchanged, also when all its words were counted in
+    spam by other messages (it lowered their counts); the model's journal
+    (``MODEL.learned``, the one the daemon's TELL keeps) lists the messages it counts, from
+    training on. A message registered is unregistered once.
+    A model without a complete journal (a copied file) falls back to the counts: only what
+    would take a count below zero is refused; so does a model with a message registered
+    twice (counted twice, as always)."""
+    import io as _io
+
+    from textnb.apps.filtering import EXIT_ERROR
+    from textnb.cli.mailfilters import filter_main
+
+    def run(argv, stdin=b""):
+        err = _io.StringIO()
+        code = filter_main(argv, stdin=_io.BytesIO(stdin), stdout=_io.BytesIO(), stderr=err)
+        return code, err.getvalue()
+
+    for label, words in (("spam", "cheap pills viagra offer"), ("ham", "lunch meeting noon agenda")):
+        (tmp_path / label).mkdir()
+        for i in range(3):
+            (tmp_path / label / f"{i}.eml").write_bytes(f"Subject: {words}\n\n{words} number{i}\n".encode())
+    model = tmp_path / "m.tnb"
+    train_model(model, [tmp_path / "spam"], [tmp_path / "ham"], kind=kind)
+    before = model.read_bytes()
+    sub = tmp_path / "sub.eml"  # its words all counted as spam, by 0.eml; never registered itself
+    sub.write_bytes(b"Subject: cheap pills viagra offer\n\ncheap pills number0\n")
+    code, err = run(["-m", str(model), "--unregister-spam", str(sub)])
+    assert code == EXIT_ERROR and err.count("\n") == 1, err
+    assert f"{sub}: cannot unregister as spam: never registered" in err
+    assert model.read_bytes() == before
+    code, err = run(["-m", str(model), "--unregister-ham", str(tmp_path / "spam" / "1.eml")])
+    assert code == EXIT_ERROR and "1.eml: cannot unregister as ham: registered as spam, not ham" in err
+    assert model.read_bytes() == before
+    # a trained message: unregistered once (and moved to ham), not twice
+    one = tmp_path / "spam" / "1.eml"
+    assert run(["-m", str(model), "--unregister-spam", str(one), "--register-ham", str(one)])[0] == 0
+    assert counts(model)[0].tolist() == [4, 2]
+    code, err = run(["-m", str(model), "--unregister-spam", str(one)])
+    assert code == EXIT_ERROR and "cannot unregister as spam: registered as ham, not spam" in err
+    assert run(["-m", str(model), "--unregister-ham"], one.read_bytes())[0] == 0
+    assert counts(model)[0].tolist() == [3, 2]
+    # a copied model has no journal: the counts alone decide
+    copy = tmp_path / "copy.tnb"
+    copy.write_bytes(model.read_bytes())
+    code, err = run(["-m", str(copy), "--unregister-spam"], b"Subject: x\n\nqwertyuiop\n")
+    assert code == EXIT_ERROR and "cannot unregister as spam" in err
+    twin = tmp_path / "twin.eml"  # 0.eml's words with a space more: another message, never registered
+    twin.write_bytes(b"Subject: cheap pills viagra offer\n\ncheap pills viagra offer number0 \n")
+    assert run(["-m", str(model), "--unregister-spam", str(twin)])[0] == EXIT_ERROR
+    code, err = run(["-m", str(copy), "--unregister-spam", str(twin)])
+    assert code == 0, err
+    assert counts(copy)[0].tolist() == [3, 1]
+    # a message registered twice is counted twice, as always: the journal then no longer
+    # lists the model's messages, and the counts decide
+    from textnb.apps.filtering import journal_path, read_journal
+
+    assert read_journal(journal_path(model))[3]
+    for _ in range(2):
+        assert run(["-m", str(model), "--register-spam", str(sub)])[0] == 0
+    assert counts(model)[0].tolist() == [3, 4] and not read_journal(journal_path(model))[3]
+    assert run(["-m", str(model), "--unregister-spam", str(twin)])[0] == 0

@@ -779,3 +779,81 @@ def test_a_plain_text_model_gets_what_textnb_predict_reads_on_every_path(tmp_pat
     assert main(["predict", str(registered), str(box / "c.eml"), "--json", "--proba"], stdout=out,
                 stderr=io.StringIO()) == 0
     assert json.loads(out.getvalue())["log_odds"]["spam"] == after > want["c.eml"]
+
+
+def trickle(address, data, every=0.2, limit=60.0):
+    """Send ``data`` one byte every ``every`` seconds (a slowloris client) and read what the
+    daemon answers until it closes the connection: ``(answer, seconds until the close)``
+    (``limit``: give up sending after that many seconds)."""
+    import time
+
+    family = socket.AF_UNIX if isinstance(address, (str, Path)) else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.connect(str(address) if family == socket.AF_UNIX else address)
+        s.settimeout(every)
+        began, chunks = time.monotonic(), []
+        for i in range(len(data)):
+            if time.monotonic() - began > limit:
+                break
+            try:
+                s.sendall(data[i:i + 1])
+            except OSError:  # closed by the daemon
+                break
+            try:
+                c = s.recv(65536)
+            except socket.timeout:
+                continue
+            except OSError:
+                break
+            if not c:
+                break
+            chunks.append(c)
+        s.settimeout(30)
+        try:
+            while c := s.recv(65536):
+                chunks.append(c)
+        except OSError:
+            pass
+        return b"".join(chunks), time.monotonic() - began
+
+
+def test_a_trickling_client_is_cut_off_at_the_request_deadline(spam_model, sock_dir):
+    """--timeout is a deadline for the whole request, not for each read: a client sending
+    a byte every 0.2 s (each read well within the 0.5 s timeout) gets the protocol's timeout
+    answer and the connection is closed, long before its request would have all arrived
+    (about 0.5 s; the bound checked is 10x that). A request sent at once, of many bytes, and
+    several requests on one connection with pauses between them are answered."""
+    msg = mail_bytes(SPAM_WORDS, random.Random(1), 2000)
+    sock = sock_dir / "s"
+    with Server(spam_model, socket_path=sock, http=("127.0.0.1", 0), timeout=0.5) as srv:
+        slow = b"SPAM %d\n" % len(msg) + msg
+        out, took = trickle(sock, slow)
+        assert out.startswith(b"ERR timeout: the request did not arrive within 0.5 seconds") and took < 5
+        body = json.dumps({"texts": ["x" * 100]}).encode()
+        head = b"POST /classify HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % len(body)
+        out, took = trickle(srv.http_address, head + body)
+        assert out.startswith(b"HTTP/1.1 408") and b"within 0.5 seconds" in out and took < 5
+        # a large request sent at once, then another on the same connection after a pause
+        big = mail_bytes(SPAM_WORDS, random.Random(2), 400_000)
+        assert len(big) > 2_000_000
+        import time
+
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(30)
+            s.connect(str(sock))
+            f = s.makefile("rb")
+            for data in (big, msg):
+                s.sendall(b"SPAM %d\n" % len(data) + data)
+                assert f.readline().startswith(b"OK 0 spam ")
+                time.sleep(0.4)  # idle: not part of the next request's time
+            f.close()
+        conn = http.client.HTTPConnection(*srv.http_address, timeout=30)
+        try:
+            for _ in range(2):  # keep-alive: a fresh deadline per request
+                conn.request("POST", "/classify", body=json.dumps({"texts": ["y" * 3_000_000]}))
+                r = conn.getresponse()
+                assert r.status == 200, r.read()
+                r.read()
+                time.sleep(0.4)
+        finally:
+            conn.close()

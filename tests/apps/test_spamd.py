@@ -17,7 +17,7 @@ import pytest
 from textnb.apps import protocol
 from textnb.apps.filtering import add_headers, update_model
 from textnb.apps.serve import Server
-from textnb.apps import spamd
+from textnb.apps import filtering, spamd
 from textnb.apps.spamd import check_user_name, message_digest, parse_address, tell
 from textnb.apps.verdict import spamd_fields
 from textnb.cli.mailfilters import filter_main
@@ -26,6 +26,7 @@ from textnb.core.model_io import load
 
 from test_serve import HAM_WORDS, SPAM_WORDS, mail_bytes, make_spam_model
 from test_serve import raw_request as raw
+from test_serve import trickle
 
 SPAMC = shutil.which("spamc")
 needs_spamc = pytest.mark.skipif(SPAMC is None, reason="spamc is not installed (apt-get install spamc)")
@@ -169,7 +170,7 @@ def test_spamc_learn_and_forget_change_the_model_exactly(model_copy, sock_dir):
 
 
 def test_journal_appends_a_line_per_tell_and_is_rewritten_when_superseded_lines_pile_up(model_copy, monkeypatch):
-    monkeypatch.setattr(spamd, "JOURNAL_SLACK", 4)
+    monkeypatch.setattr(filtering, "JOURNAL_SLACK", 4)
     journal = Path(str(os.path.realpath(model_copy)) + ".learned")
     spam, ham = messages(11)
     assert tell(model_copy, spam, set_class="spam") and tell(model_copy, ham, set_class="ham")
@@ -308,6 +309,21 @@ def test_idle_spamd_client_times_out(spam_model):
             s.sendall(b"CHECK SPAMC/1.5\r\n")
             out = s.recv(1000)
         assert out.startswith(b"SPAMD/1.0 79 Timeout")
+
+
+def test_a_trickling_spamd_client_is_cut_off_at_the_request_deadline(spam_model, sock_dir):
+    """--timeout is a deadline for the whole request (request line, headers, body), not for
+    each read: a client sending a byte every 0.2 s gets EX_TIMEOUT and the connection is
+    closed at about the 0.5 s timeout (the bound checked is 10x that), over TCP and a Unix
+    socket; a large message sent at once is answered."""
+    spam, _ = messages(11)
+    big = mail_bytes(SPAM_WORDS, random.Random(3), 400_000)
+    for where in (("127.0.0.1", 0), str(sock_dir / "spamd.sock")):
+        with Server(spam_model, spamd=where, timeout=0.5) as srv:
+            out, took = trickle(srv.spamd_address, request("CHECK", spam))
+            assert out.startswith(b"SPAMD/1.0 79 Timeout") and out.count(b"\r\n") == 1 and took < 5, out
+            out = raw(srv.spamd_address, request("CHECK", big))
+            assert out.startswith(b"SPAMD/1.1 0 EX_OK") and b"Spam: True" in out, out
 
 
 def test_parse_address_and_user_names():
@@ -669,19 +685,22 @@ def test_a_refused_first_tell_leaves_no_user_model_and_copies_only_the_served_mo
 
 def test_a_model_trained_anew_starts_a_new_journal(model_copy):
     """The journal outlived a rebuild of its model: a message TELL had taught the old model
-    was 'already un/learned' for the new one, which never learned it."""
-    from textnb.apps.filtering import journal_path, train_model
+    was 'already un/learned' for the new one, which never learned it. The new journal lists
+    what the new model was trained on (all of it), and nothing else."""
+    from textnb.apps.filtering import journal_path, read_journal, train_model
     from textnb.apps.spamd import tell
 
     spam, ham = messages(23)
-    assert tell(model_copy, spam, set_class="spam")
-    assert not tell(model_copy, spam, set_class="spam")  # already learned
+    assert tell(model_copy, ham, set_class="spam")
+    assert not tell(model_copy, ham, set_class="spam")  # already learned
     folder = model_copy.parent
     (folder / "s.eml").write_bytes(spam)
     (folder / "h.eml").write_bytes(ham)
     train_model(model_copy, [folder / "s.eml"], [folder / "h.eml"])
-    assert not os.path.exists(journal_path(model_copy))
-    assert tell(model_copy, spam, set_class="spam")  # learned by the new model
+    seen, _, _, complete = read_journal(journal_path(model_copy))
+    assert seen == {message_digest(spam): "spam", message_digest(ham): "ham"} and complete
+    assert tell(model_copy, ham, set_class="spam")  # learned by the new model (moved from ham)
+    assert not tell(model_copy, spam, set_class="spam")  # trained on: already learned
 
 
 def test_a_model_replaced_by_a_copy_starts_a_new_journal(model_copy, tmp_path):

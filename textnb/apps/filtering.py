@@ -31,10 +31,12 @@ command-line front ends used by ``scripts/spamfilter`` and ``scripts/topicfilter
 
 import contextlib
 import fcntl
+import hashlib
 import io
 import os
 import shutil
 import sys
+import tempfile
 from dataclasses import dataclass
 from functools import partial
 from itertools import chain, islice
@@ -323,17 +325,36 @@ class Mailboxes:
         return any(paths for _, paths in self.groups)
 
 
-def features_of_paths(model, paths, max_bytes, n_jobs=None, stdin=None, on_error=None):
+def features_of_paths(model, paths, max_bytes, n_jobs=None, stdin=None, on_error=None, digests=False):
     """What ``model`` is fed for each message of ``paths`` ('-' = one message from
     ``stdin``, by default this process's), in order, the files read and tokenised in
     forked processes too (:func:`textnb.io.mailread.map_messages`; the features are the
     same). ``on_error``: as :func:`~textnb.io.mailread.map_messages` takes it (a message
-    that cannot be read, e.g. empty, is reported to it and left out)."""
+    that cannot be read, e.g. empty, is reported to it and left out). Yields ``(source,
+    features)``, with ``digests`` ``(source, features, digest)`` (:func:`message_digest`)."""
     stdin = getattr(sys.stdin, "buffer", None) if stdin is None else stdin
-    for source, features in mail.map_messages(paths, partial(_features_list, model, max_bytes), max_bytes=max_bytes,
-                                              n_jobs=n_jobs, pack=pack_features, unpack=unpack_features, stdin=stdin,
-                                              on_error=on_error):
-        yield ("stdin" if source == "-" else source), features
+    if not digests:
+        for source, features in mail.map_messages(paths, partial(_features_list, model, max_bytes),
+                                                  max_bytes=max_bytes, n_jobs=n_jobs, pack=pack_features,
+                                                  unpack=unpack_features, stdin=stdin, on_error=on_error):
+            yield ("stdin" if source == "-" else source), features
+        return
+    for source, (features, digest) in mail.map_messages(paths, partial(_features_digest_list, model, max_bytes),
+                                                        max_bytes=max_bytes, n_jobs=n_jobs, pack=_pack_digested,
+                                                        unpack=_unpack_digested, stdin=stdin, on_error=on_error):
+        yield ("stdin" if source == "-" else source), features, digest
+
+
+def _features_digest_list(model, max_bytes, messages):
+    return [(_features(model, data, max_bytes), message_digest(data)) for data in messages]
+
+
+def _pack_digested(values):
+    return pack_features([f for f, _ in values]), [d for _, d in values]
+
+
+def _unpack_digested(packed):
+    return list(zip(unpack_features(packed[0]), packed[1]))
 
 
 def message_batches(model, paths, max_bytes=None, size=1000, on_error=None):
@@ -359,7 +380,7 @@ def as_messages(model, texts, max_bytes=None):
 
 
 def _labelled_features(model, items, max_bytes, n_jobs):
-    """``(label, features, source)`` for :func:`update_model`'s ``register`` /
+    """``(label, features, source, digest)`` for :func:`update_model`'s ``register`` /
     ``unregister``: ``(label, bytes)`` pairs (the source "the message"), or
     :class:`Mailboxes`; a label other than 'spam' and 'ham' raises InputError where it is
     met."""
@@ -367,12 +388,12 @@ def _labelled_features(model, items, max_bytes, n_jobs):
         for label, paths in items.groups:
             _check_label(label)
             stdin = io.BytesIO(items.stdin_data or b"")
-            for source, features in features_of_paths(model, paths, max_bytes, n_jobs, stdin):
-                yield label, features, source
+            for source, features, digest in features_of_paths(model, paths, max_bytes, n_jobs, stdin, digests=True):
+                yield label, features, source, digest
         return
     for label, data in items:
         _check_label(label)
-        yield label, _features(model, data, max_bytes), "the message"
+        yield label, _features(model, data, max_bytes), "the message", message_digest(data)
 
 
 def _check_label(label):
@@ -385,7 +406,7 @@ def _features_list(model, max_bytes, messages):
 
 
 def _learn(model, triples, method, progress=None):
-    """Feed ``(label, features, source)`` triples (:func:`_features`) in batches to
+    """Feed ``(label, features, source, digest)`` tuples (:func:`_features`) in batches to
     ``model.partial_fit``/``forget``; a message that cannot be forgotten (never counted)
     is one InputError naming its source, the model left as it was."""
     it = iter(triples)
@@ -394,8 +415,8 @@ def _learn(model, triples, method, progress=None):
         batch = list(islice(it, _BATCH))
         if not batch:
             return done
-        texts = [features for _, features, _ in batch]
-        labels = [label for label, _, _ in batch]
+        texts = [features for _, features, _, _ in batch]
+        labels = [label for label, _, _, _ in batch]
         with np.errstate(divide="ignore"):  # log 0 = -inf for a class with no counts yet
             if method == "forget":
                 try:
@@ -416,7 +437,7 @@ def _first_uncounted(model, batch):
     import copy
 
     scratch = copy.deepcopy(model)
-    for label, features, source in batch:
+    for label, features, source, _ in batch:
         try:
             scratch.forget([features], [label])
         except ValueError:
@@ -428,7 +449,9 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
                 max_bytes=mail.DEFAULT_MAX_BYTES, progress=None, n_jobs=None):
     """Train a new spam model from mail (files, folders, mbox, Maildir) and write it.
 
-    Replaces any model at ``model_path`` (under the lock, atomically). Messages are
+    Replaces any model at ``model_path`` (under the lock, atomically) and its journal
+    (:func:`journal_path`) by one listing the messages trained on (:func:`write_journal`,
+    complete; none when a message is given twice, which the model counts twice). Messages are
     streamed in batches, so memory does not grow with the number of messages; they are
     read and tokenised by ``n_jobs`` processes (:func:`textnb.io.mailread.map_messages`:
     None is this one plus one per idle CPU; the model is the same).
@@ -438,12 +461,13 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
     refuse_input_as_output(model_path, spam_paths + ham_paths)  # a mailbox given as the model
     model = new_spam_model(kind, alpha=alpha, vectorizer=vectorizer)
     _mark_mail(model)  # (before it is fed: its documents are rendered messages, _features)
-    counts = {}
+    counts, learned = {}, {}  # learned: digest -> label, for the journal
 
     def pairs(label, paths):
-        for source, features in features_of_paths(model, paths, max_bytes, n_jobs):
+        for source, features, digest in features_of_paths(model, paths, max_bytes, n_jobs, digests=True):
             counts[label] = counts.get(label, 0) + 1
-            yield label, features, source
+            learned[digest] = label
+            yield label, features, source, digest
 
     def both():
         yield from pairs(SPAM, spam_paths)
@@ -454,23 +478,30 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
         if not counts.get(label):
             raise InputError(f"no {label} messages to train on")
     _prepare_folder(model_path)
-    with _locked(model_path) as journal:
+    with _locked(model_path, start=True) as journal:
         model.save(model_path)
-        if journal is not None:  # what the daemon learned was learned by the model this one replaces
-            try:
+        # the journal starts anew with the model: what it was trained on, once each (with a
+        # message given twice, the model's counts are not one per message: no journal then)
+        try:
+            if sum(counts.values()) == len(learned):
+                write_journal(journal, learned, model_identity(model_path), complete=True)
+            else:
                 os.unlink(journal)
-            except FileNotFoundError:
-                pass
+        except FileNotFoundError:
+            pass
     return {SPAM: counts[SPAM], HAM: counts[HAM]}
 
 
 @contextlib.contextmanager
-def _locked(model_path, journal=True):
+def _locked(model_path, journal=True, start=False):
     """Hold the model's lock and, before it (the order the daemon's TELL takes them), the
-    lock of its TELL journal when it has one (``journal``; no lock file is made for a
-    journal that does not exist). Yields the journal's path, or None."""
+    lock of its journal when it has one (``journal``; no lock file is made for a
+    journal that does not exist unless ``start``: a new model starts its journal). Yields
+    the journal's path, or None."""
+    if start:
+        refuse_folder(os.fspath(model_path))  # (no journal lock file left beside a folder given as the model)
     path = journal_path(model_path) if journal else None
-    if path is None or not os.path.lexists(path):
+    if path is None or not (start or os.path.lexists(path)):
         with model_lock(model_path):
             yield None
         return
@@ -500,11 +531,15 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
     create : bool
         Start a new model (of ``kind``, with ``alpha``) when the file does not exist.
     journal : bool
-        Keep the daemon's TELL journal of the model (when it has one, :func:`journal_path`)
-        with it: the journal's lock is taken first, as TELL takes it, and the new file's
-        identity recorded (an ``@`` line, :func:`model_identity`), so the daemon knows the
-        model was learned into, not replaced. False: the caller (TELL) holds that lock and
-        records it.
+        Keep the model's journal (when it has one, :func:`journal_path`; a new model starts
+        one) with it: the journal's lock is taken first, as TELL takes it. A journal that
+        lists every message the model counts (:func:`read_journal`'s ``complete``) is
+        checked and kept: a message to unregister must be listed as its label, one to
+        register must not be listed (else an InputError naming it, the model unchanged),
+        and the changes are recorded. Any other journal gets the new file's identity (an
+        ``@`` line, :func:`model_identity`), so the daemon knows the model was learned
+        into, not replaced, and the counts alone decide what may be unregistered. False:
+        the caller (TELL) holds that lock and records the change.
 
     Returns
     -------
@@ -519,19 +554,65 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
         if first is not None:
             unregister = chain([first], unregister)
     _prepare_folder(model_path)
-    with _locked(model_path, journal) as journal_file:
-        counts = _update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes, n_jobs)
-        if journal_file is not None:
-            fd = open_journal(journal_file)
-            try:
+    new = journal and create and not os.path.lexists(model_path)  # a new model starts its journal
+    with _locked(model_path, journal, start=new) as journal_file:
+        # ledger: digest -> label of every message the model counts, when its journal lists them
+        if journal_file is None:
+            return _update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes, n_jobs)
+        if new and not os.path.lexists(model_path):  # (still: not made by another meanwhile)
+            ledger, changes = {}, []
+            counts = _update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes, n_jobs,
+                                    ledger, changes)
+            write_journal(journal_file, ledger, model_identity(model_path), complete=None not in changes)
+            return counts
+        fd = open_journal(journal_file)  # (before the model changes: a journal it cannot write stops it)
+        try:
+            seen, lines, identity, complete = read_journal(journal_file)
+            ledger = seen if complete and identity == model_identity(model_path) else None
+            changes = []
+            counts = _update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes, n_jobs,
+                                    ledger, changes)
+            if ledger is None:
                 append_journal_line(fd, f"@ {model_identity(model_path)}")
-            finally:
-                os.close(fd)
+            elif None in changes:  # a message counted twice: the journal no longer lists the model's messages
+                write_journal(journal_file, ledger, model_identity(model_path))
+            else:
+                note_in_journal(fd, journal_file, ledger, lines, changes, model_identity(model_path), complete=True)
+        finally:
+            os.close(fd)
         return counts
 
 
-def _update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes, n_jobs):
-    """:func:`update_model`'s work, its locks held."""
+def _ledgered(items, ledger, method, journal, changes):
+    """``items`` (:func:`_labelled_features`' tuples) checked against and entered into
+    ``ledger`` (digest -> label of the messages the model counts, once each: its
+    journal's; None: not known), each change appended to ``changes``: a message to forget
+    must be listed as its label (else an InputError naming it). A message to learn that is
+    listed already is counted again, as always, but the ledger can no longer list the
+    model's messages: ``changes`` gets ``None`` (the journal is then written without its
+    :data:`_JOURNAL_ALL` line, and the counts alone decide from then on)."""
+    for item in items:
+        if ledger is not None:
+            label, _, source, digest = item
+            before = ledger.get(digest)
+            if method == "forget":
+                if before != label:
+                    was = "never registered" if before is None else f"registered as {before}, not {label}"
+                    raise InputError(f"{source}: cannot unregister as {label}: {was} ({journal} lists the "
+                                     "messages this model counts)")
+                del ledger[digest]
+                changes.append((digest, None))
+            else:
+                if before is not None:
+                    changes.append(None)
+                ledger[digest] = label
+                changes.append((digest, label))
+        yield item
+
+
+def _update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes, n_jobs, ledger=None,
+                   changes=None):
+    """:func:`update_model`'s work, its locks held (``ledger``: :func:`_ledgered`'s)."""
     if os.path.exists(model_path):
         model = load(model_path)
         _check_spam_model(model, os.fspath(model_path))
@@ -542,8 +623,11 @@ def _update_locked(model_path, register, unregister, first, create, kind, alpha,
         _mark_mail(model)  # (a model of another's making keeps what it reads: _features)
     else:
         raise ModelFileError(f"{model_path}: no such model file")
-    n_forgot = _learn(model, _labelled_features(model, unregister, max_bytes, n_jobs), "forget")
-    n_learnt = _learn(model, _labelled_features(model, register, max_bytes, n_jobs), "partial_fit")
+    journal = journal_path(model_path)
+    n_forgot = _learn(model, _ledgered(_labelled_features(model, unregister, max_bytes, n_jobs), ledger, "forget",
+                                       journal, changes), "forget")
+    n_learnt = _learn(model, _ledgered(_labelled_features(model, register, max_bytes, n_jobs), ledger, "learn",
+                                       journal, changes), "partial_fit")
     if not (n_learnt or n_forgot):  # (a new model with nothing learnt would not save)
         raise InputError("no messages found to register")
     model.save(model_path)
@@ -566,6 +650,91 @@ def open_journal(path):
     ``OSError`` when it is a symbolic link or not a regular file (opened before the model
     is changed, so a journal that cannot be written leaves the model as it was)."""
     return open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, follow=False)
+
+
+def message_digest(data):
+    """The journal's name of a raw message: the SHA-256 of it without its ``X-TextNB-*``
+    fields, line ends as LF."""
+    return hashlib.sha256(remove_headers(data).replace(b"\r\n", b"\n")).hexdigest()
+
+
+#: The journal is rewritten without its superseded lines once it has this many lines more
+#: than it has messages learned (and more than twice as many): between those rewrites an
+#: update appends its lines instead of rewriting the whole journal.
+JOURNAL_SLACK = 1024
+#: A journal's line saying it lists every message its model counts, once each (it began
+#: with the model: :func:`train_model`, or a registration that made the model file).
+_JOURNAL_ALL = "* all"
+
+
+def read_journal(path):
+    """``(digest -> class, number of lines, model identity, complete)`` of the journal at
+    ``path``: one line per message learned, ``<sha256> spam|ham <identity>``, and forgotten,
+    ``<sha256> - <identity>``, the last line of a digest winning; the last identity read
+    (of such a line, or of an ``@ <identity>`` line that ``spamfilter --register-*`` into a
+    model whose journal is not complete, or a rewrite, writes) is the model file the
+    journal was last learned into (:func:`model_identity`; None in a journal without
+    one); ``complete``: whether it has the :data:`_JOURNAL_ALL` line (it lists every message
+    the model counts: :func:`update_model` then refuses to forget a message it does not
+    list). A line that is not of that form (a write cut short by a crash) is skipped."""
+    seen, lines, identity, complete = {}, 0, None, False
+    try:
+        fd = open_regular(path, os.O_RDONLY, follow=False)
+    except FileNotFoundError:
+        return seen, lines, identity, complete
+    with os.fdopen(fd, "rb") as f:
+        for line in f:
+            lines += 1
+            text = line.decode("ascii", "replace").strip()
+            if text == _JOURNAL_ALL:
+                complete = True
+                continue
+            digest, label, *rest = text.split() + ["", ""]
+            if digest == "@":
+                identity = label
+                continue
+            if len(digest) != 64:
+                continue
+            if rest[0]:
+                identity = rest[0]
+            if label in ("spam", "ham"):
+                seen[digest] = label
+            elif label == "-":
+                seen.pop(digest, None)
+    return seen, lines, identity, complete
+
+
+def write_journal(path, seen, identity, complete=False):
+    """Replace the journal at ``path`` by one line per message in ``seen``, the model's
+    ``identity`` and, when ``complete``, the :data:`_JOURNAL_ALL` line (atomically; the
+    caller holds its lock, and a journal that is there has been opened with
+    :func:`open_journal`, so it is a regular file)."""
+    fd, tmp = tempfile.mkstemp(prefix=".learned", dir=os.path.dirname(path))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            head = f"{_JOURNAL_ALL}\n" if complete else ""
+            f.write((head + "".join(f"{d} {c}\n" for d, c in seen.items()) + f"@ {identity}\n").encode("ascii"))
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def note_in_journal(fd, path, seen, lines, changes, identity, complete=False):
+    """Record ``changes`` (``(digest, label)``, ``label`` None: forgotten) into the model
+    file ``identity`` in the journal open as ``fd`` that read as ``seen`` in ``lines``
+    lines (``complete``: :func:`read_journal`'s): appended lines, or the journal rewritten
+    from ``seen`` (already updated) when the superseded lines pass :data:`JOURNAL_SLACK`."""
+    if lines + len(changes) > 2 * len(seen) + JOURNAL_SLACK:
+        write_journal(path, seen, identity, complete=complete)
+        return
+    append_journal_line(fd, "\n".join(f"{digest} {label or '-'} {identity}" for digest, label in changes))
 
 
 def append_journal_line(fd, line):

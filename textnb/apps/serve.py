@@ -40,8 +40,11 @@ served model. Errors: ``{"error": "..."}`` with status 400 (bad request), 404, 4
 411 (no Content-Length), 413 (over ``max_request``).
 
 **Limits.** A request body is at most ``max_request`` bytes (default 16 MiB); at most
-``max_clients`` connections are served at once (more wait to be accepted); a client
-that sends nothing for ``timeout`` seconds is dropped; a ``CLASSIFY`` / ``/classify``
+``max_clients`` connections are served at once (more wait to be accepted); a whole
+request must arrive within ``timeout`` seconds of its first byte (a deadline, not a limit
+per read: :class:`textnb.apps.spamd.RequestDeadline`), else it is answered ``ERR timeout:
+...`` (HTTP: 408) and the connection closed, and a connection idle for ``timeout``
+seconds between requests is closed; a ``CLASSIFY`` / ``/classify``
 request holds at most ``max_texts`` texts and ``max_tokens`` words in all. The served
 default model caches token weights for known tokens only (bounded by its vocabulary).
 So memory is bounded by the configuration (``scripts/serve_load.py``). The model is
@@ -77,8 +80,8 @@ from textnb.io.files import file_identity
 from textnb.core.errors import InputError, ModelFileError, TextnbError, missing_reason
 from textnb.core.wrapping import reads_documents
 from textnb.apps import protocol
-from textnb.apps.spamd import (DEFAULT_MAX_USER_BYTES, DEFAULT_MAX_USERS, SpamdHandler, StreamHandler, UserModels,
-                               parse_address)
+from textnb.apps.spamd import (DEFAULT_MAX_USER_BYTES, DEFAULT_MAX_USERS, DeadlineReading, SpamdHandler,
+                               StreamHandler, UserModels, parse_address)
 from textnb.apps.spamlite import logit
 from textnb.apps.verdict import classify_mail, is_spam_model, message_verdict
 from textnb.text.scorer import load_for_prediction
@@ -415,10 +418,13 @@ def _options(words):
 class _MailHandler(StreamHandler):
     """The daemon's own protocol (``spamfilter --socket``): requests until the client ends."""
 
+    at_first_byte = True  # (several requests per connection: each its own deadline)
+
     def handle(self):
         owner = self.server.owner
         try:
             while not owner.stopping:
+                self.reader.start(at_first_byte=True)
                 line = self.rfile.readline(_MAX_LINE + 1)
                 if not line:
                     return
@@ -430,14 +436,21 @@ class _MailHandler(StreamHandler):
                     self._send(protocol.error_reply(exc))
                     self._drain()
                     return
-        except OSError:  # the client went away or timed out
+        except TimeoutError:
+            if self.reader.started:  # a request begun and not all there by its deadline
+                try:
+                    self._send(protocol.error_reply(_timeout_text(owner)))
+                except OSError:
+                    pass
+            return
+        except OSError:  # the client went away
             return
 
     def _drain(self):
         """Before closing after an error: read (and drop) what the client still sends, a
         bounded amount, so that it is not reset before it has read the ERR line."""
         self.request.shutdown(socket.SHUT_WR)
-        deadline = time.monotonic() + min(self.server.owner.timeout, 10.0)
+        deadline = self.reader.deadline = time.monotonic() + min(self.server.owner.timeout, 10.0)
         left = _MAX_DRAIN
         while left > 0 and time.monotonic() < deadline:
             chunk = self.rfile.read1(min(left, 1 << 16))
@@ -490,6 +503,10 @@ class _MailHandler(StreamHandler):
             self._send(protocol.error_reply(f"internal error: {type(exc).__name__}: {exc}"))
 
 
+def _timeout_text(owner):
+    return f"timeout: the request did not arrive within {owner.timeout:g} seconds (textnb serve --timeout)"
+
+
 def _one_line(exc):
     return " ".join(str(exc).split())[:1000]
 
@@ -509,13 +526,23 @@ def _json(body, owner=None):
 
 
 # -- HTTP -----------------------------------------------------------------------------
-class _HTTPHandler(http.server.BaseHTTPRequestHandler):
+class _HTTPHandler(DeadlineReading, http.server.BaseHTTPRequestHandler):
     server_version = "textnb-serve"
     protocol_version = "HTTP/1.1"
+    at_first_byte = True  # (keep-alive: each request its own deadline)
 
-    def setup(self):
-        self.timeout = self.server.owner.timeout
-        super().setup()
+    def handle_one_request(self):
+        """One request, which must all arrive by its deadline (:class:`DeadlineReading`):
+        one that has begun and is not all there gets 408 and the connection is closed (an
+        idle connection is closed without a word, as the standard library closes it)."""
+        self.reader.start(at_first_byte=True)
+        self.request_version, self.requestline = self.default_request_version, ""  # (until one is read)
+        super().handle_one_request()  # (which ends the connection on a timeout)
+        if self.reader.timed_out and self.reader.started:
+            try:
+                self.send_error(408, _timeout_text(self.server.owner))
+            except OSError:
+                pass
 
     def log_message(self, format, *args):  # noqa: A002 - the stdlib's name
         pass

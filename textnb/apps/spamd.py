@@ -28,7 +28,11 @@ Methods (one request per connection, as spamd):
   they pile up; a file copied or moved over the model starts a new one): learning a
   message again as the same class does nothing, as the other class moves it, and
   ``Remove`` (``spamc -L forget``, which sends no class) forgets it as the class it was
-  learned as; a message not learned through TELL is not forgotten (no ``DidRemove``).
+  learned as; a message the journal does not list is not forgotten (no ``DidRemove``).
+  The journal is the model's (:func:`textnb.apps.filtering.read_journal`):
+  ``spamfilter --train-*`` starts it with the messages trained on and
+  ``--register-*`` / ``--unregister-*`` keep it, so it lists those too when it is
+  complete.
   ``remote`` (reporting to external services) is never done.
 
 Errors: a malformed or unterminated request line or header, a bad or mismatched
@@ -36,8 +40,9 @@ Errors: a malformed or unterminated request line or header, a bad or mismatched
 :meth:`SpamdHandler._more_input`; two that differ) get
 ``SPAMD/1.0 76 Bad header line: ...`` (EX_PROTOCOL); a message over the size limit
 ``65`` (EX_DATAERR); an unknown user when unknown users are refused ``67`` (EX_NOUSER);
-TELL when not allowed or a model that cannot be used ``69`` (EX_UNAVAILABLE); a client
-that stops sending ``79`` (EX_TIMEOUT); then the connection is closed. The daemon goes on.
+TELL when not allowed or a model that cannot be used ``69`` (EX_UNAVAILABLE); a request
+not all there ``timeout`` seconds after the connection (a deadline for the whole request,
+not per read: :class:`RequestDeadline`) ``79`` (EX_TIMEOUT); then the connection is closed. The daemon goes on.
 
 **Per-user models** (:class:`UserModels`, ``--user-models TEMPLATE``): the request's
 ``User:`` header selects the model file ``TEMPLATE`` with ``%u`` replaced by the name
@@ -54,7 +59,7 @@ files at most ``max_bytes`` in all (the least recently used is dropped first).
 """
 
 import errno
-import hashlib
+import io
 import os
 import re
 import select
@@ -66,13 +71,13 @@ import time
 from collections import OrderedDict
 
 from textnb.apps import protocol
-from textnb.apps.filtering import (add_headers, append_journal_line, journal_path, model_identity, model_lock,
-                                   open_journal, update_model)
-from textnb.apps.spamlite import remove_headers
+from textnb.apps.filtering import (add_headers, journal_path, message_digest, model_identity,
+                                   model_lock, open_journal, update_model)
+from textnb.apps.filtering import note_in_journal as _note_in_journal, read_journal as _read_journal
+from textnb.apps.filtering import write_journal as _write_journal
 from textnb.apps.protocol import ProtocolError
 from textnb.apps.verdict import message_verdict, spamd_fields, spamd_report, spamd_symbol
 from textnb.core.errors import InputError, TextnbError
-from textnb.core.regular import open_regular
 
 __all__ = ["UserModels", "SpamdHandler", "check_user_name", "parse_address", "DEFAULT_MAX_USERS",
            "DEFAULT_MAX_USER_BYTES"]
@@ -229,79 +234,6 @@ class UserModels:
             self._holders.clear()
 
 
-# -- the learned-message journal --------------------------------------------------------------
-def message_digest(data):
-    return hashlib.sha256(remove_headers(data).replace(b"\r\n", b"\n")).hexdigest()
-
-
-#: The journal is rewritten without its superseded lines once it has this many lines more
-#: than it has messages learned (and more than twice as many): between those rewrites a TELL
-#: appends one line instead of rewriting the whole journal.
-JOURNAL_SLACK = 1024
-
-
-def _read_journal(path):
-    """``(digest -> class, number of lines, model identity)`` of the journal at ``path``:
-    one line per TELL, ``<sha256> spam|ham <identity>`` to learn and ``<sha256> - <identity>``
-    to forget, the last line of a digest winning; the last identity read (of such a line,
-    or of an ``@ <identity>`` line that ``spamfilter --register-*`` or a rewrite writes)
-    is the model file the journal was last learned into
-    (:func:`textnb.apps.filtering.model_identity`; None in a journal without one). A line
-    that is not of that form (a write cut short by a crash) is skipped."""
-    seen, lines, identity = {}, 0, None
-    try:
-        fd = open_regular(path, os.O_RDONLY, follow=False)
-    except FileNotFoundError:
-        return seen, lines, identity
-    with os.fdopen(fd, "rb") as f:
-        for line in f:
-            lines += 1
-            digest, label, *rest = line.decode("ascii", "replace").split() + ["", ""]
-            if digest == "@":
-                identity = label
-                continue
-            if len(digest) != 64:
-                continue
-            if rest[0]:
-                identity = rest[0]
-            if label in ("spam", "ham"):
-                seen[digest] = label
-            elif label == "-":
-                seen.pop(digest, None)
-    return seen, lines, identity
-
-
-def _write_journal(path, seen, identity):
-    """Replace the journal at ``path`` by one line per message in ``seen`` and the model's
-    ``identity`` (atomically; the caller has opened it with :func:`~textnb.apps.filtering.open_journal`, so it
-    is a regular file)."""
-    folder = os.path.dirname(path)
-    fd, tmp = tempfile.mkstemp(prefix=".learned", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(("".join(f"{d} {c}\n" for d, c in seen.items()) + f"@ {identity}\n").encode("ascii"))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def _note_in_journal(fd, path, seen, lines, digest, label, identity):
-    """Record ``digest`` as learned as ``label`` (``None``: forgotten) into the model file
-    ``identity`` in the journal open as ``fd`` that read as ``seen`` in ``lines`` lines:
-    one appended line, or the journal rewritten from ``seen`` (already updated) when the
-    superseded lines pass :data:`JOURNAL_SLACK`."""
-    if lines + 1 > 2 * len(seen) + JOURNAL_SLACK:
-        _write_journal(path, seen, identity)
-        return
-    append_journal_line(fd, f"{digest} {label or '-'} {identity}")
-
-
 def _copy_model(holder, dest):
     """Start ``dest`` as a copy of the model ``holder`` serves (never replacing an existing
     file; an OSError when the file at its path is not the model served). Returns the
@@ -346,10 +278,10 @@ def tell(model_path, data, *, set_class=None, remove=False, max_bytes=None):
     journal = journal_path(model_path)
     kwargs = {} if max_bytes is None else {"max_bytes": max_bytes}
     with model_lock(journal, follow=False):  # then update_model takes the model's own lock: always in this order
-        seen, lines, identity = _read_journal(journal)
+        seen, lines, identity, complete = _read_journal(journal)
         replaced = identity is not None and identity != model_identity(model_path)
         if replaced:  # a file copied or moved over the model: what the journal says was learned into another
-            seen = {}
+            seen, complete = {}, False
         digest = message_digest(data)
         before = seen.get(digest)
         if (before is None) if remove else (before == set_class):
@@ -369,7 +301,7 @@ def tell(model_path, data, *, set_class=None, remove=False, max_bytes=None):
             if replaced:
                 _write_journal(journal, seen, identity)
             else:
-                _note_in_journal(fd, journal, seen, lines, digest, set_class, identity)
+                _note_in_journal(fd, journal, seen, lines, [(digest, set_class)], identity, complete)
         finally:
             os.close(fd)
         return True
@@ -382,14 +314,91 @@ class _Refuse(Exception):
         self.status, self.text = status, text
 
 
-class StreamHandler(socketserver.StreamRequestHandler):
-    """A connection of the daemon (``self.server.owner`` is the
-    :class:`~textnb.apps.serve.Server`): its idle timeout and one write-and-flush, shared by
-    the spamd handler here and the daemon's own protocol (``serve._MailHandler``)."""
+class RequestDeadline(io.RawIOBase):
+    """The reading side of a daemon connection: every read of a request ends by one
+    deadline, so a client that sends a byte now and then (slowloris) cannot hold a
+    connection and its thread past ``timeout`` seconds per request.
+
+    Each read waits at most until the deadline (the socket's timeout is set to the time
+    left before each receive) and raises TimeoutError once it has passed. :meth:`start`
+    begins a request: its deadline is ``timeout`` seconds from now, or (``at_first_byte``,
+    for protocols with several requests per connection) from the first byte of it that
+    arrives, the wait for that byte being one read of at most ``timeout`` seconds (an idle
+    connection). A non-blocking socket (a peek) is read without a wait, as
+    :class:`socket.SocketIO` reads it.
+
+    Parameters
+    ----------
+    sock : socket.socket
+    timeout : float
+        Seconds a whole request may take to arrive.
+    """
+
+    def __init__(self, sock, timeout):
+        super().__init__()
+        self._sock, self.timeout = sock, timeout
+        self.deadline = None  # time.monotonic() by which the request must have arrived; None: not yet begun
+        self.started = False  # whether bytes of the request have arrived
+        self.timed_out = False  # whether a read of the request ran out of time
+        self._at_first_byte = False
+
+    def readable(self):
+        return True
+
+    def fileno(self):
+        return self._sock.fileno()
+
+    def start(self, *, at_first_byte=False):
+        """Begin a request (see the class docstring)."""
+        self.started, self.timed_out, self._at_first_byte = False, False, at_first_byte
+        self.deadline = None if at_first_byte else time.monotonic() + self.timeout
+
+    def readinto(self, b):
+        if self._sock.gettimeout() != 0.0:  # (0: a non-blocking peek, never a wait)
+            if self.deadline is None:
+                self._sock.settimeout(self.timeout)
+            else:
+                left = self.deadline - time.monotonic()
+                if left <= 0:
+                    self.timed_out = True
+                    raise TimeoutError(f"the request did not arrive within {self.timeout:g} seconds")
+                self._sock.settimeout(left)
+        try:
+            n = self._sock.recv_into(b)
+        except BlockingIOError:
+            return None
+        except TimeoutError:
+            self.timed_out = True
+            raise
+        if n:
+            if self._at_first_byte and self.deadline is None:
+                self.deadline = time.monotonic() + self.timeout
+            self.started = True
+        return n
+
+
+class DeadlineReading:
+    """Mix-in of the daemon's connection handlers (:class:`socketserver.StreamRequestHandler`
+    and :class:`http.server.BaseHTTPRequestHandler` subclasses; ``self.server.owner`` is the
+    :class:`~textnb.apps.serve.Server`): ``self.rfile`` reads through a
+    :class:`RequestDeadline` of the server's ``timeout`` (``self.reader``), the first
+    request's deadline begun at the connection (:meth:`RequestDeadline.start`)."""
+
+    at_first_byte = False
 
     def setup(self):
         self.timeout = self.server.owner.timeout
         super().setup()
+        self.rfile.close()  # (the socket's own reader: replaced, the socket stays open)
+        self.reader = RequestDeadline(self.connection, self.timeout)
+        self.rfile = io.BufferedReader(self.reader)
+        self.reader.start(at_first_byte=self.at_first_byte)
+
+
+class StreamHandler(DeadlineReading, socketserver.StreamRequestHandler):
+    """A connection of the daemon: its per-request deadline (:class:`DeadlineReading`) and
+    one write-and-flush, shared by the spamd handler here and the daemon's own protocol
+    (``serve._MailHandler``)."""
 
     def _send(self, data):
         self.wfile.write(data)
@@ -437,7 +446,7 @@ class SpamdHandler(StreamHandler):
         the client has read the answer."""
         try:
             self.request.shutdown(socket.SHUT_WR)
-            deadline = time.monotonic() + min(owner.timeout, 5.0)
+            deadline = self.reader.deadline = time.monotonic() + min(owner.timeout, 5.0)
             left = _MAX_DRAIN
             while left > 0 and time.monotonic() < deadline and not owner.stopping:
                 chunk = self.rfile.read1(min(left, 1 << 16))

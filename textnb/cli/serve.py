@@ -27,7 +27,8 @@ def add_parser(sub):
     p.add_argument("--max-clients", type=max_clients, default=32, metavar="N",
                    help=f"connections served at once (default 32; more wait; {max_clients.range})")
     p.add_argument("--timeout", type=timeout, default=30.0,
-                   metavar="SECONDS", help=f"drop a client silent for this long (default 30; {timeout.range})")
+                   metavar="SECONDS", help=f"a whole request must arrive within this long (a deadline, not per read) and an "
+                                           f"idle client is dropped after it (default 30; {timeout.range})")
     p.add_argument("--spamd", type=spamd_address, metavar="ADDRESS",
                    help="speak SpamAssassin's spamd protocol (SPAMC/1.5, for spamc, Exim, Postfix) on PORT of "
                         "127.0.0.1, HOST:PORT, or a Unix socket PATH (with a '/'; created mode 0600; "
