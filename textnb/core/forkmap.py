@@ -22,8 +22,6 @@ import marshal
 import os
 import sys
 
-from textnb.core.signals import blocked_across_fork, unblock_in_child
-
 __all__ = ["can_fork_here", "cpu_count", "die_with_parent", "fork_map", "jobs_count", "spare_cpus"]
 
 _HEAD = 16  # a frame: the item's index and the value's size (8 bytes each, little-endian), then the value
@@ -212,6 +210,8 @@ class _Shared:
             os.write(w, b"".join(k.to_bytes(2, "little") for k in range(blocks)))
         finally:
             os.close(w)
+        from textnb.core.signals import blocked_across_fork  # (only when forking: it imports signal, collections)
+
         with blocked_across_fork():  # (a SIGTERM during a fork is not lost)
             for _ in range(helpers):
                 if not self._fork():
@@ -250,6 +250,8 @@ class _Shared:
         code = 1
         try:
             die_with_parent(parent)  # (a parent killed by SIGKILL leaves no helper behind)
+            from textnb.core.signals import unblock_in_child
+
             unblock_in_child()
             gc.freeze()  # (the parent's objects stay out of this process's collections: no page is copied for them)
             while (block := self._claim()) is not None:

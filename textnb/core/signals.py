@@ -2,8 +2,6 @@
 :func:`blocked_across_fork` for the forks of worker processes)."""
 
 import signal
-import threading
-from contextlib import contextmanager
 
 __all__ = ["HeldSignals", "blocked_across_fork", "unblock_in_child"]
 
@@ -28,6 +26,8 @@ class HeldSignals:
         self.handlers, self.arrived = {}, []
 
     def hold(self):
+        import threading
+
         if threading.current_thread() is not threading.main_thread():
             return
         for signum in self.SIGNALS:
@@ -51,11 +51,10 @@ class HeldSignals:
             signal.raise_signal(signum)
 
 
-@contextmanager
-def blocked_across_fork():
-    """SIGINT, SIGTERM and SIGHUP blocked in this thread while it forks worker processes:
-    the kernel keeps one that arrives pending, and it is delivered (its handler runs) as
-    the block ends, in the caller's code.
+class blocked_across_fork:
+    """SIGINT, SIGTERM and SIGHUP blocked in this thread while it forks worker processes
+    (a context manager): the kernel keeps one that arrives pending, and it is delivered (its
+    handler runs) as the block ends, in the caller's code.
 
     Without it a signal arriving during a fork can be lost: Python runs the handler in the
     parent's after-fork callbacks (the ``logging`` module's lock release), whose exceptions
@@ -63,15 +62,19 @@ def blocked_across_fork():
     :class:`textnb.cli.program.Terminated`) went on and saved its model. The forked child
     starts with the same block (a pending signal is the parent's only) and lifts it once its
     handlers are its own (:func:`unblock_in_child`). Without ``pthread_sigmask``: nothing.
+    (A class, not ``contextlib``: the mail filter's fast path imports this module.)
     """
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, HeldSignals.SIGNALS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+    def __enter__(self):
+        self.old = None
+        if hasattr(signal, "pthread_sigmask"):
+            self.old = signal.pthread_sigmask(signal.SIG_BLOCK, HeldSignals.SIGNALS)
+        return self
+
+    def __exit__(self, *exc):
+        if self.old is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self.old)
+        return False
 
 
 def unblock_in_child():
