@@ -98,6 +98,22 @@ def test_crlf_and_bare_cr_line_ends():
     reach(no_blank, {"body", "follows", "at", "once"})
 
 
+
+@pytest.mark.parametrize("froms", [1, 2])
+def test_a_bare_cr_message_with_an_mbox_from_line_keeps_its_header_and_body(froms):
+    """A message with bare-CR line ends (old Mac) that starts with an mbox From line: the
+    From line was looked for up to a LF, found none and took the whole message as that
+    line (no token at all); it reads as the same message with LF line ends."""
+    lf = (b"From alice@example.org Mon Jan  1 00:00:00 2024\n" * froms
+          + b"Subject: sale today\nFrom: bob@shop.example\n\nhello there\n")
+    cr = lf.replace(b"\n", b"\r")
+    assert message_tokens(cr) == message_tokens(lf) and message_text(cr) == message_text(lf)
+    assert {"subject:sale", "hello", "there"} <= set(message_tokens(cr))
+    end = len(cr) - len(b"\rhello there\r")  # (after the last field's line end)
+    assert mt.header_end(cr) == (end, b"\r", True)
+    assert mt.header_end(lf) == (end, b"\n", True)
+
+
 def test_mh_folder_and_maildir(tmp_path):
     mh = tmp_path / "mh"
     mh.mkdir()

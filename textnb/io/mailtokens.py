@@ -922,13 +922,18 @@ def _strip_from_line(data):
     """``data`` without its first lines ``From <sender> <date>`` (mbox separators: a
     message may carry several, and an mbox reader has taken the first of them already, so
     every one is dropped, that the message read from a file, a folder or an mbox is the
-    same); a text whose first word is ``From`` keeps it."""
+    same); a text whose first word is ``From`` keeps it. A line ends as :func:`_lf` ends
+    it (CRLF, LF or a bare CR), so an old Mac message keeps its header and body."""
     while data.startswith(b"From "):
-        nl = data.find(b"\n")
-        line = data if nl < 0 else data[:nl + 1]
+        nl = data.find(b"\n")  # its line end: CRLF, LF or a bare CR, as _lf reads them
+        cr = data.find(b"\r", 0, len(data) if nl < 0 else nl)
+        end = len(data) if nl < 0 else nl + 1
+        if cr >= 0:
+            end = cr + 2 if data[cr + 1:cr + 2] == b"\n" else cr + 1
+        line = data[:end]
         if not (_has_time(line[:4096]) and _pattern("_FROM_LINE").match(line[:4096])):
             break
-        data = b"" if nl < 0 else data[nl + 1:]
+        data = data[end:]
     return data
 
 
