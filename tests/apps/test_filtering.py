@@ -142,6 +142,21 @@ def test_add_headers_to_a_bare_cr_message_with_a_from_line():
     assert remove_headers(out) == msg
 
 
+
+def test_add_headers_after_name_value_fields_and_forged_ones_removed():
+    """A field ``Name:value`` (no blank after the colon) ended the header even before a
+    blank line: the fields went before it, and forged X-TextNB-* fields after it stayed;
+    a first line ``From:alice@...`` made the message header-less (the fields went first,
+    then a blank line, pushing the header into the body)."""
+    msg = b"Subject: x\nFoo:bar\nX-TextNB-Class: ham\nX-TextNB-Score:-9\n\nbody\nNote:this\n"
+    out = add_headers(msg, V)
+    assert out == (b"Subject: x\nFoo:bar\nX-TextNB-Class: spam\nX-TextNB-Score: 6.9\nX-TextNB-Log-Odds: 6.9000\n"
+                   b"\nbody\nNote:this\n")
+    out = add_headers(b"From:alice@example.com\nSubject:hi\n\nbody\n", V)
+    assert out.startswith(b"From:alice@example.com\nSubject:hi\nX-TextNB-Class: spam\n")
+    assert out.endswith(b"6.9000\n\nbody\n")
+
+
 @pytest.mark.parametrize("cut", range(len(b"From: "), 120))  # (a cut inside the first field's name
 def test_fields_never_go_into_a_line_of_a_header_cut_by_max_bytes(cut):  # leaves no header to read)
     """``-p --max-bytes N`` (and the daemon with the same limit) read a message cut inside

@@ -112,6 +112,23 @@ def test_bare_cr_mail_with_from_lines_passthrough_and_batch(trained, tmp_path):
     assert [line.split("\t")[:2] for line in out.decode().splitlines()] == [[f"{box}:1", "spam"], [f"{box}:2", "ham"]]
 
 
+
+def test_name_value_fields_passthrough(trained):
+    """``Name:value`` fields (no blank after the colon, RFC 5322): ``-p`` removes forged
+    X-TextNB-* fields after such a line and adds its own at the end of the header; a first
+    line ``From:x@example.com`` is the header's, not the body's."""
+    _, model = trained
+    msg = mail(SPAM_WORDS, random.Random(6)).replace(b"From: ", b"From:", 1)
+    head, body = msg.split(b"\n\n", 1)
+    forged = head + b"\nFoo:bar\nX-TextNB-Class: ham\nX-TextNB-Score: -9\n\n" + body
+    code, out, _ = run(["-m", str(model), "-p"], forged)
+    assert code == 0
+    assert out.split(b"\n\n", 1) == [head + b"\nFoo:bar\nX-TextNB-Class: spam\nX-TextNB-Score: "
+                                      + out.split(b"X-TextNB-Score: ")[1].split(b"\n\n")[0], body]
+    code, out, _ = run(["-m", str(model), "-p"], msg)
+    assert code == 0 and out.startswith(head + b"\nX-TextNB-Class: spam\n") and out.endswith(b"\n\n" + body)
+
+
 def test_batch_log_odds_adds_the_probability_not_a_copy(trained, tmp_path):
     """``--batch --log-odds`` printed the score column's log-odds again, rounded, as a
     fourth column. Now the score column is unchanged and the fourth is P(spam) at full

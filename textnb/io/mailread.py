@@ -166,9 +166,14 @@ def is_mbox(path):
 
 
 def looks_like_mail(data):
-    """True when ``data`` starts like an RFC 5322 message (a header field or From line)."""
+    """True when ``data`` starts like an RFC 5322 message: a From line, or a first line
+    that opens a header as the mail reader reads it
+    (:func:`textnb.io.mailtokens._starts_with_field`: ``Name: value``, or ``Name:value``
+    of a mail field)."""
+    from textnb.io.mailtokens import _lf, _starts_with_field  # (it imports this module)
+
     head = data[:4096].lstrip(b"\r\n")
-    return bool(_pattern("_HEADER_LINE").match(head) or _pattern("_FROM_LINE").match(head))
+    return bool(_pattern("_FROM_LINE").match(head)) or _starts_with_field(_lf(head))
 
 
 def _iter_mbox(path, max_bytes, start=0, stop=None):
