@@ -127,6 +127,36 @@ def test_add_headers_without_header_block():
     assert out.endswith(b"6.9000\nSubject: x")
 
 
+
+def test_add_headers_to_a_bare_cr_message_with_a_from_line():
+    """A bare-CR message (old Mac) starting with an mbox From line was all From line to the
+    reader: the fields went after its body. They go at the end of its header, with its
+    line end, and come off again."""
+    msg = b"From a@b Mon Jan  1 00:00:00 2024\rSubject: x\rFrom: a@b\r\rbody\r"
+    out = add_headers(msg, V)
+    assert out == (b"From a@b Mon Jan  1 00:00:00 2024\rSubject: x\rFrom: a@b\rX-TextNB-Class: spam\r"
+                   b"X-TextNB-Score: 6.9\rX-TextNB-Log-Odds: 6.9000\r\rbody\r")
+    assert add_headers(out, Verdict(HAM, 0.1, -2.0)).count(b"X-TextNB-Class") == 1
+    from textnb.apps.spamlite import remove_headers
+
+    assert remove_headers(out) == msg
+
+
+
+def test_add_headers_after_name_value_fields_and_forged_ones_removed():
+    """A field ``Name:value`` (no blank after the colon) ended the header even before a
+    blank line: the fields went before it, and forged X-TextNB-* fields after it stayed;
+    a first line ``From:alice@...`` made the message header-less (the fields went first,
+    then a blank line, pushing the header into the body)."""
+    msg = b"Subject: x\nFoo:bar\nX-TextNB-Class: ham\nX-TextNB-Score:-9\n\nbody\nNote:this\n"
+    out = add_headers(msg, V)
+    assert out == (b"Subject: x\nFoo:bar\nX-TextNB-Class: spam\nX-TextNB-Score: 6.9\nX-TextNB-Log-Odds: 6.9000\n"
+                   b"\nbody\nNote:this\n")
+    out = add_headers(b"From:alice@example.com\nSubject:hi\n\nbody\n", V)
+    assert out.startswith(b"From:alice@example.com\nSubject:hi\nX-TextNB-Class: spam\n")
+    assert out.endswith(b"6.9000\n\nbody\n")
+
+
 @pytest.mark.parametrize("cut", range(len(b"From: "), 120))  # (a cut inside the first field's name
 def test_fields_never_go_into_a_line_of_a_header_cut_by_max_bytes(cut):  # leaves no header to read)
     """``-p --max-bytes N`` (and the daemon with the same limit) read a message cut inside

@@ -265,6 +265,12 @@ def test_raw_methods(spam_model):
         assert out.startswith(b"SPAMD/1.1 0 EX_OK\r\nContent-length: ") and b"Spam:" not in out.split(b"\r\n\r\n")[0]
         # a message without Content-length is read to the end, as spamd does
         assert raw(a, b"CHECK SPAMC/1.5\r\nUser: x\r\n\r\n" + spam).startswith(b"SPAMD/1.1 0 EX_OK\r\nSpam: True")
+        # bare-CR line ends and a From line: the fields at the end of the header, not after the body
+        mac = b"From a@b Mon Jan  1 00:00:00 2024\r" + ham.replace(b"\n", b"\r")
+        out = raw(a, request("PROCESS", mac)).split(b"\r\n\r\n", 1)[1]
+        assert out == add_headers(mac, cold_verdict_obj(spam_model, mac))
+        head, body = out.split(b"\r\r", 1)
+        assert b"\rX-TextNB-Class: ham\r" in head and body == ham.split(b"\n\n", 1)[1].replace(b"\n", b"\r")
 
 
 def cold_verdict_obj(model, msg):

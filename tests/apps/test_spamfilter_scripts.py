@@ -90,6 +90,45 @@ def test_batch_lines(trained, tmp_path):
     assert float(lines[0][2]) > 0 > float(lines[1][2])
 
 
+
+def test_bare_cr_mail_with_from_lines_passthrough_and_batch(trained, tmp_path):
+    """Bare-CR line ends (old Mac): ``-p`` on a message starting with an mbox From line put
+    the fields after the body (the whole message was the From line) and scored no token;
+    ``--batch`` on an mbox file of such lines saw one message."""
+    root, model = trained
+    rng = random.Random(5)
+    spam, ham = mail(SPAM_WORDS, rng).replace(b"\n", b"\r"), mail(HAM_WORDS, rng).replace(b"\n", b"\r")
+    from_line = b"From a@b Mon Jan  1 00:00:00 2024\r"
+    code, out, _ = run(["-m", str(model), "-p"], from_line + spam)
+    assert code == 0
+    head, body = out.split(b"\r\r", 1)
+    assert head.startswith(from_line + b"From: x@example.com\r") and head.endswith(b"\rX-TextNB-Log-Odds: "
+                                                                                   + head.rsplit(b" ", 1)[1])
+    assert b"\rX-TextNB-Class: spam\r" in head and body == spam.split(b"\r\r", 1)[1]
+    box = tmp_path / "mac.mbox"
+    box.write_bytes(from_line + spam + b"\r" + from_line + ham)
+    code, out, err = run(["-m", str(model), "--batch", str(box)])
+    assert code == 0, err
+    assert [line.split("\t")[:2] for line in out.decode().splitlines()] == [[f"{box}:1", "spam"], [f"{box}:2", "ham"]]
+
+
+
+def test_name_value_fields_passthrough(trained):
+    """``Name:value`` fields (no blank after the colon, RFC 5322): ``-p`` removes forged
+    X-TextNB-* fields after such a line and adds its own at the end of the header; a first
+    line ``From:x@example.com`` is the header's, not the body's."""
+    _, model = trained
+    msg = mail(SPAM_WORDS, random.Random(6)).replace(b"From: ", b"From:", 1)
+    head, body = msg.split(b"\n\n", 1)
+    forged = head + b"\nFoo:bar\nX-TextNB-Class: ham\nX-TextNB-Score: -9\n\n" + body
+    code, out, _ = run(["-m", str(model), "-p"], forged)
+    assert code == 0
+    assert out.split(b"\n\n", 1) == [head + b"\nFoo:bar\nX-TextNB-Class: spam\nX-TextNB-Score: "
+                                      + out.split(b"X-TextNB-Score: ")[1].split(b"\n\n")[0], body]
+    code, out, _ = run(["-m", str(model), "-p"], msg)
+    assert code == 0 and out.startswith(head + b"\nX-TextNB-Class: spam\n") and out.endswith(b"\n\n" + body)
+
+
 def test_batch_log_odds_adds_the_probability_not_a_copy(trained, tmp_path):
     """``--batch --log-odds`` printed the score column's log-odds again, rounded, as a
     fourth column. Now the score column is unchanged and the fourth is P(spam) at full

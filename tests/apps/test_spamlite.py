@@ -70,29 +70,45 @@ def _train(tmp_path, kind=None):
 # -- the tokenizer is its regular expressions -------------------------------------------
 def _reference_split(text):
     """The header rule written with patterns, line by line: fields (``_FIELD``) and their
-    continuation lines up to a blank line (dropped) or the first other line (kept)."""
+    continuation lines up to a blank line (dropped) or the first other line (kept); without
+    a blank line or a mail field, the first ``Name:value`` line of a field that is not
+    mail's ends it."""
     import re
 
-    if not mt._FIRST_FIELD.match(text):
+    if not _opens_header(text):
         return [], text, True
     fields, lines, k = [], text.split("\n"), 0
+    loose = None
     while k < len(lines):
         line = lines[k]
         if k == len(lines) - 1 and not line:  # after the last line's end: not a blank line
             break
         if re.fullmatch(r"[ \t]*", line):
-            return fields, "\n".join(lines[k + 1:]), True
+            if loose is None or any(mt._known_field(name) for name, _ in fields):
+                return fields, "\n".join(lines[k + 1:]), True
+            break
         if line[0] in " \t":
             if fields:
                 fields[-1] = (fields[-1][0], fields[-1][1] + " " + line.lstrip(" \t"))
-        elif mt._FIELD.match(line) and (re.match(r"[^:]*:(?:[ \t]|$)", line)
-                                        or mt._known_field(line.split(":", 1)[0].lower())):
+        elif mt._FIELD.match(line) and not line.split(":", 1)[1].startswith("//"):  # (a link is not a field)
             name, value = line.split(":", 1)
+            if loose is None and not (re.match(r"[^:]*:(?:[ \t]|$)", line) or mt._known_field(name.lower())):
+                loose = (len(fields), k)
             fields.append((name.lower(), value.lstrip(" \t")))
         else:
-            return _mail_or_text(fields, "\n".join(lines[k:]), text)
+            break
         k += 1
-    return _mail_or_text(fields, "", text)
+    if loose is not None:  # no blank line: "Name:value" of a field that is not mail's is the body's
+        fields, k = fields[:loose[0]], loose[1]
+    return _mail_or_text(fields, "\n".join(lines[k:]) if k < len(lines) else "", text)
+
+
+def _opens_header(text):
+    """The first line opens a header: ``_FIRST_FIELD`` with a blank after the colon, or
+    with a mail field's name and a value right after the colon."""
+    first = mt._FIRST_FIELD.match(text)
+    return bool(first) and (first.group(2) is not None or (mt._known_field(first.group(1).lower())
+                                                           and text[first.end():first.end() + 1] not in ("", "\n")))
 
 
 def _mail_or_text(fields, body, text):
@@ -176,7 +192,7 @@ def test_stripped_runs_are_the_lead_and_trail_substitutions(text):
     raw = b" " + text.encode("latin-1", "replace").translate(mt._TOKEN_TABLE) + b" "
     expected = mt._TRAIL.sub(b" ", mt._LEAD.sub(b" ", raw)).decode("latin-1").split()
     assert mt._strip_ends(raw.decode("latin-1").split()) == expected
-    assert mt._starts_with_field(text) == bool(mt._FIRST_FIELD.match(text))
+    assert mt._starts_with_field(text) == _opens_header(text)
 
 
 _MIME = st.sampled_from(["--", "-", "b", "B", "x", ".", "*", "+", " ", "\t", "\r", "\n", "\r\n", "--b", "--b--"])

@@ -231,6 +231,37 @@ def test_mbox_written_by_stdlib(tmp_path):
     assert tree_hash(path) == before
 
 
+
+def test_an_mbox_with_bare_cr_line_ends_is_read_as_its_messages(tmp_path, monkeypatch, forked_pids):
+    """An mbox file of bare-CR lines (old Mac) was one message: its From lines were looked
+    for after a LF only. Every reader (in memory, by lines, in pieces) now finds them and
+    gives each message as the file holds it; CRLF lines inside read as one line end."""
+    from textnb.io import mailread
+
+    path = tmp_path / "mac.mbox"
+    path.write_bytes(_mbox_bytes().replace(b"\n", b"\r")
+                     + b"\rFrom dan@example.org Thu Jan  4 12:00:00 2024\rSubject: crlf\r\n\r\nfour\r\n")
+    unix = tmp_path / "unix.mbox"
+    unix.write_bytes(_mbox_bytes() + b"\n")
+    expected = [(f"{path}:{k}", data.replace(b"\n", b"\r")) for k, (_, data) in enumerate(iter_messages(unix), 1)]
+    expected.append((f"{path}:4", b"Subject: crlf\r\n\r\nfour\r\n"))
+    assert len(expected) == 4 and is_mbox(path)
+    before = tree_hash(tmp_path)
+    assert list(iter_messages(path)) == expected
+    assert "subject_third" in tokens(expected[2][1]) and "hello" in tokens(expected[2][1])
+    monkeypatch.setattr(mailread, "_SMALL_MBOX", 10)  # by lines
+    assert list(iter_messages(path)) == expected
+    monkeypatch.setattr(mailread, "_CHUNK", 64)  # long lines read in steps
+    assert list(iter_messages(path)) == expected
+    monkeypatch.setattr(mailread, "_PIECE_FROM", 1)  # in pieces shared with a forked helper
+    monkeypatch.setattr(mailread, "_PIECE_BYTES", 1)
+    assert len(mailread._mbox_pieces(str(path), path.stat().st_size)) == 4
+    got = list(mailread.map_messages([path], lambda ms: [hashlib.sha1(m).hexdigest() for m in ms], n_jobs=2))
+    assert got == [(s, hashlib.sha1(m).hexdigest()) for s, m in expected]
+    assert tree_hash(tmp_path) == before
+
+
+
 def test_single_message_file_with_from_line(tmp_path):
     path = tmp_path / "00001.eml"
     path.write_bytes(b"From x@y.org  Mon Jul 29 11:28:02 2002\nSubject: one\n\nbody\n")

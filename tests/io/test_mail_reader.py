@@ -98,6 +98,72 @@ def test_crlf_and_bare_cr_line_ends():
     reach(no_blank, {"body", "follows", "at", "once"})
 
 
+
+@pytest.mark.parametrize("froms", [1, 2])
+def test_a_bare_cr_message_with_an_mbox_from_line_keeps_its_header_and_body(froms):
+    """A message with bare-CR line ends (old Mac) that starts with an mbox From line: the
+    From line was looked for up to a LF, found none and took the whole message as that
+    line (no token at all); it reads as the same message with LF line ends."""
+    lf = (b"From alice@example.org Mon Jan  1 00:00:00 2024\n" * froms
+          + b"Subject: sale today\nFrom: bob@shop.example\n\nhello there\n")
+    cr = lf.replace(b"\n", b"\r")
+    assert message_tokens(cr) == message_tokens(lf) and message_text(cr) == message_text(lf)
+    assert {"subject:sale", "hello", "there"} <= set(message_tokens(cr))
+    end = len(cr) - len(b"\rhello there\r")  # (after the last field's line end)
+    assert mt.header_end(cr) == (end, b"\r", True)
+    assert mt.header_end(lf) == (end, b"\n", True)
+
+
+
+def _header_and_body(data):
+    mail = read_message(data)
+    fields = [f for kind, *rest in mail.items if kind == "header" for f in rest[0]]
+    texts = [rest[0] for kind, *rest in mail.items if kind == "text"]
+    ctypes = [rest[0] for kind, *rest in mail.items if kind == "ctype"]
+    return fields, texts, ctypes
+
+
+def test_name_value_fields_without_a_blank_after_the_colon():
+    """``Name:value`` is a header field (RFC 5322): in a header ended by a blank line it
+    no longer ends the header (the fields after it, a ``Content-Type`` of a multipart
+    message among them, were read as the body), and a first line ``From:alice@...``
+    opens the header; a body line ``Note:this`` stays body, and a text is still a text."""
+    multipart = (b"From: a@b.example\nX-Mailer:thing\nThread-Lang:en\nFoo:bar\n"
+                 b"Content-Type:multipart/alternative; boundary=XX\n\n"
+                 b"--XX\nContent-Type:text/plain\n\nplain part\n--XX\nContent-Type:text/html\n\n<p>html part</p>\n--XX--\n")
+    fields, texts, ctypes = _header_and_body(multipart)
+    assert [name for name, _ in fields] == ["from", "x-mailer", "thread-lang", "foo", "content-type"]
+    assert ctypes == ["multipart/alternative", "text/plain", "text/html"] and texts == ["plain part\n", "\nhtml part\n"]
+    first = b"Content-Type:multipart/alternative; boundary=XX\nFoo:bar\n" + multipart.split(b"\n", 5)[5]
+    assert _header_and_body(first)[2] == ["multipart/alternative", "text/plain", "text/html"]  # the first line too
+    fields, texts, _ = _header_and_body(b"From:alice@example.com\nSubject:hi\n\nbody words\nNote:this\n")
+    assert fields == [("from", "alice@example.com"), ("subject", "hi")] and texts == ["body words\nNote:this\n"]
+    assert mt.header_end(b"From:alice@example.com\nSubject:hi\n\nbody\n") == (34, b"\n", True)
+    assert _header_and_body(b"Subject: hi\n\nNote:this\n")[:2] == ([("subject", "hi")], ["Note:this\n"])
+    # no blank line: a header of mail fields, "Name:value" of another field starts the body
+    assert _header_and_body(b"Subject:hi\nthe text\n")[:2] == ([("subject", "hi")], ["the text\n"])
+    assert _header_and_body(b"Subject: x\nNote:this\nFrom: y\n")[:2] == ([("subject", "x")], ["Note:this\nFrom: y\n"])
+    # a link is not a field: header fields, then a body opening with a link line and a blank line
+    link = b"Subject: x\nFrom: y@example.com\nhttp://example.com/news\n\nsee above\n"
+    assert _header_and_body(link)[:2] == ([("subject", "x"), ("from", "y@example.com")],
+                                          ["http://example.com/news\n\nsee above\n"])
+    # nor a MIME delimiter line whose boundary holds a colon, here after a header without its blank line
+    mime = (b'Subject: x\nContent-Type: multipart/alternative; boundary="0-1=:3"\n--0-1=:3\n'
+            b"Content-Type: text/plain\n\npart one\n--0-1=:3--\n")
+    assert _header_and_body(mime)[1:] == (["part one\n"], ["multipart/alternative", "text/plain"])
+    for text in (b"http://example.com\n\nsome text\n", b"Hi:)\n\nhow are you\n", b"Note:this\n\nbody\n",
+                 b"URGENT:call now\n", b"TimH:\n\n>quoted\n", b"Summary:\n\ntext\n",  # first lines: no header
+                 b"Linux: the film.\nhttp://example.com/  (trailer)\n\nI wonder\n"):  # no mail field
+        assert _header_and_body(text)[:2] == ([], [text.decode()]), text
+        assert mt.header_end(text)[0] is None
+    from textnb.io.mail import looks_like_mail
+
+    assert looks_like_mail(b"From:alice@example.com\n\nx") and looks_like_mail(b"Subject: x\n")
+    assert not looks_like_mail(b"http://example.com\n\nsome text\n")
+    sniffed = b"Some text\n-----------\nSummary:\nmore text\n-----------\nSummary:\n"  # no MIME part either
+    assert _header_and_body(sniffed) == ([], [sniffed.decode()], ["text/plain"])
+
+
 def test_mh_folder_and_maildir(tmp_path):
     mh = tmp_path / "mh"
     mh.mkdir()
@@ -475,7 +541,8 @@ def test_plain_header_is_the_line_reading(monkeypatch):
         "Subject:\n\tvalue on the next line\n\nbody",  # left to the line reading
         "Subject:   \n  x\n\nbody",
         "Subject:x\nReceived:y\n\nbody",  # Name:value of mail fields
-        "Subject: x\nNote:y\n\nbody",  # Name:value of another field: the body starts there
+        "Subject: x\nNote:y\n\nbody",  # Name:value of another field: a field (a blank line ends the header)
+        "Subject: x\nNote:y\nmore\n",  # without the blank line: the body starts there
         "Subject: x\n   \nAfter: blank\n\nbody",  # a line of blanks ends the header
         "Subject: x\nno colon here\n\nbody",
         "Subject: x\nBad Name: y\n\nbody",

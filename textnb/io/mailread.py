@@ -166,9 +166,14 @@ def is_mbox(path):
 
 
 def looks_like_mail(data):
-    """True when ``data`` starts like an RFC 5322 message (a header field or From line)."""
+    """True when ``data`` starts like an RFC 5322 message: a From line, or a first line
+    that opens a header as the mail reader reads it
+    (:func:`textnb.io.mailtokens._starts_with_field`: ``Name: value``, or ``Name:value``
+    of a mail field)."""
+    from textnb.io.mailtokens import _lf, _starts_with_field  # (it imports this module)
+
     head = data[:4096].lstrip(b"\r\n")
-    return bool(_pattern("_HEADER_LINE").match(head) or _pattern("_FROM_LINE").match(head))
+    return bool(_pattern("_FROM_LINE").match(head)) or _starts_with_field(_lf(head))
 
 
 def _iter_mbox(path, max_bytes, start=0, stop=None):
@@ -188,18 +193,18 @@ def _iter_mbox(path, max_bytes, start=0, stop=None):
     parts, size, started = [], 0, False
     prev_blank, at_line_start = True, True  # (at ``start`` too: it follows an empty line)
     with _open_regular(path) as f:
+        cr = _bare_cr_lines(os.pread(f.fileno(), 4096, 0))
         if start:
             f.seek(start)
-        while True:
-            line = f.readline(_CHUNK)
-            if not line:
-                break
+        at = start
+        for line, raw in _mbox_lines(f, cr):
+            at += len(raw)
             if at_line_start and prev_blank and line.startswith(b"From ") and from_line.match(line):
-                if stop is not None and f.tell() - len(line) >= stop:
+                if stop is not None and at - len(raw) >= stop:
                     break  # the next piece's first message
                 if started:
                     number += 1
-                    yield f"{path}:{number}", _strip_last_newline(b"".join(parts))
+                    yield f"{path}:{number}", _strip_last_newline(b"".join(parts), cr)
                 parts, size, started = [], 0, True
                 at_line_start = line.endswith(b"\n")
                 prev_blank = False
@@ -213,11 +218,50 @@ def _iter_mbox(path, max_bytes, start=0, stop=None):
             if not started:
                 started = True  # no From line at the start: one message anyway
             if max_bytes is None or size < max_bytes:
-                parts.append(line)
-                size += len(line)
+                parts.append(raw)
+                size += len(raw)
     if started:
         number += 1
-        yield f"{path}:{number}", _strip_last_newline(b"".join(parts))
+        yield f"{path}:{number}", _strip_last_newline(b"".join(parts), cr)
+
+
+def _bare_cr_lines(head):
+    """Whether a file whose first 4096 bytes are ``head`` ends its lines with a bare CR
+    (an old Mac file: its first line ends in a CR not followed by a LF)."""
+    r = head.find(b"\r", 0, 4095)
+    return r >= 0 and head.find(b"\n", 0, r + 2) < 0
+
+
+def _as_lf(data):
+    """``data`` with each bare CR (one not followed by a LF) as a LF: the same length and
+    offsets, the lines as :func:`textnb.io.mailtokens._lf` ends them (CRLF, LF or CR)."""
+    if b"\r" not in data:
+        return data
+    import re
+
+    return re.sub(rb"\r(?!\n)", b"\n", data)
+
+
+def _mbox_lines(f, cr):
+    """``(line, raw)`` pairs of the open mbox file ``f`` from where it stands, as one
+    ``readline(_CHUNK)`` at a time reads them: ``raw`` the bytes of the file, ``line``
+    the same with a bare CR at its end as a LF when ``cr`` (a file of bare-CR lines,
+    :func:`_bare_cr_lines`, whose lines then end at a CR, a CRLF or a LF)."""
+    if not cr:
+        while True:
+            line = f.readline(_CHUNK)
+            if not line:
+                return
+            yield line, line
+    import io
+
+    text = io.TextIOWrapper(f, encoding="latin-1", newline="")  # (lines end at CR, LF or CRLF, kept as they are)
+    while True:
+        piece = text.readline(_CHUNK)
+        if not piece:
+            return
+        raw = piece.encode("latin-1")
+        yield (raw[:-1] + b"\n" if raw[-1:] == b"\r" else raw), raw
 
 
 #: :func:`map_messages` reads an mbox file of at least :data:`_PIECE_FROM` bytes in pieces
@@ -248,8 +292,12 @@ def _mbox_pieces(path, size):
 def _mbox_separator(fd, pos):
     """The offset of the first line at or after ``pos`` (> 0) of the open mbox file ``fd``
     at which :func:`_iter_mbox` starts a message (:func:`_from_line_at`), or None."""
+    cr = _bare_cr_lines(os.pread(fd, 4096, 0))
+
     def read(size, offset):
-        return os.pread(fd, size, offset)
+        if not cr:
+            return os.pread(fd, size, offset)
+        return _as_lf(os.pread(fd, size + 1, offset))[:size]  # (one byte more: a CR's LF)
 
     off = pos - 1  # (the newline before a line starting at pos)
     while True:
@@ -299,6 +347,9 @@ def _split_small_mbox(path, data):
     """The messages :func:`_iter_mbox` yields, from the whole (small) file ``data``;
     None when a From line is longer than a read chunk (then the streaming reader is used)."""
     starts = []  # (start of the From line, start of the message after it)
+    raw, cr = data, _bare_cr_lines(data[:4096])
+    if cr:  # (bare-CR lines: found as LF ones, the same offsets; the messages as they are)
+        data = _as_lf(data)
     candidates = [0] if data.startswith(b"From ") else []
     i = data.find(b"\nFrom ")
     while i >= 0:
@@ -318,15 +369,15 @@ def _split_small_mbox(path, data):
     out = []
     for k, (_, body) in enumerate(starts):
         stop = starts[k + 1][0] if k + 1 < len(starts) else len(data)
-        out.append((f"{path}:{k + 1}", _strip_last_newline(data[body:stop])))
+        out.append((f"{path}:{k + 1}", _strip_last_newline(raw[body:stop], cr)))
     return out
 
 
-def _strip_last_newline(data):
+def _strip_last_newline(data, cr=False):
     # the empty line before the next "From " belongs to the mbox, not the message
     if data.endswith(b"\r\n\r\n"):
         return data[:-2]
-    if data.endswith(b"\n\n"):
+    if data.endswith(b"\n\n") or (cr and data.endswith(b"\r\r")):
         return data[:-1]
     return data
 

@@ -95,8 +95,9 @@ _SOURCES = {
     "MID_DOMAIN": r"@([^>\s]+)",
     "LEAD": rb" ['.\-]+",  # the ends of runs that are not part of a token (the definition of _strip_ends)
     "TRAIL": rb"['.\-]+ ",
-    "FIRST_FIELD": r"[!-9;-~]+:[ \t]",  # a first line that opens a header (the definition of _starts_with_field)
-    "FIELD": r"[!-9;-~]+:",  # a header field line (the definition of _is_field)
+    # a first line that opens a header, with _known_field (the definition of _starts_with_field)
+    "FIRST_FIELD": r"(?!--)([!-9;-~]+):([ \t])?",
+    "FIELD": r"(?!--)[!-9;-~]+:",  # a header field line, RFC 5322 (the definition of _split_message's field lines)
     "BLANK_LINE": r"\n[ \t]+(?:\n|\Z)",  # a line of blanks after the first (ends a header)
     "EMPTY_FOLD": r":[ \t]*\n[ \t]",  # a line ending in a colon (and blanks), then a fold
     "UNFOLD": r"\n[ \t]+",  # a fold and the blanks after it
@@ -266,17 +267,25 @@ def _link_hosts(text):
 
 # -- header ---------------------------------------------------------------------------------
 def _is_name(name):
-    return bool(name) and name.isascii() and name.isprintable() and " " not in name
+    """A header field name: printable ASCII characters but space (and colon), not opening
+    with ``--`` (a MIME delimiter line, ``--<boundary>``, whose boundary may hold a colon)."""
+    return bool(name) and name.isascii() and name.isprintable() and " " not in name and name[:2] != "--"
 
 
 def _starts_with_field(text):
-    """``_FIRST_FIELD.match(text)`` as a bool: a name of ``[!-9;-~]`` characters (printable
-    ASCII but space and colon), a colon, a space or TAB, with string methods. Only such a
-    first line opens a header (``Hi:)`` or ``http://x`` does not)."""
+    """Whether the first line of ``text`` opens a header: a field line (a name of
+    ``[!-9;-~]`` characters, printable ASCII but space and colon, then a colon: RFC 5322,
+    the value may start at once) whose value starts with a space or TAB, or, for a mail
+    field (:func:`_known_field`), right after the colon: ``From:alice@example.com`` and
+    ``Subject:hi`` open a header, ``Hi:)``, ``http://x``, ``Note:this``, ``TimH:`` and
+    ``Summary:`` alone on its line do not. With string methods: a match of
+    ``_FIRST_FIELD`` whose second group matched, or whose first is a mail field and is
+    followed by a character other than LF."""
     i = text.find(":")
-    if i <= 0 or text[i + 1:i + 2] not in (" ", "\t"):
+    if i <= 0 or not _is_name(text[:i]):
         return False
-    return _is_name(text[:i])
+    after = text[i + 1:i + 2]
+    return after in (" ", "\t") or (after not in ("", "\n") and _known_field(text[:i].lower()))
 
 
 #: Header fields of mail and news (RFC 5322, 2045, 2369, 3834, 5536, ...): a block of
@@ -343,10 +352,12 @@ def _split_message(text, cut=None):
     removed; ``separated`` is True when a blank line ended the header (False: it ended
     at a line that is not a field, which starts the body, or at the end of the text). A
     text whose first line does not open a header (:func:`_starts_with_field`) has no
-    fields. A line ``Name:value`` without a blank after the colon is a field only for a
-    mail field (``http://example.com`` starts the body). A header not ended by a blank
-    line ends with its last mail field (:func:`_known_field`): ``URGENT: call now`` is a
-    text, and ``Subject: x`` + ``Note: see below`` keeps the note as body. At most
+    fields. A field line is a name, then a colon (RFC 5322: ``Name:value`` too; a link,
+    ``http://...``, is not one); in a header ended by a blank line that holds a mail
+    field every one is a field. Else the header ends at the first ``Name:value`` line (no
+    blank after the colon) of a field that is not mail's and, without a blank line, with
+    its last mail field (:func:`_known_field`): ``URGENT: call now`` is a text, and
+    ``Subject: x`` + ``Note: see below`` keeps the note as body. At most
     :data:`MAX_HEADERS` fields, each cut to :data:`MAX_HEADER_BYTES` (``cut``, a set,
     gets ``'headers'`` / ``'headerbytes'``). One pass over the header's lines.
     """
@@ -361,6 +372,7 @@ def _split_message(text, cut=None):
     name = parts = None
     size = 0
     separated = False
+    loose = None  # (fields before, offset) of the first "Name:value" line of a field that is not mail's
     blanks = (" ", "\t")
     # (_lines(text); a list when the blank line is near)
     for line in (text[:b + 1].split("\n") if b >= 0 else _lines(text)):
@@ -387,10 +399,12 @@ def _split_message(text, cut=None):
             lower = _field_name(field) if colon else None
             if lower is None:
                 break  # the first line that is not a field: the body
-        if rest[:1] not in ("", " ", "\t") and not _known_field(lower):
-            break  # nor "Name:value" of a mail field
+        if rest[:2] == "//":
+            break  # nor a link, "http://example.com"
         if parts is not None:
             fields.append((name, " ".join(parts)))
+        if loose is None and rest[:1] not in ("", " ", "\t") and not _known_field(lower):
+            loose = (len(fields), pos)  # the body's first line, unless a blank line ends the header
         if len(fields) >= MAX_HEADERS:
             name = parts = None
             if cut is not None:
@@ -405,6 +419,9 @@ def _split_message(text, cut=None):
     pos = min(pos, n)
     if parts is not None:
         fields.append((name, " ".join(parts)))
+    if loose is not None and (not separated or not any(_known_field(k) for k, _ in fields)):
+        # no blank line, or no mail field: "Name:value" of another field is the body's first line
+        fields, pos, separated = fields[:loose[0]], loose[1], False
     if not separated:  # no blank line: the header ends with its last mail field
         known = [i for i, (k, _) in enumerate(fields) if _known_field(k)]
         if not known:
@@ -424,8 +441,9 @@ def _split_message(text, cut=None):
 def _plain_header(text, b):
     """The fields :func:`_split_message` finds in ``text`` when its header is the plain
     kind, ended by the blank line at ``b`` (the first ``\\n\\n``): every line up to it
-    a field or a continuation line holding more than blanks, no field whose value starts
-    on a continuation line, at most :data:`MAX_HEADERS` fields, shorter than
+    a field line (``Name:value`` too, when the block holds a mail field) or a continuation
+    line holding more than blanks, no field whose value starts on a continuation line, at
+    most :data:`MAX_HEADERS` fields, shorter than
     :data:`MAX_HEADER_BYTES` in all; else None (the line-by-line reading decides). The
     same fields, from a few passes over the whole block (folds joined by one pattern
     substitution, the lines split at their first colon by ``map``) instead of one loop
@@ -441,7 +459,7 @@ def _plain_header(text, b):
     if len(lines) > MAX_HEADERS:
         return None
     names, colons, rests = zip(*map(str.partition, lines, _repeat(":")))
-    if "" in colons:
+    if "" in colons or (":/" in head and any(rest[:2] == "//" for rest in rests)):
         return None
     lowers = list(map(_FIELD_NAMES.get, names))
     if None in lowers:
@@ -449,10 +467,10 @@ def _plain_header(text, b):
         if None in lowers:
             return None
     values = list(map(str.lstrip, rests, _repeat(" \t")))
-    if not all(map(_is_not, values, rests)):  # a value without a blank after the colon
-        for low, rest in zip(lowers, rests):
-            if rest[:1] not in ("", " ", "\t") and not _known_field(low):
-                return None  # "Name:value" of a field that is not mail's
+    if not all(map(_is_not, values, rests)) and not any(map(_known_field, lowers)):
+        for rest in rests:  # (no mail field: "Name:value" is a body's line, as the line reading finds)
+            if rest[:1] not in ("", " ", "\t"):
+                return None
     return list(zip(lowers, values))
 
 
@@ -922,13 +940,18 @@ def _strip_from_line(data):
     """``data`` without its first lines ``From <sender> <date>`` (mbox separators: a
     message may carry several, and an mbox reader has taken the first of them already, so
     every one is dropped, that the message read from a file, a folder or an mbox is the
-    same); a text whose first word is ``From`` keeps it."""
+    same); a text whose first word is ``From`` keeps it. A line ends as :func:`_lf` ends
+    it (CRLF, LF or a bare CR), so an old Mac message keeps its header and body."""
     while data.startswith(b"From "):
-        nl = data.find(b"\n")
-        line = data if nl < 0 else data[:nl + 1]
+        nl = data.find(b"\n")  # its line end: CRLF, LF or a bare CR, as _lf reads them
+        cr = data.find(b"\r", 0, len(data) if nl < 0 else nl)
+        end = len(data) if nl < 0 else nl + 1
+        if cr >= 0:
+            end = cr + 2 if data[cr + 1:cr + 2] == b"\n" else cr + 1
+        line = data[:end]
         if not (_has_time(line[:4096]) and _pattern("_FROM_LINE").match(line[:4096])):
             break
-        data = b"" if nl < 0 else data[nl + 1:]
+        data = data[end:]
     return data
 
 
