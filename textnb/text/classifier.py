@@ -13,6 +13,10 @@ Models that need the rows themselves (APNBC's resubstitution, lazy rules) are fi
 on the CSR matrix instead.
 """
 
+import bisect
+import itertools
+import operator
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -61,6 +65,32 @@ def _per_class(model):
 def _multi_label(model):
     """Whether ``model`` learns several labels per document (its tag, as MultiLabelNB's)."""
     return get_tags(model).classifier_tags.multi_label
+
+
+def _sorted_columns(vocab, known):
+    """``(order, terms)``: the columns of ``vocab`` (a TermKeys whose first columns hold the
+    terms ``known``, in their order) in fit's column order, alphabetical as Python sorts str
+    (:func:`textnb.text.training.select_vocabulary`), and its terms in that order. When
+    ``known`` is already sorted (a vocabulary ``fit`` or ``partial_fit`` made), only the new
+    terms are sorted and slotted in: the cost of a batch grows with the vocabulary linearly.
+    """
+    m, n = len(known), len(vocab)
+    if any(map(operator.ge, known, itertools.islice(known, 1, None))):  # (a vocabulary set by hand)
+        order = vocab.sorted_columns()
+        return order, vocab.terms(order)
+    new = vocab.terms(np.arange(m, n))
+    rank = sorted(range(n - m), key=new.__getitem__)
+    # before how many known terms each new one goes (non-decreasing along rank)
+    slot = np.fromiter((bisect.bisect_left(known, new[j]) for j in rank), dtype=np.int64, count=n - m)
+    position = np.empty(n, dtype=np.int64)
+    position[:m] = np.arange(m) + np.searchsorted(slot, np.arange(m), side="right")
+    position[m + np.asarray(rank, dtype=np.int64)] = slot + np.arange(n - m)
+    order = np.empty(n, dtype=np.int64)
+    order[position] = np.arange(n)
+    terms = np.empty(n, dtype=object)
+    terms[position[:m]] = known
+    terms[slot + np.arange(n - m)] = [new[j] for j in rank]
+    return order, terms.tolist()
 
 
 @register
@@ -229,10 +259,27 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
 
     @all_or_nothing
     def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Learn more documents; new terms are appended to the vocabulary.
+        """Learn more documents; new terms join the vocabulary.
 
         ``classes`` is required on the first call. ``min_df``, ``max_df`` and
         ``max_features`` apply in ``fit`` only.
+
+        The vocabulary stays in ``fit``'s column order (alphabetical, as scikit-learn's):
+        the columns of known terms move when new terms arrive. So one call with all the
+        documents gives ``fit``'s model exactly, for every count model, the default
+        :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB` included (same
+        vocabulary, sums, ``event_model_``, ``alpha_``, ``scale_`` and probabilities).
+
+        Over several calls, a MultinomialNB, BernoulliNB or ComplementNB equals ``fit`` on
+        all the documents (vocabulary and sums; probabilities to rounding), whatever the
+        batches and their order. A DiscriminativeNB does not: its choices are made on the
+        data seen so far. The event model and smoothing are chosen on the first batch
+        and kept; each batch's frequency-estimate passes score the batch under the model
+        of the batches before it; ``scale_`` is refitted on each batch of 50 documents or
+        more; its samples and folds are keyed on a document's content (its terms' columns
+        in the vocabulary so far, counts and class) and the seed. The same batches in the
+        same order always give the same model; another order or split gives another
+        model (the vocabulary and ``class_documents_`` are the same).
         """
         first = not hasattr(self, "model_")
         if first:
@@ -288,25 +335,31 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
                              "the discriminative passes of a DiscriminativeNB cannot be undone")
         acc = self._count(X, y_index, weights, len(self.classes_), self.vectorizer_, None, terms=old_terms,
                           per_class=_per_class(model), rows=rows, max_row_nnz=_row_budget(model, len(self.classes_)))
-        n = len(acc.vocab)
+        n, m = len(acc.vocab), model.feature_count_.shape[1]  # (the known terms are acc's columns 0 .. m - 1)
+        # the vocabulary stays in fit's (scikit-learn's alphabetical) column order: the known
+        # terms' columns move to make room for the new ones, so that one batch gives fit's model
+        # exactly (the same columns, hence the same content keys of the samples and folds
+        # DiscriminativeNB draws, and the same order of every sum over a document's terms)
+        order, terms = _sorted_columns(acc.vocab, old_terms)
+        position = np.empty(n, dtype=np.int64)
+        position[order] = np.arange(n)
+        grown = np.zeros((len(self.classes_), n))
+        known = position[:m]
+        for row, counts in zip(grown, model.feature_count_):  # (row by row: ten times faster than grown[:, known])
+            row[known] = counts
         if rows:  # the batch's sums, then the passes over it
-            self.vectorizer_._set_terms(acc.terms())
-            grown = np.zeros((len(self.classes_), n))
-            grown[:, : model.feature_count_.shape[1]] = model.feature_count_
+            self.vectorizer_._set_terms(terms)
             model.feature_count_, model.n_features_in_ = grown, n
-            dropped = acc.dropped_sums(np.arange(n))
-            Xb, yb, wb = acc.row_matrix(np.arange(n))
+            dropped = acc.dropped_sums(order)
+            Xb, yb, wb = acc.row_matrix(order)
             model.fit_rows(Xb, yb, wb, dropped=dropped)
             return
-        sums = acc.sums
-        grown = np.zeros((len(self.classes_), n))
-        grown[:, : model.feature_count_.shape[1]] = model.feature_count_
         cc = model.class_count_ + sign * acc.class_count
-        fc = grown + sign * sums[:, :n]
+        fc = grown + sign * np.take(acc.sums, order, axis=1)
         if sign < 0 and (np.any(cc < -1e-9) or np.any(fc < -1e-9)):
             raise ValueError("cannot forget documents that were never learned (counts would go negative)")
         fc = np.maximum(fc, 0.0)
-        terms = acc.terms()  # (set only now: a refused forget leaves the vocabulary as it was)
+        # (the terms are set only now: a refused forget leaves the vocabulary as it was)
         if sign < 0:  # a term no remaining document has leaves the vocabulary, as in a fresh fit
             keep = fc.sum(axis=0) > 1e-9
             if not keep.all():
