@@ -344,12 +344,15 @@ def test_parse_address_and_user_names():
     assert check_user_name("bob@example.com") == "bob@example.com"
 
 
-def test_digest_ignores_the_headers_textnb_added():
+def test_digest_ignores_the_headers_textnb_added_and_the_line_ends():
     msg = b"Subject: hi\n\nbody\n"
     from textnb.apps.spamlite import Verdict
 
     assert message_digest(add_headers(msg, Verdict("spam", 0.9, 2.0))) == message_digest(msg)
     assert message_digest(msg.replace(b"\n", b"\r\n")) == message_digest(msg)
+    # a bare-CR copy (old Mac line ends) is the same message, as the mail reader reads it
+    assert message_digest(msg.replace(b"\n", b"\r")) == message_digest(msg)
+    assert message_digest(add_headers(msg.replace(b"\n", b"\r"), Verdict("ham", 0.1, -2.0))) == message_digest(msg)
     assert message_digest(b"Subject: hi\n\nbody!\n") != message_digest(msg)
 
 

@@ -654,8 +654,12 @@ def open_journal(path):
 
 def message_digest(data):
     """The journal's name of a raw message: the SHA-256 of it without its ``X-TextNB-*``
-    fields, line ends as LF."""
-    return hashlib.sha256(remove_headers(data).replace(b"\r\n", b"\n")).hexdigest()
+    fields, line ends as LF (CRLF and a bare CR are line ends, as the mail reader reads
+    them: the same message with any line ends is one message)."""
+    data = remove_headers(data)
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return hashlib.sha256(data).hexdigest()
 
 
 #: The journal is rewritten without its superseded lines once it has this many lines more

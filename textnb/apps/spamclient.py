@@ -78,8 +78,15 @@ class ClientError(Exception):
     """The daemon could not be reached or answered with an error (one line)."""
 
 
-class Terminated(Exception):
-    """Raised by the mail tools' SIGTERM / SIGHUP handler: stop, exit 3, keep the message."""
+class Terminated(BaseException):
+    """Raised by SIGTERM or SIGHUP in textnb's programs (their handlers: the mail tools'
+    here, :func:`_on_signal`; ``textnb``'s, :func:`textnb.cli.program.stop_on_signals`):
+    the command stops as at a Ctrl-C (a message passed through is kept, worker processes
+    are stopped and reaped, a model being written is left as it was) and exits after one
+    line ``PROG: terminated by signal N`` (the mail tools: 3, their error; ``textnb``: 128 +
+    N). A BaseException, as KeyboardInterrupt is: no ``except Exception`` takes it for an
+    error of the input. (Here, with the mail tools' other process conventions: the client
+    imports nothing else.)"""
 
     def __init__(self, signum):
         super().__init__(f"terminated by signal {signum}")

@@ -8,7 +8,7 @@ raises a :class:`~textnb.core.errors.TextnbError`, or an OSError), printed as on
 exception: a bug, printed as one line, or raised with its traceback when the environment
 has ``TEXTNB_DEBUG``, as the test suite does); 130 interrupted (SIGINT); 128 + N ended by
 signal N (SIGTERM 143, SIGHUP 129: ``textnb: terminated by signal N``, worker processes
-stopped as at a Ctrl-C; :func:`textnb.cli.program.stop_on_signals`).
+stopped as at a Ctrl-C; :func:`textnb.cli.program.stop_on_signals`, :class:`textnb.apps.spamclient.Terminated`).
 """
 
 import argparse
@@ -26,7 +26,7 @@ import textnb.cli.serve
 import textnb.cli.test
 import textnb.cli.train
 from textnb.cli.output import tolerant
-from textnb.cli.program import Terminated
+from textnb.apps.spamclient import Terminated
 from textnb.core.errors import TextnbError
 from textnb.core.version import __version__
 

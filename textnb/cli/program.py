@@ -6,7 +6,7 @@ commands until :func:`main` runs them.
 import os
 import sys
 
-__all__ = ["Terminated", "defer_numpy_extras", "main", "one_blas_thread", "prepare_process", "stop_on_signals"]
+__all__ = ["defer_numpy_extras", "main", "one_blas_thread", "prepare_process", "stop_on_signals"]
 
 #: The variables by which a user chooses the BLAS library's threads (OpenBLAS reads the first
 #: three, MKL its own); when any is set, the user's choice stands.
@@ -88,24 +88,14 @@ def prepare_process():
     defer_numpy_extras()
 
 
-class Terminated(BaseException):
-    """Raised in the ``textnb`` program by SIGTERM or SIGHUP (:func:`stop_on_signals`): the
-    command stops as at a Ctrl-C (its worker processes are stopped and reaped, a model
-    being written is left as it was) and exits with status 128 + the signal's number after
-    one line, ``textnb: terminated by signal N``. A BaseException, as KeyboardInterrupt is:
-    no ``except Exception`` takes it for an error of the input."""
-
-    def __init__(self, signum):
-        super().__init__(f"terminated by signal {signum}")
-        self.signum = signum
-
-
 def _terminated(signum, frame):
+    from textnb.apps.spamclient import Terminated
+
     raise Terminated(signum)
 
 
 def stop_on_signals():
-    """SIGTERM and SIGHUP raise :class:`Terminated` in this process (the program's, not a
+    """SIGTERM and SIGHUP raise :class:`textnb.apps.spamclient.Terminated` in this process (the program's, not a
     library user's: only :func:`main` calls this). Without it they would end the process at
     once, leaving its worker processes to finish their tasks for no one and no line said.
     ``textnb serve`` puts its own handlers in place while it serves (stop, reload). A signal

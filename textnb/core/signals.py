@@ -59,7 +59,7 @@ class blocked_across_fork:
     Without it a signal arriving during a fork can be lost: Python runs the handler in the
     parent's after-fork callbacks (the ``logging`` module's lock release), whose exceptions
     are printed and ignored, so a ``textnb`` told to stop (SIGTERM raises
-    :class:`textnb.cli.program.Terminated`) went on and saved its model. The forked child
+    :class:`textnb.apps.spamclient.Terminated`) went on and saved its model. The forked child
     starts with the same block (a pending signal is the parent's only) and lifts it once its
     handlers are its own (:func:`unblock_in_child`). Without ``pthread_sigmask``: nothing.
     (A class, not ``contextlib``: the mail filter's fast path imports this module.)

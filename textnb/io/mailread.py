@@ -165,13 +165,63 @@ def is_mbox(path):
         return False
 
 
+def _lf(data):
+    """The bytes as a Latin-1 string (one character per byte) with LF line ends."""
+    text = data.decode("latin-1")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def _is_name(name):
+    """A header field name: printable ASCII characters but space (and colon), not opening
+    with ``--`` (a MIME delimiter line, ``--<boundary>``, whose boundary may hold a colon)."""
+    return bool(name) and name.isascii() and name.isprintable() and " " not in name and name[:2] != "--"
+
+
+def _starts_with_field(text):
+    """Whether the first line of ``text`` opens a header: a field line (a name of
+    ``[!-9;-~]`` characters, printable ASCII but space and colon, then a colon: RFC 5322,
+    the value may start at once) whose value starts with a space or TAB, or, for a mail
+    field (:func:`_known_field`), right after the colon: ``From:alice@example.com`` and
+    ``Subject:hi`` open a header, ``Hi:)``, ``http://x``, ``Note:this``, ``TimH:`` and
+    ``Summary:`` alone on its line do not. With string methods: a match of
+    ``_FIRST_FIELD`` whose second group matched, or whose first is a mail field and is
+    followed by a character other than LF."""
+    i = text.find(":")
+    if i <= 0 or not _is_name(text[:i]):
+        return False
+    after = text[i + 1:i + 2]
+    return after in (" ", "\t") or (after not in ("", "\n") and _known_field(text[:i].lower()))
+
+
+#: Header fields of mail and news (RFC 5322, 2045, 2369, 3834, 5536, ...): a block of
+#: ``Name: value`` lines that is not ended by a blank line is a header only when it holds
+#: one of them (or an ``X-``, ``List-``, ``Content-``, ``Resent-``, ... field).
+_MAIL_FIELDS = frozenset({
+    "from", "to", "cc", "bcc", "subject", "date", "received", "message-id", "return-path",
+    "reply-to", "sender", "in-reply-to", "references", "mime-version", "delivered-to",
+    "envelope-to", "status", "user-agent", "organization", "precedence", "priority", "importance",
+    "errors-to", "comments", "keywords", "path", "newsgroups", "lines", "thread-topic",
+    "thread-index", "authentication-results", "received-spf", "sensitivity", "followup-to",
+    "approved", "xref", "nntp-posting-host", "mail-followup-to", "disposition-notification-to",
+    "delivery-date", "envelope-from", "apparently-to", "return-receipt-to", "errors-to", "mailing-list",
+    "face", "openpgp", "autocrypt", "cancel-lock", "supersedes", "expires", "distribution", "summary",
+    "followup-to", "archived-at", "feedback-id", "accept-language", "bounces-to", "encoding",
+    "message-id", "mail-reply-to", "nntp-posting-date", "injection-info", "injection-date", "user-agent",
+})
+_MAIL_PREFIXES = ("x-", "x_", "list-", "content-", "resent-", "arc-", "dkim-", "domainkey-", "original-",
+                  "auto-", "thread-", "mime-", "nntp-", "return-", "reply-", "in-reply", "require-")
+
+
+def _known_field(name):
+    return name in _MAIL_FIELDS or name.startswith(_MAIL_PREFIXES)
+
+
 def looks_like_mail(data):
     """True when ``data`` starts like an RFC 5322 message: a From line, or a first line
     that opens a header as the mail reader reads it
-    (:func:`textnb.io.mailtokens._starts_with_field`: ``Name: value``, or ``Name:value``
-    of a mail field)."""
-    from textnb.io.mailtokens import _lf, _starts_with_field  # (it imports this module)
-
+    (:func:`_starts_with_field`: ``Name: value``, or ``Name:value`` of a mail field)."""
     head = data[:4096].lstrip(b"\r\n")
     return bool(_pattern("_FROM_LINE").match(head)) or _starts_with_field(_lf(head))
 
@@ -234,7 +284,7 @@ def _bare_cr_lines(head):
 
 def _as_lf(data):
     """``data`` with each bare CR (one not followed by a LF) as a LF: the same length and
-    offsets, the lines as :func:`textnb.io.mailtokens._lf` ends them (CRLF, LF or CR)."""
+    offsets, the lines as :func:`_lf` ends them (CRLF, LF or CR)."""
     if b"\r" not in data:
         return data
     import re

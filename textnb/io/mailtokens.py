@@ -63,7 +63,8 @@ try:
 except ImportError:  # pragma: no cover - not CPython
     from operator import is_not as _is_not
 
-from textnb.io.mailread import DEFAULT_MAX_BYTES, _has_time, _lenient_b64decode, _pattern, decode_bytes
+from textnb.io.mailread import (DEFAULT_MAX_BYTES, _has_time, _is_name, _known_field, _lenient_b64decode, _lf,
+                                 _pattern, _starts_with_field, decode_bytes)
 
 __all__ = ["Tokens", "Mail", "header_end", "read_message", "message_tokens", "message_text", "html_text", "MAX_TOKEN",
            "MAX_PARTS", "MAX_MULTIPART", "MAX_HEADERS", "MAX_HEADER_BYTES", "MAX_PARAMS", "MAX_ENCODED_WORDS",
@@ -266,51 +267,6 @@ def _link_hosts(text):
 
 
 # -- header ---------------------------------------------------------------------------------
-def _is_name(name):
-    """A header field name: printable ASCII characters but space (and colon), not opening
-    with ``--`` (a MIME delimiter line, ``--<boundary>``, whose boundary may hold a colon)."""
-    return bool(name) and name.isascii() and name.isprintable() and " " not in name and name[:2] != "--"
-
-
-def _starts_with_field(text):
-    """Whether the first line of ``text`` opens a header: a field line (a name of
-    ``[!-9;-~]`` characters, printable ASCII but space and colon, then a colon: RFC 5322,
-    the value may start at once) whose value starts with a space or TAB, or, for a mail
-    field (:func:`_known_field`), right after the colon: ``From:alice@example.com`` and
-    ``Subject:hi`` open a header, ``Hi:)``, ``http://x``, ``Note:this``, ``TimH:`` and
-    ``Summary:`` alone on its line do not. With string methods: a match of
-    ``_FIRST_FIELD`` whose second group matched, or whose first is a mail field and is
-    followed by a character other than LF."""
-    i = text.find(":")
-    if i <= 0 or not _is_name(text[:i]):
-        return False
-    after = text[i + 1:i + 2]
-    return after in (" ", "\t") or (after not in ("", "\n") and _known_field(text[:i].lower()))
-
-
-#: Header fields of mail and news (RFC 5322, 2045, 2369, 3834, 5536, ...): a block of
-#: ``Name: value`` lines that is not ended by a blank line is a header only when it holds
-#: one of them (or an ``X-``, ``List-``, ``Content-``, ``Resent-``, ... field).
-_MAIL_FIELDS = frozenset({
-    "from", "to", "cc", "bcc", "subject", "date", "received", "message-id", "return-path",
-    "reply-to", "sender", "in-reply-to", "references", "mime-version", "delivered-to",
-    "envelope-to", "status", "user-agent", "organization", "precedence", "priority", "importance",
-    "errors-to", "comments", "keywords", "path", "newsgroups", "lines", "thread-topic",
-    "thread-index", "authentication-results", "received-spf", "sensitivity", "followup-to",
-    "approved", "xref", "nntp-posting-host", "mail-followup-to", "disposition-notification-to",
-    "delivery-date", "envelope-from", "apparently-to", "return-receipt-to", "errors-to", "mailing-list",
-    "face", "openpgp", "autocrypt", "cancel-lock", "supersedes", "expires", "distribution", "summary",
-    "followup-to", "archived-at", "feedback-id", "accept-language", "bounces-to", "encoding",
-    "message-id", "mail-reply-to", "nntp-posting-date", "injection-info", "injection-date", "user-agent",
-})
-_MAIL_PREFIXES = ("x-", "x_", "list-", "content-", "resent-", "arc-", "dkim-", "domainkey-", "original-",
-                  "auto-", "thread-", "mime-", "nntp-", "return-", "reply-", "in-reply", "require-")
-
-
-def _known_field(name):
-    return name in _MAIL_FIELDS or name.startswith(_MAIL_PREFIXES)
-
-
 def _lines(text):
     """The lines of ``text`` (without their LF) up to and including the first empty one,
     or all of them: split at once when the first blank line is near (a mail header), else
@@ -926,14 +882,6 @@ class Mail:
 #: KeyboardInterrupt, SystemExit or a signal handler's exception (issue 30.4).
 _PARSE_ERRORS = (ValueError, LookupError, TypeError, IndexError, AttributeError, UnicodeError,
                  binascii.Error, RecursionError, OverflowError, AssertionError)
-
-
-def _lf(data):
-    """The bytes as a Latin-1 string (one character per byte) with LF line ends."""
-    text = data.decode("latin-1")
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text
 
 
 def _strip_from_line(data):
