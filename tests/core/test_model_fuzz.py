@@ -621,6 +621,74 @@ def test_the_same_pattern_is_refused_at_training(tmp_path):
             ["a b", "c d"], ["x", "y"])
 
 
+def _vectorizer_nodes(node):
+    """Every Vectorizer-like node (its params hold ``input``) of a header's model tree."""
+    if isinstance(node, dict):
+        if isinstance(node.get("params"), dict) and "input" in node["params"] and "kind" in node:
+            yield node
+        for v in node.values():
+            yield from _vectorizer_nodes(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _vectorizer_nodes(v)
+
+
+_VECTORIZER_MODELS = [name for name, (data, _) in MODELS.items() if data in ("text", "mixed", "multilabel")] + [
+    "text-tfidf"]
+
+
+@pytest.mark.parametrize("value", ["filename", "file"])
+@pytest.mark.parametrize("name", _VECTORIZER_MODELS)
+def test_a_vectorizer_that_reads_files_is_refused_at_load(fitted, tmp_path, name, value):
+    """A model file with scikit-learn's ``input="filename"`` made predict (and serve) open
+    the path each input line named and classify that file's text: only ``"content"``
+    loads, through every reader (load, the scorer predict and serve use)."""
+    from textnb.text.scorer import load_for_prediction
+
+    path, _ = fitted[name]
+    header, arrays = _read(path)
+    nodes = list(_vectorizer_nodes(header["model"]))
+    if not nodes:  # the multi-label model holds counts only
+        pytest.skip(f"{name} has no vectorizer")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("apple banana\n")
+    for k in range(len(nodes)):  # each vectorizer of the tree on its own (a fitted one, a template)
+        header, arrays = _read(path)
+        list(_vectorizer_nodes(header["model"]))[k]["params"]["input"] = value
+        crafted = tmp_path / f"i{k}.tnb"
+        _write(crafted, header, arrays)
+        for read in (textnb.load, load_for_prediction):
+            with pytest.raises(ModelFileError, match=rf"{crafted}: inconsistent model file \(\w*Vectorizer\.input: "
+                                                     rf"'{value}' is not 'content'"):
+                read(crafted)
+
+
+def test_a_vectorizer_that_reads_files_is_not_saved(tmp_path):
+    """The library's Vectorizer keeps scikit-learn's ``input="filename"``; such a model is
+    refused at save (it would not load), the file left as it was."""
+    doc = tmp_path / "d.txt"
+    doc.write_text("apple banana")
+    clf = textnb.TextClassifier(vectorizer=textnb.Vectorizer(input="filename")).fit([str(doc), str(doc)], ["x", "y"])
+    with pytest.raises(ModelFileError, match=r"Vectorizer\.input: 'filename' is not 'content'.*not written"):
+        clf.save(tmp_path / "m.tnb")
+    assert not (tmp_path / "m.tnb").exists()
+
+
+def test_textnb_predict_with_a_file_reading_vectorizer_is_one_line_exit_1(fitted, tmp_path):
+    path, _ = fitted["text-multinomial"]
+    header, arrays = _read(path)
+    _vectorizer_params(header)["input"] = "filename"
+    crafted = tmp_path / "f.tnb"
+    _write(crafted, header, arrays)
+    (tmp_path / "secret.txt").write_text("apple banana\n")
+    (tmp_path / "lines.txt").write_text(f"{tmp_path / 'secret.txt'}\n")
+    proc = subprocess.run([sys.executable, "-m", "textnb", "predict", str(crafted), "--lines", str(tmp_path / "lines.txt")],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))})
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and f"{crafted}: inconsistent model file (Vectorizer.input" in proc.stderr
+
+
 @pytest.mark.parametrize("ngram", [[1, 10**6], [3, 2], [0, 1], [1, "2"]])
 def test_ngram_range_out_of_bounds_is_refused_at_load(fitted, tmp_path, ngram):
     """Issue 18 probe 3: ``ngram_range`` (1, 10^6) ate 5.7 GB at predict."""
