@@ -689,6 +689,39 @@ def test_textnb_predict_with_a_file_reading_vectorizer_is_one_line_exit_1(fitted
     assert proc.stderr.count("\n") == 1 and f"{crafted}: inconsistent model file (Vectorizer.input" in proc.stderr
 
 
+@pytest.mark.parametrize("analyzer", ["word", "char", "char_wb"])
+@pytest.mark.parametrize("ngram", [[1, 100], [1, 21], [21, 21]])
+def test_ngram_orders_over_what_textnb_trains_are_refused_at_load(fitted, tmp_path, analyzer, ngram):
+    """Character 1- to 100-grams passed the old bound (100): predicting 200 KB took 2.7 GB.
+    The bound is the one training has (``--ngram`` 1 to 20, the library's Vectorizer)."""
+    from textnb.text.scorer import load_for_prediction
+
+    path, _ = fitted["text-multinomial"]
+    header, arrays = _read(path)
+    params = _vectorizer_params(header)
+    params["ngram_range"] = {"$tuple": ngram}
+    params["analyzer"] = analyzer
+    if analyzer != "word":
+        params["token_pattern"] = None
+    crafted = tmp_path / "n.tnb"
+    _write(crafted, header, arrays)
+    for read in (textnb.load, load_for_prediction):
+        with pytest.raises(ModelFileError, match=rf"^{crafted}: inconsistent model file \(Vectorizer\.ngram_range: "
+                                                 rf"max_n {ngram[1]} is over 20 \(the largest n-gram order"):
+            read(crafted)
+
+
+@pytest.mark.parametrize("analyzer", ["word", "char", "char_wb"])
+def test_the_largest_ngram_order_trains_saves_and_loads(tmp_path, analyzer):
+    """A model textnb trains loads: max_n 20 does (each analyzer), 21 is refused at training."""
+    docs, y = ["apple banana fruit salad", "car truck road trip"], ["a", "b"]
+    clf = textnb.TextClassifier(vectorizer=textnb.Vectorizer(analyzer=analyzer, ngram_range=(1, 20))).fit(docs, y)
+    clf.save(tmp_path / "m.tnb")
+    assert list(textnb.load(tmp_path / "m.tnb").predict(docs)) == y
+    with pytest.raises(ValueError, match=r"ngram_range=\(1, 21\).*max_n <= 20"):
+        textnb.TextClassifier(vectorizer=textnb.Vectorizer(analyzer=analyzer, ngram_range=(1, 21))).fit(docs, y)
+
+
 @pytest.mark.parametrize("ngram", [[1, 10**6], [3, 2], [0, 1], [1, "2"]])
 def test_ngram_range_out_of_bounds_is_refused_at_load(fitted, tmp_path, ngram):
     """Issue 18 probe 3: ``ngram_range`` (1, 10^6) ate 5.7 GB at predict."""
