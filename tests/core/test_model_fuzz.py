@@ -602,7 +602,8 @@ def _vectorizer_params(header):
     return header["model"]["state"]["vectorizer_"]["params"]
 
 
-@pytest.mark.parametrize("pattern", [r"(\w+\s?)+$", r"(a*)*b", r"(x|xy)*z", r"(\w)\1", "(", "x" * 2000])
+@pytest.mark.parametrize("pattern", [r"(\w+\s?)+$", r"(a*)*b", r"(x|xy)*z", r"(\w)\1", "(", "x" * 2000,
+                                     r"\w*\w*\w*\w*\w*\w*x", r"(?=\w+)\w+\w+!"])
 def test_token_pattern_with_catastrophic_backtracking_is_refused_at_load(fitted, tmp_path, pattern):
     """Issue 18 probe 3: ``(\\w+\\s?)+$`` ran for minutes on a ten-word document."""
     path, _ = fitted["text-multinomial"]
@@ -612,6 +613,31 @@ def test_token_pattern_with_catastrophic_backtracking_is_refused_at_load(fitted,
     _write(crafted, header, arrays)
     with pytest.raises(ModelFileError, match=r"inconsistent model file \(Vectorizer\.token_pattern: token pattern"):
         textnb.load(crafted)
+
+
+def test_a_chain_of_unbounded_repeats_is_refused_at_training_and_load(fitted, tmp_path):
+    """``\\w*\\w*\\w*\\w*\\w*\\w*x`` passed the star-height rule and took 3.7 s on a
+    50-letter document (its backtracking is a polynomial of degree 7); at most two
+    unbounded repeats one after another; the usual patterns still pass."""
+    from textnb.core.model_schema import pattern_problem
+
+    for ok in (r"(?u)\b\w\w+\b", r"\d+(?:\.\d+)?|\w+", r"[A-Za-z]+'?[A-Za-z]+", r"[a-z]+|[0-9]+|[^\s\w]+"):
+        assert pattern_problem(ok) is None, ok
+    bad = r"\w*\w*\w*x"
+    assert "chains 3 unbounded repeats one after another" in pattern_problem(bad)
+    with pytest.raises(ValueError, match=r"chains 3 unbounded repeats"):
+        textnb.TextClassifier(vectorizer=textnb.Vectorizer(token_pattern=bad)).fit(["a b", "c d"], ["x", "y"])
+    path, _ = fitted["text-multinomial"]
+    header, arrays = _read(path)
+    _vectorizer_params(header)["token_pattern"] = r"\w*\w*\w*\w*\w*\w*x"
+    crafted = tmp_path / "p.tnb"
+    _write(crafted, header, arrays)
+    from textnb.text.scorer import load_for_prediction
+
+    for read in (textnb.load, load_for_prediction):
+        with pytest.raises(ModelFileError, match=rf"^{crafted}: inconsistent model file \(Vectorizer\.token_pattern: "
+                                                 r"token pattern .* chains 6 unbounded repeats"):
+            read(crafted)
 
 
 def test_the_same_pattern_is_refused_at_training(tmp_path):
