@@ -715,6 +715,26 @@ def test_textnb_predict_with_a_file_reading_vectorizer_is_one_line_exit_1(fitted
     assert proc.stderr.count("\n") == 1 and f"{crafted}: inconsistent model file (Vectorizer.input" in proc.stderr
 
 
+@pytest.mark.parametrize("encoding", ["punycode", "PunyCode", "idna"])
+def test_a_domain_name_codec_is_refused_as_the_document_encoding(fitted, tmp_path, encoding):
+    """``encoding="punycode"`` loaded, and decoding 200 KB of ASCII bytes given to
+    ``predict`` then took 3 s (quadratic: a megabyte, over a minute)."""
+    from textnb.text.scorer import load_for_prediction
+
+    path, _ = fitted["text-multinomial"]
+    header, arrays = _read(path)
+    _vectorizer_params(header)["encoding"] = encoding
+    crafted = tmp_path / "e.tnb"
+    _write(crafted, header, arrays)
+    for read in (textnb.load, load_for_prediction):
+        with pytest.raises(ModelFileError, match=rf"^{crafted}: inconsistent model file \(Vectorizer\.encoding: "
+                                                 rf"'{encoding}' is a codec of domain names, not a document encoding"):
+            read(crafted)
+    _vectorizer_params(header)["encoding"] = "utf-16"  # a document encoding still loads
+    _write(crafted, header, arrays)
+    assert textnb.load(crafted).vectorizer_.encoding == "utf-16"
+
+
 @pytest.mark.parametrize("analyzer", ["word", "char", "char_wb"])
 @pytest.mark.parametrize("ngram", [[1, 100], [1, 21], [21, 21]])
 def test_ngram_orders_over_what_textnb_trains_are_refused_at_load(fitted, tmp_path, analyzer, ngram):

@@ -30,17 +30,26 @@ TEXT_CLASSIFIER_DEFAULTS = MappingProxyType({
 })
 
 
+#: codecs of domain names, not documents: their decoders take time quadratic in the bytes
+#: (200 KB of ASCII bytes as "punycode": 3 s in predict)
+_NOT_DOCUMENT_ENCODINGS = ("punycode", "idna")
+
+
 class _Encoding(Str):
-    """The name of a text encoding Python knows (model files)."""
+    """The name of a text encoding Python knows (model files), not one of
+    :data:`_NOT_DOCUMENT_ENCODINGS`."""
 
     def check(self, value, ctx):
         super().check(value, ctx)
         try:
-            known = codecs.lookup(value)._is_text_encoding
+            info = codecs.lookup(value)
+            known = info._is_text_encoding
         except LookupError:
             known = False
         if not known:
             _fail(f"{value!r} is not a text encoding")
+        if info.name in _NOT_DOCUMENT_ENCODINGS:
+            _fail(f"{value!r} is a codec of domain names, not a document encoding (its decoding time is quadratic)")
 
 
 class _ContentInput(Choice):
