@@ -602,7 +602,8 @@ def _vectorizer_params(header):
     return header["model"]["state"]["vectorizer_"]["params"]
 
 
-@pytest.mark.parametrize("pattern", [r"(\w+\s?)+$", r"(a*)*b", r"(x|xy)*z", r"(\w)\1", "(", "x" * 2000])
+@pytest.mark.parametrize("pattern", [r"(\w+\s?)+$", r"(a*)*b", r"(x|xy)*z", r"(\w)\1", "(", "x" * 2000,
+                                     r"\w*\w*\w*\w*\w*\w*x", r"(?=\w+)\w+\w+!"])
 def test_token_pattern_with_catastrophic_backtracking_is_refused_at_load(fitted, tmp_path, pattern):
     """Issue 18 probe 3: ``(\\w+\\s?)+$`` ran for minutes on a ten-word document."""
     path, _ = fitted["text-multinomial"]
@@ -614,11 +615,157 @@ def test_token_pattern_with_catastrophic_backtracking_is_refused_at_load(fitted,
         textnb.load(crafted)
 
 
+def test_a_chain_of_unbounded_repeats_is_refused_at_training_and_load(fitted, tmp_path):
+    """``\\w*\\w*\\w*\\w*\\w*\\w*x`` passed the star-height rule and took 3.7 s on a
+    50-letter document (its backtracking is a polynomial of degree 7); at most two
+    unbounded repeats one after another; the usual patterns still pass."""
+    from textnb.core.model_schema import pattern_problem
+
+    for ok in (r"(?u)\b\w\w+\b", r"\d+(?:\.\d+)?|\w+", r"[A-Za-z]+'?[A-Za-z]+", r"[a-z]+|[0-9]+|[^\s\w]+"):
+        assert pattern_problem(ok) is None, ok
+    bad = r"\w*\w*\w*x"
+    assert "chains 3 unbounded repeats one after another" in pattern_problem(bad)
+    with pytest.raises(ValueError, match=r"chains 3 unbounded repeats"):
+        textnb.TextClassifier(vectorizer=textnb.Vectorizer(token_pattern=bad)).fit(["a b", "c d"], ["x", "y"])
+    path, _ = fitted["text-multinomial"]
+    header, arrays = _read(path)
+    _vectorizer_params(header)["token_pattern"] = r"\w*\w*\w*\w*\w*\w*x"
+    crafted = tmp_path / "p.tnb"
+    _write(crafted, header, arrays)
+    from textnb.text.scorer import load_for_prediction
+
+    for read in (textnb.load, load_for_prediction):
+        with pytest.raises(ModelFileError, match=rf"^{crafted}: inconsistent model file \(Vectorizer\.token_pattern: "
+                                                 r"token pattern .* chains 6 unbounded repeats"):
+            read(crafted)
+
+
 def test_the_same_pattern_is_refused_at_training(tmp_path):
     """A model that trains also loads: the tokenizer applies the same rule."""
     with pytest.raises(ValueError, match=r"token_pattern: token pattern .*\(catastrophic backtracking\)"):
         textnb.TextClassifier(vectorizer=textnb.Vectorizer(token_pattern=r"(\w+\s?)+$")).fit(
             ["a b", "c d"], ["x", "y"])
+
+
+def _vectorizer_nodes(node):
+    """Every Vectorizer-like node (its params hold ``input``) of a header's model tree."""
+    if isinstance(node, dict):
+        if isinstance(node.get("params"), dict) and "input" in node["params"] and "kind" in node:
+            yield node
+        for v in node.values():
+            yield from _vectorizer_nodes(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _vectorizer_nodes(v)
+
+
+_VECTORIZER_MODELS = [name for name, (data, _) in MODELS.items() if data in ("text", "mixed", "multilabel")] + [
+    "text-tfidf"]
+
+
+@pytest.mark.parametrize("value", ["filename", "file"])
+@pytest.mark.parametrize("name", _VECTORIZER_MODELS)
+def test_a_vectorizer_that_reads_files_is_refused_at_load(fitted, tmp_path, name, value):
+    """A model file with scikit-learn's ``input="filename"`` made predict (and serve) open
+    the path each input line named and classify that file's text: only ``"content"``
+    loads, through every reader (load, the scorer predict and serve use)."""
+    from textnb.text.scorer import load_for_prediction
+
+    path, _ = fitted[name]
+    header, arrays = _read(path)
+    nodes = list(_vectorizer_nodes(header["model"]))
+    if not nodes:  # the multi-label model holds counts only
+        pytest.skip(f"{name} has no vectorizer")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("apple banana\n")
+    for k in range(len(nodes)):  # each vectorizer of the tree on its own (a fitted one, a template)
+        header, arrays = _read(path)
+        list(_vectorizer_nodes(header["model"]))[k]["params"]["input"] = value
+        crafted = tmp_path / f"i{k}.tnb"
+        _write(crafted, header, arrays)
+        for read in (textnb.load, load_for_prediction):
+            with pytest.raises(ModelFileError, match=rf"{crafted}: inconsistent model file \(\w*Vectorizer\.input: "
+                                                     rf"'{value}' is not 'content'"):
+                read(crafted)
+
+
+def test_a_vectorizer_that_reads_files_is_not_saved(tmp_path):
+    """The library's Vectorizer keeps scikit-learn's ``input="filename"``; such a model is
+    refused at save (it would not load), the file left as it was."""
+    doc = tmp_path / "d.txt"
+    doc.write_text("apple banana")
+    clf = textnb.TextClassifier(vectorizer=textnb.Vectorizer(input="filename")).fit([str(doc), str(doc)], ["x", "y"])
+    with pytest.raises(ModelFileError, match=r"Vectorizer\.input: 'filename' is not 'content'.*not written"):
+        clf.save(tmp_path / "m.tnb")
+    assert not (tmp_path / "m.tnb").exists()
+
+
+def test_textnb_predict_with_a_file_reading_vectorizer_is_one_line_exit_1(fitted, tmp_path):
+    path, _ = fitted["text-multinomial"]
+    header, arrays = _read(path)
+    _vectorizer_params(header)["input"] = "filename"
+    crafted = tmp_path / "f.tnb"
+    _write(crafted, header, arrays)
+    (tmp_path / "secret.txt").write_text("apple banana\n")
+    (tmp_path / "lines.txt").write_text(f"{tmp_path / 'secret.txt'}\n")
+    proc = subprocess.run([sys.executable, "-m", "textnb", "predict", str(crafted), "--lines", str(tmp_path / "lines.txt")],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))})
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and f"{crafted}: inconsistent model file (Vectorizer.input" in proc.stderr
+
+
+@pytest.mark.parametrize("encoding", ["punycode", "PunyCode", "idna"])
+def test_a_domain_name_codec_is_refused_as_the_document_encoding(fitted, tmp_path, encoding):
+    """``encoding="punycode"`` loaded, and decoding 200 KB of ASCII bytes given to
+    ``predict`` then took 3 s (quadratic: a megabyte, over a minute)."""
+    from textnb.text.scorer import load_for_prediction
+
+    path, _ = fitted["text-multinomial"]
+    header, arrays = _read(path)
+    _vectorizer_params(header)["encoding"] = encoding
+    crafted = tmp_path / "e.tnb"
+    _write(crafted, header, arrays)
+    for read in (textnb.load, load_for_prediction):
+        with pytest.raises(ModelFileError, match=rf"^{crafted}: inconsistent model file \(Vectorizer\.encoding: "
+                                                 rf"'{encoding}' is a codec of domain names, not a document encoding"):
+            read(crafted)
+    _vectorizer_params(header)["encoding"] = "utf-16"  # a document encoding still loads
+    _write(crafted, header, arrays)
+    assert textnb.load(crafted).vectorizer_.encoding == "utf-16"
+
+
+@pytest.mark.parametrize("analyzer", ["word", "char", "char_wb"])
+@pytest.mark.parametrize("ngram", [[1, 100], [1, 21], [21, 21]])
+def test_ngram_orders_over_what_textnb_trains_are_refused_at_load(fitted, tmp_path, analyzer, ngram):
+    """Character 1- to 100-grams passed the old bound (100): predicting 200 KB took 2.7 GB.
+    The bound is the one training has (``--ngram`` 1 to 20, the library's Vectorizer)."""
+    from textnb.text.scorer import load_for_prediction
+
+    path, _ = fitted["text-multinomial"]
+    header, arrays = _read(path)
+    params = _vectorizer_params(header)
+    params["ngram_range"] = {"$tuple": ngram}
+    params["analyzer"] = analyzer
+    if analyzer != "word":
+        params["token_pattern"] = None
+    crafted = tmp_path / "n.tnb"
+    _write(crafted, header, arrays)
+    for read in (textnb.load, load_for_prediction):
+        with pytest.raises(ModelFileError, match=rf"^{crafted}: inconsistent model file \(Vectorizer\.ngram_range: "
+                                                 rf"max_n {ngram[1]} is over 20 \(the largest n-gram order"):
+            read(crafted)
+
+
+@pytest.mark.parametrize("analyzer", ["word", "char", "char_wb"])
+def test_the_largest_ngram_order_trains_saves_and_loads(tmp_path, analyzer):
+    """A model textnb trains loads: max_n 20 does (each analyzer), 21 is refused at training."""
+    docs, y = ["apple banana fruit salad", "car truck road trip"], ["a", "b"]
+    clf = textnb.TextClassifier(vectorizer=textnb.Vectorizer(analyzer=analyzer, ngram_range=(1, 20))).fit(docs, y)
+    clf.save(tmp_path / "m.tnb")
+    assert list(textnb.load(tmp_path / "m.tnb").predict(docs)) == y
+    with pytest.raises(ValueError, match=r"ngram_range=\(1, 21\).*max_n <= 20"):
+        textnb.TextClassifier(vectorizer=textnb.Vectorizer(analyzer=analyzer, ngram_range=(1, 21))).fit(docs, y)
 
 
 @pytest.mark.parametrize("ngram", [[1, 10**6], [3, 2], [0, 1], [1, "2"]])

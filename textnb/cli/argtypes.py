@@ -13,8 +13,10 @@ flag                                       range
                                            file holds up to 1e12): larger smoothing
                                            overflows the count tables to NaN
 ``--bins``                                 1 to 10,000 (:data:`MAX_BINS`; files: 10^6)
-``--ngram``                                1 to 20 (:data:`MAX_NGRAM`; files: 100): the
-                                           terms of a document grow with the square of n
+``--ngram``                                1 to 20 (:data:`MAX_NGRAM`; files and the
+                                           library, word or character n-grams: the
+                                           same): the terms of a document grow with
+                                           the square of n
 ``--jobs``, ``--scheduler local:N``        1 to 4 x CPUs (:data:`JOBS_PER_CPU`, at most
                                            256), or -1 (all CPUs) to -CPUs
 ``--max-bytes`` (textnb, mail tools),      1 byte to 4 GiB (:data:`MAX_BYTES`)

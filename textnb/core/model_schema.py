@@ -56,11 +56,14 @@ __all__ = ["is_fitted",
     "ListOf", "MayBeAbsent", "Model", "NgramRange", "OneOf", "Optional", "Pattern", "Reals", "Str", "TupleOf",
     "When", "check_csr", "check_declared", "check_node", "check_params", "check_same_settings", "declare",
     "same_setting", "schema_of",
-    "pattern_problem", "MAX_NGRAM", "MAX_PATTERN_LENGTH", "MAX_COUNT", "MAX_DIM", "MAX_ALPHA",
+    "pattern_problem", "MAX_NGRAM", "MAX_PATTERN_DEGREE", "MAX_PATTERN_LENGTH", "MAX_COUNT", "MAX_DIM", "MAX_ALPHA",
 ]
 
-#: Largest n-gram order a model file may declare (a higher one costs memory quadratic in a document).
-MAX_NGRAM = 100
+#: Largest n-gram order a model file may declare, and a Vectorizer train (word, char and
+#: char_wb alike; ``textnb train --ngram`` goes as far): the terms of a document, and the
+#: characters they hold, grow with n (a 200 KB document's character 1- to 100-grams took
+#: 2.7 GB and 6 s to predict; 1- to 20-grams 0.4 GB and 1 s).
+MAX_NGRAM = 20
 #: Longest token pattern a model file may hold.
 MAX_PATTERN_LENGTH = 1000
 #: Largest count a model file may hold: 2**53, the last float64 that still counts exactly.
@@ -519,8 +522,11 @@ def pattern_problem(pattern):
     capturing group; back-references; an unbounded repeat (``*``, ``+``, ``{n,}``)
     inside a repeat of more than one (star height > 1: ``(\\w+\\s?)+``, ``(a*)*``);
     an unbounded repeat of an alternation (``(a|ab)*``). These are the shapes of
-    exponential backtracking in a backtracking matcher such as :mod:`re`; what is left
-    matches in time polynomial (for ordinary token patterns, linear) in the text.
+    exponential backtracking in a backtracking matcher such as :mod:`re`. Also refused:
+    more than :data:`MAX_PATTERN_DEGREE` unbounded repeats one after another
+    (``\\w*\\w*\\w*x``), whose backtracking is a polynomial of that degree. What is left
+    matches in time at most cubic in a run of text the repeats match (for ordinary token
+    patterns, linear in the text).
     """
     if len(pattern) > MAX_PATTERN_LENGTH:
         return f"token pattern of {len(pattern)} characters, over {MAX_PATTERN_LENGTH}"
@@ -532,9 +538,37 @@ def pattern_problem(pattern):
     if compiled.groups > 1:
         return "token pattern captures more than one group"
     problem = _walk(parsed, outer_repeat=False)
+    if not problem and _degree(parsed) > MAX_PATTERN_DEGREE:
+        problem = (f"chains {_degree(parsed)} unbounded repeats one after another (polynomial backtracking: "
+                   f"at most {MAX_PATTERN_DEGREE})")
     if problem:
         return f"token pattern {pattern[:60]!r} {problem}"
     return None
+
+
+#: Most unbounded repeats (``*``, ``+``, ``{n,}``) a token pattern may have one after
+#: another: a failing match backtracks through every split of a run of text between
+#: them, so ``k`` of them cost ``n ** (k + 1)`` steps on a run of ``n`` characters
+#: (``\w*\w*\w*\w*\w*\w*x``: 3.7 s on 50 letters); alternatives count once (the most of
+#: any branch), a lookaround as part of the sequence it is in.
+MAX_PATTERN_DEGREE = 2
+
+
+def _degree(items):
+    """The most unbounded repeats one after another in ``items`` (see :data:`MAX_PATTERN_DEGREE`)."""
+    total = 0
+    for op, av in items:
+        if op in _REPEATS:
+            total += (av[1] == _MAXREPEAT) + _degree(av[2])
+        elif op == _sre_c.SUBPATTERN:
+            total += _degree(av[-1])
+        elif op == _sre_c.BRANCH:
+            total += max((_degree(b) for b in av[1]), default=0)
+        elif op in (_sre_c.ASSERT, _sre_c.ASSERT_NOT):
+            total += _degree(av[1])
+        elif op == getattr(_sre_c, "ATOMIC_GROUP", None):
+            total += _degree(av)
+    return total
 
 
 def _walk(items, outer_repeat):
@@ -822,7 +856,9 @@ class NgramRange(Spec):
     """``(min_n, max_n)`` with ``1 <= min_n <= max_n <= MAX_NGRAM``."""
 
     def check(self, value, ctx):
-        TupleOf(Int(1, MAX_NGRAM), Int(1, MAX_NGRAM)).check(value, ctx)
+        TupleOf(Int(1, None), Int(1, None)).check(value, ctx)
+        if value[1] > MAX_NGRAM:
+            _fail(f"max_n {value[1]} is over {MAX_NGRAM} (the largest n-gram order textnb trains or reads)")
         if value[0] > value[1]:
             _fail(f"min_n {value[0]} > max_n {value[1]}")
 

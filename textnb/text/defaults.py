@@ -11,7 +11,7 @@ import codecs
 from types import MappingProxyType
 
 from textnb.core.model_schema import (MAX_DIM, N_JOBS, Array, Bool, Choice, Counts, DictOf, Float, Int, ListOf, MayBeAbsent,
-                                      NgramRange, OneOf, Optional, Pattern, Str, When, _fail)
+                                      NgramRange, OneOf, Optional, Pattern, Str, When, _fail, _show)
 from textnb.io.corpus import MAX_DOCUMENT_BYTES
 from textnb.text.tokenize import TOKEN_PATTERN
 
@@ -30,17 +30,43 @@ TEXT_CLASSIFIER_DEFAULTS = MappingProxyType({
 })
 
 
+#: codecs of domain names, not documents: their decoders take time quadratic in the bytes
+#: (200 KB of ASCII bytes as "punycode": 3 s in predict)
+_NOT_DOCUMENT_ENCODINGS = ("punycode", "idna")
+
+
 class _Encoding(Str):
-    """The name of a text encoding Python knows (model files)."""
+    """The name of a text encoding Python knows (model files), not one of
+    :data:`_NOT_DOCUMENT_ENCODINGS`."""
 
     def check(self, value, ctx):
         super().check(value, ctx)
         try:
-            known = codecs.lookup(value)._is_text_encoding
+            info = codecs.lookup(value)
+            known = info._is_text_encoding
         except LookupError:
             known = False
         if not known:
             _fail(f"{value!r} is not a text encoding")
+        if info.name in _NOT_DOCUMENT_ENCODINGS:
+            _fail(f"{value!r} is a codec of domain names, not a document encoding (its decoding time is quadratic)")
+
+
+class _ContentInput(Choice):
+    """``input="content"`` only: a model file's documents are the texts given to it.
+
+    scikit-learn's ``"filename"`` and ``"file"`` would make predict open and read the
+    paths (or objects) it is given as documents, so a model file could read any file the
+    process can (``textnb predict`` of a line ``/etc/shadow``, ``textnb serve``).
+    :func:`textnb.core.model_io.save` refuses to write such a model for the same reason.
+    """
+
+    def __init__(self):
+        super().__init__("content")
+
+    def check(self, value, ctx):
+        if not (type(value) is str and value == "content"):
+            _fail(f"{_show(value)} is not 'content' (a model file may not read its documents from files)")
 
 
 #: what a Vectorizer node of a model file may hold (its estimator's schemas; the scorer checks them too)
@@ -53,7 +79,7 @@ VECTORIZER_PARAMS = {
     "stemmer": Optional(Choice("porter", "snowball")), "ngram_range": NgramRange(),
     "min_df": _DF, "max_df": _DF, "max_features": Optional(Int(1, MAX_DIM)), "binary": Bool(),
     # scikit-learn's other parameters (callables cannot be stored in a model file)
-    "input": Choice("content", "file", "filename"), "encoding": _Encoding(100),
+    "input": _ContentInput(), "encoding": _Encoding(100),
     "decode_error": Choice("strict", "ignore", "replace"), "strip_accents": Optional(Choice("ascii", "unicode")),
     "preprocessor": Choice(None), "tokenizer": Choice(None), "analyzer": Choice("word", "char", "char_wb"),
     "vocabulary": Optional(OneOf(ListOf(Str(10_000)), DictOf(Str(10_000), Int(0, MAX_DIM)))),

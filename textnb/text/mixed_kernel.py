@@ -31,7 +31,7 @@ import numpy as np
 from textnb.core.errors import InputError
 from textnb.core.model_io import ModelNode, build
 from textnb.core.model_schema import (FEATURE_NAMES, N_FEATURES, Any, Attributes, Classes, Counts, ListOf, Model,
-                                      Optional, check_params)
+                                      Optional, check_declared, check_params)
 from textnb.core.stats import CountTable, merge_aligned
 from textnb.io.tables import TEXT, Attribute
 from textnb.io.uncertain import UNCERTAIN_KINDS, column_slices
@@ -176,6 +176,29 @@ def text_term(part, documents):
     if isinstance(part, TextPart):
         return part.term(documents)
     return part.predict_joint_log_proba(documents) - part.model_.class_log_prior_
+
+
+def _templates_checked(node):
+    """Whether the unfitted ``vectorizer`` and ``text_model`` nodes among ``node``'s
+    parameters (one each, or dicts of them by attribute name) were checked here as
+    :func:`~textnb.core.model_io.load` checks them (a Vectorizer's parameters against its
+    schema: raises :class:`~textnb.core.errors.ModelFileError` for one load refuses); False
+    for another kind, which the estimator (``construct(node)``) checks."""
+    from textnb.text.defaults import VECTORIZER_PARAMS
+    from textnb.text.scorer import known_template
+
+    for key in ("vectorizer", "text_model"):
+        value = node.params.get(key)
+        for template in (value.values() if isinstance(value, dict) else [value]):
+            if template is None:
+                continue
+            if not isinstance(template, ModelNode) or template.state:
+                return False
+            if template.kind == "Vectorizer":
+                check_declared(template.kind, VECTORIZER_PARAMS, {}, template.params, {})
+            elif not known_template(template):
+                return False
+    return True
 
 
 def _template(value, what, name):
@@ -527,6 +550,8 @@ class MixedKernel(TableKernel):
         (``construct(node)``), which reports or scores it as ``load`` does."""
         from textnb.core.model_io import instantiate
 
+        if not _templates_checked(node):
+            return construct(node)
         if not node.state:  # an unfitted template (APNBC's estimator parameter)
             return instantiate(cls, ModelNode(node.kind, dict(node.params), {}))
         texts = node.state.get("text_models_")

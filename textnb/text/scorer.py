@@ -54,7 +54,7 @@ from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, PIPELINE_
                                   WEIGHTING_STATE, calibrated_log_proba, support_mask, term_scores, weigh_cells)
 
 __all__ = ["CountScorer", "DocumentCounts", "TextScorer", "document_model", "load_for_prediction", "reads_mail",
-           "scored_count_model", "scorer_from_file", "scorer_from_node", "scorer_from_tree", "text_model_root"]
+           "known_template", "scored_count_model", "scorer_from_file", "scorer_from_node", "scorer_from_tree", "text_model_root"]
 
 #: Fewer documents than this are looked up in a dict (building TermKeys costs more).
 _FEW_DOCUMENTS = 64
@@ -466,7 +466,7 @@ def document_model(root, template_known=None):
     if not len(terms):  # an empty vocabulary: building the estimator reports it in one line
         return None
     try:
-        _check_text_classifier(root, vec, template_known or _template_known)
+        _check_text_classifier(root, vec, template_known or known_template)
     except (ModelFileError, ValueError, TypeError, KeyError, IndexError):
         return None  # load reports it in its own words
     vec_params = {**VECTORIZER_DEFAULTS, **vec.params}
@@ -522,7 +522,7 @@ def _check(node, template=False):
                 value is None and name == "estimator"):
             raise ValueError(f"{node.kind}.{name} is not a model")
     for value in _nested_values([node.params.get(k) for k in templates]):
-        if not _template_known(value):
+        if not known_template(value):
             raise ValueError(f"a {value.kind} template")  # load builds (and checks) it
 
 
@@ -556,8 +556,9 @@ def _wrapper(kind):
     return _WRAPPERS.get(kind)
 
 
-def _template_known(node):
-    """An unfitted model of a kind read here, its parameters as their schemas want them."""
+def known_template(node):
+    """An unfitted model of a kind read here, its parameters as their schemas want them
+    (raises what :func:`~textnb.core.model_schema.check_declared` raises; False: another kind)."""
     if node.state:
         return False
     if node.kind in KERNELS:

@@ -87,7 +87,9 @@ class Vectorizer(DeclaredTags, TransformerMixin, BaseEstimator, auto_wrap_output
     token_pattern : str, default=r"(?u)\\b\\w\\w+\\b"
         Regular expression for a token (Unicode-aware; one capturing group at most).
     ngram_range : tuple (min_n, max_n), default=(1, 1)
-        Word n-grams, or character n-grams for 'char' / 'char_wb'.
+        Word n-grams, or character n-grams for 'char' / 'char_wb'; ``max_n`` at most
+        20 (:data:`textnb.core.model_schema.MAX_NGRAM`, what a model file may hold;
+        scikit-learn has no bound).
     analyzer : {'word', 'char', 'char_wb'} or callable, default='word'
         Terms are words, character n-grams, character n-grams inside words (padded
         with a space), or what a callable (decoded document -> terms) returns.
