@@ -210,3 +210,35 @@ def test_default_parts_that_chose_other_event_models_are_refused_with_the_remedy
                    "their chosen event models differ (event_model is 'bernoulli' in ", "'complement' in ",
                    "chooses its event model on each part's documents",
                    "train every part with the same --model multinomial, bernoulli or complement")
+
+
+@pytest.mark.parametrize("last_size", ["big", "huge"])
+def test_aode_parts_that_list_nominal_values_in_another_order_merge_into_the_whole_files_model(tmp_path, last_size):
+    """``textnb train --model aode`` on o1.csv (red, then blue) and o2.csv (blue, then red;
+    and with a size only o2 has) and ``textnb merge``: AODE added its value counts by position, a wrong
+    model without a word (0.5/0.5 where the whole file's model says 0.714/0.286). The values
+    are matched by name: either way round, the merged model predicts the whole file as the
+    model trained on it does, the same labels and probabilities."""
+    import numpy as np
+
+    from textnb.core.model_io import load
+    from textnb.io.tables import read_table
+
+    one = ["red,big,yes", "blue,small,no", "red,small,yes", "blue,big,no", "red,big,yes", "red,small,yes"]
+    two = ["blue,small,yes", "red,big,no", "blue,big,yes", "red,small,no", "blue,small,no", f"red,{last_size},yes"]
+    for name, rows in (("o1", one), ("o2", two), ("whole", one + two)):
+        (tmp_path / f"{name}.csv").write_text("colour,size,class\n" + "\n".join(rows) + "\n")
+        assert cli("train", tmp_path / f"{name}.csv", "--model", "aode", "-o", tmp_path / f"{name}.tnb")[0] == 0
+    whole = load(tmp_path / "whole.tnb")
+    table = read_table(tmp_path / "whole.csv", like=whole.attributes)
+    expected = cli("predict", tmp_path / "whole.tnb", tmp_path / "whole.csv", "--proba")
+    for first, second in (("o1", "o2"), ("o2", "o1")):
+        merged = tmp_path / f"{first}{second}.tnb"
+        assert cli("merge", tmp_path / f"{first}.tnb", tmp_path / f"{second}.tnb", "-o", merged) == (
+            0, f"merged 2 models -> {merged}\n", "")
+        assert cli("predict", merged, tmp_path / "whole.csv", "--proba") == expected
+        model = load(merged)
+        query = read_table(tmp_path / "whole.csv", like=model.attributes)
+        assert sorted(model.attributes[1].values) == sorted({"big", "small", last_size})
+        assert np.array_equal(model.predict(query.X), whole.predict(table.X))
+        assert np.allclose(model.predict_proba(query.X), whole.predict_proba(table.X), rtol=0, atol=1e-9)

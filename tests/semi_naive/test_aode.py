@@ -252,6 +252,65 @@ def test_merge_equals_fit_on_union():
         left.merge(AODE().fit(X[:, :2], y))
 
 
+def _parts_in_other_value_orders(tmp_path, green=True):
+    """Two CSV parts that meet the values of their nominal attributes in other orders (o1
+    red then blue, o2 blue then red; with ``green``, a value only o2 has; a numeric
+    attribute with the same MDL cut points in both), and the whole file: o1's rows, then o2's."""
+    one = ["red,big,1,yes", "blue,small,1,no", "red,small,9,yes", "blue,big,9,no", "red,big,1,yes",
+           "red,small,1,yes", "blue,big,9,no"]
+    two = ["blue,small,1,yes", "red,big,9,no", "blue,big,1,yes", "red,small,9,no", "blue,small,9,no",
+           "green,big,1,yes" if green else "blue,big,1,yes", "red,big,9,yes"]
+    head = "colour,size,weight,class\n"
+    paths = []
+    for name, rows in (("o1", one), ("o2", two), ("whole", one + two)):
+        (tmp_path / f"{name}.csv").write_text(head + "\n".join(rows) + "\n")
+        paths.append(tmp_path / f"{name}.csv")
+    return paths
+
+
+def test_merge_aligns_nominal_values_by_name(tmp_path):
+    """AODE kept its value counts by position: parts listing red, blue and blue, red merged
+    without error into a wrong model (0.5/0.5 where the whole file's model says 0.714/0.286).
+    The pair table is laid out on the merged values (TabularNB's alignment), which the merged
+    model declares: it is the model trained on the whole file, either way round, for
+    declared attributes and for a DataFrame's; columns of value indices merge by index."""
+    import pandas as pd
+
+    for green in (False, True):  # the same values in another order (merged silently, wrong), a value more
+        (tmp_path / str(green)).mkdir()
+        one, two, whole_csv = _parts_in_other_value_orders(tmp_path / str(green), green)
+        a, b, t = (read_table(p) for p in (one, two, whole_csv))
+        assert a.attributes[0].values == ["red", "blue"] and b.attributes[0].values[:2] == ["blue", "red"]
+        whole = AODE(attributes=tuple(t.attributes)).fit(t.X, t.y)
+        for first, second in ((a, b), (b, a)):
+            merged = AODE(attributes=tuple(first.attributes)).fit(first.X, first.y)
+            merged.merge(AODE(attributes=tuple(second.attributes)).fit(second.X, second.y))
+            assert isinstance(merged.attributes, tuple)
+            assert sorted(merged.attributes[0].values) == sorted(t.attributes[0].values)
+            query = read_table(whole_csv, like=merged.attributes)
+            assert_array_equal(merged.predict(query.X), whole.predict(t.X))
+            assert_allclose(merged.predict_proba(query.X), whole.predict_proba(t.X), rtol=0, atol=1e-9)
+    # a DataFrame's values, recorded in frame_attributes_
+    frames = [pd.read_csv(p, dtype={"colour": str, "size": str}) for p in (one, two, whole_csv)]
+    fitted = [AODE().fit(f.drop(columns=["weight", "class"]), f["class"]) for f in frames]
+    merged = fitted[0].merge(fitted[1])
+    assert merged.frame_attributes_[0].values == ["red", "blue", "green"]
+    X = frames[2].drop(columns=["weight", "class"])
+    assert_allclose(merged.predict_proba(X), fitted[2].predict_proba(X), rtol=0, atol=1e-9)
+    # value indices (nothing declared): by index, a part that saw fewer values widened
+    X, y = random_table(5, n=80)
+    low = np.where(np.nan_to_num(X[:, 0], nan=0) < 2)[0][:30]
+    rest = np.setdiff1d(np.arange(80), low)
+    merged = AODE().fit(X[low], y[low]).merge(AODE().fit(X[rest], y[rest]))
+    whole = AODE().fit(X[np.concatenate([low, rest])], y[np.concatenate([low, rest])])
+    assert_array_equal(merged.n_values_, whole.n_values_)
+    assert_allclose(merged.pair_count_, whole.pair_count_)
+    assert_allclose(merged.predict_proba(X), whole.predict_proba(X), rtol=0, atol=1e-9)
+    with pytest.raises(ValueError, match="the values of attribute 'colour' are declared in one and not in the other"):
+        AODE(attributes=tuple(a.attributes)).fit(a.X, a.y).merge(
+            AODE(attributes=("colour", "size", a.attributes[2])).fit(a.X, a.y))
+
+
 def test_weights_equal_repeated_rows():
     X, y = random_table(4, n=50)
     w = np.random.default_rng(0).integers(0, 4, size=50)

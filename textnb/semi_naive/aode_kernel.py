@@ -60,6 +60,7 @@ import numpy as np
 from textnb.core.logspace import logsumexp_max_apart
 from textnb.naive_bayes.cut_points import apply_cut_points, check_same_cut_points, mdl_cut_points, nominal_rows
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
+from textnb.naive_bayes.tabular_kernel import merged_attributes
 from textnb.naive_bayes.scoring import (check_nominal_codes, check_partial_fit_labels, check_sample_weight,
                                         class_positions, fit_classes, partial_fit_classes)
 from textnb.core.model_schema import (CLASS_VALUES, FEATURE_NAMES, check_params, MAX_COUNT, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes,
@@ -67,7 +68,7 @@ from textnb.core.model_schema import (CLASS_VALUES, FEATURE_NAMES, check_params,
 from textnb.core.stats import CountTable, merge_aligned
 from textnb.core.wrapping import declared_attributes
 from textnb.io.frames import frame_for_batch, frame_for_fit
-from textnb.io.tables import check_plain_attributes
+from textnb.io.tables import Attribute, check_plain_attributes
 
 __all__ = ["MAX_PAIR_CELLS", "AODEKernel"]
 
@@ -315,7 +316,12 @@ class AODEKernel(TableKernel):
         points; a parameter that differs is :class:`~textnb.core.errors.SettingsDiffer`, naming it).
 
         Training on two parts and merging gives the model trained on their union.
-        Classes are aligned by name.
+        Classes are aligned by name, and so are the values of nominal attributes whose
+        values are declared (``attributes``, or a DataFrame's ``frame_attributes_``:
+        :func:`~textnb.naive_bayes.tabular_kernel.merged_attributes`, TabularNB's
+        alignment, as a CSV part numbers its values in the order it meets them): the pair
+        table is laid out on the merged values, which the merged model declares. Columns
+        of value indices (nothing declared) are matched by index.
         """
         self._check_fitted()
         other._check_fitted()
@@ -328,14 +334,68 @@ class AODEKernel(TableKernel):
         check_same_cut_points(self.attribute_names_, self.cut_points_, other.cut_points_,
                               "fit the discretisation once (partial_fit on a common first batch) before "
                               "training the parts, or discretise the numeric attributes beforehand")
-        if not np.array_equal(self.n_values_, other.n_values_):
-            raise ValueError("cannot merge AODE models with different attributes or numbers of values")
-        n_cells = int(self.slot_offsets_[-1]) ** 2
-        self.classes_, self._table = merge_aligned([
-            (m.classes_, CountTable.from_arrays(m.class_count_, m.pair_count_.reshape(len(m.classes_), n_cells)))
-            for m in (self, other)])
+        declared, n_values, slots = self._merged_layout(other)
+        n_slots = int((n_values + 1).sum())
+        if len(np.union1d(self.classes_, other.classes_)) * n_slots * n_slots > MAX_PAIR_CELLS:
+            raise ValueError(f"the merged AODE's pair table would have over {MAX_PAIR_CELLS} cells "
+                             f"({n_slots}^2 attribute-value slots per class); use fewer attributes or values")
+        self.classes_, self._table = merge_aligned(
+            [(m.classes_, CountTable.from_arrays(m.class_count_, m.pair_count_.reshape(len(m.classes_), -1)))
+             for m in (self, other)],
+            columns=[(s[:, None] * n_slots + s[None, :]).ravel() for s in slots], n_features=n_slots * n_slots)
+        self.n_values_ = n_values
+        self.slot_offsets_ = np.concatenate([[0], np.cumsum(n_values + 1)]).astype(np.int64)
+        if declared is not None:
+            if self.attributes is not None:
+                self.attributes = type(self.attributes)(declared) if isinstance(self.attributes, (list, tuple)) \
+                    else declared
+            else:
+                self.frame_attributes_ = declared
         self._publish()
         return self
+
+    def _merged_layout(self, other):
+        """``(declared, n_values, (my slots, other's slots))`` of the merge of ``other`` into
+        this model: the merged declared attributes (None when this model declares none),
+        the merged numbers of values, and per model the merged slot of each of its slots.
+
+        Nominal values are matched by :func:`~textnb.naive_bayes.tabular_kernel.merged_attributes`:
+        by name where both models declare them, by index where neither does (a column of
+        value indices); a column whose values one model declares and the other does not
+        is a ValueError, as is another difference of kinds."""
+        def described(model):  # per column an Attribute; undeclared values are their indices
+            declared = declared_attributes(model)
+            out = []
+            for j, name in enumerate(model.attribute_names_):
+                a = None if declared is None else declared[j]
+                kind = "nominal" if isinstance(a, str) or a is None else getattr(a, "kind", "nominal")
+                named = a is not None and not isinstance(a, str) and kind == "nominal"
+                values = list(a.values) if named else list(range(int(model.n_values_[j])))
+                out.append((Attribute(str(name), kind, [] if kind == "numeric" else values), named))
+            return out
+
+        mine, theirs = described(self), described(other)
+        for name, (_, named), (_, other_named) in zip(self.attribute_names_, mine, theirs):
+            if named != other_named:
+                raise ValueError(f"cannot merge AODE models: the values of attribute {str(name)!r} are declared "
+                                 "in one and not in the other")
+        merged, where = merged_attributes([a for a, _ in mine], [a for a, _ in theirs], "AODE")
+        n_values = np.array([int(self.n_values_[j]) if a.kind == "numeric" else max(len(a.values), 1)
+                             for j, a in enumerate(merged)], dtype=np.int64)
+        offsets = np.concatenate([[0], np.cumsum(n_values + 1)]).astype(np.int64)
+        slots = []
+        for side, model in enumerate((self, other)):
+            s = []
+            for j, positions in enumerate(where):
+                k = int(model.n_values_[j])
+                positions = list(range(k)) if positions is None else list(positions[side])
+                positions += range(len(positions), k)  # an attribute of no declared value has one empty slot
+                s.append(offsets[j] + np.array(positions + [int(n_values[j])], dtype=np.int64))  # then missing
+            slots.append(np.concatenate(s + [np.empty(0, np.int64)]))
+        declared = declared_attributes(self)
+        if declared is not None:
+            declared = [m if named else a for a, m, (_, named) in zip(declared, merged, mine)]
+        return declared, n_values, slots
 
     # -- estimates ---------------------------------------------------------------------
     def _publish(self):
