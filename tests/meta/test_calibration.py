@@ -170,3 +170,60 @@ def test_threshold_for_fpr_never_exceeds_a_rate_just_below_a_fraction():
     assert threshold_for_fpr([0.0, 1.0], [False, False], 0.4999999999) == 1.0
     assert threshold_for_fpr(np.arange(10.0), np.zeros(10, bool), 0.1 * 3) == 6.0  # 0.30000000000000004
     assert threshold_for_fpr(np.arange(10.0), np.zeros(10, bool), 0.3) == 6.0
+
+
+_DECLARED = """@relation weather
+@attribute outlook {sunny,overcast,rainy}
+@attribute windy {TRUE,FALSE}
+@attribute play {yes,no,maybe}
+@data
+""" + "\n".join(["sunny,FALSE,no", "sunny,TRUE,no", "overcast,FALSE,yes", "rainy,FALSE,yes", "rainy,FALSE,yes",
+                 "rainy,TRUE,no", "overcast,TRUE,yes", "sunny,FALSE,no", "sunny,FALSE,yes", "rainy,FALSE,yes",
+                 "sunny,TRUE,yes", "overcast,TRUE,yes", "overcast,FALSE,yes", "rainy,TRUE,no"]) + "\n"
+
+
+@pytest.mark.parametrize("method", ["sigmoid", "isotonic"])
+def test_calibrated_table_model_keeps_the_declared_classes_in_their_order(tmp_path, method):
+    """An ARFF class attribute ``{yes,no,maybe}`` whose ``maybe`` no row has: the calibrated
+    model's classes are its base model's, declared order and empty class kept (as
+    scikit-learn's CalibratedClassifierCV takes the base classes), so ``predict --proba``
+    columns and ``--json`` keys are those of the uncalibrated model; the empty class gets
+    the small calibrated probability of a class never seen (was: ``np.unique(y)``, ``no``
+    and ``yes`` only, alphabetical)."""
+    import io
+    import json
+
+    from textnb.cli import main
+    from textnb.io.tables import read_table
+    from textnb.naive_bayes.tabular import TabularNB
+
+    arff = tmp_path / "weather.arff"
+    arff.write_text(_DECLARED, encoding="utf-8")
+
+    def run(*argv):
+        out, err = io.StringIO(), io.StringIO()
+        code = main([str(a) for a in argv], stdout=out, stderr=err)
+        assert code == 0, err.getvalue()
+        return out.getvalue()
+
+    keys = {}
+    for name, extra in (("plain", []), ("calibrated", ["--calibrate", method])):
+        model = tmp_path / f"{name}.tnb"
+        run("train", arff, *extra, "-o", model)
+        assert list(load(model).classes_) == ["yes", "no", "maybe"]
+        rows = [json.loads(line) for line in run("predict", model, arff, "--proba", "--json").splitlines()]
+        keys[name] = [list(r["proba"]) for r in rows]
+        assert all(abs(sum(r["proba"].values()) - 1) < 1e-9 for r in rows)
+        assert all(0 <= r["proba"]["maybe"] < 0.1 for r in rows)
+        columns = [[cell.split("=")[0] for cell in line.split("\t")[2:]]
+                   for line in run("predict", model, arff, "--proba").splitlines()]
+        assert columns == keys[name]
+    assert keys["plain"] == keys["calibrated"] == [["yes", "no", "maybe"]] * 14
+
+    table = read_table(str(arff))
+    base = TabularNB(attributes=tuple(table.attributes), class_values=tuple(table.classes))
+    clf = CalibratedNB(base, method=method, cv=2).fit(table.X, table.y)
+    assert list(clf.classes_) == list(clf.estimator_.classes_) == ["yes", "no", "maybe"]
+    proba = clf.predict_proba(table.X)
+    assert proba.shape == (14, 3) and np.all(proba[:, 2] < 0.1)
+    assert set(clf.predict(table.X)) <= {"yes", "no"}

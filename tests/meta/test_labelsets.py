@@ -53,3 +53,29 @@ def test_pcut_gives_a_document_scored_alone_its_best_labels_under_min_labels():
         assert np.flatnonzero(D[0] > 0).tolist() == expected
     D = decision(S, "pcut", None, 0, pcut_rate=np.array([0.1, 0.2, 0.1, 0.3]))
     assert not (D > 0).any()  # (without min_labels: PCut's own answer for a batch of one)
+
+
+@pytest.mark.parametrize("strategy, fbr", [("scut", None), ("scutfbr", 0.0), ("scutfbr", 0.3)])
+def test_a_label_of_one_document_is_never_given_to_every_document(strategy, fbr):
+    """A label on one training document has the out-of-fold score -inf there (its fold's
+    model never saw it): SCut's F1-best cut was then 'every document' (threshold -1e300) and
+    the label went to every new document; SCutFBR did the same when ``fbr`` was 0. Now its
+    threshold is the top out-of-fold score (SCutFBR.1's fallback), in every strategy; a
+    label with no document keeps the threshold no score passes."""
+    from textnb.meta.labelsets import decide, decision
+
+    rng = np.random.RandomState(0)
+    S = rng.normal(size=(12, 3))
+    T = np.zeros((12, 3), dtype=bool)
+    T[:6, 0] = True
+    T[3, 1] = True  # label 1: one document ...
+    S[3, 1] = -np.inf  # ... scored -inf out of fold
+    S[:, 2] = -np.inf  # label 2: no document
+    thresholds, _ = decide(S, T, strategy, fbr=fbr, min_labels=0)
+    assert thresholds[1] == S[:, 1].max()
+    assert thresholds[2] == 1e300
+    new = rng.normal(size=(50, 3))
+    new[:, 2] = -np.inf
+    D = decision(new, strategy, thresholds, 0)
+    assert (D[:, 1] > 0).sum() == (new[:, 1] > S[:, 1].max()).sum() < 50
+    assert not (D[:, 2] > 0).any()

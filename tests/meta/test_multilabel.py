@@ -607,10 +607,38 @@ def test_label_f1_plot_writes_its_log_axis_ticks_as_plain_numbers(tmp_path, monk
     assert any(t.startswith("l$") for t in (a.get_text() for a in ax.texts))  # names as written
 
 
+@pytest.mark.parametrize("strategy", ["scut", "scutfbr"])
+def test_a_label_of_one_training_document_is_not_predicted_for_every_document(tmp_path, strategy):
+    """``train --strategy scut`` on a fastText file where a label is on one line gave that
+    label the threshold -1e300 (its out-of-fold score is -inf) and ``predict`` printed it
+    for every document; now it gets the top out-of-fold score as threshold (as SCutFBR's
+    fallback), so documents of the other topics do not get it."""
+    texts, Y = _topic_documents(120, 3)
+    lines = [" ".join(f"__label__{k}" for k in np.flatnonzero(row)) + " " + t for row, t in zip(Y, texts)]
+    lines.append("__label__rare __label__0 t0w1 t0w2 unique")
+    corpus, plain, model = tmp_path / "rare.ft", tmp_path / "new.txt", tmp_path / "rare.tnb"
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    new_texts, _ = _topic_documents(40, 4)
+    plain.write_text("\n".join(new_texts) + "\n", encoding="utf-8")
+    code, _, err = _cli("train", corpus, "--strategy", strategy, "-o", model)
+    assert code == 0, err
+    code, out, err = _cli("predict", model, "--lines", plain)
+    assert code == 0, err
+    predicted = [line.rsplit("\t", 1)[1].split(",") for line in out.splitlines()]
+    assert len(predicted) == 40
+    assert sum("rare" in labels for labels in predicted) < 5, predicted
+
+
 def test_inspect_prints_sentinel_thresholds_readably(tmp_path):
-    """A label whose threshold is a sentinel (+-1e300: SCut on a label of one document, whose
-    out-of-fold score is -inf) is printed as '-inf (every document passes it)', not a
-    300-digit number; '--json' keeps the number."""
+    """A sentinel threshold (+-1e300: a label no score passes or every score passes) is
+    printed as '+inf (no document passes it)' / '-inf (every document passes it)', not a
+    300-digit number; '--json' keeps the number. A label of one document (out-of-fold
+    score -inf) under SCut was such a sentinel (-inf: the label on every document); it
+    now has a finite threshold, the top out-of-fold score, printed as a number."""
+    from textnb.cli.inspect import _threshold_text
+
+    assert _threshold_text(-1e300) == "-inf (every document passes it)"
+    assert _threshold_text(1e300) == "+inf (no document passes it)"
     texts, Y = _topic_documents(120, 3)
     lines = [" ".join(f"__label__{k}" for k in np.flatnonzero(row)) + " " + t for row, t in zip(Y, texts)]
     lines.append("__label__rare __label__0 t0w1 t0w2 unique")
@@ -623,6 +651,7 @@ def test_inspect_prints_sentinel_thresholds_readably(tmp_path):
     assert code == 0, err
     rows = [line for line in out.splitlines() if line.startswith("  ") and ": threshold " in line]
     assert rows and all(len(line) < 80 for line in rows), rows
-    assert any(line.strip() == "rare: threshold -inf (every document passes it)" for line in rows), rows
+    rare = [line.strip() for line in rows if line.strip().startswith("rare: threshold ")]
+    assert len(rare) == 1 and "inf" not in rare[0], rows
     code, out, _ = _cli("inspect", model, "--json")
     assert code == 0 and "rare" in out

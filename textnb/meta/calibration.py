@@ -47,21 +47,28 @@ def estimator_log_odds(estimator, X, classes):
     """Per-class log-odds of a fitted classifier, columns aligned on ``classes``.
 
     Computed from ``predict_log_proba`` (log-odds do not depend on the normalisation),
-    so any classifier works, including a Pipeline. A class the estimator does not know
-    gets ``-inf``.
+    so any classifier works, including a Pipeline. ``classes`` in any order (a table
+    model's declared order); a class the estimator does not know gets ``-inf``, a class
+    of the estimator not in ``classes`` is left out.
     """
     lp = np.asarray(estimator.predict_log_proba(X), dtype=np.float64)
     full = np.full((lp.shape[0], len(classes)), -np.inf)
-    full[:, np.searchsorted(classes, estimator.classes_)] = lp
+    where = {c: j for j, c in enumerate(np.asarray(classes).tolist())}
+    mine = [where.get(c) for c in np.asarray(estimator.classes_).tolist()]
+    kept = [i for i, j in enumerate(mine) if j is not None]
+    full[:, [mine[i] for i in kept]] = lp[:, kept]
     if len(classes) == 1:
         return np.zeros_like(full)
     return log_odds(full)
 
 
-def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight=None, return_rows=False):
+def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight=None, return_rows=False,
+                         classes=None):
     """Log-odds of every object from a model that did not see it (stratified K-fold).
 
-    Returns ``(scores, classes)`` with ``scores`` of shape (n_samples, n_classes). ``cv``
+    Returns ``(scores, classes)`` with ``scores`` of shape (n_samples, n_classes), the
+    columns ``classes`` (None: the sorted classes of ``y``; a fitted model's ``classes_``,
+    e.g. a table model's declared classes, one no object has included). ``cv``
     is what scikit-learn's ``check_cv`` accepts: an int (None: 5) makes stratified folds
     shuffled with ``random_state``, their number lowered to the size of the smallest
     class when needed (at least 2); a splitter (``cv.split(X, y)``) or an iterable of
@@ -73,7 +80,7 @@ def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight
     parts partition them).
     """
     y = np.asarray(y)
-    classes = np.unique(y)
+    classes = np.unique(y) if classes is None else np.asarray(classes)
     splits = given_splits(cv, X, y)
     if splits is None:
         splits = calibration_folds(y, 5 if cv is None else cv, random_state)
@@ -185,6 +192,10 @@ class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEs
     estimator_ : classifier
         The estimator fitted on all the data.
     classes_ : ndarray of shape (n_classes,)
+        The fitted estimator's classes, in its order (a table model's declared classes,
+        one no training row has included: its map, fitted on no positive, gives it the
+        probability of a class never seen), so the columns of ``predict_proba`` are the
+        estimator's with and without calibration.
     calibrated_classes_ : ndarray of int
         Indices of the classes that have a calibration map (only the second class
         with two classes; every class otherwise).
@@ -260,19 +271,24 @@ class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEs
             raise ValueError(f"sample_weight has shape {sw.shape}; expected ({X.shape[0]},)")
         splits = given_splits(self.cv, X, y)  # a bad cv: one line, before any model is fitted
         base = self._base()
-        self.classes_ = np.unique(y)
-        n_classes = len(self.classes_)
         kw = {} if sw is None else {"sample_weight": sw}
-        final = None
-        if isinstance(base, SmoothingCV) and n_classes >= 2:
+        smoothing = isinstance(base, SmoothingCV) and len(np.unique(y)) >= 2
+        # the model on all the data first: its classes are the calibrated model's (as
+        # scikit-learn's CalibratedClassifierCV), so a table model's declared classes stay,
+        # in their order, and a declared class no row has gets a map fitted on no positive
+        # (the calibrated probability of a class never seen: Platt's target 1 / (n + 2) or
+        # the isotonic floor)
+        final = clone(base).fit(X, y) if smoothing else clone(base).fit(X, y, **kw)
+        self.classes_ = np.asarray(final.classes_)
+        n_classes = len(self.classes_)
+        if smoothing:
             # choose the smoothing once, on all the data, and calibrate that model: fold
             # models choosing their own smoothing would score on other scales
-            final = clone(base).fit(X, y)
             base = clone(final.estimator_)
         if n_classes >= 2:
             scores, _, rows = out_of_fold_log_odds(base, X, y, cv=self.cv if splits is None else splits,
                                                    random_state=self.random_state, sample_weight=sw,
-                                                   return_rows=True)
+                                                   return_rows=True, classes=self.classes_)
             scores = _finite(scores)
             y_held = y[rows]  # the true class of each out-of-fold score
             w = np.ones(len(rows)) if sw is None else sw[rows]
@@ -300,7 +316,7 @@ class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEs
             self.sigmoid_ = np.zeros((0, 2))
             self.isotonic_x_, self.isotonic_y_ = [], []
             self.thresholds_ = np.array([-np.inf])
-        self.estimator_ = final if final is not None else clone(base).fit(X, y, **kw)
+        self.estimator_ = final
         return self
 
     def _check_X(self, X):

@@ -202,24 +202,45 @@ def _finite(S):
     return np.nan_to_num(S, posinf=1e300, neginf=-1e300)
 
 
+def _top(col):
+    """The top-ranked score of a column (SCutFBR.1's threshold: no document of the column
+    passes it), ``+inf`` when the column is empty or has no finite top (a label never
+    scored above ``-inf`` is then never assigned, instead of on every document)."""
+    top = col.max() if col.size else np.inf
+    return top if np.isfinite(top) else np.inf
+
+
 def _scut(S, T):
-    """Per-label F1-best thresholds on scores ``S`` and their F1 there."""
+    """Per-label F1-best thresholds on scores ``S`` and their F1 there.
+
+    A label whose best threshold finds none of its positives (F1 0) gets the top-ranked
+    score as threshold (:func:`_top`, SCutFBR.1's fallback) instead of a threshold that
+    passes every document: so a label with no positive, or on one training document only
+    (whose out-of-fold score is ``-inf``: its fold's model never saw the label), is
+    assigned to a new document only when it scores above every training document, as
+    SCutFBR assigns it, never to every document.
+    """
     thr = np.empty(S.shape[1])
     f1 = np.zeros(S.shape[1])
     for j in range(S.shape[1]):
         t = T[:, j]
         thr[j] = np.clip(threshold_for_f1(S[:, j], t), -1e300, 1e300)
         pred = S[:, j] > thr[j]
+        tp = np.count_nonzero(pred & t)
+        if tp == 0:
+            thr[j] = min(max(thr[j], _top(S[:, j])), 1e300)
+            pred = S[:, j] > thr[j]
         den = pred.sum() + t.sum()
-        f1[j] = 2 * np.count_nonzero(pred & t) / den if den else 0.0
+        f1[j] = 2 * tp / den if den else 0.0
     return thr, f1
 
 
 def _fallback(thr, f1, S, fbr):
-    """SCutFBR.1: a label whose F1 is below ``fbr`` gets its top-ranked score as threshold."""
+    """SCutFBR.1: a label whose F1 is below ``fbr`` gets its top-ranked score as threshold
+    (:func:`_top`)."""
     out = thr.copy()
-    low = f1 < fbr
-    out[low] = S[:, low].max(axis=0) if S.shape[0] else np.inf
+    for j in np.flatnonzero(f1 < fbr):
+        out[j] = _top(S[:, j])
     return out
 
 

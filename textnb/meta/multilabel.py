@@ -112,7 +112,10 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
     threshold : {"scutfbr", "scut", "rcut", "pcut"} or float, default="scutfbr"
         The decision of each label from the scores, every choice made on out-of-fold
         scores of the training documents (``cv`` folds): ``"scut"`` the log-odds
-        threshold per label with the best F1; ``"scutfbr"`` the same, except that a
+        threshold per label with the best F1 (a label whose best threshold finds
+        none of its out-of-fold positives, e.g. a label of one training document, the
+        score of its top-ranked out-of-fold document, never a threshold every document
+        passes); ``"scutfbr"`` the same, except that a
         label whose best F1 is below ``fbr`` gets the score of its top-ranked
         out-of-fold document as threshold (SCutFBR.1); ``"rcut"`` the ``rank`` best
         labels of each document; ``"pcut"`` each label to the best-ranked documents of

@@ -459,7 +459,7 @@ def make_text_classifier(opts):
                           **_given(max_bytes=opts.max_bytes))
 
 
-def make_table_model(opts, table, *, kernel=False, calibrated=False):
+def make_table_model(opts, table, *, kernel=False):
     """The table model the options describe, for ``table`` (a :class:`~textnb.io.tables.Table`).
 
     Raises InputError, in one line naming the file, for a table whose rows carry instance
@@ -470,12 +470,10 @@ def make_table_model(opts, table, *, kernel=False, calibrated=False):
     kernel where it has one and nothing wraps it
     (:class:`~textnb.naive_bayes.tabular_kernel.TabularKernel`, ...: the same model and model
     file, without scikit-learn; with ``--adjust``, :class:`~textnb.semi_naive.apnbc_kernel.APNBCKernel`
-    around it), else the estimator. ``calibrated``: the model is to be wrapped in a
-    CalibratedNB (whose classes are those of the training rows: the model then does not
-    keep the class attribute's declared values, as it does otherwise for Weka's order and a
-    declared class no row has: :func:`declared_classes`).
+    around it), else the estimator. The model keeps the class attribute's declared values
+    (:func:`declared_classes`), calibrated or not: a CalibratedNB around it takes its classes.
     """
-    model = _table_model(opts, table, kernel=kernel, calibrated=calibrated)
+    model = _table_model(opts, table, kernel=kernel)
     if getattr(table, "sample_weight", None) is not None:
         from textnb.core.wrapping import takes_sample_weight
 
@@ -542,7 +540,7 @@ def _refuse_unused_options(opts, table, kind):
                              "which this table does not have; it would be left unused")
 
 
-def _table_model(opts, table, *, kernel, calibrated):
+def _table_model(opts, table, *, kernel):
     import numpy as np
 
     kind = opts.model or "nb"
@@ -559,7 +557,7 @@ def _table_model(opts, table, *, kernel, calibrated):
 
         if opts.adjust:
             raise InputError(_ADJUST_NEEDS_JOINT)
-        inner = make_table_model(replace(opts, calibrate=None), table, kernel=False, calibrated=True)
+        inner = make_table_model(replace(opts, calibrate=None), table, kernel=False)
         return CalibratedNB(inner, method=opts.calibrate)
     text = [a.name for a in table.attributes if a.is_text]
     if kind != "nb" or opts.lazy:  # models of value indices only: no text, no interval / distribution cells
@@ -570,11 +568,11 @@ def _table_model(opts, table, *, kernel, calibrated):
             what = f"--lazy {opts.lazy}" if opts.lazy else f"--model {kind}"
             raise InputError(f"{table.source}: {what} does not support {' or '.join(kinds)}; use --model nb")
     if kind != "nb":
-        return _wrap(opts, _network(opts, table, kind, kernel=kernel, classes=declared_classes(table, calibrated)))
+        return _wrap(opts, _network(opts, table, kind, kernel=kernel, classes=declared_classes(table)))
     if opts.lazy:
-        return _wrap(opts, _lazy_table(opts, table, kernel=kernel, classes=declared_classes(table, calibrated)))
+        return _wrap(opts, _lazy_table(opts, table, kernel=kernel, classes=declared_classes(table)))
     nominal = opts.nominal or ("m-estimate" if opts.m_estimate is not None else None)
-    classes = declared_classes(table, calibrated)
+    classes = declared_classes(table)
     n_classes = len(np.unique(table.y)) if classes is None else len(classes)
     prior = [1.0 / n_classes] * n_classes if opts.uniform_prior else None
     params = _given(alpha=opts.alpha, m=opts.m_estimate, nominal=nominal, numeric=opts.numeric, bins=opts.bins,
@@ -609,13 +607,14 @@ def _mixed(opts, table, params, kernel=False):
                    text_model=MultinomialNB(**_given(alpha=opts.alpha)), **params)
 
 
-def declared_classes(table, calibrated=False):
+def declared_classes(table):
     """The classes of a table model trained on ``table``: the class values its source
     declares (``table.classes``: an ARFF header's, in their order, a value that no row has
     included, as Weka keeps them), else None (the sorted labels of the rows: a CSV/TSV
-    file declares none); None too for a model to be calibrated, whose calibration maps
-    are learned per class of the rows."""
-    if calibrated or table.classes is None:
+    file declares none). A model to be calibrated keeps them too: the CalibratedNB around
+    it takes the model's classes (a declared class no row has gets the calibrated
+    probability of a class never seen, as scikit-learn's CalibratedClassifierCV does)."""
+    if table.classes is None:
         return None
     return tuple(table.classes)
 
