@@ -50,7 +50,8 @@ bogofilter trained on exactly the same files in the same run: spam recall at ham
 0.5 %, 1 - ROC AUC, and ham marked spam / spam caught at each system's default cut-offs.
 With ``--select``, the choice of the default (as above) pools every corpus and format:
 the mean recall over all of them, and a cut-off that protects ham on every one. Its
-tables go between the ``accuracy:start`` / ``accuracy:end`` markers of ``docs/spam.md``.
+tables go between the ``accuracy:start`` / ``accuracy:end`` markers of ``docs/spam.md``, the choice of
+the default (``--select``) between the ``accuracy-select`` ones (a run without it keeps them).
 
 ``--baseline CHECKOUT`` also times another checkout's ``scripts/spamfilter --batch`` (e.g.
 main before a change) on the same model and folder, in the same alternation (baseline,
@@ -1079,7 +1080,10 @@ def accuracy_main(args, corpora, splits, loads):
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     loads.append(os.getloadavg()[0])
-    return publish(render_accuracy(study, selection, set_names, float(np.mean(loads))), args, "accuracy")
+    load = float(np.mean(loads))
+    if selection:  # (its own section: a run without --select leaves the last choice's tables in place)
+        publish(render_accuracy([], selection, set_names, load), args, "accuracy-select")
+    return publish(render_accuracy(study, None, set_names, load), args, "accuracy")
 
 
 if __name__ == "__main__":
