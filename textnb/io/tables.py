@@ -96,18 +96,20 @@ def table_format(path, data=None):
     return ("arff" if is_arff_text(text) else "csv"), text
 
 
-def _read_columns(path, types=None, class_name=None, optional_types=False, fmt=None, data=None):
-    """All columns of an ARFF / CSV file: (attributes, X, weights); ``fmt``, ``data``: as
-    :func:`table_format` gives them (None: found here)."""
+def _read_columns(path, types=None, class_name=None, optional_types=False, fmt=None, data=None, skip=None):
+    """All columns of an ARFF / CSV file: (attributes, X, weights, skipped); ``fmt``,
+    ``data``: as :func:`table_format` gives them (None: found here); ``skip``, ``skipped``:
+    :func:`textnb.io.arff.read_arff`'s (date and relational attributes passed over, to be
+    left out; none in a CSV file)."""
     if fmt is None:
         fmt, data = table_format(path, data)
     if fmt == "arff":
         if types:
             raise InputError(f"{path}: types= applies to CSV/TSV files; ARFF declares its types")
-        arff = read_arff(path, data=data)
-        return arff.attributes, arff.X, arff.weights
+        arff = read_arff(path, data=data, skip=skip)
+        return arff.attributes, arff.X, arff.weights, arff.skipped
     attributes, X = read_csv(path, types=types, class_name=class_name, optional_types=optional_types, data=data)
-    return attributes, X, None
+    return attributes, X, None, []
 
 
 def read_table(path, *, class_name=None, types=None, drop=None, like=None, classes=None, data=None):
@@ -160,12 +162,15 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None, class
         if fmt == "csv":
             for a in like:
                 types.setdefault(a.name, a.kind)
-        attributes, X, weights = _read_columns(
-            path, types or None, class_name if class_name else "", optional_types=True, fmt=fmt, data=data
+        dropped = _names(drop)
+        attributes, X, weights, skipped = _read_columns(
+            path, types or None, class_name if class_name else "", optional_types=True, fmt=fmt, data=data,
+            skip=lambda name: name in dropped or name not in like_names,  # (not the model's: unused)
         )
+        drop = dropped + [n for n in skipped if n not in dropped] if skipped else drop
         return _query_table(path, attributes, X, weights, like, class_name, drop, like_names, classes)
 
-    attributes, X, weights = _read_columns(path, types, class_name, fmt=fmt, data=data)
+    attributes, X, weights, _ = _read_columns(path, types, class_name, fmt=fmt, data=data, skip=_names(drop))
     names = [a.name for a in attributes]
     _check_class_kept(path, names, class_name, drop)
     keep = _drop_columns(path, names, drop)
@@ -232,6 +237,11 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None, class
         classes=tuple(cls.values) if fmt == "arff" else None,  # (a CSV declares none)
         unlabeled=int((~labelled).sum()),  # rows of an unknown class: left out, counted
     )
+
+
+def _names(drop):
+    """``drop`` (None, a name or names) as a list of names."""
+    return [] if drop is None else [drop] if isinstance(drop, str) else list(drop)
 
 
 def _check_class_kept(path, names, class_name, drop):
