@@ -42,6 +42,26 @@ def test_ignore_drops_attributes_in_train_predict_evaluate(tables):
     assert code == 1 and "nosuch" in err and len(err.strip().splitlines()) == 1
 
 
+def test_ignore_leaves_out_an_attribute_whose_name_has_a_comma(tmp_path):
+    # ARFF and CSV names may hold commas; --ignore split every value at its commas, so
+    # such an attribute could not be left out: quoted as ARFF quotes it, it can
+    arff = tmp_path / "t.arff"
+    arff.write_text("@relation r\n@attribute 'temp, F' numeric\n@attribute \"O'Brien\" {p,q}\n"
+                    "@attribute id numeric\n@attribute c {x,y}\n@data\n"
+                    "85,p,1,x\n80,p,2,x\n70,q,3,y\n65,q,4,y\n")
+    csv = tmp_path / "t.csv"
+    csv.write_text('"temp, F",O\'Brien,id,c\n85,p,1,x\n80,p,2,x\n70,q,3,y\n65,q,4,y\n')
+    for path in (arff, csv):
+        for value in ("id,'temp, F'", 'id, "temp, F"'):
+            code, out, err = run("train", path, "--ignore", value, "-o", tmp_path / "m.tnb")
+            assert code == 0, err
+            assert "attributes: 1 (1 nominal, 0 numeric)" in out
+        code, out, err = run("evaluate", path, "--ignore", "'temp, F'", "--ignore", "O'Brien", "--cv", "2")
+        assert code == 0, err
+    code, _, err = run("train", arff, "--ignore", "temp, F", "-o", tmp_path / "m.tnb")
+    assert code == 1 and "cannot drop unknown attribute(s) ['temp', 'F']" in err
+
+
 def test_subcommand_usage_errors_suggest(tables, capsys):
     train, _, _ = tables
 
