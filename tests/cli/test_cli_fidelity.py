@@ -1,6 +1,7 @@
 """CLI frictions of a new user's first hour (issue 19): --ignore, usage errors."""
 
 import io
+import json
 
 import numpy as np
 import pytest
@@ -60,6 +61,27 @@ def test_ignore_leaves_out_an_attribute_whose_name_has_a_comma(tmp_path):
         assert code == 0, err
     code, _, err = run("train", arff, "--ignore", "temp, F", "-o", tmp_path / "m.tnb")
     assert code == 1 and "cannot drop unknown attribute(s) ['temp', 'F']" in err
+
+
+def test_evaluate_test_file_need_not_have_the_ignored_columns(tables):
+    # train --ignore id then predict on a file without id works; evaluate --test with the
+    # same --ignore refused that file: "cannot drop unknown attribute(s) ['id']"
+    train, _, tmp = tables
+    test = tmp / "test.csv"
+    test.write_text("colour,size,cls\nred,1.1,a\ngreen,3.1,b\ngreen,2.5,b\n")
+    with_id = tmp / "test_id.csv"
+    with_id.write_text("id,colour,size,cls\nz1,red,1.1,a\nz2,green,3.1,b\nz3,green,2.5,b\n")
+    reports = []
+    for path in (test, with_id):
+        code, out, err = run("evaluate", train, "--test", path, "--ignore", "id", "--json")
+        assert code == 0, err
+        reports.append(json.loads(out))
+    assert reports[0]["accuracy"] == reports[1]["accuracy"] == 1.0
+    assert reports[0]["confusion_matrix"] == reports[1]["confusion_matrix"]
+    code, out, err = run("train", train, "--ignore", "id", "-o", tmp / "m.tnb")
+    code, out, err = run("predict", tmp / "m.tnb", test)
+    assert code == 0, err
+    assert [line.split("\t")[1] for line in out.splitlines()[:3]] == ["a", "b", "b"]
 
 
 def test_subcommand_usage_errors_suggest(tables, capsys):
