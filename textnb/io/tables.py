@@ -131,7 +131,9 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None, class
         per cell, ``X`` then has dtype object). ARFF files declare text attributes
         as ``string``.
     drop : str or sequence of str, default=None
-        Attributes to leave out (ID columns, say).
+        Attributes to leave out (ID columns, say); an ARFF ``date`` or ``relational``
+        attribute, refused otherwise, is passed over unread when named here (with
+        ``like``, also when the model lacks it).
     like : sequence of Attribute, default=None
         Read a query file against a trained model's attributes (``model.attributes_``):
         columns are matched by name and re-coded to the model's value indices (see
