@@ -419,6 +419,9 @@ def read_arff(path, *, encoding=None, data=None, skip=None):
         line = raw.strip()
         if not line or line[0] == "%":
             continue
+        if (kw := re.match(r"@(attribute|relation|data)(?=\s|$)", line, re.I)) and not (
+                index[0] is not None and kw.group(0) in index[0]):  # (not a declared value of the first)
+            raise InputError(f"{path}:{lineno}: {kw.group(0)} after @data (declarations come before it)")
         weight = 1.0
         m = _WEIGHT.match(line)
         if m and (not line.startswith("{") or m.group(1).rstrip().endswith("}")):
