@@ -309,3 +309,14 @@ def test_date_and_relational_attributes_can_be_left_out(tmp_path):
     assert read_table(p, like=t.attributes, drop=["t"], class_name="c").y.tolist() == t.y.tolist()
     with pytest.raises(InputError, match="no '@end bag'"):
         read_table(_file(tmp_path, "e.arff", text.replace("@end bag\n", "")), drop=["t", "bag"])
+
+
+def test_query_cannot_leave_out_a_model_attribute(tmp_path):
+    # `predict --ignore windy` of a model that predicts from windy said the file
+    # "lacks the model's attribute(s) ['windy']", which it has
+    train = read_table(WEATHER)
+    p = _file(tmp_path, "q.csv", "outlook,temperature,humidity,windy,id\nsunny,cool,high,TRUE,7\n")
+    with pytest.raises(InputError, match=r"cannot leave out \(drop= / --ignore\) the model's attribute\(s\) "
+                                         r"\['windy'\]: it predicts from them"):
+        read_table(p, like=train.attributes, drop=["id", "windy"])
+    assert read_table(p, like=train.attributes, drop="id").X.tolist() == [[0, 2, 0, 0]]

@@ -271,6 +271,9 @@ def _drop_columns(path, names, drop):
 
 def _query_table(path, attributes, X, weights, like, class_name, drop, like_names, classes=None):
     names = [a.name for a in attributes]
+    if needed := [n for n in _names(drop) if n in like_names]:
+        raise InputError(f"{path}: cannot leave out (drop= / --ignore) the model's attribute(s) {needed}: "
+                         "it predicts from them")
     keep = _drop_columns(path, names, drop)
     X = X[:, _cols(attributes, keep)]
     attributes = [attributes[j] for j in keep]
