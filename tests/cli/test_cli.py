@@ -382,3 +382,26 @@ def test_a_pipe_or_a_file_without_extension_is_read_by_its_content(tmp_path):
     assert rc == 0 and out.splitlines()[0] == "/dev/stdin:1\tyes", (out, err)
     rc, out, err = textnb("evaluate", tmp_path / "c", "--test", "/dev/stdin", "--json", stdin=corpus)
     assert rc == 0 and json.loads(out)["n"] == 4, (out, err)
+
+
+@pytest.mark.parametrize("model_args", [[], ["--model", "aode"], ["--lazy", "lbr"]])
+def test_table_model_predicts_a_table_on_standard_input(tmp_path, model_args):
+    # `predict MODEL -` (or no PATH: stdin, as --help says) was refused for a table model
+    # ("a table model needs a table file"), though `/dev/stdin` fed by a pipe was read
+    weather = Path(__file__).resolve().parents[2] / "corpora" / "weather.nominal.arff"
+    model = tmp_path / "w.tnb"
+    assert run("train", weather, "-o", model, *model_args)[0] == 0
+    code, want, _ = run("predict", model, weather, "--proba")
+    assert code == 0
+    text = weather.read_bytes()
+    csv = b"outlook,temperature,humidity,windy,play\nsunny,hot,high,FALSE,no\nrainy,cool,normal,TRUE,no\n"
+    for argv in (["-"], []):
+        code, out, err = run("predict", model, *argv, "--proba", stdin=io.TextIOWrapper(io.BytesIO(text)))
+        assert code == 0, err
+        assert out == want.replace(f"{weather}:", "-:")
+        assert "-: accuracy" in err
+    code, out, err = run("predict", model, "-", stdin=io.TextIOWrapper(io.BytesIO(csv)))
+    assert code == 0, err
+    assert [line.split("\t")[0] for line in out.splitlines()] == ["-:1", "-:2"]
+    code, _, err = run("predict", model, "-", "-", stdin=io.TextIOWrapper(io.BytesIO(csv)))
+    assert code == 1 and len(err.strip().splitlines()) == 1

@@ -1,6 +1,7 @@
 """CLI frictions of a new user's first hour (issue 19): --ignore, usage errors."""
 
 import io
+import json
 
 import numpy as np
 import pytest
@@ -40,6 +41,47 @@ def test_ignore_drops_attributes_in_train_predict_evaluate(tables):
     assert code == 0, err
     code, _, err = run("train", train, "--ignore", "nosuch", "-o", model)
     assert code == 1 and "nosuch" in err and len(err.strip().splitlines()) == 1
+
+
+def test_ignore_leaves_out_an_attribute_whose_name_has_a_comma(tmp_path):
+    # ARFF and CSV names may hold commas; --ignore split every value at its commas, so
+    # such an attribute could not be left out: quoted as ARFF quotes it, it can
+    arff = tmp_path / "t.arff"
+    arff.write_text("@relation r\n@attribute 'temp, F' numeric\n@attribute \"O'Brien\" {p,q}\n"
+                    "@attribute id numeric\n@attribute c {x,y}\n@data\n"
+                    "85,p,1,x\n80,p,2,x\n70,q,3,y\n65,q,4,y\n")
+    csv = tmp_path / "t.csv"
+    csv.write_text('"temp, F",O\'Brien,id,c\n85,p,1,x\n80,p,2,x\n70,q,3,y\n65,q,4,y\n')
+    for path in (arff, csv):
+        for value in ("id,'temp, F'", 'id, "temp, F"'):
+            code, out, err = run("train", path, "--ignore", value, "-o", tmp_path / "m.tnb")
+            assert code == 0, err
+            assert "attributes: 1 (1 nominal, 0 numeric)" in out
+        code, out, err = run("evaluate", path, "--ignore", "'temp, F'", "--ignore", "O'Brien", "--cv", "2")
+        assert code == 0, err
+    code, _, err = run("train", arff, "--ignore", "temp, F", "-o", tmp_path / "m.tnb")
+    assert code == 1 and "cannot drop unknown attribute(s) ['temp', 'F']" in err
+
+
+def test_evaluate_test_file_need_not_have_the_ignored_columns(tables):
+    # train --ignore id then predict on a file without id works; evaluate --test with the
+    # same --ignore refused that file: "cannot drop unknown attribute(s) ['id']"
+    train, _, tmp = tables
+    test = tmp / "test.csv"
+    test.write_text("colour,size,cls\nred,1.1,a\ngreen,3.1,b\ngreen,2.5,b\n")
+    with_id = tmp / "test_id.csv"
+    with_id.write_text("id,colour,size,cls\nz1,red,1.1,a\nz2,green,3.1,b\nz3,green,2.5,b\n")
+    reports = []
+    for path in (test, with_id):
+        code, out, err = run("evaluate", train, "--test", path, "--ignore", "id", "--json")
+        assert code == 0, err
+        reports.append(json.loads(out))
+    assert reports[0]["accuracy"] == reports[1]["accuracy"] == 1.0
+    assert reports[0]["confusion_matrix"] == reports[1]["confusion_matrix"]
+    code, out, err = run("train", train, "--ignore", "id", "-o", tmp / "m.tnb")
+    code, out, err = run("predict", tmp / "m.tnb", test)
+    assert code == 0, err
+    assert [line.split("\t")[1] for line in out.splitlines()[:3]] == ["a", "b", "b"]
 
 
 def test_subcommand_usage_errors_suggest(tables, capsys):

@@ -158,3 +158,20 @@ def test_ctrl_c_under_a_local_scheduler_is_one_line(sms_tsv, tmp_path, when):
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130 and err.decode() == "textnb: interrupted\n", err.decode()[-2000:]
     assert model.read_bytes() == b"the old model"
+
+
+@pytest.mark.parametrize("classes", [["ham", "spam"], ["ham", "may", "spam"]])
+def test_a_bag_label_outside_the_given_classes_is_refused(classes):
+    # the labels were searched in the classes cast to their string width: "maybe" was
+    # counted as "spam" (the next class up) or as "may" (cut to 3 characters), no error
+    import dask
+
+    pairs = [("free money now", "spam"), ("meeting at noon", "ham"), ("cheap pills", "spam"),
+             ("lunch tomorrow", "ham"), ("prize win", "maybe")]
+    with dask.config.set(scheduler="synchronous"):
+        with pytest.raises(ValueError, match="not in classes"):
+            fit_bag(TextClassifier(), dask_bag.from_sequence(pairs, npartitions=2), classes=classes)
+        fitted = fit_bag(TextClassifier(), dask_bag.from_sequence(pairs, npartitions=2))
+    assert list(fitted.classes_) == ["ham", "maybe", "spam"]
+    docs, y = [p[0] for p in pairs], [p[1] for p in pairs]
+    np.testing.assert_array_equal(fitted.predict(docs), TextClassifier().fit(docs, y).predict(docs))

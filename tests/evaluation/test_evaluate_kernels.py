@@ -61,3 +61,22 @@ def test_unfitted_copy_of_a_kernel_has_its_parameters_and_no_fitted_state():
     report = cross_validate(table.X, table.y, kernel, cv=3)
     assert report == {**cross_validate(table.X, table.y, AODE(attributes=tuple(table.attributes), m=2.0), cv=3),
                       "seconds": report["seconds"]}
+
+
+def test_a_test_label_longer_than_every_training_label_is_not_cut(tmp_path):
+    # the test labels were cast to the training labels' numpy string width: "maybe" became
+    # "may" (a class of its own here), so a row of class "maybe" predicted "may" counted as right
+    from textnb.evaluation.runs import evaluate_table
+    from textnb.naive_bayes.tabular import TabularNB
+
+    head = "@relation r\n@attribute a {p,q}\n@attribute c {yes,no,may%s}\n@data\n"
+    train = tmp_path / "train.arff"
+    train.write_text(head % "" + "p,may\np,may\np,may\nq,no\nq,no\nq,yes\n")
+    test = tmp_path / "test.arff"
+    test.write_text(head % ",maybe" + "p,maybe\np,may\nq,no\n")
+    table = read_table(train)
+    query = read_table(test, like=table.attributes, class_name="c")
+    report = evaluate_table(table, TabularNB(attributes=tuple(table.attributes)), test=query)
+    assert report["accuracy"] == pytest.approx(2 / 3)
+    assert "maybe" in report["classes"] and report["per_class"]["maybe"]["support"] == 1
+    assert report["per_class"]["may"]["support"] == 1

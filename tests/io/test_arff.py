@@ -80,6 +80,9 @@ def test_sparse_rows_and_weights(tmp_path):
         ("@relation r\n@attribute a {u,v}\n@data\n'u\n", 4, "unterminated quote"),
         ("@relation r\nhello\n", 2, "expected @relation"),
         ("@relation r\n@attribute a numeric\n@data\n{5 1}\n", 4, "out of range"),
+        # a declaration after @data: was "value '@attribute b numeric' ... is not a number"
+        ("@relation r\n@attribute a numeric\n@data\n1\n@attribute b numeric\n", 5, "@attribute after @data"),
+        ("@relation r\n@attribute a {u,v}\n@data\nu\n@DATA\n", 5, "@DATA after @data"),
     ],
 )
 def test_syntax_errors_name_file_and_line(tmp_path, text, line, fragment):

@@ -271,3 +271,52 @@ def test_tables_and_mixed_tables_decode_each_line_as_a_text_corpus_does(tmp_path
         read_arff(arff, encoding="utf-8")
     with pytest.raises(InputError, match="not utf-8 text"):
         read_csv(cp, encoding="utf-8")
+
+
+def test_date_and_relational_attributes_can_be_left_out(tmp_path):
+    # `--ignore t` (Weka's Remove) on an ARFF file with a date or relational attribute:
+    # the file was refused ("attribute 't' is of type date ...; remove it") however it was
+    # left out
+    text = """% dates and bags
+@relation r
+@attribute t date "yyyy-MM-dd HH:mm:ss"
+@attribute bag relational
+  @attribute f numeric
+  @attribute inner relational
+    @attribute g {u,v}
+  @end inner
+@end bag
+@attribute a {p,q}
+@attribute c {x,y}
+@data
+"2020-01-01 10:00:00","1,'u'\\n2,'v'",p,x
+"2020-02-01 10:00:00","3,'v'",q,y
+?,?,p,x
+{0 "2020-03-01 00:00:00", 2 q, 3 y}
+"""
+    p = _file(tmp_path, "r.arff", text)
+    with pytest.raises(InputError, match=r"attribute 't' is of type date.*--ignore t"):
+        read_table(p)
+    with pytest.raises(InputError, match=r"attribute 'bag' is of type relational.*--ignore bag"):
+        read_table(p, drop="t")
+    t = read_table(p, drop=["t", "bag"])
+    assert t.attribute_names == ["a"]
+    assert t.X.tolist() == [[0.0], [1.0], [0.0], [1.0]]
+    assert t.y.tolist() == ["x", "y", "x", "y"]
+    # a query file's date / relational columns that the model lacks are left out too
+    q = read_table(p, like=t.attributes, classes=["x", "y"])
+    assert q.X.tolist() == t.X.tolist() and q.y.tolist() == t.y.tolist()
+    assert read_table(p, like=t.attributes, drop=["t"], class_name="c").y.tolist() == t.y.tolist()
+    with pytest.raises(InputError, match="no '@end bag'"):
+        read_table(_file(tmp_path, "e.arff", text.replace("@end bag\n", "")), drop=["t", "bag"])
+
+
+def test_query_cannot_leave_out_a_model_attribute(tmp_path):
+    # `predict --ignore windy` of a model that predicts from windy said the file
+    # "lacks the model's attribute(s) ['windy']", which it has
+    train = read_table(WEATHER)
+    p = _file(tmp_path, "q.csv", "outlook,temperature,humidity,windy,id\nsunny,cool,high,TRUE,7\n")
+    with pytest.raises(InputError, match=r"cannot leave out \(drop= / --ignore\) the model's attribute\(s\) "
+                                         r"\['windy'\]: it predicts from them"):
+        read_table(p, like=train.attributes, drop=["id", "windy"])
+    assert read_table(p, like=train.attributes, drop="id").X.tolist() == [[0, 2, 0, 0]]

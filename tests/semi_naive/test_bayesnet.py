@@ -433,6 +433,30 @@ def test_save_load(tmp_path, model):
     assert back.structure_text() == model.structure_text()
 
 
+@pytest.mark.parametrize("model", [TAN(alpha=0.5, missing="mode"),
+                                   BayesNetClassifier(parents={"temperature": ["class", "outlook"]}, missing="mode")])
+def test_missing_mode_of_a_column_with_no_known_value_saves(tmp_path, model):
+    # anneal.ORIG's training parts have such columns: the mode was NaN, the model
+    # predicted but its file was refused ("TAN.modes_: holds NaN"); Weka's
+    # ReplaceMissingValues gives such a column its first value
+    from sklearn.base import clone
+
+    from textnb.io.tables import Attribute
+
+    X, y = weather()
+    X[:, 3] = np.nan
+    attrs = [Attribute(n, "nominal", v) for n, v in zip(WEATHER_NAMES, [OUTLOOK, TEMPERATURE, HUMIDITY, WINDY])]
+    model.set_params(attributes=attrs).fit(X, y)
+    assert_array_equal(model.modes_[3], 0.0)
+    filled = X.copy()
+    filled[:, 3] = 0.0
+    reference = clone(model).fit(filled, y)
+    assert_allclose(model.predict_log_proba(X), reference.predict_log_proba(filled))
+    path = tmp_path / "m.tnb"
+    save(model, path)
+    assert_allclose(load(path).predict_log_proba(X), model.predict_log_proba(X))
+
+
 def test_save_load_with_attributes(tmp_path):
     from textnb.io.tables import Attribute
 

@@ -122,7 +122,9 @@ def _evaluate_table(args, opts, inputs, table, start, out):
 
     check_table_classes(table)
     model = make_table_model(opts, table, kernel=True)  # (a kernel is fitted fold by fold without scikit-learn)
-    test = (read_table(args.test, like=table.attributes, drop=inputs.ignore, class_name=table.class_attribute.name)
+    # (the test file is read against the model's attributes: its columns that --ignore left out of the
+    # training file are not among them, so they are left out whether the test file has them or not)
+    test = (read_table(args.test, like=table.attributes, class_name=table.class_attribute.name)
             if args.test else None)
     bar = Progress("folds")
     try:

@@ -181,7 +181,23 @@ def add_model_options(p):
 
 
 def _names(value):
-    names = [n.strip() for n in value.split(",")]
+    """``NAME[,NAME...]`` as a list of names: split at commas, except inside a name quoted
+    as ARFF quotes one (``'temp, F'`` or ``"temp, F"``: a name with a comma; a quote
+    elsewhere is part of the name, as in ``O'Brien``)."""
+    names, rest = [], value
+    while True:
+        item = rest.lstrip()
+        quote = item[:1]
+        if quote in ("'", '"') and (end := item.find(quote, 1)) > 0 and (
+                (after := item[end + 1:].lstrip()) == "" or after.startswith(",")):
+            names.append(item[1:end])
+            rest = after[1:] if after else None
+        else:
+            name, comma, rest = item.partition(",")
+            names.append(name.strip())
+            rest = rest if comma else None
+        if rest is None:
+            break
     if not all(names):
         raise argparse.ArgumentTypeError(f"expected NAME[,NAME...]; got {value!r}")
     return names
@@ -190,7 +206,8 @@ def _names(value):
 def add_ignore(group):
     group.add_argument("--ignore", type=_names, action="extend", metavar="NAME[,NAME...]",
                        help="table attributes to leave out (an ID column, say), as Weka's Remove filter; "
-                            "repeat it or give a comma-separated list: all of them are left out (a TSV/CSV text "
+                            "repeat it or give a comma-separated list: all of them are left out (a name with a comma "
+                            "quoted: \"'temp, F'\"; a TSV/CSV text "
                             "corpus reads its label and text columns only: it stays one unless one of those "
                             "is left out)")
 

@@ -159,14 +159,20 @@ def _explanations(args, model, X):
 def _predict_table(args, model, out, err=None):
     from textnb.io.tables import read_table
 
-    if not args.paths or args.paths == ["-"]:
-        raise InputError(f"{args.model}: a table model needs a table file to predict (ARFF or CSV)")
+    paths = args.paths or ["-"]
+    if paths.count("-") > 1:
+        raise InputError("standard input (-) given twice: it can be read once")
     attributes = table_attributes(model)
     if attributes is None:
         raise InputError(f"{args.model}: a {type(model).__name__} model does not record its table attributes")
     classes = [str(c) for c in model.classes_]
-    for path in args.paths:
-        table = read_table(path, like=attributes, drop=(args.ignore or None), classes=classes)  # DataWarnings: main
+    for path in paths:
+        data = None
+        if path == "-":  # an ARFF or CSV / TSV table on standard input, told by its content, as /dev/stdin
+            stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
+            data = stream.read()
+        table = read_table(path, like=attributes, drop=(args.ignore or None), classes=classes,
+                           data=data)  # DataWarnings: main
         sources = [f"{path}:{i + 1}" for i in range(table.X.shape[0])]
         scores = score_rows(model, table.X)
         print_predictions(sources, classes, scores, args, out, _explanations(args, model, table.X))

@@ -100,7 +100,7 @@ def evaluate_table(table, model, *, test=None, cv=None, repeat=1, seed=0, progre
                 None if test.sample_weight is None else test.sample_weight[known]))
         if test.sample_weight is not None and not np.any(test.sample_weight > 0):
             raise InputError(f"{test.source}: every test row weighs 0 (instance weights): there is nothing to measure")
-        report = evaluate_split(table.X, table.y, test.X, np.asarray(test.y, dtype=table.y.dtype), model,
+        report = evaluate_split(table.X, table.y, test.X, np.asarray(test.y, dtype=str), model,
                                 sample_weight=table.sample_weight, test_weight=test.sample_weight)
         report["protocol"] = "train/test"
     else:

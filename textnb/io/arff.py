@@ -66,13 +66,17 @@ class ArffData:
         attributes span several columns (:func:`textnb.io.uncertain.column_slices`).
     weights : ndarray of shape (n_rows,)
         Instance weights (1 unless the file gives ``{w}``).
+    skipped : list of str
+        The date and relational attributes read as placeholders (``read_arff``'s
+        ``skip``): numeric columns of NaN, for the caller to leave out.
     """
 
-    def __init__(self, relation, attributes, X, weights):
+    def __init__(self, relation, attributes, X, weights, skipped=()):
         self.relation = relation
         self.attributes = attributes
         self.X = X
         self.weights = weights
+        self.skipped = list(skipped)
 
 
 def _tokens(text, path, lineno, separators=",", *, weka=False):
@@ -243,7 +247,7 @@ def _split_name(rest, path, lineno):
     return m.group(1), m.group(2).strip()
 
 
-def _parse_attribute(rest, path, lineno):
+def _parse_attribute(rest, path, lineno, skip=None):
     name, spec = _split_name(rest, path, lineno)
     if not spec:
         raise InputError(f"{path}:{lineno}: attribute {name!r} has no type")
@@ -270,9 +274,11 @@ def _parse_attribute(rest, path, lineno):
             raise InputError(f"{path}:{lineno}: attribute {name!r}: cannot read type {spec!r}")
         return Attribute(name, "text", [])
     if kind in ("date", "relational"):
+        if skip is not None and skip(name):
+            return Attribute(name, kind, [])  # a placeholder, left out by the caller
         raise InputError(
             f"{path}:{lineno}: attribute {name!r} is of type {kind}, which naive Bayes "
-            f"cannot use; remove it or make it nominal"
+            f"cannot use; leave it out (drop= / --ignore {name}) or make it nominal"
         )
     raise InputError(f"{path}:{lineno}: attribute {name!r} has unknown type {spec!r}")
 
@@ -300,14 +306,18 @@ def is_arff_text(text):
     return False
 
 
-def read_arff(path, *, encoding=None, data=None):
+def read_arff(path, *, encoding=None, data=None, skip=None):
     """Read an ARFF file into an :class:`ArffData` (all attributes, class included).
 
     ``encoding`` None: each line UTF-8, else Windows-1252, else Latin-1, as a text corpus's
     rows are decoded (:func:`textnb.io.corpus.decode_lines`; Weka 3.6 declares no encoding
     and reads a file in the platform's); a codec name: the file must be text in it.
     ``data`` (bytes or str): the content, when it was read already (a pipe: ``path`` then
-    only names it).
+    only names it). ``skip`` (a collection of attribute names, or a predicate on a name):
+    the date and relational attributes it names are passed over, cells unread (a
+    relational one's inner declarations too), as numeric columns of NaN listed in
+    ``skipped``, for the caller to leave out (``--ignore``, as Weka's ``Remove``); any
+    other date or relational attribute is an error.
 
     Raises
     ------
@@ -334,6 +344,8 @@ def read_arff(path, *, encoding=None, data=None):
         except UnicodeDecodeError as exc:
             raise InputError(f"{path}: not {encoding} text ({exc.reason} at byte {exc.start})") from None
 
+    if skip is not None and not callable(skip):
+        skip = frozenset([skip] if isinstance(skip, str) else skip).__contains__
     relation, attributes = "", []
     lineno, n_lines = 0, len(lines)
     in_data = False
@@ -353,7 +365,9 @@ def read_arff(path, *, encoding=None, data=None):
         elif kw == "@attribute":
             if len(attributes) == MAX_COLUMNS:
                 raise InputError(f"{path}:{lineno}: over {MAX_COLUMNS} attributes, the limit")
-            attributes.append(_parse_attribute(rest, path, lineno))
+            attributes.append(_parse_attribute(rest, path, lineno, skip))
+            if attributes[-1].kind == "relational":
+                lineno = _skip_relational(lines, lineno, attributes[-1].name, path)
         elif kw == "@data":
             in_data = True
             break
@@ -365,6 +379,9 @@ def read_arff(path, *, encoding=None, data=None):
         raise InputError(f"{path}: no @data section")
     if dup := repeated([a.name for a in attributes]):
         raise InputError(f"{path}: attribute name(s) {dup} declared twice")
+    skipped = [a.name for a in attributes if a.kind in ("date", "relational")]
+    passed = [a.kind in ("date", "relational") for a in attributes]
+    attributes = [Attribute(a.name, "numeric", []) if p else a for a, p in zip(attributes, passed)]
 
     n_att = len(attributes)
     index = [
@@ -377,6 +394,8 @@ def read_arff(path, *, encoding=None, data=None):
     uncertain = {}  # column -> {row: (text, line)}
 
     def cell(j, tok, quoted, ln):
+        if passed[j]:
+            return nan
         if tok == "?" and not quoted:
             return None if text[j] else nan
         if text[j]:
@@ -400,6 +419,9 @@ def read_arff(path, *, encoding=None, data=None):
         line = raw.strip()
         if not line or line[0] == "%":
             continue
+        if (kw := re.match(r"@(attribute|relation|data)(?=\s|$)", line, re.I)) and not (
+                index[0] is not None and kw.group(0) in index[0]):  # (not a declared value of the first)
+            raise InputError(f"{path}:{lineno}: {kw.group(0)} after @data (declarations come before it)")
         weight = 1.0
         m = _WEIGHT.match(line)
         if m and (not line.startswith("{") or m.group(1).rstrip().endswith("}")):
@@ -455,7 +477,27 @@ def read_arff(path, *, encoding=None, data=None):
         X = np.array(rows, dtype=np.float64).reshape(len(rows), n_att)
     if uncertain:
         attributes, X = _uncertain_columns(path, attributes, X, uncertain)
-    return ArffData(relation, attributes, X, np.array(weights, dtype=np.float64))
+    return ArffData(relation, attributes, X, np.array(weights, dtype=np.float64), skipped)
+
+
+def _skip_relational(lines, lineno, name, path):
+    """The line number after the ``@end`` of relational attribute ``name`` whose
+    declaration ends at line ``lineno`` (its inner declarations, nested relational
+    ones too, passed over)."""
+    depth, start = 1, lineno
+    while lineno < len(lines):
+        line = _strip_comment(lines[lineno]).strip()
+        lineno += 1
+        low = line.lower()
+        if low.startswith("@end"):
+            depth -= 1
+            if depth == 0:
+                return lineno
+        elif low.startswith("@attribute") and re.search(r"\srelational\s*$", low):
+            depth += 1
+        elif low.startswith("@data"):
+            break
+    raise InputError(f"{path}:{start}: relational attribute {name!r} has no '@end {name}'")
 
 
 def _uncertain_columns(path, attributes, X, uncertain):

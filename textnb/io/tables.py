@@ -96,18 +96,20 @@ def table_format(path, data=None):
     return ("arff" if is_arff_text(text) else "csv"), text
 
 
-def _read_columns(path, types=None, class_name=None, optional_types=False, fmt=None, data=None):
-    """All columns of an ARFF / CSV file: (attributes, X, weights); ``fmt``, ``data``: as
-    :func:`table_format` gives them (None: found here)."""
+def _read_columns(path, types=None, class_name=None, optional_types=False, fmt=None, data=None, skip=None):
+    """All columns of an ARFF / CSV file: (attributes, X, weights, skipped); ``fmt``,
+    ``data``: as :func:`table_format` gives them (None: found here); ``skip``, ``skipped``:
+    :func:`textnb.io.arff.read_arff`'s (date and relational attributes passed over, to be
+    left out; none in a CSV file)."""
     if fmt is None:
         fmt, data = table_format(path, data)
     if fmt == "arff":
         if types:
             raise InputError(f"{path}: types= applies to CSV/TSV files; ARFF declares its types")
-        arff = read_arff(path, data=data)
-        return arff.attributes, arff.X, arff.weights
+        arff = read_arff(path, data=data, skip=skip)
+        return arff.attributes, arff.X, arff.weights, arff.skipped
     attributes, X = read_csv(path, types=types, class_name=class_name, optional_types=optional_types, data=data)
-    return attributes, X, None
+    return attributes, X, None, []
 
 
 def read_table(path, *, class_name=None, types=None, drop=None, like=None, classes=None, data=None):
@@ -129,7 +131,9 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None, class
         per cell, ``X`` then has dtype object). ARFF files declare text attributes
         as ``string``.
     drop : str or sequence of str, default=None
-        Attributes to leave out (ID columns, say).
+        Attributes to leave out (ID columns, say); an ARFF ``date`` or ``relational``
+        attribute, refused otherwise, is passed over unread when named here (with
+        ``like``, also when the model lacks it).
     like : sequence of Attribute, default=None
         Read a query file against a trained model's attributes (``model.attributes_``):
         columns are matched by name and re-coded to the model's value indices (see
@@ -160,12 +164,15 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None, class
         if fmt == "csv":
             for a in like:
                 types.setdefault(a.name, a.kind)
-        attributes, X, weights = _read_columns(
-            path, types or None, class_name if class_name else "", optional_types=True, fmt=fmt, data=data
+        dropped = _names(drop)
+        attributes, X, weights, skipped = _read_columns(
+            path, types or None, class_name if class_name else "", optional_types=True, fmt=fmt, data=data,
+            skip=lambda name: name in dropped or name not in like_names,  # (not the model's: unused)
         )
+        drop = dropped + [n for n in skipped if n not in dropped] if skipped else drop
         return _query_table(path, attributes, X, weights, like, class_name, drop, like_names, classes)
 
-    attributes, X, weights = _read_columns(path, types, class_name, fmt=fmt, data=data)
+    attributes, X, weights, _ = _read_columns(path, types, class_name, fmt=fmt, data=data, skip=_names(drop))
     names = [a.name for a in attributes]
     _check_class_kept(path, names, class_name, drop)
     keep = _drop_columns(path, names, drop)
@@ -234,6 +241,11 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None, class
     )
 
 
+def _names(drop):
+    """``drop`` (None, a name or names) as a list of names."""
+    return [] if drop is None else [drop] if isinstance(drop, str) else list(drop)
+
+
 def _check_class_kept(path, names, class_name, drop):
     """InputError when ``drop`` names the class attribute (``class_name``, or the last one):
     dropping it made the next-to-last attribute the class without a word."""
@@ -259,6 +271,9 @@ def _drop_columns(path, names, drop):
 
 def _query_table(path, attributes, X, weights, like, class_name, drop, like_names, classes=None):
     names = [a.name for a in attributes]
+    if needed := [n for n in _names(drop) if n in like_names]:
+        raise InputError(f"{path}: cannot leave out (drop= / --ignore) the model's attribute(s) {needed}: "
+                         "it predicts from them")
     keep = _drop_columns(path, names, drop)
     X = X[:, _cols(attributes, keep)]
     attributes = [attributes[j] for j in keep]

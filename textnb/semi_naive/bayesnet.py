@@ -77,7 +77,8 @@ class BayesNetClassifier(BayesNetKernel, NominalCodesMixin, BaseNB):
         Per attribute, counts ``(n_classes, k_node)`` over every object where the
         attribute is known; last, the class counts ``(n_classes,)``.
     modes_ : ndarray of shape (n_features,)
-        Training modes (only with ``missing="mode"``).
+        Training modes (only with ``missing="mode"``); a column with no known training
+        value gets its first value, as Weka's ``ReplaceMissingValues``.
     cut_points_ : list or None
         Per column, the MDL cut points of a numeric column (None for nominal ones);
         None when no column was discretised.

@@ -513,7 +513,10 @@ class _BaseBayesNetKernel(TableKernel):
 
     def _modes(self, X, sample_weight):
         w = np.ones(X.shape[0]) if sample_weight is None else sample_weight
-        modes = np.full(X.shape[1], np.nan)
+        # a column with no known value (or only weight-0 ones) gets its first value,
+        # as Weka's ReplaceMissingValues (Utils.maxIndex of all-zero counts is 0):
+        # never NaN, which no model file holds
+        modes = np.zeros(X.shape[1])
         for i in range(X.shape[1]):
             col = X[:, i]
             known = ~np.isnan(col)

@@ -30,7 +30,13 @@ __all__ = ["connect", "map_ordered", "fit_bag"]
 def _count_partition(pairs, classes, analyzer, max_bytes, rows=False):
     pairs = list(pairs)
     docs = [p[0] for p in pairs]
-    y_index = np.searchsorted(classes, np.asarray([p[1] for p in pairs], dtype=classes.dtype))
+    # by exact label: a search in the classes cast to their string width put a label
+    # outside them on a class ("maybe" as "may", or the next one up)
+    position = {c: i for i, c in enumerate(classes.tolist())}
+    try:
+        y_index = np.array([position[p[1]] for p in pairs], dtype=np.intp)
+    except KeyError:
+        raise ValueError("the bag holds labels that are not in classes") from None
     return [(count_shard(docs, y_index, np.ones(len(docs)), analyzer, len(classes), max_bytes, rows), y_index)]
 
 
