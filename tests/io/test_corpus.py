@@ -46,6 +46,23 @@ def test_headerless_tsv_and_csv_with_header(tmp_path):
     assert c.labels == ["1", "2"]
 
 
+def test_a_tsv_corpus_whose_first_label_comes_once_is_not_taken_for_a_header(tmp_path):
+    """The header rule (one for CSV and TSV) asks the first row's second cell to be a name:
+    a corpus's first document, its label unique among the rows below, is still a document;
+    a TSV whose rows all have the same three or more cells is a table, as the same CSV is."""
+    from textnb.core.errors import NotATextCorpus
+
+    tsv = tmp_path / "c.tsv"
+    tsv.write_text("spam\twin\tcash now\nham\tsee you\nham\tok\tthen\tbye\n")
+    c = open_corpus(tsv)
+    assert c.labels == ["spam", "ham", "ham"] and c.documents[0] == "win\tcash now"
+    for name, sep in (("t.tsv", "\t"), ("t.csv", ",")):
+        table = tmp_path / name
+        table.write_text(sep.join("anc") + "\n" + sep.join("p1x") + "\n" + sep.join("q2y") + "\n")
+        with pytest.raises((NotATextCorpus, InputError)):
+            open_corpus(table)
+
+
 def test_table_errors_are_one_line_with_the_file(tmp_path):
     empty = tmp_path / "empty.tsv"
     empty.write_text("")

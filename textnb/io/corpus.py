@@ -544,17 +544,33 @@ def read_rows(path, *, data=None, label_column=None, text_column=None, max_bytes
 
 def _header_like(head):
     """Whether the first of the ``(line, row)`` pairs ``head`` of a two-column CSV or TSV file
-    (one rule for every delimiter) is a header: its first cell is never a first cell of the rows below, and those repeat (a
+    (one rule for every delimiter) is a header: its second cell is a name (one word: a
+    document's text after its label seldom is, ``spam<TAB>win cash now``), its first cell is
+    never a first cell of the rows below, and those repeat (a
     headerless corpus's first label comes back, as every label of a corpus does), or are
     all numbers where it is not (``x,play`` above ``1,yes``), or are all different while
     the second cells repeat (a table's attribute and class: ``x,cls`` above ``1_000,a``,
     ``?,b``, ``3,a``; a corpus's texts seldom repeat, its labels do)."""
     first, cells = head[0][1][0].strip(), [r[0].strip() for _, r in head[1:]]
-    if len(cells) < 2 or first in cells:
+    if len(cells) < 2 or first in cells or not _name_like(head[0][1][1:]):
         return False
     second = [r[1].strip() for _, r in head[1:] if len(r) > 1]
     return (len(set(cells)) < len(cells) or (all(map(is_number, cells)) and not is_number(first))
             or (len(set(cells)) == len(cells) and len(set(second)) < len(second)))
+
+
+def _name_like(rest):
+    """Whether the cells ``rest`` after a row's first are one column name: a single cell of
+    one word of at most 64 characters."""
+    return len(rest) == 1 and 0 < len(rest[0].strip()) <= 64 and len(rest[0].split()) == 1
+
+
+def _same_columns(head):
+    """Whether every row of ``head`` (at least two) has the same number of cells, more than
+    two: a table's rows, as a CSV's are (a TSV corpus's text after the label may hold TABs,
+    but not the same number in every document)."""
+    widths = {len(r) for _, r in head}
+    return len(head) >= 2 and len(widths) == 1 and widths.pop() > 2
 
 
 def _delimiter_of(path, first_line):
@@ -589,7 +605,7 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
         skip = 1  # a header with a text column and no labels: prediction input
     elif li is None and ti is None and label_column is None and text_column is None and all(
         len(r) == 2 or (delimiter == "\t" and len(r) > 2) for _, r in (head if need_label else head[:1])
-    ):
+    ) and not (need_label and _same_columns(head)):
         # headerless label<TAB>text (prediction: its documents are a text model's, so a
         # short row further down is that row's error, not a sign of another layout)
         li, ti, skip = 0, 1, 0
