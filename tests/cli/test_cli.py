@@ -382,3 +382,31 @@ def test_a_pipe_or_a_file_without_extension_is_read_by_its_content(tmp_path):
     assert rc == 0 and out.splitlines()[0] == "/dev/stdin:1\tyes", (out, err)
     rc, out, err = textnb("evaluate", tmp_path / "c", "--test", "/dev/stdin", "--json", stdin=corpus)
     assert rc == 0 and json.loads(out)["n"] == 4, (out, err)
+
+
+@pytest.mark.parametrize("method", ["sigmoid", "isotonic"])
+def test_inspect_says_how_a_calibrated_model_is_calibrated(tmp_path, sms_tsv, method):
+    """inspect of a --calibrate text model showed only the temperature of the model inside,
+    as if it gave predict's probabilities, and never said sigmoid or isotonic; nor did a
+    calibrated table model's."""
+    model = tmp_path / "c.tnb"
+    assert run("train", sms_tsv, "--calibrate", method, "-o", model)[0] == 0
+    code, out, _ = run("inspect", model, "--top", "2")
+    assert code == 0
+    assert f"calibration: {method}, fitted on out-of-fold log-odds" in out
+    assert "before calibration" in out  # the temperature is the inner model's
+    info = json.loads(run("inspect", model, "--json")[1])
+    assert info["calibration"] == method and info["model"] == "CalibratedNB"
+    from textnb.core.model_io import load
+    from textnb.evaluation.explain import describe_text_classifier
+
+    assert describe_text_classifier(load(model))["calibration"] == method  # the estimator path alike
+    table = tmp_path / "t.tnb"
+    assert run("train", WEATHER_NUMERIC, "--calibrate", method, "-o", table)[0] == 0
+    code, out, _ = run("inspect", table)
+    assert code == 0 and f"calibration: {method}, fitted on out-of-fold log-odds" in out
+    assert json.loads(run("inspect", table, "--json")[1])["calibration"] == method
+    assert run("train", WEATHER_NUMERIC, "--model", "tan", "--calibrate", method, "-o", table)[0] == 0
+    code, out, _ = run("inspect", table)
+    assert code == 0 and f"calibration: {method}, fitted on out-of-fold log-odds" in out
+    assert json.loads(run("inspect", table, "--json")[1])["calibration"] == method
