@@ -146,13 +146,6 @@ def plot_label_f1(per_label, path):
     f1 = np.array([per_label[n]["f1"] for n in names])
     fig, ax = plt.subplots(figsize=(8, 5.5))
     ax.scatter(np.maximum(support, 0.8), f1, s=18, color="tab:blue")
-    if len(names) <= 60:
-        low = 0
-        for n, x, y in zip(names, support, f1):
-            lift = 2
-            if y < 0.03:  # the labels never predicted sit on one line: stagger their names
-                lift, low = 2 + 9 * (low % 4), low + 1
-            ax.annotate(n, (max(x, 0.8), y), fontsize=7, xytext=(3, lift), textcoords="offset points")
     ax.set_xscale("log")
     _plain_log_ticks(ax.xaxis)
     ax.set_ylim(-0.02, 1.02)
@@ -161,8 +154,42 @@ def plot_label_f1(per_label, path):
     ax.set_title(f"per-label F1 against training support ({len(names)} labels)")
     ax.grid(True, alpha=0.3)
     fig.tight_layout()
+    if len(names) <= 60:
+        _place_names(fig, ax, names, np.maximum(support, 0.8), f1)
     _save(fig, path)
     plt.close(fig)
+
+
+def _place_names(fig, ax, names, xs, ys, fontsize=7):
+    """Each of ``names`` beside its point ``(xs[i], ys[i])`` of ``ax``, where it overlaps no
+    name placed before and stays inside the axes: right of the point or left of it, at the
+    point's height or a few lines above or below (the nearest place free); where none is
+    free, the place that overlaps the fewest names. Points are taken from the highest, then
+    from the left, so a crowd is resolved the same way each time."""
+    renderer = fig.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    heights = [2]
+    for step in range(1, 12):
+        heights += [2 + 9 * step, 2 - 9 * step]
+    places = [(dx, dy, ha) for dy in heights for dx, ha in ((3, "left"), (-3, "right"))]
+    placed = []
+    for i in sorted(range(len(names)), key=lambda i: (-ys[i], xs[i])):
+        best = None
+        for dx, dy, ha in places:
+            note = ax.annotate(names[i], (xs[i], ys[i]), fontsize=fontsize, xytext=(dx, dy),
+                               textcoords="offset points", ha=ha)
+            box = note.get_window_extent(renderer)
+            inside = (frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1)
+            clashes = sum(box.overlaps(other) for other in placed) + (0 if inside else len(names) + 1)
+            if best is None or clashes < best[0]:
+                if best is not None:
+                    best[1].remove()
+                best = (clashes, note, box)
+            else:
+                note.remove()
+            if clashes == 0:
+                break
+        placed.append(best[2])
 
 
 @_text_as_written
