@@ -490,9 +490,10 @@ def test_cli_evaluate_trains_on_train_and_tests_on_test(split_corpus, tmp_path):
 def test_cli_evaluate_plot(split_corpus, tmp_path):
     pytest.importorskip("matplotlib")
     png = tmp_path / "f1.png"
-    code, _, err = _cli("evaluate", split_corpus, "--labels", split_corpus / "labels.tsv", "--plot", png)
+    code, out, err = _cli("evaluate", split_corpus, "--labels", split_corpus / "labels.tsv", "--plot", png)
     assert code == 0, err
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert out.splitlines()[-1] == f"per-label F1 plot: {png}"  # named, as a single-label evaluate's plot
 
 
 def test_cli_same_name_files_in_label_folders(tmp_path):
