@@ -410,3 +410,43 @@ def test_inspect_says_how_a_calibrated_model_is_calibrated(tmp_path, sms_tsv, me
     code, out, _ = run("inspect", table)
     assert code == 0 and f"calibration: {method}, fitted on out-of-fold log-odds" in out
     assert json.loads(run("inspect", table, "--json")[1])["calibration"] == method
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+def test_evaluate_plot_keeps_long_class_names_inside_the_picture(tmp_path, monkeypatch, classes):
+    """A class name of 67 characters was cut by the PNG's edge in the confusion matrix
+    ('...al_politics_and_trade' on the left, '...nd_trade' at the bottom) and in the ROC
+    axis titles; inspect --plot cut a class title at 40 characters without a sign. Names
+    over 30 characters are now shortened with an ellipsis."""
+    pytest.importorskip("matplotlib")
+    from textnb.evaluation import plots
+
+    long = "a_rather_long_category_name_about_international_politics_and_trade"
+    names = [long, "sports", "x"][:classes]
+    lines = ["label\ttext"] + [f"{names[i % classes]}\tw{i % classes} w{i % classes}b filler{i % 7}"
+                               for i in range(60)]
+    corpus = tmp_path / "long.tsv"
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    figures = []
+    monkeypatch.setattr(plots, "_save", lambda fig, path, dpi=110: figures.append(fig))
+    monkeypatch.setattr(plots.pyplot(), "close", lambda fig=None: None)
+    code, _, err = run("evaluate", corpus, "--cv", "3", "--plot", tmp_path / "e.png")
+    assert code == 0, err
+    (fig,) = figures
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    texts = [t for ax in fig.axes for t in ax.get_xticklabels() + ax.get_yticklabels()
+             + [ax.xaxis.label, ax.yaxis.label, ax.title] if t.get_text()]
+    assert any(t.get_text() == long[:29] + "\u2026" for t in texts)
+    frame = fig.bbox
+    outside = [t.get_text() for t in texts if not (frame.x0 <= t.get_window_extent(renderer).x0
+                                                   and t.get_window_extent(renderer).x1 <= frame.x1 + 0.5
+                                                   and frame.y0 <= t.get_window_extent(renderer).y0)]
+    assert not outside
+    if classes == 3:
+        return
+    assert run("train", corpus, "-o", tmp_path / "m.tnb")[0] == 0
+    figures.clear()
+    assert run("inspect", tmp_path / "m.tnb", "--plot", tmp_path / "i.png")[0] == 0
+    (fig,) = figures
+    assert long[:39] + "\u2026" in [ax.get_title() for ax in fig.axes]

@@ -49,11 +49,26 @@ def pyplot():
     return plt
 
 
+def _short(name, limit=30):
+    """``name`` as a plot writes it: at most ``limit`` characters, a longer one cut with an
+    ellipsis (so it stays inside the picture, and is seen to be cut)."""
+    name = str(name)
+    return name if len(name) <= limit else name[:limit - 1] + "\u2026"
+
+
+def _matrix_size(classes):
+    """The side, in inches, of a confusion matrix of ``classes``: its cells, and room for
+    its longest name (as :func:`_short` writes it) beside and below them."""
+    longest = max((len(_short(c)) for c in classes), default=0)
+    return max(4.0, 0.45 * len(classes) + 2) + 0.07 * max(0, longest - 6)
+
+
 def _draw_confusion_matrix(fig, ax, matrix, classes):
     m = np.asarray(matrix)
-    im = ax.imshow(m, cmap="Blues")
-    ax.set_xticks(range(len(classes)), labels=classes, rotation=90, fontsize=8)
-    ax.set_yticks(range(len(classes)), labels=classes, fontsize=8)
+    im = ax.imshow(m, cmap="Blues", aspect="auto")  # (filling its panel: tight_layout leaves room for the names)
+    names = [_short(c) for c in classes]
+    ax.set_xticks(range(len(classes)), labels=names, rotation=90, fontsize=8)
+    ax.set_yticks(range(len(classes)), labels=names, fontsize=8)
     ax.set_xlabel("predicted")
     ax.set_ylabel("true")
     if len(classes) <= 25:
@@ -76,7 +91,7 @@ def _save(fig, path, dpi=110):
 def plot_confusion_matrix(matrix, classes, path):
     """Write the confusion matrix (rows true, columns predicted) as a PNG."""
     plt = pyplot()
-    size = max(4.0, 0.45 * len(classes) + 2)
+    size = _matrix_size(classes)
     fig, ax = plt.subplots(figsize=(size + 1, size))
     _draw_confusion_matrix(fig, ax, matrix, classes)
     fig.tight_layout()
@@ -93,7 +108,7 @@ def plot_evaluation(report, path):
     plt = pyplot()
     classes = report["classes"]
     panels = 1 + ("reliability" in report) + ("roc" in report)
-    size = max(4.0, 0.45 * len(classes) + 2)
+    size = _matrix_size(classes)
     fig, axes = plt.subplots(1, panels, figsize=(size + 1 + 4.6 * (panels - 1), size),
                              gridspec_kw={"width_ratios": [size + 1] + [4.6] * (panels - 1)})
     axes = np.atleast_1d(axes)
@@ -127,9 +142,10 @@ def plot_evaluation(report, path):
         ax.plot([0, 1], [0, 1], "--", color="0.4", linewidth=1)
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1.02)
-        ax.set_xlabel(f"false positive rate (not {curve['positive']})")
-        ax.set_ylabel(f"true positive rate ({curve['positive']})")
-        ax.set_title(f"ROC, {curve['positive']} positive (AUC {curve['auc']:.4f})", fontsize=9)
+        positive = _short(curve["positive"])
+        ax.set_xlabel(f"false positive rate (not {positive})")
+        ax.set_ylabel(f"true positive rate ({positive})")
+        ax.set_title(f"ROC, {positive} positive (AUC {curve['auc']:.4f})", fontsize=9)
     fig.tight_layout()
     _save(fig, path)
     plt.close(fig)
@@ -214,8 +230,8 @@ def plot_informative_terms(terms, path, *, title=None):
     for ax, c in zip(axes.ravel(), classes):
         pairs = terms[c][::-1]  # best at the top
         ax.barh(range(len(pairs)), [float(v) for _, v in pairs], color="tab:blue")
-        ax.set_yticks(range(len(pairs)), labels=[str(t)[:30] for t, _ in pairs], fontsize=7)
-        ax.set_title(str(c)[:40], fontsize=9)
+        ax.set_yticks(range(len(pairs)), labels=[_short(t) for t, _ in pairs], fontsize=7)
+        ax.set_title(_short(c, 40), fontsize=9)
         ax.set_xlabel("log-odds", fontsize=8)
     if title:
         fig.suptitle(title, fontsize=10)
