@@ -450,3 +450,21 @@ def test_evaluate_plot_keeps_long_class_names_inside_the_picture(tmp_path, monke
     assert run("inspect", tmp_path / "m.tnb", "--plot", tmp_path / "i.png")[0] == 0
     (fig,) = figures
     assert long[:39] + "\u2026" in [ax.get_title() for ax in fig.axes]
+
+
+def test_evaluate_plot_writes_the_confusion_cells_as_the_text_report(tmp_path, monkeypatch):
+    """With --repeat the plot's cells are the mean counts written as the text report writes
+    them (4.3), not '4.333333333333333'."""
+    pytest.importorskip("matplotlib")
+    from textnb.evaluation import plots
+
+    figures = []
+    monkeypatch.setattr(plots, "_save", lambda fig, path, dpi=110: figures.append(fig))
+    monkeypatch.setattr(plots.pyplot(), "close", lambda fig=None: None)
+    code, out, err = run("evaluate", WEATHER_NUMERIC, "--cv", "3", "--repeat", "3", "--plot", tmp_path / "e.png")
+    assert code == 0, err
+    rows = out.split("confusion matrix (rows: true")[1].splitlines()[2:4]
+    text_cells = [cell for row in rows for cell in row.split()[2:]]
+    (fig,) = figures
+    plot_cells = [t.get_text() for t in fig.axes[0].texts]
+    assert plot_cells == text_cells and any(len(c) == 3 and c[1] == "." for c in plot_cells), (plot_cells, text_cells)

@@ -63,7 +63,9 @@ def _matrix_size(classes):
     return max(4.0, 0.45 * len(classes) + 2) + 0.07 * max(0, longest - 6)
 
 
-def _draw_confusion_matrix(fig, ax, matrix, classes):
+def _draw_confusion_matrix(fig, ax, matrix, classes, repeats=1):
+    from textnb.evaluation.evaluate import count_text
+
     m = np.asarray(matrix)
     im = ax.imshow(m, cmap="Blues", aspect="auto")  # (filling its panel: tight_layout leaves room for the names)
     names = [_short(c) for c in classes]
@@ -74,7 +76,7 @@ def _draw_confusion_matrix(fig, ax, matrix, classes):
     if len(classes) <= 25:
         for i in range(m.shape[0]):
             for j in range(m.shape[1]):
-                ax.text(j, i, str(m[i, j]), ha="center", va="center", fontsize=7,
+                ax.text(j, i, count_text(matrix[i][j], repeats), ha="center", va="center", fontsize=7,
                         color="white" if m[i, j] > m.max() / 2 else "black")
     fig.colorbar(im, ax=ax)
 
@@ -112,7 +114,8 @@ def plot_evaluation(report, path):
     fig, axes = plt.subplots(1, panels, figsize=(size + 1 + 4.6 * (panels - 1), size),
                              gridspec_kw={"width_ratios": [size + 1] + [4.6] * (panels - 1)})
     axes = np.atleast_1d(axes)
-    _draw_confusion_matrix(fig, axes[0], report["confusion_matrix"], classes)
+    _draw_confusion_matrix(fig, axes[0], report["confusion_matrix"], classes,
+                           repeats=len(report.get("accuracy_per_repeat") or ()))
     axes[0].set_title(f"confusion matrix (accuracy {report['accuracy']:.4f})", fontsize=9)
     k = 1
     if "reliability" in report:
