@@ -297,7 +297,10 @@ def test_http_errors_and_the_daemon_goes_on(topic_model):
             got_status, got = post(port, body)
             assert (got_status, message in got["error"]) == (status, True), (body[:40], got)
             assert post(port, json.dumps({"texts": ["cheap"]}))[0] == 200
-        assert post(port, "{}", path="/nothing")[0] == 404
+        status, got = post(port, "{}", path="/nothing")
+        assert status == 404 and got["error"] == "no such endpoint '/nothing' (POST /classify, GET /model)"
+        # /model is there, for GET: 405, as GET /classify (was 404 'no such endpoint '/model'')
+        assert post(port, "{}", path="/model") == (405, {"error": "use GET /model"})
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         conn.putrequest("POST", "/classify")
         conn.endheaders()  # no Content-Length

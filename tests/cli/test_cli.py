@@ -405,3 +405,89 @@ def test_table_model_predicts_a_table_on_standard_input(tmp_path, model_args):
     assert [line.split("\t")[0] for line in out.splitlines()] == ["-:1", "-:2"]
     code, _, err = run("predict", model, "-", "-", stdin=io.TextIOWrapper(io.BytesIO(csv)))
     assert code == 1 and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("method", ["sigmoid", "isotonic"])
+def test_inspect_says_how_a_calibrated_model_is_calibrated(tmp_path, sms_tsv, method):
+    """inspect of a --calibrate text model showed only the temperature of the model inside,
+    as if it gave predict's probabilities, and never said sigmoid or isotonic; nor did a
+    calibrated table model's."""
+    model = tmp_path / "c.tnb"
+    assert run("train", sms_tsv, "--calibrate", method, "-o", model)[0] == 0
+    code, out, _ = run("inspect", model, "--top", "2")
+    assert code == 0
+    assert f"calibration: {method}, fitted on out-of-fold log-odds" in out
+    assert "before calibration" in out  # the temperature is the inner model's
+    info = json.loads(run("inspect", model, "--json")[1])
+    assert info["calibration"] == method and info["model"] == "CalibratedNB"
+    from textnb.core.model_io import load
+    from textnb.evaluation.explain import describe_text_classifier
+
+    assert describe_text_classifier(load(model))["calibration"] == method  # the estimator path alike
+    table = tmp_path / "t.tnb"
+    assert run("train", WEATHER_NUMERIC, "--calibrate", method, "-o", table)[0] == 0
+    code, out, _ = run("inspect", table)
+    assert code == 0 and f"calibration: {method}, fitted on out-of-fold log-odds" in out
+    assert json.loads(run("inspect", table, "--json")[1])["calibration"] == method
+    assert run("train", WEATHER_NUMERIC, "--model", "tan", "--calibrate", method, "-o", table)[0] == 0
+    code, out, _ = run("inspect", table)
+    assert code == 0 and f"calibration: {method}, fitted on out-of-fold log-odds" in out
+    assert json.loads(run("inspect", table, "--json")[1])["calibration"] == method
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+def test_evaluate_plot_keeps_long_class_names_inside_the_picture(tmp_path, monkeypatch, classes):
+    """A class name of 67 characters was cut by the PNG's edge in the confusion matrix
+    ('...al_politics_and_trade' on the left, '...nd_trade' at the bottom) and in the ROC
+    axis titles; inspect --plot cut a class title at 40 characters without a sign. Names
+    over 30 characters are now shortened with an ellipsis."""
+    pytest.importorskip("matplotlib")
+    from textnb.evaluation import plots
+
+    long = "a_rather_long_category_name_about_international_politics_and_trade"
+    names = [long, "sports", "x"][:classes]
+    lines = ["label\ttext"] + [f"{names[i % classes]}\tw{i % classes} w{i % classes}b filler{i % 7}"
+                               for i in range(60)]
+    corpus = tmp_path / "long.tsv"
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    figures = []
+    monkeypatch.setattr(plots, "_save", lambda fig, path, dpi=110: figures.append(fig))
+    monkeypatch.setattr(plots.pyplot(), "close", lambda fig=None: None)
+    code, _, err = run("evaluate", corpus, "--cv", "3", "--plot", tmp_path / "e.png")
+    assert code == 0, err
+    (fig,) = figures
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    texts = [t for ax in fig.axes for t in ax.get_xticklabels() + ax.get_yticklabels()
+             + [ax.xaxis.label, ax.yaxis.label, ax.title] if t.get_text()]
+    assert any(t.get_text() == long[:29] + "\u2026" for t in texts)
+    frame = fig.bbox
+    outside = [t.get_text() for t in texts if not (frame.x0 <= t.get_window_extent(renderer).x0
+                                                   and t.get_window_extent(renderer).x1 <= frame.x1 + 0.5
+                                                   and frame.y0 <= t.get_window_extent(renderer).y0)]
+    assert not outside
+    if classes == 3:
+        return
+    assert run("train", corpus, "-o", tmp_path / "m.tnb")[0] == 0
+    figures.clear()
+    assert run("inspect", tmp_path / "m.tnb", "--plot", tmp_path / "i.png")[0] == 0
+    (fig,) = figures
+    assert long[:39] + "\u2026" in [ax.get_title() for ax in fig.axes]
+
+
+def test_evaluate_plot_writes_the_confusion_cells_as_the_text_report(tmp_path, monkeypatch):
+    """With --repeat the plot's cells are the mean counts written as the text report writes
+    them (4.3), not '4.333333333333333'."""
+    pytest.importorskip("matplotlib")
+    from textnb.evaluation import plots
+
+    figures = []
+    monkeypatch.setattr(plots, "_save", lambda fig, path, dpi=110: figures.append(fig))
+    monkeypatch.setattr(plots.pyplot(), "close", lambda fig=None: None)
+    code, out, err = run("evaluate", WEATHER_NUMERIC, "--cv", "3", "--repeat", "3", "--plot", tmp_path / "e.png")
+    assert code == 0, err
+    rows = out.split("confusion matrix (rows: true")[1].splitlines()[2:4]
+    text_cells = [cell for row in rows for cell in row.split()[2:]]
+    (fig,) = figures
+    plot_cells = [t.get_text() for t in fig.axes[0].texts]
+    assert plot_cells == text_cells and any(len(c) == 3 and c[1] == "." for c in plot_cells), (plot_cells, text_cells)

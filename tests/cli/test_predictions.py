@@ -88,3 +88,29 @@ def test_predict_of_a_pcut_model_decides_over_the_whole_input_not_per_batch(tmp_
     classes = [str(c) for c in pipe.classes_]
     want = [",".join(classes[k] for k in np.flatnonzero(row)) for row in pipe.predict(texts)]
     assert [set(g.split(",")) for g in got] == [set(w.split(",")) for w in want]
+
+
+def test_text_probabilities_never_read_one_below_one_nor_zero_above_zero(tmp_path):
+    """--top / --threshold printed 6 decimals: a spam probability of 1 - 3.4e-8 read
+    '1.000000' (and was dropped by --threshold 0.99999999) and its ham 3.4e-8 read
+    '0.000000' (kept by --threshold 1e-9); --proba printed 'spam=1'. Now one format for
+    predict's text outputs (and topicfilter's confidence): 6 significant digits, more when
+    6 would read 1."""
+    from textnb.cli.output import proba_text
+    from textnb.cli.predictions import format_proba
+
+    assert proba_text(0.9999999662905482) == "0.99999997" and proba_text(1 - 1e-12) == "0.999999999999"
+    assert proba_text(3.3709451848508666e-08) == "3.37095e-08" and proba_text(0.873149440) == "0.873149"
+    assert proba_text(1.0) == "1" and proba_text(0.0) == "0" and proba_text(1 - 2 ** -53) == "0.9999999999999999"
+    assert format_proba(["ham", "spam"], [3.37e-08, 1 - 3.37e-08]) == "ham=3.37e-08\tspam=0.99999997"
+    args = argparse.Namespace(top=-1, threshold=None, json=False)
+    out = io.StringIO()
+    print_ranked(["d"], ["a", "b", "c"], np.array([[1 - 3e-8, 2e-8, 1e-8]]), np.array([[17.0, -17.4, -18.0]]),
+                 args, out)
+    assert out.getvalue() == "d\ta 0.99999997\tb 2e-08\tc 1e-08\n"
+    model, lines = tmp_path / "m.tnb", tmp_path / "l.txt"
+    assert cli("train", SMS_TSV, "-o", model)[0] == 0
+    lines.write_text("WINNER!! claim your free prize now call 09061701461 guaranteed 1000 cash award\n")
+    rc, out, _ = cli("predict", model, "--lines", lines, "--threshold", "1e-12")
+    p = {c: float(v) for c, v in (pair.split(" ") for pair in out.rstrip("\n").split("\t")[1:])}
+    assert rc == 0 and 0 < p["ham"] < 1e-6 and 1 - 1e-6 < p["spam"] < 1  # what --json says, to its digits

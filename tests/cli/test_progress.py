@@ -163,3 +163,28 @@ def test_multilabel_train_and_evaluate_show_their_steps_on_a_terminal_only(tmp_p
             assert step in tty, (step, tty)
         r = subprocess.run(argv, capture_output=True, env=env, timeout=120)
         assert r.returncode == 0 and r.stderr == b"" and r.stdout.count(b"\n") == out.count(b"\n")
+
+
+def test_no_bar_when_the_results_go_to_the_same_terminal(tmp_path):
+    """`textnb predict M FOLDER` (and `spamfilter --batch`) on a terminal drew the bar on
+    stderr while the labels went to the same screen: each label line ran into the bar
+    ('classifying: 2457doc [00:00, 24568.68doc/s]docs/02001.txt	ham'). With the results on
+    a terminal the bar is off (those lines are the progress); redirected, it is drawn."""
+    bar = Progress("classifying", total=10, stream=Terminal(), results=Terminal())
+    assert not bar.enabled
+    assert Progress("classifying", total=10, stream=Terminal(), results=io.StringIO()).enabled
+    with filterbase.progress_bar(Terminal(), "classifying", results=Terminal()) as update:
+        assert update is None
+    for label, text in (("a", "apple banana"), ("b", "car truck")):
+        (tmp_path / "c" / label).mkdir(parents=True)
+        for i in range(3):
+            (tmp_path / "c" / label / f"{i}.txt").write_text(text)
+    from textnb.cli.commands import main
+
+    assert main(["train", str(tmp_path / "c"), "-o", str(tmp_path / "m.tnb")], stdout=io.StringIO(),
+                stderr=io.StringIO()) == 0
+    for results, drawn in ((Terminal(), False), (io.StringIO(), True)):
+        screen = Terminal()
+        assert main(["predict", str(tmp_path / "m.tnb"), str(tmp_path / "c")], stdout=results, stderr=screen) == 0
+        assert results.getvalue().count("\n") == 6
+        assert ("classifying" in screen.getvalue()) == drawn

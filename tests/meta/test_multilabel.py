@@ -490,9 +490,10 @@ def test_cli_evaluate_trains_on_train_and_tests_on_test(split_corpus, tmp_path):
 def test_cli_evaluate_plot(split_corpus, tmp_path):
     pytest.importorskip("matplotlib")
     png = tmp_path / "f1.png"
-    code, _, err = _cli("evaluate", split_corpus, "--labels", split_corpus / "labels.tsv", "--plot", png)
+    code, out, err = _cli("evaluate", split_corpus, "--labels", split_corpus / "labels.tsv", "--plot", png)
     assert code == 0, err
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert out.splitlines()[-1] == f"per-label F1 plot: {png}"  # named, as a single-label evaluate's plot
 
 
 def test_cli_same_name_files_in_label_folders(tmp_path):
@@ -655,3 +656,41 @@ def test_inspect_prints_sentinel_thresholds_readably(tmp_path):
     assert len(rare) == 1 and "inf" not in rare[0], rows
     code, out, _ = _cli("inspect", model, "--json")
     assert code == 0 and "rare" in out
+
+
+GOEMOTIONS_F1 = {  # (training documents, test F1) of textnb evaluate goemotions --labels labels.tsv
+    "admiration": (4130, 0.5369), "amusement": (2328, 0.714), "anger": (1567, 0.3744), "annoyance": (2470, 0.0062),
+    "approval": (2939, 0.0), "caring": (1087, 0.0146), "confusion": (1368, 0.0), "curiosity": (2191, 0.0),
+    "desire": (641, 0.2484), "disappointment": (1269, 0.0), "disapproval": (2022, 0.0), "disgust": (793, 0.4098),
+    "embarrassment": (303, 0.3714), "excitement": (853, 0.0), "fear": (596, 0.5802), "gratitude": (2662, 0.8696),
+    "grief": (77, 0.0), "joy": (1452, 0.4693), "love": (2086, 0.651), "nervousness": (164, 0.0),
+    "neutral": (14219, 0.5825), "optimism": (1581, 0.4862), "pride": (111, 0.1558), "realization": (1110, 0.0),
+    "relief": (153, 0.0), "remorse": (545, 0.5562), "sadness": (1326, 0.4105), "surprise": (1060, 0.3669)}
+
+
+@pytest.mark.parametrize("per_label", [
+    {n: {"train_support": s, "f1": f} for n, (s, f) in GOEMOTIONS_F1.items()},
+    {**{f"label{k}": {"train_support": 1000 + 10 * k, "f1": 0.5} for k in range(12)},  # one crowded spot
+     "few": {"train_support": 3, "f1": 0.9}, "many": {"train_support": 90000, "f1": 0.1}},
+])
+def test_label_f1_plot_names_do_not_overlap(tmp_path, monkeypatch, per_label):
+    """The names beside the points of the per-label F1 plot overlapped where points are close
+    ('curiosity' over 'annoyance', 'joy' under 'optimism' on GoEmotions): only the names at
+    F1 0 were staggered, by their order in the list, not by where they fall."""
+    pytest.importorskip("matplotlib")
+    from textnb.evaluation import plots
+
+    figures = []
+    monkeypatch.setattr(plots, "_save", lambda fig, path, dpi=110: figures.append(fig))
+    monkeypatch.setattr(plots.pyplot(), "close", lambda fig=None: None)
+    plots.plot_label_f1(per_label, tmp_path / "f1.png")
+    (fig,) = figures
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in fig.axes[0].texts]
+    assert sorted(n for n, _ in boxes) == sorted(per_label)
+    clashes = [(a, b) for i, (a, box) in enumerate(boxes) for b, other in boxes[i + 1:] if box.overlaps(other)]
+    assert not clashes
+    frame = fig.bbox
+    assert all(frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
+               for _, box in boxes)

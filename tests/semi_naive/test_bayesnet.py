@@ -697,3 +697,33 @@ def test_every_problem_of_a_structure_file_is_one_line_naming_that_file(tmp_path
         rc, _, err = cli(*cmd, "--model", "bn", "--structure", path)
         assert rc == 1 and err.startswith(f"textnb: error: {path}: {message}"), err
         assert str(data) not in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("names", [
+    [f"installment_commitment_{i}" for i in range(10)],  # one wide layer of long names
+    ["employment", "installment_commitment", "residence_since", "age", "existing_credits", "num_dependents",
+     "own_telephone", "static_normal", "waveform_ItoV_prolonged", "x"],
+])
+def test_plot_structure_node_names_do_not_overlap(tmp_path, monkeypatch, names):
+    """A layer's nodes were 1.6 inches apart whatever their names: on credit-g's TAN
+    'installment_commitment' covered 'employment' and 'residence_since', on audiology's
+    'waveform_ItoV_prolonged' covered 'static_normal'. A layer is now as wide as its names."""
+    pytest.importorskip("matplotlib")
+    import textnb.core.model_io as model_io
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(40, len(names)))
+    y = rng.integers(0, 2, size=40)
+    parents = {**{n: ["class"] for n in names}, "class": []}
+    bn = BayesNetClassifier(parents=parents, attributes=names, class_name="class").fit(X, y)
+    figures = []
+    monkeypatch.setattr(model_io, "write_png", lambda fig, path, dpi=110: figures.append(fig))
+    bn.plot_structure(tmp_path / "bn.png")
+    (fig,) = figures
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [(t.get_text(), t.get_bbox_patch().get_window_extent(renderer)) for t in fig.axes[0].texts
+             if t.get_text()]
+    assert sorted(n for n, _ in boxes) == sorted(names + ["class"])
+    assert not [(a, b) for i, (a, box) in enumerate(boxes) for b, other in boxes[i + 1:] if box.overlaps(other)]
+    assert all(fig.bbox.x0 <= box.x0 and box.x1 <= fig.bbox.x1 for _, box in boxes)

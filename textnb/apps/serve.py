@@ -585,8 +585,12 @@ class _HTTPHandler(DeadlineReading, http.server.BaseHTTPRequestHandler):
 
     def do_POST(self):
         owner = self.server.owner
+        if self.path == "/model":
+            self._reply(405, {"error": "use GET /model"}, close=True)
+            return
         if self.path != "/classify":
-            self._reply(404, {"error": f"no such endpoint {self.path[:100]!r} (POST /classify)"}, close=True)
+            self._reply(404, {"error": f"no such endpoint {self.path[:100]!r} (POST /classify, GET /model)"},
+                        close=True)
             return
         if len(self.headers.get_all("Content-Length") or ()) > 1:  # (request smuggling's way in)
             self._reply(400, {"error": "more than one Content-Length"}, close=True)

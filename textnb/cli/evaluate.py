@@ -139,12 +139,9 @@ def _evaluate_table(args, opts, inputs, table, start, out):
     return 0
 
 
-def _count(v):
-    """A support or confusion-matrix cell: a count, or a sum of instance weights."""
-    return str(v) if isinstance(v, int) else f"{v:g}"
-
-
 def _print_report(report, args, out, weighted=False, rows=False):
+    from textnb.evaluation.evaluate import count_text
+
     if args.plot:
         from textnb.evaluation.plots import plot_evaluation
 
@@ -182,12 +179,12 @@ def _print_report(report, args, out, weighted=False, rows=False):
     for c in report["classes"]:
         pc = report["per_class"][c]
         print(f"{c:<{width}}  {pc['precision']:9.4f}  {pc['recall']:6.4f}  {pc['f1']:5.4f}  "
-              f"{_count(pc['support']):>7}", file=out)
+              f"{count_text(pc['support']):>7}", file=out)
     repeats = len(per_repeat)
     print("\nconfusion matrix (rows: true, columns: predicted" + (f"; the mean over the {repeats} repeats"
                                                                   if repeats > 1 else "") + ")", file=out)
     labels = [str(i) for i in range(len(report["classes"]))]
-    texts = [[f"{v:.1f}" if repeats > 1 else _count(v) for v in row] for row in report["confusion_matrix"]]
+    texts = [[count_text(v, repeats) for v in row] for row in report["confusion_matrix"]]
     cell = max(5, max(len(v) for row in texts for v in row) + 1)
     print(" " * (width + 2) + "".join(f"{lab:>{cell}}" for lab in labels), file=out)
     for i, (c, row) in enumerate(zip(report["classes"], texts)):

@@ -23,16 +23,19 @@ def full_library():
 class progress_bar:
     """``with progress_bar(stream, desc) as update:`` the command line's progress bar
     (:class:`textnb.cli.progress.Progress`) on ``stream`` when it is a terminal (``update``
-    is then ``bar(done)``), else None. A class, not a contextlib generator: contextlib
-    imports collections, functools & co., which a short batch run pays for."""
+    is then ``bar(done)``), else None; None too when ``results``, where the command writes
+    a line per message, is a terminal as well (its lines would run into the bar). A class,
+    not a contextlib generator: contextlib imports collections, functools & co., which a
+    short batch run pays for."""
 
-    def __init__(self, stream, desc, unit="msg"):
+    def __init__(self, stream, desc, unit="msg", results=None):
         self.stream, self.desc, self.unit, self.bar = stream, desc, unit, None
+        self.results = results
 
     def __enter__(self):
         if hasattr(self.stream, "isatty") and self.stream.isatty():
             full_library()  # tqdm, when installed, lives in site-packages
-        bar = Progress(self.desc, stream=self.stream, unit=self.unit)
+        bar = Progress(self.desc, stream=self.stream, unit=self.unit, results=self.results)
         if not bar.enabled:
             return None
         self.bar = bar

@@ -68,9 +68,11 @@ def run(args, out, err):
         print(f"event model: {info['event_model']} (alpha {info['alpha']:g}; "
               f"{'chosen by cross-validation' if info['params'].get('event_model') == 'auto' else 'given'})",
               file=out)
+    _print_calibration(info, out)
     if "calibration_scale" in info:
-        print(f"calibration: scores times {info['calibration_scale']:.4g} (one temperature fitted on held-out "
-              "training documents)", file=out)
+        inside = "; the model inside, before calibration" if "calibration" in info else ""
+        print(f"{'temperature' if inside else 'calibration'}: scores times {info['calibration_scale']:.4g} "
+              f"(one temperature fitted on held-out training documents{inside})", file=out)
     print(f"classes: {len(info['classes'])}", file=out)
     for c, n in zip(info["classes"], info["class_count"]):
         print(f"  {c}: {n:g} documents", file=out)
@@ -88,6 +90,13 @@ def run(args, out, err):
     return 0
 
 
+def _print_calibration(info, out):
+    """The ``--calibrate`` map of a calibrated model, which gives its probabilities."""
+    if "calibration" in info:
+        print(f"calibration: {info['calibration']}, fitted on out-of-fold log-odds (gives the probabilities)",
+              file=out)
+
+
 def _print_weights(weights, out):
     if weights:
         print("APNBC class weights (probability scale; log):", file=out)
@@ -98,17 +107,23 @@ def _print_weights(weights, out):
 def _inspect_network(args, outer, model, weights, out):
     """A TAN or Bayesian network ``model`` (``outer`` itself, or inside APNBC: then with its
     class ``weights``)."""
+    from textnb.evaluation.explain import calibration_method
+
     if args.plot:
         model.plot_structure(args.plot)
     name = _name(outer, model, _kind(model))
+    method = calibration_method(outer)
     if args.json:
         info = {"model": name, "classes": [str(c) for c in model.classes_],
                 "structure": {k: list(v) for k, v in model.structure_.items()}, "plot": args.plot}
+        if method is not None:
+            info["calibration"] = method
         if weights:
             info["apnbc_weights"] = weights
         print(dumps(info), file=out)
         return 0
     print(f"model: {name}", file=out)
+    _print_calibration({"calibration": method} if method is not None else {}, out)
     print(model.structure_text(), file=out)
     _print_weights(weights, out)
     if args.plot:
@@ -138,7 +153,7 @@ def _wrappers(model, inner):
 
 
 def _inspect_table(args, model, out):
-    from textnb.evaluation.explain import apnbc_weights
+    from textnb.evaluation.explain import apnbc_weights, calibration_method
 
     weights = apnbc_weights(model)
     network = find(model, lambda m: hasattr(m, "structure_"))  # itself, or inside APNBC
@@ -157,12 +172,16 @@ def _inspect_table(args, model, out):
     else:
         info = inner.describe()
     info["model"] = _name(model, inner, info.get("model", _kind(inner)))  # APNBC(...), CalibratedNB(...)
+    method = calibration_method(model)
+    if method is not None:
+        info["calibration"] = method
     if weights:
         info["apnbc_weights"] = weights
     if args.json:
         print(dumps(info), file=out)
         return 0
     print(f"model: {info['model']}", file=out)
+    _print_calibration(info, out)
     classes = info["classes"]
     print("classes: " + ", ".join(f"{c} ({n:g})" for c, n in zip(classes, info["class_count"])), file=out)
     if "nb_loo_errors" in info:  # a lazy model: its training objects, and what a rule must improve on

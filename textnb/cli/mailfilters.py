@@ -339,7 +339,7 @@ def _batch(model_path, cutoffs, args, stdin, stdout, stderr):
     # buffered stream writes them whether or not PYTHONUNBUFFERED is set
     block = 1 if _isatty(stdout) else _BATCH_LINES
     try:
-        with progress_bar(stderr, "classifying") as progress:
+        with progress_bar(stderr, "classifying", results=stdout) as progress:
             verdicts = sf.classify_tokens(early) if early is not None else sf.classify_paths(
                 args.batch, max_bytes=args.max_bytes, on_error=on_error, n_jobs=args.jobs, stdin=stdin)
             lines = []

@@ -377,4 +377,6 @@ def _evaluate(args, opts, start, out, corpus=None):
         bep = "-" if bep is None else f"{bep:6.4f}"
         print(f"{name:<{width}}  {pl['precision']:9.4f}  {pl['recall']:6.4f}  {pl['f1']:5.4f}  {bep:>6}  "
               f"{pl['support']:7d}  {pl.get('train_support', 0):5d}", file=out)
+    if args.plot:
+        print(f"\nper-label F1 plot: {args.plot}", file=out)
     return 0

@@ -12,7 +12,7 @@ import numbers
 
 from textnb.cli.streams import cell, tolerant
 
-__all__ = ["a_kind", "cell", "dumps", "explanation_text", "finite", "tolerant"]
+__all__ = ["a_kind", "cell", "dumps", "explanation_text", "finite", "proba_text", "tolerant"]
 
 _FLOAT_MAX = 1.7976931348623157e308
 
@@ -66,3 +66,17 @@ def explanation_text(info):
     else:
         body = ", ".join(f"{t['term']} {t['contribution']:+.2f}" for t in info["for"] + info["against"])
     return f"vs {info['runner_up']} by {info['margin']:.2f} (prior {info['prior']:+.2f}): {body}"
+
+
+def proba_text(p):
+    """A probability as the text outputs print it: 6 significant digits (as fastText's
+    ``predict-prob``), or as many as it takes not to read ``1`` for one below 1 (a
+    spam score of 1 - 3e-8 is ``0.99999997``: it is below ``--threshold 0.99999999``);
+    a tiny one keeps its digits (``3.37095e-08``, not ``0.000000``)."""
+    p = float(p)
+    text = f"{p:.6g}"
+    digits = 6
+    while text == "1" and p < 1.0 and digits < 17:
+        digits += 1
+        text = f"{p:.{digits}g}"
+    return text

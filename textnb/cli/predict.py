@@ -217,7 +217,8 @@ def run(args, out, err):
     classes = [str(c) for c in model.classes_]
     failed = [0]
     max_bytes = document_bytes(args, model)
-    bar = Progress("classifying", stream=err, unit="doc")  # silent unless stderr is a terminal
+    # silent unless stderr is a terminal and the labels go elsewhere (a file, a pipe)
+    bar = Progress("classifying", stream=err, unit="doc", results=out)
     done = 0
     if reads_mail(model):  # a spamfilter model: its inputs are messages, read as spamfilter reads them
         return _predict_messages(args, model, paths, classes, max_bytes, out, err, bar)

@@ -7,7 +7,7 @@ import numpy as np
 
 from textnb.cli.options import ALL_LABELS
 from textnb.evaluation.topk import best_labels
-from textnb.cli.output import cell, dumps
+from textnb.cli.output import cell, dumps, proba_text
 from textnb.core.errors import InputError, TextnbError
 
 __all__ = ["Accuracy", "format_proba", "print_predictions", "print_ranked", "ranked", "refuse_nan", "score_rows"]
@@ -57,7 +57,7 @@ def print_ranked(sources, classes, proba, odds, args, out):
                 {"label": classes[k], "proba": float(p[k]), "log_odds": float(lo[k])} for k in best]}
             print(dumps(rec), file=out)
         else:
-            print(f"{cell(src)}\t" + "\t".join(f"{cell(classes[k])} {p[k]:.6f}" for k in best), file=out)
+            print(f"{cell(src)}\t" + "\t".join(f"{cell(classes[k])} {proba_text(p[k])}" for k in best), file=out)
 
 
 def print_predictions(sources, classes, scores, args, out, explanations=None):
@@ -87,7 +87,7 @@ def print_predictions(sources, classes, scores, args, out, explanations=None):
 
 
 def format_proba(classes, row):
-    return "\t".join(f"{c}={p:.6g}" for c, p in zip(classes, row))
+    return "\t".join(f"{c}={proba_text(p)}" for c, p in zip(classes, row))
 
 
 class Accuracy:

@@ -27,6 +27,13 @@ def _terminal_size(stream):
         return None
 
 
+def _is_terminal(stream):
+    try:
+        return stream is not None and hasattr(stream, "isatty") and bool(stream.isatty())
+    except (OSError, ValueError):  # (a closed stream)
+        return False
+
+
 class Progress:
     """``bar(done, total=None)`` reports progress; ``close()`` clears the line.
 
@@ -39,11 +46,15 @@ class Progress:
     stream : file, default=sys.stderr
     unit : str, default="it"
         tqdm's unit ("doc", "msg").
+    results : file, default=None
+        Where the command writes a line per item done (``predict``'s standard output):
+        when it is a terminal too, no bar is drawn, as those lines would run into it
+        (``classifying: 2457doc [...]docs/02001.txt	ham``) and they show the progress.
     """
 
-    def __init__(self, label, total=None, stream=None, unit="it"):
+    def __init__(self, label, total=None, stream=None, unit="it", results=None):
         self.stream = stream if stream is not None else sys.stderr
-        self.enabled = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.enabled = _is_terminal(self.stream) and not _is_terminal(results)
         self.label, self.total, self.unit, self._last = label, total, unit, 0.0
         self._tqdm, self._done = None, 0
         if self.enabled:

@@ -5,6 +5,7 @@ import sys
 
 from textnb.apps.spamclient import EXIT_INTERRUPTED, Terminated
 from textnb.cli.filterbase import add_version, full_library, parser_class, say
+from textnb.cli.output import proba_text
 from textnb.cli.streams import cell
 from textnb.core.errors import InputError, ModelFileError, TextnbError
 from textnb.core.wrapping import calibrated, reads_documents
@@ -95,7 +96,7 @@ def topic_main(argv=None, *, stdout=None, stderr=None):
                     continue
             if not quiet:
                 try:
-                    stdout.write(f"{cell(route.source)}\t{cell(route.label)}\t{route.confidence:.6f}\t{cell(dest)}\n")
+                    stdout.write(f"{cell(route.source)}\t{cell(route.label)}\t{proba_text(route.confidence)}\t{cell(dest)}\n")
                 except BrokenPipeError:  # the reader went away (| head): the routing goes on
                     quiet = True
         if not quiet:

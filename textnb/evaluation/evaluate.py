@@ -26,7 +26,7 @@ from textnb.core.wrapping import fit_weighted, takes_terms
 from textnb.meta.labelsets import precision_recall_f1
 
 __all__ = ["KERNEL_FITTED",  # noqa: F822 (defined by __getattr__)
-           "classification_report", "confusion_matrix", "cross_validate", "evaluate_split",
+           "classification_report", "confusion_matrix", "count_text", "cross_validate", "evaluate_split",
            "expected_calibration_error", "log_loss", "reliability", "roc", "unfitted_copy", "vectorize_all"]
 
 
@@ -196,6 +196,18 @@ def confusion_matrix(y_true, y_pred, labels, sample_weight=None):
     cells = np.bincount(t[keep] * n_labels + p[keep], weights=None if w is None else w[keep],
                         minlength=n_labels * n_labels)
     return cells.astype(np.int64 if w is None else np.float64).reshape(n_labels, n_labels)
+
+
+def count_text(value, repeats=1):
+    """A confusion-matrix cell (or a support) as the reports write it, in text and in a
+    plot alike: a count as it is (``12``), a sum of instance weights to 6 significant
+    digits (``2.5``), the mean over ``repeats`` > 1 repeated cross-validations to one
+    decimal (``4.3``)."""
+    if repeats > 1:
+        return f"{float(value):.1f}"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    return f"{float(value):g}"
 
 
 def log_loss(y_true, proba, labels, sample_weight=None):

@@ -234,8 +234,31 @@ def describe_text_classifier(classifier, top=10):
         model = unwrap(classifier.model_)[1]
     terms = (informative_terms(classifier, top) if hasattr(model, "feature_count_")
              else {str(c): [] for c in classifier.classes_})
-    return _text_description(type(classifier.model_).__name__, model, model.get_params(deep=False),
+    info = _text_description(type(classifier.model_).__name__, model, model.get_params(deep=False),
                              classifier.vectorizer_.get_params(), len(classifier.vectorizer_.vocabulary_), terms)
+    return _with_calibration(info, calibration_method(classifier.model_))
+
+
+def calibration_method(model):
+    """The method (``"sigmoid"``, ``"isotonic"``) of the ``--calibrate`` calibration in
+    ``model`` (a fitted estimator, a wrapper around one, or a model file's node,
+    :class:`textnb.core.model_io.ModelNode`), the map that gives its probabilities; None for
+    a model not calibrated so."""
+    if hasattr(model, "state"):  # a node: it and the estimators it wraps, outermost first
+        while hasattr(model, "state") and isinstance(model.params, dict):
+            if model.kind == "CalibratedNB":
+                return str(model.params.get("method"))
+            model = model.params.get("estimator")
+        return None
+    calibrated = find(model, lambda m: type(m).__name__ == "CalibratedNB")
+    return None if calibrated is None else str(calibrated.method)
+
+
+def _with_calibration(info, method):
+    """``info`` with ``calibration``: ``method``, when the model is calibrated."""
+    if method is not None:
+        info["calibration"] = method
+    return info
 
 
 def describe_text_file(root, top=10):
@@ -260,7 +283,8 @@ def describe_text_file(root, top=10):
     wrapped = wrapped_text_model(root)
     if wrapped is not None:  # the count model inside, as describe_text_classifier looks through wrappers
         name, text, vocabulary_size = wrapped
-        return _count_description(name, text, top, vocabulary_size)
+        return _with_calibration(_count_description(name, text, top, vocabulary_size),
+                                 calibration_method(root.state["model_"]))
     adjusted = adjusted_text_model(root)
     if adjusted is None:
         return _lazy_description(root)

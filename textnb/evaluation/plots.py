@@ -49,17 +49,34 @@ def pyplot():
     return plt
 
 
-def _draw_confusion_matrix(fig, ax, matrix, classes):
+def _short(name, limit=30):
+    """``name`` as a plot writes it: at most ``limit`` characters, a longer one cut with an
+    ellipsis (so it stays inside the picture, and is seen to be cut)."""
+    name = str(name)
+    return name if len(name) <= limit else name[:limit - 1] + "\u2026"
+
+
+def _matrix_size(classes):
+    """The side, in inches, of a confusion matrix of ``classes``: its cells, and room for
+    its longest name (as :func:`_short` writes it) beside and below them."""
+    longest = max((len(_short(c)) for c in classes), default=0)
+    return max(4.0, 0.45 * len(classes) + 2) + 0.07 * max(0, longest - 6)
+
+
+def _draw_confusion_matrix(fig, ax, matrix, classes, repeats=1):
+    from textnb.evaluation.evaluate import count_text
+
     m = np.asarray(matrix)
-    im = ax.imshow(m, cmap="Blues")
-    ax.set_xticks(range(len(classes)), labels=classes, rotation=90, fontsize=8)
-    ax.set_yticks(range(len(classes)), labels=classes, fontsize=8)
+    im = ax.imshow(m, cmap="Blues", aspect="auto")  # (filling its panel: tight_layout leaves room for the names)
+    names = [_short(c) for c in classes]
+    ax.set_xticks(range(len(classes)), labels=names, rotation=90, fontsize=8)
+    ax.set_yticks(range(len(classes)), labels=names, fontsize=8)
     ax.set_xlabel("predicted")
     ax.set_ylabel("true")
     if len(classes) <= 25:
         for i in range(m.shape[0]):
             for j in range(m.shape[1]):
-                ax.text(j, i, str(m[i, j]), ha="center", va="center", fontsize=7,
+                ax.text(j, i, count_text(matrix[i][j], repeats), ha="center", va="center", fontsize=7,
                         color="white" if m[i, j] > m.max() / 2 else "black")
     fig.colorbar(im, ax=ax)
 
@@ -76,7 +93,7 @@ def _save(fig, path, dpi=110):
 def plot_confusion_matrix(matrix, classes, path):
     """Write the confusion matrix (rows true, columns predicted) as a PNG."""
     plt = pyplot()
-    size = max(4.0, 0.45 * len(classes) + 2)
+    size = _matrix_size(classes)
     fig, ax = plt.subplots(figsize=(size + 1, size))
     _draw_confusion_matrix(fig, ax, matrix, classes)
     fig.tight_layout()
@@ -93,11 +110,12 @@ def plot_evaluation(report, path):
     plt = pyplot()
     classes = report["classes"]
     panels = 1 + ("reliability" in report) + ("roc" in report)
-    size = max(4.0, 0.45 * len(classes) + 2)
+    size = _matrix_size(classes)
     fig, axes = plt.subplots(1, panels, figsize=(size + 1 + 4.6 * (panels - 1), size),
                              gridspec_kw={"width_ratios": [size + 1] + [4.6] * (panels - 1)})
     axes = np.atleast_1d(axes)
-    _draw_confusion_matrix(fig, axes[0], report["confusion_matrix"], classes)
+    _draw_confusion_matrix(fig, axes[0], report["confusion_matrix"], classes,
+                           repeats=len(report.get("accuracy_per_repeat") or ()))
     axes[0].set_title(f"confusion matrix (accuracy {report['accuracy']:.4f})", fontsize=9)
     k = 1
     if "reliability" in report:
@@ -127,9 +145,10 @@ def plot_evaluation(report, path):
         ax.plot([0, 1], [0, 1], "--", color="0.4", linewidth=1)
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1.02)
-        ax.set_xlabel(f"false positive rate (not {curve['positive']})")
-        ax.set_ylabel(f"true positive rate ({curve['positive']})")
-        ax.set_title(f"ROC, {curve['positive']} positive (AUC {curve['auc']:.4f})", fontsize=9)
+        positive = _short(curve["positive"])
+        ax.set_xlabel(f"false positive rate (not {positive})")
+        ax.set_ylabel(f"true positive rate ({positive})")
+        ax.set_title(f"ROC, {positive} positive (AUC {curve['auc']:.4f})", fontsize=9)
     fig.tight_layout()
     _save(fig, path)
     plt.close(fig)
@@ -146,13 +165,6 @@ def plot_label_f1(per_label, path):
     f1 = np.array([per_label[n]["f1"] for n in names])
     fig, ax = plt.subplots(figsize=(8, 5.5))
     ax.scatter(np.maximum(support, 0.8), f1, s=18, color="tab:blue")
-    if len(names) <= 60:
-        low = 0
-        for n, x, y in zip(names, support, f1):
-            lift = 2
-            if y < 0.03:  # the labels never predicted sit on one line: stagger their names
-                lift, low = 2 + 9 * (low % 4), low + 1
-            ax.annotate(n, (max(x, 0.8), y), fontsize=7, xytext=(3, lift), textcoords="offset points")
     ax.set_xscale("log")
     _plain_log_ticks(ax.xaxis)
     ax.set_ylim(-0.02, 1.02)
@@ -161,8 +173,42 @@ def plot_label_f1(per_label, path):
     ax.set_title(f"per-label F1 against training support ({len(names)} labels)")
     ax.grid(True, alpha=0.3)
     fig.tight_layout()
+    if len(names) <= 60:
+        _place_names(fig, ax, names, np.maximum(support, 0.8), f1)
     _save(fig, path)
     plt.close(fig)
+
+
+def _place_names(fig, ax, names, xs, ys, fontsize=7):
+    """Each of ``names`` beside its point ``(xs[i], ys[i])`` of ``ax``, where it overlaps no
+    name placed before and stays inside the axes: right of the point or left of it, at the
+    point's height or a few lines above or below (the nearest place free); where none is
+    free, the place that overlaps the fewest names. Points are taken from the highest, then
+    from the left, so a crowd is resolved the same way each time."""
+    renderer = fig.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    heights = [2]
+    for step in range(1, 12):
+        heights += [2 + 9 * step, 2 - 9 * step]
+    places = [(dx, dy, ha) for dy in heights for dx, ha in ((3, "left"), (-3, "right"))]
+    placed = []
+    for i in sorted(range(len(names)), key=lambda i: (-ys[i], xs[i])):
+        best = None
+        for dx, dy, ha in places:
+            note = ax.annotate(names[i], (xs[i], ys[i]), fontsize=fontsize, xytext=(dx, dy),
+                               textcoords="offset points", ha=ha)
+            box = note.get_window_extent(renderer)
+            inside = (frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1)
+            clashes = sum(box.overlaps(other) for other in placed) + (0 if inside else len(names) + 1)
+            if best is None or clashes < best[0]:
+                if best is not None:
+                    best[1].remove()
+                best = (clashes, note, box)
+            else:
+                note.remove()
+            if clashes == 0:
+                break
+        placed.append(best[2])
 
 
 @_text_as_written
@@ -187,8 +233,8 @@ def plot_informative_terms(terms, path, *, title=None):
     for ax, c in zip(axes.ravel(), classes):
         pairs = terms[c][::-1]  # best at the top
         ax.barh(range(len(pairs)), [float(v) for _, v in pairs], color="tab:blue")
-        ax.set_yticks(range(len(pairs)), labels=[str(t)[:30] for t, _ in pairs], fontsize=7)
-        ax.set_title(str(c)[:40], fontsize=9)
+        ax.set_yticks(range(len(pairs)), labels=[_short(t) for t, _ in pairs], fontsize=7)
+        ax.set_title(_short(c, 40), fontsize=9)
         ax.set_xlabel("log-odds", fontsize=8)
     if title:
         fig.suptitle(title, fontsize=10)

@@ -743,10 +743,18 @@ class _BaseBayesNetKernel(TableKernel):
                                     shrinkA=14, shrinkB=14, lw=0.8 if p == cls else 1.6,
                                     connectionstyle="arc3,rad=0.15" if p == cls else "arc3"),
                 )
-        for n in nodes:
-            ax.text(*pos[n], n, ha="center", va="center", fontsize=9,
-                    bbox=dict(boxstyle="round", fc="gold" if n == cls else "white", ec="black"))
+        labels = {n: ax.text(*pos[n], n, ha="center", va="center", fontsize=9,
+                             bbox=dict(boxstyle="round", fc="gold" if n == cls else "white", ec="black"))
+                  for n in nodes}
         ax.set_title(title or f"{self.kind} ({len(nodes) - 1} attributes)")
+        # as wide as the widest layer's names side by side (a layer's nodes are evenly
+        # spaced): 1.6 inches a node overlapped names longer than about 18 characters
+        renderer = fig.canvas.get_renderer()
+        inches = {n: t.get_window_extent(renderer).width / fig.dpi + 0.35 for n, t in labels.items()}
+        wide = max((len(members) + 1) * max(inches[n] for n in members)
+                   for members in layers.values()) / ax.get_position().width  # (the axes' share of it)
+        if wide > fig.get_figwidth():
+            fig.set_size_inches(wide, fig.get_figheight())
         write_png(fig, path, dpi=100)
 
     # -- model files ---------------------------------------------------------------
