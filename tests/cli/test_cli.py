@@ -128,19 +128,47 @@ def test_plot_never_replaces_a_file_that_is_not_a_png(tmp_path):
     assert run("train", weather, "-o", model)[0] == 0
     notes = tmp_path / "notes.txt"
     notes.write_text("keep me\n")
+    named_png = tmp_path / "notes.png"  # a text named as a picture
+    named_png.write_text("keep me\n")
     before = model.read_bytes()
-    for args in (("evaluate", weather, "--cv", "2", "--plot", model), ("evaluate", weather, "--cv", "2", "--plot", notes),
-                 ("inspect", model, "--plot", notes)):
+    for args, why in (
+        (("evaluate", weather, "--cv", "2", "--plot", model), "cannot write a picture as '.tnb'"),
+        (("evaluate", weather, "--cv", "2", "--plot", notes), "cannot write a picture as '.txt'"),
+        (("inspect", model, "--plot", notes), "cannot write a picture as '.txt'"),
+        (("evaluate", weather, "--cv", "2", "--plot", named_png), "exists and is not a picture"),
+        (("inspect", model, "--plot", named_png), "exists and is not a picture"),
+    ):
         code, out, err = run(*args)
         assert code != 0 and out == ""
-        assert err.count("\n") == 1 and "is not a PNG image" in err and str(args[-1]) in err
-    assert model.read_bytes() == before and notes.read_text() == "keep me\n"
+        assert err.count("\n") == 1 and why in err and str(args[-1]) in err
+    assert model.read_bytes() == before and notes.read_text() == "keep me\n" == named_png.read_text()
     png = tmp_path / "e.png"
     png.write_bytes(b"")  # an empty file may be replaced
     assert run("evaluate", weather, "--cv", "2", "--plot", png)[0] == 0
     first = png.read_bytes()
     assert first[:8] == b"\x89PNG\r\n\x1a\n"
     assert run("evaluate", weather, "--cv", "3", "--plot", png)[0] == 0  # a PNG is replaced
+
+
+@pytest.mark.parametrize("suffix, head", [(".png", b"\x89PNG"), (".svg", b"<?xml"), (".pdf", b"%PDF-"),
+                                          (".jpg", b"\xff\xd8\xff"), (".JPEG", b"\xff\xd8\xff")])
+def test_plot_is_written_in_the_format_its_name_says(tmp_path, suffix, head):
+    """``--plot x.jpg`` wrote a PNG's bytes under a .jpg name (and .svg, .pdf alike): the
+    format now follows the suffix, for evaluate, inspect and a network's structure; a
+    suffix matplotlib cannot write is one line before any work."""
+    pytest.importorskip("matplotlib")
+    weather = Path(__file__).resolve().parents[2] / "corpora" / "weather.nominal.arff"
+    out = tmp_path / f"e{suffix}"
+    assert run("evaluate", weather, "--cv", "2", "--plot", out)[0] == 0
+    assert out.read_bytes().startswith(head)
+    assert run("evaluate", weather, "--cv", "2", "--plot", out)[0] == 0  # its own picture is replaced
+    model = tmp_path / "tan.tnb"
+    assert run("train", weather, "--model", "tan", "-o", model)[0] == 0
+    out.unlink()
+    assert run("inspect", model, "--plot", out)[0] == 0
+    assert out.read_bytes().startswith(head)
+    code, _, err = run("inspect", model, "--plot", tmp_path / "e.gif")
+    assert code == 1 and err.count("\n") == 1 and "cannot write a picture as '.gif'" in err
 
 
 def test_evaluate_with_separate_test_and_split_folders(tmp_path):

@@ -516,9 +516,14 @@ def test_plot_structure_never_replaces_a_file_that_is_not_a_png(tmp_path):
     tan = TAN().fit(Xw, yw)
     tan.save(model)
     before = model.read_bytes()
-    with pytest.raises(ValueError, match="is not a PNG image"):
+    with pytest.raises(ValueError, match="cannot write a picture as '.tnb'"):
         tan.plot_structure(model)
-    assert model.read_bytes() == before
+    named_png = tmp_path / "model.png"
+    model_bytes = model.read_bytes()
+    named_png.write_bytes(model_bytes)
+    with pytest.raises(ValueError, match="exists and is not a picture"):
+        tan.plot_structure(named_png)
+    assert model.read_bytes() == before == named_png.read_bytes()
 
 
 def test_plot_structure_without_matplotlib(tmp_path, monkeypatch):
@@ -717,7 +722,7 @@ def test_plot_structure_node_names_do_not_overlap(tmp_path, monkeypatch, names):
     parents = {**{n: ["class"] for n in names}, "class": []}
     bn = BayesNetClassifier(parents=parents, attributes=names, class_name="class").fit(X, y)
     figures = []
-    monkeypatch.setattr(model_io, "write_png", lambda fig, path, dpi=110: figures.append(fig))
+    monkeypatch.setattr(model_io, "write_picture", lambda fig, path, dpi=110: figures.append(fig))
     bn.plot_structure(tmp_path / "bn.png")
     (fig,) = figures
     fig.canvas.draw()

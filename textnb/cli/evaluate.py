@@ -10,7 +10,7 @@ from textnb.cli.options import (add_model_and_input_options, folds, input_option
 from textnb.cli.output import dumps
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError
-from textnb.core.model_io import png_target, refuse_input_as_output
+from textnb.core.model_io import picture_target, refuse_input_as_output
 
 __all__ = ["add_parser", "run"]
 
@@ -31,7 +31,7 @@ def add_parser(sub):
     p.add_argument("--test", metavar="PATH", help="a separate test corpus")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", metavar="FILE.png", type=file_name, help="draw the confusion matrix, the reliability diagram of the "
-                   "probabilities and, for two classes, the ROC curve, as a PNG")
+                   "probabilities and, for two classes, the ROC curve, as a PNG (or SVG, PDF, JPEG: by the name's suffix)")
     add_model_and_input_options(p)
     p.set_defaults(handler=run)
     return p
@@ -55,7 +55,7 @@ def run(args, out, err):
         refuse_unsupported(args, opts)
     if args.plot:
         refuse_input_as_output(args.plot, [args.path, args.test, args.labels, args.structure, args.stop_words])
-        png_target(args.plot)
+        picture_target(args.plot)
     kind, data = read_path(args, inputs)
     if kind == "table":
         with naming_the_corpus(args.path):

@@ -6,7 +6,7 @@ from textnb.cli.argtypes import file_name
 from textnb.cli.options import multilabel_model, refuse_spam_model, top
 from textnb.cli.output import a_kind, dumps
 from textnb.core.errors import InputError
-from textnb.core.model_io import png_target, refuse_input_as_output
+from textnb.core.model_io import picture_target, refuse_input_as_output
 from textnb.core.registry import kind_of as _kind
 from textnb.core.wrapping import chain, find
 
@@ -19,7 +19,7 @@ def add_parser(sub):
     p.add_argument("--top", type=top, default=10, metavar="N", help=f"informative terms per class ({top.range})")
     p.add_argument("--json", action="store_true")
     p.add_argument("--plot", metavar="FILE.png", type=file_name,
-                   help="draw a TAN tree / Bayesian network, or a text model's most informative terms, as a PNG")
+                   help="draw a TAN tree / Bayesian network, or a text model's most informative terms, as a PNG (or SVG, PDF, JPEG: by the name's suffix)")
     p.set_defaults(handler=run)
     return p
 
@@ -30,7 +30,7 @@ def run(args, out, err):
 
     if args.plot:
         refuse_input_as_output(args.plot, [args.model])
-        png_target(args.plot)
+        picture_target(args.plot)
     from textnb.text.scorer import text_model_root
 
     root = text_model_root(read_nodes(args.model))  # a text model as its readers take it

@@ -85,7 +85,7 @@ from textnb.core.model_schema import is_fitted as _is_fitted
 from textnb.core.regular import NotRegularFile, open_regular
 from textnb.core.registry import KERNEL_MODULES, MODEL_MODULES
 
-__all__ = ["save", "load", "read_nodes", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "refuse_folder", "png_target", "write_png", "refuse_input_as_output", "remove_stale_temporaries", "FORMAT_VERSION",
+__all__ = ["save", "load", "read_nodes", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "FORMAT_VERSION",
            "MAX_MODEL_BYTES", "STALE_TEMP_SECONDS"]
 
 FORMAT_NAME = "textnb-model"
@@ -241,29 +241,49 @@ def refuse_folder(path):
         raise ModelFileError(f"{os.fspath(path)}: is a folder; give the model file's name")
 
 
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+#: The picture formats a plot is written in, by the name's suffix (matplotlib writes each
+#: without another package), and how a file of each begins.
+PICTURE_FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf", ".jpg": "jpeg", ".jpeg": "jpeg"}
+PICTURE_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"%PDF-", b"\xff\xd8\xff", b"<?xml", b"<svg")
 
 
-def png_target(path):
-    """:func:`output_target` for a plot: also refuses, one line naming ``path``, an
-    existing file that is not a PNG image (``--plot model.tnb`` or ``--plot notes.txt``
-    would replace a model or a text with a picture). An empty file may be replaced."""
+def picture_format(path):
+    """The format of a plot written to ``path``, from its suffix (``.png``, also for a name
+    without one; ``.svg``, ``.pdf``, ``.jpg``); another suffix is one InputError naming the
+    path and the formats (a PNG's bytes in ``plot.gif`` would not open as what it says)."""
+    suffix = os.path.splitext(os.fspath(path))[1].lower()
+    if not suffix:
+        return "png"
+    if suffix not in PICTURE_FORMATS:
+        raise InputError(f"{os.fspath(path)}: cannot write a picture as '{suffix}' "
+                         "(name it .png, .svg, .pdf or .jpg)")
+    return PICTURE_FORMATS[suffix]
+
+
+def picture_target(path):
+    """:func:`output_target` for a plot, in the format of its suffix (:func:`picture_format`):
+    also refuses, one line naming ``path``, an existing file that is not a picture
+    (``--plot model.tnb`` or ``--plot notes.txt`` would replace a model or a text with a
+    picture). An empty file may be replaced."""
+    picture_format(path)
     target = output_target(path)
     try:
         with open(target, "rb") as f:
-            head = f.read(len(PNG_SIGNATURE))
+            head = f.read(16)
     except OSError:  # absent, or unreadable: the write itself tells
         return target
-    if head and head != PNG_SIGNATURE:
-        raise InputError(f"{os.fspath(path)}: exists and is not a PNG image; refusing to replace it with a plot")
+    if head and not head.lstrip().startswith(PICTURE_SIGNATURES):
+        raise InputError(f"{os.fspath(path)}: exists and is not a picture; refusing to replace it with a plot")
     return target
 
 
-def write_png(fig, path, dpi=110):
-    """A matplotlib figure as a PNG at ``path`` (see :func:`png_target`), written whole or
-    not at all (:func:`atomic_write`)."""
-    png_target(path)
-    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=dpi))
+def write_picture(fig, path, dpi=110):
+    """A matplotlib figure at ``path`` in the format of its suffix (see
+    :func:`picture_target`: PNG, SVG, PDF or JPEG), written whole or not at all
+    (:func:`atomic_write`)."""
+    fmt = picture_format(path)
+    picture_target(path)
+    atomic_write(path, lambda f: fig.savefig(f, format=fmt, dpi=dpi))
 
 
 def refuse_input_as_output(output, inputs):

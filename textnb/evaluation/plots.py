@@ -82,11 +82,12 @@ def _draw_confusion_matrix(fig, ax, matrix, classes, repeats=1):
 
 
 def _save(fig, path, dpi=110):
-    """The figure as a PNG at ``path``, written whole or not at all, never over a file
-    that is not a PNG (:func:`textnb.core.model_io.write_png`)."""
-    from textnb.core.model_io import write_png
+    """The figure at ``path`` in the format of its suffix (PNG, SVG, PDF, JPEG), written
+    whole or not at all, never over a file that is not a picture
+    (:func:`textnb.core.model_io.write_picture`)."""
+    from textnb.core.model_io import write_picture
 
-    write_png(fig, path, dpi=dpi)
+    write_picture(fig, path, dpi=dpi)
 
 
 @_text_as_written

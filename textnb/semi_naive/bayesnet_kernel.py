@@ -706,7 +706,7 @@ class _BaseBayesNetKernel(TableKernel):
             raise TextnbError(
                 "matplotlib is needed for plot_structure / --plot; pip install 'textnb[plot]'"
             ) from None
-        from textnb.core.model_io import write_png
+        from textnb.core.model_io import write_picture
 
         cls = self._class_label()
         nodes = list(self.structure_)
@@ -755,7 +755,7 @@ class _BaseBayesNetKernel(TableKernel):
                    for members in layers.values()) / ax.get_position().width  # (the axes' share of it)
         if wide > fig.get_figwidth():
             fig.set_size_inches(wide, fig.get_figheight())
-        write_png(fig, path, dpi=100)
+        write_picture(fig, path, dpi=100)
 
     # -- model files ---------------------------------------------------------------
     def _get_state(self):
