@@ -73,12 +73,20 @@ def test_network_kernels_and_estimators_write_the_same_file_and_scores(tmp_path,
     assert_kernel_is_the_estimator(ker, est, _table(seed=1, n=30)[0], tmp_path)
 
 
-def test_a_model_that_would_not_load_is_not_written(tmp_path):
-    """The kernel's file is checked as load checks the estimator's: an all-missing column
-    with ``--missing mode`` has no mode, one line, nothing written."""
+def test_a_model_that_would_not_load_is_not_written(tmp_path, monkeypatch):
+    """The kernel's file is checked as load checks the estimator's: a fitted table that a
+    model file may not hold (a NaN mode, as an all-missing column with ``--missing mode``
+    had before it got its first value, as Weka's) is one line, nothing written."""
     table = tmp_path / "t.arff"
     table.write_text("@relation t\n@attribute a {x,y}\n@attribute b {p,q}\n@attribute class {k,l}\n@data\n"
                      + "".join(f"{'xy'[i % 2]},?,{'kl'[i % 3 == 0]}\n" for i in range(12)))
+    rc, _, err = cli("train", table, "--model", "tan", "--missing", "mode", "-o", tmp_path / "ok.tnb")
+    assert rc == 0 and (tmp_path / "ok.tnb").exists(), err  # the all-missing column's mode: its first value
+    from textnb.semi_naive import bayesnet_kernel
+
+    real = bayesnet_kernel._BaseBayesNetKernel._modes
+    monkeypatch.setattr(bayesnet_kernel._BaseBayesNetKernel, "_modes",
+                        lambda self, X, w: np.where(np.arange(X.shape[1]) == 1, np.nan, real(self, X, w)))
     rc, _, err = cli("train", table, "--model", "tan", "--missing", "mode", "-o", tmp_path / "m.tnb")
     assert rc == 1
     one_error_line(err, "modes_", "not written")
