@@ -327,6 +327,11 @@ def test_predict_lines_explain_and_refusal(tmp_path, text_model):
     rc, _, err = cli("predict", text_model, "--lines", lines, "--explain", "--threshold", "0.5")
     assert rc == 1
     one_error_line(err, "--explain explains each document's predicted label: no --threshold")
+    unknown = tmp_path / "unknown.txt"  # a line of no known term: the prior alone, said so
+    unknown.write_text("zzqqxxq\n\n")
+    rc, out, err = cli("predict", text_model, "--lines", unknown, "--explain")
+    assert rc == 0, err
+    assert [row.split("): ", 1)[1] for row in out.splitlines()] == ["no term the model knows"] * 2
 
 
 def test_predict_lines_reads_its_input_as_it_goes():

@@ -65,7 +65,7 @@ def explanation_text(info):
         body = "; ".join(parts)
     else:
         body = ", ".join(f"{t['term']} {t['contribution']:+.2f}" for t in info["for"] + info["against"])
-    return f"vs {info['runner_up']} by {info['margin']:.2f} (prior {info['prior']:+.2f}): {body}"
+    return f"vs {info['runner_up']} by {info['margin']:.2f} (prior {info['prior']:+.2f}): {body or 'no term the model knows'}"
 
 
 def proba_text(p):
