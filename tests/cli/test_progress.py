@@ -188,3 +188,26 @@ def test_no_bar_when_the_results_go_to_the_same_terminal(tmp_path):
         assert main(["predict", str(tmp_path / "m.tnb"), str(tmp_path / "c")], stdout=results, stderr=screen) == 0
         assert results.getvalue().count("\n") == 6
         assert ("classifying" in screen.getvalue()) == drawn
+
+
+def test_a_bar_without_a_total_is_drawn_once_its_total_is_known(monkeypatch):
+    """``evaluate`` on a terminal drew ``folds: 0it`` before the number of folds was known,
+    then ``0/5``: a bar made without a total is drawn at its first report, which carries
+    it (cross_validate reports ``(0, total)`` before the first fold)."""
+    pytest.importorskip("tqdm")
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    stream = os.fdopen(slave, "w", buffering=1)
+    monkeypatch.setattr(sys, "stderr", stream)
+    try:
+        with Progress("folds") as bar:
+            assert bar._tqdm is None  # nothing drawn yet
+            for i in range(6):
+                bar(i, 5)
+        stream.flush()
+        os.set_blocking(master, False)
+        drawn = os.read(master, 65536).decode()
+    finally:
+        stream.close()
+        os.close(master)
+    assert "0/5" in drawn and "0it" not in drawn  # (tqdm redraws at most every 0.1 s: 5/5 may not show)

@@ -56,29 +56,39 @@ class Progress:
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = _is_terminal(self.stream) and not _is_terminal(results)
         self.label, self.total, self.unit, self._last = label, total, unit, 0.0
-        self._tqdm, self._done = None, 0
-        if self.enabled:
-            try:
-                from tqdm import tqdm
-            except ImportError:
-                tqdm = None
-            if tqdm is not None:
-                # no monitor thread (it only re-times bars updated seldom): a process with a
-                # second thread may not fork the workers that share its work (core.forkmap)
-                tqdm.monitor_interval = 0
-                # the terminal's size, followed as it is resized; on a terminal that reports
-                # 0 columns or lines (a pty given no size: ``script -q -c``, some CI runners)
-                # tqdm takes -1 of each and draws nothing, so it gets a fixed size instead
-                size = _terminal_size(self.stream)
-                if size is not None and 0 in size:
-                    shape = {"ncols": size[0] or FALLBACK_COLUMNS, "nrows": size[1] or FALLBACK_LINES}
-                else:
-                    shape = {"dynamic_ncols": True}
-                self._tqdm = tqdm(desc=label, total=total, unit=unit, file=self.stream, leave=False, **shape)
+        self._tqdm, self._done, self._started = None, 0, False
+        if self.enabled and total is not None:  # (drawn at once: 0/N; without a total, at its first report)
+            self._start(total)
+
+    def _start(self, total):
+        """The tqdm bar, made when its total is known (a bar made before drew ``0it`` and
+        then ``0/5``): at once when given one, else at the first report; without tqdm,
+        this class's own line."""
+        self._started = True
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            tqdm = None
+        if tqdm is not None:
+            # no monitor thread (it only re-times bars updated seldom): a process with a
+            # second thread may not fork the workers that share its work (core.forkmap)
+            tqdm.monitor_interval = 0
+            # the terminal's size, followed as it is resized; on a terminal that reports
+            # 0 columns or lines (a pty given no size: ``script -q -c``, some CI runners)
+            # tqdm takes -1 of each and draws nothing, so it gets a fixed size instead
+            size = _terminal_size(self.stream)
+            if size is not None and 0 in size:
+                shape = {"ncols": size[0] or FALLBACK_COLUMNS, "nrows": size[1] or FALLBACK_LINES}
+            else:
+                shape = {"dynamic_ncols": True}
+            self._tqdm = tqdm(desc=self.label, total=total, unit=self.unit, file=self.stream, leave=False,
+                              **shape)
 
     def __call__(self, done, total=None):
         if not self.enabled:
             return
+        if not self._started:
+            self._start(total if total is not None else self.total)
         if self._tqdm is not None:
             if total is not None and total != self._tqdm.total:
                 self._tqdm.total = total
@@ -101,7 +111,7 @@ class Progress:
         self.stream.flush()
 
     def close(self):
-        if not self.enabled:
+        if not self.enabled or not self._started:  # (nothing drawn yet)
             return
         if self._tqdm is not None:
             self._tqdm.close()

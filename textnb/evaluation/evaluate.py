@@ -478,6 +478,8 @@ def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, p
     start = time.perf_counter()
     accuracies, y_all, pred_all, proba_all, w_all = [], [], [], [], []
     done, total = 0, (cv * repeat if given is None else len(given))
+    if progress is not None:
+        progress(0, total)  # (a bar shows its length from the start)
     for r in range(repeat):
         if given is None:
             # (a class with fewer objects than folds is spread over as many folds as it has)
