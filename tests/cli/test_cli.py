@@ -410,6 +410,11 @@ def test_a_pipe_or_a_file_without_extension_is_read_by_its_content(tmp_path):
     assert rc == 0 and out.splitlines()[0] == "/dev/stdin:1\tyes", (out, err)
     rc, out, err = textnb("evaluate", tmp_path / "c", "--test", "/dev/stdin", "--json", stdin=corpus)
     assert rc == 0 and json.loads(out)["n"] == 4, (out, err)
+    # a text model's document, piped: one document, as `-` reads it (was 'not a regular file')
+    rc, out, err = textnb("predict", tmp_path / "c.tnb", "/dev/stdin", stdin="win a prize\n")
+    rc_dash, out_dash, _ = textnb("predict", tmp_path / "c.tnb", "-", stdin="win a prize\n")
+    assert rc == 0 == rc_dash and out.split("\t")[1:] == out_dash.split("\t")[1:] and out.startswith("/dev/stdin\t"), \
+        (out, err)
 
 
 @pytest.mark.parametrize("model_args", [[], ["--model", "aode"], ["--lazy", "lbr"]])

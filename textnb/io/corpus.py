@@ -752,10 +752,35 @@ def iter_input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None):
         elif os.path.isdir(p):
             for f in _walk_files(p):
                 yield f, read_document(f, max_bytes)
+        elif os.path.exists(p) and not os.path.isfile(p) and _named_stream(p):
+            yield p, _stream_document(p, max_bytes)
         elif os.path.exists(p):
             yield p, read_document(p, max_bytes)
         else:
             raise InputError(f"{p}: {missing_reason(p, 'file or folder')}")
+
+
+def _named_stream(path):
+    """Whether ``path``, named by the user, is a pipe or a character device (``/dev/stdin``
+    fed by a pipe, ``<(...)``, a FIFO, a terminal): read as one document, as ``-`` is. A
+    folder's walk never meets one (:func:`_walk_files` lists regular files)."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
+def _stream_document(path, max_bytes):
+    """The document read from the stream ``path`` (:func:`_named_stream`): its first
+    ``max_bytes`` bytes, as ``-`` reads standard input (None when binary: ``/dev/zero``)."""
+    try:
+        with open(path, "rb") as f:
+            return document_text(f.read(max_bytes), max_bytes)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
 def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES):
