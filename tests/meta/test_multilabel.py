@@ -1,3 +1,4 @@
+import json
 import warnings
 
 import numpy as np
@@ -694,3 +695,26 @@ def test_label_f1_plot_names_do_not_overlap(tmp_path, monkeypatch, per_label):
     frame = fig.bbox
     assert all(frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
                for _, box in boxes)
+
+
+@pytest.mark.parametrize("method", ["copy", "ovr"])
+def test_inspect_lists_each_labels_informative_terms(tmp_path, method):
+    """``inspect MULTILABEL --top N`` ignored --top and showed no term; each label now has
+    its most informative terms (its topic's words here), in the text view and in --json
+    under the text models' key, ``informative_terms``."""
+    texts, Y = _topic_documents(160, 5)
+    lines = [" ".join(f"__label__{k}" for k in np.flatnonzero(row)) + " " + t for row, t in zip(Y, texts)]
+    corpus = tmp_path / "topics.ft"
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    model = tmp_path / "m.tnb"
+    code, _, err = _cli("train", corpus, "--method", method, "-o", model)
+    assert code == 0, err
+    code, out, err = _cli("inspect", model, "--top", "3", "--json")
+    assert code == 0, err
+    terms = json.loads(out)["informative_terms"]
+    assert sorted(terms) == ["0", "1", "2", "3"]
+    for label, pairs in terms.items():
+        assert len(pairs) == 3 and all(t.startswith(f"t{label}w") for t, _ in pairs), (label, pairs)
+    code, out, _ = _cli("inspect", model, "--top", "2")
+    rows = [line.strip() for line in out.splitlines() if line.startswith("  ") and "threshold" not in line]
+    assert len(rows) == 4 and all(row.count(", ") == 1 and row.split(": ")[1].startswith(f"t{row[0]}w") for row in rows)

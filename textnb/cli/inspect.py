@@ -238,6 +238,10 @@ def _inspect_multilabel(args, model, out):
             info[key] = getattr(ml, attr)
     if hasattr(ml, "train_support_"):
         info["train_support"] = [int(n) for n in ml.train_support_]
+    from textnb.evaluation.explain import multilabel_informative_terms
+
+    terms = multilabel_informative_terms(ml, list(model[0].vocabulary_), args.top)
+    info["informative_terms"] = {k: [[t, v] for t, v in pairs] for k, pairs in terms.items()}
     if args.json:
         print(dumps(info), file=out)
         return 0
@@ -253,6 +257,10 @@ def _inspect_multilabel(args, model, out):
         note = {1: " (every training document has it)", 0: " (no training document has it)"}.get(int(c), "")
         print(f"  {name}: threshold {_threshold_text(t)}{note}", file=out)
     print(f"vocabulary: {info['vocabulary_size']} terms", file=out)
+    if any(terms.values()):
+        print(f"most informative terms (log-odds of the label against the others, top {args.top}):", file=out)
+        for name, pairs in terms.items():
+            print(f"  {name}: " + (", ".join(f"{t} {v:+.2f}" for t, v in pairs) or "-"), file=out)
     return 0
 
 

@@ -35,7 +35,7 @@ from textnb.io.uncertain import column_slices
 
 __all__ = ["apnbc_weights", "describe_mixed", "describe_text_classifier", "describe_text_file", "explain", "explain_by_leaving_out",
            "explain_scored", "explain_rows",
-           "explain_table", "informative_terms", "linear_weights", "unwrap"]
+           "explain_table", "informative_terms", "linear_weights", "multilabel_informative_terms", "unwrap"]
 
 
 def check_is_fitted(model):
@@ -220,6 +220,33 @@ def informative_terms(classifier, top=10):
     cols = _columns(steps, len(terms))
     # the count model (inside APNBC: its estimator_) over the terms of its columns
     return term_log_odds(getattr(model, "estimator_", model), [terms[c] for c in cols], top)
+
+
+def multilabel_informative_terms(multilabel, terms, top=10):
+    """Most informative terms per label of a fitted
+    :class:`~textnb.meta.multilabel.MultiLabelNB` whose columns are the vocabulary
+    ``terms``: the copy model's log-odds of a term in a label's copies against the other
+    labels' (:func:`textnb.evaluation.inspection.term_log_odds`; its classes are label
+    indices), or, one-vs-rest, of a term in the label's documents against the others. A
+    label with no model of its own (every or no training document has it) has none.
+    Returns ``{label: [(term, log_odds), ...]}``."""
+    from textnb.evaluation.inspection import term_log_odds
+
+    labels = [str(c) for c in multilabel.classes_]
+    out = {name: [] for name in labels}
+    if hasattr(multilabel, "estimator_"):
+        model = unwrap(multilabel.estimator_)[1]
+        if hasattr(model, "feature_count_"):
+            by_index = term_log_odds(model, terms, top)
+            for c in model.classes_:
+                if int(c) < len(labels):  # (index n_labels: the documents without a label)
+                    out[labels[int(c)]] = by_index[str(c)]
+        return out
+    for name, est in zip(labels, getattr(multilabel, "estimators_", [])):
+        model = None if est is None else unwrap(est)[1]
+        if model is not None and hasattr(model, "feature_count_") and len(model.classes_) == 2:
+            out[name] = term_log_odds(model, terms, top)[str(model.classes_[1])]
+    return out
 
 
 def describe_text_classifier(classifier, top=10):
