@@ -17,6 +17,7 @@ import contextlib
 import os
 import sys
 import threading
+import time
 import warnings
 from collections import deque
 from contextlib import contextmanager, nullcontext
@@ -250,8 +251,10 @@ def _worker_killed(workers):
     """The error for a process pool one of whose ``workers`` died: how it ended (SIGKILL:
     most likely the kernel's out-of-memory killer). The pool ends the others with SIGTERM,
     so another way of ending is the first worker's."""
-    for p in workers:
-        p.join(1)
+    deadline = time.monotonic() + 2.0
+    for p in workers:  # (the pool's manager thread may be reaping them too: its exit status lands on p)
+        while p.exitcode is None and time.monotonic() < deadline:
+            p.join(0.05)
     codes = [p.exitcode for p in workers if p.exitcode]
     code = next((c for c in codes if c != -15), codes[0] if codes else None)
     how = ("it ended abruptly" if code is None else f"exit status {code}" if code > 0
