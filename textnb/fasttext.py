@@ -177,18 +177,22 @@ class FastTextModel:
     def predict(self, text, k=1, threshold=0.0):
         """``(labels, probabilities)`` of one text (a str), or lists of them for a list of
         texts: the ``k`` most probable labels (-1: all) whose probability is at least
-        ``threshold``, most probable first, as fastText's ``predict``. A text holding a
+        ``threshold`` (a probability in [0, 1], checked as :meth:`test` checks it), most
+        probable first, as fastText's ``predict``. A text holding a
         newline is refused, as fastText refuses it (one line at a time)."""
         one = isinstance(text, str)
+        if not one and isinstance(text, (bytes, bytearray)):
+            raise TypeError(f"predict takes a str or a list of str; got {type(text).__name__} (decode it first)")
         texts = [text] if one else list(text)
         for t in texts:
             if not isinstance(t, str):
                 raise TypeError(f"predict takes a str or a list of str; got {type(t).__name__}")
             if "\n" in t:
                 raise ValueError("predict processes one line at a time (remove '\\n')")
-        from textnb.evaluation.topk import best_labels, check_k
+        from textnb.evaluation.topk import best_labels, check_k, check_threshold
 
         k = check_k(k)
+        threshold = check_threshold(threshold)
         classes = self._classes()
         log_proba = np.asarray(self.estimator.predict_log_proba(texts), dtype=np.float64) if texts \
             else np.empty((0, len(classes)))

@@ -201,6 +201,23 @@ def test_alpha_per_feature_matches_scikit_learn(cls):
         cls(alpha=-alpha).fit(X, y)
 
 
+@pytest.mark.parametrize("cls", [MultinomialNB, BernoulliNB, ComplementNB])
+@pytest.mark.parametrize("params, message", [
+    ({"alpha": "x"}, "alpha must be a finite number >= 0 or an array of one per feature; got 'x'"),
+    ({"alpha": None}, "alpha must be a finite number >= 0 or an array of one per feature; got None"),
+    ({"class_prior": "x"}, "class_prior must be None or one probability per class; got 'x'"),
+])
+def test_alpha_or_class_prior_that_is_no_number_is_named(cls, params, message):
+    # was numpy's "could not convert string to float: 'x'", and for alpha=None
+    # "When alpha is an array, it should contains `n_features`. Got 1 elements instead of 2."
+    import re
+
+    from textnb.core.errors import ParameterError
+
+    with pytest.raises(ParameterError, match=re.escape(message)):
+        cls(**params).fit([[1, 0], [0, 1]], ["a", "b"])
+
+
 def test_class_prior_and_uniform_prior():
     X, y = [[1, 0], [1, 0], [0, 1]], ["a", "a", "b"]
     assert_allclose(np.exp(MultinomialNB(fit_prior=False).fit(X, y).class_log_prior_), [0.5, 0.5])

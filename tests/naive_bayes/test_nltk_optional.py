@@ -38,3 +38,16 @@ def test_an_nltk_class_without_nltk_is_one_clear_import_error(no_nltk):
         estimator_gamma(ELEProbDist)
     with pytest.raises(ImportError, match="NLTK is not installed"):
         NaiveBayesClassifier.train(TRAIN, estimator=ELEProbDist)
+
+
+@pytest.mark.parametrize("featureset", ["a string", ["a", "list"], 3, None])
+def test_a_featureset_that_is_not_a_dict_is_a_type_error_naming_it(featureset):
+    # training and classifying: one TypeError saying what a featureset must be (it was an
+    # AttributeError "'str' object has no attribute 'items'" from inside textnb)
+    with pytest.raises(TypeError, match="a featureset must be a dict of feature name -> value; got "
+                                        + type(featureset).__name__):
+        NaiveBayesClassifier.train([*TRAIN, (featureset, "male")])
+    classifier = NaiveBayesClassifier.train(TRAIN)
+    for call in (classifier.classify, classifier.prob_classify, lambda fs: classifier.classify_many([fs])):
+        with pytest.raises(TypeError, match="a featureset must be a dict"):
+            call(featureset)

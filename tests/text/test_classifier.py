@@ -266,3 +266,23 @@ def test_labels_may_be_a_generator_as_the_documents_may():
         TextClassifier(model=MultinomialNB()).fit(iter(docs), iter(labels[:3]))
     with pytest.raises(ValueError, match="MultiLabelNB"):  # label sets, from a generator too
         TextClassifier(model=MultinomialNB()).fit(docs, (s for s in [["a", "b"], ["c"]] * 2))
+
+
+@pytest.mark.parametrize("param, value", [("n_jobs", "2"), ("n_jobs", 1.5), ("n_jobs", True), ("batch_size", 0),
+                                          ("batch_size", "x"), ("max_bytes", -1)])
+def test_own_parameters_are_checked_by_fit_partial_fit_and_forget(param, value):
+    # TextClassifier's own parameters are checked as a model file's are, in one line naming
+    # the parameter (it checked none: n_jobs="2" was fitted and saved, batch_size=0 said
+    # "got 0 documents but 4 labels", batch_size="x" an int() error, max_bytes=-1 taken)
+    from textnb.core.errors import ParameterError
+
+    docs, labels = ["cheap pills now", "meeting at noon", "cheap watches", "noon lunch"], ["s", "h", "s", "h"]
+    for model in (None, MultinomialNB()):
+        clf = TextClassifier(model=model, **{param: value})
+        with pytest.raises(ParameterError, match=f"^{param} must be "):
+            clf.fit(docs, labels)
+        with pytest.raises(ParameterError, match=f"^{param} must be "):
+            clf.partial_fit(docs, labels, classes=["h", "s"])
+        fitted = TextClassifier(model=model).fit(docs, labels).set_params(**{param: value})
+        with pytest.raises(ParameterError, match=f"^{param} must be "):
+            fitted.forget(docs[:1], labels[:1])

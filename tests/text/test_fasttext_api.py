@@ -80,6 +80,25 @@ def test_word_ngrams_fasttext_only_parameters_and_refusals(files):
     assert model.predict([], k=1) == ([], [])
 
 
+@pytest.mark.parametrize("threshold", [float("nan"), -0.5, 1.5, "half", None])
+def test_predict_checks_its_threshold_as_test_does(files, threshold):
+    # predict and test take one threshold, a probability in [0, 1], checked by one rule
+    # (topk.check_threshold); predict took NaN silently (no label kept), -0.5 and 1.5
+    # as given, and "half" with numpy's UFuncTypeError from inside
+    model = train_supervised(input=str(files / "train.txt"))
+    with pytest.raises(ValueError, match="threshold must be"):
+        model.predict("x", threshold=threshold)
+    with pytest.raises(ValueError, match="threshold must be"):
+        model.test(str(files / "valid.txt"), threshold=threshold)
+    assert model.predict("x", k=-1, threshold=0.0)[1].size == len(model.labels)
+
+
+def test_predict_of_bytes_names_bytes(files):
+    model = train_supervised(input=str(files / "train.txt"))
+    with pytest.raises(TypeError, match="got bytes"):  # was "got int": the bytes were read as numbers
+        model.predict(b"some text")
+
+
 @pytest.mark.parametrize("train", ["train.txt", "mtrain.txt"])
 def test_the_label_prefix_and_word_counts_are_kept_in_the_saved_model(files, tmp_path, train):
     """fastText's model keeps its label prefix and its words' counts: a model trained with

@@ -59,13 +59,23 @@ LOG_FLOOR = float(np.log(np.finfo(np.float64).tiny))
 
 
 # -- parameters ----------------------------------------------------------------------
+def _number(value):
+    """``value`` as a float, None when it is no number (a string, None, a list)."""
+    if isinstance(value, (str, bytes)):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
 def check_smoothing(alpha, m=None):
     """The additive smoothing to use (``alpha`` raised to :data:`ALPHA_FLOOR`), after
     checking ``alpha`` is finite and >= 0 and ``m`` (m-estimate) None or finite and > 0."""
-    value = float(alpha)
-    if value < 0 or not np.isfinite(value):
+    value = _number(alpha)
+    if value is None or value < 0 or not np.isfinite(value):
         raise ParameterError(f"alpha must be a finite number >= 0; got {alpha!r}")
-    if m is not None and (float(m) <= 0 or not np.isfinite(float(m))):
+    if m is not None and (_number(m) is None or _number(m) <= 0 or not np.isfinite(_number(m))):
         raise ParameterError(f"m must be a finite number > 0 or None; got {m!r}")
     return max(value, ALPHA_FLOOR)
 
@@ -82,7 +92,13 @@ def check_alpha(alpha, force_alpha, n_features=None, *, per_feature=True):
     elif not per_feature:
         raise ParameterError(f"alpha must be a finite number >= 0; got {alpha!r}")
     else:
-        alpha = np.asarray(alpha, dtype=np.float64)
+        given = alpha
+        try:
+            alpha = np.asarray(alpha, dtype=np.float64)
+        except (TypeError, ValueError):
+            alpha = None
+        if alpha is None or alpha.ndim == 0 or isinstance(given, (str, bytes)):
+            raise ParameterError(f"alpha must be a finite number >= 0 or an array of one per feature; got {given!r}")
         if alpha.ndim != 1 or (n_features is not None and alpha.shape[0] != n_features):
             raise ParameterError("When alpha is an array, it should contains `n_features`. "
                                  f"Got {alpha.size} elements instead of {n_features}.")
@@ -103,7 +119,10 @@ def check_alpha(alpha, force_alpha, n_features=None, *, per_feature=True):
 
 def check_class_prior(class_prior, n_classes):
     """``class_prior`` as a float array of shape (n_classes,), non-negative, summing to 1."""
-    prior = np.asarray(class_prior, dtype=np.float64)
+    try:
+        prior = np.asarray(class_prior, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ParameterError(f"class_prior must be None or one probability per class; got {class_prior!r}") from None
     if prior.shape != (n_classes,):
         raise ParameterError("Number of priors must match number of classes.")
     if np.any(prior < 0) or not np.isclose(prior.sum(), 1.0):

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-__all__ = ["best_labels", "check_k", "fasttext_test", "format_test_result", "precision_recall_at_k"]
+__all__ = ["best_labels", "check_k", "check_threshold", "fasttext_test", "format_test_result", "precision_recall_at_k"]
 
 
 def check_k(k):
@@ -27,6 +27,18 @@ def check_k(k):
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or (k < 1 and k != -1):
         raise ValueError(f"k must be an integer >= 1, or -1 for every label; got {k!r}")
     return int(k)
+
+
+def check_threshold(threshold):
+    """``threshold`` as a float in [0, 1] (a probability: fastText's ``predict`` and ``test``);
+    ValueError otherwise (NaN, a negative number, a string that is no number, None)."""
+    try:
+        value = float(threshold)
+    except (TypeError, ValueError):
+        raise ValueError(f"threshold must be a number in [0, 1]; got {threshold!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"threshold must be in [0, 1]; got {threshold!r}")
+    return value
 
 
 def best_labels(scores, k, floor, ties=None):
@@ -64,9 +76,7 @@ def precision_recall_at_k(log_proba, classes, gold, k=1, threshold=0.0):
         ``predicted``, ``gold``, ``correct`` (the counts behind them).
     """
     k = check_k(k)
-    threshold = float(threshold)
-    if not 0.0 <= threshold <= 1.0:
-        raise ValueError(f"threshold must be in [0, 1]; got {threshold!r}")
+    threshold = check_threshold(threshold)
     log_proba = np.asarray(log_proba, dtype=np.float64)
     index = {str(c): j for j, c in enumerate(classes)}
     if log_proba.shape != (len(gold), len(index)):

@@ -175,6 +175,16 @@ def _register_with_nltk():
         base.register(ProbDist)
 
 
+def _feature_items(featureset):
+    """The ``(name, value)`` pairs of one feature dict; a featureset that is not a mapping
+    (a string, a list of words) is a ``TypeError`` saying so, in training and classifying."""
+    items = getattr(featureset, "items", None)
+    if not callable(items):
+        raise TypeError(f"a featureset must be a dict of feature name -> value; got "
+                        f"{type(featureset).__name__} {featureset!r:.60}")
+    return items()
+
+
 class NaiveBayesClassifier:
     """Naive Bayes over feature dicts with NLTK's classifier interface.
 
@@ -249,7 +259,7 @@ class NaiveBayesClassifier:
                 labels.append(label)
             y.append(label_index[label])
             row = []
-            for name, value in featureset.items():
+            for name, value in _feature_items(featureset):
                 if name not in features:
                     features[name] = (len(features), {})
                 j, values = features[name]
@@ -313,7 +323,7 @@ class NaiveBayesClassifier:
         unseen = []  # (row, column) of values the feature never took in training
         if self._features:
             for i, featureset in enumerate(featuresets):
-                for name, value in featureset.items():
+                for name, value in _feature_items(featureset):
                     entry = self._features.get(name)
                     if entry is None:
                         continue  # a feature never seen in training is ignored (NLTK)

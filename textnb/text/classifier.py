@@ -40,7 +40,7 @@ from textnb.text.training import PER_CLASS, batches, count_documents, min_parall
 from textnb.text.vectorizer import Vectorizer
 from textnb.core.workers import can_fork, effective_jobs, ordered_map
 from textnb.core.wrapping import find, takes_sample_weight, takes_terms
-from textnb.core.model_schema import TEMPLATE, Choice, Classes, MayBeAbsent, Model, Optional
+from textnb.core.model_schema import TEMPLATE, Choice, Classes, MayBeAbsent, Model, Optional, check_param_values
 
 __all__ = ["TextClassifier", "to_text"]  # to_text: kept importable from here
 
@@ -172,6 +172,11 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
     _tags = Vectorizer._tags  # raw documents in, as the vectorizer takes them
 
     # -- fitting ------------------------------------------------------------------
+    def _check_own_params(self):
+        """``n_jobs``, ``batch_size`` and ``max_bytes`` checked as a model file's are
+        (``TEXT_CLASSIFIER_OWN_PARAMS``): a ``ParameterError`` naming the parameter."""
+        check_param_values(TEXT_CLASSIFIER_OWN_PARAMS, {name: getattr(self, name) for name in TEXT_CLASSIFIER_OWN_PARAMS})
+
     def _streams(self, model, vectorizer):
         """True when the model can be fitted from per-class sums alone."""
         return isinstance(model, _BaseCountNB) and vectorizer._plain_counts()
@@ -186,6 +191,7 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         local processes (see :mod:`textnb.text.distributed`); the model is the same.
         """
         refuse_single_string(X)
+        self._check_own_params()
         self.__dict__.pop("input_", None)  # (what the documents were is the fitter's to say again)
         vectorizer = clone(self.vectorizer) if self.vectorizer is not None else Vectorizer()
         model = clone(self.model) if self.model is not None else DiscriminativeNB()
@@ -281,6 +287,7 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         same order always give the same model; another order or split gives another
         model (the vocabulary and ``class_documents_`` are the same).
         """
+        self._check_own_params()
         first = not hasattr(self, "model_")
         if first:
             if classes is None:
@@ -313,6 +320,7 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         time only, never by ``partial_fit`` or ``forget``).
         """
         check_is_fitted(self)
+        self._check_own_params()
         y = one_label_each(y)
         check_partial_fit_labels(y, self.classes_)
         self._add(X, y, sample_weight, sign=-1.0)
