@@ -212,7 +212,10 @@ def _stop_words(value):
         return value
     from textnb.io.corpus import read_word_list
 
-    return read_word_list(value, what="stop-word file")
+    words = read_word_list(value, what="stop-word file")
+    if not words:  # an empty list would drop nothing: the option silently ignored
+        raise InputError(f"{value}: stop-word file has no word (one per line)")
+    return words
 
 
 def vectorizer_params(opts):
