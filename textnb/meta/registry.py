@@ -219,7 +219,14 @@ def _stop_words(value):
 
 
 def vectorizer_params(opts):
-    """The :class:`~textnb.text.vectorizer.Vectorizer` parameters the options give."""
+    """The :class:`~textnb.text.vectorizer.Vectorizer` parameters the options give.
+
+    Raises InputError for ``--no-lowercase`` with ``--stem``: the stemmers lowercase every
+    word (as NLTK's do), so the terms would not keep their case.
+    """
+    if opts.no_lowercase and opts.stem:
+        raise InputError("--no-lowercase does not go with --stem: the stemmers lowercase every word "
+                         "(terms cannot keep their case)")
     return _given(
         lowercase=False if opts.no_lowercase else None,
         token_pattern=opts.token_pattern,
