@@ -860,3 +860,26 @@ def test_a_trickling_client_is_cut_off_at_the_request_deadline(spam_model, sock_
                 time.sleep(0.4)
         finally:
             conn.close()
+
+
+def test_http_classify_cuts_each_text_where_the_model_was_trained_to(tmp_path):
+    """A model trained with --max-bytes N: /classify cuts each text at N bytes as
+    ``predict --lines`` (and training, a TSV row) does, so both give the same answer."""
+    from conftest import cli, tsv
+
+    rows = [("spam", "win cash prize now " + "free " * 20), ("ham", "see you at lunch " + "meeting " * 20)] * 5
+    corpus = tsv(tmp_path / "c.tsv", rows)
+    model = tmp_path / "m.tnb"
+    assert cli("train", corpus, "-o", model, "--max-bytes", "12", "--model", "multinomial")[0] == 0
+    texts = ["see you at lunch " + "win cash " * 30, "win cash prize " + "see you " * 30]  # cut: ham, spam
+    lines = tmp_path / "lines.txt"
+    lines.write_text("\n".join(texts) + "\n", encoding="utf-8")
+    rc, out, _ = cli("predict", model, "--lines", lines, "--json", "--proba")
+    assert rc == 0
+    want = [json.loads(line) for line in out.splitlines()]
+    with Server(model, http=("127.0.0.1", 0)) as server:
+        status, body = post(server.http_address[1], json.dumps({"texts": texts}))
+    assert status == 200
+    assert body["labels"] == [w["label"] for w in want]
+    np.testing.assert_allclose(body["probabilities"], [[w["proba"][c] for c in body["classes"]] for w in want],
+                               rtol=1e-9)

@@ -81,6 +81,21 @@ def test_document_options_go_with_a_tables_text_attributes(tmp_path):
     assert json.loads(out)["text_attributes"] == 1
 
 
+@pytest.mark.parametrize("command, table", [("train", False), ("evaluate", False), ("train", True)])
+def test_no_lowercase_with_a_stemmer_is_refused(tmp_path, command, table):
+    """The stemmers lowercase every word: --no-lowercase with --stem would be silently ignored."""
+    corpus = SMS_TSV
+    extra = []
+    if table:
+        corpus = tmp_path / "sms.csv"
+        _sms_with_ids(corpus)
+        extra = ["--text-column", "text"]
+    args = ["-o", tmp_path / "m.tnb"] if command == "train" else ["--cv", "2"]
+    rc, out, err = cli(command, corpus, *extra, "--no-lowercase", "--stem", "porter", *args)
+    assert rc == 1 and out == "" and not (tmp_path / "m.tnb").exists()
+    one_error_line(err, "--no-lowercase does not go with --stem")
+
+
 def test_alpha_0_for_a_count_model_is_one_warning_line(tmp_path):
     """``--alpha 0`` (allowed) for a count model: one ``textnb: warning:`` line saying it is
     raised to 1e-10, once per run, and the model file holds the raised value, so predict

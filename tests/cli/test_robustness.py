@@ -202,6 +202,19 @@ def test_folder_where_a_file_is_expected(tmp_path):
     one_error_line(err, "cannot read stop-word file (Is a directory)")
 
 
+@pytest.mark.parametrize("command", ["train", "evaluate"])
+@pytest.mark.parametrize("content", [b"", b"\n  \n\r\n"])
+def test_a_stop_word_file_without_a_word_is_refused(tmp_path, command, content):
+    """An empty (or blank) stop-word file would drop nothing: the option silently ignored."""
+    tsv(tmp_path / "c.tsv", zip(LABELS, DOCS))
+    (tmp_path / "sw.txt").write_bytes(content)
+    out = ["-o", tmp_path / "m.tnb"] if command == "train" else []
+    rc, _, err = cli(command, tmp_path / "c.tsv", *out, "--stop-words", tmp_path / "sw.txt")
+    assert rc == 1
+    one_error_line(err, "sw.txt: stop-word file has no word")
+    assert not (tmp_path / "m.tnb").exists()
+
+
 def test_unreadable_file_as_root_or_not(tmp_path):
     """chmod 0 does not stop root; a file we cannot open (EACCES or EISDIR) is one line either way."""
     make_folder(tmp_path / "c", {"a": {"1": "x y"}, "b": {"1": "z w"}})

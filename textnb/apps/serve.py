@@ -32,7 +32,8 @@ length-prefixed; a connection may carry several requests:
 /classify`` with ``{"texts": [...]}`` answers ``{"classes": [...], "labels": [...],
 "probabilities": [[...], ...], "log_odds": [[...], ...]}`` (one row per text, one
 column per class; log-odds ``log P(c|x) - log P(not c|x)`` keep their resolution
-where probabilities round to 0 or 1). With ``"mail": true`` each text is a raw
+where probabilities round to 0 or 1); each text is cut at the model's ``--max-bytes``
+(UTF-8 bytes) as ``predict --lines`` and training cut a line. With ``"mail": true`` each text is a raw
 message (parsed as the mail tools parse it) and, for a spam model, ``"verdicts"`` is
 added (``spam_cutoff`` / ``ham_cutoff`` may be given) and each message's row is its
 verdict's (one score per message). ``GET /model`` describes the
@@ -76,7 +77,8 @@ import threading
 import time
 
 from textnb.io import mail
-from textnb.io.files import file_identity
+from textnb.io.corpus import MAX_DOCUMENT_BYTES
+from textnb.io.files import cut_text, file_identity
 from textnb.core.errors import InputError, ModelFileError, TextnbError, missing_reason
 from textnb.core.wrapping import reads_documents
 from textnb.apps import protocol
@@ -291,6 +293,9 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
     if as_mail:
         max_bytes = getattr(model, "max_bytes", None) or mail.DEFAULT_MAX_BYTES
         texts = [mail.message_text(t.encode("utf-8", "surrogateescape"), max_bytes=max_bytes) for t in texts]
+    else:  # each text cut where the model's training cut a document (predict --lines, a TSV row)
+        max_bytes = getattr(model, "max_bytes", None) or MAX_DOCUMENT_BYTES
+        texts = [cut_text(t, max_bytes) for t in texts]
     proba = model.predict_proba(texts)
     out["probabilities"] = _rows(proba)
     out["labels"] = [classes[int(i)] for i in proba.argmax(axis=1)]

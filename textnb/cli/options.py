@@ -138,7 +138,8 @@ def add_model_options(p):
     g.add_argument("--uniform-prior", action="store_true",
                    help="uniform class priors (count models; tables: --model nb only)")
     t = p.add_argument_group("tokenizer")
-    t.add_argument("--no-lowercase", action="store_true", help="keep case")
+    t.add_argument("--no-lowercase", action="store_true",
+                   help="keep case (not with --stem: the stemmers lowercase every word)")
     t.add_argument("--token-pattern", help=r"regex for a token (default (?u)\b\w\w+\b)")
     t.add_argument("--stop-words", metavar="english|FILE",
                    help="drop English stop words, or the words listed in FILE (one per line)")

@@ -212,11 +212,21 @@ def _stop_words(value):
         return value
     from textnb.io.corpus import read_word_list
 
-    return read_word_list(value, what="stop-word file")
+    words = read_word_list(value, what="stop-word file")
+    if not words:  # an empty list would drop nothing: the option silently ignored
+        raise InputError(f"{value}: stop-word file has no word (one per line)")
+    return words
 
 
 def vectorizer_params(opts):
-    """The :class:`~textnb.text.vectorizer.Vectorizer` parameters the options give."""
+    """The :class:`~textnb.text.vectorizer.Vectorizer` parameters the options give.
+
+    Raises InputError for ``--no-lowercase`` with ``--stem``: the stemmers lowercase every
+    word (as NLTK's do), so the terms would not keep their case.
+    """
+    if opts.no_lowercase and opts.stem:
+        raise InputError("--no-lowercase does not go with --stem: the stemmers lowercase every word "
+                         "(terms cannot keep their case)")
     return _given(
         lowercase=False if opts.no_lowercase else None,
         token_pattern=opts.token_pattern,
