@@ -440,6 +440,25 @@ def test_table_model_predicts_a_table_on_standard_input(tmp_path, model_args):
     assert code == 1 and len(err.strip().splitlines()) == 1
 
 
+def test_inspect_of_a_selected_model_says_how_many_terms_it_uses(tmp_path, sms_tsv):
+    """``--select chi2:50``: inspect said 'vocabulary: N terms' of the whole vocabulary, as if
+    the model used them all; it now says how many are selected for the model, in the text
+    view and in --json (``selected_terms``), from the file's nodes and from the estimator."""
+    model = tmp_path / "s.tnb"
+    assert run("train", sms_tsv, "--weighting", "--select", "chi2:50", "-o", model)[0] == 0
+    code, out, _ = run("inspect", model)
+    assert code == 0 and "terms (50 selected for the model)" in out
+    info = json.loads(run("inspect", model, "--json")[1])
+    assert info["selected_terms"] == 50 and info["vocabulary_size"] > 50
+    from textnb.core.model_io import load
+    from textnb.evaluation.explain import describe_text_classifier
+
+    assert describe_text_classifier(load(model))["selected_terms"] == 50
+    plain = tmp_path / "p.tnb"
+    assert run("train", sms_tsv, "-o", plain)[0] == 0
+    assert "selected_terms" not in json.loads(run("inspect", plain, "--json")[1])
+
+
 @pytest.mark.parametrize("method", ["sigmoid", "isotonic"])
 def test_inspect_says_how_a_calibrated_model_is_calibrated(tmp_path, sms_tsv, method):
     """inspect of a --calibrate text model showed only the temperature of the model inside,

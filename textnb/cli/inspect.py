@@ -76,7 +76,8 @@ def run(args, out, err):
     print(f"classes: {len(info['classes'])}", file=out)
     for c, n in zip(info["classes"], info["class_count"]):
         print(f"  {c}: {n:g} documents", file=out)
-    print(f"vocabulary: {info['vocabulary_size']} terms", file=out)
+    selected = f" ({info['selected_terms']} selected for the model)" if "selected_terms" in info else ""
+    print(f"vocabulary: {info['vocabulary_size']} terms{selected}", file=out)
     if not any(info["informative_terms"].values()):  # (a lazy model: a naive Bayes per document classified)
         print(f"most informative terms: none ({info['model']} holds no weights of its own)", file=out)
     else:

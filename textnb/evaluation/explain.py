@@ -261,8 +261,12 @@ def describe_text_classifier(classifier, top=10):
         model = unwrap(classifier.model_)[1]
     terms = (informative_terms(classifier, top) if hasattr(model, "feature_count_")
              else {str(c): [] for c in classifier.classes_})
+    n_terms = len(classifier.vectorizer_.vocabulary_)
     info = _text_description(type(classifier.model_).__name__, model, model.get_params(deep=False),
-                             classifier.vectorizer_.get_params(), len(classifier.vectorizer_.vocabulary_), terms)
+                             classifier.vectorizer_.get_params(), n_terms, terms)
+    used = len(_columns(unwrap(classifier.model_)[0], n_terms))
+    if used < n_terms:  # a feature selection (--select) keeps these for the model
+        info["selected_terms"] = int(used)
     return _with_calibration(info, calibration_method(classifier.model_))
 
 
@@ -363,10 +367,13 @@ def _count_description(name, text, top, vocabulary_size=None):
     from textnb.evaluation.inspection import term_log_odds
 
     model = SimpleNamespace(**text.fitted())
-    return _text_description(name, model, dict(sorted(text.params.items())),
+    info = _text_description(name, model, dict(sorted(text.params.items())),
                              dict(sorted(text.vectorizer_params.items())),
                              len(text.terms()) if vocabulary_size is None else vocabulary_size,
                              term_log_odds(model, text.terms(), top))
+    if vocabulary_size is not None and len(text.terms()) < vocabulary_size:
+        info["selected_terms"] = len(text.terms())  # (--select: the terms the model sees)
+    return info
 
 
 def apnbc_weights(model):
