@@ -438,9 +438,9 @@ def read_piped(path):
     for (sniffed from the content: a pipe's name tells no format). A binary stream (a NUL
     byte in its first 8 KiB: ``/dev/zero``, say) is refused before more is read."""
     path = os.fspath(path)
+    if not _named_stream(path):
+        return None
     try:
-        if not os.path.exists(path) or os.path.isdir(path) or os.path.isfile(path):
-            return None
         with open(path, "rb") as f:
             data = f.read(_SNIFF)
             if is_binary(data):
@@ -752,7 +752,7 @@ def iter_input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None):
         elif os.path.isdir(p):
             for f in _walk_files(p):
                 yield f, read_document(f, max_bytes)
-        elif os.path.exists(p) and not os.path.isfile(p) and _named_stream(p):
+        elif _named_stream(p):
             yield p, _stream_document(p, max_bytes)
         elif os.path.exists(p):
             yield p, read_document(p, max_bytes)
@@ -762,8 +762,9 @@ def iter_input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None):
 
 def _named_stream(path):
     """Whether ``path``, named by the user, is a pipe or a character device (``/dev/stdin``
-    fed by a pipe, ``<(...)``, a FIFO, a terminal): read as one document, as ``-`` is. A
-    folder's walk never meets one (:func:`_walk_files` lists regular files)."""
+    fed by a pipe, ``<(...)``, a FIFO, a terminal): read once, as ``-`` is (a document by
+    ``predict``, a corpus or table by :func:`read_piped`). A folder's walk never meets one
+    (:func:`_walk_files` lists regular files)."""
     import stat
 
     try:
