@@ -8,7 +8,7 @@ import errno
 import os
 import stat
 
-__all__ = ["NotRegularFile", "open_regular"]
+__all__ = ["NotRegularFile", "open_regular", "open_regular_stat"]
 
 
 class NotRegularFile(OSError):
@@ -22,13 +22,23 @@ class NotRegularFile(OSError):
 
 
 def open_regular(path, flags=os.O_RDONLY, mode=0o644, *, follow=True):
-    """``os.open(path, flags, mode)`` of a regular file, as a descriptor in blocking mode.
+    """``os.open(path, flags, mode)`` of a regular file: :func:`open_regular_stat`'s
+    descriptor (its ``fstat`` result left out)."""
+    return open_regular_stat(path, flags, mode, follow=follow)[0]
+
+
+def open_regular_stat(path, flags=os.O_RDONLY, mode=0o644, *, follow=True):
+    """``(fd, stat_result)``: ``os.open(path, flags, mode)`` of a regular file and the
+    ``fstat`` of that descriptor (what a reader sizes its read by, with no second call).
 
     Opened with ``O_NONBLOCK`` (a FIFO opens at once instead of waiting for a writer) and
     ``O_CLOEXEC``, then checked with ``fstat`` on the open descriptor, so nothing is read
     from, written to or created through anything but a regular file, and no later change
     of the path can slip another file in between the check and the use. ``follow=False``
-    also refuses a symbolic link (``O_NOFOLLOW``).
+    also refuses a symbolic link (``O_NOFOLLOW``). A descriptor opened for writing is put
+    in blocking mode; one opened read-only keeps ``O_NONBLOCK``, which has no effect on a
+    regular file's reads (open(2): "this flag has no effect for regular files"): one
+    system call fewer for every document and message read (three in all, with the stat).
 
     Raises
     ------
@@ -49,13 +59,17 @@ def open_regular(path, flags=os.O_RDONLY, mode=0o644, *, follow=True):
             raise NotRegularFile(path, "Is a directory", folder=True) from None
         raise
     try:
-        st_mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(st_mode):
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
             raise NotRegularFile(path, "Is a directory", folder=True)
-        if not stat.S_ISREG(st_mode):
+        if not stat.S_ISREG(st.st_mode):
             raise NotRegularFile(path, "not a regular file (a FIFO, socket or device)")
-        os.set_blocking(fd, True)
-        return fd
+        if flags & _ACCESS != os.O_RDONLY:
+            os.set_blocking(fd, True)
+        return fd, st
     except BaseException:
         os.close(fd)
         raise
+
+
+_ACCESS = getattr(os, "O_ACCMODE", os.O_RDONLY | os.O_WRONLY | os.O_RDWR)

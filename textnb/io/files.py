@@ -8,7 +8,7 @@ import errno
 import os
 
 from textnb.core.errors import InputError
-from textnb.core.regular import NotRegularFile, open_regular
+from textnb.core.regular import NotRegularFile, open_regular_stat
 
 __all__ = ["cut_text", "decode_cut", "file_identity", "folder_files", "read_regular_file", "source_batches"]
 
@@ -55,7 +55,7 @@ def read_regular_file(path, max_bytes=None, *, what=None):
     """
     what = f" {what}" if what else ""
     try:
-        fd = open_regular(path)
+        fd, st = open_regular_stat(path)
     except NotRegularFile as exc:
         if exc.folder:
             raise InputError(f"{path}: cannot read{what} (Is a directory)") from None
@@ -63,7 +63,6 @@ def read_regular_file(path, max_bytes=None, *, what=None):
     except OSError as exc:
         raise InputError(f"{path}: cannot read{what} ({exc.strerror or exc})") from None
     try:
-        st = os.fstat(fd)
         chunks, total = [], 0
         while max_bytes is None or total < max_bytes:
             want = st.st_size + 1 - total if total <= st.st_size else _CHUNK

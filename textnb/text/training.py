@@ -34,7 +34,7 @@ from textnb.io.corpus import MAX_DOCUMENT_BYTES
 from textnb.naive_bayes.kernels import KERNELS
 from textnb.naive_bayes.scoring import fit_classes
 from textnb.text.ascii_tokens import TermKeys, supports
-from textnb.text.counting import count_shard
+from textnb.text.counting import count_read, count_shard, read_batch
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
 from textnb.text.tokenize import Analyzer, analyzer_from_params, count_batch, encode_terms
 
@@ -411,9 +411,13 @@ def count_documents(X, y_index, weights, n_classes, analyzer, *, terms=(), per_c
     threads = isinstance(analyzer, Analyzer) and supports(analyzer)
     if len(y_index) < min_parallel(_MIN_PARALLEL_DOCUMENTS, batch_size, threads):
         n_jobs = 1
-    tasks = ((b, yi, w, analyzer, n_classes, max_bytes, rows) for b, yi, w in parts)
-    results = (map_ordered(client, count_shard, tasks) if client is not None
-               else ordered_map(count_shard, tasks, n_jobs, threads=threads))
+    if threads and client is None:  # this thread reads, the threads count (see count_read)
+        tasks = ((read_batch(b, max_bytes), yi, w, analyzer, n_classes, rows) for b, yi, w in parts)
+        results = ordered_map(count_read, tasks, n_jobs, threads=True)
+    else:
+        tasks = ((b, yi, w, analyzer, n_classes, max_bytes, rows) for b, yi, w in parts)
+        results = (map_ordered(client, count_shard, tasks) if client is not None
+                   else ordered_map(count_shard, tasks, n_jobs))
     done = 0
     for batch_terms, sums, class_count, skipped, n_docs, *batch_rows in results:
         if rows and done == 0:

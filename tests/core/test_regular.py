@@ -1,0 +1,50 @@
+"""``textnb.core.regular``: the one check that a file read or written is a regular file."""
+
+import os
+
+import pytest
+
+from textnb.core.regular import NotRegularFile, open_regular, open_regular_stat
+from textnb.io.files import read_regular_file
+
+
+def test_stat_is_the_open_files(tmp_path):
+    path = tmp_path / "doc.txt"
+    path.write_bytes(b"some words")
+    fd, st = open_regular_stat(path)
+    try:
+        assert os.path.samestat(st, os.fstat(fd)) and st.st_size == 10
+    finally:
+        os.close(fd)
+
+
+def test_read_only_keeps_nonblocking_and_writer_blocks(tmp_path):
+    # O_NONBLOCK has no effect on a regular file's reads: a reader skips the call that
+    # clears it; a descriptor opened for writing is put in blocking mode
+    path = tmp_path / "doc.txt"
+    path.write_bytes(b"x" * 100_000)
+    fd = open_regular(path)
+    try:
+        assert not os.get_blocking(fd)
+        assert os.read(fd, 200_000) == b"x" * 100_000  # (all of it in one read, as blocking)
+    finally:
+        os.close(fd)
+    fd = open_regular(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        assert os.get_blocking(fd)
+    finally:
+        os.close(fd)
+    assert read_regular_file(path) == b"x" * 100_000
+    assert read_regular_file(path, 10) == b"x" * 10
+
+
+@pytest.mark.parametrize("make", ["folder", "fifo"])
+def test_not_regular_refused(tmp_path, make):
+    path = tmp_path / "thing"
+    if make == "folder":
+        path.mkdir()
+    else:
+        os.mkfifo(path)
+    with pytest.raises(NotRegularFile) as info:
+        open_regular_stat(path)
+    assert info.value.folder == (make == "folder")
