@@ -427,3 +427,22 @@ def test_cli_class_alias_arff_and_errors(tmp_path):
     q.write_text("subject,body,size,colour\nfree prize,,4.5,red\n")
     code, out, err = run("predict", tmp_path / "arff.tnb", q, "--json")
     assert code == 0 and json.loads(out)["label"] == "spam"
+
+
+def test_a_dataframe_of_string_and_category_columns_is_read_as_tabularnb_reads_it(tmp_path):
+    # MixedNB read a DataFrame's string columns as numeric ("cell 'sunny' of numeric attribute
+    # 'outlook' is not a number"); now it takes TabularNB's rule (textnb.io.frames): object,
+    # string and category columns nominal, numbers numeric
+    df = pd.DataFrame({"outlook": ["sunny", "rain", "overcast", "sunny", "rain", "overcast"] * 3,
+                       "windy": pd.Categorical(["yes", "no", "no", "yes", "yes", "no"] * 3),
+                       "hot": ["a", "b", "b", "a", "b", "b"] * 3})
+    y = ["no", "yes", "yes", "yes", "no", "yes"] * 3
+    tab, mixed = TabularNB().fit(df, y), MixedNB().fit(df, y)
+    assert [(a.name, a.kind, a.values) for a in mixed.attributes_] == \
+        [(a.name, a.kind, a.values) for a in tab.attributes_]
+    new = pd.DataFrame({"outlook": ["rain", "fog"], "windy": pd.Categorical(["no", "yes"]), "hot": ["a", "a"]})
+    for X in (df, new):  # (an unseen value, "fog", is missing in both)
+        np.testing.assert_array_equal(mixed.predict(X), tab.predict(X))
+        np.testing.assert_allclose(mixed.predict_proba(X), tab.predict_proba(X))
+    mixed.save(tmp_path / "m.tnb")
+    np.testing.assert_array_equal(load(tmp_path / "m.tnb").predict(new), tab.predict(new))

@@ -52,7 +52,7 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _sre_parse
 
 __all__ = ["is_fitted", 
-    "Any", "Array", "Attributes", "Bool", "Choice", "Classes", "Counts", "CSR", "DictOf", "Exactly", "Float", "Int",
+    "Any", "Array", "Attributes", "Bool", "Choice", "Classes", "Counts", "CSR", "DictOf", "Exactly", "Float", "Int", "Jobs",
     "ListOf", "MayBeAbsent", "Model", "NgramRange", "OneOf", "Optional", "Pattern", "Reals", "Str", "TupleOf",
     "When", "check_csr", "check_declared", "check_node", "check_params", "check_same_settings", "declare",
     "same_setting", "schema_of",
@@ -120,10 +120,15 @@ class _Ctx:
 
 
 class Spec:
-    """A declared value; ``check(value, ctx)`` raises :class:`_Bad` on a mismatch."""
+    """A declared value; ``check(value, ctx)`` raises :class:`_Bad` on a mismatch;
+    ``from_file(value)``: the value a model file's field is read as (itself, unless a
+    value earlier versions wrote is now read as another, :class:`Jobs`)."""
 
     def check(self, value, ctx):  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def from_file(self, value):
+        return value
 
 
 class Any(Spec):
@@ -151,6 +156,20 @@ class Int(Spec):
         if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
             _fail(f"{value} is outside [{self.lo}, {self.hi}]")
         ctx.dim(self.dim, value, "value")
+
+
+class Jobs(Int):
+    """A number of jobs, joblib's convention: ``1 .. hi``, or ``-1 .. lo`` counted back from the
+    number of CPUs (-1: every CPU); 0 has no meaning (joblib and scikit-learn refuse it). A
+    model file of an earlier version holding 0 (then taken as 1 by some models) is read as 1."""
+
+    def check(self, value, ctx):
+        super().check(value, ctx)
+        if value == 0:
+            _fail("0 has no meaning")
+
+    def from_file(self, value):
+        return 1 if _is_int(value) and value == 0 else value
 
 
 class Float(Spec):
@@ -209,6 +228,13 @@ class OneOf(Spec):
                 ctx.dims = saved
                 problems.append(str(exc))
         _fail(" / ".join(problems))
+
+    def from_file(self, value):
+        for s in self.specs:
+            read = s.from_file(value)
+            if read is not value:
+                return read
+        return value
 
 
 def Optional(spec):
@@ -444,11 +470,13 @@ class Model(Spec):
     attribute of the nested estimator to a dimension of this node (an int attribute binds
     its value, an array attribute its length); ``equal`` maps an attribute of the nested
     estimator to a field of this node it must equal (a meta-estimator's ``classes_`` are
-    its inner model's), or to a literal value (a tuple).
+    its inner model's), or to a literal value (a tuple). ``optional``: attributes of ``dims``
+    the nested estimator may lack (a model of raw documents has no ``n_features_in_``).
     """
 
-    def __init__(self, kinds=None, *, fitted=True, dims=None, equal=None):
+    def __init__(self, kinds=None, *, fitted=True, dims=None, equal=None, optional=()):
         self.kinds, self.fitted, self.dims, self.equal = kinds, fitted, dims or {}, equal or {}
+        self.optional = frozenset(optional)
 
     def check(self, value, ctx):
         if not (hasattr(value, "get_params") or hasattr(value, "to_node")) or isinstance(value, type):  # or a kernel
@@ -461,6 +489,8 @@ class Model(Spec):
                 _fail(f"the {name} model is not fitted")
             for attr, dim in self.dims.items():
                 v = getattr(value, attr, None)
+                if v is None and attr in self.optional:
+                    continue
                 if v is None:
                     _fail(f"the {name} model has no {attr}")
                 ctx.dim(dim, v if _is_int(v) else len(v), f"{name}.{attr}")
@@ -640,8 +670,12 @@ def _check_fields(kind, section, schema, values, ctx, *, all_required):
             if required:
                 raise ModelFileError(f"inconsistent model file ({kind}.{name}: missing)")
             continue
+        spec = spec.spec if isinstance(spec, _Absent) else spec
+        read = spec.from_file(values[name])
+        if read is not values[name]:
+            values[name] = read
         try:
-            (spec.spec if isinstance(spec, _Absent) else spec).check(values[name], ctx)
+            spec.check(values[name], ctx)
         except _Bad as exc:
             text = " ".join(str(exc).split())[:300]
             sep = "" if text.startswith(("[", ".")) else ": "
@@ -703,6 +737,8 @@ def _describe(spec):
         return " or ".join(_describe(s) for s in spec.specs)
     if isinstance(spec, Float):
         return f"a finite number in {'(' if spec.lo_open else '['}{spec.lo:g}, {spec.hi:g}]"
+    if isinstance(spec, Jobs):
+        return f"a number of jobs, an integer in [1, {spec.hi}] or [{spec.lo}, -1] (-1: every CPU; 0 has no meaning)"
     if isinstance(spec, Int):
         return f"an integer in [{spec.lo}, {spec.hi}]"
     if isinstance(spec, Bool):
@@ -833,7 +869,7 @@ CLASS_PRIOR = Optional(OneOf(ListOf(Float(0.0, 1.0), length="n_classes"),
 #: the class values a table declares, in their order (an ARFF header's): the model's classes
 CLASS_VALUES = Optional(ListOf(OneOf(Str(10_000), Int())))
 #: worker processes or threads of a model's own prediction (joblib's convention)
-N_JOBS = Optional(Int(-64, 256))
+N_JOBS = Optional(Jobs(-64, 256))
 #: seeds
 SEED = Optional(Int(0, 2**32 - 1))
 #: folds of an internal cross-validation

@@ -22,7 +22,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from textnb.core.folds import calibration_folds
-from textnb.naive_bayes.base import NestedParams, SaveMixin, WrapperTags, given_splits, log_odds, wrapped_input_tags
+from textnb.naive_bayes.base import (NestedParams, SaveMixin, WrapperTags, given_splits, log_odds, takes_documents,
+                                     wrapped_documents, wrapped_input_tags)
 from textnb.core.model_io import register
 from textnb.naive_bayes.kernels import all_or_nothing
 from textnb.core.stats import seen_columns
@@ -88,9 +89,10 @@ def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight
     for train, test in splits:
         kw = {} if sample_weight is None else {"sample_weight": sample_weight[train]}
         rows.append(test)
-        if is_frame(X) or _declared_attributes(estimator) is not None:
+        if is_frame(X) or _declared_attributes(estimator) is not None or takes_documents(estimator):
             # table columns are attributes, not terms: keep them all (a DataFrame is handed
-            # on as it is: the table model encodes it, textnb.io.frames)
+            # on as it is: the table model encodes it, textnb.io.frames); documents (a 1-D
+            # array) are the model's to count
             part = (lambda rows: X.iloc[rows]) if is_frame(X) else (lambda rows: X[rows])
             fitted = clone(estimator).fit(part(train), y[train], **kw)
             parts.append(estimator_log_odds(fitted, part(test), classes))
@@ -258,7 +260,14 @@ class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEs
     def fit(self, X, y, sample_weight=None):
         """Fit the calibration maps on out-of-fold log-odds, then the estimator on all data."""
         self._check_params()
-        if is_frame(X):  # its names and width here; the table model checks and encodes its cells
+        docs = wrapped_documents(self, self._base(), X)
+        if docs is not None:  # raw documents, for a model of documents (as CalibratedClassifierCV)
+            X, y = docs, column_or_1d(y, warn=True)
+            if len(y) != len(X):
+                raise ValueError(f"X has {len(X)} documents but y has {len(y)} labels")
+            for name in ("n_features_in_", "feature_names_in_"):  # (of an earlier fit on a matrix)
+                self.__dict__.pop(name, None)
+        elif is_frame(X):  # its names and width here; the table model checks and encodes its cells
             validate_data(self, X, reset=True, skip_check_array=True)
             y = column_or_1d(y, warn=True)
             if len(y) != len(X):
@@ -320,6 +329,9 @@ class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEs
         return self
 
     def _check_X(self, X):
+        docs = wrapped_documents(self, self._base(), X)
+        if docs is not None:
+            return docs
         if is_frame(X):
             validate_data(self, X, reset=False, skip_check_array=True)
             return X

@@ -19,11 +19,11 @@ from sklearn.model_selection import ParameterGrid
 from sklearn.pipeline import Pipeline
 from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from textnb.naive_bayes.base import NestedParams, SaveMixin, WrapperTags
 from textnb.core.folds import stratified_kfold
-from textnb.naive_bayes.base import given_splits, log_odds
+from textnb.naive_bayes.base import given_splits, log_odds, wrapped_documents
 from textnb.core.model_io import register
 from textnb.naive_bayes.kernels import all_or_nothing
 from textnb.naive_bayes.discrete import _BaseCountNB
@@ -142,10 +142,18 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
         """Score every setting by cross-validation, then refit the best; returns self."""
         if self.scoring not in ("accuracy", "macro_f1"):
             raise ValueError(f"scoring must be 'accuracy' or 'macro_f1'; got {self.scoring!r}")
-        X, y = validate_data(self, X, y, accept_sparse="csr", reset=True)
+        base = self._base()
+        docs = wrapped_documents(self, base, X)
+        if docs is None:
+            X, y = validate_data(self, X, y, accept_sparse="csr", reset=True)
+        else:  # raw documents, for a model of documents (as GridSearchCV passes them on)
+            X, y = docs, column_or_1d(y, warn=True)
+            if len(y) != len(X):
+                raise ValueError(f"X has {len(X)} documents but y has {len(y)} labels")
+            for name in ("n_features_in_", "feature_names_in_"):  # (of an earlier fit on a matrix)
+                self.__dict__.pop(name, None)
         splits = given_splits(self.cv, X, y)
         check_classification_targets(y)
-        base = self._base()
         grid = self._grid(base)
         if not grid:
             raise ValueError("param_grid is empty")
@@ -198,6 +206,10 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
         for p in grid:
             pred = []
             for train, test in splits:
+                if X.ndim == 1:  # documents: the model counts them
+                    model = clone(base).set_params(**p).fit(X[train], y[train])
+                    pred.append(np.asarray(model.predict(X[test]), dtype=object))
+                    continue
                 cols = seen_columns(X[train])
                 model = clone(base).set_params(**p).fit(X[train][:, cols], y[train])
                 pred.append(np.asarray(model.predict(X[test][:, cols]), dtype=object))
@@ -207,7 +219,8 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
 
     # -- prediction: the refitted estimator ------------------------------------------------
     def _check_X(self, X):
-        return validate_data(self, X, accept_sparse="csr", reset=False)
+        docs = wrapped_documents(self, self._base(), X)
+        return validate_data(self, X, accept_sparse="csr", reset=False) if docs is None else docs
 
     def predict(self, X):
         check_is_fitted(self)

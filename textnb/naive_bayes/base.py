@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.core.estimates import check_class_prior
 from textnb.core.logspace import log_odds
-from textnb.core.errors import ModelFileError
+from textnb.core.errors import InputError, ModelFileError, refuse_single_string
 from textnb.core.errors import short_repr as _short
 from textnb.core.folds import given_splits
 from textnb.core.model_io import save
@@ -26,7 +26,7 @@ from textnb.core.model_schema import CV_SCHEMA
 from textnb.naive_bayes.scoring import (Scores, check_nominal_codes, check_partial_fit_labels, check_sample_weight,
                                         partial_fit_classes)
 
-__all__ = ["DeclaredTags", "NestedParams", "SaveMixin", "WrapperTags", "BaseNB", "NominalCodesMixin", "wrapped_input_tags", "CV_SCHEMA", "given_splits", "check_class_prior", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
+__all__ = ["DeclaredTags", "NestedParams", "SaveMixin", "WrapperTags", "BaseNB", "NominalCodesMixin", "wrapped_input_tags", "takes_documents", "wrapped_documents", "CV_SCHEMA", "given_splits", "check_class_prior", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
            "log_odds",
            "partial_fit_classes"]
 
@@ -142,9 +142,64 @@ def wrapped_input_tags(estimator):
     if isinstance(steps, list):
         steps = [s for _, s in steps if s not in (None, "passthrough")]
         if steps:
-            tags.sparse = get_tags(steps[0]).input_tags.sparse
+            first = get_tags(steps[0]).input_tags
+            tags.sparse, tags.string, tags.two_d_array = first.sparse, first.string, first.two_d_array
             tags.positive_only = any(get_tags(s).input_tags.positive_only for s in steps)
     return tags
+
+
+def takes_documents(estimator):
+    """True when ``estimator``'s ``X`` is raw documents, not a matrix: a
+    :class:`~textnb.text.classifier.TextClassifier`, a Pipeline whose first step is a
+    vectorizer (its input tags: strings, no 2-D array)."""
+    tags = wrapped_input_tags(estimator)
+    return bool(tags.string and not tags.two_d_array)
+
+
+def _looks_like_documents(X):
+    """True when ``X`` is a 1-D sequence whose first item is a str, bytes or path (raw documents)."""
+    import os
+
+    if isinstance(X, (str, bytes)):
+        return True
+    if getattr(X, "ndim", 1) != 1 or hasattr(X, "nnz") or not hasattr(X, "__getitem__") \
+            or not hasattr(X, "__len__") or len(X) == 0:
+        return False
+    first = X.iloc[0] if hasattr(X, "iloc") else X[0]
+    return isinstance(first, (str, bytes, os.PathLike))
+
+
+def wrapped_documents(wrapper, estimator, X, *, pipelines=True):
+    """``X`` as a wrapper passes it on to ``estimator``: raw documents as a 1-D object array
+    (indexable by the rows of a fold; a generator read once) when ``estimator`` takes them
+    (:func:`takes_documents`), else None (a matrix or table: the wrapper validates it as before).
+
+    Documents given to a wrapper of a model of a count matrix are an
+    :class:`~textnb.core.errors.InputError` saying what to pass instead (scikit-learn's own
+    message was its reshape advice for a 1-D array); ``pipelines``: whether it may suggest a
+    Pipeline starting with a vectorizer (APNBC needs a model with ``predict_joint_log_proba``).
+    """
+    if not takes_documents(estimator):
+        if _looks_like_documents(X):
+            name = type(wrapper).__name__
+            steps = [type(s).__name__ + "()" for _, s in getattr(estimator, "steps", None) or []
+                     if s not in (None, "passthrough")]
+            inner = f"make_pipeline({', '.join(steps)})" if steps else f"{type(estimator).__name__}()"
+            counted = f"make_pipeline(Vectorizer(), {', '.join(steps or [inner])})"
+            raise InputError(
+                f"{name} was given raw documents, but the model it wraps, {inner}, takes a count matrix: wrap "
+                f"a model of documents, {name}(TextClassifier(model={inner}))"
+                + (f" or {name}({counted})" if pipelines else "") + ", or wrap "
+                f"the other way round, TextClassifier(model={name}({inner}))")
+        return None
+    refuse_single_string(X)
+    if hasattr(X, "shape") and len(X.shape) != 1:
+        raise InputError(f"{type(wrapper).__name__} wraps a model of documents: X must be an iterable of "
+                         f"documents (str, bytes or path each), got an array of shape {X.shape}")
+    docs = X.tolist() if hasattr(X, "tolist") else list(X)
+    out = np.empty(len(docs), dtype=object)
+    out[:] = docs
+    return out
 
 
 class WrapperTags(DeclaredTags):
@@ -152,7 +207,7 @@ class WrapperTags(DeclaredTags):
     SmoothingCV: it takes the model's input, and a score check may find it poor."""
 
     _tags = {"classifier_tags.poor_score": True}
-    _wrapped_input_tags = ("sparse", "positive_only")
+    _wrapped_input_tags = ("sparse", "positive_only", "string", "two_d_array")
 
 
 class BaseNB(DeclaredTags, SaveMixin, NestedParams, Scores, ClassifierMixin, BaseEstimator, metaclass=ABCMeta):

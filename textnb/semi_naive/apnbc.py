@@ -28,7 +28,7 @@ from sklearn.utils.validation import column_or_1d, validate_data
 
 from textnb.core.model_io import register
 from textnb.io.frames import is_frame
-from textnb.naive_bayes.base import BaseNB
+from textnb.naive_bayes.base import BaseNB, wrapped_documents
 from textnb.naive_bayes.kernels import takes_defaults
 from textnb.semi_naive.apnbc_kernel import APNBCKernel, _search_weights_fast  # noqa: F401 (the search's home)
 
@@ -162,7 +162,7 @@ class APNBC(APNBCKernel, BaseNB):
         super().__init__(estimator, significance=significance, fit_on=fit_on, cv=cv, epsilon=epsilon,
                          random_state=random_state)
 
-    _wrapped_input_tags = ("sparse", "positive_only", "allow_nan")
+    _wrapped_input_tags = ("sparse", "positive_only", "allow_nan", "string", "two_d_array")
 
     # -- the estimator's side, where the kernel has its own ---------------------------------
     @staticmethod
@@ -172,6 +172,12 @@ class APNBC(APNBCKernel, BaseNB):
     def _validate_X(self, X, reset):
         # shape, feature count and names here; the base model checks the values (and
         # encodes a DataFrame itself, textnb.io.frames: it is handed on as it is)
+        docs = wrapped_documents(self, self._base(), X, pipelines=False)
+        if docs is not None:  # raw documents, for a model of documents (a TextClassifier)
+            if reset:
+                for name in ("n_features_in_", "feature_names_in_"):  # (of an earlier fit on a matrix)
+                    self.__dict__.pop(name, None)
+            return docs
         if is_frame(X):  # its names and width only: converting a frame of category columns fails
             validate_data(self, X, reset=reset, skip_check_array=True)
             return X

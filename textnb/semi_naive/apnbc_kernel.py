@@ -89,11 +89,11 @@ class APNBCKernel(TableKernel):
     _state_schema = {
         "classes_": Classes(),
         "estimator_": Model(dims={"classes_": "n_classes", "n_features_in_": "n_features"},
-                            equal={"classes_": "classes_"}),
+                            equal={"classes_": "classes_"}, optional=("n_features_in_",)),
         "class_log_weight_": Reals(("n_classes",)),
         "adjustments_": Array("f", ("n_classes",), lo=0.0, finite="no-nan"),
         "search_history_": ListOf(DictOf(Str(100), Any()), max_len=10**6),
-        "n_features_in_": N_FEATURES,
+        "n_features_in_": MayBeAbsent(N_FEATURES),  # (none around a model of raw documents)
         "feature_names_in_": MayBeAbsent(Array("U", (None,))),
     }
 
@@ -155,6 +155,8 @@ class APNBCKernel(TableKernel):
             raise TypeError(
                 f"estimator {type(self._base()).__name__} has no predict_joint_log_proba; "
                 "APNBC needs a model that gives joint log probabilities"
+                + (" (for documents, a TextClassifier: APNBC(TextClassifier(model=...)))"
+                   if hasattr(self._base(), "steps") else "")
             )
 
     # -- fitting ------------------------------------------------------------------------

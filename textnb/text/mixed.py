@@ -39,6 +39,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.core.model_io import build, register
 from textnb.core.model_schema import check_params
+from textnb.io.frames import encodable, encode_frame, is_frame
 from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels, partial_fit_classes
 from textnb.naive_bayes.scoring import class_positions
 from textnb.naive_bayes.discrete import BernoulliNB, MultinomialNB
@@ -175,8 +176,12 @@ class MixedNB(MixedKernel, BaseNB):
         if first and any(getattr(a, "is_text", False) for a in self.attributes or ()):
             _check_sorted_classes(all_classes, None, "partial_fit")
         check_params(self._tabular_template())
+        if first or not is_frame(X):
+            X, frame = self._frame_in(X, first=True) if first else (X, None)
+        else:  # a later batch: a value the first batch's attributes lack is refused (as declared ones)
+            X, frame = (encode_frame(X, self.attributes_, unknown="error") if encodable(self.attributes_) else X), None
         X, y = self._validate(X, y, reset=first)
-        attributes = self._resolve_attributes(X.shape[1]) if first else self.attributes_
+        attributes = self._resolve_attributes(X.shape[1], frame) if first else self.attributes_
         check_partial_fit_labels(y, all_classes)
         w = TabularNB._check_weight(sample_weight, X.shape[0])
         self.attributes_ = attributes

@@ -288,7 +288,17 @@ class MixedKernel(TableKernel):
     def _text_part(self, node):
         return TextPart(node)
 
-    def _resolve_attributes(self, n_features):
+    def _frame_in(self, X, *, first):
+        """A pandas DataFrame read as TabularNB reads it (:meth:`TabularKernel._frame_in
+        <textnb.naive_bayes.tabular_kernel.TabularKernel._frame_in>`, :mod:`textnb.io.frames`:
+        object, string, category and bool columns nominal, numbers numeric), and the
+        attributes it declares when fitting without ``attributes`` (else None). With declared
+        text attributes the frame is handed on as it is (text cells stay strings)."""
+        return TabularKernel._frame_in(self, X, first=first)
+
+    def _resolve_attributes(self, n_features, frame=None):
+        if self.attributes is None and frame is not None:  # a DataFrame's columns
+            return [Attribute(a.name, a.kind, list(a.values)) for a in frame]
         if self.attributes is None:
             names = getattr(self, "feature_names_in_", None)
             names = [str(n) for n in names] if names is not None else [f"x{j}" for j in range(n_features)]
@@ -389,8 +399,9 @@ class MixedKernel(TableKernel):
     def fit(self, X, y, sample_weight=None):
         """Fit from ``X`` (object array, text cells str) and class labels ``y``; returns self."""
         check_params(self._tabular_template())
+        X, frame = self._frame_in(X, first=True)
         X, y = self._validate(X, y, reset=True)
-        self.attributes_ = self._resolve_attributes(X.shape[1])
+        self.attributes_ = self._resolve_attributes(X.shape[1], frame)
         X_tab, docs = self._split(X)
         classes, y_index = fit_classes(y, self.class_values)
         w = TabularKernel._check_weight(sample_weight, X.shape[0])
@@ -438,6 +449,7 @@ class MixedKernel(TableKernel):
 
     # -- prediction ---------------------------------------------------------------------
     def _check_X(self, X):
+        X, _ = self._frame_in(X, first=False)
         X, _ = self._validate(X, reset=False)
         return self._split(X)
 

@@ -212,7 +212,8 @@ CALIBRATED_PARAMS = {
 }
 CALIBRATED_STATE = {
     "classes_": Classes(),
-    "estimator_": Model(dims={"classes_": "n_classes", "n_features_in_": "n_features"}, equal={"classes_": "classes_"}),
+    "estimator_": Model(dims={"classes_": "n_classes", "n_features_in_": "n_features"}, equal={"classes_": "classes_"},
+                        optional=("n_features_in_",)),  # (a model of raw documents has none)
     # one map per calibrated class, and which classes those are is fixed by the number
     # of classes: the positive class of two, every class of more, none of one
     "calibrated_classes_": Exactly(Array("iu", ("n_calibrated",), index="n_classes", distinct=True),
@@ -225,7 +226,7 @@ CALIBRATED_STATE = {
                         ListOf(Array("f", ("n_steps[]",), lo=0.0, hi=1.0), length="n_calibrated"),
                         ListOf(Any(), length=0)),
     "thresholds_": Array("f", ("n_classes",), finite="no-nan"),
-    "n_features_in_": N_FEATURES,
+    "n_features_in_": MayBeAbsent(N_FEATURES),  # (none around a model of raw documents)
     "feature_names_in_": MayBeAbsent(Array("U", (None,))),
 }
 
@@ -431,10 +432,11 @@ SMOOTHING_PARAMS = {
 }
 SMOOTHING_STATE = {
     "classes_": Classes(),
-    "estimator_": Model(dims={"classes_": "n_classes", "n_features_in_": "n_features"}, equal={"classes_": "classes_"}),
+    "estimator_": Model(dims={"classes_": "n_classes", "n_features_in_": "n_features"}, equal={"classes_": "classes_"},
+                        optional=("n_features_in_",)),  # (a model of raw documents has none)
     "best_params_": DictOf(Str(1000), Any()),
     "cv_results_": ListOf(Any(), max_len=10**6),
-    "n_features_in_": N_FEATURES,
+    "n_features_in_": MayBeAbsent(N_FEATURES),  # (none around a model of raw documents)
     "feature_names_in_": MayBeAbsent(Array("U", (None,))),
 }
 

@@ -1,0 +1,71 @@
+"""The wrappers pass raw documents through to a model of documents (a TextClassifier, a Pipeline
+starting with a vectorizer), as scikit-learn's ``CalibratedClassifierCV(make_pipeline(
+CountVectorizer(), MultinomialNB()))`` does; around a model of a count matrix they say what
+to pass instead, in one line."""
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.model_selection import cross_val_score
+from sklearn.pipeline import make_pipeline
+
+import textnb
+from textnb.core.errors import InputError
+from tests.conftest import SMS_TSV
+
+pytestmark = pytest.mark.skipif(not SMS_TSV.exists(), reason="bundled SMS collection missing")
+
+
+@pytest.fixture(scope="module")
+def docs():
+    corpus = textnb.open_corpus(SMS_TSV)
+    return list(corpus.documents)[:600], np.asarray(corpus.labels)[:600]
+
+
+WRAPPERS = {
+    "calibrated-text": lambda: textnb.CalibratedNB(textnb.TextClassifier(), cv=3),
+    "calibrated-pipeline": lambda: textnb.CalibratedNB(make_pipeline(CountVectorizer(), textnb.MultinomialNB()), cv=3),
+    "apnbc-text": lambda: textnb.APNBC(textnb.TextClassifier()),
+    "apnbc-text-cv": lambda: textnb.APNBC(textnb.TextClassifier(), fit_on="cv", cv=3),
+    "smoothing-text": lambda: textnb.SmoothingCV(textnb.TextClassifier(model=textnb.MultinomialNB()),
+                                                 param_grid={"model__alpha": [0.1, 1.0]}, cv=3),
+    "smoothing-pipeline": lambda: textnb.SmoothingCV(make_pipeline(textnb.Vectorizer(), textnb.MultinomialNB()),
+                                                     param_grid={"multinomialnb__alpha": [0.1, 1.0]}, cv=3),
+}
+
+
+@pytest.mark.parametrize("name", list(WRAPPERS))
+def test_a_wrapper_of_a_model_of_documents_takes_raw_documents(docs, name, tmp_path):
+    # before: scikit-learn's "Expected 2D array, got 1D array instead: ... Reshape your data"
+    X, y = docs
+    model = WRAPPERS[name]().fit(X, y)
+    pred = model.predict(X[:50])
+    assert (pred == model.estimator_.predict(X[:50])).mean() > 0.9  # (APNBC, calibration: may move a few)
+    proba = model.predict_proba(X[:50])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict(X[:50]), pred)
+    assert clone(model).get_params().keys() == model.get_params().keys()
+    if name != "calibrated-pipeline":  # (scikit-learn's CountVectorizer cannot be stored in a model file)
+        model.save(tmp_path / "m.tnb")
+        np.testing.assert_array_equal(textnb.load(tmp_path / "m.tnb").predict(X[:50]), pred)
+    scores = cross_val_score(WRAPPERS[name](), X, y, cv=3, error_score="raise")
+    assert scores.min() > 0.9
+
+
+@pytest.mark.parametrize("make, wrapper", [
+    (lambda: textnb.CalibratedNB(textnb.MultinomialNB(), cv=3), "CalibratedNB"),
+    (lambda: textnb.SmoothingCV(textnb.MultinomialNB(), cv=3), "SmoothingCV"),
+    (lambda: textnb.SmoothingCV(cv=3), "SmoothingCV"),  # (its default, TermWeighting and a count model)
+    (lambda: textnb.APNBC(textnb.MultinomialNB()), "APNBC"),
+], ids=["calibrated", "smoothing", "smoothing-default", "apnbc"])
+def test_documents_given_to_a_wrapper_of_a_count_model_say_what_to_pass(docs, make, wrapper):
+    X, y = docs
+    with pytest.raises(InputError, match=rf"^{wrapper} was given raw documents, .* takes a count matrix: "
+                                         rf".*TextClassifier\(model={wrapper}\("):
+        make().fit(X, y)
+    fitted = make().fit(textnb.Vectorizer().fit_transform(X), y)
+    with pytest.raises(InputError, match="raw documents"):
+        fitted.predict(X[:3])
