@@ -69,3 +69,18 @@ def test_documents_given_to_a_wrapper_of_a_count_model_say_what_to_pass(docs, ma
     fitted = make().fit(textnb.Vectorizer().fit_transform(X), y)
     with pytest.raises(InputError, match="raw documents"):
         fitted.predict(X[:3])
+
+
+def test_smoothingcv_default_grid_over_a_text_classifier():
+    """SmoothingCV(TextClassifier(model=MultinomialNB())) without a grid tunes the count model's
+    m (``model__m``); over a model with no m it says to give a grid (before: scikit-learn's
+    'Invalid parameter m')."""
+    from textnb import DiscriminativeNB, MultinomialNB, SmoothingCV, TextClassifier
+
+    docs = ["cheap pills now", "win money now", "meeting at noon", "lunch at noon"] * 5
+    y = ["spam", "spam", "ham", "ham"] * 5
+    cv = SmoothingCV(TextClassifier(model=MultinomialNB()), cv=2).fit(docs, y)
+    assert set(cv.best_params_) == {"model__m"}
+    assert list(cv.predict(["cheap money", "noon lunch"])) == ["spam", "ham"]
+    with pytest.raises(ValueError, match="give param_grid"):
+        SmoothingCV(TextClassifier(model=DiscriminativeNB()), cv=2).fit(docs, y)

@@ -134,7 +134,13 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
         if self.param_grid is not None:
             return list(ParameterGrid(self.param_grid))
         _, name, _ = _split(base)
+        params = base.get_params(deep=True)
         key = "m" if name is None else f"{name}__m"
+        if key not in params and "model__m" in params:  # a TextClassifier of a count model
+            key = "model__m"
+        if key not in params:
+            raise ValueError(f"SmoothingCV's default grid tunes the m of a count model, which "
+                             f"{type(base).__name__} has not: give param_grid (e.g. {{'model__alpha': [0.1, 1.0]}})")
         return [{key: m} for m in SMOOTHING_GRID]
 
     @all_or_nothing
