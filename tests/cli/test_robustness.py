@@ -887,3 +887,25 @@ def test_a_bug_is_one_line_and_exit_70_or_its_traceback_with_textnb_debug(tmp_pa
     assert rc == 70 and err.count("\n") == 1
     assert err.startswith("textnb: internal error: KeyError: 'a bug'") and "TEXTNB_DEBUG=1" in err
     assert not (tmp_path / "m.tnb").exists()
+
+
+@pytest.mark.parametrize("wrapper", ["CalibratedNB", "APNBC"])
+@pytest.mark.parametrize("command", ["predict", "inspect", "test"])
+def test_a_library_wrapper_of_a_text_classifier_is_refused_in_one_line(tmp_path, wrapper, command):
+    """``CalibratedNB(TextClassifier())`` / ``APNBC(TextClassifier())`` saved from the library:
+    the command line names the shape to save instead (before: '--lines needs a text model; a
+    table model reads a table file', or 'cannot inspect a CalibratedNB model')."""
+    docs = ["cheap pills now", "win money now", "meeting at noon", "lunch at noon"] * 10
+    y = ["spam", "spam", "ham", "ham"] * 10
+    model = getattr(textnb, wrapper)(textnb.TextClassifier(model=MultinomialNB())).fit(docs, y)
+    path = tmp_path / "wrapped.tnb"
+    model.save(path)
+    lines = tmp_path / "lines.txt"
+    lines.write_text("cheap money\nlunch at noon\n")
+    corpus = tsv(tmp_path / "test.tsv", [("spam", "cheap pills"), ("ham", "lunch now")])
+    args = {"predict": ["predict", path, "--lines", lines], "inspect": ["inspect", path],
+            "test": ["test", path, corpus]}[command]
+    rc, out, err = cli(*args)
+    assert rc == 1 and out == ""
+    one_error_line(err, str(path), f"{wrapper}(TextClassifier(...))", f"TextClassifier(model={wrapper}(...))")
+    assert textnb.load(path).predict(["cheap money"]).tolist() == ["spam"]  # (the library reads it)

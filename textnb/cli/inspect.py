@@ -33,7 +33,7 @@ def run(args, out, err):
         picture_target(args.plot)
     from textnb.text.scorer import text_model_root
 
-    root = text_model_root(read_nodes(args.model))  # a text model as its readers take it
+    root = text_model_root(read_nodes(args.model), args.model)  # a text model as its readers take it
     refuse_spam_model(args.model, root.kind)
     info = describe_text_file(root, top=args.top)  # a count text model (or APNBC of one): from its nodes
     weights = info.get("apnbc_weights") if info is not None else None

@@ -195,7 +195,7 @@ def run(args, out, err):
         from textnb.io.fasttext import stored_label_prefix
         from textnb.text.scorer import text_model_root
 
-        args.label_prefix = stored_label_prefix(text_model_root(read_nodes(args.model)))
+        args.label_prefix = stored_label_prefix(text_model_root(read_nodes(args.model), args.model))
     refuse_spam_model(args.model, kind_of(model))
     if multilabel_model(model) is not None:
         if args.explain:

@@ -41,7 +41,7 @@ def run(args, out, err):
 
     from textnb.io.fasttext import stored_label_prefix
 
-    root = text_model_root(read_nodes(args.model))
+    root = text_model_root(read_nodes(args.model), args.model)
     model = build(root, args.model)  # a text model as its readers take it
     prefix = args.label_prefix if args.label_prefix is not None else stored_label_prefix(root)
     if multilabel_model(model) is None and not reads_documents(model):

@@ -39,7 +39,7 @@ import numpy as np
 
 from textnb.core.csr import csr_dot
 from textnb.core.dfe import doc_features
-from textnb.core.errors import ModelFileError, refuse_single_string
+from textnb.core.errors import InputError, ModelFileError, refuse_single_string
 from textnb.core.logspace import log_odds, logsumexp, prior_where_empty, proba_from_jll
 from textnb.core.model_io import ModelNode, build, read_nodes
 from textnb.core.model_schema import check_declared
@@ -658,7 +658,7 @@ def reads_mail(model):
     return getattr(model, "input_", None) == "mail"
 
 
-def text_model_root(root):
+def text_model_root(root, path=None):
     """A read model tree in the shape the readers of text models take (``textnb predict``,
     ``test``, ``inspect``, ``serve``): ``root`` itself, or one of two shapes of the same model
     saved from the library:
@@ -669,12 +669,19 @@ def text_model_root(root):
       ``model_`` (the one model, or a ``Pipeline`` of them, as ``textnb train`` writes term
       weighting and selection) and the last step's ``classes_`` (it was taken for a table
       model); read through the scorer where its model is linear;
+    * (a ``CalibratedNB`` or ``APNBC`` wrapped around a ``TextClassifier`` is refused with one
+      line saying which shape to save: the library reads it, the command line does not;)
     * a ``TextClassifier`` of a multi-label model (``TextClassifier(model=MultiLabelNB())``)
       as the multi-label ``Pipeline`` of its vectorizer and that model, which ``textnb train
       --labels`` writes and the multi-label readers take.
     """
     if not isinstance(root, ModelNode):
         return root
+    inner = root.state.get("estimator_")
+    if root.kind in _DOCUMENT_WRAPPERS and isinstance(inner, ModelNode) and inner.kind == "TextClassifier":
+        raise InputError(f"{path or 'the model file'}: {root.kind}(TextClassifier(...)), saved from the library, is "
+                         f"not read by the command line; save TextClassifier(model={root.kind}(...)) instead (the "
+                         "shape `textnb train --calibrate` / `--adjust` writes), or load it with textnb.load")
     if root.kind == "TextClassifier":
         vectorizer, model = root.state.get("vectorizer_"), root.state.get("model_")
         if isinstance(model, ModelNode) and model.kind == "MultiLabelNB" and model.state.get("multilabel_") is True:
@@ -694,13 +701,17 @@ def text_model_root(root):
                                             "classes_": last.state["classes_"]})
 
 
+#: wrappers the library fits around a model of raw documents (``CalibratedNB(TextClassifier())``)
+_DOCUMENT_WRAPPERS = ("CalibratedNB", "APNBC", "SmoothingCV")
+
+
 def load_for_prediction(path):
     """What predicting from ``path`` needs: a :class:`TextScorer` where the model is a
     linear text model, the scorer of a text model whose model has one
     (:data:`textnb.core.registry.SCORER_MODULES`: lazy rules), the model's kernel where it has one (a table model:
     :data:`textnb.core.registry.KERNEL_MODULES`; neither imports scikit-learn), else the
     loaded estimator. A text model saved in another shape is read as its readers take it (:func:`text_model_root`)."""
-    root = text_model_root(read_nodes(path))  # read once: the scorer, else the kernel or the estimator
+    root = text_model_root(read_nodes(path), path)  # read once: the scorer, else the kernel or the estimator
     scorer = _scorer(root) or _model_scorer(root)
     if scorer is None:
         return build(root, path, kernel=True)
