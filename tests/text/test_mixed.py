@@ -446,3 +446,26 @@ def test_a_dataframe_of_string_and_category_columns_is_read_as_tabularnb_reads_i
         np.testing.assert_allclose(mixed.predict_proba(X), tab.predict_proba(X))
     mixed.save(tmp_path / "m.tnb")
     np.testing.assert_array_equal(load(tmp_path / "m.tnb").predict(new), tab.predict(new))
+
+
+def test_a_later_partial_fit_batch_of_a_dataframe_widens_its_nominal_values_as_tabularnb(tmp_path):
+    # a DataFrame's second partial_fit batch holding a value the first lacked was refused
+    # ("column 'outlook' holds 'overcast', not one of the 2 values its attribute declares")
+    # while TabularNB widens the attribute; now MixedNB widens it too: two batches == one fit
+    df = pd.DataFrame({"outlook": ["sunny", "rain", "sunny", "rain", "overcast", "fog", "overcast", "rain"],
+                       "windy": [True, False, False, True, True, False, True, False],
+                       "temp": [30.0, 12.5, 25.0, 14.0, 20.0, 9.0, 22.0, 11.0]})
+    y = np.array(["no", "yes", "yes", "no", "yes", "no", "yes", "yes"])
+    whole, tab = MixedNB().fit(df, y), TabularNB().fit(df, y)
+    mixed = MixedNB().partial_fit(df[:4], y[:4], classes=["no", "yes"]).partial_fit(df[4:], y[4:])
+    assert [(a.name, a.kind, a.values) for a in mixed.attributes_] == \
+        [(a.name, a.kind, a.values) for a in whole.attributes_]
+    np.testing.assert_allclose(mixed.predict_proba(df), whole.predict_proba(df))
+    np.testing.assert_allclose(mixed.predict_proba(df), tab.predict_proba(df))
+    mixed.save(tmp_path / "m.tnb")
+    np.testing.assert_allclose(load(tmp_path / "m.tnb").predict_proba(df), whole.predict_proba(df))
+    declared = MixedNB(attributes=tuple(whole.attributes_[:1]) + (Attribute("windy", "nominal", ["True"]),
+                                                                   whole.attributes_[2]))
+    declared.partial_fit(df[:1], y[:1], classes=["no", "yes"])
+    with pytest.raises(ValueError, match="windy"):  # declared attributes still refuse a new value
+        declared.partial_fit(df[1:], y[1:])

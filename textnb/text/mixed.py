@@ -39,7 +39,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.core.model_io import build, register
 from textnb.core.model_schema import check_params
-from textnb.io.frames import encodable, encode_frame, is_frame
+from textnb.io.frames import encodable, encode_frame, is_frame, with_values_of
 from textnb.naive_bayes.base import BaseNB, check_partial_fit_labels, partial_fit_classes
 from textnb.naive_bayes.scoring import class_positions
 from textnb.naive_bayes.discrete import BernoulliNB, MultinomialNB
@@ -178,7 +178,9 @@ class MixedNB(MixedKernel, BaseNB):
         check_params(self._tabular_template())
         if first or not is_frame(X):
             X, frame = self._frame_in(X, first=True) if first else (X, None)
-        else:  # a later batch: a value the first batch's attributes lack is refused (as declared ones)
+        else:  # a later batch: new values widen attributes a DataFrame gave (as TabularNB); declared ones refuse them
+            if self.attributes is None:
+                self._widen(with_values_of(X, self.attributes_))
             X, frame = (encode_frame(X, self.attributes_, unknown="error") if encodable(self.attributes_) else X), None
         X, y = self._validate(X, y, reset=first)
         attributes = self._resolve_attributes(X.shape[1], frame) if first else self.attributes_
@@ -205,6 +207,18 @@ class MixedNB(MixedKernel, BaseNB):
         self.tabular_, self.text_models_ = tabular, texts
         self._update()
         return self
+
+    def _widen(self, attributes):
+        """Take ``attributes``: ``attributes_`` with a later batch's new nominal values added;
+        the tabular part's count blocks grow by zero columns (TabularNB's :meth:`_widen
+        <textnb.naive_bayes.tabular_kernel.TabularKernel._widen>`)."""
+        if attributes is self.attributes_:
+            return
+        self.attributes_ = list(attributes)
+        if self.tabular_ is not None:
+            tabular = tuple(self._tabular_attributes())
+            self.tabular_._widen(list(tabular))
+            self.tabular_.attributes = tabular
 
     def merge(self, other):
         check_is_fitted(self)
