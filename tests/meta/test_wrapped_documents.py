@@ -84,3 +84,20 @@ def test_smoothingcv_default_grid_over_a_text_classifier():
     assert list(cv.predict(["cheap money", "noon lunch"])) == ["spam", "ham"]
     with pytest.raises(ValueError, match="give param_grid"):
         SmoothingCV(TextClassifier(model=DiscriminativeNB()), cv=2).fit(docs, y)
+
+
+def test_calibratednb_of_a_pipeline_takes_sample_weight():
+    """CalibratedNB(make_pipeline(Vectorizer(), MultinomialNB())) with sample_weight: the
+    weights reach the Pipeline's last step (``multinomialnb__sample_weight``), in each fold
+    and in the final fit; weight 2 is the document twice (before: scikit-learn's 'Pipeline.fit
+    does not accept the sample_weight parameter')."""
+    from textnb import CalibratedNB, MultinomialNB, Vectorizer
+
+    docs = ["cheap pills now", "win money now", "meeting at noon", "lunch at noon", "cheap lunch"] * 6
+    y = ["spam", "spam", "ham", "ham", "spam"] * 6
+    w = np.array([2.0, 1.0, 1.0, 1.0, 1.0] * 6)
+    weighted = CalibratedNB(make_pipeline(Vectorizer(), MultinomialNB()), cv=3).fit(docs, y, sample_weight=w)
+    inner = weighted.estimator_.steps[-1][1]
+    plain = make_pipeline(Vectorizer(), MultinomialNB()).fit(docs + docs[0::5], y + y[0::5]).steps[-1][1]
+    assert np.allclose(inner.feature_count_, plain.feature_count_)
+    assert weighted.predict_proba(["cheap money"]).shape == (1, 2)

@@ -87,7 +87,7 @@ def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight
         splits = calibration_folds(y, 5 if cv is None else cv, random_state)
     parts, rows = [], []
     for train, test in splits:
-        kw = {} if sample_weight is None else {"sample_weight": sample_weight[train]}
+        kw = {} if sample_weight is None else weight_kwargs(estimator, sample_weight[train])
         rows.append(test)
         if is_frame(X) or _declared_attributes(estimator) is not None or takes_documents(estimator):
             # table columns are attributes, not terms: keep them all (a DataFrame is handed
@@ -115,6 +115,16 @@ def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight
     np.add.at(scores, rows, stacked)
     with np.errstate(invalid="ignore", divide="ignore"):
         return scores / np.where(times > 0, times, np.nan)[:, None], classes
+
+
+def weight_kwargs(estimator, sample_weight):
+    """The ``fit`` keyword that gives ``estimator`` its ``sample_weight``: ``sample_weight``,
+    or for a Pipeline ``<last step>__sample_weight`` (a Pipeline's ``fit`` routes step
+    parameters by name; it takes no ``sample_weight`` of its own)."""
+    steps = getattr(estimator, "steps", None)
+    if isinstance(steps, list) and steps:
+        return {f"{steps[-1][0]}__sample_weight": sample_weight}
+    return {"sample_weight": sample_weight}
 
 
 def _declared_attributes(estimator):
@@ -280,7 +290,7 @@ class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEs
             raise ValueError(f"sample_weight has shape {sw.shape}; expected ({X.shape[0]},)")
         splits = given_splits(self.cv, X, y)  # a bad cv: one line, before any model is fitted
         base = self._base()
-        kw = {} if sw is None else {"sample_weight": sw}
+        kw = {} if sw is None else weight_kwargs(base, sw)
         smoothing = isinstance(base, SmoothingCV) and len(np.unique(y)) >= 2
         # the model on all the data first: its classes are the calibrated model's (as
         # scikit-learn's CalibratedClassifierCV), so a table model's declared classes stay,
