@@ -140,23 +140,6 @@ def test_an_rcut_rank_not_below_the_labels_with_documents_is_refused_before_fitt
     assert MultiLabelNB(MultinomialNB(), threshold="rcut", rank=2).fit(X, Y).predict(X)[:, 3].sum() == 0
 
 
-def test_the_chosen_rcut_rank_stays_below_the_labels_with_documents():
-    # two labels on most documents: rank 2 (every document both labels, whatever its text) had
-    # the best out-of-fold micro-F1 and was chosen; now the choice is among the ranks below 2
-    from textnb.meta import multilabel_training
-
-    rng = np.random.RandomState(3)
-    words = "alpha beta gamma delta eps zeta eta theta".split()
-    texts = [" ".join(rng.choice(words, 6)) for _ in range(60)]
-    labels = [("a",) if i % 10 == 0 else ("z",) if i % 4 == 0 else ("a", "z") for i in range(60)]
-    X = Vectorizer().fit_transform(texts)
-    model = MultiLabelNB(MultinomialNB(), threshold="rcut").fit(X, labels)
-    assert model.rank_ == 1 and (model.predict(X).sum(axis=1) == 1).all()
-    fitted = multilabel_training.fit(X.tocsr().astype(np.float64), [f"t{i}" for i in range(X.shape[1])], labels,
-                                     model=("MultinomialNB", {}), multilabel={"threshold": "rcut"})
-    assert fitted.choices["rank_"] == 1
-
-
 def test_label_with_no_or_every_document():
     X = np.array([[1, 0], [0, 1], [1, 1]])
     m = MultiLabelNB().fit(X, np.array([[1, 0, 1], [1, 0, 0], [1, 0, 1]]))

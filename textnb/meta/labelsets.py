@@ -446,10 +446,7 @@ def decide(S, T, strategy, *, fbr=None, rank=None, min_labels=1, seed=0):
             thresholds = _fallback(thresholds, f1, S, fbr)
     elif strategy == "rcut":
         check_rank(rank, T)
-        # (chosen among the ranks of RANK_GRID below the number of labels with documents: the
-        # others give every document every label, which check_rank refuses when asked for)
-        grid = tuple(k for k in RANK_GRID if k < _labels_with_documents(T)) or RANK_GRID[:1]
-        choices["rank_"] = int(rank if rank is not None else _choose(S, T, grid, _rank_cut, min_labels))
+        choices["rank_"] = int(rank if rank is not None else _choose(S, T, RANK_GRID, _rank_cut, min_labels))
     elif strategy == "pcut":
         prevalence = T.mean(axis=0)
         x = _choose(S, T, PCUT_GRID, lambda s, x: _proportional_cut(s, prevalence * x), min_labels, _finite(S))

@@ -129,8 +129,7 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
         from one half of the training documents judged on the other half).
     rank : int or None, default=None
         Labels per document for ``"rcut"``; None chooses 1, 2 or 3 for micro-F1 on the
-        out-of-fold scores, below the number of labels that have training documents (1 of 2
-        labels). A rank above 1 that is not below the number of labels that
+        out-of-fold scores. A rank above 1 that is not below the number of labels that
         have training documents is a ParameterError at ``fit`` (every document would get
         every label, the rare ones included, whatever its text).
     min_labels : int, default=1
