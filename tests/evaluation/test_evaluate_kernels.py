@@ -15,7 +15,9 @@ WEATHER = CORPORA.parent / "corpora" / "weather.nominal.arff"
 
 
 def _estimator_report(table, name):
-    """The report with the estimator (``clone`` per fold) and scikit-learn's splitter and metrics."""
+    """The report with the estimator (``clone`` per fold) and scikit-learn's splitter and metrics,
+    the classes in the model's order (the ARFF header's, ``class_values``, as the command line
+    fits it; ``predict`` and ``inspect`` name them so)."""
     import numpy as np
     from sklearn.base import clone
     from sklearn.metrics import confusion_matrix, f1_score, log_loss
@@ -26,17 +28,19 @@ def _estimator_report(table, name):
 
     make = {"nb": TabularNB, "aode": AODE, "tan": TAN}[name]
     kw = {"class_name": table.class_attribute.name, "numeric": "mdl"} if name == "tan" else {}
-    model = make(attributes=tuple(table.attributes), **kw)
+    model = make(attributes=tuple(table.attributes), class_values=tuple(table.classes), **kw)
     y = np.asarray(table.y)
-    classes = np.unique(y)
+    classes = np.array([c for c in table.classes if c in set(y.tolist())])  # the declared order
     proba = np.zeros((len(y), len(classes)))
     for train, test in StratifiedKFold(3, shuffle=True, random_state=0).split(np.zeros(len(y)), y):
         fitted = clone(model).fit(table.X[train], y[train])
-        proba[np.ix_(test, np.searchsorted(classes, fitted.classes_))] = fitted.predict_proba(table.X[test])
+        assert list(fitted.classes_) == list(table.classes)
+        proba[np.ix_(test, [list(classes).index(c) for c in fitted.classes_])] = fitted.predict_proba(table.X[test])
     pred = classes[proba.argmax(axis=1)]
-    return {"accuracy": float(np.mean(pred == y)),
+    by_name = np.argsort(classes)  # (scikit-learn's log_loss takes the columns of the sorted labels)
+    return {"classes": classes.tolist(), "accuracy": float(np.mean(pred == y)),
             "macro_f1": float(f1_score(y, pred, labels=classes, average="macro", zero_division=0)),
-            "log_loss": float(log_loss(y, np.clip(proba, 1e-15, 1), labels=classes)),
+            "log_loss": float(log_loss(y, np.clip(proba, 1e-15, 1)[:, by_name], labels=classes[by_name])),
             "confusion_matrix": confusion_matrix(y, pred, labels=classes).tolist()}
 
 

@@ -111,6 +111,35 @@ def test_break_even_point_does_not_depend_on_the_order_of_tied_scores():
         assert break_even_point(scores, positive) == pytest.approx(break_even_point(scores[order], positive[order]))
 
 
+def test_an_rcut_rank_not_below_the_labels_with_documents_is_refused_before_fitting(monkeypatch):
+    # rank 3 of 3 labels gave every document every label, the rare ones included (a rank
+    # above the labels too); now a one-line ParameterError at fit, before any model is fitted
+    from textnb.core.errors import ParameterError
+    from textnb.meta import multilabel_training
+    from textnb.naive_bayes.discrete import _BaseCountNB
+
+    texts, labels = synthetic_corpus(60, seed=1)
+    X = Vectorizer().fit_transform(texts)
+    assert len({lab for labs in labels for lab in labs}) == 3
+    fitted = []
+    monkeypatch.setattr(_BaseCountNB, "fit", lambda self, *a, **k: fitted.append(self))
+    for rank in (3, 4):
+        with pytest.raises(ParameterError, match=f"^rank={rank}: only 3 labels have training documents") as e:
+            MultiLabelNB(MultinomialNB(), threshold="rcut", rank=rank).fit(X, labels)
+        assert "\n" not in str(e.value) and "at most 2" in str(e.value)
+    # a label without documents (a column of zeros) does not count: 3 of the 4 have some
+    Y = np.array([[lab in labs for lab in ("grain", "money", "oil", "none")] for labs in labels], dtype=int)
+    with pytest.raises(ParameterError, match="^rank=3: only 3 labels"):
+        MultiLabelNB(MultinomialNB(), threshold="rcut", rank=3).fit(X, Y)
+    assert fitted == []
+    # the command line's trainer, the same
+    with pytest.raises(ParameterError, match="^rank=3: only 3 labels"):
+        multilabel_training.fit(X.tocsr(), [f"t{i}" for i in range(X.shape[1])], labels,
+                                model=("MultinomialNB", {}), multilabel={"threshold": "rcut", "rank": 3})
+    monkeypatch.undo()
+    assert MultiLabelNB(MultinomialNB(), threshold="rcut", rank=2).fit(X, Y).predict(X)[:, 3].sum() == 0
+
+
 def test_label_with_no_or_every_document():
     X = np.array([[1, 0], [0, 1], [1, 1]])
     m = MultiLabelNB().fit(X, np.array([[1, 0, 1], [1, 0, 0], [1, 0, 1]]))

@@ -174,6 +174,20 @@ def _weighted_roc(pos, score, positive, max_points, w):
     return _curve(positive, auc, fpr, tpr, max_points)
 
 
+def _positions(labels, values):
+    """``(at, known)``: the index in ``labels`` (distinct, in any order: sorted, or a model's
+    ``classes_`` in a table's declared order) of each of ``values``, and whether it is one of
+    them (``at`` is 0 where it is not)."""
+    labels, values = np.asarray(labels), np.asarray(values)
+    if not len(labels):
+        return np.zeros(len(values), dtype=np.intp), np.zeros(len(values), dtype=bool)
+    order = np.argsort(labels, kind="stable")
+    ordered = labels[order]
+    at = np.minimum(np.searchsorted(ordered, values), len(labels) - 1)
+    known = ordered[at] == values
+    return np.where(known, order[at], 0), known
+
+
 def confusion_matrix(y_true, y_pred, labels, sample_weight=None):
     """Counts (int64, ``len(labels)`` square; rows: true, columns: predicted, in the order of
     ``labels``), as scikit-learn's ``confusion_matrix(y_true, y_pred, labels=labels)``: rows
@@ -181,16 +195,7 @@ def confusion_matrix(y_true, y_pred, labels, sample_weight=None):
     summed weights of the rows instead (float64), as scikit-learn's with ``sample_weight``."""
     labels = np.asarray(labels)
     n_labels = len(labels)
-    order = np.argsort(labels, kind="stable")
-    ordered = labels[order]
-
-    def codes(values):
-        values = np.asarray(values)
-        at = np.minimum(np.searchsorted(ordered, values), max(n_labels - 1, 0))
-        known = (ordered[at] == values) if n_labels else np.zeros(len(values), dtype=bool)
-        return order[at] if n_labels else at, known
-
-    (t, t_known), (p, p_known) = codes(y_true), codes(y_pred)
+    (t, t_known), (p, p_known) = _positions(labels, y_true), _positions(labels, y_pred)
     keep = t_known & p_known
     w = _weights(sample_weight, len(keep))
     cells = np.bincount(t[keep] * n_labels + p[keep], weights=None if w is None else w[keep],
@@ -237,10 +242,12 @@ def log_loss(y_true, proba, labels, sample_weight=None):
 def classification_report(y_true, y_pred, classes, proba=None, unseen=(), sample_weight=None):
     """Accuracy, macro-F1, per-class precision / recall / F1 / support and the confusion matrix.
 
-    ``classes`` holds every label of ``y_true`` and ``y_pred``. Returns a JSON-ready dict.
-    ``proba`` (n, n_classes), if given, adds ``log_loss``,
+    ``classes`` holds every label of ``y_true`` and ``y_pred``, in the order the report names
+    them (``textnb evaluate``: the model's, :func:`_report_classes`). Returns a JSON-ready dict.
+    ``proba`` (n, n_classes), its columns in the order of ``classes``, if given, adds ``log_loss``,
     ``ece`` (:func:`expected_calibration_error`) and ``reliability`` (:func:`reliability`),
-    and for two classes ``roc_auc`` and ``roc`` (:func:`roc`, the second class positive).
+    and for two classes ``roc_auc`` and ``roc`` (:func:`roc`, ``classes[1]`` positive: a
+    two-class model's ``classes_[1]``, as scikit-learn takes it).
     ``unseen``: true classes the model never saw (it gave them no probability): no
     ``log_loss`` then, but ``log_loss_omitted`` saying why. Macro-F1 averages over the
     classes of the truth and the predictions, as scikit-learn's ``f1_score`` does.
@@ -263,6 +270,9 @@ def classification_report(y_true, y_pred, classes, proba=None, unseen=(), sample
     # part nor predicted is left out
     present = (s > 0) | (matrix.sum(axis=0) > 0)
     averaged = int(present.sum())
+    # the sums over the classes are taken in the classes' sorted order, as scikit-learn's: the
+    # figures do not depend on the order the report names them in, to the last bit
+    by_name = np.argsort(np.asarray(classes), kind="stable")
     if w is None:
         accuracy = float(np.mean(y_true == y_pred)) if len(y_true) else 0.0
     else:
@@ -272,7 +282,7 @@ def classification_report(y_true, y_pred, classes, proba=None, unseen=(), sample
     report = {
         "n": int(len(y_true)),
         "accuracy": accuracy,
-        "macro_f1": float(np.sum(f[present]) / averaged) if averaged else 0.0,
+        "macro_f1": float(np.sum(f[by_name][present[by_name]]) / averaged) if averaged else 0.0,
         "classes": [str(c) for c in classes],
         "per_class": {
             str(c): {"precision": float(p[i]), "recall": float(r[i]), "f1": float(f[i]), "support": support(s[i])}
@@ -284,8 +294,8 @@ def classification_report(y_true, y_pred, classes, proba=None, unseen=(), sample
         if unseen:
             report["log_loss_omitted"] = (f"test classes the model never saw ({', '.join(map(str, unseen[:5]))}"
                                           f"{', ...' if len(unseen) > 5 else ''}): no probability for them")
-        else:
-            report["log_loss"] = float(log_loss(y_true, proba, classes, w))
+        else:  # (log_loss takes the columns of the sorted labels, as scikit-learn's)
+            report["log_loss"] = float(log_loss(y_true, np.asarray(proba)[:, by_name], classes, w))
         report["ece"] = expected_calibration_error(y_true, proba, classes, sample_weight=w)
         report["reliability"] = reliability(y_true, proba, classes, sample_weight=w)
         curve = (roc(y_true, np.asarray(proba, dtype=np.float64)[:, 1], classes[1], sample_weight=w)
@@ -417,17 +427,44 @@ def _wrapped_fit_predict(model, X_train, y_train, X_test):
     return scorer.predict_proba(X_test), scorer.classes_
 
 
+def _is_sorted(values):
+    values = np.asarray(values)
+    return bool(np.all(values[1:] >= values[:-1])) if len(values) > 1 else True
+
+
+def _report_classes(classes, fitted):
+    """The classes a report names: ``classes`` (the data's, distinct) in the order of the
+    models' ``classes_`` (``fitted``: one list per fitted model, the folds'), as ``predict``
+    and ``inspect`` name them and Weka reports them.
+
+    A table model keeps the class values an ARFF header declares, in their order (the same for
+    every fold): the report names the data's classes in that order (a declared class the data
+    does not have is left out). Models whose classes are sorted (scikit-learn's ``classes_``:
+    every text model, a CSV / TSV table's) give the sorted ``classes``, a class no model has
+    (a test class the training part lacks) in its sorted place; in any other order, such a
+    class comes after the models' classes, sorted."""
+    classes = np.asarray(classes)
+    fitted = [np.asarray(f) for f in fitted]
+    if all(_is_sorted(f) for f in fitted):
+        return np.sort(classes, kind="stable")
+    rank = {}
+    for f in fitted:  # (first seen, first named: the folds of a declared order all have the same)
+        for c in f.tolist():
+            rank.setdefault(c, len(rank))
+    names = classes.tolist()
+    order = sorted(range(len(names)), key=lambda i: (rank.get(names[i], len(rank)), names[i]))
+    return classes[np.asarray(order, dtype=np.intp)]
+
+
 def _collect(y_true, parts, classes):
     """The probabilities of ``parts`` (rows ``idx``, the model's columns ``fitted_classes``)
-    in the columns of ``classes`` (sorted): a class the data does not hold, which a model
-    fitted with declared class values may have (LBR takes an ARFF header's), gets no column
-    (the reports name the classes of the data, whatever the model), nor does a class the
-    model has no column for get any probability."""
+    in the columns of ``classes`` (in any order: :func:`_report_classes`): a class the data does
+    not hold, which a model fitted with declared class values may have (LBR takes an ARFF
+    header's), gets no column (the reports name the classes of the data, whatever the model),
+    nor does a class the model has no column for get any probability."""
     proba = np.zeros((len(y_true), len(classes)))
     for idx, p, fitted_classes in parts:
-        fitted_classes = np.asarray(fitted_classes)
-        at = np.minimum(np.searchsorted(classes, fitted_classes), len(classes) - 1)
-        known = classes[at] == fitted_classes
+        at, known = _positions(classes, fitted_classes)
         proba[np.ix_(idx, at[known])] = np.asarray(p)[:, known]
     return proba
 
@@ -498,6 +535,8 @@ def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, p
             done += 1
             if progress is not None:
                 progress(done, total)
+        if r == 0:  # the report's classes in the models' order (a table's declared one)
+            classes = _report_classes(classes, [f for _, _, f in parts])
         if given is None:  # every row held out once
             truth, proba, weight = y, _collect(y, parts, classes), w
         else:  # each split's test rows, as given
@@ -543,7 +582,8 @@ def evaluate_split(X_train, y_train, X_test, y_test, model, *, vectorizer=None, 
     if test_weight is not None and len(y_test) and not np.any(test_weight > 0):
         raise InputError("every test object weighs 0 (instance weights): there is nothing to measure")
     p, fitted = _fit_predict(model, X_train, y_train, X_test, vectorizer, terms, sample_weight)
-    classes = np.union1d(np.unique(y_train), np.unique(y_test))  # the data's (a model may declare more)
+    # the data's (a model may declare more), in the model's order
+    classes = _report_classes(np.union1d(np.unique(y_train), np.unique(y_test)), [fitted])
     proba = _collect(y_test, [(np.arange(len(y_test)), p, fitted)], classes)
     pred = classes[np.argmax(proba, axis=1)]
     unseen = sorted(set(np.unique(y_test).tolist()) - set(np.asarray(fitted).tolist()))

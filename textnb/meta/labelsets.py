@@ -20,14 +20,14 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from textnb.core.errors import TooFewObjects
+from textnb.core.errors import ParameterError, TooFewObjects
 from textnb.core.folds import kfold
 from textnb.core.logspace import log_odds
 from textnb.core.stats import issparse
 from textnb.text.wrappers import threshold_for_f1, threshold_for_fpr  # (their home: the trainer uses them)
 
 __all__ = ["FBR_GRID", "MULTILABEL_DEFAULTS", "PCUT_GRID", "RANK_GRID", "SMALL", "STRATEGIES", "break_even_point",
-           "copies", "copy_out_of_fold", "copy_scores", "cross_validated_report", "decide", "decision", "indicator",
+           "check_rank", "copies", "copy_out_of_fold", "copy_scores", "cross_validated_report", "decide", "decision", "indicator",
            "kfold", "label_indicator", "label_support", "multilabel_report", "naming_the_label",
            "precision_recall_f1", "test_report", "threshold_for_f1", "threshold_for_fpr"]
 
@@ -414,6 +414,23 @@ def copy_scores(model_classes, log_proba, constant):
 
 
 # -- choosing and applying the decisions ------------------------------------------------------
+def _labels_with_documents(Y):
+    """How many labels (columns of ``Y``) have a document."""
+    Y = np.asarray(Y)
+    return int(np.count_nonzero(Y.any(axis=0))) if Y.ndim == 2 else 0
+
+
+def check_rank(rank, Y):
+    """Raise ParameterError, in one line, for an RCut ``rank`` that is not below the number
+    of labels with training documents (columns of ``Y`` with a document): every document
+    would get every one of them, the rare ones included, whatever its text (rank 1 is always
+    accepted). ``rank`` None (chosen) passes."""
+    have = _labels_with_documents(Y)
+    if rank is not None and rank > 1 and rank >= have:
+        raise ParameterError(f"rank={rank}: only {have} label{'s' if have != 1 else ''} have training documents, so "
+                             f"RCut would give every document all of them; give a rank of at most {max(1, have - 1)}")
+
+
 def decide(S, T, strategy, *, fbr=None, rank=None, min_labels=1, seed=0):
     """The decisions chosen on out-of-fold scores ``S`` of documents with labels ``T``
     (bool): ``(thresholds, choices)``, the log-odds thresholds (SCut, SCutFBR; 0 else)
@@ -428,6 +445,7 @@ def decide(S, T, strategy, *, fbr=None, rank=None, min_labels=1, seed=0):
             choices["fbr_"] = float(fbr)
             thresholds = _fallback(thresholds, f1, S, fbr)
     elif strategy == "rcut":
+        check_rank(rank, T)
         choices["rank_"] = int(rank if rank is not None else _choose(S, T, RANK_GRID, _rank_cut, min_labels))
     elif strategy == "pcut":
         prevalence = T.mean(axis=0)

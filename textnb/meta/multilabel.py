@@ -49,7 +49,7 @@ from textnb.core.stats import CountTable, seen_columns
 from textnb.io.multilabel import MultiLabelCorpus, read_label_file, read_multilabel_corpus
 from textnb.meta.calibration import estimator_log_odds
 from textnb.meta.labelsets import (MULTILABEL_DEFAULTS, SMALL, STRATEGIES, _each_row_once, _finite,
-                                   break_even_point, copies, copy_out_of_fold, copy_scores, cross_validated_report, decide, decision, indicator, kfold,
+                                   break_even_point, check_rank, copies, copy_out_of_fold, copy_scores, cross_validated_report, decide, decision, indicator, kfold,
                                    label_indicator, label_support, multilabel_report, naming_the_label, test_report)
 from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.naive_bayes.kernels import all_or_nothing, takes_defaults
@@ -129,7 +129,9 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
         from one half of the training documents judged on the other half).
     rank : int or None, default=None
         Labels per document for ``"rcut"``; None chooses 1, 2 or 3 for micro-F1 on the
-        out-of-fold scores.
+        out-of-fold scores. A rank above 1 that is not below the number of labels that
+        have training documents is a ParameterError at ``fit`` (every document would get
+        every label, the rare ones included, whatever its text).
     min_labels : int, default=1
         A document that gets fewer labels than this gets its best-ranked ones (the
         largest decision values): by default every document gets at least one label.
@@ -312,6 +314,8 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
             raise ValueError(f"X has {X.shape[0]} rows but y has {Y.shape[0]}")
         if not multilabel and len(classes) < 2:
             raise ValueError(f"only 1 class ({classes.tolist()}); need at least two")
+        if multilabel and strategy == "rcut":  # (before any model is fitted)
+            check_rank(self.rank, Y)
         base = self._base()
         self.classes_, self.multilabel_ = classes, multilabel
         self.train_support_, self.constant_ = label_support(Y)

@@ -32,7 +32,7 @@ from textnb.core.logspace import log_odds
 from textnb.core.model_io import ModelNode
 from textnb.core.stats import seen_columns
 from textnb.naive_bayes.kernels import DISCRIMINATIVE, KERNELS
-from textnb.meta.labelsets import (MULTILABEL_DEFAULTS, SMALL, _finite, copies, copy_out_of_fold, copy_scores, decide,
+from textnb.meta.labelsets import (MULTILABEL_DEFAULTS, SMALL, _finite, check_rank, copies, copy_out_of_fold, copy_scores, decide,
                                    decision, kfold, label_indicator, label_support, naming_the_label, test_report)
 from textnb.text.ascii_tokens import TermKeys
 from textnb.text.defaults import VECTORIZER_DEFAULTS
@@ -142,6 +142,8 @@ def fit(X, terms, label_sets, *, vectorizer=None, model=("DiscriminativeNB", {})
     Y, classes = label_indicator(label_sets)
     if Y.shape[0] != X.shape[0]:
         raise ValueError(f"X has {X.shape[0]} rows but {Y.shape[0]} label sets")
+    if multilabel["threshold"] == "rcut":  # (before any model is fitted)
+        check_rank(multilabel["rank"], Y)
     return _fit(X, Y, classes, terms, {**VECTORIZER_DEFAULTS, **(vectorizer or {})}, model, steps, multilabel,
                 progress)
 
