@@ -129,3 +129,17 @@ def test_the_report_of_a_declared_order_is_the_sorted_one_permuted():
     assert np.array(a["confusion_matrix"])[np.ix_(by_name, by_name)].tolist() == b["confusion_matrix"]
     for key in ("accuracy", "macro_f1", "log_loss", "ece", "reliability", "per_class"):
         assert a[key] == b[key], key
+
+
+def test_train_summary_names_the_classes_in_the_declared_order(tmp_path):
+    """``textnb train`` of an ARFF table: the per-class counts in the header's order, as
+    predict, inspect and evaluate name them (before: sorted, 'no 3, yes 4')."""
+    from conftest import cli
+
+    path = tmp_path / "w.arff"
+    path.write_text("@relation w\n@attribute outlook {sunny,overcast,rain}\n@attribute play {yes,no}\n@data\n"
+                    "sunny,no\nsunny,no\novercast,yes\nrain,yes\nrain,yes\nrain,no\novercast,yes\n")
+    rc, out, _ = cli("train", path, "-o", tmp_path / "w.tnb")
+    assert rc == 0 and out.splitlines()[0].endswith(": yes 4, no 3")
+    rc, out, _ = cli("train", path, "-o", tmp_path / "w.tnb", "--json")
+    assert list(json.loads(out)["per_class"]) == ["yes", "no"]

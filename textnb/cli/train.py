@@ -180,6 +180,11 @@ def _train_table(args, opts, table, start, out):
     model.save(model_path)
     seconds = time.perf_counter() - start
     classes, counts = np.unique(table.y, return_counts=True)
+    # in the model's class order (an ARFF header's declared one), as predict, inspect and evaluate
+    rank = {c: i for i, c in enumerate(np.asarray(getattr(model, "classes_", classes)).tolist())}
+    names = classes.tolist()
+    order = sorted(range(len(names)), key=lambda i: (rank.get(names[i], len(rank)), i))
+    classes, counts = classes[order], counts[order]
     summary = {
         "source": table.source,
         "rows": int(len(table.y)),
