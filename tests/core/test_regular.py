@@ -48,3 +48,18 @@ def test_not_regular_refused(tmp_path, make):
     with pytest.raises(NotRegularFile) as info:
         open_regular_stat(path)
     assert info.value.folder == (make == "folder")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/cmdline"), reason="needs Linux /proc")
+@pytest.mark.parametrize("name", ["cmdline", "environ"])
+def test_proc_file_of_size_zero_read_whole(name):
+    # a /proc file is regular but its fstat size is 0: the read sized by fstat must go on
+    # to its end (and stop at a cap), as before open_regular_stat handed the stat over
+    path = f"/proc/self/{name}"
+    fd, st = open_regular_stat(path)
+    os.close(fd)
+    assert st.st_size == 0
+    with open(path, "rb") as f:
+        whole = f.read()
+    assert whole and read_regular_file(path) == whole
+    assert read_regular_file(path, 5) == whole[:5]
