@@ -18,15 +18,20 @@ def test_stat_is_the_open_files(tmp_path):
         os.close(fd)
 
 
-def test_read_only_keeps_nonblocking_and_writer_blocks(tmp_path):
+def test_a_reader_keeps_nonblocking_a_file_object_and_a_writer_block(tmp_path):
     # O_NONBLOCK has no effect on a regular file's reads: a reader skips the call that
     # clears it; a descriptor opened for writing is put in blocking mode
     path = tmp_path / "doc.txt"
     path.write_bytes(b"x" * 100_000)
-    fd = open_regular(path)
+    fd, _ = open_regular_stat(path)
     try:
         assert not os.get_blocking(fd)
         assert os.read(fd, 200_000) == b"x" * 100_000  # (all of it in one read, as blocking)
+    finally:
+        os.close(fd)
+    fd = open_regular(path)  # (what a buffered file object wraps: blocking)
+    try:
+        assert os.get_blocking(fd)
     finally:
         os.close(fd)
     fd = open_regular(path, os.O_WRONLY | os.O_APPEND)

@@ -22,9 +22,16 @@ class NotRegularFile(OSError):
 
 
 def open_regular(path, flags=os.O_RDONLY, mode=0o644, *, follow=True):
-    """``os.open(path, flags, mode)`` of a regular file: :func:`open_regular_stat`'s
-    descriptor (its ``fstat`` result left out)."""
-    return open_regular_stat(path, flags, mode, follow=follow)[0]
+    """``os.open(path, flags, mode)`` of a regular file (:func:`open_regular_stat`'s
+    checks), as a descriptor in blocking mode: what a buffered file object wraps (a file
+    that honours ``O_NONBLOCK``, such as ``/proc/kmsg``, would make its reads return None)."""
+    fd = open_regular_stat(path, flags, mode, follow=follow)[0]
+    try:
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def open_regular_stat(path, flags=os.O_RDONLY, mode=0o644, *, follow=True):
@@ -38,7 +45,10 @@ def open_regular_stat(path, flags=os.O_RDONLY, mode=0o644, *, follow=True):
     also refuses a symbolic link (``O_NOFOLLOW``). A descriptor opened for writing is put
     in blocking mode; one opened read-only keeps ``O_NONBLOCK``, which has no effect on a
     regular file's reads (open(2): "this flag has no effect for regular files"): one
-    system call fewer for every document and message read (three in all, with the stat).
+    system call fewer for every document and message read (three in all, with the stat),
+    for :func:`textnb.io.files.read_regular_file`'s ``os.read`` calls. (A file that honours
+    it, ``/proc/kmsg``, gives them EAGAIN, one error line, where a blocking read waited for
+    ever.)
 
     Raises
     ------
