@@ -2,14 +2,11 @@
 at fit in one line, from the one parameter schema (``N_JOBS``); a model file of an earlier
 version holding 0 still loads, as 1."""
 
-import io
-import json
-import zipfile
-
 import numpy as np
 import pytest
 
 import textnb
+from conftest import read_model_file, write_model_file
 from textnb.core.errors import ParameterError
 from textnb.semi_naive.lbr_text import LazyTextNB
 
@@ -36,9 +33,7 @@ def test_n_jobs_0_is_refused_at_fit_by_every_estimator(make, X):
 
 def _set_n_jobs(path, value):
     """Rewrite the model file's n_jobs parameter (as an earlier version could write it)."""
-    with zipfile.ZipFile(path) as z:
-        members = {n: z.read(n) for n in z.namelist()}
-    header = json.loads(members["header.json"])
+    header, arrays = read_model_file(path)
 
     def walk(node):
         if isinstance(node, dict):
@@ -51,12 +46,7 @@ def _set_n_jobs(path, value):
                 walk(v)
 
     walk(header)
-    members["header.json"] = json.dumps(header).encode()
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as z:
-        for n, d in members.items():
-            z.writestr(n, d)
-    path.write_bytes(buf.getvalue())
+    write_model_file(path, header, arrays)
 
 
 @pytest.mark.parametrize("make, X", [
