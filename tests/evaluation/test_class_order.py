@@ -143,3 +143,22 @@ def test_train_summary_names_the_classes_in_the_declared_order(tmp_path):
     assert rc == 0 and out.splitlines()[0].endswith(": yes 4, no 3")
     rc, out, _ = cli("train", path, "-o", tmp_path / "w.tnb", "--json")
     assert list(json.loads(out)["per_class"]) == ["yes", "no"]
+
+
+def test_a_declared_class_without_rows_before_the_second_is_not_the_roc_positive(tmp_path, capsys):
+    """``@attribute play {yes, maybe, no}`` with no ``maybe`` row: the model's ``classes_[1]``
+    is ``maybe``, which has no row; the report is two-class (yes, no: the rows' classes in the
+    declared order) and its ROC's positive is ``no``, the second of them, in the text, the
+    ``--json`` and ``--help`` alike (before: the sorted labels, ``yes`` positive)."""
+    path = _with_classes(tmp_path, "w3.arff", ["yes", "maybe", "no"])
+    model = tmp_path / "w3.tnb"
+    assert cli("train", path, "-o", model)[0] == 0
+    assert _json("inspect", model)["classes"] == ["yes", "maybe", "no"]
+    for protocol in (["--cv", "3"], ["--test", path]):
+        report = _json("evaluate", path, *protocol)
+        assert report["classes"] == ["yes", "no"] and report["roc"]["positive"] == "no"
+        code, out, _ = cli("evaluate", path, *protocol)
+        assert code == 0 and "(no positive)" in out
+    code, out, _ = cli("evaluate", "--help")
+    assert code == 0
+    assert "second of the classes with rows" in " ".join((out + capsys.readouterr().out).split())

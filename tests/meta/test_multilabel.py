@@ -747,3 +747,14 @@ def test_inspect_lists_each_labels_informative_terms(tmp_path, method):
     code, out, _ = _cli("inspect", model, "--top", "2")
     rows = [line.strip() for line in out.splitlines() if line.startswith("  ") and "threshold" not in line]
     assert len(rows) == 4 and all(row.count(", ") == 1 and row.split(": ")[1].startswith(f"t{row[0]}w") for row in rows)
+
+
+def test_an_rcut_rank_refused_for_a_single_label_with_documents_says_has():
+    # label sets that name one label only: the refusal's grammar ("1 label has", not "have")
+    from textnb.core.errors import ParameterError
+
+    X = np.ones((6, 3), dtype=int)
+    Y = np.array([[1, 0]] * 6)  # the second label has no document
+    with pytest.raises(ParameterError, match=r"^rank=2: only 1 label has training documents, .* at most 1$"):
+        MultiLabelNB(MultinomialNB(), threshold="rcut", rank=2).fit(X, Y)
+    assert MultiLabelNB(MultinomialNB(), threshold="rcut", rank=1).fit(X, Y).predict(X).sum() == 6

@@ -30,10 +30,11 @@ def add_parser(sub):
     p.add_argument("--seed", type=seed, default=0, metavar="S", help=f"seed of the folds (default 0; {seed.range})")
     p.add_argument("--test", metavar="PATH", help="a separate test corpus")
     p.add_argument("--json", action="store_true", help="print one JSON object (the classes in the model's order: "
-                   "an ARFF header's, else sorted; roc, for two classes: the second of them positive)")
+                   "an ARFF header's, else sorted; roc, for two classes with rows: the second of them positive)")
     p.add_argument("--plot", metavar="FILE.png", type=file_name, help="draw the confusion matrix, the reliability diagram of the "
-                   "probabilities and, for two classes, the ROC curve (the model's second class, classes_[1], "
-                   "positive), as a PNG (or SVG, PDF, JPEG: by the name's suffix)")
+                   "probabilities and, for two classes, the ROC curve (the second of the classes with rows, in the "
+                   "model's order, positive: its classes_[1] unless a declared class without rows comes first), "
+                   "as a PNG (or SVG, PDF, JPEG: by the name's suffix)")
     add_model_and_input_options(p)
     p.set_defaults(handler=run)
     return p

@@ -247,7 +247,8 @@ def classification_report(y_true, y_pred, classes, proba=None, unseen=(), sample
     ``proba`` (n, n_classes), its columns in the order of ``classes``, if given, adds ``log_loss``,
     ``ece`` (:func:`expected_calibration_error`) and ``reliability`` (:func:`reliability`),
     and for two classes ``roc_auc`` and ``roc`` (:func:`roc`, ``classes[1]`` positive: a
-    two-class model's ``classes_[1]``, as scikit-learn takes it).
+    two-class model's ``classes_[1]``, as scikit-learn takes it; of a model that declares more
+    classes, the second of those the data have).
     ``unseen``: true classes the model never saw (it gave them no probability): no
     ``log_loss`` then, but ``log_loss_omitted`` saying why. Macro-F1 averages over the
     classes of the truth and the predictions, as scikit-learn's ``f1_score`` does.

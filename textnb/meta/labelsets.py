@@ -427,7 +427,7 @@ def check_rank(rank, Y):
     accepted). ``rank`` None (chosen) passes."""
     have = _labels_with_documents(Y)
     if rank is not None and rank > 1 and rank >= have:
-        raise ParameterError(f"rank={rank}: only {have} label{'s' if have != 1 else ''} have training documents, so "
+        raise ParameterError(f"rank={rank}: only {have} label{'s have' if have != 1 else ' has'} training documents, so "
                              f"RCut would give every document all of them; give a rank of at most {max(1, have - 1)}")
 
 
