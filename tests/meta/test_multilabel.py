@@ -758,3 +758,17 @@ def test_an_rcut_rank_refused_for_a_single_label_with_documents_says_has():
     with pytest.raises(ParameterError, match=r"^rank=2: only 1 label has training documents, .* at most 1$"):
         MultiLabelNB(MultinomialNB(), threshold="rcut", rank=2).fit(X, Y)
     assert MultiLabelNB(MultinomialNB(), threshold="rcut", rank=1).fit(X, Y).predict(X).sum() == 6
+
+
+@pytest.mark.parametrize("kw", [{"rank": True}, {"fbr": True}, {"rank": 0}, {"min_labels": -1}, {"fbr": 1.5}])
+def test_multilabel_parameters_follow_the_model_file_rules(kw):
+    """fbr, rank and min_labels are checked by the parameter schema a model file is read by
+    (one rule): a bool is no number (before: rank=True and fbr=True fitted as 1)."""
+    from textnb.core.errors import ParameterError
+    from textnb.meta.multilabel import MultiLabelNB
+
+    X = np.array([[1, 0], [0, 1], [1, 1], [0, 2]] * 3)
+    Y = [("a",), ("b",), ("a", "b"), ("b",)] * 3
+    name = next(iter(kw))
+    with pytest.raises(ParameterError, match=rf"^{name} must be .*; got {kw[name]!r}$"):
+        MultiLabelNB(threshold="rcut", **kw).fit(X, Y)

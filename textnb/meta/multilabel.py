@@ -43,7 +43,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from textnb.naive_bayes.base import CV_SCHEMA, DeclaredTags, NestedParams, SaveMixin, given_splits
 from textnb.core.errors import InputError, ParameterError
 from textnb.core.model_io import register
-from textnb.core.model_schema import (N_FEATURES, SEED, TEMPLATE, Array, Bool, Choice, Classes, Float, Int,
+from textnb.core.model_schema import (N_FEATURES, check_param_values, SEED, TEMPLATE, Array, Bool, Choice, Classes, Float, Int,
                                       ListOf, MayBeAbsent, Model, OneOf, Optional)
 from textnb.core.stats import CountTable, seen_columns
 from textnb.io.multilabel import MultiLabelCorpus, read_label_file, read_multilabel_corpus
@@ -259,13 +259,9 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
     def _check_params(self):
         if self.method not in ("copy", "ovr"):
             raise ParameterError(f"method must be 'copy' or 'ovr'; got {self.method!r}")
-        if self.fbr is not None and not (isinstance(self.fbr, (int, float)) and 0 <= self.fbr <= 1):
-            raise ParameterError(f"fbr must be a number in [0, 1] or None; got {self.fbr!r}")
-        if self.rank is not None and not (isinstance(self.rank, (int, np.integer)) and self.rank >= 1):
-            raise ParameterError(f"rank must be an integer >= 1 or None; got {self.rank!r}")
-        if isinstance(self.min_labels, bool) or not isinstance(self.min_labels, (int, np.integer)) \
-                or self.min_labels < 0:
-            raise ParameterError(f"min_labels must be an integer >= 0; got {self.min_labels!r}")
+        # fbr, rank, min_labels: the model file's rules (a bool is not a number there)
+        names = ("fbr", "rank", "min_labels")
+        check_param_values({n: self._param_schema[n] for n in names}, {n: getattr(self, n) for n in names})
         return self._strategy()
 
     def _indicator(self, y):
