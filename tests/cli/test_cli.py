@@ -93,7 +93,7 @@ def test_evaluate_json_keys_and_plot(sms_tsv, tmp_path):
     assert sum(report["reliability"]["count"]) == 5574
     code, text, _ = run("evaluate", sms_tsv, "--cv", "3", "--repeat", "2")
     assert "accuracy" in text and "confusion matrix" in text and "spam" in text
-    assert "ROC AUC" in text and "(spam positive)" in text
+    assert "ROC AUC" in text and "(positive class: spam)" in text
 
 
 def test_evaluate_plot_draws_what_the_report_has(tmp_path):

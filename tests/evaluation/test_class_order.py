@@ -104,7 +104,7 @@ def test_the_pictures_name_the_classes_in_the_models_order(tmp_path, monkeypatch
                         draw(fig, ax, matrix, classes, repeats))
     code, out, err = cli("evaluate", WEATHER, "--cv", "3", "--plot", tmp_path / "w.png")
     assert code == 0, err
-    assert drawn == [["yes", "no"]] and "ROC AUC" in out and "(no positive)" in out
+    assert drawn == [["yes", "no"]] and "ROC AUC" in out and "(positive class: no)" in out
 
 
 def test_report_classes_sorted_models_keep_the_sorted_labels():
@@ -158,7 +158,7 @@ def test_a_declared_class_without_rows_before_the_second_is_not_the_roc_positive
         report = _json("evaluate", path, *protocol)
         assert report["classes"] == ["yes", "no"] and report["roc"]["positive"] == "no"
         code, out, _ = cli("evaluate", path, *protocol)
-        assert code == 0 and "(no positive)" in out
+        assert code == 0 and "(positive class: no)" in out
     code, out, _ = cli("evaluate", "--help")
     assert code == 0
     assert "second of the classes with rows" in " ".join((out + capsys.readouterr().out).split())

@@ -176,7 +176,7 @@ def _print_report(report, args, out, weighted=False, rows=False):
     if "ece" in report:
         print(f"ECE       {report['ece']:.4f}  (expected calibration error of the top label)", file=out)
     if "roc_auc" in report:
-        print(f"ROC AUC   {report['roc_auc']:.4f}  ({report['roc']['positive']} positive)", file=out)
+        print(f"ROC AUC   {report['roc_auc']:.4f}  (positive class: {report['roc']['positive']})", file=out)
     width = max(8, max(len(c) for c in report["classes"]))
     print(f"\n{'class':<{width}}  precision  recall     f1  support", file=out)
     for c in report["classes"]:

@@ -149,7 +149,7 @@ def plot_evaluation(report, path):
         positive = _short(curve["positive"])
         ax.set_xlabel(f"false positive rate (not {positive})")
         ax.set_ylabel(f"true positive rate ({positive})")
-        ax.set_title(f"ROC, {positive} positive (AUC {curve['auc']:.4f})", fontsize=9)
+        ax.set_title(f"ROC, positive class: {positive} (AUC {curve['auc']:.4f})", fontsize=9)
     fig.tight_layout()
     _save(fig, path)
     plt.close(fig)
