@@ -286,3 +286,39 @@ def test_own_parameters_are_checked_by_fit_partial_fit_and_forget(param, value):
         fitted = TextClassifier(model=model).fit(docs, labels).set_params(**{param: value})
         with pytest.raises(ParameterError, match=f"^{param} must be "):
             fitted.forget(docs[:1], labels[:1])
+
+
+def test_a_str_document_is_cut_at_max_bytes_as_a_file_or_a_line_is(tmp_path):
+    """``max_bytes`` cuts every document the same way whatever its container: a str given to
+    the library (fit, predict, the model-file scorer) is cut at its first ``max_bytes`` UTF-8
+    bytes, as a file, a TSV row, ``predict --lines`` and ``serve`` cut it (before: a str was
+    never cut, so the library and ``predict --lines`` gave different probabilities)."""
+    import io
+
+    import numpy as np
+
+    import textnb
+    from textnb.cli.commands import main
+    from textnb import MultinomialNB, TextClassifier
+
+    head_spam, head_ham = "win cash prize now ", "lunch at noon today "
+    tail = "é" * 10 + " lunch noon " * 50  # (a multi-byte character across the cut)
+    docs = [head_spam + tail, head_ham + "win cash prize " * 50] * 10
+    y = ["spam", "ham"] * 10
+    clf = TextClassifier(model=MultinomialNB(), max_bytes=24).fit(docs, y)
+    cut = [d.encode()[:24].decode("utf-8", "ignore") for d in docs]
+    plain = TextClassifier(model=MultinomialNB()).fit(cut, y)
+    assert clf.vectorizer_.get_feature_names_out().tolist() == plain.vectorizer_.get_feature_names_out().tolist()
+    uncut = TextClassifier(model=MultinomialNB()).fit(docs, y).vectorizer_.get_feature_names_out().tolist()
+    assert uncut != clf.vectorizer_.get_feature_names_out().tolist() and clf.predict(docs[:2]).tolist() == ["spam", "ham"]
+    path = tmp_path / "m.tnb"
+    clf.save(path)
+    lines = tmp_path / "lines.txt"
+    lines.write_text("\n".join(docs[:2]) + "\n", encoding="utf-8")
+    out = io.StringIO()
+    assert main(["predict", str(path), "--lines", str(lines), "--proba"], stdout=out, stderr=io.StringIO()) == 0
+    for scored in (clf.predict_proba(docs[:2]), textnb.load(path).predict_proba(docs[:2])):
+        assert np.allclose(scored, plain.predict_proba(cut[:2]), rtol=0, atol=1e-12)
+    printed = [dict(cell.split("=") for cell in line.split("\t")[2:]) for line in out.getvalue().splitlines()]
+    expected = clf.predict_proba(docs[:2])
+    assert np.allclose([[float(row["ham"]), float(row["spam"])] for row in printed], expected, rtol=1e-5, atol=0)

@@ -302,9 +302,13 @@ def _as_messages(model, texts, args):
 def document_bytes(args, model):
     """Bytes read at most of a document: ``--max-bytes``, else what the model was trained
     with (``train --max-bytes``, kept in the model as the library's ``TextClassifier``
-    uses it for files), else 16 MiB: a document is cut where training cut its documents."""
+    uses it for every document), else 16 MiB: a document is cut where training cut its
+    documents. A ``--max-bytes`` given is also set on the loaded ``model``, which cuts the
+    texts it is given there (:func:`textnb.io.corpus.to_tokenizable`)."""
     from textnb.io.corpus import MAX_DOCUMENT_BYTES
 
+    if args.max_bytes and getattr(model, "max_bytes", None) is not None:
+        model.max_bytes = args.max_bytes
     return args.max_bytes or getattr(model, "max_bytes", None) or MAX_DOCUMENT_BYTES
 
 

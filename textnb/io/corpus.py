@@ -786,9 +786,12 @@ def _stream_document(path, max_bytes):
 
 def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES):
     """A document for :func:`textnb.text.tokenize.batch_term_ids`: str, or bytes when it is
-    ASCII (no decoding needed: ASCII bytes are their own text), None if binary."""
+    ASCII (no decoding needed: ASCII bytes are their own text), None if binary. Whatever its
+    container, a document is cut at ``max_bytes`` bytes: a file's or bytes' first ones, a
+    str's first UTF-8 ones (:func:`textnb.io.files.cut_text`, as a TSV row or a ``--lines``
+    line is), so the library, ``predict --lines`` and ``serve`` read the same text."""
     if isinstance(doc, str):
-        return doc
+        return cut_text(doc, max_bytes)
     if isinstance(doc, Path):
         data = read_bytes(doc, max_bytes)
     elif isinstance(doc, (bytes, bytearray)):
@@ -801,6 +804,7 @@ def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES):
 
 
 def to_text(doc, max_bytes=MAX_DOCUMENT_BYTES):
-    """A document as str: str as is, bytes decoded, a Path read (None if binary)."""
+    """A document as str: str as is (cut at ``max_bytes`` UTF-8 bytes), bytes decoded, a Path
+    read (None if binary)."""
     text = to_tokenizable(doc, max_bytes)
     return text.decode("ascii") if isinstance(text, bytes) else text

@@ -45,6 +45,7 @@ from textnb.core.model_io import ModelNode, build, read_nodes
 from textnb.core.model_schema import check_declared
 from textnb.core.registry import SCORER_MODULES
 from textnb.naive_bayes.kernels import KERNELS
+from textnb.io.files import cut_text
 from textnb.text.ascii_tokens import TermKeys
 from textnb.text.defaults import (TEXT_CLASSIFIER_DEFAULTS, TEXT_CLASSIFIER_OWN_PARAMS, VECTORIZER_DEFAULTS,
                                   VECTORIZER_PARAMS, VECTORIZER_STATE)
@@ -109,7 +110,8 @@ class DocumentCounts:
 
     def _cells(self, docs):
         """The CSR arrays ``(data, indices, indptr)`` of the documents' term counts."""
-        docs = list(docs)
+        max_bytes = self.max_bytes  # (a text cut where training cut it: to_tokenizable's rule)
+        docs = [cut_text(d, max_bytes) if isinstance(d, str) else d[:max_bytes] for d in docs]
         n_cols = len(self._vocab) if self._vocab is not None else len(self._terms)
         rows, ids = batch_term_ids(docs, self.analyzer, self._vocabulary(len(docs)), grow=False)
         return cell_counts(rows, ids, len(docs), n_cols)
