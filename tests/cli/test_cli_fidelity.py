@@ -487,6 +487,56 @@ def test_a_class_of_binary_files_only_is_an_error(tmp_path):
     assert code == 0 and "skipped 4 binary files" in out and "blobs 1, text 2" in out
 
 
+class _InProcessClient:
+    """A Dask client stand-in that runs each task here (textnb.core.workers.map_ordered's calls)."""
+
+    class _Future:
+        def __init__(self, value):
+            self.value = value
+
+        def result(self):
+            return self.value
+
+        def release(self):
+            pass
+
+    def nthreads(self):
+        return {"w": 1}
+
+    def submit(self, func, *args, pure=False):
+        return self._Future(func(*args))
+
+
+def test_binary_files_are_left_out_of_the_counts_under_a_scheduler(tmp_path, monkeypatch):
+    """README walk-through (session 22): under --scheduler the workers are sent absolute paths
+    and name the binary files they skip so, while the summary matched them against the corpus's
+    relative paths: `ham 7, spam 6` for 12 documents read, and a class of binary files only
+    was learned (an empty class) instead of refused."""
+    from contextlib import contextmanager
+
+    import textnb.cli.train as train_cli
+
+    @contextmanager
+    def scheduler(args):
+        yield _InProcessClient() if args.scheduler else None
+
+    monkeypatch.setattr(train_cli, "scheduler", scheduler)
+    monkeypatch.chdir(tmp_path)
+    for label, text in (("ham", "lunch at noon"), ("spam", "cheap pills now")):
+        (tmp_path / "c" / label).mkdir(parents=True)
+        for i in range(3):
+            (tmp_path / "c" / label / f"{i}.txt").write_text(f"{text} {i}")
+    (tmp_path / "c" / "ham" / "x.bin").write_bytes(b"x\0y")
+    code, out, err = run("train", "c", "-o", "m.tnb", "--json", "--scheduler", "local:1")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["per_class"] == {"ham": 3, "spam": 3} and summary["skipped_binary"] == 1
+    (tmp_path / "c" / "blobs").mkdir()
+    (tmp_path / "c" / "blobs" / "0.bin").write_bytes(b"\0\1\2")
+    code, out, err = run("train", "c", "-o", "m.tnb", "--scheduler", "local:1")
+    assert code == 1 and "c/blobs: every file of class 'blobs' is binary (1 skipped)" in err, err
+
+
 def test_predict_warns_for_numeric_data_and_unseen_nominal_values(tmp_path):
     from pathlib import Path
 

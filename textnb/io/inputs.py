@@ -264,7 +264,8 @@ def learned_counts(corpus, skipped):
             counts[label] = counts.get(label, 0) + 1
         return dict(sorted(counts.items()))
     for doc, label in zip(corpus.documents, corpus.labels):
-        if str(doc) not in skipped:
+        # a Dask cluster is sent (and names) a file by its absolute path
+        if str(doc) not in skipped and not (isinstance(doc, Path) and str(doc.absolute()) in skipped):
             counts[label] = counts.get(label, 0) + 1
     return dict(sorted(counts.items()))
 
