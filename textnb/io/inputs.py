@@ -263,10 +263,15 @@ def learned_counts(corpus, skipped):
         for label in corpus.labels:
             counts[label] = counts.get(label, 0) + 1
         return dict(sorted(counts.items()))
+    # a Dask cluster is sent (and names) a file by its absolute path: a document whose name a
+    # skipped one has is looked up that way too (not every document: abspath costs)
+    names = {os.path.basename(s) for s in skipped}
     for doc, label in zip(corpus.documents, corpus.labels):
-        # a Dask cluster is sent (and names) a file by its absolute path
-        if str(doc) not in skipped and not (isinstance(doc, Path) and str(doc.absolute()) in skipped):
-            counts[label] = counts.get(label, 0) + 1
+        text = str(doc)
+        if text in skipped or (isinstance(doc, Path) and os.path.basename(text) in names
+                               and os.path.abspath(text) in skipped):
+            continue
+        counts[label] = counts.get(label, 0) + 1
     return dict(sorted(counts.items()))
 
 
