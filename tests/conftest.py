@@ -244,3 +244,29 @@ def write_model_file(path, header, arrays):
         z.writestr("header.json", json.dumps(header))
         for member, data in members:
             z.writestr(member, data)
+
+
+class InProcessClient:
+    """A Dask client stand-in that runs each task here (what
+    :func:`textnb.core.workers.map_ordered` calls), recording the arguments a worker would
+    be sent in ``sent``."""
+
+    class _Future:
+        def __init__(self, value):
+            self.value = value
+
+        def result(self):
+            return self.value
+
+        def release(self):
+            pass
+
+    def __init__(self):
+        self.sent = []
+
+    def nthreads(self):
+        return {"w": 1}
+
+    def submit(self, func, *args, pure=False):
+        self.sent.append(args)
+        return self._Future(func(*args))

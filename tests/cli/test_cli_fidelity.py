@@ -487,26 +487,6 @@ def test_a_class_of_binary_files_only_is_an_error(tmp_path):
     assert code == 0 and "skipped 4 binary files" in out and "blobs 1, text 2" in out
 
 
-class _InProcessClient:
-    """A Dask client stand-in that runs each task here (textnb.core.workers.map_ordered's calls)."""
-
-    class _Future:
-        def __init__(self, value):
-            self.value = value
-
-        def result(self):
-            return self.value
-
-        def release(self):
-            pass
-
-    def nthreads(self):
-        return {"w": 1}
-
-    def submit(self, func, *args, pure=False):
-        return self._Future(func(*args))
-
-
 def test_binary_files_are_left_out_of_the_counts_under_a_scheduler(tmp_path, monkeypatch):
     """README walk-through (session 22): under --scheduler the workers are sent absolute paths
     and name the binary files they skip so, while the summary matched them against the corpus's
@@ -515,10 +495,11 @@ def test_binary_files_are_left_out_of_the_counts_under_a_scheduler(tmp_path, mon
     from contextlib import contextmanager
 
     import textnb.cli.train as train_cli
+    from conftest import InProcessClient
 
     @contextmanager
     def scheduler(args):
-        yield _InProcessClient() if args.scheduler else None
+        yield InProcessClient() if args.scheduler else None
 
     monkeypatch.setattr(train_cli, "scheduler", scheduler)
     monkeypatch.chdir(tmp_path)

@@ -89,33 +89,17 @@ def test_a_cluster_is_sent_absolute_paths(tmp_path, monkeypatch):
 
     from textnb.text.training import analyzer_from_params, count_documents
     from textnb.text.defaults import VECTORIZER_DEFAULTS
+    from conftest import InProcessClient
 
     (tmp_path / "a.txt").write_text("cheap pills now")
     (tmp_path / "b.txt").write_text("lunch at noon")
     monkeypatch.chdir(tmp_path)
-    sent = []
-
-    class Future:
-        def __init__(self, value):
-            self.value = value
-
-        def result(self):
-            return self.value
-
-        def release(self):
-            pass
-
-    class Client:  # runs each task here, recording what a worker would be sent
-        def nthreads(self):
-            return {"w": 1}
-
-        def submit(self, func, *args, pure=False):
-            sent.extend(args[0])
-            return Future(func(*args))
+    client = InProcessClient()
 
     docs = [Path("a.txt"), Path("b.txt"), "an inline text"]
     acc = count_documents(docs, np.array([0, 1, 1]), np.ones(3), 2, analyzer_from_params(dict(VECTORIZER_DEFAULTS)),
-                          client=Client())
+                          client=client)
+    sent = [doc for args in client.sent for doc in args[0]]
     assert [d.is_absolute() for d in sent[:2]] == [True, True] and sent[2] == "an inline text"
     assert len(acc.vocab) > 0
 
