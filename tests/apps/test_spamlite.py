@@ -7,6 +7,7 @@ or of another kind, to the full loader; the common command lines are parsed as a
 parses them; the batch and one-message paths import no numpy.
 """
 
+import math
 import os
 import random
 import subprocess
@@ -677,3 +678,34 @@ def test_batch_writes_its_lines_in_blocks_except_on_a_terminal(tmp_path, monkeyp
     lines = outputs[False].getvalue().count(b"\n")
     assert lines > 300 and outputs[True].getvalue() == outputs[False].getvalue()
     assert outputs[False].writes <= -(-lines // 256) and outputs[True].writes == lines
+
+
+@pytest.mark.parametrize("method, weights, max_tokens, usable", [
+    ("fisher", ([-0.5, -20.7], [-1e-9, -3.0], [0.1, 0.4]), None, True),
+    ("fisher", ([-0.5, float("nan")], [-1e-9, -3.0], [0.1, 0.4]), None, False),
+    ("fisher", ([-0.5, -1.0], [float("-inf"), -3.0], [0.1, 0.4]), None, False),
+    ("fisher", ([-0.5, 0.25], [-1e-9, -3.0], [0.1, 0.4]), None, False),  # ln f > 0: f > 1
+    ("fisher", ([-0.5, -1e6], [-1e-9, -3.0], [0.1, 0.4]), None, False),
+    ("fisher", ([-0.5, -1.0], [-1e-9, -3.0], [float("nan"), 0.4]), None, True),  # (|f - 1/2| never read)
+    ("fisher", ([-0.5, -1.0], [-1e-9, -3.0], [float("nan"), 0.4]), 1, False),
+    ("fisher", ([-0.5, -1.0], [-1e-9, -3.0], [-0.1, 0.4]), 1, False),
+    ("fisher", ([-0.5, -1.0], [-1e-9, -3.0], [0.0, 0.5]), 1, True),
+    ("multinomial", ([-30.0, 12.5],), None, True),
+    ("multinomial", ([-30.0, float("inf")],), None, False),
+    ("multinomial", ([-30.0, 1e6],), None, False),
+    ("multinomial", ([-1e6, 0.0],), None, False),
+])
+def test_the_compact_form_s_weights_are_checked_before_use(method, weights, max_tokens, usable):
+    """A compact form whose CRC was recomputed over crafted weights: a NaN, an infinity or
+    a weight outside its bounds (for Fisher's ln f and ln(1 - f): negative and above -2**17;
+    |f - 1/2| in [0, 2) when it ranks tokens; multinomial ratios within +-2**17) makes the
+    numpy-free path step aside (the full loader decides), so no scoring loop ever sees
+    one; weights in range load and score."""
+    from textnb.apps.spamlite import LiteScorer, encode_compact
+
+    scorer = LiteScorer(["a", "b"], weights, method=method, max_tokens=max_tokens)
+    lite = LiteFilter.from_payload(bytearray(encode_compact(scorer)))
+    assert (lite is not None) == usable
+    if usable:
+        assert lite.scorer.tokens == ["a", "b"]
+        assert math.isfinite(lite.scorer.log_odds(["a", "b"]))
