@@ -4,7 +4,7 @@ import sys
 
 from textnb.cli.argtypes import file_name
 from textnb.cli.options import multilabel_model, refuse_spam_model, top
-from textnb.cli.output import a_kind, dumps
+from textnb.cli.output import a_kind, counted, dumps
 from textnb.core.errors import InputError
 from textnb.core.model_io import picture_target, refuse_input_as_output
 from textnb.core.registry import kind_of as _kind
@@ -75,7 +75,7 @@ def run(args, out, err):
               f"(one temperature fitted on held-out training documents{inside})", file=out)
     print(f"classes: {len(info['classes'])}", file=out)
     for c, n in zip(info["classes"], info["class_count"]):
-        print(f"  {c}: {n:g} documents", file=out)
+        print(f"  {c}: {counted(float(n), 'document')}", file=out)
     selected = f" ({info['selected_terms']} selected for the model)" if "selected_terms" in info else ""
     print(f"vocabulary: {info['vocabulary_size']} terms{selected}", file=out)
     if not any(info["informative_terms"].values()):  # (a lazy model: a naive Bayes per document classified)

@@ -10,7 +10,7 @@ from textnb.cli.argtypes import file_name
 from textnb.cli.argtypes import scheduler as scheduler_address
 from textnb.cli.options import (add_model_and_input_options, input_options, model_options, naming_the_corpus, read_path,
                                 scheduler, seed, structure_errors, warn_multilabel)
-from textnb.cli.output import dumps
+from textnb.cli.output import counted, dumps
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, StructureError
 from textnb.core.wrapping import fit_weighted
@@ -133,14 +133,14 @@ def run(args, out, err):
         per_class = ", ".join(f"{c} {n}" for c, n in summary["per_class"].items())
         print(f"read {summary['documents']} documents from {corpus.source}: {per_class}", file=out)
         if skipped:
-            print(f"skipped {len(skipped)} binary files", file=out)
+            print(f"skipped {counted(len(skipped), 'binary file')}", file=out)
         if corpus.skipped:
-            print(f"skipped {len(corpus.skipped)} symbolic-link loops (first: {corpus.skipped[0]})", file=out)
+            print(f"skipped {counted(len(corpus.skipped), 'symbolic-link loop')} (first: {corpus.skipped[0]})", file=out)
         if corpus.unlabeled:
             from textnb.io.fasttext import unlabeled_line
 
             print(unlabeled_line(corpus.unlabeled), file=out)
-        print(f"vocabulary: {summary['vocabulary_size']} terms", file=out)
+        print(f"vocabulary: {counted(summary['vocabulary_size'], 'term')}", file=out)
         print(f"model: {name} -> {model_path}", file=out)
         print(f"seconds: {seconds:.2f}", file=out)
     return 0
