@@ -60,3 +60,69 @@ def test_abbreviated_flags_still_work(tmp_path):
     doc.write_text("cheap pills")
     code, out, err = cli("predict", tmp_path / "m.tnb", doc, "--prob")
     assert code == 0 and "spam=" in out and "ham=" in out, err
+
+
+def test_proba_with_top_gives_each_ranked_label_its_probability(tmp_path):
+    """`predict MODEL FILES --proba --top K`: each of the K labels with its probability, the
+    one --proba prints for it (text) and the --json keys of --top (label, proba, log_odds)."""
+    corpus = _corpus(tmp_path / "c", 0)
+    assert cli("train", corpus, "-o", tmp_path / "m.tnb")[0] == 0
+    doc = tmp_path / "d.txt"
+    doc.write_text("cheap pills")
+    _, full, _ = cli("predict", tmp_path / "m.tnb", doc, "--proba")
+    proba = dict(kv.split("=") for kv in full.rstrip("\n").split("\t")[2:])
+    for k in (1, 2):
+        code, out, err = cli("predict", tmp_path / "m.tnb", doc, "--proba", "--top", k)
+        assert code == 0, err
+        fields = out.rstrip("\n").split("\t")
+        assert fields[0] == str(doc) and len(fields) == 1 + k, out
+        for field in fields[1:]:
+            label, p = field.split(" ")
+            assert proba[label] == p, (field, proba)
+        assert fields[1].split(" ")[0] == full.split("\t")[1]  # the top label is the prediction
+        code, out, err = cli("predict", tmp_path / "m.tnb", doc, "--proba", "--top", k, "--json")
+        labels = json.loads(out)["labels"]
+        assert code == 0 and len(labels) == k and all(set(e) == {"label", "proba", "log_odds"} for e in labels)
+        assert [f"{e['proba']:.6g}" for e in labels] == [proba[e["label"]] for e in labels]
+
+
+ARFF = ("% weather\n@relation r\n@attribute outlook {sunny,rainy}\n@attribute play {yes,no}\n@data\n"
+        "sunny,no\nrainy,yes\nsunny,no\nrainy,yes\nsunny,yes\n")
+CSV = "outlook,temp,play\nsunny,hot,no\nrainy,cool,yes\nsunny,cool,yes\nrainy,hot,no\n"
+CORPUS = "label\ttext\nspam\tcheap pills now\nham\tlunch at noon\nspam\twin a prize\nham\tsee you soon\n"
+
+
+@pytest.mark.parametrize("name", ["data.dat", "iris.data", "weather.table"])
+def test_a_table_of_another_name_is_read_by_its_content_as_a_corpus_is(tmp_path, name):
+    """`train data.dat` of an ARFF or CSV table was `unknown table format '.dat'` while a
+    TSV text corpus named so was read: any name but a spreadsheet, binary or compressed
+    format's is now read by its content, as a name without an extension is."""
+    for text, read in ((ARFF, "read 5 rows"), (CSV, "read 4 rows"), (CORPUS, "read 4 documents")):
+        path = tmp_path / name
+        path.write_text(text)
+        code, out, err = cli("train", path, "-o", tmp_path / "m.tnb")
+        assert code == 0 and out.startswith(f"{read} from {path}"), (text[:10], out, err)
+        if text is not CORPUS:
+            code, out, err = cli("predict", tmp_path / "m.tnb", path)
+            assert code == 0 and out.startswith(f"{path}:1\t"), (out, err)
+            code, out, err = cli("evaluate", path, "--cv", "2", "--json")
+            assert code == 0, err
+
+
+def test_a_spreadsheet_or_compressed_table_is_refused_in_one_line_by_its_name(tmp_path):
+    """A binary `.xlsx` given to train said `binary file, not a TSV/CSV corpus`; now, as for
+    any command that reads it as a table, one line naming the file and what is read."""
+    sheet = tmp_path / "book.xlsx"
+    sheet.write_bytes(b"PK\x03\x04\x14\x00\x00\x00" + bytes(100))
+    model = tmp_path / "m.tnb"
+    (tmp_path / "w.arff").write_text(ARFF)
+    assert cli("train", tmp_path / "w.arff", "-o", model)[0] == 0
+    for argv in (["train", sheet, "-o", tmp_path / "x.tnb"], ["evaluate", sheet], ["predict", model, sheet],
+                 ["train", sheet, "--class", "play", "-o", tmp_path / "x.tnb"]):
+        code, out, err = cli(*argv)
+        assert code == 1, (argv, err)
+        one_error_line(err, f"{sheet}: unknown table format '.xlsx'", "ARFF, CSV or TSV text", ".csv")
+    corpus = tmp_path / "corpus.xls"  # (a TSV text corpus is still read whatever its name)
+    corpus.write_text(CORPUS)
+    code, out, err = cli("train", corpus, "-o", tmp_path / "c.tnb")
+    assert code == 0 and out.startswith(f"read 4 documents from {corpus}"), err

@@ -22,7 +22,9 @@ __all__ = ["add_parser", "run"]
 def add_parser(sub):
     p = sub.add_parser("train", help="train a model on a corpus and save it",
                        description="Train on a corpus folder (corpus/<label>/<files>, or its train/ part), "
-                                   "or a TSV/CSV file with label and text columns.")
+                                   "a TSV/CSV file with label and text columns, or a table: ARFF, "
+                                   "CSV/TSV with a header (.arff, .csv, .tsv, .tab, .txt; another name is "
+                                   "read by its content; not spreadsheets: export them to .csv).")
     p.add_argument("path", metavar="PATH")
     p.add_argument("-o", "--output", metavar="MODEL", type=file_name, help="model file to write (default: <PATH name>.tnb)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
