@@ -126,3 +126,26 @@ def test_a_spreadsheet_or_compressed_table_is_refused_in_one_line_by_its_name(tm
     corpus.write_text(CORPUS)
     code, out, err = cli("train", corpus, "-o", tmp_path / "c.tnb")
     assert code == 0 and out.startswith(f"read 4 documents from {corpus}"), err
+
+
+def test_adjust_and_calibrate_are_refused_at_argument_time(tmp_path):
+    """`train TABLE --adjust --calibrate ...` was refused only after the data was read (a
+    missing PATH said `cannot read`), in words that did not name the flag given; now one
+    line naming the flags, before PATH is opened, for train and evaluate, tables and
+    documents; --help says so. Each alone trains."""
+    table = tmp_path / "w.arff"
+    table.write_text(ARFF)
+    for command in (["train", "-o", tmp_path / "m.tnb"], ["evaluate"]):
+        for path in (table, tmp_path / "missing.arff"):
+            code, out, err = cli(command[0], path, *command[1:], "--adjust", "--calibrate", "sigmoid")
+            assert code == 1
+            one_error_line(err, "--adjust does not go with --calibrate", "joint log probabilities")
+    code, out, err = cli("train", tmp_path / "missing.tsv", "--adjust", "--select", "chi2:5", "--calibrate", "isotonic")
+    one_error_line(err, "--adjust does not go with --calibrate or --select")
+    for flag in (["--adjust"], ["--calibrate", "sigmoid"]):
+        code, out, err = cli("train", table, "-o", tmp_path / "m.tnb", *flag)
+        assert code == 0, (flag, err)
+    from textnb.cli.commands import build_parser
+
+    helps = {a.dest: a.help for a in build_parser()._subparsers._group_actions[0].choices["train"]._actions}
+    assert "not with --calibrate" in helps["adjust"] and "not with --adjust" in helps["calibrate"]
