@@ -149,3 +149,16 @@ def test_adjust_and_calibrate_are_refused_at_argument_time(tmp_path):
 
     helps = {a.dest: a.help for a in build_parser()._subparsers._group_actions[0].choices["train"]._actions}
     assert "not with --calibrate" in helps["adjust"] and "not with --adjust" in helps["calibrate"]
+
+
+@pytest.mark.parametrize("binaries, said", [(1, "skipped 1 binary file\n"), (2, "skipped 2 binary files\n")])
+def test_evaluate_says_the_binary_files_it_skipped_as_train_does(tmp_path, binaries, said):
+    """`evaluate CORPUS` (single- and multi-label) left binary files out in silence (only
+    --json had `skipped_binary`), while train said how many."""
+    corpus = _corpus(tmp_path / "c", binaries)
+    for extra in ([], ["--multilabel"]):
+        code, out, err = cli("evaluate", corpus, "--cv", "2", *extra)
+        assert code == 0, err
+        assert said in out, (extra, out)
+        code, out, err = cli("evaluate", corpus, "--cv", "2", "--json", *extra)
+        assert json.loads(out)["skipped_binary"] == binaries

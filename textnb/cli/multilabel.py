@@ -364,6 +364,8 @@ def _evaluate(args, opts, start, out, corpus=None):
         else f"{report['n']} documents"
     print(f"{report['protocol']} on {where}, {len(report['labels'])} labels ({report['seconds']:.2f} s)", file=out)
     _print_layout(corpus, args, out)
+    if skipped:
+        print(f"skipped {counted(skipped, 'binary file')}", file=out)
     for key in ("micro_f1", "macro_f1", "micro_precision", "micro_recall", "macro_precision", "macro_recall",
                 "micro_bep", "macro_bep", "subset_accuracy", "hamming_loss"):
         if report.get(key) is not None:
