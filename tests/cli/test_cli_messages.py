@@ -162,3 +162,20 @@ def test_evaluate_says_the_binary_files_it_skipped_as_train_does(tmp_path, binar
         assert said in out, (extra, out)
         code, out, err = cli("evaluate", corpus, "--cv", "2", "--json", *extra)
         assert json.loads(out)["skipped_binary"] == binaries
+
+
+def test_predict_of_a_headerless_text_file_points_to_lines(tmp_path):
+    """`predict MODEL plain.tsv` (documents one per line, no header) said to name the label
+    and text columns, as if prediction needed labels; now it says the text column will do,
+    or --lines reads the file a document per line (which then works)."""
+    corpus = _corpus(tmp_path / "c", 0)
+    assert cli("train", corpus, "-o", tmp_path / "m.tnb")[0] == 0
+    plain = tmp_path / "plain.tsv"
+    plain.write_text("cheap pills now\nlunch at noon\n")
+    code, out, err = cli("predict", tmp_path / "m.tnb", plain)
+    assert code == 1
+    line = one_error_line(err, f"{plain}: cannot find the label and text columns", "--lines FILE",
+                          "label too for an accuracy")
+    assert "--label-column" not in line
+    code, out, err = cli("predict", tmp_path / "m.tnb", "--lines", plain)
+    assert code == 0 and [r.split("\t")[1] for r in out.splitlines()] == ["spam", "ham"], err

@@ -647,10 +647,10 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
             skip = 1  # prediction, or a text model's test file: the header is not a document
     else:
         # training takes --label-column / --text-column; prediction reads the header only
-        hint = " or pass --label-column / --text-column" if need_label else ""
-        raise NotATextCorpus(
-            f"{path}: cannot find the label and text columns; name them in a header (label, text){hint}"
-        )
+        # (prediction: the text column alone will do; a file of plain lines is --lines's input)
+        names = ("(label, text) or pass --label-column / --text-column" if need_label else
+                 "(text; label too for an accuracy), or read one document per line with --lines FILE")
+        raise NotATextCorpus(f"{path}: cannot find the label and text columns; name them in a header {names}")
     documents, labels, seen = [], [], False
     last = ti if li is None else max(li, ti)
     width = len(header) if delimiter == "," else None  # (a headerless CSV file: rows of 2)
