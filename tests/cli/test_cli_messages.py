@@ -179,3 +179,32 @@ def test_predict_of_a_headerless_text_file_points_to_lines(tmp_path):
     assert "--label-column" not in line
     code, out, err = cli("predict", tmp_path / "m.tnb", "--lines", plain)
     assert code == 0 and [r.split("\t")[1] for r in out.splitlines()] == ["spam", "ham"], err
+
+
+def test_an_output_in_a_missing_folder_is_refused_before_the_work(tmp_path, monkeypatch):
+    """`train ... -o nodir/m.tnb`, `evaluate/inspect --plot nodir/p.png`, `merge -o nodir/...`
+    trained, evaluated or merged first, then failed to write (the work lost); now one line
+    before any is done (the fit is never called)."""
+    import textnb.cli.train
+    import textnb.io.inputs
+
+    table = tmp_path / "w.arff"
+    table.write_text(ARFF)
+    assert cli("train", table, "-o", tmp_path / "m.tnb")[0] == 0
+    assert cli("train", table, "-o", tmp_path / "n.tnb", "--model", "tan")[0] == 0
+    assert cli("train", table, "-o", tmp_path / "o.tnb")[0] == 0
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the data was read before the output was checked")
+
+    monkeypatch.setattr(textnb.io.inputs, "load_input", no_work)
+    monkeypatch.setattr(textnb.cli.train, "fit_weighted", no_work)
+    missing = tmp_path / "nodir"
+    for argv, out in ((["train", table, "-o", missing / "m.tnb"], missing / "m.tnb"),
+                      (["evaluate", table, "--plot", missing / "p.png"], missing / "p.png"),
+                      (["inspect", tmp_path / "n.tnb", "--plot", missing / "t.png"], missing / "t.png"),
+                      (["merge", tmp_path / "m.tnb", tmp_path / "o.tnb", "-o", missing / "x.tnb"], missing / "x.tnb")):
+        code, _, err = cli(*argv)
+        assert code == 1, (argv, err)
+        one_error_line(err, f"{out}: cannot write (no such folder: {missing})")
+    assert not missing.exists()
