@@ -208,3 +208,14 @@ def test_an_output_in_a_missing_folder_is_refused_before_the_work(tmp_path, monk
         assert code == 1, (argv, err)
         one_error_line(err, f"{out}: cannot write (no such folder: {missing})")
     assert not missing.exists()
+
+
+def test_predict_accuracy_of_a_table_names_the_missing_class_value(tmp_path):
+    """`predict TABLE_MODEL rows.csv` with a row of no class: the accuracy line said
+    '(3 of 3 rows with a class value; 1 row without a label not counted)'."""
+    rows = tmp_path / "rows.csv"
+    rows.write_text("a,b,cls\nx,p,yes\ny,q,no\nx,q,yes\ny,p,\n")
+    assert cli("train", rows, "-o", tmp_path / "m.tnb")[0] == 0
+    code, out, err = cli("predict", tmp_path / "m.tnb", rows)
+    assert code == 0 and len(out.splitlines()) == 4
+    assert "(3 of 3 rows with a class value; 1 row without a class value not counted)" in err, err

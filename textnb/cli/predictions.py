@@ -111,7 +111,8 @@ class Accuracy:
         if err is None or self.counted + self.unlabelled == 0:
             return
         n = self.unlabelled
-        skipped = f"; {counted(n, 'row')} without a label not counted" if n else ""
+        lacking = "a class value" if self.column == "class value" else "a label"  # (a table's rows: its class)
+        skipped = f"; {counted(n, 'row')} without {lacking} not counted" if n else ""
         if self.counted:
             print(f"{self.name}: accuracy {self.correct / self.counted:.4f} ({self.correct} of {self.counted} rows "
                   f"with a {self.column}{skipped})", file=err)
