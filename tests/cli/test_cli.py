@@ -355,7 +355,7 @@ def test_text_accuracy_options_through_the_cli(tmp_path, sms_tsv, capsys):
     code, _, _ = run("train", sms_tsv, "--select", "chi9:10", "-o", tmp_path / "x")
     assert code == 2 and "--select" in capsys.readouterr().err  # a usage error, found when the arguments are parsed
     code, _, err = run("train", sms_tsv, "--weighting", "--adjust", "-o", tmp_path / "x")
-    assert code == 1 and "--adjust needs" in err
+    assert code == 1 and "--adjust does not go with" in err
     plain = tmp_path / "p.tnb"
     assert run("train", sms_tsv, "-o", plain)[0] == 0
     code, out, _ = run("predict", plain, "-", "--explain", "--top", "3", stdin=io.StringIO("free prize call"))

@@ -268,7 +268,7 @@ def test_rows_of_an_unknown_class_are_skipped_and_counted_by_train_evaluate_and_
     code, out, _ = cli("evaluate", arff, "--cv", "3", "--json")
     assert code == 0 and json.loads(out)["n"] == 36 and json.loads(out)["skipped_unlabeled"] == 4
     code, _, err = cli("predict", tmp_path / "m.tnb", test)
-    assert code == 0 and "4 rows without a label not counted" in err
+    assert code == 0 and "4 rows without a class value not counted" in err
     unknown = tmp_path / "unknown.csv"
     unknown.write_text("a,b,cls\np,1.0,\nq,2.0,\n")
     code, _, err = cli("evaluate", train, "--test", unknown)

@@ -489,7 +489,7 @@ def test_cli_train_counts_the_label_file_ids_of_other_parts(split_corpus, tmp_pa
     (split_corpus / "train" / "stray.txt").write_text("a file with no line")
     code, out, _ = _cli("train", split_corpus / "train", "--labels", split_corpus / "labels.tsv",
                         "-o", tmp_path / "m.tnb")
-    assert code == 0 and "left out 1 files with no line" in out
+    assert code == 0 and "left out 1 file with no line" in out
     code, out, err = _cli("train", split_corpus / "train", "--labels", split_corpus / "labels.tsv",
                           "--strict", "-o", tmp_path / "s.tnb")
     assert code == 1 and err.count("\n") == 1 and "stray.txt" in err and "--strict" in err

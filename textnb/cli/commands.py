@@ -49,10 +49,9 @@ class _Parser(argparse.ArgumentParser):
             options = [o for a in self._actions for o in a.option_strings]
             hints = []
             for word in message.split(":", 1)[1].split():
-                if word.startswith("-"):
-                    close = difflib.get_close_matches(word.split("=", 1)[0], options, n=1, cutoff=0.6)
-                    if close:
-                        hints.append(f"{word} -> {close[0]}")
+                close = _close_option(word, options)
+                if close:
+                    hints.append(f"{word} -> {close}")
             if hints:
                 message += f" (did you mean: {', '.join(hints)}?)"
         bad = re.match(r"argument (\S+): invalid choice: '([^']*)' \(choose from (.*)\)$", message)
@@ -62,6 +61,23 @@ class _Parser(argparse.ArgumentParser):
             if close:
                 message += f"; did you mean {close[0]!r}?"
         self.exit(2, f"{self.prog}: error: {message}\n(see '{self.prog} --help')\n")
+
+
+def _close_option(word, options):
+    """The option of ``options`` that ``word`` (an unknown option, ``--name`` or
+    ``--name=value``) is a close misspelling of, or None: names compared without their
+    dashes (``--bogus`` and ``--rows`` share their ``--``, which made them look alike), a
+    long option only with long ones, and only a genuine near-miss (``--modle``, ``--probaa``,
+    ``--jsno``), not any word that shares a few letters."""
+    import difflib
+
+    if not word.startswith("-") or word == "-":
+        return None
+    name = word.split("=", 1)[0]
+    dashes = "--" if name.startswith("--") else "-"
+    stems = {o[len(dashes):]: o for o in options if o.startswith(dashes) and (dashes == "--") == o.startswith("--")}
+    close = difflib.get_close_matches(name[len(dashes):], list(stems), n=1, cutoff=0.75)
+    return stems[close[0]] if close else None
 
 
 def build_parser():

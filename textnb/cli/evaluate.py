@@ -7,10 +7,10 @@ import numpy as np
 from textnb.cli.argtypes import file_name
 from textnb.cli.options import (add_model_and_input_options, folds, input_options, model_options, naming_the_corpus,
                                 read_path, repeats, seed, structure_errors, warn_multilabel)
-from textnb.cli.output import dumps
+from textnb.cli.output import counted, dumps
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError
-from textnb.core.model_io import picture_target, refuse_input_as_output
+from textnb.core.model_io import output_folder, picture_target, refuse_input_as_output
 
 __all__ = ["add_parser", "run"]
 
@@ -59,6 +59,7 @@ def run(args, out, err):
     if args.plot:
         refuse_input_as_output(args.plot, [args.path, args.test, args.labels, args.structure, args.stop_words])
         picture_target(args.plot)
+        output_folder(args.plot)  # (a missing folder: said before the evaluation, not after it)
     kind, data = read_path(args, inputs)
     if kind == "table":
         with naming_the_corpus(args.path):
@@ -155,6 +156,8 @@ def _print_report(report, args, out, weighted=False, rows=False):
     print(f"{report['protocol']} on {report['n']} objects ({report['seconds']:.2f} s)", file=out)
     if weighted:
         print("every figure weighs each test object by its instance weight (as Weka's evaluation)", file=out)
+    if report.get("skipped_binary"):  # (binary files in a class folder: left out, as train says)
+        print(f"skipped {counted(report['skipped_binary'], 'binary file')}", file=out)
     if report.get("skipped_unlabeled"):
         from textnb.io.fasttext import unlabeled_line
 

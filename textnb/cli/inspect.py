@@ -4,9 +4,9 @@ import sys
 
 from textnb.cli.argtypes import file_name
 from textnb.cli.options import multilabel_model, refuse_spam_model, top
-from textnb.cli.output import a_kind, dumps
+from textnb.cli.output import a_kind, counted, dumps
 from textnb.core.errors import InputError
-from textnb.core.model_io import picture_target, refuse_input_as_output
+from textnb.core.model_io import output_folder, picture_target, refuse_input_as_output
 from textnb.core.registry import kind_of as _kind
 from textnb.core.wrapping import chain, find
 
@@ -31,6 +31,7 @@ def run(args, out, err):
     if args.plot:
         refuse_input_as_output(args.plot, [args.model])
         picture_target(args.plot)
+        output_folder(args.plot)
     from textnb.text.scorer import text_model_root
 
     root = text_model_root(read_nodes(args.model), args.model)  # a text model as its readers take it
@@ -75,7 +76,7 @@ def run(args, out, err):
               f"(one temperature fitted on held-out training documents{inside})", file=out)
     print(f"classes: {len(info['classes'])}", file=out)
     for c, n in zip(info["classes"], info["class_count"]):
-        print(f"  {c}: {n:g} documents", file=out)
+        print(f"  {c}: {counted(float(n), 'document')}", file=out)
     selected = f" ({info['selected_terms']} selected for the model)" if "selected_terms" in info else ""
     print(f"vocabulary: {info['vocabulary_size']} terms{selected}", file=out)
     if not any(info["informative_terms"].values()):  # (a lazy model: a naive Bayes per document classified)

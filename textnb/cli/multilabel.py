@@ -9,7 +9,7 @@ import functools
 import time
 
 from textnb.cli.argtypes import bounded
-from textnb.cli.output import dumps
+from textnb.cli.output import counted, dumps
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError
 
@@ -172,10 +172,10 @@ def _layout_counts(corpus):
 
 def _print_layout(corpus, args, out):
     if corpus.not_found:
-        print(f"ignored {len(corpus.not_found)} ids of {args.labels} with no file in {corpus.source} "
+        print(f"ignored {counted(len(corpus.not_found), 'id')} of {args.labels} with no file in {corpus.source} "
               f"(first: {corpus.not_found[0]})", file=out)
     if corpus.unlisted:
-        print(f"left out {len(corpus.unlisted)} files with no line in {args.labels} "
+        print(f"left out {counted(len(corpus.unlisted), 'file')} with no line in {args.labels} "
               f"(first: {corpus.unlisted[0]})", file=out)
     if corpus.unlabeled:
         from textnb.io.fasttext import unlabeled_line
@@ -259,8 +259,8 @@ def _train(args, opts, start, out, corpus=None):
     print(f"read {summary['documents']} documents from {corpus.source} ({len(names)} labels): {listing}", file=out)
     _print_layout(corpus, args, out)
     if skipped:
-        print(f"skipped {skipped} binary files", file=out)
-    print(f"vocabulary: {summary['vocabulary_size']} terms", file=out)
+        print(f"skipped {counted(skipped, 'binary file')}", file=out)
+    print(f"vocabulary: {counted(summary['vocabulary_size'], 'term')}", file=out)
     print(f"model: MultiLabelNB({name}, method {model.method}, {_decisions(model)}) -> "
           f"{model_path}", file=out)
     print(f"seconds: {seconds:.2f}", file=out)
@@ -364,6 +364,8 @@ def _evaluate(args, opts, start, out, corpus=None):
         else f"{report['n']} documents"
     print(f"{report['protocol']} on {where}, {len(report['labels'])} labels ({report['seconds']:.2f} s)", file=out)
     _print_layout(corpus, args, out)
+    if skipped:
+        print(f"skipped {counted(skipped, 'binary file')}", file=out)
     for key in ("micro_f1", "macro_f1", "micro_precision", "micro_recall", "macro_precision", "macro_recall",
                 "micro_bep", "macro_bep", "subset_accuracy", "hamming_loss"):
         if report.get(key) is not None:

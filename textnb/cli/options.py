@@ -45,9 +45,11 @@ probability = bounded(float, low=0.0, high=1.0, low_open=True)
 
 def model_options(args):
     """The model the parsed arguments ask for, as the registry takes it."""
-    from textnb.meta.registry import ModelOptions
+    from textnb.meta.registry import ModelOptions, check_adjust_options
 
-    return ModelOptions.from_namespace(args)
+    opts = ModelOptions.from_namespace(args)
+    check_adjust_options(opts)  # (at argument time: before any data is read)
+    return opts
 
 
 def input_options(args):
@@ -126,7 +128,7 @@ def add_model_options(p):
                    help=f"keep the K best terms by chi2, ig (information gain) or df, learned in each fit "
                         f"({select_spec.range})")
     g.add_argument("--calibrate", choices=["sigmoid", "isotonic"],
-                   help="calibrate probabilities on out-of-fold log-odds")
+                   help="calibrate probabilities on out-of-fold log-odds (not with --adjust)")
     g.add_argument("--structure", metavar="FILE.json",
                    help='Bayesian network structure for --model bn: {"parents": {"A": ["class", "B"], ...}}')
     g.add_argument("--alpha", type=smoothing,
@@ -157,7 +159,9 @@ def add_model_options(p):
     p.add_argument("--lazy", choices=["lbr", "hlbr"],
                    help="lazy Bayesian rules (Zheng & Webb): lbr, or hlbr with candidates chosen at training time")
     adj = p.add_argument_group("APNBC class weights (Webb & Pazzani)")
-    adj.add_argument("--adjust", action="store_true", help="learn one weight per class (APNBC)")
+    adj.add_argument("--adjust", action="store_true",
+                     help="learn one weight per class (APNBC); not with --calibrate, --weighting or --select "
+                          "(APNBC weighs the model's joint log probabilities, which they do not keep)")
     adj.add_argument("--significance", type=probability, metavar="P",
                      help=f"binomial test level for accepting a weight change (default 0.05; {probability.range}; "
                           "1 disables the test)")

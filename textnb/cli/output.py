@@ -12,7 +12,7 @@ import numbers
 
 from textnb.cli.streams import cell, tolerant
 
-__all__ = ["a_kind", "cell", "dumps", "explanation_text", "finite", "proba_text", "tolerant"]
+__all__ = ["a_kind", "cell", "counted", "dumps", "explanation_text", "finite", "proba_text", "tolerant"]
 
 _FLOAT_MAX = 1.7976931348623157e308
 
@@ -23,6 +23,14 @@ def a_kind(kind):
     an acronym's letters by their names)."""
     vowel = "AEIOUFHLMNRSX" if kind.isupper() else "AEIOU"
     return f"{'an' if kind[:1].upper() in vowel else 'a'} {kind}"
+
+
+def counted(n, noun, plural=None):
+    """``n`` and ``noun`` agreeing in number, as every count the programs print is said:
+    ``1 binary file``, ``2 binary files``, ``0 binary files`` (``plural``: when it is not
+    ``noun + "s"``). A float count prints as ``:g`` (``1.5 documents``)."""
+    text = f"{n:g}" if isinstance(n, float) else str(n)
+    return f"{text} {noun if n == 1 else plural or noun + 's'}"
 
 
 def finite(obj):

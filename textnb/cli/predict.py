@@ -29,7 +29,8 @@ def add_parser(sub):
     p.add_argument("paths", metavar="PATH", nargs="*", help="files, folders or - (default: stdin)")
     p.add_argument("--proba", action="store_true",
                    help="also print the class probabilities (and log-odds with --json: a --calibrate model's are "
-                        "those of the model inside it, before calibration)")
+                        "those of the model inside it, before calibration); with --top / --threshold each "
+                        "ranked label already carries its probability ('label P'; --json: proba, log_odds)")
     p.add_argument("--json", action="store_true", help="one JSON object per document")
     p.add_argument("--max-bytes", type=max_bytes_type,
                    help=f"read at most this many bytes of a document (default: the model's train --max-bytes; "

@@ -7,7 +7,7 @@ import numpy as np
 
 from textnb.cli.options import ALL_LABELS
 from textnb.evaluation.topk import best_labels
-from textnb.cli.output import cell, dumps, proba_text
+from textnb.cli.output import cell, counted, dumps, proba_text
 from textnb.core.errors import InputError, TextnbError
 
 __all__ = ["Accuracy", "format_proba", "print_predictions", "print_ranked", "ranked", "refuse_nan", "score_rows"]
@@ -111,7 +111,8 @@ class Accuracy:
         if err is None or self.counted + self.unlabelled == 0:
             return
         n = self.unlabelled
-        skipped = f"; {n} row{'s' if n != 1 else ''} without a label not counted" if n else ""
+        lacking = "a class value" if self.column == "class value" else "a label"  # (a table's rows: its class)
+        skipped = f"; {counted(n, 'row')} without {lacking} not counted" if n else ""
         if self.counted:
             print(f"{self.name}: accuracy {self.correct / self.counted:.4f} ({self.correct} of {self.counted} rows "
                   f"with a {self.column}{skipped})", file=err)

@@ -10,11 +10,11 @@ from textnb.cli.argtypes import file_name
 from textnb.cli.argtypes import scheduler as scheduler_address
 from textnb.cli.options import (add_model_and_input_options, input_options, model_options, naming_the_corpus, read_path,
                                 scheduler, seed, structure_errors, warn_multilabel)
-from textnb.cli.output import dumps
+from textnb.cli.output import counted, dumps
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, StructureError
 from textnb.core.wrapping import fit_weighted
-from textnb.core.model_io import refuse_input_as_output, save
+from textnb.core.model_io import output_folder, output_target, refuse_folder, refuse_input_as_output, save
 
 __all__ = ["add_parser", "run"]
 
@@ -22,7 +22,9 @@ __all__ = ["add_parser", "run"]
 def add_parser(sub):
     p = sub.add_parser("train", help="train a model on a corpus and save it",
                        description="Train on a corpus folder (corpus/<label>/<files>, or its train/ part), "
-                                   "or a TSV/CSV file with label and text columns.")
+                                   "a TSV/CSV file with label and text columns, or a table: ARFF, "
+                                   "CSV/TSV with a header (.arff, .csv, .tsv, .tab, .txt; another name is "
+                                   "read by its content; not spreadsheets: export them to .csv).")
     p.add_argument("path", metavar="PATH")
     p.add_argument("-o", "--output", metavar="MODEL", type=file_name, help="model file to write (default: <PATH name>.tnb)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -58,6 +60,10 @@ def run(args, out, err):
     stop_words = args.stop_words if args.stop_words != "english" else None
     refuse_input_as_output(args.output or default_model_path(args.path),
                            [args.path, args.labels, args.structure, stop_words])
+    model_path = args.output or default_model_path(args.path)
+    refuse_folder(model_path)  # a folder, a FIFO, a missing folder at -o: said before the work
+    output_target(model_path)
+    output_folder(model_path)
     if args.multilabel or args.labels:
         from textnb.cli.multilabel import refuse_unsupported
 
@@ -133,14 +139,14 @@ def run(args, out, err):
         per_class = ", ".join(f"{c} {n}" for c, n in summary["per_class"].items())
         print(f"read {summary['documents']} documents from {corpus.source}: {per_class}", file=out)
         if skipped:
-            print(f"skipped {len(skipped)} binary files", file=out)
+            print(f"skipped {counted(len(skipped), 'binary file')}", file=out)
         if corpus.skipped:
-            print(f"skipped {len(corpus.skipped)} symbolic-link loops (first: {corpus.skipped[0]})", file=out)
+            print(f"skipped {counted(len(corpus.skipped), 'symbolic-link loop')} (first: {corpus.skipped[0]})", file=out)
         if corpus.unlabeled:
             from textnb.io.fasttext import unlabeled_line
 
             print(unlabeled_line(corpus.unlabeled), file=out)
-        print(f"vocabulary: {summary['vocabulary_size']} terms", file=out)
+        print(f"vocabulary: {counted(summary['vocabulary_size'], 'term')}", file=out)
         print(f"model: {name} -> {model_path}", file=out)
         print(f"seconds: {seconds:.2f}", file=out)
     return 0

@@ -70,12 +70,42 @@ __all__ = [
     "iter_input_documents",
     "to_text",
     "to_tokenizable",
+    "table_format_by_name",
 ]
 
 MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
 _SNIFF = 8192
 _LABEL_NAMES = ("label", "class", "category", "target", "labels", "y")
 _TEXT_NAMES = ("text", "message", "document", "body", "content", "sms", "doc")
+
+
+#: the names of CSV / TSV tables (``.arff``: ARFF); a table file named otherwise is read by
+#: its content (:func:`table_format_by_name`), as a text corpus is whatever its name
+CSV_EXTENSIONS = (".csv", ".tsv", ".tab", ".txt")
+
+#: spreadsheet, binary and compressed formats a table is not read from: a file named so is
+#: refused by its name, one line saying what to do (export or unpack it), not parsed as text
+NOT_TEXT_TABLE_EXTENSIONS = frozenset({
+    ".xls", ".xlsx", ".xlsm", ".xlsb", ".ods", ".numbers", ".parquet", ".feather", ".arrow", ".orc", ".avro",
+    ".sav", ".dta", ".sas7bdat", ".xpt", ".rds", ".rdata", ".h5", ".hdf5", ".mat", ".npy", ".npz", ".pkl",
+    ".pickle", ".db", ".sqlite", ".gz", ".bz2", ".xz", ".zst", ".zip", ".7z", ".tar"})
+
+
+def table_format_by_name(path):
+    """What the name of the table file ``path`` says: ``"arff"`` (``.arff``), ``"csv"``
+    (``.csv``, ``.tsv``, ``.tab``, ``.txt``), ``None`` for any other name (``data``,
+    ``data.dat``, ``iris.data``: read by its content); InputError for a spreadsheet, binary
+    or compressed format (:data:`NOT_TEXT_TABLE_EXTENSIONS`: ``.xls``, ``.parquet``, ``.gz``)."""
+    lower = os.fspath(path).lower()
+    if lower.endswith(".arff"):
+        return "arff"
+    if lower.endswith(CSV_EXTENSIONS):
+        return "csv"
+    ext = os.path.splitext(os.path.basename(lower))[1]
+    if ext in NOT_TEXT_TABLE_EXTENSIONS:
+        raise InputError(f"{path}: unknown table format {ext!r} (a spreadsheet, binary or compressed file; "
+                         f"tables are ARFF, CSV or TSV text: export or unpack it to .arff, .csv or .tsv)")
+    return None
 
 
 def is_binary(data):
@@ -617,10 +647,10 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
             skip = 1  # prediction, or a text model's test file: the header is not a document
     else:
         # training takes --label-column / --text-column; prediction reads the header only
-        hint = " or pass --label-column / --text-column" if need_label else ""
-        raise NotATextCorpus(
-            f"{path}: cannot find the label and text columns; name them in a header (label, text){hint}"
-        )
+        # (prediction: the text column alone will do; a file of plain lines is --lines's input)
+        names = ("(label, text) or pass --label-column / --text-column" if need_label else
+                 "(text; label too for an accuracy), or read one document per line with --lines FILE")
+        raise NotATextCorpus(f"{path}: cannot find the label and text columns; name them in a header {names}")
     documents, labels, seen = [], [], False
     last = ti if li is None else max(li, ti)
     width = len(header) if delimiter == "," else None  # (a headerless CSV file: rows of 2)

@@ -15,7 +15,8 @@ from typing import Optional, Sequence
 import numpy as np
 
 from textnb.core.errors import DataWarning, InputError, NotATextCorpus
-from textnb.io.corpus import MAX_DOCUMENT_BYTES, decode_bytes, open_corpus, read_piped, to_text
+from textnb.io.corpus import (MAX_DOCUMENT_BYTES, NOT_TEXT_TABLE_EXTENSIONS, decode_bytes, open_corpus, read_piped,
+                              table_format_by_name, to_text)
 
 __all__ = ["InputOptions", "load_input", "open_text_corpus", "fasttext_corpus", "is_table_input", "check_classes",
            "check_table_classes", "check_binary_classes", "learned_counts", "read_texts", "default_model_path"]
@@ -50,15 +51,16 @@ class InputOptions:
 
 
 def is_arff(path, data=None):
-    """Whether the file ``path`` is ARFF: named ``*.arff``, or, named without an extension
-    (``/dev/stdin``, a pipe, ``data``), starting with ``@relation``, as
-    :func:`textnb.io.tables.table_format` reads it (:func:`textnb.io.arff.is_arff_text`;
-    ``data``: the content of a pipe, read already)."""
+    """Whether the file ``path`` is ARFF: named ``*.arff``, or, named neither so nor as a
+    CSV / TSV file (``/dev/stdin``, a pipe, ``data``, ``data.dat``), starting with
+    ``@relation``, as :func:`textnb.io.tables.table_format` reads it
+    (:func:`textnb.io.arff.is_arff_text`; ``data``: the content of a pipe, read already)."""
     path = os.fspath(path)
-    if path.lower().endswith(".arff"):
-        return True
-    if os.path.splitext(os.path.basename(path))[1]:
-        return False
+    if os.path.splitext(os.path.basename(path.lower()))[1] in NOT_TEXT_TABLE_EXTENSIONS:
+        return False  # (refused as a table when read as one; a text corpus is read whatever its name)
+    fmt = table_format_by_name(path)
+    if fmt is not None:
+        return fmt == "arff"
     if data is None:
         try:
             if not os.path.isfile(path):
@@ -183,6 +185,12 @@ def load_input(path, opts, test=True, stream=False):
     if os.path.isdir(path):
         return "text", open_text_corpus(path, opts, test)
     data = read_piped(path)  # (a pipe, /dev/stdin: read once, here; its format sniffed from its content)
+    if data is None and os.path.splitext(os.path.basename(path.lower()))[1] in NOT_TEXT_TABLE_EXTENSIONS:
+        from textnb.io.corpus import is_binary
+        from textnb.io.files import read_regular_file
+
+        if is_binary(read_regular_file(path, 8192)):  # a spreadsheet (not a TSV corpus named .xls): said so
+            table_format_by_name(path)
     fasttext = fasttext_corpus(path, opts, stream, data=data)
     if fasttext is not None:
         return ("multilabel", fasttext) if fasttext.multilabel else ("text", fasttext.single_label())

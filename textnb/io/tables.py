@@ -69,28 +69,21 @@ def _cols(attributes, idx):
     return [c for j in idx for c in range(sl[j].start, sl[j].stop)]
 
 
-_CSV_EXT = (".csv", ".tsv", ".tab", ".txt")
-
-
 def table_format(path, data=None):
     """``(format, data)``: ``"arff"`` or ``"csv"`` (CSV / TSV, the delimiter found by
     :func:`textnb.io.csvtable.read_csv`) for the table at ``path``, by its name (``.arff``;
     ``.csv``, ``.tsv``, ``.tab``, ``.txt``), else by its content: ARFF when its first line
     that is neither blank nor a ``%`` comment starts with ``@relation`` (Weka's rule for the
-    file's first declaration), CSV / TSV otherwise. A name without an extension
-    (``/dev/stdin``, ``<(...)``, ``data``) is read here, once (a pipe cannot be read twice),
-    and ``data`` is its text; else ``data`` is the given one (content already read, or None).
-    Another extension (``.xls``) is an InputError: a file named so is not a text table."""
-    lower = path.lower()
-    if lower.endswith(".arff"):
-        return "arff", data
-    if lower.endswith(_CSV_EXT):
-        return "csv", data
-    ext = os.path.splitext(os.path.basename(path))[1]
-    if ext:
-        raise InputError(f"{path}: unknown table format {ext!r} (expected .arff, .csv, .tsv, .tab or .txt, or a "
-                         "name without an extension, read by its content)")
-    from textnb.io.corpus import read_text_file
+    file's first declaration), CSV / TSV otherwise. A file of another name (``/dev/stdin``,
+    ``<(...)``, ``data``, ``data.dat``, ``iris.data``) is read here, once (a pipe cannot be
+    read twice), and ``data`` is its text; else ``data`` is the given one (content already
+    read, or None). A spreadsheet, binary or compressed format (``.xls``, ``.parquet``,
+    ``.gz``) is an InputError saying so (:func:`textnb.io.corpus.table_format_by_name`)."""
+    from textnb.io.corpus import read_text_file, table_format_by_name
+
+    fmt = table_format_by_name(path)
+    if fmt is not None:
+        return fmt, data
 
     text = read_text_file(path, "a table (ARFF, CSV or TSV)", data=data)
     return ("arff" if is_arff_text(text) else "csv"), text

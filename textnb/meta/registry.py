@@ -18,7 +18,7 @@ from textnb.core.registry import kind_of
 
 __all__ = ["ModelOptions", "ModelSpec", "MODELS", "model_names", "document_kind", "streaming_model",
            "lazy_text_model", "make_text_classifier", "make_table_model", "model_name", "modules_for",
-           "check_options_fit"]
+           "check_options_fit", "check_adjust_options"]
 
 
 @dataclass(frozen=True)
@@ -374,6 +374,19 @@ def _lazy_text_params(opts, kind):
 #: why --adjust refuses a model (APNBC weighs its joint log probabilities)
 _ADJUST_NEEDS_JOINT = ("--adjust needs a model with joint log probabilities: not with --weighting, --select "
                        "or --calibrate")
+
+
+def check_adjust_options(opts):
+    """The options alone say --adjust cannot be built: with --weighting, --select or
+    --calibrate (none leaves the joint log probabilities APNBC weighs), for documents and
+    tables alike; one InputError line naming the flags given, before any data is read."""
+    if not opts.adjust:
+        return
+    given = [flag for flag, on in (("--calibrate", opts.calibrate), ("--weighting", opts.weighting),
+                                   ("--select", opts.select)) if on]
+    if given:
+        raise InputError(f"--adjust does not go with {' or '.join(given)}: APNBC weighs the model's joint log "
+                         f"probabilities, which --calibrate, --weighting and --select do not keep (drop one)")
 
 
 def _adjust_params(opts):
