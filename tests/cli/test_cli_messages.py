@@ -219,3 +219,19 @@ def test_predict_accuracy_of_a_table_names_the_missing_class_value(tmp_path):
     code, out, err = cli("predict", tmp_path / "m.tnb", rows)
     assert code == 0 and len(out.splitlines()) == 4
     assert "(3 of 3 rows with a class value; 1 row without a class value not counted)" in err, err
+
+
+def test_inspect_writes_the_model_as_scikit_learn_writes_an_estimator(tmp_path):
+    """``textnb inspect``'s first line: ``model: MultinomialNB(alpha=1.0, ...)``, the
+    settings in scikit-learn's repr form (it printed ``MultinomialNB {'alpha': 1.0, ...}``,
+    a Python dict)."""
+    corpus = _corpus(tmp_path / "c", 0)
+    for extra, name in (([], "DiscriminativeNB"), (["--model", "multinomial"], "MultinomialNB")):
+        code, _, err = cli("train", corpus, "-o", tmp_path / "m.tnb", *extra)
+        assert code == 0, err
+        code, out, err = cli("inspect", tmp_path / "m.tnb")
+        first = out.splitlines()[0]
+        assert code == 0 and first.startswith(f"model: {name}(") and first.endswith(")"), first
+        assert "{" not in first and "alpha=" in first
+        code, out, _ = cli("inspect", tmp_path / "m.tnb", "--json")
+        assert code == 0 and isinstance(json.loads(out)["params"], dict)  # (--json unchanged)

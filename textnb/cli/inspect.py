@@ -64,7 +64,8 @@ def run(args, out, err):
     if args.json:
         print(dumps(info), file=out)
         return 0
-    print(f"model: {info['model']} {info['params']}", file=out)
+    settings = ", ".join(f"{k}={v!r}" for k, v in sorted(info["params"].items()))
+    print(f"model: {info['model']}({settings})", file=out)  # (as scikit-learn writes an estimator)
     if "event_model" in info:
         print(f"event model: {info['event_model']} (alpha {info['alpha']:g}; "
               f"{'chosen by cross-validation' if info['params'].get('event_model') == 'auto' else 'given'})",
