@@ -177,11 +177,11 @@ def test_adjust_around_a_mixed_table_model_reads_back(tmp_path, monkeypatch):
         assert (rc, out) == _estimator_output(monkeypatch, *command)[:2]
 
 
-@pytest.mark.parametrize("options", [("--adjust",), ("--lazy", "lbr"), ("--lazy", "hlbr", "--adjust")])
+@pytest.mark.parametrize("options", [("--lazy", "lbr"), ("--lazy", "hlbr", "--adjust")])
 def test_weighted_rows_for_a_model_that_cannot_learn_from_them_are_one_line(tmp_path, options):
     """An ARFF file whose rows carry instance weights, with a model whose fit takes none
-    (APNBC, the lazy rules): one line naming the file and the option, exit 1, no model
-    written (it was an internal error)."""
+    (the lazy rules, with or without APNBC around them): one line naming the file and the
+    option, exit 1, no model written (it was an internal error)."""
     weighted = tmp_path / "w.arff"
     text = NOMINAL.read_text()
     weighted.write_text("".join(line + ",{2}\n" if line.startswith("sunny") else line + "\n"
@@ -191,6 +191,26 @@ def test_weighted_rows_for_a_model_that_cannot_learn_from_them_are_one_line(tmp_
     assert rc == 1 and err.count("\n") == 1 and "w.arff" in err and named in err and "weights" in err
     assert not (tmp_path / "m.tnb").exists()
     assert cli("train", weighted, "-o", tmp_path / "nb.tnb")[0] == 0  # naive Bayes learns from weights
+
+
+def test_adjust_learns_from_whole_number_row_weights_as_from_repeated_rows(tmp_path):
+    """``train --adjust`` on an ARFF file with instance weights was refused (APNBC took no
+    sample_weight); whole-number weights now count as copies of the rows (the model predicts
+    as the one trained on the repeated rows), fractions are one line naming the file."""
+    text = NOMINAL.read_text()
+    for name, weight in (("w2", ",{2}"), ("w05", ",{0.5}")):
+        (tmp_path / f"{name}.arff").write_text("".join(line + weight + "\n" if line.startswith("sunny") else line + "\n"
+                                                       for line in text.splitlines()))
+    (tmp_path / "dup.arff").write_text("".join((line + "\n") * (2 if line.startswith("sunny") else 1)
+                                               for line in text.splitlines()))
+    for name in ("w2", "dup"):
+        assert cli("train", tmp_path / f"{name}.arff", "--adjust", "--significance", "1",
+                   "-o", tmp_path / f"{name}.tnb")[0] == 0
+    assert cli("predict", tmp_path / "w2.tnb", tmp_path / "dup.arff", "--json") == \
+        cli("predict", tmp_path / "dup.tnb", tmp_path / "dup.arff", "--json")
+    rc, _, err = cli("train", tmp_path / "w05.arff", "--adjust", "-o", tmp_path / "m.tnb")
+    assert rc == 1 and err.count("\n") == 1 and "w05.arff" in err and "not whole numbers" in err
+    assert not (tmp_path / "m.tnb").exists()
 
 
 def test_adjust_on_cv_is_seeded(tmp_path):

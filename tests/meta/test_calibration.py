@@ -227,3 +227,20 @@ def test_calibrated_table_model_keeps_the_declared_classes_in_their_order(tmp_pa
     proba = clf.predict_proba(table.X)
     assert proba.shape == (14, 3) and np.all(proba[:, 2] < 0.1)
     assert set(clf.predict(table.X)) <= {"yes", "no"}
+
+
+def test_a_smoothingcv_inside_learns_from_the_sample_weights_too():
+    """CalibratedNB(SmoothingCV(...)).fit(..., sample_weight=w) refitted the SmoothingCV
+    without the weights (it took none): the model it kept had unweighted counts."""
+    from textnb import MultinomialNB
+    from textnb.meta.calibration import CalibratedNB
+    from textnb.meta.smoothing import SmoothingCV
+
+    rng = np.random.RandomState(0)
+    X = rng.poisson(0.7, (60, 8))
+    y = np.where(X[:, 0] + X[:, 1] * rng.rand(60) > 1, "a", "b")
+    w = rng.randint(1, 4, 60)
+    model = CalibratedNB(SmoothingCV(MultinomialNB(), param_grid={"alpha": [0.1, 1.0]}, cv=3), cv=3)
+    inner = model.fit(X, y, sample_weight=w).estimator_.estimator_
+    expected = MultinomialNB(alpha=inner.alpha).fit(X, y, sample_weight=w)
+    assert_allclose(inner.feature_count_, expected.feature_count_)

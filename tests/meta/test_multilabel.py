@@ -772,3 +772,36 @@ def test_multilabel_parameters_follow_the_model_file_rules(kw):
     name = next(iter(kw))
     with pytest.raises(ParameterError, match=rf"^{name} must be .*; got {kw[name]!r}$"):
         MultiLabelNB(threshold="rcut", **kw).fit(X, Y)
+
+
+def test_an_rcut_rank_refused_in_one_fold_says_which_fold_and_why():
+    """A rank the whole data allows (3 labels, rank 2) but one fold's training part does not
+    (the rare label's only documents held out): the error said 'only 2 labels have training
+    documents' with no word of a fold, about data that has 3."""
+    from textnb.core.errors import ParameterError
+
+    texts, labels = synthetic_corpus(60, seed=1)
+    X = Vectorizer().fit_transform(texts)
+    labels = [set(labs) - {"oil"} or {"grain"} for labs in labels]
+    labels[0] = {"rare"}  # the one document of "rare"; its test fold's training part has 2 labels
+    splits = [(np.arange(30, 60), np.arange(0, 30)), (np.arange(0, 30), np.arange(30, 60))]
+    model = MultiLabelNB(MultinomialNB(), threshold="rcut", rank=2)
+    model.fit(X, labels)  # (the whole data: 3 labels, rank 2 allowed)
+    with pytest.raises(ParameterError, match=r"^rank=2: in fold 1 of 2 of the cross-validation, only 2 of the 3 "
+                                             r"labels have documents in the fold's training part") as e:
+        cross_validate_multilabel(X, labels, model, cv=splits)
+    assert "\n" not in str(e.value) and "at most 1, or fewer folds" in str(e.value)
+
+
+def test_the_automatic_rcut_rank_stays_below_the_labels_with_documents():
+    """With two labels on most documents, the automatic choice was rank 2: every document got
+    both labels, which an explicit rank=2 is refused for."""
+    rng = np.random.RandomState(0)
+    X = rng.poisson(1.0, (40, 6))
+    labels = [{"a", "b"} if i % 5 else ({"a"} if i % 2 else {"b"}) for i in range(40)]
+    auto = MultiLabelNB(MultinomialNB(), threshold="rcut").fit(X, labels)
+    assert auto.rank_ == 1
+    from textnb.meta.labelsets import rank_candidates
+
+    Y = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    assert rank_candidates(Y) == [1, 2] and rank_candidates(Y[:, :2]) == [1] and rank_candidates(np.eye(5)) == [1, 2, 3]

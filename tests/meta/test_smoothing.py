@@ -116,3 +116,76 @@ def test_cv_accepts_what_check_cv_accepts():
         SmoothingCV(MultinomialNB(), param_grid=grid, cv="five").fit(X, y)
     with pytest.raises(ValueError, match="indices in 0..59"):
         SmoothingCV(MultinomialNB(), param_grid=grid, cv=[(np.arange(10), np.arange(60, 70))]).fit(X, y)
+
+
+# -- sample_weight (was: TypeError) and the vocabulary of each fold ----------------------------
+def _repeated_splits(splits, weights):
+    """The splits of the rows repeated ``weights`` times (np.repeat's order)."""
+    start = np.concatenate([[0], np.cumsum(weights)])
+    copies = lambda rows: np.concatenate([np.arange(start[i], start[i + 1]) for i in rows])  # noqa: E731
+    return [(copies(train), copies(test)) for train, test in splits]
+
+
+@pytest.mark.parametrize("scoring", ["accuracy", "macro_f1"])
+def test_integer_sample_weights_choose_as_the_repeated_rows(scoring):
+    from textnb.core.folds import stratified_kfold
+
+    rng = np.random.RandomState(0)
+    X = rng.poisson(0.7, (80, 12))
+    y = np.where(X[:, 0] + X[:, 1] * rng.rand(80) > 1, "a", "b")
+    w = rng.randint(0, 4, 80)
+    splits = stratified_kfold(y, 4, 0)
+    grid = {"alpha": [0.01, 0.1, 1.0, 3.0], "fit_prior": [True, False]}
+    weighted = SmoothingCV(MultinomialNB(), param_grid=grid, cv=splits, scoring=scoring).fit(X, y, sample_weight=w)
+    rep = np.repeat(np.arange(80), w)
+    repeated = SmoothingCV(MultinomialNB(), param_grid=grid, cv=_repeated_splits(splits, w),
+                           scoring=scoring).fit(X[rep], y[rep])
+    assert_allclose([s for _, s in weighted.cv_results_], [s for _, s in repeated.cv_results_], rtol=1e-12)
+    assert weighted.best_params_ == repeated.best_params_
+    assert_allclose(weighted.estimator_.feature_count_, repeated.estimator_.feature_count_)
+    # the slow path (training parts that are not the rest of the data: every fold refitted) too
+    splits = [(train[3:], test) for train, test in splits]
+    weighted = SmoothingCV(MultinomialNB(), param_grid=grid, cv=splits, scoring=scoring).fit(X, y, sample_weight=w)
+    repeated = SmoothingCV(MultinomialNB(), param_grid=grid, cv=_repeated_splits(splits, w),
+                           scoring=scoring).fit(X[rep], y[rep])
+    assert_allclose([s for _, s in weighted.cv_results_], [s for _, s in repeated.cv_results_], rtol=1e-12)
+
+
+def test_sample_weight_for_a_model_that_takes_none_is_one_clear_error():
+    from textnb.core.errors import InputError
+
+    class NoWeights(MultinomialNB):
+        def fit(self, X, y):
+            return super().fit(X, y)
+
+    X, y = [[1, 0], [0, 1], [2, 0], [0, 2]], ["a", "b", "a", "b"]
+    with pytest.raises(InputError, match="SmoothingCV cannot take sample_weight: its estimator NoWeights does not"):
+        SmoothingCV(NoWeights(), param_grid={"alpha": [1.0]}, cv=2).fit(X, y, sample_weight=[1, 2, 1, 1])
+
+
+def test_a_vectorizer_in_the_pipeline_is_fitted_per_fold_as_gridsearchcv_fits_it():
+    """The Vectorizer was fitted once on every document before the folds: with ``min_df=2``
+    a word seen once in a fold's training part and once in its held-out part was a term of
+    the fold's model (its vocabulary leaked from the held-out documents), so the scores
+    were not those of the models GridSearchCV fits."""
+    from sklearn.base import clone
+
+    from textnb.core.folds import stratified_kfold
+
+    rng = np.random.RandomState(1)
+    words = [f"w{i}" for i in range(60)]
+    docs = np.array([" ".join(rng.choice(words[(i % 2) * 20:(i % 2) * 20 + 40], 6)) for i in range(60)], dtype=object)
+    y = np.array(["ab"[i % 2] for i in range(60)])
+    splits = stratified_kfold(y, 3, 0)
+    pipe = Pipeline([("vectorizer", Vectorizer(min_df=2)), ("multinomialnb", MultinomialNB())])
+    alphas = [0.01, 0.1, 1.0, 10.0]
+    search = SmoothingCV(pipe, param_grid={"multinomialnb__alpha": alphas}, cv=splits).fit(docs, y)
+    expected = []
+    for alpha in alphas:
+        pred = np.empty(len(y), dtype=object)
+        for train, test in splits:
+            fold = clone(pipe).set_params(multinomialnb__alpha=alpha).fit(docs[train], y[train])
+            pred[test] = fold.predict(docs[test])
+        expected.append(float(np.mean(pred == y)))
+    assert [s for _, s in search.cv_results_] == expected
+    assert search.estimator_.steps[0][1].vocabulary_ == clone(pipe).fit(docs, y).steps[0][1].vocabulary_

@@ -423,3 +423,36 @@ def test_adjusting_on_cross_validation_with_one_object_per_class_is_a_one_line_e
         line = err.strip()
         assert code == 1 and "\n" not in line and line.startswith(f"textnb: error: {file}: ") and words in line, err
         assert "--adjust-on cv" in line
+
+
+# -- sample_weight (was: TypeError) ----------------------------------------------------------
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("base", [MultinomialNB(alpha=0.01), BernoulliNB()])
+def test_integer_sample_weights_learn_what_the_repeated_rows_learn(seed, base):
+    rng = np.random.RandomState(seed)
+    X = rng.poisson(1.0, (200, 6))
+    y = np.array(list("abcd"))[(X[:, 0] + X[:, 1] * rng.rand(200) * 2 + rng.rand(200) * 3).astype(int) % 4]
+    w = rng.randint(0, 5, 200)
+    weighted = APNBC(base, significance=0.5).fit(X, y, sample_weight=w)
+    repeated = APNBC(base, significance=0.5).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    assert weighted.search_history_ == repeated.search_history_ and len(weighted.search_history_) >= 2
+    assert_array_equal(weighted.class_log_weight_, repeated.class_log_weight_)
+    assert_allclose(weighted.estimator_.feature_count_, repeated.estimator_.feature_count_)
+    assert_array_equal(weighted.predict(X), repeated.predict(X))
+    # fit_on="cv": every fold's model learns from its rows' weights (and runs)
+    APNBC(base, fit_on="cv", cv=3).fit(X, y, sample_weight=w)
+
+
+def test_sample_weights_apnbc_cannot_use_are_one_clear_error():
+    from textnb.core.errors import InputError
+
+    X, y = [[1, 0], [0, 1], [2, 0], [0, 2]], ["a", "b", "a", "b"]
+    with pytest.raises(InputError, match="APNBC takes whole-number sample weights only"):
+        APNBC(MultinomialNB()).fit(X, y, sample_weight=[0.5, 1, 1, 1])
+
+    class NoWeights(MultinomialNB):
+        def fit(self, X, y):
+            return super().fit(X, y)
+
+    with pytest.raises(InputError, match="APNBC cannot take sample_weight: its estimator NoWeights does not"):
+        APNBC(NoWeights()).fit(X, y, sample_weight=[1, 2, 1, 1])

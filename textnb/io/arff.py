@@ -24,6 +24,7 @@ column a distribution over the declared values; a column with such a cell is rea
 Every syntax error is one line, ``path:line: problem``.
 """
 
+import io
 import math
 import re
 
@@ -33,7 +34,8 @@ from textnb.core.errors import InputError
 from textnb.core.attributes import MAX_COLUMNS, Attribute, repeated
 from textnb.core.model_io import atomic_write
 from textnb.core.model_schema import MAX_COUNT
-from textnb.io.corpus import read_text_file
+from textnb.io.corpus import read_piped, read_text_file
+from textnb.io.files import open_regular_binary
 from textnb.io.numbers import parse_number
 from textnb.io.uncertain import (
     UNCERTAIN_NOMINAL,
@@ -326,6 +328,8 @@ def read_arff(path, *, encoding=None, data=None, skip=None):
         without attributes, or an undeclared nominal value.
     """
     path = str(path)
+    if data is None and encoding is not None:  # (a pipe: read once, here; without an encoding, as a table's text)
+        data = read_piped(path)
     if data is not None and encoding is not None and isinstance(data, (bytes, bytearray)):
         try:
             lines = bytes(data).decode("utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8")
@@ -337,7 +341,7 @@ def read_arff(path, *, encoding=None, data=None, skip=None):
     else:
         try:
             codec = "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
-            with open(path, encoding=codec, errors="strict", newline=None) as f:
+            with io.TextIOWrapper(open_regular_binary(path), encoding=codec, errors="strict", newline=None) as f:
                 lines = f.read().splitlines()
         except OSError as exc:
             raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None

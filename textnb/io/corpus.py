@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from textnb.core.errors import DataWarning, InputError, NotATextCorpus, missing_reason
-from textnb.io.files import cut_text, decode_cut, file_identity, folder_files, read_regular_file
+from textnb.io.files import cut_text, decode_cut, file_identity, folder_files, open_regular_binary, read_regular_file
 from textnb.io.numbers import is_number
 
 __all__ = [
@@ -134,9 +134,9 @@ def skipped_reason(path):
     """Why the document file ``path`` that reads as binary is skipped: ``"binary file"``,
     or ``"UTF-16 text (convert it to UTF-8)"`` (:func:`wide_encoding`)."""
     try:
-        with open(path, "rb") as f:
+        with open_regular_binary(path) as f:
             wide = wide_encoding(f.read(64))
-    except OSError:
+    except (OSError, InputError):
         wide = None
     return "binary file" if wide is None else f"{wide} text (convert it to UTF-8)"
 
@@ -444,9 +444,11 @@ def read_text_file(path, what, *, data=None, max_bytes=None):
     (:func:`decode_lines`): every file of rows (TSV/CSV corpora and tables, ARFF) is read so.
     A binary file is refused, as one InputError line saying it is not ``what`` (e.g. "a
     TSV/CSV file"; a UTF-16 one is called so, with the fix), after reading its first 8 KiB."""
+    if data is None and _named_stream(path):  # a pipe (/dev/stdin, <(...), a FIFO with a writer): read once
+        data = _read_stream(path, max_bytes, binary_what=what)
     if data is None:
         try:
-            with open(path, "rb") as f:  # (a pipe too: it is read once)
+            with open_regular_binary(path) as f:
                 data = f.read(_SNIFF if max_bytes is None else min(_SNIFF, max_bytes))
                 if is_binary(data):  # refused before the rest is read: a huge binary file costs 8 KiB
                     raise InputError(binary_message(path, data, what))
@@ -470,15 +472,66 @@ def read_piped(path):
     path = os.fspath(path)
     if not _named_stream(path):
         return None
+    return _read_stream(path, binary_what="a corpus or a table")
+
+
+PIPE_WAIT = 5.0
+"""Seconds a FIFO that no writer has opened is waited for (:func:`_read_stream`)."""
+
+
+def _open_stream(path):
+    """A binary file object reading the pipe or character device ``path``
+    (:func:`_named_stream`). Opened without blocking, so a FIFO that no process writes to is
+    not waited for without end: when nothing is there, its writer is waited for
+    :data:`PIPE_WAIT` seconds, then it is refused (one InputError naming it). A pipe with a
+    writer (``/dev/stdin``, ``<(...)``, a FIFO a process has opened) is then read as before,
+    in blocking mode, as it comes."""
+    import select
+    import stat
+
     try:
-        with open(path, "rb") as f:
-            data = f.read(_SNIFF)
-            if is_binary(data):
-                raise InputError(binary_message(path, data, "a corpus or a table"))
-            return data + f.read()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        first = b""
+        if stat.S_ISFIFO(os.fstat(fd).st_mode):
+            try:
+                first = os.read(fd, _SNIFF)
+            except BlockingIOError:  # a writer, nothing written yet: it is waited for
+                pass
+            else:
+                if not first:  # no writer has opened it (or one closed it empty)
+                    poll = select.poll()
+                    poll.register(fd, select.POLLIN | select.POLLHUP)
+                    if not poll.poll(int(PIPE_WAIT * 1000)):
+                        raise InputError(f"{path}: a FIFO that no process writes to (nothing came in "
+                                         f"{PIPE_WAIT:g} s; start its writer first, or give a regular file)")
+        os.set_blocking(fd, True)
+        f = os.fdopen(fd, "rb")
+    except OSError as exc:
+        os.close(fd)
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except BaseException:
+        os.close(fd)
+        raise
+    return io.BufferedReader(_Prefixed(first, f, close=True)) if first else f
 
+
+def _read_stream(path, limit=None, *, binary_what=None):
+    """The bytes of the pipe or character device ``path`` (:func:`_open_stream`), its first
+    ``limit`` (None: all). ``binary_what``: a binary stream is refused after its first
+    8 KiB, as not that (:func:`binary_message`)."""
+    try:
+        with _open_stream(path) as f:
+            if binary_what is None:
+                return f.read(limit)
+            first = f.read(_SNIFF if limit is None else min(_SNIFF, limit))
+            if is_binary(first):
+                raise InputError(binary_message(path, first, binary_what))
+            return first + f.read(-1 if limit is None else limit - len(first))
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, stream=False,
                 header_table=True, data=None):
@@ -682,8 +735,13 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
 class _Prefixed(io.RawIOBase):
     """A binary stream that gives ``first`` (bytes already read) and then the rest of ``stream``."""
 
-    def __init__(self, first, stream):
-        self._first, self._stream = memoryview(first), stream
+    def __init__(self, first, stream, *, close=False):
+        self._first, self._stream, self._close = memoryview(first), stream, close
+
+    def close(self):
+        if self._close and not self.closed:
+            self._stream.close()
+        super().close()
 
     def readable(self):
         return True
@@ -712,10 +770,7 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
     path = os.fspath(path)
     close = stream is None
     if stream is None:
-        try:
-            stream = open(path, "rb")
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        stream = _open_stream(path) if _named_stream(path) else open_regular_binary(path)
     old = csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
     try:
         first = stream.read(_SNIFF)
@@ -807,11 +862,7 @@ def _named_stream(path):
 def _stream_document(path, max_bytes):
     """The document read from the stream ``path`` (:func:`_named_stream`): its first
     ``max_bytes`` bytes, as ``-`` reads standard input (None when binary: ``/dev/zero``)."""
-    try:
-        with open(path, "rb") as f:
-            return document_text(f.read(max_bytes), max_bytes)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    return document_text(_read_stream(path, max_bytes), max_bytes)
 
 
 def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES):

@@ -27,7 +27,8 @@ import numpy as np
 
 from textnb.core.errors import InputError
 from textnb.core.attributes import MAX_COLUMNS, Attribute, repeated
-from textnb.io.corpus import checked_rows, read_text_file, row_width_error
+from textnb.io.corpus import checked_rows, read_piped, read_text_file, row_width_error
+from textnb.io.files import open_regular_binary
 from textnb.io.numbers import is_number, parse_number
 from textnb.io.uncertain import (
     UNCERTAIN_KINDS,
@@ -73,7 +74,10 @@ def _read_text(path, encoding, *, size=-1, errors="strict", data=None):
     InputError naming the file when it cannot be read, is binary (or not ``encoding`` text) or
     is empty. ``encoding`` None: each line decoded as a corpus's rows are
     (:func:`textnb.io.corpus.read_text_file`: UTF-8, else Windows-1252, else Latin-1).
-    ``data`` (bytes or str): the content, read already (a pipe; ``path`` then only names it)."""
+    ``data`` (bytes or str): the content, read already (a pipe; ``path`` then only names it;
+    a pipe named by ``path`` is read here, :func:`textnb.io.corpus.read_piped`)."""
+    if data is None and encoding is not None:
+        data = read_piped(path)
     if data is not None and not (encoding is not None and isinstance(data, (bytes, bytearray))):
         text = read_text_file(path, "a CSV/TSV table", data=data if size < 0 else data[:size])
     elif data is not None:
@@ -85,7 +89,7 @@ def _read_text(path, encoding, *, size=-1, errors="strict", data=None):
         text = read_text_file(path, "a CSV/TSV table", max_bytes=None if size < 0 else size)
     else:
         try:
-            with open(path, encoding=encoding, errors=errors, newline="") as f:
+            with io.TextIOWrapper(open_regular_binary(path), encoding=encoding, errors=errors, newline="") as f:
                 text = f.read(size)
         except OSError as exc:
             raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from textnb.core.errors import InputError
 from textnb.io.corpus import MAX_DOCUMENT_BYTES, Corpus, binary_message, check_unchanged, decode_bytes, is_binary
-from textnb.io.files import cut_text, file_identity
+from textnb.io.files import cut_text, file_identity, open_regular_binary
 
 __all__ = [
     "DEFAULT_LABEL_PREFIX",
@@ -209,9 +209,9 @@ def is_fasttext_file(path, label_prefix=DEFAULT_LABEL_PREFIX, data=None):
     try:
         if not os.path.isfile(path):
             return False
-        with open(path, "rb") as f:
+        with open_regular_binary(path) as f:
             head = f.read(_SNIFF)
-    except OSError:
+    except (OSError, InputError):
         return False
     if is_binary(head):
         return False
@@ -290,7 +290,7 @@ def _labelled_lines(path, data, label_prefix, max_bytes, texts=True):
         yield from _parsed(path, raw_lines, label_prefix, max_bytes, texts)
         return
     try:
-        with open(path, "rb") as f:
+        with open_regular_binary(path) as f:
             head = f.peek(_SNIFF)[:_SNIFF]
             if is_binary(head):
                 raise InputError(binary_message(path, head, "a fastText file"))

@@ -5,12 +5,14 @@ Standard library only (the mail filters' fast path imports this).
 """
 
 import errno
+import io
 import os
 
 from textnb.core.errors import InputError
 from textnb.core.regular import NotRegularFile, open_regular_stat
 
-__all__ = ["cut_text", "decode_cut", "file_identity", "folder_files", "read_regular_file", "source_batches"]
+__all__ = ["cut_text", "decode_cut", "file_identity", "folder_files", "open_regular_binary", "read_regular_file",
+           "regular_reader", "source_batches"]
 
 _CHUNK = 1 << 16
 
@@ -53,15 +55,8 @@ def read_regular_file(path, max_bytes=None, *, what=None):
     64 KiB steps up to the cap). Every problem is one :class:`~textnb.core.errors.InputError`
     naming the file (and ``what`` it is, e.g. ``"a stop-word list"``, when given).
     """
+    fd, st = _open_regular_fd(path, what)
     what = f" {what}" if what else ""
-    try:
-        fd, st = open_regular_stat(path)
-    except NotRegularFile as exc:
-        if exc.folder:
-            raise InputError(f"{path}: cannot read{what} (Is a directory)") from None
-        raise InputError(f"{path}:{what + ' is' if what else ''} not a regular file (a FIFO, socket or device)") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read{what} ({exc.strerror or exc})") from None
     try:
         chunks, total = [], 0
         while max_bytes is None or total < max_bytes:
@@ -80,6 +75,61 @@ def read_regular_file(path, max_bytes=None, *, what=None):
         raise InputError(f"{path}: cannot read{what} ({exc.strerror or exc})") from None
     finally:
         os.close(fd)
+
+
+def _open_regular_fd(path, what=None):
+    """``(fd, stat_result)`` of the regular file ``path`` (:func:`open_regular_stat`: opened
+    without blocking, checked on the descriptor); every problem one InputError naming it."""
+    what = f" {what}" if what else ""
+    try:
+        return open_regular_stat(path)
+    except NotRegularFile as exc:
+        if exc.folder:
+            raise InputError(f"{path}: cannot read{what} (Is a directory)") from None
+        raise InputError(f"{path}:{what + ' is' if what else ''} not a regular file (a FIFO, socket or device)") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read{what} ({exc.strerror or exc})") from None
+
+
+class _RegularRaw(io.FileIO):
+    """A descriptor of :func:`open_regular_stat` (``O_NONBLOCK`` kept) read as a raw file: a
+    read that would block (a file such as ``/proc/kmsg``, which honours the flag) is an
+    OSError (EAGAIN), not a None that a buffered reader would hand on, nor a wait for ever."""
+
+    def readinto(self, b):
+        return _would_block(super().readinto(b))
+
+    def read(self, size=-1):
+        return _would_block(super().read(size))
+
+    def readall(self):
+        return _would_block(super().readall())
+
+
+def _would_block(result):
+    if result is None:
+        raise OSError(errno.EAGAIN, os.strerror(errno.EAGAIN))
+    return result
+
+
+def open_regular_binary(path, *, what=None):
+    """A buffered binary file object reading the regular file ``path``: the one way a reader
+    of rows (TSV/CSV corpora and tables, ARFF, fastText files) opens a file by name, with
+    :func:`read_regular_file`'s checks and messages (a FIFO, socket, device or folder is one
+    InputError naming it, never a blocked open or read). A read error later is an OSError."""
+    return regular_reader(_open_regular_fd(path, what)[0])
+
+
+def regular_reader(fd):
+    """A buffered binary file object reading the descriptor ``fd`` of
+    :func:`~textnb.core.regular.open_regular_stat` (closed with it; closed now on failure):
+    a read that would block is an OSError (EAGAIN)."""
+    try:
+        raw = _RegularRaw(fd, "rb", closefd=True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return io.BufferedReader(raw)
 
 
 def folder_files(top, *, on_unlistable, on_loop=None, follow=None, subfolder=None):

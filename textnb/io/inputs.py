@@ -17,6 +17,7 @@ import numpy as np
 from textnb.core.errors import DataWarning, InputError, NotATextCorpus
 from textnb.io.corpus import (MAX_DOCUMENT_BYTES, NOT_TEXT_TABLE_EXTENSIONS, decode_bytes, open_corpus, read_piped,
                               table_format_by_name, to_text)
+from textnb.io.files import open_regular_binary
 
 __all__ = ["InputOptions", "load_input", "open_text_corpus", "fasttext_corpus", "is_table_input", "check_classes",
            "check_table_classes", "check_binary_classes", "learned_counts", "read_texts", "default_model_path"]
@@ -65,9 +66,9 @@ def is_arff(path, data=None):
         try:
             if not os.path.isfile(path):
                 return False
-            with open(path, "rb") as f:
+            with open_regular_binary(path) as f:
                 data = f.read(8192)
-        except OSError:
+        except (OSError, InputError):
             return False
     from textnb.io.arff import is_arff_text
 

@@ -11,9 +11,9 @@ import os
 import stat
 
 from textnb.core.errors import InputError, missing_reason
-from textnb.core.regular import NotRegularFile, open_regular
+from textnb.core.regular import NotRegularFile, open_regular_stat
 from textnb.core.forkmap import can_fork_here, fork_map, jobs_count, spare_cpus
-from textnb.io.files import decode_cut, folder_files
+from textnb.io.files import decode_cut, folder_files, regular_reader
 from textnb.io.files import read_regular_file as _read_file
 
 __all__ = ["DEFAULT_MAX_BYTES", "decode_bytes", "read_capped", "is_special", "is_maildir", "is_mbox",
@@ -145,10 +145,10 @@ def _open_regular(path):
     """Open ``path`` for reading without blocking, as a binary file object; OSError, or
     InputError when it is not a regular file (a FIFO opened this way does not block)."""
     try:
-        fd = open_regular(path)
+        fd = open_regular_stat(path)[0]
     except NotRegularFile:
         raise InputError(f"{path}: not a regular file (a FIFO, socket, device or folder)") from None
-    return os.fdopen(fd, "rb")
+    return regular_reader(fd)  # (a read that would block, /proc/kmsg's, is an error, not a wait)
 
 
 def is_maildir(path):
@@ -794,7 +794,7 @@ def _iter_mbox_file(path, max_bytes):
         stream = None
         whole = None
         if os.path.getsize(path) <= min(_SMALL_MBOX, max_bytes or _SMALL_MBOX):
-            with open(path, "rb") as f:
+            with _open_regular(path) as f:
                 data = f.read(_SMALL_MBOX + 1)
             if len(data) <= _SMALL_MBOX:
                 split = _split_small_mbox(path, data)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from textnb.core.errors import InputError, ParameterError
 from textnb.io.corpus import _class_folders, _walk_files, read_small_text
+from textnb.io.files import open_regular_binary
 
 __all__ = ["MultiLabelCorpus", "read_label_file", "read_multilabel_corpus"]
 
@@ -175,7 +176,7 @@ def _from_label_folders(folder, same_name):
 
 def _content(path):
     try:
-        with open(path, "rb") as f:
+        with open_regular_binary(path) as f:
             return f.read()
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None

@@ -28,7 +28,7 @@ from textnb.core.model_io import register
 from textnb.naive_bayes.kernels import all_or_nothing
 from textnb.core.stats import seen_columns
 from textnb.io.frames import is_frame
-from textnb.meta.smoothing import SmoothingCV
+from textnb.meta.smoothing import SmoothingCV, weight_kwargs
 from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, CALIBRATION_METHODS, calibrated_classes,
                                    calibrated_log_proba, finite_scores, fit_isotonic, fit_sigmoid, threshold_for_f1,
                                    threshold_for_fpr)
@@ -115,16 +115,6 @@ def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight
     np.add.at(scores, rows, stacked)
     with np.errstate(invalid="ignore", divide="ignore"):
         return scores / np.where(times > 0, times, np.nan)[:, None], classes
-
-
-def weight_kwargs(estimator, sample_weight):
-    """The ``fit`` keyword that gives ``estimator`` its ``sample_weight``: ``sample_weight``,
-    or for a Pipeline ``<last step>__sample_weight`` (a Pipeline's ``fit`` routes step
-    parameters by name; it takes no ``sample_weight`` of its own)."""
-    steps = getattr(estimator, "steps", None)
-    if isinstance(steps, list) and steps:
-        return {f"{steps[-1][0]}__sample_weight": sample_weight}
-    return {"sample_weight": sample_weight}
 
 
 def _declared_attributes(estimator):
@@ -297,7 +287,7 @@ class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEs
         # in their order, and a declared class no row has gets a map fitted on no positive
         # (the calibrated probability of a class never seen: Platt's target 1 / (n + 2) or
         # the isotonic floor)
-        final = clone(base).fit(X, y) if smoothing else clone(base).fit(X, y, **kw)
+        final = clone(base).fit(X, y, **kw)  # (a SmoothingCV's choice weighs them too)
         self.classes_ = np.asarray(final.classes_)
         n_classes = len(self.classes_)
         if smoothing:

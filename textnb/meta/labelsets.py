@@ -27,7 +27,7 @@ from textnb.core.stats import issparse
 from textnb.text.wrappers import threshold_for_f1, threshold_for_fpr  # (their home: the trainer uses them)
 
 __all__ = ["FBR_GRID", "MULTILABEL_DEFAULTS", "PCUT_GRID", "RANK_GRID", "SMALL", "STRATEGIES", "break_even_point",
-           "check_rank", "copies", "copy_out_of_fold", "copy_scores", "cross_validated_report", "decide", "decision", "indicator",
+           "RankTooHigh", "check_rank", "copies", "copy_out_of_fold", "copy_scores", "cross_validated_report", "decide", "decision", "indicator", "rank_candidates",
            "kfold", "label_indicator", "label_support", "multilabel_report", "naming_the_label",
            "precision_recall_f1", "test_report", "threshold_for_f1", "threshold_for_fpr"]
 
@@ -420,22 +420,42 @@ def _labels_with_documents(Y):
     return int(np.count_nonzero(Y.any(axis=0))) if Y.ndim == 2 else 0
 
 
+class RankTooHigh(ParameterError):
+    """An RCut ``rank`` not below the number of labels with training documents
+    (:func:`check_rank`); ``rank`` and ``have`` (that number) tell the case."""
+
+    def __init__(self, message, rank, have):
+        super().__init__(message)
+        self.rank, self.have = rank, have
+
+
 def check_rank(rank, Y):
-    """Raise ParameterError, in one line, for an RCut ``rank`` that is not below the number
-    of labels with training documents (columns of ``Y`` with a document): every document
-    would get every one of them, the rare ones included, whatever its text (rank 1 is always
-    accepted). ``rank`` None (chosen) passes."""
+    """Raise ParameterError (:class:`RankTooHigh`), in one line, for an RCut ``rank`` that is
+    not below the number of labels with training documents (columns of ``Y`` with a
+    document): every document would get every one of them, the rare ones included, whatever
+    its text (rank 1 is always accepted). ``rank`` None (chosen) passes."""
     have = _labels_with_documents(Y)
     if rank is not None and rank > 1 and rank >= have:
-        raise ParameterError(f"rank={rank}: only {have} label{'s have' if have != 1 else ' has'} training documents, so "
-                             f"RCut would give every document all of them; give a rank of at most {max(1, have - 1)}")
+        raise RankTooHigh(f"rank={rank}: only {have} label{'s have' if have != 1 else ' has'} training documents, so "
+                          f"RCut would give every document all of them; give a rank of at most {max(1, have - 1)}",
+                          rank, have)
+
+
+def rank_candidates(Y):
+    """The ranks RCut's automatic choice tries: those of :data:`RANK_GRID` below the number
+    of labels with training documents (columns of ``Y`` with a document), 1 always (with
+    two labels, 1 only; with three, 1 or 2), so that the choice never gives every document
+    every label, as an explicit rank may not (:func:`check_rank`)."""
+    have = _labels_with_documents(Y)
+    return [r for r in RANK_GRID if r == 1 or r < have]
 
 
 def decide(S, T, strategy, *, fbr=None, rank=None, min_labels=1, seed=0):
     """The decisions chosen on out-of-fold scores ``S`` of documents with labels ``T``
     (bool): ``(thresholds, choices)``, the log-odds thresholds (SCut, SCutFBR; 0 else)
     and the strategy's fitted choice, ``{"fbr_": ...}``, ``{"rank_": ...}`` or
-    ``{"pcut_rate_": ...}`` (``fbr`` / ``rank`` None: chosen for micro-F1)."""
+    ``{"pcut_rate_": ...}`` (``fbr`` / ``rank`` None: chosen for micro-F1; a rank chosen
+    so is below the number of labels with documents in ``T``, :func:`rank_candidates`)."""
     thresholds = np.zeros(S.shape[1])
     choices = {}
     if strategy in ("scut", "scutfbr"):
@@ -446,7 +466,7 @@ def decide(S, T, strategy, *, fbr=None, rank=None, min_labels=1, seed=0):
             thresholds = _fallback(thresholds, f1, S, fbr)
     elif strategy == "rcut":
         check_rank(rank, T)
-        choices["rank_"] = int(rank if rank is not None else _choose(S, T, RANK_GRID, _rank_cut, min_labels))
+        choices["rank_"] = int(rank if rank is not None else _choose(S, T, rank_candidates(T), _rank_cut, min_labels))
     elif strategy == "pcut":
         prevalence = T.mean(axis=0)
         x = _choose(S, T, PCUT_GRID, lambda s, x: _proportional_cut(s, prevalence * x), min_labels, _finite(S))
@@ -506,7 +526,15 @@ def cross_validated_report(X, Y, classes, splits, fold_decisions, seed, progress
     truth, pred, scores = [], [], []
     for k, (train, test) in enumerate(splits, 1):
         cols = seen_columns(X[train])
-        D = fold_decisions(X[train][:, cols], Y[train], X[test][:, cols])  # what predict thresholds at 0
+        try:
+            D = fold_decisions(X[train][:, cols], Y[train], X[test][:, cols])  # what predict thresholds at 0
+        except RankTooHigh as exc:  # (all the data has more labels: it is this fold's training part)
+            total = _labels_with_documents(Y)
+            raise RankTooHigh(
+                f"rank={exc.rank}: in fold {k} of {len(splits)} of the cross-validation, only {exc.have} of the "
+                f"{total} labels have documents in the fold's training part (the others' few documents are all "
+                f"in its held-out part), so RCut would give every document all of them; give a rank of at most "
+                f"{max(1, exc.have - 1)}, or fewer folds", exc.rank, exc.have) from None
         truth.append(Y[test])
         pred.append((D > 0).astype(Y.dtype))
         scores.append(_finite(D))

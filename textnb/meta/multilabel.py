@@ -129,9 +129,12 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
         from one half of the training documents judged on the other half).
     rank : int or None, default=None
         Labels per document for ``"rcut"``; None chooses 1, 2 or 3 for micro-F1 on the
-        out-of-fold scores. A rank above 1 that is not below the number of labels that
-        have training documents is a ParameterError at ``fit`` (every document would get
-        every label, the rare ones included, whatever its text).
+        out-of-fold scores, among those below the number of labels that have training
+        documents (1 always: with two such labels 1, with three 1 or 2), so that no
+        document gets every label. A given rank above 1 that is not below that number is
+        a ParameterError at ``fit`` (every document would get every label, the rare ones
+        included, whatever its text); in :func:`cross_validate_multilabel` the number is
+        that of each fold's training part, and the error names the fold.
     min_labels : int, default=1
         A document that gets fewer labels than this gets its best-ranked ones (the
         largest decision values): by default every document gets at least one label.

@@ -486,8 +486,9 @@ def make_table_model(opts, table, *, kernel=False):
     """The table model the options describe, for ``table`` (a :class:`~textnb.io.tables.Table`).
 
     Raises InputError, in one line naming the file, for a table whose rows carry instance
-    weights and a model that does not learn from them (``--adjust``, ``--lazy``), the same
-    for ``textnb train`` and each fold of ``textnb evaluate``.
+    weights and a model that does not learn from them (``--lazy``; ``--adjust`` around such
+    a model, or with weights that are not whole numbers: its weight search counts rows), the
+    same for ``textnb train`` and each fold of ``textnb evaluate``.
 
     ``kernel=True`` (for code that needs no estimator, as ``textnb train`` and ``evaluate``): the model's
     kernel where it has one and nothing wraps it
@@ -497,13 +498,21 @@ def make_table_model(opts, table, *, kernel=False):
     (:func:`declared_classes`), calibrated or not: a CalibratedNB around it takes its classes.
     """
     model = _table_model(opts, table, kernel=kernel)
-    if getattr(table, "sample_weight", None) is not None:
+    weights = getattr(table, "sample_weight", None)
+    if weights is not None:
         from textnb.core.wrapping import takes_sample_weight
 
-        if not takes_sample_weight(model):
-            which = "--adjust" if opts.adjust else f"--lazy {opts.lazy}" if opts.lazy else type(model).__name__
+        inner = model._base() if opts.adjust and hasattr(model, "_base") else model
+        if not (takes_sample_weight(model) and takes_sample_weight(inner)):
+            which = (f"--lazy {opts.lazy}{' (with --adjust)' if opts.adjust else ''}" if opts.lazy
+                     else "--adjust" if opts.adjust else type(model).__name__)
             raise InputError(f"{table.source}: its rows carry instance weights, which {which} does not learn from; "
                              "remove the weights or train another model")
+        w = [float(v) for v in weights]
+        if opts.adjust and any(v != int(v) for v in w):
+            raise InputError(f"{table.source}: its rows carry instance weights that are not whole numbers, which "
+                             "--adjust does not learn from (its weight search counts rows); round them or train "
+                             "without --adjust")
     return model
 
 

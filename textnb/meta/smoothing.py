@@ -21,18 +21,21 @@ from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from textnb.core.errors import InputError
+from textnb.core.wrapping import takes_sample_weight
 from textnb.naive_bayes.base import NestedParams, SaveMixin, WrapperTags
 from textnb.core.folds import stratified_kfold
 from textnb.naive_bayes.base import given_splits, log_odds, wrapped_documents
 from textnb.core.model_io import register
 from textnb.naive_bayes.kernels import all_or_nothing
+from textnb.naive_bayes.scoring import check_sample_weight
 from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.core.stats import seen_columns
 from textnb.core.model_schema import declare
 from textnb.text.wrappers import (PIPELINE_PARAMS, SMOOTHING_GRID, SMOOTHING_PARAMS, SMOOTHING_STATE,
                                   held_out_predictions)
 
-__all__ = ["SmoothingCV"]
+__all__ = ["SmoothingCV", "weight_kwargs"]
 
 # sklearn's Pipeline can be stored in model files: its parameters are its steps
 register(Pipeline)
@@ -47,10 +50,37 @@ def _split(estimator):
     return [], None, estimator
 
 
-def _score(y, pred, scoring):
+def _score(y, pred, scoring, sample_weight=None):
+    """The out-of-fold score, each object counting its weight (None: 1 each)."""
     if scoring == "accuracy":
-        return float(np.mean(y == pred))
-    return float(f1_score(y, pred, average="macro"))
+        return float(np.average(y == pred, weights=sample_weight))
+    return float(f1_score(y, pred, average="macro", sample_weight=sample_weight))
+
+
+def weight_kwargs(estimator, sample_weight):
+    """The ``fit`` keyword that gives ``estimator`` its ``sample_weight``: ``sample_weight``,
+    or for a Pipeline ``<last step>__sample_weight`` (a Pipeline's ``fit`` routes step
+    parameters by name; it takes no ``sample_weight`` of its own)."""
+    steps = getattr(estimator, "steps", None)
+    if isinstance(steps, list) and steps:
+        return {f"{steps[-1][0]}__sample_weight": sample_weight}
+    return {"sample_weight": sample_weight}
+
+
+def _check_weights(who, estimator, sample_weight, n):
+    """``sample_weight`` checked (:func:`~textnb.naive_bayes.scoring.check_sample_weight`; None
+    stays None); InputError when the model they go to (a Pipeline's last step) takes none."""
+    if sample_weight is None:
+        return None
+    _, _, final = _split(estimator)
+    if not takes_sample_weight(final):
+        raise InputError(f"{who} cannot take sample_weight: its estimator {type(final).__name__} does not learn "
+                         "from sample weights")
+    return check_sample_weight(sample_weight, n)
+
+
+def _rows(X, rows):
+    return X.iloc[rows] if hasattr(X, "iloc") else X[rows]
 
 
 @register
@@ -61,13 +91,20 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
     :class:`~sklearn.model_selection.GridSearchCV`: ``{"alpha": [...]}`` for a model,
     ``{"multinomialnb__m": [...]}`` or ``{"multinomialnb": [MultinomialNB(m=300),
     ComplementNB()]}`` for a Pipeline) the out-of-fold predictions are scored; the best
-    setting (the first in grid order on ties) is refitted on all the data.
+    setting (the first in grid order on ties) is refitted on all the data. ``fit``'s
+    ``sample_weight`` goes to every fit (each fold's and the final one's; for a Pipeline,
+    to its last step) and weighs each held-out object's part in the score, so integer
+    weights choose as the repeated rows would (with the same splits).
 
     When the grid only changes the final count model and the steps before it are
     unsupervised (e.g. :class:`~textnb.text.weighting.TermWeighting`, fitted once on all
-    the training documents: document frequencies only, no labels), the folds are
+    the training matrix: document frequencies only, no labels), the folds are
     scored from the summed counts (totals minus the held-out fold) without refitting;
-    otherwise every fold is refitted (slow path).
+    otherwise every fold is refitted (slow path). On raw documents (a Pipeline starting
+    with a :class:`~textnb.text.vectorizer.Vectorizer`) the steps before the count model
+    are fitted on each fold's training part, as GridSearchCV fits them, so no word (nor
+    document frequency) of the held-out fold enters its model; the count model is still
+    not refitted per setting.
 
     Parameters
     ----------
@@ -144,8 +181,9 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
         return [{key: m} for m in SMOOTHING_GRID]
 
     @all_or_nothing
-    def fit(self, X, y):
-        """Score every setting by cross-validation, then refit the best; returns self."""
+    def fit(self, X, y, sample_weight=None):
+        """Score every setting by cross-validation, then refit the best; returns self.
+        ``sample_weight``: see the class docstring (InputError when the model takes none)."""
         if self.scoring not in ("accuracy", "macro_f1"):
             raise ValueError(f"scoring must be 'accuracy' or 'macro_f1'; got {self.scoring!r}")
         base = self._base()
@@ -160,6 +198,7 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
                 self.__dict__.pop(name, None)
         splits = given_splits(self.cv, X, y)
         check_classification_targets(y)
+        sw = _check_weights("SmoothingCV", base, sample_weight, len(y))
         grid = self._grid(base)
         if not grid:
             raise ValueError("param_grid is empty")
@@ -172,16 +211,17 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
             if splits is None:
                 # (a class with fewer objects than folds is spread over as many folds as it has)
                 splits = stratified_kfold(y, n_splits, self.random_state)
-            fast = self._fast_scores(base, grid, X, y, y_index, splits)
-            scores = fast if fast is not None else self._slow_scores(base, grid, X, y, splits)
+            fast = self._fast_scores(base, grid, X, y, y_index, splits, sw, docs is not None)
+            scores = fast if fast is not None else self._slow_scores(base, grid, X, y, splits, sw)
             self.cv_results_ = [(dict(p), s) for p, s in zip(grid, scores)]
         finite = [s if np.isfinite(s) else -np.inf for _, s in self.cv_results_]
         best = int(np.argmax(finite))
         self.best_params_ = dict(grid[best])
-        self.estimator_ = clone(base).set_params(**self.best_params_).fit(X, y)
+        final = clone(base).set_params(**self.best_params_)
+        self.estimator_ = final.fit(X, y, **({} if sw is None else weight_kwargs(final, sw)))
         return self
 
-    def _fast_scores(self, base, grid, X, y, y_index, splits):
+    def _fast_scores(self, base, grid, X, y, y_index, splits, sw=None, documents=False):
         transformers, name, _ = _split(base)
         if any(get_tags(t).target_tags.required for t in transformers):
             return None  # supervised steps (feature selection) must be refitted per fold
@@ -195,32 +235,47 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
             if name is not None and any(not (k == name or k.startswith(prefix)) for k in p):
                 return None
             finals.append(final)
-        Xt = X
-        for t in transformers:
-            Xt = clone(t).fit_transform(Xt)
-        Xt = sp.csr_matrix(Xt, dtype=np.float64)
         if any(len(train) + len(test) != len(y) or np.intersect1d(train, test).size for train, test in splits):
             return None  # the held-out sums need each training part to be the rest of the data
         if any(final._kernel.rows for final in finals):
             finals[0].fit_counts(self.classes_, None, None)  # (DiscriminativeNB: TypeError, as always)
-        preds, tested = held_out_predictions(Xt, y_index, len(self.classes_), self.classes_, splits,
-                                             [(final._kernel, final._kernel_params()) for final in finals])
-        return [_score(y_index[tested], p, self.scoring) for p in preds]
+        kernels = [(final._kernel, final._kernel_params()) for final in finals]
 
-    def _slow_scores(self, base, grid, X, y, splits):
+        def transformed(rows):  # the steps fitted on the objects ``rows``, applied to all
+            Xt = X
+            for t in transformers:
+                Xt = clone(t).fit_transform(Xt) if rows is None else clone(t).fit(_rows(Xt, rows)).transform(Xt)
+            return sp.csr_matrix(Xt, dtype=np.float64)
+
+        if documents and transformers:  # a vocabulary per fold: from its training part only
+            parts = [held_out_predictions(transformed(train), y_index, len(self.classes_), self.classes_,
+                                          [(train, test)], kernels, sample_weight=sw) for train, test in splits]
+            preds = [np.concatenate([p[i] for p, _ in parts]) for i in range(len(kernels))]
+            tested = np.concatenate([t for _, t in parts])
+        else:
+            preds, tested = held_out_predictions(transformed(None), y_index, len(self.classes_), self.classes_,
+                                                 splits, kernels, sample_weight=sw)
+        w = None if sw is None else sw[tested]
+        return [_score(y_index[tested], p, self.scoring, w) for p in preds]
+
+    def _slow_scores(self, base, grid, X, y, splits, sw=None):
         scores = []
         for p in grid:
             pred = []
             for train, test in splits:
+                model = clone(base).set_params(**p)
+                kw = {} if sw is None else weight_kwargs(model, sw[train])
                 if X.ndim == 1:  # documents: the model counts them
-                    model = clone(base).set_params(**p).fit(X[train], y[train])
+                    model.fit(X[train], y[train], **kw)
                     pred.append(np.asarray(model.predict(X[test]), dtype=object))
                     continue
-                cols = seen_columns(X[train])
-                model = clone(base).set_params(**p).fit(X[train][:, cols], y[train])
+                # (the columns of the objects that weigh something: those of the repeated rows)
+                cols = seen_columns(X[train] if sw is None else X[train[sw[train] > 0]])
+                model.fit(X[train][:, cols], y[train], **kw)
                 pred.append(np.asarray(model.predict(X[test][:, cols]), dtype=object))
             tested = np.concatenate([test for _, test in splits])
-            scores.append(_score(y[tested].astype(object), np.concatenate(pred), self.scoring))
+            scores.append(_score(y[tested].astype(object), np.concatenate(pred), self.scoring,
+                                 None if sw is None else sw[tested]))
         return scores
 
     # -- prediction: the refitted estimator ------------------------------------------------

@@ -23,13 +23,13 @@ from types import MappingProxyType
 
 import numpy as np
 
-from textnb.core.errors import ParameterError, TooFewObjects
+from textnb.core.errors import InputError, ParameterError, TooFewObjects
 from textnb.core.folds import given_splits, stratified_kfold
 from textnb.core.model_schema import (CV_SCHEMA, N_FEATURES, SEED, TEMPLATE, Any, Array, Choice, Classes, DictOf,
                                       Float, ListOf, MayBeAbsent, Model, Reals, Str)
-from textnb.core.wrapping import takes_terms
+from textnb.core.wrapping import takes_sample_weight, takes_terms
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
-from textnb.naive_bayes.scoring import check_class_labels, check_n_features
+from textnb.naive_bayes.scoring import check_class_labels, check_n_features, check_sample_weight
 
 __all__ = ["APNBCKernel", "binomial_cdf"]
 
@@ -161,8 +161,16 @@ class APNBCKernel(TableKernel):
 
     # -- fitting ------------------------------------------------------------------------
     @all_or_nothing
-    def fit(self, X, y, terms=None):
+    def fit(self, X, y, terms=None, sample_weight=None):
         """Fit the base model and learn the class weights; returns self.
+
+        ``sample_weight`` (optional, whole numbers >= 0): each object counts as that many
+        copies of it, in the base model's fit (and each fold's, with ``fit_on="cv"``) and in
+        the weight search's error counts and binomial test, so integer weights learn what
+        the repeated rows learn (with ``fit_on="resubstitution"``; the folds of
+        ``fit_on="cv"`` are drawn from the objects, not the copies). The search counts
+        objects, so a fraction is refused (InputError), as is a base model whose ``fit``
+        takes no ``sample_weight``.
 
         ``terms`` (optional) names the columns of ``X`` for a base model whose ``fit``
         takes them (lazy rules on documents,
@@ -176,13 +184,18 @@ class APNBCKernel(TableKernel):
         y = self._labels(y)
         base = self._base()
         fit_params = {"terms": terms} if terms is not None and takes_terms(base) else {}
-        self.estimator_ = self._clone(base).fit(X, y, **fit_params)
+        sw = self._check_weights(base, sample_weight, len(y))
+
+        def weights(rows=None):
+            return {} if sw is None else {"sample_weight": sw if rows is None else sw[rows]}
+
+        self.estimator_ = self._clone(base).fit(X, y, **fit_params, **weights())
         self.classes_ = self.estimator_.classes_
         y_index = _positions(self.classes_, y)  # classes_ may be in declared, unsorted order
         splits = given_splits(self.cv, X, y)  # checked even when fit_on="resubstitution"
         if self.fit_on == "cv":
             def fit_score(train, test):
-                model = self._clone(base).fit(_take_rows(X, train), y[train], **fit_params)
+                model = self._clone(base).fit(_take_rows(X, train), y[train], **fit_params, **weights(train))
                 return model.classes_, model.predict_joint_log_proba(_take_rows(X, test))
 
             if splits is None:
@@ -192,13 +205,31 @@ class APNBCKernel(TableKernel):
                 _fill_out_of_fold(jll, splits, fit_score, self.classes_)
         else:
             jll = self.estimator_.predict_joint_log_proba(X)
+        if sw is not None:  # an object of weight 0 is not there (no error of it to count or move)
+            kept = sw > 0
+            jll, y_index, sw = np.asarray(jll)[kept], y_index[kept], sw[kept]
         for name, value in self.learn_weights(jll, y_index, self.classes_, significance=self.significance,
-                                              epsilon=self.epsilon).items():
+                                              epsilon=self.epsilon, sample_weight=sw).items():
             setattr(self, name, value)
         return self
 
     @staticmethod
-    def learn_weights(jll, y_index, classes, *, significance, epsilon):
+    def _check_weights(base, sample_weight, n):
+        """``sample_weight`` as float64 whole numbers (None stays None); InputError for a
+        fraction or a base model whose ``fit`` takes no weights."""
+        if sample_weight is None:
+            return None
+        if not takes_sample_weight(base):
+            raise InputError(f"APNBC cannot take sample_weight: its estimator {type(base).__name__} does not "
+                             "learn from sample weights")
+        sw = check_sample_weight(sample_weight, n)
+        if not np.array_equal(sw, np.floor(sw)):
+            raise InputError("APNBC takes whole-number sample weights only (its weight search counts objects, "
+                             "each weight a number of copies); round or scale them")
+        return sw
+
+    @staticmethod
+    def learn_weights(jll, y_index, classes, *, significance, epsilon, sample_weight=None):
         """The fitted attributes the weight search learns from the joint log likelihoods
         ``jll`` (shape (n_samples, n_classes), columns in the order of ``classes``) of
         objects of the classes ``y_index`` (column indices): ``class_log_weight_``,
@@ -206,7 +237,7 @@ class APNBCKernel(TableKernel):
         (:func:`_search_weights_fast`). What the estimator, this kernel and the text
         trainer (:mod:`textnb.text.training`) fit."""
         log_weight, history = _search_weights_fast(jll, y_index, significance=float(significance),
-                                                   epsilon=float(epsilon))
+                                                   epsilon=float(epsilon), sample_weight=sample_weight)
         for step in history:
             step["class"] = str(classes[step["class_index"]])
         with np.errstate(over="ignore"):
@@ -322,44 +353,43 @@ class _ClassProfile:
     ``w > own`` (its critical value, ``max_{j≠c}(jll_j + w_j) − jll_c``); an object of
     another class ``y`` that beats every class but ``c`` is right iff ``w < other``
     (``jll_y + w_y − jll_c``); every other object is wrong whatever ``w`` is. Counts are
-    exact on the open intervals between critical values.
+    exact on the open intervals between critical values. Each object counts its weight
+    (``own_weight``, ``other_weight``: whole numbers, so the sums are exact in float64).
     """
 
-    def __init__(self, own, other, n_fixed_wrong):
-        self.own = np.sort(own)
-        self.other = np.sort(other)
-        self.n_fixed_wrong = int(n_fixed_wrong)
+    def __init__(self, own, other, n_fixed_wrong, own_weight, other_weight):
+        order = np.argsort(own, kind="stable")
+        self.own, self.own_weight = own[order], own_weight[order]
+        order = np.argsort(other, kind="stable")
+        self.other, self.other_weight = other[order], other_weight[order]
+        self._own_cum = np.concatenate([[0.0], np.cumsum(self.own_weight)])
+        self._other_cum = np.concatenate([[0.0], np.cumsum(self.other_weight)])
+        self.n_fixed_wrong = float(n_fixed_wrong)
 
     def errors(self, w):
         w = np.asarray(w, dtype=np.float64)
         if w.ndim == 1 and w.size > 64:  # sorted queries make the binary searches local
             order = np.argsort(w, kind="stable")
-            out = np.empty(w.size, dtype=np.intp)
+            out = np.empty(w.size, dtype=np.float64)
             out[order] = self.errors(w[order][None])[0]
             return out
-        wrong_own = self.own.size - np.searchsorted(self.own, w, side="left")
-        wrong_other = np.searchsorted(self.other, w, side="right")
+        wrong_own = self._own_cum[-1] - self._own_cum[np.searchsorted(self.own, w, side="left")]
+        wrong_other = self._other_cum[np.searchsorted(self.other, w, side="right")]
         return self.n_fixed_wrong + wrong_own + wrong_other
 
     def plateau_end(self, start, best, up):
         """The nearest critical value beyond ``start`` (in the direction of the move)
         past which the error count exceeds ``best``; ``None`` if it never does."""
-        if up:
-            own = self.own[self.own > start]
-            other = self.other[self.other > start]
-            values = np.concatenate([own, other])
-            delta = np.concatenate([np.full(own.size, -1), np.full(other.size, 1)])
-            order = np.argsort(values, kind="stable")
-        else:
-            own = self.own[self.own < start]
-            other = self.other[self.other < start]
-            values = np.concatenate([own, other])
-            delta = np.concatenate([np.full(own.size, 1), np.full(other.size, -1)])
-            order = np.argsort(-values, kind="stable")
+        own_in = self.own > start if up else self.own < start
+        other_in = self.other > start if up else self.other < start
+        values = np.concatenate([self.own[own_in], self.other[other_in]])
+        sign = -1.0 if up else 1.0
+        delta = np.concatenate([sign * self.own_weight[own_in], -sign * self.other_weight[other_in]])
+        order = np.argsort(values if up else -values, kind="stable")
         if values.size == 0:
             return None
         values, delta = values[order], delta[order]
-        level = int(self.errors(start)) + np.cumsum(delta)
+        level = float(self.errors(start)) + np.cumsum(delta)
         last_of_group = np.append(values[1:] != values[:-1], True)
         rises = np.flatnonzero(last_of_group & (level > best))
         return float(values[rises[0]]) if rises.size else None
@@ -368,7 +398,7 @@ class _ClassProfile:
 class _Round:
     """What every class's profile needs from the current weights, computed once a round."""
 
-    def __init__(self, jll, y_index, log_weight):
+    def __init__(self, jll, y_index, log_weight, weight):
         S = jll + log_weight
         self.top1, self.s1, self.top2, self.s2 = _top2(S)
         self.misclassified = self.top1 != y_index
@@ -377,10 +407,10 @@ class _Round:
         odd = np.flatnonzero(self.misclassified & (self.top2 != y_index))
         s_y[odd] = S[odd, y_index[odd]]
         self.s_y = s_y
-        self.n_errors = int(np.count_nonzero(self.misclassified))
+        self.n_errors = float(np.sum(weight[self.misclassified]))
 
 
-def _class_candidates(jll_c, y_index, own_idx, rnd, c):
+def _class_candidates(jll_c, y_index, own_idx, rnd, c, weight):
     """Profile of class ``c`` and its candidates: (objects, critical values) up and down."""
     top1, mis = rnd.top1, rnd.misclassified
     own_top1 = top1[own_idx]
@@ -392,8 +422,8 @@ def _class_candidates(jll_c, y_index, own_idx, rnd, c):
     # objects of other classes whose class beats every class but c
     good = not_c & (~mis | (pred_c & (rnd.top2 == y_index)))
     other_thr = rnd.s_y[good] - jll_c[good]
-    n_good = other_thr.size
-    profile = _ClassProfile(own_thr, other_thr, np.count_nonzero(not_c) - n_good)
+    profile = _ClassProfile(own_thr, other_thr, np.sum(weight[not_c]) - np.sum(weight[good]), weight[own_idx],
+                            weight[good])
 
     # up: misclassified objects of class c; the critical value is their own threshold
     up_mask = own_top1 != c
@@ -404,7 +434,7 @@ def _class_candidates(jll_c, y_index, own_idx, rnd, c):
     return profile, up, down
 
 
-def _search_weights_fast(jll, y_index, *, significance=0.05, epsilon=1e-5, max_rounds=None):
+def _search_weights_fast(jll, y_index, *, significance=0.05, epsilon=1e-5, max_rounds=None, sample_weight=None):
     """Learn APNBC log class weights from joint log likelihoods (Webb & Pazzani, App. A).
 
     Parameters
@@ -420,6 +450,9 @@ def _search_weights_fast(jll, y_index, *, significance=0.05, epsilon=1e-5, max_r
     max_rounds : int or None
         Stop after this many accepted steps (``None``: until no step is accepted; each
         accepted step removes at least one error, so at most ``n_samples`` rounds).
+    sample_weight : ndarray of shape (n_samples,) or None
+        Whole numbers: each object counts as that many copies of it (in the error counts
+        and the binomial test's number of trials); None: 1 each.
 
     Returns
     -------
@@ -437,6 +470,8 @@ def _search_weights_fast(jll, y_index, *, significance=0.05, epsilon=1e-5, max_r
     jll = np.asarray(jll, dtype=np.float64)
     y_index = np.asarray(y_index, dtype=np.intp)
     n, n_classes = jll.shape
+    weight = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    trials = int(np.sum(weight))
     log_weight = np.zeros(n_classes)
     history = []
     if n == 0 or n_classes < 2:
@@ -447,13 +482,13 @@ def _search_weights_fast(jll, y_index, *, significance=0.05, epsilon=1e-5, max_r
     own_idx = [np.flatnonzero(y_index == c) for c in range(n_classes)]
     rounds = 0
     while max_rounds is None or rounds < max_rounds:
-        rnd = _Round(jll, y_index, log_weight)
+        rnd = _Round(jll, y_index, log_weight, weight)
         current = rnd.n_errors
         if current == 0:
             break
         best = None  # (errors, log_move, object, direction, class, adj, profile)
         for c in classes_to_adjust:
-            profile, up, down = _class_candidates(jll_cols[c], y_index, own_idx[c], rnd, c)
+            profile, up, down = _class_candidates(jll_cols[c], y_index, own_idx[c], rnd, c, weight)
             w_c = log_weight[c]
             for direction, (obj, adj) in enumerate((up, down)):
                 keep = np.isfinite(adj)
@@ -462,7 +497,7 @@ def _search_weights_fast(jll, y_index, *, significance=0.05, epsilon=1e-5, max_r
                 if obj.size == 0:
                     continue
                 err = profile.errors(adj + epsilon if direction == 0 else adj - epsilon)
-                fewest = int(err.min())
+                fewest = float(err.min())
                 if best is not None and fewest > best[0]:
                     continue
                 tied = np.flatnonzero(err == fewest)
@@ -475,7 +510,7 @@ def _search_weights_fast(jll, y_index, *, significance=0.05, epsilon=1e-5, max_r
         if best is None or best[0] >= current:
             break
         errors, _, _, direction, c, adj, profile = best
-        p_value = float(binomial_cdf(errors, n, current / n))
+        p_value = float(binomial_cdf(errors, trials, current / trials))
         if not p_value < significance:
             break
         up = direction == 0
@@ -490,7 +525,7 @@ def _search_weights_fast(jll, y_index, *, significance=0.05, epsilon=1e-5, max_r
         history.append({
             "class_index": int(c),
             "direction": "+" if up else "-",
-            "errors_before": current,
+            "errors_before": int(current),
             "errors_after": int(errors),
             "p_value": p_value,
             "log_weight": float(new),

@@ -444,7 +444,7 @@ SMOOTHING_STATE = {
 SMOOTHING_GRID = (30, 100, 300, 1000, 3000, 10000, 30000)
 
 
-def held_out_predictions(X, y_index, n_classes, classes, splits, finals):
+def held_out_predictions(X, y_index, n_classes, classes, splits, finals, sample_weight=None):
     """Out-of-fold predictions of count models from summed counts, without refitting.
 
     ``X`` is the CSR matrix (float64) the models learn, ``y_index`` the documents'
@@ -455,6 +455,7 @@ def held_out_predictions(X, y_index, n_classes, classes, splits, finals):
     Returns ``(predictions, tested)``: per final, the predicted class indices of the
     test parts one after the other, and the documents they are of
     (:class:`~textnb.meta.smoothing.SmoothingCV`'s fast path, and ``textnb train --model auto``).
+    ``sample_weight``: each document's weight in the sums (None: 1 each).
     """
     import scipy.sparse as sp
 
@@ -469,16 +470,22 @@ def held_out_predictions(X, y_index, n_classes, classes, splits, finals):
     for kernel, params in finals:
         if key(kernel, params) not in sums:
             Xc = sp.csr_matrix(kernel.features(params, X))
-            Y = class_indicator(y_index, n_classes)
+            Y = class_indicator(y_index, n_classes, sample_weight)
             sums[key(kernel, params)] = (Xc, np.asarray((Y.T @ Xc).todense()),
-                                         np.bincount(y_index, minlength=n_classes))
+                                         np.bincount(y_index, weights=sample_weight, minlength=n_classes))
     for train, test in splits:
         held = {}
         for k, (Xc, fc_all, cc_all) in sums.items():
-            Yt = class_indicator(y_index[test], n_classes)
+            w = None if sample_weight is None else sample_weight[test]
+            Yt = class_indicator(y_index[test], n_classes, w)
             fc = fc_all - np.asarray((Yt.T @ Xc[test]).todense())
-            cc = (cc_all - np.bincount(y_index[test], minlength=n_classes)).astype(np.float64)
-            cols = np.flatnonzero(fc.sum(axis=0) > 0)  # terms seen in the training part
+            cc = (cc_all - np.bincount(y_index[test], weights=w, minlength=n_classes)).astype(np.float64)
+            if w is None:
+                cols = np.flatnonzero(fc.sum(axis=0) > 0)  # terms seen in the training part
+            else:  # (of its documents that weigh something; no rounding residue of the subtraction)
+                kept = train[sample_weight[train] > 0]
+                cols = np.flatnonzero(np.asarray((Xc[kept] != 0).sum(axis=0)).ravel() > 0)
+                fc = np.maximum(fc, 0.0)
             held[k] = (cc, fc[:, cols], X[test][:, cols])
         for i, (kernel, params) in enumerate(finals):
             cc, fc, Xtest = held[key(kernel, params)]
