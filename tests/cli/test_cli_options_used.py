@@ -1,0 +1,81 @@
+"""What a trial of the command line found (session 23): options accepted and left unused
+without a word, an empty standard input named three ways, a numeric class column learned
+as one class per value without a word."""
+
+import pytest
+
+from conftest import cli, one_error_line
+
+NOMINAL = "colour,shape,class\nred,round,a\nblue,square,b\nred,square,a\nblue,round,b\n"
+
+
+def _folder(root):
+    for label, words in (("spam", "buy cheap pills"), ("ham", "meeting lunch today")):
+        (root / label).mkdir(parents=True)
+        for i in range(3):
+            (root / label / f"{i}.txt").write_text(f"{words} {i}\n")
+    return root
+
+
+
+
+@pytest.mark.parametrize("command", ["train", "evaluate"])
+@pytest.mark.parametrize("options, flags, pronoun", [
+    (["--label-column", "label"], "--label-column goes", "it"),
+    (["--text-column", "text"], "--text-column goes", "it"),
+    (["--class", "label"], "--class goes", "it"),
+    (["--ignore", "id"], "--ignore goes", "it"),
+    (["--label-column", "label", "--text-column", "text"], "--label-column and --text-column go", "them"),
+])
+def test_column_options_with_a_folder_corpus_are_refused(tmp_path, command, options, flags, pronoun):
+    """A folder corpus (corpus/<label>/<files>) has no columns: --label-column, --text-column,
+    --class and --ignore were accepted and changed nothing (the model byte for byte the plain
+    one); now one line, exit 1, in the words of the other unused-option refusals."""
+    corpus = _folder(tmp_path / "c")
+    extra = ["-o", tmp_path / "m.tnb"] if command == "train" else ["--cv", "2"]
+    rc, out, err = cli(command, corpus, *options, *extra)
+    assert rc == 1 and out == ""
+    one_error_line(err, f"{corpus}: a folder corpus", f"{flags} with a TSV/CSV file or a table",
+                   f"a folder would leave {pronoun} unused")
+    assert not (tmp_path / "m.tnb").exists()
+
+
+def test_column_options_still_read_a_tsv_corpus(tmp_path):
+    """The refusal is for folders: a TSV corpus still takes its column options."""
+    data = tmp_path / "d.tsv"
+    data.write_text("id\tcat\tbody\n" + "".join(f"{i}\t{c}\t{w} {i}\n" for i, (c, w) in enumerate(
+        [("spam", "buy cheap pills"), ("ham", "lunch today")] * 4)))
+    rc, _, err = cli("train", data, "--label-column", "cat", "--text-column", "body", "-o", tmp_path / "m.tnb")
+    assert rc == 0, err
+    assert "warning" not in err
+
+
+@pytest.mark.parametrize("options, words", [
+    (["--numeric", "kde"], "--numeric kde is for numeric attributes, which this table does not have; it is left"),
+    (["--numeric", "equal-width", "--bins", "4"],
+     "--numeric equal-width and --bins 4 are for numeric attributes, which this table does not have; they are left"),
+    (["--model", "tan", "--numeric", "mdl"], "--numeric mdl is for numeric attributes"),
+    (["--lazy", "lbr", "--numeric", "mdl"], "--numeric mdl is for numeric attributes"),
+])
+@pytest.mark.parametrize("command", ["train", "evaluate"])
+def test_numeric_options_on_a_table_without_numbers_warn_in_one_line(tmp_path, options, words, command):
+    """--numeric (and --bins) on a table whose attributes are all nominal were left unused without
+    a word. A warning, not an error: a script passing --numeric kde to every table of a benchmark,
+    as Weka's experimenter passes NaiveBayes -K to every data set, is no mistake; the model still
+    trains (once per run, not once per fold)."""
+    data = tmp_path / "n.csv"
+    data.write_text(NOMINAL)
+    extra = ["-o", tmp_path / "m.tnb"] if command == "train" else ["--cv", "2"]
+    rc, _, err = cli(command, data, *options, *extra)
+    assert rc == 0, err
+    lines = [line for line in err.splitlines() if line.startswith("textnb: warning:")]
+    assert len(lines) == 1 and f"{data}: " in lines[0] and words in lines[0], err
+
+
+def test_numeric_options_on_a_table_with_numbers_say_nothing(tmp_path):
+    data = tmp_path / "t.csv"
+    data.write_text("colour,size,class\n" + "".join(f"{c},{s},{k}\n" for c, s, k in [
+        ("red", 1, "a"), ("blue", 2, "b"), ("red", 1.5, "a"), ("blue", 2.5, "b"), ("red", 1.2, "a"),
+        ("blue", 2.2, "b")]))
+    rc, _, err = cli("train", data, "--numeric", "kde", "-o", tmp_path / "m.tnb")
+    assert rc == 0 and "warning" not in err, err
