@@ -2,9 +2,15 @@
 without a word, an empty standard input named three ways, a numeric class column learned
 as one class per value without a word."""
 
+import io
+import json
+import sys
+
 import pytest
 
 from conftest import cli, one_error_line
+
+from textnb.cli.commands import main
 
 NOMINAL = "colour,shape,class\nred,round,a\nblue,square,b\nred,square,a\nblue,round,b\n"
 
@@ -79,3 +85,67 @@ def test_numeric_options_on_a_table_with_numbers_say_nothing(tmp_path):
         ("blue", 2.2, "b")]))
     rc, _, err = cli("train", data, "--numeric", "kde", "-o", tmp_path / "m.tnb")
     assert rc == 0 and "warning" not in err, err
+
+
+def _run(*argv, stdin=b""):
+    """``textnb ARGV`` with ``stdin`` (bytes) on standard input: (exit status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    old = sys.stdin
+    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin))
+    try:
+        code = main([str(a) for a in argv], stdout=out, stderr=err)
+    finally:
+        sys.stdin = old
+    return code, out.getvalue(), err.getvalue()
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    root = tmp_path_factory.mktemp("stdin_models")
+    text, table = root / "text.tnb", root / "table.tnb"
+    data = root / "n.csv"
+    data.write_text(NOMINAL)
+    assert cli("train", _folder(root / "c"), "-o", text)[0] == 0
+    assert cli("train", data, "-o", table)[0] == 0
+    return {"text": text, "table": table}
+
+
+@pytest.mark.parametrize("model, argv", [
+    ("table", []), ("table", ["-"]), ("text", ["--rows"]), ("text", ["--rows", "-"]), ("table", ["--json"]),
+])
+def test_an_empty_standard_input_is_named_one_way(models, model, argv):
+    """An empty standard input was '-: empty file' for a table model and 'stdin: empty file' for
+    --rows: now 'stdin: standard input is empty' (the words of 'standard input is closed')."""
+    rc, out, err = _run("predict", models[model], *argv)
+    assert rc == 1 and out == ""
+    assert one_error_line(err) == "textnb: error: stdin: standard input is empty"
+
+
+@pytest.mark.parametrize("stdin", [b"", b"\n\n"])
+def test_an_empty_standard_input_to_test_is_said_empty(models, stdin):
+    """`textnb test MODEL -` of nothing said 'no line has a label'; lines without a label still do."""
+    rc, _, err = _run("test", models["text"], "-", stdin=stdin)
+    assert rc == 1
+    assert one_error_line(err) == "textnb: error: stdin: standard input is empty"
+    rc, _, err = _run("test", models["text"], "-", stdin=b"no label here\n")
+    assert rc == 1 and "stdin: no line has a label" in err
+
+
+def test_a_text_model_reads_an_empty_standard_input_as_one_empty_document(models, tmp_path):
+    """As the README says, a text model's `predict MODEL -` (or no PATH) reads one document, and an
+    empty document gets the class prior, as an empty file does (docs/robustness.md): exit 0, kept."""
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    rc, want, _ = cli("predict", models["text"], empty, "--json", "--proba")
+    assert rc == 0
+    for argv in ([], ["-"]):
+        rc, out, err = _run("predict", models["text"], *argv, "--json", "--proba")
+        assert rc == 0 and err == ""
+        got, expected = json.loads(out), json.loads(want)
+        assert got["source"] == "-" and got["proba"] == expected["proba"]
+
+
+def test_empty_input_names_a_file_and_standard_input():
+    from textnb.core.errors import empty_input
+
+    assert empty_input("a.csv") == "a.csv: empty file"
+    assert empty_input("-") == empty_input("stdin") == "stdin: standard input is empty"
+    assert empty_input("/dev/stdin") == "/dev/stdin: standard input is empty"
