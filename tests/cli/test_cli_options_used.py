@@ -5,12 +5,14 @@ as one class per value without a word."""
 import io
 import json
 import sys
+import warnings
 
 import pytest
 
 from conftest import cli, one_error_line
 
 from textnb.cli.commands import main
+from textnb.core.errors import DataWarning
 
 NOMINAL = "colour,shape,class\nred,round,a\nblue,square,b\nred,square,a\nblue,round,b\n"
 
@@ -149,3 +151,41 @@ def test_empty_input_names_a_file_and_standard_input():
     assert empty_input("a.csv") == "a.csv: empty file"
     assert empty_input("-") == empty_input("stdin") == "stdin: standard input is empty"
     assert empty_input("/dev/stdin") == "/dev/stdin: standard input is empty"
+
+
+def _numeric_class(path, n=60, distinct=True):
+    rows = [f"{'pq'[i % 2]},{(i * 7) % 30 + 0.5 if distinct else i % 2}" for i in range(n)]
+    path.write_text("x,price\n" + "".join(r + "\n" for r in rows))
+    return path
+
+
+@pytest.mark.parametrize("command", ["train", "evaluate"])
+def test_a_numeric_class_of_many_values_warns_in_one_line(tmp_path, command):
+    """`train TABLE --class price` of a numeric column made each of its 30 values a class without a
+    word; now one DataWarning (printed once, evaluate too) suggesting to cut it into classes."""
+    data = _numeric_class(tmp_path / "p.csv")
+    extra = ["-o", tmp_path / "m.tnb"] if command == "train" else ["--cv", "2"]
+    rc, _, err = cli(command, data, "--class", "price", *extra)
+    assert rc == 0, err
+    lines = [line for line in err.splitlines() if line.startswith("textnb: warning:")]
+    assert lines == [f"textnb: warning: {data}: class attribute 'price' holds numbers with 30 distinct values in "
+                     "60 rows: each value is a class of its own; to predict ranges of it, cut it into a few named "
+                     "classes first (or choose another class with class_name / --class)"], err
+
+
+def test_a_numeric_class_of_few_values_and_a_declared_class_say_nothing(tmp_path):
+    """A 0/1 class column, a nominal class, an ARFF class declared nominal: no warning."""
+    from textnb.io.tables import read_table
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DataWarning)
+        read_table(_numeric_class(tmp_path / "b.csv", distinct=False), class_name="price")
+        names = tmp_path / "n.csv"
+        names.write_text("x,c\n" + "".join(f"{i},k{i}\n" for i in range(30)))
+        read_table(names)  # many classes, but not numbers
+        arff = tmp_path / "d.arff"
+        arff.write_text("@relation r\n@attribute x {p,q}\n@attribute c {" + ",".join(map(str, range(30)))
+                        + "}\n@data\n" + "".join(f"{'pq'[i % 2]},{i}\n" for i in range(30)))
+        read_table(arff)
+    with pytest.warns(DataWarning, match="30 distinct values in 30 rows"):
+        read_table(_numeric_class(tmp_path / "m.csv", n=30), class_name="price")
