@@ -189,3 +189,22 @@ def test_a_numeric_class_of_few_values_and_a_declared_class_say_nothing(tmp_path
         read_table(arff)
     with pytest.warns(DataWarning, match="30 distinct values in 30 rows"):
         read_table(_numeric_class(tmp_path / "m.csv", n=30), class_name="price")
+
+
+def test_one_plural_rule_for_the_library_and_the_command_line(tmp_path):
+    """The library's messages said '1 cell(s)' where the command line said '1 cell': one rule,
+    textnb.core.errors.counted, which textnb.cli.output re-exports."""
+    from textnb.cli import output
+    from textnb.core import errors
+    from textnb.io.fasttext import unlabeled_line
+    from textnb.io.tables import read_table
+
+    assert output.counted is errors.counted
+    assert errors.counted(1, "cell") == "1 cell" and errors.counted(2, "cell") == "2 cells"
+    assert unlabeled_line(1) == "skipped 1 line without a label"
+    train, query = tmp_path / "t.csv", tmp_path / "q.csv"
+    train.write_text(NOMINAL)
+    query.write_text("colour,shape,class\ngreen,round,a\nred,square,b\n")
+    table = read_table(train)
+    with pytest.warns(DataWarning, match=r"'colour': 1 cell with values the model never saw \('green'\)"):
+        read_table(query, like=table.attributes)

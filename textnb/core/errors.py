@@ -8,7 +8,7 @@ The command line prints that line and exits with status 1; library users catch i
 __all__ = ["TextnbError", "InputError", "NotATextCorpus", "DataError", "EmptyVocabulary", "TooFewObjects",
            "ParameterError", "SettingsDiffer", "SingleStringError", "StructureError",
            "refuse_single_string", "ModelFileError", "DataWarning", "short_repr", "missing_reason",
-           "empty_input"]
+           "empty_input", "counted"]
 
 
 class TextnbError(Exception):
@@ -116,6 +116,15 @@ def short_repr(value):
     """``repr(value)`` on one line, at most 80 characters (for one-line error messages)."""
     text = " ".join(repr(value).split())
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def counted(n, noun, plural=None):
+    """``n`` and ``noun`` agreeing in number, as every count the messages and programs say:
+    ``1 binary file``, ``2 binary files``, ``0 binary files`` (``plural``: when it is not
+    ``noun + "s"``). A float count prints as ``:g`` (``1.5 documents``). The one rule for
+    the library's messages and the command line's (:func:`textnb.cli.output.counted`)."""
+    text = f"{n:g}" if isinstance(n, float) else str(n)
+    return f"{text} {noun if n == 1 else plural or noun + 's'}"
 
 
 #: the names standard input goes by in messages: ``-`` (a PATH), ``stdin`` (the name the

@@ -33,7 +33,7 @@ import warnings
 import numpy as np
 
 from textnb.core.attributes import TEXT, Attribute, Table
-from textnb.core.errors import DataWarning, InputError
+from textnb.core.errors import DataWarning, InputError, counted
 from textnb.io.arff import is_arff_text, read_arff
 from textnb.io.csvtable import read_csv
 from textnb.io.numbers import parse_number
@@ -361,7 +361,7 @@ def _encode_table(table, attributes, where):
                 if unseen.any():
                     values = sorted({src.values[int(v)] for v in col[unseen]})
                     shown = ", ".join(repr(v) for v in values[:3]) + (", ..." if len(values) > 3 else "")
-                    warnings.warn(f"{where}: attribute {dst.name!r}: {int(unseen.sum())} cell(s) with values the "
+                    warnings.warn(f"{where}: attribute {dst.name!r}: {counted(int(unseen.sum()), 'cell')} with values the "
                                   f"model never saw ({shown}) count as missing", DataWarning, stacklevel=2)
         elif src.is_nominal:  # model numeric, file nominal: values must be numbers
             if src.values:
