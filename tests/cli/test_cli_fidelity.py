@@ -535,7 +535,7 @@ def test_predict_warns_for_numeric_data_and_unseen_nominal_values(tmp_path):
                      "foggy,mild,normal,FALSE\n")
     code, out, err = run("predict", model, query)
     assert code == 0 and len(out.splitlines()) == 3
-    assert err == f"textnb: warning: {query}: attribute 'outlook': 2 cell(s) with values the model never saw " \
+    assert err == f"textnb: warning: {query}: attribute 'outlook': 2 cells with values the model never saw " \
                   f"('foggy') count as missing\n"
     query.write_text("outlook,temperature,humidity,windy\nsunny,cool,high,FALSE\n")
     assert run("predict", model, query)[2] == ""  # nothing unusual: no warning
@@ -556,7 +556,7 @@ def test_encode_like_warns_in_the_library():
         X = encode_like(table, model_atts)
     assert X[0, 0] == 0 and np.isnan(X[1:, 0]).all()
     assert [w.category for w in caught] == [DataWarning]
-    assert "q.csv: attribute 'colour': 2 cell(s) with values the model never saw ('green')" in str(caught[0].message)
+    assert "q.csv: attribute 'colour': 2 cells with values the model never saw ('green')" in str(caught[0].message)
 
 
 def test_evaluate_repeat_prints_mean_std_and_per_repeat(tmp_path):

@@ -62,7 +62,7 @@ def test_read_fasttext_multilabel_and_prefix(tmp_path):
 
 
 @pytest.mark.parametrize("content, message", [
-    (b"", "no line has a label"),
+    (b"", "bad.txt: empty file"),  # (nothing but blank lines: empty, not unlabelled)
     (b"just text\nmore text\n", "no line has a label"),
     (b"__label__a ok\n__label__ broken\n", r":2: empty label"),
     (b"__label__a \x00\x01binary", "binary file"),

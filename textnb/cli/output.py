@@ -11,6 +11,7 @@ import math
 import numbers
 
 from textnb.cli.streams import cell, tolerant
+from textnb.core.errors import counted  # (the core's rule, for the messages of every layer)
 
 __all__ = ["a_kind", "cell", "counted", "dumps", "explanation_text", "finite", "proba_text", "tolerant"]
 
@@ -23,14 +24,6 @@ def a_kind(kind):
     an acronym's letters by their names)."""
     vowel = "AEIOUFHLMNRSX" if kind.isupper() else "AEIOU"
     return f"{'an' if kind[:1].upper() in vowel else 'a'} {kind}"
-
-
-def counted(n, noun, plural=None):
-    """``n`` and ``noun`` agreeing in number, as every count the programs print is said:
-    ``1 binary file``, ``2 binary files``, ``0 binary files`` (``plural``: when it is not
-    ``noun + "s"``). A float count prints as ``:g`` (``1.5 documents``)."""
-    text = f"{n:g}" if isinstance(n, float) else str(n)
-    return f"{text} {noun if n == 1 else plural or noun + 's'}"
 
 
 def finite(obj):

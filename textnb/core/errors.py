@@ -7,7 +7,8 @@ The command line prints that line and exits with status 1; library users catch i
 
 __all__ = ["TextnbError", "InputError", "NotATextCorpus", "DataError", "EmptyVocabulary", "TooFewObjects",
            "ParameterError", "SettingsDiffer", "SingleStringError", "StructureError",
-           "refuse_single_string", "ModelFileError", "DataWarning", "short_repr", "missing_reason"]
+           "refuse_single_string", "ModelFileError", "DataWarning", "short_repr", "missing_reason",
+           "empty_input", "counted"]
 
 
 class TextnbError(Exception):
@@ -115,6 +116,32 @@ def short_repr(value):
     """``repr(value)`` on one line, at most 80 characters (for one-line error messages)."""
     text = " ".join(repr(value).split())
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def counted(n, noun, plural=None):
+    """``n`` and ``noun`` agreeing in number, as every count the messages and programs say:
+    ``1 binary file``, ``2 binary files``, ``0 binary files`` (``plural``: when it is not
+    ``noun + "s"``). A float count prints as ``:g`` (``1.5 documents``). The one rule for
+    the library's messages and the command line's (:func:`textnb.cli.output.counted`)."""
+    text = f"{n:g}" if isinstance(n, float) else str(n)
+    return f"{text} {noun if n == 1 else plural or noun + 's'}"
+
+
+#: the names standard input goes by in messages: ``-`` (a PATH), ``stdin`` (the name the
+#: readers give it) and ``/dev/stdin`` (named by the user)
+STDIN_NAMES = ("-", "stdin", "/dev/stdin")
+
+
+def empty_input(path):
+    """The one line for an input with nothing in it: ``PATH: empty file``, and for standard
+    input, whichever name it came by, ``stdin: standard input is empty`` (``/dev/stdin``
+    keeps the name it was given), as ``stdin: standard input is closed`` reads."""
+    import os
+
+    path = os.fspath(path)
+    if path in STDIN_NAMES:
+        return f"{'stdin' if path == '-' else path}: standard input is empty"
+    return f"{path}: empty file"
 
 
 def missing_reason(path, what):

@@ -40,7 +40,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from textnb.core.errors import DataWarning, InputError, NotATextCorpus, missing_reason
+from textnb.core.errors import DataWarning, InputError, NotATextCorpus, empty_input, missing_reason
 from textnb.io.files import cut_text, decode_cut, file_identity, folder_files, open_regular_binary, read_regular_file
 from textnb.io.numbers import is_number
 
@@ -673,7 +673,7 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
     rows = ((n, r) for n, r in rows if r and any(c.strip() for c in r))
     head = list(itertools.islice(rows, 50))
     if not head:
-        raise InputError(f"{path}: empty file")
+        raise InputError(empty_input(path))
     header = head[0][1]
     li = _pick_column(header, label_column, _LABEL_NAMES, "label", path)
     ti = _pick_column(header, text_column, _TEXT_NAMES, "text", path)

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from textnb.core.errors import InputError
+from textnb.core.errors import InputError, empty_input
 from textnb.core.attributes import MAX_COLUMNS, Attribute, repeated
 from textnb.io.corpus import checked_rows, read_piped, read_text_file, row_width_error
 from textnb.io.files import open_regular_binary
@@ -98,7 +98,7 @@ def _read_text(path, encoding, *, size=-1, errors="strict", data=None):
     if text.startswith("\ufeff"):
         text = text[1:]
     if not text.strip():
-        raise InputError(f"{path}: empty file")
+        raise InputError(empty_input(path))
     return text
 
 

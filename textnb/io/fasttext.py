@@ -28,7 +28,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from textnb.core.errors import InputError
+from textnb.core.errors import InputError, counted, empty_input
 from textnb.io.corpus import MAX_DOCUMENT_BYTES, Corpus, binary_message, check_unchanged, decode_bytes, is_binary
 from textnb.io.files import cut_text, file_identity, open_regular_binary
 
@@ -104,8 +104,8 @@ def unlabeled_line(n, rows=False):
     """What ``train`` and ``evaluate`` print for ``n`` lines left out without a label
     (``rows``: rows of a table left out for an unknown class)."""
     if rows:
-        return f"skipped {n} row{'s' if n != 1 else ''} without a known class"
-    return f"skipped {n} line{'s' if n != 1 else ''} without a label"
+        return f"skipped {counted(n, 'row')} without a known class"
+    return f"skipped {counted(n, 'line')} without a label"
 
 
 def parse_line(line, label_prefix=DEFAULT_LABEL_PREFIX):
@@ -265,9 +265,9 @@ def read_fasttext(path, *, data=None, label_prefix=DEFAULT_LABEL_PREFIX, max_byt
         labels.append(labs)
         lines.append(n)
     if not labels:
-        if need_label:
+        if need_label and unlabeled:
             raise InputError(f"{path}: no line has a label (words starting with {label_prefix!r})")
-        raise InputError(f"{path}: empty file")
+        raise InputError(empty_input(path))  # (no line that is not blank)
     if identity is not None:
         documents = LineTexts(path, len(labels), label_prefix=label_prefix, max_bytes=max_bytes,
                               need_label=need_label, identity=identity)

@@ -184,6 +184,7 @@ def load_input(path, opts, test=True, stream=False):
     TSV/CSV corpus's documents read again from the file when iterated, for one pass)."""
     path = os.fspath(path)
     if os.path.isdir(path):
+        _refuse_column_options(path, opts)
         return "text", open_text_corpus(path, opts, test)
     data = read_piped(path)  # (a pipe, /dev/stdin: read once, here; its format sniffed from its content)
     if data is None and os.path.splitext(os.path.basename(path.lower()))[1] in NOT_TEXT_TABLE_EXTENSIONS:
@@ -211,6 +212,24 @@ def load_input(path, opts, test=True, stream=False):
     from textnb.io.tables import read_table  # tables import scipy: only for tables
 
     return "table", read_table(path, class_name=opts.table_class, drop=opts.ignore, data=data)
+
+
+#: the options that name a file's columns: (command-line flag, InputOptions field)
+COLUMN_OPTIONS = (("--label-column", "label_column"), ("--text-column", "text_columns"), ("--class", "class_name"),
+                  ("--ignore", "ignore"))
+
+
+def _refuse_column_options(folder, opts):
+    """Raise InputError, in one line, for an option naming columns given with a folder
+    corpus, whose classes are its subfolders and whose documents its files: the option
+    would be left unused (it was accepted without a word), as a table option is refused
+    for a text corpus (:func:`textnb.meta.registry.check_options_fit`)."""
+    given = [flag for flag, name in COLUMN_OPTIONS if getattr(opts, name)]
+    if given:
+        one = len(given) == 1
+        raise InputError(f"{folder}: a folder corpus (a subfolder per class, a file per document); "
+                         f"{' and '.join(given)} {'goes' if one else 'go'} with a TSV/CSV file or a table; "
+                         f"a folder would leave {'it' if one else 'them'} unused")
 
 
 def _read_as_table(path, opts, data=None):

@@ -21,7 +21,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from textnb.core.errors import InputError, ParameterError
+from textnb.core.errors import InputError, ParameterError, counted
 from textnb.io.corpus import _class_folders, _walk_files, read_small_text
 from textnb.io.files import open_regular_binary
 
@@ -129,7 +129,7 @@ def _from_label_file(folder, table, label_file, prefix, strict):
         labels.append(labs)
     unlisted = [rel for rel in files if rel not in used]
     if strict and unlisted:
-        raise InputError(f"{label_file}: {len(unlisted)} file{'s' if len(unlisted) > 1 else ''} of {folder} "
+        raise InputError(f"{label_file}: {counted(len(unlisted), 'file')} of {folder} "
                          f"ha{'ve' if len(unlisted) > 1 else 's'} no line (first: {unlisted[0]}); --strict")
     return ids, documents, labels, unlisted, not_found
 
@@ -242,7 +242,7 @@ def read_multilabel_corpus(path, *, label_file=None, strict=False, same_name="er
         if strict:
             missing = [i for i in table if i not in found]
             if missing:
-                raise InputError(f"{label_file}: {len(missing)} document id{'s' if len(missing) > 1 else ''} "
+                raise InputError(f"{label_file}: {counted(len(missing), 'document id')} "
                                  f"with no file in {path} (first: {missing[0]}); --strict")
         if not out[0].ids:
             raise InputError(f"{label_file}: lists none of the documents in {folders[0]}")

@@ -33,7 +33,7 @@ import warnings
 import numpy as np
 
 from textnb.core.attributes import TEXT, Attribute, Table
-from textnb.core.errors import DataWarning, InputError
+from textnb.core.errors import DataWarning, InputError, counted
 from textnb.io.arff import is_arff_text, read_arff
 from textnb.io.csvtable import read_csv
 from textnb.io.numbers import parse_number
@@ -222,6 +222,8 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None, class
             f"{path}: class attribute {cls.name!r} has only one value ({str(present[0])!r}); "
             f"a classifier needs at least two"
         )
+    if fmt != "arff":  # (an ARFF header declares its class nominal: the user chose it so)
+        _warn_numeric_class(path, cls.name, present, len(y))
     return Table(
         attributes=[a for j, a in enumerate(attributes) if j != ci],
         X=X,
@@ -232,6 +234,30 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None, class
         classes=tuple(cls.values) if fmt == "arff" else None,  # (a CSV declares none)
         unlabeled=int((~labelled).sum()),  # rows of an unknown class: left out, counted
     )
+
+
+#: a class of numbers with more distinct values than this (or than half the rows) is taken
+#: for a measurement, not a set of classes (:func:`_warn_numeric_class`)
+MANY_CLASSES = 20
+
+
+def _warn_numeric_class(path, name, values, n_rows):
+    """One DataWarning when the class column of a CSV/TSV file holds numbers with many
+    distinct values (more than :data:`MANY_CLASSES`, or more than half the rows, and at
+    least 3): each value becomes a class of its own, which a measurement (a price, an age)
+    probably is not meant to be; naive Bayes predicts classes, so the column wants cutting
+    into a few named ranges first."""
+    k = len(values)
+    if k < 3 or not (k > MANY_CLASSES or k > n_rows / 2):
+        return
+    try:
+        if not all(math.isfinite(parse_number(str(v))) for v in values):
+            return
+    except ValueError:
+        return
+    warnings.warn(f"{path}: class attribute {name!r} holds numbers with {k} distinct values in {n_rows} rows: "
+                  "each value is a class of its own; to predict ranges of it, cut it into a few named classes "
+                  "first (or choose another class with class_name / --class)", DataWarning, stacklevel=3)
 
 
 def _names(drop):
@@ -335,7 +361,7 @@ def _encode_table(table, attributes, where):
                 if unseen.any():
                     values = sorted({src.values[int(v)] for v in col[unseen]})
                     shown = ", ".join(repr(v) for v in values[:3]) + (", ..." if len(values) > 3 else "")
-                    warnings.warn(f"{where}: attribute {dst.name!r}: {int(unseen.sum())} cell(s) with values the "
+                    warnings.warn(f"{where}: attribute {dst.name!r}: {counted(int(unseen.sum()), 'cell')} with values the "
                                   f"model never saw ({shown}) count as missing", DataWarning, stacklevel=2)
         elif src.is_nominal:  # model numeric, file nominal: values must be numbers
             if src.values:

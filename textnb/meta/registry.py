@@ -556,6 +556,7 @@ def _refuse_unused_options(opts, table, kind):
         numeric = opts.numeric or ("mdl" if opts.lazy else "gaussian")
         default = "" if opts.numeric else f" (the default of {what})"
         raise _unused(["--bins"], {"--bins": f"--numeric {_or(list(BINNED))}"}, f"--numeric {numeric}{default}")
+    _warn_numeric_unused(opts, table)
     if kind == "nb" and not opts.lazy:
         nominal = opts.nominal or ("m-estimate" if opts.m_estimate is not None else "additive")
         text = any(a.is_text for a in table.attributes)  # (whose word probabilities take --alpha)
@@ -570,6 +571,25 @@ def _refuse_unused_options(opts, table, kind):
         if opts.interval_fit and not any(a.kind == "uncertain-numeric" for a in table.attributes):
             raise InputError(f"{table.source}: --interval-fit is for uncertain numeric attributes ([L,R] cells), "
                              "which this table does not have; it would be left unused")
+
+
+def _warn_numeric_unused(opts, table):
+    """One DataWarning when ``--numeric`` / ``--bins`` are given for a table without numeric
+    attributes, which leaves them unused. A warning, not an error: the options are right
+    for the model, only this table has nothing for them (a script passing ``--numeric kde``
+    to every table of a benchmark, as Weka's experimenter passes ``NaiveBayes -K`` to every
+    data set, is no mistake), unlike an option the model never takes (refused above)."""
+    given = [flag for flag, name in (("--numeric", "numeric"), ("--bins", "bins")) if getattr(opts, name) is not None]
+    if not given or any(a.kind == "numeric" for a in table.attributes):
+        return
+    import warnings
+
+    from textnb.core.errors import DataWarning
+
+    flags = " and ".join(f"--numeric {opts.numeric}" if f == "--numeric" else f"--bins {opts.bins}" for f in given)
+    one = len(given) == 1
+    warnings.warn(f"{table.source}: {flags} {'is' if one else 'are'} for numeric attributes, which this table does "
+                  f"not have; {'it is' if one else 'they are'} left unused", DataWarning, stacklevel=3)
 
 
 def _table_model(opts, table, *, kernel):

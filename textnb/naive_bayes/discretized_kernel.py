@@ -19,6 +19,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from textnb.core.errors import counted
 from textnb.core.model_schema import (CLASS_VALUES, FEATURE_NAMES, N_FEATURES, TEMPLATE, Array, Attributes, Choice, Int,
                                       ListOf, Model, Optional, Reals)
 from textnb.io.frames import encodable, encode_frame, frame_attributes, is_frame
@@ -184,7 +185,7 @@ class DiscretizedKernel(TableKernel):
                 n = len(cuts) + 1
                 inner_model = a["model"]  # "nominal[, ...]": what the wrapped model made of the intervals
                 rest = inner_model[len("nominal"):] if inner_model.startswith("nominal") else f"; {inner_model}"
-                a["model"] = f"{self.numeric}-discretised, {n} interval{'s' if n != 1 else ''}{rest}"
+                a["model"] = f"{self.numeric}-discretised, {counted(n, 'interval')}{rest}"
                 a["cut_points"] = [float(c) for c in cuts]
         return info
 
