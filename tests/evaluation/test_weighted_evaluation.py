@@ -153,7 +153,26 @@ def test_a_test_file_whose_rows_all_weigh_0_is_refused(tmp_path):
     assert f"{tmp_path / 't.arff'}: every test row weighs 0" in err
 
 
-@pytest.mark.parametrize("options", [["--lazy", "lbr"], ["--lazy", "hlbr"], ["--adjust"]])
+def test_adjust_learns_whole_weights_and_refuses_fractions_in_train_and_evaluate_alike(tmp_path):
+    """APNBC learns from whole-number instance weights (its search counts objects), in
+    ``train`` and in ``evaluate`` alike; a fractional weight is the same one line from both."""
+    data = _write(tmp_path / "w.arff", _rows(40, 5), weighted=True)
+    for command in (["train", data, "-o", tmp_path / "m.tnb"], ["evaluate", data, "--cv", "3"]):
+        rc, out, err = cli(*command, "--adjust")
+        assert rc == 0 and err == "", err
+    text = data.read_text().replace(",{2}", ",{2.5}", 1)
+    assert text != data.read_text()
+    frac = tmp_path / "f.arff"
+    frac.write_text(text)
+    lines = []
+    for command in (["train", frac, "-o", tmp_path / "n.tnb"], ["evaluate", frac, "--cv", "3"]):
+        rc, out, err = cli(*command, "--adjust")
+        assert rc == 1 and err.count("\n") == 1, err
+        lines.append(err)
+    assert lines[0] == lines[1] and str(frac) in lines[0]
+
+
+@pytest.mark.parametrize("options", [["--lazy", "lbr"], ["--lazy", "hlbr"]])
 def test_evaluate_refuses_weights_a_model_does_not_learn_as_train_does(tmp_path, options):
     data = _write(tmp_path / "w.arff", _rows(40, 5), weighted=True)
     lines = []
