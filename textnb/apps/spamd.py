@@ -422,6 +422,10 @@ class SpamdHandler(StreamHandler):
             try:
                 self._handle(owner)
             except ProtocolError as exc:
+                if owner.stopping:  # the request was cut by the daemon stopping, not by the client
+                    self._send(protocol.spamd_error("EX_UNAVAILABLE", "Service Unavailable: textnb serve is "
+                                                                      "stopping; the request was not read whole"))
+                    return
                 self._send(protocol.spamd_error(exc.status, f"Bad header line: {exc}"))
                 self._drain(owner)
             except _Refuse as exc:
