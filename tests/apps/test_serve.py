@@ -883,3 +883,18 @@ def test_http_classify_cuts_each_text_where_the_model_was_trained_to(tmp_path):
     assert body["labels"] == [w["label"] for w in want]
     np.testing.assert_allclose(body["probabilities"], [[w["proba"][c] for c in body["classes"]] for w in want],
                                rtol=1e-9)
+
+
+def test_a_lone_surrogate_in_a_mail_text_is_one_line_naming_the_text(spam_model, topic_model, sock_dir):
+    """``"mail": true`` with a JSON ``\\ud800`` (no character, no byte): HTTP 400 and ``ERR``
+    naming ``texts[i]``, not Python's codec message; ``\\udcff`` stays the byte 0xff."""
+    body = '{"texts": ["ok", "free \\ud800 prize"], "mail": true}'
+    for model, sock in ((spam_model, sock_dir / "s"), (topic_model, sock_dir / "t")):
+        with Server(model, socket_path=sock, http=("127.0.0.1", 0)) as server:
+            status, reply = post(server.http_address[1], body)
+            assert status == 400 and reply["error"].startswith("texts[1]: '\\ud800' at character 5 is a lone "
+                                                               "surrogate"), reply
+            out = raw_request(sock, f"CLASSIFY {len(body)}\n{body}".encode())
+            assert out.startswith(b"ERR texts[1]: '\\ud800' at character 5") and out.count(b"\n") == 1, out
+            status, reply = post(server.http_address[1], '{"texts": ["free \\udcff prize"], "mail": true}')
+            assert status == 200, reply

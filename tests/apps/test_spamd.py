@@ -849,3 +849,53 @@ def test_an_unterminated_request_or_header_line_is_called_so(spam_model):
             assert _status(out) == 76 and b"unterminated line" in out and b"4096" not in out, out
         out = raw(a, b"CHECK SPAMC/1.5\r\n" + b"X" * 10000)
         assert _status(out) == 76 and b"line over 4096 bytes" in out, out
+
+
+# -- s23-serve: a mail administrator's checks --------------------------------------------------
+def test_a_utf8_user_name_selects_the_model_file_of_that_name(spam_model, sock_dir):
+    """spamc sends the user's name as its bytes (UTF-8): the per-user model file is named
+    with those bytes, not with their Latin-1 reading ('josé' -> josé.tnb, never josÃ©.tnb)."""
+    users = sock_dir / "users"
+    users.mkdir()
+    spam, ham = messages(21)
+    name = "josé"
+    with Server(spam_model, spamd=("127.0.0.1", 0), user_models=str(users / "%u.tnb"), allow_tell=True) as srv:
+        a = srv.spamd_address
+        head = f"TELL SPAMC/1.5\r\nUser: {name}\r\nMessage-class: ham\r\nSet: local\r\nContent-length: {len(spam)}\r\n\r\n"
+        out = raw(a, head.encode("utf-8") + spam)
+        assert b"DidSet: local" in out, out
+        assert sorted(p.name for p in users.glob("*.tnb")) == [f"{name}.tnb"]
+        # a byte that is not UTF-8 is kept as it is in the file's name
+        out = raw(a, b"TELL SPAMC/1.5\r\nUser: x\xff\r\nMessage-class: ham\r\nSet: local\r\n"
+                     b"Content-length: %d\r\n\r\n" % len(spam) + spam)
+        assert b"DidSet: local" in out, out
+        assert os.path.exists(os.path.join(os.fsencode(users), b"x\xff.tnb"))
+        # the user's own model answers the user's CHECK
+        check = f"CHECK SPAMC/1.5\r\nUser: {name}\r\nContent-length: {len(spam)}\r\n\r\n".encode("utf-8") + spam
+        raw(a, check)
+        assert name in srv.user_models.held_users()
+
+
+def test_a_request_cut_by_the_daemon_stopping_is_not_blamed_on_the_client(spam_model):
+    """SIGTERM while a client is sending: it gets 69 EX_UNAVAILABLE ("stopping", a temporary
+    failure an MTA retries), not 76 "Bad header line: Content-Length mismatch"."""
+    spam, _ = messages(22)
+    srv = Server(spam_model, spamd=("127.0.0.1", 0)).start()
+    try:
+        s = socket.create_connection(srv.spamd_address, timeout=30)
+        s.sendall(f"CHECK SPAMC/1.5\r\nContent-length: {len(spam)}\r\n\r\n".encode() + spam[:10])
+        assert raw(srv.spamd_address, request("PING", None)).startswith(b"SPAMD/1.5 0 PONG")  # (it is being read)
+    finally:
+        srv.stop()
+    with s:
+        out = s.recv(1 << 16)
+    assert out.startswith(b"SPAMD/1.0 69 Service Unavailable: textnb serve is stopping"), out
+    assert out.count(b"\r\n") == 1
+
+
+def test_an_error_line_never_echoes_the_requests_control_bytes(spam_model):
+    """A TLS hello (or any binary) sent to the spamd port: one printable error line, its
+    control bytes written \\xNN (before: a NUL and other control bytes inside the reply line)."""
+    with Server(spam_model, spamd=("127.0.0.1", 0)) as srv:
+        out = raw(srv.spamd_address, b"\x16\x03\x01\x00\x05hello\x7f\r\n\r\n")
+    assert out == b"SPAMD/1.0 76 Bad header line: (\\x16\\x03\\x01\\x00\\x05hello\\x7f)\r\n", out

@@ -168,7 +168,9 @@ def parse_spamd_header(line, headers):
     elif name == "User":
         if any(ord(c) < 0x20 or c == "\x7f" for c in value):
             raise ProtocolError("(User header contains control chars)")
-        headers["user"] = value
+        # the name's bytes, as spamc sends the user's (UTF-8) name: they become the per-user
+        # model file's name unchanged (a byte that is not UTF-8 kept by surrogateescape)
+        headers["user"] = value.encode("latin-1").decode("utf-8", "surrogateescape")
     elif name == "Message-class":
         if value.lower() not in ("spam", "ham"):
             raise ProtocolError("(Message-class header contains invalid class)")
@@ -213,9 +215,14 @@ def spamd_reply(headers=(), body=b"", status="EX_OK"):
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", "replace") + body
 
 
+#: Control characters as ``\\xNN`` (str.translate: this module imports nothing, for the client's start-up).
+_CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7f)}
+
+
 def spamd_error(status, text):
-    """spamd's one-line error answer (``SPAMD/1.0 76 Bad header line: ...``)."""
-    text = " ".join(str(text).split())[:1000]
+    """spamd's one-line error answer (``SPAMD/1.0 76 Bad header line: ...``); a control
+    character of the request echoed in it is written ``\\xNN``, never sent as is."""
+    text = " ".join(str(text).split()).translate(_CONTROL)[:1000]
     return f"SPAMD/1.0 {EX[status]} {text}\r\n".encode("latin-1", "replace")
 
 

@@ -254,6 +254,20 @@ def _count_words(texts, limit):
     return n
 
 
+def _message_bytes(texts):
+    """The raw messages of ``"mail": true`` texts: UTF-8, a message's bytes that are not
+    UTF-8 sent as ``\\udc80``-``\\udcff`` (surrogateescape). Any other lone surrogate is
+    no character and no byte: an InputError naming the text."""
+    out = []
+    for i, t in enumerate(texts):
+        try:
+            out.append(t.encode("utf-8", "surrogateescape"))
+        except UnicodeEncodeError as exc:
+            raise InputError(f"texts[{i}]: {t[exc.start]!r} at character {exc.start} is a lone surrogate, not "
+                             "text (a message's bytes that are not UTF-8 are sent as \\udc80-\\udcff)") from None
+    return out
+
+
 def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DEFAULT_MAX_TOKENS):
     """Answer a ``/classify`` request (a dict) with a JSON-ready dict; InputError if malformed
     or over ``max_texts`` texts / ``max_tokens`` word runs.
@@ -287,12 +301,12 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
     spam = as_mail and is_spam_model(model)
     if spam:
         kwargs = {k: _cutoff(request[k], k) for k in ("spam_cutoff", "ham_cutoff") if k in request}
-        raw = [t.encode("utf-8", "surrogateescape") for t in texts]
+        raw = _message_bytes(texts)
         verdicts = [message_verdict(model, m, source=f"texts[{i}]", **kwargs) for i, m in enumerate(raw)]
         return _verdict_rows(out, [str(c) for c in model.classes_], verdicts)
     if as_mail:
         max_bytes = getattr(model, "max_bytes", None) or mail.DEFAULT_MAX_BYTES
-        texts = [mail.message_text(t.encode("utf-8", "surrogateescape"), max_bytes=max_bytes) for t in texts]
+        texts = [mail.message_text(m, max_bytes=max_bytes) for m in _message_bytes(texts)]
     else:  # each text cut where the model's training cut a document (predict --lines, a TSV row)
         max_bytes = getattr(model, "max_bytes", None) or MAX_DOCUMENT_BYTES
         texts = [cut_text(t, max_bytes) for t in texts]

@@ -42,7 +42,8 @@ Errors: a malformed or unterminated request line or header, a bad or mismatched
 ``65`` (EX_DATAERR); an unknown user when unknown users are refused ``67`` (EX_NOUSER);
 TELL when not allowed or a model that cannot be used ``69`` (EX_UNAVAILABLE); a request
 not all there ``timeout`` seconds after the connection (a deadline for the whole request,
-not per read: :class:`RequestDeadline`) ``79`` (EX_TIMEOUT); then the connection is closed. The daemon goes on.
+not per read: :class:`RequestDeadline`) ``79`` (EX_TIMEOUT); a request cut by the daemon
+stopping ``69`` (EX_UNAVAILABLE, "stopping"); then the connection is closed. The daemon goes on.
 
 **Per-user models** (:class:`UserModels`, ``--user-models TEMPLATE``): the request's
 ``User:`` header selects the model file ``TEMPLATE`` with ``%u`` replaced by the name
@@ -422,6 +423,10 @@ class SpamdHandler(StreamHandler):
             try:
                 self._handle(owner)
             except ProtocolError as exc:
+                if owner.stopping:  # the request was cut by the daemon stopping, not by the client
+                    self._send(protocol.spamd_error("EX_UNAVAILABLE", "Service Unavailable: textnb serve is "
+                                                                      "stopping; the request was not read whole"))
+                    return
                 self._send(protocol.spamd_error(exc.status, f"Bad header line: {exc}"))
                 self._drain(owner)
             except _Refuse as exc:
