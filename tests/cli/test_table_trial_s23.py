@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import cli
+from conftest import cli, one_error_line
 
 WEATHER = Path(__file__).resolve().parents[2] / "corpora" / "weather.nominal.arff"
 WEIGHTED = ("@relation w\n@attribute outlook {sunny,rainy}\n@attribute windy {yes,no}\n@attribute play {yes,no}\n"
@@ -32,3 +32,25 @@ def test_inspect_json_counts_the_classes_of_every_table_model(tmp_path, options)
         info = json.loads(out)
         assert info["classes"] == ["yes", "no"]
         assert info["class_count"] == counts, (data, info)
+
+
+MIXED = ("id,note,outlook,play\n1,sun warm,sunny,yes\n2,rain cold,rainy,no\n3,warm nice,overcast,yes\n"
+         "4,grey wind,rainy,no\n5,sun bright,sunny,yes\n6,cold rain,overcast,no\n")
+
+
+@pytest.mark.parametrize("command", ["train", "evaluate"])
+def test_a_mixed_table_refuses_class_and_label_column_naming_different_columns(tmp_path, command):
+    """--label-column is --class for a mixed table; given both, naming two columns, --class won
+    silently (the model was trained on 'play', the --label-column 'outlook' left unused)."""
+    path = tmp_path / "mixed.csv"
+    path.write_text(MIXED)
+    extra = ["-o", tmp_path / "m.tnb"] if command == "train" else ["--cv", "2"]
+    for label in ("outlook", "3"):
+        rc, _, err = cli(command, path, "--text-column", "note", "--ignore", "id", "--class", "play",
+                         "--label-column", label, *extra)
+        assert rc == 1
+        one_error_line(err, "mixed.csv: --class play and --label-column", "'play', 'outlook'")
+    for label in ("play", "4"):  # the same column, by name or by number: as one of them alone
+        rc, out, err = cli(command, path, "--text-column", "note", "--ignore", "id", "--class", "play",
+                           "--label-column", label, *extra)
+        assert rc == 0, err

@@ -141,6 +141,11 @@ def _mixed_table(path, opts, data=None):
     names = [name(t, "text") for t in texts]
     cls = opts.table_class
     cls = name(cls, "class") if cls is not None else None
+    if opts.class_name and opts.label_column and name(opts.label_column, "label") != cls:
+        # (the two name one class column of a mixed table: different columns, one would be left unused)
+        raise InputError(f"{path}: --class {opts.class_name} and --label-column {opts.label_column} name "
+                         f"different columns ({cls!r}, {name(opts.label_column, 'label')!r}); for a mixed "
+                         f"table they are the same option: give one")
     if _label_and_text(names, header, opts):
         return None  # label + text: a text corpus
     if len(set(names)) != len(names):
