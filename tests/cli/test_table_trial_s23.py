@@ -54,3 +54,19 @@ def test_a_mixed_table_refuses_class_and_label_column_naming_different_columns(t
         rc, out, err = cli(command, path, "--text-column", "note", "--ignore", "id", "--class", "play",
                            "--label-column", label, *extra)
         assert rc == 0, err
+
+
+@pytest.mark.parametrize("command", ["train", "evaluate"])
+def test_a_table_refuses_class_and_label_column_naming_different_columns(tmp_path, command):
+    """The same for a table without text columns (CSV or ARFF), whose --label-column is --class too."""
+    csv = tmp_path / "plain.csv"
+    csv.write_text(MIXED.replace(",note", "").replace(",sun warm", "").replace(",rain cold", "")
+                   .replace(",warm nice", "").replace(",grey wind", "").replace(",sun bright", "")
+                   .replace(",cold rain", ""))
+    extra = ["-o", tmp_path / "m.tnb"] if command == "train" else ["--cv", "2"]
+    for path in (csv, WEATHER):
+        rc, _, err = cli(command, path, "--class", "play", "--label-column", "outlook", *extra)
+        assert rc == 1
+        one_error_line(err, f"{path.name}: --class play and --label-column outlook name different columns")
+        rc, _, err = cli(command, path, "--class", "play", "--label-column", "play", *extra)
+        assert rc == 0, err
