@@ -70,3 +70,24 @@ def test_a_table_refuses_class_and_label_column_naming_different_columns(tmp_pat
         one_error_line(err, f"{path.name}: --class play and --label-column outlook name different columns")
         rc, _, err = cli(command, path, "--class", "play", "--label-column", "play", *extra)
         assert rc == 0, err
+
+
+def test_predict_says_the_weighted_accuracy_of_a_weighted_table_as_evaluate_does(tmp_path):
+    """predict's accuracy on a table with instance weights counted rows only, so the same
+    model and file gave another accuracy than evaluate --test (which weighs them, as Weka);
+    it now says both; a table without weights keeps its line."""
+    numeric = WEATHER.with_name("weather.numeric.arff")
+    head, rows = numeric.read_text().split("@data")
+    weighted = tmp_path / "wts.arff"
+    weighted.write_text(head + "@data\n" + "\n".join(
+        f"{r}, {{{2 if i % 2 else 0.5}}}" for i, r in enumerate(rows.strip().splitlines())) + "\n")
+    model = tmp_path / "w.tnb"
+    assert cli("train", numeric, "-o", model)[0] == 0
+    rc, _, err = cli("predict", model, weighted)
+    assert rc == 0, err
+    rc, out, _ = cli("evaluate", numeric, "--test", weighted, "--json")
+    expected = json.loads(out)["accuracy"]
+    assert err.strip() == (f"{weighted}: accuracy 0.9286 (13 of 14 rows with a class value; weighing each row by "
+                           f"its instance weight, as evaluate does: {expected:.4f})")
+    rc, _, err = cli("predict", model, numeric)
+    assert err.strip() == f"{numeric}: accuracy 0.9286 (13 of 14 rows with a class value)"
