@@ -117,7 +117,9 @@ def _inspect_network(args, outer, model, weights, out):
     name = _name(outer, model, _kind(model))
     method = calibration_method(outer)
     if args.json:
+        # class_count as every other table model's (the class node's counts: rows, or weights, per class)
         info = {"model": name, "classes": [str(c) for c in model.classes_],
+                "class_count": [float(n) for n in model.marginal_counts_[-1]],
                 "structure": {k: list(v) for k, v in model.structure_.items()}, "plot": args.plot}
         if method is not None:
             info["calibration"] = method

@@ -179,7 +179,7 @@ def _predict_table(args, model, out, err=None):
         print_predictions(sources, classes, scores, args, out, _explanations(args, model, table.X))
         if table.y is not None:  # the file carries the class: its accuracy, as for a text TSV/CSV
             tally = Accuracy(path, "class value")
-            tally.add(classes, scores[0], table.y)
+            tally.add(classes, scores[0], table.y, table.sample_weight)
             tally.report(err)
     return 0
 

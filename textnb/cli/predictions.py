@@ -98,14 +98,26 @@ class Accuracy:
     def __init__(self, name, column):
         self.name, self.column = name, column
         self.correct = self.counted = self.unlabelled = 0
+        self.weighed = None  # (right, total) instance weights of the counted rows: a table with weights
 
-    def add(self, classes, proba, labels):
+    def add(self, classes, proba, labels, sample_weight=None):
         labels = np.asarray(labels, dtype=object)
         known = np.array([v is not None for v in labels], dtype=bool)
         predicted = np.asarray(classes, dtype=object)[np.argmax(proba, axis=1)]
-        self.correct += int(np.sum(predicted[known] == labels[known].astype(str)))
+        right = predicted[known] == labels[known].astype(str)
+        self.correct += int(np.sum(right))
         self.counted += int(known.sum())
         self.unlabelled += int((~known).sum())
+        if sample_weight is not None:  # as evaluate --test weighs them (Weka's evaluation)
+            w = np.asarray(sample_weight, dtype=np.float64)[known]
+            done = self.weighed or (0.0, 0.0)
+            self.weighed = (done[0] + float(np.sum(w[right])), done[1] + float(np.sum(w)))
+
+    def _weighted(self):
+        if self.weighed is None or self.weighed[1] <= 0:
+            return ""
+        return (f"; weighing each row by its instance weight, as evaluate does: "
+                f"{self.weighed[0] / self.weighed[1]:.4f}")
 
     def report(self, err):
         if err is None or self.counted + self.unlabelled == 0:
@@ -115,4 +127,4 @@ class Accuracy:
         skipped = f"; {counted(n, 'row')} without {lacking} not counted" if n else ""
         if self.counted:
             print(f"{self.name}: accuracy {self.correct / self.counted:.4f} ({self.correct} of {self.counted} rows "
-                  f"with a {self.column}{skipped})", file=err)
+                  f"with a {self.column}{skipped}{self._weighted()})", file=err)

@@ -141,6 +141,9 @@ def _mixed_table(path, opts, data=None):
     names = [name(t, "text") for t in texts]
     cls = opts.table_class
     cls = name(cls, "class") if cls is not None else None
+    if opts.class_name and opts.label_column and name(opts.label_column, "label") != cls:
+        # (the two name one class column of a mixed table: different columns, one would be left unused)
+        raise InputError(_two_class_columns(path, opts, cls, name(opts.label_column, "label")))
     if _label_and_text(names, header, opts):
         return None  # label + text: a text corpus
     if len(set(names)) != len(names):
@@ -211,7 +214,16 @@ def load_input(path, opts, test=True, stream=False):
             return "text", corpus  # (with --numeric: refused, textnb.meta.registry.check_options_fit)
     from textnb.io.tables import read_table  # tables import scipy: only for tables
 
+    if opts.class_name and opts.label_column and opts.label_column != opts.class_name:
+        raise InputError(_two_class_columns(path, opts, opts.class_name, opts.label_column))
     return "table", read_table(path, class_name=opts.table_class, drop=opts.ignore, data=data)
+
+
+def _two_class_columns(path, opts, cls, label):
+    """The refusal of ``--class`` and ``--label-column`` naming different columns of a table
+    (``cls``, ``label``: the columns they name), which would leave ``--label-column`` unused."""
+    return (f"{path}: --class {opts.class_name} and --label-column {opts.label_column} name different columns "
+            f"({cls!r}, {label!r}); for a table they are the same option: give one")
 
 
 #: the options that name a file's columns: (command-line flag, InputOptions field)

@@ -1,0 +1,93 @@
+"""What the session-23 user trial of the table paths found (inspect --json across the kinds)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import cli, one_error_line
+
+WEATHER = Path(__file__).resolve().parents[2] / "corpora" / "weather.nominal.arff"
+WEIGHTED = ("@relation w\n@attribute outlook {sunny,rainy}\n@attribute windy {yes,no}\n@attribute play {yes,no}\n"
+            "@data\nsunny,no,no,{2}\nsunny,yes,no,{0.5}\nrainy,no,yes\nrainy,yes,yes,{3}\nsunny,no,yes\n")
+
+
+@pytest.mark.parametrize("options", [["--model", "nb"], ["--model", "aode"], ["--lazy", "lbr"],
+                                     ["--model", "tan"], ["--model", "tan", "--adjust"],
+                                     ["--model", "tan", "--calibrate", "sigmoid"],
+                                     ["--model", "bn", "--structure", "{}"]], ids=" ".join)
+def test_inspect_json_counts_the_classes_of_every_table_model(tmp_path, options):
+    """A TAN or Bayesian network's inspect --json had no class_count, which every other table
+    model's has (the rows per class; instance weights summed)."""
+    (tmp_path / "s.json").write_text('{"parents": {"windy": ["play", "outlook"]}}')
+    options = [str(tmp_path / "s.json") if o == "{}" else o for o in options]
+    for data, counts in [(WEATHER, [9.0, 5.0])] + ([] if "--lazy" in options or "--adjust" in options else [
+            (tmp_path / "w.arff", [5.0, 2.5])]):
+        (tmp_path / "w.arff").write_text(WEIGHTED)
+        model = tmp_path / "m.tnb"
+        rc, _, err = cli("train", data, *options, "-o", model)
+        assert rc == 0, err
+        rc, out, err = cli("inspect", model, "--json")
+        assert rc == 0, err
+        info = json.loads(out)
+        assert info["classes"] == ["yes", "no"]
+        assert info["class_count"] == counts, (data, info)
+
+
+MIXED = ("id,note,outlook,play\n1,sun warm,sunny,yes\n2,rain cold,rainy,no\n3,warm nice,overcast,yes\n"
+         "4,grey wind,rainy,no\n5,sun bright,sunny,yes\n6,cold rain,overcast,no\n")
+
+
+@pytest.mark.parametrize("command", ["train", "evaluate"])
+def test_a_mixed_table_refuses_class_and_label_column_naming_different_columns(tmp_path, command):
+    """--label-column is --class for a mixed table; given both, naming two columns, --class won
+    silently (the model was trained on 'play', the --label-column 'outlook' left unused)."""
+    path = tmp_path / "mixed.csv"
+    path.write_text(MIXED)
+    extra = ["-o", tmp_path / "m.tnb"] if command == "train" else ["--cv", "2"]
+    for label in ("outlook", "3"):
+        rc, _, err = cli(command, path, "--text-column", "note", "--ignore", "id", "--class", "play",
+                         "--label-column", label, *extra)
+        assert rc == 1
+        one_error_line(err, "mixed.csv: --class play and --label-column", "'play', 'outlook'")
+    for label in ("play", "4"):  # the same column, by name or by number: as one of them alone
+        rc, out, err = cli(command, path, "--text-column", "note", "--ignore", "id", "--class", "play",
+                           "--label-column", label, *extra)
+        assert rc == 0, err
+
+
+@pytest.mark.parametrize("command", ["train", "evaluate"])
+def test_a_table_refuses_class_and_label_column_naming_different_columns(tmp_path, command):
+    """The same for a table without text columns (CSV or ARFF), whose --label-column is --class too."""
+    csv = tmp_path / "plain.csv"
+    csv.write_text(MIXED.replace(",note", "").replace(",sun warm", "").replace(",rain cold", "")
+                   .replace(",warm nice", "").replace(",grey wind", "").replace(",sun bright", "")
+                   .replace(",cold rain", ""))
+    extra = ["-o", tmp_path / "m.tnb"] if command == "train" else ["--cv", "2"]
+    for path in (csv, WEATHER):
+        rc, _, err = cli(command, path, "--class", "play", "--label-column", "outlook", *extra)
+        assert rc == 1
+        one_error_line(err, f"{path.name}: --class play and --label-column outlook name different columns")
+        rc, _, err = cli(command, path, "--class", "play", "--label-column", "play", *extra)
+        assert rc == 0, err
+
+
+def test_predict_says_the_weighted_accuracy_of_a_weighted_table_as_evaluate_does(tmp_path):
+    """predict's accuracy on a table with instance weights counted rows only, so the same
+    model and file gave another accuracy than evaluate --test (which weighs them, as Weka);
+    it now says both; a table without weights keeps its line."""
+    numeric = WEATHER.with_name("weather.numeric.arff")
+    head, rows = numeric.read_text().split("@data")
+    weighted = tmp_path / "wts.arff"
+    weighted.write_text(head + "@data\n" + "\n".join(
+        f"{r}, {{{2 if i % 2 else 0.5}}}" for i, r in enumerate(rows.strip().splitlines())) + "\n")
+    model = tmp_path / "w.tnb"
+    assert cli("train", numeric, "-o", model)[0] == 0
+    rc, _, err = cli("predict", model, weighted)
+    assert rc == 0, err
+    rc, out, _ = cli("evaluate", numeric, "--test", weighted, "--json")
+    expected = json.loads(out)["accuracy"]
+    assert err.strip() == (f"{weighted}: accuracy 0.9286 (13 of 14 rows with a class value; weighing each row by "
+                           f"its instance weight, as evaluate does: {expected:.4f})")
+    rc, _, err = cli("predict", model, numeric)
+    assert err.strip() == f"{numeric}: accuracy 0.9286 (13 of 14 rows with a class value)"
