@@ -17,8 +17,9 @@ WEIGHTED = ("@relation w\n@attribute outlook {sunny,rainy}\n@attribute windy {ye
                                      ["--model", "tan", "--calibrate", "sigmoid"],
                                      ["--model", "bn", "--structure", "{}"]], ids=" ".join)
 def test_inspect_json_counts_the_classes_of_every_table_model(tmp_path, options):
-    """A TAN or Bayesian network's inspect --json had no class_count, which every other table
-    model's has (the rows per class; instance weights summed)."""
+    """A TAN or Bayesian network's inspect --json had no class_count, and its text view no
+    ``classes:`` line, which every other table model's has (the rows per class; instance
+    weights summed)."""
     (tmp_path / "s.json").write_text('{"parents": {"windy": ["play", "outlook"]}}')
     options = [str(tmp_path / "s.json") if o == "{}" else o for o in options]
     for data, counts in [(WEATHER, [9.0, 5.0])] + ([] if "--lazy" in options or "--adjust" in options else [
@@ -32,6 +33,8 @@ def test_inspect_json_counts_the_classes_of_every_table_model(tmp_path, options)
         info = json.loads(out)
         assert info["classes"] == ["yes", "no"]
         assert info["class_count"] == counts, (data, info)
+        rc, out, err = cli("inspect", model)  # the text view too (TAN and BN printed no class line)
+        assert rc == 0 and f"classes: yes ({counts[0]:g}), no ({counts[1]:g})" in out.splitlines(), out
 
 
 MIXED = ("id,note,outlook,play\n1,sun warm,sunny,yes\n2,rain cold,rainy,no\n3,warm nice,overcast,yes\n"

@@ -641,7 +641,7 @@ def test_cli_structure_error_names_the_structure_file_once_and_inspect_reads_apn
     assert cli("train", arff, "--model", "tan", "--adjust", "-o", tmp_path / "a.tnb")[0] == 0
     rc, text, err = cli("inspect", tmp_path / "a.tnb")
     assert rc == 0, err
-    assert text.startswith("model: APNBC(TAN)\nTAN tree") and "APNBC class weights" in text
+    assert text.startswith("model: APNBC(TAN)\nclasses: yes (9), no (5)\nTAN tree") and "APNBC class weights" in text
     rc, out, err = cli("inspect", tmp_path / "a.tnb", "--json")
     info = json.loads(out)
     assert info["model"] == "APNBC(TAN)" and set(info["apnbc_weights"]) == {"yes", "no"}

@@ -116,10 +116,11 @@ def _inspect_network(args, outer, model, weights, out):
         model.plot_structure(args.plot)
     name = _name(outer, model, _kind(model))
     method = calibration_method(outer)
+    classes = [str(c) for c in model.classes_]
+    class_count = [float(n) for n in model.marginal_counts_[-1]]  # (the class node's: rows, or weights)
     if args.json:
-        # class_count as every other table model's (the class node's counts: rows, or weights, per class)
-        info = {"model": name, "classes": [str(c) for c in model.classes_],
-                "class_count": [float(n) for n in model.marginal_counts_[-1]],
+        # class_count as every other table model's
+        info = {"model": name, "classes": classes, "class_count": class_count,
                 "structure": {k: list(v) for k, v in model.structure_.items()}, "plot": args.plot}
         if method is not None:
             info["calibration"] = method
@@ -129,6 +130,7 @@ def _inspect_network(args, outer, model, weights, out):
         return 0
     print(f"model: {name}", file=out)
     _print_calibration({"calibration": method} if method is not None else {}, out)
+    print("classes: " + ", ".join(f"{c} ({n:g})" for c, n in zip(classes, class_count)), file=out)  # (as nb's)
     print(model.structure_text(), file=out)
     _print_weights(weights, out)
     if args.plot:
