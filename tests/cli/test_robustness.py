@@ -719,7 +719,8 @@ def test_stray_temporary_files_are_ignored_and_cleaned_up(model_file):
 
 def test_save_into_a_missing_folder_or_onto_a_folder(tmp_path, model_file):
     model = load(model_file)
-    with pytest.raises(ModelFileError, match=r"nofolder/m.tnb: cannot write model file \(No such file or directory\)"):
+    # one line, as for a FIFO or a device at the path (core.model_io.output_target, before the write)
+    with pytest.raises(InputError, match=r"nofolder/m.tnb: cannot write \(no such folder: .*nofolder\)$"):
         save(model, tmp_path / "nofolder" / "m.tnb")
     tsv(tmp_path / "c.tsv", zip(LABELS, DOCS))
     rc, _, err = cli("train", tmp_path / "c.tsv", "-o", tmp_path)

@@ -160,13 +160,13 @@ def test_write_errors_name_the_users_path_not_the_temporary_file(tmp_path):
     tsv(tmp_path / "c.tsv", zip(LABELS * 3, DOCS * 3))
     missing = tmp_path / "nofolder" / "cm.png"
     rc, _, err = cli("evaluate", tmp_path / "c.tsv", "--cv", "2", "--plot", missing)
-    assert rc == 1  # (refused before the evaluation: core.model_io.output_folder)
+    assert rc == 1  # (refused before the evaluation: core.model_io.output_target)
     line = one_error_line(err, f"{missing}: cannot write (no such folder: {missing.parent})")
     assert ".tmp-" not in line and ".part" not in line
-    # the write itself, should the folder go between the check and the write
+    # the write itself says so in the same line (every write goes through output_target)
     from textnb.core.model_io import atomic_write
 
-    with pytest.raises(OSError) as info:
+    with pytest.raises(InputError, match="cannot write \\(no such folder") as info:
         atomic_write(missing, lambda f: f.write(b"x"))
     assert str(missing) in str(info.value) and ".tmp-" not in str(info.value) and ".part" not in str(info.value)
 

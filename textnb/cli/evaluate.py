@@ -10,7 +10,7 @@ from textnb.cli.options import (add_model_and_input_options, folds, input_option
 from textnb.cli.output import counted, dumps
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError
-from textnb.core.model_io import output_folder, picture_target, refuse_input_as_output
+from textnb.core.model_io import picture_target, refuse_input_as_output
 
 __all__ = ["add_parser", "run"]
 
@@ -58,8 +58,7 @@ def run(args, out, err):
         refuse_unsupported(args, opts)
     if args.plot:
         refuse_input_as_output(args.plot, [args.path, args.test, args.labels, args.structure, args.stop_words])
-        picture_target(args.plot)
-        output_folder(args.plot)  # (a missing folder: said before the evaluation, not after it)
+        picture_target(args.plot)  # (a missing folder too: said before the evaluation, not after it)
     kind, data = read_path(args, inputs)
     if kind == "table":
         with naming_the_corpus(args.path):

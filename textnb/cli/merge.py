@@ -121,14 +121,13 @@ def _same_files(paths):
 
 
 def run(args, out, err):
-    from textnb.core.model_io import ModelNode, build, output_folder, output_target, read_nodes
+    from textnb.core.model_io import ModelNode, build, output_target, read_nodes
     from textnb.semi_naive.lbr_text_io import lazy_model
     from textnb.text.nodes import CountTextModel, adjusted_text_model, wrapped_text_model
 
     if len(args.models) < 2:
         raise InputError(f"merge adds two models or more (given: {args.models[0]}); to copy a model, copy its file")
-    output_target(args.output)  # a FIFO, device or folder at -o: refused before any work
-    output_folder(args.output)  # (and a missing folder)
+    output_target(args.output)  # a FIFO, device or folder at -o, a missing folder: refused before any work
     # text models of count models add up from their nodes, table models with a kernel from
     # their kernels: no scikit-learn; other models are built as load builds them. A text
     # model of APNBC, of lazy rules (with or without APNBC) or of a wrapper textnb train

@@ -85,7 +85,7 @@ from textnb.core.model_schema import is_fitted as _is_fitted
 from textnb.core.regular import NotRegularFile, open_regular
 from textnb.core.registry import KERNEL_MODULES, MODEL_MODULES
 
-__all__ = ["save", "load", "read_nodes", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_folder", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "FORMAT_VERSION",
+__all__ = ["save", "load", "read_nodes", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "FORMAT_VERSION",
            "MAX_MODEL_BYTES", "STALE_TEMP_SECONDS"]
 
 FORMAT_NAME = "textnb-model"
@@ -215,13 +215,18 @@ def output_target(path):
     link is a file to create). Raises :class:`~textnb.core.errors.InputError`, one line
     naming ``path``, when the target exists and is not a regular file (a folder,
     FIFO, socket or device: replacing ``/dev/null`` or a pipe would be a disaster) or
-    when the links form a loop.
+    when the links form a loop, or when the file is to be created in a folder that does not
+    exist (the write would fail only once the work is done).
     """
     path = os.fspath(path)
     target = os.path.realpath(path) if os.path.islink(path) else path
     try:
         st = os.lstat(target)
-    except FileNotFoundError:
+    except FileNotFoundError:  # a file to create: its folder must be there (said before any work)
+        folder = os.path.dirname(target)
+        if folder and not os.path.isdir(folder):
+            what = "not a folder" if os.path.exists(folder) else "no such folder"
+            raise InputError(f"{path}: cannot write ({what}: {folder})") from None
         return target
     except OSError as exc:
         raise InputError(f"{path}: cannot write ({exc.strerror or exc})") from None
@@ -258,17 +263,6 @@ def picture_format(path):
         raise InputError(f"{os.fspath(path)}: cannot write a picture as '{suffix}' "
                          "(name it .png, .svg, .pdf or .jpg)")
     return PICTURE_FORMATS[suffix]
-
-
-def output_folder(path):
-    """Refuse, before any work, an output ``path`` (``-o``, ``--plot``) whose folder does not
-    exist: one InputError line naming it (the write would fail only once the work is done).
-    The write itself (:func:`atomic_write`) reports it so too, as an OSError."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.realpath(path) if os.path.islink(path) else path)
-    if folder and not os.path.isdir(folder):
-        what = "not a folder" if os.path.exists(folder) else "no such folder"
-        raise InputError(f"{path}: cannot write ({what}: {folder})")
 
 
 def picture_target(path):

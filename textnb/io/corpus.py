@@ -134,9 +134,8 @@ def skipped_reason(path):
     """Why the document file ``path`` that reads as binary is skipped: ``"binary file"``,
     or ``"UTF-16 text (convert it to UTF-8)"`` (:func:`wide_encoding`)."""
     try:
-        with open_regular_binary(path) as f:
-            wide = wide_encoding(f.read(64))
-    except (OSError, InputError):
+        wide = wide_encoding(read_regular_file(path, 64))
+    except InputError:
         wide = None
     return "binary file" if wide is None else f"{wide} text (convert it to UTF-8)"
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from textnb.core.errors import InputError, counted, empty_input
 from textnb.io.corpus import MAX_DOCUMENT_BYTES, Corpus, binary_message, check_unchanged, decode_bytes, is_binary
-from textnb.io.files import cut_text, file_identity, open_regular_binary
+from textnb.io.files import cut_text, file_identity, open_regular_binary, read_regular_file
 
 __all__ = [
     "DEFAULT_LABEL_PREFIX",
@@ -209,9 +209,8 @@ def is_fasttext_file(path, label_prefix=DEFAULT_LABEL_PREFIX, data=None):
     try:
         if not os.path.isfile(path):
             return False
-        with open_regular_binary(path) as f:
-            head = f.read(_SNIFF)
-    except (OSError, InputError):
+        head = read_regular_file(path, _SNIFF)
+    except InputError:
         return False
     if is_binary(head):
         return False

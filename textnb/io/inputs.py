@@ -17,7 +17,7 @@ import numpy as np
 from textnb.core.errors import DataWarning, InputError, NotATextCorpus
 from textnb.io.corpus import (MAX_DOCUMENT_BYTES, NOT_TEXT_TABLE_EXTENSIONS, decode_bytes, open_corpus, read_piped,
                               table_format_by_name, to_text)
-from textnb.io.files import open_regular_binary
+from textnb.io.files import read_regular_file
 
 __all__ = ["InputOptions", "load_input", "open_text_corpus", "fasttext_corpus", "is_table_input", "check_classes",
            "check_table_classes", "check_binary_classes", "learned_counts", "read_texts", "default_model_path"]
@@ -66,9 +66,8 @@ def is_arff(path, data=None):
         try:
             if not os.path.isfile(path):
                 return False
-            with open_regular_binary(path) as f:
-                data = f.read(8192)
-        except (OSError, InputError):
+            data = read_regular_file(path, 8192)
+        except InputError:
             return False
     from textnb.io.arff import is_arff_text
 
@@ -192,10 +191,9 @@ def load_input(path, opts, test=True, stream=False):
     data = read_piped(path)  # (a pipe, /dev/stdin: read once, here; its format sniffed from its content)
     if data is None and os.path.splitext(os.path.basename(path.lower()))[1] in NOT_TEXT_TABLE_EXTENSIONS:
         from textnb.io.corpus import is_binary
-        from textnb.io.files import read_regular_file
 
-        if is_binary(read_regular_file(path, 8192)):  # a spreadsheet (not a TSV corpus named .xls): said so
-            table_format_by_name(path)
+        if is_binary(read_regular_file(path, 8192)):  # a spreadsheet (not a TSV corpus named .xls)
+            table_format_by_name(path)  # (raises: the one line for a spreadsheet, binary or compressed name)
     fasttext = fasttext_corpus(path, opts, stream, data=data)
     if fasttext is not None:
         return ("multilabel", fasttext) if fasttext.multilabel else ("text", fasttext.single_label())

@@ -794,8 +794,7 @@ def _iter_mbox_file(path, max_bytes):
         stream = None
         whole = None
         if os.path.getsize(path) <= min(_SMALL_MBOX, max_bytes or _SMALL_MBOX):
-            with _open_regular(path) as f:
-                data = f.read(_SMALL_MBOX + 1)
+            data = _read_file(path, _SMALL_MBOX + 1)
             if len(data) <= _SMALL_MBOX:
                 split = _split_small_mbox(path, data)
                 stream = iter(split) if split is not None else None

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from textnb.core.errors import InputError, ParameterError, counted
 from textnb.io.corpus import _class_folders, _walk_files, read_small_text
-from textnb.io.files import open_regular_binary
+from textnb.io.files import read_regular_file
 
 __all__ = ["MultiLabelCorpus", "read_label_file", "read_multilabel_corpus"]
 
@@ -175,11 +175,7 @@ def _from_label_folders(folder, same_name):
 
 
 def _content(path):
-    try:
-        with open_regular_binary(path) as f:
-            return f.read()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    return read_regular_file(path)  # (one InputError line naming the file: not regular, unreadable)
 
 
 def read_multilabel_corpus(path, *, label_file=None, strict=False, same_name="error", test=True):
