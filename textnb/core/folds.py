@@ -4,7 +4,8 @@
 * :func:`kfold`: scikit-learn's ``KFold(n_splits, shuffle=True, random_state=seed)``;
 * :func:`stratified_kfold`: ``StratifiedKFold(n_splits, shuffle=True, random_state=seed)``
   (its ``_make_test_folds``: the same folds, index for index);
-* :func:`given_splits`: the ``(train, test)`` pairs of a ``cv`` that is not a number of folds.
+* :func:`given_splits`: the ``(train, test)`` pairs of a ``cv`` that is not a number of folds;
+* :func:`take_rows`: a fold's rows of ``X`` (an array, a sparse matrix or a DataFrame).
 """
 
 from numbers import Integral
@@ -13,7 +14,7 @@ import numpy as np
 
 from textnb.core.errors import ParameterError, TooFewObjects, short_repr
 
-__all__ = ["calibration_folds", "given_splits", "kfold", "random_state", "stratified_kfold"]
+__all__ = ["calibration_folds", "given_splits", "kfold", "random_state", "stratified_kfold", "take_rows"]
 
 
 def random_state(seed):
@@ -168,3 +169,10 @@ def given_splits(cv, X, y, groups=None):
     if not out:
         raise ParameterError("cv gave no splits")
     return out
+
+
+def take_rows(X, rows):
+    """The rows ``rows`` (indices) of ``X``: by position for a pandas DataFrame
+    (``X.iloc``), else ``X[rows]`` (a numpy array of documents or numbers, a sparse matrix):
+    what every wrapper's fold fit takes of its training data."""
+    return X.iloc[rows] if hasattr(X, "iloc") else X[rows]

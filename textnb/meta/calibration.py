@@ -21,7 +21,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from textnb.core.folds import calibration_folds
+from textnb.core.folds import calibration_folds, take_rows
 from textnb.naive_bayes.base import (NestedParams, SaveMixin, WrapperTags, given_splits, log_odds, takes_documents,
                                      wrapped_documents, wrapped_input_tags)
 from textnb.core.model_io import register
@@ -93,9 +93,8 @@ def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight
             # table columns are attributes, not terms: keep them all (a DataFrame is handed
             # on as it is: the table model encodes it, textnb.io.frames); documents (a 1-D
             # array) are the model's to count
-            part = (lambda rows: X.iloc[rows]) if is_frame(X) else (lambda rows: X[rows])
-            fitted = clone(estimator).fit(part(train), y[train], **kw)
-            parts.append(estimator_log_odds(fitted, part(test), classes))
+            fitted = clone(estimator).fit(take_rows(X, train), y[train], **kw)
+            parts.append(estimator_log_odds(fitted, take_rows(X, test), classes))
             continue
         cols = seen_columns(X[train])
         fitted = clone(estimator).fit(X[train][:, cols], y[train], **kw)

@@ -24,7 +24,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from textnb.core.errors import InputError
 from textnb.core.wrapping import takes_sample_weight
 from textnb.naive_bayes.base import NestedParams, SaveMixin, WrapperTags
-from textnb.core.folds import stratified_kfold
+from textnb.core.folds import stratified_kfold, take_rows
 from textnb.naive_bayes.base import given_splits, log_odds, wrapped_documents
 from textnb.core.model_io import register
 from textnb.naive_bayes.kernels import all_or_nothing
@@ -77,10 +77,6 @@ def _check_weights(who, estimator, sample_weight, n):
         raise InputError(f"{who} cannot take sample_weight: its estimator {type(final).__name__} does not learn "
                          "from sample weights")
     return check_sample_weight(sample_weight, n)
-
-
-def _rows(X, rows):
-    return X.iloc[rows] if hasattr(X, "iloc") else X[rows]
 
 
 @register
@@ -244,7 +240,7 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
         def transformed(rows):  # the steps fitted on the objects ``rows``, applied to all
             Xt = X
             for t in transformers:
-                Xt = clone(t).fit_transform(Xt) if rows is None else clone(t).fit(_rows(Xt, rows)).transform(Xt)
+                Xt = clone(t).fit_transform(Xt) if rows is None else clone(t).fit(take_rows(Xt, rows)).transform(Xt)
             return sp.csr_matrix(Xt, dtype=np.float64)
 
         if documents and transformers:  # a vocabulary per fold: from its training part only

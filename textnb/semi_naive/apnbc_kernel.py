@@ -24,7 +24,7 @@ from types import MappingProxyType
 import numpy as np
 
 from textnb.core.errors import InputError, ParameterError, TooFewObjects
-from textnb.core.folds import given_splits, stratified_kfold
+from textnb.core.folds import given_splits, stratified_kfold, take_rows
 from textnb.core.model_schema import (CV_SCHEMA, N_FEATURES, SEED, TEMPLATE, Any, Array, Choice, Classes, DictOf,
                                       Float, ListOf, MayBeAbsent, Model, Reals, Str)
 from textnb.core.wrapping import takes_sample_weight, takes_terms
@@ -195,8 +195,8 @@ class APNBCKernel(TableKernel):
         splits = given_splits(self.cv, X, y)  # checked even when fit_on="resubstitution"
         if self.fit_on == "cv":
             def fit_score(train, test):
-                model = self._clone(base).fit(_take_rows(X, train), y[train], **fit_params, **weights(train))
-                return model.classes_, model.predict_joint_log_proba(_take_rows(X, test))
+                model = self._clone(base).fit(take_rows(X, train), y[train], **fit_params, **weights(train))
+                return model.classes_, model.predict_joint_log_proba(take_rows(X, test))
 
             if splits is None:
                 jll = self.out_of_fold_scores(fit_score, y, self.classes_, self.cv, self.random_state)
@@ -299,8 +299,6 @@ class APNBCKernel(TableKernel):
         return {k: v for k, v in vars(self).items() if k.endswith("_") and not k.startswith("__")}
 
 
-def _take_rows(X, rows):
-    return X.iloc[rows] if hasattr(X, "iloc") else X[rows]
 
 
 def _fill_out_of_fold(jll, splits, fit_score, classes):
