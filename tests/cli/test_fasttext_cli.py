@@ -195,7 +195,7 @@ def test_label_prefix_and_explicit_flag(tmp_path):
     (["train", "{d}", "--fasttext"], "a folder; --fasttext and --label-prefix read a fastText file"),
     (["train", "{d}/bad.txt"], "bad.txt:2: empty label"),
     (["train", "{d}/one.txt"], "only one class"),
-    (["predict", "{d}/model.tnb", "{d}/one.txt", "--label-prefix", "x"], "--label-prefix applies to --lines"),
+    (["predict", "{d}/model.tnb", "--label-prefix", "x"], "--label-prefix applies to --lines and to fastText files"),
     (["test", "{d}/table.tnb", "{d}/one.txt"], "test needs a text model"),
     (["test", "{d}/model.tnb", "{d}/missing.txt"], "missing.txt: cannot read"),
     (["test", "{d}/model.tnb", "{d}/nolabels.txt"], "no line has a label"),
@@ -339,3 +339,36 @@ def test_the_label_prefix_of_training_is_kept_in_the_model_and_read_by_test_and_
     run("train", plain, "--label-prefix", "__label__", "-o", tmp_path / "q.tnb")
     assert (tmp_path / "p.tnb").read_bytes() == (tmp_path / "q.tnb").read_bytes()
     assert "label_prefix" not in (tmp_path / "p.tnb").read_bytes().decode("latin-1")
+
+
+def test_predict_reads_a_fasttext_file_given_as_path_one_document_per_line(files, models, tmp_path):
+    """``predict MODEL FILE`` of a fastText file (which train, evaluate and test read one
+    document per line) predicted the whole file as one document, in silence; it is read as
+    train reads it: a prediction per line (``FILE:LINE``, the label words left out, as
+    ``--lines``), the accuracy on stderr (a prediction right when it is one of the line's
+    labels, fastText's P@1), and a multi-label model's labels per line too."""
+    single, multi = models
+    code, out, err = run("predict", single, files / "test.txt")
+    assert code == 0, err
+    code, lines_out, _ = run("predict", single, "--lines", files / "test.txt")
+    assert out == lines_out and len(out.splitlines()) == 400
+    assert out.splitlines()[0].startswith(f"{files / 'test.txt'}:1\t")
+    code, test_out, _ = run("test", single, files / "test.txt")
+    p_at_1 = float(test_out.splitlines()[1].split("\t")[1])
+    m = re.fullmatch(r"(\S+): accuracy (\S+) \((\d+) of 400 lines with a label\)\n", err)
+    assert m and m.group(1) == str(files / "test.txt") and f"{float(m.group(2)):.3g}" == f"{p_at_1:.3g}", err
+    # a plain text file and a document in a folder are still one document each
+    code, out, err = run("predict", single, files / "test_plain.txt")
+    assert code == 0 and len(out.splitlines()) == 1 and err == ""
+    # a line whose labels hold the prediction counts as right, one without a label is not counted
+    mixed = tmp_path / "mixed.txt"
+    mixed.write_text("__label__ham __label__spam Ok lar... Joking wif u oni...\nno label on this line\n")
+    code, out, err = run("predict", single, mixed)
+    assert code == 0 and len(out.splitlines()) == 2
+    assert err == f"{mixed}: accuracy 1.0000 (1 of 1 line with a label; 1 line without a label not counted)\n"
+    # a multi-label model: the labels of each line
+    code, out, err = run("predict", multi, files / "mtest.txt")
+    assert code == 0 and len(out.splitlines()) == 400, err
+    code, lines_out, _ = run("predict", multi, "--lines", files / "mtest.txt")
+    assert out == lines_out
+

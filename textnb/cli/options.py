@@ -108,7 +108,9 @@ def add_fasttext_options(group, lines=False, note=None):
                        help="fastText's -label: words starting with PREFIX are labels (default __label__"
                             + ("; for a model: the prefix it was trained with, as fastText's model keeps it)"
                                if lines else "; the model keeps it)")
-                            + ((note or "; with --lines they are left out of the text") if lines else
+                            + ((note or "; with --lines, and in a fastText file given as PATH (a file whose "
+                                "first line starts with the prefix: one document per line, the accuracy on "
+                                "stderr), they are left out of the text") if lines else
                                "; implies --fasttext"))
 
 

@@ -129,6 +129,12 @@ def _predict_multilabel(args, model, out, err):
         flush()
         return 0
     for path in args.paths or ["-"]:
+        if _as_fasttext(args, path):  # one document per line, as train reads it
+            start = 0
+            for chunk in _line_chunks(path, args.label_prefix, max_bytes):
+                emit([f"{path}:{start + i + 1}" for i in range(len(chunk))], chunk)
+                start += len(chunk)
+            continue
         if _as_rows(args, path):
             name, stream = "stdin" if path == "-" else path, None
             if path == "-":
@@ -187,15 +193,16 @@ def _predict_table(args, model, out, err=None):
 def run(args, out, err):
     from textnb.text.scorer import load_for_prediction, reads_mail
 
-    if args.label_prefix is not None and args.lines is None:
-        raise InputError("--label-prefix applies to --lines")
+    if args.label_prefix is not None and args.lines is None and not args.paths:
+        raise InputError("--label-prefix applies to --lines and to fastText files given as PATH")
     # a linear text model predicts and explains from its arrays, a table model from its kernels
     model = load_for_prediction(args.model)
-    if args.label_prefix is None and args.lines is not None:  # the model's fastText prefix (given: it wins)
+    if args.label_prefix is None and (args.lines is not None or _some_file(args.paths)) and reads_documents(model):
         from textnb.core.model_io import read_nodes
         from textnb.io.fasttext import stored_label_prefix
         from textnb.text.scorer import text_model_root
 
+        # the model's fastText prefix (given: it wins), for --lines and the fastText files among PATHs
         args.label_prefix = stored_label_prefix(text_model_root(read_nodes(args.model), args.model))
     refuse_spam_model(args.model, kind_of(model))
     if multilabel_model(model) is not None:
@@ -230,11 +237,15 @@ def run(args, out, err):
         bar(done)
 
     try:
-        # runs of consecutive PATHs: TSV/CSV files one by one, other files batched together
-        for rows, run in itertools.groupby(paths, key=lambda path: _as_rows(args, path)):
-            if rows:  # one document per row, as train reads it
+        # runs of consecutive PATHs: TSV/CSV and fastText files one by one, other files batched together
+        for how, run in itertools.groupby(paths, key=lambda path: _reading(args, path)):
+            if how == "rows":  # one document per row, as train reads it
                 for path in run:
                     _predict_rows(args, model, path, classes, max_bytes, out, err)
+                continue
+            if how == "lines":  # a fastText file: one document per line, as train reads it
+                for path in run:
+                    _predict_fasttext(args, model, path, classes, max_bytes, out, err)
                 continue
             for sources, batch in _document_batches(list(run), max_bytes, err, failed, tick):
                 print_predictions(sources, classes, score_rows(model, batch), args, out,
@@ -259,6 +270,55 @@ def _as_rows(args, path):
     if getattr(args, "rows", False):
         return True
     return path != "-" and path.lower().endswith(_ROW_SUFFIXES) and os.path.isfile(path)
+
+
+def _some_file(paths):
+    """Whether a PATH names a regular file (one that may be a fastText file)."""
+    return any(path != "-" and os.path.isfile(path) for path in paths or ())
+
+
+def _as_fasttext(args, path):
+    """Whether ``predict`` reads ``path`` as a fastText file, one document per line as
+    train reads it: a regular file (not read as TSV/CSV rows) whose first non-blank line
+    starts with the model's label prefix (``--label-prefix``, else the one it was trained
+    with, else ``__label__``), as train and evaluate tell one."""
+    from textnb.io.fasttext import DEFAULT_LABEL_PREFIX, is_fasttext_file
+
+    return (path != "-" and not _as_rows(args, path) and os.path.isfile(path)
+            and is_fasttext_file(path, args.label_prefix or DEFAULT_LABEL_PREFIX))
+
+
+def _reading(args, path):
+    """How ``predict`` reads the PATH ``path``: ``"rows"`` (TSV/CSV), ``"lines"`` (a
+    fastText file) or ``""`` (a document, a folder of documents, standard input)."""
+    return "rows" if _as_rows(args, path) else "lines" if _as_fasttext(args, path) else ""
+
+
+def _predict_fasttext(args, model, path, classes, max_bytes, out, err):
+    """Predictions for the lines of the fastText file ``path`` (``path:LINE``, every line
+    as ``--lines`` reads it, the label words left out), in file order; the lines' labels
+    give the accuracy on stderr, a prediction counted right when it is one of its line's
+    labels (fastText's ``test`` P@1)."""
+    from textnb.io.fasttext import line_documents
+
+    _check_file(path)
+    tally = Accuracy(path, "label", unit="line")
+    start = 0
+    try:
+        stream = open(path, "rb")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    with stream:
+        for chunk, labels in line_documents(stream, max_bytes=max_bytes, label_prefix=args.label_prefix,
+                                            name=path, with_labels=True):
+            scores = score_rows(model, _as_messages(model, chunk, args))
+            sources = [f"{path}:{start + i + 1}" for i in range(len(chunk))]
+            start += len(chunk)
+            print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk))
+            predicted = [classes[k] for k in np.argmax(scores[0], axis=1)]
+            tally.add(classes, scores[0], [p if p in labs else (labs[0] if labs else None)
+                                           for p, labs in zip(predicted, labels)])
+    tally.report(err)
 
 
 def _predict_messages(args, model, paths, classes, max_bytes, out, err, bar):

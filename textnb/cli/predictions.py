@@ -95,8 +95,8 @@ class Accuracy:
     column, a table's class column), printed on stderr; rows whose label is empty or
     missing are classified but not counted, and their number is said."""
 
-    def __init__(self, name, column):
-        self.name, self.column = name, column
+    def __init__(self, name, column, unit="row"):
+        self.name, self.column, self.unit = name, column, unit
         self.correct = self.counted = self.unlabelled = 0
         self.weighed = None  # (right, total) instance weights of the counted rows: a table with weights
 
@@ -124,7 +124,8 @@ class Accuracy:
             return
         n = self.unlabelled
         lacking = "a class value" if self.column == "class value" else "a label"  # (a table's rows: its class)
-        skipped = f"; {counted(n, 'row')} without {lacking} not counted" if n else ""
+        skipped = f"; {counted(n, self.unit)} without {lacking} not counted" if n else ""
         if self.counted:
-            print(f"{self.name}: accuracy {self.correct / self.counted:.4f} ({self.correct} of {self.counted} rows "
+            print(f"{self.name}: accuracy {self.correct / self.counted:.4f} ({self.correct} of "
+                  f"{counted(self.counted, self.unit)} "
                   f"with a {self.column}{skipped}{self._weighted()})", file=err)

@@ -394,7 +394,8 @@ def _bounded_lines(stream, max_bytes):
         yield raw
 
 
-def line_documents(stream, *, max_bytes=MAX_DOCUMENT_BYTES, label_prefix=None, size=1000, name="stdin"):
+def line_documents(stream, *, max_bytes=MAX_DOCUMENT_BYTES, label_prefix=None, size=1000, name="stdin",
+                   with_labels=False):
     """The documents of ``stream``, one per line, in lists of at most ``size`` (memory
     holds one list, whatever the input's size): fastText's ``predict`` input.
 
@@ -406,6 +407,9 @@ def line_documents(stream, *, max_bytes=MAX_DOCUMENT_BYTES, label_prefix=None, s
     line's text (:func:`textnb.io.files.cut_text`; a longer line is not read past what
     that takes). A stream whose first 8 KiB hold a NUL byte is refused as a binary file
     (InputError naming ``name``), as every other reader of documents refuses it.
+    ``with_labels``: ``(texts, labels)`` lists instead, ``labels`` each line's tuple of
+    labels (:func:`parse_line`'s; empty for a line without one, or a file that is not
+    fastText's).
     """
     head = stream.peek(_SNIFF)[:_SNIFF] if hasattr(stream, "peek") else b""
     if isinstance(head, bytes) and is_binary(head):
@@ -416,8 +420,12 @@ def line_documents(stream, *, max_bytes=MAX_DOCUMENT_BYTES, label_prefix=None, s
         nonlocal strip
         if strip is None:
             strip = label_prefix is not None or is_fasttext_text("\n".join(chunk)[:8192])
-        lines = strip_labels(chunk, label_prefix or DEFAULT_LABEL_PREFIX) if strip else chunk
-        return [cut_text(line, max_bytes) for line in lines]
+        prefix = label_prefix or DEFAULT_LABEL_PREFIX
+        lines = strip_labels(chunk, prefix) if strip else chunk
+        texts = [cut_text(line, max_bytes) for line in lines]
+        if not with_labels:
+            return texts
+        return texts, [_line_labels(line, prefix) if strip else () for line in chunk]
 
     chunk = []
     for raw in _bounded_lines(stream, max_bytes):
