@@ -170,7 +170,7 @@ def test_a_numeric_class_of_many_values_warns_in_one_line(tmp_path, command):
     lines = [line for line in err.splitlines() if line.startswith("textnb: warning:")]
     assert lines == [f"textnb: warning: {data}: class attribute 'price' holds numbers with 30 distinct values in "
                      "60 rows: each value is a class of its own; to predict ranges of it, cut it into a few named "
-                     "classes first (or choose another class with class_name / --class)"], err
+                     "classes first (or choose another class with --class)"], err
 
 
 def test_a_numeric_class_of_few_values_and_a_declared_class_say_nothing(tmp_path):

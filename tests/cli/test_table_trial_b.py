@@ -209,11 +209,11 @@ def test_the_trials_unused_combinations_are_refused(tmp_path, options):
     (["--nominal", "m-estimate", "--alpha", "3"], "--alpha goes with --nominal additive"),
     (["--nominal", "additive", "--m", "3"], "--m goes with --nominal m-estimate; --nominal additive would"),
     (["--alpha", "0.5", "--m", "3"], "--nominal m-estimate (chosen by --m) would leave it unused"),
-    (["--interval-fit", "theorem1"], "t.arff: --interval-fit is for uncertain numeric attributes"),
 ])
 def test_naive_bayes_refuses_what_its_estimators_would_leave_unused(tmp_path, options, line):
     """--bins with the default Gaussian numbers, a smoothing option the --nominal estimator
-    does not read, --interval-fit without interval cells: accepted, no prediction changed."""
+    does not read: accepted, no prediction changed. (--interval-fit without interval cells is a
+    warning, as --numeric without numbers: tests/cli/test_cli_dash_and_unused.py.)"""
     data = tmp_path / "t.arff"
     data.write_text(MIXED)
     for command in (["train", data, "-o", tmp_path / "m.tnb"], ["evaluate", data, "--cv", "2"]):

@@ -25,7 +25,7 @@ import textnb.cli.predict
 import textnb.cli.serve
 import textnb.cli.test
 import textnb.cli.train
-from textnb.cli.output import tolerant
+from textnb.cli.output import flag_words, tolerant
 from textnb.apps.spamclient import Terminated
 from textnb.core.errors import TextnbError
 from textnb.core.version import __version__
@@ -112,7 +112,7 @@ def _data_warnings(err):
         warnings.simplefilter("always", DataWarning)
 
         def show(message, category, filename, lineno, file=None, line=None):
-            text = " ".join(str(message).split())
+            text = flag_words(" ".join(str(message).split()))
             if text not in seen:
                 seen.add(text)
                 print(f"textnb: warning: {text}", file=err)
@@ -173,7 +173,7 @@ def _main(argv, *, stdout, stderr):
                 out.flush()  # a write that fails now (EIO, ENOSPC) is an error, not a success
             return code
     except TextnbError as exc:
-        print(f"textnb: error: {exc}", file=err)
+        print(f"textnb: error: {flag_words(str(exc))}", file=err)
         return 1
     except BrokenPipeError:
         # the reader went away (e.g. `| head`): stop quietly, like other Unix tools

@@ -19,7 +19,7 @@ def add_parser(sub):
     p = sub.add_parser("evaluate", help="cross-validate or test a model",
                        description="Stratified, seeded K-fold cross-validation, or train/test when the corpus "
                                    "has train/ and test/ parts or --test is given.")
-    p.add_argument("path", metavar="PATH")
+    p.add_argument("path", metavar="PATH", help="the corpus or table (as train reads it), or - for stdin")
     p.add_argument("--cv", type=folds, metavar="K", help=f"K-fold cross-validation (default 10, fewer when no "
                    f"class has 10 objects; {folds.range}; "
                    "the default for a corpus with train/ and test/ parts is the split)")
@@ -28,7 +28,7 @@ def add_parser(sub):
                         f"its std")
     p.add_argument("-v", "--verbose", action="store_true", help="with --repeat: the accuracy of each repeat too")
     p.add_argument("--seed", type=seed, default=0, metavar="S", help=f"seed of the folds (default 0; {seed.range})")
-    p.add_argument("--test", metavar="PATH", help="a separate test corpus")
+    p.add_argument("--test", metavar="PATH", help="a separate test corpus or table, or - for stdin")
     p.add_argument("--json", action="store_true", help="print one JSON object (the classes in the model's order: "
                    "an ARFF header's, else sorted; roc, for two classes with rows: the second of them positive)")
     p.add_argument("--plot", metavar="FILE.png", type=file_name, help="draw the confusion matrix, the reliability diagram of the "
@@ -51,6 +51,8 @@ def run(args, out, err):
         given = "--cv" if args.cv is not None else "--repeat"
         raise InputError(f"{given} and --test do not go together: cross-validation of PATH, or training on PATH and "
                          "testing on --test")
+    if args.test is not None and args.path in _STDIN and args.test in _STDIN:
+        raise InputError("standard input given as PATH and as --test: it can be read once")
     opts, inputs = model_options(args), input_options(args)
     if args.multilabel or args.labels:
         from textnb.cli.multilabel import refuse_unsupported
@@ -86,6 +88,10 @@ def run(args, out, err):
     report["seconds"] = time.perf_counter() - start
     _print_report(report, args, out)
     return 0
+
+
+#: the names of standard input a PATH can have: read once, it cannot be both PATH and --test
+_STDIN = ("-", "/dev/stdin")
 
 
 def _kernel_fitted(opts):

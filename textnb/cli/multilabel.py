@@ -105,8 +105,13 @@ def _from_fasttext(corpus):
 
 
 def _read(args, test=True, path=None):
+    import os
+
+    from textnb.io.inputs import InputOptions, refuse_column_options
     from textnb.io.multilabel import read_multilabel_corpus
 
+    if os.path.isdir(path or args.path):  # (--label-column and the like: no columns in a folder)
+        refuse_column_options(path or args.path, InputOptions.from_namespace(args))
     fasttext = _fasttext(path or args.path, args)
     if fasttext is not None:
         return fasttext

@@ -13,9 +13,25 @@ import numbers
 from textnb.cli.streams import cell, tolerant
 from textnb.core.errors import counted  # (the core's rule, for the messages of every layer)
 
-__all__ = ["a_kind", "cell", "counted", "dumps", "explanation_text", "finite", "proba_text", "tolerant"]
+__all__ = ["a_kind", "cell", "counted", "dumps", "explanation_text", "finite", "flag_words", "proba_text", "tolerant"]
+
+#: how the library's messages name a parameter beside its flag (``class_name / --class``: a
+#: library user passes the one, a user of the command line the other) -> the flag alone,
+#: which is what the command line says (:func:`flag_words`)
+_PARAMETER_AND_FLAG = (("class_name / --class", "--class"), ("--class (class_name=)", "--class"),
+                       ("drop= / --ignore", "--ignore"))
 
 _FLOAT_MAX = 1.7976931348623157e308
+
+
+def flag_words(text):
+    """A library message (an error, a warning) as the command line says it: a parameter
+    named beside its flag (``choose another with class_name / --class``, ``drop= /
+    --ignore``) named by the flag alone, the option the user typed. The library's own
+    messages keep both names for its users."""
+    for words, flag in _PARAMETER_AND_FLAG:
+        text = text.replace(words, flag)
+    return text
 
 
 def a_kind(kind):

@@ -25,8 +25,9 @@ def add_parser(sub):
                                    "a TSV/CSV file with label and text columns, or a table: ARFF, "
                                    "CSV/TSV with a header (.arff, .csv, .tsv, .tab, .txt; another name is "
                                    "read by its content; not spreadsheets: export them to .csv).")
-    p.add_argument("path", metavar="PATH")
-    p.add_argument("-o", "--output", metavar="MODEL", type=file_name, help="model file to write (default: <PATH name>.tnb)")
+    p.add_argument("path", metavar="PATH", help="the corpus or table, or - for stdin (read once; its format told by "
+                                                "its content, as for /dev/stdin)")
+    p.add_argument("-o", "--output", metavar="MODEL", type=file_name, help="model file to write (default: <PATH name>.tnb; stdin.tnb for -)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--scheduler", metavar="ADDRESS", type=scheduler_address,
                    help="train on a Dask cluster: a scheduler address (tcp://host:8786), or local:N "

@@ -307,9 +307,9 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
     :func:`read_piped`; ``path`` then only names it).
     """
     path = os.fspath(path)
-    if not os.path.exists(path):
+    if data is None and not os.path.exists(path):  # (data given: ``path`` only names it, ``-`` say)
         raise InputError(f"{path}: {missing_reason(path, 'file or folder')}")
-    if os.path.isdir(path):
+    if data is None and os.path.isdir(path):
         subdirs = _class_folders(path)
         names = {os.path.basename(d) for d in subdirs}
         if "train" in names and _class_folders(os.path.join(path, "train")):
@@ -462,8 +462,8 @@ def read_text_file(path, what, *, data=None, max_bytes=None):
 
 
 def read_piped(path):
-    """The bytes of ``path`` when it is a pipe, not a file: ``/dev/stdin`` fed by a pipe, a
-    process substitution (``<(...)``), a FIFO; None for a regular file, a folder or a missing
+    """The bytes of ``path`` when it is a pipe, not a file: ``-`` (standard input),
+    ``/dev/stdin`` fed by a pipe, a process substitution (``<(...)``), a FIFO; None for a regular file, a folder or a missing
     path (read by name, as often as needed). A pipe can be read once only, so a PATH given as
     one is read here, once and whole, and its content handed to the reader its format asks
     for (sniffed from the content: a pipe's name tells no format). A binary stream (a NUL
@@ -488,6 +488,8 @@ def _open_stream(path):
     import select
     import stat
 
+    if os.fspath(path) == STDIN:
+        return _open_stdin()
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
@@ -515,6 +517,24 @@ def _open_stream(path):
         os.close(fd)
         raise
     return io.BufferedReader(_Prefixed(first, f, close=True)) if first else f
+
+
+#: the PATH that names standard input (:func:`_named_stream`)
+STDIN = "-"
+
+
+def _open_stdin():
+    """A binary file object reading standard input (``-``), which closing it leaves open:
+    ``sys.stdin``'s bytes, or a text ``sys.stdin`` (one set in its place) read as UTF-8."""
+    import sys
+
+    stdin = sys.stdin
+    if stdin is None or getattr(stdin, "closed", False):
+        raise InputError("stdin: standard input is closed")
+    stream = getattr(stdin, "buffer", None)
+    if stream is None:  # a text stream without bytes under it (io.StringIO)
+        return io.BytesIO(stdin.read().encode("utf-8", "surrogateescape"))
+    return io.BufferedReader(_Prefixed(b"", stream))
 
 
 def _read_stream(path, limit=None, *, binary_what=None):
@@ -846,11 +866,13 @@ def iter_input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None):
 
 def _named_stream(path):
     """Whether ``path``, named by the user, is a pipe or a character device (``/dev/stdin``
-    fed by a pipe, ``<(...)``, a FIFO, a terminal): read once, as ``-`` is (a document by
-    ``predict``, a corpus or table by :func:`read_piped`). A folder's walk never meets one
+    fed by a pipe, ``<(...)``, a FIFO, a terminal) or ``-`` (standard input, whatever it is
+    fed by): read once (a document by ``predict``, a corpus or table by :func:`read_piped`). A folder's walk never meets one
     (:func:`_walk_files` lists regular files)."""
     import stat
 
+    if os.fspath(path) == STDIN:
+        return True
     try:
         mode = os.stat(path).st_mode
     except OSError:

@@ -20,7 +20,8 @@ from textnb.io.corpus import (MAX_DOCUMENT_BYTES, NOT_TEXT_TABLE_EXTENSIONS, dec
 from textnb.io.files import read_regular_file
 
 __all__ = ["InputOptions", "load_input", "open_text_corpus", "fasttext_corpus", "is_table_input", "check_classes",
-           "check_table_classes", "check_binary_classes", "learned_counts", "read_texts", "default_model_path"]
+           "check_table_classes", "check_binary_classes", "learned_counts", "read_texts", "default_model_path",
+           "refuse_column_options"]
 
 
 @dataclass(frozen=True)
@@ -186,7 +187,7 @@ def load_input(path, opts, test=True, stream=False):
     TSV/CSV corpus's documents read again from the file when iterated, for one pass)."""
     path = os.fspath(path)
     if os.path.isdir(path):
-        _refuse_column_options(path, opts)
+        refuse_column_options(path, opts)
         return "text", open_text_corpus(path, opts, test)
     data = read_piped(path)  # (a pipe, /dev/stdin: read once, here; its format sniffed from its content)
     if data is None and os.path.splitext(os.path.basename(path.lower()))[1] in NOT_TEXT_TABLE_EXTENSIONS:
@@ -229,11 +230,12 @@ COLUMN_OPTIONS = (("--label-column", "label_column"), ("--text-column", "text_co
                   ("--ignore", "ignore"))
 
 
-def _refuse_column_options(folder, opts):
+def refuse_column_options(folder, opts):
     """Raise InputError, in one line, for an option naming columns given with a folder
     corpus, whose classes are its subfolders and whose documents its files: the option
     would be left unused (it was accepted without a word), as a table option is refused
-    for a text corpus (:func:`textnb.meta.registry.check_options_fit`)."""
+    for a text corpus (:func:`textnb.meta.registry.check_options_fit`). A multi-label folder
+    corpus (one folder per label, or a folder and a label file) is refused so too."""
     given = [flag for flag, name in COLUMN_OPTIONS if getattr(opts, name)]
     if given:
         one = len(given) == 1
@@ -328,7 +330,10 @@ def read_texts(corpus, max_bytes, labels=None):
 
 
 def default_model_path(path):
-    """``<PATH name>.tnb``: the model file ``train`` writes when no ``-o`` is given."""
+    """``<PATH name>.tnb``: the model file ``train`` writes when no ``-o`` is given
+    (``stdin.tnb`` for ``-``, standard input, as for ``/dev/stdin``)."""
+    if os.fspath(path) == "-":
+        return "stdin.tnb"
     base = os.path.basename(os.path.normpath(path)) or "model"
     base = os.path.splitext(base)[0] or "model"
     return base + ".tnb"

@@ -545,7 +545,8 @@ def _refuse_unused_options(opts, table, kind):
     in the model file): one not in the model's :attr:`ModelSpec.takes` (or
     :data:`LAZY_TABLE_TAKES`); ``--bins`` without a binning ``--numeric``; a smoothing option
     the chosen ``--nominal`` estimator does not use (unless text attributes take ``--alpha``);
-    ``--interval-fit`` for a table without uncertain numeric attributes."""
+    (``--numeric`` / ``--bins`` for a table without numeric attributes, ``--interval-fit`` for one
+    without uncertain numeric attributes: one warning, :func:`_warn_unused`)."""
     what = f"--lazy {opts.lazy}" if opts.lazy else f"--model {kind}"
     takes = LAZY_TABLE_TAKES if opts.lazy else MODELS[kind].takes
     given = [(flag, name) for flag, name in TABLE_MODEL_FLAGS if getattr(opts, name) not in (None, False)]
@@ -569,8 +570,7 @@ def _refuse_unused_options(opts, table, kind):
             chosen = f"--nominal {nominal}" + ("" if opts.nominal else " (chosen by --m)")
             raise _unused([flag for flag, _ in smoothing], goes, chosen)
         if opts.interval_fit and not any(a.kind == "uncertain-numeric" for a in table.attributes):
-            raise InputError(f"{table.source}: --interval-fit is for uncertain numeric attributes ([L,R] cells), "
-                             "which this table does not have; it would be left unused")
+            _warn_unused(table, [f"--interval-fit {opts.interval_fit}"], "uncertain numeric attributes ([L,R] cells)")
 
 
 def _warn_numeric_unused(opts, table):
@@ -582,14 +582,21 @@ def _warn_numeric_unused(opts, table):
     given = [flag for flag, name in (("--numeric", "numeric"), ("--bins", "bins")) if getattr(opts, name) is not None]
     if not given or any(a.kind == "numeric" for a in table.attributes):
         return
+    _warn_unused(table, [f"--numeric {opts.numeric}" if f == "--numeric" else f"--bins {opts.bins}" for f in given],
+                 "numeric attributes")
+
+
+def _warn_unused(table, flags, what):
+    """The one DataWarning for table options (``flags``: each with its value, as given) that
+    are for ``what`` (e.g. "numeric attributes"), which ``table`` does not have: they are
+    left unused, and the run goes on (:func:`_warn_numeric_unused`)."""
     import warnings
 
     from textnb.core.errors import DataWarning
 
-    flags = " and ".join(f"--numeric {opts.numeric}" if f == "--numeric" else f"--bins {opts.bins}" for f in given)
-    one = len(given) == 1
-    warnings.warn(f"{table.source}: {flags} {'is' if one else 'are'} for numeric attributes, which this table does "
-                  f"not have; {'it is' if one else 'they are'} left unused", DataWarning, stacklevel=3)
+    one = len(flags) == 1
+    warnings.warn(f"{table.source}: {' and '.join(flags)} {'is' if one else 'are'} for {what}, which this table does "
+                  f"not have; {'it is' if one else 'they are'} left unused", DataWarning, stacklevel=4)
 
 
 def _table_model(opts, table, *, kernel):

@@ -502,6 +502,9 @@ class AODEKernel(TableKernel):
             "m": self.m,
             "classes": [str(c) for c in self.classes_],
             "class_count": [float(c) for c in self.class_count_],
+            # P(class) as the model holds it (smoothed as its other estimates: the prior of
+            # its naive Bayes fallback, for a row without a super-parent), as TabularNB's
+            "class_prior": np.exp(self._log_nb_prior).tolist(),
             "attributes": attrs,
         }
 
