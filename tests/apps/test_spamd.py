@@ -899,3 +899,153 @@ def test_an_error_line_never_echoes_the_requests_control_bytes(spam_model):
     with Server(spam_model, spamd=("127.0.0.1", 0)) as srv:
         out = raw(srv.spamd_address, b"\x16\x03\x01\x00\x05hello\x7f\r\n\r\n")
     assert out == b"SPAMD/1.0 76 Bad header line: (\\x16\\x03\\x01\\x00\\x05hello\\x7f)\r\n", out
+
+
+# -- defects of session 24: a user's first TELL, a broken user model, forgetting what was never learned ----
+def _trained_served(root):
+    """A served spam model with its journal (trained by ``spamfilter --train-*``: the journal
+    lists its 50 messages) and one of the spam messages it was trained on."""
+    root.mkdir()
+    served = make_spam_model(root)
+    return served, (root / "spam" / "0.eml").read_bytes()
+
+
+def test_a_users_first_tell_starts_with_the_served_models_journal(sock_dir):
+    """A user's first TELL copied the served model without its journal: a message the
+    served model was trained on was counted twice in the user's copy (DidSet), and
+    forgetting it there left it counted once. The copy now starts with the served
+    journal: the user's model learns, moves and forgets as the served one would (the
+    same counts as the same TELLs into an identical trained model), and a TELL that would
+    change nothing makes no copy."""
+    from textnb.apps.filtering import journal_path, read_journal
+
+    served, trained = _trained_served(sock_dir / "served")
+    reference, _ = _trained_served(sock_dir / "ref")  # the same training: the same model and journal
+    served_bytes = served.read_bytes()
+    users = sock_dir / "users"
+    users.mkdir()
+    learn = [("Message-class", "spam"), ("Set", "local")]
+    with Server(served, spamd=("127.0.0.1", 0), user_models=str(users / "%u.tnb"), allow_tell=True) as srv:
+        a = srv.spamd_address
+        # learned by the served model already: nothing to do, and no copy
+        assert raw(a, request("TELL", trained, learn + [("User", "carol")])) == b"SPAMD/1.1 0 EX_OK\r\n\r\n"
+        assert not (users / "carol.tnb").exists()
+        # as the other class: moved in the user's copy, as in the served model
+        out = raw(a, request("TELL", trained, [("Message-class", "ham"), ("Set", "local"), ("User", "carol")]))
+        assert b"DidSet: local" in out, out
+        assert tell(reference, trained, set_class="ham")
+        assert all(np.array_equal(x, y) for x, y in zip(counts(users / "carol.tnb")[:2], counts(reference)[:2]))
+        seen, _, _, complete = read_journal(journal_path(users / "carol.tnb"))
+        assert complete and len(seen) == 50 and seen[message_digest(trained)] == "ham"
+        # forgotten in the user's copy: no longer counted at all
+        out = raw(a, request("TELL", trained, [("Remove", "local"), ("User", "carol")]))
+        assert b"DidRemove: local" in out, out
+        assert tell(reference, trained, remove=True)
+        assert all(np.array_equal(x, y) for x, y in zip(counts(users / "carol.tnb")[:2], counts(reference)[:2]))
+        assert raw(a, request("TELL", trained, [("Remove", "local"), ("User", "carol")])) == \
+            b"SPAMD/1.1 0 EX_OK\r\n\r\n"
+        # a user without a model forgets a message the model they are served learned: in their copy
+        out = raw(a, request("TELL", trained, [("Remove", "local"), ("User", "dave")]))
+        assert b"DidRemove: local" in out, out
+        assert all(np.array_equal(x, y) for x, y in zip(counts(users / "dave.tnb")[:2], counts(reference)[:2]))
+        # a message nobody learned: nothing to forget, no copy
+        spam, _ = messages(40)
+        assert raw(a, request("TELL", spam, [("Remove", "local"), ("User", "erin")])) == b"SPAMD/1.1 0 EX_OK\r\n\r\n"
+        assert not (users / "erin.tnb").exists()
+    assert served.read_bytes() == served_bytes
+
+
+def test_a_users_copy_of_a_served_model_replaced_by_hand_starts_an_empty_journal(sock_dir):
+    """The served journal is copied only when it is the served file's: a file copied
+    over the served model makes it another model's, so the user's copy learns the
+    message (once) as any model without a journal."""
+    served, trained = _trained_served(sock_dir / "served")
+    (sock_dir / "other.tnb").write_bytes(served.read_bytes())
+    os.replace(sock_dir / "other.tnb", served)  # the same counts, but not the file the journal was written for
+    users = sock_dir / "users"
+    users.mkdir()
+    with Server(served, spamd=("127.0.0.1", 0), user_models=str(users / "%u.tnb"), allow_tell=True) as srv:
+        out = raw(srv.spamd_address, request("TELL", trained, [("Message-class", "spam"), ("Set", "local"),
+                                                               ("User", "carol")]))
+        assert b"DidSet: local" in out, out
+    assert counts(users / "carol.tnb")[1].sum() == counts(served)[1].sum() + 1
+    assert spamd._read_journal(filtering.journal_path(users / "carol.tnb"))[0] == {message_digest(trained): "spam"}
+
+
+@needs_spamc
+def test_spamc_learn_and_forget_for_a_user_start_from_the_served_journal(sock_dir):
+    served, trained = _trained_served(sock_dir / "served")
+    users = sock_dir / "users"
+    users.mkdir()
+    with Server(served, spamd=("127.0.0.1", 0), user_models=str(users / "%u.tnb"), allow_tell=True) as srv:
+        port = srv.spamd_address[1]
+        assert spamc(port, ["-L", "spam", "-u", "carol"], trained).stdout == b"Message was already un/learned\n"
+        assert not (users / "carol.tnb").exists()
+        assert spamc(port, ["-L", "forget", "-u", "carol"], trained).stdout == b"Message successfully un/learned\n"
+        assert counts(users / "carol.tnb")[1].sum() == counts(served)[1].sum() - 1
+        assert spamc(port, ["-L", "forget", "-u", "carol"], trained).stdout == b"Message was already un/learned\n"
+        assert spamc(port, ["-L", "spam", "-u", "carol"], trained).stdout == b"Message successfully un/learned\n"
+        assert all(np.array_equal(x, y) for x, y in zip(counts(users / "carol.tnb")[:2], counts(served)[:2]))
+
+
+def test_a_broken_user_model_is_logged_once_naming_it_and_the_daemon_goes_on(spam_model, sock_dir):
+    """A user's model file that is not a model (truncated, another format, empty) was
+    answered 69 without a word in the daemon's log. One line names the file and the
+    problem, once for each version of the file; the other users are served as before."""
+    users = sock_dir / "users"
+    users.mkdir()
+    whole = spam_model.read_bytes()
+    (users / "cut.tnb").write_bytes(whole[:len(whole) // 2])
+    (users / "text.tnb").write_bytes(b"not a model\n")
+    spam, _ = messages(41)
+    logs = []
+    with Server(spam_model, spamd=("127.0.0.1", 0), user_models=str(users / "%u.tnb"), allow_tell=True,
+                log=logs.append) as srv:
+        a = srv.spamd_address
+        for user in ("cut", "text", "cut", "text"):
+            for method, extra in (("CHECK", []), ("TELL", [("Message-class", "spam"), ("Set", "local")])):
+                out = raw(a, request(method, spam, extra + [("User", user)]))
+                assert out.startswith(f"SPAMD/1.0 69 Service Unavailable: user '{user}': {users / user}.tnb: "
+                                      "not a textnb model file".encode()), out
+        for user in ("cut", "text"):
+            lines = [line for line in logs if f"{users / user}.tnb" in line]
+            assert len(lines) == 1, logs
+            assert lines[0].startswith(f"spamd: user '{user}': {users / user}.tnb: not a textnb model file"), lines
+        assert b"Spam: True" in raw(a, request("CHECK", spam, [("User", "nobody")]))  # the daemon goes on
+        (users / "cut.tnb").write_bytes(b"still not a model\n")  # another broken version: logged again
+        raw(a, request("CHECK", spam, [("User", "cut")]))
+        assert len([line for line in logs if f"{users / 'cut'}.tnb" in line]) == 2, logs
+        shutil.copyfile(spam_model, users / "cut.tnb")  # fixed: served
+        assert b"Spam: True" in raw(a, request("CHECK", spam, [("User", "cut")]))
+
+
+@pytest.mark.parametrize("kind", ["bernoulli", "boolean"])
+def test_forgetting_a_message_never_learned_is_a_no_op_and_never_touches_the_counts(sock_dir, kind):
+    """TELL Remove of a message the journal does not list (with a journal, and without
+    one: the counts alone do not decide for TELL) answers without DidRemove and leaves
+    the model's bytes as they were; ``spamfilter --unregister-*`` of such a message into a
+    model without a journal is refused when its counts cannot hold it (a count below
+    zero, or for presence counts, above its class's), the model unchanged."""
+    from textnb.apps.filtering import journal_path, train_model
+
+    rng = random.Random(0)
+    for label, words in (("spam", SPAM_WORDS), ("ham", HAM_WORDS)):
+        (sock_dir / label).mkdir()
+        for i in range(10):
+            (sock_dir / label / f"{i}.eml").write_bytes(mail_bytes(words, rng))
+    model = sock_dir / "m.tnb"
+    train_model(model, [sock_dir / "spam"], [sock_dir / "ham"], kind=kind)
+    never = mail_bytes(SPAM_WORDS, random.Random(99))
+    for with_journal in (True, False):
+        if not with_journal:
+            os.unlink(journal_path(model))
+        before = model.read_bytes()
+        with Server(model, spamd=("127.0.0.1", 0), allow_tell=True) as srv:
+            out = raw(srv.spamd_address, request("TELL", never, [("Remove", "local")]))
+        assert out == b"SPAMD/1.1 0 EX_OK\r\n\r\n", out
+        assert model.read_bytes() == before
+    w = SPAM_WORDS[0]
+    for msg in (b"Subject: hello\n\nunseen words\n", f"Subject: {w}\n\n{w}\n".encode()):
+        with pytest.raises(InputError):
+            update_model(model, unregister=[("spam", msg)])
+        assert model.read_bytes() == before

@@ -634,14 +634,17 @@ def _update_locked(model_path, register, unregister, first, create, kind, alpha,
     return {"registered": n_learnt, "unregistered": n_forgot}
 
 
-def model_identity(model_path):
-    """The identity of the model file at ``model_path`` as the journal records it
-    (``"<inode>:<size>:<mtime ns>"`` of the real file; None when it is missing): every
-    textnb write makes a new one, and so does a file copied or moved over the model."""
-    try:
-        st = os.stat(model_path)
-    except OSError:
-        return None
+def model_identity(model_path, stat_result=None):
+    """The identity of the model file at ``model_path`` (or of ``stat_result``, a file's
+    ``os.stat``) as the journal records it (``"<inode>:<size>:<mtime ns>"`` of the real
+    file; None when it is missing): every textnb write makes a new one, and so does a file
+    copied or moved over the model."""
+    st = stat_result
+    if st is None:
+        try:
+            st = os.stat(model_path)
+        except OSError:
+            return None
     return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
 
 

@@ -781,7 +781,8 @@ class Server:
             self.user_models = UserModels(self.user_models_template, unknown_user=self.unknown_user,
                                           holder_factory=lambda p: ModelHolder(p, loader=loader, log=self.log),
                                           max_users=self.max_users or DEFAULT_MAX_USERS,
-                                          max_bytes=self.max_user_bytes, served_path=self.model_path)
+                                          max_bytes=self.max_user_bytes, served_path=self.model_path,
+                                          log=self.log)
             user = self.user_models.served_file_user()
             if user is not None:
                 self.log(f"--user-models {self.user_models_template}: user {user!r} maps to the served model "

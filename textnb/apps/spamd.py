@@ -50,8 +50,11 @@ stopping ``69`` (EX_UNAVAILABLE, "stopping"); then the connection is closed. The
 (``%%`` is a ``%``), as spamd's ``-u`` / SpamAssassin's per-user Bayes. Names with a
 path separator, a NUL, a leading dot (so ``.`` and ``..``) or over 255 bytes are refused
 (EX_NOUSER). A user without a model file gets the served model (``unknown_user =
-"fallback"``) or EX_NOUSER (``"refuse"``); learning for such a user under ``fallback``
-starts the user's model as a copy of the served one. A user whose model path is the
+"fallback"``) or EX_NOUSER (``"refuse"``); a TELL for such a user under ``fallback``
+that changes what the user is served (learning; forgetting a message the served model's
+journal lists) starts the user's model as a copy of the served one with that journal
+(:func:`_copy_model`), so it learns and forgets as the served model would. A user model
+file that does not load answers 69, logged once per version of the file. A user whose model path is the
 served model's file (``spam`` for ``DIR/%u.tnb`` serving ``DIR/spam.tnb``) is a user
 without a file whose TELL is refused (EX_UNAVAILABLE): one user's name never changes the
 model the others fall back to. Models are loaded when first asked
@@ -59,11 +62,13 @@ for, reloaded when their file is replaced, and at most ``max_users`` are held, t
 files at most ``max_bytes`` in all (the least recently used is dropped first).
 """
 
+import contextlib
 import errno
 import io
 import os
 import re
 import select
+import shutil
 import socket
 import socketserver
 import tempfile
@@ -79,6 +84,7 @@ from textnb.apps.filtering import write_journal as _write_journal
 from textnb.apps.protocol import ProtocolError
 from textnb.apps.verdict import message_verdict, spamd_fields, spamd_report, spamd_symbol
 from textnb.core.errors import InputError, TextnbError
+from textnb.io.files import file_identity
 
 __all__ = ["UserModels", "SpamdHandler", "check_user_name", "parse_address", "DEFAULT_MAX_USERS",
            "DEFAULT_MAX_USER_BYTES"]
@@ -141,10 +147,13 @@ class UserModels:
         The served model's file: a user whose model path is that file (``spam`` for
         ``DIR/%u.tnb`` serving ``DIR/spam.tnb``) has no model of their own (see
         :meth:`is_served`).
+    log : callable, optional
+        Called with one line when a user's model file does not load (once for each
+        version of the file: not again at every request until it is replaced).
     """
 
     def __init__(self, template, *, unknown_user="fallback", holder_factory, max_users=DEFAULT_MAX_USERS,
-                 max_bytes=DEFAULT_MAX_USER_BYTES, served_path=None):
+                 max_bytes=DEFAULT_MAX_USER_BYTES, served_path=None, log=None):
         if "%u" not in template.replace("%%", ""):
             raise InputError(f"{template}: a per-user model template needs %u (e.g. DIR/%u.tnb)")
         if unknown_user not in ("fallback", "refuse"):
@@ -153,6 +162,8 @@ class UserModels:
         self._factory, self.max_users, self.max_bytes = holder_factory, max_users, max_bytes
         self.served_path = None if served_path is None else os.fspath(served_path)
         self._holders = OrderedDict()  # user -> (holder, size of its model file when loaded)
+        self._failed = OrderedDict()  # user -> file identity of the model file that did not load (logged)
+        self._log = log or (lambda message: None)
         self._lock = threading.Lock()
 
     def path(self, user):
@@ -211,16 +222,37 @@ class UserModels:
                 self._holders.pop(user, None)
             return None
         try:
-            size = os.stat(path).st_size
+            st = os.stat(path)
         except OSError:
             return None
-        h = self._factory(path)  # loads outside the lock: other users are not held up
+        try:
+            h = self._factory(path)  # loads outside the lock: other users are not held up
+        except (TextnbError, OSError) as exc:
+            self._note_failure(user, path, st, exc)
+            raise
+        size = st.st_size
         with self._lock:
+            self._failed.pop(user, None)
             self._holders[user] = (h, size)
             self._holders.move_to_end(user)
             while len(self._holders) > 1 and (len(self._holders) > self.max_users or self.held_bytes() > self.max_bytes):
                 self._holders.popitem(last=False)
         return h
+
+    def _note_failure(self, user, path, st, exc):
+        """Log that ``user``'s model file ``path`` (``st``: its stat) did not load, once for
+        that version of the file."""
+        key = file_identity(path, st)
+        with self._lock:
+            if self._failed.get(user) == key:
+                return
+            self._failed[user] = key
+            self._failed.move_to_end(user)
+            while len(self._failed) > self.max_users:
+                self._failed.popitem(last=False)
+        text = str(exc) if isinstance(exc, TextnbError) else f"{exc.filename or path}: {exc.strerror or exc}"
+        self._log(f"spamd: user {user[:40]!r}: {text}; the user's requests are answered 69 (Service Unavailable) "
+                  "until the file is replaced")
 
     def held_bytes(self):
         """The model file sizes of the users held (a measure of the memory they take)."""
@@ -235,30 +267,79 @@ class UserModels:
             self._holders.clear()
 
 
-def _copy_model(holder, dest):
-    """Start ``dest`` as a copy of the model ``holder`` serves (never replacing an existing
-    file; an OSError when the file at its path is not the model served). Returns the
-    ``(st_dev, st_ino)`` of the file made, or None when another request made it first."""
-    folder = os.path.dirname(os.path.abspath(dest))
-    fd, tmp = tempfile.mkstemp(prefix=".tnb", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f, holder.open_served() as src:
-            while True:
-                chunk = src.read(1 << 20)
-                if not chunk:
-                    break
-                f.write(chunk)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        st = os.stat(tmp)
+def _copy_model(holder, dest, digest, set_class=None):
+    """Start ``dest``, a user's model, as a copy of the model ``holder`` serves, with what
+    that model's journal lists, for a TELL of the message ``digest`` (learned as
+    ``set_class``; None: forgotten).
+
+    The served model's journal comes with the copy when it is that model's (its identity
+    is the file copied; read under its lock, which every writer of it holds): the copy
+    counts what the served model counts, and its journal lists the same messages, so a
+    message the served model learned is not learned again and can be forgotten. Without
+    one (or one of another file) the copy starts a journal of its own, as before. The
+    copy is made under the lock of the user's journal, then the served one's (the order
+    ``tell`` takes them: a journal's lock before any model's), the model linked into
+    place (never replacing an existing file), then its journal written (the model removed
+    again when that fails). An OSError when the file at the served path is not the model
+    served, or the user's journal is not a regular file.
+
+    Returns
+    -------
+    (bool, tuple or None)
+        Whether the TELL changes the copy (False: the served model's journal lists the
+        message as ``set_class``, or a message to forget is not listed; nothing is made,
+        the user goes on with the served model), and the ``(st_dev, st_ino)`` of the file
+        made (None when nothing was made, or another request made it first).
+    """
+    journal = journal_path(dest)
+    with model_lock(journal, follow=False):
+        if os.path.lexists(dest):  # made meanwhile: TELL goes on with it
+            return True, None
+        fd, tmp = tempfile.mkstemp(prefix=".tnb", dir=os.path.dirname(os.path.abspath(dest)))
         try:
-            os.link(tmp, dest)
-        except FileExistsError:
-            return None
-        return st.st_dev, st.st_ino
-    finally:
-        os.unlink(tmp)
+            with os.fdopen(fd, "wb") as f:
+                seen, complete = _copy_served(holder, f, digest)
+                before = seen.get(digest)
+                if (before is None) if set_class is None else (before == set_class):
+                    return False, None
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(tmp, 0o644)
+            st = os.stat(tmp)
+            os.close(open_journal(journal))  # (a journal that is a link or not a file: refused, nothing made)
+            try:
+                os.link(tmp, dest)
+            except FileExistsError:
+                return True, None
+            made = st.st_dev, st.st_ino
+            try:
+                _write_journal(journal, seen, model_identity(dest, st), complete=complete)
+            except BaseException:
+                _remove_copy(dest, made)
+                raise
+            return True, made
+        finally:
+            os.unlink(tmp)
+
+
+def _copy_served(holder, out, digest):
+    """Copy the model file ``holder`` serves into the file ``out``; returns ``(digest ->
+    class, complete)`` of its journal when the journal is that file's (else ``({},
+    False)``), read under the journal's lock when it has one (a lock file that cannot be
+    made, in a folder the daemon may not write: no writer can hold it either)."""
+    served_journal = journal_path(holder.path)
+    with contextlib.ExitStack() as stack:
+        if os.path.lexists(served_journal):  # (no lock file made for a model without a journal)
+            try:
+                stack.enter_context(model_lock(served_journal, follow=False))
+            except InputError:
+                pass
+        with holder.open_served() as src:
+            seen, _, identity, complete = _read_journal(served_journal)
+            if identity is None or identity != model_identity(holder.path, os.fstat(src.fileno())):
+                seen, complete = {}, False
+            shutil.copyfileobj(src, out, 1 << 20)
+    return seen, complete
 
 
 def _remove_copy(path, made):
@@ -573,11 +654,14 @@ class SpamdHandler(StreamHandler):
         try:
             if os.path.islink(model_path) and not os.path.exists(model_path):
                 raise OSError(errno.ENOENT, "a symbolic link to a missing file; not followed", model_path)
-            if not os.path.exists(model_path):
-                if "local" not in set_:  # nothing learnt there: nothing to forget
+            if not os.path.exists(model_path):  # the user is served the served model: TELL starts a copy of it
+                needed = False
+                if "local" in set_ or "local" in remove:
+                    needed, made = _copy_model(owner.holder, model_path, message_digest(data),
+                                               headers["message_class"] if "local" in set_ else None)
+                if not needed:  # nothing that changes the served model's copy: none is made
                     self._send(protocol.spamd_reply([]))
                     return
-                made = _copy_model(owner.holder, model_path)
             if "local" in set_:
                 changed = tell(model_path, data, set_class=headers["message_class"],
                                max_bytes=owner.mail_options.get("max_bytes"))

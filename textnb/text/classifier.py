@@ -366,6 +366,10 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         fc = grown + sign * np.take(acc.sums, order, axis=1)
         if sign < 0 and (np.any(cc < -1e-9) or np.any(fc < -1e-9)):
             raise ValueError("cannot forget documents that were never learned (counts would go negative)")
+        if sign < 0 and _per_class(model) == "df" and np.any(fc > cc[:, None] + 1e-9):
+            # document frequencies (BernoulliNB): a term in more of a class's documents than it has
+            raise ValueError("cannot forget documents that were never learned (a term would be counted in more "
+                             "documents of a class than the class has)")
         fc = np.maximum(fc, 0.0)
         # (the terms are set only now: a refused forget leaves the vocabulary as it was)
         if sign < 0:  # a term no remaining document has leaves the vocabulary, as in a fresh fit
