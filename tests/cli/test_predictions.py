@@ -5,6 +5,7 @@ import io
 import json
 
 import numpy as np
+import pytest
 
 from conftest import SMS_TSV, cli
 from textnb.cli.predictions import print_ranked
@@ -114,3 +115,30 @@ def test_text_probabilities_never_read_one_below_one_nor_zero_above_zero(tmp_pat
     rc, out, _ = cli("predict", model, "--lines", lines, "--threshold", "1e-12")
     p = {c: float(v) for c, v in (pair.split(" ") for pair in out.rstrip("\n").split("\t")[1:])}
     assert rc == 0 and 0 < p["ham"] < 1e-6 and 1 - 1e-6 < p["spam"] < 1  # what --json says, to its digits
+
+
+UNSEEN_CLASS = ("@relation u\n@attribute x {p,q,r}\n{text}@attribute class {a,b,c}\n@data\n"
+                + "".join(f"{x},{{row}}{c}\n" for x, c in ["pa", "pa", "pa", "pa", "ra", "qb", "qb", "qb", "qb"]))
+
+
+@pytest.mark.parametrize("text", [False, True], ids=["table", "table with text"])
+def test_uniform_prior_never_predicts_a_declared_class_without_rows(tmp_path, text):
+    """--uniform-prior gave every class the ARFF header declares an equal share, one no row
+    has too: predict chose it (class c for the row x=r, whose conditional probability is
+    1/3 under c's empty counts), while evaluate --test, which reports the data's classes,
+    did not (heart-c: 5 declared classes, 2 with rows; predict 0.8053, evaluate --test
+    0.8482). The uniform prior is now over the classes with training rows."""
+    data = tmp_path / "u.arff"
+    data.write_text(UNSEEN_CLASS.replace("{text}", "@attribute note string\n" if text else "")
+                    .replace("{row}", "'some words'," if text else ""))
+    model = tmp_path / "u.tnb"
+    assert cli("train", data, "--uniform-prior", "-o", model)[0] == 0
+    rc, out, err = cli("predict", model, data, "--json", "--proba")
+    assert rc == 0, err
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["label"] for r in rows] == list("aaaaabbbb")
+    assert all(r["proba"]["c"] < 1e-300 for r in rows)
+    rc, out, err = cli("evaluate", data, "--test", data, "--uniform-prior", "--json")
+    assert rc == 0 and json.loads(out)["accuracy"] == 1.0, err
+    rc, out, err = cli("inspect", model, "--json")  # the declared classes stay the model's, in their order
+    assert json.loads(out)["classes"] == ["a", "b", "c"] and json.loads(out)["class_prior"][:2] == [0.5, 0.5]

@@ -344,3 +344,46 @@ def test_probabilities_sum_to_one_far_from_a_tiny_variance():
     model = TabularNB().fit(X, np.array(["c0", "c1", "c0", "c1"]))
     p = model.predict_proba(np.array([[3.0], [0.0], [np.nan]]))
     np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", [False, True], ids=["estimator", "kernel"])
+def test_uniform_class_prior_is_over_the_classes_with_rows(tmp_path, kernel):
+    """``class_prior="uniform"`` (train --uniform-prior) shares the prior among the classes
+    with training rows: a declared class (``class_values``, an ARFF header's) that no row
+    has gets none and is never predicted, however the counts came (fit, partial_fit,
+    merge, a model file). The CLI gave ``[1/5] * 5`` over heart-c's 5 declared classes,
+    2 with rows: predict chose an empty class for 20 rows."""
+    from textnb.naive_bayes.tabular_kernel import TabularKernel
+
+    cls = TabularKernel if kernel else TabularNB
+    atts = (Attribute("x", "nominal", ["p", "q", "r"]),)
+    X, y = [[0], [0], [0], [2], [1], [1]], ["a", "a", "a", "a", "b", "b"]
+
+    def uniform(**kw):
+        return cls(attributes=atts, class_prior="uniform", **kw)
+
+    m = uniform(class_values=("a", "b", "c")).fit(X, y)
+    assert list(m.classes_) == ["a", "b", "c"]
+    assert np.allclose(np.exp(m.class_log_prior_), [0.5, 0.5, 0.0])
+    assert list(m.predict([[0], [1], [2]])) == ["a", "b", "a"]  # x=r: 1/3 under c's empty counts
+    m.save(tmp_path / "u.tnb")
+    back = load(tmp_path / "u.tnb")
+    assert back.class_prior == "uniform" and np.allclose(back.predict_proba([[2]]), m.predict_proba([[2]]))
+    inc = uniform().partial_fit(X[:4], y[:4], classes=["a", "b", "c"])
+    assert np.allclose(np.exp(inc.class_log_prior_), [1.0, 0.0, 0.0])
+    inc.partial_fit(X[4:], y[4:])
+    assert np.allclose(np.exp(inc.class_log_prior_), [0.5, 0.5, 0.0])
+    merged = uniform().fit(X, y).merge(uniform().fit([[2]], ["c"]))
+    assert np.allclose(np.exp(merged.class_log_prior_), [1 / 3] * 3)
+    with pytest.raises(ValueError, match="class_prior"):
+        cls(attributes=atts, class_prior="even").fit(X, y)
+
+
+def test_a_model_file_with_the_old_uniform_prior_list_still_loads(tmp_path):
+    """Model files of --uniform-prior before class_prior="uniform" hold the list the CLI
+    computed ([1/n] * n over the declared classes): they load, and predict as they did."""
+    atts = (Attribute("x", "nominal", ["p", "q", "r"]),)
+    old = TabularNB(attributes=atts, class_prior=[1 / 3] * 3, class_values=("a", "b", "c"))
+    old.fit([[0], [0], [0], [2], [1], [1]], ["a", "a", "a", "a", "b", "b"]).save(tmp_path / "old.tnb")
+    back = load(tmp_path / "old.tnb")
+    assert back.class_prior == [1 / 3] * 3 and list(back.predict([[2]])) == ["c"]

@@ -49,7 +49,7 @@ from textnb.core.errors import ParameterError
 
 __all__ = ["ALPHA_FLOOR", "LOG_FLOOR", "background", "bernoulli_log_prob", "check_alpha", "check_class_prior",
            "check_smoothing", "class_log_prior", "complement_log_prob", "multinomial_log_prob", "nominal_log_prob",
-           "smoothed_class_prior"]
+           "smoothed_class_prior", "uniform_prior"]
 
 #: Smoothing below this is raised to it (scikit-learn's floor), so no log 0.
 ALPHA_FLOOR = 1e-10
@@ -149,12 +149,32 @@ def class_log_prior(class_count, *, fit_prior=True, class_prior=None):
         return np.log(class_count) - np.log(total)
 
 
+def uniform_prior(class_count):
+    """The table models' uniform class prior (``class_prior="uniform"``): an equal share
+    for every class with training objects (weighted count above 0), 0 for a class without
+    (one an ARFF header or ``partial_fit``'s ``classes`` declares but no row has: never
+    predicted, as with a learned prior); equal over every class when no class has objects.
+
+    scikit-learn's ``fit_prior=False`` (and :func:`class_log_prior`'s, which the count
+    models keep for parity, and which the text parts of a MixedNB rely on to be finite)
+    shares over every class of ``classes_``, a class without objects included.
+    """
+    cc = np.asarray(class_count, dtype=np.float64)
+    seen = cc > 0
+    if not seen.any():
+        return np.full(cc.shape[0], 1.0 / cc.shape[0])
+    return seen / seen.sum()
+
+
 def smoothed_class_prior(class_count, a, class_prior=None):
-    """``log P(c)`` of the table models: fixed ``class_prior``, else ``(N_c + a) / (N + C a)``
-    (uniform when that is 0 / 0), floored at :data:`LOG_FLOOR`."""
+    """``log P(c)`` of the table models: fixed ``class_prior``, :func:`uniform_prior` for
+    ``class_prior="uniform"``, else ``(N_c + a) / (N + C a)`` (uniform when that is 0 / 0),
+    floored at :data:`LOG_FLOOR`."""
     cc = np.asarray(class_count, dtype=np.float64)
     n_classes = len(cc)
-    if class_prior is not None:
+    if isinstance(class_prior, str) and class_prior == "uniform":
+        prior = uniform_prior(cc)
+    elif class_prior is not None:
         prior = check_class_prior(class_prior, n_classes)
     else:
         den = cc.sum() + n_classes * a

@@ -866,6 +866,10 @@ POSITIVE_SMOOTHING = Float(0.0, MAX_ALPHA, lo_open=True)
 #: a class prior given by the user: one probability per class
 CLASS_PRIOR = Optional(OneOf(ListOf(Float(0.0, 1.0), length="n_classes"),
                              Array("f", ("n_classes",), lo=0.0, hi=1.0)))
+#: a table model's class prior: CLASS_PRIOR, or "uniform" (an equal share for every class
+#: with training rows, resolved in fit: :func:`textnb.core.estimates.uniform_prior`)
+TABLE_CLASS_PRIOR = Optional(OneOf(Choice("uniform"), ListOf(Float(0.0, 1.0), length="n_classes"),
+                                   Array("f", ("n_classes",), lo=0.0, hi=1.0)))
 #: the class values a table declares, in their order (an ARFF header's): the model's classes
 CLASS_VALUES = Optional(ListOf(OneOf(Str(10_000), Int())))
 #: worker processes or threads of a model's own prediction (joblib's convention)

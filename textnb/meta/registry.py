@@ -600,8 +600,6 @@ def _warn_unused(table, flags, what):
 
 
 def _table_model(opts, table, *, kernel):
-    import numpy as np
-
     kind = opts.model or "nb"
     spec = MODELS.get(kind)
     if spec is None or spec.input != "tables":
@@ -632,10 +630,10 @@ def _table_model(opts, table, *, kernel):
         return _wrap(opts, _lazy_table(opts, table, kernel=kernel, classes=declared_classes(table)))
     nominal = opts.nominal or ("m-estimate" if opts.m_estimate is not None else None)
     classes = declared_classes(table)
-    n_classes = len(np.unique(table.y)) if classes is None else len(classes)
-    prior = [1.0 / n_classes] * n_classes if opts.uniform_prior else None
+    # (the model resolves "uniform" in fit: an equal share for the classes with training rows,
+    # none for a declared class no row has)
     params = _given(alpha=opts.alpha, m=opts.m_estimate, nominal=nominal, numeric=opts.numeric, bins=opts.bins,
-                    class_prior=prior, interval_fit=opts.interval_fit, class_values=classes)
+                    class_prior="uniform" if opts.uniform_prior else None, interval_fit=opts.interval_fit, class_values=classes)
     if text:
         return _wrap(opts, _mixed(opts, table, params, kernel=kernel))
     if kernel:

@@ -100,8 +100,11 @@ class TabularNB(TabularKernel, BaseNB):
         Number of bins of the unsupervised discretisers.
     var_smoothing : float, default=1e-9
         Relative variance floor of ``"gaussian"``.
-    class_prior : array-like of shape (n_classes,), default=None
-        Fixed class priors (in the order of ``classes_``) instead of learned ones.
+    class_prior : array-like of shape (n_classes,) or "uniform", default=None
+        Fixed class priors (in the order of ``classes_``) instead of learned ones, or
+        ``"uniform"``: an equal share for every class with training rows, none for a
+        declared class (``class_values``) no row has, so it is never predicted
+        (scikit-learn's ``fit_prior=False`` shares over every class of ``classes_``).
     interval_fit : {"theorem1", "censored"}, default="censored"
         Estimator of an uncertain numeric attribute's class-conditional Gaussian
         (certain numeric attributes are not affected):

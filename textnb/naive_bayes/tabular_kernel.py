@@ -71,7 +71,7 @@ from textnb.naive_bayes.scoring import (check_partial_fit_labels, check_sample_w
 from textnb.core.csr import csr_dot
 from textnb.core.logspace import logsumexp_max_apart
 from textnb.core.estimates import LOG_FLOOR, nominal_log_prob, smoothed_class_prior
-from textnb.core.model_schema import (CLASS_PRIOR, CLASS_VALUES, check_params, MAX_DIM, MAX_REAL, SMOOTHING, Array,
+from textnb.core.model_schema import (CLASS_VALUES, TABLE_CLASS_PRIOR, check_params, MAX_DIM, MAX_REAL, SMOOTHING, Array,
                                       Attributes, Choice, Classes, Counts, Float, Int, ListOf, MayBeAbsent, Optional,
                                       Reals)
 from textnb.core.stats import CountTable, GaussianMoments, merge_aligned
@@ -441,7 +441,7 @@ class TabularKernel(TableKernel):
     _param_schema = {
         "attributes": Optional(Attributes(length=None)), "nominal": Choice(*_NOMINAL), "alpha": SMOOTHING,
         "m": SMOOTHING, "numeric": Choice(*_NUMERIC), "bins": Int(1, 10**6),
-        "var_smoothing": Float(0.0, 1.0), "class_prior": CLASS_PRIOR, "interval_fit": Choice(*_INTERVAL_FIT),
+        "var_smoothing": Float(0.0, 1.0), "class_prior": TABLE_CLASS_PRIOR, "interval_fit": Choice(*_INTERVAL_FIT),
         "class_values": CLASS_VALUES,
     }
     _state_schema = {
