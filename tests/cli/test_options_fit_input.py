@@ -36,7 +36,7 @@ def test_ignoring_a_column_a_text_corpus_does_not_read_keeps_it_a_text_corpus(tm
     assert rc == 0 and json.loads(out)["attributes"] == 1
     rc, _, err = cli("train", tmp_path / "sms.csv", "--ignore", "idx", "-o", tmp_path / "d.tnb")
     assert rc == 1
-    one_error_line(err, "sms.csv: cannot drop unknown attribute(s) ['idx']; attributes: id, text, label")
+    one_error_line(err, "sms.csv: no attribute named 'idx' to leave out (--ignore); attributes: id, text, label")
     # a two-column CSV file whose first row is a header (its first cell is no label of the
     # rows below) is a table, with or without --numeric (it was read as label,text, its
     # header a document of the class 'x'); one without a header is label,text unless

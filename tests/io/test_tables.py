@@ -38,7 +38,7 @@ def test_class_name_and_drop():
 def test_unknown_class_lists_names():
     with pytest.raises(InputError, match=r"no attribute named 'wind'; attributes: outlook, temperature"):
         read_table(WEATHER, class_name="wind")
-    with pytest.raises(InputError, match="cannot drop unknown"):
+    with pytest.raises(InputError, match=r"no attribute named 'nope' to leave out \(drop= / --ignore\); attributes: outlook"):
         read_table(WEATHER, drop="nope")
 
 

@@ -8,7 +8,7 @@ The command line prints that line and exits with status 1; library users catch i
 __all__ = ["TextnbError", "InputError", "NotATextCorpus", "DataError", "EmptyVocabulary", "TooFewObjects",
            "ParameterError", "SettingsDiffer", "SingleStringError", "StructureError",
            "refuse_single_string", "ModelFileError", "DataWarning", "short_repr", "missing_reason",
-           "empty_input", "counted"]
+           "empty_input", "counted", "unknown_to_leave_out"]
 
 
 class TextnbError(Exception):
@@ -142,6 +142,17 @@ def empty_input(path):
     if path in STDIN_NAMES:
         return f"{'stdin' if path == '-' else path}: standard input is empty"
     return f"{path}: empty file"
+
+
+def unknown_to_leave_out(path, unknown, names):
+    """The one InputError for attributes to leave out (``drop=``, ``--ignore``) that the
+    table at ``path`` does not have, as an unknown ``class_name`` is said: ``PATH: no
+    attribute named 'idx' to leave out (drop= / --ignore); attributes: id, text, label``
+    (the command line names the flag alone)."""
+    quoted = ", ".join(repr(str(name)) for name in unknown)
+    noun = "attribute" if len(unknown) == 1 else "attributes"
+    return InputError(f"{path}: no {noun} named {quoted} to leave out (drop= / --ignore); "
+                      f"attributes: {', '.join(map(str, names))}")
 
 
 def missing_reason(path, what):

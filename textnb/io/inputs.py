@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from textnb.core.errors import DataWarning, InputError, NotATextCorpus
+from textnb.core.errors import DataWarning, InputError, NotATextCorpus, unknown_to_leave_out
 from textnb.io.corpus import (MAX_DOCUMENT_BYTES, NOT_TEXT_TABLE_EXTENSIONS, decode_bytes, open_corpus, read_piped,
                               table_format_by_name, to_text)
 from textnb.io.files import read_regular_file
@@ -260,7 +260,7 @@ def _read_as_table(path, opts, data=None):
         return True
     unknown = [name for name in opts.ignore or () if name not in header]
     if unknown:
-        raise InputError(f"{path}: cannot drop unknown attribute(s) {unknown}; attributes: {', '.join(header)}")
+        raise unknown_to_leave_out(path, unknown, header)
     return bool(set(opts.ignore or ()) & set(used))
 
 

@@ -33,7 +33,7 @@ import warnings
 import numpy as np
 
 from textnb.core.attributes import TEXT, Attribute, Table
-from textnb.core.errors import DataWarning, InputError, counted
+from textnb.core.errors import DataWarning, InputError, counted, unknown_to_leave_out
 from textnb.io.arff import is_arff_text, read_arff
 from textnb.io.csvtable import read_csv
 from textnb.io.numbers import parse_number
@@ -284,7 +284,7 @@ def _drop_columns(path, names, drop):
     drop = [drop] if isinstance(drop, str) else list(drop)
     unknown = [d for d in drop if d not in names]
     if unknown:
-        raise InputError(f"{path}: cannot drop unknown attribute(s) {unknown}; attributes: {', '.join(names)}")
+        raise unknown_to_leave_out(path, unknown, names)
     return [j for j, n in enumerate(names) if n not in drop]
 
 
