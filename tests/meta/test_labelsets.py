@@ -79,3 +79,25 @@ def test_a_label_of_one_document_is_never_given_to_every_document(strategy, fbr)
     D = decision(new, strategy, thresholds, 0)
     assert (D[:, 1] > 0).sum() == (new[:, 1] > S[:, 1].max()).sum() < 50
     assert not (D[:, 2] > 0).any()
+
+
+@pytest.mark.parametrize("strategy, fbr", [("scut", None), ("scutfbr", 0.0)])
+def test_a_cut_that_takes_every_document_keeps_a_finite_threshold(strategy, fbr):
+    """On a few documents (leave-one-out folds) a label's out-of-fold scores can rank its
+    positives lowest, or a fold whose training part has the label on every document scores
+    the one document without it +inf: SCut's F1-best cut is then 'every document', and the
+    threshold was -inf (-1e300), so every new document got the label whatever its text
+    (``train`` on 4 documents gave 'dogs' and 'animals' to a finance document). Now the
+    threshold is just below the lowest out-of-fold score (the largest threshold with the
+    same F1): a new document scored lower than every training document does not get it."""
+    from textnb.meta.labelsets import decide, decision
+
+    S = np.array([[-1.17, -1.14], [-0.69, -1.61], [-1.00, -1.57], [np.inf, -0.92]])
+    T = np.array([[1, 0], [1, 1], [1, 1], [0, 0]], dtype=bool)
+    thresholds, _ = decide(S, T, strategy, fbr=fbr, min_labels=0)
+    assert thresholds.tolist() == [np.nextafter(-1.17, -np.inf), np.nextafter(-1.61, -np.inf)]
+    assert (decision(S, strategy, thresholds, 0) > 0).all()  # every training document still passes
+    assert not (decision(np.array([[-3.2, -2.8]]), strategy, thresholds, 0) > 0).any()
+    # a lowest score of -inf (a label whose fold never saw it) keeps the cut below it
+    S[:, 1], T[:, 1] = [-np.inf, 0.5, 0.2, 0.1], [1, 1, 1, 0]
+    assert decide(S, T, "scut", min_labels=0)[0][1] == -1e300

@@ -805,3 +805,27 @@ def test_the_automatic_rcut_rank_stays_below_the_labels_with_documents():
 
     Y = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1]])
     assert rank_candidates(Y) == [1, 2] and rank_candidates(Y[:, :2]) == [1] and rank_candidates(np.eye(5)) == [1, 2, 3]
+
+
+def test_train_on_four_documents_gives_no_label_to_every_document(tmp_path):
+    """``train --labels`` on four documents (leave-one-out folds): the out-of-fold scores
+    made SCut's best cut 'every document' for 'animals' and 'dogs', whose thresholds were
+    then -inf: ``inspect`` said 'every document passes it' and ``predict`` gave the finance
+    document 'finance,dogs,animals'. Now each threshold is a finite score, just below the
+    lowest out-of-fold one."""
+    root = tmp_path / "tiny"
+    root.mkdir()
+    docs = {"d1": ("the cat sat on the mat", "animals,cats"), "d2": ("dogs bark loudly at night", "animals,dogs"),
+            "d3": ("the cat and the dog play", "animals,cats,dogs"), "d4": ("stock prices fell sharply", "finance")}
+    for name, (text, _) in docs.items():
+        (root / f"{name}.txt").write_text(text + "\n", encoding="utf-8")
+    (tmp_path / "labels.tsv").write_text("".join(f"{k}\t{v[1]}\n" for k, v in docs.items()), encoding="utf-8")
+    model = tmp_path / "tiny.tnb"
+    code, _, err = _cli("train", root, "--labels", tmp_path / "labels.tsv", "-o", model)
+    assert code == 0, err
+    code, out, err = _cli("inspect", model)
+    assert code == 0, err
+    assert "every document passes" not in out
+    code, out, err = _cli("predict", model, root / "d4.txt")
+    assert code == 0, err
+    assert out.rstrip("\n").rsplit("\t", 1)[1] == "finance"

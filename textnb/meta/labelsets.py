@@ -219,12 +219,22 @@ def _scut(S, T):
     (whose out-of-fold score is ``-inf``: its fold's model never saw the label), is
     assigned to a new document only when it scores above every training document, as
     SCutFBR assigns it, never to every document.
+
+    A label whose F1-best cut takes every document (on a few documents, or a label on most
+    of them) gets a threshold just below the lowest out-of-fold score, the largest
+    threshold with that F1 (ties go to the largest threshold, as everywhere else), not
+    ``-inf``: a new document then gets it only when it scores as high as a training
+    document did, not whatever its text. ``-inf`` stays only when that lowest score is
+    ``-inf`` itself.
     """
     thr = np.empty(S.shape[1])
     f1 = np.zeros(S.shape[1])
     for j in range(S.shape[1]):
         t = T[:, j]
         thr[j] = np.clip(threshold_for_f1(S[:, j], t), -1e300, 1e300)
+        low = S[:, j].min() if S.shape[0] else -np.inf
+        if thr[j] < low and np.isfinite(low) and low > -1e300:  # the cut takes every document
+            thr[j] = np.nextafter(low, -np.inf)
         pred = S[:, j] > thr[j]
         tp = np.count_nonzero(pred & t)
         if tp == 0:
