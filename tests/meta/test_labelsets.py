@@ -101,3 +101,19 @@ def test_a_cut_that_takes_every_document_keeps_a_finite_threshold(strategy, fbr)
     # a lowest score of -inf (a label whose fold never saw it) keeps the cut below it
     S[:, 1], T[:, 1] = [-np.inf, 0.5, 0.2, 0.1], [1, 1, 1, 0]
     assert decide(S, T, "scut", min_labels=0)[0][1] == -1e300
+
+
+def test_at_least_one_label_with_tied_or_unseen_scores():
+    """``min_labels=1`` promises every document a label. A row whose best scores tie (two
+    labels of the same training frequency on a document of unknown words), or whose every
+    score is the -1e300 of a label its model never saw (a cross-validation fold whose
+    training part has no label: ``evaluate --cv`` reported 0.00 predicted labels per
+    document), got none: the cut midway between equal scores, or ``-1e300 - (-1e300 - 1)``
+    computed as 0. Now the tie group is cut below, and the row gets its tied best labels."""
+    from textnb.meta.labelsets import decision
+
+    S = np.array([[0.5, 0.5, 0.1], [-1e300, -1e300, -1e300], [3.0, 1.0, 2.0]])
+    D = decision(S, "scut", np.full(3, 5.0), 1)
+    assert (D > 0).tolist() == [[True, True, False], [True, True, True], [True, False, False]]
+    assert (decision(np.array([[-np.inf]]), "scut", np.zeros(1), 1) > 0).all()
+    assert (decision(S, "rcut", None, 0, rank=1) > 0).sum(axis=1).tolist() == [2, 3, 1]
