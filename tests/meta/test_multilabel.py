@@ -826,6 +826,7 @@ def test_train_on_four_documents_gives_no_label_to_every_document(tmp_path):
     code, out, err = _cli("inspect", model)
     assert code == 0, err
     assert "every document passes" not in out
+    assert out.splitlines()[0].endswith("; at least 1 label per document")  # (was '1 label(s)')
     code, out, err = _cli("predict", model, root / "d4.txt")
     assert code == 0, err
     assert out.rstrip("\n").rsplit("\t", 1)[1] == "finance"
