@@ -79,3 +79,41 @@ def test_a_label_of_one_document_is_never_given_to_every_document(strategy, fbr)
     D = decision(new, strategy, thresholds, 0)
     assert (D[:, 1] > 0).sum() == (new[:, 1] > S[:, 1].max()).sum() < 50
     assert not (D[:, 2] > 0).any()
+
+
+@pytest.mark.parametrize("strategy, fbr", [("scut", None), ("scutfbr", 0.0)])
+def test_a_cut_that_takes_every_document_keeps_a_finite_threshold(strategy, fbr):
+    """On a few documents (leave-one-out folds) a label's out-of-fold scores can rank its
+    positives lowest, or a fold whose training part has the label on every document scores
+    the one document without it +inf: SCut's F1-best cut is then 'every document', and the
+    threshold was -inf (-1e300), so every new document got the label whatever its text
+    (``train`` on 4 documents gave 'dogs' and 'animals' to a finance document). Now the
+    threshold is just below the lowest out-of-fold score (the largest threshold with the
+    same F1): a new document scored lower than every training document does not get it."""
+    from textnb.meta.labelsets import decide, decision
+
+    S = np.array([[-1.17, -1.14], [-0.69, -1.61], [-1.00, -1.57], [np.inf, -0.92]])
+    T = np.array([[1, 0], [1, 1], [1, 1], [0, 0]], dtype=bool)
+    thresholds, _ = decide(S, T, strategy, fbr=fbr, min_labels=0)
+    assert thresholds.tolist() == [np.nextafter(-1.17, -np.inf), np.nextafter(-1.61, -np.inf)]
+    assert (decision(S, strategy, thresholds, 0) > 0).all()  # every training document still passes
+    assert not (decision(np.array([[-3.2, -2.8]]), strategy, thresholds, 0) > 0).any()
+    # a lowest score of -inf (a label whose fold never saw it) keeps the cut below it
+    S[:, 1], T[:, 1] = [-np.inf, 0.5, 0.2, 0.1], [1, 1, 1, 0]
+    assert decide(S, T, "scut", min_labels=0)[0][1] == -1e300
+
+
+def test_at_least_one_label_with_tied_or_unseen_scores():
+    """``min_labels=1`` promises every document a label. A row whose best scores tie (two
+    labels of the same training frequency on a document of unknown words), or whose every
+    score is the -1e300 of a label its model never saw (a cross-validation fold whose
+    training part has no label: ``evaluate --cv`` reported 0.00 predicted labels per
+    document), got none: the cut midway between equal scores, or ``-1e300 - (-1e300 - 1)``
+    computed as 0. Now the tie group is cut below, and the row gets its tied best labels."""
+    from textnb.meta.labelsets import decision
+
+    S = np.array([[0.5, 0.5, 0.1], [-1e300, -1e300, -1e300], [3.0, 1.0, 2.0]])
+    D = decision(S, "scut", np.full(3, 5.0), 1)
+    assert (D > 0).tolist() == [[True, True, False], [True, True, True], [True, False, False]]
+    assert (decision(np.array([[-np.inf]]), "scut", np.zeros(1), 1) > 0).all()
+    assert (decision(S, "rcut", None, 0, rank=1) > 0).sum(axis=1).tolist() == [2, 3, 1]

@@ -805,3 +805,104 @@ def test_the_automatic_rcut_rank_stays_below_the_labels_with_documents():
 
     Y = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1]])
     assert rank_candidates(Y) == [1, 2] and rank_candidates(Y[:, :2]) == [1] and rank_candidates(np.eye(5)) == [1, 2, 3]
+
+
+def test_train_on_four_documents_gives_no_label_to_every_document(tmp_path):
+    """``train --labels`` on four documents (leave-one-out folds): the out-of-fold scores
+    made SCut's best cut 'every document' for 'animals' and 'dogs', whose thresholds were
+    then -inf: ``inspect`` said 'every document passes it' and ``predict`` gave the finance
+    document 'finance,dogs,animals'. Now each threshold is a finite score, just below the
+    lowest out-of-fold one."""
+    root = tmp_path / "tiny"
+    root.mkdir()
+    docs = {"d1": ("the cat sat on the mat", "animals,cats"), "d2": ("dogs bark loudly at night", "animals,dogs"),
+            "d3": ("the cat and the dog play", "animals,cats,dogs"), "d4": ("stock prices fell sharply", "finance")}
+    for name, (text, _) in docs.items():
+        (root / f"{name}.txt").write_text(text + "\n", encoding="utf-8")
+    (tmp_path / "labels.tsv").write_text("".join(f"{k}\t{v[1]}\n" for k, v in docs.items()), encoding="utf-8")
+    model = tmp_path / "tiny.tnb"
+    code, _, err = _cli("train", root, "--labels", tmp_path / "labels.tsv", "-o", model)
+    assert code == 0, err
+    code, out, err = _cli("inspect", model)
+    assert code == 0, err
+    assert "every document passes" not in out
+    assert out.splitlines()[0].endswith("; at least 1 label per document")  # (was '1 label(s)')
+    code, out, err = _cli("predict", model, root / "d4.txt")
+    assert code == 0, err
+    assert out.rstrip("\n").rsplit("\t", 1)[1] == "finance"
+    (tmp_path / "one.tsv").write_text("d1\ta\nd2\t\nd3\t\nd4\t\n", encoding="utf-8")  # one label: '1 label'
+    code, out, err = _cli("train", root, "--labels", tmp_path / "one.tsv", "-o", model)
+    assert code == 0, err
+    assert out.startswith(f"read 4 documents from {root} (1 label): a 1\n")
+    code, out, err = _cli("evaluate", root, "--labels", tmp_path / "one.tsv", "--cv", "2")
+    assert code == 0, err
+    assert out.startswith("2-fold cross-validation on 4 documents, 1 label (")
+
+
+def _fasttext_file(path, n):
+    """A multi-label fastText file of ``n`` lines (topic documents of the fixture's words)."""
+    texts, Y = _topic_documents(n, 9)
+    lines = [" ".join(f"__label__{k}" for k in np.flatnonzero(row)) + " " + t for row, t in zip(Y, texts)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_evaluate_cross_validation_says_cross_validation_not_train(tmp_path):
+    """``evaluate --multilabel --cv K``'s per-label table had a 'train' column (the same
+    number as 'support': every document is held out once, there is no training part) and
+    ``--plot`` said 'training documents' and 'F1 on the test documents'. Now the
+    cross-validation's table has no 'train' column and its plot says 'documents with the
+    label' and 'F1 out of fold (K-fold cross-validation)'; a train/test report keeps its
+    'train' column; ``--json`` keeps ``per_label``'s ``train_support``."""
+    from unittest import mock
+
+    from textnb.evaluation import plots
+
+    corpus = _fasttext_file(tmp_path / "ml.ft", 40)
+    code, out, err = _cli("evaluate", corpus, "--cv", "3")
+    assert code == 0, err
+    assert out.startswith("3-fold cross-validation on 40 documents, 4 labels")
+    header = next(line for line in out.splitlines() if line.startswith("label "))
+    assert header.split() == ["label", "precision", "recall", "f1", "bep", "support"]
+    code, out, err = _cli("evaluate", corpus, "--cv", "3", "--json")
+    report = json.loads(out)
+    assert report["protocol"] == "3-fold cross-validation" and "folds_note" not in report
+    assert all("train_support" in pl for pl in report["per_label"].values())
+    code, out, err = _cli("evaluate", corpus, "--test", corpus)
+    assert code == 0, err
+    assert next(line for line in out.splitlines() if line.startswith("label ")).split()[-1] == "train"
+    calls = []
+    with mock.patch.object(plots, "plot_label_f1", side_effect=lambda *a, **k: calls.append(k)):
+        _cli("evaluate", corpus, "--cv", "3", "--plot", tmp_path / "f1.png")
+    assert calls == [{"folds": 3}]
+    saved = []
+    with mock.patch.object(plots, "_save", side_effect=lambda fig, path: saved.append(
+            (fig.axes[0].get_xlabel(), fig.axes[0].get_ylabel()))):
+        plots.plot_label_f1(report["per_label"], tmp_path / "f1.png", folds=3)
+        plots.plot_label_f1(report["per_label"], tmp_path / "f1.png")
+    assert saved == [("documents with the label (log scale)", "F1 out of fold (3-fold cross-validation)"),
+                     ("training documents with the label (log scale)", "F1 on the test documents")]
+
+
+def test_evaluate_cross_validation_of_fewer_than_ten_documents(tmp_path):
+    """``evaluate`` of a multi-label corpus of 3 documents without ``--cv`` (10 folds by
+    default) failed with 'cv must be between 2 and the number of documents (3); got 10',
+    naming no file, though the user gave no cv; single-label evaluate runs fewer folds and
+    says so. Now 3 folds, '(fewer than the default 10: only 3 documents)' (``--json``:
+    ``folds_note``); a ``--cv`` above the number of documents is one line naming the file
+    and ``--cv``; one document is refused in one line."""
+    corpus = tmp_path / "t3.ft"
+    corpus.write_text("__label__a __label__b hello world foo\n__label__b bar baz\n__label__c qux quux\n",
+                      encoding="utf-8")
+    code, out, err = _cli("evaluate", corpus)
+    assert code == 0, err
+    assert out.startswith("3-fold cross-validation (fewer than the default 10: only 3 documents) on 3 documents, "
+                          "3 labels")
+    code, out, err = _cli("evaluate", corpus, "--json")
+    assert code == 0 and json.loads(out)["folds_note"] == "fewer than the default 10: only 3 documents"
+    code, out, err = _cli("evaluate", corpus, "--cv", "4")
+    assert code == 1 and out == ""
+    assert err.strip() == f"textnb: error: {corpus}: 3 documents, so there cannot be 4 folds; use a smaller --cv"
+    corpus.write_text("__label__a __label__b hello world foo\n", encoding="utf-8")
+    code, out, err = _cli("evaluate", corpus)
+    assert code == 1 and err.strip() == f"textnb: error: {corpus}: 1 document; cross-validation needs 2 at least"

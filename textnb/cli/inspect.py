@@ -256,7 +256,7 @@ def _inspect_multilabel(args, model, out):
             "pcut": "PCut, each label to a share of the documents predicted together",
             "fixed": "one log-odds threshold"}[info["strategy"]]
     scores = "one model over the documents copied per label" if info["method"] == "copy" else "one-vs-rest"
-    least = f"; at least {ml.min_labels} label(s) per document" if ml.min_labels else ""
+    least = f"; at least {counted(ml.min_labels, 'label')} per document" if ml.min_labels else ""
     print(f"model: MultiLabelNB({info['estimator']}), {scores}; {rule}{least}", file=out)
     print(f"labels: {len(names)}", file=out)
     for name, t, c in zip(names, ml.thresholds_, ml.constant_):

@@ -16,6 +16,8 @@ from textnb.core.errors import InputError
 __all__ = ["add_options", "evaluate", "refuse_unsupported", "train"]
 
 STRATEGIES = ("scutfbr", "scut", "rcut", "pcut")
+#: folds of ``evaluate``'s cross-validation when ``--cv`` is not given (fewer on fewer documents)
+DEFAULT_FOLDS = 10
 
 
 #: labels a document gets at least (checked when parsed: a usage error outside the range)
@@ -261,7 +263,8 @@ def _train(args, opts, start, out, corpus=None):
         print(dumps(summary), file=out)
         return 0
     listing = ", ".join(f"{c} {n}" for c, n in per_label.items())
-    print(f"read {summary['documents']} documents from {corpus.source} ({len(names)} labels): {listing}", file=out)
+    print(f"read {counted(summary['documents'], 'document')} from {corpus.source} ({counted(len(names), 'label')}): "
+          f"{listing}", file=out)
     _print_layout(corpus, args, out)
     if skipped:
         print(f"skipped {counted(skipped, 'binary file')}", file=out)
@@ -305,6 +308,16 @@ def _evaluate(args, opts, start, out, corpus=None):
     texts, labels, skipped = _texts(corpus, max_bytes, "reading")
     if not any(labels):
         raise InputError(f"{args.labels or corpus.source}: no document has a label")
+    folds, folds_note = None, None
+    if test is None:  # K-fold cross-validation: 10 folds by default, fewer on fewer documents
+        folds = args.cv or min(DEFAULT_FOLDS, len(texts))
+        if len(texts) < 2:
+            raise InputError(f"{corpus.source}: {counted(len(texts), 'document')}; cross-validation needs 2 at least")
+        if folds > len(texts):
+            raise InputError(f"{corpus.source}: {counted(len(texts), 'document')}, so there cannot be {folds} folds; "
+                             "use a smaller --cv")
+        if args.cv is None and folds < DEFAULT_FOLDS:
+            folds_note = f"fewer than the default {DEFAULT_FOLDS}: only {counted(len(texts), 'document')}"
     if test is not None:
         test_texts, test_labels, skipped_test = _texts(test, max_bytes, "reading test")
         if not test_texts:
@@ -341,7 +354,7 @@ def _evaluate(args, opts, start, out, corpus=None):
             from textnb.meta.multilabel_training import cross_validate
 
             X, _ = vectorize_all(texts, kernel[0])
-            folds = functools.partial(cross_validate, X, labels, model=kernel[1], steps=kernel[2],
+            folds_run = functools.partial(cross_validate, X, labels, model=kernel[1], steps=kernel[2],
                                       multilabel=_multilabel_params(args), vectorizer=kernel[0])
         else:
             from textnb.meta.multilabel import cross_validate_multilabel
@@ -349,25 +362,29 @@ def _evaluate(args, opts, start, out, corpus=None):
             if kernel is not None:
                 vectorizer, model = _model(args, opts)
             X, _ = vectorize_all(texts, vectorizer)
-            folds = functools.partial(cross_validate_multilabel, X, labels, model,
+            folds_run = functools.partial(cross_validate_multilabel, X, labels, model,
                                       vectorizer=vectorizer.get_params(deep=False))
-        bar = Progress("folds", total=args.cv or 10)
+        bar = Progress("folds", total=folds)
         try:
-            report = folds(cv=args.cv or 10, seed=args.seed, progress=bar)
+            report = folds_run(cv=folds, seed=args.seed, progress=bar)
         finally:
             bar.close()
         report["protocol"] = f"{report['folds']}-fold cross-validation"
+        if folds_note:
+            report["folds_note"] = folds_note
     report.update(skipped_binary=skipped, **_layout_counts(corpus), seconds=time.perf_counter() - start)
     if args.plot:
         from textnb.evaluation.plots import plot_label_f1
 
-        plot_label_f1(report["per_label"], args.plot)
+        plot_label_f1(report["per_label"], args.plot, folds=report.get("folds"))
     if args.json:
         print(dumps(report), file=out)
         return 0
     where = f"{report['n_train']} training and {report['n']} test documents" if test is not None \
         else f"{report['n']} documents"
-    print(f"{report['protocol']} on {where}, {len(report['labels'])} labels ({report['seconds']:.2f} s)", file=out)
+    note = f" ({report['folds_note']})" if report.get("folds_note") else ""
+    print(f"{report['protocol']}{note} on {where}, {counted(len(report['labels']), 'label')} "
+          f"({report['seconds']:.2f} s)", file=out)
     _print_layout(corpus, args, out)
     if skipped:
         print(f"skipped {counted(skipped, 'binary file')}", file=out)
@@ -378,12 +395,15 @@ def _evaluate(args, opts, start, out, corpus=None):
     lpd = report["labels_per_document"]
     print(f"labels/document {lpd['predicted']:.2f} predicted, {lpd['true']:.2f} true", file=out)
     width = max(8, max(len(k) for k in report["per_label"]))
-    print(f"\n{'label':<{width}}  precision  recall     f1     bep  support  train", file=out)
+    # (cross-validated: each document is held out once, so a label's support is its documents; no training part)
+    train_column = test is not None
+    print(f"\n{'label':<{width}}  precision  recall     f1     bep  support" + ("  train" if train_column else ""),
+          file=out)
     for name, pl in report["per_label"].items():
         bep = pl.get("bep")
         bep = "-" if bep is None else f"{bep:6.4f}"
         print(f"{name:<{width}}  {pl['precision']:9.4f}  {pl['recall']:6.4f}  {pl['f1']:5.4f}  {bep:>6}  "
-              f"{pl['support']:7d}  {pl.get('train_support', 0):5d}", file=out)
+              f"{pl['support']:7d}" + (f"  {pl.get('train_support', 0):5d}" if train_column else ""), file=out)
     if args.plot:
         print(f"\nper-label F1 plot: {args.plot}", file=out)
     return 0

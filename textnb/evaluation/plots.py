@@ -156,10 +156,12 @@ def plot_evaluation(report, path):
 
 
 @_text_as_written
-def plot_label_f1(per_label, path):
+def plot_label_f1(per_label, path, folds=None):
     """Per-label F1 on the test documents against the label's training documents (log
     scale), one point per label, its name beside it: where rare labels fail (a
-    multi-label evaluation's ``per_label``, with ``train_support``)."""
+    multi-label evaluation's ``per_label``, with ``train_support``). ``folds`` (K of a
+    K-fold cross-validation's report): the F1 is out of fold and the support the label's
+    documents in the corpus cross-validated, and the axes say so."""
     plt = pyplot()
     names = list(per_label)
     support = np.array([max(per_label[n].get("train_support", 0), 0) for n in names], dtype=float)
@@ -169,9 +171,14 @@ def plot_label_f1(per_label, path):
     ax.set_xscale("log")
     _plain_log_ticks(ax.xaxis)
     ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel("training documents with the label (log scale)")
-    ax.set_ylabel("F1 on the test documents")
-    ax.set_title(f"per-label F1 against training support ({len(names)} labels)")
+    if folds is None:
+        ax.set_xlabel("training documents with the label (log scale)")
+        ax.set_ylabel("F1 on the test documents")
+        ax.set_title(f"per-label F1 against training support ({len(names)} labels)")
+    else:
+        ax.set_xlabel("documents with the label (log scale)")
+        ax.set_ylabel(f"F1 out of fold ({folds}-fold cross-validation)")
+        ax.set_title(f"per-label F1 against support ({len(names)} labels)")
     ax.grid(True, alpha=0.3)
     fig.tight_layout()
     if len(names) <= 60:

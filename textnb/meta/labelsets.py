@@ -219,12 +219,22 @@ def _scut(S, T):
     (whose out-of-fold score is ``-inf``: its fold's model never saw the label), is
     assigned to a new document only when it scores above every training document, as
     SCutFBR assigns it, never to every document.
+
+    A label whose F1-best cut takes every document (on a few documents, or a label on most
+    of them) gets a threshold just below the lowest out-of-fold score, the largest
+    threshold with that F1 (ties go to the largest threshold, as everywhere else), not
+    ``-inf``: a new document then gets it only when it scores as high as a training
+    document did, not whatever its text. ``-inf`` stays only when that lowest score is
+    ``-inf`` itself.
     """
     thr = np.empty(S.shape[1])
     f1 = np.zeros(S.shape[1])
     for j in range(S.shape[1]):
         t = T[:, j]
         thr[j] = np.clip(threshold_for_f1(S[:, j], t), -1e300, 1e300)
+        low = S[:, j].min() if S.shape[0] else -np.inf
+        if thr[j] < low and np.isfinite(low) and low > -1e300:  # the cut takes every document
+            thr[j] = np.nextafter(low, -np.inf)
         pred = S[:, j] > thr[j]
         tp = np.count_nonzero(pred & t)
         if tp == 0:
@@ -263,12 +273,21 @@ def _at_least(D, min_labels, ranks=None):
 
 def _rank_cut(S, k):
     """RCut: each row's ``k`` best labels get a positive decision (the cut midway between
-    the k-th and the next score)."""
+    the k-th and the next score). A row whose k-th and next scores are equal (labels of
+    the same training frequency scored on a document of unknown words, or every label at
+    the ``-1e300`` of a label its model never saw) has the cut below that tie group: its
+    tied labels are all positive, so a row never gets fewer than ``k``. The differences
+    are taken before the halves, so scores near ``±1e300`` do not cancel to 0."""
     m = S.shape[1]
     if k >= m:
-        return S - (np.min(S, axis=1, keepdims=True) - 1.0)
+        return (S - np.min(S, axis=1, keepdims=True)) + 1.0
     part = -np.partition(-S, [k - 1, k], axis=1)
-    return S - (part[:, [k - 1]] + part[:, [k]]) / 2
+    hi, lo = part[:, [k - 1]], part[:, [k]]
+    D = (S - hi) + (hi - lo) / 2
+    for i in np.flatnonzero(hi[:, 0] == lo[:, 0]):  # a tie at the cut: below the whole tie group
+        below = S[i][S[i] < hi[i, 0]]
+        D[i] = (S[i] - hi[i, 0]) + ((hi[i, 0] - below.max()) / 2 if below.size else 1.0)
+    return D
 
 
 def _proportional_cut(S, rate):
