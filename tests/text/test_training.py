@@ -172,6 +172,31 @@ def test_wrapped_models_train_without_estimators_to_the_estimators_file(flags, s
     assert summary(out.getvalue()) == summary(expected.getvalue())
 
 
+@pytest.mark.parametrize("flags,vectorizer", [([], {}), (["--binary"], {"binary": True}),
+                                              (["--min-df", "2", "--max-features", "400"],
+                                               {"min_df": 2, "max_features": 400})], ids=str)
+def test_model_auto_scores_each_fold_on_its_own_vocabulary(flags, vectorizer, sms_part, tmp_path):
+    """--model auto (and TextClassifier(model=SmoothingCV())) scores every m with each fold's vocabulary and
+    document frequencies learnt from its training part: the CV scores it stores are those of the library's
+    document path, SmoothingCV(Pipeline([Vectorizer, TermWeighting, MultinomialNB])), which fits every step per
+    fold (they were scored on all the documents' vocabulary and idf: SMS m=300 0.9856, per fold 0.9873)."""
+    from sklearn.pipeline import make_pipeline
+
+    import textnb
+    from textnb.meta.smoothing import SmoothingCV
+    from textnb.text.weighting import TermWeighting
+
+    assert main(["train", str(sms_part), "-o", str(tmp_path / "auto.tnb"), "--model", "auto", *flags]) == 0
+    stored = textnb.load(tmp_path / "auto.tnb").model_.cv_results_
+    corpus = open_corpus(sms_part)
+    docs, labels = list(corpus.documents), list(corpus.labels)
+    per_fold = SmoothingCV(make_pipeline(Vectorizer(**vectorizer), TermWeighting(), MultinomialNB()),
+                           cv=10).fit(docs, labels)  # (textnb train's folds)
+    assert [v for _, v in stored] == [v for _, v in per_fold.cv_results_]
+    library = TextClassifier(vectorizer=Vectorizer(**vectorizer), model=SmoothingCV(cv=10)).fit(docs, labels)
+    assert library.model_.cv_results_ == stored
+
+
 def _namespace(flags):
     from textnb.cli.commands import build_parser
 

@@ -36,7 +36,8 @@ Standard library only (the mail client imports nothing heavy).
 """
 
 __all__ = ["INNER_ATTRIBUTES", "calibrated", "chain", "declared_attributes", "find", "merge_refusal", "merges_exactly",
-           "fit_weighted", "reads_documents", "rule_model", "table_attributes", "takes_sample_weight", "takes_terms"]
+           "fit_weighted", "reads_documents", "rule_model", "table_attributes", "takes_fold_counts", "takes_sample_weight",
+           "takes_terms"]
 
 #: Fitted attributes that hold the model a wrapper wraps, in the order they are looked at.
 INNER_ATTRIBUTES = ("model_", "estimator_", "best_estimator_")
@@ -131,6 +132,17 @@ def takes_terms(model):
 
     try:
         return "terms" in inspect.signature(model.fit).parameters
+    except (AttributeError, TypeError, ValueError):
+        return False
+
+
+def takes_fold_counts(model):
+    """Whether ``model.fit`` takes ``fold_counts``, each cross-validation fold's counts over
+    the vocabulary of its training part (SmoothingCV, and CalibratedNB, which hands them on)."""
+    import inspect
+
+    try:
+        return "fold_counts" in inspect.signature(model.fit).parameters
     except (AttributeError, TypeError, ValueError):
         return False
 

@@ -22,7 +22,7 @@ from textnb.core.errors import InputError, ParameterError
 from textnb.core.folds import given_splits, stratified_kfold
 from textnb.core.logspace import proba_from_jll
 from textnb.core.model_io import model_class
-from textnb.core.wrapping import fit_weighted, takes_terms
+from textnb.core.wrapping import fit_weighted, takes_fold_counts, takes_terms
 from textnb.meta.labelsets import precision_recall_f1
 
 __all__ = ["KERNEL_FITTED",  # noqa: F822 (defined by __getattr__)
@@ -361,29 +361,46 @@ def unfitted_copy(model):
 
 
 def _fit_predict(model, X_train, y_train, X_test, vectorizer=None, terms=None, sample_weight=None):
+    folds = None  # a SmoothingCV's inner folds: each with the vocabulary of its training part
     if vectorizer is not None:
-        from textnb.text.training import fold_counts
+        from textnb.text.training import fold_counts, fold_vocabularies
 
+        if _smoothing(model):
+            folds = fold_vocabularies(X_train, _vectorizer_params(vectorizer))
         X_train, X_test, cols = fold_counts(X_train, X_test, _vectorizer_params(vectorizer))
         if terms is not None:  # the fold's columns' names
             terms = [terms[c] for c in cols]
     if isinstance(model, tuple):
         if sample_weight is not None:
             raise ValueError("a fold fitted from a text model's kernel takes no sample weights")
-        return _kernel_fit_predict(model, X_train, y_train, X_test)
+        return _kernel_fit_predict(model, X_train, y_train, X_test, folds)
     # a model that takes the terms' names (lazy rules) is fitted with them, as textnb train fits it
     fit_params = {"terms": terms} if terms is not None and takes_terms(model) else {}
+    if folds is not None:
+        fit_params["fold_counts"] = folds
     fitted = fit_weighted(unfitted_copy(model), X_train, y_train, sample_weight, **fit_params)
     return fitted.predict_proba(X_test), fitted.classes_
 
 
-def _kernel_fit_predict(model, X_train, y_train, X_test):
+def _smoothing(model):
+    """Whether ``model`` (an estimator, or a kernel's tuple) chooses its smoothing by
+    cross-validation on its training matrix (SmoothingCV, or CalibratedNB around one):
+    its ``fit`` takes ``fold_counts``."""
+    if isinstance(model, tuple):
+        kind, given = model[:2]
+        if kind == "CalibratedNB":
+            kind = given["estimator"][0]
+        return kind == "SmoothingCV"
+    return takes_fold_counts(model)  # (a CalibratedNB hands them on to a SmoothingCV only)
+
+
+def _kernel_fit_predict(model, X_train, y_train, X_test, fold_counts=None):
     """What ``Kind(**params).fit(X_train, y_train)`` then ``predict_proba(X_test)`` give
     (``Kind, params = model``, one of :data:`KERNEL_FITTED`; the sparse counts as float64
     as the estimator's input check makes them), fitted by the model's kernel without the
     estimator: ``(proba, classes)``."""
     if len(model) == 3:  # (kind, params, Pipeline steps): wrapped, fitted as textnb train fits it
-        return _wrapped_fit_predict(model, X_train, y_train, X_test)
+        return _wrapped_fit_predict(model, X_train, y_train, X_test, fold_counts)
     import scipy.sparse as sp
 
     from textnb.naive_bayes.kernels import KERNELS
@@ -404,7 +421,7 @@ def _kernel_fit_predict(model, X_train, y_train, X_test):
     return proba_from_jll(jll), classes
 
 
-def _wrapped_fit_predict(model, X_train, y_train, X_test):
+def _wrapped_fit_predict(model, X_train, y_train, X_test, fold_counts=None):
     """``(proba, classes)`` of ``model`` = ``(kind, params, steps)`` (what
     :func:`textnb.meta.registry.streaming_model` gives ``textnb train``: Pipeline steps, a
     SmoothingCV, a CalibratedNB) fitted on the fold by :func:`textnb.text.training.fit_model`
@@ -419,7 +436,7 @@ def _wrapped_fit_predict(model, X_train, y_train, X_test):
     classes, y_index = np.unique(np.asarray(y_train), return_inverse=True)
     X_train = sp.csr_matrix(X_train, dtype=np.float64)
     X_train.sort_indices()
-    fitted, _ = fit_model((kind, given), steps, classes, X_train, y_index)
+    fitted, _ = fit_model((kind, given), steps, classes, X_train, y_index, fold_counts=fold_counts)
     scorer = scorer_from_node(fitted, X_train.shape[1])
     if scorer is None:
         raise ValueError(f"a {kind} fold model that the scorer does not read")

@@ -256,8 +256,10 @@ class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEs
         return hasattr(self, "calibrated_classes_")
 
     @all_or_nothing
-    def fit(self, X, y, sample_weight=None):
-        """Fit the calibration maps on out-of-fold log-odds, then the estimator on all data."""
+    def fit(self, X, y, sample_weight=None, fold_counts=None):
+        """Fit the calibration maps on out-of-fold log-odds, then the estimator on all data.
+        ``fold_counts``: handed on to a SmoothingCV estimator's ``fit`` (its choice of
+        smoothing; :meth:`textnb.meta.smoothing.SmoothingCV.fit`)."""
         self._check_params()
         docs = wrapped_documents(self, self._base(), X)
         if docs is not None:  # raw documents, for a model of documents (as CalibratedClassifierCV)
@@ -286,6 +288,8 @@ class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEs
         # in their order, and a declared class no row has gets a map fitted on no positive
         # (the calibrated probability of a class never seen: Platt's target 1 / (n + 2) or
         # the isotonic floor)
+        if fold_counts is not None and isinstance(base, SmoothingCV):
+            kw["fold_counts"] = fold_counts
         final = clone(base).fit(X, y, **kw)  # (a SmoothingCV's choice weighs them too)
         self.classes_ = np.asarray(final.classes_)
         n_classes = len(self.classes_)

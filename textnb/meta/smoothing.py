@@ -33,7 +33,7 @@ from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.core.stats import seen_columns
 from textnb.core.model_schema import declare
 from textnb.text.wrappers import (PIPELINE_PARAMS, SMOOTHING_GRID, SMOOTHING_PARAMS, SMOOTHING_STATE,
-                                  held_out_predictions)
+                                  fold_predictions, held_out_predictions)
 
 __all__ = ["SmoothingCV", "weight_kwargs"]
 
@@ -100,7 +100,9 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
     with a :class:`~textnb.text.vectorizer.Vectorizer`) the steps before the count model
     are fitted on each fold's training part, as GridSearchCV fits them, so no word (nor
     document frequency) of the held-out fold enters its model; the count model is still
-    not refitted per setting.
+    not refitted per setting. On a matrix of counts with ``fit``'s ``fold_counts`` (what
+    :class:`~textnb.text.classifier.TextClassifier` passes) each fold is scored the same way,
+    on the columns of the vocabulary its training part gives.
 
     Parameters
     ----------
@@ -177,9 +179,17 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
         return [{key: m} for m in SMOOTHING_GRID]
 
     @all_or_nothing
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, fold_counts=None):
         """Score every setting by cross-validation, then refit the best; returns self.
-        ``sample_weight``: see the class docstring (InputError when the model takes none)."""
+        ``sample_weight``: see the class docstring (InputError when the model takes none).
+
+        ``fold_counts``: for a matrix ``X`` of counts that a vectorizer learnt from all the
+        documents, ``fold_counts(train)`` gives the counts of every document over the
+        vocabulary that the documents ``train`` alone give (what
+        :class:`~textnb.text.classifier.TextClassifier` passes: its vectorizer's pruning
+        applied to each fold's training part). Each fold is then scored on those
+        columns, as on raw documents, so no word of a held-out part enters its model;
+        the best setting is still refitted on ``X``. None: every fold on ``X``'s columns."""
         if self.scoring not in ("accuracy", "macro_f1"):
             raise ValueError(f"scoring must be 'accuracy' or 'macro_f1'; got {self.scoring!r}")
         base = self._base()
@@ -207,8 +217,8 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
             if splits is None:
                 # (a class with fewer objects than folds is spread over as many folds as it has)
                 splits = stratified_kfold(y, n_splits, self.random_state)
-            fast = self._fast_scores(base, grid, X, y, y_index, splits, sw, docs is not None)
-            scores = fast if fast is not None else self._slow_scores(base, grid, X, y, splits, sw)
+            fast = self._fast_scores(base, grid, X, y, y_index, splits, sw, docs is not None, fold_counts)
+            scores = fast if fast is not None else self._slow_scores(base, grid, X, y, splits, sw, fold_counts)
             self.cv_results_ = [(dict(p), s) for p, s in zip(grid, scores)]
         finite = [s if np.isfinite(s) else -np.inf for _, s in self.cv_results_]
         best = int(np.argmax(finite))
@@ -217,7 +227,7 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
         self.estimator_ = final.fit(X, y, **({} if sw is None else weight_kwargs(final, sw)))
         return self
 
-    def _fast_scores(self, base, grid, X, y, y_index, splits, sw=None, documents=False):
+    def _fast_scores(self, base, grid, X, y, y_index, splits, sw=None, documents=False, fold_counts=None):
         transformers, name, _ = _split(base)
         if any(get_tags(t).target_tags.required for t in transformers):
             return None  # supervised steps (feature selection) must be refitted per fold
@@ -238,28 +248,28 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
         kernels = [(final._kernel, final._kernel_params()) for final in finals]
 
         def transformed(rows):  # the steps fitted on the objects ``rows``, applied to all
-            Xt = X
+            Xt = X if fold_counts is None or rows is None else fold_counts(rows)
             for t in transformers:
                 Xt = clone(t).fit_transform(Xt) if rows is None else clone(t).fit(take_rows(Xt, rows)).transform(Xt)
             return sp.csr_matrix(Xt, dtype=np.float64)
 
-        if documents and transformers:  # a vocabulary per fold: from its training part only
-            parts = [held_out_predictions(transformed(train), y_index, len(self.classes_), self.classes_,
-                                          [(train, test)], kernels, sample_weight=sw) for train, test in splits]
-            preds = [np.concatenate([p[i] for p, _ in parts]) for i in range(len(kernels))]
-            tested = np.concatenate([t for _, t in parts])
+        if (documents and transformers) or fold_counts is not None:  # a vocabulary per fold: from its training part
+            preds, tested = fold_predictions(transformed, y_index, len(self.classes_), self.classes_, splits,
+                                             kernels, sample_weight=sw)
         else:
             preds, tested = held_out_predictions(transformed(None), y_index, len(self.classes_), self.classes_,
                                                  splits, kernels, sample_weight=sw)
         w = None if sw is None else sw[tested]
         return [_score(y_index[tested], p, self.scoring, w) for p in preds]
 
-    def _slow_scores(self, base, grid, X, y, splits, sw=None):
+    def _slow_scores(self, base, grid, X, y, splits, sw=None, fold_counts=None):
         scores = []
         for p in grid:
             pred = []
             for train, test in splits:
                 model = clone(base).set_params(**p)
+                if fold_counts is not None:  # (``X`` over the fold's own vocabulary)
+                    X = sp.csr_matrix(fold_counts(train), dtype=np.float64)
                 kw = {} if sw is None else weight_kwargs(model, sw[train])
                 if X.ndim == 1:  # documents: the model counts them
                     model.fit(X[train], y[train], **kw)

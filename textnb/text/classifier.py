@@ -36,10 +36,11 @@ from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.naive_bayes.discriminative import DiscriminativeNB
 from textnb.naive_bayes.kernels import all_or_nothing, takes_defaults
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, TEXT_CLASSIFIER_OWN_PARAMS
-from textnb.text.training import PER_CLASS, batches, count_documents, min_parallel, one_label_each, select_vocabulary
+from textnb.text.training import (PER_CLASS, batches, count_documents, fold_vocabularies, min_parallel,
+                                  one_label_each, select_vocabulary)
 from textnb.text.vectorizer import Vectorizer
 from textnb.core.workers import can_fork, effective_jobs, ordered_map
-from textnb.core.wrapping import find, takes_sample_weight, takes_terms
+from textnb.core.wrapping import find, takes_fold_counts, takes_sample_weight, takes_terms
 from textnb.core.model_schema import TEMPLATE, Choice, Classes, MayBeAbsent, Model, Optional, check_param_values
 
 __all__ = ["TextClassifier", "to_text"]  # to_text: kept importable from here
@@ -65,6 +66,16 @@ def _per_class(model):
 def _multi_label(model):
     """Whether ``model`` learns several labels per document (its tag, as MultiLabelNB's)."""
     return get_tags(model).classifier_tags.multi_label
+
+
+def _every_term(vectorizer, docs, X):
+    """The counts of ``docs`` over every term they have, in the column order of the fitted
+    ``vectorizer`` (its output ``X`` when its ``min_df`` / ``max_df`` / ``max_features``
+    prune none)."""
+    pruning = (vectorizer.min_df, vectorizer.max_df, vectorizer.max_features)
+    if pruning == (1, 1.0, None) and isinstance(vectorizer.min_df, int) and isinstance(vectorizer.max_df, float):
+        return X
+    return clone(vectorizer).set_params(min_df=1, max_df=1.0, max_features=None).fit_transform(docs)
 
 
 def _sorted_columns(vocab, known):
@@ -223,6 +234,10 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
             kw = {} if sample_weight is None else {"sample_weight": weights[kept]}
             if takes_terms(model):  # lazy rules name their terms (also inside APNBC)
                 kw["terms"] = vectorizer.get_feature_names_out()
+            if takes_fold_counts(model) and vectorizer.vocabulary is None \
+                    and type(vectorizer)._output is Vectorizer._output:
+                # (SmoothingCV: each fold's vocabulary from its training part, as textnb train)
+                kw["fold_counts"] = fold_vocabularies(_every_term(vectorizer, docs, Xc), vectorizer.get_params())
             model.fit(Xc, [y[i] for i in kept] if isinstance(y, list) else y[kept], **kw)
             if progress is not None:
                 progress(len(y))

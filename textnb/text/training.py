@@ -39,7 +39,7 @@ from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
 from textnb.text.tokenize import Analyzer, analyzer_from_params, count_batch, encode_terms
 
 __all__ = ["Accumulator", "PER_CLASS", "batches", "check_vocabulary_params", "count_documents", "finish_counts",
-           "fit_model",
+           "fit_model", "fold_vocabularies",
            "learn_counts", "min_parallel", "prune_mask", "select_columns", "select_vocabulary", "text_classifier_node",
            "train_text_model"]
 
@@ -318,6 +318,18 @@ def fold_counts(X_train, X_test, vectorizer):
     return X_train, X_test, cols
 
 
+def fold_vocabularies(X, vectorizer):
+    """``counts(train)``: the CSR counts of every document of ``X`` (counts over every term
+    of the corpus, in scikit-learn's column order; presence with a ``binary`` vectorizer) over
+    the terms that the documents ``train`` alone keep, as :func:`fold_counts` prunes them
+    (``vectorizer``: its parameters). What a cross-validation inside a fit is scored on
+    (SmoothingCV's ``fold_counts``), so no held-out word enters a fold's vocabulary."""
+    def counts(train):
+        return fold_counts(X[train], X, vectorizer)[1]
+
+    return counts
+
+
 def prune_mask(df, tf, n_docs, *, min_df=1, max_df=1.0, max_features=None):
     """Boolean mask of the terms kept, applying scikit-learn's rules in its order.
 
@@ -525,8 +537,11 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
     saved_params = {k: v for k, v in model_params.items() if k not in kernel.execution_params}
     if whole:
         X_rows, y_rows, w_rows = vectorized_rows(acc, cols, binary)
+        folds = None
+        if smoothing and not adjust:  # its folds' vocabularies: from every term, pruned on each training part
+            folds = fold_vocabularies(vectorized_rows(acc, acc.vocab.sorted_columns(), binary)[0], vec_params)
         fitted_model, template = fit_model(model, steps, classes, X_rows, y_rows,
-                                           weights=None if sample_weight is None else w_rows)
+                                           weights=None if sample_weight is None else w_rows, fold_counts=folds)
     else:
         if rows:  # what DiscriminativeNB.fit_rows computes, by the same function (the kernel's fit)
             dropped = acc.dropped_sums(cols)
@@ -609,18 +624,19 @@ def text_classifier_node(vec_params, terms, fitted_model, template, classes, *, 
                                                "model_": fitted_model, "classes_": classes})
 
 
-def fit_model(model, steps, classes, X, y_index, weights=None):
+def fit_model(model, steps, classes, X, y_index, weights=None, fold_counts=None):
     """``(fitted node, template node)`` of ``model`` (``(kind, params)`` as
     :func:`train_text_model` takes it: a count model, ``SmoothingCV``, or ``CalibratedNB``
     or ``APNBC`` around one) with the Pipeline ``steps`` in front of the count model, fitted
     on the CSR matrix ``X`` (float64, sorted indices) of documents of ``classes[y_index]``:
     what the estimators' ``fit`` computes on that matrix, through the same functions (the
     trainer's and ``textnb evaluate``'s folds' fit). ``weights``: the documents' weights
-    (None: ones), for a count model without steps or wrappers."""
-    return _fit_scored(model, steps, classes, X, y_index, weights)[:2]
+    (None: ones), for a count model without steps or wrappers. ``fold_counts``: what a
+    SmoothingCV's ``fit`` takes (:func:`fold_vocabularies`; None: its folds on ``X``)."""
+    return _fit_scored(model, steps, classes, X, y_index, weights, fold_counts)[:2]
 
 
-def _fit_scored(model, steps, classes, X, y_index, weights=None):
+def _fit_scored(model, steps, classes, X, y_index, weights=None, fold_counts=None):
     """:func:`fit_model`'s ``(fitted node, template node)`` and ``joint(X_test)``, the
     fitted model's ``predict_joint_log_proba`` of CSR counts (None for a ``CalibratedNB``,
     which has none)."""
@@ -639,7 +655,7 @@ def _fit_scored(model, steps, classes, X, y_index, weights=None):
     if kind == "SmoothingCV":
         if steps:
             raise ValueError("a SmoothingCV is fitted without Pipeline steps around it")
-        fitted, template, spec, joint = _fit_smoothing(given, classes, X, y_index)
+        fitted, template, spec, joint = _fit_smoothing(given, classes, X, y_index, fold_counts)
     else:
         kernel = KERNELS[kind]
         params = kernel.params(given)
@@ -802,7 +818,7 @@ def _fit_calibrated(params, spec, fitted, template, classes, X, y_index):
     return ModelNode("CalibratedNB", node_params, state), ModelNode("CalibratedNB", node_params, {})
 
 
-def _fit_smoothing(given, classes, X, y_index):
+def _fit_smoothing(given, classes, X, y_index, fold_counts=None):
     """The fitted node and the template of ``SmoothingCV(**given)`` with its default
     estimator (``Pipeline([("termweighting", TermWeighting()), ("multinomialnb",
     MultinomialNB())])``) and grid (the m-estimate over
@@ -811,9 +827,11 @@ def _fit_smoothing(given, classes, X, y_index):
     fast path's function (:func:`textnb.text.wrappers.held_out_predictions`), its folds
     (:func:`textnb.core.folds.stratified_kfold`) and the kernels; the :class:`_Spec` of
     the model it chose (a CalibratedNB around it calibrates that) and its ``joint``
-    (:func:`_fit_spec`: SmoothingCV's ``predict_joint_log_proba``)."""
+    (:func:`_fit_spec`: SmoothingCV's ``predict_joint_log_proba``). ``fold_counts``: as its
+    ``fit`` takes it (each fold scored on the columns of its training part's vocabulary,
+    :func:`textnb.text.wrappers.fold_predictions`)."""
     from textnb.core.folds import stratified_kfold
-    from textnb.text.wrappers import SMOOTHING_GRID, WEIGHTING_DEFAULTS, held_out_predictions
+    from textnb.text.wrappers import SMOOTHING_GRID, WEIGHTING_DEFAULTS, fold_predictions, held_out_predictions
 
     params = {"cv": 5, "estimator": None, "param_grid": None, "random_state": 0, "scoring": "accuracy", **given}
     if params["estimator"] is not None or params["param_grid"] is not None or params["scoring"] != "accuracy" \
@@ -824,14 +842,26 @@ def _fit_smoothing(given, classes, X, y_index):
     counts = np.bincount(y_index, minlength=len(classes))
     n_splits = int(min(params["cv"], counts.max()))
     steps = [("termweighting", ("TermWeighting", dict(WEIGHTING_DEFAULTS)))]
-    _, _, Xt = _fit_steps(steps, classes, X, y_index)
     mn = KERNELS["MultinomialNB"]
     if len(classes) < 2 or n_splits < 2:
         scores = [float("nan")] * len(grid)
     else:
         splits = stratified_kfold(np.asarray(classes)[y_index], n_splits, params["random_state"])
         finals = [(mn, mn.params({"m": p["multinomialnb__m"]})) for p in grid]
-        preds, tested = held_out_predictions(Xt, y_index, len(classes), classes, splits, finals)
+        if fold_counts is None:  # the steps fitted once, on every row
+            Xt = _fit_steps(steps, classes, X, y_index)[2]
+            preds, tested = held_out_predictions(Xt, y_index, len(classes), classes, splits, finals)
+        else:
+            import scipy.sparse as sp
+
+            def fold_matrix(train):  # the steps fitted on the fold's training rows, applied to all
+                Xf = sp.csr_matrix(fold_counts(train), dtype=np.float64)
+                _, transforms, _ = _fit_steps(steps, classes, Xf[train], y_index[train])
+                for transform in transforms:
+                    Xf = transform(Xf)
+                return Xf
+
+            preds, tested = fold_predictions(fold_matrix, y_index, len(classes), classes, splits, finals)
         scores = [float(np.mean(y_index[tested] == p)) for p in preds]  # (SmoothingCV's accuracy)
     best = int(np.argmax([v if np.isfinite(v) else -np.inf for v in scores]))
     model_params = mn.params({"m": grid[best]["multinomialnb__m"]})

@@ -22,7 +22,7 @@ same functions, so both give the same floats.
   :func:`fit_sigmoid`, :func:`fit_isotonic`, :func:`threshold_for_f1`,
   :func:`threshold_for_fpr`;
 * smoothing: :func:`held_out_predictions` (SmoothingCV's out-of-fold predictions from
-  summed counts) and its grid;
+  summed counts), :func:`fold_predictions` (the same with a matrix per fold) and its grid;
 * the model-file schemas and defaults of all four (and the schema of scikit-learn's ``Pipeline``).
 
 numpy only at import; :func:`fit_sigmoid`, :func:`fit_isotonic` and
@@ -38,7 +38,7 @@ from textnb.core.model_schema import (CV_SCHEMA, MAX_COUNT, MAX_DIM, N_FEATURES,
                                       Classes, Counts, DictOf, Exactly, Float, Int, ListOf, MayBeAbsent, Model,
                                       OneOf, Optional, Reals, Str, TupleOf, When)
 
-__all__ = ["fit_isotonic", "fit_sigmoid", "threshold_for_f1", "threshold_for_fpr", "SMOOTHING_GRID", "held_out_predictions", "SELECT_DEFAULTS", "WEIGHTING_DEFAULTS", "document_frequency", "presence_counts", "CALIBRATION_METHODS", "CALIBRATED_PARAMS", "CALIBRATED_STATE", "IDF", "PIPELINE_PARAMS", "SCORES",
+__all__ = ["fit_isotonic", "fit_sigmoid", "threshold_for_f1", "threshold_for_fpr", "SMOOTHING_GRID", "fold_predictions", "held_out_predictions", "SELECT_DEFAULTS", "WEIGHTING_DEFAULTS", "document_frequency", "presence_counts", "CALIBRATION_METHODS", "CALIBRATED_PARAMS", "CALIBRATED_STATE", "IDF", "PIPELINE_PARAMS", "SCORES",
            "SELECT_PARAMS", "SELECT_STATE", "SMOOTHING_PARAMS", "SMOOTHING_STATE", "WEIGHTING_PARAMS",
            "WEIGHTING_STATE", "calibrated_classes", "calibrated_log_proba", "finite_scores", "idf_weights",
            "log_expit", "support_mask", "term_scores", "weigh_cells"]
@@ -495,6 +495,20 @@ def held_out_predictions(X, y_index, n_classes, classes, splits, finals, sample_
             fitted = kernel.estimate(params, state)
             preds[i].append(np.argmax(kernel.joint_log_likelihood(params, state, fitted, Xtest), axis=1))
     return [np.concatenate(p) for p in preds], np.concatenate([test for _, test in splits])
+
+
+def fold_predictions(fold_matrix, y_index, n_classes, classes, splits, finals, sample_weight=None):
+    """:func:`held_out_predictions` with a matrix per fold: ``fold_matrix(train)`` is the
+    CSR matrix (float64) of every document over the columns, and with the weights, that the
+    documents ``train`` alone give (a vocabulary and document frequencies learnt from the
+    fold's training part, so no word of its held-out part enters its model); each fold's
+    model is scored on it. Returns ``(predictions, tested)`` as :func:`held_out_predictions`.
+    The one per-fold loop of :class:`~textnb.meta.smoothing.SmoothingCV` and of
+    ``textnb train --model auto`` (:func:`textnb.text.training.fit_model`)."""
+    parts = [held_out_predictions(fold_matrix(train), y_index, n_classes, classes, [(train, test)], finals,
+                                  sample_weight=sample_weight) for train, test in splits]
+    return ([np.concatenate([p[i] for p, _ in parts]) for i in range(len(finals))],
+            np.concatenate([t for _, t in parts]))
 
 
 #: scikit-learn's Pipeline in model files: its parameters are its steps
