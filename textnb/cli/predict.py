@@ -198,12 +198,11 @@ def run(args, out, err):
     # a linear text model predicts and explains from its arrays, a table model from its kernels
     model = load_for_prediction(args.model)
     if args.label_prefix is None and (args.lines is not None or _some_file(args.paths)) and reads_documents(model):
-        from textnb.core.model_io import read_nodes
         from textnb.io.fasttext import stored_label_prefix
-        from textnb.text.scorer import text_model_root
 
-        # the model's fastText prefix (given: it wins), for --lines and the fastText files among PATHs
-        args.label_prefix = stored_label_prefix(text_model_root(read_nodes(args.model), args.model))
+        # the model's fastText prefix (given: it wins), for --lines and the fastText files among PATHs:
+        # a scorer keeps it from the file it was read from, an estimator in its vectorizer
+        args.label_prefix = getattr(model, "label_prefix", None) or stored_label_prefix(model)
     refuse_spam_model(args.model, kind_of(model))
     if multilabel_model(model) is not None:
         if args.explain:

@@ -719,6 +719,10 @@ def load_for_prediction(path):
         return build(root, path, kernel=True)
     if root.kind == "TextClassifier" and "input_" in root.state:  # a spamfilter model: it reads messages
         scorer.input_ = root.state["input_"]
+    # the fastText label prefix it was trained with: predict reads labelled lines with it
+    from textnb.io.fasttext import stored_label_prefix
+
+    scorer.label_prefix = stored_label_prefix(root)
     return scorer
 
 
