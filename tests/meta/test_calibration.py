@@ -244,3 +244,18 @@ def test_a_smoothingcv_inside_learns_from_the_sample_weights_too():
     inner = model.fit(X, y, sample_weight=w).estimator_.estimator_
     expected = MultinomialNB(alpha=inner.alpha).fit(X, y, sample_weight=w)
     assert_allclose(inner.feature_count_, expected.feature_count_)
+
+
+def test_an_f1_threshold_that_flags_every_score_stays_just_below_the_lowest():
+    """``threshold_for_f1`` gives ties to the largest threshold; when the best cut flags
+    every score, that is just below the lowest score, not ``-inf`` (which would flag any
+    new score, however low: the single-label CalibratedNB's F1 threshold and SCut's)."""
+    import numpy as np
+
+    from textnb.meta import threshold_for_f1
+
+    assert threshold_for_f1([3.0, 2.0, 1.0], [True, True, True]) == np.nextafter(1.0, -np.inf)
+    assert threshold_for_f1([3.0, 2.0, -5.0], [True, False, True]) == np.nextafter(-5.0, -np.inf)
+    assert threshold_for_f1([3.0, -np.inf], [True, True]) == -np.inf  # nothing lower to stay above
+    assert threshold_for_f1([3.0, 2.0, 1.0], [True, False, False]) == 2.5  # unchanged: midway
+    assert threshold_for_f1([3.0, 2.0], [False, False]) == np.inf

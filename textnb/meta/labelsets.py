@@ -231,10 +231,7 @@ def _scut(S, T):
     f1 = np.zeros(S.shape[1])
     for j in range(S.shape[1]):
         t = T[:, j]
-        thr[j] = np.clip(threshold_for_f1(S[:, j], t), -1e300, 1e300)
-        low = S[:, j].min() if S.shape[0] else -np.inf
-        if thr[j] < low and np.isfinite(low) and low > -1e300:  # the cut takes every document
-            thr[j] = np.nextafter(low, -np.inf)
+        thr[j] = np.clip(threshold_for_f1(S[:, j], t), -1e300, 1e300)  # (a cut taking every document: below the lowest)
         pred = S[:, j] > thr[j]
         tp = np.count_nonzero(pred & t)
         if tp == 0:

@@ -316,7 +316,10 @@ def threshold_for_fpr(scores, positive, fpr):
 def threshold_for_f1(scores, positive):
     """The threshold ``t`` (predict positive when ``score > t``) with the best F1.
 
-    Ties go to the largest threshold. Returns ``+inf`` if there is no positive.
+    Ties go to the largest threshold: midway between the last score flagged and the next,
+    and when the best cut flags every score, just below the lowest (``nextafter``), so a new
+    score is flagged only when it is as high as one seen, not whatever it is (``-inf`` only
+    when the lowest score is ``-inf``). Returns ``+inf`` if there is no positive.
     """
     scores = np.asarray(scores, dtype=np.float64)
     positive = np.asarray(positive, dtype=bool)
@@ -331,7 +334,9 @@ def threshold_for_f1(scores, positive):
     last = np.r_[s[1:] != s[:-1], True]
     f1 = np.where(last, 2 * tp / (k + n_pos), -1.0)
     best = int(np.argmax(f1))
-    nxt = s[best + 1] if best + 1 < len(s) else -np.inf
+    if best + 1 == len(s):  # every score flagged: the largest threshold that still flags them all
+        return float(np.nextafter(s[best], -np.inf)) if np.isfinite(s[best]) else -np.inf
+    nxt = s[best + 1]
     if np.isfinite(nxt) and np.isfinite(s[best]):
         return float((s[best] + nxt) / 2)  # midway between the last flagged score and the next
     return float(nxt)
