@@ -381,6 +381,7 @@ def test_multilabel_evaluate(tmp_path):
     assert report["micro_f1"] > 0.9
 
 
+@pytest.mark.slow
 def test_a_pipe_or_a_file_without_extension_is_read_by_its_content(tmp_path):
     """``textnb train /dev/stdin`` (a pipe) and a file without an extension: a table was
     ``unknown table format (expected .arff, .csv, .tsv or .txt)``, a piped fastText file

@@ -634,6 +634,7 @@ def test_the_save_check_imports_nothing_for_a_streamed_model(tmp_path):
     assert not (tmp_path / "m.tnb.copy").exists()
 
 
+@pytest.mark.slow
 def test_merge_checks_capabilities_and_a_bug_stays_a_bug(tmp_path, monkeypatch):
     """``merge`` asks the models what they can do instead of catching AttributeError: a text
     model around a wrapper (term weighting, calibration) or two kinds of model are one line,

@@ -246,7 +246,7 @@ def test_seed_seeds_the_default_text_model(tmp_path):
 
 @pytest.mark.skipif(not SMS.exists(), reason="bundled SMS collection missing")
 @pytest.mark.parametrize("options", quick_first([(), ("--select", "chi2:300", "--calibrate", "sigmoid"),
-                                                 ("--model", "bernoulli")], keep=2))
+                                                 ("--model", "bernoulli")], keep=1))
 def test_predict_lines_reads_the_scorer(tmp_path, monkeypatch, options):
     """``predict --lines`` (plain, ranked as fastText's predict-prob, JSON, explained) of a
     linear text model scores from the model file's scorer, without scikit-learn, and prints
@@ -284,7 +284,7 @@ def _mixed_table(path, lines):
 
 
 @pytest.mark.skipif(not SMS.exists(), reason="bundled SMS collection missing")
-@pytest.mark.parametrize("options", quick_first([(), ("--binary", "--ngram", "2", "--min-df", "2"), ("--adjust",)]))
+@pytest.mark.parametrize("options", quick_first([(), ("--binary", "--ngram", "2", "--min-df", "2"), ("--adjust",)], keep=0))
 def test_inspect_explain_merge_of_a_mixed_table_read_the_text_parts_nodes(tmp_path, monkeypatch, options):
     """``textnb inspect``, ``predict --explain`` and ``merge`` of a table with text attributes
     read the text parts from the file's nodes (no scikit-learn) and print (and write) what

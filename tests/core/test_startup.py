@@ -5,6 +5,7 @@ Whole-process speed is measured by ``scripts/bench_text.py`` (docs/bench_text.md
 tests pin the behaviour that speed depends on, with no timing in them.
 """
 
+import json
 import os
 import subprocess
 import sys
@@ -106,6 +107,13 @@ _IMPORTS = (
     "print(rc, *sorted(m for m in ('sklearn', 'scipy') if m in sys.modules))\n"
     "print(out.getvalue(), end='')\n")
 
+_IMPORTS_EACH = (
+    "import sys, io, json\n"
+    "from textnb.cli.commands import main\n"
+    "for argv in json.loads(sys.argv[1]):\n"
+    "    rc = main(argv, stdout=io.StringIO(), stderr=io.StringIO())\n"
+    "    print(rc, *sorted(m for m in ('sklearn', 'scipy') if m in sys.modules))\n")
+
 
 @pytest.mark.skipif(not WEATHER.exists(), reason="bundled weather table missing")
 def test_evaluate_aode_on_a_table_imports_neither_scipy_nor_sklearn(tmp_path):
@@ -132,10 +140,15 @@ def test_table_commands_import_neither_scipy_nor_sklearn(tmp_path, table, model)
     """evaluate, train, predict and inspect of every table model on a nominal or numeric
     table: numpy only (inspect of a discretised lazy model is refused, as before)."""
     path = tmp_path / "m.tnb"
-    for args in (["evaluate", str(table), "--cv", "3", "--json", *model],
-                 ["train", str(table), "-o", str(path), *model],
-                 ["predict", str(path), str(table)], ["inspect", str(path)]):
-        status = _python(_IMPORTS, *args).split("\n", 1)[0].split()
+    commands = (["evaluate", str(table), "--cv", "3", "--json", *model],
+                ["train", str(table), "-o", str(path), *model],
+                ["predict", str(path), str(table)], ["inspect", str(path)])
+    # one fresh process runs the four in turn: a module is never unloaded, so one absent
+    # after a command was imported by none of the commands up to it
+    statuses = _python(_IMPORTS_EACH, json.dumps(commands)).splitlines()
+    assert len(statuses) == len(commands), statuses
+    for args, status in zip(commands, statuses):
+        status = status.split()
         assert status == ["0"] or (args[0] == "inspect" and "--lazy" in model and status == ["1"]), (args, status)
 
 

@@ -20,6 +20,7 @@ from textnb.io.fasttext import read_fasttext
 REPO = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow  # waits the real PIPE_WAIT (5 s) in a fresh process
 @pytest.mark.parametrize("name, extra", [("t.csv", []), ("w.arff", ["--class", "play"])])
 def test_train_on_a_fifo_without_a_writer_is_one_line_not_a_hang(tmp_path, name, extra):
     fifo = tmp_path / name
@@ -41,9 +42,13 @@ def test_train_on_a_fifo_without_a_writer_is_one_line_not_a_hang(tmp_path, name,
     lambda p: read_text_file(p, "a TSV/CSV file"),
     lambda p: list(iter_rows(p)),
 ])
-def test_the_table_readers_wait_a_little_for_a_fifos_writer_then_refuse_it(tmp_path, read):
+def test_the_table_readers_wait_a_little_for_a_fifos_writer_then_refuse_it(tmp_path, monkeypatch, read):
     """A FIFO named as a table is read as a pipe (``<(...)``) when a process writes to it;
-    one that nobody writes to is waited for a few seconds (``PIPE_WAIT``), then refused."""
+    one that nobody writes to is waited for a few seconds (``PIPE_WAIT``), then refused.
+    The wait is shortened here (the commands below wait the real one)."""
+    import textnb.io.corpus
+
+    monkeypatch.setattr(textnb.io.corpus, "PIPE_WAIT", 0.2)
     fifo = tmp_path / "t.csv"
     os.mkfifo(fifo)
     with watchdog(30), pytest.raises(InputError, match=r"t\.csv: a FIFO that no process writes to"):

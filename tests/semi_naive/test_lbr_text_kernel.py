@@ -131,7 +131,7 @@ def _estimator_output(monkeypatch, *args):
     ("--lazy", "hlbr"), ("--lazy", "hlbr", "--adjust", "--significance", "1"),
     ("--lazy", "lbr", "--model", "bernoulli", "--alpha", "0.5"),
     ("--lazy", "lbr", "--model", "bernoulli", "--adjust", "--adjust-on", "cv", "--seed", "2", "--significance", "1"),
-], keep=2))
+], keep=0))
 def test_cli_lazy_documents_import_no_sklearn_and_print_what_the_estimators_print(tmp_path, monkeypatch, options):
     corpus = _topic_corpus(tmp_path / "topics.tsv")
     (tmp_path / "doc.txt").write_text("the hockey goal goal goal puck\n")

@@ -187,6 +187,7 @@ def test_cross_validation_fits_folds_as_the_estimators(flags):
     assert ours == theirs
 
 
+@pytest.mark.slow
 def test_commands_import_no_scikit_learn(sms_part, tmp_path):
     """train --adjust, predict (--proba, --explain), evaluate --adjust, inspect and merge of such a file, each in a
     fresh process: no scikit-learn imported."""

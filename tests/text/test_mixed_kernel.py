@@ -176,6 +176,7 @@ def _mixed_csv(path, n=800):
     return path
 
 
+@pytest.mark.slow
 def test_cli_train_predict_evaluate_of_a_mixed_csv_import_no_sklearn(tmp_path):
     table = _mixed_csv(tmp_path / "mixed.csv")
     model = tmp_path / "m.tnb"
