@@ -70,12 +70,21 @@ def sms_tsv():
 
 
 # --------------------------------------------------------------------------- CLI helpers
-def cli(*args):
-    """Run ``textnb`` in-process: (exit status, stdout, stderr)."""
+def cli(*args, stdin=None):
+    """Run ``textnb`` in-process: (exit status, stdout, stderr); ``stdin`` (bytes): what
+    standard input holds meanwhile."""
+    import sys
+
     from textnb.cli.commands import main
 
     out, err = io.StringIO(), io.StringIO()
-    rc = main([str(a) for a in args], stdout=out, stderr=err)
+    old = sys.stdin
+    if stdin is not None:
+        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin))
+    try:
+        rc = main([str(a) for a in args], stdout=out, stderr=err)
+    finally:
+        sys.stdin = old
     return rc, out.getvalue(), err.getvalue()
 
 

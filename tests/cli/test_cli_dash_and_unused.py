@@ -3,7 +3,6 @@ is; column options with a multi-label folder refused as with a folder; ``--inter
 without interval cells a warning as ``--numeric`` without numbers is; AODE's ``inspect
 --json`` ``class_prior``; the command line naming flags, not library parameters."""
 
-import io
 import json
 import sys
 from pathlib import Path
@@ -12,7 +11,6 @@ import pytest
 
 from conftest import cli, one_error_line
 
-from textnb.cli.commands import main
 
 REPO = Path(__file__).resolve().parents[2]
 WEATHER = REPO / "corpora" / "weather.nominal.arff"
@@ -21,14 +19,7 @@ CORPUS = b"spam\tcheap pills now\nham\tlunch at noon\nspam\twin a prize\nham\tse
 
 def _run(*argv, stdin=b""):
     """``textnb ARGV`` with ``stdin`` (bytes) on standard input: (exit status, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    old = sys.stdin
-    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin))
-    try:
-        code = main([str(a) for a in argv], stdout=out, stderr=err)
-    finally:
-        sys.stdin = old
-    return code, out.getvalue(), err.getvalue()
+    return cli(*argv, stdin=stdin)
 
 
 @pytest.mark.parametrize("data, read", [(WEATHER.read_bytes(), "read 14 rows from -"),

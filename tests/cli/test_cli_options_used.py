@@ -2,16 +2,13 @@
 without a word, an empty standard input named three ways, a numeric class column learned
 as one class per value without a word."""
 
-import io
 import json
-import sys
 import warnings
 
 import pytest
 
 from conftest import cli, one_error_line
 
-from textnb.cli.commands import main
 from textnb.core.errors import DataWarning
 
 NOMINAL = "colour,shape,class\nred,round,a\nblue,square,b\nred,square,a\nblue,round,b\n"
@@ -91,14 +88,7 @@ def test_numeric_options_on_a_table_with_numbers_say_nothing(tmp_path):
 
 def _run(*argv, stdin=b""):
     """``textnb ARGV`` with ``stdin`` (bytes) on standard input: (exit status, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    old = sys.stdin
-    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin))
-    try:
-        code = main([str(a) for a in argv], stdout=out, stderr=err)
-    finally:
-        sys.stdin = old
-    return code, out.getvalue(), err.getvalue()
+    return cli(*argv, stdin=stdin)
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
     root = tmp_path_factory.mktemp("stdin_models")
