@@ -906,3 +906,23 @@ def test_evaluate_cross_validation_of_fewer_than_ten_documents(tmp_path):
     corpus.write_text("__label__a __label__b hello world foo\n", encoding="utf-8")
     code, out, err = _cli("evaluate", corpus)
     assert code == 1 and err.strip() == f"textnb: error: {corpus}: 1 document; cross-validation needs 2 at least"
+
+
+def test_one_label_and_at_least_one_per_document_is_warned(tmp_path):
+    """A multi-label corpus of one label (and unlabelled documents) with the default
+    ``--min-labels 1`` gives that label to every document, whatever its text: ``train``
+    says so in one warning line (``min_labels=0`` lets the model leave a document
+    without it, and is not warned)."""
+    root = tmp_path / "one"
+    root.mkdir()
+    texts = ["cheap pills now", "lunch at noon", "win a prize", "see you soon", "free money", "hello there"]
+    for i, text in enumerate(texts):
+        (root / f"d{i}.txt").write_text(text + "\n", encoding="utf-8")
+    (tmp_path / "labels.tsv").write_text("".join(f"d{i}\t{'spam' if i % 2 == 0 else ''}\n" for i in range(6)))
+    code, _, err = _cli("train", root, "--labels", tmp_path / "labels.tsv", "-o", tmp_path / "m.tnb")
+    assert code == 0 and err.count("\n") == 1, err
+    assert err == ("textnb: warning: 1 label and at least 1 label per document (--min-labels): every document "
+                   "gets every label; --min-labels 0 lets the model leave a document without one\n")
+    code, _, err = _cli("train", root, "--labels", tmp_path / "labels.tsv", "--min-labels", "0",
+                        "-o", tmp_path / "m0.tnb")
+    assert code == 0 and err == "", err

@@ -19,7 +19,8 @@ __all__ = ["a_kind", "cell", "counted", "dumps", "explanation_text", "finite", "
 #: library user passes the one, a user of the command line the other) -> the flag alone,
 #: which is what the command line says (:func:`flag_words`)
 _PARAMETER_AND_FLAG = (("class_name / --class", "--class"), ("--class (class_name=)", "--class"),
-                       ("drop= / --ignore", "--ignore"))
+                       ("drop= / --ignore", "--ignore"), ("min_labels / --min-labels", "--min-labels"),
+                       ("min_labels=0 (--min-labels 0)", "--min-labels 0"))
 
 _FLOAT_MAX = 1.7976931348623157e308
 

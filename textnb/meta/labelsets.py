@@ -472,6 +472,15 @@ def decide(S, T, strategy, *, fbr=None, rank=None, min_labels=1, seed=0):
     and the strategy's fitted choice, ``{"fbr_": ...}``, ``{"rank_": ...}`` or
     ``{"pcut_rate_": ...}`` (``fbr`` / ``rank`` None: chosen for micro-F1; a rank chosen
     so is below the number of labels with documents in ``T``, :func:`rank_candidates`)."""
+    if 0 < S.shape[1] <= min_labels:  # (e.g. a corpus of one label and unlabelled documents)
+        import warnings
+
+        from textnb.core.errors import DataWarning, counted
+
+        warnings.warn(DataWarning(
+            f"{counted(S.shape[1], 'label')} and at least {counted(min_labels, 'label')} per document "
+            "(min_labels / --min-labels): every document gets every label; min_labels=0 (--min-labels 0) lets "
+            "the model leave a document without one"), stacklevel=2)
     thresholds = np.zeros(S.shape[1])
     choices = {}
     if strategy in ("scut", "scutfbr"):
