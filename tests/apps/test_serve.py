@@ -820,6 +820,7 @@ def trickle(address, data, every=0.2, limit=60.0):
         return b"".join(chunks), time.monotonic() - began
 
 
+@pytest.mark.slow  # (it waits out the request deadline)
 def test_a_trickling_client_is_cut_off_at_the_request_deadline(spam_model, sock_dir):
     """--timeout is a deadline for the whole request, not for each read: a client sending
     a byte every 0.2 s (each read well within the 0.5 s timeout) gets the protocol's timeout

@@ -317,6 +317,7 @@ def test_idle_spamd_client_times_out(spam_model):
         assert out.startswith(b"SPAMD/1.0 79 Timeout")
 
 
+@pytest.mark.slow  # (it waits out the request deadline)
 def test_a_trickling_spamd_client_is_cut_off_at_the_request_deadline(spam_model, sock_dir):
     """--timeout is a deadline for the whole request (request line, headers, body), not for
     each read: a client sending a byte every 0.2 s gets EX_TIMEOUT and the connection is

@@ -4,6 +4,8 @@ import subprocess
 import sys
 
 import pytest
+
+from conftest import quick_first
 from pathlib import Path
 
 from textnb.cli.commands import main
@@ -150,8 +152,9 @@ def test_plot_never_replaces_a_file_that_is_not_a_png(tmp_path):
     assert run("evaluate", weather, "--cv", "3", "--plot", png)[0] == 0  # a PNG is replaced
 
 
-@pytest.mark.parametrize("suffix, head", [(".png", b"\x89PNG"), (".svg", b"<?xml"), (".pdf", b"%PDF-"),
-                                          (".jpg", b"\xff\xd8\xff"), (".JPEG", b"\xff\xd8\xff")])
+@pytest.mark.parametrize("suffix, head", quick_first([(".png", b"\x89PNG"), (".svg", b"<?xml"), (".pdf", b"%PDF-"),
+                                                      (".jpg", b"\xff\xd8\xff"), (".JPEG", b"\xff\xd8\xff")],
+                                                     keep=2, unpack=True))
 def test_plot_is_written_in_the_format_its_name_says(tmp_path, suffix, head):
     """``--plot x.jpg`` wrote a PNG's bytes under a .jpg name (and .svg, .pdf alike): the
     format now follows the suffix, for evaluate, inspect and a network's structure; a

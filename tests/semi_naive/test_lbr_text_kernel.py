@@ -30,7 +30,7 @@ def sms_terms(sms):
     return vec.transform(docs[:2000]), y[:2000], vec.transform(docs[2000:3000]), vec.get_feature_names_out()
 
 
-@pytest.mark.parametrize("params", PARAMS)
+@pytest.mark.parametrize("params", quick_first(PARAMS, keep=2))
 def test_kernel_is_the_estimator(sms_terms, tmp_path, params):
     X, y, X_test, terms = sms_terms
     kernel = LazyTextKernel(**params).fit(X, y, terms=terms)
@@ -228,14 +228,14 @@ def test_evaluate_fits_each_fold_with_its_terms(tmp_path):
         assert len(seen) == 3 and all(terms and "its" in terms for terms in seen)
 
 
-@pytest.mark.parametrize("options, words", [
+@pytest.mark.parametrize("options, words", quick_first([
     (("--select", "chi2:5"), "--select"), (("--weighting",), "--weighting"),
     (("--calibrate", "sigmoid"), "--calibrate"), (("--norm",), "--norm"),
     (("--weighting", "--select", "chi2:5"), "--select, --weighting"),
     (("--model", "complement"), "--model multinomial or bernoulli"),
     (("--model", "discriminative"), "not --model discriminative"), (("--model", "auto"), "not --model auto"),
     (("--significance", "0.2"), "go with --adjust"),
-])
+], keep=3, unpack=True))
 @pytest.mark.parametrize("command", ["train", "evaluate"])
 def test_lazy_on_documents_refuses_the_options_it_would_ignore(tmp_path, options, words, command):
     """``--lazy`` on documents refuses, in one line and before fitting anything, the options it
