@@ -614,6 +614,7 @@ def test_sighup_reloads_and_the_daemon_goes_on(spam_model, topic_model, tmp_path
     assert "Traceback" not in rest and not os.path.lexists(sock)
 
 
+@pytest.mark.slow  # (a daemon on three listeners filled to its cap)
 def test_max_clients_is_one_cap_over_every_listener(spam_model, sock_dir):
     import time
 

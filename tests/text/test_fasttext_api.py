@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 
-from conftest import SMS_TSV
+from conftest import SMS_TSV, quick_first
 from textnb.fasttext import load_model, train_supervised
 
 
@@ -33,7 +33,8 @@ def _cli(*args):
     return r.stdout
 
 
-@pytest.mark.parametrize("train, valid", [("train.txt", "valid.txt"), ("mtrain.txt", "mvalid.txt")])
+@pytest.mark.parametrize("train, valid", quick_first([("train.txt", "valid.txt"), ("mtrain.txt", "mvalid.txt")],
+                                                    unpack=True))
 def test_train_predict_test_and_the_saved_model_agree_with_the_command_line(files, tmp_path, train, valid):
     model = train_supervised(input=str(files / train))
     n_labels = len(model.labels)
