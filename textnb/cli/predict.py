@@ -298,25 +298,16 @@ def _predict_fasttext(args, model, path, classes, max_bytes, out, err):
     as ``--lines`` reads it, the label words left out), in file order; the lines' labels
     give the accuracy on stderr, a prediction counted right when it is one of its line's
     labels (fastText's ``test`` P@1)."""
-    from textnb.io.fasttext import line_documents
-
-    _check_file(path)
     tally = Accuracy(path, "label", unit="line")
     start = 0
-    try:
-        stream = open(path, "rb")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    with stream:
-        for chunk, labels in line_documents(stream, max_bytes=max_bytes, label_prefix=args.label_prefix,
-                                            name=path, with_labels=True):
-            scores = score_rows(model, _as_messages(model, chunk, args))
-            sources = [f"{path}:{start + i + 1}" for i in range(len(chunk))]
-            start += len(chunk)
-            print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk))
-            predicted = [classes[k] for k in np.argmax(scores[0], axis=1)]
-            tally.add(classes, scores[0], [p if p in labs else (labs[0] if labs else None)
-                                           for p, labs in zip(predicted, labels)])
+    for chunk, labels in _line_chunks(path, args.label_prefix, max_bytes, with_labels=True):
+        scores = score_rows(model, _as_messages(model, chunk, args))
+        sources = [f"{path}:{start + i + 1}" for i in range(len(chunk))]
+        start += len(chunk)
+        print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk))
+        predicted = [classes[k] for k in np.argmax(scores[0], axis=1)]
+        tally.add(classes, scores[0], [p if p in labs else (labs[0] if labs else None)
+                                       for p, labs in zip(predicted, labels)])
     tally.report(err)
 
 
@@ -417,14 +408,16 @@ def _predict_rows(args, model, path, classes, max_bytes, out, err):
     tally.report(err)
 
 
-def _line_chunks(source, label_prefix, max_bytes):
+def _line_chunks(source, label_prefix, max_bytes, with_labels=False):
     """The documents of ``source`` (a path or ``-``), one per line, in lists
-    (:func:`textnb.io.fasttext.line_documents`; lines cut at ``max_bytes`` bytes)."""
+    (:func:`textnb.io.fasttext.line_documents`; lines cut at ``max_bytes`` bytes);
+    ``with_labels``: ``(texts, labels)`` pairs of lists."""
     from textnb.io.fasttext import line_documents
 
     if source == "-":
         stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
-        yield from line_documents(stream, max_bytes=max_bytes, label_prefix=label_prefix, name="stdin")
+        yield from line_documents(stream, max_bytes=max_bytes, label_prefix=label_prefix, name="stdin",
+                                  with_labels=with_labels)
         return
     _check_file(source)
     try:
@@ -432,7 +425,8 @@ def _line_chunks(source, label_prefix, max_bytes):
     except OSError as exc:
         raise InputError(f"{source}: cannot read ({exc.strerror or exc})") from None
     with stream:
-        yield from line_documents(stream, max_bytes=max_bytes, label_prefix=label_prefix, name=source)
+        yield from line_documents(stream, max_bytes=max_bytes, label_prefix=label_prefix, name=source,
+                                  with_labels=with_labels)
 
 
 def _predict_lines(args, model, out):
