@@ -366,6 +366,11 @@ def test_predict_reads_a_fasttext_file_given_as_path_one_document_per_line(files
     code, out, err = run("predict", single, mixed)
     assert code == 0 and len(out.splitlines()) == 2
     assert err == f"{mixed}: accuracy 1.0000 (1 of 1 line with a label; 1 line without a label not counted)\n"
+    # a line whose label word is the prefix alone: one line naming the file and line, as train says it
+    bad = tmp_path / "bad.txt"
+    bad.write_text("__label__ham fine\n__label__ broken\n")
+    code, out, err = run("predict", single, bad)
+    assert code == 1 and err.startswith(f"textnb: error: {bad}:2: empty label") and err.count("\n") == 1, err
     # a multi-label model: the labels of each line
     code, out, err = run("predict", multi, files / "mtest.txt")
     assert code == 0 and len(out.splitlines()) == 400, err

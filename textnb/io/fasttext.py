@@ -415,17 +415,25 @@ def line_documents(stream, *, max_bytes=MAX_DOCUMENT_BYTES, label_prefix=None, s
     if isinstance(head, bytes) and is_binary(head):
         raise InputError(binary_message(name, head, "a text file of one document per line"))
     strip = None  # decided on the first chunk: a fastText file's labels are dropped
+    done = 0  # lines before the chunk (for the line number of an empty label)
+
+    def labels_of(line, prefix, n):
+        try:
+            return _line_labels(line, prefix)
+        except ValueError as exc:  # (the prefix alone: the one line read_fasttext says)
+            raise InputError(f"{name}:{n}: {exc}") from None
 
     def cleaned(chunk):
-        nonlocal strip
+        nonlocal strip, done
         if strip is None:
             strip = label_prefix is not None or is_fasttext_text("\n".join(chunk)[:8192])
         prefix = label_prefix or DEFAULT_LABEL_PREFIX
         lines = strip_labels(chunk, prefix) if strip else chunk
         texts = [cut_text(line, max_bytes) for line in lines]
+        first, done = done, done + len(chunk)
         if not with_labels:
             return texts
-        return texts, [_line_labels(line, prefix) if strip else () for line in chunk]
+        return texts, [labels_of(line, prefix, first + i + 1) if strip else () for i, line in enumerate(chunk)]
 
     chunk = []
     for raw in _bounded_lines(stream, max_bytes):
