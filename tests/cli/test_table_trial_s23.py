@@ -19,7 +19,8 @@ WEIGHTED = ("@relation w\n@attribute outlook {sunny,rainy}\n@attribute windy {ye
 def test_inspect_json_counts_the_classes_of_every_table_model(tmp_path, options):
     """A TAN or Bayesian network's inspect --json had no class_count, and its text view no
     ``classes:`` line, which every other table model's has (the rows per class; instance
-    weights summed)."""
+    weights summed); nor a class_prior (the class node's table, when it has no parents), which
+    naive Bayes' and AODE's have."""
     (tmp_path / "s.json").write_text('{"parents": {"windy": ["play", "outlook"]}}')
     options = [str(tmp_path / "s.json") if o == "{}" else o for o in options]
     for data, counts in [(WEATHER, [9.0, 5.0])] + ([] if "--lazy" in options or "--adjust" in options else [
@@ -33,6 +34,9 @@ def test_inspect_json_counts_the_classes_of_every_table_model(tmp_path, options)
         info = json.loads(out)
         assert info["classes"] == ["yes", "no"]
         assert info["class_count"] == counts, (data, info)
+        if "--lazy" not in options:  # P(class) as the model holds it: every eager table model has it
+            prior = info["class_prior"]
+            assert len(prior) == 2 and abs(sum(prior) - 1) < 1e-9 and prior[0] > prior[1], info
         rc, out, err = cli("inspect", model)  # the text view too (TAN and BN printed no class line)
         assert rc == 0 and f"classes: yes ({counts[0]:g}), no ({counts[1]:g})" in out.splitlines(), out
 

@@ -121,6 +121,10 @@ def _inspect_network(args, outer, model, weights, out):
         # class_count as every other table model's
         info = {"model": name, "classes": classes, "class_count": class_count,
                 "structure": {k: list(v) for k, v in model.structure_.items()}, "plot": args.plot}
+        cls = model.class_name if model.class_name is not None else "class"  # (the class node's name)
+        probs, axes = model.cpt(cls)
+        if len(axes) == 1:  # the class node without parents (TAN's): its table is the class prior
+            info["class_prior"] = [float(p) for p in probs]
         if method is not None:
             info["calibration"] = method
         if weights:
