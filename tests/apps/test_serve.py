@@ -43,15 +43,16 @@ def spam_model(tmp_path_factory):
     return make_spam_model(tmp_path_factory.mktemp("srv"))
 
 
-def make_spam_model(root):
-    """A spam model trained on 25 + 25 synthetic messages in ``root`` (its path)."""
+def make_spam_model(root, per_class=25, name="spam.tnb", **kwargs):
+    """A spam model trained on ``per_class`` + ``per_class`` synthetic messages in ``root``
+    (its path; ``kwargs``: ``train_model``'s, e.g. ``kind``)."""
     rng = random.Random(0)
     for label, words in (("spam", SPAM_WORDS), ("ham", HAM_WORDS)):
         (root / label).mkdir()
-        for i in range(25):
+        for i in range(per_class):
             (root / label / f"{i}.eml").write_bytes(mail_bytes(words, rng))
-    model = root / "spam.tnb"
-    train_model(model, [root / "spam"], [root / "ham"])
+    model = root / name
+    train_model(model, [root / "spam"], [root / "ham"], **kwargs)
     return model
 
 

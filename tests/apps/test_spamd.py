@@ -1027,15 +1027,9 @@ def test_forgetting_a_message_never_learned_is_a_no_op_and_never_touches_the_cou
     the model's bytes as they were; ``spamfilter --unregister-*`` of such a message into a
     model without a journal is refused when its counts cannot hold it (a count below
     zero, or for presence counts, above its class's), the model unchanged."""
-    from textnb.apps.filtering import journal_path, train_model
+    from textnb.apps.filtering import journal_path
 
-    rng = random.Random(0)
-    for label, words in (("spam", SPAM_WORDS), ("ham", HAM_WORDS)):
-        (sock_dir / label).mkdir()
-        for i in range(10):
-            (sock_dir / label / f"{i}.eml").write_bytes(mail_bytes(words, rng))
-    model = sock_dir / "m.tnb"
-    train_model(model, [sock_dir / "spam"], [sock_dir / "ham"], kind=kind)
+    model = make_spam_model(sock_dir, per_class=10, name="m.tnb", kind=kind)
     never = mail_bytes(SPAM_WORDS, random.Random(99))
     for with_journal in (True, False):
         if not with_journal:
