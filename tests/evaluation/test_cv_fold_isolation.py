@@ -72,6 +72,10 @@ OPTIONS = [["--model", "multinomial", "--max-features", "150"],
            ["--calibrate", "isotonic", "--model", "multinomial", "--max-features", "200"],
            ["--model", "auto", "--min-df", "2"],  # (the smoothing chosen by inner folds of the training part)
            ["--ngram", "2", "--max-features", "250", "--model", "multinomial"],
+           # presence: --max-features ranks terms by document frequency, as scikit-learn's binary
+           # CountVectorizer and training do (not by their summed counts)
+           ["--binary", "--max-features", "60", "--model", "bernoulli"],
+           ["--binary", "--max-features", "60", "--model", "auto"],
            []]
 
 

@@ -295,7 +295,8 @@ def fold_counts(X_train, X_test, vectorizer):
     alone makes them: ``X_train`` and ``X_test`` (CSR counts over every term of the corpus,
     :func:`textnb.evaluation.evaluate.vectorize_all`) restricted to the terms
     ``vectorizer``'s ``min_df`` / ``max_df`` / ``max_features`` keep in the training part
-    (:func:`prune_mask`), and presence (1) for every count with ``binary``; and the kept
+    (:func:`prune_mask`; with ``binary``, ``max_features`` ranks the terms by document
+    frequency), and presence (1) for every count with ``binary``; and the kept
     columns (``X_train, X_test, columns``).
     ``vectorizer``: the vectorizer's parameters (missing ones: the defaults). The one fold
     step of single-label and multi-label cross-validation.
@@ -304,7 +305,9 @@ def fold_counts(X_train, X_test, vectorizer):
     """
     vectorizer = {**VECTORIZER_DEFAULTS, **vectorizer}
     df = np.bincount(X_train.indices, minlength=X_train.shape[1])
-    tf = np.asarray(X_train.sum(axis=0)).ravel()
+    # a presence vectorizer ranks terms by their presences (document frequency), as
+    # scikit-learn's binary CountVectorizer and training (:class:`Accumulator`) do
+    tf = df if vectorizer["binary"] else np.asarray(X_train.sum(axis=0)).ravel()
     cols = np.flatnonzero(prune_mask(df, tf, X_train.shape[0], min_df=vectorizer["min_df"],
                                      max_df=vectorizer["max_df"], max_features=vectorizer["max_features"]))
     if cols.size == 0:
