@@ -167,7 +167,9 @@ def _main(argv, *, stdout, stderr):
         print("textnb: error: stdout: standard output is closed", file=err)
         return 1
     try:
-        with _data_warnings(err):
+        from textnb.io.corpus import read_once
+
+        with _data_warnings(err), read_once():  # (a pipe given as a side file: read once by the command)
             code = args.handler(args, out, err)
             if out is not None:
                 out.flush()  # a write that fails now (EIO, ENOSPC) is an error, not a success

@@ -6,7 +6,8 @@ import numpy as np
 
 from textnb.cli.argtypes import file_name
 from textnb.cli.options import (add_model_and_input_options, folds, input_options, model_options, naming_the_corpus,
-                                read_path, repeats, seed, structure_errors, warn_multilabel)
+                                read_path, refuse_stdin_twice, repeats, seed, structure_errors,
+                                warn_multilabel)
 from textnb.cli.output import counted, dumps
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError
@@ -51,8 +52,7 @@ def run(args, out, err):
         given = "--cv" if args.cv is not None else "--repeat"
         raise InputError(f"{given} and --test do not go together: cross-validation of PATH, or training on PATH and "
                          "testing on --test")
-    if args.test is not None and args.path in _STDIN and args.test in _STDIN:
-        raise InputError("standard input given as PATH and as --test: it can be read once")
+    refuse_stdin_twice(args)  # (PATH, --test and the side files: standard input is read once)
     opts, inputs = model_options(args), input_options(args)
     if args.multilabel or args.labels:
         from textnb.cli.multilabel import refuse_unsupported
@@ -88,10 +88,6 @@ def run(args, out, err):
     report["seconds"] = time.perf_counter() - start
     _print_report(report, args, out)
     return 0
-
-
-#: the names of standard input a PATH can have: read once, it cannot be both PATH and --test
-_STDIN = ("-", "/dev/stdin")
 
 
 def _kernel_fitted(opts):

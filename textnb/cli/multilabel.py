@@ -11,7 +11,7 @@ import time
 from textnb.cli.argtypes import bounded
 from textnb.cli.output import counted, dumps
 from textnb.cli.progress import Progress
-from textnb.core.errors import InputError
+from textnb.core.errors import InputError, input_name
 
 __all__ = ["add_options", "evaluate", "refuse_unsupported", "train"]
 
@@ -179,10 +179,10 @@ def _layout_counts(corpus):
 
 def _print_layout(corpus, args, out):
     if corpus.not_found:
-        print(f"ignored {counted(len(corpus.not_found), 'id')} of {args.labels} with no file in {corpus.source} "
+        print(f"ignored {counted(len(corpus.not_found), 'id')} of {input_name(args.labels)} with no file in {corpus.source} "
               f"(first: {corpus.not_found[0]})", file=out)
     if corpus.unlisted:
-        print(f"left out {counted(len(corpus.unlisted), 'file')} with no line in {args.labels} "
+        print(f"left out {counted(len(corpus.unlisted), 'file')} with no line in {input_name(args.labels)} "
               f"(first: {corpus.unlisted[0]})", file=out)
     if corpus.unlabeled:
         from textnb.io.fasttext import unlabeled_line
@@ -220,7 +220,7 @@ def _train(args, opts, start, out, corpus=None):
     if not texts:
         raise InputError(f"{corpus.source}: no text documents (every file is binary)")
     if not names:
-        raise InputError(f"{args.labels or corpus.source}: no document has a label")
+        raise InputError(f"{input_name(args.labels) if args.labels else corpus.source}: no document has a label")
     model_path = args.output or default_model_path(args.path)
     if kernel is not None and _kernel_fits(kernel, args, labels):  # no scikit-learn imported
         from textnb.meta import multilabel_training as training
@@ -307,7 +307,7 @@ def _evaluate(args, opts, start, out, corpus=None):
         test = _read(args, test=False, path=args.test)
     texts, labels, skipped = _texts(corpus, max_bytes, "reading")
     if not any(labels):
-        raise InputError(f"{args.labels or corpus.source}: no document has a label")
+        raise InputError(f"{input_name(args.labels) if args.labels else corpus.source}: no document has a label")
     folds, folds_note = None, None
     if test is None:  # K-fold cross-validation: 10 folds by default, fewer on fewer documents
         folds = args.cv or min(DEFAULT_FOLDS, len(texts))
@@ -322,7 +322,7 @@ def _evaluate(args, opts, start, out, corpus=None):
         test_texts, test_labels, skipped_test = _texts(test, max_bytes, "reading test")
         if not test_texts:
             raise InputError(f"{test.source}: no test documents with labels"
-                             + (f" in {args.labels}" if args.labels else "") + " (use --cv K on the training part)")
+                             + (f" in {input_name(args.labels)}" if args.labels else "") + " (use --cv K on the training part)")
         if kernel is not None and _kernel_fits(kernel, args, labels):  # no scikit-learn imported
             from textnb.meta import multilabel_training as training
 

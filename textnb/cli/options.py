@@ -7,12 +7,12 @@ from contextlib import contextmanager
 
 from textnb.cli.argtypes import (MAX_ALPHA, MAX_BINS, MAX_BYTES, MAX_NGRAM, MAX_TERMS, MAX_TOP, bounded, df_value,
                                  jobs, select_spec)
-from textnb.core.errors import DataError, InputError, StructureError
+from textnb.core.errors import DataError, InputError, StructureError, input_name
 
 __all__ = ["add_corpus_options", "add_fasttext_options", "add_model_and_input_options", "add_model_options",
            "add_ignore", "add_multilabel_options", "model_options", "input_options", "read_path", "scheduler",
            "structure_errors", "max_bytes", "top", "top_labels", "ALL_LABELS", "probability", "folds", "repeats", "seed",
-           "naming_the_corpus"]
+           "naming_the_corpus", "refuse_stdin_twice"]
 
 max_features = bounded(int, low=1, high=MAX_TERMS)
 top = bounded(int, low=1, high=MAX_TOP)
@@ -238,6 +238,24 @@ def scheduler(args):
         yield client
 
 
+#: the names of standard input a file option can have: read once, it can be given to one of them only
+STDIN_PATHS = ("-", "/dev/stdin")
+
+#: the options of ``train`` and ``evaluate`` that read a file (read through the one pipe reader,
+#: :mod:`textnb.io.corpus`, when standard input or a pipe): (how a message names it, attribute)
+INPUT_FILE_OPTIONS = (("PATH", "path"), ("--test", "test"), ("--labels", "labels"), ("--stop-words", "stop_words"),
+                      ("--structure", "structure"))
+
+
+def refuse_stdin_twice(args):
+    """One InputError line when standard input (``-`` or ``/dev/stdin``) is given to two of
+    the options that read a file (PATH, ``--test``, ``--labels``, ``--stop-words``,
+    ``--structure``): it can be read once. ``--stop-words english`` names no file."""
+    given = [name for name, attr in INPUT_FILE_OPTIONS if getattr(args, attr, None) in STDIN_PATHS]
+    if len(given) > 1:
+        raise InputError(f"standard input given as {', as '.join(given[:-1])} and as {given[-1]}: it can be read once")
+
+
 @contextmanager
 def structure_errors(args):
     """Every problem of the network structure (a :class:`~textnb.core.errors.StructureError`, most
@@ -247,6 +265,7 @@ def structure_errors(args):
         yield
     except StructureError as exc:
         where = getattr(args, "structure", None)
+        where = where and input_name(where)
         if where and not str(exc).startswith(f"{where}:"):
             raise StructureError(f"{where}: {exc}") from None
         raise
@@ -289,5 +308,5 @@ def naming_the_corpus(path):
     try:
         yield
     except DataError as exc:
-        exc.args = (f"{path}: {exc}",)  # (its own class kept)
+        exc.args = (f"{input_name(path)}: {exc}",)  # (its own class kept)
         raise

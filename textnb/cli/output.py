@@ -20,7 +20,13 @@ __all__ = ["a_kind", "cell", "counted", "dumps", "explanation_text", "finite", "
 #: which is what the command line says (:func:`flag_words`)
 _PARAMETER_AND_FLAG = (("class_name / --class", "--class"), ("--class (class_name=)", "--class"),
                        ("drop= / --ignore", "--ignore"), ("min_labels / --min-labels", "--min-labels"),
-                       ("min_labels=0 (--min-labels 0)", "--min-labels 0"))
+                       ("min_labels=0 (--min-labels 0)", "--min-labels 0"),
+                       # TabularNB's merge refusals (textnb merge): the interval fit is --interval-fit
+                       ("train with fit, or use interval_fit='theorem1'",
+                        "train on the whole data, or train every part with --interval-fit theorem1"),
+                       ("interval_fit='censored'", "--interval-fit censored"),
+                       ("interval_fit='theorem1'", "--interval-fit theorem1"),
+                       ("different interval_fit", "different --interval-fit"))
 
 _FLOAT_MAX = 1.7976931348623157e308
 

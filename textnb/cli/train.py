@@ -9,7 +9,7 @@ import numpy as np
 from textnb.cli.argtypes import file_name
 from textnb.cli.argtypes import scheduler as scheduler_address
 from textnb.cli.options import (add_model_and_input_options, input_options, model_options, naming_the_corpus, read_path,
-                                scheduler, seed, structure_errors, warn_multilabel)
+                                refuse_stdin_twice, scheduler, seed, structure_errors, warn_multilabel)
 from textnb.cli.output import counted, dumps
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, StructureError
@@ -57,6 +57,7 @@ def run(args, out, err):
     from textnb.io.inputs import check_binary_classes, check_classes, default_model_path, learned_counts
     from textnb.meta.registry import lazy_text_model, make_text_classifier, model_name, streaming_model
 
+    refuse_stdin_twice(args)  # (PATH and the side files: standard input is read once)
     opts, inputs = model_options(args), input_options(args)
     stop_words = args.stop_words if args.stop_words != "english" else None
     model_path = args.output or default_model_path(args.path)

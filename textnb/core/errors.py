@@ -5,10 +5,12 @@ Every problem with the user's input (a file, a flag, a model file) is raised as 
 The command line prints that line and exits with status 1; library users catch it.
 """
 
+import os
+
 __all__ = ["TextnbError", "InputError", "NotATextCorpus", "DataError", "EmptyVocabulary", "TooFewObjects",
            "ParameterError", "SettingsDiffer", "SingleStringError", "StructureError",
            "refuse_single_string", "ModelFileError", "DataWarning", "short_repr", "missing_reason",
-           "empty_input", "counted", "unknown_to_leave_out"]
+           "empty_input", "input_name", "STDIN_NAME", "counted", "unknown_to_leave_out"]
 
 
 class TextnbError(Exception):
@@ -127,20 +129,32 @@ def counted(n, noun, plural=None):
     return f"{text} {noun if n == 1 else plural or noun + 's'}"
 
 
-#: the names standard input goes by in messages: ``-`` (a PATH), ``stdin`` (the name the
-#: readers give it) and ``/dev/stdin`` (named by the user)
-STDIN_NAMES = ("-", "stdin", "/dev/stdin")
+#: what messages call standard input given as ``-`` (a PATH, a side file): Python's own
+#: name for it (``File "<stdin>", line 1``), so it cannot be taken for a file named ``-``
+STDIN_NAME = "<stdin>"
+
+#: the names standard input goes by in messages: ``-`` (a PATH, said :data:`STDIN_NAME`),
+#: :data:`STDIN_NAME`, ``stdin`` (the name ``predict`` and ``test`` give it) and
+#: ``/dev/stdin`` (named by the user)
+STDIN_NAMES = ("-", STDIN_NAME, "stdin", "/dev/stdin")
+
+
+def input_name(path):
+    """The name messages give the input ``path``: :data:`STDIN_NAME` for ``-`` (standard
+    input), else ``path`` as given. The one place that chooses it: every reader that
+    names an input read from ``-`` (its rows, its lines, its emptiness) asks here."""
+    path = os.fspath(path)
+    return STDIN_NAME if path == "-" else path
 
 
 def empty_input(path):
     """The one line for an input with nothing in it: ``PATH: empty file``, and for standard
-    input, whichever name it came by, ``stdin: standard input is empty`` (``/dev/stdin``
-    keeps the name it was given), as ``stdin: standard input is closed`` reads."""
-    import os
-
+    input, whichever name it came by, ``<stdin>: standard input is empty`` (:data:`STDIN_NAME`;
+    ``/dev/stdin`` keeps the name it was given), as ``<stdin>: standard input is closed``
+    reads."""
     path = os.fspath(path)
     if path in STDIN_NAMES:
-        return f"{'stdin' if path == '-' else path}: standard input is empty"
+        return f"{path if path == '/dev/stdin' else STDIN_NAME}: standard input is empty"
     return f"{path}: empty file"
 
 

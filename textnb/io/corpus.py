@@ -32,15 +32,18 @@ pairs, and the text of a file is read only when it is needed (in a worker proces
 when training is parallel).
 """
 
+import contextvars
 import csv
 import io
 import itertools
 import os
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from textnb.core.errors import DataWarning, InputError, NotATextCorpus, empty_input, missing_reason
+from textnb.core.errors import (STDIN_NAME, DataWarning, InputError, NotATextCorpus, empty_input, input_name,
+                                 missing_reason)
 from textnb.io.files import cut_text, decode_cut, file_identity, folder_files, open_regular_binary, read_regular_file
 from textnb.io.numbers import is_number
 
@@ -143,6 +146,7 @@ def skipped_reason(path):
 def binary_message(path, data, what):
     """The one line for a file given as ``what`` (e.g. "a TSV/CSV corpus") that looks
     binary (:func:`is_binary`): a UTF-16 / UTF-32 text is called so, with the fix."""
+    path = input_name(path)  # (standard input: <stdin>)
     wide = wide_encoding(data)
     if wide is not None:
         return (f"{path}: {wide} text; textnb reads UTF-8, Windows-1252 or Latin-1: convert it first "
@@ -194,21 +198,68 @@ def read_small_text(path, *, what="file", max_bytes=MAX_LIST_BYTES):
     structure), read safely; a leading UTF-8 byte-order mark (Windows editors write one) is
     dropped, so the first word, id or JSON brace is read as written.
 
-    Only a regular file is read: it is opened without blocking (a FIFO opens at once)
-    and checked with ``fstat`` on the open descriptor, so a device, FIFO or socket (or
-    a link to one) is refused before anything is read, and the file read is the one
-    checked; at most ``max_bytes`` (:data:`MAX_LIST_BYTES`, 64 MiB) are accepted. Every
-    problem is one :class:`~textnb.core.errors.InputError` line naming the file and
-    ``what`` it is.
+    A regular file is opened without blocking and checked with ``fstat`` on the open
+    descriptor, so a socket or a device other than a pipe (or a link to one) is refused
+    before anything is read, and the file read is the one checked. A pipe (``-``, standard
+    input; ``/dev/stdin`` fed by a pipe; ``<(...)``; a FIFO) is read by the one pipe reader
+    (:func:`_read_stream`, as a PATH given so is), once: inside :func:`read_once` (a command
+    of the command line) a second read of it gets the same text. At most ``max_bytes``
+    (:data:`MAX_LIST_BYTES`, 64 MiB) are accepted. Every problem is one
+    :class:`~textnb.core.errors.InputError` line naming the file (``-``:
+    :func:`~textnb.core.errors.input_name`) and ``what`` it is.
     """
     path = os.fspath(path)
-    data = read_regular_file(path, max_bytes + 1, what=what)
+    name = input_name(path)
+    if path == STDIN or _is_fifo(path):  # (a terminal, /dev/zero and the like: refused, as before)
+        data = _read_piped_once(path, max_bytes + 1)
+    else:
+        data = read_regular_file(path, max_bytes + 1, what=what)
     if len(data) > max_bytes:  # read one byte past the limit to know
-        raise InputError(f"{path}: {what} is larger than {max_bytes} bytes")
+        raise InputError(f"{name}: {what} is larger than {max_bytes} bytes")
     try:
         return data.decode("utf-8-sig")  # (a byte-order mark dropped, as every reader of user files drops it)
     except UnicodeDecodeError:
-        raise InputError(f"{path}: {what} is not UTF-8") from None
+        raise InputError(f"{name}: {what} is not UTF-8") from None
+
+
+def _is_fifo(path):
+    """Whether ``path`` is a pipe (``/dev/stdin`` fed by one, ``<(...)``, a FIFO)."""
+    import stat
+
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+#: the pipes read so far in this :func:`read_once` scope: {path: bytes}; None outside one
+_PIPES_READ = contextvars.ContextVar("textnb_pipes_read", default=None)
+
+
+@contextmanager
+def read_once():
+    """A scope (one command of the command line) in which a pipe given as a side file
+    (:func:`read_small_text`: ``--stop-words -``, ``--labels /dev/stdin``, a FIFO) is read
+    once, whatever the number of times its text is asked for (the options are read where
+    the model is built, and a command may build it more than once); the text is forgotten
+    at the end of the scope."""
+    token = _PIPES_READ.set({})
+    try:
+        yield
+    finally:
+        _PIPES_READ.reset(token)
+
+
+def _read_piped_once(path, limit):
+    """The bytes of the pipe ``path`` (its first ``limit``), read by :func:`_read_stream`,
+    or those read before in this :func:`read_once` scope."""
+    seen = _PIPES_READ.get()
+    if seen is not None and path in seen:
+        return seen[path]
+    data = _read_stream(path, limit)
+    if seen is not None:
+        seen[path] = data
+    return data
 
 
 def read_word_list(path, *, what="word list", max_bytes=MAX_LIST_BYTES):
@@ -530,7 +581,7 @@ def _open_stdin():
 
     stdin = sys.stdin
     if stdin is None or getattr(stdin, "closed", False):
-        raise InputError("stdin: standard input is closed")
+        raise InputError(f"{STDIN_NAME}: standard input is closed")
     stream = getattr(stdin, "buffer", None)
     if stream is None:  # a text stream without bytes under it (io.StringIO)
         return io.BytesIO(stdin.read().encode("utf-8", "surrogateescape"))
@@ -550,7 +601,7 @@ def _read_stream(path, limit=None, *, binary_what=None):
                 raise InputError(binary_message(path, first, binary_what))
             return first + f.read(-1 if limit is None else limit - len(first))
     except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        raise InputError(f"{input_name(path)}: cannot read ({exc.strerror or exc})") from None
 
 def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, stream=False,
                 header_table=True, data=None):

@@ -21,7 +21,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from textnb.core.errors import InputError, ParameterError, counted
+from textnb.core.errors import InputError, ParameterError, counted, input_name
 from textnb.io.corpus import _class_folders, _walk_files, read_small_text
 from textnb.io.files import read_regular_file
 
@@ -75,6 +75,7 @@ def read_label_file(path):
     path = os.fspath(path)
     out = {}
     text = read_small_text(path, what="label file")
+    path = input_name(path)  # (messages: ``-`` is <stdin>)
     for n, line in enumerate(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
@@ -103,7 +104,8 @@ def _from_label_file(folder, table, label_file, prefix, strict):
     to its parent with ``prefix``), in file order."""
     folder = os.fspath(folder)
     # the label file's path relative to the folder (it is left out when it lies inside)
-    skip = Path(os.path.relpath(os.path.abspath(os.fspath(label_file)), os.path.abspath(folder))).as_posix()
+    skip = (None if os.fspath(label_file) == "-" else  # (standard input is no file of the folder)
+            Path(os.path.relpath(os.path.abspath(os.fspath(label_file)), os.path.abspath(folder))).as_posix())
     root = os.path.join(folder, "")
     files, keys = [], {}
     for f in _walk_files(folder):
@@ -129,7 +131,7 @@ def _from_label_file(folder, table, label_file, prefix, strict):
         labels.append(labs)
     unlisted = [rel for rel in files if rel not in used]
     if strict and unlisted:
-        raise InputError(f"{label_file}: {counted(len(unlisted), 'file')} of {folder} "
+        raise InputError(f"{input_name(label_file)}: {counted(len(unlisted), 'file')} of {folder} "
                          f"ha{'ve' if len(unlisted) > 1 else 's'} no line (first: {unlisted[0]}); --strict")
     return ids, documents, labels, unlisted, not_found
 
@@ -238,10 +240,10 @@ def read_multilabel_corpus(path, *, label_file=None, strict=False, same_name="er
         if strict:
             missing = [i for i in table if i not in found]
             if missing:
-                raise InputError(f"{label_file}: {counted(len(missing), 'document id')} "
+                raise InputError(f"{input_name(label_file)}: {counted(len(missing), 'document id')} "
                                  f"with no file in {path} (first: {missing[0]}); --strict")
         if not out[0].ids:
-            raise InputError(f"{label_file}: lists none of the documents in {folders[0]}")
+            raise InputError(f"{input_name(label_file)}: lists none of the documents in {folders[0]}")
     else:
         for folder in folders:
             ids, documents, labels = _from_label_folders(folder, same_name)

@@ -33,7 +33,7 @@ import warnings
 import numpy as np
 
 from textnb.core.attributes import TEXT, Attribute, Table
-from textnb.core.errors import DataWarning, InputError, counted, unknown_to_leave_out
+from textnb.core.errors import DataWarning, InputError, counted, input_name, unknown_to_leave_out
 from textnb.io.arff import is_arff_text, read_arff
 from textnb.io.csvtable import read_csv
 from textnb.io.numbers import parse_number
@@ -150,6 +150,7 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None, class
     """
     path = os.fspath(path)
     fmt, data = table_format(path, data)
+    path = input_name(path)  # (read: ``-`` is named <stdin> from here on)
     if like is not None:
         like = list(like)
         types = dict(types or {})

@@ -13,7 +13,7 @@ what the chosen model needs.
 from dataclasses import dataclass, fields, replace
 from typing import Optional
 
-from textnb.core.errors import InputError
+from textnb.core.errors import InputError, input_name
 from textnb.core.registry import kind_of
 
 __all__ = ["ModelOptions", "ModelSpec", "MODELS", "model_names", "document_kind", "streaming_model",
@@ -39,6 +39,14 @@ class ModelSpec:
     takes: tuple = ()
 
 
+#: the folds ``--model auto`` (SmoothingCV) scores its smoothing values on: 10, as the README
+#: promises and docs/text_accuracy.md measured (SmoothingCV(cv=10), its "proposed default"),
+#: while ``SmoothingCV()`` keeps 5, the ``cv`` default of every textnb estimator and of
+#: scikit-learn's ``check_cv`` (both documented: the --help of --model auto and SmoothingCV's
+#: docstring say so)
+_AUTO_FOLDS = 10
+
+
 MODELS = {spec.name: spec for spec in (
     ModelSpec("discriminative", "documents",
               "naive Bayes with discriminative frequency estimates (Su et al. 2008), complement or Bernoulli "
@@ -50,7 +58,8 @@ MODELS = {spec.name: spec for spec in (
               explain=True),
     ModelSpec("complement", "documents", "complement naive Bayes (Rennie et al. 2003)", streams=True, merge=True,
               partial_fit=True, explain=True),
-    ModelSpec("auto", "documents", "term weighting and m-estimate smoothing chosen by cross-validation"),
+    ModelSpec("auto", "documents", f"term weighting and m-estimate smoothing chosen by {_AUTO_FOLDS}-fold "
+                                   f"cross-validation (SmoothingCV(cv={_AUTO_FOLDS}); the library's SmoothingCV() default is 5)"),
     ModelSpec("nb", "tables", "naive Bayes over nominal, numeric, missing, uncertain and text attributes "
                               "(the default for tables)", merge=True, partial_fit=True, explain=True,
               module="textnb.naive_bayes.tabular_kernel",
@@ -89,10 +98,6 @@ def model_names(input=None):
 # the streamed count models of text.training, by the estimator class they save as
 _STREAMING = {"multinomial": "MultinomialNB", "bernoulli": "BernoulliNB", "complement": "ComplementNB",
               "discriminative": "DiscriminativeNB"}
-
-
-#: the folds ``--model auto`` (SmoothingCV) scores its smoothing values on
-_AUTO_FOLDS = 10
 
 
 @dataclass(frozen=True)
@@ -214,7 +219,7 @@ def _stop_words(value):
 
     words = read_word_list(value, what="stop-word file")
     if not words:  # an empty list would drop nothing: the option silently ignored
-        raise InputError(f"{value}: stop-word file has no word (one per line)")
+        raise InputError(f"{input_name(value)}: stop-word file has no word (one per line)")
     return words
 
 
@@ -723,7 +728,7 @@ def _network(opts, table, kind, kernel=False, classes=None):
             from textnb.core.errors import StructureError
 
             raise StructureError(
-                f"{opts.structure}: its class node {cls!r} is an attribute of the data, whose class is {data_class!r}; "
+                f"{input_name(opts.structure)}: its class node {cls!r} is an attribute of the data, whose class is {data_class!r}; "
                 f"to learn {cls!r}, add --class {cls}, else name the class node {data_class!r} (or leave \"class\" out)")
         common["class_name"] = cls
     return BayesNetClassifier(parents=structure["parents"], **common)

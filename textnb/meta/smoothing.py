@@ -121,7 +121,10 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
         rest of the data are refitted (slow path). A splitter that needs ``groups``
         cannot be used (``fit`` takes none): give ``list(cv.split(X, y, groups))``. A
         model file stores an int or a list of splits, never a splitter object
-        (:meth:`save` refuses it in one line).
+        (:meth:`save` refuses it in one line). 5 is the default of every textnb
+        estimator's ``cv`` (and scikit-learn's); ``textnb train --model auto`` builds
+        ``SmoothingCV(cv=10)``, the 10-fold choice the README documents and
+        docs/text_accuracy.md measured: pass ``cv=10`` for the command line's model.
     scoring : {"accuracy", "macro_f1"}, default="accuracy"
     random_state : int, default=0
 

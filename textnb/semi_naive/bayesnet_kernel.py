@@ -78,7 +78,7 @@ from types import MappingProxyType
 from textnb.naive_bayes.cut_points import apply_cut_points, mdl_cut_points, nominal_rows
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import check_nominal_codes, check_sample_weight, fit_classes
-from textnb.core.errors import StructureError, TextnbError
+from textnb.core.errors import StructureError, TextnbError, input_name
 from textnb.core.stats import CountTable, issparse
 from textnb.io.tables import check_plain_attributes
 from textnb.core.model_schema import (CLASS_VALUES, FEATURE_NAMES, check_params, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes, Choice,
@@ -333,7 +333,8 @@ def read_structure(path):
     from textnb.io.corpus import read_small_text
 
     path = os.fspath(path)
-    text = read_small_text(path, what="structure file")  # regular files only, size-capped
+    text = read_small_text(path, what="structure file")  # a regular file or a pipe (read once), size-capped
+    path = input_name(path)  # (messages: ``-`` is <stdin>)
     try:
         doc = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as exc:
