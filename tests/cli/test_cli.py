@@ -435,11 +435,12 @@ def test_table_model_predicts_a_table_on_standard_input(tmp_path, model_args):
     for argv in (["-"], []):
         code, out, err = run("predict", model, *argv, "--proba", stdin=io.TextIOWrapper(io.BytesIO(text)))
         assert code == 0, err
-        assert out == want.replace(f"{weather}:", "-:")
-        assert "-: accuracy" in err
+        # (named stdin, as predict names standard input given as text rows or lines)
+        assert out == want.replace(f"{weather}:", "stdin:")
+        assert "stdin: accuracy" in err
     code, out, err = run("predict", model, "-", stdin=io.TextIOWrapper(io.BytesIO(csv)))
     assert code == 0, err
-    assert [line.split("\t")[0] for line in out.splitlines()] == ["-:1", "-:2"]
+    assert [line.split("\t")[0] for line in out.splitlines()] == ["stdin:1", "stdin:2"]
     code, _, err = run("predict", model, "-", "-", stdin=io.TextIOWrapper(io.BytesIO(csv)))
     assert code == 1 and len(err.strip().splitlines()) == 1
 

@@ -22,8 +22,8 @@ def _run(*argv, stdin=b""):
     return cli(*argv, stdin=stdin)
 
 
-@pytest.mark.parametrize("data, read", [(WEATHER.read_bytes(), "read 14 rows from <stdin>"),
-                                        (CORPUS, "read 4 documents from <stdin>")], ids=["arff", "tsv"])
+@pytest.mark.parametrize("data, read", [(WEATHER.read_bytes(), "read 14 rows from stdin"),
+                                        (CORPUS, "read 4 documents from stdin")], ids=["arff", "tsv"])
 def test_train_dash_reads_standard_input(tmp_path, monkeypatch, data, read):
     """`textnb train -` said '-: no such file or folder' while `train /dev/stdin` read the pipe;
     now `-` is read as /dev/stdin is (its format told by its content), the model by default
@@ -58,7 +58,7 @@ def test_evaluate_path_dash_reads_standard_input():
 def test_an_empty_standard_input_as_dash_is_said_empty(tmp_path, argv):
     rc, out, err = _run(*argv, *(["-o", tmp_path / "m.tnb"] if argv[0] == "train" else []))
     assert rc == 1 and out == ""
-    assert one_error_line(err) == "textnb: error: <stdin>: standard input is empty"
+    assert one_error_line(err) == "textnb: error: stdin: standard input is empty"
 
 
 def test_standard_input_cannot_be_both_path_and_test():
@@ -75,7 +75,7 @@ def test_train_dash_through_a_real_pipe(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(REPO), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     proc = subprocess.run([sys.executable, "-m", "textnb", "train", "-"], input=WEATHER.read_bytes(),
                           capture_output=True, env=env, cwd=tmp_path, timeout=120)
-    assert proc.returncode == 0 and b"read 14 rows from <stdin>" in proc.stdout, proc.stderr
+    assert proc.returncode == 0 and b"read 14 rows from stdin" in proc.stdout, proc.stderr
     assert (tmp_path / "stdin.tnb").is_file()
 
 

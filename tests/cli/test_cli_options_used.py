@@ -108,7 +108,7 @@ def test_an_empty_standard_input_is_named_one_way(models, model, argv):
     --rows: now 'stdin: standard input is empty' (the words of 'standard input is closed')."""
     rc, out, err = _run("predict", models[model], *argv)
     assert rc == 1 and out == ""
-    assert one_error_line(err) == "textnb: error: <stdin>: standard input is empty"
+    assert one_error_line(err) == "textnb: error: stdin: standard input is empty"
 
 
 @pytest.mark.parametrize("stdin", [b"", b"\n\n"])
@@ -116,7 +116,7 @@ def test_an_empty_standard_input_to_test_is_said_empty(models, stdin):
     """`textnb test MODEL -` of nothing said 'no line has a label'; lines without a label still do."""
     rc, _, err = _run("test", models["text"], "-", stdin=stdin)
     assert rc == 1
-    assert one_error_line(err) == "textnb: error: <stdin>: standard input is empty"
+    assert one_error_line(err) == "textnb: error: stdin: standard input is empty"
     rc, _, err = _run("test", models["text"], "-", stdin=b"no label here\n")
     assert rc == 1 and "stdin: no line has a label" in err
 
@@ -139,7 +139,7 @@ def test_empty_input_names_a_file_and_standard_input():
     from textnb.core.errors import empty_input
 
     assert empty_input("a.csv") == "a.csv: empty file"
-    assert empty_input("-") == empty_input("stdin") == "<stdin>: standard input is empty"
+    assert empty_input("-") == empty_input("stdin") == "stdin: standard input is empty"
     assert empty_input("/dev/stdin") == "/dev/stdin: standard input is empty"
 
 

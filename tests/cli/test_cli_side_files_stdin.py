@@ -1,5 +1,5 @@
 """Session 25 (s25-cli): the side files (--labels, --stop-words, --structure) read from
-standard input or a pipe, as PATH is; standard input named <stdin> in messages; merge naming
+standard input or a pipe, as PATH is; standard input named stdin in messages; merge naming
 --interval-fit; --model auto's 10 folds stated beside SmoothingCV()'s 5."""
 
 import json
@@ -87,7 +87,7 @@ def test_a_label_file_from_standard_input(tmp_path):
     assert rc == 0 and json.loads(out)["n"] == 8, err
     rc, _, err = cli("train", root, "--labels", "-", "-o", tmp_path / "c.tnb", stdin=b"s0 sport\n")
     assert rc == 1
-    one_error_line(err, "<stdin>:1: expected 'docid<TAB>label1,label2'")
+    one_error_line(err, "stdin:1: expected 'docid<TAB>label1,label2'")
 
 
 def test_a_structure_file_from_standard_input(tmp_path):
@@ -101,7 +101,7 @@ def test_a_structure_file_from_standard_input(tmp_path):
     rc, _, err = cli("train", WEATHER, "--model", "bn", "--structure", "-", "-o", tmp_path / "m.tnb",
                      stdin=b'{"parents": {"outlook": "x"}}')
     assert rc == 1
-    one_error_line(err, "<stdin>: parents of 'outlook' must be a list of names")
+    one_error_line(err, "stdin: parents of 'outlook' must be a list of names")
 
 
 @pytest.mark.parametrize("argv, first, second", [
@@ -122,16 +122,16 @@ def test_standard_input_given_to_two_options_is_refused_in_one_line(tmp_path, ar
 
 
 @pytest.mark.parametrize("argv, stdin, message", [
-    (["train", "-"], b"spam\tcheap pills\nham\tlunch\nspam\n", "<stdin>:3: row has 1 cell, expected 2"),
+    (["train", "-"], b"spam\tcheap pills\nham\tlunch\nspam\n", "stdin:3: row has 1 cell, expected 2"),
     (["train", "-"], WEATHER.read_bytes().replace(b"sunny,hot,high,FALSE,no", b"foggy,hot,high,FALSE,no", 1),
-     "<stdin>:"),
-    (["evaluate", NUMERIC, "--test", "-"], b"a,class\n1,p\n2,q\n1,p,5\n", "<stdin>:4: row has 3 cells, expected 2"),
-    (["train", "-"], b"\0\0\0", "<stdin>: binary file"),
-    (["train", "-"], b"", "<stdin>: standard input is empty"),
+     "stdin:"),
+    (["evaluate", NUMERIC, "--test", "-"], b"a,class\n1,p\n2,q\n1,p,5\n", "stdin:4: row has 3 cells, expected 2"),
+    (["train", "-"], b"\0\0\0", "stdin: binary file"),
+    (["train", "-"], b"", "stdin: standard input is empty"),
 ], ids=["tsv-row", "arff-value", "test-csv-row", "binary", "empty"])
-def test_data_read_from_standard_input_is_named_stdin_in_brackets(tmp_path, argv, stdin, message):
+def test_data_read_from_standard_input_is_named_stdin(tmp_path, argv, stdin, message):
     """Errors about data given as `-` named it '-' ('-:3: row has 1 cell'), 'stdin' when it was
-    empty; now '<stdin>', Python's name for it, chosen in one place (core.errors.input_name)."""
+    empty; now 'stdin', the name predict's output gives it, chosen in one place (core.errors.input_name)."""
     extra = ["-o", tmp_path / "m.tnb"] if argv[0] == "train" else []
     rc, out, err = cli(*argv, *extra, stdin=stdin)
     assert rc == 1 and out == ""

@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from textnb.core.errors import InputError, ModelFileError, missing_reason
+from textnb.core.errors import InputError, ModelFileError, input_name, missing_reason
 from textnb.core.model_io import load, model_class, refuse_folder, refuse_input_as_output
 from textnb.core.regular import open_regular
 from textnb.core.signals import HeldSignals
@@ -337,12 +337,12 @@ def features_of_paths(model, paths, max_bytes, n_jobs=None, stdin=None, on_error
         for source, features in mail.map_messages(paths, partial(_features_list, model, max_bytes),
                                                   max_bytes=max_bytes, n_jobs=n_jobs, pack=pack_features,
                                                   unpack=unpack_features, stdin=stdin, on_error=on_error):
-            yield ("stdin" if source == "-" else source), features
+            yield input_name(source), features
         return
     for source, (features, digest) in mail.map_messages(paths, partial(_features_digest_list, model, max_bytes),
                                                         max_bytes=max_bytes, n_jobs=n_jobs, pack=_pack_digested,
                                                         unpack=_unpack_digested, stdin=stdin, on_error=on_error):
-        yield ("stdin" if source == "-" else source), features, digest
+        yield input_name(source), features, digest
 
 
 def _features_digest_list(model, max_bytes, messages):

@@ -16,7 +16,7 @@ from textnb.cli.output import cell, dumps, explanation_text
 from textnb.cli.predictions import Accuracy, format_proba, print_predictions, print_ranked, ranked, score_rows
 from textnb.cli.streams import label_list
 from textnb.cli.progress import Progress
-from textnb.core.errors import InputError
+from textnb.core.errors import STDIN_NAME, InputError, input_name
 from textnb.core.wrapping import reads_documents, table_attributes
 
 __all__ = ["add_parser", "run"]
@@ -121,7 +121,7 @@ def _predict_multilabel(args, model, out, err):
     if args.lines is not None:
         if args.paths:
             raise InputError("--lines reads one file (or stdin): give it as --lines FILE, without PATH")
-        name = "stdin" if args.lines == "-" else args.lines
+        name = input_name(args.lines)
         start = 0
         for chunk in _line_chunks(args.lines, args.label_prefix, document_bytes(args, model)):
             emit([f"{name}:{start + i + 1}" for i in range(len(chunk))], chunk)
@@ -136,7 +136,7 @@ def _predict_multilabel(args, model, out, err):
                 start += len(chunk)
             continue
         if _as_rows(args, path):
-            name, stream = "stdin" if path == "-" else path, None
+            name, stream = input_name(path), None
             if path == "-":
                 stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
             else:
@@ -180,11 +180,12 @@ def _predict_table(args, model, out, err=None):
             data = stream.read()
         table = read_table(path, like=attributes, drop=(args.ignore or None), classes=classes,
                            data=data)  # DataWarnings: main
-        sources = [f"{path}:{i + 1}" for i in range(table.X.shape[0])]
+        name = input_name(path)  # (standard input: stdin, as the text rows and lines name it)
+        sources = [f"{name}:{i + 1}" for i in range(table.X.shape[0])]
         scores = score_rows(model, table.X)
         print_predictions(sources, classes, scores, args, out, _explanations(args, model, table.X))
         if table.y is not None:  # the file carries the class: its accuracy, as for a text TSV/CSV
-            tally = Accuracy(path, "class value")
+            tally = Accuracy(name, "class value")
             tally.add(classes, scores[0], table.y, table.sample_weight)
             tally.report(err)
     return 0
@@ -389,7 +390,7 @@ def _predict_rows(args, model, path, classes, max_bytes, out, err):
     label column gives the accuracy on stderr."""
     from textnb.io.corpus import iter_rows
 
-    name = "stdin" if path == "-" else path
+    name = input_name(path)
     stream = None
     if path == "-":
         stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
@@ -416,7 +417,7 @@ def _line_chunks(source, label_prefix, max_bytes, with_labels=False):
 
     if source == "-":
         stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
-        yield from line_documents(stream, max_bytes=max_bytes, label_prefix=label_prefix, name="stdin",
+        yield from line_documents(stream, max_bytes=max_bytes, label_prefix=label_prefix, name=STDIN_NAME,
                                   with_labels=with_labels)
         return
     _check_file(source)
@@ -432,7 +433,7 @@ def _line_chunks(source, label_prefix, max_bytes, with_labels=False):
 def _predict_lines(args, model, out):
     """``predict --lines``: one prediction per input line, in order (with ``--top`` /
     ``--threshold``, ranked: :func:`print_ranked`)."""
-    name = "stdin" if args.lines == "-" else args.lines
+    name = input_name(args.lines)
     classes = [str(c) for c in model.classes_]
     start = 0
     for chunk in _line_chunks(args.lines, args.label_prefix, document_bytes(args, model)):

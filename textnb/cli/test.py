@@ -6,7 +6,7 @@ import sys
 from textnb.cli.argtypes import bounded
 from textnb.cli.options import add_fasttext_options, multilabel_model, top_labels
 from textnb.cli.output import dumps
-from textnb.core.errors import InputError
+from textnb.core.errors import STDIN_NAME, InputError
 
 __all__ = ["add_parser", "run"]
 
@@ -50,7 +50,7 @@ def run(args, out, err):
     data, name = None, args.file
     if args.file == "-":
         stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
-        data, name = stream.read(), "stdin"
+        data, name = stream.read(), STDIN_NAME
     result = fasttext_test(model, name, k=args.k, threshold=args.threshold, label_prefix=prefix,
                            data=data)
     if args.json:

@@ -129,14 +129,14 @@ def counted(n, noun, plural=None):
     return f"{text} {noun if n == 1 else plural or noun + 's'}"
 
 
-#: what messages call standard input given as ``-`` (a PATH, a side file): Python's own
-#: name for it (``File "<stdin>", line 1``), so it cannot be taken for a file named ``-``
-STDIN_NAME = "<stdin>"
+#: what messages call standard input given as ``-`` (a PATH, a side file), so it cannot be
+#: taken for a file named ``-``: ``stdin``, the name ``predict`` and ``test`` print in their
+#: source column (``stdin:3``), one name in every message and output
+STDIN_NAME = "stdin"
 
 #: the names standard input goes by in messages: ``-`` (a PATH, said :data:`STDIN_NAME`),
-#: :data:`STDIN_NAME`, ``stdin`` (the name ``predict`` and ``test`` give it) and
-#: ``/dev/stdin`` (named by the user)
-STDIN_NAMES = ("-", STDIN_NAME, "stdin", "/dev/stdin")
+#: :data:`STDIN_NAME` and ``/dev/stdin`` (named by the user)
+STDIN_NAMES = ("-", STDIN_NAME, "/dev/stdin")
 
 
 def input_name(path):
@@ -149,8 +149,8 @@ def input_name(path):
 
 def empty_input(path):
     """The one line for an input with nothing in it: ``PATH: empty file``, and for standard
-    input, whichever name it came by, ``<stdin>: standard input is empty`` (:data:`STDIN_NAME`;
-    ``/dev/stdin`` keeps the name it was given), as ``<stdin>: standard input is closed``
+    input, whichever name it came by, ``stdin: standard input is empty`` (:data:`STDIN_NAME`;
+    ``/dev/stdin`` keeps the name it was given), as ``stdin: standard input is closed``
     reads."""
     path = os.fspath(path)
     if path in STDIN_NAMES:

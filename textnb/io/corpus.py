@@ -146,7 +146,7 @@ def skipped_reason(path):
 def binary_message(path, data, what):
     """The one line for a file given as ``what`` (e.g. "a TSV/CSV corpus") that looks
     binary (:func:`is_binary`): a UTF-16 / UTF-32 text is called so, with the fix."""
-    path = input_name(path)  # (standard input: <stdin>)
+    path = input_name(path)  # (standard input: stdin)
     wide = wide_encoding(data)
     if wide is not None:
         return (f"{path}: {wide} text; textnb reads UTF-8, Windows-1252 or Latin-1: convert it first "

@@ -91,7 +91,7 @@ def fasttext_corpus(path, opts, stream=False, data=None):
         return None
     if data is None:
         data = read_piped(path)
-    path = input_name(path)  # (read: ``-`` is named <stdin> from here on)
+    path = input_name(path)  # (read: ``-`` is named stdin from here on)
     if not (explicit or is_fasttext_file(path, prefix, data=data)):
         return None
     return read_fasttext(path, data=data, label_prefix=prefix, max_bytes=opts.max_bytes or MAX_DOCUMENT_BYTES,
@@ -107,7 +107,7 @@ def open_text_corpus(path, opts, test=True, stream=False, header_table=True, dat
     already; a pipe (``/dev/stdin``) is read here else, once."""
     if data is None:
         data = read_piped(path)
-    path = input_name(path)  # (read: ``-`` is named <stdin> from here on)
+    path = input_name(path)  # (read: ``-`` is named stdin from here on)
     fasttext = fasttext_corpus(path, opts, stream, data=data)
     if fasttext is not None:
         return fasttext.single_label()
@@ -197,7 +197,7 @@ def load_input(path, opts, test=True, stream=False):
 
         if is_binary(read_regular_file(path, 8192)):  # a spreadsheet (not a TSV corpus named .xls)
             table_format_by_name(path)  # (raises: the one line for a spreadsheet, binary or compressed name)
-    path = input_name(path)  # (read: ``-`` is named <stdin> from here on, by every reader and message)
+    path = input_name(path)  # (read: ``-`` is named stdin from here on, by every reader and message)
     fasttext = fasttext_corpus(path, opts, stream, data=data)
     if fasttext is not None:
         return ("multilabel", fasttext) if fasttext.multilabel else ("text", fasttext.single_label())

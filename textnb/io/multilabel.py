@@ -75,7 +75,7 @@ def read_label_file(path):
     path = os.fspath(path)
     out = {}
     text = read_small_text(path, what="label file")
-    path = input_name(path)  # (messages: ``-`` is <stdin>)
+    path = input_name(path)  # (messages: ``-`` is stdin)
     for n, line in enumerate(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue

@@ -150,7 +150,7 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None, class
     """
     path = os.fspath(path)
     fmt, data = table_format(path, data)
-    path = input_name(path)  # (read: ``-`` is named <stdin> from here on)
+    path = input_name(path)  # (read: ``-`` is named stdin from here on)
     if like is not None:
         like = list(like)
         types = dict(types or {})

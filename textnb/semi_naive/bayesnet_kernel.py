@@ -334,7 +334,7 @@ def read_structure(path):
 
     path = os.fspath(path)
     text = read_small_text(path, what="structure file")  # a regular file or a pipe (read once), size-capped
-    path = input_name(path)  # (messages: ``-`` is <stdin>)
+    path = input_name(path)  # (messages: ``-`` is stdin)
     try:
         doc = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as exc:
