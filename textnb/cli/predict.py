@@ -2,7 +2,6 @@
 saved model (a linear text model is scored from its arrays, without scikit-learn)."""
 
 import itertools
-import os
 import sys
 
 import numpy as np
@@ -16,8 +15,10 @@ from textnb.cli.output import cell, dumps, explanation_text
 from textnb.cli.predictions import Accuracy, format_proba, print_predictions, print_ranked, ranked, score_rows
 from textnb.cli.streams import label_list
 from textnb.cli.progress import Progress
-from textnb.core.errors import STDIN_NAME, InputError, input_name
+from textnb.core.errors import InputError, input_name
 from textnb.core.wrapping import reads_documents, table_attributes
+from textnb.io.sources import (as_fasttext, as_rows, document_batches, line_chunks, reading, row_chunks,
+                                some_file)
 
 __all__ = ["add_parser", "run"]
 
@@ -71,12 +72,10 @@ def _predict_multilabel(args, model, out, err):
     ``--threshold``; the same in every mode (files, ``--lines``, ``--rows``)."""
     from scipy.special import expit
 
-    from textnb.io.corpus import iter_rows
-
     ml = multilabel_model(model)
     names = [str(c) for c in ml.classes_]
     max_bytes = document_bytes(args, model)
-    failed = [0]  # binary files skipped (_document_batches counts them)
+    failed = [0]  # binary files skipped (_binary_skipped counts them)
     # PCut ranks the documents: decided over the whole input, once every batch is scored
     whole = getattr(ml, "strategy_", None) == "pcut" and not ranked(args)
     pending = []  # (sources, log-odds) of the batches scored, for PCut
@@ -123,30 +122,26 @@ def _predict_multilabel(args, model, out, err):
             raise InputError("--lines reads one file (or stdin): give it as --lines FILE, without PATH")
         name = input_name(args.lines)
         start = 0
-        for chunk in _line_chunks(args.lines, args.label_prefix, document_bytes(args, model)):
+        for chunk in line_chunks(args.lines, args.label_prefix, document_bytes(args, model)):
             emit([f"{name}:{start + i + 1}" for i in range(len(chunk))], chunk)
             start += len(chunk)
         flush()
         return 0
     for path in args.paths or ["-"]:
-        if _as_fasttext(args, path):  # one document per line, as train reads it
+        if as_fasttext(path, args.label_prefix, args.rows):  # one document per line, as train reads it
             start = 0
-            for chunk in _line_chunks(path, args.label_prefix, max_bytes):
+            for chunk in line_chunks(path, args.label_prefix, max_bytes):
                 emit([f"{path}:{start + i + 1}" for i in range(len(chunk))], chunk)
                 start += len(chunk)
             continue
-        if _as_rows(args, path):
-            name, stream = input_name(path), None
-            if path == "-":
-                stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
-            else:
-                _check_file(path)
-            start = 0  # the rows as a single-label model's are read (iter_rows: line by line)
-            for chunk, _ in iter_rows(name, stream=stream, max_bytes=max_bytes):
+        if as_rows(path, args.rows):
+            name = input_name(path)
+            start = 0  # the rows as a single-label model's are read (row_chunks: line by line)
+            for chunk, _ in row_chunks(path, max_bytes):
                 emit([f"{name}:{start + i + 1}" for i in range(len(chunk))], chunk)
                 start += len(chunk)
             continue
-        for sources, batch in _document_batches([path], max_bytes, err, failed):
+        for sources, batch in document_batches([path], max_bytes, _binary_skipped(err, failed)):
             emit(sources, batch)
     flush()
     return 1 if failed[0] else 0
@@ -198,7 +193,7 @@ def run(args, out, err):
         raise InputError("--label-prefix applies to --lines and to fastText files given as PATH")
     # a linear text model predicts and explains from its arrays, a table model from its kernels
     model = load_for_prediction(args.model)
-    if args.label_prefix is None and (args.lines is not None or _some_file(args.paths)) and reads_documents(model):
+    if args.label_prefix is None and (args.lines is not None or some_file(args.paths)) and reads_documents(model):
         from textnb.io.fasttext import stored_label_prefix
 
         # the model's fastText prefix (given: it wins), for --lines and the fastText files among PATHs:
@@ -238,7 +233,7 @@ def run(args, out, err):
 
     try:
         # runs of consecutive PATHs: TSV/CSV and fastText files one by one, other files batched together
-        for how, run in itertools.groupby(paths, key=lambda path: _reading(args, path)):
+        for how, run in itertools.groupby(paths, key=lambda path: reading(path, rows=args.rows, label_prefix=args.label_prefix)):
             if how == "rows":  # one document per row, as train reads it
                 for path in run:
                     _predict_rows(args, model, path, classes, max_bytes, out, err)
@@ -247,51 +242,12 @@ def run(args, out, err):
                 for path in run:
                     _predict_fasttext(args, model, path, classes, max_bytes, out, err)
                 continue
-            for sources, batch in _document_batches(list(run), max_bytes, err, failed, tick):
+            for sources, batch in document_batches(list(run), max_bytes, _binary_skipped(err, failed), tick):
                 print_predictions(sources, classes, score_rows(model, batch), args, out,
                                    _explanations(args, model, batch))
     finally:
         bar.close()
     return 1 if failed[0] else 0
-
-
-_ROW_SUFFIXES = (".tsv", ".csv", ".tab")
-
-
-def _check_file(path):
-    """A --lines / --rows input that is missing or a folder is an error (a pipe is read)."""
-    if not os.path.exists(path) or os.path.isdir(path):
-        raise InputError(f"{path}: {'a folder, not a file' if os.path.isdir(path) else 'no such file'}")
-
-
-def _as_rows(args, path):
-    """Whether ``predict`` reads ``path`` as a TSV/CSV file of documents: with --rows, or
-    a regular file named *.tsv, *.csv or *.tab (as train reads it)."""
-    if getattr(args, "rows", False):
-        return True
-    return path != "-" and path.lower().endswith(_ROW_SUFFIXES) and os.path.isfile(path)
-
-
-def _some_file(paths):
-    """Whether a PATH names a regular file (one that may be a fastText file)."""
-    return any(path != "-" and os.path.isfile(path) for path in paths or ())
-
-
-def _as_fasttext(args, path):
-    """Whether ``predict`` reads ``path`` as a fastText file, one document per line as
-    train reads it: a regular file (not read as TSV/CSV rows) whose first non-blank line
-    starts with the model's label prefix (``--label-prefix``, else the one it was trained
-    with, else ``__label__``), as train and evaluate tell one."""
-    from textnb.io.fasttext import DEFAULT_LABEL_PREFIX, is_fasttext_file
-
-    return (path != "-" and not _as_rows(args, path) and os.path.isfile(path)
-            and is_fasttext_file(path, args.label_prefix or DEFAULT_LABEL_PREFIX))
-
-
-def _reading(args, path):
-    """How ``predict`` reads the PATH ``path``: ``"rows"`` (TSV/CSV), ``"lines"`` (a
-    fastText file) or ``""`` (a document, a folder of documents, standard input)."""
-    return "rows" if _as_rows(args, path) else "lines" if _as_fasttext(args, path) else ""
 
 
 def _predict_fasttext(args, model, path, classes, max_bytes, out, err):
@@ -301,7 +257,7 @@ def _predict_fasttext(args, model, path, classes, max_bytes, out, err):
     labels (fastText's ``test`` P@1)."""
     tally = Accuracy(path, "label", unit="line")
     start = 0
-    for chunk, labels in _line_chunks(path, args.label_prefix, max_bytes, with_labels=True):
+    for chunk, labels in line_chunks(path, args.label_prefix, max_bytes, with_labels=True):
         scores = score_rows(model, _as_messages(model, chunk, args))
         sources = [f"{path}:{start + i + 1}" for i in range(len(chunk))]
         start += len(chunk)
@@ -325,7 +281,7 @@ def _predict_messages(args, model, paths, classes, max_bytes, out, err, bar):
         failed[0] += 1
 
     try:
-        for rows, run in itertools.groupby(paths, key=lambda path: _as_rows(args, path)):
+        for rows, run in itertools.groupby(paths, key=lambda path: as_rows(path, args.rows)):
             if rows:
                 for path in run:
                     _predict_rows(args, model, path, classes, max_bytes, out, err)
@@ -364,41 +320,24 @@ def document_bytes(args, model):
     return args.max_bytes or getattr(model, "max_bytes", None) or MAX_DOCUMENT_BYTES
 
 
-def _document_batches(paths, max_bytes, err, failed, tick=None, size=1000):
-    """``(sources, texts)`` batches of at most ``size`` documents of predict PATHs
-    (files, folders, ``-``; a batch spans paths); a binary file is reported on ``err``, counted in
-    ``failed[0]`` and skipped; ``tick()`` after each document when given."""
-    from textnb.io.corpus import iter_input_documents, skipped_reason
-    from textnb.io.files import source_batches
+def _binary_skipped(err, failed):
+    """``on_binary`` for :func:`textnb.io.sources.document_batches`: a binary file reported
+    on ``err`` and counted in ``failed[0]`` (exit 1 at the end)."""
+    def report(source, reason):
+        print(f"textnb: error: {source}: {reason}, skipped", file=err)
+        failed[0] += 1
 
-    def readable():
-        for src, text in iter_input_documents(paths, max_bytes=max_bytes, stdin=sys.stdin):
-            if tick is not None:
-                tick()
-            if text is None:
-                print(f"textnb: error: {src}: {skipped_reason(src)}, skipped", file=err)
-                failed[0] += 1
-                continue
-            yield src, text
-
-    return source_batches(readable(), size)
+    return report
 
 
 def _predict_rows(args, model, path, classes, max_bytes, out, err):
     """Predictions for the rows of a TSV/CSV file (``path:ROW``, ROW counting data rows
-    from 1), in file order, read as they come (:func:`textnb.io.corpus.iter_rows`); a
+    from 1), in file order, read as they come (:func:`textnb.io.sources.row_chunks`); a
     label column gives the accuracy on stderr."""
-    from textnb.io.corpus import iter_rows
-
     name = input_name(path)
-    stream = None
-    if path == "-":
-        stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
-    else:
-        _check_file(path)
     tally = Accuracy(name, "label column")
     start = 0
-    for chunk, labels in iter_rows(name, stream=stream, max_bytes=max_bytes):
+    for chunk, labels in row_chunks(path, max_bytes):
         chunk = _as_messages(model, chunk, args)
         scores = score_rows(model, chunk)
         sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
@@ -409,34 +348,13 @@ def _predict_rows(args, model, path, classes, max_bytes, out, err):
     tally.report(err)
 
 
-def _line_chunks(source, label_prefix, max_bytes, with_labels=False):
-    """The documents of ``source`` (a path or ``-``), one per line, in lists
-    (:func:`textnb.io.fasttext.line_documents`; lines cut at ``max_bytes`` bytes);
-    ``with_labels``: ``(texts, labels)`` pairs of lists."""
-    from textnb.io.fasttext import line_documents
-
-    if source == "-":
-        stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
-        yield from line_documents(stream, max_bytes=max_bytes, label_prefix=label_prefix, name=STDIN_NAME,
-                                  with_labels=with_labels)
-        return
-    _check_file(source)
-    try:
-        stream = open(source, "rb")
-    except OSError as exc:
-        raise InputError(f"{source}: cannot read ({exc.strerror or exc})") from None
-    with stream:
-        yield from line_documents(stream, max_bytes=max_bytes, label_prefix=label_prefix, name=source,
-                                  with_labels=with_labels)
-
-
 def _predict_lines(args, model, out):
     """``predict --lines``: one prediction per input line, in order (with ``--top`` /
     ``--threshold``, ranked: :func:`print_ranked`)."""
     name = input_name(args.lines)
     classes = [str(c) for c in model.classes_]
     start = 0
-    for chunk in _line_chunks(args.lines, args.label_prefix, document_bytes(args, model)):
+    for chunk in line_chunks(args.lines, args.label_prefix, document_bytes(args, model)):
         sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
         start += len(chunk)
         chunk = _as_messages(model, chunk, args)

@@ -213,13 +213,29 @@ def read_small_text(path, *, what="file", max_bytes=MAX_LIST_BYTES):
     if path == STDIN or _is_fifo(path):  # (a terminal, /dev/zero and the like: refused, as before)
         data = _read_piped_once(path, max_bytes + 1)
     else:
-        data = read_regular_file(path, max_bytes + 1, what=what)
+        try:
+            data = read_regular_file(path, max_bytes + 1, what=what)
+        except InputError:
+            if _is_special(path):  # (a pipe is read: the message says what is refused)
+                raise InputError(f"{name}: {what} is a device or socket, not a regular file or a pipe") from None
+            raise
     if len(data) > max_bytes:  # read one byte past the limit to know
         raise InputError(f"{name}: {what} is larger than {max_bytes} bytes")
     try:
         return data.decode("utf-8-sig")  # (a byte-order mark dropped, as every reader of user files drops it)
     except UnicodeDecodeError:
         raise InputError(f"{name}: {what} is not UTF-8") from None
+
+
+def _is_special(path):
+    """Whether ``path`` is a device or a socket (or a link to one)."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode)
 
 
 def _is_fifo(path):
