@@ -89,40 +89,11 @@ def _multilabel_params(args):
     return {"method": args.method, "threshold": args.strategy, "min_labels": args.min_labels}
 
 
-def _fasttext(path, args):
-    """The multi-label corpus of a fastText file at ``path`` (textnb.io.fasttext), or None
-    when ``path`` is not one."""
-    from textnb.io.inputs import InputOptions, fasttext_corpus
-
-    return _from_fasttext(fasttext_corpus(path, InputOptions.from_namespace(args))) if args.labels is None else None
-
-
-def _from_fasttext(corpus):
-    from textnb.io.multilabel import MultiLabelCorpus
-
-    if corpus is None:
-        return None
-    return MultiLabelCorpus(source=corpus.source, ids=list(corpus.ids), documents=list(corpus.documents),
-                            labels=[tuple(sorted(labs)) for labs in corpus.labels], unlabeled=corpus.unlabeled)
-
-
 def _read(args, test=True, path=None):
-    import os
+    from textnb.io.inputs import InputOptions, open_multilabel_input
 
-    from textnb.io.inputs import InputOptions, refuse_column_options
-    from textnb.io.multilabel import read_multilabel_corpus
-
-    if os.path.isdir(path or args.path):  # (--label-column and the like: no columns in a folder)
-        refuse_column_options(path or args.path, InputOptions.from_namespace(args))
-    fasttext = _fasttext(path or args.path, args)
-    if fasttext is not None:
-        return fasttext
-    if args.labels is None and args.strict:
-        raise InputError("--strict applies to a label file (--labels FILE)")
-    if args.labels is not None and args.separate_documents:
-        raise InputError("--separate-documents applies to one folder per label (--multilabel)")
-    return read_multilabel_corpus(path or args.path, label_file=args.labels, strict=args.strict,
-                                  same_name="separate" if args.separate_documents else "error", test=test)
+    return open_multilabel_input(path or args.path, InputOptions.from_namespace(args), label_file=args.labels,
+                                 strict=args.strict, separate_documents=args.separate_documents, test=test)
 
 
 def _texts(corpus, max_bytes, label):
@@ -209,12 +180,12 @@ def _train(args, opts, start, out, corpus=None):
     from textnb.core.model_io import save
     from textnb.io.corpus import MAX_DOCUMENT_BYTES
     from textnb.io.fasttext import store_label_prefix
-    from textnb.io.inputs import default_model_path
+    from textnb.io.inputs import default_model_path, multilabel_from_fasttext
 
     kernel = _kernel(args, opts)
     if kernel is None:
         vectorizer, model = _model(args, opts)
-    corpus = _from_fasttext(corpus) if corpus is not None else _read(args, test=False)
+    corpus = multilabel_from_fasttext(corpus) if corpus is not None else _read(args, test=False)
     texts, labels, skipped = _texts(corpus, args.max_bytes or MAX_DOCUMENT_BYTES, "reading")
     names = sorted({lab for labs in labels for lab in labs})
     if not texts:
@@ -294,6 +265,7 @@ def _decisions(model):
 def _evaluate(args, opts, start, out, corpus=None):
     """:func:`evaluate`'s work."""
     from textnb.io.corpus import MAX_DOCUMENT_BYTES
+    from textnb.io.inputs import multilabel_from_fasttext
 
     if args.repeat != 1:
         raise InputError("multi-label evaluation takes no --repeat")
@@ -301,7 +273,7 @@ def _evaluate(args, opts, start, out, corpus=None):
     if kernel is None:
         vectorizer, model = _model(args, opts)
     max_bytes = args.max_bytes or MAX_DOCUMENT_BYTES
-    corpus = _from_fasttext(corpus) if corpus is not None else _read(args, test=args.cv is None and not args.test)
+    corpus = multilabel_from_fasttext(corpus) if corpus is not None else _read(args, test=args.cv is None and not args.test)
     test = corpus.test
     if args.test:
         test = _read(args, test=False, path=args.test)

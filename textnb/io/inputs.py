@@ -21,7 +21,7 @@ from textnb.io.files import read_regular_file
 
 __all__ = ["InputOptions", "load_input", "open_text_corpus", "fasttext_corpus", "is_table_input", "check_classes",
            "check_table_classes", "check_binary_classes", "learned_counts", "read_texts", "default_model_path",
-           "refuse_column_options"]
+           "refuse_column_options", "multilabel_from_fasttext", "open_multilabel_input"]
 
 
 @dataclass(frozen=True)
@@ -340,3 +340,36 @@ def default_model_path(path):
     base = os.path.basename(os.path.normpath(path)) or "model"
     base = os.path.splitext(base)[0] or "model"
     return base + ".tnb"
+
+
+def multilabel_from_fasttext(corpus):
+    """The :class:`~textnb.io.multilabel.MultiLabelCorpus` of a fastText corpus (None stays None)."""
+    from textnb.io.multilabel import MultiLabelCorpus
+
+    if corpus is None:
+        return None
+    return MultiLabelCorpus(source=corpus.source, ids=list(corpus.ids), documents=list(corpus.documents),
+                            labels=[tuple(sorted(labs)) for labs in corpus.labels], unlabeled=corpus.unlabeled)
+
+
+def open_multilabel_input(path, opts, *, label_file=None, strict=False, separate_documents=False, test=True):
+    """The multi-label corpus at ``path``: a fastText file (without ``label_file``), a folder
+    with a folder per label, or a folder and its ``label_file``
+    (:func:`textnb.io.multilabel.read_multilabel_corpus`: ``strict``; ``separate_documents``,
+    a document in several label folders read once per folder; ``test``, a split folder's
+    test part listed). ``opts``: :class:`InputOptions` (column options are refused for a folder,
+    :func:`refuse_column_options`)."""
+    from textnb.io.multilabel import read_multilabel_corpus
+
+    if os.path.isdir(path):  # (--label-column and the like: no columns in a folder)
+        refuse_column_options(path, opts)
+    if label_file is None:
+        fasttext = multilabel_from_fasttext(fasttext_corpus(path, opts))
+        if fasttext is not None:
+            return fasttext
+        if strict:
+            raise InputError("--strict applies to a label file (--labels FILE)")
+    elif separate_documents:
+        raise InputError("--separate-documents applies to one folder per label (--multilabel)")
+    return read_multilabel_corpus(path, label_file=label_file, strict=strict,
+                                  same_name="separate" if separate_documents else "error", test=test)
