@@ -625,10 +625,12 @@ def compact_payload(path, *, max_model_bytes=MAX_LITE_BYTES):
 def tokenize_paths(paths, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_jobs=None, stdin=None):
     """``(source, tokens)`` for each message of ``paths``: :func:`message_tokens` as
     :func:`textnb.io.mailread.map_messages` reads and shares them. The files are listed
-    and the helper processes forked at the call, so they tokenise while the caller loads
-    the model (``--batch``: the model's load is then not added to the run's length); the
-    scores come from :meth:`LiteFilter.classify_tokens`. ``close()`` the iterator when
-    it is not read to its end (or let it go: the helpers are stopped either way)."""
+    and the helper processes forked at the call, so they may tokenise while the caller
+    loads a model; :meth:`LiteFilter.classify_tokens` scores them. The helpers send token
+    lists, which cost more CPU time to send and read back than verdicts: ``--batch``
+    loads the model first and uses :meth:`LiteFilter.classify_paths` (docs/spam.md,
+    "Session 25"). ``close()`` the iterator when it is not read to its end (or let it go:
+    the helpers are stopped either way)."""
     return map_messages(paths, _tokenizer(max_bytes), max_bytes=max_bytes, on_error=on_error,
                         n_jobs=n_jobs, pack=pack_features, unpack=unpack_features, stdin=stdin)
 
