@@ -601,9 +601,17 @@ class LiteFilter(StreamClassifier):
         return Verdict(label, _expit(log_odds), log_odds)
 
     def classify(self, messages):
-        """A :class:`Verdict` for each raw message (bytes)."""
-        score, max_bytes = self.scorer.log_odds, self.max_bytes
-        return [self.verdict(score(message_tokens(m, max_bytes))) for m in messages]
+        """A :class:`Verdict` for each raw message (bytes). Up to 500 messages are
+        tokenised, then scored, not one message after the other: the model's look-up then
+        stays in the CPU's caches while it is read (in process, about 5 % less CPU time on
+        the SpamAssassin and CSDMC2010 test folders, 10-15 % on SMS; docs/spam.md,
+        "Session 25")."""
+        score, verdict, max_bytes = self.scorer.log_odds, self.verdict, self.max_bytes
+        out, it = [], iter(messages)
+        while batch := list(islice(it, _BATCH)):
+            tokens = [message_tokens(m, max_bytes) for m in batch]
+            out += [verdict(score(t)) for t in tokens]
+        return out
 
     def classify_tokens(self, pairs):
         """``(source, Verdict)`` for each ``(source, tokens)`` pair (:func:`tokenize_paths`,
