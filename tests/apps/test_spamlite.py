@@ -587,13 +587,14 @@ def test_training_from_folders_is_the_same_in_one_or_two_processes(tmp_path, mon
 
 
 @pytest.mark.parametrize("kind, unread", [("fisher", False), ("fisher", True), ("geometric", False)])
-def test_batch_tokenises_while_the_model_loads_and_stops_for_another_kind(tmp_path, monkeypatch, capsysbinary,
-                                                                           kind, unread, forked_pids):
-    """``--batch`` without ``-``: for the default model's compact form the helpers start
-    tokenising before the model is read (the verdicts those of the numpy filter); when the
-    numpy-free path does not read the form after all (``unread``) the early helpers are
-    stopped and reaped and the full path runs; a model without one (geometric) never
-    starts them."""
+def test_batch_forks_its_helper_once_the_model_is_loaded(tmp_path, monkeypatch, capsysbinary, kind, unread,
+                                                         forked_pids):
+    """``--batch``: the model is loaded before any helper is forked, by the numpy-free
+    path (the default model's compact form) or by the full loader (``unread``: the
+    numpy-free path does not read the form after all; a model without one, geometric), so
+    the one helper holds the model and sends verdicts; the lines are the numpy filter's,
+    and the helper is reaped."""
+    from textnb.cli import mailfilters
     from textnb.core import forkmap
     from textnb.io import mailread
 
@@ -607,13 +608,39 @@ def test_batch_tokenises_while_the_model_loads_and_stops_for_another_kind(tmp_pa
     pids = forked_pids
     if unread:
         monkeypatch.setattr(LiteFilter, "from_payload", classmethod(lambda cls, payload, **kw: None))
+    forked_at_load, load = [], mailfilters._load
+
+    def recording_load(*args, **kwargs):
+        sf = load(*args, **kwargs)
+        forked_at_load.append(len(pids))
+        assert isinstance(sf, LiteFilter) == (kind == "fisher" and not unread)
+        return sf
+
+    monkeypatch.setattr(mailfilters, "_load", recording_load)
     assert filter_main(["-m", str(model), "--log-odds", "--batch", str(box)]) == 3
     out = capsysbinary.readouterr()
     assert out.out == b"".join(expected) and out.err.count(b"\n") == 3
-    assert len(pids) == (2 if unread else 1)  # the early helper, stopped, and the full path's own
+    assert forked_at_load == [0] and len(pids) == 1  # loaded, then one helper forked
     for pid in pids:
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
+
+
+def test_tokenize_paths_then_classify_tokens_gives_classify_paths_verdicts(tmp_path, monkeypatch, forked_pids):
+    """The library's tokenise-first pair (helpers forked before a model is loaded, token
+    lists sent back) gives :meth:`LiteFilter.classify_paths`' pairs and errors, with a helper."""
+    from textnb.apps.spamlite import tokenize_paths
+    from textnb.core import forkmap
+
+    model, _ = _train(tmp_path)
+    box = _mixed_mail_folder(tmp_path)
+    monkeypatch.setattr(forkmap, "cpu_count", lambda: 2)
+    errors = {1: [], 2: []}
+    early = tokenize_paths([box], n_jobs=2, on_error=errors[2].append)
+    assert len(forked_pids) == 1
+    lf = LiteFilter.load(model)
+    assert list(lf.classify_tokens(early)) == list(lf.classify_paths([box], n_jobs=1, on_error=errors[1].append))
+    assert errors[1] == errors[2] and len(errors[1]) == 3
 
 
 def test_large_mbox_batch_and_training_are_the_same_in_one_or_more_processes(tmp_path, monkeypatch, capsysbinary,

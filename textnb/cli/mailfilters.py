@@ -22,11 +22,9 @@ from textnb.apps.spamlite import (
     LiteFilter,
     add_headers,
     check_cutoffs,
-    compact_payload,
     default_model_file,
     proba_text,
     score_text,
-    tokenize_paths,
 )
 
 # Heavier modules (numpy, the model loader, the estimators) are imported by the modes
@@ -280,8 +278,8 @@ def _register(ops, model_path, args, stdin, stderr):
     return 0
 
 
-def _load(model_path, cutoffs, payload=None):
-    sf = LiteFilter.load(model_path, **cutoffs) if payload is None else LiteFilter.from_payload(payload, **cutoffs)
+def _load(model_path, cutoffs):
+    sf = LiteFilter.load(model_path, **cutoffs)
     if sf is None:  # another kind of model, or a file the full loader must judge
         full_library()
         from textnb.apps.filtering import SpamFilter
@@ -312,9 +310,9 @@ def _batch(model_path, cutoffs, args, stdin, stdout, stderr):
     line naming it) and the run goes on: exit 3 at the end if any was, else 0. A reader
     that goes away (``| head``) ends the run quietly (exit 0).
 
-    For the default model (its compact form) and no ``-`` among the paths (stdin is read
-    once, by the path that classifies), the files are listed and the tokenising helpers
-    started before the model is read, so they work while it loads."""
+    The model is loaded first; the files are then listed and the helper processes forked
+    (:meth:`classify_paths`), so each helper holds the model and sends back verdicts, not
+    token lists (docs/spam.md, "Session 25")."""
     failed = 0
 
     def on_error(message):
@@ -322,26 +320,15 @@ def _batch(model_path, cutoffs, args, stdin, stdout, stderr):
         failed += 1
         say(stderr, "spamfilter", message)
 
-    payload = compact_payload(model_path) if "-" not in args.batch else None
-    early = None if payload is None else tokenize_paths(args.batch, max_bytes=args.max_bytes, on_error=on_error,
-                                                         n_jobs=args.jobs, stdin=stdin)
-    try:
-        sf = _load(model_path, cutoffs, payload)
-    except BaseException:
-        if early is not None:
-            early.close()
-        raise
-    if early is not None and not isinstance(sf, LiteFilter):  # (a frame the full loader had to read)
-        early.close()
-        early = None
+    sf = _load(model_path, cutoffs)
 
     # lines go out in blocks of _BATCH_LINES (one line at a time on a terminal), as a
     # buffered stream writes them whether or not PYTHONUNBUFFERED is set
     block = 1 if _isatty(stdout) else _BATCH_LINES
     try:
         with progress_bar(stderr, "classifying", results=stdout) as progress:
-            verdicts = sf.classify_tokens(early) if early is not None else sf.classify_paths(
-                args.batch, max_bytes=args.max_bytes, on_error=on_error, n_jobs=args.jobs, stdin=stdin)
+            verdicts = sf.classify_paths(args.batch, max_bytes=args.max_bytes, on_error=on_error, n_jobs=args.jobs,
+                                         stdin=stdin)
             lines = []
             for n, (source, v) in enumerate(verdicts, 1):
                 line = f"{cell(source)}\t{cell(v.label)}\t{score_text(v)}"
