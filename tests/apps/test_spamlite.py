@@ -626,23 +626,6 @@ def test_batch_forks_its_helper_once_the_model_is_loaded(tmp_path, monkeypatch, 
             os.waitpid(pid, os.WNOHANG)
 
 
-def test_tokenize_paths_then_classify_tokens_gives_classify_paths_verdicts(tmp_path, monkeypatch, forked_pids):
-    """The library's tokenise-first pair (helpers forked before a model is loaded, token
-    lists sent back) gives :meth:`LiteFilter.classify_paths`' pairs and errors, with a helper."""
-    from textnb.apps.spamlite import tokenize_paths
-    from textnb.core import forkmap
-
-    model, _ = _train(tmp_path)
-    box = _mixed_mail_folder(tmp_path)
-    monkeypatch.setattr(forkmap, "cpu_count", lambda: 2)
-    errors = {1: [], 2: []}
-    early = tokenize_paths([box], n_jobs=2, on_error=errors[2].append)
-    assert len(forked_pids) == 1
-    lf = LiteFilter.load(model)
-    assert list(lf.classify_tokens(early)) == list(lf.classify_paths([box], n_jobs=1, on_error=errors[1].append))
-    assert errors[1] == errors[2] and len(errors[1]) == 3
-
-
 def test_large_mbox_batch_and_training_are_the_same_in_one_or_more_processes(tmp_path, monkeypatch, capsysbinary,
                                                                              forked_pids):
     """An mbox file large enough to be read in pieces: ``--batch`` prints the same lines

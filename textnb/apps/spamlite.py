@@ -54,7 +54,7 @@ __all__ = [
     "SPAM", "HAM", "UNSURE", "DEFAULT_SPAM_CUTOFF", "DEFAULT_HAM_CUTOFF", "EXIT_CODES", "EXIT_ERROR",
     "Verdict", "verdict_of", "check_cutoffs", "score_text", "proba_text", "verdict_headers", "add_headers",
     "LiteFilter", "LiteScorer", "StreamClassifier", "logit", "default_model_file", "compact_payload",
-    "tokenize_paths", "pack_features", "unpack_features",
+    "pack_features", "unpack_features",
 ]
 
 SPAM, HAM, UNSURE = "spam", "ham", "unsure"
@@ -613,13 +613,6 @@ class LiteFilter(StreamClassifier):
             out += [verdict(score(t)) for t in tokens]
         return out
 
-    def classify_tokens(self, pairs):
-        """``(source, Verdict)`` for each ``(source, tokens)`` pair (:func:`tokenize_paths`,
-        with this filter's ``max_bytes``): the verdicts :meth:`classify` gives."""
-        score, verdict = self.scorer.log_odds, self.verdict
-        for source, tokens in pairs:
-            yield source, verdict(score(tokens))
-
 
 def compact_payload(path, *, max_model_bytes=MAX_LITE_BYTES):
     """The compact form of the model file ``path`` (checked: size and CRC-32), or None
@@ -628,26 +621,6 @@ def compact_payload(path, *, max_model_bytes=MAX_LITE_BYTES):
         return read_payload(os.fspath(path), max_model_bytes)
     except (OSError, ValueError, OverflowError, MemoryError, struct.error):
         return None
-
-
-def tokenize_paths(paths, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_jobs=None, stdin=None):
-    """``(source, tokens)`` for each message of ``paths``: :func:`message_tokens` as
-    :func:`textnb.io.mailread.map_messages` reads and shares them. The files are listed
-    and the helper processes forked at the call, so they may tokenise while the caller
-    loads a model; :meth:`LiteFilter.classify_tokens` scores them. The helpers send token
-    lists, which cost more CPU time to send and read back than verdicts: ``--batch``
-    loads the model first and uses :meth:`LiteFilter.classify_paths` (docs/spam.md,
-    "Session 25"). ``close()`` the iterator when it is not read to its end (or let it go:
-    the helpers are stopped either way)."""
-    return map_messages(paths, _tokenizer(max_bytes), max_bytes=max_bytes, on_error=on_error,
-                        n_jobs=n_jobs, pack=pack_features, unpack=unpack_features, stdin=stdin)
-
-
-def _tokenizer(max_bytes):
-    def tokenize(messages):
-        return [message_tokens(m, max_bytes) for m in messages]
-
-    return tokenize
 
 
 def pack_features(features):
