@@ -10,8 +10,11 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import signal
+import sys
 import tarfile
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -21,6 +24,32 @@ import pytest
 # a library error that is not a TextnbError is a bug: the command line shows its traceback
 # (in this process and in the commands the tests start) instead of one polite line
 os.environ["TEXTNB_DEBUG"] = "1"
+
+# the commands the tests start (some 200 `python -m textnb ...` and `python -c` processes):
+# with PYTHONDONTWRITEBYTECODE set, each would compile every module it imports again (about
+# 0.3 s a command). They cache their bytecode for the session in one temporary directory
+# instead (as scripts/bench_text.py does), never in the source tree. The pytest processes
+# keep their own settings (they read the installed packages' bytecode as before); the first
+# one (xdist's controller, or the only one) makes the directory and removes it at the end.
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):
+    if not sys.dont_write_bytecode or sys.pycache_prefix or os.environ.get("PYTHONPYCACHEPREFIX"):
+        return
+    if "TEXTNB_TESTS_PYCACHE" not in os.environ:
+        os.environ["TEXTNB_TESTS_PYCACHE"] = tempfile.mkdtemp(prefix="textnb-tests-pycache-")
+        config.stash[_PYCACHE_OWNER] = os.environ["TEXTNB_TESTS_PYCACHE"]
+    if not config.pluginmanager.has_plugin("dsession"):  # this process runs tests (not the controller)
+        os.environ["PYTHONPYCACHEPREFIX"] = os.environ["TEXTNB_TESTS_PYCACHE"]
+        del os.environ["PYTHONDONTWRITEBYTECODE"]
+
+
+_PYCACHE_OWNER = pytest.StashKey[str]()
+
+
+def pytest_unconfigure(config):
+    if _PYCACHE_OWNER in config.stash:
+        shutil.rmtree(config.stash[_PYCACHE_OWNER], ignore_errors=True)
+
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

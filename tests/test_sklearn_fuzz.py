@@ -115,6 +115,7 @@ def _fit_or_error(vec, docs):
         return None, e
 
 
+@pytest.mark.slow  # the quick subset: test_sklearn_parity.py's test_vectorizer_matches_count_vectorizer
 @_SETTINGS
 @given(problem=text_problems())
 def test_vectorizer_matches_count_vectorizer(problem):

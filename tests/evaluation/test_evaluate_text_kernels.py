@@ -30,7 +30,8 @@ def _estimator_report(model, args=(), cv=10):
     return {k: v for k, v in report.items() if k != "seconds"}
 
 
-@pytest.mark.parametrize("model, cv", [pytest.param("discriminative", 10, marks=pytest.mark.slow), ("multinomial", 3), ("bernoulli", 3),
+@pytest.mark.parametrize("model, cv", [pytest.param("discriminative", 10, marks=pytest.mark.slow), ("multinomial", 3),
+                                       pytest.param("bernoulli", 3, marks=pytest.mark.slow),
                                        ("complement", 3)])
 def test_cli_evaluate_on_text_imports_no_sklearn_and_reports_as_the_estimator(model, cv):
     args = ("--cv", str(cv)) + (("--model", model) if model != "discriminative" else ())

@@ -201,7 +201,8 @@ def _weka_fold(classifier, train, test):
 
 @pytest.mark.skipif(shutil.which("java") is None or not WEKA_JAR.exists(), reason="needs java and Weka 3.6")
 @pytest.mark.parametrize("model, classifier", [([], "weka.classifiers.bayes.NaiveBayes"),
-                                               (["--model", "aode"], "weka.classifiers.bayes.AODE")])
+                                               pytest.param(["--model", "aode"], "weka.classifiers.bayes.AODE",
+                                                            marks=pytest.mark.slow)])
 def test_a_weighted_cross_validation_gives_wekas_figures(tmp_path, model, classifier):
     """A 5-fold cross-validation of a nominal table with fractional instance weights gives
     Weka 3.6's weighted figures, fold by fold (Weka evaluating each fold's training part on

@@ -58,7 +58,7 @@ def test_kernel_refuses_what_the_estimator_refuses():
     ({}, {}),
     ({"binary": True}, {"model": "bernoulli", **RULES}),
     ({"stop_words": "english", "min_df": 2}, {"alpha": 0.5, **RULES}),
-], keep=2, unpack=True))
+], keep=1, unpack=True))
 def test_trainer_writes_the_estimators_file_and_the_scorer_scores_as_it(sms, tmp_path, vectorizer, params):
     """``train_lazy_text_model``'s file is the TextClassifier's, byte for byte; the file's
     scorer (``load_for_prediction``) scores 2,500 documents (two batches) as the loaded

@@ -3,14 +3,12 @@ save_model / load_model) over the text models, checked against the command line'
 ``textnb test`` and ``predict --lines --top`` on the same files."""
 
 import json
-import subprocess
-import sys
 import warnings
 
 import numpy as np
 import pytest
 
-from conftest import SMS_TSV, quick_first
+from conftest import SMS_TSV, cli, quick_first
 from textnb.fasttext import load_model, train_supervised
 
 
@@ -28,9 +26,9 @@ def files(tmp_path_factory):
 
 
 def _cli(*args):
-    r = subprocess.run([sys.executable, "-m", "textnb", *map(str, args)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    return r.stdout
+    rc, out, err = cli(*args)  # in this process: what the command prints, not how it starts
+    assert rc == 0, err
+    return out
 
 
 @pytest.mark.parametrize("train, valid", quick_first([("train.txt", "valid.txt"), ("mtrain.txt", "mvalid.txt")],
@@ -52,8 +50,8 @@ def test_train_predict_test_and_the_saved_model_agree_with_the_command_line(file
     n, p, r = model.test(str(files / valid), k=2)
     path = tmp_path / "m.tnb"
     model.save_model(path)
-    cli = json.loads(_cli("test", path, files / valid, 2, "--json"))
-    assert (n, p, r) == (cli["n"], cli["precision"], cli["recall"])
+    shown = json.loads(_cli("test", path, files / valid, 2, "--json"))
+    assert (n, p, r) == (shown["n"], shown["precision"], shown["recall"])
     # the saved model predicts what `textnb predict --lines --top` prints
     (tmp_path / "two.txt").write_text(text + "\nsee you at noon\n", encoding="utf-8")
     printed = _cli("predict", path, "--lines", tmp_path / "two.txt", "--top", -1).splitlines()[0].split("\t")[1:]

@@ -203,8 +203,10 @@ def _namespace(flags):
     return build_parser().parse_args(["train", "x.tsv", *flags])
 
 
-@pytest.mark.parametrize("flags", [["--binary"], ["--select", "chi2:300", "--weighting", "--model", "multinomial"],
-                                   ["--model", "auto"], ["--calibrate", "sigmoid", "--select", "ig:300"]])
+@pytest.mark.parametrize("flags", [["--binary"], ["--model", "auto"], ["--calibrate", "sigmoid", "--select", "ig:300"],
+                                   # the quick subset: test_evaluate_text_kernels trains these wrappers in its folds
+                                   pytest.param(["--select", "chi2:300", "--weighting", "--model", "multinomial"],
+                                                marks=pytest.mark.slow)])
 def test_wrapped_training_imports_no_scikit_learn(flags, sms_part, tmp_path):
     probe = ("import sys\nfrom textnb.cli.commands import main\n"
              f"rc = main(['train', {str(sms_part)!r}, '-o', {str(tmp_path / 'm.tnb')!r}, *{flags!r}])\n"
