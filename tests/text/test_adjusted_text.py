@@ -33,6 +33,7 @@ FLAGS = [
     ["--model", "bernoulli", "--significance", "1"],
     ["--model", "complement", "--norm"],
     ["--model", "auto"],
+    ["--model", "auto", "--min-df", "2"],  # (its smoothing chosen on per-fold vocabularies)
     ["--adjust-on", "cv", "--seed", "3"],
     ["--model", "multinomial", "--significance", "0.2", "--ngram", "2", "--min-df", "2"],
     ["--model", "bernoulli", "--binary", "--alpha", "0.5"],
@@ -212,3 +213,23 @@ def test_commands_import_no_scikit_learn(sms_part, tmp_path):
                               cwd=REPO, timeout=300)
         rc = 1 if args[0] == "merge" else 0  # (merge refuses APNBC models)
         assert proc.stdout.strip().splitlines()[-1] == f"{rc} []", (args, proc.stdout, proc.stderr)
+
+
+def test_apnbc_hands_per_fold_vocabularies_to_its_smoothing_cv():
+    """``APNBC(SmoothingCV())`` in a TextClassifier (``train --adjust --model auto``): the
+    smoothing is chosen on folds whose vocabulary is their training part's (``min_df`` pruned
+    there), as a SmoothingCV alone chooses it; the APNBC fitted its SmoothingCV on the
+    whole-corpus matrix, so a word of one held-out document was a term of the fold's model.
+    A TextClassifier around an APNBC of a plain count model builds no per-fold vocabulary."""
+    from textnb import MultinomialNB, TextClassifier, Vectorizer
+    from textnb.core.wrapping import takes_fold_counts
+    from textnb.meta.smoothing import SmoothingCV
+    from textnb.semi_naive.apnbc import APNBC
+
+    texts, labels = TEXTS[:1500], LABELS[:1500]
+    alone = TextClassifier(vectorizer=Vectorizer(min_df=2), model=SmoothingCV(cv=5)).fit(texts, labels)
+    wrapped = TextClassifier(vectorizer=Vectorizer(min_df=2), model=APNBC(SmoothingCV(cv=5))).fit(texts, labels)
+    assert wrapped.model_.estimator_.cv_results_ == alone.model_.cv_results_
+    assert wrapped.model_.estimator_.best_params_ == alone.model_.best_params_
+    assert takes_fold_counts(APNBC(SmoothingCV())) and not takes_fold_counts(APNBC(MultinomialNB()))
+    assert not takes_fold_counts(APNBC())

@@ -31,6 +31,9 @@ Capabilities read here (each defaults to "no" on a class that does not declare i
     ``has_fit_parameter``).
 ``terms`` in ``fit``'s signature
     the model takes the names of the columns of a document-term matrix (:func:`takes_terms`).
+``fold_counts`` in ``fit``'s signature, and ``hands_on_fold_counts``
+    the model chooses a setting by cross-validation on per-fold vocabularies (SmoothingCV), or
+    a wrapper hands them on to the model it wraps (:func:`takes_fold_counts`).
 
 Standard library only (the mail client imports nothing heavy).
 """
@@ -138,13 +141,20 @@ def takes_terms(model):
 
 def takes_fold_counts(model):
     """Whether ``model.fit`` takes ``fold_counts``, each cross-validation fold's counts over
-    the vocabulary of its training part (SmoothingCV, and CalibratedNB, which hands them on)."""
+    the vocabulary of its training part, and uses them: a SmoothingCV, or a wrapper that
+    hands them on (``hands_on_fold_counts``: CalibratedNB, APNBC) around a model that takes
+    them (its ``estimator``; None, the wrapper's default model, takes none)."""
     import inspect
 
     try:
-        return "fold_counts" in inspect.signature(model.fit).parameters
+        if "fold_counts" not in inspect.signature(model.fit).parameters:
+            return False
     except (AttributeError, TypeError, ValueError):
         return False
+    if getattr(type(model), "hands_on_fold_counts", False):
+        inner = getattr(model, "estimator", None)
+        return inner is not None and inner is not model and takes_fold_counts(inner)
+    return True
 
 
 def declared_attributes(model):

@@ -384,14 +384,14 @@ def _fit_predict(model, X_train, y_train, X_test, vectorizer=None, terms=None, s
 
 def _smoothing(model):
     """Whether ``model`` (an estimator, or a kernel's tuple) chooses its smoothing by
-    cross-validation on its training matrix (SmoothingCV, or CalibratedNB around one):
-    its ``fit`` takes ``fold_counts``."""
+    cross-validation on its training matrix (SmoothingCV, or CalibratedNB or APNBC around
+    one): its ``fit`` takes ``fold_counts``."""
     if isinstance(model, tuple):
         kind, given = model[:2]
-        if kind == "CalibratedNB":
-            kind = given["estimator"][0]
+        while kind in ("CalibratedNB", "APNBC") and given.get("estimator"):
+            kind, given = given["estimator"][:2]
         return kind == "SmoothingCV"
-    return takes_fold_counts(model)  # (a CalibratedNB hands them on to a SmoothingCV only)
+    return takes_fold_counts(model)  # (a wrapper hands them on to a SmoothingCV only)
 
 
 def _kernel_fit_predict(model, X_train, y_train, X_test, fold_counts=None):

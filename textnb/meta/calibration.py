@@ -22,6 +22,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from textnb.core.folds import calibration_folds, take_rows
+from textnb.core.wrapping import takes_fold_counts
 from textnb.naive_bayes.base import (NestedParams, SaveMixin, WrapperTags, given_splits, log_odds, takes_documents,
                                      wrapped_documents, wrapped_input_tags)
 from textnb.core.model_io import register
@@ -223,6 +224,9 @@ class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEs
     ['ham']
     """
 
+    #: ``fit`` hands ``fold_counts`` on to its estimator (:func:`textnb.core.wrapping.takes_fold_counts`)
+    hands_on_fold_counts = True
+
     #: capability (:mod:`textnb.core.wrapping`): why there is no ``merge`` (``textnb merge`` says it)
     merge_refusal = "its probability maps and thresholds are fitted on out-of-fold scores of all its training data"
 
@@ -288,7 +292,7 @@ class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEs
         # in their order, and a declared class no row has gets a map fitted on no positive
         # (the calibrated probability of a class never seen: Platt's target 1 / (n + 2) or
         # the isotonic floor)
-        if fold_counts is not None and isinstance(base, SmoothingCV):
+        if fold_counts is not None and takes_fold_counts(base):
             kw["fold_counts"] = fold_counts
         final = clone(base).fit(X, y, **kw)  # (a SmoothingCV's choice weighs them too)
         self.classes_ = np.asarray(final.classes_)

@@ -27,7 +27,7 @@ from textnb.core.errors import InputError, ParameterError, TooFewObjects
 from textnb.core.folds import given_splits, stratified_kfold, take_rows
 from textnb.core.model_schema import (CV_SCHEMA, N_FEATURES, SEED, TEMPLATE, Any, Array, Choice, Classes, DictOf,
                                       Float, ListOf, MayBeAbsent, Model, Reals, Str)
-from textnb.core.wrapping import takes_sample_weight, takes_terms
+from textnb.core.wrapping import takes_fold_counts, takes_sample_weight, takes_terms
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import check_class_labels, check_n_features, check_sample_weight
 
@@ -77,6 +77,8 @@ class APNBCKernel(TableKernel):
 
     #: capability (:mod:`textnb.core.wrapping`): why there is no ``merge`` (``textnb merge`` says it)
     merge_refusal = "its class weights are fitted to the scores of all its training data"
+    #: ``fit`` hands ``fold_counts`` on to its estimator (:func:`textnb.core.wrapping.takes_fold_counts`)
+    hands_on_fold_counts = True
 
     kind = "APNBC"
     defaults = MappingProxyType({"estimator": None, "significance": 0.05, "fit_on": "resubstitution", "cv": 10,
@@ -161,7 +163,7 @@ class APNBCKernel(TableKernel):
 
     # -- fitting ------------------------------------------------------------------------
     @all_or_nothing
-    def fit(self, X, y, terms=None, sample_weight=None):
+    def fit(self, X, y, terms=None, sample_weight=None, fold_counts=None):
         """Fit the base model and learn the class weights; returns self.
 
         ``sample_weight`` (optional, whole numbers >= 0): each object counts as that many
@@ -178,6 +180,11 @@ class APNBCKernel(TableKernel):
         stop words and its rules read the terms); the base model and, with
         ``fit_on="cv"``, each fold's model are fitted with them. Other base models do not
         see them.
+
+        ``fold_counts`` (optional) is handed on to the base model's fit on every object when
+        that fit takes it (a :class:`~textnb.meta.smoothing.SmoothingCV`: each of its folds
+        scored on the vocabulary of the fold's training part, as a ``TextClassifier`` gives
+        it); the models of ``fit_on="cv"``'s folds are fitted on the columns of ``X``.
         """
         self._check_params()
         X = self._validate_X(X, reset=True)
@@ -189,7 +196,10 @@ class APNBCKernel(TableKernel):
         def weights(rows=None):
             return {} if sw is None else {"sample_weight": sw if rows is None else sw[rows]}
 
-        self.estimator_ = self._clone(base).fit(X, y, **fit_params, **weights())
+        full = dict(fit_params)
+        if fold_counts is not None and takes_fold_counts(base):
+            full["fold_counts"] = fold_counts
+        self.estimator_ = self._clone(base).fit(X, y, **full, **weights())
         self.classes_ = self.estimator_.classes_
         y_index = _positions(self.classes_, y)  # classes_ may be in declared, unsorted order
         splits = given_splits(self.cv, X, y)  # checked even when fit_on="resubstitution"

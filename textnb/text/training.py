@@ -541,7 +541,7 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
     if whole:
         X_rows, y_rows, w_rows = vectorized_rows(acc, cols, binary)
         folds = None
-        if smoothing and not adjust:  # its folds' vocabularies: from every term, pruned on each training part
+        if smoothing:  # its folds' vocabularies: from every term, pruned on each training part (inside APNBC too)
             folds = fold_vocabularies(vectorized_rows(acc, acc.vocab.sorted_columns(), binary)[0], vec_params)
         fitted_model, template = fit_model(model, steps, classes, X_rows, y_rows,
                                            weights=None if sample_weight is None else w_rows, fold_counts=folds)
@@ -647,7 +647,7 @@ def _fit_scored(model, steps, classes, X, y_index, weights=None, fold_counts=Non
     if kind == "APNBC":
         if weights is not None:
             raise ValueError("document weights are taken by a count model without wrappers")
-        return _fit_adjusted(given, steps, classes, X, y_index)
+        return _fit_adjusted(given, steps, classes, X, y_index, fold_counts)
     calibration = None
     if kind == "CalibratedNB":
         calibration = _calibration_params({k: v for k, v in given.items() if k != "estimator"})
@@ -672,7 +672,7 @@ def _fit_scored(model, steps, classes, X, y_index, weights=None, fold_counts=Non
     return fitted, template, joint
 
 
-def _fit_adjusted(given, steps, classes, X, y_index):
+def _fit_adjusted(given, steps, classes, X, y_index, fold_counts=None):
     """The fitted node, the template and ``joint`` of ``APNBC(estimator, **params)``
     (``given``: its parameters, ``estimator`` the ``(kind, params)`` of the model it wraps,
     as :func:`fit_model` takes it; None: ``MultinomialNB()``) on the CSR matrix ``X`` of
@@ -681,7 +681,8 @@ def _fit_adjusted(given, steps, classes, X, y_index):
     :func:`textnb.core.registry.kernel_class`): the wrapped model fitted on every row, the
     weight search (``learn_weights``) on its joint log-likelihoods of those rows, or with
     ``fit_on="cv"`` on the out-of-fold ones of models refitted on each fold's rows (over
-    every column, as the estimator refits them; ``out_of_fold_scores``)."""
+    every column, as the estimator refits them; ``out_of_fold_scores``). ``fold_counts``: for
+    a wrapped SmoothingCV's fit on every row, as the estimator hands them on."""
     from textnb.core.registry import kernel_class
 
     apnbc = kernel_class("APNBC")
@@ -692,7 +693,7 @@ def _fit_adjusted(given, steps, classes, X, y_index):
         raise ValueError("train_text_model adjusts on a number of folds")
     if inner[0] in ("CalibratedNB", "APNBC"):
         raise ValueError(f"APNBC needs a model that gives joint log probabilities, not a {inner[0]}")
-    fitted, template, joint = _fit_scored(inner, steps, classes, X, y_index)
+    fitted, template, joint = _fit_scored(inner, steps, classes, X, y_index, fold_counts=fold_counts)
     if params["fit_on"] == "cv":
         def fit_score(train, test):
             fold = np.unique(y_index[train])  # (sorted: the fold model's classes)
