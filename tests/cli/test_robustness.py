@@ -26,6 +26,9 @@ import pytest
 
 import textnb
 from conftest import cli, one_error_line, tsv
+from textnb.apps import filtering as _filtering
+from textnb.cli import mailfilters
+from textnb.io import mail as _mail
 from textnb.cli.commands import main
 from textnb.io.corpus import open_corpus, read_document
 from textnb.core.errors import InputError, ModelFileError
@@ -481,13 +484,6 @@ def test_nan_and_inf_in_arrays(tmp_path):
         MultinomialNB().fit([[1.0, np.nan], [0.0, 1.0]], ["a", "b"])
 
 
-try:
-    import textnb.io.uncertain  # noqa: F401
-
-    HAVE_UNCERTAIN = True
-except ImportError:  # pragma: no cover
-    HAVE_UNCERTAIN = False
-
 UNCERTAIN_CASES = {
     "reversed": (b'x,y,class\n"[1,2]",3,a\n"[5,3]",4,b\n1,2,a\n', "reversed.csv:3: column 'x': interval '[5,3]' has L > R"),
     "mixed": (b'x,y,class\n"[1,2]",3,a\n"[3,5]",4,b\n"{p:0.5,q:0.5}",1,b\n',
@@ -497,7 +493,6 @@ UNCERTAIN_CASES = {
 }
 
 
-@pytest.mark.skipif(not HAVE_UNCERTAIN, reason="textnb.io.uncertain is not available")
 @pytest.mark.parametrize("case", sorted(UNCERTAIN_CASES))
 def test_broken_uncertain_cells(tmp_path, case):
     content, message = UNCERTAIN_CASES[case]
@@ -820,17 +815,6 @@ def test_output_to_a_full_disk(tmp_path, model_file):
 
 
 # ==================================================================== mail
-try:
-    from textnb.apps import filtering as _filtering
-    from textnb.cli import mailfilters
-    from textnb.io import mail as _mail
-except ImportError:  # pragma: no cover
-    _filtering = _mail = None
-
-needs_mail = pytest.mark.skipif(_filtering is None, reason="textnb.apps.filtering is not available")
-
-
-@needs_mail
 def test_mail_empty_message_on_stdin(tmp_path):
     err = io.StringIO()
     rc = mailfilters.filter_main(["-m", str(tmp_path / "spam.tnb"), "--register-spam"], stdin=io.BytesIO(b""),
@@ -839,7 +823,6 @@ def test_mail_empty_message_on_stdin(tmp_path):
     assert err.getvalue() == "spamfilter: stdin: empty message\n"
 
 
-@needs_mail
 def test_mail_passthrough_keeps_the_message_when_the_model_is_missing(tmp_path):
     message = b"Subject: hello\r\n\r\nbody \x00\xff bytes\r\n" * 50
     out, err = io.BytesIO(), io.StringIO()
@@ -850,14 +833,12 @@ def test_mail_passthrough_keeps_the_message_when_the_model_is_missing(tmp_path):
     assert "no such model file" in err.getvalue()
 
 
-@needs_mail
 def test_mail_huge_message_is_truncated(tmp_path):
     message = b"Subject: big\n\n" + b"word " * 200_000
     text = _mail.message_text(message, max_bytes=4096)
     assert "textnb_truncated" in text and len(text) < 8192
 
 
-@needs_mail
 def test_mail_binary_garbage_is_classified_not_crashed(tmp_path):
     model = tmp_path / "spam.tnb"
     _filtering.update_model(model, register=[("spam", b"Subject: win\n\ncheap pills"),

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import textnb
+from textnb.apps.filtering import update_model
 from textnb.io.corpus import open_corpus
 
 REPO = Path(__file__).resolve().parents[2]
@@ -64,14 +65,6 @@ def test_parallel_predict_threads_on_a_tabular_model():
         assert np.array_equal(g, expected[i % len(parts)])
 
 
-try:
-    from textnb.apps.filtering import update_model
-
-    HAVE_FILTER = True
-except ImportError:  # pragma: no cover
-    HAVE_FILTER = False
-
-
 def _message(worker, i, label):
     # a token unique to each message: a lost update would lose it from the vocabulary
     return f"Subject: {label} {worker}\n\nuniq{worker}x{i} common words {label}\n".encode()
@@ -90,7 +83,6 @@ def _counts(model):
     return dict(zip(clf.classes_.tolist(), clf.class_count_.tolist())), set(clf.vocabulary_.tolist())
 
 
-@pytest.mark.skipif(not HAVE_FILTER, reason="textnb.apps.filtering is not available")
 def test_processes_registering_at_once_lose_nothing(tmp_path):
     model = tmp_path / "spam.tnb"
     workers, per_worker = 4, 6
@@ -108,8 +100,6 @@ def test_processes_registering_at_once_lose_nothing(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not HAVE_FILTER or not (REPO / "scripts" / "spamfilter").exists(),
-                    reason="scripts/spamfilter is not available")
 def test_spamfilter_commands_registering_at_once(tmp_path):
     model = tmp_path / "spam.tnb"
     files = []

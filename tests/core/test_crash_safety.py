@@ -162,14 +162,6 @@ def test_save_killed_mid_write_keeps_the_previous_file(tmp_path):
     assert _temporaries(tmp_path) == []
 
 
-try:
-    import textnb.apps.filtering  # noqa: F401
-
-    HAVE_FILTER = (REPO / "scripts" / "spamfilter").exists()
-except ImportError:  # pragma: no cover
-    HAVE_FILTER = False
-
-
 def _spam_count(model):
     clf = textnb.load(model)
     model = getattr(clf, "model_", clf)  # a TextClassifier or a SpamScorer
@@ -178,7 +170,6 @@ def _spam_count(model):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not HAVE_FILTER, reason="textnb.apps.filtering / scripts/spamfilter not available")
 def test_killed_register_never_loses_or_damages_the_model(tmp_path):
     from textnb.apps.filtering import update_model
 

@@ -1,7 +1,6 @@
 """Property-based tests (hypothesis) for every model, and fuzzing of every reader.
 
-For each estimator in :data:`SPECS` (optional models join the list when their module
-imports, so it grows as they land):
+For each estimator in :data:`SPECS` (every model of the package):
 
 * probabilities are finite and every row sums to 1;
 * the model does not depend on the order of the training rows;
@@ -29,7 +28,14 @@ import textnb
 from textnb.core.errors import InputError
 from textnb.naive_bayes.discrete import BernoulliNB, MultinomialNB
 from textnb.io.tables import Attribute
+from textnb.io import mail as _mail
+from textnb.io import uncertain as _uncertain
+from textnb.naive_bayes.complement import ComplementNB
 from textnb.naive_bayes.tabular import TabularNB
+from textnb.semi_naive.apnbc import APNBC
+from textnb.semi_naive.bayesnet import TAN, BayesNetClassifier
+from textnb.semi_naive.lbr import LBR
+from textnb.semi_naive.lbr_text import LazyTextNB
 
 FAST = settings(max_examples=8, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
@@ -79,40 +85,15 @@ SPECS = [
          partial_fit=True, merge=True),
 ]
 
-# optional models: in the list as soon as their module imports
-try:
-    from textnb.naive_bayes.complement import ComplementNB
-
-    SPECS.append(Spec("ComplementNB", lambda d: ComplementNB(), "counts", partial_fit=True, merge=True))
-except ImportError:  # pragma: no cover
-    pass
-try:
-    from textnb.semi_naive.apnbc import APNBC
-
-    SPECS.append(Spec("APNBC", lambda d: APNBC(MultinomialNB()), "counts"))
-except ImportError:  # pragma: no cover
-    pass
-try:
-    from textnb.semi_naive.lbr import LBR
-
-    SPECS.append(Spec("LBR", lambda d: LBR(), "nominal",
-                      fit_kwargs=lambda d: {"attributes": list(_nominal_attributes(d))}))
-except ImportError:  # pragma: no cover
-    pass
-try:
-    from textnb.semi_naive.lbr_text import LazyTextNB
-
-    SPECS.append(Spec("LazyTextNB", lambda d: LazyTextNB(min_df=1, n_screen=20, max_candidates=5), "counts"))
-except ImportError:  # pragma: no cover
-    pass
-try:
-    from textnb.semi_naive.bayesnet import TAN, BayesNetClassifier
-
-    SPECS.append(Spec("TAN", lambda d: TAN(attributes=_nominal_attributes(d)), "nominal"))
-    SPECS.append(Spec("BayesNetClassifier", lambda d: BayesNetClassifier(attributes=_nominal_attributes(d)),
-                      "nominal"))
-except ImportError:  # pragma: no cover
-    pass
+# every model (an import error fails the file, never shrinks the list)
+SPECS += [
+    Spec("ComplementNB", lambda d: ComplementNB(), "counts", partial_fit=True, merge=True),
+    Spec("APNBC", lambda d: APNBC(MultinomialNB()), "counts"),
+    Spec("LBR", lambda d: LBR(), "nominal", fit_kwargs=lambda d: {"attributes": list(_nominal_attributes(d))}),
+    Spec("LazyTextNB", lambda d: LazyTextNB(min_df=1, n_screen=20, max_candidates=5), "counts"),
+    Spec("TAN", lambda d: TAN(attributes=_nominal_attributes(d)), "nominal"),
+    Spec("BayesNetClassifier", lambda d: BayesNetClassifier(attributes=_nominal_attributes(d)), "nominal"),
+]
 
 #: Known bugs found by these tests, in modules this test file does not own: the
 #: property is marked xfail(strict=True) for that model until the fix lands (then the
@@ -413,13 +394,6 @@ def test_csv_bytes_give_a_table_or_an_input_error(tmp_path, lines, noise, name):
         assert table.X.shape[0] == len(table.y)
 
 
-try:
-    from textnb.io import mail as _mail
-except ImportError:  # pragma: no cover
-    _mail = None
-
-
-@pytest.mark.skipif(_mail is None, reason="textnb.io.mail is not available")
 @FUZZ
 @given(st.one_of(st.binary(max_size=600),
                  st.lists(st.sampled_from([
@@ -434,13 +408,6 @@ def test_mail_bytes_never_crash_the_message_parser(data):
     assert isinstance(_mail.message_text(data, max_bytes=7), str)
 
 
-try:
-    from textnb.io import uncertain as _uncertain
-except ImportError:  # pragma: no cover
-    _uncertain = None
-
-
-@pytest.mark.skipif(_uncertain is None, reason="textnb.io.uncertain is not available")
 @FUZZ
 @given(st.one_of(st.text(max_size=30),
                  st.lists(st.sampled_from(["[", "]", "{", "}", ",", ":", "1", "-2.5", "nan", "inf", "a", "0.5",

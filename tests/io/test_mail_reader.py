@@ -20,7 +20,6 @@ from textnb.io.mail import iter_messages
 from textnb.io.mailtokens import message_text, message_tokens, read_message
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED = REPO.parent / "shared" / "corpora"
 ALPHA = re.compile(r"[^\W\d_]{2,}")
 
 
@@ -343,14 +342,8 @@ def _long_runs(text):
     return any(len(r.strip("'.-")) > mt.MAX_TOKEN for r in re.findall(r"(?u)[\w$'.\-]+", text.decode("utf-8")))
 
 
-def _shared_messages(name):
-    root = Path("/work/corpora") / name
-    if not root.exists():
-        root = SHARED.parent / "corpora" / name
-    if not (SHARED / f"{name}.tar.gz").exists() and not root.exists():
-        pytest.skip(f"../shared corpus {name} is not available")
-    if not root.exists():
-        pytest.skip(f"{root} is not unpacked")
+def _shared_messages(root):
+    """The messages of a shared mail corpus extracted at ``root`` (its ham/ and spam/ folders)."""
     for dirpath, dirs, files in sorted(os.walk(root)):
         dirs.sort()
         if os.path.basename(dirpath) not in ("ham", "spam"):
@@ -383,16 +376,17 @@ def _payload_words(data):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("corpus", ["spamassassin", "csdmc2010_spam"])
-def test_shared_mail_reaches_the_model_the_same_on_every_path(corpus, forked_pids):
+@pytest.mark.parametrize("corpus", ["spamassassin_public_corpus", "csdmc2010_spam"])
+def test_shared_mail_reaches_the_model_the_same_on_every_path(corpus, forked_pids, shared_corpora):
     """Every message of the shared mail corpora, as published and in other formats: both
     renderings give the same body words, and for one-part text messages every word that
     Python's email parser finds in the body is a body token. The messages are checked in
     blocks shared with a forked process per further CPU (textnb.core.forkmap); a block
-    whose check fails in a helper is checked again here, where the failure is raised."""
+    whose check fails in a helper is checked again here, where the failure is raised. The
+    archives of ../shared are extracted for the session (skips without them)."""
     from textnb.core.forkmap import cpu_count, fork_map
 
-    paths = list(_shared_messages(corpus))
+    paths = list(_shared_messages(shared_corpora(corpus)))
     blocks = [paths[i:i + 200] for i in range(0, len(paths), 200)]
     done = list(fork_map(_check_formats, blocks, cpu_count() - 1))
     assert sum(n for n, _ in done) == len(paths) > 1000 and sum(c for _, c in done) > 100

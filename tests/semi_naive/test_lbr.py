@@ -228,9 +228,8 @@ def _weka_predictions(train, test):
                     or not WEKA_JAR.exists() or shutil.which("java") is None,
                     reason="needs ../shared UCI data and Weka 3.6")
 def test_same_predictions_as_weka(tmp_path):
-    read_table = pytest.importorskip("textnb.io.tables").__dict__.get("read_table")
-    if read_table is None:
-        pytest.skip("textnb.io.tables.read_table not available")
+    from textnb.io.tables import read_table
+
     src = (SHARED / "datasets" / "uci" / "breast-cancer.arff").read_text().splitlines()
     at = next(i for i, line in enumerate(src) if line.strip().lower().startswith("@data"))
     rows = [line for line in src[at + 1:] if line.strip() and not line.startswith("%")]

@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,7 +18,6 @@ from textnb.text.scorer import CalibrationMap, SelectColumns, TextScorer, WeighC
 
 from conftest import CORPORA, REPO, quick_first
 
-BBC = Path("/work/corpora/bbc_news")
 
 
 def _sms():
@@ -84,22 +82,22 @@ def test_wrapped_sms_models_score_as_the_loaded_estimator(case, tmp_path):
         assert isinstance(scorer.calibration, CalibrationMap)
 
 
-def _bbc():
+def _bbc(root):
     docs, labels = [], []
-    for folder in sorted(p for p in BBC.iterdir() if p.is_dir()):
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
         for f in sorted(folder.glob("*.txt"))[:150]:
             docs.append(f.read_text(encoding="latin-1"))
             labels.append(folder.name)
     return docs, labels
 
 
-@pytest.mark.skipif(not BBC.is_dir(), reason="/work/corpora/bbc_news is not unpacked here")
 @pytest.mark.parametrize("case", quick_first(["weighting", "select-ig-multinomial", "calibrate-sigmoid",
                                               "calibrate-isotonic-multinomial", "auto", "select-weighting-calibrate"],
                                              keep=2))
-def test_wrapped_bbc_models_score_as_the_loaded_estimator(case, tmp_path):
-    """Five classes: the one-vs-rest calibration maps, normalised."""
-    docs, labels = _bbc()
+def test_wrapped_bbc_models_score_as_the_loaded_estimator(case, tmp_path, shared_corpora):
+    """Five classes: the one-vs-rest calibration maps, normalised (BBC News from ../shared;
+    it skips without it)."""
+    docs, labels = _bbc(shared_corpora("bbc_news"))
     train = np.arange(len(docs)) % 3 != 0
     path = tmp_path / "m.tnb"
     _fit(OPTIONS[case][0], [d for d, t in zip(docs, train) if t], [lab for lab, t in zip(labels, train) if t], path)
