@@ -210,13 +210,13 @@ def read_small_text(path, *, what="file", max_bytes=MAX_LIST_BYTES):
     """
     path = os.fspath(path)
     name = input_name(path)
-    if path == STDIN or _is_fifo(path):  # (a terminal, /dev/zero and the like: refused, as before)
+    if path == STDIN or _special_kind(path) == "pipe":  # (a terminal, /dev/zero and the like: refused)
         data = _read_piped_once(path, max_bytes + 1)
     else:
         try:
             data = read_regular_file(path, max_bytes + 1, what=what)
         except InputError:
-            if _is_special(path):  # (a pipe is read: the message says what is refused)
+            if _special_kind(path) == "device":  # (a pipe is read: the message says what is refused)
                 raise InputError(f"{name}: {what} is a device or socket, not a regular file or a pipe") from None
             raise
     if len(data) > max_bytes:  # read one byte past the limit to know
@@ -227,25 +227,18 @@ def read_small_text(path, *, what="file", max_bytes=MAX_LIST_BYTES):
         raise InputError(f"{name}: {what} is not UTF-8") from None
 
 
-def _is_special(path):
-    """Whether ``path`` is a device or a socket (or a link to one)."""
+def _special_kind(path):
+    """``"pipe"`` for a pipe (``/dev/stdin`` fed by one, ``<(...)``, a FIFO), ``"device"``
+    for a device or socket (or a link to one), else None (a regular file, a folder, nothing)."""
     import stat
 
     try:
         mode = os.stat(path).st_mode
     except OSError:
-        return False
-    return stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode)
-
-
-def _is_fifo(path):
-    """Whether ``path`` is a pipe (``/dev/stdin`` fed by one, ``<(...)``, a FIFO)."""
-    import stat
-
-    try:
-        return stat.S_ISFIFO(os.stat(path).st_mode)
-    except OSError:
-        return False
+        return None
+    if stat.S_ISFIFO(mode):
+        return "pipe"
+    return "device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode) else None
 
 
 #: the pipes read so far in this :func:`read_once` scope: {path: bytes}; None outside one
