@@ -20,6 +20,9 @@ ROWS = [("spam", "cheap pills now"), ("ham", "meeting at noon"), ("spam", "cheap
     ("complement", [], ["--norm"], "norm"),
     ("multinomial", [], ["--m", "3"], "m"),
     ("multinomial", [], ["--ngram", "2"], "ngram_range"),
+    ("multinomial", [], ["--binary"], "binary"),
+    ("multinomial", [], ["--min-df", "2"], "min_df"),
+    ("multinomial", [], ["--stop-words", "english"], "stop_words"),
 ])
 def test_merge_refuses_text_models_whose_settings_differ(tmp_path, model, same, other, setting):
     """The merged model took the first file's settings, so ``merge a b`` and ``merge b a``
@@ -35,6 +38,10 @@ def test_merge_refuses_text_models_whose_settings_differ(tmp_path, model, same, 
         line = err.strip().splitlines()[-1]
         one_error_line(line, f"{second}: cannot merge into {first}", "settings differ", f"({setting} is ",
                        f"in {second}", f"in {first}")
+        # what to do names the option that sets it (was: 'train the parts with the same options')
+        flag = next(word for word in other if word.startswith("--"))
+        assert line.endswith(f"train the parts with the same {flag}") or \
+            line.endswith(f"train both parts with {flag} or both without it"), line
 
 
 def test_merge_of_text_models_with_the_same_settings_is_symmetric(tmp_path):

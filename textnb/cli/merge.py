@@ -66,6 +66,15 @@ def _text_refusal(path, kind):
 
 
 
+#: the option of ``textnb train`` that sets a model or tokenizer parameter a merge compares
+_VALUE_FLAGS = {"ngram_range": "--ngram", "stop_words": "--stop-words", "min_df": "--min-df", "max_df": "--max-df",
+                "max_features": "--max-features", "token_pattern": "--token-pattern", "stemmer": "--stem",
+                "alpha": "--alpha", "m": "--m", "missing": "--missing"}
+#: ... and the switches among them (the parameter's non-default value is the switch given)
+_SWITCH_FLAGS = {"binary": "--binary", "lowercase": "--no-lowercase", "fit_prior": "--uniform-prior",
+                 "class_prior": "--uniform-prior", "norm": "--norm"}
+
+
 def _remedy(exc, kind):
     """What to do about a :class:`SettingsDiffer` of two ``kind`` models, in the command line's
     words: for an event model DiscriminativeNB chose on each part, or cut points a
@@ -84,6 +93,10 @@ def _remedy(exc, kind):
         return ("--numeric mdl, equal-frequency and equal-width choose the cut points on each part's rows: train "
                 "every part with --numeric gaussian (the default) or kde, which merge exactly, or give every part "
                 "those attributes discretised the same way (nominal columns)")
+    if exc.setting in _VALUE_FLAGS:
+        return f"train the parts with the same {_VALUE_FLAGS[exc.setting]}"
+    if exc.setting in _SWITCH_FLAGS:
+        return f"train both parts with {_SWITCH_FLAGS[exc.setting]} or both without it"
     if exc.setting != "class_values":
         return "train the parts with the same options"
     mine, theirs = exc.values
