@@ -8,6 +8,7 @@ from textnb.cli.output import a_kind
 from textnb.core.errors import CHOSEN_EVENT_MODELS, CUT_POINTS, InputError, SettingsDiffer, short_repr
 from textnb.core.registry import kind_of
 from textnb.core.wrapping import find, merge_refusal, merges_exactly
+from textnb.meta.registry import PARAMETER_FLAGS, SWITCHES
 
 __all__ = ["add_parser", "run"]
 
@@ -66,15 +67,6 @@ def _text_refusal(path, kind):
 
 
 
-#: the option of ``textnb train`` that sets a model or tokenizer parameter a merge compares
-_VALUE_FLAGS = {"ngram_range": "--ngram", "stop_words": "--stop-words", "min_df": "--min-df", "max_df": "--max-df",
-                "max_features": "--max-features", "token_pattern": "--token-pattern", "stemmer": "--stem",
-                "alpha": "--alpha", "m": "--m", "missing": "--missing"}
-#: ... and the switches among them (the parameter's non-default value is the switch given)
-_SWITCH_FLAGS = {"binary": "--binary", "lowercase": "--no-lowercase", "fit_prior": "--uniform-prior",
-                 "class_prior": "--uniform-prior", "norm": "--norm"}
-
-
 def _remedy(exc, kind):
     """What to do about a :class:`SettingsDiffer` of two ``kind`` models, in the command line's
     words: for an event model DiscriminativeNB chose on each part, or cut points a
@@ -93,10 +85,11 @@ def _remedy(exc, kind):
         return ("--numeric mdl, equal-frequency and equal-width choose the cut points on each part's rows: train "
                 "every part with --numeric gaussian (the default) or kde, which merge exactly, or give every part "
                 "those attributes discretised the same way (nominal columns)")
-    if exc.setting in _VALUE_FLAGS:
-        return f"train the parts with the same {_VALUE_FLAGS[exc.setting]}"
-    if exc.setting in _SWITCH_FLAGS:
-        return f"train both parts with {_SWITCH_FLAGS[exc.setting]} or both without it"
+    flag = PARAMETER_FLAGS.get(exc.setting)
+    if flag in SWITCHES:
+        return f"train both parts with {flag} or both without it"
+    if flag is not None:
+        return f"train the parts with the same {flag}"
     if exc.setting != "class_values":
         return "train the parts with the same options"
     mine, theirs = exc.values

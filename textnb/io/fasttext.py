@@ -28,7 +28,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from textnb.core.errors import InputError, counted, empty_input
+from textnb.core.errors import STDIN_NAME, InputError, counted, empty_input
 from textnb.io.corpus import MAX_DOCUMENT_BYTES, Corpus, binary_message, check_unchanged, decode_bytes, is_binary
 from textnb.io.files import cut_text, file_identity, open_regular_binary, read_regular_file
 
@@ -394,7 +394,7 @@ def _bounded_lines(stream, max_bytes):
         yield raw
 
 
-def line_documents(stream, *, max_bytes=MAX_DOCUMENT_BYTES, label_prefix=None, size=1000, name="stdin",
+def line_documents(stream, *, max_bytes=MAX_DOCUMENT_BYTES, label_prefix=None, size=1000, name=STDIN_NAME,
                    with_labels=False):
     """The documents of ``stream``, one per line, in lists of at most ``size`` (memory
     holds one list, whatever the input's size): fastText's ``predict`` input.

@@ -9,7 +9,7 @@ name it :data:`~textnb.core.errors.STDIN_NAME` in what they yield and in their e
 import os
 import sys
 
-from textnb.core.errors import InputError, input_name
+from textnb.core.errors import InputError, input_name, missing_reason
 
 __all__ = ["ROW_SUFFIXES", "as_fasttext", "as_rows", "check_file", "document_batches", "line_chunks", "reading",
            "row_chunks", "some_file"]
@@ -20,8 +20,10 @@ ROW_SUFFIXES = (".tsv", ".csv", ".tab")
 
 def check_file(path):
     """InputError for a rows or lines input that is missing or a folder (a pipe is read)."""
-    if not os.path.exists(path) or os.path.isdir(path):
-        raise InputError(f"{path}: {'a folder, not a file' if os.path.isdir(path) else 'no such file'}")
+    if os.path.isdir(path):
+        raise InputError(f"{path}: a folder, not a file")
+    if not os.path.exists(path):
+        raise InputError(f"{path}: {missing_reason(path, 'file')}")  # (a broken link said so)
 
 
 def as_rows(path, rows=False):

@@ -18,7 +18,7 @@ from textnb.core.registry import kind_of
 
 __all__ = ["ModelOptions", "ModelSpec", "MODELS", "model_names", "document_kind", "streaming_model",
            "lazy_text_model", "make_text_classifier", "make_table_model", "model_name", "modules_for",
-           "check_options_fit", "check_adjust_options"]
+           "check_options_fit", "check_adjust_options", "PARAMETER_FLAGS", "SWITCHES"]
 
 
 @dataclass(frozen=True)
@@ -221,6 +221,18 @@ def _stop_words(value):
     if not words:  # an empty list would drop nothing: the option silently ignored
         raise InputError(f"{input_name(value)}: stop-word file has no word (one per line)")
     return words
+
+
+#: the library parameter each option of ``textnb train`` sets (:func:`vectorizer_params`,
+#: :func:`_count_params` and the table models' options), for messages that name a parameter
+#: (a merge's refusal) to say the option
+PARAMETER_FLAGS = {"ngram_range": "--ngram", "stop_words": "--stop-words", "min_df": "--min-df",
+                   "max_df": "--max-df", "max_features": "--max-features", "token_pattern": "--token-pattern",
+                   "stemmer": "--stem", "lowercase": "--no-lowercase", "binary": "--binary", "alpha": "--alpha",
+                   "m": "--m", "fit_prior": "--uniform-prior", "class_prior": "--uniform-prior", "norm": "--norm",
+                   "missing": "--missing", "interval_fit": "--interval-fit"}
+#: the options among them that take no value (given or not)
+SWITCHES = frozenset({"--no-lowercase", "--binary", "--uniform-prior", "--norm"})
 
 
 def vectorizer_params(opts):
