@@ -1,6 +1,7 @@
 """The spamd protocol of `textnb serve` (textnb.apps.spamd): Debian's spamc as the client,
 raw requests for the errors, per-user models, learning through TELL."""
 
+import errno
 import io
 import os
 import random
@@ -691,6 +692,33 @@ def test_a_refused_first_tell_leaves_no_user_model_and_copies_only_the_served_mo
         out = raw(a, request("TELL", ham, tell + [("User", "bob")]))
         assert b"a symbolic link, not followed" in out, out
         assert not list(elsewhere.iterdir()) and not (users / "bob.tnb").exists()
+
+
+def test_a_first_tell_refused_after_the_copy_leaves_neither_model_nor_journal(spam_model, sock_dir, monkeypatch):
+    """A first TELL copies the served model and starts the copy's journal; when the update
+    then fails (here a full disk), the copy was removed but its journal (``.learned``) was
+    left behind beside no model. Both go now; a later TELL starts them again."""
+    served = sock_dir / "served.tnb"
+    shutil.copyfile(spam_model, served)
+    users = sock_dir / "users"
+    users.mkdir()
+    spam, ham = messages(21)
+    tell_ham = [("Message-class", "ham"), ("Set", "local"), ("User", "gina")]
+    real_tell = spamd.tell
+
+    def full_disk(model_path, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(model_path))
+
+    with Server(served, spamd=("127.0.0.1", 0), user_models=str(users / "%u.tnb"), allow_tell=True) as srv:
+        monkeypatch.setattr(spamd, "tell", full_disk)
+        out = raw(srv.spamd_address, request("TELL", ham, tell_ham))
+        assert out.startswith(b"SPAMD/1.0 69 Service Unavailable: ") and b"No space left" in out, out
+        assert not (users / "gina.tnb").exists()
+        assert not (users / "gina.tnb.learned").exists()
+        monkeypatch.setattr(spamd, "tell", real_tell)
+        assert b"DidSet: local" in raw(srv.spamd_address, request("TELL", ham, tell_ham))
+        assert counts(users / "gina.tnb")[1].sum() == counts(served)[1].sum() + 1
+        assert (users / "gina.tnb.learned").exists()
 
 
 def test_a_model_trained_anew_starts_a_new_journal(model_copy):

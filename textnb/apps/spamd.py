@@ -315,7 +315,7 @@ def _copy_model(holder, dest, digest, set_class=None):
             try:
                 _write_journal(journal, seen, model_identity(dest, st), complete=complete)
             except BaseException:
-                _remove_copy(dest, made)
+                _remove_copy(dest, made, locked=True)
                 raise
             return True, made
         finally:
@@ -342,15 +342,25 @@ def _copy_served(holder, out, digest):
     return seen, complete
 
 
-def _remove_copy(path, made):
+def _remove_copy(path, made, *, locked=False):
     """Remove the user model ``path`` that a refused first TELL started (``made``: its
-    ``(st_dev, st_ino)``), unless another file has taken its place: a user without a
-    model of their own goes on with the served one."""
+    ``(st_dev, st_ino)``), unless another file has taken its place, and the journal
+    started with it (one that names the copy, or no model: what :func:`_copy_model`
+    left when writing it failed): a user without a model of their own goes on with the
+    served one, and no ``.learned`` is left beside no model. Under the journal's lock
+    (``locked``: the caller holds it); best effort, as the TELL is refused anyway."""
+    journal = journal_path(path)
     try:
-        st = os.lstat(path)
-        if (st.st_dev, st.st_ino) == made:
+        with contextlib.nullcontext() if locked else model_lock(journal, follow=False):
+            st = os.lstat(path)
+            if (st.st_dev, st.st_ino) != made:
+                return
+            identity = _read_journal(journal)[2]
             os.unlink(path)
-    except OSError:
+            if identity is None or identity == model_identity(path, st):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(journal)
+    except (OSError, TextnbError):
         pass
 
 
