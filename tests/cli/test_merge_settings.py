@@ -40,8 +40,26 @@ def test_merge_refuses_text_models_whose_settings_differ(tmp_path, model, same, 
                        f"in {second}", f"in {first}")
         # what to do names the option that sets it (was: 'train the parts with the same options')
         flag = next(word for word in other if word.startswith("--"))
-        assert line.endswith(f"train the parts with the same {flag}") or \
-            line.endswith(f"train both parts with {flag} or both without it"), line
+        assert f"train the parts with the same {flag} (" in line or \
+            f"train both parts with {flag} or both without it (" in line, line
+        # and each file's value as the option spells it (was: the library's values only)
+        assert f"{b}: {' '.join(other)}" in line and line.endswith(")"), line
+
+
+def test_option_spelling_says_what_the_command_line_gives_and_nothing_else():
+    """The merge refusal's option words: a value no option gives (a library model's) is None."""
+    from textnb.meta.registry import option_spelling
+
+    assert option_spelling("ngram_range", (1, 3)) == "--ngram 3"
+    assert option_spelling("ngram_range", (2, 3)) is None
+    assert option_spelling("binary", True) == "--binary" and option_spelling("binary", False) == "no --binary"
+    assert option_spelling("lowercase", False) == "--no-lowercase"
+    assert option_spelling("lowercase", True) == "no --no-lowercase"
+    assert option_spelling("fit_prior", False) == "--uniform-prior"
+    assert option_spelling("stop_words", None) == "no --stop-words"
+    assert option_spelling("stop_words", ["a", "b"]) == "a --stop-words file of 2 words"
+    assert option_spelling("alpha", 0.25) == "--alpha 0.25" and option_spelling("min_df", 0.5) == "--min-df 0.5"
+    assert option_spelling("class_prior", [0.5, 0.5]) is None and option_spelling("verbose", 1) is None
 
 
 def test_merge_of_text_models_with_the_same_settings_is_symmetric(tmp_path):

@@ -8,7 +8,7 @@ from textnb.cli.output import a_kind
 from textnb.core.errors import CHOSEN_EVENT_MODELS, CUT_POINTS, InputError, SettingsDiffer, short_repr
 from textnb.core.registry import kind_of
 from textnb.core.wrapping import find, merge_refusal, merges_exactly
-from textnb.meta.registry import PARAMETER_FLAGS, SWITCHES
+from textnb.meta.registry import PARAMETER_FLAGS, SWITCHES, option_spelling
 
 __all__ = ["add_parser", "run"]
 
@@ -67,11 +67,13 @@ def _text_refusal(path, kind):
 
 
 
-def _remedy(exc, kind):
+def _remedy(exc, kind, path, first):
     """What to do about a :class:`SettingsDiffer` of two ``kind`` models, in the command line's
     words: for an event model DiscriminativeNB chose on each part, or cut points a
     discretisation chose on each part's rows, the options that merge; for the class values an
-    ARFF header declares (Weka's order), the same declaration; else the same options."""
+    ARFF header declares (Weka's order), the same declaration; else the same options, with the
+    option each file was trained with when one gives its value (``path``: the file merged into
+    ``first``)."""
     if exc.what == CHOSEN_EVENT_MODELS and exc.setting == "event_model":
         return ("the default model (DiscriminativeNB) chooses its event model on each part's documents, and "
                 "textnb train has no option to fix it: train every part with the same --model multinomial, "
@@ -86,10 +88,13 @@ def _remedy(exc, kind):
                 "every part with --numeric gaussian (the default) or kde, which merge exactly, or give every part "
                 "those attributes discretised the same way (nominal columns)")
     flag = PARAMETER_FLAGS.get(exc.setting)
-    if flag in SWITCHES:
-        return f"train both parts with {flag} or both without it"
     if flag is not None:
-        return f"train the parts with the same {flag}"
+        remedy = (f"train both parts with {flag} or both without it" if flag in SWITCHES
+                  else f"train the parts with the same {flag}")
+        mine, theirs = (option_spelling(exc.setting, value) for value in exc.values)
+        if mine is not None and theirs is not None:
+            remedy += f" ({path}: {theirs}; {first}: {mine})"
+        return remedy
     if exc.setting != "class_values":
         return "train the parts with the same options"
     mine, theirs = exc.values
@@ -192,7 +197,7 @@ def run(args, out, err):
             mine, theirs = (short_repr(v) for v in exc.values)
             raise InputError(f"{path}: cannot merge into {args.models[0]}: their {exc.what} differ "
                              f"({exc.setting} is {theirs} in {path}, {mine} in {args.models[0]}); "
-                             f"{_remedy(exc, kinds[0])}") from None
+                             f"{_remedy(exc, kinds[0], path, args.models[0])}") from None
         except ValueError as exc:  # the models' own refusal (kinds, features differ)
             raise InputError(f"{path}: cannot merge into {args.models[0]}: {exc}") from None
     merged.save(args.output)

@@ -10,15 +10,16 @@ Nothing here imports scikit-learn or a model module at import time: the builders
 what the chosen model needs.
 """
 
+import numbers
 from dataclasses import dataclass, fields, replace
 from typing import Optional
 
-from textnb.core.errors import InputError, input_name
+from textnb.core.errors import InputError, counted, input_name, short_repr
 from textnb.core.registry import kind_of
 
 __all__ = ["ModelOptions", "ModelSpec", "MODELS", "model_names", "document_kind", "streaming_model",
            "lazy_text_model", "make_text_classifier", "make_table_model", "model_name", "modules_for",
-           "check_options_fit", "check_adjust_options", "PARAMETER_FLAGS", "SWITCHES"]
+           "check_options_fit", "check_adjust_options", "PARAMETER_FLAGS", "SWITCHES", "option_spelling"]
 
 
 @dataclass(frozen=True)
@@ -233,6 +234,41 @@ PARAMETER_FLAGS = {"ngram_range": "--ngram", "stop_words": "--stop-words", "min_
                    "missing": "--missing", "interval_fit": "--interval-fit"}
 #: the options among them that take no value (given or not)
 SWITCHES = frozenset({"--no-lowercase", "--binary", "--uniform-prior", "--norm"})
+#: the value of each switch's parameter that the switch gives
+_SWITCH_VALUES = {"lowercase": False, "binary": True, "fit_prior": False, "norm": True}
+#: parameters whose None is the option not given
+_NONE_IS_ABSENT = frozenset({"stop_words", "stemmer", "max_features", "m", "token_pattern"})
+
+
+def option_spelling(setting, value):
+    """How ``textnb train`` spells the library parameter ``setting`` at ``value``
+    (:data:`PARAMETER_FLAGS`): ``"--ngram 2"`` for ``ngram_range`` (1, 2), ``"--binary"``
+    or ``"no --binary"``, ``"no --stop-words"``, ``"a --stop-words file of 3 words"``;
+    None when no option gives that value (a model made by the library: ``ngram_range``
+    (2, 3), a class prior given as numbers). For messages that name a parameter (a merge's
+    refusal) to say it in the command line's words too."""
+    flag = PARAMETER_FLAGS.get(setting)
+    if flag is None:
+        return None
+    if flag in SWITCHES:
+        given = _SWITCH_VALUES.get(setting)
+        if given is not None and any(value is v or type(value).__name__ == "bool_" for v in (True, False)):
+            return flag if bool(value) == given else f"no {flag}"
+        return None
+    if value is None:
+        return f"no {flag}" if setting in _NONE_IS_ABSENT else None
+    if setting == "ngram_range":
+        if isinstance(value, (tuple, list)) and len(value) == 2 and value[0] == 1:
+            return f"{flag} {value[1]}"
+        return None
+    if setting == "stop_words" and not isinstance(value, str):
+        return f"a {flag} file of {counted(len(value), 'word')}"
+    if setting == "token_pattern":
+        return f"{flag} {short_repr(value)}"
+    if isinstance(value, str) or (isinstance(value, numbers.Real) and not isinstance(value, bool)):
+        return f"{flag} {value:g}" if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral) \
+            else f"{flag} {value}"
+    return None
 
 
 def vectorizer_params(opts):
