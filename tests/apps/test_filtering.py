@@ -1,6 +1,7 @@
 """Spam verdicts, locked atomic model updates and topic routing: textnb.apps.filtering."""
 
 import hashlib
+import io
 import multiprocessing
 import os
 import random
@@ -522,6 +523,32 @@ def test_routes_binary_file_reported(topic_model, tmp_path):
     routes = list(plan_routes(topic_model, [tmp_path], tmp_path / "out", on_error=errors.append))
     assert [os.path.basename(r.source) for r in routes] == ["ok.txt"]
     assert len(errors) == 1 and "bin.dat" in errors[0] and "binary" in errors[0]
+
+
+def test_routes_into_something_that_is_not_a_folder_are_refused_before_any_document(topic_model, tmp_path):
+    """``topicfilter --out in/a.txt in`` (OUT an input file): each document failed on its own
+    ('cannot write in/a.txt/tech/b.txt (Not a directory)'), and a.txt, skipped as OUT, got
+    no line at all. Now one line before anything is read, for a file, a dangling link and a
+    FIFO; the command exits 1 with that line only."""
+    from textnb.cli.topicfilter import topic_main
+
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    (inputs / "a.txt").write_text("meeting agenda")
+    (inputs / "b.txt").write_text("cheap pills")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    os.mkfifo(tmp_path / "fifo")
+    for out in (inputs / "a.txt", tmp_path / "dangling", tmp_path / "fifo"):
+        with pytest.raises(InputError, match="cannot route documents into it: not a folder"):
+            next(plan_routes(topic_model, [inputs], out))
+    model = tmp_path / "m.tnb"
+    topic_model.save(model)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert topic_main(["--model", str(model), "--uncalibrated", "--out", str(inputs / "a.txt"), str(inputs)],
+                      stdout=stdout, stderr=stderr) == 1
+    assert stdout.getvalue() == ""
+    assert stderr.getvalue() == f"topicfilter: {inputs / 'a.txt'}: cannot route documents into it: not a folder\n"
+    assert sorted(p.name for p in inputs.iterdir()) == ["a.txt", "b.txt"]
 
 
 def test_routes_list_a_folder_as_the_mail_reader_does(topic_model, tmp_path):

@@ -871,9 +871,10 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
         Maildirs are parsed as mail; other files are read as plain documents (the way
         ``TextClassifier`` reads files), or as mail with ``mail_mode``.
     out : path
-        Output folder; each document goes to ``out/<label>/`` or ``out/unsorted/``.
-        When an input folder holds it, nothing inside it is read (earlier routes are
-        not routed, renamed or moved again).
+        Output folder (made when missing; anything else than a folder there is an
+        InputError before a document is read); each document goes to ``out/<label>/``
+        or ``out/unsorted/``. When an input folder holds it, nothing inside it is read
+        (earlier routes are not routed, renamed or moved again).
     threshold : float
         Below this confidence (largest class probability) a document is unsorted.
     on_error : callable, optional
@@ -890,6 +891,8 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
         p = os.fspath(p)
         if not os.path.exists(p):
             raise InputError(f"{p}: {missing_reason(p, 'file or folder')}")
+    if os.path.lexists(out) and not os.path.isdir(out):  # (each document failed on its own, and one went unsaid)
+        raise InputError(f"{os.fspath(out)}: cannot route documents into it: not a folder")
     taken = set()
     classes = [str(c) for c in model.classes_]
     _check_folders(classes, threshold)
