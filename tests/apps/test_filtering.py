@@ -551,6 +551,28 @@ def test_routes_into_something_that_is_not_a_folder_are_refused_before_any_docum
     assert sorted(p.name for p in inputs.iterdir()) == ["a.txt", "b.txt"]
 
 
+@pytest.mark.parametrize("move", [False, True])
+def test_a_document_listed_twice_is_routed_once(topic_model, tmp_path, move):
+    """``topicfilter --out OUT in in/a.txt link-to-b``: a.txt and b.txt were routed twice
+    (copied as a.txt and a-1.txt; with ``--move`` the second move failed, 'cannot read (No
+    such file or directory)', exit 1). Each file is routed once; an mbox given twice too."""
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    (inputs / "a.txt").write_text("meeting agenda")
+    (inputs / "b.txt").write_text("cheap pills")
+    (tmp_path / "link.txt").symlink_to(inputs / "b.txt")
+    box = tmp_path / "box.mbox"
+    box.write_bytes(b"From a@b Sat Jan  1 00:00:00 2000\nSubject: s\n\ncheap pills\n")
+    errors = []
+    out = tmp_path / "out"
+    routes = list(plan_routes(topic_model, [inputs, inputs / "a.txt", tmp_path / "link.txt", inputs, box, box], out,
+                              on_error=errors.append))
+    assert [os.path.basename(r.source) for r in routes] == ["a.txt", "b.txt", "box.mbox:1"] and not errors
+    for route in routes:
+        apply_route(route, move=move)
+    assert sorted(p.name for p in out.rglob("*") if p.is_file()) == ["a.txt", "b.txt", "box.mbox-1.eml"]
+
+
 def test_routes_list_a_folder_as_the_mail_reader_does(topic_model, tmp_path):
     """topicfilter's folder listing is the mail reader's (message_files): files sorted, then
     subfolders; hidden files skipped; a Maildir inside read as mail (its messages routed

@@ -827,8 +827,10 @@ def _documents(paths, mail_mode, max_bytes, out=None, on_error=None):
     outside a folder reported); nothing inside the output folder ``out`` (when an input
     folder holds it, its earlier routes are not routed again). Messages of mbox files and
     Maildirs, and every file with ``mail_mode``, are mail; other files plain documents,
-    read later by path. A file that cannot be read goes to ``on_error`` (None: raised)."""
+    read later by path. A file that cannot be read goes to ``on_error`` (None: raised). A
+    file listed twice (a folder and a file in it, a link to it) is read once."""
     out_real = os.path.realpath(out) if out is not None else None
+    seen = set()
     for p in paths:
         p = os.fspath(p)
         if os.path.exists(p) and not os.path.isdir(p) and mail.is_special(p):
@@ -842,6 +844,14 @@ def _documents(paths, mail_mode, max_bytes, out=None, on_error=None):
         for file, whole in mail.message_files(p, on_error):
             if out_real is not None and _under(file, out_real):
                 continue
+            try:
+                st = os.stat(file)
+            except OSError:  # (the reader says why)
+                pass
+            else:
+                if (st.st_dev, st.st_ino) in seen:  # (routed again, it was copied twice, or moved and then missing)
+                    continue
+                seen.add((st.st_dev, st.st_ino))
             if not (whole or mail_mode or mail.is_mbox(file)):
                 yield file, file, None, False
                 continue
@@ -869,7 +879,8 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
     paths : list of path
         Files, folders, mbox files or Maildir folders. Messages of mbox files and
         Maildirs are parsed as mail; other files are read as plain documents (the way
-        ``TextClassifier`` reads files), or as mail with ``mail_mode``.
+        ``TextClassifier`` reads files), or as mail with ``mail_mode``. A file listed
+        twice (a folder and a file in it, a link to it) is routed once.
     out : path
         Output folder (made when missing; anything else than a folder there is an
         InputError before a document is read); each document goes to ``out/<label>/``
