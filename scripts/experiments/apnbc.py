@@ -278,7 +278,10 @@ def write_report(uci, text, out, elapsed):
               "word characters), fitted on each training part; `MultinomialNB()` (α = 1). "
               "APNBC *resub*: weights from the training set's own scores (the paper); *cv*: "
               "from 10-fold out-of-fold scores (`fit_on=\"cv\"`), base model refitted on all "
-              "the training data. Error in % of test documents (summed over folds for CV).",
+              "the training data. APNBC is fitted here on the training part's count matrix, so its "
+              "inner folds' models use the training part's vocabulary (in a `TextClassifier` and on "
+              "the command line, `--adjust-on cv`, each inner fold has its own vocabulary, as a fresh "
+              "fit on its documents would). Error in % of test documents (summed over folds for CV).",
               ""]
     keys = list(_text_models())
     lines.append("| corpus | N tested | protocol | " + " | ".join(keys) + " | seconds |")

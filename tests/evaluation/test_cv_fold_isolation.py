@@ -71,6 +71,8 @@ OPTIONS = [["--model", "multinomial", "--max-features", "150"],
            ["--calibrate", "sigmoid", "--min-df", "2"],
            ["--calibrate", "isotonic", "--model", "multinomial", "--max-features", "200"],
            ["--model", "auto", "--min-df", "2"],  # (the smoothing chosen by inner folds of the training part)
+           # (APNBC's weights learnt on inner folds, each with its own vocabulary: --min-df counted on it)
+           ["--adjust", "--adjust-on", "cv", "--model", "multinomial", "--min-df", "2", "--significance", "1"],
            ["--ngram", "2", "--max-features", "250", "--model", "multinomial"],
            # presence: --max-features ranks terms by document frequency, as scikit-learn's binary
            # CountVectorizer and training do (not by their summed counts)

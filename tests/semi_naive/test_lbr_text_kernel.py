@@ -131,6 +131,7 @@ def _estimator_output(monkeypatch, *args):
     ("--lazy", "hlbr"), ("--lazy", "hlbr", "--adjust", "--significance", "1"),
     ("--lazy", "lbr", "--model", "bernoulli", "--alpha", "0.5"),
     ("--lazy", "lbr", "--model", "bernoulli", "--adjust", "--adjust-on", "cv", "--seed", "2", "--significance", "1"),
+    ("--lazy", "hlbr", "--adjust", "--adjust-on", "cv", "--min-df", "2", "--seed", "1", "--significance", "1"),
 ], keep=0))
 def test_cli_lazy_documents_import_no_sklearn_and_print_what_the_estimators_print(tmp_path, monkeypatch, options):
     corpus = _topic_corpus(tmp_path / "topics.tsv")

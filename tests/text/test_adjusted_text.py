@@ -37,6 +37,10 @@ FLAGS = [
     ["--adjust-on", "cv", "--seed", "3"],
     ["--model", "multinomial", "--significance", "0.2", "--ngram", "2", "--min-df", "2"],
     ["--model", "bernoulli", "--binary", "--alpha", "0.5"],
+    # (each fold of --adjust-on cv on its own vocabulary, pruned on its documents)
+    ["--model", "multinomial", "--adjust-on", "cv", "--min-df", "2", "--seed", "1", "--significance", "1"],
+    ["--model", "auto", "--adjust-on", "cv", "--max-features", "300", "--seed", "2"],
+    ["--model", "bernoulli", "--binary", "--adjust-on", "cv", "--min-df", "2"],
 ]
 
 
@@ -76,9 +80,11 @@ def test_trainer_writes_the_estimators_file(flags, sms_part, tmp_path, monkeypat
 
 
 def test_a_weight_is_learned_and_kept(sms_part, tmp_path):
-    """One of the option sets above accepts a step of the weight search (so the files compare weights)."""
+    """One of the option sets above with --adjust-on cv accepts a step of the weight search (so the files
+    compare weights learnt on the folds' own vocabularies)."""
     path = tmp_path / "m.tnb"
-    assert main(["train", str(sms_part), "--adjust", *FLAGS[2], "-o", str(path)], stdout=io.StringIO()) == 0
+    assert "cv" in FLAGS[-1]
+    assert main(["train", str(sms_part), "--adjust", *FLAGS[-1], "-o", str(path)], stdout=io.StringIO()) == 0
     model = load(path).model_
     assert model.search_history_ and np.any(model.class_log_weight_ != 0)
 
@@ -173,7 +179,9 @@ def test_merge_refuses_an_apnbc_text_model_in_the_estimators_words(adjusted_file
 
 
 @pytest.mark.parametrize("flags", [[], ["--model", "multinomial", "--adjust-on", "cv", "--seed", "2"],
-                                   ["--model", "auto"]], ids=" ".join)
+                                   ["--model", "auto"],
+                                   ["--model", "multinomial", "--adjust-on", "cv", "--min-df", "2", "--seed", "2"],
+                                   ["--model", "auto", "--adjust-on", "cv", "--max-features", "200"]], ids=" ".join)
 def test_cross_validation_fits_folds_as_the_estimators(flags):
     """evaluate --adjust: each fold fitted by the trainer's fit_model and scored by the scorer of its node, the
     estimator's report."""
@@ -233,3 +241,59 @@ def test_apnbc_hands_per_fold_vocabularies_to_its_smoothing_cv():
     assert wrapped.model_.estimator_.best_params_ == alone.model_.best_params_
     assert takes_fold_counts(APNBC(SmoothingCV())) and not takes_fold_counts(APNBC(MultinomialNB()))
     assert not takes_fold_counts(APNBC())
+    assert takes_fold_counts(APNBC(MultinomialNB(), fit_on="cv")) and takes_fold_counts(APNBC(fit_on="cv"))
+
+
+def _out_of_fold(monkeypatch, fit):
+    """The joint log likelihoods APNBC's weight search is given during ``fit()``."""
+    from textnb.semi_naive.apnbc_kernel import APNBCKernel
+
+    seen = []
+    search = APNBCKernel.learn_weights
+
+    def spy(jll, *args, **kwargs):
+        seen.append(np.array(jll))
+        return search(jll, *args, **kwargs)
+
+    with monkeypatch.context() as m:
+        m.setattr(APNBCKernel, "learn_weights", staticmethod(spy))
+        fit()
+    assert len(seen) == 1
+    return seen[0]
+
+
+def _fold_models():
+    from textnb import MultinomialNB
+    from textnb.meta.smoothing import SmoothingCV
+    from textnb.semi_naive.lbr_text import LazyTextNB
+
+    return {"multinomial": MultinomialNB, "auto": lambda: SmoothingCV(cv=3),
+            "lazy": lambda: LazyTextNB(min_df=3, min_errors=1, significance=0.5)}
+
+
+@pytest.mark.parametrize("vectorizer", [{"min_df": 2}, {"max_features": 150}, {}, {"binary": True, "min_df": 2}],
+                         ids=lambda v: " ".join(f"{k}={w}" for k, w in v.items()) or "default")
+@pytest.mark.parametrize("model", ["multinomial", "auto", "lazy"])
+def test_apnbc_cv_folds_are_fresh_fits_on_the_folds_documents(monkeypatch, vectorizer, model):
+    """``APNBC(fit_on="cv")`` in a TextClassifier: each fold's model scores its held-out
+    documents as a TextClassifier of the same vectorizer settings fitted on the fold's
+    training documents does (the fold's own vocabulary: min_df / max_features counted on
+    it, a term of held-out documents only unknown; a SmoothingCV inside chooses on its own
+    inner folds' vocabularies; lazy rules get the fold's terms). Before, the folds' models were
+    fitted on the columns of the whole training set's vocabulary."""
+    from textnb import TextClassifier, Vectorizer
+    from textnb.core.folds import stratified_kfold
+    from textnb.semi_naive.apnbc import APNBC
+
+    texts, labels = TEXTS[:240], np.asarray(LABELS[:240])
+    make = _fold_models()[model]
+    clf = TextClassifier(vectorizer=Vectorizer(**vectorizer),
+                         model=APNBC(make(), fit_on="cv", cv=3, random_state=5, significance=1.0))
+    got = _out_of_fold(monkeypatch, lambda: clf.fit(texts, labels))
+    want = np.full(got.shape, np.nan)
+    for train, test in stratified_kfold(labels, 3, 5):
+        fresh = TextClassifier(vectorizer=Vectorizer(**vectorizer), model=make()).fit(
+            [texts[i] for i in train], labels[train])
+        assert list(fresh.classes_) == list(clf.classes_)
+        want[test] = fresh.predict_joint_log_proba([texts[i] for i in test])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)

@@ -31,8 +31,9 @@ Capabilities read here (each defaults to "no" on a class that does not declare i
     ``has_fit_parameter``).
 ``terms`` in ``fit``'s signature
     the model takes the names of the columns of a document-term matrix (:func:`takes_terms`).
-``fold_counts`` in ``fit``'s signature, and ``hands_on_fold_counts``
-    the model chooses a setting by cross-validation on per-fold vocabularies (SmoothingCV), or
+``fold_counts`` in ``fit``'s signature, ``uses_fold_counts()`` and ``hands_on_fold_counts``
+    the model chooses a setting by cross-validation on per-fold vocabularies (SmoothingCV),
+    scores folds of its own on them (``uses_fold_counts()``: APNBC with ``fit_on="cv"``), or
     a wrapper hands them on to the model it wraps (:func:`takes_fold_counts`).
 
 Standard library only (the mail client imports nothing heavy).
@@ -141,9 +142,11 @@ def takes_terms(model):
 
 def takes_fold_counts(model):
     """Whether ``model.fit`` takes ``fold_counts``, each cross-validation fold's counts over
-    the vocabulary of its training part, and uses them: a SmoothingCV, or a wrapper that
-    hands them on (``hands_on_fold_counts``: CalibratedNB, APNBC) around a model that takes
-    them (its ``estimator``; None, the wrapper's default model, takes none)."""
+    the vocabulary of its training part, and uses them: a SmoothingCV, a model whose
+    ``uses_fold_counts()`` says it scores folds of its own on them (APNBC with
+    ``fit_on="cv"``), or a wrapper that hands them on (``hands_on_fold_counts``:
+    CalibratedNB, APNBC) around a model that takes them (its ``estimator``; None, the
+    wrapper's default model, takes none)."""
     import inspect
 
     try:
@@ -151,6 +154,9 @@ def takes_fold_counts(model):
             return False
     except (AttributeError, TypeError, ValueError):
         return False
+    uses = getattr(model, "uses_fold_counts", None)
+    if uses is not None and uses():  # (APNBC with fit_on="cv": its own folds)
+        return True
     if getattr(type(model), "hands_on_fold_counts", False):
         inner = getattr(model, "estimator", None)
         return inner is not None and inner is not model and takes_fold_counts(inner)

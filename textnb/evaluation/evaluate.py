@@ -361,12 +361,12 @@ def unfitted_copy(model):
 
 
 def _fit_predict(model, X_train, y_train, X_test, vectorizer=None, terms=None, sample_weight=None):
-    folds = None  # a SmoothingCV's inner folds: each with the vocabulary of its training part
+    folds = None  # the folds inside a fit (SmoothingCV's, APNBC's): each with the vocabulary of its training part
     if vectorizer is not None:
         from textnb.text.training import fold_counts, fold_vocabularies
 
         if _smoothing(model):
-            folds = fold_vocabularies(X_train, _vectorizer_params(vectorizer))
+            folds = fold_vocabularies(X_train, _vectorizer_params(vectorizer), terms)
         X_train, X_test, cols = fold_counts(X_train, X_test, _vectorizer_params(vectorizer))
         if terms is not None:  # the fold's columns' names
             terms = [terms[c] for c in cols]
@@ -383,15 +383,14 @@ def _fit_predict(model, X_train, y_train, X_test, vectorizer=None, terms=None, s
 
 
 def _smoothing(model):
-    """Whether ``model`` (an estimator, or a kernel's tuple) chooses its smoothing by
-    cross-validation on its training matrix (SmoothingCV, or CalibratedNB or APNBC around
-    one): its ``fit`` takes ``fold_counts``."""
+    """Whether ``model`` (an estimator, or a kernel's tuple) cross-validates on its training
+    matrix (SmoothingCV choosing its smoothing, APNBC's ``fit_on="cv"``, or CalibratedNB or
+    APNBC around a SmoothingCV): its ``fit`` takes ``fold_counts``."""
     if isinstance(model, tuple):
-        kind, given = model[:2]
-        while kind in ("CalibratedNB", "APNBC") and given.get("estimator"):
-            kind, given = given["estimator"][:2]
-        return kind == "SmoothingCV"
-    return takes_fold_counts(model)  # (a wrapper hands them on to a SmoothingCV only)
+        from textnb.text.training import takes_fold_counts_spec
+
+        return takes_fold_counts_spec(model)
+    return takes_fold_counts(model)
 
 
 def _kernel_fit_predict(model, X_train, y_train, X_test, fold_counts=None):

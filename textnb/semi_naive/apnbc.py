@@ -61,7 +61,14 @@ class APNBC(APNBCKernel, BaseNB):
         the same data. ``"cv"``: out-of-fold scores from ``cv`` stratified folds (shuffled
         with ``random_state``), useful when the base model fits its training data
         almost perfectly, as a multinomial model of long documents does. Either way the
-        base model kept for prediction is fitted on all the data.
+        base model kept for prediction is fitted on all the data. In a
+        :class:`~textnb.text.classifier.TextClassifier` (``textnb train --adjust --adjust-on
+        cv``) each fold's model is what a TextClassifier fitted on the fold's training
+        documents would hold: it is fitted on the fold's own vocabulary, pruned by the
+        vectorizer's ``min_df`` / ``max_df`` / ``max_features`` counted on those documents,
+        so a term of held-out documents only is unknown to it (``fit``'s ``fold_counts``,
+        :meth:`~textnb.semi_naive.apnbc_kernel.APNBCKernel.fold_input`); on a matrix
+        (a table, counts vectorised beforehand) it is fitted on the columns of ``X``.
     cv : int, cross-validation splitter or iterable of (train, test) index arrays, default=10
         The folds of ``fit_on="cv"``: a number of stratified folds (lowered to the number
         of objects of the largest class if larger; every class of one object is a

@@ -181,10 +181,18 @@ class APNBCKernel(TableKernel):
         ``fit_on="cv"``, each fold's model are fitted with them. Other base models do not
         see them.
 
-        ``fold_counts`` (optional) is handed on to the base model's fit on every object when
-        that fit takes it (a :class:`~textnb.meta.smoothing.SmoothingCV`: each of its folds
-        scored on the vocabulary of the fold's training part, as a ``TextClassifier`` gives
-        it); the models of ``fit_on="cv"``'s folds are fitted on the columns of ``X``.
+        ``fold_counts`` (optional, what a ``TextClassifier`` gives a model of its count
+        matrix ``X``: :class:`textnb.text.training.FoldVocabularies`): ``fold_counts(train)``
+        is the counts of every object over the vocabulary that the documents ``train`` alone
+        give. It is handed on to the base model's fit on every object when that fit takes it
+        (a :class:`~textnb.meta.smoothing.SmoothingCV`: each of its folds scored on the
+        vocabulary of the fold's training part), and with ``fit_on="cv"`` each fold's model
+        is fitted as a fresh fit on the fold's documents would fit it
+        (:meth:`fold_input`): on the fold's own vocabulary (a term of held-out documents
+        only is unknown to it; ``min_df`` / ``max_df`` / ``max_features`` counted on the
+        fold), with the names of those columns for a model that takes ``terms`` and the
+        fold's documents' own ``fold_counts`` for a model that takes them. Without it (a
+        table, a fixed vocabulary) the folds' models are fitted on the columns of ``X``.
         """
         self._check_params()
         X = self._validate_X(X, reset=True)
@@ -205,8 +213,15 @@ class APNBCKernel(TableKernel):
         splits = given_splits(self.cv, X, y)  # checked even when fit_on="resubstitution"
         if self.fit_on == "cv":
             def fit_score(train, test):
-                model = self._clone(base).fit(take_rows(X, train), y[train], **fit_params, **weights(train))
-                return model.classes_, model.predict_joint_log_proba(take_rows(X, test))
+                Xf, fold_params = X, dict(fit_params)
+                if fold_counts is not None:  # a fresh fit on the fold's documents: their own vocabulary
+                    Xf, fold_terms, inner = self.fold_input(fold_counts, train, terms="terms" in fit_params)
+                    if "terms" in fit_params:
+                        fold_params["terms"] = fold_terms
+                    if takes_fold_counts(base):
+                        fold_params["fold_counts"] = inner
+                model = self._clone(base).fit(take_rows(Xf, train), y[train], **fold_params, **weights(train))
+                return model.classes_, model.predict_joint_log_proba(take_rows(Xf, test))
 
             if splits is None:
                 jll = self.out_of_fold_scores(fit_score, y, self.classes_, self.cv, self.random_state)
@@ -222,6 +237,38 @@ class APNBCKernel(TableKernel):
                                               epsilon=self.epsilon, sample_weight=sw).items():
             setattr(self, name, value)
         return self
+
+    def uses_fold_counts(self):
+        """Capability (:func:`textnb.core.wrapping.takes_fold_counts`): whether ``fit``
+        scores folds of its own on ``fold_counts`` (``fit_on="cv"``), whatever it wraps."""
+        return self.fit_on == "cv"
+
+    @staticmethod
+    def fold_input(fold_counts, train, terms=False):
+        """What the model of a ``fit_on="cv"`` fold with the training rows ``train`` is
+        fitted on and scores when ``fit`` is given ``fold_counts``, as a fresh fit on the
+        fold's documents would be: ``(X, fold_terms, inner)``, ``X`` the counts of every
+        object over the vocabulary of the documents ``train`` alone (``fold_counts(train)``;
+        the fold's model is fitted on its rows ``train``, scores its held-out rows),
+        ``fold_terms`` the names of its columns (with ``terms``: from ``fold_counts``'
+        ``with_terms``, :class:`textnb.text.training.FoldVocabularies`; else None) and
+        ``inner`` the ``fold_counts`` of the fold's own documents, for a fold model that
+        cross-validates on them (a SmoothingCV): ``inner(rows)`` their counts over the
+        vocabulary of their rows ``rows``. What the estimator, this kernel and the text
+        trainer (:func:`textnb.text.training.fit_model`) fit each fold on."""
+        train = np.asarray(train)
+        if terms:
+            with_terms = getattr(fold_counts, "with_terms", None)
+            if with_terms is None:
+                raise ValueError("fold_counts gives no terms (with_terms) for a base model that takes them")
+            X, fold_terms = with_terms(train)
+        else:
+            X, fold_terms = fold_counts(train), None
+
+        def inner(rows):
+            return take_rows(fold_counts(train[np.asarray(rows)]), train)
+
+        return X, fold_terms, inner
 
     @staticmethod
     def _check_weights(base, sample_weight, n):

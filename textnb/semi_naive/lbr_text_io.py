@@ -29,13 +29,15 @@ from textnb.core.errors import ModelFileError, refuse_single_string
 from textnb.core.logspace import log_odds, logsumexp
 from textnb.core.model_io import ModelNode, build
 from textnb.core.model_schema import check_declared
+from textnb.core.wrapping import takes_fold_counts
 from textnb.naive_bayes.scoring import Scores
 from textnb.semi_naive.apnbc_kernel import APNBCKernel
 from textnb.semi_naive.lbr_text_kernel import LazyTextKernel
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
 from textnb.text.scorer import DocumentCounts, document_model
 from textnb.text.tokenize import encode_terms
-from textnb.text.training import check_vocabulary_params, count_labelled, text_classifier_node, vectorized_rows
+from textnb.text.training import (check_vocabulary_params, count_labelled, fold_vocabularies, text_classifier_node,
+                                  vectorized_rows)
 
 __all__ = ["LazyTextScorer", "lazy_model", "lazy_text_scorer", "train_lazy_text_model"]
 
@@ -86,7 +88,12 @@ def train_lazy_text_model(X, y, *, vectorizer=None, model=None, adjust=None, giv
     classes, acc, cols, max_bytes = count_labelled(X, y, vec_params, n_jobs=n_jobs, batch_size=batch_size,
                                                    max_bytes=max_bytes, progress=progress, client=client, rows=True)
     X_rows, y_rows, _ = vectorized_rows(acc, cols, vec_params["binary"])
-    kernel.fit(X_rows, classes[y_rows], terms=acc.vocab.terms(cols))
+    fit_params = {}
+    if takes_fold_counts(kernel):  # (APNBC's fit_on="cv": its folds' vocabularies, as TextClassifier gives them)
+        every = acc.vocab.sorted_columns()
+        fit_params["fold_counts"] = fold_vocabularies(vectorized_rows(acc, every, vec_params["binary"])[0],
+                                                      vec_params, acc.vocab.terms(every))
+    kernel.fit(X_rows, classes[y_rows], terms=acc.vocab.terms(cols), **fit_params)
     fitted = kernel.to_node()
     template = type(fitted)(fitted.kind, dict(fitted.params), {})
     root = text_classifier_node(vec_params, encode_terms(acc.vocab, cols), fitted, template, kernel.classes_,

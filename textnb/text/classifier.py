@@ -71,11 +71,12 @@ def _multi_label(model):
 def _every_term(vectorizer, docs, X):
     """The counts of ``docs`` over every term they have, in the column order of the fitted
     ``vectorizer`` (its output ``X`` when its ``min_df`` / ``max_df`` / ``max_features``
-    prune none)."""
+    prune none), and those terms."""
     pruning = (vectorizer.min_df, vectorizer.max_df, vectorizer.max_features)
     if pruning == (1, 1.0, None) and isinstance(vectorizer.min_df, int) and isinstance(vectorizer.max_df, float):
-        return X
-    return clone(vectorizer).set_params(min_df=1, max_df=1.0, max_features=None).fit_transform(docs)
+        return X, vectorizer.get_feature_names_out()
+    every = clone(vectorizer).set_params(min_df=1, max_df=1.0, max_features=None)
+    return every.fit_transform(docs), every.get_feature_names_out()
 
 
 def _sorted_columns(vocab, known):
@@ -236,8 +237,9 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
                 kw["terms"] = vectorizer.get_feature_names_out()
             if takes_fold_counts(model) and vectorizer.vocabulary is None \
                     and type(vectorizer)._output is Vectorizer._output:
-                # (SmoothingCV: each fold's vocabulary from its training part, as textnb train)
-                kw["fold_counts"] = fold_vocabularies(_every_term(vectorizer, docs, Xc), vectorizer.get_params())
+                # (SmoothingCV, APNBC's fit_on="cv": each fold's vocabulary from its training part, as textnb train)
+                every, terms = _every_term(vectorizer, docs, Xc)
+                kw["fold_counts"] = fold_vocabularies(every, vectorizer.get_params(), terms)
             model.fit(Xc, [y[i] for i in kept] if isinstance(y, list) else y[kept], **kw)
             if progress is not None:
                 progress(len(y))

@@ -38,8 +38,8 @@ from textnb.text.counting import count_read, count_shard, read_batch
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
 from textnb.text.tokenize import Analyzer, analyzer_from_params, count_batch, encode_terms
 
-__all__ = ["Accumulator", "PER_CLASS", "batches", "check_vocabulary_params", "count_documents", "finish_counts",
-           "fit_model", "fold_vocabularies",
+__all__ = ["Accumulator", "FoldVocabularies", "PER_CLASS", "batches", "check_vocabulary_params", "count_documents", "finish_counts",
+           "fit_model", "fold_vocabularies", "takes_fold_counts_spec",
            "learn_counts", "min_parallel", "prune_mask", "select_columns", "select_vocabulary", "text_classifier_node",
            "train_text_model"]
 
@@ -321,16 +321,31 @@ def fold_counts(X_train, X_test, vectorizer):
     return X_train, X_test, cols
 
 
-def fold_vocabularies(X, vectorizer):
+class FoldVocabularies:
     """``counts(train)``: the CSR counts of every document of ``X`` (counts over every term
     of the corpus, in scikit-learn's column order; presence with a ``binary`` vectorizer) over
     the terms that the documents ``train`` alone keep, as :func:`fold_counts` prunes them
-    (``vectorizer``: its parameters). What a cross-validation inside a fit is scored on
-    (SmoothingCV's ``fold_counts``), so no held-out word enters a fold's vocabulary."""
-    def counts(train):
-        return fold_counts(X[train], X, vectorizer)[1]
+    (``vectorizer``: its parameters); ``counts.with_terms(train)``: those counts and the
+    names of their columns (``terms``: the names of ``X``'s columns; None: None). What a
+    cross-validation inside a fit is scored on (the ``fold_counts`` of SmoothingCV and of
+    APNBC's ``fit_on="cv"``), so no held-out word enters a fold's vocabulary."""
 
-    return counts
+    def __init__(self, X, vectorizer, terms=None):
+        self.X, self.vectorizer = X, vectorizer
+        self.terms = None if terms is None else np.asarray(terms, dtype=object)
+
+    def __call__(self, train):
+        return fold_counts(self.X[train], self.X, self.vectorizer)[1]
+
+    def with_terms(self, train):
+        _, counts, cols = fold_counts(self.X[train], self.X, self.vectorizer)
+        return counts, None if self.terms is None else self.terms[cols]
+
+
+def fold_vocabularies(X, vectorizer, terms=None):
+    """The :class:`FoldVocabularies` of the counts ``X`` over every term (named ``terms``)
+    under the vectorizer parameters ``vectorizer``."""
+    return FoldVocabularies(X, vectorizer, terms)
 
 
 def prune_mask(df, tf, n_docs, *, min_df=1, max_df=1.0, max_features=None):
@@ -541,7 +556,7 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
     if whole:
         X_rows, y_rows, w_rows = vectorized_rows(acc, cols, binary)
         folds = None
-        if smoothing:  # its folds' vocabularies: from every term, pruned on each training part (inside APNBC too)
+        if takes_fold_counts_spec(model):  # its folds' vocabularies: from every term, pruned on each training part
             folds = fold_vocabularies(vectorized_rows(acc, acc.vocab.sorted_columns(), binary)[0], vec_params)
         fitted_model, template = fit_model(model, steps, classes, X_rows, y_rows,
                                            weights=None if sample_weight is None else w_rows, fold_counts=folds)
@@ -627,6 +642,20 @@ def text_classifier_node(vec_params, terms, fitted_model, template, classes, *, 
                                                "model_": fitted_model, "classes_": classes})
 
 
+def takes_fold_counts_spec(model):
+    """Whether the model ``model`` (``(kind, params)`` as :func:`fit_model` takes it) uses
+    ``fold_counts`` (:func:`textnb.core.wrapping.takes_fold_counts` of the estimator it
+    describes): a SmoothingCV, an APNBC with ``fit_on="cv"``, or a CalibratedNB or APNBC
+    around a SmoothingCV."""
+    kind, given = model[:2]
+    while True:
+        if kind == "SmoothingCV" or (kind == "APNBC" and given.get("fit_on") == "cv"):
+            return True
+        if kind not in ("CalibratedNB", "APNBC") or not given.get("estimator"):
+            return False
+        kind, given = given["estimator"][:2]
+
+
 def fit_model(model, steps, classes, X, y_index, weights=None, fold_counts=None):
     """``(fitted node, template node)`` of ``model`` (``(kind, params)`` as
     :func:`train_text_model` takes it: a count model, ``SmoothingCV``, or ``CalibratedNB``
@@ -635,7 +664,8 @@ def fit_model(model, steps, classes, X, y_index, weights=None, fold_counts=None)
     what the estimators' ``fit`` computes on that matrix, through the same functions (the
     trainer's and ``textnb evaluate``'s folds' fit). ``weights``: the documents' weights
     (None: ones), for a count model without steps or wrappers. ``fold_counts``: what a
-    SmoothingCV's ``fit`` takes (:func:`fold_vocabularies`; None: its folds on ``X``)."""
+    SmoothingCV's or an APNBC's ``fit`` takes (:func:`fold_vocabularies`; None: their folds
+    on ``X``'s columns)."""
     return _fit_scored(model, steps, classes, X, y_index, weights, fold_counts)[:2]
 
 
@@ -680,9 +710,11 @@ def _fit_adjusted(given, steps, classes, X, y_index, fold_counts=None):
     (:class:`~textnb.semi_naive.apnbc_kernel.APNBCKernel`, reached through
     :func:`textnb.core.registry.kernel_class`): the wrapped model fitted on every row, the
     weight search (``learn_weights``) on its joint log-likelihoods of those rows, or with
-    ``fit_on="cv"`` on the out-of-fold ones of models refitted on each fold's rows (over
-    every column, as the estimator refits them; ``out_of_fold_scores``). ``fold_counts``: for
-    a wrapped SmoothingCV's fit on every row, as the estimator hands them on."""
+    ``fit_on="cv"`` on the out-of-fold ones of models refitted on each fold's rows
+    (``out_of_fold_scores``). ``fold_counts`` (:func:`fold_vocabularies`): handed on to a
+    wrapped SmoothingCV's fit on every row, and with ``fit_on="cv"`` each fold's model is
+    fitted on the fold's own vocabulary (``APNBCKernel.fold_input``), as the estimator fits
+    it; None: on every column of ``X``."""
     from textnb.core.registry import kernel_class
 
     apnbc = kernel_class("APNBC")
@@ -697,9 +729,16 @@ def _fit_adjusted(given, steps, classes, X, y_index, fold_counts=None):
     if params["fit_on"] == "cv":
         def fit_score(train, test):
             fold = np.unique(y_index[train])  # (sorted: the fold model's classes)
-            _, _, fold_joint = _fit_scored(inner, steps, classes[fold], X[train],
-                                           np.searchsorted(fold, y_index[train]))
-            return classes[fold], fold_joint(X[test])
+            Xf, inner_folds = X, None
+            if fold_counts is not None:  # the fold's own vocabulary, as the estimator's fit (fold_input)
+                import scipy.sparse as sp
+
+                Xf, _, inner_folds = apnbc.fold_input(fold_counts, train)
+                Xf = sp.csr_matrix(Xf, dtype=np.float64)
+                Xf.sort_indices()
+            _, _, fold_joint = _fit_scored(inner, steps, classes[fold], Xf[train],
+                                           np.searchsorted(fold, y_index[train]), fold_counts=inner_folds)
+            return classes[fold], fold_joint(Xf[test])
 
         jll = apnbc.out_of_fold_scores(fit_score, classes[y_index], classes, params["cv"], params["random_state"])
     else:
