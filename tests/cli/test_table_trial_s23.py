@@ -98,3 +98,17 @@ def test_predict_says_the_weighted_accuracy_of_a_weighted_table_as_evaluate_does
                            f"its instance weight, as evaluate does: {expected:.4f})")
     rc, _, err = cli("predict", model, numeric)
     assert err.strip() == f"{numeric}: accuracy 0.9286 (13 of 14 rows with a class value)"
+
+
+@pytest.mark.parametrize("options, name", [(["--lazy", "lbr"], "an LBR"), (["--lazy", "lbr", "--adjust"], "an APNBC(LBR)"),
+                                           (["--model", "nb"], "a TabularNB"), (["--model", "aode"], "an AODE")],
+                         ids=str)
+def test_inspect_plot_refusal_names_the_model_as_its_model_line_does(tmp_path, options, name):
+    """Session 26's trial: ``inspect --plot`` of an LBR model said 'a Discretized model has
+    neither' (the wrapper it is read through) while its ``model:`` line says LBR."""
+    model = tmp_path / "m.tnb"
+    assert cli("train", WEATHER, *options, "-o", model)[0] == 0
+    rc, out, err = cli("inspect", model, "--plot", tmp_path / "p.png")
+    assert rc == 1 and out == "" and not (tmp_path / "p.png").exists()
+    one_error_line(err, f"{model}: --plot draws the structure of a tan or bn model", f"; {name} model has neither")
+    assert f"model: {name.split()[1]}" in cli("inspect", model)[1]

@@ -169,9 +169,6 @@ def _inspect_table(args, model, out):
     network = find(model, lambda m: hasattr(m, "structure_"))  # itself, or inside APNBC
     if network is not None:
         return _inspect_network(args, model, network, weights, out)
-    if args.plot:
-        raise InputError(f"{args.model}: --plot draws the structure of a tan or bn model or a text model's "
-                         f"informative terms; {a_kind(_kind(model))} model has neither")
     inner = find(model, lambda m: hasattr(m, "describe"))  # inside APNBC, Discretized, ...
     if inner is None:
         raise InputError(f"{args.model}: cannot inspect {a_kind(_kind(model))} model")
@@ -182,6 +179,9 @@ def _inspect_table(args, model, out):
     else:
         info = inner.describe()
     info["model"] = _name(model, inner, info.get("model", _kind(inner)))  # APNBC(...), CalibratedNB(...)
+    if args.plot:  # (named as the 'model:' line names it: LBR, not the Discretized wrapper it is read through)
+        raise InputError(f"{args.model}: --plot draws the structure of a tan or bn model or a text model's "
+                         f"informative terms; {a_kind(info['model'])} model has neither")
     method = calibration_method(model)
     if method is not None:
         info["calibration"] = method
