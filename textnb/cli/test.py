@@ -1,8 +1,6 @@
 """``textnb test MODEL FILE [K] [TH]``: precision and recall at K on a labelled fastText file,
 printed as ``fasttext test`` prints them (``N``, ``P@K``, ``R@K``)."""
 
-import sys
-
 from textnb.cli.argtypes import bounded
 from textnb.cli.options import add_fasttext_options, multilabel_model, top_labels
 from textnb.cli.output import dumps
@@ -49,8 +47,9 @@ def run(args, out, err):
                          f"a {type(model).__name__} reads tables")
     data, name = None, args.file
     if args.file == "-":
-        stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
-        data, name = stream.read(), STDIN_NAME
+        from textnb.io.corpus import stdin_stream
+
+        data, name = stdin_stream().read(), STDIN_NAME
     result = fasttext_test(model, name, k=args.k, threshold=args.threshold, label_prefix=prefix,
                            data=data)
     if args.json:

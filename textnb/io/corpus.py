@@ -56,6 +56,8 @@ __all__ = [
     "decode_bytes",
     "decode_lines",
     "read_text_file",
+    "open_input",
+    "stdin_stream",
     "read_piped",
     "document_text",
     "checked_rows",
@@ -583,14 +585,36 @@ def _open_stream(path):
 STDIN = "-"
 
 
+def stdin_stream(stdin=None):
+    """The stream standard input (``-``) is read from: ``stdin`` (default :data:`sys.stdin`)'s
+    bytes (its ``buffer``), or ``stdin`` itself (a binary stream, or a text one without bytes
+    under it). One InputError, ``stdin: standard input is closed``, when there is none
+    (``<&-``: Python sets :data:`sys.stdin` to None) or it is closed: no reader of ``-`` then
+    fails on None, or opens a file named like standard input."""
+    import sys
+
+    stdin = sys.stdin if stdin is None else stdin
+    if stdin is None or getattr(stdin, "closed", False):
+        raise InputError(f"{STDIN_NAME}: standard input is closed")
+    return getattr(stdin, "buffer", stdin)
+
+
+def open_input(path):
+    """A binary file object reading the input ``path`` by name, as every reader of a PATH
+    opens one: ``-`` is standard input (:func:`stdin_stream`, left open when it is closed),
+    a pipe or device (``/dev/stdin``, ``<(...)``, a FIFO) is read as it comes, a FIFO that
+    no process writes to refused after :data:`PIPE_WAIT` seconds (never a wait without end),
+    else the regular file (:func:`~textnb.io.files.open_regular_binary`)."""
+    return _open_stream(path) if _named_stream(path) else open_regular_binary(path)
+
+
 def _open_stdin():
     """A binary file object reading standard input (``-``), which closing it leaves open:
     ``sys.stdin``'s bytes, or a text ``sys.stdin`` (one set in its place) read as UTF-8."""
     import sys
 
     stdin = sys.stdin
-    if stdin is None or getattr(stdin, "closed", False):
-        raise InputError(f"{STDIN_NAME}: standard input is closed")
+    stdin_stream(stdin)  # (refused when closed)
     stream = getattr(stdin, "buffer", None)
     if stream is None:  # a text stream without bytes under it (io.StringIO)
         return io.BytesIO(stdin.read().encode("utf-8", "surrogateescape"))
@@ -849,7 +873,7 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
     path = os.fspath(path)
     close = stream is None
     if stream is None:
-        stream = _open_stream(path) if _named_stream(path) else open_regular_binary(path)
+        stream = open_input(path)
     old = csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
     try:
         first = stream.read(_SNIFF)
@@ -911,7 +935,7 @@ def iter_input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None):
     """
     for p in paths:
         if p == "-":
-            data = (stdin.buffer if hasattr(stdin, "buffer") else stdin).read(max_bytes)
+            data = stdin_stream(stdin).read(max_bytes)
             yield "-", data if isinstance(data, str) else document_text(data, max_bytes)
         elif os.path.isdir(p):
             for f in _walk_files(p):

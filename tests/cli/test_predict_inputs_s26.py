@@ -1,0 +1,121 @@
+"""A user trial of ``textnb predict``'s inputs (session 26): what every input shape reads to on
+the text, multi-label and table paths, and the one line each bad input gets (never a hang,
+never an internal error, never a document made up or lost depending on where it falls)."""
+
+import errno
+import os
+import sys
+
+import pytest
+
+from conftest import SMS_TSV, cli, one_error_line, watchdog
+from textnb.core.errors import InputError
+
+TABLE = "outlook,windy,play\n" + "sunny,yes,no\novercast,no,yes\nrainy,yes,no\nsunny,no,yes\n" * 3
+MULTI = ("__label__a __label__b cheap pills now\n__label__b lunch at noon\n__label__a cheap offer\n"
+         "__label__c meeting at noon\n__label__a __label__b cheap lunch\n__label__c agenda\n") * 4
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    root = tmp_path_factory.mktemp("predict_inputs")
+    (root / "t.csv").write_text(TABLE)
+    (root / "ml.txt").write_text(MULTI)
+    paths = {"text": root / "text.tnb", "table": root / "table.tnb", "multilabel": root / "ml.tnb"}
+    assert cli("train", SMS_TSV, "-o", paths["text"])[0] == 0
+    assert cli("train", root / "t.csv", "--class", "play", "-o", paths["table"])[0] == 0
+    assert cli("train", root / "ml.txt", "-o", paths["multilabel"])[0] == 0
+    return paths
+
+
+@pytest.mark.parametrize("kind, argv", [
+    ("text", []), ("text", ["-"]), ("text", ["--lines"]), ("text", ["--lines", "-"]), ("text", ["--rows"]),
+    ("table", []), ("multilabel", []), ("multilabel", ["--lines"]), ("multilabel", ["--rows"]),
+])
+def test_a_closed_standard_input_is_one_line_on_every_path(models, monkeypatch, kind, argv):
+    """``textnb predict MODEL [--lines|--rows] <&-`` (Python sets sys.stdin to None): one line,
+    ``stdin: standard input is closed``, exit 1 (*was*: an internal error, exit 70, for
+    documents, --lines and a table; ``--rows`` opened a file named ``stdin`` in the current folder
+    when there was one, else said 'stdin: cannot read (No such file or directory)')."""
+    monkeypatch.setattr(sys, "stdin", None)
+    rc, out, err = cli("predict", models[kind], *argv)
+    assert rc == 1 and out == ""
+    one_error_line(err, "stdin: standard input is closed")
+
+
+def test_rows_of_a_closed_standard_input_never_read_a_file_named_stdin(models, tmp_path, monkeypatch):
+    (tmp_path / "stdin").write_text("label\ttext\nspam\twin cash now\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "stdin", None)
+    rc, out, err = cli("predict", models["text"], "--rows")
+    assert (rc, out) == (1, "")
+    one_error_line(err, "stdin: standard input is closed")
+
+
+def test_test_of_a_closed_standard_input_is_one_line(models, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", None)
+    rc, out, err = cli("test", models["text"], "-")
+    assert (rc, out) == (1, "")
+    one_error_line(err, "stdin: standard input is closed")
+
+
+@pytest.mark.parametrize("kind", ["text", "multilabel"])
+def test_lines_of_a_fifo_no_process_writes_to_is_refused_not_waited_for(models, tmp_path, monkeypatch, kind):
+    """``predict MODEL --lines FIFO`` with no writer: refused after PIPE_WAIT, as PATH, --rows,
+    train and evaluate refuse it (*was*: waited for without end, in ``open``)."""
+    import textnb.io.corpus
+
+    monkeypatch.setattr(textnb.io.corpus, "PIPE_WAIT", 0.2)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with watchdog(20):
+        rc, out, err = cli("predict", models[kind], "--lines", fifo)
+    assert (rc, out) == (1, "")
+    one_error_line(err, f"{fifo}: a FIFO that no process writes to")
+
+
+def test_a_read_error_in_lines_names_the_input():
+    """A read that fails inside ``--lines`` (an I/O error, a file of /proc that refuses reads)
+    names the input (*was*: ``textnb: error: Invalid argument``, no file named)."""
+    from textnb.io.sources import line_chunks
+
+    class Failing:
+        def read(self, *args):
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+        readline = peek = read
+
+    with pytest.raises(InputError, match=r"^stdin: cannot read \(Input/output error\)$"):
+        list(line_chunks("-", None, 1000, stdin=Failing()))
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/clear_refs"), reason="Linux /proc")
+def test_lines_of_a_proc_file_that_refuses_reads_names_it(models):
+    rc, out, err = cli("predict", models["text"], "--lines", "/proc/self/clear_refs")
+    assert (rc, out) == (1, "")
+    one_error_line(err, "/proc/self/clear_refs: cannot read (")
+
+
+@pytest.mark.parametrize("kind, argv", [("text", ["-", "-"]), ("text", ["--rows", "-", "-"]),
+                                        ("multilabel", ["-", "-"]), ("multilabel", ["--rows", "-", "-"]),
+                                        ("table", ["-", "-"])])
+def test_standard_input_given_twice_is_refused_on_every_path(models, kind, argv):
+    """``predict MODEL - -``: standard input can be read once, as a table model said (*was*,
+    text and multi-label: the second ``-`` read empty and scored as an empty document, exit 0;
+    ``--rows``: output, then 'standard input is empty' or 'cannot find the label and text columns')."""
+    rc, out, err = cli("predict", models[kind], *argv, stdin=b"label\ttext\nspam\twin cash now\n")
+    assert (rc, out) == (1, "")
+    one_error_line(err, "standard input (-) given twice: it can be read once")
+
+
+@pytest.mark.parametrize("kind, good", [("text", "a.txt"), ("multilabel", "a.txt"), ("table", "t.csv")])
+def test_a_missing_path_among_good_ones_is_refused_before_any_output(models, tmp_path, kind, good):
+    """A missing PATH after a good one: one line, exit 1, nothing printed, on every path (*was*:
+    the text path printed nothing, the multi-label and table paths the PATHs before it, so the
+    output depended on the model and, for text, on where the batch of 1,000 documents was cut;
+    a table's said 'cannot read (No such file or directory)')."""
+    (tmp_path / "a.txt").write_text("win cash now")
+    (tmp_path / "t.csv").write_text(TABLE)
+    rc, out, err = cli("predict", models[kind], tmp_path / good, tmp_path / "nope.csv")
+    assert (rc, out) == (1, "")
+    one_error_line(err, f"{tmp_path / 'nope.csv'}: no such file or folder")
