@@ -119,3 +119,34 @@ def test_a_missing_path_among_good_ones_is_refused_before_any_output(models, tmp
     rc, out, err = cli("predict", models[kind], tmp_path / good, tmp_path / "nope.csv")
     assert (rc, out) == (1, "")
     one_error_line(err, f"{tmp_path / 'nope.csv'}: no such file or folder")
+
+
+@pytest.mark.parametrize("kind", ["text", "multilabel"])
+def test_test_reads_a_pipe_as_train_reads_one(models, tmp_path, monkeypatch, kind):
+    """``textnb test MODEL <(...)`` / a FIFO with a writer: read once, the same result as the file
+    (*was*: 'not a regular file (a FIFO, socket or device)', though ``-`` was read); a FIFO no
+    process writes to is refused after PIPE_WAIT, never waited for without end."""
+    import threading
+
+    import textnb.io.corpus
+
+    text = MULTI if kind == "multilabel" else "__label__spam win cash now\n__label__ham lunch at noon?\n"
+    (tmp_path / "plain.txt").write_text(text)
+    rc, expected, _ = cli("test", models[kind], tmp_path / "plain.txt", "--json")
+    assert rc == 0
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text(text))
+    writer.start()
+    with watchdog(30):
+        rc, out, err = cli("test", models[kind], fifo, "--json")
+    writer.join(timeout=30)
+    assert (rc, err) == (0, "") and out == expected.replace(str(tmp_path / "plain.txt"), str(fifo))
+    monkeypatch.setattr(textnb.io.corpus, "PIPE_WAIT", 0.2)
+    with watchdog(20):
+        rc, out, err = cli("test", models[kind], fifo)
+    assert (rc, out) == (1, "")
+    one_error_line(err, f"{fifo}: a FIFO that no process writes to")
+    rc, out, err = cli("test", models[kind], "-", stdin=b"\x00\x01binary")
+    assert (rc, out) == (1, "")
+    one_error_line(err, "stdin: binary file, not a fastText file")

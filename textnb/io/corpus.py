@@ -523,17 +523,18 @@ def read_text_file(path, what, *, data=None, max_bytes=None):
     return data
 
 
-def read_piped(path):
+def read_piped(path, what="a corpus or a table"):
     """The bytes of ``path`` when it is a pipe, not a file: ``-`` (standard input),
     ``/dev/stdin`` fed by a pipe, a process substitution (``<(...)``), a FIFO; None for a regular file, a folder or a missing
     path (read by name, as often as needed). A pipe can be read once only, so a PATH given as
     one is read here, once and whole, and its content handed to the reader its format asks
     for (sniffed from the content: a pipe's name tells no format). A binary stream (a NUL
-    byte in its first 8 KiB: ``/dev/zero``, say) is refused before more is read."""
+    byte in its first 8 KiB: ``/dev/zero``, say) is refused before more is read, as not
+    ``what``."""
     path = os.fspath(path)
     if not _named_stream(path):
         return None
-    return _read_stream(path, binary_what="a corpus or a table")
+    return _read_stream(path, binary_what=what)
 
 
 PIPE_WAIT = 5.0
