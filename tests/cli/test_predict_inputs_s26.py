@@ -150,3 +150,21 @@ def test_test_reads_a_pipe_as_train_reads_one(models, tmp_path, monkeypatch, kin
     rc, out, err = cli("test", models[kind], "-", stdin=b"\x00\x01binary")
     assert (rc, out) == (1, "")
     one_error_line(err, "stdin: binary file, not a fastText file")
+
+
+@pytest.mark.parametrize("kind", ["text", "multilabel"])
+def test_a_link_loop_inside_a_folder_is_reported_as_skipped(models, tmp_path, kind):
+    """A symbolic-link loop inside a folder given to ``predict``: the other files classified,
+    the loop reported on stderr as a binary file is (``PATH: cannot read file (a symbolic link
+    that loops: ...), skipped``) and exit 1, as train counts it (*was*: left out without a word,
+    exit 0: a file of the folder got no line and nothing said why)."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_text("win cash now")
+    os.symlink("l2", folder / "l1")
+    os.symlink("l1", folder / "l2")
+    rc, out, err = cli("predict", models[kind], folder)
+    assert rc == 1 and [line.split("\t")[0] for line in out.splitlines()] == [str(folder / "a.txt")]
+    lines = err.strip().splitlines()
+    assert lines == [f"textnb: error: {folder / name}: cannot read file (a symbolic link that loops: "
+                     f"{os.strerror(errno.ELOOP)}), skipped" for name in ("l1", "l2")]

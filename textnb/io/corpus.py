@@ -137,7 +137,10 @@ def wide_encoding(data):
 
 def skipped_reason(path):
     """Why the document file ``path`` that reads as binary is skipped: ``"binary file"``,
-    or ``"UTF-16 text (convert it to UTF-8)"`` (:func:`wide_encoding`)."""
+    or ``"UTF-16 text (convert it to UTF-8)"`` (:func:`wide_encoding`); for a symbolic link
+    that cannot be followed (a loop), why (:func:`~textnb.core.errors.missing_reason`)."""
+    if os.path.islink(path) and not os.path.exists(path):
+        return missing_reason(path, "file")
     try:
         wide = wide_encoding(read_regular_file(path, 64))
     except InputError:
@@ -932,15 +935,21 @@ def documents_in_several_classes(corpus, limit=1000):
 def iter_input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None):
     """Yield ``(source, text_or_None)`` for files, folders (recursively) and ``-`` (stdin).
 
-    ``None`` marks a binary file. Used by ``predict``.
+    ``None`` marks a document that is skipped, :func:`skipped_reason` says why: a binary
+    file, or a symbolic link inside a folder that loops (left out when the folder is
+    listed, as training counts it; yielded after the folder's files, so it is reported,
+    not lost without a word). Used by ``predict``.
     """
     for p in paths:
         if p == "-":
             data = stdin_stream(stdin).read(max_bytes)
             yield "-", data if isinstance(data, str) else document_text(data, max_bytes)
         elif os.path.isdir(p):
-            for f in _walk_files(p):
+            loops = []
+            for f in _walk_files(p, loops):
                 yield f, read_document(f, max_bytes)
+            for f in loops:
+                yield f, None
         elif _named_stream(p):
             yield p, _stream_document(p, max_bytes)
         elif os.path.exists(p):
