@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from textnb.core.errors import (STDIN_NAME, DataWarning, InputError, NotATextCorpus, empty_input, input_name,
-                                 missing_reason)
+                                 missing_reason, short_repr)
 from textnb.io.files import cut_text, decode_cut, file_identity, folder_files, open_regular_binary, read_regular_file
 from textnb.io.numbers import is_number
 
@@ -69,6 +69,7 @@ __all__ = [
     "wide_encoding",
     "binary_message",
     "skipped_reason",
+    "binary_document",
     "open_corpus",
     "read_bytes",
     "read_document",
@@ -157,6 +158,20 @@ def binary_message(path, data, what):
         return (f"{path}: {wide} text; textnb reads UTF-8, Windows-1252 or Latin-1: convert it first "
                 f"(iconv -f {wide} -t UTF-8)")
     return f"{path}: binary file, not {what}"
+
+
+def binary_document(doc):
+    """The one InputError for a document given to the library (a :class:`~pathlib.Path` or
+    bytes) that reads as binary (:func:`to_tokenizable` None), as :func:`binary_message` says
+    it of a file: a path named, bytes shown by their start (at most 80 characters: one line,
+    whatever their size), a UTF-16 / UTF-32 text called so, with the fix."""
+    if isinstance(doc, Path):
+        try:
+            data = read_regular_file(doc, _SNIFF)
+        except InputError:
+            data = b""
+        return InputError(binary_message(os.fspath(doc), data, "a text document"))
+    return InputError(binary_message(short_repr(bytes(doc[:100])), bytes(doc[:_SNIFF]), "a text document"))
 
 
 def decode_bytes(data, cut=False):
