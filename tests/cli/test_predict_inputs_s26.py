@@ -168,3 +168,31 @@ def test_a_link_loop_inside_a_folder_is_reported_as_skipped(models, tmp_path, ki
     lines = err.strip().splitlines()
     assert lines == [f"textnb: error: {folder / name}: cannot read file (a symbolic link that loops: "
                      f"{os.strerror(errno.ELOOP)}), skipped" for name in ("l1", "l2")]
+
+
+@pytest.mark.parametrize("argv", [["predict", "{text}", "--lines", "{plain}"], ["predict", "{text}", "--lines", "-"],
+                                  ["predict", "{text}", "{labelled}"], ["predict", "{multilabel}", "--lines", "{plain}"],
+                                  ["test", "{text}", "{labelled}"], ["test", "{text}", "-"],
+                                  ["train", "{labelled}", "-o", "{out}"], ["train", "-", "-o", "{out}"]])
+def test_lines_ended_by_cr_alone_are_refused_not_read_as_one(models, tmp_path, argv):
+    """A file of classic Mac line ends (CR alone, no LF) read one document per line (``--lines``,
+    a fastText file as PATH, ``test``, ``train``, from a file or standard input): one line
+    saying so, as a TSV/CSV file is refused (*was*: every line read as one document, scored
+    once: ``predict --lines`` printed one prediction for three lines, and ``train`` of a
+    single-label fastText file made a multi-label model of one document)."""
+    plain = tmp_path / "plain.txt"
+    plain.write_bytes(b"win cash now\rlunch at noon?\rcheap pills\r")
+    labelled = tmp_path / "l.txt"
+    labelled.write_bytes(b"__label__spam win cash now\r__label__ham lunch at noon?\r")
+    names = {"text": models["text"], "multilabel": models["multilabel"], "plain": plain, "labelled": labelled,
+             "out": tmp_path / "m.tnb"}
+    argv = [arg.format(**names) for arg in argv]
+    stdin = (labelled if argv[0] != "predict" else plain).read_bytes()
+    rc, out, err = cli(*argv, stdin=stdin)
+    assert (rc, out) == (1, "")
+    one_error_line(err, "lines end with CR alone (classic Mac line ends)", "convert the file's line ends to LF")
+    # a CR inside a line of a file of LF line ends, or a single line ended by CR, is text, as before
+    plain.write_bytes(b"win cash\rnow\nlunch at noon?\n")
+    assert len(cli("predict", models["text"], "--lines", plain)[1].splitlines()) == 2
+    plain.write_bytes(b"win cash now\r")
+    assert len(cli("predict", models["text"], "--lines", plain)[1].splitlines()) == 1
