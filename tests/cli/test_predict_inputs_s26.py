@@ -100,12 +100,18 @@ def test_lines_of_a_proc_file_that_refuses_reads_names_it(models):
                                         ("multilabel", ["-", "-"]), ("multilabel", ["--rows", "-", "-"]),
                                         ("table", ["-", "-"])])
 def test_standard_input_given_twice_is_refused_on_every_path(models, kind, argv):
-    """``predict MODEL - -``: standard input can be read once, as a table model said (*was*,
-    text and multi-label: the second ``-`` read empty and scored as an empty document, exit 0;
-    ``--rows``: output, then 'standard input is empty' or 'cannot find the label and text columns')."""
+    """``predict MODEL - -`` (or ``- /dev/stdin``): standard input can be read once, as a table
+    model said of ``- -`` (*was*, text and multi-label: the second read empty and scored as an
+    empty document, exit 0; ``--rows``: output, then 'standard input is empty' or 'cannot find
+    the label and text columns')."""
     rc, out, err = cli("predict", models[kind], *argv, stdin=b"label\ttext\nspam\twin cash now\n")
     assert (rc, out) == (1, "")
     one_error_line(err, "standard input (-) given twice: it can be read once")
+    # /dev/stdin is the same stream (train and evaluate refuse it so too)
+    argv = argv[:-1] + ["/dev/stdin"]
+    rc, out, err = cli("predict", models[kind], *argv, stdin=b"label\ttext\nspam\twin cash now\n")
+    assert (rc, out) == (1, "")
+    one_error_line(err, "standard input given twice (as - and as /dev/stdin): it can be read once")
 
 
 @pytest.mark.parametrize("kind, good", [("text", "a.txt"), ("multilabel", "a.txt"), ("table", "t.csv")])

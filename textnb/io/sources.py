@@ -11,21 +11,29 @@ import os
 
 from textnb.core.errors import InputError, input_name, missing_reason
 
-__all__ = ["ROW_SUFFIXES", "as_fasttext", "as_rows", "check_file", "check_paths", "document_batches", "line_chunks", "reading",
+__all__ = ["ROW_SUFFIXES", "STDIN_PATHS", "as_fasttext", "as_rows", "check_file", "check_paths", "document_batches", "line_chunks", "reading",
            "row_chunks", "some_file"]
 
 #: the names of files read as TSV/CSV rows of documents (as ``train`` reads them)
 ROW_SUFFIXES = (".tsv", ".csv", ".tab")
 
 
+#: the PATHs that name standard input: ``-`` and ``/dev/stdin``, one stream, read once
+STDIN_PATHS = ("-", "/dev/stdin")
+
+
 def check_paths(paths):
     """InputError, before any PATH is read, for PATHs of ``paths`` that cannot all be read:
-    ``-`` given twice (standard input can be read once: the second would be read empty, an
-    empty document scored) and a PATH that is not there (:func:`missing_reason`), so that
-    what ``predict`` prints does not depend on how far it got or on how it batches."""
+    standard input given twice (``-`` or ``/dev/stdin``, :data:`STDIN_PATHS`: it can be read
+    once, the second would be read empty and an empty document scored) and a PATH that is not
+    there (:func:`missing_reason`), so that what ``predict`` prints does not depend on how
+    far it got or on how it batches."""
     paths = [os.fspath(path) for path in paths or ()]
-    if paths.count("-") > 1:
-        raise InputError("standard input (-) given twice: it can be read once")
+    given = [path for path in paths if path in STDIN_PATHS]
+    if len(given) > 1:
+        raise InputError("standard input (-) given twice: it can be read once" if set(given) == {"-"} else
+                         f"standard input given twice (as {' and as '.join(given)}): it can be "
+                         f"read once")
     for path in paths:
         if path != "-" and not os.path.exists(path):
             raise InputError(f"{path}: {missing_reason(path, 'file or folder')}")
