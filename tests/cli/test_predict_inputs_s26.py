@@ -202,3 +202,19 @@ def test_lines_ended_by_cr_alone_are_refused_not_read_as_one(models, tmp_path, a
     assert len(cli("predict", models["text"], "--lines", plain)[1].splitlines()) == 2
     plain.write_bytes(b"win cash now\r")
     assert len(cli("predict", models["text"], "--lines", plain)[1].splitlines()) == 1
+
+
+def test_a_spamfilter_model_given_a_closed_standard_input_says_so(tmp_path, monkeypatch):
+    """``textnb predict SPAMFILTER_MODEL <&-`` (a model of rendered messages, read as
+    ``spamfilter --batch`` reads its inputs): ``stdin: standard input is closed``, as for every
+    other model (*was*: ``-: no such file or folder``, as if ``-`` were a file)."""
+    from conftest import tiny_mail
+    from textnb.apps.filtering import train_model
+
+    spam, ham = tiny_mail(tmp_path)
+    train_model(tmp_path / "spam.tnb", [spam], [ham], kind="multinomial")
+    monkeypatch.setattr(sys, "stdin", None)
+    for argv in ([], ["-"]):
+        rc, out, err = cli("predict", tmp_path / "spam.tnb", *argv)
+        assert (rc, out) == (1, "")
+        one_error_line(err, "stdin: standard input is closed")
