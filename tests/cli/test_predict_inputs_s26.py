@@ -218,3 +218,23 @@ def test_a_spamfilter_model_given_a_closed_standard_input_says_so(tmp_path, monk
         rc, out, err = cli("predict", tmp_path / "spam.tnb", *argv)
         assert (rc, out) == (1, "")
         one_error_line(err, "stdin: standard input is closed")
+
+
+@pytest.mark.parametrize("kind", ["text", "multilabel"])
+def test_a_fasttext_file_named_csv_is_read_as_train_reads_it(models, tmp_path, kind):
+    """A fastText file named ``*.csv`` / ``*.tsv``: ``predict`` reads it by its content, one
+    document per line (and its accuracy), as ``train``, ``evaluate --test`` and ``test`` read it
+    (*was*: read as TSV/CSV rows by its name, 'FILE:2: row has 1 cell, expected at least 2');
+    ``--rows`` still asks for its rows."""
+    text = "__label__spam win cash now\n__label__ham lunch at noon?\n__label__spam cheap pills\n"
+    (tmp_path / "plain.txt").write_text(text)
+    rc, expected, err = cli("predict", models[kind], tmp_path / "plain.txt", "--json")
+    assert rc == 0 and len(expected.splitlines()) == 3
+    for name in ("data.csv", "data.tsv"):
+        (tmp_path / name).write_text(text)
+        rc, out, got = cli("predict", models[kind], tmp_path / name, "--json")
+        assert (rc, got.replace(name, "plain.txt")) == (0, err)
+        assert out == expected.replace(str(tmp_path / "plain.txt"), str(tmp_path / name))
+    rc, out, err = cli("predict", models[kind], tmp_path / "data.csv", "--rows")
+    assert (rc, out) == (1, "")
+    one_error_line(err, "data.csv:")

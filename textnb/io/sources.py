@@ -62,19 +62,20 @@ def some_file(paths):
 
 def as_fasttext(path, label_prefix=None, rows=False):
     """Whether ``path`` is read as a fastText file, one document per line as train reads it:
-    a regular file (not read as rows, :func:`as_rows`) whose first non-blank line starts
-    with ``label_prefix`` (the model's or the user's; None: ``__label__``), as train and
-    evaluate tell one."""
+    a regular file whose first non-blank line starts with ``label_prefix`` (the model's or the
+    user's; None: ``__label__``), whatever its name (``*.csv`` and ``*.tsv`` too), as train,
+    evaluate and test tell one by its content; unless ``rows`` (``--rows``) asks for its rows."""
     from textnb.io.fasttext import DEFAULT_LABEL_PREFIX, is_fasttext_file
 
-    return (path != "-" and not as_rows(path, rows) and os.path.isfile(path)
+    return (path != "-" and not rows and os.path.isfile(path)
             and is_fasttext_file(path, label_prefix or DEFAULT_LABEL_PREFIX))
 
 
 def reading(path, *, rows=False, label_prefix=None):
-    """How ``path`` is read: ``"rows"`` (TSV/CSV, :func:`as_rows`), ``"lines"`` (a fastText
-    file, :func:`as_fasttext`) or ``""`` (a document, a folder of documents, standard input)."""
-    return "rows" if as_rows(path, rows) else "lines" if as_fasttext(path, label_prefix, rows) else ""
+    """How ``path`` is read: ``"lines"`` (a fastText file, :func:`as_fasttext`: by its content,
+    before its name), ``"rows"`` (TSV/CSV, :func:`as_rows`) or ``""`` (a document, a folder of
+    documents, standard input)."""
+    return "lines" if as_fasttext(path, label_prefix, rows) else "rows" if as_rows(path, rows) else ""
 
 
 def row_chunks(path, max_bytes, stdin=None):
