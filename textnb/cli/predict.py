@@ -55,7 +55,8 @@ def add_parser(sub):
     add_fasttext_options(p, lines=True)
     p.add_argument("--rows", action="store_true",
                    help="read each PATH (or stdin) as a TSV/CSV file, one document per row as train reads it "
-                        "(automatic for *.tsv, *.csv, *.tab files); output PATH:ROW in row order, and the "
+                        "(automatic for *.tsv, *.csv, *.tab files, unless one is a fastText file, read one document per "
+                        "line as train reads it); output PATH:ROW in row order, and the "
                         "accuracy on stderr when the file has a label column")
     add_ignore(p)
     p.set_defaults(handler=run)
