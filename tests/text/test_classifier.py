@@ -322,3 +322,25 @@ def test_a_str_document_is_cut_at_max_bytes_as_a_file_or_a_line_is(tmp_path):
     printed = [dict(cell.split("=") for cell in line.split("\t")[2:]) for line in out.getvalue().splitlines()]
     expected = clf.predict_proba(docs[:2])
     assert np.allclose([[float(row["ham"]), float(row["spam"])] for row in printed], expected, rtol=1e-5, atol=0)
+
+
+def test_a_binary_document_given_as_bytes_is_one_short_line(tmp_path):
+    """``TextClassifier.predict([bytes])`` of a binary document: one line of at most a few
+    hundred characters showing the bytes' start (*was*: the repr of the whole document, 400,037
+    characters for 100,000 NUL bytes), a UTF-16 one called so with the fix, as a file is."""
+    from pathlib import Path
+
+    from textnb.core.errors import InputError
+
+    clf = TextClassifier().fit(["cheap pills now", "lunch at noon", "cheap offer", "meeting at noon"],
+                               ["spam", "ham", "spam", "ham"])
+    wide = "cheap pills now\n".encode("utf-16")
+    (tmp_path / "w.txt").write_bytes(wide)
+    for doc, says in [(b"\x00" * 100_000, "binary file, not a text document"),
+                      (wide, "UTF-16 text; textnb reads UTF-8, Windows-1252 or Latin-1"),
+                      (Path(tmp_path / "w.txt"), "UTF-16 text; textnb reads UTF-8, Windows-1252 or Latin-1")]:
+        for method in (clf.predict, clf.predict_proba, clf.transform):
+            with pytest.raises(InputError) as info:
+                method([doc])
+            message = str(info.value)
+            assert says in message and "\n" not in message and len(message) < 250, message

@@ -332,7 +332,13 @@ def features_of_paths(model, paths, max_bytes, n_jobs=None, stdin=None, on_error
     same). ``on_error``: as :func:`~textnb.io.mailread.map_messages` takes it (a message
     that cannot be read, e.g. empty, is reported to it and left out). Yields ``(source,
     features)``, with ``digests`` ``(source, features, digest)`` (:func:`message_digest`)."""
-    stdin = getattr(sys.stdin, "buffer", None) if stdin is None else stdin
+    if stdin is None:
+        paths = list(paths)
+        if any(os.fspath(path) == "-" for path in paths):
+            from textnb.io.corpus import stdin_stream
+
+            stdin_stream()  # (closed, <&-: 'stdin: standard input is closed', not '-: no such file or folder')
+        stdin = getattr(sys.stdin, "buffer", None)
     if not digests:
         for source, features in mail.map_messages(paths, partial(_features_list, model, max_bytes),
                                                   max_bytes=max_bytes, n_jobs=n_jobs, pack=pack_features,

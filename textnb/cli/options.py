@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from textnb.cli.argtypes import (MAX_ALPHA, MAX_BINS, MAX_BYTES, MAX_NGRAM, MAX_TERMS, MAX_TOP, bounded, df_value,
                                  jobs, select_spec)
 from textnb.core.errors import DataError, InputError, StructureError, input_name
+from textnb.io.sources import STDIN_PATHS  # (the names of standard input a file option can have: read once)
 
 __all__ = ["add_corpus_options", "add_fasttext_options", "add_model_and_input_options", "add_model_options",
            "add_ignore", "add_multilabel_options", "model_options", "input_options", "read_path", "scheduler",
@@ -237,9 +238,6 @@ def scheduler(args):
     with connect(args.scheduler) as client:
         yield client
 
-
-#: the names of standard input a file option can have: read once, it can be given to one of them only
-STDIN_PATHS = ("-", "/dev/stdin")
 
 #: the options of ``train`` and ``evaluate`` that read a file (read through the one pipe reader,
 #: :mod:`textnb.io.corpus`, when standard input or a pipe): (how a message names it, attribute)

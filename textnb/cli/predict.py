@@ -2,7 +2,6 @@
 saved model (a linear text model is scored from its arrays, without scikit-learn)."""
 
 import itertools
-import sys
 
 import numpy as np
 
@@ -17,8 +16,9 @@ from textnb.cli.streams import label_list
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, input_name
 from textnb.core.wrapping import reads_documents, table_attributes
-from textnb.io.sources import (as_fasttext, as_rows, document_batches, line_chunks, reading, row_chunks,
-                                some_file)
+from textnb.io.corpus import stdin_stream
+from textnb.io.sources import (as_fasttext, as_rows, check_paths, document_batches, line_chunks, reading,
+                               row_chunks, some_file)
 
 __all__ = ["add_parser", "run"]
 
@@ -55,7 +55,8 @@ def add_parser(sub):
     add_fasttext_options(p, lines=True)
     p.add_argument("--rows", action="store_true",
                    help="read each PATH (or stdin) as a TSV/CSV file, one document per row as train reads it "
-                        "(automatic for *.tsv, *.csv, *.tab files); output PATH:ROW in row order, and the "
+                        "(automatic for *.tsv, *.csv, *.tab files, unless one is a fastText file, read one document per "
+                        "line as train reads it); output PATH:ROW in row order, and the "
                         "accuracy on stderr when the file has a label column")
     add_ignore(p)
     p.set_defaults(handler=run)
@@ -127,6 +128,7 @@ def _predict_multilabel(args, model, out, err):
             start += len(chunk)
         flush()
         return 0
+    check_paths(args.paths or ["-"])
     for path in args.paths or ["-"]:
         if as_fasttext(path, args.label_prefix, args.rows):  # one document per line, as train reads it
             start = 0
@@ -162,8 +164,7 @@ def _predict_table(args, model, out, err=None):
     from textnb.io.tables import read_table
 
     paths = args.paths or ["-"]
-    if paths.count("-") > 1:
-        raise InputError("standard input (-) given twice: it can be read once")
+    check_paths(paths)
     attributes = table_attributes(model)
     if attributes is None:
         raise InputError(f"{args.model}: a {type(model).__name__} model does not record its table attributes")
@@ -171,8 +172,7 @@ def _predict_table(args, model, out, err=None):
     for path in paths:
         data = None
         if path == "-":  # an ARFF or CSV / TSV table on standard input, told by its content, as /dev/stdin
-            stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
-            data = stream.read()
+            data = stdin_stream().read()
         table = read_table(path, like=attributes, drop=(args.ignore or None), classes=classes,
                            data=data)  # DataWarnings: main
         name = input_name(path)  # (standard input: stdin, as the text rows and lines name it)
@@ -225,6 +225,7 @@ def run(args, out, err):
     done = 0
     if reads_mail(model):  # a spamfilter model: its inputs are messages, read as spamfilter reads them
         return _predict_messages(args, model, paths, classes, max_bytes, out, err, bar)
+    check_paths(paths)
 
     def tick():
         nonlocal done

@@ -1,12 +1,10 @@
 """``textnb test MODEL FILE [K] [TH]``: precision and recall at K on a labelled fastText file,
 printed as ``fasttext test`` prints them (``N``, ``P@K``, ``R@K``)."""
 
-import sys
-
 from textnb.cli.argtypes import bounded
 from textnb.cli.options import add_fasttext_options, multilabel_model, top_labels
 from textnb.cli.output import dumps
-from textnb.core.errors import STDIN_NAME, InputError
+from textnb.core.errors import InputError
 
 __all__ = ["add_parser", "run"]
 
@@ -47,12 +45,8 @@ def run(args, out, err):
     if multilabel_model(model) is None and not reads_documents(model):
         raise InputError(f"{args.model}: test needs a text model (single- or multi-label); "
                          f"a {type(model).__name__} reads tables")
-    data, name = None, args.file
-    if args.file == "-":
-        stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else sys.stdin
-        data, name = stream.read(), STDIN_NAME
-    result = fasttext_test(model, name, k=args.k, threshold=args.threshold, label_prefix=prefix,
-                           data=data)
+    # (a pipe, - or /dev/stdin or <(...) or a FIFO, is read once by fasttext_test, - named stdin)
+    result = fasttext_test(model, args.file, k=args.k, threshold=args.threshold, label_prefix=prefix)
     if args.json:
         print(dumps(result), file=out)
     else:

@@ -120,7 +120,9 @@ def fasttext_test(model, path, k=1, threshold=0.0, *, label_prefix=None, data=No
     label_prefix : str, default=None
         fastText's ``-label`` (None: ``__label__``).
     data : bytes or str, default=None
-        The file's content when it is not read from ``path`` (standard input).
+        The file's content when it is not read from ``path``; None: a pipe ``path`` (``-``,
+        standard input, ``/dev/stdin``, ``<(...)``, a FIFO) is read once here, as ``train`` reads
+        one (:func:`textnb.io.corpus.read_piped`), and ``-`` is named ``stdin``.
     batch_size : int
         Lines scored at a time.
 
@@ -130,8 +132,13 @@ def fasttext_test(model, path, k=1, threshold=0.0, *, label_prefix=None, data=No
         As :func:`precision_recall_at_k`, plus ``source`` and ``unlabeled`` (lines
         without a label, skipped).
     """
+    from textnb.core.errors import input_name
+    from textnb.io.corpus import read_piped
     from textnb.io.fasttext import DEFAULT_LABEL_PREFIX, read_fasttext
 
+    if data is None:
+        data = read_piped(path, "a fastText file")
+        path = input_name(path)
     corpus = read_fasttext(path, data=data, label_prefix=label_prefix or DEFAULT_LABEL_PREFIX)
     classes = [str(c) for c in model.classes_]
     parts = [np.asarray(model.predict_log_proba(corpus.documents[i:i + batch_size]), dtype=np.float64)

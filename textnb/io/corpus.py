@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from textnb.core.errors import (STDIN_NAME, DataWarning, InputError, NotATextCorpus, empty_input, input_name,
-                                 missing_reason)
+                                 missing_reason, short_repr)
 from textnb.io.files import cut_text, decode_cut, file_identity, folder_files, open_regular_binary, read_regular_file
 from textnb.io.numbers import is_number
 
@@ -56,6 +56,8 @@ __all__ = [
     "decode_bytes",
     "decode_lines",
     "read_text_file",
+    "open_input",
+    "stdin_stream",
     "read_piped",
     "document_text",
     "checked_rows",
@@ -67,6 +69,7 @@ __all__ = [
     "wide_encoding",
     "binary_message",
     "skipped_reason",
+    "binary_document",
     "open_corpus",
     "read_bytes",
     "read_document",
@@ -135,7 +138,10 @@ def wide_encoding(data):
 
 def skipped_reason(path):
     """Why the document file ``path`` that reads as binary is skipped: ``"binary file"``,
-    or ``"UTF-16 text (convert it to UTF-8)"`` (:func:`wide_encoding`)."""
+    or ``"UTF-16 text (convert it to UTF-8)"`` (:func:`wide_encoding`); for a symbolic link
+    that cannot be followed (a loop), why (:func:`~textnb.core.errors.missing_reason`)."""
+    if os.path.islink(path) and not os.path.exists(path):
+        return missing_reason(path, "file")
     try:
         wide = wide_encoding(read_regular_file(path, 64))
     except InputError:
@@ -152,6 +158,20 @@ def binary_message(path, data, what):
         return (f"{path}: {wide} text; textnb reads UTF-8, Windows-1252 or Latin-1: convert it first "
                 f"(iconv -f {wide} -t UTF-8)")
     return f"{path}: binary file, not {what}"
+
+
+def binary_document(doc):
+    """The one InputError for a document given to the library (a :class:`~pathlib.Path` or
+    bytes) that reads as binary (:func:`to_tokenizable` None), as :func:`binary_message` says
+    it of a file: a path named, bytes shown by their start (at most 80 characters: one line,
+    whatever their size), a UTF-16 / UTF-32 text called so, with the fix."""
+    if isinstance(doc, Path):
+        try:
+            data = read_regular_file(doc, _SNIFF)
+        except InputError:
+            data = b""
+        return InputError(binary_message(os.fspath(doc), data, "a text document"))
+    return InputError(binary_message(short_repr(bytes(doc[:100])), bytes(doc[:_SNIFF]), "a text document"))
 
 
 def decode_bytes(data, cut=False):
@@ -521,17 +541,18 @@ def read_text_file(path, what, *, data=None, max_bytes=None):
     return data
 
 
-def read_piped(path):
+def read_piped(path, what="a corpus or a table"):
     """The bytes of ``path`` when it is a pipe, not a file: ``-`` (standard input),
     ``/dev/stdin`` fed by a pipe, a process substitution (``<(...)``), a FIFO; None for a regular file, a folder or a missing
     path (read by name, as often as needed). A pipe can be read once only, so a PATH given as
     one is read here, once and whole, and its content handed to the reader its format asks
     for (sniffed from the content: a pipe's name tells no format). A binary stream (a NUL
-    byte in its first 8 KiB: ``/dev/zero``, say) is refused before more is read."""
+    byte in its first 8 KiB: ``/dev/zero``, say) is refused before more is read, as not
+    ``what``."""
     path = os.fspath(path)
     if not _named_stream(path):
         return None
-    return _read_stream(path, binary_what="a corpus or a table")
+    return _read_stream(path, binary_what=what)
 
 
 PIPE_WAIT = 5.0
@@ -583,14 +604,36 @@ def _open_stream(path):
 STDIN = "-"
 
 
+def stdin_stream(stdin=None):
+    """The stream standard input (``-``) is read from: ``stdin`` (default :data:`sys.stdin`)'s
+    bytes (its ``buffer``), or ``stdin`` itself (a binary stream, or a text one without bytes
+    under it). One InputError, ``stdin: standard input is closed``, when there is none
+    (``<&-``: Python sets :data:`sys.stdin` to None) or it is closed: no reader of ``-`` then
+    fails on None, or opens a file named like standard input."""
+    import sys
+
+    stdin = sys.stdin if stdin is None else stdin
+    if stdin is None or getattr(stdin, "closed", False):
+        raise InputError(f"{STDIN_NAME}: standard input is closed")
+    return getattr(stdin, "buffer", stdin)
+
+
+def open_input(path):
+    """A binary file object reading the input ``path`` by name, as every reader of a PATH
+    opens one: ``-`` is standard input (:func:`stdin_stream`, left open when it is closed),
+    a pipe or device (``/dev/stdin``, ``<(...)``, a FIFO) is read as it comes, a FIFO that
+    no process writes to refused after :data:`PIPE_WAIT` seconds (never a wait without end),
+    else the regular file (:func:`~textnb.io.files.open_regular_binary`)."""
+    return _open_stream(path) if _named_stream(path) else open_regular_binary(path)
+
+
 def _open_stdin():
     """A binary file object reading standard input (``-``), which closing it leaves open:
     ``sys.stdin``'s bytes, or a text ``sys.stdin`` (one set in its place) read as UTF-8."""
     import sys
 
     stdin = sys.stdin
-    if stdin is None or getattr(stdin, "closed", False):
-        raise InputError(f"{STDIN_NAME}: standard input is closed")
+    stdin_stream(stdin)  # (refused when closed)
     stream = getattr(stdin, "buffer", None)
     if stream is None:  # a text stream without bytes under it (io.StringIO)
         return io.BytesIO(stdin.read().encode("utf-8", "surrogateescape"))
@@ -849,7 +892,7 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
     path = os.fspath(path)
     close = stream is None
     if stream is None:
-        stream = _open_stream(path) if _named_stream(path) else open_regular_binary(path)
+        stream = open_input(path)
     old = csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
     try:
         first = stream.read(_SNIFF)
@@ -907,15 +950,21 @@ def documents_in_several_classes(corpus, limit=1000):
 def iter_input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None):
     """Yield ``(source, text_or_None)`` for files, folders (recursively) and ``-`` (stdin).
 
-    ``None`` marks a binary file. Used by ``predict``.
+    ``None`` marks a document that is skipped, :func:`skipped_reason` says why: a binary
+    file, or a symbolic link inside a folder that loops (left out when the folder is
+    listed, as training counts it; yielded after the folder's files, so it is reported,
+    not lost without a word). Used by ``predict``.
     """
     for p in paths:
         if p == "-":
-            data = (stdin.buffer if hasattr(stdin, "buffer") else stdin).read(max_bytes)
+            data = stdin_stream(stdin).read(max_bytes)
             yield "-", data if isinstance(data, str) else document_text(data, max_bytes)
         elif os.path.isdir(p):
-            for f in _walk_files(p):
+            loops = []
+            for f in _walk_files(p, loops):
                 yield f, read_document(f, max_bytes)
+            for f in loops:
+                yield f, None
         elif _named_stream(p):
             yield p, _stream_document(p, max_bytes)
         elif os.path.exists(p):

@@ -283,8 +283,12 @@ def _labelled_lines(path, data, label_prefix, max_bytes, texts=True):
         if isinstance(data, (bytes, bytearray)):
             if is_binary(bytes(data[:_SNIFF])):
                 raise InputError(binary_message(path, bytes(data[:_SNIFF]), "a fastText file"))
+            if b"\n" not in data and _cr_inside(bytes(data)):
+                raise _mac_line_ends(path)
             raw_lines = (line + b"\n" for line in bytes(data).split(b"\n"))
         else:
+            if "\n" not in data and _cr_inside(data):
+                raise _mac_line_ends(path)
             raw_lines = (line + "\n" for line in data.split("\n"))
         yield from _parsed(path, raw_lines, label_prefix, max_bytes, texts)
         return
@@ -293,7 +297,7 @@ def _labelled_lines(path, data, label_prefix, max_bytes, texts=True):
             head = f.peek(_SNIFF)[:_SNIFF]
             if is_binary(head):
                 raise InputError(binary_message(path, head, "a fastText file"))
-            yield from _parsed(path, _bounded_lines(f, max_bytes), label_prefix, max_bytes, texts)
+            yield from _parsed(path, _lf_ended(_bounded_lines(f, max_bytes), path), label_prefix, max_bytes, texts)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
@@ -375,6 +379,41 @@ class LineTexts:
 _LINE_FLOOR = 1 << 20
 
 
+def _mac_line_ends(name):
+    """The one line for a stream whose lines end with CR alone (classic Mac line ends, no LF
+    anywhere), as the TSV/CSV reader says it (:func:`textnb.io.corpus.checked_rows`): read
+    by LF, its lines would be one document."""
+    return InputError(f"{name}: lines end with CR alone (classic Mac line ends), which this reader does not "
+                      f"take for a line end (the whole file would be one line); convert the file's line ends "
+                      f"to LF or CRLF")
+
+
+def _cr_inside(raw):
+    """Whether the line ``raw`` (bytes or str) holds a CR before its end (CRs ending it aside)."""
+    cr = b"\r" if isinstance(raw, bytes) else "\r"
+    return cr in raw.rstrip(b"\r\n" if isinstance(raw, bytes) else "\r\n")
+
+
+def _lf_ended(raw_lines, name):
+    """The lines of ``raw_lines`` as they come, refused (:func:`_mac_line_ends`) when the
+    first one is the whole stream, without an LF, and holds a CR inside: a file of classic
+    Mac line ends, whose lines LF would read as one (a first line cut at the length limit,
+    or one ended by LF, is read as it is)."""
+    lines = iter(raw_lines)
+    first = next(lines, None)
+    if first is None:
+        return
+    if not first.endswith(b"\n" if isinstance(first, bytes) else "\n") and _cr_inside(first):
+        second = next(lines, None)
+        if second is None:
+            raise _mac_line_ends(name)
+        yield first
+        yield second
+    else:
+        yield first
+    yield from lines
+
+
 def _bounded_lines(stream, max_bytes):
     """The lines of ``stream`` (binary, or text), each with its line end, as they come;
     of a line longer than ``4 * max_bytes + 1`` bytes (what ``max_bytes`` characters of
@@ -436,7 +475,7 @@ def line_documents(stream, *, max_bytes=MAX_DOCUMENT_BYTES, label_prefix=None, s
         return texts, [labels_of(line, prefix, first + i + 1) if strip else () for i, line in enumerate(chunk)]
 
     chunk = []
-    for raw in _bounded_lines(stream, max_bytes):
+    for raw in _lf_ended(_bounded_lines(stream, max_bytes), name):
         text = raw if isinstance(raw, str) else decode_bytes(raw)
         chunk.append(text[:-1] if text.endswith("\n") else text)  # one line: only LF ends it, as read_fasttext
         if len(chunk) >= size:

@@ -2,20 +2,41 @@
 the rows of a TSV/CSV file, the lines of a fastText file (one document each), or documents
 (files, folders, standard input), in chunks that are scored as they come.
 
-Standard input is ``-``; the readers take it from ``stdin`` (default :data:`sys.stdin`) and
-name it :data:`~textnb.core.errors.STDIN_NAME` in what they yield and in their errors.
+Standard input is ``-``; the readers take it from ``stdin`` (default :data:`sys.stdin`;
+closed or absent: ``stdin: standard input is closed``) and name it
+:data:`~textnb.core.errors.STDIN_NAME` in what they yield and in their errors.
 """
 
 import os
-import sys
 
 from textnb.core.errors import InputError, input_name, missing_reason
 
-__all__ = ["ROW_SUFFIXES", "as_fasttext", "as_rows", "check_file", "document_batches", "line_chunks", "reading",
+__all__ = ["ROW_SUFFIXES", "STDIN_PATHS", "as_fasttext", "as_rows", "check_file", "check_paths", "document_batches", "line_chunks", "reading",
            "row_chunks", "some_file"]
 
 #: the names of files read as TSV/CSV rows of documents (as ``train`` reads them)
 ROW_SUFFIXES = (".tsv", ".csv", ".tab")
+
+
+#: the PATHs that name standard input: ``-`` and ``/dev/stdin``, one stream, read once
+STDIN_PATHS = ("-", "/dev/stdin")
+
+
+def check_paths(paths):
+    """InputError, before any PATH is read, for PATHs of ``paths`` that cannot all be read:
+    standard input given twice (``-`` or ``/dev/stdin``, :data:`STDIN_PATHS`: it can be read
+    once, the second would be read empty and an empty document scored) and a PATH that is not
+    there (:func:`missing_reason`), so that what ``predict`` prints does not depend on how
+    far it got or on how it batches."""
+    paths = [os.fspath(path) for path in paths or ()]
+    given = [path for path in paths if path in STDIN_PATHS]
+    if len(given) > 1:
+        raise InputError("standard input (-) given twice: it can be read once" if set(given) == {"-"} else
+                         f"standard input given twice (as {' and as '.join(given)}): it can be "
+                         f"read once")
+    for path in paths:
+        if path != "-" and not os.path.exists(path):
+            raise InputError(f"{path}: {missing_reason(path, 'file or folder')}")
 
 
 def check_file(path):
@@ -41,35 +62,31 @@ def some_file(paths):
 
 def as_fasttext(path, label_prefix=None, rows=False):
     """Whether ``path`` is read as a fastText file, one document per line as train reads it:
-    a regular file (not read as rows, :func:`as_rows`) whose first non-blank line starts
-    with ``label_prefix`` (the model's or the user's; None: ``__label__``), as train and
-    evaluate tell one."""
+    a regular file whose first non-blank line starts with ``label_prefix`` (the model's or the
+    user's; None: ``__label__``), whatever its name (``*.csv`` and ``*.tsv`` too), as train,
+    evaluate and test tell one by its content; unless ``rows`` (``--rows``) asks for its rows."""
     from textnb.io.fasttext import DEFAULT_LABEL_PREFIX, is_fasttext_file
 
-    return (path != "-" and not as_rows(path, rows) and os.path.isfile(path)
+    return (path != "-" and not rows and os.path.isfile(path)
             and is_fasttext_file(path, label_prefix or DEFAULT_LABEL_PREFIX))
 
 
 def reading(path, *, rows=False, label_prefix=None):
-    """How ``path`` is read: ``"rows"`` (TSV/CSV, :func:`as_rows`), ``"lines"`` (a fastText
-    file, :func:`as_fasttext`) or ``""`` (a document, a folder of documents, standard input)."""
-    return "rows" if as_rows(path, rows) else "lines" if as_fasttext(path, label_prefix, rows) else ""
-
-
-def _binary_stream(stdin):
-    stdin = sys.stdin if stdin is None else stdin
-    return stdin.buffer if hasattr(stdin, "buffer") else stdin
+    """How ``path`` is read: ``"lines"`` (a fastText file, :func:`as_fasttext`: by its content,
+    before its name), ``"rows"`` (TSV/CSV, :func:`as_rows`) or ``""`` (a document, a folder of
+    documents, standard input)."""
+    return "lines" if as_fasttext(path, label_prefix, rows) else "rows" if as_rows(path, rows) else ""
 
 
 def row_chunks(path, max_bytes, stdin=None):
     """``(texts, labels)`` chunks of the rows of the TSV/CSV file ``path`` (``-``: ``stdin``),
     read as they come (:func:`textnb.io.corpus.iter_rows`: ``labels`` None without a label
     column); the rows are numbered from 1 in file order under the name ``input_name(path)``."""
-    from textnb.io.corpus import iter_rows
+    from textnb.io.corpus import iter_rows, stdin_stream
 
     stream = None
     if path == "-":
-        stream = _binary_stream(stdin)
+        stream = stdin_stream(stdin)
     else:
         check_file(path)
     yield from iter_rows(input_name(path), stream=stream, max_bytes=max_bytes)
@@ -79,20 +96,23 @@ def line_chunks(source, label_prefix, max_bytes, with_labels=False, stdin=None):
     """The documents of ``source`` (a path, or ``-``: ``stdin``), one per line, in lists
     (:func:`textnb.io.fasttext.line_documents`; lines cut at ``max_bytes`` bytes, the words
     of ``label_prefix`` left out); ``with_labels``: ``(texts, labels)`` pairs of lists."""
+    from textnb.io.corpus import open_input, stdin_stream
     from textnb.io.fasttext import line_documents
 
+    name = input_name(source)
     if source == "-":
-        yield from line_documents(_binary_stream(stdin), max_bytes=max_bytes, label_prefix=label_prefix,
-                                  name=input_name(source), with_labels=with_labels)
-        return
-    check_file(source)
+        stream, close = stdin_stream(stdin), False
+    else:  # (a pipe or a FIFO is read as it comes; one that no process writes to is refused, not waited for)
+        check_file(source)
+        stream, close = open_input(source), True
     try:
-        stream = open(source, "rb")
-    except OSError as exc:
-        raise InputError(f"{source}: cannot read ({exc.strerror or exc})") from None
-    with stream:
-        yield from line_documents(stream, max_bytes=max_bytes, label_prefix=label_prefix, name=source,
+        yield from line_documents(stream, max_bytes=max_bytes, label_prefix=label_prefix, name=name,
                                   with_labels=with_labels)
+    except OSError as exc:  # (a read that fails: named, as every reader names its input)
+        raise InputError(f"{name}: cannot read ({exc.strerror or exc})") from None
+    finally:
+        if close:
+            stream.close()
 
 
 def document_batches(paths, max_bytes, on_binary, tick=None, size=1000, stdin=None):
@@ -103,7 +123,7 @@ def document_batches(paths, max_bytes, on_binary, tick=None, size=1000, stdin=No
     from textnb.io.files import source_batches
 
     def readable():
-        for src, text in iter_input_documents(paths, max_bytes=max_bytes, stdin=sys.stdin if stdin is None else stdin):
+        for src, text in iter_input_documents(paths, max_bytes=max_bytes, stdin=stdin):
             if tick is not None:
                 tick()
             if text is None:

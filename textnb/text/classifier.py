@@ -27,10 +27,10 @@ from sklearn.utils.validation import check_is_fitted
 from textnb.naive_bayes.base import DeclaredTags, NestedParams, SaveMixin
 from textnb.naive_bayes.base import check_partial_fit_labels, log_odds
 from textnb.naive_bayes.scoring import check_sample_weight, class_positions
-from textnb.io.corpus import to_text
+from textnb.io.corpus import binary_document, to_text
 from textnb.text.counting import inherited, score_batch
 from textnb.core.dfe import pass_budget
-from textnb.core.errors import InputError, refuse_single_string
+from textnb.core.errors import refuse_single_string
 from textnb.core.model_io import register
 from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.naive_bayes.discriminative import DiscriminativeNB
@@ -439,7 +439,7 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         for doc in X:
             t = to_text(doc, self.max_bytes)
             if t is None:
-                raise InputError(f"{doc}: binary file, not a text document")
+                raise binary_document(doc)
             texts.append(t)
         return self.vectorizer_.transform(texts)
 

@@ -123,9 +123,9 @@ def term_ids(docs, analyzer, vocabulary, max_bytes):
     for doc in docs:
         text = to_tokenizable(doc, max_bytes)
         if text is None:
-            from textnb.core.errors import InputError
+            from textnb.io.corpus import binary_document
 
-            raise InputError(f"{doc}: binary file, not a text document")
+            raise binary_document(doc)
         texts.append(text)
     rows, ids = batch_term_ids(texts, analyzer, vocabulary, grow=False)
     return rows, ids, len(texts)

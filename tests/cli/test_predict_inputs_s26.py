@@ -1,0 +1,240 @@
+"""A user trial of ``textnb predict``'s inputs (session 26): what every input shape reads to on
+the text, multi-label and table paths, and the one line each bad input gets (never a hang,
+never an internal error, never a document made up or lost depending on where it falls)."""
+
+import errno
+import os
+import sys
+
+import pytest
+
+from conftest import SMS_TSV, cli, one_error_line, watchdog
+from textnb.core.errors import InputError
+
+TABLE = "outlook,windy,play\n" + "sunny,yes,no\novercast,no,yes\nrainy,yes,no\nsunny,no,yes\n" * 3
+MULTI = ("__label__a __label__b cheap pills now\n__label__b lunch at noon\n__label__a cheap offer\n"
+         "__label__c meeting at noon\n__label__a __label__b cheap lunch\n__label__c agenda\n") * 4
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    root = tmp_path_factory.mktemp("predict_inputs")
+    (root / "t.csv").write_text(TABLE)
+    (root / "ml.txt").write_text(MULTI)
+    paths = {"text": root / "text.tnb", "table": root / "table.tnb", "multilabel": root / "ml.tnb"}
+    assert cli("train", SMS_TSV, "-o", paths["text"])[0] == 0
+    assert cli("train", root / "t.csv", "--class", "play", "-o", paths["table"])[0] == 0
+    assert cli("train", root / "ml.txt", "-o", paths["multilabel"])[0] == 0
+    return paths
+
+
+@pytest.mark.parametrize("kind, argv", [
+    ("text", []), ("text", ["-"]), ("text", ["--lines"]), ("text", ["--lines", "-"]), ("text", ["--rows"]),
+    ("table", []), ("multilabel", []), ("multilabel", ["--lines"]), ("multilabel", ["--rows"]),
+])
+def test_a_closed_standard_input_is_one_line_on_every_path(models, monkeypatch, kind, argv):
+    """``textnb predict MODEL [--lines|--rows] <&-`` (Python sets sys.stdin to None): one line,
+    ``stdin: standard input is closed``, exit 1 (*was*: an internal error, exit 70, for
+    documents, --lines and a table; ``--rows`` opened a file named ``stdin`` in the current folder
+    when there was one, else said 'stdin: cannot read (No such file or directory)')."""
+    monkeypatch.setattr(sys, "stdin", None)
+    rc, out, err = cli("predict", models[kind], *argv)
+    assert rc == 1 and out == ""
+    one_error_line(err, "stdin: standard input is closed")
+
+
+def test_rows_of_a_closed_standard_input_never_read_a_file_named_stdin(models, tmp_path, monkeypatch):
+    (tmp_path / "stdin").write_text("label\ttext\nspam\twin cash now\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "stdin", None)
+    rc, out, err = cli("predict", models["text"], "--rows")
+    assert (rc, out) == (1, "")
+    one_error_line(err, "stdin: standard input is closed")
+
+
+def test_test_of_a_closed_standard_input_is_one_line(models, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", None)
+    rc, out, err = cli("test", models["text"], "-")
+    assert (rc, out) == (1, "")
+    one_error_line(err, "stdin: standard input is closed")
+
+
+@pytest.mark.parametrize("kind", ["text", "multilabel"])
+def test_lines_of_a_fifo_no_process_writes_to_is_refused_not_waited_for(models, tmp_path, monkeypatch, kind):
+    """``predict MODEL --lines FIFO`` with no writer: refused after PIPE_WAIT, as PATH, --rows,
+    train and evaluate refuse it (*was*: waited for without end, in ``open``)."""
+    import textnb.io.corpus
+
+    monkeypatch.setattr(textnb.io.corpus, "PIPE_WAIT", 0.2)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with watchdog(20):
+        rc, out, err = cli("predict", models[kind], "--lines", fifo)
+    assert (rc, out) == (1, "")
+    one_error_line(err, f"{fifo}: a FIFO that no process writes to")
+
+
+def test_a_read_error_in_lines_names_the_input():
+    """A read that fails inside ``--lines`` (an I/O error, a file of /proc that refuses reads)
+    names the input (*was*: ``textnb: error: Invalid argument``, no file named)."""
+    from textnb.io.sources import line_chunks
+
+    class Failing:
+        def read(self, *args):
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+        readline = peek = read
+
+    with pytest.raises(InputError, match=r"^stdin: cannot read \(Input/output error\)$"):
+        list(line_chunks("-", None, 1000, stdin=Failing()))
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/clear_refs"), reason="Linux /proc")
+def test_lines_of_a_proc_file_that_refuses_reads_names_it(models):
+    rc, out, err = cli("predict", models["text"], "--lines", "/proc/self/clear_refs")
+    assert (rc, out) == (1, "")
+    one_error_line(err, "/proc/self/clear_refs: cannot read (")
+
+
+@pytest.mark.parametrize("kind, argv", [("text", ["-", "-"]), ("text", ["--rows", "-", "-"]),
+                                        ("multilabel", ["-", "-"]), ("multilabel", ["--rows", "-", "-"]),
+                                        ("table", ["-", "-"])])
+def test_standard_input_given_twice_is_refused_on_every_path(models, kind, argv):
+    """``predict MODEL - -`` (or ``- /dev/stdin``): standard input can be read once, as a table
+    model said of ``- -`` (*was*, text and multi-label: the second read empty and scored as an
+    empty document, exit 0; ``--rows``: output, then 'standard input is empty' or 'cannot find
+    the label and text columns')."""
+    rc, out, err = cli("predict", models[kind], *argv, stdin=b"label\ttext\nspam\twin cash now\n")
+    assert (rc, out) == (1, "")
+    one_error_line(err, "standard input (-) given twice: it can be read once")
+    # /dev/stdin is the same stream (train and evaluate refuse it so too)
+    argv = argv[:-1] + ["/dev/stdin"]
+    rc, out, err = cli("predict", models[kind], *argv, stdin=b"label\ttext\nspam\twin cash now\n")
+    assert (rc, out) == (1, "")
+    one_error_line(err, "standard input given twice (as - and as /dev/stdin): it can be read once")
+
+
+@pytest.mark.parametrize("kind, good", [("text", "a.txt"), ("multilabel", "a.txt"), ("table", "t.csv")])
+def test_a_missing_path_among_good_ones_is_refused_before_any_output(models, tmp_path, kind, good):
+    """A missing PATH after a good one: one line, exit 1, nothing printed, on every path (*was*:
+    the text path printed nothing, the multi-label and table paths the PATHs before it, so the
+    output depended on the model and, for text, on where the batch of 1,000 documents was cut;
+    a table's said 'cannot read (No such file or directory)')."""
+    (tmp_path / "a.txt").write_text("win cash now")
+    (tmp_path / "t.csv").write_text(TABLE)
+    rc, out, err = cli("predict", models[kind], tmp_path / good, tmp_path / "nope.csv")
+    assert (rc, out) == (1, "")
+    one_error_line(err, f"{tmp_path / 'nope.csv'}: no such file or folder")
+
+
+@pytest.mark.parametrize("kind", ["text", "multilabel"])
+def test_test_reads_a_pipe_as_train_reads_one(models, tmp_path, monkeypatch, kind):
+    """``textnb test MODEL <(...)`` / a FIFO with a writer: read once, the same result as the file
+    (*was*: 'not a regular file (a FIFO, socket or device)', though ``-`` was read); a FIFO no
+    process writes to is refused after PIPE_WAIT, never waited for without end."""
+    import threading
+
+    import textnb.io.corpus
+
+    text = MULTI if kind == "multilabel" else "__label__spam win cash now\n__label__ham lunch at noon?\n"
+    (tmp_path / "plain.txt").write_text(text)
+    rc, expected, _ = cli("test", models[kind], tmp_path / "plain.txt", "--json")
+    assert rc == 0
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text(text))
+    writer.start()
+    with watchdog(30):
+        rc, out, err = cli("test", models[kind], fifo, "--json")
+    writer.join(timeout=30)
+    assert (rc, err) == (0, "") and out == expected.replace(str(tmp_path / "plain.txt"), str(fifo))
+    monkeypatch.setattr(textnb.io.corpus, "PIPE_WAIT", 0.2)
+    with watchdog(20):
+        rc, out, err = cli("test", models[kind], fifo)
+    assert (rc, out) == (1, "")
+    one_error_line(err, f"{fifo}: a FIFO that no process writes to")
+    rc, out, err = cli("test", models[kind], "-", stdin=b"\x00\x01binary")
+    assert (rc, out) == (1, "")
+    one_error_line(err, "stdin: binary file, not a fastText file")
+
+
+@pytest.mark.parametrize("kind", ["text", "multilabel"])
+def test_a_link_loop_inside_a_folder_is_reported_as_skipped(models, tmp_path, kind):
+    """A symbolic-link loop inside a folder given to ``predict``: the other files classified,
+    the loop reported on stderr as a binary file is (``PATH: cannot read file (a symbolic link
+    that loops: ...), skipped``) and exit 1, as train counts it (*was*: left out without a word,
+    exit 0: a file of the folder got no line and nothing said why)."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_text("win cash now")
+    os.symlink("l2", folder / "l1")
+    os.symlink("l1", folder / "l2")
+    rc, out, err = cli("predict", models[kind], folder)
+    assert rc == 1 and [line.split("\t")[0] for line in out.splitlines()] == [str(folder / "a.txt")]
+    lines = err.strip().splitlines()
+    assert lines == [f"textnb: error: {folder / name}: cannot read file (a symbolic link that loops: "
+                     f"{os.strerror(errno.ELOOP)}), skipped" for name in ("l1", "l2")]
+
+
+@pytest.mark.parametrize("argv", [["predict", "{text}", "--lines", "{plain}"], ["predict", "{text}", "--lines", "-"],
+                                  ["predict", "{text}", "{labelled}"], ["predict", "{multilabel}", "--lines", "{plain}"],
+                                  ["test", "{text}", "{labelled}"], ["test", "{text}", "-"],
+                                  ["train", "{labelled}", "-o", "{out}"], ["train", "-", "-o", "{out}"]])
+def test_lines_ended_by_cr_alone_are_refused_not_read_as_one(models, tmp_path, argv):
+    """A file of classic Mac line ends (CR alone, no LF) read one document per line (``--lines``,
+    a fastText file as PATH, ``test``, ``train``, from a file or standard input): one line
+    saying so, as a TSV/CSV file is refused (*was*: every line read as one document, scored
+    once: ``predict --lines`` printed one prediction for three lines, and ``train`` of a
+    single-label fastText file made a multi-label model of one document)."""
+    plain = tmp_path / "plain.txt"
+    plain.write_bytes(b"win cash now\rlunch at noon?\rcheap pills\r")
+    labelled = tmp_path / "l.txt"
+    labelled.write_bytes(b"__label__spam win cash now\r__label__ham lunch at noon?\r")
+    names = {"text": models["text"], "multilabel": models["multilabel"], "plain": plain, "labelled": labelled,
+             "out": tmp_path / "m.tnb"}
+    argv = [arg.format(**names) for arg in argv]
+    stdin = (labelled if argv[0] != "predict" else plain).read_bytes()
+    rc, out, err = cli(*argv, stdin=stdin)
+    assert (rc, out) == (1, "")
+    one_error_line(err, "lines end with CR alone (classic Mac line ends)", "convert the file's line ends to LF")
+    # a CR inside a line of a file of LF line ends, or a single line ended by CR, is text, as before
+    plain.write_bytes(b"win cash\rnow\nlunch at noon?\n")
+    assert len(cli("predict", models["text"], "--lines", plain)[1].splitlines()) == 2
+    plain.write_bytes(b"win cash now\r")
+    assert len(cli("predict", models["text"], "--lines", plain)[1].splitlines()) == 1
+
+
+def test_a_spamfilter_model_given_a_closed_standard_input_says_so(tmp_path, monkeypatch):
+    """``textnb predict SPAMFILTER_MODEL <&-`` (a model of rendered messages, read as
+    ``spamfilter --batch`` reads its inputs): ``stdin: standard input is closed``, as for every
+    other model (*was*: ``-: no such file or folder``, as if ``-`` were a file)."""
+    from conftest import tiny_mail
+    from textnb.apps.filtering import train_model
+
+    spam, ham = tiny_mail(tmp_path)
+    train_model(tmp_path / "spam.tnb", [spam], [ham], kind="multinomial")
+    monkeypatch.setattr(sys, "stdin", None)
+    for argv in ([], ["-"]):
+        rc, out, err = cli("predict", tmp_path / "spam.tnb", *argv)
+        assert (rc, out) == (1, "")
+        one_error_line(err, "stdin: standard input is closed")
+
+
+@pytest.mark.parametrize("kind", ["text", "multilabel"])
+def test_a_fasttext_file_named_csv_is_read_as_train_reads_it(models, tmp_path, kind):
+    """A fastText file named ``*.csv`` / ``*.tsv``: ``predict`` reads it by its content, one
+    document per line (and its accuracy), as ``train``, ``evaluate --test`` and ``test`` read it
+    (*was*: read as TSV/CSV rows by its name, 'FILE:2: row has 1 cell, expected at least 2');
+    ``--rows`` still asks for its rows."""
+    text = "__label__spam win cash now\n__label__ham lunch at noon?\n__label__spam cheap pills\n"
+    (tmp_path / "plain.txt").write_text(text)
+    rc, expected, err = cli("predict", models[kind], tmp_path / "plain.txt", "--json")
+    assert rc == 0 and len(expected.splitlines()) == 3
+    for name in ("data.csv", "data.tsv"):
+        (tmp_path / name).write_text(text)
+        rc, out, got = cli("predict", models[kind], tmp_path / name, "--json")
+        assert (rc, got.replace(name, "plain.txt")) == (0, err)
+        assert out == expected.replace(str(tmp_path / "plain.txt"), str(tmp_path / name))
+    rc, out, err = cli("predict", models[kind], tmp_path / "data.csv", "--rows")
+    assert (rc, out) == (1, "")
+    one_error_line(err, "data.csv:")
