@@ -68,7 +68,7 @@ def test_predict_plain_json_and_stdin(sms_model, tmp_path):
     assert abs(sum(recs[0]["proba"].values()) - 1) < 1e-12
     assert recs[0]["log_odds"]["spam"] > 0
     code, out, _ = run("predict", sms_model, "-", "--json", stdin=io.TextIOWrapper(io.BytesIO(b"free prize call now")))
-    assert json.loads(out)["source"] == "-" and json.loads(out)["label"] == "spam"
+    assert json.loads(out)["source"] == "stdin" and json.loads(out)["label"] == "spam"
 
 
 def test_predict_binary_file_is_reported_and_nonzero(sms_model, tmp_path):

@@ -132,7 +132,7 @@ def test_a_text_model_reads_an_empty_standard_input_as_one_empty_document(models
         rc, out, err = _run("predict", models["text"], *argv, "--json", "--proba")
         assert rc == 0 and err == ""
         got, expected = json.loads(out), json.loads(want)
-        assert got["source"] == "-" and got["proba"] == expected["proba"]
+        assert got["source"] == "stdin" and got["proba"] == expected["proba"]
 
 
 def test_empty_input_names_a_file_and_standard_input():

@@ -238,3 +238,24 @@ def test_a_fasttext_file_named_csv_is_read_as_train_reads_it(models, tmp_path, k
     rc, out, err = cli("predict", models[kind], tmp_path / "data.csv", "--rows")
     assert (rc, out) == (1, "")
     one_error_line(err, "data.csv:")
+
+
+def test_a_text_models_predict_names_standard_input_stdin_and_says_why_it_is_skipped(tmp_path, monkeypatch):
+    """Standard input read as one document was the source ``-`` (``-\\tham``, ``"source": "-"``)
+    where rows, lines, tables and every message say ``stdin``; a binary one was 'binary file'
+    even when UTF-16 (the reason was looked up by reading a file named ``-`` in the current
+    folder, which was read instead when there was one)."""
+    import json
+
+    model = tmp_path / "sms.tnb"
+    assert cli("train", SMS_TSV, "-o", model)[0] == 0
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "-").write_bytes(b"\xff\xfeh\x00i\x00")  # (a file named like standard input: never read)
+    (tmp_path / "stdin").write_bytes(b"\xff\xfeh\x00i\x00")
+    code, out, err = cli("predict", model, "-", "--json", stdin=b"free prize call now")
+    assert code == 0 and json.loads(out)["source"] == "stdin" and err == ""
+    code, out, err = cli("predict", model, stdin=b"ok see you at lunch")
+    assert code == 0 and out.startswith("stdin\t")
+    for data, reason in ((b"\x00\x01abc", "binary file"), (b"\xff\xfeh\x00i\x00 \x00", "UTF-16 text (convert it to UTF-8)")):
+        code, out, err = cli("predict", model, "-", stdin=data)
+        assert code == 1 and out == "" and err == f"textnb: error: stdin: {reason}, skipped\n", err

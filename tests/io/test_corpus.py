@@ -124,7 +124,7 @@ def test_input_documents_from_files_folders_and_stdin(tmp_path):
 
     make_folder(tmp_path / "in", {"x": {"1": "one", "2": b"\x00bin"}})
     got = list(iter_input_documents([str(tmp_path / "in"), "-"], stdin=io.BytesIO(b"from stdin")))
-    assert got[0][1] == "one" and got[1][1] is None and got[2] == ("-", "from stdin")
+    assert got[0][1] == "one" and got[1][1] is None and got[2] == ("stdin", "from stdin")
     with pytest.raises(InputError, match="no such file"):
         list(iter_input_documents([str(tmp_path / "missing")]))
 

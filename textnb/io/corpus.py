@@ -74,6 +74,7 @@ __all__ = [
     "read_bytes",
     "read_document",
     "iter_input_documents",
+    "input_documents",
     "to_text",
     "to_tokenizable",
     "table_format_by_name",
@@ -143,9 +144,14 @@ def skipped_reason(path):
     if os.path.islink(path) and not os.path.exists(path):
         return missing_reason(path, "file")
     try:
-        wide = wide_encoding(read_regular_file(path, 64))
+        return _binary_reason(read_regular_file(path, 64))
     except InputError:
-        wide = None
+        return _binary_reason(b"")
+
+
+def _binary_reason(data):
+    """Why a document whose bytes start with ``data`` is skipped (:func:`skipped_reason`)."""
+    wide = wide_encoding(bytes(data[:64]))
     return "binary file" if wide is None else f"{wide} text (convert it to UTF-8)"
 
 
@@ -948,27 +954,38 @@ def documents_in_several_classes(corpus, limit=1000):
 
 
 def iter_input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None):
-    """Yield ``(source, text_or_None)`` for files, folders (recursively) and ``-`` (stdin).
+    """Yield ``(source, text_or_None)`` for files, folders (recursively) and ``-`` (stdin,
+    named :data:`~textnb.core.errors.STDIN_NAME`).
 
-    ``None`` marks a document that is skipped, :func:`skipped_reason` says why: a binary
-    file, or a symbolic link inside a folder that loops (left out when the folder is
-    listed, as training counts it; yielded after the folder's files, so it is reported,
-    not lost without a word). Used by ``predict``.
+    ``None`` marks a document that is skipped: a binary file, or a symbolic link inside a
+    folder that loops (left out when the folder is listed, as training counts it; yielded
+    after the folder's files, so it is reported, not lost without a word);
+    :func:`input_documents` says why. Used by ``predict``.
     """
+    for source, text, _ in input_documents(paths, max_bytes=max_bytes, stdin=stdin):
+        yield source, text
+
+
+def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None):
+    """:func:`iter_input_documents` with why each skipped document is skipped: ``(source,
+    text, None)`` or ``(source, None, reason)`` (:func:`skipped_reason` of a file; of
+    standard input or a pipe, read once, the same words from the bytes read: ``"binary
+    file"`` or ``"UTF-16 text (convert it to UTF-8)"``)."""
     for p in paths:
-        if p == "-":
-            data = stdin_stream(stdin).read(max_bytes)
-            yield "-", data if isinstance(data, str) else document_text(data, max_bytes)
+        if p == "-" or _named_stream(p):
+            data = stdin_stream(stdin).read(max_bytes) if p == "-" else _read_stream(p, max_bytes)
+            text = data if isinstance(data, str) else document_text(data, max_bytes)
+            yield input_name(p), text, None if text is not None else _binary_reason(data)
         elif os.path.isdir(p):
             loops = []
             for f in _walk_files(p, loops):
-                yield f, read_document(f, max_bytes)
+                text = read_document(f, max_bytes)
+                yield f, text, None if text is not None else skipped_reason(f)
             for f in loops:
-                yield f, None
-        elif _named_stream(p):
-            yield p, _stream_document(p, max_bytes)
+                yield f, None, skipped_reason(f)
         elif os.path.exists(p):
-            yield p, read_document(p, max_bytes)
+            text = read_document(p, max_bytes)
+            yield p, text, None if text is not None else skipped_reason(p)
         else:
             raise InputError(f"{p}: {missing_reason(p, 'file or folder')}")
 
@@ -987,12 +1004,6 @@ def _named_stream(path):
     except OSError:
         return False
     return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
-
-
-def _stream_document(path, max_bytes):
-    """The document read from the stream ``path`` (:func:`_named_stream`): its first
-    ``max_bytes`` bytes, as ``-`` reads standard input (None when binary: ``/dev/zero``)."""
-    return document_text(_read_stream(path, max_bytes), max_bytes)
 
 
 def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES):

@@ -119,15 +119,15 @@ def document_batches(paths, max_bytes, on_binary, tick=None, size=1000, stdin=No
     """``(sources, texts)`` batches of at most ``size`` documents of the files, folders and
     ``-`` (``stdin``) of ``paths`` (a batch spans paths); a binary file is left out with
     ``on_binary(source, reason)`` called; ``tick()`` after each document read when given."""
-    from textnb.io.corpus import iter_input_documents, skipped_reason
+    from textnb.io.corpus import input_documents
     from textnb.io.files import source_batches
 
     def readable():
-        for src, text in iter_input_documents(paths, max_bytes=max_bytes, stdin=stdin):
+        for src, text, reason in input_documents(paths, max_bytes=max_bytes, stdin=stdin):
             if tick is not None:
                 tick()
             if text is None:
-                on_binary(src, skipped_reason(src))
+                on_binary(src, reason)
                 continue
             yield src, text
 
