@@ -198,3 +198,28 @@ def test_one_plural_rule_for_the_library_and_the_command_line(tmp_path):
     table = read_table(train)
     with pytest.warns(DataWarning, match=r"'colour': 1 cell with values the model never saw \('green'\)"):
         read_table(query, like=table.attributes)
+
+
+@pytest.mark.parametrize("command", ["train", "evaluate"])
+@pytest.mark.parametrize("options, flags", [
+    (["--strict"], "--strict is"), (["--separate-documents"], "--separate-documents is"),
+    (["--method", "ovr"], "--method is"), (["--strategy", "rcut", "--min-labels", "2"], "--strategy, --min-labels are"),
+])
+def test_multi_label_options_on_a_single_label_corpus_are_refused(tmp_path, command, options, flags):
+    """Session 26's trial: ``train CORPUS --strict`` (without ``--labels``), ``--separate-documents``
+    (without ``--multilabel``), ``--method`` / ``--strategy`` / ``--min-labels`` on a corpus
+    read single-label (a folder, a TSV, a table) trained or evaluated as if they were not there.
+    The defaults given explicitly still go through, and a multi-label corpus takes them."""
+    folder = _folder(tmp_path / "c")
+    (tmp_path / "t.csv").write_text(NOMINAL)
+    out = ["-o", tmp_path / "m.tnb"] if command == "train" else []
+    for data in (folder, tmp_path / "t.csv"):
+        rc, _, err = cli(command, data, *options, *out)
+        assert rc == 1 and not (tmp_path / "m.tnb").exists()
+        one_error_line(err, f"{data}: {flags} for multi-label corpora", "read single-label", "left unused")
+    assert cli(command, folder, "--method", "copy", "--min-labels", "1", *out)[0] == 0
+    ft = tmp_path / "ml.txt"
+    ft.write_text("".join(f"__label__a __label__b buy cheap pills {i}\n__label__b meeting lunch today {i}\n"
+                          for i in range(6)))
+    if "--strict" not in options and "--separate-documents" not in options:  # (those two: a label file, folders)
+        assert cli(command, ft, *options, *out)[0] == 0

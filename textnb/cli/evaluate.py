@@ -62,6 +62,10 @@ def run(args, out, err):
         refuse_input_as_output(args.plot, [args.path, args.test, args.labels, args.structure, args.stop_words])
         picture_target(args.plot)  # (a missing folder too: said before the evaluation, not after it)
     kind, data = read_path(args, inputs)
+    if kind != "multilabel":
+        from textnb.cli.multilabel import refuse_unused
+
+        refuse_unused(args)
     if kind == "table":
         with naming_the_corpus(args.path):
             return _evaluate_table(args, opts, inputs, data, start, out)

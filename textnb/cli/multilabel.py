@@ -13,7 +13,7 @@ from textnb.cli.output import counted, dumps
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, input_name
 
-__all__ = ["add_options", "evaluate", "refuse_unsupported", "train"]
+__all__ = ["add_options", "evaluate", "refuse_unsupported", "refuse_unused", "train"]
 
 STRATEGIES = ("scutfbr", "scut", "rcut", "pcut")
 #: folds of ``evaluate``'s cross-validation when ``--cv`` is not given (fewer on fewer documents)
@@ -53,6 +53,23 @@ def add_options(p):
     g.add_argument("--method", choices=("copy", "ovr"), default="copy",
                    help="copy (default): one model over the documents copied once per label; ovr: one binary "
                         "model per label")
+
+
+#: the options only a multi-label corpus reads, and their defaults (given otherwise: refused)
+_MULTILABEL_ONLY = (("--strict", "strict", False), ("--separate-documents", "separate_documents", False),
+                    ("--strategy", "strategy", "scutfbr"), ("--min-labels", "min_labels", 1),
+                    ("--method", "method", "copy"))
+
+
+def refuse_unused(args):
+    """One line when the corpus of ``args`` was read single-label (text or table) and a
+    multi-label option was given (other than its default): it would be left unused."""
+    given = [flag for flag, name, default in _MULTILABEL_ONLY if getattr(args, name, default) != default]
+    if given:
+        raise InputError(f"{input_name(args.path)}: {', '.join(given)} {'is' if len(given) == 1 else 'are'} for "
+                         f"multi-label corpora (--multilabel, --labels FILE, or a fastText file with several labels "
+                         f"on a line); this one is read single-label, so {'it' if len(given) == 1 else 'they'} "
+                         f"would be left unused")
 
 
 def refuse_unsupported(args, opts):

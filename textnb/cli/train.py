@@ -72,6 +72,10 @@ def run(args, out, err):
     start = time.perf_counter()  # `seconds`: read, fit, write (imports done above)
     # training reads the training part only, a TSV/CSV corpus's documents streamed from the file
     kind, data = read_path(args, inputs, test=False, stream=True)
+    if kind != "multilabel":
+        from textnb.cli.multilabel import refuse_unused
+
+        refuse_unused(args)
     if kind == "table":
         with naming_the_corpus(args.path):
             return _train_table(args, opts, data, start, out)
