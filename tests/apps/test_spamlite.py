@@ -719,3 +719,55 @@ def test_the_compact_form_s_weights_are_checked_before_use(method, weights, max_
     if usable:
         assert lite.scorer.tokens == ["a", "b"]
         assert math.isfinite(lite.scorer.log_odds(["a", "b"]))
+
+
+def _mboxrd(messages):
+    """An mbox of ``messages`` as an mboxrd writer appends them: a From line each, and
+    every line ``>*From `` of a message quoted with one more ``>`` (its own first From
+    line too)."""
+    import re
+
+    return b"".join(b"From textnb@localhost Thu Jan  1 00:00:00 1970\n"
+                    + re.sub(rb"(?m)^(>*From )", rb">\1", m) + b"\n" for m in messages)
+
+
+@pytest.mark.parametrize("quotes", [b">", b">>"])
+def test_a_quoted_from_line_at_the_start_of_a_message_is_dropped_as_the_unquoted_one(quotes):
+    """A message file that starts with its mbox From line, appended to an mbox: the writer
+    quotes that line (``>From ...``) and the mbox reader keeps the quote. It is dropped
+    as the unquoted line is, so the header is read: before, ``>From ...`` was the first
+    body line and the header fields body text (spam read as ham or unsure)."""
+    for m in SPAM_MSGS + HAM_MSGS:
+        filed = b"From win@cheap.example  Thu Aug 22 12:36:23 2002\n" + m
+        quoted = quotes + filed
+        assert mt.message_tokens(quoted) == mt.message_tokens(filed) == mt.message_tokens(m)
+        assert mt.message_text(quoted) == mt.message_text(m)
+        end, end_filed = mt.header_end(quoted)[0], mt.header_end(filed)[0]
+        assert end == end_filed is None or end - len(quotes) == end_filed
+    for text in (b">From here to there at 10:30\n", b"> From a@b.example Mon Jan  1 00:00:00 2024\nhi\n"):
+        assert "from" in mt.message_tokens(text)  # (not a From line: text, as the unquoted one)
+
+
+def test_files_and_the_mbox_they_were_appended_to_get_the_same_verdicts(tmp_path, capsysbinary):
+    """``--batch`` over message files that start with their From line (as SpamAssassin's
+    corpus) and over an mbox of the same files (mboxrd quoting): the same verdicts, in
+    one process or more, and ``-p`` adds its fields to the message's own header."""
+    model, _ = _train(tmp_path)
+    folder = tmp_path / "files"
+    folder.mkdir()
+    messages = [b"From win@cheap.example  Thu Aug 22 12:36:23 2002\n" + m for m in SPAM_MSGS + HAM_MSGS]
+    for i, m in enumerate(messages):
+        (folder / f"{i}.eml").write_bytes(m)
+    (tmp_path / "all.mbox").write_bytes(_mboxrd(messages))
+    columns = {}
+    for path in (folder, tmp_path / "all.mbox"):
+        for jobs in ("1", "2"):
+            assert filter_main(["-m", str(model), "-j", jobs, "--batch", str(path)]) == 0
+            lines = capsysbinary.readouterr().out.splitlines()
+            columns.setdefault(path, set()).add(tuple(line.split(b"\t", 1)[1] for line in lines))
+    (by_file,), (by_mbox,) = columns.values()
+    assert len(by_file) == len(messages) and by_mbox == by_file
+    quoted = b">" + messages[0]
+    assert filter_main(["-m", str(model), "-p"], stdin=__import__("io").BytesIO(quoted)) == 0
+    out = capsysbinary.readouterr().out
+    assert out.startswith(quoted.split(b"\n\n", 1)[0] + b"\nX-TextNB-Class: spam\n")
