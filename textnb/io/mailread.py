@@ -393,11 +393,14 @@ def _from_line_at(line, read, at):
 _SMALL_MBOX = 1 << 20
 
 
-def _split_small_mbox(path, data):
-    """The messages :func:`_iter_mbox` yields, from the whole (small) file ``data``;
-    None when a From line is longer than a read chunk (then the streaming reader is used)."""
+def _split_small_mbox(path, data, cr=None):
+    """The messages :func:`_iter_mbox` yields, from the whole (small) file ``data`` (or a
+    piece of the file, from one of its From lines: then ``cr``, whether the *file* ends
+    its lines with a bare CR, as :func:`_iter_mbox` tells it from the file's first bytes,
+    not the piece's); None when a From line is longer than a read chunk (then the
+    streaming reader is used)."""
     starts = []  # (start of the From line, start of the message after it)
-    raw, cr = data, _bare_cr_lines(data[:4096])
+    raw, cr = data, _bare_cr_lines(data[:4096]) if cr is None else cr
     if cr:  # (bare-CR lines: found as LF ones, the same offsets; the messages as they are)
         data = _as_lf(data)
     candidates = [0] if data.startswith(b"From ") else []
@@ -700,7 +703,8 @@ def _mbox_piece(path, max_bytes, start, stop):
         if stop is not None and stop - start <= min(_SMALL_MBOX, max_bytes or _SMALL_MBOX):
             with _open_regular(path) as f:
                 data = os.pread(f.fileno(), stop - start, start)
-            split = _split_small_mbox(path, data) if len(data) == stop - start else None
+                cr = _bare_cr_lines(os.pread(f.fileno(), 4096, 0))  # (the file's line ends, as _iter_mbox's)
+            split = _split_small_mbox(path, data, cr) if len(data) == stop - start else None
             if split is not None:
                 yield from split
                 return
