@@ -799,3 +799,41 @@ def test_pieces_of_a_bare_cr_mbox_read_its_lf_messages_as_one_reader_does(tmp_pa
         outputs.add((code, out.out, out.err))
     (code, out, err), = outputs
     assert code == 0 and out.count(b"\n") == 200 and forked_pids
+
+
+def test_an_empty_message_of_an_mbox_is_reported_in_its_place_in_one_or_more_processes(tmp_path, monkeypatch,
+                                                                                        capsysbinary, forked_pids):
+    """A message of an mbox file that holds nothing but white space (a From line, then a
+    blank line) is refused as an empty file is (``FILE:N: empty message``, exit 3 at the
+    end), in its place, and the messages after it are read on and keep their numbers,
+    also when the file is read in pieces and the empty message starts a piece or ends
+    the file. Before, it was scored (``unsure 0.0``) and learnt."""
+    from textnb.io import mailread
+
+    model, _ = _train(tmp_path)
+    from_line = b"From a@b.example Tue Dec  1 10:00:00 2026\n"
+    box = tmp_path / "all.mbox"
+
+    def write(empty):
+        box.write_bytes(b"".join(from_line + (b" \n" if i in empty else (SPAM_MSGS + HAM_MSGS)[i % 6] + b"line %d\n" % i)
+                                 + b"\n" for i in range(200)))
+        return [start for start, _ in mailread._mbox_pieces(str(box), box.stat().st_size)]
+
+    monkeypatch.setattr(mailread, "_PIECE_FROM", 1)
+    monkeypatch.setattr(mailread, "_PIECE_BYTES", 2048)
+    fourth = write({7, 8})[3]
+    third = box.read_bytes().count(from_line, 0, fourth)  # the message that starts the fourth piece
+    empty = {7, 8, third, third + 1, 199}
+    assert write(empty)[3] == fourth == box.read_bytes().index(from_line + b" \n\n" + from_line + b" \n\n", 2048)
+    outputs = set()
+    for jobs in ("1", "2", "3"):
+        code = filter_main(["-m", str(model), "-j", jobs, "--batch", str(box)])
+        out = capsysbinary.readouterr()
+        outputs.add((code, out.out, out.err))
+    (code, out, err), = outputs
+    assert code == 3 and forked_pids
+    assert err.decode().splitlines() == [f"spamfilter: {box}:{i + 1}: empty message" for i in sorted(empty)]
+    numbers = [int(line.split(b"\t")[0].rsplit(b":", 1)[1]) for line in out.splitlines()]
+    assert numbers == [i + 1 for i in range(200) if i not in empty]
+    assert filter_main(["-m", str(tmp_path / "new.tnb"), "--train-spam", str(box), "--train-ham", str(box)]) == 3
+    assert f"{box}:8: empty message".encode() in capsysbinary.readouterr().err and not (tmp_path / "new.tnb").exists()
