@@ -908,3 +908,19 @@ def test_unregistering_a_message_never_registered_is_refused(tmp_path, kind):
         assert run(["-m", str(model), "--register-spam", str(sub)])[0] == 0
     assert counts(model)[0].tolist() == [3, 4] and not read_journal(journal_path(model))[3]
     assert run(["-m", str(model), "--unregister-spam", str(twin)])[0] == 0
+
+
+def test_topicfilter_reads_an_mbox_on_past_an_empty_message(tmp_path, topic_model):
+    """An mbox file with a message of nothing but white space: that message is reported
+    in its place and the later ones are routed. Before, the error ended the file's
+    reading: the messages after it were neither routed nor reported."""
+    from_line = b"From a@b.example Mon Jan  1 00:00:00 2024\n"
+    box = tmp_path / "in.mbox"
+    box.write_bytes(from_line + b"Subject: a\n\ncheap pills casino\n\n" + from_line + b" \n\n"
+                    + from_line + b"Subject: b\n\nmeeting agenda budget\n\n" + from_line + b"Subject: c\n\ncasino offer\n")
+    errors = []
+    plan = list(plan_routes(topic_model, [box], tmp_path / "out", on_error=errors.append))
+    assert [r.source for r in plan] == [f"{box}:{n}" for n in (1, 3, 4)]
+    assert errors == [f"{box}:2: empty message"]
+    with pytest.raises(InputError, match=r"in\.mbox:2: empty message"):
+        list(plan_routes(topic_model, [box], tmp_path / "out"))

@@ -719,3 +719,121 @@ def test_the_compact_form_s_weights_are_checked_before_use(method, weights, max_
     if usable:
         assert lite.scorer.tokens == ["a", "b"]
         assert math.isfinite(lite.scorer.log_odds(["a", "b"]))
+
+
+def _mboxrd(messages):
+    """An mbox of ``messages`` as an mboxrd writer appends them: a From line each, and
+    every line ``>*From `` of a message quoted with one more ``>`` (its own first From
+    line too)."""
+    import re
+
+    return b"".join(b"From textnb@localhost Thu Jan  1 00:00:00 1970\n"
+                    + re.sub(rb"(?m)^(>*From )", rb">\1", m) + b"\n" for m in messages)
+
+
+@pytest.mark.parametrize("quotes", [b">", b">>"])
+def test_a_quoted_from_line_at_the_start_of_a_message_is_dropped_as_the_unquoted_one(quotes):
+    """A message file that starts with its mbox From line, appended to an mbox: the writer
+    quotes that line (``>From ...``) and the mbox reader keeps the quote. It is dropped
+    as the unquoted line is, so the header is read: before, ``>From ...`` was the first
+    body line and the header fields body text (spam read as ham or unsure)."""
+    for m in SPAM_MSGS + HAM_MSGS:
+        filed = b"From win@cheap.example  Thu Aug 22 12:36:23 2002\n" + m
+        quoted = quotes + filed
+        assert mt.message_tokens(quoted) == mt.message_tokens(filed) == mt.message_tokens(m)
+        assert mt.message_text(quoted) == mt.message_text(m)
+        end, end_filed = mt.header_end(quoted)[0], mt.header_end(filed)[0]
+        assert end == end_filed is None or end - len(quotes) == end_filed
+    for text in (b">From here to there at 10:30\n", b"> From a@b.example Mon Jan  1 00:00:00 2024\nhi\n"):
+        assert "from" in mt.message_tokens(text)  # (not a From line: text, as the unquoted one)
+
+
+def test_files_and_the_mbox_they_were_appended_to_get_the_same_verdicts(tmp_path, capsysbinary):
+    """``--batch`` over message files that start with their From line (as SpamAssassin's
+    corpus) and over an mbox of the same files (mboxrd quoting): the same verdicts, in
+    one process or more, and ``-p`` adds its fields to the message's own header."""
+    model, _ = _train(tmp_path)
+    folder = tmp_path / "files"
+    folder.mkdir()
+    messages = [b"From win@cheap.example  Thu Aug 22 12:36:23 2002\n" + m for m in SPAM_MSGS + HAM_MSGS]
+    for i, m in enumerate(messages):
+        (folder / f"{i}.eml").write_bytes(m)
+    (tmp_path / "all.mbox").write_bytes(_mboxrd(messages))
+    columns = {}
+    for path in (folder, tmp_path / "all.mbox"):
+        for jobs in ("1", "2"):
+            assert filter_main(["-m", str(model), "-j", jobs, "--batch", str(path)]) == 0
+            lines = capsysbinary.readouterr().out.splitlines()
+            columns.setdefault(path, set()).add(tuple(line.split(b"\t", 1)[1] for line in lines))
+    (by_file,), (by_mbox,) = columns.values()
+    assert len(by_file) == len(messages) and by_mbox == by_file
+    quoted = b">" + messages[0]
+    assert filter_main(["-m", str(model), "-p"], stdin=__import__("io").BytesIO(quoted)) == 0
+    out = capsysbinary.readouterr().out
+    assert out.startswith(quoted.split(b"\n\n", 1)[0] + b"\nX-TextNB-Class: spam\n")
+
+
+def test_pieces_of_a_bare_cr_mbox_read_its_lf_messages_as_one_reader_does(tmp_path, monkeypatch, capsysbinary,
+                                                                             forked_pids):
+    """An old Mac mbox (its first lines end with a bare CR) holding messages with LF line
+    ends too: one reader splits it at every From line (CR and LF ends alike, as the file's
+    first line tells). A piece starting at a LF message was split as a LF file, its CR
+    messages taken as one (a 1 MB such mbox: 6,799 lines with -j 1, 5,994 with -j 2). Each piece is
+    now read with the file's line ends."""
+    from textnb.io import mailread
+
+    model, _ = _train(tmp_path)
+    box = tmp_path / "mac.mbox"
+    box.write_bytes(b"".join(
+        (b"From a@b.example Tue Dec  1 10:00:00 2026\n" + msgs[i % 3] + b"\nline %d\n\n" % i).replace(
+            b"\n", b"\r" if i // 20 % 2 == 0 else b"\n")
+        for i, msgs in ((i, (SPAM_MSGS, HAM_MSGS)[i % 2]) for i in range(200))))
+    monkeypatch.setattr(mailread, "_PIECE_FROM", 1)
+    monkeypatch.setattr(mailread, "_PIECE_BYTES", 4096)
+    pieces = mailread._mbox_pieces(str(box), box.stat().st_size)
+    assert any(box.read_bytes()[start:start + 60].count(b"\n") for start, _ in pieces)  # a piece starts at a LF one
+    outputs = set()
+    for jobs in ("1", "2", "3"):
+        code = filter_main(["-m", str(model), "-j", jobs, "--batch", str(box)])
+        out = capsysbinary.readouterr()
+        outputs.add((code, out.out, out.err))
+    (code, out, err), = outputs
+    assert code == 0 and out.count(b"\n") == 200 and forked_pids
+
+
+def test_an_empty_message_of_an_mbox_is_reported_in_its_place_in_one_or_more_processes(tmp_path, monkeypatch,
+                                                                                        capsysbinary, forked_pids):
+    """A message of an mbox file that holds nothing but white space (a From line, then a
+    blank line) is refused as an empty file is (``FILE:N: empty message``, exit 3 at the
+    end), in its place, and the messages after it are read on and keep their numbers,
+    also when the file is read in pieces and the empty message starts a piece or ends
+    the file. Before, it was scored (``unsure 0.0``) and learnt."""
+    from textnb.io import mailread
+
+    model, _ = _train(tmp_path)
+    from_line = b"From a@b.example Tue Dec  1 10:00:00 2026\n"
+    box = tmp_path / "all.mbox"
+
+    def write(empty):
+        box.write_bytes(b"".join(from_line + (b" \n" if i in empty else (SPAM_MSGS + HAM_MSGS)[i % 6] + b"line %d\n" % i)
+                                 + b"\n" for i in range(200)))
+        return [start for start, _ in mailread._mbox_pieces(str(box), box.stat().st_size)]
+
+    monkeypatch.setattr(mailread, "_PIECE_FROM", 1)
+    monkeypatch.setattr(mailread, "_PIECE_BYTES", 2048)
+    fourth = write({7, 8})[3]
+    third = box.read_bytes().count(from_line, 0, fourth)  # the message that starts the fourth piece
+    empty = {7, 8, third, third + 1, 199}
+    assert write(empty)[3] == fourth == box.read_bytes().index(from_line + b" \n\n" + from_line + b" \n\n", 2048)
+    outputs = set()
+    for jobs in ("1", "2", "3"):
+        code = filter_main(["-m", str(model), "-j", jobs, "--batch", str(box)])
+        out = capsysbinary.readouterr()
+        outputs.add((code, out.out, out.err))
+    (code, out, err), = outputs
+    assert code == 3 and forked_pids
+    assert err.decode().splitlines() == [f"spamfilter: {box}:{i + 1}: empty message" for i in sorted(empty)]
+    numbers = [int(line.split(b"\t")[0].rsplit(b":", 1)[1]) for line in out.splitlines()]
+    assert numbers == [i + 1 for i in range(200) if i not in empty]
+    assert filter_main(["-m", str(tmp_path / "new.tnb"), "--train-spam", str(box), "--train-ham", str(box)]) == 3
+    assert f"{box}:8: empty message".encode() in capsysbinary.readouterr().err and not (tmp_path / "new.tnb").exists()

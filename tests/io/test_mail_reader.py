@@ -582,3 +582,15 @@ def test_a_message_with_two_from_lines_reads_the_same_from_stdin_a_file_and_an_m
     assert "subject:free" in message_tokens(data)  # the header is read
     assert message_tokens(data) == message_tokens(eol.join(lines[2:]) + eol)  # both From_ lines dropped
     assert message_tokens(b"From here on we talk\nabout it\n") != []  # a text starting with 'From' is text
+
+
+@pytest.mark.parametrize("quote", [b"", b">"])
+def test_a_message_of_many_mbox_from_lines_is_read_in_linear_time(quote):
+    """Every mbox From line (quoted or not) at the start of a message is dropped: one
+    slice of the message per line made 6 MB of them take half a minute or more (each
+    rendering); the lines are now skipped by offset."""
+    data = (quote + b"From a@b.example Mon Jan  1 00:00:00 2024\n") * (6 * MB // 42) + b"Subject: sale\n\nhello\n"
+    with watchdog(20):
+        toks = message_tokens(data, max_bytes=None)
+        text = message_text(data, max_bytes=None)
+    assert {"subject:sale", "hello"} <= set(toks) and "example" not in text and "subject_sale" in text

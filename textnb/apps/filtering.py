@@ -864,7 +864,12 @@ def _documents(paths, mail_mode, max_bytes, out=None, on_error=None):
             try:
                 if not whole and mail.is_mbox(file):  # each message whole (it is copied out), one at a time
                     for source, data in mail._iter_mbox(file, None):
-                        yield source, None, mail._not_empty(source, data), True
+                        if not data or data.isspace():  # (refused in its place; the later messages read on)
+                            if on_error is None:
+                                raise InputError(f"{source}: empty message")
+                            on_error(f"{source}: empty message")
+                            continue
+                        yield source, None, data, True
                     continue
                 for source, data in mail.read_messages(file, max_bytes, whole=whole):
                     yield source, (file if source == file else None), data, True

@@ -393,11 +393,14 @@ def _from_line_at(line, read, at):
 _SMALL_MBOX = 1 << 20
 
 
-def _split_small_mbox(path, data):
-    """The messages :func:`_iter_mbox` yields, from the whole (small) file ``data``;
-    None when a From line is longer than a read chunk (then the streaming reader is used)."""
+def _split_small_mbox(path, data, cr=None):
+    """The messages :func:`_iter_mbox` yields, from the whole (small) file ``data`` (or a
+    piece of the file, from one of its From lines: then ``cr``, whether the *file* ends
+    its lines with a bare CR, as :func:`_iter_mbox` tells it from the file's first bytes,
+    not the piece's); None when a From line is longer than a read chunk (then the
+    streaming reader is used)."""
     starts = []  # (start of the From line, start of the message after it)
-    raw, cr = data, _bare_cr_lines(data[:4096])
+    raw, cr = data, _bare_cr_lines(data[:4096]) if cr is None else cr
     if cr:  # (bare-CR lines: found as LF ones, the same offsets; the messages as they are)
         data = _as_lf(data)
     candidates = [0] if data.startswith(b"From ") else []
@@ -511,7 +514,10 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
     messages at a time (``func(list of message bytes)`` -> a list, one value each), with
     ``on_error`` called where :func:`iter_messages` calls it (without ``on_error`` a path
     or file that cannot be read raises InputError there). With ``stdin`` (a binary
-    stream), a path ``-`` is one message read from it (source ``-``), in its place.
+    stream), a path ``-`` is one message read from it (source ``-``), in its place. A
+    message of an mbox file that holds nothing but white space is not mapped: it is an
+    error (``FILE:N: empty message``) in its place, as an empty file is, and the file's
+    later messages are read on.
 
     The files are listed and the helpers forked when this is called (so the caller may
     load a model meanwhile); the files are then read and mapped in chunks that the forked
@@ -624,6 +630,12 @@ def _mapped(files, func, max_bytes):
             else:
                 messages = read_messages(file, max_bytes, whole=whole)
             for pair in messages:
+                if not pair[1] or pair[1].isspace():  # (an mbox file's message: a file is refused as it is read)
+                    if batch:
+                        yield mapped(batch)
+                        batch = []
+                    yield _Empty(pair[0])
+                    continue
                 batch.append(pair)
                 if len(batch) == _BATCH:
                     yield mapped(batch)
@@ -637,19 +649,39 @@ def _mapped(files, func, max_bytes):
         yield mapped(batch)
 
 
+class _Empty:
+    """A message of nothing but white space met by :func:`_mapped` (an mbox file's: an
+    empty file is refused as it is read): reported as ``SOURCE: empty message`` in its
+    place and not mapped, as an empty file, stdin or a daemon's request is; the messages
+    after it are read on. ``source`` is the message's number in its piece for a piece of
+    an mbox file."""
+
+    __slots__ = ("source",)
+
+    def __init__(self, source):
+        self.source = source
+
+    def __str__(self):
+        return f"{self.source}: empty message"
+
+
 def _chunk_mapper(func, max_bytes):
     def map_chunk(files):
         """``(sources, values, [(position, error)...], file or None)`` of a chunk of files
         (:func:`_mapped` gathered): each error with the number of messages read before
-        it; for a piece of an mbox file (a chunk of its own), ``(file, key)``."""
+        it; for a piece of an mbox file (a chunk of its own), ``(file, key)``, and an empty
+        message's error its number in the piece (an int: the file's number is the
+        parent's)."""
+        piece_of = (files[0][0], files[0][1][2]) if len(files) == 1 and type(files[0][1]) is tuple else None
         sources, values, errors = [], [], []
         for got in _mapped(files, func, max_bytes):
-            if isinstance(got, str):
+            if isinstance(got, _Empty):
+                errors.append((len(sources), got.source if piece_of is not None else str(got)))
+            elif isinstance(got, str):
                 errors.append((len(sources), got))
             else:
                 sources += got[0]
                 values += got[1]
-        piece_of = (files[0][0], files[0][1][2]) if len(files) == 1 and type(files[0][1]) is tuple else None
         return sources, values, errors, piece_of
 
     return map_chunk
@@ -659,7 +691,7 @@ def _from_chunks(mapped):
     """:func:`_mapped`'s events again from the chunks' tuples, in order. The messages of an
     mbox file read in pieces are numbered on from the pieces before; after an error in a
     piece the file's later pieces are not read on (as the one-at-a-time reader stops at
-    the error)."""
+    the error; an empty message is reported in its place and the reading goes on)."""
     numbered, failed = {}, set()  # (file, key) read in pieces -> its messages so far; those that failed
     for sources, values, errors, piece_of in mapped:
         if piece_of is not None:
@@ -667,9 +699,11 @@ def _from_chunks(mapped):
                 continue
             base = numbered.get(piece_of, 0)
             sources = [f"{piece_of[0]}:{base + n}" for n in sources]
-            numbered[piece_of] = base + len(sources)
-            if errors:
+            empty = sum(type(e) is int for _, e in errors)  # (empty messages: numbered, read on)
+            numbered[piece_of] = base + len(sources) + empty
+            if empty < len(errors):
                 failed.add(piece_of)
+            errors = [(at, f"{piece_of[0]}:{base + e}: empty message" if type(e) is int else e) for at, e in errors]
         done = 0
         for at, message in errors:
             if at > done:
@@ -684,10 +718,10 @@ def _in_order(events, on_error):
     """The ``(source, value)`` pairs of :func:`_mapped`'s events, each error passed to
     ``on_error`` in its place (None: raised there as InputError)."""
     for got in events:
-        if isinstance(got, str):
+        if isinstance(got, (str, _Empty)):
             if on_error is None:
-                raise InputError(got)
-            on_error(got)
+                raise InputError(str(got))
+            on_error(str(got))
         else:
             yield from zip(*got)
 
@@ -700,7 +734,8 @@ def _mbox_piece(path, max_bytes, start, stop):
         if stop is not None and stop - start <= min(_SMALL_MBOX, max_bytes or _SMALL_MBOX):
             with _open_regular(path) as f:
                 data = os.pread(f.fileno(), stop - start, start)
-            split = _split_small_mbox(path, data) if len(data) == stop - start else None
+                cr = _bare_cr_lines(os.pread(f.fileno(), 4096, 0))  # (the file's line ends, as _iter_mbox's)
+            split = _split_small_mbox(path, data, cr) if len(data) == stop - start else None
             if split is not None:
                 yield from split
                 return

@@ -889,18 +889,28 @@ def _strip_from_line(data):
     message may carry several, and an mbox reader has taken the first of them already, so
     every one is dropped, that the message read from a file, a folder or an mbox is the
     same); a text whose first word is ``From`` keeps it. A line ends as :func:`_lf` ends
-    it (CRLF, LF or a bare CR), so an old Mac message keeps its header and body."""
-    while data.startswith(b"From "):
-        nl = data.find(b"\n")  # its line end: CRLF, LF or a bare CR, as _lf reads them
-        cr = data.find(b"\r", 0, len(data) if nl < 0 else nl)
+    it (CRLF, LF or a bare CR), so an old Mac message keeps its header and body.
+
+    Such a line quoted (``>From <sender> <date>``, ``>>From ...``) is dropped too: an mbox
+    writer (mboxo or mboxrd) quotes the From line a message file starts with when it
+    appends the file to an mbox, and the mbox reader keeps the quote, so the message read
+    from the mbox is the file's (bogofilter skips it too)."""
+    pos = 0  # (an offset, not a slice per line: a message of many such lines stays linear)
+    while data.startswith((b"From ", b">"), pos):
+        head = data[pos:pos + 4096]
+        quotes = len(head) - len(head.lstrip(b">"))
+        if not data.startswith(b"From ", pos + quotes):
+            break
+        nl = data.find(b"\n", pos)  # its line end: CRLF, LF or a bare CR, as _lf reads them
+        cr = data.find(b"\r", pos, len(data) if nl < 0 else nl)
         end = len(data) if nl < 0 else nl + 1
         if cr >= 0:
             end = cr + 2 if data[cr + 1:cr + 2] == b"\n" else cr + 1
-        line = data[:end]
-        if not (_has_time(line[:4096]) and _pattern("_FROM_LINE").match(line[:4096])):
+        line = data[pos + quotes:min(end, pos + quotes + 4096)]
+        if not (_has_time(line) and _pattern("_FROM_LINE").match(line)):
             break
-        data = data[end:]
-    return data
+        pos = end
+    return data[pos:] if pos else data
 
 
 def header_end(data):
