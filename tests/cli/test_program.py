@@ -90,3 +90,40 @@ def test_the_programs_prepare_their_process():
             "assert any(type(f).__name__ == '_DeferNumpyExtras' for f in sys.meta_path)\n")
     done = _child(code)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_standard_output_is_named_stdout_by_every_program(tmp_path):
+    """Session 26's trial: ``> /dev/full`` said 'textnb: error: No space left on device' (no
+    name) and 'spamfilter: i/o: ...' / 'topicfilter: i/o: ...'; each program names what it
+    could not write, as it names every file."""
+    from textnb.core.errors import os_error_text
+
+    repo = Path(__file__).resolve().parents[2]
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.txt").write_text("free prize call now")
+    model = tmp_path / "m.tnb"
+    sms = repo / "corpora" / "sms_spam" / "SMSSpamCollection.tsv"
+    assert subprocess.run([sys.executable, "-m", "textnb", "train", str(sms), "-o", str(model)],
+                          capture_output=True).returncode == 0
+    spam = tmp_path / "s.tnb"
+    (tmp_path / "ham").mkdir()
+    (tmp_path / "ham" / "1").write_bytes(b"Subject: lunch\n\nsee you at noon\n")
+    (tmp_path / "spam").mkdir()
+    (tmp_path / "spam" / "1").write_bytes(b"Subject: prize\n\nfree cash now\n")
+    assert subprocess.run([sys.executable, str(repo / "scripts" / "spamfilter"), "-m", str(spam), "--train-spam",
+                           str(tmp_path / "spam"), "--train-ham", str(tmp_path / "ham")],
+                          capture_output=True).returncode == 0
+    runs = [([sys.executable, "-m", "textnb", "predict", str(model), str(tmp_path / "in")],
+             "textnb: error: stdout: "),
+            ([sys.executable, str(repo / "scripts" / "spamfilter"), "-m", str(spam), "--batch", str(tmp_path / "in")],
+             "spamfilter: stdout: "),
+            ([sys.executable, str(repo / "scripts" / "topicfilter"), "--model", str(model), "--uncalibrated",
+              "--out", str(tmp_path / "out"), str(tmp_path / "in")], "topicfilter: stdout: ")]
+    for argv, start in runs:
+        with open("/dev/full", "w") as full:
+            r = subprocess.run(argv, stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+        assert r.returncode != 0 and r.stderr.startswith(start) and r.stderr.count("\n") == 1, r.stderr
+    assert os_error_text(OSError(2, "No such file or directory", "x.tnb")) == "x.tnb: No such file or directory"
+    assert os_error_text(OSError(5, "Input/output error")) == "i/o: Input/output error"
+    assert os_error_text(OSError(5, "Input/output error"), None) == "Input/output error"

@@ -27,7 +27,7 @@ import textnb.cli.test
 import textnb.cli.train
 from textnb.cli.output import flag_words, tolerant
 from textnb.apps.spamclient import Terminated
-from textnb.core.errors import TextnbError
+from textnb.core.errors import TextnbError, os_error_text
 from textnb.core.version import __version__
 
 __all__ = ["main", "build_parser"]
@@ -186,8 +186,7 @@ def _main(argv, *, stdout, stderr):
             pass
         return 0
     except OSError as exc:
-        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
-        print(f"textnb: error: {where}{exc.strerror or exc}", file=err)
+        print(f"textnb: error: {os_error_text(exc, None)}", file=err)
         return 1
     except KeyboardInterrupt:
         print("textnb: interrupted", file=err)

@@ -7,7 +7,7 @@ import sys
 from textnb.apps.spamclient import EXIT_INTERRUPTED, Terminated, client_main, copy_rest, drain, read_head
 from textnb.cli.filterbase import add_version, full_library, parser_class, progress_bar, say
 from textnb.cli.streams import cell  # (textnb.cli.output re-exports it: no json/re import here)
-from textnb.core.errors import InputError, TextnbError
+from textnb.core.errors import InputError, TextnbError, os_error_text
 from textnb.io import mailread as mail
 from textnb.apps.spamlite import (
     HAM,
@@ -230,7 +230,7 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
     except TextnbError as exc:
         say(stderr, "spamfilter", str(exc))
     except OSError as exc:
-        say(stderr, "spamfilter", f"{getattr(exc, 'filename', None) or 'i/o'}: {exc.strerror or exc}")
+        say(stderr, "spamfilter", os_error_text(exc))
     except MemoryError:
         say(stderr, "spamfilter", "out of memory (lower --max-bytes)")
     except Terminated as exc:

@@ -7,7 +7,7 @@ from textnb.apps.spamclient import EXIT_INTERRUPTED, Terminated
 from textnb.cli.filterbase import add_version, full_library, parser_class, say
 from textnb.cli.output import proba_text
 from textnb.cli.streams import cell
-from textnb.core.errors import InputError, ModelFileError, TextnbError
+from textnb.core.errors import InputError, ModelFileError, TextnbError, os_error_text
 from textnb.core.wrapping import calibrated, reads_documents
 from textnb.io import mailread as mail
 
@@ -110,7 +110,7 @@ def topic_main(argv=None, *, stdout=None, stderr=None):
     except BrokenPipeError:  # the reader went away (| head): stop quietly
         return 0
     except OSError as exc:
-        say(stderr, "topicfilter", f"{getattr(exc, 'filename', None) or 'i/o'}: {exc.strerror or exc}")
+        say(stderr, "topicfilter", os_error_text(exc))
     except Terminated as exc:
         say(stderr, "topicfilter", str(exc))
     except KeyboardInterrupt:

@@ -10,7 +10,7 @@ import os
 __all__ = ["TextnbError", "InputError", "NotATextCorpus", "DataError", "EmptyVocabulary", "TooFewObjects",
            "ParameterError", "SettingsDiffer", "SingleStringError", "StructureError",
            "refuse_single_string", "ModelFileError", "DataWarning", "short_repr", "missing_reason",
-           "empty_input", "input_name", "STDIN_NAME", "counted", "unknown_to_leave_out"]
+           "empty_input", "input_name", "STDIN_NAME", "counted", "unknown_to_leave_out", "os_error_text"]
 
 
 class TextnbError(Exception):
@@ -184,3 +184,21 @@ def missing_reason(path, what):
                 return f"cannot read {what} (a symbolic link that loops: {exc.strerror})"
         return f"no such {what} (a symbolic link to {os.readlink(path)!r}, which does not exist)"
     return f"no such {what}"
+
+
+#: errors of a write that found no room: the disk full, a quota, a file size limit
+_NO_ROOM = frozenset(getattr(__import__("errno"), name) for name in ("ENOSPC", "EDQUOT", "EFBIG")
+                     if hasattr(__import__("errno"), name))
+
+
+def os_error_text(exc, unnamed="i/o"):
+    """``'NAME: problem'`` for a one-line message about the OSError ``exc``: the file it names,
+    else ``stdout`` for a write that found no room (the programs name every file they write
+    themselves, so such an error is standard output's: ``> /dev/full``, a full disk), else
+    ``unnamed`` (None: the problem alone)."""
+    name = getattr(exc, "filename", None)
+    if name is None and getattr(exc, "errno", None) in _NO_ROOM:
+        name = "stdout"
+    text = exc.strerror or str(exc)
+    name = name if name is not None else unnamed
+    return f"{name}: {text}" if name is not None else text
