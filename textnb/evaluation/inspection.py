@@ -14,7 +14,10 @@ def informative_terms(classifier, top=10):
     ``θ_¬c,w`` is estimated from the pooled counts of all other classes with the
     model's own smoothing, so the score says how much more likely the term is in
     documents of class c than elsewhere (NLTK's "most informative features", one list
-    per class). Returns ``{class: [(term, log_odds), ...]}``.
+    per class). ``θ`` is the model's kind of term probability: a share of the class's term
+    occurrences, or for a Bernoulli event model (``BernoulliNB``, ``DiscriminativeNB``'s
+    ``bernoulli``) the share of the class's documents that hold the term,
+    ``(N_cw + α) / (N_c + 2α)``. Returns ``{class: [(term, log_odds), ...]}``.
     """
     from sklearn.utils.validation import check_is_fitted
 
@@ -35,14 +38,27 @@ def term_log_odds(model, terms, top=10):
     alpha = getattr(model, "alpha_", None)
     alpha = max(float((alpha if alpha is not None else getattr(model, "alpha", 1.0)) or 1e-10), 1e-10)
     total = fc.sum(axis=0)
+    # a Bernoulli event model's term probability is per document: its class's documents (the
+    # model's class_count_, pass weights included) and 2 alpha, as the model estimates it
+    documents = np.asarray(model.class_count_, dtype=np.float64) if _bernoulli(model) else None
     out = {}
     for i, c in enumerate(model.classes_):
         rest = total - fc[i]
-        own = np.log(fc[i] + alpha) - np.log(fc[i].sum() + alpha * fc.shape[1])
-        other = np.log(rest + alpha) - np.log(rest.sum() + alpha * fc.shape[1])
+        if documents is None:
+            own = np.log(fc[i] + alpha) - np.log(fc[i].sum() + alpha * fc.shape[1])
+            other = np.log(rest + alpha) - np.log(rest.sum() + alpha * fc.shape[1])
+        else:
+            own = np.log(fc[i] + alpha) - np.log(documents[i] + 2 * alpha)
+            other = np.log(rest + alpha) - np.log(documents.sum() - documents[i] + 2 * alpha)
         score = own - other
         k = min(top, len(score))
         idx = np.argpartition(-score, k - 1)[:k] if k else np.array([], dtype=int)
         idx = idx[np.lexsort((terms[idx].astype(str), -score[idx]))]
         out[str(c)] = [(str(terms[j]), float(score[j])) for j in idx]
     return out
+
+
+def _bernoulli(model):
+    """Whether the count model's term probabilities are of presence per document: a
+    BernoulliNB (its ``binarize``), or a DiscriminativeNB whose event model is Bernoulli."""
+    return hasattr(model, "binarize") or getattr(model, "event_model_", None) == "bernoulli"
