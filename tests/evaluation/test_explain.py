@@ -123,6 +123,31 @@ def test_informative_terms_of_a_bernoulli_model_are_log_odds_of_its_own_term_pro
         assert [s for _, s in from_file[c]] == pytest.approx([s for _, s in terms])
 
 
+@pytest.mark.parametrize("model", [MultinomialNB(m=300), BernoulliNB(m=50)])
+def test_informative_terms_of_an_m_estimate_model_use_its_m(sms, model):
+    """A model smoothed by the m-estimate (--m): inspect's log-odds took alpha (1) instead, so
+    the class's term probability in them was not the model's (its feature_log_prob_)."""
+    texts, y = sms
+    clf = TextClassifier(model=model).fit(texts, y)
+    nb, vocab = clf.model_, clf.vectorizer_.vocabulary_
+    fc, m = nb.feature_count_, float(model.m)
+    bernoulli = isinstance(model, BernoulliNB)
+    if bernoulli:
+        docs = np.asarray(nb.class_count_, dtype=float)
+        p = (fc.sum(axis=0) + 1) / (docs.sum() + 2)
+    else:
+        p = (fc.sum(axis=0) + 1) / (fc.sum() + fc.shape[1])  # (the background: add-one over the terms)
+    for i, c in enumerate(nb.classes_):
+        for term, score in plain_informative_terms(clf, 5)[c]:
+            j = vocab[term]
+            rest = fc[:, j].sum() - fc[i, j]
+            if bernoulli:
+                other = np.log((rest + m * p[j]) / (docs.sum() - docs[i] + m))
+            else:
+                other = np.log((rest + m * p[j]) / (fc.sum() - fc[i].sum() + m))
+            assert score == pytest.approx(nb.feature_log_prob_[i, j] - other)
+
+
 def test_non_linear_model_is_refused(sms):
     from sklearn.tree import DecisionTreeClassifier
 
