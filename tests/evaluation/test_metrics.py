@@ -164,6 +164,24 @@ def test_a_test_part_with_a_class_the_model_never_saw_keeps_its_ece_and_says_why
     assert "never saw (other)" in report["log_loss_omitted"]
 
 
+def test_cross_validation_with_a_class_its_fold_never_saw_says_why_no_log_loss():
+    """A class of one object is held out by a fold whose model never saw it (probability 0):
+    the log-loss was -log(eps) = 36 nats for it, pooled into the mean (2.8 on 13 documents
+    whose other 12 had 0.1); now none, as for a test part, with the reason, and the ECE kept."""
+    from textnb import MultinomialNB
+    from textnb.evaluation.evaluate import cross_validate
+
+    rng = np.random.default_rng(2)
+    X = rng.poisson(1.0, size=(31, 6))
+    y = np.array(["a", "b"] * 15 + ["lone"])
+    X[y == "b", :2] += 3
+    report = cross_validate(X, y, MultinomialNB(), cv=3)
+    assert "log_loss" not in report and "ece" in report
+    assert "never saw (lone)" in report["log_loss_omitted"]
+    # every class in every fold's training part: the log-loss as before
+    assert "log_loss" in cross_validate(X[:30], y[:30], MultinomialNB(), cv=3)
+
+
 def test_multilabel_test_report_counts_unseen_test_labels_in_every_figure():
     """Documents whose gold set held a label training never had were 'exactly right' when
     the others were predicted; the Hamming loss and the macro means left the label out."""

@@ -926,3 +926,51 @@ def test_one_label_and_at_least_one_per_document_is_warned(tmp_path):
     code, _, err = _cli("train", root, "--labels", tmp_path / "labels.tsv", "--min-labels", "0",
                         "-o", tmp_path / "m0.tnb")
     assert code == 0 and err == "", err
+
+
+def _noisy_corpus(n=300, seed=4):
+    """Documents with 2 words of each of their 1-3 topics among 10 noise words: rankings
+    far from perfect, so that a decision rule's shifts would move documents in them."""
+    rng = np.random.RandomState(seed)
+    names, noise = sorted(TOPICS), "the of and said reuters market week year bank crop".split()
+    texts, labels = [], []
+    for _ in range(n):
+        labs = sorted(rng.choice(names, rng.randint(1, 4), replace=False).tolist())
+        words = [w for lab in labs for w in rng.choice(TOPICS[lab].split(), 2).tolist()] + rng.choice(noise, 10).tolist()
+        texts.append(" ".join(words))
+        labels.append(tuple(labs))
+    return texts, labels
+
+
+def test_break_even_points_are_those_of_the_log_odds_whatever_the_decision_rule():
+    """The break-even points (per label, macro, micro) were computed from the decision values:
+    the thresholds and, worse, the min_labels shift of a row and the RCut cuts moved documents in
+    a label's ranking, so the same model's BEP changed with --min-labels / --strategy (GoEmotions:
+    macro-BEP 0.390 at --min-labels 0, 0.381 at 1, 0.379 at 3, 0.351 with rcut). Now they are the
+    rankings' of the model's log-odds, the same for every rule, on every path (the estimators'
+    and the kernel trainer's, train/test and cross-validated)."""
+    from textnb.meta import multilabel_training as training
+
+    texts, labels = _noisy_corpus()
+    v = Vectorizer()
+    X, Xt = v.fit_transform(texts[:200]), v.transform(texts[200:])
+    rules = [dict(min_labels=0), dict(min_labels=2), dict(threshold="rcut", rank=1)]
+    reports = []
+    for rule in rules:
+        model = MultiLabelNB(**rule)
+        reports.append(evaluate_multilabel_split(X, labels[:200], Xt, labels[200:], model))
+        reports.append(cross_validate_multilabel(X, labels[:200], model, cv=3))
+        terms = v.get_feature_names_out().tolist()
+        reports.append(training.evaluate_split(X, terms, labels[:200], Xt, labels[200:], multilabel=rule))
+        reports.append(training.cross_validate(X, labels[:200], multilabel=rule, cv=3))
+    fitted = MultiLabelNB(min_labels=0).fit(X, labels[:200])
+    S, T = fitted.predict_log_odds(Xt), fitted.indicator(labels[200:])
+    expected = [break_even_point(S[:, j], T[:, j]) for j in range(S.shape[1])]
+    for r in reports[::2]:  # train/test: the model's log-odds on the test part
+        assert [r["per_label"][c]["bep"] for c in fitted.classes_] == pytest.approx(expected)
+        assert r["macro_bep"] == pytest.approx(np.mean(expected))
+        assert r["micro_bep"] == pytest.approx(break_even_point(S.ravel(), T.ravel()))
+    for key in ("macro_bep", "micro_bep"):
+        assert len({round(r[key], 12) for r in reports[1::4]}) == 1, key  # estimators' cross-validation
+        assert len({round(r[key], 12) for r in reports[3::4]}) == 1, key  # the kernel trainer's
+    assert len({round(r["micro_f1"], 12) for r in reports[::4]}) == 3  # (the rules do decide differently)

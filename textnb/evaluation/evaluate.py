@@ -239,7 +239,8 @@ def log_loss(y_true, proba, labels, sample_weight=None):
     return float(np.mean(losses) if w is None else np.sum(w * losses) / np.sum(w))
 
 
-def classification_report(y_true, y_pred, classes, proba=None, unseen=(), sample_weight=None):
+def classification_report(y_true, y_pred, classes, proba=None, unseen=(), sample_weight=None,
+                          unseen_by="the model"):
     """Accuracy, macro-F1, per-class precision / recall / F1 / support and the confusion matrix.
 
     ``classes`` holds every label of ``y_true`` and ``y_pred``, in the order the report names
@@ -250,7 +251,8 @@ def classification_report(y_true, y_pred, classes, proba=None, unseen=(), sample
     two-class model's ``classes_[1]``, as scikit-learn takes it; of a model that declares more
     classes, the second of those the data have).
     ``unseen``: true classes the model never saw (it gave them no probability): no
-    ``log_loss`` then, but ``log_loss_omitted`` saying why. Macro-F1 averages over the
+    ``log_loss`` then, but ``log_loss_omitted`` saying why (``unseen_by``: which model, in
+    its words: "the model", or "their fold's model" in a cross-validation). Macro-F1 averages over the
     classes of the truth and the predictions, as scikit-learn's ``f1_score`` does.
 
     ``sample_weight`` (one per object, >= 0): every figure weighs each object by its weight,
@@ -293,7 +295,7 @@ def classification_report(y_true, y_pred, classes, proba=None, unseen=(), sample
     }
     if proba is not None and len(y_true):
         if unseen:
-            report["log_loss_omitted"] = (f"test classes the model never saw ({', '.join(map(str, unseen[:5]))}"
+            report["log_loss_omitted"] = (f"test classes {unseen_by} never saw ({', '.join(map(str, unseen[:5]))}"
                                           f"{', ...' if len(unseen) > 5 else ''}): no probability for them")
         else:  # (log_loss takes the columns of the sorted labels, as scikit-learn's)
             report["log_loss"] = float(log_loss(y_true, np.asarray(proba)[:, by_name], classes, w))
@@ -501,7 +503,9 @@ def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, p
     arrays: used as given, once, so ``repeat`` must be 1; a row in no test part is not
     predicted, a row in several is predicted once per split and counted each time).
     Returns the report of :func:`classification_report` on the pooled out-of-fold
-    predictions, plus ``accuracy_per_repeat`` and ``seconds``. ``terms``: the names of the
+    predictions, plus ``accuracy_per_repeat`` and ``seconds`` (no ``log_loss`` when a held-out
+    object's class is one its fold's model never saw, a class of one object without declared class
+    values: ``log_loss_omitted`` says so, as for a test part). ``terms``: the names of the
     columns of a count matrix, handed (those of a fold's columns) to a model whose ``fit``
     takes them (:func:`textnb.core.wrapping.takes_terms`). ``source`` names the file of the
     objects in an error about them.
@@ -530,7 +534,7 @@ def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, p
             where = f"{source}: " if source else ""  # (the file the objects come from, when given)
             raise InputError(f"{where}no class has {cv} objects, so there cannot be {cv} folds; use a smaller --cv")
     start = time.perf_counter()
-    accuracies, y_all, pred_all, proba_all, w_all = [], [], [], [], []
+    accuracies, y_all, pred_all, proba_all, w_all, unseen = [], [], [], [], [], set()
     done, total = 0, (cv * repeat if given is None else len(given))
     if progress is not None:
         progress(0, total)  # (a bar shows its length from the start)
@@ -549,6 +553,9 @@ def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, p
             p, fitted = _fit_predict(model, X[train], y[train], X[test], vectorizer, terms,
                                      None if w is None else w[train])
             parts.append((test, p, fitted))
+            # a held-out class its fold's model never saw (a class of one object, or one of a fold's given
+            # training part lacks) has no probability: no log-loss, as a test part's (evaluate_split)
+            unseen.update(set(np.unique(y[test]).tolist()) - set(np.asarray(fitted).tolist()))
             done += 1
             if progress is not None:
                 progress(done, total)
@@ -568,7 +575,8 @@ def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, p
         proba_all.append(proba)
         w_all.append(weight)
     report = classification_report(np.concatenate(y_all), np.concatenate(pred_all), classes,
-                                   np.vstack(proba_all), sample_weight=None if w is None else np.concatenate(w_all))
+                                   np.vstack(proba_all), sample_weight=None if w is None else np.concatenate(w_all),
+                                   unseen=sorted(unseen), unseen_by="their fold's model")
     if repeat > 1:  # the rates are those of the pooled predictions (each repeat predicts every row once);
         # the counts are each repeat's: supports exact, the confusion matrix its mean over the repeats
         for c in report["per_class"].values():

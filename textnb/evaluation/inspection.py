@@ -5,6 +5,8 @@
 
 import numpy as np
 
+from textnb.core.estimates import bernoulli_log_prob, multinomial_log_prob
+
 __all__ = ["informative_terms", "term_log_odds"]
 
 
@@ -14,7 +16,11 @@ def informative_terms(classifier, top=10):
     ``θ_¬c,w`` is estimated from the pooled counts of all other classes with the
     model's own smoothing, so the score says how much more likely the term is in
     documents of class c than elsewhere (NLTK's "most informative features", one list
-    per class). Returns ``{class: [(term, log_odds), ...]}``.
+    per class). ``θ`` is the model's kind of term probability: a share of the class's term
+    occurrences, or for a Bernoulli event model (``BernoulliNB``, ``DiscriminativeNB``'s
+    ``bernoulli``) the share of the class's documents that hold the term,
+    ``(N_cw + α) / (N_c + 2α)``; with ``m`` (the m-estimate) instead of α when the model has
+    one. Returns ``{class: [(term, log_odds), ...]}``.
     """
     from sklearn.utils.validation import check_is_fitted
 
@@ -34,15 +40,29 @@ def term_log_odds(model, terms, top=10):
     # DiscriminativeNB: its learned sums (document features, pass weights included), its smoothing
     alpha = getattr(model, "alpha_", None)
     alpha = max(float((alpha if alpha is not None else getattr(model, "alpha", 1.0)) or 1e-10), 1e-10)
+    m = getattr(model, "m", None)  # the m-estimate, when the model smooths with it instead of alpha
     total = fc.sum(axis=0)
+    # a Bernoulli event model's term probability is per document: its class's documents (the
+    # model's class_count_, pass weights included), as the model estimates it
+    documents = np.asarray(model.class_count_, dtype=np.float64) if _bernoulli(model) else None
     out = {}
     for i, c in enumerate(model.classes_):
-        rest = total - fc[i]
-        own = np.log(fc[i] + alpha) - np.log(fc[i].sum() + alpha * fc.shape[1])
-        other = np.log(rest + alpha) - np.log(rest.sum() + alpha * fc.shape[1])
-        score = own - other
+        # the class against the pooled other classes, estimated by the model's own estimator (the
+        # m-estimate's background is the same: that of all the counts)
+        pair = np.vstack([fc[i], total - fc[i]])
+        if documents is None:
+            log_prob = multinomial_log_prob(pair, alpha, m)
+        else:
+            log_prob = bernoulli_log_prob(pair, [documents[i], documents.sum() - documents[i]], alpha, m)[0]
+        score = log_prob[0] - log_prob[1]
         k = min(top, len(score))
         idx = np.argpartition(-score, k - 1)[:k] if k else np.array([], dtype=int)
         idx = idx[np.lexsort((terms[idx].astype(str), -score[idx]))]
         out[str(c)] = [(str(terms[j]), float(score[j])) for j in idx]
     return out
+
+
+def _bernoulli(model):
+    """Whether the count model's term probabilities are of presence per document: a
+    BernoulliNB (its ``binarize``), or a DiscriminativeNB whose event model is Bernoulli."""
+    return hasattr(model, "binarize") or getattr(model, "event_model_", None) == "bernoulli"

@@ -57,6 +57,10 @@ def evaluate_documents(corpus, classifier, *, test=None, cv=None, repeat=1, seed
         check_binary_classes(corpus, dict(zip(kept.tolist(), n.tolist())))
     if test is not None:
         test_texts, y_test, skipped_test = read_texts(test, max_bytes)
+        if not test_texts:  # (a report on nothing read accuracy 0.0000 and exited 0)
+            every = ("" if not skipped_test else " (its one file is binary)" if skipped_test == 1
+                     else f" (its {skipped_test} files are all binary)")
+            raise InputError(f"{test.source}: no test documents{every}: there is nothing to measure")
         X, terms = vectorize_all(texts + test_texts, vectorizer)
         n = len(texts)
         report = evaluate_split(X[:n], y, X[n:], y_test, model, vectorizer=vectorizer, terms=terms)

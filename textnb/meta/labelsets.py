@@ -133,7 +133,8 @@ def multilabel_report(Y_true, Y_pred, labels, scores=None, train_support=None):
     labels : sequence of str
         Label names (columns).
     scores : array-like of shape (n_documents, n_labels), default=None
-        Decision scores (larger = more likely), e.g. ``MultiLabelNB.decision_function``.
+        Scores (larger = more likely), e.g. ``MultiLabelNB.predict_log_odds`` (what ``textnb
+        evaluate`` ranks: break-even points of the model, whatever its decision rule).
         Adds per-label ``bep``, ``macro_bep`` (mean over labels with a positive) and
         ``micro_bep`` (one ranking of all document-label pairs).
     train_support : array-like of shape (n_labels,), default=None
@@ -514,22 +515,25 @@ def decision(S, strategy, thresholds, min_labels, rank=None, pcut_rate=None):
     return _at_least(D, min_labels)
 
 
-def test_report(classes, train_support, D, labels_test, n_train):
+def test_report(classes, train_support, D, labels_test, n_train, scores=None):
     """:func:`multilabel_report` of test documents with decision values ``D`` (columns
     ``classes``) and true label collections ``labels_test``: per-label ``train_support``
     included; labels of the test part that training never had are columns of their own,
     never predicted (a document with one is not exactly right, its cell is wrong, the
     label counts in the macro means with F1 0: scikit-learn's metrics over the union of
-    the labels); plus ``n_train`` and ``test_labels_unseen``."""
+    the labels); plus ``n_train`` and ``test_labels_unseen``. ``scores`` (default ``D``):
+    the model's log-odds, whose rankings give the break-even points, so that they do not
+    depend on the decision rule (its thresholds, RCut / PCut cuts and ``min_labels`` shifts)."""
     known = {str(c) for c in classes}
     unseen = sorted({str(lab) for labs in labels_test for lab in labs} - known)
     D = np.asarray(D, dtype=np.float64)
+    S = D if scores is None else _finite(np.asarray(scores, dtype=np.float64))
     labels = list(classes) + unseen
     Y = indicator(labels, labels_test)
     P = np.zeros(Y.shape, dtype=bool)
     P[:, :len(classes)] = D > 0
-    low = float(np.min(_finite(D))) - 1.0 if D.size else -1.0  # ranked below every score given
-    scores = np.hstack([D, np.full((D.shape[0], len(unseen)), low)])
+    low = float(np.min(_finite(S))) - 1.0 if S.size else -1.0  # ranked below every score given
+    scores = np.hstack([S, np.full((S.shape[0], len(unseen)), low)])
     support = np.concatenate([np.asarray(train_support, dtype=np.int64), np.zeros(len(unseen), dtype=np.int64)])
     report = multilabel_report(Y, P, labels, scores, train_support=support)
     report["n_train"] = int(n_train)
@@ -543,7 +547,9 @@ def cross_validated_report(X, Y, classes, splits, fold_decisions, seed, progress
     ``splits``, ``fold_decisions(X_train, Y_train, X_test)`` fits a model on the training
     rows of ``X`` (CSR) restricted to the columns they have (:func:`textnb.core.stats.seen_columns`)
     and returns its decision values of the test rows (positive: label assigned), over all
-    the labels ``classes`` of ``Y``; ``progress(done, total)`` after each fold. What
+    the labels ``classes`` of ``Y``, or ``(decision values, log-odds)``: the log-odds' rankings
+    then give the break-even points (as :func:`test_report`'s ``scores``); ``progress(done,
+    total)`` after each fold. What
     :func:`textnb.meta.multilabel.cross_validate_multilabel` and the trainer without
     scikit-learn (:mod:`textnb.meta.multilabel_training`) report."""
     from textnb.core.stats import seen_columns
@@ -553,6 +559,7 @@ def cross_validated_report(X, Y, classes, splits, fold_decisions, seed, progress
         cols = seen_columns(X[train])
         try:
             D = fold_decisions(X[train][:, cols], Y[train], X[test][:, cols])  # what predict thresholds at 0
+            D, S = D if isinstance(D, tuple) else (D, D)  # (and the log-odds, ranked for the break-even points)
         except RankTooHigh as exc:  # (all the data has more labels: it is this fold's training part)
             total = _labels_with_documents(Y)
             raise RankTooHigh(
@@ -562,7 +569,7 @@ def cross_validated_report(X, Y, classes, splits, fold_decisions, seed, progress
                 f"{max(1, exc.have - 1)}, or fewer folds", exc.rank, exc.have) from None
         truth.append(Y[test])
         pred.append((D > 0).astype(Y.dtype))
-        scores.append(_finite(D))
+        scores.append(_finite(S))
         if progress is not None:
             progress(k, len(splits))
     report = multilabel_report(np.vstack(truth), np.vstack(pred), classes, np.vstack(scores),

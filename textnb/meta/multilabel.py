@@ -555,8 +555,9 @@ def evaluate_multilabel_split(X_train, labels_train, X_test, labels_test, model=
     """
     model = clone(MultiLabelNB() if model is None else model)
     model.fit(X_train, [tuple(v) for v in labels_train], progress=progress)
-    D = model.decision_function(X_test)  # what predict thresholds at 0
-    return test_report(model.classes_, model.train_support_, D, labels_test, X_train.shape[0])
+    S = model.predict_log_odds(X_test)  # (their rankings: the break-even points, whatever the decision rule)
+    D = model.decision_from_log_odds(S)  # what predict thresholds at 0
+    return test_report(model.classes_, model.train_support_, D, labels_test, X_train.shape[0], scores=S)
 
 
 def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0, progress=None, vectorizer=None):
@@ -603,9 +604,12 @@ def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0, progress=
     def fold_decisions(X_train, Y_train, X_test):
         if vectorizer is not None:
             X_train, X_test, _ = fold_counts(X_train, X_test, vectorizer)
-        if Y_train.shape[1] == 1:  # one label: an (n, 1) array would be read as one class per document
+        one = Y_train.shape[1] == 1  # one label: an (n, 1) array would be read as one class per document
+        if one:
             Y_train = np.hstack([Y_train, np.zeros_like(Y_train)])  # beside a label no document has
-            return clone(model).fit(X_train, Y_train).decision_function(X_test)[:, :1]
-        return clone(model).fit(X_train, Y_train).decision_function(X_test)
+        fitted = clone(model).fit(X_train, Y_train)
+        S = fitted.predict_log_odds(X_test)  # (the decision values, and the log-odds ranked for break-even points)
+        D = fitted.decision_from_log_odds(S)
+        return (D[:, :1], S[:, :1]) if one else (D, S)
 
     return cross_validated_report(X, Y, classes, splits, fold_decisions, seed, progress)

@@ -320,6 +320,12 @@ def decision_function(fitted, X):
     """:meth:`MultiLabelNB.decision_function <textnb.meta.multilabel.MultiLabelNB.decision_function>`
     of the fitted model for counts ``X`` (:func:`transform`): positive where a label is
     assigned."""
+    return _decisions_and_log_odds(fitted, X)[0]
+
+
+def _decisions_and_log_odds(fitted, X):
+    """``(decision values, log-odds)`` of counts ``X``: :func:`decision_function` and the
+    log-odds it decides from (one scoring pass)."""
     nodes = fitted.estimator_ if fitted.method == "copy" else fitted.estimators_
     if fitted.scorers is None:
         fitted.scorers = _scorers(nodes, fitted.n_features_in_)
@@ -327,7 +333,7 @@ def decision_function(fitted, X):
     X.sort_indices()
     S = _scores(nodes, fitted.constant_, fitted.method, X, fitted.scorers)
     return decision(S, fitted.strategy_, fitted.thresholds_, fitted.min_labels,
-                    rank=fitted.choices.get("rank_"), pcut_rate=fitted.choices.get("pcut_rate_"))
+                    rank=fitted.choices.get("rank_"), pcut_rate=fitted.choices.get("pcut_rate_")), S
 
 
 def evaluate_split(X, terms, label_sets, X_test, test_label_sets, *, vectorizer=None,
@@ -337,8 +343,8 @@ def evaluate_split(X, terms, label_sets, X_test, test_label_sets, *, vectorizer=
     for this model: the same report."""
     fitted = fit(X, terms, label_sets, vectorizer=vectorizer, model=model, steps=steps, multilabel=multilabel,
                  progress=progress)
-    return test_report(fitted.classes_, fitted.train_support_, decision_function(fitted, X_test), test_label_sets,
-                       X.shape[0])
+    D, S = _decisions_and_log_odds(fitted, X_test)
+    return test_report(fitted.classes_, fitted.train_support_, D, test_label_sets, X.shape[0], scores=S)
 
 
 def cross_validate(X, label_sets, *, model=("DiscriminativeNB", {}), steps=(), multilabel=None, cv=10, seed=0,
@@ -370,7 +376,7 @@ def cross_validate(X, label_sets, *, model=("DiscriminativeNB", {}), steps=(), m
         if vectorizer is not None:
             X_train, X_test, _ = fold_counts(X_train, X_test, vectorizer)
         fitted = _fit(X_train, Y_train, classes, None, dict(VECTORIZER_DEFAULTS), model, steps, multilabel)
-        return decision_function(fitted, X_test)
+        return _decisions_and_log_odds(fitted, X_test)
 
     return cross_validated_report(X, Y, classes, kfold(X.shape[0], cv, seed), fold_decisions, seed, progress)
 
