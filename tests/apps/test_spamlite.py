@@ -773,6 +773,19 @@ def test_files_and_the_mbox_they_were_appended_to_get_the_same_verdicts(tmp_path
     assert out.startswith(quoted.split(b"\n\n", 1)[0] + b"\nX-TextNB-Class: spam\n")
 
 
+def _batch_whatever_the_jobs(capsysbinary, *argv):
+    """``(exit status, stdout, stderr)`` of ``spamfilter ARGV`` with ``-j 1``, ``2`` and ``3``,
+    checked to be the same bytes whatever the number of processes."""
+    outputs = set()
+    for jobs in ("1", "2", "3"):
+        code = filter_main([*argv, "-j", jobs])
+        out = capsysbinary.readouterr()
+        outputs.add((code, out.out, out.err))
+    (code, out, err), = outputs
+    return code, out, err
+
+
+
 def test_pieces_of_a_bare_cr_mbox_read_its_lf_messages_as_one_reader_does(tmp_path, monkeypatch, capsysbinary,
                                                                              forked_pids):
     """An old Mac mbox (its first lines end with a bare CR) holding messages with LF line
@@ -792,12 +805,7 @@ def test_pieces_of_a_bare_cr_mbox_read_its_lf_messages_as_one_reader_does(tmp_pa
     monkeypatch.setattr(mailread, "_PIECE_BYTES", 4096)
     pieces = mailread._mbox_pieces(str(box), box.stat().st_size)
     assert any(box.read_bytes()[start:start + 60].count(b"\n") for start, _ in pieces)  # a piece starts at a LF one
-    outputs = set()
-    for jobs in ("1", "2", "3"):
-        code = filter_main(["-m", str(model), "-j", jobs, "--batch", str(box)])
-        out = capsysbinary.readouterr()
-        outputs.add((code, out.out, out.err))
-    (code, out, err), = outputs
+    code, out, err = _batch_whatever_the_jobs(capsysbinary, "-m", str(model), "--batch", str(box))
     assert code == 0 and out.count(b"\n") == 200 and forked_pids
 
 
@@ -825,12 +833,7 @@ def test_an_empty_message_of_an_mbox_is_reported_in_its_place_in_one_or_more_pro
     third = box.read_bytes().count(from_line, 0, fourth)  # the message that starts the fourth piece
     empty = {7, 8, third, third + 1, 199}
     assert write(empty)[3] == fourth == box.read_bytes().index(from_line + b" \n\n" + from_line + b" \n\n", 2048)
-    outputs = set()
-    for jobs in ("1", "2", "3"):
-        code = filter_main(["-m", str(model), "-j", jobs, "--batch", str(box)])
-        out = capsysbinary.readouterr()
-        outputs.add((code, out.out, out.err))
-    (code, out, err), = outputs
+    code, out, err = _batch_whatever_the_jobs(capsysbinary, "-m", str(model), "--batch", str(box))
     assert code == 3 and forked_pids
     assert err.decode().splitlines() == [f"spamfilter: {box}:{i + 1}: empty message" for i in sorted(empty)]
     numbers = [int(line.split(b"\t")[0].rsplit(b":", 1)[1]) for line in out.splitlines()]
