@@ -297,3 +297,40 @@ def test_apnbc_cv_folds_are_fresh_fits_on_the_folds_documents(monkeypatch, vecto
         assert list(fresh.classes_) == list(clf.classes_)
         want[test] = fresh.predict_joint_log_proba([texts[i] for i in test])
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("vectorizer", [{"min_df": 2}, {"max_features": 150}, {}],
+                         ids=lambda v: " ".join(f"{k}={w}" for k, w in v.items()) or "default")
+@pytest.mark.parametrize("model", ["multinomial", "auto"])
+def test_calibration_folds_are_fresh_fits_on_the_folds_documents(monkeypatch, vectorizer, model):
+    """``CalibratedNB`` in a TextClassifier: each calibration fold's model scores its held-out
+    documents as a TextClassifier of the same vectorizer settings fitted on the fold's
+    training documents does (min_df / max_features counted on them). Before, a fold's model
+    was fitted on the whole training set's pruned vocabulary (minus the terms the fold never
+    saw), as helper s26-apnbc noted."""
+    from textnb import TextClassifier, Vectorizer
+    from textnb.core.folds import calibration_folds
+    from textnb.meta import calibration
+    from textnb.meta.calibration import CalibratedNB, estimator_log_odds
+
+    texts, labels = TEXTS[:240], np.asarray(LABELS[:240])
+    make = _fold_models()[model]
+    seen = []
+    real = calibration.out_of_fold_log_odds
+
+    def spy(*args, **kwargs):
+        got = real(*args, **kwargs)
+        seen.append(got[0])
+        return got
+
+    monkeypatch.setattr(calibration, "out_of_fold_log_odds", spy)
+    clf = TextClassifier(vectorizer=Vectorizer(**vectorizer), model=CalibratedNB(make(), cv=3, random_state=5))
+    clf.fit(texts, labels)
+    got, = seen
+    want = np.full(got.shape, np.nan)
+    for train, test in calibration_folds(labels, 3, 5):
+        base = make() if model != "auto" else clf.model_.estimator_.estimator_  # (auto: the smoothing chosen once)
+        fresh = TextClassifier(vectorizer=Vectorizer(**vectorizer), model=base).fit(
+            [texts[i] for i in train], labels[train])
+        want[test] = estimator_log_odds(fresh, [texts[i] for i in test], clf.classes_)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)

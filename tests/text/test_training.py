@@ -138,6 +138,9 @@ WRAPPED = [
     ["--calibrate", "isotonic"],
     ["--calibrate", "isotonic", "--model", "auto"],
     ["--calibrate", "isotonic", "--model", "bernoulli", "--select", "ig:300"],
+    ["--calibrate", "sigmoid", "--model", "multinomial", "--min-df", "2"],
+    ["--calibrate", "isotonic", "--model", "auto", "--max-features", "300"],
+    ["--calibrate", "sigmoid", "--min-df", "2", "--binary"],
 ]
 
 

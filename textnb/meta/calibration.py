@@ -65,7 +65,7 @@ def estimator_log_odds(estimator, X, classes):
 
 
 def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight=None, return_rows=False,
-                         classes=None):
+                         classes=None, fold_counts=None):
     """Log-odds of every object from a model that did not see it (stratified K-fold).
 
     Returns ``(scores, classes)`` with ``scores`` of shape (n_samples, n_classes), the
@@ -79,7 +79,12 @@ def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight
     and one in several the mean of its scores; ``return_rows=True`` returns
     ``(scores, classes, rows)`` instead, ``scores`` with one row per (split, test object)
     in split order and ``rows`` the object of each (the objects' own order when the test
-    parts partition them).
+    parts partition them). ``fold_counts`` (a count matrix of documents, as a
+    ``TextClassifier`` gives it: :class:`textnb.text.training.FoldVocabularies`): each
+    fold's model is fitted on ``fold_counts(train)``, the counts over the vocabulary its
+    training documents alone keep (``min_df`` / ``max_df`` / ``max_features`` counted on
+    them), as a fresh fit on those documents would be; else on the columns its training
+    part has (``X``'s, those it never saw left out).
     """
     y = np.asarray(y)
     classes = np.unique(y) if classes is None else np.asarray(classes)
@@ -96,6 +101,11 @@ def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight
             # array) are the model's to count
             fitted = clone(estimator).fit(take_rows(X, train), y[train], **kw)
             parts.append(estimator_log_odds(fitted, take_rows(X, test), classes))
+            continue
+        if fold_counts is not None:  # the fold's own vocabulary, pruned on its training documents
+            Xf = fold_counts(train)
+            fitted = clone(estimator).fit(Xf[train], y[train], **kw)
+            parts.append(estimator_log_odds(fitted, Xf[test], classes))
             continue
         cols = seen_columns(X[train])
         fitted = clone(estimator).fit(X[train][:, cols], y[train], **kw)
@@ -255,6 +265,11 @@ class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEs
         ):
             raise ValueError(f"target_fpr must be in [0, 1] or None; got {self.target_fpr!r}")
 
+    def uses_fold_counts(self):
+        """Capability (:func:`textnb.core.wrapping.takes_fold_counts`): ``fit`` scores folds of
+        its own (the calibration's) on ``fold_counts``, whatever it wraps."""
+        return True
+
     def probabilities_calibrated(self):
         """True once fitted (:mod:`textnb.core.wrapping`)."""
         return hasattr(self, "calibrated_classes_")
@@ -262,8 +277,11 @@ class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEs
     @all_or_nothing
     def fit(self, X, y, sample_weight=None, fold_counts=None):
         """Fit the calibration maps on out-of-fold log-odds, then the estimator on all data.
-        ``fold_counts``: handed on to a SmoothingCV estimator's ``fit`` (its choice of
-        smoothing; :meth:`textnb.meta.smoothing.SmoothingCV.fit`)."""
+        ``fold_counts`` (what a ``TextClassifier`` gives a model of its count matrix ``X``):
+        handed on to a SmoothingCV estimator's ``fit`` (its choice of smoothing;
+        :meth:`textnb.meta.smoothing.SmoothingCV.fit`), and each calibration fold's model is
+        fitted on the fold's own vocabulary (:func:`out_of_fold_log_odds`), as a fresh fit
+        on the fold's documents would be."""
         self._check_params()
         docs = wrapped_documents(self, self._base(), X)
         if docs is not None:  # raw documents, for a model of documents (as CalibratedClassifierCV)
@@ -304,7 +322,8 @@ class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEs
         if n_classes >= 2:
             scores, _, rows = out_of_fold_log_odds(base, X, y, cv=self.cv if splits is None else splits,
                                                    random_state=self.random_state, sample_weight=sw,
-                                                   return_rows=True, classes=self.classes_)
+                                                   return_rows=True, classes=self.classes_,
+                                                   fold_counts=fold_counts if docs is None else None)
             scores = _finite(scores)
             y_held = y[rows]  # the true class of each out-of-fold score
             w = np.ones(len(rows)) if sw is None else sw[rows]

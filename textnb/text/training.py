@@ -649,7 +649,7 @@ def takes_fold_counts_spec(model):
     around a SmoothingCV."""
     kind, given = model[:2]
     while True:
-        if kind == "SmoothingCV" or (kind == "APNBC" and given.get("fit_on") == "cv"):
+        if kind in ("SmoothingCV", "CalibratedNB") or (kind == "APNBC" and given.get("fit_on") == "cv"):
             return True
         if kind not in ("CalibratedNB", "APNBC") or not given.get("estimator"):
             return False
@@ -697,7 +697,7 @@ def _fit_scored(model, steps, classes, X, y_index, weights=None, fold_counts=Non
         spec = _Spec(kind, kernel, params, saved, steps, "model")
         fitted, template, joint = _fit_spec(spec, classes, X, y_index, weights)
     if calibration is not None:
-        fitted, template = _fit_calibrated(calibration, spec, fitted, template, classes, X, y_index)
+        fitted, template = _fit_calibrated(calibration, spec, fitted, template, classes, X, y_index, fold_counts)
         joint = None
     return fitted, template, joint
 
@@ -808,11 +808,12 @@ def _calibration_params(given):
     return params
 
 
-def _fit_calibrated(params, spec, fitted, template, classes, X, y_index):
+def _fit_calibrated(params, spec, fitted, template, classes, X, y_index, fold_counts=None):
     """The fitted node and template of ``CalibratedNB(estimator, **params)`` (sigmoid or
     isotonic maps) around the model ``spec``, already ``fitted`` on all of ``X``: what its ``fit``
     computes -- out-of-fold log-odds of the model refitted on each fold's training part
-    (on the terms that part has; :func:`textnb.core.folds.stratified_kfold`), Platt's maps
+    (on the terms that part has, or with ``fold_counts`` (:func:`fold_vocabularies`) on the
+    vocabulary it keeps; :func:`textnb.core.folds.stratified_kfold`), Platt's maps
     or the isotonic steps, and the per-class thresholds on them (:func:`textnb.text.wrappers.fit_sigmoid`,
     :func:`~textnb.text.wrappers.fit_isotonic`, :func:`~textnb.text.wrappers.threshold_for_f1`) -- through
     the kernels."""
@@ -826,11 +827,18 @@ def _fit_calibrated(params, spec, fitted, template, classes, X, y_index):
     if n >= 2:
         scores = np.empty((X.shape[0], n))
         for train, test in calibration_folds(classes[y_index], params["cv"], params["random_state"]):
-            cols = seen_columns(X[train])
+            if fold_counts is not None:  # the fold's own vocabulary, as CalibratedNB's fit (out_of_fold_log_odds)
+                import scipy.sparse as sp
+
+                Xf = sp.csr_matrix(fold_counts(train), dtype=np.float64)
+                Xf.sort_indices()
+                X_train, X_test = Xf[train], Xf[test]
+            else:
+                cols = seen_columns(X[train])
+                X_train, X_test = X[train][:, cols], X[test][:, cols]
             fold_classes = np.unique(y_index[train])
-            _, _, joint = _fit_spec(spec, classes[fold_classes], X[train][:, cols],
-                                    np.searchsorted(fold_classes, y_index[train]))
-            jll = joint(X[test][:, cols])
+            _, _, joint = _fit_spec(spec, classes[fold_classes], X_train, np.searchsorted(fold_classes, y_index[train]))
+            jll = joint(X_test)
             lp = jll - logsumexp(jll, axis=1, keepdims=True)  # its predict_log_proba
             full = np.full((lp.shape[0], n), -np.inf)
             full[:, fold_classes] = lp
