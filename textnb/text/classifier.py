@@ -373,10 +373,14 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         for row, counts in zip(grown, model.feature_count_):  # (row by row: ten times faster than grown[:, known])
             row[known] = counts
         if rows:  # the batch's sums, then the passes over it
-            self.vectorizer_._set_terms(terms)
-            model.feature_count_, model.n_features_in_ = grown, n
             dropped = acc.dropped_sums(order)
             Xb, yb, wb = acc.row_matrix(order)
+            if Xb.shape[0] == 0 and dropped is None:
+                # no document (an empty batch): nothing to learn, as for a count model; passes
+                # over no rows would fix the event model and alpha on nothing
+                return
+            self.vectorizer_._set_terms(terms)
+            model.feature_count_, model.n_features_in_ = grown, n
             model.fit_rows(Xb, yb, wb, dropped=dropped)
             return
         cc = model.class_count_ + sign * acc.class_count

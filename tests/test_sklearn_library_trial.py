@@ -1,0 +1,45 @@
+"""A data scientist's trial of the library against scikit-learn's, fastText's and NLTK's
+conventions (session 26): each test here failed before its fix."""
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.metrics import f1_score
+from sklearn.preprocessing import MultiLabelBinarizer
+
+from textnb import MultiLabelNB, TextClassifier
+
+DOCS = ["win cash now", "free prize claim now", "see you at noon", "lunch at noon today",
+        "claim your free cash", "meeting moved to noon", "cash prize winner", "call me later today"] * 3
+LABELS = ["spam", "spam", "ham", "ham", "spam", "ham", "spam", "ham"] * 3
+
+
+def test_text_classifier_partial_fit_empty_batch_default_model():
+    # scikit-learn's streaming habit: a batch may come out empty; the count models
+    # already took it as nothing to learn, the default DiscriminativeNB raised a numpy
+    # UFuncTypeError (and an empty FIRST batch fixed the event model on no data)
+    clf = TextClassifier().partial_fit(DOCS[:12], LABELS[:12], classes=["ham", "spam"])
+    before = clf.predict_proba(DOCS)
+    clf.partial_fit([], [])
+    np.testing.assert_array_equal(clf.predict_proba(DOCS), before)
+    first_empty = TextClassifier().partial_fit([], [], classes=["ham", "spam"]).partial_fit(DOCS[:12], LABELS[:12])
+    np.testing.assert_array_equal(first_empty.predict_proba(DOCS), before)
+    assert pickle.loads(pickle.dumps(first_empty)).predict(DOCS).tolist() == clf.predict(DOCS).tolist()
+
+
+def test_multilabel_score_honours_sample_weight():
+    # ClassifierMixin.score(X, y, sample_weight): MultiLabelNB's multi-label score (micro-F1)
+    # dropped the weights without a word
+    rng = np.random.RandomState(0)
+    X = rng.poisson(1.0, size=(90, 8))
+    sets = [tuple(sorted(set(rng.choice(["x", "y", "z"], rng.randint(1, 3))))) for _ in range(90)]
+    Y = MultiLabelBinarizer().fit_transform(sets)
+    weights = rng.randint(0, 4, 90).astype(float)
+    model = MultiLabelNB().fit(X, Y)
+    expected = f1_score(Y, model.predict(X), average="micro", sample_weight=weights)
+    assert model.score(X, Y, sample_weight=weights) == pytest.approx(expected, abs=1e-12)
+    assert model.score(X, Y) == pytest.approx(f1_score(Y, model.predict(X), average="micro"), abs=1e-12)
+    assert MultiLabelNB().fit(X, sets).score(X, sets, sample_weight=weights) == pytest.approx(expected, abs=1e-12)
+    with pytest.raises(ValueError, match="sample_weight"):
+        model.score(X, Y, sample_weight=np.ones(3))
