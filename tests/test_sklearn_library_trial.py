@@ -43,3 +43,21 @@ def test_multilabel_score_honours_sample_weight():
     assert MultiLabelNB().fit(X, sets).score(X, sets, sample_weight=weights) == pytest.approx(expected, abs=1e-12)
     with pytest.raises(ValueError, match="sample_weight"):
         model.score(X, Y, sample_weight=np.ones(3))
+
+
+def test_fasttext_predict_and_get_labels_take_on_unicode_error(tmp_path):
+    # fastText's signatures: predict(text, k=1, threshold=0.0, on_unicode_error='strict'),
+    # get_labels(include_freq=False, on_unicode_error='strict'); get_words took it, these
+    # two raised TypeError "unexpected keyword argument 'on_unicode_error'"
+    from textnb.fasttext import train_supervised
+
+    path = tmp_path / "train.txt"
+    path.write_text("".join(f"__label__{lab} {doc}\n" for doc, lab in zip(DOCS, LABELS)), encoding="utf-8")
+    model = train_supervised(input=str(path))
+    labels, probas = model.predict("win cash", k=2, threshold=0.0, on_unicode_error="replace")
+    assert labels == model.predict("win cash", k=2)[0] and len(probas) == 2
+    assert model.predict(["win cash", "noon"], on_unicode_error="strict")[0] == [["__label__spam"], ["__label__ham"]]
+    assert model.get_labels(on_unicode_error="replace") == model.get_labels()
+    assert model.get_labels(True, "strict")[0] == model.get_labels()
+    with pytest.raises(TypeError, match="predict takes a str or a list of str; got int"):
+        model.predict(5)

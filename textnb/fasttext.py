@@ -134,10 +134,11 @@ class FastTextModel:
     def _classes(self):
         return [str(c) for c in self.estimator.classes_]
 
-    def get_labels(self, include_freq=False):
+    def get_labels(self, include_freq=False, on_unicode_error="strict"):
         """The labels with their prefix, most frequent in training first (fastText's
         order, ties in the model's order); ``include_freq``: and their training counts
-        (documents of each label, as the model file keeps them)."""
+        (documents of each label, as the model file keeps them). ``on_unicode_error`` is
+        fastText's, accepted (the labels are str already)."""
         classes = self._classes()
         if self._counts is not None:
             classes = sorted(classes, key=lambda c: -self._counts[c])
@@ -174,15 +175,18 @@ class FastTextModel:
     def words(self):
         return self.get_words()
 
-    def predict(self, text, k=1, threshold=0.0):
+    def predict(self, text, k=1, threshold=0.0, on_unicode_error="strict"):
         """``(labels, probabilities)`` of one text (a str), or lists of them for a list of
         texts: the ``k`` most probable labels (-1: all) whose probability is at least
         ``threshold`` (a probability in [0, 1], checked as :meth:`test` checks it), most
         probable first, as fastText's ``predict``. A text holding a
-        newline is refused, as fastText refuses it (one line at a time)."""
+        newline is refused, as fastText refuses it (one line at a time).
+        ``on_unicode_error`` is fastText's, accepted (the texts are str already)."""
         one = isinstance(text, str)
         if not one and isinstance(text, (bytes, bytearray)):
             raise TypeError(f"predict takes a str or a list of str; got {type(text).__name__} (decode it first)")
+        if not one and not hasattr(text, "__iter__"):
+            raise TypeError(f"predict takes a str or a list of str; got {type(text).__name__}")
         texts = [text] if one else list(text)
         for t in texts:
             if not isinstance(t, str):
