@@ -61,3 +61,29 @@ def test_fasttext_predict_and_get_labels_take_on_unicode_error(tmp_path):
     assert model.get_labels(True, "strict")[0] == model.get_labels()
     with pytest.raises(TypeError, match="predict takes a str or a list of str; got int"):
         model.predict(5)
+
+
+@pytest.mark.parametrize("name", ["EqualWidthDiscretizer", "EqualFrequencyDiscretizer", "MDLDiscretizer"])
+def test_discretizers_name_their_output_columns_and_take_set_output(name):
+    # scikit-learn's one-to-one transformers (KBinsDiscretizer(encode="ordinal")) have
+    # get_feature_names_out and set_output; the discretizers raised AttributeError for both,
+    # so a Pipeline or ColumnTransformer around them could not name its columns
+    import pandas as pd
+    from sklearn.pipeline import make_pipeline
+
+    import textnb
+
+    rng = np.random.RandomState(0)
+    y = np.array(["a", "b", "c"] * 20)
+    X = rng.normal(size=(60, 3))
+    X[y == "a", 0] += 2
+    frame = pd.DataFrame(X, columns=["x", "y", "z"])
+    cls = getattr(textnb, name)
+    fitted = cls().fit(X, y)
+    assert fitted.get_feature_names_out().tolist() == ["x0", "x1", "x2"]
+    assert cls().fit(frame, y).get_feature_names_out().tolist() == ["x", "y", "z"]
+    out = cls().set_output(transform="pandas").fit(frame, y).transform(frame)
+    assert list(out.columns) == ["x", "y", "z"]
+    np.testing.assert_array_equal(out.to_numpy(), cls().fit(frame, y).transform(frame))
+    pipe = make_pipeline(cls(), textnb.CategoricalNB()).fit(frame, y)
+    assert pipe[:-1].get_feature_names_out().tolist() == ["x", "y", "z"]
