@@ -8,7 +8,7 @@ import pytest
 from sklearn.metrics import f1_score
 from sklearn.preprocessing import MultiLabelBinarizer
 
-from textnb import MultiLabelNB, TextClassifier
+from textnb import MultiLabelNB, MultinomialNB, TextClassifier
 
 DOCS = ["win cash now", "free prize claim now", "see you at noon", "lunch at noon today",
         "claim your free cash", "meeting moved to noon", "cash prize winner", "call me later today"] * 3
@@ -87,3 +87,46 @@ def test_discretizers_name_their_output_columns_and_take_set_output(name):
     np.testing.assert_array_equal(out.to_numpy(), cls().fit(frame, y).transform(frame))
     pipe = make_pipeline(cls(), textnb.CategoricalNB()).fit(frame, y)
     assert pipe[:-1].get_feature_names_out().tolist() == ["x", "y", "z"]
+
+
+@pytest.mark.parametrize("model", ["MultinomialNB", "BernoulliNB", None])
+def test_text_classifier_decodes_bytes_with_its_vectorizers_encoding(tmp_path, model):
+    # make_pipeline(Vectorizer(encoding="cp1251"), model) decodes bytes documents with the
+    # encoding given, as CountVectorizer does; TextClassifier(vectorizer=Vectorizer(encoding=...))
+    # ignored it and guessed UTF-8 / Windows-1252, so a cp1251 corpus became mojibake terms
+    import textnb
+    from textnb import Vectorizer
+
+    texts = ["привет мир", "пока мир", "привет друг", "пока друг"]
+    docs = [t.encode("cp1251") for t in texts]
+    labels = ["a", "b", "a", "b"]
+    estimator = None if model is None else getattr(textnb, model)()
+    clf = TextClassifier(vectorizer=Vectorizer(encoding="cp1251"), model=estimator).fit(docs, labels)
+    assert sorted(clf.vectorizer_.vocabulary_) == ["друг", "мир", "пока", "привет"]
+    path = tmp_path / "doc.txt"
+    path.write_bytes(docs[0])
+    strings = TextClassifier(model=estimator).fit(texts, labels)  # the same texts given as str
+    np.testing.assert_allclose(clf.predict_proba(docs + [path]), strings.predict_proba(texts + texts[:1]), atol=1e-12)
+    clf.save(tmp_path / "m.tnb")
+    np.testing.assert_allclose(textnb.load(tmp_path / "m.tnb").predict_proba(docs), clf.predict_proba(docs), atol=1e-12)
+    # an explicit Latin-1 reads UTF-8 bytes as Latin-1 (CountVectorizer's 'cafã'); the default still guesses
+    utf8 = [b"caf\xc3\xa9 noir", b"th\xc3\xa9 vert"]
+    latin = TextClassifier(vectorizer=Vectorizer(encoding="latin-1"), model=MultinomialNB()).fit(utf8, ["a", "b"])
+    assert sorted(latin.vectorizer_.vocabulary_) == ["cafã", "noir", "thã", "vert"]
+    guessed = TextClassifier(model=MultinomialNB()).fit([b"caf\xe9 noir", b"th\xc3\xa9 vert"], ["a", "b"])
+    assert sorted(guessed.vectorizer_.vocabulary_) == ["café", "noir", "thé", "vert"]
+
+
+def test_fasttext_load_model_of_a_table_model_says_it_is_no_text_model(tmp_path):
+    # fastText's load_model reads its supervised models; textnb.fasttext.load_model took a
+    # table model and failed at predict with numpy's "could not convert string to float"
+    from textnb import ModelFileError, TabularNB
+    from textnb.fasttext import load_model
+
+    path = tmp_path / "table.tnb"
+    TabularNB().fit(np.eye(3), [0, 1, 2]).save(path)
+    with pytest.raises(ModelFileError, match=r"table\.tnb: a TabularNB model, not a text model; .*textnb\.load"):
+        load_model(path)
+    text = tmp_path / "text.tnb"
+    TextClassifier(model=MultinomialNB()).fit(DOCS, LABELS).save(text)
+    assert load_model(text).predict("win cash")[0] == ("__label__spam",)
