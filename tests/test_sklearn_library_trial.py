@@ -130,3 +130,25 @@ def test_fasttext_load_model_of_a_table_model_says_it_is_no_text_model(tmp_path)
     text = tmp_path / "text.tnb"
     TextClassifier(model=MultinomialNB()).fit(DOCS, LABELS).save(text)
     assert load_model(text).predict("win cash")[0] == ("__label__spam",)
+
+
+@pytest.mark.parametrize("name", ["TabularNB", "AODE", "TAN", "LBR"])
+def test_table_model_given_text_cells_in_an_array_says_what_to_pass(name):
+    # df.to_numpy() after fitting on the DataFrame, or raw rows: numpy's "could not convert
+    # string to float: 'x'" named neither the cell nor the fix
+    import pandas as pd
+
+    import textnb
+
+    frame = pd.DataFrame({"c": ["x", "y", "x", "y"] * 5, "k": ["p", "q", "q", "p"] * 5})
+    y = ["A", "B", "A", "B"] * 5
+    cls = getattr(textnb, name)
+    with pytest.raises(ValueError, match=rf"^{name}: cell 'x' \(row 1, column 1\) of an array is text; .*pass a "
+                                         r"pandas DataFrame"):
+        cls().fit(frame.to_numpy(), y)
+    model = cls().fit(frame, y)
+    with pytest.raises(ValueError, match=r"pass the DataFrame it was fitted on \(columns c, k\)"):
+        model.predict(frame.to_numpy())
+    assert model.predict(frame).tolist() == model.predict(frame.copy()).tolist()
+    with pytest.raises(ValueError, match="Input X contains infinity"):  # not text: scikit-learn's own message
+        cls().fit(np.array([[1.0, np.inf], [0.0, 1.0]]).astype(object), [0, 1])
