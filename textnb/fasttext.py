@@ -95,9 +95,35 @@ def load_model(path, *, label=None):
 
     ``label``: the label prefix; None: the one the model was trained with, as fastText's
     model file keeps it (``__label__`` for a model that keeps none)."""
+    from textnb.core.errors import ModelFileError
     from textnb.core.model_io import load
 
-    return FastTextModel(load(path), label_prefix=label)
+    estimator = load(path)
+    if _vectorizer(estimator) is None and not _takes_text(estimator):  # (as fastText's reads its own models)
+        raise ModelFileError(f"{path}: a {type(estimator).__name__} model, not a text model; textnb.fasttext reads "
+                             f"the models train_supervised and textnb train on text write (load it with textnb.load)")
+    return FastTextModel(estimator, label_prefix=label)
+
+
+def _takes_text(estimator):
+    """True for a model that reads documents (scikit-learn's ``string`` input tag: a
+    CalibratedNB or APNBC around a TextClassifier)."""
+    from sklearn.utils import get_tags
+
+    try:
+        return bool(get_tags(estimator).input_tags.string)
+    except (AttributeError, TypeError, ValueError):
+        return False
+
+
+def _vectorizer(estimator):
+    """The fitted vectorizer of a text model (a TextClassifier's ``vectorizer_``, a
+    Pipeline's first step), None for any other model."""
+    vectorizer = getattr(estimator, "vectorizer_", None)
+    if vectorizer is None and hasattr(estimator, "steps"):
+        vectorizer = estimator.steps[0][1]
+    return vectorizer if hasattr(vectorizer, "get_feature_names_out") and hasattr(vectorizer, "build_analyzer") \
+        else None
 
 
 def _label_counts(estimator):
@@ -134,10 +160,11 @@ class FastTextModel:
     def _classes(self):
         return [str(c) for c in self.estimator.classes_]
 
-    def get_labels(self, include_freq=False):
+    def get_labels(self, include_freq=False, on_unicode_error="strict"):
         """The labels with their prefix, most frequent in training first (fastText's
         order, ties in the model's order); ``include_freq``: and their training counts
-        (documents of each label, as the model file keeps them)."""
+        (documents of each label, as the model file keeps them). ``on_unicode_error`` is
+        fastText's, accepted (the labels are str already)."""
         classes = self._classes()
         if self._counts is not None:
             classes = sorted(classes, key=lambda c: -self._counts[c])
@@ -158,9 +185,7 @@ class FastTextModel:
         documents, as fastText's ``get_words`` (kept by :func:`train_supervised`; a model
         trained by ``textnb train`` keeps none: ValueError). ``on_unicode_error`` is
         fastText's, accepted (the terms are str already)."""
-        vectorizer = getattr(self.estimator, "vectorizer_", None)
-        if vectorizer is None:  # a Pipeline
-            vectorizer = self.estimator.steps[0][1]
+        vectorizer = _vectorizer(self.estimator)
         words = [str(t) for t in vectorizer.get_feature_names_out()]
         if not include_freq:
             return words
@@ -174,15 +199,18 @@ class FastTextModel:
     def words(self):
         return self.get_words()
 
-    def predict(self, text, k=1, threshold=0.0):
+    def predict(self, text, k=1, threshold=0.0, on_unicode_error="strict"):
         """``(labels, probabilities)`` of one text (a str), or lists of them for a list of
         texts: the ``k`` most probable labels (-1: all) whose probability is at least
         ``threshold`` (a probability in [0, 1], checked as :meth:`test` checks it), most
         probable first, as fastText's ``predict``. A text holding a
-        newline is refused, as fastText refuses it (one line at a time)."""
+        newline is refused, as fastText refuses it (one line at a time).
+        ``on_unicode_error`` is fastText's, accepted (the texts are str already)."""
         one = isinstance(text, str)
         if not one and isinstance(text, (bytes, bytearray)):
             raise TypeError(f"predict takes a str or a list of str; got {type(text).__name__} (decode it first)")
+        if not one and not hasattr(text, "__iter__"):
+            raise TypeError(f"predict takes a str or a list of str; got {type(text).__name__}")
         texts = [text] if one else list(text)
         for t in texts:
             if not isinstance(t, str):

@@ -580,7 +580,9 @@ def _indicator(y_index, weights, n_classes):
 def class_sums(T, y_index, n_classes, weights=None):
     """Per-class sums of the rows of ``T`` (and of ``weights``, 1 each when None)."""
     w = np.ones(T.shape[0]) if weights is None else weights
-    return (_indicator(y_index, w, n_classes) @ T).toarray(), np.bincount(y_index, weights=w, minlength=n_classes)
+    # (float64 also for no rows: numpy's bincount of empty weights is int64)
+    return ((_indicator(y_index, w, n_classes) @ T).toarray(),
+            np.bincount(y_index, weights=w, minlength=n_classes).astype(np.float64, copy=False))
 
 
 def class_cell_sums(indices, indptr, y_index, n_classes, weights, values):

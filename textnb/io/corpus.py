@@ -1006,12 +1006,17 @@ def _named_stream(path):
     return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
 
 
-def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES):
+def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES, decode=True):
     """A document for :func:`textnb.text.tokenize.batch_term_ids`: str, or bytes when it is
     ASCII (no decoding needed: ASCII bytes are their own text), None if binary. Whatever its
     container, a document is cut at ``max_bytes`` bytes: a file's or bytes' first ones, a
     str's first UTF-8 ones (:func:`textnb.io.files.cut_text`, as a TSV row or a ``--lines``
-    line is), so the library, ``predict --lines`` and ``serve`` read the same text."""
+    line is), so the library, ``predict --lines`` and ``serve`` read the same text.
+
+    ``decode=False``: a file's or bytes' content is returned as bytes, for an analyzer
+    that decodes them with its own ``encoding`` and ``decode_error`` (a Vectorizer given
+    other ones than the defaults: :func:`textnb.text.tokenize.decodes_bytes`); else
+    non-ASCII bytes are decoded by :func:`decode_bytes` (UTF-8, Windows-1252, Latin-1)."""
     if isinstance(doc, str):
         return cut_text(doc, max_bytes)
     if isinstance(doc, Path):
@@ -1022,11 +1027,12 @@ def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES):
         raise TypeError(f"a document must be str, bytes or pathlib.Path; got {type(doc).__name__}")
     if is_binary(data):
         return None
-    return data if data.isascii() else decode_bytes(data, cut=len(data) >= max_bytes)
+    return data if data.isascii() or not decode else decode_bytes(data, cut=len(data) >= max_bytes)
 
 
-def to_text(doc, max_bytes=MAX_DOCUMENT_BYTES):
+def to_text(doc, max_bytes=MAX_DOCUMENT_BYTES, decode=True):
     """A document as str: str as is (cut at ``max_bytes`` UTF-8 bytes), bytes decoded, a Path
-    read (None if binary)."""
-    text = to_tokenizable(doc, max_bytes)
-    return text.decode("ascii") if isinstance(text, bytes) else text
+    read (None if binary); ``decode=False``: a file's or bytes' content stays bytes
+    (:func:`to_tokenizable`)."""
+    text = to_tokenizable(doc, max_bytes, decode)
+    return text.decode("ascii") if isinstance(text, bytes) and decode else text

@@ -50,9 +50,11 @@ from textnb.io.multilabel import MultiLabelCorpus, read_label_file, read_multila
 from textnb.meta.calibration import estimator_log_odds
 from textnb.meta.labelsets import (MULTILABEL_DEFAULTS, SMALL, STRATEGIES, _each_row_once, _finite,
                                    break_even_point, check_rank, copies, copy_out_of_fold, copy_scores, cross_validated_report, decide, decision, indicator, kfold,
-                                   label_indicator, label_support, multilabel_report, naming_the_label, test_report)
+                                   label_indicator, label_support, multilabel_report, naming_the_label, precision_recall_f1,
+                                   test_report)
 from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.naive_bayes.kernels import all_or_nothing, takes_defaults
+from textnb.naive_bayes.scoring import check_sample_weight
 
 __all__ = [
     "MultiLabelCorpus",
@@ -502,11 +504,20 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
         return np.exp(self.predict_log_proba(X))
 
     def score(self, X, y, sample_weight=None):
-        """Mean accuracy (1-D y) or micro-F1 (multi-label, over ``classes_``)."""
+        """Mean accuracy (1-D y) or micro-F1 (multi-label, over ``classes_``), each
+        document's cells weighted by ``sample_weight`` (scikit-learn's
+        ``f1_score(Y, predict(X), average="micro", sample_weight=...)``)."""
         check_is_fitted(self)
         if not self.multilabel_:
             return super().score(X, y, sample_weight=sample_weight)
-        return multilabel_report(self.indicator(y), self.predict(X), self.classes_)["micro_f1"]
+        Y, P = self.indicator(y), self.predict(X)
+        if sample_weight is None:
+            return multilabel_report(Y, P, self.classes_)["micro_f1"]
+        T = np.asarray(Y.toarray() if sp.issparse(Y) else Y).astype(bool)
+        P = np.asarray(P.toarray() if sp.issparse(P) else P).astype(bool)
+        w = check_sample_weight(sample_weight, T.shape[0])[:, None]
+        tp, fp, fn = ([float((w * cells).sum())] for cells in (T & P, ~T & P, T & ~P))
+        return float(precision_recall_f1(tp, fp, fn)[2][0])
 
     def indicator(self, y):
         """0/1 matrix (n, n_labels) over ``classes_`` of label sets or an indicator matrix

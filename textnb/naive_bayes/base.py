@@ -230,13 +230,50 @@ class BaseNB(DeclaredTags, SaveMixin, NestedParams, Scores, ClassifierMixin, Bas
         """A table's ``X`` (float64, NaN = missing): scikit-learn's ``validate_data``
         (``n_features_in_``, ``feature_names_in_``); the estimator of a kernel takes this
         instead of the kernel's :class:`~textnb.naive_bayes.scoring.TableInput`."""
-        return validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=reset)
+        try:
+            return validate_data(self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=reset)
+        except ValueError:
+            _refuse_text_cells(self, X)
+            raise
 
     def _validate_xy(self, X, y, *, reset):
         """``validate_data`` of a table's ``X`` and ``y``, and the classification-target check."""
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=reset)
+        try:
+            X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", reset=reset)
+        except ValueError:
+            _refuse_text_cells(self, X)
+            raise
         check_classification_targets(y)
         return X, y
+
+
+def _refuse_text_cells(estimator, X):
+    """One ValueError naming the first text cell of an array ``X`` (not a DataFrame) that a
+    table model was given (``df.to_numpy()``, rows of raw values), and what to pass
+    instead; nothing when ``X`` has no such cell (the caller re-raises its error)."""
+    if hasattr(X, "columns") or hasattr(X, "tocsr"):
+        return
+    try:
+        cells = np.asarray(X, dtype=object)
+    except (ValueError, TypeError):
+        return
+    if cells.ndim != 2:
+        return
+    for (i, j), v in np.ndenumerate(cells):
+        if isinstance(v, (str, np.str_)):
+            try:
+                float(v)
+            except ValueError:
+                break
+    else:
+        return
+    names = getattr(estimator, "feature_names_in_", None)
+    frame = (f"the DataFrame it was fitted on (columns {', '.join(map(str, names))})" if names is not None
+             else "a pandas DataFrame (its text columns are nominal)")
+    recode = ", or re-code raw rows with textnb.encode_like(rows, model.attributes_)" \
+        if getattr(estimator, "attributes_", None) is not None else ""
+    raise ValueError(f"{type(estimator).__name__}: cell {v!r} (row {i + 1}, column {j + 1}) of an array is text; an "
+                     f"array holds numbers (a nominal cell the index of its value): pass {frame}{recode}") from None
 
 
 class NominalCodesMixin(DeclaredTags):

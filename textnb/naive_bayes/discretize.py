@@ -24,7 +24,7 @@ from numbers import Integral
 from operator import attrgetter
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.naive_bayes.base import DeclaredTags, check_sample_weight
@@ -43,8 +43,12 @@ __all__ = [
 ]
 
 
-class _BaseDiscretizer(DeclaredTags, TransformerMixin, BaseEstimator):
-    """Shared fit / transform: cut numeric columns, pass nominal ones through."""
+class _BaseDiscretizer(DeclaredTags, OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+    """Shared fit / transform: cut numeric columns, pass nominal ones through.
+
+    One output column per input column, under its name: ``get_feature_names_out`` (and
+    so ``set_output``) as scikit-learn's one-to-one transformers (``KBinsDiscretizer``
+    with ``encode="ordinal"``) have them."""
 
     _supervised = False
 

@@ -36,6 +36,7 @@ from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.naive_bayes.discriminative import DiscriminativeNB
 from textnb.naive_bayes.kernels import all_or_nothing, takes_defaults
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, TEXT_CLASSIFIER_OWN_PARAMS
+from textnb.text.tokenize import decodes_bytes
 from textnb.text.training import (PER_CLASS, batches, count_documents, fold_vocabularies, min_parallel,
                                   one_label_each, select_vocabulary)
 from textnb.text.vectorizer import Vectorizer
@@ -228,7 +229,7 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
                               max_row_nnz=_row_budget(model, len(classes)))
             self._fit_from_sums(acc, classes, vectorizer, model, len(y))
         else:
-            docs, kept = self._texts(X)
+            docs, kept = self._texts(X, vectorizer)
             if len(docs) + len(self.skipped_) != n:
                 raise ValueError(f"got {len(docs) + len(self.skipped_)} documents but {n} labels")
             Xc = vectorizer.fit_transform(docs)
@@ -247,10 +248,11 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         self.classes_ = model.classes_
         return self
 
-    def _texts(self, X):
+    def _texts(self, X, vectorizer):
         texts, kept, skipped = [], [], []
+        decode = not decodes_bytes(vectorizer.build_analyzer())  # (else the vectorizer decodes bytes)
         for i, doc in enumerate(X):
-            t = to_text(doc, self.max_bytes)
+            t = to_text(doc, self.max_bytes, decode)
             if t is None:
                 skipped.append(str(doc))
             else:
@@ -373,10 +375,14 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         for row, counts in zip(grown, model.feature_count_):  # (row by row: ten times faster than grown[:, known])
             row[known] = counts
         if rows:  # the batch's sums, then the passes over it
-            self.vectorizer_._set_terms(terms)
-            model.feature_count_, model.n_features_in_ = grown, n
             dropped = acc.dropped_sums(order)
             Xb, yb, wb = acc.row_matrix(order)
+            if Xb.shape[0] == 0 and dropped is None:
+                # no document (an empty batch): nothing to learn, as for a count model; passes
+                # over no rows would fix the event model and alpha on nothing
+                return
+            self.vectorizer_._set_terms(terms)
+            model.feature_count_, model.n_features_in_ = grown, n
             model.fit_rows(Xb, yb, wb, dropped=dropped)
             return
         cc = model.class_count_ + sign * acc.class_count
@@ -436,8 +442,9 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         """CSR counts of documents under the fitted vocabulary."""
         check_is_fitted(self)
         texts = []
+        decode = not decodes_bytes(self.vectorizer_.build_analyzer())  # (else the vectorizer decodes bytes)
         for doc in X:
-            t = to_text(doc, self.max_bytes)
+            t = to_text(doc, self.max_bytes, decode)
             if t is None:
                 raise binary_document(doc)
             texts.append(t)

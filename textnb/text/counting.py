@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from textnb.io.corpus import to_tokenizable
-from textnb.text.tokenize import TermKeys, batch_term_ids, csr_counts
+from textnb.text.tokenize import TermKeys, batch_term_ids, csr_counts, decodes_bytes
 
 __all__ = ["count_read", "count_shard", "inherited", "read_batch", "score_batch", "term_ids"]
 
@@ -35,16 +35,18 @@ def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes, rows=Fal
     and a CRC-32 of its text (a content key for sampling that does not depend on the
     batches).
     """
-    return count_read(read_batch(docs, max_bytes), y_index, weights, analyzer, n_classes, rows)
+    return count_read(read_batch(docs, max_bytes, not decodes_bytes(analyzer)), y_index, weights, analyzer, n_classes,
+                      rows)
 
 
-def read_batch(docs, max_bytes):
+def read_batch(docs, max_bytes, decode=True):
     """``(texts, keep, skipped, n_docs)`` of a batch of documents (str, bytes or paths):
-    the tokenizable texts (:func:`textnb.io.corpus.to_tokenizable`), their positions in
-    the batch, the names of the binary documents left out, and the batch's length."""
+    the tokenizable texts (:func:`textnb.io.corpus.to_tokenizable`, ``decode`` passed on),
+    their positions in the batch, the names of the binary documents left out, and the
+    batch's length."""
     texts, keep, skipped = [], [], []
     for i, doc in enumerate(docs):
-        text = to_tokenizable(doc, max_bytes)
+        text = to_tokenizable(doc, max_bytes, decode)
         if text is None:
             skipped.append(str(doc))
         else:
@@ -120,8 +122,9 @@ def term_ids(docs, analyzer, vocabulary, max_bytes):
     ``vocabulary``: a term -> column dict or, faster, a :class:`textnb.text.ascii_tokens.TermKeys`.
     """
     texts = []
+    decode = not decodes_bytes(analyzer)
     for doc in docs:
-        text = to_tokenizable(doc, max_bytes)
+        text = to_tokenizable(doc, max_bytes, decode)
         if text is None:
             from textnb.io.corpus import binary_document
 

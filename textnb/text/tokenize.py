@@ -26,7 +26,7 @@ from textnb.core.model_schema import MAX_NGRAM, pattern_problem
 from textnb.core.errors import InputError, ParameterError
 
 __all__ = ["TOKEN_PATTERN", "ANALYZERS", "Analyzer", "Decoder", "Preprocessor", "accent_function", "char_ngrams",
-           "analyzer_from_params", "char_wb_ngrams", "compile_token_pattern", "stop_word_set", "strip_accents_ascii", "strip_accents_unicode", "TermKeys", "batch_term_ids", "cell_counts", "count_batch", "csr_counts", "StoredVocabulary", "decode_terms", "encode_terms", "growing_vocabulary",
+           "analyzer_from_params", "char_wb_ngrams", "decodes_bytes", "compile_token_pattern", "stop_word_set", "strip_accents_ascii", "strip_accents_unicode", "TermKeys", "batch_term_ids", "cell_counts", "count_batch", "csr_counts", "StoredVocabulary", "decode_terms", "encode_terms", "growing_vocabulary",
            "regex_tokenize"]
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
@@ -165,6 +165,16 @@ class Decoder:
         """True when str documents pass unchanged and ASCII bytes decode to themselves."""
         return self.input == "content" and codecs.lookup(self.encoding).name in ("utf-8", "ascii", "latin-1",
                                                                                  "cp1252", "iso8859-15")
+
+
+def decodes_bytes(analyzer):
+    """True when ``analyzer`` decodes bytes documents itself: a Vectorizer given an
+    ``encoding`` or ``decode_error`` other than the defaults ('utf-8', 'strict'), which
+    the document readers then honour (:func:`textnb.io.corpus.to_tokenizable` with
+    ``decode=False``) instead of their UTF-8 / Windows-1252 / Latin-1 guess."""
+    decoder = getattr(analyzer, "decoder", None)
+    return decoder is not None and (codecs.lookup(decoder.encoding).name != "utf-8"
+                                    or decoder.decode_error != "strict")
 
 
 _WHITE_SPACES = re.compile(r"\s\s+")

@@ -36,7 +36,7 @@ from textnb.naive_bayes.scoring import fit_classes
 from textnb.text.ascii_tokens import TermKeys, supports
 from textnb.text.counting import count_read, count_shard, read_batch
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
-from textnb.text.tokenize import Analyzer, analyzer_from_params, count_batch, encode_terms
+from textnb.text.tokenize import Analyzer, analyzer_from_params, count_batch, decodes_bytes, encode_terms
 
 __all__ = ["Accumulator", "FoldVocabularies", "PER_CLASS", "batches", "check_vocabulary_params", "count_documents", "finish_counts",
            "fit_model", "fold_vocabularies", "takes_fold_counts_spec",
@@ -442,7 +442,8 @@ def count_documents(X, y_index, weights, n_classes, analyzer, *, terms=(), per_c
     if len(y_index) < min_parallel(_MIN_PARALLEL_DOCUMENTS, batch_size, threads):
         n_jobs = 1
     if threads and client is None:  # this thread reads, the threads count (see count_read)
-        tasks = ((read_batch(b, max_bytes), yi, w, analyzer, n_classes, rows) for b, yi, w in parts)
+        decode = not decodes_bytes(analyzer)
+        tasks = ((read_batch(b, max_bytes, decode), yi, w, analyzer, n_classes, rows) for b, yi, w in parts)
         results = ordered_map(count_read, tasks, n_jobs, threads=True)
     else:
         tasks = ((b, yi, w, analyzer, n_classes, max_bytes, rows) for b, yi, w in parts)
