@@ -3,6 +3,7 @@ the text, multi-label and table paths, and the one line each bad input gets (nev
 never an internal error, never a document made up or lost depending on where it falls)."""
 
 import errno
+import io
 import os
 import sys
 
@@ -259,3 +260,42 @@ def test_a_text_models_predict_names_standard_input_stdin_and_says_why_it_is_ski
     for data, reason in ((b"\x00\x01abc", "binary file"), (b"\xff\xfeh\x00i\x00 \x00", "UTF-16 text (convert it to UTF-8)")):
         code, out, err = cli("predict", model, "-", stdin=data)
         assert code == 1 and out == "" and err == f"textnb: error: stdin: {reason}, skipped\n", err
+
+
+def test_a_model_with_its_own_encoding_reads_files_alike_in_predict_topicfilter_and_the_library(tmp_path):
+    """Session 26: a TextClassifier whose Vectorizer has ``encoding="cp1251"`` decodes bytes and
+    Path documents with it (s26-api); ``textnb predict`` of the saved model and topicfilter
+    still decoded the files by their guess (UTF-8, else Windows-1252), so the same file got
+    other terms, and other probabilities, on the command line than in the library."""
+    import json
+    from pathlib import Path
+
+    from textnb import TextClassifier, Vectorizer, load
+    from textnb.cli.topicfilter import topic_main
+
+    docs = ["привет друг как дела", "встреча завтра утром", "деньги бесплатно выигрыш",
+            "бесплатно деньги сейчас", "как дела друг", "выигрыш приз деньги"] * 5
+    labels = ["ham", "ham", "spam", "spam", "ham", "spam"] * 5
+    clf = TextClassifier(vectorizer=Vectorizer(encoding="cp1251"), model=__import__("textnb").MultinomialNB())
+    clf.fit([d.encode("cp1251") for d in docs], labels)
+    model = tmp_path / "ru.tnb"
+    clf.save(model)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for i, text in enumerate(("бесплатно деньги выигрыш друг", "привет встреча утром")):
+        (folder / f"{i}.txt").write_bytes(text.encode("cp1251"))
+    files = sorted(folder.iterdir())
+    want = load(model).predict_proba([Path(f) for f in files])
+    code, out, err = cli("predict", model, folder, "--json", "--proba")
+    assert code == 0 and err == "", err
+    got = [json.loads(line) for line in out.splitlines()]
+    classes = [str(c) for c in load(model).classes_]
+    for row, expected in zip(got, want):
+        assert [row["proba"][c] for c in classes] == pytest.approx(list(expected), rel=1e-12)
+    assert [row["label"] for row in got] == ["spam", "ham"]
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert topic_main(["--model", str(model), "--uncalibrated", "--out", str(tmp_path / "out"), str(folder)],
+                      stdout=stdout, stderr=stderr) == 0, stderr.getvalue()
+    assert [line.split("\t")[1] for line in stdout.getvalue().splitlines()] == ["spam", "ham"]
+    confidences = [float(line.split("\t")[2]) for line in stdout.getvalue().splitlines()]
+    assert confidences == pytest.approx([max(p) for p in want], abs=1e-6)

@@ -957,8 +957,10 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
 
 def _plain_text(path, model):
     from textnb.io.corpus import to_text
+    from textnb.text.tokenize import decodes_documents
 
-    text = to_text(Path(path), getattr(model, "max_bytes", mail.DEFAULT_MAX_BYTES))
+    # (a vectorizer with its own encoding decodes the bytes, as the library's predict of a Path)
+    text = to_text(Path(path), getattr(model, "max_bytes", mail.DEFAULT_MAX_BYTES), not decodes_documents(model))
     if text is None:
         raise InputError(f"{path}: binary file, not a text document")
     return text

@@ -17,6 +17,7 @@ from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, input_name
 from textnb.core.wrapping import reads_documents, table_attributes
 from textnb.io.corpus import stdin_stream
+from textnb.text.tokenize import decodes_documents
 from textnb.io.sources import (as_fasttext, as_rows, check_paths, document_batches, line_chunks, reading,
                                row_chunks, some_file)
 
@@ -143,7 +144,8 @@ def _predict_multilabel(args, model, out, err):
                 emit([f"{name}:{start + i + 1}" for i in range(len(chunk))], chunk)
                 start += len(chunk)
             continue
-        for sources, batch in document_batches([path], max_bytes, _binary_skipped(err, failed)):
+        for sources, batch in document_batches([path], max_bytes, _binary_skipped(err, failed),
+                                               decode=not decodes_documents(model)):
             emit(sources, batch)
     flush()
     return 1 if failed[0] else 0
@@ -226,6 +228,7 @@ def run(args, out, err):
     if reads_mail(model):  # a spamfilter model: its inputs are messages, read as spamfilter reads them
         return _predict_messages(args, model, paths, classes, max_bytes, out, err, bar)
     check_paths(paths)
+    decode = not decodes_documents(model)  # (a vectorizer with its own encoding decodes the files' bytes)
 
     def tick():
         nonlocal done
@@ -243,7 +246,8 @@ def run(args, out, err):
                 for path in run:
                     _predict_fasttext(args, model, path, classes, max_bytes, out, err)
                 continue
-            for sources, batch in document_batches(list(run), max_bytes, _binary_skipped(err, failed), tick):
+            for sources, batch in document_batches(list(run), max_bytes, _binary_skipped(err, failed), tick,
+                                                   decode=decode):
                 print_predictions(sources, classes, score_rows(model, batch), args, out,
                                    _explanations(args, model, batch))
     finally:

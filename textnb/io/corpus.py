@@ -966,25 +966,32 @@ def iter_input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None):
         yield source, text
 
 
-def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None):
+def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=True):
     """:func:`iter_input_documents` with why each skipped document is skipped: ``(source,
     text, None)`` or ``(source, None, reason)`` (:func:`skipped_reason` of a file; of
     standard input or a pipe, read once, the same words from the bytes read: ``"binary
-    file"`` or ``"UTF-16 text (convert it to UTF-8)"``)."""
+    file"`` or ``"UTF-16 text (convert it to UTF-8)"``). ``decode=False``: a document's
+    bytes are yielded undecoded, for a model whose vectorizer decodes them with its own
+    encoding (:func:`textnb.text.tokenize.decodes_documents`)."""
+    def text_of(data):
+        if isinstance(data, str):
+            return data
+        return document_text(data, max_bytes) if decode else to_tokenizable(bytes(data), max_bytes, decode=False)
+
     for p in paths:
         if p == "-" or _named_stream(p):
             data = stdin_stream(stdin).read(max_bytes) if p == "-" else _read_stream(p, max_bytes)
-            text = data if isinstance(data, str) else document_text(data, max_bytes)
+            text = text_of(data)
             yield input_name(p), text, None if text is not None else _binary_reason(data)
         elif os.path.isdir(p):
             loops = []
             for f in _walk_files(p, loops):
-                text = read_document(f, max_bytes)
+                text = text_of(read_bytes(f, max_bytes))
                 yield f, text, None if text is not None else skipped_reason(f)
             for f in loops:
                 yield f, None, skipped_reason(f)
         elif os.path.exists(p):
-            text = read_document(p, max_bytes)
+            text = text_of(read_bytes(p, max_bytes))
             yield p, text, None if text is not None else skipped_reason(p)
         else:
             raise InputError(f"{p}: {missing_reason(p, 'file or folder')}")

@@ -115,15 +115,16 @@ def line_chunks(source, label_prefix, max_bytes, with_labels=False, stdin=None):
             stream.close()
 
 
-def document_batches(paths, max_bytes, on_binary, tick=None, size=1000, stdin=None):
+def document_batches(paths, max_bytes, on_binary, tick=None, size=1000, stdin=None, decode=True):
     """``(sources, texts)`` batches of at most ``size`` documents of the files, folders and
     ``-`` (``stdin``) of ``paths`` (a batch spans paths); a binary file is left out with
-    ``on_binary(source, reason)`` called; ``tick()`` after each document read when given."""
+    ``on_binary(source, reason)`` called; ``tick()`` after each document read when given;
+    ``decode=False``: the documents' bytes, undecoded (:func:`textnb.io.corpus.input_documents`)."""
     from textnb.io.corpus import input_documents
     from textnb.io.files import source_batches
 
     def readable():
-        for src, text, reason in input_documents(paths, max_bytes=max_bytes, stdin=stdin):
+        for src, text, reason in input_documents(paths, max_bytes=max_bytes, stdin=stdin, decode=decode):
             if tick is not None:
                 tick()
             if text is None:

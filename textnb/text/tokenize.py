@@ -26,7 +26,7 @@ from textnb.core.model_schema import MAX_NGRAM, pattern_problem
 from textnb.core.errors import InputError, ParameterError
 
 __all__ = ["TOKEN_PATTERN", "ANALYZERS", "Analyzer", "Decoder", "Preprocessor", "accent_function", "char_ngrams",
-           "analyzer_from_params", "char_wb_ngrams", "decodes_bytes", "compile_token_pattern", "stop_word_set", "strip_accents_ascii", "strip_accents_unicode", "TermKeys", "batch_term_ids", "cell_counts", "count_batch", "csr_counts", "StoredVocabulary", "decode_terms", "encode_terms", "growing_vocabulary",
+           "analyzer_from_params", "char_wb_ngrams", "decodes_bytes", "decodes_documents", "compile_token_pattern", "stop_word_set", "strip_accents_ascii", "strip_accents_unicode", "TermKeys", "batch_term_ids", "cell_counts", "count_batch", "csr_counts", "StoredVocabulary", "decode_terms", "encode_terms", "growing_vocabulary",
            "regex_tokenize"]
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
@@ -175,6 +175,24 @@ def decodes_bytes(analyzer):
     decoder = getattr(analyzer, "decoder", None)
     return decoder is not None and (codecs.lookup(decoder.encoding).name != "utf-8"
                                     or decoder.decode_error != "strict")
+
+
+def decodes_documents(model):
+    """:func:`decodes_bytes` of a fitted text model's analyzer: a model-file scorer's
+    (``analyzer``), a TextClassifier's or a text Pipeline's vectorizer's; False for any other
+    model. The readers of documents for that model (``predict``, ``topicfilter``) then hand
+    it a file's bytes, as the library's ``predict`` of a Path does, instead of their guess."""
+    analyzer = getattr(model, "analyzer", None)
+    if analyzer is None:
+        vectorizer = getattr(model, "vectorizer_", None)
+        if vectorizer is None and hasattr(model, "steps"):
+            vectorizer = model.steps[0][1]
+        build = getattr(vectorizer, "build_analyzer", None)
+        try:
+            analyzer = build() if build is not None else None
+        except (AttributeError, TypeError, ValueError):
+            analyzer = None
+    return analyzer is not None and decodes_bytes(analyzer)
 
 
 _WHITE_SPACES = re.compile(r"\s\s+")
