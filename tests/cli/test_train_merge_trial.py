@@ -1,0 +1,73 @@
+"""What a user trial of `textnb train` on folder corpora as users lay them out, and of
+`textnb merge`, found (session 26): folders a split corpus leaves unread, empty class
+folders and a missing multi-label folder are said."""
+
+import warnings
+
+from conftest import cli, one_error_line
+
+
+def _write(folder, texts):
+    folder.mkdir(parents=True, exist_ok=True)
+    for i, text in enumerate(texts):
+        (folder / f"{i}.txt").write_text(text)
+
+
+def test_a_class_named_train_holding_subfolders_beside_other_classes_is_said(tmp_path):
+    """A class folder `train/` whose documents sit in subfolders, beside classes `car` and
+    `bus`, made the corpus a split one: the model learned the classes '2020' and 'old' and
+    left `car` and `bus` out, exit 0, without a word."""
+    c = tmp_path / "c"
+    for name in ("car", "bus"):
+        _write(c / name, [f"{name} wheels road {i}" for i in range(3)])
+    _write(c / "train" / "2020", [f"rail track {i}" for i in range(3)])
+    _write(c / "train" / "old", [f"rail steam {i}" for i in range(3)])
+    rc, out, err = cli("train", c, "-o", tmp_path / "m.tnb")
+    assert rc == 0, err
+    assert "read 6 documents" in out  # (the layout's meaning is kept: train/ is the training part)
+    assert "warning:" in err and "the folders 'bus', 'car' beside train/ are not read" in err, err
+    # a split corpus whose test/ holds files but no class folders: the test part is not read
+    s = tmp_path / "s"
+    _write(s / "train" / "a", ["alpha beta", "alpha gamma"])
+    _write(s / "train" / "b", ["delta eps", "delta zeta"])
+    _write(s / "test", ["alpha beta"])
+    from textnb import open_corpus
+    from textnb.core.errors import DataWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        corpus = open_corpus(s)
+    assert corpus.test is None
+    assert any(w.category is DataWarning and "test/ holds no class folders" in str(w.message) for w in caught)
+    # a plain split corpus says nothing
+    p = tmp_path / "p"
+    for part in ("train", "test"):
+        _write(p / part / "a", ["alpha beta", "alpha gamma"])
+        _write(p / part / "b", ["delta eps", "delta zeta"])
+    rc, out, err = cli("evaluate", p)
+    assert rc == 0 and "warning" not in err, err
+
+
+def test_an_empty_class_folder_is_said_not_dropped_in_silence(tmp_path):
+    """A class folder holding no files was left out of the classes without a word (a class
+    folder of binary files only is an error); the model could never predict it."""
+    c = tmp_path / "c"
+    _write(c / "ham", ["meeting lunch", "project meeting"])
+    _write(c / "spam", ["cheap offer", "win money"])
+    (c / "empty").mkdir()
+    (c / "also" / "sub").mkdir(parents=True)  # (a folder of empty folders holds no files either)
+    rc, out, err = cli("train", c, "-o", tmp_path / "m.tnb", "--json")
+    assert rc == 0, err
+    assert "class folders 'also', 'empty' hold no files; not read as classes" in err, err
+    assert err.count("\n") == 1
+
+
+def test_a_missing_multilabel_folder_is_called_missing(tmp_path):
+    """`train nothere --labels L` said `nothere: not a folder`, as for a file, where every
+    other PATH says `no such file or folder`."""
+    (tmp_path / "l.tsv").write_text("a\tx\n")
+    rc, out, err = cli("train", tmp_path / "nothere", "--labels", tmp_path / "l.tsv", "-o", tmp_path / "m.tnb")
+    assert rc == 1 and one_error_line(err, "nothere: no such folder"), err
+    (tmp_path / "f.txt").write_text("x\n")
+    rc, out, err = cli("train", tmp_path / "f.txt", "--multilabel", "-o", tmp_path / "m.tnb")
+    assert rc == 1 and one_error_line(err, "f.txt: not a folder"), err
