@@ -71,3 +71,20 @@ def test_a_missing_multilabel_folder_is_called_missing(tmp_path):
     (tmp_path / "f.txt").write_text("x\n")
     rc, out, err = cli("train", tmp_path / "f.txt", "--multilabel", "-o", tmp_path / "m.tnb")
     assert rc == 1 and one_error_line(err, "f.txt: not a folder"), err
+
+
+def test_parts_trained_with_another_model_are_refused_in_the_options_words(tmp_path):
+    """Parts of --model multinomial and complement (or the default) were refused with `cannot
+    merge a ComplementNB model into a MultinomialNB`, no option named and nothing to do, where
+    every other difference names both files' options."""
+    rows = [("spam", "cheap offer now"), ("ham", "meeting at noon"), ("spam", "win money"), ("ham", "lunch today")]
+    (tmp_path / "a.tsv").write_text("".join(f"{a}\t{b}\n" for a, b in rows))
+    for name, model in (("m", ["--model", "multinomial"]), ("c", ["--model", "complement"]), ("d", [])):
+        assert cli("train", tmp_path / "a.tsv", "-o", tmp_path / f"{name}.tnb", *model)[0] == 0
+    rc, out, err = cli("merge", tmp_path / "m.tnb", tmp_path / "c.tnb", "-o", tmp_path / "x.tnb")
+    assert rc == 1 and one_error_line(err, "c.tnb: cannot merge into", "m.tnb: their models differ",
+                                      "c.tnb: --model complement", "m.tnb: --model multinomial",
+                                      "train the parts with the same --model"), err
+    rc, out, err = cli("merge", tmp_path / "d.tnb", tmp_path / "m.tnb", "-o", tmp_path / "x.tnb")
+    assert rc == 1 and one_error_line(err, "d.tnb: the default model (DiscriminativeNB)", "same --model"), err
+    assert not (tmp_path / "x.tnb").exists()

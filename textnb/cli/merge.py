@@ -8,7 +8,7 @@ from textnb.cli.output import a_kind
 from textnb.core.errors import CHOSEN_EVENT_MODELS, CUT_POINTS, InputError, SettingsDiffer, short_repr
 from textnb.core.registry import kind_of
 from textnb.core.wrapping import find, merge_refusal, merges_exactly
-from textnb.meta.registry import PARAMETER_FLAGS, SWITCHES, option_spelling
+from textnb.meta.registry import PARAMETER_FLAGS, SWITCHES, count_model_option, option_spelling
 
 __all__ = ["add_parser", "run"]
 
@@ -164,6 +164,12 @@ def run(args, out, err):
     for path, kind in zip(args.models[1:], kinds[1:]):  # the one kind check, before any estimator is built
         if kind != kinds[0]:
             raise InputError(f"{path}: cannot merge {a_kind(kind)} model into {args.models[0]}, {a_kind(kinds[0])} one")
+    counts = [(path, m.kind) for path, m in zip(args.models, models) if isinstance(m, CountTextModel)]
+    for path, kind in counts[1:]:  # another --model: said in its words, with what to do
+        if kind != counts[0][1]:
+            raise InputError(f"{path}: cannot merge into {counts[0][0]}: their models differ ({path}: "
+                             f"{count_model_option(kind)}; {counts[0][0]}: {count_model_option(counts[0][1])}); train the "
+                             f"parts with the same --model")
     if not all(isinstance(m, CountTextModel) for m in models):  # with another text model: the estimators
         models = [build(m.root, path) if isinstance(m, CountTextModel) else m for m, path in zip(models, args.models)]
     for path, model in zip(args.models, models):
