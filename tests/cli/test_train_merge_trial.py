@@ -88,3 +88,18 @@ def test_parts_trained_with_another_model_are_refused_in_the_options_words(tmp_p
     rc, out, err = cli("merge", tmp_path / "d.tnb", tmp_path / "m.tnb", "-o", tmp_path / "x.tnb")
     assert rc == 1 and one_error_line(err, "d.tnb: the default model (DiscriminativeNB)", "same --model"), err
     assert not (tmp_path / "x.tnb").exists()
+
+
+def test_a_fasttext_file_whose_first_line_has_its_label_further_on_says_to_give_fasttext(tmp_path):
+    """fastText takes a label word anywhere on a line; a file whose first line does not start
+    with one is read as a one-column table, refused with 'only the class attribute ...;
+    nothing to learn from' and no word of --fasttext, which reads it."""
+    f = tmp_path / "f.txt"
+    f.write_text("hello __label__spam cheap offer\n__label__ham meeting noon\ncheap __label__spam win\n"
+                 "__label__ham lunch\n")
+    rc, out, err = cli("train", f, "-o", tmp_path / "m.tnb")
+    assert rc == 1 and one_error_line(err, "nothing to learn from", "give --fasttext"), err
+    assert cli("train", f, "--fasttext", "-o", tmp_path / "m.tnb")[0] == 0
+    (tmp_path / "one.txt").write_text("alpha\nbeta\ngamma\n")  # no label word: no hint
+    rc, out, err = cli("train", tmp_path / "one.txt", "-o", tmp_path / "m.tnb")
+    assert rc == 1 and "fastText" not in err and one_error_line(err, "nothing to learn from"), err
