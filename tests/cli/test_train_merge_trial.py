@@ -103,3 +103,38 @@ def test_a_fasttext_file_whose_first_line_has_its_label_further_on_says_to_give_
     (tmp_path / "one.txt").write_text("alpha\nbeta\ngamma\n")  # no label word: no hint
     rc, out, err = cli("train", tmp_path / "one.txt", "-o", tmp_path / "m.tnb")
     assert rc == 1 and "fastText" not in err and one_error_line(err, "nothing to learn from"), err
+
+
+def test_merge_keeps_the_fasttext_label_prefix_of_its_parts(tmp_path):
+    """`textnb merge` of parts trained on fastText files with `--label-prefix '#'` wrote a model
+    without the prefix (`textnb test MERGED FILE`: `no line has a label (words starting with
+    '__label__')`); `TextClassifier.merge` kept the first part's, so merge(a, b) and merge(b, a)
+    differed. Parts with two different prefixes are refused."""
+    import pytest
+
+    from textnb import load
+    from textnb.core.errors import SettingsDiffer
+
+    lines = {"h1": ["#spam cheap offer now", "#ham meeting tomorrow"], "h2": ["#spam win money", "#ham lunch time"],
+             "u": ["__label__spam cheap deal", "__label__ham noon lunch"], "at": ["@spam cheap", "@ham noon"]}
+    prefix = {"h1": "#", "h2": "#", "u": None, "at": "@"}
+    for name, text in lines.items():
+        (tmp_path / f"{name}.txt").write_text("\n".join(text) + "\n")
+        flags = ["--label-prefix", prefix[name]] if prefix[name] else []
+        assert cli("train", tmp_path / f"{name}.txt", "-o", tmp_path / f"{name}.tnb", "--model", "multinomial",
+                   *flags)[0] == 0
+    assert cli("merge", tmp_path / "h1.tnb", tmp_path / "h2.tnb", "-o", tmp_path / "m.tnb")[0] == 0
+    rc, out, err = cli("test", tmp_path / "m.tnb", tmp_path / "h2.txt")
+    assert rc == 0 and out.splitlines()[0] == "N\t2", err
+    for order in (("u", "h1"), ("h1", "u")):  # a part without a prefix takes the other's, in either order
+        assert cli("merge", *(tmp_path / f"{n}.tnb" for n in order), "-o", tmp_path / f"{''.join(order)}.tnb")[0] == 0
+    assert (tmp_path / "uh1.tnb").read_bytes() == (tmp_path / "h1u.tnb").read_bytes()
+    assert cli("test", tmp_path / "uh1.tnb", tmp_path / "h2.txt")[0] == 0
+    rc, out, err = cli("merge", tmp_path / "u.tnb", tmp_path / "h1.tnb", tmp_path / "at.tnb", "-o", tmp_path / "x.tnb")
+    assert rc == 1 and one_error_line(err, "fastText label prefixes differ", "at.tnb: --label-prefix '@'",
+                                      "h1.tnb: --label-prefix '#'"), err
+    # the library: the estimator's merge keeps the prefix either part keeps, refuses two
+    a, b = load(tmp_path / "u.tnb"), load(tmp_path / "h1.tnb")
+    assert a.merge(b).vectorizer_.label_prefix_ == "#"
+    with pytest.raises(SettingsDiffer, match="label prefixes differ"):
+        load(tmp_path / "h1.tnb").merge(load(tmp_path / "at.tnb"))

@@ -133,6 +133,7 @@ def _same_files(paths):
 
 def run(args, out, err):
     from textnb.core.model_io import ModelNode, build, output_target, read_nodes
+    from textnb.io.fasttext import DEFAULT_LABEL_PREFIX
     from textnb.semi_naive.lbr_text_io import lazy_model
     from textnb.text.nodes import CountTextModel, adjusted_text_model, wrapped_text_model
 
@@ -164,12 +165,19 @@ def run(args, out, err):
     for path, kind in zip(args.models[1:], kinds[1:]):  # the one kind check, before any estimator is built
         if kind != kinds[0]:
             raise InputError(f"{path}: cannot merge {a_kind(kind)} model into {args.models[0]}, {a_kind(kinds[0])} one")
-    counts = [(path, m.kind) for path, m in zip(args.models, models) if isinstance(m, CountTextModel)]
-    for path, kind in counts[1:]:  # another --model: said in its words, with what to do
-        if kind != counts[0][1]:
+    counts = [(path, m) for path, m in zip(args.models, models) if isinstance(m, CountTextModel)]
+    for path, m in counts[1:]:  # another --model: said in its words, with what to do
+        if m.kind != counts[0][1].kind:
             raise InputError(f"{path}: cannot merge into {counts[0][0]}: their models differ ({path}: "
-                             f"{count_model_option(kind)}; {counts[0][0]}: {count_model_option(counts[0][1])}); train the "
-                             f"parts with the same --model")
+                             f"{count_model_option(m.kind)}; {counts[0][0]}: {count_model_option(counts[0][1].kind)}); "
+                             f"train the parts with the same --model")
+    prefixes = [(path, m.label_prefix) for path, m in counts if m.label_prefix not in (None, DEFAULT_LABEL_PREFIX)]
+    for path, prefix in prefixes[1:]:  # (a part without one takes the others'; checked here to name both files)
+        if prefix != prefixes[0][1]:
+            raise InputError(f"{path}: cannot merge into {args.models[0]}: their fastText label prefixes differ "
+                             f"({path}: --label-prefix {short_repr(prefix)}; {prefixes[0][0]}: --label-prefix "
+                             f"{short_repr(prefixes[0][1])}); train the parts from files whose labels start with "
+                             f"the same prefix")
     if not all(isinstance(m, CountTextModel) for m in models):  # with another text model: the estimators
         models = [build(m.root, path) if isinstance(m, CountTextModel) else m for m, path in zip(models, args.models)]
     for path, model in zip(args.models, models):
