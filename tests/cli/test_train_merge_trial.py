@@ -138,3 +138,24 @@ def test_merge_keeps_the_fasttext_label_prefix_of_its_parts(tmp_path):
     assert a.merge(b).vectorizer_.label_prefix_ == "#"
     with pytest.raises(SettingsDiffer, match="label prefixes differ"):
         load(tmp_path / "h1.tnb").merge(load(tmp_path / "at.tnb"))
+
+
+def test_label_file_ids_written_as_find_prints_them_are_found(tmp_path):
+    """A --labels file made with `find . -type f` (`./s1.txt`), or with `a//b`, `a/./b` or
+    Windows separators in an id, matched no file: every id 'not in the folder', every file
+    unlisted, and a model of the other ids' labels only (exit 0, with a one-label warning)."""
+    import json
+
+    d = tmp_path / "d"
+    (d / "sub").mkdir(parents=True)
+    lines = []
+    for i in range(6):
+        (d / f"s{i}.txt").write_text(f"cheap offer money {i}")
+        (d / "sub" / f"h{i}.txt").write_text(f"meeting project lunch {i}")
+        lines += [f"./s{i}.txt\tspam", (f"./sub/./h{i}.txt" if i % 2 else f"sub\\h{i}") + "\tham"]
+    (tmp_path / "l.tsv").write_text("\n".join(lines) + "\n")
+    rc, out, err = cli("train", d, "--labels", tmp_path / "l.tsv", "-o", tmp_path / "m.tnb", "--json")
+    assert rc == 0, err
+    summary = json.loads(out)
+    assert summary["documents"] == 12 and summary["per_label"] == {"ham": 6, "spam": 6}, summary
+    assert summary["not_in_folder"] == 0 and summary["unlisted"] == 0 and "warning" not in err, err
