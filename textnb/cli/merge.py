@@ -17,9 +17,16 @@ MERGES = "text models of count models, TabularNB, AODE and mixed tables (MixedNB
 
 
 def add_parser(sub):
-    p = sub.add_parser("merge", help="add up models trained on parts of a corpus")
-    p.add_argument("models", metavar="MODEL", nargs="+")
-    p.add_argument("-o", "--output", metavar="MODEL", type=file_name, required=True)
+    p = sub.add_parser("merge", help="add up models trained on parts of a corpus",
+                       description="Add up models trained on parts of a corpus with the same options: the "
+                                   "counts of " + MERGES + " are sums, so parts of --model multinomial, "
+                                   "bernoulli or complement merge into the model trained on the whole corpus "
+                                   "(the default model, or parts pruned by --min-df, --max-df or "
+                                   "--max-features: an approximation, said in a warning). Parts whose options "
+                                   "differ, and a file given twice, are refused in one line.")
+    p.add_argument("models", metavar="MODEL", nargs="+", help="the parts' model files (two or more)")
+    p.add_argument("-o", "--output", metavar="MODEL", type=file_name, required=True,
+                   help="the merged model file to write")
     p.set_defaults(handler=run)
     return p
 
