@@ -484,7 +484,7 @@ def _open_folder(path):
         many = len(empty) > 1
         warnings.warn(f"{path}: class folder{'s' if many else ''} {', '.join(map(repr, empty))} "
                       f"hold{'' if many else 's'} no files; not read as {'classes' if many else 'a class'} "
-                      f"(the model cannot predict {'them' if many else 'it'})", DataWarning, stacklevel=3)
+                      f"(no documents of {'them' if many else 'it'})", DataWarning, stacklevel=3)
     return Corpus(source=path, documents=documents, labels=labels, skipped=loops)
 
 
