@@ -159,3 +159,23 @@ def test_label_file_ids_written_as_find_prints_them_are_found(tmp_path):
     summary = json.loads(out)
     assert summary["documents"] == 12 and summary["per_label"] == {"ham": 6, "spam": 6}, summary
     assert summary["not_in_folder"] == 0 and summary["unlisted"] == 0 and "warning" not in err, err
+
+
+def test_merged_fasttext_models_sum_their_word_counts(tmp_path):
+    """`train_supervised` keeps each word's training occurrences (`get_words(include_freq=True)`);
+    a merge kept the first part's counts for the merged vocabulary (`cheap` 2 where the parts
+    saw it 2 + 1 times), and `textnb merge` dropped them."""
+    from textnb.fasttext import load_model, train_supervised
+
+    (tmp_path / "a.txt").write_text("__label__a cheap cheap offer\n__label__b lunch noon\n")
+    (tmp_path / "b.txt").write_text("__label__a zebra cheap\n__label__b noon\n")
+    a, b = train_supervised(str(tmp_path / "a.txt")), train_supervised(str(tmp_path / "b.txt"))
+    a.save_model(str(tmp_path / "a.tnb"))
+    b.save_model(str(tmp_path / "b.tnb"))
+    want = (["cheap", "lunch", "noon", "offer", "zebra"], [3, 1, 2, 1, 1])
+    merged = a.estimator.merge(b.estimator)
+    words, counts = type(a)(merged).get_words(include_freq=True)
+    assert (words, counts.tolist()) == want
+    assert cli("merge", tmp_path / "a.tnb", tmp_path / "b.tnb", "-o", tmp_path / "m.tnb")[0] == 0
+    words, counts = load_model(str(tmp_path / "m.tnb")).get_words(include_freq=True)
+    assert (words, counts.tolist()) == want

@@ -416,7 +416,7 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         that is not a count model (a wrapper such as CalibratedNB) or a tf-idf vectorizer
         with a ValueError.
         """
-        from textnb.text.nodes import merge_count_models, merged_label_prefix
+        from textnb.text.nodes import merge_count_models, merged_label_prefix, merged_term_counts
 
         check_is_fitted(self)
         check_is_fitted(other)
@@ -434,7 +434,10 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
                                              clf.vectorizer_.get_params(), list(clf.vectorizer_.vocabulary_),
                                              clf.model_._get_state())
                                             for clf in (self, other)))
+        counts = merged_term_counts(terms, *((list(clf.vectorizer_.vocabulary_), getattr(clf.vectorizer_, "term_counts_",
+                                                                                          None)) for clf in (self, other)))
         self.vectorizer_._set_terms(terms)
+        self.vectorizer_.term_counts_ = counts  # (textnb.fasttext.train_supervised's; None when a part kept none)
         if prefix is not None:  # (the fastText label prefix either part keeps)
             self.vectorizer_.label_prefix_ = prefix
         self.model_._set_merged(state)

@@ -22,7 +22,7 @@ from textnb.naive_bayes.kernels import KERNELS
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
 from textnb.text.tokenize import StoredVocabulary, analyzer_from_params, encode_terms
 
-__all__ = ["CountTextModel", "adjusted_text_model", "merge_count_models", "merged_label_prefix", "wrapped_text_model"]
+__all__ = ["CountTextModel", "adjusted_text_model", "merge_count_models", "merged_label_prefix", "merged_term_counts", "wrapped_text_model"]
 
 
 def merge_count_models(first, second):
@@ -70,6 +70,21 @@ def merged_label_prefix(mine, theirs):
         return mine if mine is not None else theirs
     raise SettingsDiffer("fastText label prefixes", "label_prefix", mine, theirs,
                          remedy="train the parts from files whose labels start with the same prefix")
+
+
+def merged_term_counts(terms, first, second):
+    """The training occurrences of each of the merged vocabulary's ``terms`` (sorted): the
+    sums of two parts' ``(terms, counts)`` (:func:`textnb.fasttext.train_supervised` keeps them,
+    fastText's ``get_words(include_freq=True)``); None when a part keeps none (a merge
+    kept the first part's counts, wrong for the merged model)."""
+    if any(counts is None or len(counts) != len(part) for part, counts in (first, second)):
+        return None
+    index = {t: i for i, t in enumerate(terms)}
+    out = np.zeros(len(terms), dtype=np.float64)
+    for part, counts in (first, second):
+        np.add.at(out, np.fromiter((index[t] for t in part), dtype=np.int64, count=len(part)),
+                  np.asarray(counts, dtype=np.float64))
+    return out
 
 
 def pruning_of(vectorizer_params):
@@ -185,11 +200,20 @@ class CountTextModel:
         """Add the counts of ``other`` (:func:`merge_count_models`), keeping the label prefix
         either part keeps (:func:`merged_label_prefix`); returns self."""
         prefix = merged_label_prefix(self.label_prefix, other.label_prefix)  # (refused before any change)
+        parts = [(m.terms(), m.term_counts) for m in (self, other)]
         self._terms, self.state = merge_count_models(
             (self.kind, self.settings, self.vectorizer_params, self.terms(), self.state),
             (other.kind, other.settings, other.vectorizer_params, other.terms(), other.state))
         self._label_prefix = prefix
+        self._term_counts = merged_term_counts(self._terms, *parts)
         return self
+
+    @property
+    def term_counts(self):
+        """Each term's training occurrences (:func:`merged_term_counts`), or None."""
+        if not hasattr(self, "_term_counts"):
+            self._term_counts = self.root.state["vectorizer_"].state.get("term_counts")
+        return self._term_counts
 
     def to_node(self):
         """The model file's tree, as the estimator writes it."""
@@ -198,6 +222,8 @@ class CountTextModel:
         prefix = self.label_prefix
         if prefix is not None:  # (textnb.io.fasttext.store_label_prefix)
             terms["label_prefix"] = prefix
+        if self.term_counts is not None:  # (textnb.fasttext.train_supervised)
+            terms["term_counts"] = np.asarray(self.term_counts, dtype=np.float64)
         state = {"vectorizer_": ModelNode(vec.kind, vec.params, terms),
                  "model_": ModelNode(node.kind, node.params, self.model_.to_state(self.state)),
                  "classes_": self.classes_}
