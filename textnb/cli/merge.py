@@ -8,7 +8,7 @@ from textnb.cli.output import a_kind
 from textnb.core.errors import CHOSEN_EVENT_MODELS, CUT_POINTS, InputError, SettingsDiffer, short_repr
 from textnb.core.registry import kind_of
 from textnb.core.wrapping import find, merge_refusal, merges_exactly
-from textnb.meta.registry import PARAMETER_FLAGS, SWITCHES, option_spelling
+from textnb.meta.registry import PARAMETER_FLAGS, SWITCHES, count_model_option, option_spelling
 
 __all__ = ["add_parser", "run"]
 
@@ -17,9 +17,16 @@ MERGES = "text models of count models, TabularNB, AODE and mixed tables (MixedNB
 
 
 def add_parser(sub):
-    p = sub.add_parser("merge", help="add up models trained on parts of a corpus")
-    p.add_argument("models", metavar="MODEL", nargs="+")
-    p.add_argument("-o", "--output", metavar="MODEL", type=file_name, required=True)
+    p = sub.add_parser("merge", help="add up models trained on parts of a corpus",
+                       description="Add up models trained on parts of a corpus with the same options: the "
+                                   "counts of " + MERGES + " are sums, so parts of --model multinomial, "
+                                   "bernoulli or complement merge into the model trained on the whole corpus "
+                                   "(the default model, or parts pruned by --min-df, --max-df or "
+                                   "--max-features: an approximation, said in a warning). Parts whose options "
+                                   "differ, and a file given twice, are refused in one line.")
+    p.add_argument("models", metavar="MODEL", nargs="+", help="the parts' model files (two or more)")
+    p.add_argument("-o", "--output", metavar="MODEL", type=file_name, required=True,
+                   help="the merged model file to write")
     p.set_defaults(handler=run)
     return p
 
@@ -133,6 +140,7 @@ def _same_files(paths):
 
 def run(args, out, err):
     from textnb.core.model_io import ModelNode, build, output_target, read_nodes
+    from textnb.io.fasttext import DEFAULT_LABEL_PREFIX
     from textnb.semi_naive.lbr_text_io import lazy_model
     from textnb.text.nodes import CountTextModel, adjusted_text_model, wrapped_text_model
 
@@ -164,6 +172,19 @@ def run(args, out, err):
     for path, kind in zip(args.models[1:], kinds[1:]):  # the one kind check, before any estimator is built
         if kind != kinds[0]:
             raise InputError(f"{path}: cannot merge {a_kind(kind)} model into {args.models[0]}, {a_kind(kinds[0])} one")
+    counts = [(path, m) for path, m in zip(args.models, models) if isinstance(m, CountTextModel)]
+    for path, m in counts[1:]:  # another --model: said in its words, with what to do
+        if m.kind != counts[0][1].kind:
+            raise InputError(f"{path}: cannot merge into {counts[0][0]}: their models differ ({path}: "
+                             f"{count_model_option(m.kind)}; {counts[0][0]}: {count_model_option(counts[0][1].kind)}); "
+                             f"train the parts with the same --model")
+    prefixes = [(path, m.label_prefix) for path, m in counts if m.label_prefix not in (None, DEFAULT_LABEL_PREFIX)]
+    for path, prefix in prefixes[1:]:  # (a part without one takes the others'; checked here to name both files)
+        if prefix != prefixes[0][1]:
+            raise InputError(f"{path}: cannot merge into {args.models[0]}: their fastText label prefixes differ "
+                             f"({path}: --label-prefix {short_repr(prefix)}; {prefixes[0][0]}: --label-prefix "
+                             f"{short_repr(prefixes[0][1])}); train the parts from files whose labels start with "
+                             f"the same prefix")
     if not all(isinstance(m, CountTextModel) for m in models):  # with another text model: the estimators
         models = [build(m.root, path) if isinstance(m, CountTextModel) else m for m, path in zip(models, args.models)]
     for path, model in zip(args.models, models):

@@ -399,8 +399,9 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
         subdirs = _class_folders(path)
         names = {os.path.basename(d) for d in subdirs}
         if "train" in names and _class_folders(os.path.join(path, "train")):
-            train = _open_folder(os.path.join(path, "train"))
             test_dir = os.path.join(path, "test")
+            _warn_split_leftovers(path, names, test_dir if test else None)
+            train = _open_folder(os.path.join(path, "train"))
             if test and os.path.isdir(test_dir) and _class_folders(test_dir):
                 train.test = _open_folder(test_dir)
             train.source = path
@@ -408,6 +409,25 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
         return _open_folder(path)
     return _open_table(path, label_column=label_column, text_column=text_column, max_bytes=max_bytes, stream=stream,
                        header_table=header_table, data=data)
+
+
+def _warn_split_leftovers(path, names, test_dir):
+    """A DataWarning naming what a folder read as split into ``train/`` and ``test/`` parts
+    leaves unread: its other folders (``names``: all of them; a class named ``train`` that
+    holds subfolders, beside the other classes, made the whole corpus that class's subfolders,
+    without a word), and a ``test/`` (``test_dir``, when the test part is wanted) that holds
+    no class folders."""
+    others = sorted(n for n in names if n not in ("train", "test"))
+    if others:
+        many = len(others) > 1
+        shown = ", ".join(map(repr, others[:5])) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
+        warnings.warn(f"{path}: read as a split corpus (train/ holds class folders, so its subfolders are the "
+                      f"classes); the folder{'s' if many else ''} {shown} beside train/ {'are' if many else 'is'} "
+                      f"not read (a split corpus reads train/ and test/ only; a class named 'train' must hold its "
+                      f"documents, not folders of them)", DataWarning, stacklevel=3)
+    if test_dir is not None and os.path.isdir(test_dir) and not _class_folders(test_dir):
+        warnings.warn(f"{path}: test/ holds no class folders (expected {test_dir}/<label>/<files>); it is not "
+                      f"read as the test part", DataWarning, stacklevel=3)
 
 
 def _class_folders(path, warn_hidden=False):
@@ -446,17 +466,25 @@ def _open_folder(path):
     folders = _class_folders(path, warn_hidden=True)
     if not folders:
         raise InputError(f"{path}: no class folders (expected {path}/<label>/<files>)")
-    documents, labels, loops = [], [], []
+    documents, labels, loops, empty = [], [], [], []
     for folder in folders:
         label = os.path.basename(folder)
         # each path as the class folder's Path / its relative path: the same Path as
         # Path(f), for half the CPU time (parsing only the part below the folder)
         base, prefix = Path(folder), folder + os.sep
+        before = len(documents)
         for f in _walk_files(folder, loops):
             documents.append(base / f[len(prefix):] if f.startswith(prefix) else Path(f))
             labels.append(label)
+        if len(documents) == before:
+            empty.append(label)
     if not documents:
         raise InputError(f"{path}: empty corpus (the class folders hold no files)")
+    if empty:  # (a class folder whose files are all binary is an error: check_binary_classes)
+        many = len(empty) > 1
+        warnings.warn(f"{path}: class folder{'s' if many else ''} {', '.join(map(repr, empty))} "
+                      f"hold{'' if many else 's'} no files; not read as {'classes' if many else 'a class'} "
+                      f"(no documents of {'them' if many else 'it'})", DataWarning, stacklevel=3)
     return Corpus(source=path, documents=documents, labels=labels, skipped=loops)
 
 

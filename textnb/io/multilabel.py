@@ -21,7 +21,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from textnb.core.errors import InputError, ParameterError, counted, input_name
+from textnb.core.errors import InputError, ParameterError, counted, input_name, missing_reason
 from textnb.io.corpus import _class_folders, _walk_files, read_small_text
 from textnb.io.files import read_regular_file
 
@@ -91,6 +91,18 @@ def read_label_file(path):
     return out
 
 
+def _plain_id(doc):
+    """A document id written with a leading ``./`` (as ``find .`` prints paths), ``.`` or empty
+    steps (``a/./b``, ``a//b``) or Windows separators (``a\\b``), as the path under the folder
+    that the ids of its files are (ids with ``..`` steps are left as written)."""
+    import posixpath
+
+    plain = doc.replace("\\", "/")
+    if ".." in plain.split("/"):
+        return doc
+    return doc if plain.startswith("/") else posixpath.normpath(plain)
+
+
 def _split_parts(path):
     """``(train, test)`` folders of a folder with ``train/`` and ``test/`` parts, else None."""
     train, test = os.path.join(path, "train"), os.path.join(path, "test")
@@ -122,6 +134,8 @@ def _from_label_file(folder, table, label_file, prefix, strict):
     not_found = []
     for doc, labs in table.items():
         rel = keys.get(doc)
+        if rel is None:  # an id as `find .` writes it (./a.txt), or with a/./b, a//b, a\b in it
+            rel = keys.get(_plain_id(doc))
         if rel is None or rel in used:
             not_found.append(doc)
             continue
@@ -210,7 +224,7 @@ def read_multilabel_corpus(path, *, label_file=None, strict=False, same_name="er
     """
     path = os.fspath(path)
     if not os.path.isdir(path):
-        raise InputError(f"{path}: not a folder")
+        raise InputError(f"{path}: {'not a folder' if os.path.exists(path) else missing_reason(path, 'folder')}")
     if same_name not in ("error", "separate"):
         raise ParameterError(f"same_name must be 'error' or 'separate'; got {same_name!r}")
     parts = _split_parts(path)

@@ -33,9 +33,10 @@ import warnings
 import numpy as np
 
 from textnb.core.attributes import TEXT, Attribute, Table
-from textnb.core.errors import DataWarning, InputError, counted, input_name, unknown_to_leave_out
+from textnb.core.errors import DataWarning, InputError, counted, input_name, short_repr, unknown_to_leave_out
 from textnb.io.arff import is_arff_text, read_arff
 from textnb.io.csvtable import read_csv
+from textnb.io.fasttext import DEFAULT_LABEL_PREFIX
 from textnb.io.numbers import parse_number
 from textnb.io.uncertain import (UNCERTAIN_KINDS, UNCERTAIN_NOMINAL, CellError, cell_kind, column_slices,
                                  parse_uncertain_column)
@@ -199,7 +200,10 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None, class
     if X.shape[0] == 0:
         raise InputError(f"{path}: no data rows")
     if len(attributes) < 2:
-        raise InputError(f"{path}: only the class attribute {cls.name!r}; nothing to learn from")
+        lines = [cls.name, *list(getattr(cls, "values", None) or ())[:100]]
+        hint = ("; a fastText file whose first line does not start with a label? give --fasttext"
+                if any(DEFAULT_LABEL_PREFIX in str(v) for v in lines) else "")
+        raise InputError(f"{path}: only the class attribute {short_repr(cls.name)}; nothing to learn from{hint}")
     for a in attributes:
         if a is not cls and a.kind in ("nominal", UNCERTAIN_NOMINAL) and not a.values:
             raise InputError(

@@ -19,7 +19,8 @@ from textnb.core.registry import kind_of
 
 __all__ = ["ModelOptions", "ModelSpec", "MODELS", "model_names", "document_kind", "streaming_model",
            "lazy_text_model", "make_text_classifier", "make_table_model", "model_name", "modules_for",
-           "check_options_fit", "check_adjust_options", "PARAMETER_FLAGS", "SWITCHES", "option_spelling"]
+           "check_options_fit", "check_adjust_options", "PARAMETER_FLAGS", "SWITCHES", "option_spelling",
+           "count_model_option"]
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,16 @@ def model_names(input=None):
 # the streamed count models of text.training, by the estimator class they save as
 _STREAMING = {"multinomial": "MultinomialNB", "bernoulli": "BernoulliNB", "complement": "ComplementNB",
               "discriminative": "DiscriminativeNB"}
+
+
+def count_model_option(kind):
+    """How ``textnb train`` chooses the count model of the estimator class ``kind``:
+    ``"--model multinomial"`` for ``MultinomialNB``, ``"the default model (DiscriminativeNB)"``;
+    ``kind`` itself for another (a message naming what two parts were trained with)."""
+    name = next((n for n, k in _STREAMING.items() if k == kind), None)
+    if name is None:
+        return kind
+    return f"the default model ({kind})" if name == "discriminative" else f"--model {name}"
 
 
 @dataclass(frozen=True)
@@ -231,7 +242,7 @@ PARAMETER_FLAGS = {"ngram_range": "--ngram", "stop_words": "--stop-words", "min_
                    "max_df": "--max-df", "max_features": "--max-features", "token_pattern": "--token-pattern",
                    "stemmer": "--stem", "lowercase": "--no-lowercase", "binary": "--binary", "alpha": "--alpha",
                    "m": "--m", "fit_prior": "--uniform-prior", "class_prior": "--uniform-prior", "norm": "--norm",
-                   "missing": "--missing", "interval_fit": "--interval-fit"}
+                   "missing": "--missing", "interval_fit": "--interval-fit", "label_prefix": "--label-prefix"}
 #: the options among them that take no value (given or not)
 SWITCHES = frozenset({"--no-lowercase", "--binary", "--uniform-prior", "--norm"})
 #: the value of each switch's parameter that the switch gives

@@ -411,11 +411,12 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         whole corpus). A model parameter (``alpha``, ``fit_prior``, ...; not ``n_jobs``),
         ``max_bytes``, the input (``input_``: a spamfilter model's rendered messages) or a
         tokenizer setting that differs is refused with
-        :class:`~textnb.core.errors.SettingsDiffer` (a ParameterError) naming it; a model
+        :class:`~textnb.core.errors.SettingsDiffer` (a ParameterError) naming it, as are two
+        different fastText label prefixes (the one either part keeps is kept); a model
         that is not a count model (a wrapper such as CalibratedNB) or a tf-idf vectorizer
         with a ValueError.
         """
-        from textnb.text.nodes import merge_count_models
+        from textnb.text.nodes import merge_count_models, merged_label_prefix, merged_term_counts
 
         check_is_fitted(self)
         check_is_fitted(other)
@@ -426,13 +427,19 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
             if type(clf.vectorizer_)._output is not Vectorizer._output:
                 raise ValueError(f"cannot merge a TextClassifier of {type(clf.vectorizer_).__name__}: its term "
                                  "weights depend on the whole corpus; fit the whole corpus instead")
+        prefix = merged_label_prefix(*(getattr(clf.vectorizer_, "label_prefix_", None) for clf in (self, other)))
         terms, state = merge_count_models(*((type(clf.model_).__name__,
                                              {**clf.model_.get_params(deep=False), "max_bytes": clf.max_bytes,
                                               "input_": getattr(clf, "input_", None)},
                                              clf.vectorizer_.get_params(), list(clf.vectorizer_.vocabulary_),
                                              clf.model_._get_state())
                                             for clf in (self, other)))
+        counts = merged_term_counts(terms, *((list(clf.vectorizer_.vocabulary_), getattr(clf.vectorizer_, "term_counts_",
+                                                                                          None)) for clf in (self, other)))
         self.vectorizer_._set_terms(terms)
+        self.vectorizer_.term_counts_ = counts  # (textnb.fasttext.train_supervised's; None when a part kept none)
+        if prefix is not None:  # (the fastText label prefix either part keeps)
+            self.vectorizer_.label_prefix_ = prefix
         self.model_._set_merged(state)
         self.classes_ = self.model_.classes_
         return self

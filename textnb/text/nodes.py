@@ -15,14 +15,14 @@ scikit-learn. :func:`merge_count_models` is the merge itself, which
 
 import numpy as np
 
-from textnb.core.errors import ModelFileError
+from textnb.core.errors import ModelFileError, SettingsDiffer
 from textnb.core.model_io import ModelNode, save
 from textnb.core.model_schema import check_declared, check_same_settings
 from textnb.naive_bayes.kernels import KERNELS
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
 from textnb.text.tokenize import StoredVocabulary, analyzer_from_params, encode_terms
 
-__all__ = ["CountTextModel", "adjusted_text_model", "merge_count_models", "wrapped_text_model"]
+__all__ = ["CountTextModel", "adjusted_text_model", "merge_count_models", "merged_label_prefix", "merged_term_counts", "wrapped_text_model"]
 
 
 def merge_count_models(first, second):
@@ -54,6 +54,37 @@ def merge_count_models(first, second):
     index = {t: i for i, t in enumerate(terms)}
     columns = [np.fromiter((index[t] for t in part), dtype=np.int64, count=len(part)) for part in (terms_a, terms_b)]
     return terms, KERNELS[kind].merge_states(a, b, columns=columns, n_features=len(terms))
+
+
+def merged_label_prefix(mine, theirs):
+    """The fastText label prefix (``--label-prefix``) a merge of two text models keeps: the one
+    either part was trained with (None: none kept, the default ``__label__``, or a part not read
+    from a fastText file), so that ``textnb test`` and ``predict`` read the merged model's
+    fastText files as its parts' (a merge dropped it). Two different prefixes are refused
+    with :class:`~textnb.core.errors.SettingsDiffer`: the model keeps one, and ``merge(a, b)``
+    would differ from ``merge(b, a)``."""
+    from textnb.io.fasttext import DEFAULT_LABEL_PREFIX
+
+    mine, theirs = (None if p == DEFAULT_LABEL_PREFIX else p for p in (mine, theirs))
+    if mine is None or theirs is None or mine == theirs:
+        return mine if mine is not None else theirs
+    raise SettingsDiffer("fastText label prefixes", "label_prefix", mine, theirs,
+                         remedy="train the parts from files whose labels start with the same prefix")
+
+
+def merged_term_counts(terms, first, second):
+    """The training occurrences of each of the merged vocabulary's ``terms`` (sorted): the
+    sums of two parts' ``(terms, counts)`` (:func:`textnb.fasttext.train_supervised` keeps them,
+    fastText's ``get_words(include_freq=True)``); None when a part keeps none (a merge
+    kept the first part's counts, wrong for the merged model)."""
+    if any(counts is None or len(counts) != len(part) for part, counts in (first, second)):
+        return None
+    index = {t: i for i, t in enumerate(terms)}
+    out = np.zeros(len(terms), dtype=np.float64)
+    for part, counts in (first, second):
+        np.add.at(out, np.fromiter((index[t] for t in part), dtype=np.int64, count=len(part)),
+                  np.asarray(counts, dtype=np.float64))
+    return out
 
 
 def pruning_of(vectorizer_params):
@@ -157,17 +188,43 @@ class CountTextModel:
         return {**self.params, "max_bytes": self.root.params.get("max_bytes", TEXT_CLASSIFIER_DEFAULTS["max_bytes"]),
                 "input_": self.root.state.get("input_")}
 
+    @property
+    def label_prefix(self):
+        """The fastText label prefix the model keeps (``--label-prefix``; after a merge, the
+        one a part kept), or None."""
+        if not hasattr(self, "_label_prefix"):
+            self._label_prefix = self.root.state["vectorizer_"].state.get("label_prefix")
+        return self._label_prefix
+
     def merge(self, other):
-        """Add the counts of ``other`` (:func:`merge_count_models`); returns self."""
+        """Add the counts of ``other`` (:func:`merge_count_models`), keeping the label prefix
+        either part keeps (:func:`merged_label_prefix`); returns self."""
+        prefix = merged_label_prefix(self.label_prefix, other.label_prefix)  # (refused before any change)
+        parts = [(m.terms(), m.term_counts) for m in (self, other)]
         self._terms, self.state = merge_count_models(
             (self.kind, self.settings, self.vectorizer_params, self.terms(), self.state),
             (other.kind, other.settings, other.vectorizer_params, other.terms(), other.state))
+        self._label_prefix = prefix
+        self._term_counts = merged_term_counts(self._terms, *parts)
         return self
+
+    @property
+    def term_counts(self):
+        """Each term's training occurrences (:func:`merged_term_counts`), or None."""
+        if not hasattr(self, "_term_counts"):
+            self._term_counts = self.root.state["vectorizer_"].state.get("term_counts")
+        return self._term_counts
 
     def to_node(self):
         """The model file's tree, as the estimator writes it."""
         root, vec, node = self.root, self.root.state["vectorizer_"], self.root.state["model_"]
-        state = {"vectorizer_": ModelNode(vec.kind, vec.params, encode_terms(self.terms())),
+        terms = encode_terms(self.terms())
+        prefix = self.label_prefix
+        if prefix is not None:  # (textnb.io.fasttext.store_label_prefix)
+            terms["label_prefix"] = prefix
+        if self.term_counts is not None:  # (textnb.fasttext.train_supervised)
+            terms["term_counts"] = np.asarray(self.term_counts, dtype=np.float64)
+        state = {"vectorizer_": ModelNode(vec.kind, vec.params, terms),
                  "model_": ModelNode(node.kind, node.params, self.model_.to_state(self.state)),
                  "classes_": self.classes_}
         if "input_" in root.state:  # (a spamfilter model: its documents are rendered messages)
