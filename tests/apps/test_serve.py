@@ -901,3 +901,36 @@ def test_a_lone_surrogate_in_a_mail_text_is_one_line_naming_the_text(spam_model,
             assert out.startswith(b"ERR texts[1]: '\\ud800' at character 5") and out.count(b"\n") == 1, out
             status, reply = post(server.http_address[1], '{"texts": ["free \\udcff prize"], "mail": true}')
             assert status == 200, reply
+
+
+def test_http_client_still_sending_reads_the_413(topic_model):
+    # a body over --max-request, sent whole by a client that reads only once it has sent it
+    # (urllib, http.client): the daemon reads and drops the rest before closing, as the
+    # socket protocol and spamd do, so the client reads the 413 (was: the connection closed
+    # with the body unread, the client's send failed with a broken pipe or a reset)
+    big = json.dumps({"texts": ["cheap " * (8 << 20)]}).encode()  # 48 MiB, over any socket buffer
+    with Server(topic_model, http=("127.0.0.1", 0), max_request=1000) as server:
+        port = server.http_address[1]
+        for path in ("/classify", "/nothing"):
+            status, got = post(port, big, path=path)
+            assert status == (413 if path == "/classify" else 404), got
+        assert "over the limit of 1000 bytes" in post(port, big)[1]["error"]
+        assert post(port, json.dumps({"texts": ["cheap"]}))[0] == 200
+
+
+@pytest.mark.parametrize("length", ["+15", "1_5", "0x0f", "-0", "\u0661\u0665"])
+def test_content_length_is_digits_only(topic_model, sock_dir, length):
+    # HTTP and the socket protocol read a length as spamd does: ASCII digits only (Python's
+    # int() took '+15', '1_5' and spaces; a proxy in front reading them otherwise is
+    # request smuggling's way in; white space around an HTTP field's value is no part of it)
+    body = b'{"texts":["a"]}'
+    with Server(topic_model, http=("127.0.0.1", 0), socket_path=sock_dir / "s") as server:
+        with socket.create_connection(server.http_address, timeout=30) as s:
+            s.sendall(b"POST /classify HTTP/1.1\r\nConnection: close\r\nContent-Length: " + length.encode() + b"\r\n\r\n"
+                      + body)
+            reply = b""
+            while chunk := s.recv(4096):
+                reply += chunk
+        assert reply.startswith(b"HTTP/1.1 400 ") and b"bad Content-Length" in reply, reply[:200]
+        got = raw_request(sock_dir / "s", b"CLASSIFY " + length.encode() + b"\n" + body)
+        assert got == b"ERR CLASSIFY: expected a byte count\n", got

@@ -453,7 +453,7 @@ class _MailHandler(StreamHandler):
                     self._answer(owner, line.decode("ascii", "replace").split())
                 except _Reply as exc:
                     self._send(protocol.error_reply(exc))
-                    self._drain()
+                    self._drain(min(owner.timeout, 10.0), _MAX_DRAIN)
                     return
         except TimeoutError:
             if self.reader.started:  # a request begun and not all there by its deadline
@@ -465,25 +465,10 @@ class _MailHandler(StreamHandler):
         except OSError:  # the client went away
             return
 
-    def _drain(self):
-        """Before closing after an error: read (and drop) what the client still sends, a
-        bounded amount, so that it is not reset before it has read the ERR line."""
-        self.request.shutdown(socket.SHUT_WR)
-        deadline = self.reader.deadline = time.monotonic() + min(self.server.owner.timeout, 10.0)
-        left = _MAX_DRAIN
-        while left > 0 and time.monotonic() < deadline:
-            chunk = self.rfile.read1(min(left, 1 << 16))
-            if not chunk:
-                return
-            left -= len(chunk)
-
     def _body(self, owner, words):
-        try:
-            n = int(words[1])
-            if n < 0:
-                raise ValueError
-        except (IndexError, ValueError):
-            raise _Reply(f"{words[0]}: expected a byte count") from None
+        n = protocol.parse_length(words[1]) if len(words) > 1 else None
+        if n is None:
+            raise _Reply(f"{words[0]}: expected a byte count")
         if n > owner.max_request:
             raise _Reply(f"request of {n} bytes is over the limit of {owner.max_request} bytes "
                          "(textnb serve --max-request)")
@@ -576,6 +561,8 @@ class _HTTPHandler(DeadlineReading, http.server.BaseHTTPRequestHandler):
             self.close_connection = True
         self.end_headers()
         self.wfile.write(data)
+        if close and status != 408:  # (the request's body is unread; a client too slow gets no more time)
+            self._drain(min(self.server.owner.timeout, 10.0), _MAX_DRAIN)
 
     def send_error(self, code, message=None, explain=None):
         """Errors the standard library answers itself (a request line it cannot parse,
@@ -618,11 +605,8 @@ class _HTTPHandler(DeadlineReading, http.server.BaseHTTPRequestHandler):
         if length is None:
             self._reply(411, {"error": "a Content-Length is required"}, close=True)
             return
-        try:
-            n = int(length)
-            if n < 0:
-                raise ValueError
-        except ValueError:
+        n = protocol.parse_length(length.strip(" \t"))  # (white space around a field value is no part of it)
+        if n is None:
             self._reply(400, {"error": f"bad Content-Length {length[:40]!r}"}, close=True)
             return
         if n > owner.max_request:
