@@ -934,3 +934,33 @@ def test_content_length_is_digits_only(topic_model, sock_dir, length):
         assert reply.startswith(b"HTTP/1.1 400 ") and b"bad Content-Length" in reply, reply[:200]
         got = raw_request(sock_dir / "s", b"CLASSIFY " + length.encode() + b"\n" + body)
         assert got == b"ERR CLASSIFY: expected a byte count\n", got
+
+
+def test_http_mail_on_a_topic_model_reads_messages_as_topicfilter_mail(tmp_path):
+    # "mail": true on a model that is not a spam model parses each text as topicfilter --mail
+    # (textnb.apps.filtering.plan_routes with mail_mode) parses a message file: its first
+    # mail.DEFAULT_MAX_BYTES bytes, as every mail tool and the spam path of the daemon (was:
+    # the model's own max_bytes, a document's cut: 16 MiB by default, here 80 bytes, so the
+    # daemon and topicfilter gave a long message different labels)
+    from textnb.apps.filtering import plan_routes
+
+    path = tmp_path / "t.tnb"
+    textnb.TextClassifier(max_bytes=80).fit(
+        ["cheap pills casino"] * 3 + ["meeting agenda budget"] * 3, ["shop"] * 3 + ["work"] * 3).save(path)
+    messages = [b"From: a@example.com\nSubject: hello\n\n" + b"meeting agenda " * 3 + b"cheap pills casino " * 20,
+                b"Subject: x\n\n" + b"cheap pills " * 4 + b"meeting agenda budget " * 30,
+                b"no header at all, cheap casino"]
+    files = []
+    for i, m in enumerate(messages):
+        (tmp_path / f"{i}.eml").write_bytes(m)
+        files.append(tmp_path / f"{i}.eml")
+    model = textnb.load(path)
+    routes = {os.path.basename(r.source.split(":")[0]): r
+              for r in plan_routes(model, files, tmp_path / "out", threshold=0.0, mail_mode=True)}
+    with Server(path, http=("127.0.0.1", 0)) as server:
+        status, body = post(server.http_address[1], json.dumps({"texts": [m.decode() for m in messages],
+                                                                  "mail": True}))
+    assert status == 200
+    for i in range(len(messages)):
+        r = routes[f"{i}.eml"]
+        assert (body["labels"][i], max(body["probabilities"][i])) == (r.label, pytest.approx(r.confidence, abs=1e-12))

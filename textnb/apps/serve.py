@@ -34,7 +34,8 @@ length-prefixed; a connection may carry several requests:
 column per class; log-odds ``log P(c|x) - log P(not c|x)`` keep their resolution
 where probabilities round to 0 or 1); each text is cut at the model's ``--max-bytes``
 (UTF-8 bytes) as ``predict --lines`` and training cut a line. With ``"mail": true`` each text is a raw
-message (parsed as the mail tools parse it) and, for a spam model, ``"verdicts"`` is
+message (parsed as the mail tools parse it: ``topicfilter --mail``, the first
+``textnb.io.mail.DEFAULT_MAX_BYTES`` bytes, for a model that is not a spam model) and, for a spam model, ``"verdicts"`` is
 added (``spam_cutoff`` / ``ham_cutoff`` may be given) and each message's row is its
 verdict's (one score per message). ``GET /model`` describes the
 served model. Errors: ``{"error": "..."}`` with status 400 (bad request), 404, 405,
@@ -304,9 +305,8 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
         raw = _message_bytes(texts)
         verdicts = [message_verdict(model, m, source=f"texts[{i}]", **kwargs) for i, m in enumerate(raw)]
         return _verdict_rows(out, [str(c) for c in model.classes_], verdicts)
-    if as_mail:
-        max_bytes = getattr(model, "max_bytes", None) or mail.DEFAULT_MAX_BYTES
-        texts = [mail.message_text(m, max_bytes=max_bytes) for m in _message_bytes(texts)]
+    if as_mail:  # each a message file as topicfilter --mail reads it (its first mail.DEFAULT_MAX_BYTES bytes)
+        texts = [mail.message_text(m, max_bytes=mail.DEFAULT_MAX_BYTES) for m in _message_bytes(texts)]
     else:  # each text cut where the model's training cut a document (predict --lines, a TSV row)
         max_bytes = getattr(model, "max_bytes", None) or MAX_DOCUMENT_BYTES
         texts = [cut_text(t, max_bytes) for t in texts]
