@@ -901,3 +901,66 @@ def test_a_lone_surrogate_in_a_mail_text_is_one_line_naming_the_text(spam_model,
             assert out.startswith(b"ERR texts[1]: '\\ud800' at character 5") and out.count(b"\n") == 1, out
             status, reply = post(server.http_address[1], '{"texts": ["free \\udcff prize"], "mail": true}')
             assert status == 200, reply
+
+
+def test_http_client_still_sending_reads_the_413(topic_model):
+    # a body over --max-request, sent whole by a client that reads only once it has sent it
+    # (urllib, http.client): the daemon reads and drops the rest before closing, as the
+    # socket protocol and spamd do, so the client reads the 413 (was: the connection closed
+    # with the body unread, the client's send failed with a broken pipe or a reset)
+    big = json.dumps({"texts": ["cheap " * (8 << 20)]}).encode()  # 48 MiB, over any socket buffer
+    with Server(topic_model, http=("127.0.0.1", 0), max_request=1000) as server:
+        port = server.http_address[1]
+        for path in ("/classify", "/nothing"):
+            status, got = post(port, big, path=path)
+            assert status == (413 if path == "/classify" else 404), got
+        assert "over the limit of 1000 bytes" in post(port, big)[1]["error"]
+        assert post(port, json.dumps({"texts": ["cheap"]}))[0] == 200
+
+
+@pytest.mark.parametrize("length", ["+15", "1_5", "0x0f", "-0", "\u0661\u0665"])
+def test_content_length_is_digits_only(topic_model, sock_dir, length):
+    # HTTP and the socket protocol read a length as spamd does: ASCII digits only (Python's
+    # int() took '+15', '1_5' and spaces; a proxy in front reading them otherwise is
+    # request smuggling's way in; white space around an HTTP field's value is no part of it)
+    body = b'{"texts":["a"]}'
+    with Server(topic_model, http=("127.0.0.1", 0), socket_path=sock_dir / "s") as server:
+        with socket.create_connection(server.http_address, timeout=30) as s:
+            s.sendall(b"POST /classify HTTP/1.1\r\nConnection: close\r\nContent-Length: " + length.encode() + b"\r\n\r\n"
+                      + body)
+            reply = b""
+            while chunk := s.recv(4096):
+                reply += chunk
+        assert reply.startswith(b"HTTP/1.1 400 ") and b"bad Content-Length" in reply, reply[:200]
+        got = raw_request(sock_dir / "s", b"CLASSIFY " + length.encode() + b"\n" + body)
+        assert got == b"ERR CLASSIFY: expected a byte count\n", got
+
+
+def test_http_mail_on_a_topic_model_reads_messages_as_topicfilter_mail(tmp_path):
+    # "mail": true on a model that is not a spam model parses each text as topicfilter --mail
+    # (textnb.apps.filtering.plan_routes with mail_mode) parses a message file: its first
+    # mail.DEFAULT_MAX_BYTES bytes, as every mail tool and the spam path of the daemon (was:
+    # the model's own max_bytes, a document's cut: 16 MiB by default, here 80 bytes, so the
+    # daemon and topicfilter gave a long message different labels)
+    from textnb.apps.filtering import plan_routes
+
+    path = tmp_path / "t.tnb"
+    textnb.TextClassifier(max_bytes=80).fit(
+        ["cheap pills casino"] * 3 + ["meeting agenda budget"] * 3, ["shop"] * 3 + ["work"] * 3).save(path)
+    messages = [b"From: a@example.com\nSubject: hello\n\n" + b"meeting agenda " * 3 + b"cheap pills casino " * 20,
+                b"Subject: x\n\n" + b"cheap pills " * 4 + b"meeting agenda budget " * 30,
+                b"no header at all, cheap casino"]
+    files = []
+    for i, m in enumerate(messages):
+        (tmp_path / f"{i}.eml").write_bytes(m)
+        files.append(tmp_path / f"{i}.eml")
+    model = textnb.load(path)
+    routes = {os.path.basename(r.source.split(":")[0]): r
+              for r in plan_routes(model, files, tmp_path / "out", threshold=0.0, mail_mode=True)}
+    with Server(path, http=("127.0.0.1", 0)) as server:
+        status, body = post(server.http_address[1], json.dumps({"texts": [m.decode() for m in messages],
+                                                                  "mail": True}))
+    assert status == 200
+    for i in range(len(messages)):
+        r = routes[f"{i}.eml"]
+        assert (body["labels"][i], max(body["probabilities"][i])) == (r.label, pytest.approx(r.confidence, abs=1e-12))

@@ -131,6 +131,16 @@ class ProtocolError(Exception):
         self.status = status
 
 
+def parse_length(text):
+    """A byte count as every transport of the daemon reads it (``SPAM <n>``, ``CLASSIFY <n>``,
+    HTTP's ``Content-Length``, spamd's ``Content-length``): ASCII digits only, else None.
+    (Python's ``int()`` also takes ``+15``, ``1_5``, ``-0`` and other scripts' digits: a
+    proxy or client that reads those otherwise would frame the request differently.)"""
+    if not text or not text.isascii() or not text.isdigit():
+        return None
+    return int(text)
+
+
 def parse_spamd_request_line(line):
     """``(method, version)`` of ``b'CHECK SPAMC/1.5\\r\\n'``; ProtocolError otherwise."""
     text = line.rstrip(b"\r\n").decode("latin-1")
@@ -160,11 +170,12 @@ def parse_spamd_header(line, headers):
         raise ProtocolError("(header not in 'Name: value' format)")
     value = value.lstrip()
     if name == "Content-length":
-        if not value.isdigit() or not value.isascii():
+        n = parse_length(value)
+        if n is None:
             raise ProtocolError("(Content-Length contains non-numeric bytes)")
-        if headers.get("content_length", int(value)) != int(value):  # (request smuggling's way in)
+        if headers.get("content_length", n) != n:  # (request smuggling's way in)
             raise ProtocolError("(more than one Content-Length, with different values)")
-        headers["content_length"] = int(value)
+        headers["content_length"] = n
     elif name == "User":
         if any(ord(c) < 0x20 or c == "\x7f" for c in value):
             raise ProtocolError("(User header contains control chars)")

@@ -34,7 +34,8 @@ length-prefixed; a connection may carry several requests:
 column per class; log-odds ``log P(c|x) - log P(not c|x)`` keep their resolution
 where probabilities round to 0 or 1); each text is cut at the model's ``--max-bytes``
 (UTF-8 bytes) as ``predict --lines`` and training cut a line. With ``"mail": true`` each text is a raw
-message (parsed as the mail tools parse it) and, for a spam model, ``"verdicts"`` is
+message (parsed as the mail tools parse it: ``topicfilter --mail``, the first
+``textnb.io.mail.DEFAULT_MAX_BYTES`` bytes, for a model that is not a spam model) and, for a spam model, ``"verdicts"`` is
 added (``spam_cutoff`` / ``ham_cutoff`` may be given) and each message's row is its
 verdict's (one score per message). ``GET /model`` describes the
 served model. Errors: ``{"error": "..."}`` with status 400 (bad request), 404, 405,
@@ -304,9 +305,8 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
         raw = _message_bytes(texts)
         verdicts = [message_verdict(model, m, source=f"texts[{i}]", **kwargs) for i, m in enumerate(raw)]
         return _verdict_rows(out, [str(c) for c in model.classes_], verdicts)
-    if as_mail:
-        max_bytes = getattr(model, "max_bytes", None) or mail.DEFAULT_MAX_BYTES
-        texts = [mail.message_text(m, max_bytes=max_bytes) for m in _message_bytes(texts)]
+    if as_mail:  # each a message file as topicfilter --mail reads it (its first mail.DEFAULT_MAX_BYTES bytes)
+        texts = [mail.message_text(m, max_bytes=mail.DEFAULT_MAX_BYTES) for m in _message_bytes(texts)]
     else:  # each text cut where the model's training cut a document (predict --lines, a TSV row)
         max_bytes = getattr(model, "max_bytes", None) or MAX_DOCUMENT_BYTES
         texts = [cut_text(t, max_bytes) for t in texts]
@@ -453,7 +453,7 @@ class _MailHandler(StreamHandler):
                     self._answer(owner, line.decode("ascii", "replace").split())
                 except _Reply as exc:
                     self._send(protocol.error_reply(exc))
-                    self._drain()
+                    self._drain(min(owner.timeout, 10.0), _MAX_DRAIN)
                     return
         except TimeoutError:
             if self.reader.started:  # a request begun and not all there by its deadline
@@ -465,25 +465,10 @@ class _MailHandler(StreamHandler):
         except OSError:  # the client went away
             return
 
-    def _drain(self):
-        """Before closing after an error: read (and drop) what the client still sends, a
-        bounded amount, so that it is not reset before it has read the ERR line."""
-        self.request.shutdown(socket.SHUT_WR)
-        deadline = self.reader.deadline = time.monotonic() + min(self.server.owner.timeout, 10.0)
-        left = _MAX_DRAIN
-        while left > 0 and time.monotonic() < deadline:
-            chunk = self.rfile.read1(min(left, 1 << 16))
-            if not chunk:
-                return
-            left -= len(chunk)
-
     def _body(self, owner, words):
-        try:
-            n = int(words[1])
-            if n < 0:
-                raise ValueError
-        except (IndexError, ValueError):
-            raise _Reply(f"{words[0]}: expected a byte count") from None
+        n = protocol.parse_length(words[1]) if len(words) > 1 else None
+        if n is None:
+            raise _Reply(f"{words[0]}: expected a byte count")
         if n > owner.max_request:
             raise _Reply(f"request of {n} bytes is over the limit of {owner.max_request} bytes "
                          "(textnb serve --max-request)")
@@ -576,6 +561,8 @@ class _HTTPHandler(DeadlineReading, http.server.BaseHTTPRequestHandler):
             self.close_connection = True
         self.end_headers()
         self.wfile.write(data)
+        if close and status != 408:  # (the request's body is unread; a client too slow gets no more time)
+            self._drain(min(self.server.owner.timeout, 10.0), _MAX_DRAIN)
 
     def send_error(self, code, message=None, explain=None):
         """Errors the standard library answers itself (a request line it cannot parse,
@@ -618,11 +605,8 @@ class _HTTPHandler(DeadlineReading, http.server.BaseHTTPRequestHandler):
         if length is None:
             self._reply(411, {"error": "a Content-Length is required"}, close=True)
             return
-        try:
-            n = int(length)
-            if n < 0:
-                raise ValueError
-        except ValueError:
+        n = protocol.parse_length(length.strip(" \t"))  # (white space around a field value is no part of it)
+        if n is None:
             self._reply(400, {"error": f"bad Content-Length {length[:40]!r}"}, close=True)
             return
         if n > owner.max_request:

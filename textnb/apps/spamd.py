@@ -486,6 +486,28 @@ class DeadlineReading:
         self.rfile = io.BufferedReader(self.reader)
         self.reader.start(at_first_byte=self.at_first_byte)
 
+    def _drain(self, seconds, limit):
+        """After an error answer that ends the connection: end the writing side (the client
+        sees the end of the answer), then read (and drop) what the client still sends, at
+        most ``limit`` bytes for at most ``seconds`` (less when the daemon stops), so that
+        closing does not reset the connection before the client has read the answer. A
+        client that sends its whole request before it reads (urllib, http.client, a spamc
+        with a large message) would otherwise fail writing, with a broken pipe or a reset,
+        and never see the answer. One drain for every transport (spamd, the socket
+        protocol, HTTP)."""
+        owner = self.server.owner
+        try:
+            self.request.shutdown(socket.SHUT_WR)
+            self.reader.deadline = time.monotonic() + seconds
+            left = limit
+            while left > 0 and not owner.stopping:
+                chunk = self.rfile.read1(min(left, 1 << 16))
+                if not chunk:
+                    return
+                left -= len(chunk)
+        except OSError:  # (TimeoutError too: the drain's time is up) the client went away
+            return
+
 
 class StreamHandler(DeadlineReading, socketserver.StreamRequestHandler):
     """A connection of the daemon: its per-request deadline (:class:`DeadlineReading`) and
@@ -519,10 +541,10 @@ class SpamdHandler(StreamHandler):
                                                                       "stopping; the request was not read whole"))
                     return
                 self._send(protocol.spamd_error(exc.status, f"Bad header line: {exc}"))
-                self._drain(owner)
+                self._drain(min(owner.timeout, 5.0), _MAX_DRAIN)
             except _Refuse as exc:
                 self._send(protocol.spamd_error(exc.status, exc.text))
-                self._drain(owner)
+                self._drain(min(owner.timeout, 5.0), _MAX_DRAIN)
             except TimeoutError:
                 self._send(protocol.spamd_error("EX_TIMEOUT", f"Timeout: ({owner.timeout:g} second socket "
                                                               "timeout reading input from client)"))
@@ -536,21 +558,6 @@ class SpamdHandler(StreamHandler):
         except OSError:  # the client went away
             return
 
-    def _drain(self, owner):
-        """After an error answer: read (and drop) what the client still sends, a bounded
-        amount for a bounded time, so that closing does not reset the connection before
-        the client has read the answer."""
-        try:
-            self.request.shutdown(socket.SHUT_WR)
-            deadline = self.reader.deadline = time.monotonic() + min(owner.timeout, 5.0)
-            left = _MAX_DRAIN
-            while left > 0 and time.monotonic() < deadline and not owner.stopping:
-                chunk = self.rfile.read1(min(left, 1 << 16))
-                if not chunk:
-                    return
-                left -= len(chunk)
-        except OSError:
-            return
 
     def _handle(self, owner):
         first = self._line()
