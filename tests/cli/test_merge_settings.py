@@ -23,6 +23,7 @@ ROWS = [("spam", "cheap pills now"), ("ham", "meeting at noon"), ("spam", "cheap
     ("multinomial", [], ["--binary"], "binary"),
     ("multinomial", [], ["--min-df", "2"], "min_df"),
     ("multinomial", [], ["--stop-words", "english"], "stop_words"),
+    ("multinomial", [], ["--max-bytes", "1000"], "max_bytes"),
 ])
 def test_merge_refuses_text_models_whose_settings_differ(tmp_path, model, same, other, setting):
     """The merged model took the first file's settings, so ``merge a b`` and ``merge b a``

@@ -242,7 +242,8 @@ PARAMETER_FLAGS = {"ngram_range": "--ngram", "stop_words": "--stop-words", "min_
                    "max_df": "--max-df", "max_features": "--max-features", "token_pattern": "--token-pattern",
                    "stemmer": "--stem", "lowercase": "--no-lowercase", "binary": "--binary", "alpha": "--alpha",
                    "m": "--m", "fit_prior": "--uniform-prior", "class_prior": "--uniform-prior", "norm": "--norm",
-                   "missing": "--missing", "interval_fit": "--interval-fit", "label_prefix": "--label-prefix"}
+                   "missing": "--missing", "interval_fit": "--interval-fit", "label_prefix": "--label-prefix",
+                   "max_bytes": "--max-bytes"}
 #: the options among them that take no value (given or not)
 SWITCHES = frozenset({"--no-lowercase", "--binary", "--uniform-prior", "--norm"})
 #: the value of each switch's parameter that the switch gives
