@@ -18,8 +18,9 @@ __all__ = ["add_parser", "run"]
 
 def add_parser(sub):
     p = sub.add_parser("evaluate", help="cross-validate or test a model",
-                       description="Stratified, seeded K-fold cross-validation, or train/test when the corpus "
-                                   "has train/ and test/ parts or --test is given.")
+                       description="Stratified, seeded K-fold cross-validation (a multi-label corpus: shuffled, "
+                                   "seeded K-fold, its documents having several labels), or train/test when the "
+                                   "corpus has train/ and test/ parts or --test is given.")
     p.add_argument("path", metavar="PATH", help="the corpus or table (as train reads it), or - for stdin")
     p.add_argument("--cv", type=folds, metavar="K", help=f"K-fold cross-validation (default 10, fewer when no "
                    f"class has 10 objects; {folds.range}; "
