@@ -192,6 +192,8 @@ def test_bad_requests_get_an_error_and_the_daemon_goes_on(spam_model, sock_dir):
             b"x" * 10000: b"ERR request line over",
             b"SPAM 3 spam_cutoff=2\nabc": b"ERR spam_cutoff must be a probability",
             b"SPAM 3 colour=red\nabc": b"ERR unknown option",
+            b"SPAM 3 headers=yes\nabc": b"ERR bad value for headers: 'yes'",  # (was read as headers=0)
+            b"SPAM 3 max_bytes=+15\nabc": b"ERR bad value for max_bytes: '+15'",  # (int() took it)
             b"SPAM 3\n   ": b"ERR stdin: empty message",
             b"CLASSIFY 5\n{bad}": b"ERR the request is not valid JSON",
             b"CLASSIFY 2\n[]": b"ERR the request must be a JSON object",

@@ -420,10 +420,12 @@ def _options(words):
             if key in ("spam_cutoff", "ham_cutoff"):
                 opts[key] = _cutoff(float(value), key)
             elif key == "max_bytes":
-                opts[key] = int(value)
-                if opts[key] <= 0:
+                opts[key] = protocol.parse_length(value)  # (ASCII digits, as every byte count)
+                if not opts[key]:
                     raise ValueError
             elif key == "headers":
+                if value not in ("0", "1"):  # (headers=yes read as off, without a word)
+                    raise ValueError
                 opts[key] = value == "1"
             else:
                 raise InputError(f"unknown option {key!r}")
