@@ -28,6 +28,8 @@ import warnings
 
 import numpy as np
 
+from textnb.core.wrapping import text_vectorizer
+
 __all__ = ["FastTextModel", "load_model", "train_supervised"]
 
 #: fastText's training parameters that configure its embeddings and SGD: naive Bayes has none.
@@ -99,7 +101,7 @@ def load_model(path, *, label=None):
     from textnb.core.model_io import load
 
     estimator = load(path)
-    if _vectorizer(estimator) is None and not _takes_text(estimator):  # (as fastText's reads its own models)
+    if text_vectorizer(estimator) is None and not _takes_text(estimator):  # (as fastText's reads its own models)
         raise ModelFileError(f"{path}: a {type(estimator).__name__} model, not a text model; textnb.fasttext reads "
                              f"the models train_supervised and textnb train on text write (load it with textnb.load)")
     return FastTextModel(estimator, label_prefix=label)
@@ -114,16 +116,6 @@ def _takes_text(estimator):
         return bool(get_tags(estimator).input_tags.string)
     except (AttributeError, TypeError, ValueError):
         return False
-
-
-def _vectorizer(estimator):
-    """The fitted vectorizer of a text model (a TextClassifier's ``vectorizer_``, a
-    Pipeline's first step), None for any other model."""
-    vectorizer = getattr(estimator, "vectorizer_", None)
-    if vectorizer is None and hasattr(estimator, "steps"):
-        vectorizer = estimator.steps[0][1]
-    return vectorizer if hasattr(vectorizer, "get_feature_names_out") and hasattr(vectorizer, "build_analyzer") \
-        else None
 
 
 def _label_counts(estimator):
@@ -185,7 +177,7 @@ class FastTextModel:
         documents, as fastText's ``get_words`` (kept by :func:`train_supervised`; a model
         trained by ``textnb train`` keeps none: ValueError). ``on_unicode_error`` is
         fastText's, accepted (the terms are str already)."""
-        vectorizer = _vectorizer(self.estimator)
+        vectorizer = text_vectorizer(self.estimator)
         words = [str(t) for t in vectorizer.get_feature_names_out()]
         if not include_freq:
             return words

@@ -41,7 +41,7 @@ Standard library only (the mail client imports nothing heavy).
 
 __all__ = ["INNER_ATTRIBUTES", "calibrated", "chain", "declared_attributes", "find", "merge_refusal", "merges_exactly",
            "fit_weighted", "reads_documents", "rule_model", "table_attributes", "takes_fold_counts", "takes_sample_weight",
-           "takes_terms"]
+           "takes_terms", "text_vectorizer"]
 
 #: Fitted attributes that hold the model a wrapper wraps, in the order they are looked at.
 INNER_ATTRIBUTES = ("model_", "estimator_", "best_estimator_")
@@ -185,3 +185,21 @@ def table_attributes(model):
         if found is not None:
             return found
     return None
+
+
+def text_vectorizer(model):
+    """The vectorizer of a text model, an estimator or a read model-file node (a
+    ``TextClassifier``'s ``vectorizer_``, a ``Pipeline``'s first step), or None for any other
+    model. The one walk to it (the fastText facade, the label prefix a file keeps, the
+    readers that ask whether it decodes bytes itself)."""
+    state = getattr(model, "state", None)
+    if isinstance(state, dict) and hasattr(model, "kind"):  # a model-file node
+        if model.kind == "TextClassifier":
+            return state.get("vectorizer_")
+        steps = model.params.get("steps") if model.kind == "Pipeline" else None
+        first = steps[0][1] if steps else None
+        return first if getattr(first, "kind", None) in ("Vectorizer", "TfidfVectorizer") else None
+    vectorizer = getattr(model, "vectorizer_", None)
+    if vectorizer is None and getattr(model, "steps", None):
+        vectorizer = model.steps[0][1]
+    return vectorizer if hasattr(vectorizer, "_get_state") else None

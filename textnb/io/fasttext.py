@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass, field
 
 from textnb.core.errors import STDIN_NAME, InputError, counted, empty_input
+from textnb.core.wrapping import text_vectorizer
 from textnb.io.corpus import MAX_DOCUMENT_BYTES, Corpus, binary_message, check_unchanged, decode_bytes, is_binary
 from textnb.io.files import cut_text, file_identity, open_regular_binary, read_regular_file
 
@@ -485,22 +486,6 @@ def line_documents(stream, *, max_bytes=MAX_DOCUMENT_BYTES, label_prefix=None, s
         yield cleaned(chunk)
 
 
-def _vectorizer_of(model):
-    """The vectorizer of a text model, an estimator or a read node (a ``TextClassifier``'s
-    ``vectorizer_``, a ``Pipeline``'s first step), or None."""
-    state = getattr(model, "state", None)
-    if isinstance(state, dict) and hasattr(model, "kind"):  # a model-file node
-        if model.kind == "TextClassifier":
-            return state.get("vectorizer_")
-        steps = model.params.get("steps") if model.kind == "Pipeline" else None
-        first = steps[0][1] if steps else None
-        return first if getattr(first, "kind", None) in ("Vectorizer", "TfidfVectorizer") else None
-    vectorizer = getattr(model, "vectorizer_", None)
-    if vectorizer is None and getattr(model, "steps", None):
-        vectorizer = model.steps[0][1]
-    return vectorizer if hasattr(vectorizer, "_get_state") else None
-
-
 def store_label_prefix(model, label_prefix):
     """Keep ``label_prefix``, the prefix of the fastText file the text ``model`` (a fitted
     estimator or model-file node) was trained on, in its vectorizer's state, so that its file
@@ -508,7 +493,7 @@ def store_label_prefix(model, label_prefix):
     written: a file without it reads as ``__label__``). Returns ``model``."""
     if label_prefix is None or label_prefix == DEFAULT_LABEL_PREFIX:
         return model
-    vectorizer = _vectorizer_of(model)
+    vectorizer = text_vectorizer(model)
     if vectorizer is None:
         return model
     if hasattr(vectorizer, "kind"):
@@ -522,7 +507,7 @@ def stored_label_prefix(model):
     """The label prefix a text ``model`` (a fitted estimator or model-file node) was trained
     with (:func:`store_label_prefix`), ``__label__`` when it keeps none (older files, other
     inputs)."""
-    vectorizer = _vectorizer_of(model)
+    vectorizer = text_vectorizer(model)
     if vectorizer is None:
         return DEFAULT_LABEL_PREFIX
     if hasattr(vectorizer, "kind"):

@@ -182,12 +182,11 @@ def decodes_documents(model):
     (``analyzer``), a TextClassifier's or a text Pipeline's vectorizer's; False for any other
     model. The readers of documents for that model (``predict``, ``topicfilter``) then hand
     it a file's bytes, as the library's ``predict`` of a Path does, instead of their guess."""
+    from textnb.core.wrapping import text_vectorizer
+
     analyzer = getattr(model, "analyzer", None)
     if analyzer is None:
-        vectorizer = getattr(model, "vectorizer_", None)
-        if vectorizer is None and hasattr(model, "steps"):
-            vectorizer = model.steps[0][1]
-        build = getattr(vectorizer, "build_analyzer", None)
+        build = getattr(text_vectorizer(model), "build_analyzer", None)
         try:
             analyzer = build() if build is not None else None
         except (AttributeError, TypeError, ValueError):
