@@ -1,4 +1,5 @@
 import os
+from pathlib import Path
 
 import pytest
 
@@ -313,3 +314,22 @@ def test_a_byte_order_mark_is_dropped_from_every_user_file(tmp_path):
     assert open_corpus(tmp_path / "c.tsv").labels == ["spam", "ham"]
     (tmp_path / "f.ft").write_bytes(bom + b"__label__a cheap pills\n__label__b lunch\n")
     assert read_fasttext(tmp_path / "f.ft").labels == [("a",), ("b",)]
+
+
+def test_folder_corpus_paths_are_the_paths_of_their_names(tmp_path):
+    """A folder corpus's documents are the Paths of their file names, built without parsing
+    each name again for the files right in a class folder (_child_path) and by ``/`` below:
+    equal (and hashing equal) to ``Path(name)``, with the same parts, name and parent."""
+    for rel in ("a/1.txt", "a/x.y.z", "a/sub/2.txt", "a/sub/deeper/3", "b/.4", "b/5"):
+        f = tmp_path / "c" / rel
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text("words " + rel)
+    corpus = open_corpus(str(tmp_path / "c"))
+    names = sorted(str(d) for d in corpus.documents)
+    assert names == sorted(str(tmp_path / "c" / r) for r in ("a/1.txt", "a/x.y.z", "a/sub/2.txt", "a/sub/deeper/3",
+                                                             "b/5"))
+    for doc in corpus.documents:
+        plain = Path(str(doc))
+        assert isinstance(doc, Path) and doc == plain and hash(doc) == hash(plain)
+        assert (doc.parts, doc.name, doc.parent, doc.suffix) == (plain.parts, plain.name, plain.parent, plain.suffix)
+        assert doc.read_text().startswith("words ")

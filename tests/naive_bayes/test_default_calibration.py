@@ -72,6 +72,35 @@ def test_leave_out_scale_is_close_to_cross_validation(sms_counts):
     assert model.scale_ < 0.8  # the raw Bernoulli scores of SMS are overconfident
 
 
+@pytest.mark.parametrize("scored_all", [True, False])
+def test_complement_leave_out_scores_equal_the_whole_vocabulary_weights(sms_counts, scored_all):
+    """The complement model's held-out scores, computed on each fold's own columns with its
+    classes' normalisations updated (dfe._ComplementColumns), are the scores of the weights
+    :func:`linear_weights` gives the model with the fold taken out, over the whole
+    vocabulary, to single-precision rounding."""
+    Xtr, ytr, _, _ = sms_counts
+    y = np.searchsorted(np.unique(ytr), ytr)
+    T = dfe.features("complement", Xtr.astype(np.float64)).astype(np.float32)
+    fc, cc = dfe.class_sums(T, y, 2)
+    fc, cc = dfe.passes("complement", fc, cc, T, y, alpha=0.3, n_passes=2, step=4.5)
+    contribution = np.random.default_rng(0).uniform(1.0, 3.0, T.shape[0])
+    fold = np.arange(T.shape[0]) % 4 - 1  # fold -1: taken out nowhere, scored nowhere
+    scored = np.ones(T.shape[0], dtype=bool) if scored_all else np.arange(T.shape[0]) % 3 > 0
+    S = dfe.leave_out_scores("complement", fc, cc, T, y, contribution, fold, alpha=0.3, scored=scored)
+    fc32 = np.array(fc, dtype=np.float32)
+    expected = []
+    for f in range(3):
+        rows = np.flatnonzero(fold == f)
+        rest, cc_f, restore = dfe._take_out(fc32, cc, T[rows], y[rows], contribution[rows])
+        W, b = dfe.linear_weights("complement", rest, cc_f, 0.3, dtype=np.float32)
+        restore()
+        expected.append(dfe.scores(T[rows[scored[rows]]], W, b))
+    expected = np.vstack(expected)
+    order = np.argsort(np.concatenate([np.flatnonzero((fold == f) & scored) for f in range(3)]), kind="stable")
+    assert S.shape == expected.shape
+    assert np.allclose(S, expected[order], rtol=1e-5, atol=1e-4)
+
+
 def test_calibration_keeps_the_decisions_and_lowers_the_log_loss(sms_counts):
     Xtr, ytr, Xte, yte = sms_counts
     cal = DiscriminativeNB().fit(Xtr, ytr)

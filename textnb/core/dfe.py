@@ -466,8 +466,14 @@ def leave_out_scores(family, feature_count, class_count, T, y_index, contributio
     S = np.empty((int(score.sum()), n_classes))
     fc = np.array(feature_count, dtype=np.float32)  # single precision, as in the passes
     df = None if X is None else np.bincount(X.indices, minlength=X.shape[1])
+    local = _ComplementColumns(fc, alpha) if X is None and family == "complement" and n_classes > 1 else None
     for f in np.unique(fold[fold >= 0]):
         rows = np.flatnonzero(fold == f)
+        if local is not None:
+            T_out = T[rows]
+            W, b, Tf = local.without(T_out, y_index[rows], contribution[rows], score[rows])
+            S[position[rows[score[rows]]]] = scores(Tf, W, b, pool)
+            continue
         rest, cc, restore = _take_out(fc, class_count, T[rows], y_index[rows], contribution[rows])
         seen = None if X is None else np.flatnonzero(df - np.bincount(X[rows].indices, minlength=X.shape[1]))
         if seen is not None and seen.size == X.shape[1]:
@@ -481,6 +487,54 @@ def leave_out_scores(family, feature_count, class_count, T, y_index, contributio
             Tf = T[rows]
         S[position[rows]] = scores(Tf.astype(np.float32, copy=False), W, b, pool)  # products in W's precision
     return S
+
+
+class _ComplementColumns:
+    """The complement weights (:func:`linear_weights`, single precision) of a model
+    ``fc`` with the contribution of some documents taken out, on the columns of their
+    terms only, for scoring those documents (:func:`leave_out_scores`).
+
+    Taking documents out changes ``fc`` in the columns of their terms, and so each of
+    those columns' smoothed complement counts; every other column keeps its counts, and
+    its weights move by the one constant of its class's normalisation. A document's score
+    reads its own terms' columns only, so the weights of those columns and the classes'
+    normalisations are all it needs: each class's sum of complement counts is updated by
+    the change in the taken-out documents' columns (in double precision) instead of summed
+    again over the whole vocabulary. The same counts and weights as :func:`linear_weights`
+    of the model without the documents, cell for cell, up to the rounding of those sums."""
+
+    def __init__(self, fc, alpha):
+        self.fc = fc
+        self.alpha = np.float32(max(float(alpha), ALPHA_FLOOR))
+        total = fc.sum(axis=0) + self.alpha
+        out = np.subtract(total, fc)
+        np.maximum(out, self.alpha, out=out)
+        self.totals = out.sum(axis=1, dtype=np.float64)  # each class's complement count
+
+    def without(self, T_out, y_out, contribution_out, score):
+        """``(W, b, T)``: the weights on the columns of the documents ``T_out`` (rows of
+        classes ``y_out``, weights ``contribution_out``) of the model without them, and the
+        rows ``score`` of ``T_out`` on those columns (single precision)."""
+        fc, alpha = self.fc, self.alpha
+        n_classes = fc.shape[0]
+        cols = np.flatnonzero(np.bincount(T_out.indices, minlength=T_out.shape[1]))
+        column = np.empty(T_out.shape[1], dtype=np.int32)
+        column[cols] = np.arange(cols.size, dtype=np.int32)  # each term's column in cols
+        T_out = type(T_out)((T_out.data, column[T_out.indices], T_out.indptr), shape=(T_out.shape[0], cols.size))
+        T = T_out[score]
+        taken = (_indicator(y_out, contribution_out, n_classes) @ T_out).tocsr()  # the documents' sums
+        kept = fc[:, cols]
+        rest = kept.copy()
+        cells = (np.repeat(np.arange(n_classes), np.diff(taken.indptr)), taken.indices)
+        rest[cells] = np.maximum(kept[cells] - taken.data, 0.0)  # as _take_out
+        before = np.subtract(kept.sum(axis=0) + alpha, kept)
+        np.maximum(before, alpha, out=before)
+        after = np.subtract(rest.sum(axis=0) + alpha, rest)
+        np.maximum(after, alpha, out=after)
+        totals = self.totals - before.sum(axis=1, dtype=np.float64) + after.sum(axis=1, dtype=np.float64)
+        W = np.log(after)
+        np.subtract(np.log(totals.astype(np.float32))[:, None], W, out=W)
+        return W, np.zeros(n_classes), T.astype(np.float32, copy=False)
 
 
 def _scores_without(family, fc, class_count, T_out, y_out, contribution_out, T_score, *, alpha, pool):
