@@ -4,7 +4,8 @@
 numeric and Gaussian, under scikit-learn's parameter and attribute names (``priors``,
 ``var_smoothing``, ``class_prior_``, ``theta_``, ``var_``, ``epsilon_``) and with
 scikit-learn's estimates where TabularNB's differ: the weighted *population* variance
-(TabularNB: the sample variance, Weka's convention), a class whose values are all equal
+(TabularNB: the sample variance, the textbook's; Weka's NaiveBayes uses neither, see
+:mod:`textnb.naive_bayes.tabular`), a class whose values are all equal
 keeps its variance 0 plus ``epsilon_`` (TabularNB borrows the pooled variance), and the
 class prior is the relative class weight without smoothing. The statistics (per-class
 weighted count, mean and centred second moment) are the engine's own, so ``fit``,

@@ -85,7 +85,12 @@ class TabularNB(TabularKernel, BaseNB):
           variance of all classes pooled, one with all its values equal (a single
           value included) the pooled variance (Weka likewise falls back to a default
           when the deviation is 0). The log density is not floored: a value far from
-          every class mean still favours the nearest one, as in GaussianNB;
+          every class mean still favours the nearest one, as in GaussianNB. This is
+          not Weka 3.6's ``NaiveBayes``, which rounds the values to a precision taken
+          from the training data (the mean gap between a column's distinct values),
+          uses the population (n) deviation and scores the probability mass of a
+          precision-wide interval: a few rows get another class
+          (docs/weka_parity.md); ``"mdl"`` is Weka's ``NaiveBayes -D`` exactly;
         * ``"kde"``: John & Langley's flexible Bayes: the mean of Gaussian kernels, one
           per training value of the class, with bandwidth ``σ_c = range_c / sqrt(n_c)``
           (the class's value range over the square root of its weight, as Weka's

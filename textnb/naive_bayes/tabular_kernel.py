@@ -341,7 +341,8 @@ def _weighted_variance(count, m2):
 
     Sample weights are frequency weights (a weight of k counts as k rows, the
     equivalence scikit-learn's checks test): the sample variance ``M2 / (W - 1)``,
-    Weka's and TabularNB's convention with unit weights. Below ``W = 2`` the weights
+    TabularNB's convention with unit weights (Weka 3.6's ``NormalEstimator`` takes the
+    population deviation of values rounded to a precision instead: docs/weka_parity.md). Below ``W = 2`` the weights
     cannot be counts of rows (AdaBoost's sum to 1 over all rows) and ``W - 1`` would
     collapse the variance or turn it negative: there it is the weighted population
     variance ``M2 / W`` of scikit-learn's ``GaussianNB``, which does not depend on the

@@ -123,7 +123,10 @@ class TAN(TANKernel, NominalCodesMixin, BaseNB):
         Additive smoothing of every CPT (1 = Laplace). ``alpha=0.5, missing="mode"``
         is Weka 3.6's ``BayesNet -Q ...search.local.TAN -E "SimpleEstimator -A 0.5"``
         up to the structure score (Weka's default score is BAYES; ``-S ENTROPY`` is
-        the mutual-information tree used here).
+        the mutual-information tree used here) and the root: Weka grows the tree from
+        its strongest arc and directs each arc as it adds it, so another attribute may
+        be left without a parent; ``root=`` that attribute gives Weka's network and its
+        predictions (docs/weka_parity.md).
     m : float or None, default=None
         The m-estimate of the nodes with attribute parents (Friedman et al. 1997), as
         in :class:`BayesNetClassifier`.
