@@ -148,3 +148,48 @@ def test_train_model_auto_chooses_on_each_folds_own_vocabulary(tmp_path):
     want = _copy_cv_results(texts, labels, models, {"min_df": 2}, cv=smoothing.cv, seed=smoothing.random_state)
     assert_allclose([score for _, score in smoothing.cv_results_], want, rtol=1e-12)
     assert json.loads(out)["strategy"] == "scutfbr"
+
+
+@pytest.mark.parametrize("way", ["estimators", "kernels"])
+def test_evaluate_cv_gives_each_folds_model_the_vocabularies_of_its_documents(monkeypatch, way):
+    """``evaluate --cv`` of a multi-label corpus (``cross_validate_multilabel``, and the
+    trainer's ``cross_validate``): the model of an outer fold gets the fold counts of that
+    fold's training documents for its own folds (on all of them: what a fresh Vectorizer of
+    the same settings gives them). Before, it got none: its own folds were on the outer
+    fold's pruned vocabulary."""
+    from textnb.evaluation.evaluate import vectorize_all
+    from textnb.meta import multilabel_training
+    from textnb.meta.multilabel import cross_validate_multilabel
+
+    texts, labels = _corpus()
+    vec = {"min_df": 2}
+    seen = []
+    if way == "estimators":
+        fit = MultiLabelNB.fit
+
+        def spy(self, X, y, progress=None, fold_counts=None):
+            seen.append(fold_counts)
+            return fit(self, X, y, progress=progress, fold_counts=fold_counts)
+
+        monkeypatch.setattr(MultiLabelNB, "fit", spy)
+    else:
+        fit = multilabel_training._fit
+
+        def spy(*args, fold_counts=None, **kwargs):
+            seen.append(fold_counts)
+            return fit(*args, fold_counts=fold_counts, **kwargs)
+
+        monkeypatch.setattr(multilabel_training, "_fit", spy)
+    X, _ = vectorize_all(texts, vec)
+    if way == "estimators":
+        cross_validate_multilabel(X, labels, MultiLabelNB(MultinomialNB(), cv=3), cv=3, vectorizer=vec)
+    else:
+        multilabel_training.cross_validate(X, labels, model=("MultinomialNB", {}), cv=3, vectorizer=vec)
+    splits = kfold(len(texts), 3, 0)
+    assert len(seen) == len(splits)
+    for (train, _), fold_counts in zip(splits, seen):
+        assert fold_counts is not None
+        docs = [texts[i] for i in train]
+        want = Vectorizer(**vec).fit_transform(docs)
+        got = fold_counts(np.arange(len(train)))
+        assert got.shape == want.shape and (got != want).nnz == 0
