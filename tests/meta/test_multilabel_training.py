@@ -60,7 +60,11 @@ FLAGS = [["--model", "multinomial"], ["--model", "bernoulli", "--method", "ovr"]
          ["--model", "multinomial", "--select", "chi2:12", "--method", "ovr", "--strategy", "pcut"],
          ["--model", "multinomial", "--calibrate", "sigmoid"], ["--model", "multinomial", "--adjust"],
          ["--binary", "--min-labels", "0", "--strategy", "scut"], ["--model", "auto"],
-         ["--min-df", "3", "--method", "ovr"], ["--model", "multinomial", "--binary", "--max-features", "15"]]
+         ["--min-df", "3", "--method", "ovr"], ["--model", "multinomial", "--binary", "--max-features", "15"],
+         # the folds inside training on their own vocabularies (pruned on their training documents)
+         ["--model", "auto", "--min-df", "3"], ["--model", "multinomial", "--adjust", "--adjust-on", "cv", "--min-df", "2"],
+         ["--model", "auto", "--method", "ovr", "--max-features", "20"], ["--min-df", "3"],
+         ["--model", "multinomial", "--calibrate", "sigmoid", "--max-df", "0.5"]]
 
 
 @pytest.mark.parametrize("flags", quick_first(FLAGS, keep=3), ids=" ".join)

@@ -150,10 +150,18 @@ def _count(vectorizer, texts, fit=True):
         bar.close()
 
 
-def _fit(model, X, labels, label="fitting"):
+def _fold_counts(vectorizer, texts, X):
+    """What ``MultiLabelNB.fit`` takes for the folds inside training (each on its training
+    part's vocabulary), as a ``TextClassifier`` and the trainer give it."""
+    from textnb.text.classifier import document_fold_counts
+
+    return document_fold_counts(vectorizer, texts, X)
+
+
+def _fit(model, X, labels, label="fitting", fold_counts=None):
     bar = Progress(label)  # fit tells it the number of models
     try:
-        return model.fit(X, labels, progress=bar)
+        return model.fit(X, labels, progress=bar, fold_counts=fold_counts)
     finally:
         bar.close()
 
@@ -213,11 +221,11 @@ def _train(args, opts, start, out, corpus=None):
     if kernel is not None and _kernel_fits(kernel, args, labels):  # no scikit-learn imported
         from textnb.meta import multilabel_training as training
 
-        X, terms = _count(lambda t: training.count(t, kernel[0]), texts)
+        X, terms, folds = _count(lambda t: training.count(t, kernel[0], folds=True), texts)
         bar = Progress("fitting")
         try:
             model = training.fit(X, terms, labels, vectorizer=kernel[0], model=kernel[1], steps=kernel[2],
-                                 multilabel=_multilabel_params(args), progress=bar)
+                                 multilabel=_multilabel_params(args), progress=bar, fold_counts=folds)
         finally:
             bar.close()
         save(store_label_prefix(training.model_node(model), getattr(args, "label_prefix", None)), model_path)
@@ -230,7 +238,7 @@ def _train(args, opts, start, out, corpus=None):
         if kernel is not None:
             vectorizer, model = _model(args, opts)
         X = _count(vectorizer, texts)
-        _fit(model, X, labels)
+        _fit(model, X, labels, fold_counts=_fold_counts(vectorizer, texts, X))
         save(store_label_prefix(Pipeline([("vectorizer", vectorizer), ("model", model)]), getattr(args, "label_prefix", None)),
              model_path)
         n_terms, name = len(vectorizer.vocabulary_), model_name(model._base())
@@ -315,11 +323,11 @@ def _evaluate(args, opts, start, out, corpus=None):
         if kernel is not None and _kernel_fits(kernel, args, labels):  # no scikit-learn imported
             from textnb.meta import multilabel_training as training
 
-            X, terms = _count(lambda t: training.count(t, kernel[0]), texts)
+            X, terms, folds = _count(lambda t: training.count(t, kernel[0], folds=True), texts)
             X_test = _count(lambda t: training.transform(t, terms, kernel[0]), test_texts)
             split = functools.partial(training.evaluate_split, X, terms, labels, X_test, test_labels,
                                       vectorizer=kernel[0], model=kernel[1], steps=kernel[2],
-                                      multilabel=_multilabel_params(args))
+                                      multilabel=_multilabel_params(args), fold_counts=folds)
         else:
             from textnb.meta.multilabel import evaluate_multilabel_split
 
@@ -327,7 +335,8 @@ def _evaluate(args, opts, start, out, corpus=None):
                 vectorizer, model = _model(args, opts)
             X = _count(vectorizer, texts)
             X_test = _count(vectorizer, test_texts, fit=False)
-            split = functools.partial(evaluate_multilabel_split, X, labels, X_test, test_labels, model)
+            split = functools.partial(evaluate_multilabel_split, X, labels, X_test, test_labels, model,
+                                      fold_counts=_fold_counts(vectorizer, texts, X))
         bar = Progress("fitting")  # fit tells it the number of models
         try:
             report = split(progress=bar)

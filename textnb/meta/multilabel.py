@@ -42,6 +42,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.naive_bayes.base import CV_SCHEMA, DeclaredTags, NestedParams, SaveMixin, given_splits
 from textnb.core.errors import InputError, ParameterError
+from textnb.core.wrapping import takes_fold_counts
 from textnb.core.model_io import register
 from textnb.core.model_schema import (N_FEATURES, check_param_values, SEED, TEMPLATE, Array, Bool, Choice, Classes, Float, Int,
                                       ListOf, MayBeAbsent, Model, OneOf, Optional)
@@ -55,6 +56,7 @@ from textnb.meta.labelsets import (MULTILABEL_DEFAULTS, SMALL, STRATEGIES, _each
 from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.naive_bayes.kernels import all_or_nothing, takes_defaults
 from textnb.naive_bayes.scoring import check_sample_weight
+from textnb.text.training import RowFoldCounts
 
 __all__ = [
     "MultiLabelCorpus",
@@ -301,13 +303,35 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
         return Y, classes, False
 
     # -- fitting ----------------------------------------------------------------------
+    #: ``fit`` hands ``fold_counts`` on to its estimator (:func:`textnb.core.wrapping.takes_fold_counts`)
+    hands_on_fold_counts = True
+
+    def uses_fold_counts(self):
+        """Capability (:func:`textnb.core.wrapping.takes_fold_counts`): ``fit`` fits models
+        on folds of its own (the out-of-fold scores of a thresholding strategy) on
+        ``fold_counts``, whatever it wraps."""
+        return isinstance(self.threshold, str)
+
     @all_or_nothing
-    def fit(self, X, y, progress=None):
+    def fit(self, X, y, progress=None, fold_counts=None):
         """Fit the scores' model(s) and choose the decisions; returns self.
 
         ``progress``, a callable ``progress(done, total)``, is told of each model fitted
         (the final one, then the ``cv`` out-of-fold ones; one model when the out-of-fold
-        scores come from its sums)."""
+        scores come from its sums).
+
+        ``fold_counts`` (what a ``TextClassifier`` gives a model of its count matrix ``X``:
+        :class:`textnb.text.training.FoldVocabularies`; ``textnb train`` gives the same):
+        each out-of-fold model is fitted on its fold's own vocabulary, ``fold_counts(train)``
+        (the terms its training documents alone keep, ``min_df`` / ``max_df`` /
+        ``max_features`` counted on them), as a fresh fit on those documents would be, and
+        an estimator whose ``fit`` takes ``fold_counts`` (SmoothingCV, APNBC with
+        ``fit_on="cv"``, CalibratedNB) gets those of the documents (or copies) it is fitted
+        on, so that no held-out document's terms enter a model that scores it. With a
+        vectorizer that prunes (:attr:`FoldVocabularies.prunes
+        <textnb.text.training.FoldVocabularies.prunes>`) the copy method's out-of-fold scores
+        do not come from one training's sums then. None: each fold on the columns of ``X``
+        its training part has, the estimator's own folds on ``X``'s columns."""
         strategy = self._check_params()
         Y, classes, multilabel = self._indicator(y)
         X = validate_data(self, X, accept_sparse="csr", reset=True)
@@ -331,7 +355,8 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
         # one training, the out-of-fold scores from the sums of the model of every document:
         # for the copy method over a model that can, when each document is held out once
         once = splits is None or _each_row_once(splits, X.shape[0])
-        from_sums = oof and n_splits >= 2 and once and self.method == "copy" and hasattr(base, "fit_out_of_fold")
+        from_sums = oof and n_splits >= 2 and once and self.method == "copy" and hasattr(base, "fit_out_of_fold") \
+            and (fold_counts is None or getattr(fold_counts, "prunes", True) is False)  # (the other folds' terms)
         if from_sums:
             steps = 1
         if progress is not None:
@@ -342,7 +367,7 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
                 splits = kfold(X.shape[0], n_splits, self.random_state)
             fitted, S = self._fit_copy_out_of_fold(base, X, Y, splits)
         else:
-            fitted = self._fit_scores(base, X, Y)  # first: the out-of-fold models keep the choices it made
+            fitted = self._fit_scores(base, X, Y, fold_counts)  # first: the out-of-fold models keep its choices
         done = 1
         if progress is not None:
             progress(done, steps)
@@ -354,9 +379,14 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
             if splits is not None:
                 parts, rows = [], []
                 for train, test in splits:
-                    cols = seen_columns(X[train])
-                    fold = self._fit_scores(base, X[train][:, cols], Y[train])
-                    parts.append(self._scores(fold, X[test][:, cols]))
+                    if fold_counts is not None:  # the fold's own vocabulary, pruned on its training documents
+                        Xf = fold_counts(train)
+                        fold = self._fit_scores(base, Xf[train], Y[train], RowFoldCounts(fold_counts, train))
+                        parts.append(self._scores(fold, Xf[test]))
+                    else:
+                        cols = seen_columns(X[train])
+                        fold = self._fit_scores(base, X[train][:, cols], Y[train])
+                        parts.append(self._scores(fold, X[test][:, cols]))
                     rows.append(test)
                     done += 1
                     if progress is not None:
@@ -378,9 +408,13 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
         self.thresholds_ = thresholds
         return self
 
-    def _fit_scores(self, base, X, Y):
+    def _fit_scores(self, base, X, Y, fold_counts=None):
         """The model(s) behind the scores of labels ``Y`` (n, n_labels), and which labels
-        are constant in ``Y``: ``(model(s), constant)``."""
+        are constant in ``Y``: ``(model(s), constant)``. ``fold_counts`` (of the rows of
+        ``X``): handed on to a ``base`` whose ``fit`` takes them, for the copies it is
+        fitted on (:class:`textnb.text.training.RowFoldCounts`) or the documents."""
+        if fold_counts is not None and not takes_fold_counts(base):
+            fold_counts = None
         n, m = Y.shape
         n_pos = Y.sum(axis=0)
         constant = label_support(Y)[1]
@@ -389,8 +423,9 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
             if live.size == 0:
                 return None, constant
             rows, codes = copies(Y, live)
+            kw = {} if fold_counts is None else {"fold_counts": RowFoldCounts(fold_counts, rows)}
             with naming_the_label(self.classes_):
-                return clone(base).fit(X[rows], codes), constant
+                return clone(base).fit(X[rows], codes, **kw), constant
         models = [None] * m
         if _sums_fit(base) and live.size:
             counter = clone(base)
@@ -405,7 +440,8 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
         else:
             for j in live:
                 with naming_the_label(self.classes_, j):
-                    models[j] = clone(base).fit(X, Y[:, j])
+                    models[j] = clone(base).fit(X, Y[:, j], **({} if fold_counts is None else
+                                                              {"fold_counts": fold_counts}))
         return models, constant
 
     def _fit_copy_out_of_fold(self, base, X, Y, splits):
@@ -543,7 +579,8 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
             setattr(self, k, v)
 
 
-def evaluate_multilabel_split(X_train, labels_train, X_test, labels_test, model=None, *, progress=None):
+def evaluate_multilabel_split(X_train, labels_train, X_test, labels_test, model=None, *, progress=None,
+                              fold_counts=None):
     """Train on one part, test on the other (an official split), as the literature reports.
 
     Parameters
@@ -556,6 +593,9 @@ def evaluate_multilabel_split(X_train, labels_train, X_test, labels_test, model=
         ``MultiLabelNB()`` when None (cloned).
     progress : callable, default=None
         ``progress(done, total)``, passed to ``fit``.
+    fold_counts : FoldVocabularies, default=None
+        Of the training documents, passed to ``fit`` (:meth:`MultiLabelNB.fit`): the folds
+        inside training each on the vocabulary of their training part.
 
     Returns
     -------
@@ -565,7 +605,7 @@ def evaluate_multilabel_split(X_train, labels_train, X_test, labels_test, model=
         never predicted), plus ``n_train`` and ``test_labels_unseen``.
     """
     model = clone(MultiLabelNB() if model is None else model)
-    model.fit(X_train, [tuple(v) for v in labels_train], progress=progress)
+    model.fit(X_train, [tuple(v) for v in labels_train], progress=progress, fold_counts=fold_counts)
     S = model.predict_log_odds(X_test)  # (their rankings: the break-even points, whatever the decision rule)
     D = model.decision_from_log_odds(S)  # what predict thresholds at 0
     return test_report(model.classes_, model.train_support_, D, labels_test, X_train.shape[0], scores=S)
@@ -591,7 +631,10 @@ def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0, progress=
     vectorizer : dict, default=None
         The vectorizer's parameters: each fold keeps the terms its ``min_df`` / ``max_df`` /
         ``max_features`` keep in the fold's training part, as presence with ``binary``
-        (:func:`textnb.text.training.fold_counts`); None: every term, counts.
+        (:func:`textnb.text.training.fold_counts`); None: every term, counts. The model
+        fitted on a fold gets the ``fold_counts`` of that fold's training documents
+        (:meth:`MultiLabelNB.fit`), so that its own folds (the thresholds' out-of-fold
+        scores, a SmoothingCV's or APNBC's) are on their training parts' vocabularies too.
 
     Returns
     -------
@@ -610,15 +653,16 @@ def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0, progress=
         if cv > X.shape[0]:
             raise InputError(f"cv must be between 2 and the number of documents ({X.shape[0]}); got {cv}")
         splits = kfold(X.shape[0], cv, seed)
-    from textnb.text.training import fold_counts
+    from textnb.text.training import fold_counts, fold_vocabularies
 
     def fold_decisions(X_train, Y_train, X_test):
+        inner = fold_vocabularies(X_train, {} if vectorizer is None else vectorizer)
         if vectorizer is not None:
             X_train, X_test, _ = fold_counts(X_train, X_test, vectorizer)
         one = Y_train.shape[1] == 1  # one label: an (n, 1) array would be read as one class per document
         if one:
             Y_train = np.hstack([Y_train, np.zeros_like(Y_train)])  # beside a label no document has
-        fitted = clone(model).fit(X_train, Y_train)
+        fitted = clone(model).fit(X_train, Y_train, fold_counts=inner)
         S = fitted.predict_log_odds(X_test)  # (the decision values, and the log-odds ranked for break-even points)
         D = fitted.decision_from_log_odds(S)
         return (D[:, :1], S[:, :1]) if one else (D, S)

@@ -38,7 +38,8 @@ from textnb.text.ascii_tokens import TermKeys
 from textnb.text.defaults import VECTORIZER_DEFAULTS
 from textnb.text.scorer import scorer_from_node
 from textnb.text.tokenize import analyzer_from_params, count_batch, encode_terms
-from textnb.text.training import check_vocabulary_params, finish_counts, fit_model, learn_counts
+from textnb.text.training import (RowFoldCounts, check_vocabulary_params, finish_counts, fit_model, fold_vocabularies,
+                                  learn_counts, takes_fold_counts_spec, vectorizer_prunes)
 
 __all__ = ["MULTILABEL_DEFAULTS", "MultiLabelFit", "count", "cross_validate", "decision_function", "evaluate_split",
            "fit", "fits",
@@ -108,14 +109,26 @@ def fits(model, multilabel, label_sets, steps=()):
     return len(label_sets) > 0 and bool((label_support(Y)[1] == -1).any())
 
 
-def count(texts, vectorizer=None):
+def count(texts, vectorizer=None, *, folds=False):
     """``(X, terms)``: the counts of the training ``texts`` and the vocabulary, as
-    ``Vectorizer(**vectorizer).fit_transform(texts)`` gives them."""
+    ``Vectorizer(**vectorizer).fit_transform(texts)`` gives them; with ``folds``, ``(X,
+    terms, fold_counts)``, ``fold_counts`` the :class:`~textnb.text.training.FoldVocabularies`
+    of the texts (their counts over every term they have) that :func:`fit` takes, as a
+    ``TextClassifier`` gives them to its model."""
     vec = {**VECTORIZER_DEFAULTS, **(vectorizer or {})}
     check_vocabulary_params(vec["min_df"], vec["max_df"], vec["max_features"])
-    X, terms = learn_counts(list(texts), analyzer_from_params(vec), min_df=vec["min_df"], max_df=vec["max_df"],
+    texts = list(texts)
+    analyzer = analyzer_from_params(vec)
+    X, terms = learn_counts(texts, analyzer, min_df=vec["min_df"], max_df=vec["max_df"],
                             max_features=vec["max_features"], binary=vec["binary"])
-    return finish_counts(X, binary=vec["binary"], dtype=vec["dtype"]), terms
+    X = finish_counts(X, binary=vec["binary"], dtype=vec["dtype"])
+    if not folds:
+        return X, terms
+    every, every_terms = X, terms
+    if vectorizer_prunes(vec):  # (else the vocabulary is every term)
+        every, every_terms = learn_counts(texts, analyzer, binary=vec["binary"])
+        every = finish_counts(every, binary=vec["binary"], dtype=vec["dtype"])
+    return X, terms, fold_vocabularies(every, vec, every_terms)
 
 
 def transform(texts, terms, vectorizer=None):
@@ -127,14 +140,16 @@ def transform(texts, terms, vectorizer=None):
 
 
 def fit(X, terms, label_sets, *, vectorizer=None, model=("DiscriminativeNB", {}), steps=(), multilabel=None,
-        progress=None):
+        progress=None, fold_counts=None):
     """Fit the multi-label text model on the counts ``X`` (:func:`count`, over the
     vocabulary ``terms``) of documents with ``label_sets`` (collections of labels): what
     ``Pipeline([("vectorizer", Vectorizer(**vectorizer)), ("model", MultiLabelNB(base,
     **multilabel))]).fit(texts, label_sets)`` fits, ``base`` the model ``model`` with the
     Pipeline ``steps`` in front of it (as :func:`textnb.text.training.fit_model` takes
     them), with the same numbers; ``progress(done, total)`` is told of each model fitted,
-    as the estimator tells it. :func:`fits` must hold."""
+    as the estimator tells it. ``fold_counts`` (:func:`count` with ``folds``): what
+    ``MultiLabelNB.fit`` takes, the folds inside training each on the vocabulary of its
+    training part. :func:`fits` must hold."""
     multilabel = {**MULTILABEL_DEFAULTS, **(multilabel or {})}
     if not fits(model, multilabel, label_sets, steps):
         raise ValueError("multilabel_training fits a number of folds and a thresholding strategy, "
@@ -145,11 +160,13 @@ def fit(X, terms, label_sets, *, vectorizer=None, model=("DiscriminativeNB", {})
     if multilabel["threshold"] == "rcut":  # (before any model is fitted)
         check_rank(multilabel["rank"], Y)
     return _fit(X, Y, classes, terms, {**VECTORIZER_DEFAULTS, **(vectorizer or {})}, model, steps, multilabel,
-                progress)
+                progress, fold_counts)
 
 
-def _fit(X, Y, classes, terms, vec_params, model, steps, multilabel, progress=None):
-    """:func:`fit` of the documents of labels ``Y`` (0/1, n x len(classes))."""
+def _fit(X, Y, classes, terms, vec_params, model, steps, multilabel, progress=None, fold_counts=None):
+    """:func:`fit` of the documents of labels ``Y`` (0/1, n x len(classes)); ``fold_counts``
+    as :meth:`MultiLabelNB.fit <textnb.meta.multilabel.MultiLabelNB.fit>` takes them: each
+    out-of-fold model on its fold's own vocabulary, and the model's own folds too."""
     n = X.shape[0]
     train_support, constant = label_support(Y)
     strategy, method, seed = multilabel["threshold"], multilabel["method"], multilabel["random_state"]
@@ -157,7 +174,8 @@ def _fit(X, Y, classes, terms, vec_params, model, steps, multilabel, progress=No
     X.sort_indices()
     n_splits = _folds(n)
     estimator, estimators = None, None
-    if _dnb_copy(model, steps, method) and n_splits >= 2:  # one training, the out-of-fold scores from its sums
+    from_sums = fold_counts is None or getattr(fold_counts, "prunes", True) is False  # (the other folds' terms)
+    if _dnb_copy(model, steps, method) and n_splits >= 2 and from_sums:  # one training, the out-of-fold scores from its sums
         if progress is not None:
             progress(0, 1)
         (estimator, template), S = _dnb_copy_out_of_fold(X, Y, model[1], kfold(n, n_splits, seed))
@@ -167,18 +185,23 @@ def _fit(X, Y, classes, terms, vec_params, model, steps, multilabel, progress=No
         total = (5 if n < SMALL else 2) + 1
         if progress is not None:
             progress(0, total)
-        fitted, template = _fit_scores(model, steps, method, X, Y, classes)
+        fitted, template = _fit_scores(model, steps, method, X, Y, classes, fold_counts)
         if progress is not None:
             progress(1, total)
         S = np.zeros(Y.shape)
         if n_splits >= 2:
+            model = _with_choices(model, steps, fitted)  # the out-of-fold models keep the choices it made
             parts, rows = [], []
             for k, (train, test) in enumerate(kfold(n, n_splits, seed), 2):
-                cols = seen_columns(X[train])
-                Xk = X[train][:, cols]
+                inner = None
+                if fold_counts is not None:  # the fold's own vocabulary, pruned on its training documents
+                    Xf = fold_counts(train).astype(np.float64)
+                    Xk, Xt, inner = Xf[train], Xf[test], RowFoldCounts(fold_counts, train)
+                else:
+                    cols = seen_columns(X[train])
+                    Xk, Xt = X[train][:, cols], X[test][:, cols]
                 Xk.sort_indices()
-                fold, _ = _fit_scores(model, steps, method, Xk, Y[train], classes)
-                Xt = X[test][:, cols]
+                fold, _ = _fit_scores(model, steps, method, Xk, Y[train], classes, inner)
                 Xt.sort_indices()
                 parts.append(_scores(fold, label_support(Y[train])[1], method, Xt))
                 rows.append(test)
@@ -193,6 +216,19 @@ def _fit(X, Y, classes, terms, vec_params, model, steps, multilabel, progress=No
                          terms=np.asarray(terms, dtype=object), n_features_in_=X.shape[1], classes_=classes,
                          train_support_=train_support, constant_=constant, strategy_=strategy, choices=choices,
                          estimator_=estimator, estimators_=estimators, thresholds_=thresholds)
+
+
+def _with_choices(model, steps, fitted):
+    """``model`` with the choices ``fitted`` (its copy model on all the training documents)
+    made from the data: a bare DiscriminativeNB's event model and smoothing with
+    ``event_model="auto"``, as :func:`textnb.meta.multilabel._with_choices` gives the
+    estimator's out-of-fold models."""
+    if steps or model[0] != "DiscriminativeNB" or fitted is None or isinstance(fitted, list):
+        return model
+    params = DISCRIMINATIVE.params(model[1])
+    if params["event_model"] != "auto" or params["alpha"] is not None:
+        return model
+    return model[0], {**model[1], "event_model": fitted.state["event_model_"], "alpha": float(fitted.state["alpha_"])}
 
 
 def _dnb_copy_out_of_fold(X, Y, given, splits):
@@ -217,7 +253,7 @@ def _dnb_copy_out_of_fold(X, Y, given, splits):
     return (estimator, ModelNode("DiscriminativeNB", saved, {})), S
 
 
-def _fit_scores(model, steps, method, X, Y, names):
+def _fit_scores(model, steps, method, X, Y, names, fold_counts=None):
     """``(fitted, template)``: the model(s) behind the scores of labels ``Y`` (n, n_labels)
     on the counts ``X`` (CSR, float64, sorted indices), as model-file nodes -- the copy
     model (None when every label is constant), or a binary model per label (``method``
@@ -226,7 +262,11 @@ def _fit_scores(model, steps, method, X, Y, names):
     through :func:`textnb.text.training.fit_model`. One-vs-rest over a bare multinomial,
     Bernoulli or complement model: every label's sums from one product ``Y.T @ X``, as the
     estimator (integer sums: the same numbers as label by label). ``names``: the labels of
-    the columns of ``Y`` (for errors)."""
+    the columns of ``Y`` (for errors). ``fold_counts`` (of the rows of ``X``): handed on to a
+    model that takes them (:func:`textnb.text.training.takes_fold_counts_spec`), for the
+    copies it is fitted on (:class:`~textnb.text.training.RowFoldCounts`) or the documents."""
+    if fold_counts is not None and not takes_fold_counts_spec(model):
+        fold_counts = None
     n, m = Y.shape
     live = np.flatnonzero(label_support(Y)[1] == -1)
     template = None
@@ -236,7 +276,8 @@ def _fit_scores(model, steps, method, X, Y, names):
         rows, codes = copies(Y, live)
         classes, y_index = np.unique(codes, return_inverse=True)
         with naming_the_label(names):
-            return fit_model(model, steps, classes, X[rows], y_index)
+            return fit_model(model, steps, classes, X[rows], y_index,
+                             fold_counts=None if fold_counts is None else RowFoldCounts(fold_counts, rows))
     nodes = [None] * m
     if not steps and model[0] in KERNELS and not KERNELS[model[0]].rows:
         import scipy.sparse as sp
@@ -260,7 +301,7 @@ def _fit_scores(model, steps, method, X, Y, names):
         return nodes, ModelNode(kind, saved, {})
     for j in live:
         with naming_the_label(names, j):
-            nodes[j], template = fit_model(model, steps, np.array([0, 1]), X, Y[:, j])
+            nodes[j], template = fit_model(model, steps, np.array([0, 1]), X, Y[:, j], fold_counts=fold_counts)
     return nodes, template
 
 
@@ -337,12 +378,13 @@ def _decisions_and_log_odds(fitted, X):
 
 
 def evaluate_split(X, terms, label_sets, X_test, test_label_sets, *, vectorizer=None,
-                   model=("DiscriminativeNB", {}), steps=(), multilabel=None, progress=None):
-    """Train on one part (counts ``X`` over ``terms``) and test on the other (``X_test``,
-    :func:`transform`), as :func:`textnb.meta.multilabel.evaluate_multilabel_split` does
-    for this model: the same report."""
+                   model=("DiscriminativeNB", {}), steps=(), multilabel=None, progress=None, fold_counts=None):
+    """Train on one part (counts ``X`` over ``terms``, ``fold_counts`` as :func:`fit` takes
+    them) and test on the other (``X_test``, :func:`transform`), as
+    :func:`textnb.meta.multilabel.evaluate_multilabel_split` does for this model: the same
+    report."""
     fitted = fit(X, terms, label_sets, vectorizer=vectorizer, model=model, steps=steps, multilabel=multilabel,
-                 progress=progress)
+                 progress=progress, fold_counts=fold_counts)
     D, S = _decisions_and_log_odds(fitted, X_test)
     return test_report(fitted.classes_, fitted.train_support_, D, test_label_sets, X.shape[0], scores=S)
 
@@ -354,7 +396,9 @@ def cross_validate(X, label_sets, *, model=("DiscriminativeNB", {}), steps=(), m
     :func:`textnb.meta.multilabel.cross_validate_multilabel` reports for it with a number
     of folds ``cv`` (:func:`textnb.meta.labelsets.cross_validated_report`). Each fold keeps
     the terms ``vectorizer``'s pruning keeps in its training part, as presence with
-    ``binary`` (:func:`textnb.text.training.fold_counts`; None: every term, counts)."""
+    ``binary`` (:func:`textnb.text.training.fold_counts`; None: every term, counts), and
+    the model of a fold gets the ``fold_counts`` of its training documents (as
+    :func:`fit` takes them)."""
     import scipy.sparse as sp
 
     from textnb.core.errors import InputError
@@ -373,9 +417,11 @@ def cross_validate(X, label_sets, *, model=("DiscriminativeNB", {}), steps=(), m
     from textnb.text.training import fold_counts
 
     def fold_decisions(X_train, Y_train, X_test):
+        inner = fold_vocabularies(X_train, {} if vectorizer is None else vectorizer)
         if vectorizer is not None:
             X_train, X_test, _ = fold_counts(X_train, X_test, vectorizer)
-        fitted = _fit(X_train, Y_train, classes, None, dict(VECTORIZER_DEFAULTS), model, steps, multilabel)
+        fitted = _fit(X_train, Y_train, classes, None, dict(VECTORIZER_DEFAULTS), model, steps, multilabel,
+                      fold_counts=inner)
         return _decisions_and_log_odds(fitted, X_test)
 
     return cross_validated_report(X, Y, classes, kfold(X.shape[0], cv, seed), fold_decisions, seed, progress)

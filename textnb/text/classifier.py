@@ -44,7 +44,7 @@ from textnb.core.workers import can_fork, effective_jobs, ordered_map
 from textnb.core.wrapping import find, takes_fold_counts, takes_sample_weight, takes_terms
 from textnb.core.model_schema import TEMPLATE, Choice, Classes, MayBeAbsent, Model, Optional, check_param_values
 
-__all__ = ["TextClassifier", "to_text"]  # to_text: kept importable from here
+__all__ = ["TextClassifier", "document_fold_counts", "to_text"]  # to_text: kept importable from here
 
 #: Below this many documents prediction runs in one process whatever ``n_jobs`` says,
 #: when workers cannot be forked (a fresh loky worker costs about a second to start).
@@ -78,6 +78,18 @@ def _every_term(vectorizer, docs, X):
         return X, vectorizer.get_feature_names_out()
     every = clone(vectorizer).set_params(min_df=1, max_df=1.0, max_features=None)
     return every.fit_transform(docs), every.get_feature_names_out()
+
+
+def document_fold_counts(vectorizer, docs, X):
+    """The ``fold_counts`` (:class:`~textnb.text.training.FoldVocabularies`) of the texts
+    ``docs`` that the fitted ``vectorizer`` turned into ``X``: a cross-validation inside a
+    fit on ``X`` fits each fold on the vocabulary that the vectorizer fitted on its
+    training texts alone would give. None for a vectorizer with a given ``vocabulary`` or
+    another output than the Vectorizer's (its folds are then on ``X``'s columns)."""
+    if vectorizer.vocabulary is not None or type(vectorizer)._output is not Vectorizer._output:
+        return None
+    every, terms = _every_term(vectorizer, docs, X)
+    return fold_vocabularies(every, vectorizer.get_params(), terms)
 
 
 def _sorted_columns(vocab, known):
@@ -236,11 +248,12 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
             kw = {} if sample_weight is None else {"sample_weight": weights[kept]}
             if takes_terms(model):  # lazy rules name their terms (also inside APNBC)
                 kw["terms"] = vectorizer.get_feature_names_out()
-            if takes_fold_counts(model) and vectorizer.vocabulary is None \
-                    and type(vectorizer)._output is Vectorizer._output:
-                # (SmoothingCV, APNBC's fit_on="cv": each fold's vocabulary from its training part, as textnb train)
-                every, terms = _every_term(vectorizer, docs, Xc)
-                kw["fold_counts"] = fold_vocabularies(every, vectorizer.get_params(), terms)
+            if takes_fold_counts(model):
+                # (SmoothingCV, APNBC's fit_on="cv", CalibratedNB, MultiLabelNB: each fold's vocabulary from its
+                # training part, as textnb train)
+                folds = document_fold_counts(vectorizer, docs, Xc)
+                if folds is not None:
+                    kw["fold_counts"] = folds
             model.fit(Xc, [y[i] for i in kept] if isinstance(y, list) else y[kept], **kw)
             if progress is not None:
                 progress(len(y))

@@ -38,9 +38,9 @@ from textnb.text.counting import count_read, count_shard, read_batch
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
 from textnb.text.tokenize import Analyzer, analyzer_from_params, count_batch, decodes_bytes, encode_terms
 
-__all__ = ["Accumulator", "FoldVocabularies", "PER_CLASS", "batches", "check_vocabulary_params", "count_documents", "finish_counts",
+__all__ = ["Accumulator", "FoldVocabularies", "PER_CLASS", "RowFoldCounts", "batches", "check_vocabulary_params", "count_documents", "finish_counts",
            "fit_model", "fold_vocabularies", "takes_fold_counts_spec",
-           "learn_counts", "min_parallel", "prune_mask", "select_columns", "select_vocabulary", "text_classifier_node",
+           "learn_counts", "min_parallel", "prune_mask", "select_columns", "select_vocabulary", "text_classifier_node", "vectorizer_prunes",
            "train_text_model"]
 
 #: The per-class table each streamable model needs: term counts, or document frequencies
@@ -340,6 +340,49 @@ class FoldVocabularies:
     def with_terms(self, train):
         _, counts, cols = fold_counts(self.X[train], self.X, self.vectorizer)
         return counts, None if self.terms is None else self.terms[cols]
+
+
+    @property
+    def prunes(self):
+        """Whether a fold's vocabulary may be other than the terms its training part has
+        (the vectorizer's ``min_df`` / ``max_df`` / ``max_features`` prune some)."""
+        return vectorizer_prunes({**VECTORIZER_DEFAULTS, **self.vectorizer})
+
+
+def vectorizer_prunes(vectorizer):
+    """Whether the vectorizer parameters ``vectorizer`` (all of them) may leave out a term
+    that its training documents have (``min_df`` / ``max_df`` / ``max_features``)."""
+    min_df, max_df = vectorizer["min_df"], vectorizer["max_df"]
+    keeps_all = (isinstance(min_df, Integral) and min_df <= 1 and not isinstance(max_df, Integral)
+                 and max_df >= 1.0 and vectorizer["max_features"] is None)
+    return not keeps_all
+
+
+class RowFoldCounts:
+    """The ``fold_counts`` of a matrix whose row ``i`` is the row ``rows[i]`` of the matrix
+    of ``fold_counts`` (a :class:`FoldVocabularies`, or another such): a part of its
+    documents (a cross-validation fold's training part, whose model cross-validates on
+    them again), or copies of them (the copy transformation of a multi-label model,
+    :func:`textnb.meta.labelsets.copies`). ``self(train)``: the counts of every row over
+    the vocabulary of the documents the rows ``train`` are (each counted once, as a
+    vectorizer fitted on them counts it); ``with_terms`` likewise."""
+
+    def __init__(self, fold_counts, rows):
+        self.fold_counts, self.rows = fold_counts, np.asarray(rows)
+
+    def _documents(self, train):
+        return np.unique(self.rows[np.asarray(train)])
+
+    def __call__(self, train):
+        return self.fold_counts(self._documents(train))[self.rows]
+
+    def with_terms(self, train):
+        X, terms = self.fold_counts.with_terms(self._documents(train))
+        return X[self.rows], terms
+
+    @property
+    def prunes(self):
+        return getattr(self.fold_counts, "prunes", True)
 
 
 def fold_vocabularies(X, vectorizer, terms=None):

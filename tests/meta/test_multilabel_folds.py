@@ -1,0 +1,195 @@
+"""The folds inside a multi-label fit (MultiLabelNB's out-of-fold scores, a SmoothingCV's or
+an APNBC's folds on the copies) each on the vocabulary of their own training documents, as
+the single-label wrappers' folds are (text.training.FoldVocabularies): a term that only a
+held-out document has is no term of a model that scores it."""
+
+import json
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from sklearn.base import clone
+
+from textnb import MultinomialNB, TextClassifier, Vectorizer
+from textnb.core.folds import kfold, stratified_kfold
+from textnb.meta.labelsets import copies, label_indicator
+from textnb.meta.multilabel import MultiLabelNB
+from textnb.meta.smoothing import SmoothingCV
+
+TOPICS = {"grain": "wheat corn harvest crop bushels grain", "oil": "crude barrel opec oil refinery petroleum",
+          "money": "dollar yen currency exchange rate bank"}
+
+
+def _corpus(n=90, seed=0, own=4, topic_words=5, p=None, pair=2):
+    """Documents of 1-2 topics (drawn with probabilities ``p``), ``topic_words`` of each,
+    with a word of its own repeated ``own`` times (a term no other document has) and a
+    word shared with one other document, ``pair`` times (a term of two documents)."""
+    rng = np.random.RandomState(seed)
+    names = sorted(TOPICS)
+    texts, labels = [], []
+    for i in range(n):
+        labs = sorted(rng.choice(names, 1 if rng.uniform() < 0.6 else 2, replace=False, p=p).tolist())
+        words = [w for lab in labs for w in rng.choice(TOPICS[lab].split(), topic_words).tolist()]
+        words += rng.choice("the of and said market week".split(), 5).tolist()
+        words += [f"own{i}"] * own + [f"pair{i // 2}"] * pair
+        rng.shuffle(words)
+        texts.append(" ".join(words))
+        labels.append(tuple(labs))
+    return texts, labels
+
+
+def _out_of_fold(monkeypatch, fit):
+    """The out-of-fold log-odds MultiLabelNB chooses its thresholds on during ``fit()``."""
+    seen = []
+    decide = MultiLabelNB._decide
+
+    def spy(self, S, T, strategy):
+        seen.append(np.array(S))
+        return decide(self, S, T, strategy)
+
+    with monkeypatch.context() as m:
+        m.setattr(MultiLabelNB, "_decide", spy)
+        fit()
+    assert len(seen) == 1
+    return seen[0]
+
+
+def _models():
+    return {"multinomial": MultinomialNB,
+            "auto": lambda: SmoothingCV(MultinomialNB(), param_grid={"alpha": [0.01, 0.1, 1.0]}, cv=3)}
+
+
+@pytest.mark.parametrize("vectorizer", [{"min_df": 2}, {"max_features": 40}, {}],
+                         ids=lambda v: " ".join(f"{k}={w}" for k, w in v.items()) or "default")
+@pytest.mark.parametrize("model", ["multinomial", "auto"])
+@pytest.mark.parametrize("method", ["copy", "ovr"])
+def test_out_of_fold_scores_are_fresh_fits_on_the_folds_documents(monkeypatch, vectorizer, model, method):
+    """MultiLabelNB in a TextClassifier: each out-of-fold model scores its held-out
+    documents as a TextClassifier of the same vectorizer fitted on the fold's training
+    documents does (min_df / max_features counted on them; a SmoothingCV inside chooses on
+    its own folds' vocabularies). Before, a fold's model was fitted on the whole training
+    set's pruned vocabulary (minus the terms the fold never saw), so a term of a held-out
+    document and one training document passed min_df=2 in the fold's model."""
+    texts, labels = _corpus()
+    make = _models()[model]
+    clf = TextClassifier(vectorizer=Vectorizer(**vectorizer), model=MultiLabelNB(make(), method=method, cv=3))
+    got = _out_of_fold(monkeypatch, lambda: clf.fit(texts, labels))
+    want = np.full(got.shape, np.nan)
+    for train, test in kfold(len(texts), 3, 0):
+        fresh = TextClassifier(vectorizer=Vectorizer(**vectorizer), model=MultiLabelNB(make(), method=method, cv=3))
+        fresh.fit([texts[i] for i in train], [labels[i] for i in train])
+        assert list(fresh.classes_) == list(clf.classes_)
+        want[test] = fresh.model_.predict_log_odds(fresh.transform([texts[i] for i in test]))
+    assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+
+
+#: few topic words, many of the word a document shares with one other: with min_df=2 that word is a
+#: term of the model of a fold that holds one of the two documents out only when the held-out one
+#: counts, and then pulls it to the other's labels
+SKEWED = {"topic_words": 2, "pair": 12}
+
+
+def _copy_cv_results(texts, labels, models, vectorizer, cv=3, seed=0):
+    """What SmoothingCV(cv=cv) of the settings ``models`` inside the copy model of
+    MultiLabelNB should score: the accuracy of each model fitted on each of its folds'
+    copied documents, over the vocabulary a fresh Vectorizer(**vectorizer) gives those
+    documents (each once)."""
+    Y, _ = label_indicator(labels)
+    rows, codes = copies(Y, np.arange(Y.shape[1]))
+    docs = [texts[r] for r in rows]
+    results = []
+    for model in models:
+        right = 0
+        for train, test in stratified_kfold(codes, cv, seed):
+            vec = Vectorizer(**vectorizer).fit([texts[d] for d in np.unique(rows[train])])
+            fresh = clone(model).fit(vec.transform([docs[i] for i in train]), codes[train])
+            right += int((fresh.predict(vec.transform([docs[i] for i in test])) == codes[test]).sum())
+        results.append(right / len(codes))
+    return results
+
+
+def test_a_smoothing_cv_inside_the_copy_model_scores_each_fold_on_its_own_vocabulary():
+    """``--model auto`` of a multi-label corpus (a SmoothingCV fitted on the copies of the
+    documents): each of its folds is scored as a fresh fit on the fold's documents (a term
+    that only held-out documents have is no term of the fold's model). Before, the folds
+    were fitted on the whole training part's vocabulary: a term of a held-out document
+    weighed in its held-out score (with min_df=2, a word it shares with one training
+    document), and the accuracies differed."""
+    texts, labels = _corpus(**SKEWED)
+    alphas = [0.01, 0.1, 1.0]
+    clf = TextClassifier(vectorizer=Vectorizer(min_df=2),
+                         model=MultiLabelNB(SmoothingCV(MultinomialNB(), param_grid={"alpha": alphas}, cv=3)))
+    clf.fit(texts, labels)
+    got = [score for _, score in clf.model_.estimator_.cv_results_]
+    want = _copy_cv_results(texts, labels, [MultinomialNB(alpha=a) for a in alphas], {"min_df": 2})
+    assert_allclose(got, want, rtol=1e-12)
+
+
+def test_train_model_auto_chooses_on_each_folds_own_vocabulary(tmp_path):
+    """``textnb train --labels FILE --model auto`` (the scikit-learn-free trainer): the
+    SmoothingCV of the model file scored its settings on folds of their own vocabulary,
+    as the estimator does (the same file: tests/meta/test_multilabel_training.py)."""
+    from conftest import cli
+    from textnb import load
+
+    texts, labels = _corpus(**SKEWED)
+    lines = []
+    (tmp_path / "docs").mkdir()
+    for i, (t, labs) in enumerate(zip(texts, labels)):
+        (tmp_path / "docs" / f"d{i:03d}.txt").write_text(t)
+        lines.append(f"d{i:03d}\t{','.join(labs)}\n")
+    (tmp_path / "labels.tsv").write_text("".join(lines))
+    rc, out, err = cli("train", tmp_path / "docs", "--labels", tmp_path / "labels.tsv", "--model", "auto",
+                       "--min-df", "2", "-o", tmp_path / "m.tnb", "--json")
+    assert rc == 0, err
+    smoothing = load(tmp_path / "m.tnb").steps[-1][1].estimator_
+    assert isinstance(smoothing, SmoothingCV)
+    models = [clone(smoothing.estimator_).set_params(**params) for params, _ in smoothing.cv_results_]
+    want = _copy_cv_results(texts, labels, models, {"min_df": 2}, cv=smoothing.cv, seed=smoothing.random_state)
+    assert_allclose([score for _, score in smoothing.cv_results_], want, rtol=1e-12)
+    assert json.loads(out)["strategy"] == "scutfbr"
+
+
+@pytest.mark.parametrize("way", ["estimators", "kernels"])
+def test_evaluate_cv_gives_each_folds_model_the_vocabularies_of_its_documents(monkeypatch, way):
+    """``evaluate --cv`` of a multi-label corpus (``cross_validate_multilabel``, and the
+    trainer's ``cross_validate``): the model of an outer fold gets the fold counts of that
+    fold's training documents for its own folds (on all of them: what a fresh Vectorizer of
+    the same settings gives them). Before, it got none: its own folds were on the outer
+    fold's pruned vocabulary."""
+    from textnb.evaluation.evaluate import vectorize_all
+    from textnb.meta import multilabel_training
+    from textnb.meta.multilabel import cross_validate_multilabel
+
+    texts, labels = _corpus()
+    vec = {"min_df": 2}
+    seen = []
+    if way == "estimators":
+        fit = MultiLabelNB.fit
+
+        def spy(self, X, y, progress=None, fold_counts=None):
+            seen.append(fold_counts)
+            return fit(self, X, y, progress=progress, fold_counts=fold_counts)
+
+        monkeypatch.setattr(MultiLabelNB, "fit", spy)
+    else:
+        fit = multilabel_training._fit
+
+        def spy(*args, fold_counts=None, **kwargs):
+            seen.append(fold_counts)
+            return fit(*args, fold_counts=fold_counts, **kwargs)
+
+        monkeypatch.setattr(multilabel_training, "_fit", spy)
+    X, _ = vectorize_all(texts, vec)
+    if way == "estimators":
+        cross_validate_multilabel(X, labels, MultiLabelNB(MultinomialNB(), cv=3), cv=3, vectorizer=vec)
+    else:
+        multilabel_training.cross_validate(X, labels, model=("MultinomialNB", {}), cv=3, vectorizer=vec)
+    splits = kfold(len(texts), 3, 0)
+    assert len(seen) == len(splits)
+    for (train, _), fold_counts in zip(splits, seen):
+        assert fold_counts is not None
+        docs = [texts[i] for i in train]
+        want = Vectorizer(**vec).fit_transform(docs)
+        got = fold_counts(np.arange(len(train)))
+        assert got.shape == want.shape and (got != want).nnz == 0
