@@ -38,7 +38,7 @@ from textnb.naive_bayes.kernels import all_or_nothing, takes_defaults
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, TEXT_CLASSIFIER_OWN_PARAMS
 from textnb.text.tokenize import decodes_bytes
 from textnb.text.training import (PER_CLASS, batches, count_documents, fold_vocabularies, min_parallel,
-                                  one_label_each, select_vocabulary)
+                                  one_label_each, select_vocabulary, vectorizer_prunes)
 from textnb.text.vectorizer import Vectorizer
 from textnb.core.workers import can_fork, effective_jobs, ordered_map
 from textnb.core.wrapping import find, takes_fold_counts, takes_sample_weight, takes_terms
@@ -73,8 +73,7 @@ def _every_term(vectorizer, docs, X):
     """The counts of ``docs`` over every term they have, in the column order of the fitted
     ``vectorizer`` (its output ``X`` when its ``min_df`` / ``max_df`` / ``max_features``
     prune none), and those terms."""
-    pruning = (vectorizer.min_df, vectorizer.max_df, vectorizer.max_features)
-    if pruning == (1, 1.0, None) and isinstance(vectorizer.min_df, int) and isinstance(vectorizer.max_df, float):
+    if not vectorizer_prunes(vectorizer.get_params()):
         return X, vectorizer.get_feature_names_out()
     every = clone(vectorizer).set_params(min_df=1, max_df=1.0, max_features=None)
     return every.fit_transform(docs), every.get_feature_names_out()
