@@ -10,7 +10,7 @@ from textnb import BernoulliNB, ComplementNB, MultinomialNB, TextClassifier, Vec
 from textnb.cli.commands import main
 from textnb.io.corpus import open_corpus
 
-from conftest import CORPORA, quick_first
+from conftest import CORPORA, cli, quick_first
 
 SMS = CORPORA / "sms_spam" / "SMSSpamCollection.tsv"
 
@@ -280,3 +280,70 @@ def test_dropped_documents_sums_over_their_cells_are_the_tables_floats():
         expected = table[f].T.reshape(-1)
         np.testing.assert_array_equal(expected[cells], total)
         assert not np.delete(expected, cells).any()
+
+
+def test_batches_end_at_their_document_count_or_their_bytes(monkeypatch):
+    """A batch ends after ``size`` documents or with the document that brings its text to
+    BATCH_BYTES (a corpus of long documents is read a few documents at a time)."""
+    import numpy as np
+
+    from textnb.io import files
+    from textnb.io.files import source_batches
+    from textnb.text.training import batches
+
+    monkeypatch.setattr(files, "BATCH_BYTES", 10)
+    docs = ["a" * n for n in (5, 4, 1, 20, 1, 1, 3, 3, 3)]
+    y = np.arange(len(docs))
+    got = [(list(map(len, b)), yi.tolist()) for b, yi, _ in batches(docs, y, np.ones(len(docs)), 3, len)]
+    assert got == [([5, 4, 1], [0, 1, 2]), ([20], [3]), ([1, 1, 3], [4, 5, 6]), ([3, 3], [7, 8])]
+    assert [len(b) for b, _, _ in batches(docs, y, np.ones(len(docs)), 4)] == [4, 4, 1]  # no measure: counts
+    pairs = [(f"s{i}", d) for i, d in enumerate(docs)]
+    assert [[len(t) for t in texts] for _, texts in source_batches(pairs, 3, len)] == [
+        [5, 4, 1], [20], [1, 1, 3], [3, 3]]
+
+
+def test_long_documents_are_counted_in_parts_with_the_same_model(tmp_path, monkeypatch):
+    """Training, the Vectorizer, evaluation's counts and prediction read and tokenise long
+    documents a budget of text at a time (files.BATCH_BYTES): the model file, the count
+    matrices and the predictions are those of one batch, the reading stops at each batch's
+    last document, and the batches have the budget's size."""
+    import numpy as np
+
+    from textnb.evaluation.evaluate import vectorize_all
+    from textnb.io import files
+    from textnb.text import counting
+
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(400)]
+    for cls in ("a", "b"):
+        (tmp_path / "c" / cls).mkdir(parents=True)
+        for i in range(12):
+            text = " ".join(rng.choice(words[:300] if cls == "a" else words[100:], 2000))
+            (tmp_path / "c" / cls / f"{i}.txt").write_text(text)
+    texts = [p.read_text() for p in sorted((tmp_path / "c").rglob("*.txt"))]
+    whole = tmp_path / "whole.tnb"
+    assert cli("train", tmp_path / "c", "-o", whole)[0] == 0
+    vec = Vectorizer(min_df=2).fit(texts)
+    X_whole, X_all = vec.transform(texts), vectorize_all(texts, {})[0]
+    predicted = TextClassifier().fit(texts, [0] * 12 + [1] * 12).predict_proba(texts)
+
+    sizes = []
+    count_read = counting.count_read
+
+    def recorded(read, *args):
+        sizes.append(sum(map(len, read[0])))
+        return count_read(read, *args)
+
+    monkeypatch.setattr(files, "BATCH_BYTES", 30_000)  # a document is about 10,000 bytes: 3 or 4 a batch
+    monkeypatch.setattr("textnb.text.training.count_read", recorded)
+    parts = tmp_path / "parts.tnb"
+    assert cli("train", tmp_path / "c", "-o", parts, "--jobs", "2")[0] == 0
+    assert parts.read_bytes() == whole.read_bytes()
+    longest = max(map(len, texts))
+    assert len(sizes) >= 5 and sum(sizes) == sum(map(len, texts))
+    assert all(30_000 <= s < 30_000 + longest for s in sizes[:-1])
+    vec2 = Vectorizer(min_df=2).fit(texts)
+    assert vec2.get_feature_names_out().tolist() == vec.get_feature_names_out().tolist()
+    for a, b in ((vec2.transform(texts), X_whole), (vectorize_all(texts, {})[0], X_all)):
+        assert a.shape == b.shape and (a != b).nnz == 0 and a.indices.dtype == b.indices.dtype
+    assert np.array_equal(TextClassifier().fit(texts, [0] * 12 + [1] * 12).predict_proba(texts), predicted)

@@ -54,6 +54,7 @@ __all__ = [
     "MAX_DOCUMENT_BYTES",
     "Corpus",
     "decode_bytes",
+    "document_size",
     "decode_lines",
     "read_text_file",
     "open_input",
@@ -1050,6 +1051,18 @@ def _named_stream(path):
     except OSError:
         return False
     return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
+def document_size(doc, max_bytes=MAX_DOCUMENT_BYTES):
+    """How much text a document brings to a batch (:data:`textnb.io.files.BATCH_BYTES`),
+    before it is read: a str's characters, bytes' length, a file's size (``os.stat``; 0
+    when it cannot be stat'ed, as its read will report), at most ``max_bytes``."""
+    if isinstance(doc, (str, bytes, bytearray)):
+        return min(len(doc), max_bytes)
+    try:
+        return min(os.stat(doc).st_size, max_bytes)
+    except (OSError, TypeError, ValueError):
+        return 0
 
 
 def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES, decode=True):

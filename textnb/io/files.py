@@ -11,10 +11,19 @@ import os
 from textnb.core.errors import InputError
 from textnb.core.regular import NotRegularFile, open_regular_stat
 
-__all__ = ["cut_text", "decode_cut", "file_identity", "folder_files", "open_regular_binary", "read_regular_file",
-           "regular_reader", "source_batches"]
+__all__ = ["BATCH_BYTES", "cut_text", "decode_cut", "file_identity", "folder_files", "open_regular_binary",
+           "read_regular_file", "regular_reader", "source_batches"]
 
 _CHUNK = 1 << 16
+
+#: The most text one batch of documents holds, besides its number of documents: a batch
+#: ends with the document that brings its bytes (a str's characters) to this. Tokenising a
+#: batch holds some 20 times its text in arrays, and a command has a few batches in
+#: flight, so a corpus of long documents (thousands of 1 MB files) is read in batches of
+#: a few documents, in the memory a corpus of short ones takes; the documents of a batch
+#: of short ones (20 Newsgroups' 2,000, 4 MB) are not affected. The results do not
+#: depend on where batches end.
+BATCH_BYTES = 8 << 20
 
 
 def file_identity(path, stat_result=None):
@@ -31,16 +40,20 @@ def file_identity(path, stat_result=None):
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
 
 
-def source_batches(pairs, size=1000):
+def source_batches(pairs, size=1000, measure=None):
     """``(sources, items)`` lists of at most ``size`` of the ``(source, item)`` ``pairs``,
-    in order (what predicting a stream of documents or messages works on)."""
-    sources, items = [], []
+    in order (what predicting a stream of documents or messages works on). ``measure``:
+    a batch also ends once the ``measure(item)`` of its items reach :data:`BATCH_BYTES`
+    (``len`` for texts)."""
+    sources, items, total = [], [], 0
     for source, item in pairs:
         sources.append(source)
         items.append(item)
-        if len(items) >= size:
+        if measure is not None:
+            total += measure(item)
+        if len(items) >= size or total >= BATCH_BYTES:
             yield sources, items
-            sources, items = [], []
+            sources, items, total = [], [], 0
     if items:
         yield sources, items
 

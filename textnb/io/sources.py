@@ -116,7 +116,8 @@ def line_chunks(source, label_prefix, max_bytes, with_labels=False, stdin=None):
 
 
 def document_batches(paths, max_bytes, on_binary, tick=None, size=1000, stdin=None, decode=True):
-    """``(sources, texts)`` batches of at most ``size`` documents of the files, folders and
+    """``(sources, texts)`` batches of at most ``size`` documents (and about
+    :data:`~textnb.io.files.BATCH_BYTES` of text) of the files, folders and
     ``-`` (``stdin``) of ``paths`` (a batch spans paths); a binary file is left out with
     ``on_binary(source, reason)`` called; ``tick()`` after each document read when given;
     ``decode=False``: the documents' bytes, undecoded (:func:`textnb.io.corpus.input_documents`)."""
@@ -132,4 +133,4 @@ def document_batches(paths, max_bytes, on_binary, tick=None, size=1000, stdin=No
                 continue
             yield src, text
 
-    return source_batches(readable(), size)
+    return source_batches(readable(), size, len)

@@ -14,6 +14,7 @@ on the CSR matrix instead.
 """
 
 import bisect
+import functools
 import itertools
 import operator
 
@@ -27,7 +28,7 @@ from sklearn.utils.validation import check_is_fitted
 from textnb.naive_bayes.base import DeclaredTags, NestedParams, SaveMixin
 from textnb.naive_bayes.base import check_partial_fit_labels, log_odds
 from textnb.naive_bayes.scoring import check_sample_weight, class_positions
-from textnb.io.corpus import binary_document, to_text
+from textnb.io.corpus import binary_document, document_size, to_text
 from textnb.text.counting import inherited, score_batch
 from textnb.core.dfe import pass_budget
 from textnb.core.errors import refuse_single_string
@@ -481,7 +482,8 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         index = self.vectorizer_.vocabulary_ if few else self.vectorizer_._term_index()
         score = getattr(self.model_, method)
         state = (self.vectorizer_._analyzer(), index, self.vectorizer_._output, score, self.max_bytes)
-        chunks = (b for b, _, _ in batches(X, np.zeros(0), np.zeros(0), int(self.batch_size)))
+        chunks = (b for b, _, _ in batches(X, np.zeros(0), np.zeros(0), int(self.batch_size),
+                                           functools.partial(document_size, max_bytes=self.max_bytes)))
         many = hasattr(X, "__len__") and len(X) >= min_parallel(_MIN_PARALLEL_PREDICT, self.batch_size)
         n_jobs = self.n_jobs if many else 1
         if effective_jobs(n_jobs) > 1 and can_fork():

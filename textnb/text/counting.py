@@ -12,7 +12,8 @@ import numpy as np
 from textnb.io.corpus import to_tokenizable
 from textnb.text.tokenize import TermKeys, batch_term_ids, csr_counts, decodes_bytes
 
-__all__ = ["count_read", "count_shard", "inherited", "read_batch", "score_batch", "term_ids"]
+__all__ = ["count_read", "count_shard", "gather_read", "inherited", "read_batch", "read_length", "read_pairs",
+           "score_batch", "term_ids"]
 
 #: State handed to forked worker processes by inheritance (see :func:`inherited`).
 _INHERITED = {}
@@ -44,15 +45,31 @@ def read_batch(docs, max_bytes, decode=True):
     the tokenizable texts (:func:`textnb.io.corpus.to_tokenizable`, ``decode`` passed on),
     their positions in the batch, the names of the binary documents left out, and the
     batch's length."""
+    return gather_read([(doc, to_tokenizable(doc, max_bytes, decode)) for doc in docs])
+
+
+def gather_read(read):
+    """:func:`read_batch`'s result from the ``(document, tokenizable text or None)`` pairs
+    of a batch read already (:func:`read_pairs`)."""
     texts, keep, skipped = [], [], []
-    for i, doc in enumerate(docs):
-        text = to_tokenizable(doc, max_bytes, decode)
+    for i, (doc, text) in enumerate(read):
         if text is None:
             skipped.append(str(doc))
         else:
             texts.append(text)
             keep.append(i)
-    return texts, keep, skipped, len(docs)
+    return texts, keep, skipped, len(read)
+
+
+def read_pairs(docs, max_bytes, decode=True):
+    """``(document, tokenizable text or None)`` of each of ``docs``, read one at a time as
+    they are asked for (a batch that ends by its bytes reads no document past it)."""
+    return ((doc, to_tokenizable(doc, max_bytes, decode)) for doc in docs)
+
+
+def read_length(pair):
+    """The length of a :func:`read_pairs` pair's text (0 for a binary document)."""
+    return 0 if pair[1] is None else len(pair[1])
 
 
 def count_read(read, y_index, weights, analyzer, n_classes, rows=False):

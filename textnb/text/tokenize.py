@@ -19,6 +19,7 @@ from itertools import filterfalse, repeat
 
 import numpy as np
 
+from textnb.io import files
 from textnb.text.ascii_tokens import TermKeys, ascii_term_ids, supports
 from textnb.text.stemmers import STEMMERS
 from textnb.text.stop_words import ENGLISH_STOP_WORDS
@@ -26,7 +27,7 @@ from textnb.core.model_schema import MAX_NGRAM, pattern_problem
 from textnb.core.errors import InputError, ParameterError
 
 __all__ = ["TOKEN_PATTERN", "ANALYZERS", "Analyzer", "Decoder", "Preprocessor", "accent_function", "char_ngrams",
-           "analyzer_from_params", "char_wb_ngrams", "decodes_bytes", "decodes_documents", "compile_token_pattern", "stop_word_set", "strip_accents_ascii", "strip_accents_unicode", "TermKeys", "batch_term_ids", "cell_counts", "count_batch", "csr_counts", "StoredVocabulary", "decode_terms", "encode_terms", "growing_vocabulary",
+           "analyzer_from_params", "char_wb_ngrams", "decodes_bytes", "decodes_documents", "compile_token_pattern", "stop_word_set", "strip_accents_ascii", "strip_accents_unicode", "TermKeys", "batch_term_ids", "cell_counts", "count_batch", "csr_counts", "text_parts", "StoredVocabulary", "decode_terms", "encode_terms", "growing_vocabulary",
            "regex_tokenize"]
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
@@ -431,9 +432,44 @@ def _python_term_ids(docs, analyzer, vocabulary, grow):
 
 
 def count_batch(docs, analyzer, vocabulary, *, grow):
-    """CSR counts (n_docs, len(vocabulary)) of a batch of documents (see batch_term_ids)."""
-    rows, ids = batch_term_ids(docs, analyzer, vocabulary, grow=grow)
-    return csr_counts(rows, ids, len(docs), len(vocabulary))
+    """CSR counts (n_docs, len(vocabulary)) of a batch of documents (see batch_term_ids).
+
+    Tokenising holds some 20 times its text in arrays, so the documents are tokenised in
+    parts of about :data:`textnb.io.files.BATCH_BYTES` of text each (:func:`text_parts`),
+    each part's counts kept: a Vectorizer fitted on a few hundred long documents peaks at
+    the memory of one part, not twenty times the corpus. The same matrix either way (a
+    term's column is the one the vocabulary gives it, whichever part meets it first)."""
+    parts = text_parts(docs)
+    if len(parts) == 1:
+        rows, ids = batch_term_ids(docs, analyzer, vocabulary, grow=grow)
+        return csr_counts(rows, ids, len(docs), len(vocabulary))
+    import scipy.sparse as sp
+
+    data, indices, indptr = [], [], [np.zeros(1, dtype=np.int64)]
+    for lo, hi in parts:
+        rows, ids = batch_term_ids(docs[lo:hi], analyzer, vocabulary, grow=grow)
+        d, i, p = cell_counts(rows, ids, hi - lo, len(vocabulary))
+        data.append(d)
+        indices.append(i)
+        indptr.append(p[1:] + indptr[-1][-1])
+    return sp.csr_matrix((np.concatenate(data), np.concatenate(indices), np.concatenate(indptr)),
+                         shape=(len(docs), len(vocabulary)))
+
+
+def text_parts(docs):
+    """``(start, stop)`` of consecutive parts of the documents ``docs`` (a sequence), each
+    ending with the document whose text brings it to :data:`textnb.io.files.BATCH_BYTES`
+    (a str's characters, bytes' length), the last with the last document."""
+    limit = files.BATCH_BYTES
+    parts, lo, total = [], 0, 0
+    for i, doc in enumerate(docs):
+        total += len(doc) if isinstance(doc, (str, bytes, bytearray)) else 0
+        if total >= limit:
+            parts.append((lo, i + 1))
+            lo, total = i + 1, 0
+    if lo < len(docs) or not parts:
+        parts.append((lo, len(docs)))
+    return parts
 
 
 def encode_terms(terms, columns=None):

@@ -18,6 +18,7 @@ model-file state) without constructing an estimator, so ``textnb train`` does no
 import scikit-learn.
 """
 
+from functools import partial
 from itertools import islice
 from pathlib import PurePath
 from numbers import Integral
@@ -30,11 +31,12 @@ from textnb.core.dfe import pass_budget
 from textnb.core.logspace import log_odds, logsumexp
 from textnb.core.model_io import ModelNode
 from textnb.core.workers import can_fork, map_ordered, ordered_map
-from textnb.io.corpus import MAX_DOCUMENT_BYTES
+from textnb.io import files
+from textnb.io.corpus import MAX_DOCUMENT_BYTES, document_size
 from textnb.naive_bayes.kernels import KERNELS
 from textnb.naive_bayes.scoring import fit_classes
 from textnb.text.ascii_tokens import TermKeys, supports
-from textnb.text.counting import count_read, count_shard, read_batch
+from textnb.text.counting import count_read, count_shard, gather_read, read_length, read_pairs
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
 from textnb.text.tokenize import Analyzer, analyzer_from_params, count_batch, decodes_bytes, encode_terms
 
@@ -57,11 +59,24 @@ def min_parallel(spawned, batch_size, threads=False):
     return 4 * int(batch_size) if threads or can_fork() else spawned
 
 
-def batches(docs, y_index, weights, size):
+def batches(docs, y_index, weights, size, measure=None):
+    """``(batch, y_index part, weights part)`` of at most ``size`` of ``docs`` each, in
+    order (``docs`` read as the batches are asked for). ``measure``: a batch also ends
+    with the document whose ``measure(doc)`` brings its total to
+    :data:`textnb.io.files.BATCH_BYTES` (:func:`textnb.io.corpus.document_size`; the
+    text's length for documents read already)."""
     it = iter(docs)
     start = 0
     while True:
-        batch = list(islice(it, size))
+        if measure is None:
+            batch = list(islice(it, size))
+        else:
+            batch, total = [], 0
+            for doc in it:
+                batch.append(doc)
+                total += measure(doc)
+                if len(batch) >= size or total >= files.BATCH_BYTES:
+                    break
         if not batch:
             return
         stop = start + len(batch)
@@ -478,17 +493,19 @@ def count_documents(X, y_index, weights, n_classes, analyzer, *, terms=(), per_c
     acc = Accumulator(n_classes, terms, per_class, rows=rows, max_row_nnz=max_row_nnz, binary=binary)
     if client is not None:  # a worker would read a relative path from its own folder
         X = (d.absolute() if isinstance(d, PurePath) else d for d in X)
-    parts = _labelled(batches(X, y_index, weights, int(batch_size)), len(y_index))
     # numpy's tokenizer releases the GIL for its work (and the file reads for theirs): it
     # runs in threads, with no worker process to start and no batch result to pickle
     threads = isinstance(analyzer, Analyzer) and supports(analyzer)
     if len(y_index) < min_parallel(_MIN_PARALLEL_DOCUMENTS, batch_size, threads):
         n_jobs = 1
     if threads and client is None:  # this thread reads, the threads count (see count_read)
-        decode = not decodes_bytes(analyzer)
-        tasks = ((read_batch(b, max_bytes, decode), yi, w, analyzer, n_classes, rows) for b, yi, w in parts)
+        read = read_pairs(X, max_bytes, not decodes_bytes(analyzer))  # (batches bounded by the text read)
+        parts = _labelled(batches(read, y_index, weights, int(batch_size), read_length), len(y_index))
+        tasks = ((gather_read(b), yi, w, analyzer, n_classes, rows) for b, yi, w in parts)
         results = ordered_map(count_read, tasks, n_jobs, threads=True)
     else:
+        parts = _labelled(batches(X, y_index, weights, int(batch_size), partial(document_size, max_bytes=max_bytes)),
+                          len(y_index))
         tasks = ((b, yi, w, analyzer, n_classes, max_bytes, rows) for b, yi, w in parts)
         results = (map_ordered(client, count_shard, tasks) if client is not None
                    else ordered_map(count_shard, tasks, n_jobs))
