@@ -11,7 +11,7 @@ import math
 import numbers
 
 from textnb.cli.streams import cell, tolerant
-from textnb.core.errors import counted  # (the core's rule, for the messages of every layer)
+from textnb.core.errors import counted, unicode_text  # (the core's rules, for the messages of every layer)
 
 __all__ = ["a_kind", "cell", "counted", "dumps", "explanation_text", "finite", "flag_words", "proba_text", "tolerant"]
 
@@ -51,12 +51,17 @@ def a_kind(kind):
 
 def finite(obj):
     """``obj`` with every float made JSON-safe: +-inf as +-1.8e308 (the order is kept),
-    NaN as null (JSON has no NaN); numpy scalars as Python numbers."""
+    NaN as null (JSON has no NaN); numpy scalars as Python numbers; every string (dict
+    keys too) valid Unicode, a name's bytes that are not UTF-8 written ``\\xNN``
+    (:func:`textnb.core.errors.unicode_text`: JSON's lone-surrogate escapes are refused by
+    strict parsers and turned into U+FFFD by jq)."""
     if isinstance(obj, dict):
-        return {k: finite(v) for k, v in obj.items()}
+        return {(unicode_text(k) if isinstance(k, str) else k): finite(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return [finite(v) for v in obj]
-    if obj is None or isinstance(obj, (bool, str)):
+    if isinstance(obj, str):
+        return unicode_text(obj)
+    if obj is None or isinstance(obj, bool):
         return obj
     if isinstance(obj, numbers.Integral):  # numpy integers too
         return int(obj)
@@ -69,7 +74,8 @@ def finite(obj):
 
 
 def dumps(obj):
-    """Strict JSON (never the non-JSON tokens NaN / Infinity)."""
+    """Strict JSON (never the non-JSON tokens NaN / Infinity, nor a lone surrogate: see
+    :func:`finite`)."""
     return json.dumps(finite(obj), allow_nan=False)
 
 
