@@ -97,3 +97,32 @@ def test_json_outputs_with_names_that_are_not_utf8_are_strict_json(tmp_path):
     assert "sp\\xffam" in outputs["train0"] and "sp\\xffam" in outputs["evaluate3"]
     assert any(s.endswith("sp\\xffam/d\\xfe0.txt") for s in outputs["predict1"])
     assert any(s.endswith("t\\xff.txt") for s in outputs["test5"])
+
+
+def test_evaluate_table_columns_stay_in_line_with_long_and_wide_class_names(tmp_path):
+    """The per-class table and the confusion matrix of ``evaluate`` keep their columns in
+    line: a class name longer than 40 columns is cut in the middle around an ellipsis
+    (its start and end kept), East Asian wide characters count two columns; ``--json``
+    keeps the whole names as its keys (*was*: the table as wide as the longest name, and a
+    wide-character name pushed its row's figures 9 columns right)."""
+    from textnb.cli.output import display_width
+
+    long_name = "a" * 150 + "-END"
+    names = ["short", long_name, "日本語のクラス名前", "x" * 10]
+    path = tmp_path / "c.tsv"
+    path.write_text("".join(f"{names[i % 4]}\tword{i % 4} other{i % 4} common{i}\n" for i in range(40)),
+                    encoding="utf-8")
+    rc, out, err = cli("evaluate", path, "--cv", 2)
+    assert rc == 0, err
+    lines = out.splitlines()
+    start = lines.index(next(line for line in lines if line.startswith("class ")))
+    table = lines[start:start + 5]
+    ends = {display_width(line[:line.index("1.0000")]) if "1.0000" in line else None for line in table[1:]}
+    assert len(ends) == 1 and len({display_width(line) for line in table}) == 1, table
+    assert any(line.startswith("a" * 20 + "\u2026") and "-END" in line for line in table)
+    assert max(display_width(line) for line in table) < 90
+    matrix = lines[lines.index(next(line for line in lines if line.startswith("confusion"))) + 1:][:5]
+    assert len({display_width(line) for line in matrix}) == 1, matrix
+    rc, out, _ = cli("evaluate", path, "--cv", 2, "--json")
+    report = json.loads(out)
+    assert set(report["per_class"]) == set(names) and long_name in report["classes"]
