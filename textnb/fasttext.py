@@ -6,6 +6,7 @@ A façade (outside the layers, as :mod:`textnb.nltk`) over the text models and
     model = train_supervised(input="train.txt", wordNgrams=2)
     model.predict("which city is the capital", k=2)   # (('__label__LOC', ...), array([...]))
     model.test("valid.txt")                            # (N, P@1, R@1)
+    model.test_label("valid.txt")                      # {'__label__LOC': {'precision': ..., ...}}
     model.save_model("model.tnb")                      # textnb predict / textnb test read it
     model = load_model("model.tnb")
 
@@ -14,7 +15,9 @@ What is the same as fastText: the file format (one document per line, its labels
 command line reads it); ``predict``'s arguments and results (labels with their prefix,
 most probable first, ``k = -1`` for every label, ``threshold`` on the probability, a list of
 texts for a list); ``test``'s ``(N, precision, recall)``, counted as fastText's meter
-(:func:`textnb.evaluation.topk.precision_recall_at_k`, what ``textnb test`` prints);
+(:func:`textnb.evaluation.topk.precision_recall_at_k`, what ``textnb test`` prints, a label
+given twice on a line counted twice); ``test_label``'s ``{label: {"precision", "recall",
+"f1score"}}``;
 ``labels`` / ``words``. What is not: the model is naive Bayes (the default text model,
 :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB`; a file with several labels on
 a line gives :class:`~textnb.meta.multilabel.MultiLabelNB` over it, as ``textnb train``
@@ -234,6 +237,18 @@ class FastTextModel:
         from textnb.evaluation.topk import fasttext_test
 
         return fasttext_test(self.estimator, path, k=k, threshold=threshold, label_prefix=self.label_prefix)
+
+    def test_label(self, path, k=1, threshold=0.0):
+        """Each label's precision, recall and F1 at ``k`` on the labelled fastText file
+        ``path``, as fastText's ``test_label`` returns them: ``{label: {"precision": p,
+        "recall": r, "f1score": f}}`` for every label of the model (with its prefix, in
+        :meth:`get_labels` order), counted as :meth:`test` counts (a label given twice on
+        a line is two labels to recall); NaN where a label was never predicted (precision)
+        or is never a true label (recall), as fastText's meter."""
+        from textnb.evaluation.topk import fasttext_test_label
+
+        scores = fasttext_test_label(self.estimator, path, k=k, threshold=threshold, label_prefix=self.label_prefix)
+        return {label: scores[label[len(self.label_prefix):]] for label in self.get_labels()}
 
     def save_model(self, path):
         """Write the model file (``textnb predict`` and ``textnb test`` read it)."""

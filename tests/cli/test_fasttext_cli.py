@@ -377,3 +377,24 @@ def test_predict_reads_a_fasttext_file_given_as_path_one_document_per_line(files
     code, lines_out, _ = run("predict", multi, "--lines", files / "mtest.txt")
     assert out == lines_out
 
+
+
+def test_a_label_given_twice_on_a_line_is_counted_twice_as_fasttexts_meter_counts_it(tmp_path):
+    """fastText's ``Meter::log`` (src/meter.cc) adds ``labels.size()`` to the labels to
+    recall, a label given twice on a line included, and counts a correct prediction once:
+    ``__label__spam __label__spam pills`` predicted spam is P@1 = 1, R@1 = 1/2."""
+    train = tmp_path / "train.txt"
+    train.write_text("".join(f"__label__spam buy cheap pills {i}\n__label__ham meeting at noon {i}\n"
+                             for i in range(20)), encoding="utf-8")
+    model = tmp_path / "m.tnb"
+    assert run("train", train, "-o", model)[0] == 0
+    test = tmp_path / "test.txt"
+    test.write_text("__label__spam __label__spam buy cheap pills\n__label__ham meeting noon\n", encoding="utf-8")
+    code, out, err = run("test", model, test)
+    assert code == 0, err
+    assert out == "N\t2\nP@1\t1\nR@1\t0.667\n"  # 2 correct of 2 predictions, of 3 labels to recall
+    rec = json.loads(run("test", model, test, "--json")[1])
+    assert (rec["gold"], rec["predicted"], rec["correct"]) == (3, 2, 2)
+    # the same line with the label once: 2 labels to recall
+    test.write_text("__label__spam buy cheap pills\n__label__ham meeting noon\n", encoding="utf-8")
+    assert run("test", model, test)[1] == "N\t2\nP@1\t1\nR@1\t1\n"

@@ -189,3 +189,28 @@ def test_a_vectorizer_in_the_pipeline_is_fitted_per_fold_as_gridsearchcv_fits_it
         expected.append(float(np.mean(pred == y)))
     assert [s for _, s in search.cv_results_] == expected
     assert search.estimator_.steps[0][1].vocabulary_ == clone(pipe).fit(docs, y).steps[0][1].vocabulary_
+
+
+def test_best_score_and_best_index_are_grid_search_cvs(tmp_path):
+    """scikit-learn's GridSearchCV convention: ``best_index_`` (the grid position of
+    ``best_params_``) and ``best_score_`` (its cross-validated score); on folds of equal
+    size, pooled out-of-fold accuracy is GridSearchCV's mean of the folds' accuracies, so
+    both agree with GridSearchCV's on the same splits. A model read from a file has them."""
+    from sklearn.model_selection import GridSearchCV, KFold
+
+    rng = np.random.default_rng(0)  # (every column seen in every training part: the same model as GridSearchCV's)
+    y = np.repeat(["a", "b", "c"], 200)
+    X = rng.poisson(np.where(np.arange(30) % 3 == np.searchsorted(["a", "b", "c"], y)[:, None], 1.6, 1.0))
+    splits = list(KFold(4, shuffle=True, random_state=0).split(X, y))  # 150 each
+    grid = {"alpha": [0.1, 1.0, 3.0, 30.0]}
+    search = SmoothingCV(MultinomialNB(), param_grid=grid, cv=splits).fit(X, y)
+    reference = GridSearchCV(MultinomialNB(), grid, cv=splits).fit(X, y)
+    assert search.best_index_ == reference.best_index_ == 3
+    assert search.best_score_ == pytest.approx(reference.best_score_, abs=1e-12)
+    assert search.best_params_ == reference.best_params_ == search.cv_results_[search.best_index_][0]
+    assert search.best_score_ == max(s for _, s in search.cv_results_)
+    search.save(tmp_path / "cv.tnb")
+    loaded = load(tmp_path / "cv.tnb")
+    assert (loaded.best_index_, loaded.best_score_) == (search.best_index_, search.best_score_)
+    unfitted = SmoothingCV(MultinomialNB())
+    assert not hasattr(unfitted, "best_score_") and not hasattr(unfitted, "best_index_")

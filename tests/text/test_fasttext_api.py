@@ -121,3 +121,33 @@ def test_the_label_prefix_and_word_counts_are_kept_in_the_saved_model(files, tmp
     documents = list(read_fasttext(str(tagged), label_prefix="~~").documents)
     want = Vectorizer(vocabulary=words).fit_transform(documents).sum(axis=0)
     assert np.array_equal(freq, np.asarray(want).ravel())
+
+
+def test_test_label_is_fasttexts_per_label_precision_recall_and_f1(tmp_path):
+    """fastText's ``model.test_label(path, k, threshold)``: ``{label: {"precision",
+    "recall", "f1score"}}`` for every label of the model, with its prefix; NaN where a
+    label is never predicted (precision) or never true (recall), as its ``Meter``; a label
+    given twice on a line is two labels to recall (``Meter::log``)."""
+    train = tmp_path / "train.txt"
+    train.write_text("".join(f"__label__spam buy cheap pills {i}\n__label__ham meeting at noon {i}\n"
+                             f"__label__other weather report {i}\n" for i in range(20)), encoding="utf-8")
+    model = train_supervised(input=str(train))
+    valid = tmp_path / "valid.txt"
+    valid.write_text("__label__spam __label__spam buy cheap pills\n__label__ham meeting noon\n"
+                     "__label__ham cheap pills\n", encoding="utf-8")
+    scores = model.test_label(str(valid))
+    assert list(scores) == model.get_labels()
+    assert all(set(v) == {"precision", "recall", "f1score"} for v in scores.values())
+    # spam: predicted twice (lines 1 and 3), right once, true twice on line 1
+    assert scores["__label__spam"]["precision"] == 0.5 and scores["__label__spam"]["recall"] == 0.5
+    assert scores["__label__spam"]["f1score"] == pytest.approx(2 * 1 / (2 + 2))
+    # ham: predicted once (line 2), right; true twice (lines 2 and 3)
+    assert scores["__label__ham"] == {"precision": 1.0, "recall": 0.5, "f1score": pytest.approx(2 / 3)}
+    # other: never predicted, never true: NaN, as fastText's meter
+    assert all(np.isnan(v) for v in scores["__label__other"].values())
+    # k = -1: every label predicted on every line: a label's precision is the share of
+    # lines it is true on, its recall 1 (its repeats are recalled by one prediction: 1/2)
+    per = model.test_label(str(valid), k=-1)
+    assert per["__label__ham"] == {"precision": pytest.approx(2 / 3), "recall": 1.0, "f1score": pytest.approx(0.8)}
+    assert per["__label__spam"]["precision"] == pytest.approx(1 / 3) and per["__label__spam"]["recall"] == 0.5
+    assert per["__label__other"]["precision"] == 0.0 and np.isnan(per["__label__other"]["recall"])

@@ -80,7 +80,7 @@ import time
 from textnb.io import mail
 from textnb.io.corpus import MAX_DOCUMENT_BYTES
 from textnb.io.files import cut_text, file_identity
-from textnb.core.errors import InputError, ModelFileError, TextnbError, missing_reason
+from textnb.core.errors import InputError, ModelFileError, TextnbError, missing_reason, unicode_strings
 from textnb.core.wrapping import reads_documents
 from textnb.apps import protocol
 from textnb.apps.spamd import (DEFAULT_MAX_USER_BYTES, DEFAULT_MAX_USERS, DeadlineReading, SpamdHandler,
@@ -496,8 +496,9 @@ class _MailHandler(StreamHandler):
                 code, v, head = classify_mail(model, body, source="stdin", **_options(words[2:]))
                 self._send(protocol.spam_reply(code, v, head))
             else:
-                reply = json.dumps(classify_texts(model, _json(body, owner), max_texts=owner.max_texts,
-                                                  max_tokens=owner.max_tokens), allow_nan=False).encode()
+                reply = json.dumps(unicode_strings(classify_texts(model, _json(body, owner), max_texts=owner.max_texts,
+                                                                  max_tokens=owner.max_tokens)),
+                                   allow_nan=False).encode()
                 self._send(f"OK {len(reply)}\n".encode() + reply)
         except (TextnbError, ValueError) as exc:
             self._send(protocol.error_reply(exc))
@@ -554,7 +555,7 @@ class _HTTPHandler(DeadlineReading, http.server.BaseHTTPRequestHandler):
         pass
 
     def _reply(self, status, obj, close=False):
-        data = json.dumps(obj, allow_nan=False).encode()
+        data = json.dumps(unicode_strings(obj), allow_nan=False).encode()  # (a class name that is not UTF-8: \xNN)
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))

@@ -8,7 +8,7 @@ from textnb.cli.argtypes import file_name
 from textnb.cli.options import (add_model_and_input_options, folds, input_options, model_options, naming_the_corpus,
                                 read_path, refuse_stdin_twice, repeats, seed, structure_errors,
                                 warn_multilabel)
-from textnb.cli.output import counted, dumps
+from textnb.cli.output import counted, dumps, name_column
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError
 from textnb.core.model_io import picture_target, refuse_input_as_output
@@ -186,11 +186,11 @@ def _print_report(report, args, out, weighted=False, rows=False):
         print(f"ECE       {report['ece']:.4f}  (expected calibration error of the top label)", file=out)
     if "roc_auc" in report:
         print(f"ROC AUC   {report['roc_auc']:.4f}  (positive class: {report['roc']['positive']})", file=out)
-    width = max(8, max(len(c) for c in report["classes"]))
-    print(f"\n{'class':<{width}}  precision  recall     f1  support", file=out)
-    for c in report["classes"]:
+    head, names = name_column(report["classes"], header="class")  # (long names cut, wide characters counted)
+    print(f"\n{head}  precision  recall      f1  support", file=out)
+    for c, name in zip(report["classes"], names):
         pc = report["per_class"][c]
-        print(f"{c:<{width}}  {pc['precision']:9.4f}  {pc['recall']:6.4f}  {pc['f1']:5.4f}  "
+        print(f"{name}  {pc['precision']:9.4f}  {pc['recall']:6.4f}  {pc['f1']:6.4f}  "
               f"{count_text(pc['support']):>7}", file=out)
     repeats = len(per_repeat)
     print("\nconfusion matrix (rows: true, columns: predicted" + (f"; the mean over the {repeats} repeats"
@@ -198,9 +198,10 @@ def _print_report(report, args, out, weighted=False, rows=False):
     labels = [str(i) for i in range(len(report["classes"]))]
     texts = [[count_text(v, repeats) for v in row] for row in report["confusion_matrix"]]
     cell = max(5, max(len(v) for row in texts for v in row) + 1)
-    print(" " * (width + 2) + "".join(f"{lab:>{cell}}" for lab in labels), file=out)
-    for i, (c, row) in enumerate(zip(report["classes"], texts)):
-        print(f"{c:<{width}}{i:>2}" + "".join(f"{v:>{cell}}" for v in row), file=out)
+    index = max(2, len(labels[-1]) + 1)  # (100 classes and more: their numbers keep the column)
+    print(" " * (len(head) + index) + "".join(f"{lab:>{cell}}" for lab in labels), file=out)
+    for i, (name, row) in enumerate(zip(names, texts)):
+        print(f"{name}{i:>{index}}" + "".join(f"{v:>{cell}}" for v in row), file=out)
     if args.plot:
         drawn = ["confusion matrix"] + ["reliability diagram"] * ("reliability" in report) + ["ROC curve"] * (
             "roc" in report)

@@ -9,7 +9,7 @@ import functools
 import time
 
 from textnb.cli.argtypes import bounded
-from textnb.cli.output import counted, dumps
+from textnb.cli.output import counted, dumps, name_column
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, input_name
 
@@ -392,15 +392,15 @@ def _evaluate(args, opts, start, out, corpus=None):
             print(f"{key:<16}{report[key]:.4f}", file=out)
     lpd = report["labels_per_document"]
     print(f"labels/document {lpd['predicted']:.2f} predicted, {lpd['true']:.2f} true", file=out)
-    width = max(8, max(len(k) for k in report["per_label"]))
+    head, names = name_column(report["per_label"], header="label")  # (long names cut, wide characters counted)
     # (cross-validated: each document is held out once, so a label's support is its documents; no training part)
     train_column = test is not None
-    print(f"\n{'label':<{width}}  precision  recall     f1     bep  support" + ("  train" if train_column else ""),
+    print(f"\n{head}  precision  recall      f1     bep  support" + ("  train" if train_column else ""),
           file=out)
-    for name, pl in report["per_label"].items():
+    for name, pl in zip(names, report["per_label"].values()):
         bep = pl.get("bep")
         bep = "-" if bep is None else f"{bep:6.4f}"
-        print(f"{name:<{width}}  {pl['precision']:9.4f}  {pl['recall']:6.4f}  {pl['f1']:5.4f}  {bep:>6}  "
+        print(f"{name}  {pl['precision']:9.4f}  {pl['recall']:6.4f}  {pl['f1']:6.4f}  {bep:>6}  "
               f"{pl['support']:7d}" + (f"  {pl.get('train_support', 0):5d}" if train_column else ""), file=out)
     if args.plot:
         print(f"\nper-label F1 plot: {args.plot}", file=out)

@@ -11,9 +11,10 @@ import math
 import numbers
 
 from textnb.cli.streams import cell, tolerant
-from textnb.core.errors import counted  # (the core's rule, for the messages of every layer)
+from textnb.core.errors import counted, unicode_text  # (the core's rules, for the messages of every layer)
 
-__all__ = ["a_kind", "cell", "counted", "dumps", "explanation_text", "finite", "flag_words", "proba_text", "tolerant"]
+__all__ = ["a_kind", "cell", "counted", "display_width", "dumps", "explanation_text", "finite", "flag_words",
+           "name_column", "proba_text", "tolerant"]
 
 #: how the library's messages name a parameter beside its flag (``class_name / --class``: a
 #: library user passes the one, a user of the command line the other) -> the flag alone,
@@ -51,12 +52,17 @@ def a_kind(kind):
 
 def finite(obj):
     """``obj`` with every float made JSON-safe: +-inf as +-1.8e308 (the order is kept),
-    NaN as null (JSON has no NaN); numpy scalars as Python numbers."""
+    NaN as null (JSON has no NaN); numpy scalars as Python numbers; every string (dict
+    keys too) valid Unicode, a name's bytes that are not UTF-8 written ``\\xNN``
+    (:func:`textnb.core.errors.unicode_text`: JSON's lone-surrogate escapes are refused by
+    strict parsers and turned into U+FFFD by jq)."""
     if isinstance(obj, dict):
-        return {k: finite(v) for k, v in obj.items()}
+        return {(unicode_text(k) if isinstance(k, str) else k): finite(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return [finite(v) for v in obj]
-    if obj is None or isinstance(obj, (bool, str)):
+    if isinstance(obj, str):
+        return unicode_text(obj)
+    if obj is None or isinstance(obj, bool):
         return obj
     if isinstance(obj, numbers.Integral):  # numpy integers too
         return int(obj)
@@ -69,8 +75,64 @@ def finite(obj):
 
 
 def dumps(obj):
-    """Strict JSON (never the non-JSON tokens NaN / Infinity)."""
+    """Strict JSON (never the non-JSON tokens NaN / Infinity, nor a lone surrogate: see
+    :func:`finite`)."""
     return json.dumps(finite(obj), allow_nan=False)
+
+
+#: the widest a name column of a text table gets (terminal columns); a longer name is cut
+#: in the middle, its start and end kept around an ellipsis (:func:`name_column`)
+NAME_COLUMN_MAX = 40
+
+
+def display_width(text):
+    """The terminal columns ``text`` takes: 2 for an East Asian wide or full-width
+    character, 0 for a combining mark or a format character, 1 for any other (a byte that
+    is not UTF-8, written back as itself, shows as one replacement character)."""
+    if text.isascii():
+        return len(text)
+    import unicodedata
+
+    width = 0
+    for ch in text:
+        if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+            continue
+        width += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return width
+
+
+def _cut_middle(text, width):
+    """``text`` cut to ``width`` columns: its start and its end around ``…``."""
+    room = width - 1
+    head_room, tail_room = (room + 1) // 2, room // 2
+    head, used = [], 0
+    for ch in text:
+        w = display_width(ch)
+        if used + w > head_room:
+            break
+        head.append(ch)
+        used += w
+    tail, used = [], 0
+    for ch in reversed(text):
+        w = display_width(ch)
+        if used + w > tail_room:
+            break
+        tail.append(ch)
+        used += w
+    return "".join(head) + "\u2026" + "".join(reversed(tail))
+
+
+def name_column(names, *, header, floor=8, limit=NAME_COLUMN_MAX):
+    """The left column of a text table of names (classes, labels): ``(header, cells)``
+    padded to one width in terminal columns (:func:`display_width`, so wide characters
+    line up), at least ``floor`` and the header's, at most ``limit``: a longer name is cut
+    in the middle around an ellipsis (``--json`` keeps the whole names). Each name is
+    escaped as a field of tab-separated output is (:func:`cell`: a TAB or newline in a
+    name cannot break the table)."""
+    shown = [cell(name) for name in names]
+    width = min(max([floor, display_width(header), *map(display_width, shown)]), max(limit, display_width(header)))
+    shown = [_cut_middle(s, width) if display_width(s) > width else s for s in shown]
+    return header + " " * (width - display_width(header)), [s + " " * (width - display_width(s)) for s in shown]
 
 
 def explanation_text(info):

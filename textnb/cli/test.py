@@ -17,7 +17,8 @@ def add_parser(sub):
                                    "'__label__NAME' words) with a text model, single- or multi-label, and print "
                                    "N (lines with a label the model knows), P@K and R@K as 'fasttext test "
                                    "MODEL FILE [K] [TH]' does: each line's K most probable labels of "
-                                   "probability >= TH are its predictions.")
+                                   "probability >= TH are its predictions, and a label given twice on a "
+                                   "line is two labels to recall (fastText's counting).")
     p.add_argument("model", metavar="MODEL")
     p.add_argument("file", metavar="FILE", help="the labelled fastText file, or - for stdin")
     p.add_argument("k", metavar="K", nargs="?", type=top_labels, default=1,

@@ -35,7 +35,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from textnb.core.estimates import ALPHA_FLOOR, class_log_prior
+from textnb.core.estimates import ALPHA_FLOOR, class_log_prior, prior_free_bias
 from textnb.core.logspace import logsumexp, no_evidence, prior_where_empty
 from textnb.core.model_schema import MAX_ALPHA, N_JOBS, SEED, SPLITS, Choice, Float, Int, OneOf, Optional, check_param_values
 
@@ -111,7 +111,9 @@ def linear_weights(family, feature_count, class_count, alpha, pool=None, dtype=n
     """``(W, b)``: the model scores a document ``f(d) @ W.T + b``.
 
     complement: ``W = −log θ̃`` of the smoothed complement frequencies (Rennie et al.
-    2003 eq. 6), ``b = 0`` (the class prior only with a single class); bernoulli:
+    2003 eq. 6), ``b = 0`` (the class prior only with a single class; ``-inf`` for a class
+    with no count, declared but never seen: :func:`~textnb.core.estimates.prior_free_bias`,
+    as the bernoulli family's prior gives it); bernoulli:
     ``W = log θ − log(1 − θ) = log(N_cw + α) − log(N_c − N_cw + α)``,
     ``b = log prior + Σ_w log(1 − θ_cw)``. ``pool``, a thread pool, computes the rows
     (classes) in parallel: the same numbers. ``dtype`` float32 is for the passes
@@ -149,7 +151,7 @@ def linear_weights(family, feature_count, class_count, alpha, pool=None, dtype=n
     half = n_classes // 2  # the two halves of the classes (rows) in parallel
     map_threads(pool, lambda span: rows(*span), [(0, half), (half, n_classes)] if half else [(0, n_classes)])
     if family == "complement":
-        b = class_log_prior(cc) if n_classes == 1 else np.zeros(n_classes)
+        b = prior_free_bias(class_log_prior(cc))  # (0; -inf for a class without documents)
     else:
         b = class_log_prior(cc) + (neg_sum - n_terms * np.log(cc + 2 * float(alpha)))
     return W, b

@@ -10,7 +10,8 @@ import os
 __all__ = ["TextnbError", "InputError", "NotATextCorpus", "DataError", "EmptyVocabulary", "TooFewObjects",
            "ParameterError", "SettingsDiffer", "SingleStringError", "StructureError",
            "refuse_single_string", "ModelFileError", "DataWarning", "short_repr", "missing_reason",
-           "empty_input", "input_name", "STDIN_NAME", "counted", "unknown_to_leave_out", "os_error_text"]
+           "empty_input", "input_name", "STDIN_NAME", "counted", "unknown_to_leave_out", "os_error_text",
+           "unicode_text", "unicode_strings"]
 
 
 class TextnbError(Exception):
@@ -145,6 +146,45 @@ def input_name(path):
     names an input read from ``-`` (its rows, its lines, its emptiness) asks here."""
     path = os.fspath(path)
     return STDIN_NAME if path == "-" else path
+
+
+def unicode_text(text):
+    r"""``text`` as valid Unicode, for JSON: a name holding bytes that are not UTF-8 (a file
+    or class name read from the file system, those bytes kept as the lone surrogates
+    ``\udc80``-``\udcff`` of ``surrogateescape``) with each such byte written ``\xNN``, as
+    the error messages on stderr write it (``backslashreplace``); any other lone surrogate
+    ``\udNNN``. JSON's ``"\udcff"`` escape of a lone surrogate is no character: strict
+    parsers refuse it (orjson, I-JSON), others (jq) turn it into U+FFFD, losing the byte.
+    Valid text is returned as it is."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif 0xD800 <= code <= 0xDFFF:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def unicode_strings(obj):
+    """``obj`` (dicts, lists, tuples of JSON values) with every string, dict keys too, made
+    valid Unicode (:func:`unicode_text`), for a strict JSON writer."""
+    if isinstance(obj, str):
+        return unicode_text(obj)
+    if isinstance(obj, dict):
+        return {unicode_text(k) if isinstance(k, str) else k: unicode_strings(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [unicode_strings(v) for v in obj]
+    return obj
 
 
 def empty_input(path):

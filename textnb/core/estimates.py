@@ -49,7 +49,7 @@ from textnb.core.errors import ParameterError
 
 __all__ = ["ALPHA_FLOOR", "LOG_FLOOR", "background", "bernoulli_log_prob", "check_alpha", "check_class_prior",
            "check_smoothing", "class_log_prior", "complement_log_prob", "multinomial_log_prob", "nominal_log_prob",
-           "smoothed_class_prior", "uniform_prior"]
+           "prior_free_bias", "smoothed_class_prior", "uniform_prior"]
 
 #: Smoothing below this is raised to it (scikit-learn's floor), so no log 0.
 ALPHA_FLOOR = 1e-10
@@ -147,6 +147,18 @@ def class_log_prior(class_count, *, fit_prior=True, class_prior=None):
         return np.full(n_classes, -np.log(n_classes))
     with np.errstate(divide="ignore"):
         return np.log(class_count) - np.log(total)
+
+
+def prior_free_bias(log_prior):
+    """The bias of a model whose scores leave the class prior out (the complement models,
+    Rennie et al. 2003 §3.1): 0 for every class, except ``-inf`` for a class of prior 0
+    (``log_prior`` ``-inf``: a class that ``partial_fit``'s ``classes`` declares but no
+    document has), which is then never predicted, as scikit-learn's MultinomialNB never
+    predicts it under ``fit_prior``; with a single class its prior."""
+    log_prior = np.asarray(log_prior, dtype=np.float64)
+    if log_prior.shape[0] == 1:
+        return log_prior
+    return np.where(np.isneginf(log_prior), -np.inf, 0.0)
 
 
 def uniform_prior(class_count):

@@ -7,7 +7,11 @@ examples,
 * ``P@k`` = (predictions that are among the example's labels) / (predictions made),
 * ``R@k`` = (the same count) / (the examples' labels),
 
-NaN when a denominator is 0 (fastText's ``Meter``, ``src/meter.{h,cc}``). As fastText, an
+NaN when a denominator is 0 (fastText's ``Meter``, ``src/meter.{h,cc}``). As fastText's
+``Meter::log`` counts them, a label an example gives twice (``__label__a __label__a text``)
+is two of its labels to recall (``gold += labels.size()``), and a prediction is correct
+once however often its label is given (``utils::contains``): predicting ``a`` for that line
+scores P@1 = 1, R@1 = 1/2. As fastText, an
 example's labels that the model does not know are not counted, and an example with none
 it knows is not an example (fastText's dictionary drops unknown labels). For a
 single-label model with k = 1 and no threshold, P@1 = R@1 = accuracy on the examples.
@@ -19,7 +23,8 @@ import math
 
 import numpy as np
 
-__all__ = ["best_labels", "check_k", "check_threshold", "fasttext_test", "format_test_result", "precision_recall_at_k"]
+__all__ = ["best_labels", "check_k", "check_threshold", "fasttext_test", "fasttext_test_label", "format_test_result",
+           "label_scores_at_k", "precision_recall_at_k"]
 
 
 def check_k(k):
@@ -63,7 +68,8 @@ def precision_recall_at_k(log_proba, classes, gold, k=1, threshold=0.0):
     classes : sequence of str
         The model's labels.
     gold : sequence of sequences of str
-        Each example's true labels.
+        Each example's true labels; a label given more than once is counted as often
+        (fastText's meter; :meth:`textnb.io.fasttext.FastTextCorpus.gold_labels`).
     k : int, default=1
         Predictions per example (at most); -1: every label (fastText's ``test`` k = -1).
     threshold : float, default=0.0
@@ -75,29 +81,57 @@ def precision_recall_at_k(log_proba, classes, gold, k=1, threshold=0.0):
         ``n`` (examples counted), ``k``, ``threshold``, ``precision``, ``recall``,
         ``predicted``, ``gold``, ``correct`` (the counts behind them).
     """
-    k = check_k(k)
-    threshold = check_threshold(threshold)
-    log_proba = np.asarray(log_proba, dtype=np.float64)
-    index = {str(c): j for j, c in enumerate(classes)}
-    if log_proba.shape != (len(gold), len(index)):
-        raise ValueError(f"log_proba has shape {log_proba.shape}; expected ({len(gold)}, {len(index)})")
-    n = n_predicted = n_gold = n_correct = 0
-    log_threshold = math.log(threshold) if threshold > 0 else -math.inf
-    for row, labels in zip(log_proba, gold):
-        known = {index[str(lab)] for lab in labels if str(lab) in index}
-        if not known:
-            continue
-        n += 1
-        n_gold += len(known)
-        chosen = best_labels(row, k, log_threshold).tolist()
-        n_predicted += len(chosen)
-        n_correct += sum(j in known for j in chosen)
+    k, threshold = check_k(k), check_threshold(threshold)
+    n, predicted, gold_counts, correct = _meter(log_proba, classes, gold, k, threshold)
+    n_predicted, n_gold, n_correct = int(predicted.sum()), int(gold_counts.sum()), int(correct.sum())
     return {
         "n": n, "k": int(k), "threshold": threshold,
         "precision": n_correct / n_predicted if n_predicted else math.nan,
         "recall": n_correct / n_gold if n_gold else math.nan,
         "predicted": n_predicted, "gold": n_gold, "correct": n_correct,
     }
+
+
+def label_scores_at_k(log_proba, classes, gold, k=1, threshold=0.0):
+    """Each label's precision, recall and F1 at ``k``, as fastText's ``test-label`` and its
+    Python ``test_label`` give them (``Meter::precision(i)``, ``recall(i)``, ``f1Score(i)``):
+    ``{label: {"precision": ..., "recall": ..., "f1score": ...}}`` for every label of
+    ``classes``, in their order, counted over the examples :func:`precision_recall_at_k`
+    counts (the same arguments). For a label, precision = its correct predictions / its
+    predictions, recall = the same / the times it is a true label (repeats counted), F1 =
+    2 correct / (predictions + true); NaN where the denominator is 0 (fastText's)."""
+    k, threshold = check_k(k), check_threshold(threshold)
+    _, predicted, gold_counts, correct = _meter(log_proba, classes, gold, k, threshold)
+    out = {}
+    for j, c in enumerate(classes):
+        p, g, tp = int(predicted[j]), int(gold_counts[j]), int(correct[j])
+        out[str(c)] = {"precision": tp / p if p else math.nan, "recall": tp / g if g else math.nan,
+                       "f1score": 2 * tp / (p + g) if p + g else math.nan}
+    return out
+
+
+def _meter(log_proba, classes, gold, k, threshold):
+    """fastText's ``Meter::log`` over the examples: ``(n, predicted, gold, correct)``, the
+    examples counted and per label (arrays in the order of ``classes``) its predictions,
+    the times it is a true label (a label given twice on an example: twice) and its
+    predictions that are among the example's labels (once each)."""
+    log_proba = np.asarray(log_proba, dtype=np.float64)
+    index = {str(c): j for j, c in enumerate(classes)}
+    if log_proba.shape != (len(gold), len(index)):
+        raise ValueError(f"log_proba has shape {log_proba.shape}; expected ({len(gold)}, {len(index)})")
+    n = 0
+    predicted, gold_counts, correct = (np.zeros(len(index), dtype=np.int64) for _ in range(3))
+    log_threshold = math.log(threshold) if threshold > 0 else -math.inf
+    for row, labels in zip(log_proba, gold):
+        known = [index[str(lab)] for lab in labels if str(lab) in index]  # (repeats counted: fastText's)
+        if not known:
+            continue
+        n += 1
+        np.add.at(gold_counts, known, 1)
+        chosen = best_labels(row, k, log_threshold)
+        predicted[chosen] += 1
+        correct[chosen[np.isin(chosen, known)]] += 1
+    return n, predicted, gold_counts, correct
 
 
 def format_test_result(result):
@@ -132,6 +166,25 @@ def fasttext_test(model, path, k=1, threshold=0.0, *, label_prefix=None, data=No
         As :func:`precision_recall_at_k`, plus ``source`` and ``unlabeled`` (lines
         without a label, skipped).
     """
+    k, threshold = check_k(k), check_threshold(threshold)  # (before the file is read)
+    corpus, classes, log_proba = _scored(model, path, label_prefix, data, batch_size)
+    result = precision_recall_at_k(log_proba, classes, corpus.gold_labels(), k=k, threshold=threshold)
+    result.update(source=corpus.source, unlabeled=corpus.unlabeled)
+    return result
+
+
+def fasttext_test_label(model, path, k=1, threshold=0.0, *, label_prefix=None, data=None, batch_size=1000):
+    """fastText's ``test-label`` of a fitted text model on a fastText file: each label's
+    precision, recall and F1 at ``k`` (:func:`label_scores_at_k`, the labels without their
+    prefix, in the order of ``model.classes_``); the arguments are :func:`fasttext_test`'s."""
+    k, threshold = check_k(k), check_threshold(threshold)
+    corpus, classes, log_proba = _scored(model, path, label_prefix, data, batch_size)
+    return label_scores_at_k(log_proba, classes, corpus.gold_labels(), k=k, threshold=threshold)
+
+
+def _scored(model, path, label_prefix, data, batch_size):
+    """``(corpus, classes, log_proba)``: the fastText file read (:func:`fasttext_test`'s
+    ``path`` / ``data``) and its documents scored by ``model``."""
     from textnb.core.errors import input_name
     from textnb.io.corpus import read_piped
     from textnb.io.fasttext import DEFAULT_LABEL_PREFIX, read_fasttext
@@ -144,6 +197,4 @@ def fasttext_test(model, path, k=1, threshold=0.0, *, label_prefix=None, data=No
     parts = [np.asarray(model.predict_log_proba(corpus.documents[i:i + batch_size]), dtype=np.float64)
              for i in range(0, len(corpus), batch_size)]
     log_proba = np.concatenate(parts) if parts else np.empty((0, len(classes)))
-    result = precision_recall_at_k(log_proba, classes, corpus.labels, k=k, threshold=threshold)
-    result.update(source=corpus.source, unlabeled=corpus.unlabeled)
-    return result
+    return corpus, classes, log_proba

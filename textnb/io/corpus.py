@@ -42,7 +42,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from textnb.core.errors import (STDIN_NAME, DataWarning, InputError, NotATextCorpus, empty_input, input_name,
+from textnb.core.errors import (STDIN_NAME, DataWarning, InputError, NotATextCorpus, counted, empty_input, input_name,
                                  missing_reason, short_repr)
 from textnb.io.files import cut_text, decode_cut, file_identity, folder_files, open_regular_binary, read_regular_file
 from textnb.io.numbers import is_number
@@ -873,6 +873,7 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
                  "(text; label too for an accuracy), or read one document per line with --lines FILE")
         raise NotATextCorpus(f"{path}: cannot find the label and text columns; name them in a header {names}")
     documents, labels, seen = [], [], False
+    listed = []  # (line, label) of the labels holding a comma: a label list? (training: one warning)
     last = ti if li is None else max(li, ti)
     width = len(header) if delimiter == "," else None  # (a headerless CSV file: rows of 2)
     for n, row in itertools.chain(head[skip:], rows):
@@ -885,6 +886,8 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
             if need_label:
                 raise InputError(f"{path}:{n}: empty label")
             label = None  # prediction: the row is classified, and left out of the accuracy
+        if need_label and "," in label:
+            listed.append((n, label))
         if delimiter == "\t" and ti == len(header) - 1:
             doc = "\t".join(row[ti:])  # a TAB inside the last (text) column
         else:
@@ -896,8 +899,23 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
             documents, labels, seen = [], [], True
     if not documents and not seen:
         raise InputError(f"{path}: empty corpus (header only)")
+    if listed:
+        _warn_label_lists(path, listed)
     if documents:
         yield documents, (labels if li is not None else None)
+
+
+def _warn_label_lists(path, listed):
+    """One DataWarning for the rows of a TSV/CSV corpus read single-label whose label holds
+    a comma (``spam,ham``: a list of labels, as a multi-label label file writes them?),
+    naming the first row's line: each such label is read as one class of that name, as a
+    folder corpus's document in several class folders is read once per folder
+    (``textnb.cli.options.warn_multilabel``)."""
+    (line, label), n = listed[0], len(listed)
+    others = f" and {counted(n - 1, 'other row')}" if n > 1 else ""
+    warnings.warn(f"{path}:{line}: the label {label!r} holds a comma (a list of labels?){others}: read as one "
+                  f"class of that name; for several labels per document use --multilabel (one folder per label), "
+                  f"--labels FILE, or a fastText file ('__label__a __label__b text')", DataWarning, stacklevel=3)
 
 
 class _Prefixed(io.RawIOBase):

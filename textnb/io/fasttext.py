@@ -9,8 +9,10 @@ the labels ``spam`` and ``promo`` (the prefix is stripped; fastText's ``-label``
 * a line without a label is not a training or test example (fastText skips it; it is
   counted in :attr:`FastTextCorpus.unlabeled` and reported by ``train`` and ``evaluate``),
   blank lines skipped and not counted;
-* a label given twice on one line counts once; a word that is the prefix alone is an
-  error (an empty label).
+* a label given twice on one line is one label of the document (its label set, for
+  training), and counted twice by ``test``, as fastText's meter counts it
+  (:meth:`FastTextCorpus.gold_labels`); a word that is the prefix alone is an error (an
+  empty label).
 
 A file whose lines carry one label each is an ordinary single-label corpus
 (:meth:`FastTextCorpus.single_label`, an :class:`textnb.io.corpus.Corpus`); one label set
@@ -71,6 +73,9 @@ class FastTextCorpus:
     unlabeled: int = 0
     label_prefix: str = DEFAULT_LABEL_PREFIX
     ids: list = field(default_factory=list)
+    #: ``{document index: {label: times}}`` for the lines that give a label more than once
+    #: (``labels`` holds it once): what fastText's ``test`` counts (:meth:`gold_labels`)
+    repeats: dict = field(default_factory=dict)
 
     def __post_init__(self):
         if not self.ids:
@@ -87,6 +92,17 @@ class FastTextCorpus:
     @property
     def label_names(self):
         return sorted({lab for labs in self.labels for lab in labs})
+
+    def gold_labels(self):
+        """Each document's labels as its line gives them, a label given twice there twice
+        (``__label__a __label__a text``: ``("a", "a")``): the true labels fastText's
+        ``test`` counts (its ``Meter::log`` adds ``labels.size()``, repeats included, to
+        the labels to recall). :attr:`labels` holds each once (a label set, for training)."""
+        if not self.repeats:
+            return list(self.labels)
+        return [labs if i not in self.repeats else
+                tuple(lab for lab in labs for _ in range(self.repeats[i].get(lab, 1)))
+                for i, labs in enumerate(self.labels)]
 
     def single_label(self):
         """The corpus as a :class:`textnb.io.corpus.Corpus` (one label per document).
@@ -250,10 +266,10 @@ def read_fasttext(path, *, data=None, label_prefix=DEFAULT_LABEL_PREFIX, max_byt
     """
     label_prefix = _check_prefix(label_prefix)
     path = os.fspath(path)
-    documents, labels, lines, unlabeled = [], [], [], 0
+    documents, labels, lines, unlabeled, repeats = [], [], [], 0, {}
     identity = file_identity(path) if stream and data is None and os.path.isfile(path) else None  # (a pipe: once)
     texts = identity is None  # (streamed: the first pass reads the labels only)
-    for n, labs, text in _labelled_lines(path, data, label_prefix, max_bytes, texts=texts):
+    for n, labs, text, times in _labelled_lines(path, data, label_prefix, max_bytes, texts=texts):
         if not labs:
             if text is None:
                 continue
@@ -262,6 +278,8 @@ def read_fasttext(path, *, data=None, label_prefix=DEFAULT_LABEL_PREFIX, max_byt
                 continue
         if texts:
             documents.append(text)
+        if times:
+            repeats[len(labels)] = times
         labels.append(labs)
         lines.append(n)
     if not labels:
@@ -272,14 +290,15 @@ def read_fasttext(path, *, data=None, label_prefix=DEFAULT_LABEL_PREFIX, max_byt
         documents = LineTexts(path, len(labels), label_prefix=label_prefix, max_bytes=max_bytes,
                               need_label=need_label, identity=identity)
     return FastTextCorpus(source=path, documents=documents, labels=labels, lines=lines, unlabeled=unlabeled,
-                          label_prefix=label_prefix)
+                          label_prefix=label_prefix, repeats=repeats)
 
 
 def _labelled_lines(path, data, label_prefix, max_bytes, texts=True):
-    """``(line number, labels, text)`` of each line of the file ``path`` (or of ``data``),
-    read line by line, each decoded as a document is and cut at ``max_bytes``
+    """``(line number, labels, text, repeats)`` of each line of the file ``path`` (or of
+    ``data``), read line by line, each decoded as a document is and cut at ``max_bytes``
     characters; ``text`` None for a blank line (``texts=False``: ``""`` for every other
-    line, its words not joined: the labels alone are read)."""
+    line, its words not joined: the labels alone are read); ``repeats`` ``{label: times}``
+    of the labels the line gives more than once, else None (:func:`_label_repeats`)."""
     if data is not None:
         if isinstance(data, (bytes, bytearray)):
             if is_binary(bytes(data[:_SNIFF])):
@@ -316,7 +335,19 @@ def _parsed(path, raw_lines, label_prefix, max_bytes, texts=True):
                 labs, text = _line_labels(line, label_prefix), ""
         except ValueError as exc:
             raise InputError(f"{path}:{n}: {exc}") from None
-        yield n, labs, (None if not labs and not line.strip(" \t\r\v\f") else text)
+        yield n, labs, (None if not labs and not line.strip(" \t\r\v\f") else text), \
+            (_label_repeats(line, label_prefix) if labs and line.count(label_prefix) > len(labs) else None)
+
+
+def _label_repeats(line, label_prefix):
+    """``{label: times}`` of the labels that ``line`` gives more than once (None: none
+    does). Called only when the prefix occurs more often than the line has labels."""
+    times = {}
+    for word in _SPACE.split(line):
+        if len(word) > len(label_prefix) and word.startswith(label_prefix):
+            label = word[len(label_prefix):]
+            times[label] = times.get(label, 0) + 1
+    return {lab: t for lab, t in times.items() if t > 1} or None
 
 
 _WORD_REST = re.compile(r"[^ \t\r\v\f]*")
@@ -361,7 +392,7 @@ class LineTexts:
     def __iter__(self):
         seen = 0
         check_unchanged(self.path, self.identity, "its labels were read from another file")
-        for _, labs, text in _labelled_lines(self.path, None, *self._how):
+        for _, labs, text, _ in _labelled_lines(self.path, None, *self._how):
             if text is None or (self._need_label and not labs):
                 continue
             seen += 1

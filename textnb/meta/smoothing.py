@@ -57,6 +57,12 @@ def _score(y, pred, scoring, sample_weight=None):
     return float(f1_score(y, pred, average="macro", sample_weight=sample_weight))
 
 
+def _best(results):
+    """The position of the best score of ``results`` (``(params, score)`` pairs), the first
+    on ties, NaN scores last (0 when none is finite)."""
+    return int(np.argmax([s if np.isfinite(s) else -np.inf for _, s in results]))
+
+
 def weight_kwargs(estimator, sample_weight):
     """The ``fit`` keyword that gives ``estimator`` its ``sample_weight``: ``sample_weight``,
     or for a Pipeline ``<last step>__sample_weight`` (a Pipeline's ``fit`` routes step
@@ -133,8 +139,16 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
     estimator_ : classifier
         Refitted on all the data with ``best_params_``.
     best_params_ : dict
+    best_index_ : int
+        The position of ``best_params_`` in the grid (and in ``cv_results_``), as
+        :class:`~sklearn.model_selection.GridSearchCV`'s.
+    best_score_ : float
+        The out-of-fold score of ``best_params_`` (``scoring``), as GridSearchCV's; NaN
+        when nothing could be scored (a single class, too few objects for two folds).
     cv_results_ : list of (dict, float)
-        Every setting with its out-of-fold score, in grid order.
+        Every setting with its out-of-fold score, in grid order (not GridSearchCV's
+        dict of arrays: the model files keep this list; its ``params`` are the dicts,
+        its ``mean_test_score`` the floats).
     classes_ : ndarray
 
     Examples
@@ -223,9 +237,7 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
             fast = self._fast_scores(base, grid, X, y, y_index, splits, sw, docs is not None, fold_counts)
             scores = fast if fast is not None else self._slow_scores(base, grid, X, y, splits, sw, fold_counts)
             self.cv_results_ = [(dict(p), s) for p, s in zip(grid, scores)]
-        finite = [s if np.isfinite(s) else -np.inf for _, s in self.cv_results_]
-        best = int(np.argmax(finite))
-        self.best_params_ = dict(grid[best])
+        self.best_params_ = dict(grid[_best(self.cv_results_)])
         final = clone(base).set_params(**self.best_params_)
         self.estimator_ = final.fit(X, y, **({} if sw is None else weight_kwargs(final, sw)))
         return self
@@ -286,6 +298,19 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
             scores.append(_score(y[tested].astype(object), np.concatenate(pred), self.scoring,
                                  None if sw is None else sw[tested]))
         return scores
+
+    @property
+    def best_index_(self):
+        """The grid position of ``best_params_`` (GridSearchCV's ``best_index_``): the
+        first setting of the best finite score, as ``fit`` chose it. Derived from
+        ``cv_results_``, so a model read from a file written before it existed has it."""
+        check_is_fitted(self, "cv_results_")
+        return _best(self.cv_results_)
+
+    @property
+    def best_score_(self):
+        """The out-of-fold score of ``best_params_`` (GridSearchCV's ``best_score_``)."""
+        return float(self.cv_results_[self.best_index_][1])
 
     # -- prediction: the refitted estimator ------------------------------------------------
     def _check_X(self, X):

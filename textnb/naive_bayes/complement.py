@@ -43,7 +43,10 @@ class ComplementNB(_BaseCountNB):
     A document with no known term (an all-zero row) has no evidence either way: it gets
     the class prior, ``class_log_prior_`` (``predict_proba`` = the training class
     frequencies, ``predict`` = the most frequent class), where scikit-learn gives equal
-    scores and so the first class. Every other row gets scikit-learn's numbers.
+    scores and so the first class. Every other row gets scikit-learn's numbers, except
+    for a class of prior 0 (one ``partial_fit``'s ``classes`` declares but no document
+    has): it scores ``-inf`` (probability 0, never predicted), as MultinomialNB's prior
+    gives it (scikit-learn's ComplementNB gives it a share of the probability).
 
     Works best on weighted counts (:class:`textnb.text.weighting.TermWeighting`: log tf,
     idf and length normalisation, Rennie et al. §4).

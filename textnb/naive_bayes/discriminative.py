@@ -49,7 +49,9 @@ class DiscriminativeNB(_BaseCountNB):
       negated log of its smoothed complement frequencies; no class prior. A document
       with no known term (no evidence) gets the prior of the documents learned
       (``class_documents_``): ``predict_proba`` = their class frequencies (whatever
-      ``scale_``), ``predict`` = the most frequent class.
+      ``scale_``), ``predict`` = the most frequent class. A class without documents
+      (declared by ``partial_fit``'s ``classes``) scores ``-inf``: probability 0, as
+      with the bernoulli family's prior and scikit-learn's MultinomialNB.
     * ``"bernoulli"`` -- term presence and absence with the class prior (McCallum &
       Nigam 1998).
     * ``"auto"`` (default) -- the one of the two with more correct predictions in a

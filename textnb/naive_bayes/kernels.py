@@ -39,7 +39,7 @@ from textnb.core.errors import CHOSEN_EVENT_MODELS, ModelFileError, SettingsDiff
 from textnb.core.logspace import no_evidence, prior_where_empty
 from textnb.core.model_io import ModelNode, instantiate, save
 from textnb.core.estimates import (ALPHA_FLOOR, bernoulli_log_prob, check_alpha, check_smoothing, class_log_prior,
-                                   complement_log_prob, multinomial_log_prob)
+                                   complement_log_prob, multinomial_log_prob, prior_free_bias)
 from textnb.core.model_schema import (CLASS_PRIOR, FEATURE_NAMES, MAX_ALPHA, N_FEATURES, SMOOTHING, Bool, Choice,
                                       Classes, Counts, Float, ListOf, MayBeAbsent, OneOf, Optional, Reals,
                                       check_declared, check_param_values, check_same_settings)
@@ -341,11 +341,13 @@ class ComplementKernel(CountKernel):
                 "class_log_prior_": self._prior(params, state)}
 
     def linear_form(self, params, state, fitted):
-        """No class prior (Rennie et al. §3.1), except with a single class."""
+        """No class prior (Rennie et al. §3.1), except with a single class; a class of prior
+        0 (declared by ``classes=``, no document) is never predicted, as by the models with
+        a prior (:func:`~textnb.core.estimates.prior_free_bias`)."""
         prior = fitted["class_log_prior_"]
         if len(prior) == 1:
             return LinearForm(state["classes_"], fitted["feature_log_prob_"], prior)
-        return LinearForm(state["classes_"], fitted["feature_log_prob_"], np.zeros(len(prior)), empty=prior)
+        return LinearForm(state["classes_"], fitted["feature_log_prob_"], prior_free_bias(prior), empty=prior)
 
 
 class DiscriminativeKernel(CountKernel):
@@ -447,8 +449,10 @@ class DiscriminativeKernel(CountKernel):
 
     def linear_form(self, params, state, fitted):
         """The :class:`LinearForm` over the event model's document features; None unless
-        the weights are finite."""
-        if not (np.isfinite(fitted["coef_"]).all() and np.isfinite(fitted["intercept_"]).all()):
+        the weights are finite (an intercept of ``-inf``, a class without documents, is
+        a score of ``-inf``, as a count model's prior of 0)."""
+        intercept = fitted["intercept_"]
+        if not (np.isfinite(fitted["coef_"]).all() and np.isfinite(intercept[~np.isneginf(intercept)]).all()):
             return None
         return LinearForm(state["classes_"], fitted["coef_"], fitted["intercept_"], event_model=state["event_model_"],
                           empty=dfe.no_evidence_log_prior(state["event_model_"],

@@ -1,0 +1,128 @@
+"""Conventions of the command line's outputs (session 27): a TSV/CSV label that is a list
+of labels, strict JSON for names that are not UTF-8, the evaluate table with long class
+names."""
+
+import json
+import os
+import shutil
+import subprocess
+import warnings
+
+import pytest
+
+from conftest import cli
+from textnb.core.errors import DataWarning
+from textnb.io.corpus import open_corpus
+
+ROWS = ["spam\tbuy cheap pills now", "ham\tmeeting at noon", "spam\tcheap pills offer", "ham\tlunch at noon",
+        "spam\twin cash now", "ham\tsee you at the meeting"]
+
+
+def _corpus(path, extra=()):
+    path.write_text("label\ttext\n" + "\n".join([*ROWS[:3], *extra, *ROWS[3:]]) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_tsv_label_holding_a_comma_is_one_warning_naming_the_file_and_line(tmp_path):
+    """A single-label TSV corpus whose label cell is ``spam,ham`` (a label list, as a
+    multi-label label file writes one) is read as one class named so, as before, but no
+    longer silently: one warning naming FILE:LINE and pointing at the multi-label inputs,
+    as a folder corpus with a document in several class folders is warned about."""
+    path = _corpus(tmp_path / "c.tsv", ["spam,ham\tcheap lunch meeting", "ham,spam\tpills at noon"])
+    with pytest.warns(DataWarning, match=r"c\.tsv:5: the label 'spam,ham' holds a comma .*1 other row.*"
+                                         r"--multilabel"):
+        corpus = open_corpus(path)
+    assert "spam,ham" in corpus.labels  # (still read as it was: one class of that name)
+    for command in (("train", path, "-o", tmp_path / "m.tnb"), ("evaluate", path, "--cv", 2)):
+        rc, out, err = cli(*command)
+        assert rc == 0, err
+        warned = [line for line in err.splitlines() if "holds a comma" in line]
+        assert len(warned) == 1 and warned[0].startswith("textnb: warning: ") and f"{path}:5:" in warned[0]
+    with warnings.catch_warnings():  # a corpus without such a label: no warning
+        warnings.simplefilter("error", DataWarning)
+        open_corpus(_corpus(tmp_path / "plain.tsv"))
+
+
+def _strings(obj):
+    if isinstance(obj, str):
+        yield obj
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            yield k
+            yield from _strings(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _strings(v)
+
+
+def _check_strict_json(out):
+    """Every line of ``out`` is JSON whose strings are all valid Unicode (no lone
+    surrogate: what strict parsers refuse and jq turns into U+FFFD); read by jq when it is
+    installed, without a replacement character. Returns the strings."""
+    found = []
+    for line in out.splitlines():
+        for text in _strings(json.loads(line)):
+            text.encode("utf-8")  # (a lone surrogate: UnicodeEncodeError)
+            found.append(text)
+    if shutil.which("jq"):
+        done = subprocess.run(["jq", "-c", "."], input=out.encode("utf-8"), capture_output=True, check=False)
+        assert done.returncode == 0 and "\ufffd" not in done.stdout.decode("utf-8"), done.stderr
+    return found
+
+
+@pytest.mark.skipif(os.name != "posix", reason="file names of any bytes: POSIX")
+def test_json_outputs_with_names_that_are_not_utf8_are_strict_json(tmp_path):
+    """``--json`` of train, predict, evaluate, inspect and test with a class folder and file
+    names holding bytes that are not UTF-8 (``sp\\xffam``): each such byte is written
+    ``\\xNN`` (as stderr's messages write it), so strict parsers and jq read every output
+    and no two names become the same U+FFFD (*was*: ``"sp\\udcffam"``, a lone surrogate
+    escape, refused by strict parsers, read by jq as ``sp\ufffdam``)."""
+    root = os.fsencode(tmp_path / "corpus")
+    for label, texts in ((b"sp\xffam", ["buy cheap pills now", "cheap pills offer", "win cash now"]),
+                         (b"ham", ["meeting at noon", "lunch at noon today", "see you at the meeting"])):
+        os.makedirs(os.path.join(root, label))
+        for i, text in enumerate(texts):
+            with open(os.path.join(root, label, b"d\xfe%d.txt" % i), "wb") as f:
+                f.write(text.encode())
+    corpus, model = os.fsdecode(root), tmp_path / "m.tnb"
+    ft = tmp_path / os.fsdecode(b"t\xff.txt")
+    ft.write_text("__label__ham meeting today\n", encoding="utf-8")
+    outputs = {}
+    for command in (("train", corpus, "-o", model, "--json"), ("predict", model, corpus, "--json", "--proba"),
+                    ("predict", model, corpus, "--json", "--top", 2), ("evaluate", corpus, "--cv", 3, "--json"),
+                    ("inspect", model, "--json"), ("test", model, ft, "--json")):
+        rc, out, err = cli(*command)
+        assert rc == 0, (command, err)
+        outputs[command[0] + str(len(outputs))] = _check_strict_json(out)
+    assert "sp\\xffam" in outputs["train0"] and "sp\\xffam" in outputs["evaluate3"]
+    assert any(s.endswith("sp\\xffam/d\\xfe0.txt") for s in outputs["predict1"])
+    assert any(s.endswith("t\\xff.txt") for s in outputs["test5"])
+
+
+def test_evaluate_table_columns_stay_in_line_with_long_and_wide_class_names(tmp_path):
+    """The per-class table and the confusion matrix of ``evaluate`` keep their columns in
+    line: a class name longer than 40 columns is cut in the middle around an ellipsis
+    (its start and end kept), East Asian wide characters count two columns; ``--json``
+    keeps the whole names as its keys (*was*: the table as wide as the longest name, and a
+    wide-character name pushed its row's figures 9 columns right)."""
+    from textnb.cli.output import display_width
+
+    long_name = "a" * 150 + "-END"
+    names = ["short", long_name, "日本語のクラス名前", "x" * 10]
+    path = tmp_path / "c.tsv"
+    path.write_text("".join(f"{names[i % 4]}\tword{i % 4} other{i % 4} common{i}\n" for i in range(40)),
+                    encoding="utf-8")
+    rc, out, err = cli("evaluate", path, "--cv", 2)
+    assert rc == 0, err
+    lines = out.splitlines()
+    start = lines.index(next(line for line in lines if line.startswith("class ")))
+    table = lines[start:start + 5]
+    ends = {display_width(line[:line.index("1.0000")]) if "1.0000" in line else None for line in table[1:]}
+    assert len(ends) == 1 and len({display_width(line) for line in table}) == 1, table
+    assert any(line.startswith("a" * 20 + "\u2026") and "-END" in line for line in table)
+    assert max(display_width(line) for line in table) < 90
+    matrix = lines[lines.index(next(line for line in lines if line.startswith("confusion"))) + 1:][:5]
+    assert len({display_width(line) for line in matrix}) == 1, matrix
+    rc, out, _ = cli("evaluate", path, "--cv", 2, "--json")
+    report = json.loads(out)
+    assert set(report["per_class"]) == set(names) and long_name in report["classes"]
