@@ -73,7 +73,8 @@ def test_leave_out_scale_is_close_to_cross_validation(sms_counts):
 
 
 @pytest.mark.parametrize("scored_all", [True, False])
-def test_complement_leave_out_scores_equal_the_whole_vocabulary_weights(sms_counts, scored_all):
+@pytest.mark.parametrize("emptied", [False, True])
+def test_complement_leave_out_scores_equal_the_whole_vocabulary_weights(sms_counts, scored_all, emptied):
     """The complement model's held-out scores, computed on each fold's own columns with its
     classes' normalisations updated (dfe._ComplementColumns), are the scores of the weights
     :func:`linear_weights` gives the model with the fold taken out, over the whole
@@ -85,9 +86,15 @@ def test_complement_leave_out_scores_equal_the_whole_vocabulary_weights(sms_coun
     fc, cc = dfe.passes("complement", fc, cc, T, y, alpha=0.3, n_passes=2, step=4.5)
     contribution = np.random.default_rng(0).uniform(1.0, 3.0, T.shape[0])
     fold = np.arange(T.shape[0]) % 4 - 1  # fold -1: taken out nowhere, scored nowhere
+    if emptied:  # a class whose every document is in fold 0: the model without it has none (bias -inf)
+        y = np.where(np.arange(T.shape[0]) % 40 == 1, 2, y)
+        fc, cc = np.vstack([fc, np.zeros(fc.shape[1])]), np.append(cc, 0.0)
+        fc[2], cc[2] = dfe.class_sums(T[y == 2], np.zeros((y == 2).sum(), dtype=int), 1)[0][0], (y == 2).sum()
+        contribution[y == 2] = 1.0
     scored = np.ones(T.shape[0], dtype=bool) if scored_all else np.arange(T.shape[0]) % 3 > 0
     S = dfe.leave_out_scores("complement", fc, cc, T, y, contribution, fold, alpha=0.3, scored=scored)
     fc32 = np.array(fc, dtype=np.float32)
+    assert not emptied or np.isneginf(S[fold[scored & (fold >= 0)] == 0][:, 2]).all()
     expected = []
     for f in range(3):
         rows = np.flatnonzero(fold == f)
@@ -98,7 +105,7 @@ def test_complement_leave_out_scores_equal_the_whole_vocabulary_weights(sms_coun
     expected = np.vstack(expected)
     order = np.argsort(np.concatenate([np.flatnonzero((fold == f) & scored) for f in range(3)]), kind="stable")
     assert S.shape == expected.shape
-    assert np.allclose(S, expected[order], rtol=1e-5, atol=1e-4)
+    assert np.allclose(S, expected[order], rtol=1e-5, atol=1e-4)  # (-inf where -inf)
 
 
 def test_calibration_keeps_the_decisions_and_lowers_the_log_loss(sms_counts):

@@ -468,12 +468,12 @@ def leave_out_scores(family, feature_count, class_count, T, y_index, contributio
     S = np.empty((int(score.sum()), n_classes))
     fc = np.array(feature_count, dtype=np.float32)  # single precision, as in the passes
     df = None if X is None else np.bincount(X.indices, minlength=X.shape[1])
-    local = _ComplementColumns(fc, alpha) if X is None and family == "complement" and n_classes > 1 else None
+    local = _ComplementColumns(fc, class_count, alpha) if X is None and family == "complement" and n_classes > 1 \
+        else None
     for f in np.unique(fold[fold >= 0]):
         rows = np.flatnonzero(fold == f)
         if local is not None:
-            T_out = T[rows]
-            W, b, Tf = local.without(T_out, y_index[rows], contribution[rows], score[rows])
+            W, b, Tf = local.without(T[rows], y_index[rows], contribution[rows], score[rows])
             S[position[rows[score[rows]]]] = scores(Tf, W, b, pool)
             continue
         rest, cc, restore = _take_out(fc, class_count, T[rows], y_index[rows], contribution[rows])
@@ -505,8 +505,8 @@ class _ComplementColumns:
     again over the whole vocabulary. The same counts and weights as :func:`linear_weights`
     of the model without the documents, cell for cell, up to the rounding of those sums."""
 
-    def __init__(self, fc, alpha):
-        self.fc = fc
+    def __init__(self, fc, class_count, alpha):
+        self.fc, self.class_count = fc, np.asarray(class_count, dtype=np.float64)
         self.alpha = np.float32(max(float(alpha), ALPHA_FLOOR))
         total = fc.sum(axis=0) + self.alpha
         out = np.subtract(total, fc)
@@ -515,8 +515,9 @@ class _ComplementColumns:
 
     def without(self, T_out, y_out, contribution_out, score):
         """``(W, b, T)``: the weights on the columns of the documents ``T_out`` (rows of
-        classes ``y_out``, weights ``contribution_out``) of the model without them, and the
-        rows ``score`` of ``T_out`` on those columns (single precision)."""
+        classes ``y_out``, weights ``contribution_out``) and the bias of the model without
+        them (as :func:`linear_weights`: ``-inf`` for a class left without documents), and
+        the rows ``score`` of ``T_out`` on those columns (single precision)."""
         fc, alpha = self.fc, self.alpha
         n_classes = fc.shape[0]
         cols = np.flatnonzero(np.bincount(T_out.indices, minlength=T_out.shape[1]))
@@ -536,7 +537,8 @@ class _ComplementColumns:
         totals = self.totals - before.sum(axis=1, dtype=np.float64) + after.sum(axis=1, dtype=np.float64)
         W = np.log(after)
         np.subtract(np.log(totals.astype(np.float32))[:, None], W, out=W)
-        return W, np.zeros(n_classes), T.astype(np.float32, copy=False)
+        cc = np.maximum(self.class_count - np.bincount(y_out, weights=contribution_out, minlength=n_classes), 0.0)
+        return W, prior_free_bias(class_log_prior(cc)), T.astype(np.float32, copy=False)
 
 
 def _scores_without(family, fc, class_count, T_out, y_out, contribution_out, T_score, *, alpha, pool):
