@@ -864,7 +864,7 @@ def _documents(paths, mail_mode, max_bytes, out=None, on_error=None):
             try:
                 if not whole and mail.is_mbox(file):  # each message whole (it is copied out), one at a time
                     for source, data in mail._iter_mbox(file, None):
-                        if not data or data.isspace():  # (refused in its place; the later messages read on)
+                        if mail.is_empty_message(data):  # (refused in its place; the later messages read on)
                             if on_error is None:
                                 raise InputError(f"{source}: empty message")
                             on_error(f"{source}: empty message")

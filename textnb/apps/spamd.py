@@ -85,6 +85,7 @@ from textnb.apps.protocol import ProtocolError
 from textnb.apps.verdict import message_verdict, spamd_fields, spamd_report, spamd_symbol
 from textnb.core.errors import InputError, TextnbError
 from textnb.io.files import file_identity
+from textnb.io.mailread import is_empty_message
 
 __all__ = ["UserModels", "SpamdHandler", "check_user_name", "parse_address", "DEFAULT_MAX_USERS",
            "DEFAULT_MAX_USER_BYTES"]
@@ -665,7 +666,7 @@ class SpamdHandler(StreamHandler):
             raise ProtocolError("Unable to set local and remove local in the same operation.")
         if "local" in set_ and "message_class" not in headers:
             raise ProtocolError("(Set: local needs a Message-class header)")
-        if not data.strip():
+        if is_empty_message(data):
             raise _Refuse("EX_DATAERR", "Bad message: empty message")
         changed, made = False, None
         try:

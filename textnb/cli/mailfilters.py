@@ -217,7 +217,7 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
         if args.batch is not None:
             return _batch(model_path, cutoffs, args, stdin, stdout, stderr)
         sf = _load(model_path, cutoffs)
-        if not head.strip():
+        if mail.is_empty_message(head):
             raise InputError("stdin: empty message")
         v = sf.classify([head])[0]
         if passthrough:
@@ -268,7 +268,7 @@ def _register(ops, model_path, args, stdin, stderr):
     stdin_data = None
     if any("-" in paths for kind in groups.values() for _, paths in kind):  # read once, used by every op
         stdin_data = mail.read_capped(stdin, args.max_bytes)[0]
-        if not stdin_data.strip():
+        if mail.is_empty_message(stdin_data):
             raise InputError("stdin: empty message")
     done = update_model(model_path, register=Mailboxes(groups["register"], stdin_data),
                         unregister=Mailboxes(groups["unregister"], stdin_data),
