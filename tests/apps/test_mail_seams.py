@@ -174,3 +174,105 @@ def test_http_cutoffs_without_a_verdict_are_refused_as_the_socket_refuses_them(s
                 400, {"error": "\"spam_cutoff\" applies only to a spam model's verdicts; the served model is not a "
                                "spam model (classes ham and spam)"})
 
+
+# -- 3. TELL and --(un)register-* on a model whose journal does not list every message ------
+def _counts(path):
+    model = textnb.load(path)
+    return dict(zip(model.vocabulary_.tolist(), model.feature_count_.T.tolist())), model.class_count_.tolist()
+
+
+def test_tell_and_unregister_agree_on_a_journal_that_is_not_complete(spam_model, tmp_path):
+    """With ``MODEL.learned`` not complete (a message registered twice), ``--unregister-*``
+    and ``--register-*`` left the journal's listing as it was: TELL then forgot a message
+    spamfilter had unregistered already (refused, or counted off twice), did not find one
+    spamfilter had registered (``already un/learned``), and ``-L ham`` of a message registered
+    as spam counted it in both classes. Now both paths keep one listing."""
+    from textnb.apps.spamd import tell
+    from textnb.apps.filtering import read_journal
+
+    model = tmp_path / "m.tnb"
+    shutil.copyfile(spam_model, model)
+    rng = random.Random(5)
+    x, y, z = (_mail(SPAM_WORDS + HAM_WORDS, rng) for _ in range(3))
+    files = {}
+    for name, data in (("x", x), ("y", y), ("z", z)):
+        files[name] = tmp_path / f"{name}.eml"
+        files[name].write_bytes(data)
+
+    def spamfilter(*argv):
+        code, _, err = _cold(["-m", str(model), *argv])
+        return code, err
+
+    assert spamfilter("--register-spam", str(files["x"])) == (0, "")
+    assert spamfilter("--register-spam", str(files["x"])) == (0, "")  # counted twice: the journal is not complete
+    assert read_journal(str(model) + ".learned")[3] is False
+    # TELL learns y, spamfilter unregisters it: TELL has nothing left to forget
+    start = _counts(model)
+    assert tell(model, y, set_class="spam")
+    assert spamfilter("--unregister-spam", str(files["y"])) == (0, "")
+    assert _counts(model) == start
+    assert not tell(model, y, remove=True)  # ('Message was already un/learned')
+    assert _counts(model) == start
+    # spamfilter registers z: TELL finds it, and forgets it as spamfilter would
+    assert spamfilter("--register-spam", str(files["z"])) == (0, "")
+    assert tell(model, z, remove=True)
+    assert _counts(model) == start
+    # registered as spam, told ham: moved, as --unregister-spam --register-ham moves it
+    assert spamfilter("--register-spam", str(files["z"])) == (0, "")
+    assert tell(model, z, set_class="ham")
+    moved = _counts(model)
+    zf = str(files["z"])
+    assert spamfilter("--unregister-ham", zf, "--register-spam", zf) == (0, "")
+    assert spamfilter("--unregister-spam", zf, "--register-ham", zf) == (0, "")
+    assert _counts(model) == moved
+    # what neither may forget is refused in the same words (the default kind says what others say)
+    code, err = spamfilter("--unregister-spam", str(files["y"]))
+    assert code == 3 and err.startswith(f"spamfilter: {files['y']}: cannot unregister as spam: cannot forget "
+                                        "documents that were never learned (")
+
+
+# -- 4. a --batch / --train-* helper process killed: said, and its work done here -----------
+def test_a_helper_killed_by_sigkill_is_said_and_the_output_stays_complete(spam_model, tmp_path, monkeypatch,
+                                                                          forked_pids):
+    """``spamfilter --batch -j 2`` whose helper is killed (SIGKILL: the OOM killer, a user)
+    gave every line and exit 0 but said nothing; now one line on stderr says it (the output
+    and the exit status unchanged). ``--train-*`` reads its mail through the same helpers."""
+    import os
+
+    from textnb.apps import filtering, spamlite
+
+    folder = tmp_path / "box"
+    folder.mkdir()
+    rng = random.Random(7)
+    for i in range(200):
+        (folder / f"{i:03}.eml").write_bytes(_mail(SPAM_WORDS if i % 2 else HAM_WORDS, rng))
+    expected = _cold(["-m", str(spam_model), "--batch", str(folder), "-j", "1"])
+    assert expected[0] == 0 and len(expected[1].splitlines()) == 200 and not forked_pids
+    said = "spamfilter: warning: helper process {} was killed by signal 9 (SIGKILL) before it was done; this " \
+           "process did what it left undone (nothing is missing)\n"
+    monkeypatch.setattr(spamlite.LiteFilter, "classify", _killing(spamlite.LiteFilter.classify, os.getpid()))
+    code, out, err = _cold(["-m", str(spam_model), "--batch", str(folder), "-j", "2"])
+    assert len(forked_pids) == 1
+    assert (code, out, err) == (*expected[:2], said.format(forked_pids[0]))
+    # training reads its mail through the same helpers: the same line, the model of one process
+    forked_pids.clear()
+    monkeypatch.setattr(filtering, "_features_digest_list", _killing(filtering._features_digest_list, os.getpid()))
+    one, two = tmp_path / "one.tnb", tmp_path / "two.tnb"
+    ham = spam_model.parent / "ham"
+    assert _cold(["-m", str(one), "--train-spam", str(folder), "--train-ham", str(ham), "-j", "1"])[0] == 0
+    code, _, err = _cold(["-m", str(two), "--train-spam", str(folder), "--train-ham", str(ham), "-j", "2"])
+    assert code == 0 and len(forked_pids) == 1 and one.read_bytes() == two.read_bytes()
+    assert err.startswith(said.format(forked_pids[0]))
+
+
+def _killing(func, parent):
+    """``func`` that kills the process it runs in (SIGKILL) unless it is ``parent``."""
+    import os
+    import time
+
+    def wrapper(*args):
+        if os.getpid() != parent:
+            os.kill(os.getpid(), 9)
+        time.sleep(0.01)  # (the helper starts and claims its share meanwhile)
+        return func(*args)
+    return wrapper

@@ -508,7 +508,7 @@ def iter_messages(path, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None):
 
 
 def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_jobs=None, pack=None,
-                 unpack=None, stdin=None):
+                 unpack=None, stdin=None, on_warning=None):
     """``(source, value)`` for each message of the files, folders, mbox files and Maildirs
     ``paths``, in :func:`iter_messages`'s order, ``func`` giving the values of up to 500
     messages at a time (``func(list of message bytes)`` -> a list, one value each), with
@@ -531,7 +531,9 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
     lines this process finds), numbered on here. With one process (or when this one
     cannot fork) the files are read and mapped a batch at a time as the pairs are taken,
     so memory does not grow with a file. The pairs, their order and the errors are the
-    same however many processes compute them.
+    same however many processes compute them; a helper that fails (killed by a signal, say)
+    leaves its messages to this process and is reported to ``on_warning`` (one line; None:
+    a :class:`RuntimeWarning`), not to ``on_error``: nothing is missing.
     """
     files = []  # (file, whole), (None, error) where the listing reports one, or ("-", the message on stdin)
     named = set()  # the paths that name a file (not a folder)
@@ -578,7 +580,7 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
         start += len(chunk)
     mapped = fork_map(_chunk_mapper(func, max_bytes), chunks, processes - 1,
                       pack=None if pack is None else lambda v: (v[0], pack(v[1]), v[2], v[3]),
-                      unpack=None if unpack is None else lambda v: (v[0], unpack(v[1]), v[2], v[3]))
+                      unpack=None if unpack is None else lambda v: (v[0], unpack(v[1]), v[2], v[3]), on_lost=on_warning)
     return _in_order(_from_chunks(mapped), on_error)
 
 
