@@ -276,3 +276,31 @@ def _killing(func, parent):
         time.sleep(0.01)  # (the helper starts and claims its share meanwhile)
         return func(*args)
     return wrapper
+
+
+# -- per-user models (--user-models DIR/%u.tnb), found by the user trial ---------------------
+def test_a_user_name_too_long_for_its_model_file_is_refused_and_a_no_op_tell_leaves_no_file(spam_model, sock_dir):
+    """A name that fits the 255-byte check but not a file name (``NAME.tnb.learned.lock``)
+    was served the served model on CHECK and failed TELL with 69 and the whole path
+    (``File name too long``); now both are 67 ``Unknown user`` as for any name not allowed
+    in a model path. A ``-L forget`` (no class) of a message for a user without a model
+    changes nothing, but left ``NAME.tnb.learned.lock`` behind for any name sent."""
+    users = sock_dir / "users"
+    users.mkdir()
+    message = _mail(SPAM_WORDS, random.Random(9))
+    tell = "Message-class: spam\r\nSet: local\r\n"
+    with Server(spam_model, spamd=("127.0.0.1", 0), user_models=str(users / "%u.tnb"), allow_tell=True) as srv:
+        for name, method in (("a" * 239, "CHECK"), ("a" * 239, "TELL"), ("b" * 238, "CHECK")):
+            extra = tell if method == "TELL" else ""
+            reply = _request(srv.spamd_address, f"{method} SPAMC/1.5\r\nUser: {name}\r\n{extra}Content-length: "
+                                                f"{len(message)}\r\n\r\n".encode() + message)
+            if len(name) == 238:  # (238 + '.tnb.learned.lock' = 255 bytes: allowed)
+                assert reply.startswith(b"SPAMD/1.1 0 EX_OK\r\n"), reply
+            else:
+                assert reply == (f"SPAMD/1.0 67 Unknown user: user name {'a' * 40!r} not allowed in a model path (a "
+                                 "file name of its model would be over 255 bytes)\r\n").encode()
+        for user in ("carol", "dave"):
+            reply = _request(srv.spamd_address, f"TELL SPAMC/1.5\r\nUser: {user}\r\nRemove: local\r\nContent-length: "
+                                                f"{len(message)}\r\n\r\n".encode() + message)
+            assert reply == b"SPAMD/1.1 0 EX_OK\r\n\r\n"  # ('Message was already un/learned')
+    assert list(users.iterdir()) == []
