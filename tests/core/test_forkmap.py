@@ -80,10 +80,39 @@ def unreadable_in_a_child(i):
 @needs_fork
 @pytest.mark.parametrize("func", [dies_in_a_child, unreadable_in_a_child])
 def test_a_failing_helper_leaves_its_items_to_the_parent(func, forked):
-    out = list(fork_map(func, range(300), 2))
+    out = list(fork_map(func, range(300), 2, on_lost=lambda message: None))
     assert len(forked) == 2
     assert [v for v, _ in out] == [func(i)[0] for i in range(300)]
     assert reaped(forked)
+
+
+def killed_in_a_child(i, how=lambda: os.kill(os.getpid(), 9)):
+    if os.getpid() != PARENT:  # (at the helper's first item)
+        how()
+    time.sleep(0.002)  # (the helper has the time to start and claim one)
+    return i, os.getpid()
+
+
+def exits_in_a_child(i):
+    return killed_in_a_child(i, lambda: os._exit(1))
+
+
+@needs_fork
+def test_a_helper_killed_is_reported_once_and_its_items_computed_here(forked):
+    """A helper killed (SIGKILL: the OOM killer, a user) was recomputed without a word."""
+    lost = []
+    out = list(fork_map(killed_in_a_child, range(300), 1, on_lost=lost.append))
+    assert [v for v, _ in out] == list(range(300)) and len(forked) == 1
+    assert lost == [f"helper process {forked[0]} was killed by signal 9 (SIGKILL) before it was done; this "
+                    "process did what it left undone (nothing is missing)"]
+    with pytest.warns(RuntimeWarning, match=r"helper process \d+ ended with exit status 1 before it was done"):
+        assert [v for v, _ in fork_map(exits_in_a_child, range(300), 1)] == list(range(300))
+    # stopped early by this process: its own SIGKILL is not reported
+    it = fork_map(square_and_pid, range(5000), 2, on_lost=lost.append)
+    next(it)
+    before = len(lost)
+    it.close()
+    assert len(lost) == before and reaped(forked)
 
 
 @needs_fork

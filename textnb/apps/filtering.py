@@ -325,12 +325,14 @@ class Mailboxes:
         return any(paths for _, paths in self.groups)
 
 
-def features_of_paths(model, paths, max_bytes, n_jobs=None, stdin=None, on_error=None, digests=False):
+def features_of_paths(model, paths, max_bytes, n_jobs=None, stdin=None, on_error=None, digests=False,
+                      on_warning=None):
     """What ``model`` is fed for each message of ``paths`` ('-' = one message from
     ``stdin``, by default this process's), in order, the files read and tokenised in
     forked processes too (:func:`textnb.io.mailread.map_messages`; the features are the
     same). ``on_error``: as :func:`~textnb.io.mailread.map_messages` takes it (a message
-    that cannot be read, e.g. empty, is reported to it and left out). Yields ``(source,
+    that cannot be read, e.g. empty, is reported to it and left out), ``on_warning`` too (a
+    helper process that failed; its messages are read here). Yields ``(source,
     features)``, with ``digests`` ``(source, features, digest)`` (:func:`message_digest`)."""
     if stdin is None:
         paths = list(paths)
@@ -342,12 +344,14 @@ def features_of_paths(model, paths, max_bytes, n_jobs=None, stdin=None, on_error
     if not digests:
         for source, features in mail.map_messages(paths, partial(_features_list, model, max_bytes),
                                                   max_bytes=max_bytes, n_jobs=n_jobs, pack=pack_features,
-                                                  unpack=unpack_features, stdin=stdin, on_error=on_error):
+                                                  unpack=unpack_features, stdin=stdin, on_error=on_error,
+                                                  on_warning=on_warning):
             yield input_name(source), features
         return
     for source, (features, digest) in mail.map_messages(paths, partial(_features_digest_list, model, max_bytes),
                                                         max_bytes=max_bytes, n_jobs=n_jobs, pack=_pack_digested,
-                                                        unpack=_unpack_digested, stdin=stdin, on_error=on_error):
+                                                        unpack=_unpack_digested, stdin=stdin, on_error=on_error,
+                                                        on_warning=on_warning):
         yield input_name(source), features, digest
 
 
@@ -385,7 +389,7 @@ def as_messages(model, texts, max_bytes=None):
     return [spam_text(t.encode("utf-8", "surrogateescape") if isinstance(t, str) else t, limit) for t in texts]
 
 
-def _labelled_features(model, items, max_bytes, n_jobs):
+def _labelled_features(model, items, max_bytes, n_jobs, on_warning=None):
     """``(label, features, source, digest)`` for :func:`update_model`'s ``register`` /
     ``unregister``: ``(label, bytes)`` pairs (the source "the message"), or
     :class:`Mailboxes`; a label other than 'spam' and 'ham' raises InputError where it is
@@ -394,7 +398,8 @@ def _labelled_features(model, items, max_bytes, n_jobs):
         for label, paths in items.groups:
             _check_label(label)
             stdin = io.BytesIO(items.stdin_data or b"")
-            for source, features, digest in features_of_paths(model, paths, max_bytes, n_jobs, stdin, digests=True):
+            for source, features, digest in features_of_paths(model, paths, max_bytes, n_jobs, stdin, digests=True,
+                                                              on_warning=on_warning):
                 yield label, features, source, digest
         return
     for label, data in items:
@@ -452,7 +457,7 @@ def _first_uncounted(model, batch):
 
 
 def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=None, vectorizer=None,
-                max_bytes=mail.DEFAULT_MAX_BYTES, progress=None, n_jobs=None):
+                max_bytes=mail.DEFAULT_MAX_BYTES, progress=None, n_jobs=None, on_warning=None):
     """Train a new spam model from mail (files, folders, mbox, Maildir) and write it.
 
     Replaces any model at ``model_path`` (under the lock, atomically) and its journal
@@ -460,7 +465,8 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
     complete; none when a message is given twice, which the model counts twice). Messages are
     streamed in batches, so memory does not grow with the number of messages; they are
     read and tokenised by ``n_jobs`` processes (:func:`textnb.io.mailread.map_messages`:
-    None is this one plus one per idle CPU; the model is the same).
+    None is this one plus one per idle CPU; the model is the same; a helper that fails is
+    reported to ``on_warning`` and its messages read here).
     Returns ``{'spam': n, 'ham': n}``.
     """
     spam_paths, ham_paths = list(spam_paths), list(ham_paths)
@@ -470,7 +476,8 @@ def train_model(model_path, spam_paths, ham_paths, *, kind=DEFAULT_KIND, alpha=N
     counts, learned = {}, {}  # learned: digest -> label, for the journal
 
     def pairs(label, paths):
-        for source, features, digest in features_of_paths(model, paths, max_bytes, n_jobs, digests=True):
+        for source, features, digest in features_of_paths(model, paths, max_bytes, n_jobs, digests=True,
+                                                          on_warning=on_warning):
             counts[label] = counts.get(label, 0) + 1
             learned[digest] = label
             yield label, features, source, digest
@@ -523,7 +530,7 @@ def journal_path(model_path):
 
 
 def update_model(model_path, *, register=(), unregister=(), create=True, kind=DEFAULT_KIND,
-                 alpha=None, max_bytes=mail.DEFAULT_MAX_BYTES, n_jobs=None, journal=True):
+                 alpha=None, max_bytes=mail.DEFAULT_MAX_BYTES, n_jobs=None, journal=True, on_warning=None):
     """Register / unregister messages in a model file, under the lock, atomically.
 
     Parameters
@@ -533,7 +540,8 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
         Messages to learn and to forget (``label`` is 'spam' or 'ham'); unregistering
         is applied first. They are taken a batch at a time, under the lock (an error on
         the way leaves the model file as it was); the mail of :class:`Mailboxes` is read
-        and tokenised by ``n_jobs`` processes (as :func:`train_model`'s).
+        and tokenised by ``n_jobs`` processes (as :func:`train_model`'s; a helper that fails
+        is reported to ``on_warning``).
     create : bool
         Start a new model (of ``kind``, with ``alpha``) when the file does not exist.
     journal : bool
@@ -542,10 +550,13 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
         lists every message the model counts (:func:`read_journal`'s ``complete``) is
         checked and kept: a message to unregister must be listed as its label, one to
         register must not be listed (else an InputError naming it, the model unchanged),
-        and the changes are recorded. Any other journal gets the new file's identity (an
-        ``@`` line, :func:`model_identity`), so the daemon knows the model was learned
-        into, not replaced, and the counts alone decide what may be unregistered. False:
-        the caller (TELL) holds that lock and records the change.
+        and the changes are recorded. In any other journal the counts alone decide what may
+        be unregistered, and the changes are recorded too (a registered message listed, an
+        unregistered one no longer), with the new file's identity (:func:`model_identity`),
+        so the daemon knows the model was learned into, not replaced, and its TELL finds
+        what ``--register-*`` / ``--unregister-*`` did; a journal of another model file (one
+        copied or moved over the model) starts anew, as TELL starts it. False: the caller
+        (TELL) holds that lock and records the change.
 
     Returns
     -------
@@ -564,45 +575,60 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
     with _locked(model_path, journal, start=new) as journal_file:
         # ledger: digest -> label of every message the model counts, when its journal lists them
         if journal_file is None:
-            return _update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes, n_jobs)
+            return _update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes, n_jobs,
+                                  on_warning=on_warning)
         if new and not os.path.lexists(model_path):  # (still: not made by another meanwhile)
             ledger, changes = {}, []
             counts = _update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes, n_jobs,
-                                    ledger, changes)
+                                    ledger, changes, on_warning=on_warning)
             write_journal(journal_file, ledger, model_identity(model_path), complete=None not in changes)
             return counts
         fd = open_journal(journal_file)  # (before the model changes: a journal it cannot write stops it)
         try:
             seen, lines, identity, complete = read_journal(journal_file)
-            ledger = seen if complete and identity == model_identity(model_path) else None
+            replaced = identity is not None and identity != model_identity(model_path)
+            if replaced:  # a file copied or moved over the model: the journal listed another's (as TELL reads it)
+                seen, complete = {}, False
+            complete = complete and identity is not None
             changes = []
             counts = _update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes, n_jobs,
-                                    ledger, changes)
-            if ledger is None:
-                append_journal_line(fd, f"@ {model_identity(model_path)}")
-            elif None in changes:  # a message counted twice: the journal no longer lists the model's messages
-                write_journal(journal_file, ledger, model_identity(model_path))
+                                    seen, changes, checked=complete, on_warning=on_warning)
+            now = model_identity(model_path)
+            if replaced or (complete and None in changes):  # (a message counted twice: no longer complete)
+                write_journal(journal_file, seen, now)
+            elif changes:
+                note_in_journal(fd, journal_file, seen, lines, [c for c in changes if c is not None], now,
+                                complete=complete)
             else:
-                note_in_journal(fd, journal_file, ledger, lines, changes, model_identity(model_path), complete=True)
+                append_journal_line(fd, f"@ {now}")
         finally:
             os.close(fd)
         return counts
 
 
-def _ledgered(items, ledger, method, journal, changes):
+def _ledgered(items, ledger, method, journal, changes, checked=True):
     """``items`` (:func:`_labelled_features`' tuples) checked against and entered into
     ``ledger`` (digest -> label of the messages the model counts, once each: its
     journal's; None: not known), each change appended to ``changes``: a message to forget
     must be listed as its label (else an InputError naming it). A message to learn that is
     listed already is counted again, as always, but the ledger can no longer list the
     model's messages: ``changes`` gets ``None`` (the journal is then written without its
-    :data:`_JOURNAL_ALL` line, and the counts alone decide from then on)."""
+    :data:`_JOURNAL_ALL` line, and the counts alone decide from then on).
+
+    Not ``checked`` (a journal that does not list every message the model counts: the
+    counts decide what may be forgotten), the changes are entered all the same, so that
+    the daemon's TELL, which reads the same journal, finds a registered message listed
+    and an unregistered one gone (a message forgotten as a class it is not listed as
+    leaves the listing as it was)."""
     for item in items:
         if ledger is not None:
             label, _, source, digest = item
             before = ledger.get(digest)
             if method == "forget":
                 if before != label:
+                    if not checked:
+                        yield item
+                        continue
                     was = "never registered" if before is None else f"registered as {before}, not {label}"
                     raise InputError(f"{source}: cannot unregister as {label}: {was} ({journal} lists the "
                                      "messages this model counts)")
@@ -617,8 +643,8 @@ def _ledgered(items, ledger, method, journal, changes):
 
 
 def _update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes, n_jobs, ledger=None,
-                   changes=None):
-    """:func:`update_model`'s work, its locks held (``ledger``: :func:`_ledgered`'s)."""
+                   changes=None, checked=True, on_warning=None):
+    """:func:`update_model`'s work, its locks held (``ledger``, ``checked``: :func:`_ledgered`'s)."""
     if os.path.exists(model_path):
         model = load(model_path)
         _check_spam_model(model, os.fspath(model_path))
@@ -630,10 +656,10 @@ def _update_locked(model_path, register, unregister, first, create, kind, alpha,
     else:
         raise ModelFileError(f"{model_path}: no such model file")
     journal = journal_path(model_path)
-    n_forgot = _learn(model, _ledgered(_labelled_features(model, unregister, max_bytes, n_jobs), ledger, "forget",
-                                       journal, changes), "forget")
-    n_learnt = _learn(model, _ledgered(_labelled_features(model, register, max_bytes, n_jobs), ledger, "learn",
-                                       journal, changes), "partial_fit")
+    n_forgot = _learn(model, _ledgered(_labelled_features(model, unregister, max_bytes, n_jobs, on_warning), ledger,
+                                       "forget", journal, changes, checked), "forget")
+    n_learnt = _learn(model, _ledgered(_labelled_features(model, register, max_bytes, n_jobs, on_warning), ledger,
+                                       "learn", journal, changes, checked), "partial_fit")
     if not (n_learnt or n_forgot):  # (a new model with nothing learnt would not save)
         raise InputError("no messages found to register")
     model.save(model_path)
@@ -864,7 +890,7 @@ def _documents(paths, mail_mode, max_bytes, out=None, on_error=None):
             try:
                 if not whole and mail.is_mbox(file):  # each message whole (it is copied out), one at a time
                     for source, data in mail._iter_mbox(file, None):
-                        if not data or data.isspace():  # (refused in its place; the later messages read on)
+                        if mail.is_empty_message(data):  # (refused in its place; the later messages read on)
                             if on_error is None:
                                 raise InputError(f"{source}: empty message")
                             on_error(f"{source}: empty message")

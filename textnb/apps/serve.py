@@ -276,7 +276,11 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
     With ``"mail": true`` and a spam model, every message gets one verdict
     (:func:`textnb.apps.verdict.message_verdict`, the cold ``spamfilter``'s) and its row of
     ``probabilities`` / ``log_odds`` and its ``labels`` entry are that verdict's (P(spam),
-    the spam log-odds; the label is the likelier class), so one message has one score.
+    the spam log-odds; the label is the likelier class), so one message has one score;
+    ``"spam_cutoff"`` / ``"ham_cutoff"`` set that verdict's cut-offs, as the socket's ``SPAM``
+    options do, and are refused (InputError) where no verdict is made (without ``"mail":
+    true``, or for a model that is not a spam model). An empty message
+    (:func:`textnb.io.mailread.is_empty_message`) is refused with ``"mail": true``.
     """
     if not isinstance(request, dict):
         raise InputError('the request must be a JSON object {"texts": [...]}')
@@ -295,18 +299,28 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
     if max_tokens is not None and _count_words(texts, max_tokens) > max_tokens:
         raise InputError(f"the texts hold over {max_tokens} words in all, over the limit "
                          "(textnb serve --max-tokens)")
+    spam = as_mail and is_spam_model(model)
+    kwargs = {k: _cutoff(request[k], k) for k in ("spam_cutoff", "ham_cutoff") if k in request}
+    if kwargs and not spam:  # (they make a spam verdict: anything else would drop them without a word)
+        names = " and ".join(f'"{k}"' for k in kwargs)
+        verb = "apply" if len(kwargs) > 1 else "applies"
+        raise InputError(f'{names} {verb} only with "mail": true (each text a message, given a verdict)'
+                         if is_spam_model(model) else
+                         f"{names} {verb} only to a spam model's verdicts; the served model is not a spam "
+                         "model (classes ham and spam)")
     classes = [_jsonable(c) for c in model.classes_]
     out = {"classes": classes, "labels": [], "probabilities": [], "log_odds": []}
     if not texts:
         return out
-    spam = as_mail and is_spam_model(model)
     if spam:
-        kwargs = {k: _cutoff(request[k], k) for k in ("spam_cutoff", "ham_cutoff") if k in request}
         raw = _message_bytes(texts)
         verdicts = [message_verdict(model, m, source=f"texts[{i}]", **kwargs) for i, m in enumerate(raw)]
         return _verdict_rows(out, [str(c) for c in model.classes_], verdicts)
     if as_mail:  # each a message file as topicfilter --mail reads it (its first mail.DEFAULT_MAX_BYTES bytes)
-        texts = [mail.message_text(m, max_bytes=mail.DEFAULT_MAX_BYTES) for m in _message_bytes(texts)]
+        raw = _message_bytes(texts)
+        for i, m in enumerate(raw):
+            mail._not_empty(f"texts[{i}]", m)  # (as every path refuses it: mail.is_empty_message)
+        texts = [mail.message_text(m, max_bytes=mail.DEFAULT_MAX_BYTES) for m in raw]
     else:  # each text cut where the model's training cut a document (predict --lines, a TSV row)
         max_bytes = getattr(model, "max_bytes", None) or MAX_DOCUMENT_BYTES
         texts = [cut_text(t, max_bytes) for t in texts]

@@ -85,6 +85,7 @@ from textnb.apps.protocol import ProtocolError
 from textnb.apps.verdict import message_verdict, spamd_fields, spamd_report, spamd_symbol
 from textnb.core.errors import InputError, TextnbError
 from textnb.io.files import file_identity
+from textnb.io.mailread import is_empty_message
 
 __all__ = ["UserModels", "SpamdHandler", "check_user_name", "parse_address", "DEFAULT_MAX_USERS",
            "DEFAULT_MAX_USER_BYTES"]
@@ -93,6 +94,8 @@ DEFAULT_MAX_USERS = 64
 #: Model file bytes of the per-user models held at once (the least recently used go first).
 DEFAULT_MAX_USER_BYTES = 1 << 30
 _MAX_USER = 255
+#: The longest ending the daemon adds to a user's model file name (its journal's lock file).
+_LONGEST_SUFFIX = b".learned.lock"
 _MAX_DRAIN = 64 * 1024 * 1024
 _BLANK_LINE = re.compile(rb"\r?\n\r?\n")
 #: Seconds the daemon waits, after a body of ``Content-length`` bytes, for bytes beyond it:
@@ -167,9 +170,16 @@ class UserModels:
         self._lock = threading.Lock()
 
     def path(self, user):
-        """The model file of ``user`` (after checking the name)."""
+        """The model file of ``user`` (after checking the name: InputError when it is not
+        allowed, or when a name of the path would be longer than a file name may be, the
+        model's journal lock, ``<file>.learned.lock``, included)."""
         check_user_name(user)
-        return self.template.replace("%%", "\0").replace("%u", user).replace("\0", "%")
+        path = self.template.replace("%%", "\0").replace("%u", user).replace("\0", "%")
+        names = os.fsencode(path).split(b"/")
+        if max(len(name) for name in names[:-1] + [names[-1] + _LONGEST_SUFFIX]) > _MAX_USER:
+            raise InputError(f"user name {user[:40]!r} not allowed in a model path (a file name of its model "
+                             f"would be over {_MAX_USER} bytes)")
+        return path
 
     def is_served(self, path):
         """Whether ``path`` is the served model's file: the same path once resolved, or
@@ -292,6 +302,8 @@ def _copy_model(holder, dest, digest, set_class=None):
         made (None when nothing was made, or another request made it first).
     """
     journal = journal_path(dest)
+    if not os.path.lexists(dest) and _served_lists(holder, digest, set_class):
+        return False, None  # (nothing to do: no lock file made for a user name that changes nothing)
     with model_lock(journal, follow=False):
         if os.path.lexists(dest):  # made meanwhile: TELL goes on with it
             return True, None
@@ -320,6 +332,25 @@ def _copy_model(holder, dest, digest, set_class=None):
             return True, made
         finally:
             os.unlink(tmp)
+
+
+def _served_lists(holder, digest, set_class):
+    """Whether the served model's journal already says what a TELL of ``digest`` would
+    make of a copy of it (learned as ``set_class``, or, for None, not listed): then the
+    TELL changes nothing and no copy is needed (:func:`_copy_model` checks it again, under
+    the locks, before it copies)."""
+    served_journal = journal_path(holder.path)
+    with contextlib.ExitStack() as stack:
+        if os.path.lexists(served_journal):
+            try:
+                stack.enter_context(model_lock(served_journal, follow=False))
+            except InputError:
+                pass
+        seen, _, identity, _ = _read_journal(served_journal)
+        if identity is None or identity != model_identity(holder.path):
+            seen = {}
+    before = seen.get(digest)
+    return before is None if set_class is None else before == set_class
 
 
 def _copy_served(holder, out, digest):
@@ -665,7 +696,7 @@ class SpamdHandler(StreamHandler):
             raise ProtocolError("Unable to set local and remove local in the same operation.")
         if "local" in set_ and "message_class" not in headers:
             raise ProtocolError("(Set: local needs a Message-class header)")
-        if not data.strip():
+        if is_empty_message(data):
             raise _Refuse("EX_DATAERR", "Bad message: empty message")
         changed, made = False, None
         try:

@@ -544,7 +544,8 @@ class StreamClassifier:
                 return
             yield from zip((s for s, _ in batch), self.classify([data for _, data in batch]))
 
-    def classify_paths(self, paths, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_jobs=None, stdin=None):
+    def classify_paths(self, paths, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_jobs=None, stdin=None,
+                       on_warning=None):
         """``(source, Verdict)`` for each message of the files, folders, mbox files and
         Maildirs ``paths``, in :func:`textnb.io.mailread.iter_messages`'s order, with
         ``on_error`` called where that reading calls it; the files are read and classified
@@ -553,9 +554,10 @@ class StreamClassifier:
         a large mbox file, which is read in pieces).
         The verdicts, their order and the errors are the same however many processes
         compute them. Without ``on_error`` a path or file that cannot be read raises
-        InputError. With ``stdin``, a path ``-`` is one message read from it."""
+        InputError. With ``stdin``, a path ``-`` is one message read from it. A helper
+        process that fails is reported to ``on_warning`` (its messages are classified here)."""
         return map_messages(paths, self.classify, max_bytes=max_bytes, on_error=on_error, n_jobs=n_jobs,
-                            pack=_pack, unpack=_unpack, stdin=stdin)
+                            pack=_pack, unpack=_unpack, stdin=stdin, on_warning=on_warning)
 
 
 def _pack(verdicts):  # (what a helper process sends: plain data)

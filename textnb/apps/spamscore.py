@@ -255,7 +255,8 @@ class SpamScorer:
                     j = new.get(tok)
                     if j is None:
                         if sign < 0:
-                            raise ValueError(f"token {tok!r} was never counted")
+                            raise ValueError("cannot forget documents that were never learned "
+                                             f"(token {tok!r} was never counted)")
                         if "\n" in tok or not tok:
                             raise InputError(f"a token may not be empty or hold a newline: {tok!r}")
                         j = new[tok] = len(index) + len(new)
@@ -272,7 +273,7 @@ class SpamScorer:
         docs = np.bincount((y == self.classes_[1]).astype(np.int64), minlength=2) * sign
         class_count = self.class_count_ + docs
         if (counts < 0).any() or (class_count < 0).any() or (counts > class_count[:, None]).any():
-            raise ValueError("these messages were not all counted before (counts would go negative)")
+            raise ValueError("cannot forget documents that were never learned (counts would go negative)")
         self.feature_count_ = counts
         self.class_count_ = class_count
         self.__dict__.pop("_cache", None)

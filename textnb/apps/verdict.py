@@ -23,6 +23,7 @@ from textnb.apps.filtering import EXIT_CODES, SPAM, SpamFilter, add_headers
 from textnb.apps.protocol import SPAMD_THRESHOLD, spamd_score, spamd_score_text
 from textnb.apps.spamlite import DEFAULT_SPAM_CUTOFF, LiteFilter, logit, score_text
 from textnb.core.errors import InputError
+from textnb.io.mailread import is_empty_message
 
 __all__ = ["message_verdict", "classify_mail", "spamd_fields", "spamd_report", "spamd_symbol", "is_spam_model"]
 
@@ -67,13 +68,14 @@ def message_verdict(model, data, *, spam_cutoff=None, ham_cutoff=None, max_bytes
     """The :class:`~textnb.apps.spamlite.Verdict` of one raw message (bytes), exactly as the
     cold ``spamfilter`` gives it (the same defaults for what is None).
 
-    Raises InputError for an empty message (``"SOURCE: empty message"``, ``source``
+    Raises InputError for an empty message (:func:`textnb.io.mailread.is_empty_message`:
+    white space only, or only mbox From lines; ``"SOURCE: empty message"``, ``source``
     naming it where the request holds several), ModelFileError for a model that is not
     a spam model or that gives NaN.
     """
     kwargs = _kwargs(spam_cutoff, ham_cutoff, max_bytes)
     sf = SpamFilter(model, source="the served model", **kwargs)  # checks the model and the cut-offs
-    if not data.strip():
+    if is_empty_message(data):
         raise InputError(f"{source}: empty message" if source else "empty message")
     lite = _lite_scorer(model)
     verdict = LiteFilter(lite, **kwargs).classify([data])[0] if lite is not None else None

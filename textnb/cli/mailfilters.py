@@ -198,7 +198,7 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
             with progress_bar(stderr, "training") as progress:
                 counts = train_model(model_path, args.train_spam, args.train_ham, kind=args.kind,
                                      alpha=args.alpha, max_bytes=args.max_bytes, progress=progress,
-                                     n_jobs=args.jobs)
+                                     n_jobs=args.jobs, on_warning=_warner(stderr))
             say(stderr, "spamfilter", f"trained {model_path} on {counts[SPAM]} spam and "
                                        f"{counts[HAM]} ham messages")
             if passthrough:
@@ -217,7 +217,7 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
         if args.batch is not None:
             return _batch(model_path, cutoffs, args, stdin, stdout, stderr)
         sf = _load(model_path, cutoffs)
-        if not head.strip():
+        if mail.is_empty_message(head):
             raise InputError("stdin: empty message")
         v = sf.classify([head])[0]
         if passthrough:
@@ -268,14 +268,22 @@ def _register(ops, model_path, args, stdin, stderr):
     stdin_data = None
     if any("-" in paths for kind in groups.values() for _, paths in kind):  # read once, used by every op
         stdin_data = mail.read_capped(stdin, args.max_bytes)[0]
-        if not stdin_data.strip():
+        if mail.is_empty_message(stdin_data):
             raise InputError("stdin: empty message")
     done = update_model(model_path, register=Mailboxes(groups["register"], stdin_data),
                         unregister=Mailboxes(groups["unregister"], stdin_data),
-                        kind=args.kind, alpha=args.alpha, max_bytes=args.max_bytes, n_jobs=args.jobs)
+                        kind=args.kind, alpha=args.alpha, max_bytes=args.max_bytes, n_jobs=args.jobs,
+                        on_warning=_warner(stderr))
     if not done["registered"] and not done["unregistered"]:
         raise InputError("no messages found to register")
     return 0
+
+
+def _warner(stderr):
+    """What a mode that forks helpers reports a failed helper with (``-j``; the library's
+    ``on_warning``): one line, ``spamfilter: warning: ...``; its work is done here, so the
+    output is complete and the exit status is not changed."""
+    return lambda message: say(stderr, "spamfilter", f"warning: {message}")
 
 
 def _load(model_path, cutoffs):
@@ -328,7 +336,7 @@ def _batch(model_path, cutoffs, args, stdin, stdout, stderr):
     try:
         with progress_bar(stderr, "classifying", results=stdout) as progress:
             verdicts = sf.classify_paths(args.batch, max_bytes=args.max_bytes, on_error=on_error, n_jobs=args.jobs,
-                                         stdin=stdin)
+                                         stdin=stdin, on_warning=_warner(stderr))
             lines = []
             for n, (source, v) in enumerate(verdicts, 1):
                 line = f"{cell(source)}\t{cell(v.label)}\t{score_text(v)}"

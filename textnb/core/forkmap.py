@@ -140,7 +140,7 @@ def can_fork_here():
     return threading is None or threading.active_count() == 1
 
 
-def fork_map(func, items, helpers, *, pack=None, unpack=None):
+def fork_map(func, items, helpers, *, pack=None, unpack=None, on_lost=None):
     """``func(item)`` for each item of the sequence ``items``, yielded in order.
 
     With ``helpers`` >= 1 (and :func:`can_fork_here`), that many child processes are
@@ -152,7 +152,9 @@ def fork_map(func, items, helpers, *, pack=None, unpack=None):
     :mod:`marshal`-able: numbers, strings, bytes, tuples, lists, dicts of them, and comes
     out here as ``unpack(...)`` of it); this process reads them between its
     own blocks, and yields every value in the items' order. A child that fails (it dies,
-    or a value cannot be sent) leaves what it did not send to this process. Closing the
+    or a value cannot be sent) leaves what it did not send to this process, and is
+    reported: ``on_lost(message)``, one line (``helper process N was killed by signal 9
+    (SIGKILL) ...``), or without ``on_lost`` a :class:`RuntimeWarning` of it. Closing the
     generator early (or an exception in ``func`` here) kills and reaps the children;
     none outlives the map. The children are forked at the call, not at the first value.
 
@@ -164,7 +166,7 @@ def fork_map(func, items, helpers, *, pack=None, unpack=None):
     helpers = min(int(helpers), n - 1)
     if helpers <= 0 or not can_fork_here():
         return map(func, items)
-    return _Running(_Shared(func, items, helpers, pack, unpack))
+    return _Running(_Shared(func, items, helpers, pack, unpack, on_lost))
 
 
 class _Running:
@@ -197,9 +199,9 @@ class _Running:
 class _Shared:
     """One :func:`fork_map` with helpers: the claims pipe, the children, their frames."""
 
-    def __init__(self, func, items, helpers, pack, unpack):
+    def __init__(self, func, items, helpers, pack, unpack, on_lost=None):
         self.func, self.items, self.n = func, items, len(items)
-        self.pack, self.unpack = pack, unpack
+        self.pack, self.unpack, self.on_lost = pack, unpack, on_lost
         self.size = -(-self.n // _MAX_BLOCKS)  # items per block
         blocks = -(-self.n // self.size)
         self.children = {}  # result pipe's read end -> pid
@@ -298,7 +300,7 @@ class _Shared:
                 except BlockingIOError:
                     break
                 if not part:
-                    self._end(fd)
+                    self._end(fd, report=True)
                     break
                 buf += part
             while len(buf) >= _HEAD:
@@ -318,11 +320,22 @@ class _Shared:
 
         select.select(list(self.children), [], [])
 
-    def _end(self, fd):
+    def _end(self, fd, report=False):
+        """Close a child's pipe and reap it; with ``report`` (it ended by itself), a child
+        that failed is reported (:func:`fork_map`'s ``on_lost``)."""
         pid = self.children.pop(fd)
         del self.buffers[fd]
         os.close(fd)
-        _reap(pid)
+        status = _reap(pid)
+        if report and status:
+            message = f"helper process {pid} {_ending(status)} before it was done; this process did what it left " \
+                      "undone (nothing is missing)"
+            if self.on_lost is not None:
+                self.on_lost(message)
+            else:
+                import warnings
+
+                warnings.warn(message, RuntimeWarning, stacklevel=2)
 
     def stop(self):
         for fd in list(self.children):
@@ -347,11 +360,25 @@ def _widen(fd):
 
 
 def _reap(pid):
+    """Wait for the child ``pid``; its wait status (0: it exited with 0, or was reaped
+    elsewhere)."""
     while True:
         try:
-            os.waitpid(pid, 0)
-            return
+            return os.waitpid(pid, 0)[1]
         except InterruptedError:
             continue
         except ChildProcessError:
-            return
+            return 0
+
+
+def _ending(status):
+    """How a child of wait status ``status`` ended, in words."""
+    if os.WIFSIGNALED(status):
+        import signal
+
+        number = os.WTERMSIG(status)
+        try:
+            return f"was killed by signal {number} ({signal.Signals(number).name})"
+        except ValueError:
+            return f"was killed by signal {number}"
+    return f"ended with exit status {os.waitstatus_to_exitcode(status)}"

@@ -37,6 +37,7 @@ from textnb.io.mailread import (  # noqa: F401 (re-exported: the reading half of
     _split_small_mbox,
     _strip_last_newline,
     decode_bytes,
+    is_empty_message,
     is_maildir,
     is_mbox,
     is_special,

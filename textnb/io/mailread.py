@@ -17,7 +17,7 @@ from textnb.io.files import decode_cut, folder_files, regular_reader
 from textnb.io.files import read_regular_file as _read_file
 
 __all__ = ["DEFAULT_MAX_BYTES", "decode_bytes", "read_capped", "is_special", "is_maildir", "is_mbox",
-           "looks_like_mail", "iter_messages", "message_files", "read_messages", "map_messages"]
+           "looks_like_mail", "is_empty_message", "iter_messages", "message_files", "read_messages", "map_messages"]
 
 #: Bytes of one message that are read and parsed; the rest is skipped.
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
@@ -508,14 +508,14 @@ def iter_messages(path, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None):
 
 
 def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_jobs=None, pack=None,
-                 unpack=None, stdin=None):
+                 unpack=None, stdin=None, on_warning=None):
     """``(source, value)`` for each message of the files, folders, mbox files and Maildirs
     ``paths``, in :func:`iter_messages`'s order, ``func`` giving the values of up to 500
     messages at a time (``func(list of message bytes)`` -> a list, one value each), with
     ``on_error`` called where :func:`iter_messages` calls it (without ``on_error`` a path
     or file that cannot be read raises InputError there). With ``stdin`` (a binary
     stream), a path ``-`` is one message read from it (source ``-``), in its place. A
-    message of an mbox file that holds nothing but white space is not mapped: it is an
+    message of an mbox file that is empty (:func:`is_empty_message`) is not mapped: it is an
     error (``FILE:N: empty message``) in its place, as an empty file is, and the file's
     later messages are read on.
 
@@ -531,14 +531,16 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
     lines this process finds), numbered on here. With one process (or when this one
     cannot fork) the files are read and mapped a batch at a time as the pairs are taken,
     so memory does not grow with a file. The pairs, their order and the errors are the
-    same however many processes compute them.
+    same however many processes compute them; a helper that fails (killed by a signal, say)
+    leaves its messages to this process and is reported to ``on_warning`` (one line; None:
+    a :class:`RuntimeWarning`), not to ``on_error``: nothing is missing.
     """
     files = []  # (file, whole), (None, error) where the listing reports one, or ("-", the message on stdin)
     named = set()  # the paths that name a file (not a folder)
     for path in paths:
         if stdin is not None and os.fspath(path) == "-":
             data = read_capped(stdin, max_bytes)[0]  # (read here: never by a helper)
-            files.append(("-", data) if data and not data.isspace() else (None, "stdin: empty message"))
+            files.append(("-", data) if not is_empty_message(data) else (None, "stdin: empty message"))
             continue
         if not os.path.isdir(path):
             named.add(os.fspath(path))
@@ -578,7 +580,7 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
         start += len(chunk)
     mapped = fork_map(_chunk_mapper(func, max_bytes), chunks, processes - 1,
                       pack=None if pack is None else lambda v: (v[0], pack(v[1]), v[2], v[3]),
-                      unpack=None if unpack is None else lambda v: (v[0], unpack(v[1]), v[2], v[3]))
+                      unpack=None if unpack is None else lambda v: (v[0], unpack(v[1]), v[2], v[3]), on_lost=on_warning)
     return _in_order(_from_chunks(mapped), on_error)
 
 
@@ -630,7 +632,7 @@ def _mapped(files, func, max_bytes):
             else:
                 messages = read_messages(file, max_bytes, whole=whole)
             for pair in messages:
-                if not pair[1] or pair[1].isspace():  # (an mbox file's message: a file is refused as it is read)
+                if is_empty_message(pair[1]):  # (an mbox file's message: a file is refused as it is read)
                     if batch:
                         yield mapped(batch)
                         batch = []
@@ -650,7 +652,7 @@ def _mapped(files, func, max_bytes):
 
 
 class _Empty:
-    """A message of nothing but white space met by :func:`_mapped` (an mbox file's: an
+    """An empty message (:func:`is_empty_message`) met by :func:`_mapped` (an mbox file's: an
     empty file is refused as it is read): reported as ``SOURCE: empty message`` in its
     place and not mapped, as an empty file, stdin or a daemon's request is; the messages
     after it are read on. ``source`` is the message's number in its piece for a piece of
@@ -786,12 +788,68 @@ def read_messages(path, max_bytes=DEFAULT_MAX_BYTES, *, whole=False):
     return _iter_mbox_file(path, max_bytes) if split is None else list(_one_or_many(path, iter(split), lambda: data))
 
 
-def _not_empty(source, data):
-    """``data``, or InputError when it holds nothing but white space: an empty message is
-    refused on every path (a file, standard input, the daemons), never scored or learnt."""
+def is_empty_message(data):
+    """Whether the raw message ``data`` (bytes) is empty: nothing but white space once its
+    first lines ``From <sender> <date>`` (mbox separators, quoted ``>From ...`` too, the
+    lines the mail reader drops: :func:`_strip_from_line`) are left out. Such a message is
+    not scored or learnt on any path (a file, an mbox file's message, standard input, the
+    daemon's three protocols, topicfilter): it is reported ``SOURCE: empty message``, as
+    the message of an mbox file that is only its From line always was. Reads no more of
+    ``data`` than its first byte that is not white space (no copy of the message)."""
     if not data or data.isspace():  # (isspace stops at the first other byte: no copy)
+        return True
+    if not data.startswith((b"From ", b">")):
+        return False
+    pos, size = _from_lines_end(data), 256
+    while pos < len(data):  # (a slice per step, growing: a message's first bytes decide)
+        if not data[pos:pos + size].isspace():
+            return False
+        pos, size = pos + size, size * 4
+    return True
+
+
+def _not_empty(source, data):
+    """``data``, or InputError when it is an empty message (:func:`is_empty_message`):
+    refused on every path, never scored or learnt."""
+    if is_empty_message(data):
         raise InputError(f"{source}: empty message")
     return data
+
+
+def _from_lines_end(data):
+    """The offset in ``data`` just after its first lines ``From <sender> <date>`` (and
+    quoted ones), 0 when it has none: :func:`_strip_from_line`'s cut."""
+    pos = 0  # (an offset, not a slice per line: a message of many such lines stays linear)
+    while data.startswith((b"From ", b">"), pos):
+        head = data[pos:pos + 4096]
+        quotes = len(head) - len(head.lstrip(b">"))
+        if not data.startswith(b"From ", pos + quotes):
+            break
+        nl = data.find(b"\n", pos)  # its line end: CRLF, LF or a bare CR, as _lf reads them
+        cr = data.find(b"\r", pos, len(data) if nl < 0 else nl)
+        end = len(data) if nl < 0 else nl + 1
+        if cr >= 0:
+            end = cr + 2 if data[cr + 1:cr + 2] == b"\n" else cr + 1
+        line = data[pos + quotes:min(end, pos + quotes + 4096)]
+        if not (_has_time(line) and _pattern("_FROM_LINE").match(line)):
+            break
+        pos = end
+    return pos
+
+
+def _strip_from_line(data):
+    """``data`` without its first lines ``From <sender> <date>`` (mbox separators: a
+    message may carry several, and an mbox reader has taken the first of them already, so
+    every one is dropped, that the message read from a file, a folder or an mbox is the
+    same); a text whose first word is ``From`` keeps it. A line ends as :func:`_lf` ends
+    it (CRLF, LF or a bare CR), so an old Mac message keeps its header and body.
+
+    Such a line quoted (``>From <sender> <date>``, ``>>From ...``) is dropped too: an mbox
+    writer (mboxo or mboxrd) quotes the From line a message file starts with when it
+    appends the file to an mbox, and the mbox reader keeps the quote, so the message read
+    from the mbox is the file's (bogofilter skips it too)."""
+    pos = _from_lines_end(data)
+    return data[pos:] if pos else data
 
 
 def _starts_with_from_line(data):
@@ -845,12 +903,12 @@ def _one_or_many(path, stream, file_bytes):
     """The ``(source, bytes)`` pairs of an mbox file's ``stream`` of messages: a file
     holding one message keeps its plain name as the source, and is the file as it is,
     its From line too (``file_bytes()``: what ``textnb predict`` reads from it; the mail
-    reader drops the line again, so the spam models see no change); a message of nothing
-    but white space stays so (refused as empty where it is used)."""
+    reader drops the line again, so the spam models see no change); an empty message
+    (:func:`is_empty_message`) stays so (refused as empty where it is used)."""
     first = next(stream, None)
     second = next(stream, None)
     if first is not None and second is None:
-        yield path, (file_bytes() if first[1].strip() else first[1])
+        yield path, (first[1] if is_empty_message(first[1]) else file_bytes())
     elif first is not None:
         yield first
         yield second

@@ -63,8 +63,8 @@ try:
 except ImportError:  # pragma: no cover - not CPython
     from operator import is_not as _is_not
 
-from textnb.io.mailread import (DEFAULT_MAX_BYTES, _has_time, _is_name, _known_field, _lenient_b64decode, _lf,
-                                 _pattern, _starts_with_field, decode_bytes)
+from textnb.io.mailread import (DEFAULT_MAX_BYTES, _is_name, _known_field, _lenient_b64decode, _lf, _pattern,
+                                 _starts_with_field, _strip_from_line, decode_bytes)
 
 __all__ = ["Tokens", "Mail", "header_end", "read_message", "message_tokens", "message_text", "html_text", "MAX_TOKEN",
            "MAX_PARTS", "MAX_MULTIPART", "MAX_HEADERS", "MAX_HEADER_BYTES", "MAX_PARAMS", "MAX_ENCODED_WORDS",
@@ -882,35 +882,6 @@ class Mail:
 #: KeyboardInterrupt, SystemExit or a signal handler's exception (issue 30.4).
 _PARSE_ERRORS = (ValueError, LookupError, TypeError, IndexError, AttributeError, UnicodeError,
                  binascii.Error, RecursionError, OverflowError, AssertionError)
-
-
-def _strip_from_line(data):
-    """``data`` without its first lines ``From <sender> <date>`` (mbox separators: a
-    message may carry several, and an mbox reader has taken the first of them already, so
-    every one is dropped, that the message read from a file, a folder or an mbox is the
-    same); a text whose first word is ``From`` keeps it. A line ends as :func:`_lf` ends
-    it (CRLF, LF or a bare CR), so an old Mac message keeps its header and body.
-
-    Such a line quoted (``>From <sender> <date>``, ``>>From ...``) is dropped too: an mbox
-    writer (mboxo or mboxrd) quotes the From line a message file starts with when it
-    appends the file to an mbox, and the mbox reader keeps the quote, so the message read
-    from the mbox is the file's (bogofilter skips it too)."""
-    pos = 0  # (an offset, not a slice per line: a message of many such lines stays linear)
-    while data.startswith((b"From ", b">"), pos):
-        head = data[pos:pos + 4096]
-        quotes = len(head) - len(head.lstrip(b">"))
-        if not data.startswith(b"From ", pos + quotes):
-            break
-        nl = data.find(b"\n", pos)  # its line end: CRLF, LF or a bare CR, as _lf reads them
-        cr = data.find(b"\r", pos, len(data) if nl < 0 else nl)
-        end = len(data) if nl < 0 else nl + 1
-        if cr >= 0:
-            end = cr + 2 if data[cr + 1:cr + 2] == b"\n" else cr + 1
-        line = data[pos + quotes:min(end, pos + quotes + 4096)]
-        if not (_has_time(line) and _pattern("_FROM_LINE").match(line)):
-            break
-        pos = end
-    return data[pos:] if pos else data
 
 
 def header_end(data):

@@ -1,0 +1,306 @@
+"""One message, one treatment on every mail path (session 27, "mailseam"): ``spamfilter``
+(stdin, ``--batch`` over a file and an mbox, ``--register-*``), ``textnb serve`` (its socket,
+HTTP ``"mail": true``, spamd CHECK / PROCESS / TELL) and ``topicfilter``."""
+
+import io
+import json
+import random
+import shutil
+import socket
+import tempfile
+from pathlib import Path
+
+import pytest
+
+import textnb
+from textnb.apps.filtering import plan_routes, train_model
+from textnb.apps.serve import Server
+from textnb.cli.mailfilters import filter_main
+from textnb.io.mailread import is_empty_message
+
+SPAM_WORDS = "viagra cheap offer winner prize casino pills discount".split()
+HAM_WORDS = "meeting project schedule report review agenda budget minutes".split()
+FROM_LINE = b"From alice@example.com Sat Jan  1 00:00:00 2000\n"
+#: messages that are only an mbox From line, or its quoted form (the lines the mail reader drops)
+ENVELOPE_ONLY = {"from": FROM_LINE, "quoted": b">" + FROM_LINE, "from+blank": FROM_LINE + b"\r\n \n",
+                 "two": FROM_LINE + b">>" + FROM_LINE}
+
+
+def _mail(words, rng):
+    return (f"From: x@example.com\nSubject: {' '.join(rng.choice(words) for _ in range(3))}\n\n"
+            f"{' '.join(rng.choice(words) for _ in range(12))}\n").encode()
+
+
+@pytest.fixture(scope="module")
+def spam_model(tmp_path_factory):
+    root = tmp_path_factory.mktemp("seams")
+    rng = random.Random(0)
+    for label, words in (("spam", SPAM_WORDS), ("ham", HAM_WORDS)):
+        (root / label).mkdir()
+        for i in range(25):
+            (root / label / f"{i}.eml").write_bytes(_mail(words, rng))
+    train_model(root / "spam.tnb", [root / "spam"], [root / "ham"])
+    return root / "spam.tnb"
+
+
+@pytest.fixture()
+def sock_dir():
+    d = tempfile.mkdtemp(prefix="tnbm")  # (AF_UNIX paths are short: not pytest's tmp_path)
+    yield Path(d)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def _cold(argv, stdin=b""):
+    out, err = io.BytesIO(), io.StringIO()
+    code = filter_main(argv, stdin=io.BytesIO(stdin), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def _request(address, data):
+    family = socket.AF_UNIX if isinstance(address, (str, Path)) else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.settimeout(30)
+        s.connect(str(address) if family == socket.AF_UNIX else address)
+        s.sendall(data)
+        s.shutdown(socket.SHUT_WR)
+        chunks = []
+        while True:
+            c = s.recv(65536)
+            if not c:
+                return b"".join(chunks)
+            chunks.append(c)
+
+
+def _post(port, body):
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("POST", "/classify", body=json.dumps(body), headers={"Content-Type": "application/json"})
+        r = conn.getresponse()
+        return r.status, json.loads(r.read())
+    finally:
+        conn.close()
+
+
+# -- 1. an empty message: white space only, once the mbox From lines are left out ------------
+def test_is_empty_message_leaves_out_the_from_lines_the_reader_drops():
+    for data in (b"", b" \n\t", *ENVELOPE_ONLY.values(), FROM_LINE.replace(b"\n", b"\r")):
+        assert is_empty_message(data), data
+    for data in (b"From the desk of Bob\n", b"Subject: hi\n", FROM_LINE + b"x", b">From here on\n",
+                 b">" + FROM_LINE + b"\n" + b" " * 5000 + b"x", b"x" + b" " * 10):
+        assert not is_empty_message(data), data
+
+
+@pytest.mark.parametrize("name", list(ENVELOPE_ONLY))
+def test_a_message_of_only_a_from_line_is_empty_on_every_path(name, spam_model, sock_dir, tmp_path):
+    """Such a message was ``FILE:N: empty message`` inside an mbox, but scored (ham or
+    unsure, from no evidence) on stdin, as a file of --batch (the quoted form), through the
+    daemon's three protocols and by topicfilter: now it is an empty message everywhere."""
+    message = ENVELOPE_ONLY[name]
+    before = spam_model.read_bytes()
+    # spamfilter: stdin, -p (the message written back unchanged), --register-*
+    assert _cold(["-m", str(spam_model)], message) == (3, b"", "spamfilter: stdin: empty message\n")
+    assert _cold(["-m", str(spam_model), "-p"], message) == (3, message, "spamfilter: stdin: empty message\n")
+    assert _cold(["-m", str(spam_model), "--register-spam"], message)[0::2] == (
+        3, "spamfilter: stdin: empty message\n")
+    assert spam_model.read_bytes() == before
+    # --batch: the message as a file, and inside an mbox between two messages
+    one = tmp_path / "one.eml"
+    one.write_bytes(message)
+    box = tmp_path / "in.mbox"
+    rng = random.Random(1)
+    in_box = message if message.startswith(b"From ") else FROM_LINE + message  # (its own From line first)
+    box.write_bytes(FROM_LINE + _mail(SPAM_WORDS, rng) + b"\n" + in_box + b"\n" + FROM_LINE + _mail(HAM_WORDS, rng))
+    code, out, err = _cold(["-m", str(spam_model), "--batch", str(one), str(box)])
+    assert code == 3 and [line.split(b"\t")[:2] for line in out.splitlines()] == [
+        [f"{box}:1".encode(), b"spam"], [f"{box}:3".encode(), b"ham"]]
+    assert err == f"spamfilter: {one}: empty message\nspamfilter: {box}:2: empty message\n"
+    # the daemon: its socket, HTTP "mail": true, spamd CHECK, PROCESS and TELL
+    with Server(spam_model, socket_path=sock_dir / "s", http=("127.0.0.1", 0), spamd=("127.0.0.1", 0),
+                allow_tell=True) as srv:
+        assert _request(sock_dir / "s", f"SPAM {len(message)}\n".encode() + message) == (
+            b"ERR stdin: empty message\n")
+        assert _post(srv.http_address[1], {"texts": [message.decode()], "mail": True}) == (
+            400, {"error": "texts[0]: empty message"})
+        for method, extra in (("CHECK", ""), ("PROCESS", ""), ("TELL", "Message-class: spam\r\nSet: local\r\n")):
+            reply = _request(srv.spamd_address, f"{method} SPAMC/1.5\r\n{extra}Content-length: {len(message)}"
+                                                f"\r\n\r\n".encode() + message)
+            assert reply == b"SPAMD/1.0 65 Bad message: empty message\r\n", method
+    assert spam_model.read_bytes() == before
+    # topicfilter (a text model, the message read as mail)
+    topic = tmp_path / "t.tnb"
+    textnb.TextClassifier().fit(["cheap pills casino"] * 3 + ["meeting agenda budget"] * 3,
+                                ["shop"] * 3 + ["work"] * 3).save(topic)
+    errors = []
+    routes = list(plan_routes(textnb.load(topic), [one, box], tmp_path / "out", mail_mode=True,
+                              on_error=errors.append))
+    assert [r.source for r in routes] == [f"{box}:1", f"{box}:3"]
+    one_source = f"{one}:1" if message.startswith(b"From ") else str(one)  # (topicfilter numbers an mbox's messages)
+    assert errors == [f"{one_source}: empty message", f"{box}:2: empty message"]
+
+
+# -- 2. cut-offs over HTTP (and the socket's CLASSIFY): applied, or refused ------------------
+def test_http_cutoffs_without_a_verdict_are_refused_as_the_socket_refuses_them(spam_model, sock_dir, tmp_path):
+    """``POST /classify`` took ``spam_cutoff`` / ``ham_cutoff`` without ``"mail": true`` (or
+    for a model that is not a spam model) and dropped them without a word, even 7: now one
+    400 line says why; with ``"mail": true`` they set the verdict, as ``SPAM ... spam_cutoff=``."""
+    message = _mail(SPAM_WORDS, random.Random(2))
+    topic = tmp_path / "t.tnb"
+    textnb.TextClassifier().fit(["cheap pills casino"] * 3 + ["meeting agenda budget"] * 3,
+                                ["shop"] * 3 + ["work"] * 3).save(topic)
+    cutoffs = {"spam_cutoff": 1.0, "ham_cutoff": 0.2}
+    with Server(spam_model, socket_path=sock_dir / "s", http=("127.0.0.1", 0)) as srv:
+        port = srv.http_address[1]
+        status, got = _post(port, {"texts": [message.decode()], "mail": True, **cutoffs})
+        reply = _request(sock_dir / "s", f"SPAM {len(message)} spam_cutoff=1 ham_cutoff=0.2\n".encode()
+                         + message)
+        assert status == 200 and reply.split()[:3] == [b"OK", b"2", got["verdicts"][0]["label"].encode()]
+        assert got["verdicts"][0]["label"] == "unsure"  # (spam with the default cut-offs)
+        for body, error in (
+                ({"texts": ["cheap pills"], "spam_cutoff": 0.5},
+                 '"spam_cutoff" applies only with "mail": true (each text a message, given a verdict)'),
+                ({"texts": ["cheap pills"], "mail": False, **cutoffs},
+                 '"spam_cutoff" and "ham_cutoff" apply only with "mail": true (each text a message, given a verdict)'),
+                ({"texts": [], "ham_cutoff": 0.2},
+                 '"ham_cutoff" applies only with "mail": true (each text a message, given a verdict)'),
+                ({"texts": ["x"], "spam_cutoff": 7}, "spam_cutoff must be a probability between 0 and 1; got 7")):
+            assert _post(port, body) == (400, {"error": error})
+            data = json.dumps(body).encode()
+            assert _request(sock_dir / "s", f"CLASSIFY {len(data)}\n".encode() + data) == f"ERR {error}\n".encode()
+    with Server(topic, http=("127.0.0.1", 0)) as srv:
+        for mail in (False, True):
+            assert _post(srv.http_address[1], {"texts": ["cheap pills"], "mail": mail, "spam_cutoff": 0.5}) == (
+                400, {"error": "\"spam_cutoff\" applies only to a spam model's verdicts; the served model is not a "
+                               "spam model (classes ham and spam)"})
+
+
+# -- 3. TELL and --(un)register-* on a model whose journal does not list every message ------
+def _counts(path):
+    model = textnb.load(path)
+    return dict(zip(model.vocabulary_.tolist(), model.feature_count_.T.tolist())), model.class_count_.tolist()
+
+
+def test_tell_and_unregister_agree_on_a_journal_that_is_not_complete(spam_model, tmp_path):
+    """With ``MODEL.learned`` not complete (a message registered twice), ``--unregister-*``
+    and ``--register-*`` left the journal's listing as it was: TELL then forgot a message
+    spamfilter had unregistered already (refused, or counted off twice), did not find one
+    spamfilter had registered (``already un/learned``), and ``-L ham`` of a message registered
+    as spam counted it in both classes. Now both paths keep one listing."""
+    from textnb.apps.spamd import tell
+    from textnb.apps.filtering import read_journal
+
+    model = tmp_path / "m.tnb"
+    shutil.copyfile(spam_model, model)
+    rng = random.Random(5)
+    x, y, z = (_mail(SPAM_WORDS + HAM_WORDS, rng) for _ in range(3))
+    files = {}
+    for name, data in (("x", x), ("y", y), ("z", z)):
+        files[name] = tmp_path / f"{name}.eml"
+        files[name].write_bytes(data)
+
+    def spamfilter(*argv):
+        code, _, err = _cold(["-m", str(model), *argv])
+        return code, err
+
+    assert spamfilter("--register-spam", str(files["x"])) == (0, "")
+    assert spamfilter("--register-spam", str(files["x"])) == (0, "")  # counted twice: the journal is not complete
+    assert read_journal(str(model) + ".learned")[3] is False
+    # TELL learns y, spamfilter unregisters it: TELL has nothing left to forget
+    start = _counts(model)
+    assert tell(model, y, set_class="spam")
+    assert spamfilter("--unregister-spam", str(files["y"])) == (0, "")
+    assert _counts(model) == start
+    assert not tell(model, y, remove=True)  # ('Message was already un/learned')
+    assert _counts(model) == start
+    # spamfilter registers z: TELL finds it, and forgets it as spamfilter would
+    assert spamfilter("--register-spam", str(files["z"])) == (0, "")
+    assert tell(model, z, remove=True)
+    assert _counts(model) == start
+    # registered as spam, told ham: moved, as --unregister-spam --register-ham moves it
+    assert spamfilter("--register-spam", str(files["z"])) == (0, "")
+    assert tell(model, z, set_class="ham")
+    moved = _counts(model)
+    zf = str(files["z"])
+    assert spamfilter("--unregister-ham", zf, "--register-spam", zf) == (0, "")
+    assert spamfilter("--unregister-spam", zf, "--register-ham", zf) == (0, "")
+    assert _counts(model) == moved
+    # what neither may forget is refused in the same words (the default kind says what others say)
+    code, err = spamfilter("--unregister-spam", str(files["y"]))
+    assert code == 3 and err.startswith(f"spamfilter: {files['y']}: cannot unregister as spam: cannot forget "
+                                        "documents that were never learned (")
+
+
+# -- 4. a --batch / --train-* helper process killed: said, and its work done here -----------
+def test_a_helper_killed_by_sigkill_is_said_and_the_output_stays_complete(spam_model, tmp_path, monkeypatch,
+                                                                          forked_pids):
+    """``spamfilter --batch -j 2`` whose helper is killed (SIGKILL: the OOM killer, a user)
+    gave every line and exit 0 but said nothing; now one line on stderr says it (the output
+    and the exit status unchanged). ``--train-*`` reads its mail through the same helpers."""
+    import os
+
+    from textnb.apps import filtering, spamlite
+
+    folder = tmp_path / "box"
+    folder.mkdir()
+    rng = random.Random(7)
+    for i in range(200):
+        (folder / f"{i:03}.eml").write_bytes(_mail(SPAM_WORDS if i % 2 else HAM_WORDS, rng))
+    expected = _cold(["-m", str(spam_model), "--batch", str(folder), "-j", "1"])
+    assert expected[0] == 0 and len(expected[1].splitlines()) == 200 and not forked_pids
+    said = "spamfilter: warning: helper process {} was killed by signal 9 (SIGKILL) before it was done; this " \
+           "process did what it left undone (nothing is missing)\n"
+    monkeypatch.setattr(spamlite.LiteFilter, "classify", _killing(spamlite.LiteFilter.classify, os.getpid()))
+    code, out, err = _cold(["-m", str(spam_model), "--batch", str(folder), "-j", "2"])
+    assert len(forked_pids) == 1
+    assert (code, out, err) == (*expected[:2], said.format(forked_pids[0]))
+    # training reads its mail through the same helpers: the same line, the model of one process
+    forked_pids.clear()
+    monkeypatch.setattr(filtering, "_features_digest_list", _killing(filtering._features_digest_list, os.getpid()))
+    one, two = tmp_path / "one.tnb", tmp_path / "two.tnb"
+    ham = spam_model.parent / "ham"
+    assert _cold(["-m", str(one), "--train-spam", str(folder), "--train-ham", str(ham), "-j", "1"])[0] == 0
+    code, _, err = _cold(["-m", str(two), "--train-spam", str(folder), "--train-ham", str(ham), "-j", "2"])
+    assert code == 0 and len(forked_pids) == 1 and one.read_bytes() == two.read_bytes()
+    assert err.startswith(said.format(forked_pids[0]))
+
+
+def _killing(func, parent):
+    """``func`` that kills the process it runs in (SIGKILL) unless it is ``parent``."""
+    import os
+    import time
+
+    def wrapper(*args):
+        if os.getpid() != parent:
+            os.kill(os.getpid(), 9)
+        time.sleep(0.01)  # (the helper starts and claims its share meanwhile)
+        return func(*args)
+    return wrapper
+
+
+# -- per-user models (--user-models DIR/%u.tnb), found by the user trial ---------------------
+def test_a_user_name_too_long_for_its_model_file_is_refused_and_a_no_op_tell_leaves_no_file(spam_model, sock_dir):
+    """A name that fits the 255-byte check but not a file name (``NAME.tnb.learned.lock``)
+    was served the served model on CHECK and failed TELL with 69 and the whole path
+    (``File name too long``); now both are 67 ``Unknown user`` as for any name not allowed
+    in a model path. A ``-L forget`` (no class) of a message for a user without a model
+    changes nothing, but left ``NAME.tnb.learned.lock`` behind for any name sent."""
+    users = sock_dir / "users"
+    users.mkdir()
+    message = _mail(SPAM_WORDS, random.Random(9))
+    tell = "Message-class: spam\r\nSet: local\r\n"
+    with Server(spam_model, spamd=("127.0.0.1", 0), user_models=str(users / "%u.tnb"), allow_tell=True) as srv:
+        for name, method in (("a" * 239, "CHECK"), ("a" * 239, "TELL"), ("b" * 238, "CHECK")):
+            extra = tell if method == "TELL" else ""
+            reply = _request(srv.spamd_address, f"{method} SPAMC/1.5\r\nUser: {name}\r\n{extra}Content-length: "
+                                                f"{len(message)}\r\n\r\n".encode() + message)
+            if len(name) == 238:  # (238 + '.tnb.learned.lock' = 255 bytes: allowed)
+                assert reply.startswith(b"SPAMD/1.1 0 EX_OK\r\n"), reply
+            else:
+                assert reply == (f"SPAMD/1.0 67 Unknown user: user name {'a' * 40!r} not allowed in a model path (a "
+                                 "file name of its model would be over 255 bytes)\r\n").encode()
+        for user in ("carol", "dave"):
+            reply = _request(srv.spamd_address, f"TELL SPAMC/1.5\r\nUser: {user}\r\nRemove: local\r\nContent-length: "
+                                                f"{len(message)}\r\n\r\n".encode() + message)
+            assert reply == b"SPAMD/1.1 0 EX_OK\r\n\r\n"  # ('Message was already un/learned')
+    assert list(users.iterdir()) == []
