@@ -6,7 +6,6 @@ import io
 import json
 import random
 import shutil
-import socket
 import tempfile
 from pathlib import Path
 
@@ -18,8 +17,8 @@ from textnb.apps.serve import Server
 from textnb.cli.mailfilters import filter_main
 from textnb.io.mailread import is_empty_message
 
-SPAM_WORDS = "viagra cheap offer winner prize casino pills discount".split()
-HAM_WORDS = "meeting project schedule report review agenda budget minutes".split()
+from test_serve import HAM_WORDS, SPAM_WORDS, raw_request
+
 FROM_LINE = b"From alice@example.com Sat Jan  1 00:00:00 2000\n"
 #: messages that are only an mbox From line, or its quoted form (the lines the mail reader drops)
 ENVELOPE_ONLY = {"from": FROM_LINE, "quoted": b">" + FROM_LINE, "from+blank": FROM_LINE + b"\r\n \n",
@@ -54,21 +53,6 @@ def _cold(argv, stdin=b""):
     out, err = io.BytesIO(), io.StringIO()
     code = filter_main(argv, stdin=io.BytesIO(stdin), stdout=out, stderr=err)
     return code, out.getvalue(), err.getvalue()
-
-
-def _request(address, data):
-    family = socket.AF_UNIX if isinstance(address, (str, Path)) else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as s:
-        s.settimeout(30)
-        s.connect(str(address) if family == socket.AF_UNIX else address)
-        s.sendall(data)
-        s.shutdown(socket.SHUT_WR)
-        chunks = []
-        while True:
-            c = s.recv(65536)
-            if not c:
-                return b"".join(chunks)
-            chunks.append(c)
 
 
 def _post(port, body):
@@ -119,12 +103,12 @@ def test_a_message_of_only_a_from_line_is_empty_on_every_path(name, spam_model, 
     # the daemon: its socket, HTTP "mail": true, spamd CHECK, PROCESS and TELL
     with Server(spam_model, socket_path=sock_dir / "s", http=("127.0.0.1", 0), spamd=("127.0.0.1", 0),
                 allow_tell=True) as srv:
-        assert _request(sock_dir / "s", f"SPAM {len(message)}\n".encode() + message) == (
+        assert raw_request(sock_dir / "s", f"SPAM {len(message)}\n".encode() + message) == (
             b"ERR stdin: empty message\n")
         assert _post(srv.http_address[1], {"texts": [message.decode()], "mail": True}) == (
             400, {"error": "texts[0]: empty message"})
         for method, extra in (("CHECK", ""), ("PROCESS", ""), ("TELL", "Message-class: spam\r\nSet: local\r\n")):
-            reply = _request(srv.spamd_address, f"{method} SPAMC/1.5\r\n{extra}Content-length: {len(message)}"
+            reply = raw_request(srv.spamd_address, f"{method} SPAMC/1.5\r\n{extra}Content-length: {len(message)}"
                                                 f"\r\n\r\n".encode() + message)
             assert reply == b"SPAMD/1.0 65 Bad message: empty message\r\n", method
     assert spam_model.read_bytes() == before
@@ -153,7 +137,7 @@ def test_http_cutoffs_without_a_verdict_are_refused_as_the_socket_refuses_them(s
     with Server(spam_model, socket_path=sock_dir / "s", http=("127.0.0.1", 0)) as srv:
         port = srv.http_address[1]
         status, got = _post(port, {"texts": [message.decode()], "mail": True, **cutoffs})
-        reply = _request(sock_dir / "s", f"SPAM {len(message)} spam_cutoff=1 ham_cutoff=0.2\n".encode()
+        reply = raw_request(sock_dir / "s", f"SPAM {len(message)} spam_cutoff=1 ham_cutoff=0.2\n".encode()
                          + message)
         assert status == 200 and reply.split()[:3] == [b"OK", b"2", got["verdicts"][0]["label"].encode()]
         assert got["verdicts"][0]["label"] == "unsure"  # (spam with the default cut-offs)
@@ -167,7 +151,7 @@ def test_http_cutoffs_without_a_verdict_are_refused_as_the_socket_refuses_them(s
                 ({"texts": ["x"], "spam_cutoff": 7}, "spam_cutoff must be a probability between 0 and 1; got 7")):
             assert _post(port, body) == (400, {"error": error})
             data = json.dumps(body).encode()
-            assert _request(sock_dir / "s", f"CLASSIFY {len(data)}\n".encode() + data) == f"ERR {error}\n".encode()
+            assert raw_request(sock_dir / "s", f"CLASSIFY {len(data)}\n".encode() + data) == f"ERR {error}\n".encode()
     with Server(topic, http=("127.0.0.1", 0)) as srv:
         for mail in (False, True):
             assert _post(srv.http_address[1], {"texts": ["cheap pills"], "mail": mail, "spam_cutoff": 0.5}) == (
@@ -292,7 +276,7 @@ def test_a_user_name_too_long_for_its_model_file_is_refused_and_a_no_op_tell_lea
     with Server(spam_model, spamd=("127.0.0.1", 0), user_models=str(users / "%u.tnb"), allow_tell=True) as srv:
         for name, method in (("a" * 239, "CHECK"), ("a" * 239, "TELL"), ("b" * 238, "CHECK")):
             extra = tell if method == "TELL" else ""
-            reply = _request(srv.spamd_address, f"{method} SPAMC/1.5\r\nUser: {name}\r\n{extra}Content-length: "
+            reply = raw_request(srv.spamd_address, f"{method} SPAMC/1.5\r\nUser: {name}\r\n{extra}Content-length: "
                                                 f"{len(message)}\r\n\r\n".encode() + message)
             if len(name) == 238:  # (238 + '.tnb.learned.lock' = 255 bytes: allowed)
                 assert reply.startswith(b"SPAMD/1.1 0 EX_OK\r\n"), reply
@@ -300,7 +284,7 @@ def test_a_user_name_too_long_for_its_model_file_is_refused_and_a_no_op_tell_lea
                 assert reply == (f"SPAMD/1.0 67 Unknown user: user name {'a' * 40!r} not allowed in a model path (a "
                                  "file name of its model would be over 255 bytes)\r\n").encode()
         for user in ("carol", "dave"):
-            reply = _request(srv.spamd_address, f"TELL SPAMC/1.5\r\nUser: {user}\r\nRemove: local\r\nContent-length: "
+            reply = raw_request(srv.spamd_address, f"TELL SPAMC/1.5\r\nUser: {user}\r\nRemove: local\r\nContent-length: "
                                                 f"{len(message)}\r\n\r\n".encode() + message)
             assert reply == b"SPAMD/1.1 0 EX_OK\r\n\r\n"  # ('Message was already un/learned')
     assert list(users.iterdir()) == []
