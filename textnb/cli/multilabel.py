@@ -150,14 +150,6 @@ def _count(vectorizer, texts, fit=True):
         bar.close()
 
 
-def _fold_counts(vectorizer, texts, X):
-    """What ``MultiLabelNB.fit`` takes for the folds inside training (each on its training
-    part's vocabulary), as a ``TextClassifier`` and the trainer give it."""
-    from textnb.text.classifier import document_fold_counts
-
-    return document_fold_counts(vectorizer, texts, X)
-
-
 def _fit(model, X, labels, label="fitting", fold_counts=None):
     bar = Progress(label)  # fit tells it the number of models
     try:
@@ -234,11 +226,12 @@ def _train(args, opts, start, out, corpus=None):
         from sklearn.pipeline import Pipeline
 
         from textnb.meta.registry import model_name
+        from textnb.text.classifier import document_fold_counts  # (the folds' vocabularies, as TextClassifier's)
 
         if kernel is not None:
             vectorizer, model = _model(args, opts)
         X = _count(vectorizer, texts)
-        _fit(model, X, labels, fold_counts=_fold_counts(vectorizer, texts, X))
+        _fit(model, X, labels, fold_counts=document_fold_counts(vectorizer, texts, X))
         save(store_label_prefix(Pipeline([("vectorizer", vectorizer), ("model", model)]), getattr(args, "label_prefix", None)),
              model_path)
         n_terms, name = len(vectorizer.vocabulary_), model_name(model._base())
@@ -330,13 +323,14 @@ def _evaluate(args, opts, start, out, corpus=None):
                                       multilabel=_multilabel_params(args), fold_counts=folds)
         else:
             from textnb.meta.multilabel import evaluate_multilabel_split
+            from textnb.text.classifier import document_fold_counts
 
             if kernel is not None:
                 vectorizer, model = _model(args, opts)
             X = _count(vectorizer, texts)
             X_test = _count(vectorizer, test_texts, fit=False)
             split = functools.partial(evaluate_multilabel_split, X, labels, X_test, test_labels, model,
-                                      fold_counts=_fold_counts(vectorizer, texts, X))
+                                      fold_counts=document_fold_counts(vectorizer, texts, X))
         bar = Progress("fitting")  # fit tells it the number of models
         try:
             report = split(progress=bar)
