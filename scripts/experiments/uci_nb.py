@@ -45,14 +45,14 @@ METHODS = {
     "equal-frequency": dict(numeric="equal-frequency", bins=10),
 }
 
-JAVA_DRIVER = r"""
+#: The Java class every driver reads its folds with (TextnbArff.read: an ARFF file, the
+#: class the last attribute); compiled beside each driver (:func:`compile_driver`).
+JAVA_ARFF = r"""
 import java.io.BufferedReader;
 import java.io.FileReader;
 import weka.core.Instances;
-import weka.classifiers.bayes.NaiveBayes;
 
-/** Runs Weka's NaiveBayes (default, -D) on dir/train<k>.arff, dir/test<k>.arff. */
-public class TextnbRunNB {
+public class TextnbArff {
   static Instances read(String path) throws Exception {
     BufferedReader r = new BufferedReader(new FileReader(path));
     Instances data = new Instances(r);
@@ -60,6 +60,16 @@ public class TextnbRunNB {
     data.setClassIndex(data.numAttributes() - 1);
     return data;
   }
+}
+"""
+
+JAVA_DRIVER = r"""
+import weka.core.Instances;
+import weka.classifiers.bayes.NaiveBayes;
+
+/** Runs Weka's NaiveBayes (default, -D) on dir/train<k>.arff, dir/test<k>.arff. */
+public class TextnbRunNB {
+  static Instances read(String path) throws Exception { return TextnbArff.read(path); }
   public static void main(String[] args) throws Exception {
     String dir = args[0];
     int folds = Integer.parseInt(args[1]);
@@ -121,34 +131,39 @@ def load(path, class_name, first, drop):
     return read_table(path, class_name=names[0] if first else names[-1], drop=drop or None)
 
 
-def compile_driver(weka_jar, workdir):
+def compile_driver(weka_jar, workdir, source=JAVA_DRIVER, name="TextnbRunNB"):
+    """The class path of the Java driver ``source`` (class ``name``) compiled with
+    :data:`JAVA_ARFF` into ``workdir``; None without Weka, java or javac."""
     if not (weka_jar and Path(weka_jar).exists() and shutil.which("javac") and shutil.which("java")):
         return None
-    src = Path(workdir) / "TextnbRunNB.java"
-    src.write_text(JAVA_DRIVER, encoding="utf-8")
-    subprocess.run(
-        ["javac", "-nowarn", "-cp", weka_jar, "-d", str(workdir), str(src)],
-        check=True, capture_output=True,
-    )
-    return [weka_jar, str(workdir)]
+    sources = [Path(workdir) / "TextnbArff.java", Path(workdir) / f"{name}.java"]
+    for src, text in zip(sources, (JAVA_ARFF, source)):
+        src.write_text(text, encoding="utf-8")
+    subprocess.run(["javac", "-nowarn", "-cp", weka_jar, "-d", str(workdir), *map(str, sources)],
+                   check=True, capture_output=True)
+    return os.pathsep.join([weka_jar, str(workdir)])
 
 
-def run_weka(classpath, table, folds, workdir):
-    """Errors of Weka NaiveBayes (G) and NaiveBayes -D (D), summed over the folds."""
+def write_folds(table, folds, workdir):
+    """The folder ``workdir/folds`` holding ``train<k>.arff`` and ``test<k>.arff`` of each
+    ``(train, test)`` fold of ``table`` (the class last, as the drivers read it)."""
     d = Path(workdir) / "folds"
     shutil.rmtree(d, ignore_errors=True)
     d.mkdir()
     atts = list(table.attributes) + [table.class_attribute]
     cls = {v: i for i, v in enumerate(table.class_attribute.values)}
-    y = np.array([cls[v] for v in table.y], dtype=np.float64)
-    full = np.column_stack([table.X, y])
+    full = np.column_stack([table.X, np.array([cls[v] for v in table.y], dtype=np.float64)])
     for k, (tr, te) in enumerate(folds):
         write_arff(d / f"train{k}.arff", atts, full[tr], relation="train")
         write_arff(d / f"test{k}.arff", atts, full[te], relation="test")
-    out = subprocess.run(
-        ["java", "-Xmx1g", "-cp", os.pathsep.join(classpath), "TextnbRunNB", str(d), str(len(folds))],
-        check=True, capture_output=True, text=True,
-    ).stdout
+    return d
+
+
+def run_weka(classpath, table, folds, workdir):
+    """Errors of Weka NaiveBayes (G) and NaiveBayes -D (D), summed over the folds."""
+    d = write_folds(table, folds, workdir)
+    out = subprocess.run(["java", "-Xmx1g", "-cp", classpath, "TextnbRunNB", str(d), str(len(folds))],
+                         check=True, capture_output=True, text=True).stdout
     errors = {"G": 0, "D": 0}
     for line in out.splitlines():
         kind, _, err, _ = line.split()

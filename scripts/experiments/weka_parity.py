@@ -29,8 +29,6 @@ Writes the table to ``docs/weka_parity.md``. Usage::
 """
 
 import argparse
-import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,7 +47,6 @@ sys.path.insert(0, str(HERE))
 
 import uci_nb  # noqa: E402  (data set selection, loading)
 
-from textnb.io.arff import write_arff  # noqa: E402
 from textnb.naive_bayes.discretize import MDLDiscretizer  # noqa: E402
 from textnb.naive_bayes.tabular import TabularNB  # noqa: E402
 from textnb.semi_naive.aode import AODE  # noqa: E402
@@ -59,8 +56,6 @@ from textnb.semi_naive.lbr import LBR  # noqa: E402
 WEKA_JAR = "/usr/share/java/weka.jar"
 
 JAVA_DRIVER = r"""
-import java.io.BufferedReader;
-import java.io.FileReader;
 import weka.core.Instances;
 import weka.classifiers.Classifier;
 import weka.classifiers.bayes.BayesNet;
@@ -68,13 +63,7 @@ import weka.classifiers.bayes.BayesNet;
 /** args: dir folds withLBR. Prints "P <name> <fold> <row> <class index>" and
  *  "S <fold> <attribute> <parent attribute or -1>" for the TAN structure. */
 public class TextnbParity {
-  static Instances read(String path) throws Exception {
-    BufferedReader r = new BufferedReader(new FileReader(path));
-    Instances data = new Instances(r);
-    r.close();
-    data.setClassIndex(data.numAttributes() - 1);
-    return data;
-  }
+  static Instances read(String path) throws Exception { return TextnbArff.read(path); }
   static String[][] SPECS = {
     {"NB", "weka.classifiers.bayes.NaiveBayes"},
     {"NB-D", "weka.classifiers.bayes.NaiveBayes", "-D"},
@@ -122,26 +111,9 @@ public class TextnbParity {
 """
 
 
-def compile_driver(jar, workdir):
-    if not (Path(jar).exists() and shutil.which("javac") and shutil.which("java")):
-        return None
-    src = Path(workdir) / "TextnbParity.java"
-    src.write_text(JAVA_DRIVER, encoding="utf-8")
-    subprocess.run(["javac", "-nowarn", "-cp", jar, "-d", str(workdir), str(src)], check=True, capture_output=True)
-    return os.pathsep.join([jar, str(workdir)])
-
-
 def run_weka(classpath, table, folds, workdir, lbr):
     """{name: predicted class index per row (original order)}, {fold: Weka's TAN parents}."""
-    d = Path(workdir) / "folds"
-    shutil.rmtree(d, ignore_errors=True)
-    d.mkdir()
-    atts = list(table.attributes) + [table.class_attribute]
-    cls = {v: i for i, v in enumerate(table.class_attribute.values)}
-    full = np.column_stack([table.X, np.array([cls[v] for v in table.y], dtype=np.float64)])
-    for k, (tr, te) in enumerate(folds):
-        write_arff(d / f"train{k}.arff", atts, full[tr], relation="train")
-        write_arff(d / f"test{k}.arff", atts, full[te], relation="test")
+    d = uci_nb.write_folds(table, folds, workdir)
     out = subprocess.run(["java", "-Xmx2g", "-cp", classpath, "TextnbParity", str(d), str(len(folds)), "1" if lbr else "0"],
                          check=True, capture_output=True, text=True).stdout
     n = len(table.y)
@@ -289,7 +261,7 @@ def main(argv=None):
         specs = [s for s in specs if s[0].stem in wanted]
     rows, t_start = [], time.time()
     with tempfile.TemporaryDirectory(prefix="weka-parity-") as work:
-        classpath = compile_driver(args.weka, work)
+        classpath = uci_nb.compile_driver(args.weka, work, JAVA_DRIVER, "TextnbParity")
         if classpath is None:
             print("Weka (java, javac, weka.jar) not found", file=sys.stderr)
             return 1
