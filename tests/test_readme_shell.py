@@ -82,3 +82,33 @@ def test_readme_shell_examples_on_bundled_data_run(scratch, monkeypatch):
     assert any(c.startswith("textnb evaluate corpora/sms_spam") for c in ran)
     assert any("weather.query.arff" in c for c in ran)
     assert len(ran) >= 4, (ran, not_run)
+
+
+def test_readme_fasttext_block_runs_and_prints_its_figures(tmp_path, monkeypatch):
+    """The "For fastText users" block as a whole: its awk / head / tail lines (run by the
+    shell) make the files its textnb lines read, and ``textnb test``'s comment
+    (``N 1574 P@1 0.989 R@1 0.989``) is what it prints."""
+    import shutil
+    import subprocess
+
+    if not (shutil.which("bash") and shutil.which("awk")):
+        pytest.skip("bash and awk are needed for the README's shell lines")
+    block = next(b for b in re.findall(r"```sh\n(.*?)```", README, flags=re.S) if "__label__" in b)
+    (tmp_path / "corpora").symlink_to(ROOT / "corpora")
+    monkeypatch.chdir(tmp_path)
+    checked = 0
+    for line in block.splitlines():
+        code, _, comment = line.partition("  #")
+        code = code.strip()
+        if not code.startswith("textnb "):
+            subprocess.run(["bash", "-c", code], check=True, cwd=tmp_path)
+            continue
+        out, err = io.StringIO(), io.StringIO()
+        assert main(shlex.split(code)[1:], stdout=out, stderr=err) == 0, (code, err.getvalue())
+        assert out.getvalue().strip(), code
+        shown = re.findall(r"(N|P@\d+|R@\d+) ([0-9.]+)", comment)
+        if shown:
+            printed = dict(row.split("\t") for row in out.getvalue().splitlines())
+            assert {k: printed[k] for k, _ in shown} == dict(shown), (code, out.getvalue())
+            checked += 1
+    assert checked == 1

@@ -16,8 +16,8 @@ __all__ = ["add_parser", "run"]
 def add_parser(sub):
     p = sub.add_parser("inspect", help="describe a saved model")
     p.add_argument("model", metavar="MODEL")
-    p.add_argument("--top", type=top, default=10, metavar="N", help=f"informative terms per class ({top.range})")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--top", type=top, default=10, metavar="N", help=f"informative terms per class (default 10; {top.range})")
+    p.add_argument("--json", action="store_true", help="print the description as one JSON object")
     p.add_argument("--plot", metavar="FILE.png", type=file_name,
                    help="draw a TAN tree / Bayesian network, or a text model's most informative terms, as a PNG (or SVG, PDF, JPEG: by the name's suffix)")
     p.set_defaults(handler=run)

@@ -133,7 +133,9 @@ def add_model_options(p):
     g.add_argument("--calibrate", choices=["sigmoid", "isotonic"],
                    help="calibrate probabilities on out-of-fold log-odds (not with --adjust)")
     g.add_argument("--structure", metavar="FILE.json",
-                   help='Bayesian network structure for --model bn: {"parents": {"A": ["class", "B"], ...}}')
+                   help='Bayesian network structure for --model bn: {"parents": {"A": ["C", "B"]}, "class": "C"} '
+                        '(A\'s parents the class C and B; an attribute not listed has the class as its only parent; '
+                        '"class": the class node\'s name in the file, default the table\'s class attribute)')
     g.add_argument("--alpha", type=smoothing,
                    help=f"additive smoothing (default 1.0; {smoothing.range}; tan, bn and lazy models: above 0; "
                         "tables: not aode, nor nb's m-estimate / eq4 / laplace)")
