@@ -304,3 +304,22 @@ def test_a_user_name_too_long_for_its_model_file_is_refused_and_a_no_op_tell_lea
                                                 f"{len(message)}\r\n\r\n".encode() + message)
             assert reply == b"SPAMD/1.1 0 EX_OK\r\n\r\n"  # ('Message was already un/learned')
     assert list(users.iterdir()) == []
+
+
+def test_http_cutoffs_in_the_wrong_order_are_refused_without_a_message(spam_model, sock_dir):
+    """``POST /classify`` of ``{"texts": [], "mail": true, "ham_cutoff": 0.9, "spam_cutoff": 0.5}``
+    answered 200: the cut-offs' order was only checked once there was a message. Now it is
+    checked first, in the words of the socket's ``SPAM`` (which checks it before the message)."""
+    error = "the ham cut-off 0.9 is above the spam cut-off 0.5"
+    with Server(spam_model, socket_path=sock_dir / "s", http=("127.0.0.1", 0)) as srv:
+        port = srv.http_address[1]
+        assert _request(sock_dir / "s", b"SPAM 0 spam_cutoff=0.5 ham_cutoff=0.9\n") == f"ERR {error}\n".encode()
+        for body in ({"texts": [], "mail": True, "ham_cutoff": 0.9, "spam_cutoff": 0.5},
+                     {"texts": ["cheap pills"], "mail": True, "ham_cutoff": 0.9, "spam_cutoff": 0.5}):
+            assert _post(port, body) == (400, {"error": error})
+            data = json.dumps(body).encode()
+            assert _request(sock_dir / "s", f"CLASSIFY {len(data)}\n".encode() + data) == f"ERR {error}\n".encode()
+        # one cut-off given: the other at its default (spam 0.999), as the socket's SPAM takes it
+        assert _post(port, {"texts": [], "mail": True, "ham_cutoff": 1.0}) == (
+            400, {"error": "the ham cut-off 1.0 is above the spam cut-off 0.999"})
+        assert _post(port, {"texts": [], "mail": True, "ham_cutoff": 0.2, "spam_cutoff": 0.5})[0] == 200
