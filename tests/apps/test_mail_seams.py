@@ -323,3 +323,36 @@ def test_http_cutoffs_in_the_wrong_order_are_refused_without_a_message(spam_mode
         assert _post(port, {"texts": [], "mail": True, "ham_cutoff": 1.0}) == (
             400, {"error": "the ham cut-off 1.0 is above the spam cut-off 0.999"})
         assert _post(port, {"texts": [], "mail": True, "ham_cutoff": 0.2, "spam_cutoff": 0.5})[0] == 200
+
+
+def test_register_into_a_model_without_a_journal_starts_one_that_tell_reads(spam_model, tmp_path):
+    """``spamfilter --register-*`` into a model with no ``MODEL.learned`` (trained by an older
+    textnb) started none, while TELL starts one: TELL's ``forget`` then found nothing of what
+    spamfilter had registered (``already un/learned``). Now both start the same journal, one
+    that records the changes and does not claim to list every message; a registration that
+    fails leaves none behind."""
+    from textnb.apps.filtering import read_journal, update_model
+    from textnb.apps.spamd import tell
+
+    model = tmp_path / "old.tnb"
+    shutil.copyfile(spam_model, model)  # (no journal: as an earlier textnb left it)
+    journal = Path(str(model) + ".learned")
+    assert not journal.exists()
+    start = _counts(model)
+    message = tmp_path / "x.eml"
+    message.write_bytes(_mail(SPAM_WORDS + HAM_WORDS, random.Random(7)))
+    with pytest.raises(textnb.core.errors.InputError, match="no messages found to register"):
+        update_model(model, register=[])
+    assert not journal.exists()
+    assert _cold(["-m", str(model), "--register-spam", str(message)])[:1] == (0,)
+    seen, _, identity, complete = read_journal(journal)
+    assert list(seen.values()) == ["spam"] and identity is not None and complete is False
+    assert tell(model, message.read_bytes(), remove=True)  # TELL finds and forgets it
+    assert _counts(model) == start
+    # the other order: TELL starts the journal, spamfilter's unregistration reads it
+    other = tmp_path / "other.tnb"
+    shutil.copyfile(spam_model, other)
+    assert tell(other, message.read_bytes(), set_class="ham")
+    assert _cold(["-m", str(other), "--unregister-ham", str(message)])[:1] == (0,)
+    assert read_journal(str(other) + ".learned")[0] == {}
+    assert not tell(other, message.read_bytes(), remove=True)
