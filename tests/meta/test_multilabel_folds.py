@@ -193,3 +193,33 @@ def test_evaluate_cv_gives_each_folds_model_the_vocabularies_of_its_documents(mo
         want = Vectorizer(**vec).fit_transform(docs)
         got = fold_counts(np.arange(len(train)))
         assert got.shape == want.shape and (got != want).nnz == 0
+
+
+def test_the_experiment_script_fits_as_a_text_classifier_does():
+    """``scripts/experiments/multilabel.py`` fitted its MultiLabelNB on the training counts
+    alone (no ``fold_counts``): its inner folds (the thresholds', a SmoothingCV's) used the
+    whole training part's vocabulary. Now a cell is fitted as ``TextClassifier(vectorizer,
+    MultiLabelNB(...))`` fits it (``textnb train --labels``'s model): the same choices and
+    predictions, with pruning (``--min-df 2``)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "experiments" / "multilabel.py"
+    spec = importlib.util.spec_from_file_location("multilabel_experiment", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    texts, labels = _corpus(**SKEWED)
+    tr, ytr, te, yte = texts[:60], labels[:60], texts[60:], labels[60:]
+
+    def model():
+        return MultiLabelNB(SmoothingCV(MultinomialNB(), param_grid={"alpha": [0.01, 0.1, 1.0]}, cv=3), cv=3)
+
+    part = script.prepare(tr, ytr, te, yte, min_df=2)
+    got = script.fit_cell(model(), part)
+    want = TextClassifier(vectorizer=Vectorizer(min_df=2), model=model()).fit(tr, ytr)
+    assert [s for _, s in got.estimator_.cv_results_] == [s for _, s in want.model_.estimator_.cv_results_]
+    assert_allclose(got.thresholds_, want.model_.thresholds_, rtol=1e-12)
+    assert (got.predict(part[3]) == want.model_.predict(want.transform(te))).all()
+    # (without the fold counts, as the script fitted before, the choices differ on this corpus)
+    old = model().fit(part[2], part[4])
+    assert [s for _, s in old.estimator_.cv_results_] != [s for _, s in got.estimator_.cv_results_]
