@@ -12,8 +12,14 @@ Per corpus, in the same run, on the same split and the same documents:
   calibrated CalibratedNB variants) and every thresholding strategy (``scutfbr``, ``scut``,
   ``rcut``, ``pcut``, a fixed log-odds 0), with at least one label per document
   (``min_labels=1``, the default) and, for the default, without (``min_labels=0``) and with 3
-  and 5 inner folds instead of 2 (``cv``). Every cell uses 2 inner folds unless it says
-  otherwise (the default ``cv=None`` takes 5 below 5,000 training documents).
+  and 5 inner folds instead of 2 (``cv``), and ``SmoothingCV()`` (``textnb train --model
+  auto``) copy / SCutFBR. Every cell uses 2 inner folds unless it says otherwise (the default
+  ``cv=None`` takes 5 below 5,000 training documents). Each model is fitted as ``textnb train
+  --labels`` and ``TextClassifier(model=MultiLabelNB(...))`` fit it: on the training part's
+  counts with their ``fold_counts``
+  (:func:`textnb.text.classifier.document_fold_counts`), so every fold inside the fit (the
+  thresholds' out-of-fold models, a SmoothingCV's or CalibratedNB's own folds) is on the
+  vocabulary of its own training documents, pruned there with ``--min-df``.
 
 Corpora: GoEmotions (multi-label; official train/test split, dev unused), and two
 single-label corpora read as multi-label (label sets of one): 20 Newsgroups (official
@@ -22,7 +28,8 @@ same name in several class folders read as separate documents). Every choice a m
 makes (thresholds, fbr, rank, the PCut factor, DiscriminativeNB's event model) is made
 inside the training part.
 
-    python scripts/experiments/multilabel.py [--corpora /work/corpora] [--only CORPUS ...] [--quick] [--json out.json]
+    python scripts/experiments/multilabel.py [--corpora /work/corpora] [--only CORPUS ...] [--quick] [--min-df N]
+                                             [--limit N] [--json out.json]
     python scripts/experiments/multilabel.py --table out.json [...]   # the markdown tables
 """
 
@@ -47,8 +54,10 @@ from textnb import BernoulliNB, MultinomialNB, Vectorizer  # noqa: E402
 from textnb.io.corpus import read_document  # noqa: E402
 from textnb.meta.calibration import CalibratedNB  # noqa: E402
 from textnb.meta.multilabel import MultiLabelNB, multilabel_report, read_multilabel_corpus  # noqa: E402
+from textnb.meta.smoothing import SmoothingCV  # noqa: E402
 from textnb.naive_bayes.complement import ComplementNB  # noqa: E402
 from textnb.naive_bayes.discriminative import DiscriminativeNB  # noqa: E402
+from textnb.text.classifier import document_fold_counts  # noqa: E402
 
 STRATEGIES = ("scutfbr", "scut", "rcut", "pcut", 0.0)
 SVM = "sklearn OvR(LinearSVC) tf-idf"
@@ -67,6 +76,7 @@ def bases():
         ("CalibratedNB(DiscriminativeNB)", lambda: CalibratedNB(DiscriminativeNB()), ("copy",),
          ("scutfbr", "rcut", 0.0)),
         ("CalibratedNB(MultinomialNB)", lambda: CalibratedNB(MultinomialNB()), ("ovr",), ("scutfbr", 0.0)),
+        ("SmoothingCV (--model auto)", lambda: SmoothingCV(), ("copy",), ("scutfbr",)),
     ]
 
 
@@ -76,16 +86,18 @@ def texts_of(corpus):
     return [t[i] for i in keep], [corpus.labels[i] for i in keep]
 
 
-def load(name, root):
-    """[(train texts, train label sets, test texts, test label sets)]: one split or 5 folds."""
+def load(name, root, limit=None):
+    """[(train texts, train label sets, test texts, test label sets)]: one split or 5 folds
+    (``limit``: the first ``limit`` documents of each part only, to check that it runs)."""
     if name == "goemotions":
         corpus = read_multilabel_corpus(root, label_file=Path(root) / "labels.tsv")
     else:
         corpus = read_multilabel_corpus(root, same_name="separate")
     tr, ytr = texts_of(corpus)
+    tr, ytr = tr[:limit], ytr[:limit]
     if corpus.test is not None:
         te, yte = texts_of(corpus.test)
-        return [(tr, ytr, te, yte)]
+        return [(tr, ytr, te[:limit], yte[:limit])]
     out = []
     for a, b in KFold(5, shuffle=True, random_state=0).split(tr):
         out.append(([tr[i] for i in a], [ytr[i] for i in a], [tr[i] for i in b], [ytr[i] for i in b]))
@@ -105,14 +117,28 @@ def pooled(parts):
     return multilabel_report(np.vstack(T), np.vstack(P), names)
 
 
-def run_corpus(name, root, quick, log):
-    folds = load(name, root)
-    prepared = []
-    for tr, ytr, te, yte in folds:
-        v = Vectorizer()
-        Xtr, Xte = v.fit_transform(tr), v.transform(te)
-        mlb = MultiLabelBinarizer().fit(ytr + yte)
-        prepared.append((tr, te, Xtr, Xte, mlb.transform(ytr), mlb.transform(yte), [str(c) for c in mlb.classes_]))
+def prepare(tr, ytr, te, yte, min_df=1):
+    """One split's ``(train texts, test texts, Xtr, Xte, Ytr, Yte, labels, fold_counts)``: the
+    counts of ``Vectorizer(min_df=min_df)`` fitted on the training texts, the indicator
+    matrices, and the ``fold_counts`` a TextClassifier gives its MultiLabelNB (and ``textnb
+    train --labels`` computes): the counts of every term, so that each fold inside the fit
+    is on the vocabulary of its own training documents."""
+    v = Vectorizer(min_df=min_df)
+    Xtr, Xte = v.fit_transform(tr), v.transform(te)
+    mlb = MultiLabelBinarizer().fit(list(ytr) + list(yte))
+    return (tr, te, Xtr, Xte, mlb.transform(ytr), mlb.transform(yte), [str(c) for c in mlb.classes_],
+            document_fold_counts(v, tr, Xtr))
+
+
+def fit_cell(model, part):
+    """``model`` (a MultiLabelNB) fitted on a :func:`prepare`'d split's training part, as
+    ``TextClassifier(vectorizer=Vectorizer(min_df=...), model=model).fit`` fits it."""
+    _, _, Xtr, _, Ytr, _, _, inner = part
+    return model.fit(Xtr, Ytr, fold_counts=inner)
+
+
+def run_corpus(name, root, quick, log, min_df=1, limit=None):
+    prepared = [prepare(tr, ytr, te, yte, min_df) for tr, ytr, te, yte in load(name, root, limit)]
     rows = {}
 
     def record(key, parts, seconds, extra=None):
@@ -126,7 +152,7 @@ def run_corpus(name, root, quick, log):
     for key, make in ((SVM, lambda: (TfidfVectorizer(sublinear_tf=True), OneVsRestClassifier(LinearSVC()))),
                       (SKNB, lambda: (CountVectorizer(), OneVsRestClassifier(SkMultinomialNB())))):
         start, parts = time.process_time(), []
-        for tr, te, _, _, Ytr, Yte, labs in prepared:
+        for tr, te, _, _, Ytr, Yte, labs, _ in prepared:
             vec, clf = make()
             clf.fit(vec.fit_transform(tr), Ytr)
             parts.append((Yte, clf.predict(vec.transform(te)), labs))
@@ -141,9 +167,10 @@ def run_corpus(name, root, quick, log):
                 variants = [(1, 2), (0, 2), (1, 3), (1, 5)] if default else [(1, 2)]
                 for min_labels, cv in variants:
                     start, parts, chosen = time.process_time(), [], []
-                    for _, _, Xtr, Xte, Ytr, Yte, labs in prepared:
-                        m = MultiLabelNB(factory(), method=method, threshold=strategy, min_labels=min_labels, cv=cv)
-                        m.fit(Xtr, Ytr)
+                    for part in prepared:
+                        _, _, _, Xte, _, Yte, labs, _ = part
+                        m = fit_cell(MultiLabelNB(factory(), method=method, threshold=strategy, min_labels=min_labels,
+                                                  cv=cv), part)
                         parts.append((Yte, m.predict(Xte), labs))
                         chosen.append({k: (float(getattr(m, k)) if k == "fbr_" else int(getattr(m, k)))
                                        for k in ("fbr_", "rank_") if hasattr(m, k)})
@@ -174,6 +201,8 @@ def main(argv=None):
     ap.add_argument("--corpora", default="/work/corpora")
     ap.add_argument("--only", nargs="*", default=["goemotions", "20news-bydate", "bbc_news"])
     ap.add_argument("--quick", action="store_true", help="leave out the slow cells (calibrated, ovr over DiscriminativeNB)")
+    ap.add_argument("--min-df", type=int, default=1, help="the Vectorizer's min_df (textnb train --min-df)")
+    ap.add_argument("--limit", type=int, default=None, help="the first N documents of each part (a quick check)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--table", nargs="*", metavar="JSON", help="print the markdown tables of saved results and stop")
     args = ap.parse_args(argv)
@@ -186,7 +215,8 @@ def main(argv=None):
     results = {}
     for name in args.only:
         print(name, flush=True)
-        results[name] = run_corpus(name, Path(args.corpora) / name, args.quick, lambda s: print(s, flush=True))
+        results[name] = run_corpus(name, Path(args.corpora) / name, args.quick, lambda s: print(s, flush=True),
+                                   min_df=args.min_df, limit=args.limit)
         if args.json:
             Path(args.json).write_text(json.dumps(results, indent=1))
     return 0

@@ -305,7 +305,9 @@ def test_register_and_unregister_exact(model_file, tmp_path):
     with pytest.raises(InputError, match="cannot unregister"):
         update_model(path, unregister=[(HAM, b"Subject: never seen\n\nqwertyuiop\n")])
     assert counts(path)[0].tolist() == cc0.tolist()  # a refused update changes nothing
-    leftovers = [p for p in os.listdir(tmp_path) if p not in ("m.tnb", "m.tnb.lock")]
+    # (the journal the first registration started, as TELL starts it, and its lock)
+    leftovers = [p for p in os.listdir(tmp_path) if p not in ("m.tnb", "m.tnb.lock", "m.tnb.learned",
+                                                              "m.tnb.learned.lock")]
     assert leftovers == []
 
 

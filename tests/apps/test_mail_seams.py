@@ -288,3 +288,55 @@ def test_a_user_name_too_long_for_its_model_file_is_refused_and_a_no_op_tell_lea
                                                 f"{len(message)}\r\n\r\n".encode() + message)
             assert reply == b"SPAMD/1.1 0 EX_OK\r\n\r\n"  # ('Message was already un/learned')
     assert list(users.iterdir()) == []
+
+
+def test_http_cutoffs_in_the_wrong_order_are_refused_without_a_message(spam_model, sock_dir):
+    """``POST /classify`` of ``{"texts": [], "mail": true, "ham_cutoff": 0.9, "spam_cutoff": 0.5}``
+    answered 200: the cut-offs' order was only checked once there was a message. Now it is
+    checked first, in the words of the socket's ``SPAM`` (which checks it before the message)."""
+    error = "the ham cut-off 0.9 is above the spam cut-off 0.5"
+    with Server(spam_model, socket_path=sock_dir / "s", http=("127.0.0.1", 0)) as srv:
+        port = srv.http_address[1]
+        assert _request(sock_dir / "s", b"SPAM 0 spam_cutoff=0.5 ham_cutoff=0.9\n") == f"ERR {error}\n".encode()
+        for body in ({"texts": [], "mail": True, "ham_cutoff": 0.9, "spam_cutoff": 0.5},
+                     {"texts": ["cheap pills"], "mail": True, "ham_cutoff": 0.9, "spam_cutoff": 0.5}):
+            assert _post(port, body) == (400, {"error": error})
+            data = json.dumps(body).encode()
+            assert _request(sock_dir / "s", f"CLASSIFY {len(data)}\n".encode() + data) == f"ERR {error}\n".encode()
+        # one cut-off given: the other at its default (spam 0.999), as the socket's SPAM takes it
+        assert _post(port, {"texts": [], "mail": True, "ham_cutoff": 1.0}) == (
+            400, {"error": "the ham cut-off 1.0 is above the spam cut-off 0.999"})
+        assert _post(port, {"texts": [], "mail": True, "ham_cutoff": 0.2, "spam_cutoff": 0.5})[0] == 200
+
+
+def test_register_into_a_model_without_a_journal_starts_one_that_tell_reads(spam_model, tmp_path):
+    """``spamfilter --register-*`` into a model with no ``MODEL.learned`` (trained by an older
+    textnb) started none, while TELL starts one: TELL's ``forget`` then found nothing of what
+    spamfilter had registered (``already un/learned``). Now both start the same journal, one
+    that records the changes and does not claim to list every message; a registration that
+    fails leaves none behind."""
+    from textnb.apps.filtering import read_journal, update_model
+    from textnb.apps.spamd import tell
+
+    model = tmp_path / "old.tnb"
+    shutil.copyfile(spam_model, model)  # (no journal: as an earlier textnb left it)
+    journal = Path(str(model) + ".learned")
+    assert not journal.exists()
+    start = _counts(model)
+    message = tmp_path / "x.eml"
+    message.write_bytes(_mail(SPAM_WORDS + HAM_WORDS, random.Random(7)))
+    with pytest.raises(textnb.core.errors.InputError, match="no messages found to register"):
+        update_model(model, register=[])
+    assert not journal.exists()
+    assert _cold(["-m", str(model), "--register-spam", str(message)])[:1] == (0,)
+    seen, _, identity, complete = read_journal(journal)
+    assert list(seen.values()) == ["spam"] and identity is not None and complete is False
+    assert tell(model, message.read_bytes(), remove=True)  # TELL finds and forgets it
+    assert _counts(model) == start
+    # the other order: TELL starts the journal, spamfilter's unregistration reads it
+    other = tmp_path / "other.tnb"
+    shutil.copyfile(spam_model, other)
+    assert tell(other, message.read_bytes(), set_class="ham")
+    assert _cold(["-m", str(other), "--unregister-ham", str(message)])[:1] == (0,)
+    assert read_journal(str(other) + ".learned")[0] == {}
+    assert not tell(other, message.read_bytes(), remove=True)

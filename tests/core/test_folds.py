@@ -72,3 +72,28 @@ def test_kfold_and_stratified_kfold_cover_every_row_once():
         assert sorted(tests.tolist()) == list(range(23))
         for train, test in splits:
             assert not set(train) & set(test)
+
+
+def test_stratified_folds_with_groups_keep_a_groups_rows_together_and_the_rest_in_place():
+    """``stratified_kfold(..., groups=...)`` (the copies of a multi-label document): a group's
+    rows are held out together, in the fold of its first row; a row alone in its group keeps
+    the fold it has without groups, so groups of one change nothing."""
+    import numpy as np
+
+    from textnb.core.folds import stratified_kfold
+
+    rng = np.random.RandomState(0)
+    y = rng.randint(0, 3, 60)
+    groups = np.sort(rng.randint(0, 40, 60))
+    plain = stratified_kfold(y, 3, 0)
+    assert all(np.array_equal(a, c) and np.array_equal(b, d)
+               for (a, b), (c, d) in zip(plain, stratified_kfold(y, 3, 0, groups=np.arange(60))))
+    fold_of = np.empty(60, int)
+    for k, (_, test) in enumerate(plain):
+        fold_of[test] = k
+    grouped = stratified_kfold(y, 3, 0, groups=groups)
+    for k, (train, test) in enumerate(grouped):
+        assert not np.intersect1d(groups[train], groups[test]).size
+        for row in test:
+            first = np.flatnonzero(groups == groups[row])[0]
+            assert fold_of[first] == k

@@ -64,6 +64,30 @@ def test_a_tsv_corpus_whose_first_label_comes_once_is_not_taken_for_a_header(tmp
             open_corpus(table)
 
 
+@pytest.mark.parametrize("rows", [
+    ["ham\thello", "spam\tbuy now", "spam,ham\tx", "spam\tcheap pills", "spam\twin cash"],
+    ["spam,ham\tx", "spam\tbuy now", "ham\thello", "ham\thi there", "spam\tcheap pills"],
+])
+def test_a_headerless_tsv_whose_first_label_is_in_a_label_list_below_is_a_corpus(tmp_path, rows):
+    """A 5-row ``label<TAB>text`` file whose first row has a one-word text and a label that
+    comes back only inside a label list below (``ham`` in ``spam,ham``), or is a list of the
+    labels below, was taken for a table's header (``textnb train`` read 4 rows of a table);
+    its first cell is a label: the file is a text corpus. A table's header stays one."""
+    from textnb.core.errors import NotATextCorpus
+
+    tsv = tmp_path / "c.tsv"
+    tsv.write_text("\n".join(rows) + "\n")
+    with pytest.warns(Warning, match="holds a comma"):
+        c = open_corpus(tsv)
+    assert c.labels == [r.split("\t")[0] for r in rows] and c.documents == [r.split("\t")[1] for r in rows]
+    for sep in ("\t", ","):  # (a header above repeating class values is still a table's)
+        table = tmp_path / f"t{len(sep)}.{'tsv' if sep == chr(9) else 'csv'}"
+        table.write_text("".join(f"{a}{sep}{b}\n" for a, b in
+                                 [("colour", "size"), ("red", "small"), ("red", "big"), ("blue", "small")]))
+        with pytest.raises(NotATextCorpus, match="is a header"):
+            open_corpus(table)
+
+
 def test_table_errors_are_one_line_with_the_file(tmp_path):
     empty = tmp_path / "empty.tsv"
     empty.write_text("")

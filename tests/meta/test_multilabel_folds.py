@@ -93,14 +93,14 @@ def _copy_cv_results(texts, labels, models, vectorizer, cv=3, seed=0):
     """What SmoothingCV(cv=cv) of the settings ``models`` inside the copy model of
     MultiLabelNB should score: the accuracy of each model fitted on each of its folds'
     copied documents, over the vocabulary a fresh Vectorizer(**vectorizer) gives those
-    documents (each once)."""
+    documents (each once), the folds keeping a document's copies together."""
     Y, _ = label_indicator(labels)
     rows, codes = copies(Y, np.arange(Y.shape[1]))
     docs = [texts[r] for r in rows]
     results = []
     for model in models:
         right = 0
-        for train, test in stratified_kfold(codes, cv, seed):
+        for train, test in stratified_kfold(codes, cv, seed, groups=rows):
             vec = Vectorizer(**vectorizer).fit([texts[d] for d in np.unique(rows[train])])
             fresh = clone(model).fit(vec.transform([docs[i] for i in train]), codes[train])
             right += int((fresh.predict(vec.transform([docs[i] for i in test])) == codes[test]).sum())
@@ -193,3 +193,93 @@ def test_evaluate_cv_gives_each_folds_model_the_vocabularies_of_its_documents(mo
         want = Vectorizer(**vec).fit_transform(docs)
         got = fold_counts(np.arange(len(train)))
         assert got.shape == want.shape and (got != want).nnz == 0
+
+
+def test_the_experiment_script_fits_as_a_text_classifier_does():
+    """``scripts/experiments/multilabel.py`` fitted its MultiLabelNB on the training counts
+    alone (no ``fold_counts``): its inner folds (the thresholds', a SmoothingCV's) used the
+    whole training part's vocabulary. Now a cell is fitted as ``TextClassifier(vectorizer,
+    MultiLabelNB(...))`` fits it (``textnb train --labels``'s model): the same choices and
+    predictions, with pruning (``--min-df 2``)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "experiments" / "multilabel.py"
+    spec = importlib.util.spec_from_file_location("multilabel_experiment", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    texts, labels = _corpus(**SKEWED)
+    tr, ytr, te, yte = texts[:60], labels[:60], texts[60:], labels[60:]
+
+    def model():
+        return MultiLabelNB(SmoothingCV(MultinomialNB(), param_grid={"alpha": [0.01, 0.1, 1.0]}, cv=3), cv=3)
+
+    part = script.prepare(tr, ytr, te, yte, min_df=2)
+    got = script.fit_cell(model(), part)
+    want = TextClassifier(vectorizer=Vectorizer(min_df=2), model=model()).fit(tr, ytr)
+    assert [s for _, s in got.estimator_.cv_results_] == [s for _, s in want.model_.estimator_.cv_results_]
+    assert_allclose(got.thresholds_, want.model_.thresholds_, rtol=1e-12)
+    assert (got.predict(part[3]) == want.model_.predict(want.transform(te))).all()
+    # (without the fold counts, as the script fitted before, the choices differ on this corpus)
+    old = model().fit(part[2], part[4])
+    assert [s for _, s in old.estimator_.cv_results_] != [s for _, s in got.estimator_.cv_results_]
+
+
+def _fold_spy(monkeypatch, n_rows):
+    """The splits every stratified fold-maker gives for ``n_rows`` rows (the copies) during the
+    calls that follow: SmoothingCV's, the calibration's (``calibration_folds``), APNBC's,
+    and the scikit-learn-free trainer's (which import them from ``textnb.core.folds``)."""
+    import textnb.core.folds as folds
+    import textnb.meta.smoothing as smoothing
+    import textnb.semi_naive.apnbc_kernel as apnbc_kernel
+
+    made = []
+    real = folds.stratified_kfold
+
+    def spy(y, *args, **kwargs):
+        splits = real(y, *args, **kwargs)
+        if len(y) == n_rows:
+            made.append(splits)
+        return splits
+
+    for module in (folds, smoothing, apnbc_kernel):
+        monkeypatch.setattr(module, "stratified_kfold", spy)
+    return made
+
+
+@pytest.mark.parametrize("wrapper", ["auto", "calibrated", "adjusted", "auto adjusted"])
+@pytest.mark.parametrize("way", ["estimators", "kernels"])
+def test_the_wrappers_folds_on_the_copies_keep_a_documents_copies_together(monkeypatch, wrapper, way):
+    """The copy method fits a SmoothingCV (``--model auto``), a CalibratedNB or an APNBC
+    (``--adjust-on cv``) on the documents' copies, one per label: their own stratified folds
+    put a two-label document's copies on both sides, so a held-out copy was scored by a
+    model that had learned the same text under the other label. Now every fold they make
+    holds a document's copies out together, on both paths (the estimators, the trainer of
+    ``textnb train``: the same model file, tests/meta/test_multilabel_training.py)."""
+    from textnb.meta import multilabel_training
+    from textnb.meta.calibration import CalibratedNB
+    from textnb.semi_naive.apnbc import APNBC
+
+    texts, labels = _corpus()
+    Y, _ = label_indicator(labels)
+    rows, _ = copies(Y, np.arange(Y.shape[1]))
+    assert len(rows) > len(texts)  # (two-label documents)
+    smoothing = {"param_grid": {"alpha": [0.01, 0.1, 1.0]}, "cv": 3}
+    estimators = {"auto": lambda: SmoothingCV(MultinomialNB(), **smoothing),
+                  "calibrated": lambda: CalibratedNB(MultinomialNB(), cv=3),
+                  "adjusted": lambda: APNBC(MultinomialNB(), fit_on="cv", cv=3),
+                  "auto adjusted": lambda: APNBC(SmoothingCV(), fit_on="cv", cv=3)}
+    specs = {"auto": ("SmoothingCV", {}), "calibrated": ("CalibratedNB", {"estimator": ("MultinomialNB", {}), "cv": 3}),
+             "adjusted": ("APNBC", {"estimator": ("MultinomialNB", {}), "fit_on": "cv", "cv": 3}),
+             "auto adjusted": ("APNBC", {"estimator": ("SmoothingCV", {}), "fit_on": "cv", "cv": 3})}
+    made = _fold_spy(monkeypatch, len(rows))
+    if way == "estimators":
+        TextClassifier(model=MultiLabelNB(estimators[wrapper](), cv=2)).fit(texts, labels)
+    else:
+        X, terms, fold_counts = multilabel_training.count(texts, folds=True)
+        multilabel_training.fit(X, terms, labels, model=specs[wrapper], multilabel={"cv": None},
+                                fold_counts=fold_counts)
+    assert made  # (the wrapper's folds of the copies of every training document)
+    for splits in made:
+        for train, test in splits:
+            assert not np.intersect1d(rows[train], rows[test]).size

@@ -64,7 +64,9 @@ FLAGS = [["--model", "multinomial"], ["--model", "bernoulli", "--method", "ovr"]
          # the folds inside training on their own vocabularies (pruned on their training documents)
          ["--model", "auto", "--min-df", "3"], ["--model", "multinomial", "--adjust", "--adjust-on", "cv", "--min-df", "2"],
          ["--model", "auto", "--method", "ovr", "--max-features", "20"], ["--min-df", "3"],
-         ["--model", "multinomial", "--calibrate", "sigmoid", "--max-df", "0.5"]]
+         ["--model", "multinomial", "--calibrate", "sigmoid", "--max-df", "0.5"],
+         # the wrappers' own folds keep a document's copies together (groups), nested too
+         ["--model", "auto", "--adjust", "--adjust-on", "cv"], ["--model", "auto", "--calibrate", "isotonic"]]
 
 
 @pytest.mark.parametrize("flags", quick_first(FLAGS, keep=3), ids=" ".join)

@@ -545,8 +545,9 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
     create : bool
         Start a new model (of ``kind``, with ``alpha``) when the file does not exist.
     journal : bool
-        Keep the model's journal (when it has one, :func:`journal_path`; a new model starts
-        one) with it: the journal's lock is taken first, as TELL takes it. A journal that
+        Keep the model's journal (:func:`journal_path`; a new model starts one that lists
+        every message, a model without one, e.g. trained by an earlier textnb, one that does
+        not, as TELL starts it) with it: the journal's lock is taken first, as TELL takes it. A journal that
         lists every message the model counts (:func:`read_journal`'s ``complete``) is
         checked and kept: a message to unregister must be listed as its label, one to
         register must not be listed (else an InputError naming it, the model unchanged),
@@ -572,7 +573,8 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
             unregister = chain([first], unregister)
     _prepare_folder(model_path)
     new = journal and create and not os.path.lexists(model_path)  # a new model starts its journal
-    with _locked(model_path, journal, start=new) as journal_file:
+    # a model without one (trained by an earlier textnb) starts one too, not complete, as TELL starts it
+    with _locked(model_path, journal, start=new or (journal and os.path.lexists(model_path))) as journal_file:
         # ledger: digest -> label of every message the model counts, when its journal lists them
         if journal_file is None:
             return _update_locked(model_path, register, unregister, first, create, kind, alpha, max_bytes, n_jobs,
@@ -583,6 +585,7 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
                                     ledger, changes, on_warning=on_warning)
             write_journal(journal_file, ledger, model_identity(model_path), complete=None not in changes)
             return counts
+        started = not os.path.lexists(journal_file)
         fd = open_journal(journal_file)  # (before the model changes: a journal it cannot write stops it)
         try:
             seen, lines, identity, complete = read_journal(journal_file)
@@ -601,6 +604,10 @@ def update_model(model_path, *, register=(), unregister=(), create=True, kind=DE
                                 complete=complete)
             else:
                 append_journal_line(fd, f"@ {now}")
+        except BaseException:
+            if started and not os.fstat(fd).st_size:  # (nothing recorded: no journal left where there was none)
+                os.unlink(journal_file)
+            raise
         finally:
             os.close(fd)
         return counts

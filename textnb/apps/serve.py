@@ -85,7 +85,7 @@ from textnb.core.wrapping import reads_documents
 from textnb.apps import protocol
 from textnb.apps.spamd import (DEFAULT_MAX_USER_BYTES, DEFAULT_MAX_USERS, DeadlineReading, SpamdHandler,
                                StreamHandler, UserModels, parse_address)
-from textnb.apps.spamlite import logit
+from textnb.apps.spamlite import DEFAULT_HAM_CUTOFF, DEFAULT_SPAM_CUTOFF, check_cutoffs, logit
 from textnb.apps.verdict import classify_mail, is_spam_model, message_verdict
 from textnb.text.scorer import load_for_prediction
 
@@ -279,7 +279,9 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
     the spam log-odds; the label is the likelier class), so one message has one score;
     ``"spam_cutoff"`` / ``"ham_cutoff"`` set that verdict's cut-offs, as the socket's ``SPAM``
     options do, and are refused (InputError) where no verdict is made (without ``"mail":
-    true``, or for a model that is not a spam model). An empty message
+    true``, or for a model that is not a spam model); their order (the ham cut-off not above the
+    spam one, the other at its default when one is given) is checked before any message, so
+    a request of no texts is refused as the socket's ``SPAM`` refuses it. An empty message
     (:func:`textnb.io.mailread.is_empty_message`) is refused with ``"mail": true``.
     """
     if not isinstance(request, dict):
@@ -308,6 +310,8 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
                          if is_spam_model(model) else
                          f"{names} {verb} only to a spam model's verdicts; the served model is not a spam "
                          "model (classes ham and spam)")
+    if kwargs:  # their order too, before any message is read (as the socket's SPAM checks them first)
+        check_cutoffs(kwargs.get("spam_cutoff", DEFAULT_SPAM_CUTOFF), kwargs.get("ham_cutoff", DEFAULT_HAM_CUTOFF))
     classes = [_jsonable(c) for c in model.classes_]
     out = {"classes": classes, "labels": [], "probabilities": [], "log_odds": []}
     if not texts:

@@ -3,7 +3,9 @@
 
 * :func:`kfold`: scikit-learn's ``KFold(n_splits, shuffle=True, random_state=seed)``;
 * :func:`stratified_kfold`: ``StratifiedKFold(n_splits, shuffle=True, random_state=seed)``
-  (its ``_make_test_folds``: the same folds, index for index);
+  (its ``_make_test_folds``: the same folds, index for index), or with ``groups`` those folds
+  with each group's rows kept together (the copies of a document, one per label, in a
+  multi-label copy model: :func:`keep_groups_together`);
 * :func:`given_splits`: the ``(train, test)`` pairs of a ``cv`` that is not a number of folds;
 * :func:`take_rows`: a fold's rows of ``X`` (an array, a sparse matrix or a DataFrame).
 """
@@ -14,7 +16,8 @@ import numpy as np
 
 from textnb.core.errors import ParameterError, TooFewObjects, short_repr
 
-__all__ = ["calibration_folds", "given_splits", "kfold", "random_state", "stratified_kfold", "take_rows"]
+__all__ = ["calibration_folds", "given_splits", "keep_groups_together", "kfold", "random_state", "stratified_kfold",
+           "take_rows"]
 
 
 def random_state(seed):
@@ -56,11 +59,11 @@ def kfold(n, n_splits, seed=0):
     return _splits(test_folds, n_splits)
 
 
-def calibration_folds(y, cv, seed=0):
-    """The stratified folds (:func:`stratified_kfold`) for out-of-fold scores of the labels
-    ``y``: ``cv`` of them, fewer when the smallest class has fewer objects. A class of one
-    object leaves no out-of-fold score to fit a calibration on: a
-    :class:`~textnb.core.errors.TooFewObjects` (a ValueError) naming it."""
+def calibration_folds(y, cv, seed=0, groups=None):
+    """The stratified folds (:func:`stratified_kfold`, ``groups`` kept together) for
+    out-of-fold scores of the labels ``y``: ``cv`` of them, fewer when the smallest class
+    has fewer objects. A class of one object leaves no out-of-fold score to fit a
+    calibration on: a :class:`~textnb.core.errors.TooFewObjects` (a ValueError) naming it."""
     classes, counts = np.unique(np.asarray(y), return_counts=True)
     n_splits = int(min(cv, counts.min()))
     if n_splits < 2:
@@ -68,10 +71,10 @@ def calibration_folds(y, cv, seed=0):
         more = f" (and {len(small) - 1} more)" if len(small) > 1 else ""
         raise TooFewObjects(f"every class needs at least 2 objects for out-of-fold scores (a calibration, "
                             f"--calibrate); class {str(small[0])!r}{more} has 1", label=small[0])
-    return stratified_kfold(y, n_splits, seed)
+    return stratified_kfold(y, n_splits, seed, groups=groups)
 
 
-def stratified_kfold(y, n_splits, seed=0):
+def stratified_kfold(y, n_splits, seed=0, groups=None):
     """The ``(train, test)`` index arrays of the labels ``y`` in ``n_splits`` stratified,
     shuffled folds: those of scikit-learn's ``StratifiedKFold(n_splits, shuffle=True,
     random_state=seed).split(X, y)``.
@@ -82,6 +85,11 @@ def stratified_kfold(y, n_splits, seed=0):
     then shuffled with one ``RandomState(seed)``, class after class. A class with fewer
     rows than folds is spread over as many folds as it has rows (scikit-learn warns about
     it; this does not: textnb's callers have always silenced that warning).
+
+    ``groups`` (one value per row, None: every row its own group): rows of one group (the
+    copies of one document, each under another label) are held out together, in the fold of
+    the group's first row (:func:`keep_groups_together`), so that no held-out row is scored
+    by a model that learned the same text; a row that is its group's only one keeps its fold.
 
     Raises
     ------
@@ -108,7 +116,22 @@ def stratified_kfold(y, n_splits, seed=0):
         folds_for_class = np.arange(n_splits).repeat(allocation[:, k])
         rng.shuffle(folds_for_class)
         test_folds[encoded == k] = folds_for_class
+    if groups is not None:
+        return keep_groups_together(test_folds, groups, n_splits)
     return _splits(test_folds, n_splits)
+
+
+def keep_groups_together(test_folds, groups, n_splits):
+    """The ``(train, test)`` index arrays of the rows' fold numbers ``test_folds`` (``0 ..
+    n_splits - 1``) once every row of a group in ``groups`` (one value per row) is moved to
+    the fold of the group's first row: the copies of a document are never on both sides of
+    a split. A fold left without a row to test is dropped."""
+    groups = np.asarray(groups).reshape(-1)
+    if groups.shape != np.shape(test_folds):
+        raise ValueError(f"groups has {groups.size} values for {np.size(test_folds)} rows")
+    _, first, inverse = np.unique(groups, return_index=True, return_inverse=True)
+    test_folds = np.asarray(test_folds)[first][inverse.reshape(-1)]
+    return [(train, test) for train, test in _splits(test_folds, n_splits) if test.size]
 
 
 def given_splits(cv, X, y, groups=None):

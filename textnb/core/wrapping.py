@@ -35,13 +35,17 @@ Capabilities read here (each defaults to "no" on a class that does not declare i
     the model chooses a setting by cross-validation on per-fold vocabularies (SmoothingCV),
     scores folds of its own on them (``uses_fold_counts()``: APNBC with ``fit_on="cv"``), or
     a wrapper hands them on to the model it wraps (:func:`takes_fold_counts`).
+``groups`` in ``fit``'s signature
+    the model makes cross-validation folds of its rows (SmoothingCV, CalibratedNB, APNBC) and
+    keeps the rows of one group on one side of each (:func:`takes_groups`: the copies of a
+    document in a multi-label copy model).
 
 Standard library only (the mail client imports nothing heavy).
 """
 
 __all__ = ["INNER_ATTRIBUTES", "calibrated", "chain", "declared_attributes", "find", "merge_refusal", "merges_exactly",
-           "fit_weighted", "reads_documents", "rule_model", "table_attributes", "takes_fold_counts", "takes_sample_weight",
-           "takes_terms", "text_vectorizer"]
+           "fit_weighted", "reads_documents", "rule_model", "table_attributes", "takes_fold_counts", "takes_groups",
+           "takes_sample_weight", "takes_terms", "text_vectorizer"]
 
 #: Fitted attributes that hold the model a wrapper wraps, in the order they are looked at.
 INNER_ATTRIBUTES = ("model_", "estimator_", "best_estimator_")
@@ -161,6 +165,20 @@ def takes_fold_counts(model):
         inner = getattr(model, "estimator", None)
         return inner is not None and inner is not model and takes_fold_counts(inner)
     return True
+
+
+def takes_groups(model):
+    """Whether ``model.fit`` takes ``groups``, one value per row: the rows of a group (the
+    copies of one document, one per label, that :class:`~textnb.meta.multilabel.MultiLabelNB`'s
+    copy model is fitted on) are kept on one side of each fold the model makes of its rows
+    (:func:`textnb.core.folds.stratified_kfold`), so a held-out row is never scored by a
+    model that learned the same text under another label."""
+    import inspect
+
+    try:
+        return "groups" in inspect.signature(model.fit).parameters
+    except (AttributeError, TypeError, ValueError):
+        return False
 
 
 def declared_attributes(model):

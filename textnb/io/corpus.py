@@ -801,9 +801,15 @@ def _header_like(head):
     headerless corpus's first label comes back, as every label of a corpus does), or are
     all numbers where it is not (``x,play`` above ``1,yes``), or are all different while
     the second cells repeat (a table's attribute and class: ``x,cls`` above ``1_000,a``,
-    ``?,b``, ``3,a``; a corpus's texts seldom repeat, its labels do)."""
+    ``?,b``, ``3,a``; a corpus's texts seldom repeat, its labels do). A first cell whose labels
+    (split at commas: ``spam,ham``, a list a corpus's row may hold) are all labels of the rows
+    below, whole or in such a list, is a label too: ``ham<TAB>hello`` above ``spam,ham<TAB>x``,
+    or ``spam,ham<TAB>x`` above ``spam`` and ``ham`` rows, begins a corpus."""
     first, cells = head[0][1][0].strip(), [r[0].strip() for _, r in head[1:]]
     if len(cells) < 2 or first in cells or not _name_like(head[0][1][1:]):
+        return False
+    below = {part.strip() for cell in cells for part in cell.split(",")}
+    if {part.strip() for part in first.split(",")} <= below:
         return False
     second = [r[1].strip() for _, r in head[1:] if len(r) > 1]
     return (len(set(cells)) < len(cells) or (all(map(is_number, cells)) and not is_number(first))

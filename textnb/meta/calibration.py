@@ -22,7 +22,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from textnb.core.folds import calibration_folds, take_rows
-from textnb.core.wrapping import takes_fold_counts
+from textnb.core.wrapping import takes_fold_counts, takes_groups
 from textnb.naive_bayes.base import (NestedParams, SaveMixin, WrapperTags, given_splits, log_odds, takes_documents,
                                      wrapped_documents, wrapped_input_tags)
 from textnb.core.model_io import register
@@ -65,7 +65,7 @@ def estimator_log_odds(estimator, X, classes):
 
 
 def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight=None, return_rows=False,
-                         classes=None, fold_counts=None):
+                         classes=None, fold_counts=None, groups=None):
     """Log-odds of every object from a model that did not see it (stratified K-fold).
 
     Returns ``(scores, classes)`` with ``scores`` of shape (n_samples, n_classes), the
@@ -84,13 +84,15 @@ def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight
     fold's model is fitted on ``fold_counts(train)``, the counts over the vocabulary its
     training documents alone keep (``min_df`` / ``max_df`` / ``max_features`` counted on
     them), as a fresh fit on those documents would be; else on the columns its training
-    part has (``X``'s, those it never saw left out).
+    part has (``X``'s, those it never saw left out). ``groups`` (one value per row): the
+    folds made of an int ``cv`` keep a group's rows on one side
+    (:func:`textnb.core.folds.calibration_folds`).
     """
     y = np.asarray(y)
     classes = np.unique(y) if classes is None else np.asarray(classes)
     splits = given_splits(cv, X, y)
     if splits is None:
-        splits = calibration_folds(y, 5 if cv is None else cv, random_state)
+        splits = calibration_folds(y, 5 if cv is None else cv, random_state, groups=groups)
     parts, rows = [], []
     for train, test in splits:
         kw = {} if sample_weight is None else weight_kwargs(estimator, sample_weight[train])
@@ -275,13 +277,16 @@ class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEs
         return hasattr(self, "calibrated_classes_")
 
     @all_or_nothing
-    def fit(self, X, y, sample_weight=None, fold_counts=None):
+    def fit(self, X, y, sample_weight=None, fold_counts=None, groups=None):
         """Fit the calibration maps on out-of-fold log-odds, then the estimator on all data.
         ``fold_counts`` (what a ``TextClassifier`` gives a model of its count matrix ``X``):
         handed on to a SmoothingCV estimator's ``fit`` (its choice of smoothing;
         :meth:`textnb.meta.smoothing.SmoothingCV.fit`), and each calibration fold's model is
         fitted on the fold's own vocabulary (:func:`out_of_fold_log_odds`), as a fresh fit
-        on the fold's documents would be."""
+        on the fold's documents would be. ``groups`` (one value per row,
+        :func:`textnb.core.wrapping.takes_groups`): the calibration folds keep a group's rows
+        (the copies of a multi-label document) on one side, and so do the folds of an
+        estimator that takes them (a SmoothingCV)."""
         self._check_params()
         docs = wrapped_documents(self, self._base(), X)
         if docs is not None:  # raw documents, for a model of documents (as CalibratedClassifierCV)
@@ -312,6 +317,8 @@ class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEs
         # the isotonic floor)
         if fold_counts is not None and takes_fold_counts(base):
             kw["fold_counts"] = fold_counts
+        if groups is not None and takes_groups(base):
+            kw["groups"] = groups
         final = clone(base).fit(X, y, **kw)  # (a SmoothingCV's choice weighs them too)
         self.classes_ = np.asarray(final.classes_)
         n_classes = len(self.classes_)
@@ -323,7 +330,8 @@ class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEs
             scores, _, rows = out_of_fold_log_odds(base, X, y, cv=self.cv if splits is None else splits,
                                                    random_state=self.random_state, sample_weight=sw,
                                                    return_rows=True, classes=self.classes_,
-                                                   fold_counts=fold_counts if docs is None else None)
+                                                   fold_counts=fold_counts if docs is None else None,
+                                                   groups=groups)
             scores = _finite(scores)
             y_held = y[rows]  # the true class of each out-of-fold score
             w = np.ones(len(rows)) if sw is None else sw[rows]

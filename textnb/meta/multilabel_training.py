@@ -276,8 +276,10 @@ def _fit_scores(model, steps, method, X, Y, names, fold_counts=None):
         rows, codes = copies(Y, live)
         classes, y_index = np.unique(codes, return_inverse=True)
         with naming_the_label(names):
+            # (groups: the folds of a SmoothingCV, a calibration or an APNBC keep a document's copies together)
             return fit_model(model, steps, classes, X[rows], y_index,
-                             fold_counts=None if fold_counts is None else RowFoldCounts(fold_counts, rows))
+                             fold_counts=None if fold_counts is None else RowFoldCounts(fold_counts, rows),
+                             groups=rows)
     nodes = [None] * m
     if not steps and model[0] in KERNELS and not KERNELS[model[0]].rows:
         import scipy.sparse as sp

@@ -196,7 +196,7 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
         return [{key: m} for m in SMOOTHING_GRID]
 
     @all_or_nothing
-    def fit(self, X, y, sample_weight=None, fold_counts=None):
+    def fit(self, X, y, sample_weight=None, fold_counts=None, groups=None):
         """Score every setting by cross-validation, then refit the best; returns self.
         ``sample_weight``: see the class docstring (InputError when the model takes none).
 
@@ -206,7 +206,12 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
         :class:`~textnb.text.classifier.TextClassifier` passes: its vectorizer's pruning
         applied to each fold's training part). Each fold is then scored on those
         columns, as on raw documents, so no word of a held-out part enters its model;
-        the best setting is still refitted on ``X``. None: every fold on ``X``'s columns."""
+        the best setting is still refitted on ``X``. None: every fold on ``X``'s columns.
+
+        ``groups`` (one value per row; :func:`textnb.core.wrapping.takes_groups`): the folds
+        made of an int ``cv`` keep a group's rows on one side (the copies of a document,
+        one per label, that :class:`~textnb.meta.multilabel.MultiLabelNB`'s copy model is
+        fitted on: :func:`textnb.core.folds.stratified_kfold`); given splits are used as given."""
         if self.scoring not in ("accuracy", "macro_f1"):
             raise ValueError(f"scoring must be 'accuracy' or 'macro_f1'; got {self.scoring!r}")
         base = self._base()
@@ -233,7 +238,7 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
         else:
             if splits is None:
                 # (a class with fewer objects than folds is spread over as many folds as it has)
-                splits = stratified_kfold(y, n_splits, self.random_state)
+                splits = stratified_kfold(y, n_splits, self.random_state, groups=groups)
             fast = self._fast_scores(base, grid, X, y, y_index, splits, sw, docs is not None, fold_counts)
             scores = fast if fast is not None else self._slow_scores(base, grid, X, y, splits, sw, fold_counts)
             self.cv_results_ = [(dict(p), s) for p, s in zip(grid, scores)]

@@ -27,7 +27,7 @@ from textnb.core.errors import InputError, ParameterError, TooFewObjects
 from textnb.core.folds import given_splits, stratified_kfold, take_rows
 from textnb.core.model_schema import (CV_SCHEMA, N_FEATURES, SEED, TEMPLATE, Any, Array, Choice, Classes, DictOf,
                                       Float, ListOf, MayBeAbsent, Model, Reals, Str)
-from textnb.core.wrapping import takes_fold_counts, takes_sample_weight, takes_terms
+from textnb.core.wrapping import takes_fold_counts, takes_groups, takes_sample_weight, takes_terms
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import check_class_labels, check_n_features, check_sample_weight
 
@@ -163,7 +163,7 @@ class APNBCKernel(TableKernel):
 
     # -- fitting ------------------------------------------------------------------------
     @all_or_nothing
-    def fit(self, X, y, terms=None, sample_weight=None, fold_counts=None):
+    def fit(self, X, y, terms=None, sample_weight=None, fold_counts=None, groups=None):
         """Fit the base model and learn the class weights; returns self.
 
         ``sample_weight`` (optional, whole numbers >= 0): each object counts as that many
@@ -193,6 +193,11 @@ class APNBCKernel(TableKernel):
         fold), with the names of those columns for a model that takes ``terms`` and the
         fold's documents' own ``fold_counts`` for a model that takes them. Without it (a
         table, a fixed vocabulary) the folds' models are fitted on the columns of ``X``.
+
+        ``groups`` (optional, one value per row: :func:`textnb.core.wrapping.takes_groups`):
+        the folds of ``fit_on="cv"`` (a number of them) keep a group's rows on one side (the
+        copies of a document, one per label, in a multi-label copy model), and a base model
+        that takes them gets them (each fold's model those of its rows).
         """
         self._check_params()
         X = self._validate_X(X, reset=True)
@@ -207,6 +212,10 @@ class APNBCKernel(TableKernel):
         full = dict(fit_params)
         if fold_counts is not None and takes_fold_counts(base):
             full["fold_counts"] = fold_counts
+        grouped = groups is not None and takes_groups(base)
+        if grouped:
+            groups = np.asarray(groups)
+            full["groups"] = groups
         self.estimator_ = self._clone(base).fit(X, y, **full, **weights())
         self.classes_ = self.estimator_.classes_
         y_index = _positions(self.classes_, y)  # classes_ may be in declared, unsorted order
@@ -220,11 +229,13 @@ class APNBCKernel(TableKernel):
                         fold_params["terms"] = fold_terms
                     if takes_fold_counts(base):
                         fold_params["fold_counts"] = inner
+                if grouped:
+                    fold_params["groups"] = groups[train]
                 model = self._clone(base).fit(take_rows(Xf, train), y[train], **fold_params, **weights(train))
                 return model.classes_, model.predict_joint_log_proba(take_rows(Xf, test))
 
             if splits is None:
-                jll = self.out_of_fold_scores(fit_score, y, self.classes_, self.cv, self.random_state)
+                jll = self.out_of_fold_scores(fit_score, y, self.classes_, self.cv, self.random_state, groups=groups)
             else:  # rows no split holds out keep the full model's scores
                 jll = np.asarray(self.estimator_.predict_joint_log_proba(X), dtype=np.float64).copy()
                 _fill_out_of_fold(jll, splits, fit_score, self.classes_)
@@ -302,7 +313,7 @@ class APNBCKernel(TableKernel):
         return {"class_log_weight_": log_weight, "adjustments_": adjustments, "search_history_": history}
 
     @staticmethod
-    def out_of_fold_scores(fit_score, y, classes, cv, random_state):
+    def out_of_fold_scores(fit_score, y, classes, cv, random_state, groups=None):
         """The out-of-fold joint log likelihoods of ``fit_on="cv"`` with a number of folds
         ``cv``: ``cv`` stratified folds of the labels ``y`` shuffled with ``random_state``
         (:func:`textnb.core.folds.stratified_kfold`; no more folds than the largest class
@@ -311,7 +322,8 @@ class APNBCKernel(TableKernel):
         log likelihoods of the rows ``test``; ``-inf`` for a class a fold's model lacks.
         Every class of one object leaves no two folds to make: a
         :class:`~textnb.core.errors.TooFewObjects` (a ValueError), as a calibration's
-        (:func:`textnb.core.folds.calibration_folds`)."""
+        (:func:`textnb.core.folds.calibration_folds`). ``groups``: the folds keep a group's
+        rows on one side (:func:`textnb.core.folds.stratified_kfold`)."""
         # (smaller classes are spread over as many folds as they have objects)
         classes_seen, counts = np.unique(y, return_counts=True)
         largest = int(np.max(counts))
@@ -321,7 +333,7 @@ class APNBCKernel(TableKernel):
                                 f"{len(classes_seen)} classes has 1", label=classes_seen[0],
                                 need="an adjustment on cross-validation (--adjust-on cv; or --adjust-on "
                                      "resubstitution)")
-        splits = stratified_kfold(y, max(2, min(int(cv or 10), largest)), random_state)
+        splits = stratified_kfold(y, max(2, min(int(cv or 10), largest)), random_state, groups=groups)
         jll = np.full((len(y), len(classes)), -np.inf)
         _fill_out_of_fold(jll, splits, fit_score, classes)
         return jll

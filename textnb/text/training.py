@@ -717,7 +717,7 @@ def takes_fold_counts_spec(model):
         kind, given = given["estimator"][:2]
 
 
-def fit_model(model, steps, classes, X, y_index, weights=None, fold_counts=None):
+def fit_model(model, steps, classes, X, y_index, weights=None, fold_counts=None, groups=None):
     """``(fitted node, template node)`` of ``model`` (``(kind, params)`` as
     :func:`train_text_model` takes it: a count model, ``SmoothingCV``, or ``CalibratedNB``
     or ``APNBC`` around one) with the Pipeline ``steps`` in front of the count model, fitted
@@ -726,11 +726,13 @@ def fit_model(model, steps, classes, X, y_index, weights=None, fold_counts=None)
     trainer's and ``textnb evaluate``'s folds' fit). ``weights``: the documents' weights
     (None: ones), for a count model without steps or wrappers. ``fold_counts``: what a
     SmoothingCV's or an APNBC's ``fit`` takes (:func:`fold_vocabularies`; None: their folds
-    on ``X``'s columns)."""
-    return _fit_scored(model, steps, classes, X, y_index, weights, fold_counts)[:2]
+    on ``X``'s columns). ``groups`` (one value per row): what their ``fit`` takes
+    (:func:`textnb.core.wrapping.takes_groups`), the folds they make keeping a group's rows
+    (the copies of a multi-label document) on one side."""
+    return _fit_scored(model, steps, classes, X, y_index, weights, fold_counts, groups)[:2]
 
 
-def _fit_scored(model, steps, classes, X, y_index, weights=None, fold_counts=None):
+def _fit_scored(model, steps, classes, X, y_index, weights=None, fold_counts=None, groups=None):
     """:func:`fit_model`'s ``(fitted node, template node)`` and ``joint(X_test)``, the
     fitted model's ``predict_joint_log_proba`` of CSR counts (None for a ``CalibratedNB``,
     which has none)."""
@@ -738,7 +740,7 @@ def _fit_scored(model, steps, classes, X, y_index, weights=None, fold_counts=Non
     if kind == "APNBC":
         if weights is not None:
             raise ValueError("document weights are taken by a count model without wrappers")
-        return _fit_adjusted(given, steps, classes, X, y_index, fold_counts)
+        return _fit_adjusted(given, steps, classes, X, y_index, fold_counts, groups)
     calibration = None
     if kind == "CalibratedNB":
         calibration = _calibration_params({k: v for k, v in given.items() if k != "estimator"})
@@ -749,7 +751,7 @@ def _fit_scored(model, steps, classes, X, y_index, weights=None, fold_counts=Non
     if kind == "SmoothingCV":
         if steps:
             raise ValueError("a SmoothingCV is fitted without Pipeline steps around it")
-        fitted, template, spec, joint = _fit_smoothing(given, classes, X, y_index, fold_counts)
+        fitted, template, spec, joint = _fit_smoothing(given, classes, X, y_index, fold_counts, groups)
     else:
         kernel = KERNELS[kind]
         params = kernel.params(given)
@@ -758,12 +760,13 @@ def _fit_scored(model, steps, classes, X, y_index, weights=None, fold_counts=Non
         spec = _Spec(kind, kernel, params, saved, steps, "model")
         fitted, template, joint = _fit_spec(spec, classes, X, y_index, weights)
     if calibration is not None:
-        fitted, template = _fit_calibrated(calibration, spec, fitted, template, classes, X, y_index, fold_counts)
+        fitted, template = _fit_calibrated(calibration, spec, fitted, template, classes, X, y_index, fold_counts,
+                                           groups)
         joint = None
     return fitted, template, joint
 
 
-def _fit_adjusted(given, steps, classes, X, y_index, fold_counts=None):
+def _fit_adjusted(given, steps, classes, X, y_index, fold_counts=None, groups=None):
     """The fitted node, the template and ``joint`` of ``APNBC(estimator, **params)``
     (``given``: its parameters, ``estimator`` the ``(kind, params)`` of the model it wraps,
     as :func:`fit_model` takes it; None: ``MultinomialNB()``) on the CSR matrix ``X`` of
@@ -775,7 +778,8 @@ def _fit_adjusted(given, steps, classes, X, y_index, fold_counts=None):
     (``out_of_fold_scores``). ``fold_counts`` (:func:`fold_vocabularies`): handed on to a
     wrapped SmoothingCV's fit on every row, and with ``fit_on="cv"`` each fold's model is
     fitted on the fold's own vocabulary (``APNBCKernel.fold_input``), as the estimator fits
-    it; None: on every column of ``X``."""
+    it; None: on every column of ``X``. ``groups``: the folds keep a group's rows on one
+    side, and the wrapped model (each fold's, those of its rows) gets them, as the estimator's."""
     from textnb.core.registry import kernel_class
 
     apnbc = kernel_class("APNBC")
@@ -786,7 +790,8 @@ def _fit_adjusted(given, steps, classes, X, y_index, fold_counts=None):
         raise ValueError("train_text_model adjusts on a number of folds")
     if inner[0] in ("CalibratedNB", "APNBC"):
         raise ValueError(f"APNBC needs a model that gives joint log probabilities, not a {inner[0]}")
-    fitted, template, joint = _fit_scored(inner, steps, classes, X, y_index, fold_counts=fold_counts)
+    groups = None if groups is None else np.asarray(groups)
+    fitted, template, joint = _fit_scored(inner, steps, classes, X, y_index, fold_counts=fold_counts, groups=groups)
     if params["fit_on"] == "cv":
         def fit_score(train, test):
             fold = np.unique(y_index[train])  # (sorted: the fold model's classes)
@@ -798,10 +803,12 @@ def _fit_adjusted(given, steps, classes, X, y_index, fold_counts=None):
                 Xf = sp.csr_matrix(Xf, dtype=np.float64)
                 Xf.sort_indices()
             _, _, fold_joint = _fit_scored(inner, steps, classes[fold], Xf[train],
-                                           np.searchsorted(fold, y_index[train]), fold_counts=inner_folds)
+                                           np.searchsorted(fold, y_index[train]), fold_counts=inner_folds,
+                                           groups=None if groups is None else groups[train])
             return classes[fold], fold_joint(Xf[test])
 
-        jll = apnbc.out_of_fold_scores(fit_score, classes[y_index], classes, params["cv"], params["random_state"])
+        jll = apnbc.out_of_fold_scores(fit_score, classes[y_index], classes, params["cv"], params["random_state"],
+                                       groups=groups)
     else:
         jll = joint(X)
     # the fitted attributes in the order the estimator's fit sets them
@@ -869,7 +876,7 @@ def _calibration_params(given):
     return params
 
 
-def _fit_calibrated(params, spec, fitted, template, classes, X, y_index, fold_counts=None):
+def _fit_calibrated(params, spec, fitted, template, classes, X, y_index, fold_counts=None, groups=None):
     """The fitted node and template of ``CalibratedNB(estimator, **params)`` (sigmoid or
     isotonic maps) around the model ``spec``, already ``fitted`` on all of ``X``: what its ``fit``
     computes -- out-of-fold log-odds of the model refitted on each fold's training part
@@ -877,7 +884,7 @@ def _fit_calibrated(params, spec, fitted, template, classes, X, y_index, fold_co
     vocabulary it keeps; :func:`textnb.core.folds.stratified_kfold`), Platt's maps
     or the isotonic steps, and the per-class thresholds on them (:func:`textnb.text.wrappers.fit_sigmoid`,
     :func:`~textnb.text.wrappers.fit_isotonic`, :func:`~textnb.text.wrappers.threshold_for_f1`) -- through
-    the kernels."""
+    the kernels. ``groups``: the folds keep a group's rows on one side."""
     from textnb.core.folds import calibration_folds
     from textnb.core.stats import seen_columns
     from textnb.text.wrappers import (calibrated_classes, finite_scores, fit_isotonic, fit_sigmoid, threshold_for_f1,
@@ -887,7 +894,7 @@ def _fit_calibrated(params, spec, fitted, template, classes, X, y_index, fold_co
     calibrated = calibrated_classes({"n_classes": n})
     if n >= 2:
         scores = np.empty((X.shape[0], n))
-        for train, test in calibration_folds(classes[y_index], params["cv"], params["random_state"]):
+        for train, test in calibration_folds(classes[y_index], params["cv"], params["random_state"], groups=groups):
             if fold_counts is not None:  # the fold's own vocabulary, as CalibratedNB's fit (out_of_fold_log_odds)
                 import scipy.sparse as sp
 
@@ -930,7 +937,7 @@ def _fit_calibrated(params, spec, fitted, template, classes, X, y_index, fold_co
     return ModelNode("CalibratedNB", node_params, state), ModelNode("CalibratedNB", node_params, {})
 
 
-def _fit_smoothing(given, classes, X, y_index, fold_counts=None):
+def _fit_smoothing(given, classes, X, y_index, fold_counts=None, groups=None):
     """The fitted node and the template of ``SmoothingCV(**given)`` with its default
     estimator (``Pipeline([("termweighting", TermWeighting()), ("multinomialnb",
     MultinomialNB())])``) and grid (the m-estimate over
@@ -941,7 +948,8 @@ def _fit_smoothing(given, classes, X, y_index, fold_counts=None):
     the model it chose (a CalibratedNB around it calibrates that) and its ``joint``
     (:func:`_fit_spec`: SmoothingCV's ``predict_joint_log_proba``). ``fold_counts``: as its
     ``fit`` takes it (each fold scored on the columns of its training part's vocabulary,
-    :func:`textnb.text.wrappers.fold_predictions`)."""
+    :func:`textnb.text.wrappers.fold_predictions`); ``groups``: its folds keep a group's rows
+    on one side."""
     from textnb.core.folds import stratified_kfold
     from textnb.text.wrappers import SMOOTHING_GRID, WEIGHTING_DEFAULTS, fold_predictions, held_out_predictions
 
@@ -958,7 +966,7 @@ def _fit_smoothing(given, classes, X, y_index, fold_counts=None):
     if len(classes) < 2 or n_splits < 2:
         scores = [float("nan")] * len(grid)
     else:
-        splits = stratified_kfold(np.asarray(classes)[y_index], n_splits, params["random_state"])
+        splits = stratified_kfold(np.asarray(classes)[y_index], n_splits, params["random_state"], groups=groups)
         finals = [(mn, mn.params({"m": p["multinomialnb__m"]})) for p in grid]
         if fold_counts is None:  # the steps fitted once, on every row
             Xt = _fit_steps(steps, classes, X, y_index)[2]
