@@ -297,12 +297,12 @@ def test_http_cutoffs_in_the_wrong_order_are_refused_without_a_message(spam_mode
     error = "the ham cut-off 0.9 is above the spam cut-off 0.5"
     with Server(spam_model, socket_path=sock_dir / "s", http=("127.0.0.1", 0)) as srv:
         port = srv.http_address[1]
-        assert _request(sock_dir / "s", b"SPAM 0 spam_cutoff=0.5 ham_cutoff=0.9\n") == f"ERR {error}\n".encode()
+        assert raw_request(sock_dir / "s", b"SPAM 0 spam_cutoff=0.5 ham_cutoff=0.9\n") == f"ERR {error}\n".encode()
         for body in ({"texts": [], "mail": True, "ham_cutoff": 0.9, "spam_cutoff": 0.5},
                      {"texts": ["cheap pills"], "mail": True, "ham_cutoff": 0.9, "spam_cutoff": 0.5}):
             assert _post(port, body) == (400, {"error": error})
             data = json.dumps(body).encode()
-            assert _request(sock_dir / "s", f"CLASSIFY {len(data)}\n".encode() + data) == f"ERR {error}\n".encode()
+            assert raw_request(sock_dir / "s", f"CLASSIFY {len(data)}\n".encode() + data) == f"ERR {error}\n".encode()
         # one cut-off given: the other at its default (spam 0.999), as the socket's SPAM takes it
         assert _post(port, {"texts": [], "mail": True, "ham_cutoff": 1.0}) == (
             400, {"error": "the ham cut-off 1.0 is above the spam cut-off 0.999"})
