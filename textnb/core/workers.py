@@ -524,7 +524,8 @@ def _cluster_result(client, address, future, args):
                 alone = time.monotonic() if alone is None else alone
                 if time.monotonic() - alone > WORKER_WAIT_SECONDS:
                     raise TextnbError(f"every Dask worker of the scheduler at {address} has left (none for "
-                                      f"{WORKER_WAIT_SECONDS:g} s): the run is stopped") from None
+                                      f"{WORKER_WAIT_SECONDS:g} s; a worker that cannot import textnb ends at "
+                                      "its first task): the run is stopped") from None
     except InputError as exc:  # (a file the worker cannot read: not on its file system?)
         docs = args[0] if args and isinstance(args[0], (list, tuple)) else ()
         if any(isinstance(d, PurePath) for d in docs):
