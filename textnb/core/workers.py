@@ -320,7 +320,10 @@ def connect(scheduler):
 
     ``scheduler`` is a scheduler address (``tcp://10.0.0.5:8786``) or ``local:N`` to
     start a ``LocalCluster`` of N single-threaded worker processes on 127.0.0.1 (stopped
-    on exit).
+    on exit). An address is first asked its identity (:func:`_check_scheduler`: what
+    answers there, within :data:`CONNECT_SECONDS`, must be a Dask scheduler), and a
+    scheduler without workers is given :data:`WORKER_WAIT_SECONDS` for one to join; each
+    failure is a one-line :class:`~textnb.core.errors.TextnbError`.
     """
     try:
         from distributed import Client, LocalCluster
