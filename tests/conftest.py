@@ -290,10 +290,12 @@ class InProcessClient:
     be sent in ``sent``."""
 
     class _Future:
-        def __init__(self, value):
-            self.value = value
+        def __init__(self, value, error=None):
+            self.value, self.error = value, error
 
-        def result(self):
+        def result(self, timeout=None):
+            if self.error is not None:  # (raised where a Dask future raises its task's error)
+                raise self.error
             return self.value
 
         def release(self):
@@ -307,4 +309,7 @@ class InProcessClient:
 
     def submit(self, func, *args, pure=False):
         self.sent.append(args)
-        return self._Future(func(*args))
+        try:
+            return self._Future(func(*args))
+        except Exception as exc:
+            return self._Future(None, exc)

@@ -231,6 +231,17 @@ def test_partial_fit_and_forget_refuse_what_they_cannot_update_and_leave_the_mod
     assert np.array_equal(clf.predict_proba(DOCS), before[0]) and clf.vectorizer_.vocabulary_ == before[1]
 
 
+@pytest.mark.parametrize("vectorizer", [textnb.Vectorizer(binary=True), textnb.TfidfVectorizer(),
+                                        textnb.Vectorizer(vocabulary=["free", "call", "ok"])])
+def test_a_first_partial_fit_it_cannot_do_says_why(vectorizer):
+    """The first ``partial_fit`` of a MultinomialNB over binary counts said it 'needs a count
+    model ... over counts' (it has one); it now says what the later calls say: plain counts, not
+    binary, tf-idf or a fixed vocabulary (found by a user trial, session 27)."""
+    clf = textnb.TextClassifier(vectorizer=vectorizer, model=textnb.MultinomialNB())
+    with pytest.raises(ValueError, match="partial_fit needs a count model .* over plain counts .*binary"):
+        clf.partial_fit(DOCS, LABELS, classes=["ham", "spam"])
+
+
 def test_a_refused_forget_and_bad_weights_change_nothing():
     clf = textnb.TextClassifier(model=textnb.MultinomialNB()).fit(DOCS, LABELS)
     vocabulary, proba = dict(clf.vectorizer_.vocabulary_), clf.predict_proba(DOCS)

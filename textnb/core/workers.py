@@ -21,8 +21,9 @@ import time
 import warnings
 from collections import deque
 from contextlib import contextmanager, nullcontext
+from pathlib import PurePath
 
-from textnb.core.errors import TextnbError
+from textnb.core.errors import InputError, TextnbError
 from textnb.core.signals import HeldSignals, blocked_across_fork, unblock_in_child
 from textnb.core.forkmap import cpu_count, die_with_parent, jobs_count, spare_cpus
 
@@ -297,7 +298,12 @@ def _quiet_dask():
     warnings and tracebacks)."""
     import logging
 
-    loggers = [logging.getLogger(name) for name in ("distributed", "tornado")]
+    # (Dask's logging configuration gives some of them, distributed.client among them, a level
+    # of their own: each one is set, not only the two parents)
+    names = {"distributed", "tornado"} | {name for name, lg in list(logging.root.manager.loggerDict.items())
+                                          if name.startswith(("distributed.", "tornado."))
+                                          and isinstance(lg, logging.Logger) and lg.level}
+    loggers = [logging.getLogger(name) for name in sorted(names)]
     levels = [lg.level for lg in loggers]
     for lg in loggers:
         lg.setLevel(logging.CRITICAL)
@@ -314,7 +320,10 @@ def connect(scheduler):
 
     ``scheduler`` is a scheduler address (``tcp://10.0.0.5:8786``) or ``local:N`` to
     start a ``LocalCluster`` of N single-threaded worker processes on 127.0.0.1 (stopped
-    on exit).
+    on exit). An address is first asked its identity (:func:`_check_scheduler`: what
+    answers there, within :data:`CONNECT_SECONDS`, must be a Dask scheduler), and a
+    scheduler without workers is given :data:`WORKER_WAIT_SECONDS` for one to join; each
+    failure is a one-line :class:`~textnb.core.errors.TextnbError`.
     """
     try:
         from distributed import Client, LocalCluster
@@ -349,35 +358,186 @@ def connect(scheduler):
             finally:
                 cluster.close()
     else:
+        _check_scheduler(scheduler)  # (Dask's own client waits for ever on a port that answers otherwise)
+        with _quiet_dask():  # (a scheduler lost mid-run: Dask logs its reconnection attempts' tracebacks)
+            try:
+                client = Client(scheduler, timeout=f"{CONNECT_SECONDS:g}s")
+            except (OSError, TimeoutError) as exc:
+                raise TextnbError(f"cannot reach the Dask scheduler at {scheduler} ({exc})") from None
+            try:
+                _wait_for_workers(client, scheduler)
+                yield client
+            finally:
+                client.close()
+
+
+#: Seconds to reach a Dask scheduler (the TCP connection) and, as much again, for it to answer
+CONNECT_SECONDS = 5.0
+#: Seconds a run waits for a Dask worker: at the start when the scheduler has none, and
+#: whenever every worker has left during the run; then it stops with an error
+WORKER_WAIT_SECONDS = 30.0
+
+
+def _check_scheduler(address):
+    """Raise a one-line :class:`TextnbError` unless a Dask scheduler answers at ``address``.
+
+    ``distributed.Client`` waits for ever for the handshake of a port where something else
+    listens (a web server, a silent one), reads another protocol's first bytes as a frame
+    length (an SSH banner: "out of memory"), fails with a TypeError on a worker's address
+    and without TLS settings on ``tls://``. Here the address is asked its identity, every
+    step within :data:`CONNECT_SECONDS`.
+    """
+    import asyncio
+
+    from distributed.comm import connect as comm_connect
+    from distributed.comm.addressing import parse_address
+    from distributed.security import Security
+
+    from distributed.comm.registry import get_backend
+
+    try:
+        scheme = parse_address(address)[0]
+        args = Security().get_connection_args("client")
+    except ValueError as exc:
+        raise TextnbError(f"--scheduler {address}: {exc}") from None
+    try:  # (ucx:// without its package: an abstract connector)
+        get_backend(scheme).get_connector()
+    except (TypeError, ValueError, ImportError) as exc:
+        raise TextnbError(f"cannot connect to the Dask scheduler at {address}: this Dask has no {scheme}:// "
+                          f"transport ({exc})") from None
+    if scheme in ("tls", "wss") and args.get("ssl_context") is None:
+        raise TextnbError(f"cannot connect to the Dask scheduler at {address}: {scheme}:// needs Dask's TLS "
+                          "settings (distributed.comm.tls.ca-file, .client.cert and .client.key in the Dask "
+                          "configuration)")
+
+    async def identity():
+        comm = await comm_connect(address, timeout=CONNECT_SECONDS, **args)
         try:
-            client = Client(scheduler, timeout="5s")
-        except (OSError, TimeoutError) as exc:
-            raise TextnbError(f"cannot reach the Dask scheduler at {scheduler} ({exc})") from None
-        try:
-            yield client
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
         finally:
-            client.close()
+            comm.abort()
+
+    answered = []
+
+    def ask():  # (in a thread of its own: the caller may be running an event loop)
+        try:
+            answered.append(asyncio.run(asyncio.wait_for(identity(), 2 * CONNECT_SECONDS)))
+        except BaseException as exc:  # noqa: BLE001 (handed to the calling thread)
+            answered.append(exc)
+
+    thread = threading.Thread(target=ask, name="textnb-dask-probe", daemon=True)
+    thread.start()
+    thread.join()
+    reply = answered[0]
+    not_dask = f"{address} is not a Dask scheduler: what listens there does not speak Dask's protocol"
+    if isinstance(reply, (TimeoutError, asyncio.TimeoutError)):
+        raise TextnbError(f"{not_dask} (no answer within {2 * CONNECT_SECONDS:g} s)") from None
+    if isinstance(reply, OSError):  # (refused, timed out, closed before it answered)
+        raise TextnbError(f"cannot reach the Dask scheduler at {address} ({reply})") from None
+    if isinstance(reply, BaseException) and not isinstance(reply, Exception):
+        raise reply  # (KeyboardInterrupt and the like)
+    if isinstance(reply, Exception):
+        raise TextnbError(not_dask) from None  # (an SSH banner read as a frame length: MemoryError)
+    kind = reply.get("type") if isinstance(reply, dict) else None
+    if kind != "Scheduler":
+        told = f": its scheduler is {reply['scheduler']}" if isinstance(reply.get("scheduler"), str) else ""
+        what = f"a Dask {str(kind).lower()}" if kind else "not a Dask scheduler"
+        raise TextnbError(f"{address} is {what}, not a scheduler{told}")
+
+
+def _wait_for_workers(client, address):
+    """Wait (:data:`WORKER_WAIT_SECONDS` at most) until the scheduler has a worker: a
+    task sent to a scheduler without one waits for ever."""
+    import asyncio
+
+    with _scheduler_kept(client.scheduler.address):
+        if client.nthreads():
+            return
+    try:
+        with _scheduler_kept(client.scheduler.address):
+            client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
+    except (TimeoutError, asyncio.TimeoutError):
+        raise TextnbError(f"the Dask scheduler at {address} has no worker (none joined in "
+                          f"{WORKER_WAIT_SECONDS:g} s): start some with `dask worker {address}`") from None
 
 
 def map_ordered(client, func, arg_tuples, *, window=None):
     """``func(*args)`` for each tuple on the cluster, results in submission order.
 
     At most ``window`` tasks (default: twice the number of worker threads) are in
-    flight, so the documents of only that many shards are held at once.
+    flight, so the documents of only that many shards are held at once. A run whose
+    workers have all left waits :data:`WORKER_WAIT_SECONDS` for another, then stops with a
+    :class:`~textnb.core.errors.TextnbError`, as it does when the scheduler is lost; an
+    error a task raised about the files it read says it came from a worker.
     """
+    address = getattr(getattr(client, "scheduler", None), "address", None) or "?"
     if window is None:
-        window = max(2, 2 * sum(client.nthreads().values()))
+        with _scheduler_kept(address):
+            window = max(2, 2 * sum(client.nthreads().values()))
     pending = deque()
     for args in arg_tuples:
-        pending.append(client.submit(func, *args, pure=False))
+        with _scheduler_kept(address):
+            pending.append((client.submit(func, *args, pure=False), args))
         if len(pending) >= window:
-            future = pending.popleft()
-            yield future.result()
-            future.release()
+            yield _cluster_result(client, address, *pending.popleft())
     while pending:
-        future = pending.popleft()
-        yield future.result()
-        future.release()
+        yield _cluster_result(client, address, *pending.popleft())
+
+
+@contextmanager
+def _scheduler_kept(address):
+    """A call to the scheduler at ``address`` whose connection is lost (the scheduler ended,
+    the network): one :class:`~textnb.core.errors.TextnbError` instead of Dask's OSError
+    naming its connection pool."""
+    import asyncio
+    import concurrent.futures
+
+    lost = f"lost the connection to the Dask scheduler at {address} during the run"
+    try:
+        yield
+    except (TimeoutError, asyncio.TimeoutError):  # (an OSError: a result not ready yet, for the caller)
+        raise
+    except (OSError, asyncio.CancelledError):  # (CommClosedError)
+        raise TextnbError(lost) from None
+    except concurrent.futures.CancelledError as exc:  # (the futures a client that lost its scheduler cancels)
+        reason = getattr(exc, "reason", None)
+        if reason in (None, "scheduler-connection-lost"):
+            raise TextnbError(lost) from None
+        raise TextnbError(f"the Dask scheduler at {address} cancelled the run's tasks ({reason})") from None
+
+
+def _cluster_result(client, address, future, args):
+    """The result of ``future`` (a task of ``func(*args)`` sent with ``client`` to the
+    scheduler at ``address``), released."""
+    import asyncio
+
+    alone = None  # since when the scheduler has had no worker
+    try:
+        while True:
+            try:
+                with _scheduler_kept(address):
+                    return future.result(timeout=1.0)
+            except (TimeoutError, asyncio.TimeoutError):
+                with _scheduler_kept(address):
+                    workers = client.nthreads()
+                if workers:
+                    alone = None
+                    continue
+                alone = time.monotonic() if alone is None else alone
+                if time.monotonic() - alone > WORKER_WAIT_SECONDS:
+                    raise TextnbError(f"every Dask worker of the scheduler at {address} has left (none for "
+                                      f"{WORKER_WAIT_SECONDS:g} s; a worker that cannot import textnb ends at "
+                                      "its first task): the run is stopped") from None
+    except InputError as exc:  # (a file the worker cannot read: not on its file system?)
+        docs = args[0] if args and isinstance(args[0], (list, tuple)) else ()
+        if any(isinstance(d, PurePath) for d in docs):
+            exc.args = (f"{exc.args[0]} (read on a Dask worker: the corpus must be at the same path on "
+                        "every worker)",) + exc.args[1:]
+        raise
+    finally:
+        with contextlib.suppress(Exception):
+            future.release()
 
 
 def _reap(pool):

@@ -949,6 +949,49 @@ class _Prefixed(io.RawIOBase):
         return len(data)
 
 
+#: the fewest bytes of a TSV field :func:`iter_rows` keeps (a label is never cut)
+_MIN_FIELD_CAP = 1 << 16
+
+
+def _capped_fields(raw, cap):
+    """The lines of the binary stream ``raw`` (a TSV file: a row is a line, with no quoting),
+    each TAB-separated field cut at ``cap`` bytes (the start of the UTF-8 character there):
+    a row of any length is read a block at a time, and memory holds its fields' first
+    ``cap`` bytes, not the whole line (a 200 MB row took 1.6 GB whatever ``--max-bytes``).
+    ``cap`` is above ``max_bytes``, so every document, cut at ``max_bytes`` UTF-8 bytes,
+    is the same as from the whole line. A line within ``cap`` bytes is yielded as read."""
+    while True:
+        line = raw.readline(cap)
+        if len(line) < cap or line.endswith(b"\n"):
+            if not line:
+                return
+            yield line
+            continue
+        fields, chunk = [bytearray()], line
+        while chunk:
+            for k, piece in enumerate(chunk.split(b"\t")):
+                if k:
+                    fields.append(bytearray())
+                room = cap - len(fields[-1])
+                if room > 0:
+                    fields[-1] += piece[:room]
+            if chunk.endswith(b"\n"):
+                break
+            chunk = raw.readline(cap)
+        yield b"\t".join(_utf8_start(f) if len(f) >= cap else bytes(f) for f in fields)
+
+
+def _utf8_start(data):
+    """``data`` without a UTF-8 character its end cuts in two (``data``: a field cut at a byte
+    count; other bytes, Windows-1252 ones, lose at most 3 bytes, a cut field's tail)."""
+    i = len(data) - 1
+    while i > 0 and len(data) - i < 4 and data[i] & 0xC0 == 0x80:  # (continuation bytes)
+        i -= 1
+    lead = data[i] if data else 0
+    width = 2 if 0xC0 <= lead < 0xE0 else 3 if 0xE0 <= lead < 0xF0 else 4 if 0xF0 <= lead < 0xF8 else 1
+    return bytes(data[:i] if len(data) - i < width else data)
+
+
 def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, size=1000,
               need_label=False, header_table=True):
     """:func:`read_rows` as it reads: ``(documents, labels)`` in lists of at most ``size``
@@ -968,7 +1011,11 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
         first = stream.read(_SNIFF)
         if is_binary(first):
             raise InputError(binary_message(path, first, f"a TSV/CSV {'corpus' if need_label else 'file'}"))
-        lines = (decode_bytes(raw) for raw in io.BufferedReader(_Prefixed(first, stream)))
+        raw_lines = io.BufferedReader(_Prefixed(first, stream))
+        first_line = first.split(b"\n", 1)[0]
+        if path.lower().endswith((".tsv", ".tab")) or b"\t" in first_line:  # TSV: a row is a line
+            raw_lines = _capped_fields(raw_lines, max(max_bytes + 8, _MIN_FIELD_CAP))
+        lines = (decode_bytes(raw) for raw in raw_lines)
         head = next(lines, "")
         delimiter = _delimiter_of(path, head.split("\n", 1)[0])
         quoting = csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE

@@ -328,8 +328,7 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
             self.vectorizer_ = clone(self.vectorizer) if self.vectorizer is not None else Vectorizer()
             self.model_ = clone(self.model) if self.model is not None else DiscriminativeNB()
             if not self._streams(self.model_, self.vectorizer_):
-                raise ValueError("partial_fit needs a count model (MultinomialNB, BernoulliNB, ComplementNB, "
-                                 "DiscriminativeNB) over counts")
+                raise _not_streamed("partial_fit")
             self.classes_ = np.unique(np.asarray(classes))
             self.vectorizer_._set_terms([])
             if isinstance(self.model_, DiscriminativeNB):
@@ -361,9 +360,7 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
     def _add(self, X, y, sample_weight, sign):
         refuse_single_string(X)
         if not self._streams(self.model_, self.vectorizer_):  # (checked before the vocabulary is touched)
-            raise ValueError(f"{'partial_fit' if sign > 0 else 'forget'} needs a count model (MultinomialNB, "
-                             "BernoulliNB, ComplementNB, DiscriminativeNB) over plain counts (not a wrapper, a "
-                             "fixed vocabulary, binary or tf-idf weighting); fit the whole corpus again instead")
+            raise _not_streamed("partial_fit" if sign > 0 else "forget")
         y_index = class_positions(self.classes_, y)  # (classes_ may be declared ones, in their order)
         checked = check_sample_weight(sample_weight, len(y))
         weights = np.ones(len(y)) if checked is None else checked
@@ -564,3 +561,11 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         self.skipped_ = []
         if "input_" in state:
             self.input_ = state["input_"]
+
+
+def _not_streamed(method):
+    """The error of ``partial_fit`` or ``forget`` (``method``) of a classifier whose model is not
+    fitted from per-class sums of plain counts (one message for the first call and the next)."""
+    return ValueError(f"{method} needs a count model (MultinomialNB, BernoulliNB, ComplementNB, DiscriminativeNB) "
+                      "over plain counts (not a wrapper, a fixed vocabulary, binary or tf-idf weighting); fit the "
+                      "whole corpus again instead")

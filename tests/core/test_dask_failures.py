@@ -1,0 +1,180 @@
+"""What ``--scheduler`` does when the cluster is not what it should be: an address where no
+Dask scheduler answers, a scheduler without workers, workers or the scheduler lost during the
+run, a worker that cannot read the corpus (found by a user trial, session 27: a web server's
+port waited for ever, an SSH banner was "out of memory", a worker's address, ``tls://`` without
+certificates and ``ucx://`` were internal errors, a scheduler without workers waited for ever
+and a lost scheduler printed a page of Dask's log). Clusters run on 127.0.0.1, started and
+stopped here."""
+
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import REPO, InProcessClient, cli, one_error_line, tsv
+
+distributed = pytest.importorskip("distributed")
+
+from textnb.core import workers  # noqa: E402
+from textnb.core.errors import InputError, TextnbError  # noqa: E402
+
+
+def _corpus(tmp_path):
+    rows = [("spam", f"cheap pills offer {i}") for i in range(20)] + [("ham", f"lunch at noon {i}") for i in range(20)]
+    return tsv(tmp_path / "c.tsv", rows)
+
+
+class _Listener:
+    """A TCP port on 127.0.0.1 where something other than Dask listens: it sends ``banner``
+    to each connection (None: says nothing) and keeps it open."""
+
+    def __init__(self, banner):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen()
+        self.address = f"tcp://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.banner, self.conns = banner, []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns.append(conn)
+            if self.banner:
+                conn.sendall(self.banner)
+
+    def close(self):
+        for c in self.conns:
+            c.close()
+        self.sock.close()
+
+
+@pytest.mark.parametrize("address, expected", [
+    ("banner", "is not a Dask scheduler"),  # an SSH server's first line read as a frame length
+    ("tls://127.0.0.1:9", "tls:// needs Dask's TLS settings"),
+    ("ucx://127.0.0.1:9", "this Dask has no ucx:// transport"),
+])
+def test_an_address_where_no_scheduler_answers_is_one_line(tmp_path, address, expected):
+    listener = _Listener(b"SSH-2.0-OpenSSH_9.6\r\n") if address == "banner" else None
+    try:
+        rc, _, err = cli("train", _corpus(tmp_path), "-o", tmp_path / "m.tnb",
+                         "--scheduler", listener.address if listener else address)
+    finally:
+        if listener:
+            listener.close()
+    assert rc == 1
+    one_error_line(err, expected)
+    assert not (tmp_path / "m.tnb").exists()
+
+
+_RUN = ("import sys, textnb.core.workers as w; w.CONNECT_SECONDS = w.WORKER_WAIT_SECONDS = 0.5; "
+        "from textnb.cli.commands import main; sys.exit(main(sys.argv[1:]))")
+
+
+def _train(tmp_path, address):
+    """``textnb train`` in a process of its own (bounded: a run that waits for ever fails)."""
+    proc = subprocess.run([sys.executable, "-c", _RUN, "train", str(_corpus(tmp_path)), "-o",
+                           str(tmp_path / "m.tnb"), "--scheduler", address], capture_output=True, text=True,
+                          timeout=60, cwd=REPO, env={**__import__("os").environ, "PYTHONPATH": str(REPO)})
+    return proc.returncode, proc.stderr
+
+
+def test_a_port_that_never_answers_is_not_waited_for_ever(tmp_path):
+    listener = _Listener(None)  # (a web server waits for a request: Dask's handshake is none)
+    try:
+        rc, err = _train(tmp_path, listener.address)
+    finally:
+        listener.close()
+    assert rc == 1
+    one_error_line(err, f"{listener.address} is not a Dask scheduler", "no answer within 1 s")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A scheduler and one worker in this process (threads), on 127.0.0.1."""
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, host="127.0.0.1",
+                                  protocol="tcp://", dashboard_address=":0") as c:
+        yield c
+
+
+def test_a_workers_address_and_a_scheduler_without_workers(cluster, tmp_path):
+    worker = next(iter(cluster.scheduler.workers))
+    rc, _, err = cli("train", _corpus(tmp_path), "-o", tmp_path / "m.tnb", "--scheduler", worker)
+    assert rc == 1
+    one_error_line(err, f"{worker} is a Dask worker, not a scheduler: its scheduler is "
+                        f"{cluster.scheduler.address}")
+    with distributed.LocalCluster(n_workers=0, processes=False, host="127.0.0.1", protocol="tcp://",
+                                  dashboard_address=":0") as empty:
+        rc, err = _train(tmp_path, empty.scheduler.address)
+    assert rc == 1
+    one_error_line(err, f"the Dask scheduler at {empty.scheduler.address} has no worker (none joined in 0.5 s)")
+
+
+def _slow(i):
+    time.sleep(0.05)
+    return i
+
+
+def _consume(results, after, out):
+    """Consume ``results`` in a thread of its own (bounded: an old version waited for ever),
+    calling ``after()`` once the first result came; ``out`` gets the results or the error."""
+    def run():
+        try:
+            for k, r in enumerate(results):
+                out.append(r)
+                if k == 0:
+                    after()
+        except BaseException as exc:  # noqa: BLE001
+            out.append(exc)
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(60)
+    assert not t.is_alive(), "the run waited for ever"
+
+
+def test_a_run_whose_workers_all_leave_stops(monkeypatch):
+    monkeypatch.setattr(workers, "WORKER_WAIT_SECONDS", 0.5)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, host="127.0.0.1",
+                                  protocol="tcp://", dashboard_address=":0") as c, distributed.Client(c) as client:
+        out = []
+        _consume(workers.map_ordered(client, _slow, [(i,) for i in range(40)]), lambda: c.scale(0), out)
+    assert isinstance(out[-1], TextnbError), out[-1]
+    assert f"every Dask worker of the scheduler at {c.scheduler.address} has left" in str(out[-1])
+
+
+def test_a_run_whose_scheduler_is_lost_stops_with_one_line(capfd):
+    import dask
+
+    # (the cluster's own close asks its closed scheduler to stop the workers: 30 s by default)
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}), distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, host="127.0.0.1",
+                                  protocol="tcp://", dashboard_address=":0") as c:
+        address = c.scheduler.address
+        out = []
+        with workers.connect(address) as client:
+            _consume(workers.map_ordered(client, _slow, [(i,) for i in range(40)]),
+                     lambda: c.sync(c.scheduler.close), out)
+    assert isinstance(out[-1], TextnbError), out[-1]
+    assert str(out[-1]) == f"lost the connection to the Dask scheduler at {address} during the run"
+    assert "Traceback" not in capfd.readouterr().err  # (Dask's client logged its reconnection's)
+
+
+def test_a_file_a_worker_cannot_read_says_so(tmp_path):
+    """A worker without the corpus (not on a shared file system) said '...: cannot read (No
+    such file or directory)' of a file that the user sees."""
+    from textnb.text.defaults import VECTORIZER_DEFAULTS
+    from textnb.text.training import analyzer_from_params, count_documents
+
+    missing = [Path(tmp_path / "gone" / "a.txt"), Path(tmp_path / "gone" / "b.txt")]
+    with pytest.raises(InputError, match=r"a\.txt: cannot read \(No such file or directory\) \(read on a Dask "
+                                         r"worker: the corpus must be at the same path on every worker\)$"):
+        count_documents(missing, np.array([0, 1]), np.ones(2), 2, analyzer_from_params(dict(VECTORIZER_DEFAULTS)),
+                        client=InProcessClient())
