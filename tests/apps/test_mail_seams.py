@@ -216,6 +216,7 @@ def test_tell_and_unregister_agree_on_a_journal_that_is_not_complete(spam_model,
 
 
 # -- 4. a --batch / --train-* helper process killed: said, and its work done here -----------
+@pytest.mark.slow
 def test_a_helper_killed_by_sigkill_is_said_and_the_output_stays_complete(spam_model, tmp_path, monkeypatch,
                                                                           forked_pids):
     """``spamfilter --batch -j 2`` whose helper is killed (SIGKILL: the OOM killer, a user)

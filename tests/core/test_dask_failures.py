@@ -19,6 +19,7 @@ import pytest
 from conftest import REPO, InProcessClient, cli, one_error_line, tsv
 
 distributed = pytest.importorskip("distributed")
+pytestmark = pytest.mark.slow  # (clusters and servers on 127.0.0.1: the full suite, not the quick subset)
 
 from textnb.core import workers  # noqa: E402
 from textnb.core.errors import InputError, TextnbError  # noqa: E402

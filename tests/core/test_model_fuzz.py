@@ -700,6 +700,7 @@ def test_a_vectorizer_that_reads_files_is_not_saved(tmp_path):
     assert not (tmp_path / "m.tnb").exists()
 
 
+@pytest.mark.slow  # (a whole textnb process: the full suite)
 def test_textnb_predict_with_a_file_reading_vectorizer_is_one_line_exit_1(fitted, tmp_path):
     path, _ = fitted["text-multinomial"]
     header, arrays = _read(path)
