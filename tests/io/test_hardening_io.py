@@ -566,3 +566,16 @@ def test_spamfilter_batch_and_register_skip_a_fifo(tmp_path):
     proc = run([sys.executable, str(script), "-m", str(model), "--batch", str(box)], timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert len(proc.stdout.decode().splitlines()) == 3
+
+
+def test_max_bytes_takes_the_mail_filters_sizes(tmp_path):
+    """``--max-bytes`` of train / predict / evaluate reads a size as spamfilter's and
+    topicfilter's do (``64k``, ``16M``): the same model as the number of bytes."""
+    tsv(tmp_path / "c.tsv", zip(LABELS, DOCS))
+    for name, size in (("a", "1k"), ("b", "1024")):
+        rc, _, err = cli("train", tmp_path / "c.tsv", "-o", tmp_path / f"{name}.tnb", "--max-bytes", size)
+        assert rc == 0, err
+    assert (tmp_path / "a.tnb").read_bytes() == (tmp_path / "b.tnb").read_bytes()
+    for command in (["predict", tmp_path / "a.tnb", tmp_path / "c.tsv"], ["evaluate", tmp_path / "c.tsv", "--cv", "2"]):
+        rc, out, err = cli(*command, "--max-bytes", "64k")
+        assert rc == 0 and out, err

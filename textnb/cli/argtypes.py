@@ -217,10 +217,10 @@ def size(text):
 
     try:
         value = parse_size(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    if value > MAX_BYTES:
-        raise argparse.ArgumentTypeError(f"at most 4G, got {text!r}")
+        if value > MAX_BYTES:
+            raise ValueError(f"at most 4G: {text}")
+    except ValueError as exc:  # (the words of every bounded flag, then why)
+        raise argparse.ArgumentTypeError(f"expected a size such as 4096, 64k or 16M, {size.range}: {exc}") from None
     return value
 
 

@@ -5,8 +5,8 @@ the library's option objects (:class:`~textnb.meta.registry.ModelOptions`,
 import argparse
 from contextlib import contextmanager
 
-from textnb.cli.argtypes import (MAX_ALPHA, MAX_BINS, MAX_BYTES, MAX_NGRAM, MAX_TERMS, MAX_TOP, bounded, df_value,
-                                 jobs, select_spec)
+from textnb.cli.argtypes import (MAX_ALPHA, MAX_BINS, MAX_NGRAM, MAX_TERMS, MAX_TOP, bounded, df_value, jobs,
+                                 select_spec, size)
 from textnb.core.errors import DataError, InputError, StructureError, input_name
 from textnb.io.sources import STDIN_PATHS  # (the names of standard input a file option can have: read once)
 
@@ -37,7 +37,7 @@ top_labels.range = f"{top.range}, or -1 for every label"
 smoothing = bounded(float, low=0.0, high=MAX_ALPHA)
 bins = bounded(int, low=1, high=MAX_BINS)
 ngram = bounded(int, low=1, high=MAX_NGRAM)
-max_bytes = bounded(int, low=1, high=MAX_BYTES)
+max_bytes = size  # (spamfilter's and topicfilter's own: 1000, 64k, 16M)
 folds = bounded(int, low=2, high=10_000)
 repeats = bounded(int, low=1, high=1_000)
 seed = bounded(int, low=0, high=2**32 - 1)
@@ -92,7 +92,8 @@ def add_corpus_options(p):
                         "for a file with other columns too, for a mixed table: text columns beside "
                         "nominal and numeric ones, one naive Bayes (class: --class, default the last column)")
     g.add_argument("--max-bytes", type=max_bytes,
-                   help=f"read at most this many bytes of a document (default 16 MiB; {max_bytes.range} bytes)")
+                   help=f"read at most this many bytes of a document: a size such as 4096, 64k or 16M "
+                        f"(default 16M; {max_bytes.range})")
     add_fasttext_options(g)
 
 

@@ -35,8 +35,8 @@ def add_parser(sub):
                         "ranked label already carries its probability ('label P'; --json: proba, log_odds)")
     p.add_argument("--json", action="store_true", help="one JSON object per document")
     p.add_argument("--max-bytes", type=max_bytes_type,
-                   help=f"read at most this many bytes of a document (default: the model's train --max-bytes; "
-                        f"{max_bytes_type.range} bytes)")
+                   help=f"read at most this many bytes of a document: a size such as 4096, 64k or 16M (default: "
+                        f"the model's train --max-bytes; {max_bytes_type.range})")
     p.add_argument("--explain", action="store_true",
                    help="also print why: the terms that moved the decision most, what each attribute of a "
                         "table added to the margin, or the rule of a lazy model")
