@@ -11,7 +11,7 @@ import os
 from textnb.core.errors import InputError
 from textnb.core.regular import NotRegularFile, open_regular_stat
 
-__all__ = ["BATCH_BYTES", "cut_text", "decode_cut", "file_identity", "folder_files", "open_regular_binary",
+__all__ = ["BATCH_BYTES", "bounded_runs", "cut_text", "decode_cut", "file_identity", "folder_files", "open_regular_binary",
            "read_regular_file", "regular_reader", "source_batches"]
 
 _CHUNK = 1 << 16
@@ -40,22 +40,32 @@ def file_identity(path, stat_result=None):
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
 
 
+def bounded_runs(items, size, measure=None):
+    """Lists of consecutive ``items`` (read as the lists are asked for), each of at most
+    ``size`` of them and, with ``measure``, ending with the item whose ``measure(item)``
+    brings the list's total to :data:`BATCH_BYTES`: the one rule every batch of documents
+    or messages is cut by (:func:`source_batches`, :func:`textnb.text.training.batches`,
+    :func:`textnb.text.tokenize.text_parts`)."""
+    run, total = [], 0
+    for item in items:
+        run.append(item)
+        if measure is not None:
+            total += measure(item)
+        if len(run) >= size or total >= BATCH_BYTES:
+            yield run
+            run, total = [], 0
+    if run:
+        yield run
+
+
 def source_batches(pairs, size=1000, measure=None):
     """``(sources, items)`` lists of at most ``size`` of the ``(source, item)`` ``pairs``,
     in order (what predicting a stream of documents or messages works on). ``measure``:
     a batch also ends once the ``measure(item)`` of its items reach :data:`BATCH_BYTES`
     (``len`` for texts)."""
-    sources, items, total = [], [], 0
-    for source, item in pairs:
-        sources.append(source)
-        items.append(item)
-        if measure is not None:
-            total += measure(item)
-        if len(items) >= size or total >= BATCH_BYTES:
-            yield sources, items
-            sources, items, total = [], [], 0
-    if items:
-        yield sources, items
+    for run in bounded_runs(pairs, size, None if measure is None else (lambda pair: measure(pair[1]))):
+        sources, items = zip(*run)
+        yield list(sources), list(items)
 
 
 def read_regular_file(path, max_bytes=None, *, what=None):

@@ -459,17 +459,14 @@ def count_batch(docs, analyzer, vocabulary, *, grow):
 def text_parts(docs):
     """``(start, stop)`` of consecutive parts of the documents ``docs`` (a sequence), each
     ending with the document whose text brings it to :data:`textnb.io.files.BATCH_BYTES`
-    (a str's characters, bytes' length), the last with the last document."""
-    limit = files.BATCH_BYTES
-    parts, lo, total = [], 0, 0
-    for i, doc in enumerate(docs):
-        total += len(doc) if isinstance(doc, (str, bytes, bytearray)) else 0
-        if total >= limit:
-            parts.append((lo, i + 1))
-            lo, total = i + 1, 0
-    if lo < len(docs) or not parts:
-        parts.append((lo, len(docs)))
-    return parts
+    (a str's characters, bytes' length: :func:`textnb.io.files.bounded_runs`), the last
+    with the last document."""
+    def length(i):
+        doc = docs[i]
+        return len(doc) if isinstance(doc, (str, bytes, bytearray)) else 0
+
+    parts = [(run[0], run[-1] + 1) for run in files.bounded_runs(range(len(docs)), len(docs) or 1, length)]
+    return parts or [(0, 0)]
 
 
 def encode_terms(terms, columns=None):

@@ -19,7 +19,6 @@ import scikit-learn.
 """
 
 from functools import partial
-from itertools import islice
 from pathlib import PurePath
 from numbers import Integral
 from typing import NamedTuple
@@ -63,22 +62,10 @@ def batches(docs, y_index, weights, size, measure=None):
     """``(batch, y_index part, weights part)`` of at most ``size`` of ``docs`` each, in
     order (``docs`` read as the batches are asked for). ``measure``: a batch also ends
     with the document whose ``measure(doc)`` brings its total to
-    :data:`textnb.io.files.BATCH_BYTES` (:func:`textnb.io.corpus.document_size`; the
-    text's length for documents read already)."""
-    it = iter(docs)
+    :data:`textnb.io.files.BATCH_BYTES` (:func:`textnb.io.files.bounded_runs`;
+    :func:`textnb.io.corpus.document_size`, or the text's length for documents read already)."""
     start = 0
-    while True:
-        if measure is None:
-            batch = list(islice(it, size))
-        else:
-            batch, total = [], 0
-            for doc in it:
-                batch.append(doc)
-                total += measure(doc)
-                if len(batch) >= size or total >= files.BATCH_BYTES:
-                    break
-        if not batch:
-            return
+    for batch in files.bounded_runs(docs, size, measure):
         stop = start + len(batch)
         yield batch, y_index[start:stop], weights[start:stop]
         start = stop
