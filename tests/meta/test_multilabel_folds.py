@@ -9,12 +9,14 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 from sklearn.base import clone
+from sklearn.model_selection import ParameterGrid
 
 from textnb import MultinomialNB, TextClassifier, Vectorizer
 from textnb.core.folds import kfold, stratified_kfold
 from textnb.meta.labelsets import copies, label_indicator
 from textnb.meta.multilabel import MultiLabelNB
 from textnb.meta.smoothing import SmoothingCV
+from textnb.naive_bayes.base import with_choices
 
 TOPICS = {"grain": "wheat corn harvest crop bushels grain", "oil": "crude barrel opec oil refinery petroleum",
           "money": "dollar yen currency exchange rate bank"}
@@ -59,28 +61,66 @@ def _models():
             "auto": lambda: SmoothingCV(MultinomialNB(), param_grid={"alpha": [0.01, 0.1, 1.0]}, cv=3)}
 
 
+def _chosen(fitted, method):
+    """The model(s) of a fitted MultiLabelNB with the choices they made on all its training
+    documents fixed: a SmoothingCV over the one setting it chose."""
+    def chosen(model):
+        fixed = with_choices(model)
+        return clone(fitted.estimator) if fixed is None else fixed
+
+    return chosen(fitted.estimator_) if method == "copy" else [chosen(m) for m in fitted.estimators_]
+
+
+def _settings(fitted, method):
+    """The settings the SmoothingCV(s) of a fitted MultiLabelNB chose."""
+    models = [fitted.estimator_] if method == "copy" else [m for m in fitted.estimators_ if m is not None]
+    return [m.best_params_ for m in models]
+
+
 @pytest.mark.parametrize("vectorizer", [{"min_df": 2}, {"max_features": 40}, {}],
                          ids=lambda v: " ".join(f"{k}={w}" for k, w in v.items()) or "default")
 @pytest.mark.parametrize("model", ["multinomial", "auto"])
 @pytest.mark.parametrize("method", ["copy", "ovr"])
 def test_out_of_fold_scores_are_fresh_fits_on_the_folds_documents(monkeypatch, vectorizer, model, method):
     """MultiLabelNB in a TextClassifier: each out-of-fold model scores its held-out
-    documents as a TextClassifier of the same vectorizer fitted on the fold's training
-    documents does (min_df / max_features counted on them; a SmoothingCV inside chooses on
-    its own folds' vocabularies). Before, a fold's model was fitted on the whole training
-    set's pruned vocabulary (minus the terms the fold never saw), so a term of a held-out
-    document and one training document passed min_df=2 in the fold's model."""
-    texts, labels = _corpus()
+    documents as a TextClassifier of the same vectorizer, fitted on the fold's training
+    documents, of the model with the final model's choices does (min_df / max_features
+    counted on the fold's documents; a SmoothingCV's setting as the model of every document
+    chose it). Before, a fold's model was fitted on the whole training set's pruned
+    vocabulary (minus the terms the fold never saw), so a term of a held-out document and
+    one training document passed min_df=2 in the fold's model; and a SmoothingCV of a fold
+    searched again, on the fold's documents, and here chose another setting than the
+    final model on some fold: its log-odds were on another scale than those the thresholds
+    are applied to (GoEmotions: m=1000 in a fold against m=3000, macro-F1 0.18 -> 0.12)."""
+    texts, labels = _corpus(seed=1, **SKEWED)  # (every fold's search of some label chooses otherwise)
     make = _models()[model]
     clf = TextClassifier(vectorizer=Vectorizer(**vectorizer), model=MultiLabelNB(make(), method=method, cv=3))
     got = _out_of_fold(monkeypatch, lambda: clf.fit(texts, labels))
+    chosen = _chosen(clf.model_, method)
+    if model == "auto":  # (a fold's SmoothingCV searches the setting chosen only)
+        for fixed in [chosen] if method == "copy" else chosen:
+            assert len(ParameterGrid(fixed.param_grid)) == 1
     want = np.full(got.shape, np.nan)
+    differ = False
     for train, test in kfold(len(texts), 3, 0):
-        fresh = TextClassifier(vectorizer=Vectorizer(**vectorizer), model=MultiLabelNB(make(), method=method, cv=3))
-        fresh.fit([texts[i] for i in train], [labels[i] for i in train])
-        assert list(fresh.classes_) == list(clf.classes_)
-        want[test] = fresh.model_.predict_log_odds(fresh.transform([texts[i] for i in test]))
+        docs, held_out = [texts[i] for i in train], [texts[i] for i in test]
+        for j, base in enumerate([chosen] if method == "copy" else chosen):
+            fresh = TextClassifier(vectorizer=Vectorizer(**vectorizer),
+                                   model=MultiLabelNB(base, method=method, threshold=0.0, min_labels=0))
+            fresh.fit(docs, [labels[i] for i in train])
+            assert list(fresh.classes_) == list(clf.classes_)
+            scores = fresh.model_.predict_log_odds(fresh.transform(held_out))
+            if method == "copy":
+                want[test] = scores
+            else:
+                want[np.ix_(test, [j])] = scores[:, [j]]
+        if model == "auto":  # (what a fold's own search chooses)
+            searched = TextClassifier(vectorizer=Vectorizer(**vectorizer),
+                                      model=MultiLabelNB(make(), method=method, threshold=0.0, min_labels=0))
+            searched.fit(docs, [labels[i] for i in train])
+            differ |= _settings(searched.model_, method) != _settings(clf.model_, method)
     assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+    assert differ or model != "auto"  # (so the old out-of-fold SmoothingCVs, choosing their own, scored otherwise)
 
 
 #: few topic words, many of the word a document shares with one other: with min_df=2 that word is a

@@ -278,11 +278,14 @@ def test_apnbc_cv_folds_are_fresh_fits_on_the_folds_documents(monkeypatch, vecto
     """``APNBC(fit_on="cv")`` in a TextClassifier: each fold's model scores its held-out
     documents as a TextClassifier of the same vectorizer settings fitted on the fold's
     training documents does (the fold's own vocabulary: min_df / max_features counted on
-    it, a term of held-out documents only unknown; a SmoothingCV inside chooses on its own
-    inner folds' vocabularies; lazy rules get the fold's terms). Before, the folds' models were
-    fitted on the columns of the whole training set's vocabulary."""
+    it, a term of held-out documents only unknown; lazy rules get the fold's terms), of the
+    model with the choices the model of every document made (a SmoothingCV inside: the
+    setting it chose, textnb.naive_bayes.base.with_choices). Before, the folds' models were
+    fitted on the columns of the whole training set's vocabulary, and a fold's SmoothingCV
+    searched again (with the default vectorizer, another m than the model of every document)."""
     from textnb import TextClassifier, Vectorizer
     from textnb.core.folds import stratified_kfold
+    from textnb.naive_bayes.base import with_choices
     from textnb.semi_naive.apnbc import APNBC
 
     texts, labels = TEXTS[:240], np.asarray(LABELS[:240])
@@ -290,9 +293,10 @@ def test_apnbc_cv_folds_are_fresh_fits_on_the_folds_documents(monkeypatch, vecto
     clf = TextClassifier(vectorizer=Vectorizer(**vectorizer),
                          model=APNBC(make(), fit_on="cv", cv=3, random_state=5, significance=1.0))
     got = _out_of_fold(monkeypatch, lambda: clf.fit(texts, labels))
+    chosen = with_choices(clf.model_.estimator_)
     want = np.full(got.shape, np.nan)
     for train, test in stratified_kfold(labels, 3, 5):
-        fresh = TextClassifier(vectorizer=Vectorizer(**vectorizer), model=make()).fit(
+        fresh = TextClassifier(vectorizer=Vectorizer(**vectorizer), model=make() if chosen is None else chosen).fit(
             [texts[i] for i in train], labels[train])
         assert list(fresh.classes_) == list(clf.classes_)
         want[test] = fresh.predict_joint_log_proba([texts[i] for i in test])

@@ -39,6 +39,13 @@ Capabilities read here (each defaults to "no" on a class that does not declare i
     the model makes cross-validation folds of its rows (SmoothingCV, CalibratedNB, APNBC) and
     keeps the rows of one group on one side of each (:func:`takes_groups`: the copies of a
     document in a multi-label copy model).
+``with_choices()``
+    method of a fitted model that makes choices from its training data (DiscriminativeNB's
+    ``event_model="auto"``, SmoothingCV's smoothing): the model, unfitted, with those choices
+    fixed, or None when it made none. A model fitted on a fold to threshold, calibrate or
+    adjust a final model (MultiLabelNB's out-of-fold models, CalibratedNB's, APNBC's with
+    ``fit_on="cv"``) is the final model's answer, so that it scores on the final model's
+    scale (:func:`textnb.naive_bayes.base.with_choices` walks wrappers and Pipelines to it).
 
 Standard library only (the mail client imports nothing heavy).
 """

@@ -24,12 +24,12 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from textnb.core.folds import calibration_folds, take_rows
 from textnb.core.wrapping import takes_fold_counts, takes_groups
 from textnb.naive_bayes.base import (NestedParams, SaveMixin, WrapperTags, given_splits, log_odds, takes_documents,
-                                     wrapped_documents, wrapped_input_tags)
+                                     with_choices, wrapped_documents, wrapped_input_tags)
 from textnb.core.model_io import register
 from textnb.naive_bayes.kernels import all_or_nothing
 from textnb.core.stats import seen_columns
 from textnb.io.frames import is_frame
-from textnb.meta.smoothing import SmoothingCV, weight_kwargs
+from textnb.meta.smoothing import weight_kwargs
 from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, CALIBRATION_METHODS, calibrated_classes,
                                    calibrated_log_proba, finite_scores, fit_isotonic, fit_sigmoid, threshold_for_f1,
                                    threshold_for_fpr)
@@ -177,9 +177,11 @@ class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEs
     ----------
     estimator : classifier, default=None
         Any classifier with ``predict_log_proba`` (a textnb model or a Pipeline ending
-        in one); ``textnb.MultinomialNB()`` when None. A
-        :class:`~textnb.meta.smoothing.SmoothingCV` chooses its smoothing once on all the
-        data, and the model with that smoothing is calibrated.
+        in one); ``textnb.MultinomialNB()`` when None. A model that makes a choice from
+        its data (a :class:`~textnb.meta.smoothing.SmoothingCV`'s smoothing,
+        DiscriminativeNB's ``event_model="auto"``) makes it once, on all the data, and
+        the calibration folds fit the model with that choice
+        (:func:`textnb.naive_bayes.base.with_choices`): the model calibrated.
     method : {"sigmoid", "isotonic"}, default="sigmoid"
         Platt's sigmoid ``σ(a s + b)`` on the log-odds ``s`` (two parameters per class;
         robust with little data), or isotonic regression (monotone step function,
@@ -309,7 +311,6 @@ class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEs
         splits = given_splits(self.cv, X, y)  # a bad cv: one line, before any model is fitted
         base = self._base()
         kw = {} if sw is None else weight_kwargs(base, sw)
-        smoothing = isinstance(base, SmoothingCV) and len(np.unique(y)) >= 2
         # the model on all the data first: its classes are the calibrated model's (as
         # scikit-learn's CalibratedClassifierCV), so a table model's declared classes stay,
         # in their order, and a declared class no row has gets a map fitted on no positive
@@ -322,10 +323,12 @@ class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEs
         final = clone(base).fit(X, y, **kw)  # (a SmoothingCV's choice weighs them too)
         self.classes_ = np.asarray(final.classes_)
         n_classes = len(self.classes_)
-        if smoothing:
-            # choose the smoothing once, on all the data, and calibrate that model: fold
-            # models choosing their own smoothing would score on other scales
-            base = clone(final.estimator_)
+        # the fold models are the model on all the data with the choices it made (a
+        # SmoothingCV's smoothing, DiscriminativeNB's event model): fold models choosing
+        # their own would score on other scales than the model calibrated
+        chosen = with_choices(final)
+        if chosen is not None:
+            base = chosen
         if n_classes >= 2:
             scores, _, rows = out_of_fold_log_odds(base, X, y, cv=self.cv if splits is None else splits,
                                                    random_state=self.random_state, sample_weight=sw,

@@ -40,7 +40,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from textnb.naive_bayes.base import CV_SCHEMA, DeclaredTags, NestedParams, SaveMixin, given_splits
+from textnb.naive_bayes.base import CV_SCHEMA, DeclaredTags, NestedParams, SaveMixin, given_splits, with_choices
 from textnb.core.errors import InputError, ParameterError
 from textnb.core.wrapping import takes_fold_counts, takes_groups
 from textnb.core.model_io import register
@@ -69,17 +69,21 @@ __all__ = [
     "read_multilabel_corpus",
 ]
 
-def _with_choices(base, fitted):
-    """``base`` with the choices ``fitted`` (the model on all the training documents)
-    made from the data kept: DiscriminativeNB's event model and smoothing with
-    ``event_model="auto"``. The out-of-fold models behind the thresholds then score as
-    the final model does, without choosing again in every fold."""
-    if isinstance(fitted, list) or not hasattr(fitted, "event_model_"):
+def _fold_base(base, fitted):
+    """The model(s) the out-of-fold models behind the thresholds fit, given the model(s)
+    ``fitted`` on all the training documents (the copy model, or one per label): each with
+    the choices it made kept (:func:`textnb.naive_bayes.base.with_choices`: DiscriminativeNB's
+    event model and smoothing, a SmoothingCV's setting), so that the out-of-fold scores are
+    on the scale of the scores the thresholds are applied to, not on that of a choice a fold
+    made again. ``base`` where none made a choice; one-vs-rest, a list of one model per label
+    (None for a constant label) when some did."""
+    if not isinstance(fitted, list):
+        chosen = None if fitted is None else with_choices(fitted)
+        return base if chosen is None else chosen
+    chosen = [None if model is None else with_choices(model) for model in fitted]
+    if all(model is None for model in chosen):
         return base
-    params = base.get_params(deep=False)
-    if params.get("event_model") != "auto" or params.get("alpha", 0) is not None:
-        return base
-    return clone(base).set_params(event_model=fitted.event_model_, alpha=float(fitted.alpha_))
+    return [base if model is None else model for model in chosen]
 
 
 def _sums_fit(base):
@@ -157,8 +161,10 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
         on the scale of the model on all the documents: on a small corpus a model of half
         the documents is much less confident (60 documents: thresholds of -3.5 instead of
         -1), on large corpora 2 folds gave the F1 of 3 or 5 (``docs/multilabel.md``) in
-        less time. The out-of-fold models keep the choices the model on all the training
-        documents made (DiscriminativeNB's event model and smoothing). With
+        less time. The out-of-fold models keep the choices the model(s) on all the training
+        documents made (DiscriminativeNB's event model and smoothing, a SmoothingCV's
+        setting; one-vs-rest, each label's model its own:
+        :func:`textnb.naive_bayes.base.with_choices`), so a fold does not choose again. With
         ``method="copy"`` over a model that has ``fit_out_of_fold`` (DiscriminativeNB)
         there is one training: each fold's scores come from the sums of the model of every
         document with that fold's documents taken out.
@@ -375,7 +381,7 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
         if progress is not None:
             progress(done, steps)
         if oof and not from_sums:
-            base = _with_choices(base, fitted[0])
+            base = _fold_base(base, fitted[0])
             S = np.zeros(Y.shape, dtype=np.float64)
             if splits is None and n_splits >= 2:
                 splits = kfold(X.shape[0], n_splits, self.random_state)
@@ -415,7 +421,10 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
         """The model(s) behind the scores of labels ``Y`` (n, n_labels), and which labels
         are constant in ``Y``: ``(model(s), constant)``. ``fold_counts`` (of the rows of
         ``X``): handed on to a ``base`` whose ``fit`` takes them, for the copies it is
-        fitted on (:class:`textnb.text.training.RowFoldCounts`) or the documents."""
+        fitted on (:class:`textnb.text.training.RowFoldCounts`) or the documents.
+        One-vs-rest, ``base`` may be a list of one model per label (:func:`_fold_base`)."""
+        if isinstance(base, list):
+            return self._fit_each(base, X, Y, fold_counts)
         if fold_counts is not None and not takes_fold_counts(base):
             fold_counts = None
         n, m = Y.shape
@@ -443,10 +452,19 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
                                                    np.vstack([total - pos, pos]))
                 models[j].n_features_in_ = X.shape[1]
         else:
-            for j in live:
-                with naming_the_label(self.classes_, j):
-                    models[j] = clone(base).fit(X, Y[:, j], **({} if fold_counts is None else
-                                                              {"fold_counts": fold_counts}))
+            return self._fit_each([base] * m, X, Y, fold_counts)
+        return models, constant
+
+    def _fit_each(self, bases, X, Y, fold_counts=None):
+        """One-vs-rest: the binary model of each label ``j`` of ``Y`` not constant there,
+        ``bases[j]`` fitted on ``X`` (with ``fold_counts`` when its ``fit`` takes them), and
+        which labels are constant: ``(models, constant)``."""
+        constant = label_support(Y)[1]
+        models = [None] * Y.shape[1]
+        for j in np.flatnonzero(constant == -1):
+            kw = {} if fold_counts is None or not takes_fold_counts(bases[j]) else {"fold_counts": fold_counts}
+            with naming_the_label(self.classes_, j):
+                models[j] = clone(bases[j]).fit(X, Y[:, j], **kw)
         return models, constant
 
     def _fit_copy_out_of_fold(self, base, X, Y, splits):

@@ -39,7 +39,7 @@ from textnb.text.defaults import VECTORIZER_DEFAULTS
 from textnb.text.scorer import scorer_from_node
 from textnb.text.tokenize import analyzer_from_params, count_batch, encode_terms
 from textnb.text.training import (RowFoldCounts, check_vocabulary_params, finish_counts, fit_model, fold_vocabularies,
-                                  learn_counts, takes_fold_counts_spec, vectorizer_prunes)
+                                  learn_counts, takes_fold_counts_spec, vectorizer_prunes, with_choices)
 
 __all__ = ["MULTILABEL_DEFAULTS", "MultiLabelFit", "count", "cross_validate", "decision_function", "evaluate_split",
            "fit", "fits",
@@ -190,7 +190,7 @@ def _fit(X, Y, classes, terms, vec_params, model, steps, multilabel, progress=No
             progress(1, total)
         S = np.zeros(Y.shape)
         if n_splits >= 2:
-            model = _with_choices(model, steps, fitted)  # the out-of-fold models keep the choices it made
+            each = _fold_models(model, steps, method, fitted)  # the out-of-fold models keep the choices it made
             parts, rows = [], []
             for k, (train, test) in enumerate(kfold(n, n_splits, seed), 2):
                 inner = None
@@ -201,7 +201,7 @@ def _fit(X, Y, classes, terms, vec_params, model, steps, multilabel, progress=No
                     cols = seen_columns(X[train])
                     Xk, Xt = X[train][:, cols], X[test][:, cols]
                 Xk.sort_indices()
-                fold, _ = _fit_scores(model, steps, method, Xk, Y[train], classes, inner)
+                fold, _ = _fit_scores(model, steps, method, Xk, Y[train], classes, inner, each=each)
                 Xt.sort_indices()
                 parts.append(_scores(fold, label_support(Y[train])[1], method, Xt))
                 rows.append(test)
@@ -218,17 +218,16 @@ def _fit(X, Y, classes, terms, vec_params, model, steps, multilabel, progress=No
                          estimator_=estimator, estimators_=estimators, thresholds_=thresholds)
 
 
-def _with_choices(model, steps, fitted):
-    """``model`` with the choices ``fitted`` (its copy model on all the training documents)
-    made from the data: a bare DiscriminativeNB's event model and smoothing with
-    ``event_model="auto"``, as :func:`textnb.meta.multilabel._with_choices` gives the
-    estimator's out-of-fold models."""
-    if steps or model[0] != "DiscriminativeNB" or fitted is None or isinstance(fitted, list):
-        return model
-    params = DISCRIMINATIVE.params(model[1])
-    if params["event_model"] != "auto" or params["alpha"] is not None:
-        return model
-    return model[0], {**model[1], "event_model": fitted.state["event_model_"], "alpha": float(fitted.state["alpha_"])}
+def _fold_models(model, steps, method, fitted):
+    """What the out-of-fold models behind the thresholds fit, given the node(s) ``fitted``
+    on all the training documents (:func:`_fit_scores` of ``model`` and ``steps``): each
+    with the choices it made kept (:func:`textnb.text.training.with_choices`: a
+    DiscriminativeNB's event model and smoothing, a SmoothingCV's setting), as
+    :func:`textnb.meta.multilabel._fold_base` gives the estimator's: the copy method one
+    ``(model, steps)``, one-vs-rest one per label (None for a constant label)."""
+    if method == "copy":
+        return [None if fitted is None else (with_choices(model, steps, fitted) or (model, steps))]
+    return [None if node is None else (with_choices(model, steps, node) or (model, steps)) for node in fitted]
 
 
 def _dnb_copy_out_of_fold(X, Y, given, splits):
@@ -253,7 +252,7 @@ def _dnb_copy_out_of_fold(X, Y, given, splits):
     return (estimator, ModelNode("DiscriminativeNB", saved, {})), S
 
 
-def _fit_scores(model, steps, method, X, Y, names, fold_counts=None):
+def _fit_scores(model, steps, method, X, Y, names, fold_counts=None, each=None):
     """``(fitted, template)``: the model(s) behind the scores of labels ``Y`` (n, n_labels)
     on the counts ``X`` (CSR, float64, sorted indices), as model-file nodes -- the copy
     model (None when every label is constant), or a binary model per label (``method``
@@ -264,11 +263,17 @@ def _fit_scores(model, steps, method, X, Y, names, fold_counts=None):
     estimator (integer sums: the same numbers as label by label). ``names``: the labels of
     the columns of ``Y`` (for errors). ``fold_counts`` (of the rows of ``X``): handed on to a
     model that takes them (:func:`textnb.text.training.takes_fold_counts_spec`), for the
-    copies it is fitted on (:class:`~textnb.text.training.RowFoldCounts`) or the documents."""
-    if fold_counts is not None and not takes_fold_counts_spec(model):
-        fold_counts = None
+    copies it is fitted on (:class:`~textnb.text.training.RowFoldCounts`) or the documents.
+    ``each`` (:func:`_fold_models`): the ``(model, steps)`` to fit instead, the copy model's
+    or one per label (the out-of-fold models, with the choices of the final ones)."""
     n, m = Y.shape
     live = np.flatnonzero(label_support(Y)[1] == -1)
+    if each is not None and method == "copy" and live.size:
+        model, steps = each[0]
+    elif each is not None and method != "copy":
+        return _fit_each(each, X, Y, names, fold_counts), None
+    if fold_counts is not None and not takes_fold_counts_spec(model):
+        fold_counts = None
     template = None
     if method == "copy":
         if not live.size:
@@ -305,6 +310,19 @@ def _fit_scores(model, steps, method, X, Y, names, fold_counts=None):
         with naming_the_label(names, j):
             nodes[j], template = fit_model(model, steps, np.array([0, 1]), X, Y[:, j], fold_counts=fold_counts)
     return nodes, template
+
+
+def _fit_each(each, X, Y, names, fold_counts=None):
+    """One-vs-rest: the fitted node of each label ``j`` of ``Y`` not constant there, of the
+    model and steps ``each[j]`` (a label live in these documents is live in all of them,
+    so it has one)."""
+    nodes = [None] * Y.shape[1]
+    for j in np.flatnonzero(label_support(Y)[1] == -1):
+        model, steps = each[j]
+        given = fold_counts if fold_counts is not None and takes_fold_counts_spec(model) else None
+        with naming_the_label(names, j):
+            nodes[j], _ = fit_model(model, steps, np.array([0, 1]), X, Y[:, j], fold_counts=given)
+    return nodes
 
 
 def _scorers(fitted, n_features):

@@ -25,7 +25,7 @@ from textnb.core.errors import InputError
 from textnb.core.wrapping import takes_sample_weight
 from textnb.naive_bayes.base import NestedParams, SaveMixin, WrapperTags
 from textnb.core.folds import stratified_kfold, take_rows
-from textnb.naive_bayes.base import given_splits, log_odds, wrapped_documents
+from textnb.naive_bayes.base import given_splits, log_odds, with_choices, wrapped_documents
 from textnb.core.model_io import register
 from textnb.naive_bayes.kernels import all_or_nothing
 from textnb.naive_bayes.scoring import check_sample_weight
@@ -303,6 +303,19 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
             scores.append(_score(y[tested].astype(object), np.concatenate(pred), self.scoring,
                                  None if sw is None else sw[tested]))
         return scores
+
+    def with_choices(self):
+        """Capability (:func:`textnb.naive_bayes.base.with_choices`): this search, unfitted,
+        over the one setting it chose (``best_params_`` as the grid; its estimator with any
+        choice it made in turn fixed too): a model fitted on part of the data in its place
+        fits that setting, where a search of its own may choose another, whose scores are on
+        another scale. (A SmoothingCV, not its estimator: the model keeps its interface, e.g.
+        the joint log probabilities APNBC weighs, which a Pipeline does not give.)"""
+        check_is_fitted(self, "estimator_")
+        chosen = with_choices(self.estimator_)
+        estimator = self.estimator if chosen is None else chosen
+        return clone(self).set_params(estimator=estimator,
+                                      param_grid={name: [value] for name, value in self.best_params_.items()})
 
     @property
     def best_index_(self):

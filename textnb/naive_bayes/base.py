@@ -11,7 +11,7 @@ from abc import ABCMeta, abstractmethod
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -22,11 +22,12 @@ from textnb.core.errors import InputError, ModelFileError, refuse_single_string
 from textnb.core.errors import short_repr as _short
 from textnb.core.folds import given_splits
 from textnb.core.model_io import save
+from textnb.core.wrapping import INNER_ATTRIBUTES
 from textnb.core.model_schema import CV_SCHEMA
 from textnb.naive_bayes.scoring import (Scores, check_nominal_codes, check_partial_fit_labels, check_sample_weight,
                                         partial_fit_classes)
 
-__all__ = ["DeclaredTags", "NestedParams", "SaveMixin", "WrapperTags", "BaseNB", "NominalCodesMixin", "wrapped_input_tags", "takes_documents", "wrapped_documents", "CV_SCHEMA", "given_splits", "check_class_prior", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
+__all__ = ["DeclaredTags", "NestedParams", "SaveMixin", "WrapperTags", "BaseNB", "NominalCodesMixin", "wrapped_input_tags", "takes_documents", "wrapped_documents", "with_choices", "CV_SCHEMA", "given_splits", "check_class_prior", "check_nominal_codes", "check_partial_fit_labels", "check_sample_weight",
            "log_odds",
            "partial_fit_classes"]
 
@@ -200,6 +201,38 @@ def wrapped_documents(wrapper, estimator, X, *, pipelines=True):
     out = np.empty(len(docs), dtype=object)
     out[:] = docs
     return out
+
+
+def with_choices(fitted):
+    """The model to fit in place of the fitted model ``fitted`` on a part of its training
+    data, so that it scores on ``fitted``'s scale (the out-of-fold models behind
+    MultiLabelNB's thresholds, CalibratedNB's maps, APNBC's weights with ``fit_on="cv"``):
+    ``fitted``, unfitted, with the choices it made from its data fixed (DiscriminativeNB's
+    event model and smoothing with ``event_model="auto"``; the setting a SmoothingCV
+    chose), or None when no model in it made one (fit a clone of it as it is).
+
+    A model declares what it chose by the capability ``with_choices()`` (same answer, for
+    itself: :meth:`_BaseCountNB.with_choices <textnb.naive_bayes.discrete._BaseCountNB.with_choices>`,
+    :meth:`SmoothingCV.with_choices <textnb.meta.smoothing.SmoothingCV.with_choices>`);
+    a model that does not is looked inside as :func:`textnb.core.wrapping.chain` does: a
+    Pipeline's last step, and a wrapper's fitted model (``estimator_``, ``model_``), put
+    back as its ``estimator`` / ``model`` parameter (CalibratedNB, APNBC, TextClassifier).
+    """
+    own = getattr(fitted, "with_choices", None)
+    if callable(own):
+        return own()
+    steps = getattr(fitted, "steps", None)
+    if isinstance(steps, list) and steps and isinstance(steps[-1], tuple) and len(steps[-1]) == 2:
+        name, last = steps[-1]
+        inner = None if last is fitted else with_choices(last)
+        return None if inner is None else clone(fitted).set_params(**{name: inner})
+    params = fitted.get_params(deep=False) if hasattr(fitted, "get_params") else {}
+    for attribute in INNER_ATTRIBUTES:
+        inner, name = getattr(fitted, attribute, None), attribute[:-1]
+        if inner is not None and inner is not fitted and name in params:
+            chosen = with_choices(inner)
+            return None if chosen is None else clone(fitted).set_params(**{name: chosen})
+    return None
 
 
 class WrapperTags(DeclaredTags):

@@ -12,6 +12,7 @@ from operator import attrgetter
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
@@ -67,6 +68,16 @@ class _BaseCountNB(BaseNB):
 
     def _kernel_params(self):
         return {name: getattr(self, name) for name in self._kernel.defaults}
+
+    def with_choices(self):
+        """Capability (:func:`textnb.naive_bayes.base.with_choices`): this model, unfitted,
+        with the choices its ``fit`` made from the data fixed in its parameters
+        (DiscriminativeNB's ``event_model="auto"``: the event model and smoothing it chose;
+        the kernel's :meth:`~textnb.naive_bayes.kernels.CountKernel.chosen_params`), or None
+        when it made none."""
+        check_is_fitted(self)
+        chosen = self._kernel.chosen_params(self._kernel_params(), vars(self))
+        return None if chosen is None else clone(self).set_params(**chosen)
 
     def _check_same_settings(self, other):
         """Refuse to merge ``other`` when a parameter other than an execution-only one

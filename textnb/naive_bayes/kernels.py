@@ -169,6 +169,14 @@ class CountKernel:
         check_smoothing(0.0, params["m"])
         return check_alpha(params["alpha"], params["force_alpha"], n_features)
 
+    def chosen_params(self, params, state):
+        """``params`` with the choices the model of ``state`` (fitted with them) made from
+        its training data fixed in them, or None when it made none (these models choose
+        nothing): what a model fitted on a part of that data in its place is given, so that
+        it scores as this model does (capability ``with_choices``,
+        :func:`textnb.naive_bayes.base.with_choices`)."""
+        return None
+
     # -- fitted statistics -----------------------------------------------------------------
     def estimate(self, params, state):
         """The log parameters (fitted attributes) derived from ``state``'s counts."""
@@ -384,6 +392,14 @@ class DiscriminativeKernel(CountKernel):
     def check_params(self, params, n_features=None):
         """Check ``params`` against :data:`textnb.core.dfe.PARAM_SCHEMA` (ParameterError)."""
         check_param_values(self.param_schema, params)
+
+    def chosen_params(self, params, state):
+        """:meth:`CountKernel.chosen_params`: with ``event_model="auto"``, the event model
+        and smoothing the model chose (``event_model_``, ``alpha_``: a given ``alpha`` is
+        its own ``alpha_``); None with a given event model."""
+        if params["event_model"] != "auto":
+            return None
+        return {**params, "event_model": str(state["event_model_"]), "alpha": float(state["alpha_"])}
 
     def estimate(self, params, state):
         """``coef_`` and ``intercept_``: :func:`textnb.core.dfe.model_weights` of the counts."""

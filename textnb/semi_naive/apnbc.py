@@ -28,7 +28,7 @@ from sklearn.utils.validation import column_or_1d, validate_data
 
 from textnb.core.model_io import register
 from textnb.io.frames import is_frame
-from textnb.naive_bayes.base import BaseNB, wrapped_documents
+from textnb.naive_bayes.base import BaseNB, with_choices, wrapped_documents
 from textnb.naive_bayes.kernels import takes_defaults
 from textnb.semi_naive.apnbc_kernel import APNBCKernel, _search_weights_fast  # noqa: F401 (the search's home)
 
@@ -61,7 +61,10 @@ class APNBC(APNBCKernel, BaseNB):
         the same data. ``"cv"``: out-of-fold scores from ``cv`` stratified folds (shuffled
         with ``random_state``), useful when the base model fits its training data
         almost perfectly, as a multinomial model of long documents does. Either way the
-        base model kept for prediction is fitted on all the data. In a
+        base model kept for prediction is fitted on all the data; the folds' models keep
+        the choices it made there (a :class:`~textnb.meta.smoothing.SmoothingCV`'s
+        smoothing, DiscriminativeNB's event model:
+        :func:`textnb.naive_bayes.base.with_choices`), so their scores are on its scale. In a
         :class:`~textnb.text.classifier.TextClassifier` (``textnb train --adjust --adjust-on
         cv``) each fold's model is what a TextClassifier fitted on the fold's training
         documents would hold: it is fitted on the fold's own vocabulary, pruned by the
@@ -175,6 +178,9 @@ class APNBC(APNBCKernel, BaseNB):
     @staticmethod
     def _clone(model):
         return clone(model)
+
+    #: the folds of ``fit_on="cv"`` fit the base model with the choices it made kept
+    _with_choices = staticmethod(with_choices)
 
     def _validate_X(self, X, reset):
         # shape, feature count and names here; the base model checks the values (and

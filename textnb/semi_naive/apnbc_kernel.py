@@ -108,6 +108,15 @@ class APNBCKernel(TableKernel):
         """An unfitted copy of the kernel ``model``: its class called with its parameters."""
         return type(model)(**{name: getattr(model, name) for name in model.defaults})
 
+    @staticmethod
+    def _with_choices(fitted):
+        """The model the folds of ``fit_on="cv"`` fit in place of the base model, given the
+        base model ``fitted`` on every object: the kernels this one wraps (table models, lazy
+        rules) make no choice from their data, so None (a copy of the base model); the
+        estimator's is :func:`textnb.naive_bayes.base.with_choices` (a SmoothingCV's
+        smoothing, DiscriminativeNB's event model kept)."""
+        return None
+
     def _base(self):
         if self.estimator is None:
             from textnb.naive_bayes.discrete import MultinomialNB
@@ -221,17 +230,23 @@ class APNBCKernel(TableKernel):
         y_index = _positions(self.classes_, y)  # classes_ may be in declared, unsorted order
         splits = given_splits(self.cv, X, y)  # checked even when fit_on="resubstitution"
         if self.fit_on == "cv":
+            # the folds' model: the base model with the choices it made on every object kept
+            # (a fold choosing its own smoothing would score on another scale)
+            chosen = self._with_choices(self.estimator_)
+            fold_base = base if chosen is None else chosen
+            with_terms = terms is not None and takes_terms(fold_base)
+
             def fit_score(train, test):
-                Xf, fold_params = X, dict(fit_params)
+                Xf, fold_params = X, {"terms": terms} if with_terms else {}
                 if fold_counts is not None:  # a fresh fit on the fold's documents: their own vocabulary
-                    Xf, fold_terms, inner = self.fold_input(fold_counts, train, terms="terms" in fit_params)
-                    if "terms" in fit_params:
+                    Xf, fold_terms, inner = self.fold_input(fold_counts, train, terms=with_terms)
+                    if with_terms:
                         fold_params["terms"] = fold_terms
-                    if takes_fold_counts(base):
+                    if takes_fold_counts(fold_base):
                         fold_params["fold_counts"] = inner
-                if grouped:
-                    fold_params["groups"] = groups[train]
-                model = self._clone(base).fit(take_rows(Xf, train), y[train], **fold_params, **weights(train))
+                if groups is not None and takes_groups(fold_base):
+                    fold_params["groups"] = np.asarray(groups)[train]
+                model = self._clone(fold_base).fit(take_rows(Xf, train), y[train], **fold_params, **weights(train))
                 return model.classes_, model.predict_joint_log_proba(take_rows(Xf, test))
 
             if splits is None:

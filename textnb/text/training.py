@@ -40,7 +40,7 @@ from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
 from textnb.text.tokenize import Analyzer, analyzer_from_params, count_batch, decodes_bytes, encode_terms
 
 __all__ = ["Accumulator", "FoldVocabularies", "PER_CLASS", "RowFoldCounts", "batches", "check_vocabulary_params", "count_documents", "finish_counts",
-           "fit_model", "fold_vocabularies", "takes_fold_counts_spec",
+           "fit_model", "fold_vocabularies", "takes_fold_counts_spec", "with_choices",
            "learn_counts", "min_parallel", "prune_mask", "select_columns", "select_vocabulary", "text_classifier_node", "vectorizer_prunes",
            "train_text_model"]
 
@@ -704,6 +704,58 @@ def takes_fold_counts_spec(model):
         kind, given = given["estimator"][:2]
 
 
+def with_choices(model, steps, fitted):
+    """``(model, steps)`` as :func:`fit_model` takes them: the model ``model`` with the
+    Pipeline ``steps`` in front of it, whose node :func:`fit_model` ``fitted`` on all the
+    data, with the choices that fit made from the data fixed -- a SmoothingCV: the model it
+    chose (its term weighting a step, its ``m``); a DiscriminativeNB with
+    ``event_model="auto"``: the event model and smoothing (the kernel's
+    :meth:`~textnb.naive_bayes.kernels.CountKernel.chosen_params`); a CalibratedNB or APNBC:
+    the model it wraps so -- or None when it made none. What
+    :func:`textnb.naive_bayes.base.with_choices` gives the estimators: the model that the
+    folds fitted to threshold, calibrate or adjust ``fitted`` fit, so that their scores are
+    on its scale (a fold choosing again may choose otherwise)."""
+    kind, given = model
+    if kind in ("CalibratedNB", "APNBC"):
+        chosen = with_choices(given.get("estimator") or ("MultinomialNB", {}), steps, fitted.state["estimator_"])
+        if chosen is None:
+            return None
+        inner, steps = chosen
+        return (kind, {**given, "estimator": inner}), steps
+    if kind == "SmoothingCV":
+        m = fitted.state["best_params_"]["multinomialnb__m"]
+        return ("MultinomialNB", {"m": m}), _smoothing_steps()
+    kernel = KERNELS.get(kind)
+    if kernel is None:
+        return None
+    chosen = kernel.chosen_params(kernel.params(given), _last_node(fitted, steps).state)
+    return None if chosen is None else ((kind, chosen), steps)
+
+
+def _last_node(fitted, steps):
+    """The model's node in the node ``fitted`` of a model with Pipeline ``steps`` in front
+    of it (``fitted`` itself without steps)."""
+    return fitted.params["steps"][-1][1] if steps else fitted
+
+
+def _chosen_spec(spec, fitted):
+    """``spec`` (:class:`_Spec`) with the choices its model, ``fitted`` on all the data (its
+    node, a Pipeline's with steps), made fixed in its parameters (:func:`with_choices`), or
+    ``spec`` itself when it made none: what CalibratedNB's folds fit."""
+    chosen = spec.kernel.chosen_params(spec.params, _last_node(fitted, spec.steps).state)
+    if chosen is None:
+        return spec
+    saved = {k: v for k, v in chosen.items() if k not in spec.kernel.execution_params}
+    return spec._replace(params=chosen, saved_params=saved)
+
+
+def _smoothing_steps():
+    """The Pipeline steps in front of the count model of a SmoothingCV's default estimator."""
+    from textnb.text.wrappers import WEIGHTING_DEFAULTS
+
+    return [("termweighting", ("TermWeighting", dict(WEIGHTING_DEFAULTS)))]
+
+
 def fit_model(model, steps, classes, X, y_index, weights=None, fold_counts=None, groups=None):
     """``(fitted node, template node)`` of ``model`` (``(kind, params)`` as
     :func:`train_text_model` takes it: a count model, ``SmoothingCV``, or ``CalibratedNB``
@@ -739,6 +791,7 @@ def _fit_scored(model, steps, classes, X, y_index, weights=None, fold_counts=Non
         if steps:
             raise ValueError("a SmoothingCV is fitted without Pipeline steps around it")
         fitted, template, spec, joint = _fit_smoothing(given, classes, X, y_index, fold_counts, groups)
+        chosen = fitted.state["estimator_"]  # (the node of the model it chose, ``spec``)
     else:
         kernel = KERNELS[kind]
         params = kernel.params(given)
@@ -746,9 +799,10 @@ def _fit_scored(model, steps, classes, X, y_index, weights=None, fold_counts=Non
         saved = {k: v for k, v in params.items() if k not in kernel.execution_params}
         spec = _Spec(kind, kernel, params, saved, steps, "model")
         fitted, template, joint = _fit_spec(spec, classes, X, y_index, weights)
-    if calibration is not None:
-        fitted, template = _fit_calibrated(calibration, spec, fitted, template, classes, X, y_index, fold_counts,
-                                           groups)
+        chosen = fitted
+    if calibration is not None:  # (its folds fit the model with the choices made on all of X)
+        fitted, template = _fit_calibrated(calibration, _chosen_spec(spec, chosen), fitted, template, classes, X,
+                                           y_index, fold_counts, groups)
         joint = None
     return fitted, template, joint
 
@@ -762,7 +816,8 @@ def _fit_adjusted(given, steps, classes, X, y_index, fold_counts=None, groups=No
     :func:`textnb.core.registry.kernel_class`): the wrapped model fitted on every row, the
     weight search (``learn_weights``) on its joint log-likelihoods of those rows, or with
     ``fit_on="cv"`` on the out-of-fold ones of models refitted on each fold's rows
-    (``out_of_fold_scores``). ``fold_counts`` (:func:`fold_vocabularies`): handed on to a
+    (``out_of_fold_scores``; the wrapped model with the choices it made on every row kept,
+    :func:`with_choices`). ``fold_counts`` (:func:`fold_vocabularies`): handed on to a
     wrapped SmoothingCV's fit on every row, and with ``fit_on="cv"`` each fold's model is
     fitted on the fold's own vocabulary (``APNBCKernel.fold_input``), as the estimator fits
     it; None: on every column of ``X``. ``groups``: the folds keep a group's rows on one
@@ -780,6 +835,9 @@ def _fit_adjusted(given, steps, classes, X, y_index, fold_counts=None, groups=No
     groups = None if groups is None else np.asarray(groups)
     fitted, template, joint = _fit_scored(inner, steps, classes, X, y_index, fold_counts=fold_counts, groups=groups)
     if params["fit_on"] == "cv":
+        # the folds fit the model with the choices it made on every row (as the estimator's fit)
+        fold_model, fold_steps = with_choices(inner, steps, fitted) or (inner, steps)
+
         def fit_score(train, test):
             fold = np.unique(y_index[train])  # (sorted: the fold model's classes)
             Xf, inner_folds = X, None
@@ -789,7 +847,7 @@ def _fit_adjusted(given, steps, classes, X, y_index, fold_counts=None, groups=No
                 Xf, _, inner_folds = apnbc.fold_input(fold_counts, train)
                 Xf = sp.csr_matrix(Xf, dtype=np.float64)
                 Xf.sort_indices()
-            _, _, fold_joint = _fit_scored(inner, steps, classes[fold], Xf[train],
+            _, _, fold_joint = _fit_scored(fold_model, fold_steps, classes[fold], Xf[train],
                                            np.searchsorted(fold, y_index[train]), fold_counts=inner_folds,
                                            groups=None if groups is None else groups[train])
             return classes[fold], fold_joint(Xf[test])
@@ -865,8 +923,9 @@ def _calibration_params(given):
 
 def _fit_calibrated(params, spec, fitted, template, classes, X, y_index, fold_counts=None, groups=None):
     """The fitted node and template of ``CalibratedNB(estimator, **params)`` (sigmoid or
-    isotonic maps) around the model ``spec``, already ``fitted`` on all of ``X``: what its ``fit``
-    computes -- out-of-fold log-odds of the model refitted on each fold's training part
+    isotonic maps) around a model already ``fitted`` on all of ``X``, ``spec`` that model with
+    the choices it made there fixed (:func:`_chosen_spec`): what its ``fit``
+    computes -- out-of-fold log-odds of ``spec`` refitted on each fold's training part
     (on the terms that part has, or with ``fold_counts`` (:func:`fold_vocabularies`) on the
     vocabulary it keeps; :func:`textnb.core.folds.stratified_kfold`), Platt's maps
     or the isotonic steps, and the per-class thresholds on them (:func:`textnb.text.wrappers.fit_sigmoid`,
@@ -938,7 +997,7 @@ def _fit_smoothing(given, classes, X, y_index, fold_counts=None, groups=None):
     :func:`textnb.text.wrappers.fold_predictions`); ``groups``: its folds keep a group's rows
     on one side."""
     from textnb.core.folds import stratified_kfold
-    from textnb.text.wrappers import SMOOTHING_GRID, WEIGHTING_DEFAULTS, fold_predictions, held_out_predictions
+    from textnb.text.wrappers import SMOOTHING_GRID, fold_predictions, held_out_predictions
 
     params = {"cv": 5, "estimator": None, "param_grid": None, "random_state": 0, "scoring": "accuracy", **given}
     if params["estimator"] is not None or params["param_grid"] is not None or params["scoring"] != "accuracy" \
@@ -948,7 +1007,7 @@ def _fit_smoothing(given, classes, X, y_index, fold_counts=None, groups=None):
     grid = [{"multinomialnb__m": m} for m in SMOOTHING_GRID]
     counts = np.bincount(y_index, minlength=len(classes))
     n_splits = int(min(params["cv"], counts.max()))
-    steps = [("termweighting", ("TermWeighting", dict(WEIGHTING_DEFAULTS)))]
+    steps = _smoothing_steps()
     mn = KERNELS["MultinomialNB"]
     if len(classes) < 2 or n_splits < 2:
         scores = [float("nan")] * len(grid)
