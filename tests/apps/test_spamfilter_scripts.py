@@ -249,6 +249,44 @@ def test_topicfilter_dry_run_then_real(tmp_path):
     assert "no such model file" in err.getvalue() and err.getvalue().count("\n") == 1
 
 
+@pytest.mark.parametrize("move", [False, True])
+def test_a_file_of_one_message_is_named_file_by_topicfilter_as_by_spamfilter_batch(trained, tmp_path, move):
+    """A file holding one message with an mbox From line first (every SpamAssassin file):
+    ``spamfilter --batch`` and ``textnb predict`` name it ``FILE`` and read it whole
+    (io.mailread._one_or_many, docs/spam.md); topicfilter named it ``FILE:1``, copied it out
+    as ``FILE-1.eml`` without its From line, and never moved it (session 28). Now ``FILE``,
+    routed as the file it is; an mbox of two messages is still ``FILE:N``, copied out."""
+    from textnb.cli.commands import main as textnb_main
+
+    root, model = trained
+    one = tmp_path / "one.mbox"
+    data = b"From a@b.example Mon Jan  1 00:00:00 2024\nSubject: cheap pills\n\ncasino prize offer winner\n"
+    one.write_bytes(data)
+    two = tmp_path / "two.mbox"
+    two.write_bytes(data + b"\n" + data)
+    code, out, err = run(["-m", str(model), "--batch", str(one), str(two)])
+    assert code == 0, err
+    batch = [line.split(b"\t")[0].decode() for line in out.splitlines()]
+    assert batch == [str(one), f"{two}:1", f"{two}:2"]
+    counts = tmp_path / "counts.tnb"  # (textnb predict reads a count model's mail as spamfilter does)
+    assert run(["-m", str(counts), "--kind", "multinomial", "--train-spam", str(root / "spam"), "--train-ham",
+                str(root / "ham")])[0] == 0
+    predicted = io.StringIO()
+    assert textnb_main(["predict", str(counts), str(one), str(two)], stdout=predicted) == 0
+    assert [line.split("\t")[0] for line in predicted.getvalue().splitlines()] == batch
+    clf = textnb.TextClassifier().fit(["cheap pills casino"] * 3 + ["meeting agenda budget"] * 3,
+                                      ["shop"] * 3 + ["work"] * 3)
+    clf.save(tmp_path / "t.tnb")
+    routed, err = io.StringIO(), io.StringIO()
+    argv = ["-m", str(tmp_path / "t.tnb"), "-o", str(tmp_path / "out"), "--uncalibrated", str(one), str(two)]
+    assert topic_main(argv + (["--move"] if move else []), stdout=routed, stderr=err) == 0, err.getvalue()
+    plan = [line.split("\t") for line in routed.getvalue().splitlines()]
+    assert [s for s, *_ in plan] == batch
+    assert [os.path.basename(d) for *_, d in plan] == ["one.mbox", "two.mbox-1.eml", "two.mbox-2.eml"]
+    assert (tmp_path / "out" / "shop" / "one.mbox").read_bytes() == data  # (the file as it is)
+    assert one.exists() != move and two.exists()
+
+
 # -- the scripts themselves (a few subprocess runs: each pays Python's start-up) ----------
 def test_script_runs(trained):
     root, model = trained
