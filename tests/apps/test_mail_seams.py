@@ -9,6 +9,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import textnb
@@ -120,8 +121,8 @@ def test_a_message_of_only_a_from_line_is_empty_on_every_path(name, spam_model, 
     routes = list(plan_routes(textnb.load(topic), [one, box], tmp_path / "out", mail_mode=True,
                               on_error=errors.append))
     assert [r.source for r in routes] == [f"{box}:1", f"{box}:3"]
-    one_source = f"{one}:1" if message.startswith(b"From ") else str(one)  # (topicfilter numbers an mbox's messages)
-    assert errors == [f"{one_source}: empty message", f"{box}:2: empty message"]
+    # (a file of one message is FILE here too, as for --batch: topicfilter said FILE:1 until session 28)
+    assert errors == [f"{one}: empty message", f"{box}:2: empty message"]
 
 
 # -- 2. cut-offs over HTTP (and the socket's CLASSIFY): applied, or refused ------------------
@@ -341,3 +342,37 @@ def test_register_into_a_model_without_a_journal_starts_one_that_tell_reads(spam
     assert _cold(["-m", str(other), "--unregister-ham", str(message)])[:1] == (0,)
     assert read_journal(str(other) + ".learned")[0] == {}
     assert not tell(other, message.read_bytes(), remove=True)
+
+
+def test_a_request_of_no_texts_has_the_keys_of_any_answer(spam_model, sock_dir, tmp_path):
+    """``POST /classify`` (and the socket's ``CLASSIFY``, the same answer) of ``{"texts": []}``
+    answered 200 with empty lists, but for a spam model with ``"mail": true`` without the
+    ``"verdicts"`` that every other answer of that request has, and for a model without
+    log-odds with a ``"log_odds"`` that no other answer has (session 28). Now the keys of a
+    one-text answer, each list empty."""
+    from textnb.apps.serve import classify_texts
+
+    topic = tmp_path / "t.tnb"
+    textnb.TextClassifier().fit(["cheap pills casino"] * 3 + ["meeting agenda budget"] * 3,
+                                ["shop"] * 3 + ["work"] * 3).save(topic)
+    for model, extra in ((spam_model, {"mail": True}), (spam_model, {}), (topic, {"mail": True}), (topic, {})):
+        with Server(model, socket_path=sock_dir / "s", http=("127.0.0.1", 0)) as srv:
+            one = _post(srv.http_address[1], {"texts": ["Subject: hi\n\ncheap pills"], **extra})
+            none = _post(srv.http_address[1], {"texts": [], **extra})
+            data = json.dumps({"texts": [], **extra}).encode()
+            reply = raw_request(sock_dir / "s", f"CLASSIFY {len(data)}\n".encode() + data)
+        assert one[0] == none[0] == 200 and set(none[1]) == set(one[1]), (model, extra, one, none)
+        assert all(v == [] for k, v in none[1].items() if k != "classes")
+        head, _, body = reply.partition(b"\n")
+        assert head.startswith(b"OK ") and json.loads(body) == none[1]
+        if model == spam_model and extra:
+            assert none[1]["verdicts"] == []
+
+    class NoLogOdds:  # (a served model without predict_log_odds: its answers have no "log_odds")
+        classes_ = np.array(["a", "b"])
+
+        def predict_proba(self, texts):
+            return np.full((len(texts), 2), 0.5)
+
+    assert set(classify_texts(NoLogOdds(), {"texts": []})) == set(classify_texts(NoLogOdds(), {"texts": ["x"]})) \
+        == {"classes", "labels", "probabilities"}

@@ -89,6 +89,23 @@ def test_same_answers_as_the_python_client_and_the_cold_command(spamfilter_c, sp
         assert codes == {0, 1, 2}  # spam, ham and (with the wide cut-offs) unsure
 
 
+def test_exit_zero_without_passthrough_is_one_warning_on_every_client(spamfilter_c, spam_model, sock_dir):
+    """``-e`` without ``-p`` was taken without a word by the compiled client, the Python
+    client and the cold command (session 28): now each writes the same warning line first
+    (stderr: procmail's log), and the exit status is the verdict's, as without ``-e``."""
+    sock = sock_dir / "s"
+    msg = mail_bytes(SPAM_WORDS, random.Random(3))
+    with Server(spam_model, socket_path=sock):
+        for flag in ("-e", "--exit-zero"):
+            plain = c_client(spamfilter_c, ["--socket", sock], msg)
+            got = c_client(spamfilter_c, ["--socket", sock, flag], msg)
+            assert got == py_client(["--socket", sock, flag], msg) == cold(["-m", spam_model, flag], msg)
+            assert got == (plain[0], b"", "spamfilter: warning: -e has no effect without -p\n")
+        got = c_client(spamfilter_c, ["--socket", sock, "-e"], b" \n")  # (said before the message is read)
+        assert got == py_client(["--socket", sock, "-e"], b" \n")
+        assert got[2] == "spamfilter: warning: -e has no effect without -p\nspamfilter: stdin: empty message\n"
+
+
 @pytest.mark.parametrize("msg", [b"", b" \n\t\r\n"])
 def test_empty_message(spamfilter_c, spam_model, sock_dir, msg):
     sock = sock_dir / "s"

@@ -227,6 +227,55 @@ def test_50mb_attachment_passthrough(trained):
     assert out.endswith(msg[-1000:])
 
 
+@pytest.mark.parametrize("extra, warnings", [
+    (["--log-odds"], ["--log-odds has no effect without --batch"]),
+    (["-e"], ["-e has no effect without -p"]),
+    (["--exit-zero"], ["-e has no effect without -p"]),
+    (["-j", "2"], ["-j has no effect without --batch, --train-* or --register-*"]),
+    (["--alpha", "0.5"], ["--alpha has no effect without --train-* or --register-*"]),
+    (["--kind", "multinomial"], ["--kind has no effect without --train-* or --register-*"]),
+    (["--log-odds", "-e", "-p"], ["--log-odds has no effect without --batch"]),
+])
+def test_an_option_the_mode_leaves_unused_is_one_warning_line_and_changes_nothing(trained, extra, warnings):
+    """spamfilter took options it does not use without a word (--log-odds without --batch, -e
+    without -p, --alpha of a kind it does not smooth, ...; session 28). Refusing them would
+    stop a procmail recipe's delivery, so each is one warning line on stderr (procmail's log),
+    and the exit status and output are those of the command without it."""
+    root, model = trained
+    msg = (root / "spam" / "3.eml").read_bytes()
+    plain = [a for a in extra if a not in ("--log-odds", "-e", "--exit-zero", "-j", "2", "--alpha", "0.5", "--kind",
+                                           "multinomial")]
+    want = run(["-m", str(model), *plain], msg)
+    got = run(["-m", str(model), *extra], msg)
+    assert got[:2] == want[:2] and want[2] == ""
+    assert got[2] == "".join(f"spamfilter: warning: {w}\n" for w in warnings)
+
+
+@pytest.mark.parametrize("mode, extra, warnings", [
+    ("batch", ["-p", "-e"], ["-e has no effect with --batch", "-p has no effect with --batch"]),
+    ("batch", ["-j", "1"], []),
+    ("batch", ["--log-odds"], []),
+    ("train", ["--alpha", "0.5"], ["--alpha has no effect with --kind fisher (it smooths the multinomial, bernoulli "
+                                   "and complement kinds)"]),
+    ("train", ["--kind", "multinomial", "--alpha", "0.5"], []),
+    ("train", ["--spam-cutoff", "0.9"], ["--spam-cutoff has no effect with --train-*"]),
+    ("register", ["-e", "-p", "--ham-cutoff", "0.1"], ["-e has no effect with --register-spam",
+                                                       "--ham-cutoff has no effect with --register-spam"]),
+])
+def test_options_unused_by_the_other_modes_are_warned_of_too(trained, tmp_path, mode, extra, warnings):
+    root, _ = trained
+    model = tmp_path / "m.tnb"
+    msg = (root / "spam" / "3.eml").read_bytes()
+    if mode != "train":
+        assert run(["-m", str(model), "--train-spam", str(root / "spam"), "--train-ham", str(root / "ham")])[0] == 0
+    argv = {"batch": ["--batch", str(root / "ham")], "register": ["--register-spam"],
+            "train": ["--train-spam", str(root / "spam"), "--train-ham", str(root / "ham")]}[mode]
+    code, _, err = run(["-m", str(model), *argv, *extra], msg)
+    assert code == 0
+    lines = [line for line in err.splitlines() if "warning" in line]
+    assert lines == [f"spamfilter: warning: {w}" for w in warnings]
+
+
 # -- topicfilter --------------------------------------------------------------------
 def test_topicfilter_dry_run_then_real(tmp_path):
     clf = textnb.TextClassifier().fit(["cheap pills casino"] * 3 + ["meeting agenda budget"] * 3,
@@ -247,6 +296,44 @@ def test_topicfilter_dry_run_then_real(tmp_path):
     err = io.StringIO()
     assert topic_main(["-m", str(tmp_path / "nope.tnb"), "-o", "x", str(src)], stdout=io.StringIO(), stderr=err) == 1
     assert "no such model file" in err.getvalue() and err.getvalue().count("\n") == 1
+
+
+@pytest.mark.parametrize("move", [False, True])
+def test_a_file_of_one_message_is_named_file_by_topicfilter_as_by_spamfilter_batch(trained, tmp_path, move):
+    """A file holding one message with an mbox From line first (every SpamAssassin file):
+    ``spamfilter --batch`` and ``textnb predict`` name it ``FILE`` and read it whole
+    (io.mailread._one_or_many, docs/spam.md); topicfilter named it ``FILE:1``, copied it out
+    as ``FILE-1.eml`` without its From line, and never moved it (session 28). Now ``FILE``,
+    routed as the file it is; an mbox of two messages is still ``FILE:N``, copied out."""
+    from textnb.cli.commands import main as textnb_main
+
+    root, model = trained
+    one = tmp_path / "one.mbox"
+    data = b"From a@b.example Mon Jan  1 00:00:00 2024\nSubject: cheap pills\n\ncasino prize offer winner\n"
+    one.write_bytes(data)
+    two = tmp_path / "two.mbox"
+    two.write_bytes(data + b"\n" + data)
+    code, out, err = run(["-m", str(model), "--batch", str(one), str(two)])
+    assert code == 0, err
+    batch = [line.split(b"\t")[0].decode() for line in out.splitlines()]
+    assert batch == [str(one), f"{two}:1", f"{two}:2"]
+    counts = tmp_path / "counts.tnb"  # (textnb predict reads a count model's mail as spamfilter does)
+    assert run(["-m", str(counts), "--kind", "multinomial", "--train-spam", str(root / "spam"), "--train-ham",
+                str(root / "ham")])[0] == 0
+    predicted = io.StringIO()
+    assert textnb_main(["predict", str(counts), str(one), str(two)], stdout=predicted) == 0
+    assert [line.split("\t")[0] for line in predicted.getvalue().splitlines()] == batch
+    clf = textnb.TextClassifier().fit(["cheap pills casino"] * 3 + ["meeting agenda budget"] * 3,
+                                      ["shop"] * 3 + ["work"] * 3)
+    clf.save(tmp_path / "t.tnb")
+    routed, err = io.StringIO(), io.StringIO()
+    argv = ["-m", str(tmp_path / "t.tnb"), "-o", str(tmp_path / "out"), "--uncalibrated", str(one), str(two)]
+    assert topic_main(argv + (["--move"] if move else []), stdout=routed, stderr=err) == 0, err.getvalue()
+    plan = [line.split("\t") for line in routed.getvalue().splitlines()]
+    assert [s for s, *_ in plan] == batch
+    assert [os.path.basename(d) for *_, d in plan] == ["one.mbox", "two.mbox-1.eml", "two.mbox-2.eml"]
+    assert (tmp_path / "out" / "shop" / "one.mbox").read_bytes() == data  # (the file as it is)
+    assert one.exists() != move and two.exists()
 
 
 # -- the scripts themselves (a few subprocess runs: each pays Python's start-up) ----------

@@ -179,3 +179,31 @@ def test_a_file_a_worker_cannot_read_says_so(tmp_path):
                                          r"worker: the corpus must be at the same path on every worker\)$"):
         count_documents(missing, np.array([0, 1]), np.ones(2), 2, analyzer_from_params(dict(VECTORIZER_DEFAULTS)),
                         client=InProcessClient())
+
+
+@pytest.mark.parametrize("table", ["weather.nominal.arff", "play.csv", "mixed.csv"])
+def test_a_table_with_a_scheduler_is_refused_in_one_line(cluster, tmp_path, table):
+    """``--scheduler`` with a table (an ARFF file, a CSV found to be a table only when read,
+    a mixed table with a text column) trained it here and said nothing of the cluster named
+    (session 28): the Dask path counts a text corpus's documents where the workers read
+    them; a table is read whole and fitted by this process. Now one line naming the option,
+    no model written; the same table trains without it, the same address trains a corpus."""
+    if table.endswith(".arff"):
+        path = REPO / "corpora" / table
+    else:
+        path = tmp_path / table
+        rows = "".join(f"{i % 7},{'sunny' if i % 3 else 'rainy'},{'cheap pills' if i % 2 else 'lunch at noon'},"
+                       f"{'yes' if i % 2 else 'no'}\n" for i in range(30))
+        header = "x,outlook,text,play\n" if table == "mixed.csv" else "x,outlook,windy,play\n"
+        path.write_text(header + rows)
+    extra = ["--text-column", "text"] if table == "mixed.csv" else []
+    address = cluster.scheduler.address
+    rc, out, err = cli("train", path, "-o", tmp_path / "m.tnb", "--scheduler", address, *extra)
+    assert rc == 1 and out == ""
+    one_error_line(err, f"{path}: --scheduler counts the documents of a text corpus on a Dask cluster; this is a "
+                        "table", "train it without --scheduler")
+    assert not (tmp_path / "m.tnb").exists()
+    rc, _, err = cli("train", path, "-o", tmp_path / "m.tnb", *extra)
+    assert rc == 0 and (tmp_path / "m.tnb").exists(), err
+    rc, _, err = cli("train", _corpus(tmp_path), "-o", tmp_path / "c.tnb", "--scheduler", address)
+    assert rc == 0, err

@@ -8,7 +8,7 @@ import pytest
 distributed = pytest.importorskip("distributed")
 dask_bag = pytest.importorskip("dask.bag")
 
-from textnb import BernoulliNB, TextClassifier  # noqa: E402
+from textnb import BernoulliNB, DiscriminativeNB, MultinomialNB, TextClassifier, Vectorizer  # noqa: E402
 from textnb.text.distributed import connect, fit_bag  # noqa: E402
 
 
@@ -159,3 +159,33 @@ def test_a_bag_label_outside_the_given_classes_is_refused(classes):
     assert list(fitted.classes_) == ["ham", "maybe", "spam"]
     docs, y = [p[0] for p in pairs], [p[1] for p in pairs]
     np.testing.assert_array_equal(fitted.predict(docs), TextClassifier().fit(docs, y).predict(docs))
+
+
+@pytest.mark.parametrize("Model", [MultinomialNB, BernoulliNB, DiscriminativeNB])
+def test_binary_counts_are_counted_by_the_workers_too(Model):
+    """A binary Vectorizer: ``fit(client=...)`` counted on this machine, saying nothing, and
+    ``fit_bag`` refused it ('over counts'); its presence sums add up as counts do, so both
+    send the work out and give the local model (session 28)."""
+    import dask
+
+    from conftest import InProcessClient
+
+    pairs = [(f"free money now {i} {i % 3} free", "spam") for i in range(30)] + \
+            [(f"meeting at noon {i} {i % 4} noon", "ham") for i in range(30)]
+    docs, y = [p[0] for p in pairs], [p[1] for p in pairs]
+
+    def make():
+        return TextClassifier(vectorizer=Vectorizer(binary=True), model=Model(), batch_size=7)
+
+    local = make().fit(docs, y)
+    client = InProcessClient()
+    remote = make().fit(docs, y, client=client)
+    assert client.sent, "the documents were counted locally"
+    with dask.config.set(scheduler="synchronous"):
+        bagged = fit_bag(make(), dask_bag.from_sequence(pairs, npartitions=3))
+    for clf in (remote, bagged):
+        assert clf.vectorizer_.vocabulary_ == local.vectorizer_.vocabulary_
+        np.testing.assert_allclose(clf.model_.feature_count_, local.model_.feature_count_)
+        np.testing.assert_allclose(clf.predict_proba(docs), local.predict_proba(docs))
+    if Model is not DiscriminativeNB:  # presence: "free" twice in each of 30 documents counts 30
+        assert local.model_.feature_count_.max() == 30

@@ -360,21 +360,22 @@ def test_folder_corpus_paths_are_the_paths_of_their_names(tmp_path):
 
 
 class _LongRowStream:
-    """A TSV read as a stream: ``head`` bytes, then a row ``ham<TAB>`` of ``n`` bytes of text
-    made as it is read (the test holds none of it), then ``tail``."""
+    """A TSV (or CSV) read as a stream: ``head`` bytes, then a row ``row`` (``ham<TAB>``) and
+    ``n`` bytes of text made as it is read (the test holds none of it), ``unit`` repeated,
+    then ``tail``."""
 
-    def __init__(self, head, n, tail):
-        self.parts, self.n, self.done = [head, b"ham\t"], n, 0
-        self.tail = tail
+    def __init__(self, head, n, tail, row=b"ham\t", unit=b"word "):
+        self.parts, self.n, self.done = [head, row], n, 0
+        self.tail, self.unit = tail, unit
 
     def read(self, size=-1):
         if self.parts:
             return self.parts.pop(0)
         if self.done < self.n:
             k = min(self.n - self.done, 1 << 16, size if size and size > 0 else 1 << 16)
-            start = self.done % 5
+            start = self.done % len(self.unit)
             self.done += k
-            return (b"word " * (k // 5 + 2))[start:start + k]
+            return (self.unit * (k // len(self.unit) + 2))[start:start + k]
         out, self.tail = self.tail, b""
         return out
 
@@ -403,6 +404,85 @@ def test_a_tsv_row_longer_than_memory_needs_is_read_a_block_at_a_time(max_bytes)
     assert [label for _, label in rows] == ["spam", "ham", "ham"]
     assert rows[1][0] == ("word " * (max_bytes // 5 + 1))[:max_bytes] and rows[2][0] == "last row"
     assert peak < 8 << 20, peak  # (the row is 40 MB)
+
+
+_UNIT = b"word " * 19 + b"word\n"  # (a CSV quoted field of lines of 100 bytes)
+
+
+@pytest.mark.parametrize("name, stream", [
+    ("long.tsv", lambda: _LongRowStream(b"spam\tfirst row\n", 40 << 20, b"\tmore text\nham\tlast row\n")),
+    ("long.csv", lambda: _LongRowStream(b"spam,first row\n", 40 << 20, b'"\nham,last row\n', row=b'ham,"')),
+    ("lines.csv", lambda: _LongRowStream(b"spam,first row\n", 40 << 20, b'"\nham,last row\n', row=b'ham,"',
+                                         unit=_UNIT)),
+])
+def test_a_csv_field_longer_than_memory_needs_is_read_a_block_at_a_time_as_tsv(name, stream):
+    """A CSV corpus's field is cut at --max-bytes without being held whole, as a TSV's: a
+    quoted field of 40 MB (on one line, or on 400,000 lines) was read whole by the csv module
+    (the TSV rows only were read a block at a time, session 27): the same documents, the
+    same line numbers after it (session 28)."""
+    import tracemalloc
+
+    from textnb.io.corpus import iter_rows
+
+    max_bytes = 1000
+    unit = (_UNIT if name == "lines.csv" else b"word ").decode()
+    tracemalloc.start()
+    try:
+        rows = [r for docs, labels in iter_rows(name, stream=stream(), max_bytes=max_bytes, need_label=True)
+                for r in zip(docs, labels)]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [label for _, label in rows] == ["spam", "ham", "ham"]
+    assert rows[1][0] == (unit * (max_bytes // len(unit) + 1))[:max_bytes] and rows[2][0] == "last row"
+    assert peak < 8 << 20, peak  # (the row is 40 MB)
+
+
+@pytest.mark.parametrize("delimiter", ["\t", ","])
+def test_a_cut_row_keeps_its_fields_quotes_and_line_numbers(tmp_path, delimiter):
+    """TSV and CSV rows cut by one rule: every field kept to its first max(--max-bytes + 8,
+    64 KiB) bytes of text at a character's start, a CSV field's doubled quotes counted as
+    the one character of text they are, the rows after it read as they are (numbered as
+    in the file: a row too short names its line)."""
+    from textnb.io.corpus import iter_rows
+
+    from textnb.io.files import cut_text
+
+    quoted = delimiter == ","
+    text = 'say ""é€𝄞"" ' * 20_000 if quoted else "é€𝄞 " * 40_000  # (past the 64 KiB block)
+    plain = text.replace('""', '"')
+    lines = "\n" * 3 if quoted else ""  # (a CSV quoted field's lines are its text)
+    cell = f'"{text}{lines}"' if quoted else text
+    path = tmp_path / ("c.csv" if quoted else "c.tsv")
+    more = "".join(f"ham{delimiter}row {i}\n" for i in range(50))  # (the layout is decided on 50 rows)
+    path.write_bytes(f"spam{delimiter}first row\nham{delimiter}{cell}\nham{delimiter}last\n{more}short\n".encode())
+    for max_bytes in (70_003, 1 << 20):
+        with pytest.raises(InputError) as error:
+            [r for docs, labels in iter_rows(path, max_bytes=max_bytes, need_label=True) for r in zip(docs, labels)]
+        assert str(error.value) == f"{path}:{57 if quoted else 54}: row has 1 cell, expected at least 2"
+    path.write_bytes(path.read_bytes().replace(b"short\n", b""))
+    for max_bytes in (70_003, 1 << 20):
+        rows = [r for docs, labels in iter_rows(path, max_bytes=max_bytes, need_label=True) for r in zip(docs, labels)]
+        assert rows[:3] == [("first row", "spam"), (cut_text(plain + lines, max_bytes), "ham"), ("last", "ham")]
+        assert len(rows) == 53
+
+
+def test_a_huge_csv_field_never_closed_is_the_same_one_line():
+    """A CSV quoted field never closed, of any length: the one line naming where it starts,
+    read in bounded memory (the csv module held all of it, 40 MB, to say so)."""
+    import tracemalloc
+
+    from textnb.io.corpus import iter_rows
+
+    stream = _LongRowStream(b"spam,first row\n", 40 << 20, b"", row=b'ham,"', unit=_UNIT)
+    tracemalloc.start()
+    try:
+        with pytest.raises(InputError, match=r"^open.csv:2: a quoted field is never closed"):
+            list(iter_rows("open.csv", stream=stream, max_bytes=1000, need_label=True))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 << 20, peak
 
 
 def test_a_cut_tsv_row_keeps_its_label_and_its_characters(tmp_path):

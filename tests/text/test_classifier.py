@@ -231,8 +231,7 @@ def test_partial_fit_and_forget_refuse_what_they_cannot_update_and_leave_the_mod
     assert np.array_equal(clf.predict_proba(DOCS), before[0]) and clf.vectorizer_.vocabulary_ == before[1]
 
 
-@pytest.mark.parametrize("vectorizer", [textnb.Vectorizer(binary=True), textnb.TfidfVectorizer(),
-                                        textnb.Vectorizer(vocabulary=["free", "call", "ok"])])
+@pytest.mark.parametrize("vectorizer", [textnb.TfidfVectorizer(), textnb.Vectorizer(vocabulary=["free", "call", "ok"])])
 def test_a_first_partial_fit_it_cannot_do_says_why(vectorizer):
     """The first ``partial_fit`` of a MultinomialNB over binary counts said it 'needs a count
     model ... over counts' (it has one); it now says what the later calls say: plain counts, not
@@ -240,6 +239,64 @@ def test_a_first_partial_fit_it_cannot_do_says_why(vectorizer):
     clf = textnb.TextClassifier(vectorizer=vectorizer, model=textnb.MultinomialNB())
     with pytest.raises(ValueError, match="partial_fit needs a count model .* over plain counts .*binary"):
         clf.partial_fit(DOCS, LABELS, classes=["ham", "spam"])
+
+
+@pytest.mark.parametrize("Model", [MultinomialNB, BernoulliNB, textnb.ComplementNB, textnb.DiscriminativeNB])
+def test_binary_counts_stream_as_counts_do(sms, Model):
+    """``partial_fit`` and ``forget`` refused a binary Vectorizer ("over plain counts"), though a
+    count model's sums of presence add up as its sums of counts do (``textnb train --binary``
+    streams them, ``merge`` adds them). Now ``fit`` (streamed), one ``partial_fit`` and the
+    matrix fit agree, and for the plain-sum models parts in any split equal one fit, and
+    ``forget`` a fresh fit on the rest (session 28)."""
+    docs, y = sms
+    docs, y = docs[:900], y[:900]
+    w = np.linspace(0.5, 2.0, 900)
+    classes = np.unique(y)
+
+    def make():
+        return TextClassifier(vectorizer=Vectorizer(binary=True), model=Model())
+
+    vec = Vectorizer(binary=True)
+    matrix = Model().fit(vec.fit_transform(docs), y, sample_weight=w)
+    fitted = make().fit(docs, y, sample_weight=w)
+    one = make().partial_fit(docs, y, classes=classes, sample_weight=w)
+    for clf in (fitted, one):
+        assert clf.vectorizer_.vocabulary_ == vec.vocabulary_
+        assert_allclose(clf.model_.feature_count_, matrix.feature_count_)
+        assert_allclose(clf.predict_log_proba(docs[:100]), matrix.predict_log_proba(vec.transform(docs[:100])))
+    if Model is textnb.DiscriminativeNB:  # (its passes are made per batch: parts are another model)
+        return
+    parts = make()
+    for lo in (0, 250, 500, 750):
+        parts.partial_fit(docs[lo:lo + 250], y[lo:lo + 250], classes=classes, sample_weight=w[lo:lo + 250])
+    assert parts.vectorizer_.vocabulary_ == vec.vocabulary_
+    assert_allclose(parts.model_.feature_count_, matrix.feature_count_)
+    assert_allclose(parts.predict_log_proba(docs[:100]), fitted.predict_log_proba(docs[:100]))
+    parts.forget(docs[600:], y[600:], sample_weight=w[600:])
+    fresh = make().fit(docs[:600], y[:600], sample_weight=w[:600])
+    assert parts.vectorizer_.vocabulary_ == fresh.vectorizer_.vocabulary_
+    assert_allclose(parts.model_.feature_count_, fresh.model_.feature_count_, atol=1e-9)
+    assert_allclose(parts.predict_proba(docs[:100]), fresh.predict_proba(docs[:100]), atol=1e-9)
+
+
+def test_binary_counts_streamed_equal_textnb_train_binary(sms_tsv, tmp_path):
+    """The library's ``partial_fit`` in parts over binary counts and ``textnb train --binary`` on
+    the whole corpus give the same model (the CLI's file is a streamed fit's)."""
+    from textnb.cli.commands import main
+
+    with open(sms_tsv, encoding="utf-8") as f:
+        rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))[:800]
+    part = tmp_path / "part.tsv"
+    part.write_text("".join(f"{label}\t{text}\n" for label, text in rows), encoding="utf-8")
+    assert main(["train", str(part), "-o", str(tmp_path / "m.tnb"), "--binary", "--model", "multinomial"]) == 0
+    cli_model = textnb.load(tmp_path / "m.tnb")
+    docs, y = [r[1] for r in rows], np.array([r[0] for r in rows])
+    parts = TextClassifier(vectorizer=Vectorizer(binary=True), model=MultinomialNB())
+    for lo in range(0, 800, 300):
+        parts.partial_fit(docs[lo:lo + 300], y[lo:lo + 300], classes=np.unique(y))
+    assert parts.vectorizer_.vocabulary_ == cli_model.vectorizer_.vocabulary_
+    assert_allclose(parts.model_.feature_count_, cli_model.model_.feature_count_)
+    assert_allclose(parts.predict_proba(docs[:50]), cli_model.predict_proba(docs[:50]))
 
 
 def test_a_refused_forget_and_bad_weights_change_nothing():

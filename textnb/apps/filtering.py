@@ -33,6 +33,7 @@ import contextlib
 import fcntl
 import hashlib
 import io
+import itertools
 import os
 import shutil
 import sys
@@ -896,7 +897,17 @@ def _documents(paths, mail_mode, max_bytes, out=None, on_error=None):
                 continue
             try:
                 if not whole and mail.is_mbox(file):  # each message whole (it is copied out), one at a time
-                    for source, data in mail._iter_mbox(file, None):
+                    messages = mail._iter_mbox(file, None)
+                    first, second = next(messages, None), next(messages, None)
+                    if second is None:
+                        # a file of one message is that message, named FILE, read and routed as the file it
+                        # is, From line and all, as on every path that reads mail (io.mailread._one_or_many):
+                        # it was FILE:1 here, copied out as FILE-1.eml, and never moved
+                        if first is None or mail.is_empty_message(first[1]):
+                            raise InputError(f"{file}: empty message")
+                        yield file, file, None, True
+                        continue
+                    for source, data in itertools.chain((first, second), messages):
                         if mail.is_empty_message(data):  # (refused in its place; the later messages read on)
                             if on_error is None:
                                 raise InputError(f"{source}: empty message")

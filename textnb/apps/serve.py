@@ -37,7 +37,8 @@ where probabilities round to 0 or 1); each text is cut at the model's ``--max-by
 message (parsed as the mail tools parse it: ``topicfilter --mail``, the first
 ``textnb.io.mail.DEFAULT_MAX_BYTES`` bytes, for a model that is not a spam model) and, for a spam model, ``"verdicts"`` is
 added (``spam_cutoff`` / ``ham_cutoff`` may be given) and each message's row is its
-verdict's (one score per message). ``GET /model`` describes the
+verdict's (one score per message). A request of no texts is answered with the keys of
+any other answer of that request, each list empty. ``GET /model`` describes the
 served model. Errors: ``{"error": "..."}`` with status 400 (bad request), 404, 405,
 411 (no Content-Length), 413 (over ``max_request``).
 
@@ -313,13 +314,17 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
     if kwargs:  # their order too, before any message is read (as the socket's SPAM checks them first)
         check_cutoffs(kwargs.get("spam_cutoff", DEFAULT_SPAM_CUTOFF), kwargs.get("ham_cutoff", DEFAULT_HAM_CUTOFF))
     classes = [_jsonable(c) for c in model.classes_]
-    out = {"classes": classes, "labels": [], "probabilities": [], "log_odds": []}
-    if not texts:
-        return out
+    # (an answer of no texts has the keys of any other: "verdicts" for a spam verdict, "log_odds" where
+    # the model gives them; it had "log_odds" where no other answer did, and no "verdicts")
+    out = {"classes": classes, "labels": [], "probabilities": []}
+    if spam or hasattr(model, "predict_log_odds"):
+        out["log_odds"] = []
     if spam:
         raw = _message_bytes(texts)
         verdicts = [message_verdict(model, m, source=f"texts[{i}]", **kwargs) for i, m in enumerate(raw)]
         return _verdict_rows(out, [str(c) for c in model.classes_], verdicts)
+    if not texts:
+        return out
     if as_mail:  # each a message file as topicfilter --mail reads it (its first mail.DEFAULT_MAX_BYTES bytes)
         raw = _message_bytes(texts)
         for i, m in enumerate(raw):
@@ -331,10 +336,8 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
     proba = model.predict_proba(texts)
     out["probabilities"] = _rows(proba)
     out["labels"] = [classes[int(i)] for i in proba.argmax(axis=1)]
-    if hasattr(model, "predict_log_odds"):
+    if "log_odds" in out:
         out["log_odds"] = _rows(model.predict_log_odds(texts))
-    else:
-        del out["log_odds"]
     return out
 
 

@@ -731,6 +731,8 @@ int main(int argc, char **argv)
         (o.ham_cutoff && !probability(o.ham_cutoff, &ham)) || (o.max_bytes && !size_value(o.max_bytes, &max_bytes)))
         return run_python(argc, argv);
 
+    if (o.exit_zero && !o.passthrough) /* spamclient.EXIT_ZERO_UNUSED: said, the exit status unchanged */
+        say("warning: -e has no effect without -p");
     install_handlers();
     standard_fds();
     struct buffer msg = {0};

@@ -61,6 +61,7 @@ __all__ = [
     "drain",
     "classify_message",
     "client_main",
+    "EXIT_ZERO_UNUSED",
 ]
 
 #: Bytes of a message that are read (:data:`textnb.io.mail.DEFAULT_MAX_BYTES`; a test
@@ -68,6 +69,10 @@ __all__ = [
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 EXIT_ERROR = 3
 EXIT_INTERRUPTED = 130
+#: The warning (after ``warning: ``) for ``-e`` without ``-p`` (it exits 0 in place of a verdict written with -p): the
+#: cold ``spamfilter``, this client and spamclient.c say it in these words, on stderr, the exit
+#: status unchanged (a procmail recipe's stderr goes to its log).
+EXIT_ZERO_UNUSED = "-e has no effect without -p"
 #: Seconds the client waits for the daemon (connect, send, reply).
 DEFAULT_TIMEOUT = 60.0
 _CHUNK = 1 << 16
@@ -474,6 +479,8 @@ def client_main(argv, *, stdin, stdout, stderr):
         try:
             opts = _parse(argv)
             passthrough = opts["passthrough"]
+            if opts["exit_zero"] and not passthrough:
+                _say(stderr, f"warning: {EXIT_ZERO_UNUSED}")
             spam_cutoff = _probability("--spam-cutoff", opts["spam_cutoff"]) if "spam_cutoff" in opts else None
             ham_cutoff = _probability("--ham-cutoff", opts["ham_cutoff"]) if "ham_cutoff" in opts else None
             try:

@@ -43,7 +43,8 @@ def _topic_parser():
                         "unsorted)")
     p.add_argument("--dry-run", "-n", action="store_true", help="print the plan, change nothing")
     p.add_argument("--move", action="store_true",
-                   help="move files instead of copying (messages inside an mbox are always copied)")
+                   help="move files instead of copying (the messages of an mbox of several are always copied; "
+                        "a file of one message is moved as any file)")
     p.add_argument("--mail", action="store_true",
                    help="parse plain files as mail messages too (mbox and Maildir always are)")
     p.add_argument("--max-bytes", type=_size, default=mail.DEFAULT_MAX_BYTES, metavar="SIZE",

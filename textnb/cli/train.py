@@ -12,7 +12,7 @@ from textnb.cli.options import (add_model_and_input_options, input_options, mode
                                 refuse_stdin_twice, scheduler, seed, structure_errors, warn_multilabel)
 from textnb.cli.output import counted, dumps
 from textnb.cli.progress import Progress
-from textnb.core.errors import InputError, StructureError
+from textnb.core.errors import InputError, StructureError, input_name
 from textnb.core.wrapping import fit_weighted
 from textnb.core.model_io import output_target, refuse_folder, refuse_input_as_output, save
 
@@ -32,7 +32,7 @@ def add_parser(sub):
     p.add_argument("--scheduler", metavar="ADDRESS", type=scheduler_address,
                    help="train on a Dask cluster: a scheduler address (tcp://host:8786), or local:N "
                         f"to start N local worker processes ({scheduler_address.range}); the model is the same as "
-                        f"without")
+                        f"without. Text corpora only: a table is refused (it is read and fitted here)")
     p.add_argument("--seed", type=seed, default=0, metavar="S",
                    help=f"seed of the default model's choices inside training (its sample and folds: "
                         f"random_state) and of the folds of --adjust-on cv (default 0; {seed.range})")
@@ -43,14 +43,28 @@ def add_parser(sub):
 
 def _preload(args, opts, inputs):
     """Import the modules this run will use before its clock starts, so that ``seconds``
-    measures reading the data, fitting and writing the model, not Python's imports."""
+    measures reading the data, fitting and writing the model, not Python's imports. A table
+    told by its name or options with ``--scheduler`` is refused here, before it is read."""
     from textnb.io.inputs import is_table_input
     from textnb.meta.registry import MODELS, modules_for
 
     spec = MODELS.get(args.model or "")
     table = is_table_input(args.path, inputs, table_model=spec is not None and spec.input == "tables")
+    if table:
+        _refuse_scheduler(args)
     for name in modules_for(opts, table=table, multilabel=(args.multilabel or args.labels) and args.method):
         importlib.import_module(name)
+
+
+def _refuse_scheduler(args):
+    """One line for ``--scheduler`` with a table: the Dask path counts the documents of a text
+    corpus where the workers read them; a table is read whole by this process, and its
+    model (discretisation, trees, kernels over all its rows) fitted here. Training it
+    locally while a cluster was named said nothing (session 28)."""
+    if getattr(args, "scheduler", None):
+        raise InputError(f"{input_name(args.path)}: --scheduler counts the documents of a text corpus on a Dask "
+                         "cluster; this is a table (ARFF, or CSV/TSV with attribute columns), read and fitted by "
+                         "this process: train it without --scheduler")
 
 
 def run(args, out, err):
@@ -77,6 +91,7 @@ def run(args, out, err):
 
         refuse_unused(args)
     if kind == "table":
+        _refuse_scheduler(args)  # (a CSV/TSV found to be a table when read)
         with naming_the_corpus(args.path):
             return _train_table(args, opts, data, start, out)
     if kind == "multilabel":  # the multi-label options, or a fastText file with several labels on a line

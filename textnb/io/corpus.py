@@ -37,6 +37,7 @@ import csv
 import io
 import itertools
 import os
+import re
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -949,36 +950,135 @@ class _Prefixed(io.RawIOBase):
         return len(data)
 
 
-#: the fewest bytes of a TSV field :func:`iter_rows` keeps (a label is never cut)
+#: the fewest bytes of a TSV/CSV field :func:`iter_rows` keeps (a label is never cut)
 _MIN_FIELD_CAP = 1 << 16
 
+# the states of :class:`_FieldCap` (the csv module's, for one field at a time)
+_START, _FIELD, _QUOTED, _QUOTE_SEEN = range(4)
 
-def _capped_fields(raw, cap):
-    """The lines of the binary stream ``raw`` (a TSV file: a row is a line, with no quoting),
-    each TAB-separated field cut at ``cap`` bytes (the start of the UTF-8 character there):
-    a row of any length is read a block at a time, and memory holds its fields' first
-    ``cap`` bytes, not the whole line (a 200 MB row took 1.6 GB whatever ``--max-bytes``).
-    ``cap`` is above ``max_bytes``, so every document, cut at ``max_bytes`` UTF-8 bytes,
-    is the same as from the whole line. A line within ``cap`` bytes is yielded as read."""
+
+def _capped_fields(raw, cap, delimiter=b"\t", quote=None):
+    """The lines of the binary stream ``raw`` (a TSV file: ``delimiter`` TAB, no quoting; a
+    CSV file: ``delimiter`` b",", ``quote`` b'"', as the csv module reads it), each field cut
+    at ``cap`` bytes (the start of the UTF-8 character there): a row of any length is read
+    a block at a time, and memory holds its fields' first ``cap`` bytes, not the whole line
+    (a 200 MB row took 1.6 GB whatever ``--max-bytes``). The one rule of both delimiters;
+    in a CSV file a quoted field may span lines (its line ends are its text), and is cut at
+    ``cap`` bytes of its text however many lines it spans; every line is still yielded (an
+    empty one where all its bytes were past the cut), so a row's line number stays the
+    file's. ``cap`` is above ``max_bytes``, so every document, cut at ``max_bytes`` UTF-8
+    bytes, is the same as from the whole row. A line within ``cap`` bytes with no quote
+    (and not inside a quoted field) is yielded as read."""
+    scan = _FieldCap(cap, delimiter, quote)
+    readline, whole_row = raw.readline, scan.record.fullmatch if quote is not None else None
     while True:
-        line = raw.readline(cap)
-        if len(line) < cap or line.endswith(b"\n"):
-            if not line:
-                return
+        line = readline(cap)
+        if not line:
+            return
+        # (the test of :meth:`_FieldCap.plain`, written out: it runs for every line)
+        if scan.state == _START and (len(line) < cap or line.endswith(b"\n")) and (
+                whole_row is None or quote not in line or whole_row(line) is not None):
             yield line
             continue
-        fields, chunk = [bytearray()], line
-        while chunk:
-            for k, piece in enumerate(chunk.split(b"\t")):
-                if k:
-                    fields.append(bytearray())
-                room = cap - len(fields[-1])
-                if room > 0:
-                    fields[-1] += piece[:room]
-            if chunk.endswith(b"\n"):
+        while True:
+            scan.feed(line)
+            if line.endswith(b"\n"):
                 break
-            chunk = raw.readline(cap)
-        yield b"\t".join(_utf8_start(f) if len(f) >= cap else bytes(f) for f in fields)
+            line = raw.readline(cap)
+            if not line:
+                break
+        yield scan.take()
+
+
+class _FieldCap:
+    """The state of :func:`_capped_fields` across the blocks and lines it reads: where the
+    scan is in a row (a field's start, inside a field, inside a quoted field, after a quote
+    in one), how many bytes of the current field are kept, and the bytes kept of the line
+    being read."""
+
+    def __init__(self, cap, delimiter, quote):
+        self.cap, self.quote = cap, quote
+        ends = re.escape(delimiter) + (b"\r\n" if quote is not None else b"\n")
+        self.field_end = re.compile(b"[" + ends + b"]")
+        self.record = None
+        if quote is not None:  # a row on one line: quoted fields ("" inside) and unquoted ones, then its end
+            d, q = re.escape(delimiter), re.escape(quote)
+            field = (b"(?:" + q + b"[^" + q + b"]*(?:" + q + q + b"[^" + q + b"]*)*" + q + b"|[^" + d + q + b"\r\n][^"
+                     + d + b"\r\n]*|)")
+            self.record = re.compile(field + b"(?:" + d + field + b")*\r?\n?")
+        self.state, self.kept, self.out, self.start = _START, 0, bytearray(), 0
+
+    def plain(self, line):
+        """Whether the whole line ``line`` (within the cap) needs no cut: it starts a row,
+        outside a quoted field, and ends it (no quote in it, or a CSV row of well-formed
+        fields): its fields are shorter than the line."""
+        return self.state == _START and (self.quote is None or self.quote not in line
+                                         or self.record.fullmatch(line) is not None)
+
+    def take(self):
+        """The bytes kept of the line fed since the last call."""
+        if self.state == _QUOTE_SEEN:  # (the file ends after a quote)
+            self.out += self.quote
+            self.state = _FIELD
+        out, self.out, self.start = bytes(self.out), bytearray(), 0
+        return out
+
+    def _text(self, data, doubled=False):
+        """Keep what of the field's text ``data`` fits under the cap (``doubled``: a doubled
+        quote, one byte of text kept whole or not at all)."""
+        if not data or self.kept > self.cap:  # (a field cut already: its text is dropped)
+            return
+        room, size = self.cap - self.kept, 1 if doubled else len(data)
+        if size <= room:
+            self.out += data
+            self.kept += size
+            return
+        if not doubled:
+            self.out += data[:room]
+        cut = _utf8_start(self.out[self.start:])  # (never a character split at the cut)
+        del self.out[self.start + len(cut):]
+        self.kept = self.cap + 1
+
+    def _begin(self):
+        self.start, self.kept = len(self.out), 0
+
+    def feed(self, data):
+        """Scan the bytes ``data`` (a block of a line, or a whole line)."""
+        i, n, q = 0, len(data), self.quote
+        while i < n:
+            if self.state == _START:
+                if q is not None and data[i] == q[0]:
+                    self.out += q
+                    self.state = _QUOTED
+                    i += 1
+                else:
+                    self.state = _FIELD
+                self._begin()
+            elif self.state == _FIELD:
+                m = self.field_end.search(data, i)
+                j = n if m is None else m.start()
+                self._text(data[i:j])
+                if m is not None:  # a delimiter or a line end: the next field starts
+                    self.out += data[j:j + 1]
+                    self.state = _START
+                    j += 1
+                i = j
+            elif self.state == _QUOTED:
+                j = data.find(q, i)
+                self._text(data[i:n if j < 0 else j])
+                if j < 0:
+                    break
+                self.state = _QUOTE_SEEN  # (a quote doubled, or the field's end)
+                i = j + 1
+            else:  # _QUOTE_SEEN
+                if data[i] == q[0]:  # a doubled quote: one character of text, two bytes kept together
+                    self._text(q + q, doubled=True)
+                    self.state = _QUOTED
+                    i += 1
+                else:  # the closing quote: what follows is the delimiter or a line end, else the csv
+                    self.out += q  # module's error there (so kept: counted afresh)
+                    self.state = _FIELD
+                    self.start, self.kept = len(self.out), 0
 
 
 def _utf8_start(data):
@@ -1013,8 +1113,11 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
             raise InputError(binary_message(path, first, f"a TSV/CSV {'corpus' if need_label else 'file'}"))
         raw_lines = io.BufferedReader(_Prefixed(first, stream))
         first_line = first.split(b"\n", 1)[0]
+        cap = max(max_bytes + 8, _MIN_FIELD_CAP)
         if path.lower().endswith((".tsv", ".tab")) or b"\t" in first_line:  # TSV: a row is a line
-            raw_lines = _capped_fields(raw_lines, max(max_bytes + 8, _MIN_FIELD_CAP))
+            raw_lines = _capped_fields(raw_lines, cap)
+        else:  # CSV: a quoted field may hold commas and line ends
+            raw_lines = _capped_fields(raw_lines, cap, b",", b'"')
         lines = (decode_bytes(raw) for raw in raw_lines)
         head = next(lines, "")
         delimiter = _delimiter_of(path, head.split("\n", 1)[0])

@@ -203,8 +203,9 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         check_param_values(TEXT_CLASSIFIER_OWN_PARAMS, {name: getattr(self, name) for name in TEXT_CLASSIFIER_OWN_PARAMS})
 
     def _streams(self, model, vectorizer):
-        """True when the model can be fitted from per-class sums alone."""
-        return isinstance(model, _BaseCountNB) and vectorizer._plain_counts()
+        """True when the model can be fitted from per-class sums alone (of counts, or of
+        presence with a ``binary`` vectorizer)."""
+        return isinstance(model, _BaseCountNB) and vectorizer._summed_counts()
 
     @all_or_nothing
     def fit(self, X, y, sample_weight=None, progress=None, client=None):
@@ -279,7 +280,7 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         acc = count_documents(X, y_index, weights, n_classes, vectorizer.build_analyzer(), terms=terms,
                               per_class=per_class, n_jobs=self.n_jobs, batch_size=self.batch_size,
                               max_bytes=self.max_bytes, progress=progress, client=client, rows=rows,
-                              max_row_nnz=max_row_nnz)
+                              max_row_nnz=max_row_nnz, binary=bool(vectorizer.binary))
         self.skipped_ = acc.skipped
         return acc
 
@@ -565,7 +566,7 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
 
 def _not_streamed(method):
     """The error of ``partial_fit`` or ``forget`` (``method``) of a classifier whose model is not
-    fitted from per-class sums of plain counts (one message for the first call and the next)."""
+    fitted from per-class sums of counts or presence (one message for the first call and the next)."""
     return ValueError(f"{method} needs a count model (MultinomialNB, BernoulliNB, ComplementNB, DiscriminativeNB) "
-                      "over plain counts (not a wrapper, a fixed vocabulary, binary or tf-idf weighting); fit the "
+                      "over plain counts or binary ones (not a wrapper, a fixed vocabulary or tf-idf weighting); fit the "
                       "whole corpus again instead")

@@ -59,13 +59,14 @@ def fit_bag(classifier, bag, classes=None):
     model = clone(classifier.model) if classifier.model is not None else DiscriminativeNB()
     if not classifier._streams(model, vectorizer):
         raise ValueError("fit_bag needs a count model (MultinomialNB, BernoulliNB, ComplementNB, "
-                         "DiscriminativeNB) over counts")
+                         "DiscriminativeNB) over counts or binary counts (not a wrapper, a fixed vocabulary or "
+                         "tf-idf weighting)")
     vectorizer._check_params()
     rows = isinstance(model, DiscriminativeNB)  # its passes need the documents' rows: they travel too
     results = bag.map_partitions(_count_partition, classes, vectorizer.build_analyzer(),
                                  classifier.max_bytes, rows).compute()
     acc = Accumulator(len(classes), per_class=_per_class(model), rows=rows,
-                      max_row_nnz=_row_budget(model, len(classes)))
+                      max_row_nnz=_row_budget(model, len(classes)), binary=bool(vectorizer.binary))
     n_docs = 0
     for (terms, sums, class_count, skipped, n, *batch_rows), y_index in results:
         acc.add(terms, sums, class_count, skipped, rows=batch_rows[0] if batch_rows else None,

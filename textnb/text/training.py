@@ -79,6 +79,11 @@ class Accumulator:
     unweighted per-term totals of both (pruning by min_df / max_df / max_features needs
     only those, and ignores sample weights as a CountVectorizer does). ``sums`` is that
     table.
+
+    ``binary``: the counts are a presence vectorizer's (each term once per document), so
+    the "tf" table holds document frequencies, the kept rows presence, and max_features
+    ranks terms by document frequency: the sums of the matrix a ``binary`` Vectorizer
+    gives, batch by batch.
     """
 
     def __init__(self, n_classes, terms=(), per_class="tf", rows=False, max_row_nnz=None, binary=False):
@@ -106,6 +111,8 @@ class Accumulator:
         ids = self.vocab.merge_columns(terms)
         if rows is not None:
             kept, lengths, local, counts, hashes = rows
+            if self.binary:  # (presence: each of a document's terms once)
+                counts = np.ones_like(counts)
             self.rows.append((y_index[kept], weights[kept], lengths.astype(np.int32), ids[local].astype(np.int32),
                               counts.astype(np.float32), hashes))  # 8 bytes a cell (counts: integers < 2**24)
             self.row_nnz += int(lengths.sum())
@@ -127,7 +134,7 @@ class Accumulator:
             cls, cols = np.divmod(cells, len(terms))
             cols = ids[cols]
             flat = cls * self.sums.shape[1] + cols  # each (class, term) cell once per batch
-            self.sums.reshape(-1)[flat] += tf if self.per_class == "tf" else df
+            self.sums.reshape(-1)[flat] += tf if self.per_class == "tf" and not self.binary else df
         self.tf_total[ids] += term_df if self.binary else term_tf  # ids: distinct columns, one per batch term
         self.df_total[ids] += term_df
         self.class_count += class_count
@@ -548,7 +555,7 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
     ``steps``: ``(name, (kind, params))`` pairs of transforms in front of the model,
     ``kind`` ``"SelectTerms"`` or ``"TermWeighting"``: the model is then
     ``Pipeline(steps + [("model", Kind(**params))])``, as ``textnb train --select`` /
-    ``--weighting`` build it. With steps or a ``binary`` vectorizer the estimators fit on
+    ``--weighting`` build it. With steps the estimators fit on
     the whole document-term matrix; so does this (the documents' rows, kept as they are
     counted), through the same functions (:mod:`textnb.text.wrappers`, the kernels' ``fit``).
     ``model`` may also be ``("CalibratedNB", {..., "estimator": model})`` or ``("APNBC",
@@ -587,8 +594,9 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
     model_params = kernel.params({} if smoothing else given)
     steps = [(name, (step_kind, _step_params(step_kind, step_params))) for name, (step_kind, step_params) in steps]
     binary = bool(vec_params["binary"])
-    # the estimators fit these on the whole document-term matrix: every row is kept
-    whole = binary or bool(steps) or smoothing or calibration is not None or adjust
+    # the estimators fit these on the whole document-term matrix: every row is kept (a
+    # binary vectorizer's presence sums stream as counts do: the Accumulator sums presence)
+    whole = bool(steps) or smoothing or calibration is not None or adjust
     check_vocabulary_params(vec_params["min_df"], vec_params["max_df"], vec_params["max_features"])
     rows = kernel.rows or whole
     kernel.check_params(model_params)

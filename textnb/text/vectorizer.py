@@ -361,11 +361,13 @@ class Vectorizer(DeclaredTags, TransformerMixin, BaseEstimator, auto_wrap_output
         (the step a caller that counts documents itself applies)."""
         return self._finish(counts)
 
-    def _plain_counts(self):
-        """True when :meth:`fit_transform` gives the per-class sums' own counts: a
-        learned vocabulary, not binary, no weighting (code that fits from streamed sums
-        instead of the matrix asks)."""
-        return type(self)._output is Vectorizer._output and not self.binary and self.vocabulary is None
+    def _summed_counts(self):
+        """True when a count model's sums are sums of :meth:`fit_transform`'s cells, which
+        streamed documents give batch by batch: a learned vocabulary and no weighting
+        (counts, or presence with ``binary``: :class:`~textnb.text.training.Accumulator`
+        sums document frequencies then). Code that fits from streamed sums instead of the
+        matrix asks (``TextClassifier.fit``, ``partial_fit``, ``forget``, ``fit_bag``)."""
+        return type(self)._output is Vectorizer._output and self.vocabulary is None
 
     def transform(self, raw_documents):
         """CSR counts of documents under the fitted vocabulary (unknown terms dropped)."""
