@@ -261,14 +261,19 @@ def test_an_option_the_mode_leaves_unused_is_one_warning_line_and_changes_nothin
     ("train", ["--spam-cutoff", "0.9"], ["--spam-cutoff has no effect with --train-*"]),
     ("register", ["-e", "-p", "--ham-cutoff", "0.1"], ["-e has no effect with --register-spam",
                                                        "--ham-cutoff has no effect with --register-spam"]),
+    ("register", ["--kind", "multinomial", "--alpha", "0.5"],
+     ["--kind has no effect with --register-spam into a model that exists (it keeps its own; they set up a new one)",
+      "--alpha has no effect with --register-spam into a model that exists (it keeps its own; they set up a new one)"]),
+    ("register-new", ["--kind", "multinomial", "--alpha", "0.5"], []),
 ])
 def test_options_unused_by_the_other_modes_are_warned_of_too(trained, tmp_path, mode, extra, warnings):
     root, _ = trained
     model = tmp_path / "m.tnb"
     msg = (root / "spam" / "3.eml").read_bytes()
-    if mode != "train":
+    if mode not in ("train", "register-new"):
         assert run(["-m", str(model), "--train-spam", str(root / "spam"), "--train-ham", str(root / "ham")])[0] == 0
     argv = {"batch": ["--batch", str(root / "ham")], "register": ["--register-spam"],
+            "register-new": ["--register-spam"],
             "train": ["--train-spam", str(root / "spam"), "--train-ham", str(root / "ham")]}[mode]
     code, _, err = run(["-m", str(model), *argv, *extra], msg)
     assert code == 0

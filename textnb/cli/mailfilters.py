@@ -2,6 +2,7 @@
 :mod:`textnb.apps.filtering` (the filters themselves live there)."""
 
 import io  # (loaded by Python's start-up: free)
+import os  # (the same)
 import sys
 
 from textnb.apps.spamclient import (EXIT_INTERRUPTED, EXIT_ZERO_UNUSED, Terminated, client_main, copy_rest, drain,
@@ -184,7 +185,8 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
         modes = sum([bool(ops), training, args.batch is not None])
         if modes > 1:
             raise InputError("choose one of --batch, --train-*, --register-*/--unregister-*")
-        for warning in _unused_options(args, training, ops):  # (first, as the daemon clients say them)
+        exists = bool(ops) and os.path.exists(model_path)
+        for warning in _unused_options(args, training, ops, exists):  # (first, as the daemon clients say them)
             say(stderr, "spamfilter", warning)
         check_cutoffs(args.spam_cutoff, args.ham_cutoff)
         learn_stdin = stdin
@@ -254,12 +256,14 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
     return code
 
 
-def _unused_options(args, training, ops):
+def _unused_options(args, training, ops, model_exists=False):
     """One warning line for each option given that the mode leaves unused (``--log-odds``
     without ``--batch``, ``-e`` without ``-p``, ``--alpha`` with a kind it does not smooth,
-    ...): taken without a word until session 28. Not refused: a procmail recipe that passes
+    ``--kind`` / ``--alpha`` registering into a model that exists, which keeps its own, ...):
+    taken without a word until session 28. Not refused: a procmail recipe that passes
     one must go on delivering; the line goes to stderr (procmail's log), the exit status is
-    unchanged. ``training``: ``--train-*`` given; ``ops``: the ``--(un)register-*`` given."""
+    unchanged. ``training``: ``--train-*`` given; ``ops``: the ``--(un)register-*`` given;
+    ``model_exists``: the model file exists (a registration then updates it as it is)."""
     learning = training or bool(ops)
     mode = ("--batch" if args.batch is not None else "--train-*" if training else
             f"--{next(iter(ops)).replace('_', '-')}" if ops else None)
@@ -281,7 +285,12 @@ def _unused_options(args, training, ops):
     for flag, given in (("--kind", args.kind != DEFAULT_KIND), ("--alpha", args.alpha is not None)):
         if given and not learning:
             out.append(f"{flag} has no effect without --train-* or --register-*")
-    if args.alpha is not None and learning and args.kind in SPAM_KINDS:
+    if ops and model_exists:
+        for flag, given in (("--kind", args.kind != DEFAULT_KIND), ("--alpha", args.alpha is not None)):
+            if given:
+                out.append(f"{flag} has no effect with {mode} into a model that exists (it keeps its own; "
+                           "they set up a new one)")
+    elif args.alpha is not None and learning and args.kind in SPAM_KINDS:
         out.append(f"--alpha has no effect with --kind {args.kind} (it smooths the multinomial, bernoulli and "
                    "complement kinds)")
     return [f"warning: {line}" for line in out]
