@@ -1,0 +1,55 @@
+"""What the session-28 user trial of the table side found: the predict reader's choice of the
+class column (an ID column alone taken for it; number labels not found), ..."""
+
+import numpy as np
+
+from conftest import cli
+from textnb.io.tables import read_table
+
+ROWS = ["red,1,yes", "blue,2,no", "red,1.5,yes", "blue,2.5,no", "red,1.2,yes", "blue,2.2,no", "red,2.1,no",
+        "blue,1.1,yes", "red,0.9,yes", "blue,2.8,no", "green,3.1,no", "green,0.7,yes"]
+
+
+def _csv(path, rows, header="colour,size,class"):
+    path.write_text(header + "\n" + "".join(r + "\n" for r in rows))
+    return path
+
+
+def test_an_id_column_alone_is_not_taken_for_the_class(tmp_path):
+    """A query file without its class column but with an ID column: the ID column was read as the
+    class, and predict printed 'accuracy 0.0000 (0 of 4 rows with a class value)' on stderr (the
+    library's read_table(like=, classes=) gave the IDs as y)."""
+    train = _csv(tmp_path / "tr.csv", ROWS)
+    rows = [r.rsplit(",", 1)[0] for r in ROWS[:4]]
+    test = _csv(tmp_path / "te.csv", [f"id{i},{r}" for i, r in enumerate(rows)], header="id,colour,size")
+    assert cli("train", train, "-o", tmp_path / "m.tnb")[0] == 0
+    rc, out, err = cli("predict", tmp_path / "m.tnb", test)
+    assert rc == 0 and len(out.splitlines()) == 4
+    assert "accuracy" not in err, err
+    t = read_table(train)
+    q = read_table(test, like=t.attributes, classes=["no", "yes"])
+    assert q.y is None and q.class_attribute is None
+    # with the class beside it, the class is found (as before)
+    test2 = _csv(tmp_path / "te2.csv", [f"id{i},{r}" for i, r in enumerate(ROWS[:4])], header="id,colour,size,class")
+    assert read_table(test2, like=t.attributes, classes=["no", "yes"]).y.tolist() == ["yes", "no", "yes", "no"]
+
+
+def test_number_labels_of_a_query_file_are_its_classes(tmp_path):
+    """Labels 0 / 1 in a query CSV are read as numbers: predict printed no accuracy, while
+    evaluate --test (which names the class column) counted them."""
+    rows = [r.replace(",yes", ",1").replace(",no", ",0") for r in ROWS]
+    train = _csv(tmp_path / "tr.csv", rows)
+    assert cli("train", train, "-o", tmp_path / "m.tnb")[0] == 0
+    for name, header, body in (("te.csv", "colour,size,class", rows[:6]),
+                               ("te_id.csv", "n,colour,size,class", [f"{i + 7},{r}" for i, r in enumerate(rows[:6])])):
+        test = _csv(tmp_path / name, body, header=header)
+        rc, out, err = cli("predict", tmp_path / "m.tnb", test)
+        assert rc == 0 and f"{name}: accuracy" in err and "of 6 rows with a class value" in err, err
+        q = read_table(test, like=read_table(train).attributes, classes=["0", "1"])
+        assert q.y.tolist() == ["1", "0", "1", "0", "1", "0"]
+    # a numeric ID column alone, whose numbers are not all classes, is not the class
+    test = _csv(tmp_path / "ids.csv", [f"{i},{r.rsplit(',', 1)[0]}" for i, r in enumerate(rows[:6])],
+                header="n,colour,size")
+    rc, out, err = cli("predict", tmp_path / "m.tnb", test)
+    assert rc == 0 and "accuracy" not in err, err
+    assert np.all(read_table(test, like=read_table(train).attributes, classes=["0", "1"]).y is None)
