@@ -3,7 +3,7 @@ class column (an ID column alone taken for it; number labels not found), ..."""
 
 import numpy as np
 
-from conftest import cli
+from conftest import cli, one_error_line
 from textnb.io.tables import read_table
 
 ROWS = ["red,1,yes", "blue,2,no", "red,1.5,yes", "blue,2.5,no", "red,1.2,yes", "blue,2.2,no", "red,2.1,no",
@@ -53,3 +53,18 @@ def test_number_labels_of_a_query_file_are_its_classes(tmp_path):
     rc, out, err = cli("predict", tmp_path / "m.tnb", test)
     assert rc == 0 and "accuracy" not in err, err
     assert np.all(read_table(test, like=read_table(train).attributes, classes=["0", "1"]).y is None)
+
+
+def test_discretised_or_kde_numbers_with_interval_cells_are_one_line(tmp_path):
+    """--numeric kde / mdl / equal-width on a table with [L,R] cells was an internal error (exit 70,
+    'ValueError: uncertain numeric attribute ... needs numeric='gaussian'') in train and evaluate."""
+    rows = [f'"[{1 + i % 3},{2 + i % 3}]",{"red" if i % 2 else "blue"},{"yes" if i % 2 else "no"}' for i in range(12)]
+    train = _csv(tmp_path / "u.csv", rows, header="size,colour,class")
+    for numeric in ("kde", "mdl", "equal-width"):
+        for command in (("train", train, "-o", tmp_path / "m.tnb"), ("evaluate", train, "--cv", "3")):
+            rc, out, err = cli(*command, "--numeric", numeric)
+            assert rc == 1 and out == "", (command, err)
+            one_error_line(err, f"u.csv: --numeric {numeric} does not go with uncertain numeric attributes (size: "
+                                "[L,R] cells)")
+    assert not (tmp_path / "m.tnb").exists()
+    assert cli("train", train, "-o", tmp_path / "m.tnb")[0] == 0  # (Gaussian: the default)
