@@ -475,6 +475,14 @@ def _report_classes(classes, fitted):
     return classes[np.asarray(order, dtype=np.intp)]
 
 
+def _model_predictions(p, fitted_classes):
+    """The classes a model predicts from its probabilities ``p`` (columns: ``fitted_classes``): the
+    first most probable, as its ``predict`` (and ``textnb predict``) decides, a class of its own that
+    the data lacks (a declared class no row has) included."""
+    fitted_classes = np.asarray(fitted_classes)
+    return fitted_classes[np.argmax(np.asarray(p), axis=1)] if len(p) else fitted_classes[:0]
+
+
 def _collect(y_true, parts, classes):
     """The probabilities of ``parts`` (rows ``idx``, the model's columns ``fitted_classes``)
     in the columns of ``classes`` (in any order: :func:`_report_classes`): a class the data does
@@ -534,7 +542,7 @@ def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, p
             where = f"{source}: " if source else ""  # (the file the objects come from, when given)
             raise InputError(f"{where}no class has {cv} objects, so there cannot be {cv} folds; use a smaller --cv")
     start = time.perf_counter()
-    accuracies, y_all, pred_all, proba_all, w_all, unseen = [], [], [], [], [], set()
+    accuracies, y_all, pred_all, proba_all, w_all, unseen, parts_all = [], [], [], [], [], set(), []
     done, total = 0, (cv * repeat if given is None else len(given))
     if progress is not None:
         progress(0, total)  # (a bar shows its length from the start)
@@ -559,21 +567,31 @@ def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, p
             done += 1
             if progress is not None:
                 progress(done, total)
-        if r == 0:  # the report's classes in the models' order (a table's declared one)
-            classes = _report_classes(classes, [f for _, _, f in parts])
         if given is None:  # every row held out once
-            truth, proba, weight = y, _collect(y, parts, classes), w
+            truth, weight = y, w
+            pred = np.empty(len(y), dtype=np.result_type(*[np.asarray(f).dtype for _, _, f in parts]))
+            for test, p, f in parts:
+                pred[test] = _model_predictions(p, f)
         else:  # each split's test rows, as given
             truth = np.concatenate([y[test] for test, _, _ in parts])
             weight = None if w is None else np.concatenate([w[test] for test, _, _ in parts])
-            proba = np.vstack([_collect(y[test], [(np.arange(len(test)), p, f)], classes) for test, p, f in parts])
-        pred = classes[np.argmax(proba, axis=1)]
+            pred = np.concatenate([_model_predictions(p, f) for _, p, f in parts])
         accuracies.append(float(np.mean(pred == truth)) if weight is None else
                           float(np.sum(weight[pred == truth]) / np.sum(weight)))
         y_all.append(truth)
         pred_all.append(pred)
-        proba_all.append(proba)
+        parts_all.append(parts)
         w_all.append(weight)
+    # the report's classes: the data's and those the models predicted (a declared class no row has, which a
+    # table model may predict), in the models' order (a table's declared one)
+    classes = _report_classes(np.union1d(classes, np.concatenate(pred_all)),
+                              [f for parts in parts_all for _, _, f in parts])
+    for parts in parts_all:
+        if given is None:
+            proba_all.append(_collect(y, parts, classes))
+        else:
+            proba_all.append(np.vstack([_collect(y[test], [(np.arange(len(test)), p, f)], classes)
+                                        for test, p, f in parts]))
     report = classification_report(np.concatenate(y_all), np.concatenate(pred_all), classes,
                                    np.vstack(proba_all), sample_weight=None if w is None else np.concatenate(w_all),
                                    unseen=sorted(unseen), unseen_by="their fold's model")
@@ -607,10 +625,10 @@ def evaluate_split(X_train, y_train, X_test, y_test, model, *, vectorizer=None, 
     if test_weight is not None and len(y_test) and not np.any(test_weight > 0):
         raise InputError("every test object weighs 0 (instance weights): there is nothing to measure")
     p, fitted = _fit_predict(model, X_train, y_train, X_test, vectorizer, terms, sample_weight)
-    # the data's (a model may declare more), in the model's order
-    classes = _report_classes(np.union1d(np.unique(y_train), np.unique(y_test)), [fitted])
+    pred = _model_predictions(p, fitted)  # (what predict prints)
+    # the data's and those predicted (a model may declare more), in the model's order
+    classes = _report_classes(np.union1d(np.union1d(np.unique(y_train), np.unique(y_test)), pred), [fitted])
     proba = _collect(y_test, [(np.arange(len(y_test)), p, fitted)], classes)
-    pred = classes[np.argmax(proba, axis=1)]
     unseen = sorted(set(np.unique(y_test).tolist()) - set(np.asarray(fitted).tolist()))
     report = classification_report(y_test, pred, classes, proba, unseen=unseen, sample_weight=test_weight)
     report["seconds"] = time.perf_counter() - start

@@ -135,9 +135,10 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None, class
         column (``class_name``, or else the one column that is not a model
         attribute, if there is exactly one) may be absent or all ``?``.
     classes : sequence, default=None
-        With ``like`` and no ``class_name``: the model's classes. When several columns are
-        not model attributes (an ID column beside the class), the class column is the one
-        nominal column among them whose values include a class.
+        With ``like`` and no ``class_name``: the model's classes. The class column is then
+        the one column that is not a model attribute and whose values include a class (an
+        ID column, beside the class or alone, is not it; a column of numbers is when each of
+        them is a class, as the labels ``0`` / ``1`` of a CSV file, read as numbers).
     data : bytes or str, default=None
         The file's content, when it was read already (a pipe: ``path`` then only names it).
 
@@ -302,11 +303,17 @@ def _query_table(path, attributes, X, weights, like, class_name, drop, like_name
     X = X[:, _cols(attributes, keep)]
     attributes = [attributes[j] for j in keep]
     names = [a.name for a in attributes]
+    labels = {}  # column name -> its cells as class labels (None: missing)
     if class_name is None:
         extra = [a for a in attributes if a.name not in like_names]
-        if len(extra) > 1 and classes is not None:  # an ID column beside the class: the column of classes
-            known = {str(c) for c in classes}
-            extra = [a for a in extra if a.is_nominal and known.intersection(map(str, a.values))]
+        if classes is not None:
+            # the column of classes: one whose values include a class (an ID column, beside the class or
+            # alone, is not it; a CSV column of number labels was read as numbers: matched by number)
+            known = [str(c) for c in classes]
+            for a in extra:
+                if (found := _class_labels(a, X[:, _cols(attributes, [names.index(a.name)])[0]], known)) is not None:
+                    labels[a.name] = found
+            extra = [a for a in extra if a.name in labels]
         class_name = extra[0].name if len(extra) == 1 else None
     elif class_name not in names:
         class_name = None  # a query file need not carry the class
@@ -316,14 +323,40 @@ def _query_table(path, attributes, X, weights, like, class_name, drop, like_name
     if class_name is not None:
         ci = names.index(class_name)
         cls = attributes[ci]
+        y = labels.get(class_name)
         col = X[:, _cols(attributes, [ci])[0]]
-        if cls.is_nominal and not np.all(np.isnan(col := col.astype(np.float64))):
+        if y is None and cls.is_nominal and not np.all(np.isnan(col := col.astype(np.float64))):
             y = np.array(
                 [None if math.isnan(v) else cls.values[int(v)] for v in col], dtype=object
             )
     src = Table(attributes, X, None, None, path)
     Xq = _encode_table(src, like, path)
     return Table(list(like), Xq, y, cls, path, weights if weights is not None and np.any(weights != 1) else None)
+
+
+def _class_labels(attribute, col, classes):
+    """The cells of query column ``col`` (``attribute``) as labels, None where missing, when it
+    holds one of ``classes`` (strings) at least once; else None. A nominal column's values are
+    its labels; a numeric column's numbers are matched to the classes that are numbers (each of
+    them: a column of other numbers, an ID, is not the class)."""
+    if attribute.is_nominal:
+        if not set(classes).intersection(map(str, attribute.values)):
+            return None
+        col = col.astype(np.float64)
+        return np.array([None if math.isnan(v) else attribute.values[int(v)] for v in col], dtype=object)
+    if attribute.kind != "numeric":
+        return None
+    by_number = {}
+    for c in classes:
+        try:
+            by_number.setdefault(parse_number(c), c)
+        except ValueError:
+            continue
+    col = col.astype(np.float64)
+    numbers = col[~np.isnan(col)]
+    if not numbers.size or not all(x in by_number for x in numbers):  # (a numeric ID column is not it)
+        return None
+    return np.array([None if math.isnan(x) else by_number[x] for x in col], dtype=object)
 
 
 def _value_map(src, dst, where):

@@ -645,8 +645,8 @@ def _warn_numeric_unused(opts, table):
     to every table of a benchmark, as Weka's experimenter passes ``NaiveBayes -K`` to every
     data set, is no mistake), unlike an option the model never takes (refused above)."""
     given = [flag for flag, name in (("--numeric", "numeric"), ("--bins", "bins")) if getattr(opts, name) is not None]
-    if not given or any(a.kind == "numeric" for a in table.attributes):
-        return
+    if not given or any(a.kind in ("numeric", "uncertain-numeric") for a in table.attributes):
+        return  # (an uncertain numeric attribute: refused or used by the model, not a warning here)
     _warn_unused(table, [f"--numeric {opts.numeric}" if f == "--numeric" else f"--bins {opts.bins}" for f in given],
                  "numeric attributes")
 
@@ -693,6 +693,12 @@ def _table_model(opts, table, *, kernel):
         return _wrap(opts, _network(opts, table, kind, kernel=kernel, classes=declared_classes(table)))
     if opts.lazy:
         return _wrap(opts, _lazy_table(opts, table, kernel=kernel, classes=declared_classes(table)))
+    if opts.numeric not in (None, "gaussian"):  # (the library's TabularNB raises ValueError: a user's input here)
+        intervals = [a.name for a in table.attributes if a.kind == "uncertain-numeric"]
+        if intervals:
+            raise InputError(f"{table.source}: --numeric {opts.numeric} does not go with uncertain numeric attributes "
+                             f"({', '.join(intervals)}: [L,R] cells), which are Gaussian only; leave --numeric out "
+                             f"(or those columns: --ignore)")
     nominal = opts.nominal or ("m-estimate" if opts.m_estimate is not None else None)
     classes = declared_classes(table)
     # (the model resolves "uniform" in fit: an equal share for the classes with training rows,
