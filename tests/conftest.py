@@ -25,6 +25,15 @@ import pytest
 # (in this process and in the commands the tests start) instead of one polite line
 os.environ["TEXTNB_DEBUG"] = "1"
 
+# one BLAS thread in the test processes and in every Python the tests start, as the programs
+# set for themselves (textnb.cli.program.one_blas_thread, whose tests give their commands an
+# environment without these variables): OpenBLAS starts a thread per CPU when numpy is
+# imported, 0.06 s of CPU a process, in the ~200 processes of the quick subset, and xdist's
+# workers already use every CPU. A number the user chose stands.
+if not any(os.environ.get(name) for name in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS",
+                                             "MKL_NUM_THREADS")):
+    os.environ["OPENBLAS_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = "1"
+
 # the commands the tests start (some 200 `python -m textnb ...` and `python -c` processes):
 # with PYTHONDONTWRITEBYTECODE set, each would compile every module it imports again (about
 # 0.3 s a command). They cache their bytecode for the session in one temporary directory
