@@ -76,6 +76,16 @@ def quick_first(params, keep=1, unpack=False):
             for i, p in enumerate(params)]
 
 
+def quick_cover(cases, quick):
+    """``cases`` (test id -> the tuple of its argument values, e.g. a grid of settings) as
+    ``pytest.param``s, every one whose id is not in ``quick`` marked slow: the quick subset
+    runs the ``quick`` cases (say, a cover of the grid in which every setting of each
+    parameter, or every pair of two parameters' settings, appears), the full suite every one."""
+    assert set(quick) <= set(cases), set(quick) - set(cases)
+    return [pytest.param(*values, id=name, marks=() if name in quick else pytest.mark.slow)
+            for name, values in cases.items()]
+
+
 def shared_path(*parts):
     """A path under ../shared, or skip the test when it is not there."""
     path = SHARED.joinpath(*parts)

@@ -18,7 +18,7 @@ from textnb.evaluation.explain import explain_scored
 from textnb.meta.registry import ModelOptions, make_text_classifier, streaming_model
 from textnb.text.scorer import scorer_from_file
 
-from conftest import CORPORA, REPO
+from conftest import CORPORA, REPO, quick_cover
 
 SMS = CORPORA / "sms_spam" / "SMSSpamCollection.tsv"
 ROWS = [r.split("\t", 1) for r in SMS.read_text(encoding="utf-8").splitlines() if "\t" in r]
@@ -273,9 +273,15 @@ def _fold_models():
             "lazy": lambda: LazyTextNB(min_df=3, min_errors=1, significance=0.5)}
 
 
-@pytest.mark.parametrize("vectorizer", [{"min_df": 2}, {"max_features": 150}, {}, {"binary": True, "min_df": 2}],
-                         ids=lambda v: " ".join(f"{k}={w}" for k, w in v.items()) or "default")
-@pytest.mark.parametrize("model", ["multinomial", "auto", "lazy"])
+_VECTORIZERS = {"min_df=2": {"min_df": 2}, "max_features=150": {"max_features": 150}, "default": {},
+                "binary=True min_df=2": {"binary": True, "min_df": 2}}
+
+
+@pytest.mark.parametrize("model, vectorizer", quick_cover(
+    {f"{model}-{v}": (model, settings) for model in ("multinomial", "auto", "lazy") for v, settings in _VECTORIZERS.items()},
+    # every vectorizer setting with the plain model, two with each of the slower ones
+    quick=[f"multinomial-{v}" for v in _VECTORIZERS] + ["auto-min_df=2", "auto-max_features=150",
+                                                        "lazy-max_features=150", "lazy-binary=True min_df=2"]))
 def test_apnbc_cv_folds_are_fresh_fits_on_the_folds_documents(monkeypatch, vectorizer, model):
     """``APNBC(fit_on="cv")`` in a TextClassifier: each fold's model scores its held-out
     documents as a TextClassifier of the same vectorizer settings fitted on the fold's
