@@ -183,7 +183,11 @@ def test_merge_refuses_an_apnbc_text_model_in_the_estimators_words(adjusted_file
 @pytest.mark.parametrize("flags", [[], ["--model", "multinomial", "--adjust-on", "cv", "--seed", "2"],
                                    ["--model", "auto"],
                                    ["--model", "multinomial", "--adjust-on", "cv", "--min-df", "2", "--seed", "2"],
-                                   ["--model", "auto", "--adjust-on", "cv", "--max-features", "200"]], ids=" ".join)
+                                   # (2.7 s, the estimators' SmoothingCV in every fold of every fold: the quick
+                                   # subset has its training above and --adjust-on cv folds of their own
+                                   # vocabulary in evaluate with the options before)
+                                   pytest.param(["--model", "auto", "--adjust-on", "cv", "--max-features", "200"],
+                                                marks=pytest.mark.slow)], ids=" ".join)
 def test_cross_validation_fits_folds_as_the_estimators(flags):
     """evaluate --adjust: each fold fitted by the trainer's fit_model and scored by the scorer of its node, the
     estimator's report."""
