@@ -268,9 +268,9 @@ def test_binomial_cdf_is_the_correctly_rounded_sum(n):
     rng = np.random.default_rng(n)
     for current in sorted({1, n, *rng.integers(1, n + 1, 6).tolist()}):
         p = current / n
-        P = Fraction(p)
+        a, b = p.as_integer_ratio()  # (p = a / b exactly: the sum over b**n in integers, one Fraction)
         for k in sorted({0, current - 1, *rng.integers(0, current, 4).tolist()}):
-            exact = sum(comb(n, j) * P**j * (1 - P)**(n - j) for j in range(k + 1))
+            exact = Fraction(sum(comb(n, j) * a**j * (b - a)**(n - j) for j in range(k + 1)), b**n)
             assert binomial_cdf(k, n, p) == exact.numerator / exact.denominator
             assert binomial_cdf(k, n, p) == pytest.approx(binom.cdf(k, n, p), rel=1e-11, abs=1e-300)
     assert binomial_cdf(-1, n, 0.5) == 0.0 and binomial_cdf(n, n, 0.5) == 1.0
