@@ -68,7 +68,7 @@ def _templates(case, kernel):
 
 @pytest.mark.parametrize("case", CASES, ids=[str(c) for c in CASES])
 def test_kernel_is_the_estimator(case, tmp_path):
-    X, y = _sms()
+    X, y = _sms(600)  # (mdl finds three cuts of the length here too)
     Xt, _ = _sms(300, offset=2000)
     est = MixedNB(attributes=ATTS, **_templates(case, kernel=False)).fit(X, y)
     ker = MixedKernel(attributes=ATTS, **_templates(case, kernel=True)).fit(X, y)
