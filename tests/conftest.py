@@ -25,6 +25,15 @@ import pytest
 # (in this process and in the commands the tests start) instead of one polite line
 os.environ["TEXTNB_DEBUG"] = "1"
 
+# one BLAS thread in the test processes and in every Python the tests start, as the programs
+# set for themselves (textnb.cli.program.one_blas_thread, whose tests give their commands an
+# environment without these variables): OpenBLAS starts a thread per CPU when numpy is
+# imported, 0.06 s of CPU a process, in the ~200 processes of the quick subset, and xdist's
+# workers already use every CPU. A number the user chose stands.
+if not any(os.environ.get(name) for name in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS",
+                                             "MKL_NUM_THREADS")):
+    os.environ["OPENBLAS_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = "1"
+
 # the commands the tests start (some 200 `python -m textnb ...` and `python -c` processes):
 # with PYTHONDONTWRITEBYTECODE set, each would compile every module it imports again (about
 # 0.3 s a command). They cache their bytecode for the session in one temporary directory
@@ -65,6 +74,16 @@ def quick_first(params, keep=1, unpack=False):
     slow = pytest.mark.slow
     return [p if i < keep else pytest.param(*p, marks=slow) if unpack else pytest.param(p, marks=slow)
             for i, p in enumerate(params)]
+
+
+def quick_cover(cases, quick):
+    """``cases`` (test id -> the tuple of its argument values, e.g. a grid of settings) as
+    ``pytest.param``s, every one whose id is not in ``quick`` marked slow: the quick subset
+    runs the ``quick`` cases (say, a cover of the grid in which every setting of each
+    parameter, or every pair of two parameters' settings, appears), the full suite every one."""
+    assert set(quick) <= set(cases), set(quick) - set(cases)
+    return [pytest.param(*values, id=name, marks=() if name in quick else pytest.mark.slow)
+            for name, values in cases.items()]
 
 
 def shared_path(*parts):
@@ -209,21 +228,31 @@ def assert_kernel_is_the_estimator(kernel, estimator, X_test, tmp_path):
 def cli_subprocess(*args):
     """Run ``textnb ARGS`` in a fresh interpreter: (exit status, whether scikit-learn was
     imported, stdout)."""
+    return cli_subprocesses(args)[0]
+
+
+def cli_subprocesses(*commands):
+    """Run several ``textnb`` commands (each a sequence of arguments) one after the other in
+    one fresh interpreter (one start-up, 0.2 s, for them all): for each, what
+    :func:`cli_subprocess` gives, its status taken as it returns (so a module one command
+    imported shows in its status and in every later one's)."""
     import subprocess
     import sys
 
-    code = ("import sys, io\n"
+    code = ("import io, json, sys\n"
             "from textnb.cli.commands import main\n"
-            "out = io.StringIO()\n"
-            "rc = main(sys.argv[1:], stdout=out, stderr=io.StringIO())\n"
-            "print(rc, 'sklearn' in sys.modules, *sorted(m for m in ('scipy.special',) if m in sys.modules))\n"
-            "print(out.getvalue(), end='')\n")
+            "results = []\n"
+            "for args in json.loads(sys.argv[1]):\n"
+            "    out = io.StringIO()\n"
+            "    rc = main(args, stdout=out, stderr=io.StringIO())\n"
+            "    seen = sorted(m for m in ('scipy.special',) if m in sys.modules)\n"
+            "    results.append([' '.join(map(str, [rc, 'sklearn' in sys.modules, *seen])), out.getvalue()])\n"
+            "print(json.dumps(results))\n")
     env = dict(os.environ, PYTHONPATH=str(REPO), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    proc = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, env=env,
-                          timeout=300)
+    argv = json.dumps([[str(a) for a in command] for command in commands])
+    proc = subprocess.run([sys.executable, "-c", code, argv], capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    status, out = proc.stdout.split("\n", 1)
-    return status, out
+    return [tuple(r) for r in json.loads(proc.stdout)]
 
 
 @pytest.fixture()

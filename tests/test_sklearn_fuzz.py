@@ -132,6 +132,7 @@ def test_vectorizer_matches_count_vectorizer(problem):
     assert (ours.transform(other) != theirs.transform(other)).nnz == 0
 
 
+@pytest.mark.slow  # the quick subset: test_sklearn_parity.py's vectorizer and test_sklearn_cases.py's weighted pipeline
 @_SETTINGS
 @given(problem=text_problems(), weights=st.lists(st.floats(0.05, 5.0), min_size=8, max_size=8),
        labels=st.lists(st.sampled_from(["ham", "spam"]), min_size=8, max_size=8))
@@ -179,6 +180,7 @@ def gaussian_problems(draw):
     return X, y, w, cut
 
 
+@pytest.mark.slow  # the quick subset: test_sklearn_cases.py's test_gnb_* cases (TabularNB against GaussianNB)
 @_SETTINGS
 @given(problem=gaussian_problems())
 def test_tabular_gaussian_matches_gaussiannb(problem):
@@ -225,6 +227,7 @@ def nominal_problems(draw):
     return X, y, ks, w, alpha, cut
 
 
+@pytest.mark.slow  # the quick subset: test_sklearn_parity.py's test_categorical_nb_matches_scikit_learn
 @_SETTINGS
 @given(problem=nominal_problems())
 def test_tabular_nominal_matches_categoricalnb(problem):

@@ -160,6 +160,29 @@ def test_socket_is_private_and_removed_on_stop(spam_model, sock_dir):
         assert stat.S_IMODE(os.lstat(sock).st_mode) == 0o660
 
 
+def test_stop_wakes_each_listener_at_once(topic_model, sock_dir):
+    """stop() ends every listener's loop at once (a byte on its wake socket pair), not at the
+    loop's next poll (0.2 s a listener, one after the other): a loop polling once an hour is
+    stopped too, and a stopped server's loop can be started again."""
+    from conftest import watchdog
+
+    server = Server(topic_model, socket_path=sock_dir / "s", http=("127.0.0.1", 0)).start()
+    for srv, t in zip(server._servers, server._threads):  # the loops started by start() ...
+        srv.shutdown()
+        t.join()
+    slow = []
+    for srv in server._servers:  # ... again, polling once an hour
+        t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 3600}, daemon=True)
+        t.start()
+        slow.append(t)
+    server._threads = slow
+    assert raw_request(sock_dir / "s", b"PING\n") == b"OK textnb\n"
+    with watchdog(10):
+        server.stop()
+    assert not any(t.is_alive() for t in slow)
+    assert not os.path.lexists(sock_dir / "s")
+
+
 def test_socket_path_that_is_taken(spam_model, sock_dir):
     regular = sock_dir / "file"
     regular.write_text("keep me")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from textnb.core import model_io
-from conftest import cli, cli_subprocess, quick_first
+from conftest import cli, cli_subprocess, cli_subprocesses, quick_first
 
 REPO = Path(__file__).resolve().parents[2]
 NUMERIC = REPO / "corpora" / "weather.numeric.arff"
@@ -34,9 +34,9 @@ def _estimator_output(monkeypatch, *args):
 def test_inspect_and_explain_read_the_kernels(tmp_path, monkeypatch, table, options):
     path = tmp_path / "m.tnb"
     assert cli("train", table, *options, "-o", path)[0] == 0
-    for command in (("inspect", path), ("inspect", path, "--json"), ("predict", path, table, "--explain"),
-                    ("predict", path, table, "--explain", "--json")):
-        status, out = cli_subprocess(*command)
+    commands = (("inspect", path), ("inspect", path, "--json"), ("predict", path, table, "--explain"),
+                ("predict", path, table, "--explain", "--json"))
+    for command, (status, out) in zip(commands, cli_subprocesses(*commands)):
         rc, expected, _ = _estimator_output(monkeypatch, *command)
         assert status.split()[:2] == [str(rc), "False"], command  # same exit status, no scikit-learn
         assert out == expected, command
@@ -52,9 +52,9 @@ def test_merge_reads_the_kernels(tmp_path, monkeypatch):
     for options, name in (((), "nb"), (("--model", "aode"), "aode"), (("--model", "tan"), "tan")):
         for part in "ab":
             assert cli("train", tmp_path / f"{part}.arff", *options, "-o", tmp_path / f"{name}_{part}.tnb")[0] == 0
-    for name in ("nb", "aode"):
-        status, out = cli_subprocess("merge", tmp_path / f"{name}_a.tnb", tmp_path / f"{name}_b.tnb",
-                                     "-o", tmp_path / f"{name}_k.tnb")
+    merged = cli_subprocesses(*(("merge", tmp_path / f"{name}_a.tnb", tmp_path / f"{name}_b.tnb",
+                                 "-o", tmp_path / f"{name}_k.tnb") for name in ("nb", "aode")))
+    for name, (status, out) in zip(("nb", "aode"), merged):
         assert status.startswith("0 False"), status
         rc, expected, _ = _estimator_output(monkeypatch, "merge", tmp_path / f"{name}_a.tnb",
                                             tmp_path / f"{name}_b.tnb", "-o", tmp_path / f"{name}_e.tnb")
@@ -91,8 +91,8 @@ def test_inspect_of_a_count_text_model_reads_its_nodes(tmp_path, monkeypatch, op
                                       encoding="utf-8")
     path = tmp_path / "m.tnb"
     assert cli("train", tmp_path / "sms.tsv", *options, "-o", path)[0] == 0
-    for command in (("inspect", path, "--top", "7"), ("inspect", path, "--json")):
-        status, out = cli_subprocess(*command)
+    commands = (("inspect", path, "--top", "7"), ("inspect", path, "--json"))
+    for command, (status, out) in zip(commands, cli_subprocesses(*commands)):
         assert status.split()[:2] == ["0", "False"], command
         with monkeypatch.context() as m:
             m.setattr(explain, "describe_text_file", lambda root, top=10: None)  # the estimator's path
@@ -145,9 +145,9 @@ def test_explain_of_a_count_text_model_reads_its_scorer(tmp_path, monkeypatch, o
     (tmp_path / "docs" / "empty.txt").write_text("")
     path = tmp_path / "m.tnb"
     assert cli("train", tmp_path / "sms.tsv", *options, "-o", path)[0] == 0
-    for command in (("predict", path, tmp_path / "docs", "--explain", "--top", "4"),
-                    ("predict", path, tmp_path / "docs", "--explain", "--json")):
-        status, out = cli_subprocess(*command)
+    commands = (("predict", path, tmp_path / "docs", "--explain", "--top", "4"),
+                ("predict", path, tmp_path / "docs", "--explain", "--json"))
+    for command, (status, out) in zip(commands, cli_subprocesses(*commands)):
         assert status.split()[:2] == ["0", "False"], command
         with monkeypatch.context() as m:
             m.setattr(scorer, "_scorer", lambda root: None)  # the estimator's path
@@ -259,9 +259,9 @@ def test_predict_lines_reads_the_scorer(tmp_path, monkeypatch, options):
                                         encoding="utf-8")
     path = tmp_path / "m.tnb"
     assert cli("train", tmp_path / "sms.tsv", *options, "-o", path)[0] == 0
-    for extra in ((), ("--top", "2"), ("--threshold", "0.1", "--json"), ("--explain", "--json")):
-        command = ("predict", path, "--lines", tmp_path / "lines.txt", *extra)
-        status, out = cli_subprocess(*command)
+    commands = [("predict", path, "--lines", tmp_path / "lines.txt", *extra)
+                for extra in ((), ("--top", "2"), ("--threshold", "0.1", "--json"), ("--explain", "--json"))]
+    for command, (status, out) in zip(commands, cli_subprocesses(*commands)):
         assert status.split()[:2] == ["0", "False"], command
         with monkeypatch.context() as m:
             m.setattr(scorer, "_scorer", lambda root: None)  # the estimator's path

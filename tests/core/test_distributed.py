@@ -47,6 +47,8 @@ def test_fit_on_a_dask_bag(client, sms):
         np.testing.assert_array_equal(from_bag.predict(docs[:200]), local.predict(docs[:200]))
 
 
+@pytest.mark.slow  # (a LocalCluster of two processes, ~4 s: the quick subset sends the files through an in-process
+# client, test_a_cluster_is_sent_absolute_paths, and the files are read where the tasks run)
 def test_files_are_read_by_the_workers(client, tmp_path):
     paths, labels = [], []
     for label in ("a", "b"):

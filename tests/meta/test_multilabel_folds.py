@@ -17,6 +17,7 @@ from textnb.meta.labelsets import copies, label_indicator
 from textnb.meta.multilabel import MultiLabelNB
 from textnb.meta.smoothing import SmoothingCV
 from textnb.naive_bayes.base import with_choices
+from conftest import quick_cover
 
 TOPICS = {"grain": "wheat corn harvest crop bushels grain", "oil": "crude barrel opec oil refinery petroleum",
           "money": "dollar yen currency exchange rate bank"}
@@ -77,10 +78,15 @@ def _settings(fitted, method):
     return [m.best_params_ for m in models]
 
 
-@pytest.mark.parametrize("vectorizer", [{"min_df": 2}, {"max_features": 40}, {}],
-                         ids=lambda v: " ".join(f"{k}={w}" for k, w in v.items()) or "default")
-@pytest.mark.parametrize("model", ["multinomial", "auto"])
-@pytest.mark.parametrize("method", ["copy", "ovr"])
+_VECTORIZERS = {"min_df=2": {"min_df": 2}, "max_features=40": {"max_features": 40}, "default": {}}
+
+
+@pytest.mark.parametrize("method, model, vectorizer", quick_cover(
+    {f"{method}-{model}-{v}": (method, model, settings) for method in ("copy", "ovr")
+     for model in ("multinomial", "auto") for v, settings in _VECTORIZERS.items()},
+    # every pair of two parameters' settings (ovr-auto, the slowest, once)
+    quick=["ovr-multinomial-min_df=2", "copy-auto-min_df=2", "copy-multinomial-max_features=40",
+           "ovr-auto-max_features=40", "ovr-multinomial-default", "copy-auto-default"]))
 def test_out_of_fold_scores_are_fresh_fits_on_the_folds_documents(monkeypatch, vectorizer, model, method):
     """MultiLabelNB in a TextClassifier: each out-of-fold model scores its held-out
     documents as a TextClassifier of the same vectorizer, fitted on the fold's training

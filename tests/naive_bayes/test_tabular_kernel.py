@@ -12,7 +12,7 @@ from textnb.io.tables import Attribute, read_table
 from textnb.naive_bayes.tabular import TabularNB
 from textnb.naive_bayes.tabular_kernel import TabularKernel
 from textnb.text.scorer import load_for_prediction
-from conftest import assert_kernel_is_the_estimator, cli_subprocess
+from conftest import assert_kernel_is_the_estimator, cli_subprocess, cli_subprocesses
 
 REPO = Path(__file__).resolve().parents[2]
 WEATHER = REPO / "corpora" / "weather.numeric.arff"
@@ -128,10 +128,10 @@ def test_cli_train_and_predict_on_a_table_import_no_sklearn(tmp_path):
                                                ("rainy", "?", "no", "yes"), ("overcast", 22, "yes", "yes")]) + "\n")
     for table in (WEATHER, csv):
         model = tmp_path / f"{table.stem}.tnb"
-        status, out = cli_subprocess("train", table, "-o", model)
-        assert status == "0 False" and "model: TabularNB ->" in out
-        status, out = cli_subprocess("predict", model, table, "--proba")
-        assert status == "0 False"
+        (status, summary), (status2, out) = cli_subprocesses(("train", table, "-o", model),
+                                                             ("predict", model, table, "--proba"))
+        assert status == "0 False" and "model: TabularNB ->" in summary
+        assert status2 == "0 False"
         data = read_table(table)
         est = TabularNB(attributes=tuple(data.attributes), class_values=data.classes).fit(data.X, data.y)
         est.save(tmp_path / "est.tnb")

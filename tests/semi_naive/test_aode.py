@@ -178,6 +178,7 @@ def test_matches_wekas_loops(seed, limit, m):
     assert_allclose(aode.predict_proba(Xq), expected, rtol=1e-10, atol=1e-13)
 
 
+@pytest.mark.slow  # (Weka's JVM: the quick subset has test_matches_wekas_loops, Weka's loops transcribed)
 @pytest.mark.skipif(shutil.which("java") is None or not os.path.exists(WEKA_JAR), reason="needs Weka 3.6")
 def test_matches_weka_itself(tmp_path):
     """Weka's printed distributions (3 decimals) on weather and on a table with missing values."""

@@ -12,7 +12,7 @@ from textnb.semi_naive.aode import AODE
 from textnb.semi_naive.aode_kernel import AODEKernel
 from textnb.semi_naive.bayesnet import TAN, BayesNetClassifier
 from textnb.semi_naive.bayesnet_kernel import BayesNetKernel, TANKernel
-from conftest import assert_kernel_is_the_estimator, cli, cli_subprocess, one_error_line, quick_first
+from conftest import assert_kernel_is_the_estimator, cli, cli_subprocess, cli_subprocesses, one_error_line, quick_first
 
 REPO = Path(__file__).resolve().parents[2]
 WEATHER = REPO / "corpora" / "weather.numeric.arff"
@@ -97,10 +97,10 @@ def test_a_model_that_would_not_load_is_not_written(tmp_path, monkeypatch):
 @pytest.mark.parametrize("model, name", [("aode", "AODE"), ("tan", "TAN")])
 def test_cli_train_and_predict_import_no_sklearn(tmp_path, model, name):
     path = tmp_path / "w.tnb"
-    status, out = cli_subprocess("train", WEATHER, "--model", model, "-o", path)
+    (status, out), (status2, out2) = cli_subprocesses(("train", WEATHER, "--model", model, "-o", path),
+                                                      ("predict", path, WEATHER))
     assert status == "0 False" and f"model: {name} ->" in out
-    status, out = cli_subprocess("predict", path, WEATHER)
-    assert status.startswith("0 False") and len(out.splitlines()) == 14  # one line per row
+    assert status2.startswith("0 False") and len(out2.splitlines()) == 14  # one line per row
 
 
 def test_lbr_defaults_are_the_estimators():
@@ -161,13 +161,13 @@ def test_discretized_kernel_over_lbr_is_the_estimator(tmp_path):
 @pytest.mark.parametrize("lazy", ["lbr", "hlbr"])
 def test_cli_lazy_train_and_predict_import_no_sklearn(tmp_path, lazy):
     path = tmp_path / "w.tnb"
-    status, out = cli_subprocess("train", WEATHER, "--lazy", lazy, "-o", path)
+    trained, predicted, explained = cli_subprocesses(("train", WEATHER, "--lazy", lazy, "-o", path),
+                                                     ("predict", path, WEATHER),
+                                                     ("predict", path, WEATHER, "--explain"))  # the kernels' rules
     name = {"lbr": "LBR", "hlbr": "HLBR"}[lazy]  # (hlbr was named LBR in the summary, HLBR by inspect)
-    assert status.startswith("0 False") and f"model: {name} on mdl-discretised attributes ->" in out
-    status, out = cli_subprocess("predict", path, WEATHER)
-    assert status.startswith("0 False") and len(out.splitlines()) == 14  # one line per row
-    status, out = cli_subprocess("predict", path, WEATHER, "--explain")  # the kernels' rules
-    assert status.startswith("0 False") and "local NB on" in out
+    assert trained[0].startswith("0 False") and f"model: {name} on mdl-discretised attributes ->" in trained[1]
+    assert predicted[0].startswith("0 False") and len(predicted[1].splitlines()) == 14  # one line per row
+    assert explained[0].startswith("0 False") and "local NB on" in explained[1]
 
 
 def test_discretized_kernel_default_is_tabular_nb(tmp_path):
@@ -268,9 +268,9 @@ def test_binomial_cdf_is_the_correctly_rounded_sum(n):
     rng = np.random.default_rng(n)
     for current in sorted({1, n, *rng.integers(1, n + 1, 6).tolist()}):
         p = current / n
-        P = Fraction(p)
+        a, b = p.as_integer_ratio()  # (p = a / b exactly: the sum over b**n in integers, one Fraction)
         for k in sorted({0, current - 1, *rng.integers(0, current, 4).tolist()}):
-            exact = sum(comb(n, j) * P**j * (1 - P)**(n - j) for j in range(k + 1))
+            exact = Fraction(sum(comb(n, j) * a**j * (b - a)**(n - j) for j in range(k + 1)), b**n)
             assert binomial_cdf(k, n, p) == exact.numerator / exact.denominator
             assert binomial_cdf(k, n, p) == pytest.approx(binom.cdf(k, n, p), rel=1e-11, abs=1e-300)
     assert binomial_cdf(-1, n, 0.5) == 0.0 and binomial_cdf(n, n, 0.5) == 1.0
@@ -281,10 +281,10 @@ def test_binomial_cdf_is_the_correctly_rounded_sum(n):
 @pytest.mark.parametrize("extra", quick_first([(), ("--model", "aode"), ("--model", "tan"), ("--lazy", "hlbr")], keep=2))
 def test_cli_adjust_train_and_predict_import_no_sklearn(tmp_path, extra):
     path = tmp_path / "w.tnb"
-    status, out = cli_subprocess("train", WEATHER, "--adjust", "--significance", "1", *extra, "-o", path)
-    assert status.startswith("0 False") and "model: APNBC(" in out
-    status, out = cli_subprocess("predict", path, WEATHER, "--proba")
-    assert status.startswith("0 False") and len(out.splitlines()) == 14  # one line per row
+    trained, predicted = cli_subprocesses(("train", WEATHER, "--adjust", "--significance", "1", *extra, "-o", path),
+                                          ("predict", path, WEATHER, "--proba"))
+    assert trained[0].startswith("0 False") and "model: APNBC(" in trained[1]
+    assert predicted[0].startswith("0 False") and len(predicted[1].splitlines()) == 14  # one line per row
 
 
 def _write_arff(path, X, y):

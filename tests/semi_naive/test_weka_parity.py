@@ -72,6 +72,7 @@ def weka_predictions(args, path):
     return np.array([int(r[2].split(":")[0]) - 1 for r in rows])
 
 
+@pytest.mark.slow  # (Weka's JVM: the quick subset has Weka's tree and its 240 right answers stored, above)
 @needs_data
 @needs_weka
 def test_breast_cancer_tan_predictions_are_wekas_with_its_root():

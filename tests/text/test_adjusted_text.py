@@ -18,7 +18,7 @@ from textnb.evaluation.explain import explain_scored
 from textnb.meta.registry import ModelOptions, make_text_classifier, streaming_model
 from textnb.text.scorer import scorer_from_file
 
-from conftest import CORPORA, REPO
+from conftest import CORPORA, REPO, quick_cover
 
 SMS = CORPORA / "sms_spam" / "SMSSpamCollection.tsv"
 ROWS = [r.split("\t", 1) for r in SMS.read_text(encoding="utf-8").splitlines() if "\t" in r]
@@ -47,7 +47,7 @@ FLAGS = [
 @pytest.fixture(scope="module")
 def sms_part(tmp_path_factory):
     path = tmp_path_factory.mktemp("sms") / "part.tsv"
-    path.write_text("".join(SMS.read_text(encoding="utf-8").splitlines(keepends=True)[:1500]), encoding="utf-8")
+    path.write_text("".join(SMS.read_text(encoding="utf-8").splitlines(keepends=True)[:800]), encoding="utf-8")
     return path
 
 
@@ -80,11 +80,13 @@ def test_trainer_writes_the_estimators_file(flags, sms_part, tmp_path, monkeypat
 
 
 def test_a_weight_is_learned_and_kept(sms_part, tmp_path):
-    """One of the option sets above with --adjust-on cv accepts a step of the weight search (so the files
-    compare weights learnt on the folds' own vocabularies)."""
+    """One of the option sets above with --adjust-on cv (and a min_df, each fold's vocabulary pruned on its
+    documents) accepts a step of the weight search (so the files compare weights learnt on the folds' own
+    vocabularies)."""
     path = tmp_path / "m.tnb"
-    assert "cv" in FLAGS[-1]
-    assert main(["train", str(sms_part), "--adjust", *FLAGS[-1], "-o", str(path)], stdout=io.StringIO()) == 0
+    flags = FLAGS[10]
+    assert "cv" in flags and "--min-df" in flags
+    assert main(["train", str(sms_part), "--adjust", *flags, "-o", str(path)], stdout=io.StringIO()) == 0
     model = load(path).model_
     assert model.search_history_ and np.any(model.class_log_weight_ != 0)
 
@@ -181,7 +183,11 @@ def test_merge_refuses_an_apnbc_text_model_in_the_estimators_words(adjusted_file
 @pytest.mark.parametrize("flags", [[], ["--model", "multinomial", "--adjust-on", "cv", "--seed", "2"],
                                    ["--model", "auto"],
                                    ["--model", "multinomial", "--adjust-on", "cv", "--min-df", "2", "--seed", "2"],
-                                   ["--model", "auto", "--adjust-on", "cv", "--max-features", "200"]], ids=" ".join)
+                                   # (2.7 s, the estimators' SmoothingCV in every fold of every fold: the quick
+                                   # subset has its training above and --adjust-on cv folds of their own
+                                   # vocabulary in evaluate with the options before)
+                                   pytest.param(["--model", "auto", "--adjust-on", "cv", "--max-features", "200"],
+                                                marks=pytest.mark.slow)], ids=" ".join)
 def test_cross_validation_fits_folds_as_the_estimators(flags):
     """evaluate --adjust: each fold fitted by the trainer's fit_model and scored by the scorer of its node, the
     estimator's report."""
@@ -271,9 +277,15 @@ def _fold_models():
             "lazy": lambda: LazyTextNB(min_df=3, min_errors=1, significance=0.5)}
 
 
-@pytest.mark.parametrize("vectorizer", [{"min_df": 2}, {"max_features": 150}, {}, {"binary": True, "min_df": 2}],
-                         ids=lambda v: " ".join(f"{k}={w}" for k, w in v.items()) or "default")
-@pytest.mark.parametrize("model", ["multinomial", "auto", "lazy"])
+_VECTORIZERS = {"min_df=2": {"min_df": 2}, "max_features=150": {"max_features": 150}, "default": {},
+                "binary=True min_df=2": {"binary": True, "min_df": 2}}
+
+
+@pytest.mark.parametrize("model, vectorizer", quick_cover(
+    {f"{model}-{v}": (model, settings) for model in ("multinomial", "auto", "lazy") for v, settings in _VECTORIZERS.items()},
+    # every vectorizer setting with the plain model, two with each of the slower ones
+    quick=[f"multinomial-{v}" for v in _VECTORIZERS] + ["auto-min_df=2", "auto-max_features=150",
+                                                        "lazy-max_features=150", "lazy-binary=True min_df=2"]))
 def test_apnbc_cv_folds_are_fresh_fits_on_the_folds_documents(monkeypatch, vectorizer, model):
     """``APNBC(fit_on="cv")`` in a TextClassifier: each fold's model scores its held-out
     documents as a TextClassifier of the same vectorizer settings fitted on the fold's

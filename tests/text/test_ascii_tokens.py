@@ -1,5 +1,6 @@
 """The numpy tokenizer for ASCII documents gives exactly the general path's terms."""
 
+import functools
 import random
 from collections import Counter
 
@@ -18,6 +19,13 @@ ALPHABET = "abcXYZ019_" + " .,;:-'\"\t\n!?()[]{}<>/\\|@#$%^&*+=~`"
 
 
 def random_docs(seed, n=200):
+    """``n`` random documents of mostly ASCII word and separator characters (a list of the
+    test's own; made once a process for each ``seed`` and ``n``)."""
+    return list(_random_docs(seed, n))
+
+
+@functools.lru_cache(maxsize=None)
+def _random_docs(seed, n):
     rng = random.Random(seed)
     docs = []
     for _ in range(n):
@@ -30,7 +38,7 @@ def random_docs(seed, n=200):
             else:
                 parts.append("".join(rng.choice(ALPHABET) for _ in range(rng.randrange(0, 12))))
         docs.append(rng.choice([" ", "", "\n", "."]).join(parts))
-    return docs
+    return tuple(docs)
 
 
 def pairs_general(docs, analyzer):

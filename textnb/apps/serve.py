@@ -69,6 +69,7 @@ import json
 import math
 import os
 import re
+import selectors
 import signal
 import socket
 import socketserver
@@ -385,6 +386,48 @@ class _Bounded:
         # it is accepted, accept() raises (socketserver skips it) instead of blocking the
         # serving thread, and with it stop(), until the next client comes
         self.socket.setblocking(False)
+        self._wake = socket.socketpair()  # shutdown() writes a byte: the poll returns at once
+        self._wake[0].setblocking(False)
+        self._stop_asked = False
+        self._loop_done = threading.Event()
+
+    def serve_forever(self, poll_interval=0.5):
+        """socketserver's loop, which shutdown() ends at once (a byte on the wake socket
+        pair ends the poll) instead of at the poll's next timeout."""
+        self._loop_done.clear()
+        try:
+            with _Selector() as selector:
+                selector.register(self, selectors.EVENT_READ)
+                selector.register(self._wake[0], selectors.EVENT_READ)
+                while not self._stop_asked:
+                    ready = selector.select(poll_interval)
+                    if self._stop_asked:
+                        break
+                    if any(key.fileobj is self for key, _ in ready):
+                        self._handle_request_noblock()
+                    if any(key.fileobj is self._wake[0] for key, _ in ready):
+                        try:
+                            self._wake[0].recv(64)
+                        except OSError:
+                            pass
+                    self.service_actions()
+        finally:
+            self._stop_asked = False
+            self._loop_done.set()
+
+    def shutdown(self):
+        """End serve_forever() (running in another thread) and wait until it has."""
+        self._stop_asked = True
+        try:
+            self._wake[1].send(b"\0")
+        except OSError:
+            pass
+        self._loop_done.wait()
+
+    def server_close(self):
+        super().server_close()
+        for s in getattr(self, "_wake", ()):
+            s.close()
 
     def get_request(self):
         request, address = self.socket.accept()
@@ -413,6 +456,9 @@ class _Bounded:
     def handle_error(self, request, client_address):  # one line, never a traceback
         exc = sys.exc_info()[1]
         self.owner.log(f"client error: {type(exc).__name__}: {exc}")
+
+
+_Selector = getattr(selectors, "PollSelector", selectors.SelectSelector)  # (socketserver's choice)
 
 
 class _UnixServer(_Bounded, socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
@@ -879,8 +925,9 @@ class Server:
     def stop(self):
         """Stop listening, finish in-flight requests, remove the socket files.
 
-        Connections waiting for a request (idle clients) are ended at once, so stopping
-        takes about one poll interval (0.2 s) plus the requests being answered."""
+        Connections waiting for a request (idle clients) are ended at once, and each
+        listener's loop is woken at once, so stopping takes the time of the requests being
+        answered."""
         self.stopping = True
         for srv, t in zip(self._servers, self._threads):
             srv.shutdown()

@@ -90,6 +90,19 @@ def build_parser():
     return parser
 
 
+_PARSERS = []
+
+
+def _parser():
+    """The parser of build_parser(), built once a process: a parse keeps nothing in it (each
+    makes its own namespace; the handlers, types and defaults are read, never changed), and
+    a process that runs several commands (the tests run some 2,000 in theirs) builds its
+    three hundred arguments once instead of each time (3 ms)."""
+    if not _PARSERS:
+        _PARSERS.append(build_parser())
+    return _PARSERS[0]
+
+
 def _subparser(parser, command):
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
@@ -148,7 +161,7 @@ def _main(argv, *, stdout, stderr):
     keep_freed_memory()  # this process is ours: reuse freed memory (see its docstring)
     out = stdout if stdout is not None else tolerant(sys.stdout, "surrogateescape")
     err = stderr if stderr is not None else tolerant(sys.stderr, "backslashreplace")
-    parser = build_parser()
+    parser = _parser()
     try:
         args, extra = parser.parse_known_args(argv)
         if extra and isinstance(getattr(args, "paths", None), list):
