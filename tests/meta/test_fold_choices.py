@@ -187,3 +187,54 @@ def test_the_trainers_out_of_fold_models_keep_the_final_models_smoothing(monkeyp
         differ |= [{k: [v] for k, v in m.best_params_.items()} for m in found] != grids
     assert differ  # (a fold's own search chooses otherwise)
     assert_allclose(seen[0], want, rtol=1e-10, atol=1e-10)
+
+
+# -- the fold models search nothing ----------------------------------------------------------------
+def _count_searches(monkeypatch):
+    """The grids SmoothingCV cross-validates (fast or slow path), in the order searched."""
+    searched = []
+    for name in ("_fast_scores", "_slow_scores"):
+        real = getattr(SmoothingCV, name)
+
+        def spy(self, base, grid, *args, _real=real, **kwargs):
+            searched.append([dict(p) for p in grid])
+            return _real(self, base, grid, *args, **kwargs)
+
+        monkeypatch.setattr(SmoothingCV, name, spy)
+    return searched
+
+
+def test_a_grid_of_one_setting_is_fitted_without_a_search(monkeypatch):
+    """SmoothingCV with one setting (what with_choices gives the fold models): nothing to
+    choose, so no cross-validation; the model is that setting fitted on all the data, its
+    score NaN (GridSearchCV would score it; cross_val_score gives that figure)."""
+    X, y = _single_label()
+    searched = _count_searches(monkeypatch)
+    one = SmoothingCV(cv=3, param_grid={"multinomialnb__m": [1000]}).fit(X, y)
+    assert searched == []
+    assert one.best_params_ == {"multinomialnb__m": 1000} and one.best_index_ == 0
+    assert np.isnan(one.best_score_) and len(one.cv_results_) == 1
+    want = clone(one.estimator_).fit(X, y)
+    assert_array_equal(one.predict_proba(X), want.predict_proba(X))
+    with pytest.raises(ValueError, match="at least 2 folds"):  # (cv is still checked)
+        SmoothingCV(cv=1, param_grid={"multinomialnb__m": [1000]}).fit(X, y)
+
+
+@pytest.mark.parametrize("wrapper", ["calibrated", "apnbc", "multilabel"])
+def test_the_fold_models_of_a_smoothing_cv_search_nothing_again(monkeypatch, wrapper):
+    """CalibratedNB(SmoothingCV()), APNBC(SmoothingCV(), fit_on="cv"), MultiLabelNB(SmoothingCV()):
+    only the model of every object searches the grid; each fold's model (a SmoothingCV of the
+    one chosen setting, with_choices) fits that setting. Before, each fold's SmoothingCV
+    cross-validated its one setting: the same numbers for a search more per fold (APNBC on
+    SMS, 10 folds: docs/apnbc.md)."""
+    if wrapper == "multilabel":
+        texts, y = _corpus()
+        X = Vectorizer().fit_transform(texts).astype(np.float64)
+        model = MultiLabelNB(SmoothingCV(cv=3), cv=3)
+    else:
+        X, y = _single_label()
+        model = (CalibratedNB(SmoothingCV(cv=3), cv=3) if wrapper == "calibrated"
+                 else APNBC(SmoothingCV(cv=3), fit_on="cv", cv=3, random_state=0))
+    searched = _count_searches(monkeypatch)
+    model.fit(X, y)
+    assert len(searched) == 1 and len(searched[0]) > 1  # (the final model's search of the whole grid)

@@ -96,7 +96,13 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
     setting (the first in grid order on ties) is refitted on all the data. ``fit``'s
     ``sample_weight`` goes to every fit (each fold's and the final one's; for a Pipeline,
     to its last step) and weighs each held-out object's part in the score, so integer
-    weights choose as the repeated rows would (with the same splits).
+    weights choose as the repeated rows would (with the same splits). A grid of one setting
+    leaves nothing to choose: that setting is fitted on all the data without any
+    cross-validation, and its score is NaN (``best_score_``; scikit-learn's GridSearchCV
+    scores even one candidate: :func:`~sklearn.model_selection.cross_val_score` gives that
+    figure). That is the SmoothingCV which :meth:`with_choices` gives for the models fitted
+    on folds (CalibratedNB's, MultiLabelNB's, APNBC's with ``fit_on="cv"``): they fit the
+    chosen setting and search nothing again.
 
     When the grid only changes the final count model and the steps before it are
     unsupervised (e.g. :class:`~textnb.text.weighting.TermWeighting`, fitted once on all
@@ -144,7 +150,8 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
         :class:`~sklearn.model_selection.GridSearchCV`'s.
     best_score_ : float
         The out-of-fold score of ``best_params_`` (``scoring``), as GridSearchCV's; NaN
-        when nothing could be scored (a single class, too few objects for two folds).
+        when nothing was scored (a grid of one setting: nothing to choose; a single class,
+        too few objects for two folds).
     cv_results_ : list of (dict, float)
         Every setting with its out-of-fold score, in grid order (not GridSearchCV's
         dict of arrays: the model files keep this list; its ``params`` are the dicts,
@@ -197,7 +204,8 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
 
     @all_or_nothing
     def fit(self, X, y, sample_weight=None, fold_counts=None, groups=None):
-        """Score every setting by cross-validation, then refit the best; returns self.
+        """Score every setting by cross-validation, then refit the best; returns self
+        (one setting: fitted without cross-validation, see the class docstring).
         ``sample_weight``: see the class docstring (InputError when the model takes none).
 
         ``fold_counts``: for a matrix ``X`` of counts that a vectorizer learnt from all the
@@ -233,7 +241,9 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
         self.classes_, y_index = np.unique(y, return_inverse=True)
         counts = np.bincount(y_index)
         n_splits = len(splits) if splits is not None else int(min(5 if self.cv is None else self.cv, counts.max()))
-        if len(self.classes_) < 2 or n_splits < (1 if splits is not None else 2):
+        if len(grid) == 1 or len(self.classes_) < 2 or n_splits < (1 if splits is not None else 2):
+            # (one setting: nothing to choose, so nothing cross-validated -- the fold models
+            # of with_choices fit the chosen setting as it is; too few data: nothing to score)
             self.cv_results_ = [(dict(p), float("nan")) for p in grid]
         else:
             if splits is None:
@@ -310,7 +320,9 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
         choice it made in turn fixed too): a model fitted on part of the data in its place
         fits that setting, where a search of its own may choose another, whose scores are on
         another scale. (A SmoothingCV, not its estimator: the model keeps its interface, e.g.
-        the joint log probabilities APNBC weighs, which a Pipeline does not give.)"""
+        the joint log probabilities APNBC weighs, which a Pipeline does not give.) Its fit
+        cross-validates nothing (a grid of one setting): the fold model is the chosen
+        setting's estimator fitted on the fold, with no search of that setting inside it."""
         check_is_fitted(self, "estimator_")
         chosen = with_choices(self.estimator_)
         estimator = self.estimator if chosen is None else chosen
