@@ -329,3 +329,47 @@ def test_the_wrappers_folds_on_the_copies_keep_a_documents_copies_together(monke
     for splits in made:
         for train, test in splits:
             assert not np.intersect1d(rows[train], rows[test]).size
+
+
+@pytest.mark.parametrize("way", ["estimators", "kernels"])
+@pytest.mark.parametrize("case", ["min_df=2", "fixed threshold"])
+def test_a_discriminative_copy_models_own_calibration_folds_keep_a_documents_copies_together(monkeypatch, way,
+                                                                                              case):
+    """The copy model over DiscriminativeNB fitted on the copies themselves (not from one
+    training's sums: a vectorizer that prunes, ``textnb train --min-df 2``, or a fixed
+    threshold) calibrated its ``scale_`` on its own folds, dealt by each copy's text and label:
+    a two-label document's copies fell into different folds, and a held-out copy was scored
+    by a model that had learned its text under the other label. The copy model now gives it
+    the document of each copy as ``groups`` (estimators and trainer alike), so every fold of
+    its calibration (the final model's and each out-of-fold model's) holds a document's
+    copies together."""
+    from textnb.core import dfe
+    from textnb.meta import multilabel_training
+    from textnb.naive_bayes.discriminative import DiscriminativeNB
+
+    if way == "kernels" and case == "fixed threshold":
+        pytest.skip("the trainer thresholds on out-of-fold scores (no fixed threshold)")
+    texts, labels = _corpus(n=120)
+    calls = []
+    real = dfe.leave_out_scores
+
+    def spy(family, fc, cc, T, y_index, contribution, fold, **kw):
+        rows = [T.indices[a:b].tobytes() + T.data[a:b].tobytes() for a, b in zip(T.indptr[:-1], T.indptr[1:])]
+        calls.append((rows, np.array(fold)))
+        return real(family, fc, cc, T, y_index, contribution, fold, **kw)
+
+    monkeypatch.setattr(dfe, "leave_out_scores", spy)
+    vectorizer = {"min_df": 2} if case == "min_df=2" else {}
+    if way == "estimators":
+        threshold = 0.5 if case == "fixed threshold" else "scutfbr"
+        TextClassifier(vectorizer=Vectorizer(**vectorizer),
+                       model=MultiLabelNB(DiscriminativeNB(), threshold=threshold)).fit(texts, labels)
+    else:
+        X, terms, fold_counts = multilabel_training.count(texts, vectorizer, folds=True)
+        multilabel_training.fit(X, terms, labels, vectorizer=vectorizer, fold_counts=fold_counts)
+    assert len(calls) == (1 if case == "fixed threshold" else 1 + 5)  # the final model (and 5 out-of-fold ones)
+    for contents, fold in calls:
+        folds = {}
+        for c, f in zip(contents, fold):
+            folds.setdefault(c, set()).add(int(f))
+        assert sum(len(f) > 1 for f in folds.values()) == 0  # no document's copies in two folds

@@ -66,7 +66,9 @@ FLAGS = [["--model", "multinomial"], ["--model", "bernoulli", "--method", "ovr"]
          ["--model", "auto", "--method", "ovr", "--max-features", "20"], ["--min-df", "3"],
          ["--model", "multinomial", "--calibrate", "sigmoid", "--max-df", "0.5"],
          # the wrappers' own folds keep a document's copies together (groups), nested too
-         ["--model", "auto", "--adjust", "--adjust-on", "cv"], ["--model", "auto", "--calibrate", "isotonic"]]
+         ["--model", "auto", "--adjust", "--adjust-on", "cv"], ["--model", "auto", "--calibrate", "isotonic"],
+         # DiscriminativeNB's own folds on the copies keep a document's copies together (groups), wrapped too
+         ["--calibrate", "sigmoid", "--min-df", "2"], ["--adjust", "--adjust-on", "cv"]]
 
 
 @pytest.mark.parametrize("flags", quick_first(FLAGS, keep=3), ids=" ".join)

@@ -42,7 +42,7 @@ from textnb.core.model_schema import MAX_ALPHA, N_JOBS, SEED, SPLITS, Choice, Fl
 __all__ = ["FAMILIES", "DEFAULT_ALPHA", "PARAM_SCHEMA", "fit_rows", "choose_family", "class_sums", "class_cell_sums", "doc_features", "features", "learn",
            "linear_weights", "model_weights", "no_evidence_log_prior", "fit_scale", "held_out_scale", "leave_out_scale",
            "leave_out_scores", "passes", "check_folds", "restrict_splits", "map_threads", "sample_keys", "sample_rows",
-           "threads", "content_keys"]
+           "threads", "content_keys", "group_keys"]
 
 FAMILIES = ("complement", "bernoulli")
 
@@ -691,6 +691,26 @@ def sample_keys(X, y_index, seed):
     return _unit(h)
 
 
+def group_keys(keys, groups):
+    """``(keys, grouped)``: each row's key replaced by the smallest key of its group (rows of
+    one value of ``groups``, one per row), so that folds and samples drawn by the keys
+    keep a group's rows together and still do not depend on the order of the rows (a
+    group's key is that of its content); ``grouped`` False, and ``keys`` unchanged, when
+    every group has one row. Raises ValueError when ``groups`` has not one value per row."""
+    keys = np.asarray(keys)
+    groups = np.asarray(groups).reshape(-1)
+    if groups.shape != keys.shape:
+        raise ValueError(f"groups has {groups.size} values for {keys.size} rows")
+    _, inverse = np.unique(groups, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    n_groups = int(inverse.max(initial=-1)) + 1
+    if n_groups == keys.size:
+        return keys, False
+    smallest = np.full(n_groups, np.inf)
+    np.minimum.at(smallest, inverse, keys)
+    return smallest[inverse], True
+
+
 def _unit(h):
     """Uniform numbers in [0, 1) from 64-bit hashes (their top 53 bits)."""
     return (h >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
@@ -775,7 +795,7 @@ def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_p
 
 
 def choose_family(X, y_index, n_classes, *, alphas, n_passes, step, cv=5, max_nnz=200_000, seed=0, pool=None,
-                  keys=None, splits=None, weights=None):
+                  keys=None, splits=None, weights=None, grouped=False):
     """The event model with the most correct predictions in a ``cv``-fold cross-validation
     inside the training documents ``X`` (CSR counts), each fold's model trained by
     :func:`passes`, on a seeded sample of at most about ``max_nnz`` stored cells (and
@@ -795,6 +815,10 @@ def choose_family(X, y_index, n_classes, *, alphas, n_passes, step, cv=5, max_nn
     two copies in its place; a document in no test part is not judged, one in several
     is judged in each). Splits whose training or test part holds no sampled document
     are skipped. (With ``cv`` folds the documents count once each, unweighted.)
+
+    ``grouped``: rows of equal ``keys`` (the rows of a group, :func:`group_keys`) share a
+    ``cv`` fold (dealt by the rank of their key); else the rows in key order are dealt to
+    the folds in turn (equal keys, the same text of one class, then fall into different folds).
     """
     n = X.shape[0]
     keys = sample_keys(X, y_index, seed) if keys is None else keys
@@ -810,7 +834,10 @@ def choose_family(X, y_index, n_classes, *, alphas, n_passes, step, cv=5, max_nn
     if seen.size < Xs.shape[1]:
         Xs = Xs[:, seen]
     if splits is None:
-        fold = np.arange(m) % cv
+        if grouped:  # a group's rows (equal keys, adjacent in ``order``) in one fold
+            fold = np.unique(keys[sub], return_inverse=True)[1].reshape(-1) % cv
+        else:
+            fold = np.arange(m) % cv
         folds, ws = [(fold != f, fold == f) for f in range(cv)], None
     else:
         folds = [(tr, ev) for tr, ev in restrict_splits(splits, sub, n) if tr.size and ev.size]
@@ -852,11 +879,12 @@ def choose_family(X, y_index, n_classes, *, alphas, n_passes, step, cv=5, max_nn
 
 
 def choose(X, y_index, n_classes, *, event_model, alpha, n_passes, step, cv, select_nnz, max_nnz, seed,
-           pool=None, keys=None, splits=None, weights=None):
+           pool=None, keys=None, splits=None, weights=None, grouped=False):
     """``(family, alpha)`` for training documents ``X`` (CSR counts): ``event_model`` itself,
     or for ``"auto"`` :func:`choose_family` on the documents the passes will see
     (:func:`sample_rows`; ``splits`` and ``weights``, over the rows of ``X``, restricted to
-    them); ``alpha`` None means :data:`DEFAULT_ALPHA`."""
+    them; ``grouped``: rows of equal ``keys`` share a fold); ``alpha`` None means
+    :data:`DEFAULT_ALPHA`."""
     alphas = {f: (DEFAULT_ALPHA[f] if alpha is None else float(alpha)) for f in FAMILIES}
     family = event_model
     if family == "auto":
@@ -866,7 +894,7 @@ def choose(X, y_index, n_classes, *, event_model, alpha, n_passes, step, cv, sel
         family, _ = choose_family(Xs, y_index[rows], n_classes, alphas=alphas, n_passes=n_passes, step=step,
                                   cv=cv, max_nnz=pass_budget(select_nnz, n_classes, SELECT_WORK), seed=seed,
                                   pool=pool, keys=keys[rows], splits=restrict_splits(splits, rows, X.shape[0]),
-                                  weights=None if weights is None else weights[rows])
+                                  weights=None if weights is None else weights[rows], grouped=grouped)
     return family, alphas[family]
 
 
@@ -886,7 +914,7 @@ def n_threads(n_jobs):
 
 
 def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=None, alpha=None, dropped=None,
-             splits=None, contribution=None):
+             splits=None, contribution=None, groups=None):
     """One batch of training of a :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB`
     with constructor ``params`` (a dict), from its sums so far: the event model is chosen
     when ``family`` is None (the first batch), then :func:`learn`. ``X`` holds canonical
@@ -909,17 +937,26 @@ def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=
     ``check_sample_weight_equivalence`` holds); with folds the passes run in single
     precision (twice as fast), and a document's copies are dealt into different folds.
 
+    ``groups`` (one value per row of ``X``; None: every row its own group): the rows of a
+    group (the copies of one document, one per label, that a multi-label copy model is
+    fitted on) share the folds of the event-model choice and of the calibration, and the
+    passes' sample takes them all or none: every row gets its group's key
+    (:func:`group_keys`). When every group has one row, as if None (the same model).
+
     The estimator and the scikit-learn-free training command both train through here.
     """
     folds = check_folds(params["cv"]) if splits is None else len(splits)
     keys = sample_keys(X, y_index, params["random_state"])
+    grouped = groups is not None
+    if grouped:
+        keys, grouped = group_keys(keys, groups)
     with threads(n_threads(params["n_jobs"])) as pool:
         if family is None:
             family, alpha = choose(X, y_index, len(class_count), event_model=params["event_model"],
                                    alpha=params["alpha"], n_passes=params["passes"], step=params["step"],
                                    cv=folds, select_nnz=params["select_nnz"], max_nnz=params["max_nnz"],
                                    seed=params["random_state"], pool=pool, keys=keys, splits=splits,
-                                   weights=weights)
+                                   weights=weights, grouped=grouped)
         represents = None
         if dropped is not None:
             extra_fc, extra_w = dropped[family]

@@ -86,7 +86,8 @@ def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight
     them), as a fresh fit on those documents would be; else on the columns its training
     part has (``X``'s, those it never saw left out). ``groups`` (one value per row): the
     folds made of an int ``cv`` keep a group's rows on one side
-    (:func:`textnb.core.folds.calibration_folds`).
+    (:func:`textnb.core.folds.calibration_folds`), and each fold's model whose ``fit``
+    takes them (:func:`textnb.core.wrapping.takes_groups`) gets those of its rows.
     """
     y = np.asarray(y)
     classes = np.unique(y) if classes is None else np.asarray(classes)
@@ -96,6 +97,8 @@ def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight
     parts, rows = [], []
     for train, test in splits:
         kw = {} if sample_weight is None else weight_kwargs(estimator, sample_weight[train])
+        if groups is not None and takes_groups(estimator):  # (its own folds keep them together too)
+            kw["groups"] = np.asarray(groups)[train]
         rows.append(test)
         if is_frame(X) or _declared_attributes(estimator) is not None or takes_documents(estimator):
             # table columns are attributes, not terms: keep them all (a DataFrame is handed

@@ -91,13 +91,17 @@ class _BaseCountNB(BaseNB):
     @all_or_nothing
     def fit(self, X, y, sample_weight=None):
         """Fit from a (sparse) count matrix X and labels y; returns self."""
+        return self._fit(X, y, sample_weight)
+
+    def _fit(self, X, y, sample_weight, **learn):
+        """``fit``'s work; ``learn``: more of the batch for ``_learn`` (a subclass's ``groups``)."""
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, reset=True)
         check_classification_targets(y)
         self._check_values(X)
         self.classes_, y_index = np.unique(y, return_inverse=True)
         self._reset()
         self._init_counts(X.shape[1])
-        self._learn(X, y_index, sample_weight)
+        self._learn(X, y_index, sample_weight, **learn)
         return self
 
     @all_or_nothing

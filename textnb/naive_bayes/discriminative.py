@@ -22,7 +22,7 @@ from textnb.core.model_schema import check_params
 from textnb.core.errors import ParameterError
 from textnb.naive_bayes.base import check_sample_weight, given_splits
 from textnb.naive_bayes.discrete import _BaseCountNB
-from textnb.naive_bayes.kernels import DISCRIMINATIVE, takes_defaults
+from textnb.naive_bayes.kernels import DISCRIMINATIVE, all_or_nothing, takes_defaults
 
 __all__ = ["DiscriminativeNB"]
 
@@ -83,8 +83,8 @@ class DiscriminativeNB(_BaseCountNB):
         ``LeaveOneGroupOut`` over some rows), a row in no test part is never held out
         (it still trains), a row in several is held out once per split. When the passes
         run on a sample (``max_nnz``), the splits are restricted to it. A splitter that
-        needs ``groups`` (``GroupKFold``) cannot be used (``fit`` takes none): give
-        ``list(cv.split(X, y, groups))``. Training from a stream
+        needs ``groups`` (``GroupKFold``) splits ``cv.split(X, y, groups)`` with the
+        ``groups`` given to ``fit``. Training from a stream
         (:class:`~textnb.TextClassifier`, ``textnb train``) takes an int only, and a
         model file stores an int or a list of splits, never a splitter
         (:meth:`save` refuses it in one line).
@@ -188,18 +188,38 @@ class DiscriminativeNB(_BaseCountNB):
         self.calibration = calibration
 
     # -- fitting ----------------------------------------------------------------
+    @all_or_nothing
+    def fit(self, X, y, sample_weight=None, groups=None):
+        """Fit from a (sparse) count matrix X and labels y; returns self.
+
+        ``groups`` (optional, one value per row; :func:`textnb.core.wrapping.takes_groups`):
+        the rows of a group, e.g. the copies of one document under each of its labels
+        that :class:`~textnb.meta.multilabel.MultiLabelNB`'s copy model is fitted on, are
+        kept in one fold of the ``"auto"`` choice and of the calibration, so that no
+        held-out row is scored by a model that learned the same text under another label
+        (without them the folds are dealt by each row's text *and* class, which deal a
+        document's copies apart). A splitter ``cv`` gets them (``cv.split(X, y, groups)``).
+        With every group of one row, the model is the one fitted without them."""
+        return self._fit(X, y, sample_weight, groups=groups)
+
     def _reset(self):
         for name in ("event_model_", "alpha_", "class_documents_", "scale_"):
             self.__dict__.pop(name, None)
 
-    def _learn(self, X, y_index, sample_weight):
-        """The batch's sums, then the passes over it (``fit`` and ``partial_fit``)."""
+    def _learn(self, X, y_index, sample_weight, groups=None):
+        """The batch's sums, then the passes over it (``fit`` and ``partial_fit``; ``groups``:
+        ``fit``'s)."""
         X = _canonical(X)
         weights = check_sample_weight(sample_weight, X.shape[0])
-        splits = None if _folds_number(self.cv) else given_splits(self.cv, X, y_index)
-        self.fit_rows(X, y_index, np.ones(X.shape[0]) if weights is None else weights, splits=splits)
+        if groups is not None:
+            groups = np.asarray(groups).reshape(-1)
+            if groups.size != X.shape[0]:
+                raise ValueError(f"groups has {groups.size} values for {X.shape[0]} rows")
+        splits = None if _folds_number(self.cv) else given_splits(self.cv, X, y_index, groups)
+        self.fit_rows(X, y_index, np.ones(X.shape[0]) if weights is None else weights, splits=splits, groups=groups)
 
-    def fit_rows(self, X, y_index, weights, dropped=None, splits=None, contribution=None, calibrate=True):
+    def fit_rows(self, X, y_index, weights, dropped=None, splits=None, contribution=None, calibrate=True,
+                 groups=None):
         """Learn the CSR counts ``X`` (canonical: sorted indices, no duplicates) of
         documents with class indices ``y_index`` into ``classes_`` and ``weights``: what
         ``fit`` / ``partial_fit`` do after checking their input (and what
@@ -210,7 +230,7 @@ class DiscriminativeNB(_BaseCountNB):
         int (or None), as for the rows of a stream, which are not the documents given.
         ``contribution``: an array that receives each document's weight in the sums;
         ``calibrate=False``: no scale fitted here, the caller fits it, as
-        :meth:`fit_out_of_fold` does."""
+        :meth:`fit_out_of_fold` does. ``groups``: as ``fit`` takes them (one per row of ``X``)."""
         check_params(self)
         if splits is None:
             self._check_stream_cv()
@@ -220,7 +240,7 @@ class DiscriminativeNB(_BaseCountNB):
         self.event_model_, self.alpha_, self.feature_count_, self.class_count_, documents, scale = dfe.fit_rows(
             self.feature_count_, self.class_count_, X, y_index, weights, params=params,
             family=getattr(self, "event_model_", None), alpha=getattr(self, "alpha_", None), dropped=dropped,
-            splits=splits, contribution=contribution)
+            splits=splits, contribution=contribution, groups=groups)
         self.class_documents_ = getattr(self, "class_documents_", 0.0) + documents
         if self.calibration is None:
             self.__dict__.pop("scale_", None)

@@ -407,20 +407,21 @@ class DiscriminativeKernel(CountKernel):
                                             max(float(state["alpha_"]), ALPHA_FLOOR), state.get("scale_", 1.0))
         return {"coef_": coef, "intercept_": intercept}
 
-    def fit(self, params, classes, X, y_index, weights=None, dropped=None):
+    def fit(self, params, classes, X, y_index, weights=None, dropped=None, groups=None):
         """The state (:meth:`to_state`) of the model of ``classes`` learned, from no
         counts, on the CSR counts ``X`` (float64; made canonical, :func:`textnb.core.dfe.canonical`) of documents with class
         indices ``y_index`` and ``weights`` (None: ones) by :func:`textnb.core.dfe.fit_rows`:
         what :meth:`DiscriminativeNB.fit <textnb.naive_bayes.discriminative.DiscriminativeNB.fit>`
         learns with an int ``cv``, and what the scikit-learn-free trainer and
-        ``textnb evaluate`` fit (``dropped``: :meth:`textnb.text.training.Accumulator.dropped_sums`).
+        ``textnb evaluate`` fit (``dropped``: :meth:`textnb.text.training.Accumulator.dropped_sums`;
+        ``groups``: the rows of a group share the folds, as the estimator's ``fit(..., groups=)``).
         ``params`` are checked (:meth:`check_params`) by the caller."""
         n_classes = len(classes)
         weights = np.ones(X.shape[0]) if weights is None else weights
         X = dfe.canonical(X)
         family, alpha, fc, cc, documents, scale = dfe.fit_rows(np.zeros((n_classes, X.shape[1])),
                                                                np.zeros(n_classes), X, y_index, weights,
-                                                               params=params, dropped=dropped)
+                                                               params=params, dropped=dropped, groups=groups)
         return self.to_state({"classes_": np.asarray(classes), "n_features_in_": X.shape[1], "class_count_": cc,
                               "feature_count_": fc, "event_model_": family, "alpha_": alpha,
                               "class_documents_": documents, "scale_": scale})

@@ -806,7 +806,7 @@ def _fit_scored(model, steps, classes, X, y_index, weights=None, fold_counts=Non
         kernel.check_params(params)
         saved = {k: v for k, v in params.items() if k not in kernel.execution_params}
         spec = _Spec(kind, kernel, params, saved, steps, "model")
-        fitted, template, joint = _fit_spec(spec, classes, X, y_index, weights)
+        fitted, template, joint = _fit_spec(spec, classes, X, y_index, weights, groups)
         chosen = fitted
     if calibration is not None:  # (its folds fit the model with the choices made on all of X)
         fitted, template = _fit_calibrated(calibration, _chosen_spec(spec, chosen), fitted, template, classes, X,
@@ -889,17 +889,20 @@ class _Spec(NamedTuple):
     name: str
 
 
-def _fit_spec(spec, classes, X, y_index, weights=None):
+def _fit_spec(spec, classes, X, y_index, weights=None, groups=None):
     """``(fitted node, template node, joint)`` of the model ``spec`` fitted on the CSR
     matrix ``X`` (float64, sorted indices) of documents of ``classes[y_index]`` (weighted
     by ``weights``, None: ones), as the estimators' ``fit``; ``joint(X_test)`` is the fitted
-    model's ``predict_joint_log_proba`` (through its Pipeline steps)."""
+    model's ``predict_joint_log_proba`` (through its Pipeline steps). ``groups``: the rows'
+    groups, for a DiscriminativeNB without steps (its folds keep a group's rows together, as
+    its ``fit(..., groups=)``; a Pipeline's ``fit`` takes none)."""
     if weights is not None and spec.steps:
         raise ValueError("document weights are taken by a count model without Pipeline steps")
     fitted_steps, transforms, Xt = _fit_steps(spec.steps, classes, X, y_index)
     kernel, params = spec.kernel, spec.params
     if kernel.rows:  # what DiscriminativeNB.fit computes on a matrix, by the same function
-        state = kernel.fit(params, classes, Xt, y_index, np.ones(Xt.shape[0]) if weights is None else weights)
+        state = kernel.fit(params, classes, Xt, y_index, np.ones(Xt.shape[0]) if weights is None else weights,
+                           groups=None if spec.steps else groups)
     else:
         kernel.check_params(params, Xt.shape[1])
         state = kernel.fit(params, classes, Xt, y_index, weights)
@@ -959,7 +962,8 @@ def _fit_calibrated(params, spec, fitted, template, classes, X, y_index, fold_co
                 cols = seen_columns(X[train])
                 X_train, X_test = X[train][:, cols], X[test][:, cols]
             fold_classes = np.unique(y_index[train])
-            _, _, joint = _fit_spec(spec, classes[fold_classes], X_train, np.searchsorted(fold_classes, y_index[train]))
+            _, _, joint = _fit_spec(spec, classes[fold_classes], X_train, np.searchsorted(fold_classes, y_index[train]),
+                                    groups=None if groups is None else np.asarray(groups)[train])
             jll = joint(X_test)
             lp = jll - logsumexp(jll, axis=1, keepdims=True)  # its predict_log_proba
             full = np.full((lp.shape[0], n), -np.inf)
