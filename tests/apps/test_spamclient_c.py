@@ -322,6 +322,24 @@ def test_the_client_runs_no_python(tmp_path, spam_model, sock_dir):
     assert err.count("\n") == 1
 
 
+@pytest.mark.slow
+def test_with_batch_no_python_copies_nothing_to_stdout(tmp_path, spam_model):
+    """Python gone, ``-p`` given with ``--batch`` (where -p has no effect: the batch's stdout
+    is verdict lines): the C client copied stdin to stdout, as for a message (session 28);
+    now one line and 3, stdout empty, as spamclient.asks_batch has the Python commands do."""
+    try:
+        exe = build_client(tmp_path / "spamfilter", fallback=["/nonexistent/python3", "-S", "x"])
+    except ClientBuildError as exc:
+        pytest.skip(str(exc).splitlines()[0])
+    bare = {"PATH": "/nonexistent", "LANG": "C"}
+    msg = b"Subject: not for stdout\n\nbody\n"
+    for batch in (["--batch", tmp_path], ["-pB", tmp_path], ["--bat=" + str(tmp_path)]):
+        code, out, err = c_client(exe, ["-m", spam_model, "-p", *batch], msg, env=bare)
+        assert (code, out) == (3, b""), batch
+        assert err.startswith("spamfilter: cannot run Python (/nonexistent/python3)") and err.count("\n") == 1
+    assert c_client(exe, ["-p", "-mB"], msg, env=bare)[:2] == (3, msg)  # (-m's value "B": the message goes on)
+
+
 def wait_reading_stdin(proc, limit=60.0):
     end = time.monotonic() + limit
     while time.monotonic() < end and proc.poll() is None:

@@ -195,6 +195,38 @@ def test_empty_message_rejected_but_passthrough_keeps_it(trained):
     assert code == EXIT_ERROR and out == b"Subject: keep me\n\nbody\n"
 
 
+@pytest.mark.parametrize("argv", [
+    ["-m", "/nonexistent.tnb", "-p", "--batch", "HAM"],  # an error of the run (no model)
+    ["-p", "-m", "/nonexistent.tnb", "-B", "HAM"],
+    ["--passthrough", "-m", "/nonexistent.tnb", "--batch=HAM"],
+    ["-m", "/nonexistent.tnb", "-p", "--bat", "HAM"],  # (argparse's abbreviation)
+    ["-p", "--batch", "HAM", "--bogus"],  # an error of the arguments
+    ["-p", "--batch", "HAM", "--spam-cutoff", "7"],
+    ["-m", "MODEL", "-p", "--batch", "HAM", "--train-spam", "HAM"],  # two modes
+    ["--socket", "/nonexistent/sock", "-p", "--batch", "HAM"],  # the daemon client: --batch is refused
+    ["--socket", "/nonexistent/sock", "-pe", "-B", "HAM"],
+])
+def test_an_error_with_batch_never_copies_stdin_to_stdout(trained, argv):
+    """``-p`` has no effect with ``--batch`` (a warning says so): the batch's stdout is its
+    verdict lines. An error of the run or of the arguments copied whatever was on stdin to
+    stdout, as ``-p`` does to keep one message (session 28); now stdout stays empty."""
+    root, model = trained
+    argv = [str(root / "ham") if a == "HAM" else str(model) if a == "MODEL" else a for a in argv]
+    stdin = b"Subject: not for stdout\n\nbody\n"
+    code, out, err = run(argv, stdin)
+    assert code == EXIT_ERROR and out == b"", err
+    assert "Traceback" not in err and err.splitlines()[-1].startswith("spamfilter: ")
+
+
+def test_asks_batch_reads_argv_as_argparse_will():
+    from textnb.apps.spamclient import asks_batch
+
+    for argv in (["-B", "x"], ["--batch", "x"], ["--b", "x"], ["--batch=x"], ["-pB", "x"], ["-Bx"], ["-peB"]):
+        assert asks_batch(argv), argv
+    for argv in (["-p"], ["-mB"], ["-m", "x", "-j", "2"], ["--batches"], ["--", "x"], ["-pmB"], ["--socket=-B"]):
+        assert not asks_batch(argv), argv
+
+
 MALFORMED = {
     "broken boundary": b"Content-Type: multipart/mixed; boundary=\"B\"\n\n--C\nContent-Type: text/plain\n\ncheap\n",
     "bad base64": b"Content-Transfer-Encoding: base64\n\n" + base64.b64encode(b"cheap pills")[:-2] + b"*!\n",

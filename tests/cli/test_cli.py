@@ -135,6 +135,45 @@ def test_evaluate_plot_draws_what_the_report_has(tmp_path):
     assert f"confusion matrix, reliability diagram plot: {png}" in out and "ROC AUC" not in out
 
 
+#: a picture of each kind: (plot function name, its arguments but the path)
+_REPORT = {"classes": ["ham", "spam"], "confusion_matrix": [[480, 5], [12, 70]], "accuracy": 0.97, "ece": 0.01,
+           "log_loss": 0.1, "accuracy_per_repeat": [0.97],
+           "reliability": {"bins": 4, "count": [0, 20, 47, 500], "confidence": [None, 0.4, 0.65, 0.95],
+                           "accuracy": [None, 0.5, 0.7, 0.98]},
+           "roc": {"positive": "spam", "auc": 0.95, "fpr": [0.0, 0.0, 0.1, 0.4, 1.0], "tpr": [0.0, 0.6, 0.9, 0.97, 1.0]}}
+PICTURES = {
+    "evaluation": ("plot_evaluation", (_REPORT,)),
+    "confusion": ("plot_confusion_matrix", ([[5, 1, 0], [2, 7, 1], [0, 3, 9]], ["a", "b $x$", "c" * 40])),
+    "label_f1": ("plot_label_f1", ({f"l{i}": {"f1": i / 12, "train_support": 3 * i} for i in range(12)},)),
+    "terms": ("plot_informative_terms", ({c: [(f"{c}{j}", 3.0 - j / 4) for j in range(8)] for c in "abcd"},)),
+}
+
+
+@pytest.mark.parametrize("kind", quick_first(list(PICTURES)))
+def test_a_plot_is_drawn_once_and_is_the_picture_of_its_layout(tmp_path, monkeypatch, kind):
+    """savefig drew every --plot picture twice (tight_layout left the figure a placeholder
+    layout engine, and savefig draws a figure with one once more before the real draw: a
+    fifth of the time of an ``evaluate --plot`` PNG, session 28). Now once, and the PNG
+    is the one drawn the old way, pixel for pixel."""
+    pytest.importorskip("matplotlib")
+    import matplotlib.figure
+    from PIL import Image
+
+    from textnb.evaluation import plots
+
+    name, args = PICTURES[kind]
+    draws = []
+    draw = matplotlib.figure.Figure.draw
+    monkeypatch.setattr(matplotlib.figure.Figure, "draw", lambda fig, renderer: draws.append(1) or draw(fig, renderer))
+    getattr(plots, name)(*args, tmp_path / "new.png")
+    assert len(draws) == 1
+    monkeypatch.setattr(plots, "_tight_layout", lambda fig: fig.tight_layout())  # (what it was)
+    getattr(plots, name)(*args, tmp_path / "old.png")
+    assert len(draws) == 3
+    new, old = Image.open(tmp_path / "new.png"), Image.open(tmp_path / "old.png")
+    assert new.size == old.size and new.tobytes() == old.tobytes()
+
+
 def test_plot_never_replaces_a_file_that_is_not_a_png(tmp_path):
     """``--plot model.tnb`` (a slip of the fingers) must not turn a model or a text into a
     picture: refused before any work, one line naming the file, the file untouched; a PNG

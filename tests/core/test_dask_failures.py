@@ -18,11 +18,17 @@ import pytest
 
 from conftest import REPO, InProcessClient, cli, one_error_line, tsv
 
-distributed = pytest.importorskip("distributed")
+from textnb.core import workers
+from textnb.core.errors import InputError, TextnbError
+
 pytestmark = pytest.mark.slow  # (clusters and servers on 127.0.0.1: the full suite, not the quick subset)
 
-from textnb.core import workers  # noqa: E402
-from textnb.core.errors import InputError, TextnbError  # noqa: E402
+
+@pytest.fixture(scope="module", autouse=True)
+def distributed():
+    """Dask's distributed, or every test here skips; imported when a test runs, not when the
+    file is collected (0.3 s in each worker of the quick subset, which runs none of them)."""
+    return pytest.importorskip("distributed")
 
 
 def _corpus(tmp_path):
@@ -99,14 +105,14 @@ def test_a_port_that_never_answers_is_not_waited_for_ever(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def cluster():
+def cluster(distributed):
     """A scheduler and one worker in this process (threads), on 127.0.0.1."""
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, host="127.0.0.1",
                                   protocol="tcp://", dashboard_address=":0") as c:
         yield c
 
 
-def test_a_workers_address_and_a_scheduler_without_workers(cluster, tmp_path):
+def test_a_workers_address_and_a_scheduler_without_workers(cluster, tmp_path, distributed):
     worker = next(iter(cluster.scheduler.workers))
     rc, _, err = cli("train", _corpus(tmp_path), "-o", tmp_path / "m.tnb", "--scheduler", worker)
     assert rc == 1
@@ -142,7 +148,7 @@ def _consume(results, after, out):
     assert not t.is_alive(), "the run waited for ever"
 
 
-def test_a_run_whose_workers_all_leave_stops(monkeypatch):
+def test_a_run_whose_workers_all_leave_stops(monkeypatch, distributed):
     monkeypatch.setattr(workers, "WORKER_WAIT_SECONDS", 0.5)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, host="127.0.0.1",
                                   protocol="tcp://", dashboard_address=":0") as c, distributed.Client(c) as client:
@@ -152,7 +158,7 @@ def test_a_run_whose_workers_all_leave_stops(monkeypatch):
     assert f"every Dask worker of the scheduler at {c.scheduler.address} has left" in str(out[-1])
 
 
-def test_a_run_whose_scheduler_is_lost_stops_with_one_line(capfd):
+def test_a_run_whose_scheduler_is_lost_stops_with_one_line(capfd, distributed):
     import dask
 
     # (the cluster's own close asks its closed scheduler to stop the workers: 30 s by default)

@@ -4,6 +4,7 @@ estimator (ELE, Laplace, Lidstone, MLE)."""
 
 import contextlib
 import doctest
+import importlib
 import io
 import pathlib
 import random
@@ -11,23 +12,37 @@ import random
 import numpy as np
 import pytest
 
-nltk = pytest.importorskip("nltk")
-from nltk.classify import NaiveBayesClassifier as NltkNB  # noqa: E402
-from nltk.probability import (ELEProbDist, LaplaceProbDist, LidstoneProbDist, MLEProbDist,  # noqa: E402
-                              WittenBellProbDist)
+import textnb.nltk
+from textnb.nltk import NaiveBayesClassifier, ProbDist, estimator_gamma
 
-import textnb.nltk  # noqa: E402
-from textnb.nltk import NaiveBayesClassifier, ProbDist, estimator_gamma  # noqa: E402
+
+@pytest.fixture(scope="module", autouse=True)
+def nltk():
+    """NLTK, or every test here skips: imported when a test runs, not when the file is
+    collected (0.4 s in each worker of the quick subset)."""
+    nltk = pytest.importorskip("nltk")
+    importlib.import_module("nltk.classify")
+    importlib.import_module("nltk.probability")
+    return nltk
+
+
+@pytest.fixture
+def nltk_nb(nltk):
+    """NLTK's NaiveBayesClassifier."""
+    return nltk.classify.NaiveBayesClassifier
 
 
 def _lidstone(fd, bins=None):
+    from nltk.probability import LidstoneProbDist
+
     return LidstoneProbDist(fd, 0.1, bins)
 
 
-ESTIMATORS = [ELEProbDist, LaplaceProbDist, MLEProbDist, _lidstone]
+#: NLTK's additive estimators by name (the classes are NLTK's, read when a test runs)
+ESTIMATORS = ["ELEProbDist", "LaplaceProbDist", "MLEProbDist", "_lidstone"]
 
 
-def _naive_bayes_doctest():
+def _naive_bayes_doctest(nltk):
     """The examples of nltk/test/classify.doctest up to the decision tree's, with NLTK's
     classifier swapped for textnb's (None when this nltk does not ship the file)."""
     path = pathlib.Path(nltk.__file__).parent / "test" / "classify.doctest"
@@ -41,8 +56,8 @@ def _naive_bayes_doctest():
                                                str(path), 0)
 
 
-def test_nltk_classify_doctest():
-    test = _naive_bayes_doctest()
+def test_nltk_classify_doctest(nltk):
+    test = _naive_bayes_doctest(nltk)
     if test is None:
         import nltk.classify.naivebayes as nb  # the docstrings' examples instead
 
@@ -58,9 +73,9 @@ def test_nltk_classify_doctest():
     assert result.attempted == len(test.examples)
 
 
-def test_doctest_really_runs_textnb():
+def test_doctest_really_runs_textnb(nltk):
     """The swapped doctest fails when textnb's numbers are off (the check is not vacuous)."""
-    test = _naive_bayes_doctest()
+    test = _naive_bayes_doctest(nltk)
     if test is None:
         pytest.skip("no classify.doctest in this nltk")
     for ex in test.examples:
@@ -89,14 +104,15 @@ def _random_data(rng, n_train, n_test):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: getattr(e, "__name__", "?"))
-def test_same_numbers_as_nltk_on_random_featuresets(estimator):
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_same_numbers_as_nltk_on_random_featuresets(nltk, nltk_nb, name):
+    estimator = _lidstone if name == "_lidstone" else getattr(nltk.probability, name)
     rng = random.Random(31)
     compared = decided = 0
     for _ in range(40):
         train, test = _random_data(rng, rng.randint(1, 25), 15)
         ours = NaiveBayesClassifier.train(train, estimator=estimator)
-        theirs = NltkNB.train(train, estimator=estimator)
+        theirs = nltk_nb.train(train, estimator=estimator)
         assert ours.labels() == theirs.labels()
         for fs, p_ours, p_theirs in zip(test, ours.prob_classify_many(test), theirs.prob_classify_many(test)):
             probs = [p_theirs.prob(label) for label in theirs.labels()]
@@ -119,10 +135,10 @@ def test_same_numbers_as_nltk_on_random_featuresets(estimator):
     assert compared == 40 * 15 and decided > 100
 
 
-def test_log_probabilities_are_base_2_as_nltk():
+def test_log_probabilities_are_base_2_as_nltk(nltk_nb):
     train = [({"w": "a"}, "x"), ({"w": "b"}, "y"), ({"w": "a"}, "y")]
     ours = NaiveBayesClassifier.train(train).prob_classify({"w": "a"})
-    theirs = NltkNB.train(train).prob_classify({"w": "a"})
+    theirs = nltk_nb.train(train).prob_classify({"w": "a"})
     for label in ("x", "y"):
         assert ours.logprob(label) == pytest.approx(theirs.logprob(label), abs=1e-12)
         assert 2 ** ours.logprob(label) == pytest.approx(ours.prob(label))
@@ -131,19 +147,20 @@ def test_log_probabilities_are_base_2_as_nltk():
     assert ours.generate(random_state=0) in ("x", "y")
 
 
-def test_missing_features_as_nltk_treats_them():
+def test_missing_features_as_nltk_treats_them(nltk_nb):
     """Absent in training: the value None; absent or never seen when classifying: left out."""
     train = [({"a": 1, "b": 1}, "x"), ({"a": 1}, "x"), ({"a": 0, "b": 0}, "y"), ({"b": 0}, "y")]
-    ours, theirs = NaiveBayesClassifier.train(train), NltkNB.train(train)
+    ours, theirs = NaiveBayesClassifier.train(train), nltk_nb.train(train)
     for fs in ({}, {"a": 1}, {"b": None}, {"zzz": 3}, {"a": 7}, {"a": None, "b": 1}):
         assert ours.prob_classify(fs).prob("x") == pytest.approx(theirs.prob_classify(fs).prob("x"), abs=1e-12)
     # no feature at all: the prior
     assert ours.prob_classify({}).prob("x") == pytest.approx(0.5)
 
 
-def test_mle_zero_probabilities_and_all_labels_impossible():
+def test_mle_zero_probabilities_and_all_labels_impossible(nltk, nltk_nb):
     train = [({"w": "a"}, "x"), ({"w": "b"}, "y"), ({"w": "b", "v": 1}, "y")]
-    ours, theirs = NaiveBayesClassifier.train(train, estimator=MLEProbDist), NltkNB.train(train, estimator=MLEProbDist)
+    mle = nltk.probability.MLEProbDist
+    ours, theirs = NaiveBayesClassifier.train(train, estimator=mle), nltk_nb.train(train, estimator=mle)
     for fs in ({"w": "a"}, {"w": "a", "v": 1}, {"w": "c"}, {"v": 1}):
         p = ours.prob_classify(fs)
         assert [p.prob(label) for label in "xy"] == pytest.approx(
@@ -151,21 +168,22 @@ def test_mle_zero_probabilities_and_all_labels_impossible():
     assert ours.prob_classify({"w": "a", "v": 1}).prob("x") == 0.5  # both impossible: uniform
 
 
-def test_featuresets_without_features():
+def test_featuresets_without_features(nltk_nb):
     train = [({}, "x"), ({}, "x"), ({}, "y")]
-    ours, theirs = NaiveBayesClassifier.train(train), NltkNB.train(train)
+    ours, theirs = NaiveBayesClassifier.train(train), nltk_nb.train(train)
     assert ours.prob_classify({"a": 1}).prob("x") == pytest.approx(theirs.prob_classify({"a": 1}).prob("x"))
     assert ours.most_informative_features() == []
 
 
-def test_estimators():
-    assert estimator_gamma(None) == 0.5 == estimator_gamma(ELEProbDist) == estimator_gamma("ele")
-    assert estimator_gamma(LaplaceProbDist) == 1.0 == estimator_gamma("laplace")
-    assert estimator_gamma(MLEProbDist) == 0.0 == estimator_gamma("mle")
+def test_estimators(nltk):
+    probability = nltk.probability
+    assert estimator_gamma(None) == 0.5 == estimator_gamma(probability.ELEProbDist) == estimator_gamma("ele")
+    assert estimator_gamma(probability.LaplaceProbDist) == 1.0 == estimator_gamma("laplace")
+    assert estimator_gamma(probability.MLEProbDist) == 0.0 == estimator_gamma("mle")
     assert estimator_gamma(_lidstone) == pytest.approx(0.1)
     assert estimator_gamma(0.25) == 0.25
     with pytest.raises(ValueError, match="not additive"):
-        NaiveBayesClassifier.train([({"a": 1}, "x")], estimator=WittenBellProbDist)
+        NaiveBayesClassifier.train([({"a": 1}, "x")], estimator=probability.WittenBellProbDist)
     for bad in ("bogus", -1.0, float("nan"), object()):
         with pytest.raises(ValueError):
             estimator_gamma(bad)
@@ -175,9 +193,9 @@ def test_estimators():
         NaiveBayesClassifier.train([{"a": 1}])
 
 
-def test_any_hashable_values_and_labels():
+def test_any_hashable_values_and_labels(nltk_nb):
     train = [({("bi", "gram"): frozenset({1}), 3: 2.5}, ("t", 1)), ({3: 2.5}, 0), ({("bi", "gram"): None}, 0)]
-    ours, theirs = NaiveBayesClassifier.train(train), NltkNB.train(train)
+    ours, theirs = NaiveBayesClassifier.train(train), nltk_nb.train(train)
     fs = {("bi", "gram"): frozenset({1})}
     assert ours.classify(fs) == theirs.classify(fs) == ("t", 1)
     assert isinstance(ours.prob_classify(fs), ProbDist)
@@ -197,11 +215,11 @@ def test_show_writes_to_the_stream_only(capsys):
     assert capsys.readouterr().out == buf.getvalue()
 
 
-def test_ties_go_to_the_largest_label_as_nltk():
+def test_ties_go_to_the_largest_label_as_nltk(nltk_nb):
     """NLTK's ``ProbDistI.max`` is ``max((p, label))``: among equally probable labels the
     largest; labels that do not compare keep the first in label order."""
     train = [({"w": "a"}, "x"), ({"w": "a"}, "z"), ({"w": "a"}, "y")]
-    ours, theirs = NaiveBayesClassifier.train(train), NltkNB.train(train)
+    ours, theirs = NaiveBayesClassifier.train(train), nltk_nb.train(train)
     for fs in ({"w": "a"}, {}, {"w": "b"}):
         assert ours.classify(fs) == theirs.classify(fs) == "z"
     assert ours.classify_many([{}, {"w": "a"}]) == theirs.classify_many([{}, {"w": "a"}])
@@ -209,7 +227,7 @@ def test_ties_go_to_the_largest_label_as_nltk():
     assert odd.classify({"w": 1}) == ("t", 1)
 
 
-def test_thousands_of_features_are_read_in_one_step(monkeypatch):
+def test_thousands_of_features_are_read_in_one_step(monkeypatch, nltk_nb):
     """A featureset of thousands of ``contains(word)`` features (NLTK's document
     classification recipe) is classified without a per-feature walk over every attribute:
     the layout of the columns is computed a bounded number of times, not once per feature."""
@@ -219,7 +237,7 @@ def test_thousands_of_features_are_read_in_one_step(monkeypatch):
     words = [f"w{i}" for i in range(3000)]
     train = [({f"contains({w})": rng.random() < 0.05 for w in words}, "pos" if i % 2 else "neg")
              for i in range(60)]
-    ours, theirs = NaiveBayesClassifier.train(train), NltkNB.train(train)
+    ours, theirs = NaiveBayesClassifier.train(train), nltk_nb.train(train)
     calls = []
     real = tk.column_slices
     monkeypatch.setattr(tk, "column_slices", lambda atts: calls.append(1) or real(atts))

@@ -59,8 +59,30 @@ static int stdin_closed, stdout_closed;
 static int quiet; /* after a failure in -p mode: the message is written out, nothing more said */
 
 /* ---------------------------------------------------------------- the Python command */
+static int asks_batch(int argc, char **argv)
+{ /* spamclient.asks_batch: --batch (-B, an abbreviation, --batch=PATH, B in a cluster of flags) */
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] == '-' && a[1] == '-') {
+            size_t n = strcspn(a, "=");
+            if (n > 2 && n <= 7 && !strncmp(a, "--batch", n))
+                return 1;
+        } else if (a[0] == '-') {
+            for (const char *c = a + 1; *c; c++) {
+                if (*c == 'B')
+                    return 1;
+                if (!strchr("peh", *c))
+                    break;
+            }
+        }
+    }
+    return 0;
+}
+
 static int wants_passthrough(int argc, char **argv)
-{ /* spamclient.client_main's test, before the options are parsed */
+{ /* spamclient.client_main's test, before the options are parsed (-p has no effect with --batch) */
+    if (asks_batch(argc, argv))
+        return 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-p") || !strcmp(a, "--passthrough"))

@@ -61,6 +61,7 @@ __all__ = [
     "drain",
     "classify_message",
     "client_main",
+    "asks_batch",
     "EXIT_ZERO_UNUSED",
 ]
 
@@ -454,6 +455,27 @@ def _parse(argv):
     return opts
 
 
+def asks_batch(argv):
+    """Whether ``spamfilter``'s ``argv``, before it is parsed, asks for ``--batch``: the
+    option (``-B``, ``--batch``, an abbreviation as argparse takes it, ``--batch=PATH``), or
+    ``B`` in a cluster of short options before one that takes a value (``-pB``, ``-Bpath``).
+    ``-p`` has no effect with ``--batch`` (its stdout is the verdict lines), so an error of
+    such a command, even one in its arguments, never copies stdin to stdout. The C client
+    (spamclient.c's ``asks_batch``) follows the same rule."""
+    for a in argv:
+        if a[:2] == "--":
+            name = a.partition("=")[0]
+            if len(name) > 2 and "--batch".startswith(name):
+                return True
+        elif a[:1] == "-":
+            for c in a[1:]:
+                if c == "B":
+                    return True
+                if c not in "peh":  # (-m, -j and the like: the rest is their value)
+                    break
+    return False
+
+
 def _finish_passthrough(stdout, head, stdin, written):
     """After an error or a signal in ``-p`` mode: the message as it came (or, when the
     verdict's copy was under way, the rest of it), never lost."""
@@ -474,7 +496,7 @@ def client_main(argv, *, stdin, stdout, stderr):
     """
     head, written, parts = None, False, []
     passthrough = any(a in ("-p", "--passthrough") or (a[:1] == "-" and a[1:2] != "-" and "p" in a)
-                      for a in argv)
+                      for a in argv) and not asks_batch(argv)
     try:
         try:
             opts = _parse(argv)

@@ -5,8 +5,8 @@ import io  # (loaded by Python's start-up: free)
 import os  # (the same)
 import sys
 
-from textnb.apps.spamclient import (EXIT_INTERRUPTED, EXIT_ZERO_UNUSED, Terminated, client_main, copy_rest, drain,
-                                    read_head)
+from textnb.apps.spamclient import (EXIT_INTERRUPTED, EXIT_ZERO_UNUSED, Terminated, asks_batch, client_main, copy_rest,
+                                    drain, read_head)
 from textnb.cli.filterbase import add_version, full_library, parser_class, progress_bar, say
 from textnb.cli.streams import cell  # (textnb.cli.output re-exports it: no json/re import here)
 from textnb.core.errors import InputError, TextnbError, os_error_text
@@ -167,7 +167,8 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
     stderr = stderr if stderr is not None else sys.stderr
     head, written, parts = None, False, []
     argv = list(sys.argv[1:] if argv is None else argv)
-    passthrough = "-p" in argv or "--passthrough" in argv
+    # (-p has no effect with --batch, whose stdout is the verdict lines: an error there copies nothing)
+    passthrough = ("-p" in argv or "--passthrough" in argv) and not asks_batch(argv)
     code = EXIT_ERROR
     try:
         args = _fast_spam_args(argv)
@@ -176,7 +177,7 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
             args = _spam_parser().parse_args(argv)
         if args.socket is not None:
             return client_main(argv, stdin=stdin, stdout=stdout, stderr=stderr)
-        passthrough = args.passthrough
+        passthrough = args.passthrough and args.batch is None
         model_path = args.model or default_model_file()
         ops = {op: getattr(args, op.replace("-", "_")) for op in
                ("register_spam", "register_ham", "unregister_spam", "unregister_ham")}
