@@ -269,7 +269,8 @@ def test_client_option_errors(spam_model, sock_dir, argv, expect):
     msg = b"Subject: x\n\ny\n"
     with Server(spam_model, socket_path=sock):
         code, out, err = via_client(["--socket", str(sock), "-p"] + argv, msg)
-    assert code == 3 and out == msg
+    # -p passes the message on, except with --batch, where it has no effect (robustness row 592)
+    assert code == 3 and out == (b"" if "--batch" in argv else msg)
     assert expect in err and err.count("\n") == 1 and "Traceback" not in err
 
 
