@@ -283,15 +283,16 @@ def _unused_options(args, training, ops, model_exists=False):
                                  ("--ham-cutoff", args.ham_cutoff, DEFAULT_HAM_CUTOFF)):
         if learning and value != default:
             out.append(f"{flag} has no effect with {mode}")
-    for flag, given in (("--kind", args.kind != DEFAULT_KIND), ("--alpha", args.alpha is not None)):
-        if given and not learning:
+    settings = [flag for flag, given in (("--kind", args.kind != DEFAULT_KIND), ("--alpha", args.alpha is not None))
+                if given]  # (what a new model is set up with)
+    for flag in settings:
+        if not learning:
             out.append(f"{flag} has no effect without --train-* or --register-*")
-    if ops and model_exists:
-        for flag, given in (("--kind", args.kind != DEFAULT_KIND), ("--alpha", args.alpha is not None)):
-            if given:
-                out.append(f"{flag} has no effect with {mode} into a model that exists (it keeps its own; "
-                           "they set up a new one)")
-    elif args.alpha is not None and learning and args.kind in SPAM_KINDS:
+        elif ops and model_exists:
+            out.append(f"{flag} has no effect with {mode} into a model that exists (it keeps its own; "
+                       "they set up a new one)")
+    existing = bool(ops) and model_exists  # (its settings are its own: said above)
+    if args.alpha is not None and learning and not existing and args.kind in SPAM_KINDS:
         out.append(f"--alpha has no effect with --kind {args.kind} (it smooths the multinomial, bernoulli and "
                    "complement kinds)")
     return [f"warning: {line}" for line in out]
