@@ -373,3 +373,79 @@ def test_a_discriminative_copy_models_own_calibration_folds_keep_a_documents_cop
         for c, f in zip(contents, fold):
             folds.setdefault(c, set()).add(int(f))
         assert sum(len(f) > 1 for f in folds.values()) == 0  # no document's copies in two folds
+
+
+def _contents(T):
+    """A key per row of a CSR matrix: rows of the same content have the same key."""
+    return [T.indices[a:b].tobytes() + np.asarray(T.data[a:b], dtype=np.float64).tobytes()
+            for a, b in zip(T.indptr[:-1], T.indptr[1:])]
+
+
+@pytest.mark.parametrize("way", ["estimators", "kernels"])
+@pytest.mark.parametrize("step", ["weighting", "select"])
+def test_a_discriminative_copy_model_behind_pipeline_steps_keeps_a_documents_copies_together(monkeypatch, way,
+                                                                                           step):
+    """The copy model over ``Pipeline([..., ("model", DiscriminativeNB())])`` (``textnb train
+    --labels --weighting`` / ``--select``) got no ``groups``: a Pipeline's ``fit`` takes no
+    parameter of that name, and the trainer dropped them with steps. Its event-model race and
+    its calibration then dealt a two-label document's copies into different folds (a held-out
+    copy judged by a model that learned its text under the other label). The groups now reach
+    the model behind the steps (``model__groups``, :func:`textnb.core.wrapping.groups_kwargs`)
+    on both paths: every fold of the race and of the calibration, of the final model and of
+    each out-of-fold model, holds a document's copies together."""
+    from sklearn.pipeline import Pipeline
+
+    from textnb import SelectTerms, TermWeighting
+    from textnb.core import dfe
+    from textnb.meta import multilabel_training
+    from textnb.naive_bayes.discriminative import DiscriminativeNB
+
+    texts, labels = _corpus(n=120, own=6)
+    calibrations, races = [], []
+    leave_out_scores, choose_family, class_sums = dfe.leave_out_scores, dfe.choose_family, dfe.class_sums
+    racing = []
+
+    def calibration(family, fc, cc, T, y_index, contribution, fold, **kw):
+        calibrations.append((_contents(T), np.array(fold)))
+        return leave_out_scores(family, fc, cc, T, y_index, contribution, fold, **kw)
+
+    def race(X, *args, **kw):
+        racing.append([])
+        try:
+            return choose_family(X, *args, **kw)
+        finally:
+            contents = [c for family in dfe.FAMILIES for c in _contents(dfe.features(family, dfe.canonical(X)))]
+            races.append((contents, racing.pop()))
+
+    def sums(T, y_index, n_classes, weights=None):
+        if racing:  # a fold of the race: the counts of its training rows
+            racing[-1].append(_contents(T))
+        return class_sums(T, y_index, n_classes, weights)
+
+    monkeypatch.setattr(dfe, "leave_out_scores", calibration)
+    monkeypatch.setattr(dfe, "choose_family", race)
+    monkeypatch.setattr(dfe, "class_sums", sums)
+    if way == "estimators":
+        front = ("weighting", TermWeighting()) if step == "weighting" else ("select", SelectTerms(criterion="chi2",
+                                                                                                   k=150))
+        TextClassifier(model=MultiLabelNB(Pipeline([front, ("model", DiscriminativeNB())]))).fit(texts, labels)
+    else:
+        steps = [("weighting", ("TermWeighting", {}))] if step == "weighting" else \
+            [("select", ("SelectTerms", {"criterion": "chi2", "k": 150}))]
+        X, terms = multilabel_training.count(texts, {})
+        multilabel_training.fit(X, terms, labels, steps=steps)
+    assert len(calibrations) == 1 + 5  # the final model and 5 out-of-fold ones
+    assert len(races) == 1  # (the out-of-fold models keep the final model's event model)
+    for contents, fold in calibrations:
+        folds = {}
+        for c, f in zip(contents, fold):
+            folds.setdefault(c, set()).add(int(f))
+        assert sum(len(f) > 1 for f in folds.values()) == 0  # no document's copies in two folds
+    for contents, trained in races:
+        every = {}
+        for c in contents:  # (the race's rows, as each event model's features)
+            every[c] = every.get(c, 0) + 1
+        assert len(trained) >= 2
+        for part in trained:  # each fold's training part: every copy of a document or none
+            for c in set(part):
+                assert part.count(c) == every[c]

@@ -68,7 +68,10 @@ FLAGS = [["--model", "multinomial"], ["--model", "bernoulli", "--method", "ovr"]
          # the wrappers' own folds keep a document's copies together (groups), nested too
          ["--model", "auto", "--adjust", "--adjust-on", "cv"], ["--model", "auto", "--calibrate", "isotonic"],
          # DiscriminativeNB's own folds on the copies keep a document's copies together (groups), wrapped too
-         ["--calibrate", "sigmoid", "--min-df", "2"], ["--adjust", "--adjust-on", "cv"]]
+         ["--calibrate", "sigmoid", "--min-df", "2"], ["--adjust", "--adjust-on", "cv"],
+         # ... behind Pipeline steps too (model__groups on the estimators' path; --weighting and
+         # --norm select multinomial, --select keeps the default model)
+         ["--select", "chi2:12"], ["--select", "chi2:12", "--calibrate", "sigmoid"]]
 
 
 @pytest.mark.parametrize("flags", quick_first(FLAGS, keep=3), ids=" ".join)

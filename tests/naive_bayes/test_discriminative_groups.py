@@ -104,3 +104,68 @@ def test_groups_are_a_capability_and_a_group_splitter_gets_them():
     assert model.scale_ is not None
     with pytest.raises(ValueError, match="groups has 3 values for"):
         DiscriminativeNB().fit(X, y, groups=[0, 1, 2])
+
+
+def test_identical_rows_share_the_folds_of_the_event_model_choice_without_groups(monkeypatch):
+    """``DiscriminativeNB().fit(X, y)`` with rows repeated (the same counts and class, as the
+    duplicated messages of SMS Spam): the race of the ``"auto"`` choice dealt the rows in
+    key order to its folds in turn, so a row's copies fell into different folds and a
+    held-out row was judged by a model that had learned it, while the calibration's folds
+    kept them together. Both now deal by the rank of the key: every fold trains on all of
+    a row's copies or none."""
+    X, y, groups = _copies()
+    first = np.unique(groups, return_index=True)[1]  # one row (label) per document
+    repeat = np.random.RandomState(1).randint(1, 4, first.size)  # 1-3 identical rows each
+    rows = np.repeat(first, repeat)
+    X, y = X[rows], y[rows]
+    every = {}
+    for c in _content(dfe.features("complement", dfe.canonical(X))):
+        every[c] = every.get(c, 0) + 1
+    trained = []
+    real = dfe.class_sums
+
+    def spy(T, y_index, n_classes, weights=None):
+        if T.shape[0] < X.shape[0] and not (T.data == 1).all():  # a fold of the choice (complement features)
+            trained.append(_content(T))
+        return real(T, y_index, n_classes, weights)
+
+    monkeypatch.setattr(dfe, "class_sums", spy)
+    DiscriminativeNB(cv=3).fit(X, y)
+    assert len(trained) >= 1
+    for contents in trained:
+        for c in set(contents):
+            assert contents.count(c) == every[c]
+
+
+def test_groups_reach_the_model_behind_pipeline_steps():
+    """One rule hands ``groups`` on (:func:`textnb.core.wrapping.groups_kwargs`): to a model
+    whose ``fit`` takes them, through a Pipeline (nested too) as ``<step>__groups``, and to
+    no model that takes none; the Pipeline then fits the model its steps' output with them."""
+    from sklearn.pipeline import Pipeline
+
+    from textnb import MultinomialNB, TermWeighting
+    from textnb.core.wrapping import fit_route, groups_kwargs
+
+    X, y, groups = _copies()
+    inner = Pipeline([("weighting", TermWeighting()), ("model", DiscriminativeNB())])
+    assert groups_kwargs(DiscriminativeNB(), groups) == {"groups": groups}
+    assert groups_kwargs(inner, groups) == {"model__groups": groups}
+    assert fit_route(Pipeline([("outer", TermWeighting()), ("inner", inner)]), "groups") == "inner__model__groups"
+    assert groups_kwargs(Pipeline([("weighting", TermWeighting()), ("nb", MultinomialNB())]), groups) == {}
+    assert groups_kwargs(inner, None) == {} and groups_kwargs(MultinomialNB(), groups) == {}
+    piped = inner.fit(X, y, **groups_kwargs(inner, groups))[-1]
+    alone = DiscriminativeNB().fit(TermWeighting().fit_transform(X), y, groups=groups)
+    ungrouped = DiscriminativeNB().fit(TermWeighting().fit_transform(X), y)
+    np.testing.assert_array_equal(piped.feature_count_, alone.feature_count_)
+    assert piped.scale_ == alone.scale_ != ungrouped.scale_
+
+
+def test_a_smoothingcv_hands_its_groups_on_to_the_model_it_refits():
+    """SmoothingCV (a wrapper whose ``fit`` takes ``groups`` for its own folds) gave its
+    refitted model none; it now hands them on as every wrapper does (behind Pipeline steps too)."""
+    from textnb.meta.smoothing import SmoothingCV
+
+    X, y, groups = _copies()
+    search = SmoothingCV(DiscriminativeNB(), param_grid={"alpha": [1.0]}).fit(X, y, groups=groups)
+    alone = DiscriminativeNB(alpha=1.0).fit(X, y, groups=groups)
+    assert search.estimator_.scale_ == alone.scale_ != DiscriminativeNB(alpha=1.0).fit(X, y).scale_

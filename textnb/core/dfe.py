@@ -795,7 +795,7 @@ def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_p
 
 
 def choose_family(X, y_index, n_classes, *, alphas, n_passes, step, cv=5, max_nnz=200_000, seed=0, pool=None,
-                  keys=None, splits=None, weights=None, grouped=False):
+                  keys=None, splits=None, weights=None):
     """The event model with the most correct predictions in a ``cv``-fold cross-validation
     inside the training documents ``X`` (CSR counts), each fold's model trained by
     :func:`passes`, on a seeded sample of at most about ``max_nnz`` stored cells (and
@@ -816,9 +816,13 @@ def choose_family(X, y_index, n_classes, *, alphas, n_passes, step, cv=5, max_nn
     is judged in each). Splits whose training or test part holds no sampled document
     are skipped. (With ``cv`` folds the documents count once each, unweighted.)
 
-    ``grouped``: rows of equal ``keys`` (the rows of a group, :func:`group_keys`) share a
-    ``cv`` fold (dealt by the rank of their key); else the rows in key order are dealt to
-    the folds in turn (equal keys, the same text of one class, then fall into different folds).
+    The ``cv`` folds deal the distinct ``keys`` in turn, in their order: rows of equal keys
+    share a fold -- identical rows (the same terms, counts and class: :func:`sample_keys`),
+    as in the calibration's folds (:func:`leave_out_scale`), and the rows of a group
+    (:func:`group_keys`): a held-out row is never judged by a model that learned its copy
+    (dealt in turn, the 5,574 SMS Spam messages put 758 held-out rows beside a copy;
+    docs/text_accuracy.md, session 29). With distinct keys the folds are those of dealing
+    the rows in turn.
     """
     n = X.shape[0]
     keys = sample_keys(X, y_index, seed) if keys is None else keys
@@ -834,10 +838,9 @@ def choose_family(X, y_index, n_classes, *, alphas, n_passes, step, cv=5, max_nn
     if seen.size < Xs.shape[1]:
         Xs = Xs[:, seen]
     if splits is None:
-        if grouped:  # a group's rows (equal keys, adjacent in ``order``) in one fold
-            fold = np.unique(keys[sub], return_inverse=True)[1].reshape(-1) % cv
-        else:
-            fold = np.arange(m) % cv
+        # rows of equal keys (identical rows: the same terms, counts and class; or a group's
+        # rows, :func:`group_keys`), adjacent in ``order``, share a fold: dealt by key rank
+        fold = np.unique(keys[sub], return_inverse=True)[1].reshape(-1) % cv
         folds, ws = [(fold != f, fold == f) for f in range(cv)], None
     else:
         folds = [(tr, ev) for tr, ev in restrict_splits(splits, sub, n) if tr.size and ev.size]
@@ -879,11 +882,11 @@ def choose_family(X, y_index, n_classes, *, alphas, n_passes, step, cv=5, max_nn
 
 
 def choose(X, y_index, n_classes, *, event_model, alpha, n_passes, step, cv, select_nnz, max_nnz, seed,
-           pool=None, keys=None, splits=None, weights=None, grouped=False):
+           pool=None, keys=None, splits=None, weights=None):
     """``(family, alpha)`` for training documents ``X`` (CSR counts): ``event_model`` itself,
     or for ``"auto"`` :func:`choose_family` on the documents the passes will see
     (:func:`sample_rows`; ``splits`` and ``weights``, over the rows of ``X``, restricted to
-    them; ``grouped``: rows of equal ``keys`` share a fold); ``alpha`` None means
+    them; rows of equal ``keys`` share a fold); ``alpha`` None means
     :data:`DEFAULT_ALPHA`."""
     alphas = {f: (DEFAULT_ALPHA[f] if alpha is None else float(alpha)) for f in FAMILIES}
     family = event_model
@@ -894,7 +897,7 @@ def choose(X, y_index, n_classes, *, event_model, alpha, n_passes, step, cv, sel
         family, _ = choose_family(Xs, y_index[rows], n_classes, alphas=alphas, n_passes=n_passes, step=step,
                                   cv=cv, max_nnz=pass_budget(select_nnz, n_classes, SELECT_WORK), seed=seed,
                                   pool=pool, keys=keys[rows], splits=restrict_splits(splits, rows, X.shape[0]),
-                                  weights=None if weights is None else weights[rows], grouped=grouped)
+                                  weights=None if weights is None else weights[rows])
     return family, alphas[family]
 
 
@@ -935,7 +938,8 @@ def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=
     weigh the documents by ``weights`` in double precision, so that a document of weight
     k gives the model its k copies give in its place, to rounding (scikit-learn's
     ``check_sample_weight_equivalence`` holds); with folds the passes run in single
-    precision (twice as fast), and a document's copies are dealt into different folds.
+    precision (twice as fast), and the event-model race learns and counts the rows
+    unweighted (a document's k copies share its fold there, but count k times).
 
     ``groups`` (one value per row of ``X``; None: every row its own group): the rows of a
     group (the copies of one document, one per label, that a multi-label copy model is
@@ -947,16 +951,15 @@ def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=
     """
     folds = check_folds(params["cv"]) if splits is None else len(splits)
     keys = sample_keys(X, y_index, params["random_state"])
-    grouped = groups is not None
-    if grouped:
-        keys, grouped = group_keys(keys, groups)
+    if groups is not None:
+        keys, _ = group_keys(keys, groups)
     with threads(n_threads(params["n_jobs"])) as pool:
         if family is None:
             family, alpha = choose(X, y_index, len(class_count), event_model=params["event_model"],
                                    alpha=params["alpha"], n_passes=params["passes"], step=params["step"],
                                    cv=folds, select_nnz=params["select_nnz"], max_nnz=params["max_nnz"],
                                    seed=params["random_state"], pool=pool, keys=keys, splits=splits,
-                                   weights=weights, grouped=grouped)
+                                   weights=weights)
         represents = None
         if dropped is not None:
             extra_fc, extra_w = dropped[family]

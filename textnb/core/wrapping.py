@@ -36,9 +36,10 @@ Capabilities read here (each defaults to "no" on a class that does not declare i
     scores folds of its own on them (``uses_fold_counts()``: APNBC with ``fit_on="cv"``), or
     a wrapper hands them on to the model it wraps (:func:`takes_fold_counts`).
 ``groups`` in ``fit``'s signature
-    the model makes cross-validation folds of its rows (SmoothingCV, CalibratedNB, APNBC) and
-    keeps the rows of one group on one side of each (:func:`takes_groups`: the copies of a
-    document in a multi-label copy model).
+    the model makes cross-validation folds of its rows (SmoothingCV, CalibratedNB, APNBC,
+    DiscriminativeNB) and keeps the rows of one group on one side of each (:func:`takes_groups`:
+    the copies of a document in a multi-label copy model); a Pipeline hands them on to its
+    last step as ``<step>__groups`` (:func:`groups_kwargs`, :func:`fit_route`).
 ``with_choices()``
     method of a fitted model that makes choices from its training data (DiscriminativeNB's
     ``event_model="auto"``, SmoothingCV's smoothing): the model, unfitted, with those choices
@@ -51,7 +52,7 @@ Standard library only (the mail client imports nothing heavy).
 """
 
 __all__ = ["INNER_ATTRIBUTES", "calibrated", "chain", "declared_attributes", "find", "merge_refusal", "merges_exactly",
-           "fit_weighted", "reads_documents", "rule_model", "table_attributes", "takes_fold_counts", "takes_groups",
+           "fit_route", "fit_weighted", "groups_kwargs", "reads_documents", "rule_model", "table_attributes", "takes_fold_counts", "takes_groups",
            "takes_sample_weight", "takes_terms", "text_vectorizer"]
 
 #: Fitted attributes that hold the model a wrapper wraps, in the order they are looked at.
@@ -186,6 +187,53 @@ def takes_groups(model):
         return "groups" in inspect.signature(model.fit).parameters
     except (AttributeError, TypeError, ValueError):
         return False
+
+
+def _fit_parameters(model):
+    """The parameters of ``model.fit`` (an empty list when it has no inspectable ``fit``)."""
+    import inspect
+
+    try:
+        return list(inspect.signature(model.fit).parameters.values())
+    except (AttributeError, TypeError, ValueError):
+        return []
+
+
+def fit_route(model, name):
+    """The ``fit`` keyword that brings the fit parameter ``name`` to the model that takes it,
+    or None when none does: ``name`` when ``model.fit`` has a parameter of that name; for a
+    Pipeline-like model (a ``steps`` list of ``(name, model)`` pairs, whose ``fit`` takes
+    ``**params``) that of its last step, prefixed with the step's name and ``__`` -- how
+    scikit-learn's ``Pipeline.fit`` hands ``<step>__<parameter>`` on to a step (nested
+    Pipelines alike: ``outer__inner__groups``). The one rule by which a wrapper gives the
+    model it wraps a parameter of its rows, whatever Pipeline steps stand in front of it."""
+    route = []
+    while len(route) < _MAX_DEPTH:
+        params = _fit_parameters(model)
+        if any(p.name == name and p.kind is not p.VAR_KEYWORD for p in params):
+            return "__".join(route + [name])
+        steps = getattr(model, "steps", None)
+        if not (any(p.kind is p.VAR_KEYWORD for p in params) and isinstance(steps, list) and steps
+                and isinstance(steps[-1], tuple) and len(steps[-1]) == 2):
+            return None
+        step, model = steps[-1]
+        route.append(step)
+    return None
+
+
+def groups_kwargs(model, groups):
+    """The ``fit`` keywords that give ``model`` the rows' ``groups`` (one value per row, see
+    :func:`takes_groups`): ``{"groups": groups}`` for a model whose ``fit`` takes them,
+    ``{"<step>__groups": groups}`` for a Pipeline whose last step does (:func:`fit_route`),
+    ``{}`` when ``groups`` is None or no model on that route takes them. Every wrapper that
+    hands a document's copies on to the model it wraps (MultiLabelNB's copy model,
+    CalibratedNB, APNBC, SmoothingCV) gives them through here, so that the folds the model
+    makes of its rows keep the copies together behind Pipeline steps (``textnb train
+    --weighting`` / ``--select``) too."""
+    if groups is None:
+        return {}
+    route = fit_route(model, "groups")
+    return {} if route is None else {route: groups}
 
 
 def declared_attributes(model):

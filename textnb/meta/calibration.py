@@ -22,7 +22,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from textnb.core.folds import calibration_folds, take_rows
-from textnb.core.wrapping import takes_fold_counts, takes_groups
+from textnb.core.wrapping import groups_kwargs, takes_fold_counts
 from textnb.naive_bayes.base import (NestedParams, SaveMixin, WrapperTags, given_splits, log_odds, takes_documents,
                                      with_choices, wrapped_documents, wrapped_input_tags)
 from textnb.core.model_io import register
@@ -87,7 +87,8 @@ def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight
     part has (``X``'s, those it never saw left out). ``groups`` (one value per row): the
     folds made of an int ``cv`` keep a group's rows on one side
     (:func:`textnb.core.folds.calibration_folds`), and each fold's model whose ``fit``
-    takes them (:func:`textnb.core.wrapping.takes_groups`) gets those of its rows.
+    takes them, or a Pipeline ending in one, gets those of its rows
+    (:func:`textnb.core.wrapping.groups_kwargs`).
     """
     y = np.asarray(y)
     classes = np.unique(y) if classes is None else np.asarray(classes)
@@ -97,8 +98,8 @@ def out_of_fold_log_odds(estimator, X, y, *, cv=5, random_state=0, sample_weight
     parts, rows = [], []
     for train, test in splits:
         kw = {} if sample_weight is None else weight_kwargs(estimator, sample_weight[train])
-        if groups is not None and takes_groups(estimator):  # (its own folds keep them together too)
-            kw["groups"] = np.asarray(groups)[train]
+        # (its own folds keep them together too, behind Pipeline steps alike)
+        kw.update(groups_kwargs(estimator, None if groups is None else np.asarray(groups)[train]))
         rows.append(test)
         if is_frame(X) or _declared_attributes(estimator) is not None or takes_documents(estimator):
             # table columns are attributes, not terms: keep them all (a DataFrame is handed
@@ -291,7 +292,8 @@ class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEs
         on the fold's documents would be. ``groups`` (one value per row,
         :func:`textnb.core.wrapping.takes_groups`): the calibration folds keep a group's rows
         (the copies of a multi-label document) on one side, and so do the folds of an
-        estimator that takes them (a SmoothingCV)."""
+        estimator that takes them (a SmoothingCV, a DiscriminativeNB), behind Pipeline steps
+        too (:func:`textnb.core.wrapping.groups_kwargs`)."""
         self._check_params()
         docs = wrapped_documents(self, self._base(), X)
         if docs is not None:  # raw documents, for a model of documents (as CalibratedClassifierCV)
@@ -321,8 +323,7 @@ class CalibratedNB(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEs
         # the isotonic floor)
         if fold_counts is not None and takes_fold_counts(base):
             kw["fold_counts"] = fold_counts
-        if groups is not None and takes_groups(base):
-            kw["groups"] = groups
+        kw.update(groups_kwargs(base, groups))
         final = clone(base).fit(X, y, **kw)  # (a SmoothingCV's choice weighs them too)
         self.classes_ = np.asarray(final.classes_)
         n_classes = len(self.classes_)

@@ -42,7 +42,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.naive_bayes.base import CV_SCHEMA, DeclaredTags, NestedParams, SaveMixin, given_splits, with_choices
 from textnb.core.errors import InputError, ParameterError
-from textnb.core.wrapping import takes_fold_counts, takes_groups
+from textnb.core.wrapping import groups_kwargs, takes_fold_counts
 from textnb.core.model_io import register
 from textnb.core.model_schema import (N_FEATURES, check_param_values, SEED, TEMPLATE, Array, Bool, Choice, Classes, Float, Int,
                                       ListOf, MayBeAbsent, Model, OneOf, Optional)
@@ -334,9 +334,9 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
         an estimator whose ``fit`` takes ``fold_counts`` (SmoothingCV, APNBC with
         ``fit_on="cv"``, CalibratedNB) gets those of the documents (or copies) it is fitted
         on, so that no held-out document's terms enter a model that scores it; with the copy
-        method an estimator whose ``fit`` takes ``groups`` (the same ones) gets the document of
-        each copy, so that its own folds keep a document's copies together
-        (:func:`textnb.core.wrapping.takes_groups`). With a
+        method an estimator whose ``fit`` takes ``groups`` (the same ones), or a Pipeline ending
+        in one, gets the document of each copy, so that its own folds keep a document's copies
+        together (:func:`textnb.core.wrapping.groups_kwargs`). With a
         vectorizer that prunes (:attr:`FoldVocabularies.prunes
         <textnb.text.training.FoldVocabularies.prunes>`) the copy method's out-of-fold scores
         do not come from one training's sums then. None: each fold on the columns of ``X``
@@ -436,8 +436,9 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
                 return None, constant
             rows, codes = copies(Y, live)
             kw = {} if fold_counts is None else {"fold_counts": RowFoldCounts(fold_counts, rows)}
-            if takes_groups(base):  # its own folds (a SmoothingCV's, a calibration's) keep a document's copies together
-                kw["groups"] = rows
+            # its own folds (a SmoothingCV's, a calibration's, a DiscriminativeNB's, behind Pipeline
+            # steps too) keep a document's copies together
+            kw.update(groups_kwargs(base, rows))
             with naming_the_label(self.classes_):
                 return clone(base).fit(X[rows], codes, **kw), constant
         models = [None] * m

@@ -22,7 +22,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from textnb.core.errors import InputError
-from textnb.core.wrapping import takes_sample_weight
+from textnb.core.wrapping import groups_kwargs, takes_sample_weight
 from textnb.naive_bayes.base import NestedParams, SaveMixin, WrapperTags
 from textnb.core.folds import stratified_kfold, take_rows
 from textnb.naive_bayes.base import given_splits, log_odds, with_choices, wrapped_documents
@@ -219,7 +219,9 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
         ``groups`` (one value per row; :func:`textnb.core.wrapping.takes_groups`): the folds
         made of an int ``cv`` keep a group's rows on one side (the copies of a document,
         one per label, that :class:`~textnb.meta.multilabel.MultiLabelNB`'s copy model is
-        fitted on: :func:`textnb.core.folds.stratified_kfold`); given splits are used as given."""
+        fitted on: :func:`textnb.core.folds.stratified_kfold`); given splits are used as given.
+        A model that makes folds of its own (a DiscriminativeNB, behind Pipeline steps too)
+        gets them in each fit (:func:`textnb.core.wrapping.groups_kwargs`)."""
         if self.scoring not in ("accuracy", "macro_f1"):
             raise ValueError(f"scoring must be 'accuracy' or 'macro_f1'; got {self.scoring!r}")
         base = self._base()
@@ -250,11 +252,13 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
                 # (a class with fewer objects than folds is spread over as many folds as it has)
                 splits = stratified_kfold(y, n_splits, self.random_state, groups=groups)
             fast = self._fast_scores(base, grid, X, y, y_index, splits, sw, docs is not None, fold_counts)
-            scores = fast if fast is not None else self._slow_scores(base, grid, X, y, splits, sw, fold_counts)
+            scores = fast if fast is not None else self._slow_scores(base, grid, X, y, splits, sw, fold_counts,
+                                                                     groups)
             self.cv_results_ = [(dict(p), s) for p, s in zip(grid, scores)]
         self.best_params_ = dict(grid[_best(self.cv_results_)])
         final = clone(base).set_params(**self.best_params_)
-        self.estimator_ = final.fit(X, y, **({} if sw is None else weight_kwargs(final, sw)))
+        self.estimator_ = final.fit(X, y, **({} if sw is None else weight_kwargs(final, sw)),
+                                    **groups_kwargs(final, groups))
         return self
 
     def _fast_scores(self, base, grid, X, y, y_index, splits, sw=None, documents=False, fold_counts=None):
@@ -292,7 +296,7 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
         w = None if sw is None else sw[tested]
         return [_score(y_index[tested], p, self.scoring, w) for p in preds]
 
-    def _slow_scores(self, base, grid, X, y, splits, sw=None, fold_counts=None):
+    def _slow_scores(self, base, grid, X, y, splits, sw=None, fold_counts=None, groups=None):
         scores = []
         for p in grid:
             pred = []
@@ -301,6 +305,7 @@ class SmoothingCV(WrapperTags, SaveMixin, NestedParams, ClassifierMixin, BaseEst
                 if fold_counts is not None:  # (``X`` over the fold's own vocabulary)
                     X = sp.csr_matrix(fold_counts(train), dtype=np.float64)
                 kw = {} if sw is None else weight_kwargs(model, sw[train])
+                kw.update(groups_kwargs(model, None if groups is None else np.asarray(groups)[train]))
                 if X.ndim == 1:  # documents: the model counts them
                     model.fit(X[train], y[train], **kw)
                     pred.append(np.asarray(model.predict(X[test]), dtype=object))

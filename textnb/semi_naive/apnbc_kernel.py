@@ -27,7 +27,7 @@ from textnb.core.errors import InputError, ParameterError, TooFewObjects
 from textnb.core.folds import given_splits, stratified_kfold, take_rows
 from textnb.core.model_schema import (CV_SCHEMA, N_FEATURES, SEED, TEMPLATE, Any, Array, Choice, Classes, DictOf,
                                       Float, ListOf, MayBeAbsent, Model, Reals, Str)
-from textnb.core.wrapping import takes_fold_counts, takes_groups, takes_sample_weight, takes_terms
+from textnb.core.wrapping import groups_kwargs, takes_fold_counts, takes_sample_weight, takes_terms
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import check_class_labels, check_n_features, check_sample_weight
 
@@ -206,7 +206,8 @@ class APNBCKernel(TableKernel):
         ``groups`` (optional, one value per row: :func:`textnb.core.wrapping.takes_groups`):
         the folds of ``fit_on="cv"`` (a number of them) keep a group's rows on one side (the
         copies of a document, one per label, in a multi-label copy model), and a base model
-        that takes them gets them (each fold's model those of its rows).
+        that takes them, or a Pipeline ending in one, gets them (each fold's model those of
+        its rows; :func:`textnb.core.wrapping.groups_kwargs`).
         """
         self._check_params()
         X = self._validate_X(X, reset=True)
@@ -221,10 +222,9 @@ class APNBCKernel(TableKernel):
         full = dict(fit_params)
         if fold_counts is not None and takes_fold_counts(base):
             full["fold_counts"] = fold_counts
-        grouped = groups is not None and takes_groups(base)
-        if grouped:
+        if groups is not None:
             groups = np.asarray(groups)
-            full["groups"] = groups
+            full.update(groups_kwargs(base, groups))
         self.estimator_ = self._clone(base).fit(X, y, **full, **weights())
         self.classes_ = self.estimator_.classes_
         y_index = _positions(self.classes_, y)  # classes_ may be in declared, unsorted order
@@ -244,8 +244,7 @@ class APNBCKernel(TableKernel):
                         fold_params["terms"] = fold_terms
                     if takes_fold_counts(fold_base):
                         fold_params["fold_counts"] = inner
-                if groups is not None and takes_groups(fold_base):
-                    fold_params["groups"] = np.asarray(groups)[train]
+                fold_params.update(groups_kwargs(fold_base, None if groups is None else groups[train]))
                 model = self._clone(fold_base).fit(take_rows(Xf, train), y[train], **fold_params, **weights(train))
                 return model.classes_, model.predict_joint_log_proba(take_rows(Xf, test))
 

@@ -894,15 +894,16 @@ def _fit_spec(spec, classes, X, y_index, weights=None, groups=None):
     matrix ``X`` (float64, sorted indices) of documents of ``classes[y_index]`` (weighted
     by ``weights``, None: ones), as the estimators' ``fit``; ``joint(X_test)`` is the fitted
     model's ``predict_joint_log_proba`` (through its Pipeline steps). ``groups``: the rows'
-    groups, for a DiscriminativeNB without steps (its folds keep a group's rows together, as
-    its ``fit(..., groups=)``; a Pipeline's ``fit`` takes none)."""
+    groups, for a DiscriminativeNB (its folds keep a group's rows together, as its
+    ``fit(..., groups=)``), behind the steps too (the steps keep the rows: as a Pipeline's
+    ``fit(..., model__groups=)``, :func:`textnb.core.wrapping.groups_kwargs`)."""
     if weights is not None and spec.steps:
         raise ValueError("document weights are taken by a count model without Pipeline steps")
     fitted_steps, transforms, Xt = _fit_steps(spec.steps, classes, X, y_index)
     kernel, params = spec.kernel, spec.params
     if kernel.rows:  # what DiscriminativeNB.fit computes on a matrix, by the same function
         state = kernel.fit(params, classes, Xt, y_index, np.ones(Xt.shape[0]) if weights is None else weights,
-                           groups=None if spec.steps else groups)
+                           groups=groups)
     else:
         kernel.check_params(params, Xt.shape[1])
         state = kernel.fit(params, classes, Xt, y_index, weights)
