@@ -151,6 +151,29 @@ def test_integer_sample_weights_choose_as_the_repeated_rows(scoring):
     assert_allclose([s for _, s in weighted.cv_results_], [s for _, s in repeated.cv_results_], rtol=1e-12)
 
 
+def test_sample_weight_reaches_the_model_inside_nested_pipelines():
+    """Weights go to a Pipeline's last step by the one routing rule of its ``groups``
+    (``textnb.core.wrapping.fit_route``): a Pipeline inside a Pipeline gets
+    ``outer__inner__sample_weight``, and the choice and model equal the flat Pipeline's
+    (was: ``outer__sample_weight``, which the inner Pipeline refused with a ValueError)."""
+    from textnb.meta.calibration import CalibratedNB
+
+    rng = np.random.RandomState(3)
+    X = rng.poisson(0.8, (60, 10))
+    y = np.where(X[:, 0] + X[:, 1] * rng.rand(60) > 1, "a", "b")
+    w = rng.randint(1, 4, 60).astype(float)
+    grid = {"m__alpha": [0.1, 1.0]}
+    flat = Pipeline([("t", TermWeighting()), ("m", MultinomialNB())])
+    nested = Pipeline([("p", Pipeline([("t", TermWeighting()), ("m", MultinomialNB())]))])
+    a = SmoothingCV(flat, param_grid=grid, cv=3).fit(X, y, sample_weight=w)
+    b = SmoothingCV(nested, param_grid={"p__m__alpha": [0.1, 1.0]}, cv=3).fit(X, y, sample_weight=w)
+    assert [s for _, s in a.cv_results_] == [s for _, s in b.cv_results_]
+    assert_allclose(a.predict_proba(X), b.predict_proba(X), rtol=1e-12)
+    c = CalibratedNB(flat, cv=3).fit(X, y, sample_weight=w)
+    d = CalibratedNB(nested, cv=3).fit(X, y, sample_weight=w)
+    assert_allclose(c.predict_proba(X), d.predict_proba(X), rtol=1e-12)
+
+
 def test_sample_weight_for_a_model_that_takes_none_is_one_clear_error():
     from textnb.core.errors import InputError
 

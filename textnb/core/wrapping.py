@@ -52,8 +52,8 @@ Standard library only (the mail client imports nothing heavy).
 """
 
 __all__ = ["INNER_ATTRIBUTES", "calibrated", "chain", "declared_attributes", "find", "merge_refusal", "merges_exactly",
-           "fit_route", "fit_weighted", "groups_kwargs", "reads_documents", "rule_model", "table_attributes", "takes_fold_counts", "takes_groups",
-           "takes_sample_weight", "takes_terms", "text_vectorizer"]
+           "fit_route", "fit_weighted", "groups_kwargs", "reads_documents", "rule_model", "table_attributes",
+           "takes_fold_counts", "takes_groups", "takes_sample_weight", "takes_terms", "text_vectorizer", "weight_kwargs"]
 
 #: Fitted attributes that hold the model a wrapper wraps, in the order they are looked at.
 INNER_ATTRIBUTES = ("model_", "estimator_", "best_estimator_")
@@ -119,13 +119,7 @@ def reads_documents(model):
 
 def takes_sample_weight(model):
     """Whether ``model.fit`` takes ``sample_weight`` (a parameter of that name, or ``**kwargs``)."""
-    import inspect
-
-    try:
-        params = inspect.signature(model.fit).parameters.values()
-    except (AttributeError, TypeError, ValueError):
-        return False
-    return any(p.name == "sample_weight" or p.kind is p.VAR_KEYWORD for p in params)
+    return any(p.name == "sample_weight" or p.kind is p.VAR_KEYWORD for p in _fit_parameters(model))
 
 
 def fit_weighted(model, X, y, sample_weight=None, **fit_params):
@@ -144,12 +138,7 @@ def fit_weighted(model, X, y, sample_weight=None, **fit_params):
 def takes_terms(model):
     """Whether ``model.fit`` takes ``terms``, the names of the columns (lazy rules on
     documents, and APNBC, which hands them on to a model that takes them)."""
-    import inspect
-
-    try:
-        return "terms" in inspect.signature(model.fit).parameters
-    except (AttributeError, TypeError, ValueError):
-        return False
+    return any(p.name == "terms" for p in _fit_parameters(model))
 
 
 def takes_fold_counts(model):
@@ -159,12 +148,7 @@ def takes_fold_counts(model):
     ``fit_on="cv"``), or a wrapper that hands them on (``hands_on_fold_counts``:
     CalibratedNB, APNBC) around a model that takes them (its ``estimator``; None, the
     wrapper's default model, takes none)."""
-    import inspect
-
-    try:
-        if "fold_counts" not in inspect.signature(model.fit).parameters:
-            return False
-    except (AttributeError, TypeError, ValueError):
+    if not any(p.name == "fold_counts" for p in _fit_parameters(model)):
         return False
     uses = getattr(model, "uses_fold_counts", None)
     if uses is not None and uses():  # (APNBC with fit_on="cv": its own folds)
@@ -181,12 +165,7 @@ def takes_groups(model):
     copy model is fitted on) are kept on one side of each fold the model makes of its rows
     (:func:`textnb.core.folds.stratified_kfold`), so a held-out row is never scored by a
     model that learned the same text under another label."""
-    import inspect
-
-    try:
-        return "groups" in inspect.signature(model.fit).parameters
-    except (AttributeError, TypeError, ValueError):
-        return False
+    return any(p.name == "groups" for p in _fit_parameters(model))
 
 
 def _fit_parameters(model):
@@ -199,23 +178,26 @@ def _fit_parameters(model):
         return []
 
 
-def fit_route(model, name):
+def fit_route(model, name, *, any_keyword=False):
     """The ``fit`` keyword that brings the fit parameter ``name`` to the model that takes it,
-    or None when none does: ``name`` when ``model.fit`` has a parameter of that name; for a
+    or None when none does: ``name`` when ``model.fit`` has a parameter of that name (with
+    ``any_keyword``, also when it takes ``**kwargs`` and is not a Pipeline); for a
     Pipeline-like model (a ``steps`` list of ``(name, model)`` pairs, whose ``fit`` takes
     ``**params``) that of its last step, prefixed with the step's name and ``__`` -- how
     scikit-learn's ``Pipeline.fit`` hands ``<step>__<parameter>`` on to a step (nested
     Pipelines alike: ``outer__inner__groups``). The one rule by which a wrapper gives the
-    model it wraps a parameter of its rows, whatever Pipeline steps stand in front of it."""
+    model it wraps a parameter of its rows (:func:`groups_kwargs`, :func:`weight_kwargs`),
+    whatever Pipeline steps stand in front of it."""
     route = []
     while len(route) < _MAX_DEPTH:
         params = _fit_parameters(model)
         if any(p.name == name and p.kind is not p.VAR_KEYWORD for p in params):
             return "__".join(route + [name])
         steps = getattr(model, "steps", None)
-        if not (any(p.kind is p.VAR_KEYWORD for p in params) and isinstance(steps, list) and steps
-                and isinstance(steps[-1], tuple) and len(steps[-1]) == 2):
-            return None
+        keywords = any(p.kind is p.VAR_KEYWORD for p in params)
+        if not (keywords and isinstance(steps, list) and steps and isinstance(steps[-1], tuple)
+                and len(steps[-1]) == 2):
+            return "__".join(route + [name]) if any_keyword and keywords else None
         step, model = steps[-1]
         route.append(step)
     return None
@@ -234,6 +216,15 @@ def groups_kwargs(model, groups):
         return {}
     route = fit_route(model, "groups")
     return {} if route is None else {route: groups}
+
+
+def weight_kwargs(model, sample_weight):
+    """The ``fit`` keyword that gives ``model`` the rows' ``sample_weight``, by the rule of
+    :func:`groups_kwargs` (:func:`fit_route`): ``sample_weight`` for a model whose ``fit``
+    takes it (a parameter of that name or ``**kwargs``, as :func:`takes_sample_weight`),
+    ``<step>__sample_weight`` for a Pipeline whose last step does (nested Pipelines alike);
+    ``sample_weight`` itself when no model on that route takes it (its ``fit`` then says so)."""
+    return {fit_route(model, "sample_weight", any_keyword=True) or "sample_weight": sample_weight}
 
 
 def declared_attributes(model):

@@ -22,14 +22,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from textnb.core.folds import calibration_folds, take_rows
-from textnb.core.wrapping import groups_kwargs, takes_fold_counts
+from textnb.core.wrapping import groups_kwargs, takes_fold_counts, weight_kwargs
 from textnb.naive_bayes.base import (NestedParams, SaveMixin, WrapperTags, given_splits, log_odds, takes_documents,
                                      with_choices, wrapped_documents, wrapped_input_tags)
 from textnb.core.model_io import register
 from textnb.naive_bayes.kernels import all_or_nothing
 from textnb.core.stats import seen_columns
 from textnb.io.frames import is_frame
-from textnb.meta.smoothing import weight_kwargs
 from textnb.text.wrappers import (CALIBRATED_PARAMS, CALIBRATED_STATE, CALIBRATION_METHODS, calibrated_classes,
                                    calibrated_log_proba, finite_scores, fit_isotonic, fit_sigmoid, threshold_for_f1,
                                    threshold_for_fpr)

@@ -22,7 +22,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from textnb.core.errors import InputError
-from textnb.core.wrapping import groups_kwargs, takes_sample_weight
+from textnb.core.wrapping import groups_kwargs, takes_sample_weight, weight_kwargs
 from textnb.naive_bayes.base import NestedParams, SaveMixin, WrapperTags
 from textnb.core.folds import stratified_kfold, take_rows
 from textnb.naive_bayes.base import given_splits, log_odds, with_choices, wrapped_documents
@@ -61,16 +61,6 @@ def _best(results):
     """The position of the best score of ``results`` (``(params, score)`` pairs), the first
     on ties, NaN scores last (0 when none is finite)."""
     return int(np.argmax([s if np.isfinite(s) else -np.inf for _, s in results]))
-
-
-def weight_kwargs(estimator, sample_weight):
-    """The ``fit`` keyword that gives ``estimator`` its ``sample_weight``: ``sample_weight``,
-    or for a Pipeline ``<last step>__sample_weight`` (a Pipeline's ``fit`` routes step
-    parameters by name; it takes no ``sample_weight`` of its own)."""
-    steps = getattr(estimator, "steps", None)
-    if isinstance(steps, list) and steps:
-        return {f"{steps[-1][0]}__sample_weight": sample_weight}
-    return {"sample_weight": sample_weight}
 
 
 def _check_weights(who, estimator, sample_weight, n):
