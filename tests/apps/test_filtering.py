@@ -764,6 +764,37 @@ def test_predict_reads_a_spamfilter_model_s_inputs_as_spamfilter_does(corpus, tm
     assert not hasattr(textnb.TextClassifier().fit(["aa bb", "cc dd"], ["x", "y"]), "input_")
 
 
+
+@pytest.mark.parametrize("kind", ["multinomial", "complement"])
+def test_serve_and_topicfilter_read_a_spamfilter_model_s_inputs_as_predict_does(corpus, tmp_path, kind):
+    """A spamfilter model of rendered messages (input_ = "mail") scores a message one way on
+    every path. The daemon's plain texts (HTTP {"texts": [...]}, the socket's CLASSIFY) were
+    fed raw where predict --lines reads each as a header-less message; topicfilter read a
+    plain file as plain text (without --mail) or rendered mail with message_text, not the
+    spam_text the model learnt: three scores for one message. Now all are spamfilter's."""
+    from textnb.apps.serve import classify_texts
+    from textnb.text.scorer import load_for_prediction
+
+    model = tmp_path / f"{kind}.tnb"
+    train_model(model, [corpus / "spam"], [corpus / "ham.mbox"], kind=kind)
+    sf = SpamFilter.load(model)
+    line = "cheap pills casino winner prize meeting"
+    served = classify_texts(load_for_prediction(model), {"texts": [line]})
+    assert served["log_odds"][0][1] == pytest.approx(sf.log_odds([line.encode()])[0], rel=1e-9)
+    files = sorted(p for p in (corpus / "spam").rglob("*") if p.is_file())[:3]
+    plain = tmp_path / "line.txt"
+    plain.write_text(line + "\n")
+    files.append(plain)
+    expected = {str(f): sf.classify([f.read_bytes()])[0].score for f in files}
+    for mail_mode in (False, True):
+        routes = list(plan_routes(load_for_prediction(model), files, tmp_path / "out", threshold=0.0,
+                                  mail_mode=mail_mode))
+        got = {r.source: r.confidence for r in routes}
+        assert got.keys() == expected.keys()
+        for source, p in expected.items():
+            assert got[source] == pytest.approx(max(p, 1.0 - p), rel=1e-9, abs=1e-12), (mail_mode, source)
+
+
 # -- session 18: the topicfilter trial ---------------------------------------------------
 @pytest.mark.parametrize("step", ["rename", "unlink"])
 def test_an_interrupt_during_a_move_never_loses_the_document(topic_model, tmp_path, monkeypatch, step):

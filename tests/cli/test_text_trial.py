@@ -433,3 +433,26 @@ def test_a_single_label_text_pipeline_is_a_text_model_on_the_command_line(tmp_pa
     rc, out, err = cli("inspect", tmp_path / "p.tnb", "--json")
     assert rc == 0, err
     assert json.loads(out)["classes"] == ["ham", "spam"]
+
+
+def test_topicfilter_max_bytes_cuts_a_plain_document_as_predict_does(tmp_path, sms_model):
+    """`topicfilter --max-bytes N` cut only messages: a plain document was read whole (to the
+    model's limit) where `textnb predict --max-bytes N` reads its first N bytes, so one
+    document had two confidences. It is cut as predict cuts it; without the option both read
+    to the model's limit."""
+    from textnb.cli.topicfilter import topic_main
+
+    doc = tmp_path / "doc.txt"
+    doc.write_text("lunch at noon with the team tomorrow " + "WINNER free prize call now claim cash " * 20 + "\n")
+    seen = []
+    for extra in ([], ["--max-bytes", "40"]):
+        rc, out, err = cli("predict", sms_model, doc, "--proba", "--json", *extra)
+        assert rc == 0, err
+        expected = max(json.loads(out)["proba"].values())
+        stdout = io.StringIO()
+        assert topic_main(["-m", str(sms_model), "-o", str(tmp_path / "out"), "-n", str(doc), *extra],
+                          stdout=stdout, stderr=io.StringIO()) == 0
+        got = float(stdout.getvalue().split("\t")[2])
+        assert got == pytest.approx(expected, rel=1e-6), extra
+        seen.append(expected)
+    assert abs(seen[0] - seen[1]) > 1e-3  # (the cut changes the confidence: the option is not a no-op)

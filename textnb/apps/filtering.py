@@ -924,7 +924,7 @@ def _documents(paths, mail_mode, max_bytes, out=None, on_error=None):
 
 
 def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=mail.DEFAULT_MAX_BYTES,
-                on_error=None):
+                on_error=None, document_bytes=None):
     """Classify documents and choose where each goes (nothing is written).
 
     Parameters
@@ -946,6 +946,10 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
     on_error : callable, optional
         Called with a one-line message for a document that cannot be read (binary,
         unreadable); without it, the InputError is raised.
+    document_bytes : int, optional
+        Bytes read of a plain document (``textnb predict --max-bytes``); None: where the
+        model cuts its documents (its ``max_bytes``, else 16 MiB), as ``textnb predict``
+        without ``--max-bytes``.
 
     Yields
     ------
@@ -962,7 +966,10 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
     taken = set()
     classes = [str(c) for c in model.classes_]
     _check_folders(classes, threshold)
-    it = _documents(paths, mail_mode, max_bytes, out, on_error)
+    # a spamfilter model of rendered messages reads every document as a message, rendered as spamfilter and
+    # textnb predict render it (_features: spam_text); it got a plain file's text, and message_text for mail
+    as_mail = mail_mode or reads_mail(model)
+    it = _documents(paths, as_mail, max_bytes, out, on_error)
     while True:
         batch = list(islice(it, _BATCH))
         if not batch:
@@ -973,9 +980,10 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
                 if is_mail:
                     if data is None:
                         data = mail._read_file(path, max_bytes)
-                    docs.append(mail.message_text(data, max_bytes=max_bytes))
+                    docs.append(_features(model, data, max_bytes) if reads_mail(model)
+                                else mail.message_text(data, max_bytes=max_bytes))
                 else:
-                    docs.append(_plain_text(path, model))
+                    docs.append(_plain_text(path, model, document_bytes))
             except InputError as exc:
                 if on_error is None:
                     raise
@@ -999,12 +1007,15 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
                         None if path is not None else data)
 
 
-def _plain_text(path, model):
-    from textnb.io.corpus import to_text
+def _plain_text(path, model, max_bytes=None):
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES, to_text
     from textnb.text.tokenize import decodes_documents
 
-    # (a vectorizer with its own encoding decodes the bytes, as the library's predict of a Path)
-    text = to_text(Path(path), getattr(model, "max_bytes", mail.DEFAULT_MAX_BYTES), not decodes_documents(model))
+    # (a vectorizer with its own encoding decodes the bytes, as the library's predict of a Path); cut where
+    # textnb predict cuts it: at max_bytes, else where the model cuts a document (it was 10 MiB for a model
+    # that keeps no limit, where predict reads 16 MiB, and topicfilter --max-bytes cut only messages)
+    limit = max_bytes or getattr(model, "max_bytes", None) or MAX_DOCUMENT_BYTES
+    text = to_text(Path(path), limit, not decodes_documents(model))
     if text is None:
         raise InputError(f"{path}: binary file, not a text document")
     return text
