@@ -795,6 +795,24 @@ def test_serve_and_topicfilter_read_a_spamfilter_model_s_inputs_as_predict_does(
             assert got[source] == pytest.approx(max(p, 1.0 - p), rel=1e-9, abs=1e-12), (mail_mode, source)
 
 
+
+def test_the_daemon_s_plain_texts_are_header_less_messages_for_the_default_spam_model(model_file):
+    """HTTP {"texts": [...]} (and the socket's CLASSIFY) to a served SpamScorer split each text
+    on white space, the library's token lists, where spamfilter and "mail": true read the
+    same text as a header-less message: two log-odds for one text. A text is now the message
+    spamfilter reads (the scores of "mail": true, without its verdicts)."""
+    from textnb.apps.serve import _load_text_model, classify_texts
+
+    model = _load_text_model(model_file)
+    assert type(model).__name__ == "SpamScorer"
+    texts = ["cheap pills casino winner prize!", "Lunch at noon? The meeting agenda is attached."]
+    plain = classify_texts(model, {"texts": texts})
+    as_mail = classify_texts(model, {"texts": texts, "mail": True})
+    expected = SpamFilter.load(model_file).log_odds([t.encode() for t in texts])
+    assert [row[1] for row in plain["log_odds"]] == pytest.approx(list(expected), rel=1e-12)
+    assert plain["log_odds"] == as_mail["log_odds"] and "verdicts" not in plain
+
+
 # -- session 18: the topicfilter trial ---------------------------------------------------
 @pytest.mark.parametrize("step", ["rename", "unlink"])
 def test_an_interrupt_during_a_move_never_loses_the_document(topic_model, tmp_path, monkeypatch, step):

@@ -381,13 +381,15 @@ def message_batches(model, paths, max_bytes=None, size=1000, on_error=None):
 
 
 def as_messages(model, texts, max_bytes=None):
-    """``texts`` (lines or rows of a file) as a spamfilter ``model`` of rendered messages
-    reads them: each a message (a header-less text), rendered by :func:`spam_text`;
-    unchanged for any other model."""
-    if not reads_mail(model):
+    """``texts`` (lines or rows of a file, the daemon's texts) as a spam ``model`` reads them:
+    each a message (a header-less text) rendered for it by :func:`_features` (a spamfilter
+    model of rendered messages: :func:`spam_text`; a SpamScorer: its tokens, not the
+    whitespace-split words a string is to it); unchanged for any other model."""
+    if not (reads_mail(model) or _reads_raw_mail(model)):
         return texts
     limit = max_bytes or mail.DEFAULT_MAX_BYTES
-    return [spam_text(t.encode("utf-8", "surrogateescape") if isinstance(t, str) else t, limit) for t in texts]
+    return [_features(model, t.encode("utf-8", "surrogateescape") if isinstance(t, str) else t, limit)
+            for t in texts]
 
 
 def _labelled_features(model, items, max_bytes, n_jobs, on_warning=None):

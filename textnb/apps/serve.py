@@ -34,7 +34,7 @@ length-prefixed; a connection may carry several requests:
 column per class; log-odds ``log P(c|x) - log P(not c|x)`` keep their resolution
 where probabilities round to 0 or 1); each text is cut at the model's ``--max-bytes``
 (UTF-8 bytes) as ``predict --lines`` and training cut a line, and read as ``predict --lines``
-reads it (for a spamfilter model of rendered messages, a header-less message:
+reads it (for a spam model, a header-less message as spamfilter reads one:
 :func:`textnb.apps.filtering.as_messages`). With ``"mail": true`` each text is a raw
 message (parsed as the mail tools parse it: ``topicfilter --mail``, the first
 ``textnb.io.mail.DEFAULT_MAX_BYTES`` bytes, for a model that is not a spam model) and, for a spam model, ``"verdicts"`` is
