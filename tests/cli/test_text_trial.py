@@ -456,3 +456,19 @@ def test_topicfilter_max_bytes_cuts_a_plain_document_as_predict_does(tmp_path, s
         assert got == pytest.approx(expected, rel=1e-6), extra
         seen.append(expected)
     assert abs(seen[0] - seen[1]) > 1e-3  # (the cut changes the confidence: the option is not a no-op)
+
+
+@pytest.mark.parametrize("shape", ["folder", "missing"])
+def test_test_names_a_folder_or_a_missing_file_as_predict_does(tmp_path, sms_model, shape):
+    """`textnb test MODEL FILE` said `cannot read (Is a directory)` / `cannot read (No such file
+    or directory)` where `predict --lines FILE` of the same path says `a folder, not a file` /
+    `no such file`: one check of a file input (io.sources.check_file) for both."""
+    path = tmp_path / "in.txt"
+    if shape == "folder":
+        path.mkdir()
+    lines = set()
+    for args in (["test", sms_model, path], ["predict", sms_model, "--lines", path]):
+        rc, out, err = cli(*args)
+        assert rc == 1 and out == "", args
+        lines.add(one_error_line(err, str(path)))
+    assert len(lines) == 1, lines
