@@ -472,3 +472,24 @@ def test_test_names_a_folder_or_a_missing_file_as_predict_does(tmp_path, sms_mod
         assert rc == 1 and out == "", args
         lines.add(one_error_line(err, str(path)))
     assert len(lines) == 1, lines
+
+
+def test_topicfilter_calls_a_utf16_document_so_as_predict_does(tmp_path, sms_model):
+    """A UTF-16 document was `binary file, not a text document` for topicfilter, where textnb
+    predict and the library's predict of the Path call it UTF-16 text with the iconv fix."""
+    from pathlib import Path
+
+    import textnb
+    from textnb.cli.topicfilter import topic_main
+
+    doc = tmp_path / "wide.txt"
+    doc.write_bytes("free prize call now to claim your cash".encode("utf-16"))
+    err = io.StringIO()
+    assert topic_main(["-m", str(sms_model), "-o", str(tmp_path / "out"), "-n", str(doc)],
+                      stdout=io.StringIO(), stderr=err) == 1
+    line = err.getvalue().strip()
+    assert len(line.splitlines()) == 1 and line.startswith(f"topicfilter: {doc}: UTF-16 text") and "iconv" in line
+    rc, _, perr = cli("predict", sms_model, doc)
+    assert rc == 1 and "UTF-16 text" in one_error_line(perr, str(doc))
+    with pytest.raises(textnb.InputError, match="UTF-16 text"):
+        textnb.load(sms_model).predict([Path(doc)])

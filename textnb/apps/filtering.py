@@ -1010,7 +1010,7 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
 
 
 def _plain_text(path, model, max_bytes=None):
-    from textnb.io.corpus import MAX_DOCUMENT_BYTES, to_text
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES, binary_document, to_text
     from textnb.text.tokenize import decodes_documents
 
     # (a vectorizer with its own encoding decodes the bytes, as the library's predict of a Path); cut where
@@ -1018,8 +1018,8 @@ def _plain_text(path, model, max_bytes=None):
     # that keeps no limit, where predict reads 16 MiB, and topicfilter --max-bytes cut only messages)
     limit = max_bytes or getattr(model, "max_bytes", None) or MAX_DOCUMENT_BYTES
     text = to_text(Path(path), limit, not decodes_documents(model))
-    if text is None:
-        raise InputError(f"{path}: binary file, not a text document")
+    if text is None:  # (the library's line for it, which calls a UTF-16 text so, with the fix: it was "binary")
+        raise binary_document(Path(path))
     return text
 
 
