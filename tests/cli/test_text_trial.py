@@ -493,3 +493,23 @@ def test_topicfilter_calls_a_utf16_document_so_as_predict_does(tmp_path, sms_mod
     assert rc == 1 and "UTF-16 text" in one_error_line(perr, str(doc))
     with pytest.raises(textnb.InputError, match="UTF-16 text"):
         textnb.load(sms_model).predict([Path(doc)])
+
+
+def test_test_and_topicfilter_name_a_spam_filter_model_as_predict_does(tmp_path):
+    """`textnb test` said 'a SpamScorer reads tables' and topicfilter 'not a text model (a
+    TextClassifier is needed)' where predict and inspect name the programs that read it."""
+    from textnb.apps.filtering import train_model
+    from textnb.cli.topicfilter import topic_main
+
+    (tmp_path / "s.eml").write_bytes(b"Subject: win\n\ncheap pills free money now\n")
+    (tmp_path / "h.eml").write_bytes(b"Subject: lunch\n\nsee you at noon\n")
+    (tmp_path / "t.txt").write_text("__label__spam cheap pills\n")
+    model = tmp_path / "spam.tnb"
+    train_model(model, [tmp_path / "s.eml"], [tmp_path / "h.eml"])
+    rc, out, err = cli("test", model, tmp_path / "t.txt")
+    assert rc == 1 and out == ""
+    expected = one_error_line(err, "spam.tnb: a spam filter's model (SpamScorer)", "spamfilter --model")
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert topic_main(["-m", str(model), "-o", str(tmp_path / "out"), "-n", str(tmp_path / "s.eml")],
+                      stdout=stdout, stderr=stderr) == 1
+    assert stdout.getvalue() == "" and stderr.getvalue().strip() == expected.replace("textnb: error:", "topicfilter:")

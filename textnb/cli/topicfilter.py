@@ -69,11 +69,14 @@ def topic_main(argv=None, *, stdout=None, stderr=None):
     try:
         full_library()
         from textnb.apps.filtering import apply_route, plan_routes
+        from textnb.cli.options import refuse_spam_model
         from textnb.core.dfe import MIN_CALIBRATION_DOCUMENTS
+        from textnb.core.registry import kind_of
         from textnb.text.scorer import load_for_prediction
 
         args = _topic_parser().parse_args(argv)
         model = load_for_prediction(args.model)  # as textnb predict loads it: no scikit-learn for a text model
+        refuse_spam_model(args.model, kind_of(model))  # (the line predict says: it was "not a text model")
         if getattr(model, "multilabel_", False):
             raise ModelFileError(f"{args.model}: a multi-label model; topicfilter routes each document to one "
                                  "folder (a single-label text model is needed)")
