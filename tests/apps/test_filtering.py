@@ -764,6 +764,79 @@ def test_predict_reads_a_spamfilter_model_s_inputs_as_spamfilter_does(corpus, tm
     assert not hasattr(textnb.TextClassifier().fit(["aa bb", "cc dd"], ["x", "y"]), "input_")
 
 
+
+@pytest.mark.parametrize("kind", ["multinomial", "complement"])
+def test_serve_and_topicfilter_read_a_spamfilter_model_s_inputs_as_predict_does(corpus, tmp_path, kind):
+    """A spamfilter model of rendered messages (input_ = "mail") scores a message one way on
+    every path. The daemon's plain texts (HTTP {"texts": [...]}, the socket's CLASSIFY) were
+    fed raw where predict --lines reads each as a header-less message; topicfilter read a
+    plain file as plain text (without --mail) or rendered mail with message_text, not the
+    spam_text the model learnt: three scores for one message. Now all are spamfilter's."""
+    from textnb.apps.serve import classify_texts
+    from textnb.text.scorer import load_for_prediction
+
+    model = tmp_path / f"{kind}.tnb"
+    train_model(model, [corpus / "spam"], [corpus / "ham.mbox"], kind=kind)
+    sf = SpamFilter.load(model)
+    line = "cheap pills casino winner prize meeting"
+    served = classify_texts(load_for_prediction(model), {"texts": [line]})
+    assert served["log_odds"][0][1] == pytest.approx(sf.log_odds([line.encode()])[0], rel=1e-9)
+    files = sorted(p for p in (corpus / "spam").rglob("*") if p.is_file())[:3]
+    plain = tmp_path / "line.txt"
+    plain.write_text(line + "\n")
+    files.append(plain)
+    expected = {str(f): sf.classify([f.read_bytes()])[0].score for f in files}
+    for mail_mode in (False, True):
+        routes = list(plan_routes(load_for_prediction(model), files, tmp_path / "out", threshold=0.0,
+                                  mail_mode=mail_mode))
+        got = {r.source: r.confidence for r in routes}
+        assert got.keys() == expected.keys()
+        for source, p in expected.items():
+            assert got[source] == pytest.approx(max(p, 1.0 - p), rel=1e-9, abs=1e-12), (mail_mode, source)
+
+
+
+def test_the_daemon_s_plain_texts_are_header_less_messages_for_the_default_spam_model(model_file):
+    """HTTP {"texts": [...]} (and the socket's CLASSIFY) to a served SpamScorer split each text
+    on white space, the library's token lists, where spamfilter and "mail": true read the
+    same text as a header-less message: two log-odds for one text. A text is now the message
+    spamfilter reads (the scores of "mail": true, without its verdicts)."""
+    from textnb.apps.serve import _load_text_model, classify_texts
+
+    model = _load_text_model(model_file)
+    assert type(model).__name__ == "SpamScorer"
+    texts = ["cheap pills casino winner prize!", "Lunch at noon? The meeting agenda is attached."]
+    plain = classify_texts(model, {"texts": texts})
+    as_mail = classify_texts(model, {"texts": texts, "mail": True})
+    expected = SpamFilter.load(model_file).log_odds([t.encode() for t in texts])
+    assert [row[1] for row in plain["log_odds"]] == pytest.approx(list(expected), rel=1e-12)
+    assert plain["log_odds"] == as_mail["log_odds"] and "verdicts" not in plain
+
+
+
+def test_predict_max_bytes_cuts_a_spamfilter_model_s_message_not_its_rendering(corpus, tmp_path):
+    """`textnb predict MODEL --lines FILE --max-bytes N` of a spamfilter model of rendered
+    messages set N on the model too, which then cut the text rendered from the line (its
+    header tokens first) where spamfilter --max-bytes N cuts only the raw message: -0.90 for
+    spamfilter, 0.62 for predict on a 34-byte line with N = 50. N cuts the message alone."""
+    import json
+
+    from textnb.cli.commands import main
+
+    model = tmp_path / "multinomial.tnb"
+    train_model(model, [corpus / "spam"], [corpus / "ham.mbox"], kind="multinomial")
+    text = "cheap pills casino winner prize meeting agenda lunch noon tomorrow"
+    (tmp_path / "line.txt").write_text(text + "\n")
+    (tmp_path / "rows.tsv").write_text(f"label\ttext\nspam\t{text}\n")
+    for n in (20, 50):
+        expected = SpamFilter.load(model, max_bytes=n).log_odds([text.encode() + b"\n"])[0]
+        for args in (["--lines", str(tmp_path / "line.txt")], [str(tmp_path / "rows.tsv")]):
+            out = io.StringIO()
+            assert main(["predict", str(model), *args, "--max-bytes", str(n), "--json", "--proba"], stdout=out,
+                        stderr=io.StringIO()) == 0
+            assert json.loads(out.getvalue())["log_odds"]["spam"] == pytest.approx(expected, rel=1e-9), (n, args)
+
+
 # -- session 18: the topicfilter trial ---------------------------------------------------
 @pytest.mark.parametrize("step", ["rename", "unlink"])
 def test_an_interrupt_during_a_move_never_loses_the_document(topic_model, tmp_path, monkeypatch, step):

@@ -376,3 +376,24 @@ def test_a_request_of_no_texts_has_the_keys_of_any_answer(spam_model, sock_dir, 
 
     assert set(classify_texts(NoLogOdds(), {"texts": []})) == set(classify_texts(NoLogOdds(), {"texts": ["x"]})) \
         == {"classes", "labels", "probabilities"}
+
+
+def test_a_message_saved_with_a_byte_order_mark_keeps_its_header():
+    """A message file a Windows editor saved with a UTF-8 byte-order mark: the mark hid the
+    first field, so the whole header was read as body text (-60 where the same message
+    without the mark scored -161 on the SpamAssassin model), on every path alike. The mark
+    goes as the mbox From line goes (every other reader of a file drops it too): the same
+    tokens, the verdict fields at the end of the header with the mark kept in place, and a
+    mark alone is an empty message."""
+    from textnb.apps.spamlite import Verdict, add_headers
+    from textnb.io.mailtokens import message_tokens
+
+    msg = (b"From: Alice <alice@example.org>\nSubject: cheap pills now\nContent-Type: text/plain\n\n"
+           b"buy cheap pills today\n")
+    bom = b"\xef\xbb\xbf"
+    for shape in (msg, b"From alice@example.org Mon Jan  1 00:00:00 2024\n" + msg, msg.replace(b"\n", b"\r\n")):
+        assert message_tokens(bom + shape) == message_tokens(shape)
+    out = add_headers(bom + msg, Verdict("spam", 0.99, 4.6))
+    assert out.startswith(bom + b"From: Alice") and b"Content-Type: text/plain\nX-TextNB-Class: spam\n" in out
+    assert out.endswith(b"\n\nbuy cheap pills today\n")
+    assert is_empty_message(bom) and is_empty_message(bom + b" \n") and not is_empty_message(bom + b"x")

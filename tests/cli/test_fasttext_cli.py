@@ -197,7 +197,7 @@ def test_label_prefix_and_explicit_flag(tmp_path):
     (["train", "{d}/one.txt"], "only one class"),
     (["predict", "{d}/model.tnb", "--label-prefix", "x"], "--label-prefix applies to --lines and to fastText files"),
     (["test", "{d}/table.tnb", "{d}/one.txt"], "test needs a text model"),
-    (["test", "{d}/model.tnb", "{d}/missing.txt"], "missing.txt: cannot read"),
+    (["test", "{d}/model.tnb", "{d}/missing.txt"], "missing.txt: no such file"),
     (["test", "{d}/model.tnb", "{d}/nolabels.txt"], "no line has a label"),
 ])
 def test_errors_are_one_line(tmp_path, files, models, argv, message):

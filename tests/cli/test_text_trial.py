@@ -433,3 +433,83 @@ def test_a_single_label_text_pipeline_is_a_text_model_on_the_command_line(tmp_pa
     rc, out, err = cli("inspect", tmp_path / "p.tnb", "--json")
     assert rc == 0, err
     assert json.loads(out)["classes"] == ["ham", "spam"]
+
+
+def test_topicfilter_max_bytes_cuts_a_plain_document_as_predict_does(tmp_path, sms_model):
+    """`topicfilter --max-bytes N` cut only messages: a plain document was read whole (to the
+    model's limit) where `textnb predict --max-bytes N` reads its first N bytes, so one
+    document had two confidences. It is cut as predict cuts it; without the option both read
+    to the model's limit."""
+    from textnb.cli.topicfilter import topic_main
+
+    doc = tmp_path / "doc.txt"
+    doc.write_text("lunch at noon with the team tomorrow " + "WINNER free prize call now claim cash " * 20 + "\n")
+    seen = []
+    for extra in ([], ["--max-bytes", "40"]):
+        rc, out, err = cli("predict", sms_model, doc, "--proba", "--json", *extra)
+        assert rc == 0, err
+        expected = max(json.loads(out)["proba"].values())
+        stdout = io.StringIO()
+        assert topic_main(["-m", str(sms_model), "-o", str(tmp_path / "out"), "-n", str(doc), *extra],
+                          stdout=stdout, stderr=io.StringIO()) == 0
+        got = float(stdout.getvalue().split("\t")[2])
+        assert got == pytest.approx(expected, rel=1e-6), extra
+        seen.append(expected)
+    assert abs(seen[0] - seen[1]) > 1e-3  # (the cut changes the confidence: the option is not a no-op)
+
+
+@pytest.mark.parametrize("shape", ["folder", "missing"])
+def test_test_names_a_folder_or_a_missing_file_as_predict_does(tmp_path, sms_model, shape):
+    """`textnb test MODEL FILE` said `cannot read (Is a directory)` / `cannot read (No such file
+    or directory)` where `predict --lines FILE` of the same path says `a folder, not a file` /
+    `no such file`: one check of a file input (io.sources.check_file) for both."""
+    path = tmp_path / "in.txt"
+    if shape == "folder":
+        path.mkdir()
+    lines = set()
+    for args in (["test", sms_model, path], ["predict", sms_model, "--lines", path]):
+        rc, out, err = cli(*args)
+        assert rc == 1 and out == "", args
+        lines.add(one_error_line(err, str(path)))
+    assert len(lines) == 1, lines
+
+
+def test_topicfilter_calls_a_utf16_document_so_as_predict_does(tmp_path, sms_model):
+    """A UTF-16 document was `binary file, not a text document` for topicfilter, where textnb
+    predict and the library's predict of the Path call it UTF-16 text with the iconv fix."""
+    from pathlib import Path
+
+    import textnb
+    from textnb.cli.topicfilter import topic_main
+
+    doc = tmp_path / "wide.txt"
+    doc.write_bytes("free prize call now to claim your cash".encode("utf-16"))
+    err = io.StringIO()
+    assert topic_main(["-m", str(sms_model), "-o", str(tmp_path / "out"), "-n", str(doc)],
+                      stdout=io.StringIO(), stderr=err) == 1
+    line = err.getvalue().strip()
+    assert len(line.splitlines()) == 1 and line.startswith(f"topicfilter: {doc}: UTF-16 text") and "iconv" in line
+    rc, _, perr = cli("predict", sms_model, doc)
+    assert rc == 1 and "UTF-16 text" in one_error_line(perr, str(doc))
+    with pytest.raises(textnb.InputError, match="UTF-16 text"):
+        textnb.load(sms_model).predict([Path(doc)])
+
+
+def test_test_and_topicfilter_name_a_spam_filter_model_as_predict_does(tmp_path):
+    """`textnb test` said 'a SpamScorer reads tables' and topicfilter 'not a text model (a
+    TextClassifier is needed)' where predict and inspect name the programs that read it."""
+    from textnb.apps.filtering import train_model
+    from textnb.cli.topicfilter import topic_main
+
+    (tmp_path / "s.eml").write_bytes(b"Subject: win\n\ncheap pills free money now\n")
+    (tmp_path / "h.eml").write_bytes(b"Subject: lunch\n\nsee you at noon\n")
+    (tmp_path / "t.txt").write_text("__label__spam cheap pills\n")
+    model = tmp_path / "spam.tnb"
+    train_model(model, [tmp_path / "s.eml"], [tmp_path / "h.eml"])
+    rc, out, err = cli("test", model, tmp_path / "t.txt")
+    assert rc == 1 and out == ""
+    expected = one_error_line(err, "spam.tnb: a spam filter's model (SpamScorer)", "spamfilter --model")
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert topic_main(["-m", str(model), "-o", str(tmp_path / "out"), "-n", str(tmp_path / "s.eml")],
+                      stdout=stdout, stderr=stderr) == 1
+    assert stdout.getvalue() == "" and stderr.getvalue().strip() == expected.replace("textnb: error:", "topicfilter:")

@@ -381,13 +381,15 @@ def message_batches(model, paths, max_bytes=None, size=1000, on_error=None):
 
 
 def as_messages(model, texts, max_bytes=None):
-    """``texts`` (lines or rows of a file) as a spamfilter ``model`` of rendered messages
-    reads them: each a message (a header-less text), rendered by :func:`spam_text`;
-    unchanged for any other model."""
-    if not reads_mail(model):
+    """``texts`` (lines or rows of a file, the daemon's texts) as a spam ``model`` reads them:
+    each a message (a header-less text) rendered for it by :func:`_features` (a spamfilter
+    model of rendered messages: :func:`spam_text`; a SpamScorer: its tokens, not the
+    whitespace-split words a string is to it); unchanged for any other model."""
+    if not (reads_mail(model) or _reads_raw_mail(model)):
         return texts
     limit = max_bytes or mail.DEFAULT_MAX_BYTES
-    return [spam_text(t.encode("utf-8", "surrogateescape") if isinstance(t, str) else t, limit) for t in texts]
+    return [_features(model, t.encode("utf-8", "surrogateescape") if isinstance(t, str) else t, limit)
+            for t in texts]
 
 
 def _labelled_features(model, items, max_bytes, n_jobs, on_warning=None):
@@ -924,7 +926,7 @@ def _documents(paths, mail_mode, max_bytes, out=None, on_error=None):
 
 
 def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=mail.DEFAULT_MAX_BYTES,
-                on_error=None):
+                on_error=None, document_bytes=None):
     """Classify documents and choose where each goes (nothing is written).
 
     Parameters
@@ -946,6 +948,10 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
     on_error : callable, optional
         Called with a one-line message for a document that cannot be read (binary,
         unreadable); without it, the InputError is raised.
+    document_bytes : int, optional
+        Bytes read of a plain document (``textnb predict --max-bytes``); None: where the
+        model cuts its documents (its ``max_bytes``, else 16 MiB), as ``textnb predict``
+        without ``--max-bytes``.
 
     Yields
     ------
@@ -962,7 +968,10 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
     taken = set()
     classes = [str(c) for c in model.classes_]
     _check_folders(classes, threshold)
-    it = _documents(paths, mail_mode, max_bytes, out, on_error)
+    # a spamfilter model of rendered messages reads every document as a message, rendered as spamfilter and
+    # textnb predict render it (_features: spam_text); it got a plain file's text, and message_text for mail
+    as_mail = mail_mode or reads_mail(model)
+    it = _documents(paths, as_mail, max_bytes, out, on_error)
     while True:
         batch = list(islice(it, _BATCH))
         if not batch:
@@ -973,9 +982,10 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
                 if is_mail:
                     if data is None:
                         data = mail._read_file(path, max_bytes)
-                    docs.append(mail.message_text(data, max_bytes=max_bytes))
+                    docs.append(_features(model, data, max_bytes) if reads_mail(model)
+                                else mail.message_text(data, max_bytes=max_bytes))
                 else:
-                    docs.append(_plain_text(path, model))
+                    docs.append(_plain_text(path, model, document_bytes))
             except InputError as exc:
                 if on_error is None:
                     raise
@@ -999,14 +1009,17 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
                         None if path is not None else data)
 
 
-def _plain_text(path, model):
-    from textnb.io.corpus import to_text
+def _plain_text(path, model, max_bytes=None):
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES, binary_document, to_text
     from textnb.text.tokenize import decodes_documents
 
-    # (a vectorizer with its own encoding decodes the bytes, as the library's predict of a Path)
-    text = to_text(Path(path), getattr(model, "max_bytes", mail.DEFAULT_MAX_BYTES), not decodes_documents(model))
-    if text is None:
-        raise InputError(f"{path}: binary file, not a text document")
+    # (a vectorizer with its own encoding decodes the bytes, as the library's predict of a Path); cut where
+    # textnb predict cuts it: at max_bytes, else where the model cuts a document (it was 10 MiB for a model
+    # that keeps no limit, where predict reads 16 MiB, and topicfilter --max-bytes cut only messages)
+    limit = max_bytes or getattr(model, "max_bytes", None) or MAX_DOCUMENT_BYTES
+    text = to_text(Path(path), limit, not decodes_documents(model))
+    if text is None:  # (the library's line for it, which calls a UTF-16 text so, with the fix: it was "binary")
+        raise binary_document(Path(path))
     return text
 
 

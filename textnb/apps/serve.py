@@ -33,7 +33,9 @@ length-prefixed; a connection may carry several requests:
 "probabilities": [[...], ...], "log_odds": [[...], ...]}`` (one row per text, one
 column per class; log-odds ``log P(c|x) - log P(not c|x)`` keep their resolution
 where probabilities round to 0 or 1); each text is cut at the model's ``--max-bytes``
-(UTF-8 bytes) as ``predict --lines`` and training cut a line. With ``"mail": true`` each text is a raw
+(UTF-8 bytes) as ``predict --lines`` and training cut a line, and read as ``predict --lines``
+reads it (for a spam model, a header-less message as spamfilter reads one:
+:func:`textnb.apps.filtering.as_messages`). With ``"mail": true`` each text is a raw
 message (parsed as the mail tools parse it: ``topicfilter --mail``, the first
 ``textnb.io.mail.DEFAULT_MAX_BYTES`` bytes, for a model that is not a spam model) and, for a spam model, ``"verdicts"`` is
 added (``spam_cutoff`` / ``ham_cutoff`` may be given) and each message's row is its
@@ -88,6 +90,7 @@ from textnb.apps import protocol
 from textnb.apps.spamd import (DEFAULT_MAX_USER_BYTES, DEFAULT_MAX_USERS, DeadlineReading, SpamdHandler,
                                StreamHandler, UserModels, parse_address)
 from textnb.apps.spamlite import DEFAULT_HAM_CUTOFF, DEFAULT_SPAM_CUTOFF, check_cutoffs, logit
+from textnb.apps.filtering import as_messages
 from textnb.apps.verdict import classify_mail, is_spam_model, message_verdict
 from textnb.text.scorer import load_for_prediction
 
@@ -331,9 +334,11 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
         for i, m in enumerate(raw):
             mail._not_empty(f"texts[{i}]", m)  # (as every path refuses it: mail.is_empty_message)
         texts = [mail.message_text(m, max_bytes=mail.DEFAULT_MAX_BYTES) for m in raw]
-    else:  # each text cut where the model's training cut a document (predict --lines, a TSV row)
+    else:  # each text cut where the model's training cut a document (predict --lines, a TSV row), and for a
+        # spamfilter model of rendered messages read as the header-less message predict --lines reads (it was
+        # fed the raw text, a score no other path gave the line)
         max_bytes = getattr(model, "max_bytes", None) or MAX_DOCUMENT_BYTES
-        texts = [cut_text(t, max_bytes) for t in texts]
+        texts = as_messages(model, [cut_text(t, max_bytes) for t in texts])
     proba = model.predict_proba(texts)
     out["probabilities"] = _rows(proba)
     out["labels"] = [classes[int(i)] for i in proba.argmax(axis=1)]

@@ -319,8 +319,11 @@ def document_bytes(args, model):
     documents. A ``--max-bytes`` given is also set on the loaded ``model``, which cuts the
     texts it is given there (:func:`textnb.io.corpus.to_tokenizable`)."""
     from textnb.io.corpus import MAX_DOCUMENT_BYTES
+    from textnb.text.scorer import reads_mail
 
-    if args.max_bytes and getattr(model, "max_bytes", None) is not None:
+    # (a spamfilter model's --max-bytes cuts the raw message, as spamfilter's does, not the text rendered from
+    # it: the rendering's header tokens took a line's place, and predict --lines disagreed with spamfilter)
+    if args.max_bytes and getattr(model, "max_bytes", None) is not None and not reads_mail(model):
         model.max_bytes = args.max_bytes
     return args.max_bytes or getattr(model, "max_bytes", None) or MAX_DOCUMENT_BYTES
 

@@ -2,7 +2,7 @@
 printed as ``fasttext test`` prints them (``N``, ``P@K``, ``R@K``)."""
 
 from textnb.cli.argtypes import bounded
-from textnb.cli.options import add_fasttext_options, multilabel_model, top_labels
+from textnb.cli.options import add_fasttext_options, multilabel_model, refuse_spam_model, top_labels
 from textnb.cli.output import dumps
 from textnb.core.errors import InputError
 
@@ -41,6 +41,7 @@ def run(args, out, err):
     from textnb.io.fasttext import stored_label_prefix
 
     root = text_model_root(read_nodes(args.model), args.model)
+    refuse_spam_model(args.model, root.kind)  # (as predict and inspect: it said "a SpamScorer reads tables")
     model = build(root, args.model)  # a text model as its readers take it
     prefix = args.label_prefix if args.label_prefix is not None else stored_label_prefix(root)
     if multilabel_model(model) is None and not reads_documents(model):

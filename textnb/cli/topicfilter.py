@@ -47,8 +47,9 @@ def _topic_parser():
                         "a file of one message is moved as any file)")
     p.add_argument("--mail", action="store_true",
                    help="parse plain files as mail messages too (mbox and Maildir always are)")
-    p.add_argument("--max-bytes", type=_size, default=mail.DEFAULT_MAX_BYTES, metavar="SIZE",
-                   help=f"bytes of each message that are read (default 10M; {_size.range})")
+    p.add_argument("--max-bytes", type=_size, default=None, metavar="SIZE",
+                   help=f"bytes of each message (default 10M) and of each plain document (default: where the "
+                        f"model cuts its documents, as textnb predict) that are read ({_size.range})")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
     return p
 
@@ -68,11 +69,14 @@ def topic_main(argv=None, *, stdout=None, stderr=None):
     try:
         full_library()
         from textnb.apps.filtering import apply_route, plan_routes
+        from textnb.cli.options import refuse_spam_model
         from textnb.core.dfe import MIN_CALIBRATION_DOCUMENTS
+        from textnb.core.registry import kind_of
         from textnb.text.scorer import load_for_prediction
 
         args = _topic_parser().parse_args(argv)
         model = load_for_prediction(args.model)  # as textnb predict loads it: no scikit-learn for a text model
+        refuse_spam_model(args.model, kind_of(model))  # (the line predict says: it was "not a text model")
         if getattr(model, "multilabel_", False):
             raise ModelFileError(f"{args.model}: a multi-label model; topicfilter routes each document to one "
                                  "folder (a single-label text model is needed)")
@@ -86,8 +90,10 @@ def topic_main(argv=None, *, stdout=None, stderr=None):
                              f"('textnb train CORPUS -o MODEL') on {MIN_CALIBRATION_DOCUMENTS} documents or more, or "
                              f"use --calibrate sigmoid (or pass --uncalibrated)")
         quiet = args.quiet
-        for route in plan_routes(model, args.paths, args.out, threshold=args.threshold,
-                                 mail_mode=args.mail, max_bytes=args.max_bytes, on_error=on_error):
+        # a plain document is cut where textnb predict cuts it (--max-bytes given, else the model's limit)
+        for route in plan_routes(model, args.paths, args.out, threshold=args.threshold, mail_mode=args.mail,
+                                 max_bytes=args.max_bytes or mail.DEFAULT_MAX_BYTES, on_error=on_error,
+                                 document_bytes=args.max_bytes):
             dest = route.destination
             if not args.dry_run:
                 try:

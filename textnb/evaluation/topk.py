@@ -20,6 +20,7 @@ their one-vs-rest probabilities.
 """
 
 import math
+import os
 
 import numpy as np
 
@@ -188,8 +189,11 @@ def _scored(model, path, label_prefix, data, batch_size):
     from textnb.core.errors import input_name
     from textnb.io.corpus import read_piped
     from textnb.io.fasttext import DEFAULT_LABEL_PREFIX, read_fasttext
+    from textnb.io.sources import check_file
 
     if data is None:
+        if os.fspath(path) != "-":  # (missing, or a folder: said as predict --lines and --rows say it)
+            check_file(os.fspath(path))
         data = read_piped(path, "a fastText file")
         path = input_name(path)
     corpus = read_fasttext(path, data=data, label_prefix=label_prefix or DEFAULT_LABEL_PREFIX)

@@ -798,7 +798,7 @@ def is_empty_message(data):
     ``data`` than its first byte that is not white space (no copy of the message)."""
     if not data or data.isspace():  # (isspace stops at the first other byte: no copy)
         return True
-    if not data.startswith((b"From ", b">")):
+    if not data.startswith((b"From ", b">", _BOM)):
         return False
     pos, size = _from_lines_end(data), 256
     while pos < len(data):  # (a slice per step, growing: a message's first bytes decide)
@@ -816,10 +816,15 @@ def _not_empty(source, data):
     return data
 
 
+_BOM = b"\xef\xbb\xbf"  # a UTF-8 byte-order mark
+
+
 def _from_lines_end(data):
     """The offset in ``data`` just after its first lines ``From <sender> <date>`` (and
-    quoted ones), 0 when it has none: :func:`_strip_from_line`'s cut."""
-    pos = 0  # (an offset, not a slice per line: a message of many such lines stays linear)
+    quoted ones), 0 when it has none: :func:`_strip_from_line`'s cut. A leading UTF-8
+    byte-order mark (a message saved by a Windows editor) goes with them, as every reader
+    of a file drops it (its header was read as body text)."""
+    pos = 3 if data.startswith(_BOM) else 0  # (an offset, not a slice per line: many such lines stay linear)
     while data.startswith((b"From ", b">"), pos):
         head = data[pos:pos + 4096]
         quotes = len(head) - len(head.lstrip(b">"))
