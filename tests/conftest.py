@@ -12,9 +12,11 @@ import json
 import os
 import shutil
 import signal
+import socket
 import sys
 import tarfile
 import tempfile
+import threading
 import zipfile
 from pathlib import Path
 
@@ -180,6 +182,46 @@ def watchdog(seconds=60):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+class FakeServer:
+    """A server that is not the one a client expects, for the client's error paths: listens
+    on the Unix socket ``path`` (None: a TCP port of 127.0.0.1, :attr:`port`) and hands each
+    connection it accepts (in a thread of its own) to ``handle(conn)``, which answers, closes
+    it or leaves it open; :meth:`close` (or the end of a ``with``) stops listening, wakes and
+    joins the thread, and closes every connection left open."""
+
+    def __init__(self, handle, path=None):
+        self.handle, self.conns = handle, []
+        self.sock = socket.socket(socket.AF_UNIX if path is not None else socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(str(path) if path is not None else ("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = None if path is not None else self.sock.getsockname()[1]
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns.append(conn)
+            self.handle(conn)
+
+    def close(self):
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)  # (wakes the accept: no thread is left behind)
+        self.sock.close()
+        self.thread.join(10)
+        for conn in self.conns:
+            conn.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 @pytest.fixture(scope="module")

@@ -162,3 +162,17 @@ def test_light_layers_import_only_numpy_and_scipy(layer):
             if top not in allowed and not (top == "joblib" or top == "distributed"):
                 wrong.append(f"{name}:{line} imports {target}")
     assert wrong == [], "\n".join(wrong)
+
+
+def test_the_library_never_prints_or_exits():
+    """Printing and exiting belong to the command line (``textnb.cli``, ``__main__``): the
+    library returns or raises. ``spamclient_build`` printed in its own ``main`` (moved to
+    scripts/build_spamclient.py). (``os._exit`` ends a forked child, never the caller.)"""
+    wrong = []
+    for name, path in MODULES.items():
+        if name.startswith("textnb.cli") or name == "textnb.__main__":
+            continue
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, ast.Call) and ast.unparse(node.func) in ("print", "exit", "quit", "sys.exit"):
+                wrong.append(f"{name}:{node.lineno} calls {ast.unparse(node.func)}")
+    assert wrong == [], "\n".join(wrong)

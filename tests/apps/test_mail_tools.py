@@ -102,6 +102,26 @@ def _has_c_compiler():
         return False
 
 
+def test_the_build_script_builds_the_client_and_says_a_failure_in_one_line(tmp_path):
+    """``python scripts/build_spamclient.py -o PATH``: the command line of
+    ``spamclient_build.build_client`` (which returns or raises; its own ``main`` printed
+    and exited inside the library, run as ``python textnb/apps/spamclient_build.py``)."""
+    script = REPO / "scripts" / "build_spamclient.py"
+    run = subprocess.run([sys.executable, script, "-o", tmp_path / "bad", "--cc", tmp_path / "no-such-cc"],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1 and run.stdout == "" and not (tmp_path / "bad").exists()
+    assert run.stderr.startswith("build_spamclient: ") and "cannot run the C compiler" in run.stderr, run.stderr
+    if not _has_c_compiler():
+        pytest.skip("no C compiler: the failure only")
+    run = subprocess.run([sys.executable, script, "-o", tmp_path / "spamfilter"], capture_output=True, text=True,
+                         timeout=300)
+    assert (run.returncode, run.stdout, run.stderr) == (0, f"{tmp_path / 'spamfilter'}\n", "")
+    assert os.access(tmp_path / "spamfilter", os.X_OK)
+    # a mode that is not the daemon client: handed to this checkout's scripts/spamfilter
+    help_run = subprocess.run([tmp_path / "spamfilter", "--help"], capture_output=True, text=True, timeout=120)
+    assert help_run.returncode == 0 and "spamfilter" in help_run.stdout
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("c_client", [True, False], ids=["compiled-client", "console-script"])
 def test_pip_install_puts_the_mail_tools_on_path(tmp_path, corpus, c_client):

@@ -5,7 +5,6 @@ and the cold command's, byte for byte: exit status, standard output and standard
 The tests skip when no C compiler works (the `spamfilter_c` fixture, tests/conftest.py).
 """
 
-import contextlib
 import io
 import os
 import random
@@ -13,7 +12,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -24,6 +22,7 @@ from textnb.apps.spamclient import client_main
 from textnb.apps.spamclient_build import ClientBuildError, build_client
 from textnb.cli.mailfilters import filter_main
 
+from conftest import FakeServer
 from test_serve import HAM_WORDS, SPAM_WORDS, mail_bytes, spam_model  # noqa: F401 (spam_model: a fixture)
 
 REPO = Path(__file__).resolve().parents[2]
@@ -140,42 +139,25 @@ def test_the_daemons_errors_and_limit(spamfilter_c, spam_model, sock_dir):
             assert got[1] == (big if extra else b"")
 
 
-class FakeDaemon:
-    """A foreign server on the socket: reads the request, answers ``reply``, closes."""
+def fake_daemon(path, reply):
+    """A foreign server on the socket (conftest's FakeServer): reads the request, answers
+    ``reply``, closes."""
+    def answer(conn):
+        with conn:
+            conn.settimeout(10)
+            try:  # the whole request first (SPAM <n> ...\n + n bytes), so that no send can fail
+                data = b""
+                while b"\n" not in data:
+                    data += conn.recv(1 << 16)
+                line, _, rest = data.partition(b"\n")
+                need = int(line.split()[1]) - len(rest)
+                while need > 0:
+                    need -= len(conn.recv(1 << 16))
+                conn.sendall(reply)
+            except (OSError, ValueError, IndexError):
+                pass
 
-    def __init__(self, path, reply):
-        self.reply = reply
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.bind(str(path))
-        self.sock.listen(8)
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self):
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            with conn:
-                conn.settimeout(10)
-                try:  # the whole request first (SPAM <n> ...\n + n bytes), so that no send can fail
-                    data = b""
-                    while b"\n" not in data:
-                        data += conn.recv(1 << 16)
-                    line, _, rest = data.partition(b"\n")
-                    need = int(line.split()[1]) - len(rest)
-                    while need > 0:
-                        need -= len(conn.recv(1 << 16))
-                    conn.sendall(self.reply)
-                except (OSError, ValueError, IndexError):
-                    pass
-
-    def close(self):
-        with contextlib.suppress(OSError):
-            self.sock.shutdown(socket.SHUT_RDWR)  # (wakes the accept: no thread is left behind)
-        self.sock.close()
-        self.thread.join(10)
+    return FakeServer(answer, path)
 
 
 #: Replies no textnb daemon sends: an exit code that is not a verdict's (0, 1, 2), a count
@@ -200,7 +182,7 @@ def _reply_id(reply):
 def test_a_broken_reply_is_one_line_exit_3_and_the_message_unchanged(sock_dir, reply):
     """The Python client (the C client gives the same bytes: test_a_foreign_or_broken_daemon)."""
     path = sock_dir / "f"
-    fake = FakeDaemon(path, reply)
+    fake = fake_daemon(path, reply)
     msg = b"Subject: hi\n\nbody\n"
     try:
         for extra in ([], ["-p"], ["-p", "-e"]):
@@ -237,7 +219,7 @@ def test_a_message_whose_old_textnb_fields_are_longer_is_still_processed(spamfil
 ], ids=_reply_id)
 def test_a_foreign_or_broken_daemon(spamfilter_c, sock_dir, reply):
     path = sock_dir / "f"
-    fake = FakeDaemon(path, reply)
+    fake = fake_daemon(path, reply)
     msg = b"Subject: hi\n\nbody\n"
     try:
         for extra in ([], ["-p"]):
@@ -251,20 +233,7 @@ def test_a_foreign_or_broken_daemon(spamfilter_c, sock_dir, reply):
 def test_a_daemon_that_hangs_up_while_the_message_is_sent(spamfilter_c, sock_dir):
     # it reads nothing and closes: the send fails (EPIPE or ECONNRESET, whichever comes first)
     path = sock_dir / "h"
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    server.bind(str(path))
-    server.listen(8)
-
-    def hang_up():
-        while True:
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                return
-            conn.close()
-
-    thread = threading.Thread(target=hang_up, daemon=True)
-    thread.start()
+    server = FakeServer(lambda conn: conn.close(), path)
     msg = b"Subject: big\n\n" + b"x" * (4 << 20)
     try:
         for extra in ([], ["-p"]):
@@ -274,10 +243,7 @@ def test_a_daemon_that_hangs_up_while_the_message_is_sent(spamfilter_c, sock_dir
                 assert got[2].count("\n") == 1 and (
                     "cannot send the message" in got[2] or "without a reply" in got[2]), got[2]
     finally:
-        with contextlib.suppress(OSError):
-            server.shutdown(socket.SHUT_RDWR)
         server.close()
-        thread.join(10)
 
 
 def test_argument_errors_are_the_python_commands(spamfilter_c, spam_model, sock_dir):

@@ -6,7 +6,6 @@ certificates and ``ucx://`` were internal errors, a scheduler without workers wa
 and a lost scheduler printed a page of Dask's log). Clusters run on 127.0.0.1, started and
 stopped here."""
 
-import socket
 import subprocess
 import sys
 import threading
@@ -16,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import REPO, InProcessClient, cli, one_error_line, tsv
+from conftest import REPO, FakeServer, InProcessClient, cli, one_error_line, tsv
 
 from textnb.core import workers
 from textnb.core.errors import InputError, TextnbError
@@ -36,32 +35,17 @@ def _corpus(tmp_path):
     return tsv(tmp_path / "c.tsv", rows)
 
 
-class _Listener:
-    """A TCP port on 127.0.0.1 where something other than Dask listens: it sends ``banner``
-    to each connection (None: says nothing) and keeps it open."""
+def _listener(banner):
+    """A TCP port on 127.0.0.1 where something other than Dask listens (conftest's
+    FakeServer): it sends ``banner`` to each connection (None: says nothing) and keeps it
+    open; its ``address`` the one --scheduler is given."""
+    def greet(conn):
+        if banner:
+            conn.sendall(banner)
 
-    def __init__(self, banner):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen()
-        self.address = f"tcp://127.0.0.1:{self.sock.getsockname()[1]}"
-        self.banner, self.conns = banner, []
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self):
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.conns.append(conn)
-            if self.banner:
-                conn.sendall(self.banner)
-
-    def close(self):
-        for c in self.conns:
-            c.close()
-        self.sock.close()
+    server = FakeServer(greet)
+    server.address = f"tcp://127.0.0.1:{server.port}"
+    return server
 
 
 @pytest.mark.parametrize("address, expected", [
@@ -70,7 +54,7 @@ class _Listener:
     ("ucx://127.0.0.1:9", "this Dask has no ucx:// transport"),
 ])
 def test_an_address_where_no_scheduler_answers_is_one_line(tmp_path, address, expected):
-    listener = _Listener(b"SSH-2.0-OpenSSH_9.6\r\n") if address == "banner" else None
+    listener = _listener(b"SSH-2.0-OpenSSH_9.6\r\n") if address == "banner" else None
     try:
         rc, _, err = cli("train", _corpus(tmp_path), "-o", tmp_path / "m.tnb",
                          "--scheduler", listener.address if listener else address)
@@ -95,7 +79,7 @@ def _train(tmp_path, address):
 
 
 def test_a_port_that_never_answers_is_not_waited_for_ever(tmp_path):
-    listener = _Listener(None)  # (a web server waits for a request: Dask's handshake is none)
+    listener = _listener(None)  # (a web server waits for a request: Dask's handshake is none)
     try:
         rc, err = _train(tmp_path, listener.address)
     finally:

@@ -348,3 +348,40 @@ def test_declared_class_without_rows_matches_weka(tmp_path):
         assert list(model.classes_) == DECLARED
         assert_allclose(ours, weka, atol=5e-4 + 1e-9, err_msg=args[0])
         assert np.all(weka[:, 2] > 0)
+
+
+@pytest.mark.parametrize("make, declare", [
+    (TAN, "param"), (BayesNetClassifier, "param"), (AODE, "param"), (LBR, "fit"),
+], ids=["tan", "bn", "aode", "lbr"])
+def test_table_models_record_their_attributes(tmp_path, make, declare):
+    """TabularNB has a fitted ``attributes_`` (the column types it used: what
+    ``encode_like(rows, model.attributes_)`` re-codes raw rows with); TAN, the Bayesian
+    networks, AODE and LBR had none. Now each has it after fit, not before; a model read
+    back from its file (the estimator, and the kernel ``textnb predict`` uses) has the same,
+    derived from what the file always held, so files written before have it too."""
+    from textnb import encode_like, load
+    from textnb.text.scorer import load_for_prediction
+
+    from conftest import read_model_file
+
+    declared = [Attribute("outlook", "nominal", ["sunny", "overcast", "rain"]), Attribute("windy", "nominal", ["no", "yes"])]
+    X = np.array([[0, 0], [0, 1], [1, 0], [2, 0], [2, 1], [1, 1], [0, 0], [2, 0]], dtype=float)
+    y = ["no", "no", "yes", "yes", "no", "yes", "no", "yes"]
+    model = make(attributes=declared) if declare == "param" else make()
+    assert not hasattr(model, "attributes_")  # (a fitted attribute)
+    model.fit(X, y, **({"attributes": declared} if declare == "fit" else {}))
+    assert model.attributes_ == declared and model.attributes_ is not declared
+    model.save(tmp_path / "m.tnb")
+    header, _ = read_model_file(tmp_path / "m.tnb")
+    assert "attributes_" not in header["model"]["state"]  # the file as before: nothing added
+    for read in (load(tmp_path / "m.tnb"), load_for_prediction(tmp_path / "m.tnb")):
+        assert read.attributes_ == declared
+        assert_array_equal(read.predict(encode_like([["rain", "no"], ["sunny", "yes"]], read.attributes_)),
+                           model.predict(np.array([[2, 0], [0, 1]], dtype=float)))
+    plain = make().fit(X, y)  # value indices that nothing declares: x0, x1 of their indices
+    if isinstance(plain, LBR):  # (LBR without attributes takes the numbers themselves: its categories_)
+        assert plain.attributes_ == [Attribute("x0", "numeric", []), Attribute("x1", "numeric", [])]
+    else:
+        assert plain.attributes_ == [Attribute("x0", "nominal", ["0", "1", "2"]), Attribute("x1", "nominal", ["0", "1"])]
+    assert_array_equal(plain.predict(encode_like([[2, 0], [0, 1]], plain.attributes_)),
+                       plain.predict(np.array([[2, 0], [0, 1]], dtype=float)))

@@ -13,15 +13,15 @@ an argument it does not recognise exactly) it replaces itself with the Python
 ``spamfilter``; without one, ``spamfilter`` is the Python console script, the same
 command at Python's speed. From a checkout::
 
-    python textnb/apps/spamclient_build.py -o ~/bin/spamfilter
+    python scripts/build_spamclient.py -o ~/bin/spamfilter
 
-builds one that falls back to this checkout's ``scripts/spamfilter``.
+builds one that falls back to this checkout's ``scripts/spamfilter`` (that script is the
+command line of :func:`build_client`, which returns the executable or raises).
 
 This module imports only the standard library and nothing of textnb, so ``setup.py``
 can load it from its file before textnb is installed.
 """
 
-import argparse
 import os
 import shlex
 import shutil
@@ -30,7 +30,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-__all__ = ["SOURCE", "ClientBuildError", "installed_fallback", "checkout_fallback", "build_client", "main"]
+__all__ = ["SOURCE", "ClientBuildError", "installed_fallback", "checkout_fallback", "build_client"]
 
 #: The C source, next to this file.
 SOURCE = Path(__file__).with_name("spamclient.c")
@@ -140,26 +140,3 @@ def build_client(output, *, fallback, cc=None, timeout=120):
         os.replace(partial, output)
     return output
 
-
-def main(argv=None):
-    """``python spamclient_build.py -o PATH [--installed] [--cc CC]``; the exit status."""
-    p = argparse.ArgumentParser(prog="spamclient_build", description=__doc__.split("\n\n")[0])
-    p.add_argument("-o", "--output", required=True, help="the executable to write")
-    p.add_argument("--installed", action="store_true",
-                   help="fall back to the installed textnb (default: this checkout's scripts/spamfilter)")
-    p.add_argument("--python", default=None, help="the interpreter of the fallback (default: this one)")
-    p.add_argument("--cc", default=None, help="the C compiler command (default: $CC, cc, gcc or clang)")
-    args = p.parse_args(argv)
-    fallback = (installed_fallback(args.python) if args.installed
-                else checkout_fallback(Path(__file__).resolve().parents[2], args.python))
-    try:
-        out = build_client(args.output, fallback=fallback, cc=args.cc)
-    except ClientBuildError as exc:
-        print(f"spamclient_build: {exc}", file=sys.stderr)
-        return 1
-    print(out)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -112,15 +112,38 @@ def _remedy(exc, kind, path, first):
         return "the same class values in another order: list them in the same order in both ARFF headers"
     return "declare the same class values, in the same order, in both ARFF headers"
 
+def _merge_refusal(exc, paths, kind, models, merged, first, i):
+    """The one line of ``merged``'s refusal ``exc`` (SettingsDiffer, or ValueError: the models'
+    own, features differ) to add the part ``i`` (``merged``: the part ``first``, the first in the
+    order of addition, and those added to it, all of its settings), naming the two files as
+    given: the later one into the earlier, in the earlier one's words (when that is ``i``, its
+    refusal of ``merged``: a refusal comes before any change)."""
+    into, path = first, i
+    if i < first:
+        try:
+            models[i].merge(merged)
+        except (SettingsDiffer, ValueError) as again:
+            exc, into, path = again, i, first
+    into, path = paths[into], paths[path]
+    if not isinstance(exc, SettingsDiffer):
+        return InputError(f"{path}: cannot merge into {into}: {exc}")
+    mine, theirs = (short_repr(v) for v in exc.values)  # a setting differs: both files' values, named
+    return InputError(f"{path}: cannot merge into {into}: their {exc.what} differ ({exc.setting} is {theirs} in "
+                      f"{path}, {mine} in {into}); {_remedy(exc, kind, path, into)}")
+
+
 def _same_files(paths):
     """Refuse a model file given twice (the same file by device and inode: a path twice, a link
-    to it, ``./a.tnb`` and ``a.tnb``), whose counts the merge would double; the warnings (one
-    line each) for two files with the same content (a digest of their bytes): a copy of a part,
-    counted twice, unless the parts really are two equal ones."""
+    to it, ``./a.tnb`` and ``a.tnb``), whose counts the merge would double; returns the
+    warnings (one line each) for two files with the same content (a digest of their bytes): a
+    copy of a part, counted twice, unless the parts really are two equal ones; and the order
+    the parts are added up in, by that digest: the merged file does not depend on the order
+    the files are given in (the sums are floats, whose ``(a + b) + c`` need not be
+    ``(a + c) + b``, and two Gaussian moments' merge is not symmetric either)."""
     import hashlib
     import os
 
-    seen, digests, warnings = {}, {}, []
+    seen, digests, keys, warnings = {}, {}, [], []
     for i, path in enumerate(paths):
         st = os.stat(path)  # (read already: it exists)
         first = seen.setdefault((st.st_dev, st.st_ino), i)
@@ -131,11 +154,12 @@ def _same_files(paths):
         with open(path, "rb") as f:
             for block in iter(lambda: f.read(1 << 20), b""):
                 digest.update(block)
-        first = digests.setdefault((st.st_size, digest.digest()), i)
+        keys.append((st.st_size, digest.digest()))
+        first = digests.setdefault(keys[-1], i)
         if first != i:
             warnings.append(f"textnb: warning: {path}: the same content as {paths[first]}: its counts are added "
                             f"twice (merge a copy of a part only if that part was really trained twice)")
-    return warnings
+    return warnings, sorted(range(len(paths)), key=lambda i: (keys[i], i))
 
 
 def run(args, out, err):
@@ -191,19 +215,18 @@ def run(args, out, err):
         refusal = _refusal(path, model)
         if refusal:
             raise InputError(refusal)
-    warnings = _same_files(args.models)  # printed once the merge goes ahead: a refusal is its one line
-    merged = models[0]
-    if len(models) > 1 and not merges_exactly(merged):
+    warnings, order = _same_files(args.models)  # printed once the merge goes ahead: a refusal is its one line
+    if not merges_exactly(models[0]):
         warnings.append(f"textnb: warning: {args.models[0]}: DiscriminativeNB models (the default) do not merge "
                         f"exactly: the result is not the model trained on all the parts (train with --model "
                         f"multinomial, bernoulli or complement for exact merges)")
     pruned = [(path, m.pruning()) for path, m in zip(args.models, models) if isinstance(m, CountTextModel)]
-    if len(models) > 1 and any(options for _, options in pruned):
+    if any(options for _, options in pruned):
         path, options = next((path, options) for path, options in pruned if options)
         warnings.append(f"textnb: warning: {path}: trained with {', '.join(options)}: the merged model is not the "
                         f"model trained on all the parts (the pruning needs the whole corpus; its vocabulary is the "
                         f"parts' union)")
-    first = [str(c) for c in getattr(merged, "classes_", [])]
+    first = [str(c) for c in getattr(models[0], "classes_", [])]
     for path, other in zip(args.models[1:], models[1:]):
         theirs = [str(c) for c in getattr(other, "classes_", [])]
         if set(theirs) != set(first):  # (the same classes in another order: the settings say so below)
@@ -212,15 +235,12 @@ def run(args, out, err):
             warnings.append(f"textnb: warning: {path}: its classes differ from {args.models[0]}'s "
                             f"(only in {path}: {', '.join(only_there) or 'none'}; only in {args.models[0]}: "
                             f"{', '.join(only_here) or 'none'}); a class missing from a part counts no documents there")
+    merged = models[order[0]]  # added up in the order of their bytes (_same_files), whatever the order given
+    for i in order[1:]:
         try:
-            merged.merge(other)
-        except SettingsDiffer as exc:  # a setting differs: both files' values, named
-            mine, theirs = (short_repr(v) for v in exc.values)
-            raise InputError(f"{path}: cannot merge into {args.models[0]}: their {exc.what} differ "
-                             f"({exc.setting} is {theirs} in {path}, {mine} in {args.models[0]}); "
-                             f"{_remedy(exc, kinds[0], path, args.models[0])}") from None
-        except ValueError as exc:  # the models' own refusal (kinds, features differ)
-            raise InputError(f"{path}: cannot merge into {args.models[0]}: {exc}") from None
+            merged.merge(models[i])
+        except (SettingsDiffer, ValueError) as exc:
+            raise _merge_refusal(exc, args.models, kinds[0], models, merged, order[0], i) from None
     merged.save(args.output)
     for line in warnings:
         print(line, file=err)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["MAX_COLUMNS", "TEXT", "Attribute", "Table", "repeated"]
+__all__ = ["MAX_COLUMNS", "TEXT", "Attribute", "Table", "code_attributes", "fitted_attributes", "repeated"]
 
 
 #: The kind of a text attribute (one document per cell).
@@ -60,6 +60,23 @@ class Attribute:
         if self.kind == "uncertain-nominal":
             return len(self.values)
         return 1
+
+
+def code_attributes(names, n_values):
+    """Nominal attributes ``names`` whose values are their value indices, ``"0" .. "k - 1"``
+    (``k`` of ``n_values``): columns of value indices that nothing declared."""
+    return [Attribute(str(name), "nominal", [str(v) for v in range(int(k))]) for name, k in zip(names, n_values)]
+
+
+def fitted_attributes(declared, names, n_values):
+    """The attributes a model over nominal value indices worked with (its fitted
+    ``attributes_``): per column, the one ``declared`` (the ``attributes`` parameter, or a
+    DataFrame's ``frame_attributes_``), copied (a numeric one stays numeric: the model cuts
+    its numbers), else (nothing declared, or a name only) the nominal attribute ``names[j]``
+    of the value indices ``0 .. n_values[j] - 1`` (:func:`code_attributes`)."""
+    declared = [None] * len(names) if declared is None else list(declared)
+    return [code_attributes([name], [k])[0] if a is None or isinstance(a, str)
+            else Attribute(a.name, a.kind, list(a.values)) for a, name, k in zip(declared, names, n_values)]
 
 
 @dataclass

@@ -18,11 +18,11 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_non_negative, validate_data
 
 from textnb.core.estimates import check_alpha, class_log_prior
+from textnb.core.attributes import code_attributes
 from textnb.core.errors import ParameterError
 from textnb.core.model_io import register
 from textnb.core.model_schema import (CLASS_PRIOR, MAX_DIM, SMOOTHING, Array, Bool, Int, ListOf, OneOf, Optional,
                                       check_param_values)
-from textnb.io.tables import Attribute
 from textnb.naive_bayes.base import NominalCodesMixin
 from textnb.naive_bayes.tabular import TabularNB
 from textnb.naive_bayes.kernels import all_or_nothing
@@ -30,11 +30,6 @@ from textnb.naive_bayes.kernels import all_or_nothing
 __all__ = ["CategoricalNB"]
 
 _WHO = "CategoricalNB (input X)"
-
-
-def _code_attributes(names, n_categories):
-    """Nominal attributes whose values are the codes ``0 .. n_categories_j - 1``."""
-    return [Attribute(name, "nominal", [str(v) for v in range(int(k))]) for name, k in zip(names, n_categories)]
 
 
 @register
@@ -140,7 +135,7 @@ class CategoricalNB(NominalCodesMixin, TabularNB):
     def _resolve_attributes(self, n_features, frame=None):
         names = getattr(self, "feature_names_in_", None)
         names = [str(n) for n in names] if names is not None else [f"x{j}" for j in range(n_features)]
-        return _code_attributes(names, self._pending_categories)
+        return code_attributes(names, self._pending_categories)
 
     def _check_params(self):
         """The parameters against their declared schema (``min_categories=-2`` was taken)."""
@@ -173,7 +168,7 @@ class CategoricalNB(NominalCodesMixin, TabularNB):
     def _count(self, X, y_index, w):
         n = np.maximum(self.n_values_, self._n_categories(X))
         if not np.array_equal(n, self.n_values_):  # a later batch's new categories widen their feature
-            self._widen(_code_attributes([a.name for a in self.attributes_], n))
+            self._widen(code_attributes([a.name for a in self.attributes_], n))
         super()._count(X, y_index, w)
 
     # -- parameters -----------------------------------------------------------------------

@@ -51,6 +51,10 @@ class AODE(AODEKernel, NominalCodesMixin, BaseNB):
     pair_count_ : ndarray of shape (n_classes, n_slots, n_slots)
         Weighted counts of (class, slot, slot); slots: per attribute its values, then
         one for "missing" (``slot_offsets_``).
+    attributes_ : list of Attribute
+        The column types used: those ``attributes`` (or a DataFrame) declared, the others
+        nominal of their value indices (``x0: 0, 1, ...``); what
+        ``textnb.encode_like(rows, model.attributes_)`` re-codes raw rows with.
     attribute_names_ : ndarray of str of shape (n_features,)
     n_values_ : ndarray of int of shape (n_features,)
         Values per attribute (without the missing slot).

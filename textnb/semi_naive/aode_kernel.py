@@ -57,6 +57,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from textnb.core.attributes import fitted_attributes
 from textnb.core.logspace import logsumexp_max_apart
 from textnb.naive_bayes.cut_points import apply_cut_points, check_same_cut_points, mdl_cut_points, nominal_rows
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
@@ -113,6 +114,15 @@ class AODEKernel(TableKernel):
         "feature_names_in_": FEATURE_NAMES,
         "frame_attributes_": MayBeAbsent(Attributes(length=None)),  # fitted on a DataFrame
     }
+
+    @property
+    def attributes_(self):
+        """The attributes of the columns (fitted; :func:`~textnb.core.attributes.fitted_attributes`):
+        those ``attributes`` or a DataFrame declared (after ``partial_fit`` and :meth:`merge`,
+        with the values they added), the others nominal ones of value indices
+        (``attribute_names_``, ``n_values_``). Derived from the fitted state, so every model
+        file has them."""
+        return fitted_attributes(declared_attributes(self), self.attribute_names_, self.n_values_)
 
     # -- parameters and input ------------------------------------------------------
 

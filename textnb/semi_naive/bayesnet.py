@@ -66,6 +66,10 @@ class BayesNetClassifier(BayesNetKernel, NominalCodesMixin, BaseNB):
     structure_ : dict
         ``{node name: tuple of parent names}``, attributes in column order, then the
         class node.
+    attributes_ : list of Attribute
+        The column types used: those ``attributes`` (or a DataFrame) declared, the others
+        nominal of their value indices (``x0: 0, 1, ...``); what
+        ``textnb.encode_like(rows, model.attributes_)`` re-codes raw rows with.
     attribute_names_ : ndarray of str of shape (n_features,)
     n_values_ : ndarray of int of shape (n_features,)
     counts_ : list of ndarray
@@ -149,7 +153,7 @@ class TAN(TANKernel, NominalCodesMixin, BaseNB):
 
     Attributes
     ----------
-    classes_, structure_, attribute_names_, n_values_, counts_, marginal_counts_
+    classes_, structure_, attributes_, attribute_names_, n_values_, counts_, marginal_counts_
         As in :class:`BayesNetClassifier`.
     modes_, cut_points_, n_features_in_
         As in :class:`BayesNetClassifier`.

@@ -78,6 +78,7 @@ from types import MappingProxyType
 from textnb.naive_bayes.cut_points import apply_cut_points, mdl_cut_points, nominal_rows
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import check_nominal_codes, check_sample_weight, fit_classes
+from textnb.core.attributes import fitted_attributes
 from textnb.core.errors import StructureError, TextnbError, input_name
 from textnb.core.stats import CountTable, issparse
 from textnb.io.tables import check_plain_attributes
@@ -387,6 +388,14 @@ class _BaseBayesNetKernel(TableKernel):
         "cmi_": MayBeAbsent(Reals(("n_features", "n_features"))),
         "root_": MayBeAbsent(Optional(Int(0, MAX_DIM))),
     }
+
+    @property
+    def attributes_(self):
+        """The attributes of the columns (fitted; :func:`~textnb.core.attributes.fitted_attributes`):
+        those ``attributes`` or a DataFrame declared, the others nominal ones of value indices
+        (``attribute_names_``, ``n_values_``). Derived from the fitted state, so every model
+        file has them."""
+        return fitted_attributes(declared_attributes(self), self.attribute_names_, self.n_values_)
 
     # -- input -------------------------------------------------------------------
     def _check_X(self, X):

@@ -50,6 +50,12 @@ class LBR(LBRKernel, BaseNB):
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
+    attributes_ : list of Attribute
+        The column types used: nominal, of the values declared to ``fit`` (or a
+        DataFrame's, or ``0 .. k-1`` for a number of values), or numeric where nothing
+        was declared (``X`` holds the numbers, each column's distinct training values its
+        categories); what ``textnb.encode_like(rows, model.attributes_)`` re-codes raw
+        rows with.
     n_values_ : ndarray of shape (n_features_in_,)
         Number of values of each attribute.
     candidates_ : ndarray of int

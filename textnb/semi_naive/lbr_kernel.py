@@ -777,6 +777,17 @@ class LBRKernel(TableKernel):
         "feature_names_in_": FEATURE_NAMES,
     }
 
+    @property
+    def attributes_(self):
+        """The attributes of the columns (fitted): nominal ones of ``attribute_names_`` with
+        the values ``value_names_`` (those declared to ``fit``, a DataFrame's, or the value
+        indices of a number of values), or numeric ones where ``X`` held the numbers
+        themselves (nothing declared: each column's distinct training values are its
+        categories, ``categories_``). Derived from the fitted state, so every model file has them."""
+        kind = "nominal" if self.categories_ is None else "numeric"
+        return [Attribute(str(name), kind, list(values) if kind == "nominal" else [])
+                for name, values in zip(self.attribute_names_, self.value_names_)]
+
     def _encode(self, X):
         """Value indices (int, -1 = missing) from validated float X."""
         if self.categories_ is not None:
