@@ -15,10 +15,9 @@ __all__ = ["topic_main"]
 
 
 def _topic_parser():
-    from textnb.cli.argtypes import bounded
     from textnb.cli.argtypes import size as _size
+    from textnb.cli.argtypes import threshold as _probability
 
-    _probability = bounded(float, low=0.0, high=1.0)
     p = parser_class()(
         prog="topicfilter",
         description="Route documents (files or mail) into OUT/<predicted label>/ with a textnb model; "
