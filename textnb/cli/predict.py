@@ -130,7 +130,7 @@ def _predict_multilabel(args, model, out, err):
             start += len(chunk)
         flush()
         return 0
-    check_paths(args.paths or ["-"])
+    check_paths(args.paths or ["-"], rows=args.rows)
     for path in args.paths or ["-"]:
         if as_fasttext(path, args.label_prefix, args.rows):  # one document per line, as train reads it
             start = 0
@@ -228,7 +228,7 @@ def run(args, out, err):
     done = 0
     if reads_mail(model):  # a spamfilter model: its inputs are messages, read as spamfilter reads them
         return _predict_messages(args, model, paths, classes, max_bytes, out, err, bar)
-    check_paths(paths)
+    check_paths(paths, rows=args.rows)
     decode = not decodes_documents(model)  # (a vectorizer with its own encoding decodes the files' bytes)
 
     def tick():

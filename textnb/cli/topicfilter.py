@@ -92,7 +92,8 @@ def topic_main(argv=None, *, stdout=None, stderr=None):
         # a plain document is cut where textnb predict cuts it (--max-bytes given, else the model's limit)
         for route in plan_routes(model, args.paths, args.out, threshold=args.threshold, mail_mode=args.mail,
                                  max_bytes=args.max_bytes or mail.DEFAULT_MAX_BYTES, on_error=on_error,
-                                 document_bytes=args.max_bytes):
+                                 document_bytes=args.max_bytes,
+                                 on_warning=lambda message: say(stderr, "topicfilter", f"warning: {message}")):
             dest = route.destination
             if not args.dry_run:
                 try:
