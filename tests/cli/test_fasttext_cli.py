@@ -145,6 +145,33 @@ def test_multilabel_top_and_threshold_print_probabilities_as_for_one_label(files
             assert all(abs(x["proba"] - 1 / (1 + np.exp(-x["log_odds"]))) < 1e-9 for x in labels) or model == single
 
 
+def test_threshold_zero_is_at_least_zero_in_predict_test_and_topicfilter(files, models, tmp_path):
+    """``--threshold 0`` (fastText's default: every label of probability at least 0) is
+    taken by ``predict`` as by ``test``'s TH and ``topicfilter -t``, one rule for the three
+    (it was refused by predict alone: "expected a number > 0.0"): ``predict --lines``
+    lists every label of each line, ranked, single- and multi-label; ``test`` at 0 is its
+    default; topicfilter at 0 sorts every document."""
+    from textnb.cli.topicfilter import topic_main
+
+    single, multi = models
+    for model in (single, multi):
+        code, out, err = run("predict", model, "--lines", files / "test_plain.txt", "--threshold", "0")
+        assert code == 0 and err == "", err
+        classes = 2 if model == single else 3
+        for line in out.splitlines():
+            fields = line.split("\t")
+            probs = [float(f.rsplit(" ", 1)[1]) for f in fields[1:]]
+            assert len(fields) == 1 + classes and probs == sorted(probs, reverse=True), line
+        assert len(out.splitlines()) == 400
+    assert run("test", single, files / "test.txt", "1", "0") == run("test", single, files / "test.txt")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.txt").write_text("free prize call now\n", encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    code = topic_main(["-m", str(single), "-o", str(tmp_path / "out"), "-t", "0", "-n", str(tmp_path / "in")],
+                       stdout=out, stderr=err)
+    assert code == 0 and err.getvalue() == "" and "unsorted" not in out.getvalue(), err.getvalue()
+
+
 def test_multilabel_labels_holding_a_comma_stay_one_label(tmp_path):
     rows = _sms_rows(300)
     lines = [f"__label__{'x,y' if lab == 'spam' else lab}{' __label__long' if len(t) > 100 else ''} {t}"

@@ -116,7 +116,7 @@ RANGES = [
     ("evaluate", "--seed", ["0", str(2**32 - 1)], ["-1", str(2**32)]),
     ("evaluate", "--max-features", [str(T)], [str(T + 1)]),
     ("predict", "--top", ["1", "1000000"], ["0", "1000001", "99999999999999999999"]),
-    ("predict", "--threshold", ["5e-324", "1"], ["0", repr(_after(1.0))]),
+    ("predict", "--threshold", ["0", "5e-324", "1"], [repr(_before(0.0)), repr(_after(1.0)), "nan"]),
     ("predict", "--max-bytes", ["1", str(4 * 1024**3)], ["0", str(4 * 1024**3 + 1)]),
     ("inspect", "--top", ["1", "1000000"], ["0", "1000001"]),
     ("serve", "--max-clients", ["1", "1024"], ["0", "1025"]),

@@ -406,7 +406,7 @@ def test_read_structure_errors(tmp_path):
     bad.write_text(json.dumps({"edges": []}))
     with pytest.raises(InputError, match="expected"):
         read_structure(bad)
-    with pytest.raises(InputError, match="cannot read"):
+    with pytest.raises(InputError, match="missing.json: no such structure file"):
         read_structure(tmp_path / "missing.json")
 
 

@@ -45,11 +45,12 @@ from pathlib import Path
 
 import numpy as np
 
-from textnb.core.errors import InputError, ModelFileError, input_name, missing_reason
+from textnb.core.errors import InputError, ModelFileError, check_input, input_name, missing_reason
 from textnb.core.model_io import load, model_class, refuse_folder, refuse_input_as_output
 from textnb.core.regular import open_regular
 from textnb.core.signals import HeldSignals
 from textnb.io import mail
+from textnb.io.files import noting_empty_folder
 from textnb.text.scorer import load_for_prediction, reads_mail
 from textnb.apps.spamlite import (  # noqa: F401 (the verdict rules live on the numpy-free path)
     _BATCH,
@@ -659,12 +660,12 @@ def _update_locked(model_path, register, unregister, first, create, kind, alpha,
         model = load(model_path)
         _check_spam_model(model, os.fspath(model_path))
     elif first is not None:
-        raise ModelFileError(f"{model_path}: no such model file (nothing to unregister from)")
+        raise ModelFileError(f"{model_path}: {missing_reason(model_path, 'model file')} (nothing to unregister from)")
     elif create:
         model = new_spam_model(kind, alpha=alpha)
         _mark_mail(model)  # (a model of another's making keeps what it reads: _features)
     else:
-        raise ModelFileError(f"{model_path}: no such model file")
+        raise ModelFileError(f"{model_path}: {missing_reason(model_path, 'model file')}")
     journal = journal_path(model_path)
     n_forgot = _learn(model, _ledgered(_labelled_features(model, unregister, max_bytes, n_jobs, on_warning), ledger,
                                        "forget", journal, changes, checked), "forget")
@@ -862,7 +863,7 @@ def _under(path, folder_real):
     return real == folder_real or real.startswith(folder_real.rstrip(os.sep) + os.sep)
 
 
-def _documents(paths, mail_mode, max_bytes, out=None, on_error=None):
+def _documents(paths, mail_mode, max_bytes, out=None, on_error=None, on_warning=None):
     """(source, path or None, bytes or None, is_mail) for each input document, the files
     listed as the mail reader lists them (:func:`textnb.io.mailread.message_files`:
     folders recursively, hidden and special files skipped, a Maildir's messages, links
@@ -870,7 +871,9 @@ def _documents(paths, mail_mode, max_bytes, out=None, on_error=None):
     folder holds it, its earlier routes are not routed again). Messages of mbox files and
     Maildirs, and every file with ``mail_mode``, are mail; other files plain documents,
     read later by path. A file that cannot be read goes to ``on_error`` (None: raised). A
-    file listed twice (a folder and a file in it, a link to it) is read once."""
+    file listed twice (a folder and a file in it, a link to it) is read once. A folder of
+    ``paths`` that lists no file is said to ``on_warning``
+    (:func:`~textnb.io.files.noting_empty_folder`)."""
     out_real = os.path.realpath(out) if out is not None else None
     seen = set()
     for p in paths:
@@ -883,7 +886,7 @@ def _documents(paths, mail_mode, max_bytes, out=None, on_error=None):
                 raise InputError(message)
             on_error(message)
             continue
-        for file, whole in mail.message_files(p, on_error):
+        for file, whole in noting_empty_folder(p, mail.message_files(p, on_error), on_warning):
             if out_real is not None and _under(file, out_real):
                 continue
             try:
@@ -926,7 +929,7 @@ def _documents(paths, mail_mode, max_bytes, out=None, on_error=None):
 
 
 def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=mail.DEFAULT_MAX_BYTES,
-                on_error=None, document_bytes=None):
+                on_error=None, document_bytes=None, on_warning=None):
     """Classify documents and choose where each goes (nothing is written).
 
     Parameters
@@ -948,6 +951,9 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
     on_error : callable, optional
         Called with a one-line message for a document that cannot be read (binary,
         unreadable); without it, the InputError is raised.
+    on_warning : callable, optional
+        Called with the one line for a folder of ``paths`` that holds no document
+        (``PATH: no documents in this folder``); None: a DataWarning.
     document_bytes : int, optional
         Bytes read of a plain document (``textnb predict --max-bytes``); None: where the
         model cuts its documents (its ``max_bytes``, else 16 MiB), as ``textnb predict``
@@ -960,9 +966,7 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
     if not 0.0 <= threshold <= 1.0:
         raise InputError(f"the threshold must be between 0 and 1; got {threshold}")
     for p in paths:  # before anything is routed (a missing one stopped the run halfway)
-        p = os.fspath(p)
-        if not os.path.exists(p):
-            raise InputError(f"{p}: {missing_reason(p, 'file or folder')}")
+        check_input(p)
     if os.path.lexists(out) and not os.path.isdir(out):  # (each document failed on its own, and one went unsaid)
         raise InputError(f"{os.fspath(out)}: cannot route documents into it: not a folder")
     taken = set()
@@ -971,7 +975,7 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
     # a spamfilter model of rendered messages reads every document as a message, rendered as spamfilter and
     # textnb predict render it (_features: spam_text); it got a plain file's text, and message_text for mail
     as_mail = mail_mode or reads_mail(model)
-    it = _documents(paths, as_mail, max_bytes, out, on_error)
+    it = _documents(paths, as_mail, max_bytes, out, on_error, on_warning)
     while True:
         batch = list(islice(it, _BATCH))
         if not batch:

@@ -25,8 +25,10 @@ flag                                       range
 ``--min-df`` / ``--max-df`` counts         largest dimension; counts from 0); a df
                                            fraction 0.0 to 1.0
 ``--top``                                  1 to 10^6 (:data:`MAX_TOP`)
-``--significance``, ``--threshold``        above 0, at most 1 (topicfilter's
-                                           ``--threshold`` and the cut-offs: 0 to 1)
+``--significance``                         above 0, at most 1
+``--threshold`` (predict, topicfilter),    0 to 1 (:data:`threshold`: a probability at
+``test``'s TH                              least P; 0 keeps every label, as fastText);
+                                           the spam cut-offs: 0 to 1 too
 ``--cv``; ``--repeat``; ``--seed``         2 to 10,000; 1 to 1,000; 0 to 2**32 - 1
 ``--max-clients``; ``--timeout``           1 to 1,024; above 0, at most 3,600 seconds
 ``--socket-mode``; ``--http`` port         000 to 777 (octal); 0 to 65535
@@ -39,7 +41,7 @@ import os
 
 from textnb.core import model_schema
 
-__all__ = ["bounded", "jobs", "df_value", "select_spec", "scheduler", "size", "MAX_ALPHA", "MAX_BINS",
+__all__ = ["bounded", "threshold", "jobs", "df_value", "select_spec", "scheduler", "size", "MAX_ALPHA", "MAX_BINS",
            "MAX_NGRAM", "MAX_BYTES", "MAX_TERMS", "MAX_TOP", "MAX_JOBS", "JOBS_PER_CPU", "cpu_count"]
 
 #: Largest smoothing (``--alpha``, ``--m``) accepted.
@@ -109,6 +111,11 @@ def bounded(cast, *, low=None, high=None, low_open=False):
     parse.range = _range_text(low, high, low_open)
     parse.low, parse.high, parse.low_open = low, high, low_open
     return parse
+
+
+#: ``--threshold P`` of ``predict`` and ``topicfilter``, ``test``'s TH: a probability, "at
+#: least P" (0 keeps every label, fastText's default threshold), the one rule of the three
+threshold = bounded(float, low=0.0, high=1.0)
 
 
 def cpu_count():

@@ -27,7 +27,7 @@ import textnb.cli.test
 import textnb.cli.train
 from textnb.cli.output import flag_words, tolerant
 from textnb.apps.spamclient import Terminated
-from textnb.core.errors import TextnbError, os_error_text
+from textnb.core.errors import ModelGivenAsData, TextnbError, os_error_text
 from textnb.core.version import __version__
 
 __all__ = ["main", "build_parser"]
@@ -134,6 +134,15 @@ def _data_warnings(err):
         yield
 
 
+def _model_use(exc):
+    """What to do with a textnb model file given as data (:class:`ModelGivenAsData`, from
+    ``train`` / ``evaluate`` / ``test`` of a ``.tnb`` file), said after the error."""
+    if not isinstance(exc, ModelGivenAsData):
+        return ""
+    return (f" (to score it on labelled documents: textnb test {exc.path} FILE, or textnb predict "
+            f"{exc.path} FILE)")
+
+
 def main(argv=None, *, stdout=None, stderr=None):
     """Run the command line; returns the exit status.
 
@@ -188,7 +197,7 @@ def _main(argv, *, stdout, stderr):
                 out.flush()  # a write that fails now (EIO, ENOSPC) is an error, not a success
             return code
     except TextnbError as exc:
-        print(f"textnb: error: {flag_words(str(exc))}", file=err)
+        print(f"textnb: error: {flag_words(str(exc))}{_model_use(exc)}", file=err)
         return 1
     except BrokenPipeError:
         # the reader went away (e.g. `| head`): stop quietly, like other Unix tools

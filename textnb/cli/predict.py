@@ -6,7 +6,8 @@ import itertools
 import numpy as np
 
 from textnb.cli.argtypes import MAX_TOP
-from textnb.cli.options import (ALL_LABELS, add_fasttext_options, add_ignore, multilabel_model, probability,
+from textnb.cli.argtypes import threshold as threshold_type
+from textnb.cli.options import (ALL_LABELS, add_fasttext_options, add_ignore, multilabel_model,
                                 refuse_spam_model, top_labels)
 from textnb.cli.options import max_bytes as max_bytes_type
 from textnb.core.registry import kind_of
@@ -46,9 +47,9 @@ def add_parser(sub):
     p.add_argument("--lines", nargs="?", const="-", metavar="FILE|-",
                    help="one document per line of FILE (default: stdin), output in input order, "
                         "as fastText's predict")
-    p.add_argument("--threshold", type=probability, metavar="P",
+    p.add_argument("--threshold", type=threshold_type, metavar="P",
                    help=f"print the labels of probability >= P with their probabilities (as fastText's "
-                        f"predict-prob; {probability.range}); the default single-label model's probabilities "
+                        f"predict-prob; {threshold_type.range}: 0 prints every label); the default single-label model's probabilities "
                         "are calibrated when it is trained (one temperature fitted on held-out documents), so of "
                         "the labels kept at 0.8 about 8 in 10 or more are right; a multi-label model's (the "
                         "default --method copy) are shares of one distribution over the labels, summing to 1: "
@@ -129,7 +130,7 @@ def _predict_multilabel(args, model, out, err):
             start += len(chunk)
         flush()
         return 0
-    check_paths(args.paths or ["-"])
+    check_paths(args.paths or ["-"], rows=args.rows)
     for path in args.paths or ["-"]:
         if as_fasttext(path, args.label_prefix, args.rows):  # one document per line, as train reads it
             start = 0
@@ -227,7 +228,7 @@ def run(args, out, err):
     done = 0
     if reads_mail(model):  # a spamfilter model: its inputs are messages, read as spamfilter reads them
         return _predict_messages(args, model, paths, classes, max_bytes, out, err, bar)
-    check_paths(paths)
+    check_paths(paths, rows=args.rows)
     decode = not decodes_documents(model)  # (a vectorizer with its own encoding decodes the files' bytes)
 
     def tick():

@@ -1,14 +1,12 @@
 """``textnb test MODEL FILE [K] [TH]``: precision and recall at K on a labelled fastText file,
 printed as ``fasttext test`` prints them (``N``, ``P@K``, ``R@K``)."""
 
-from textnb.cli.argtypes import bounded
+from textnb.cli.argtypes import threshold as threshold_type
 from textnb.cli.options import add_fasttext_options, multilabel_model, refuse_spam_model, top_labels
 from textnb.cli.output import dumps
 from textnb.core.errors import InputError
 
 __all__ = ["add_parser", "run"]
-
-threshold_type = bounded(float, low=0.0, high=1.0)
 
 
 def add_parser(sub):

@@ -15,10 +15,9 @@ __all__ = ["topic_main"]
 
 
 def _topic_parser():
-    from textnb.cli.argtypes import bounded
     from textnb.cli.argtypes import size as _size
+    from textnb.cli.argtypes import threshold as _probability
 
-    _probability = bounded(float, low=0.0, high=1.0)
     p = parser_class()(
         prog="topicfilter",
         description="Route documents (files or mail) into OUT/<predicted label>/ with a textnb model; "
@@ -93,7 +92,8 @@ def topic_main(argv=None, *, stdout=None, stderr=None):
         # a plain document is cut where textnb predict cuts it (--max-bytes given, else the model's limit)
         for route in plan_routes(model, args.paths, args.out, threshold=args.threshold, mail_mode=args.mail,
                                  max_bytes=args.max_bytes or mail.DEFAULT_MAX_BYTES, on_error=on_error,
-                                 document_bytes=args.max_bytes):
+                                 document_bytes=args.max_bytes,
+                                 on_warning=lambda message: say(stderr, "topicfilter", f"warning: {message}")):
             dest = route.destination
             if not args.dry_run:
                 try:

@@ -7,9 +7,10 @@ The command line prints that line and exits with status 1; library users catch i
 
 import os
 
-__all__ = ["TextnbError", "InputError", "NotATextCorpus", "DataError", "EmptyVocabulary", "TooFewObjects",
+__all__ = ["TextnbError", "InputError", "NotATextCorpus", "ModelGivenAsData", "DataError", "EmptyVocabulary", "TooFewObjects",
            "ParameterError", "SettingsDiffer", "SingleStringError", "StructureError",
            "refuse_single_string", "ModelFileError", "DataWarning", "short_repr", "missing_reason",
+           "missing_input", "check_input",
            "empty_input", "input_name", "STDIN_NAME", "counted", "unknown_to_leave_out", "os_error_text",
            "unicode_text", "unicode_strings"]
 
@@ -25,6 +26,16 @@ class InputError(TextnbError, ValueError):
 class NotATextCorpus(InputError):
     """A CSV/TSV file without recognisable label and text columns: as a corpus of
     documents it cannot be read, but it may be a table of attributes."""
+
+
+class ModelGivenAsData(InputError):
+    """A textnb model file given where data is read (a corpus, a table, a fastText file):
+    ``PATH: a textnb model file, not a TSV/CSV corpus``; ``path`` names it, so that the
+    command line can say how a model is used."""
+
+    def __init__(self, message, path):
+        super().__init__(message)
+        self.path = path
 
 
 class DataError(InputError):
@@ -224,6 +235,31 @@ def missing_reason(path, what):
                 return f"cannot read {what} (a symbolic link that loops: {exc.strerror})"
         return f"no such {what} (a symbolic link to {os.readlink(path)!r}, which does not exist)"
     return f"no such {what}"
+
+
+def missing_input(path, kind="file or folder"):
+    """The one :class:`InputError` for an input ``path`` that is not there: ``PATH: no such
+    KIND`` (:func:`missing_reason`: a broken or looping link said so). ``kind`` is what the
+    input may be: ``"file or folder"`` for a PATH that may be a folder (``predict``'s,
+    ``topicfilter``'s and ``spamfilter``'s PATHs, a corpus), ``"file"`` for one read as a
+    file (``--rows``, ``--lines``, ``test``'s FILE), ``"folder"``, or a side file's name
+    (``"stop-word file"``); every reader of a named input words it here."""
+    path = os.fspath(path)
+    return InputError(f"{path}: {missing_reason(path, kind)}")
+
+
+def check_input(path, kind="file or folder"):
+    """Raise the one :class:`InputError` for an input ``path`` that cannot be ``kind``
+    (:func:`missing_input`'s kinds): not there (:func:`missing_input`), a folder where a
+    file is read (``PATH: a folder, not a file``), or something else where a folder is
+    (``PATH: not a folder``). Standard input (``-``) is the caller's to tell apart."""
+    path = os.fspath(path)
+    if kind == "folder" and os.path.exists(path) and not os.path.isdir(path):
+        raise InputError(f"{path}: not a folder")
+    if kind not in ("folder", "file or folder") and os.path.isdir(path):
+        raise InputError(f"{path}: a folder, not a {kind}")
+    if not os.path.exists(path):
+        raise missing_input(path, kind)
 
 
 #: errors of a write that found no room: the disk full, a quota, a file size limit

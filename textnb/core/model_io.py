@@ -85,7 +85,7 @@ from textnb.core.model_schema import is_fitted as _is_fitted
 from textnb.core.regular import NotRegularFile, open_regular
 from textnb.core.registry import KERNEL_MODULES, MODEL_MODULES
 
-__all__ = ["save", "load", "read_nodes", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "FORMAT_VERSION",
+__all__ = ["save", "load", "read_nodes", "build", "instantiate", "ModelNode", "register", "model_class", "MODEL_MODULES", "atomic_write", "output_target", "refuse_folder", "picture_format", "picture_target", "write_picture", "refuse_input_as_output", "remove_stale_temporaries", "looks_like_model", "FORMAT_VERSION",
            "MAX_MODEL_BYTES", "STALE_TEMP_SECONDS"]
 
 FORMAT_NAME = "textnb-model"
@@ -115,6 +115,25 @@ _MAX_NPY_HEADER = 64 * 1024
 STALE_TEMP_SECONDS = 60.0
 
 _REGISTRY = {}
+
+#: a ZIP archive's local file header, and where its member's name starts in it
+_ZIP_LOCAL = b"PK\x03\x04"
+_ZIP_NAME_AT = 30
+
+
+def looks_like_model(head):
+    """Whether ``head`` (bytes: the first bytes of a file, 64 are enough) starts a textnb
+    model file: the compact form's frame (:data:`textnb.core.compact.MAGIC`), or a ZIP
+    archive whose first member is ``header.json`` (:func:`save` writes it first). A cheap
+    look at the first bytes, nothing read or loaded: for the readers of data (corpora,
+    tables) to say that a model file given in their place is one."""
+    head = bytes(head[:_ZIP_NAME_AT + 16])
+    if head.startswith(compact.MAGIC):
+        return True
+    if not head.startswith(_ZIP_LOCAL) or len(head) < _ZIP_NAME_AT:
+        return False
+    n = int.from_bytes(head[26:28], "little")  # the member's name length
+    return head[_ZIP_NAME_AT:_ZIP_NAME_AT + n] == b"header.json"
 
 
 

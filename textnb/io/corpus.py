@@ -43,9 +43,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from textnb.core.errors import (STDIN_NAME, DataWarning, InputError, NotATextCorpus, counted, empty_input, input_name,
-                                 missing_reason, short_repr)
-from textnb.io.files import cut_text, decode_cut, file_identity, folder_files, open_regular_binary, read_regular_file
+from textnb.core.errors import (STDIN_NAME, DataWarning, InputError, ModelGivenAsData, NotATextCorpus, check_input,
+                                 counted, empty_input, input_name, missing_input, missing_reason, short_repr)
+from textnb.io.files import (cut_text, decode_cut, file_identity, folder_files, noting_empty_folder, open_regular_binary,
+                             read_regular_file)
 from textnb.io.numbers import is_number
 
 __all__ = [
@@ -70,6 +71,7 @@ __all__ = [
     "is_binary",
     "wide_encoding",
     "binary_message",
+    "binary_refusal",
     "skipped_reason",
     "binary_document",
     "open_corpus",
@@ -154,7 +156,17 @@ def skipped_reason(path):
 def _binary_reason(data):
     """Why a document whose bytes start with ``data`` is skipped (:func:`skipped_reason`)."""
     wide = wide_encoding(bytes(data[:64]))
+    if wide is None and _model_file(data):  # (a model given as a document: said so, as binary_message says it)
+        return "a textnb model file"
     return "binary file" if wide is None else f"{wide} text (convert it to UTF-8)"
+
+
+def _model_file(data):
+    """Whether the binary ``data`` starts a textnb model file
+    (:func:`textnb.core.model_io.looks_like_model`: imported on this error path only)."""
+    from textnb.core.model_io import looks_like_model
+
+    return looks_like_model(data)
 
 
 def binary_message(path, data, what):
@@ -162,10 +174,21 @@ def binary_message(path, data, what):
     binary (:func:`is_binary`): a UTF-16 / UTF-32 text is called so, with the fix."""
     path = input_name(path)  # (standard input: stdin)
     wide = wide_encoding(data)
+    if wide is None and _model_file(data):  # (its first bytes: nothing loaded)
+        return f"{path}: a textnb model file, not {what}"
     if wide is not None:
         return (f"{path}: {wide} text; textnb reads UTF-8, Windows-1252 or Latin-1: convert it first "
                 f"(iconv -f {wide} -t UTF-8)")
     return f"{path}: binary file, not {what}"
+
+
+def binary_refusal(path, data, what):
+    """The InputError of :func:`binary_message`: a :class:`~textnb.core.errors.ModelGivenAsData`
+    for a textnb model file (``looks_like_model``), so the command line can say how to use it."""
+    message = binary_message(path, data, what)
+    if _model_file(data):
+        return ModelGivenAsData(message, input_name(path))
+    return InputError(message)
 
 
 def binary_document(doc):
@@ -178,8 +201,8 @@ def binary_document(doc):
             data = read_regular_file(doc, _SNIFF)
         except InputError:
             data = b""
-        return InputError(binary_message(os.fspath(doc), data, "a text document"))
-    return InputError(binary_message(short_repr(bytes(doc[:100])), bytes(doc[:_SNIFF]), "a text document"))
+        return binary_refusal(os.fspath(doc), data, "a text document")
+    return binary_refusal(short_repr(bytes(doc[:100])), bytes(doc[:_SNIFF]), "a text document")
 
 
 def decode_bytes(data, cut=False):
@@ -241,6 +264,8 @@ def read_small_text(path, *, what="file", max_bytes=MAX_LIST_BYTES):
     if path == STDIN or _special_kind(path) == "pipe":  # (a terminal, /dev/zero and the like: refused)
         data = _read_piped_once(path, max_bytes + 1)
     else:
+        if not os.path.exists(path):  # (as every named input that is not there: 'no such stop-word file')
+            raise missing_input(path, what)
         try:
             data = read_regular_file(path, max_bytes + 1, what=what)
         except InputError:
@@ -395,8 +420,8 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
     :func:`read_piped`; ``path`` then only names it).
     """
     path = os.fspath(path)
-    if data is None and not os.path.exists(path):  # (data given: ``path`` only names it, ``-`` say)
-        raise InputError(f"{path}: {missing_reason(path, 'file or folder')}")
+    if data is None:  # (data given: ``path`` only names it, ``-`` say)
+        check_input(path)
     if data is None and os.path.isdir(path):
         subdirs = _class_folders(path)
         names = {os.path.basename(d) for d in subdirs}
@@ -577,13 +602,13 @@ def read_text_file(path, what, *, data=None, max_bytes=None):
             with open_regular_binary(path) as f:
                 data = f.read(_SNIFF if max_bytes is None else min(_SNIFF, max_bytes))
                 if is_binary(data):  # refused before the rest is read: a huge binary file costs 8 KiB
-                    raise InputError(binary_message(path, data, what))
+                    raise binary_refusal(path, data, what)
                 data += f.read(-1 if max_bytes is None else max_bytes - len(data))
         except OSError as exc:
             raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if isinstance(data, (bytes, bytearray)):
         if is_binary(bytes(data[:_SNIFF])):
-            raise InputError(binary_message(path, bytes(data[:_SNIFF]), what))
+            raise binary_refusal(path, bytes(data[:_SNIFF]), what)
         data = decode_lines(bytes(data))
     return data
 
@@ -697,7 +722,7 @@ def _read_stream(path, limit=None, *, binary_what=None):
                 return f.read(limit)
             first = f.read(_SNIFF if limit is None else min(_SNIFF, limit))
             if is_binary(first):
-                raise InputError(binary_message(path, first, binary_what))
+                raise binary_refusal(path, first, binary_what)
             return first + f.read(-1 if limit is None else limit - len(first))
     except OSError as exc:
         raise InputError(f"{input_name(path)}: cannot read ({exc.strerror or exc})") from None
@@ -1110,7 +1135,7 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
     try:
         first = stream.read(_SNIFF)
         if is_binary(first):
-            raise InputError(binary_message(path, first, f"a TSV/CSV {'corpus' if need_label else 'file'}"))
+            raise binary_refusal(path, first, f"a TSV/CSV {'corpus' if need_label else 'file'}")
         raw_lines = io.BufferedReader(_Prefixed(first, stream))
         first_line = first.split(b"\n", 1)[0]
         cap = max(max_bytes + 8, _MIN_FIELD_CAP)
@@ -1199,16 +1224,18 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
             yield input_name(p), text, None if text is not None else _binary_reason(data)
         elif os.path.isdir(p):
             loops = []
-            for f in _walk_files(p, loops):
+            listed = [(f, False) for f in _walk_files(p, loops)]
+            for f, loop in noting_empty_folder(p, listed + [(f, True) for f in loops]):  # (none: a warning)
+                if loop:
+                    yield f, None, skipped_reason(f)
+                    continue
                 text = text_of(read_bytes(f, max_bytes))
                 yield f, text, None if text is not None else skipped_reason(f)
-            for f in loops:
-                yield f, None, skipped_reason(f)
         elif os.path.exists(p):
             text = text_of(read_bytes(p, max_bytes))
             yield p, text, None if text is not None else skipped_reason(p)
         else:
-            raise InputError(f"{p}: {missing_reason(p, 'file or folder')}")
+            raise missing_input(p)
 
 
 def _named_stream(path):

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 from textnb.core.errors import STDIN_NAME, InputError, counted, empty_input
 from textnb.core.wrapping import text_vectorizer
-from textnb.io.corpus import MAX_DOCUMENT_BYTES, Corpus, binary_message, check_unchanged, decode_bytes, is_binary
+from textnb.io.corpus import MAX_DOCUMENT_BYTES, Corpus, binary_refusal, check_unchanged, decode_bytes, is_binary
 from textnb.io.files import cut_text, file_identity, open_regular_binary, read_regular_file
 
 __all__ = [
@@ -302,7 +302,7 @@ def _labelled_lines(path, data, label_prefix, max_bytes, texts=True):
     if data is not None:
         if isinstance(data, (bytes, bytearray)):
             if is_binary(bytes(data[:_SNIFF])):
-                raise InputError(binary_message(path, bytes(data[:_SNIFF]), "a fastText file"))
+                raise binary_refusal(path, bytes(data[:_SNIFF]), "a fastText file")
             if b"\n" not in data and _cr_inside(bytes(data)):
                 raise _mac_line_ends(path)
             raw_lines = (line + b"\n" for line in bytes(data).split(b"\n"))
@@ -316,7 +316,7 @@ def _labelled_lines(path, data, label_prefix, max_bytes, texts=True):
         with open_regular_binary(path) as f:
             head = f.peek(_SNIFF)[:_SNIFF]
             if is_binary(head):
-                raise InputError(binary_message(path, head, "a fastText file"))
+                raise binary_refusal(path, head, "a fastText file")
             yield from _parsed(path, _lf_ended(_bounded_lines(f, max_bytes), path), label_prefix, max_bytes, texts)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
@@ -484,7 +484,7 @@ def line_documents(stream, *, max_bytes=MAX_DOCUMENT_BYTES, label_prefix=None, s
     """
     head = stream.peek(_SNIFF)[:_SNIFF] if hasattr(stream, "peek") else b""
     if isinstance(head, bytes) and is_binary(head):
-        raise InputError(binary_message(name, head, "a text file of one document per line"))
+        raise binary_refusal(name, head, "a text file of one document per line")
     strip = None  # decided on the first chunk: a fastText file's labels are dropped
     done = 0  # lines before the chunk (for the line number of an empty label)
 

@@ -11,7 +11,7 @@ import os
 from textnb.core.errors import InputError
 from textnb.core.regular import NotRegularFile, open_regular_stat
 
-__all__ = ["BATCH_BYTES", "bounded_runs", "cut_text", "decode_cut", "file_identity", "folder_files", "open_regular_binary",
+__all__ = ["BATCH_BYTES", "bounded_runs", "cut_text", "decode_cut", "file_identity", "folder_files", "noting_empty_folder", "open_regular_binary",
            "read_regular_file", "regular_reader", "source_batches"]
 
 _CHUNK = 1 << 16
@@ -234,6 +234,30 @@ def folder_files(top, *, on_unlistable, on_loop=None, follow=None, subfolder=Non
         for sub in reversed(subdirs):
             inner = subfolder(sub) if subfolder is not None else None
             pending.append(sub if inner is None else inner)
+
+
+def noting_empty_folder(path, items, on_warning=None):
+    """``items`` (what the input ``path``, named by the user, lists: its documents, its
+    mail files), and when ``path`` is a folder that lists none at all, one warning line
+    ``PATH: no documents in this folder`` to ``on_warning`` (None: a
+    :class:`~textnb.core.errors.DataWarning`), after the listing. The one place
+    ``predict``, ``topicfilter`` and ``spamfilter --batch`` say that a folder gave them
+    nothing (they said nothing, and exited 0). A folder whose files are all skipped (binary,
+    unreadable) lists them: each is said where it is read, and this says nothing."""
+    listed = False
+    for item in items:
+        listed = True
+        yield item
+    if not listed and os.path.isdir(path):
+        message = f"{os.fspath(path)}: no documents in this folder"
+        if on_warning is not None:
+            on_warning(message)
+        else:
+            import warnings
+
+            from textnb.core.errors import DataWarning
+
+            warnings.warn(message, DataWarning, stacklevel=2)
 
 
 def cut_text(text, max_bytes):

@@ -10,10 +10,10 @@ import codecs
 import os
 import stat
 
-from textnb.core.errors import InputError, missing_reason
+from textnb.core.errors import InputError, missing_input
 from textnb.core.regular import NotRegularFile, open_regular_stat
 from textnb.core.forkmap import can_fork_here, fork_map, jobs_count, spare_cpus
-from textnb.io.files import decode_cut, folder_files, regular_reader
+from textnb.io.files import decode_cut, folder_files, noting_empty_folder, regular_reader
 from textnb.io.files import read_regular_file as _read_file
 
 __all__ = ["DEFAULT_MAX_BYTES", "decode_bytes", "read_capped", "is_special", "is_maildir", "is_mbox",
@@ -545,7 +545,8 @@ def map_messages(paths, func, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_j
         if not os.path.isdir(path):
             named.add(os.fspath(path))
         try:
-            for entry in message_files(path, None if on_error is None else lambda e: files.append((None, e))):
+            listed = message_files(path, None if on_error is None else lambda e: files.append((None, e)))
+            for entry in noting_empty_folder(path, listed, on_warning):  # (a folder of none: a warning)
                 files.append(entry)
         except InputError as exc:
             if on_error is None:
@@ -766,7 +767,7 @@ def message_files(path, on_error=None):
     elif os.path.exists(path):
         yield path, False
     else:
-        raise InputError(f"{path}: {missing_reason(path, 'file or folder')}")
+        raise missing_input(path)
 
 
 def read_messages(path, max_bytes=DEFAULT_MAX_BYTES, *, whole=False):

@@ -21,7 +21,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from textnb.core.errors import InputError, ParameterError, counted, input_name, missing_reason
+from textnb.core.errors import InputError, ParameterError, check_input, counted, input_name
 from textnb.io.corpus import _class_folders, _walk_files, read_small_text
 from textnb.io.files import read_regular_file
 
@@ -223,8 +223,7 @@ def read_multilabel_corpus(path, *, label_file=None, strict=False, same_name="er
     MultiLabelCorpus
     """
     path = os.fspath(path)
-    if not os.path.isdir(path):
-        raise InputError(f"{path}: {'not a folder' if os.path.exists(path) else missing_reason(path, 'folder')}")
+    check_input(path, "folder")
     if same_name not in ("error", "separate"):
         raise ParameterError(f"same_name must be 'error' or 'separate'; got {same_name!r}")
     parts = _split_parts(path)

@@ -9,7 +9,7 @@ closed or absent: ``stdin: standard input is closed``) and name it
 
 import os
 
-from textnb.core.errors import InputError, input_name, missing_reason
+from textnb.core.errors import InputError, check_input, input_name
 
 __all__ = ["ROW_SUFFIXES", "STDIN_PATHS", "as_fasttext", "as_rows", "check_file", "check_paths", "document_batches", "line_chunks", "reading",
            "row_chunks", "some_file"]
@@ -22,12 +22,13 @@ ROW_SUFFIXES = (".tsv", ".csv", ".tab")
 STDIN_PATHS = ("-", "/dev/stdin")
 
 
-def check_paths(paths):
+def check_paths(paths, rows=False):
     """InputError, before any PATH is read, for PATHs of ``paths`` that cannot all be read:
     standard input given twice (``-`` or ``/dev/stdin``, :data:`STDIN_PATHS`: it can be read
     once, the second would be read empty and an empty document scored) and a PATH that is not
-    there (:func:`missing_reason`), so that what ``predict`` prints does not depend on how
-    far it got or on how it batches."""
+    there, or with ``rows`` (``--rows``: each PATH a TSV/CSV file) not a file
+    (:func:`~textnb.core.errors.check_input`, as :func:`check_file` says it), so that what
+    ``predict`` prints does not depend on how far it got or on how it batches."""
     paths = [os.fspath(path) for path in paths or ()]
     given = [path for path in paths if path in STDIN_PATHS]
     if len(given) > 1:
@@ -35,16 +36,14 @@ def check_paths(paths):
                          f"standard input given twice (as {' and as '.join(given)}): it can be "
                          f"read once")
     for path in paths:
-        if path != "-" and not os.path.exists(path):
-            raise InputError(f"{path}: {missing_reason(path, 'file or folder')}")
+        if path != "-":
+            check_input(path, "file" if rows else "file or folder")
 
 
 def check_file(path):
-    """InputError for a rows or lines input that is missing or a folder (a pipe is read)."""
-    if os.path.isdir(path):
-        raise InputError(f"{path}: a folder, not a file")
-    if not os.path.exists(path):
-        raise InputError(f"{path}: {missing_reason(path, 'file')}")  # (a broken link said so)
+    """InputError for a rows or lines input that is missing or a folder (a pipe is read):
+    :func:`~textnb.core.errors.check_input` of a ``"file"``."""
+    check_input(path, "file")
 
 
 def as_rows(path, rows=False):
