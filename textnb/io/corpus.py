@@ -1224,8 +1224,12 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
             yield input_name(p), text, None if text is not None else _binary_reason(data)
         elif os.path.isdir(p):
             loops = []
-            listed = [(f, False) for f in _walk_files(p, loops)]
-            for f, loop in noting_empty_folder(p, listed + [(f, True) for f in loops]):  # (none: a warning)
+
+            def listed(p=p, loops=loops):  # (as the walk goes: a folder of millions is not listed first)
+                yield from ((f, False) for f in _walk_files(p, loops))
+                yield from ((f, True) for f in loops)  # (the walk's loops, known once it is done)
+
+            for f, loop in noting_empty_folder(p, listed()):  # (nothing listed: a warning)
                 if loop:
                     yield f, None, skipped_reason(f)
                     continue
