@@ -974,3 +974,38 @@ def test_break_even_points_are_those_of_the_log_odds_whatever_the_decision_rule(
         assert len({round(r[key], 12) for r in reports[1::4]}) == 1, key  # estimators' cross-validation
         assert len({round(r[key], 12) for r in reports[3::4]}) == 1, key  # the kernel trainer's
     assert len({round(r["micro_f1"], 12) for r in reports[::4]}) == 3  # (the rules do decide differently)
+
+
+def test_labels_in_a_pandas_column_and_a_dataframe_are_read_by_fit_and_score_as_by_the_text_classifier():
+    """A pandas user's targets: label collections in a Series (``df["labels"].str.split(",")``)
+    or an object array, and a DataFrame of 0/1 columns. ``fit`` and ``score`` read them as the
+    list / the matrix they hold, as TextClassifier(model=MultiLabelNB()) already read a Series.
+    Before: the Pipeline's MultiLabelNB refused the Series ("legacy multi-label data
+    representation"), ``score`` raised TypeError on a DataFrame (GridSearchCV's default
+    scoring) and read rows of 0/1 written as lists as label sets of the labels 0 and 1
+    (micro-F1 0.5 where fit's reading gives 2/3)."""
+    pd = pytest.importorskip("pandas")
+    from textnb import TextClassifier
+
+    texts = ["grain wheat prices", "wheat harvest", "grain silo", "crude oil", "oil prices fall"] * 4
+    sets = [("grain", "wheat"), ("wheat",), ("grain",), ("oil",), ("oil",)] * 4
+    column = np.empty(len(sets), dtype=object)
+    column[:] = sets
+    model = Pipeline([("vectorizer", Vectorizer()), ("model", MultiLabelNB(MultinomialNB(), threshold=0.0))])
+    expected = clone(model).fit(texts, sets)
+    for y in (pd.Series(sets), column, pd.Series([list(v) for v in sets])):
+        fitted = clone(model).fit(texts, y)
+        assert_array_equal(fitted[-1].classes_, expected[-1].classes_)
+        assert_array_equal(fitted.predict(texts), expected.predict(texts))
+        assert fitted.score(texts, y) == expected.score(texts, sets)
+    on_text = TextClassifier(model=MultiLabelNB(MultinomialNB(), threshold=0.0)).fit(texts, pd.Series(sets))
+    assert_array_equal(on_text.predict(texts), expected.predict(texts))
+
+    X = np.array([[3, 0, 0], [0, 3, 0], [2, 2, 0], [0, 0, 3]] * 3)
+    Y = np.array([[1, 0], [0, 1], [1, 1], [0, 0]] * 3)
+    fitted = MultiLabelNB(MultinomialNB(), threshold=0.0, min_labels=0).fit(X, Y)
+    expected = f1_score(Y, fitted.predict(X), average="micro")
+    for y in (Y, pd.DataFrame(Y, columns=["grain", "wheat"]), Y.tolist()):
+        assert fitted.score(X, y) == pytest.approx(expected)
+    with pytest.raises(ValueError, match="3 columns; the model has 2 labels"):
+        fitted.score(X, np.hstack([Y, Y[:, :1]]))

@@ -64,6 +64,40 @@ def test_train_predict_test_and_the_saved_model_agree_with_the_command_line(file
     assert again[0] == labels and list(again[1]) == list(freq)
 
 
+@pytest.mark.parametrize("train, valid", [("train.txt", "valid.txt"), ("mtrain.txt", "mvalid.txt")])
+def test_predict_test_and_the_command_line_keep_the_same_labels_at_a_threshold(files, tmp_path, train, valid):
+    """One rule for the labels kept at K and TH on every path: `textnb predict --top
+    --threshold` (the model's predict_proba, compared as probabilities), `textnb test MODEL
+    FILE K TH`, and the facade's predict and test; and the same floats printed. Before,
+    test compared log P with log TH and the facade exp(log P) with TH: a threshold equal
+    to a probability predict printed kept the label there and dropped it in test and in
+    the facade's predict (40% of SMS's cells); a multi-label file's predict printed
+    expit(log-odds), the library exp(log expit(log-odds)), 1e-16 apart."""
+    model = train_supervised(input=str(files / train))
+    path = tmp_path / "m.tnb"
+    model.save_model(path)
+    lines = (files / valid).read_text(encoding="utf-8").splitlines()[:40]
+    texts = [" ".join(w for w in line.split() if not w.startswith("__label__")) for line in lines]
+    (tmp_path / "v.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    printed = [json.loads(row)["labels"] for row in
+               _cli("predict", path, "--lines", tmp_path / "v.txt", "--top", -1, "--json").splitlines()]
+    labels, probas = model.predict(texts, k=-1)
+    for shown, labs, ps in zip(printed, labels, probas):  # the same labels and floats
+        assert [f"__label__{d['label']}" for d in shown] == labs
+        assert [d["proba"] for d in shown] == [float(p) for p in ps]
+    dropped = []
+    for i, (line, shown) in enumerate(zip(lines, printed)):
+        top = shown[0]["proba"]  # a threshold equal to the probability printed keeps the label everywhere
+        (tmp_path / "one.txt").write_text(line + "\n", encoding="utf-8")
+        kept = json.loads(_cli("predict", path, "--lines", tmp_path / "one.txt", "--threshold", repr(top),
+                               "--top", 1, "--json"))["labels"]
+        counted = json.loads(_cli("test", path, tmp_path / "one.txt", 1, repr(top), "--json"))["predicted"]
+        facade = model.predict(texts[i], k=1, threshold=top)[0]
+        if not (len(kept) == counted == len(facade) == 1):
+            dropped.append((i, top, len(kept), counted, len(facade)))
+    assert not dropped
+
+
 def test_word_ngrams_fasttext_only_parameters_and_refusals(files):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -73,7 +73,7 @@ def _predict_multilabel(args, model, out, err):
     stream), or, as fastText's ``predict`` / ``predict-prob`` and as for a single-label
     model, the ``--top K`` most probable labels and / or those whose probability is >=
     ``--threshold``; the same in every mode (files, ``--lines``, ``--rows``)."""
-    from scipy.special import expit
+    from textnb.meta.labelsets import label_probabilities
 
     ml = multilabel_model(model)
     names = [str(c) for c in ml.classes_]
@@ -101,7 +101,7 @@ def _predict_multilabel(args, model, out, err):
             decide(sources, lo)
 
     def decide(sources, lo):
-        proba = expit(lo)
+        proba = label_probabilities(lo)  # (MultiLabelNB.predict_proba's floats)
         if ranked(args):  # --top K / --threshold P: ranked with their probabilities, as for one label
             print_ranked(sources, names, proba, lo, args, out)
             return

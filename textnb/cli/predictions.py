@@ -6,7 +6,7 @@ carries."""
 import numpy as np
 
 from textnb.cli.options import ALL_LABELS
-from textnb.evaluation.topk import best_labels
+from textnb.evaluation.topk import proba_and_odds, ranked_labels
 from textnb.cli.output import cell, counted, dumps, proba_text
 from textnb.core.errors import InputError, TextnbError
 
@@ -14,16 +14,10 @@ __all__ = ["Accuracy", "format_proba", "print_predictions", "print_ranked", "ran
 
 
 def score_rows(model, X):
-    """``(proba, log_odds)`` of the rows ``X``: the probabilities the model's own
-    ``predict_proba`` gives (the floats of the library, ``textnb serve`` and
-    ``topicfilter``, to the last bit) and per-class log-odds (which keep their resolution)."""
-    from textnb.core.logspace import log_odds
-
-    if hasattr(model, "proba_and_odds"):  # a file's scorer or a kernel: one pass over the rows for both
-        return model.proba_and_odds(X)
-    logp = model.predict_log_proba(X)
-    odds = model.predict_log_odds(X) if hasattr(model, "predict_log_odds") else log_odds(logp)
-    return (model.predict_proba(X) if hasattr(model, "predict_proba") else np.exp(logp)), odds
+    """``(proba, log_odds)`` of the rows ``X``: :func:`textnb.evaluation.topk.proba_and_odds`,
+    the probabilities the model's own ``predict_proba`` gives (the floats of the library,
+    ``textnb serve`` and ``topicfilter``, to the last bit) and per-class log-odds."""
+    return proba_and_odds(model, X)
 
 
 def refuse_nan(args, proba, odds):
@@ -51,7 +45,7 @@ def print_ranked(sources, classes, proba, odds, args, out):
     for src, p, lo in zip(sources, proba, odds):
         # the order of p; its log-odds break the ties of probabilities that round to one
         # float (a calibrated model's log-odds are its inner model's: they rank only within)
-        best = [int(k) for k in best_labels(p, top, threshold, ties=lo)]
+        best = [int(k) for k in ranked_labels(p, lo, top, threshold)]
         if args.json:
             rec = {"source": src, "labels": [
                 {"label": classes[k], "proba": float(p[k]), "log_odds": float(lo[k])} for k in best]}

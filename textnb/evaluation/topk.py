@@ -25,7 +25,7 @@ import os
 import numpy as np
 
 __all__ = ["best_labels", "check_k", "check_threshold", "fasttext_test", "fasttext_test_label", "format_test_result",
-           "label_scores_at_k", "precision_recall_at_k"]
+           "label_scores_at_k", "precision_recall_at_k", "proba_and_odds", "ranked_labels"]
 
 
 def check_k(k):
@@ -59,6 +59,32 @@ def best_labels(scores, k, floor, ties=None):
     return order[scores[order] >= floor]
 
 
+def proba_and_odds(model, X):
+    """``(proba, log_odds)`` of the documents or rows ``X``: the probabilities the model's
+    own ``predict_proba`` gives (the floats of the library, ``textnb predict``, ``textnb
+    serve`` and ``topicfilter``, to the last bit) and per-label log-odds (which keep their
+    resolution where probabilities round to one float). The scores every ranking of labels
+    reads (:func:`ranked_labels`): ``textnb predict --top / --threshold``, ``textnb test``,
+    :class:`textnb.fasttext.FastTextModel`'s ``predict`` and ``test``."""
+    from textnb.core.logspace import log_odds
+
+    if hasattr(model, "proba_and_odds"):  # a file's scorer or a kernel: one pass over the rows for both
+        return model.proba_and_odds(X)
+    logp = model.predict_log_proba(X)
+    odds = model.predict_log_odds(X) if hasattr(model, "predict_log_odds") else log_odds(logp)
+    return (model.predict_proba(X) if hasattr(model, "predict_proba") else np.exp(logp)), odds
+
+
+def ranked_labels(proba, odds, k, threshold):
+    """Positions of one example's labels that fastText's ``predict`` / ``test`` keep for
+    ``k`` (-1: all) and ``threshold``: the ``k`` most probable, most probable first, whose
+    probability is at least ``threshold`` (compared as probabilities, as fastText compares
+    them), equal probabilities ordered by their log-odds. The one rule of ``textnb predict
+    --top / --threshold``, ``textnb test`` and :mod:`textnb.fasttext`, so a label one prints
+    is a prediction the other counts."""
+    return best_labels(proba, k, threshold, ties=odds)
+
+
 def precision_recall_at_k(log_proba, classes, gold, k=1, threshold=0.0):
     """Counts and ratios of fastText's ``test``.
 
@@ -83,7 +109,10 @@ def precision_recall_at_k(log_proba, classes, gold, k=1, threshold=0.0):
         ``predicted``, ``gold``, ``correct`` (the counts behind them).
     """
     k, threshold = check_k(k), check_threshold(threshold)
-    n, predicted, gold_counts, correct = _meter(log_proba, classes, gold, k, threshold)
+    return _result(*_meter(*_from_log(log_proba), classes, gold, k, threshold), k, threshold)
+
+
+def _result(n, predicted, gold_counts, correct, k, threshold):
     n_predicted, n_gold, n_correct = int(predicted.sum()), int(gold_counts.sum()), int(correct.sum())
     return {
         "n": n, "k": int(k), "threshold": threshold,
@@ -102,7 +131,10 @@ def label_scores_at_k(log_proba, classes, gold, k=1, threshold=0.0):
     predictions, recall = the same / the times it is a true label (repeats counted), F1 =
     2 correct / (predictions + true); NaN where the denominator is 0 (fastText's)."""
     k, threshold = check_k(k), check_threshold(threshold)
-    _, predicted, gold_counts, correct = _meter(log_proba, classes, gold, k, threshold)
+    return _label_scores(*_meter(*_from_log(log_proba), classes, gold, k, threshold)[1:], classes)
+
+
+def _label_scores(predicted, gold_counts, correct, classes):
     out = {}
     for j, c in enumerate(classes):
         p, g, tp = int(predicted[j]), int(gold_counts[j]), int(correct[j])
@@ -111,25 +143,31 @@ def label_scores_at_k(log_proba, classes, gold, k=1, threshold=0.0):
     return out
 
 
-def _meter(log_proba, classes, gold, k, threshold):
+def _from_log(log_proba):
+    """``(proba, ties)`` of log probabilities (what :func:`precision_recall_at_k` is given)."""
+    log_proba = np.asarray(log_proba, dtype=np.float64)
+    return np.exp(log_proba), log_proba
+
+
+def _meter(proba, odds, classes, gold, k, threshold):
     """fastText's ``Meter::log`` over the examples: ``(n, predicted, gold, correct)``, the
     examples counted and per label (arrays in the order of ``classes``) its predictions,
     the times it is a true label (a label given twice on an example: twice) and its
-    predictions that are among the example's labels (once each)."""
-    log_proba = np.asarray(log_proba, dtype=np.float64)
+    predictions that are among the example's labels (once each). Each example's
+    predictions are :func:`ranked_labels` of its ``proba`` and ``odds``."""
+    proba = np.asarray(proba, dtype=np.float64)
     index = {str(c): j for j, c in enumerate(classes)}
-    if log_proba.shape != (len(gold), len(index)):
-        raise ValueError(f"log_proba has shape {log_proba.shape}; expected ({len(gold)}, {len(index)})")
+    if proba.shape != (len(gold), len(index)):
+        raise ValueError(f"log_proba has shape {proba.shape}; expected ({len(gold)}, {len(index)})")
     n = 0
     predicted, gold_counts, correct = (np.zeros(len(index), dtype=np.int64) for _ in range(3))
-    log_threshold = math.log(threshold) if threshold > 0 else -math.inf
-    for row, labels in zip(log_proba, gold):
+    for row, ties, labels in zip(proba, odds, gold):
         known = [index[str(lab)] for lab in labels if str(lab) in index]  # (repeats counted: fastText's)
         if not known:
             continue
         n += 1
         np.add.at(gold_counts, known, 1)
-        chosen = best_labels(row, k, log_threshold)
+        chosen = ranked_labels(row, ties, k, threshold)
         predicted[chosen] += 1
         correct[chosen[np.isin(chosen, known)]] += 1
     return n, predicted, gold_counts, correct
@@ -168,8 +206,9 @@ def fasttext_test(model, path, k=1, threshold=0.0, *, label_prefix=None, data=No
         without a label, skipped).
     """
     k, threshold = check_k(k), check_threshold(threshold)  # (before the file is read)
-    corpus, classes, log_proba = _scored(model, path, label_prefix, data, batch_size)
-    result = precision_recall_at_k(log_proba, classes, corpus.gold_labels(), k=k, threshold=threshold)
+    corpus, classes, proba, odds = _scored(model, path, label_prefix, data, batch_size)
+    n, predicted, gold_counts, correct = _meter(proba, odds, classes, corpus.gold_labels(), k, threshold)
+    result = _result(n, predicted, gold_counts, correct, k, threshold)
     result.update(source=corpus.source, unlabeled=corpus.unlabeled)
     return result
 
@@ -179,13 +218,14 @@ def fasttext_test_label(model, path, k=1, threshold=0.0, *, label_prefix=None, d
     precision, recall and F1 at ``k`` (:func:`label_scores_at_k`, the labels without their
     prefix, in the order of ``model.classes_``); the arguments are :func:`fasttext_test`'s."""
     k, threshold = check_k(k), check_threshold(threshold)
-    corpus, classes, log_proba = _scored(model, path, label_prefix, data, batch_size)
-    return label_scores_at_k(log_proba, classes, corpus.gold_labels(), k=k, threshold=threshold)
+    corpus, classes, proba, odds = _scored(model, path, label_prefix, data, batch_size)
+    return _label_scores(*_meter(proba, odds, classes, corpus.gold_labels(), k, threshold)[1:], classes)
 
 
 def _scored(model, path, label_prefix, data, batch_size):
-    """``(corpus, classes, log_proba)``: the fastText file read (:func:`fasttext_test`'s
-    ``path`` / ``data``) and its documents scored by ``model``."""
+    """``(corpus, classes, proba, odds)``: the fastText file read (:func:`fasttext_test`'s
+    ``path`` / ``data``) and its documents scored by ``model`` (:func:`proba_and_odds`, the
+    scores ``textnb predict`` ranks)."""
     from textnb.core.errors import input_name
     from textnb.io.corpus import read_piped
     from textnb.io.fasttext import DEFAULT_LABEL_PREFIX, read_fasttext
@@ -198,7 +238,8 @@ def _scored(model, path, label_prefix, data, batch_size):
         path = input_name(path)
     corpus = read_fasttext(path, data=data, label_prefix=label_prefix or DEFAULT_LABEL_PREFIX)
     classes = [str(c) for c in model.classes_]
-    parts = [np.asarray(model.predict_log_proba(corpus.documents[i:i + batch_size]), dtype=np.float64)
-             for i in range(0, len(corpus), batch_size)]
-    log_proba = np.concatenate(parts) if parts else np.empty((0, len(classes)))
-    return corpus, classes, log_proba
+    parts = [proba_and_odds(model, corpus.documents[i:i + batch_size]) for i in range(0, len(corpus), batch_size)]
+    if not parts:
+        return corpus, classes, np.empty((0, len(classes))), np.empty((0, len(classes)))
+    return (corpus, classes, np.concatenate([np.asarray(p, dtype=np.float64) for p, _ in parts]),
+            np.concatenate([np.asarray(o, dtype=np.float64) for _, o in parts]))

@@ -28,7 +28,7 @@ from textnb.text.wrappers import threshold_for_f1, threshold_for_fpr  # (their h
 
 __all__ = ["FBR_GRID", "MULTILABEL_DEFAULTS", "PCUT_GRID", "RANK_GRID", "SMALL", "STRATEGIES", "break_even_point",
            "RankTooHigh", "check_rank", "copies", "copy_out_of_fold", "copy_scores", "cross_validated_report", "decide", "decision", "indicator", "rank_candidates",
-           "kfold", "label_indicator", "label_support", "multilabel_report", "naming_the_label",
+           "kfold", "label_indicator", "label_probabilities", "label_support", "multilabel_report", "naming_the_label",
            "precision_recall_f1", "test_report", "threshold_for_f1", "threshold_for_fpr"]
 
 #: Thresholding strategies (Yang 2001); "f1" is the name model files of textnb <= 0.x
@@ -46,6 +46,16 @@ SMALL = 5000
 #: :mod:`textnb.meta.multilabel_training` reads them here).
 MULTILABEL_DEFAULTS = {"cv": None, "fbr": None, "method": "copy", "min_labels": 1, "random_state": 0, "rank": None,
                        "threshold": "scutfbr"}
+
+
+def label_probabilities(S):
+    """Each label's own probability ``P(l | d) = 1 / (1 + exp(-S))`` from its log-odds ``S``:
+    the one rule of :meth:`MultiLabelNB.predict_proba <textnb.meta.multilabel.MultiLabelNB.predict_proba>`
+    and of ``textnb predict`` on a multi-label model file (its scorer gives the log-odds), so
+    that every path prints the same floats."""
+    from scipy.special import expit
+
+    return expit(np.asarray(S, dtype=np.float64))
 
 
 # -- label sets and folds ----------------------------------------------------------------------

@@ -51,7 +51,7 @@ from textnb.io.multilabel import MultiLabelCorpus, read_label_file, read_multila
 from textnb.meta.calibration import estimator_log_odds
 from textnb.meta.labelsets import (MULTILABEL_DEFAULTS, SMALL, STRATEGIES, _each_row_once, _finite,
                                    break_even_point, check_rank, copies, copy_out_of_fold, copy_scores, cross_validated_report, decide, decision, indicator, kfold,
-                                   label_indicator, label_support, multilabel_report, naming_the_label, precision_recall_f1,
+                                   label_indicator, label_probabilities, label_support, multilabel_report, naming_the_label, precision_recall_f1,
                                    test_report)
 from textnb.naive_bayes.discrete import _BaseCountNB
 from textnb.naive_bayes.kernels import all_or_nothing, takes_defaults
@@ -68,6 +68,47 @@ __all__ = [
     "read_label_file",
     "read_multilabel_corpus",
 ]
+
+def _collections_column(y):
+    """Whether ``y`` is one column (a pandas Series, a 1-D object array) whose every entry is a
+    collection of labels (list, tuple, set), as ``df["labels"].str.split(",")`` gives: read as
+    the list of them, as :class:`~textnb.text.classifier.TextClassifier` reads it."""
+    if isinstance(y, (list, tuple)) or sp.issparse(y) or getattr(y, "ndim", None) != 1 or len(y) == 0:
+        return False
+    values = y.to_numpy() if hasattr(y, "to_numpy") else y
+    return (isinstance(values, np.ndarray) and values.dtype == object
+            and all(isinstance(v, (list, tuple, set, frozenset)) for v in values))
+
+
+def _targets(y):
+    """How :class:`MultiLabelNB` reads a target ``y``: ``("matrix", Y)`` for a 0/1 indicator
+    matrix (int64; an ndarray, a sparse matrix, a DataFrame, or rows of one length over one
+    holding only 0 and 1 written as lists), ``("sets", list)`` for label collections (a list,
+    or a pandas Series or 1-D object array of them), ``("labels", 1-D array)`` for one label
+    per document (a column vector too). The one reading of ``fit`` and ``score``."""
+    if y is None:
+        raise ValueError("MultiLabelNB requires y to be passed, but the target y is None")
+    if sp.issparse(y):
+        y = y.toarray()
+    if _collections_column(y):
+        y = list(y)  # a pandas Series or an object array of label collections: the label sets they hold
+    if isinstance(y, (list, tuple)) and y and all(isinstance(v, (list, tuple, set, frozenset)) for v in y):
+        # label collections, whatever their labels' type; rows of one length (over one) holding
+        # only 0 and 1 and no set are an indicator matrix written as lists
+        rows = (not any(isinstance(v, (set, frozenset)) for v in y) and len({len(v) for v in y}) == 1
+                and len(y[0]) > 1 and all(isinstance(x, (int, np.integer)) and x in (0, 1) for v in y for x in v))
+        if not rows:
+            return "sets", list(y)
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()  # a column vector: one label per document
+    if y.ndim == 2:
+        if not np.isin(y, (0, 1)).all():
+            raise ValueError("a 2-D Y must be a 0/1 indicator matrix")
+        return "matrix", y.astype(np.int64)
+    check_classification_targets(y)
+    return "labels", y
+
 
 def _fold_base(base, fitted):
     """The model(s) the out-of-fold models behind the thresholds fit, given the model(s)
@@ -279,30 +320,12 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
 
     def _indicator(self, y):
         """(Y, classes, multilabel) from an indicator matrix, label sets or 1-D labels."""
-        if y is None:
-            raise ValueError("MultiLabelNB requires y to be passed, but the target y is None")
-        if sp.issparse(y):
-            y = y.toarray()
-        if isinstance(y, np.ndarray) and y.ndim == 2 and y.shape[1] == 1:
-            y = y.ravel()  # a column vector: one label per document
-        if isinstance(y, np.ndarray) and y.ndim == 2:
-            Y = y
-            if not np.isin(Y, (0, 1)).all():
-                raise ValueError("a 2-D Y must be a 0/1 indicator matrix")
-            return Y.astype(np.int64), np.arange(Y.shape[1]), True
-        if isinstance(y, (list, tuple)) and y and all(
-                isinstance(v, (list, tuple, set, frozenset)) for v in y):
-            # label collections, whatever their labels' type; rows of one length (over one) holding
-            # only 0 and 1 and no set are an indicator matrix written as lists
-            rows = (not any(isinstance(v, (set, frozenset)) for v in y) and len({len(v) for v in y}) == 1
-                    and len(y[0]) > 1 and all(isinstance(x, (int, np.integer)) and x in (0, 1) for v in y for x in v))
-            if not rows:
-                Y, classes = label_indicator(y)
-                return Y, classes, True
-        y = np.asarray(y)
-        if y.ndim == 2:
-            return self._indicator(y)
-        check_classification_targets(y)
+        form, y = _targets(y)
+        if form == "matrix":
+            return y, np.arange(y.shape[1]), True
+        if form == "sets":
+            Y, classes = label_indicator(y)
+            return Y, classes, True
         classes, idx = np.unique(y, return_inverse=True)
         Y = np.zeros((len(y), len(classes)), dtype=np.int64)
         Y[np.arange(len(y)), idx] = 1
@@ -560,7 +583,12 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
         return lp - logsumexp(lp, axis=1, keepdims=True)
 
     def predict_proba(self, X):
+        """Per-label ``P(label | x)`` (multi-label: :func:`textnb.meta.labelsets.label_probabilities`
+        of the log-odds, the floats ``textnb predict`` prints), or these normalised over the
+        labels (1-D y)."""
         check_is_fitted(self)
+        if self.multilabel_:
+            return label_probabilities(self.predict_log_odds(X))
         return np.exp(self.predict_log_proba(X))
 
     def score(self, X, y, sample_weight=None):
@@ -581,9 +609,16 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
 
     def indicator(self, y):
         """0/1 matrix (n, n_labels) over ``classes_`` of label sets or an indicator matrix
-        (labels not in ``classes_`` are left out)."""
+        (labels not in ``classes_`` are left out), ``y`` read as :meth:`fit` reads it (a
+        DataFrame or rows of 0/1 written as lists are an indicator matrix, a Series of
+        label collections the label sets it holds)."""
         check_is_fitted(self)
-        return indicator(self.classes_, y)
+        form, y = _targets(y)
+        if form == "matrix":
+            if y.shape[1] != len(self.classes_):
+                raise ValueError(f"Y has {y.shape[1]} columns; the model has {len(self.classes_)} labels")
+            return y
+        return indicator(self.classes_, y if form == "sets" else [(v,) for v in y])
 
 
     def _set_state(self, state):
