@@ -62,7 +62,7 @@ def estimator_gamma(estimator):
         None: ``ELEProbDist`` (0.5, NLTK's default); ``"ele"``, ``"laplace"``, ``"mle"``;
         a number ``γ >= 0`` (Lidstone); or a callable ``estimator(freqdist, bins=B)``
         returning an NLTK ``ProbDistI`` (``ELEProbDist``, ``LaplaceProbDist``,
-        ``MLEProbDist``, ``lambda fd, bins: LidstoneProbDist(fd, 0.1, bins)``), whose
+        ``MLEProbDist``, ``lambda fd, bins=None: LidstoneProbDist(fd, 0.1, bins)``), whose
         ``γ`` is read from its probabilities on a small frequency distribution.
 
     Returns
