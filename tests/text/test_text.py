@@ -128,6 +128,19 @@ def test_a_document_that_is_not_text_is_a_value_error(bad):
         CountVectorizer().fit([np.nan])  # the message is scikit-learn's
 
 
+def test_an_invalid_documents_repr_is_cut_with_an_ellipsis_not_mid_word():
+    """The repr of a document that is not text is said whole up to 80 characters, else cut
+    with "..." (``core.errors.short_repr``; it was cut at 40, mid-path, without its quote)."""
+    from pathlib import PurePosixPath
+
+    doc = PurePosixPath("/data/corpora/goemotions/train/a_document.txt")
+    with pytest.raises(ValueError) as caught:
+        Vectorizer().fit([doc, "more words"])
+    assert f"{doc!r} is an invalid document" in str(caught.value)
+    with pytest.raises(ValueError, match=r"\('x+\.\.\. is an invalid document"):
+        Vectorizer().fit([PurePosixPath("x" * 200), "more words"])
+
+
 def test_no_documents_is_an_empty_vocabulary_as_sklearn():
     for docs in ([], ["a b"], [""]):
         with pytest.raises(ValueError, match="empty vocabulary") as ours:

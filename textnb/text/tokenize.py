@@ -24,7 +24,7 @@ from textnb.text.ascii_tokens import TermKeys, ascii_term_ids, supports
 from textnb.text.stemmers import STEMMERS
 from textnb.text.stop_words import ENGLISH_STOP_WORDS
 from textnb.core.model_schema import MAX_NGRAM, pattern_problem
-from textnb.core.errors import InputError, ParameterError
+from textnb.core.errors import InputError, ParameterError, short_repr
 
 __all__ = ["TOKEN_PATTERN", "ANALYZERS", "Analyzer", "Decoder", "Preprocessor", "accent_function", "char_ngrams",
            "analyzer_from_params", "char_wb_ngrams", "decodes_bytes", "decodes_documents", "compile_token_pattern", "stop_word_set", "strip_accents_ascii", "strip_accents_unicode", "TermKeys", "batch_term_ids", "cell_counts", "count_batch", "csr_counts", "text_parts", "StoredVocabulary", "decode_terms", "encode_terms", "growing_vocabulary",
@@ -112,7 +112,8 @@ def accent_function(strip_accents):
 def invalid_document(doc):
     """The error for a document the default analysis cannot read (None, a number: a
     custom ``preprocessor`` or ``analyzer`` may read anything)."""
-    return InputError(f"{type(doc).__name__} {doc!r:.40} is an invalid document, expected byte or unicode string.")
+    # (its repr on one line, cut with "..." at 80 characters: a cut at 40 lost a path's end and its quote)
+    return InputError(f"{type(doc).__name__} {short_repr(doc)} is an invalid document, expected byte or unicode string.")
 
 
 class Preprocessor:
