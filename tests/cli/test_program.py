@@ -127,3 +127,25 @@ def test_a_full_standard_output_is_named_stdout_by_every_program(tmp_path):
     assert os_error_text(OSError(2, "No such file or directory", "x.tnb")) == "x.tnb: No such file or directory"
     assert os_error_text(OSError(5, "Input/output error")) == "i/o: Input/output error"
     assert os_error_text(OSError(5, "Input/output error"), None) == "Input/output error"
+
+
+@pytest.mark.parametrize("signame, line, status", [("SIGINT", "textnb: interrupted", 130),
+                                                   ("SIGTERM", "textnb: terminated by signal 15", 143),
+                                                   ("SIGHUP", "textnb: terminated by signal 1", 129)])
+def test_a_signal_while_the_commands_are_imported_is_one_line(signame, line, status):
+    # Ctrl-C (or SIGTERM) in the first tenths of a second, while numpy and the commands are
+    # still being imported, ended with a traceback of the import (and, for SIGTERM, exit 1):
+    # the signal is sent here by the import of textnb.cli.commands itself, as a user's would
+    # come then
+    code = ("import os, signal, sys\n"
+            "class Finder:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name == 'textnb.cli.commands':\n"
+            f"            os.kill(os.getpid(), signal.{signame})\n"
+            "        return None\n"
+            "sys.meta_path.insert(0, Finder())\n"
+            "from textnb.cli.program import main\n"
+            "raise SystemExit(main())\n")
+    done = _child(code)
+    assert done.stderr == line + "\n"
+    assert done.returncode == status

@@ -110,9 +110,33 @@ def stop_on_signals():
 
 def main():
     """The ``textnb`` program (the console script and ``python -m textnb``): returns its exit
-    status (:func:`textnb.cli.commands.main`)."""
-    prepare_process()
-    stop_on_signals()
-    from textnb.cli.commands import main as run
+    status (:func:`textnb.cli.commands.main`).
 
-    return run()
+    A Ctrl-C, SIGTERM or SIGHUP that comes while the commands are still being imported
+    (numpy, scipy: the first few tenths of a second, a user's "oops" right after Enter)
+    ends the program as one during the command does, in one line and with the same exit
+    status (``textnb: interrupted``, 130; ``textnb: terminated by signal N``, 128 + N), not
+    with a traceback of the import; :func:`textnb.cli.commands.main` answers the rest."""
+    try:
+        prepare_process()
+        from textnb.apps.spamclient import Terminated  # (before the handlers that raise it)
+
+        try:
+            stop_on_signals()
+            from textnb.cli.commands import main as run
+
+            return run()
+        except Terminated as exc:
+            _say(f"textnb: {exc}")
+            return 128 + exc.signum
+    except KeyboardInterrupt:
+        _say("textnb: interrupted")
+        return 130
+
+
+def _say(line):
+    """``line`` on standard error, if it can still be written."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError, AttributeError):
+        pass
