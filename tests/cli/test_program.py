@@ -173,3 +173,22 @@ def test_python_m_textnb_exits_130_when_the_interrupt_ended_a_string_exec(tmp_pa
     assert done.stderr == "textnb: interrupted\n"
     assert done.returncode == 130
     assert not (tmp_path / "m.tnb").exists()
+
+
+def test_the_finder_after_the_numpy_extras_one_is_still_asked_for_scipy():
+    # the finder that waits for scipy's import removed itself from sys.meta_path while the
+    # import system walked it, so the finder after it (an import hook put first) was skipped
+    code = ("import sys\n"
+            "seen = []\n"
+            "class Hook:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        seen.append(name)\n"
+            "        return None\n"
+            "sys.meta_path.insert(0, Hook())\n"
+            "from textnb.cli.program import defer_numpy_extras\n"
+            "defer_numpy_extras()\n"
+            "import scipy\n"
+            "assert 'scipy' in seen, seen[:5]\n"
+            "assert sys.meta_path[0].__class__.__name__ == 'Hook'\n")
+    done = _child(code)
+    assert done.returncode == 0, done.stderr

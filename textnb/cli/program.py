@@ -44,8 +44,18 @@ class _DeferNumpyExtras:
 
     def find_spec(self, name, path=None, target=None):
         if name == "scipy":
-            sys.meta_path[:] = [f for f in sys.meta_path if f is not self]
+            finders = sys.meta_path
+            after = next((finders[k + 1:] for k, f in enumerate(finders) if f is self), [])
+            finders[:] = [f for f in finders if f is not self]
             _lazy_submodules("numpy", NUMPY_EXTRAS)
+            # the import system walks sys.meta_path by position: with this finder gone, the one
+            # after it would be skipped for scipy (an import hook a user put first), so the
+            # finders after this one are asked here, in their order
+            for finder in after:
+                find = getattr(finder, "find_spec", None)
+                spec = find(name, path, target) if find is not None else None
+                if spec is not None:
+                    return spec
         return None  # the usual finders import the module itself
 
 
