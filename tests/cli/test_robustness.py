@@ -891,3 +891,45 @@ def test_a_library_wrapper_of_a_text_classifier_is_refused_in_one_line(tmp_path,
     assert rc == 1 and out == ""
     one_error_line(err, str(path), f"{wrapper}(TextClassifier(...))", f"TextClassifier(model={wrapper}(...))")
     assert textnb.load(path).predict(["cheap money"]).tolist() == ["spam"]  # (the library reads it)
+
+
+def test_a_plot_into_a_full_disk_names_the_picture(tmp_path, model_file):
+    # a picture's write that found no room (a full disk; here a file size limit, EFBIG as a
+    # full disk's ENOSPC) was reported as standard output's: "textnb: error: stdout: File too
+    # large"; it names the picture now, and the old picture is kept whole
+    import resource
+
+    pytest.importorskip("matplotlib")
+    old = tmp_path / "p.png"
+    old.write_bytes(b"\x89PNG\r\n\x1a\n old picture")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.RLIM_INFINITY))
+
+    done = subprocess.run([sys.executable, "-m", "textnb", "inspect", str(model_file), "--plot", str(old)],
+                          capture_output=True, text=True, cwd=str(REPO), env=dict(os.environ, PYTHONPATH=str(REPO)),
+                          preexec_fn=limit, timeout=120)
+    assert done.returncode == 1
+    one_error_line(done.stderr, f"{old}: File too large")
+    assert old.read_bytes() == b"\x89PNG\r\n\x1a\n old picture"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.tnb", "p.png"]  # no temporary left
+
+
+def test_atomic_write_names_its_file_when_a_write_finds_no_room(tmp_path):
+    # a file object's write raises ENOSPC without a file name; atomic_write gives it the
+    # path it writes (the twin of save's "cannot write model file"), for plots and ARFF files
+    import errno
+
+    from textnb.core.model_io import atomic_write
+
+    target = tmp_path / "out.arff"
+    target.write_text("old\n")
+
+    def write(f):
+        f.write(b"partial")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with pytest.raises(OSError) as info:
+        atomic_write(target, write)
+    assert info.value.filename == str(target) and info.value.errno == errno.ENOSPC
+    assert target.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["out.arff"]

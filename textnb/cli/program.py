@@ -44,8 +44,18 @@ class _DeferNumpyExtras:
 
     def find_spec(self, name, path=None, target=None):
         if name == "scipy":
-            sys.meta_path[:] = [f for f in sys.meta_path if f is not self]
+            finders = sys.meta_path
+            after = next((finders[k + 1:] for k, f in enumerate(finders) if f is self), [])
+            finders[:] = [f for f in finders if f is not self]
             _lazy_submodules("numpy", NUMPY_EXTRAS)
+            # the import system walks sys.meta_path by position: with this finder gone, the one
+            # after it would be skipped for scipy (an import hook a user put first), so the
+            # finders after this one are asked here, in their order
+            for finder in after:
+                find = getattr(finder, "find_spec", None)
+                spec = find(name, path, target) if find is not None else None
+                if spec is not None:
+                    return spec
         return None  # the usual finders import the module itself
 
 
@@ -110,9 +120,33 @@ def stop_on_signals():
 
 def main():
     """The ``textnb`` program (the console script and ``python -m textnb``): returns its exit
-    status (:func:`textnb.cli.commands.main`)."""
-    prepare_process()
-    stop_on_signals()
-    from textnb.cli.commands import main as run
+    status (:func:`textnb.cli.commands.main`).
 
-    return run()
+    A Ctrl-C, SIGTERM or SIGHUP that comes while the commands are still being imported
+    (numpy, scipy: the first few tenths of a second, a user's "oops" right after Enter)
+    ends the program as one during the command does, in one line and with the same exit
+    status (``textnb: interrupted``, 130; ``textnb: terminated by signal N``, 128 + N), not
+    with a traceback of the import; :func:`textnb.cli.commands.main` answers the rest."""
+    try:
+        prepare_process()
+        from textnb.apps.spamclient import Terminated  # (before the handlers that raise it)
+
+        try:
+            stop_on_signals()
+            from textnb.cli.commands import main as run
+
+            return run()
+        except Terminated as exc:
+            _say(f"textnb: {exc}")
+            return 128 + exc.signum
+    except KeyboardInterrupt:
+        _say("textnb: interrupted")
+        return 130
+
+
+def _say(line):
+    """``line`` on standard error, if it can still be written."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError, AttributeError):
+        pass

@@ -351,7 +351,8 @@ def atomic_write(path, write):
 
     Only a regular file is replaced, and a symbolic link is followed to the file it
     names (see :func:`output_target`, which raises InputError otherwise). An
-    :class:`OSError` raised here names ``path``, not the temporary file.
+    :class:`OSError` raised here names ``path``, not the temporary file (also one of a
+    write that found no room, whose error names no file).
     """
     user_path = os.fspath(path)
     path = output_target(user_path)
@@ -380,8 +381,11 @@ def atomic_write(path, write):
             except OSError:
                 pass
         held.release(saved=replaced)  # not replaced: the old file is in place, a held signal acts now
-        if isinstance(exc, OSError) and exc.filename in (tmp, path) and exc.errno is not None:
-            raise OSError(exc.errno, exc.strerror, user_path) from None  # name the user's path
+        if isinstance(exc, OSError) and exc.filename in (tmp, path, None) and exc.errno is not None:
+            # name the user's path: also for a write, flush or fsync of the temporary file,
+            # whose errors name no file (a full disk, a file size limit: ENOSPC, EFBIG), and
+            # which would otherwise be reported as standard output's (os_error_text)
+            raise OSError(exc.errno, exc.strerror, user_path) from None
         raise
     try:  # make the rename durable
         dfd = os.open(folder, os.O_RDONLY)
