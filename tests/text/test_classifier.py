@@ -207,6 +207,22 @@ def test_forget_equals_a_fresh_fit_on_the_rest(sms, Model):
     assert (clf.predict(test) == fresh.predict(test)).all()
 
 
+@pytest.mark.parametrize("Model", [MultinomialNB, BernoulliNB, textnb.ComplementNB])
+def test_forgetting_every_document_is_refused_and_leaves_the_model_whole(Model):
+    """Found by a user trial: forgetting every document learned left a model of no term,
+    which could not predict (scikit-learn's 'Found array with 0 feature(s)') nor be saved;
+    spamfilter's last --unregister-* said 'inconsistent model file'. Now one ValueError,
+    as fit refuses an empty vocabulary, before anything changes."""
+    docs, labels = ["free call now", "ok see you later"], ["spam", "ham"]
+    clf = TextClassifier(model=Model()).fit(docs, labels)
+    before = clf.predict_proba(docs)
+    with pytest.raises(ValueError, match="no term would be left in the model"):
+        clf.forget(docs, labels)
+    assert_allclose(clf.predict_proba(docs), before)
+    clf.forget(docs[:1], labels[:1])  # one left: a model of its terms
+    assert set(clf.vectorizer_.vocabulary_) == {"ok", "see", "you", "later"}
+
+
 DOCS = ["free call now", "ok see you", "free prize call", "ok ok later"]
 LABELS = ["spam", "ham", "spam", "ham"]
 

@@ -408,6 +408,9 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         # (the terms are set only now: a refused forget leaves the vocabulary as it was)
         if sign < 0:  # a term no remaining document has leaves the vocabulary, as in a fresh fit
             keep = fc.sum(axis=0) > 1e-9
+            if not keep.any():  # (as fit refuses documents without a term: no model to save or to score with)
+                raise ValueError("cannot forget these documents: no term would be left in the model (an empty "
+                                 "vocabulary, which fit refuses too); train a new model on the documents that remain")
             if not keep.all():
                 fc = fc[:, keep]
                 terms = [t for t, k in zip(terms, keep) if k]
