@@ -1082,8 +1082,10 @@ class TabularKernel(TableKernel):
             step = max(1, 4_000_000 // max(vc.size, 1))
             for start in range(0, known.size, step):
                 rows = known[start:start + step]
-                z = (x[rows, None] - vc[None, :]) / s
-                out[rows, ci] = np.maximum(logsumexp_max_apart(logw[None, :] - 0.5 * z * z, axis=1), LOG_FLOOR)
+                with np.errstate(over="ignore"):  # a value ~1e154 kernel widths away: density 0, floored
+                    z = (x[rows, None] - vc[None, :]) / s
+                    terms = logw[None, :] - 0.5 * z * z
+                out[rows, ci] = np.maximum(logsumexp_max_apart(terms, axis=1), LOG_FLOOR)
         return out
 
     # -- merge, inspection, model files ---------------------------------------------
