@@ -1031,9 +1031,10 @@ class TabularKernel(TableKernel):
                     # an interval L < R: the class-conditional probability mass of [L, R]
                     sd = np.sqrt(var[iv])
                     r, c = np.nonzero(wide)
-                    lp[r, iv[c]] = log_interval_mass(
-                        (Xg[r, iv[c]] - mu[iv[c]]) / sd[c], (Rg[r, iv[c]] - mu[iv[c]]) / sd[c]
-                    )
+                    with np.errstate(over="ignore"):  # bounds ~1e308 away: ±inf, a mass of 0 or 1
+                        za = (Xg[r, iv[c]] - mu[iv[c]]) / sd[c]
+                        zb = (Rg[r, iv[c]] - mu[iv[c]]) / sd[c]
+                    lp[r, iv[c]] = log_interval_mass(za, zb)
                 # no floor: a value far from every class mean keeps its evidence
                 # (GaussianNB's log density, which decides by the nearest class)
                 lp = np.where(np.isnan(Xg), 0.0, lp)
