@@ -75,7 +75,7 @@ from textnb.core.model_schema import (CLASS_VALUES, TABLE_CLASS_PRIOR, check_par
                                       Attributes, Choice, Classes, Counts, Float, Int, ListOf, MayBeAbsent, Optional,
                                       Reals)
 from textnb.core.stats import CountTable, GaussianMoments, merge_aligned
-from textnb.core.errors import InputError
+from textnb.core.errors import DataError
 from textnb.io.tables import Attribute
 from textnb.io.frames import encodable, encode_frame, frame_attributes, is_frame, with_values_of
 from textnb.io.uncertain import (
@@ -833,7 +833,7 @@ class TabularKernel(TableKernel):
         bad += [j for k, j in enumerate(self._kde_columns()) if too_large(self.kde_values_[k])]
         if bad:
             name = self.attributes_[min(bad)].name
-            raise InputError(
+            raise DataError(  # (of the training data as a whole: train and evaluate name its file)
                 f"numeric attribute {name!r} holds numbers too large to model (a mean, variance or "
                 f"cut point beyond {MAX_REAL:g} in magnitude); rescale it or leave it out")
 
