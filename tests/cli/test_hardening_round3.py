@@ -102,6 +102,35 @@ def test_train_refuses_numbers_too_large_to_model_naming_the_column(tmp_path, va
     textnb.load(model)
 
 
+@pytest.mark.parametrize("protocol", [[], ["--cv", "2"], ["--test", "SELF"], ["--adjust"], ["--calibrate", "sigmoid"],
+                                      ["--numeric", "equal-width"]], ids=lambda p: " ".join(p) or "cv")
+def test_evaluate_names_the_file_of_numbers_too_large_to_model(tmp_path, protocol):
+    """``evaluate`` says the training file as ``train`` does (before: ``textnb: error: numeric
+    attribute 'x' holds numbers too large to model ...``, no file named: the error was an
+    InputError, which only ``train`` prefixed, not the DataError ``evaluate`` names)."""
+    huge = weather_csv(tmp_path / "huge.csv", ["1e200", "-1e200", "3", "1e200", "5", "6"])
+    protocol = [str(huge) if a == "SELF" else a for a in protocol]
+    rc, _, err = cli("evaluate", huge, *protocol)
+    assert rc == 1
+    one_error_line(err, "huge.csv: ", "'x'", "too large")
+
+
+@pytest.mark.parametrize("model, words", [("tan", "the CPT of 'b' would have"), ("aode", "AODE's pair table would have")])
+def test_tables_too_wide_for_tan_or_aode_are_a_data_error_naming_the_file(tmp_path, model, words):
+    """Two ID-like columns (a value per row): TAN's CPT of one under the other, AODE's pair table
+    would be too large. ``train`` and ``evaluate`` say so in one line naming the file, exit 1
+    (before: ``textnb: internal error: ValueError: ... (a bug in textnb; run with
+    TEXTNB_DEBUG=1 for the traceback)``: a plain ValueError of the library)."""
+    path = tmp_path / "ids.csv"
+    path.write_text("a,b,c\n" + "".join(f"a{i},b{i},{'xy'[i % 2]}\n" for i in range(2600)))
+    for args in (["train", path, "-o", tmp_path / "m.tnb"], ["evaluate", path, "--cv", "2"]):
+        rc, _, err = cli(*args, "--model", model)
+        assert rc == 1
+        one_error_line(err, "ids.csv: ", words)
+        assert "internal error" not in err
+    assert not (tmp_path / "m.tnb").exists()
+
+
 def test_a_model_over_the_header_bounds_is_refused_at_train(tmp_path, monkeypatch):
     """A nominal attribute with more values than a model file's header may hold (10^6
     values against the 2*10^6-value bound; here the bound is lowered to keep the test

@@ -162,3 +162,50 @@ def test_a_declared_class_without_rows_before_the_second_is_not_the_roc_positive
     code, out, _ = cli("evaluate", "--help")
     assert code == 0
     assert "second of the classes with rows" in " ".join((out + capsys.readouterr().out).split())
+
+
+def test_a_declared_class_without_rows_that_wins_a_row_keeps_the_roc(tmp_path):
+    """``@attribute play {yes, maybe, no}``, no ``maybe`` row: a test row whose values no
+    training row has is won by ``maybe`` (its uniform estimates beat the seen classes'
+    smoothed ones). The truth still has two classes, so the report keeps its ROC, ``no``
+    positive, as the same data without that row and as the help says ("for two classes
+    with rows") (before: the predicted ``maybe`` made the report three-class and ``roc_auc``,
+    ``roc`` and the picture's ROC panel disappeared)."""
+    head = ("@relation w\n" + "".join(f"@attribute a{i} {{x,y,z}}\n" for i in range(6))
+            + "@attribute play {yes,maybe,no}\n@data\n")
+    train = tmp_path / "train.arff"
+    train.write_text(head + "x,x,x,x,x,x,yes\nx,y,x,x,y,x,yes\nx,x,y,x,x,y,yes\nx,x,x,y,x,x,yes\n"
+                     "y,y,y,y,y,y,no\ny,x,y,y,x,y,no\ny,y,x,y,y,y,no\n")
+    test = tmp_path / "test.arff"
+    test.write_text(head + "x,x,x,x,x,y,yes\ny,y,y,y,x,y,no\nx,y,x,x,x,x,no\nz,z,z,z,z,z,yes\n")
+    report = _json("evaluate", train, "--test", test)
+    assert report["classes"] == ["yes", "maybe", "no"]
+    assert report["confusion_matrix"][0][1] == 1  # the z row: predicted maybe
+    assert report["roc"]["positive"] == "no"
+    proba = [row["proba"] for row in _json("predict", *_trained(tmp_path, train), test, "--proba")]
+    score = [p["no"] for p in proba]  # rows: yes, no, no, yes
+    pairs = [(score[i] > score[j]) + 0.5 * (score[i] == score[j]) for i in (1, 2) for j in (0, 3)]
+    assert report["roc_auc"] == pytest.approx(sum(pairs) / 4)
+    code, out, _ = cli("evaluate", train, "--test", test)
+    assert code == 0 and "(positive class: no)" in out
+
+
+def _trained(tmp_path, path):
+    model = tmp_path / "m.tnb"
+    code, _, err = cli("train", path, "-o", model)
+    assert code == 0, err
+    return (model,)
+
+
+def test_the_roc_of_a_two_class_truth_ignores_a_class_only_predicted():
+    """``classification_report`` with a third class that only the predictions have: the ROC of
+    the truth's two classes, the second of them (in the order of ``classes``) positive."""
+    y_true = np.array(["a", "b", "b", "a"])
+    y_pred = np.array(["a", "b", "c", "a"])
+    proba = np.array([[0.8, 0.1, 0.1], [0.2, 0.7, 0.1], [0.1, 0.3, 0.6], [0.6, 0.35, 0.05]])
+    report = classification_report(y_true, y_pred, ["a", "b", "c"], proba)
+    assert report["roc"]["positive"] == "b" and report["roc_auc"] == pytest.approx(0.75)
+    report = classification_report(y_true, y_pred, ["a", "c", "b"], proba[:, [0, 2, 1]])
+    assert report["roc"]["positive"] == "b"
+    assert "roc" not in classification_report(np.array(["a", "b", "c"]), np.array(["a", "b", "c"]),
+                                              ["a", "b", "c"], np.eye(3))

@@ -61,11 +61,14 @@ def test_report_equals_scikit_learns_metrics(case):
             assert k / rel["bins"] - 1e-9 <= conf <= (k + 1) / rel["bins"] + 1e-9 and 0 <= acc <= 1
         else:
             assert conf is None and acc is None
-    # two classes (both present): scikit-learn's ROC AUC and curve, the second class positive
-    if len(classes) == 2 and len(set(y.tolist())) == 2:
-        positive = (y == classes[1]).astype(int)
-        assert auc == curve["auc"] == pytest.approx(metrics.roc_auc_score(positive, proba[:, 1]), abs=1e-12)
-        fpr, tpr, _ = metrics.roc_curve(positive, proba[:, 1], drop_intermediate=False)
+    # two classes in the truth: scikit-learn's ROC AUC and curve, the second of them positive
+    # (a third class only predicted, or declared, changes nothing: "two classes with rows")
+    truth = [k for k, c in enumerate(classes) if c in set(y.tolist())]
+    if len(truth) == 2:
+        positive = (y == classes[truth[1]]).astype(int)
+        score = proba[:, truth[1]]
+        assert auc == curve["auc"] == pytest.approx(metrics.roc_auc_score(positive, score), abs=1e-12)
+        fpr, tpr, _ = metrics.roc_curve(positive, score, drop_intermediate=False)
         assert curve["fpr"] == pytest.approx(fpr.tolist()) and curve["tpr"] == pytest.approx(tpr.tolist())
     else:
         assert curve is None and auc is None

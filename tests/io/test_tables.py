@@ -320,3 +320,34 @@ def test_query_cannot_leave_out_a_model_attribute(tmp_path):
                                          r"\['windy'\]: it predicts from them"):
         read_table(p, like=train.attributes, drop=["id", "windy"])
     assert read_table(p, like=train.attributes, drop="id").X.tolist() == [[0, 2, 0, 0]]
+
+
+def test_a_column_of_numbers_but_for_a_few_NA_cells_is_said_to_be_read_as_nominal(tmp_path):
+    """``NA`` (as pandas or R write a missing value) in a column of numbers makes it nominal,
+    its numbers unordered values (the format's missing values are ``?`` and empty cells, as
+    Weka's): kept, but said in one warning naming the file, the first such line and the
+    texts (before: silently, a Gaussian attribute became 35 nominal values). Columns of
+    words, a column of few numbers, forced types and ``?`` cells say nothing."""
+    import warnings
+
+    from textnb.core.errors import DataWarning
+
+    rows = [f"{4 + i / 10},{'ab'[i % 2]},{i % 3},{'yn'[i % 2]}" for i in range(30)]
+    rows[3] = "NA,b,0,y"
+    path = tmp_path / "na.csv"
+    path.write_text("x,w,k,class\n" + "\n".join(rows) + "\n")
+    with pytest.warns(DataWarning) as caught:
+        table = read_table(path)
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert message.startswith(f"{path}:5: column 'x' is read as nominal")
+    assert "1 of its 30 known cells is not a number ('NA')" in message and "write ?" in message
+    assert table.attributes[0].kind == "nominal"  # (the reading itself unchanged)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert read_table(path, types={"x": "nominal"}).attributes[0].kind == "nominal"
+        path.write_text("x,w,k,class\n" + "\n".join(rows).replace("NA,", "?,") + "\n")
+        assert read_table(path).attributes[0].kind == "numeric"
+        few = tmp_path / "few.csv"  # 3 numbers and a word: a nominal column of codes
+        few.write_text("x,class\n1,a\n2,b\n3,a\nNA,b\n")
+        assert read_table(few).attributes[0].kind == "nominal"

@@ -437,3 +437,33 @@ def test_uci_iris_nbu_at_u0_equals_nb():
     plain = TabularNB(attributes=tuple(t.attributes)).fit(t.X, t.y)
     nbu = TabularNB(attributes=tuple(au)).fit(Xu, t.y)
     np.testing.assert_array_equal(nbu.predict_joint_log_proba(Xu), plain.predict_joint_log_proba(t.X))
+
+
+def test_intervals_far_beyond_every_class_give_finite_scores_and_no_numpy_warning(tmp_path):
+    """Query intervals ~1e200 to 1e308 deviations out (``[1e300,1e301]``, ``[-1e301,-1e300]``,
+    ``[-1e308,1e308]``): ``log_interval_mass`` is finite (the tail at the nearer bound,
+    capped as a point's distance is), so ``predict`` gives probabilities as for the point
+    1e300 (uniform here), with both ``interval_fit`` estimators, and prints no numpy warning
+    (before: ``overflow encountered in divide`` / ``invalid value encountered in subtract``
+    lines, then ``the model gives NaN scores (its parameters are inconsistent)``, exit 1)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m = log_interval_mass(np.array([3e300, -3e301, -np.inf, 1e150, 2.0]),
+                              np.array([3e301, -3e300, np.inf, 1e160, 1e300]))
+    assert np.all(np.isfinite(m)) and m[2] == 0.0 and m[0] == m[1] < -1e307
+    assert m[3] > m[0] and m[4] == pytest.approx(np.log(norm.sf(2.0)))
+    train = tmp_path / "train.csv"
+    train.write_text("x,y,class\n\"[1,2]\",1,a\n1.5,2,a\n\"[2,3]\",1,a\n\"[8,9]\",5,b\n9,6,b\n\"[9.5,10]\",5,b\n")
+    query = tmp_path / "q.csv"
+    query.write_text("x,y,class\n\"[1e300,1e301]\",3,a\n\"[-1e301,-1e300]\",3,b\n\"[-1e308,1e308]\",1,a\n1e300,3,a\n")
+    for fit in ("censored", "theorem1"):
+        model = tmp_path / f"{fit}.tnb"
+        assert main(["train", str(train), "-o", str(model), "--interval-fit", fit]) == 0
+        out, err = io.StringIO(), io.StringIO()
+        code = main(["predict", str(model), str(query), "--proba", "--json"], stdout=out, stderr=err)
+        assert code == 0 and "warning" not in err.getvalue() and "NaN" not in err.getvalue(), err.getvalue()
+        rows = [json.loads(line)["proba"] for line in out.getvalue().splitlines()]
+        assert rows[0] == rows[1] == rows[3] and rows[0]["a"] == pytest.approx(0.5)
+        assert rows[2]["a"] > 0.99  # the whole line: the certain y = 1 decides

@@ -346,6 +346,33 @@ def test_probabilities_sum_to_one_far_from_a_tiny_variance():
     np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-12)
 
 
+def test_log_odds_of_a_value_far_from_every_class_agree_with_the_probabilities():
+    """A query value ~1e200 sd from both classes' means: the capped Gaussian distance gives
+    both classes a joint log likelihood of about -5e307. ``predict_proba`` says 0.5 / 0.5;
+    ``predict_log_odds`` (``predict --proba --json``'s ``log_odds``) says 0 / 0 and
+    ``proba_and_odds`` alike (before: the log-sum-exp absorbed the log(2) of the tie and the
+    log-odds were 0 and +inf, printed 1.8e308); a kernel density (``numeric="kde"``) predicts
+    such a value without a numpy overflow warning (before: ``overflow encountered in multiply``
+    on stderr)."""
+    import warnings
+
+    X = np.array([[1.0], [2.0], [3.0], [11.0], [12.0], [13.0]])
+    y = np.array(["a", "a", "a", "b", "b", "b"])
+    query = np.array([[1e200], [-1e300], [2.0]])
+    model = TabularNB().fit(X, y)
+    p = model.predict_proba(query)
+    odds = model.predict_log_odds(query)
+    assert np.all(np.isfinite(odds))
+    np.testing.assert_allclose(p[:2], 0.5)
+    np.testing.assert_array_equal(odds[:2], 0.0)  # a tie: 0.5 / 0.5
+    assert odds[2, 0] == -odds[2, 1] > 40  # near a's mean: p rounds to 1, its log-odds do not
+    np.testing.assert_array_equal(model.proba_and_odds(query)[1], odds)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p = TabularNB(numeric="kde").fit(X, y).predict_proba(query)
+    assert np.all(np.isfinite(p)) and np.allclose(p.sum(axis=1), 1.0)
+
+
 @pytest.mark.parametrize("kernel", [False, True], ids=["estimator", "kernel"])
 def test_uniform_class_prior_is_over_the_classes_with_rows(tmp_path, kernel):
     """``class_prior="uniform"`` (train --uniform-prior) shares the prior among the classes

@@ -84,12 +84,19 @@ def log_odds(jll):
     classes of a class ``c`` that is not the row's most probable one sum to
     ``L + log1p(-exp(jll_c - L))``, accurate there because ``jll_c - L <= log(1/2)``
     (no cancellation); the most probable class, whose probability may round to 1,
-    gets an explicit log-sum-exp of the other columns.
+    gets an explicit log-sum-exp of the other columns. Each row is first shifted by its
+    maximum (log-odds do not depend on it): joint log likelihoods of ~1e16 and beyond (a
+    value ~1e8 sd from a narrow Gaussian, or far enough that its distance is capped) would
+    otherwise absorb the ``log(2)`` of two tied classes and give them log-odds of 0 and
+    +inf where their probabilities are 0.5 and 0.5.
     """
     jll = np.asarray(jll, dtype=np.float64)
     n, n_classes = jll.shape
     if n_classes < 2:
         return np.full_like(jll, np.inf)
+    if n:
+        top = np.max(jll, axis=1, keepdims=True)
+        jll = jll - np.where(np.isfinite(top), top, 0.0)
     rows = np.arange(n)
     top = np.argmax(jll, axis=1)
     total = logsumexp(jll, axis=1, keepdims=True)

@@ -249,7 +249,8 @@ def classification_report(y_true, y_pred, classes, proba=None, unseen=(), sample
     ``ece`` (:func:`expected_calibration_error`) and ``reliability`` (:func:`reliability`),
     and for two classes ``roc_auc`` and ``roc`` (:func:`roc`, ``classes[1]`` positive: a
     two-class model's ``classes_[1]``, as scikit-learn takes it; of a model that declares more
-    classes, the second of those the data have).
+    classes, the second of those the data have; with more ``classes`` because a class only
+    predicted joined them, the second of the two the truth has: :func:`_roc_positive`).
     ``unseen``: true classes the model never saw (it gave them no probability): no
     ``log_loss`` then, but ``log_loss_omitted`` saying why (``unseen_by``: which model, in
     its words: "the model", or "their fold's model" in a cross-validation). Macro-F1 averages over the
@@ -301,12 +302,26 @@ def classification_report(y_true, y_pred, classes, proba=None, unseen=(), sample
             report["log_loss"] = float(log_loss(y_true, np.asarray(proba)[:, by_name], classes, w))
         report["ece"] = expected_calibration_error(y_true, proba, classes, sample_weight=w)
         report["reliability"] = reliability(y_true, proba, classes, sample_weight=w)
-        curve = (roc(y_true, np.asarray(proba, dtype=np.float64)[:, 1], classes[1], sample_weight=w)
-                 if len(classes) == 2 else None)
-        if curve is not None:
-            report["roc_auc"] = curve["auc"]
-            report["roc"] = curve
+        positive = _roc_positive(y_true, classes)
+        if positive is not None:
+            curve = roc(y_true, np.asarray(proba, dtype=np.float64)[:, positive], classes[positive], sample_weight=w)
+            if curve is not None:
+                report["roc_auc"] = curve["auc"]
+                report["roc"] = curve
     return report
+
+
+def _roc_positive(y_true, classes):
+    """The column of ``classes`` whose class is the ROC's positive, or None (no ROC).
+
+    Two classes: the second. More (a class only predicted: a declared class without rows that
+    won a row, a class of the model the test part lacks): the second of the two classes the
+    truth has, when it has two, in the order of ``classes`` -- the ROC of a two-class truth
+    does not depend on what else was predicted."""
+    if len(classes) == 2:
+        return 1
+    truth = [i for i, c in enumerate(classes) if np.any(y_true == c)]
+    return truth[1] if len(truth) == 2 else None
 
 
 def _vectorizer_params(vectorizer):

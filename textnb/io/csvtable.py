@@ -22,10 +22,11 @@ document per cell (``X`` is then of dtype object, the text cells ``str``, an emp
 import csv
 import io
 import math
+import warnings
 
 import numpy as np
 
-from textnb.core.errors import InputError, empty_input
+from textnb.core.errors import DataWarning, InputError, empty_input
 from textnb.core.attributes import MAX_COLUMNS, Attribute, repeated
 from textnb.io.corpus import checked_rows, read_piped, read_text_file, row_width_error
 from textnb.io.files import open_regular_binary
@@ -58,6 +59,24 @@ def _delimiter(path, sample):
         return csv.Sniffer().sniff(sample, delimiters=",\t;|").delimiter
     except csv.Error:
         return "\t" if "\t" in sample.split("\n", 1)[0] else ","
+
+
+def _warn_if_numbers_but_a_few(path, name, col, looks, linenos):
+    """A :class:`~textnb.core.errors.DataWarning` when a column read as nominal is numbers but
+    for a few cells of one to three texts (``NA``, ``-``, ``n/a``: a missing value written
+    as pandas or R write it, which this format does not read as missing): its numbers then
+    become unordered values, silently. At most a tenth of the known cells, at least ten
+    numbers."""
+    known = [c for c in col if c not in MISSING]
+    odd = [c for c, ok in zip(known, looks) if not ok]
+    if not odd or len(known) - len(odd) < 10 or len(odd) * 10 > len(known) or len(set(odd)) > 3:
+        return
+    first = next(i for i, c in enumerate(col) if c == odd[0])
+    texts = ", ".join(repr(t) for t in dict.fromkeys(odd))
+    warnings.warn(f"{path}:{linenos[first]}: column {name!r} is read as nominal, its numbers as unordered "
+                  f"values, because {len(odd)} of its {len(known)} known cells "
+                  f"{'is not a number' if len(odd) == 1 else 'are not numbers'} ({texts}); "
+                  "if they mean missing, write ? or leave them empty", DataWarning, stacklevel=4)
 
 
 def _float(s):
@@ -223,6 +242,8 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
             # "inf" / "nan" among numbers make a numeric column with a bad cell, not a nominal one
             looks = [x is not None or is_number(c) for x, c in zip(nums, col) if c not in MISSING]
             kind = "numeric" if all(looks) and any(x is not None for x in nums) else "nominal"
+            if kind == "nominal":
+                _warn_if_numbers_but_a_few(path, name, col, looks, linenos)
         if kind == "numeric":
             for i, (x, c) in enumerate(zip(nums, col)):
                 if c in MISSING:

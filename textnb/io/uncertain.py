@@ -361,6 +361,8 @@ def _log1mexp(x):
 
 _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(8)
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+#: Distances (in standard deviations) beyond this have a square that overflows float64.
+_MAX_SD = 1e154
 
 
 def log_interval_mass(a, b):
@@ -373,6 +375,10 @@ def log_interval_mass(a, b):
     of logarithms would lose digits: 8-point Gauss–Legendre quadrature of the density,
     summed with log-sum-exp (relative error far below 1e-12 there). Far tails keep
     their resolution either way; ``a == b`` gives ``-inf`` (use the density for points).
+    An interval whose nearer bound is beyond ~1e154 deviations, where ``log Φ`` of both
+    bounds is ``-inf``, gets the tail's ``log Φ(−t) ≈ −t²/2 − log t − log √(2π)`` at the
+    nearer bound ``t`` capped at 1e154 (a point there scores ``−t²/2`` capped alike):
+    finite, never NaN, and no numpy warning for any real bounds.
     """
     from scipy.special import log_ndtr, logsumexp  # only a model with intervals pays for it
 
@@ -381,11 +387,17 @@ def log_interval_mass(a, b):
     flip = a > 0
     lo = np.where(flip, -b, a)
     hi = np.where(flip, -a, b)
-    lhi = log_ndtr(hi)
-    llo = log_ndtr(lo)
-    out = lhi + _log1mexp(np.minimum(llo - lhi, 0.0))
-    h = hi - lo
-    narrow = (h > 0) & (h * np.maximum(1.0, np.maximum(np.abs(lo), np.abs(hi))) < 0.1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        lhi = log_ndtr(hi)
+        llo = log_ndtr(lo)
+        out = lhi + _log1mexp(np.minimum(llo - lhi, 0.0))
+        h = hi - lo
+        narrow = (h > 0) & (h * np.maximum(1.0, np.maximum(np.abs(lo), np.abs(hi))) < 0.1)
+    far = ~np.isfinite(out) & (hi > lo) & (hi < 0)
+    if np.any(far):
+        t = np.minimum(-hi[far], _MAX_SD)
+        out = np.array(out, dtype=np.float64)
+        out[far] = -0.5 * t * t - np.log(t) - _LOG_SQRT_2PI
     if np.any(narrow):
         hn, mid = h[narrow], 0.5 * (lo[narrow] + hi[narrow])
         x = mid[:, None] + 0.5 * hn[:, None] * _GL_NODES[None, :]

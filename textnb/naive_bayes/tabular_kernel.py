@@ -75,7 +75,7 @@ from textnb.core.model_schema import (CLASS_VALUES, TABLE_CLASS_PRIOR, check_par
                                       Attributes, Choice, Classes, Counts, Float, Int, ListOf, MayBeAbsent, Optional,
                                       Reals)
 from textnb.core.stats import CountTable, GaussianMoments, merge_aligned
-from textnb.core.errors import InputError
+from textnb.core.errors import DataError
 from textnb.io.tables import Attribute
 from textnb.io.frames import encodable, encode_frame, frame_attributes, is_frame, with_values_of
 from textnb.io.uncertain import (
@@ -833,7 +833,7 @@ class TabularKernel(TableKernel):
         bad += [j for k, j in enumerate(self._kde_columns()) if too_large(self.kde_values_[k])]
         if bad:
             name = self.attributes_[min(bad)].name
-            raise InputError(
+            raise DataError(  # (of the training data as a whole: train and evaluate name its file)
                 f"numeric attribute {name!r} holds numbers too large to model (a mean, variance or "
                 f"cut point beyond {MAX_REAL:g} in magnitude); rescale it or leave it out")
 
@@ -1031,9 +1031,10 @@ class TabularKernel(TableKernel):
                     # an interval L < R: the class-conditional probability mass of [L, R]
                     sd = np.sqrt(var[iv])
                     r, c = np.nonzero(wide)
-                    lp[r, iv[c]] = log_interval_mass(
-                        (Xg[r, iv[c]] - mu[iv[c]]) / sd[c], (Rg[r, iv[c]] - mu[iv[c]]) / sd[c]
-                    )
+                    with np.errstate(over="ignore"):  # bounds ~1e308 away: ±inf, a mass of 0 or 1
+                        za = (Xg[r, iv[c]] - mu[iv[c]]) / sd[c]
+                        zb = (Rg[r, iv[c]] - mu[iv[c]]) / sd[c]
+                    lp[r, iv[c]] = log_interval_mass(za, zb)
                 # no floor: a value far from every class mean keeps its evidence
                 # (GaussianNB's log density, which decides by the nearest class)
                 lp = np.where(np.isnan(Xg), 0.0, lp)
@@ -1082,8 +1083,10 @@ class TabularKernel(TableKernel):
             step = max(1, 4_000_000 // max(vc.size, 1))
             for start in range(0, known.size, step):
                 rows = known[start:start + step]
-                z = (x[rows, None] - vc[None, :]) / s
-                out[rows, ci] = np.maximum(logsumexp_max_apart(logw[None, :] - 0.5 * z * z, axis=1), LOG_FLOOR)
+                with np.errstate(over="ignore"):  # a value ~1e154 kernel widths away: density 0, floored
+                    z = (x[rows, None] - vc[None, :]) / s
+                    terms = logw[None, :] - 0.5 * z * z
+                out[rows, ci] = np.maximum(logsumexp_max_apart(terms, axis=1), LOG_FLOOR)
         return out
 
     # -- merge, inspection, model files ---------------------------------------------

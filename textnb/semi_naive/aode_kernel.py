@@ -58,6 +58,7 @@ from types import MappingProxyType
 import numpy as np
 
 from textnb.core.attributes import fitted_attributes
+from textnb.core.errors import DataError
 from textnb.core.logspace import logsumexp_max_apart
 from textnb.naive_bayes.cut_points import apply_cut_points, check_same_cut_points, mdl_cut_points, nominal_rows
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
@@ -186,7 +187,7 @@ class AODEKernel(TableKernel):
         n_slots = int(self.slot_offsets_[-1])
         cells = len(self.classes_) * n_slots * n_slots
         if cells > MAX_PAIR_CELLS:
-            raise ValueError(
+            raise DataError(  # (of the training data: the command line names its file)
                 f"AODE's pair table would have {cells} cells (over {MAX_PAIR_CELLS}): "
                 f"{len(self.classes_)} classes x {n_slots}^2 attribute-value slots; use fewer attributes or values"
             )
@@ -215,7 +216,7 @@ class AODEKernel(TableKernel):
             return
         n_slots = float((new + 1).sum())
         if len(self.classes_) * n_slots * n_slots > MAX_PAIR_CELLS:
-            raise ValueError(
+            raise DataError(
                 f"AODE's pair table would have {len(self.classes_) * n_slots * n_slots:.0f} cells (over "
                 f"{MAX_PAIR_CELLS}) with this batch's new values; use fewer attributes or values")
         new = new.astype(np.int64)

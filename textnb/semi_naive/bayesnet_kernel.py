@@ -79,7 +79,7 @@ from textnb.naive_bayes.cut_points import apply_cut_points, mdl_cut_points, nomi
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import check_nominal_codes, check_sample_weight, fit_classes
 from textnb.core.attributes import fitted_attributes
-from textnb.core.errors import StructureError, TextnbError, input_name
+from textnb.core.errors import DataError, StructureError, TextnbError, input_name
 from textnb.core.stats import CountTable, issparse
 from textnb.io.tables import check_plain_attributes
 from textnb.core.model_schema import (CLASS_VALUES, FEATURE_NAMES, check_params, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes, Choice,
@@ -535,8 +535,9 @@ class _BaseBayesNetKernel(TableKernel):
                 modes[i] = float(np.argmax(counts))
         return modes
 
-    #: the error of a CPT too large (a given structure's: :class:`StructureError`)
-    _size_error = ValueError
+    #: the error of a CPT too large: of the training data, whose values make it so (TAN's learnt
+    #: tree; the command line names the file); a given structure's: :class:`StructureError`
+    _size_error = DataError
 
     def _check_size(self, name, columns):
         cells = len(self.classes_) * int(np.prod([self.n_values_[c] for c in columns], dtype=np.float64))
