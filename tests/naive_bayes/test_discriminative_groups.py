@@ -68,6 +68,12 @@ def test_the_event_model_choice_keeps_a_groups_rows_together(monkeypatch):
     """``event_model="auto"``: each fold of the choice trains on rows that hold every copy
     of a document or none (the sample is every row here)."""
     X, y, groups = _copies()
+    _assert_folds_train_on_every_copy_or_none(monkeypatch, X, y, groups=groups)
+
+
+def _assert_folds_train_on_every_copy_or_none(monkeypatch, X, y, **fit_params):
+    """Each fold of the event-model choice of ``DiscriminativeNB(cv=3).fit(X, y,
+    **fit_params)`` trains on every row of the same content or on none of them."""
     every = {}
     for c in _content(dfe.features("complement", dfe.canonical(X))):
         every[c] = every.get(c, 0) + 1
@@ -80,7 +86,7 @@ def test_the_event_model_choice_keeps_a_groups_rows_together(monkeypatch):
         return real(T, y_index, n_classes, weights)
 
     monkeypatch.setattr(dfe, "class_sums", spy)
-    DiscriminativeNB(cv=3).fit(X, y, groups=groups)
+    DiscriminativeNB(cv=3).fit(X, y, **fit_params)
     assert len(trained) >= 1
     for contents in trained:
         counts = {}
@@ -118,23 +124,7 @@ def test_identical_rows_share_the_folds_of_the_event_model_choice_without_groups
     repeat = np.random.RandomState(1).randint(1, 4, first.size)  # 1-3 identical rows each
     rows = np.repeat(first, repeat)
     X, y = X[rows], y[rows]
-    every = {}
-    for c in _content(dfe.features("complement", dfe.canonical(X))):
-        every[c] = every.get(c, 0) + 1
-    trained = []
-    real = dfe.class_sums
-
-    def spy(T, y_index, n_classes, weights=None):
-        if T.shape[0] < X.shape[0] and not (T.data == 1).all():  # a fold of the choice (complement features)
-            trained.append(_content(T))
-        return real(T, y_index, n_classes, weights)
-
-    monkeypatch.setattr(dfe, "class_sums", spy)
-    DiscriminativeNB(cv=3).fit(X, y)
-    assert len(trained) >= 1
-    for contents in trained:
-        for c in set(contents):
-            assert contents.count(c) == every[c]
+    _assert_folds_train_on_every_copy_or_none(monkeypatch, X, y)
 
 
 def test_groups_reach_the_model_behind_pipeline_steps():
