@@ -96,8 +96,9 @@ def test_a_model_file_where_data_is_read_is_said_to_be_one(models, tmp_path, arg
     argv = [str(a).format(m=m, d=tmp_path, t=models["text"]) for a in argv]
     rc, out, err = cli(*argv)
     assert (rc, out) == (1, "")
-    one_error_line(err, f"{m}: a textnb model file, not {what} (to score it on labelled documents: "
-                        f"textnb test {m} FILE, or textnb predict {m} FILE)")
+    one_error_line(err, f"{m}: a textnb model file, not {what} (to score it on labelled data: textnb predict "
+                        f"{m} --rows FILE prints its accuracy; for a text model on a fastText file, textnb test "
+                        f"{m} FILE)")
 
 
 def test_a_model_file_among_documents_is_named_so_where_it_is_skipped(models, tmp_path):

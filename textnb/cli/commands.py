@@ -139,8 +139,9 @@ def _model_use(exc):
     ``train`` / ``evaluate`` / ``test`` of a ``.tnb`` file), said after the error."""
     if not isinstance(exc, ModelGivenAsData):
         return ""
-    return (f" (to score it on labelled documents: textnb test {exc.path} FILE, or textnb predict "
-            f"{exc.path} FILE)")
+    # (predict --rows scores every kind that reads rows, tables too; test takes text models only)
+    return (f" (to score it on labelled data: textnb predict {exc.path} --rows FILE prints its accuracy; "
+            f"for a text model on a fastText file, textnb test {exc.path} FILE)")
 
 
 def main(argv=None, *, stdout=None, stderr=None):
