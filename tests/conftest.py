@@ -66,6 +66,9 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 CORPORA = REPO / "corpora"
 SMS_TSV = CORPORA / "sms_spam" / "SMSSpamCollection.tsv"
+#: a small multi-label fastText file (three labels, documents with one or two of them)
+MULTI = ("__label__a __label__b cheap pills now\n__label__b lunch at noon\n__label__a cheap offer\n"
+         "__label__c meeting at noon\n__label__a __label__b cheap lunch\n__label__c agenda\n") * 4
 
 
 def quick_first(params, keep=1, unpack=False):

@@ -212,7 +212,7 @@ class FastTextModel:
                 raise TypeError(f"predict takes a str or a list of str; got {type(t).__name__}")
             if "\n" in t:
                 raise ValueError("predict processes one line at a time (remove '\\n')")
-        from textnb.evaluation.topk import check_k, check_threshold, proba_and_odds, ranked_labels
+        from textnb.evaluation.topk import best_labels, check_k, check_threshold, proba_and_odds
 
         k = check_k(k)
         threshold = check_threshold(threshold)
@@ -222,7 +222,7 @@ class FastTextModel:
         proba, odds = proba_and_odds(self.estimator, texts) if texts else (np.empty((0, len(classes))),) * 2
         labels, probas = [], []
         for p, ties in zip(np.asarray(proba, dtype=np.float64), np.asarray(odds, dtype=np.float64)):
-            kept = ranked_labels(p, ties, k, threshold)
+            kept = best_labels(p, k, threshold, ties=ties)
             labels.append(tuple(self.label_prefix + classes[j] for j in kept))
             probas.append(p[kept])
         return (labels[0], probas[0]) if one else ([list(labs) for labs in labels], probas)

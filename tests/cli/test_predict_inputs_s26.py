@@ -9,12 +9,10 @@ import sys
 
 import pytest
 
-from conftest import SMS_TSV, cli, one_error_line, watchdog
+from conftest import MULTI, SMS_TSV, cli, one_error_line, watchdog
 from textnb.core.errors import InputError
 
 TABLE = "outlook,windy,play\n" + "sunny,yes,no\novercast,no,yes\nrainy,yes,no\nsunny,no,yes\n" * 3
-MULTI = ("__label__a __label__b cheap pills now\n__label__b lunch at noon\n__label__a cheap offer\n"
-         "__label__c meeting at noon\n__label__a __label__b cheap lunch\n__label__c agenda\n") * 4
 
 
 @pytest.fixture(scope="module")

@@ -11,14 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SMS_TSV, cli, one_error_line, tiny_mail
+from conftest import MULTI, SMS_TSV, cli, one_error_line, tiny_mail
 from textnb.cli.mailfilters import filter_main
 from textnb.cli.topicfilter import topic_main
 from textnb.core.model_io import looks_like_model
 
 REPO = Path(__file__).resolve().parents[2]
-MULTI = ("__label__a __label__b cheap pills now\n__label__b lunch at noon\n__label__a cheap offer\n"
-         "__label__c meeting at noon\n__label__a __label__b cheap lunch\n__label__c agenda\n") * 4
 
 
 @pytest.fixture(scope="module")

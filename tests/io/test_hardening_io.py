@@ -258,7 +258,7 @@ def test_memory_and_overflow_errors_end_in_one_line(tmp_path, monkeypatch, exc):
 def test_nan_scores_never_reach_the_output(tmp_path, model_file, monkeypatch):
     from textnb.cli import predict as cli_module
     (tmp_path / "d.txt").write_text("cheap pills")
-    monkeypatch.setattr(cli_module, "score_rows", lambda model, X: (np.full((len(X), 2), np.nan),) * 2)
+    monkeypatch.setattr(cli_module, "proba_and_odds", lambda model, X: (np.full((len(X), 2), np.nan),) * 2)
     rc, out, err = cli("predict", model_file, tmp_path / "d.txt", "--json", "--proba")
     assert rc == 1 and "NaN" not in out and "nan" not in out
     one_error_line(err, "NaN scores")

@@ -12,7 +12,8 @@ from textnb.cli.options import (ALL_LABELS, add_fasttext_options, add_ignore, mu
 from textnb.cli.options import max_bytes as max_bytes_type
 from textnb.core.registry import kind_of
 from textnb.cli.output import cell, dumps, explanation_text
-from textnb.cli.predictions import Accuracy, format_proba, print_predictions, print_ranked, ranked, score_rows
+from textnb.cli.predictions import Accuracy, format_proba, print_predictions, print_ranked, ranked
+from textnb.evaluation.topk import proba_and_odds
 from textnb.cli.streams import label_list
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, input_name
@@ -180,7 +181,7 @@ def _predict_table(args, model, out, err=None):
                            data=data)  # DataWarnings: main
         name = input_name(path)  # (standard input: stdin, as the text rows and lines name it)
         sources = [f"{name}:{i + 1}" for i in range(table.X.shape[0])]
-        scores = score_rows(model, table.X)
+        scores = proba_and_odds(model, table.X)
         print_predictions(sources, classes, scores, args, out, _explanations(args, model, table.X))
         if table.y is not None:  # the file carries the class: its accuracy, as for a text TSV/CSV
             tally = Accuracy(name, "class value")
@@ -249,7 +250,7 @@ def run(args, out, err):
                 continue
             for sources, batch in document_batches(list(run), max_bytes, _binary_skipped(err, failed), tick,
                                                    decode=decode):
-                print_predictions(sources, classes, score_rows(model, batch), args, out,
+                print_predictions(sources, classes, proba_and_odds(model, batch), args, out,
                                    _explanations(args, model, batch))
     finally:
         bar.close()
@@ -264,7 +265,7 @@ def _predict_fasttext(args, model, path, classes, max_bytes, out, err):
     tally = Accuracy(path, "label", unit="line")
     start = 0
     for chunk, labels in line_chunks(path, args.label_prefix, max_bytes, with_labels=True):
-        scores = score_rows(model, _as_messages(model, chunk, args))
+        scores = proba_and_odds(model, _as_messages(model, chunk, args))
         sources = [f"{path}:{start + i + 1}" for i in range(len(chunk))]
         start += len(chunk)
         print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk))
@@ -293,7 +294,7 @@ def _predict_messages(args, model, paths, classes, max_bytes, out, err, bar):
                     _predict_rows(args, model, path, classes, max_bytes, out, err)
                 continue
             for sources, batch in message_batches(model, list(run), args.max_bytes, on_error=report):
-                print_predictions(sources, classes, score_rows(model, batch), args, out,
+                print_predictions(sources, classes, proba_and_odds(model, batch), args, out,
                                   _explanations(args, model, batch))
                 done += len(batch)
                 bar(done)
@@ -348,7 +349,7 @@ def _predict_rows(args, model, path, classes, max_bytes, out, err):
     start = 0
     for chunk, labels in row_chunks(path, max_bytes):
         chunk = _as_messages(model, chunk, args)
-        scores = score_rows(model, chunk)
+        scores = proba_and_odds(model, chunk)
         sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
         start += len(chunk)
         print_predictions(sources, classes, scores, args, out, _explanations(args, model, chunk))
@@ -367,5 +368,5 @@ def _predict_lines(args, model, out):
         sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
         start += len(chunk)
         chunk = _as_messages(model, chunk, args)
-        print_predictions(sources, classes, score_rows(model, chunk), args, out, _explanations(args, model, chunk))
+        print_predictions(sources, classes, proba_and_odds(model, chunk), args, out, _explanations(args, model, chunk))
     return 0

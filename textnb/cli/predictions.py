@@ -6,18 +6,11 @@ carries."""
 import numpy as np
 
 from textnb.cli.options import ALL_LABELS
-from textnb.evaluation.topk import proba_and_odds, ranked_labels
+from textnb.evaluation.topk import best_labels
 from textnb.cli.output import cell, counted, dumps, proba_text
 from textnb.core.errors import InputError, TextnbError
 
-__all__ = ["Accuracy", "format_proba", "print_predictions", "print_ranked", "ranked", "refuse_nan", "score_rows"]
-
-
-def score_rows(model, X):
-    """``(proba, log_odds)`` of the rows ``X``: :func:`textnb.evaluation.topk.proba_and_odds`,
-    the probabilities the model's own ``predict_proba`` gives (the floats of the library,
-    ``textnb serve`` and ``topicfilter``, to the last bit) and per-class log-odds."""
-    return proba_and_odds(model, X)
+__all__ = ["Accuracy", "format_proba", "print_predictions", "print_ranked", "ranked", "refuse_nan"]
 
 
 def refuse_nan(args, proba, odds):
@@ -45,7 +38,7 @@ def print_ranked(sources, classes, proba, odds, args, out):
     for src, p, lo in zip(sources, proba, odds):
         # the order of p; its log-odds break the ties of probabilities that round to one
         # float (a calibrated model's log-odds are its inner model's: they rank only within)
-        best = [int(k) for k in ranked_labels(p, lo, top, threshold)]
+        best = [int(k) for k in best_labels(p, top, threshold, ties=lo)]
         if args.json:
             rec = {"source": src, "labels": [
                 {"label": classes[k], "proba": float(p[k]), "log_odds": float(lo[k])} for k in best]}

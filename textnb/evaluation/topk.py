@@ -25,7 +25,7 @@ import os
 import numpy as np
 
 __all__ = ["best_labels", "check_k", "check_threshold", "fasttext_test", "fasttext_test_label", "format_test_result",
-           "label_scores_at_k", "precision_recall_at_k", "proba_and_odds", "ranked_labels"]
+           "label_scores_at_k", "precision_recall_at_k", "proba_and_odds"]
 
 
 def check_k(k):
@@ -51,7 +51,11 @@ def best_labels(scores, k, floor, ties=None):
     """Positions of the ``k`` largest ``scores`` of one example (-1: all of them), largest
     first, those at least ``floor``: the labels fastText's ``predict`` and ``test`` keep for
     ``k`` and a threshold. ``ties`` (e.g. log-odds beside probabilities that round to one
-    float) orders equal scores, larger first; then the label order."""
+    float) orders equal scores, larger first; then the label order. The one rule of
+    ``textnb predict --top / --threshold``, ``textnb test`` and :mod:`textnb.fasttext`, each
+    given the model's ``predict_proba`` (compared with the threshold as probabilities, as
+    fastText compares them) and its log-odds (:func:`proba_and_odds`), so a label one prints
+    is a prediction the other counts."""
     scores = np.asarray(scores, dtype=np.float64)
     order = np.argsort(-scores, kind="stable") if ties is None else \
         np.lexsort((-np.asarray(ties, dtype=np.float64), -scores))
@@ -64,7 +68,7 @@ def proba_and_odds(model, X):
     own ``predict_proba`` gives (the floats of the library, ``textnb predict``, ``textnb
     serve`` and ``topicfilter``, to the last bit) and per-label log-odds (which keep their
     resolution where probabilities round to one float). The scores every ranking of labels
-    reads (:func:`ranked_labels`): ``textnb predict --top / --threshold``, ``textnb test``,
+    reads (:func:`best_labels`, with the log-odds as ``ties``): ``textnb predict --top / --threshold``, ``textnb test``,
     :class:`textnb.fasttext.FastTextModel`'s ``predict`` and ``test``."""
     from textnb.core.logspace import log_odds
 
@@ -73,16 +77,6 @@ def proba_and_odds(model, X):
     logp = model.predict_log_proba(X)
     odds = model.predict_log_odds(X) if hasattr(model, "predict_log_odds") else log_odds(logp)
     return (model.predict_proba(X) if hasattr(model, "predict_proba") else np.exp(logp)), odds
-
-
-def ranked_labels(proba, odds, k, threshold):
-    """Positions of one example's labels that fastText's ``predict`` / ``test`` keep for
-    ``k`` (-1: all) and ``threshold``: the ``k`` most probable, most probable first, whose
-    probability is at least ``threshold`` (compared as probabilities, as fastText compares
-    them), equal probabilities ordered by their log-odds. The one rule of ``textnb predict
-    --top / --threshold``, ``textnb test`` and :mod:`textnb.fasttext`, so a label one prints
-    is a prediction the other counts."""
-    return best_labels(proba, k, threshold, ties=odds)
 
 
 def precision_recall_at_k(log_proba, classes, gold, k=1, threshold=0.0):
@@ -154,7 +148,7 @@ def _meter(proba, odds, classes, gold, k, threshold):
     examples counted and per label (arrays in the order of ``classes``) its predictions,
     the times it is a true label (a label given twice on an example: twice) and its
     predictions that are among the example's labels (once each). Each example's
-    predictions are :func:`ranked_labels` of its ``proba`` and ``odds``."""
+    predictions are :func:`best_labels` of its ``proba``, ``odds`` breaking ties."""
     proba = np.asarray(proba, dtype=np.float64)
     index = {str(c): j for j, c in enumerate(classes)}
     if proba.shape != (len(gold), len(index)):
@@ -167,7 +161,7 @@ def _meter(proba, odds, classes, gold, k, threshold):
             continue
         n += 1
         np.add.at(gold_counts, known, 1)
-        chosen = ranked_labels(row, ties, k, threshold)
+        chosen = best_labels(row, k, threshold, ties=ties)
         predicted[chosen] += 1
         correct[chosen[np.isin(chosen, known)]] += 1
     return n, predicted, gold_counts, correct
