@@ -682,27 +682,229 @@ def test_served_text_model_is_the_scorer_of_textnb_predict_without_scikit_learn(
     assert served == expected
 
 
-def test_a_multi_label_model_is_refused_by_serve_and_topicfilter_saying_why(tmp_path):
-    """They said 'not a classifier of texts (MultiLabelScorer)' / 'not a text model'."""
+def test_a_multi_label_model_is_refused_by_serve_and_topicfilter_saying_why(tmp_path, sock_dir):
+    """Where one label per text is all the reply has room for, a multi-label model is refused
+    in one line saying so: the socket's SPAM request, spamd (at start), spamfilter, and
+    topicfilter, which routes a document to one folder (they said 'not a classifier of texts
+    (MultiLabelScorer)' / 'not a text model'; spamfilter and SPAM 'not a spam model (classes
+    ['ham', 'spam']; need 'ham' and 'spam')' of a model whose labels are ham and spam). HTTP
+    and CLASSIFY answer it (test_a_multi_label_model_is_served_as_textnb_predict_answers_it)."""
     from conftest import cli
 
-    from textnb.apps.serve import _load_text_model
     from textnb.cli.topicfilter import topic_main
 
-    lines = ["__label__a __label__b cheap pills now", "__label__b lunch at noon", "__label__a cheap offer",
-             "__label__b meeting at noon", "__label__a __label__b cheap lunch"] * 4
+    lines = ["__label__spam __label__ham cheap pills now", "__label__ham lunch at noon", "__label__spam cheap offer",
+             "__label__ham meeting at noon", "__label__spam __label__ham cheap lunch"] * 4
     (tmp_path / "ml.txt").write_text("\n".join(lines) + "\n")
     model = tmp_path / "ml.tnb"
     assert cli("train", tmp_path / "ml.txt", "-o", model)[0] == 0
-    with pytest.raises(textnb.ModelFileError, match="a multi-label model; textnb serve answers with one label"):
-        _load_text_model(str(model))
+    with Server(model, socket_path=sock_dir / "s") as server:  # served: only SPAM refuses it
+        assert server.holder.get().classes_.tolist() == ["ham", "spam"]
+        reply = raw_request(sock_dir / "s", b"SPAM 12\ncheap pills\n")
+        assert reply == (b"ERR the served model is multi-label: SPAM's reply holds one verdict, not a set of labels "
+                         b"(send CLASSIFY, or POST /classify over HTTP)\n")
+    with pytest.raises(textnb.ModelFileError, match=r"ml.tnb: --spamd needs a spam model \(classes 'ham' and "
+                                                    r"'spam'\); this one is multi-label"):
+        Server(model, spamd=("127.0.0.1", 0)).start()
+    code, out, err = cold(["-m", str(model)], b"Subject: x\n\ncheap pills\n")
+    assert code == 3 and err.strip().endswith("ml.tnb: a multi-label model (a set of labels per text), not a spam "
+                                              "model: a spam verdict is one label per message"), err
+    assert len(err.strip().splitlines()) == 1
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "d.txt").write_text("cheap pills")
     err = io.StringIO()
     assert topic_main(["-m", str(model), "-o", str(tmp_path / "out"), str(tmp_path / "in")],
                       stdout=io.StringIO(), stderr=err) == 1
     assert "a multi-label model; topicfilter routes each document to one folder" in err.getvalue()
+    assert len(err.getvalue().strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
+
+
+# -- a multi-label model, and ranked labels: the answer of textnb predict ----------------
+def _predicted(model, texts, tmp_path, flags=()):
+    """``textnb predict MODEL --lines FILE --json`` of ``texts`` (one per line) with
+    ``flags``: one record per text."""
+    from conftest import cli
+
+    lines = tmp_path / "lines.txt"
+    lines.write_text("".join(t + "\n" for t in texts), encoding="utf-8")
+    code, out, err = cli("predict", model, "--lines", lines, "--json", *flags)
+    assert code == 0, err
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def _assert_served_is_predicted(served, predicted, ranked):
+    """The HTTP answer ``served`` holds ``predict --json``'s labels and numbers, text by text:
+    ranked (``--top`` / ``--threshold``: ``labels`` of label, proba, log_odds), or the
+    multi-label decision with ``--proba`` (``labels`` names, ``proba``, ``log_odds`` dicts)."""
+    classes = served["classes"]
+    assert len(served["labels"]) == len(served["probabilities"]) == len(served["log_odds"]) == len(predicted)
+    for labels, probs, odds, rec in zip(served["labels"], served["probabilities"], served["log_odds"], predicted):
+        if ranked:
+            assert labels == [r["label"] for r in rec["labels"]], (labels, rec)
+            for r in rec["labels"]:
+                j = classes.index(r["label"])
+                assert (probs[j], odds[j]) == (r["proba"], r["log_odds"])
+        else:
+            assert labels == rec["labels"], (labels, rec)
+            assert probs == [rec["proba"][c] for c in classes]
+            assert odds == [rec["log_odds"][c] for c in classes]
+
+
+RANKINGS = [({"top": -1, "threshold": 0.1}, ["--top", "-1", "--threshold", "0.1"]),
+            ({"top": 2}, ["--top", "2"]), ({"threshold": 0.3}, ["--threshold", "0.3"]),
+            ({"top": 1}, ["--top", "1"]), ({"threshold": 0}, ["--threshold", "0"])]
+
+
+def _serve_and_compare(model, texts, tmp_path, port):
+    """POST the texts to the daemon on ``port`` without and with every ranking of
+    :data:`RANKINGS`; each answer equals textnb predict's on the same texts and flags."""
+    status, served = post(port, json.dumps({"texts": texts}))
+    assert status == 200, served
+    _assert_served_is_predicted(served, _predicted(model, texts, tmp_path, ["--proba"]), ranked=False)
+    for request, flags in RANKINGS:
+        status, ranked = post(port, json.dumps({"texts": texts, **request}))
+        assert status == 200, ranked
+        _assert_served_is_predicted(ranked, _predicted(model, texts, tmp_path, flags), ranked=True)
+        # the scores do not depend on the ranking asked for
+        assert (ranked["probabilities"], ranked["log_odds"]) == (served["probabilities"], served["log_odds"])
+    return served
+
+
+ML_TEXTS = ["cheap pills now", "lunch at noon", "agenda", "cheap meeting offer at noon", "",
+            "words never seen", "cheap cheap cheap lunch", "meeting agenda at noon"]
+
+
+def test_a_multi_label_model_is_served_as_textnb_predict_answers_it(tmp_path, sock_dir):
+    """`textnb serve MODEL --http` of a multi-label model (textnb train on the bundled
+    multi-label fastText sample) answers each text with the labels and numbers `textnb
+    predict --lines --json` prints: its decision rule's labels with each label's probability
+    and log-odds, and with "top" / "threshold" the labels --top / --threshold rank; the
+    socket's CLASSIFY answers the same JSON; GET /model says it is multi-label (it was
+    refused at start: 'a multi-label model; textnb serve answers with one label per text')."""
+    from conftest import MULTI, cli
+
+    (tmp_path / "ml.txt").write_text(MULTI)
+    model = tmp_path / "ml.tnb"
+    assert cli("train", tmp_path / "ml.txt", "-o", model)[0] == 0
+    sock = sock_dir / "s"
+    proc, line = _start_daemon(model, ["--http", "127.0.0.1:0", "--socket", str(sock)])
+    try:
+        port = int(line.rsplit("http://127.0.0.1:", 1)[1].split()[0])
+        served = _serve_and_compare(model, ML_TEXTS, tmp_path, port)
+        assert served["classes"] == ["a", "b", "c"]
+        assert all(isinstance(labels, list) for labels in served["labels"])
+        assert served["labels"][0] == ["a", "b"]  # two labels for one text
+        request = json.dumps({"texts": ML_TEXTS}).encode()
+        reply = raw_request(sock, b"CLASSIFY %d\n" % len(request) + request)
+        head, _, body = reply.partition(b"\n")
+        assert head == b"OK %d" % len(body) and json.loads(body) == served
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("GET", "/model")
+        described = json.loads(conn.getresponse().read())
+        conn.close()
+        assert described["multilabel"] is True and described["classes"] == ["a", "b", "c"]
+        assert post(port, json.dumps({"texts": []})) == (200, {"classes": ["a", "b", "c"], "labels": [],
+                                                               "probabilities": [], "log_odds": []})
+        # a request's top / threshold are checked as predict checks --top / --threshold
+        for bad, words in [({"top": 0}, '"top" must be a whole number >= 1 and <= 1000000, or -1'),
+                           ({"top": 10**6 + 1}, '"top" must be'), ({"top": True}, '"top" must be'),
+                           ({"top": 2.0}, '"top" must be'), ({"threshold": 1.5}, '"threshold" must be a number'),
+                           ({"threshold": -0.1}, '"threshold" must be'), ({"threshold": "0.5"}, '"threshold" must be'),
+                           ({"threshold": None}, '"threshold" must be')]:
+            status, answer = post(port, json.dumps({"texts": ["cheap"], **bad}))
+            assert status == 400 and answer["error"].startswith(words), (bad, answer)
+        assert post(port, json.dumps({"texts": ["cheap"], "top": 10**6}))[0] == 200
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "Traceback" not in proc.stderr.read()
+
+
+@pytest.mark.parametrize("strategy", ["pcut", "rcut"])
+def test_a_multi_label_model_of_another_decision_rule_is_served_as_predict_answers_it(tmp_path, strategy):
+    """The decision rules other than SCutFBR: a PCut model decides over the request's texts
+    as predict over its whole input, an RCut one gives each text its top-ranked labels."""
+    from conftest import MULTI, cli
+
+    (tmp_path / "ml.txt").write_text(MULTI)
+    model = tmp_path / "ml.tnb"
+    assert cli("train", tmp_path / "ml.txt", "-o", model, "--strategy", strategy)[0] == 0
+    with Server(model, http=("127.0.0.1", 0)) as server:
+        _serve_and_compare(model, ML_TEXTS, tmp_path, server.http_address[1])
+
+
+def test_a_single_label_model_ranks_its_labels_as_predict_top_and_threshold(topic_model, tmp_path):
+    """"top" / "threshold" rank a single-label model's classes as predict --top / --threshold
+    does (they were refused: 'unknown request field(s): threshold, top'); without them the
+    answer is unchanged, one label per text."""
+    texts = ["cheap casino", "team goal", "", "budget meeting today", "cheap team budget"]
+    with Server(topic_model, http=("127.0.0.1", 0)) as server:
+        port = server.http_address[1]
+        status, plain = post(port, json.dumps({"texts": texts}))
+        assert status == 200 and all(isinstance(label, str) for label in plain["labels"])
+        assert sorted(plain) == ["classes", "labels", "log_odds", "probabilities"]
+        for request, flags in RANKINGS:
+            status, ranked = post(port, json.dumps({"texts": texts, **request}))
+            assert status == 200, ranked
+            _assert_served_is_predicted(ranked, _predicted(topic_model, texts, tmp_path, flags), ranked=True)
+            assert (ranked["probabilities"], ranked["log_odds"]) == (plain["probabilities"], plain["log_odds"])
+            if request == {"top": 1}:
+                assert [labels[0] for labels in ranked["labels"]] == plain["labels"]
+
+
+def test_a_spam_verdict_is_not_ranked(spam_model):
+    """With "mail": true a spam model gives each message one verdict: "top" / "threshold"
+    there are refused in one line, not dropped."""
+    with Server(spam_model, http=("127.0.0.1", 0)) as server:
+        status, answer = post(server.http_address[1], json.dumps({"texts": ["Subject: x\n\ncheap"], "mail": True,
+                                                                  "top": 2}))
+    assert status == 400 and answer["error"] == ('"top" and "threshold" rank the labels of each text; with "mail": '
+                                                 'true a spam model gives each message one verdict')
+
+
+def _goemotions_sample(n_train, n_test):
+    """``(fastText lines of the first n_train training comments, the first n_test test
+    comments)`` of the shared GoEmotions archive (skipped when it is absent), read from the
+    archive without extracting it."""
+    import tarfile
+
+    from conftest import shared_path
+
+    archive = shared_path("corpora", "goemotions.tar.gz")
+    texts, labels = {}, {}
+    with tarfile.open(archive) as tar:
+        for member in tar:
+            parts = member.name.split("/")
+            if member.isfile() and len(parts) == 3 and parts[1] in ("train", "test"):
+                texts[(parts[1], parts[2][:-4])] = " ".join(tar.extractfile(member).read().decode("utf-8").split())
+            elif member.name == "goemotions/labels.tsv":
+                for line in tar.extractfile(member).read().decode("utf-8").splitlines():
+                    docid, _, names = line.partition("\t")
+                    labels[docid] = [n for n in names.split(",") if n]
+    train = sorted(k for k in texts if k[0] == "train")[:n_train]
+    test = sorted(k for k in texts if k[0] == "test")[:n_test]
+    lines = [" ".join(f"__label__{lab}" for lab in labels[d]) + " " + texts[(s, d)] for s, d in train if labels[d]]
+    return lines, [texts[k] for k in test]
+
+
+def test_a_goemotions_model_is_served_as_textnb_predict_answers_it(tmp_path):
+    """On real data: a multi-label model of 4,000 GoEmotions comments (28 labels) serves 300
+    test comments with the labels and numbers textnb predict gives them, with and without
+    top / threshold."""
+    from conftest import cli
+
+    lines, texts = _goemotions_sample(4000, 300)
+    (tmp_path / "ge.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    model = tmp_path / "ge.tnb"
+    code, _, err = cli("train", tmp_path / "ge.txt", "-o", model)
+    assert code == 0, err
+    with Server(model, http=("127.0.0.1", 0)) as server:
+        served = _serve_and_compare(model, texts, tmp_path, server.http_address[1])
+    assert len(served["classes"]) == 28 and any(len(labels) > 1 for labels in served["labels"])
 
 
 def test_a_reload_with_the_model_file_missing_is_logged_and_shown(spam_model, tmp_path):

@@ -400,3 +400,25 @@ def test_the_daemon_client_checks_the_same_ranges(tmp_path, flag, value):
     rc = filter_main(["--socket", str(tmp_path / "no.sock"), flag, value], stdin=io.BytesIO(b"Subject: x\n\nhi\n"),
                      stdout=io.BytesIO(), stderr=err)
     assert rc == 3 and err.getvalue().count("\n") == 1 and f"argument {flag}" in err.getvalue(), err.getvalue()
+
+
+def test_predicts_top_and_threshold_are_the_rules_the_daemon_checks():
+    """``textnb serve``'s ``"top"`` / ``"threshold"`` are checked by the library's rules
+    (:func:`textnb.evaluation.topk.check_top`, :func:`~textnb.evaluation.topk.check_threshold`),
+    which accept exactly the values ``predict --top`` / ``--threshold`` accept."""
+    from textnb.cli.options import top_labels
+    from textnb.evaluation import topk
+
+    assert argtypes.MAX_TOP == topk.MAX_K
+
+    def accepts(check, value):
+        try:
+            check(value)
+        except (ValueError, argparse.ArgumentTypeError):
+            return False
+        return True
+
+    for k in (-2, -1, 0, 1, 5, 10**6, 10**6 + 1):
+        assert accepts(top_labels, str(k)) == accepts(topk.check_top, k), k
+    for p in (-0.1, 0, 0.0, 0.5, 1, 1.0, 1.5, math.nan, math.inf, -math.inf):
+        assert accepts(argtypes.threshold, str(p)) == accepts(topk.check_threshold, p), p

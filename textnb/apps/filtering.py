@@ -208,6 +208,11 @@ def _document_text(model, data, max_bytes):
 def _check_spam_model(model, path):
     classes = [str(c) for c in getattr(model, "classes_", [])]
     if SPAM not in classes or not hasattr(model, "predict_log_odds"):
+        from textnb.meta.labelsets import multilabel_model
+
+        if multilabel_model(model) is not None:  # (its labels may well be ham and spam)
+            raise ModelFileError(f"{path}: a multi-label model (a set of labels per text), not a spam model: a spam "
+                                 "verdict is one label per message")
         raise ModelFileError(f"{path}: not a spam model (classes {classes}; need 'ham' and 'spam')")
     return classes.index(SPAM)
 

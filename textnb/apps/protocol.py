@@ -11,7 +11,10 @@ and its C twin ``spamclient.c``, which must follow any change here): a request l
 or ``ERR <one line>`` (:func:`error_reply`). A client takes a reply only as
 :func:`parse_spam_reply` and :func:`head_length_possible` allow (exit code 0, 1 or 2, a
 printable label, a count that can be the processed message); anything else is a broken
-reply: one line, exit 3, with ``-p`` the message written unchanged.
+reply: one line, exit 3, with ``-p`` the message written unchanged. The reply has room for
+one label: a multi-label model (a set of labels per text) is refused there (``ERR the served
+model is multi-label: ...``; its label sets are answered by ``CLASSIFY``, whose reply is
+JSON, and by HTTP's ``POST /classify``), as by spamd below (``--spamd`` needs a spam model).
 
 **SpamAssassin's spamd** (SPAMC/1.5, ``textnb serve --spamd ADDRESS``), as the
 ``spamd`` script of SpamAssassin 4.0 speaks it: a request line ``<METHOD> SPAMC/<version>``,

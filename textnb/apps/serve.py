@@ -40,8 +40,23 @@ message (parsed as the mail tools parse it: ``topicfilter --mail``, the first
 ``textnb.io.mail.DEFAULT_MAX_BYTES`` bytes, for a model that is not a spam model) and, for a spam model, ``"verdicts"`` is
 added (``spam_cutoff`` / ``ham_cutoff`` may be given) and each message's row is its
 verdict's (one score per message). A request of no texts is answered with the keys of
-any other answer of that request, each list empty. ``GET /model`` describes the
-served model. Errors: ``{"error": "..."}`` with status 400 (bad request), 404, 405,
+any other answer of that request, each list empty. ``"top": K`` and / or ``"threshold": P``
+rank each text's labels as ``textnb predict --top K --threshold P`` does
+(:func:`textnb.evaluation.topk.best_labels_of_rows`, the same checks: K from 1 to 10^6 or -1
+for every label, P from 0 to 1; only K: the K most probable, only P: every label of
+probability >= P): ``"labels"`` is then one list per text, most probable first (refused with
+``"mail": true`` on a spam model, whose messages get one verdict each).
+
+A **multi-label model** (``textnb train`` on a corpus of label sets) is answered as ``textnb
+predict`` answers it: ``"labels"`` is one list per text, the labels its decision rule assigns
+(:func:`textnb.meta.labelsets.assigned_labels`, most probable first; a PCut model decides over
+the request's texts, as predict over its input) or, with ``"top"`` / ``"threshold"``, those
+ranked; ``"probabilities"`` and ``"log_odds"`` are each label's own
+(:func:`textnb.meta.labelsets.label_probabilities` of the log-odds: the floats ``predict
+--proba`` prints; the default ``--method copy`` model's are shares of one distribution). ``GET
+/model`` says ``"multilabel": true`` for it. The socket's ``SPAM`` request and spamd answer one
+verdict per message and refuse such a model (``CLASSIFY`` answers it as HTTP does).
+``GET /model`` describes the served model. Errors: ``{"error": "..."}`` with status 400 (bad request), 404, 405,
 411 (no Content-Length), 413 (over ``max_request``).
 
 **Limits.** A request body is at most ``max_request`` bytes (default 16 MiB); at most
@@ -93,6 +108,8 @@ from textnb.apps.spamlite import DEFAULT_HAM_CUTOFF, DEFAULT_SPAM_CUTOFF, check_
 from textnb.apps.filtering import as_messages
 from textnb.apps.verdict import classify_mail, is_spam_model, message_verdict
 from textnb.text.scorer import load_for_prediction
+from textnb.meta.labelsets import assigned_labels, label_log_odds, label_probabilities, multilabel_model
+from textnb.evaluation.topk import MAX_K, best_labels_of_rows, check_threshold, check_top, proba_and_odds
 
 __all__ = ["DEFAULT_MAX_REQUEST", "DEFAULT_MAX_CLIENTS", "DEFAULT_TIMEOUT", "DEFAULT_MAX_TEXTS", "DEFAULT_MAX_TOKENS",
            "MAX_SOCKET_PATH", "ModelHolder", "Server", "classify_texts", "classify_mail", "run"]
@@ -104,20 +121,17 @@ _MAX_LINE = protocol.MAX_LINE
 _MAX_DRAIN = 256 * 1024 * 1024
 
 
-def _multilabel_pipeline(model):
-    steps = getattr(model, "steps", None)
-    return bool(steps) and getattr(steps[-1][1], "multilabel_", False)
-
-
 def _load_text_model(path):
     """Load ``path`` as ``textnb predict`` does (:func:`textnb.text.scorer.load_for_prediction`:
     the linear scorer of a text model, else a kernel or the estimator) and check that the
     model classifies texts: a table model (which has ``predict_proba`` too) is refused, at
     start and when swapped in at the served path."""
     model = load_for_prediction(path)
-    if getattr(model, "multilabel_", False) or _multilabel_pipeline(model):
-        raise ModelFileError(f"{path}: a multi-label model; textnb serve answers with one label per text "
-                             "(classify with 'textnb predict' or 'textnb test')")
+    if multilabel_model(model) is not None:  # a text model of label sets: answered as predict answers it
+        return model
+    if getattr(model, "multilabel_", False):  # (a MultiLabelNB saved alone: it scores count rows)
+        raise ModelFileError(f"{path}: not a classifier of texts (a multi-label {type(model).__name__} of count "
+                             "rows, without its vectorizer)")
     if not (hasattr(model, "predict_proba") and hasattr(model, "classes_")):
         raise ModelFileError(f"{path}: not a classifier of texts ({type(model).__name__})")
     if reads_documents(model):
@@ -142,6 +156,9 @@ def _load_spam_model(path):
     """:func:`_load_text_model`, and a spam model (classes ``ham`` and ``spam``), as
     ``--spamd`` needs: at start and when a file replaces the served one."""
     model = _load_text_model(path)
+    if multilabel_model(model) is not None:
+        raise ModelFileError(f"{path}: --spamd needs a spam model (classes 'ham' and 'spam'); this one is "
+                             "multi-label (a set of labels per text, where spamd answers one verdict per message)")
     if not is_spam_model(model):
         classes = [str(c) for c in model.classes_]
         raise ModelFileError(f"{path}: --spamd needs a spam model (classes 'ham' and 'spam'); "
@@ -278,6 +295,11 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
     """Answer a ``/classify`` request (a dict) with a JSON-ready dict; InputError if malformed
     or over ``max_texts`` texts / ``max_tokens`` word runs.
 
+    A multi-label model's ``"labels"`` are a list per text (its decision rule's labels, most
+    probable first), its ``"probabilities"`` / ``"log_odds"`` each label's own, the numbers
+    ``textnb predict`` prints for it; ``"top"`` / ``"threshold"`` rank any model's labels as
+    ``predict --top`` / ``--threshold`` does (``"labels"`` then a list per text).
+
     With ``"mail": true`` and a spam model, every message gets one verdict
     (:func:`textnb.apps.verdict.message_verdict`, the cold ``spamfilter``'s) and its row of
     ``probabilities`` / ``log_odds`` and its ``labels`` entry are that verdict's (P(spam),
@@ -294,9 +316,12 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
     texts = request.get("texts")
     if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
         raise InputError('"texts" must be a list of strings')
-    unknown = sorted(set(request) - {"texts", "mail", "spam_cutoff", "ham_cutoff"})
+    unknown = sorted(set(request) - {"texts", "mail", "spam_cutoff", "ham_cutoff", "top", "threshold"})
     if unknown:
         raise InputError(f"unknown request field(s): {', '.join(unknown)}")
+    top = _top(request["top"]) if "top" in request else None
+    threshold = _threshold(request["threshold"]) if "threshold" in request else None
+    ranked = top is not None or threshold is not None
     as_mail = request.get("mail", False)
     if not isinstance(as_mail, bool):
         raise InputError('"mail" must be true or false')
@@ -306,22 +331,26 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
     if max_tokens is not None and _count_words(texts, max_tokens) > max_tokens:
         raise InputError(f"the texts hold over {max_tokens} words in all, over the limit "
                          "(textnb serve --max-tokens)")
-    spam = as_mail and is_spam_model(model)
+    multi = multilabel_model(model)  # (a model of label sets: its labels and scores, as textnb predict's)
+    spam = as_mail and multi is None and is_spam_model(model)
+    if ranked and spam:
+        raise InputError('"top" and "threshold" rank the labels of each text; with "mail": true a spam model gives '
+                         'each message one verdict')
     kwargs = {k: _cutoff(request[k], k) for k in ("spam_cutoff", "ham_cutoff") if k in request}
     if kwargs and not spam:  # (they make a spam verdict: anything else would drop them without a word)
         names = " and ".join(f'"{k}"' for k in kwargs)
         verb = "apply" if len(kwargs) > 1 else "applies"
         raise InputError(f'{names} {verb} only with "mail": true (each text a message, given a verdict)'
-                         if is_spam_model(model) else
+                         if multi is None and is_spam_model(model) else
                          f"{names} {verb} only to a spam model's verdicts; the served model is not a spam "
-                         "model (classes ham and spam)")
+                         "model (classes ham and spam)" + ("" if multi is None else ": it is multi-label"))
     if kwargs:  # their order too, before any message is read (as the socket's SPAM checks them first)
         check_cutoffs(kwargs.get("spam_cutoff", DEFAULT_SPAM_CUTOFF), kwargs.get("ham_cutoff", DEFAULT_HAM_CUTOFF))
     classes = [_jsonable(c) for c in model.classes_]
     # (an answer of no texts has the keys of any other: "verdicts" for a spam verdict, "log_odds" where
     # the model gives them; it had "log_odds" where no other answer did, and no "verdicts")
     out = {"classes": classes, "labels": [], "probabilities": []}
-    if spam or hasattr(model, "predict_log_odds"):
+    if spam or multi is not None or hasattr(model, "predict_log_odds"):
         out["log_odds"] = []
     if spam:
         raw = _message_bytes(texts)
@@ -339,12 +368,48 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
         # fed the raw text, a score no other path gave the line)
         max_bytes = getattr(model, "max_bytes", None) or MAX_DOCUMENT_BYTES
         texts = as_messages(model, [cut_text(t, max_bytes) for t in texts])
+    if multi is not None:  # each label's own probability; the labels of the decision rule, or ranked
+        lo = label_log_odds(model, texts)
+        proba = label_probabilities(lo)
+        chosen = (best_labels_of_rows(proba, lo, top, threshold) if ranked
+                  else assigned_labels(lo, multi.decision_from_log_odds(lo)))
+        out["labels"] = [[classes[int(k)] for k in row] for row in chosen]
+        out["probabilities"], out["log_odds"] = _rows(proba), _rows(lo)
+        return out
+    if ranked:  # a single-label model's labels ranked as textnb predict --top / --threshold ranks them
+        proba, odds = proba_and_odds(model, texts)
+        out["labels"] = [[classes[int(k)] for k in row] for row in best_labels_of_rows(proba, odds, top, threshold)]
+        out["probabilities"] = _rows(proba)
+        if "log_odds" in out:
+            out["log_odds"] = _rows(odds)
+        return out
     proba = model.predict_proba(texts)
     out["probabilities"] = _rows(proba)
     out["labels"] = [classes[int(i)] for i in proba.argmax(axis=1)]
     if "log_odds" in out:
         out["log_odds"] = _rows(model.predict_log_odds(texts))
     return out
+
+
+def _top(value):
+    """A request's ``"top"``: ``textnb predict --top``'s rule (:func:`textnb.evaluation.topk.check_top`:
+    a whole number from 1 to 10^6, or -1 for every label), given as a JSON number."""
+    try:
+        return check_top(value)
+    except ValueError:
+        raise InputError(f'"top" must be a whole number >= 1 and <= {MAX_K}, or -1 for every label; '
+                         f"got {value!r}") from None
+
+
+def _threshold(value):
+    """A request's ``"threshold"``: ``textnb predict --threshold``'s rule
+    (:func:`textnb.evaluation.topk.check_threshold`: a probability from 0 to 1), given as a JSON number."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f'"threshold" must be a number >= 0 and <= 1; got {value!r}')
+    try:
+        return check_threshold(value)
+    except ValueError:
+        raise InputError(f'"threshold" must be a number >= 0 and <= 1; got {value!r}') from None
 
 
 def _verdict_rows(out, classes, verdicts):
@@ -564,6 +629,9 @@ class _MailHandler(StreamHandler):
         try:
             model = owner.holder.get()
             if command == "SPAM":
+                if multilabel_model(model) is not None:  # (the reply has room for one label, not a set)
+                    raise InputError("the served model is multi-label: SPAM's reply holds one verdict, not a set of "
+                                     "labels (send CLASSIFY, or POST /classify over HTTP)")
                 # (the client read the message from its stdin, and prints this error)
                 code, v, head = classify_mail(model, body, source="stdin", **_options(words[2:]))
                 self._send(protocol.spam_reply(code, v, head))
@@ -655,10 +723,12 @@ class _HTTPHandler(DeadlineReading, http.server.BaseHTTPRequestHandler):
             model = owner.holder.get()
             # the model file's kind (a scorer or kernel says which it reads), else the class
             kind = getattr(type(model), "kind", None) or type(model).__name__
-            self._reply(200, {"path": owner.holder.path, "kind": kind,
-                              "classes": [_jsonable(c) for c in model.classes_],
-                              "loaded_at": owner.holder.loaded_at, "reloads": owner.holder.reloads,
-                              "last_error": owner.holder.last_error})
+            described = {"path": owner.holder.path, "kind": kind, "classes": [_jsonable(c) for c in model.classes_],
+                         "loaded_at": owner.holder.loaded_at, "reloads": owner.holder.reloads,
+                         "last_error": owner.holder.last_error}
+            if multilabel_model(model) is not None:  # (its answers' "labels" are lists: said here too)
+                described["multilabel"] = True
+            self._reply(200, described)
         elif self.path == "/classify":
             self._reply(405, {"error": "use POST /classify"})
         else:

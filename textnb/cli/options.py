@@ -293,12 +293,12 @@ def refuse_spam_model(path, kind):
 
 
 def multilabel_model(model):
-    """The MultiLabelNB at the end of a multi-label text Pipeline, or None."""
-    steps = getattr(model, "steps", None)
-    if not steps:
-        return None
-    last = steps[-1][1]
-    return last if getattr(last, "multilabel_", False) else None
+    """The MultiLabelNB at the end of a multi-label text Pipeline (or its file's scorer), or
+    None: :func:`textnb.meta.labelsets.multilabel_model` (imported when asked: the options
+    load no numpy)."""
+    from textnb.meta.labelsets import multilabel_model as find
+
+    return find(model)
 
 
 @contextmanager

@@ -74,7 +74,7 @@ def _predict_multilabel(args, model, out, err):
     stream), or, as fastText's ``predict`` / ``predict-prob`` and as for a single-label
     model, the ``--top K`` most probable labels and / or those whose probability is >=
     ``--threshold``; the same in every mode (files, ``--lines``, ``--rows``)."""
-    from textnb.meta.labelsets import label_probabilities
+    from textnb.meta.labelsets import assigned_labels, label_log_odds, label_probabilities
 
     ml = multilabel_model(model)
     names = [str(c) for c in ml.classes_]
@@ -87,8 +87,7 @@ def _predict_multilabel(args, model, out, err):
     def emit(sources, texts):
         if not texts:
             return
-        lo = (ml.document_log_odds(texts) if hasattr(ml, "document_log_odds")  # a file's scorer
-              else ml.predict_log_odds(model[:-1].transform(texts)))
+        lo = label_log_odds(model, texts)  # (a file's scorer reads them from its arrays)
         if whole:
             pending.append((list(sources), lo))
             return
@@ -106,9 +105,8 @@ def _predict_multilabel(args, model, out, err):
         if ranked(args):  # --top K / --threshold P: ranked with their probabilities, as for one label
             print_ranked(sources, names, proba, lo, args, out)
             return
-        passed = ml.decision_from_log_odds(lo) > 0
-        for src, row_lo, row_p, row_ok in zip(sources, lo, proba, passed):
-            chosen = [int(k) for k in np.argsort(-row_lo, kind="stable") if row_ok[k]]
+        assigned = assigned_labels(lo, ml.decision_from_log_odds(lo))  # most probable first
+        for src, row_lo, row_p, chosen in zip(sources, lo, proba, assigned):
             if args.json:
                 rec = {"source": src, "labels": [names[k] for k in chosen]}
                 if args.proba:

@@ -5,8 +5,7 @@ carries."""
 
 import numpy as np
 
-from textnb.cli.options import ALL_LABELS
-from textnb.evaluation.topk import best_labels
+from textnb.evaluation.topk import best_labels_of_rows
 from textnb.cli.output import cell, counted, dumps, proba_text
 from textnb.core.errors import InputError, TextnbError
 
@@ -33,12 +32,10 @@ def print_ranked(sources, classes, proba, odds, args, out):
     ``--top`` absent), each with its probability (and in ``--json`` its log-odds); a
     document with none keeps its TAB. One printer for single-label models (``proba`` the
     posterior) and multi-label ones (each label's own probability)."""
-    top = len(classes) if args.top == ALL_LABELS else args.top or (len(classes) if args.threshold is not None else 1)
-    threshold = args.threshold if args.threshold is not None else 0.0
-    for src, p, lo in zip(sources, proba, odds):
-        # the order of p; its log-odds break the ties of probabilities that round to one
-        # float (a calibrated model's log-odds are its inner model's: they rank only within)
-        best = [int(k) for k in best_labels(p, top, threshold, ties=lo)]
+    # the order of p; its log-odds break the ties of probabilities that round to one
+    # float (a calibrated model's log-odds are its inner model's: they rank only within)
+    for src, p, lo, best in zip(sources, proba, odds, best_labels_of_rows(proba, odds, args.top, args.threshold)):
+        best = [int(k) for k in best]
         if args.json:
             rec = {"source": src, "labels": [
                 {"label": classes[k], "proba": float(p[k]), "log_odds": float(lo[k])} for k in best]}

@@ -12,7 +12,9 @@ __all__ = ["add_parser", "run"]
 def add_parser(sub):
     p = sub.add_parser("serve", help="load a model once and answer classification requests",
                        description="Serve a text model until SIGTERM: spam verdicts for `spamfilter --socket` "
-                                   "on a Unix socket, POST /classify with JSON {\"texts\": [...]} over HTTP, "
+                                   "on a Unix socket, POST /classify with JSON {\"texts\": [...]} over HTTP "
+                                   "(optional \"top\" / \"threshold\" as predict's --top / --threshold; a "
+                                   "multi-label model's labels as predict gives them), "
                                    "SpamAssassin's spamd protocol for spamc and mail servers (see textnb.apps.serve, "
                                    "textnb.apps.spamd). The model is reloaded when its file is replaced; SIGHUP "
                                    "reads it again at once.")

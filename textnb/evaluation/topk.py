@@ -24,7 +24,7 @@ import os
 
 import numpy as np
 
-__all__ = ["best_labels", "check_k", "check_threshold", "fasttext_test", "fasttext_test_label", "format_test_result",
+__all__ = ["MAX_K", "best_labels", "best_labels_of_rows", "check_k", "check_threshold", "check_top", "fasttext_test", "fasttext_test_label", "format_test_result",
            "label_scores_at_k", "precision_recall_at_k", "proba_and_odds"]
 
 
@@ -33,6 +33,20 @@ def check_k(k):
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or (k < 1 and k != -1):
         raise ValueError(f"k must be an integer >= 1, or -1 for every label; got {k!r}")
     return int(k)
+
+
+#: The largest k one may ask for where a value is given rather than a whole ranking (``textnb
+#: predict --top``'s bound, :data:`textnb.cli.argtypes.MAX_TOP`, and ``textnb serve``'s ``"top"``).
+MAX_K = 10**6
+
+
+def check_top(k):
+    """``k`` as ``textnb predict --top`` takes it: :func:`check_k` (an integer >= 1, or -1 for
+    every label; a bool is no integer) and at most :data:`MAX_K`; ValueError otherwise."""
+    k = check_k(k)
+    if k > MAX_K:
+        raise ValueError(f"k must be an integer >= 1 and <= {MAX_K}, or -1 for every label; got {k!r}")
+    return k
 
 
 def check_threshold(threshold):
@@ -61,6 +75,17 @@ def best_labels(scores, k, floor, ties=None):
         np.lexsort((-np.asarray(ties, dtype=np.float64), -scores))
     order = order[:None if k == -1 else k]
     return order[scores[order] >= floor]
+
+
+def best_labels_of_rows(proba, odds, top=None, threshold=None):
+    """:func:`best_labels` of every row of ``proba`` (``odds`` breaking ties), as ``textnb
+    predict --top K --threshold P`` ranks them and ``textnb serve`` answers a request's
+    ``"top"`` / ``"threshold"``: ``top`` None is one label, or every label when a
+    ``threshold`` is given; -1 is every label; ``threshold`` None is 0 (fastText's
+    ``predict`` defaults). A list of arrays of positions, best first."""
+    k = top if top is not None else (-1 if threshold is not None else 1)
+    floor = threshold if threshold is not None else 0.0
+    return [best_labels(p, k, floor, ties=lo) for p, lo in zip(proba, odds)]
 
 
 def proba_and_odds(model, X):

@@ -28,7 +28,7 @@ from textnb.text.wrappers import threshold_for_f1, threshold_for_fpr  # (their h
 
 __all__ = ["FBR_GRID", "MULTILABEL_DEFAULTS", "PCUT_GRID", "RANK_GRID", "SMALL", "STRATEGIES", "break_even_point",
            "RankTooHigh", "check_rank", "copies", "copy_out_of_fold", "copy_scores", "cross_validated_report", "decide", "decision", "indicator", "rank_candidates",
-           "kfold", "label_indicator", "label_probabilities", "label_support", "multilabel_report", "naming_the_label",
+           "assigned_labels", "kfold", "label_indicator", "label_log_odds", "label_probabilities", "multilabel_model", "label_support", "multilabel_report", "naming_the_label",
            "precision_recall_f1", "test_report", "threshold_for_f1", "threshold_for_fpr"]
 
 #: Thresholding strategies (Yang 2001); "f1" is the name model files of textnb <= 0.x
@@ -56,6 +56,42 @@ def label_probabilities(S):
     from scipy.special import expit
 
     return expit(np.asarray(S, dtype=np.float64))
+
+
+def multilabel_model(model):
+    """The multi-label estimator at the end of a multi-label text model (a ``Pipeline``
+    ending in a :class:`~textnb.meta.multilabel.MultiLabelNB` fitted on label sets, or the
+    :class:`~textnb.meta.multilabel_training.MultiLabelScorer` of its file), or None: how
+    ``textnb predict``, ``test``, ``inspect`` and ``textnb serve`` tell a multi-label model."""
+    steps = getattr(model, "steps", None)
+    if not steps:
+        return None
+    last = steps[-1][1]
+    return last if getattr(last, "multilabel_", False) else None
+
+
+def label_log_odds(model, texts):
+    """Per-label log-odds ``S`` (n, n_labels) of the documents ``texts`` (str) by the
+    multi-label text model ``model`` (:func:`multilabel_model`): a file's scorer reads them
+    from its arrays, a fitted Pipeline transforms then scores. What ``textnb predict`` and
+    ``textnb serve`` rank and decide (:func:`label_probabilities`, :func:`assigned_labels`)."""
+    ml = multilabel_model(model)
+    if ml is None:
+        raise TypeError(f"not a multi-label text model: {type(model).__name__}")
+    if hasattr(ml, "document_log_odds"):  # a file's scorer
+        return ml.document_log_odds(texts)
+    return ml.predict_log_odds(model[:-1].transform(texts))
+
+
+def assigned_labels(S, decisions):
+    """Each row's labels assigned by the model's decision rule (positions where
+    ``decisions`` > 0: :meth:`MultiLabelNB.decision_from_log_odds
+    <textnb.meta.multilabel.MultiLabelNB.decision_from_log_odds>` of ``S``), most probable
+    first (log-odds ``S`` descending, ties in label order): a list of lists of positions,
+    the labels ``textnb predict`` prints and ``textnb serve`` answers."""
+    S = np.asarray(S, dtype=np.float64)
+    passed = np.asarray(decisions) > 0
+    return [[int(k) for k in np.argsort(-row, kind="stable") if ok[k]] for row, ok in zip(S, passed)]
 
 
 # -- label sets and folds ----------------------------------------------------------------------
