@@ -1212,16 +1212,33 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
     file"`` or ``"UTF-16 text (convert it to UTF-8)"``). ``decode=False``: a document's
     bytes are yielded undecoded, for a model whose vectorizer decodes them with its own
     encoding (:func:`textnb.text.tokenize.decodes_documents`)."""
+    from textnb.io.mailread import file_messages, is_empty_message
+
     def text_of(data):
         if isinstance(data, str):
             return data
         return document_text(data, max_bytes) if decode else to_tokenizable(bytes(data), max_bytes, decode=False)
 
+    def documents(source, data, reason=None, pipe=False, split=True):
+        """The document a file's bytes are, or the messages of an mbox file (each read as a
+        document; an empty one refused), as the mail tools split it
+        (:func:`textnb.io.mailread.file_messages`); standard input (``-``) is one document."""
+        messages = file_messages(source, data, max_bytes, pipe=pipe) if split else None
+        if messages is None:
+            text = text_of(data)
+            yield source, text, None if text is not None else (reason() if reason else _binary_reason(data))
+            return
+        for name, message in messages:
+            if is_empty_message(message):
+                yield name, None, "empty message"
+                continue
+            text = text_of(message)
+            yield name, text, None if text is not None else _binary_reason(message)
+
     for p in paths:
         if p == "-" or _named_stream(p):
             data = stdin_stream(stdin).read(max_bytes) if p == "-" else _read_stream(p, max_bytes)
-            text = text_of(data)
-            yield input_name(p), text, None if text is not None else _binary_reason(data)
+            yield from documents(input_name(p), data, pipe=True, split=p != "-")
         elif os.path.isdir(p):
             loops = []
 
@@ -1233,11 +1250,9 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
                 if loop:
                     yield f, None, skipped_reason(f)
                     continue
-                text = text_of(read_bytes(f, max_bytes))
-                yield f, text, None if text is not None else skipped_reason(f)
+                yield from documents(f, read_bytes(f, max_bytes), lambda f=f: skipped_reason(f))
         elif os.path.exists(p):
-            text = text_of(read_bytes(p, max_bytes))
-            yield p, text, None if text is not None else skipped_reason(p)
+            yield from documents(p, read_bytes(p, max_bytes), lambda p=p: skipped_reason(p))
         else:
             raise missing_input(p)
 
