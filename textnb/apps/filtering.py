@@ -953,10 +953,14 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
     model : TextClassifier
         Fitted.
     paths : list of path
-        Files, folders, mbox files or Maildir folders. Messages of mbox files and
-        Maildirs are parsed as mail; other files are read as plain documents (the way
-        ``TextClassifier`` reads files), or as mail with ``mail_mode``. A file listed
-        twice (a folder and a file in it, a link to it) is routed once.
+        Files, folders, mbox files, Maildir folders or pipes (read once, their documents
+        copied out). An mbox is split as every command splits one
+        (:func:`textnb.io.mailread.file_messages`). A plain text model reads every
+        document (a file, a Maildir message, a message of an mbox) as ``textnb predict``
+        reads it (its bytes decoded as ``TextClassifier`` decodes a file), or parsed as
+        mail (:func:`textnb.io.mail.message_text`) with ``mail_mode``; a spamfilter model
+        always as mail (:func:`_features`). A file listed twice (a folder and a file in
+        it, a link to it) is routed once.
     out : path
         Output folder (made when missing; anything else than a folder there is an
         InputError before a document is read); each document goes to ``out/<label>/``

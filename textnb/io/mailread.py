@@ -132,7 +132,8 @@ def read_capped(stream, max_bytes=DEFAULT_MAX_BYTES):
 
 
 def is_special(path):
-    """True for a FIFO, socket, device or folder, or a link to one: never read as mail.
+    """True for a FIFO, socket, device or folder, or a link to one: never read as mail
+    inside a folder (a pipe named by the user is read: :func:`is_named_pipe`).
 
     A missing, broken or looping link is not special (reading it reports the error).
     """
