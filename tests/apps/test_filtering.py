@@ -251,7 +251,9 @@ def test_spam_filter_classifies(model_file):
     # the log-odds keep their order where the probability has rounded to 1
     long_spam = make_mail(SPAM_WORDS * 50, rng, n=400)
     assert sf.classify([long_spam])[0].score == pytest.approx(1.0)
-    assert [s for s, _ in sf.classify_stream([("a", long_spam), ("b", b"")])] == ["a", "b"]
+    assert [s for s, _ in sf.classify_stream([("a", long_spam), ("b", b"x")])] == ["a", "b"]
+    with pytest.raises(InputError, match=r"^b: empty message$"):  # (refused as every command refuses it)
+        list(sf.classify_stream([("a", long_spam), ("b", b"")]))
 
 
 def test_not_a_spam_model(tmp_path):

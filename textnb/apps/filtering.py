@@ -256,7 +256,12 @@ class SpamFilter(StreamClassifier):
         return self.model.predict_log_odds(texts)[:, self._spam]
 
     def log_odds(self, messages):
-        """Spam log-odds of raw messages (bytes)."""
+        """Spam log-odds of raw messages (bytes). An empty message (white space only, or
+        only mbox ``From`` lines: :func:`textnb.io.mailread.is_empty_message`) raises
+        :class:`~textnb.core.errors.InputError` ``"messages[I]: empty message"`` (I its
+        index), as every command refuses it (``SOURCE: empty message``); nothing is
+        scored."""
+        messages = [mail.refuse_empty_message(f"messages[{i}]", m) for i, m in enumerate(messages)]
         return self.log_odds_texts(_features(self.model, m, self.max_bytes) for m in messages)
 
     def verdicts_from_log_odds(self, log_odds):
@@ -266,7 +271,8 @@ class SpamFilter(StreamClassifier):
                 for lo in log_odds]
 
     def classify(self, messages):
-        """A :class:`Verdict` for each raw message (bytes)."""
+        """A :class:`Verdict` for each raw message (bytes); InputError for an empty one
+        (:meth:`log_odds`)."""
         return self.verdicts_from_log_odds(self.log_odds(messages))
 
 
@@ -869,27 +875,33 @@ def _under(path, folder_real):
 
 
 def _documents(paths, mail_mode, max_bytes, out=None, on_error=None, on_warning=None):
-    """(source, path or None, bytes or None, is_mail) for each input document, the files
-    listed as the mail reader lists them (:func:`textnb.io.mailread.message_files`:
-    folders recursively, hidden and special files skipped, a Maildir's messages, links
-    outside a folder reported); nothing inside the output folder ``out`` (when an input
-    folder holds it, its earlier routes are not routed again). Messages of mbox files and
-    Maildirs, and every file with ``mail_mode``, are mail; other files plain documents,
-    read later by path. A file that cannot be read goes to ``on_error`` (None: raised). A
-    file listed twice (a folder and a file in it, a link to it) is read once. A folder of
-    ``paths`` that lists no file is said to ``on_warning``
-    (:func:`~textnb.io.files.noting_empty_folder`)."""
+    """(source, path or None, bytes or None) for each input document, the files listed as
+    the mail reader lists them (:func:`textnb.io.mailread.message_files`: folders
+    recursively, hidden and special files skipped, a Maildir's messages, links outside a
+    folder reported); nothing inside the output folder ``out`` (when an input folder holds
+    it, its earlier routes are not routed again). An mbox file is split as every command
+    splits one (:func:`textnb.io.mailread.file_messages`: a file of one message is that
+    file, ``FILE``; the messages of one of several ``FILE:N``, their bytes given, an empty
+    one refused); a pipe named in ``paths`` (:func:`textnb.io.mailread.is_named_pipe`) is
+    read once, its bytes given; any other document is given by its path (bytes None), read
+    later (with ``mail_mode``: read now, as a message, its bytes given too). A file that cannot
+    be read goes to ``on_error`` (None: raised). A file listed twice (a folder and a file
+    in it, a link to it) is read once. A folder of ``paths`` that lists no file is said to
+    ``on_warning`` (:func:`~textnb.io.files.noting_empty_folder`)."""
     out_real = os.path.realpath(out) if out is not None else None
     seen = set()
+
+    def refuse(message):
+        if on_error is None:
+            raise InputError(message)
+        on_error(message)
+
     for p in paths:
         p = os.fspath(p)
-        if os.path.exists(p) and not os.path.isdir(p) and mail.is_special(p):
-            raise InputError(f"{p}: not a regular file (a FIFO, socket or device)")
+        if os.path.exists(p) and not os.path.isdir(p) and mail.is_special(p) and not mail.is_named_pipe(p):
+            raise InputError(f"{p}: not a regular file or a pipe (a socket or device)")
         if out_real is not None and _under(p, out_real):  # (named: said, not skipped without a word)
-            message = f"{p}: the output folder or inside it; not routed"
-            if on_error is None:
-                raise InputError(message)
-            on_error(message)
+            refuse(f"{p}: the output folder or inside it; not routed")
             continue
         for file, whole in noting_empty_folder(p, mail.message_files(p, on_error), on_warning):
             if out_real is not None and _under(file, out_real):
@@ -902,10 +914,14 @@ def _documents(paths, mail_mode, max_bytes, out=None, on_error=None, on_warning=
                 if (st.st_dev, st.st_ino) in seen:  # (routed again, it was copied twice, or moved and then missing)
                     continue
                 seen.add((st.st_dev, st.st_ino))
-            if not (whole or mail_mode or mail.is_mbox(file)):
-                yield file, file, None, False
-                continue
             try:
+                if mail.is_named_pipe(file):  # read once: its bytes are routed (copied), an mbox in it split
+                    for source, data in mail.read_messages(file, max_bytes):
+                        if mail.is_empty_message(data):
+                            refuse(f"{source}: empty message")
+                            continue
+                        yield source, None, data
+                    continue
                 if not whole and mail.is_mbox(file):  # each message whole (it is copied out), one at a time
                     messages = mail._iter_mbox(file, None)
                     first, second = next(messages, None), next(messages, None)
@@ -915,18 +931,18 @@ def _documents(paths, mail_mode, max_bytes, out=None, on_error=None, on_warning=
                         # it was FILE:1 here, copied out as FILE-1.eml, and never moved
                         if first is None or mail.is_empty_message(first[1]):
                             raise InputError(f"{file}: empty message")
-                        yield file, file, None, True
+                        yield file, file, None
                         continue
                     for source, data in itertools.chain((first, second), messages):
                         if mail.is_empty_message(data):  # (refused in its place; the later messages read on)
-                            if on_error is None:
-                                raise InputError(f"{source}: empty message")
-                            on_error(f"{source}: empty message")
+                            refuse(f"{source}: empty message")
                             continue
-                        yield source, None, data, True
+                        yield source, None, data
                     continue
-                for source, data in mail.read_messages(file, max_bytes, whole=whole):
-                    yield source, (file if source == file else None), data, True
+                if mail_mode:  # read as mail now (an empty message refused, as the mail reader refuses it)
+                    yield from ((source, file, data) for source, data in mail.read_messages(file, max_bytes, whole=True))
+                    continue
+                yield file, file, None
             except InputError as exc:
                 if on_error is None:
                     raise
@@ -942,10 +958,14 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
     model : TextClassifier
         Fitted.
     paths : list of path
-        Files, folders, mbox files or Maildir folders. Messages of mbox files and
-        Maildirs are parsed as mail; other files are read as plain documents (the way
-        ``TextClassifier`` reads files), or as mail with ``mail_mode``. A file listed
-        twice (a folder and a file in it, a link to it) is routed once.
+        Files, folders, mbox files, Maildir folders or pipes (read once, their documents
+        copied out). An mbox is split as every command splits one
+        (:func:`textnb.io.mailread.file_messages`). A plain text model reads every
+        document (a file, a Maildir message, a message of an mbox) as ``textnb predict``
+        reads it (its bytes decoded as ``TextClassifier`` decodes a file), or parsed as
+        mail (:func:`textnb.io.mail.message_text`) with ``mail_mode``; a spamfilter model
+        always as mail (:func:`_features`). A file listed twice (a folder and a file in
+        it, a link to it) is routed once.
     out : path
         Output folder (made when missing; anything else than a folder there is an
         InputError before a document is read); each document goes to ``out/<label>/``
@@ -977,8 +997,12 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
     taken = set()
     classes = [str(c) for c in model.classes_]
     _check_folders(classes, threshold)
-    # a spamfilter model of rendered messages reads every document as a message, rendered as spamfilter and
-    # textnb predict render it (_features: spam_text); it got a plain file's text, and message_text for mail
+    # one rule for what the model reads of a document, on every path: a spamfilter model of rendered
+    # messages every document as a message, rendered as spamfilter and textnb predict render it (_features:
+    # spam_text); a plain text model the document's text as textnb predict, spamfilter --batch and serve read
+    # it (a message of an mbox: its bytes, as a file), or with --mail (mail_mode) the message_text that serve's
+    # "mail": true reads (it got message_text for every message of an mbox or Maildir, and for a file of one
+    # message that starts with a From line, where the other paths read the text)
     as_mail = mail_mode or reads_mail(model)
     it = _documents(paths, as_mail, max_bytes, out, on_error, on_warning)
     while True:
@@ -986,15 +1010,15 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
         if not batch:
             return
         docs, kept = [], []
-        for source, path, data, is_mail in batch:
+        for source, path, data in batch:
             try:
-                if is_mail:
+                if as_mail:
                     if data is None:
                         data = mail._read_file(path, max_bytes)
                     docs.append(_features(model, data, max_bytes) if reads_mail(model)
                                 else mail.message_text(data, max_bytes=max_bytes))
                 else:
-                    docs.append(_plain_text(path, model, document_bytes))
+                    docs.append(_plain_text(path if data is None else data, model, document_bytes, source))
             except InputError as exc:
                 if on_error is None:
                     raise
@@ -1011,6 +1035,8 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
             folder = os.path.join(os.fspath(out), _folder_name(label))
             if path is not None:
                 name = os.path.basename(path)
+            elif _is_file_source(source, paths):  # a pipe read whole: its name
+                name = os.path.basename(source)
             else:  # a message inside an mbox: <mbox name>-<n>.eml
                 base, _, number = source.rpartition(":")
                 name = f"{os.path.basename(base)}-{number}.eml"
@@ -1018,17 +1044,28 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
                         None if path is not None else data)
 
 
-def _plain_text(path, model, max_bytes=None):
-    from textnb.io.corpus import MAX_DOCUMENT_BYTES, binary_document, to_text
+def _is_file_source(source, paths):
+    """Whether ``source`` names a PATH of ``paths`` itself (a pipe read whole), not a
+    message ``FILE:N`` of it."""
+    return source in {os.fspath(p) for p in paths}
+
+
+def _plain_text(doc, model, max_bytes=None, source=None):
+    """The text a plain text model reads of a document, a file's path or a message's bytes
+    (named ``source``), as ``textnb predict`` reads it."""
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES, binary_document, binary_message, to_text
     from textnb.text.tokenize import decodes_documents
 
     # (a vectorizer with its own encoding decodes the bytes, as the library's predict of a Path); cut where
     # textnb predict cuts it: at max_bytes, else where the model cuts a document (it was 10 MiB for a model
     # that keeps no limit, where predict reads 16 MiB, and topicfilter --max-bytes cut only messages)
     limit = max_bytes or getattr(model, "max_bytes", None) or MAX_DOCUMENT_BYTES
-    text = to_text(Path(path), limit, not decodes_documents(model))
+    doc = Path(doc) if not isinstance(doc, (bytes, bytearray)) else bytes(doc)
+    text = to_text(doc, limit, not decodes_documents(model))
     if text is None:  # (the library's line for it, which calls a UTF-16 text so, with the fix: it was "binary")
-        raise binary_document(Path(path))
+        if isinstance(doc, bytes):
+            raise InputError(binary_message(source, doc[:8192], "a text document"))
+        raise binary_document(doc)
     return text
 
 

@@ -361,7 +361,7 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
     if as_mail:  # each a message file as topicfilter --mail reads it (its first mail.DEFAULT_MAX_BYTES bytes)
         raw = _message_bytes(texts)
         for i, m in enumerate(raw):
-            mail._not_empty(f"texts[{i}]", m)  # (as every path refuses it: mail.is_empty_message)
+            mail.refuse_empty_message(f"texts[{i}]", m)  # (as every path refuses it: mail.is_empty_message)
         texts = [mail.message_text(m, max_bytes=mail.DEFAULT_MAX_BYTES) for m in raw]
     else:  # each text cut where the model's training cut a document (predict --lines, a TSV row), and for a
         # spamfilter model of rendered messages read as the header-less message predict --lines reads (it was

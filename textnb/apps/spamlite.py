@@ -39,7 +39,7 @@ import sys
 from itertools import islice
 
 from textnb.core.errors import InputError
-from textnb.io.mailread import DEFAULT_MAX_BYTES, map_messages
+from textnb.io.mailread import DEFAULT_MAX_BYTES, map_messages, refuse_empty_message
 
 try:  # the C functions themselves: functools and operator import collections & co. first
     from _functools import reduce
@@ -536,13 +536,16 @@ class StreamClassifier:
     """``classify_stream`` over a ``classify(messages)``: what every spam filter class shares."""
 
     def classify_stream(self, pairs, batch_size=_BATCH):
-        """``(source, Verdict)`` for each ``(source, bytes)`` pair, classified in batches."""
+        """``(source, Verdict)`` for each ``(source, bytes)`` pair, classified in batches.
+        An empty message (:func:`textnb.io.mailread.is_empty_message`) raises InputError
+        ``"SOURCE: empty message"`` where it is met, as every command refuses it."""
         it = iter(pairs)
         while True:
             batch = list(islice(it, batch_size))
             if not batch:
                 return
-            yield from zip((s for s, _ in batch), self.classify([data for _, data in batch]))
+            yield from zip((s for s, _ in batch),
+                           self.classify([refuse_empty_message(s, data) for s, data in batch]))
 
     def classify_paths(self, paths, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None, n_jobs=None, stdin=None,
                        on_warning=None):
@@ -607,11 +610,14 @@ class LiteFilter(StreamClassifier):
         tokenised, then scored, not one message after the other: the model's look-up then
         stays in the CPU's caches while it is read (in process, about 5 % less CPU time on
         the SpamAssassin and CSDMC2010 test folders, 10-15 % on SMS; docs/spam.md,
-        "Session 25")."""
+        "Session 25"). An empty message raises InputError ``"messages[I]: empty message"``
+        (:func:`textnb.io.mailread.refuse_empty_message`: the test every command refuses one
+        by; nothing is scored)."""
         score, verdict, max_bytes = self.scorer.log_odds, self.verdict, self.max_bytes
         out, it = [], iter(messages)
         while batch := list(islice(it, _BATCH)):
-            tokens = [message_tokens(m, max_bytes) for m in batch]
+            tokens = [message_tokens(refuse_empty_message(f"messages[{len(out) + i}]", m), max_bytes)
+                      for i, m in enumerate(batch)]
             out += [verdict(score(t)) for t in tokens]
         return out
 

@@ -23,7 +23,7 @@ from textnb.apps.filtering import EXIT_CODES, SPAM, SpamFilter, add_headers
 from textnb.apps.protocol import SPAMD_THRESHOLD, spamd_score, spamd_score_text
 from textnb.apps.spamlite import DEFAULT_SPAM_CUTOFF, LiteFilter, logit, score_text
 from textnb.core.errors import InputError
-from textnb.io.mailread import is_empty_message
+from textnb.io.mailread import refuse_empty_message
 
 __all__ = ["message_verdict", "classify_mail", "spamd_fields", "spamd_report", "spamd_symbol", "is_spam_model"]
 
@@ -75,8 +75,7 @@ def message_verdict(model, data, *, spam_cutoff=None, ham_cutoff=None, max_bytes
     """
     kwargs = _kwargs(spam_cutoff, ham_cutoff, max_bytes)
     sf = SpamFilter(model, source="the served model", **kwargs)  # checks the model and the cut-offs
-    if is_empty_message(data):
-        raise InputError(f"{source}: empty message" if source else "empty message")
+    refuse_empty_message(source or None, data)
     lite = _lite_scorer(model)
     verdict = LiteFilter(lite, **kwargs).classify([data])[0] if lite is not None else None
     if verdict is None or verdict.log_odds != verdict.log_odds:  # NaN: the numpy path says why

@@ -224,8 +224,7 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
         if args.batch is not None:
             return _batch(model_path, cutoffs, args, stdin, stdout, stderr)
         sf = _load(model_path, cutoffs)
-        if mail.is_empty_message(head):
-            raise InputError("stdin: empty message")
+        mail.refuse_empty_message("stdin", head)
         v = sf.classify([head])[0]
         if passthrough:
             written = True  # from here on the message is (being) written: never twice
@@ -316,8 +315,7 @@ def _register(ops, model_path, args, stdin, stderr):
     stdin_data = None
     if any("-" in paths for kind in groups.values() for _, paths in kind):  # read once, used by every op
         stdin_data = mail.read_capped(stdin, args.max_bytes)[0]
-        if mail.is_empty_message(stdin_data):
-            raise InputError("stdin: empty message")
+        mail.refuse_empty_message("stdin", stdin_data)
     done = update_model(model_path, register=Mailboxes(groups["register"], stdin_data),
                         unregister=Mailboxes(groups["unregister"], stdin_data),
                         kind=args.kind, alpha=args.alpha, max_bytes=args.max_bytes, n_jobs=args.jobs,

@@ -29,7 +29,8 @@ def _topic_parser():
     p.add_argument("--model", "-m", metavar="FILE", required=True, help="model file (.tnb)")
     p.add_argument("--out", "-o", metavar="OUT", required=True, help="output folder")
     p.add_argument("paths", nargs="+", metavar="PATH",
-                   help="files, folders, mbox files or Maildir folders")
+                   help="files, folders, mbox files, Maildir folders or pipes (a FIFO, <(...): read once, its "
+                        "documents copied out)")
     p.add_argument("--threshold", "-t", type=_probability, default=0.5, metavar="P",
                    help=f"confidence (largest class probability) below which a document is "
                         f"unsorted (default 0.5; {_probability.range}); needs a calibrated model, whose "
@@ -45,7 +46,10 @@ def _topic_parser():
                    help="move files instead of copying (the messages of an mbox of several are always copied; "
                         "a file of one message is moved as any file)")
     p.add_argument("--mail", action="store_true",
-                   help="parse plain files as mail messages too (mbox and Maildir always are)")
+                   help="parse every document as a mail message (headers and MIME parts decoded, as textnb serve's "
+                        "\"mail\": true) for a plain text model; without it such a model reads each document, and "
+                        "each message of an mbox or Maildir, as textnb predict reads it (a spamfilter model always "
+                        "reads mail)")
     p.add_argument("--max-bytes", type=_size, default=None, metavar="SIZE",
                    help=f"bytes of each message (default 10M) and of each plain document (default: where the "
                         f"model cuts its documents, as textnb predict) that are read ({_size.range})")

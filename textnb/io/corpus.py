@@ -1205,23 +1205,43 @@ def iter_input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None):
         yield source, text
 
 
-def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=True):
+def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=True, split=None):
     """:func:`iter_input_documents` with why each skipped document is skipped: ``(source,
     text, None)`` or ``(source, None, reason)`` (:func:`skipped_reason` of a file; of
     standard input or a pipe, read once, the same words from the bytes read: ``"binary
     file"`` or ``"UTF-16 text (convert it to UTF-8)"``). ``decode=False``: a document's
     bytes are yielded undecoded, for a model whose vectorizer decodes them with its own
-    encoding (:func:`textnb.text.tokenize.decodes_documents`)."""
+    encoding (:func:`textnb.text.tokenize.decodes_documents`). ``split(source, data, pipe)``:
+    the ``(source, bytes)`` documents a file (or a pipe named, ``pipe``, but never ``-``)
+    whose bytes are ``data`` holds, the bytes None for one that is refused as empty
+    (``"empty message"``), or None when it is one document (``textnb predict`` splits an
+    mbox so: :func:`textnb.io.sources.document_batches`)."""
+
     def text_of(data):
         if isinstance(data, str):
             return data
         return document_text(data, max_bytes) if decode else to_tokenizable(bytes(data), max_bytes, decode=False)
 
+    def documents(source, data, reason=None, pipe=False, splits=True):
+        """The document a file's bytes are, or the messages of an mbox file (each read as a
+        document; an empty one refused), as ``split`` splits it; standard input (``-``) is
+        one document."""
+        messages = split(source, data, pipe) if split is not None and splits else None
+        if messages is None:
+            text = text_of(data)
+            yield source, text, None if text is not None else (reason() if reason else _binary_reason(data))
+            return
+        for name, message in messages:
+            if message is None:
+                yield name, None, "empty message"
+                continue
+            text = text_of(message)
+            yield name, text, None if text is not None else _binary_reason(message)
+
     for p in paths:
         if p == "-" or _named_stream(p):
             data = stdin_stream(stdin).read(max_bytes) if p == "-" else _read_stream(p, max_bytes)
-            text = text_of(data)
-            yield input_name(p), text, None if text is not None else _binary_reason(data)
+            yield from documents(input_name(p), data, pipe=True, splits=p != "-")
         elif os.path.isdir(p):
             loops = []
 
@@ -1233,11 +1253,9 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
                 if loop:
                     yield f, None, skipped_reason(f)
                     continue
-                text = text_of(read_bytes(f, max_bytes))
-                yield f, text, None if text is not None else skipped_reason(f)
+                yield from documents(f, read_bytes(f, max_bytes), lambda f=f: skipped_reason(f))
         elif os.path.exists(p):
-            text = text_of(read_bytes(p, max_bytes))
-            yield p, text, None if text is not None else skipped_reason(p)
+            yield from documents(p, read_bytes(p, max_bytes), lambda p=p: skipped_reason(p))
         else:
             raise missing_input(p)
 

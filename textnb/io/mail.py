@@ -47,6 +47,10 @@ from textnb.io.mailread import (  # noqa: F401 (re-exported: the reading half of
     message_files,
     read_messages,
     read_capped,
+    file_messages,
+    is_named_pipe,
+    read_pipe,
+    refuse_empty_message,
 )
 
 from textnb.io.mailtokens import (  # noqa: F401 (the one reader: re-exported)
@@ -80,6 +84,11 @@ __all__ = [
     "message_files",
     "read_messages",
     "read_capped",
+    "file_messages",
+    "is_named_pipe",
+    "read_pipe",
+    "refuse_empty_message",
+    "is_empty_message",
     "is_mbox",
     "is_maildir",
 ]

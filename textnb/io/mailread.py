@@ -17,7 +17,8 @@ from textnb.io.files import decode_cut, folder_files, noting_empty_folder, regul
 from textnb.io.files import read_regular_file as _read_file
 
 __all__ = ["DEFAULT_MAX_BYTES", "decode_bytes", "read_capped", "is_special", "is_maildir", "is_mbox",
-           "looks_like_mail", "is_empty_message", "iter_messages", "message_files", "read_messages", "map_messages"]
+           "looks_like_mail", "is_empty_message", "refuse_empty_message", "iter_messages", "message_files", "read_messages",
+           "file_messages", "is_named_pipe", "read_pipe", "map_messages"]
 
 #: Bytes of one message that are read and parsed; the rest is skipped.
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
@@ -131,7 +132,8 @@ def read_capped(stream, max_bytes=DEFAULT_MAX_BYTES):
 
 
 def is_special(path):
-    """True for a FIFO, socket, device or folder, or a link to one: never read as mail.
+    """True for a FIFO, socket, device or folder, or a link to one: never read as mail
+    inside a folder (a pipe named by the user is read: :func:`is_named_pipe`).
 
     A missing, broken or looping link is not special (reading it reports the error).
     """
@@ -483,6 +485,8 @@ def iter_messages(path, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None):
     * an mbox file (first line ``From <sender> <date>``): each message; source =
       ``<path>:<n>`` (n from 1);
     * any other file: one message; source = the path;
+    * a pipe named as ``path`` (a FIFO, ``<(...)``: :func:`is_named_pipe`): read once, its
+      first ``max_bytes``, as a file (an mbox in it split);
     * any other folder: its files recursively, sorted, hidden files and folders
       skipped, each read as above (so mbox files inside folders are split);
       FIFOs, sockets and devices (and links to them) are skipped unopened.
@@ -495,8 +499,8 @@ def iter_messages(path, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None):
     Raises
     ------
     InputError
-        If ``path`` does not exist, is not a regular file (a FIFO or device given by
-        name), or (without ``on_error``) a file cannot be read.
+        If ``path`` does not exist, is not a regular file or a pipe (a device or socket
+        given by name), or (without ``on_error``) a file cannot be read.
     """
     for file, whole in message_files(path, on_error):
         try:
@@ -773,20 +777,73 @@ def message_files(path, on_error=None):
 def read_messages(path, max_bytes=DEFAULT_MAX_BYTES, *, whole=False):
     """The ``(source, bytes)`` messages of the file ``path`` as :func:`iter_messages`
     reads it: each message of an mbox file (``<path>:<n>``), else the file as one
-    message (always so with ``whole``). Raises InputError when it cannot be read or is
-    not a regular file."""
+    message (always so with ``whole``). A pipe named by the user (:func:`is_named_pipe`:
+    a FIFO, ``<(...)``, ``/dev/stdin`` fed by a pipe) is read once, its first
+    ``max_bytes`` (:func:`read_pipe`), and split as a file is. Raises InputError when it
+    cannot be read or is not a regular file or a pipe."""
+    if not whole and is_named_pipe(path):
+        data = read_pipe(path, max_bytes)
+        split = file_messages(path, data, max_bytes, pipe=True)
+        return [(path, _not_empty(path, data))] if split is None else split
     if whole:
         return [(path, _not_empty(path, _read_file(path, max_bytes)))]
     if max_bytes is not None and max_bytes < 4096:  # the first line may pass the cap
         return _iter_mbox_file(path, max_bytes) if is_mbox(path) else [
             (path, _not_empty(path, _read_file(path, max_bytes)))]
     data = _read_file(path, max_bytes)
+    split = file_messages(path, data, max_bytes)
+    return [(path, _not_empty(path, data))] if split is None else split
+
+
+def file_messages(path, data, max_bytes=DEFAULT_MAX_BYTES, *, pipe=False):
+    """The ``(source, bytes)`` messages of the file ``path`` whose first ``max_bytes``
+    bytes are ``data``, when it is an mbox (its first line an mbox ``From`` line): the one
+    rule of every command that reads a file of documents or mail (``textnb predict``,
+    ``topicfilter``, ``spamfilter --batch``): a file of several messages is split,
+    ``<path>:<n>``; a file of one message is that message, named ``path``, the file as it
+    is (its ``From`` line too, :func:`_one_or_many`); an empty message stays so (the
+    caller refuses it, :func:`is_empty_message`). None when ``data`` is not an mbox (the
+    file is one document, ``data``). The messages are split from ``data`` when it holds
+    the whole file, else the file is read on in steps; ``pipe``: ``data`` is all there is
+    (a pipe cannot be read again), split in memory."""
     if not (data.startswith(b"From ") and _starts_with_from_line(data)):
-        return [(path, _not_empty(path, data))]
+        return None
+    if pipe:
+        split = _split_small_mbox(path, data)
+        return [(path, data)] if split is None else list(_one_or_many(path, iter(split), lambda: data))
     # an mbox: split from these bytes when they hold the whole file, else read in steps
     split = None if len(data) > _SMALL_MBOX or (max_bytes is not None and len(data) >= max_bytes) \
         else _split_small_mbox(path, data)
     return _iter_mbox_file(path, max_bytes) if split is None else list(_one_or_many(path, iter(split), lambda: data))
+
+
+def is_named_pipe(path):
+    """Whether ``path`` (named by the user: not ``-``) is a pipe: a FIFO, a process
+    substitution ``<(...)``, ``/dev/stdin`` fed by a pipe. Such a file, named on the command
+    line, is read (once, as it comes: :func:`read_pipe`) by every command that reads
+    documents or mail, as ``textnb predict`` reads it; inside a folder only regular files
+    are read (a FIFO there is skipped unopened). Only a file that a command replaces (a
+    model file) must be regular. A device or socket is not a pipe (refused by name)."""
+    if os.fspath(path) == "-":
+        return False
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def read_pipe(path, max_bytes=DEFAULT_MAX_BYTES):
+    """The first ``max_bytes`` bytes (None: all) of the pipe ``path``, read by the one pipe
+    reader of named inputs (:func:`textnb.io.corpus.open_input`: a FIFO that no process
+    writes to is refused after :data:`textnb.io.corpus.PIPE_WAIT` seconds, never waited for
+    without end); InputError naming it when it cannot be read."""
+    from textnb.io.corpus import open_input
+
+    try:
+        with open_input(path) as f:
+            return f.read(max_bytes) if max_bytes is not None else f.read()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
 def is_empty_message(data):
@@ -809,12 +866,19 @@ def is_empty_message(data):
     return True
 
 
-def _not_empty(source, data):
-    """``data``, or InputError when it is an empty message (:func:`is_empty_message`):
-    refused on every path, never scored or learnt."""
+def refuse_empty_message(source, data):
+    """``data``, or :class:`~textnb.core.errors.InputError` ``"SOURCE: empty message"``
+    (``source`` None: ``"empty message"``) when it is an empty message
+    (:func:`is_empty_message`): the one test by which every path refuses one (a file,
+    an mbox file's message, standard input, the daemon's three protocols, topicfilter, and
+    the library's :meth:`textnb.apps.filtering.SpamFilter.classify`), never scored or
+    learnt."""
     if is_empty_message(data):
-        raise InputError(f"{source}: empty message")
+        raise InputError(f"{source}: empty message" if source is not None else "empty message")
     return data
+
+
+_not_empty = refuse_empty_message  # (the readers' name for it)
 
 
 _BOM = b"\xef\xbb\xbf"  # a UTF-8 byte-order mark

@@ -119,12 +119,24 @@ def document_batches(paths, max_bytes, on_binary, tick=None, size=1000, stdin=No
     :data:`~textnb.io.files.BATCH_BYTES` of text) of the files, folders and
     ``-`` (``stdin``) of ``paths`` (a batch spans paths); a binary file is left out with
     ``on_binary(source, reason)`` called; ``tick()`` after each document read when given;
-    ``decode=False``: the documents' bytes, undecoded (:func:`textnb.io.corpus.input_documents`)."""
+    ``decode=False``: the documents' bytes, undecoded (:func:`textnb.io.corpus.input_documents`).
+    An mbox file (named, in a folder, or in a pipe named; ``-`` is one document) is split into
+    its messages as ``topicfilter`` and ``spamfilter --batch`` split it
+    (:func:`textnb.io.mailread.file_messages`: ``FILE:N`` each, a file of one message
+    ``FILE``), each read as a document; an empty one is left out with ``on_binary(source,
+    "empty message")``."""
     from textnb.io.corpus import input_documents
     from textnb.io.files import source_batches
+    from textnb.io.mailread import file_messages, is_empty_message
+
+    def split(source, data, pipe):
+        messages = file_messages(source, data, max_bytes, pipe=pipe)
+        return None if messages is None else ((name, None if is_empty_message(message) else message)
+                                              for name, message in messages)
 
     def readable():
-        for src, text, reason in input_documents(paths, max_bytes=max_bytes, stdin=stdin, decode=decode):
+        for src, text, reason in input_documents(paths, max_bytes=max_bytes, stdin=stdin, decode=decode,
+                                                 split=split):
             if tick is not None:
                 tick()
             if text is None:
