@@ -915,8 +915,8 @@ def _documents(paths, mail_mode, max_bytes, out=None, on_error=None, on_warning=
                     continue
                 seen.add((st.st_dev, st.st_ino))
             try:
-                if mail.is_named_pipe(file):  # read once: its bytes are routed (copied), an mbox in it split
-                    for source, data in mail.read_messages(file, max_bytes):
+                if whole is mail.PIPE:  # a pipe named (a folder's FIFOs are skipped), read once: its bytes routed
+                    for source, data in mail.read_messages(file, max_bytes, whole=whole):  # (an mbox in it split)
                         if mail.is_empty_message(data):
                             refuse(f"{source}: empty message")
                             continue

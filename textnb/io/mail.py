@@ -31,7 +31,6 @@ from textnb.io.mailread import (  # noqa: F401 (re-exported: the reading half of
     _codec,
     _iter_mbox,
     _lenient_b64decode,
-    _not_empty,
     _open_regular,
     _read_file,
     _split_small_mbox,
@@ -49,6 +48,7 @@ from textnb.io.mailread import (  # noqa: F401 (re-exported: the reading half of
     read_capped,
     file_messages,
     is_named_pipe,
+    PIPE,
     read_pipe,
     refuse_empty_message,
 )
@@ -86,6 +86,7 @@ __all__ = [
     "read_capped",
     "file_messages",
     "is_named_pipe",
+    "PIPE",
     "read_pipe",
     "refuse_empty_message",
     "is_empty_message",

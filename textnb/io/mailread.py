@@ -18,7 +18,7 @@ from textnb.io.files import read_regular_file as _read_file
 
 __all__ = ["DEFAULT_MAX_BYTES", "decode_bytes", "read_capped", "is_special", "is_maildir", "is_mbox",
            "looks_like_mail", "is_empty_message", "refuse_empty_message", "iter_messages", "message_files", "read_messages",
-           "file_messages", "is_named_pipe", "read_pipe", "map_messages"]
+           "file_messages", "PIPE", "is_named_pipe", "read_pipe", "map_messages"]
 
 #: Bytes of one message that are read and parsed; the rest is skipped.
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
@@ -751,10 +751,16 @@ def _mbox_piece(path, max_bytes, start, stop):
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
+#: ``whole`` of a pipe named by the user in :func:`message_files`' pairs (:func:`is_named_pipe`):
+#: :func:`read_messages` reads it once, as it comes (:func:`read_pipe`).
+PIPE = "pipe"
+
+
 def message_files(path, on_error=None):
     """The files :func:`iter_messages` reads for ``path``, in its order, as ``(file,
-    whole)`` pairs (``whole``: a Maildir's file, always one message; otherwise the file
-    is split when it is an mbox), without opening any of them: ``read_messages(file,
+    whole)`` pairs (``whole``: a Maildir's file, always one message; :data:`PIPE` for a
+    pipe named as ``path``; otherwise the file is split when it is an mbox), without
+    opening any of them: ``read_messages(file,
     max_bytes, whole=whole)`` gives each one's messages. A symbolic link that leads
     outside a folder is reported to ``on_error`` and left out.
 
@@ -769,7 +775,7 @@ def message_files(path, on_error=None):
     elif os.path.isdir(path):
         yield from _tree_files(path, on_error)
     elif os.path.exists(path):
-        yield path, False
+        yield path, PIPE if is_named_pipe(path) else False  # (a pipe only by name: no stat of a folder's files)
     else:
         raise missing_input(path)
 
@@ -777,22 +783,23 @@ def message_files(path, on_error=None):
 def read_messages(path, max_bytes=DEFAULT_MAX_BYTES, *, whole=False):
     """The ``(source, bytes)`` messages of the file ``path`` as :func:`iter_messages`
     reads it: each message of an mbox file (``<path>:<n>``), else the file as one
-    message (always so with ``whole``). A pipe named by the user (:func:`is_named_pipe`:
-    a FIFO, ``<(...)``, ``/dev/stdin`` fed by a pipe) is read once, its first
-    ``max_bytes`` (:func:`read_pipe`), and split as a file is. Raises InputError when it
+    message (always so with ``whole`` True). ``whole`` :data:`PIPE`: ``path`` is a pipe
+    named by the user (:func:`is_named_pipe`: a FIFO, ``<(...)``, ``/dev/stdin`` fed by a
+    pipe, as :func:`message_files` finds it), read once, its first ``max_bytes``
+    (:func:`read_pipe`), and split as a file is. Raises InputError when it
     cannot be read or is not a regular file or a pipe."""
-    if not whole and is_named_pipe(path):
+    if whole is PIPE:  # (named by the user, a FIFO: read once; opened and closed, its writer's data were lost)
         data = read_pipe(path, max_bytes)
         split = file_messages(path, data, max_bytes, pipe=True)
-        return [(path, _not_empty(path, data))] if split is None else split
+        return [(path, refuse_empty_message(path, data))] if split is None else split
     if whole:
-        return [(path, _not_empty(path, _read_file(path, max_bytes)))]
+        return [(path, refuse_empty_message(path, _read_file(path, max_bytes)))]
     if max_bytes is not None and max_bytes < 4096:  # the first line may pass the cap
         return _iter_mbox_file(path, max_bytes) if is_mbox(path) else [
-            (path, _not_empty(path, _read_file(path, max_bytes)))]
+            (path, refuse_empty_message(path, _read_file(path, max_bytes)))]
     data = _read_file(path, max_bytes)
     split = file_messages(path, data, max_bytes)
-    return [(path, _not_empty(path, data))] if split is None else split
+    return [(path, refuse_empty_message(path, data))] if split is None else split
 
 
 def file_messages(path, data, max_bytes=DEFAULT_MAX_BYTES, *, pipe=False):
@@ -876,9 +883,6 @@ def refuse_empty_message(source, data):
     if is_empty_message(data):
         raise InputError(f"{source}: empty message" if source is not None else "empty message")
     return data
-
-
-_not_empty = refuse_empty_message  # (the readers' name for it)
 
 
 _BOM = b"\xef\xbb\xbf"  # a UTF-8 byte-order mark
