@@ -235,8 +235,8 @@ def add_csv_table_options(group, predict=False):
                        help="CSV/TSV table: read these columns as nominal (number codes such as 1,2,3 become "
                             "categories, as Weka's CSVLoader -N): names, 1-based numbers or ranges, comma-separated "
                             "or repeated (2-4, first, last, 5-last); a model keeps them nominal"
-                            + (" (predict reads a model's columns as it was trained: this is needed for none of "
-                               "them)" if predict else "") + "; an ARFF file declares its types")
+                            + ("; predict reads the model's columns as it was trained without it (naming one the "
+                               "model has as numeric is an error)" if predict else "") + "; an ARFF file declares its types")
     group.add_argument("--no-header", action="store_true",
                        help="CSV/TSV table without a header row: every row is data, the columns named att1, att2, "
                             "... as Weka names them (--class att5, --ignore att1); a first row that looks like "

@@ -165,17 +165,13 @@ def looks_like_data(first, rows):
     others = {j: c for j, c in enumerate(first) if _float(c) is None and c not in MISSING}
     if not (numbers or others):
         return False
-    found = set()
-    for r in rows:
-        if len(found) == len(others) and numbers:
-            break
-        cells = [c.strip() for c in r]
-        if not numbers and cells == list(first):
-            return False  # (the header row again: a header)
-        for j, c in others.items():
-            if j < len(cells) and cells[j] == c:
-                found.add(j)
-    return len(found) == len(others)
+    rows = rows if isinstance(rows, list) else list(rows)
+    # column by column: a header's first name that never recurs ends it after one pass over its column
+    for j, c in others.items():
+        if not any(j < len(r) and r[j].strip() == c for r in rows):
+            return False
+    first = list(first)
+    return numbers or not any([c.strip() for c in r] == first for r in rows)  # (a header row repeated below)
 
 
 def column_refs(path, refs, names, *, what="nominal= / --nominal-columns", optional=False):
@@ -207,9 +203,9 @@ def column_refs(path, refs, names, *, what="nominal= / --nominal-columns", optio
             picked.add(names.index(ref))
             continue
         k = number(ref)
-        if k is None and "-" in ref[1:]:
-            lo, _, hi = ref.partition("-") if not ref.startswith("-") else ("", "", "")
-            a, b = number(lo) if lo else None, number(hi) if hi else None
+        if k is None and "-" in ref:
+            lo, _, hi = ref.partition("-")
+            a, b = number(lo), number(hi)  # (None for a word or an empty side: not a range)
             if a is not None and b is not None:
                 if a > b:
                     raise InputError(f"{path}: column range {ref} ({what}) runs backwards")
@@ -279,7 +275,7 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
             raise InputError(f"{path}:1: no header row (the first line holds no column names)")
         if len(header) > MAX_COLUMNS:
             raise InputError(f"{path}:1: {len(header)} columns, over the limit of {MAX_COLUMNS}")
-        data_like = looks_like_data(header, (r for _, r in rows[1:]))
+        data_like = looks_like_data(header, [r for _, r in rows[1:]])
         hint = f" ({_NO_HEADER_HINT})" if data_like else ""
         if any(h == "" for h in header):
             raise InputError(f"{path}:1: header has an empty column name{hint}")
