@@ -408,8 +408,8 @@ def _encode_table(table, attributes, where):
     missing = [a.name for a in attributes if a.name not in names]
     if missing:
         positional = all(a.name == f"att{k + 1}" for k, a in enumerate(attributes))
-        hint = ("; the model was trained on a file without a header row (its attributes att1, att2, ...): read "
-                "this one so too (header=False / --no-header)") if positional and not any(
+        hint = ("; the model was trained on a file without a header row (its attributes att1, att2, ...): a CSV/TSV "
+                "file without one is read so with header=False / --no-header") if positional and not any(
                     n.startswith("att") for n in names) else ""
         raise InputError(f"{where}: lacks the model's attribute(s) {missing}{hint}")
     src_sl, dst_sl = column_slices(table.attributes), column_slices(attributes)
