@@ -56,7 +56,7 @@ def _parsers():
 
 
 #: flags whose type is not numeric (a list of names)
-NOT_NUMERIC = {"--ignore", "--output", "--plot"}  # (names, not numbers)
+NOT_NUMERIC = {"--ignore", "--nominal-columns", "--output", "--plot"}  # (names, not numbers)
 
 
 def _typed_flags():

@@ -134,8 +134,12 @@ def _evaluate_table(args, opts, inputs, table, start, out):
     model = make_table_model(opts, table, kernel=True)  # (a kernel is fitted fold by fold without scikit-learn)
     # (the test file is read against the model's attributes: its columns that --ignore left out of the
     # training file are not among them, so they are left out whether the test file has them or not)
-    test = (read_table(args.test, like=table.attributes, class_name=table.class_attribute.name)
-            if args.test else None)
+    # (and as PATH was read: a CSV/TSV test file without a header row when PATH had none, an ARFF one as it
+    # declares itself; its columns typed as the model's attributes, the --nominal-columns among them)
+    from textnb.io.inputs import is_arff
+
+    test = (read_table(args.test, like=table.attributes, class_name=table.class_attribute.name,
+                       header=not (inputs.no_header and not is_arff(args.test))) if args.test else None)
     bar = Progress("folds")
     try:
         with structure_errors(args):

@@ -11,7 +11,7 @@ from textnb.core.errors import DataError, InputError, StructureError, input_name
 from textnb.io.sources import STDIN_PATHS  # (the names of standard input a file option can have: read once)
 
 __all__ = ["add_corpus_options", "add_fasttext_options", "add_model_and_input_options", "add_model_options",
-           "add_ignore", "add_multilabel_options", "model_options", "input_options", "read_path", "scheduler",
+           "add_ignore", "add_csv_table_options", "add_multilabel_options", "model_options", "input_options", "read_path", "scheduler",
            "structure_errors", "max_bytes", "top", "top_labels", "ALL_LABELS", "probability", "folds", "repeats", "seed",
            "naming_the_corpus", "refuse_stdin_twice"]
 
@@ -66,6 +66,9 @@ def read_path(args, inputs, **load):
     ``("multilabel", None)`` without reading when ``--multilabel`` or ``--labels`` asks for the
     multi-label command (which reads the path itself)."""
     if args.multilabel or args.labels:
+        from textnb.io.inputs import refuse_table_only
+
+        refuse_table_only(args.path, inputs, "a multi-label corpus (--multilabel / --labels)")
         return "multilabel", None
     from textnb.io.inputs import load_input
     from textnb.meta.registry import check_options_fit
@@ -176,6 +179,7 @@ def add_model_options(p):
     tab = p.add_argument_group("tables (ARFF, CSV/TSV with a header)")
     tab.add_argument("--class", dest="class_name", metavar="NAME", help="class attribute (default: the last one)")
     add_ignore(tab)
+    add_csv_table_options(tab)
     tab.add_argument("--numeric", choices=["gaussian", "kde", "mdl", "equal-frequency", "equal-width"],
                      help="numeric attributes: Gaussian (default), kernel density, or discretised")
     tab.add_argument("--bins", type=bins,
@@ -221,6 +225,24 @@ def add_ignore(group):
                             "quoted: \"'temp, F'\"; a TSV/CSV text "
                             "corpus reads its label and text columns only: it stays one unless one of those "
                             "is left out)")
+
+
+def add_csv_table_options(group, predict=False):
+    """``--nominal-columns`` and ``--no-header``: how a CSV/TSV table's columns are read, on
+    every command that reads one (``predict``: the query files, which a model reads as it was
+    trained)."""
+    group.add_argument("--nominal-columns", type=_names, action="extend", metavar="COLS",
+                       help="CSV/TSV table: read these columns as nominal (number codes such as 1,2,3 become "
+                            "categories, as Weka's CSVLoader -N): names, 1-based numbers or ranges, comma-separated "
+                            "or repeated (2-4, first, last, 5-last); a model keeps them nominal"
+                            + ("; predict reads the model's columns as it was trained without it (naming one the "
+                               "model has as numeric is an error)" if predict else "") + "; an ARFF file declares its types")
+    group.add_argument("--no-header", action="store_true",
+                       help="CSV/TSV table without a header row: every row is data, the columns named att1, att2, "
+                            "... as Weka names them (--class att5, --ignore att1); a first row that looks like "
+                            "data read as a header is a warning"
+                            + (" (a model trained with --no-header reads its query files so too: give it here)"
+                               if predict else ""))
 
 
 def add_multilabel_options(p):

@@ -20,7 +20,8 @@ __all__ = ["a_kind", "cell", "counted", "display_width", "dumps", "explanation_t
 #: library user passes the one, a user of the command line the other) -> the flag alone,
 #: which is what the command line says (:func:`flag_words`)
 _PARAMETER_AND_FLAG = (("class_name / --class", "--class"), ("--class (class_name=)", "--class"),
-                       ("drop= / --ignore", "--ignore"), ("min_labels / --min-labels", "--min-labels"),
+                       ("drop= / --ignore", "--ignore"), ("nominal= / --nominal-columns", "--nominal-columns"),
+                       ("header=False / --no-header", "--no-header"), ("min_labels / --min-labels", "--min-labels"),
                        ("min_labels=0 (--min-labels 0)", "--min-labels 0"),
                        # TabularNB's merge refusals (textnb merge): the interval fit is --interval-fit
                        ("train with fit, or use interval_fit='theorem1'",

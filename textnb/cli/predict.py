@@ -7,8 +7,8 @@ import numpy as np
 
 from textnb.cli.argtypes import MAX_TOP
 from textnb.cli.argtypes import threshold as threshold_type
-from textnb.cli.options import (ALL_LABELS, add_fasttext_options, add_ignore, multilabel_model,
-                                refuse_spam_model, top_labels)
+from textnb.cli.options import (ALL_LABELS, add_csv_table_options, add_fasttext_options, add_ignore,
+                                multilabel_model, refuse_spam_model, top_labels)
 from textnb.cli.options import max_bytes as max_bytes_type
 from textnb.core.registry import kind_of
 from textnb.cli.output import cell, dumps, explanation_text
@@ -62,6 +62,7 @@ def add_parser(sub):
                         "line as train reads it); output PATH:ROW in row order, and the "
                         "accuracy on stderr when the file has a label column")
     add_ignore(p)
+    add_csv_table_options(p, predict=True)
     p.set_defaults(handler=run)
     return p
 
@@ -175,8 +176,8 @@ def _predict_table(args, model, out, err=None):
         data = None
         if path == "-":  # an ARFF or CSV / TSV table on standard input, told by its content, as /dev/stdin
             data = stdin_stream().read()
-        table = read_table(path, like=attributes, drop=(args.ignore or None), classes=classes,
-                           data=data)  # DataWarnings: main
+        table = read_table(path, like=attributes, drop=(args.ignore or None), classes=classes, data=data,
+                           nominal=args.nominal_columns, header=not args.no_header)  # DataWarnings: main
         name = input_name(path)  # (standard input: stdin, as the text rows and lines name it)
         sources = [f"{name}:{i + 1}" for i in range(table.X.shape[0])]
         scores = proba_and_odds(model, table.X)
@@ -202,6 +203,11 @@ def run(args, out, err):
         # a scorer keeps it from the file it was read from, an estimator in its vectorizer
         args.label_prefix = getattr(model, "label_prefix", None) or stored_label_prefix(model)
     refuse_spam_model(args.model, kind_of(model))
+    if (reads_documents(model) or multilabel_model(model) is not None) and (args.nominal_columns or args.no_header):
+        flags = [f for f, given in (("--nominal-columns", args.nominal_columns), ("--no-header", args.no_header))
+                 if given]
+        raise InputError(f"{args.model}: a text model, which reads documents; {' and '.join(flags)} "
+                         f"{'is' if len(flags) == 1 else 'are'} for a table model's CSV/TSV files")
     if multilabel_model(model) is not None:
         if args.explain:
             raise InputError(f"{args.model}: --explain does not apply to a multi-label model")

@@ -36,7 +36,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from textnb.core.estimates import ALPHA_FLOOR, class_log_prior, prior_free_bias
-from textnb.core.logspace import logsumexp, no_evidence, prior_where_empty
+from textnb.core.logspace import log_proba_from_jll, logsumexp, no_evidence, prior_where_empty
 from textnb.core.model_schema import MAX_ALPHA, N_JOBS, SEED, SPLITS, Choice, Float, Int, OneOf, Optional, check_param_values
 
 __all__ = ["FAMILIES", "DEFAULT_ALPHA", "PARAM_SCHEMA", "fit_rows", "choose_family", "class_sums", "class_cell_sums", "doc_features", "features", "learn",
@@ -1043,4 +1043,4 @@ def fit_out_of_fold(X, y_index, n_classes, fold, document=None, *, params):
         seen = np.bincount(X[outside].indices, minlength=X.shape[1]) > 0
         empty = X[first[docs]][:, seen].getnnz(axis=1) == 0
         S[docs[empty]] = prior
-    return family, alpha, fc, cc, documents, scale, S - logsumexp(S, axis=1, keepdims=True)
+    return family, alpha, fc, cc, documents, scale, log_proba_from_jll(S)

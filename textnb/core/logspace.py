@@ -1,8 +1,9 @@
 """Log-space arithmetic in numpy alone: normalising joint log likelihoods.
 
-:func:`logsumexp`, :func:`proba_from_jll`, :func:`log_odds`: normalising joint
-log-likelihoods without underflow, and per-class log-odds that keep their resolution where
-probabilities round to 0 or 1. The rules that turn counts into log parameters (smoothing,
+:func:`logsumexp`, :func:`log_proba_from_jll`, :func:`proba_from_jll`, :func:`log_odds`:
+normalising joint log-likelihoods without underflow (each row shifted by its maximum first,
+so that a ``log 2`` between tied classes is not absorbed by a huge score), and per-class
+log-odds that keep their resolution where probabilities round to 0 or 1. The rules that turn counts into log parameters (smoothing,
 priors) are in :mod:`textnb.core.estimates`. :func:`no_evidence`, :func:`prior_where_empty`: a
 document with no known term gets the class prior from the models whose scores leave the
 prior out (complement).
@@ -10,8 +11,8 @@ prior out (complement).
 
 import numpy as np
 
-__all__ = ["expit", "log_odds", "logsumexp", "logsumexp_max_apart", "no_evidence", "prior_where_empty",
-           "proba_from_jll"]
+__all__ = ["expit", "log_odds", "log_proba_from_jll", "logsumexp", "logsumexp_max_apart", "no_evidence",
+           "prior_where_empty", "proba_from_jll"]
 
 
 def logsumexp(a, axis=-1, keepdims=False):
@@ -60,13 +61,36 @@ def logsumexp_max_apart(a, axis=-1):
     return np.squeeze(out, axis=axis)[()]  # (a number for a 1-d a, as scipy's)
 
 
-def proba_from_jll(jll):
-    """``P(c | x)`` from joint log likelihoods (n_samples, n_classes): normalised with
-    log-sum-exp, then each row renormalised to sum to 1 (with joint log likelihoods of
-    ~1e10, say a Gaussian of tiny variance far from its mean, the subtraction alone leaves
-    relative errors of ~1e-7). Every ``predict_proba`` of the package uses it."""
+def _shifted(jll):
+    """``jll`` (n_samples, n_classes) with each row shifted by its finite maximum (a row
+    whose maximum is not finite, all ``-inf`` or holding ``+inf`` / NaN, as it is)."""
     jll = np.asarray(jll, dtype=np.float64)
-    proba = np.exp(jll - logsumexp(jll, axis=1, keepdims=True))
+    if jll.ndim != 2 or not jll.size:
+        return jll
+    top = np.max(jll, axis=1, keepdims=True)
+    return jll - np.where(np.isfinite(top), top, 0.0)
+
+
+def log_proba_from_jll(jll):
+    """``log P(c | x)`` from joint log likelihoods (n_samples, n_classes): each row shifted
+    by its maximum, then normalised with log-sum-exp. The shift first matters where the
+    scores are huge: for two tied classes at ``-5e307`` (a value far out in a narrow
+    Gaussian), ``jll - logsumexp(jll)`` (scikit-learn's formula) rounds the ``log 2`` away
+    and gives ``[0, 0]``; shifted, ``[-log 2, -log 2]``. Elsewhere the same values to
+    rounding. Every ``predict_log_proba`` of the package uses it (and, through
+    :func:`proba_from_jll`, every ``predict_proba``); a row of only ``-inf`` gives NaN, as
+    the unshifted formula does."""
+    jll = _shifted(jll)
+    return jll - logsumexp(jll, axis=1, keepdims=True)
+
+
+def proba_from_jll(jll):
+    """``P(c | x)`` from joint log likelihoods (n_samples, n_classes): ``exp`` of
+    :func:`log_proba_from_jll`, then each row renormalised to sum to 1 (with joint log
+    likelihoods of ~1e10, say a Gaussian of tiny variance far from its mean, the
+    subtraction alone leaves relative errors of ~1e-7). Every ``predict_proba`` of the
+    package uses it."""
+    proba = np.exp(log_proba_from_jll(jll))
     total = proba.sum(axis=1, keepdims=True)
     return np.divide(proba, total, out=proba, where=total > 0)
 
@@ -94,9 +118,7 @@ def log_odds(jll):
     n, n_classes = jll.shape
     if n_classes < 2:
         return np.full_like(jll, np.inf)
-    if n:
-        top = np.max(jll, axis=1, keepdims=True)
-        jll = jll - np.where(np.isfinite(top), top, 0.0)
+    jll = _shifted(jll)
     rows = np.arange(n)
     top = np.argmax(jll, axis=1)
     total = logsumexp(jll, axis=1, keepdims=True)

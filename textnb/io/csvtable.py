@@ -1,4 +1,4 @@
-"""Reading CSV / TSV files with a header row into typed columns.
+"""Reading CSV / TSV files, with a header row or without, into typed columns.
 
 Types are inferred per column: a column is *numeric* when every non-missing cell is a
 number (:func:`textnb.io.numbers.parse_number`: ASCII digits, sign, point, exponent; not
@@ -6,6 +6,15 @@ number (:func:`textnb.io.numbers.parse_number`: ASCII digits, sign, point, expon
 appearance, as Weka's CSV loader does). An empty cell or ``?`` is missing. ``types={name: "nominal" |
 "numeric"}`` overrides the inference; a cell that is not a number in a column forced
 numeric is an :class:`~textnb.core.errors.InputError` naming the file, row and column.
+``nominal=`` names columns by name, 1-based number or range (``"2-4"``, ``"first"``,
+``"last"``; Weka's CSVLoader ``-N``) to read as nominal: number codes (``1``, ``2``, ``3``)
+become categories, their cells kept as written.
+
+Header: the first row names the columns. ``header=False`` reads a file without one (Weka's
+CSVLoader ``-H``): every row is data, the columns are named ``att1``, ``att2``, ... as Weka
+names them. A first row that looks like data (:func:`looks_like_data`: numbers, and cells that
+recur in their column below) read as a header is a :class:`~textnb.core.errors.DataWarning`
+naming the file: that row is not read as data (Weka drops it without a word).
 
 Uncertain values (:mod:`textnb.io.uncertain`): a column with a cell ``"[3.1,4.2]"`` is
 read as ``"uncertain-numeric"`` (two ``X`` columns, L and R), one with a cell
@@ -41,7 +50,7 @@ from textnb.io.uncertain import (
     parse_uncertain_column,
 )
 
-__all__ = ["read_csv", "read_header", "MISSING"]
+__all__ = ["read_csv", "read_header", "column_refs", "looks_like_data", "positional_names", "MISSING"]
 
 #: Cell texts read as a missing value.
 MISSING = frozenset({"", "?"})
@@ -121,20 +130,97 @@ def _read_text(path, encoding, *, size=-1, errors="strict", data=None):
     return text
 
 
-def read_header(path, *, encoding=None, data=None):
-    """The column names of a delimited text file (its first row, as :func:`read_csv` reads it);
+def read_header(path, *, encoding=None, data=None, header=True):
+    """The column names of a delimited text file (its first row, as :func:`read_csv` reads it;
+    ``header=False``: ``att1``, ``att2``, ... as many as its first row has cells);
     ``data``: its content, read already (a pipe)."""
     path = str(path)
     sample = _read_text(path, encoding, size=65536, errors="replace", data=data)
     try:
         first = next(csv.reader(sample.splitlines(), delimiter=_delimiter(path, sample)))
     except (csv.Error, StopIteration):
-        raise InputError(f"{path}:1: cannot read the header row") from None
-    return [h.strip() for h in first]
+        raise InputError(f"{path}:1: cannot read the {'header' if header else 'first'} row") from None
+    return [h.strip() for h in first] if header else positional_names(len(first))
 
 
-def read_csv(path, *, types=None, class_name=None, optional_types=False, encoding=None, data=None):
-    """Read a delimited text file with a header row.
+def positional_names(n):
+    """The names of the ``n`` columns of a file without a header row: ``att1`` ... ``attN``,
+    as Weka's CSVLoader (``-H``) names them."""
+    return [f"att{j + 1}" for j in range(n)]
+
+
+_NO_HEADER_HINT = "a file without a header row? read it with header=False / --no-header"
+
+
+def looks_like_data(first, rows):
+    """Whether the first row ``first`` (its cells, stripped) of a delimited file looks like a
+    data row, not a header: every cell is a finite number, missing (empty or ``?``) or a
+    value that recurs in its column among ``rows`` (the cells of the rows below), and at
+    least one is a number or, without numbers, the row itself does not recur whole below (a
+    header row repeated in the file, two files concatenated, is a header). A header of names
+    (``sepal_length``, ``class``) has no number and its names do not recur in their columns;
+    ``5.1,3.5,1.4,0.2,Iris-setosa`` and ``sunny,hot,high,FALSE,no`` are data. No header of
+    the bundled and shared tables is taken for data."""
+    numbers = any(_float(c) is not None for c in first)
+    others = {j: c for j, c in enumerate(first) if _float(c) is None and c not in MISSING}
+    if not (numbers or others):
+        return False
+    rows = rows if isinstance(rows, list) else list(rows)
+    # column by column: a header's first name that never recurs ends it after one pass over its column
+    for j, c in others.items():
+        if not any(j < len(r) and r[j].strip() == c for r in rows):
+            return False
+    first = list(first)
+    return numbers or not any([c.strip() for c in r] == first for r in rows)  # (a header row repeated below)
+
+
+def column_refs(path, refs, names, *, what="nominal= / --nominal-columns", optional=False):
+    """The column names ``refs`` name among ``names`` (a file's columns), in file order,
+    each once. A reference is a column name, a 1-based column number or a range of them
+    (``2-4``, ``first``, ``last``, ``3-last``), as Weka's range options take them; a name
+    the file has wins over a number (a column named ``2``). InputError naming ``path`` and
+    ``what`` (the option) for a name the file lacks (``optional``: left out instead) or a
+    number out of range."""
+    n = len(names)
+    picked = set()
+
+    def number(text):
+        t = text.strip().lower()
+        if t == "first":
+            return 1
+        if t == "last":
+            return n
+        if not t.isdigit():
+            return None
+        k = int(t)
+        if not 1 <= k <= n:
+            raise InputError(f"{path}: column {text.strip()} ({what}) is out of range 1..{n}")
+        return k
+
+    for ref in refs:
+        ref = str(ref).strip()
+        if ref in names:
+            picked.add(names.index(ref))
+            continue
+        k = number(ref)
+        if k is None and "-" in ref:
+            lo, _, hi = ref.partition("-")
+            a, b = number(lo), number(hi)  # (None for a word or an empty side: not a range)
+            if a is not None and b is not None:
+                if a > b:
+                    raise InputError(f"{path}: column range {ref} ({what}) runs backwards")
+                picked.update(range(a - 1, b))
+                continue
+        if k is not None:
+            picked.add(k - 1)
+        elif not optional:
+            raise InputError(f"{path}: no column {ref!r} ({what}); columns: {', '.join(names)}")
+    return [names[j] for j in sorted(picked)]
+
+
+def read_csv(path, *, types=None, class_name=None, optional_types=False, encoding=None, data=None, nominal=None,
+             header=True):
+    """Read a delimited text file with a header row (or, ``header=False``, without one).
 
     Parameters
     ----------
@@ -153,6 +239,14 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
         text in it.
     data : bytes or str, default=None
         The content, when it was read already (a pipe: ``path`` then only names it).
+    nominal : sequence of str, default=None
+        Columns to read as nominal whatever their cells (number codes become categories, as
+        Weka's CSVLoader ``-N``): names, 1-based numbers or ranges (:func:`column_refs`);
+        with ``optional_types``, names the file lacks are left out.
+    header : bool, default=True
+        False: the file has no header row; every row is data and the columns are named
+        ``att1``, ``att2``, ... (:func:`positional_names`). With a header row that looks like
+        data (:func:`looks_like_data`) a DataWarning says so.
 
     Returns
     -------
@@ -169,15 +263,34 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
     # the corpus reader's rows: a quoted cell may hold line breaks, one never closed is an error
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(path, text[:65536]), strict=True)
     rows = list(checked_rows(path, reader))  # (line, cells)
-    header = [h.strip() for h in rows[0][1]] if rows else []
+    first = [h.strip() for h in rows[0][1]] if rows else []
     if not header:
-        raise InputError(f"{path}:1: no header row (the first line holds no column names)")
-    if len(header) > MAX_COLUMNS:
-        raise InputError(f"{path}:1: {len(header)} columns, over the limit of {MAX_COLUMNS}")
-    if any(h == "" for h in header):
-        raise InputError(f"{path}:1: header has an empty column name")
-    if dup := repeated(header):
-        raise InputError(f"{path}:1: column name(s) {dup} appear twice in the header")
+        if len(first) > MAX_COLUMNS:
+            raise InputError(f"{path}:1: {len(first)} columns, over the limit of {MAX_COLUMNS}")
+        header = positional_names(len(first))
+        rows = [(0, [])] + rows  # (no header row: every row is data)
+    else:
+        header = first
+        if not header:
+            raise InputError(f"{path}:1: no header row (the first line holds no column names)")
+        if len(header) > MAX_COLUMNS:
+            raise InputError(f"{path}:1: {len(header)} columns, over the limit of {MAX_COLUMNS}")
+        data_like = looks_like_data(header, [r for _, r in rows[1:]])
+        hint = f" ({_NO_HEADER_HINT})" if data_like else ""
+        if any(h == "" for h in header):
+            raise InputError(f"{path}:1: header has an empty column name{hint}")
+        if dup := repeated(header):
+            raise InputError(f"{path}:1: column name(s) {dup} appear twice in the header{hint}")
+        if data_like:
+            shown = ",".join(header[:6]) + (",..." if len(header) > 6 else "")
+            warnings.warn(f"{path}:1: the first row ({shown}) looks like data but is read as the header (the column "
+                          f"names), not as a data row; {_NO_HEADER_HINT}", DataWarning, stacklevel=3)
+    if nominal:
+        for name in column_refs(path, nominal, header, optional=optional_types):
+            kind = types.setdefault(name, "nominal")
+            if kind != "nominal":
+                raise InputError(f"{path}: column {name!r} is named nominal (nominal= / --nominal-columns) "
+                                 f"but given the type {kind!r}")
     unknown = sorted(set(types) - set(header))
     if optional_types:
         types = {k: v for k, v in types.items() if k in header}

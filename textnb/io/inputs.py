@@ -21,7 +21,7 @@ from textnb.io.files import read_regular_file
 
 __all__ = ["InputOptions", "load_input", "open_text_corpus", "fasttext_corpus", "is_table_input", "check_classes",
            "check_table_classes", "check_binary_classes", "learned_counts", "read_texts", "default_model_path",
-           "refuse_column_options", "multilabel_from_fasttext", "open_multilabel_input"]
+           "refuse_column_options", "refuse_table_only", "multilabel_from_fasttext", "open_multilabel_input"]
 
 
 @dataclass(frozen=True)
@@ -38,13 +38,37 @@ class InputOptions:
     #: ``fasttext`` True to read PATH as one with the default prefix
     label_prefix: Optional[str] = None
     fasttext: bool = False
+    #: CSV/TSV tables: columns to read as nominal (names, 1-based numbers, ranges: Weka's
+    #: CSVLoader -N; :func:`textnb.io.csvtable.column_refs`), and a file without a header row
+    nominal_columns: Optional[Sequence[str]] = None
+    no_header: bool = False
 
     @classmethod
     def from_namespace(cls, ns):
         return cls(label_column=getattr(ns, "label_column", None), text_columns=tuple(getattr(ns, "text_column", None) or ()),
                    class_name=getattr(ns, "class_name", None), numeric=getattr(ns, "numeric", None),
                    ignore=getattr(ns, "ignore", None) or None, max_bytes=getattr(ns, "max_bytes", None),
-                   label_prefix=getattr(ns, "label_prefix", None), fasttext=bool(getattr(ns, "fasttext", False)))
+                   label_prefix=getattr(ns, "label_prefix", None), fasttext=bool(getattr(ns, "fasttext", False)),
+                   nominal_columns=getattr(ns, "nominal_columns", None) or None,
+                   no_header=bool(getattr(ns, "no_header", False)))
+
+    @property
+    def table_only(self):
+        """Whether an option given reads PATH as a table, never as a text corpus:
+        ``--nominal-columns`` or ``--no-header`` (a table's columns)."""
+        return bool(self.nominal_columns or self.no_header)
+
+    @property
+    def table_only_flags(self):
+        """The flags of :attr:`table_only` given (for a message refusing them)."""
+        return [flag for flag, given in (("--nominal-columns", self.nominal_columns), ("--no-header", self.no_header))
+                if given]
+
+    @property
+    def csv_options(self):
+        """The keywords of :func:`textnb.io.tables.read_table` these options give (on every
+        table path: plain and mixed)."""
+        return {"nominal": self.nominal_columns, "header": not self.no_header}
 
     @property
     def table_class(self):
@@ -128,7 +152,7 @@ def _mixed_table(path, opts, data=None):
     from textnb.io.csvtable import read_header
     from textnb.io.tables import read_table
 
-    header = read_header(path, data=data)
+    header = read_header(path, data=data, header=not opts.no_header)
 
     def name(ref, what):
         if ref.isdigit() and ref not in header:
@@ -152,13 +176,14 @@ def _mixed_table(path, opts, data=None):
         raise InputError(f"{path}: a column is named twice with --text-column")
     if cls in names:
         raise InputError(f"{path}: the class column {cls!r} cannot also be a text column")
-    return read_table(path, class_name=cls, types={t: "text" for t in names}, drop=opts.ignore, data=data)
+    return read_table(path, class_name=cls, types={t: "text" for t in names}, drop=opts.ignore, data=data,
+                      **opts.csv_options)
 
 
 def _label_and_text(texts, header, opts):
     """Whether ``--text-column`` names the one text column of a label + text file (a text
     corpus), not text columns beside others (a mixed table)."""
-    return len(texts) == 1 and len(header) == 2 and not opts.class_name and not opts.numeric
+    return len(texts) == 1 and len(header) == 2 and not opts.class_name and not opts.numeric and not opts.table_only
 
 
 def is_table_input(path, opts, table_model=False):
@@ -169,14 +194,14 @@ def is_table_input(path, opts, table_model=False):
     path = os.fspath(path)
     if os.path.isdir(path):
         return False
-    if is_arff(path) or opts.table_class or opts.numeric or opts.ignore or table_model:
+    if is_arff(path) or opts.table_class or opts.numeric or opts.ignore or opts.table_only or table_model:
         return True
     if not opts.text_columns or not os.path.isfile(path):  # (a pipe is read once: by load_input)
         return False
     from textnb.io.csvtable import read_header
 
     try:
-        header = read_header(path)
+        header = read_header(path, header=not opts.no_header)
     except InputError:  # reported when the file is read
         return False
     return not _label_and_text(opts.text_columns, header, opts)
@@ -200,11 +225,12 @@ def load_input(path, opts, test=True, stream=False):
     path = input_name(path)  # (read: ``-`` is named stdin from here on, by every reader and message)
     fasttext = fasttext_corpus(path, opts, stream, data=data)
     if fasttext is not None:
+        refuse_table_only(path, opts, "a fastText file (one document per line, its labels as words)")
         return ("multilabel", fasttext) if fasttext.multilabel else ("text", fasttext.single_label())
     mixed = _mixed_table(path, opts, data)
     if mixed is not None:
         return "table", mixed
-    if not (is_arff(path, data) or opts.class_name):
+    if not (is_arff(path, data) or opts.class_name or opts.table_only):
         try:
             with warnings.catch_warnings():
                 if opts.ignore:  # the user has named the columns to leave out: no word on those not read
@@ -218,7 +244,18 @@ def load_input(path, opts, test=True, stream=False):
 
     if opts.class_name and opts.label_column and opts.label_column != opts.class_name:
         raise InputError(_two_class_columns(path, opts, opts.class_name, opts.label_column))
-    return "table", read_table(path, class_name=opts.table_class, drop=opts.ignore, data=data)
+    return "table", read_table(path, class_name=opts.table_class, drop=opts.ignore, data=data, **opts.csv_options)
+
+
+def refuse_table_only(path, opts, what):
+    """One InputError line when ``--nominal-columns`` or ``--no-header`` (a CSV/TSV table's)
+    is given for ``path``, read as ``what`` (a fastText file, a multi-label corpus): they
+    would be left unused without a word."""
+    given = opts.table_only_flags
+    if given:
+        one = len(given) == 1
+        raise InputError(f"{input_name(path)}: read as {what}; {' and '.join(given)} {'is' if one else 'are'} for "
+                         "CSV/TSV tables and would be left unused")
 
 
 def _two_class_columns(path, opts, cls, label):
@@ -230,7 +267,7 @@ def _two_class_columns(path, opts, cls, label):
 
 #: the options that name a file's columns: (command-line flag, InputOptions field)
 COLUMN_OPTIONS = (("--label-column", "label_column"), ("--text-column", "text_columns"), ("--class", "class_name"),
-                  ("--ignore", "ignore"))
+                  ("--ignore", "ignore"), ("--nominal-columns", "nominal_columns"), ("--no-header", "no_header"))
 
 
 def refuse_column_options(folder, opts):

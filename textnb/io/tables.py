@@ -90,23 +90,33 @@ def table_format(path, data=None):
     return ("arff" if is_arff_text(text) else "csv"), text
 
 
-def _read_columns(path, types=None, class_name=None, optional_types=False, fmt=None, data=None, skip=None):
+def _read_columns(path, types=None, class_name=None, optional_types=False, fmt=None, data=None, skip=None,
+                  nominal=None, header=True):
     """All columns of an ARFF / CSV file: (attributes, X, weights, skipped); ``fmt``,
     ``data``: as :func:`table_format` gives them (None: found here); ``skip``, ``skipped``:
     :func:`textnb.io.arff.read_arff`'s (date and relational attributes passed over, to be
-    left out; none in a CSV file)."""
+    left out; none in a CSV file); ``nominal``, ``header``: :func:`textnb.io.csvtable.read_csv`'s
+    (CSV / TSV only: an ARFF header declares its attributes and their types)."""
     if fmt is None:
         fmt, data = table_format(path, data)
     if fmt == "arff":
         if types:
             raise InputError(f"{path}: types= applies to CSV/TSV files; ARFF declares its types")
+        if nominal:
+            raise InputError(f"{path}: nominal= / --nominal-columns applies to CSV/TSV files; an ARFF file declares "
+                             "its types (a nominal attribute as {1,2,3})")
+        if not header:
+            raise InputError(f"{path}: header=False / --no-header applies to CSV/TSV files; an ARFF file declares "
+                             "its attributes in its header")
         arff = read_arff(path, data=data, skip=skip)
         return arff.attributes, arff.X, arff.weights, arff.skipped
-    attributes, X = read_csv(path, types=types, class_name=class_name, optional_types=optional_types, data=data)
+    attributes, X = read_csv(path, types=types, class_name=class_name, optional_types=optional_types, data=data,
+                             nominal=nominal, header=header)
     return attributes, X, None, []
 
 
-def read_table(path, *, class_name=None, types=None, drop=None, like=None, classes=None, data=None):
+def read_table(path, *, class_name=None, types=None, drop=None, like=None, classes=None, data=None, nominal=None,
+               header=True):
     """Read an ARFF / CSV / TSV file into a :class:`Table`.
 
     Parameters
@@ -141,6 +151,16 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None, class
         them is a class, as the labels ``0`` / ``1`` of a CSV file, read as numbers).
     data : bytes or str, default=None
         The file's content, when it was read already (a pipe: ``path`` then only names it).
+    nominal : sequence of str, default=None
+        CSV / TSV columns to read as nominal (Weka's CSVLoader ``-N``): names, 1-based
+        numbers or ranges such as ``"2-4"`` (:func:`textnb.io.csvtable.column_refs`); number
+        codes then are categories (strings) on every model. With ``like``, each model
+        attribute is read as the model has it (a column trained nominal is read nominal
+        without this): naming one the model has as numeric is an error.
+    header : bool, default=True
+        False: a CSV / TSV file without a header row, its columns named ``att1``, ``att2``,
+        ... (Weka's names). With True, a first row that looks like data is a DataWarning
+        (:func:`textnb.io.csvtable.looks_like_data`).
 
     Raises
     ------
@@ -160,15 +180,18 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None, class
         if fmt == "csv":
             for a in like:
                 types.setdefault(a.name, a.kind)
+            _check_nominal_like(path, nominal, like, data, header)
         dropped = _names(drop)
         attributes, X, weights, skipped = _read_columns(
             path, types or None, class_name if class_name else "", optional_types=True, fmt=fmt, data=data,
             skip=lambda name: name in dropped or name not in like_names,  # (not the model's: unused)
+            nominal=nominal, header=header,
         )
         drop = dropped + [n for n in skipped if n not in dropped] if skipped else drop
         return _query_table(path, attributes, X, weights, like, class_name, drop, like_names, classes)
 
-    attributes, X, weights, _ = _read_columns(path, types, class_name, fmt=fmt, data=data, skip=_names(drop))
+    attributes, X, weights, _ = _read_columns(path, types, class_name, fmt=fmt, data=data, skip=_names(drop),
+                                              nominal=nominal, header=header)
     names = [a.name for a in attributes]
     _check_class_kept(path, names, class_name, drop)
     keep = _drop_columns(path, names, drop)
@@ -264,6 +287,21 @@ def _warn_numeric_class(path, name, values, n_rows):
     warnings.warn(f"{path}: class attribute {name!r} holds numbers with {k} distinct values in {n_rows} rows: "
                   "each value is a class of its own; to predict ranges of it, cut it into a few named classes "
                   "first (or choose another class with class_name / --class)", DataWarning, stacklevel=3)
+
+
+def _check_nominal_like(path, nominal, like, data, header):
+    """InputError when ``nominal`` names a column that the model ``like`` reads as another
+    kind (numeric): a query file is read as the model was trained."""
+    if not nominal:
+        return
+    from textnb.io.csvtable import column_refs, read_header
+
+    kinds = {a.name: a.kind for a in like}
+    names = column_refs(path, nominal, read_header(path, data=data, header=header), optional=True)
+    wrong = [n for n in names if kinds.get(n, "nominal") != "nominal"]
+    if wrong:
+        raise InputError(f"{path}: column {wrong[0]!r} is {kinds[wrong[0]]} in the model, which reads it as it was "
+                         "trained; to read it as nominal, train with it nominal (nominal= / --nominal-columns)")
 
 
 def _names(drop):
@@ -369,7 +407,11 @@ def _encode_table(table, attributes, where):
     names = [a.name for a in table.attributes]
     missing = [a.name for a in attributes if a.name not in names]
     if missing:
-        raise InputError(f"{where}: lacks the model's attribute(s) {missing}")
+        positional = all(a.name == f"att{k + 1}" for k, a in enumerate(attributes))
+        hint = ("; the model was trained on a file without a header row (its attributes att1, att2, ...): a CSV/TSV "
+                "file without one is read so with header=False / --no-header") if positional and not any(
+                    n.startswith("att") for n in names) else ""
+        raise InputError(f"{where}: lacks the model's attribute(s) {missing}{hint}")
     src_sl, dst_sl = column_slices(table.attributes), column_slices(attributes)
     width = dst_sl[-1].stop if dst_sl else 0
     out = np.full((table.X.shape[0], width), np.nan)

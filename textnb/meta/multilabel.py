@@ -35,13 +35,14 @@ too. The corpora (:func:`read_multilabel_corpus`, :class:`MultiLabelCorpus`) are
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import log_expit, logsumexp
+from scipy.special import log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textnb.naive_bayes.base import CV_SCHEMA, DeclaredTags, NestedParams, SaveMixin, given_splits, with_choices
 from textnb.core.errors import InputError, ParameterError
+from textnb.core.logspace import log_proba_from_jll
 from textnb.core.wrapping import groups_kwargs, takes_fold_counts
 from textnb.core.model_io import register
 from textnb.core.model_schema import (N_FEATURES, check_param_values, SEED, TEMPLATE, Array, Bool, Choice, Classes, Float, Int,
@@ -580,7 +581,7 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
         lp = log_expit(self.predict_log_odds(X))
         if self.multilabel_:
             return lp
-        return lp - logsumexp(lp, axis=1, keepdims=True)
+        return log_proba_from_jll(lp)
 
     def predict_proba(self, X):
         """Per-label ``P(label | x)`` (multi-label: :func:`textnb.meta.labelsets.label_probabilities`

@@ -44,7 +44,7 @@ import sys
 import numpy as np
 
 from textnb.core.attributes import Attribute
-from textnb.core.logspace import logsumexp_max_apart
+from textnb.core.logspace import log_proba_from_jll
 from textnb.naive_bayes.tabular import TabularNB
 
 __all__ = ["NaiveBayesClassifier", "ProbDist", "estimator_gamma"]
@@ -361,7 +361,7 @@ class NaiveBayesClassifier:
         alive = ~np.all(np.isneginf(jll), axis=1)
         out[~alive] = -math.log(n_labels)
         if alive.any():
-            out[alive] = jll[alive] - logsumexp_max_apart(jll[alive], axis=1)[:, None]
+            out[alive] = log_proba_from_jll(jll[alive])
         return out
 
     def _value_totals(self):

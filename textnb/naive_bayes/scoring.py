@@ -11,7 +11,7 @@ so both paths give the same floats.
 
 import numpy as np
 
-from textnb.core.logspace import log_odds, logsumexp, proba_from_jll
+from textnb.core.logspace import log_odds, log_proba_from_jll, proba_from_jll
 from textnb.core.model_schema import MAX_COUNT
 from textnb.core.stats import class_positions
 
@@ -43,10 +43,10 @@ class Scores:
         return self.classes_[np.argmax(jll, axis=1)]
 
     def predict_log_proba(self, X):
-        """``log P(c | x)``, normalised with log-sum-exp (no underflow)."""
+        """``log P(c | x)``: each row shifted by its maximum, then normalised with log-sum-exp
+        (no underflow; :func:`~textnb.core.logspace.log_proba_from_jll`)."""
         self._check_fitted()
-        jll = self._joint_log_likelihood(self._check_X(X))
-        return jll - logsumexp(jll, axis=1, keepdims=True)
+        return log_proba_from_jll(self._joint_log_likelihood(self._check_X(X)))
 
     def predict_proba(self, X):
         """``P(c | x)``; rows sum to 1. See ``predict_log_odds`` for a score that keeps

@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from textnb.core.errors import ModelFileError, refuse_single_string
-from textnb.core.logspace import log_odds, logsumexp
+from textnb.core.logspace import log_odds, log_proba_from_jll
 from textnb.core.model_io import ModelNode, build
 from textnb.core.model_schema import check_declared
 from textnb.core.wrapping import takes_fold_counts
@@ -163,7 +163,7 @@ class LazyTextScorer(DocumentCounts, Scores):
     def log_proba_and_odds(self, docs):
         """``(predict_log_proba(docs), predict_log_odds(docs))`` in one pass over the documents."""
         jll = self._joint_log_likelihood(self._check_X(docs))
-        return jll - logsumexp(jll, axis=1, keepdims=True), log_odds(jll)
+        return log_proba_from_jll(jll), log_odds(jll)
 
     def predict_explain(self, docs):
         """Predictions (adjusted by APNBC's weights, if any) and, per document, the rule of

@@ -40,7 +40,7 @@ import numpy as np
 from textnb.core.csr import csr_dot
 from textnb.core.dfe import doc_features
 from textnb.core.errors import InputError, ModelFileError, refuse_single_string
-from textnb.core.logspace import log_odds, logsumexp, prior_where_empty, proba_from_jll
+from textnb.core.logspace import log_odds, log_proba_from_jll, prior_where_empty, proba_from_jll
 from textnb.core.model_io import ModelNode, build, read_nodes
 from textnb.core.model_schema import check_declared
 from textnb.core.registry import SCORER_MODULES
@@ -231,7 +231,7 @@ class TextScorer(DocumentCounts):
 
     def _model_log_proba(self, docs):
         jll = self.predict_joint_log_proba(docs)
-        return jll, jll - logsumexp(jll, axis=1, keepdims=True)
+        return jll, log_proba_from_jll(jll)
 
     def log_proba_and_odds(self, docs):
         """``(predict_log_proba(docs), predict_log_odds(docs))`` in one pass over the documents."""

@@ -27,7 +27,7 @@ import numpy as np
 
 from textnb.core.errors import EmptyVocabulary, InputError, ParameterError
 from textnb.core.dfe import pass_budget
-from textnb.core.logspace import log_odds, logsumexp
+from textnb.core.logspace import log_odds, log_proba_from_jll
 from textnb.core.model_io import ModelNode
 from textnb.core.workers import can_fork, map_ordered, ordered_map
 from textnb.io import files
@@ -966,7 +966,7 @@ def _fit_calibrated(params, spec, fitted, template, classes, X, y_index, fold_co
             _, _, joint = _fit_spec(spec, classes[fold_classes], X_train, np.searchsorted(fold_classes, y_index[train]),
                                     groups=None if groups is None else np.asarray(groups)[train])
             jll = joint(X_test)
-            lp = jll - logsumexp(jll, axis=1, keepdims=True)  # its predict_log_proba
+            lp = log_proba_from_jll(jll)  # its predict_log_proba
             full = np.full((lp.shape[0], n), -np.inf)
             full[:, fold_classes] = lp
             scores[test] = log_odds(full)

@@ -33,7 +33,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from textnb.core.logspace import logsumexp
+from textnb.core.logspace import log_proba_from_jll
 from textnb.core.model_schema import (CV_SCHEMA, MAX_COUNT, MAX_DIM, N_FEATURES, SEED, TEMPLATE, Any, Array, Bool, Choice,
                                       Classes, Counts, DictOf, Exactly, Float, Int, ListOf, MayBeAbsent, Model,
                                       OneOf, Optional, Reals, Str, TupleOf, When)
@@ -425,8 +425,9 @@ def calibrated_log_proba(s, method, classes_calibrated, sigmoid, isotonic_x, iso
     if k == 2:
         return np.column_stack([comp[:, 0], cal[:, 0]])
     # one-vs-rest maps normalised; all-zero rows (isotonic) become uniform
-    total = logsumexp(cal, axis=1, keepdims=True)
-    return np.where(np.isfinite(total), cal - np.where(np.isfinite(total), total, 0.0), -np.log(k))
+    known = np.isfinite(np.max(cal, axis=1, keepdims=True))
+    with np.errstate(invalid="ignore"):  # (a row of only -inf: NaN, replaced)
+        return np.where(known, log_proba_from_jll(cal), -np.log(k))
 
 
 # -- smoothing chosen by cross-validation (SmoothingCV) and Pipelines ----------------------------
