@@ -69,12 +69,12 @@ def run(args, out, err):
         refuse_unused(args)
     if kind == "table":
         with naming_the_corpus(args.path):
-            return _evaluate_table(args, opts, inputs, data, start, out)
+            return _evaluate_table(args, opts, inputs, data, start, out, err)
     if kind == "multilabel":  # the multi-label options, or a fastText file with several labels on a line
         from textnb.cli.multilabel import evaluate
 
         with naming_the_corpus(args.path):
-            return evaluate(args, opts, start, out, corpus=data)
+            return evaluate(args, opts, start, out, err, corpus=data)
     classifier = _kernel_fitted(opts) or make_text_classifier(opts)
     check_classes(data)
     if args.repeat != 1 and args.cv is None and getattr(data, "test", None) is not None:
@@ -83,7 +83,7 @@ def run(args, out, err):
     warn_multilabel(data, err)
     # (a text model's test file: a header row without label and text columns is skipped, as predict skips it)
     test = open_text_corpus(args.test, inputs, header_table=False) if args.test else None
-    bar = Progress("folds")
+    bar = Progress("folds", stream=err)
     try:
         with naming_the_corpus(args.path):
             report = evaluate_documents(data, classifier, test=test, cv=args.cv, repeat=args.repeat, seed=args.seed,
@@ -124,7 +124,7 @@ def _kernel_fitted(opts):
     return vectorizer, model
 
 
-def _evaluate_table(args, opts, inputs, table, start, out):
+def _evaluate_table(args, opts, inputs, table, start, out, err):
     from textnb.evaluation.runs import evaluate_table
     from textnb.io.inputs import check_table_classes
     from textnb.io.tables import read_table
@@ -136,7 +136,7 @@ def _evaluate_table(args, opts, inputs, table, start, out):
     # training file are not among them, so they are left out whether the test file has them or not)
     test = (read_table(args.test, like=table.attributes, class_name=table.class_attribute.name)
             if args.test else None)
-    bar = Progress("folds")
+    bar = Progress("folds", stream=err)
     try:
         with structure_errors(args):
             report = evaluate_table(table, model, test=test, cv=args.cv, repeat=args.repeat, seed=args.seed,

@@ -98,13 +98,13 @@ def run(args, out, err):
         from textnb.cli.multilabel import train
 
         with naming_the_corpus(args.path):
-            return train(args, opts, start, out, corpus=data)
+            return train(args, opts, start, out, err, corpus=data)
     corpus = data
     check_classes(corpus)
     warn_multilabel(corpus, err)
     streaming = streaming_model(opts, steps=True)
     lazy = lazy_text_model(opts) if streaming is None else None
-    bar = Progress("reading", total=len(corpus))
+    bar = Progress("reading", total=len(corpus), stream=err)
     try:
         with scheduler(args) as client, naming_the_corpus(args.path):
             if streaming is not None:  # no estimator built: no scikit-learn imported
