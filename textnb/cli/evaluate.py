@@ -11,7 +11,7 @@ from textnb.cli.options import (add_model_and_input_options, folds, input_option
 from textnb.cli.output import counted, dumps, name_column
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError
-from textnb.core.model_io import picture_target, refuse_input_as_output
+from textnb.core.model_io import picture_target
 
 __all__ = ["add_parser", "run"]
 
@@ -60,8 +60,8 @@ def run(args, out, err):
 
         refuse_unsupported(args, opts)
     if args.plot:
-        refuse_input_as_output(args.plot, [args.path, args.test, args.labels, args.structure, args.stop_words])
-        picture_target(args.plot)  # (a missing folder too: said before the evaluation, not after it)
+        # (an input, a missing folder too: said before the evaluation, not after it)
+        picture_target(args.plot, inputs=[args.path, args.test, args.labels, args.structure, args.stop_words])
     kind, data = read_path(args, inputs)
     if kind != "multilabel":
         from textnb.cli.multilabel import refuse_unused
