@@ -18,7 +18,8 @@ texts for a list); ``test``'s ``(N, precision, recall)``, counted as fastText's 
 (:func:`textnb.evaluation.topk.precision_recall_at_k`, what ``textnb test`` prints, a label
 given twice on a line counted twice); ``test_label``'s ``{label: {"precision", "recall",
 "f1score"}}``;
-``labels`` / ``words``. What is not: the model is naive Bayes (the default text model,
+``labels`` / ``words`` (most frequent first, as fastText's dictionary, where the counts are
+known: :meth:`FastTextModel.get_words`). What is not: the model is naive Bayes (the default text model,
 :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB`; a file with several labels on
 a line gives :class:`~textnb.meta.multilabel.MultiLabelNB` over it, as ``textnb train``
 does), so fastText's embedding and SGD parameters (``lr``, ``dim``, ``epoch``, ...) have
@@ -175,20 +176,26 @@ class FastTextModel:
         return self.get_labels()
 
     def get_words(self, include_freq=False, on_unicode_error="strict"):
-        """The vocabulary's terms (words, and word n-grams with ``wordNgrams`` > 1), in the
-        model's column order; ``include_freq``: and each term's occurrences in the training
-        documents, as fastText's ``get_words`` (kept by :func:`train_supervised`; a model
-        trained by ``textnb train`` keeps none: ValueError). ``on_unicode_error`` is
-        fastText's, accepted (the terms are str already)."""
+        """The vocabulary's terms (words, and word n-grams with ``wordNgrams`` > 1) in
+        fastText's order: most frequent in the training documents first (fastText's
+        dictionary is sorted by count, descending), ties in the model's (alphabetical)
+        column order; ``include_freq``: and each term's occurrences, in the same order.
+        The counts are those :func:`train_supervised` keeps in the model (and its file); a
+        model trained by ``textnb train`` keeps none: its terms in the model's column
+        order, and ``include_freq`` is a ValueError. ``on_unicode_error`` is fastText's,
+        accepted (the terms are str already)."""
         vectorizer = text_vectorizer(self.estimator)
         words = [str(t) for t in vectorizer.get_feature_names_out()]
-        if not include_freq:
-            return words
         counts = getattr(vectorizer, "term_counts_", None)
         if counts is None or len(counts) != len(words):
-            raise ValueError("this model keeps no word counts (a model trained by textnb.fasttext.train_supervised "
-                             "keeps them)")
-        return words, np.rint(counts).astype(np.int64)
+            if include_freq:
+                raise ValueError("this model keeps no word counts (a model trained by "
+                                 "textnb.fasttext.train_supervised keeps them)")
+            return words
+        counts = np.rint(np.asarray(counts, dtype=np.float64)).astype(np.int64)
+        order = np.argsort(-counts, kind="stable")  # (ties: the column order)
+        words = [words[j] for j in order]
+        return (words, counts[order]) if include_freq else words
 
     @property
     def words(self):

@@ -1,6 +1,7 @@
 """The programs' process settings (textnb.cli.program): BLAS threads asked for once, the
 user's choice kept, numpy not imported before the setting."""
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -192,3 +193,138 @@ def test_the_finder_after_the_numpy_extras_one_is_still_asked_for_scipy():
             "assert sys.meta_path[0].__class__.__name__ == 'Hook'\n")
     done = _child(code)
     assert done.returncode == 0, done.stderr
+
+
+def _busy(pid):
+    """The number of worker processes and of threads of process ``pid`` (Linux /proc)."""
+    tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    return sum(len((t / "children").read_text().split()) for t in tasks), len(tasks)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+@pytest.mark.parametrize("command", ["train", "evaluate", "predict"])
+def test_ctrl_c_twice_while_the_workers_run_is_one_line_and_status_130(tmp_path, command):
+    """Two Ctrl-Cs 30 ms apart (then one each millisecond, so that one lands in every step of the stop),
+    sent to the process group as a terminal sends them, during ``train --jobs 2`` (worker processes),
+    ``evaluate --jobs 2`` (threads) or ``predict --rows``: the second interrupt came while the
+    workers were being reaped ("Exception ignored in: <generator object ordered_map ...>" and a
+    traceback, or a second ``textnb: interrupted``) or once the interpreter had put the default
+    handler back for its exit (the process killed by SIGINT, -2, no status). Now one line, 130,
+    no traceback, no model written."""
+    import random
+    import signal
+    import time
+
+    rng = random.Random(0)
+    words = [f"w{i}x" for i in range(3000)]
+    corpus = tmp_path / "big.tsv"
+    with corpus.open("w") as f:
+        for i in range(120_000):
+            f.write(("spam" if i % 2 else "ham") + "\t" + " ".join(rng.choices(words, k=20)) + "\n")
+    model = tmp_path / "m.tnb"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OPENBLAS_NUM_THREADS="1")
+    textnb = [sys.executable, "-m", "textnb"]
+    if command == "predict":
+        subprocess.run([*textnb, "train", str(corpus), "-o",
+                        str(tmp_path / "p.tnb")], check=True, capture_output=True, env=env, timeout=120)
+    argv = {"train": ["train", "--jobs", "2", "--stem", "porter", "-o", str(model), str(corpus)],
+            "evaluate": ["evaluate", "--jobs", "2", "--cv", "5", "--stem", "porter", str(corpus)],
+            "predict": ["predict", str(tmp_path / "p.tnb"), "--rows", str(corpus)]}[command]
+    proc = subprocess.Popen([*textnb, *argv], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and time.monotonic() < deadline:
+            children, threads = _busy(proc.pid)
+            if children >= 2 or threads >= 3 or (command == "predict" and "scipy" in
+                                                 Path(f"/proc/{proc.pid}/maps").read_text()):
+                break
+            time.sleep(0.01)
+        time.sleep(0.3)  # (the work under way)
+        assert proc.poll() is None, proc.stderr.read()
+        os.killpg(proc.pid, signal.SIGINT)
+        time.sleep(0.03)
+        while proc.poll() is None and time.monotonic() < deadline:  # (a Ctrl-C each ms: the stop's every step)
+            time.sleep(0.001)
+            try:
+                os.killpg(proc.pid, signal.SIGINT)
+            except ProcessLookupError:
+                break
+        err = proc.stderr.read()
+        proc.wait(30)
+        assert (proc.returncode, err) == (130, "textnb: interrupted\n")
+        assert not model.exists()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(30)
+
+
+_SECOND_CTRL_C = """
+import atexit, os, signal, sys
+from textnb.core import workers
+
+in_order, reap = workers._in_order, workers._reap
+
+def first(*args, **kwargs):
+    for k, result in enumerate(in_order(*args, **kwargs)):
+        if k == 1:
+            os.kill(os.getpid(), signal.SIGINT)  # the Ctrl-C, the worker processes busy
+        yield result
+
+def second(pool):
+    os.kill(os.getpid(), signal.SIGINT)  # a second one while they are being stopped
+    return reap(pool)
+
+workers._in_order, workers._reap = first, second
+atexit.register(os.kill, os.getpid(), signal.SIGINT)  # and one as the interpreter exits
+from textnb.cli.program import main
+sys.argv = ["textnb", *sys.argv[1:]]
+raise SystemExit(main())
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the worker processes are forked")
+def test_a_second_ctrl_c_while_stopping_is_the_same_request(tmp_path):
+    """The Ctrl-Cs of the test above at set points: one while ``train --jobs 2``'s workers are
+    busy, a second as they are stopped (it was raised in the reaping: "Exception ignored in:
+    <generator object ordered_map>" and a KeyboardInterrupt traceback after ``textnb:
+    interrupted``), a third in the interpreter's exit (another traceback). Now the first one
+    makes the program ignore the stop signals: one line, 130, no model."""
+    corpus = tmp_path / "c.tsv"
+    corpus.write_text("".join(f"{'spam' if i % 2 else 'ham'}\tword{i % 97} other{i % 13} text\n"
+                              for i in range(10_000)))
+    model = tmp_path / "m.tnb"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OPENBLAS_NUM_THREADS="1")
+    done = subprocess.run([sys.executable, "-c", _SECOND_CTRL_C, "train", "--jobs", "2", "-o", str(model),
+                           str(corpus)], capture_output=True, text=True, env=env, timeout=120)
+    assert (done.returncode, done.stderr) == (130, "textnb: interrupted\n")
+    assert not model.exists()
+
+
+def test_the_stop_signals_are_answered_once():
+    """The program's handlers (textnb.cli.program.stop_on_signals): the first SIGINT raises
+    KeyboardInterrupt and leaves SIGINT, SIGTERM and SIGHUP ignored; the first SIGTERM likewise
+    (Terminated); a signal the caller ignored stays ignored; a library user's process keeps
+    Python's handlers (only the program installs these)."""
+    code = ("import signal, sys\n"
+            "from textnb.cli.program import stop_on_signals\n"
+            "from textnb.apps.spamclient import Terminated\n"
+            "assert signal.getsignal(signal.SIGINT) is signal.default_int_handler\n"
+            "if sys.argv[1] == 'ignored':\n"
+            "    signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+            "stop_on_signals()\n"
+            "try:\n"
+            "    signal.raise_signal(getattr(signal, sys.argv[1] if sys.argv[1] != 'ignored' else 'SIGINT'))\n"
+            "except (KeyboardInterrupt, Terminated) as exc:\n"
+            "    print(type(exc).__name__)\n"
+            "print(*(signal.getsignal(s) == signal.SIG_IGN for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)))\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    outputs = {}
+    for case in ("SIGINT", "SIGTERM", "ignored"):
+        done = subprocess.run([sys.executable, "-c", code, case], capture_output=True, text=True, env=env, timeout=60)
+        assert done.returncode == 0, done.stderr
+        outputs[case] = done.stdout
+    assert outputs == {"SIGINT": "KeyboardInterrupt\nTrue True True\n", "SIGTERM": "Terminated\nTrue True True\n",
+                       "ignored": "True False False\n"}

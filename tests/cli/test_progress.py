@@ -53,15 +53,14 @@ def test_tqdm_on_a_terminal():
     assert "classifying" in stream.getvalue() and "doc" in stream.getvalue()
 
 
-def _drawn_on_a_pty(columns, monkeypatch):
+def _drawn_on_a_pty(columns):
     """What a tqdm bar of 5 steps writes to a pty of ``columns`` columns (0: a pty given no
-    size, as under ``script -q -c``) that is sys.stderr, and whether it follows the terminal's width."""
+    size, as under ``script -q -c``), and whether it follows the terminal's width."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24 if columns else 0, columns, 0, 0))
     stream = os.fdopen(slave, "w", buffering=1)
-    monkeypatch.setattr(sys, "stderr", stream)  # as the commands' bars (tqdm asks sys.stderr's size)
     try:
-        with Progress("reading", total=5, unit="doc") as bar:
+        with Progress("reading", total=5, stream=stream, unit="doc") as bar:
             dynamic = bool(bar._tqdm.dynamic_ncols)
             for i in range(1, 6):
                 bar(i)
@@ -76,14 +75,14 @@ def _drawn_on_a_pty(columns, monkeypatch):
         os.close(master)
 
 
-def test_tqdm_draws_a_bar_on_a_terminal_of_no_width(monkeypatch):
+def test_tqdm_draws_a_bar_on_a_terminal_of_no_width():
     """A pty that reports 0 columns and lines: Progress was enabled but tqdm (dynamic_ncols:
     -1 columns, -1 lines) drew nothing; now a bar of FALLBACK_COLUMNS is drawn. A sized
     terminal is followed as before."""
     pytest.importorskip("tqdm")
-    drawn, dynamic = _drawn_on_a_pty(0, monkeypatch)
+    drawn, dynamic = _drawn_on_a_pty(0)
     assert "reading" in drawn and "0/5" in drawn and "|" in drawn and not dynamic
-    drawn, dynamic = _drawn_on_a_pty(100, monkeypatch)
+    drawn, dynamic = _drawn_on_a_pty(100)
     assert "reading" in drawn and dynamic
 
 
@@ -190,7 +189,7 @@ def test_no_bar_when_the_results_go_to_the_same_terminal(tmp_path):
         assert ("classifying" in screen.getvalue()) == drawn
 
 
-def test_a_bar_without_a_total_is_drawn_once_its_total_is_known(monkeypatch):
+def test_a_bar_without_a_total_is_drawn_once_its_total_is_known():
     """``evaluate`` on a terminal drew ``folds: 0it`` before the number of folds was known,
     then ``0/5``: a bar made without a total is drawn at its first report, which carries
     it (cross_validate reports ``(0, total)`` before the first fold)."""
@@ -198,9 +197,8 @@ def test_a_bar_without_a_total_is_drawn_once_its_total_is_known(monkeypatch):
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
     stream = os.fdopen(slave, "w", buffering=1)
-    monkeypatch.setattr(sys, "stderr", stream)
     try:
-        with Progress("folds") as bar:
+        with Progress("folds", stream=stream) as bar:
             assert bar._tqdm is None  # nothing drawn yet
             for i in range(6):
                 bar(i, 5)
@@ -211,3 +209,54 @@ def test_a_bar_without_a_total_is_drawn_once_its_total_is_known(monkeypatch):
         stream.close()
         os.close(master)
     assert "0/5" in drawn and "0it" not in drawn  # (tqdm redraws at most every 0.1 s: 5/5 may not show)
+
+
+def _commands_bars(tmp_path):
+    """A text corpus, a multi-label corpus and a table, and the commands that draw a bar on them."""
+    for label, text in (("a", "apple banana"), ("b", "car truck")):
+        (tmp_path / "c" / label).mkdir(parents=True)
+        for i in range(4):
+            (tmp_path / "c" / label / f"{i}.txt").write_text(f"{text} w{i}")
+    words = {"grain": "wheat corn", "oil": "crude barrel", "money": "dollar yen"}
+    (tmp_path / "ml").mkdir()
+    lines = []
+    for i in range(12):
+        labs = sorted({list(words)[i % 3], list(words)[(i * 7) % 3]})
+        (tmp_path / "ml" / f"d{i}.txt").write_text(" ".join(words[lab] for lab in labs) + f" n{i}")
+        lines.append(f"d{i}\t{','.join(labs)}\n")
+    (tmp_path / "labels.tsv").write_text("".join(lines))
+    table = str(REPO / "corpora" / "weather.nominal.arff")
+    c, ml, labels = str(tmp_path / "c"), str(tmp_path / "ml"), str(tmp_path / "labels.tsv")
+    return [
+        (["train", c, "-o", str(tmp_path / "t.tnb")], "reading"),
+        (["evaluate", c, "--cv", "2"], "folds"),
+        (["evaluate", table, "--cv", "2"], "folds"),
+        (["train", ml, "--labels", labels, "-o", str(tmp_path / "ml.tnb")], "fitting"),
+        (["evaluate", ml, "--labels", labels, "--cv", "2"], "folds"),
+        (["evaluate", ml, "--labels", labels, "--test", ml], "fitting"),
+    ]
+
+
+def test_every_bar_goes_to_mains_stderr(tmp_path, monkeypatch):
+    """``main(argv, stdout=..., stderr=...)``: the bars of train, evaluate (text and table) and the
+    multi-label paths were drawn on ``sys.stderr``, not on the stream main was given (and, main's
+    stream not a terminal, drawn anyway when sys.stderr was one). Every bar goes to main's stream."""
+    pytest.importorskip("tqdm")
+    from textnb.cli.commands import main
+
+    process_stderr = Terminal()
+    monkeypatch.setattr(sys, "stderr", process_stderr)
+    for argv, step in _commands_bars(tmp_path):
+        screen = Terminal()
+        assert main(argv, stdout=io.StringIO(), stderr=screen) == 0, argv
+        assert step in screen.getvalue(), (argv, screen.getvalue())
+        quiet = io.StringIO()  # main's stream not a terminal: no bar anywhere
+        assert main(argv, stdout=io.StringIO(), stderr=quiet) == 0, argv
+        assert quiet.getvalue() == "", (argv, quiet.getvalue())
+    assert process_stderr.getvalue() == ""
+
+
+def test_a_bar_needs_its_stream():
+    """No bar falls back to sys.stderr: the stream is an argument of every bar."""
+    with pytest.raises(TypeError):
+        Progress("reading", total=3)

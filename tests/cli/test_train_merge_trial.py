@@ -172,10 +172,41 @@ def test_merged_fasttext_models_sum_their_word_counts(tmp_path):
     a, b = train_supervised(str(tmp_path / "a.txt")), train_supervised(str(tmp_path / "b.txt"))
     a.save_model(str(tmp_path / "a.tnb"))
     b.save_model(str(tmp_path / "b.tnb"))
-    want = (["cheap", "lunch", "noon", "offer", "zebra"], [3, 1, 2, 1, 1])
+    want = (["cheap", "noon", "lunch", "offer", "zebra"], [3, 2, 1, 1, 1])  # (most frequent first, as fastText)
     merged = a.estimator.merge(b.estimator)
     words, counts = type(a)(merged).get_words(include_freq=True)
     assert (words, counts.tolist()) == want
     assert cli("merge", tmp_path / "a.tnb", tmp_path / "b.tnb", "-o", tmp_path / "m.tnb")[0] == 0
     words, counts = load_model(str(tmp_path / "m.tnb")).get_words(include_freq=True)
     assert (words, counts.tolist()) == want
+
+
+def test_an_output_that_names_an_input_is_refused_by_every_command(tmp_path):
+    """``textnb merge a.tnb b.tnb -o a.tnb`` replaced the input a.tnb with the merge (atomically,
+    but the part was gone), where ``train X -o X`` was refused. One rule now, in one function
+    (``core.model_io.output_target`` given the command's inputs): every -o/--output and --plot
+    that names an input (itself, through a link, or a file of an input folder) is one line naming
+    the file, exit 1, the input untouched."""
+    corpus = tmp_path / "c.tsv"
+    corpus.write_text("spam\tcheap pills\nham\tlunch at noon\nspam\tcheap offer\nham\tsee you at noon\n")
+    other = tmp_path / "d.tsv"
+    other.write_text("spam\twin cash now\nham\tthe meeting moved\n")
+    a, b = tmp_path / "a.tnb", tmp_path / "b.tnb"
+    for source, model in ((corpus, a), (other, b)):
+        assert cli("train", source, "--model", "multinomial", "-o", model)[0] == 0
+    link = tmp_path / "link.tnb"
+    link.symlink_to(a)
+    before = {p: p.read_bytes() for p in (a, b, corpus)}
+    for args, named in ((["merge", a, b, "-o", a], a), (["merge", a, b, "-o", b], b),
+                        (["merge", a, b, "--output", link], a), (["merge", link, b, "-o", a], link),
+                        (["train", corpus, "-o", corpus], corpus),
+                        (["evaluate", corpus, "--plot", corpus], corpus),
+                        (["inspect", a, "--plot", a], a)):
+        rc, out, err = cli(*args)
+        assert rc == 1, (args, err)
+        line = one_error_line(err, "is the same file as the input", "refusing to replace it", str(named))
+        assert line.startswith(f"textnb: error: {args[-1]}: "), line
+        assert out == ""
+    assert {p: p.read_bytes() for p in before} == before
+    rc, out, err = cli("merge", a, b, "-o", tmp_path / "m.tnb")  # a new file: merged as before
+    assert rc == 0 and "merged 2 models" in out, err

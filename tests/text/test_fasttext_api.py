@@ -185,3 +185,26 @@ def test_test_label_is_fasttexts_per_label_precision_recall_and_f1(tmp_path):
     assert per["__label__ham"] == {"precision": pytest.approx(2 / 3), "recall": 1.0, "f1score": pytest.approx(0.8)}
     assert per["__label__spam"]["precision"] == pytest.approx(1 / 3) and per["__label__spam"]["recall"] == 0.5
     assert per["__label__other"]["precision"] == 0.0 and np.isnan(per["__label__other"]["recall"])
+
+
+def test_words_are_listed_most_frequent_first_as_fasttexts_dictionary(tmp_path):
+    """fastText's dictionary is sorted by count, most frequent first (``Dictionary::threshold``),
+    and ``get_words`` lists it in that order; textnb listed the vocabulary's alphabetical column
+    order. Now a model that keeps its words' counts (``train_supervised``, and the saved file)
+    lists them most frequent first, ties alphabetically, ``include_freq`` in line; a model of
+    ``textnb train`` keeps no counts: its column (alphabetical) order, as before."""
+    path = tmp_path / "t.txt"
+    path.write_text("__label__b zebra zebra zebra apple\n__label__a zebra mango mango\n__label__b kiwi fig\n",
+                    encoding="utf-8")
+    model = train_supervised(input=str(path))
+    order = ["zebra", "mango", "apple", "fig", "kiwi"]
+    assert model.get_words() == model.words == order
+    words, freq = model.get_words(include_freq=True)
+    assert words == order and freq.tolist() == [4, 2, 1, 1, 1]
+    model.save_model(str(tmp_path / "m.tnb"))
+    loaded = load_model(str(tmp_path / "m.tnb"))
+    assert loaded.get_words() == order and loaded.get_words(include_freq=True)[1].tolist() == [4, 2, 1, 1, 1]
+    assert model.get_labels() == ["__label__b", "__label__a"]  # (2 documents, 1)
+    rc, _, err = cli("train", str(path), "-o", str(tmp_path / "cli.tnb"))
+    assert rc == 0, err
+    assert load_model(str(tmp_path / "cli.tnb")).get_words() == sorted(order)  # no counts: column order

@@ -11,7 +11,7 @@ from textnb.cli.options import (add_model_and_input_options, folds, input_option
 from textnb.cli.output import counted, dumps, name_column
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError
-from textnb.core.model_io import picture_target, refuse_input_as_output
+from textnb.core.model_io import picture_target
 
 __all__ = ["add_parser", "run"]
 
@@ -60,8 +60,8 @@ def run(args, out, err):
 
         refuse_unsupported(args, opts)
     if args.plot:
-        refuse_input_as_output(args.plot, [args.path, args.test, args.labels, args.structure, args.stop_words])
-        picture_target(args.plot)  # (a missing folder too: said before the evaluation, not after it)
+        # (an input, a missing folder too: said before the evaluation, not after it)
+        picture_target(args.plot, inputs=[args.path, args.test, args.labels, args.structure, args.stop_words])
     kind, data = read_path(args, inputs)
     if kind != "multilabel":
         from textnb.cli.multilabel import refuse_unused
@@ -69,12 +69,12 @@ def run(args, out, err):
         refuse_unused(args)
     if kind == "table":
         with naming_the_corpus(args.path):
-            return _evaluate_table(args, opts, inputs, data, start, out)
+            return _evaluate_table(args, opts, inputs, data, start, out, err)
     if kind == "multilabel":  # the multi-label options, or a fastText file with several labels on a line
         from textnb.cli.multilabel import evaluate
 
         with naming_the_corpus(args.path):
-            return evaluate(args, opts, start, out, corpus=data)
+            return evaluate(args, opts, start, out, err, corpus=data)
     classifier = _kernel_fitted(opts) or make_text_classifier(opts)
     check_classes(data)
     if args.repeat != 1 and args.cv is None and getattr(data, "test", None) is not None:
@@ -83,7 +83,7 @@ def run(args, out, err):
     warn_multilabel(data, err)
     # (a text model's test file: a header row without label and text columns is skipped, as predict skips it)
     test = open_text_corpus(args.test, inputs, header_table=False) if args.test else None
-    bar = Progress("folds")
+    bar = Progress("folds", stream=err)
     try:
         with naming_the_corpus(args.path):
             report = evaluate_documents(data, classifier, test=test, cv=args.cv, repeat=args.repeat, seed=args.seed,
@@ -124,7 +124,7 @@ def _kernel_fitted(opts):
     return vectorizer, model
 
 
-def _evaluate_table(args, opts, inputs, table, start, out):
+def _evaluate_table(args, opts, inputs, table, start, out, err):
     from textnb.evaluation.runs import evaluate_table
     from textnb.io.inputs import check_table_classes
     from textnb.io.tables import read_table
@@ -140,7 +140,7 @@ def _evaluate_table(args, opts, inputs, table, start, out):
 
     test = (read_table(args.test, like=table.attributes, class_name=table.class_attribute.name,
                        header=not (inputs.no_header and not is_arff(args.test))) if args.test else None)
-    bar = Progress("folds")
+    bar = Progress("folds", stream=err)
     try:
         with structure_errors(args):
             report = evaluate_table(table, model, test=test, cv=args.cv, repeat=args.repeat, seed=args.seed,

@@ -6,7 +6,7 @@ from textnb.cli.argtypes import file_name
 from textnb.cli.options import multilabel_model, refuse_spam_model, top
 from textnb.cli.output import a_kind, counted, dumps
 from textnb.core.errors import InputError
-from textnb.core.model_io import picture_target, refuse_input_as_output
+from textnb.core.model_io import picture_target
 from textnb.core.registry import kind_of as _kind
 from textnb.core.wrapping import chain, find
 
@@ -29,8 +29,7 @@ def run(args, out, err):
     from textnb.evaluation.explain import apnbc_weights, describe_text_classifier, describe_text_file
 
     if args.plot:
-        refuse_input_as_output(args.plot, [args.model])
-        picture_target(args.plot)
+        picture_target(args.plot, inputs=[args.model])
     from textnb.text.scorer import text_model_root
 
     root = text_model_root(read_nodes(args.model), args.model)  # a text model as its readers take it

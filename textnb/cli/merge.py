@@ -170,7 +170,9 @@ def run(args, out, err):
 
     if len(args.models) < 2:
         raise InputError(f"merge adds two models or more (given: {args.models[0]}); to copy a model, copy its file")
-    output_target(args.output)  # a FIFO, device or folder at -o, a missing folder: refused before any work
+    # -o naming a part (it would be replaced by the merge), a FIFO, device or folder at -o, a missing
+    # folder: refused before any work
+    output_target(args.output, inputs=args.models)
     # text models of count models add up from their nodes, table models with a kernel from
     # their kernels: no scikit-learn; other models are built as load builds them. A text
     # model of APNBC, of lazy rules (with or without APNBC) or of a wrapper textnb train

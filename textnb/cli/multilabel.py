@@ -113,11 +113,11 @@ def _read(args, test=True, path=None):
                                  strict=args.strict, separate_documents=args.separate_documents, test=test)
 
 
-def _texts(corpus, max_bytes, label):
+def _texts(corpus, max_bytes, label, err):
     """``(texts, label sets, binary files skipped)`` of a multi-label corpus."""
     from textnb.io.corpus import to_text
 
-    bar = Progress(label, total=len(corpus), unit="doc")
+    bar = Progress(label, total=len(corpus), stream=err, unit="doc")
     texts, labels, skipped = [], [], 0
     try:
         for i, (doc, labs) in enumerate(zip(corpus.documents, corpus.labels), 1):
@@ -134,10 +134,10 @@ def _texts(corpus, max_bytes, label):
     return texts, labels, skipped
 
 
-def _count(vectorizer, texts, fit=True):
+def _count(vectorizer, texts, err, fit=True):
     """The count matrix, a status line on a terminal while the terms are counted
     (``vectorizer`` a Vectorizer, or a function of the texts)."""
-    bar = Progress("counting terms", total=1)
+    bar = Progress("counting terms", total=1, stream=err)
     try:
         bar(0)
         if callable(vectorizer) and not hasattr(vectorizer, "fit_transform"):
@@ -150,8 +150,8 @@ def _count(vectorizer, texts, fit=True):
         bar.close()
 
 
-def _fit(model, X, labels, label="fitting", fold_counts=None):
-    bar = Progress(label)  # fit tells it the number of models
+def _fit(model, X, labels, err, label="fitting", fold_counts=None):
+    bar = Progress(label, stream=err)  # fit tells it the number of models
     try:
         return model.fit(X, labels, progress=bar, fold_counts=fold_counts)
     finally:
@@ -178,21 +178,21 @@ def _print_layout(corpus, args, out):
         print(unlabeled_line(corpus.unlabeled), file=out)
 
 
-def train(args, opts, start, out, corpus=None):
+def train(args, opts, start, out, err, corpus=None):
     """``train --multilabel`` / ``--labels FILE`` / a multi-label fastText file (``corpus``,
     a :class:`~textnb.io.fasttext.FastTextCorpus`): the vectorizer and a
     :class:`~textnb.meta.multilabel.MultiLabelNB`, saved as a Pipeline."""
-    return _train(args, opts, start, out, corpus)
+    return _train(args, opts, start, out, err, corpus)
 
 
-def evaluate(args, opts, start, out, corpus=None):
+def evaluate(args, opts, start, out, err, corpus=None):
     """Train on the training part and test on the test part (a split corpus, or
     ``--test PATH``), else K-fold cross-validation; the literature's measures (``corpus``:
     a multi-label fastText file already read)."""
-    return _evaluate(args, opts, start, out, corpus)
+    return _evaluate(args, opts, start, out, err, corpus)
 
 
-def _train(args, opts, start, out, corpus=None):
+def _train(args, opts, start, out, err, corpus=None):
     """:func:`train`'s work."""
     from textnb.core.model_io import save
     from textnb.io.corpus import MAX_DOCUMENT_BYTES
@@ -203,7 +203,7 @@ def _train(args, opts, start, out, corpus=None):
     if kernel is None:
         vectorizer, model = _model(args, opts)
     corpus = multilabel_from_fasttext(corpus) if corpus is not None else _read(args, test=False)
-    texts, labels, skipped = _texts(corpus, args.max_bytes or MAX_DOCUMENT_BYTES, "reading")
+    texts, labels, skipped = _texts(corpus, args.max_bytes or MAX_DOCUMENT_BYTES, "reading", err)
     names = sorted({lab for labs in labels for lab in labs})
     if not texts:
         raise InputError(f"{corpus.source}: no text documents (every file is binary)")
@@ -213,8 +213,8 @@ def _train(args, opts, start, out, corpus=None):
     if kernel is not None and _kernel_fits(kernel, args, labels):  # no scikit-learn imported
         from textnb.meta import multilabel_training as training
 
-        X, terms, folds = _count(lambda t: training.count(t, kernel[0], folds=True), texts)
-        bar = Progress("fitting")
+        X, terms, folds = _count(lambda t: training.count(t, kernel[0], folds=True), texts, err)
+        bar = Progress("fitting", stream=err)
         try:
             model = training.fit(X, terms, labels, vectorizer=kernel[0], model=kernel[1], steps=kernel[2],
                                  multilabel=_multilabel_params(args), progress=bar, fold_counts=folds)
@@ -230,8 +230,8 @@ def _train(args, opts, start, out, corpus=None):
 
         if kernel is not None:
             vectorizer, model = _model(args, opts)
-        X = _count(vectorizer, texts)
-        _fit(model, X, labels, fold_counts=document_fold_counts(vectorizer, texts, X))
+        X = _count(vectorizer, texts, err)
+        _fit(model, X, labels, err, fold_counts=document_fold_counts(vectorizer, texts, X))
         save(store_label_prefix(Pipeline([("vectorizer", vectorizer), ("model", model)]), getattr(args, "label_prefix", None)),
              model_path)
         n_terms, name = len(vectorizer.vocabulary_), model_name(model._base())
@@ -280,7 +280,7 @@ def _decisions(model):
                    if model.min_labels else "")
 
 
-def _evaluate(args, opts, start, out, corpus=None):
+def _evaluate(args, opts, start, out, err, corpus=None):
     """:func:`evaluate`'s work."""
     from textnb.io.corpus import MAX_DOCUMENT_BYTES
     from textnb.io.inputs import multilabel_from_fasttext
@@ -295,7 +295,7 @@ def _evaluate(args, opts, start, out, corpus=None):
     test = corpus.test
     if args.test:
         test = _read(args, test=False, path=args.test)
-    texts, labels, skipped = _texts(corpus, max_bytes, "reading")
+    texts, labels, skipped = _texts(corpus, max_bytes, "reading", err)
     if not any(labels):
         raise InputError(f"{input_name(args.labels) if args.labels else corpus.source}: no document has a label")
     folds, folds_note = None, None
@@ -309,15 +309,15 @@ def _evaluate(args, opts, start, out, corpus=None):
         if args.cv is None and folds < DEFAULT_FOLDS:
             folds_note = f"fewer than the default {DEFAULT_FOLDS}: only {counted(len(texts), 'document')}"
     if test is not None:
-        test_texts, test_labels, skipped_test = _texts(test, max_bytes, "reading test")
+        test_texts, test_labels, skipped_test = _texts(test, max_bytes, "reading test", err)
         if not test_texts:
             raise InputError(f"{test.source}: no test documents with labels"
                              + (f" in {input_name(args.labels)}" if args.labels else "") + " (use --cv K on the training part)")
         if kernel is not None and _kernel_fits(kernel, args, labels):  # no scikit-learn imported
             from textnb.meta import multilabel_training as training
 
-            X, terms, folds = _count(lambda t: training.count(t, kernel[0], folds=True), texts)
-            X_test = _count(lambda t: training.transform(t, terms, kernel[0]), test_texts)
+            X, terms, folds = _count(lambda t: training.count(t, kernel[0], folds=True), texts, err)
+            X_test = _count(lambda t: training.transform(t, terms, kernel[0]), test_texts, err)
             split = functools.partial(training.evaluate_split, X, terms, labels, X_test, test_labels,
                                       vectorizer=kernel[0], model=kernel[1], steps=kernel[2],
                                       multilabel=_multilabel_params(args), fold_counts=folds)
@@ -327,11 +327,11 @@ def _evaluate(args, opts, start, out, corpus=None):
 
             if kernel is not None:
                 vectorizer, model = _model(args, opts)
-            X = _count(vectorizer, texts)
-            X_test = _count(vectorizer, test_texts, fit=False)
+            X = _count(vectorizer, texts, err)
+            X_test = _count(vectorizer, test_texts, err, fit=False)
             split = functools.partial(evaluate_multilabel_split, X, labels, X_test, test_labels, model,
                                       fold_counts=document_fold_counts(vectorizer, texts, X))
-        bar = Progress("fitting")  # fit tells it the number of models
+        bar = Progress("fitting", stream=err)  # fit tells it the number of models
         try:
             report = split(progress=bar)
         finally:
@@ -356,7 +356,7 @@ def _evaluate(args, opts, start, out, corpus=None):
             X, _ = vectorize_all(texts, vectorizer)
             folds_run = functools.partial(cross_validate_multilabel, X, labels, model,
                                       vectorizer=vectorizer.get_params(deep=False))
-        bar = Progress("folds", total=folds)
+        bar = Progress("folds", total=folds, stream=err)
         try:
             report = folds_run(cv=folds, seed=args.seed, progress=bar)
         finally:

@@ -1,13 +1,12 @@
 """The one progress bar of the command-line tools (textnb, spamfilter, topicfilter).
 
 On a terminal it is a tqdm bar when tqdm is installed (the ``progress`` extra), else a
-one-line bar written here; when stderr is not a terminal (piped, redirected, a test) it
-is silent and costs nothing. The library never prints: it takes a ``progress(done,
+one-line bar written here; when the command's stderr (the stream its ``main`` was given)
+is not a terminal (piped, redirected, a test) it is silent and costs nothing. The library never prints: it takes a ``progress(done,
 total)`` callable, and this is what the command line passes.
 """
 
 import io
-import sys
 import time
 
 __all__ = ["FALLBACK_COLUMNS", "FALLBACK_LINES", "Progress"]
@@ -43,7 +42,10 @@ class Progress:
         What is being done ("reading", "folds", "classifying").
     total : int, default=None
         The number of steps, when known.
-    stream : file, default=sys.stderr
+    stream : file
+        Where the bar is drawn: the command's standard error, the ``stderr`` its ``main``
+        was given (never ``sys.stderr`` by default: a bar drawn there went past a caller's
+        stream, and on a terminal even when that stream was not one).
     unit : str, default="it"
         tqdm's unit ("doc", "msg").
     results : file, default=None
@@ -52,8 +54,8 @@ class Progress:
         (``classifying: 2457doc [...]docs/02001.txt	ham``) and they show the progress.
     """
 
-    def __init__(self, label, total=None, stream=None, unit="it", results=None):
-        self.stream = stream if stream is not None else sys.stderr
+    def __init__(self, label, total=None, *, stream, unit="it", results=None):
+        self.stream = stream
         self.enabled = _is_terminal(self.stream) and not _is_terminal(results)
         self.label, self.total, self.unit, self._last = label, total, unit, 0.0
         self._tqdm, self._done, self._started = None, 0, False

@@ -14,7 +14,7 @@ from textnb.cli.output import counted, dumps
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, StructureError, input_name
 from textnb.core.wrapping import fit_weighted
-from textnb.core.model_io import output_target, refuse_folder, refuse_input_as_output, save
+from textnb.core.model_io import output_target, refuse_folder, save
 
 __all__ = ["add_parser", "run"]
 
@@ -75,9 +75,8 @@ def run(args, out, err):
     opts, inputs = model_options(args), input_options(args)
     stop_words = args.stop_words if args.stop_words != "english" else None
     model_path = args.output or default_model_path(args.path)
-    refuse_input_as_output(model_path, [args.path, args.labels, args.structure, stop_words])
-    refuse_folder(model_path)  # a folder, a FIFO, a missing folder at -o: said before the work
-    output_target(model_path)
+    refuse_folder(model_path)  # -o naming an input, a folder, a FIFO, a missing folder: said before the work
+    output_target(model_path, inputs=[args.path, args.labels, args.structure, stop_words])
     if args.multilabel or args.labels:
         from textnb.cli.multilabel import refuse_unsupported
 
@@ -98,13 +97,13 @@ def run(args, out, err):
         from textnb.cli.multilabel import train
 
         with naming_the_corpus(args.path):
-            return train(args, opts, start, out, corpus=data)
+            return train(args, opts, start, out, err, corpus=data)
     corpus = data
     check_classes(corpus)
     warn_multilabel(corpus, err)
     streaming = streaming_model(opts, steps=True)
     lazy = lazy_text_model(opts) if streaming is None else None
-    bar = Progress("reading", total=len(corpus))
+    bar = Progress("reading", total=len(corpus), stream=err)
     try:
         with scheduler(args) as client, naming_the_corpus(args.path):
             if streaming is not None:  # no estimator built: no scikit-learn imported

@@ -227,16 +227,19 @@ def _kind_of(mode):
     return None
 
 
-def output_target(path):
+def output_target(path, inputs=()):
     """The file a write to ``path`` replaces: ``path``, or the file a symbolic link names.
 
     Links are followed to their final target (which need not exist yet: a dangling
     link is a file to create). Raises :class:`~textnb.core.errors.InputError`, one line
-    naming ``path``, when the target exists and is not a regular file (a folder,
-    FIFO, socket or device: replacing ``/dev/null`` or a pipe would be a disaster) or
-    when the links form a loop, or when the file is to be created in a folder that does not
-    exist (the write would fail only once the work is done).
+    naming ``path``, when it names one of ``inputs`` (the command's input files and folders:
+    :func:`refuse_input_as_output`, the one rule every command's ``-o``/``--output`` and
+    ``--plot`` is checked by, before any work), when the target exists and is not a regular
+    file (a folder, FIFO, socket or device: replacing ``/dev/null`` or a pipe would be a
+    disaster) or when the links form a loop, or when the file is to be created in a folder
+    that does not exist (the write would fail only once the work is done).
     """
+    refuse_input_as_output(path, inputs)
     path = os.fspath(path)
     target = os.path.realpath(path) if os.path.islink(path) else path
     try:
@@ -284,11 +287,12 @@ def picture_format(path):
     return PICTURE_FORMATS[suffix]
 
 
-def picture_target(path):
-    """:func:`output_target` for a plot, in the format of its suffix (:func:`picture_format`):
-    also refuses, one line naming ``path``, an existing file that is not a picture
-    (``--plot model.tnb`` or ``--plot notes.txt`` would replace a model or a text with a
-    picture). An empty file may be replaced."""
+def picture_target(path, inputs=()):
+    """:func:`output_target` for a plot (``inputs``: the command's, as there), in the format
+    of its suffix (:func:`picture_format`): also refuses, one line naming ``path``, an
+    existing file that is not a picture (``--plot model.tnb`` or ``--plot notes.txt`` would
+    replace a model or a text with a picture). An empty file may be replaced."""
+    refuse_input_as_output(path, inputs)  # (first: the input named, whatever its suffix)
     picture_format(path)
     target = output_target(path)
     try:
@@ -312,9 +316,9 @@ def write_picture(fig, path, dpi=110):
 
 def refuse_input_as_output(output, inputs):
     """Refuse, before any work, an ``output`` path that is the same file as one of
-    ``inputs`` (``-o corpus.tsv``, a mailbox given as the model file), or an existing
-    file inside an input folder (a document of the corpus): writing would replace the
-    input. Links are followed (:func:`os.path.samefile`); paths that do not
+    ``inputs`` (``train X -o X``, ``merge a.tnb b.tnb -o a.tnb``, a mailbox given as the model
+    file), or an existing file inside an input folder (a document of the corpus): writing
+    would replace the input (the commands call it through :func:`output_target`). Links are followed (:func:`os.path.samefile`); paths that do not
     exist, and None entries, are ignored. Raises :class:`~textnb.core.errors.InputError`
     ``"<output>: is the same file as the input <input>; refusing to replace it"``.
     """

@@ -1,9 +1,10 @@
 """Signals held across steps that must not be cut in two (:class:`HeldSignals`, and
-:func:`blocked_across_fork` for the forks of worker processes)."""
+:func:`blocked_across_fork` for the forks of worker processes); a program's stop signals
+answered once (:func:`interrupt_once`, :func:`ignore_stop_signals`)."""
 
 import signal
 
-__all__ = ["HeldSignals", "blocked_across_fork", "unblock_in_child"]
+__all__ = ["HeldSignals", "blocked_across_fork", "ignore_stop_signals", "interrupt_once", "unblock_in_child"]
 
 
 class HeldSignals:
@@ -46,7 +47,7 @@ class HeldSignals:
             signal.signal(signum, handler)
         arrived, self.arrived = list(dict.fromkeys(self.arrived)), []
         for signum in arrived:
-            if saved and signum == signal.SIGINT and handlers[signum] is signal.default_int_handler:
+            if saved and signum == signal.SIGINT and handlers[signum] in (signal.default_int_handler, interrupt_once):
                 continue  # an interrupt after the new file was in place: the save is done
             signal.raise_signal(signum)
 
@@ -81,3 +82,31 @@ def unblock_in_child():
     """In a child forked inside :func:`blocked_across_fork`: lift its block."""
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, HeldSignals.SIGNALS)
+
+
+def ignore_stop_signals():
+    """SIGINT, SIGTERM and SIGHUP ignored from now on, each one that has a Python handler
+    (the program's; one left to the system or ignored by the caller stays so): the program
+    is stopping. Called by the handler of the first stop signal (:func:`interrupt_once`,
+    the ``textnb`` program's SIGTERM and SIGHUP), in the main thread.
+
+    A second Ctrl-C while the first one's stop is under way (the worker processes being
+    ended, the interpreter's shutdown) was a second KeyboardInterrupt: raised while the
+    workers were reaped, it was printed as "Exception ignored in ..." with a traceback, or
+    a second ``interrupted`` line; arriving once the interpreter had put the default
+    handler back for its exit, it killed the process by SIGINT (-2, no status 130). Ignored
+    in the kernel, it cannot reach the process at all, and the interpreter's exit leaves
+    an ignored signal ignored."""
+    for signum in HeldSignals.SIGNALS:
+        if callable(signal.getsignal(signum)):
+            signal.signal(signum, signal.SIG_IGN)
+
+
+def interrupt_once(signum, frame):
+    """A program's SIGINT handler: Python's own (KeyboardInterrupt), once. The stop signals
+    are ignored first (:func:`ignore_stop_signals`): the program says ``interrupted`` once,
+    exits with status 130 and leaves no half-written file, however many Ctrl-Cs follow.
+    Only a program's process installs it (``textnb``: :func:`textnb.cli.program.stop_on_signals`),
+    never a library user's."""
+    ignore_stop_signals()
+    raise KeyboardInterrupt
