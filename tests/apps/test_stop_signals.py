@@ -52,9 +52,10 @@ atexit.register(kill)
 """
 
 
-def _run(code, argv, **kw):
+def _run(code, argv, at_exit=True, **kw):
     env = dict(os.environ, PYTHONPATH=str(ROOT), OPENBLAS_NUM_THREADS="1")
-    return subprocess.run([sys.executable, "-c", _HEAD + code, *map(str, argv)], capture_output=True, env=env,
+    head = _HEAD if at_exit else _HEAD.replace("atexit.register(kill)", "")
+    return subprocess.run([sys.executable, "-c", head + code, *map(str, argv)], capture_output=True, env=env,
                           timeout=120, **kw)
 
 
@@ -221,3 +222,26 @@ def test_textnb_serve_a_ctrl_c_after_the_stop_is_the_same_request(corpus, tmp_pa
     lines = done.stderr.decode().splitlines()
     assert (done.returncode, len(lines), lines[-1]) == (0, 2, "textnb serve: stopped (signal 15)"), lines
     assert not (tmp_path / "s").exists()
+
+
+#: the caller ignores SIGHUP (nohup); one arrives while the model is loaded
+_NOHUP = _SPAMFILTER + """
+signal.signal(signal.SIGHUP, signal.SIG_IGN)
+from textnb.cli import mailfilters
+load = mailfilters._load
+def hangup(*args, **kwargs):
+    kill("SIGHUP")
+    return load(*args, **kwargs)
+mailfilters._load = hangup
+raise SystemExit(spamfilter())
+"""
+
+
+def test_a_signal_the_caller_ignores_stays_ignored(corpus):
+    """Under ``nohup`` a hangup was answered anyway (the mail tools put their handler in place
+    of the ignored SIGHUP): ``terminated by signal 1``, exit 3, no verdict. Now it stays
+    ignored, as ``textnb`` leaves it (textnb.core.signals.stop_on_signals)."""
+    _, model = corpus
+    message = b"From: a@b.example\nSubject: cheap\n\nviagra pills casino prize\n"
+    done = _run(_NOHUP, ["-m", model], at_exit=False, input=message)
+    assert (done.returncode, done.stderr) == (0, b"")  # the verdict: spam
