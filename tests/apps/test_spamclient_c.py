@@ -337,6 +337,62 @@ def test_a_signal_while_reading_is_never_a_verdict(spamfilter_c, spam_model, soc
     assert out == (first + b"\nviagra pills\n" if passthrough else b"")
 
 
+def _waiting_in(proc, call, limit=60.0):
+    """Wait until ``proc`` is blocked in the system call ``call`` (its /proc/PID/syscall line's start)."""
+    end = time.monotonic() + limit
+    while time.monotonic() < end and proc.poll() is None:
+        try:
+            if Path(f"/proc/{proc.pid}/syscall").read_text().startswith(call):
+                return
+        except OSError:
+            return
+        time.sleep(0.02)
+
+
+@pytest.mark.skipif(not Path("/proc/self/syscall").exists(), reason="needs Linux /proc")
+@pytest.mark.parametrize("client", ["c", "python"])
+def test_a_second_ctrl_c_while_the_message_is_passed_through_is_the_same_request(request, sock_dir, client):
+    """``-p``, a Ctrl-C while the message is read (no daemon needed), then a second one while
+    the client, passing the message through, waits to write it (its reader is slow): the
+    second stopped the copy ("a second Ctrl-C stops the copy, silently"), and the mail
+    system got the message cut after 64 KiB. Now the first signal is the only one answered
+    (textnb.core.signals.stop_on_signals; spamclient.c's on_signal): the whole message."""
+    import threading
+
+    argv = ([str(request.getfixturevalue("spamfilter_c"))] if client == "c" else
+            [sys.executable, "-S", str(REPO / "scripts" / "spamfilter")])
+    first, rest = b"From: a@b.example\nSubject: cheap\n", b"\nviagra pills now\n" * 20000
+    proc = subprocess.Popen([*argv, "--socket", str(sock_dir / "none"), "-p"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env())
+    try:
+        proc.stdin.write(first)
+        proc.stdin.flush()
+        wait_reading_stdin(proc)
+        proc.send_signal(signal.SIGINT)
+
+        def feed():
+            try:
+                proc.stdin.write(rest)
+                proc.stdin.close()
+            except OSError:  # (cut off: the test fails below)
+                pass
+
+        feeder = threading.Thread(target=feed)
+        feeder.start()
+        _waiting_in(proc, "1 0x1 ")  # write(1, ...): the pipe to this test is full
+        proc.send_signal(signal.SIGINT)
+        out = proc.stdout.read()
+        feeder.join(60)
+        err = proc.stderr.read()
+        proc.wait(60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(60)
+    assert (proc.returncode, err.decode()) == (130, "spamfilter: interrupted\n")
+    assert out == first + rest
+
+
 def _sh(cmd, **kw):
     return subprocess.run(["sh", "-c", cmd], capture_output=True, env=env(), timeout=120, **kw)
 

@@ -1039,13 +1039,26 @@ def run(server, *, signals=None, ready=None, reload_signals=None):
     the main thread. ``ready(server)`` is called once it listens. Returns the number of
     the signal that stopped it; the server is stopped cleanly (in-flight requests
     finished, idle connections closed, socket files removed) before returning.
+
+    The handlers in place before are put back, except in a program whose stop signals are
+    answered once (``textnb serve``: :func:`textnb.core.signals.answers_once`): there the
+    signal that stops the server leaves SIGINT, SIGTERM and SIGHUP ignored
+    (:func:`textnb.core.signals.ignore_stop_signals`), so that a second Ctrl-C while the
+    server stops or once it has stopped is the same request (it raised KeyboardInterrupt
+    in the program's handler put back: a second line ``textnb: interrupted`` after
+    ``stopped``, exit 130 after a SIGTERM's stop, or a death by SIGINT at exit).
     """
+    from textnb.core.signals import answers_once, ignore_stop_signals
+
     signals = (signal.SIGTERM, signal.SIGINT) if signals is None else signals
     reload_signals = (signal.SIGHUP,) if reload_signals is None else reload_signals
     got, reloads = [], []
     wake = threading.Event()
+    once = answers_once()
 
     def handler(signum, frame):
+        if once:
+            ignore_stop_signals()  # (the program is stopping: a second signal is the same request)
         got.append(signum)
         wake.set()
 
@@ -1069,6 +1082,7 @@ def run(server, *, signals=None, ready=None, reload_signals=None):
         try:
             server.stop()
         finally:
-            for s, h in previous.items():
-                signal.signal(s, h)
+            if not (once and got):  # (stopped by a signal in a program: the three stay ignored)
+                for s, h in previous.items():
+                    signal.signal(s, h)
     return got[0] if got else None

@@ -54,7 +54,7 @@
 
 static const char *const fallback_prefix[] = {TEXTNB_FALLBACK, NULL};
 
-static volatile sig_atomic_t caught; /* the last SIGINT / SIGTERM / SIGHUP, 0 if none */
+static volatile sig_atomic_t caught; /* the first SIGINT / SIGTERM / SIGHUP, 0 if none */
 static int stdin_closed, stdout_closed;
 static int quiet; /* after a failure in -p mode: the message is written out, nothing more said */
 
@@ -279,7 +279,16 @@ static void say(const char *fmt, ...)
         return;
 }
 
-static void on_signal(int signum) { caught = signum; }
+/* The first stop signal is the only one answered (textnb.core.signals.stop_on_signals, the rule of
+ * every textnb program): the three are ignored from then on, so a second Ctrl-C cannot stop the copy
+ * of a passed-through message (it was cut there) nor change what is reported. */
+static void on_signal(int signum)
+{
+    caught = signum;
+    signal(SIGINT, SIG_IGN); /* (async-signal-safe) */
+    signal(SIGTERM, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+}
 
 static void install_handlers(void)
 {
@@ -287,9 +296,15 @@ static void install_handlers(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal; /* no SA_RESTART: a blocked read returns, the handler's flag is seen */
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    static const int stops[] = {SIGINT, SIGTERM, SIGHUP};
+    for (int i = 0; i < 3; i++) /* (one arriving during the handler waits, then finds itself ignored) */
+        sigaddset(&sa.sa_mask, stops[i]);
+    for (int i = 0; i < 3; i++) {
+        struct sigaction old;
+        if (sigaction(stops[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue; /* ignored by the caller (nohup): stays so, as in Python */
+        sigaction(stops[i], &sa, NULL);
+    }
     signal(SIGPIPE, SIG_IGN); /* a closed reader is an error to report, as in Python */
 }
 
@@ -782,7 +797,7 @@ int main(int argc, char **argv)
     }
     code = exit_status(f);
     if (o.passthrough) { /* the message as it came, or the rest of it: never lost */
-        quiet = 1, caught = 0; /* as in Python: a second Ctrl-C stops the copy, silently */
+        quiet = 1, caught = 0; /* (the stop signals are ignored now: the copy goes to the end) */
         if (written || !write_all(msg.data, msg.len))
             rest_of_stdin(1);
     }

@@ -1,7 +1,8 @@
 """``spamfilter --socket PATH``: classify one message through a running ``textnb serve``.
 
 This module imports only the standard library, and only its cheapest parts: the C
-modules ``_socket`` and ``_signal`` instead of :mod:`socket` and :mod:`signal`, whose
+modules ``_socket`` and ``_signal`` (the latter through :mod:`textnb.core.signals`, whose
+stop handlers every textnb program shares) instead of :mod:`socket` and :mod:`signal`, whose
 enum set-up alone costs more than a bogofilter run. So a message classified through
 the daemon pays for Python's start-up and one round trip, never for numpy, scipy or
 scikit-learn (``tests/apps/test_serve.py`` checks that none of them is imported). Its twin in C,
@@ -32,6 +33,7 @@ import sys
 import time
 
 from textnb.apps.protocol import head_length_possible, parse_spam_reply, spam_request
+from textnb.core.signals import Terminated, stop_on_signals  # (Terminated: a public name here too)
 
 try:  # the C module that os wraps: importing os (posixpath, stat, collections.abc) costs a client ~2 ms
     import posix as _os
@@ -82,21 +84,6 @@ _MAX_REPLY_LINE = 64 * 1024
 
 class ClientError(Exception):
     """The daemon could not be reached or answered with an error (one line)."""
-
-
-class Terminated(BaseException):
-    """Raised by SIGTERM or SIGHUP in textnb's programs (their handlers: the mail tools'
-    here, :func:`_on_signal`; ``textnb``'s, :func:`textnb.cli.program.stop_on_signals`):
-    the command stops as at a Ctrl-C (a message passed through is kept, worker processes
-    are stopped and reaped, a model being written is left as it was) and exits after one
-    line ``PROG: terminated by signal N`` (the mail tools: 3, their error; ``textnb``: 128 +
-    N). A BaseException, as KeyboardInterrupt is: no ``except Exception`` takes it for an
-    error of the input. (Here, with the mail tools' other process conventions: the client
-    imports nothing else.)"""
-
-    def __init__(self, signum):
-        super().__init__(f"terminated by signal {signum}")
-        self.signum = signum
 
 
 #: The largest size parse_size accepts (``textnb.cli.argtypes.MAX_BYTES``, the same 4 GiB).
@@ -356,24 +343,6 @@ def _standard_streams():
     return stdin, stdout, stderr
 
 
-def _on_signal(signum, frame):
-    raise Terminated(signum)
-
-
-def _install_handlers():
-    try:
-        import _signal as sig
-    except ImportError:  # pragma: no cover - not CPython
-        import signal as sig
-    for name in ("SIGTERM", "SIGHUP"):
-        num = getattr(sig, name, None)
-        if num is not None:
-            try:
-                sig.signal(num, _on_signal)
-            except (OSError, ValueError):
-                pass
-
-
 def _quiet_exit_on_closed_pipe():
     """At exit, Python flushes stdout: if the reader left, do not print a complaint."""
     try:
@@ -388,12 +357,14 @@ def _quiet_exit_on_closed_pipe():
 
 def process_main(argv, run):
     """``run(argv, stdin=..., stdout=..., stderr=...)`` under the mail tools' process
-    conventions (``textnb.cli.mailcli``'s docstring): SIGTERM / SIGHUP handlers, closed
-    standard streams stood in for, Ctrl-C before ``run`` could take it -> ``spamfilter:
-    interrupted`` and 130, a closed pipe quiet at exit. Returns the exit status."""
+    conventions (``textnb.cli.mailcli``'s docstring): the stop signals answered once
+    (:func:`textnb.core.signals.stop_on_signals`: a second Ctrl-C while stopping is the
+    same request), closed standard streams stood in for, Ctrl-C before ``run`` could take
+    it -> ``spamfilter: interrupted`` and 130, a closed pipe quiet at exit. Returns the
+    exit status."""
     stderr = sys.stderr
     try:
-        _install_handlers()
+        stop_on_signals()
         stdin, stdout, stderr = _standard_streams()
         code = run(argv, stdin=stdin, stdout=stdout, stderr=stderr)
     except KeyboardInterrupt:  # during start-up, before run could take it

@@ -12,6 +12,11 @@ Process-level conventions (the same for both commands):
   written is left as it was (saves are atomic);
 * SIGTERM / SIGHUP: ``PROG: terminated by signal N``, exit 3 (``spamfilter``) / 1
   (``topicfilter``); with ``spamfilter -p`` the message is still written, unchanged;
+* the first of these signals is the only one answered (the rule of every textnb program,
+  :func:`textnb.core.signals.stop_on_signals`): those that follow while the command stops
+  (a second Ctrl-C) are ignored, so the one line and the exit status stay those of the
+  first, ``-p`` still writes the whole message, a partial copy is still removed; a
+  signal the caller ignores (``nohup``) stays ignored;
 * a closed standard input or output (the descriptor itself closed, not a pipe at
   EOF) is an error reported in one line, exit 3 / 1; the descriptor is first pointed
   at ``/dev/null`` so that no file opened later can take its number and receive
@@ -26,7 +31,6 @@ from textnb.apps.spamclient import (  # the process conventions live with the cl
     EXIT_INTERRUPTED,
     Terminated,
     _Closed,
-    _install_handlers,
     _quiet_exit_on_closed_pipe,
     _standard_streams,
     is_client,
@@ -34,6 +38,7 @@ from textnb.apps.spamclient import (  # the process conventions live with the cl
     tolerant,
 )
 from textnb.cli.program import prepare_process
+from textnb.core.signals import stop_on_signals
 
 __all__ = ["spamfilter", "topicfilter"]
 
@@ -91,7 +96,7 @@ def topicfilter(argv=None):
         return 0
     stderr = sys.stderr
     try:
-        _install_handlers()
+        stop_on_signals()
         _, stdout, stderr = _standard_streams()
         from textnb.cli.topicfilter import topic_main
 

@@ -98,36 +98,13 @@ def prepare_process():
     defer_numpy_extras()
 
 
-def _terminated(signum, frame):
-    from textnb.apps.spamclient import Terminated
-    from textnb.core.signals import ignore_stop_signals
-
-    ignore_stop_signals()  # (the program is stopping: a second signal is the same request)
-    raise Terminated(signum)
-
-
 def stop_on_signals():
-    """The program's stop signals (the program's process, not a library user's: only
-    :func:`main` calls this), each answered once: SIGINT raises KeyboardInterrupt
-    (:func:`textnb.core.signals.interrupt_once`), SIGTERM and SIGHUP
-    :class:`textnb.apps.spamclient.Terminated`, and the first of them makes the program
-    ignore the three (:func:`textnb.core.signals.ignore_stop_signals`): a second Ctrl-C
-    while the workers are being stopped or the interpreter exits is the same request,
-    not a second traceback, line or a death by SIGINT. Without them SIGTERM and SIGHUP
-    would end the process at once, leaving its worker processes to finish their tasks
-    for no one and no line said. ``textnb serve`` puts its own handlers in place while
-    it serves (stop, reload). A signal ignored by the caller (``nohup``, a background
-    job's SIGINT) stays ignored."""
-    import signal
+    """The program's stop signals, each answered once (the one rule of textnb's programs:
+    :func:`textnb.core.signals.stop_on_signals`; the program's process, not a library
+    user's: only :func:`main` calls this)."""
+    from textnb.core.signals import stop_on_signals as install
 
-    from textnb.core.signals import interrupt_once
-
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        signal.signal(signal.SIGINT, interrupt_once)
-    for name in ("SIGTERM", "SIGHUP"):
-        num = getattr(signal, name, None)
-        if num is not None and signal.getsignal(num) == signal.SIG_DFL:
-            signal.signal(num, _terminated)
+    install()
 
 
 def main():
@@ -141,7 +118,7 @@ def main():
     with a traceback of the import; :func:`textnb.cli.commands.main` answers the rest."""
     try:
         prepare_process()
-        from textnb.apps.spamclient import Terminated  # (before the handlers that raise it)
+        from textnb.core.signals import Terminated  # (before the handlers that raise it)
 
         try:
             stop_on_signals()

@@ -1,10 +1,34 @@
 """Signals held across steps that must not be cut in two (:class:`HeldSignals`, and
 :func:`blocked_across_fork` for the forks of worker processes); a program's stop signals
-answered once (:func:`interrupt_once`, :func:`ignore_stop_signals`)."""
+answered once (:func:`stop_on_signals`: :func:`interrupt_once`, :func:`terminate_once`,
+:func:`ignore_stop_signals`), the one rule of every textnb program (``textnb``, ``textnb
+serve``, ``spamfilter`` and its daemon client, ``topicfilter``).
 
-import signal
+Only the C module ``_signal`` is imported (:mod:`signal` sets up its enums first, about
+6 ms): the ``spamfilter --socket`` client installs these handlers too.
+"""
 
-__all__ = ["HeldSignals", "blocked_across_fork", "ignore_stop_signals", "interrupt_once", "unblock_in_child"]
+try:
+    import _signal as signal
+except ImportError:  # pragma: no cover - not CPython
+    import signal
+
+__all__ = ["HeldSignals", "Terminated", "answers_once", "blocked_across_fork", "ignore_stop_signals",
+           "interrupt_once", "stop_on_signals", "terminate_once", "unblock_in_child"]
+
+
+class Terminated(BaseException):
+    """Raised by SIGTERM or SIGHUP in textnb's programs (:func:`terminate_once`, put in
+    place by :func:`stop_on_signals`): the command stops as at a Ctrl-C (a message passed
+    through is kept, worker processes are stopped and reaped, a model being written is left
+    as it was) and exits after one line ``PROG: terminated by signal N`` (the mail tools: 3,
+    their error; ``topicfilter``: 1; ``textnb``: 128 + N). A BaseException, as
+    KeyboardInterrupt is: no ``except Exception`` takes it for an error of the input.
+    (Also importable as :class:`textnb.apps.spamclient.Terminated`.)"""
+
+    def __init__(self, signum):
+        super().__init__(f"terminated by signal {signum}")
+        self.signum = signum
 
 
 class HeldSignals:
@@ -88,7 +112,7 @@ def ignore_stop_signals():
     """SIGINT, SIGTERM and SIGHUP ignored from now on, each one that has a Python handler
     (the program's; one left to the system or ignored by the caller stays so): the program
     is stopping. Called by the handler of the first stop signal (:func:`interrupt_once`,
-    the ``textnb`` program's SIGTERM and SIGHUP), in the main thread.
+    :func:`terminate_once`, ``textnb serve``'s stop), in the main thread.
 
     A second Ctrl-C while the first one's stop is under way (the worker processes being
     ended, the interpreter's shutdown) was a second KeyboardInterrupt: raised while the
@@ -106,7 +130,43 @@ def interrupt_once(signum, frame):
     """A program's SIGINT handler: Python's own (KeyboardInterrupt), once. The stop signals
     are ignored first (:func:`ignore_stop_signals`): the program says ``interrupted`` once,
     exits with status 130 and leaves no half-written file, however many Ctrl-Cs follow.
-    Only a program's process installs it (``textnb``: :func:`textnb.cli.program.stop_on_signals`),
-    never a library user's."""
+    Only a program's process installs it (:func:`stop_on_signals`), never a library user's."""
     ignore_stop_signals()
     raise KeyboardInterrupt
+
+
+def terminate_once(signum, frame):
+    """A program's SIGTERM and SIGHUP handler: :class:`Terminated`, once (the stop signals
+    ignored first, as by :func:`interrupt_once`)."""
+    ignore_stop_signals()
+    raise Terminated(signum)
+
+
+def stop_on_signals():
+    """A program's stop signals (the program's process, not a library user's: called by
+    ``textnb``'s :func:`textnb.cli.program.main` and the mail tools'
+    :func:`textnb.apps.spamclient.process_main`), each answered once: SIGINT raises
+    KeyboardInterrupt (:func:`interrupt_once`), SIGTERM and SIGHUP :class:`Terminated`
+    (:func:`terminate_once`), and the first of them makes the program ignore the three
+    (:func:`ignore_stop_signals`): a second Ctrl-C while the program stops (worker or
+    helper processes being reaped, a message being passed through, a partial copy being
+    removed, the interpreter's exit) is the same request, not a second traceback or line,
+    a cut copy or a death by SIGINT. Without them SIGTERM and SIGHUP would end the process
+    at once, no line said and its workers left to finish for no one. A signal ignored by
+    the caller (``nohup``, a background job's SIGINT) stays ignored; one with a handler
+    already (a library user's) is left as it is. ``textnb serve`` puts its own handlers in
+    place while it serves (stop, reload) and follows the same rule
+    (:func:`textnb.apps.serve.run`, :func:`answers_once`)."""
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, interrupt_once)
+    for signum in HeldSignals.SIGNALS:
+        if signum != signal.SIGINT and signal.getsignal(signum) == signal.SIG_DFL:
+            signal.signal(signum, terminate_once)
+
+
+def answers_once():
+    """Whether this process's stop signals are answered once (:func:`stop_on_signals` put
+    its handlers in place: a program's process), for code that puts its own handlers in
+    place for a while (``textnb serve``'s): its first stop signal must then leave the three
+    ignored (:func:`ignore_stop_signals`), not put the program's back."""
+    return any(signal.getsignal(signum) in (interrupt_once, terminate_once) for signum in HeldSignals.SIGNALS)
