@@ -304,12 +304,12 @@ def test_a_second_ctrl_c_while_stopping_is_the_same_request(tmp_path):
 
 
 def test_the_stop_signals_are_answered_once():
-    """The program's handlers (textnb.cli.program.stop_on_signals): the first SIGINT raises
+    """The program's handlers (textnb.core.signals.stop_on_signals): the first SIGINT raises
     KeyboardInterrupt and leaves SIGINT, SIGTERM and SIGHUP ignored; the first SIGTERM likewise
     (Terminated); a signal the caller ignored stays ignored; a library user's process keeps
     Python's handlers (only the program installs these)."""
     code = ("import signal, sys\n"
-            "from textnb.cli.program import stop_on_signals\n"
+            "from textnb.core.signals import stop_on_signals\n"
             "from textnb.apps.spamclient import Terminated\n"
             "assert signal.getsignal(signal.SIGINT) is signal.default_int_handler\n"
             "if sys.argv[1] == 'ignored':\n"

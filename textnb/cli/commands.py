@@ -8,7 +8,7 @@ raises a :class:`~textnb.core.errors.TextnbError`, or an OSError), printed as on
 exception: a bug, printed as one line, or raised with its traceback when the environment
 has ``TEXTNB_DEBUG``, as the test suite does); 130 interrupted (SIGINT); 128 + N ended by
 signal N (SIGTERM 143, SIGHUP 129: ``textnb: terminated by signal N``, worker processes
-stopped as at a Ctrl-C; :func:`textnb.cli.program.stop_on_signals`, :class:`textnb.core.signals.Terminated`).
+stopped as at a Ctrl-C; :func:`textnb.core.signals.stop_on_signals`, :class:`textnb.core.signals.Terminated`).
 Run as the program, the first stop signal is the only one answered: those that follow while it
 stops (a second Ctrl-C) are ignored (:func:`textnb.core.signals.interrupt_once`).
 """

@@ -6,7 +6,7 @@ commands until :func:`main` runs them.
 import os
 import sys
 
-__all__ = ["defer_numpy_extras", "main", "one_blas_thread", "prepare_process", "stop_on_signals"]
+__all__ = ["defer_numpy_extras", "main", "one_blas_thread", "prepare_process"]
 
 #: The variables by which a user chooses the BLAS library's threads (OpenBLAS reads the first
 #: three, MKL its own); when any is set, the user's choice stands.
@@ -98,15 +98,6 @@ def prepare_process():
     defer_numpy_extras()
 
 
-def stop_on_signals():
-    """The program's stop signals, each answered once (the one rule of textnb's programs:
-    :func:`textnb.core.signals.stop_on_signals`; the program's process, not a library
-    user's: only :func:`main` calls this)."""
-    from textnb.core.signals import stop_on_signals as install
-
-    install()
-
-
 def main():
     """The ``textnb`` program (the console script and ``python -m textnb``): returns its exit
     status (:func:`textnb.cli.commands.main`).
@@ -118,7 +109,7 @@ def main():
     with a traceback of the import; :func:`textnb.cli.commands.main` answers the rest."""
     try:
         prepare_process()
-        from textnb.core.signals import Terminated  # (before the handlers that raise it)
+        from textnb.core.signals import Terminated, stop_on_signals  # (before the handlers that raise it)
 
         try:
             stop_on_signals()
