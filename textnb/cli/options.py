@@ -238,7 +238,8 @@ def add_csv_table_options(group, predict=False):
     group.add_argument("--no-header", action="store_true",
                        help="CSV/TSV table without a header row: every row is data, the columns named att1, att2, "
                             "... as Weka names them (--class att5, --ignore att1); a first row that looks like "
-                            "data read as a header is a warning"
+                            "data read as a header is a warning (a headerless label<TAB>text file stays the text "
+                            "corpus it is, its first row a document)"
                             + (" (a model trained with --no-header reads its query files so too: give it here)"
                                if predict else ""))
 
