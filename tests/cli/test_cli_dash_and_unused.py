@@ -88,9 +88,9 @@ def _multilabel_folder(root):
 
 
 @pytest.mark.parametrize("command", ["train", "evaluate"])
-@pytest.mark.parametrize("options, flags", [(["--label-column", "label"], "--label-column goes"),
-                                            (["--text-column", "text"], "--text-column goes"),
-                                            (["--class", "label", "--ignore", "id"], "--class and --ignore go")])
+@pytest.mark.parametrize("options, flags", [(["--label-column", "label"], "--label-column is for TSV/CSV files"),
+                                            (["--text-column", "text"], "--text-column is for TSV/CSV files"),
+                                            (["--class", "label", "--ignore", "id"], "--class, --ignore are for tables")])
 def test_column_options_with_a_multilabel_folder_are_refused(tmp_path, command, options, flags):
     """`--multilabel --label-column X` on a folder was accepted and X left unused; now the one line
     a single-label folder gets."""
@@ -98,7 +98,7 @@ def test_column_options_with_a_multilabel_folder_are_refused(tmp_path, command, 
     extra = ["-o", tmp_path / "m.tnb"] if command == "train" else ["--cv", "2"]
     rc, out, err = cli(command, corpus, "--multilabel", *options, *extra)
     assert rc == 1 and out == ""
-    one_error_line(err, f"{corpus}: a folder corpus", f"{flags} with a TSV/CSV file or a table", "unused")
+    one_error_line(err, f"{corpus}: read as a multi-label corpus", flags, "unused")
     assert not (tmp_path / "m.tnb").exists()
     assert cli(command, corpus, "--multilabel", *extra)[0] == 0  # (without them: read as before)
 

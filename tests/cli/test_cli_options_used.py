@@ -26,22 +26,23 @@ def _folder(root):
 
 @pytest.mark.parametrize("command", ["train", "evaluate"])
 @pytest.mark.parametrize("options, flags, pronoun", [
-    (["--label-column", "label"], "--label-column goes", "it"),
-    (["--text-column", "text"], "--text-column goes", "it"),
-    (["--class", "label"], "--class goes", "it"),
-    (["--ignore", "id"], "--ignore goes", "it"),
-    (["--label-column", "label", "--text-column", "text"], "--label-column and --text-column go", "them"),
+    (["--label-column", "label"], "--label-column is for TSV/CSV files", "it"),
+    (["--text-column", "text"], "--text-column is for TSV/CSV files", "it"),
+    (["--class", "label"], "--class is for tables", "it"),
+    (["--ignore", "id"], "--ignore is for tables", "it"),
+    (["--label-column", "label", "--text-column", "text"], "--label-column, --text-column are for TSV/CSV files",
+     "they"),
 ])
 def test_column_options_with_a_folder_corpus_are_refused(tmp_path, command, options, flags, pronoun):
     """A folder corpus (corpus/<label>/<files>) has no columns: --label-column, --text-column,
     --class and --ignore were accepted and changed nothing (the model byte for byte the plain
-    one); now one line, exit 1, in the words of the other unused-option refusals."""
+    one); now one line, exit 1, in the words of the other unused-option refusals (session 30:
+    the one rule, textnb.io.inputs.refuse_unread_options)."""
     corpus = _folder(tmp_path / "c")
     extra = ["-o", tmp_path / "m.tnb"] if command == "train" else ["--cv", "2"]
     rc, out, err = cli(command, corpus, *options, *extra)
     assert rc == 1 and out == ""
-    one_error_line(err, f"{corpus}: a folder corpus", f"{flags} with a TSV/CSV file or a table",
-                   f"a folder would leave {pronoun} unused")
+    one_error_line(err, f"{corpus}: read as a folder corpus", flags, f"{pronoun} would be left unused")
     assert not (tmp_path / "m.tnb").exists()
 
 

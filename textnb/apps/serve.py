@@ -100,7 +100,7 @@ from textnb.io import mail
 from textnb.io.corpus import MAX_DOCUMENT_BYTES
 from textnb.io.files import cut_text, file_identity
 from textnb.core.errors import InputError, ModelFileError, TextnbError, missing_reason, unicode_strings
-from textnb.core.wrapping import reads_documents
+from textnb.core.wrapping import reads_documents, stored_max_bytes
 from textnb.apps import protocol
 from textnb.apps.spamd import (DEFAULT_MAX_USER_BYTES, DEFAULT_MAX_USERS, DeadlineReading, SpamdHandler,
                                StreamHandler, UserModels, parse_address)
@@ -366,7 +366,7 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
     else:  # each text cut where the model's training cut a document (predict --lines, a TSV row), and for a
         # spamfilter model of rendered messages read as the header-less message predict --lines reads (it was
         # fed the raw text, a score no other path gave the line)
-        max_bytes = getattr(model, "max_bytes", None) or MAX_DOCUMENT_BYTES
+        max_bytes = getattr(model, "max_bytes", None) or stored_max_bytes(model) or MAX_DOCUMENT_BYTES
         texts = as_messages(model, [cut_text(t, max_bytes) for t in texts])
     if multi is not None:  # each label's own probability; the labels of the decision rule, or ranked
         lo = label_log_odds(model, texts)

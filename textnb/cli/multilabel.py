@@ -195,6 +195,7 @@ def evaluate(args, opts, start, out, err, corpus=None):
 def _train(args, opts, start, out, err, corpus=None):
     """:func:`train`'s work."""
     from textnb.core.model_io import save
+    from textnb.core.wrapping import store_max_bytes
     from textnb.io.corpus import MAX_DOCUMENT_BYTES
     from textnb.io.fasttext import store_label_prefix
     from textnb.io.inputs import default_model_path, multilabel_from_fasttext
@@ -220,7 +221,8 @@ def _train(args, opts, start, out, err, corpus=None):
                                  multilabel=_multilabel_params(args), progress=bar, fold_counts=folds)
         finally:
             bar.close()
-        save(store_label_prefix(training.model_node(model), getattr(args, "label_prefix", None)), model_path)
+        save(store_max_bytes(store_label_prefix(training.model_node(model), getattr(args, "label_prefix", None)),
+                             args.max_bytes), model_path)
         n_terms, name = len(terms), model.template.kind  # (the estimator's unfitted base)
     else:
         from sklearn.pipeline import Pipeline
@@ -232,8 +234,8 @@ def _train(args, opts, start, out, err, corpus=None):
             vectorizer, model = _model(args, opts)
         X = _count(vectorizer, texts, err)
         _fit(model, X, labels, err, fold_counts=document_fold_counts(vectorizer, texts, X))
-        save(store_label_prefix(Pipeline([("vectorizer", vectorizer), ("model", model)]), getattr(args, "label_prefix", None)),
-             model_path)
+        save(store_max_bytes(store_label_prefix(Pipeline([("vectorizer", vectorizer), ("model", model)]),
+                                                getattr(args, "label_prefix", None)), args.max_bytes), model_path)
         n_terms, name = len(vectorizer.vocabulary_), model_name(model._base())
     seconds = time.perf_counter() - start
     per_label = {str(c): int(n) for c, n in zip(model.classes_, model.train_support_)}

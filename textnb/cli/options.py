@@ -64,18 +64,16 @@ def read_path(args, inputs, **load):
     """What ``train`` and ``evaluate`` read at ``args.path``: ``(kind, data)`` as
     :func:`textnb.io.inputs.load_input` reads it (``load``: its keywords), or
     ``("multilabel", None)`` without reading when ``--multilabel`` or ``--labels`` asks for the
-    multi-label command (which reads the path itself)."""
+    multi-label command (which reads the path itself). Every option given that the input
+    would leave unused is refused in one line (:func:`textnb.io.inputs.refuse_unread_options`)."""
     if args.multilabel or args.labels:
-        from textnb.io.inputs import refuse_table_only
+        from textnb.io.inputs import refuse_unread_options
 
-        refuse_table_only(args.path, inputs, "a multi-label corpus (--multilabel / --labels)")
+        refuse_unread_options(args.path, inputs, "multilabel")
         return "multilabel", None
     from textnb.io.inputs import load_input
-    from textnb.meta.registry import check_options_fit
 
-    kind, data = load_input(args.path, inputs, **load)
-    check_options_fit(model_options(args), kind, data)
-    return kind, data
+    return load_input(args.path, inputs, **load)  # (an option PATH would leave unused: refused there)
 
 
 def add_model_and_input_options(p):
@@ -240,7 +238,8 @@ def add_csv_table_options(group, predict=False):
     group.add_argument("--no-header", action="store_true",
                        help="CSV/TSV table without a header row: every row is data, the columns named att1, att2, "
                             "... as Weka names them (--class att5, --ignore att1); a first row that looks like "
-                            "data read as a header is a warning"
+                            "data read as a header is a warning (a headerless label<TAB>text file stays the text "
+                            "corpus it is, its first row a document)"
                             + (" (a model trained with --no-header reads its query files so too: give it here)"
                                if predict else ""))
 

@@ -196,6 +196,7 @@ def run(args, out, err):
         raise InputError("--label-prefix applies to --lines and to fastText files given as PATH")
     # a linear text model predicts and explains from its arrays, a table model from its kernels
     model = load_for_prediction(args.model)
+    label_prefix = args.label_prefix  # (given; a text model's own is set below)
     if args.label_prefix is None and (args.lines is not None or some_file(args.paths)) and reads_documents(model):
         from textnb.io.fasttext import stored_label_prefix
 
@@ -203,11 +204,7 @@ def run(args, out, err):
         # a scorer keeps it from the file it was read from, an estimator in its vectorizer
         args.label_prefix = getattr(model, "label_prefix", None) or stored_label_prefix(model)
     refuse_spam_model(args.model, kind_of(model))
-    if (reads_documents(model) or multilabel_model(model) is not None) and (args.nominal_columns or args.no_header):
-        flags = [f for f, given in (("--nominal-columns", args.nominal_columns), ("--no-header", args.no_header))
-                 if given]
-        raise InputError(f"{args.model}: a text model, which reads documents; {' and '.join(flags)} "
-                         f"{'is' if len(flags) == 1 else 'are'} for a table model's CSV/TSV files")
+    _refuse_unread(args, model, label_prefix)
     if multilabel_model(model) is not None:
         if args.explain:
             raise InputError(f"{args.model}: --explain does not apply to a multi-label model")
@@ -259,6 +256,20 @@ def run(args, out, err):
     finally:
         bar.close()
     return 1 if failed[0] else 0
+
+
+def _refuse_unread(args, model, label_prefix):
+    """The options ``model`` would leave unused refused in one line, by the rule of
+    ``train`` and ``evaluate`` (:func:`textnb.io.inputs.refuse_unread_options`): a table's
+    (``--ignore``, ``--nominal-columns``, ``--no-header``) with a text model, a document's
+    (``--max-bytes``, ``--label-prefix``: ``label_prefix``, the one given) with a table model."""
+    from dataclasses import replace
+
+    from textnb.io.inputs import InputOptions, refuse_unread_options
+
+    text = reads_documents(model) or multilabel_model(model) is not None
+    opts = replace(InputOptions.from_namespace(args), label_prefix=label_prefix)
+    refuse_unread_options(args.model, opts, "text model" if text else "table model")
 
 
 def _predict_fasttext(args, model, path, classes, max_bytes, out, err):
@@ -331,7 +342,10 @@ def document_bytes(args, model):
     # it: the rendering's header tokens took a line's place, and predict --lines disagreed with spamfilter)
     if args.max_bytes and getattr(model, "max_bytes", None) is not None and not reads_mail(model):
         model.max_bytes = args.max_bytes
-    return args.max_bytes or getattr(model, "max_bytes", None) or MAX_DOCUMENT_BYTES
+    from textnb.core.wrapping import stored_max_bytes
+
+    # (a multi-label model keeps it in its vectorizer: its scorer's max_bytes, or the estimator's vectorizer)
+    return args.max_bytes or getattr(model, "max_bytes", None) or stored_max_bytes(model) or MAX_DOCUMENT_BYTES
 
 
 def _binary_skipped(err, failed):

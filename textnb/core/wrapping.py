@@ -53,7 +53,8 @@ Standard library only (the mail client imports nothing heavy).
 
 __all__ = ["INNER_ATTRIBUTES", "calibrated", "chain", "declared_attributes", "find", "merge_refusal", "merges_exactly",
            "fit_route", "fit_weighted", "groups_kwargs", "reads_documents", "rule_model", "table_attributes",
-           "takes_fold_counts", "takes_groups", "takes_sample_weight", "takes_terms", "text_vectorizer", "weight_kwargs"]
+           "takes_fold_counts", "takes_groups", "takes_sample_weight", "takes_terms", "text_vectorizer", "weight_kwargs",
+           "store_max_bytes", "stored_max_bytes"]
 
 #: Fitted attributes that hold the model a wrapper wraps, in the order they are looked at.
 INNER_ATTRIBUTES = ("model_", "estimator_", "best_estimator_")
@@ -249,6 +250,35 @@ def table_attributes(model):
         if found is not None:
             return found
     return None
+
+
+def store_max_bytes(model, max_bytes):
+    """Keep ``max_bytes`` (``train --max-bytes``: where training cut each document) in the
+    vectorizer of the text ``model`` (a fitted estimator or model-file node) whose file has no
+    other place for it (a multi-label Pipeline; a single-label ``TextClassifier`` keeps its own
+    ``max_bytes``), so that ``predict`` and ``serve`` cut documents there too. None (not given)
+    writes nothing: such a file, and one written before it was kept, reads as 16 MiB, the
+    default. Returns ``model``."""
+    vectorizer = text_vectorizer(model) if max_bytes is not None else None
+    if vectorizer is None:
+        return model
+    if hasattr(vectorizer, "kind"):
+        vectorizer.state["max_bytes"] = int(max_bytes)
+    else:
+        vectorizer.max_bytes_ = int(max_bytes)
+    return model
+
+
+def stored_max_bytes(model):
+    """The ``max_bytes`` :func:`store_max_bytes` kept in ``model``'s vectorizer, else None."""
+    vectorizer = text_vectorizer(model)
+    if vectorizer is None:
+        return None
+    if hasattr(vectorizer, "kind"):
+        value = vectorizer.state.get("max_bytes")
+    else:
+        value = getattr(vectorizer, "max_bytes_", None)
+    return None if value is None else int(value)
 
 
 def text_vectorizer(model):

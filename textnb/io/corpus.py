@@ -399,7 +399,7 @@ class Corpus:
 
 
 def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, test=True,
-                stream=False, header_table=True, data=None):
+                stream=False, header_table=True, data=None, header=True):
     """List a corpus at ``path`` (folder, split folder, TSV or CSV file).
 
     Returns a :class:`Corpus`; for a split folder its ``test`` attribute holds the
@@ -417,7 +417,10 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
     file a table (:class:`~textnb.core.errors.NotATextCorpus`); False: the file is known to
     be a text corpus (the test file of a text model) and that row is skipped as its header.
     ``data`` (bytes): the content of ``path`` when it was read already (a pipe,
-    :func:`read_piped`; ``path`` then only names it).
+    :func:`read_piped`; ``path`` then only names it). ``header`` False (``--no-header``): a
+    TSV/CSV file has no header row, its first row a document: a text corpus only as
+    headerless ``label<TAB>text`` (no column named, no first row taken for a header), else
+    :class:`~textnb.core.errors.NotATextCorpus` (a table's).
     """
     path = os.fspath(path)
     if data is None:  # (data given: ``path`` only names it, ``-`` say)
@@ -435,7 +438,7 @@ def open_corpus(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCU
             return train
         return _open_folder(path)
     return _open_table(path, label_column=label_column, text_column=text_column, max_bytes=max_bytes, stream=stream,
-                       header_table=header_table, data=data)
+                       header_table=header_table, data=data, header=header)
 
 
 def _warn_split_leftovers(path, names, test_dir):
@@ -728,12 +731,12 @@ def _read_stream(path, limit=None, *, binary_what=None):
         raise InputError(f"{input_name(path)}: cannot read ({exc.strerror or exc})") from None
 
 def _open_table(path, *, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, stream=False,
-                header_table=True, data=None):
+                header_table=True, data=None, header=True):
     """The :class:`Corpus` of a TSV/CSV file, read by :func:`iter_rows` (line by line: each
     line decoded as a document is); ``stream``: its documents a :class:`RowTexts`;
-    ``header_table``, ``data``: as :func:`open_corpus`'s."""
+    ``header_table``, ``data``, ``header``: as :func:`open_corpus`'s."""
     how = {"label_column": label_column, "text_column": text_column, "max_bytes": max_bytes,
-           "header_table": header_table}
+           "header_table": header_table, "header": header}
     # a regular file is read again for its texts; a pipe is read once, its documents kept
     identity = file_identity(path) if stream and data is None and os.path.isfile(path) else None
     documents, labels = [], []
@@ -766,11 +769,11 @@ class RowTexts:
     InputError."""
 
     def __init__(self, path, n, *, identity=None, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES,
-                 header_table=True):
+                 header_table=True, header=True):
         self.path, self.n = os.fspath(path), n
         self.identity = file_identity(self.path) if identity is None else identity
         self._how = {"label_column": label_column, "text_column": text_column, "max_bytes": max_bytes,
-                     "header_table": header_table}
+                     "header_table": header_table, "header": header}
 
     def __len__(self):
         return self.n
@@ -861,7 +864,7 @@ def _delimiter_of(path, first_line):
 
 
 def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, need_label=True, size=None,
-                  header_table=True):
+                  header_table=True, header=True):
     """``(documents, labels)`` of the rows of a TSV/CSV corpus (``(line, row)`` pairs of
     :func:`checked_rows`), in lists of at most ``size`` documents (None: one list);
     ``labels`` None when the file has no label column. The layout is decided on the
@@ -869,14 +872,17 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
     one with more cells than the header's in a CSV file, where text holding a comma is
     quoted (TSV has no quoting: TABs after the last column, the text, belong to it). A first
     row that looks like a header (:func:`_header_like`, CSV or TSV alike) makes a training
-    file a table (``header_table``, NotATextCorpus); otherwise it is skipped."""
+    file a table (``header_table``, NotATextCorpus); otherwise it is skipped. ``header`` False:
+    the file has no header row (``--no-header``): headerless ``label<TAB>text``, every row a
+    document, or NotATextCorpus."""
     rows = ((n, r) for n, r in rows if r and any(c.strip() for c in r))
     head = list(itertools.islice(rows, 50))
     if not head:
         raise InputError(empty_input(path))
+    first_row_is_data = not header
     header = head[0][1]
-    li = _pick_column(header, label_column, _LABEL_NAMES, "label", path)
-    ti = _pick_column(header, text_column, _TEXT_NAMES, "text", path)
+    li = None if first_row_is_data else _pick_column(header, label_column, _LABEL_NAMES, "label", path)
+    ti = None if first_row_is_data else _pick_column(header, text_column, _TEXT_NAMES, "text", path)
     if li is not None and ti is not None:
         skip = 1
         others = [h for k, h in enumerate(header) if k not in (li, ti) and h.strip()]
@@ -893,7 +899,7 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
         # short row further down is that row's error, not a sign of another layout)
         li, ti, skip = 0, 1, 0
         header = [header[0], "\t".join(header[1:])] if delimiter == "\t" else header  # (the text: all after the label)
-        if _header_like(head):
+        if not first_row_is_data and _header_like(head):
             if need_label and header_table:  # a table's header (README: a CSV/TSV file with a header is a table)
                 raise NotATextCorpus(f"{path}: its first row ({', '.join(header)}) is a header without label and "
                                      "text columns: read as a table")
@@ -1118,15 +1124,15 @@ def _utf8_start(data):
 
 
 def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, size=1000,
-              need_label=False, header_table=True):
+              need_label=False, header_table=True, header=True):
     """:func:`read_rows` as it reads: ``(documents, labels)`` in lists of at most ``size``
     rows, the file (or the binary ``stream``, e.g. standard input; ``path`` then only
     names it) read as they are needed, so memory holds one list whatever the input's
     size. Each line is decoded as a document is (UTF-8, else Windows-1252, else
     Latin-1); the layout is decided on the first 50 rows, as :func:`read_rows` decides
     it; a field may be of any length. Errors as :func:`read_rows`'s. ``need_label``: the
-    rules of a training corpus (:func:`open_corpus`: every row labelled); ``header_table``:
-    as :func:`open_corpus`'s."""
+    rules of a training corpus (:func:`open_corpus`: every row labelled); ``header_table``,
+    ``header``: as :func:`open_corpus`'s."""
     path = os.fspath(path)
     close = stream is None
     if stream is None:
@@ -1149,7 +1155,7 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
         quoting = csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE
         reader = csv.reader(itertools.chain([head], lines), delimiter=delimiter, quoting=quoting, strict=True)
         yield from _table_chunks(path, checked_rows(path, reader), delimiter, label_column, text_column, max_bytes,
-                                 need_label=need_label, size=size, header_table=header_table)
+                                 need_label=need_label, size=size, header_table=header_table, header=header)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     finally:

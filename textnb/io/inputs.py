@@ -21,7 +21,8 @@ from textnb.io.files import read_regular_file
 
 __all__ = ["InputOptions", "load_input", "open_text_corpus", "fasttext_corpus", "is_table_input", "check_classes",
            "check_table_classes", "check_binary_classes", "learned_counts", "read_texts", "default_model_path",
-           "refuse_column_options", "refuse_table_only", "multilabel_from_fasttext", "open_multilabel_input"]
+           "refuse_column_options", "refuse_table_only", "refuse_unread_options", "READ_AS", "OPTION_USES",
+           "multilabel_from_fasttext", "open_multilabel_input"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,9 @@ class InputOptions:
     #: CSVLoader -N; :func:`textnb.io.csvtable.column_refs`), and a file without a header row
     nominal_columns: Optional[Sequence[str]] = None
     no_header: bool = False
+    #: the other options of :data:`OPTION_USES` given on the command line (the model's and the
+    #: tokenizer's: ``--bins``, ``--ngram``, ...), for :func:`refuse_unread_options`
+    given: Sequence[str] = ()
 
     @classmethod
     def from_namespace(cls, ns):
@@ -50,19 +54,23 @@ class InputOptions:
                    ignore=getattr(ns, "ignore", None) or None, max_bytes=getattr(ns, "max_bytes", None),
                    label_prefix=getattr(ns, "label_prefix", None), fasttext=bool(getattr(ns, "fasttext", False)),
                    nominal_columns=getattr(ns, "nominal_columns", None) or None,
-                   no_header=bool(getattr(ns, "no_header", False)))
+                   no_header=bool(getattr(ns, "no_header", False)),
+                   given=tuple(flag for flag, (name, _) in OPTION_USES.items()
+                               if getattr(ns, name, None) not in (None, False, [], ())))
+
+    @property
+    def flags_given(self):
+        """Every option of :data:`OPTION_USES` given, in its order: those of :attr:`given` and
+        those set on these options themselves (the library's callers set no ``given``)."""
+        own = {flag for flag, name in _OWN_FLAGS if getattr(self, name) not in (None, False, [], ())}
+        return [flag for flag in OPTION_USES if flag in own or flag in self.given]
 
     @property
     def table_only(self):
         """Whether an option given reads PATH as a table, never as a text corpus:
-        ``--nominal-columns`` or ``--no-header`` (a table's columns)."""
-        return bool(self.nominal_columns or self.no_header)
-
-    @property
-    def table_only_flags(self):
-        """The flags of :attr:`table_only` given (for a message refusing them)."""
-        return [flag for flag, given in (("--nominal-columns", self.nominal_columns), ("--no-header", self.no_header))
-                if given]
+        ``--nominal-columns`` (a table's column types). (``--no-header`` alone does not: a
+        headerless ``label<TAB>text`` file is the text corpus it is, its first row a document.)"""
+        return bool(self.nominal_columns)
 
     @property
     def csv_options(self):
@@ -74,6 +82,81 @@ class InputOptions:
     def table_class(self):
         """The class attribute of a table: ``class_name``, or its alias ``label_column``."""
         return self.class_name or self.label_column
+
+
+#: what each option is for (where an input that does not read it refuses it):
+_TABLES = "tables (ARFF, CSV/TSV attributes)"
+_COLUMNS = "TSV/CSV files"
+_DOCUMENTS = "documents (and a table's --text-column attributes)"
+_DOCUMENTS_ONLY = ("documents, not tables (a table's text attributes take the tokenizer options: --ngram, --min-df, "
+                   "--stop-words, ...)")
+_WHOLE = "documents (a table's cells are read whole)"
+_LABELS = "fastText files (a table's class is its class attribute)"
+
+#: the options an input may leave unused: flag -> (command-line attribute, what it is for).
+#: Every one has the default None or False, so a value given is told from none given.
+OPTION_USES = {
+    "--class": ("class_name", _TABLES), "--ignore": ("ignore", _TABLES),
+    "--nominal-columns": ("nominal_columns", _TABLES), "--no-header": ("no_header", _TABLES),
+    "--numeric": ("numeric", _TABLES), "--bins": ("bins", _TABLES), "--nominal": ("nominal", _TABLES),
+    "--interval-fit": ("interval_fit", _TABLES), "--missing": ("missing", _TABLES),
+    "--structure": ("structure", _TABLES),
+    "--label-column": ("label_column", _COLUMNS), "--text-column": ("text_column", _COLUMNS),
+    "--no-lowercase": ("no_lowercase", _DOCUMENTS), "--token-pattern": ("token_pattern", _DOCUMENTS),
+    "--stop-words": ("stop_words", _DOCUMENTS), "--stem": ("stem", _DOCUMENTS), "--ngram": ("ngram", _DOCUMENTS),
+    "--min-df": ("min_df", _DOCUMENTS), "--max-df": ("max_df", _DOCUMENTS),
+    "--max-features": ("max_features", _DOCUMENTS), "--binary": ("binary", _DOCUMENTS),
+    "--norm": ("norm", _DOCUMENTS_ONLY), "--weighting": ("weighting", _DOCUMENTS_ONLY),
+    "--select": ("select", _DOCUMENTS_ONLY),
+    "--max-bytes": ("max_bytes", _WHOLE), "--label-prefix": ("label_prefix", _LABELS),
+}
+#: the options :class:`InputOptions` holds itself: (flag, field)
+_OWN_FLAGS = (("--class", "class_name"), ("--ignore", "ignore"), ("--nominal-columns", "nominal_columns"),
+              ("--no-header", "no_header"), ("--numeric", "numeric"), ("--label-column", "label_column"),
+              ("--text-column", "text_columns"), ("--max-bytes", "max_bytes"), ("--label-prefix", "label_prefix"))
+
+_TABLE_FLAGS = tuple(f for f, (_, use) in OPTION_USES.items() if use == _TABLES)
+_COLUMN_FLAGS = ("--label-column", "--text-column")
+_DOCUMENT_FLAGS = tuple(f for f, (_, use) in OPTION_USES.items() if use in (_DOCUMENTS, _DOCUMENTS_ONLY))
+
+#: what an input is read as -> (how a message says it, the options it leaves unused)
+READ_AS = {
+    "folder": ("read as a folder corpus (a subfolder per class, a file per document)", _TABLE_FLAGS + _COLUMN_FLAGS),
+    "fasttext": ("read as a fastText file (one document per line, its labels as words)", _TABLE_FLAGS + _COLUMN_FLAGS),
+    "multilabel": ("read as a multi-label corpus (--multilabel / --labels)", _TABLE_FLAGS + _COLUMN_FLAGS),
+    # (a TSV/CSV corpus reads its label and text columns: --ignore of another column keeps it one)
+    # (--no-header: its first row a document, as a headerless label<TAB>text file's is)
+    "text": ("read as a text corpus", tuple(f for f in _TABLE_FLAGS if f not in ("--ignore", "--no-header"))),
+    "text model": ("a text model, which reads documents", _TABLE_FLAGS),
+    "table": ("read as a table without text attributes", _DOCUMENT_FLAGS + ("--max-bytes", "--label-prefix")),
+    "mixed table": ("read as a table", ("--norm", "--weighting", "--select", "--max-bytes", "--label-prefix")),
+    "table model": ("a table model, which reads tables", ("--max-bytes", "--label-prefix")),
+}
+
+
+def refuse_unread_options(source, opts, read_as):
+    """THE rule for options an input does not read: one InputError line naming ``source``
+    (the input, or the model of ``predict``), what it is read as and the options given
+    (:attr:`InputOptions.flags_given`) that it would leave unused, with what each is for.
+    ``read_as``: a key of :data:`READ_AS` (a table-only option with a folder, a fastText file,
+    a multi-label or text corpus or a text model; a document option with a table). Such
+    options were accepted and changed nothing."""
+    what, unread = READ_AS[read_as]
+    given = [flag for flag in opts.flags_given if flag in unread]
+    if not given:
+        return
+    uses = {}
+    for flag in given:
+        uses.setdefault(OPTION_USES[flag][1], []).append(flag)
+    parts = [f"{', '.join(flags)} {'is' if len(flags) == 1 else 'are'} for {use}" for use, flags in uses.items()]
+    one = len(given) == 1
+    raise InputError(f"{input_name(source)}: {what}; {'; '.join(parts)}: {'it' if one else 'they'} would be "
+                     f"left unused")
+
+
+def table_read_as(table):
+    """:data:`READ_AS`'s key for ``table``: with text attributes or without."""
+    return "mixed table" if any(a.is_text for a in table.attributes) else "table"
 
 
 def is_arff(path, data=None):
@@ -127,8 +210,9 @@ def open_text_corpus(path, opts, test=True, stream=False, header_table=True, dat
     fastText file with one label per line); ``stream``: a TSV/CSV file's documents read
     again from it when iterated; ``header_table`` False: a TSV/CSV file is known to be a text
     corpus (a text model's test file), a first row that looks like a header is skipped
-    (:func:`~textnb.io.corpus.open_corpus`). ``data``: the content of ``path`` read
-    already; a pipe (``/dev/stdin``) is read here else, once."""
+    (:func:`~textnb.io.corpus.open_corpus`); ``opts.no_header``: a TSV/CSV file has no header
+    row (read as headerless ``label<TAB>text``, or NotATextCorpus). ``data``: the content of
+    ``path`` read already; a pipe (``/dev/stdin``) is read here else, once."""
     if data is None:
         data = read_piped(path)
     path = input_name(path)  # (read: ``-`` is named stdin from here on)
@@ -140,7 +224,7 @@ def open_text_corpus(path, opts, test=True, stream=False, header_table=True, dat
         raise InputError(f"{path}: several --text-column options make a mixed table, not a text corpus")
     return open_corpus(path, label_column=opts.label_column, text_column=texts[0] if texts else None,
                        max_bytes=opts.max_bytes or MAX_DOCUMENT_BYTES, test=test, stream=stream,
-                       header_table=header_table, data=data)
+                       header_table=header_table, data=data, header=not opts.no_header)
 
 
 def _mixed_table(path, opts, data=None):
@@ -183,7 +267,8 @@ def _mixed_table(path, opts, data=None):
 def _label_and_text(texts, header, opts):
     """Whether ``--text-column`` names the one text column of a label + text file (a text
     corpus), not text columns beside others (a mixed table)."""
-    return len(texts) == 1 and len(header) == 2 and not opts.class_name and not opts.numeric and not opts.table_only
+    return (len(texts) == 1 and len(header) == 2 and not opts.class_name and not opts.numeric and not opts.table_only
+            and not opts.no_header)  # (--text-column with --no-header: a mixed table's column att1, att2, ...)
 
 
 def is_table_input(path, opts, table_model=False):
@@ -211,10 +296,12 @@ def load_input(path, opts, test=True, stream=False):
     """``("table", Table)`` for ARFF and attribute tables (mixed tables too),
     ``("multilabel", FastTextCorpus)`` for a fastText file with several labels on a line, else
     ``("text", Corpus)`` (``test=False``: without a split folder's test part; ``stream``: a
-    TSV/CSV corpus's documents read again from the file when iterated, for one pass)."""
+    TSV/CSV corpus's documents read again from the file when iterated, for one pass). An
+    option of ``opts`` that what ``path`` is read as would leave unused is refused
+    (:func:`refuse_unread_options`)."""
     path = os.fspath(path)
     if os.path.isdir(path):
-        refuse_column_options(path, opts)
+        refuse_unread_options(path, opts, "folder")
         return "text", open_text_corpus(path, opts, test)
     data = read_piped(path)  # (a pipe, /dev/stdin: read once, here; its format sniffed from its content)
     if data is None and os.path.splitext(os.path.basename(path.lower()))[1] in NOT_TEXT_TABLE_EXTENSIONS:
@@ -225,10 +312,11 @@ def load_input(path, opts, test=True, stream=False):
     path = input_name(path)  # (read: ``-`` is named stdin from here on, by every reader and message)
     fasttext = fasttext_corpus(path, opts, stream, data=data)
     if fasttext is not None:
-        refuse_table_only(path, opts, "a fastText file (one document per line, its labels as words)")
+        refuse_unread_options(path, opts, "fasttext")
         return ("multilabel", fasttext) if fasttext.multilabel else ("text", fasttext.single_label())
     mixed = _mixed_table(path, opts, data)
     if mixed is not None:
+        refuse_unread_options(path, opts, table_read_as(mixed))
         return "table", mixed
     if not (is_arff(path, data) or opts.class_name or opts.table_only):
         try:
@@ -239,23 +327,21 @@ def load_input(path, opts, test=True, stream=False):
         except NotATextCorpus:
             corpus = None
         if corpus is not None and not ((opts.ignore or opts.numeric) and _read_as_table(path, opts, data)):
-            return "text", corpus  # (with --numeric: refused, textnb.meta.registry.check_options_fit)
+            refuse_unread_options(path, opts, "text")  # (--numeric: refused here)
+            return "text", corpus
     from textnb.io.tables import read_table  # tables import scipy: only for tables
 
     if opts.class_name and opts.label_column and opts.label_column != opts.class_name:
         raise InputError(_two_class_columns(path, opts, opts.class_name, opts.label_column))
-    return "table", read_table(path, class_name=opts.table_class, drop=opts.ignore, data=data, **opts.csv_options)
+    table = read_table(path, class_name=opts.table_class, drop=opts.ignore, data=data, **opts.csv_options)
+    refuse_unread_options(path, opts, table_read_as(table))
+    return "table", table
 
 
-def refuse_table_only(path, opts, what):
-    """One InputError line when ``--nominal-columns`` or ``--no-header`` (a CSV/TSV table's)
-    is given for ``path``, read as ``what`` (a fastText file, a multi-label corpus): they
-    would be left unused without a word."""
-    given = opts.table_only_flags
-    if given:
-        one = len(given) == 1
-        raise InputError(f"{input_name(path)}: read as {what}; {' and '.join(given)} {'is' if one else 'are'} for "
-                         "CSV/TSV tables and would be left unused")
+def refuse_table_only(path, opts, what="multilabel"):
+    """:func:`refuse_unread_options` for ``path`` read as ``what`` (a key of :data:`READ_AS`;
+    default a multi-label corpus): kept for its callers, the one rule."""
+    refuse_unread_options(path, opts, what)
 
 
 def _two_class_columns(path, opts, cls, label):
@@ -265,23 +351,10 @@ def _two_class_columns(path, opts, cls, label):
             f"({cls!r}, {label!r}); for a table they are the same option: give one")
 
 
-#: the options that name a file's columns: (command-line flag, InputOptions field)
-COLUMN_OPTIONS = (("--label-column", "label_column"), ("--text-column", "text_columns"), ("--class", "class_name"),
-                  ("--ignore", "ignore"), ("--nominal-columns", "nominal_columns"), ("--no-header", "no_header"))
-
-
 def refuse_column_options(folder, opts):
-    """Raise InputError, in one line, for an option naming columns given with a folder
-    corpus, whose classes are its subfolders and whose documents its files: the option
-    would be left unused (it was accepted without a word), as a table option is refused
-    for a text corpus (:func:`textnb.meta.registry.check_options_fit`). A multi-label folder
-    corpus (one folder per label, or a folder and a label file) is refused so too."""
-    given = [flag for flag, name in COLUMN_OPTIONS if getattr(opts, name)]
-    if given:
-        one = len(given) == 1
-        raise InputError(f"{folder}: a folder corpus (a subfolder per class, a file per document); "
-                         f"{' and '.join(given)} {'goes' if one else 'go'} with a TSV/CSV file or a table; "
-                         f"a folder would leave {'it' if one else 'them'} unused")
+    """:func:`refuse_unread_options` for the folder corpus ``folder`` (kept for its callers:
+    the one rule)."""
+    refuse_unread_options(folder, opts, "folder")
 
 
 def _read_as_table(path, opts, data=None):
@@ -394,12 +467,12 @@ def open_multilabel_input(path, opts, *, label_file=None, strict=False, separate
     with a folder per label, or a folder and its ``label_file``
     (:func:`textnb.io.multilabel.read_multilabel_corpus`: ``strict``; ``separate_documents``,
     a document in several label folders read once per folder; ``test``, a split folder's
-    test part listed). ``opts``: :class:`InputOptions` (column options are refused for a folder,
-    :func:`refuse_column_options`)."""
+    test part listed). ``opts``: :class:`InputOptions` (the options a multi-label corpus does not
+    read are refused: :func:`refuse_unread_options`)."""
     from textnb.io.multilabel import read_multilabel_corpus
 
-    if os.path.isdir(path):  # (--label-column and the like: no columns in a folder)
-        refuse_column_options(path, opts)
+    # (--label-column, --class and the like: no columns in a folder or a fastText file)
+    refuse_unread_options(path, opts, "multilabel")
     if label_file is None:
         fasttext = multilabel_from_fasttext(fasttext_corpus(path, opts))
         if fasttext is not None:

@@ -457,8 +457,12 @@ class MultiLabelScorer:
 
     multilabel_ = True
 
-    def __init__(self, fitted, vec_params, term_keys):
+    def __init__(self, fitted, vec_params, term_keys, max_bytes=None):
         self.fitted = fitted
+        #: where training cut each document (``train --max-bytes``, kept in the file's vectorizer:
+        #: :func:`textnb.core.wrapping.store_max_bytes`), as a single-label scorer's; None for a file
+        #: without it (cut at 16 MiB, the default, by the readers)
+        self.max_bytes = max_bytes
         self.classes_ = fitted.classes_
         self.vec_params = vec_params
         self.term_keys = term_keys
@@ -468,8 +472,14 @@ class MultiLabelScorer:
         fitted.scorers = _scorers(nodes, fitted.n_features_in_)
 
     def document_log_odds(self, texts):
-        """Per-label log-odds of the documents ``texts`` (str), shape (n, n_labels)."""
-        X = count_batch(list(texts), analyzer_from_params(self.vec_params), self.term_keys, grow=False)
+        """Per-label log-odds of the documents ``texts`` (str), shape (n, n_labels), each cut
+        at :attr:`max_bytes` when the model keeps it (as a single-label scorer cuts them)."""
+        texts = list(texts)
+        if self.max_bytes is not None:
+            from textnb.io.files import cut_text
+
+            texts = [cut_text(t, self.max_bytes) if isinstance(t, str) else t[:self.max_bytes] for t in texts]
+        X = count_batch(texts, analyzer_from_params(self.vec_params), self.term_keys, grow=False)
         X = finish_counts(X, binary=self.vec_params["binary"], dtype=self.vec_params["dtype"]).astype(np.float64)
         X.sort_indices()
         nodes = self.fitted.estimator_ if self.fitted.method == "copy" else self.fitted.estimators_
@@ -522,7 +532,9 @@ def scorer_from_tree(root):
                                classes_=classes, train_support_=state.get("train_support_"), constant_=constant,
                                strategy_=strategy, choices=choices, estimator_=state.get("estimator_"),
                                estimators_=state.get("estimators_"), thresholds_=thresholds)
-        scorer = MultiLabelScorer(fitted, vec_params, terms.term_keys())
+        max_bytes = vec.state.get("max_bytes")  # (train --max-bytes; absent from older files)
+        scorer = MultiLabelScorer(fitted, vec_params, terms.term_keys(),
+                                  max_bytes=None if max_bytes is None else int(max_bytes))
         copy_model = fitted.scorers if method == "copy" else None
         if copy_model is not None and not np.isin(np.asarray(copy_model.classes_), np.arange(n + 1)).all():
             return None

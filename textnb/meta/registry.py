@@ -180,11 +180,11 @@ _DOCUMENT_MODEL_OPTIONS = (("--norm", "norm"), ("--weighting", "weighting"), ("-
 
 
 def _refuse_document_model_options(opts, source):
-    given = _flags(opts, _DOCUMENT_MODEL_OPTIONS)
-    if given:
-        raise InputError(f"{source}: {', '.join(given)} {'is' if len(given) == 1 else 'are'} for documents, "
-                         "not tables (a table's text attributes take the tokenizer options: --ngram, --min-df, "
-                         "--stop-words, ...)")
+    """``--norm``, ``--weighting``, ``--select`` with any table: the one rule's refusal
+    (:func:`textnb.io.inputs.refuse_unread_options`), for the library's callers."""
+    from textnb.io.inputs import InputOptions, refuse_unread_options
+
+    refuse_unread_options(source, InputOptions(given=tuple(_flags(opts, _DOCUMENT_MODEL_OPTIONS))), "mixed table")
 
 
 def check_options_fit(opts, kind, data):
@@ -192,18 +192,16 @@ def check_options_fit(opts, kind, data):
     (``kind``, ``data``: :func:`textnb.io.inputs.load_input`'s): a table option for a text
     corpus, a document option for a table without text attributes, an option of the
     document models (``--norm``, ``--weighting``, ``--select``) for any table. (Such
-    options were left unused without a word.)"""
-    if kind == "table":
-        _refuse_document_model_options(opts, data.source)
-    if kind == "text":
-        given, what, goes = _flags(opts, TABLE_OPTIONS), "read as a text corpus", "tables (ARFF, CSV/TSV attributes)"
-    elif kind == "table" and not any(a.is_text for a in data.attributes):
-        given, what = _flags(opts, DOCUMENT_OPTIONS), "read as a table without text attributes"
-        goes = "documents (and a table's --text-column attributes)"
-    else:
+    options were left unused without a word.) The one rule,
+    :func:`textnb.io.inputs.refuse_unread_options` (which ``load_input`` applies itself),
+    for options the library's callers hold as a :class:`ModelOptions`."""
+    from textnb.io.inputs import InputOptions, refuse_unread_options, table_read_as
+
+    if kind not in ("text", "table"):
         return
-    if given:
-        raise InputError(f"{data.source}: {what}; {', '.join(given)} {'is' if len(given) == 1 else 'are'} for {goes}")
+    flags = [flag for flag, name in TABLE_OPTIONS + DOCUMENT_OPTIONS if getattr(opts, name) not in (None, False)]
+    read_as = "text" if kind == "text" else table_read_as(data)
+    refuse_unread_options(data.source, InputOptions(given=tuple(flags)), read_as)
 
 
 def _flags(opts, options):

@@ -399,6 +399,8 @@ class Vectorizer(DeclaredTags, TransformerMixin, BaseEstimator, auto_wrap_output
             state["label_prefix"] = self.label_prefix_
         if getattr(self, "term_counts_", None) is not None:  # (textnb.fasttext.train_supervised)
             state["term_counts"] = np.asarray(self.term_counts_, dtype=np.float64)
+        if getattr(self, "max_bytes_", None) is not None:  # (textnb.core.wrapping.store_max_bytes)
+            state["max_bytes"] = int(self.max_bytes_)
         return state
 
     def _set_state(self, state):
@@ -406,6 +408,8 @@ class Vectorizer(DeclaredTags, TransformerMixin, BaseEstimator, auto_wrap_output
             self.label_prefix_ = state["label_prefix"]
         if "term_counts" in state:
             self.term_counts_ = np.asarray(state["term_counts"], dtype=np.float64)
+        if "max_bytes" in state:
+            self.max_bytes_ = int(state["max_bytes"])
         terms = decode_terms(state)
         if not len(terms):  # training refuses it; a file holding one is crafted or damaged
             raise ValueError("empty vocabulary: the model holds no terms")

@@ -1,0 +1,141 @@
+"""Options an input does not read are refused by one rule (textnb.io.inputs.refuse_unread_options),
+on train, evaluate and predict (session 30): a table's options (--ignore, --class, --numeric, ...)
+with a fastText file, a multi-label corpus, a folder corpus or a text model, and a document's
+(--max-bytes, --label-prefix, the tokenizer's) with a table. They were accepted and left unused.
+And ``--no-header`` on a headerless label<TAB>text corpus reads it as the text corpus it is (it
+forced the table reader, which stopped with a quoting error)."""
+
+import json
+
+import pytest
+
+from conftest import SMS_TSV, cli, one_error_line
+
+WORDS = {"spam": "win cash prize free offer claim", "ham": "meet lunch tomorrow home call later"}
+
+
+def _fasttext(path, multilabel=False):
+    lines = []
+    for i in range(24):
+        label = "spam" if i % 2 else "ham"
+        extra = " __label__x" if multilabel and i % 3 == 0 else ""
+        lines.append(f"__label__{label}{extra} {WORDS[label]} {i}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _folder(root, multilabel=False):
+    for label, words in WORDS.items():
+        (root / label).mkdir(parents=True)
+        for i in range(4):
+            (root / label / f"{label}{i}.txt").write_text(f"{words} {i}\n")
+    if multilabel:
+        (root / "x").mkdir()
+        (root / "x" / "spam0.txt").write_text((root / "spam" / "spam0.txt").read_text())
+    return root
+
+
+def _table(path):
+    rows = ["id,length,caps,label"] + [f"{i},{10 + i % 7},{i % 3},{'spam' if i % 2 else 'ham'}" for i in range(30)]
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def _inputs(tmp_path):
+    return {"fastText": (_fasttext(tmp_path / "f.txt"), [], "read as a fastText file"),
+            "multi-label fastText": (_fasttext(tmp_path / "m.txt", True), [], "read as a fastText file"),
+            "multi-label folder": (_folder(tmp_path / "ml", True), ["--multilabel"], "read as a multi-label corpus"),
+            "folder": (_folder(tmp_path / "c"), [], "read as a folder corpus")}
+
+
+@pytest.mark.parametrize("command", ["train", "evaluate"])
+@pytest.mark.parametrize("source", ["fastText", "multi-label fastText", "multi-label folder", "folder"])
+@pytest.mark.parametrize("options, flags", [
+    (["--ignore", "x"], "--ignore is for tables"),
+    (["--class", "x"], "--class is for tables"),
+    (["--numeric", "kde", "--bins", "3"], "--numeric, --bins are for tables"),
+    (["--label-column", "x"], "--label-column is for TSV/CSV files"),
+    (["--missing", "mode", "--text-column", "x"], "--missing is for tables (ARFF, CSV/TSV attributes); "
+                                                  "--text-column is for TSV/CSV files"),
+])
+def test_table_options_with_a_text_input_are_refused(tmp_path, command, source, options, flags):
+    """Each was taken by a fastText file (one or several labels a line) and a multi-label
+    corpus without a word (the model the same as without it); a folder refused some of them
+    only. Now one line naming the input and the options, exit 1, nothing written."""
+    path, extra, what = _inputs(tmp_path)[source]
+    args = ["-o", tmp_path / "out.tnb"] if command == "train" else ["--cv", "2"]
+    rc, out, err = cli(command, path, *extra, *options, *args)
+    assert rc == 1 and out == "", (out, err)
+    one_error_line(err, f"{path}: {what}", flags, "would be left unused")
+    assert not (tmp_path / "out.tnb").exists()
+    assert cli(command, path, *extra, *args)[0] == 0  # (without them: read as before)
+
+
+@pytest.mark.parametrize("multilabel", [False, True])
+@pytest.mark.parametrize("options, flags", [(["--ignore", "id"], "--ignore is"),
+                                            (["--no-header", "--nominal-columns", "1"],
+                                             "--nominal-columns, --no-header are")])
+def test_table_options_with_a_text_model_are_refused(tmp_path, multilabel, options, flags):
+    """``predict TEXT_MODEL FILE --ignore id`` classified FILE as without it."""
+    data = _fasttext(tmp_path / "f.txt", multilabel)
+    assert cli("train", data, "-o", tmp_path / "t.tnb")[0] == 0
+    rc, out, err = cli("predict", tmp_path / "t.tnb", data, *options)
+    assert rc == 1 and out == ""
+    one_error_line(err, f"{tmp_path / 't.tnb'}: a text model, which reads documents; ", flags, "for tables")
+
+
+@pytest.mark.parametrize("command", ["train", "evaluate"])
+@pytest.mark.parametrize("options, flags", [(["--max-bytes", "10"], "--max-bytes is for documents"),
+                                            (["--ngram", "2", "--stem", "porter"], "--stem, --ngram are for documents"),
+                                            (["--token-pattern", r"\w+", "--min-df", "2", "--stop-words", "english"],
+                                             "--token-pattern, --stop-words, --min-df are for documents")])
+def test_document_options_with_a_table_are_refused(tmp_path, command, options, flags):
+    """``--max-bytes`` with a CSV table was taken and changed nothing (the same model file);
+    the tokenizer's options were refused already, now by the same rule."""
+    path = _table(tmp_path / "t.csv")
+    args = ["-o", tmp_path / "out.tnb"] if command == "train" else ["--cv", "2"]
+    rc, out, err = cli(command, path, *options, *args)
+    assert rc == 1 and out == ""
+    one_error_line(err, f"{path}: read as a table without text attributes; ", flags, "would be left unused")
+
+
+def test_document_options_go_with_a_mixed_tables_text_but_max_bytes_does_not(tmp_path):
+    path = tmp_path / "m.csv"
+    path.write_text("text,length,label\n" + "".join(
+        f"{WORDS[lab]} {i},{i % 5},{lab}\n" for i in range(20) for lab in ("spam", "ham")))
+    rc, out, err = cli("train", path, "--text-column", "text", "--ngram", "2", "--stem", "porter", "--min-df", "2",
+                       "-o", tmp_path / "m.tnb", "--json")
+    assert rc == 0 and json.loads(out)["text_attributes"] == 1, err
+    rc, out, err = cli("train", path, "--text-column", "text", "--max-bytes", "5", "-o", tmp_path / "n.tnb")
+    assert rc == 1
+    one_error_line(err, f"{path}: read as a table; --max-bytes is for documents (a table's cells are read whole)")
+
+
+@pytest.mark.parametrize("options, flags", [(["--max-bytes", "10"], "--max-bytes is for documents"),
+                                            (["--label-prefix", "xx"], "--label-prefix is for fastText files")])
+def test_document_options_with_a_table_model_are_refused(tmp_path, options, flags):
+    """``predict TABLE_MODEL FILE --max-bytes 10`` (or ``--label-prefix``) printed the same predictions."""
+    path = _table(tmp_path / "t.csv")
+    assert cli("train", path, "-o", tmp_path / "t.tnb")[0] == 0
+    rc, out, err = cli("predict", tmp_path / "t.tnb", path, *options)
+    assert rc == 1 and out == ""
+    one_error_line(err, f"{tmp_path / 't.tnb'}: a table model, which reads tables; ", flags)
+
+
+def test_no_header_on_a_headerless_text_corpus_reads_it_as_one(tmp_path):
+    """``--no-header`` on SMSSpamCollection.tsv (label<TAB>text, no header row) forced the table
+    reader: 'SMSSpamCollection.tsv:283: '\t' expected after '"''. A headerless label<TAB>text
+    file is how a text corpus is read: the same model as without the option."""
+    rc, out, err = cli("train", SMS_TSV, "--no-header", "-o", tmp_path / "a.tnb", "--json")
+    assert rc == 0 and json.loads(out)["documents"] == 5574, err
+    assert cli("train", SMS_TSV, "-o", tmp_path / "b.tnb")[0] == 0
+    assert (tmp_path / "a.tnb").read_bytes() == (tmp_path / "b.tnb").read_bytes()
+    rc, out, err = cli("evaluate", SMS_TSV, "--no-header", "--cv", "2", "--json")
+    assert rc == 0 and json.loads(out)["accuracy"] > 0.95, err
+    # its first row is a document even where it looks like a header ('label<TAB>text' read as one)
+    small = tmp_path / "s.tsv"
+    small.write_text("label\ttext\n" + "".join(f"{lab}\t{WORDS[lab]} {i}\n" for i in range(6) for lab in WORDS))
+    rc, out, err = cli("train", small, "--no-header", "-o", tmp_path / "s.tnb", "--json")
+    assert rc == 0 and json.loads(out)["per_class"] == {"ham": 6, "label": 1, "spam": 6}, err
+    rc, out, err = cli("train", small, "-o", tmp_path / "s.tnb", "--json")
+    assert rc == 0 and json.loads(out)["per_class"] == {"ham": 6, "spam": 6}, err
