@@ -21,7 +21,7 @@ from textnb.io.files import read_regular_file
 
 __all__ = ["InputOptions", "load_input", "open_text_corpus", "fasttext_corpus", "is_table_input", "check_classes",
            "check_table_classes", "check_binary_classes", "learned_counts", "read_texts", "default_model_path",
-           "refuse_column_options", "refuse_table_only", "refuse_unread_options", "READ_AS", "OPTION_USES",
+           "refuse_unread_options", "READ_AS", "OPTION_USES",
            "multilabel_from_fasttext", "open_multilabel_input"]
 
 
@@ -338,23 +338,11 @@ def load_input(path, opts, test=True, stream=False):
     return "table", table
 
 
-def refuse_table_only(path, opts, what="multilabel"):
-    """:func:`refuse_unread_options` for ``path`` read as ``what`` (a key of :data:`READ_AS`;
-    default a multi-label corpus): kept for its callers, the one rule."""
-    refuse_unread_options(path, opts, what)
-
-
 def _two_class_columns(path, opts, cls, label):
     """The refusal of ``--class`` and ``--label-column`` naming different columns of a table
     (``cls``, ``label``: the columns they name), which would leave ``--label-column`` unused."""
     return (f"{path}: --class {opts.class_name} and --label-column {opts.label_column} name different columns "
             f"({cls!r}, {label!r}); for a table they are the same option: give one")
-
-
-def refuse_column_options(folder, opts):
-    """:func:`refuse_unread_options` for the folder corpus ``folder`` (kept for its callers:
-    the one rule)."""
-    refuse_unread_options(folder, opts, "folder")
 
 
 def _read_as_table(path, opts, data=None):
