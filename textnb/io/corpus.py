@@ -1259,7 +1259,12 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
                 if loop:
                     yield f, None, skipped_reason(f)
                     continue
-                yield from documents(f, read_bytes(f, max_bytes), lambda f=f: skipped_reason(f))
+                data = read_bytes(f, max_bytes)
+                if split is None or data[:5] != b"From ":  # (what split splits begins so: a document, at once)
+                    text = text_of(data)
+                    yield f, text, None if text is not None else skipped_reason(f)
+                    continue
+                yield from documents(f, data, lambda f=f: skipped_reason(f))
         elif os.path.exists(p):
             yield from documents(p, read_bytes(p, max_bytes), lambda p=p: skipped_reason(p))
         else:
