@@ -378,8 +378,9 @@ def test_default_model_paths_import_no_numpy(trained, mode):
 
 def test_text_messages_and_the_client_import_no_pattern_machinery(trained, tmp_path):
     """A batch of header-less texts (SMS) runs without re, json, contextlib, collections,
-    array (docs/spam.md, "Speed"); the daemon client imports four modules of the package (the
-    package, apps, the client and the wire format it shares with the daemon)."""
+    array (docs/spam.md, "Speed"); the daemon client imports seven modules of the package (the
+    package, apps, the client, the wire format it shares with the daemon, and the stop-signal
+    rule every textnb program shares, core.signals, with core's package and lazy loader)."""
     model, _ = trained
     texts = tmp_path / "texts"
     texts.mkdir()
@@ -400,7 +401,8 @@ def test_text_messages_and_the_client_import_no_pattern_machinery(trained, tmp_p
             % (str(tmp_path / "sock"), str(REPO / "scripts" / "spamfilter"), str(REPO / "scripts" / "spamfilter")))
     r = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True,
                        env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=str(REPO))
-    assert b"NEW ['textnb', 'textnb.apps', 'textnb.apps.protocol', 'textnb.apps.spamclient']" in r.stderr, r.stderr.decode(errors="replace")
+    assert (b"NEW ['textnb', 'textnb.apps', 'textnb.apps.protocol', 'textnb.apps.spamclient', 'textnb.core', "
+            b"'textnb.core.lazy', 'textnb.core.signals']") in r.stderr, r.stderr.decode(errors="replace")
 
 
 @pytest.mark.slow
