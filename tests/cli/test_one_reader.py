@@ -251,3 +251,67 @@ def test_predict_reports_an_empty_message_of_an_mbox_as_the_mail_tools_do(model,
     assert _batch(model, box)[2] == f"spamfilter: {box}:2: empty message\n"
     assert _topicfilter(model, tmp_path / "out", box)[2] == f"topicfilter: {box}:2: empty message\n"
     assert not math.isnan(predicted[f"{box}:3"])
+
+
+# -- session 30, "mail3": a Maildir, a device (carved from "mail2", without its mbox training) ---------
+SPAMS = ["WINNER free prize cash now claim", "claim your free cash award today", "cheap pills offer now winner"]
+HAMS = [HAMMY, "Subject: notes\n\nthe meeting notes are attached, see the plan\n",
+        "Subject: call\n\ncall me about the project plan tomorrow\n"]
+
+
+def _maildir(root, messages, stray):
+    """A Maildir at ``root``: ``messages`` in new/ and cur/, ``stray`` in tmp/ (being delivered)."""
+    for part in ("new", "cur", "tmp"):
+        (root / part).mkdir(parents=True)
+    for k, data in enumerate(messages):
+        (root / ("new" if k % 2 else "cur") / f"{k}.msg").write_text(data)
+    (root / "tmp" / "partial.msg").write_text(stray)
+
+
+def test_a_maildir_is_read_by_its_new_and_cur_on_every_path(model, tmp_path):
+    """``textnb predict M MAILDIR`` read a Maildir as any folder (``tmp/`` too: messages being
+    delivered, half written; a message that is an mbox split), where ``topicfilter`` and
+    ``spamfilter --batch`` read ``new/`` and ``cur/`` only; ``train`` read a class folder that
+    is a Maildir so too. Now every path reads ``new/`` then ``cur/`` (a Maildir inside a folder
+    as well), and a Maildir's file is one message, never split as an mbox."""
+    box = tmp_path / "Maildir"
+    _maildir(box, [SPAMMY, HAMMY, MBOX], "Subject: half\n\nwritten")
+    want = {str(box / "new" / "1.msg"), str(box / "cur" / "0.msg"), str(box / "cur" / "2.msg")}
+    for path, names in ((box, want), (tmp_path, want)):
+        predicted, rc, err = _predict(model, path)
+        assert (rc, err) == (0, "") and set(predicted) == names
+        assert set(_topicfilter(model, tmp_path / "out", path)[0]) == names
+        assert set(_batch(model, path)[0]) == names
+    # a class folder that is a Maildir: its new/ and cur/ messages, one document each
+    corpus = tmp_path / "corpus"
+    _maildir(corpus / "ham", [HAMMY, HAMS[1], MBOX], "Subject: half\n\nwritten")
+    (corpus / "spam").mkdir()
+    for i, s in enumerate(SPAMS):
+        (corpus / "spam" / f"{i}.txt").write_text(s)
+    rc, out, _ = cli("train", corpus, "-o", tmp_path / "m.tnb")
+    assert rc == 0 and "read 6 documents" in out and "ham 3" in out
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/null"])
+def test_a_device_named_is_refused_by_every_path_in_one_line(model, tmp_path, device):
+    """``textnb predict M /dev/zero`` read the device (``binary file, skipped``; ``/dev/null``
+    an empty document scored, exit 0; a terminal waited for typing), where the mail tools
+    refused it (``spamfilter --batch``: ``not a regular file (a FIFO, socket or device)``,
+    wrong about a FIFO, which it reads). Now one rule (``io.files.refuse_device``): every
+    command names the device in the same line, non-zero exit, nothing read."""
+    line = f"{device}: not a regular file or a pipe (a socket or device)"
+    predicted, rc, err = _predict(model, device)
+    assert rc != 0 and predicted == {}
+    one_error_line(err, line)
+    for command in (("train", device, "-o", tmp_path / "x.tnb"), ("evaluate", device)):
+        rc, out, err = cli(*command)
+        assert rc != 0 and out == ""
+        one_error_line(err, line)
+    assert _topicfilter(model, tmp_path / "out", device)[1:] == (1, f"topicfilter: {line}\n")
+    assert _batch(model, device)[1:] == (3, f"spamfilter: {line}\n")
+
+
+def test_standard_input_is_still_read_when_devices_are_refused(model):
+    """``-`` is standard input whatever feeds it: never refused as a device."""
+    rc, out, err = cli("predict", model, "-", stdin=SPAMMY.encode())
+    assert (rc, err) == (0, "") and out.strip()

@@ -50,7 +50,7 @@ from textnb.core.model_io import load, model_class, refuse_folder, refuse_input_
 from textnb.core.regular import open_regular
 from textnb.core.signals import HeldSignals
 from textnb.io import mail
-from textnb.io.files import noting_empty_folder
+from textnb.io.files import noting_empty_folder, refuse_device
 from textnb.text.scorer import load_for_prediction, reads_mail
 from textnb.apps.spamlite import (  # noqa: F401 (the verdict rules live on the numpy-free path)
     _BATCH,
@@ -898,8 +898,7 @@ def _documents(paths, mail_mode, max_bytes, out=None, on_error=None, on_warning=
 
     for p in paths:
         p = os.fspath(p)
-        if os.path.exists(p) and not os.path.isdir(p) and mail.is_special(p) and not mail.is_named_pipe(p):
-            raise InputError(f"{p}: not a regular file or a pipe (a socket or device)")
+        refuse_device(p)  # (the one rule of every reader of a PATH)
         if out_real is not None and _under(p, out_real):  # (named: said, not skipped without a word)
             refuse(f"{p}: the output folder or inside it; not routed")
             continue

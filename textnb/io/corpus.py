@@ -45,8 +45,8 @@ from pathlib import Path
 
 from textnb.core.errors import (STDIN_NAME, DataWarning, InputError, ModelGivenAsData, NotATextCorpus, check_input,
                                  counted, empty_input, input_name, missing_input, missing_reason, short_repr)
-from textnb.io.files import (cut_text, decode_cut, file_identity, folder_files, noting_empty_folder, open_regular_binary,
-                             read_regular_file)
+from textnb.io.files import (MAILDIR_PARTS, cut_text, decode_cut, file_identity, folder_files, is_maildir,
+                             noting_empty_folder, open_regular_binary, read_regular_file, refuse_device)
 from textnb.io.numbers import is_number
 
 __all__ = [
@@ -367,8 +367,27 @@ def _walk_files(folder, loops=None):
     A link that loops can never be read and is left out, its path appended to ``loops``
     when given. Raises InputError naming a folder that cannot be listed.
     """
+    return [path for path, _ in _walk_pairs(folder, loops)]
+
+
+def _walk_pairs(folder, loops=None):
+    """:func:`_walk_files`' files as ``(path, whole)`` pairs, as the walk goes: a Maildir
+    (``folder`` itself or a folder below it) is read as the mail reader reads one, the
+    files of its ``new`` and ``cur`` (:data:`~textnb.io.files.MAILDIR_PARTS`; not ``tmp``,
+    whose messages are being delivered), each one message (``whole`` True: never split as
+    an mbox). Only folders are stat'ed to tell a Maildir: no file is opened at listing."""
     on_loop = loops.append if loops is not None else (lambda path: None)
-    return [path for path, _ in folder_files(folder, on_unlistable=_unlistable, on_loop=on_loop)]
+
+    def maildir(top):
+        for part in MAILDIR_PARTS:
+            for path, _ in folder_files(os.path.join(top, part), on_unlistable=_unlistable, on_loop=on_loop,
+                                        subfolder=lambda sub: ()):
+                yield path, True
+
+    if is_maildir(folder):
+        return maildir(folder)
+    return folder_files(folder, on_unlistable=_unlistable, on_loop=on_loop,
+                        subfolder=lambda sub: maildir(sub) if is_maildir(sub) else None)
 
 
 @dataclass
@@ -625,6 +644,7 @@ def read_piped(path, what="a corpus or a table"):
     byte in its first 8 KiB: ``/dev/zero``, say) is refused before more is read, as not
     ``what``."""
     path = os.fspath(path)
+    refuse_device(path)
     if not _named_stream(path):
         return None
     return _read_stream(path, binary_what=what)
@@ -1245,6 +1265,7 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
             yield name, text, None if text is not None else _binary_reason(message)
 
     for p in paths:
+        refuse_device(p)  # (/dev/zero, a terminal: refused by name, as by every reader)
         if p == "-" or _named_stream(p):
             data = stdin_stream(stdin).read(max_bytes) if p == "-" else _read_stream(p, max_bytes)
             yield from documents(input_name(p), data, pipe=True, splits=p != "-")
@@ -1252,15 +1273,17 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
             loops = []
 
             def listed(p=p, loops=loops):  # (as the walk goes: a folder of millions is not listed first)
-                yield from ((f, False) for f in _walk_files(p, loops))
-                yield from ((f, True) for f in loops)  # (the walk's loops, known once it is done)
+                yield from ((f, False, whole) for f, whole in _walk_pairs(p, loops))
+                yield from ((f, True, True) for f in loops)  # (the walk's loops, known once it is done)
 
-            for f, loop in noting_empty_folder(p, listed()):  # (nothing listed: a warning)
+            for f, loop, whole in noting_empty_folder(p, listed()):  # (nothing listed: a warning)
                 if loop:
                     yield f, None, skipped_reason(f)
                     continue
                 data = read_bytes(f, max_bytes)
-                if split is None or data[:5] != b"From ":  # (what split splits begins so: a document, at once)
+                # a document at once unless it may be an mbox to split (what split splits begins with a
+                # From line); a Maildir's file is one message, never split as an mbox
+                if split is None or whole or data[:5] != b"From ":
                     text = text_of(data)
                     yield f, text, None if text is not None else skipped_reason(f)
                     continue
@@ -1272,10 +1295,11 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
 
 
 def _named_stream(path):
-    """Whether ``path``, named by the user, is a pipe or a character device (``/dev/stdin``
-    fed by a pipe, ``<(...)``, a FIFO, a terminal) or ``-`` (standard input, whatever it is
-    fed by): read once (a document by ``predict``, a corpus or table by :func:`read_piped`). A folder's walk never meets one
-    (:func:`_walk_files` lists regular files)."""
+    """Whether ``path``, named by the user, is a pipe (``/dev/stdin`` fed by a pipe,
+    ``<(...)``, a FIFO) or ``-`` (standard input, whatever it is fed by): read once (a
+    document by ``predict``, a corpus or table by :func:`read_piped`). A folder's walk never
+    meets one (:func:`_walk_files` lists regular files). A device or socket is not one: it
+    is refused by name (:func:`~textnb.io.files.refuse_device`)."""
     import stat
 
     if os.fspath(path) == STDIN:
@@ -1284,7 +1308,7 @@ def _named_stream(path):
         mode = os.stat(path).st_mode
     except OSError:
         return False
-    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+    return stat.S_ISFIFO(mode)
 
 
 def document_size(doc, max_bytes=MAX_DOCUMENT_BYTES):

@@ -11,8 +11,9 @@ import os
 from textnb.core.errors import InputError
 from textnb.core.regular import NotRegularFile, open_regular_stat
 
-__all__ = ["BATCH_BYTES", "bounded_runs", "cut_text", "decode_cut", "file_identity", "folder_files", "noting_empty_folder", "open_regular_binary",
-           "read_regular_file", "regular_reader", "source_batches"]
+__all__ = ["BATCH_BYTES", "MAILDIR_PARTS", "bounded_runs", "cut_text", "decode_cut", "file_identity", "folder_files",
+           "is_device", "is_maildir", "noting_empty_folder", "open_regular_binary", "read_regular_file", "refuse_device",
+           "regular_reader", "source_batches"]
 
 _CHUNK = 1 << 16
 
@@ -234,6 +235,39 @@ def folder_files(top, *, on_unlistable, on_loop=None, follow=None, subfolder=Non
         for sub in reversed(subdirs):
             inner = subfolder(sub) if subfolder is not None else None
             pending.append(sub if inner is None else inner)
+
+
+#: the subfolders of a Maildir that hold its messages, read in this order (not ``tmp``, whose
+#: messages are being delivered): the one rule of every reader of a folder (the mail tools,
+#: ``textnb predict``, a corpus's class folder: :func:`textnb.io.corpus._walk_pairs`)
+MAILDIR_PARTS = ("new", "cur")
+
+
+def is_maildir(path):
+    """True for a folder with ``cur``/``new`` (and usually ``tmp``) subfolders (two stats of
+    folders: no file of it is opened or stat'ed)."""
+    return os.path.isdir(os.path.join(path, "cur")) and os.path.isdir(os.path.join(path, "new"))
+
+
+def is_device(path):
+    """Whether ``path`` is a character or block device or a socket (or a link to one):
+    ``/dev/zero``, a terminal (``/dev/stdin`` read from one too), ``/dev/sda``."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode)
+
+
+def refuse_device(path):
+    """InputError ``PATH: not a regular file or a pipe (a socket or device)`` when ``path``,
+    named by the user, is a device or socket (:func:`is_device`): the one rule of every
+    command that reads documents, a corpus or mail (``/dev/zero`` would never end, a
+    terminal would wait for typing); ``-`` (standard input) is read whatever it is."""
+    if os.fspath(path) != "-" and is_device(path):
+        raise InputError(f"{path}: not a regular file or a pipe (a socket or device)")
 
 
 def noting_empty_folder(path, items, on_warning=None):

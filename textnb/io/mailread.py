@@ -13,7 +13,8 @@ import stat
 from textnb.core.errors import InputError, missing_input
 from textnb.core.regular import NotRegularFile, open_regular_stat
 from textnb.core.forkmap import can_fork_here, fork_map, jobs_count, spare_cpus
-from textnb.io.files import decode_cut, folder_files, noting_empty_folder, regular_reader
+from textnb.io.files import (MAILDIR_PARTS, decode_cut, folder_files, is_maildir, noting_empty_folder, refuse_device,
+                             regular_reader)
 from textnb.io.files import read_regular_file as _read_file
 
 __all__ = ["DEFAULT_MAX_BYTES", "decode_bytes", "read_capped", "is_special", "is_maildir", "is_mbox",
@@ -151,11 +152,6 @@ def _open_regular(path):
     except NotRegularFile:
         raise InputError(f"{path}: not a regular file (a FIFO, socket, device or folder)") from None
     return regular_reader(fd)  # (a read that would block, /proc/kmsg's, is an error, not a wait)
-
-
-def is_maildir(path):
-    """True for a folder with ``cur``/``new`` (and usually ``tmp``) subfolders."""
-    return os.path.isdir(os.path.join(path, "cur")) and os.path.isdir(os.path.join(path, "new"))
 
 
 def is_mbox(path):
@@ -456,9 +452,9 @@ def _outside(link, root_real, on_error):
 
 def _maildir_files(path, on_error=None, root_real=None):
     """The files of the Maildir ``path`` as ``(file, True)`` pairs: those of ``new``, then
-    of ``cur`` (sorted; not their subfolders)."""
+    of ``cur`` (:data:`~textnb.io.files.MAILDIR_PARTS`; sorted; not their subfolders)."""
     root_real = root_real or os.path.realpath(path)
-    for sub in ("new", "cur"):
+    for sub in MAILDIR_PARTS:
         for full, _ in _walk(os.path.join(path, sub), on_error, root_real, lambda folder: ()):
             yield full, True
 
@@ -775,6 +771,7 @@ def message_files(path, on_error=None):
     elif os.path.isdir(path):
         yield from _tree_files(path, on_error)
     elif os.path.exists(path):
+        refuse_device(path)  # (as every reader of a PATH refuses one)
         yield path, PIPE if is_named_pipe(path) else False  # (a pipe only by name: no stat of a folder's files)
     else:
         raise missing_input(path)
