@@ -387,3 +387,20 @@ class InProcessClient:
             return self._Future(func(*args))
         except Exception as exc:
             return self._Future(None, exc)
+
+
+def post(port, body, path="/classify", headers=None):
+    """``(status, JSON answer)`` of a POST to a ``textnb serve --http`` on 127.0.0.1:``port``;
+    ``body`` a JSON text (str or bytes, sent as it is) or an object (sent as JSON)."""
+    import http.client
+    import json
+
+    if not isinstance(body, (str, bytes)):
+        body = json.dumps(body)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("POST", path, body=body, headers=headers or {"Content-Type": "application/json"})
+        r = conn.getresponse()
+        return r.status, json.loads(r.read())
+    finally:
+        conn.close()

@@ -18,6 +18,7 @@ from textnb.apps.serve import Server
 from textnb.cli.mailfilters import filter_main
 from textnb.io.mailread import is_empty_message
 
+from conftest import post
 from test_serve import HAM_WORDS, SPAM_WORDS, raw_request
 
 FROM_LINE = b"From alice@example.com Sat Jan  1 00:00:00 2000\n"
@@ -54,18 +55,6 @@ def _cold(argv, stdin=b""):
     out, err = io.BytesIO(), io.StringIO()
     code = filter_main(argv, stdin=io.BytesIO(stdin), stdout=out, stderr=err)
     return code, out.getvalue(), err.getvalue()
-
-
-def _post(port, body):
-    import http.client
-
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    try:
-        conn.request("POST", "/classify", body=json.dumps(body), headers={"Content-Type": "application/json"})
-        r = conn.getresponse()
-        return r.status, json.loads(r.read())
-    finally:
-        conn.close()
 
 
 # -- 1. an empty message: white space only, once the mbox From lines are left out ------------
@@ -106,7 +95,7 @@ def test_a_message_of_only_a_from_line_is_empty_on_every_path(name, spam_model, 
                 allow_tell=True) as srv:
         assert raw_request(sock_dir / "s", f"SPAM {len(message)}\n".encode() + message) == (
             b"ERR stdin: empty message\n")
-        assert _post(srv.http_address[1], {"texts": [message.decode()], "mail": True}) == (
+        assert post(srv.http_address[1], {"texts": [message.decode()], "mail": True}) == (
             400, {"error": "texts[0]: empty message"})
         for method, extra in (("CHECK", ""), ("PROCESS", ""), ("TELL", "Message-class: spam\r\nSet: local\r\n")):
             reply = raw_request(srv.spamd_address, f"{method} SPAMC/1.5\r\n{extra}Content-length: {len(message)}"
@@ -137,7 +126,7 @@ def test_http_cutoffs_without_a_verdict_are_refused_as_the_socket_refuses_them(s
     cutoffs = {"spam_cutoff": 1.0, "ham_cutoff": 0.2}
     with Server(spam_model, socket_path=sock_dir / "s", http=("127.0.0.1", 0)) as srv:
         port = srv.http_address[1]
-        status, got = _post(port, {"texts": [message.decode()], "mail": True, **cutoffs})
+        status, got = post(port, {"texts": [message.decode()], "mail": True, **cutoffs})
         reply = raw_request(sock_dir / "s", f"SPAM {len(message)} spam_cutoff=1 ham_cutoff=0.2\n".encode()
                          + message)
         assert status == 200 and reply.split()[:3] == [b"OK", b"2", got["verdicts"][0]["label"].encode()]
@@ -150,12 +139,12 @@ def test_http_cutoffs_without_a_verdict_are_refused_as_the_socket_refuses_them(s
                 ({"texts": [], "ham_cutoff": 0.2},
                  '"ham_cutoff" applies only with "mail": true (each text a message, given a verdict)'),
                 ({"texts": ["x"], "spam_cutoff": 7}, "spam_cutoff must be a probability between 0 and 1; got 7")):
-            assert _post(port, body) == (400, {"error": error})
+            assert post(port, body) == (400, {"error": error})
             data = json.dumps(body).encode()
             assert raw_request(sock_dir / "s", f"CLASSIFY {len(data)}\n".encode() + data) == f"ERR {error}\n".encode()
     with Server(topic, http=("127.0.0.1", 0)) as srv:
         for mail in (False, True):
-            assert _post(srv.http_address[1], {"texts": ["cheap pills"], "mail": mail, "spam_cutoff": 0.5}) == (
+            assert post(srv.http_address[1], {"texts": ["cheap pills"], "mail": mail, "spam_cutoff": 0.5}) == (
                 400, {"error": "\"spam_cutoff\" applies only to a spam model's verdicts; the served model is not a "
                                "spam model (classes ham and spam)"})
 
@@ -302,13 +291,13 @@ def test_http_cutoffs_in_the_wrong_order_are_refused_without_a_message(spam_mode
         assert raw_request(sock_dir / "s", b"SPAM 0 spam_cutoff=0.5 ham_cutoff=0.9\n") == f"ERR {error}\n".encode()
         for body in ({"texts": [], "mail": True, "ham_cutoff": 0.9, "spam_cutoff": 0.5},
                      {"texts": ["cheap pills"], "mail": True, "ham_cutoff": 0.9, "spam_cutoff": 0.5}):
-            assert _post(port, body) == (400, {"error": error})
+            assert post(port, body) == (400, {"error": error})
             data = json.dumps(body).encode()
             assert raw_request(sock_dir / "s", f"CLASSIFY {len(data)}\n".encode() + data) == f"ERR {error}\n".encode()
         # one cut-off given: the other at its default (spam 0.999), as the socket's SPAM takes it
-        assert _post(port, {"texts": [], "mail": True, "ham_cutoff": 1.0}) == (
+        assert post(port, {"texts": [], "mail": True, "ham_cutoff": 1.0}) == (
             400, {"error": "the ham cut-off 1.0 is above the spam cut-off 0.999"})
-        assert _post(port, {"texts": [], "mail": True, "ham_cutoff": 0.2, "spam_cutoff": 0.5})[0] == 200
+        assert post(port, {"texts": [], "mail": True, "ham_cutoff": 0.2, "spam_cutoff": 0.5})[0] == 200
 
 
 def test_register_into_a_model_without_a_journal_starts_one_that_tell_reads(spam_model, tmp_path):
@@ -357,8 +346,8 @@ def test_a_request_of_no_texts_has_the_keys_of_any_answer(spam_model, sock_dir, 
                                 ["shop"] * 3 + ["work"] * 3).save(topic)
     for model, extra in ((spam_model, {"mail": True}), (spam_model, {}), (topic, {"mail": True}), (topic, {})):
         with Server(model, socket_path=sock_dir / "s", http=("127.0.0.1", 0)) as srv:
-            one = _post(srv.http_address[1], {"texts": ["Subject: hi\n\ncheap pills"], **extra})
-            none = _post(srv.http_address[1], {"texts": [], **extra})
+            one = post(srv.http_address[1], {"texts": ["Subject: hi\n\ncheap pills"], **extra})
+            none = post(srv.http_address[1], {"texts": [], **extra})
             data = json.dumps({"texts": [], **extra}).encode()
             reply = raw_request(sock_dir / "s", f"CLASSIFY {len(data)}\n".encode() + data)
         assert one[0] == none[0] == 200 and set(none[1]) == set(one[1]), (model, extra, one, none)

@@ -25,6 +25,7 @@ from textnb.apps.filtering import EXIT_CODES, train_model
 from textnb.cli.mailfilters import filter_main
 from textnb.apps.serve import Server
 from textnb.apps.spamclient import classify_message, client_main
+from conftest import post
 
 REPO = Path(__file__).resolve().parents[2]
 SPAMFILTER = REPO / "scripts" / "spamfilter"
@@ -101,16 +102,6 @@ def raw_request(address, data, timeout=30):
             if not c:
                 return b"".join(chunks)
             chunks.append(c)
-
-
-def post(port, body, path="/classify", headers=None):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    try:
-        conn.request("POST", path, body=body, headers=headers or {"Content-Type": "application/json"})
-        r = conn.getresponse()
-        return r.status, json.loads(r.read())
-    finally:
-        conn.close()
 
 
 # -- the mail protocol: same verdict, exit code and -p output as the cold command --------

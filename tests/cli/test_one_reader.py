@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-from conftest import SMS_TSV, cli, one_error_line, watchdog
+from conftest import SMS_TSV, cli, one_error_line, post, watchdog
 from textnb.cli.mailfilters import filter_main
 from textnb.cli.topicfilter import topic_main
 from textnb.core.errors import InputError
@@ -62,18 +62,6 @@ def _batch(model, *paths):
     return {line.split("\t")[0]: float(line.split("\t")[3]) for line in out.splitlines()}, rc, err
 
 
-def _post(port, body):
-    import http.client
-
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    try:
-        conn.request("POST", "/classify", body=json.dumps(body), headers={"Content-Type": "application/json"})
-        r = conn.getresponse()
-        return r.status, json.loads(r.read())
-    finally:
-        conn.close()
-
-
 def _close(got, want, printed=False):
     """The same sources and P(spam); ``printed``: topicfilter's confidence, 6 significant
     digits (``cli.output.proba_text``)."""
@@ -111,7 +99,7 @@ def test_an_mbox_and_a_file_of_one_message_read_alike_by_every_path(model, tmp_p
     from textnb.apps.serve import Server
 
     with Server(model, http=("127.0.0.1", 0)) as server:
-        status, answer = _post(server.http_address[1], {"texts": [ONE]})
+        status, answer = post(server.http_address[1], {"texts": [ONE]})
     assert status == 200
     spam = answer["classes"].index("spam")
     assert answer["probabilities"][0][spam] == pytest.approx(predicted[str(one)], rel=1e-6, abs=1e-9)

@@ -54,7 +54,7 @@ Standard library only (the mail client imports nothing heavy).
 __all__ = ["INNER_ATTRIBUTES", "calibrated", "chain", "declared_attributes", "find", "merge_refusal", "merges_exactly",
            "fit_route", "fit_weighted", "groups_kwargs", "reads_documents", "rule_model", "table_attributes",
            "takes_fold_counts", "takes_groups", "takes_sample_weight", "takes_terms", "text_vectorizer", "weight_kwargs",
-           "store_max_bytes", "stored_max_bytes"]
+           "store_max_bytes", "stored_max_bytes", "keep_in_vectorizer", "kept_in_vectorizer"]
 
 #: Fitted attributes that hold the model a wrapper wraps, in the order they are looked at.
 INNER_ATTRIBUTES = ("model_", "estimator_", "best_estimator_")
@@ -252,6 +252,32 @@ def table_attributes(model):
     return None
 
 
+def keep_in_vectorizer(model, name, value):
+    """Keep ``value`` in the vectorizer of the text ``model`` (a fitted estimator: its
+    attribute ``<name>_``; a model-file node: its state's ``name``), so that the model's
+    file holds it (:func:`text_vectorizer`; nothing for a model without one). The one way a
+    text model keeps what its vectorizer's parameters do not say: the fastText label prefix
+    (:func:`textnb.io.fasttext.store_label_prefix`), ``train --max-bytes`` of a multi-label
+    model (:func:`store_max_bytes`). Returns ``model``."""
+    vectorizer = text_vectorizer(model)
+    if vectorizer is not None:
+        if hasattr(vectorizer, "kind"):
+            vectorizer.state[name] = value
+        else:
+            setattr(vectorizer, name + "_", value)
+    return model
+
+
+def kept_in_vectorizer(model, name):
+    """What :func:`keep_in_vectorizer` kept as ``name`` in ``model``'s vectorizer, else None."""
+    vectorizer = text_vectorizer(model)
+    if vectorizer is None:
+        return None
+    if hasattr(vectorizer, "kind"):
+        return vectorizer.state.get(name)
+    return getattr(vectorizer, name + "_", None)
+
+
 def store_max_bytes(model, max_bytes):
     """Keep ``max_bytes`` (``train --max-bytes``: where training cut each document) in the
     vectorizer of the text ``model`` (a fitted estimator or model-file node) whose file has no
@@ -259,25 +285,12 @@ def store_max_bytes(model, max_bytes):
     ``max_bytes``), so that ``predict`` and ``serve`` cut documents there too. None (not given)
     writes nothing: such a file, and one written before it was kept, reads as 16 MiB, the
     default. Returns ``model``."""
-    vectorizer = text_vectorizer(model) if max_bytes is not None else None
-    if vectorizer is None:
-        return model
-    if hasattr(vectorizer, "kind"):
-        vectorizer.state["max_bytes"] = int(max_bytes)
-    else:
-        vectorizer.max_bytes_ = int(max_bytes)
-    return model
+    return model if max_bytes is None else keep_in_vectorizer(model, "max_bytes", int(max_bytes))
 
 
 def stored_max_bytes(model):
     """The ``max_bytes`` :func:`store_max_bytes` kept in ``model``'s vectorizer, else None."""
-    vectorizer = text_vectorizer(model)
-    if vectorizer is None:
-        return None
-    if hasattr(vectorizer, "kind"):
-        value = vectorizer.state.get("max_bytes")
-    else:
-        value = getattr(vectorizer, "max_bytes_", None)
+    value = kept_in_vectorizer(model, "max_bytes")
     return None if value is None else int(value)
 
 

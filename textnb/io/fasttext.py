@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 
 from textnb.core.errors import STDIN_NAME, InputError, counted, empty_input
-from textnb.core.wrapping import text_vectorizer
+from textnb.core.wrapping import keep_in_vectorizer, kept_in_vectorizer
 from textnb.io.corpus import MAX_DOCUMENT_BYTES, Corpus, binary_refusal, check_unchanged, decode_bytes, is_binary
 from textnb.io.files import cut_text, file_identity, open_regular_binary, read_regular_file
 
@@ -524,23 +524,11 @@ def store_label_prefix(model, label_prefix):
     written: a file without it reads as ``__label__``). Returns ``model``."""
     if label_prefix is None or label_prefix == DEFAULT_LABEL_PREFIX:
         return model
-    vectorizer = text_vectorizer(model)
-    if vectorizer is None:
-        return model
-    if hasattr(vectorizer, "kind"):
-        vectorizer.state["label_prefix"] = _check_prefix(label_prefix)
-    else:
-        vectorizer.label_prefix_ = _check_prefix(label_prefix)
-    return model
+    return keep_in_vectorizer(model, "label_prefix", _check_prefix(label_prefix))
 
 
 def stored_label_prefix(model):
     """The label prefix a text ``model`` (a fitted estimator or model-file node) was trained
     with (:func:`store_label_prefix`), ``__label__`` when it keeps none (older files, other
     inputs)."""
-    vectorizer = text_vectorizer(model)
-    if vectorizer is None:
-        return DEFAULT_LABEL_PREFIX
-    if hasattr(vectorizer, "kind"):
-        return vectorizer.state.get("label_prefix", DEFAULT_LABEL_PREFIX)
-    return getattr(vectorizer, "label_prefix_", None) or DEFAULT_LABEL_PREFIX
+    return kept_in_vectorizer(model, "label_prefix") or DEFAULT_LABEL_PREFIX
