@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from conftest import SMS_TSV, cli, one_error_line
+from conftest import CORPORA, SMS_TSV, cli, one_error_line
 
 WORDS = {"spam": "win cash prize free offer claim", "ham": "meet lunch tomorrow home call later"}
 
@@ -139,3 +139,30 @@ def test_no_header_on_a_headerless_text_corpus_reads_it_as_one(tmp_path):
     assert rc == 0 and json.loads(out)["per_class"] == {"ham": 6, "label": 1, "spam": 6}, err
     rc, out, err = cli("train", small, "-o", tmp_path / "s.tnb", "--json")
     assert rc == 0 and json.loads(out)["per_class"] == {"ham": 6, "spam": 6}, err
+
+
+WEATHER = CORPORA / "weather.nominal.arff"
+
+
+@pytest.mark.parametrize("command", [["train", WEATHER, "-o", "{tmp}/w.tnb"], ["evaluate", WEATHER, "--cv", "2"],
+                                     ["evaluate", WEATHER, "--test", WEATHER], ["train", "-", "-o", "{tmp}/w.tnb"]])
+def test_text_column_with_an_arff_file_is_refused(tmp_path, command):
+    """``textnb train weather.nominal.arff --text-column outlook`` trained the model it trains
+    without it (an ARFF header declares each attribute's type): now refused by the one rule,
+    as --nominal-columns and --no-header are (io.tables), on train, evaluate and predict
+    --rows; --label-column names its class, as --class does."""
+    args = [str(a).replace("{tmp}", str(tmp_path)) for a in command]
+    stdin = WEATHER.read_bytes() if "-" in args else None
+    rc, out, err = cli(*args, "--text-column", "outlook", stdin=stdin)
+    assert rc == 1 and out == ""
+    one_error_line(err, ": read as an ARFF file (its header declares each attribute's type, a text attribute as "
+                   "string); --text-column is for TSV/CSV files: it would be left unused")
+    assert not (tmp_path / "w.tnb").exists()
+    assert cli("train", WEATHER, "-o", tmp_path / "w.tnb")[0] == 0
+    for flag, words in ((["--no-header"], "--no-header applies to CSV/TSV files"),
+                        (["--nominal-columns", "1"], "--nominal-columns applies to CSV/TSV files")):
+        rc, out, err = cli("predict", tmp_path / "w.tnb", "--rows", WEATHER, *flag)
+        assert rc == 1 and out == ""
+        one_error_line(err, f"{WEATHER}: ", words)
+    rc, out, err = cli("train", WEATHER, "--label-column", "outlook", "-o", tmp_path / "o.tnb", "--json")
+    assert rc == 0 and set(json.loads(out)["per_class"]) == {"sunny", "overcast", "rainy"}, err
