@@ -127,7 +127,9 @@ READ_AS = {
     # (a TSV/CSV corpus reads its label and text columns: --ignore of another column keeps it one)
     # (--no-header: its first row a document, as a headerless label<TAB>text file's is)
     "text": ("read as a text corpus", tuple(f for f in _TABLE_FLAGS if f not in ("--ignore", "--no-header"))),
-    "text model": ("a text model, which reads documents", _TABLE_FLAGS),
+    # (predict: --no-header reads a TSV/CSV file's first row as a document, as train's "text" does)
+    "text model": ("a text model, which reads documents", tuple(f for f in _TABLE_FLAGS if f != "--no-header")),
+    "text model of documents": ("a text model, which reads documents", _TABLE_FLAGS),  # (no TSV/CSV by rows)
     "table": ("read as a table without text attributes", _DOCUMENT_FLAGS + ("--max-bytes", "--label-prefix")),
     "mixed table": ("read as a table", ("--norm", "--weighting", "--select", "--max-bytes", "--label-prefix")),
     "table model": ("a table model, which reads tables", ("--max-bytes", "--label-prefix")),
