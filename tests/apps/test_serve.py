@@ -1183,3 +1183,42 @@ def test_http_mail_on_a_topic_model_reads_messages_as_topicfilter_mail(tmp_path)
     for i in range(len(messages)):
         r = routes[f"{i}.eml"]
         assert (body["labels"][i], max(body["probabilities"][i])) == (r.label, pytest.approx(r.confidence, abs=1e-12))
+
+
+def test_http_mail_and_topicfilter_mail_read_a_plain_spam_ham_model_s_message_alike(tmp_path):
+    # a topic model `textnb train` made of folders spam/ and ham/ (no input_ = "mail" mark) is a spam
+    # model to the daemon: "mail": true gives each message the cold spamfilter's verdict, fed the text
+    # textnb predict reads of its file. topicfilter --mail fed the same model message_text, another
+    # probability for the same message (P(spam) 0.8188 against the daemon's 0.7972 here); both now follow
+    # textnb.apps.filtering.mail_features, so one message has one probability
+    from textnb.apps.filtering import plan_routes
+    from textnb.cli import main
+
+    rng = random.Random(5)
+    corpus = tmp_path / "corpus"
+    for label, words in (("spam", SPAM_WORDS), ("ham", HAM_WORDS)):
+        (corpus / label).mkdir(parents=True)
+        for i in range(8):
+            (corpus / label / f"{i}.eml").write_bytes(
+                f"From: a{i}@example.com\nSubject: {rng.choice(words)}\nContent-Transfer-Encoding: "
+                f"quoted-printable\n\n{' '.join(rng.choice(words) for _ in range(30))}\nCaf=C3=A9\n".encode())
+    path = tmp_path / "m.tnb"
+    assert main(["train", str(corpus), "-o", str(path)], stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    model = textnb.load(path)
+    assert getattr(model, "input_", None) is None  # a plain text model
+    messages = [b"From: x@example.com\nSubject: cheap pills\nContent-Transfer-Encoding: quoted-printable\n\n"
+                b"casino winner agenda Caf=C3=A9 =3D prize\n",
+                b"Subject: meeting\n\nbudget review minutes cheap\n"]
+    files = []
+    for i, m in enumerate(messages):
+        files.append(tmp_path / f"{i}.eml")
+        files[-1].write_bytes(m)
+    routes = {os.path.basename(r.source): r
+              for r in plan_routes(model, files, tmp_path / "out", threshold=0.0, mail_mode=True)}
+    with Server(path, http=("127.0.0.1", 0)) as server:
+        status, body = post(server.http_address[1], json.dumps({"texts": [m.decode() for m in messages],
+                                                                  "mail": True}))
+    assert status == 200 and "verdicts" in body
+    for i in range(len(messages)):
+        r = routes[f"{i}.eml"]
+        assert (body["labels"][i], max(body["probabilities"][i])) == (r.label, pytest.approx(r.confidence, abs=1e-12))

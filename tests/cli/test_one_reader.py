@@ -106,25 +106,37 @@ def test_an_mbox_and_a_file_of_one_message_read_alike_by_every_path(model, tmp_p
 
 
 def test_topicfilter_mail_still_parses_every_document_as_mail(model, tmp_path):
-    """``topicfilter --mail`` reads each document as mail (``message_text``, what ``serve``'s
-    ``"mail": true`` parses for a topic model); without it a plain text model reads what
-    predict reads."""
+    """``topicfilter --mail`` reads each document as a message, as ``serve``'s ``"mail": true``
+    reads it (``apps.filtering.mail_features``): a topic model (no class spam) gets
+    ``message_text``; a spam model, this plain SMS model of ham and spam too, what spamfilter
+    feeds it (the text predict reads of the file), so its one message has one score (it got
+    ``message_text``, P(spam) other than the daemon's verdict and spamfilter's)."""
+    import textnb
     from textnb.io.mail import message_text
     from textnb.text.scorer import load_for_prediction
 
     one = tmp_path / "one.eml"
     one.write_text(ONE)
-    routed, rc, _ = _topicfilter(model, tmp_path / "out", one)
+    topic = tmp_path / "topic.tnb"
+    textnb.TextClassifier().fit(["see you at lunch tomorrow notes"] * 3 + ["call now to claim your prize"] * 3,
+                                ["work"] * 3 + ["shop"] * 3).save(topic)
+    stdout = io.StringIO()
+    assert topic_main(["-m", str(topic), "-o", str(tmp_path / "out"), "-n", "--uncalibrated", "--mail", str(one)],
+                      stdout=stdout, stderr=io.StringIO()) == 0
+    _, label, conf, _ = stdout.getvalue().split("\t")
+    scorer = load_for_prediction(topic)
+    proba = scorer.predict_proba([message_text(ONE.encode())])[0]
+    assert float(conf) == pytest.approx(proba[[str(c) for c in scorer.classes_].index(label)], rel=1e-6, abs=2e-6)
+    assert float(conf) != pytest.approx(max(scorer.predict_proba([ONE])[0]), rel=1e-6)  # a parse, not the text
     stdout = io.StringIO()
     assert topic_main(["-m", str(model), "-o", str(tmp_path / "out"), "-n", "--uncalibrated", "--mail", str(one)],
                       stdout=stdout, stderr=io.StringIO()) == 0
     _, label, conf, _ = stdout.getvalue().split("\t")
     as_mail = float(conf) if label == "spam" else 1 - float(conf)
-    scorer = load_for_prediction(model)
-    proba = scorer.predict_proba([message_text(ONE.encode())])[0]
-    spam = [str(c) for c in scorer.classes_].index("spam")
-    assert as_mail == pytest.approx(proba[spam], rel=1e-6, abs=2e-6)
-    assert routed[str(one)] != pytest.approx(as_mail, rel=1e-3)
+    batch, rc, _ = _batch(model, one)
+    assert rc == 0
+    _close({str(one): as_mail}, batch, printed=True)  # spamfilter --batch: its P(spam)
+    assert as_mail == pytest.approx(_topicfilter(model, tmp_path / "out", one)[0][str(one)], rel=1e-6, abs=2e-6)
 
 
 def test_an_empty_message_is_refused_by_the_library_as_by_every_command(model, tmp_path):

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from conftest import SMS_TSV, cli, one_error_line
+from conftest import CORPORA, SMS_TSV, cli, one_error_line
 
 WORDS = {"spam": "win cash prize free offer claim", "ham": "meet lunch tomorrow home call later"}
 
@@ -139,3 +139,55 @@ def test_no_header_on_a_headerless_text_corpus_reads_it_as_one(tmp_path):
     assert rc == 0 and json.loads(out)["per_class"] == {"ham": 6, "label": 1, "spam": 6}, err
     rc, out, err = cli("train", small, "-o", tmp_path / "s.tnb", "--json")
     assert rc == 0 and json.loads(out)["per_class"] == {"ham": 6, "spam": 6}, err
+
+
+WEATHER = CORPORA / "weather.nominal.arff"
+
+
+@pytest.mark.parametrize("command", [["train", WEATHER, "-o", "{tmp}/w.tnb"], ["evaluate", WEATHER, "--cv", "2"],
+                                     ["evaluate", WEATHER, "--test", WEATHER], ["train", "-", "-o", "{tmp}/w.tnb"]])
+def test_text_column_with_an_arff_file_is_refused(tmp_path, command):
+    """``textnb train weather.nominal.arff --text-column outlook`` trained the model it trains
+    without it (an ARFF header declares each attribute's type): now refused by the one rule,
+    as --nominal-columns and --no-header are (io.tables), on train, evaluate and predict
+    --rows; --label-column names its class, as --class does."""
+    args = [str(a).replace("{tmp}", str(tmp_path)) for a in command]
+    stdin = WEATHER.read_bytes() if "-" in args else None
+    rc, out, err = cli(*args, "--text-column", "outlook", stdin=stdin)
+    assert rc == 1 and out == ""
+    one_error_line(err, ": read as an ARFF file (its header declares each attribute's type, a text attribute as "
+                   "string); --text-column is for TSV/CSV files: it would be left unused")
+    assert not (tmp_path / "w.tnb").exists()
+    assert cli("train", WEATHER, "-o", tmp_path / "w.tnb")[0] == 0
+    for flag, words in ((["--no-header"], "--no-header applies to CSV/TSV files"),
+                        (["--nominal-columns", "1"], "--nominal-columns applies to CSV/TSV files")):
+        rc, out, err = cli("predict", tmp_path / "w.tnb", "--rows", WEATHER, *flag)
+        assert rc == 1 and out == ""
+        one_error_line(err, f"{WEATHER}: ", words)
+    rc, out, err = cli("train", WEATHER, "--label-column", "outlook", "-o", tmp_path / "o.tnb", "--json")
+    assert rc == 0 and set(json.loads(out)["per_class"]) == {"sunny", "overcast", "rainy"}, err
+
+
+def test_predict_and_evaluate_test_read_a_headerless_tsv_s_first_row_as_train_does(tmp_path):
+    """``textnb train corpus.tsv --no-header`` reads its first row as a document; ``predict MODEL
+    corpus.tsv --no-header`` refused the option with a text model ('--no-header is for tables'):
+    predict reads a TSV's rows (and their labels, for the accuracy), so it now follows train's
+    rule; ``evaluate --test FILE.tsv --no-header`` did already. With no file read by rows it is
+    refused as before."""
+    small = tmp_path / "s.tsv"
+    small.write_text("label\ttext\n" + "".join(f"{lab}\t{WORDS[lab]} {i}\n" for i in range(6) for lab in WORDS))
+    model = tmp_path / "s.tnb"
+    assert cli("train", small, "--no-header", "-o", model)[0] == 0
+    rc, out, err = cli("predict", model, small, "--no-header")
+    assert rc == 0 and len(out.splitlines()) == 13 and out.splitlines()[0].startswith(f"{small}:1\t"), err
+    assert "13 of 13 rows" in err
+    rc, out, err = cli("predict", model, small)
+    assert rc == 0 and len(out.splitlines()) == 12, err
+    rc, out, err = cli("evaluate", small, "--no-header", "--test", small, "--json")
+    assert rc == 0 and json.loads(out)["n"] == 13, err
+    doc = tmp_path / "d.txt"
+    doc.write_text("win cash prize\n")
+    rc, out, err = cli("predict", model, doc, "--no-header")
+    assert rc == 1 and out == ""
+    one_error_line(err, f"{model}: a text model, which reads documents; --no-header is for tables (ARFF, CSV/TSV "
+                   "attributes): it would be left unused")

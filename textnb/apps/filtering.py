@@ -110,6 +110,8 @@ __all__ = [
     "Route",
     "plan_routes",
     "apply_route",
+    "is_spam_model",
+    "mail_features",
 ]
 
 def default_model_path(name="spam.tnb", environ=None):
@@ -194,6 +196,26 @@ def _features(model, data, max_bytes):
     return _document_text(model, data, max_bytes)
 
 
+def is_spam_model(model):
+    """Whether ``model`` gives spam verdicts: a class ``'spam'`` and ``predict_log_odds`` (a
+    spamfilter model, or a text model ``textnb train`` made of folders spam/ and ham/): what
+    spamfilter, the daemon's verdicts and :func:`mail_features` ask."""
+    return SPAM in [str(c) for c in getattr(model, "classes_", [])] and hasattr(model, "predict_log_odds")
+
+
+def mail_features(model, data, max_bytes=mail.DEFAULT_MAX_BYTES):
+    """What ``model`` reads of one raw message parsed as mail (``topicfilter --mail``, the
+    daemon's ``"mail": true``): the one rule of both. A spam model (:func:`is_spam_model`) is fed
+    what spamfilter feeds it (:func:`_features`: for a plain text model the text ``textnb predict``
+    reads of the message's file), so a message has one score from every mail tool; any other
+    model gets :func:`textnb.io.mail.message_text` of its first ``max_bytes`` bytes."""
+    from textnb.meta.labelsets import multilabel_model
+
+    if is_spam_model(model) and multilabel_model(model) is None:  # (a model of label sets gets no verdict)
+        return _features(model, data, max_bytes)
+    return mail.message_text(data, max_bytes=max_bytes)
+
+
 def _document_text(model, data, max_bytes):
     """:func:`_features` of a model of plain documents. A message that looks binary (a NUL
     byte in its first 8 KiB, which ``textnb predict`` skips as a file) is decoded all the
@@ -207,7 +229,7 @@ def _document_text(model, data, max_bytes):
 
 def _check_spam_model(model, path):
     classes = [str(c) for c in getattr(model, "classes_", [])]
-    if SPAM not in classes or not hasattr(model, "predict_log_odds"):
+    if not is_spam_model(model):
         from textnb.meta.labelsets import multilabel_model
 
         if multilabel_model(model) is not None:  # (its labels may well be ham and spam)
@@ -962,7 +984,8 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
         (:func:`textnb.io.mailread.file_messages`). A plain text model reads every
         document (a file, a Maildir message, a message of an mbox) as ``textnb predict``
         reads it (its bytes decoded as ``TextClassifier`` decodes a file), or parsed as
-        mail (:func:`textnb.io.mail.message_text`) with ``mail_mode``; a spamfilter model
+        mail with ``mail_mode``, as the daemon's ``"mail": true`` reads it (:func:`mail_features`:
+        :func:`textnb.io.mail.message_text`, or what spamfilter feeds a spam model); a spamfilter model
         always as mail (:func:`_features`). A file listed twice (a folder and a file in
         it, a link to it) is routed once.
     out : path
@@ -999,7 +1022,7 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
     # one rule for what the model reads of a document, on every path: a spamfilter model of rendered
     # messages every document as a message, rendered as spamfilter and textnb predict render it (_features:
     # spam_text); a plain text model the document's text as textnb predict, spamfilter --batch and serve read
-    # it (a message of an mbox: its bytes, as a file), or with --mail (mail_mode) the message_text that serve's
+    # it (a message of an mbox: its bytes, as a file), or with --mail (mail_mode) mail_features, what serve's
     # "mail": true reads (it got message_text for every message of an mbox or Maildir, and for a file of one
     # message that starts with a From line, where the other paths read the text)
     as_mail = mail_mode or reads_mail(model)
@@ -1014,8 +1037,7 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
                 if as_mail:
                     if data is None:
                         data = mail._read_file(path, max_bytes)
-                    docs.append(_features(model, data, max_bytes) if reads_mail(model)
-                                else mail.message_text(data, max_bytes=max_bytes))
+                    docs.append(mail_features(model, data, max_bytes))
                 else:
                     docs.append(_plain_text(path if data is None else data, model, document_bytes, source))
             except InputError as exc:

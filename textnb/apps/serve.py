@@ -36,8 +36,9 @@ where probabilities round to 0 or 1); each text is cut at the model's ``--max-by
 (UTF-8 bytes) as ``predict --lines`` and training cut a line, and read as ``predict --lines``
 reads it (for a spam model, a header-less message as spamfilter reads one:
 :func:`textnb.apps.filtering.as_messages`). With ``"mail": true`` each text is a raw
-message (parsed as the mail tools parse it: ``topicfilter --mail``, the first
-``textnb.io.mail.DEFAULT_MAX_BYTES`` bytes, for a model that is not a spam model) and, for a spam model, ``"verdicts"`` is
+message (read as ``topicfilter --mail`` reads its file, :func:`textnb.apps.filtering.mail_features`:
+the first ``textnb.io.mail.DEFAULT_MAX_BYTES`` bytes parsed as mail for a model that is not a spam model,
+what spamfilter feeds a spam model) and, for a spam model, ``"verdicts"`` is
 added (``spam_cutoff`` / ``ham_cutoff`` may be given) and each message's row is its
 verdict's (one score per message). A request of no texts is answered with the keys of
 any other answer of that request, each list empty. ``"top": K`` and / or ``"threshold": P``
@@ -105,7 +106,7 @@ from textnb.apps import protocol
 from textnb.apps.spamd import (DEFAULT_MAX_USER_BYTES, DEFAULT_MAX_USERS, DeadlineReading, SpamdHandler,
                                StreamHandler, UserModels, parse_address)
 from textnb.apps.spamlite import DEFAULT_HAM_CUTOFF, DEFAULT_SPAM_CUTOFF, check_cutoffs, logit
-from textnb.apps.filtering import as_messages
+from textnb.apps.filtering import as_messages, mail_features
 from textnb.apps.verdict import classify_mail, is_spam_model, message_verdict
 from textnb.text.scorer import load_for_prediction
 from textnb.meta.labelsets import assigned_labels, label_log_odds, label_probabilities, multilabel_model
@@ -358,11 +359,12 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
         return _verdict_rows(out, [str(c) for c in model.classes_], verdicts)
     if not texts:
         return out
-    if as_mail:  # each a message file as topicfilter --mail reads it (its first mail.DEFAULT_MAX_BYTES bytes)
+    if as_mail:  # each a message file as topicfilter --mail reads it (its first mail.DEFAULT_MAX_BYTES bytes):
+        # filtering.mail_features, the one rule of both (a spam model's messages get their verdict above)
         raw = _message_bytes(texts)
         for i, m in enumerate(raw):
             mail.refuse_empty_message(f"texts[{i}]", m)  # (as every path refuses it: mail.is_empty_message)
-        texts = [mail.message_text(m, max_bytes=mail.DEFAULT_MAX_BYTES) for m in raw]
+        texts = [mail_features(model, m, mail.DEFAULT_MAX_BYTES) for m in raw]
     else:  # each text cut where the model's training cut a document (predict --lines, a TSV row), and for a
         # spamfilter model of rendered messages read as the header-less message predict --lines reads (it was
         # fed the raw text, a score no other path gave the line)

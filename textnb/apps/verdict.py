@@ -19,7 +19,7 @@ for Fisher's method), built when the model is loaded; the traffic adds nothing t
 import threading
 import weakref
 
-from textnb.apps.filtering import EXIT_CODES, SPAM, SpamFilter, add_headers
+from textnb.apps.filtering import EXIT_CODES, SPAM, SpamFilter, add_headers, is_spam_model
 from textnb.apps.protocol import SPAMD_THRESHOLD, spamd_score, spamd_score_text
 from textnb.apps.spamlite import DEFAULT_SPAM_CUTOFF, LiteFilter, logit, score_text
 from textnb.core.errors import InputError
@@ -30,11 +30,6 @@ __all__ = ["message_verdict", "classify_mail", "spamd_fields", "spamd_report", "
 _LITE = weakref.WeakKeyDictionary()
 _LITE_LOCK = threading.Lock()
 _NONE = object()
-
-
-def is_spam_model(model):
-    """Whether ``model`` gives spam verdicts (a class ``'spam'`` and ``predict_log_odds``)."""
-    return SPAM in [str(c) for c in getattr(model, "classes_", [])] and hasattr(model, "predict_log_odds")
 
 
 def _lite_scorer(model):

@@ -240,7 +240,8 @@ def add_csv_table_options(group, predict=False):
                             "... as Weka names them (--class att5, --ignore att1); a first row that looks like "
                             "data read as a header is a warning (a headerless label<TAB>text file stays the text "
                             "corpus it is, its first row a document)"
-                            + (" (a model trained with --no-header reads its query files so too: give it here)"
+                            + (" (a model trained with --no-header reads its query files so too: give it here; a text "
+                               "model reads a TSV/CSV file's rows so, its first row a document)"
                                if predict else ""))
 
 

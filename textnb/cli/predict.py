@@ -141,7 +141,7 @@ def _predict_multilabel(args, model, out, err):
         if as_rows(path, args.rows):
             name = input_name(path)
             start = 0  # the rows as a single-label model's are read (row_chunks: line by line)
-            for chunk, _ in row_chunks(path, max_bytes):
+            for chunk, _ in row_chunks(path, max_bytes, header=not args.no_header):
                 emit([f"{name}:{start + i + 1}" for i in range(len(chunk))], chunk)
                 start += len(chunk)
             continue
@@ -266,10 +266,15 @@ def _refuse_unread(args, model, label_prefix):
     from dataclasses import replace
 
     from textnb.io.inputs import InputOptions, refuse_unread_options
+    from textnb.text.scorer import reads_mail
 
     text = reads_documents(model) or multilabel_model(model) is not None
     opts = replace(InputOptions.from_namespace(args), label_prefix=label_prefix)
-    refuse_unread_options(args.model, opts, "text model" if text else "table model")
+    # (--no-header: a TSV/CSV file read by rows has its first row a document, as train reads it)
+    rows = text and args.lines is None and not reads_mail(model) and any(
+        reading(p, rows=args.rows, label_prefix=args.label_prefix) == "rows" for p in args.paths or ["-"])
+    refuse_unread_options(args.model, opts, ("text model" if rows else "text model of documents") if text
+                          else "table model")
 
 
 def _predict_fasttext(args, model, path, classes, max_bytes, out, err):
@@ -365,7 +370,7 @@ def _predict_rows(args, model, path, classes, max_bytes, out, err):
     name = input_name(path)
     tally = Accuracy(name, "label column")
     start = 0
-    for chunk, labels in row_chunks(path, max_bytes):
+    for chunk, labels in row_chunks(path, max_bytes, header=not args.no_header):
         chunk = _as_messages(model, chunk, args)
         scores = proba_and_odds(model, chunk)
         sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]

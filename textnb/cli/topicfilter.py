@@ -46,10 +46,11 @@ def _topic_parser():
                    help="move files instead of copying (the messages of an mbox of several are always copied; "
                         "a file of one message is moved as any file)")
     p.add_argument("--mail", action="store_true",
-                   help="parse every document as a mail message (headers and MIME parts decoded, as textnb serve's "
-                        "\"mail\": true) for a plain text model; without it such a model reads each document, and "
-                        "each message of an mbox or Maildir, as textnb predict reads it (a spamfilter model always "
-                        "reads mail)")
+                   help="read every document as a mail message, as textnb serve's \"mail\": true reads it: parsed "
+                        "(headers and MIME parts decoded) for a plain text model that is not a spam model, as "
+                        "spamfilter feeds it for a spam model (classes ham and spam); without it a plain text model "
+                        "reads each document, and each message of an mbox or Maildir, as textnb predict reads it (a "
+                        "spamfilter model always reads mail)")
     p.add_argument("--max-bytes", type=_size, default=None, metavar="SIZE",
                    help=f"bytes of each message (default 10M) and of each plain document (default: where the "
                         f"model cuts its documents, as textnb predict) that are read ({_size.range})")

@@ -127,10 +127,15 @@ READ_AS = {
     # (a TSV/CSV corpus reads its label and text columns: --ignore of another column keeps it one)
     # (--no-header: its first row a document, as a headerless label<TAB>text file's is)
     "text": ("read as a text corpus", tuple(f for f in _TABLE_FLAGS if f not in ("--ignore", "--no-header"))),
-    "text model": ("a text model, which reads documents", _TABLE_FLAGS),
+    # (predict: --no-header reads a TSV/CSV file's first row as a document, as train's "text" does)
+    "text model": ("a text model, which reads documents", tuple(f for f in _TABLE_FLAGS if f != "--no-header")),
+    "text model of documents": ("a text model, which reads documents", _TABLE_FLAGS),  # (no TSV/CSV by rows)
     "table": ("read as a table without text attributes", _DOCUMENT_FLAGS + ("--max-bytes", "--label-prefix")),
     "mixed table": ("read as a table", ("--norm", "--weighting", "--select", "--max-bytes", "--label-prefix")),
     "table model": ("a table model, which reads tables", ("--max-bytes", "--label-prefix")),
+    # (--label-column names its class as --class does; --nominal-columns and --no-header: io.tables refuses them)
+    "arff": ("read as an ARFF file (its header declares each attribute's type, a text attribute as string)",
+             ("--text-column",)),
 }
 
 
@@ -333,6 +338,8 @@ def load_input(path, opts, test=True, stream=False):
 
     if opts.class_name and opts.label_column and opts.label_column != opts.class_name:
         raise InputError(_two_class_columns(path, opts, opts.class_name, opts.label_column))
+    if is_arff(path, data):
+        refuse_unread_options(path, opts, "arff")
     table = read_table(path, class_name=opts.table_class, drop=opts.ignore, data=data, **opts.csv_options)
     refuse_unread_options(path, opts, table_read_as(table))
     return "table", table

@@ -77,10 +77,11 @@ def reading(path, *, rows=False, label_prefix=None):
     return "lines" if as_fasttext(path, label_prefix, rows) else "rows" if as_rows(path, rows) else ""
 
 
-def row_chunks(path, max_bytes, stdin=None):
+def row_chunks(path, max_bytes, stdin=None, header=True):
     """``(texts, labels)`` chunks of the rows of the TSV/CSV file ``path`` (``-``: ``stdin``),
     read as they come (:func:`textnb.io.corpus.iter_rows`: ``labels`` None without a label
-    column); the rows are numbered from 1 in file order under the name ``input_name(path)``."""
+    column); the rows are numbered from 1 in file order under the name ``input_name(path)``.
+    ``header`` False (``--no-header``): the first row is a row, as train reads such a file."""
     from textnb.io.corpus import iter_rows, stdin_stream
 
     stream = None
@@ -88,7 +89,7 @@ def row_chunks(path, max_bytes, stdin=None):
         stream = stdin_stream(stdin)
     else:
         check_file(path)
-    yield from iter_rows(input_name(path), stream=stream, max_bytes=max_bytes)
+    yield from iter_rows(input_name(path), stream=stream, max_bytes=max_bytes, header=header)
 
 
 def line_chunks(source, label_prefix, max_bytes, with_labels=False, stdin=None):
