@@ -328,3 +328,32 @@ def test_the_stop_signals_are_answered_once():
         outputs[case] = done.stdout
     assert outputs == {"SIGINT": "KeyboardInterrupt\nTrue True True\n", "SIGTERM": "Terminated\nTrue True True\n",
                        "ignored": "True False False\n"}
+
+
+_CTRL_C_AT_EXIT = """
+import atexit, os, signal, sys
+{main}
+atexit.register(lambda: os.kill(os.getpid(), signal.SIGINT))  # (a Ctrl-C in the interpreter's exit)
+sys.exit(run())
+"""
+
+
+@pytest.mark.parametrize("program", ["textnb", "spamfilter"])
+def test_a_ctrl_c_while_a_finished_run_exits_is_no_traceback(tmp_path, program):
+    """A Ctrl-C that arrives once the command has finished, while the interpreter runs its
+    ``atexit`` clean-up: the run's own exit status and output, no "Exception ignored in atexit
+    callback" with a KeyboardInterrupt traceback (what it printed). The program ignores the
+    stop signals once its command has returned (textnb.cli.program.main,
+    textnb.apps.spamclient.process_main)."""
+    if program == "textnb":
+        main = ("sys.argv = ['textnb', '--version']\n"
+                "from textnb.cli.program import main as run")
+    else:
+        main = ("from textnb.apps.spamclient import process_main\n"
+                "def run():\n"
+                "    return process_main([], lambda argv, stdin, stdout, stderr: (stdout.write(b'done\\n'), 0)[1])")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-c", _CTRL_C_AT_EXIT.format(main=main)], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "" and done.stdout.strip(), (done.stdout, done.stderr)

@@ -33,7 +33,7 @@ import sys
 import time
 
 from textnb.apps.protocol import head_length_possible, parse_spam_reply, spam_request
-from textnb.core.signals import Terminated, stop_on_signals  # (Terminated: a public name here too)
+from textnb.core.signals import Terminated, ignore_stop_signals, stop_on_signals  # (Terminated: a public name here too)
 
 try:  # the C module that os wraps: importing os (posixpath, stat, collections.abc) costs a client ~2 ms
     import posix as _os
@@ -360,8 +360,9 @@ def process_main(argv, run):
     conventions (``textnb.cli.mailcli``'s docstring): the stop signals answered once
     (:func:`textnb.core.signals.stop_on_signals`: a second Ctrl-C while stopping is the
     same request), closed standard streams stood in for, Ctrl-C before ``run`` could take
-    it -> ``spamfilter: interrupted`` and 130, a closed pipe quiet at exit. Returns the
-    exit status."""
+    it -> ``spamfilter: interrupted`` and 130, a closed pipe quiet at exit, and once ``run``
+    has returned the stop signals ignored (the interpreter's exit, its ``atexit`` clean-up,
+    is not cut by a late Ctrl-C into a traceback). Returns the exit status."""
     stderr = sys.stderr
     try:
         stop_on_signals()
@@ -373,6 +374,7 @@ def process_main(argv, run):
     except Terminated as exc:
         _say(stderr, str(exc))
         code = EXIT_ERROR
+    ignore_stop_signals()  # (the work is done: a Ctrl-C during the exit's clean-up is no traceback)
     _quiet_exit_on_closed_pipe()
     return code
 

@@ -106,16 +106,21 @@ def main():
     (numpy, scipy: the first few tenths of a second, a user's "oops" right after Enter)
     ends the program as one during the command does, in one line and with the same exit
     status (``textnb: interrupted``, 130; ``textnb: terminated by signal N``, 128 + N), not
-    with a traceback of the import; :func:`textnb.cli.commands.main` answers the rest."""
+    with a traceback of the import; :func:`textnb.cli.commands.main` answers the rest. Once the
+    command has returned, the stop signals are ignored: a Ctrl-C while the interpreter exits
+    (its ``atexit`` clean-up: thread and process pools) printed ``Exception ignored in atexit
+    callback`` and a traceback after a finished run."""
     try:
         prepare_process()
-        from textnb.core.signals import Terminated, stop_on_signals  # (before the handlers that raise it)
+        from textnb.core.signals import Terminated, ignore_stop_signals, stop_on_signals  # (before the handlers)
 
         try:
             stop_on_signals()
             from textnb.cli.commands import main as run
 
-            return run()
+            code = run()
+            ignore_stop_signals()  # (the work is done: a Ctrl-C during the exit's clean-up is no traceback)
+            return code
         except Terminated as exc:
             _say(f"textnb: {exc}")
             return 128 + exc.signum
