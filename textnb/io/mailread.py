@@ -489,8 +489,9 @@ def iter_messages(path, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None):
     * an mbox file (first line ``From <sender> <date>``): each message; source =
       ``<path>:<n>`` (n from 1);
     * any other file: one message; source = the path;
-    * a pipe named as ``path`` (a FIFO, ``<(...)``: :func:`is_named_pipe`): read once, its
-      first ``max_bytes``, as a file (an mbox in it split);
+    * a pipe named as ``path`` (a FIFO, ``<(...)``: :func:`is_named_pipe`): read once, as it
+      comes, as a file (an mbox in it split as it comes, each message its first
+      ``max_bytes``; any other pipe its first ``max_bytes``);
     * any other folder: its files recursively, sorted, hidden files and folders
       skipped, each read as above (so mbox files inside folders are split);
       FIFOs, sockets and devices (and links to them) are skipped unopened.
@@ -914,7 +915,7 @@ class _KeepFirst(io.RawIOBase):
 def is_named_pipe(path):
     """Whether ``path`` (named by the user: not ``-``) is a pipe: a FIFO, a process
     substitution ``<(...)``, ``/dev/stdin`` fed by a pipe. Such a file, named on the command
-    line, is read (once, as it comes: :func:`read_pipe`) by every command that reads
+    line, is read (once, as it comes: :func:`read_messages`) by every command that reads
     documents or mail, as ``textnb predict`` reads it; inside a folder only regular files
     are read (a FIFO there is skipped unopened). Only a file that a command replaces (a
     model file) must be regular. A device or socket is not a pipe (refused by name)."""
