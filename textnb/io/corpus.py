@@ -1238,10 +1238,13 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
     file"`` or ``"UTF-16 text (convert it to UTF-8)"``). ``decode=False``: a document's
     bytes are yielded undecoded, for a model whose vectorizer decodes them with its own
     encoding (:func:`textnb.text.tokenize.decodes_documents`). ``split(source, data, pipe)``:
-    the ``(source, bytes)`` documents a file (or a pipe named, ``pipe``, but never ``-``)
-    whose bytes are ``data`` holds, the bytes None for one that is refused as empty
-    (``"empty message"``), or None when it is one document (``textnb predict`` splits an
-    mbox so: :func:`textnb.io.sources.document_batches`)."""
+    the ``(source, bytes)`` documents a file whose bytes are ``data`` holds (``pipe``
+    False), or a pipe named (never ``-``) whose first bytes (8 KiB, or all there is) are
+    ``data`` and whose rest ``pipe`` (an open binary stream) gives as it comes, the bytes
+    None for one that is refused as empty (``"empty message"``), or None when it is one
+    document (``textnb predict`` splits an mbox so, a pipe's as it comes, each message
+    capped, not the pipe: :func:`textnb.io.sources.document_batches`); a pipe of one
+    document is its first ``max_bytes``."""
 
     def text_of(data):
         if isinstance(data, str):
@@ -1251,9 +1254,17 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
     def documents(source, data, reason=None, pipe=False, splits=True):
         """The document a file's bytes are, or the messages of an mbox file (each read as a
         document; an empty one refused), as ``split`` splits it; standard input (``-``) is
-        one document."""
+        one document; ``pipe``: the stream the rest of a pipe named comes from (``data``
+        its first bytes)."""
         messages = split(source, data, pipe) if split is not None and splits else None
         if messages is None:
+            if pipe:  # a pipe of one document: its first max_bytes (the rest is not read)
+                if max_bytes is None:
+                    data += pipe.read()
+                elif len(data) < max_bytes:
+                    data += pipe.read(max_bytes - len(data))
+                else:
+                    data = data[:max_bytes]
             text = text_of(data)
             yield source, text, None if text is not None else (reason() if reason else _binary_reason(data))
             return
@@ -1266,9 +1277,14 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
 
     for p in paths:
         refuse_device(p)  # (/dev/zero, a terminal: refused by name, as by every reader)
-        if p == "-" or _named_stream(p):
-            data = stdin_stream(stdin).read(max_bytes) if p == "-" else _read_stream(p, max_bytes)
-            yield from documents(input_name(p), data, pipe=True, splits=p != "-")
+        if p == "-":
+            yield from documents(input_name(p), stdin_stream(stdin).read(max_bytes), splits=False)
+        elif _named_stream(p):  # read once, as it comes (an mbox in it split as it comes: nothing lost past a cap)
+            try:
+                with _open_stream(p) as f:
+                    yield from documents(input_name(p), f.read(_SNIFF), pipe=f)
+            except OSError as exc:
+                raise InputError(f"{input_name(p)}: cannot read ({exc.strerror or exc})") from None
         elif os.path.isdir(p):
             loops = []
 

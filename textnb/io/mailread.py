@@ -7,6 +7,7 @@ of :mod:`textnb.io.mail` that need only the standard library's core modules (no
 """
 
 import codecs
+import io  # (loaded by Python at start: no cost)
 import os
 import stat
 
@@ -236,38 +237,45 @@ def _iter_mbox(path, max_bytes, start=0, stop=None):
     ``stop``: the messages whose From line lies in ``[start, stop)``, numbered from 1 (a
     large mbox read in pieces, :func:`map_messages`).
     """
-    from_line = _pattern("_FROM_LINE")
-    number = 0
-    parts, size, started = [], 0, False
-    prev_blank, at_line_start = True, True  # (at ``start`` too: it follows an empty line)
     with _open_regular(path) as f:
         cr = _bare_cr_lines(os.pread(f.fileno(), 4096, 0))
         if start:
             f.seek(start)
-        at = start
-        for line, raw in _mbox_lines(f, cr):
-            at += len(raw)
-            if at_line_start and prev_blank and line.startswith(b"From ") and from_line.match(line):
-                if stop is not None and at - len(raw) >= stop:
-                    break  # the next piece's first message
-                if started:
-                    number += 1
-                    yield f"{path}:{number}", _strip_last_newline(b"".join(parts), cr)
-                parts, size, started = [], 0, True
-                at_line_start = line.endswith(b"\n")
-                prev_blank = False
-                continue
-            if line.endswith(b"\n"):
-                prev_blank = at_line_start and line.strip(b"\r\n") == b""
-                at_line_start = True
-            else:
-                prev_blank = False
-                at_line_start = False
-            if not started:
-                started = True  # no From line at the start: one message anyway
-            if max_bytes is None or size < max_bytes:
-                parts.append(raw)
-                size += len(raw)
+        yield from _mbox_messages(f, cr, path, max_bytes, start, stop)
+
+
+def _mbox_messages(f, cr, path, max_bytes, at=0, stop=None):
+    """:func:`_iter_mbox`'s messages, read line by line from the open binary stream ``f``
+    (a file at offset ``at``, or a pipe as it comes: :func:`_pipe_messages`), ``cr`` whether
+    its lines end with a bare CR (:func:`_bare_cr_lines`): the one mbox splitter of every
+    reader that streams. Memory holds one message (its first ``max_bytes``) at a time."""
+    from_line = _pattern("_FROM_LINE")
+    number = 0
+    parts, size, started = [], 0, False
+    prev_blank, at_line_start = True, True  # (at ``start`` too: it follows an empty line)
+    for line, raw in _mbox_lines(f, cr):
+        at += len(raw)
+        if at_line_start and prev_blank and line.startswith(b"From ") and from_line.match(line):
+            if stop is not None and at - len(raw) >= stop:
+                break  # the next piece's first message
+            if started:
+                number += 1
+                yield f"{path}:{number}", _strip_last_newline(b"".join(parts), cr)
+            parts, size, started = [], 0, True
+            at_line_start = line.endswith(b"\n")
+            prev_blank = False
+            continue
+        if line.endswith(b"\n"):
+            prev_blank = at_line_start and line.strip(b"\r\n") == b""
+            at_line_start = True
+        else:
+            prev_blank = False
+            at_line_start = False
+        if not started:
+            started = True  # no From line at the start: one message anyway
+        if max_bytes is None or size < max_bytes:
+            parts.append(raw)
+            size += len(raw)
     if started:
         number += 1
         yield f"{path}:{number}", _strip_last_newline(b"".join(parts), cr)
@@ -481,8 +489,9 @@ def iter_messages(path, *, max_bytes=DEFAULT_MAX_BYTES, on_error=None):
     * an mbox file (first line ``From <sender> <date>``): each message; source =
       ``<path>:<n>`` (n from 1);
     * any other file: one message; source = the path;
-    * a pipe named as ``path`` (a FIFO, ``<(...)``: :func:`is_named_pipe`): read once, its
-      first ``max_bytes``, as a file (an mbox in it split);
+    * a pipe named as ``path`` (a FIFO, ``<(...)``: :func:`is_named_pipe`): read once, as it
+      comes, as a file (an mbox in it split as it comes, each message its first
+      ``max_bytes``; any other pipe its first ``max_bytes``);
     * any other folder: its files recursively, sorted, hidden files and folders
       skipped, each read as above (so mbox files inside folders are split);
       FIFOs, sockets and devices (and links to them) are skipped unopened.
@@ -782,13 +791,13 @@ def read_messages(path, max_bytes=DEFAULT_MAX_BYTES, *, whole=False):
     reads it: each message of an mbox file (``<path>:<n>``), else the file as one
     message (always so with ``whole`` True). ``whole`` :data:`PIPE`: ``path`` is a pipe
     named by the user (:func:`is_named_pipe`: a FIFO, ``<(...)``, ``/dev/stdin`` fed by a
-    pipe, as :func:`message_files` finds it), read once, its first ``max_bytes``
-    (:func:`read_pipe`), and split as a file is. Raises InputError when it
-    cannot be read or is not a regular file or a pipe."""
+    pipe, as :func:`message_files` finds it), read once, as it comes: an mbox in it split
+    as a file is, each message its first ``max_bytes`` (:func:`_pipe_messages`: every
+    message read, however long the pipe), else the pipe is one message, its first
+    ``max_bytes``. Raises InputError when it cannot be read or is not a regular file or a
+    pipe."""
     if whole is PIPE:  # (named by the user, a FIFO: read once; opened and closed, its writer's data were lost)
-        data = read_pipe(path, max_bytes)
-        split = file_messages(path, data, max_bytes, pipe=True)
-        return [(path, refuse_empty_message(path, data))] if split is None else split
+        return _pipe_messages(path, max_bytes)
     if whole:
         return [(path, refuse_empty_message(path, _read_file(path, max_bytes)))]
     if max_bytes is not None and max_bytes < 4096:  # the first line may pass the cap
@@ -808,10 +817,15 @@ def file_messages(path, data, max_bytes=DEFAULT_MAX_BYTES, *, pipe=False):
     is (its ``From`` line too, :func:`_one_or_many`); an empty message stays so (the
     caller refuses it, :func:`is_empty_message`). None when ``data`` is not an mbox (the
     file is one document, ``data``). The messages are split from ``data`` when it holds
-    the whole file, else the file is read on in steps; ``pipe``: ``data`` is all there is
-    (a pipe cannot be read again), split in memory."""
+    the whole file, else the file is read on in steps; ``pipe`` True: ``data`` is all there
+    is (a pipe cannot be read again), split in memory; ``pipe`` a binary stream: ``data``
+    is the first bytes of a pipe (at least 4096, :data:`_PIPE_HEAD`, or all there is) and the rest
+    comes from ``pipe``: the messages are read from it as they come
+    (:func:`_pipe_mbox`: each one's first ``max_bytes``, memory bounded by one message)."""
     if not (data.startswith(b"From ") and _starts_with_from_line(data)):
         return None
+    if pipe is not True and pipe:
+        return _pipe_mbox(path, data, pipe, max_bytes)
     if pipe:
         split = _split_small_mbox(path, data)
         return [(path, data)] if split is None else list(_one_or_many(path, iter(split), lambda: data))
@@ -821,10 +835,87 @@ def file_messages(path, data, max_bytes=DEFAULT_MAX_BYTES, *, pipe=False):
     return _iter_mbox_file(path, max_bytes) if split is None else list(_one_or_many(path, iter(split), lambda: data))
 
 
+#: the bytes of a pipe read before it is known to hold an mbox (:func:`file_messages`'s test
+#: of a first line reads as much of it as :func:`is_mbox` reads of a file's)
+_PIPE_HEAD = 4096
+
+
+def _pipe_messages(path, max_bytes):
+    """:func:`read_messages` of the pipe ``path`` named by the user: opened once
+    (:func:`textnb.io.corpus.open_input`), an mbox in it split as it comes
+    (:func:`_pipe_mbox`), else its first ``max_bytes`` one message (an empty one refused);
+    InputError naming it when it cannot be read."""
+    from textnb.io.corpus import open_input
+
+    try:
+        with open_input(path) as f:
+            head = f.read(_PIPE_HEAD)
+            messages = file_messages(path, head, max_bytes, pipe=f)
+            if messages is None:
+                yield path, refuse_empty_message(path, _pipe_document(head, f, max_bytes))
+            else:
+                yield from messages
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def _pipe_document(head, stream, max_bytes):
+    """The first ``max_bytes`` bytes (None: all) of a pipe whose first bytes, ``head``, were
+    read and whose rest comes from ``stream``: a pipe that holds one document (not an mbox)
+    is its first ``max_bytes``, as a file is; the rest is not read."""
+    if max_bytes is None:
+        return head + stream.read()
+    if len(head) >= max_bytes:
+        return head[:max_bytes]
+    return head + stream.read(max_bytes - len(head))
+
+
+def _pipe_mbox(path, head, stream, max_bytes):
+    """The ``(source, bytes)`` messages of an mbox in a pipe whose first bytes are ``head``
+    and whose rest comes from ``stream``, read line by line as it comes, by the splitter
+    of a large mbox file (:func:`_mbox_messages`): ``<path>:<n>`` each, its first
+    ``max_bytes`` (every message read, however long the pipe: memory holds one message),
+    a pipe of one message that message, named ``path``, the pipe's first ``max_bytes``
+    with its From line (:func:`_one_or_many`), as for a file."""
+    reader = _KeepFirst(head, stream, max_bytes)
+    messages = _mbox_messages(io.BufferedReader(reader, _CHUNK), _bare_cr_lines(head[:4096]), path, max_bytes)
+    return _one_or_many(path, messages, reader.first)
+
+
+class _KeepFirst(io.RawIOBase):
+    """A binary stream giving ``head`` and then ``stream``'s bytes as they come, which keeps
+    the first ``keep`` of them (None: all): :meth:`first`."""
+
+    def __init__(self, head, stream, keep):
+        self._head, self._stream, self._keep = memoryview(head), stream, keep
+        self._read = getattr(stream, "read1", stream.read)
+        self._kept = bytearray(head if keep is None else head[:keep])
+
+    def readable(self):
+        return True
+
+    def readinto(self, buf):
+        if len(self._head):
+            n = min(len(buf), len(self._head))
+            buf[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        data = self._read(len(buf))
+        buf[:len(data)] = data
+        if self._keep is None:
+            self._kept += data
+        elif len(self._kept) < self._keep:
+            self._kept += data[:self._keep - len(self._kept)]
+        return len(data)
+
+    def first(self):
+        return bytes(self._kept)
+
+
 def is_named_pipe(path):
     """Whether ``path`` (named by the user: not ``-``) is a pipe: a FIFO, a process
     substitution ``<(...)``, ``/dev/stdin`` fed by a pipe. Such a file, named on the command
-    line, is read (once, as it comes: :func:`read_pipe`) by every command that reads
+    line, is read (once, as it comes: :func:`read_messages`) by every command that reads
     documents or mail, as ``textnb predict`` reads it; inside a folder only regular files
     are read (a FIFO there is skipped unopened). Only a file that a command replaces (a
     model file) must be regular. A device or socket is not a pipe (refused by name)."""

@@ -121,11 +121,11 @@ def document_batches(paths, max_bytes, on_binary, tick=None, size=1000, stdin=No
     ``-`` (``stdin``) of ``paths`` (a batch spans paths); a binary file is left out with
     ``on_binary(source, reason)`` called; ``tick()`` after each document read when given;
     ``decode=False``: the documents' bytes, undecoded (:func:`textnb.io.corpus.input_documents`).
-    An mbox file (named, in a folder, or in a pipe named; ``-`` is one document) is split into
-    its messages as ``topicfilter`` and ``spamfilter --batch`` split it
-    (:func:`textnb.io.mailread.file_messages`: ``FILE:N`` each, a file of one message
-    ``FILE``), each read as a document; an empty one is left out with ``on_binary(source,
-    "empty message")``."""
+    An mbox file (named, in a folder, or in a pipe named, read as it comes; ``-`` is one
+    document) is split into its messages as ``topicfilter`` and ``spamfilter --batch`` split
+    it (:func:`textnb.io.mailread.file_messages`: ``FILE:N`` each, its first ``max_bytes``,
+    a file of one message ``FILE``), each read as a document; an empty one is left out
+    with ``on_binary(source, "empty message")``."""
     from textnb.io.corpus import input_documents
     from textnb.io.files import source_batches
     from textnb.io.mailread import file_messages, is_empty_message
