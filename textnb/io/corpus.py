@@ -45,8 +45,8 @@ from pathlib import Path
 
 from textnb.core.errors import (STDIN_NAME, DataWarning, InputError, ModelGivenAsData, NotATextCorpus, check_input,
                                  counted, empty_input, input_name, missing_input, missing_reason, short_repr)
-from textnb.io.files import (MAILDIR_PARTS, cut_text, decode_cut, file_identity, folder_files, is_maildir,
-                             noting_empty_folder, open_regular_binary, read_regular_file, refuse_device)
+from textnb.io.files import (MAILDIR_PARTS, Prefixed, cut_text, decode_cut, file_identity, first_bytes, folder_files,
+                             is_maildir, noting_empty_folder, open_regular_binary, read_regular_file, refuse_device)
 from textnb.io.numbers import is_number
 
 __all__ = [
@@ -692,7 +692,7 @@ def _open_stream(path):
     except BaseException:
         os.close(fd)
         raise
-    return io.BufferedReader(_Prefixed(first, f, close=True)) if first else f
+    return io.BufferedReader(Prefixed(first, f, close=True)) if first else f
 
 
 #: the PATH that names standard input (:func:`_named_stream`)
@@ -732,7 +732,7 @@ def _open_stdin():
     stream = getattr(stdin, "buffer", None)
     if stream is None:  # a text stream without bytes under it (io.StringIO)
         return io.BytesIO(stdin.read().encode("utf-8", "surrogateescape"))
-    return io.BufferedReader(_Prefixed(b"", stream))
+    return io.BufferedReader(Prefixed(b"", stream))
 
 
 def _read_stream(path, limit=None, *, binary_what=None):
@@ -976,31 +976,6 @@ def _warn_label_lists(path, listed):
                   f"--labels FILE, or a fastText file ('__label__a __label__b text')", DataWarning, stacklevel=3)
 
 
-class _Prefixed(io.RawIOBase):
-    """A binary stream that gives ``first`` (bytes already read) and then the rest of ``stream``."""
-
-    def __init__(self, first, stream, *, close=False):
-        self._first, self._stream, self._close = memoryview(first), stream, close
-
-    def close(self):
-        if self._close and not self.closed:
-            self._stream.close()
-        super().close()
-
-    def readable(self):
-        return True
-
-    def readinto(self, buf):
-        if len(self._first):
-            n = min(len(buf), len(self._first))
-            buf[:n] = self._first[:n]
-            self._first = self._first[n:]
-            return n
-        data = self._stream.read(len(buf))
-        buf[:len(data)] = data
-        return len(data)
-
-
 #: the fewest bytes of a TSV/CSV field :func:`iter_rows` keeps (a label is never cut)
 _MIN_FIELD_CAP = 1 << 16
 
@@ -1162,7 +1137,7 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
         first = stream.read(_SNIFF)
         if is_binary(first):
             raise binary_refusal(path, first, f"a TSV/CSV {'corpus' if need_label else 'file'}")
-        raw_lines = io.BufferedReader(_Prefixed(first, stream))
+        raw_lines = io.BufferedReader(Prefixed(first, stream))
         first_line = first.split(b"\n", 1)[0]
         cap = max(max_bytes + 8, _MIN_FIELD_CAP)
         if path.lower().endswith((".tsv", ".tab")) or b"\t" in first_line:  # TSV: a row is a line
@@ -1259,12 +1234,7 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
         messages = split(source, data, pipe) if split is not None and splits else None
         if messages is None:
             if pipe:  # a pipe of one document: its first max_bytes (the rest is not read)
-                if max_bytes is None:
-                    data += pipe.read()
-                elif len(data) < max_bytes:
-                    data += pipe.read(max_bytes - len(data))
-                else:
-                    data = data[:max_bytes]
+                data = first_bytes(data, pipe, max_bytes)
             text = text_of(data)
             yield source, text, None if text is not None else (reason() if reason else _binary_reason(data))
             return

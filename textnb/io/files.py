@@ -11,7 +11,7 @@ import os
 from textnb.core.errors import InputError
 from textnb.core.regular import NotRegularFile, open_regular_stat
 
-__all__ = ["BATCH_BYTES", "MAILDIR_PARTS", "bounded_runs", "cut_text", "decode_cut", "file_identity", "folder_files",
+__all__ = ["BATCH_BYTES", "MAILDIR_PARTS", "Prefixed", "first_bytes", "bounded_runs", "cut_text", "decode_cut", "file_identity", "folder_files",
            "is_device", "is_maildir", "noting_empty_folder", "open_regular_binary", "read_regular_file", "refuse_device",
            "regular_reader", "source_batches"]
 
@@ -323,3 +323,54 @@ def decode_cut(data, encoding, cut):
         if cut and exc.end == len(data) and exc.reason == "unexpected end of data":
             return data[:exc.start].decode(encoding)
         raise
+
+
+class Prefixed(io.RawIOBase):
+    """A binary stream that gives ``first`` (bytes already read, e.g. a pipe's first bytes
+    sniffed) and then the rest of ``stream`` as it comes (``read1`` when it has one: a pipe's
+    bytes as they arrive). ``close``: closing it closes ``stream``. ``keep``: the first
+    ``keep`` bytes it gives are kept (None: all of them), :meth:`kept` (the one-message mbox
+    of a pipe is its first bytes, as a file's is)."""
+
+    def __init__(self, first, stream, *, close=False, keep=0):
+        self._first, self._stream, self._close = memoryview(first), stream, close
+        self._read = getattr(stream, "read1", stream.read)
+        self._keep = keep
+        self._kept = bytearray(first if keep is None else first[:keep])
+
+    def close(self):
+        if self._close and not self.closed:
+            self._stream.close()
+        super().close()
+
+    def readable(self):
+        return True
+
+    def readinto(self, buf):
+        if len(self._first):
+            n = min(len(buf), len(self._first))
+            buf[:n] = self._first[:n]
+            self._first = self._first[n:]
+            return n
+        data = self._read(len(buf))
+        buf[:len(data)] = data
+        if self._keep is None:
+            self._kept += data
+        elif len(self._kept) < self._keep:
+            self._kept += data[:self._keep - len(self._kept)]
+        return len(data)
+
+    def kept(self):
+        """The first ``keep`` bytes given (fewer when the stream ended first)."""
+        return bytes(self._kept)
+
+
+def first_bytes(head, stream, max_bytes):
+    """The first ``max_bytes`` bytes (None: all) of a pipe whose first bytes, ``head``, were
+    read and whose rest comes from ``stream``: a pipe that holds one document is its first
+    ``max_bytes``, as a file is; the rest is not read."""
+    if max_bytes is None:
+        return head + stream.read()
+    if len(head) >= max_bytes:
+        return head[:max_bytes]
+    return head + stream.read(max_bytes - len(head))

@@ -49,7 +49,6 @@ from textnb.io.mailread import (  # noqa: F401 (re-exported: the reading half of
     file_messages,
     is_named_pipe,
     PIPE,
-    read_pipe,
     refuse_empty_message,
 )
 
@@ -87,7 +86,6 @@ __all__ = [
     "file_messages",
     "is_named_pipe",
     "PIPE",
-    "read_pipe",
     "refuse_empty_message",
     "is_empty_message",
     "is_mbox",

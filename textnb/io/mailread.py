@@ -14,13 +14,13 @@ import stat
 from textnb.core.errors import InputError, missing_input
 from textnb.core.regular import NotRegularFile, open_regular_stat
 from textnb.core.forkmap import can_fork_here, fork_map, jobs_count, spare_cpus
-from textnb.io.files import (MAILDIR_PARTS, decode_cut, folder_files, is_maildir, noting_empty_folder, refuse_device,
-                             regular_reader)
+from textnb.io.files import (MAILDIR_PARTS, Prefixed, decode_cut, first_bytes, folder_files, is_maildir,
+                             noting_empty_folder, refuse_device, regular_reader)
 from textnb.io.files import read_regular_file as _read_file
 
 __all__ = ["DEFAULT_MAX_BYTES", "decode_bytes", "read_capped", "is_special", "is_maildir", "is_mbox",
            "looks_like_mail", "is_empty_message", "refuse_empty_message", "iter_messages", "message_files", "read_messages",
-           "file_messages", "PIPE", "is_named_pipe", "read_pipe", "map_messages"]
+           "file_messages", "PIPE", "is_named_pipe", "map_messages"]
 
 #: Bytes of one message that are read and parsed; the rest is skipped.
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
@@ -757,7 +757,7 @@ def _mbox_piece(path, max_bytes, start, stop):
 
 
 #: ``whole`` of a pipe named by the user in :func:`message_files`' pairs (:func:`is_named_pipe`):
-#: :func:`read_messages` reads it once, as it comes (:func:`read_pipe`).
+#: :func:`read_messages` reads it once, as it comes (:func:`_pipe_messages`).
 PIPE = "pipe"
 
 
@@ -817,18 +817,14 @@ def file_messages(path, data, max_bytes=DEFAULT_MAX_BYTES, *, pipe=False):
     is (its ``From`` line too, :func:`_one_or_many`); an empty message stays so (the
     caller refuses it, :func:`is_empty_message`). None when ``data`` is not an mbox (the
     file is one document, ``data``). The messages are split from ``data`` when it holds
-    the whole file, else the file is read on in steps; ``pipe`` True: ``data`` is all there
-    is (a pipe cannot be read again), split in memory; ``pipe`` a binary stream: ``data``
-    is the first bytes of a pipe (at least 4096, :data:`_PIPE_HEAD`, or all there is) and the rest
-    comes from ``pipe``: the messages are read from it as they come
-    (:func:`_pipe_mbox`: each one's first ``max_bytes``, memory bounded by one message)."""
+    the whole file, else the file is read on in steps; ``pipe`` (a binary stream): ``data``
+    is the first bytes of a pipe (at least 4096, :data:`_PIPE_HEAD`, or all there is) and the
+    rest comes from ``pipe``: the messages are read from it as they come (:func:`_pipe_mbox`:
+    each one's first ``max_bytes``, memory bounded by one message)."""
     if not (data.startswith(b"From ") and _starts_with_from_line(data)):
         return None
-    if pipe is not True and pipe:
-        return _pipe_mbox(path, data, pipe, max_bytes)
     if pipe:
-        split = _split_small_mbox(path, data)
-        return [(path, data)] if split is None else list(_one_or_many(path, iter(split), lambda: data))
+        return _pipe_mbox(path, data, pipe, max_bytes)
     # an mbox: split from these bytes when they hold the whole file, else read in steps
     split = None if len(data) > _SMALL_MBOX or (max_bytes is not None and len(data) >= max_bytes) \
         else _split_small_mbox(path, data)
@@ -852,22 +848,11 @@ def _pipe_messages(path, max_bytes):
             head = f.read(_PIPE_HEAD)
             messages = file_messages(path, head, max_bytes, pipe=f)
             if messages is None:
-                yield path, refuse_empty_message(path, _pipe_document(head, f, max_bytes))
+                yield path, refuse_empty_message(path, first_bytes(head, f, max_bytes))
             else:
                 yield from messages
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-
-
-def _pipe_document(head, stream, max_bytes):
-    """The first ``max_bytes`` bytes (None: all) of a pipe whose first bytes, ``head``, were
-    read and whose rest comes from ``stream``: a pipe that holds one document (not an mbox)
-    is its first ``max_bytes``, as a file is; the rest is not read."""
-    if max_bytes is None:
-        return head + stream.read()
-    if len(head) >= max_bytes:
-        return head[:max_bytes]
-    return head + stream.read(max_bytes - len(head))
 
 
 def _pipe_mbox(path, head, stream, max_bytes):
@@ -877,39 +862,9 @@ def _pipe_mbox(path, head, stream, max_bytes):
     ``max_bytes`` (every message read, however long the pipe: memory holds one message),
     a pipe of one message that message, named ``path``, the pipe's first ``max_bytes``
     with its From line (:func:`_one_or_many`), as for a file."""
-    reader = _KeepFirst(head, stream, max_bytes)
+    reader = Prefixed(head, stream, keep=max_bytes)
     messages = _mbox_messages(io.BufferedReader(reader, _CHUNK), _bare_cr_lines(head[:4096]), path, max_bytes)
-    return _one_or_many(path, messages, reader.first)
-
-
-class _KeepFirst(io.RawIOBase):
-    """A binary stream giving ``head`` and then ``stream``'s bytes as they come, which keeps
-    the first ``keep`` of them (None: all): :meth:`first`."""
-
-    def __init__(self, head, stream, keep):
-        self._head, self._stream, self._keep = memoryview(head), stream, keep
-        self._read = getattr(stream, "read1", stream.read)
-        self._kept = bytearray(head if keep is None else head[:keep])
-
-    def readable(self):
-        return True
-
-    def readinto(self, buf):
-        if len(self._head):
-            n = min(len(buf), len(self._head))
-            buf[:n] = self._head[:n]
-            self._head = self._head[n:]
-            return n
-        data = self._read(len(buf))
-        buf[:len(data)] = data
-        if self._keep is None:
-            self._kept += data
-        elif len(self._kept) < self._keep:
-            self._kept += data[:self._keep - len(self._kept)]
-        return len(data)
-
-    def first(self):
-        return bytes(self._kept)
+    return _one_or_many(path, messages, reader.kept)
 
 
 def is_named_pipe(path):
@@ -925,20 +880,6 @@ def is_named_pipe(path):
         return stat.S_ISFIFO(os.stat(path).st_mode)
     except (OSError, ValueError):
         return False
-
-
-def read_pipe(path, max_bytes=DEFAULT_MAX_BYTES):
-    """The first ``max_bytes`` bytes (None: all) of the pipe ``path``, read by the one pipe
-    reader of named inputs (:func:`textnb.io.corpus.open_input`: a FIFO that no process
-    writes to is refused after :data:`textnb.io.corpus.PIPE_WAIT` seconds, never waited for
-    without end); InputError naming it when it cannot be read."""
-    from textnb.io.corpus import open_input
-
-    try:
-        with open_input(path) as f:
-            return f.read(max_bytes) if max_bytes is not None else f.read()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
 def is_empty_message(data):
