@@ -404,3 +404,22 @@ def post(port, body, path="/classify", headers=None):
         return r.status, json.loads(r.read())
     finally:
         conn.close()
+
+
+def wait_reading_stdin(proc, limit=120.0):
+    """Wait (without asserting on time) until ``proc`` is blocked reading a pipe (``read(0,
+    ...)``, or waiting in ``poll``/``select`` on it, as the Python client does), so a signal
+    lands where the filter holds the message; gives up quietly after ``limit``."""
+    import time
+    from pathlib import Path
+
+    end = time.monotonic() + limit
+    while time.monotonic() < end and proc.poll() is None:
+        try:
+            wchan = Path(f"/proc/{proc.pid}/wchan").read_text()
+            syscall = Path(f"/proc/{proc.pid}/syscall").read_text()
+        except OSError:
+            return
+        if "pipe" in wchan or "poll" in wchan or "select" in wchan or syscall.startswith("0 0x0 "):
+            return
+        time.sleep(0.02)

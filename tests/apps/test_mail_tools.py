@@ -14,7 +14,6 @@ import subprocess
 import sys
 import termios
 import tempfile
-import time
 import tomllib
 from pathlib import Path
 
@@ -24,6 +23,7 @@ import textnb
 from textnb.apps.filtering import train_model
 from textnb.cli.mailfilters import filter_main
 from textnb.cli.topicfilter import topic_main
+from conftest import wait_reading_stdin
 
 REPO = Path(__file__).resolve().parents[2]
 SPAMFILTER = REPO / "scripts" / "spamfilter"
@@ -58,21 +58,6 @@ def env():
 
 def script(*args):
     return [sys.executable, str(SPAMFILTER), *map(str, args)]
-
-
-def wait_reading_stdin(proc, limit=120.0):
-    """Wait (without asserting on time) until ``proc`` is blocked reading a pipe, so a
-    signal lands where the filter holds the message; gives up quietly after ``limit``."""
-    end = time.monotonic() + limit
-    while time.monotonic() < end and proc.poll() is None:
-        try:
-            wchan = Path(f"/proc/{proc.pid}/wchan").read_text()
-            syscall = Path(f"/proc/{proc.pid}/syscall").read_text()
-        except OSError:
-            return
-        if "pipe" in wchan or "poll" in wchan or syscall.startswith("0 0x0 "):
-            return
-        time.sleep(0.05)
 
 
 # -- installation ---------------------------------------------------------------------------

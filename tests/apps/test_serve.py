@@ -882,6 +882,7 @@ def _goemotions_sample(n_train, n_test):
     return lines, [texts[k] for k in test]
 
 
+@pytest.mark.slow  # (a shared corpus)
 def test_a_goemotions_model_is_served_as_textnb_predict_answers_it(tmp_path):
     """On real data: a multi-label model of 4,000 GoEmotions comments (28 labels) serves 300
     test comments with the labels and numbers textnb predict gives them, with and without

@@ -22,7 +22,7 @@ from textnb.apps.spamclient import client_main
 from textnb.apps.spamclient_build import ClientBuildError, build_client
 from textnb.cli.mailfilters import filter_main
 
-from conftest import FakeServer
+from conftest import FakeServer, wait_reading_stdin
 from test_serve import HAM_WORDS, SPAM_WORDS, mail_bytes, spam_model  # noqa: F401 (spam_model: a fixture)
 
 REPO = Path(__file__).resolve().parents[2]
@@ -306,18 +306,6 @@ def test_with_batch_no_python_copies_nothing_to_stdout(tmp_path, spam_model):
     assert c_client(exe, ["-p", "-mB"], msg, env=bare)[:2] == (3, msg)  # (-m's value "B": the message goes on)
 
 
-def wait_reading_stdin(proc, limit=60.0):
-    end = time.monotonic() + limit
-    while time.monotonic() < end and proc.poll() is None:
-        try:
-            syscall = Path(f"/proc/{proc.pid}/syscall").read_text()
-        except OSError:
-            return
-        if syscall.startswith("0 0x0 "):  # read(0, ...)
-            return
-        time.sleep(0.02)
-
-
 @pytest.mark.parametrize("sig,code,line", [(signal.SIGINT, 130, "spamfilter: interrupted\n"),
                                            (signal.SIGTERM, 3, "spamfilter: terminated by signal 15\n"),
                                            (signal.SIGHUP, 3, "spamfilter: terminated by signal 1\n")])
@@ -379,7 +367,7 @@ def test_a_second_ctrl_c_while_the_message_is_passed_through_is_the_same_request
 
         feeder = threading.Thread(target=feed)
         feeder.start()
-        _waiting_in(proc, "1 0x1 ")  # write(1, ...): the pipe to this test is full
+        _waiting_in(proc, "1 ")  # write(): the pipe to this test is full (the Python client writes a dup of fd 1)
         proc.send_signal(signal.SIGINT)
         out = proc.stdout.read()
         feeder.join(60)

@@ -206,6 +206,7 @@ def test_looks_like_data_rule():
     assert column_refs("f", ["b", "3-last", "first"], ["a", "b", "c", "d"]) == ["a", "b", "c", "d"]
 
 
+@pytest.mark.slow  # (reads every shared table)
 @needs_uci
 def test_no_false_alarm_on_the_shared_tables_and_headerless_ones_found():
     """Every shared UCI table (and the bundled ARFF files) written as a CSV with its header:
