@@ -115,7 +115,8 @@ def test_evaluate_names_the_file_of_numbers_too_large_to_model(tmp_path, protoco
     one_error_line(err, "huge.csv: ", "'x'", "too large")
 
 
-@pytest.mark.parametrize("model, words", [("tan", "the CPT of 'b' would have"), ("aode", "AODE's pair table would have")])
+@pytest.mark.parametrize("model, words", [pytest.param("tan", "the CPT of 'b' would have", marks=pytest.mark.slow),  # (3.7 s)
+                                          ("aode", "AODE's pair table would have")])
 def test_tables_too_wide_for_tan_or_aode_are_a_data_error_naming_the_file(tmp_path, model, words):
     """Two ID-like columns (a value per row): TAN's CPT of one under the other, AODE's pair table
     would be too large. ``train`` and ``evaluate`` say so in one line naming the file, exit 1
