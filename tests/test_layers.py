@@ -100,6 +100,7 @@ def _edges():
                 yield name, target, line
 
 
+@pytest.mark.slow  # (2.4 s: it imports every module)
 def test_imports_by_name_are_seen():
     """The edges include imports made by name (the lazy exports of a package)."""
     edges = {(src, dst) for src, dst, _ in _project_edges()}
