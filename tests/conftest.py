@@ -423,3 +423,26 @@ def wait_reading_stdin(proc, limit=120.0):
         if "pipe" in wchan or "poll" in wchan or "select" in wchan or syscall.startswith("0 0x0 "):
             return
         time.sleep(0.02)
+
+
+def run_spamfilter(argv, stdin=b""):
+    """``(exit status, stdout text, stderr text)`` of ``spamfilter ARGV`` run in this process
+    (:func:`textnb.cli.mailfilters.filter_main`), ``stdin`` its standard input."""
+    import io
+
+    from textnb.cli.mailfilters import filter_main
+
+    out, err = io.BytesIO(), io.StringIO()
+    code = filter_main([str(a) for a in argv], stdin=io.BytesIO(stdin), stdout=out, stderr=err)
+    return code, out.getvalue().decode(), err.getvalue()
+
+
+def run_topicfilter(argv):
+    """``(exit status, stdout, stderr)`` of ``topicfilter ARGV`` run in this process."""
+    import io
+
+    from textnb.cli.topicfilter import topic_main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = topic_main([str(a) for a in argv], stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()

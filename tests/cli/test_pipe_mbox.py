@@ -9,9 +9,8 @@ import threading
 
 import pytest
 
-from conftest import SMS_TSV, cli, tiny_mail, watchdog
+from conftest import SMS_TSV, cli, run_spamfilter, run_topicfilter, tiny_mail, watchdog
 from textnb.cli.mailfilters import filter_main
-from textnb.cli.topicfilter import topic_main
 
 WORDS = "free cash prize now call lunch meeting tomorrow see you at noon win claim".split()
 
@@ -58,26 +57,14 @@ def _fifo_of(tmp_path, data, name="pipe"):
     return fifo, writer
 
 
-def _spamfilter(argv):
-    out, err = io.BytesIO(), io.StringIO()
-    code = filter_main([str(a) for a in argv], stdin=io.BytesIO(), stdout=out, stderr=err)
-    return code, out.getvalue().decode(), err.getvalue()
-
-
-def _topicfilter(argv):
-    out, err = io.StringIO(), io.StringIO()
-    code = topic_main([str(a) for a in argv], stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
-
-
 def _run(command, models, path, out_dir=None):
     """(status, output, errors) of ``command`` reading ``path`` (topicfilter's destination
     column left out: it is named after the input)."""
     if command == "predict":
         return cli("predict", models["text"], path, "--max-bytes", MAX, "--proba")
     if command == "spamfilter":
-        return _spamfilter(["-m", models["spam"], "--max-bytes", MAX, "--batch", path])
-    rc, out, err = _topicfilter(["-m", models["text"], "-o", out_dir, "--dry-run", "--uncalibrated",
+        return run_spamfilter(["-m", models["spam"], "--max-bytes", MAX, "--batch", path])
+    rc, out, err = run_topicfilter(["-m", models["text"], "-o", out_dir, "--dry-run", "--uncalibrated",
                                  "--max-bytes", MAX, path])
     return rc, "".join("\t".join(line.split("\t")[:3]) + "\n" for line in out.splitlines()), err
 

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MULTI, SMS_TSV, cli, one_error_line, tiny_mail
+from conftest import MULTI, SMS_TSV, cli, one_error_line, run_spamfilter, run_topicfilter, tiny_mail
 from textnb.cli.mailfilters import filter_main
-from textnb.cli.topicfilter import topic_main
 from textnb.core.model_io import looks_like_model
 
 REPO = Path(__file__).resolve().parents[2]
@@ -32,18 +31,6 @@ def models(tmp_path_factory):
                        stdin=io.BytesIO(), stdout=io.BytesIO(), stderr=err)
     assert code == 0, err.getvalue()
     return paths
-
-
-def _spamfilter(argv):
-    out, err = io.BytesIO(), io.StringIO()
-    code = filter_main([str(a) for a in argv], stdin=io.BytesIO(), stdout=out, stderr=err)
-    return code, out.getvalue().decode(), err.getvalue()
-
-
-def _topicfilter(argv):
-    out, err = io.StringIO(), io.StringIO()
-    code = topic_main([str(a) for a in argv], stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 # --------------------------------------------------------------------------- a missing input
@@ -72,8 +59,8 @@ def test_the_filters_word_a_missing_path_as_predict_does(models, tmp_path):
     missing = tmp_path / "missing"
     said = f"{missing}: no such file or folder"
     one_error_line(cli("predict", models["text"], missing)[2], said)
-    assert _topicfilter(["-m", models["text"], "-o", tmp_path / "out", missing])[2] == f"topicfilter: {said}\n"
-    assert _spamfilter(["-m", models["spam"], "--batch", missing])[2] == f"spamfilter: {said}\n"
+    assert run_topicfilter(["-m", models["text"], "-o", tmp_path / "out", missing])[2] == f"topicfilter: {said}\n"
+    assert run_spamfilter(["-m", models["spam"], "--batch", missing])[2] == f"spamfilter: {said}\n"
 
 
 # --------------------------------------------------------------------------- a model file given as data
@@ -117,7 +104,7 @@ def test_only_a_model_files_first_bytes_tell_it(models, tmp_path):
 
 
 # --------------------------------------------------------------------------- an empty folder
-def test_an_empty_folder_is_one_warning_line_in_predict_topicfilter_and_spamfilter(models, tmp_path):
+def test_an_empty_folder_is_one_warning_line_in_predict_topicfilter_andrun_spamfilter(models, tmp_path):
     """``predict MODEL EMPTYDIR``, ``topicfilter ... EMPTYDIR`` and ``spamfilter --batch
     EMPTYDIR`` (a spam model given to predict too) printed nothing and exited 0 without a
     word: one warning line each, in its program's form, stdout empty, the exit status kept."""
@@ -127,9 +114,9 @@ def test_an_empty_folder_is_one_warning_line_in_predict_topicfilter_and_spamfilt
     said = f"{empty}: no documents in this folder\n"
     assert cli("predict", models["text"], empty) == (0, "", f"textnb: warning: {said}")
     assert cli("predict", models["multilabel"], empty) == (0, "", f"textnb: warning: {said}")
-    assert _topicfilter(["-m", models["text"], "-o", tmp_path / "out", "--uncalibrated", empty]) == \
+    assert run_topicfilter(["-m", models["text"], "-o", tmp_path / "out", "--uncalibrated", empty]) == \
         (0, "", f"topicfilter: warning: {said}")
-    assert _spamfilter(["-m", models["spam"], "--batch", empty]) == (0, "", f"spamfilter: warning: {said}")
+    assert run_spamfilter(["-m", models["spam"], "--batch", empty]) == (0, "", f"spamfilter: warning: {said}")
 
 
 def test_a_folder_with_documents_or_skipped_files_gets_no_empty_warning(models, tmp_path):
