@@ -104,7 +104,7 @@ def test_only_a_model_files_first_bytes_tell_it(models, tmp_path):
 
 
 # --------------------------------------------------------------------------- an empty folder
-def test_an_empty_folder_is_one_warning_line_in_predict_topicfilter_andrun_spamfilter(models, tmp_path):
+def test_an_empty_folder_is_one_warning_line_in_predict_topicfilter_and_spamfilter(models, tmp_path):
     """``predict MODEL EMPTYDIR``, ``topicfilter ... EMPTYDIR`` and ``spamfilter --batch
     EMPTYDIR`` (a spam model given to predict too) printed nothing and exited 0 without a
     word: one warning line each, in its program's form, stdout empty, the exit status kept."""
