@@ -164,27 +164,23 @@ class ModelOptions:
         return cls(**values)
 
 
-#: options only tables take, and options only documents (and a table's text attributes)
-#: take: (command-line flag, ModelOptions field)
-TABLE_OPTIONS = (("--numeric", "numeric"), ("--bins", "bins"), ("--nominal", "nominal"),
-                 ("--interval-fit", "interval_fit"), ("--missing", "missing"), ("--structure", "structure"))
-DOCUMENT_OPTIONS = (("--no-lowercase", "no_lowercase"), ("--token-pattern", "token_pattern"),
-                    ("--stop-words", "stop_words"), ("--stem", "stem"), ("--ngram", "ngram"), ("--min-df", "min_df"),
-                    ("--max-df", "max_df"), ("--max-features", "max_features"), ("--binary", "binary"),
-                    ("--norm", "norm"), ("--weighting", "weighting"), ("--select", "select"))
+def _given_options(opts):
+    """:class:`textnb.io.inputs.InputOptions` holding the options of :data:`textnb.io.inputs.OPTION_USES`
+    that ``opts`` (a :class:`ModelOptions`) gives: what the one rule for unused options reads."""
+    from textnb.io.inputs import OPTION_USES, InputOptions
 
-
-#: document options no table model takes: a table's text attributes are counted by
-#: multinomial parts, which take the tokenizer options only
-_DOCUMENT_MODEL_OPTIONS = (("--norm", "norm"), ("--weighting", "weighting"), ("--select", "select"))
+    return InputOptions(given=tuple(flag for flag, (name, _) in OPTION_USES.items()
+                                    if getattr(opts, name, None) not in (None, False)))
 
 
 def _refuse_document_model_options(opts, source):
-    """``--norm``, ``--weighting``, ``--select`` with any table: the one rule's refusal
-    (:func:`textnb.io.inputs.refuse_unread_options`), for the library's callers."""
-    from textnb.io.inputs import InputOptions, refuse_unread_options
+    """``--norm``, ``--weighting``, ``--select`` with any table (a table's text attributes are
+    counted by multinomial parts, which take the tokenizer options only): the one rule's
+    refusal (:func:`textnb.io.inputs.refuse_unread_options`, ``"mixed table"``), for the
+    library's callers."""
+    from textnb.io.inputs import refuse_unread_options
 
-    refuse_unread_options(source, InputOptions(given=tuple(_flags(opts, _DOCUMENT_MODEL_OPTIONS))), "mixed table")
+    refuse_unread_options(source, _given_options(opts), "mixed table")
 
 
 def check_options_fit(opts, kind, data):
@@ -195,17 +191,11 @@ def check_options_fit(opts, kind, data):
     options were left unused without a word.) The one rule,
     :func:`textnb.io.inputs.refuse_unread_options` (which ``load_input`` applies itself),
     for options the library's callers hold as a :class:`ModelOptions`."""
-    from textnb.io.inputs import InputOptions, refuse_unread_options, table_read_as
+    from textnb.io.inputs import refuse_unread_options, table_read_as
 
     if kind not in ("text", "table"):
         return
-    flags = [flag for flag, name in TABLE_OPTIONS + DOCUMENT_OPTIONS if getattr(opts, name) not in (None, False)]
-    read_as = "text" if kind == "text" else table_read_as(data)
-    refuse_unread_options(data.source, InputOptions(given=tuple(flags)), read_as)
-
-
-def _flags(opts, options):
-    return [flag for flag, name in options if getattr(opts, name) not in (None, False)]
+    refuse_unread_options(data.source, _given_options(opts), "text" if kind == "text" else table_read_as(data))
 
 
 def _given(**kwargs):
