@@ -46,7 +46,7 @@ from pathlib import Path
 from textnb.core.errors import (STDIN_NAME, DataWarning, InputError, ModelGivenAsData, NotATextCorpus, check_input,
                                  counted, empty_input, input_name, missing_input, missing_reason, short_repr)
 from textnb.io.files import (MAILDIR_PARTS, Prefixed, cut_text, decode_cut, file_identity, first_bytes, folder_files,
-                             is_maildir, noting_empty_folder, open_regular_binary, read_regular_file, refuse_device)
+                             is_maildir, is_named_pipe, noting_empty_folder, open_regular_binary, read_regular_file, refuse_device)
 from textnb.io.numbers import is_number
 
 __all__ = [
@@ -1286,15 +1286,7 @@ def _named_stream(path):
     document by ``predict``, a corpus or table by :func:`read_piped`). A folder's walk never
     meets one (:func:`_walk_files` lists regular files). A device or socket is not one: it
     is refused by name (:func:`~textnb.io.files.refuse_device`)."""
-    import stat
-
-    if os.fspath(path) == STDIN:
-        return True
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return False
-    return stat.S_ISFIFO(mode)
+    return os.fspath(path) == STDIN or is_named_pipe(path)
 
 
 def document_size(doc, max_bytes=MAX_DOCUMENT_BYTES):

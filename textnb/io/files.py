@@ -12,7 +12,7 @@ from textnb.core.errors import InputError
 from textnb.core.regular import NotRegularFile, open_regular_stat
 
 __all__ = ["BATCH_BYTES", "MAILDIR_PARTS", "Prefixed", "first_bytes", "bounded_runs", "cut_text", "decode_cut", "file_identity", "folder_files",
-           "is_device", "is_maildir", "noting_empty_folder", "open_regular_binary", "read_regular_file", "refuse_device",
+           "is_device", "is_maildir", "is_named_pipe", "noting_empty_folder", "open_regular_binary", "read_regular_file", "refuse_device",
            "regular_reader", "source_batches"]
 
 _CHUNK = 1 << 16
@@ -259,6 +259,24 @@ def is_device(path):
     except (OSError, ValueError):
         return False
     return stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode)
+
+
+def is_named_pipe(path):
+    """Whether ``path`` (named by the user: not ``-``) is a pipe: a FIFO, a process
+    substitution ``<(...)``, ``/dev/stdin`` fed by a pipe. Such a file, named on the command
+    line, is read (once, as it comes: :func:`textnb.io.mailread.read_messages`, :func:`textnb.io.corpus.input_documents`) by every command that reads
+    documents or mail, as ``textnb predict`` reads it; inside a folder only regular files
+    are read (a FIFO there is skipped unopened). Only a file that a command replaces (a
+    model file) must be regular. A device or socket is not a pipe (refused by name)."""
+    if os.fspath(path) == "-":
+        return False
+    try:
+        import stat
+
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
 
 
 def refuse_device(path):

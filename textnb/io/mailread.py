@@ -15,7 +15,7 @@ from textnb.core.errors import InputError, missing_input
 from textnb.core.regular import NotRegularFile, open_regular_stat
 from textnb.core.forkmap import can_fork_here, fork_map, jobs_count, spare_cpus
 from textnb.io.files import (MAILDIR_PARTS, Prefixed, decode_cut, first_bytes, folder_files, is_maildir,
-                             noting_empty_folder, refuse_device, regular_reader)
+                             is_named_pipe, noting_empty_folder, refuse_device, regular_reader)
 from textnb.io.files import read_regular_file as _read_file
 
 __all__ = ["DEFAULT_MAX_BYTES", "decode_bytes", "read_capped", "is_special", "is_maildir", "is_mbox",
@@ -865,21 +865,6 @@ def _pipe_mbox(path, head, stream, max_bytes):
     reader = Prefixed(head, stream, keep=max_bytes)
     messages = _mbox_messages(io.BufferedReader(reader, _CHUNK), _bare_cr_lines(head[:4096]), path, max_bytes)
     return _one_or_many(path, messages, reader.kept)
-
-
-def is_named_pipe(path):
-    """Whether ``path`` (named by the user: not ``-``) is a pipe: a FIFO, a process
-    substitution ``<(...)``, ``/dev/stdin`` fed by a pipe. Such a file, named on the command
-    line, is read (once, as it comes: :func:`read_messages`) by every command that reads
-    documents or mail, as ``textnb predict`` reads it; inside a folder only regular files
-    are read (a FIFO there is skipped unopened). Only a file that a command replaces (a
-    model file) must be regular. A device or socket is not a pipe (refused by name)."""
-    if os.fspath(path) == "-":
-        return False
-    try:
-        return stat.S_ISFIFO(os.stat(path).st_mode)
-    except (OSError, ValueError):
-        return False
 
 
 def is_empty_message(data):
