@@ -446,3 +446,17 @@ def run_topicfilter(argv):
     out, err = io.StringIO(), io.StringIO()
     code = topic_main([str(a) for a in argv], stdout=out, stderr=err)
     return code, out.getvalue(), err.getvalue()
+
+
+def big_tsv(path, rows=120_000):
+    """Write a seeded ``label<TAB>text`` corpus of ``rows`` 20-word lines (3,000 words, two
+    classes) at ``path``: enough for training to run a while with its workers (the stop-signal
+    tests send their signals then). Returns ``path``."""
+    import random
+
+    rng = random.Random(0)
+    words = [f"w{i}x" for i in range(3000)]
+    with open(path, "w") as f:
+        for i in range(rows):
+            f.write(("spam" if i % 2 else "ham") + "\t" + " ".join(rng.choices(words, k=20)) + "\n")
+    return path

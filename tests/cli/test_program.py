@@ -212,16 +212,12 @@ def test_ctrl_c_twice_while_the_workers_run_is_one_line_and_status_130(tmp_path,
     traceback, or a second ``textnb: interrupted``) or once the interpreter had put the default
     handler back for its exit (the process killed by SIGINT, -2, no status). Now one line, 130,
     no traceback, no model written."""
-    import random
     import signal
     import time
 
-    rng = random.Random(0)
-    words = [f"w{i}x" for i in range(3000)]
-    corpus = tmp_path / "big.tsv"
-    with corpus.open("w") as f:
-        for i in range(120_000):
-            f.write(("spam" if i % 2 else "ham") + "\t" + " ".join(rng.choices(words, k=20)) + "\n")
+    from conftest import big_tsv
+
+    corpus = big_tsv(tmp_path / "big.tsv")
     model = tmp_path / "m.tnb"
     env = dict(os.environ, PYTHONPATH=str(ROOT), OPENBLAS_NUM_THREADS="1")
     textnb = [sys.executable, "-m", "textnb"]

@@ -310,15 +310,11 @@ def test_a_worker_killed_is_one_error_and_the_others_are_stopped():
 def test_textnb_train_stopped_by_a_signal_stops_its_workers(tmp_path, signame, status):
     """``textnb train --jobs 2`` told to stop while its workers stem: one line, status
     128 + N (130 for a Ctrl-C), no worker left running, no model written."""
-    import random
     import signal
 
-    rng = random.Random(0)
-    words = [f"w{i}x" for i in range(3000)]
-    corpus = tmp_path / "big.tsv"
-    with corpus.open("w") as f:
-        for i in range(120_000):
-            f.write(("spam" if i % 2 else "ham") + "\t" + " ".join(rng.choices(words, k=20)) + "\n")
+    from conftest import big_tsv
+
+    corpus = big_tsv(tmp_path / "big.tsv")
     model = tmp_path / "m.tnb"
     proc = subprocess.Popen([sys.executable, "-c", "from textnb.cli.program import main; raise SystemExit(main())",
                              "train", "--jobs", "2", "--stem", "porter", "-o", str(model), str(corpus)],
