@@ -278,7 +278,8 @@ def _sort_rows(indices, data, indptr, n_cols):
     in the low bits when the counts are whole numbers that leave room for it (the rows'
     counts always are: integers < 2**24), so the counts travel with their cells; else an
     argsort of the cell numbers. (It replaces scipy's per-row sort: the same order, for
-    less CPU time: the rows' matrix of 20 Newsgroups' training, 0.07 -> 0.06 s.)"""
+    less CPU time: the rows' matrix of 20 Newsgroups' training, 0.07 -> 0.06 s; a stable sort,
+    numpy's timsort, which sees that the rows come in order: 0.09 -> 0.03 s of sorting.)"""
     n = len(indptr) - 1
     if not len(indices):
         return
@@ -288,7 +289,7 @@ def _sort_rows(indices, data, indptr, n_cols):
     if whole and n * n_cols < 1 << (62 - bits):
         packed = np.left_shift(cells, bits, out=cells)  # (in place: one array of the cells at a time)
         packed |= data.astype(np.int64)
-        packed.sort()
+        packed.sort(kind="stable")
         data[:] = packed & ((1 << bits) - 1)
         np.right_shift(packed, bits, out=packed)
         np.remainder(packed, n_cols, out=packed)
