@@ -36,6 +36,16 @@ __all__ = ["main", "build_parser"]
 
 EX_SOFTWARE = 70  # sysexits.h: internal software error
 
+#: The ends of a command that are neither an error of the input nor a bug: by the class of
+#: the exception (the first that it is), the line after ``textnb: `` and the exit status
+_STOPS = {
+    KeyboardInterrupt: lambda exc: ("interrupted", 130),
+    Terminated: lambda exc: (str(exc), 128 + exc.signum),
+    MemoryError: lambda exc: ("error: out of memory (try a smaller --ngram, --bins, --max-features or --max-bytes)", 1),
+    OverflowError: lambda exc: (f"error: a number is too large ({exc})", 1),
+    RecursionError: lambda exc: ("error: input nested too deeply", 1),
+}
+
 COMMANDS = (textnb.cli.train, textnb.cli.predict, textnb.cli.evaluate, textnb.cli.inspect, textnb.cli.merge,
             textnb.cli.serve, textnb.cli.test)
 
@@ -213,22 +223,10 @@ def _main(argv, *, stdout, stderr):
     except OSError as exc:
         print(f"textnb: error: {os_error_text(exc, None)}", file=err)
         return 1
-    except KeyboardInterrupt:
-        print("textnb: interrupted", file=err)
-        return 130
-    except Terminated as exc:
-        print(f"textnb: {exc}", file=err)
-        return 128 + exc.signum
-    except MemoryError:
-        print("textnb: error: out of memory (try a smaller --ngram, --bins, --max-features or --max-bytes)",
-              file=err)
-        return 1
-    except OverflowError as exc:
-        print(f"textnb: error: a number is too large ({exc})", file=err)
-        return 1
-    except RecursionError:
-        print("textnb: error: input nested too deeply", file=err)
-        return 1
+    except tuple(_STOPS) as exc:
+        line, code = next(stop(exc) for kind, stop in _STOPS.items() if isinstance(exc, kind))
+        print(f"textnb: {line}", file=err)
+        return code
     except Exception as exc:  # not a TextnbError: a bug in textnb, not a problem with the input
         if os.environ.get("TEXTNB_DEBUG"):
             raise  # the test suite sets it: a bug shows its traceback

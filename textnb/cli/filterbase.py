@@ -5,9 +5,10 @@ progress bars and error lines. Standard library only until a parser is built (th
 import sys
 
 from textnb.cli.progress import Progress
-from textnb.core.errors import InputError
+from textnb.core.errors import InputError, TextnbError, os_error_text
+from textnb.core.signals import Terminated
 
-__all__ = ["add_version", "full_library", "parser_class", "progress_bar", "say"]
+__all__ = ["add_version", "full_library", "parser_class", "progress_bar", "say", "say_failure"]
 
 
 def full_library():
@@ -73,3 +74,19 @@ def say(stream, prog, message):
         stream.flush()
     except (OSError, ValueError):  # a closed stderr must not hide the exit status
         pass
+
+
+def say_failure(stream, prog, exc):
+    """Say why ``prog`` stops on ``exc``, the exception its command line caught (a mail
+    filter must not die with a traceback): a :class:`TextnbError`'s or :class:`Terminated`'s
+    message, an OSError's text (:func:`os_error_text`), ``interrupted`` at Ctrl-C, else
+    ``internal error: TYPE: message``."""
+    if isinstance(exc, (TextnbError, Terminated)):
+        message = str(exc)
+    elif isinstance(exc, OSError):
+        message = os_error_text(exc)
+    elif isinstance(exc, KeyboardInterrupt):
+        message = "interrupted"
+    else:
+        message = f"internal error: {type(exc).__name__}: {exc}"
+    say(stream, prog, message)

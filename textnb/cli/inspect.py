@@ -3,7 +3,7 @@
 import sys
 
 from textnb.cli.argtypes import file_name
-from textnb.cli.options import multilabel_model, refuse_spam_model, top
+from textnb.cli.options import add_model_command, multilabel_model, refuse_spam_model, top
 from textnb.cli.output import a_kind, counted, dumps
 from textnb.core.errors import InputError
 from textnb.core.model_io import picture_target
@@ -14,8 +14,7 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub):
-    p = sub.add_parser("inspect", help="describe a saved model")
-    p.add_argument("model", metavar="MODEL")
+    p = add_model_command(sub, "inspect", help="describe a saved model")
     p.add_argument("--top", type=top, default=10, metavar="N", help=f"informative terms per class (default 10; {top.range})")
     p.add_argument("--json", action="store_true", help="print the description as one JSON object")
     p.add_argument("--plot", metavar="FILE.png", type=file_name,

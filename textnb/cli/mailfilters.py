@@ -7,9 +7,9 @@ import sys
 
 from textnb.apps.spamclient import (EXIT_INTERRUPTED, EXIT_ZERO_UNUSED, Terminated, asks_batch, client_main, copy_rest,
                                     drain, read_head)
-from textnb.cli.filterbase import add_version, full_library, parser_class, progress_bar, say
+from textnb.cli.filterbase import add_version, full_library, parser_class, progress_bar, say, say_failure
 from textnb.cli.streams import cell  # (textnb.cli.output re-exports it: no json/re import here)
-from textnb.core.errors import InputError, TextnbError, os_error_text
+from textnb.core.errors import InputError
 from textnb.io import mailread as mail
 from textnb.apps.spamlite import (
     HAM,
@@ -233,19 +233,12 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
             return 0 if args.exit_zero else EXIT_CODES[v.label]
         drain(stdin)  # the sender is not cut off
         return EXIT_CODES[v.label]
-    except TextnbError as exc:
-        say(stderr, "spamfilter", str(exc))
-    except OSError as exc:
-        say(stderr, "spamfilter", os_error_text(exc))
     except MemoryError:
         say(stderr, "spamfilter", "out of memory (lower --max-bytes)")
-    except Terminated as exc:
-        say(stderr, "spamfilter", str(exc))
-    except KeyboardInterrupt:
-        say(stderr, "spamfilter", "interrupted")
-        code = EXIT_INTERRUPTED
-    except Exception as exc:  # a mail filter must not die with a traceback
-        say(stderr, "spamfilter", f"internal error: {type(exc).__name__}: {exc}")
+    except (Exception, KeyboardInterrupt, Terminated) as exc:
+        say_failure(stderr, "spamfilter", exc)
+        if isinstance(exc, KeyboardInterrupt):
+            code = EXIT_INTERRUPTED
     if passthrough:  # never lose the message: as it came, or the rest of the verdict's copy
         try:
             if not written:

@@ -10,10 +10,10 @@ from textnb.cli.argtypes import (MAX_ALPHA, MAX_BINS, MAX_NGRAM, MAX_TERMS, MAX_
 from textnb.core.errors import DataError, InputError, StructureError, input_name
 from textnb.io.sources import STDIN_PATHS  # (the names of standard input a file option can have: read once)
 
-__all__ = ["add_corpus_options", "add_fasttext_options", "add_model_and_input_options", "add_model_options",
-           "add_ignore", "add_csv_table_options", "add_multilabel_options", "model_options", "input_options", "read_path", "scheduler",
-           "structure_errors", "max_bytes", "top", "top_labels", "ALL_LABELS", "probability", "folds", "repeats", "seed",
-           "naming_the_corpus", "refuse_stdin_twice"]
+__all__ = ["add_model_command", "add_corpus_options", "add_fasttext_options", "add_model_and_input_options",
+           "add_model_options", "add_ignore", "add_csv_table_options", "add_multilabel_options", "model_options",
+           "input_options", "read_path", "scheduler", "structure_errors", "max_bytes", "top", "top_labels",
+           "ALL_LABELS", "probability", "folds", "repeats", "seed", "naming_the_corpus", "refuse_stdin_twice"]
 
 max_features = bounded(int, low=1, high=MAX_TERMS)
 top = bounded(int, low=1, high=MAX_TOP)
@@ -74,6 +74,14 @@ def read_path(args, inputs, **load):
     from textnb.io.inputs import load_input
 
     return load_input(args.path, inputs, **load)  # (an option PATH would leave unused: refused there)
+
+
+def add_model_command(sub, name, **kwargs):
+    """The parser of command ``name`` that reads a saved model (``predict``, ``test``,
+    ``inspect``, ``serve``): ``sub.add_parser(name, **kwargs)`` with the MODEL argument first."""
+    p = sub.add_parser(name, **kwargs)
+    p.add_argument("model", metavar="MODEL")
+    return p
 
 
 def add_model_and_input_options(p):

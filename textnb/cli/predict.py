@@ -7,7 +7,7 @@ import numpy as np
 
 from textnb.cli.argtypes import MAX_TOP
 from textnb.cli.argtypes import threshold as threshold_type
-from textnb.cli.options import (ALL_LABELS, add_csv_table_options, add_fasttext_options, add_ignore,
+from textnb.cli.options import (ALL_LABELS, add_csv_table_options, add_fasttext_options, add_ignore, add_model_command,
                                 multilabel_model, refuse_spam_model, top_labels)
 from textnb.cli.options import max_bytes as max_bytes_type
 from textnb.core.registry import kind_of
@@ -27,9 +27,8 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub):
-    p = sub.add_parser("predict", help="classify documents with a saved model",
-                       description="Classify files, folders (recursively) or standard input (-).")
-    p.add_argument("model", metavar="MODEL")
+    p = add_model_command(sub, "predict", help="classify documents with a saved model",
+                               description="Classify files, folders (recursively) or standard input (-).")
     p.add_argument("paths", metavar="PATH", nargs="*", help="files, folders or - (default: stdin)")
     p.add_argument("--proba", action="store_true",
                    help="also print the class probabilities (and log-odds with --json: a --calibrate model's are "

@@ -4,10 +4,10 @@
 import sys
 
 from textnb.apps.spamclient import EXIT_INTERRUPTED, Terminated
-from textnb.cli.filterbase import add_version, full_library, parser_class, say
+from textnb.cli.filterbase import add_version, full_library, parser_class, say, say_failure
 from textnb.cli.output import proba_text
 from textnb.cli.streams import cell
-from textnb.core.errors import InputError, ModelFileError, TextnbError, os_error_text
+from textnb.core.errors import InputError, ModelFileError
 from textnb.core.wrapping import calibrated, reads_documents
 from textnb.io import mailread as mail
 
@@ -117,17 +117,10 @@ def topic_main(argv=None, *, stdout=None, stderr=None):
             except BrokenPipeError:
                 pass
         return 1 if failed else 0
-    except TextnbError as exc:
-        say(stderr, "topicfilter", str(exc))
     except BrokenPipeError:  # the reader went away (| head): stop quietly
         return 0
-    except OSError as exc:
-        say(stderr, "topicfilter", os_error_text(exc))
-    except Terminated as exc:
-        say(stderr, "topicfilter", str(exc))
-    except KeyboardInterrupt:
-        say(stderr, "topicfilter", "interrupted")
-        return EXIT_INTERRUPTED
-    except Exception as exc:
-        say(stderr, "topicfilter", f"internal error: {type(exc).__name__}: {exc}")
+    except (Exception, KeyboardInterrupt, Terminated) as exc:
+        say_failure(stderr, "topicfilter", exc)
+        if isinstance(exc, KeyboardInterrupt):
+            return EXIT_INTERRUPTED
     return 1

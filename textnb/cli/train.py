@@ -134,7 +134,7 @@ def run(args, out, err):
         bar.close()
     check_binary_classes(corpus, learned_counts(corpus, skipped))
     model_path = args.output or default_model_path(args.path)
-    from textnb.io.fasttext import store_label_prefix
+    from textnb.io.fasttext import store_label_prefix, unlabeled_line
 
     save(store_label_prefix(fitted, getattr(args, "label_prefix", None)), model_path)  # (a fastText file's)
     seconds = time.perf_counter() - start
@@ -151,22 +151,28 @@ def run(args, out, err):
         summary["skipped_links"] = len(corpus.skipped)
     if corpus.unlabeled:  # fastText lines without a label
         summary["skipped_unlabeled"] = corpus.unlabeled
+    details = [f"skipped {counted(len(skipped), 'binary file')}" if skipped else None,
+               f"skipped {counted(len(corpus.skipped), 'symbolic-link loop')} (first: {corpus.skipped[0]})"
+               if corpus.skipped else None,
+               unlabeled_line(corpus.unlabeled) if corpus.unlabeled else None,
+               f"vocabulary: {counted(summary['vocabulary_size'], 'term')}"]
+    return _print_summary(summary, args, out, f"{summary['documents']} documents", details, name, seconds)
+
+
+def _print_summary(summary, args, out, read, details, name, seconds):
+    """Print what ``textnb train`` did and return 0: with --json, ``summary`` as one JSON
+    object; else ``read READ from SOURCE: CLASS N, ...``, the ``details`` lines (None: no
+    line), the model's name and file and the seconds taken."""
     if args.json:
         print(dumps(summary), file=out)
-    else:
-        per_class = ", ".join(f"{c} {n}" for c, n in summary["per_class"].items())
-        print(f"read {summary['documents']} documents from {corpus.source}: {per_class}", file=out)
-        if skipped:
-            print(f"skipped {counted(len(skipped), 'binary file')}", file=out)
-        if corpus.skipped:
-            print(f"skipped {counted(len(corpus.skipped), 'symbolic-link loop')} (first: {corpus.skipped[0]})", file=out)
-        if corpus.unlabeled:
-            from textnb.io.fasttext import unlabeled_line
-
-            print(unlabeled_line(corpus.unlabeled), file=out)
-        print(f"vocabulary: {counted(summary['vocabulary_size'], 'term')}", file=out)
-        print(f"model: {name} -> {model_path}", file=out)
-        print(f"seconds: {seconds:.2f}", file=out)
+        return 0
+    per_class = ", ".join(f"{c} {n}" for c, n in summary["per_class"].items())
+    print(f"read {read} from {summary['source']}: {per_class}", file=out)
+    for line in details:
+        if line is not None:
+            print(line, file=out)
+    print(f"model: {name} -> {summary['model']}", file=out)
+    print(f"seconds: {seconds:.2f}", file=out)
     return 0
 
 
@@ -192,6 +198,7 @@ def _naming(source):
 
 
 def _train_table(args, opts, table, start, out):
+    from textnb.io.fasttext import unlabeled_line
     from textnb.io.inputs import check_table_classes, default_model_path
     from textnb.meta.registry import make_table_model, model_name
 
@@ -227,18 +234,8 @@ def _train_table(args, opts, table, start, out):
         summary["uncertain_attributes"] = n_uncertain
     if table.unlabeled:  # rows of an unknown class: left out (read_table), as evaluate and predict
         summary["skipped_unlabeled"] = table.unlabeled
-    if args.json:
-        print(dumps(summary), file=out)
-    else:
-        per_class = ", ".join(f"{c} {n}" for c, n in summary["per_class"].items())
-        print(f"read {summary['rows']} rows from {table.source}: {per_class}", file=out)
-        if table.unlabeled:
-            from textnb.io.fasttext import unlabeled_line
-
-            print(unlabeled_line(table.unlabeled, rows=True), file=out)
-        text_note = (f", {n_text} text" if n_text else "") + (f", {n_uncertain} uncertain" if n_uncertain else "")
-        print(f"attributes: {summary['attributes']} ({summary['nominal_attributes']} nominal, "
-              f"{summary['numeric_attributes']} numeric{text_note})", file=out)
-        print(f"model: {model_name(model)} -> {model_path}", file=out)
-        print(f"seconds: {seconds:.2f}", file=out)
-    return 0
+    text_note = (f", {n_text} text" if n_text else "") + (f", {n_uncertain} uncertain" if n_uncertain else "")
+    details = [unlabeled_line(table.unlabeled, rows=True) if table.unlabeled else None,
+               f"attributes: {summary['attributes']} ({summary['nominal_attributes']} nominal, "
+               f"{summary['numeric_attributes']} numeric{text_note})"]
+    return _print_summary(summary, args, out, f"{summary['rows']} rows", details, model_name(model), seconds)

@@ -485,14 +485,8 @@ def explain_table(model, X, top=10, *, attributes=None):
     text_models = _text_parts(inner)
     weights = {k: part.linear_weights() for k, part in enumerate(text_models)}
     vocabularies = {k: np.array(part.word_model()[2], dtype=object) for k, part in enumerate(text_models)}
-    out = []
-    for i in range(n):
-        if len(classes) < 2:
-            out.append({"predicted": str(classes[0]), "runner_up": None, "margin": 0.0, "prior": 0.0,
-                        "attributes": []})
-            continue
-        order = np.argsort(-total[i], kind="stable")
-        p, r = order[0], order[1]
+
+    def attributes_of(i, p, r):
         atts = []
         for name in names:
             a = inner.attributes_[names.index(name)]
@@ -505,14 +499,31 @@ def explain_table(model, X, top=10, *, attributes=None):
             else:
                 rec["value"] = _cell_text(a, X_tab[i, tab_sl[tab_pos[name]]])
             atts.append(rec)
+        return atts
+
+    return _explanations(n, total, prior, classes, attributes_of)
+
+
+def _explanations(n, scores, prior, classes, attributes_of):
+    """The explanations of ``n`` rows from their joint log scores ``scores`` (a row per
+    row) and those of the prior ``prior``: the predicted class and the runner-up (ranked
+    stably), the margins between them, and the attributes' records that
+    ``attributes_of(row, predicted, runner_up)`` gives, largest absolute contribution
+    first (ties by name). With fewer than two classes every row is the class, with no
+    runner-up and no attributes."""
+    out = []
+    for i in range(n):
+        if len(classes) < 2:
+            out.append({"predicted": str(classes[0]), "runner_up": None, "margin": 0.0, "prior": 0.0,
+                        "attributes": []})
+            continue
+        order = np.argsort(-scores[i], kind="stable")
+        p, r = order[0], order[1]
+        atts = attributes_of(i, p, r)
         atts.sort(key=lambda d: (-abs(d["contribution"]), d["name"]))
-        out.append({
-            "predicted": str(classes[p]),
-            "runner_up": str(classes[r]),
-            "margin": float(total[i, p] - total[i, r]),
-            "prior": float(prior[p] - prior[r]),
-            "attributes": atts,
-        })
+        out.append({"predicted": str(classes[p]), "runner_up": str(classes[r]),
+                    "margin": float(scores[i, p] - scores[i, r]), "prior": float(prior[p] - prior[r]),
+                    "attributes": atts})
     return out
 
 
@@ -563,14 +574,8 @@ def explain_by_leaving_out(model, X, *, attributes=None):
         Xm = X.copy()
         Xm[:, sl] = np.nan
         without.append(np.asarray(score(Xm), dtype=np.float64))
-    out = []
-    for i in range(X.shape[0]):
-        if len(classes) < 2:
-            out.append({"predicted": str(classes[0]), "runner_up": None, "margin": 0.0, "prior": 0.0,
-                        "attributes": []})
-            continue
-        order = np.argsort(-full[i], kind="stable")
-        p, r = order[0], order[1]
+
+    def attributes_of(i, p, r):
         margin = full[i, p] - full[i, r]
         atts = []
         for k, sl in enumerate(slices):
@@ -578,10 +583,9 @@ def explain_by_leaving_out(model, X, *, attributes=None):
                 _cell_text(attributes[k], X[i, sl]) if attributes is not None else f"{X[i, sl][0]:g}")
             atts.append({"name": str(names[k]), "kind": kinds[k], "value": value,
                          "contribution": float(margin - (without[k][i, p] - without[k][i, r]))})
-        atts.sort(key=lambda d: (-abs(d["contribution"]), d["name"]))
-        out.append({"predicted": str(classes[p]), "runner_up": str(classes[r]), "margin": float(margin),
-                    "prior": float(base[p] - base[r]), "attributes": atts})
-    return out
+        return atts
+
+    return _explanations(X.shape[0], full, base, classes, attributes_of)
 
 
 def _text_parts(model):

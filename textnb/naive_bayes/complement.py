@@ -74,17 +74,12 @@ class ComplementNB(_BaseCountNB):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-    class_count_ : ndarray of shape (n_classes,)
-        Summed sample weight per class.
-    feature_count_ : ndarray of shape (n_classes, n_features)
-        Summed weighted counts per class and feature.
+    classes_, class_count_, feature_count_, class_log_prior_, n_features_in_
+        As in :class:`~textnb.MultinomialNB`.
     feature_all_ : ndarray of shape (n_features,)
         Summed counts of each feature over all classes.
     feature_log_prob_ : ndarray of shape (n_classes, n_features)
         The class weights (see above); larger means "more typical of the class".
-    class_log_prior_ : ndarray of shape (n_classes,)
-    n_features_in_ : int
 
     References
     ----------

@@ -44,26 +44,17 @@ class AODE(AODEKernel, NominalCodesMixin, BaseNB):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-        ``class_values``, or the sorted labels of the training data.
+    classes_, attributes_, attribute_names_, cut_points_, n_features_in_
+        As in :class:`~textnb.semi_naive.bayesnet.BayesNetClassifier`.
     class_count_ : ndarray of shape (n_classes,)
         Summed weight of the training objects of each class.
     pair_count_ : ndarray of shape (n_classes, n_slots, n_slots)
         Weighted counts of (class, slot, slot); slots: per attribute its values, then
         one for "missing" (``slot_offsets_``).
-    attributes_ : list of Attribute
-        The column types used: those ``attributes`` (or a DataFrame) declared, the others
-        nominal of their value indices (``x0: 0, 1, ...``); what
-        ``textnb.encode_like(rows, model.attributes_)`` re-codes raw rows with.
-    attribute_names_ : ndarray of str of shape (n_features,)
     n_values_ : ndarray of int of shape (n_features,)
         Values per attribute (without the missing slot).
     slot_offsets_ : ndarray of int of shape (n_features + 1,)
         First slot of each attribute; the last entry is ``n_slots``.
-    cut_points_ : list or None
-        Per column the MDL cut points of a numeric column (None for nominal ones);
-        None when no column was discretised.
-    n_features_in_ : int
 
     Examples
     --------

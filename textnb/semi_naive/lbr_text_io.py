@@ -72,10 +72,9 @@ def train_lazy_text_model(X, y, *, vectorizer=None, model=None, adjust=None, giv
 
     Returns
     -------
-    root : ModelNode
-        ``TextClassifier`` node, for :func:`textnb.core.model_io.save`.
-    skipped : list of str
-        Documents skipped because they are binary.
+    root, skipped
+        As :func:`textnb.text.training.train_text_model` returns them: the
+        ``TextClassifier`` node to save, the binary documents left out.
     """
     vec_params = {**VECTORIZER_DEFAULTS, **(vectorizer or {})}
     kernel = LazyTextKernel(**(model or {}))

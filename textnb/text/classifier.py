@@ -476,6 +476,7 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         ``n_jobs`` allowing, whole batches are tokenised *and scored* in worker
         processes, and only the scores come back (forked workers inherit the model;
         others receive it pickled with each batch)."""
+        check_is_fitted(self)
         refuse_single_string(X)
         few = hasattr(X, "__len__") and len(X) < _FEW_DOCUMENTS
         # a handful of documents (a mail filter's one message) is tokenised faster
@@ -497,19 +498,15 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         return np.concatenate(parts)
 
     def predict(self, X):
-        check_is_fitted(self)
         return self._batched(X, "predict")
 
     def predict_proba(self, X):
-        check_is_fitted(self)
         return self._batched(X, "predict_proba")
 
     def predict_log_proba(self, X):
-        check_is_fitted(self)
         return self._batched(X, "predict_log_proba")
 
     def predict_joint_log_proba(self, X):
-        check_is_fitted(self)
         return self._batched(X, "predict_joint_log_proba")
 
     def predict_explain(self, X):

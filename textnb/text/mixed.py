@@ -99,10 +99,9 @@ class MixedNB(MixedKernel, BaseNB):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-    class_count_ : ndarray of shape (n_classes,)
-        Summed sample weight per class.
-    class_log_prior_ : ndarray of shape (n_classes,)
+    classes_, class_count_, class_log_prior_
+        As in :class:`~textnb.naive_bayes.tabular.TabularNB` (the one prior of the text and
+        the other attributes).
     attributes_ : list of Attribute
         All attributes, text ones included, in column order.
     tabular_ : TabularNB or None

@@ -127,15 +127,11 @@ class TextScorer(DocumentCounts):
 
     Parameters
     ----------
-    analyzer : Analyzer
-        Document -> terms.
-    terms : list of str or StoredVocabulary
-        The vocabulary, in column order (a model file's, decoded only when needed).
+    analyzer, terms, binary, max_bytes
+        As :class:`DocumentCounts` takes them.
     weights : ndarray of shape (n_classes, n_terms)
     bias : ndarray of shape (n_classes,)
     classes : ndarray of shape (n_classes,)
-    binary : bool
-        Every term present counts once (the vectorizer's ``binary``).
     threshold : float or None
         Then counts above it become 1 and the others 0 (Bernoulli's ``binarize``); None
         keeps them.
@@ -154,8 +150,6 @@ class TextScorer(DocumentCounts):
     wrapped : bool
         The count model is wrapped (a ``Pipeline``, ``SmoothingCV``, ``CalibratedNB``):
         its log-odds are then computed from ``log P(c | d)``, as the wrappers compute them.
-    max_bytes : int or None
-        Bytes read at most from one document file (the ``TextClassifier``'s ``max_bytes``).
     calibrated : bool
         The probabilities are calibrated (:mod:`textnb.core.wrapping`): by ``calibration``,
         or by a DiscriminativeNB's fitted temperature.

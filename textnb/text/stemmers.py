@@ -237,12 +237,13 @@ def porter_stem(word):
     Parameters
     ----------
     word : str
-        A word; lowercased first.
+        A word; lowercased first (whether it is short is decided on its length as given).
 
     Returns
     -------
     str
-        The stem.
+        The irregular form of NLTK's table, the lowercased word of one or two letters, or
+        the word after Porter's steps 1a to 5.
 
     Examples
     --------
@@ -482,12 +483,13 @@ def snowball_stem(word):
     Parameters
     ----------
     word : str
-        A word; lowercased first.
+        A word; lowercased first, then its apostrophes read as above.
 
     Returns
     -------
     str
-        The stem.
+        The lowercased word of one or two letters, the exceptional form of NLTK's table,
+        or the word after steps 0 to 5 (a consonant ``y`` marked on the way is ``y`` again).
 
     Examples
     --------
