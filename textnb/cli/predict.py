@@ -240,7 +240,7 @@ def run(args, out, err):
 
     try:
         # runs of consecutive PATHs: TSV/CSV and fastText files one by one, other files batched together
-        for how, run in itertools.groupby(paths, key=lambda path: reading(path, rows=args.rows, label_prefix=args.label_prefix)):
+        for how, run in itertools.groupby(paths, key=lambda path: _reading(args, model, path)):
             if how == "rows":  # one document per row, as train reads it
                 for path in run:
                     _predict_rows(args, model, path, classes, max_bytes, out, err)
@@ -266,15 +266,27 @@ def _refuse_unread(args, model, label_prefix):
     from dataclasses import replace
 
     from textnb.io.inputs import InputOptions, refuse_unread_options
-    from textnb.text.scorer import reads_mail
 
     text = reads_documents(model) or multilabel_model(model) is not None
     opts = replace(InputOptions.from_namespace(args), label_prefix=label_prefix)
-    # (--no-header: a TSV/CSV file read by rows has its first row a document, as train reads it)
-    rows = text and args.lines is None and not reads_mail(model) and any(
-        reading(p, rows=args.rows, label_prefix=args.label_prefix) == "rows" for p in args.paths or ["-"])
+    # (--no-header: a TSV/CSV file read by rows has its first row a document, as train reads it; the rows
+    # _reading says are read, a spamfilter model's too: it was refused for one, whose rows predict reads)
+    rows = text and args.lines is None and any(_reading(args, model, p) == "rows" for p in args.paths or ["-"])
     refuse_unread_options(args.model, opts, ("text model" if rows else "text model of documents") if text
                           else "table model")
+
+
+def _reading(args, model, path):
+    """How ``predict`` reads ``path`` with ``model``: ``"rows"`` (a TSV/CSV file, one document per
+    row), ``"lines"`` (a fastText file, one per line) or ``""`` (a document, a folder; for a
+    spamfilter model, messages): :func:`textnb.io.sources.reading`, but a spamfilter model reads a
+    fastText file as a message (as spamfilter --batch does). The one rule of the paths'
+    dispatch and of the options it leaves unused (:func:`_refuse_unread`)."""
+    from textnb.text.scorer import reads_mail
+
+    if reads_mail(model):
+        return "rows" if as_rows(path, args.rows) else ""
+    return reading(path, rows=args.rows, label_prefix=args.label_prefix)
 
 
 def _predict_fasttext(args, model, path, classes, max_bytes, out, err):
@@ -308,8 +320,8 @@ def _predict_messages(args, model, paths, classes, max_bytes, out, err, bar):
         failed[0] += 1
 
     try:
-        for rows, run in itertools.groupby(paths, key=lambda path: as_rows(path, args.rows)):
-            if rows:
+        for how, run in itertools.groupby(paths, key=lambda path: _reading(args, model, path)):
+            if how == "rows":
                 for path in run:
                     _predict_rows(args, model, path, classes, max_bytes, out, err)
                 continue
