@@ -126,13 +126,15 @@ def _label_counts(estimator):
     """``{label: training documents}`` of a text model, from what its file keeps (a
     multi-label model's ``train_support_``, the default model's ``class_documents_``, a
     count model's ``class_count_``), None when it keeps none."""
+    from textnb.evaluation.topk import label_names
+
     model = getattr(estimator, "model_", None)
     if model is None and hasattr(estimator, "steps"):
         model = estimator.steps[-1][1]
     for name in ("train_support_", "class_documents_", "class_count_"):
         counts = getattr(model, name, None)
         if counts is not None:
-            classes = [str(c) for c in estimator.classes_]
+            classes = label_names(estimator)
             if len(counts) == len(classes):
                 return {c: int(round(float(n))) for c, n in zip(classes, counts)}
     return None
@@ -170,7 +172,9 @@ class FastTextModel:
         self._counts = _label_counts(estimator)
 
     def _classes(self):
-        return [str(c) for c in self.estimator.classes_]
+        from textnb.evaluation.topk import label_names
+
+        return label_names(self.estimator)
 
     def get_labels(self, include_freq=False, on_unicode_error="strict"):
         """The labels with their prefix, most frequent in training first (fastText's

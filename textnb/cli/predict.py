@@ -13,7 +13,7 @@ from textnb.cli.options import max_bytes as max_bytes_type
 from textnb.core.registry import kind_of
 from textnb.cli.output import cell, dumps, explanation_text
 from textnb.cli.predictions import Accuracy, format_proba, print_predictions, print_ranked, ranked
-from textnb.evaluation.topk import proba_and_odds
+from textnb.evaluation.topk import label_names, proba_and_odds
 from textnb.cli.streams import label_list
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, input_name
@@ -78,7 +78,7 @@ def _predict_multilabel(args, model, out, err):
     from textnb.meta.labelsets import assigned_labels, label_log_odds, label_probabilities
 
     ml = multilabel_model(model)
-    names = [str(c) for c in ml.classes_]
+    names = label_names(ml)
     max_bytes = document_bytes(args, model)
     failed = [0]  # binary files skipped (_binary_skipped counts them)
     # PCut ranks the documents: decided over the whole input, once every batch is scored
@@ -171,7 +171,7 @@ def _predict_table(args, model, out, err=None):
     attributes = table_attributes(model)
     if attributes is None:
         raise InputError(f"{args.model}: a {type(model).__name__} model does not record its table attributes")
-    classes = [str(c) for c in model.classes_]
+    classes = label_names(model)
     for path in paths:
         data = None
         if path == "-":  # an ARFF or CSV / TSV table on standard input, told by its content, as /dev/stdin
@@ -197,12 +197,13 @@ def run(args, out, err):
     # a linear text model predicts and explains from its arrays, a table model from its kernels
     model = load_for_prediction(args.model)
     label_prefix = args.label_prefix  # (given; a text model's own is set below)
-    if args.label_prefix is None and (args.lines is not None or some_file(args.paths)) and reads_documents(model):
+    text = reads_documents(model) or multilabel_model(model) is not None  # (a multi-label scorer's too)
+    if args.label_prefix is None and (args.lines is not None or some_file(args.paths)) and text:
         from textnb.io.fasttext import stored_label_prefix
 
         # the model's fastText prefix (given: it wins), for --lines and the fastText files among PATHs:
         # a scorer keeps it from the file it was read from, an estimator in its vectorizer
-        args.label_prefix = getattr(model, "label_prefix", None) or stored_label_prefix(model)
+        args.label_prefix = stored_label_prefix(model)
     refuse_spam_model(args.model, kind_of(model))
     _refuse_unread(args, model, label_prefix)
     if multilabel_model(model) is not None:
@@ -222,7 +223,7 @@ def run(args, out, err):
     if not reads_documents(model):
         return _predict_table(args, model, out, err)
     paths = args.paths or ["-"]
-    classes = [str(c) for c in model.classes_]
+    classes = label_names(model)
     failed = [0]
     max_bytes = document_bytes(args, model)
     # silent unless stderr is a terminal and the labels go elsewhere (a file, a pipe)
@@ -397,7 +398,7 @@ def _predict_lines(args, model, out):
     """``predict --lines``: one prediction per input line, in order (with ``--top`` /
     ``--threshold``, ranked: :func:`print_ranked`)."""
     name = input_name(args.lines)
-    classes = [str(c) for c in model.classes_]
+    classes = label_names(model)
     start = 0
     for chunk in line_chunks(args.lines, args.label_prefix, document_bytes(args, model)):
         sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]

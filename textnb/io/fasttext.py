@@ -44,6 +44,7 @@ __all__ = [
     "parse_line",
     "read_fasttext",
     "line_documents",
+    "line_texts",
     "strip_labels",
     "unlabeled_line",
     "store_label_prefix",
@@ -202,6 +203,15 @@ def strip_labels(lines, label_prefix=DEFAULT_LABEL_PREFIX):
     labelled line; one text per line, blank lines included."""
     _check_prefix(label_prefix)
     return [_unlabelled_text(line, label_prefix) for line in lines]
+
+
+def line_texts(lines, label_prefix, max_bytes):
+    """The documents ``textnb predict --lines`` reads from ``lines`` (str, without their line
+    ends): each line without its label words (:func:`strip_labels`, fastText's ``predict``),
+    cut at ``max_bytes`` bytes as :func:`read_fasttext` cuts a line's text
+    (:func:`textnb.io.files.cut_text`). The one rule of :func:`line_documents` and of the texts
+    ``textnb serve`` is sent (``/classify``, ``CLASSIFY``), so both give a line one answer."""
+    return [cut_text(line, max_bytes) for line in strip_labels(lines, label_prefix)]
 
 
 def _unlabelled_text(line, label_prefix):
@@ -499,8 +509,7 @@ def line_documents(stream, *, max_bytes=MAX_DOCUMENT_BYTES, label_prefix=None, s
         if strip is None:
             strip = label_prefix is not None or is_fasttext_text("\n".join(chunk)[:8192])
         prefix = label_prefix or DEFAULT_LABEL_PREFIX
-        lines = strip_labels(chunk, prefix) if strip else chunk
-        texts = [cut_text(line, max_bytes) for line in lines]
+        texts = line_texts(chunk, prefix, max_bytes) if strip else [cut_text(line, max_bytes) for line in chunk]
         first, done = done, done + len(chunk)
         if not with_labels:
             return texts
@@ -528,7 +537,10 @@ def store_label_prefix(model, label_prefix):
 
 
 def stored_label_prefix(model):
-    """The label prefix a text ``model`` (a fitted estimator or model-file node) was trained
-    with (:func:`store_label_prefix`), ``__label__`` when it keeps none (older files, other
-    inputs)."""
+    """The label prefix a text ``model`` (a fitted estimator, a model-file node, or the scorer
+    :func:`textnb.text.scorer.load_for_prediction` reads) was trained with
+    (:func:`store_label_prefix`), ``__label__`` when it keeps none (older files, other inputs)."""
+    kept = getattr(model, "label_prefix", None)  # (a model file's scorer: read from its file)
+    if isinstance(kept, str) and kept:
+        return kept
     return kept_in_vectorizer(model, "label_prefix") or DEFAULT_LABEL_PREFIX
