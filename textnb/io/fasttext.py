@@ -55,6 +55,7 @@ __all__ = [
 DEFAULT_LABEL_PREFIX = "__label__"
 _SNIFF = 8192
 _SPACE = re.compile(r"[ \t\r\v\f]+")  # fastText's word separators (and the newline)
+_SEPARATORS_AS_SPACE = str.maketrans("\t\r\v\f", "    ")
 
 
 @dataclass
@@ -157,9 +158,11 @@ def _single_spaced(line):
     """``line`` with every run of fastText's separators one space, none at either end.
     A line that is already so (most are) is returned as it is: a few substring tests
     instead of the regular expression's pass over every character."""
-    if ("  " in line or "\t" in line or "\r" in line or "\v" in line or "\f" in line
-            or line.startswith(" ") or line.endswith(" ")):
-        return _SPACE.sub(" ", line).strip(" ")
+    other = "\t" in line or "\r" in line or "\v" in line or "\f" in line
+    if other or "  " in line or line.startswith(" ") or line.endswith(" "):
+        # (the separators made spaces, the empty words between runs of them dropped: _SPACE.sub(" ", line)
+        # .strip(" "), in about half the time over a long text, where most of the time went)
+        return " ".join(filter(None, (line.translate(_SEPARATORS_AS_SPACE) if other else line).split(" ")))
     return line
 
 
