@@ -168,6 +168,16 @@ def test_text_column_with_an_arff_file_is_refused(tmp_path, command):
     assert rc == 0 and set(json.loads(out)["per_class"]) == {"sunny", "overcast", "rainy"}, err
 
 
+def _no_header_refused_without_rows(tmp_path, model):
+    """``predict MODEL doc.txt --no-header``, no file read by rows: refused in one line."""
+    doc = tmp_path / "d.txt"
+    doc.write_text("win cash prize\n")
+    rc, out, err = cli("predict", model, doc, "--no-header")
+    assert rc == 1 and out == ""
+    one_error_line(err, f"{model}: a text model, which reads documents; --no-header is for tables (ARFF, CSV/TSV "
+                   "attributes): it would be left unused")
+
+
 def test_predict_and_evaluate_test_read_a_headerless_tsv_s_first_row_as_train_does(tmp_path):
     """``textnb train corpus.tsv --no-header`` reads its first row as a document; ``predict MODEL
     corpus.tsv --no-header`` refused the option with a text model ('--no-header is for tables'):
@@ -185,12 +195,7 @@ def test_predict_and_evaluate_test_read_a_headerless_tsv_s_first_row_as_train_do
     assert rc == 0 and len(out.splitlines()) == 12, err
     rc, out, err = cli("evaluate", small, "--no-header", "--test", small, "--json")
     assert rc == 0 and json.loads(out)["n"] == 13, err
-    doc = tmp_path / "d.txt"
-    doc.write_text("win cash prize\n")
-    rc, out, err = cli("predict", model, doc, "--no-header")
-    assert rc == 1 and out == ""
-    one_error_line(err, f"{model}: a text model, which reads documents; --no-header is for tables (ARFF, CSV/TSV "
-                   "attributes): it would be left unused")
+    _no_header_refused_without_rows(tmp_path, model)
 
 
 def test_predict_reads_a_headerless_tsv_with_a_spamfilter_model_as_with_a_text_model(tmp_path):
@@ -219,9 +224,4 @@ def test_predict_reads_a_headerless_tsv_with_a_spamfilter_model_as_with_a_text_m
         assert [line.split("\t")[0] for line in got.splitlines()] == [line.split("\t")[0] for line in want.splitlines()]
         assert len(got.splitlines()) == (13 if header else 12)
         assert f"of {len(got.splitlines())} rows" in err
-    doc = tmp_path / "d.txt"
-    doc.write_text("win cash prize\n")
-    rc, out, err = cli("predict", mail_model, doc, "--no-header")
-    assert rc == 1 and out == ""
-    one_error_line(err, f"{mail_model}: a text model, which reads documents; --no-header is for tables (ARFF, "
-                   "CSV/TSV attributes): it would be left unused")
+    _no_header_refused_without_rows(tmp_path, mail_model)

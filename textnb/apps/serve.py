@@ -34,7 +34,8 @@ length-prefixed; a connection may carry several requests:
 column per class; log-odds ``log P(c|x) - log P(not c|x)`` keep their resolution
 where probabilities round to 0 or 1); each text is cut at the model's ``--max-bytes``
 (UTF-8 bytes) as ``predict --lines`` and training cut a line, and read as ``predict --lines``
-reads it (for a spam model, a header-less message as spamfilter reads one:
+reads it (:func:`textnb.io.fasttext.line_texts`: the words of the model's fastText label prefix
+left out, as labels; for a spam model, a header-less message as spamfilter reads one:
 :func:`textnb.apps.filtering.as_messages`). With ``"mail": true`` each text is a raw
 message (read as ``topicfilter --mail`` reads its file, :func:`textnb.apps.filtering.mail_features`:
 the first ``textnb.io.mail.DEFAULT_MAX_BYTES`` bytes parsed as mail for a model that is not a spam model,
