@@ -19,7 +19,7 @@ texts for a list); ``test``'s ``(N, precision, recall)``, counted as fastText's 
 given twice on a line counted twice); ``test_label``'s ``{label: {"precision", "recall",
 "f1score"}}``;
 ``labels`` / ``words`` (most frequent first, as fastText's dictionary, where the counts are
-known: :meth:`FastTextModel.get_words`). What is not: the model is naive Bayes (the default text model,
+known; ``words`` single words only, without fastText's ``</s>``: :meth:`FastTextModel.get_words`). What is not: the model is naive Bayes (the default text model,
 :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB`; a file with several labels on
 a line gives :class:`~textnb.meta.multilabel.MultiLabelNB` over it, as ``textnb train``
 does), so fastText's embedding and SGD parameters (``lr``, ``dim``, ``epoch``, ...) have
@@ -126,16 +126,34 @@ def _label_counts(estimator):
     """``{label: training documents}`` of a text model, from what its file keeps (a
     multi-label model's ``train_support_``, the default model's ``class_documents_``, a
     count model's ``class_count_``), None when it keeps none."""
+    from textnb.evaluation.topk import label_names
+
     model = getattr(estimator, "model_", None)
     if model is None and hasattr(estimator, "steps"):
         model = estimator.steps[-1][1]
     for name in ("train_support_", "class_documents_", "class_count_"):
         counts = getattr(model, name, None)
         if counts is not None:
-            classes = [str(c) for c in estimator.classes_]
+            classes = label_names(estimator)
             if len(counts) == len(classes):
                 return {c: int(round(float(n))) for c, n in zip(classes, counts)}
     return None
+
+
+def _word_columns(vectorizer, terms):
+    """The columns of ``terms`` (the vocabulary of ``vectorizer``) that are single words: every
+    column of a word vectorizer of unigrams (or of an analyzer of its own, whose terms textnb
+    cannot tell apart); with word n-grams (``ngram_range`` up to 2 or more) the terms without
+    the space that joins an n-gram's words; none for character n-grams (an integer array)."""
+    analyzer = getattr(vectorizer, "analyzer", "word")
+    if isinstance(analyzer, str) and analyzer != "word":  # ('char', 'char_wb': no word is a feature)
+        return np.zeros(0, dtype=np.intp)
+    min_n, max_n = getattr(vectorizer, "ngram_range", (1, 1))
+    if callable(analyzer) or max_n <= 1:
+        return np.arange(len(terms), dtype=np.intp)
+    if min_n > 1:
+        return np.zeros(0, dtype=np.intp)
+    return np.flatnonzero([" " not in str(t) for t in terms]).astype(np.intp)
 
 
 class FastTextModel:
@@ -154,7 +172,9 @@ class FastTextModel:
         self._counts = _label_counts(estimator)
 
     def _classes(self):
-        return [str(c) for c in self.estimator.classes_]
+        from textnb.evaluation.topk import label_names
+
+        return label_names(self.estimator)
 
     def get_labels(self, include_freq=False, on_unicode_error="strict"):
         """The labels with their prefix, most frequent in training first (fastText's
@@ -176,23 +196,30 @@ class FastTextModel:
         return self.get_labels()
 
     def get_words(self, include_freq=False, on_unicode_error="strict"):
-        """The vocabulary's terms (words, and word n-grams with ``wordNgrams`` > 1) in
-        fastText's order: most frequent in the training documents first (fastText's
-        dictionary is sorted by count, descending), ties in the model's (alphabetical)
-        column order; ``include_freq``: and each term's occurrences, in the same order.
-        The counts are those :func:`train_supervised` keeps in the model (and its file); a
-        model trained by ``textnb train`` keeps none: its terms in the model's column
-        order, and ``include_freq`` is a ValueError. ``on_unicode_error`` is fastText's,
-        accepted (the terms are str already)."""
+        """The vocabulary's words, as fastText's ``get_words`` lists its dictionary's words:
+        single words only (with ``wordNgrams`` > 1 the model's word n-grams are features too,
+        as fastText's hashed n-gram buckets, and are not listed, as fastText lists none; a
+        model of character n-grams has no words: an empty list), most frequent in the
+        training documents first (fastText's dictionary is sorted by count, descending), ties
+        in the model's (alphabetical) column order; ``include_freq``: and each word's
+        occurrences, in the same order. No ``</s>``: fastText counts an end-of-line word on
+        every line, which textnb's tokenizer does not make (no feature of the model stands
+        for it). The words are the model's tokens (lower-cased, as its vectorizer reads a
+        text), the counts those :func:`train_supervised` keeps in the model (and its file); a
+        model trained by ``textnb train`` keeps none: its words in the model's column order,
+        and ``include_freq`` is a ValueError. ``on_unicode_error`` is fastText's, accepted (the
+        words are str already)."""
         vectorizer = text_vectorizer(self.estimator)
-        words = [str(t) for t in vectorizer.get_feature_names_out()]
+        terms = vectorizer.get_feature_names_out()
+        columns = _word_columns(vectorizer, terms)
+        words = [str(terms[j]) for j in columns]
         counts = getattr(vectorizer, "term_counts_", None)
-        if counts is None or len(counts) != len(words):
+        if counts is None or len(counts) != len(terms):
             if include_freq:
                 raise ValueError("this model keeps no word counts (a model trained by "
                                  "textnb.fasttext.train_supervised keeps them)")
             return words
-        counts = np.rint(np.asarray(counts, dtype=np.float64)).astype(np.int64)
+        counts = np.rint(np.asarray(counts, dtype=np.float64)[columns]).astype(np.int64)
         order = np.argsort(-counts, kind="stable")  # (ties: the column order)
         words = [words[j] for j in order]
         return (words, counts[order]) if include_freq else words

@@ -168,6 +168,16 @@ def test_text_column_with_an_arff_file_is_refused(tmp_path, command):
     assert rc == 0 and set(json.loads(out)["per_class"]) == {"sunny", "overcast", "rainy"}, err
 
 
+def _no_header_refused_without_rows(tmp_path, model):
+    """``predict MODEL doc.txt --no-header``, no file read by rows: refused in one line."""
+    doc = tmp_path / "d.txt"
+    doc.write_text("win cash prize\n")
+    rc, out, err = cli("predict", model, doc, "--no-header")
+    assert rc == 1 and out == ""
+    one_error_line(err, f"{model}: a text model, which reads documents; --no-header is for tables (ARFF, CSV/TSV "
+                   "attributes): it would be left unused")
+
+
 def test_predict_and_evaluate_test_read_a_headerless_tsv_s_first_row_as_train_does(tmp_path):
     """``textnb train corpus.tsv --no-header`` reads its first row as a document; ``predict MODEL
     corpus.tsv --no-header`` refused the option with a text model ('--no-header is for tables'):
@@ -185,9 +195,33 @@ def test_predict_and_evaluate_test_read_a_headerless_tsv_s_first_row_as_train_do
     assert rc == 0 and len(out.splitlines()) == 12, err
     rc, out, err = cli("evaluate", small, "--no-header", "--test", small, "--json")
     assert rc == 0 and json.loads(out)["n"] == 13, err
-    doc = tmp_path / "d.txt"
-    doc.write_text("win cash prize\n")
-    rc, out, err = cli("predict", model, doc, "--no-header")
-    assert rc == 1 and out == ""
-    one_error_line(err, f"{model}: a text model, which reads documents; --no-header is for tables (ARFF, CSV/TSV "
-                   "attributes): it would be left unused")
+    _no_header_refused_without_rows(tmp_path, model)
+
+
+def test_predict_reads_a_headerless_tsv_with_a_spamfilter_model_as_with_a_text_model(tmp_path):
+    """A spamfilter model of rendered messages (``input_ == "mail"``, a ``multinomial`` one) reads
+    a TSV file's rows, as header-less messages: ``predict MODEL corpus.tsv --no-header`` reads the
+    same rows as with a text model, its first row one of them (*was*: refused, '--no-header is for
+    tables ... it would be left unused', where a text model's read them). With no file read by rows
+    it is refused as for a text model."""
+    from conftest import tiny_mail
+    from textnb.apps.filtering import train_model
+    from textnb.text.scorer import load_for_prediction, reads_mail
+
+    spam, ham = tiny_mail(tmp_path)
+    mail_model = tmp_path / "spam.tnb"
+    train_model(mail_model, [spam], [ham], kind="multinomial")
+    assert reads_mail(load_for_prediction(mail_model))
+    small = tmp_path / "s.tsv"
+    small.write_text("label\ttext\n" + "".join(f"{lab}\t{WORDS[lab]} {i}\n" for i in range(6) for lab in WORDS))
+    text_model = tmp_path / "s.tnb"
+    assert cli("train", small, "--no-header", "-o", text_model)[0] == 0
+    for header in ([], ["--no-header"]):
+        rc, want, err = cli("predict", text_model, small, *header)
+        assert rc == 0, err
+        rc, got, err = cli("predict", mail_model, small, *header)
+        assert rc == 0, err
+        assert [line.split("\t")[0] for line in got.splitlines()] == [line.split("\t")[0] for line in want.splitlines()]
+        assert len(got.splitlines()) == (13 if header else 12)
+        assert f"of {len(got.splitlines())} rows" in err
+    _no_header_refused_without_rows(tmp_path, mail_model)

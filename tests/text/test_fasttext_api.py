@@ -103,7 +103,9 @@ def test_word_ngrams_fasttext_only_parameters_and_refusals(files):
         warnings.simplefilter("always")
         model = train_supervised(input=str(files / "train.txt"), wordNgrams=2, epoch=25, lr=1.0)
     assert len(caught) == 1 and "epoch, lr" in str(caught[0].message)
-    assert any(" " in w for w in model.words)  # word bigrams are features
+    assert model.words and not any(" " in w for w in model.words)  # words: the bigrams are features, not words
+    vectorizer = model.estimator.vectorizer_
+    assert any(" " in t for t in vectorizer.get_feature_names_out())
     with pytest.raises(TypeError, match="'epochs'"):
         train_supervised(input=str(files / "train.txt"), epochs=5)
     with pytest.raises(ValueError, match="one line at a time"):
@@ -208,3 +210,60 @@ def test_words_are_listed_most_frequent_first_as_fasttexts_dictionary(tmp_path):
     rc, _, err = cli("train", str(path), "-o", str(tmp_path / "cli.tnb"))
     assert rc == 0, err
     assert load_model(str(tmp_path / "cli.tnb")).get_words() == sorted(order)  # no counts: column order
+
+
+_SMALL_CORPUS = """__label__sport the team won the match today
+__label__sport great goal scored in the final minute of the match
+__label__tech new laptop with fast processor released today
+__label__tech the software update fixes bugs in the laptop
+__label__sport the coach praised the players and the team
+__label__tech cloud computing and servers
+"""
+
+
+@pytest.mark.parametrize("ngrams", [1, 2])
+def test_get_words_lists_the_words_of_fasttexts_dictionary(tmp_path, ngrams):
+    """fastText's ``get_words()`` lists its dictionary's words, most frequent first, and no word
+    n-grams (they are hashed buckets, not words); ``get_words(include_freq=True)`` their counts.
+    textnb's listed the word bigrams of a ``wordNgrams=2`` model too. Its words are now the same
+    words with the same counts, most frequent first, without fastText's ``</s>`` (the end-of-line
+    word fastText counts once a line, which textnb's tokenizer does not make: docs/fasttext.md).
+    Checked against the ``fasttext`` package when it is installed (its ties are in no set order)."""
+    path = tmp_path / "small.txt"
+    path.write_text(_SMALL_CORPUS, encoding="utf-8")
+    model = train_supervised(input=str(path), wordNgrams=ngrams)
+    words, freq = model.get_words(include_freq=True)
+    assert words == model.words == model.get_words() and "</s>" not in words
+    assert not any(" " in w for w in words) and len(set(words)) == len(words)
+    assert freq.dtype == np.int64 and list(freq) == sorted(freq, reverse=True)
+    got = dict(zip(words, freq.tolist()))
+    assert got["the"] == 9 and got["match"] == 2 and got["cloud"] == 1
+    assert load_model_words(model, tmp_path) == (words, freq.tolist())
+    fasttext = pytest.importorskip("fasttext")
+    # (epoch=0: the dictionary read, no SGD step: fastText's SGD on six lines often stops with 'Encountered NaN')
+    real = fasttext.train_supervised(input=str(path), wordNgrams=ngrams, minCount=1, epoch=0, thread=1, verbose=0)
+    real_words, real_freq = real.get_words(include_freq=True)
+    want = {w: int(n) for w, n in zip(real_words, real_freq) if w != "</s>"}
+    assert real_words[:2] == ["the", "</s>"]  # (fastText's end-of-line word: one a line, 6)
+    assert got == want
+    assert sorted(zip(words, freq.tolist()), key=lambda wn: (-wn[1], wn[0])) == list(zip(words, freq.tolist()))
+
+
+def load_model_words(model, tmp_path):
+    """``(words, counts)`` of ``model`` saved and loaded: the model file keeps them."""
+    model.save_model(str(tmp_path / "w.tnb"))
+    words, freq = load_model(str(tmp_path / "w.tnb")).get_words(include_freq=True)
+    return words, freq.tolist()
+
+
+def test_get_words_of_a_model_without_words_is_empty():
+    """A model of character n-grams, or of word bigrams only, has no word feature: ``words`` is
+    empty (fastText's always has words; textnb does not list n-grams as words)."""
+    from textnb import TextClassifier, Vectorizer
+    from textnb.fasttext import FastTextModel
+
+    docs, labels = ["cheap pills offer", "meeting at noon today"], ["spam", "ham"]
+    for vectorizer in (Vectorizer(analyzer="char_wb", ngram_range=(2, 3)), Vectorizer(ngram_range=(2, 2))):
+        assert FastTextModel(TextClassifier(vectorizer=vectorizer).fit(docs, labels)).words == []
+    words = FastTextModel(TextClassifier(vectorizer=Vectorizer(ngram_range=(1, 3))).fit(docs, labels)).words
+    assert words == ["at", "cheap", "meeting", "noon", "offer", "pills", "today"]

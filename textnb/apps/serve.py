@@ -34,7 +34,8 @@ length-prefixed; a connection may carry several requests:
 column per class; log-odds ``log P(c|x) - log P(not c|x)`` keep their resolution
 where probabilities round to 0 or 1); each text is cut at the model's ``--max-bytes``
 (UTF-8 bytes) as ``predict --lines`` and training cut a line, and read as ``predict --lines``
-reads it (for a spam model, a header-less message as spamfilter reads one:
+reads it (:func:`textnb.io.fasttext.line_texts`: the words of the model's fastText label prefix
+left out, as labels; for a spam model, a header-less message as spamfilter reads one:
 :func:`textnb.apps.filtering.as_messages`). With ``"mail": true`` each text is a raw
 message (read as ``topicfilter --mail`` reads its file, :func:`textnb.apps.filtering.mail_features`:
 the first ``textnb.io.mail.DEFAULT_MAX_BYTES`` bytes parsed as mail for a model that is not a spam model,
@@ -99,7 +100,8 @@ import time
 
 from textnb.io import mail
 from textnb.io.corpus import MAX_DOCUMENT_BYTES
-from textnb.io.files import cut_text, file_identity
+from textnb.io.fasttext import line_texts, stored_label_prefix
+from textnb.io.files import file_identity
 from textnb.core.errors import InputError, ModelFileError, TextnbError, missing_reason, unicode_strings
 from textnb.core.wrapping import reads_documents, stored_max_bytes
 from textnb.apps import protocol
@@ -110,7 +112,7 @@ from textnb.apps.filtering import as_messages, mail_features
 from textnb.apps.verdict import classify_mail, is_spam_model, message_verdict
 from textnb.text.scorer import load_for_prediction
 from textnb.meta.labelsets import assigned_labels, label_log_odds, label_probabilities, multilabel_model
-from textnb.evaluation.topk import MAX_K, best_labels_of_rows, check_threshold, check_top, proba_and_odds
+from textnb.evaluation.topk import MAX_K, best_labels_of_rows, check_threshold, check_top, label_names, proba_and_odds
 
 __all__ = ["DEFAULT_MAX_REQUEST", "DEFAULT_MAX_CLIENTS", "DEFAULT_TIMEOUT", "DEFAULT_MAX_TEXTS", "DEFAULT_MAX_TOKENS",
            "MAX_SOCKET_PATH", "ModelHolder", "Server", "classify_texts", "classify_mail", "run"]
@@ -161,7 +163,7 @@ def _load_spam_model(path):
         raise ModelFileError(f"{path}: --spamd needs a spam model (classes 'ham' and 'spam'); this one is "
                              "multi-label (a set of labels per text, where spamd answers one verdict per message)")
     if not is_spam_model(model):
-        classes = [str(c) for c in model.classes_]
+        classes = label_names(model)
         raise ModelFileError(f"{path}: --spamd needs a spam model (classes 'ham' and 'spam'); "
                              f"this one has {classes}")
     return model
@@ -347,7 +349,7 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
                          "model (classes ham and spam)" + ("" if multi is None else ": it is multi-label"))
     if kwargs:  # their order too, before any message is read (as the socket's SPAM checks them first)
         check_cutoffs(kwargs.get("spam_cutoff", DEFAULT_SPAM_CUTOFF), kwargs.get("ham_cutoff", DEFAULT_HAM_CUTOFF))
-    classes = [_jsonable(c) for c in model.classes_]
+    classes = label_names(model)  # (as textnb predict names them: the str of each class)
     # (an answer of no texts has the keys of any other: "verdicts" for a spam verdict, "log_odds" where
     # the model gives them; it had "log_odds" where no other answer did, and no "verdicts")
     out = {"classes": classes, "labels": [], "probabilities": []}
@@ -356,7 +358,7 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
     if spam:
         raw = _message_bytes(texts)
         verdicts = [message_verdict(model, m, source=f"texts[{i}]", **kwargs) for i, m in enumerate(raw)]
-        return _verdict_rows(out, [str(c) for c in model.classes_], verdicts)
+        return _verdict_rows(out, classes, verdicts)
     if not texts:
         return out
     if as_mail:  # each a message file as topicfilter --mail reads it (its first mail.DEFAULT_MAX_BYTES bytes):
@@ -365,11 +367,12 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
         for i, m in enumerate(raw):
             mail.refuse_empty_message(f"texts[{i}]", m)  # (as every path refuses it: mail.is_empty_message)
         texts = [mail_features(model, m, mail.DEFAULT_MAX_BYTES) for m in raw]
-    else:  # each text cut where the model's training cut a document (predict --lines, a TSV row), and for a
+    else:  # each text read as predict --lines reads a line (io.fasttext.line_texts: its fastText label words,
+        # those of the model's prefix, left out; cut where the model's training cut a document), and for a
         # spamfilter model of rendered messages read as the header-less message predict --lines reads (it was
-        # fed the raw text, a score no other path gave the line)
+        # fed the raw text, a score no other path gave the line; and the label words, which predict drops)
         max_bytes = getattr(model, "max_bytes", None) or stored_max_bytes(model) or MAX_DOCUMENT_BYTES
-        texts = as_messages(model, [cut_text(t, max_bytes) for t in texts])
+        texts = as_messages(model, line_texts(texts, stored_label_prefix(model), max_bytes))
     if multi is not None:  # each label's own probability; the labels of the decision rule, or ranked
         lo = label_log_odds(model, texts)
         proba = label_probabilities(lo)
@@ -725,7 +728,7 @@ class _HTTPHandler(DeadlineReading, http.server.BaseHTTPRequestHandler):
             model = owner.holder.get()
             # the model file's kind (a scorer or kernel says which it reads), else the class
             kind = getattr(type(model), "kind", None) or type(model).__name__
-            described = {"path": owner.holder.path, "kind": kind, "classes": [_jsonable(c) for c in model.classes_],
+            described = {"path": owner.holder.path, "kind": kind, "classes": label_names(model),
                          "loaded_at": owner.holder.loaded_at, "reloads": owner.holder.reloads,
                          "last_error": owner.holder.last_error}
             if multilabel_model(model) is not None:  # (its answers' "labels" are lists: said here too)

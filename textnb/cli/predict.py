@@ -13,7 +13,7 @@ from textnb.cli.options import max_bytes as max_bytes_type
 from textnb.core.registry import kind_of
 from textnb.cli.output import cell, dumps, explanation_text
 from textnb.cli.predictions import Accuracy, format_proba, print_predictions, print_ranked, ranked
-from textnb.evaluation.topk import proba_and_odds
+from textnb.evaluation.topk import label_names, proba_and_odds
 from textnb.cli.streams import label_list
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, input_name
@@ -77,7 +77,7 @@ def _predict_multilabel(args, model, out, err):
     from textnb.meta.labelsets import assigned_labels, label_log_odds, label_probabilities
 
     ml = multilabel_model(model)
-    names = [str(c) for c in ml.classes_]
+    names = label_names(ml)
     max_bytes = document_bytes(args, model)
     failed = [0]  # binary files skipped (_binary_skipped counts them)
     # PCut ranks the documents: decided over the whole input, once every batch is scored
@@ -170,7 +170,7 @@ def _predict_table(args, model, out, err=None):
     attributes = table_attributes(model)
     if attributes is None:
         raise InputError(f"{args.model}: a {type(model).__name__} model does not record its table attributes")
-    classes = [str(c) for c in model.classes_]
+    classes = label_names(model)
     for path in paths:
         data = None
         if path == "-":  # an ARFF or CSV / TSV table on standard input, told by its content, as /dev/stdin
@@ -196,12 +196,13 @@ def run(args, out, err):
     # a linear text model predicts and explains from its arrays, a table model from its kernels
     model = load_for_prediction(args.model)
     label_prefix = args.label_prefix  # (given; a text model's own is set below)
-    if args.label_prefix is None and (args.lines is not None or some_file(args.paths)) and reads_documents(model):
+    text = reads_documents(model) or multilabel_model(model) is not None  # (a multi-label scorer's too)
+    if args.label_prefix is None and (args.lines is not None or some_file(args.paths)) and text:
         from textnb.io.fasttext import stored_label_prefix
 
         # the model's fastText prefix (given: it wins), for --lines and the fastText files among PATHs:
         # a scorer keeps it from the file it was read from, an estimator in its vectorizer
-        args.label_prefix = getattr(model, "label_prefix", None) or stored_label_prefix(model)
+        args.label_prefix = stored_label_prefix(model)
     refuse_spam_model(args.model, kind_of(model))
     _refuse_unread(args, model, label_prefix)
     if multilabel_model(model) is not None:
@@ -221,7 +222,7 @@ def run(args, out, err):
     if not reads_documents(model):
         return _predict_table(args, model, out, err)
     paths = args.paths or ["-"]
-    classes = [str(c) for c in model.classes_]
+    classes = label_names(model)
     failed = [0]
     max_bytes = document_bytes(args, model)
     # silent unless stderr is a terminal and the labels go elsewhere (a file, a pipe)
@@ -239,7 +240,7 @@ def run(args, out, err):
 
     try:
         # runs of consecutive PATHs: TSV/CSV and fastText files one by one, other files batched together
-        for how, run in itertools.groupby(paths, key=lambda path: reading(path, rows=args.rows, label_prefix=args.label_prefix)):
+        for how, run in itertools.groupby(paths, key=lambda path: _reading(args, model, path)):
             if how == "rows":  # one document per row, as train reads it
                 for path in run:
                     _predict_rows(args, model, path, classes, max_bytes, out, err)
@@ -265,15 +266,27 @@ def _refuse_unread(args, model, label_prefix):
     from dataclasses import replace
 
     from textnb.io.inputs import InputOptions, refuse_unread_options
-    from textnb.text.scorer import reads_mail
 
     text = reads_documents(model) or multilabel_model(model) is not None
     opts = replace(InputOptions.from_namespace(args), label_prefix=label_prefix)
-    # (--no-header: a TSV/CSV file read by rows has its first row a document, as train reads it)
-    rows = text and args.lines is None and not reads_mail(model) and any(
-        reading(p, rows=args.rows, label_prefix=args.label_prefix) == "rows" for p in args.paths or ["-"])
+    # (--no-header: a TSV/CSV file read by rows has its first row a document, as train reads it; the rows
+    # _reading says are read, a spamfilter model's too: it was refused for one, whose rows predict reads)
+    rows = text and args.lines is None and any(_reading(args, model, p) == "rows" for p in args.paths or ["-"])
     refuse_unread_options(args.model, opts, ("text model" if rows else "text model of documents") if text
                           else "table model")
+
+
+def _reading(args, model, path):
+    """How ``predict`` reads ``path`` with ``model``: ``"rows"`` (a TSV/CSV file, one document per
+    row), ``"lines"`` (a fastText file, one per line) or ``""`` (a document, a folder; for a
+    spamfilter model, messages): :func:`textnb.io.sources.reading`, but a spamfilter model reads a
+    fastText file as a message (as spamfilter --batch does). The one rule of the paths'
+    dispatch and of the options it leaves unused (:func:`_refuse_unread`)."""
+    from textnb.text.scorer import reads_mail
+
+    if reads_mail(model):
+        return "rows" if as_rows(path, args.rows) else ""
+    return reading(path, rows=args.rows, label_prefix=args.label_prefix)
 
 
 def _predict_fasttext(args, model, path, classes, max_bytes, out, err):
@@ -307,8 +320,8 @@ def _predict_messages(args, model, paths, classes, max_bytes, out, err, bar):
         failed[0] += 1
 
     try:
-        for rows, run in itertools.groupby(paths, key=lambda path: as_rows(path, args.rows)):
-            if rows:
+        for how, run in itertools.groupby(paths, key=lambda path: _reading(args, model, path)):
+            if how == "rows":
                 for path in run:
                     _predict_rows(args, model, path, classes, max_bytes, out, err)
                 continue
@@ -384,7 +397,7 @@ def _predict_lines(args, model, out):
     """``predict --lines``: one prediction per input line, in order (with ``--top`` /
     ``--threshold``, ranked: :func:`print_ranked`)."""
     name = input_name(args.lines)
-    classes = [str(c) for c in model.classes_]
+    classes = label_names(model)
     start = 0
     for chunk in line_chunks(args.lines, args.label_prefix, document_bytes(args, model)):
         sources = [f"{name}:{start + i + 1}" for i in range(len(chunk))]
