@@ -132,7 +132,8 @@ def run(args, out, err):
                 name = model_name(fitted.model_)
     finally:
         bar.close()
-    check_binary_classes(corpus, learned_counts(corpus, skipped))
+    per_class = learned_counts(corpus, skipped)  # (an mbox file: its messages learnt)
+    check_binary_classes(corpus, per_class)
     model_path = args.output or default_model_path(args.path)
     from textnb.io.fasttext import store_label_prefix
 
@@ -140,8 +141,8 @@ def run(args, out, err):
     seconds = time.perf_counter() - start
     summary = {
         "source": corpus.source,
-        "documents": len(corpus) - len(skipped),
-        "per_class": learned_counts(corpus, skipped),
+        "documents": sum(per_class.values()),
+        "per_class": per_class,
         "skipped_binary": len(skipped),
         "vocabulary_size": n_terms,
         "model": model_path,
@@ -157,7 +158,10 @@ def run(args, out, err):
         per_class = ", ".join(f"{c} {n}" for c, n in summary["per_class"].items())
         print(f"read {summary['documents']} documents from {corpus.source}: {per_class}", file=out)
         if skipped:
-            print(f"skipped {counted(len(skipped), 'binary file')}", file=out)
+            empty = getattr(skipped, "empty", 0)  # (empty messages of an mbox file, as predict skips them)
+            print(f"skipped {counted(len(skipped) - empty, 'binary file')}" if not empty else
+                  f"skipped {counted(len(skipped) - empty, 'binary file')} and {counted(empty, 'empty message')}",
+                  file=out)
         if corpus.skipped:
             print(f"skipped {counted(len(corpus.skipped), 'symbolic-link loop')} (first: {corpus.skipped[0]})", file=out)
         if corpus.unlabeled:
