@@ -85,6 +85,7 @@ __all__ = [
     "Skipped",
     "gather_documents",
     "document_texts",
+    "OneMessage",
     "mbox_documents",
     "table_format_by_name",
 ]
@@ -527,6 +528,15 @@ def _child_path(base):
     return child
 
 
+class OneMessage(type(Path())):
+    """The path of a file that is one message whatever its first line (a Maildir's, as
+    :func:`textnb.io.mailread.message_files` lists it): never split as an mbox
+    (:func:`to_tokenizable` with ``split``). Told when the folder is listed, by the
+    folder's name: no file is opened."""
+
+    __slots__ = ()
+
+
 def _open_folder(path):
     folders = _class_folders(path, warn_hidden=True)
     if not folders:
@@ -537,7 +547,11 @@ def _open_folder(path):
         base, prefix = Path(folder), folder + os.sep
         child = _child_path(base)
         before = len(documents)
-        for f in _walk_files(folder, loops):
+        for f, whole in _walk_pairs(folder, loops):
+            if whole:  # a Maildir's file: one message, never split as an mbox (io.mailread.message_files)
+                documents.append(OneMessage(f))
+                labels.append(label)
+                continue
             rest = f[len(prefix):] if f.startswith(prefix) else None
             documents.append(Path(f) if rest is None else child(rest) if os.sep not in rest else base / rest)
             labels.append(label)
@@ -1423,7 +1437,7 @@ def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES, decode=True, split=False):
         return cut_text(doc, max_bytes)
     if isinstance(doc, Path):
         data = read_bytes(doc, max_bytes)
-        if split and data[:5] == b"From ":  # (the bytes in hand: an mbox file's messages, as predict reads them)
+        if split and data[:5] == b"From " and type(doc) is not OneMessage:  # (the bytes in hand: an mbox file's messages, as predict reads them)
             messages = mbox_documents(str(doc), data, max_bytes, decode)
             if messages is not None:
                 return messages

@@ -861,10 +861,14 @@ def _pipe_mbox(path, head, stream, max_bytes):
     of a large mbox file (:func:`_mbox_messages`): ``<path>:<n>`` each, its first
     ``max_bytes`` (every message read, however long the pipe: memory holds one message),
     a pipe of one message that message, named ``path``, the pipe's first ``max_bytes``
-    with its From line (:func:`_one_or_many`), as for a file."""
+    with its From line (:func:`_one_or_many`), as for a file. ``max_bytes`` None: each
+    message whole (``topicfilter`` copies them out); the pipe's bytes kept for a pipe of
+    one message are dropped once a message is out (memory: two messages at most)."""
     reader = Prefixed(head, stream, keep=max_bytes)
     messages = _mbox_messages(io.BufferedReader(reader, _CHUNK), _bare_cr_lines(head[:4096]), path, max_bytes)
-    return _one_or_many(path, messages, reader.kept)
+    for pair in _one_or_many(path, messages, reader.kept):
+        reader.forget()  # (the pipe's first bytes make a pipe of one message: decided once one is out)
+        yield pair
 
 
 def is_empty_message(data):
