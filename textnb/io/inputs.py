@@ -16,7 +16,7 @@ import numpy as np
 
 from textnb.core.errors import DataWarning, InputError, NotATextCorpus, input_name, unknown_to_leave_out
 from textnb.io.corpus import (MAX_DOCUMENT_BYTES, NOT_TEXT_TABLE_EXTENSIONS, decode_bytes, document_texts, open_corpus,
-                              read_piped, table_format_by_name, to_text)
+                              read_piped, table_format_by_name)
 from textnb.io.files import read_regular_file
 
 __all__ = ["InputOptions", "load_input", "open_text_corpus", "fasttext_corpus", "is_table_input", "check_classes",
