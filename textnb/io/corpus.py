@@ -1322,10 +1322,9 @@ def message_document(name, message, text_of):
     (``message`` None, or empty: :func:`textnb.io.mailread.is_empty_message`), a binary
     message's reason as a binary file's (:func:`skipped_reason`: ``"binary file"``, UTF-16
     text). The one rule of every command that reads an mbox file's messages as documents
-    (``predict``, ``train``, ``evaluate``)."""
-    from textnb.io.mailread import is_empty_message
-
-    if message is None or is_empty_message(message):
+    (``predict``, ``train``, ``evaluate``); the splitter gives an empty message as None
+    (:func:`textnb.io.mailread.split_messages`)."""
+    if message is None:
         return name, None, "empty message"
     text = text_of(message)
     return name, text, None if text is not None else _binary_reason(message)
@@ -1398,15 +1397,13 @@ def gather_documents(read):
     return texts, keep, skipped, len(read)
 
 
-def mbox_documents(source, data, max_bytes=MAX_DOCUMENT_BYTES, decode=True):
+def mbox_documents(source, data, split, max_bytes=MAX_DOCUMENT_BYTES, decode=True):
     """The :class:`Messages` of the file ``source`` whose first ``max_bytes`` are ``data``
-    when it is an mbox of several messages, as ``textnb predict`` splits it
-    (:func:`textnb.io.mailread.file_messages`: ``FILE:N`` each, its first ``max_bytes``;
+    when it is an mbox of several messages, as ``textnb predict`` splits it (``split``:
+    :func:`textnb.io.mailread.split_messages`, ``FILE:N`` each, its first ``max_bytes``;
     :func:`message_document`), else None (a file of one message is that one document; an
     empty one is a :class:`Messages` of it, left out as empty)."""
-    from textnb.io.mailread import file_messages
-
-    messages = file_messages(source, data, max_bytes)
+    messages = split(source, data)
     if messages is None:
         return None
     items = [message_document(name, message, lambda m: to_tokenizable(m, max_bytes, decode))
@@ -1416,7 +1413,7 @@ def mbox_documents(source, data, max_bytes=MAX_DOCUMENT_BYTES, decode=True):
     return Messages(source, items)
 
 
-def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES, decode=True, split=False):
+def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES, decode=True, split=None):
     """A document for :func:`textnb.text.tokenize.batch_term_ids`: str, or bytes when it is
     ASCII (no decoding needed: ASCII bytes are their own text), None if binary. Whatever its
     container, a document is cut at ``max_bytes`` bytes: a file's or bytes' first ones, a
@@ -1428,17 +1425,18 @@ def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES, decode=True, split=False):
     other ones than the defaults: :func:`textnb.text.tokenize.decodes_bytes`); else
     non-ASCII bytes are decoded by :func:`decode_bytes` (UTF-8, Windows-1252, Latin-1).
 
-    ``split`` (the readers of a corpus for training and evaluation): a file whose first
-    bytes are an mbox ``From`` line and that holds several messages is returned as its
+    ``split`` (the readers of a corpus for training and evaluation give
+    :func:`textnb.io.mailread.split_messages` of ``max_bytes``): a file whose first bytes
+    are an mbox ``From`` line and that holds several messages is returned as its
     :class:`Messages` (:func:`mbox_documents`), each message one document, as ``textnb
-    predict``, ``topicfilter`` and ``spamfilter --batch`` read it; no other file is
-    looked at twice (the test is on the bytes read)."""
+    predict``, ``topicfilter`` and ``spamfilter --batch`` read it; no other file is looked
+    at twice (the test is on the bytes read)."""
     if isinstance(doc, str):
         return cut_text(doc, max_bytes)
     if isinstance(doc, Path):
         data = read_bytes(doc, max_bytes)
-        if split and data[:5] == b"From " and type(doc) is not OneMessage:  # (the bytes in hand: an mbox file's messages, as predict reads them)
-            messages = mbox_documents(str(doc), data, max_bytes, decode)
+        if split is not None and data[:5] == b"From " and type(doc) is not OneMessage:  # (the bytes in hand: an mbox file's messages, as predict reads them)
+            messages = mbox_documents(str(doc), data, split, max_bytes, decode)
             if messages is not None:
                 return messages
     elif isinstance(doc, (bytes, bytearray)):
@@ -1450,13 +1448,13 @@ def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES, decode=True, split=False):
     return data if data.isascii() or not decode else decode_bytes(data, cut=len(data) >= max_bytes)
 
 
-def document_texts(docs, max_bytes=MAX_DOCUMENT_BYTES, decode=True):
+def document_texts(docs, split, max_bytes=MAX_DOCUMENT_BYTES, decode=True):
     """``(texts, kept, skipped, n_docs)`` of ``docs`` read as training reads them
-    (:func:`gather_documents` of :func:`to_tokenizable` with ``split``: an mbox file its
-    messages), each text a str as :func:`to_text` gives it (bytes with ``decode=False``);
+    (:func:`gather_documents` of :func:`to_tokenizable` with ``split``,
+    :func:`textnb.io.mailread.split_messages`: an mbox file its messages), each text a str as :func:`to_text` gives it (bytes with ``decode=False``);
     ``kept`` the position in ``docs`` of each text (an mbox file's messages share its own):
     what the estimators and ``textnb evaluate`` fit on."""
-    texts, kept, skipped, n_docs = gather_documents([(doc, to_tokenizable(doc, max_bytes, decode, True))
+    texts, kept, skipped, n_docs = gather_documents([(doc, to_tokenizable(doc, max_bytes, decode, split))
                                                      for doc in docs])
     if decode:
         texts = [t.decode("ascii") if isinstance(t, bytes) else t for t in texts]

@@ -8,6 +8,7 @@ without them (:class:`~textnb.core.errors.NotATextCorpus`) is read as a table.
 
 import os
 import warnings
+from functools import partial
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
@@ -438,7 +439,10 @@ def read_texts(corpus, max_bytes, labels=None):
     messages are kept in one fold: :func:`textnb.core.folds.stratified_kfold`)."""
     given = labels is not None
     labels = corpus.labels if labels is None else labels
-    texts, kept, skipped, _ = document_texts(corpus.documents, max_bytes)
+    from textnb.io.mailread import split_messages
+
+    split = partial(split_messages, max_bytes=max_bytes)
+    texts, kept, skipped, _ = document_texts(corpus.documents, split, max_bytes)
     chosen = [labels[i] for i in kept]
     groups = np.asarray(kept, dtype=np.int64) if skipped.messages else None
     return texts, (chosen if given else np.asarray(chosen)), skipped, groups

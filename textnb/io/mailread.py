@@ -20,7 +20,7 @@ from textnb.io.files import read_regular_file as _read_file
 
 __all__ = ["DEFAULT_MAX_BYTES", "decode_bytes", "read_capped", "is_special", "is_maildir", "is_mbox",
            "looks_like_mail", "is_empty_message", "refuse_empty_message", "iter_messages", "message_files", "read_messages",
-           "file_messages", "PIPE", "is_named_pipe", "map_messages"]
+           "file_messages", "split_messages", "PIPE", "is_named_pipe", "map_messages"]
 
 #: Bytes of one message that are read and parsed; the rest is skipped.
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
@@ -829,6 +829,17 @@ def file_messages(path, data, max_bytes=DEFAULT_MAX_BYTES, *, pipe=False):
     split = None if len(data) > _SMALL_MBOX or (max_bytes is not None and len(data) >= max_bytes) \
         else _split_small_mbox(path, data)
     return _iter_mbox_file(path, max_bytes) if split is None else list(_one_or_many(path, iter(split), lambda: data))
+
+
+def split_messages(source, data, max_bytes=DEFAULT_MAX_BYTES, pipe=False):
+    """:func:`file_messages` as every reader of documents takes it (``textnb predict``,
+    ``train``, ``evaluate``: :func:`textnb.io.corpus.input_documents`,
+    :func:`textnb.io.corpus.to_tokenizable`): its ``(source, bytes)`` messages, the bytes
+    None for an empty message (:func:`is_empty_message`: left out and reported as
+    ``empty message``); None when ``data`` is not an mbox."""
+    messages = file_messages(source, data, max_bytes, pipe=pipe)
+    return None if messages is None else ((name, None if is_empty_message(message) else message)
+                                          for name, message in messages)
 
 
 #: the bytes of a pipe read before it is known to hold an mbox (:func:`file_messages`'s test

@@ -29,6 +29,7 @@ from textnb.naive_bayes.base import DeclaredTags, NestedParams, SaveMixin
 from textnb.naive_bayes.base import check_partial_fit_labels, log_odds
 from textnb.naive_bayes.scoring import check_sample_weight, class_positions
 from textnb.io.corpus import binary_document, document_size, document_texts, to_text
+from textnb.io.mailread import split_messages
 from textnb.text.counting import inherited, score_batch
 from textnb.core.dfe import pass_budget
 from textnb.core.errors import refuse_single_string
@@ -266,7 +267,8 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         """``(texts, kept, n_docs)`` of the documents ``X`` (an mbox file: its messages,
         each at its file's position in ``kept``: :func:`textnb.io.corpus.document_texts`)."""
         decode = not decodes_bytes(vectorizer.build_analyzer())  # (else the vectorizer decodes bytes)
-        texts, kept, self.skipped_, n_docs = document_texts(X, self.max_bytes, decode)
+        split = functools.partial(split_messages, max_bytes=self.max_bytes)
+        texts, kept, self.skipped_, n_docs = document_texts(X, split, self.max_bytes, decode)
         return texts, np.asarray(kept, dtype=np.int64), n_docs
 
     def _count(self, X, y_index, weights, n_classes, vectorizer, progress, terms=(), client=None,

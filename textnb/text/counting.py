@@ -6,10 +6,12 @@ worker process starts quickly.
 
 import zlib
 from contextlib import contextmanager
+from functools import partial
 
 import numpy as np
 
 from textnb.io.corpus import gather_documents, to_tokenizable
+from textnb.io.mailread import split_messages
 from textnb.text.tokenize import TermKeys, batch_term_ids, csr_counts, decodes_bytes
 
 __all__ = ["count_read", "count_shard", "gather_read", "inherited", "read_batch", "read_length", "read_pairs",
@@ -46,7 +48,8 @@ def read_batch(docs, max_bytes, decode=True):
     an mbox file its messages, ``split``), their positions in the batch, the names of the
     documents left out (a :class:`textnb.io.corpus.Skipped`: binary files, binary or empty
     messages), and the batch's length."""
-    return gather_read([(doc, to_tokenizable(doc, max_bytes, decode, True)) for doc in docs])
+    split = partial(split_messages, max_bytes=max_bytes)
+    return gather_read([(doc, to_tokenizable(doc, max_bytes, decode, split)) for doc in docs])
 
 
 def gather_read(read):
@@ -60,7 +63,8 @@ def read_pairs(docs, max_bytes, decode=True):
     """``(document, tokenizable text, None or Messages)`` of each of ``docs`` (an mbox file
     its messages, as :func:`read_batch` reads it), read one at a time as they are asked for
     (a batch that ends by its bytes reads no document past it)."""
-    return ((doc, to_tokenizable(doc, max_bytes, decode, True)) for doc in docs)
+    split = partial(split_messages, max_bytes=max_bytes)
+    return ((doc, to_tokenizable(doc, max_bytes, decode, split)) for doc in docs)
 
 
 def read_length(pair):
