@@ -937,7 +937,9 @@ def _documents(paths, mail_mode, max_bytes, out=None, on_error=None, on_warning=
                 seen.add((st.st_dev, st.st_ino))
             try:
                 if whole is mail.PIPE:  # a pipe named (a folder's FIFOs are skipped), read once: its bytes routed
-                    for source, data in mail.read_messages(file, max_bytes, whole=whole):  # (an mbox in it split)
+                    # each message whole, as an mbox file's below (what is copied out is never cut: a mail
+                    # filter loses no mail); scoring reads its first max_bytes, as a file's
+                    for source, data in mail.read_messages(file, None, whole=whole):  # (an mbox in it split)
                         if mail.is_empty_message(data):
                             refuse(f"{source}: empty message")
                             continue

@@ -132,7 +132,8 @@ def run(args, out, err):
                 name = model_name(fitted.model_)
     finally:
         bar.close()
-    check_binary_classes(corpus, learned_counts(corpus, skipped))
+    per_class = learned_counts(corpus, skipped)  # (an mbox file: its messages learnt)
+    check_binary_classes(corpus, per_class)
     model_path = args.output or default_model_path(args.path)
     from textnb.io.fasttext import store_label_prefix, unlabeled_line
 
@@ -140,8 +141,8 @@ def run(args, out, err):
     seconds = time.perf_counter() - start
     summary = {
         "source": corpus.source,
-        "documents": len(corpus) - len(skipped),
-        "per_class": learned_counts(corpus, skipped),
+        "documents": sum(per_class.values()),
+        "per_class": per_class,
         "skipped_binary": len(skipped),
         "vocabulary_size": n_terms,
         "model": model_path,
@@ -151,7 +152,9 @@ def run(args, out, err):
         summary["skipped_links"] = len(corpus.skipped)
     if corpus.unlabeled:  # fastText lines without a label
         summary["skipped_unlabeled"] = corpus.unlabeled
-    details = [f"skipped {counted(len(skipped), 'binary file')}" if skipped else None,
+    empty = getattr(skipped, "empty", 0)  # (empty messages of an mbox file, as predict skips them)
+    details = [(f"skipped {counted(len(skipped) - empty, 'binary file')}"
+                + (f" and {counted(empty, 'empty message')}" if empty else "")) if skipped else None,
                f"skipped {counted(len(corpus.skipped), 'symbolic-link loop')} (first: {corpus.skipped[0]})"
                if corpus.skipped else None,
                unlabeled_line(corpus.unlabeled) if corpus.unlabeled else None,

@@ -516,7 +516,7 @@ DEFAULT_FOLDS = 10
 
 
 def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, progress=None, terms=None,
-                   source=None, sample_weight=None):
+                   source=None, sample_weight=None, groups=None):
     """Stratified K-fold cross-validation, ``repeat`` times with seeds ``seed, seed+1, ...``.
 
     ``X`` is a count matrix (with ``vectorizer`` giving the pruning rules) or a
@@ -537,6 +537,11 @@ def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, p
     objects' weights (:func:`~textnb.core.wrapping.fit_weighted`, as ``textnb train`` fits
     it), and the report weighs each held-out object by its weight
     (:func:`classification_report`), as Weka's cross-validation does.
+
+    ``groups`` (one value per object; None: each its own): the objects of one group are
+    held out in one fold (:func:`textnb.core.folds.stratified_kfold`): the messages of one
+    mbox file of a corpus folder (``textnb evaluate``: the messages of a thread quote each
+    other, so none is scored by a model that learnt another message of its file).
     """
     y = np.asarray(y)
     w = _weights(sample_weight, len(y))
@@ -564,7 +569,7 @@ def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, p
     for r in range(repeat):
         if given is None:
             # (a class with fewer objects than folds is spread over as many folds as it has)
-            splits = stratified_kfold(y, cv, seed + r)
+            splits = stratified_kfold(y, cv, seed + r, groups=groups)
         else:
             splits = given
         parts = []

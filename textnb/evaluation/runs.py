@@ -51,27 +51,27 @@ def evaluate_documents(corpus, classifier, *, test=None, cv=None, repeat=1, seed
     max_bytes = max_bytes or MAX_DOCUMENT_BYTES
     if test is None and cv is None:
         test = corpus.test
-    texts, y, skipped = read_texts(corpus, max_bytes)
-    if skipped:
+    texts, y, skipped, groups = read_texts(corpus, max_bytes)
+    if skipped or groups is not None:
         kept, n = np.unique(y, return_counts=True)
         check_binary_classes(corpus, dict(zip(kept.tolist(), n.tolist())))
     if test is not None:
-        test_texts, y_test, skipped_test = read_texts(test, max_bytes)
+        test_texts, y_test, skipped_test, _ = read_texts(test, max_bytes)
         if not test_texts:  # (a report on nothing read accuracy 0.0000 and exited 0)
-            every = ("" if not skipped_test else " (its one file is binary)" if skipped_test == 1
-                     else f" (its {skipped_test} files are all binary)")
+            every = ("" if not skipped_test else " (its one file is binary)" if len(skipped_test) == 1
+                     else f" (its {len(skipped_test)} files are all binary)")
             raise InputError(f"{test.source}: no test documents{every}: there is nothing to measure")
         X, terms = vectorize_all(texts + test_texts, vectorizer)
         n = len(texts)
         report = evaluate_split(X[:n], y, X[n:], y_test, model, vectorizer=vectorizer, terms=terms)
         report["protocol"] = "train/test"
-        skipped += skipped_test
+        skipped.merge(skipped_test)
     else:
         X, terms = vectorize_all(texts, vectorizer)
         report = _folds_protocol(cross_validate(X, y, model, cv=cv, repeat=repeat, seed=seed,
                                                 vectorizer=vectorizer, progress=progress, terms=terms,
-                                                source=corpus.source))
-    report["skipped_binary"] = skipped
+                                                source=corpus.source, groups=groups))
+    report["skipped_binary"] = len(skipped)
     unlabeled = corpus.unlabeled + (test.unlabeled if test is not None else 0)
     if unlabeled:  # fastText lines without a label
         report["skipped_unlabeled"] = unlabeled

@@ -81,6 +81,12 @@ __all__ = [
     "input_documents",
     "to_text",
     "to_tokenizable",
+    "Messages",
+    "Skipped",
+    "gather_documents",
+    "document_texts",
+    "OneMessage",
+    "mbox_documents",
     "table_format_by_name",
 ]
 
@@ -522,6 +528,15 @@ def _child_path(base):
     return child
 
 
+class OneMessage(type(Path())):
+    """The path of a file that is one message whatever its first line (a Maildir's, as
+    :func:`textnb.io.mailread.message_files` lists it): never split as an mbox
+    (:func:`to_tokenizable` with ``split``). Told when the folder is listed, by the
+    folder's name: no file is opened."""
+
+    __slots__ = ()
+
+
 def _open_folder(path):
     folders = _class_folders(path, warn_hidden=True)
     if not folders:
@@ -532,7 +547,11 @@ def _open_folder(path):
         base, prefix = Path(folder), folder + os.sep
         child = _child_path(base)
         before = len(documents)
-        for f in _walk_files(folder, loops):
+        for f, whole in _walk_pairs(folder, loops):
+            if whole:  # a Maildir's file: one message, never split as an mbox (io.mailread.message_files)
+                documents.append(OneMessage(f))
+                labels.append(label)
+                continue
             rest = f[len(prefix):] if f.startswith(prefix) else None
             documents.append(Path(f) if rest is None else child(rest) if os.sep not in rest else base / rest)
             labels.append(label)
@@ -1239,11 +1258,7 @@ def input_documents(paths, *, max_bytes=MAX_DOCUMENT_BYTES, stdin=None, decode=T
             yield source, text, None if text is not None else (reason() if reason else _binary_reason(data))
             return
         for name, message in messages:
-            if message is None:
-                yield name, None, "empty message"
-                continue
-            text = text_of(message)
-            yield name, text, None if text is not None else _binary_reason(message)
+            yield message_document(name, message, text_of)
 
     for p in paths:
         refuse_device(p)  # (/dev/zero, a terminal: refused by name, as by every reader)
@@ -1301,7 +1316,104 @@ def document_size(doc, max_bytes=MAX_DOCUMENT_BYTES):
         return 0
 
 
-def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES, decode=True):
+def message_document(name, message, text_of):
+    """``(name, text, None)`` of one message of an mbox read as a document (``text_of`` its
+    bytes: the text, None when binary), or ``(name, None, reason)``: ``"empty message"``
+    (``message`` None, or empty: :func:`textnb.io.mailread.is_empty_message`), a binary
+    message's reason as a binary file's (:func:`skipped_reason`: ``"binary file"``, UTF-16
+    text). The one rule of every command that reads an mbox file's messages as documents
+    (``predict``, ``train``, ``evaluate``); the splitter gives an empty message as None
+    (:func:`textnb.io.mailread.split_messages`)."""
+    if message is None:
+        return name, None, "empty message"
+    text = text_of(message)
+    return name, text, None if text is not None else _binary_reason(message)
+
+
+class Messages:
+    """The messages of an mbox file read as training documents (:func:`to_tokenizable`
+    with ``split``): ``items``, a ``(source, text or None, reason)`` triple each
+    (:func:`message_document`; ``FILE:N``). Its ``len`` is the text it brings to a batch
+    (:data:`textnb.io.files.BATCH_BYTES`), as a text's is."""
+
+    __slots__ = ("source", "items", "size")
+
+    def __init__(self, source, items):
+        self.source, self.items = source, items
+        self.size = sum(len(text) for _, text, _ in items if text is not None)
+
+    def __len__(self):
+        return self.size
+
+
+class Skipped(list):
+    """The names of the documents a reading of a corpus left out (binary files; binary or
+    empty messages of an mbox file, ``FILE:N``), and what it read past the corpus's list:
+    ``messages``, ``{file: (messages, messages learnt)}`` of each mbox file read as its
+    messages (:class:`Messages`; a file of one message is one document, as it is listed),
+    ``empty`` the empty messages among the names. The documents learnt from ``n`` listed
+    ones are :meth:`learnt` (``len(corpus)``, ``class_counts`` are counts of the list)."""
+
+    def __init__(self, names=()):
+        super().__init__(names)
+        self.messages, self.empty = {}, 0
+
+    def merge(self, other):
+        """Add the names (and messages) of another reading's :class:`Skipped` (or list)."""
+        self.extend(other)
+        if isinstance(other, Skipped):
+            self.messages.update(other.messages)
+            self.empty += other.empty
+
+    def learnt(self, n):
+        """The documents learnt from ``n`` listed ones: each mbox file read as its messages
+        counts them, each name left out none."""
+        return n - len(self) + sum(total - 1 for total, _ in self.messages.values())
+
+
+def gather_documents(read):
+    """``(texts, keep, skipped, n_docs)`` of the ``(document, tokenizable text, None or
+    Messages)`` pairs of a batch (:func:`to_tokenizable` with ``split``): the texts read,
+    the position in the batch of each (a file's messages share its position, so they take
+    its label and weight), the :class:`Skipped` names left out, and the batch's length."""
+    texts, keep, skipped = [], [], Skipped()
+    for i, (doc, text) in enumerate(read):
+        if text is None:
+            skipped.append(str(doc))
+        elif type(text) is Messages:
+            learnt = 0
+            for name, message, reason in text.items:
+                if message is None:
+                    skipped.append(name)
+                    skipped.empty += reason == "empty message"
+                else:
+                    texts.append(message)
+                    keep.append(i)
+                    learnt += 1
+            skipped.messages[text.source] = (len(text.items), learnt)
+        else:
+            texts.append(text)
+            keep.append(i)
+    return texts, keep, skipped, len(read)
+
+
+def mbox_documents(source, data, split, max_bytes=MAX_DOCUMENT_BYTES, decode=True):
+    """The :class:`Messages` of the file ``source`` whose first ``max_bytes`` are ``data``
+    when it is an mbox of several messages, as ``textnb predict`` splits it (``split``:
+    :func:`textnb.io.mailread.split_messages`, ``FILE:N`` each, its first ``max_bytes``;
+    :func:`message_document`), else None (a file of one message is that one document; an
+    empty one is a :class:`Messages` of it, left out as empty)."""
+    messages = split(source, data)
+    if messages is None:
+        return None
+    items = [message_document(name, message, lambda m: to_tokenizable(m, max_bytes, decode))
+             for name, message in messages]
+    if len(items) == 1 and items[0][1] is not None:
+        return None  # (one message: the file, From line and all, as it is listed)
+    return Messages(source, items)
+
+
+def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES, decode=True, split=None):
     """A document for :func:`textnb.text.tokenize.batch_term_ids`: str, or bytes when it is
     ASCII (no decoding needed: ASCII bytes are their own text), None if binary. Whatever its
     container, a document is cut at ``max_bytes`` bytes: a file's or bytes' first ones, a
@@ -1311,11 +1423,22 @@ def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES, decode=True):
     ``decode=False``: a file's or bytes' content is returned as bytes, for an analyzer
     that decodes them with its own ``encoding`` and ``decode_error`` (a Vectorizer given
     other ones than the defaults: :func:`textnb.text.tokenize.decodes_bytes`); else
-    non-ASCII bytes are decoded by :func:`decode_bytes` (UTF-8, Windows-1252, Latin-1)."""
+    non-ASCII bytes are decoded by :func:`decode_bytes` (UTF-8, Windows-1252, Latin-1).
+
+    ``split`` (the readers of a corpus for training and evaluation give
+    :func:`textnb.io.mailread.split_messages` of ``max_bytes``): a file whose first bytes
+    are an mbox ``From`` line and that holds several messages is returned as its
+    :class:`Messages` (:func:`mbox_documents`), each message one document, as ``textnb
+    predict``, ``topicfilter`` and ``spamfilter --batch`` read it; no other file is looked
+    at twice (the test is on the bytes read)."""
     if isinstance(doc, str):
         return cut_text(doc, max_bytes)
     if isinstance(doc, Path):
         data = read_bytes(doc, max_bytes)
+        if split is not None and data[:5] == b"From " and type(doc) is not OneMessage:  # (the bytes in hand: an mbox file's messages, as predict reads them)
+            messages = mbox_documents(str(doc), data, split, max_bytes, decode)
+            if messages is not None:
+                return messages
     elif isinstance(doc, (bytes, bytearray)):
         data = bytes(doc[:max_bytes])
     else:
@@ -1323,6 +1446,19 @@ def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES, decode=True):
     if is_binary(data):
         return None
     return data if data.isascii() or not decode else decode_bytes(data, cut=len(data) >= max_bytes)
+
+
+def document_texts(docs, split, max_bytes=MAX_DOCUMENT_BYTES, decode=True):
+    """``(texts, kept, skipped, n_docs)`` of ``docs`` read as training reads them
+    (:func:`gather_documents` of :func:`to_tokenizable` with ``split``,
+    :func:`textnb.io.mailread.split_messages`: an mbox file its messages), each text a str as :func:`to_text` gives it (bytes with ``decode=False``);
+    ``kept`` the position in ``docs`` of each text (an mbox file's messages share its own):
+    what the estimators and ``textnb evaluate`` fit on."""
+    texts, kept, skipped, n_docs = gather_documents([(doc, to_tokenizable(doc, max_bytes, decode, split))
+                                                     for doc in docs])
+    if decode:
+        texts = [t.decode("ascii") if isinstance(t, bytes) else t for t in texts]
+    return texts, kept, skipped, n_docs
 
 
 def to_text(doc, max_bytes=MAX_DOCUMENT_BYTES, decode=True):

@@ -382,6 +382,10 @@ class Prefixed(io.RawIOBase):
         """The first ``keep`` bytes given (fewer when the stream ended first)."""
         return bytes(self._kept)
 
+    def forget(self):
+        """Keep no more bytes (those kept are wanted no longer: memory stays bounded)."""
+        self._keep, self._kept = 0, bytearray()
+
 
 def first_bytes(head, stream, max_bytes):
     """The first ``max_bytes`` bytes (None: all) of a pipe whose first bytes, ``head``, were

@@ -8,6 +8,7 @@ without them (:class:`~textnb.core.errors.NotATextCorpus`) is read as a table.
 
 import os
 import warnings
+from functools import partial
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
@@ -15,8 +16,8 @@ from typing import Optional, Sequence
 import numpy as np
 
 from textnb.core.errors import DataWarning, InputError, NotATextCorpus, input_name, unknown_to_leave_out
-from textnb.io.corpus import (MAX_DOCUMENT_BYTES, NOT_TEXT_TABLE_EXTENSIONS, decode_bytes, open_corpus, read_piped,
-                              table_format_by_name, to_text)
+from textnb.io.corpus import (MAX_DOCUMENT_BYTES, NOT_TEXT_TABLE_EXTENSIONS, decode_bytes, document_texts, open_corpus,
+                              read_piped, table_format_by_name)
 from textnb.io.files import read_regular_file
 
 __all__ = ["InputOptions", "load_input", "open_text_corpus", "fasttext_corpus", "is_table_input", "check_classes",
@@ -404,37 +405,47 @@ def check_binary_classes(corpus, learned):
 
 
 def learned_counts(corpus, skipped):
-    """Documents per class that training used (binary files left out)."""
+    """Documents per class that training used: binary files left out, an mbox file read
+    as its messages counted as the messages learnt (``skipped``'s ``messages``,
+    :class:`textnb.io.corpus.Skipped`), each of its file's class."""
+    messages = getattr(skipped, "messages", None) or {}  # (an mbox file read as its messages: their count)
     skipped = set(skipped)
     counts = {}
-    if not skipped:  # (the documents are not read again: a streamed corpus would be)
+    if not skipped and not messages:  # (the documents are not read again: a streamed corpus would be)
         for label in corpus.labels:
             counts[label] = counts.get(label, 0) + 1
         return dict(sorted(counts.items()))
     # a Dask cluster is sent (and names) a file by its absolute path: a document whose name a
     # skipped one has is looked up that way too (not every document: abspath costs)
-    names = {os.path.basename(s) for s in skipped}
+    names = {os.path.basename(s) for s in skipped.union(messages)}
     for doc, label in zip(corpus.documents, corpus.labels):
         text = str(doc)
-        if text in skipped or (isinstance(doc, Path) and os.path.basename(text) in names
-                               and os.path.abspath(text) in skipped):
-            continue
-        counts[label] = counts.get(label, 0) + 1
+        if isinstance(doc, Path) and text not in skipped and text not in messages and os.path.basename(text) in names:
+            text = os.path.abspath(text)
+        if text in messages:
+            counts[label] = counts.get(label, 0) + messages[text][1]
+        elif text not in skipped:
+            counts[label] = counts.get(label, 0) + 1
     return dict(sorted(counts.items()))
 
 
 def read_texts(corpus, max_bytes, labels=None):
-    """``(texts, labels, n_skipped)`` of a corpus's documents, binary ones left out;
-    ``labels`` (default the corpus's) are returned as an array unless given."""
-    texts, kept, skipped = [], [], 0
-    for doc, label in zip(corpus.documents, corpus.labels if labels is None else labels):
-        t = to_text(doc, max_bytes)
-        if t is None:
-            skipped += 1
-            continue
-        texts.append(t)
-        kept.append(label)
-    return texts, (np.asarray(kept) if labels is None else kept), skipped
+    """``(texts, labels, skipped, groups)`` of a corpus's documents as training reads them
+    (:func:`textnb.io.corpus.document_texts`: binary files left out, an mbox file read as
+    its messages, each of its file's class; a binary or empty message left out);
+    ``skipped`` the :class:`~textnb.io.corpus.Skipped` names; ``labels`` (default the
+    corpus's) are returned as an array unless given. ``groups``: None, or when an mbox
+    file was read as its messages, the position in the corpus of each text's file (its
+    messages are kept in one fold: :func:`textnb.core.folds.stratified_kfold`)."""
+    given = labels is not None
+    labels = corpus.labels if labels is None else labels
+    from textnb.io.mailread import split_messages
+
+    split = partial(split_messages, max_bytes=max_bytes)
+    texts, kept, skipped, _ = document_texts(corpus.documents, split, max_bytes)
+    chosen = [labels[i] for i in kept]
+    groups = np.asarray(kept, dtype=np.int64) if skipped.messages else None
+    return texts, (chosen if given else np.asarray(chosen)), skipped, groups
 
 
 def default_model_path(path):

@@ -20,7 +20,7 @@ from textnb.io.files import read_regular_file as _read_file
 
 __all__ = ["DEFAULT_MAX_BYTES", "decode_bytes", "read_capped", "is_special", "is_maildir", "is_mbox",
            "looks_like_mail", "is_empty_message", "refuse_empty_message", "iter_messages", "message_files", "read_messages",
-           "file_messages", "PIPE", "is_named_pipe", "map_messages"]
+           "file_messages", "split_messages", "PIPE", "is_named_pipe", "map_messages"]
 
 #: Bytes of one message that are read and parsed; the rest is skipped.
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
@@ -831,6 +831,17 @@ def file_messages(path, data, max_bytes=DEFAULT_MAX_BYTES, *, pipe=False):
     return _iter_mbox_file(path, max_bytes) if split is None else list(_one_or_many(path, iter(split), lambda: data))
 
 
+def split_messages(source, data, max_bytes=DEFAULT_MAX_BYTES, pipe=False):
+    """:func:`file_messages` as every reader of documents takes it (``textnb predict``,
+    ``train``, ``evaluate``: :func:`textnb.io.corpus.input_documents`,
+    :func:`textnb.io.corpus.to_tokenizable`): its ``(source, bytes)`` messages, the bytes
+    None for an empty message (:func:`is_empty_message`: left out and reported as
+    ``empty message``); None when ``data`` is not an mbox."""
+    messages = file_messages(source, data, max_bytes, pipe=pipe)
+    return None if messages is None else ((name, None if is_empty_message(message) else message)
+                                          for name, message in messages)
+
+
 #: the bytes of a pipe read before it is known to hold an mbox (:func:`file_messages`'s test
 #: of a first line reads as much of it as :func:`is_mbox` reads of a file's)
 _PIPE_HEAD = 4096
@@ -861,10 +872,14 @@ def _pipe_mbox(path, head, stream, max_bytes):
     of a large mbox file (:func:`_mbox_messages`): ``<path>:<n>`` each, its first
     ``max_bytes`` (every message read, however long the pipe: memory holds one message),
     a pipe of one message that message, named ``path``, the pipe's first ``max_bytes``
-    with its From line (:func:`_one_or_many`), as for a file."""
+    with its From line (:func:`_one_or_many`), as for a file. ``max_bytes`` None: each
+    message whole (``topicfilter`` copies them out); the pipe's bytes kept for a pipe of
+    one message are dropped once a message is out (memory: two messages at most)."""
     reader = Prefixed(head, stream, keep=max_bytes)
     messages = _mbox_messages(io.BufferedReader(reader, _CHUNK), _bare_cr_lines(head[:4096]), path, max_bytes)
-    return _one_or_many(path, messages, reader.kept)
+    for pair in _one_or_many(path, messages, reader.kept):
+        reader.forget()  # (the pipe's first bytes make a pipe of one message: decided once one is out)
+        yield pair
 
 
 def is_empty_message(data):

@@ -128,12 +128,10 @@ def document_batches(paths, max_bytes, on_binary, tick=None, size=1000, stdin=No
     with ``on_binary(source, "empty message")``."""
     from textnb.io.corpus import input_documents
     from textnb.io.files import source_batches
-    from textnb.io.mailread import file_messages, is_empty_message
+    from textnb.io.mailread import split_messages
 
     def split(source, data, pipe):
-        messages = file_messages(source, data, max_bytes, pipe=pipe)
-        return None if messages is None else ((name, None if is_empty_message(message) else message)
-                                              for name, message in messages)
+        return split_messages(source, data, max_bytes, pipe)
 
     def readable():
         for src, text, reason in input_documents(paths, max_bytes=max_bytes, stdin=stdin, decode=decode,

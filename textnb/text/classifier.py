@@ -28,7 +28,8 @@ from sklearn.utils.validation import check_is_fitted
 from textnb.naive_bayes.base import DeclaredTags, NestedParams, SaveMixin
 from textnb.naive_bayes.base import check_partial_fit_labels, log_odds
 from textnb.naive_bayes.scoring import check_sample_weight, class_positions
-from textnb.io.corpus import binary_document, document_size, to_text
+from textnb.io.corpus import binary_document, document_size, document_texts, to_text
+from textnb.io.mailread import split_messages
 from textnb.text.counting import inherited, score_batch
 from textnb.core.dfe import pass_budget
 from textnb.core.errors import refuse_single_string
@@ -242,9 +243,9 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
                               max_row_nnz=_row_budget(model, len(classes)))
             self._fit_from_sums(acc, classes, vectorizer, model, len(y))
         else:
-            docs, kept = self._texts(X, vectorizer)
-            if len(docs) + len(self.skipped_) != n:
-                raise ValueError(f"got {len(docs) + len(self.skipped_)} documents but {n} labels")
+            docs, kept, n_docs = self._texts(X, vectorizer)
+            if n_docs != n:
+                raise ValueError(f"got {n_docs} documents but {n} labels")
             Xc = vectorizer.fit_transform(docs)
             kw = {} if sample_weight is None else {"sample_weight": weights[kept]}
             if takes_terms(model):  # lazy rules name their terms (also inside APNBC)
@@ -263,17 +264,12 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         return self
 
     def _texts(self, X, vectorizer):
-        texts, kept, skipped = [], [], []
+        """``(texts, kept, n_docs)`` of the documents ``X`` (an mbox file: its messages,
+        each at its file's position in ``kept``: :func:`textnb.io.corpus.document_texts`)."""
         decode = not decodes_bytes(vectorizer.build_analyzer())  # (else the vectorizer decodes bytes)
-        for i, doc in enumerate(X):
-            t = to_text(doc, self.max_bytes, decode)
-            if t is None:
-                skipped.append(str(doc))
-            else:
-                texts.append(t)
-                kept.append(i)
-        self.skipped_ = skipped
-        return texts, np.asarray(kept, dtype=np.int64)
+        split = functools.partial(split_messages, max_bytes=self.max_bytes)
+        texts, kept, self.skipped_, n_docs = document_texts(X, split, self.max_bytes, decode)
+        return texts, np.asarray(kept, dtype=np.int64), n_docs
 
     def _count(self, X, y_index, weights, n_classes, vectorizer, progress, terms=(), client=None,
                per_class="tf", rows=False, max_row_nnz=None):

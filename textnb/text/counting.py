@@ -6,10 +6,12 @@ worker process starts quickly.
 
 import zlib
 from contextlib import contextmanager
+from functools import partial
 
 import numpy as np
 
-from textnb.io.corpus import to_tokenizable
+from textnb.io.corpus import gather_documents, to_tokenizable
+from textnb.io.mailread import split_messages
 from textnb.text.tokenize import TermKeys, batch_term_ids, csr_counts, decodes_bytes
 
 __all__ = ["count_read", "count_shard", "gather_read", "inherited", "read_batch", "read_length", "read_pairs",
@@ -42,33 +44,32 @@ def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes, rows=Fal
 
 def read_batch(docs, max_bytes, decode=True):
     """``(texts, keep, skipped, n_docs)`` of a batch of documents (str, bytes or paths):
-    the tokenizable texts (:func:`textnb.io.corpus.to_tokenizable`, ``decode`` passed on),
-    their positions in the batch, the names of the binary documents left out, and the
-    batch's length."""
-    return gather_read([(doc, to_tokenizable(doc, max_bytes, decode)) for doc in docs])
+    the tokenizable texts (:func:`textnb.io.corpus.to_tokenizable`, ``decode`` passed on;
+    an mbox file its messages, ``split``), their positions in the batch, the names of the
+    documents left out (a :class:`textnb.io.corpus.Skipped`: binary files, binary or empty
+    messages), and the batch's length."""
+    split = partial(split_messages, max_bytes=max_bytes)
+    return gather_read([(doc, to_tokenizable(doc, max_bytes, decode, split)) for doc in docs])
 
 
 def gather_read(read):
-    """:func:`read_batch`'s result from the ``(document, tokenizable text or None)`` pairs
-    of a batch read already (:func:`read_pairs`)."""
-    texts, keep, skipped = [], [], []
-    for i, (doc, text) in enumerate(read):
-        if text is None:
-            skipped.append(str(doc))
-        else:
-            texts.append(text)
-            keep.append(i)
-    return texts, keep, skipped, len(read)
+    """:func:`read_batch`'s result from the ``(document, tokenizable text, None or
+    :class:`~textnb.io.corpus.Messages`)`` pairs of a batch read already (:func:`read_pairs`):
+    :func:`textnb.io.corpus.gather_documents`."""
+    return gather_documents(read)
 
 
 def read_pairs(docs, max_bytes, decode=True):
-    """``(document, tokenizable text or None)`` of each of ``docs``, read one at a time as
-    they are asked for (a batch that ends by its bytes reads no document past it)."""
-    return ((doc, to_tokenizable(doc, max_bytes, decode)) for doc in docs)
+    """``(document, tokenizable text, None or Messages)`` of each of ``docs`` (an mbox file
+    its messages, as :func:`read_batch` reads it), read one at a time as they are asked for
+    (a batch that ends by its bytes reads no document past it)."""
+    split = partial(split_messages, max_bytes=max_bytes)
+    return ((doc, to_tokenizable(doc, max_bytes, decode, split)) for doc in docs)
 
 
 def read_length(pair):
-    """The length of a :func:`read_pairs` pair's text (0 for a binary document)."""
+    """The length of a :func:`read_pairs` pair's text (0 for a binary document; an mbox
+    file's: its messages' text, :class:`~textnb.io.corpus.Messages`)."""
     return 0 if pair[1] is None else len(pair[1])
 
 

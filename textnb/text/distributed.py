@@ -72,7 +72,7 @@ def fit_bag(classifier, bag, classes=None):
         acc.add(terms, sums, class_count, skipped, rows=batch_rows[0] if batch_rows else None,
                 y_index=y_index, weights=np.ones(n))
         n_docs += n
-    unknown = n_docs - len(acc.skipped) - acc.class_count.sum()
+    unknown = acc.skipped.learnt(n_docs) - acc.class_count.sum()
     if unknown > 1e-9:
         raise ValueError("the bag holds labels that are not in classes")
     classifier.skipped_ = acc.skipped

@@ -31,7 +31,7 @@ from textnb.core.logspace import log_odds, log_proba_from_jll
 from textnb.core.model_io import ModelNode
 from textnb.core.workers import can_fork, map_ordered, ordered_map
 from textnb.io import files
-from textnb.io.corpus import MAX_DOCUMENT_BYTES, document_size
+from textnb.io.corpus import MAX_DOCUMENT_BYTES, Skipped, document_size
 from textnb.naive_bayes.kernels import KERNELS
 from textnb.naive_bayes.scoring import fit_classes
 from textnb.text.ascii_tokens import TermKeys, supports
@@ -105,7 +105,7 @@ class Accumulator:
         self.tf_total = np.zeros(cap)
         self.df_total = np.zeros(cap)
         self.class_count = np.zeros(n_classes)
-        self.skipped = []
+        self.skipped = Skipped()  # (and the mbox files read as their messages)
 
     def add(self, terms, sums, class_count, skipped, rows=None, y_index=None, weights=None):
         ids = self.vocab.merge_columns(terms)
@@ -138,7 +138,7 @@ class Accumulator:
         self.tf_total[ids] += term_df if self.binary else term_tf  # ids: distinct columns, one per batch term
         self.df_total[ids] += term_df
         self.class_count += class_count
-        self.skipped.extend(skipped)
+        self.skipped.merge(skipped)
 
     def terms(self):
         return self.vocab.terms()
@@ -533,7 +533,7 @@ def select_columns(acc, n_docs, *, min_df=1, max_df=1.0, max_features=None):
     (no term decoded)."""
     n = len(acc.vocab)
     order = acc.vocab.sorted_columns()  # scikit-learn's column order
-    n_kept_docs = n_docs - len(acc.skipped)
+    n_kept_docs = acc.skipped.learnt(n_docs)  # (an mbox file: its messages)
     if n_kept_docs == 0:
         raise InputError("no documents to learn from (all were binary or the corpus is empty)")
     mask = prune_mask(acc.df_total[:n][order], acc.tf_total[:n][order], n_kept_docs, min_df=min_df,

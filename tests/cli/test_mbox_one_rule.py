@@ -1,0 +1,123 @@
+"""An mbox file read by one rule on every path: ``textnb train`` / ``evaluate`` of a corpus
+folder read an mbox file in a class folder as ONE document, where ``predict``, ``topicfilter``
+and ``spamfilter --batch`` split it (``FILE:N``); a binary message of an mbox; the messages of
+an mbox in a pipe copied out by ``topicfilter``, which were cut at ``--max-bytes``."""
+
+import json
+import os
+import threading
+
+from conftest import SMS_TSV, cli, run_spamfilter, run_topicfilter, watchdog
+
+FROM = "From alice@example.com Sat Jan  1 00:00:00 2000\n"
+
+
+def _msg(body):
+    return f"{FROM}Subject: note\n\n{body}\n\n"
+
+
+SPAM_BOX = (_msg("WINNER free prize cash call now") + _msg("claim your free cash award today")
+            + f"{FROM}\n\n" + _msg("free bin\0ary cash") + _msg("cheap pills offer now winner"))
+
+
+def _corpus(root):
+    (root / "spam").mkdir(parents=True)
+    (root / "ham").mkdir()
+    (root / "spam" / "box.mbox").write_text(SPAM_BOX)
+    (root / "spam" / "one.txt").write_text("free cash now")
+    for i, text in enumerate(["lunch tomorrow at noon", "the meeting notes", "see you at the plan", "call me"]):
+        (root / "ham" / f"{i}.txt").write_text(text)
+    (root / "ham" / "x.bin").write_bytes(b"\0\1\2 binary")
+    return root
+
+
+def test_train_and_evaluate_read_an_mbox_in_a_class_folder_as_its_messages(tmp_path):
+    """train counts each message of the mbox as a document of its folder's class (5 messages:
+    3 learnt, the empty one and the binary one skipped and counted, as predict reports them),
+    whatever the trainer (streamed, estimator, lazy rules, threads); evaluate reads them so too,
+    the messages of one file in one fold; predict splits the same file into the same messages."""
+    corpus = _corpus(tmp_path / "c")
+    for extra in ([], ["--model", "auto"], ["--lazy", "lbr"], ["--jobs", "2"]):
+        rc, out, err = cli("train", corpus, "-o", tmp_path / "m.tnb", "--json", *extra)
+        assert rc == 0, err
+        summary = json.loads(out)
+        assert (summary["documents"], summary["per_class"], summary["skipped_binary"]) == \
+            (8, {"ham": 4, "spam": 4}, 3), extra
+    rc, out, _ = cli("train", corpus, "-o", tmp_path / "m.tnb")
+    assert "read 8 documents" in out and "skipped 2 binary files and 1 empty message" in out
+    rc, out, err = cli("evaluate", corpus, "--cv", "2", "--json")
+    assert rc == 0, err
+    report = json.loads(out)
+    assert (report["n"], report["skipped_binary"]) == (8, 3)
+    rc, out, err = cli("predict", tmp_path / "m.tnb", corpus / "spam" / "box.mbox")
+    box = str(corpus / "spam" / "box.mbox")
+    assert [line.split("\t")[0] for line in out.splitlines()] == [f"{box}:1", f"{box}:2", f"{box}:5"]
+    assert f"{box}:3: empty message, skipped" in err and f"{box}:4: binary file, skipped" in err
+
+
+def test_a_file_of_one_message_and_a_maildir_are_still_one_document_each(tmp_path):
+    """An mbox file of one message is one document (the file as it is); a Maildir's file
+    that starts like an mbox is one message, never split (told by its folder, not by opening)."""
+    corpus = _corpus(tmp_path / "c")
+    (corpus / "spam" / "box.mbox").write_text(_msg("WINNER free prize cash call now"))
+    for part in ("new", "cur", "tmp"):
+        (corpus / "ham" / "md" / part).mkdir(parents=True)
+    (corpus / "ham" / "md" / "cur" / "1.msg").write_text(_msg("lunch") + _msg("notes"))
+    rc, out, err = cli("train", corpus, "-o", tmp_path / "m.tnb", "--json")
+    assert rc == 0, err
+    assert json.loads(out)["per_class"] == {"ham": 5, "spam": 2}
+
+
+def test_a_binary_message_is_read_as_a_binary_file_on_every_path(tmp_path):
+    """A binary message of an mbox (a NUL in its first 8 KiB, or UTF-16) is what a binary file
+    is on each path: predict and topicfilter skip and report both, in the same words;
+    spamfilter --batch gives both a verdict (a mail filter gives every message one: row 88)."""
+    model = tmp_path / "sms.tnb"
+    assert cli("train", SMS_TSV, "-o", model)[0] == 0
+    (tmp_path / "bin.eml").write_bytes(b"Subject: x\n\nabc\0def")
+    utf16 = "Subject: x\n\nhello there".encode("utf-16")
+    (tmp_path / "box.mbox").write_bytes((_msg("lunch tomorrow") + _msg("free\0cash")).encode()
+                                        + FROM.encode() + utf16 + b"\n\n" + _msg("notes").encode())
+    box, single = tmp_path / "box.mbox", tmp_path / "bin.eml"
+    rc, out, err = cli("predict", model, single, box)
+    assert rc == 1
+    assert f"{single}: binary file, skipped" in err and f"{box}:2: binary file, skipped" in err
+    assert f"{box}:3: UTF-16 text (convert it to UTF-8), skipped" in err
+    rc, out, err = run_topicfilter(["-m", model, "-o", tmp_path / "out", "-n", single, box])
+    assert rc == 1
+    assert f"{single}: binary file, not a text document" in err and f"{box}:2: binary file, not a text document" in err
+    rc, out, err = run_spamfilter(["-m", model, "--batch", single, box])
+    sources = [line.split("\t")[0] for line in out.splitlines()]
+    assert sources == [str(single)] + [f"{box}:{n}" for n in (1, 2, 3, 4)], err
+
+
+def test_topicfilter_copies_the_messages_of_an_mbox_pipe_whole_as_of_a_file(tmp_path):
+    """topicfilter copied each message of an mbox FILE whole but those of an mbox in a pipe cut
+    at --max-bytes (a mail filter lost the rest of the mail); now both are copied whole (each
+    scored on its first --max-bytes), byte for byte the same."""
+    model = tmp_path / "sms.tnb"
+    assert cli("train", SMS_TSV, "-o", model)[0] == 0
+    data = (_msg("WINNER free prize cash call now " * 300) + _msg("see you at lunch")
+            + _msg("meeting notes " * 500)).encode()
+    (tmp_path / "big.mbox").write_bytes(data)
+    rc, out_file, err = run_topicfilter(["-m", model, "-o", tmp_path / "o1", "--max-bytes", "1024",
+                                         "--uncalibrated", tmp_path / "big.mbox"])
+    assert (rc, err) == (0, "")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(data), daemon=True)
+    writer.start()
+    with watchdog(60):
+        rc, out_pipe, err = run_topicfilter(["-m", model, "-o", tmp_path / "o2", "--max-bytes", "1024",
+                                             "--uncalibrated", fifo])
+    writer.join(timeout=30)
+    assert (rc, err) == (0, "")
+
+    def copied(folder):
+        return sorted((p.parent.name, p.read_bytes()) for p in folder.rglob("*.eml"))
+
+    got = copied(tmp_path / "o2")
+    assert got == copied(tmp_path / "o1") and len(got) == 3
+    assert max(len(b) for _, b in got) > 9000  # (over the cap: whole)
+    assert [line.split("\t")[1:3] for line in out_pipe.splitlines()] == \
+        [line.split("\t")[1:3] for line in out_file.splitlines()]
