@@ -121,3 +121,22 @@ def test_topicfilter_copies_the_messages_of_an_mbox_pipe_whole_as_of_a_file(tmp_
     assert max(len(b) for _, b in got) > 9000  # (over the cap: whole)
     assert [line.split("\t")[1:3] for line in out_pipe.splitlines()] == \
         [line.split("\t")[1:3] for line in out_file.splitlines()]
+
+
+def test_a_multilabel_corpus_reads_an_mbox_as_its_messages_with_the_file_s_labels(tmp_path):
+    """``train --multilabel`` of label folders reads an mbox file as training does (its
+    messages, each with the labels of the file: the same bytes in two label folders), the
+    empty and the binary message skipped and counted, as single-label training counts them."""
+    root = tmp_path / "ml"
+    for label in ("offers", "money", "plans"):
+        (root / label).mkdir(parents=True)
+    for label in ("offers", "money"):
+        (root / label / "box.mbox").write_text(SPAM_BOX)
+    for i, text in enumerate(["lunch tomorrow at noon", "the meeting notes", "see you at the plan"]):
+        (root / "plans" / f"{i}.txt").write_text(text)
+    (root / "money" / "m.txt").write_text("cash in the bank")
+    rc, out, err = cli("train", root, "--multilabel", "-o", tmp_path / "m.tnb", "--json")
+    assert rc == 0, err
+    summary = json.loads(out)
+    assert summary["documents"] == 7 and summary["skipped_binary"] == 2
+    assert summary["per_label"] == {"money": 4, "offers": 3, "plans": 3}

@@ -114,21 +114,25 @@ def _read(args, test=True, path=None):
 
 
 def _texts(corpus, max_bytes, label, err):
-    """``(texts, label sets, binary files skipped)`` of a multi-label corpus."""
-    from textnb.io.corpus import to_text
+    """``(texts, label sets, documents skipped)`` of a multi-label corpus, read as training
+    reads a corpus (:func:`textnb.io.corpus.document_texts`: an mbox file its messages, each
+    with the file's labels; a binary file, or a binary or empty message, skipped)."""
+    from functools import partial
 
+    from textnb.io.corpus import document_texts
+    from textnb.io.mailread import split_messages
+
+    split = partial(split_messages, max_bytes=max_bytes)
     bar = Progress(label, total=len(corpus), stream=err, unit="doc")
     texts, labels, skipped = [], [], 0
+    docs, sets = corpus.documents, corpus.labels
     try:
-        for i, (doc, labs) in enumerate(zip(corpus.documents, corpus.labels), 1):
-            t = to_text(doc, max_bytes)
-            if t is None:
-                skipped += 1
-            else:
-                texts.append(t)
-                labels.append(tuple(labs))
-            if i % 500 == 0:
-                bar(i)
+        for start in range(0, len(docs), 500):
+            read, kept, left_out, _ = document_texts(docs[start:start + 500], split, max_bytes)
+            texts += read
+            labels += [tuple(sets[start + k]) for k in kept]
+            skipped += len(left_out)
+            bar(min(start + 500, len(docs)))
     finally:
         bar.close()
     return texts, labels, skipped
