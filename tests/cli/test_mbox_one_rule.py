@@ -48,7 +48,9 @@ def test_train_and_evaluate_read_an_mbox_in_a_class_folder_as_its_messages(tmp_p
     rc, out, err = cli("evaluate", corpus, "--cv", "2", "--json")
     assert rc == 0, err
     report = json.loads(out)
-    assert (report["n"], report["skipped_binary"]) == (8, 3)
+    assert (report["n"], report["skipped_binary"], report["skipped_empty"]) == (8, 3, 1)
+    rc, out, err = cli("evaluate", corpus, "--cv", "2")
+    assert "skipped 2 binary files and 1 empty message" in out  # (the line train prints)
     rc, out, err = cli("predict", tmp_path / "m.tnb", corpus / "spam" / "box.mbox")
     box = str(corpus / "spam" / "box.mbox")
     assert [line.split("\t")[0] for line in out.splitlines()] == [f"{box}:1", f"{box}:2", f"{box}:5"]
@@ -140,3 +142,5 @@ def test_a_multilabel_corpus_reads_an_mbox_as_its_messages_with_the_file_s_label
     summary = json.loads(out)
     assert summary["documents"] == 7 and summary["skipped_binary"] == 2
     assert summary["per_label"] == {"money": 4, "offers": 3, "plans": 3}
+    rc, out, err = cli("train", root, "--multilabel", "-o", tmp_path / "m.tnb")
+    assert "skipped 1 binary file and 1 empty message" in out

@@ -8,7 +8,7 @@ from textnb.cli.argtypes import file_name
 from textnb.cli.options import (add_model_and_input_options, folds, input_options, model_options, naming_the_corpus,
                                 read_path, refuse_stdin_twice, repeats, seed, structure_errors,
                                 warn_multilabel)
-from textnb.cli.output import counted, dumps, name_column
+from textnb.cli.output import dumps, name_column, skipped_line
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError
 from textnb.core.model_io import picture_target
@@ -167,7 +167,7 @@ def _print_report(report, args, out, weighted=False, rows=False):
     if weighted:
         print("every figure weighs each test object by its instance weight (as Weka's evaluation)", file=out)
     if report.get("skipped_binary"):  # (binary files in a class folder: left out, as train says)
-        print(f"skipped {counted(report['skipped_binary'], 'binary file')}", file=out)
+        print(skipped_line(report["skipped_binary"], report.get("skipped_empty", 0)), file=out)
     if report.get("skipped_unlabeled"):
         from textnb.io.fasttext import unlabeled_line
 

@@ -9,7 +9,7 @@ import functools
 import time
 
 from textnb.cli.argtypes import bounded
-from textnb.cli.output import counted, dumps, name_column
+from textnb.cli.output import counted, dumps, skipped_line, name_column
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, input_name
 
@@ -114,24 +114,24 @@ def _read(args, test=True, path=None):
 
 
 def _texts(corpus, max_bytes, label, err):
-    """``(texts, label sets, documents skipped)`` of a multi-label corpus, read as training
+    """``(texts, label sets, documents skipped: a :class:`textnb.io.corpus.Skipped`)`` of a multi-label corpus, read as training
     reads a corpus (:func:`textnb.io.corpus.document_texts`: an mbox file its messages, each
     with the file's labels; a binary file, or a binary or empty message, skipped)."""
     from functools import partial
 
-    from textnb.io.corpus import document_texts
+    from textnb.io.corpus import Skipped, document_texts
     from textnb.io.mailread import split_messages
 
     split = partial(split_messages, max_bytes=max_bytes)
     bar = Progress(label, total=len(corpus), stream=err, unit="doc")
-    texts, labels, skipped = [], [], 0
+    texts, labels, skipped = [], [], Skipped()
     docs, sets = corpus.documents, corpus.labels
     try:
         for start in range(0, len(docs), 500):
             read, kept, left_out, _ = document_texts(docs[start:start + 500], split, max_bytes)
             texts += read
             labels += [tuple(sets[start + k]) for k in kept]
-            skipped += len(left_out)
+            skipped.merge(left_out)
             bar(min(start + 500, len(docs)))
     finally:
         bar.close()
@@ -247,7 +247,7 @@ def _train(args, opts, start, out, err, corpus=None):
         "source": corpus.source,
         "documents": len(texts),
         "per_label": per_label,
-        "skipped_binary": skipped,
+        "skipped_binary": len(skipped),
         **_layout_counts(corpus),
         "vocabulary_size": n_terms,
         "strategy": model.strategy_,
@@ -262,7 +262,7 @@ def _train(args, opts, start, out, err, corpus=None):
           f"{listing}", file=out)
     _print_layout(corpus, args, out)
     if skipped:
-        print(f"skipped {counted(skipped, 'binary file')}", file=out)
+        print(skipped_line(len(skipped), skipped.empty), file=out)
     print(f"vocabulary: {counted(summary['vocabulary_size'], 'term')}", file=out)
     print(f"model: MultiLabelNB({name}, method {model.method}, {_decisions(model)}) -> "
           f"{model_path}", file=out)
@@ -344,7 +344,7 @@ def _evaluate(args, opts, start, out, err, corpus=None):
             bar.close()
         report["protocol"] = "train/test"
         report["n_train"] = len(texts)
-        skipped += skipped_test
+        skipped.merge(skipped_test)
     else:
         from textnb.evaluation.evaluate import vectorize_all
 
@@ -370,7 +370,7 @@ def _evaluate(args, opts, start, out, err, corpus=None):
         report["protocol"] = f"{report['folds']}-fold cross-validation"
         if folds_note:
             report["folds_note"] = folds_note
-    report.update(skipped_binary=skipped, **_layout_counts(corpus), seconds=time.perf_counter() - start)
+    report.update(skipped_binary=len(skipped), **_layout_counts(corpus), seconds=time.perf_counter() - start)
     if args.plot:
         from textnb.evaluation.plots import plot_label_f1
 
@@ -385,7 +385,7 @@ def _evaluate(args, opts, start, out, err, corpus=None):
           f"({report['seconds']:.2f} s)", file=out)
     _print_layout(corpus, args, out)
     if skipped:
-        print(f"skipped {counted(skipped, 'binary file')}", file=out)
+        print(skipped_line(len(skipped), skipped.empty), file=out)
     for key in ("micro_f1", "macro_f1", "micro_precision", "micro_recall", "macro_precision", "macro_recall",
                 "micro_bep", "macro_bep", "subset_accuracy", "hamming_loss"):
         if report.get(key) is not None:

@@ -13,7 +13,7 @@ import numbers
 from textnb.cli.streams import cell, tolerant
 from textnb.core.errors import counted, unicode_text  # (the core's rules, for the messages of every layer)
 
-__all__ = ["a_kind", "cell", "counted", "display_width", "dumps", "explanation_text", "finite", "flag_words",
+__all__ = ["a_kind", "cell", "counted", "skipped_line", "display_width", "dumps", "explanation_text", "finite", "flag_words",
            "name_column", "proba_text", "tolerant"]
 
 #: how the library's messages name a parameter beside its flag (``class_name / --class``: a
@@ -31,6 +31,14 @@ _PARAMETER_AND_FLAG = (("class_name / --class", "--class"), ("--class (class_nam
                        ("different interval_fit", "different --interval-fit"))
 
 _FLOAT_MAX = 1.7976931348623157e308
+
+
+def skipped_line(n, empty=0):
+    """The line of ``train``, ``evaluate`` and their multi-label forms on the ``n`` documents
+    left out, ``empty`` of them empty messages of an mbox file (the rest binary files or
+    messages): ``skipped 2 binary files and 1 empty message``."""
+    parts = [counted(n - empty, "binary file") if n > empty else None, counted(empty, "empty message") if empty else None]
+    return "skipped " + " and ".join(p for p in parts if p)
 
 
 def flag_words(text):

@@ -10,7 +10,7 @@ from textnb.cli.argtypes import file_name
 from textnb.cli.argtypes import scheduler as scheduler_address
 from textnb.cli.options import (add_model_and_input_options, input_options, model_options, naming_the_corpus, read_path,
                                 refuse_stdin_twice, scheduler, seed, structure_errors, warn_multilabel)
-from textnb.cli.output import counted, dumps
+from textnb.cli.output import counted, dumps, skipped_line
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, StructureError, input_name
 from textnb.core.wrapping import fit_weighted
@@ -152,9 +152,7 @@ def run(args, out, err):
         summary["skipped_links"] = len(corpus.skipped)
     if corpus.unlabeled:  # fastText lines without a label
         summary["skipped_unlabeled"] = corpus.unlabeled
-    empty = getattr(skipped, "empty", 0)  # (empty messages of an mbox file, as predict skips them)
-    details = [(f"skipped {counted(len(skipped) - empty, 'binary file')}"
-                + (f" and {counted(empty, 'empty message')}" if empty else "")) if skipped else None,
+    details = [skipped_line(len(skipped), getattr(skipped, "empty", 0)) if skipped else None,
                f"skipped {counted(len(corpus.skipped), 'symbolic-link loop')} (first: {corpus.skipped[0]})"
                if corpus.skipped else None,
                unlabeled_line(corpus.unlabeled) if corpus.unlabeled else None,

@@ -72,6 +72,8 @@ def evaluate_documents(corpus, classifier, *, test=None, cv=None, repeat=1, seed
                                                 vectorizer=vectorizer, progress=progress, terms=terms,
                                                 source=corpus.source, groups=groups))
     report["skipped_binary"] = len(skipped)
+    if getattr(skipped, "empty", 0):  # (empty messages of an mbox file, among them: said apart, as train says)
+        report["skipped_empty"] = skipped.empty
     unlabeled = corpus.unlabeled + (test.unlabeled if test is not None else 0)
     if unlabeled:  # fastText lines without a label
         report["skipped_unlabeled"] = unlabeled
