@@ -126,7 +126,7 @@ def _label_counts(estimator):
     """``{label: training documents}`` of a text model, from what its file keeps (a
     multi-label model's ``train_support_``, the default model's ``class_documents_``, a
     count model's ``class_count_``), None when it keeps none."""
-    from textnb.evaluation.topk import label_names
+    from textnb.core.labels import label_names
 
     model = getattr(estimator, "model_", None)
     if model is None and hasattr(estimator, "steps"):
@@ -172,7 +172,7 @@ class FastTextModel:
         self._counts = _label_counts(estimator)
 
     def _classes(self):
-        from textnb.evaluation.topk import label_names
+        from textnb.core.labels import label_names
 
         return label_names(self.estimator)
 

@@ -46,6 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from textnb.core.errors import InputError, ModelFileError, check_input, input_name, missing_reason
+from textnb.core.labels import label_names
 from textnb.core.model_io import load, model_class, refuse_folder, refuse_input_as_output
 from textnb.core.regular import open_regular
 from textnb.core.signals import HeldSignals
@@ -200,7 +201,7 @@ def is_spam_model(model):
     """Whether ``model`` gives spam verdicts: a class ``'spam'`` and ``predict_log_odds`` (a
     spamfilter model, or a text model ``textnb train`` made of folders spam/ and ham/): what
     spamfilter, the daemon's verdicts and :func:`mail_features` ask."""
-    return SPAM in [str(c) for c in getattr(model, "classes_", [])] and hasattr(model, "predict_log_odds")
+    return SPAM in label_names(model) and hasattr(model, "predict_log_odds")
 
 
 def mail_features(model, data, max_bytes=mail.DEFAULT_MAX_BYTES):
@@ -228,7 +229,7 @@ def _document_text(model, data, max_bytes):
 
 
 def _check_spam_model(model, path):
-    classes = [str(c) for c in getattr(model, "classes_", [])]
+    classes = label_names(model)
     if not is_spam_model(model):
         from textnb.meta.labelsets import multilabel_model
 
@@ -1017,7 +1018,7 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
     if os.path.lexists(out) and not os.path.isdir(out):  # (each document failed on its own, and one went unsaid)
         raise InputError(f"{os.fspath(out)}: cannot route documents into it: not a folder")
     taken = set()
-    classes = [str(c) for c in model.classes_]
+    classes = label_names(model)
     _check_folders(classes, threshold)
     # one rule for what the model reads of a document, on every path: a spamfilter model of rendered
     # messages every document as a message, rendered as spamfilter and textnb predict render it (_features:

@@ -24,6 +24,8 @@ import os
 
 import numpy as np
 
+from textnb.core.labels import label_names  # (re-exported: the rule lives in the core, for every layer)
+
 __all__ = ["MAX_K", "best_labels", "best_labels_of_rows", "check_k", "check_threshold", "check_top", "fasttext_test", "fasttext_test_label", "format_test_result",
            "label_names", "label_scores_at_k", "precision_recall_at_k", "proba_and_odds"]
 
@@ -86,17 +88,6 @@ def best_labels_of_rows(proba, odds, top=None, threshold=None):
     k = top if top is not None else (-1 if threshold is not None else 1)
     floor = threshold if threshold is not None else 0.0
     return [best_labels(p, k, floor, ties=lo) for p, lo in zip(proba, odds)]
-
-
-def label_names(model):
-    """The labels of ``model``'s classes, in its column order, as every output names them: the
-    ``str`` of each class (``0``, ``True`` as ``"0"``, ``"True"``). The one rule of ``textnb
-    predict`` (its lines and ``--json``), ``textnb serve`` (``/classify``, ``CLASSIFY``, ``GET
-    /model``), ``test`` and :mod:`textnb.fasttext`: a model's labels are the same strings in each
-    (the daemon answered a model of integer classes with JSON numbers where predict printed
-    strings). The label prefix of a fastText file is taken off when it is read
-    (:func:`textnb.io.fasttext.parse_line`), so a class holds none."""
-    return [str(c) for c in model.classes_]
 
 
 def proba_and_odds(model, X):
