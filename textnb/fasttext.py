@@ -247,10 +247,14 @@ class FastTextModel:
             if "\n" in t:
                 raise ValueError("predict processes one line at a time (remove '\\n')")
         from textnb.evaluation.topk import best_labels, check_k, check_threshold, proba_and_odds
+        from textnb.io.corpus import model_max_bytes
+        from textnb.io.files import cut_text
 
         k = check_k(k)
         threshold = check_threshold(threshold)
         classes = self._classes()
+        limit = model_max_bytes(self.estimator)  # (each text cut where textnb predict --lines cuts a line's)
+        texts = [cut_text(t, limit) for t in texts]
         # the model's predict_proba and log-odds, ranked by the rule of textnb predict --top /
         # --threshold and of test: the labels and probabilities textnb predict prints
         proba, odds = proba_and_odds(self.estimator, texts) if texts else (np.empty((0, len(classes))),) * 2

@@ -248,7 +248,7 @@ def _scored(model, path, label_prefix, data, batch_size):
     ``path`` / ``data``) and its documents scored by ``model`` (:func:`proba_and_odds`, the
     scores ``textnb predict`` ranks)."""
     from textnb.core.errors import input_name
-    from textnb.io.corpus import read_piped
+    from textnb.io.corpus import model_max_bytes, read_piped
     from textnb.io.fasttext import DEFAULT_LABEL_PREFIX, read_fasttext
     from textnb.io.sources import check_file
 
@@ -257,7 +257,9 @@ def _scored(model, path, label_prefix, data, batch_size):
             check_file(os.fspath(path))
         data = read_piped(path, "a fastText file")
         path = input_name(path)
-    corpus = read_fasttext(path, data=data, label_prefix=label_prefix or DEFAULT_LABEL_PREFIX)
+    # (each line's text cut where textnb predict --lines cuts it: where the model's training cut a document)
+    corpus = read_fasttext(path, data=data, label_prefix=label_prefix or DEFAULT_LABEL_PREFIX,
+                           max_bytes=model_max_bytes(model))
     classes = label_names(model)
     parts = [proba_and_odds(model, corpus.documents[i:i + batch_size]) for i in range(0, len(corpus), batch_size)]
     if not parts:

@@ -54,6 +54,7 @@ __all__ = [
     "RowTexts",
     "check_unchanged",
     "MAX_DOCUMENT_BYTES",
+    "model_max_bytes",
     "Corpus",
     "decode_bytes",
     "document_size",
@@ -230,6 +231,19 @@ def decode_lines(data):
         return data.decode("utf-8-sig")  # (each line valid UTF-8: the same text)
     except UnicodeDecodeError:
         return "".join(decode_bytes(line) for line in data.splitlines(keepends=True))
+
+
+def model_max_bytes(model, max_bytes=None):
+    """Bytes read at most of a document that ``model`` classifies: ``max_bytes`` when given
+    (``--max-bytes``), else where the model's training cut a document (``train --max-bytes``:
+    a ``TextClassifier``'s ``max_bytes``, or what
+    :func:`textnb.core.wrapping.store_max_bytes` kept in a multi-label model's vectorizer),
+    else :data:`MAX_DOCUMENT_BYTES`. The one rule of ``textnb predict``, ``textnb test``,
+    ``textnb serve``, ``topicfilter``, ``spamfilter`` (a plain text model's messages) and
+    :mod:`textnb.fasttext`, so a document is cut at one place whichever reads it."""
+    from textnb.core.wrapping import stored_max_bytes
+
+    return max_bytes or getattr(model, "max_bytes", None) or stored_max_bytes(model) or MAX_DOCUMENT_BYTES
 
 
 def read_bytes(path, max_bytes=MAX_DOCUMENT_BYTES):
