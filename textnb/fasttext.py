@@ -126,7 +126,7 @@ def _label_counts(estimator):
     """``{label: training documents}`` of a text model, from what its file keeps (a
     multi-label model's ``train_support_``, the default model's ``class_documents_``, a
     count model's ``class_count_``), None when it keeps none."""
-    from textnb.evaluation.topk import label_names
+    from textnb.core.labels import label_names
 
     model = getattr(estimator, "model_", None)
     if model is None and hasattr(estimator, "steps"):
@@ -172,7 +172,7 @@ class FastTextModel:
         self._counts = _label_counts(estimator)
 
     def _classes(self):
-        from textnb.evaluation.topk import label_names
+        from textnb.core.labels import label_names
 
         return label_names(self.estimator)
 
@@ -247,10 +247,14 @@ class FastTextModel:
             if "\n" in t:
                 raise ValueError("predict processes one line at a time (remove '\\n')")
         from textnb.evaluation.topk import best_labels, check_k, check_threshold, proba_and_odds
+        from textnb.io.corpus import model_max_bytes
+        from textnb.io.files import cut_text
 
         k = check_k(k)
         threshold = check_threshold(threshold)
         classes = self._classes()
+        limit = model_max_bytes(self.estimator)  # (each text cut where textnb predict --lines cuts a line's)
+        texts = [cut_text(t, limit) for t in texts]
         # the model's predict_proba and log-odds, ranked by the rule of textnb predict --top /
         # --threshold and of test: the labels and probabilities textnb predict prints
         proba, odds = proba_and_odds(self.estimator, texts) if texts else (np.empty((0, len(classes))),) * 2

@@ -33,6 +33,9 @@ CASES = [
      "internal error: OverflowError: int too large"),
     (lambda: RecursionError("deep"), ("textnb: error: input nested too deeply", 1),
      "internal error: RecursionError: deep"),
+    (lambda: MemoryError(),
+     ("textnb: error: out of memory (try a smaller --ngram, --bins, --max-features or --max-bytes)", 1),
+     "out of memory (try a smaller --max-bytes)"),
     (lambda: RuntimeError("boom"),
      ("textnb: internal error: RuntimeError: boom (a bug in textnb; run with TEXTNB_DEBUG=1 for the traceback)", 70),
      "internal error: RuntimeError: boom"),
@@ -65,6 +68,8 @@ def test_topicfilter_says_one_line(monkeypatch, make, textnb_says, filter_says):
 
 
 def test_memory_errors_name_the_option_that_lowers_them(monkeypatch):
+    # one rule (textnb.cli.filterbase.out_of_memory) for the three programs: each names its options
+    # (topicfilter said "internal error: MemoryError: ", spamfilter "out of memory (lower --max-bytes)")
     monkeypatch.setattr(textnb.io.corpus, "read_once", _raising(MemoryError()))
     err = io.StringIO()
     assert main(["inspect", "model.tnb"], stdout=io.StringIO(), stderr=err) == 1
@@ -73,4 +78,8 @@ def test_memory_errors_name_the_option_that_lowers_them(monkeypatch):
     monkeypatch.setattr(textnb.cli.mailfilters, "_fast_spam_args", _raising(MemoryError()))
     err = io.StringIO()
     assert textnb.cli.mailfilters.filter_main([], stdin=io.BytesIO(b""), stdout=io.BytesIO(), stderr=err) == 3
-    assert err.getvalue() == "spamfilter: out of memory (lower --max-bytes)\n"
+    assert err.getvalue() == "spamfilter: out of memory (try a smaller --max-bytes)\n"
+    monkeypatch.setattr(textnb.cli.topicfilter, "full_library", _raising(MemoryError()))
+    err = io.StringIO()
+    assert textnb.cli.topicfilter.topic_main(["model.tnb", "x.txt"], stdout=io.StringIO(), stderr=err) == 1
+    assert err.getvalue() == "topicfilter: out of memory (try a smaller --max-bytes)\n"

@@ -46,6 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from textnb.core.errors import InputError, ModelFileError, check_input, input_name, missing_reason
+from textnb.core.labels import label_names
 from textnb.core.model_io import load, model_class, refuse_folder, refuse_input_as_output
 from textnb.core.regular import open_regular
 from textnb.core.signals import HeldSignals
@@ -200,7 +201,7 @@ def is_spam_model(model):
     """Whether ``model`` gives spam verdicts: a class ``'spam'`` and ``predict_log_odds`` (a
     spamfilter model, or a text model ``textnb train`` made of folders spam/ and ham/): what
     spamfilter, the daemon's verdicts and :func:`mail_features` ask."""
-    return SPAM in [str(c) for c in getattr(model, "classes_", [])] and hasattr(model, "predict_log_odds")
+    return SPAM in label_names(model) and hasattr(model, "predict_log_odds")
 
 
 def mail_features(model, data, max_bytes=mail.DEFAULT_MAX_BYTES):
@@ -220,15 +221,15 @@ def _document_text(model, data, max_bytes):
     """:func:`_features` of a model of plain documents. A message that looks binary (a NUL
     byte in its first 8 KiB, which ``textnb predict`` skips as a file) is decoded all the
     same: a mail filter gives every message a verdict."""
-    from textnb.io.corpus import MAX_DOCUMENT_BYTES, decode_bytes, document_text
+    from textnb.io.corpus import decode_bytes, document_text, model_max_bytes
 
-    limit = min(max_bytes, getattr(model, "max_bytes", None) or MAX_DOCUMENT_BYTES)
+    limit = min(max_bytes, model_max_bytes(model))
     text = document_text(data, limit)
     return text if text is not None else decode_bytes(bytes(data[:limit]), cut=len(data) >= limit)
 
 
 def _check_spam_model(model, path):
-    classes = [str(c) for c in getattr(model, "classes_", [])]
+    classes = label_names(model)
     if not is_spam_model(model):
         from textnb.meta.labelsets import multilabel_model
 
@@ -1019,7 +1020,7 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
     if os.path.lexists(out) and not os.path.isdir(out):  # (each document failed on its own, and one went unsaid)
         raise InputError(f"{os.fspath(out)}: cannot route documents into it: not a folder")
     taken = set()
-    classes = [str(c) for c in model.classes_]
+    classes = label_names(model)
     _check_folders(classes, threshold)
     # one rule for what the model reads of a document, on every path: a spamfilter model of rendered
     # messages every document as a message, rendered as spamfilter and textnb predict render it (_features:
@@ -1027,7 +1028,12 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
     # it (a message of an mbox: its bytes, as a file), or with --mail (mail_mode) mail_features, what serve's
     # "mail": true reads (it got message_text for every message of an mbox or Maildir, and for a file of one
     # message that starts with a From line, where the other paths read the text)
+    from textnb.io.corpus import model_max_bytes
+
     as_mail = mail_mode or reads_mail(model)
+    # cut where textnb predict cuts a document (io.corpus.model_max_bytes: --max-bytes, else where training
+    # cut, a multi-label model's limit included), worked out once
+    limit = model_max_bytes(model, document_bytes)
     it = _documents(paths, as_mail, max_bytes, out, on_error, on_warning)
     while True:
         batch = list(islice(it, _BATCH))
@@ -1041,7 +1047,7 @@ def plan_routes(model, paths, out, *, threshold=0.5, mail_mode=False, max_bytes=
                         data = mail._read_file(path, max_bytes)
                     docs.append(mail_features(model, data, max_bytes))
                 else:
-                    docs.append(_plain_text(path if data is None else data, model, document_bytes, source))
+                    docs.append(_plain_text(path if data is None else data, model, limit, source))
             except InputError as exc:
                 if on_error is None:
                     raise
@@ -1073,16 +1079,14 @@ def _is_file_source(source, paths):
     return source in {os.fspath(p) for p in paths}
 
 
-def _plain_text(doc, model, max_bytes=None, source=None):
+def _plain_text(doc, model, limit, source=None):
     """The text a plain text model reads of a document, a file's path or a message's bytes
-    (named ``source``), as ``textnb predict`` reads it."""
-    from textnb.io.corpus import MAX_DOCUMENT_BYTES, binary_document, binary_message, to_text
+    (named ``source``), as ``textnb predict`` reads it, cut at ``limit`` bytes
+    (:func:`textnb.io.corpus.model_max_bytes`, where textnb predict cuts it)."""
+    from textnb.io.corpus import binary_document, binary_message, to_text
     from textnb.text.tokenize import decodes_documents
 
-    # (a vectorizer with its own encoding decodes the bytes, as the library's predict of a Path); cut where
-    # textnb predict cuts it: at max_bytes, else where the model cuts a document (it was 10 MiB for a model
-    # that keeps no limit, where predict reads 16 MiB, and topicfilter --max-bytes cut only messages)
-    limit = max_bytes or getattr(model, "max_bytes", None) or MAX_DOCUMENT_BYTES
+    # (a vectorizer with its own encoding decodes the bytes, as the library's predict of a Path)
     doc = Path(doc) if not isinstance(doc, (bytes, bytearray)) else bytes(doc)
     text = to_text(doc, limit, not decodes_documents(model))
     if text is None:  # (the library's line for it, which calls a UTF-16 text so, with the fix: it was "binary")

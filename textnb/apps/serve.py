@@ -99,11 +99,11 @@ import threading
 import time
 
 from textnb.io import mail
-from textnb.io.corpus import MAX_DOCUMENT_BYTES
+from textnb.io.corpus import model_max_bytes
 from textnb.io.fasttext import line_texts, stored_label_prefix
 from textnb.io.files import file_identity
 from textnb.core.errors import InputError, ModelFileError, TextnbError, missing_reason, unicode_strings
-from textnb.core.wrapping import reads_documents, stored_max_bytes
+from textnb.core.wrapping import reads_documents
 from textnb.apps import protocol
 from textnb.apps.spamd import (DEFAULT_MAX_USER_BYTES, DEFAULT_MAX_USERS, DeadlineReading, SpamdHandler,
                                StreamHandler, UserModels, parse_address)
@@ -371,8 +371,7 @@ def classify_texts(model, request, *, max_texts=DEFAULT_MAX_TEXTS, max_tokens=DE
         # those of the model's prefix, left out; cut where the model's training cut a document), and for a
         # spamfilter model of rendered messages read as the header-less message predict --lines reads (it was
         # fed the raw text, a score no other path gave the line; and the label words, which predict drops)
-        max_bytes = getattr(model, "max_bytes", None) or stored_max_bytes(model) or MAX_DOCUMENT_BYTES
-        texts = as_messages(model, line_texts(texts, stored_label_prefix(model), max_bytes))
+        texts = as_messages(model, line_texts(texts, stored_label_prefix(model), model_max_bytes(model)))
     if multi is not None:  # each label's own probability; the labels of the decision rule, or ranked
         lo = label_log_odds(model, texts)
         proba = label_probabilities(lo)

@@ -54,6 +54,7 @@ import math
 import numpy as np
 
 from textnb.core.errors import InputError
+from textnb.core.labels import label_names
 from textnb.core.model_io import register
 from textnb.core.model_schema import MAX_ALPHA, MAX_COUNT, MAX_DIM, Array, Bool, Choice, Classes, Float, Int, OneOf, Optional
 
@@ -333,7 +334,7 @@ class SpamScorer:
         weights, :func:`~textnb.apps.spamlite.compact_weights`), which gives the very floats
         of :meth:`decision_function`; None for ``method="geometric"`` or classes other than
         ham and spam."""
-        if self.method not in ("multinomial", "fisher") or [str(c) for c in self.classes_] != ["ham", "spam"]:
+        if self.method not in ("multinomial", "fisher") or label_names(self) != ["ham", "spam"]:
             return None
         self._check_params()
         tokens = self.vocabulary_.tolist()

@@ -27,6 +27,7 @@ import textnb.cli.predict
 import textnb.cli.serve
 import textnb.cli.test
 import textnb.cli.train
+from textnb.cli.filterbase import out_of_memory
 from textnb.cli.output import flag_words, tolerant
 from textnb.apps.spamclient import Terminated
 from textnb.core.errors import ModelGivenAsData, TextnbError, os_error_text
@@ -41,7 +42,7 @@ EX_SOFTWARE = 70  # sysexits.h: internal software error
 _STOPS = {
     KeyboardInterrupt: lambda exc: ("interrupted", 130),
     Terminated: lambda exc: (str(exc), 128 + exc.signum),
-    MemoryError: lambda exc: ("error: out of memory (try a smaller --ngram, --bins, --max-features or --max-bytes)", 1),
+    MemoryError: lambda exc: ("error: " + out_of_memory(("--ngram", "--bins", "--max-features", "--max-bytes")), 1),
     OverflowError: lambda exc: (f"error: a number is too large ({exc})", 1),
     RecursionError: lambda exc: ("error: input nested too deeply", 1),
 }

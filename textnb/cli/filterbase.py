@@ -8,7 +8,11 @@ from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, TextnbError, os_error_text
 from textnb.core.signals import Terminated
 
-__all__ = ["add_version", "full_library", "parser_class", "progress_bar", "say", "say_failure"]
+__all__ = ["FILTER_MEMORY_OPTIONS", "add_version", "full_library", "out_of_memory", "parser_class", "progress_bar", "say",
+           "say_failure"]
+
+#: the options of ``spamfilter`` and ``topicfilter`` that lower the memory a run takes
+FILTER_MEMORY_OPTIONS = ("--max-bytes",)
 
 
 def full_library():
@@ -76,10 +80,20 @@ def say(stream, prog, message):
         pass
 
 
+def out_of_memory(options):
+    """The line every program (``textnb``, ``spamfilter``, ``topicfilter``) says when memory
+    runs out, naming its ``options`` that lower what a run takes: ``out of memory (try a
+    smaller --max-bytes)``. The one rule of ``textnb``'s table of stops
+    (:data:`textnb.cli.commands._STOPS`) and :func:`say_failure`."""
+    named = ", ".join(options[:-1]) + " or " + options[-1] if len(options) > 1 else options[0]
+    return f"out of memory (try a smaller {named})"
+
+
 def say_failure(stream, prog, exc):
     """Say why ``prog`` stops on ``exc``, the exception its command line caught (a mail
     filter must not die with a traceback): a :class:`TextnbError`'s or :class:`Terminated`'s
-    message, an OSError's text (:func:`os_error_text`), ``interrupted`` at Ctrl-C, else
+    message, an OSError's text (:func:`os_error_text`), ``interrupted`` at Ctrl-C, a
+    MemoryError's :func:`out_of_memory` line (of :data:`FILTER_MEMORY_OPTIONS`), else
     ``internal error: TYPE: message``."""
     if isinstance(exc, (TextnbError, Terminated)):
         message = str(exc)
@@ -87,6 +101,8 @@ def say_failure(stream, prog, exc):
         message = os_error_text(exc)
     elif isinstance(exc, KeyboardInterrupt):
         message = "interrupted"
+    elif isinstance(exc, MemoryError):
+        message = out_of_memory(FILTER_MEMORY_OPTIONS)
     else:
         message = f"internal error: {type(exc).__name__}: {exc}"
     say(stream, prog, message)

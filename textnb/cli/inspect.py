@@ -6,6 +6,7 @@ from textnb.cli.argtypes import file_name
 from textnb.cli.options import add_model_command, multilabel_model, refuse_spam_model, top
 from textnb.cli.output import a_kind, counted, dumps
 from textnb.core.errors import InputError
+from textnb.core.labels import label_names
 from textnb.core.model_io import picture_target
 from textnb.core.registry import kind_of as _kind
 from textnb.core.wrapping import chain, find
@@ -113,7 +114,7 @@ def _inspect_network(args, outer, model, weights, out):
         model.plot_structure(args.plot)
     name = _name(outer, model, _kind(model))
     method = calibration_method(outer)
-    classes = [str(c) for c in model.classes_]
+    classes = label_names(model)
     class_count = [float(n) for n in model.marginal_counts_[-1]]  # (the class node's: rows, or weights)
     if args.json:
         # class_count as every other table model's
@@ -229,7 +230,7 @@ def _values_line(values, probabilities, top):
 
 def _inspect_multilabel(args, model, out):
     ml = multilabel_model(model)
-    names = [str(c) for c in ml.classes_]
+    names = label_names(ml)
     info = {
         "model": "MultiLabelNB",
         "estimator": type(ml._base()).__name__,

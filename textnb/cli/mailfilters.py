@@ -233,8 +233,6 @@ def filter_main(argv=None, *, stdin=None, stdout=None, stderr=None):
             return 0 if args.exit_zero else EXIT_CODES[v.label]
         drain(stdin)  # the sender is not cut off
         return EXIT_CODES[v.label]
-    except MemoryError:
-        say(stderr, "spamfilter", "out of memory (lower --max-bytes)")
     except (Exception, KeyboardInterrupt, Terminated) as exc:
         say_failure(stderr, "spamfilter", exc)
         if isinstance(exc, KeyboardInterrupt):

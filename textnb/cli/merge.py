@@ -6,6 +6,7 @@ from textnb.cli.argtypes import file_name
 from textnb.cli.options import multilabel_model
 from textnb.cli.output import a_kind
 from textnb.core.errors import CHOSEN_EVENT_MODELS, CUT_POINTS, InputError, SettingsDiffer, short_repr
+from textnb.core.labels import label_names
 from textnb.core.registry import kind_of
 from textnb.core.wrapping import find, merge_refusal, merges_exactly
 from textnb.meta.registry import PARAMETER_FLAGS, SWITCHES, count_model_option, option_spelling
@@ -228,9 +229,9 @@ def run(args, out, err):
         warnings.append(f"textnb: warning: {path}: trained with {', '.join(options)}: the merged model is not the "
                         f"model trained on all the parts (the pruning needs the whole corpus; its vocabulary is the "
                         f"parts' union)")
-    first = [str(c) for c in getattr(models[0], "classes_", [])]
+    first = label_names(models[0])
     for path, other in zip(args.models[1:], models[1:]):
-        theirs = [str(c) for c in getattr(other, "classes_", [])]
+        theirs = label_names(other)
         if set(theirs) != set(first):  # (the same classes in another order: the settings say so below)
             only_here = sorted(set(first) - set(theirs))
             only_there = sorted(set(theirs) - set(first))

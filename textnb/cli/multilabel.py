@@ -12,6 +12,7 @@ from textnb.cli.argtypes import bounded
 from textnb.cli.output import counted, dumps, skipped_line, name_column
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, input_name
+from textnb.core.labels import label_names
 
 __all__ = ["add_options", "evaluate", "refuse_unsupported", "refuse_unused", "train"]
 
@@ -242,7 +243,7 @@ def _train(args, opts, start, out, err, corpus=None):
                                                 getattr(args, "label_prefix", None)), args.max_bytes), model_path)
         n_terms, name = len(vectorizer.vocabulary_), model_name(model._base())
     seconds = time.perf_counter() - start
-    per_label = {str(c): int(n) for c, n in zip(model.classes_, model.train_support_)}
+    per_label = {c: int(n) for c, n in zip(label_names(model), model.train_support_)}
     summary = {
         "source": corpus.source,
         "documents": len(texts),

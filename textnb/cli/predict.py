@@ -352,17 +352,14 @@ def document_bytes(args, model):
     uses it for every document), else 16 MiB: a document is cut where training cut its
     documents. A ``--max-bytes`` given is also set on the loaded ``model``, which cuts the
     texts it is given there (:func:`textnb.io.corpus.to_tokenizable`)."""
-    from textnb.io.corpus import MAX_DOCUMENT_BYTES
+    from textnb.io.corpus import model_max_bytes
     from textnb.text.scorer import reads_mail
 
     # (a spamfilter model's --max-bytes cuts the raw message, as spamfilter's does, not the text rendered from
     # it: the rendering's header tokens took a line's place, and predict --lines disagreed with spamfilter)
     if args.max_bytes and getattr(model, "max_bytes", None) is not None and not reads_mail(model):
         model.max_bytes = args.max_bytes
-    from textnb.core.wrapping import stored_max_bytes
-
-    # (a multi-label model keeps it in its vectorizer: its scorer's max_bytes, or the estimator's vectorizer)
-    return args.max_bytes or getattr(model, "max_bytes", None) or stored_max_bytes(model) or MAX_DOCUMENT_BYTES
+    return model_max_bytes(model, args.max_bytes)  # (the rule of every reader: serve, topicfilter, ...)
 
 
 def _binary_skipped(err, failed):

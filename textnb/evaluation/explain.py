@@ -29,6 +29,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from textnb.core.errors import InputError
+from textnb.core.labels import label_names
 from textnb.core.registry import KERNEL_MODULES
 from textnb.core.wrapping import find, rule_model, table_attributes
 from textnb.io.uncertain import column_slices
@@ -232,7 +233,7 @@ def multilabel_informative_terms(multilabel, terms, top=10):
     Returns ``{label: [(term, log_odds), ...]}``."""
     from textnb.evaluation.inspection import term_log_odds
 
-    labels = [str(c) for c in multilabel.classes_]
+    labels = label_names(multilabel)
     out = {name: [] for name in labels}
     if hasattr(multilabel, "estimator_"):
         model = unwrap(multilabel.estimator_)[1]
@@ -245,7 +246,7 @@ def multilabel_informative_terms(multilabel, terms, top=10):
     for name, est in zip(labels, getattr(multilabel, "estimators_", [])):
         model = None if est is None else unwrap(est)[1]
         if model is not None and hasattr(model, "feature_count_") and len(model.classes_) == 2:
-            out[name] = term_log_odds(model, terms, top)[str(model.classes_[1])]
+            out[name] = term_log_odds(model, terms, top)[label_names(model)[1]]
     return out
 
 
@@ -260,7 +261,7 @@ def describe_text_classifier(classifier, top=10):
     if not hasattr(model, "class_count_"):
         model = unwrap(classifier.model_)[1]
     terms = (informative_terms(classifier, top) if hasattr(model, "feature_count_")
-             else {str(c): [] for c in classifier.classes_})
+             else {c: [] for c in label_names(classifier)})
     n_terms = len(classifier.vectorizer_.vocabulary_)
     info = _text_description(type(classifier.model_).__name__, model, model.get_params(deep=False),
                              classifier.vectorizer_.get_params(), n_terms, terms)
@@ -355,7 +356,7 @@ def _lazy_description(root):
     params = {name: getattr(model, name) for name in sorted(model.defaults) if name != "estimator"}
     info = _text_description(model.kind, SimpleNamespace(classes_=model.classes_), params,
                              dict(sorted({**VECTORIZER_DEFAULTS, **vec_params}.items())), len(terms),
-                             {str(c): [] for c in model.classes_})
+                             {c: [] for c in label_names(model)})
     if adjusted is not None:
         info["apnbc_weights"] = apnbc_weights(adjusted)
     return info
@@ -400,7 +401,7 @@ def _text_description(name, model, params, tokenizer, vocabulary_size, terms):
         "model": name,
         "params": {k: v for k, v in params.items() if not hasattr(v, "get_params")},
         "tokenizer": tokenizer,
-        "classes": [str(c) for c in model.classes_],
+        "classes": label_names(model),
         # documents per class, aligned with classes, as tables (DiscriminativeNB's class_count_
         # also holds its passes' weights)
         "class_count": [float(n) for n in getattr(model, "class_documents_", getattr(model, "class_count_", []))],

@@ -6,6 +6,7 @@
 import numpy as np
 
 from textnb.core.estimates import bernoulli_log_prob, multinomial_log_prob
+from textnb.core.labels import label_names
 
 __all__ = ["informative_terms", "term_log_odds"]
 
@@ -36,7 +37,7 @@ def term_log_odds(model, terms, top=10):
     terms = np.array(terms, dtype=object)
     fc = model.feature_count_
     if not (hasattr(model, "feature_log_prob_") or hasattr(model, "coef_")) or fc.shape[1] == 0:
-        return {str(c): [] for c in model.classes_}
+        return {c: [] for c in label_names(model)}
     # DiscriminativeNB: its learned sums (document features, pass weights included), its smoothing
     alpha = getattr(model, "alpha_", None)
     alpha = max(float((alpha if alpha is not None else getattr(model, "alpha", 1.0)) or 1e-10), 1e-10)

@@ -24,6 +24,8 @@ import os
 
 import numpy as np
 
+from textnb.core.labels import label_names  # (re-exported: the rule lives in the core, for every layer)
+
 __all__ = ["MAX_K", "best_labels", "best_labels_of_rows", "check_k", "check_threshold", "check_top", "fasttext_test", "fasttext_test_label", "format_test_result",
            "label_names", "label_scores_at_k", "precision_recall_at_k", "proba_and_odds"]
 
@@ -86,17 +88,6 @@ def best_labels_of_rows(proba, odds, top=None, threshold=None):
     k = top if top is not None else (-1 if threshold is not None else 1)
     floor = threshold if threshold is not None else 0.0
     return [best_labels(p, k, floor, ties=lo) for p, lo in zip(proba, odds)]
-
-
-def label_names(model):
-    """The labels of ``model``'s classes, in its column order, as every output names them: the
-    ``str`` of each class (``0``, ``True`` as ``"0"``, ``"True"``). The one rule of ``textnb
-    predict`` (its lines and ``--json``), ``textnb serve`` (``/classify``, ``CLASSIFY``, ``GET
-    /model``), ``test`` and :mod:`textnb.fasttext`: a model's labels are the same strings in each
-    (the daemon answered a model of integer classes with JSON numbers where predict printed
-    strings). The label prefix of a fastText file is taken off when it is read
-    (:func:`textnb.io.fasttext.parse_line`), so a class holds none."""
-    return [str(c) for c in model.classes_]
 
 
 def proba_and_odds(model, X):
@@ -257,7 +248,7 @@ def _scored(model, path, label_prefix, data, batch_size):
     ``path`` / ``data``) and its documents scored by ``model`` (:func:`proba_and_odds`, the
     scores ``textnb predict`` ranks)."""
     from textnb.core.errors import input_name
-    from textnb.io.corpus import read_piped
+    from textnb.io.corpus import model_max_bytes, read_piped
     from textnb.io.fasttext import DEFAULT_LABEL_PREFIX, read_fasttext
     from textnb.io.sources import check_file
 
@@ -266,7 +257,9 @@ def _scored(model, path, label_prefix, data, batch_size):
             check_file(os.fspath(path))
         data = read_piped(path, "a fastText file")
         path = input_name(path)
-    corpus = read_fasttext(path, data=data, label_prefix=label_prefix or DEFAULT_LABEL_PREFIX)
+    # (each line's text cut where textnb predict --lines cuts it: where the model's training cut a document)
+    corpus = read_fasttext(path, data=data, label_prefix=label_prefix or DEFAULT_LABEL_PREFIX,
+                           max_bytes=model_max_bytes(model))
     classes = label_names(model)
     parts = [proba_and_odds(model, corpus.documents[i:i + batch_size]) for i in range(0, len(corpus), batch_size)]
     if not parts:

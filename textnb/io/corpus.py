@@ -45,7 +45,7 @@ from pathlib import Path
 
 from textnb.core.errors import (STDIN_NAME, DataWarning, InputError, ModelGivenAsData, NotATextCorpus, check_input,
                                  counted, empty_input, input_name, missing_input, missing_reason, short_repr)
-from textnb.io.files import (MAILDIR_PARTS, Prefixed, cut_text, decode_cut, file_identity, first_bytes, folder_files,
+from textnb.io.files import (DEFAULT_LABEL_PREFIX, MAILDIR_PARTS, Prefixed, cut_text, decode_cut, file_identity, first_bytes, folder_files,
                              is_maildir, is_named_pipe, noting_empty_folder, open_regular_binary, read_regular_file, refuse_device)
 from textnb.io.numbers import is_number
 
@@ -54,6 +54,8 @@ __all__ = [
     "RowTexts",
     "check_unchanged",
     "MAX_DOCUMENT_BYTES",
+    "model_max_bytes",
+    "table_label",
     "Corpus",
     "decode_bytes",
     "document_size",
@@ -236,6 +238,19 @@ def decode_lines(data):
         return data.decode("utf-8-sig")  # (each line valid UTF-8: the same text)
     except UnicodeDecodeError:
         return "".join(decode_bytes(line) for line in data.splitlines(keepends=True))
+
+
+def model_max_bytes(model, max_bytes=None):
+    """Bytes read at most of a document that ``model`` classifies: ``max_bytes`` when given
+    (``--max-bytes``), else where the model's training cut a document (``train --max-bytes``:
+    a ``TextClassifier``'s ``max_bytes``, or what
+    :func:`textnb.core.wrapping.store_max_bytes` kept in a multi-label model's vectorizer),
+    else :data:`MAX_DOCUMENT_BYTES`. The one rule of ``textnb predict``, ``textnb test``,
+    ``textnb serve``, ``topicfilter``, ``spamfilter`` (a plain text model's messages) and
+    :mod:`textnb.fasttext`, so a document is cut at one place whichever reads it."""
+    from textnb.core.wrapping import stored_max_bytes
+
+    return max_bytes or getattr(model, "max_bytes", None) or stored_max_bytes(model) or MAX_DOCUMENT_BYTES
 
 
 def read_bytes(path, max_bytes=MAX_DOCUMENT_BYTES):
@@ -958,7 +973,7 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
             raise row_width_error(path, n, len(row), last + 1, at_least=True)
         if width is not None and len(row) > width:
             raise row_width_error(path, n, len(row), width, hint=" (quote a text that holds a comma)")
-        label = row[li].strip() if li is not None else None
+        label = table_label(row[li].strip()) if li is not None else None
         if li is not None and not label:
             if need_label:
                 raise InputError(f"{path}:{n}: empty label")
@@ -980,6 +995,16 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
         _warn_label_lists(path, listed)
     if documents:
         yield documents, (labels if li is not None else None)
+
+
+def table_label(label):
+    """A label of a TSV/CSV corpus's label column as it is learnt and compared: without fastText's
+    label prefix ``__label__`` when it starts with it (``__label__spam`` is ``spam``), as a fastText
+    file's label word is read (:func:`textnb.io.fasttext.parse_line`). The one rule of every read
+    path, so that the same corpus as a TSV file and as a fastText file trains the same classes and
+    scores the same (a model trained on the TSV file predicted ``__label__spam`` where the fastText
+    file's true label was ``spam``: accuracy 0). The prefix alone is an empty label."""
+    return label[len(DEFAULT_LABEL_PREFIX):] if label.startswith(DEFAULT_LABEL_PREFIX) else label
 
 
 def _warn_label_lists(path, listed):

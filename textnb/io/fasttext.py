@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from textnb.core.errors import STDIN_NAME, InputError, counted, empty_input
 from textnb.core.wrapping import keep_in_vectorizer, kept_in_vectorizer
 from textnb.io.corpus import MAX_DOCUMENT_BYTES, Corpus, binary_refusal, check_unchanged, decode_bytes, is_binary
-from textnb.io.files import cut_text, file_identity, open_regular_binary, read_regular_file
+from textnb.io.files import DEFAULT_LABEL_PREFIX, cut_text, file_identity, open_regular_binary, read_regular_file
 
 __all__ = [
     "DEFAULT_LABEL_PREFIX",
@@ -51,8 +51,6 @@ __all__ = [
     "stored_label_prefix",
 ]
 
-#: fastText's default ``-label`` prefix.
-DEFAULT_LABEL_PREFIX = "__label__"
 _SNIFF = 8192
 _SPACE = re.compile(r"[ \t\r\v\f]+")  # fastText's word separators (and the newline)
 _SEPARATORS_AS_SPACE = str.maketrans("\t\r\v\f", "    ")

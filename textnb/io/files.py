@@ -11,11 +11,16 @@ import os
 from textnb.core.errors import InputError
 from textnb.core.regular import NotRegularFile, open_regular_stat
 
-__all__ = ["BATCH_BYTES", "MAILDIR_PARTS", "Prefixed", "first_bytes", "bounded_runs", "cut_text", "decode_cut", "file_identity", "folder_files",
+__all__ = ["BATCH_BYTES", "DEFAULT_LABEL_PREFIX", "MAILDIR_PARTS", "Prefixed", "first_bytes", "bounded_runs", "cut_text", "decode_cut", "file_identity", "folder_files",
            "is_device", "is_maildir", "is_named_pipe", "noting_empty_folder", "open_regular_binary", "read_regular_file", "refuse_device",
            "regular_reader", "source_batches"]
 
 _CHUNK = 1 << 16
+
+#: fastText's default ``-label`` prefix (``__label__spam``): taken off a label wherever one is read, a
+#: fastText file's label words (:mod:`textnb.io.fasttext`) and a TSV/CSV label column's labels
+#: (:func:`textnb.io.corpus.table_label`) alike
+DEFAULT_LABEL_PREFIX = "__label__"
 
 #: The most text one batch of documents holds, besides its number of documents: a batch
 #: ends with the document that brings its bytes (a str's characters) to this. Tokenising a

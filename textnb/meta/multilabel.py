@@ -40,6 +40,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from textnb.core.labels import label_names
 from textnb.naive_bayes.base import CV_SCHEMA, DeclaredTags, NestedParams, SaveMixin, given_splits, with_choices
 from textnb.core.errors import InputError, ParameterError
 from textnb.core.logspace import log_proba_from_jll
@@ -572,7 +573,8 @@ class MultiLabelNB(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, BaseE
         check_is_fitted(self)
         if not self.multilabel_:
             return [(str(c),) for c in self.predict(X)]
-        return [tuple(str(c) for c in self.classes_[row]) for row in self.decision_function(X) > 0]
+        names = label_names(self)
+        return [tuple(names[j] for j in np.flatnonzero(row)) for row in self.decision_function(X) > 0]
 
     def predict_log_proba(self, X):
         """Per-label ``log P(label | x)`` (multi-label), or these normalised over the

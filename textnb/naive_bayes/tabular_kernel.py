@@ -58,6 +58,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from textnb.core.labels import label_names
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.cut_points import (
     apply_cut_points,
@@ -1185,7 +1186,7 @@ class TabularKernel(TableKernel):
         numeric ones ``"gaussian"`` with the Theorem 1 (or censored EM) mean and deviation.
         """
         self._check_fitted()
-        classes = [str(c) for c in self.classes_]
+        classes = label_names(self)
         offsets = np.concatenate([[0], np.cumsum(self.n_values_)])
         gauss = {j: g for g, j in enumerate(self._gaussian_columns())}
         kde = {j: k for k, j in enumerate(self._kde_columns())}

@@ -59,6 +59,7 @@ import numpy as np
 
 from textnb.core.attributes import fitted_attributes
 from textnb.core.errors import DataError
+from textnb.core.labels import label_names
 from textnb.core.logspace import logsumexp_max_apart
 from textnb.naive_bayes.cut_points import apply_cut_points, check_same_cut_points, mdl_cut_points, nominal_rows
 from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
@@ -511,7 +512,7 @@ class AODEKernel(TableKernel):
             "model": "AODE",
             "frequency_limit": self.frequency_limit,
             "m": self.m,
-            "classes": [str(c) for c in self.classes_],
+            "classes": label_names(self),
             "class_count": [float(c) for c in self.class_count_],
             # P(class) as the model holds it (smoothed as its other estimates: the prior of
             # its naive Bayes fallback, for a row without a super-parent), as TabularNB's

@@ -56,6 +56,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from textnb.core.labels import label_names
 from textnb.core.model_schema import (FEATURE_NAMES, MAX_DIM, N_FEATURES, N_JOBS, POSITIVE_SMOOTHING, Array,
                                       Attributes, Choice, Classes, Float, Int, ListOf, MayBeAbsent, Optional, Reals,
                                       Str, check_params)
@@ -967,7 +968,7 @@ class LBRKernel(TableKernel):
         allowed in a rule, HLBR's filter) and ``candidate`` (whether rules may use it).
         """
         self._check_fitted()
-        classes = [str(c) for c in self.classes_]
+        classes = label_names(self)
         y = np.asarray(self.y_index_, dtype=np.intp)
         codes = np.asarray(self.X_codes_, dtype=np.intp)
         candidates = {int(j) for j in self.candidates_}

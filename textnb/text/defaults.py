@@ -95,6 +95,9 @@ VECTORIZER_STATE = {  # the vocabulary as UTF-8 bytes and offsets (or, in old fi
     # each term's occurrences in the training documents (textnb.fasttext.train_supervised
     # keeps them, as fastText's dictionary, for get_words(include_freq=True))
     "term_counts": MayBeAbsent(Counts(("n_terms",))),
+    # where training cut each document (train --max-bytes of a model whose file has no other place for
+    # it, a multi-label Pipeline: textnb.core.wrapping.store_max_bytes; absent: 16 MiB)
+    "max_bytes": MayBeAbsent(Int(1, 2**40)),
 }
 
 #: TextClassifier's parameters other than its two models (in its schema; the scorer checks them too)

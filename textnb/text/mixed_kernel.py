@@ -29,6 +29,7 @@ from types import MappingProxyType
 import numpy as np
 
 from textnb.core.errors import InputError
+from textnb.core.labels import label_names
 from textnb.core.model_io import ModelNode, build
 from textnb.core.model_schema import (FEATURE_NAMES, N_FEATURES, Any, Attributes, Classes, Counts, ListOf, Model,
                                       Optional, check_declared, check_params)
@@ -521,7 +522,7 @@ class MixedKernel(TableKernel):
             })
         return {
             "model": "MixedNB",
-            "classes": [str(c) for c in self.classes_],
+            "classes": label_names(self),
             "class_count": self.class_count_.tolist(),
             "class_prior": np.exp(self.class_log_prior_).tolist(),
             "nominal": self.nominal,
