@@ -1,6 +1,8 @@
 """The one line and the exit status each program gives when an exception ends it: the
 same exceptions fed to ``textnb`` (its table of stops), ``spamfilter`` and ``topicfilter``
-(their shared :func:`textnb.cli.filterbase.say_failure`)."""
+(their shared :func:`textnb.cli.filterbase.say_failure`): one :func:`textnb.cli.filterbase.stop_message`
+for the stops that are neither an input error nor a bug (the filters said ``internal error:
+OverflowError: ...`` where textnb said ``a number is too large (...)``)."""
 
 import errno
 import io
@@ -30,9 +32,9 @@ CASES = [
     (lambda: Terminated(15), ("textnb: terminated by signal 15", 143), "terminated by signal 15"),
     (lambda: KeyboardInterrupt(), ("textnb: interrupted", 130), "interrupted"),
     (lambda: OverflowError("int too large"), ("textnb: error: a number is too large (int too large)", 1),
-     "internal error: OverflowError: int too large"),
+     "a number is too large (int too large)"),
     (lambda: RecursionError("deep"), ("textnb: error: input nested too deeply", 1),
-     "internal error: RecursionError: deep"),
+     "input nested too deeply"),
     (lambda: MemoryError(),
      ("textnb: error: out of memory (try a smaller --ngram, --bins, --max-features or --max-bytes)", 1),
      "out of memory (try a smaller --max-bytes)"),

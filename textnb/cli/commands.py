@@ -27,7 +27,7 @@ import textnb.cli.predict
 import textnb.cli.serve
 import textnb.cli.test
 import textnb.cli.train
-from textnb.cli.filterbase import out_of_memory
+from textnb.cli.filterbase import STOPS, stop_message
 from textnb.cli.output import flag_words, tolerant
 from textnb.apps.spamclient import Terminated
 from textnb.core.errors import ModelGivenAsData, TextnbError, os_error_text
@@ -37,15 +37,23 @@ __all__ = ["main", "build_parser"]
 
 EX_SOFTWARE = 70  # sysexits.h: internal software error
 
-#: The ends of a command that are neither an error of the input nor a bug: by the class of
-#: the exception (the first that it is), the line after ``textnb: `` and the exit status
-_STOPS = {
-    KeyboardInterrupt: lambda exc: ("interrupted", 130),
-    Terminated: lambda exc: (str(exc), 128 + exc.signum),
-    MemoryError: lambda exc: ("error: " + out_of_memory(("--ngram", "--bins", "--max-features", "--max-bytes")), 1),
-    OverflowError: lambda exc: (f"error: a number is too large ({exc})", 1),
-    RecursionError: lambda exc: ("error: input nested too deeply", 1),
-}
+#: The options that lower what a command takes, named by its out-of-memory line
+_MEMORY_OPTIONS = ("--ngram", "--bins", "--max-features", "--max-bytes")
+
+
+def _stop(exc):
+    """``(line after "textnb: ", exit status)`` of a stop that is neither an error of the input
+    nor a bug (:func:`textnb.cli.filterbase.stop_message`, the filters' rule too): 130 at
+    Ctrl-C, 128 + N at signal N, else 1 and an ``error:`` line; None for any other exception."""
+    message = stop_message(exc, _MEMORY_OPTIONS)
+    if message is None:
+        return None
+    if isinstance(exc, KeyboardInterrupt):
+        return message, 130
+    if isinstance(exc, Terminated):
+        return message, 128 + exc.signum
+    return f"error: {message}", 1
+
 
 COMMANDS = (textnb.cli.train, textnb.cli.predict, textnb.cli.evaluate, textnb.cli.inspect, textnb.cli.merge,
             textnb.cli.serve, textnb.cli.test)
@@ -224,8 +232,8 @@ def _main(argv, *, stdout, stderr):
     except OSError as exc:
         print(f"textnb: error: {os_error_text(exc, None)}", file=err)
         return 1
-    except tuple(_STOPS) as exc:
-        line, code = next(stop(exc) for kind, stop in _STOPS.items() if isinstance(exc, kind))
+    except STOPS as exc:
+        line, code = _stop(exc)
         print(f"textnb: {line}", file=err)
         return code
     except Exception as exc:  # not a TextnbError: a bug in textnb, not a problem with the input

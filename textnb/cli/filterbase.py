@@ -89,20 +89,40 @@ def out_of_memory(options):
     return f"out of memory (try a smaller {named})"
 
 
+#: The exceptions that stop a program without being a problem of the input or a bug
+#: (:func:`stop_message` says each)
+STOPS = (KeyboardInterrupt, Terminated, MemoryError, OverflowError, RecursionError)
+
+
+def stop_message(exc, memory_options):
+    """What every program (``textnb``, ``spamfilter``, ``topicfilter``) says when ``exc``
+    stops it without being a problem of the input or a bug, or None for any other exception:
+    ``interrupted`` (Ctrl-C), a :class:`Terminated`'s ``terminated by signal N``, the
+    :func:`out_of_memory` line naming ``memory_options``, ``a number is too large (...)``
+    (OverflowError), ``input nested too deeply`` (RecursionError). The one rule of ``textnb``'s
+    table of stops (:func:`textnb.cli.commands._stop`) and :func:`say_failure`."""
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted"
+    if isinstance(exc, Terminated):
+        return str(exc)
+    if isinstance(exc, MemoryError):
+        return out_of_memory(memory_options)
+    if isinstance(exc, OverflowError):
+        return f"a number is too large ({exc})"
+    if isinstance(exc, RecursionError):
+        return "input nested too deeply"
+    return None
+
+
 def say_failure(stream, prog, exc):
     """Say why ``prog`` stops on ``exc``, the exception its command line caught (a mail
-    filter must not die with a traceback): a :class:`TextnbError`'s or :class:`Terminated`'s
-    message, an OSError's text (:func:`os_error_text`), ``interrupted`` at Ctrl-C, a
-    MemoryError's :func:`out_of_memory` line (of :data:`FILTER_MEMORY_OPTIONS`), else
-    ``internal error: TYPE: message``."""
-    if isinstance(exc, (TextnbError, Terminated)):
+    filter must not die with a traceback): a :class:`TextnbError`'s message, an OSError's
+    text (:func:`os_error_text`), the :func:`stop_message` of a stop (its memory options
+    :data:`FILTER_MEMORY_OPTIONS`), else ``internal error: TYPE: message``."""
+    if isinstance(exc, TextnbError):
         message = str(exc)
     elif isinstance(exc, OSError):
         message = os_error_text(exc)
-    elif isinstance(exc, KeyboardInterrupt):
-        message = "interrupted"
-    elif isinstance(exc, MemoryError):
-        message = out_of_memory(FILTER_MEMORY_OPTIONS)
     else:
-        message = f"internal error: {type(exc).__name__}: {exc}"
+        message = stop_message(exc, FILTER_MEMORY_OPTIONS) or f"internal error: {type(exc).__name__}: {exc}"
     say(stream, prog, message)
