@@ -62,7 +62,7 @@ def test_nominal_columns_read_number_codes_as_categories(tmp_path):
     for refs in (["size", "colour"], ["1", "2"], ["1-2"], ["first-2"], ["size", "2"]):
         t = read_table(path, nominal=refs)
         assert [a.kind for a in t.attributes] == ["nominal", "nominal", "nominal"], refs
-        assert t.attributes[0].values == ["1", "2", "3"] and t.attributes[1].values == ["2", "1", "3"]
+        assert t.attributes[0].values == ["1", "2", "3"] and t.attributes[1].values == ["1", "2", "3"]  # (sorted)
     attributes, _ = read_csv(path, nominal=["last"])  # (the class: nominal already)
     assert attributes[-1].kind == "nominal"
     for refs, words in ((["9"], "out of range 1..4"), (["nope"], "no column 'nope'"), (["3-1"], "runs backwards")):
@@ -191,8 +191,9 @@ def test_a_first_row_of_data_read_as_the_header_is_a_warning(tmp_path):
 
 
 def test_looks_like_data_rule():
-    """The rule: every cell a number, missing or a value recurring in its column, with a
-    number (or, without one, the row not repeated whole: a repeated header row)."""
+    """The rule: no name above a column of numbers; every cell a number, missing or a value
+    recurring in its column in a row that is not the first row again (at most a quarter of
+    the values may not: an ID, a rare value)."""
     rows = [["4.9", "3.0", "setosa"], ["6.4", "3.2", "versicolor"], ["sunny", "x", "setosa"]]
     assert looks_like_data(["5.1", "3.5", "setosa"], rows)
     assert looks_like_data(["5.1", "", "?"], rows)
@@ -202,8 +203,36 @@ def test_looks_like_data_rule():
     words = [["sunny", "hot", "no"], ["rainy", "mild", "yes"], ["sunny", "mild", "yes"], ["rainy", "hot", "no"]]
     assert looks_like_data(["sunny", "hot", "yes"], words)
     assert not looks_like_data(["outlook", "temp", "play"], [["outlook", "temp", "play"]] + words)
-    assert not looks_like_data(["sunny", "hot", "no"], words)  # (the first data row again: taken for a header row)
+    # the first data row again, its values in other rows too: a duplicate row (audiology has them)
+    assert looks_like_data(["sunny", "hot", "no"], words)
+    assert not looks_like_data(["outlook", "temp", "play"], words + [["outlook", "temp", "play"]] * 2)
     assert column_refs("f", ["b", "3-last", "first"], ["a", "b", "c", "d"]) == ["a", "b", "c", "d"]
+
+
+def test_headerless_tables_with_an_id_a_duplicated_row_or_one_row_are_found(tmp_path):
+    """The headerless tables the rule missed (promoters: an ID column, its first value found
+    nowhere else; audiology: its first row repeated below, taken for a header row repeated;
+    weather.query: one row): the warning, or the error with the hint, names --no-header; their
+    headers are not taken for data."""
+    bases = ["a", "c", "g", "t"]
+    promoters = [["+" if i % 2 else "-", f"S{i}", *(bases[(i + k) % 4] for k in range(6))] for i in range(12)]
+    audiology = [["t", "mild", "f", "normal", "cochlear"]] * 2 + [
+        ["f", "severe" if i % 3 else "mild", "t" if i % 2 else "f", "normal", "cochlear" if i % 2 else "poss"]
+        for i in range(10)]
+    for name, rows in (("promoters", promoters), ("audiology", audiology)):
+        header = [f"{name}{j}" for j in range(len(rows[0]))]
+        assert looks_like_data(rows[0], rows[1:]), name
+        assert not looks_like_data(header, rows), name
+        path = tmp_path / f"{name}.csv"
+        path.write_text("".join(",".join(r) + "\n" for r in rows))
+        rc, _, err = cli("train", path, "-o", tmp_path / "m.tnb")
+        assert "--no-header" in err and ("looks like data" in err or rc != 0), err
+        rc, _, err = cli("train", path, "--no-header", "-o", tmp_path / "m.tnb")
+        assert rc == 0 and not err, err
+    (tmp_path / "q.csv").write_text("sunny,cool,high,TRUE,?\n")
+    rc, _, err = cli("train", tmp_path / "q.csv", "-o", tmp_path / "m.tnb")
+    assert rc == 1 and err.splitlines()[-1].endswith("no data rows under its header row (a file without a header "
+                                                     "row? read it with --no-header)"), err
 
 
 @pytest.mark.slow  # (reads every shared table)
@@ -211,8 +240,8 @@ def test_looks_like_data_rule():
 def test_no_false_alarm_on_the_shared_tables_and_headerless_ones_found():
     """Every shared UCI table (and the bundled ARFF files) written as a CSV with its header:
     no header is taken for data; the same without a header: the first row is found to be data
-    in nearly every one (a row of words that recur in their columns, numbers), and in the
-    others the header is refused, or the row holds an ID."""
+    in every one that has other rows (a row of words that recur in their columns, numbers; an
+    ID, audiology's duplicated first row: missed before, with promoters' ID column)."""
     from textnb.io.arff import read_arff
 
     found = total = 0
@@ -224,7 +253,7 @@ def test_no_false_alarm_on_the_shared_tables_and_headerless_ones_found():
         assert not looks_like_data(header, rows), path.name
         total += 1
         found += looks_like_data(rows[0], rows[1:])
-    assert total >= 40 and found >= total - 4, (found, total)
+    assert total >= 40 and found == total - 1, (found, total)  # (weather.query: one row, nothing below it)
 
 
 @needs_uci

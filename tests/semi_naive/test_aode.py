@@ -254,9 +254,11 @@ def test_merge_equals_fit_on_union():
 
 
 def _parts_in_other_value_orders(tmp_path, green=True):
-    """Two CSV parts that meet the values of their nominal attributes in other orders (o1
-    red then blue, o2 blue then red; with ``green``, a value only o2 has; a numeric
-    attribute with the same MDL cut points in both), and the whole file: o1's rows, then o2's."""
+    """Two parts that declare the values of their nominal attributes in other orders (ARFF
+    files declaring them as the rows meet them: o1 red then blue, o2 blue then red; with
+    ``green``, a value only o2 has; a numeric attribute with the same MDL cut points in both;
+    the CSV copies, o1.csv and o2.csv, list them sorted), and the whole file (CSV): o1's rows,
+    then o2's."""
     one = ["red,big,1,yes", "blue,small,1,no", "red,small,9,yes", "blue,big,9,no", "red,big,1,yes",
            "red,small,1,yes", "blue,big,9,no"]
     two = ["blue,small,1,yes", "red,big,9,no", "blue,big,1,yes", "red,small,9,no", "blue,small,9,no",
@@ -266,7 +268,12 @@ def _parts_in_other_value_orders(tmp_path, green=True):
     for name, rows in (("o1", one), ("o2", two), ("whole", one + two)):
         (tmp_path / f"{name}.csv").write_text(head + "\n".join(rows) + "\n")
         paths.append(tmp_path / f"{name}.csv")
-    return paths
+        cells = [r.split(",") for r in rows]
+        declared = ["{" + ",".join(dict.fromkeys(c[j] for c in cells)) + "}" for j in (0, 1)]
+        (tmp_path / f"{name}.arff").write_text(
+            f"@relation {name}\n@attribute colour {declared[0]}\n@attribute size {declared[1]}\n"
+            "@attribute weight numeric\n@attribute class {yes,no}\n@data\n" + "\n".join(rows) + "\n")
+    return [tmp_path / "o1.arff", tmp_path / "o2.arff", paths[2]]
 
 
 def test_merge_aligns_nominal_values_by_name(tmp_path):
@@ -292,10 +299,11 @@ def test_merge_aligns_nominal_values_by_name(tmp_path):
             assert_array_equal(merged.predict(query.X), whole.predict(t.X))
             assert_allclose(merged.predict_proba(query.X), whole.predict_proba(t.X), rtol=0, atol=1e-9)
     # a DataFrame's values, recorded in frame_attributes_
-    frames = [pd.read_csv(p, dtype={"colour": str, "size": str}) for p in (one, two, whole_csv)]
+    frames = [pd.read_csv(p, dtype={"colour": str, "size": str}) for p in (one.with_suffix(".csv"),
+                                                                          two.with_suffix(".csv"), whole_csv)]
     fitted = [AODE().fit(f.drop(columns=["weight", "class"]), f["class"]) for f in frames]
-    merged = fitted[0].merge(fitted[1])
-    assert merged.frame_attributes_[0].values == ["red", "blue", "green"]
+    merged = fitted[0].merge(fitted[1])  # (blue, red and blue, green, red: sorted in each part)
+    assert merged.frame_attributes_[0].values == ["blue", "red", "green"]
     X = frames[2].drop(columns=["weight", "class"])
     assert_allclose(merged.predict_proba(X), fitted[2].predict_proba(X), rtol=0, atol=1e-9)
     # value indices (nothing declared): by index, a part that saw fewer values widened

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["MAX_COLUMNS", "TEXT", "Attribute", "Table", "code_attributes", "fitted_attributes", "repeated"]
+__all__ = ["MAX_COLUMNS", "TEXT", "Attribute", "Table", "code_attributes", "fitted_attributes", "found_values",
+           "repeated"]
 
 
 #: The kind of a text attribute (one document per cell).
@@ -60,6 +61,18 @@ class Attribute:
         if self.kind == "uncertain-nominal":
             return len(self.values)
         return 1
+
+
+def found_values(names):
+    """The values of a nominal attribute that its source does not declare (a CSV / TSV
+    column, a DataFrame column that is not categorical), from the names of its known cells:
+    each once, sorted, as the classes of such a table are (``np.unique``). The rule of every
+    table reader: one order whatever the order of the rows, and the order an ARFF header
+    declaring the same values sorted gives, so a model whose answer depends on value order
+    (LBR counts a training row's missing value as the attribute's first value, as Weka
+    does) gives one answer for the same data in any format. A declared order (an ARFF
+    header's, a pandas categorical's) is kept as declared."""
+    return sorted(set(names))
 
 
 def code_attributes(names, n_values):

@@ -2,8 +2,10 @@
 
 Types are inferred per column: a column is *numeric* when every non-missing cell is a
 number (:func:`textnb.io.numbers.parse_number`: ASCII digits, sign, point, exponent; not
-``1_000`` or ``١٢``) and one is finite, otherwise *nominal* (values in order of first
-appearance, as Weka's CSV loader does). An empty cell or ``?`` is missing. ``types={name: "nominal" |
+``1_000`` or ``١٢``) and one is finite, otherwise *nominal*: its values sorted, as the classes
+of a CSV are (:func:`textnb.core.attributes.found_values`: one order whatever the order of the
+rows, the order of an ARFF header declaring the same values sorted; Weka's CSV loader keeps the
+order of first appearance). An empty cell or ``?`` is missing. ``types={name: "nominal" |
 "numeric"}`` overrides the inference; a cell that is not a number in a column forced
 numeric is an :class:`~textnb.core.errors.InputError` naming the file, row and column.
 ``nominal=`` names columns by name, 1-based number or range (``"2-4"``, ``"first"``,
@@ -36,7 +38,7 @@ import warnings
 import numpy as np
 
 from textnb.core.errors import DataWarning, InputError, empty_input
-from textnb.core.attributes import MAX_COLUMNS, Attribute, repeated
+from textnb.core.attributes import MAX_COLUMNS, Attribute, found_values, repeated
 from textnb.io.corpus import checked_rows, read_piped, read_text_file, row_width_error
 from textnb.io.files import open_regular_binary
 from textnb.io.numbers import is_number, parse_number
@@ -50,7 +52,7 @@ from textnb.io.uncertain import (
     parse_uncertain_column,
 )
 
-__all__ = ["read_csv", "read_header", "column_refs", "looks_like_data", "positional_names", "MISSING"]
+__all__ = ["read_csv", "read_header", "column_refs", "looks_like_data", "positional_names", "MISSING", "NO_HEADER_HINT"]
 
 #: Cell texts read as a missing value.
 MISSING = frozenset({"", "?"})
@@ -149,29 +151,50 @@ def positional_names(n):
     return [f"att{j + 1}" for j in range(n)]
 
 
-_NO_HEADER_HINT = "a file without a header row? read it with header=False / --no-header"
+#: what a message about a first row that may be data suggests
+NO_HEADER_HINT = "a file without a header row? read it with header=False / --no-header"
+
+
+#: the rows below the first that :func:`looks_like_data` reads to see whether a column holds numbers
+_HEADER_SAMPLE = 200
 
 
 def looks_like_data(first, rows):
     """Whether the first row ``first`` (its cells, stripped) of a delimited file looks like a
-    data row, not a header: every cell is a finite number, missing (empty or ``?``) or a
-    value that recurs in its column among ``rows`` (the cells of the rows below), and at
-    least one is a number or, without numbers, the row itself does not recur whole below (a
-    header row repeated in the file, two files concatenated, is a header). A header of names
-    (``sepal_length``, ``class``) has no number and its names do not recur in their columns;
-    ``5.1,3.5,1.4,0.2,Iris-setosa`` and ``sunny,hot,high,FALSE,no`` are data. No header of
-    the bundled and shared tables is taken for data."""
+    data row, not a header, against ``rows`` (the cells of the rows below):
+
+    * a cell that is not a number and stands above a column of numbers (in the first
+      :data:`_HEADER_SAMPLE` rows below) is a name: a header (``sepal_length`` above numbers);
+    * otherwise each cell is a finite number, missing (empty or ``?``) or a value; a value
+      *recurs* when a row below that is not the first row again has it in its column. The row
+      is data when at most a quarter of its values do not recur (an ID such as promoters'
+      ``S10``, a rare value) and it has a value or a number. Without a number in it, copies of
+      the first row below do not count: a header row repeated in the file (two files
+      concatenated) has names found only in its copies, while a data row repeated
+      (audiology's duplicate rows) has values that recur in other rows too.
+
+    A header of names (``sepal_length``, ``class``) has names that do not recur in their
+    columns; ``5.1,3.5,1.4,0.2,Iris-setosa`` and ``sunny,hot,high,FALSE,no`` are data. No
+    header of the bundled and shared tables is taken for data, and the first row of each
+    written without its header is found to be data (one that has no other row cannot be
+    told: :func:`textnb.io.tables.read_table` then hints at ``--no-header``)."""
     numbers = any(_float(c) is not None for c in first)
     others = {j: c for j, c in enumerate(first) if _float(c) is None and c not in MISSING}
     if not (numbers or others):
         return False
     rows = rows if isinstance(rows, list) else list(rows)
-    # column by column: a header's first name that never recurs ends it after one pass over its column
-    for j, c in others.items():
-        if not any(j < len(r) and r[j].strip() == c for r in rows):
-            return False
     first = list(first)
-    return numbers or not any([c.strip() for c in r] == first for r in rows)  # (a header row repeated below)
+    for j in others:
+        known = [r[j].strip() for r in rows[:_HEADER_SAMPLE] if j < len(r) and r[j].strip() not in MISSING]
+        if known and all(_float(c) is not None for c in known):
+            return False  # (a name above numbers)
+    allowed, unseen = len(others) // 4, 0
+    for j, c in others.items():  # column by column; a header's names soon exceed the allowance
+        if not any(j < len(r) and r[j].strip() == c and (numbers or [x.strip() for x in r] != first) for r in rows):
+            unseen += 1
+            if unseen > allowed:
+                return False
+    return True
 
 
 def column_refs(path, refs, names, *, what="nominal= / --nominal-columns", optional=False):
@@ -276,7 +299,7 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
         if len(header) > MAX_COLUMNS:
             raise InputError(f"{path}:1: {len(header)} columns, over the limit of {MAX_COLUMNS}")
         data_like = looks_like_data(header, [r for _, r in rows[1:]])
-        hint = f" ({_NO_HEADER_HINT})" if data_like else ""
+        hint = f" ({NO_HEADER_HINT})" if data_like else ""
         if any(h == "" for h in header):
             raise InputError(f"{path}:1: header has an empty column name{hint}")
         if dup := repeated(header):
@@ -284,7 +307,7 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
         if data_like:
             shown = ",".join(header[:6]) + (",..." if len(header) > 6 else "")
             warnings.warn(f"{path}:1: the first row ({shown}) looks like data but is read as the header (the column "
-                          f"names), not as a data row; {_NO_HEADER_HINT}", DataWarning, stacklevel=3)
+                          f"names), not as a data row; {NO_HEADER_HINT}", DataWarning, stacklevel=3)
     if nominal:
         for name in column_refs(path, nominal, header, optional=optional_types):
             kind = types.setdefault(name, "nominal")
@@ -340,6 +363,10 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
                 values, block = parse_uncertain_column(kind, col)
             except CellError as exc:
                 raise InputError(f"{path}:{linenos[exc.index]}: column {name!r}: {exc}") from None
+            if kind == UNCERTAIN_NOMINAL and values:  # (the values named, sorted as a nominal column's)
+                index = {v: k for k, v in enumerate(values)}
+                values = found_values(values)
+                block = block[:, [index[v] for v in values]]
             attributes.append(Attribute(name, kind, values))
             blocks.append(block)
             continue
@@ -367,12 +394,10 @@ def read_csv(path, *, types=None, class_name=None, optional_types=False, encodin
                 X[i, j] = x
             attributes.append(Attribute(name, "numeric", []))
         else:
-            values = {}
-            for i, c in enumerate(col):
-                if c in MISSING:
-                    continue
-                X[i, j] = values.setdefault(c, len(values))
-            attributes.append(Attribute(name, "nominal", list(values)))
+            values = found_values(c for c in col if c not in MISSING)
+            index = {v: k for k, v in enumerate(values)}
+            X[:, j] = [np.nan if c in MISSING else index[c] for c in col]
+            attributes.append(Attribute(name, "nominal", values))
     if any(a.kind in UNCERTAIN_KINDS for a in attributes):
         X = np.hstack(blocks) if blocks else X
     if texts:

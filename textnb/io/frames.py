@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from textnb.core.attributes import found_values
 from textnb.core.wrapping import declared_attributes
 from textnb.io.tables import Attribute
 
@@ -49,7 +50,8 @@ def _whole_numbers(s):
 
 def frame_attributes(df, *, integers_nominal=False):
     """The attributes of a DataFrame's columns (nominal values in the order
-    ``table_from_frame`` gives them: categories in order, else first appearance).
+    ``table_from_frame`` gives them: categories in order, else sorted, as a CSV column's,
+    :func:`textnb.core.attributes.found_values`).
 
     ``integers_nominal``: number columns holding whole numbers only are nominal too,
     their distinct values in increasing order (for models over nominal value indices,
@@ -66,13 +68,10 @@ def frame_attributes(df, *, integers_nominal=False):
         elif _is_number_column(s):
             out.append(Attribute(str(col), "numeric", []))
         else:
-            values = {}
-            for v in s.tolist():
-                if not _missing(v):
-                    values.setdefault(_key(v), None)
+            values = found_values(_key(v) for v in s.tolist() if not _missing(v))
             if not values:
                 raise ValueError(f"column {col!r} has no known value")
-            out.append(Attribute(str(col), "nominal", list(values)))
+            out.append(Attribute(str(col), "nominal", values))
     return out
 
 
@@ -134,8 +133,8 @@ def encode_frame(df, attributes, *, unknown="missing"):
 def with_values_of(df, attributes):
     """``attributes`` (a DataFrame's, :func:`frame_attributes`) with the nominal values of
     ``df`` (a later ``partial_fit`` batch with the same columns) they lack appended: a
-    category column's in the order of its categories, others in order of first
-    appearance. The same list object when no value is new."""
+    category column's in the order of its categories, others sorted (as the first batch's
+    were, :func:`textnb.core.attributes.found_values`). The same list object when no value is new."""
     out, grew = [], False
     for col, a in zip(df.columns, attributes):
         if a.kind != "nominal":
@@ -144,7 +143,9 @@ def with_values_of(df, attributes):
         s = df[col]
         cells, key = s.cat.categories.tolist() if str(s.dtype) == "category" else s.tolist(), _keys_of(s)
         known = set(a.values)
-        new = list(dict.fromkeys(k for k in (key(v) for v in cells if not _missing(v)) if k not in known))
+        new = [k for k in dict.fromkeys(key(v) for v in cells if not _missing(v)) if k not in known]
+        if str(s.dtype) != "category":
+            new = found_values(new)
         grew = grew or bool(new)
         out.append(Attribute(a.name, a.kind, list(a.values) + new) if new else a)
     return out if grew else attributes

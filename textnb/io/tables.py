@@ -32,10 +32,10 @@ import os
 import warnings
 import numpy as np
 
-from textnb.core.attributes import TEXT, Attribute, Table
+from textnb.core.attributes import TEXT, Attribute, Table, found_values
 from textnb.core.errors import DataWarning, InputError, counted, input_name, short_repr, unknown_to_leave_out
 from textnb.io.arff import is_arff_text, read_arff
-from textnb.io.csvtable import read_csv
+from textnb.io.csvtable import NO_HEADER_HINT, read_csv
 from textnb.io.fasttext import DEFAULT_LABEL_PREFIX
 from textnb.io.numbers import parse_number
 from textnb.io.uncertain import (UNCERTAIN_KINDS, UNCERTAIN_NOMINAL, CellError, cell_kind, column_slices,
@@ -221,8 +221,9 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None, class
             f"{path}: class attribute {cls.name!r} is numeric; naive Bayes needs a nominal class "
             f"(choose another with class_name / --class)"
         )
-    if X.shape[0] == 0:
-        raise InputError(f"{path}: no data rows")
+    if X.shape[0] == 0:  # (a CSV of one row: a header, or a data row without one)
+        hint = f" under its header row ({NO_HEADER_HINT})" if fmt == "csv" and header else ""
+        raise InputError(f"{path}: no data rows{hint}")
     if len(attributes) < 2:
         lines = [cls.name, *list(getattr(cls, "values", None) or ())[:100]]
         hint = ("; a fastText file whose first line does not start with a label? give --fasttext"
@@ -636,7 +637,8 @@ def table_from_frame(df, class_name=None, *, types=None, source="<DataFrame>"):
 
     Numeric (non-boolean) columns become numeric attributes; categorical columns
     become nominal with their categories in order; every other column becomes nominal
-    with its distinct values as strings, in order of first appearance. NaN / None are
+    with its distinct values as strings, sorted (as a CSV column's,
+    :func:`textnb.core.attributes.found_values`). NaN / None are
     missing. The class is ``class_name`` or the last column.
 
     ``types={name: "text"}`` marks columns of dtype ``string`` or ``object`` as text
@@ -698,13 +700,11 @@ def table_from_frame(df, class_name=None, *, types=None, source="<DataFrame>"):
             attributes.append(Attribute(name, "numeric", []))
             cols.append(s.to_numpy(dtype=np.float64, na_value=np.nan))
         else:
-            values, codes = {}, np.full(len(s), np.nan)
-            for i, v in enumerate(s.tolist()):
-                if v is None or (isinstance(v, float) and math.isnan(v)):
-                    continue
-                codes[i] = values.setdefault(str(v), len(values))
-            attributes.append(Attribute(name, "nominal", list(values)))
-            cols.append(codes)
+            cells = [None if v is None or (isinstance(v, float) and math.isnan(v)) else str(v) for v in s.tolist()]
+            values = found_values(c for c in cells if c is not None)
+            index = {v: k for k, v in enumerate(values)}
+            attributes.append(Attribute(name, "nominal", values))
+            cols.append(np.array([np.nan if c is None else index[c] for c in cells], dtype=np.float64))
     if any(a.is_text for a in attributes):
         X = np.empty((len(df), len(cols)), dtype=object)
         for j, c in enumerate(cols):

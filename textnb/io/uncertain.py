@@ -36,7 +36,8 @@ Cells contain commas, so they are quoted as the format requires: ``"[3.1,4.2]"``
 CSV file, ``'[3.1,4.2]'`` or ``"{red:0.7,blue:0.3}"`` in ARFF ``@data``. A column with at
 least one such cell is read as uncertain; its plain cells are certain values (``5`` is
 ``[5,5]``, ``red`` is ``{red:1}``), ``?`` / empty is missing. In CSV the domain of an
-uncertain nominal column is the values named, in order of first appearance; in ARFF it
+uncertain nominal column is the values named, sorted (as a nominal column's,
+:func:`textnb.core.attributes.found_values`); in ARFF it
 is the declared ``{...}`` list and a distribution may only name declared values.
 """
 
@@ -276,7 +277,7 @@ def parse_uncertain_column(kind, cells, *, values=None):
         number, or an index into ``values``; NaN for missing).
     values : list of str, default=None
         The declared domain of a nominal column; None: the values named, in order of
-        first appearance (CSV).
+        first appearance (:func:`textnb.io.csvtable.read_csv` then sorts them).
 
     Returns
     -------
