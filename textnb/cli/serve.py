@@ -10,15 +10,20 @@ from textnb.cli.options import add_model_command
 __all__ = ["add_parser", "run"]
 
 
+#: what ``textnb serve --help`` says first (argparse reflows it)
+_DESCRIPTION = """\
+Serve a text model until SIGTERM: spam verdicts for `spamfilter --socket` on a Unix socket,
+POST /classify with JSON {"texts": [...]} over HTTP (optional "top" / "threshold" as
+predict's --top / --threshold; a multi-label model's labels as predict gives them),
+SpamAssassin's spamd protocol for spamc and mail servers (see textnb.apps.serve,
+textnb.apps.spamd). The model is reloaded when its file is replaced; SIGHUP reads it again
+at once.
+"""
+
+
 def add_parser(sub):
-    p = add_model_command(sub, "serve", help="load a model once and answer classification requests",
-                               description="Serve a text model until SIGTERM: spam verdicts for `spamfilter --socket` "
-                                           "on a Unix socket, POST /classify with JSON {\"texts\": [...]} over HTTP "
-                                           "(optional \"top\" / \"threshold\" as predict's --top / --threshold; a "
-                                           "multi-label model's labels as predict gives them), SpamAssassin's spamd "
-                                           "protocol for spamc and mail servers (see textnb.apps.serve, "
-                                           "textnb.apps.spamd). The model is reloaded when its file is replaced; "
-                                           "SIGHUP reads it again at once.")
+    p = add_model_command(sub, "serve", description=_DESCRIPTION,
+                          help="load a model once and answer classification requests")
     p.add_argument("--socket", metavar="PATH", help="Unix socket to listen on (created mode 0600)")
     p.add_argument("--socket-mode", type=socket_mode, default=0o600, metavar="OCTAL",
                    help=f"permissions of the socket (default 600; 660 lets the group connect; {socket_mode.range})")

@@ -9,14 +9,19 @@ from textnb.core.errors import InputError
 __all__ = ["add_parser", "run"]
 
 
+#: what ``textnb test --help`` says first (argparse reflows it)
+_DESCRIPTION = """\
+Score a labelled fastText file (one document per line, its labels as '__label__NAME' words)
+with a text model, single- or multi-label, and print N (lines with a label the model knows),
+P@K and R@K as 'fasttext test MODEL FILE [K] [TH]' does: each line's K most probable labels
+of probability >= TH are its predictions, and a label given twice on a line is two labels to
+recall (fastText's counting).
+"""
+
+
 def add_parser(sub):
-    p = add_model_command(sub, "test", help="precision and recall at K on a fastText file, as fasttext test",
-                               description="Score a labelled fastText file (one document per line, its labels as "
-                                           "'__label__NAME' words) with a text model, single- or multi-label, and print "
-                                           "N (lines with a label the model knows), P@K and R@K as 'fasttext test "
-                                           "MODEL FILE [K] [TH]' does: each line's K most probable labels of "
-                                           "probability >= TH are its predictions, and a label given twice on a "
-                                           "line is two labels to recall (fastText's counting).")
+    p = add_model_command(sub, "test", description=_DESCRIPTION,
+                          help="precision and recall at K on a fastText file, as fasttext test")
     p.add_argument("file", metavar="FILE", help="the labelled fastText file, or - for stdin")
     p.add_argument("k", metavar="K", nargs="?", type=top_labels, default=1,
                    help=f"predictions per line (default 1; {top_labels.range})")

@@ -122,11 +122,8 @@ class CountTextModel:
     """
 
     def __init__(self, root, kernel, params, state, terms):
-        self.root = root
-        self.model_ = kernel
-        self.params = params
-        self.state = state
-        self._terms = terms
+        # (the file's root node; the kernel, its parameters and state; the terms, or a vocabulary to list them)
+        self.root, self.model_, self.params, self.state, self._terms = root, kernel, params, state, terms
 
     @classmethod
     def from_root(cls, root):
