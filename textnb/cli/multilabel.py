@@ -9,7 +9,7 @@ import functools
 import time
 
 from textnb.cli.argtypes import bounded
-from textnb.cli.output import counted, dumps, skipped_line, name_column
+from textnb.cli.output import counted, dumps, name_column, print_summary, skipped_line
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, input_name
 from textnb.core.labels import label_names
@@ -170,17 +170,21 @@ def _layout_counts(corpus):
     return counts
 
 
-def _print_layout(corpus, args, out):
+def _layout_lines(corpus, args):
+    """The lines on what a multi-label corpus's layout left out: ids of the label file with no
+    file, files with no line in it, fastText lines without a label."""
+    lines = []
     if corpus.not_found:
-        print(f"ignored {counted(len(corpus.not_found), 'id')} of {input_name(args.labels)} with no file in {corpus.source} "
-              f"(first: {corpus.not_found[0]})", file=out)
+        lines.append(f"ignored {counted(len(corpus.not_found), 'id')} of {input_name(args.labels)} with no file in "
+                     f"{corpus.source} (first: {corpus.not_found[0]})")
     if corpus.unlisted:
-        print(f"left out {counted(len(corpus.unlisted), 'file')} with no line in {input_name(args.labels)} "
-              f"(first: {corpus.unlisted[0]})", file=out)
+        lines.append(f"left out {counted(len(corpus.unlisted), 'file')} with no line in {input_name(args.labels)} "
+                     f"(first: {corpus.unlisted[0]})")
     if corpus.unlabeled:
         from textnb.io.fasttext import unlabeled_line
 
-        print(unlabeled_line(corpus.unlabeled), file=out)
+        lines.append(unlabeled_line(corpus.unlabeled))
+    return lines
 
 
 def train(args, opts, start, out, err, corpus=None):
@@ -255,20 +259,11 @@ def _train(args, opts, start, out, err, corpus=None):
         "model": model_path,
         "seconds": round(seconds, 3),
     }
-    if args.json:
-        print(dumps(summary), file=out)
-        return 0
-    listing = ", ".join(f"{c} {n}" for c, n in per_label.items())
-    print(f"read {counted(summary['documents'], 'document')} from {corpus.source} ({counted(len(names), 'label')}): "
-          f"{listing}", file=out)
-    _print_layout(corpus, args, out)
-    if skipped:
-        print(skipped_line(len(skipped), skipped.empty), file=out)
-    print(f"vocabulary: {counted(summary['vocabulary_size'], 'term')}", file=out)
-    print(f"model: MultiLabelNB({name}, method {model.method}, {_decisions(model)}) -> "
-          f"{model_path}", file=out)
-    print(f"seconds: {seconds:.2f}", file=out)
-    return 0
+    details = [*_layout_lines(corpus, args), skipped_line(len(skipped), skipped.empty) if skipped else None,
+               f"vocabulary: {counted(summary['vocabulary_size'], 'term')}"]
+    return print_summary(summary, args.json, out, read=counted(summary["documents"], "document"), details=details,
+                         name=f"MultiLabelNB({name}, method {model.method}, {_decisions(model)})", seconds=seconds,
+                         counts="per_label", note=f" ({counted(len(names), 'label')})")
 
 
 def _kernel_fits(kernel, args, labels):
@@ -384,7 +379,8 @@ def _evaluate(args, opts, start, out, err, corpus=None):
     note = f" ({report['folds_note']})" if report.get("folds_note") else ""
     print(f"{report['protocol']}{note} on {where}, {counted(len(report['labels']), 'label')} "
           f"({report['seconds']:.2f} s)", file=out)
-    _print_layout(corpus, args, out)
+    for line in _layout_lines(corpus, args):
+        print(line, file=out)
     if skipped:
         print(skipped_line(len(skipped), skipped.empty), file=out)
     for key in ("micro_f1", "macro_f1", "micro_precision", "micro_recall", "macro_precision", "macro_recall",

@@ -13,7 +13,7 @@ import numbers
 from textnb.cli.streams import cell, tolerant
 from textnb.core.errors import counted, unicode_text  # (the core's rules, for the messages of every layer)
 
-__all__ = ["a_kind", "cell", "counted", "skipped_line", "display_width", "dumps", "explanation_text", "finite", "flag_words",
+__all__ = ["a_kind", "cell", "counted", "print_summary", "skipped_line", "display_width", "dumps", "explanation_text", "finite", "flag_words",
            "name_column", "proba_text", "tolerant"]
 
 #: how the library's messages name a parameter beside its flag (``class_name / --class``: a
@@ -31,6 +31,24 @@ _PARAMETER_AND_FLAG = (("class_name / --class", "--class"), ("--class (class_nam
                        ("different interval_fit", "different --interval-fit"))
 
 _FLOAT_MAX = 1.7976931348623157e308
+
+
+def print_summary(summary, as_json, out, *, read, details, name, seconds, counts="per_class", note=""):
+    """Print what ``textnb train`` did (a text or a table model, single- or multi-label) and
+    return 0: ``as_json``: ``summary`` as one JSON object; else ``read READ from SOURCE[NOTE]:
+    NAME N, ...`` (``summary[counts]``, each class's or label's number), the ``details`` lines
+    (None: no line), the model's ``name`` and file, and the ``seconds`` taken."""
+    if as_json:
+        print(dumps(summary), file=out)
+        return 0
+    listing = ", ".join(f"{c} {n}" for c, n in summary[counts].items())
+    print(f"read {read} from {summary['source']}{note}: {listing}", file=out)
+    for line in details:
+        if line is not None:
+            print(line, file=out)
+    print(f"model: {name} -> {summary['model']}", file=out)
+    print(f"seconds: {seconds:.2f}", file=out)
+    return 0
 
 
 def skipped_line(n, empty=0):

@@ -10,7 +10,7 @@ from textnb.cli.argtypes import file_name
 from textnb.cli.argtypes import scheduler as scheduler_address
 from textnb.cli.options import (add_model_and_input_options, input_options, model_options, naming_the_corpus, read_path,
                                 refuse_stdin_twice, scheduler, seed, structure_errors, warn_multilabel)
-from textnb.cli.output import counted, dumps, skipped_line
+from textnb.cli.output import counted, print_summary, skipped_line
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, StructureError, input_name
 from textnb.core.wrapping import fit_weighted
@@ -157,24 +157,8 @@ def run(args, out, err):
                if corpus.skipped else None,
                unlabeled_line(corpus.unlabeled) if corpus.unlabeled else None,
                f"vocabulary: {counted(summary['vocabulary_size'], 'term')}"]
-    return _print_summary(summary, args, out, f"{summary['documents']} documents", details, name, seconds)
-
-
-def _print_summary(summary, args, out, read, details, name, seconds):
-    """Print what ``textnb train`` did and return 0: with --json, ``summary`` as one JSON
-    object; else ``read READ from SOURCE: CLASS N, ...``, the ``details`` lines (None: no
-    line), the model's name and file and the seconds taken."""
-    if args.json:
-        print(dumps(summary), file=out)
-        return 0
-    per_class = ", ".join(f"{c} {n}" for c, n in summary["per_class"].items())
-    print(f"read {read} from {summary['source']}: {per_class}", file=out)
-    for line in details:
-        if line is not None:
-            print(line, file=out)
-    print(f"model: {name} -> {summary['model']}", file=out)
-    print(f"seconds: {seconds:.2f}", file=out)
-    return 0
+    return print_summary(summary, args.json, out, read=f"{summary['documents']} documents", details=details, name=name,
+                         seconds=seconds)
 
 
 def _model_name(model, steps):
@@ -239,4 +223,5 @@ def _train_table(args, opts, table, start, out):
     details = [unlabeled_line(table.unlabeled, rows=True) if table.unlabeled else None,
                f"attributes: {summary['attributes']} ({summary['nominal_attributes']} nominal, "
                f"{summary['numeric_attributes']} numeric{text_note})"]
-    return _print_summary(summary, args, out, f"{summary['rows']} rows", details, model_name(model), seconds)
+    return print_summary(summary, args.json, out, read=f"{summary['rows']} rows", details=details, name=model_name(model),
+                         seconds=seconds)
