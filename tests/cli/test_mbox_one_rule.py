@@ -144,3 +144,6 @@ def test_a_multilabel_corpus_reads_an_mbox_as_its_messages_with_the_file_s_label
     assert summary["per_label"] == {"money": 4, "offers": 3, "plans": 3}
     rc, out, err = cli("train", root, "--multilabel", "-o", tmp_path / "m.tnb")
     assert "skipped 1 binary file and 1 empty message" in out
+    rc, out, err = cli("evaluate", root, "--multilabel", "--cv", "2")
+    assert rc == 0, err
+    assert "on 7 documents" in out and "skipped 1 binary file and 1 empty message" in out
