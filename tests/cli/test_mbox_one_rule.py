@@ -147,3 +147,42 @@ def test_a_multilabel_corpus_reads_an_mbox_as_its_messages_with_the_file_s_label
     rc, out, err = cli("evaluate", root, "--multilabel", "--cv", "2")
     assert rc == 0, err
     assert "on 7 documents" in out and "skipped 1 binary file and 1 empty message" in out
+
+
+def test_a_large_mbox_is_counted_a_batch_at_a_time_with_the_file_s_label(tmp_path, monkeypatch):
+    """An mbox of more than half a batch (in text or in messages) is counted in parts
+    (``io.corpus.Messages.parts``, ``text.training.batches``), each message with the file's
+    class and weight, so memory stays that of a batch of files: the model file is byte for
+    byte the one of a single batch, with the default model's rows and the summed one's, with
+    one counting thread or several, and the empty and binary messages are counted once."""
+    import textnb.io.files as files
+    import textnb.text.training as training
+
+    sizes = []  # the texts of each batch counted
+
+    def counting(read, *args):
+        sizes.append(len(read[0]))
+        return count_read(read, *args)
+
+    count_read = training.count_read
+    monkeypatch.setattr(training, "count_read", counting)
+    corpus = _corpus(tmp_path / "c")
+    words = ["prize", "cash", "offer", "winner", "claim", "award", "free", "bonus"]
+    (corpus / "spam" / "box.mbox").write_text(
+        SPAM_BOX + "".join(_msg(" ".join(words[(i + k) % 8] for k in range(6 + i % 5))) for i in range(120)))
+    for i in range(30):
+        (corpus / "ham" / f"n{i}.txt").write_text(f"meeting notes lunch plan number {i}")
+    for extra in ([], ["--model", "multinomial"], ["--jobs", "2"], ["--jobs", "1"]):
+        monkeypatch.setattr(files, "BATCH_BYTES", 8 << 20)
+        rc, out, err = cli("train", corpus, "-o", tmp_path / "one.tnb", "--json", *extra)
+        assert rc == 0, err
+        whole = json.loads(out)
+        monkeypatch.setattr(files, "BATCH_BYTES", 400)  # (parts of 200 characters: many parts, many batches)
+        sizes.clear()
+        rc, out, err = cli("train", corpus, "-o", tmp_path / "parts.tnb", "--json", *extra)
+        assert rc == 0, err
+        assert max(sizes) <= 20 and sum(sizes) == 158  # (never the mbox's 124 messages in one batch)
+        parts = json.loads(out)
+        assert (parts["documents"], parts["per_class"], parts["skipped_binary"]) == \
+            (whole["documents"], whole["per_class"], whole["skipped_binary"]) == (158, {"ham": 34, "spam": 124}, 3)
+        assert (tmp_path / "parts.tnb").read_bytes() == (tmp_path / "one.tnb").read_bytes(), extra

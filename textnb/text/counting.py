@@ -33,8 +33,8 @@ def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes, rows=Fal
 
     With ``rows`` the per-class sums are left empty and a sixth element holds the
     documents themselves, for models that re-score them (:class:`~textnb.naive_bayes.discriminative.DiscriminativeNB`):
-    ``(kept, lengths, terms, counts, hashes)`` -- the batch positions of the documents
-    read, each one's number of distinct terms, its (term, count) pairs in term order,
+    ``(y_index, weights, lengths, terms, counts, hashes)`` -- the class index and weight of
+    each document read (an mbox file's messages each with the file's), each one's number of distinct terms, its (term, count) pairs in term order,
     and a CRC-32 of its text (a content key for sampling that does not depend on the
     batches).
     """
@@ -112,8 +112,8 @@ def count_read(read, y_index, weights, analyzer, n_classes, rows=False):
     lengths = np.bincount(first, minlength=len(keep))
     hashes = np.fromiter((zlib.crc32(t if isinstance(t, bytes) else t.encode("utf-8", "surrogatepass"))
                           for t in texts), dtype=np.uint64, count=len(texts))
-    # compact (4 bytes a number): the rows travel back from the worker
-    return out + ((keep, lengths.astype(np.int32), (pairs % max(n_terms, 1)).astype(np.int32),
+    # compact (4 bytes a number): the rows travel back from the worker, each with its label and weight
+    return out + ((y_index, weights, lengths.astype(np.int32), (pairs % max(n_terms, 1)).astype(np.int32),
                    counts.astype(np.int32), hashes),)
 
 

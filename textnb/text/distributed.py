@@ -68,9 +68,8 @@ def fit_bag(classifier, bag, classes=None):
     acc = Accumulator(len(classes), per_class=_per_class(model), rows=rows,
                       max_row_nnz=_row_budget(model, len(classes)), binary=bool(vectorizer.binary))
     n_docs = 0
-    for (terms, sums, class_count, skipped, n, *batch_rows), y_index in results:
-        acc.add(terms, sums, class_count, skipped, rows=batch_rows[0] if batch_rows else None,
-                y_index=y_index, weights=np.ones(n))
+    for (terms, sums, class_count, skipped, n, *batch_rows), _ in results:
+        acc.add(terms, sums, class_count, skipped, rows=batch_rows[0] if batch_rows else None)
         n_docs += n
     unknown = acc.skipped.learnt(n_docs) - acc.class_count.sum()
     if unknown > 1e-9:
