@@ -22,8 +22,9 @@ ESCAPED = ["a\\tspam\\t0.99.eml", "b\\nforged\\tham.eml", "c\\x1b[31m.eml", "d\\
 
 def test_one_escaping_helper_for_every_program():
     assert predict.cell is output.cell and mailfilters.cell is output.cell and topicfilter.cell is output.cell
-    for module in (train, predict, evaluate, inspect):
+    for module in (predict, evaluate, inspect):
         assert module.dumps is output.dumps
+    assert train.print_summary is output.print_summary  # (its JSON: output.dumps)
     assert output.cell("a\tb\nc\rd\\e\x00\x7f\x9b\udcff") == "a\\tb\\nc\\rd\\\\e\\x00\\x7f\\x9b\udcff"
 
 
