@@ -154,8 +154,10 @@ def test_a_large_mbox_is_counted_a_batch_at_a_time_with_the_file_s_label(tmp_pat
     (``io.corpus.Messages.parts``, ``text.training.batches``), each message with the file's
     class and weight, so memory stays that of a batch of files: the model file is byte for
     byte the one of a single batch, with the default model's rows and the summed one's, with
-    one counting thread or several, and the empty and binary messages are counted once."""
+    one counting thread or several, or counted by ``count_shard`` (``--stem``: the path of
+    worker processes and Dask), and the empty and binary messages are counted once."""
     import textnb.io.files as files
+    import textnb.text.counting as counting_module
     import textnb.text.training as training
 
     sizes = []  # the texts of each batch counted
@@ -165,14 +167,15 @@ def test_a_large_mbox_is_counted_a_batch_at_a_time_with_the_file_s_label(tmp_pat
         return count_read(read, *args)
 
     count_read = training.count_read
-    monkeypatch.setattr(training, "count_read", counting)
+    monkeypatch.setattr(training, "count_read", counting)  # (the threads' counting)
+    monkeypatch.setattr(counting_module, "count_read", counting)  # (count_shard's: --stem, processes, Dask)
     corpus = _corpus(tmp_path / "c")
     words = ["prize", "cash", "offer", "winner", "claim", "award", "free", "bonus"]
     (corpus / "spam" / "box.mbox").write_text(
         SPAM_BOX + "".join(_msg(" ".join(words[(i + k) % 8] for k in range(6 + i % 5))) for i in range(120)))
     for i in range(30):
         (corpus / "ham" / f"n{i}.txt").write_text(f"meeting notes lunch plan number {i}")
-    for extra in ([], ["--model", "multinomial"], ["--jobs", "2"], ["--jobs", "1"]):
+    for extra in ([], ["--model", "multinomial"], ["--jobs", "2"], ["--jobs", "1"], ["--stem", "porter"]):
         monkeypatch.setattr(files, "BATCH_BYTES", 8 << 20)
         rc, out, err = cli("train", corpus, "-o", tmp_path / "one.tnb", "--json", *extra)
         assert rc == 0, err

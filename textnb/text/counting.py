@@ -10,7 +10,8 @@ from functools import partial
 
 import numpy as np
 
-from textnb.io.corpus import gather_documents, to_tokenizable
+from textnb.io.corpus import Skipped, gather_documents, to_tokenizable
+from textnb.io.files import bounded_runs
 from textnb.io.mailread import split_messages
 from textnb.text.tokenize import TermKeys, batch_term_ids, csr_counts, decodes_bytes
 
@@ -22,9 +23,13 @@ _INHERITED = {}
 
 
 def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes, rows=False):
-    """Per-class term sums of one batch: the map step of training.
+    """Per-class term sums of one batch: the map step of training. A list of
+    :func:`count_read` results, one per part of the texts read (:func:`text_spans`: one for
+    a batch of files; the messages of a large mbox file in it counted a part at a time, so
+    the counting's memory stays a batch's), the skipped names with the first, the batch's
+    documents with the last.
 
-    Returns ``(terms, (cells, tf, df, term_tf, term_df), class_count, skipped, n_docs)``,
+    Each is ``(terms, (cells, tf, df, term_tf, term_df), class_count, skipped, n_docs)``,
     ``terms`` a :class:`textnb.text.ascii_tokens.TermKeys` of the batch's terms, the non-zero
     cells ``class * len(terms) + term`` of the per-class summed weighted counts and
     document frequencies, and the per-term *unweighted* counts and document frequencies
@@ -38,8 +43,25 @@ def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes, rows=Fal
     and a CRC-32 of its text (a content key for sampling that does not depend on the
     batches).
     """
-    return count_read(read_batch(docs, max_bytes, not decodes_bytes(analyzer)), y_index, weights, analyzer, n_classes,
-                      rows)
+    texts, keep, skipped, n_docs = read_batch(docs, max_bytes, not decodes_bytes(analyzer))
+    spans = text_spans(texts, max(len(docs), _PART_TEXTS))
+    return [count_read((texts[lo:hi], keep[lo:hi], skipped if lo == 0 else Skipped(), n_docs if hi == len(texts) else 0),
+                       y_index, weights, analyzer, n_classes, rows) for lo, hi in spans]
+
+
+#: Texts counted at once by :func:`count_shard` at least (the default batch's documents)
+_PART_TEXTS = 2000
+
+
+def text_spans(texts, most):
+    """``(start, stop)`` spans of ``texts`` in order, each of at most ``most`` texts and ending
+    with the text that brings it to :data:`textnb.io.files.BATCH_BYTES` of text (one span,
+    ``(0, 0)``, for none): :func:`textnb.io.files.bounded_runs`' rule over texts read."""
+    spans, start = [], 0
+    for run in bounded_runs(texts, most, len):
+        spans.append((start, start + len(run)))
+        start += len(run)
+    return spans or [(0, 0)]
 
 
 def read_batch(docs, max_bytes, decode=True):

@@ -37,7 +37,8 @@ def _count_partition(pairs, classes, analyzer, max_bytes, rows=False):
         y_index = np.array([position[p[1]] for p in pairs], dtype=np.intp)
     except KeyError:
         raise ValueError("the bag holds labels that are not in classes") from None
-    return [(count_shard(docs, y_index, np.ones(len(docs)), analyzer, len(classes), max_bytes, rows), y_index)]
+    return [(part, y_index) for part in count_shard(docs, y_index, np.ones(len(docs)), analyzer, len(classes), max_bytes,
+                                                      rows)]
 
 
 def fit_bag(classifier, bag, classes=None):

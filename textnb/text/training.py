@@ -530,8 +530,9 @@ def count_documents(X, y_index, weights, n_classes, analyzer, *, terms=(), per_c
         parts = _labelled(batches(X, y_index, weights, int(batch_size), partial(document_size, max_bytes=max_bytes)),
                           len(y_index))
         tasks = ((b, yi, w, analyzer, n_classes, max_bytes, rows) for b, yi, w in parts)
-        results = (map_ordered(client, count_shard, tasks) if client is not None
-                   else ordered_map(count_shard, tasks, n_jobs))
+        shards = (map_ordered(client, count_shard, tasks) if client is not None
+                  else ordered_map(count_shard, tasks, n_jobs))
+        results = (part for parts_of_batch in shards for part in parts_of_batch)  # (a large mbox: in parts)
     done = 0
     for batch_terms, sums, class_count, skipped, n_docs, *batch_rows in results:
         if rows and done == 0:
