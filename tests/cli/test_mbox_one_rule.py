@@ -150,15 +150,14 @@ def test_a_multilabel_corpus_reads_an_mbox_as_its_messages_with_the_file_s_label
 
 
 def test_a_large_mbox_is_counted_a_batch_at_a_time_with_the_file_s_label(tmp_path, monkeypatch):
-    """An mbox of more than half a batch (in text or in messages) is counted in parts
-    (``io.corpus.Messages.parts``, ``text.training.batches``), each message with the file's
+    """An mbox of more than a batch of text is counted in parts (``text.counting.count_parts``,
+    ``text_spans``: the rule of ``io.files.bounded_runs``), each message with the file's
     class and weight, so memory stays that of a batch of files: the model file is byte for
     byte the one of a single batch, with the default model's rows and the summed one's, with
     one counting thread or several, or counted by ``count_shard`` (``--stem``: the path of
     worker processes and Dask), and the empty and binary messages are counted once."""
     import textnb.io.files as files
     import textnb.text.counting as counting_module
-    import textnb.text.training as training
 
     sizes = []  # the texts of each batch counted
 
@@ -166,9 +165,8 @@ def test_a_large_mbox_is_counted_a_batch_at_a_time_with_the_file_s_label(tmp_pat
         sizes.append(len(read[0]))
         return count_read(read, *args)
 
-    count_read = training.count_read
-    monkeypatch.setattr(training, "count_read", counting)  # (the threads' counting)
-    monkeypatch.setattr(counting_module, "count_read", counting)  # (count_shard's: --stem, processes, Dask)
+    count_read = counting_module.count_read
+    monkeypatch.setattr(counting_module, "count_read", counting)  # (count_parts': the threads', count_shard's)
     corpus = _corpus(tmp_path / "c")
     words = ["prize", "cash", "offer", "winner", "claim", "award", "free", "bonus"]
     (corpus / "spam" / "box.mbox").write_text(

@@ -335,7 +335,7 @@ def test_long_documents_are_counted_in_parts_with_the_same_model(tmp_path, monke
         return count_read(read, *args)
 
     monkeypatch.setattr(files, "BATCH_BYTES", 30_000)  # a document is about 10,000 bytes: 3 or 4 a batch
-    monkeypatch.setattr("textnb.text.training.count_read", recorded)
+    monkeypatch.setattr(counting, "count_read", recorded)  # (count_parts calls it for the threads)
     parts = tmp_path / "parts.tnb"
     assert cli("train", tmp_path / "c", "-o", parts, "--jobs", "2")[0] == 0
     assert parts.read_bytes() == whole.read_bytes()

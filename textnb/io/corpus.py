@@ -1361,31 +1361,14 @@ class Messages:
     (:func:`message_document`; ``FILE:N``). Its ``len`` is the text it brings to a batch
     (:data:`textnb.io.files.BATCH_BYTES`), as a text's is."""
 
-    __slots__ = ("source", "items", "size", "continued")
+    __slots__ = ("source", "items", "size")
 
-    def __init__(self, source, items, continued=False):
-        self.source, self.items, self.continued = source, items, continued
+    def __init__(self, source, items):
+        self.source, self.items = source, items
         self.size = sum(len(text) for _, text, _ in items if text is not None)
 
     def __len__(self):
         return self.size
-
-    def parts(self, budget, most):
-        """This file's messages in consecutive parts of at most ``budget`` characters of text
-        and ``most`` messages each (a message longer alone is a part of its own), so that a
-        large mbox is counted a batch at a time, not as one batch of all its messages; every
-        part but the last is ``continued`` (its file's position in the corpus is taken by
-        the last one)."""
-        out, run, total = [], [], 0
-        for item in self.items:
-            size = len(item[1]) if item[1] is not None else 0
-            if run and (total + size > budget or len(run) >= most):
-                out.append(Messages(self.source, run, continued=True))
-                run, total = [], 0
-            run.append(item)
-            total += size
-        out.append(Messages(self.source, run))
-        return out
 
 
 class Skipped(list):
@@ -1401,8 +1384,7 @@ class Skipped(list):
         self.messages, self.empty = {}, 0
 
     def merge(self, other):
-        """Add the names (and messages) of another reading's :class:`Skipped` (or list); the
-        parts of one mbox file read in several batches add up."""
+        """Add the names (and messages) of another reading's :class:`Skipped` (or list)."""
         self.extend(other)
         if isinstance(other, Skipped):
             for source, (total, learnt) in other.messages.items():
@@ -1410,8 +1392,7 @@ class Skipped(list):
             self.empty += other.empty
 
     def add_messages(self, source, total, learnt):
-        """Count ``total`` messages of the mbox file ``source`` read, ``learnt`` of them learnt
-        (a file read in parts, :meth:`Messages.parts`, adds up)."""
+        """Count ``total`` messages of the mbox file ``source`` read, ``learnt`` of them learnt."""
         before = self.messages.get(source, (0, 0))
         self.messages[source] = (before[0] + total, before[1] + learnt)
 
@@ -1425,10 +1406,8 @@ def gather_documents(read):
     """``(texts, keep, skipped, n_docs)`` of the ``(document, tokenizable text, None or
     Messages)`` pairs of a batch (:func:`to_tokenizable` with ``split``): the texts read,
     the position in the batch of each (a file's messages share its position, so they take
-    its label and weight), the :class:`Skipped` names left out, and the listed documents
-    the batch completes (its length but the parts of an mbox file that a later batch
-    ends: :meth:`Messages.parts`)."""
-    texts, keep, skipped, continued = [], [], Skipped(), 0
+    its label and weight), the :class:`Skipped` names left out, and the batch's length."""
+    texts, keep, skipped = [], [], Skipped()
     for i, (doc, text) in enumerate(read):
         if text is None:
             skipped.append(str(doc))
@@ -1443,12 +1422,10 @@ def gather_documents(read):
                     keep.append(i)
                     learnt += 1
             skipped.add_messages(text.source, len(text.items), learnt)
-            continued += text.continued
         else:
             texts.append(text)
             keep.append(i)
-    return texts, keep, skipped, len(read) - continued
-
+    return texts, keep, skipped, len(read)
 
 
 def mbox_documents(source, data, split, max_bytes=MAX_DOCUMENT_BYTES, decode=True):

@@ -46,22 +46,20 @@ def file_identity(path, stat_result=None):
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
 
 
-def bounded_runs(items, size, measure=None, count=None):
+def bounded_runs(items, size, measure=None):
     """Lists of consecutive ``items`` (read as the lists are asked for), each of at most
     ``size`` of them and, with ``measure``, ending with the item whose ``measure(item)``
     brings the list's total to :data:`BATCH_BYTES`: the one rule every batch of documents
     or messages is cut by (:func:`source_batches`, :func:`textnb.text.training.batches`,
-    :func:`textnb.text.tokenize.text_parts`). ``count(item)``: the documents an item holds
-    (the messages of an mbox file read at once), counted against ``size``; None: one each."""
-    run, total, n = [], 0, 0
+    :func:`textnb.text.tokenize.text_parts`, :func:`textnb.text.counting.text_spans`)."""
+    run, total = [], 0
     for item in items:
         run.append(item)
-        n += 1 if count is None else count(item)
         if measure is not None:
             total += measure(item)
-        if n >= size or total >= BATCH_BYTES:
+        if len(run) >= size or total >= BATCH_BYTES:
             yield run
-            run, total, n = [], 0, 0
+            run, total = [], 0
     if run:
         yield run
 

@@ -15,7 +15,7 @@ from textnb.io.files import bounded_runs
 from textnb.io.mailread import split_messages
 from textnb.text.tokenize import TermKeys, batch_term_ids, csr_counts, decodes_bytes
 
-__all__ = ["count_read", "count_shard", "gather_read", "inherited", "read_batch", "read_length", "read_pairs",
+__all__ = ["count_parts", "count_read", "count_shard", "inherited", "read_batch", "read_length", "read_pairs",
            "score_batch", "term_ids"]
 
 #: State handed to forked worker processes by inheritance (see :func:`inherited`).
@@ -24,10 +24,8 @@ _INHERITED = {}
 
 def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes, rows=False):
     """Per-class term sums of one batch: the map step of training. A list of
-    :func:`count_read` results, one per part of the texts read (:func:`text_spans`: one for
-    a batch of files; the messages of a large mbox file in it counted a part at a time, so
-    the counting's memory stays a batch's), the skipped names with the first, the batch's
-    documents with the last.
+    :func:`count_read` results (:func:`count_parts`: one for a batch of files, a large
+    mbox file's messages a part at a time).
 
     Each is ``(terms, (cells, tf, df, term_tf, term_df), class_count, skipped, n_docs)``,
     ``terms`` a :class:`textnb.text.ascii_tokens.TermKeys` of the batch's terms, the non-zero
@@ -43,8 +41,17 @@ def count_shard(docs, y_index, weights, analyzer, n_classes, max_bytes, rows=Fal
     and a CRC-32 of its text (a content key for sampling that does not depend on the
     batches).
     """
-    texts, keep, skipped, n_docs = read_batch(docs, max_bytes, not decodes_bytes(analyzer))
-    spans = text_spans(texts, max(len(docs), _PART_TEXTS))
+    return count_parts(read_batch(docs, max_bytes, not decodes_bytes(analyzer)), y_index, weights, analyzer, n_classes,
+                       rows)
+
+
+def count_parts(read, y_index, weights, analyzer, n_classes, rows=False):
+    """:func:`count_read` of a batch read already (:func:`read_batch`'s ``read``), a part of
+    its texts at a time (:func:`text_spans`: one part for a batch of files; the messages of a
+    large mbox file in it in parts, so the counting's memory stays a batch's): a list of
+    results, the skipped names with the first, the batch's documents with the last."""
+    texts, keep, skipped, n_docs = read
+    spans = text_spans(texts, max(n_docs, _PART_TEXTS))
     return [count_read((texts[lo:hi], keep[lo:hi], skipped if lo == 0 else Skipped(), n_docs if hi == len(texts) else 0),
                        y_index, weights, analyzer, n_classes, rows) for lo, hi in spans]
 
@@ -71,14 +78,7 @@ def read_batch(docs, max_bytes, decode=True):
     documents left out (a :class:`textnb.io.corpus.Skipped`: binary files, binary or empty
     messages), and the batch's length."""
     split = partial(split_messages, max_bytes=max_bytes)
-    return gather_read([(doc, to_tokenizable(doc, max_bytes, decode, split)) for doc in docs])
-
-
-def gather_read(read):
-    """:func:`read_batch`'s result from the ``(document, tokenizable text, None or
-    :class:`~textnb.io.corpus.Messages`)`` pairs of a batch read already (:func:`read_pairs`):
-    :func:`textnb.io.corpus.gather_documents`."""
-    return gather_documents(read)
+    return gather_documents([(doc, to_tokenizable(doc, max_bytes, decode, split)) for doc in docs])
 
 
 def read_pairs(docs, max_bytes, decode=True):

@@ -31,11 +31,11 @@ from textnb.core.logspace import log_odds, log_proba_from_jll
 from textnb.core.model_io import ModelNode
 from textnb.core.workers import can_fork, map_ordered, ordered_map
 from textnb.io import files
-from textnb.io.corpus import MAX_DOCUMENT_BYTES, Messages, Skipped, document_size
+from textnb.io.corpus import MAX_DOCUMENT_BYTES, Skipped, document_size, gather_documents
 from textnb.naive_bayes.kernels import KERNELS
 from textnb.naive_bayes.scoring import fit_classes
 from textnb.text.ascii_tokens import TermKeys, supports
-from textnb.text.counting import count_read, count_shard, gather_read, read_length, read_pairs
+from textnb.text.counting import count_parts, count_shard, read_length, read_pairs
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
 from textnb.text.tokenize import Analyzer, analyzer_from_params, count_batch, decodes_bytes, encode_terms
 
@@ -65,38 +65,10 @@ def batches(docs, y_index, weights, size, measure=None):
     :data:`textnb.io.files.BATCH_BYTES` (:func:`textnb.io.files.bounded_runs`;
     :func:`textnb.io.corpus.document_size`, or the text's length for documents read already)."""
     start = 0
-    for batch in files.bounded_runs(_in_parts(docs, size) if measure is not None else docs, size, measure,
-                                    None if measure is None else _documents_held):
-        continued = [type(item) is tuple and type(item[1]) is Messages and item[1].continued for item in batch]
-        if not any(continued):
-            stop = start + len(batch)
-            yield batch, y_index[start:stop], weights[start:stop]
-            start = stop
-            continue
-        # the parts of an mbox file (Messages.parts) take its position, each with its label and weight
-        at = start + np.concatenate(([0], np.cumsum(np.logical_not(continued[:-1]))))
-        yield batch, y_index[at], weights[at]
-        start = int(at[-1]) + (not continued[-1])
-
-
-def _in_parts(docs, size):
-    """``docs`` with each read mbox file's messages (a ``(document, Messages)`` pair of more than
-    half a batch, in text or in documents) in parts of at most half a batch
-    (:meth:`~textnb.io.corpus.Messages.parts`), so a large mailbox is counted a batch at a time
-    as the same messages in files are (it was one batch of all its messages: 30,000 messages,
-    19.5 MB, took 444 MB where the same messages as files took 97 MB)."""
-    half, most = files.BATCH_BYTES // 2, max(1, size // 2)
-    for item in docs:
-        if type(item) is tuple and type(item[1]) is Messages and (len(item[1]) > half or len(item[1].items) > most):
-            yield from ((item[0], part) for part in item[1].parts(half, most))
-        else:
-            yield item
-
-
-def _documents_held(item):
-    """The documents a batch item holds (:func:`textnb.io.files.bounded_runs`' ``count``): an
-    mbox file's messages read (a ``(document, Messages)`` pair), else one."""
-    return len(item[1].items) if type(item) is tuple and type(item[1]) is Messages else 1
+    for batch in files.bounded_runs(docs, size, measure):
+        stop = start + len(batch)
+        yield batch, y_index[start:stop], weights[start:stop]
+        start = stop
 
 
 class Accumulator:
@@ -524,15 +496,15 @@ def count_documents(X, y_index, weights, n_classes, analyzer, *, terms=(), per_c
     if threads and client is None:  # this thread reads, the threads count (see count_read)
         read = read_pairs(X, max_bytes, not decodes_bytes(analyzer))  # (batches bounded by the text read)
         parts = _labelled(batches(read, y_index, weights, int(batch_size), read_length), len(y_index))
-        tasks = ((gather_read(b), yi, w, analyzer, n_classes, rows) for b, yi, w in parts)
-        results = ordered_map(count_read, tasks, n_jobs, threads=True)
+        tasks = ((gather_documents(b), yi, w, analyzer, n_classes, rows) for b, yi, w in parts)
+        shards = ordered_map(count_parts, tasks, n_jobs, threads=True)
     else:
         parts = _labelled(batches(X, y_index, weights, int(batch_size), partial(document_size, max_bytes=max_bytes)),
                           len(y_index))
         tasks = ((b, yi, w, analyzer, n_classes, max_bytes, rows) for b, yi, w in parts)
         shards = (map_ordered(client, count_shard, tasks) if client is not None
                   else ordered_map(count_shard, tasks, n_jobs))
-        results = (part for parts_of_batch in shards for part in parts_of_batch)  # (a large mbox: in parts)
+    results = (part for parts_of_batch in shards for part in parts_of_batch)  # (a large mbox: in parts)
     done = 0
     for batch_terms, sums, class_count, skipped, n_docs, *batch_rows in results:
         if rows and done == 0:
