@@ -173,7 +173,7 @@ def test_a_large_mbox_is_counted_a_batch_at_a_time_with_the_file_s_label(tmp_pat
         SPAM_BOX + "".join(_msg(" ".join(words[(i + k) % 8] for k in range(6 + i % 5))) for i in range(120)))
     for i in range(30):
         (corpus / "ham" / f"n{i}.txt").write_text(f"meeting notes lunch plan number {i}")
-    for extra in ([], ["--model", "multinomial"], ["--jobs", "2"], ["--jobs", "1"], ["--stem", "porter"]):
+    for extra in ([], ["--model", "multinomial"], ["--jobs", "2"], ["--jobs", "1"], ["--stem", "porter", "--jobs", "1"]):
         monkeypatch.setattr(files, "BATCH_BYTES", 8 << 20)
         rc, out, err = cli("train", corpus, "-o", tmp_path / "one.tnb", "--json", *extra)
         assert rc == 0, err
@@ -187,3 +187,69 @@ def test_a_large_mbox_is_counted_a_batch_at_a_time_with_the_file_s_label(tmp_pat
         assert (parts["documents"], parts["per_class"], parts["skipped_binary"]) == \
             (whole["documents"], whole["per_class"], whole["skipped_binary"]) == (158, {"ham": 34, "spam": 124}, 3)
         assert (tmp_path / "parts.tnb").read_bytes() == (tmp_path / "one.tnb").read_bytes(), extra
+
+
+def test_an_mbox_longer_than_max_bytes_is_read_a_piece_at_a_time_as_it_is_counted(tmp_path, monkeypatch):
+    """An mbox file longer than ``--max-bytes`` is not held whole while it is counted
+    (``io.corpus.MessageStream``: its messages read from the file a piece of
+    ``io.files.BATCH_BYTES`` at a time, ``text.counting.read_items`` for the counting threads,
+    ``sized_items`` for worker processes): the first messages are counted before the last ones
+    are read. Its model is the one of the same messages as files of their own (the summed
+    model's byte for byte, the default's probabilities to 1e-9), with the same counts."""
+    import numpy as np
+
+    import textnb
+    import textnb.io.corpus as corpus_module
+    import textnb.io.files as files
+    import textnb.text.counting as counting_module
+
+    events = []
+    count_read, message_document = counting_module.count_read, corpus_module.message_document
+
+    def counting(read, *args):
+        if any((t if isinstance(t, str) else t.decode()).startswith("Subject") for t in read[0]):
+            events.append("count")  # (a batch of messages, not of the ham files)
+        return count_read(read, *args)
+
+    def reading(name, *args):
+        events.append("read")
+        return message_document(name, *args)
+
+    monkeypatch.setattr(counting_module, "count_read", counting)
+    monkeypatch.setattr(corpus_module, "message_document", reading)
+    words = ["prize", "cash", "offer", "winner", "claim", "award", "free", "bonus"]
+    bodies = [" ".join(words[(i + k) % 8] for k in range(6 + i % 5)) for i in range(150)]
+    box = tmp_path / "box" / "spam" / "all.mbox"
+    split = tmp_path / "files" / "spam"
+    for root in (tmp_path / "box", tmp_path / "files"):
+        (root / "ham").mkdir(parents=True)
+        for i in range(30):
+            (root / "ham" / f"n{i}.txt").write_text(f"meeting notes lunch plan number {i}\n")
+    box.parent.mkdir()
+    split.mkdir()
+    box.write_text("".join(_msg(body) for body in bodies) + f"{FROM}\n\n")  # (and an empty message)
+    for i, body in enumerate(bodies):
+        (split / f"m{i:03d}.txt").write_text(f"Subject: note\n\n{body}\n")
+    monkeypatch.setattr(files, "BATCH_BYTES", 600)  # (pieces of about 10 messages)
+    for extra in ([], ["--model", "multinomial"], ["--jobs", "2"], ["--stem", "porter", "--jobs", "1"],
+                  ["--stem", "porter", "--jobs", "2"]):
+        models = {}
+        for name in ("box", "files"):
+            events.clear()
+            rc, out, err = cli("train", tmp_path / name, "-o", tmp_path / f"{name}.tnb", "--json",
+                               "--max-bytes", "4000", *extra)
+            assert rc == 0, err
+            summary = json.loads(out)
+            assert (summary["documents"], summary["per_class"]) == (180, {"ham": 30, "spam": 150}), extra
+            models[name] = tmp_path / f"{name}.tnb"
+            if name == "box":
+                assert summary["skipped_binary"] == 1  # (the empty message)
+                reads = [k for k, e in enumerate(events) if e == "read"]
+                assert len(reads) == 151, extra  # (read here: by the counting's reader, or for the workers)
+                if extra != ["--stem", "porter", "--jobs", "2"]:  # (forked workers count out of sight)
+                    assert events.index("count") < reads[-1], extra
+        if "multinomial" in extra:
+            assert models["box"].read_bytes() == models["files"].read_bytes()
+        texts = ["free cash prize now", "lunch meeting plan", "claim your award"]
+        probabilities = [textnb.load(models[name]).predict_proba(texts) for name in ("box", "files")]
+        np.testing.assert_allclose(*probabilities, rtol=0, atol=1e-9)

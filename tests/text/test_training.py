@@ -347,3 +347,39 @@ def test_long_documents_are_counted_in_parts_with_the_same_model(tmp_path, monke
     for a, b in ((vec2.transform(texts), X_whole), (vectorize_all(texts, {})[0], X_all)):
         assert a.shape == b.shape and (a != b).nnz == 0 and a.indices.dtype == b.indices.dtype
     assert np.array_equal(TextClassifier().fit(texts, [0] * 12 + [1] * 12).predict_proba(texts), predicted)
+
+
+def test_few_listed_documents_of_many_batches_are_counted_in_parallel(tmp_path, monkeypatch):
+    """A corpus of fewer listed documents than four batches' is counted in one thread
+    unless its documents make at least four batches (``training._parallel_if_long``: two
+    large mbox files' messages, long files); the model is the same either way."""
+    import numpy as np
+
+    from textnb.io import files
+    from textnb.text import training
+
+    jobs = []
+    ordered_map = training.ordered_map
+
+    def recorded(func, tasks, n_jobs, **kw):
+        jobs.append(n_jobs)
+        return ordered_map(func, tasks, n_jobs, **kw)
+
+    monkeypatch.setattr(training, "ordered_map", recorded)
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(400)]
+    for cls in ("a", "b"):
+        (tmp_path / "c" / cls).mkdir(parents=True)
+        for i in range(6):
+            (tmp_path / "c" / cls / f"{i}.txt").write_text(" ".join(rng.choice(words, 1500)))
+    models = []
+    for batch_bytes in (8 << 20, 20_000):  # one batch; a batch of about two documents: six batches
+        monkeypatch.setattr(files, "BATCH_BYTES", batch_bytes)
+        jobs.clear()
+        models.append(tmp_path / f"{batch_bytes}.tnb")
+        assert cli("train", tmp_path / "c", "-o", models[-1], "--jobs", "2", "--model", "multinomial")[0] == 0
+        assert jobs == ([1] if batch_bytes > 20_000 else [2])
+    assert models[0].read_bytes() == models[1].read_bytes()
+    assert list(training._parallel_if_long(iter(range(3)), 2)[0]) == [0, 1, 2]
+    assert training._parallel_if_long(iter(range(3)), 2)[1] == 1
+    assert training._parallel_if_long(iter(range(5)), 2)[1] == 2

@@ -83,6 +83,7 @@ __all__ = [
     "input_documents",
     "to_text",
     "to_tokenizable",
+    "MessageStream",
     "Messages",
     "Skipped",
     "gather_documents",
@@ -1361,14 +1362,44 @@ class Messages:
     (:func:`message_document`; ``FILE:N``). Its ``len`` is the text it brings to a batch
     (:data:`textnb.io.files.BATCH_BYTES`), as a text's is."""
 
-    __slots__ = ("source", "items", "size")
+    __slots__ = ("source", "items", "size", "last")
 
-    def __init__(self, source, items):
-        self.source, self.items = source, items
+    def __init__(self, source, items, last=True):
+        self.source, self.items, self.last = source, items, last
         self.size = sum(len(text) for _, text, _ in items if text is not None)
 
     def __len__(self):
         return self.size
+
+
+class MessageStream:
+    """The messages of an mbox file too large to hold (its first ``max_bytes`` are not all
+    of it), read from the file as they are asked for (:func:`to_tokenizable` with
+    ``stream``): ``items``, an iterator of :class:`Messages`' triples. Training takes it a
+    piece at a time (:meth:`pieces`), so its memory is a batch's, not the file's."""
+
+    __slots__ = ("source", "items")
+
+    def __init__(self, source, items):
+        self.source, self.items = source, items
+
+    def pieces(self, limit):
+        """:class:`Messages` of consecutive messages, each ending with the message whose
+        text brings it to ``limit`` (:func:`textnb.io.files.bounded_runs`' rule); every
+        piece but the last has ``last`` False (the file is one listed document: only its
+        last piece counts it)."""
+        from textnb.io.files import bounded_runs
+
+        runs = bounded_runs(self.items, float("inf"), lambda item: 0 if item[1] is None else len(item[1]))
+        run = next(runs, [])
+        for following in runs:
+            yield Messages(self.source, run, last=False)
+            run = following
+        yield Messages(self.source, run)
+
+    def whole(self):
+        """The :class:`Messages` of every message (read at once)."""
+        return Messages(self.source, list(self.items))
 
 
 class Skipped(list):
@@ -1406,12 +1437,17 @@ def gather_documents(read):
     """``(texts, keep, skipped, n_docs)`` of the ``(document, tokenizable text, None or
     Messages)`` pairs of a batch (:func:`to_tokenizable` with ``split``): the texts read,
     the position in the batch of each (a file's messages share its position, so they take
-    its label and weight), the :class:`Skipped` names left out, and the batch's length."""
-    texts, keep, skipped = [], [], Skipped()
+    its label and weight), the :class:`Skipped` names left out, and the batch's length in
+    listed documents (a piece of a large mbox file but its last counts none:
+    :meth:`MessageStream.pieces`)."""
+    texts, keep, skipped, pieces = [], [], Skipped(), 0
     for i, (doc, text) in enumerate(read):
+        if type(text) is MessageStream:
+            text = text.whole()
         if text is None:
             skipped.append(str(doc))
         elif type(text) is Messages:
+            pieces += not text.last
             learnt = 0
             for name, message, reason in text.items:
                 if message is None:
@@ -1425,26 +1461,31 @@ def gather_documents(read):
         else:
             texts.append(text)
             keep.append(i)
-    return texts, keep, skipped, len(read)
+    return texts, keep, skipped, len(read) - pieces
 
 
-def mbox_documents(source, data, split, max_bytes=MAX_DOCUMENT_BYTES, decode=True):
+def mbox_documents(source, data, split, max_bytes=MAX_DOCUMENT_BYTES, decode=True, stream=False):
     """The :class:`Messages` of the file ``source`` whose first ``max_bytes`` are ``data``
     when it is an mbox of several messages, as ``textnb predict`` splits it (``split``:
     :func:`textnb.io.mailread.split_messages`, ``FILE:N`` each, its first ``max_bytes``;
     :func:`message_document`), else None (a file of one message is that one document; an
-    empty one is a :class:`Messages` of it, left out as empty)."""
+    empty one is a :class:`Messages` of it, left out as empty). ``stream``: a file longer
+    than ``data`` (whose messages the splitter reads from the file in steps) is a
+    :class:`MessageStream`, its messages read as they are asked for."""
     messages = split(source, data)
     if messages is None:
         return None
-    items = [message_document(name, message, lambda m: to_tokenizable(m, max_bytes, decode))
-             for name, message in messages]
-    if len(items) == 1 and items[0][1] is not None:
+    items = (message_document(name, message, lambda m: to_tokenizable(m, max_bytes, decode))
+             for name, message in messages)
+    first = list(itertools.islice(items, 2))
+    if len(first) == 1 and first[0][1] is not None:
         return None  # (one message: the file, From line and all, as it is listed)
-    return Messages(source, items)
+    if stream and max_bytes is not None and len(data) >= max_bytes:
+        return MessageStream(source, itertools.chain(first, items))
+    return Messages(source, first + list(items))
 
 
-def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES, decode=True, split=None):
+def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES, decode=True, split=None, stream=False):
     """A document for :func:`textnb.text.tokenize.batch_term_ids`: str, or bytes when it is
     ASCII (no decoding needed: ASCII bytes are their own text), None if binary. Whatever its
     container, a document is cut at ``max_bytes`` bytes: a file's or bytes' first ones, a
@@ -1461,13 +1502,18 @@ def to_tokenizable(doc, max_bytes=MAX_DOCUMENT_BYTES, decode=True, split=None):
     are an mbox ``From`` line and that holds several messages is returned as its
     :class:`Messages` (:func:`mbox_documents`), each message one document, as ``textnb
     predict``, ``topicfilter`` and ``spamfilter --batch`` read it; no other file is looked
-    at twice (the test is on the bytes read)."""
+    at twice (the test is on the bytes read). ``stream``: such a file longer than
+    ``max_bytes`` is a :class:`MessageStream` (training's reading: :meth:`MessageStream.pieces`);
+    a piece of one, :class:`Messages`, is its own tokenizable text (a worker process is
+    given the pieces its parent read)."""
+    if type(doc) is Messages:
+        return doc
     if isinstance(doc, str):
         return cut_text(doc, max_bytes)
     if isinstance(doc, Path):
         data = read_bytes(doc, max_bytes)
         if split is not None and data[:5] == b"From " and type(doc) is not OneMessage:  # (the bytes in hand: an mbox file's messages, as predict reads them)
-            messages = mbox_documents(str(doc), data, split, max_bytes, decode)
+            messages = mbox_documents(str(doc), data, split, max_bytes, decode, stream)
             if messages is not None:
                 return messages
     elif isinstance(doc, (bytes, bytearray)):

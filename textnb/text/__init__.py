@@ -9,8 +9,8 @@ from textnb.core.lazy import lazy_exports
 _EXPORTS = {  # defining module -> the names it exports
     "textnb.text.ascii_tokens": ("TermKeys", "ascii_term_ids", "supports"),
     "textnb.text.classifier": ("TextClassifier", "to_text"),
-    "textnb.text.counting": ("count_parts", "count_read", "count_shard", "inherited", "read_batch", "read_length",
-                              "read_pairs", "score_batch", "term_ids"),
+    "textnb.text.counting": ("count_parts", "count_read", "count_shard", "inherited", "read_batch", "read_items",
+                              "score_batch", "sized_items", "term_ids"),
     "textnb.text.distributed": ("connect", "fit_bag", "map_ordered"),
     "textnb.text.selection": ("SelectTerms", "term_scores"),
     "textnb.text.tokenize": (

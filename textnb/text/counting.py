@@ -7,15 +7,17 @@ worker process starts quickly.
 import zlib
 from contextlib import contextmanager
 from functools import partial
+from pathlib import PurePath
 
 import numpy as np
 
-from textnb.io.corpus import Skipped, gather_documents, to_tokenizable
+from textnb.io.corpus import MessageStream, Skipped, document_size, gather_documents, to_tokenizable
+from textnb.io import files
 from textnb.io.files import bounded_runs
-from textnb.io.mailread import split_messages
+from textnb.io.mailread import is_mbox, split_messages
 from textnb.text.tokenize import TermKeys, batch_term_ids, csr_counts, decodes_bytes
 
-__all__ = ["count_parts", "count_read", "count_shard", "inherited", "read_batch", "read_length", "read_pairs",
+__all__ = ["count_parts", "count_read", "count_shard", "inherited", "read_batch", "read_items", "sized_items",
            "score_batch", "term_ids"]
 
 #: State handed to forked worker processes by inheritance (see :func:`inherited`).
@@ -81,18 +83,40 @@ def read_batch(docs, max_bytes, decode=True):
     return gather_documents([(doc, to_tokenizable(doc, max_bytes, decode, split)) for doc in docs])
 
 
-def read_pairs(docs, max_bytes, decode=True):
-    """``(document, tokenizable text, None or Messages)`` of each of ``docs`` (an mbox file
-    its messages, as :func:`read_batch` reads it), read one at a time as they are asked for
-    (a batch that ends by its bytes reads no document past it)."""
+def read_items(docs, max_bytes, decode=True):
+    """``(position, (document, tokenizable text, None or Messages), bytes)`` of each of
+    ``docs`` (an mbox file its messages, as :func:`read_batch` reads it), read one at a
+    time as they are asked for (a batch that ends by its bytes reads no document past it).
+    An mbox file longer than ``max_bytes`` comes a piece of its messages at a time
+    (:meth:`~textnb.io.corpus.MessageStream.pieces`, each of about
+    :data:`~textnb.io.files.BATCH_BYTES`, all at the file's ``position``), read from the
+    file as the pieces are asked for: the memory of training is a batch's, not the file's."""
     split = partial(split_messages, max_bytes=max_bytes)
-    return ((doc, to_tokenizable(doc, max_bytes, decode, split)) for doc in docs)
+    for i, doc in enumerate(docs):
+        text = to_tokenizable(doc, max_bytes, decode, split, True)
+        if type(text) is MessageStream:
+            for piece in text.pieces(files.BATCH_BYTES):
+                yield i, (doc, piece), len(piece)
+        else:
+            yield i, (doc, text), 0 if text is None else len(text)
 
 
-def read_length(pair):
-    """The length of a :func:`read_pairs` pair's text (0 for a binary document; an mbox
-    file's: its messages' text, :class:`~textnb.io.corpus.Messages`)."""
-    return 0 if pair[1] is None else len(pair[1])
+def sized_items(docs, max_bytes, decode=True):
+    """``(position, document, bytes)`` of each of ``docs`` for workers that read them
+    (:func:`count_shard`): the bytes a document brings to a batch before it is read
+    (:func:`~textnb.io.corpus.document_size`); an mbox file longer than ``max_bytes`` is read
+    here, a piece of its messages at a time, each piece (a :class:`~textnb.io.corpus.Messages`)
+    a document of its own for the worker, as :func:`read_items` gives them."""
+    split = partial(split_messages, max_bytes=max_bytes)
+    for i, doc in enumerate(docs):
+        size = document_size(doc, max_bytes)
+        if max_bytes is not None and size >= max_bytes and isinstance(doc, PurePath) and is_mbox(doc):
+            text = to_tokenizable(doc, max_bytes, decode, split, True)
+            if type(text) is MessageStream:
+                for piece in text.pieces(files.BATCH_BYTES):
+                    yield i, piece, len(piece)
+                continue
+        yield i, doc, size
 
 
 def count_read(read, y_index, weights, analyzer, n_classes, rows=False):

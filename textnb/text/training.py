@@ -18,7 +18,8 @@ model-file state) without constructing an estimator, so ``textnb train`` does no
 import scikit-learn.
 """
 
-from functools import partial
+from itertools import chain, islice
+from operator import itemgetter
 from pathlib import PurePath
 from numbers import Integral
 from typing import NamedTuple
@@ -31,11 +32,11 @@ from textnb.core.logspace import log_odds, log_proba_from_jll
 from textnb.core.model_io import ModelNode
 from textnb.core.workers import can_fork, map_ordered, ordered_map
 from textnb.io import files
-from textnb.io.corpus import MAX_DOCUMENT_BYTES, Skipped, document_size, gather_documents
+from textnb.io.corpus import MAX_DOCUMENT_BYTES, Skipped, gather_documents
 from textnb.naive_bayes.kernels import KERNELS
 from textnb.naive_bayes.scoring import fit_classes
 from textnb.text.ascii_tokens import TermKeys, supports
-from textnb.text.counting import count_parts, count_shard, read_length, read_pairs
+from textnb.text.counting import count_parts, count_shard, read_items, sized_items
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
 from textnb.text.tokenize import Analyzer, analyzer_from_params, count_batch, decodes_bytes, encode_terms
 
@@ -51,6 +52,15 @@ PER_CLASS = {kind: kernel.per_class for kind, kernel in KERNELS.items()}
 #: Below this many documents training runs in one process whatever ``n_jobs`` says,
 #: when workers cannot be forked (a fresh loky worker costs about a second to start).
 _MIN_PARALLEL_DOCUMENTS = 30_000
+def _parallel_if_long(tasks, n_jobs, least=4):
+    """``(tasks, n_jobs)`` for a corpus of fewer listed documents than
+    :func:`min_parallel`'s: ``n_jobs`` when ``tasks`` (batches, read as they are asked for)
+    are at least ``least`` (its four batches: a few listed documents may be long, a large
+    mbox file's messages), else 1. The first ``least`` tasks are taken to tell."""
+    head = list(islice(tasks, least))
+    return chain(head, tasks), (n_jobs if len(head) >= least else 1)
+
+
 def min_parallel(spawned, batch_size, threads=False):
     """Fewest documents worth parallel workers: four batches with ``threads`` or when
     workers fork (they start in milliseconds; with fewer, measured on SMS and
@@ -422,12 +432,20 @@ def prune_mask(df, tf, n_docs, *, min_df=1, max_df=1.0, max_features=None):
     return mask
 
 
-def _labelled(parts, n_labels):
-    """``parts`` checked to have a label for every document (X may be a generator)."""
-    for batch, y_index, weights in parts:
-        if len(y_index) < len(batch):
-            raise ValueError(f"got more than {n_labels} documents but {n_labels} labels")
-        yield batch, y_index, weights
+def labelled_batches(items, y_index, weights, size):
+    """``(batch, y_index part, weights part)`` of the ``(position, item, bytes)`` triples
+    ``items`` (:func:`textnb.text.counting.read_items`, :func:`~textnb.text.counting.sized_items`),
+    each batch at most ``size`` items ending with the item that brings its bytes to
+    :data:`textnb.io.files.BATCH_BYTES` (:func:`textnb.io.files.bounded_runs`), each item
+    labelled as the document at its position (a large mbox file's pieces all as the file);
+    ValueError when there are more documents than labels (``items`` may come from a
+    generator)."""
+    n = len(y_index)
+    for run in files.bounded_runs(items, size, itemgetter(2)):
+        at = np.fromiter(map(itemgetter(0), run), dtype=np.intp, count=len(run))
+        if at[-1] >= n:
+            raise ValueError(f"got more than {n} documents but {n} labels")
+        yield list(map(itemgetter(1), run)), y_index[at], weights[at]
 
 
 def check_vocabulary_params(min_df, max_df, max_features):
@@ -491,17 +509,22 @@ def count_documents(X, y_index, weights, n_classes, analyzer, *, terms=(), per_c
     # numpy's tokenizer releases the GIL for its work (and the file reads for theirs): it
     # runs in threads, with no worker process to start and no batch result to pickle
     threads = isinstance(analyzer, Analyzer) and supports(analyzer)
-    if len(y_index) < min_parallel(_MIN_PARALLEL_DOCUMENTS, batch_size, threads):
+    few = len(y_index) < min_parallel(_MIN_PARALLEL_DOCUMENTS, batch_size, threads)
+    if few and not (threads or can_fork()):
         n_jobs = 1
+    decode = not decodes_bytes(analyzer)
     if threads and client is None:  # this thread reads, the threads count (see count_read)
-        read = read_pairs(X, max_bytes, not decodes_bytes(analyzer))  # (batches bounded by the text read)
-        parts = _labelled(batches(read, y_index, weights, int(batch_size), read_length), len(y_index))
+        read = read_items(X, max_bytes, decode)  # (batches bounded by the text read)
+        parts = labelled_batches(read, y_index, weights, int(batch_size))
         tasks = ((gather_documents(b), yi, w, analyzer, n_classes, rows) for b, yi, w in parts)
+        if few:
+            tasks, n_jobs = _parallel_if_long(tasks, n_jobs)
         shards = ordered_map(count_parts, tasks, n_jobs, threads=True)
     else:
-        parts = _labelled(batches(X, y_index, weights, int(batch_size), partial(document_size, max_bytes=max_bytes)),
-                          len(y_index))
+        parts = labelled_batches(sized_items(X, max_bytes, decode), y_index, weights, int(batch_size))
         tasks = ((b, yi, w, analyzer, n_classes, max_bytes, rows) for b, yi, w in parts)
+        if few and n_jobs != 1:
+            tasks, n_jobs = _parallel_if_long(tasks, n_jobs)
         shards = (map_ordered(client, count_shard, tasks) if client is not None
                   else ordered_map(count_shard, tasks, n_jobs))
     results = (part for parts_of_batch in shards for part in parts_of_batch)  # (a large mbox: in parts)
