@@ -97,8 +97,8 @@ class APNBC(APNBCKernel, BaseNB):
     adjustments_ : ndarray of shape (n_classes,)
         ``A_c = exp(class_log_weight_)``, the weights on the probability scale as the
         paper reports them (may overflow to ``inf`` for extreme weights; the log weights
-        are what prediction uses). With two classes the first class keeps ``A = 1`` and
-        the second carries the single weight.
+        are what prediction uses). With two classes one class keeps ``A = 1`` and the
+        class that sorts last carries the single weight, whatever their order in ``classes_``.
     search_history_ : list of dict
         The accepted steps in order: ``class`` (label as str), ``class_index``,
         ``direction`` (``"+"`` raised, ``"-"`` lowered), ``errors_before``,
@@ -135,9 +135,11 @@ class APNBC(APNBCKernel, BaseNB):
       accepted count (``adjustup`` / ``adjustdown``). Error counts are taken on the open
       intervals between critical values. If the error never rises in that direction, or
       the midpoint would not lie beyond ``adj ± ε``, the weight stays at ``adj ± ε``.
-    * *Two classes.* One weight, on the second class of ``classes_`` (the first keeps
-      ``A = 1``); its candidates are "up" from misclassified objects of the second class
-      and "down" from misclassified objects of the first, and the main loop runs once.
+    * *Two classes.* One weight, on the class that sorts last (the second of the sorted
+      labels, whatever order ``classes_`` has: an ARFF header's declared order and a CSV's
+      sorted one learn the same model; the other class keeps ``A = 1``); its candidates are
+      "up" from misclassified objects of that class and "down" from misclassified objects
+      of the other, and the main loop runs once.
       For the paper's at-least-2-of-6 example this puts the weight on the positive class,
       in the paper's interval (0.106, 0.758).
     * *Scale.* Everything is computed on the log scale (log weights, log critical

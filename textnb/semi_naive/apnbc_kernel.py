@@ -319,7 +319,8 @@ class APNBCKernel(TableKernel):
         (:func:`_search_weights_fast`). What the estimator, this kernel and the text
         trainer (:mod:`textnb.text.training`) fit."""
         log_weight, history = _search_weights_fast(jll, y_index, significance=float(significance),
-                                                   epsilon=float(epsilon), sample_weight=sample_weight)
+                                                   epsilon=float(epsilon), sample_weight=sample_weight,
+                                                   adjust=_last_class(classes))
         for step in history:
             step["class"] = str(classes[step["class_index"]])
         with np.errstate(over="ignore"):
@@ -515,7 +516,23 @@ def _class_candidates(jll_c, y_index, own_idx, rnd, c, weight):
     return profile, up, down
 
 
-def _search_weights_fast(jll, y_index, *, significance=0.05, epsilon=1e-5, max_rounds=None, sample_weight=None):
+def _last_class(classes):
+    """The column of the class whose weight a two-class search adjusts: the class that sorts
+    last among the two (the second of sorted classes), whatever order the classes come in (an
+    ARFF header declares them in its own): one weight is enough for two classes, and which one
+    is adjusted changes the learned probabilities slightly (the step lands halfway between
+    two critical values of that class's weight, not of the ratio), so the choice must not
+    follow the order. Labels that do not compare: the second column."""
+    if len(classes) != 2:
+        return None
+    try:
+        return 0 if classes[0] > classes[1] else 1
+    except TypeError:
+        return 1
+
+
+def _search_weights_fast(jll, y_index, *, significance=0.05, epsilon=1e-5, max_rounds=None, sample_weight=None,
+                         adjust=None):
     """Learn APNBC log class weights from joint log likelihoods (Webb & Pazzani, App. A).
 
     Parameters
@@ -534,6 +551,9 @@ def _search_weights_fast(jll, y_index, *, significance=0.05, epsilon=1e-5, max_r
     sample_weight : ndarray of shape (n_samples,) or None
         Whole numbers: each object counts as that many copies of it (in the error counts
         and the binomial test's number of trials); None: 1 each.
+    adjust : int or None
+        With two classes, the column whose weight is adjusted (None: the second;
+        :meth:`APNBCKernel.learn_weights` gives the class that sorts last, :func:`_last_class`).
 
     Returns
     -------
@@ -558,7 +578,7 @@ def _search_weights_fast(jll, y_index, *, significance=0.05, epsilon=1e-5, max_r
     if n == 0 or n_classes < 2:
         return log_weight, history
     two_class = n_classes == 2
-    classes_to_adjust = [1] if two_class else range(n_classes)
+    classes_to_adjust = [1 if adjust is None else int(adjust)] if two_class else range(n_classes)
     jll_cols = np.ascontiguousarray(jll.T)  # column c as a contiguous row
     own_idx = [np.flatnonzero(y_index == c) for c in range(n_classes)]
     rounds = 0
