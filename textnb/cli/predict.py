@@ -212,7 +212,7 @@ def run(args, out, err):
     _refuse_unread(args, model, label_prefix)
     if args.jobs != 1 and not threaded_scoring(model):
         raise InputError(f"{args.model}: --jobs applies to a linear text model (its documents scored in threads); "
-                         f"a {kind_of(model)} model predicts in one thread")
+                         f"this {kind_of(model)} model predicts in one thread")
     if multilabel_model(model) is not None:
         if args.explain:
             raise InputError(f"{args.model}: --explain does not apply to a multi-label model")
