@@ -15,6 +15,7 @@ import pytest
 import textnb
 from textnb.cli import evaluate, inspect, mailfilters, output, predict, topicfilter, train
 from textnb.cli import main
+from textnb.evaluation import topk
 
 NAMES = ["a\tspam\t0.99.eml", "b\nforged\tham.eml", "c\x1b[31m.eml", "d\\t.eml"]
 ESCAPED = ["a\\tspam\\t0.99.eml", "b\\nforged\\tham.eml", "c\\x1b[31m.eml", "d\\\\t.eml"]
@@ -110,7 +111,8 @@ def test_predict_lines_never_prints_nan(tmp_path, monkeypatch):
     model = tmp_path / "m.tnb"
     textnb.TextClassifier().fit(["cheap pills", "noon lunch"], ["spam", "ham"]).save(model)
     (tmp_path / "l.txt").write_text("cheap\n")
-    monkeypatch.setattr(predict, "proba_and_odds", lambda model, X: (np.full((len(X), 2), np.nan),) * 2)
+    for module in (predict, topk):  # (topk.scored_batches: the scoring loop of lines, rows and documents)
+        monkeypatch.setattr(module, "proba_and_odds", lambda model, X: (np.full((len(X), 2), np.nan),) * 2)
     for extra in (["--top", "2"], ["--top", "2", "--json"], ["--threshold", "0.5", "--json"], []):
         out, err = io.StringIO(), io.StringIO()
         rc = main(["predict", str(model), "--lines", str(tmp_path / "l.txt"), *extra], stdout=out, stderr=err)
@@ -122,7 +124,9 @@ def test_predict_lines_json_is_strict(tmp_path, monkeypatch):
     model = tmp_path / "m.tnb"
     textnb.TextClassifier().fit(["cheap pills", "noon lunch"], ["spam", "ham"]).save(model)
     (tmp_path / "l.txt").write_text("cheap\n")
-    monkeypatch.setattr(predict, "proba_and_odds", lambda model, X: (np.array([[0.0, -np.inf]]), np.array([[np.inf, -np.inf]])))
+    for module in (predict, topk):
+        monkeypatch.setattr(module, "proba_and_odds",
+                            lambda model, X: (np.array([[0.0, -np.inf]]), np.array([[np.inf, -np.inf]])))
     out = io.StringIO()
     assert main(["predict", str(model), "--lines", str(tmp_path / "l.txt"), "--top", "2", "--json"], stdout=out,
                 stderr=io.StringIO()) == 0

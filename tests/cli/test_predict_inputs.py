@@ -297,3 +297,55 @@ def test_a_model_with_its_own_encoding_reads_files_alike_in_predict_topicfilter_
     assert [line.split("\t")[1] for line in stdout.getvalue().splitlines()] == ["spam", "ham"]
     confidences = [float(line.split("\t")[2]) for line in stdout.getvalue().splitlines()]
     assert confidences == pytest.approx([max(p) for p in want], abs=1e-6)
+
+
+def test_predict_jobs_scores_every_input_in_threads_with_the_same_output(tmp_path, monkeypatch):
+    """``predict --jobs N`` scores the batches of a linear text model's input in threads once
+    they are four or more (``evaluation.topk.scored_batches``, the one scoring loop of files
+    and folders, an mbox, TSV rows, ``--lines`` and fastText files), in order: the output is
+    that of ``--jobs 1`` to the byte, with ``--proba --json``; a model whose scoring is not
+    threaded (a table model) refuses ``--jobs`` in one line."""
+    import json
+
+    from textnb.core import workers
+    from textnb.io import files
+
+    used = []
+    ordered_map = workers.ordered_map
+
+    def recorded(func, tasks, n_jobs, **kw):
+        used.append(n_jobs)
+        return ordered_map(func, tasks, n_jobs, **kw)
+
+    monkeypatch.setattr(workers, "ordered_map", recorded)
+    model = tmp_path / "m.tnb"
+    assert cli("train", SMS_TSV, "-o", model)[0] == 0
+    texts = [line.split("\t", 1)[1].strip() for line in SMS_TSV.read_text().splitlines()[1:]]
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for i, text in enumerate(texts[:400]):
+        (folder / f"{i:03d}.txt").write_text(text)
+    (tmp_path / "box.mbox").write_text("".join(f"From a@b.example Sat Jan  1 00:00:00 2000\nSubject: x\n\n{t}\n\n"
+                                               for t in texts[:400]))
+    # (rows and lines come 1,000 a chunk: more than four chunks of each)
+    (tmp_path / "rows.tsv").write_text("label\ttext\n" + "".join(f"ham\t{t}\n" for t in texts))
+    (tmp_path / "lines.txt").write_text("".join(f"{t}\n" for t in texts))
+    (tmp_path / "ft.txt").write_text("".join(f"__label__ham {t}\n" for t in texts))
+    monkeypatch.setattr(files, "BATCH_BYTES", 2000)  # (files: batches of some 30 texts)
+    for how, n in (([folder], 400), ([tmp_path / "box.mbox"], 400), ([tmp_path / "rows.tsv"], len(texts)),
+                   (["--lines", tmp_path / "lines.txt"], len(texts)), ([tmp_path / "ft.txt"], len(texts))):
+        outputs = []
+        for jobs in ("1", "2"):
+            used.clear()
+            rc, out, err = cli("predict", model, *how, "--proba", "--json", "--jobs", jobs)
+            assert rc == 0, err
+            outputs.append(out)
+            assert used == ([] if jobs == "1" else [2]), how
+        assert outputs[0] == outputs[1] and len(outputs[0].splitlines()) == n, how
+        assert all(json.loads(line)["proba"] for line in outputs[0].splitlines())
+    table = tmp_path / "t.csv"
+    table.write_text("a,b,class\n" + "".join(f"{i % 3},{i % 2},{'yes' if i % 3 else 'no'}\n" for i in range(30)))
+    assert cli("train", table, "-o", tmp_path / "t.tnb")[0] == 0
+    rc, out, err = cli("predict", tmp_path / "t.tnb", table, "--jobs", "2")
+    assert rc == 1 and out == ""
+    one_error_line(err, "--jobs applies to a linear text model")

@@ -257,8 +257,10 @@ def test_memory_and_overflow_errors_end_in_one_line(tmp_path, monkeypatch, exc):
 
 def test_nan_scores_never_reach_the_output(tmp_path, model_file, monkeypatch):
     from textnb.cli import predict as cli_module
+    from textnb.evaluation import topk
     (tmp_path / "d.txt").write_text("cheap pills")
-    monkeypatch.setattr(cli_module, "proba_and_odds", lambda model, X: (np.full((len(X), 2), np.nan),) * 2)
+    for module in (cli_module, topk):  # (topk.scored_batches: the scoring loop of documents, rows and lines)
+        monkeypatch.setattr(module, "proba_and_odds", lambda model, X: (np.full((len(X), 2), np.nan),) * 2)
     rc, out, err = cli("predict", model_file, tmp_path / "d.txt", "--json", "--proba")
     assert rc == 1 and "NaN" not in out and "nan" not in out
     one_error_line(err, "NaN scores")

@@ -416,6 +416,31 @@ def test_large_mbox_in_pieces_gives_the_readers_messages(tmp_path, monkeypatch, 
     assert forked_pids
 
 
+@pytest.mark.parametrize("seed", quick_first(range(6), keep=2))
+def test_a_large_mbox_read_in_pieces_gives_the_line_reader_s_messages(tmp_path, monkeypatch, seed):
+    """Every reader of an mbox file larger than :data:`_SMALL_MBOX` (``read_messages``: predict,
+    topicfilter, spamfilter with one process, training's :class:`MessageStream`) reads it a
+    piece at a time, each piece split in memory (``mailread._mbox_in_pieces``, the pieces of
+    ``map_messages``' processes): the same (source, message) sequence as the line reader
+    (``_iter_mbox``), whatever the pieces' size, the read chunk, the cap, CRLF and bare-CR
+    line ends, quoted and unquoted From lines in bodies, long lines and long From lines."""
+    from textnb.io import mailread
+
+    rng = random.Random(seed)
+    path = tmp_path / "big.mbox"
+    data = _tricky_mbox(rng, rng.randint(50, 300))
+    path.write_bytes(data.replace(b"\n", b"\r") if seed == 5 else data)  # (one file of bare-CR lines)
+    monkeypatch.setattr(mailread, "_CHUNK", rng.choice([64, 128, 1 << 16]))
+    monkeypatch.setattr(mailread, "_SMALL_MBOX", rng.choice([10, 4096]))
+    monkeypatch.setattr(mailread, "_PIECE_BYTES", rng.choice([1, 300, 2000]))
+    assert len(mailread._mbox_pieces(str(path), path.stat().st_size)) > 5
+    for max_bytes in (None, 200, DEFAULT_MAX_BYTES):
+        expected = list(mailread._iter_mbox(str(path), max_bytes))
+        assert len(expected) > 40
+        assert list(mailread._mbox_in_pieces(str(path), max_bytes)) == expected
+        assert [m for _, m in mailread.read_messages(str(path), max_bytes)] == [m for _, m in expected]
+
+
 def test_large_mbox_piece_that_fails_stops_the_file_there(tmp_path, monkeypatch, forked_pids):
     """A piece that cannot be read is reported after the messages read before it, and the
     file's later pieces are not read: what the one reader does at such an error."""

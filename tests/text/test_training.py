@@ -351,10 +351,11 @@ def test_long_documents_are_counted_in_parts_with_the_same_model(tmp_path, monke
 
 def test_few_listed_documents_of_many_batches_are_counted_in_parallel(tmp_path, monkeypatch):
     """A corpus of fewer listed documents than four batches' is counted in one thread
-    unless its documents make at least four batches (``training._parallel_if_long``: two
+    unless its documents make at least four batches (``parallel_if_long``: two
     large mbox files' messages, long files); the model is the same either way."""
     import numpy as np
 
+    from textnb.core.workers import parallel_if_long
     from textnb.io import files
     from textnb.text import training
 
@@ -380,6 +381,6 @@ def test_few_listed_documents_of_many_batches_are_counted_in_parallel(tmp_path, 
         assert cli("train", tmp_path / "c", "-o", models[-1], "--jobs", "2", "--model", "multinomial")[0] == 0
         assert jobs == ([1] if batch_bytes > 20_000 else [2])
     assert models[0].read_bytes() == models[1].read_bytes()
-    assert list(training._parallel_if_long(iter(range(3)), 2)[0]) == [0, 1, 2]
-    assert training._parallel_if_long(iter(range(3)), 2)[1] == 1
-    assert training._parallel_if_long(iter(range(5)), 2)[1] == 2
+    assert list(parallel_if_long(iter(range(3)), 2)[0]) == [0, 1, 2]
+    assert parallel_if_long(iter(range(3)), 2)[1] == 1
+    assert parallel_if_long(iter(range(5)), 2)[1] == 2

@@ -947,7 +947,7 @@ def _documents(paths, mail_mode, max_bytes, out=None, on_error=None, on_warning=
                         yield source, None, data
                     continue
                 if not whole and mail.is_mbox(file):  # each message whole (it is copied out), one at a time
-                    messages = mail._iter_mbox(file, None)
+                    messages = mail._mbox_in_pieces(file, None)
                     first, second = next(messages, None), next(messages, None)
                     if second is None:
                         # a file of one message is that message, named FILE, read and routed as the file it

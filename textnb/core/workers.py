@@ -20,6 +20,7 @@ import threading
 import time
 import warnings
 from collections import deque
+from itertools import chain, islice
 from contextlib import contextmanager, nullcontext
 from pathlib import PurePath
 
@@ -28,7 +29,7 @@ from textnb.core.signals import HeldSignals, blocked_across_fork, unblock_in_chi
 from textnb.core.forkmap import cpu_count, die_with_parent, jobs_count, spare_cpus
 
 __all__ = ["automatic_threads", "can_fork", "connect", "cpu_count", "effective_jobs", "keep_freed_memory",
-           "map_ordered", "ordered_map", "spare_cpus"]
+           "map_ordered", "ordered_map", "parallel_if_long", "spare_cpus"]
 
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -3, -8
 _kept = False
@@ -152,6 +153,16 @@ def automatic_threads(n):
     0.1-0.17 s of 1.6). The threads never change a result, only how it is computed.
     """
     return max(1, min(int(n), 1 + spare_cpus()))
+
+
+def parallel_if_long(tasks, n_jobs, least=4):
+    """``(tasks, n_jobs)`` for work of unknown length (batches read as they are asked
+    for): ``n_jobs`` when ``tasks`` are at least ``least`` (four batches: fewer cost a pool
+    what they save, measured on SMS and 20 Newsgroups' test part), else 1. The first
+    ``least`` tasks are taken to tell (a few listed documents may be long: a large mbox
+    file's messages)."""
+    head = list(islice(tasks, least))
+    return chain(head, tasks), (n_jobs if len(head) >= least else 1)
 
 
 def ordered_map(func, arg_tuples, n_jobs, *, threads=False):

@@ -27,7 +27,8 @@ import numpy as np
 from textnb.core.labels import label_names  # (re-exported: the rule lives in the core, for every layer)
 
 __all__ = ["MAX_K", "best_labels", "best_labels_of_rows", "check_k", "check_threshold", "check_top", "fasttext_test", "fasttext_test_label", "format_test_result",
-           "label_names", "label_scores_at_k", "precision_recall_at_k", "proba_and_odds"]
+           "label_names", "label_scores_at_k", "precision_recall_at_k", "proba_and_odds", "scored_batches",
+           "threaded_scoring"]
 
 
 def check_k(k):
@@ -104,6 +105,43 @@ def proba_and_odds(model, X):
     logp = model.predict_log_proba(X)
     odds = model.predict_log_odds(X) if hasattr(model, "predict_log_odds") else log_odds(logp)
     return (model.predict_proba(X) if hasattr(model, "predict_proba") else np.exp(logp)), odds
+
+
+def threaded_scoring(model):
+    """Whether :func:`scored_batches` scores ``model``'s batches in threads: a linear text
+    model's scorer (:class:`~textnb.text.scorer.TextScorer`), whose tokenising and products
+    release the GIL."""
+    from textnb.text.scorer import TextScorer
+
+    return type(model) is TextScorer
+
+
+def scored_batches(model, batches, text_of=None, *, n_jobs=1):
+    """``(batch, (proba, log_odds))`` of each of ``batches`` (read as they are asked for;
+    ``text_of(batch)``: what :func:`proba_and_odds` scores, else the batch itself), in order:
+    the one scoring loop of every input ``textnb predict`` reads (files and folders, TSV/CSV
+    rows, ``--lines``, fastText files, messages). With a linear text model's scorer
+    (:class:`~textnb.text.scorer.TextScorer`: numpy's tokenising and products release the GIL)
+    and ``n_jobs`` not 1 (-1: this thread plus one per idle CPU,
+    :func:`~textnb.core.workers.automatic_threads`), the batches after the first are scored in
+    threads once they are at least four (:func:`~textnb.core.workers.parallel_if_long`) while
+    the calling thread reads the next ones; the first is scored in the calling thread, so the
+    scorer's term look-up is built once. The scores do not depend on ``n_jobs``."""
+    from textnb.core.workers import ordered_map, parallel_if_long
+
+    def score(batch):
+        return batch, proba_and_odds(model, batch if text_of is None else text_of(batch))
+
+    batches = iter(batches)
+    if n_jobs == 1 or not threaded_scoring(model):
+        yield from map(score, batches)
+        return
+    first = next(batches, None)
+    if first is None:
+        return
+    yield score(first)
+    rest, n_jobs = parallel_if_long(((batch,) for batch in batches), n_jobs)
+    yield from ordered_map(score, rest, n_jobs, threads=True)
 
 
 def precision_recall_at_k(log_proba, classes, gold, k=1, threshold=0.0):

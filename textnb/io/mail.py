@@ -29,7 +29,7 @@ from textnb.io.mailread import (  # noqa: F401 (re-exported: the reading half of
     _SMALL_MBOX,
     DEFAULT_MAX_BYTES,
     _codec,
-    _iter_mbox,
+    _mbox_in_pieces,
     _lenient_b64decode,
     _open_regular,
     _read_file,

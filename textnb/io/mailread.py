@@ -996,10 +996,23 @@ def _iter_mbox_file(path, max_bytes):
                 stream = iter(split) if split is not None else None
                 whole = lambda: data  # noqa: E731
         if stream is None:
-            stream = _iter_mbox(path, max_bytes)
+            stream = _mbox_in_pieces(path, max_bytes)
         yield from _one_or_many(path, stream, whole or (lambda: _read_file(path, max_bytes)))
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def _mbox_in_pieces(path, max_bytes):
+    """:func:`_iter_mbox`'s messages of the mbox file ``path``, read a piece at a time, in
+    order: the pieces :func:`map_messages`' processes share (:func:`_mbox_pieces`, at most
+    about a MiB each between two From lines, each read at once and split in memory by
+    :func:`_mbox_piece`, several times faster than line by line; a piece larger than that,
+    or than ``max_bytes``, line by line), the messages numbered on across the pieces."""
+    number = 0
+    for start, stop in _mbox_pieces(path, os.path.getsize(path)):
+        for _, data in _mbox_piece(path, max_bytes, start, stop):
+            number += 1
+            yield f"{path}:{number}", data
 
 
 def _one_or_many(path, stream, file_bytes):

@@ -18,7 +18,6 @@ model-file state) without constructing an estimator, so ``textnb train`` does no
 import scikit-learn.
 """
 
-from itertools import chain, islice
 from operator import itemgetter
 from pathlib import PurePath
 from numbers import Integral
@@ -30,7 +29,7 @@ from textnb.core.errors import EmptyVocabulary, InputError, ParameterError
 from textnb.core.dfe import pass_budget
 from textnb.core.logspace import log_odds, log_proba_from_jll
 from textnb.core.model_io import ModelNode
-from textnb.core.workers import can_fork, map_ordered, ordered_map
+from textnb.core.workers import can_fork, map_ordered, ordered_map, parallel_if_long
 from textnb.io import files
 from textnb.io.corpus import MAX_DOCUMENT_BYTES, Skipped, gather_documents
 from textnb.naive_bayes.kernels import KERNELS
@@ -52,15 +51,6 @@ PER_CLASS = {kind: kernel.per_class for kind, kernel in KERNELS.items()}
 #: Below this many documents training runs in one process whatever ``n_jobs`` says,
 #: when workers cannot be forked (a fresh loky worker costs about a second to start).
 _MIN_PARALLEL_DOCUMENTS = 30_000
-def _parallel_if_long(tasks, n_jobs, least=4):
-    """``(tasks, n_jobs)`` for a corpus of fewer listed documents than
-    :func:`min_parallel`'s: ``n_jobs`` when ``tasks`` (batches, read as they are asked for)
-    are at least ``least`` (its four batches: a few listed documents may be long, a large
-    mbox file's messages), else 1. The first ``least`` tasks are taken to tell."""
-    head = list(islice(tasks, least))
-    return chain(head, tasks), (n_jobs if len(head) >= least else 1)
-
-
 def min_parallel(spawned, batch_size, threads=False):
     """Fewest documents worth parallel workers: four batches with ``threads`` or when
     workers fork (they start in milliseconds; with fewer, measured on SMS and
@@ -518,13 +508,13 @@ def count_documents(X, y_index, weights, n_classes, analyzer, *, terms=(), per_c
         parts = labelled_batches(read, y_index, weights, int(batch_size))
         tasks = ((gather_documents(b), yi, w, analyzer, n_classes, rows) for b, yi, w in parts)
         if few:
-            tasks, n_jobs = _parallel_if_long(tasks, n_jobs)
+            tasks, n_jobs = parallel_if_long(tasks, n_jobs)
         shards = ordered_map(count_parts, tasks, n_jobs, threads=True)
     else:
         parts = labelled_batches(sized_items(X, max_bytes, decode), y_index, weights, int(batch_size))
         tasks = ((b, yi, w, analyzer, n_classes, max_bytes, rows) for b, yi, w in parts)
         if few and n_jobs != 1:
-            tasks, n_jobs = _parallel_if_long(tasks, n_jobs)
+            tasks, n_jobs = parallel_if_long(tasks, n_jobs)
         shards = (map_ordered(client, count_shard, tasks) if client is not None
                   else ordered_map(count_shard, tasks, n_jobs))
     results = (part for parts_of_batch in shards for part in parts_of_batch)  # (a large mbox: in parts)
