@@ -253,3 +253,32 @@ def test_an_mbox_longer_than_max_bytes_is_read_a_piece_at_a_time_as_it_is_counte
         texts = ["free cash prize now", "lunch meeting plan", "claim your award"]
         probabilities = [textnb.load(models[name]).predict_proba(texts) for name in ("box", "files")]
         np.testing.assert_allclose(*probabilities, rtol=0, atol=1e-9)
+
+
+def test_training_progress_moves_while_a_large_mbox_is_read(tmp_path, monkeypatch):
+    """A large mbox file is one listed document, read a piece at a time: each piece counts its
+    share of the file (``io.corpus.MessageStream.pieces``, Fractions that sum to exactly 1), so
+    the progress training reports moves while the file is read (fractions of a document, two
+    decimals) and ends on the whole number of documents; every message is learnt once."""
+    from pathlib import Path
+
+    import numpy as np
+
+    import textnb.io.files as files
+    from textnb.text.defaults import VECTORIZER_DEFAULTS
+    from textnb.text.tokenize import analyzer_from_params
+    from textnb.text.training import count_documents
+
+    box = tmp_path / "all.mbox"
+    box.write_text("".join(_msg(f"message number {i} about prize cash offer {i % 7}") for i in range(300)))
+    (tmp_path / "one.txt").write_text("lunch meeting notes")
+    monkeypatch.setattr(files, "BATCH_BYTES", 500)
+    analyzer = analyzer_from_params(dict(VECTORIZER_DEFAULTS))
+    for jobs in (1, 2):
+        seen = []
+        acc = count_documents([Path(box), Path(tmp_path / "one.txt")], np.array([0, 1]), np.ones(2), 2, analyzer,
+                              max_bytes=2000, progress=seen.append, n_jobs=jobs)
+        assert acc.class_count.tolist() == [300.0, 1.0]
+        partial = [v for v in seen if 0 < v < 1]
+        assert len(partial) > 5 and partial == sorted(partial) and all(round(v, 2) == v for v in partial)
+        assert seen[-1] == 2 and type(seen[-1]) is int and seen == sorted(seen), seen[-3:]

@@ -1362,10 +1362,10 @@ class Messages:
     (:func:`message_document`; ``FILE:N``). Its ``len`` is the text it brings to a batch
     (:data:`textnb.io.files.BATCH_BYTES`), as a text's is."""
 
-    __slots__ = ("source", "items", "size", "last")
+    __slots__ = ("source", "items", "size", "share")
 
-    def __init__(self, source, items, last=True):
-        self.source, self.items, self.last = source, items, last
+    def __init__(self, source, items, share=1):
+        self.source, self.items, self.share = source, items, share
         self.size = sum(len(text) for _, text, _ in items if text is not None)
 
     def __len__(self):
@@ -1375,27 +1375,37 @@ class Messages:
 class MessageStream:
     """The messages of an mbox file too large to hold (its first ``max_bytes`` are not all
     of it), read from the file as they are asked for (:func:`to_tokenizable` with
-    ``stream``): ``items``, an iterator of :class:`Messages`' triples. Training takes it a
-    piece at a time (:meth:`pieces`), so its memory is a batch's, not the file's."""
+    ``stream``): ``items``, an iterator of :class:`Messages`' triples; ``file_size``, the
+    file's bytes (None: unknown). Training takes it a piece at a time (:meth:`pieces`), so
+    its memory is a batch's, not the file's."""
 
-    __slots__ = ("source", "items")
+    __slots__ = ("source", "items", "file_size")
 
-    def __init__(self, source, items):
-        self.source, self.items = source, items
+    def __init__(self, source, items, file_size=None):
+        self.source, self.items, self.file_size = source, items, file_size
 
     def pieces(self, limit):
         """:class:`Messages` of consecutive messages, each ending with the message whose
-        text brings it to ``limit`` (:func:`textnb.io.files.bounded_runs`' rule); every
-        piece but the last has ``last`` False (the file is one listed document: only its
-        last piece counts it)."""
+        text brings it to ``limit`` (:func:`textnb.io.files.bounded_runs`' rule). The file is
+        one listed document: each piece's ``share`` of it is the share of the file's bytes
+        its messages' text has read so far (a :class:`~fractions.Fraction`, at most 99/100
+        before the last piece, which brings the sum to exactly 1), so training's progress
+        moves while the file is read and its count of documents stays whole."""
+        from fractions import Fraction
+
         from textnb.io.files import bounded_runs
 
         runs = bounded_runs(self.items, float("inf"), lambda item: 0 if item[1] is None else len(item[1]))
-        run = next(runs, [])
+        run, read, counted = next(runs, []), 0, Fraction(0)
         for following in runs:
-            yield Messages(self.source, run, last=False)
+            piece = Messages(self.source, run, share=0)
+            read += piece.size
+            if self.file_size:
+                reached = min(Fraction(read, self.file_size), Fraction(99, 100))
+                piece.share, counted = reached - counted, max(reached, counted)
+            yield piece
             run = following
-        yield Messages(self.source, run)
+        yield Messages(self.source, run, share=1 - counted)
 
     def whole(self):
         """The :class:`Messages` of every message (read at once)."""
@@ -1438,16 +1448,17 @@ def gather_documents(read):
     Messages)`` pairs of a batch (:func:`to_tokenizable` with ``split``): the texts read,
     the position in the batch of each (a file's messages share its position, so they take
     its label and weight), the :class:`Skipped` names left out, and the batch's length in
-    listed documents (a piece of a large mbox file but its last counts none:
-    :meth:`MessageStream.pieces`)."""
-    texts, keep, skipped, pieces = [], [], Skipped(), 0
+    listed documents (a piece of a large mbox file counts its ``share`` of the file, a
+    Fraction: :meth:`MessageStream.pieces`; the pieces of a file sum to exactly 1)."""
+    texts, keep, skipped, unread = [], [], Skipped(), 0
     for i, (doc, text) in enumerate(read):
         if type(text) is MessageStream:
             text = text.whole()
         if text is None:
             skipped.append(str(doc))
         elif type(text) is Messages:
-            pieces += not text.last
+            if text.share != 1:
+                unread += 1 - text.share
             learnt = 0
             for name, message, reason in text.items:
                 if message is None:
@@ -1461,7 +1472,7 @@ def gather_documents(read):
         else:
             texts.append(text)
             keep.append(i)
-    return texts, keep, skipped, len(read) - pieces
+    return texts, keep, skipped, len(read) - unread
 
 
 def mbox_documents(source, data, split, max_bytes=MAX_DOCUMENT_BYTES, decode=True, stream=False):
@@ -1481,7 +1492,11 @@ def mbox_documents(source, data, split, max_bytes=MAX_DOCUMENT_BYTES, decode=Tru
     if len(first) == 1 and first[0][1] is not None:
         return None  # (one message: the file, From line and all, as it is listed)
     if stream and max_bytes is not None and len(data) >= max_bytes:
-        return MessageStream(source, itertools.chain(first, items))
+        try:
+            size = os.path.getsize(source)
+        except OSError:
+            size = None  # (the reading reports it)
+        return MessageStream(source, itertools.chain(first, items), size)
     return Messages(source, first + list(items))
 
 

@@ -523,9 +523,9 @@ def count_documents(X, y_index, weights, n_classes, analyzer, *, terms=(), per_c
         if rows and done == 0:
             __import__("scipy.sparse")  # the rows' model needs it: imported while the workers count
         acc.add(batch_terms, sums, class_count, skipped, rows=batch_rows[0] if batch_rows else None)
-        done += n_docs
+        done += n_docs  # (a piece of a large mbox file: its share of the file, a Fraction)
         if progress is not None:
-            progress(done)
+            progress(int(done) if done == int(done) else round(float(done), 2))
     if done != len(y_index):
         raise ValueError(f"got {done} documents but {len(y_index)} labels")
     return acc
