@@ -1407,10 +1407,6 @@ class MessageStream:
             run = following
         yield Messages(self.source, run, share=1 - counted)
 
-    def whole(self):
-        """The :class:`Messages` of every message (read at once)."""
-        return Messages(self.source, list(self.items))
-
 
 class Skipped(list):
     """The names of the documents a reading of a corpus left out (binary files; binary or
@@ -1452,8 +1448,6 @@ def gather_documents(read):
     Fraction: :meth:`MessageStream.pieces`; the pieces of a file sum to exactly 1)."""
     texts, keep, skipped, unread = [], [], Skipped(), 0
     for i, (doc, text) in enumerate(read):
-        if type(text) is MessageStream:
-            text = text.whole()
         if text is None:
             skipped.append(str(doc))
         elif type(text) is Messages:
