@@ -59,7 +59,7 @@ def sms_model(tmp_path_factory, sms_tsv):
     path = tmp_path_factory.mktemp("m") / "sms.tnb"
     code, out, err = run("train", sms_tsv, "-o", path)
     assert code == 0, err
-    assert "ham 4827, spam 747" in out and "vocabulary: 8713 terms" in out
+    assert "ham 4827, spam 747" in out and "vocabulary: 14993 terms" in out
     return path
 
 
@@ -243,7 +243,7 @@ def test_evaluate_with_separate_test_and_split_folders(tmp_path):
 
 def test_inspect_lists_informative_terms(sms_model):
     code, out, _ = run("inspect", sms_model, "--top", "3")
-    assert code == 0 and "vocabulary: 8713 terms" in out and "spam: claim" in out
+    assert code == 0 and "vocabulary: 14993 terms (words and word bigrams" in out and "spam: claim" in out
     info = json.loads(run("inspect", sms_model, "--json")[1])
     assert len(info["informative_terms"]["spam"]) == 10
 

@@ -17,7 +17,7 @@ from textnb.core import dfe
 from textnb.core.model_io import save
 from textnb.naive_bayes.discriminative import DiscriminativeNB
 from textnb.text.scorer import scorer_from_file
-from textnb.text.training import train_text_model
+from textnb.text.training import default_vectorizer, train_text_model
 
 REPO = Path(__file__).resolve().parents[2]
 SMS = REPO / "corpora" / "sms_spam" / "SMSSpamCollection.tsv"
@@ -169,7 +169,9 @@ def test_text_classifier_default_is_the_estimator_on_the_vectorizer_counts(sms):
     docs, y = sms
     clf = TextClassifier().fit(docs[:3000], y[:3000])
     assert isinstance(clf.model_, DiscriminativeNB)
-    vec = Vectorizer().fit(docs[:3000])
+    params = default_vectorizer(docs[:3000])[0]
+    assert params == {"ngram_range": (1, 2), "min_df": 2}  # (short texts: their bigrams too)
+    vec = Vectorizer(**params).fit(docs[:3000])
     est = DiscriminativeNB().fit(vec.transform(docs[:3000]), y[:3000])
     assert clf.model_.event_model_ == est.event_model_
     assert np.array_equal(clf.model_.feature_count_, est.feature_count_)

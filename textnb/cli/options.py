@@ -161,7 +161,8 @@ def add_model_options(p):
     t.add_argument("--stop-words", metavar="english|FILE",
                    help="drop English stop words, or the words listed in FILE (one per line)")
     t.add_argument("--stem", choices=["porter", "snowball"], help="stem words: Porter or Snowball English (NLTK's stems)")
-    t.add_argument("--ngram", type=ngram, metavar="N", help=f"word n-grams from 1 to N (default 1; N {ngram.range})")
+    t.add_argument("--ngram", type=ngram, metavar="N", help=f"word n-grams from 1 to N (default 1; when no option of this group is given, a corpus of "
+                   f"short texts under the default model gets 2 and --min-df 2; N {ngram.range})")
     t.add_argument("--min-df", type=df_value,
                    help=f"keep terms in at least this many (or this fraction of) documents ({df_value.range})")
     t.add_argument("--max-df", type=df_value,

@@ -112,7 +112,8 @@ def run(args, out, err):
                 vectorizer, model, steps = streaming
                 fitted, skipped = train_text_model(
                     corpus.documents, corpus.labels, vectorizer=vectorizer, model=model, steps=steps,
-                    n_jobs=args.jobs, max_bytes=args.max_bytes, progress=bar, client=client)
+                    n_jobs=args.jobs, max_bytes=args.max_bytes, progress=bar, client=client,
+                    short_texts=not vectorizer)  # (no vectorizer option: the default pipeline's choice)
                 n_terms = len(fitted.state["vectorizer_"].state["terms_offsets"]) - 1
                 name = _model_name(model, steps)
             elif lazy is not None:  # lazy rules fitted by their kernel: no scikit-learn either

@@ -43,15 +43,29 @@ def evaluate_documents(corpus, classifier, *, test=None, cv=None, repeat=1, seed
     start = time.perf_counter()
     if isinstance(classifier, tuple):  # fitted fold by fold from the model's kernel
         vectorizer, model = classifier
+        default = not vectorizer and isinstance(model, tuple) and model[0] == "DiscriminativeNB"
         vectorizer = {**VECTORIZER_DEFAULTS, **vectorizer}
         check_vocabulary_params(vectorizer["min_df"], vectorizer["max_df"], vectorizer["max_features"])
     else:
+        from textnb.naive_bayes.discriminative import DiscriminativeNB
+
         vectorizer, model = classifier.vectorizer, classifier.model
+        default = vectorizer is None and (model is None or isinstance(model, DiscriminativeNB))
+        if vectorizer is None:
+            vectorizer = dict(VECTORIZER_DEFAULTS)
+        if model is None:  # (TextClassifier's default model)
+            model = DiscriminativeNB()
     check_classes(corpus)
     max_bytes = max_bytes or MAX_DOCUMENT_BYTES
     if test is None and cv is None:
         test = corpus.test
     texts, y, skipped, groups = read_texts(corpus, max_bytes)
+    if default:  # the default pipeline: short texts get their word bigrams too, as training gives them
+        # (decided on the documents learnt from: with cross-validation all of them, whose
+        # sizes alone are looked at, never a label; the folds then prune on their training parts)
+        from textnb.text.training import default_vectorizer
+
+        vectorizer = {**vectorizer, **default_vectorizer(texts, max_bytes)[0]}
     if skipped or groups is not None:
         kept, n = np.unique(y, return_counts=True)
         check_binary_classes(corpus, dict(zip(kept.tolist(), n.tolist())))

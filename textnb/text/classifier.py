@@ -39,7 +39,7 @@ from textnb.naive_bayes.discriminative import DiscriminativeNB
 from textnb.naive_bayes.kernels import all_or_nothing, takes_defaults
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, TEXT_CLASSIFIER_OWN_PARAMS
 from textnb.text.tokenize import decodes_bytes
-from textnb.text.training import (PER_CLASS, batches, count_documents, fold_vocabularies, min_parallel,
+from textnb.text.training import (PER_CLASS, batches, count_documents, default_vectorizer, fold_vocabularies, min_parallel,
                                   one_label_each, select_vocabulary, vectorizer_prunes)
 from textnb.text.vectorizer import Vectorizer
 from textnb.core.workers import can_fork, effective_jobs, ordered_map
@@ -220,8 +220,14 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
         refuse_single_string(X)
         self._check_own_params()
         self.__dict__.pop("input_", None)  # (what the documents were is the fitter's to say again)
-        vectorizer = clone(self.vectorizer) if self.vectorizer is not None else Vectorizer()
         model = clone(self.model) if self.model is not None else DiscriminativeNB()
+        if self.vectorizer is not None:
+            vectorizer = clone(self.vectorizer)
+        elif isinstance(model, DiscriminativeNB):  # the default pipeline: short texts get their word bigrams too
+            params, X = default_vectorizer(X, self.max_bytes)  # (an iterator: its first documents read ahead)
+            vectorizer = Vectorizer(**params)
+        else:
+            vectorizer = Vectorizer()
         if _multi_label(model):  # label sets or an indicator matrix: the model reads them
             y = y if isinstance(y, np.ndarray) or sp.issparse(y) else list(y)
             if sample_weight is not None and not takes_sample_weight(model):

@@ -21,7 +21,7 @@ from textnb.core.workers import connect, map_ordered
 from textnb.naive_bayes.discriminative import DiscriminativeNB
 from textnb.text.classifier import _per_class, _row_budget
 from textnb.text.counting import count_shard
-from textnb.text.training import Accumulator
+from textnb.text.training import Accumulator, document_size_of, short_text_params, spread
 from textnb.text.vectorizer import Vectorizer
 
 __all__ = ["connect", "map_ordered", "fit_bag"]
@@ -41,6 +41,15 @@ def _count_partition(pairs, classes, analyzer, max_bytes, rows=False):
                                                       rows)]
 
 
+def _default_params(bag, max_bytes):
+    """:func:`textnb.text.training.default_vectorizer`'s parameters for the bag's documents,
+    as for an iterator: the sizes of its first documents, worked out where they live."""
+    from textnb.text.defaults import SHORT_TEXT_DOCUMENTS
+
+    sizes = bag.pluck(0).map(document_size_of, max_bytes).take(SHORT_TEXT_DOCUMENTS, npartitions=-1, warn=False)
+    return short_text_params([sizes[i] for i in spread(len(sizes))], len(sizes))
+
+
 def fit_bag(classifier, bag, classes=None):
     """Fit a :class:`~textnb.TextClassifier` on a ``dask.bag`` of ``(document, label)`` pairs.
 
@@ -56,8 +65,13 @@ def fit_bag(classifier, bag, classes=None):
     if classes is None:
         classes = bag.pluck(1).distinct().compute()
     classes = np.unique(np.asarray(classes))
-    vectorizer = clone(classifier.vectorizer) if classifier.vectorizer is not None else Vectorizer()
     model = clone(classifier.model) if classifier.model is not None else DiscriminativeNB()
+    if classifier.vectorizer is not None:
+        vectorizer = clone(classifier.vectorizer)
+    elif isinstance(model, DiscriminativeNB):  # the default pipeline: short texts get their bigrams (as fit)
+        vectorizer = Vectorizer(**_default_params(bag, classifier.max_bytes))
+    else:
+        vectorizer = Vectorizer()
     if not classifier._streams(model, vectorizer):
         raise ValueError("fit_bag needs a count model (MultinomialNB, BernoulliNB, ComplementNB, "
                          "DiscriminativeNB) over counts or binary counts (not a wrapper, a fixed vocabulary or "

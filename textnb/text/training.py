@@ -18,6 +18,7 @@ model-file state) without constructing an estimator, so ``textnb train`` does no
 import scikit-learn.
 """
 
+from itertools import chain, islice
 from operator import itemgetter
 from pathlib import PurePath
 from numbers import Integral
@@ -39,9 +40,9 @@ from textnb.text.counting import count_parts, count_shard, read_items, sized_ite
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
 from textnb.text.tokenize import Analyzer, analyzer_from_params, count_batch, decodes_bytes, encode_terms
 
-__all__ = ["Accumulator", "FoldVocabularies", "PER_CLASS", "RowFoldCounts", "batches", "check_vocabulary_params", "count_documents", "finish_counts",
+__all__ = ["Accumulator", "FoldVocabularies", "PER_CLASS", "RowFoldCounts", "batches", "check_vocabulary_params", "count_documents", "default_vectorizer", "document_size_of", "finish_counts",
            "fit_model", "fold_vocabularies", "takes_fold_counts_spec", "with_choices",
-           "learn_counts", "min_parallel", "prune_mask", "select_columns", "select_vocabulary", "text_classifier_node", "vectorizer_prunes",
+           "learn_counts", "min_parallel", "prune_mask", "select_columns", "select_vocabulary", "short_text_params", "spread", "text_classifier_node", "vectorizer_prunes",
            "train_text_model"]
 
 #: The per-class table each streamable model needs: term counts, or document frequencies
@@ -97,6 +98,11 @@ class Accumulator:
         self.rows = [] if rows else None
         self.max_row_nnz = max_row_nnz
         self.row_nnz = 0
+        self.n_rows = 0  # documents whose rows were added: the next one's position in the stream
+        # (content key, position) of the first document in that order the sample dropped (None: none
+        # yet): every document after it in that order is left out too (:meth:`_shrink`)
+        self.cut = None
+        self.settled = True  # no document added since the last :meth:`_shrink`
         self.dropped = None  # {family: (cells, feature sums)} (:meth:`_shrink`), "weight": per-class weights
         self.per_class = per_class
         # start small when there are many classes (the tables grow by doubling)
@@ -113,9 +119,12 @@ class Accumulator:
             y_index, weights, lengths, local, counts, hashes = rows
             if self.binary:  # (presence: each of a document's terms once)
                 counts = np.ones_like(counts)
+            position = np.arange(self.n_rows, self.n_rows + len(lengths), dtype=np.int64)
             self.rows.append((y_index, weights, lengths.astype(np.int32), ids[local].astype(np.int32),
-                              counts.astype(np.float32), hashes))  # 8 bytes a cell (counts: integers < 2**24)
+                              counts.astype(np.float32), hashes, position))  # 8 bytes a cell (counts: < 2**24)
+            self.n_rows += len(lengths)
             self.row_nnz += int(lengths.sum())
+            self.settled = False
             if self.max_row_nnz is not None and self.row_nnz > 1.5 * self.max_row_nnz:
                 self._shrink()  # amortised: at most 1.5 times the kept cells are held
         cap = self.tf_total.shape[0]
@@ -153,16 +162,27 @@ class Accumulator:
         for i in range(len(fields)):
             out.append(np.concatenate(fields[i]))
             fields[i] = None
-        y, w, lengths, ids, counts, hashes = out
+        y, w, lengths, ids, counts, hashes, position = out
         indptr = np.concatenate(([0], np.cumsum(lengths, dtype=np.int64)))
-        return y, w, lengths, ids, counts, indptr, hashes
+        return y, w, lengths, ids, counts, indptr, hashes, position
+
+    def _unsettled(self):
+        """Whether the kept rows are not yet the sample (:meth:`_shrink`): more cells than
+        ``max_row_nnz``, or documents added since a sample dropped some (they may come after
+        the cut)."""
+        return self.max_row_nnz is not None and (
+            self.row_nnz > self.max_row_nnz or (self.cut is not None and not self.settled))
 
     def _shrink(self):
-        """Keep the documents with the smallest content keys (a hash of the text's CRC-32 and
-        the class) whose cells add up to at most ``max_row_nnz``; add the others' document
-        features, for both event models, to ``dropped``. The kept documents are always the
-        smallest keys of all seen so far (a document dropped once would never be kept
-        later), so the sample is the same whatever the batches.
+        """Keep the documents first in the order of their content keys (a hash of the text's
+        CRC-32 and the class; equal keys, copies of a text, by their position in the stream)
+        whose cells add up to at most ``max_row_nnz``; add the others' document features,
+        for both event models, to ``dropped``. A document after the first one dropped in
+        that order (``cut``) is never kept, even if it arrives when there is room: the kept
+        documents are always the first of all seen so far, so the sample is the same
+        whatever the batches. (It was not: documents added after a sample, while the cells
+        stayed under the bound, were kept whatever their keys: with word bigrams on the SMS
+        collection and a 5,000-cell bound, one document more or less by batch size.)
 
         ``dropped[family]`` holds the sums over the (class, term) cells the dropped documents
         touch only, ``dropped["cells"]`` (:func:`textnb.core.dfe.class_cell_sums`), not a
@@ -170,9 +190,20 @@ class Accumulator:
         millions of terms."""
         from textnb.core.dfe import FAMILIES, class_cell_sums, content_keys, doc_features, sample_rows
 
-        y, w, lengths, ids, counts, _, hashes = self._rows(free=True)
+        y, w, lengths, ids, counts, _, hashes, position = self._rows(free=True)
+        keys = content_keys(hashes, y, 0)
+        allowed = np.flatnonzero(np.ones(len(keys), dtype=bool) if self.cut is None else
+                                 (keys < self.cut[0]) | ((keys == self.cut[0]) & (position < self.cut[1])))
         keep = np.zeros(len(lengths), dtype=bool)
-        keep[sample_rows(lengths, content_keys(hashes, y, 0), self.max_row_nnz)] = True
+        keep[allowed[sample_rows(lengths[allowed], keys[allowed], self.max_row_nnz)]] = True
+        self.settled = True
+        if keep.all():
+            self.rows = [(y, w, lengths, ids, counts, hashes, position)]
+            return
+        gone = np.flatnonzero(~keep)
+        first = gone[np.lexsort((position[gone], keys[gone]))[0]]  # the first dropped, in key order
+        if self.cut is None or (keys[first], position[first]) < self.cut:
+            self.cut = (keys[first], position[first])
         cells = np.repeat(keep, lengths)
         n_classes = len(self.class_count)
         if self.dropped is None:
@@ -199,14 +230,14 @@ class Accumulator:
             self.dropped.update(zip(FAMILIES, totals))
             lo = hi
         self.dropped["weight"] += np.bincount(y[~keep], weights=w[~keep], minlength=n_classes)
-        self.rows = [(y[keep], w[keep], lengths[keep], ids[cells], counts[cells], hashes[keep])]
+        self.rows = [(y[keep], w[keep], lengths[keep], ids[cells], counts[cells], hashes[keep], position[keep])]
         self.row_nnz = int(lengths[keep].sum())
 
     def dropped_sums(self, cols):
         """``{family: (feature sums, class weights)}`` of the documents the row sample left
         out, over the columns ``cols`` (a (classes x ``len(cols)``) table each); None when
         every document was kept."""
-        if self.max_row_nnz is not None and self.row_nnz > self.max_row_nnz:
+        if self._unsettled():
             self._shrink()
         if self.dropped is None:
             return None
@@ -234,9 +265,9 @@ class Accumulator:
 
         if not self.rows:
             return sp.csr_matrix((0, len(cols))), np.zeros(0, dtype=np.intp), np.zeros(0)
-        if self.max_row_nnz is not None and self.row_nnz > self.max_row_nnz:
+        if self._unsettled():
             self._shrink()
-        y, w, lengths, ids, counts, _, _ = self._rows()
+        y, w, lengths, ids, counts, _, _, _ = self._rows()
         counts = counts.astype(np.float64)
         remap = np.full(max(len(self.vocab), 1), -1, dtype=np.int64)
         remap[np.asarray(cols, dtype=np.int64)] = np.arange(len(cols))
@@ -558,7 +589,7 @@ def select_columns(acc, n_docs, *, min_df=1, max_df=1.0, max_features=None):
 
 def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), steps=(), given_vectorizer=True,
                      n_jobs=None, batch_size=2000, max_bytes=None, progress=None, client=None, sample_weight=None,
-                     classes=None):
+                     classes=None, short_texts=False):
     """Fit a count text model and return it as the model file's tree, plus skipped files.
 
     The result is what ``TextClassifier(vectorizer=Vectorizer(**vectorizer),
@@ -582,6 +613,11 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
     ``classes``: the model's classes in their order (the declared class values of a mixed
     table's text attribute, some of which no document may have); None: the sorted labels.
 
+    ``short_texts``: no vectorizer option was given (``textnb train``): a DiscriminativeNB
+    without steps then counts what :func:`default_vectorizer` says of ``X`` (short texts:
+    words and word bigrams), as ``TextClassifier(vectorizer=None)`` (``given_vectorizer``
+    False) does, and the model file records that Vectorizer as given.
+
     Returns
     -------
     root : ModelNode
@@ -590,6 +626,9 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
         Documents skipped because they are binary.
     """
     kind, given = model
+    if (short_texts or not given_vectorizer) and not vectorizer and kind == "DiscriminativeNB" and not steps:
+        # the default pipeline: short texts get their word bigrams too
+        vectorizer, X = default_vectorizer(X, max_bytes)
     adjust = kind == "APNBC"
     if adjust:  # APNBC(estimator, **params): fitted on the documents' rows (fit_model)
         kind, given = given.get("estimator") or ("MultinomialNB", {})
@@ -643,6 +682,77 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
     root = text_classifier_node(vec_params, encode_terms(acc.vocab, cols), fitted_model, template, classes,
                                 max_bytes=max_bytes, given_vectorizer=given_vectorizer)
     return root, acc.skipped
+
+
+#: documents whose sizes :func:`default_vectorizer` looks at (evenly spaced over the list)
+_SIZE_SAMPLE = 201
+
+
+def default_vectorizer(docs, max_bytes=None):
+    """The vectorizer parameters the default pipeline adds for the training documents
+    ``docs`` (str, bytes or paths), and ``docs`` to count: ``(params, docs)``.
+
+    ``params`` is :data:`~textnb.text.defaults.SHORT_TEXT_VECTORIZER` (words and the word
+    bigrams of two documents or more) for short texts (:func:`short_text_params`), else
+    ``{}`` (words alone). The sizes looked at are those of up to 201 documents evenly
+    spaced over a list (a file's ``os.stat``, a text's length: nothing is read, no label
+    is looked at), so a folder corpus listed class by class is seen in every class; over
+    the first :data:`~textnb.text.defaults.SHORT_TEXT_DOCUMENTS` documents of an iterator
+    (a TSV corpus streamed from its file), which are read ahead: the ``docs`` returned
+    then yields them first, then the rest. Used wherever the default model is fitted with
+    no vectorizer given (``TextClassifier(vectorizer=None)`` with a DiscriminativeNB, and
+    so :func:`textnb.text.distributed.fit_bag`; ``textnb train`` and ``textnb evaluate``
+    without a vectorizer option): one rule for every path.
+    """
+    from textnb.text.defaults import SHORT_TEXT_DOCUMENTS
+
+    cap = max_bytes
+    try:
+        n = len(docs)
+        sample = [docs[i] for i in spread(n)]
+    except (TypeError, AttributeError, LookupError, ValueError):  # (an iterator; a mapping, a Series by labels)
+        if isinstance(docs, (str, bytes)):  # (one document: refused by the caller)
+            return {}, docs
+        docs = iter(docs)
+        head = list(islice(docs, SHORT_TEXT_DOCUMENTS))
+        n = len(head)
+        sample, docs = [head[i] for i in spread(n)], chain(head, docs)
+    return short_text_params([document_size_of(doc, cap) for doc in sample], n), docs
+
+
+def spread(n):
+    """Up to :data:`_SIZE_SAMPLE` positions evenly spaced over ``range(n)``."""
+    k = min(n, _SIZE_SAMPLE)
+    return [i * n // k for i in range(k)]
+
+
+def document_size_of(doc, cap):
+    """What :func:`default_vectorizer` reads of a document's size: a text's length, a
+    file's (``os.stat``), at most ``cap``; 0 when unknown (a file that cannot be stat'ed,
+    an empty one, anything else)."""
+    cap = MAX_DOCUMENT_BYTES if cap is None else cap
+    if isinstance(doc, (str, bytes, bytearray)):
+        return min(len(doc), cap)
+    if isinstance(doc, PurePath):
+        from textnb.io.corpus import document_size
+
+        return document_size(doc, cap)
+    return 0
+
+
+def short_text_params(sizes, n):
+    """The rule of :func:`default_vectorizer`: :data:`~textnb.text.defaults.SHORT_TEXT_VECTORIZER`
+    when the ``n`` training documents are at least
+    :data:`~textnb.text.defaults.SHORT_TEXT_DOCUMENTS` and the median of the known ``sizes``
+    (0: unknown) of those spread over them is under :data:`~textnb.text.defaults.SHORT_TEXT_BYTES`,
+    half of them known at least; else ``{}``."""
+    from textnb.text.defaults import SHORT_TEXT_BYTES, SHORT_TEXT_DOCUMENTS, SHORT_TEXT_VECTORIZER
+
+    known = [s for s in sizes if s]
+    if n < SHORT_TEXT_DOCUMENTS or not known or 2 * len(known) < len(sizes) \
+            or np.median(known) >= SHORT_TEXT_BYTES:
+        return {}
+    return dict(SHORT_TEXT_VECTORIZER)
 
 
 def count_labelled(X, y, vec_params, *, sample_weight=None, per_class="tf", n_jobs=None, batch_size=2000,

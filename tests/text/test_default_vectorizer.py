@@ -1,0 +1,127 @@
+"""The default pipeline's vectorizer: short texts get their word bigrams (issue 28, point 4).
+
+One rule (:func:`textnb.text.training.default_vectorizer`) for every path that fits the
+default model with no vectorizer given: ``TextClassifier().fit``, ``textnb train`` and
+``textnb evaluate``.
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+from textnb import MultinomialNB, TextClassifier, Vectorizer, open_corpus
+from textnb.io.corpus import read_document
+from textnb.naive_bayes.discriminative import DiscriminativeNB
+from textnb.text.defaults import SHORT_TEXT_BYTES, SHORT_TEXT_DOCUMENTS
+from textnb.text.training import default_vectorizer
+
+from conftest import SMS_TSV, cli
+
+BIGRAMS = {"ngram_range": (1, 2), "min_df": 2}
+
+
+def params(docs):
+    found, same = default_vectorizer(docs)
+    assert same is docs  # (a list is looked into, never copied)
+    return found
+
+
+def _texts(n, size, word="spam"):
+    return [" ".join([f"{word}{i % 97}"] * (size // (len(word) + 4))) for i in range(n)]
+
+
+def test_short_texts_get_bigrams_and_long_ones_or_few_do_not():
+    short = _texts(SHORT_TEXT_DOCUMENTS, 60)
+    assert params(short) == BIGRAMS
+    assert params(short[:-1]) == {}  # fewer documents than the rule needs: words alone
+    assert params(_texts(SHORT_TEXT_DOCUMENTS, 3 * SHORT_TEXT_BYTES)) == {}
+    assert params(tuple(short)) == BIGRAMS
+    assert params(np.array(short, dtype=object)) == BIGRAMS
+    # an iterator (read once): judged by its first documents, read ahead and given back
+    found, again = default_vectorizer(iter(short + _texts(5000, 3 * SHORT_TEXT_BYTES)))
+    assert found == BIGRAMS and list(again) == short + _texts(5000, 3 * SHORT_TEXT_BYTES)
+    found, again = default_vectorizer(iter(short[:10]))
+    assert found == {} and list(again) == short[:10]
+
+
+def test_the_sizes_are_looked_at_over_the_whole_list():
+    # a folder corpus is listed class by class: long documents first, then many short ones
+    docs = _texts(400, 3 * SHORT_TEXT_BYTES) + _texts(1600, 40)
+    assert params(docs) == BIGRAMS
+    assert params(docs[::-1]) == BIGRAMS
+    docs = _texts(1600, 3 * SHORT_TEXT_BYTES) + _texts(400, 40)
+    assert params(docs) == {}
+
+
+def test_files_are_sized_without_being_read(tmp_path):
+    paths = []
+    for i in range(SHORT_TEXT_DOCUMENTS):
+        path = tmp_path / f"{i:04d}.txt"
+        path.write_text(f"what is word{i % 50} made of\n")
+        paths.append(path)
+    assert params(paths) == BIGRAMS
+    for path in paths[::2]:  # half of them unreadable by stat (gone): too few sized to tell
+        path.unlink()
+    assert params(paths) == {}
+
+
+@pytest.fixture(scope="module")
+def sms():
+    corpus = open_corpus(SMS_TSV)
+    return list(corpus.documents), list(corpus.labels)
+
+
+def test_the_default_classifier_counts_bigrams_of_short_texts_only_with_its_own_model(sms):
+    docs, y = sms
+    fitted = TextClassifier().fit(docs, y)
+    assert fitted.vectorizer is None and fitted.vectorizer_.ngram_range == (1, 2)
+    assert fitted.vectorizer_.min_df == 2
+    assert any(" " in term for term in fitted.vectorizer_.get_feature_names_out())
+    given = TextClassifier(vectorizer=Vectorizer(ngram_range=(1, 2), min_df=2)).fit(docs, y)
+    assert np.array_equal(fitted.predict_proba(docs[:300]), given.predict_proba(docs[:300]))
+    # a vectorizer given, or another model: the words alone, as before
+    assert TextClassifier(vectorizer=Vectorizer()).fit(docs, y).vectorizer_.ngram_range == (1, 1)
+    assert TextClassifier(model=MultinomialNB()).fit(docs, y).vectorizer_.ngram_range == (1, 1)
+    assert TextClassifier(model=DiscriminativeNB(passes=1)).fit(docs, y).vectorizer_.ngram_range == (1, 2)
+    assert TextClassifier().fit(iter(docs), y).vectorizer_.ngram_range == (1, 2)  # (its first documents)
+    assert TextClassifier().fit(docs[:500], y[:500]).vectorizer_.ngram_range == (1, 1)
+
+
+def test_train_and_evaluate_apply_the_same_rule_as_the_library(sms, tmp_path):
+    docs, y = sms
+    model = tmp_path / "sms.tnb"
+    rc, out, err = cli("train", SMS_TSV, "-o", model)
+    assert rc == 0, err
+    from textnb import load
+
+    trained = load(model)
+    assert trained.vectorizer_.ngram_range == (1, 2) and trained.vectorizer_.min_df == 2
+    library = TextClassifier(vectorizer=Vectorizer(ngram_range=(1, 2), min_df=2)).fit(docs, y)
+    assert list(trained.vectorizer_.get_feature_names_out()) == list(library.vectorizer_.get_feature_names_out())
+    assert np.allclose(trained.predict_proba(docs[:300]), library.predict_proba(docs[:300]), rtol=0, atol=1e-12)
+    rc, out, err = cli("inspect", model)
+    assert rc == 0 and "terms (words and word bigrams, each in 2 training documents or more)" in out, err
+    rc, out, err = cli("train", SMS_TSV, "--ngram", "1", "-o", tmp_path / "words.tnb")
+    assert rc == 0, err
+    assert load(tmp_path / "words.tnb").vectorizer_.ngram_range == (1, 1)
+    # evaluate: the default's report is that of the bigram options given explicitly
+    reports = []
+    for extra in ([], ["--ngram", "2", "--min-df", "2"], ["--ngram", "1"]):
+        rc, out, err = cli("evaluate", SMS_TSV, "--cv", "3", "--json", *extra)
+        assert rc == 0, err
+        report = json.loads(out)
+        reports.append((report["accuracy"], report["log_loss"]))
+    assert reports[0] == reports[1] != reports[2]
+
+
+@pytest.mark.slow
+def test_trec_questions_gain_from_their_bigrams(shared_corpora):
+    corpus = open_corpus(shared_corpora("trec_qc"))
+    test = [read_document(p) for p in corpus.test.documents]
+    truth = np.asarray(corpus.test.labels)
+    default = TextClassifier().fit(corpus.documents, corpus.labels)
+    words = TextClassifier(vectorizer=Vectorizer()).fit(corpus.documents, corpus.labels)
+    assert default.vectorizer_.ngram_range == (1, 2)
+    ours, before = np.mean(default.predict(test) == truth), np.mean(words.predict(test) == truth)
+    assert ours >= 0.87 and ours >= before + 0.03  # (87.4 % against 83.0 % on the official split)
