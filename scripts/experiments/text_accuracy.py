@@ -246,7 +246,7 @@ def run_linear(X, Xb, y, n_test, progress, docs=None):
         for train, test in parts:
             kind = features
             if features == "default":
-                kind = "bi" if docs is not None and default_vectorizer([docs[i] for i in train]) else "uni"
+                kind = "bi" if docs is not None and default_vectorizer([docs[i] for i in train])[0] else "uni"
                 chosen.append(kind)
             M = X if kind == "uni" else Xb
             df = np.bincount(M[train].indices, minlength=M.shape[1])
@@ -261,7 +261,8 @@ def run_linear(X, Xb, y, n_test, progress, docs=None):
                 P = model.predict_proba(Mte)
                 proba[np.ix_(test, np.searchsorted(classes, model.classes_))] = P
         ev = np.flatnonzero(evaluated)
-        row = {"acc": float(correct[ev].mean()), "fold_acc": fold_acc, "correct": correct[ev].tolist(),
+        row = {"acc": float(correct[ev].mean()), "fold_acc": fold_acc,
+               "correct": "".join("01"[int(c)] for c in correct[ev]),  # (a character a document: a small --json)
                "seconds": time.perf_counter() - start}
         if chosen:
             row["features"] = chosen
@@ -282,7 +283,7 @@ def _noise(default, other, n_test, seed=0):
     if not n_test:
         d = 100 * (np.array(default["fold_acc"]) - np.array(other["fold_acc"]))
         return float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d)))
-    a, b = np.array(default["correct"], dtype=float), np.array(other["correct"], dtype=float)
+    a, b = (np.array([c in (True, "1") for c in r["correct"]], dtype=float) for r in (default, other))
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, len(a), (1000, len(a)))
     boot = 100 * ((a[idx] - b[idx]).mean(axis=1))
@@ -294,8 +295,8 @@ def write_linear(path, png, results, sizes, seconds):
     lines = ["<!-- linear: begin (scripts/experiments/text_accuracy.py --linear) -->",
              "## The default against the best linear classifiers (issue 28)", "",
              f"`python scripts/experiments/text_accuracy.py --linear` on {time.strftime('%Y-%m-%d')} "
-             f"({seconds:.0f} s on this shared 2-core machine, loaded by other work: the figures are accuracies, "
-             "not timings). Same protocol as above (official splits for 20 Newsgroups, TREC QC and "
+             f"({seconds:.0f} s on this 2-core machine: the figures are accuracies, not timings; the raw results "
+             "in `docs/experiments/text_linear.json`). Same protocol as above (official splits for 20 Newsgroups, TREC QC and "
              "OHSUMED-23, else seeded stratified 10-fold CV), every setting fixed in advance, every "
              "vocabulary and statistic computed inside the training part: unigrams as above; uni+bigrams "
              "with min_df 2 in the training part; NBSVM with the paper's alpha 1, beta 0.25, C 1. The "

@@ -126,7 +126,13 @@ class TextClassifier(DeclaredTags, SaveMixin, NestedParams, ClassifierMixin, Bas
     Parameters
     ----------
     vectorizer : Vectorizer, default=None
-        Tokenizer and vocabulary settings; ``Vectorizer()`` when None.
+        Tokenizer and vocabulary settings; when None, ``Vectorizer()``, except that the
+        default model (a DiscriminativeNB) on short texts (at least 1,000 training
+        documents whose median is under 500 bytes) gets ``Vectorizer(ngram_range=(1, 2),
+        min_df=2)``: questions, sentences and text messages need their word pairs
+        (:func:`textnb.text.training.default_vectorizer`; ``docs/text_accuracy.md``,
+        "Session 33"). ``vectorizer_`` says which. ``partial_fit`` does not choose:
+        ``Vectorizer()``.
     model : estimator, default=None
         A textnb model over term counts; when None,
         :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB` ``()``: naive Bayes
