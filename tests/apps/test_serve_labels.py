@@ -85,7 +85,17 @@ def test_serve_answers_the_labels_predict_prints(models, tmp_path, name):
     rc, out, err = cli("predict", model, "--lines", lines, "--json", "--top", "-1")
     assert rc == 0, err
     ranked = [[(lab["label"], lab["proba"]) for lab in json.loads(line)["labels"]] for line in out.splitlines()]
-    sock = tempfile.mkdtemp(prefix="tnbl") + "/s"  # (AF_UNIX paths are short: not under tmp_path)
+    with tempfile.TemporaryDirectory(prefix="tnbl") as folder:  # (AF_UNIX paths are short: not under tmp_path)
+        _serve_and_compare(model, folder + "/s", texts, prefix, plain, ranked)
+    if name == "hash":  # (the label words decide: read by the daemon, '#tech #tech #tech goal' was tech)
+        assert plain[0] == "sport"
+
+
+def _serve_and_compare(model, sock, texts, prefix, plain, ranked):
+    """The daemon's answers over HTTP and its socket: ``predict``'s labels (``plain``) and
+    ranked probabilities (``ranked``), whether or not the texts hold the label words."""
+    from conftest import watchdog
+
     with watchdog(120), Server(model, socket_path=sock, http=("127.0.0.1", 0)) as server:
         port = server.http_address[1]
         for ask in (lambda req: post(port, req)[1], lambda req: _classify_over_socket(sock, req)):
@@ -102,8 +112,6 @@ def test_serve_answers_the_labels_predict_prints(models, tmp_path, name):
         assert post(port, {"texts": stripped})[1]["labels"] == plain
         status, described = _get_model(port)
         assert status == 200 and described["classes"] == classes
-    if name == "hash":  # (the label words decide: read by the daemon, '#tech #tech #tech goal' was tech)
-        assert plain[0] == "sport"
 
 
 def _get_model(port):
