@@ -125,3 +125,19 @@ def test_trec_questions_gain_from_their_bigrams(shared_corpora):
     assert default.vectorizer_.ngram_range == (1, 2)
     ours, before = np.mean(default.predict(test) == truth), np.mean(words.predict(test) == truth)
     assert ours >= 0.87 and ours >= before + 0.03  # (87.4 % against 83.0 % on the official split)
+
+
+def test_merging_parts_that_the_rule_counted_differently_says_how_to_train_them(tmp_path):
+    rows = SMS_TSV.read_text(encoding="utf-8").splitlines(keepends=True)
+    (tmp_path / "a.tsv").write_text("".join(rows[:1500]), encoding="utf-8")  # short texts: their bigrams
+    (tmp_path / "b.tsv").write_text("".join(rows[1500:2300]), encoding="utf-8")  # fewer than 1,000: words
+    for extra in ([], ["--ngram", "1"]):
+        for part in ("a", "b"):
+            rc, _, err = cli("train", tmp_path / f"{part}.tsv", *extra, "-o", tmp_path / f"{part}.tnb")
+            assert rc == 0, err
+        rc, out, err = cli("merge", tmp_path / "a.tnb", tmp_path / "b.tnb", "-o", tmp_path / "ab.tnb")
+        if extra:
+            assert rc == 0, err
+        else:
+            assert rc == 1 and len(err.strip().splitlines()) == 1 and not (tmp_path / "ab.tnb").exists()
+            assert "short texts" in err and "give every part --ngram 1, or every part --ngram 2 --min-df 2" in err

@@ -102,6 +102,10 @@ def _remedy(exc, kind, path, first):
         mine, theirs = (option_spelling(exc.setting, value) for value in exc.values)
         if mine is not None and theirs is not None:
             remedy += f" ({path}: {theirs}; {first}: {mine})"
+        if _short_texts_choice(exc):
+            remedy += ("; without these options the default model counts a corpus of short texts (1,000 "
+                       "documents or more, median under 500 bytes) with --ngram 2 --min-df 2 and others with "
+                       "words alone: give every part --ngram 1, or every part --ngram 2 --min-df 2")
         return remedy
     if exc.setting != "class_values":
         return "train the parts with the same options"
@@ -112,6 +116,18 @@ def _remedy(exc, kind, path, first):
     if sorted(map(str, mine)) == sorted(map(str, theirs)):
         return "the same class values in another order: list them in the same order in both ARFF headers"
     return "declare the same class values, in the same order, in both ARFF headers"
+
+def _short_texts_choice(exc):
+    """Whether the differing setting of ``exc`` may be the default pipeline's choice for short
+    texts (:data:`textnb.text.defaults.SHORT_TEXT_VECTORIZER`: one part got it, the other not)."""
+    from textnb.text.defaults import SHORT_TEXT_VECTORIZER, VECTORIZER_DEFAULTS
+
+    short = SHORT_TEXT_VECTORIZER.get(exc.setting)
+    if short is None:
+        return False
+    values = [tuple(v) if isinstance(v, (list, tuple)) else v for v in exc.values]
+    return short in values and VECTORIZER_DEFAULTS[exc.setting] in values
+
 
 def _merge_refusal(exc, paths, kind, models, merged, first, i):
     """The one line of ``merged``'s refusal ``exc`` (SettingsDiffer, or ValueError: the models'
