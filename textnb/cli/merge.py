@@ -75,13 +75,14 @@ def _text_refusal(path, kind):
 
 
 
-def _remedy(exc, kind, path, first):
+def _remedy(exc, kind, path, first, discriminative=False):
     """What to do about a :class:`SettingsDiffer` of two ``kind`` models, in the command line's
     words: for an event model DiscriminativeNB chose on each part, or cut points a
     discretisation chose on each part's rows, the options that merge; for the class values an
     ARFF header declares (Weka's order), the same declaration; else the same options, with the
     option each file was trained with when one gives its value (``path``: the file merged into
-    ``first``)."""
+    ``first``), and for ``discriminative`` models (the default model) how the default pipeline
+    counts short texts when the difference may be its choice."""
     if exc.what == CHOSEN_EVENT_MODELS and exc.setting == "event_model":
         return ("the default model (DiscriminativeNB) chooses its event model on each part's documents, and "
                 "textnb train has no option to fix it: train every part with the same --model multinomial, "
@@ -102,7 +103,7 @@ def _remedy(exc, kind, path, first):
         mine, theirs = (option_spelling(exc.setting, value) for value in exc.values)
         if mine is not None and theirs is not None:
             remedy += f" ({path}: {theirs}; {first}: {mine})"
-        if _short_texts_choice(exc):
+        if discriminative and _short_texts_choice(exc):
             remedy += ("; without these options the default model counts a corpus of short texts (1,000 "
                        "documents or more, median under 500 bytes) with --ngram 2 --min-df 2 and others with "
                        "words alone: give every part --ngram 1, or every part --ngram 2 --min-df 2")
@@ -146,7 +147,8 @@ def _merge_refusal(exc, paths, kind, models, merged, first, i):
         return InputError(f"{path}: cannot merge into {into}: {exc}")
     mine, theirs = (short_repr(v) for v in exc.values)  # a setting differs: both files' values, named
     return InputError(f"{path}: cannot merge into {into}: their {exc.what} differ ({exc.setting} is {theirs} in "
-                      f"{path}, {mine} in {into}); {_remedy(exc, kind, path, into)}")
+                      f"{path}, {mine} in {into}); "
+                      f"{_remedy(exc, kind, path, into, getattr(models[first], 'kind', None) == 'DiscriminativeNB')}")
 
 
 def _same_files(paths):
