@@ -71,7 +71,6 @@ def test_serve_answers_the_labels_predict_prints(models, tmp_path, name):
     class by a JSON number or boolean where predict printed ``"0"``, ``"True"``; and ``predict`` of a
     multi-label model trained with ``--label-prefix '#'`` read its lines' '#' words as text (it asked
     for the model's prefix of single-label models only)."""
-    from conftest import watchdog
     import tempfile
 
     model, prefix = models[name]
