@@ -93,6 +93,7 @@ def test_train_and_evaluate_apply_the_same_rule_as_the_library(sms, tmp_path):
     model = tmp_path / "sms.tnb"
     rc, out, err = cli("train", SMS_TSV, "-o", model)
     assert rc == 0, err
+    assert "vocabulary: 14993 terms (words and word bigrams, each in 2 training documents or more)\n" in out
     from textnb import load
 
     trained = load(model)
@@ -103,7 +104,7 @@ def test_train_and_evaluate_apply_the_same_rule_as_the_library(sms, tmp_path):
     rc, out, err = cli("inspect", model)
     assert rc == 0 and "terms (words and word bigrams, each in 2 training documents or more)" in out, err
     rc, out, err = cli("train", SMS_TSV, "--ngram", "1", "-o", tmp_path / "words.tnb")
-    assert rc == 0, err
+    assert rc == 0 and "vocabulary: 8713 terms\n" in out, err
     assert load(tmp_path / "words.tnb").vectorizer_.ngram_range == (1, 1)
     # evaluate: the default's report is that of the bigram options given explicitly
     reports = []

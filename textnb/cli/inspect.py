@@ -4,7 +4,7 @@ import sys
 
 from textnb.cli.argtypes import file_name
 from textnb.cli.options import add_model_command, multilabel_model, refuse_spam_model, top
-from textnb.cli.output import a_kind, counted, dumps
+from textnb.cli.output import a_kind, counted, dumps, terms_kind
 from textnb.core.errors import InputError
 from textnb.core.labels import label_names
 from textnb.core.model_io import picture_target
@@ -77,7 +77,7 @@ def run(args, out, err):
     for c, n in zip(info["classes"], info["class_count"]):
         print(f"  {c}: {counted(float(n), 'document')}", file=out)
     selected = f" ({info['selected_terms']} selected for the model)" if "selected_terms" in info else ""
-    print(f"vocabulary: {info['vocabulary_size']} terms{_terms_kind(info.get('tokenizer') or {})}{selected}", file=out)
+    print(f"vocabulary: {info['vocabulary_size']} terms{terms_kind(info.get('tokenizer') or {})}{selected}", file=out)
     if not any(info["informative_terms"].values()):  # (a lazy model: a naive Bayes per document classified)
         print(f"most informative terms: none ({info['model']} holds no weights of its own)", file=out)
     else:
@@ -284,16 +284,3 @@ def _threshold_text(t):
         return "-inf (every document passes it)"
     return f"{t:g}" if abs(t) >= 1e6 else f"{t:.4f}"
 
-
-def _terms_kind(tokenizer):
-    """What the terms are when not words alone, or cut by a document frequency, in words:
-    `` (words and word bigrams, each in 2 training documents or more)``; '' otherwise."""
-    low, high = tuple(tokenizer.get("ngram_range") or (1, 1))
-    parts = []
-    if (low, high) != (1, 1):
-        grams = {2: "bigrams", 3: "trigrams"}.get(high, f"{high}-grams")
-        parts.append(f"words and word {grams}" if low == 1 else f"word {low}- to {high}-grams")
-    min_df = tokenizer.get("min_df", 1)
-    if isinstance(min_df, int) and not isinstance(min_df, bool) and min_df > 1:
-        parts.append(f"each in {min_df} training documents or more")
-    return f" ({', '.join(parts)})" if parts else ""

@@ -193,3 +193,22 @@ def proba_text(p):
         digits += 1
         text = f"{p:.{digits}g}"
     return text
+
+
+def terms_kind(tokenizer):
+    """What a vectorizer's terms are (``tokenizer``: its parameters) when not words alone, or
+    cut by a document frequency, in words: `` (words and word bigrams, each in 2 training
+    documents or more)``; '' otherwise (``textnb train``'s and ``textnb inspect``'s
+    vocabulary line)."""
+    low, high = tuple(tokenizer.get("ngram_range") or (1, 1))
+    parts = []
+    if (low, high) == (1, 2):
+        parts.append("words and word bigrams")
+    elif (low, high) != (1, 1):
+        parts.append(f"word n-grams of {low} to {high} words" if low != high else f"word {low}-grams")
+    min_df = tokenizer.get("min_df", 1)
+    if isinstance(min_df, int) and not isinstance(min_df, bool) and min_df > 1:
+        parts.append(f"each in {min_df} training documents or more")
+    elif isinstance(min_df, float) and 0.0 < min_df < 1.0:
+        parts.append(f"each in {min_df:.4g} of the training documents or more")
+    return f" ({', '.join(parts)})" if parts else ""

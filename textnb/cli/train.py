@@ -10,7 +10,7 @@ from textnb.cli.argtypes import file_name
 from textnb.cli.argtypes import scheduler as scheduler_address
 from textnb.cli.options import (add_model_and_input_options, input_options, model_options, naming_the_corpus, read_path,
                                 refuse_stdin_twice, scheduler, seed, structure_errors, warn_multilabel)
-from textnb.cli.output import counted, print_summary, skipped_line
+from textnb.cli.output import counted, print_summary, skipped_line, terms_kind
 from textnb.cli.progress import Progress
 from textnb.core.errors import InputError, StructureError, input_name
 from textnb.core.wrapping import fit_weighted
@@ -115,6 +115,7 @@ def run(args, out, err):
                     n_jobs=args.jobs, max_bytes=args.max_bytes, progress=bar, client=client,
                     short_texts=not vectorizer)  # (no vectorizer option: the default pipeline's choice)
                 n_terms = len(fitted.state["vectorizer_"].state["terms_offsets"]) - 1
+                tokenizer = fitted.state["vectorizer_"].params
                 name = _model_name(model, steps)
             elif lazy is not None:  # lazy rules fitted by their kernel: no scikit-learn either
                 from textnb.semi_naive.lbr_text_io import train_lazy_text_model
@@ -124,12 +125,14 @@ def run(args, out, err):
                     corpus.documents, corpus.labels, vectorizer=vectorizer, model=params, adjust=adjust,
                     n_jobs=args.jobs, max_bytes=args.max_bytes, progress=bar, client=client)
                 n_terms = len(fitted.state["vectorizer_"].state["terms_offsets"]) - 1
+                tokenizer = fitted.state["vectorizer_"].params
                 node = fitted.state["model_"]
                 name = node.kind if adjust is None else f"{node.kind}({node.state['estimator_'].kind})"
             else:
                 fitted = make_text_classifier(opts)
                 fitted.fit(corpus.documents, corpus.labels, progress=bar, client=client)
                 skipped, n_terms = fitted.skipped_, len(fitted.vectorizer_.vocabulary_)
+                tokenizer = fitted.vectorizer_.get_params()
                 name = model_name(fitted.model_)
     finally:
         bar.close()
@@ -157,7 +160,7 @@ def run(args, out, err):
                f"skipped {counted(len(corpus.skipped), 'symbolic-link loop')} (first: {corpus.skipped[0]})"
                if corpus.skipped else None,
                unlabeled_line(corpus.unlabeled) if corpus.unlabeled else None,
-               f"vocabulary: {counted(summary['vocabulary_size'], 'term')}"]
+               f"vocabulary: {counted(summary['vocabulary_size'], 'term')}{terms_kind(tokenizer)}"]
     return print_summary(summary, args.json, out, read=f"{summary['documents']} documents", details=details, name=name,
                          seconds=seconds)
 
