@@ -21,7 +21,7 @@ from textnb.core.workers import connect, map_ordered
 from textnb.naive_bayes.discriminative import DiscriminativeNB
 from textnb.text.classifier import _per_class, _row_budget
 from textnb.text.counting import count_shard
-from textnb.text.training import Accumulator, document_size_of, short_text_params, spread
+from textnb.text.training import Accumulator, short_text_params, spread
 from textnb.text.vectorizer import Vectorizer
 
 __all__ = ["connect", "map_ordered", "fit_bag"]
@@ -44,9 +44,11 @@ def _count_partition(pairs, classes, analyzer, max_bytes, rows=False):
 def _default_params(bag, max_bytes):
     """:func:`textnb.text.training.default_vectorizer`'s parameters for the bag's documents,
     as for an iterator: the sizes of its first documents, worked out where they live."""
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES, document_size
     from textnb.text.defaults import SHORT_TEXT_DOCUMENTS
 
-    sizes = bag.pluck(0).map(document_size_of, max_bytes).take(SHORT_TEXT_DOCUMENTS, npartitions=-1, warn=False)
+    cap = MAX_DOCUMENT_BYTES if max_bytes is None else max_bytes
+    sizes = bag.pluck(0).map(document_size, cap).take(SHORT_TEXT_DOCUMENTS, npartitions=-1, warn=False)
     return short_text_params([sizes[i] for i in spread(len(sizes))], len(sizes))
 
 

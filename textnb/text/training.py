@@ -40,7 +40,7 @@ from textnb.text.counting import count_parts, count_shard, read_items, sized_ite
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
 from textnb.text.tokenize import Analyzer, analyzer_from_params, count_batch, decodes_bytes, encode_terms
 
-__all__ = ["Accumulator", "FoldVocabularies", "PER_CLASS", "RowFoldCounts", "batches", "check_vocabulary_params", "count_documents", "default_vectorizer", "document_size_of", "finish_counts",
+__all__ = ["Accumulator", "FoldVocabularies", "PER_CLASS", "RowFoldCounts", "batches", "check_vocabulary_params", "count_documents", "default_vectorizer", "finish_counts",
            "fit_model", "fold_vocabularies", "takes_fold_counts_spec", "with_choices",
            "learn_counts", "min_parallel", "prune_mask", "select_columns", "select_vocabulary", "short_text_params", "spread", "text_classifier_node", "vectorizer_prunes",
            "train_text_model"]
@@ -706,18 +706,20 @@ def default_vectorizer(docs, max_bytes=None):
     """
     from textnb.text.defaults import SHORT_TEXT_DOCUMENTS
 
-    cap = max_bytes
+    from textnb.io.corpus import document_size
+
+    if isinstance(docs, (str, bytes)) or (hasattr(docs, "__len__") and len(docs) < SHORT_TEXT_DOCUMENTS):
+        return {}, docs  # (one document, refused by the caller; or too few: nothing looked at, nothing read)
     try:
         n = len(docs)
         sample = [docs[i] for i in spread(n)]
     except (TypeError, AttributeError, LookupError, ValueError):  # (an iterator; a mapping, a Series by labels)
-        if isinstance(docs, (str, bytes)):  # (one document: refused by the caller)
-            return {}, docs
         docs = iter(docs)
         head = list(islice(docs, SHORT_TEXT_DOCUMENTS))
         n = len(head)
         sample, docs = [head[i] for i in spread(n)], chain(head, docs)
-    return short_text_params([document_size_of(doc, cap) for doc in sample], n), docs
+    cap = MAX_DOCUMENT_BYTES if max_bytes is None else max_bytes
+    return short_text_params([document_size(doc, cap) for doc in sample], n), docs
 
 
 def spread(n):
@@ -726,25 +728,12 @@ def spread(n):
     return [i * n // k for i in range(k)]
 
 
-def document_size_of(doc, cap):
-    """What :func:`default_vectorizer` reads of a document's size: a text's length, a
-    file's (``os.stat``), at most ``cap``; 0 when unknown (a file that cannot be stat'ed,
-    an empty one, anything else)."""
-    cap = MAX_DOCUMENT_BYTES if cap is None else cap
-    if isinstance(doc, (str, bytes, bytearray)):
-        return min(len(doc), cap)
-    if isinstance(doc, PurePath):
-        from textnb.io.corpus import document_size
-
-        return document_size(doc, cap)
-    return 0
-
-
 def short_text_params(sizes, n):
     """The rule of :func:`default_vectorizer`: :data:`~textnb.text.defaults.SHORT_TEXT_VECTORIZER`
     when the ``n`` training documents are at least
     :data:`~textnb.text.defaults.SHORT_TEXT_DOCUMENTS` and the median of the known ``sizes``
-    (0: unknown) of those spread over them is under :data:`~textnb.text.defaults.SHORT_TEXT_BYTES`,
+    (:func:`textnb.io.corpus.document_size`; 0: unknown, a file that cannot be stat'ed or an
+    empty one) of those spread over them is under :data:`~textnb.text.defaults.SHORT_TEXT_BYTES`,
     half of them known at least; else ``{}``."""
     from textnb.text.defaults import SHORT_TEXT_BYTES, SHORT_TEXT_DOCUMENTS, SHORT_TEXT_VECTORIZER
 
