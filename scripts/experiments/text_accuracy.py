@@ -474,8 +474,8 @@ def write_report(path, png, factories, results, sizes, choices, seconds):
         "the best accuracy of a column in bold. **textnb default** is `TextClassifier()`'s model and "
         "`textnb train`'s without model options, `DiscriminativeNB()` (`textnb/naive_bayes/discriminative.py`, "
         "`textnb/core/dfe.py`): naive Bayes whose sums are discriminative frequency estimates (Su et al. "
-        "2008: two passes that add each training document again with weight 4.5 (1 - P(its class | "
-        "document))), on one of two event models chosen by a 5-fold cross-validation inside the training "
+        "2008: two passes that add each training document again with weight 13.5 (1 - P(its class | "
+        "document)) where the training part's median document has 50 distinct terms or more, else 4.5), on one of two event models chosen by a 5-fold cross-validation inside the training "
         "part (on a sample of at most 200,000 document-term cells): Rennie et al. 2003's transformed "
         "complement NB (log(1 + tf), L2 length normalisation; alpha 1) or Bernoulli NB (alpha 0.1), "
         "over the words, or, for a training part of short texts (at least 1,000 documents whose median is "
@@ -541,8 +541,8 @@ def write_report(path, png, factories, results, sizes, choices, seconds):
                      "part: " + "; ".join(misses) + ".")
     lines += ["", "## Notes", "",
               "- How the default was found: `docs/text_defaults.md` (research of the previous session, "
-              "`scripts/experiments/defaults_search.py`). Its fixed settings -- two passes, weight 4.5, "
-              "alpha 1 (complement) and 0.1 (Bernoulli), the two candidate event models -- are one "
+              "`scripts/experiments/defaults_search.py`). Its fixed settings -- two passes, weight 4.5 "
+              "(13.5 for long documents since session 34), alpha 1 (complement) and 0.1 (Bernoulli), the two candidate event models -- are one "
               "setting for every corpus, chosen on the results over all eight corpora (as any library "
               "default is); the one choice that differs between corpora, the event model, is made by "
               "cross-validation inside each training part. The earlier research run, where alpha and "

@@ -74,8 +74,11 @@ def test_with_choices_fixes_what_the_model_chose_and_walks_the_wrappers():
     dnb = DiscriminativeNB().fit(X, y)
     fixed = with_choices(dnb)
     assert fixed.get_params()["event_model"] == dnb.event_model_ and fixed.alpha == dnb.alpha_
+    assert fixed.step == dnb.step_ == 4.5  # (the pass weight "auto" gave these short documents)
     assert not hasattr(fixed, "classes_")  # (unfitted)
-    assert with_choices(DiscriminativeNB(event_model="bernoulli").fit(X, y)) is None  # (chose nothing)
+    assert with_choices(DiscriminativeNB(event_model="bernoulli", step=4.5).fit(X, y)) is None  # (chose nothing)
+    only_step = with_choices(DiscriminativeNB(event_model="bernoulli").fit(X, y))  # (chose its pass weight)
+    assert only_step.get_params()["event_model"] == "bernoulli" and only_step.step == 4.5
     assert with_choices(MultinomialNB().fit(X, y)) is None
     search = SmoothingCV(cv=3).fit(X, y)
     fixed = with_choices(search)

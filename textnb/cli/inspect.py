@@ -68,6 +68,10 @@ def run(args, out, err):
         print(f"event model: {info['event_model']} (alpha {info['alpha']:g}; "
               f"{'chosen by cross-validation' if info['params'].get('event_model') == 'auto' else 'given'})",
               file=out)
+    if "step" in info:
+        how = ("chosen: 13.5 for the Bernoulli model on long documents, else 4.5"
+               if info["params"].get("step") == "auto" else "given")
+        print(f"pass weight: {info['step']:g} ({how})", file=out)
     _print_calibration(info, out)
     if "calibration_scale" in info:
         inside = "; the model inside, before calibration" if "calibration" in info else ""

@@ -66,8 +66,14 @@ class DiscriminativeNB(_BaseCountNB):
         Additive smoothing; None means 1.0 for complement and 0.1 for Bernoulli.
     passes : int, default=2
         Frequency-estimate passes (0: the plain naive Bayes of the event model).
-    step : float, default=4.5
-        Weight of a misclassified document in a pass (``η`` above).
+    step : float or "auto", default="auto"
+        Weight of a misclassified document in a pass (``η`` above). ``"auto"``: 13.5 for
+        the Bernoulli event model when the median document the passes run over has at
+        least 50 distinct terms (long texts: mail, news, abstracts), else 4.5 (short texts,
+        and the complement model); the event-model race trains each model with its own;
+        decided on the first ``fit`` / ``partial_fit`` batch and kept (``step_``;
+        :func:`textnb.core.dfe.pass_step`, measured in ``docs/text_accuracy.md``,
+        "Session 34").
     cv : int, cross-validation splitter, iterable of (train, test) or None, default=5
         Folds of the ``"auto"`` choice and of the calibration: what scikit-learn's
         ``check_cv`` accepts. An int (2 to 100; None means 5): the documents are dealt
@@ -126,6 +132,8 @@ class DiscriminativeNB(_BaseCountNB):
         ``"complement"`` or ``"bernoulli"``.
     alpha_ : float
         The smoothing used.
+    step_ : float
+        The pass weight used (``step``, or what ``"auto"`` gave).
     scale_ : float
         The calibration scale (absent with ``calibration=None``, or when fewer than 50
         documents were learned: :data:`textnb.core.dfe.MIN_CALIBRATION_DOCUMENTS`).
@@ -203,7 +211,7 @@ class DiscriminativeNB(_BaseCountNB):
         return self._fit(X, y, sample_weight, groups=groups)
 
     def _reset(self):
-        for name in ("event_model_", "alpha_", "class_documents_", "scale_"):
+        for name in ("event_model_", "alpha_", "step_", "class_documents_", "scale_"):
             self.__dict__.pop(name, None)
 
     def _learn(self, X, y_index, sample_weight, groups=None):
@@ -237,10 +245,11 @@ class DiscriminativeNB(_BaseCountNB):
         params = self.get_params()
         if not calibrate:
             params["calibration"] = None
-        self.event_model_, self.alpha_, self.feature_count_, self.class_count_, documents, scale = dfe.fit_rows(
-            self.feature_count_, self.class_count_, X, y_index, weights, params=params,
-            family=getattr(self, "event_model_", None), alpha=getattr(self, "alpha_", None), dropped=dropped,
-            splits=splits, contribution=contribution, groups=groups)
+        (self.event_model_, self.alpha_, self.step_, self.feature_count_, self.class_count_, documents,
+         scale) = dfe.fit_rows(self.feature_count_, self.class_count_, X, y_index, weights, params=params,
+                               family=getattr(self, "event_model_", None), alpha=getattr(self, "alpha_", None),
+                               step=getattr(self, "step_", None), dropped=dropped, splits=splits,
+                               contribution=contribution, groups=groups)
         self.class_documents_ = getattr(self, "class_documents_", 0.0) + documents
         if self.calibration is None:
             self.__dict__.pop("scale_", None)
@@ -290,8 +299,8 @@ class DiscriminativeNB(_BaseCountNB):
         self._begin(self.classes_, X.shape[1])
         self._check_stream_cv()
         check_params(self)
-        (self.event_model_, self.alpha_, self.feature_count_, self.class_count_, self.class_documents_, scale,
-         log_proba) = dfe.fit_out_of_fold(_canonical(X), y_index, len(self.classes_), fold, document,
+        (self.event_model_, self.alpha_, self.step_, self.feature_count_, self.class_count_, self.class_documents_,
+         scale, log_proba) = dfe.fit_out_of_fold(_canonical(X), y_index, len(self.classes_), fold, document,
                                           params=self.get_params())
         if scale is not None:
             self.scale_ = scale

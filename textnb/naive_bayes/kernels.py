@@ -364,7 +364,7 @@ class DiscriminativeKernel(CountKernel):
     and calibration scale."""
 
     kind = "DiscriminativeNB"
-    defaults = MappingProxyType({"event_model": "auto", "alpha": None, "passes": 2, "step": 4.5, "cv": 5,
+    defaults = MappingProxyType({"event_model": "auto", "alpha": None, "passes": 2, "step": "auto", "cv": 5,
                                  "select_nnz": 200_000, "max_nnz": 3_000_000, "random_state": 0, "n_jobs": None,
                                  "calibration": "temperature"})
     param_schema = dfe.PARAM_SCHEMA
@@ -378,9 +378,10 @@ class DiscriminativeKernel(CountKernel):
         "feature_count_": Counts(("n_classes", "n_features")),
         "feature_names_in_": FEATURE_NAMES,
         "scale_": MayBeAbsent(Float(*dfe.SCALE_RANGE)),  # absent in files of uncalibrated models
+        "step_": MayBeAbsent(Float(0.0, 1e6)),  # absent in files written before 2026-12-06 (the step parameter)
     }
-    state_fields = CountKernel.state_fields + ("event_model_", "alpha_", "class_documents_", "scale_")
-    scalar_fields = ("alpha_", "scale_")
+    state_fields = CountKernel.state_fields + ("event_model_", "alpha_", "class_documents_", "scale_", "step_")
+    scalar_fields = ("alpha_", "scale_", "step_")
     execution_params = ("n_jobs",)
     #: every parameter says how the event model and smoothing are chosen; a merge compares
     #: the choices made (``event_model_``, ``alpha_``) instead, as it always has
@@ -396,10 +397,14 @@ class DiscriminativeKernel(CountKernel):
     def chosen_params(self, params, state):
         """:meth:`CountKernel.chosen_params`: with ``event_model="auto"``, the event model
         and smoothing the model chose (``event_model_``, ``alpha_``: a given ``alpha`` is
-        its own ``alpha_``); None with a given event model."""
-        if params["event_model"] != "auto":
-            return None
-        return {**params, "event_model": str(state["event_model_"]), "alpha": float(state["alpha_"])}
+        its own ``alpha_``), with ``step="auto"`` the pass weight (``step_``); None when it
+        chose neither."""
+        chosen = {}
+        if params["event_model"] == "auto":
+            chosen.update(event_model=str(state["event_model_"]), alpha=float(state["alpha_"]))
+        if isinstance(params["step"], str) and "step_" in state:
+            chosen["step"] = float(state["step_"])
+        return {**params, **chosen} if chosen else None
 
     def estimate(self, params, state):
         """``coef_`` and ``intercept_``: :func:`textnb.core.dfe.model_weights` of the counts."""
@@ -419,20 +424,22 @@ class DiscriminativeKernel(CountKernel):
         n_classes = len(classes)
         weights = np.ones(X.shape[0]) if weights is None else weights
         X = dfe.canonical(X)
-        family, alpha, fc, cc, documents, scale = dfe.fit_rows(np.zeros((n_classes, X.shape[1])),
-                                                               np.zeros(n_classes), X, y_index, weights,
-                                                               params=params, dropped=dropped, groups=groups)
+        family, alpha, step, fc, cc, documents, scale = dfe.fit_rows(np.zeros((n_classes, X.shape[1])),
+                                                                     np.zeros(n_classes), X, y_index, weights,
+                                                                     params=params, dropped=dropped, groups=groups)
         return self.to_state({"classes_": np.asarray(classes), "n_features_in_": X.shape[1], "class_count_": cc,
                               "feature_count_": fc, "event_model_": family, "alpha_": alpha,
-                              "class_documents_": documents, "scale_": scale})
+                              "class_documents_": documents, "scale_": scale, "step_": step})
 
     @staticmethod
     def check_same_choices(a, b):
-        """Refuse to merge the state ``b`` into ``a`` when their event model or smoothing,
-        chosen on each part's documents (``event_model="auto"``, ``alpha=None``), differ:
+        """Refuse to merge the state ``b`` into ``a`` when their event model, smoothing or
+        pass weight, chosen on each part's documents (``event_model="auto"``, ``alpha=None``,
+        ``step="auto"``), differ:
         :class:`~textnb.core.errors.SettingsDiffer` of ``what``
-        :data:`~textnb.core.errors.CHOSEN_EVENT_MODELS` naming ``event_model`` or ``alpha``
-        (the one check of ``DiscriminativeNB.merge`` and of ``textnb merge``'s
+        :data:`~textnb.core.errors.CHOSEN_EVENT_MODELS` naming ``event_model``, ``alpha`` or
+        ``step`` (the pass weight, ``step="auto"``: :func:`textnb.core.dfe.pass_step`; a file
+        written before it was recorded is not compared) (the one check of ``DiscriminativeNB.merge`` and of ``textnb merge``'s
         :func:`~textnb.text.nodes.merge_count_models`)."""
         if b["event_model_"] != a["event_model_"]:
             raise SettingsDiffer(CHOSEN_EVENT_MODELS, "event_model", str(a["event_model_"]), str(b["event_model_"]),
@@ -441,6 +448,10 @@ class DiscriminativeKernel(CountKernel):
         if float(b["alpha_"]) != float(a["alpha_"]):
             raise SettingsDiffer(CHOSEN_EVENT_MODELS, "alpha", float(a["alpha_"]), float(b["alpha_"]),
                                  remedy="fit both parts with the same alpha")
+        if "step_" in a and "step_" in b and float(b["step_"]) != float(a["step_"]):
+            raise SettingsDiffer(CHOSEN_EVENT_MODELS, "step", float(a["step_"]), float(b["step_"]),
+                                 remedy="step='auto' weighed the passes by each part's document length: fit both "
+                                        "parts with the same explicit step (e.g. step=4.5)")
 
     def merge_states(self, a, b, columns=None, n_features=None):
         """:meth:`CountKernel.merge_states`, with the documents per class added and the

@@ -1,0 +1,165 @@
+"""DiscriminativeNB's pass weight ``step="auto"`` (:func:`textnb.core.dfe.pass_step`): 13.5
+for the Bernoulli event model over long documents (a median of 50 distinct terms or more),
+4.5 for short ones and for the complement model, decided on
+the documents the passes run over, kept by ``partial_fit``, the same on every training path,
+recorded in model files, and refused in a merge of parts that were weighed differently."""
+
+import json
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from textnb import TextClassifier, Vectorizer, load
+from textnb.core import dfe
+from textnb.core.errors import SettingsDiffer
+from textnb.core.model_io import save
+from textnb.naive_bayes.discriminative import DiscriminativeNB
+from textnb.text.training import train_text_model
+from conftest import cli
+
+
+def long_documents(sms, per=12):
+    """The bundled SMS collection's messages of one label joined ``per`` at a time: about
+    120 distinct words a document (each message about 12)."""
+    docs, y = sms
+    out, labels = [], []
+    for label in np.unique(y):
+        mine = [d for d, lab in zip(docs, y) if lab == label]
+        for i in range(0, len(mine) - per + 1, per):
+            out.append("\n".join(mine[i:i + per]))
+            labels.append(label)
+    order = np.random.default_rng(0).permutation(len(out))
+    return [out[i] for i in order], np.asarray(labels)[order]
+
+
+def test_the_rule():
+    long, short = np.array([49, 50, 51]), np.array([10, 49, 200])
+    assert dfe.pass_step("auto", long, "bernoulli") == dfe.LONG_DOCUMENT_STEP == 13.5
+    assert dfe.pass_step("auto", long, "complement") == dfe.STEP == 4.5
+    assert dfe.pass_step("auto", short, "bernoulli") == 4.5
+    assert dfe.pass_step("auto", np.array([], dtype=int), "bernoulli") == 4.5  # (no document: the short weight)
+    assert dfe.pass_steps("auto", long) == {"complement": 4.5, "bernoulli": 13.5}
+    assert dfe.pass_step(9, long, "complement") == 9.0 and dfe.pass_step(0.0, short, "bernoulli") == 0.0
+    with pytest.raises(ValueError, match="step"):
+        DiscriminativeNB(step="large").fit([[1, 0], [0, 1]] * 5, [0, 1] * 5)
+
+
+def test_long_documents_get_the_larger_weight_under_the_bernoulli_model_only(sms):
+    docs, y = long_documents(sms)
+    X = Vectorizer().fit_transform(docs)
+    assert np.median(np.diff(X.tocsr().indptr)) >= 50
+    auto = DiscriminativeNB(event_model="bernoulli").fit(X, y)
+    assert auto.step_ == 13.5 and auto.get_params()["step"] == "auto"
+    fixed = DiscriminativeNB(event_model="bernoulli", step=13.5).fit(X, y)
+    assert fixed.step_ == 13.5 and np.array_equal(auto.coef_, fixed.coef_)
+    assert DiscriminativeNB(event_model="complement").fit(X, y).step_ == 4.5
+    chosen = DiscriminativeNB().fit(X, y)  # (the race trains each event model with its own weight)
+    assert chosen.step_ == (13.5 if chosen.event_model_ == "bernoulli" else 4.5)
+    short, labels = sms
+    Xs = Vectorizer().fit_transform(short[:2000])
+    model = DiscriminativeNB(event_model="bernoulli").fit(Xs, labels[:2000])
+    assert model.step_ == 4.5
+    assert np.array_equal(model.coef_, DiscriminativeNB(event_model="bernoulli", step=4.5).fit(
+        Xs, labels[:2000]).coef_)
+
+
+def test_partial_fit_keeps_the_first_batch_s_weight(sms):
+    docs, y = long_documents(sms)
+    short, labels = sms
+    vec = Vectorizer().fit(docs + short[:600])
+    A, B = vec.transform(docs), vec.transform(short[:600])
+    classes = np.unique(labels)
+    bernoulli = {"event_model": "bernoulli"}
+    grown = DiscriminativeNB(**bernoulli).partial_fit(A, y, classes=classes).partial_fit(B, labels[:600])
+    fixed = DiscriminativeNB(**bernoulli, step=13.5).partial_fit(A, y, classes=classes).partial_fit(B, labels[:600])
+    assert grown.step_ == 13.5 and np.array_equal(grown.feature_count_, fixed.feature_count_)
+    other = DiscriminativeNB(**bernoulli).partial_fit(B, labels[:600], classes=classes).partial_fit(A, y)
+    assert other.step_ == 4.5
+
+
+def test_every_training_path_weighs_alike_and_the_file_records_it(sms, tmp_path):
+    docs, y = long_documents(sms)
+    clf = TextClassifier(model=DiscriminativeNB(event_model="bernoulli")).fit(docs, y)
+    assert clf.vectorizer_.ngram_range == (1, 1) and clf.model_.step_ == 13.5  # (fewer than 1,000: words)
+    est = DiscriminativeNB(event_model="bernoulli").fit(Vectorizer().fit(docs).transform(docs), y)
+    assert np.array_equal(clf.model_.feature_count_, est.feature_count_)
+    clf.save(tmp_path / "a.tnb")
+    root, _ = train_text_model(docs, y, model=("DiscriminativeNB", {"event_model": "bernoulli"}),
+                               given_vectorizer=False)
+    save(root, tmp_path / "b.tnb")
+    assert (tmp_path / "a.tnb").read_bytes() == (tmp_path / "b.tnb").read_bytes()
+    loaded = load(tmp_path / "a.tnb")
+    assert loaded.model_.step_ == 13.5 and loaded.model_.get_params()["step"] == "auto"
+    # a fold model of a wrapper gets the choices made, the weight among them
+    chosen = loaded.model_._kernel.chosen_params(loaded.model_.get_params(), vars(loaded.model_))
+    assert chosen["step"] == 13.5 and chosen["event_model"] == "bernoulli"
+
+
+def test_a_merge_of_parts_weighed_differently_is_refused(sms, tmp_path):
+    docs, y = long_documents(sms)
+    short, labels = sms
+    vec = Vectorizer().fit(docs + short[:1000])
+    a = DiscriminativeNB(event_model="bernoulli").fit(vec.transform(docs), y)
+    b = DiscriminativeNB(event_model="bernoulli").fit(vec.transform(short[:1000]), labels[:1000])
+    assert (a.step_, b.step_) == (13.5, 4.5)
+    with pytest.raises(SettingsDiffer, match="\\(step: 13.5 in this model, 4.5 in the other\\); .*the same explicit "
+                                             "step") as info:
+        a.merge(b)
+    assert info.value.values == (13.5, 4.5)
+    # the command line: textnb inspect says the weight; textnb merge refuses in one line, says what
+    # to do, writes nothing (parts of one explicit event model)
+    (tmp_path / "long").mkdir()
+    for i, (text, tag) in enumerate(zip(docs, y)):
+        (tmp_path / "long" / tag).mkdir(exist_ok=True)
+        (tmp_path / "long" / tag / f"{i}.txt").write_text(text, encoding="utf-8")
+    rc, _, err = cli("train", tmp_path / "long", "-o", tmp_path / "long.tnb")
+    assert rc == 0, err
+    rc, out, err = cli("inspect", tmp_path / "long.tnb")
+    info = json.loads(cli("inspect", tmp_path / "long.tnb", "--json")[1])
+    weight = 13.5 if info["event_model"] == "bernoulli" else 4.5
+    assert rc == 0 and info["step"] == weight
+    assert f"pass weight: {weight:g} (chosen: 13.5 for the Bernoulli model on long documents, else 4.5)" in out
+    for name, texts, tags in (("a", docs, y), ("b", short[:1000], labels[:1000])):
+        model = DiscriminativeNB(event_model="bernoulli")
+        TextClassifier(vectorizer=Vectorizer(), model=model).fit(texts, tags).save(tmp_path / f"{name}.tnb")
+    rc, out, err = cli("merge", tmp_path / "a.tnb", tmp_path / "b.tnb", "-o", tmp_path / "ab.tnb")
+    assert rc == 1 and len(err.strip().splitlines()) == 1 and not (tmp_path / "ab.tnb").exists(), err
+    assert "(step is 4.5 in" in err and "weighs its passes by each part's document length" in err, err
+
+
+@pytest.mark.slow
+def test_long_mail_gains_from_the_larger_weight(shared_corpora):
+    """CSDMC2010 (long mail, 4,327 messages): on a seeded half / half split the default
+    (step 13.5 chosen) makes fewer errors than the weight of short texts (4.5)."""
+    from textnb import open_corpus
+    from textnb.io.corpus import read_document
+
+    corpus = open_corpus(shared_corpora("csdmc2010_spam"))
+    docs = [read_document(p) for p in corpus.documents]
+    keep = [i for i, d in enumerate(docs) if d is not None]
+    docs, y = [docs[i] for i in keep], np.asarray(corpus.labels)[keep]
+    order = np.random.default_rng(0).permutation(len(docs))
+    train, test = order[: len(docs) // 2], order[len(docs) // 2:]
+    vec = Vectorizer().fit([docs[i] for i in train])
+    Xtr, Xte = vec.transform([docs[i] for i in train]), vec.transform([docs[i] for i in test])
+    auto = DiscriminativeNB().fit(Xtr, y[train])
+    short = DiscriminativeNB(step=4.5).fit(Xtr, y[train])
+    assert auto.step_ == 13.5
+    errors = [int(np.sum(m.predict(Xte) != y[test])) for m in (auto, short)]
+    assert errors[0] < errors[1], errors
+
+
+def test_a_model_file_without_the_weight_still_loads_and_learns(sms, tmp_path):
+    """Files written before the weight was recorded hold a number as ``step`` and no
+    ``step_``: they load, score, and ``partial_fit`` goes on with that number."""
+    short, labels = sms
+    vec = Vectorizer().fit(short[:800])
+    X = sp.csr_matrix(vec.transform(short[:800]))
+    old = DiscriminativeNB(step=4.5).fit(X[:400], labels[:400])
+    del old.step_  # (as a file of before: the kernel writes what the model has)
+    old.save(tmp_path / "old.tnb")
+    back = load(tmp_path / "old.tnb")
+    assert not hasattr(back, "step_") and np.array_equal(back.coef_, old.coef_)
+    back.partial_fit(X[400:], labels[400:800])
+    assert back.step_ == 4.5
