@@ -103,8 +103,8 @@ def test_a_merge_of_parts_weighed_differently_is_refused(sms, tmp_path):
     a = DiscriminativeNB(event_model="bernoulli").fit(vec.transform(docs), y)
     b = DiscriminativeNB(event_model="bernoulli").fit(vec.transform(short[:1000]), labels[:1000])
     assert (a.step_, b.step_) == (13.5, 4.5)
-    with pytest.raises(SettingsDiffer, match="\\(step: 13.5 in this model, 4.5 in the other\\); .*the same explicit "
-                                             "step") as info:
+    with pytest.raises(SettingsDiffer, match="chosen pass weights differ \\(step: 13.5 in this model, 4.5 in the "
+                                             "other\\); .*the same explicit step") as info:
         a.merge(b)
     assert info.value.values == (13.5, 4.5)
     # the command line: textnb inspect says the weight; textnb merge refuses in one line, says what
@@ -125,7 +125,7 @@ def test_a_merge_of_parts_weighed_differently_is_refused(sms, tmp_path):
         TextClassifier(vectorizer=Vectorizer(), model=model).fit(texts, tags).save(tmp_path / f"{name}.tnb")
     rc, out, err = cli("merge", tmp_path / "a.tnb", tmp_path / "b.tnb", "-o", tmp_path / "ab.tnb")
     assert rc == 1 and len(err.strip().splitlines()) == 1 and not (tmp_path / "ab.tnb").exists(), err
-    assert "(step is 4.5 in" in err and "weighs its passes by each part's document length" in err, err
+    assert "their chosen pass weights differ (step is 4.5 in" in err and "weighs its passes by each part's document length" in err, err
 
 
 @pytest.mark.slow

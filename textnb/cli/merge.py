@@ -5,7 +5,7 @@ import sys
 from textnb.cli.argtypes import file_name
 from textnb.cli.options import multilabel_model
 from textnb.cli.output import a_kind
-from textnb.core.errors import CHOSEN_EVENT_MODELS, CUT_POINTS, InputError, SettingsDiffer, short_repr
+from textnb.core.errors import CHOSEN_EVENT_MODELS, CHOSEN_PASS_WEIGHTS, CUT_POINTS, InputError, SettingsDiffer, short_repr
 from textnb.core.labels import label_names
 from textnb.core.registry import kind_of
 from textnb.core.wrapping import find, merge_refusal, merges_exactly
@@ -87,7 +87,7 @@ def _remedy(exc, kind, path, first, discriminative=False):
         return ("the default model (DiscriminativeNB) chooses its event model on each part's documents, and "
                 "textnb train has no option to fix it: train every part with the same --model multinomial, "
                 "bernoulli or complement (count models, which merge exactly), or train on the whole corpus")
-    if exc.what == CHOSEN_EVENT_MODELS and exc.setting == "step":
+    if exc.what == CHOSEN_PASS_WEIGHTS:
         return ("the default model (DiscriminativeNB) weighs its passes by each part's document length (13.5 "
                 "for the Bernoulli model where the median document has 50 distinct terms or more, else 4.5), and "
                 "textnb train has no "

@@ -35,7 +35,7 @@ from typing import NamedTuple
 import numpy as np
 
 from textnb.core import dfe
-from textnb.core.errors import CHOSEN_EVENT_MODELS, ModelFileError, SettingsDiffer
+from textnb.core.errors import CHOSEN_EVENT_MODELS, CHOSEN_PASS_WEIGHTS, ModelFileError, SettingsDiffer
 from textnb.core.logspace import no_evidence, prior_where_empty
 from textnb.core.model_io import ModelNode, instantiate, save
 from textnb.core.estimates import (ALPHA_FLOOR, bernoulli_log_prob, check_alpha, check_smoothing, class_log_prior,
@@ -437,9 +437,10 @@ class DiscriminativeKernel(CountKernel):
         pass weight, chosen on each part's documents (``event_model="auto"``, ``alpha=None``,
         ``step="auto"``), differ:
         :class:`~textnb.core.errors.SettingsDiffer` of ``what``
-        :data:`~textnb.core.errors.CHOSEN_EVENT_MODELS` naming ``event_model``, ``alpha`` or
-        ``step`` (the pass weight, ``step="auto"``: :func:`textnb.core.dfe.pass_step`; a file
-        written before it was recorded is not compared) (the one check of ``DiscriminativeNB.merge`` and of ``textnb merge``'s
+        :data:`~textnb.core.errors.CHOSEN_EVENT_MODELS` naming ``event_model`` or ``alpha``, or
+        of :data:`~textnb.core.errors.CHOSEN_PASS_WEIGHTS` naming ``step`` (the pass weight,
+        ``step="auto"``: :func:`textnb.core.dfe.pass_step`; a file written before it was
+        recorded is not compared) (the one check of ``DiscriminativeNB.merge`` and of ``textnb merge``'s
         :func:`~textnb.text.nodes.merge_count_models`)."""
         if b["event_model_"] != a["event_model_"]:
             raise SettingsDiffer(CHOSEN_EVENT_MODELS, "event_model", str(a["event_model_"]), str(b["event_model_"]),
@@ -449,7 +450,7 @@ class DiscriminativeKernel(CountKernel):
             raise SettingsDiffer(CHOSEN_EVENT_MODELS, "alpha", float(a["alpha_"]), float(b["alpha_"]),
                                  remedy="fit both parts with the same alpha")
         if "step_" in a and "step_" in b and float(b["step_"]) != float(a["step_"]):
-            raise SettingsDiffer(CHOSEN_EVENT_MODELS, "step", float(a["step_"]), float(b["step_"]),
+            raise SettingsDiffer(CHOSEN_PASS_WEIGHTS, "step", float(a["step_"]), float(b["step_"]),
                                  remedy="step='auto' weighed the passes by each part's document length: fit both "
                                         "parts with the same explicit step (e.g. step=4.5)")
 
