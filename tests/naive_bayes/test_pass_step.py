@@ -1,4 +1,4 @@
-"""DiscriminativeNB's pass weight ``step="auto"`` (:func:`textnb.core.dfe.pass_step`): 13.5
+"""DiscriminativeNB's pass weight ``step="auto"`` (:func:`textnb.core.dfe.pass_step`): 6.75
 for the Bernoulli event model over long documents (a median of 50 distinct terms or more),
 4.5 for short ones and for the complement model, decided on
 the documents the passes run over, kept by ``partial_fit``, the same on every training path,
@@ -35,11 +35,11 @@ def long_documents(sms, per=12):
 
 def test_the_rule():
     long, short = np.array([49, 50, 51]), np.array([10, 49, 200])
-    assert dfe.pass_step("auto", long, "bernoulli") == dfe.LONG_DOCUMENT_STEP == 13.5
+    assert dfe.pass_step("auto", long, "bernoulli") == dfe.LONG_DOCUMENT_STEP == 6.75
     assert dfe.pass_step("auto", long, "complement") == dfe.STEP == 4.5
     assert dfe.pass_step("auto", short, "bernoulli") == 4.5
     assert dfe.pass_step("auto", np.array([], dtype=int), "bernoulli") == 4.5  # (no document: the short weight)
-    assert dfe.pass_steps("auto", long) == {"complement": 4.5, "bernoulli": 13.5}
+    assert dfe.pass_steps("auto", long) == {"complement": 4.5, "bernoulli": 6.75}
     assert dfe.pass_step(9, long, "complement") == 9.0 and dfe.pass_step(0.0, short, "bernoulli") == 0.0
     with pytest.raises(ValueError, match="step"):
         DiscriminativeNB(step="large").fit([[1, 0], [0, 1]] * 5, [0, 1] * 5)
@@ -50,12 +50,12 @@ def test_long_documents_get_the_larger_weight_under_the_bernoulli_model_only(sms
     X = Vectorizer().fit_transform(docs)
     assert np.median(np.diff(X.tocsr().indptr)) >= 50
     auto = DiscriminativeNB(event_model="bernoulli").fit(X, y)
-    assert auto.step_ == 13.5 and auto.get_params()["step"] == "auto"
-    fixed = DiscriminativeNB(event_model="bernoulli", step=13.5).fit(X, y)
-    assert fixed.step_ == 13.5 and np.array_equal(auto.coef_, fixed.coef_)
+    assert auto.step_ == 6.75 and auto.get_params()["step"] == "auto"
+    fixed = DiscriminativeNB(event_model="bernoulli", step=6.75).fit(X, y)
+    assert fixed.step_ == 6.75 and np.array_equal(auto.coef_, fixed.coef_)
     assert DiscriminativeNB(event_model="complement").fit(X, y).step_ == 4.5
     chosen = DiscriminativeNB().fit(X, y)  # (the race trains each event model with its own weight)
-    assert chosen.step_ == (13.5 if chosen.event_model_ == "bernoulli" else 4.5)
+    assert chosen.step_ == (6.75 if chosen.event_model_ == "bernoulli" else 4.5)
     short, labels = sms
     Xs = Vectorizer().fit_transform(short[:2000])
     model = DiscriminativeNB(event_model="bernoulli").fit(Xs, labels[:2000])
@@ -72,8 +72,8 @@ def test_partial_fit_keeps_the_first_batch_s_weight(sms):
     classes = np.unique(labels)
     bernoulli = {"event_model": "bernoulli"}
     grown = DiscriminativeNB(**bernoulli).partial_fit(A, y, classes=classes).partial_fit(B, labels[:600])
-    fixed = DiscriminativeNB(**bernoulli, step=13.5).partial_fit(A, y, classes=classes).partial_fit(B, labels[:600])
-    assert grown.step_ == 13.5 and np.array_equal(grown.feature_count_, fixed.feature_count_)
+    fixed = DiscriminativeNB(**bernoulli, step=6.75).partial_fit(A, y, classes=classes).partial_fit(B, labels[:600])
+    assert grown.step_ == 6.75 and np.array_equal(grown.feature_count_, fixed.feature_count_)
     other = DiscriminativeNB(**bernoulli).partial_fit(B, labels[:600], classes=classes).partial_fit(A, y)
     assert other.step_ == 4.5
 
@@ -81,7 +81,7 @@ def test_partial_fit_keeps_the_first_batch_s_weight(sms):
 def test_every_training_path_weighs_alike_and_the_file_records_it(sms, tmp_path):
     docs, y = long_documents(sms)
     clf = TextClassifier(model=DiscriminativeNB(event_model="bernoulli")).fit(docs, y)
-    assert clf.vectorizer_.ngram_range == (1, 1) and clf.model_.step_ == 13.5  # (fewer than 1,000: words)
+    assert clf.vectorizer_.ngram_range == (1, 1) and clf.model_.step_ == 6.75  # (fewer than 1,000: words)
     est = DiscriminativeNB(event_model="bernoulli").fit(Vectorizer().fit(docs).transform(docs), y)
     assert np.array_equal(clf.model_.feature_count_, est.feature_count_)
     clf.save(tmp_path / "a.tnb")
@@ -90,10 +90,10 @@ def test_every_training_path_weighs_alike_and_the_file_records_it(sms, tmp_path)
     save(root, tmp_path / "b.tnb")
     assert (tmp_path / "a.tnb").read_bytes() == (tmp_path / "b.tnb").read_bytes()
     loaded = load(tmp_path / "a.tnb")
-    assert loaded.model_.step_ == 13.5 and loaded.model_.get_params()["step"] == "auto"
+    assert loaded.model_.step_ == 6.75 and loaded.model_.get_params()["step"] == "auto"
     # a fold model of a wrapper gets the choices made, the weight among them
     chosen = loaded.model_._kernel.chosen_params(loaded.model_.get_params(), vars(loaded.model_))
-    assert chosen["step"] == 13.5 and chosen["event_model"] == "bernoulli"
+    assert chosen["step"] == 6.75 and chosen["event_model"] == "bernoulli"
 
 
 def test_a_merge_of_parts_weighed_differently_is_refused(sms, tmp_path):
@@ -102,11 +102,11 @@ def test_a_merge_of_parts_weighed_differently_is_refused(sms, tmp_path):
     vec = Vectorizer().fit(docs + short[:1000])
     a = DiscriminativeNB(event_model="bernoulli").fit(vec.transform(docs), y)
     b = DiscriminativeNB(event_model="bernoulli").fit(vec.transform(short[:1000]), labels[:1000])
-    assert (a.step_, b.step_) == (13.5, 4.5)
-    with pytest.raises(SettingsDiffer, match="chosen pass weights differ \\(step: 13.5 in this model, 4.5 in the "
+    assert (a.step_, b.step_) == (6.75, 4.5)
+    with pytest.raises(SettingsDiffer, match="chosen pass weights differ \\(step: 6.75 in this model, 4.5 in the "
                                              "other\\); .*the same explicit step") as info:
         a.merge(b)
-    assert info.value.values == (13.5, 4.5)
+    assert info.value.values == (6.75, 4.5)
     # the command line: textnb inspect says the weight; textnb merge refuses in one line, says what
     # to do, writes nothing (parts of one explicit event model)
     (tmp_path / "long").mkdir()
@@ -117,9 +117,10 @@ def test_a_merge_of_parts_weighed_differently_is_refused(sms, tmp_path):
     assert rc == 0, err
     rc, out, err = cli("inspect", tmp_path / "long.tnb")
     info = json.loads(cli("inspect", tmp_path / "long.tnb", "--json")[1])
-    weight = 13.5 if info["event_model"] == "bernoulli" else 4.5
+    weight = 6.75 if info["event_model"] == "bernoulli" else 4.5
     assert rc == 0 and info["step"] == weight
-    assert f"pass weight: {weight:g} (chosen: 13.5 for the Bernoulli model on long documents, else 4.5)" in out
+    assert f"pass weight: {weight:g} (chosen: 6.75 for the Bernoulli model where the median document has 50 " \
+           "distinct terms or more, else 4.5)" in out
     for name, texts, tags in (("a", docs, y), ("b", short[:1000], labels[:1000])):
         model = DiscriminativeNB(event_model="bernoulli")
         TextClassifier(vectorizer=Vectorizer(), model=model).fit(texts, tags).save(tmp_path / f"{name}.tnb")
@@ -131,7 +132,7 @@ def test_a_merge_of_parts_weighed_differently_is_refused(sms, tmp_path):
 @pytest.mark.slow
 def test_long_mail_gains_from_the_larger_weight(shared_corpora):
     """CSDMC2010 (long mail, 4,327 messages): on a seeded half / half split the default
-    (step 13.5 chosen) makes fewer errors than the weight of short texts (4.5)."""
+    (step 6.75 chosen) makes fewer errors than the weight of short texts (4.5)."""
     from textnb import open_corpus
     from textnb.io.corpus import read_document
 
@@ -145,7 +146,7 @@ def test_long_mail_gains_from_the_larger_weight(shared_corpora):
     Xtr, Xte = vec.transform([docs[i] for i in train]), vec.transform([docs[i] for i in test])
     auto = DiscriminativeNB().fit(Xtr, y[train])
     short = DiscriminativeNB(step=4.5).fit(Xtr, y[train])
-    assert auto.step_ == 13.5
+    assert auto.step_ == 6.75
     errors = [int(np.sum(m.predict(Xte) != y[test])) for m in (auto, short)]
     assert errors[0] < errors[1], errors
 
@@ -163,3 +164,31 @@ def test_a_model_file_without_the_weight_still_loads_and_learns(sms, tmp_path):
     assert not hasattr(back, "step_") and np.array_equal(back.coef_, old.coef_)
     back.partial_fit(X[400:], labels[400:800])
     assert back.step_ == 4.5
+
+
+@pytest.mark.slow
+def test_mail_bodies_without_their_header_do_not_fall(shared_corpora):
+    """SpamAssassin's messages reduced to their bodies (pasted mail, text files): a weight of
+    13.5 made the passes overshoot there (94.89 % against 98.21 % at 4.5 in a 5-fold CV);
+    the default's weight stays within half a point of 4.5's on a seeded half / half split,
+    where 13.5 falls by more."""
+    from textnb import open_corpus
+    from textnb.io.corpus import read_document
+
+    corpus = open_corpus(shared_corpora("spamassassin_public_corpus"))
+    docs, y = [], []
+    for path, label in zip(corpus.documents, corpus.labels):
+        text = read_document(path)
+        if text is not None:
+            docs.append(text.replace("\r\n", "\n").partition("\n\n")[2])
+            y.append(label)
+    y = np.asarray(y)
+    order = np.random.default_rng(0).permutation(len(docs))
+    train, test = order[: len(docs) // 2], order[len(docs) // 2:]
+    errors = {}
+    for step in ("auto", 4.5, 13.5):
+        clf = TextClassifier(vectorizer=Vectorizer(), model=DiscriminativeNB(step=step))
+        clf.fit([docs[i] for i in train], y[train])
+        errors[step] = int(np.sum(clf.predict([docs[i] for i in test]) != y[test]))
+    margin = 0.005 * len(test)
+    assert errors["auto"] <= errors[4.5] + margin < errors[13.5], errors

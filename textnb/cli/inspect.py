@@ -69,8 +69,9 @@ def run(args, out, err):
               f"{'chosen by cross-validation' if info['params'].get('event_model') == 'auto' else 'given'})",
               file=out)
     if "step" in info:
-        how = ("chosen: 13.5 for the Bernoulli model on long documents, else 4.5"
-               if info["params"].get("step") == "auto" else "given")
+        from textnb.core.dfe import STEP_RULE
+
+        how = f"chosen: {STEP_RULE}" if info["params"].get("step") == "auto" else "given"
         print(f"pass weight: {info['step']:g} ({how})", file=out)
     _print_calibration(info, out)
     if "calibration_scale" in info:
@@ -287,4 +288,3 @@ def _threshold_text(t):
     if t <= -1e300:
         return "-inf (every document passes it)"
     return f"{t:g}" if abs(t) >= 1e6 else f"{t:.4f}"
-

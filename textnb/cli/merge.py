@@ -83,16 +83,17 @@ def _remedy(exc, kind, path, first, discriminative=False):
     option each file was trained with when one gives its value (``path``: the file merged into
     ``first``), and for ``discriminative`` models (the default model) how the default pipeline
     counts short texts when the difference may be its choice."""
-    if exc.what == CHOSEN_EVENT_MODELS and exc.setting == "event_model":
-        return ("the default model (DiscriminativeNB) chooses its event model on each part's documents, and "
-                "textnb train has no option to fix it: train every part with the same --model multinomial, "
-                "bernoulli or complement (count models, which merge exactly), or train on the whole corpus")
-    if exc.what == CHOSEN_PASS_WEIGHTS:
-        return ("the default model (DiscriminativeNB) weighs its passes by each part's document length (13.5 "
-                "for the Bernoulli model where the median document has 50 distinct terms or more, else 4.5), and "
-                "textnb train has no "
-                "option to fix it: train every part with the same --model multinomial, bernoulli or complement "
-                "(count models, which merge exactly), or train on the whole corpus")
+    chosen = {(CHOSEN_EVENT_MODELS, "event_model"): "chooses its event model on each part's documents",
+              (CHOSEN_PASS_WEIGHTS, "step"): "weighs its passes by each part's document length ({})"}
+    what = chosen.get((exc.what, exc.setting))
+    if what is not None:  # a choice DiscriminativeNB makes on each part, which textnb train cannot fix
+        if exc.what == CHOSEN_PASS_WEIGHTS:
+            from textnb.core.dfe import STEP_RULE
+
+            what = what.format(STEP_RULE)
+        return (f"the default model (DiscriminativeNB) {what}, and textnb train has no option to fix it: train "
+                "every part with the same --model multinomial, bernoulli or complement (count models, which merge "
+                "exactly), or train on the whole corpus")
     if exc.what == CHOSEN_EVENT_MODELS:
         return "train every part with the same --alpha"
     if exc.what == CUT_POINTS and kind == "AODE":

@@ -39,12 +39,15 @@ from textnb.core.estimates import ALPHA_FLOOR, class_log_prior, prior_free_bias
 from textnb.core.logspace import log_proba_from_jll, logsumexp, no_evidence, prior_where_empty
 from textnb.core.model_schema import MAX_ALPHA, N_JOBS, SEED, SPLITS, Choice, Float, Int, OneOf, Optional, check_param_values
 
-__all__ = ["FAMILIES", "DEFAULT_ALPHA", "STEP", "LONG_DOCUMENT_STEP", "LONG_DOCUMENT_TERMS", "pass_step", "pass_steps", "PARAM_SCHEMA", "fit_rows", "choose_family", "class_sums", "class_cell_sums", "doc_features", "features", "learn",
+__all__ = ["FAMILIES", "DEFAULT_ALPHA", "STEP", "LONG_DOCUMENT_STEP", "LONG_DOCUMENT_TERMS", "STEP_RULE", "STEP_VALUE", "pass_step", "pass_steps", "PARAM_SCHEMA", "fit_rows", "choose_family", "class_sums", "class_cell_sums", "doc_features", "features", "learn",
            "linear_weights", "model_weights", "no_evidence_log_prior", "fit_scale", "held_out_scale", "leave_out_scale",
            "leave_out_scores", "passes", "check_folds", "restrict_splits", "map_threads", "sample_keys", "sample_rows",
            "threads", "content_keys", "group_keys"]
 
 FAMILIES = ("complement", "bernoulli")
+
+#: A pass weight: the ``step`` parameter's numbers, and the ``step_`` a model file records.
+STEP_VALUE = Float(0.0, 1e6)
 
 #: The number of folds of ``cv``: an int in this range (None means :data:`DEFAULT_FOLDS`).
 FOLDS = Int(2, 100)
@@ -53,7 +56,7 @@ DEFAULT_FOLDS = 5
 #: ``cv`` is checked by :func:`check_folds`, or given as splits by the estimator).
 PARAM_SCHEMA = {
     "event_model": Choice("auto", *FAMILIES), "alpha": Optional(Float(0.0, MAX_ALPHA)), "passes": Int(0, 1000),
-    "step": OneOf(Choice("auto"), Float(0.0, 1e6)), "cv": Optional(OneOf(FOLDS, SPLITS)), "select_nnz": Int(0, 2**62),
+    "step": OneOf(Choice("auto"), STEP_VALUE), "cv": Optional(OneOf(FOLDS, SPLITS)), "select_nnz": Int(0, 2**62),
     "max_nnz": Int(1, 2**62), "random_state": SEED, "n_jobs": N_JOBS, "calibration": Choice("temperature", None),
 }
 
@@ -63,8 +66,11 @@ PARAM_SCHEMA = {
 #: of at least :data:`LONG_DOCUMENT_TERMS` distinct terms (the median of the documents the
 #: passes run over), :data:`STEP` otherwise.
 STEP = 4.5
-LONG_DOCUMENT_STEP = 13.5
+LONG_DOCUMENT_STEP = 6.75
 LONG_DOCUMENT_TERMS = 50
+#: :func:`pass_step`'s rule in words (``textnb inspect``, ``textnb merge``'s refusal)
+STEP_RULE = (f"{LONG_DOCUMENT_STEP:g} for the Bernoulli model where the median document has "
+             f"{LONG_DOCUMENT_TERMS} distinct terms or more, else {STEP:g}")
 
 
 def pass_step(step, row_nnz, family):
@@ -76,12 +82,16 @@ def pass_step(step, row_nnz, family):
     Why: a long document is mostly learned right by the first model already (its
     ``1 - P(class | document)`` small), and under the Bernoulli model each of its many
     terms counts once, so the passes move it little; a larger weight lets them count.
-    Measured on the eight visible corpora (``docs/text_accuracy.md``, "Session 34": 11-24
-    distinct terms a document on the short ones, 100-294 on the long ones): the two mail
-    corpora, where the Bernoulli model is chosen, gain 0.66 and 0.99 points at 13.5; the
-    transformed complement model, chosen on the long topic corpora, gains nothing beyond
-    its noise there and collapses on long binary mail (CSDMC2010 98.41 -> 91.40), and on
-    short texts a larger weight loses (rt-polarity -0.32 at 6.75): both keep 4.5.
+    Measured on the eight visible corpora and the mail in four formats
+    (``docs/text_accuracy.md``, "Session 34": 11-24 distinct terms a document on the short
+    corpora, 100-294 on the long ones): the mail corpora, where the Bernoulli model is
+    chosen, gain at 6.75 in every format. Larger weights gain more on mail as published but
+    fall off a cliff where the passes overshoot, nearest on SpamAssassin's bodies without
+    their header (98.48 % at 9, 94.89 % at 13.5): 6.75 keeps a factor of two from it. The
+    transformed complement model collapses on long binary mail at larger weights
+    (CSDMC2010 98.41 -> 91.40 at 13.5) and gains nothing beyond its noise on the topic
+    corpora, and on short texts a larger weight loses (rt-polarity -0.32 at 6.75): both
+    keep 4.5.
     """
     if isinstance(step, str):  # "auto" (the schema admits no other string)
         row_nnz = np.asarray(row_nnz)
@@ -994,7 +1004,7 @@ def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=
     keys = sample_keys(X, y_index, params["random_state"])
     if groups is not None:
         keys, _ = group_keys(keys, groups)
-    steps = {family: step} if step is not None else \
+    steps = dict.fromkeys(FAMILIES, step) if step is not None else \
         pass_steps(params["step"], passes_row_nnz(X, keys, params["max_nnz"], len(class_count)))
     with threads(n_threads(params["n_jobs"])) as pool:
         if family is None:
@@ -1061,13 +1071,13 @@ def fit_out_of_fold(X, y_index, n_classes, fold, document=None, *, params):
     # (the estimator's own folds, keyed on each row's text and class, deal them apart, and a
     # held-out copy is then judged by a model that saw its text under another label)
     splits = [(np.flatnonzero(fold != f), np.flatnonzero(fold == f)) for f in np.unique(fold)]
-    steps = pass_steps(params["step"], passes_row_nnz(X, sample_keys(X, y_index, params["random_state"]),
-                                                      params["max_nnz"], n_classes))
+    keys = sample_keys(X, y_index, params["random_state"])
+    steps = pass_steps(params["step"], passes_row_nnz(X, keys, params["max_nnz"], n_classes))
     with threads(n_threads(params["n_jobs"])) as pool:
         family, alpha = choose(X, y_index, n_classes, event_model=params["event_model"], alpha=params["alpha"],
                                n_passes=params["passes"], step=steps, cv=len(splits),
                                select_nnz=params["select_nnz"], max_nnz=params["max_nnz"],
-                               seed=params["random_state"], pool=pool, splits=splits)
+                               seed=params["random_state"], pool=pool, keys=keys, splits=splits)
     family, alpha, step, fc, cc, documents, _ = fit_rows(
         np.zeros((n_classes, X.shape[1])), np.zeros(n_classes), X, y_index, np.ones(X.shape[0]),
         params={**params, "calibration": None}, family=family, alpha=alpha, step=steps[family],

@@ -67,7 +67,7 @@ class DiscriminativeNB(_BaseCountNB):
     passes : int, default=2
         Frequency-estimate passes (0: the plain naive Bayes of the event model).
     step : float or "auto", default="auto"
-        Weight of a misclassified document in a pass (``η`` above). ``"auto"``: 13.5 for
+        Weight of a misclassified document in a pass (``η`` above). ``"auto"``: 6.75 for
         the Bernoulli event model when the median document the passes run over has at
         least 50 distinct terms (long texts: mail, news, abstracts), else 4.5 (short texts,
         and the complement model); the event-model race trains each model with its own;

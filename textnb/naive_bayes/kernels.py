@@ -378,7 +378,7 @@ class DiscriminativeKernel(CountKernel):
         "feature_count_": Counts(("n_classes", "n_features")),
         "feature_names_in_": FEATURE_NAMES,
         "scale_": MayBeAbsent(Float(*dfe.SCALE_RANGE)),  # absent in files of uncalibrated models
-        "step_": MayBeAbsent(Float(0.0, 1e6)),  # absent in files written before 2026-12-06 (the step parameter)
+        "step_": MayBeAbsent(dfe.STEP_VALUE),  # absent in files written before 2026-12-06 (the step parameter)
     }
     state_fields = CountKernel.state_fields + ("event_model_", "alpha_", "class_documents_", "scale_", "step_")
     scalar_fields = ("alpha_", "scale_", "step_")
@@ -440,8 +440,8 @@ class DiscriminativeKernel(CountKernel):
         :data:`~textnb.core.errors.CHOSEN_EVENT_MODELS` naming ``event_model`` or ``alpha``, or
         of :data:`~textnb.core.errors.CHOSEN_PASS_WEIGHTS` naming ``step`` (the pass weight,
         ``step="auto"``: :func:`textnb.core.dfe.pass_step`; a file written before it was
-        recorded is not compared) (the one check of ``DiscriminativeNB.merge`` and of ``textnb merge``'s
-        :func:`~textnb.text.nodes.merge_count_models`)."""
+        recorded is not compared): the one check of ``DiscriminativeNB.merge`` and of ``textnb merge``'s
+        :func:`~textnb.text.nodes.merge_count_models`."""
         if b["event_model_"] != a["event_model_"]:
             raise SettingsDiffer(CHOSEN_EVENT_MODELS, "event_model", str(a["event_model_"]), str(b["event_model_"]),
                                  remedy="event_model='auto' chose one on each part's documents: fit both parts "
