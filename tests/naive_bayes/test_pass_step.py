@@ -64,36 +64,52 @@ def test_long_documents_get_the_larger_weight_under_the_bernoulli_model_only(sms
         Xs, labels[:2000]).coef_)
 
 
-def test_partial_fit_keeps_the_first_batch_s_weight(sms):
+def grown_both_ways(sms, fixed, **params):
+    """DiscriminativeNB(**params) grown by ``partial_fit`` on the long documents, then on 600
+    short texts (as it is, and with the ``fixed`` parameters added), and on the short texts
+    first: ``(grown, grown_fixed, short_first, (long counts, their labels))``."""
     docs, y = long_documents(sms)
     short, labels = sms
     vec = Vectorizer().fit(docs + short[:600])
     A, B = vec.transform(docs), vec.transform(short[:600])
     classes = np.unique(labels)
-    bernoulli = {"event_model": "bernoulli"}
-    grown = DiscriminativeNB(**bernoulli).partial_fit(A, y, classes=classes).partial_fit(B, labels[:600])
-    fixed = DiscriminativeNB(**bernoulli, step=6.75).partial_fit(A, y, classes=classes).partial_fit(B, labels[:600])
+
+    def grow(first, then, **more):
+        return DiscriminativeNB(**params, **more).partial_fit(*first, classes=classes).partial_fit(*then)
+
+    long_batch, short_batch = (A, y), (B, labels[:600])
+    return (grow(long_batch, short_batch), grow(long_batch, short_batch, **fixed), grow(short_batch, long_batch),
+            long_batch)
+
+
+def test_partial_fit_keeps_the_first_batch_s_weight(sms):
+    grown, fixed, other, _ = grown_both_ways(sms, {"step": 6.75}, event_model="bernoulli")
     assert grown.step_ == 6.75 and np.array_equal(grown.feature_count_, fixed.feature_count_)
-    other = DiscriminativeNB(**bernoulli).partial_fit(B, labels[:600], classes=classes).partial_fit(A, y)
     assert other.step_ == 4.5
 
 
 def test_every_training_path_weighs_alike_and_the_file_records_it(sms, tmp_path):
     docs, y = long_documents(sms)
-    clf = TextClassifier(model=DiscriminativeNB(event_model="bernoulli")).fit(docs, y)
+    clf, est, loaded = every_training_path(docs, y, tmp_path, event_model="bernoulli")
     assert clf.vectorizer_.ngram_range == (1, 1) and clf.model_.step_ == 6.75  # (fewer than 1,000: words)
-    est = DiscriminativeNB(event_model="bernoulli").fit(Vectorizer().fit(docs).transform(docs), y)
-    assert np.array_equal(clf.model_.feature_count_, est.feature_count_)
-    clf.save(tmp_path / "a.tnb")
-    root, _ = train_text_model(docs, y, model=("DiscriminativeNB", {"event_model": "bernoulli"}),
-                               given_vectorizer=False)
-    save(root, tmp_path / "b.tnb")
-    assert (tmp_path / "a.tnb").read_bytes() == (tmp_path / "b.tnb").read_bytes()
-    loaded = load(tmp_path / "a.tnb")
     assert loaded.model_.step_ == 6.75 and loaded.model_.get_params()["step"] == "auto"
     # a fold model of a wrapper gets the choices made, the weight among them
     chosen = loaded.model_._kernel.chosen_params(loaded.model_.get_params(), vars(loaded.model_))
     assert chosen["step"] == 6.75 and chosen["event_model"] == "bernoulli"
+
+
+def every_training_path(docs, y, tmp_path, **params):
+    """``(TextClassifier, estimator, the TextClassifier's file loaded)`` of
+    DiscriminativeNB(**params) on ``docs``: the estimator on the classifier's vocabulary has
+    its sums, and ``textnb train``'s trainer writes the classifier's file to the byte."""
+    clf = TextClassifier(model=DiscriminativeNB(**params)).fit(docs, y)
+    est = DiscriminativeNB(**params).fit(Vectorizer().fit(docs).transform(docs), y)
+    assert np.array_equal(clf.model_.feature_count_, est.feature_count_)
+    clf.save(tmp_path / "a.tnb")
+    root, _ = train_text_model(docs, y, model=("DiscriminativeNB", params), given_vectorizer=False)
+    save(root, tmp_path / "b.tnb")
+    assert (tmp_path / "a.tnb").read_bytes() == (tmp_path / "b.tnb").read_bytes()
+    return clf, est, load(tmp_path / "a.tnb")
 
 
 def test_a_merge_of_parts_weighed_differently_is_refused(sms, tmp_path):
@@ -109,6 +125,18 @@ def test_a_merge_of_parts_weighed_differently_is_refused(sms, tmp_path):
     assert info.value.values == (6.75, 4.5)
     # the command line: textnb inspect says the weight; textnb merge refuses in one line, says what
     # to do, writes nothing (parts of one explicit event model)
+    out, info = inspected_folder(docs, y, tmp_path)
+    weight = 6.75 if info["event_model"] == "bernoulli" else 4.5
+    assert info["step"] == weight
+    assert f"pass weight: {weight:g} (chosen: 6.75 for the Bernoulli model where the median document has 50 " \
+           "distinct terms or more, else 4.5)" in out
+    err = refused_merge(tmp_path, (docs, y), (short[:1000], labels[:1000]), event_model="bernoulli")
+    assert "their chosen pass weights differ (step is 4.5 in" in err and "weighs its passes by each part's document length" in err, err
+
+
+def inspected_folder(docs, y, tmp_path):
+    """``textnb train`` of ``docs`` (a folder per label) then ``textnb inspect`` of the model:
+    ``(its text, its --json)``."""
     (tmp_path / "long").mkdir()
     for i, (text, tag) in enumerate(zip(docs, y)):
         (tmp_path / "long" / tag).mkdir(exist_ok=True)
@@ -116,23 +144,28 @@ def test_a_merge_of_parts_weighed_differently_is_refused(sms, tmp_path):
     rc, _, err = cli("train", tmp_path / "long", "-o", tmp_path / "long.tnb")
     assert rc == 0, err
     rc, out, err = cli("inspect", tmp_path / "long.tnb")
-    info = json.loads(cli("inspect", tmp_path / "long.tnb", "--json")[1])
-    weight = 6.75 if info["event_model"] == "bernoulli" else 4.5
-    assert rc == 0 and info["step"] == weight
-    assert f"pass weight: {weight:g} (chosen: 6.75 for the Bernoulli model where the median document has 50 " \
-           "distinct terms or more, else 4.5)" in out
-    for name, texts, tags in (("a", docs, y), ("b", short[:1000], labels[:1000])):
-        model = DiscriminativeNB(event_model="bernoulli")
+    assert rc == 0, err
+    return out, json.loads(cli("inspect", tmp_path / "long.tnb", "--json")[1])
+
+
+def refused_merge(tmp_path, first, second, **params):
+    """``textnb merge`` of two TextClassifier(DiscriminativeNB(**params)) files trained on
+    the ``(texts, labels)`` ``first`` and ``second``: refused in one line, nothing written;
+    returns that line."""
+    for name, (texts, tags) in (("a", first), ("b", second)):
+        model = DiscriminativeNB(**params)
         TextClassifier(vectorizer=Vectorizer(), model=model).fit(texts, tags).save(tmp_path / f"{name}.tnb")
     rc, out, err = cli("merge", tmp_path / "a.tnb", tmp_path / "b.tnb", "-o", tmp_path / "ab.tnb")
     assert rc == 1 and len(err.strip().splitlines()) == 1 and not (tmp_path / "ab.tnb").exists(), err
-    assert "their chosen pass weights differ (step is 4.5 in" in err and "weighs its passes by each part's document length" in err, err
+    return err
 
 
 @pytest.mark.slow
 def test_long_mail_gains_from_the_larger_weight(shared_corpora):
-    """CSDMC2010 (long mail, 4,327 messages): on a seeded half / half split the default
-    (step 6.75 chosen) makes fewer errors than the weight of short texts (4.5)."""
+    """CSDMC2010 (long mail, 4,327 messages): on a seeded half / half split the Bernoulli
+    model's weight on long documents (step 6.75 chosen) makes fewer errors than the weight of
+    short texts (4.5); without the log-count ratios, under which the race picks the
+    complement model on most such splits (test_log_count_ratios.py)."""
     from textnb import open_corpus
     from textnb.io.corpus import read_document
 
@@ -144,8 +177,8 @@ def test_long_mail_gains_from_the_larger_weight(shared_corpora):
     train, test = order[: len(docs) // 2], order[len(docs) // 2:]
     vec = Vectorizer().fit([docs[i] for i in train])
     Xtr, Xte = vec.transform([docs[i] for i in train]), vec.transform([docs[i] for i in test])
-    auto = DiscriminativeNB().fit(Xtr, y[train])
-    short = DiscriminativeNB(step=4.5).fit(Xtr, y[train])
+    auto = DiscriminativeNB(ratios=False).fit(Xtr, y[train])  # (the weight alone: without the complement
+    short = DiscriminativeNB(step=4.5, ratios=False).fit(Xtr, y[train])  # model's ratios, which the race prefers)
     assert auto.step_ == 6.75
     errors = [int(np.sum(m.predict(Xte) != y[test])) for m in (auto, short)]
     assert errors[0] < errors[1], errors
@@ -187,7 +220,7 @@ def test_mail_bodies_without_their_header_do_not_fall(shared_corpora):
     train, test = order[: len(docs) // 2], order[len(docs) // 2:]
     errors = {}
     for step in ("auto", 4.5, 13.5):
-        clf = TextClassifier(vectorizer=Vectorizer(), model=DiscriminativeNB(step=step))
+        clf = TextClassifier(vectorizer=Vectorizer(), model=DiscriminativeNB(step=step, ratios=False))
         clf.fit([docs[i] for i in train], y[train])
         errors[step] = int(np.sum(clf.predict([docs[i] for i in test]) != y[test]))
     margin = 0.005 * len(test)

@@ -73,6 +73,11 @@ def run(args, out, err):
 
         how = f"chosen: {STEP_RULE}" if info["params"].get("step") == "auto" else "given"
         print(f"pass weight: {info['step']:g} ({how})", file=out)
+    if "ratios" in info:
+        from textnb.core.dfe import RATIO_RULE
+
+        how = f"chosen: {RATIO_RULE}" if info["params"].get("ratios") == "auto" else "given"
+        print(f"log-count ratios: {'yes' if info['ratios'] else 'no'} ({how})", file=out)
     _print_calibration(info, out)
     if "calibration_scale" in info:
         inside = "; the model inside, before calibration" if "calibration" in info else ""

@@ -5,7 +5,7 @@ import sys
 from textnb.cli.argtypes import file_name
 from textnb.cli.options import multilabel_model
 from textnb.cli.output import a_kind
-from textnb.core.errors import CHOSEN_EVENT_MODELS, CHOSEN_PASS_WEIGHTS, CUT_POINTS, InputError, SettingsDiffer, short_repr
+from textnb.core.errors import CHOSEN_EVENT_MODELS, CHOSEN_PASS_WEIGHTS, CHOSEN_RATIOS, CUT_POINTS, InputError, SettingsDiffer, short_repr
 from textnb.core.labels import label_names
 from textnb.core.registry import kind_of
 from textnb.core.wrapping import find, merge_refusal, merges_exactly
@@ -84,13 +84,14 @@ def _remedy(exc, kind, path, first, discriminative=False):
     ``first``), and for ``discriminative`` models (the default model) how the default pipeline
     counts short texts when the difference may be its choice."""
     chosen = {(CHOSEN_EVENT_MODELS, "event_model"): "chooses its event model on each part's documents",
-              (CHOSEN_PASS_WEIGHTS, "step"): "weighs its passes by each part's document length ({})"}
+              (CHOSEN_PASS_WEIGHTS, "step"): "weighs its passes by each part's document length ({})",
+              (CHOSEN_RATIOS, "ratios"): "takes log-count ratios by each part's document length ({})"}
     what = chosen.get((exc.what, exc.setting))
     if what is not None:  # a choice DiscriminativeNB makes on each part, which textnb train cannot fix
-        if exc.what == CHOSEN_PASS_WEIGHTS:
-            from textnb.core.dfe import STEP_RULE
+        if exc.what in (CHOSEN_PASS_WEIGHTS, CHOSEN_RATIOS):
+            from textnb.core.dfe import RATIO_RULE, STEP_RULE
 
-            what = what.format(STEP_RULE)
+            what = what.format(STEP_RULE if exc.what == CHOSEN_PASS_WEIGHTS else RATIO_RULE)
         return (f"the default model (DiscriminativeNB) {what}, and textnb train has no option to fix it: train "
                 "every part with the same --model multinomial, bernoulli or complement (count models, which merge "
                 "exactly), or train on the whole corpus")

@@ -88,7 +88,7 @@ class SettingsDiffer(ParameterError):
     and drop the other's, so ``merge(a, b)`` and ``merge(b, a)`` would differ.
 
     ``what`` names the settings (``"settings"``, ``"tokenizer settings"``, a
-    :data:`CHOSEN_EVENT_MODELS`, :data:`CHOSEN_PASS_WEIGHTS`, :data:`CUT_POINTS`), ``setting`` the parameter (or the
+    :data:`CHOSEN_EVENT_MODELS`, :data:`CHOSEN_PASS_WEIGHTS`, :data:`CHOSEN_RATIOS`, :data:`CUT_POINTS`), ``setting`` the parameter (or the
     attribute), ``values`` its value in this model and in the other one (so the command line
     can name the files and say what to do there); ``remedy``, when given, what to do (in the
     library's words) ends the message.
@@ -106,6 +106,10 @@ CHOSEN_EVENT_MODELS = "chosen event models"
 #: :attr:`SettingsDiffer.what` of DiscriminativeNB parts whose pass weight (``step="auto"``,
 #: chosen on each part's documents: :func:`textnb.core.dfe.pass_step`) differs
 CHOSEN_PASS_WEIGHTS = "chosen pass weights"
+#: :attr:`SettingsDiffer.what` of DiscriminativeNB parts of which one takes the log-count ratios
+#: and the other not (``ratios="auto"``, chosen on each part's documents:
+#: :func:`textnb.core.dfe.uses_ratios`)
+CHOSEN_RATIOS = "chosen log-count ratios"
 #: :attr:`SettingsDiffer.what` of table models whose numeric attributes' cut points (chosen
 #: on each part's rows) differ
 CUT_POINTS = "numeric attributes' cut points"

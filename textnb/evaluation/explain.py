@@ -395,6 +395,8 @@ def _text_description(name, model, params, tokenizer, vocabulary_size, terms):
         extra = {"event_model": str(model.event_model_), "alpha": float(model.alpha_)}
         if getattr(model, "step_", None) is not None:  # its pass weight (absent in files before 2026-12-06)
             extra["step"] = float(model.step_)
+        if getattr(model, "ratios_", None) is not None:  # its log-count ratios (absent in files before 2026-12-07)
+            extra["ratios"] = bool(model.ratios_)
         if getattr(model, "scale_", None) is not None:  # its calibration temperature
             extra["calibration_scale"] = float(model.scale_)
     return {

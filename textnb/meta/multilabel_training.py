@@ -241,11 +241,12 @@ def _dnb_copy_out_of_fold(X, Y, given, splits):
 
     def fit_out_of_fold(X_rows, codes, fold, document):
         model_classes, y_index = np.unique(codes, return_inverse=True)
-        family, alpha, step, fc, cc, documents, scale, log_proba = dfe.fit_out_of_fold(
+        family, alpha, step, ratios, fc, cc, documents, scale, log_proba = dfe.fit_out_of_fold(
             dfe.canonical(X_rows), y_index, len(model_classes), fold, document, params=params)
         state = DISCRIMINATIVE.to_state({
             "classes_": model_classes, "n_features_in_": X.shape[1], "class_count_": cc, "feature_count_": fc,
-            "event_model_": family, "alpha_": alpha, "class_documents_": documents, "scale_": scale, "step_": step})
+            "event_model_": family, "alpha_": alpha, "class_documents_": documents, "scale_": scale, "step_": step,
+            "ratios_": ratios})
         return ModelNode("DiscriminativeNB", saved, state), model_classes, log_proba
 
     (estimator, _), S = copy_out_of_fold(X, Y, splits, fit_out_of_fold)

@@ -124,6 +124,19 @@ class DiscriminativeNB(_BaseCountNB):
         probabilities mean what they say (a document given 0.8 is right about 8 times
         in 10). None: the raw scores, whose probabilities are far too flat on short
         documents with many classes and far too sharp on long ones.
+    ratios : bool or "auto", default="auto"
+        Whether the complement model's weights take NBSVM's log-count ratios (Wang &
+        Manning 2012) of its own sums: each term's sums and features are multiplied by the
+        largest over the classes of ``|log θ_cw − log θ̃_cw|`` (its smoothed class against
+        its smoothed complement frequency), scaled to mean 1
+        (:func:`textnb.core.dfe.log_count_ratios`), so the terms that tell the classes
+        apart count more. ``"auto"``: for the complement model when the median document
+        the passes run over has at least 50 distinct terms (long texts), as the pass
+        weight decides; the event-model race trains the complement model with them there.
+        The Bernoulli model never takes them. Decided on the first ``fit`` /
+        ``partial_fit`` batch and kept (``ratios_``; :func:`textnb.core.dfe.uses_ratios`,
+        measured in ``docs/text_accuracy.md``, "Session 35"). Computed from the sums, so
+        ``partial_fit`` and :meth:`merge` keep a model a function of its sums.
 
     Attributes
     ----------
@@ -134,6 +147,8 @@ class DiscriminativeNB(_BaseCountNB):
         The smoothing used.
     step_ : float
         The pass weight used (``step``, or what ``"auto"`` gave).
+    ratios_ : bool
+        Whether the weights take the log-count ratios (``ratios``, or what ``"auto"`` gave).
     scale_ : float
         The calibration scale (absent with ``calibration=None``, or when fewer than 50
         documents were learned: :data:`textnb.core.dfe.MIN_CALIBRATION_DOCUMENTS`).
@@ -165,6 +180,8 @@ class DiscriminativeNB(_BaseCountNB):
     for Bayesian networks. ICML, 1016-1023.
     J. D. M. Rennie, L. Shih, J. Teevan, D. R. Karger (2003). Tackling the poor
     assumptions of naive Bayes text classifiers. ICML, 616-623.
+    S. Wang, C. D. Manning (2012). Baselines and bigrams: simple, good sentiment and
+    topic classification. ACL, 90-94.
     C. Guo, G. Pleiss, Y. Sun, K. Q. Weinberger (2017). On calibration of modern
     neural networks. ICML, 1321-1330.
 
@@ -183,7 +200,7 @@ class DiscriminativeNB(_BaseCountNB):
 
     @takes_defaults(DISCRIMINATIVE)
     def __init__(self, *, event_model, alpha, passes, step, cv, select_nnz, max_nnz, random_state, n_jobs,
-                 calibration):
+                 calibration, ratios):
         self.event_model = event_model
         self.alpha = alpha
         self.passes = passes
@@ -194,6 +211,7 @@ class DiscriminativeNB(_BaseCountNB):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.calibration = calibration
+        self.ratios = ratios
 
     # -- fitting ----------------------------------------------------------------
     @all_or_nothing
@@ -211,7 +229,7 @@ class DiscriminativeNB(_BaseCountNB):
         return self._fit(X, y, sample_weight, groups=groups)
 
     def _reset(self):
-        for name in ("event_model_", "alpha_", "step_", "class_documents_", "scale_"):
+        for name in ("event_model_", "alpha_", "step_", "ratios_", "class_documents_", "scale_"):
             self.__dict__.pop(name, None)
 
     def _learn(self, X, y_index, sample_weight, groups=None):
@@ -245,11 +263,13 @@ class DiscriminativeNB(_BaseCountNB):
         params = self.get_params()
         if not calibrate:
             params["calibration"] = None
-        (self.event_model_, self.alpha_, self.step_, self.feature_count_, self.class_count_, documents,
+        first = not hasattr(self, "event_model_")  # (a model loaded from a file without ratios_ has none)
+        (self.event_model_, self.alpha_, self.step_, self.ratios_, self.feature_count_, self.class_count_, documents,
          scale) = dfe.fit_rows(self.feature_count_, self.class_count_, X, y_index, weights, params=params,
                                family=getattr(self, "event_model_", None), alpha=getattr(self, "alpha_", None),
-                               step=getattr(self, "step_", None), dropped=dropped, splits=splits,
-                               contribution=contribution, groups=groups)
+                               step=getattr(self, "step_", None),
+                               ratios=getattr(self, "ratios_", None if first else False), dropped=dropped,
+                               splits=splits, contribution=contribution, groups=groups)
         self.class_documents_ = getattr(self, "class_documents_", 0.0) + documents
         if self.calibration is None:
             self.__dict__.pop("scale_", None)
@@ -299,8 +319,8 @@ class DiscriminativeNB(_BaseCountNB):
         self._begin(self.classes_, X.shape[1])
         self._check_stream_cv()
         check_params(self)
-        (self.event_model_, self.alpha_, self.step_, self.feature_count_, self.class_count_, self.class_documents_,
-         scale, log_proba) = dfe.fit_out_of_fold(_canonical(X), y_index, len(self.classes_), fold, document,
+        (self.event_model_, self.alpha_, self.step_, self.ratios_, self.feature_count_, self.class_count_,
+         self.class_documents_, scale, log_proba) = dfe.fit_out_of_fold(_canonical(X), y_index, len(self.classes_), fold, document,
                                           params=self.get_params())
         if scale is not None:
             self.scale_ = scale

@@ -35,7 +35,7 @@ from typing import NamedTuple
 import numpy as np
 
 from textnb.core import dfe
-from textnb.core.errors import CHOSEN_EVENT_MODELS, CHOSEN_PASS_WEIGHTS, ModelFileError, SettingsDiffer
+from textnb.core.errors import CHOSEN_EVENT_MODELS, CHOSEN_PASS_WEIGHTS, CHOSEN_RATIOS, ModelFileError, SettingsDiffer
 from textnb.core.logspace import no_evidence, prior_where_empty
 from textnb.core.model_io import ModelNode, instantiate, save
 from textnb.core.estimates import (ALPHA_FLOOR, bernoulli_log_prob, check_alpha, check_smoothing, class_log_prior,
@@ -358,6 +358,13 @@ class ComplementKernel(CountKernel):
         return LinearForm(state["classes_"], fitted["feature_log_prob_"], prior_free_bias(prior), empty=prior)
 
 
+def uses_ratios(state):
+    """Whether the DiscriminativeNB ``state``'s weights take the log-count ratios
+    (:func:`textnb.core.dfe.log_count_ratios`): its ``ratios_``, False in a file written
+    before they were."""
+    return bool(state.get("ratios_", False))
+
+
 class DiscriminativeKernel(CountKernel):
     """The kernel of :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB`: the counts
     of its frequency-estimate passes (:mod:`textnb.core.dfe`), its event model, smoothing
@@ -366,7 +373,7 @@ class DiscriminativeKernel(CountKernel):
     kind = "DiscriminativeNB"
     defaults = MappingProxyType({"event_model": "auto", "alpha": None, "passes": 2, "step": "auto", "cv": 5,
                                  "select_nnz": 200_000, "max_nnz": 3_000_000, "random_state": 0, "n_jobs": None,
-                                 "calibration": "temperature"})
+                                 "calibration": "temperature", "ratios": "auto"})
     param_schema = dfe.PARAM_SCHEMA
     state_schema = {
         "classes_": Classes(),
@@ -379,8 +386,10 @@ class DiscriminativeKernel(CountKernel):
         "feature_names_in_": FEATURE_NAMES,
         "scale_": MayBeAbsent(Float(*dfe.SCALE_RANGE)),  # absent in files of uncalibrated models
         "step_": MayBeAbsent(dfe.STEP_VALUE),  # absent in files written before 2026-12-06 (the step parameter)
+        "ratios_": MayBeAbsent(Bool()),  # absent in files written before 2026-12-07 (as False: no ratios)
     }
-    state_fields = CountKernel.state_fields + ("event_model_", "alpha_", "class_documents_", "scale_", "step_")
+    state_fields = CountKernel.state_fields + ("event_model_", "alpha_", "class_documents_", "scale_", "step_",
+                                               "ratios_")
     scalar_fields = ("alpha_", "scale_", "step_")
     execution_params = ("n_jobs",)
     #: every parameter says how the event model and smoothing are chosen; a merge compares
@@ -397,19 +406,23 @@ class DiscriminativeKernel(CountKernel):
     def chosen_params(self, params, state):
         """:meth:`CountKernel.chosen_params`: with ``event_model="auto"``, the event model
         and smoothing the model chose (``event_model_``, ``alpha_``: a given ``alpha`` is
-        its own ``alpha_``), with ``step="auto"`` the pass weight (``step_``); None when it
-        chose neither."""
+        its own ``alpha_``), with ``step="auto"`` the pass weight (``step_``), with
+        ``ratios="auto"`` and the complement model whether its weights take the log-count
+        ratios (``ratios_``); None when it chose none of them."""
         chosen = {}
         if params["event_model"] == "auto":
             chosen.update(event_model=str(state["event_model_"]), alpha=float(state["alpha_"]))
         if isinstance(params["step"], str) and "step_" in state:
             chosen["step"] = float(state["step_"])
+        if isinstance(params.get("ratios"), str) and state["event_model_"] == "complement":
+            chosen["ratios"] = uses_ratios(state)  # (the Bernoulli model never takes them: nothing chosen)
         return {**params, **chosen} if chosen else None
 
     def estimate(self, params, state):
         """``coef_`` and ``intercept_``: :func:`textnb.core.dfe.model_weights` of the counts."""
         coef, intercept = dfe.model_weights(state["event_model_"], state["feature_count_"], state["class_count_"],
-                                            max(float(state["alpha_"]), ALPHA_FLOOR), state.get("scale_", 1.0))
+                                            max(float(state["alpha_"]), ALPHA_FLOOR), state.get("scale_", 1.0),
+                                            ratios=uses_ratios(state))
         return {"coef_": coef, "intercept_": intercept}
 
     def fit(self, params, classes, X, y_index, weights=None, dropped=None, groups=None):
@@ -424,12 +437,13 @@ class DiscriminativeKernel(CountKernel):
         n_classes = len(classes)
         weights = np.ones(X.shape[0]) if weights is None else weights
         X = dfe.canonical(X)
-        family, alpha, step, fc, cc, documents, scale = dfe.fit_rows(np.zeros((n_classes, X.shape[1])),
+        family, alpha, step, ratios, fc, cc, documents, scale = dfe.fit_rows(np.zeros((n_classes, X.shape[1])),
                                                                      np.zeros(n_classes), X, y_index, weights,
                                                                      params=params, dropped=dropped, groups=groups)
         return self.to_state({"classes_": np.asarray(classes), "n_features_in_": X.shape[1], "class_count_": cc,
                               "feature_count_": fc, "event_model_": family, "alpha_": alpha,
-                              "class_documents_": documents, "scale_": scale, "step_": step})
+                              "class_documents_": documents, "scale_": scale, "step_": step,
+                              "ratios_": ratios})
 
     @staticmethod
     def check_same_choices(a, b):
@@ -440,7 +454,9 @@ class DiscriminativeKernel(CountKernel):
         :data:`~textnb.core.errors.CHOSEN_EVENT_MODELS` naming ``event_model`` or ``alpha``, or
         of :data:`~textnb.core.errors.CHOSEN_PASS_WEIGHTS` naming ``step`` (the pass weight,
         ``step="auto"``: :func:`textnb.core.dfe.pass_step`; a file written before it was
-        recorded is not compared): the one check of ``DiscriminativeNB.merge`` and of ``textnb merge``'s
+        recorded is not compared), or of :data:`~textnb.core.errors.CHOSEN_RATIOS` naming
+        ``ratios`` (whether the weights take the log-count ratios, ``ratios="auto"``:
+        :func:`textnb.core.dfe.uses_ratios`; a file without ``ratios_`` has none): the one check of ``DiscriminativeNB.merge`` and of ``textnb merge``'s
         :func:`~textnb.text.nodes.merge_count_models`."""
         if b["event_model_"] != a["event_model_"]:
             raise SettingsDiffer(CHOSEN_EVENT_MODELS, "event_model", str(a["event_model_"]), str(b["event_model_"]),
@@ -453,6 +469,10 @@ class DiscriminativeKernel(CountKernel):
             raise SettingsDiffer(CHOSEN_PASS_WEIGHTS, "step", float(a["step_"]), float(b["step_"]),
                                  remedy="step='auto' weighed the passes by each part's document length: fit both "
                                         "parts with the same explicit step (e.g. step=4.5)")
+        if uses_ratios(a) != uses_ratios(b):
+            raise SettingsDiffer(CHOSEN_RATIOS, "ratios", uses_ratios(a), uses_ratios(b),
+                                 remedy="ratios='auto' chose them by each part's document length: fit both "
+                                        "parts with the same explicit ratios (True or False)")
 
     def merge_states(self, a, b, columns=None, n_features=None):
         """:meth:`CountKernel.merge_states`, with the documents per class added and the
