@@ -24,6 +24,10 @@ Two event models (``family``), the two that the text-accuracy study
     prior; ``f(d)`` is the document's set of terms, and the class count gets the same
     weight as the term counts.
 
+On long documents the complement model's weights take NBSVM's log-count ratios of its own
+sums (Wang & Manning 2012; :func:`log_count_ratios`, ``ratios="auto"``: :func:`uses_ratios`):
+each term's sums and features scaled by how well it tells the classes apart.
+
 Everything here is numpy / scipy only (no scikit-learn; scipy.sparse and threads are
 imported by the training functions only, so that scoring one document imports neither),
 so the training command and the model-file scorer share it (:mod:`textnb.text.training`, :mod:`textnb.text.scorer`)
@@ -154,34 +158,32 @@ def log_count_ratios(feature_count, alpha):
     more, one spread evenly counts less, as in NBSVM, whose ratios scale the binarised
     counts of a linear SVM. Computed from the sums themselves (documents' features plus
     what the passes added), so a model's weights stay a function of its sums:
-    ``partial_fit`` and ``merge`` add sums and the ratios follow."""
-    fc = np.asarray(feature_count, dtype=np.float64)
+    ``partial_fit`` and ``merge`` add sums and the ratios follow.
+
+    One logarithm per term, not per class and term: with ``q_cw = θ_cw / θ̃_cw``, the largest
+    ``|log q_cw|`` over the classes is ``log max(max_c q_cw, 1 / min_c q_cw)``."""
+    fc = np.asarray(feature_count)  # (single precision sums are read as they are: no copy)
     a = max(float(alpha), ALPHA_FLOOR)
     if fc.shape[0] < 2 or fc.shape[1] == 0:
         return np.ones(fc.shape[1])
-    total = fc.sum(axis=0)
-    r = np.zeros(fc.shape[1])
-    own, other = np.empty(fc.shape[1]), np.empty(fc.shape[1])
-    for row in fc:  # (a class at a time: the arrays stay in the CPU's caches)
+    n = fc.shape[1]
+    total = fc.sum(axis=0, dtype=np.float64) + a  # (each complement sum is total - own, smoothed)
+    own_sums = fc.sum(axis=1, dtype=np.float64) + a * n
+    other_sums = float(total.sum()) - fc.sum(axis=1, dtype=np.float64)
+    high, low = np.zeros(n), np.full(n, np.inf)
+    own, other = np.empty(n), np.empty(n)
+    for row, own_sum, other_sum in zip(fc, own_sums, other_sums):  # (a class at a time: in the CPU's caches)
         np.add(row, a, out=own)
         np.subtract(total, row, out=other)
-        np.maximum(other, 0.0, out=other)  # (rounding)
-        other += a
-        norm = math.log(own.sum()) - math.log(other.sum())
-        np.divide(own, other, out=own)  # one logarithm of the ratio, not two
-        np.log(own, out=own)
-        own -= norm
-        np.abs(own, out=own)
-        np.maximum(r, own, out=r)
+        np.divide(own, other, out=own)
+        own *= other_sum / own_sum  # q: the class's frequency over the complement's
+        np.maximum(high, own, out=high)
+        np.minimum(low, own, out=low)
+    np.divide(1.0, low, out=low)
+    np.maximum(high, low, out=high)
+    r = np.log(high)
     mean = float(r.mean())
-    return r / mean if mean > 0.0 else np.ones(fc.shape[1])
-
-
-def scale_columns(T, r):
-    """The CSR matrix ``T`` with each column ``j`` times ``r[j]`` (in ``T``'s precision)."""
-    import scipy.sparse as sp
-
-    return sp.csr_matrix((T.data * np.asarray(r, dtype=T.dtype)[T.indices], T.indices, T.indptr), shape=T.shape)
+    return r / mean if mean > 0.0 else np.ones(n)
 
 
 def check_folds(cv):
@@ -248,7 +250,8 @@ def linear_weights(family, feature_count, class_count, alpha, pool=None, dtype=n
     so ``W`` is the complement weights of the scaled sums, times the ratios.
     """
     r = log_count_ratios(feature_count, alpha) if ratios and family == "complement" else None
-    fc = np.asarray(feature_count, dtype=dtype) if r is None else (np.asarray(feature_count) * r).astype(dtype)
+    fc = np.asarray(feature_count, dtype=dtype) if r is None else \
+        np.multiply(feature_count, r, out=np.empty(np.shape(feature_count), dtype=dtype), casting="same_kind")
     cc = np.asarray(class_count, dtype=np.float64)
     alpha = dtype(max(float(alpha), ALPHA_FLOOR))  # alpha 0 would take the log of 0
     n_classes, n_terms = fc.shape
@@ -536,14 +539,13 @@ def leave_out_scale(family, feature_count, class_count, T, y_index, contribution
     (documents) are fewer than :data:`MIN_CALIBRATION_DOCUMENTS`: so a document of
     weight 2 counts as two copies in its place.
 
-    ``ratios`` (a model whose weights take :func:`log_count_ratios`): the held-out models
-    keep the ratios of the trained model (as they keep the passes' weights), so the scores
-    are those of its scaled sums and features (:func:`_ratio_space`).
+    ``ratios`` (a model whose weights take :func:`log_count_ratios`): each held-out model's
+    weights take the ratios of its own sums (the fold's contribution taken out), as the
+    model trained without the fold would.
     """
-    feature_count, T, _ = _ratio_space(family, feature_count, T, alpha, ratios)
     if splits is not None:
         return _splits_scale(family, feature_count, class_count, T, y_index, contribution, alpha=alpha, keys=keys,
-                             splits=splits, weights=weights, pool=pool)
+                             splits=splits, weights=weights, pool=pool, ratios=ratios)
     n, n_classes = T.shape[0], len(class_count)
     if n < max(MIN_CALIBRATION_DOCUMENTS, 2 * folds) or n_classes < 2:
         return None
@@ -557,7 +559,8 @@ def leave_out_scale(family, feature_count, class_count, T, y_index, contribution
     held = np.flatnonzero(rank < np.sort(rank)[limit - 1] + 1)  # the smallest keys
     fold = np.full(n, -1)
     fold[held] = rank[held] % folds
-    S = leave_out_scores(family, feature_count, class_count, T, y_index, contribution, fold, alpha=alpha, pool=pool)
+    S = leave_out_scores(family, feature_count, class_count, T, y_index, contribution, fold, alpha=alpha, pool=pool,
+                         ratios=ratios)
     return fit_scale(S, y_index[held], None if weights is None else np.asarray(weights)[held])
 
 
@@ -597,9 +600,9 @@ def leave_out_scores(family, feature_count, class_count, T, y_index, contributio
     fold's own terms (with the complement event model every term of the vocabulary weighs
     in a class's normalisation).
 
-    ``ratios``: as :func:`leave_out_scale` takes it (the trained model's ratios kept).
+    ``ratios``: as :func:`leave_out_scale` takes it (each fold's model with its own sums'
+    ratios: the whole vocabulary's weights, as with ``X``).
     """
-    feature_count, T, r = _ratio_space(family, feature_count, T, alpha, ratios)
     n_classes = len(class_count)
     fold = np.asarray(fold)
     score = fold >= 0 if scored is None else (fold >= 0) & np.asarray(scored, dtype=bool)
@@ -609,7 +612,7 @@ def leave_out_scores(family, feature_count, class_count, T, y_index, contributio
     fc = np.array(feature_count, dtype=np.float32)  # single precision, as in the passes
     df = None if X is None else np.bincount(X.indices, minlength=X.shape[1])
     local = _ComplementColumns(fc, class_count, alpha) if X is None and family == "complement" and n_classes > 1 \
-        else None
+        and not ratios else None
     for f in np.unique(fold[fold >= 0]):
         rows = np.flatnonzero(fold == f)
         if local is not None:
@@ -620,29 +623,16 @@ def leave_out_scores(family, feature_count, class_count, T, y_index, contributio
         seen = None if X is None else np.flatnonzero(df - np.bincount(X[rows].indices, minlength=X.shape[1]))
         if seen is not None and seen.size == X.shape[1]:
             seen = None
-        W, b = linear_weights(family, rest if seen is None else rest[:, seen], cc, alpha, pool, dtype=np.float32)
+        W, b = linear_weights(family, rest if seen is None else rest[:, seen], cc, alpha, pool, dtype=np.float32,
+                              ratios=ratios)
         restore()
         rows = rows[score[rows]]
         if X is not None:
             Tf = features(family, X[rows] if seen is None else X[rows][:, seen])
-            if r is not None:
-                Tf = scale_columns(Tf, r if seen is None else r[seen])
         else:
             Tf = T[rows]
         S[position[rows]] = scores(Tf.astype(np.float32, copy=False), W, b, pool)  # products in W's precision
     return S
-
-
-def _ratio_space(family, feature_count, T, alpha, ratios):
-    """``(feature_count, T, r)`` of a model whose weights take the log-count ratios ``r``
-    (:func:`log_count_ratios` of ``feature_count``): the sums and the document features
-    ``T`` scaled by them, whose plain complement weights score as the model does; without
-    ``ratios`` (or for the Bernoulli model) the inputs as they are and ``r`` None. Taking
-    a document's contribution out of the scaled sums is taking it out of the sums, scaled."""
-    if not ratios or family != "complement":
-        return feature_count, T, None
-    r = log_count_ratios(feature_count, alpha)
-    return np.asarray(feature_count, dtype=np.float64) * r, scale_columns(T, r), r
 
 
 class _ComplementColumns:
@@ -695,13 +685,13 @@ class _ComplementColumns:
         return W, prior_free_bias(class_log_prior(cc)), T.astype(np.float32, copy=False)
 
 
-def _scores_without(family, fc, class_count, T_out, y_out, contribution_out, T_score, *, alpha, pool):
+def _scores_without(family, fc, class_count, T_out, y_out, contribution_out, T_score, *, alpha, pool, ratios=False):
     """Scores of the documents ``T_score`` under the model ``(fc, class_count)`` with the
     contribution of the documents ``T_out`` (classes ``y_out``) taken out. ``fc`` is the
     model's feature sums, in the precision the scores are computed in: changed in the
     cells of those documents' terms only, and put back exactly before returning."""
     rest, cc, restore = _take_out(fc, class_count, T_out, y_out, contribution_out)
-    W, b = linear_weights(family, rest, cc, alpha, pool, dtype=fc.dtype.type)
+    W, b = linear_weights(family, rest, cc, alpha, pool, dtype=fc.dtype.type, ratios=ratios)
     restore()
     return scores(T_score, W, b, pool)
 
@@ -733,7 +723,7 @@ def _take_out(fc, class_count, T_out, y_out, contribution_out):
 
 
 def _splits_scale(family, feature_count, class_count, T, y_index, contribution, *, alpha, keys, splits, weights,
-                  pool):
+                  pool, ratios=False):
     """:func:`leave_out_scale` with given ``splits`` (see there)."""
     n, n_classes = T.shape[0], len(class_count)
     if n_classes < 2:
@@ -762,7 +752,7 @@ def _splits_scale(family, feature_count, class_count, T, y_index, contribution, 
         outside[train] = False
         out = np.flatnonzero(outside)
         parts.append(_scores_without(family, fc, class_count, T[out], y_index[out], contribution[out],
-                                     T[test].astype(np.float64), alpha=alpha, pool=pool))
+                                     T[test].astype(np.float64), alpha=alpha, pool=pool, ratios=ratios))
         truth.append(y_index[test])
         weight.append(w[test])
     return fit_scale(np.vstack(parts), np.concatenate(truth), np.concatenate(weight))
