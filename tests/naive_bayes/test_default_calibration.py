@@ -108,6 +108,39 @@ def test_complement_leave_out_scores_equal_the_whole_vocabulary_weights(sms_coun
     assert np.allclose(S, expected[order], rtol=1e-5, atol=1e-4)  # (-inf where -inf)
 
 
+def test_with_ratios_each_held_out_model_takes_its_own_sums_ratios(sms_counts):
+    """With ``ratios`` the held-out scores are those of the model with the fold taken out
+    and the log-count ratios of what is left (recomputed by hand here: the two logarithms of
+    NBSVM's formula, in double precision), not the trained model's ratios."""
+    Xtr, ytr, _, _ = sms_counts
+    y = np.searchsorted(np.unique(ytr), ytr)
+    T = dfe.features("complement", Xtr.astype(np.float64)).astype(np.float32)
+    fc, cc = dfe.class_sums(T, y, 2)
+    fc, cc = dfe.passes("complement", fc, cc, T, y, alpha=1.0, n_passes=2, step=4.5, ratios=True)
+    contribution = np.ones(T.shape[0])
+    fold = np.arange(T.shape[0]) % 3
+    S = dfe.leave_out_scores("complement", fc, cc, T, y, contribution, fold, alpha=1.0, ratios=True)
+
+    def ratios(rest):
+        own, other = rest + 1.0, rest.sum(axis=0) - rest + 1.0
+        R = np.abs(np.log(own / own.sum(axis=1, keepdims=True)) - np.log(other / other.sum(axis=1, keepdims=True)))
+        return R.max(axis=0) / R.max(axis=0).mean()
+
+    expected, kept = [], []
+    trained = ratios(fc)
+    for f in range(3):
+        rows = np.flatnonzero(fold == f)
+        rest = fc - (dfe._indicator(y[rows], contribution[rows], 2) @ T[rows]).toarray()
+        cc_f = cc - np.bincount(y[rows], minlength=2)
+        for r, out in ((ratios(rest), expected), (trained, kept)):  # (its own ratios; the trained model's)
+            W, b = dfe.linear_weights("complement", rest * r, cc_f, 1.0)
+            out.append(np.asarray(T[rows] @ (W * r).T) + b)
+    order = np.argsort(np.concatenate([np.flatnonzero(fold == f) for f in range(3)]), kind="stable")
+    expected, kept = np.vstack(expected)[order], np.vstack(kept)[order]
+    assert np.allclose(S, expected, rtol=1e-4, atol=1e-4)
+    assert not np.allclose(S, kept, rtol=1e-3, atol=1e-3)  # (the trained model's ratios give other scores)
+
+
 def test_calibration_keeps_the_decisions_and_lowers_the_log_loss(sms_counts):
     Xtr, ytr, Xte, yte = sms_counts
     cal = DiscriminativeNB().fit(Xtr, ytr)
