@@ -68,16 +68,14 @@ def run(args, out, err):
         print(f"event model: {info['event_model']} (alpha {info['alpha']:g}; "
               f"{'chosen by cross-validation' if info['params'].get('event_model') == 'auto' else 'given'})",
               file=out)
-    if "step" in info:
-        from textnb.core.dfe import STEP_RULE
+    if "step" in info or "ratios" in info:  # DiscriminativeNB's choices by document length
+        from textnb.core.dfe import RATIO_RULE, STEP_RULE
 
-        how = f"chosen: {STEP_RULE}" if info["params"].get("step") == "auto" else "given"
-        print(f"pass weight: {info['step']:g} ({how})", file=out)
-    if "ratios" in info:
-        from textnb.core.dfe import RATIO_RULE
-
-        how = f"chosen: {RATIO_RULE}" if info["params"].get("ratios") == "auto" else "given"
-        print(f"log-count ratios: {'yes' if info['ratios'] else 'no'} ({how})", file=out)
+        for key, name, rule, value in (("step", "pass weight", STEP_RULE, lambda v: f"{v:g}"),
+                                       ("ratios", "log-count ratios", RATIO_RULE, lambda v: "yes" if v else "no")):
+            if key in info:
+                how = f"chosen: {rule}" if info["params"].get(key) == "auto" else "given"
+                print(f"{name}: {value(info[key])} ({how})", file=out)
     _print_calibration(info, out)
     if "calibration_scale" in info:
         inside = "; the model inside, before calibration" if "calibration" in info else ""

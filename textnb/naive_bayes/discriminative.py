@@ -22,7 +22,7 @@ from textnb.core.model_schema import check_params
 from textnb.core.errors import ParameterError
 from textnb.naive_bayes.base import check_sample_weight, given_splits
 from textnb.naive_bayes.discrete import _BaseCountNB
-from textnb.naive_bayes.kernels import DISCRIMINATIVE, all_or_nothing, takes_defaults
+from textnb.naive_bayes.kernels import DISCRIMINATIVE, all_or_nothing, takes_defaults, takes_ratios
 
 __all__ = ["DiscriminativeNB"]
 
@@ -263,13 +263,12 @@ class DiscriminativeNB(_BaseCountNB):
         params = self.get_params()
         if not calibrate:
             params["calibration"] = None
-        first = not hasattr(self, "event_model_")  # (a model loaded from a file without ratios_ has none)
+        first = not hasattr(self, "event_model_")  # (later batches keep the first one's choices)
         (self.event_model_, self.alpha_, self.step_, self.ratios_, self.feature_count_, self.class_count_, documents,
          scale) = dfe.fit_rows(self.feature_count_, self.class_count_, X, y_index, weights, params=params,
                                family=getattr(self, "event_model_", None), alpha=getattr(self, "alpha_", None),
-                               step=getattr(self, "step_", None),
-                               ratios=getattr(self, "ratios_", None if first else False), dropped=dropped,
-                               splits=splits, contribution=contribution, groups=groups)
+                               step=getattr(self, "step_", None), ratios=None if first else takes_ratios(vars(self)),
+                               dropped=dropped, splits=splits, contribution=contribution, groups=groups)
         self.class_documents_ = getattr(self, "class_documents_", 0.0) + documents
         if self.calibration is None:
             self.__dict__.pop("scale_", None)

@@ -358,10 +358,11 @@ class ComplementKernel(CountKernel):
         return LinearForm(state["classes_"], fitted["feature_log_prob_"], prior_free_bias(prior), empty=prior)
 
 
-def uses_ratios(state):
-    """Whether the DiscriminativeNB ``state``'s weights take the log-count ratios
-    (:func:`textnb.core.dfe.log_count_ratios`): its ``ratios_``, False in a file written
-    before they were."""
+def takes_ratios(state):
+    """Whether the DiscriminativeNB ``state`` (a model file's, or an estimator's ``vars``)
+    takes the log-count ratios (:func:`textnb.core.dfe.log_count_ratios`): its ``ratios_``,
+    False in a file written before they were (what ``"auto"`` decides is
+    :func:`textnb.core.dfe.uses_ratios`)."""
     return bool(state.get("ratios_", False))
 
 
@@ -415,14 +416,14 @@ class DiscriminativeKernel(CountKernel):
         if isinstance(params["step"], str) and "step_" in state:
             chosen["step"] = float(state["step_"])
         if isinstance(params.get("ratios"), str) and state["event_model_"] == "complement":
-            chosen["ratios"] = uses_ratios(state)  # (the Bernoulli model never takes them: nothing chosen)
+            chosen["ratios"] = takes_ratios(state)  # (the Bernoulli model never takes them: nothing chosen)
         return {**params, **chosen} if chosen else None
 
     def estimate(self, params, state):
         """``coef_`` and ``intercept_``: :func:`textnb.core.dfe.model_weights` of the counts."""
         coef, intercept = dfe.model_weights(state["event_model_"], state["feature_count_"], state["class_count_"],
                                             max(float(state["alpha_"]), ALPHA_FLOOR), state.get("scale_", 1.0),
-                                            ratios=uses_ratios(state))
+                                            ratios=takes_ratios(state))
         return {"coef_": coef, "intercept_": intercept}
 
     def fit(self, params, classes, X, y_index, weights=None, dropped=None, groups=None):
@@ -469,8 +470,8 @@ class DiscriminativeKernel(CountKernel):
             raise SettingsDiffer(CHOSEN_PASS_WEIGHTS, "step", float(a["step_"]), float(b["step_"]),
                                  remedy="step='auto' weighed the passes by each part's document length: fit both "
                                         "parts with the same explicit step (e.g. step=4.5)")
-        if uses_ratios(a) != uses_ratios(b):
-            raise SettingsDiffer(CHOSEN_RATIOS, "ratios", uses_ratios(a), uses_ratios(b),
+        if takes_ratios(a) != takes_ratios(b):
+            raise SettingsDiffer(CHOSEN_RATIOS, "ratios", takes_ratios(a), takes_ratios(b),
                                  remedy="ratios='auto' chose them by each part's document length: fit both "
                                         "parts with the same explicit ratios (True or False)")
 
