@@ -97,3 +97,31 @@ def test_stratified_folds_with_groups_keep_a_groups_rows_together_and_the_rest_i
         for row in test:
             first = np.flatnonzero(groups == groups[row])[0]
             assert fold_of[first] == k
+
+
+def test_class_wide_groups_deal_a_class_held_by_one_group_row_by_row():
+    """``class_wide_groups``: a class whose rows (two or more) all share one group (one mbox
+    file per class) gets groups of one row each, and is named, in the order of first rows;
+    a class spread over several groups keeps them, as does a class of one row; held out
+    whole, the one group would leave its fold's model without the class."""
+    from textnb.core.folds import class_wide_groups
+
+    y = np.array(["spam", "ham", "ham", "spam", "news", "ham", "spam", "solo", "news"])
+    groups = np.array([7, 3, 3, 7, 5, 4, 7, 9, 6])  # spam: one file (7); ham: two (3, 4); news: two; solo: one row
+    codes, classes = class_wide_groups(y, groups)
+    assert classes == ["spam"]
+    spam = np.flatnonzero(y == "spam")
+    assert len(set(codes[spam].tolist())) == 3 and not set(codes[spam].tolist()) & set(codes[y != "spam"].tolist())
+    rest = np.flatnonzero(y != "spam")  # the other rows grouped as given
+    assert all((codes[a] == codes[b]) == (groups[a] == groups[b]) for a in rest for b in rest)
+    codes, classes = class_wide_groups(["b", "a", "a", "b"], [1, 2, 2, 1])  # one file per class: both
+    assert classes == ["b", "a"] and len(set(codes.tolist())) == 4
+    codes, classes = class_wide_groups(["a", "a", "b", "b"], [1, 2, 3, 4])
+    assert classes == [] and len(set(codes.tolist())) == 4
+    with pytest.raises(ValueError, match="3 values for 4 rows"):
+        class_wide_groups(["a", "a", "b", "b"], [1, 2, 3])
+    # the folds then hold every class's messages out spread over the folds: each fold learns each class
+    y = np.repeat(["spam", "ham"], 30)
+    codes, _ = class_wide_groups(y, np.repeat([0, 1], 30))
+    for train, test in stratified_kfold(y, 5, 0, groups=codes):
+        assert set(y[train]) == {"spam", "ham"} and set(y[test]) == {"spam", "ham"}

@@ -24,7 +24,8 @@ def add_parser(sub):
     p.add_argument("path", metavar="PATH", help="the corpus or table (as train reads it), or - for stdin")
     p.add_argument("--cv", type=folds, metavar="K", help=f"K-fold cross-validation (default 10, fewer when no "
                    f"class has 10 objects; {folds.range}; "
-                   "the default for a corpus with train/ and test/ parts is the split)")
+                   "the default for a corpus with train/ and test/ parts is the split; the messages of an mbox "
+                   "file share a fold, unless it holds all of its class's)")
     p.add_argument("--repeat", type=repeats, default=1, metavar="R",
                    help=f"repeat the CV R times (seeds S, S+1, ...; {repeats.range}); prints the mean accuracy and "
                         f"its std")

@@ -5,7 +5,8 @@
 * :func:`stratified_kfold`: ``StratifiedKFold(n_splits, shuffle=True, random_state=seed)``
   (its ``_make_test_folds``: the same folds, index for index), or with ``groups`` those folds
   with each group's rows kept together (the copies of a document, one per label, in a
-  multi-label copy model: :func:`keep_groups_together`);
+  multi-label copy model: :func:`keep_groups_together`; the messages of an mbox file in
+  ``textnb evaluate``, except where :func:`class_wide_groups` deals them one by one);
 * :func:`given_splits`: the ``(train, test)`` pairs of a ``cv`` that is not a number of folds;
 * :func:`take_rows`: a fold's rows of ``X`` (an array, a sparse matrix or a DataFrame).
 """
@@ -16,7 +17,7 @@ import numpy as np
 
 from textnb.core.errors import ParameterError, TooFewObjects, short_repr
 
-__all__ = ["calibration_folds", "given_splits", "keep_groups_together", "kfold", "random_state", "stratified_kfold",
+__all__ = ["calibration_folds", "class_wide_groups", "given_splits", "keep_groups_together", "kfold", "random_state", "stratified_kfold",
            "take_rows"]
 
 
@@ -132,6 +133,40 @@ def keep_groups_together(test_folds, groups, n_splits):
     _, first, inverse = np.unique(groups, return_index=True, return_inverse=True)
     test_folds = np.asarray(test_folds)[first][inverse.reshape(-1)]
     return [(train, test) for train, test in _splits(test_folds, n_splits) if test.size]
+
+
+def class_wide_groups(y, groups):
+    """``(groups, classes)``: ``groups`` (one value per row of labels ``y``) with the rows of
+    every class whose rows (two or more) all share one group made groups of one row each,
+    and those classes, in the order of their first rows (``[]`` when there is none: the
+    groups as given, renumbered).
+
+    Held out whole, such a group would leave its fold's model without the class, so that
+    every one of its rows is scored by a model that never saw its class: a corpus of one
+    mbox file per class (``spam.mbox`` and ``ham.mbox``) cross-validated by file scored
+    every message wrong. Its rows are dealt to the folds one by one instead, as rows
+    without a group are (the caller says so: a held-out row may then be scored by a model
+    that learnt another row of its group). A class with rows in several groups keeps them:
+    a fold that holds one out still learns the class from the others."""
+    y = np.asarray(y).reshape(-1)
+    groups = np.asarray(groups).reshape(-1)
+    if groups.shape != y.shape:
+        raise ValueError(f"groups has {groups.size} values for {y.size} rows")
+    codes = np.unique(groups, return_inverse=True)[1].reshape(-1).astype(np.int64)
+    _, first, label = np.unique(y, return_index=True, return_inverse=True)
+    label = label.reshape(-1)
+    n_classes = first.size
+    low = np.full(n_classes, np.iinfo(np.int64).max)
+    high = np.full(n_classes, -1, dtype=np.int64)
+    np.minimum.at(low, label, codes)
+    np.maximum.at(high, label, codes)
+    whole = (low == high) & (np.bincount(label, minlength=n_classes) >= 2)
+    if not whole.any():
+        return codes, []
+    lifted = whole[label]
+    codes[lifted] = (codes.max() + 1) + np.arange(int(lifted.sum()))
+    rows = np.sort(first[whole])
+    return codes, [y[row] for row in rows.tolist()]
 
 
 def given_splits(cv, X, y, groups=None):

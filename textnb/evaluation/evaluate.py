@@ -19,7 +19,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from textnb.core.errors import InputError, ParameterError
-from textnb.core.folds import given_splits, stratified_kfold
+from textnb.core.folds import class_wide_groups, given_splits, stratified_kfold
 from textnb.core.logspace import proba_from_jll
 from textnb.core.model_io import model_class
 from textnb.core.wrapping import fit_weighted, takes_fold_counts, takes_terms
@@ -541,7 +541,11 @@ def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, p
     ``groups`` (one value per object; None: each its own): the objects of one group are
     held out in one fold (:func:`textnb.core.folds.stratified_kfold`): the messages of one
     mbox file of a corpus folder (``textnb evaluate``: the messages of a thread quote each
-    other, so none is scored by a model that learnt another message of its file).
+    other, so none is scored by a model that learnt another message of its file). Except
+    where one group holds every object of a class (one mbox file per class): held out
+    whole, it would leave its fold's model without the class, so those objects are dealt
+    to the folds one by one (:func:`~textnb.core.folds.class_wide_groups`) and
+    ``groups_note`` names their classes.
     """
     y = np.asarray(y)
     w = _weights(sample_weight, len(y))
@@ -561,6 +565,9 @@ def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, p
         if largest < cv:
             where = f"{source}: " if source else ""  # (the file the objects come from, when given)
             raise InputError(f"{where}no class has {cv} objects, so there cannot be {cv} folds; use a smaller --cv")
+    whole_classes = []
+    if groups is not None and given is None:
+        groups, whole_classes = class_wide_groups(y, groups)
     start = time.perf_counter()
     accuracies, y_all, pred_all, proba_all, w_all, unseen, parts_all = [], [], [], [], [], set(), []
     done, total = 0, (cv * repeat if given is None else len(given))
@@ -624,11 +631,27 @@ def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, p
     report["folds"] = cv if given is None else len(given)
     if default is not None and cv < default:
         report["folds_note"] = f"fewer than the default {default}: no class has {default} objects"
+    if whole_classes:
+        report["groups_note"] = groups_note(whole_classes)
     report["repeat"] = repeat
     report["seed"] = seed
     report["accuracy_per_repeat"] = accuracies
     report["seconds"] = time.perf_counter() - start
     return report
+
+
+def groups_note(classes):
+    """The report's ``groups_note`` for the ``classes`` whose objects :func:`cross_validate`
+    dealt to the folds one by one because one group (one mbox file) held all of them."""
+    names = ", ".join(repr(str(c)) for c in classes[:3]) + (f" and {len(classes) - 3} more" if len(classes) > 3
+                                                            else "")
+    if len(classes) == 1:
+        return (f"class {names} has all its messages in one mbox file: dealt to the folds one by one, not by file "
+                f"(a fold holding the file out would not learn the class), so a held-out message may be scored by "
+                f"a model that learnt others of its file")
+    return (f"classes {names} each have all their messages in one mbox file: dealt to the folds one by one, not by "
+            f"file (a fold holding such a file out would not learn its class), so a held-out message may be scored "
+            f"by a model that learnt others of its file")
 
 
 def evaluate_split(X_train, y_train, X_test, y_test, model, *, vectorizer=None, terms=None, sample_weight=None,

@@ -17,8 +17,9 @@ __all__ = ["evaluate_documents", "evaluate_table"]
 
 
 def _folds_protocol(report):
+    notes = [report[k] for k in ("folds_note", "groups_note") if report.get(k)]
     report["protocol"] = f"{report['folds']}-fold cross-validation x {report['repeat']}" + (
-        f" ({report['folds_note']})" if report.get("folds_note") else "")
+        f" ({'; '.join(notes)})" if notes else "")
     return report
 
 
