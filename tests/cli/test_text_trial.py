@@ -141,18 +141,22 @@ def test_evaluate_refuses_cv_with_a_test_file_and_merge_names_multilabel_models(
     one_error_line(err, "a multi-label model cannot be merged")
 
 
-def test_predict_and_inspect_name_a_spam_filter_model(tmp_path):
-    """They said 'a SpamScorer model does not record its table attributes' / 'cannot inspect'."""
+def test_predict_names_a_spam_filter_model_and_inspect_describes_it(tmp_path):
+    """predict said 'a SpamScorer model does not record its table attributes'; inspect said
+    'cannot inspect', then refused it too: it now describes it
+    (tests/apps/test_spam_inspect.py)."""
     from textnb.apps.filtering import train_model
 
     (tmp_path / "s.eml").write_bytes(b"Subject: win\n\ncheap pills free money now\n")
     (tmp_path / "h.eml").write_bytes(b"Subject: lunch\n\nsee you at noon\n")
     train_model(tmp_path / "spam.tnb", [tmp_path / "s.eml"], [tmp_path / "h.eml"])
-    for args in (["predict", tmp_path / "spam.tnb", tmp_path / "s.eml"], ["inspect", tmp_path / "spam.tnb"],
+    for args in (["predict", tmp_path / "spam.tnb", tmp_path / "s.eml"],
                  ["predict", tmp_path / "spam.tnb", "--lines", tmp_path / "s.eml"]):
         rc, out, err = cli(*args)
         assert rc == 1 and out == ""
         one_error_line(err, "spam.tnb: a spam filter's model (SpamScorer)", "spamfilter --model")
+    rc, out, err = cli("inspect", tmp_path / "spam.tnb")
+    assert rc == 0 and err == "" and "  spam: 1 message\n" in out and "  ham: 1 message\n" in out
 
 
 def test_predict_cuts_documents_where_the_model_was_trained_to(tmp_path):

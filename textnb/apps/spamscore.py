@@ -390,6 +390,33 @@ class SpamScorer:
         self._cache = (key, weights)
         return weights
 
+    def token_log_odds(self):
+        """Each token's spam log-odds as this model weighs it, in ``vocabulary_``'s order:
+        ``log f(w) - log(1 - f(w))`` of Robinson's token probability (fisher, geometric), or
+        the log-likelihood ratio of its presence (multinomial: :meth:`_multinomial_llr`).
+        What ``textnb inspect`` ranks the most informative tokens by."""
+        w = self._token_weights()
+        if self.method == "multinomial":
+            return self._multinomial_llr(np.arange(len(self.vocabulary_)), w)
+        return w["ln_f"] - w["ln_1mf"]
+
+    def informative_tokens(self, top=10):
+        """``{class: [(token, log-odds), ...]}``: the ``top`` tokens that weigh most towards
+        each class (:meth:`token_log_odds`; for ``classes_[0]`` negated, so that each list
+        reads as log-odds for its class), ties to the token more messages hold, then in
+        the tokens' order; a fisher or geometric model's tokens within ``min_dev`` of 1/2,
+        which it does not score, are left out. ``textnb inspect``'s list for a spam model."""
+        lo = self.token_log_odds()
+        held = self.feature_count_.sum(axis=0)
+        tokens = np.asarray(self.vocabulary_, dtype=object)
+        scored = np.ones(len(lo), dtype=bool) if self.method == "multinomial" else self._token_weights()["use"]
+        out = {}
+        for k, sign in ((0, -1.0), (1, 1.0)):
+            mine = np.flatnonzero(scored & (sign * lo > 0))
+            order = mine[np.lexsort((tokens[mine], -held[mine], -sign * lo[mine]))][:int(top)]
+            out[str(self.classes_[k])] = [(str(tokens[j]), float(sign * lo[j])) for j in order]
+        return out
+
     def _multinomial_llr(self, ids, w):
         """Log-likelihood ratio of each token id in ``ids``: ``(log(b + alpha) - log_b) -
         (log(g + alpha) - log_g)``, with ``math.log`` element by element (the very floats

@@ -3,7 +3,7 @@
 import sys
 
 from textnb.cli.argtypes import file_name
-from textnb.cli.options import add_model_command, multilabel_model, refuse_spam_model, top
+from textnb.cli.options import add_model_command, multilabel_model, top
 from textnb.cli.output import a_kind, counted, dumps, terms_kind
 from textnb.core.errors import InputError
 from textnb.core.labels import label_names
@@ -33,7 +33,8 @@ def run(args, out, err):
     from textnb.text.scorer import text_model_root
 
     root = text_model_root(read_nodes(args.model), args.model)  # a text model as its readers take it
-    refuse_spam_model(args.model, root.kind)
+    if root.kind == "SpamScorer":  # a spam filter's model: its messages, tokens and their weights
+        return _inspect_spam(args, build(root, args.model, kernel=True), out)
     info = describe_text_file(root, top=args.top)  # a count text model (or APNBC of one): from its nodes
     weights = info.get("apnbc_weights") if info is not None else None
     if info is None:
@@ -234,6 +235,45 @@ def _values_line(values, probabilities, top):
         order = sorted(range(len(pairs)), key=lambda i: (-pairs[i][1], i))[:top]
         return " ".join(f"{pairs[i][0]}={pairs[i][1]:.3g}" for i in order) + f" ... ({len(pairs) - top} more)"
     return " ".join(f"{v}={p:.3g}" for v, p in pairs)
+
+
+def _inspect_spam(args, model, out):
+    """A spam filter's model (``spamfilter --train-*``, ``--register-*``): its scoring, the
+    messages of each class it learnt, its tokens (:func:`textnb.io.mailtokens.message_tokens`)
+    and the ones that weigh most towards each class (:meth:`SpamScorer.informative_tokens
+    <textnb.apps.spamscore.SpamScorer.informative_tokens>`), as ``bogoutil`` and ``sa-learn
+    --dump`` show a word list."""
+    terms = model.informative_tokens(args.top)
+    info = {"kind": "spam", "model": "SpamScorer", "params": dict(sorted(model.get_params().items())),
+            "classes": label_names(model), "class_count": [float(n) for n in model.class_count_],
+            "vocabulary_size": len(model.vocabulary_),
+            "informative_terms": {c: [[t, v] for t, v in pairs] for c, pairs in terms.items()}}
+    if args.plot:
+        if not any(terms.values()):
+            raise InputError(f"{args.model}: --plot draws the most informative tokens, and this spam model has "
+                             f"none (no message learnt in one of its classes)")
+        from textnb.evaluation.plots import plot_informative_terms
+
+        plot_informative_terms(terms, args.plot, title=f"most informative tokens (log-odds towards each class, top {args.top})")
+        info["plot"] = args.plot
+    if args.json:
+        print(dumps(info), file=out)
+        return 0
+    settings = ", ".join(f"{k}={v!r}" for k, v in info["params"].items())
+    print(f"model: SpamScorer({settings}) (a spam filter's: spamfilter and textnb serve read it)", file=out)
+    print(f"classes: {len(info['classes'])}", file=out)
+    for c, n in zip(info["classes"], info["class_count"]):
+        print(f"  {c}: {counted(n, 'message')}", file=out)
+    print(f"vocabulary: {info['vocabulary_size']} tokens (words, header fields, MIME parts and link hosts, each "
+          f"counted once per message)", file=out)
+    weight = "log-likelihood ratio of its presence" if model.method == "multinomial" else \
+        "Robinson's f(w) as log-odds; tokens within min_dev of 1/2 are not scored"
+    print(f"most informative tokens (log-odds towards the class: {weight}; top {args.top}):", file=out)
+    for c, pairs in terms.items():
+        print(f"  {c}: " + (", ".join(f"{t} ({v:.2f})" for t, v in pairs) or "none"), file=out)
+    if args.plot:
+        print(f"informative tokens plot: {args.plot}", file=out)
+    return 0
 
 
 def _inspect_multilabel(args, model, out):

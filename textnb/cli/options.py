@@ -316,8 +316,9 @@ def warn_multilabel(corpus, err):
 
 
 def refuse_spam_model(path, kind):
-    """One line for a spam filter's model (``kind`` SpamScorer) given to ``predict`` or
-    ``inspect``: the programs that read it. (It said 'does not record its table attributes'.)"""
+    """One line for a spam filter's model (``kind`` SpamScorer) given to ``predict`` (or
+    ``test``, ``topicfilter``): the programs that read it. (It said 'does not record its
+    table attributes'; ``inspect`` describes it.)"""
     if kind == "SpamScorer":
         raise InputError(f"{path}: a spam filter's model (SpamScorer), which spamfilter and textnb serve read: "
                          f"classify mail with 'spamfilter --model {path}' or 'textnb serve {path}'")
