@@ -317,7 +317,38 @@ def test_evaluate_deals_the_messages_of_a_class_held_by_one_mbox_file_one_by_one
     assert first.startswith("5-fold cross-validation x 1 (classes 'ham', 'spam' each have all their messages in one "
                             "mbox file: dealt to the folds one by one"), first
     corpus = _sms_mbox_corpus(tmp_path / "two", 2)
-    rc, out, err = cli("evaluate", corpus, "--cv", "5", "--json")
-    assert rc == 0, err
-    report = json.loads(out)
-    assert "groups_note" not in report and report["accuracy"] > 0.9
+    for folds, seed in ((3, 0), (3, 1), (3, 3), (5, 0), (5, 2)):  # (before, seed 0 of 3 folds: 0.0000)
+        rc, out, err = cli("evaluate", corpus, "--cv", folds, "--seed", seed, "--json")
+        assert rc == 0, err
+        report = json.loads(out)
+        assert "groups_note" not in report and "log_loss_omitted" not in report, (folds, seed)
+        assert report["accuracy"] > 0.9, (folds, seed)
+
+
+def test_evaluate_keeps_each_files_messages_in_one_fold_and_every_class_in_every_folds_training(tmp_path):
+    """Two mbox files per class: each file's messages are held out together (by the library's
+    folds: no file on both sides of a split), and no fold holds out every file of a class
+    (two files of a class that fell in one fold left its model without the class: with 3
+    folds and seed 0 every message was scored wrong); --multilabel's folds alike."""
+    import numpy as np
+
+    from textnb.core.folds import class_wide_groups, kfold_groups, stratified_kfold
+
+    y = np.repeat(["ham", "spam"], [40, 20])
+    files = np.repeat([0, 1, 2, 3], [25, 15, 12, 8])  # two files of each class
+    for seed in range(20):
+        for k in (2, 3, 5):
+            codes, whole = class_wide_groups(y, files)
+            assert whole == []
+            for train, test in stratified_kfold(y, k, seed, groups=codes, spread=True):
+                assert not set(files[train]) & set(files[test])
+                assert set(y[train]) == {"ham", "spam"}
+            Y = np.stack([y == "ham", y == "spam"], axis=1).astype(int)
+            for train, test in kfold_groups(len(y), k, seed, codes, spread=Y):
+                assert not set(files[train]) & set(files[test])
+                assert Y[train].sum(axis=0).all()  # every label learnt
+    corpus = _sms_mbox_corpus(tmp_path / "ml", 2)
+    for seed in (0, 1, 2):
+        rc, out, err = cli("evaluate", corpus, "--multilabel", "--cv", "3", "--seed", seed, "--json")
+        assert rc == 0, err
+        assert json.loads(out)["micro_f1"] > 0.9, seed

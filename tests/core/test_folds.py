@@ -125,3 +125,34 @@ def test_class_wide_groups_deal_a_class_held_by_one_group_row_by_row():
     codes, _ = class_wide_groups(y, np.repeat([0, 1], 30))
     for train, test in stratified_kfold(y, 5, 0, groups=codes):
         assert set(y[train]) == {"spam", "ham"} and set(y[test]) == {"spam", "ham"}
+
+
+def test_spread_groups_leaves_no_class_of_several_groups_in_one_fold_and_ungrouped_folds_alone():
+    """``stratified_kfold(..., spread=True)``: whatever the groups, a class whose rows lie in
+    two groups or more is never held out whole (its fold's model would not know it), each
+    group stays on one side; rows without groups keep scikit-learn's folds."""
+    from textnb.core.folds import spread_groups
+
+    rng = np.random.RandomState(1)
+    for trial in range(200):
+        n = int(rng.randint(12, 60))
+        y = rng.randint(0, 3, n)
+        y[:6] = [0, 0, 1, 1, 2, 2]
+        groups = rng.randint(0, int(rng.randint(4, 12)), n) * 3 + y  # each group within one class
+        k = int(rng.randint(2, 5))
+        try:
+            splits = stratified_kfold(y, k, trial, groups=groups, spread=True)
+        except ValueError:
+            continue
+        for train, test in splits:
+            assert not set(groups[train]) & set(groups[test])
+            for c in range(3):
+                if len(set(groups[y == c])) >= 2:
+                    assert (y[train] == c).any(), (trial, c)
+    y = rng.randint(0, 3, 50)
+    plain = stratified_kfold(y, 4, 0)
+    spread = stratified_kfold(y, 4, 0, groups=np.arange(50), spread=True)
+    assert all(np.array_equal(a, c) and np.array_equal(b, d) for (a, b), (c, d) in zip(plain, spread))
+    # the move: the class's smallest group, to the fold that tests the fewest rows
+    folds = spread_groups(np.array([0, 0, 0, 1, 1, 2]), np.array([7, 7, 8, 9, 9, 5]), np.array([0, 0, 0, 1, 1, 2]), 3)
+    assert folds.tolist() == [0, 0, 2, 1, 1, 2]

@@ -115,9 +115,11 @@ def _read(args, test=True, path=None):
 
 
 def _texts(corpus, max_bytes, label, err):
-    """``(texts, label sets, documents skipped: a :class:`textnb.io.corpus.Skipped`)`` of a multi-label corpus, read as training
+    """``(texts, label sets, documents skipped: a :class:`textnb.io.corpus.Skipped`, groups)`` of a multi-label corpus, read as training
     reads a corpus (:func:`textnb.io.corpus.document_texts`: an mbox file its messages, each
-    with the file's labels; a binary file, or a binary or empty message, skipped)."""
+    with the file's labels; a binary file, or a binary or empty message, skipped); ``groups``
+    None, or when an mbox file was read as its messages the position of each text's file
+    (cross-validation keeps a file's messages in one fold, as for a single-label corpus)."""
     from functools import partial
 
     from textnb.io.corpus import Skipped, document_texts
@@ -125,18 +127,19 @@ def _texts(corpus, max_bytes, label, err):
 
     split = partial(split_messages, max_bytes=max_bytes)
     bar = Progress(label, total=len(corpus), stream=err, unit="doc")
-    texts, labels, skipped = [], [], Skipped()
+    texts, labels, skipped, files = [], [], Skipped(), []
     docs, sets = corpus.documents, corpus.labels
     try:
         for start in range(0, len(docs), 500):
             read, kept, left_out, _ = document_texts(docs[start:start + 500], split, max_bytes)
             texts += read
             labels += [tuple(sets[start + k]) for k in kept]
+            files += [start + k for k in kept]
             skipped.merge(left_out)
             bar(min(start + 500, len(docs)))
     finally:
         bar.close()
-    return texts, labels, skipped
+    return texts, labels, skipped, (files if skipped.messages else None)
 
 
 def _count(vectorizer, texts, err, fit=True):
@@ -213,7 +216,7 @@ def _train(args, opts, start, out, err, corpus=None):
     if kernel is None:
         vectorizer, model = _model(args, opts)
     corpus = multilabel_from_fasttext(corpus) if corpus is not None else _read(args, test=False)
-    texts, labels, skipped = _texts(corpus, args.max_bytes or MAX_DOCUMENT_BYTES, "reading", err)
+    texts, labels, skipped, _ = _texts(corpus, args.max_bytes or MAX_DOCUMENT_BYTES, "reading", err)
     names = sorted({lab for labs in labels for lab in labs})
     if not texts:
         raise InputError(f"{corpus.source}: no text documents (every file is binary)")
@@ -297,7 +300,7 @@ def _evaluate(args, opts, start, out, err, corpus=None):
     test = corpus.test
     if args.test:
         test = _read(args, test=False, path=args.test)
-    texts, labels, skipped = _texts(corpus, max_bytes, "reading", err)
+    texts, labels, skipped, groups = _texts(corpus, max_bytes, "reading", err)
     if not any(labels):
         raise InputError(f"{input_name(args.labels) if args.labels else corpus.source}: no document has a label")
     folds, folds_note = None, None
@@ -311,7 +314,7 @@ def _evaluate(args, opts, start, out, err, corpus=None):
         if args.cv is None and folds < DEFAULT_FOLDS:
             folds_note = f"fewer than the default {DEFAULT_FOLDS}: only {counted(len(texts), 'document')}"
     if test is not None:
-        test_texts, test_labels, skipped_test = _texts(test, max_bytes, "reading test", err)
+        test_texts, test_labels, skipped_test, _ = _texts(test, max_bytes, "reading test", err)
         if not test_texts:
             raise InputError(f"{test.source}: no test documents with labels"
                              + (f" in {input_name(args.labels)}" if args.labels else "") + " (use --cv K on the training part)")
@@ -349,7 +352,7 @@ def _evaluate(args, opts, start, out, err, corpus=None):
 
             X, _ = vectorize_all(texts, kernel[0])
             folds_run = functools.partial(cross_validate, X, labels, model=kernel[1], steps=kernel[2],
-                                      multilabel=_multilabel_params(args), vectorizer=kernel[0])
+                                      multilabel=_multilabel_params(args), vectorizer=kernel[0], groups=groups)
         else:
             from textnb.meta.multilabel import cross_validate_multilabel
 
@@ -357,15 +360,15 @@ def _evaluate(args, opts, start, out, err, corpus=None):
                 vectorizer, model = _model(args, opts)
             X, _ = vectorize_all(texts, vectorizer)
             folds_run = functools.partial(cross_validate_multilabel, X, labels, model,
-                                      vectorizer=vectorizer.get_params(deep=False))
+                                      vectorizer=vectorizer.get_params(deep=False), groups=groups)
         bar = Progress("folds", total=folds, stream=err)
         try:
             report = folds_run(cv=folds, seed=args.seed, progress=bar)
         finally:
             bar.close()
-        report["protocol"] = f"{report['folds']}-fold cross-validation"
         if folds_note:
             report["folds_note"] = folds_note
+        report["protocol"] = f"{report['folds']}-fold cross-validation"
     report.update(skipped_binary=len(skipped), **_layout_counts(corpus), seconds=time.perf_counter() - start)
     if args.plot:
         from textnb.evaluation.plots import plot_label_f1
@@ -376,7 +379,8 @@ def _evaluate(args, opts, start, out, err, corpus=None):
         return 0
     where = f"{report['n_train']} training and {report['n']} test documents" if test is not None \
         else f"{report['n']} documents"
-    note = f" ({report['folds_note']})" if report.get("folds_note") else ""
+    notes = "; ".join(report[k] for k in ("folds_note", "groups_note") if report.get(k))
+    note = f" ({notes})" if notes else ""
     print(f"{report['protocol']}{note} on {where}, {counted(len(report['labels']), 'label')} "
           f"({report['seconds']:.2f} s)", file=out)
     for line in _layout_lines(corpus, args):

@@ -17,8 +17,8 @@ import numpy as np
 
 from textnb.core.errors import ParameterError, TooFewObjects, short_repr
 
-__all__ = ["calibration_folds", "class_wide_groups", "given_splits", "keep_groups_together", "kfold", "random_state", "stratified_kfold",
-           "take_rows"]
+__all__ = ["calibration_folds", "class_wide_groups", "given_splits", "groups_note", "keep_groups_together", "kfold",
+           "kfold_groups", "random_state", "spread_groups", "stratified_kfold", "take_rows"]
 
 
 def random_state(seed):
@@ -75,7 +75,7 @@ def calibration_folds(y, cv, seed=0, groups=None):
     return stratified_kfold(y, n_splits, seed, groups=groups)
 
 
-def stratified_kfold(y, n_splits, seed=0, groups=None):
+def stratified_kfold(y, n_splits, seed=0, groups=None, spread=False):
     """The ``(train, test)`` index arrays of the labels ``y`` in ``n_splits`` stratified,
     shuffled folds: those of scikit-learn's ``StratifiedKFold(n_splits, shuffle=True,
     random_state=seed).split(X, y)``.
@@ -91,6 +91,9 @@ def stratified_kfold(y, n_splits, seed=0, groups=None):
     copies of one document, each under another label) are held out together, in the fold of
     the group's first row (:func:`keep_groups_together`), so that no held-out row is scored
     by a model that learned the same text; a row that is its group's only one keeps its fold.
+    ``spread``: then no class with rows in two groups or more has all of them in one fold
+    (:func:`spread_groups`: each fold's model learns every such class; ``textnb evaluate``'s
+    folds of mbox files).
 
     Raises
     ------
@@ -118,55 +121,128 @@ def stratified_kfold(y, n_splits, seed=0, groups=None):
         rng.shuffle(folds_for_class)
         test_folds[encoded == k] = folds_for_class
     if groups is not None:
-        return keep_groups_together(test_folds, groups, n_splits)
+        return keep_groups_together(test_folds, groups, n_splits, spread=y if spread else None)
     return _splits(test_folds, n_splits)
 
 
-def keep_groups_together(test_folds, groups, n_splits):
+def keep_groups_together(test_folds, groups, n_splits, spread=None):
     """The ``(train, test)`` index arrays of the rows' fold numbers ``test_folds`` (``0 ..
     n_splits - 1``) once every row of a group in ``groups`` (one value per row) is moved to
     the fold of the group's first row: the copies of a document are never on both sides of
-    a split. A fold left without a row to test is dropped."""
+    a split. ``spread`` (the rows' labels, or an indicator matrix: None, not looked at):
+    then :func:`spread_groups` moves groups so that every fold learns each class. A fold
+    left without a row to test is dropped."""
     groups = np.asarray(groups).reshape(-1)
     if groups.shape != np.shape(test_folds):
         raise ValueError(f"groups has {groups.size} values for {np.size(test_folds)} rows")
     _, first, inverse = np.unique(groups, return_index=True, return_inverse=True)
-    test_folds = np.asarray(test_folds)[first][inverse.reshape(-1)]
+    inverse = inverse.reshape(-1)
+    test_folds = np.asarray(test_folds)[first][inverse]
+    if spread is not None:
+        test_folds = spread_groups(test_folds, inverse, spread, n_splits)
     return [(train, test) for train, test in _splits(test_folds, n_splits) if test.size]
 
 
+def spread_groups(test_folds, groups, y, n_splits):
+    """The rows' fold numbers ``test_folds`` (groups kept together: :func:`keep_groups_together`)
+    with groups moved so that no class with rows in two groups or more has all its rows
+    in one fold, where that fold's model would never see the class it tests (two mbox files
+    of a class that fell in one fold: every message of the class scored wrong). ``y``: one
+    label per row, or an indicator matrix (rows x labels). For each such class, in the
+    order of its first row, its smallest group (the first of equal ones) moves to the fold
+    that tests the fewest rows (the first of equal ones) other than its own; a move can
+    gather another class of a multi-label corpus, so the classes are looked at again, up
+    to ``n_splits`` rounds. A class is only gathered in one fold by its groups: rows
+    dealt one by one (stratified) never are, so a corpus whose groups are all of one row
+    keeps scikit-learn's folds."""
+    test_folds = np.array(test_folds)
+    groups = np.asarray(groups).reshape(-1)
+    members = [rows for _, rows in _members(y) if np.unique(groups[rows]).size >= 2]
+    for _ in range(int(n_splits)):
+        moved = False
+        for rows in members:
+            held = np.unique(test_folds[rows])
+            if held.size > 1:
+                continue
+            codes, sizes = np.unique(groups[rows], return_counts=True)
+            group = codes[np.argmin(sizes)]
+            load = np.bincount(test_folds, minlength=n_splits).astype(float)
+            load[held[0]] = np.inf
+            test_folds[groups == group] = int(np.argmin(load))
+            moved = True
+        if not moved:
+            break
+    return test_folds
+
+
+def _members(y):
+    """``[(class, its rows)]`` of the labels ``y`` (in the order of their first rows), or of
+    an indicator matrix (rows x labels: ``(column, the rows it marks)``)."""
+    y = np.asarray(y)
+    if y.ndim == 2:
+        return [(j, np.flatnonzero(y[:, j])) for j in range(y.shape[1])]
+    _, first, label = np.unique(y, return_index=True, return_inverse=True)
+    label = label.reshape(-1)
+    return [(y[row], np.flatnonzero(label == label[row])) for row in np.sort(first).tolist()]
+
+
 def class_wide_groups(y, groups):
-    """``(groups, classes)``: ``groups`` (one value per row of labels ``y``) with the rows of
-    every class whose rows (two or more) all share one group made groups of one row each,
-    and those classes, in the order of their first rows (``[]`` when there is none: the
-    groups as given, renumbered).
+    """``(groups, classes)``: ``groups`` (one value per row) with the rows of every class
+    whose rows (two or more) all share one group made groups of one row each, and those
+    classes, in the order of their first rows (``[]`` when there is none: the groups as
+    given, renumbered). ``y`` is one label per row, or an indicator matrix (rows x labels,
+    a multi-label corpus's label sets): then each label's rows are those it marks, and the
+    labels are named by their column numbers.
 
     Held out whole, such a group would leave its fold's model without the class, so that
     every one of its rows is scored by a model that never saw its class: a corpus of one
     mbox file per class (``spam.mbox`` and ``ham.mbox``) cross-validated by file scored
     every message wrong. Its rows are dealt to the folds one by one instead, as rows
-    without a group are (the caller says so: a held-out row may then be scored by a model
-    that learnt another row of its group). A class with rows in several groups keeps them:
-    a fold that holds one out still learns the class from the others."""
-    y = np.asarray(y).reshape(-1)
+    without a group are (the caller says so, :func:`groups_note`: a held-out row may then
+    be scored by a model that learnt another row of its group). A class with rows in
+    several groups keeps them: a fold that holds one out still learns the class from the
+    others."""
+    y = np.asarray(y)
     groups = np.asarray(groups).reshape(-1)
-    if groups.shape != y.shape:
-        raise ValueError(f"groups has {groups.size} values for {y.size} rows")
+    if groups.shape[0] != y.shape[0] or (y.ndim == 1 and groups.size != y.size):
+        raise ValueError(f"groups has {groups.size} values for {y.shape[0]} rows")
     codes = np.unique(groups, return_inverse=True)[1].reshape(-1).astype(np.int64)
-    _, first, label = np.unique(y, return_index=True, return_inverse=True)
-    label = label.reshape(-1)
-    n_classes = first.size
-    low = np.full(n_classes, np.iinfo(np.int64).max)
-    high = np.full(n_classes, -1, dtype=np.int64)
-    np.minimum.at(low, label, codes)
-    np.maximum.at(high, label, codes)
-    whole = (low == high) & (np.bincount(label, minlength=n_classes) >= 2)
-    if not whole.any():
-        return codes, []
-    lifted = whole[label]
-    codes[lifted] = (codes.max() + 1) + np.arange(int(lifted.sum()))
-    rows = np.sort(first[whole])
-    return codes, [y[row] for row in rows.tolist()]
+    lifted, whole = np.zeros(codes.size, dtype=bool), []
+    for name, rows in _members(y):
+        if rows.size >= 2 and bool(np.all(codes[rows] == codes[rows[0]])):
+            lifted[rows] = True
+            whole.append(name)
+    if whole:
+        codes[lifted] = (codes.max() + 1) + np.arange(int(lifted.sum()))
+    return codes, whole
+
+
+def groups_note(names, what="class"):
+    """The report's ``groups_note`` (``textnb evaluate --cv``) for the classes (``what``:
+    ``"label"`` for a multi-label corpus's) ``names`` whose messages the folds dealt one by
+    one because one mbox file held all of them (:func:`class_wide_groups`)."""
+    shown = ", ".join(repr(str(c)) for c in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    if len(names) == 1:
+        return (f"{what} {shown} has all its messages in one mbox file: dealt to the folds one by one, not by file "
+                f"(a fold holding the file out would not learn the {what}), so a held-out message may be scored by "
+                f"a model that learnt others of its file")
+    return (f"{what}{'es' if what == 'class' else 's'} {shown} each have all their messages in one mbox file: dealt "
+            f"to the folds one by one, not by file (a fold holding such a file out would not learn its {what}), so a "
+            f"held-out message may be scored by a model that learnt others of its file")
+
+
+def kfold_groups(n, n_splits, seed=0, groups=None, spread=None):
+    """:func:`kfold`'s folds of ``n`` rows with each group's rows (``groups``, one value per
+    row; None: each its own) held out together, in the fold of the group's first row, then
+    with ``spread`` (labels or an indicator matrix) spread over the folds
+    (:func:`keep_groups_together`): a multi-label corpus's folds, which are not stratified."""
+    splits = kfold(n, n_splits, seed)
+    if groups is None:
+        return splits
+    test_folds = np.empty(n, dtype=np.intp)
+    for k, (_, test) in enumerate(splits):
+        test_folds[test] = k
+    return keep_groups_together(test_folds, groups, n_splits, spread=spread)
 
 
 def given_splits(cv, X, y, groups=None):

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from textnb.core.errors import InputError, ParameterError
-from textnb.core.folds import class_wide_groups, given_splits, stratified_kfold
+from textnb.core.folds import class_wide_groups, given_splits, groups_note, stratified_kfold
 from textnb.core.logspace import proba_from_jll
 from textnb.core.model_io import model_class
 from textnb.core.wrapping import fit_weighted, takes_fold_counts, takes_terms
@@ -576,7 +576,7 @@ def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, p
     for r in range(repeat):
         if given is None:
             # (a class with fewer objects than folds is spread over as many folds as it has)
-            splits = stratified_kfold(y, cv, seed + r, groups=groups)
+            splits = stratified_kfold(y, cv, seed + r, groups=groups, spread=groups is not None)
         else:
             splits = given
         parts = []
@@ -638,20 +638,6 @@ def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, p
     report["accuracy_per_repeat"] = accuracies
     report["seconds"] = time.perf_counter() - start
     return report
-
-
-def groups_note(classes):
-    """The report's ``groups_note`` for the ``classes`` whose objects :func:`cross_validate`
-    dealt to the folds one by one because one group (one mbox file) held all of them."""
-    names = ", ".join(repr(str(c)) for c in classes[:3]) + (f" and {len(classes) - 3} more" if len(classes) > 3
-                                                            else "")
-    if len(classes) == 1:
-        return (f"class {names} has all its messages in one mbox file: dealt to the folds one by one, not by file "
-                f"(a fold holding the file out would not learn the class), so a held-out message may be scored by "
-                f"a model that learnt others of its file")
-    return (f"classes {names} each have all their messages in one mbox file: dealt to the folds one by one, not by "
-            f"file (a fold holding such a file out would not learn its class), so a held-out message may be scored "
-            f"by a model that learnt others of its file")
 
 
 def evaluate_split(X_train, y_train, X_test, y_test, model, *, vectorizer=None, terms=None, sample_weight=None,

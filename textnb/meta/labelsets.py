@@ -21,14 +21,14 @@ from contextlib import contextmanager
 import numpy as np
 
 from textnb.core.errors import ParameterError, TooFewObjects
-from textnb.core.folds import kfold
+from textnb.core.folds import class_wide_groups, groups_note, kfold, kfold_groups
 from textnb.core.logspace import log_odds
 from textnb.core.stats import issparse
 from textnb.text.wrappers import threshold_for_f1, threshold_for_fpr  # (their home: the trainer uses them)
 
 __all__ = ["FBR_GRID", "MULTILABEL_DEFAULTS", "PCUT_GRID", "RANK_GRID", "SMALL", "STRATEGIES", "break_even_point",
            "RankTooHigh", "check_rank", "copies", "copy_out_of_fold", "copy_scores", "cross_validated_report", "decide", "decision", "indicator", "rank_candidates",
-           "assigned_labels", "kfold", "label_indicator", "label_log_odds", "label_probabilities", "multilabel_model", "label_support", "multilabel_report", "naming_the_label",
+           "assigned_labels", "document_folds", "kfold", "label_indicator", "label_log_odds", "label_probabilities", "multilabel_model", "label_support", "multilabel_report", "naming_the_label",
            "precision_recall_f1", "test_report", "threshold_for_f1", "threshold_for_fpr"]
 
 #: Thresholding strategies (Yang 2001); "f1" is the name model files of textnb <= 0.x
@@ -585,6 +585,23 @@ def test_report(classes, train_support, D, labels_test, n_train, scores=None):
     report["n_train"] = int(n_train)
     report["test_labels_unseen"] = unseen
     return report
+
+
+def document_folds(n, cv, seed, Y, classes, groups=None):
+    """``(splits, note)``: the ``cv`` shuffled folds (:func:`kfold`, ``seed``) of a
+    multi-label cross-validation of ``n`` documents with labels ``Y`` (indicator matrix
+    over ``classes``): the documents of a group (``groups``, one value per document: the
+    messages of one mbox file; None: each its own) held out together, as ``textnb
+    evaluate`` holds them out for a single-label corpus, except where one group holds every
+    document of a label (:func:`~textnb.core.folds.class_wide_groups`: dealt one by one);
+    ``note`` names those labels (:func:`~textnb.core.folds.groups_note`), or None. What
+    :func:`textnb.meta.multilabel.cross_validate_multilabel` and the trainer without
+    scikit-learn (:mod:`textnb.meta.multilabel_training`) cross-validate on."""
+    if groups is None:
+        return kfold(n, cv, seed), None
+    codes, whole = class_wide_groups(np.asarray(Y), groups)
+    note = groups_note([classes[j] for j in whole], "label") if whole else None
+    return kfold_groups(n, cv, seed, codes, spread=np.asarray(Y)), note
 
 
 def cross_validated_report(X, Y, classes, splits, fold_decisions, seed, progress=None):

@@ -52,7 +52,7 @@ from textnb.core.stats import CountTable, seen_columns
 from textnb.io.multilabel import MultiLabelCorpus, read_label_file, read_multilabel_corpus
 from textnb.meta.calibration import estimator_log_odds
 from textnb.meta.labelsets import (MULTILABEL_DEFAULTS, SMALL, STRATEGIES, _each_row_once, _finite,
-                                   break_even_point, check_rank, copies, copy_out_of_fold, copy_scores, cross_validated_report, decide, decision, indicator, kfold,
+                                   break_even_point, check_rank, copies, copy_out_of_fold, copy_scores, cross_validated_report, decide, decision, document_folds, indicator, kfold,
                                    label_indicator, label_probabilities, label_support, multilabel_report, naming_the_label, precision_recall_f1,
                                    test_report)
 from textnb.naive_bayes.discrete import _BaseCountNB
@@ -673,7 +673,7 @@ def evaluate_multilabel_split(X_train, labels_train, X_test, labels_test, model=
     return test_report(model.classes_, model.train_support_, D, labels_test, X_train.shape[0], scores=S)
 
 
-def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0, progress=None, vectorizer=None):
+def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0, progress=None, vectorizer=None, groups=None):
     """K-fold cross-validation of a multi-label model on a count matrix.
 
     Parameters
@@ -697,6 +697,10 @@ def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0, progress=
         fitted on a fold gets the ``fold_counts`` of that fold's training documents
         (:meth:`MultiLabelNB.fit`), so that its own folds (the thresholds' out-of-fold
         scores, a SmoothingCV's or APNBC's) are on their training parts' vocabularies too.
+    groups : array-like of shape (n_documents,), default=None
+        With a number of folds: the documents of a group (the messages of one mbox file)
+        are held out together, except where one group holds every document of a label
+        (:func:`textnb.meta.labelsets.document_folds`; the report's ``groups_note`` says so).
 
     Returns
     -------
@@ -714,7 +718,9 @@ def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0, progress=
         cv = 10 if cv is None else int(cv)
         if cv > X.shape[0]:
             raise InputError(f"cv must be between 2 and the number of documents ({X.shape[0]}); got {cv}")
-        splits = kfold(X.shape[0], cv, seed)
+        splits, note = document_folds(X.shape[0], cv, seed, Y, classes, groups)
+    else:
+        note = None
     from textnb.text.training import fold_counts, fold_vocabularies
 
     def fold_decisions(X_train, Y_train, X_test):
@@ -729,4 +735,7 @@ def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0, progress=
         D = fitted.decision_from_log_odds(S)
         return (D[:, :1], S[:, :1]) if one else (D, S)
 
-    return cross_validated_report(X, Y, classes, splits, fold_decisions, seed, progress)
+    report = cross_validated_report(X, Y, classes, splits, fold_decisions, seed, progress)
+    if note:
+        report["groups_note"] = note
+    return report

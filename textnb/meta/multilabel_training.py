@@ -33,7 +33,7 @@ from textnb.core.model_io import ModelNode
 from textnb.core.stats import seen_columns
 from textnb.naive_bayes.kernels import DISCRIMINATIVE, KERNELS
 from textnb.meta.labelsets import (MULTILABEL_DEFAULTS, SMALL, _finite, check_rank, copies, copy_out_of_fold, copy_scores, decide,
-                                   decision, kfold, label_indicator, label_support, naming_the_label, test_report)
+                                   decision, document_folds, kfold, label_indicator, label_support, naming_the_label, test_report)
 from textnb.text.ascii_tokens import TermKeys
 from textnb.text.defaults import VECTORIZER_DEFAULTS
 from textnb.text.scorer import scorer_from_node
@@ -411,7 +411,7 @@ def evaluate_split(X, terms, label_sets, X_test, test_label_sets, *, vectorizer=
 
 
 def cross_validate(X, label_sets, *, model=("DiscriminativeNB", {}), steps=(), multilabel=None, cv=10, seed=0,
-                   progress=None, vectorizer=None):
+                   progress=None, vectorizer=None, groups=None):
     """K-fold cross-validation of the model on the counts ``X`` of every document over
     every term (:func:`textnb.evaluation.evaluate.vectorize_all`): what
     :func:`textnb.meta.multilabel.cross_validate_multilabel` reports for it with a number
@@ -419,7 +419,8 @@ def cross_validate(X, label_sets, *, model=("DiscriminativeNB", {}), steps=(), m
     the terms ``vectorizer``'s pruning keeps in its training part, as presence with
     ``binary`` (:func:`textnb.text.training.fold_counts`; None: every term, counts), and
     the model of a fold gets the ``fold_counts`` of its training documents (as
-    :func:`fit` takes them)."""
+    :func:`fit` takes them). ``groups``: as :func:`textnb.meta.labelsets.document_folds`
+    takes them (the report's ``groups_note`` when it deals a label's messages one by one)."""
     import scipy.sparse as sp
 
     from textnb.core.errors import InputError
@@ -445,7 +446,11 @@ def cross_validate(X, label_sets, *, model=("DiscriminativeNB", {}), steps=(), m
                       fold_counts=inner)
         return _decisions_and_log_odds(fitted, X_test)
 
-    return cross_validated_report(X, Y, classes, kfold(X.shape[0], cv, seed), fold_decisions, seed, progress)
+    splits, note = document_folds(X.shape[0], cv, seed, Y, classes, groups)
+    report = cross_validated_report(X, Y, classes, splits, fold_decisions, seed, progress)
+    if note:
+        report["groups_note"] = note
+    return report
 
 
 class MultiLabelScorer:
