@@ -50,6 +50,8 @@ from textnb.io.files import (DEFAULT_LABEL_PREFIX, MAILDIR_PARTS, Prefixed, cut_
 from textnb.io.numbers import is_number
 
 __all__ = [
+    "JSON_EXTENSIONS",
+    "json_refusal",
     "read_word_list",
     "RowTexts",
     "check_unchanged",
@@ -111,6 +113,44 @@ NOT_TEXT_TABLE_EXTENSIONS = frozenset({
     ".pickle", ".db", ".sqlite", ".gz", ".bz2", ".xz", ".zst", ".zip", ".7z", ".tar"})
 
 
+#: Names of JSON files (:func:`json_refusal`): not a corpus or table format textnb reads.
+JSON_EXTENSIONS = (".json", ".jsonl", ".ndjson")
+
+
+def json_refusal(path, head=None):
+    """The one-line InputError for a JSON file given as a corpus or table: named ``.json``,
+    ``.jsonl`` or ``.ndjson``, or whose first bytes ``head`` are a JSON object on its first
+    line or a JSON array (what a dataset exported by pandas or Hugging Face datasets looks
+    like); None for anything else. Read as CSV, such a file failed on a quote or a row's
+    width ("row has 2 cells, expected 3"), many lines in, or was taken for a table."""
+    name = os.fspath(path)
+    lines = name.lower().endswith((".jsonl", ".ndjson"))
+    if not name.lower().endswith(JSON_EXTENSIONS):
+        if head is None:
+            return None
+        start = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+        first = start.split(b"\n", 1)[0].strip()
+        if start[:1] == b"[" and start[1:].lstrip()[:1] in (b"{", b"[", b'"', b"]"):
+            lines = False
+        elif first[:1] == b"{" and first[-1:] == b"}" and _json_object(first):
+            lines = True
+        else:
+            return None
+    how = "lines=True" if lines else "orient='records'"
+    return InputError(f"{name}: JSON{' Lines' if lines else ''}, which textnb does not read as a corpus or table "
+                      f"(it reads TSV, CSV or ARFF text, a fastText file, or a folder per class): convert it, e.g. "
+                      f"pandas.read_json({name!r}, {how}).to_csv('data.csv', index=False) (a text and a label column)")
+
+
+def _json_object(line):
+    import json
+
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:
+        return False
+
+
 def table_format_by_name(path):
     """What the name of the table file ``path`` says: ``"arff"`` (``.arff``), ``"csv"``
     (``.csv``, ``.tsv``, ``.tab``, ``.txt``), ``None`` for any other name (``data``,
@@ -119,6 +159,8 @@ def table_format_by_name(path):
     lower = os.fspath(path).lower()
     if lower.endswith(".arff"):
         return "arff"
+    if lower.endswith(JSON_EXTENSIONS):
+        raise json_refusal(path)
     if lower.endswith(CSV_EXTENSIONS):
         return "csv"
     ext = os.path.splitext(os.path.basename(lower))[1]
@@ -1182,6 +1224,9 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
         first = stream.read(_SNIFF)
         if is_binary(first):
             raise binary_refusal(path, first, f"a TSV/CSV {'corpus' if need_label else 'file'}")
+        refused = json_refusal(path, first)
+        if refused is not None:
+            raise refused
         raw_lines = io.BufferedReader(Prefixed(first, stream))
         first_line = first.split(b"\n", 1)[0]
         cap = max(max_bytes + 8, _MIN_FIELD_CAP)

@@ -80,13 +80,16 @@ def table_format(path, data=None):
     read twice), and ``data`` is its text; else ``data`` is the given one (content already
     read, or None). A spreadsheet, binary or compressed format (``.xls``, ``.parquet``,
     ``.gz``) is an InputError saying so (:func:`textnb.io.corpus.table_format_by_name`)."""
-    from textnb.io.corpus import read_text_file, table_format_by_name
+    from textnb.io.corpus import json_refusal, read_text_file, table_format_by_name
 
     fmt = table_format_by_name(path)
     if fmt is not None:
         return fmt, data
 
     text = read_text_file(path, "a table (ARFF, CSV or TSV)", data=data)
+    refused = json_refusal(path, text[:8192].encode("utf-8", "replace"))
+    if refused is not None:
+        raise refused
     return ("arff" if is_arff_text(text) else "csv"), text
 
 
