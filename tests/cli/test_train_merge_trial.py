@@ -100,9 +100,12 @@ def test_a_fasttext_file_whose_first_line_has_its_label_further_on_says_to_give_
     rc, out, err = cli("train", f, "-o", tmp_path / "m.tnb")
     assert rc == 1 and one_error_line(err, "nothing to learn from", "give --fasttext"), err
     assert cli("train", f, "--fasttext", "-o", tmp_path / "m.tnb")[0] == 0
-    (tmp_path / "one.txt").write_text("alpha\nbeta\ngamma\n")  # no label word: no hint
+    (tmp_path / "one.txt").write_text("alpha\nbeta\ngamma\n")  # no label word: no fastText hint
     rc, out, err = cli("train", tmp_path / "one.txt", "-o", tmp_path / "m.tnb")
     assert rc == 1 and "fastText" not in err and one_error_line(err, "nothing to learn from"), err
+    # but what a text corpus is: a file of text alone (a mail message, a document) was taken for one
+    one_error_line(err, "a text corpus is a folder of one sub-folder per class", "a TSV/CSV file of a label and a "
+                   "text column: a file of text alone is one document, to predict")
 
 
 def test_merge_keeps_the_fasttext_label_prefix_of_its_parts(tmp_path):

@@ -230,7 +230,10 @@ def read_table(path, *, class_name=None, types=None, drop=None, like=None, class
     if len(attributes) < 2:
         lines = [cls.name, *list(getattr(cls, "values", None) or ())[:100]]
         hint = ("; a fastText file whose first line does not start with a label? give --fasttext"
-                if any(DEFAULT_LABEL_PREFIX in str(v) for v in lines) else "")
+                if any(DEFAULT_LABEL_PREFIX in str(v) for v in lines) else
+                "; a text corpus is a folder of one sub-folder per class (or train/ and test/ parts of those), or "
+                "a TSV/CSV file of a label and a text column: a file of text alone is one document, to predict"
+                if fmt == "csv" else "")
         raise InputError(f"{path}: only the class attribute {short_repr(cls.name)}; nothing to learn from{hint}")
     for a in attributes:
         if a is not cls and a.kind in ("nominal", UNCERTAIN_NOMINAL) and not a.values:
