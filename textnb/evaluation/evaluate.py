@@ -570,15 +570,15 @@ def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, p
         groups, whole_classes = class_wide_groups(y, groups)
     start = time.perf_counter()
     accuracies, y_all, pred_all, proba_all, w_all, unseen, parts_all = [], [], [], [], [], set(), []
-    done, total = 0, (cv * repeat if given is None else len(given))
+    # (a class with fewer objects than folds is spread over as many folds as it has; with groups, a fold
+    # left without a row to test is dropped: fewer groups than folds)
+    every = [given] if given is not None else [stratified_kfold(y, cv, seed + r, groups=groups,
+                                                                spread=groups is not None) for r in range(repeat)]
+    done, total = 0, sum(map(len, every))
     if progress is not None:
         progress(0, total)  # (a bar shows its length from the start)
     for r in range(repeat):
-        if given is None:
-            # (a class with fewer objects than folds is spread over as many folds as it has)
-            splits = stratified_kfold(y, cv, seed + r, groups=groups, spread=groups is not None)
-        else:
-            splits = given
+        splits = every[r] if given is None else given
         parts = []
         for train, test in splits:
             if w is not None and not np.any(w[train] > 0):
@@ -631,6 +631,11 @@ def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, p
     report["folds"] = cv if given is None else len(given)
     if default is not None and cv < default:
         report["folds_note"] = f"fewer than the default {default}: no class has {default} objects"
+    ran = min(map(len, every))
+    if given is None and ran < cv:  # (grouped: fewer mbox files than folds)
+        report["folds"] = ran
+        report["folds_note"] = (f"{ran} of the {cv} folds asked for: the messages of an mbox file share a fold, and "
+                                f"the files and other documents fill only {ran}")
     if whole_classes:
         report["groups_note"] = groups_note(whole_classes)
     report["repeat"] = repeat
