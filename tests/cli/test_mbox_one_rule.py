@@ -7,7 +7,7 @@ import json
 import os
 import threading
 
-from conftest import SMS_TSV, cli, run_spamfilter, run_topicfilter, watchdog
+from conftest import SMS_TSV, cli, one_error_line, run_spamfilter, run_topicfilter, watchdog
 
 FROM = "From alice@example.com Sat Jan  1 00:00:00 2000\n"
 
@@ -287,8 +287,6 @@ def test_training_progress_moves_while_a_large_mbox_is_read(tmp_path, monkeypatc
 def _sms_mbox_corpus(root, files_per_class, limit=1200):
     """The bundled SMS collection's first ``limit`` messages as mail, each class's in
     ``files_per_class`` mbox files (a ``From `` at the start of a text quoted, as mboxrd does)."""
-    from conftest import SMS_TSV
-
     rows = [line.split("\t", 1) for line in SMS_TSV.read_text(encoding="utf-8").splitlines()[:limit]]
     for label in ("spam", "ham"):
         texts = [text for lab, text in rows if lab == label]
@@ -355,3 +353,25 @@ def test_evaluate_keeps_each_files_messages_in_one_fold_and_every_class_in_every
         rc, out, err = cli("evaluate", corpus, "--multilabel", "--cv", "3", "--seed", seed, "--json")
         assert rc == 0, err
         assert json.loads(out)["micro_f1"] > 0.9, seed
+
+
+def test_a_folder_of_mbox_files_without_class_folders_says_where_they_go(tmp_path):
+    """``corpus/spam.mbox`` and ``corpus/ham.mbox`` (a class per file, as sa-learn and
+    bogofilter take them): train and evaluate refuse the folder in one line that says to
+    put each file in a folder named by its class; that layout then reads."""
+    corpus = _sms_mbox_corpus(tmp_path / "boxes", 1)
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    for label in ("spam", "ham"):
+        (corpus / label / f"{label}0.mbox").rename(flat / f"{label}0.mbox")
+    (flat / "notes.txt").write_text("not mail")
+    for command in (("train", flat, "-o", tmp_path / "m.tnb"), ("evaluate", flat)):
+        rc, out, err = cli(*command)
+        assert rc == 1 and out == ""
+        line = one_error_line(err, f"{flat}: no class folders", "holds mbox files (ham0.mbox, spam0.mbox): put each in "
+                              f"a folder named by its class ({flat / 'ham0' / 'ham0.mbox'})", "spamfilter --train-spam")
+        assert "notes.txt" not in line
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    rc, out, err = cli("train", empty, "-o", tmp_path / "m.tnb")
+    assert one_error_line(err, f"{empty}: no class folders (expected").endswith("<label>/<files>)")

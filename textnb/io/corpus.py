@@ -564,6 +564,31 @@ def _class_folders(path, warn_hidden=False):
     return [e.path for e in entries if not _hidden(e.name) and _is_folder(e)]
 
 
+def _mbox_files_hint(path):
+    """What to do with a folder of mbox files and no class folders (``spam.mbox``,
+    ``ham.mbox``: a class per file), for the refusal of :func:`_open_folder`; '' otherwise.
+    Only the first bytes of the first 20 files are read."""
+    try:
+        with os.scandir(path) as it:
+            files = sorted(e.name for e in it if not _hidden(e.name) and e.is_file())[:20]
+    except OSError:
+        return ""
+    boxes = []
+    for name in files:
+        try:
+            if read_regular_file(os.path.join(path, name), 5) == b"From ":
+                boxes.append(name)
+        except InputError:
+            continue
+    if not boxes:
+        return ""
+    first = boxes[0]
+    stem = first.rsplit(".", 1)[0] if "." in first[1:] else first
+    return (f"; {path} holds mbox files ({', '.join(boxes[:3])}{', ...' if len(boxes) > 3 else ''}): put each in a "
+            f"folder named by its class ({os.path.join(path, stem, first)}), each message a document of it "
+            f"(a spam filter: spamfilter --train-spam FILE --train-ham FILE)")
+
+
 def _is_folder(entry):
     try:
         return entry.is_dir()  # (follows a link; a broken or looping one is no folder)
@@ -598,7 +623,7 @@ class OneMessage(type(Path())):
 def _open_folder(path):
     folders = _class_folders(path, warn_hidden=True)
     if not folders:
-        raise InputError(f"{path}: no class folders (expected {path}/<label>/<files>)")
+        raise InputError(f"{path}: no class folders (expected {path}/<label>/<files>){_mbox_files_hint(path)}")
     documents, labels, loops, empty = [], [], [], []
     for folder in folders:
         label = os.path.basename(folder)
