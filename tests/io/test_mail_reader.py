@@ -193,6 +193,28 @@ def test_8bit_and_misdeclared_charsets_and_refused_codecs():
     assert mt.decode_bytes(b"bcher-kva", "punycode") == "bcher-kva"
 
 
+def test_an_html_part_without_a_charset_is_read_by_its_meta_tag():
+    """An HTML part whose Content-Type names no charset (or none Python knows) is decoded by
+    the ``<meta>`` charset of its first 1,024 bytes (both of the WHATWG prescan's forms), as
+    a mail client shows it: read as UTF-8, then Latin-1, KOI8-R words were mojibake. A
+    charset the Content-Type declares wins; a meta tag further on is not looked for."""
+    words = "здесь реальные деньги"
+    page = ('<html><head><META HTTP-EQUIV="Content-Type" CONTENT="text/html;charset=koi8-r"></head>'
+            f"<body><p>{words}</p></body></html>").encode("koi8-r")
+    reach(b"Subject: x\nContent-Type: text/html\n\n" + page, {"здесь", "реальные", "деньги"})
+    reach(b"Subject: x\nContent-Type: text/html; charset=x-unknown\n\n" + page, {"деньги"})
+    html5 = '<!doctype html><meta charset="windows-1251"><p>привет мир</p>'.encode("cp1251")
+    reach(b"Content-Type: text/html\n\n" + html5, {"привет", "мир"})
+    reach(html5, {"привет", "мир"})  # no header at all: sniffed as HTML, then its meta tag
+    qp = b"Content-Type: text/html\nContent-Transfer-Encoding: quoted-printable\n\n" + \
+        page.replace(b"=", b"=3D")  # (the meta tag as the decoded part has it)
+    reach(qp, {"деньги"})
+    declared = ("Content-Type: text/html; charset=utf-8\n\n<meta charset=koi8-r><p>привет</p>").encode()
+    assert "привет" in message_tokens(declared)  # the Content-Type's charset wins
+    late = b"Content-Type: text/html\n\n<p>" + b"x " * 600 + '<meta charset="koi8-r"> мир'.encode("koi8-r")
+    assert "мир" not in message_tokens(late)  # (past the prescan: UTF-8, then Latin-1, as before)
+
+
 def test_forwarded_message_rfc822_parts():
     inner = b"From: carol@inner.example\nSubject: original offer\n\nthe forwarded words\n"
     data = (b"Subject: Fwd: offer\nContent-Type: multipart/mixed; boundary=F\n\n--F\nContent-Type: text/plain\n\n"

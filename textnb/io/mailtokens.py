@@ -63,7 +63,7 @@ try:
 except ImportError:  # pragma: no cover - not CPython
     from operator import is_not as _is_not
 
-from textnb.io.mailread import (DEFAULT_MAX_BYTES, _is_name, _known_field, _lenient_b64decode, _lf, _pattern,
+from textnb.io.mailread import (DEFAULT_MAX_BYTES, _codec, _is_name, _known_field, _lenient_b64decode, _lf, _pattern,
                                  _starts_with_field, _strip_from_line, decode_bytes)
 
 __all__ = ["Tokens", "Mail", "header_end", "read_message", "message_tokens", "message_text", "html_text", "MAX_TOKEN",
@@ -116,7 +116,13 @@ _SOURCES = {
     "TEXT_WORD": r"(?u)\b\w\w+\b",
     "LONG_WORD": r"(?u)\w{%d,}" % (MAX_TOKEN + 1),
     "LONG_RUN": r"(?u)[\w$'.\-]{%d,}" % (MAX_TOKEN + 1),
+    # a <meta> tag's charset: charset="koi8-r", or content="text/html; charset=koi8-r" (_meta_charset)
+    "META_CHARSET": rb"""(?i)<meta\b[^<>]*?charset\s*=\s*["']?\s*([a-z0-9_.:\-]+)""",
 }
+
+#: Bytes at the start of an HTML part looked through for a ``<meta>`` charset (the WHATWG
+#: encoding sniffing algorithm's prescan reads 1,024).
+_META_PRESCAN = 1024
 
 
 class _Patterns:
@@ -1040,6 +1046,20 @@ def _sniff(body, ctype, params):
     return ctype, params
 
 
+def _meta_charset(payload):
+    """The charset an HTML part declares in a ``<meta>`` tag of its first
+    :data:`_META_PRESCAN` bytes (``<meta charset="koi8-r">``, or ``http-equiv`` with
+    ``content="text/html; charset=koi8-r"``: the two forms of the WHATWG prescan), or None:
+    what a mail client decodes the part by when its Content-Type names no charset it knows
+    (the HTML spam of SpamAssassin's corpus written in KOI8-R, GB2312 or Big5 declares it
+    there only; read as UTF-8, then Latin-1, its words were mojibake)."""
+    head = payload[:_META_PRESCAN]
+    if b"<meta" not in head.lower():
+        return None
+    match = _P.META_CHARSET.search(head)
+    return match.group(1).decode("ascii").lower() if match is not None else None
+
+
 def _leaf(ctype, params, header, body, mail, top):
     items, cut = mail.items, mail.cut
     items.append(("ctype", ctype, False, top))
@@ -1059,6 +1079,8 @@ def _leaf(ctype, params, header, body, mail, top):
     payload, clean = _payload(body, cte)
     if not clean:
         items.append(("defect", "invalidbase64"))
+    if ctype == "text/html" and _codec(charset) is None:  # none declared (or none known): the page's own
+        charset = _meta_charset(payload) or charset
     text = decode_bytes(payload, charset, mail.truncated)  # (the cut may split the last character)
     hosts, images = [], 0
     if ctype == "text/html":
