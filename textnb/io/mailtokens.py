@@ -603,6 +603,10 @@ _HTML_WINDOW = 1 << 16
 _HTML_DENSE = 32
 #: the other start tags :func:`html_text`'s ``opened`` acts on
 _OPENED_TAGS = frozenset({"img"}) | _RAW_TAGS | _SKIP_TAGS
+#: start tags of a document's head (HTML's "in head" insertion mode): any other one starts
+#: the body, closing a head (and its title) left without an end tag, as a browser does
+_HEAD_TAGS = frozenset({"html", "head", "title", "base", "basefont", "bgsound", "link", "meta", "noscript",
+                        "noframes", "style", "script", "template"})
 
 
 class _Finder:
@@ -663,7 +667,7 @@ def _html_text(src, links):
 
     lower = src.lower()
     find, find_lower = _Finder(src), _Finder(lower)
-    text, hosts, images, skip = [], [], 0, 0
+    text, hosts, images, skip, titles = [], [], 0, 0, 0  # (titles: those open, inside skip's count)
     pos, n, tags, capped = 0, len(src), 0, False
     unescape = html.unescape
     split, next_tag, attr, link_host = _P.NEXT_TAG.split, _P.NEXT_TAG.search, _P.ATTR.findall, _P.URL.search
@@ -691,7 +695,9 @@ def _html_text(src, links):
 
     def opened(tag, pos):
         """After the start tag ``tag`` that ends before ``pos``: where reading goes on."""
-        nonlocal images, skip
+        nonlocal images, skip, titles
+        if skip and not titles and tag not in _HEAD_TAGS:  # the body's first tag: a head left open ends
+            skip = 0  # here (inside a title a tag is its text, as a browser reads one)
         if tag == "img":
             images += 1
         if tag in _RAW_TAGS:  # skipped up to its end tag
@@ -700,6 +706,7 @@ def _html_text(src, links):
             return n if close < 0 else close + 1
         if tag in _SKIP_TAGS:
             skip += 1
+            titles += tag == "title"
         elif tag in _BLOCK_TAGS:
             text.append("\n")
         return pos
@@ -713,7 +720,7 @@ def _html_text(src, links):
 
     def step(pos):
         """Read the text from ``pos`` and the construct after it; where reading goes on."""
-        nonlocal tags, skip, capped
+        nonlocal tags, skip, capped, titles
         m = next_tag(src, pos)  # a simple tag (SIMPLE_TAG), or where another construct opens
         if m is None:
             data(src[pos:])
@@ -729,6 +736,7 @@ def _html_text(src, links):
             if end_tag:
                 if skip and tag.lower() in _SKIP_TAGS:
                     skip -= 1
+                    titles -= bool(titles) and tag.lower() == "title"
                 return after
             if "=" in attrs:
                 low = attrs.lower()
@@ -751,6 +759,7 @@ def _html_text(src, links):
             tags += 1
             if m and m.group().lower() in _SKIP_TAGS and skip:
                 skip -= 1
+                titles -= bool(titles) and m.group().lower() == "title"
             return gt + 1
         m = _P.TAG_NAME.match(src, lt + 1)
         gt = _tag_end(src, m.end(), find)
@@ -792,8 +801,11 @@ def _html_text(src, links):
                 if end_tag:  # an end tag
                     if skip and tag.lower() in _SKIP_TAGS:
                         skip -= 1
+                        titles -= bool(titles) and tag.lower() == "title"
                     continue
                 tag = tag.lower()
+                if skip and not titles and tag not in _HEAD_TAGS:  # (as opened(): the body's first tag
+                    skip = 0  # ends an open head)
                 if "=" in attrs:
                     low = attrs.lower()
                     if "alt" in low or "title" in low or links and ("href" in low or "src" in low or "action" in low):
@@ -808,6 +820,7 @@ def _html_text(src, links):
                         images += 1
                     else:
                         skip += 1
+                        titles += tag == "title"
             k = tags - done  # the simple tags read (each 2 characters more than its groups)
             if not stopped:  # the window's matches are read
                 if last:
