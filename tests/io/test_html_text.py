@@ -63,9 +63,28 @@ def test_known_readings():
     # (the same as the step-by-step reading of before, html.parser's rules)
     assert mt.html_text(DOCUMENTS[8])[0] == "&amp; x&\ny Az"
     assert mt.html_text(DOCUMENTS[9])[0] == "\n kept \ncell"
-    text, hosts, images, capped = mt.html_text(DOCUMENTS[10])
-    assert text == "\n\n\na" and hosts == ["form.example.net"] and images == 0 and not capped
+    text, hosts, images, capped = mt.html_text(DOCUMENTS[10])  # (</td>, </tr>, </table>, <form>, </form>)
+    assert text == "\n\n\na\n\n\n\n\n" and hosts == ["form.example.net"] and images == 0 and not capped
     assert mt.html_text(DOCUMENTS[13]) == ("afterz", ["s.example.com"], 0, False)
+
+
+def test_block_elements_keep_words_apart_and_inline_ones_do_not():
+    """The words on the two sides of a block element's start or end tag stay two words, as a
+    browser shows them (``<th>alpha</th><th>beta</th>`` read ``alphabeta``; a country list
+    of ``<option>``s was one word of 2,000 letters); across an inline element they run on."""
+    def words(src):
+        return mt.html_text(src)[0].split()
+
+    for src in ("<div>alpha</div>beta", "<p>alpha</p>beta", "<td>alpha</td>beta", "<th>alpha</th><th>beta</th>",
+                "<ul><li>alpha</li></ul>beta", "alpha<hr>beta", "<h4>alpha</h4>beta", "alpha<center>beta</center>",
+                "<select><option>alpha<option>beta</select>", "alpha<blockquote>beta</blockquote>",
+                "<dl><dt>alpha</dt><dd>beta</dd></dl>", "<pre>alpha</pre>beta"):
+        assert words(src) == ["alpha", "beta"], src
+        assert words(src.upper().replace("ALPHA", "alpha").replace("BETA", "beta")) == ["alpha", "beta"], src
+    for src in ("<b>al</b>pha", "al<font color=red>pha</font>", "<span>al</span>pha", "al<a href=x>pha</a>"):
+        assert words(src) == ["alpha"], src
+    assert words("<p>Country:<select><option value=al>Albania<option value=dz>Algeria</select>") == \
+        ["Country:", "Albania", "Algeria"]
 
 
 def test_without_links_the_same_but_hosts(monkeypatch):

@@ -132,7 +132,7 @@ def test_name_value_fields_without_a_blank_after_the_colon():
                  b"--XX\nContent-Type:text/plain\n\nplain part\n--XX\nContent-Type:text/html\n\n<p>html part</p>\n--XX--\n")
     fields, texts, ctypes = _header_and_body(multipart)
     assert [name for name, _ in fields] == ["from", "x-mailer", "thread-lang", "foo", "content-type"]
-    assert ctypes == ["multipart/alternative", "text/plain", "text/html"] and texts == ["plain part\n", "\nhtml part\n"]
+    assert ctypes == ["multipart/alternative", "text/plain", "text/html"] and texts == ["plain part\n", "\nhtml part\n\n"]
     first = b"Content-Type:multipart/alternative; boundary=XX\nFoo:bar\n" + multipart.split(b"\n", 5)[5]
     assert _header_and_body(first)[2] == ["multipart/alternative", "text/plain", "text/html"]  # the first line too
     fields, texts, _ = _header_and_body(b"From:alice@example.com\nSubject:hi\n\nbody words\nNote:this\n")

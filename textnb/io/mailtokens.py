@@ -595,7 +595,13 @@ def _split_parts(body, boundary):
 # -- HTML -----------------------------------------------------------------------------------
 _SKIP_TAGS = frozenset({"head", "title"})
 _RAW_TAGS = frozenset({"script", "style"})  # their content is not HTML: skipped whole
-_BLOCK_TAGS = frozenset({"p", "br", "div", "tr", "td", "li", "h1", "h2", "h3", "table"})
+#: elements that set their text apart (a line break in the text, at their start and end
+#: tags): a browser never runs the words on both sides together, as it does across an
+#: inline one (``<b>``, ``<font>``, ``<span>``, ``<a>``)
+_BLOCK_TAGS = frozenset({"p", "br", "div", "tr", "td", "th", "li", "h1", "h2", "h3", "h4", "h5", "h6", "table",
+                         "caption", "hr", "ul", "ol", "dl", "dt", "dd", "blockquote", "pre", "center", "address",
+                         "form", "fieldset", "legend", "select", "option", "textarea", "button", "section",
+                         "article", "header", "footer", "nav", "aside", "main", "figure", "figcaption"})
 #: characters of an HTML document :func:`html_text` splits at once (see there)
 _HTML_WINDOW = 1 << 16
 #: after this many stops of the bulk reading in a window, averaging under 2 simple tags
@@ -734,9 +740,12 @@ def _html_text(src, links):
         if tag is not None:  # a simple tag (as in the bulk reading)
             tags += 1
             if end_tag:
-                if skip and tag.lower() in _SKIP_TAGS:
+                low = tag.lower()
+                if skip and low in _SKIP_TAGS:
                     skip -= 1
-                    titles -= bool(titles) and tag.lower() == "title"
+                    titles -= bool(titles) and low == "title"
+                elif low in _BLOCK_TAGS:
+                    text.append("\n")
                 return after
             if "=" in attrs:
                 low = attrs.lower()
@@ -757,9 +766,12 @@ def _html_text(src, links):
             if gt < 0:
                 return unclosed(lt)
             tags += 1
-            if m and m.group().lower() in _SKIP_TAGS and skip:
+            low = m.group().lower() if m else ""
+            if low in _SKIP_TAGS and skip:
                 skip -= 1
-                titles -= bool(titles) and m.group().lower() == "title"
+                titles -= bool(titles) and low == "title"
+            elif low in _BLOCK_TAGS:
+                text.append("\n")
             return gt + 1
         m = _P.TAG_NAME.match(src, lt + 1)
         gt = _tag_end(src, m.end(), find)
@@ -799,9 +811,12 @@ def _html_text(src, links):
                     break
                 tags += 1
                 if end_tag:  # an end tag
-                    if skip and tag.lower() in _SKIP_TAGS:
+                    low = tag.lower()
+                    if skip and low in _SKIP_TAGS:
                         skip -= 1
-                        titles -= bool(titles) and tag.lower() == "title"
+                        titles -= bool(titles) and low == "title"
+                    elif low in _BLOCK_TAGS:
+                        text.append("\n")
                     continue
                 tag = tag.lower()
                 if skip and not titles and tag not in _HEAD_TAGS:  # (as opened(): the body's first tag
