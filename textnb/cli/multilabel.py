@@ -366,8 +366,8 @@ def _evaluate(args, opts, start, out, err, corpus=None):
             report = folds_run(cv=folds, seed=args.seed, progress=bar)
         finally:
             bar.close()
-        if folds_note:
-            report["folds_note"] = folds_note
+        if folds_note:  # (beside the folds' own note: fewer mbox files than folds)
+            report["folds_note"] = "; ".join(filter(None, (folds_note, report.get("folds_note"))))
         report["protocol"] = f"{report['folds']}-fold cross-validation"
     report.update(skipped_binary=len(skipped), **_layout_counts(corpus), seconds=time.perf_counter() - start)
     if args.plot:

@@ -17,8 +17,9 @@ import numpy as np
 
 from textnb.core.errors import ParameterError, TooFewObjects, short_repr
 
-__all__ = ["calibration_folds", "class_wide_groups", "given_splits", "groups_note", "keep_groups_together", "kfold",
-           "kfold_groups", "random_state", "spread_groups", "stratified_kfold", "take_rows"]
+__all__ = ["calibration_folds", "class_wide_groups", "fewer_folds_note", "given_splits", "groups_note",
+           "keep_groups_together", "kfold", "kfold_groups", "random_state", "spread_groups", "stratified_kfold",
+           "take_rows"]
 
 
 def random_state(seed):
@@ -204,7 +205,7 @@ def class_wide_groups(y, groups):
     others."""
     y = np.asarray(y)
     groups = np.asarray(groups).reshape(-1)
-    if groups.shape[0] != y.shape[0] or (y.ndim == 1 and groups.size != y.size):
+    if groups.size != y.shape[0]:
         raise ValueError(f"groups has {groups.size} values for {y.shape[0]} rows")
     codes = np.unique(groups, return_inverse=True)[1].reshape(-1).astype(np.int64)
     lifted, whole = np.zeros(codes.size, dtype=bool), []
@@ -229,6 +230,16 @@ def groups_note(names, what="class"):
     return (f"{what}{'es' if what == 'class' else 's'} {shown} each have all their messages in one mbox file: dealt "
             f"to the folds one by one, not by file (a fold holding such a file out would not learn its {what}), so a "
             f"held-out message may be scored by a model that learnt others of its file")
+
+
+def fewer_folds_note(ran, n_splits):
+    """The report's ``folds_note`` when grouped folds ran only ``ran`` of the ``n_splits``
+    asked for (a fold left without a row to test is dropped: fewer mbox files than folds),
+    or None."""
+    if ran >= n_splits:
+        return None
+    return (f"{ran} of the {n_splits} folds asked for: the messages of an mbox file share a fold, and the files and "
+            f"other documents fill only {ran}")
 
 
 def kfold_groups(n, n_splits, seed=0, groups=None, spread=None):

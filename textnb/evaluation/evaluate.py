@@ -19,7 +19,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from textnb.core.errors import InputError, ParameterError
-from textnb.core.folds import class_wide_groups, given_splits, groups_note, stratified_kfold
+from textnb.core.folds import class_wide_groups, fewer_folds_note, given_splits, groups_note, stratified_kfold
 from textnb.core.logspace import proba_from_jll
 from textnb.core.model_io import model_class
 from textnb.core.wrapping import fit_weighted, takes_fold_counts, takes_terms
@@ -632,10 +632,10 @@ def cross_validate(X, y, model, *, cv=None, repeat=1, seed=0, vectorizer=None, p
     if default is not None and cv < default:
         report["folds_note"] = f"fewer than the default {default}: no class has {default} objects"
     ran = min(map(len, every))
-    if given is None and ran < cv:  # (grouped: fewer mbox files than folds)
+    fewer = None if given is not None else fewer_folds_note(ran, cv)
+    if fewer:  # (grouped: fewer mbox files than folds)
         report["folds"] = ran
-        report["folds_note"] = (f"{ran} of the {cv} folds asked for: the messages of an mbox file share a fold, and "
-                                f"the files and other documents fill only {ran}")
+        report["folds_note"] = "; ".join(filter(None, (report.get("folds_note"), fewer)))
     if whole_classes:
         report["groups_note"] = groups_note(whole_classes)
     report["repeat"] = repeat

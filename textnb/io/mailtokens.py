@@ -717,6 +717,16 @@ def _html_text(src, links):
             text.append("\n")
         return pos
 
+    def ended(name):
+        """After the end tag ``name`` (lowercase): a head or title closed, a block's break."""
+        nonlocal skip, titles
+        if skip and name in _SKIP_TAGS:
+            skip -= 1
+            if name == "title" and titles:
+                titles -= 1
+        elif name in _BLOCK_TAGS:
+            text.append("\n")
+
     def unclosed(lt):
         gt = find(">", lt + 1)
         nxt = find("<", lt + 1)
@@ -726,7 +736,7 @@ def _html_text(src, links):
 
     def step(pos):
         """Read the text from ``pos`` and the construct after it; where reading goes on."""
-        nonlocal tags, skip, capped, titles
+        nonlocal tags, capped
         m = next_tag(src, pos)  # a simple tag (SIMPLE_TAG), or where another construct opens
         if m is None:
             data(src[pos:])
@@ -740,12 +750,7 @@ def _html_text(src, links):
         if tag is not None:  # a simple tag (as in the bulk reading)
             tags += 1
             if end_tag:
-                low = tag.lower()
-                if skip and low in _SKIP_TAGS:
-                    skip -= 1
-                    titles -= bool(titles) and low == "title"
-                elif low in _BLOCK_TAGS:
-                    text.append("\n")
+                ended(tag.lower())
                 return after
             if "=" in attrs:
                 low = attrs.lower()
@@ -766,12 +771,8 @@ def _html_text(src, links):
             if gt < 0:
                 return unclosed(lt)
             tags += 1
-            low = m.group().lower() if m else ""
-            if low in _SKIP_TAGS and skip:
-                skip -= 1
-                titles -= bool(titles) and low == "title"
-            elif low in _BLOCK_TAGS:
-                text.append("\n")
+            if m:
+                ended(m.group().lower())
             return gt + 1
         m = _P.TAG_NAME.match(src, lt + 1)
         gt = _tag_end(src, m.end(), find)
@@ -810,11 +811,12 @@ def _html_text(src, links):
                     stopped = True  # another construct (or the cap): step() from its '<'
                     break
                 tags += 1
-                if end_tag:  # an end tag
+                if end_tag:  # an end tag: ended(tag.lower()), inline
                     low = tag.lower()
                     if skip and low in _SKIP_TAGS:
                         skip -= 1
-                        titles -= bool(titles) and low == "title"
+                        if low == "title" and titles:
+                            titles -= 1
                     elif low in _BLOCK_TAGS:
                         text.append("\n")
                     continue

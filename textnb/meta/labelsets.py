@@ -21,7 +21,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from textnb.core.errors import ParameterError, TooFewObjects
-from textnb.core.folds import class_wide_groups, groups_note, kfold, kfold_groups
+from textnb.core.folds import class_wide_groups, fewer_folds_note, groups_note, kfold, kfold_groups
 from textnb.core.logspace import log_odds
 from textnb.core.stats import issparse
 from textnb.text.wrappers import threshold_for_f1, threshold_for_fpr  # (their home: the trainer uses them)
@@ -588,23 +588,28 @@ def test_report(classes, train_support, D, labels_test, n_train, scores=None):
 
 
 def document_folds(n, cv, seed, Y, classes, groups=None):
-    """``(splits, note)``: the ``cv`` shuffled folds (:func:`kfold`, ``seed``) of a
+    """``(splits, notes)``: the ``cv`` shuffled folds (:func:`kfold`, ``seed``) of a
     multi-label cross-validation of ``n`` documents with labels ``Y`` (indicator matrix
     over ``classes``): the documents of a group (``groups``, one value per document: the
     messages of one mbox file; None: each its own) held out together, as ``textnb
     evaluate`` holds them out for a single-label corpus, except where one group holds every
     document of a label (:func:`~textnb.core.folds.class_wide_groups`: dealt one by one);
-    ``note`` names those labels (:func:`~textnb.core.folds.groups_note`), or None. What
-    :func:`textnb.meta.multilabel.cross_validate_multilabel` and the trainer without
-    scikit-learn (:mod:`textnb.meta.multilabel_training`) cross-validate on."""
+    ``notes`` the report's ``groups_note`` naming those labels
+    (:func:`~textnb.core.folds.groups_note`) and ``folds_note`` when fewer folds than ``cv``
+    hold documents (:func:`~textnb.core.folds.fewer_folds_note`), for
+    :func:`cross_validated_report`. What :func:`textnb.meta.multilabel.cross_validate_multilabel`
+    and the trainer without scikit-learn (:mod:`textnb.meta.multilabel_training`)
+    cross-validate on."""
     if groups is None:
-        return kfold(n, cv, seed), None
+        return kfold(n, cv, seed), {}
     codes, whole = class_wide_groups(np.asarray(Y), groups)
-    note = groups_note([classes[j] for j in whole], "label") if whole else None
-    return kfold_groups(n, cv, seed, codes, spread=np.asarray(Y)), note
+    splits = kfold_groups(n, cv, seed, codes, spread=np.asarray(Y))
+    notes = {"groups_note": groups_note([classes[j] for j in whole], "label") if whole else None,
+             "folds_note": fewer_folds_note(len(splits), cv)}
+    return splits, {k: v for k, v in notes.items() if v}
 
 
-def cross_validated_report(X, Y, classes, splits, fold_decisions, seed, progress=None):
+def cross_validated_report(X, Y, classes, splits, fold_decisions, seed, progress=None, notes=None):
     """:func:`multilabel_report` of the pooled out-of-fold decisions of K-fold
     cross-validation, plus ``folds`` and ``seed``: for each ``(train, test)`` of
     ``splits``, ``fold_decisions(X_train, Y_train, X_test)`` fits a model on the training
@@ -612,7 +617,7 @@ def cross_validated_report(X, Y, classes, splits, fold_decisions, seed, progress
     and returns its decision values of the test rows (positive: label assigned), over all
     the labels ``classes`` of ``Y``, or ``(decision values, log-odds)``: the log-odds' rankings
     then give the break-even points (as :func:`test_report`'s ``scores``); ``progress(done,
-    total)`` after each fold. What
+    total)`` after each fold; ``notes`` (:func:`document_folds`') added to the report. What
     :func:`textnb.meta.multilabel.cross_validate_multilabel` and the trainer without
     scikit-learn (:mod:`textnb.meta.multilabel_training`) report."""
     from textnb.core.stats import seen_columns
@@ -638,4 +643,5 @@ def cross_validated_report(X, Y, classes, splits, fold_decisions, seed, progress
     report = multilabel_report(np.vstack(truth), np.vstack(pred), classes, np.vstack(scores),
                                train_support=Y.sum(axis=0))
     report["folds"], report["seed"] = len(splits), seed
+    report.update(notes or {})
     return report

@@ -718,9 +718,9 @@ def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0, progress=
         cv = 10 if cv is None else int(cv)
         if cv > X.shape[0]:
             raise InputError(f"cv must be between 2 and the number of documents ({X.shape[0]}); got {cv}")
-        splits, note = document_folds(X.shape[0], cv, seed, Y, classes, groups)
+        splits, notes = document_folds(X.shape[0], cv, seed, Y, classes, groups)
     else:
-        note = None
+        notes = None
     from textnb.text.training import fold_counts, fold_vocabularies
 
     def fold_decisions(X_train, Y_train, X_test):
@@ -735,7 +735,4 @@ def cross_validate_multilabel(X, labels, model=None, *, cv=10, seed=0, progress=
         D = fitted.decision_from_log_odds(S)
         return (D[:, :1], S[:, :1]) if one else (D, S)
 
-    report = cross_validated_report(X, Y, classes, splits, fold_decisions, seed, progress)
-    if note:
-        report["groups_note"] = note
-    return report
+    return cross_validated_report(X, Y, classes, splits, fold_decisions, seed, progress, notes)

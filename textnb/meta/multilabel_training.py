@@ -446,11 +446,8 @@ def cross_validate(X, label_sets, *, model=("DiscriminativeNB", {}), steps=(), m
                       fold_counts=inner)
         return _decisions_and_log_odds(fitted, X_test)
 
-    splits, note = document_folds(X.shape[0], cv, seed, Y, classes, groups)
-    report = cross_validated_report(X, Y, classes, splits, fold_decisions, seed, progress)
-    if note:
-        report["groups_note"] = note
-    return report
+    splits, notes = document_folds(X.shape[0], cv, seed, Y, classes, groups)
+    return cross_validated_report(X, Y, classes, splits, fold_decisions, seed, progress, notes)
 
 
 class MultiLabelScorer:
