@@ -811,14 +811,8 @@ def _html_text(src, links):
                     stopped = True  # another construct (or the cap): step() from its '<'
                     break
                 tags += 1
-                if end_tag:  # an end tag: ended(tag.lower()), inline
-                    low = tag.lower()
-                    if skip and low in _SKIP_TAGS:
-                        skip -= 1
-                        if low == "title" and titles:
-                            titles -= 1
-                    elif low in _BLOCK_TAGS:
-                        text.append("\n")
+                if end_tag:
+                    ended(tag.lower())
                     continue
                 tag = tag.lower()
                 if skip and not titles and tag not in _HEAD_TAGS:  # (as opened(): the body's first tag
