@@ -567,15 +567,21 @@ def _class_folders(path, warn_hidden=False):
 def _mbox_files_hint(path):
     """What to do with a folder of mbox files and no class folders (``spam.mbox``,
     ``ham.mbox``: a class per file), for the refusal of :func:`_open_folder`; '' otherwise.
-    Only the first line of the first 20 files is read (:func:`textnb.io.mailread.is_mbox`)."""
-    from textnb.io.mailread import is_mbox
-
+    A file is an mbox file by :func:`to_tokenizable`'s rule (its first 5 bytes ``From ``;
+    this module does not import the mail reader, which imports it): only those of the
+    first 20 files are read."""
     try:
         with os.scandir(path) as it:
             files = sorted(e.name for e in it if not _hidden(e.name) and e.is_file())[:20]
     except OSError:
         return ""
-    boxes = [name for name in files if is_mbox(os.path.join(path, name))]
+    boxes = []
+    for name in files:
+        try:
+            if read_regular_file(os.path.join(path, name), 5) == b"From ":
+                boxes.append(name)
+        except InputError:
+            continue
     if not boxes:
         return ""
     first = boxes[0]
