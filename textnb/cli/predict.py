@@ -57,10 +57,10 @@ def add_parser(sub):
                         "a threshold of 0.5 or more keeps at most one label")
     add_fasttext_options(p, lines=True)
     p.add_argument("--rows", action="store_true",
-                   help="read each PATH (or stdin) as a TSV/CSV file, one document per row as train reads it "
-                        "(automatic for *.tsv, *.csv, *.tab files, unless one is a fastText file, read one document per "
-                        "line as train reads it); output PATH:ROW in row order, and the "
-                        "accuracy on stderr when the file has a label column")
+                   help="read each PATH (or stdin) as a TSV/CSV or JSON Lines file, one document per row as train "
+                        "reads it (automatic for *.tsv, *.csv, *.tab, *.jsonl, *.ndjson and *.json files, unless one "
+                        "is a fastText file, read one document per line as train reads it); output PATH:ROW in row "
+                        "order, and the accuracy on stderr when the file has a label column")
     p.add_argument("--jobs", type=jobs, default=1,
                    help=f"threads that tokenise and score batches of documents, rows or lines with a linear text "
                         f"model once the input makes four batches (default 1; -1: this one plus one per idle CPU: "

@@ -22,7 +22,7 @@ __all__ = ["add_parser", "run"]
 def add_parser(sub):
     p = sub.add_parser("train", help="train a model on a corpus and save it",
                        description="Train on a corpus folder (corpus/<label>/<files>, or its train/ part), "
-                                   "a TSV/CSV file with label and text columns, or a table: ARFF, "
+                                   "a TSV/CSV or JSON Lines file with label and text columns, or a table: ARFF, "
                                    "CSV/TSV with a header (.arff, .csv, .tsv, .tab, .txt; another name is "
                                    "read by its content; not spreadsheets: export them to .csv).")
     p.add_argument("path", metavar="PATH", help="the corpus or table, or - for stdin (read once; its format told by "

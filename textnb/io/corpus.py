@@ -47,6 +47,8 @@ from textnb.core.errors import (STDIN_NAME, DataWarning, InputError, ModelGivenA
                                  counted, empty_input, input_name, missing_input, missing_reason, short_repr)
 from textnb.io.files import (DEFAULT_LABEL_PREFIX, MAILDIR_PARTS, Prefixed, cut_text, decode_cut, file_identity, first_bytes, folder_files,
                              is_maildir, is_named_pipe, noting_empty_folder, open_regular_binary, read_regular_file, refuse_device)
+from textnb.io.jsonlines import (JSON_LINES_EXTENSIONS, check_json_cells, is_json_lines, json_fields, json_rows,
+                                line_cap)
 from textnb.io.numbers import is_number
 
 __all__ = [
@@ -113,42 +115,36 @@ NOT_TEXT_TABLE_EXTENSIONS = frozenset({
     ".pickle", ".db", ".sqlite", ".gz", ".bz2", ".xz", ".zst", ".zip", ".7z", ".tar"})
 
 
-#: Names of JSON files (:func:`json_refusal`): not a corpus or table format textnb reads.
-JSON_EXTENSIONS = (".json", ".jsonl", ".ndjson")
+#: Names of JSON files: JSON Lines (:mod:`textnb.io.jsonlines`) is read as a text corpus; a
+#: JSON array is refused (:func:`json_refusal`), and so is any JSON as a table.
+JSON_EXTENSIONS = (".json",) + JSON_LINES_EXTENSIONS
 
 
-def json_refusal(path, head=None):
-    """The one-line InputError for a JSON file given as a corpus or table: named ``.json``,
-    ``.jsonl`` or ``.ndjson``, or whose first bytes ``head`` are a JSON object on its first
-    line or a JSON array (what a dataset exported by pandas or Hugging Face datasets looks
-    like); None for anything else. Read as CSV, such a file failed on a quote or a row's
-    width ("row has 2 cells, expected 3"), many lines in, or was taken for a table."""
+def json_refusal(path, head=None, *, table=False):
+    """The one-line InputError for a JSON file that textnb does not read, or None: as a
+    corpus (``table`` False) a JSON array (named ``.json``, or whose first bytes ``head`` are
+    one), which textnb reads as JSON Lines (one object a line: :mod:`textnb.io.jsonlines`);
+    as a table (``table``) any JSON file (named ``.json``, ``.jsonl`` or ``.ndjson``, or
+    whose first bytes are an array or a line holding an object), whose attributes are read
+    from ARFF or CSV. Read as CSV, such a file failed on a quote or a row's width ("row has
+    2 cells, expected 3"), many lines in, or was taken for a table. None for anything else."""
     name = os.fspath(path)
-    lines = name.lower().endswith((".jsonl", ".ndjson"))
-    if not name.lower().endswith(JSON_EXTENSIONS):
-        if head is None:
+    lines = name.lower().endswith(JSON_LINES_EXTENSIONS) or (head is not None and is_json_lines(name, head))
+    if not lines:
+        start = b"" if head is None else head.lstrip(b"\xef\xbb\xbf \t\r\n")
+        array = start[:1] == b"[" and start[1:].lstrip()[:1] in (b"{", b"[", b'"', b"]")
+        if not (array or name.lower().endswith(JSON_EXTENSIONS)):
             return None
-        start = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-        first = start.split(b"\n", 1)[0].strip()
-        if start[:1] == b"[" and start[1:].lstrip()[:1] in (b"{", b"[", b'"', b"]"):
-            lines = False
-        elif first[:1] == b"{" and first[-1:] == b"}" and _json_object(first):
-            lines = True
-        else:
-            return None
-    how = "lines=True" if lines else "orient='records'"
-    return InputError(f"{name}: JSON{' Lines' if lines else ''}, which textnb does not read as a corpus or table "
-                      f"(it reads TSV, CSV or ARFF text, a fastText file, or a folder per class): convert it, e.g. "
-                      f"pandas.read_json({name!r}, {how}).to_csv('data.csv', index=False) (a text and a label column)")
-
-
-def _json_object(line):
-    import json
-
-    try:
-        return isinstance(json.loads(line), dict)
-    except ValueError:
-        return False
+    elif not table:
+        return None
+    if table:
+        how = "lines=True" if lines else "orient='records'"
+        return InputError(f"{name}: JSON{' Lines' if lines else ''}, which textnb reads as a text corpus (a label and "
+                          f"a text field{'' if lines else ', one object a line'}), not as a table (ARFF, CSV or TSV): "
+                          f"convert it, e.g. pandas.read_json({name!r}, {how}).to_csv('data.csv', index=False)")
+    return InputError(f"{name}: JSON that is not JSON Lines (one object a line, a label and a text field: what "
+                      f"textnb reads as a corpus): convert it, e.g. pandas.read_json({name!r}, orient='records')"
+                      f".to_json('data.jsonl', orient='records', lines=True)")
 
 
 def table_format_by_name(path):
@@ -159,8 +155,6 @@ def table_format_by_name(path):
     lower = os.fspath(path).lower()
     if lower.endswith(".arff"):
         return "arff"
-    if lower.endswith(JSON_EXTENSIONS):
-        raise json_refusal(path)
     if lower.endswith(CSV_EXTENSIONS):
         return "csv"
     ext = os.path.splitext(os.path.basename(lower))[1]
@@ -654,15 +648,18 @@ def _open_folder(path):
 
 def corpus_columns(path, *, label_column=None, text_column=None, data=None):
     """``(header, used)`` of the TSV/CSV text corpus ``path``: its header row (empty for a
-    headerless ``label<TAB>text`` file) and the names of the label and text columns
+    headerless ``label<TAB>text`` file; a JSON Lines file's fields) and the names of the label and text columns
     :func:`open_corpus` reads (by ``label_column`` / ``text_column``, else by name);
     ``data``: the content already read (a pipe, :func:`read_piped`)."""
     head = read_regular_file(path, 1 << 16) if data is None else data[:1 << 16]
-    text = read_text_file(path, "a TSV/CSV corpus", data=head)  # (the header's lines)
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    delimiter = _delimiter_of(path, first)
-    quoting = csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE
-    header = next(csv.reader([first], delimiter=delimiter, quoting=quoting), [])
+    if is_json_lines(path, head):
+        header = json_fields(head)
+    else:
+        text = read_text_file(path, "a TSV/CSV corpus", data=head)  # (the header's lines)
+        first = next((line for line in text.splitlines() if line.strip()), "")
+        delimiter = _delimiter_of(path, first)
+        quoting = csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE
+        header = next(csv.reader([first], delimiter=delimiter, quoting=quoting), [])
     li = _pick_column(header, label_column, _LABEL_NAMES, "label", path)
     ti = _pick_column(header, text_column, _TEXT_NAMES, "text", path)
     if li is None or ti is None:
@@ -998,12 +995,15 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
     row that looks like a header (:func:`_header_like`, CSV or TSV alike) makes a training
     file a table (``header_table``, NotATextCorpus); otherwise it is skipped. ``header`` False:
     the file has no header row (``--no-header``): headerless ``label<TAB>text``, every row a
-    document, or NotATextCorpus."""
+    document, or NotATextCorpus. ``delimiter`` None: the rows of a JSON Lines file
+    (:func:`textnb.io.jsonlines.json_rows`), whose first row is always its fields' names and
+    whose label and text cells are checked to be strings or numbers."""
+    json_lines = delimiter is None
     rows = ((n, r) for n, r in rows if r and any(c.strip() for c in r))
     head = list(itertools.islice(rows, 50))
     if not head:
         raise InputError(empty_input(path))
-    first_row_is_data = not header
+    first_row_is_data = not header and not json_lines
     header = head[0][1]
     li = None if first_row_is_data else _pick_column(header, label_column, _LABEL_NAMES, "label", path)
     ti = None if first_row_is_data else _pick_column(header, text_column, _TEXT_NAMES, "text", path)
@@ -1011,11 +1011,18 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
         skip = 1
         others = [h for k, h in enumerate(header) if k not in (li, ti) and h.strip()]
         if need_label and others and label_column is None and text_column is None:
-            warnings.warn(f"{path}: read as a text corpus of its columns {header[li]!r} (label) and {header[ti]!r} "
-                          f"(text); {', '.join(map(repr, others))} not read (--class NAME reads the file as a "
-                          "table)", DataWarning, stacklevel=2)
+            table = "" if json_lines else " (--class NAME reads the file as a table)"
+            warnings.warn(f"{path}: read as a text corpus of its {'fields' if json_lines else 'columns'} "
+                          f"{header[li]!r} (label) and {header[ti]!r} (text); {', '.join(map(repr, others))} not "
+                          f"read{table}", DataWarning, stacklevel=2)
     elif not need_label and ti is not None and label_column is None:
         skip = 1  # a header with a text column and no labels: prediction input
+    elif json_lines:
+        fields = f"its fields are {', '.join(map(repr, header))}"
+        how = ("name them with --label-column and --text-column" if need_label else
+               f"a text field is one named {', '.join(_TEXT_NAMES)}")
+        raise InputError(f"{path}: JSON Lines without a {'label and a ' if need_label else ''}text field ({fields}): "
+                         f"{how}")
     elif li is None and ti is None and label_column is None and text_column is None and all(
         len(r) == 2 or (delimiter == "\t" and len(r) > 2) for _, r in (head if need_label else head[:1])
     ) and not (need_label and _same_columns(head)):
@@ -1043,6 +1050,8 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
             raise row_width_error(path, n, len(row), last + 1, at_least=True)
         if width is not None and len(row) > width:
             raise row_width_error(path, n, len(row), width, hint=" (quote a text that holds a comma)")
+        if json_lines:
+            check_json_cells(path, n, header, row, (li, ti))
         label = table_label(row[li].strip()) if li is not None else None
         if li is not None and not label:
             if need_label:
@@ -1251,10 +1260,15 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
         first = stream.read(_SNIFF)
         if is_binary(first):
             raise binary_refusal(path, first, f"a TSV/CSV {'corpus' if need_label else 'file'}")
+        raw_lines = io.BufferedReader(Prefixed(first, stream))
+        if is_json_lines(path, first):  # (one object a line: its fields the header)
+            rows = json_rows(path, raw_lines, line_cap(max_bytes), decode_bytes)
+            yield from _table_chunks(path, rows, None, label_column, text_column, max_bytes, need_label=need_label,
+                                     size=size, header_table=header_table)
+            return
         refused = json_refusal(path, first)
         if refused is not None:
             raise refused
-        raw_lines = io.BufferedReader(Prefixed(first, stream))
         first_line = first.split(b"\n", 1)[0]
         cap = max(max_bytes + 8, _MIN_FIELD_CAP)
         if path.lower().endswith((".tsv", ".tab")) or b"\t" in first_line:  # TSV: a row is a line

@@ -135,9 +135,15 @@ def _read_text(path, encoding, *, size=-1, errors="strict", data=None):
 def read_header(path, *, encoding=None, data=None, header=True):
     """The column names of a delimited text file (its first row, as :func:`read_csv` reads it;
     ``header=False``: ``att1``, ``att2``, ... as many as its first row has cells);
-    ``data``: its content, read already (a pipe)."""
+    ``data``: its content, read already (a pipe); a JSON Lines file's fields
+    (:func:`textnb.io.jsonlines.json_fields`)."""
     path = str(path)
     sample = _read_text(path, encoding, size=65536, errors="replace", data=data)
+    from textnb.io.jsonlines import is_json_lines, json_fields
+
+    head = sample.encode("utf-8", "replace")
+    if is_json_lines(path, head):  # (its fields: read as a text corpus, refused as a table)
+        return json_fields(head)
     try:
         first = next(csv.reader(sample.splitlines(), delimiter=_delimiter(path, sample)))
     except (csv.Error, StopIteration):

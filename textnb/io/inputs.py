@@ -260,7 +260,7 @@ def _mixed_table(path, opts, data=None):
     if opts.class_name and opts.label_column and name(opts.label_column, "label") != cls:
         # (the two name one class column of a mixed table: different columns, one would be left unused)
         raise InputError(_two_class_columns(path, opts, cls, name(opts.label_column, "label")))
-    if _label_and_text(names, header, opts):
+    if _label_and_text(names, header, opts, _json_lines(path, data)):
         return None  # label + text: a text corpus
     if len(set(names)) != len(names):
         raise InputError(f"{path}: a column is named twice with --text-column")
@@ -270,11 +270,25 @@ def _mixed_table(path, opts, data=None):
                       **opts.csv_options)
 
 
-def _label_and_text(texts, header, opts):
+def _label_and_text(texts, header, opts, json_lines=False):
     """Whether ``--text-column`` names the one text column of a label + text file (a text
-    corpus), not text columns beside others (a mixed table)."""
-    return (len(texts) == 1 and len(header) == 2 and not opts.class_name and not opts.numeric and not opts.table_only
+    corpus), not text columns beside others (a mixed table); of a JSON Lines file
+    (``json_lines``), whatever its other fields: it is never a table
+    (:mod:`textnb.io.jsonlines`)."""
+    return (len(texts) == 1 and (len(header) == 2 or json_lines) and not opts.class_name and not opts.numeric
+            and not opts.table_only
             and not opts.no_header)  # (--text-column with --no-header: a mixed table's column att1, att2, ...)
+
+
+def _json_lines(path, data=None):
+    """Whether the file ``path`` (``data``: its content, read already) is JSON Lines."""
+    from textnb.io.jsonlines import is_json_lines
+
+    try:
+        head = data[:8192] if data is not None else read_regular_file(path, 8192)
+    except InputError:  # (reported when the file is read)
+        return False
+    return is_json_lines(path, bytes(head))
 
 
 def is_table_input(path, opts, table_model=False):
@@ -295,7 +309,7 @@ def is_table_input(path, opts, table_model=False):
         header = read_header(path, header=not opts.no_header)
     except InputError:  # reported when the file is read
         return False
-    return not _label_and_text(opts.text_columns, header, opts)
+    return not _label_and_text(opts.text_columns, header, opts, _json_lines(path))
 
 
 def load_input(path, opts, test=True, stream=False):

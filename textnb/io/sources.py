@@ -14,8 +14,9 @@ from textnb.core.errors import InputError, check_input, input_name
 __all__ = ["ROW_SUFFIXES", "STDIN_PATHS", "as_fasttext", "as_rows", "check_file", "check_paths", "document_batches", "line_chunks", "reading",
            "row_chunks", "some_file"]
 
-#: the names of files read as TSV/CSV rows of documents (as ``train`` reads them)
-ROW_SUFFIXES = (".tsv", ".csv", ".tab")
+#: the names of files read as rows of documents, as ``train`` reads them: TSV/CSV and JSON
+#: (JSON Lines, :mod:`textnb.io.jsonlines`; a JSON array is refused in one line)
+ROW_SUFFIXES = (".tsv", ".csv", ".tab", ".jsonl", ".ndjson", ".json")
 
 
 #: the PATHs that name standard input: ``-`` and ``/dev/stdin``, one stream, read once
@@ -47,8 +48,9 @@ def check_file(path):
 
 
 def as_rows(path, rows=False):
-    """Whether ``path`` is read as a TSV/CSV file of documents: ``rows`` (``--rows``), or a
-    regular file named ``*.tsv``, ``*.csv`` or ``*.tab`` (as train reads it)."""
+    """Whether ``path`` is read as a file of rows of documents: ``rows`` (``--rows``), or a
+    regular file named ``*.tsv``, ``*.csv``, ``*.tab`` or JSON (``*.jsonl``, ``*.ndjson``,
+    ``*.json``) (:data:`ROW_SUFFIXES`, as train reads it)."""
     if rows:
         return True
     return path != "-" and path.lower().endswith(ROW_SUFFIXES) and os.path.isfile(path)

@@ -87,7 +87,7 @@ def table_format(path, data=None):
         return fmt, data
 
     text = read_text_file(path, "a table (ARFF, CSV or TSV)", data=data)
-    refused = json_refusal(path, text[:8192].encode("utf-8", "replace"))
+    refused = json_refusal(path, text[:8192].encode("utf-8", "replace"), table=True)
     if refused is not None:
         raise refused
     return ("arff" if is_arff_text(text) else "csv"), text

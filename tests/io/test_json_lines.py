@@ -1,0 +1,139 @@
+"""JSON Lines text corpora (one object a line: what Hugging Face ``datasets`` and pandas write)
+are read as a TSV corpus is, by every command, through the one row reader
+(:func:`textnb.io.corpus.iter_rows`, :mod:`textnb.io.jsonlines`): the same rows give the same
+model file, the same evaluation and the same predictions. What textnb does not read (a JSON
+array, a table in JSON, a list of labels) is one line saying what to do. Until 2026-12-06
+every JSON file was refused by train and evaluate, while ``predict MODEL data.jsonl``
+classified the whole file as one document."""
+
+import io
+import json
+
+import pytest
+from conftest import SMS_TSV, cli, one_error_line
+
+from textnb.io.jsonlines import json_rows
+
+
+def _sms_rows(n=None):
+    lines = SMS_TSV.read_text(encoding="utf-8").splitlines()
+    return [line.split("\t", 1) for line in (lines if n is None else lines[:n])]
+
+
+def _jsonl(path, rows, make=lambda lab, t, i: {"label": lab, "text": t}, end="\n", bom=""):
+    path.write_text(bom + "".join(json.dumps(make(lab, t, i)) + end for i, (lab, t) in enumerate(rows)),
+                    encoding="utf-8", newline="")
+    return path
+
+
+@pytest.fixture(scope="module")
+def sms_model(tmp_path_factory):
+    """The bundled SMS collection's TSV model, and its bytes."""
+    model = tmp_path_factory.mktemp("tsv") / "tsv.tnb"
+    rc, _, err = cli("train", SMS_TSV, "-o", model)
+    assert rc == 0, err
+    return model
+
+
+@pytest.mark.parametrize("name", ["sms.jsonl", "sms.ndjson", "sms.json", "sms.txt", "sms"])
+def test_json_lines_of_the_sms_collection_train_the_tsv_s_model(tmp_path, sms_model, name):
+    path = _jsonl(tmp_path / name, _sms_rows())
+    model = tmp_path / "j.tnb"
+    rc, out, err = cli("train", path, "-o", model)
+    assert rc == 0, err
+    assert "read 5574 documents" in out and "ham 4827, spam 747" in out
+    assert model.read_bytes() == sms_model.read_bytes()
+
+
+def test_evaluate_and_predict_read_json_lines_as_the_tsv_rows(tmp_path, sms_model):
+    path = _jsonl(tmp_path / "sms.jsonl", _sms_rows())
+    figures = [json.loads(cli("evaluate", p, "--cv", "3", "--json")[1]) for p in (path, SMS_TSV)]
+    assert figures[0]["accuracy"] == figures[1]["accuracy"] > 0.95
+    assert figures[0]["per_class"] == figures[1]["per_class"]
+    rc, out, err = cli("predict", sms_model, path)
+    rc2, out2, err2 = cli("predict", sms_model, "--rows", SMS_TSV)
+    assert rc == rc2 == 0
+    assert out.splitlines()[0].startswith(f"{path}:1\t")
+    assert [line.split("\t", 1)[1] for line in out.splitlines()] == [line.split("\t", 1)[1] for line in out2.splitlines()]
+    assert err.replace(str(path), "F") == err2.replace(str(SMS_TSV), "F")
+    assert "accuracy 0.9" in err and "of 5574 rows" in err
+    # a text model's test file
+    half = _jsonl(tmp_path / "half.jsonl", _sms_rows()[::2])
+    rc, out, err = cli("evaluate", half, "--test", path, "--json")
+    assert rc == 0, err
+    assert json.loads(out)["accuracy"] > 0.95
+
+
+def test_standard_input_crlf_blank_lines_and_a_bom_give_the_same_model(tmp_path, sms_model):
+    rows = _sms_rows()
+    crlf = _jsonl(tmp_path / "crlf.jsonl", rows, end="\r\n\n", bom="\ufeff")
+    model = tmp_path / "c.tnb"
+    assert cli("train", crlf, "-o", model)[0] == 0
+    assert model.read_bytes() == sms_model.read_bytes()
+    piped = tmp_path / "stdin.tnb"
+    rc, _, err = cli("train", "-", "-o", piped, stdin=_jsonl(tmp_path / "p.jsonl", rows).read_bytes())
+    assert rc == 0, err
+    assert piped.read_bytes() == sms_model.read_bytes()
+
+
+def test_a_datasets_export_is_read_by_its_field_names(tmp_path):
+    """``datasets``' layout: an id, the text under another name, the label an integer."""
+    path = _jsonl(tmp_path / "train.json", _sms_rows(),
+                  make=lambda lab, t, i: {"idx": i, "sms": t, "label": int(lab == "spam")})
+    model, named = tmp_path / "a.tnb", tmp_path / "b.tnb"
+    rc, out, err = cli("train", path, "-o", model, "--json")
+    assert rc == 0, err
+    assert "read as a text corpus of its fields 'label' (label) and 'sms' (text); 'idx' not read\n" in err
+    assert json.loads(out)["per_class"] == {"0": 4827, "1": 747}
+    rc, _, err = cli("train", path, "--text-column", "sms", "--label-column", "label", "-o", named)
+    assert rc == 0, err  # (never a mixed table: JSON is not read as a table)
+    assert named.read_bytes() == model.read_bytes()
+
+
+def test_cells_strings_numbers_booleans_and_null():
+    raw = io.BytesIO(b'\n{"a": "x", "b": 1, "c": true}\n{"b": 2.5, "c": null, "d": 7}\n{"a": [1], "c": {"k": 1}}\n')
+    rows = list(json_rows("f.jsonl", raw, 1 << 20, bytes.decode))
+    assert rows[:3] == [(2, ["a", "b", "c"]), (2, ["x", "1", "true"]), (3, ["", "2.5", ""])]
+    assert rows[3][0] == 4 and rows[3][1] == ["[1]", "", '{"k": 1}']
+
+
+def _refused(args, *fragments):
+    rc, out, err = cli(*args)
+    assert rc == 1 and out == "", (args, err)
+    one_error_line(err, *fragments)
+
+
+def test_what_is_not_read_is_one_line_naming_the_line_and_what_to_do(tmp_path, sms_model):
+    rows = _sms_rows(60)
+    out = tmp_path / "x.tnb"
+    bad = _jsonl(tmp_path / "bad.jsonl", rows)
+    bad.write_text(bad.read_text() + '{"label": "ham", "text": "cut short\n', encoding="utf-8")
+    _refused(("train", bad, "-o", out), f"{bad}:61: not a JSON object")
+    listed = _jsonl(tmp_path / "listed.jsonl", rows, make=lambda lab, t, i: {"text": t, "label": [lab] if i == 5 else lab})
+    _refused(("train", listed, "-o", out), f"{listed}:6: field 'label' holds a JSON list", "multi-label")
+    unnamed = _jsonl(tmp_path / "unnamed.jsonl", rows, make=lambda lab, t, i: {"sentiment": lab, "sentence": t})
+    _refused(("train", unnamed, "-o", out), "JSON Lines without a label and a text field",
+             "'sentiment', 'sentence'", "--label-column and --text-column")
+    _refused(("predict", sms_model, unnamed), "JSON Lines without a text field", "text, message")
+    rc, _, err = cli("train", unnamed, "--label-column", "sentiment", "--text-column", "sentence", "-o", out)
+    assert rc == 0, err
+    out.unlink()
+    array = tmp_path / "sms.json"
+    array.write_text(json.dumps([{"text": t, "label": lab} for lab, t in rows], indent=1), encoding="utf-8")
+    for args in (("train", array, "-o", out), ("evaluate", array), ("predict", sms_model, array)):
+        _refused(args, f"{array}: JSON that is not JSON Lines", "lines=True")
+    _refused(("train", _jsonl(tmp_path / "t.jsonl", rows), "--class", "label", "-o", out),
+             "JSON Lines, which textnb reads as a text corpus", "not as a table",
+             f"pandas.read_json({str(tmp_path / 't.jsonl')!r}, lines=True).to_csv('data.csv', index=False)")
+    _refused(("train", _jsonl(tmp_path / "tan.jsonl", rows), "--model", "tan", "-o", out), "--model tan is for tables")
+    long = _jsonl(tmp_path / "long.jsonl", rows[:20] + [("ham", "word " * 300_000)])
+    _refused(("train", long, "--max-bytes", "1k", "-o", out), f"{long}:21: a line of more than", "--max-bytes")
+    assert not out.exists()
+
+
+def test_braces_in_a_tsv_are_not_json(tmp_path):
+    braces = tmp_path / "braces.tsv"  # labels that start with a brace: a TSV corpus as ever
+    braces.write_text("".join(f"{{{lab}}}\t{t}\n" for lab, t in _sms_rows(40)), encoding="utf-8")
+    rc, out, err = cli("train", braces, "-o", tmp_path / "b.tnb", "--json")
+    assert rc == 0, err
+    assert set(json.loads(out)["per_class"]) == {"{ham}", "{spam}"}

@@ -1,0 +1,132 @@
+"""JSON Lines text corpora: one JSON object a line, a label field and a text field.
+
+What Hugging Face ``datasets`` (``Dataset.to_json``, whatever the file's name) and pandas
+(``DataFrame.to_json(orient="records", lines=True)``) write, and what most text datasets are
+published as. Such a file is read as the rows of a TSV/CSV corpus are
+(:func:`textnb.io.corpus.iter_rows`): the fields of its first object are the header, whose
+label and text columns are found by the same names (``label``, ``class``, ... and
+``text``, ``message``, ...) or named by ``--label-column`` / ``--text-column``; every later
+object is a row of the values of those fields (a field it lacks: an empty cell). So
+training, evaluation, prediction and the streaming of a large file are those of a TSV
+corpus, line for line.
+
+* A string is the cell as it is; a number or ``true`` / ``false`` its JSON text (``1``,
+  ``0.5``, ``true``); ``null`` an empty cell. A list or an object in the label or the text
+  field is an error naming the line (a list of labels is a multi-label corpus, which textnb
+  reads from a fastText file or a ``--labels`` file); in another field it is not read.
+* A line is decoded as a document is (UTF-8, else Windows-1252, else Latin-1); blank lines
+  are skipped; a line that is not a JSON object is an error naming it.
+* A line holds one document, so it is read whole, up to :func:`line_cap` bytes (a text of
+  ``max_bytes``, escaped: a longer line is an error naming it).
+* Tables (attributes of other types) are not read from JSON: ARFF or CSV
+  (:func:`textnb.io.corpus.json_refusal` says how to convert).
+"""
+
+import json
+
+from textnb.core.errors import InputError
+
+__all__ = ["JSON_LINES_EXTENSIONS", "check_json_cells", "is_json_lines", "json_fields", "json_rows", "line_cap"]
+
+#: names of JSON Lines files (read by their name whatever their first line)
+JSON_LINES_EXTENSIONS = (".jsonl", ".ndjson")
+_BOM = b"\xef\xbb\xbf"
+
+
+def _first_line(head):
+    """The first non-blank line of ``head`` (bytes), without its line end and a UTF-8 BOM."""
+    for line in head.lstrip(_BOM).split(b"\n"):
+        if line.strip():
+            return line.strip()
+    return b""
+
+
+def _object(line):
+    """The JSON object of one line (bytes or str), or None when it is not one."""
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def is_json_lines(path, head):
+    """Whether the file ``path`` whose first bytes are ``head`` is JSON Lines: named ``.jsonl``
+    or ``.ndjson``, or whose first non-blank line is a JSON object (``{...}`` on one line:
+    what ``datasets`` writes named ``.json``). A JSON array, or an object spread over lines,
+    is not (:func:`textnb.io.corpus.json_refusal` refuses it)."""
+    if str(path).lower().endswith(JSON_LINES_EXTENSIONS):
+        return True
+    first = _first_line(head)
+    return first[:1] == b"{" and first[-1:] == b"}" and _object(first) is not None
+
+
+def json_fields(head):
+    """The field names of the first object of the JSON Lines text ``head`` (bytes), in their
+    order (the header a TSV file would have), or ``[]``."""
+    obj = _object(_first_line(head))
+    return [str(k) for k in obj] if obj else []
+
+
+def line_cap(max_bytes):
+    """The longest line read (bytes): a text of ``max_bytes`` bytes written with JSON's
+    escapes (``\\uXXXX``: 6 bytes for a character), plus 1 MiB for the other fields."""
+    return 6 * int(max_bytes) + (1 << 20)
+
+
+class _JsonValue(str):
+    """A list or an object of a line: its JSON text, and what it is (``kind``)."""
+
+    __slots__ = ("kind",)
+
+
+def _cell(value):
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, (list, dict)):
+        cell = _JsonValue(json.dumps(value, ensure_ascii=False))
+        cell.kind = "list" if isinstance(value, list) else "object"
+        return cell
+    return json.dumps(value)
+
+
+def json_rows(path, raw, cap, decode):
+    """``(line, cells)`` of the JSON Lines binary stream ``raw`` (``path`` names it), as
+    :func:`textnb.io.corpus.checked_rows` gives a CSV file's: first the header (the first
+    object's fields, at its line), then one row per object, its values in the header's
+    order. ``decode``: bytes -> str (a document's decoding). InputError naming the line for
+    a line that is not a JSON object or is longer than ``cap`` bytes."""
+    header, n = None, 0
+    while True:
+        line = raw.readline(cap + 1)
+        if not line:
+            return
+        n += 1
+        if len(line) > cap:
+            raise InputError(f"{path}:{n}: a line of more than {cap} bytes (a JSON Lines file holds one document "
+                             f"a line; --max-bytes raises the limit)")
+        text = decode(line)
+        if n == 1:
+            text = text.lstrip("\ufeff")
+        if not text.strip():
+            continue
+        obj = _object(text)
+        if obj is None:
+            raise InputError(f"{path}:{n}: not a JSON object (a JSON Lines file holds one object a line)")
+        if header is None:
+            header = list(obj)
+            yield n, [str(k) for k in header]
+        yield n, [_cell(obj.get(k)) for k in header]
+
+
+def check_json_cells(path, line, header, row, columns):
+    """InputError when a cell of ``row`` (at ``line``) in one of ``columns`` (indices; None
+    skipped) holds a list or an object: the label or text field a corpus reads."""
+    for k in columns:
+        if k is not None and type(row[k]) is _JsonValue:
+            what = row[k].kind
+            hint = (" (a list of labels: a multi-label corpus, read from a fastText file or a --labels file)"
+                    if what == "list" else "")
+            raise InputError(f"{path}:{line}: field {header[k]!r} holds a JSON {what}, not a string or a number{hint}")
