@@ -250,6 +250,9 @@ def binary_document(doc):
     return binary_refusal(short_repr(bytes(doc[:100])), bytes(doc[:_SNIFF]), "a text document")
 
 
+_BOM = b"\xef\xbb\xbf"
+
+
 def decode_bytes(data, cut=False):
     """Decode document bytes: UTF-8, else Windows-1252, else Latin-1 (never fails).
 
@@ -257,8 +260,8 @@ def decode_bytes(data, cut=False):
     UTF-8 character: that character is left out, and the rest read as the UTF-8 it is
     (not the whole text as Windows-1252 for one broken character at the cut).
     """
-    try:
-        return decode_cut(data, "utf-8-sig", cut)
+    try:  # (UTF-8 less a leading byte-order mark: "utf-8-sig", without its codec's Python-level call)
+        return decode_cut(data[3:] if data[:3] == _BOM else data, "utf-8", cut)
     except UnicodeDecodeError:
         pass
     try:
@@ -1127,6 +1130,10 @@ def _capped_fields(raw, cap, delimiter=b"\t", quote=None):
         # (the test of :meth:`_FieldCap.plain`, written out: it runs for every line)
         if scan.state == _START and (len(line) < cap or line.endswith(b"\n")) and (
                 whole_row is None or quote not in line or whole_row(line) is not None):
+            yield line
+            continue
+        if scan.state == _QUOTED and line.endswith(b"\n") and quote not in line and scan.kept + len(line) <= cap:
+            scan.kept += len(line)  # (a whole line inside a quoted field, under the cap: its text, as feed keeps it)
             yield line
             continue
         while True:
