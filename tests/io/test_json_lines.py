@@ -88,6 +88,11 @@ def test_a_datasets_export_is_read_by_its_field_names(tmp_path):
     rc, _, err = cli("train", path, "--text-column", "sms", "--label-column", "label", "-o", named)
     assert rc == 0, err  # (never a mixed table: JSON is not read as a table)
     assert named.read_bytes() == model.read_bytes()
+    rc, _, err = cli("train", path, "--ignore", "idx", "-o", named)  # (a field not read: still a text corpus)
+    assert rc == 0 and named.read_bytes() == model.read_bytes(), err
+    rc, _, err = cli("train", path, "--no-header", "-o", tmp_path / "c.tnb")
+    assert rc == 1 and "JSON Lines text corpus (the first object's fields its header); --no-header" in err
+    assert not (tmp_path / "c.tnb").exists()
 
 
 def test_cells_strings_numbers_booleans_and_null():

@@ -128,6 +128,9 @@ READ_AS = {
     # (a TSV/CSV corpus reads its label and text columns: --ignore of another column keeps it one)
     # (--no-header: its first row a document, as a headerless label<TAB>text file's is)
     "text": ("read as a text corpus", tuple(f for f in _TABLE_FLAGS if f not in ("--ignore", "--no-header"))),
+    # (JSON Lines: the first object's fields are always its header)
+    "json lines": ("read as a JSON Lines text corpus (the first object's fields its header)",
+                   tuple(f for f in _TABLE_FLAGS if f != "--ignore")),
     # (predict: --no-header reads a TSV/CSV file's first row as a document, as train's "text" does)
     "text model": ("a text model, which reads documents", tuple(f for f in _TABLE_FLAGS if f != "--no-header")),
     "text model of documents": ("a text model, which reads documents", _TABLE_FLAGS),  # (no TSV/CSV by rows)
@@ -347,7 +350,8 @@ def load_input(path, opts, test=True, stream=False):
         except NotATextCorpus:
             corpus = None
         if corpus is not None and not ((opts.ignore or opts.numeric) and _read_as_table(path, opts, data)):
-            refuse_unread_options(path, opts, "text")  # (--numeric: refused here)
+            refuse_unread_options(path, opts, "json lines" if opts.no_header and _json_lines(path, data) else "text")
+            # (--numeric: refused here)
             return "text", corpus
     from textnb.io.tables import read_table  # tables import scipy: only for tables
 
