@@ -696,15 +696,17 @@ def row_width_error(path, line, cells, expected, *, at_least=False, hint=""):
                       f"{expected}{hint}")
 
 
-def checked_rows(path, reader):
+def checked_rows(path, reader, counted=None):
     """``(line, row)`` for the rows of a ``csv.reader``, ``line`` the number of the row's
-    first line in the file (blank lines counted); a malformed row is one InputError
-    naming ``path:LINE``."""
+    first line in the file (blank lines counted: the reader's ``line_num``, or ``counted``'s
+    when its strings may hold several lines, :class:`_CountedLines`); a malformed row is
+    one InputError naming ``path:LINE``."""
     start = 1
+    counted = reader if counted is None else counted
     try:
         for row in reader:
             yield start, row
-            start = reader.line_num + 1
+            start = counted.line_num + 1
     except csv.Error as exc:
         msg = str(exc)
         if "unexpected end of data" in msg:
@@ -1105,6 +1107,9 @@ def _warn_label_lists(path, listed):
 #: the fewest bytes of a TSV/CSV field :func:`iter_rows` keeps (a label is never cut)
 _MIN_FIELD_CAP = 1 << 16
 
+#: bytes :func:`_capped_fields` looks ahead at once inside a quoted field
+_PEEK = 1 << 16
+
 # the states of :class:`_FieldCap` (the csv module's, for one field at a time)
 _START, _FIELD, _QUOTED, _QUOTE_SEEN = range(4)
 
@@ -1116,34 +1121,76 @@ def _capped_fields(raw, cap, delimiter=b"\t", quote=None):
     a block at a time, and memory holds its fields' first ``cap`` bytes, not the whole line
     (a 200 MB row took 1.6 GB whatever ``--max-bytes``). The one rule of both delimiters;
     in a CSV file a quoted field may span lines (its line ends are its text), and is cut at
-    ``cap`` bytes of its text however many lines it spans; every line is still yielded (an
-    empty one where all its bytes were past the cut), so a row's line number stays the
-    file's. ``cap`` is above ``max_bytes``, so every document, cut at ``max_bytes`` UTF-8
-    bytes, is the same as from the whole row. A line within ``cap`` bytes with no quote
-    (and not inside a quoted field) is yielded as read."""
+    ``cap`` bytes of its text however many lines it spans. Every line is yielded (an empty
+    one where all its bytes were past the cut), so a row's line number stays the file's
+    (:class:`_CountedLines` counts them), whole lines inside a quoted field that hold no
+    quote and fit under the cap together, as one piece, found in the read-ahead by one
+    search for the next quote (a mail's body in one CSV cell is hundreds of them: one
+    read, one decoding and one look of the csv module for them all; ``raw`` is an
+    ``io.BufferedReader``). ``cap``
+    is above ``max_bytes``, so every document, cut at ``max_bytes`` UTF-8 bytes, is the same
+    as from the whole row. A line within ``cap`` bytes with no quote (and not inside a
+    quoted field) is yielded as read."""
     scan = _FieldCap(cap, delimiter, quote)
-    readline, whole_row = raw.readline, scan.record.fullmatch if quote is not None else None
-    while True:
-        line = readline(cap)
-        if not line:
-            return
+    readline, peek, read = raw.readline, raw.peek, raw.read
+    whole_row = scan.record.fullmatch if quote is not None else None
+    line = readline(cap)
+    while line:
         # (the test of :meth:`_FieldCap.plain`, written out: it runs for every line)
         if scan.state == _START and (len(line) < cap or line.endswith(b"\n")) and (
                 whole_row is None or quote not in line or whole_row(line) is not None):
             yield line
+            line = readline(cap)
             continue
         if scan.state == _QUOTED and line.endswith(b"\n") and quote not in line and scan.kept + len(line) <= cap:
-            scan.kept += len(line)  # (a whole line inside a quoted field, under the cap: its text, as feed keeps it)
-            yield line
+            run = [line]  # (whole lines of a quoted field's text, under the cap: kept as feed keeps them)
+            scan.kept += len(line)
+            while True:  # and the whole lines the read-ahead holds before its next quote
+                block = peek(_PEEK)
+                stop = block.find(quote)
+                end = block.rfind(b"\n", 0, len(block) if stop < 0 else stop) + 1
+                if not end or scan.kept + end > cap:
+                    break
+                run.append(read(end))
+                scan.kept += end
+            yield b"".join(run)
+            line = readline(cap)
             continue
         while True:
             scan.feed(line)
             if line.endswith(b"\n"):
                 break
-            line = raw.readline(cap)
+            line = readline(cap)
             if not line:
                 break
         yield scan.take()
+        line = readline(cap)
+
+
+class _CountedLines:
+    """The text of :func:`_capped_fields`' pieces, each decoded as its lines are
+    (:func:`decode_bytes`, line by line when a piece of several lines is not all UTF-8, or
+    holds a byte-order mark), and :attr:`line_num`, the file's lines given so far: the
+    ``csv.reader``'s own count is of pieces, several lines of a quoted field being one."""
+
+    def __init__(self, pieces):
+        self.pieces, self.line_num = pieces, 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        raw = next(self.pieces)
+        lines = raw.count(b"\n")
+        self.line_num += lines or 1
+        if lines < 2:
+            return decode_bytes(raw)
+        if _BOM not in raw:
+            try:
+                return raw.decode("utf-8")  # (every line valid UTF-8: each decoded alone gives the same)
+            except UnicodeDecodeError:
+                pass
+        return "\n".join(map(decode_bytes, raw.split(b"\n")))
 
 
 class _FieldCap:
@@ -1267,7 +1314,7 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
         first = stream.read(_SNIFF)
         if is_binary(first):
             raise binary_refusal(path, first, f"a TSV/CSV {'corpus' if need_label else 'file'}")
-        raw_lines = io.BufferedReader(Prefixed(first, stream))
+        raw_lines = io.BufferedReader(Prefixed(first, stream), buffer_size=_PEEK)
         if is_json_lines(path, first):  # (one object a line: its fields the header)
             rows = json_rows(path, raw_lines, line_cap(max_bytes), decode_bytes)
             yield from _table_chunks(path, rows, None, label_column, text_column, max_bytes, need_label=need_label,
@@ -1282,12 +1329,12 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
             raw_lines = _capped_fields(raw_lines, cap)
         else:  # CSV: a quoted field may hold commas and line ends
             raw_lines = _capped_fields(raw_lines, cap, b",", b'"')
-        lines = (decode_bytes(raw) for raw in raw_lines)
+        lines = _CountedLines(raw_lines)
         head = next(lines, "")
         delimiter = _delimiter_of(path, head.split("\n", 1)[0])
         quoting = csv.QUOTE_MINIMAL if delimiter == "," else csv.QUOTE_NONE
         reader = csv.reader(itertools.chain([head], lines), delimiter=delimiter, quoting=quoting, strict=True)
-        yield from _table_chunks(path, checked_rows(path, reader), delimiter, label_column, text_column, max_bytes,
+        yield from _table_chunks(path, checked_rows(path, reader, lines), delimiter, label_column, text_column, max_bytes,
                                  need_label=need_label, size=size, header_table=header_table, header=header)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
