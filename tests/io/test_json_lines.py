@@ -142,3 +142,67 @@ def test_braces_in_a_tsv_are_not_json(tmp_path):
     rc, out, err = cli("train", braces, "-o", tmp_path / "b.tnb", "--json")
     assert rc == 0, err
     assert set(json.loads(out)["per_class"]) == {"{ham}", "{spam}"}
+
+
+def _goemotions_part(root, out, n=1500):
+    """The first ``n`` documents of GoEmotions' label file that are in its train part, as a
+    folder and label file, and as JSON Lines (``datasets``' layout: a label list)."""
+    ids = []
+    for line in (root / "labels.tsv").read_text(encoding="utf-8").splitlines():
+        doc, _, labs = line.partition("\t")
+        if (root / "train" / f"{doc}.txt").exists():
+            ids.append((doc, labs))
+        if len(ids) == n:
+            break
+    docs = out / "docs"
+    docs.mkdir()
+    rows = []
+    for doc, labs in ids:
+        text = (root / "train" / f"{doc}.txt").read_bytes()
+        (docs / f"{doc}.txt").write_bytes(text)
+        rows.append({"id": doc, "text": text.decode("utf-8"), "labels": labs.split(",") if labs else []})
+    (out / "labels.tsv").write_text("".join(f"{d}\t{labs}\n" for d, labs in ids), encoding="utf-8")
+    path = out / "train.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return docs, out / "labels.tsv", path
+
+
+def test_a_multi_label_json_lines_file_is_the_label_file_s_corpus(tmp_path, shared_corpora):
+    """GoEmotions as ``datasets`` writes it (``"labels": [...]``) trains the model of its
+    folder and label file, byte for byte, and evaluates to the same figures; a JSON Lines
+    file whose first object's label is a list is multi-label without an option."""
+    docs, labels, path = _goemotions_part(shared_corpora("goemotions"), tmp_path)
+    a, b = tmp_path / "a.tnb", tmp_path / "b.tnb"
+    rc, out, err = cli("train", path, "-o", a)
+    assert rc == 0, err
+    assert "MultiLabelNB" in out and "read as a multi-label corpus of its fields 'labels' (label)" in err
+    assert cli("train", docs, "--labels", labels, "-o", b)[0] == 0
+    assert a.read_bytes() == b.read_bytes()
+    figures = [json.loads(cli("evaluate", *p, "--cv", "3", "--json")[1]) for p in ((path,), (docs, "--labels", labels))]
+    assert figures[0]["micro_f1"] == figures[1]["micro_f1"] > 0.2
+    assert figures[0]["per_label"] == figures[1]["per_label"]
+    rc, out, err = cli("predict", a, path)  # (its label lists are not an accuracy's)
+    assert rc == 0 and len(out.splitlines()) == 1500 and "accuracy" not in err
+
+
+def test_multi_label_json_lines_of_the_sms_collection(tmp_path):
+    """Label lists of strings or numbers, empty lists, --multilabel on a file of label
+    strings (sets of one), a label list with an object in it, and --test."""
+    rows = _sms_rows(600)
+    listed = _jsonl(tmp_path / "m.jsonl", rows, make=lambda lab, t, i: {
+        "text": t, "label": [int(lab == "spam")] + (["long"] if len(t) > 100 else []) if i % 7 else []})
+    model = tmp_path / "m.tnb"
+    rc, out, err = cli("train", listed, "-o", model, "--json")
+    assert rc == 0, err
+    summary = json.loads(out)
+    assert set(summary["per_label"]) == {"0", "1", "long"}
+    rc, out, err = cli("evaluate", listed, "--test", _jsonl(tmp_path / "t.jsonl", rows[:50],
+                       make=lambda lab, t, i: {"text": t, "label": [int(lab == "spam")]}), "--json")
+    assert rc == 0, err
+    assert json.loads(out)["micro_f1"] > 0.5
+    single = _jsonl(tmp_path / "s.jsonl", rows)
+    rc, out, err = cli("train", single, "--multilabel", "-o", tmp_path / "s.tnb", "--json")
+    assert rc == 0, err
+    assert set(json.loads(out)["per_label"]) == {"ham", "spam"}
+    bad = _jsonl(tmp_path / "b.jsonl", rows, make=lambda lab, t, i: {"text": t, "label": [lab] if i != 9 else [{"x": 1}]})
+    _refused(("train", bad, "-o", tmp_path / "b.tnb"), f"{bad}:10: field 'label' holds a JSON object or a list of lists")

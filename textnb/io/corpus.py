@@ -47,8 +47,8 @@ from textnb.core.errors import (STDIN_NAME, DataWarning, InputError, ModelGivenA
                                  counted, empty_input, input_name, missing_input, missing_reason, short_repr)
 from textnb.io.files import (DEFAULT_LABEL_PREFIX, MAILDIR_PARTS, Prefixed, cut_text, decode_cut, file_identity, first_bytes, folder_files,
                              is_maildir, is_named_pipe, noting_empty_folder, open_regular_binary, read_regular_file, refuse_device)
-from textnb.io.jsonlines import (JSON_LINES_EXTENSIONS, check_json_cells, is_json_lines, json_fields, json_rows,
-                                line_cap)
+from textnb.io.jsonlines import (JSON_LINES_EXTENSIONS, check_json_cells, is_json_lines, is_listed, json_fields,
+                                json_rows, label_set, line_cap)
 from textnb.io.numbers import is_number
 
 __all__ = [
@@ -990,7 +990,7 @@ def _delimiter_of(path, first_line):
 
 
 def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, need_label=True, size=None,
-                  header_table=True, header=True):
+                  header_table=True, header=True, label_sets=False):
     """``(documents, labels)`` of the rows of a TSV/CSV corpus (``(line, row)`` pairs of
     :func:`checked_rows`), in lists of at most ``size`` documents (None: one list);
     ``labels`` None when the file has no label column. The layout is decided on the
@@ -1002,7 +1002,9 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
     the file has no header row (``--no-header``): headerless ``label<TAB>text``, every row a
     document, or NotATextCorpus. ``delimiter`` None: the rows of a JSON Lines file
     (:func:`textnb.io.jsonlines.json_rows`), whose first row is always its fields' names and
-    whose label and text cells are checked to be strings or numbers."""
+    whose label and text cells are checked to be strings or numbers; ``label_sets``: its
+    labels are each row's label set (:func:`textnb.io.jsonlines.label_set`), a multi-label
+    corpus's."""
     json_lines = delimiter is None
     rows = ((n, r) for n, r in rows if r and any(c.strip() for c in r))
     head = list(itertools.islice(rows, 50))
@@ -1017,7 +1019,8 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
         others = [h for k, h in enumerate(header) if k not in (li, ti) and h.strip()]
         if need_label and others and label_column is None and text_column is None:
             table = "" if json_lines else " (--class NAME reads the file as a table)"
-            warnings.warn(f"{path}: read as a text corpus of its {'fields' if json_lines else 'columns'} "
+            warnings.warn(f"{path}: read as a {'multi-label' if label_sets else 'text'} corpus of its "
+                          f"{'fields' if json_lines else 'columns'} "
                           f"{header[li]!r} (label) and {header[ti]!r} (text); {', '.join(map(repr, others))} not "
                           f"read{table}", DataWarning, stacklevel=2)
     elif not need_label and ti is not None and label_column is None:
@@ -1056,7 +1059,20 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
         if width is not None and len(row) > width:
             raise row_width_error(path, n, len(row), width, hint=" (quote a text that holds a comma)")
         if json_lines:
-            check_json_cells(path, n, header, row, (li, ti))
+            check_json_cells(path, n, header, row, (li, ti) if need_label and not label_sets else (ti,))
+            if label_sets:  # (a multi-label corpus: each row's label set)
+                label = label_set(row[li])
+                if label is None:
+                    raise InputError(f"{path}:{n}: field {header[li]!r} holds a JSON object or a list of lists, not "
+                                     f"a label or a list of labels")
+                documents.append(cut_text(row[ti], max_bytes))
+                labels.append(label)
+                if size is not None and len(documents) >= size:
+                    yield documents, labels
+                    documents, labels, seen = [], [], True
+                continue
+            if not need_label and li is not None and is_listed(row[li]):
+                row[li] = ""  # (prediction: a label list is a multi-label corpus's, not counted in an accuracy)
         label = table_label(row[li].strip()) if li is not None else None
         if li is not None and not label:
             if need_label:
@@ -1296,7 +1312,7 @@ def _utf8_start(data):
 
 
 def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_bytes=MAX_DOCUMENT_BYTES, size=1000,
-              need_label=False, header_table=True, header=True):
+              need_label=False, header_table=True, header=True, label_sets=False):
     """:func:`read_rows` as it reads: ``(documents, labels)`` in lists of at most ``size``
     rows, the file (or the binary ``stream``, e.g. standard input; ``path`` then only
     names it) read as they are needed, so memory holds one list whatever the input's
@@ -1304,7 +1320,8 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
     Latin-1); the layout is decided on the first 50 rows, as :func:`read_rows` decides
     it; a field may be of any length. Errors as :func:`read_rows`'s. ``need_label``: the
     rules of a training corpus (:func:`open_corpus`: every row labelled); ``header_table``,
-    ``header``: as :func:`open_corpus`'s."""
+    ``header``: as :func:`open_corpus`'s; ``label_sets``: a multi-label JSON Lines corpus,
+    each row's labels a tuple (:func:`textnb.io.jsonlines.label_set`)."""
     path = os.fspath(path)
     close = stream is None
     if stream is None:
@@ -1318,8 +1335,10 @@ def iter_rows(path, *, stream=None, label_column=None, text_column=None, max_byt
         if is_json_lines(path, first):  # (one object a line: its fields the header)
             rows = json_rows(path, raw_lines, line_cap(max_bytes), decode_bytes)
             yield from _table_chunks(path, rows, None, label_column, text_column, max_bytes, need_label=need_label,
-                                     size=size, header_table=header_table)
+                                     size=size, header_table=header_table, label_sets=label_sets)
             return
+        if label_sets:
+            raise InputError(f"{path}: not JSON Lines: a multi-label corpus in one file is a fastText or JSON Lines file")
         refused = json_refusal(path, first)
         if refused is not None:
             raise refused

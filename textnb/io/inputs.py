@@ -283,6 +283,29 @@ def _label_and_text(texts, header, opts, json_lines=False):
             and not opts.no_header)  # (--text-column with --no-header: a mixed table's column att1, att2, ...)
 
 
+def _json_multilabel(path, opts, data=None, *, multilabel=False):
+    """The :class:`~textnb.io.multilabel.MultiLabelCorpus` of a JSON Lines file whose first
+    object's label field holds a list (:func:`textnb.io.multilabel.json_label_lists`), or of
+    any JSON Lines file with ``multilabel`` (``--multilabel``: a label string a set of one),
+    else None; ``data``: the content of a pipe, read already."""
+    from textnb.io.multilabel import json_label_lists, read_json_multilabel
+
+    if os.path.isdir(path):
+        return None
+    try:
+        head = bytes(data[:1 << 20]) if data is not None else read_regular_file(path, 1 << 20)
+    except InputError:  # (reported when the file is read)
+        return None
+    if not (_json_lines(path, head) if multilabel else json_label_lists(path, head, opts.label_column)):
+        return None
+    refuse_unread_options(path, opts, "json lines")
+    texts = opts.text_columns
+    if len(texts) > 1:
+        raise InputError(f"{path}: several --text-column options: a JSON Lines corpus reads one text field")
+    return read_json_multilabel(path, label_column=opts.label_column, text_column=texts[0] if texts else None,
+                                max_bytes=opts.max_bytes, data=data)
+
+
 def _json_lines(path, data=None):
     """Whether the file ``path`` (``data``: its content, read already) is JSON Lines."""
     from textnb.io.jsonlines import is_json_lines
@@ -337,6 +360,9 @@ def load_input(path, opts, test=True, stream=False):
     if fasttext is not None:
         refuse_unread_options(path, opts, "fasttext")
         return ("multilabel", fasttext) if fasttext.multilabel else ("text", fasttext.single_label())
+    listed = _json_multilabel(path, opts, data)
+    if listed is not None:
+        return "multilabel", listed
     mixed = _mixed_table(path, opts, data)
     if mixed is not None:
         refuse_unread_options(path, opts, table_read_as(mixed))
@@ -487,14 +513,18 @@ def multilabel_from_fasttext(corpus):
 
 
 def open_multilabel_input(path, opts, *, label_file=None, strict=False, separate_documents=False, test=True):
-    """The multi-label corpus at ``path``: a fastText file (without ``label_file``), a folder
-    with a folder per label, or a folder and its ``label_file``
+    """The multi-label corpus at ``path``: a fastText or JSON Lines file (without
+    ``label_file``; a regular file), a folder with a folder per label, or a folder and its ``label_file``
     (:func:`textnb.io.multilabel.read_multilabel_corpus`: ``strict``; ``separate_documents``,
     a document in several label folders read once per folder; ``test``, a split folder's
     test part listed). ``opts``: :class:`InputOptions` (the options a multi-label corpus does not
     read are refused: :func:`refuse_unread_options`)."""
     from textnb.io.multilabel import read_multilabel_corpus
 
+    if label_file is None and not separate_documents and not strict and os.path.isfile(path):  # (JSON Lines)
+        listed = _json_multilabel(os.fspath(path), opts, multilabel=True)
+        if listed is not None:
+            return listed
     # (--label-column, --class and the like: no columns in a folder or a fastText file)
     refuse_unread_options(path, opts, "multilabel")
     if label_file is None:

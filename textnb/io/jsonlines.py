@@ -11,9 +11,15 @@ training, evaluation, prediction and the streaming of a large file are those of 
 corpus, line for line.
 
 * A string is the cell as it is; a number or ``true`` / ``false`` its JSON text (``1``,
-  ``0.5``, ``true``); ``null`` an empty cell. A list or an object in the label or the text
-  field is an error naming the line (a list of labels is a multi-label corpus, which textnb
-  reads from a fastText file or a ``--labels`` file); in another field it is not read.
+  ``0.5``, ``true``); ``null`` an empty cell. A list or an object in the text field is an
+  error naming the line; in a field not read it is not looked at.
+* **Multi-label**: a file whose first object's label field holds a list (``"labels":
+  ["joy", "love"]``, or the label numbers of ``datasets``' multi-label sets) is a
+  multi-label corpus (:func:`textnb.io.multilabel.read_json_multilabel`), read whole by
+  ``train`` and ``evaluate`` as a multi-label fastText file is: each line's list its label
+  set (a string, a number: a set of one; ``[]`` or ``null``: none). In a single-label
+  corpus a list in the label field is an error naming the line; ``predict`` does not count
+  such a line in its accuracy.
 * A line is decoded as a document is (UTF-8, else Windows-1252, else Latin-1); blank lines
   are skipped; a line that is not a JSON object is an error naming it.
 * A line holds one document, so it is read whole, up to :func:`line_cap` bytes (a text of
@@ -26,7 +32,8 @@ import json
 
 from textnb.core.errors import InputError
 
-__all__ = ["JSON_LINES_EXTENSIONS", "check_json_cells", "is_json_lines", "json_fields", "json_rows", "line_cap"]
+__all__ = ["JSON_LINES_EXTENSIONS", "check_json_cells", "is_json_lines", "is_listed", "json_fields", "json_rows",
+           "label_set", "line_cap"]
 
 #: names of JSON Lines files (read by their name whatever their first line)
 JSON_LINES_EXTENSIONS = (".jsonl", ".ndjson")
@@ -127,6 +134,25 @@ def check_json_cells(path, line, header, row, columns):
     for k in columns:
         if k is not None and type(row[k]) is _JsonValue:
             what = row[k].kind
-            hint = (" (a list of labels: a multi-label corpus, read from a fastText file or a --labels file)"
+            hint = (" (a file whose first object's label field holds a list is read as a multi-label corpus)"
                     if what == "list" else "")
             raise InputError(f"{path}:{line}: field {header[k]!r} holds a JSON {what}, not a string or a number{hint}")
+
+
+def is_listed(cell):
+    """Whether a cell of :func:`json_rows` holds a JSON list."""
+    return type(cell) is _JsonValue and cell.kind == "list"
+
+
+def label_set(cell):
+    """The labels of a multi-label corpus's label cell: a JSON list's items (strings as they
+    are, numbers and booleans as their JSON text; ``null`` items left out), a string or
+    number a set of one, an empty cell none; sorted, each once."""
+    if type(cell) is _JsonValue:
+        if cell.kind != "list":
+            return None
+        items = json.loads(cell)
+        if any(isinstance(v, (list, dict)) for v in items):
+            return None
+        return tuple(sorted({v if isinstance(v, str) else json.dumps(v) for v in items if v is not None}))
+    return (cell,) if cell.strip() else ()

@@ -25,7 +25,7 @@ from textnb.core.errors import InputError, ParameterError, check_input, counted,
 from textnb.io.corpus import _class_folders, _walk_files, read_small_text
 from textnb.io.files import read_regular_file
 
-__all__ = ["MultiLabelCorpus", "read_label_file", "read_multilabel_corpus"]
+__all__ = ["MultiLabelCorpus", "json_label_lists", "read_json_multilabel", "read_label_file", "read_multilabel_corpus"]
 
 
 @dataclass
@@ -192,6 +192,51 @@ def _from_label_folders(folder, same_name):
 
 def _content(path):
     return read_regular_file(path)  # (one InputError line naming the file: not regular, unreadable)
+
+
+def json_label_lists(path, head, label_column=None):
+    """Whether the JSON Lines file ``path`` (its first bytes ``head``, its first line whole)
+    is a multi-label corpus: its first object's label field (``label_column``, else the
+    first of the label names a TSV corpus's header is read by) holds a list
+    (:mod:`textnb.io.jsonlines`)."""
+    import json
+
+    from textnb.io.corpus import _LABEL_NAMES, _pick_column
+    from textnb.io.jsonlines import is_json_lines, json_fields
+
+    if not is_json_lines(path, head):
+        return False
+    header = json_fields(head)
+    if not header:
+        return False
+    try:
+        li = _pick_column(header, label_column, _LABEL_NAMES, "label", path)
+    except InputError:
+        return False  # (the single-label reader says it)
+    if li is None:
+        return False
+    first = next(line for line in head.lstrip(b"\xef\xbb\xbf").split(b"\n") if line.strip())
+    return isinstance(json.loads(first).get(header[li]), list)
+
+
+def read_json_multilabel(path, *, label_column=None, text_column=None, max_bytes=None, data=None):
+    """The :class:`MultiLabelCorpus` of a JSON Lines file whose label field holds lists
+    (:func:`json_label_lists`; ``data``: its content, read already): read by the one row
+    reader (:func:`textnb.io.corpus.iter_rows`, ``label_sets``), each row's label set its
+    list's items (:func:`textnb.io.jsonlines.label_set`), ids ``PATH:ROW``."""
+    import io as _io
+
+    from textnb.io.corpus import MAX_DOCUMENT_BYTES, iter_rows
+
+    documents, labels = [], []
+    stream = None if data is None else _io.BytesIO(bytes(data))
+    for docs, labs in iter_rows(path, stream=stream, label_column=label_column, text_column=text_column,
+                                max_bytes=max_bytes or MAX_DOCUMENT_BYTES, need_label=True, label_sets=True):
+        documents += docs
+        labels += labs
+    name = input_name(path)
+    return MultiLabelCorpus(source=name, ids=[f"{name}:{k}" for k in range(1, len(documents) + 1)],
+                            documents=documents, labels=labels)
 
 
 def read_multilabel_corpus(path, *, label_file=None, strict=False, same_name="error", test=True):
