@@ -1060,26 +1060,21 @@ def _table_chunks(path, rows, delimiter, label_column, text_column, max_bytes, n
             raise row_width_error(path, n, len(row), width, hint=" (quote a text that holds a comma)")
         if json_lines:
             check_json_cells(path, n, header, row, (li, ti) if need_label and not label_sets else (ti,))
-            if label_sets:  # (a multi-label corpus: each row's label set)
-                label = label_set(row[li])
-                if label is None:
-                    raise InputError(f"{path}:{n}: field {header[li]!r} holds a JSON object or a list of lists, not "
-                                     f"a label or a list of labels")
-                documents.append(cut_text(row[ti], max_bytes))
-                labels.append(label)
-                if size is not None and len(documents) >= size:
-                    yield documents, labels
-                    documents, labels, seen = [], [], True
-                continue
             if not need_label and li is not None and is_listed(row[li]):
                 row[li] = ""  # (prediction: a label list is a multi-label corpus's, not counted in an accuracy)
-        label = table_label(row[li].strip()) if li is not None else None
-        if li is not None and not label:
-            if need_label:
-                raise InputError(f"{path}:{n}: empty label")
-            label = None  # prediction: the row is classified, and left out of the accuracy
-        if need_label and "," in label:
-            listed.append((n, label))
+        if label_sets:  # (a multi-label JSON Lines corpus: each row's label set)
+            label = label_set(row[li])
+            if label is None:
+                raise InputError(f"{path}:{n}: field {header[li]!r} holds a JSON object or a list of lists, not a "
+                                 f"label or a list of labels")
+        else:
+            label = table_label(row[li].strip()) if li is not None else None
+            if li is not None and not label:
+                if need_label:
+                    raise InputError(f"{path}:{n}: empty label")
+                label = None  # prediction: the row is classified, and left out of the accuracy
+            if need_label and "," in label:
+                listed.append((n, label))
         if delimiter == "\t" and ti == len(header) - 1:
             doc = "\t".join(row[ti:])  # a TAB inside the last (text) column
         else:
@@ -1143,10 +1138,9 @@ def _capped_fields(raw, cap, delimiter=b"\t", quote=None):
     quote and fit under the cap together, as one piece, found in the read-ahead by one
     search for the next quote (a mail's body in one CSV cell is hundreds of them: one
     read, one decoding and one look of the csv module for them all; ``raw`` is an
-    ``io.BufferedReader``). ``cap``
-    is above ``max_bytes``, so every document, cut at ``max_bytes`` UTF-8 bytes, is the same
-    as from the whole row. A line within ``cap`` bytes with no quote (and not inside a
-    quoted field) is yielded as read."""
+    ``io.BufferedReader``). ``cap`` is above ``max_bytes``, so every document, cut at
+    ``max_bytes`` UTF-8 bytes, is the same as from the whole row. A line within ``cap``
+    bytes with no quote (and not inside a quoted field) is yielded as read."""
     scan = _FieldCap(cap, delimiter, quote)
     readline, peek, read = raw.readline, raw.peek, raw.read
     whole_row = scan.record.fullmatch if quote is not None else None

@@ -290,14 +290,15 @@ def _json_multilabel(path, opts, data=None, *, multilabel=False):
     else None; ``data``: the content of a pipe, read already."""
     from textnb.io.multilabel import json_label_lists, read_json_multilabel
 
-    if os.path.isdir(path):
+    if os.path.isdir(path) or not _json_lines(path, data):
         return None
-    try:
-        head = bytes(data[:1 << 20]) if data is not None else read_regular_file(path, 1 << 20)
-    except InputError:  # (reported when the file is read)
-        return None
-    if not (_json_lines(path, head) if multilabel else json_label_lists(path, head, opts.label_column)):
-        return None
+    if not multilabel:  # (its first line whole: a comment of a few kilobytes is usual)
+        try:
+            head = bytes(data[:1 << 20]) if data is not None else read_regular_file(path, 1 << 20)
+        except InputError:  # (reported when the file is read)
+            return None
+        if not json_label_lists(path, head, opts.label_column):
+            return None
     refuse_unread_options(path, opts, "json lines")
     texts = opts.text_columns
     if len(texts) > 1:

@@ -32,8 +32,8 @@ import json
 
 from textnb.core.errors import InputError
 
-__all__ = ["JSON_LINES_EXTENSIONS", "check_json_cells", "is_json_lines", "is_listed", "json_fields", "json_rows",
-           "label_set", "line_cap"]
+__all__ = ["JSON_LINES_EXTENSIONS", "check_json_cells", "first_object", "is_json_lines", "is_listed", "json_fields",
+           "json_rows", "label_set", "line_cap"]
 
 #: names of JSON Lines files (read by their name whatever their first line)
 JSON_LINES_EXTENSIONS = (".jsonl", ".ndjson")
@@ -68,10 +68,15 @@ def is_json_lines(path, head):
     return first[:1] == b"{" and first[-1:] == b"}" and _object(first) is not None
 
 
+def first_object(head):
+    """The first object of the JSON Lines text ``head`` (bytes: its first line whole), or None."""
+    return _object(_first_line(head))
+
+
 def json_fields(head):
     """The field names of the first object of the JSON Lines text ``head`` (bytes), in their
     order (the header a TSV file would have), or ``[]``."""
-    obj = _object(_first_line(head))
+    obj = first_object(head)
     return [str(k) for k in obj] if obj else []
 
 

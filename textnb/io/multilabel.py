@@ -199,24 +199,18 @@ def json_label_lists(path, head, label_column=None):
     is a multi-label corpus: its first object's label field (``label_column``, else the
     first of the label names a TSV corpus's header is read by) holds a list
     (:mod:`textnb.io.jsonlines`)."""
-    import json
-
     from textnb.io.corpus import _LABEL_NAMES, _pick_column
-    from textnb.io.jsonlines import is_json_lines, json_fields
+    from textnb.io.jsonlines import first_object, is_json_lines
 
-    if not is_json_lines(path, head):
+    obj = first_object(head) if is_json_lines(path, head) else None
+    if not obj:
         return False
-    header = json_fields(head)
-    if not header:
-        return False
+    header = [str(k) for k in obj]
     try:
         li = _pick_column(header, label_column, _LABEL_NAMES, "label", path)
     except InputError:
         return False  # (the single-label reader says it)
-    if li is None:
-        return False
-    first = next(line for line in head.lstrip(b"\xef\xbb\xbf").split(b"\n") if line.strip())
-    return isinstance(json.loads(first).get(header[li]), list)
+    return li is not None and isinstance(list(obj.values())[li], list)
 
 
 def read_json_multilabel(path, *, label_column=None, text_column=None, max_bytes=None, data=None):
