@@ -131,6 +131,9 @@ def test_what_is_not_read_is_one_line_naming_the_line_and_what_to_do(tmp_path, s
              "JSON Lines, which textnb reads as a text corpus", "not as a table",
              f"pandas.read_json({str(tmp_path / 't.jsonl')!r}, lines=True).to_csv('data.csv', index=False)")
     _refused(("train", _jsonl(tmp_path / "tan.jsonl", rows), "--model", "tan", "-o", out), "--model tan is for tables")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n{}\n{}\n", encoding="utf-8")
+    _refused(("train", empty, "-o", out), f"{empty}:2: an object without fields")
     long = _jsonl(tmp_path / "long.jsonl", rows[:20] + [("ham", "word " * 300_000)])
     _refused(("train", long, "--max-bytes", "1k", "-o", out), f"{long}:21: a line of more than", "--max-bytes")
     assert not out.exists()

@@ -109,7 +109,8 @@ def json_rows(path, raw, cap, decode):
     :func:`textnb.io.corpus.checked_rows` gives a CSV file's: first the header (the first
     object's fields, at its line), then one row per object, its values in the header's
     order. ``decode``: bytes -> str (a document's decoding). InputError naming the line for
-    a line that is not a JSON object or is longer than ``cap`` bytes."""
+    a line that is not a JSON object or is longer than ``cap`` bytes, and for a first object
+    without fields."""
     header, n = None, 0
     while True:
         line = raw.readline(cap + 1)
@@ -128,6 +129,9 @@ def json_rows(path, raw, cap, decode):
         if obj is None:
             raise InputError(f"{path}:{n}: not a JSON object (a JSON Lines file holds one object a line)")
         if header is None:
+            if not obj:
+                raise InputError(f"{path}:{n}: an object without fields (its fields are the corpus's header: a "
+                                 f"label and a text field)")
             header = list(obj)
             yield n, [str(k) for k in header]
         yield n, [_cell(obj.get(k)) for k in header]
