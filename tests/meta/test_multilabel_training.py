@@ -181,6 +181,7 @@ def test_lazy_and_scheduler_are_refused_before_reading_or_importing_a_model(corp
              "print(sorted(m for m in sys.modules if m.split('.')[0] == 'sklearn'))\n")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     lines = out.strip().splitlines()
-    assert lines[:3] == ["1 textnb: error: --multilabel / --labels: no --lazy, no --scheduler"] * 3
+    assert lines[:3] == ["1 textnb: error: a multi-label corpus (--multilabel, --labels, or a fastText or JSON Lines "
+                         "file with several labels a document): no --lazy, no --scheduler"] * 3
     assert lines[3] == "[]"
     assert not (tmp_path / "m.tnb").exists()

@@ -78,7 +78,8 @@ def refuse_unsupported(args, opts):
     corpus is read or a model module imported when the multi-label options are given (and
     by :func:`_model` when a fastText file turns out to have several labels on a line)."""
     if opts.lazy or getattr(args, "scheduler", None):
-        raise InputError("--multilabel / --labels: no --lazy, no --scheduler")
+        raise InputError("a multi-label corpus (--multilabel, --labels, or a fastText or JSON Lines file with several "
+                         "labels a document): no --lazy, no --scheduler")
 
 
 def _model(args, opts):
