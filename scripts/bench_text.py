@@ -249,6 +249,74 @@ def whole_process(root, tmp, repeat, bytecode=True, ngram=None):
     return "\n".join(lines), med
 
 
+def _write_formats(rows, stem):
+    """``rows`` ((label, text) pairs) written as ``stem.csv``, ``stem.jsonl`` and, when no text
+    holds a TAB or a line end, ``stem.tsv``: the files of one corpus in each row format."""
+    import csv
+
+    paths = {}
+    with open(f"{stem}.csv", "w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["label", "text"])
+        w.writerows(rows)
+    paths["CSV"] = f"{stem}.csv"
+    with open(f"{stem}.jsonl", "w", encoding="utf-8") as f:
+        f.writelines(json.dumps({"label": label, "text": text}) + "\n" for label, text in rows)
+    paths["JSON Lines"] = f"{stem}.jsonl"
+    if not any("\t" in text or "\n" in text or "\r" in text for _, text in rows):
+        with open(f"{stem}.tsv", "w", encoding="utf-8") as f:
+            f.writelines(f"{label}\t{text}\n" for label, text in rows)
+        paths["TSV"] = f"{stem}.tsv"
+    return paths
+
+
+def formats(news, tmp, repeat):
+    """Whole-process ``textnb train`` of one corpus in each format it can be given in: 20
+    Newsgroups' training part as its folder, one CSV file and one JSON Lines file; the SMS
+    collection as its TSV file, CSV and JSON Lines. Medians of ``repeat`` interleaved runs
+    (after a warm-up); every format's model file is checked to be the folder's (or the
+    TSV's), byte for byte. Returns the markdown table."""
+    tmp = Path(tmp)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+    textnb = [sys.executable, "-m", "textnb", "train"]
+    sms = Path(__file__).resolve().parents[1] / "corpora" / "sms_spam" / "SMSSpamCollection.tsv"
+    corpora = {}
+    if news is not None:
+        train = Path(news) / "train"
+        from textnb.io.corpus import decode_bytes  # (each post's text as the folder reader decodes it)
+
+        rows = [(c.name, decode_bytes(p.read_bytes())) for c in sorted(train.iterdir()) if c.is_dir()
+                for p in sorted(c.iterdir()) if p.is_file()]
+        corpora["20 Newsgroups training part (11,314 posts)"] = {"folder": str(train),
+                                                                 **_write_formats(rows, str(tmp / "news"))}
+    rows = [tuple(line.split("\t", 1)) for line in sms.read_text(encoding="utf-8").splitlines()]
+    corpora["SMS Spam Collection (5,574 texts)"] = _write_formats(rows, str(tmp / "sms"))
+    names = ["folder", "TSV", "CSV", "JSON Lines"]
+    times, models = {}, {}
+    for corpus, paths in corpora.items():
+        for name, path in paths.items():
+            out = tmp / f"{len(models)}.tnb"
+            models[corpus, name] = out
+            _wall([*textnb, path, "-o", str(out)], env)  # (warm-up: bytecode, the model to compare)
+    for _ in range(repeat):
+        for corpus, paths in corpora.items():
+            for name, path in paths.items():
+                times.setdefault((corpus, name), []).append(_wall([*textnb, path, "-o", str(tmp / "t.tnb")], env))
+    lines = ["| corpus | " + " | ".join(f"{n}: wall / CPU s" for n in names) + " |",
+             "|---|" + "---:|" * len(names)]
+    for corpus, paths in corpora.items():
+        first = models[corpus, next(iter(paths))].read_bytes()
+        assert all(models[corpus, n].read_bytes() == first for n in paths), f"{corpus}: the model files differ"
+        cells = []
+        for name in names:
+            runs = times.get((corpus, name))
+            cells.append(f"{np.median([r[0] for r in runs]):.2f} / {np.median([r[1] for r in runs]):.2f}"
+                         if runs else "")
+        lines.append(f"| {corpus} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shared", default=str(Path(__file__).resolve().parents[2] / "shared"))
@@ -263,7 +331,14 @@ def main():
                          "no cache), as a source checkout run in such an environment does")
     ap.add_argument("--ngram", type=int, metavar="N",
                     help="whole processes: also train (--ngram N --min-df 2) and predict with word n-grams")
+    ap.add_argument("--formats", action="store_true",
+                    help="only `textnb train` of one corpus in each format (a folder, TSV, CSV, JSON Lines), whole "
+                         "processes, printed (the docs are not rewritten)")
     args = ap.parse_args()
+    if args.formats:
+        with tempfile.TemporaryDirectory() as tmp:
+            print(formats(extract(args.shared, "20news-bydate", tmp), tmp, args.repeat))
+        return 0
     if args.one:
         print(json.dumps(run_one(*args.one)))
         return 0
