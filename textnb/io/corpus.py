@@ -45,7 +45,7 @@ from pathlib import Path
 
 from textnb.core.errors import (STDIN_NAME, DataWarning, InputError, ModelGivenAsData, NotATextCorpus, check_input,
                                  counted, empty_input, input_name, missing_input, missing_reason, short_repr)
-from textnb.io.files import (DEFAULT_LABEL_PREFIX, MAILDIR_PARTS, Prefixed, cut_text, decode_cut, file_identity, first_bytes, folder_files,
+from textnb.io.files import (BOM, DEFAULT_LABEL_PREFIX, MAILDIR_PARTS, Prefixed, cut_text, decode_cut, file_identity, first_bytes, folder_files,
                              is_maildir, is_named_pipe, noting_empty_folder, open_regular_binary, read_regular_file, refuse_device)
 from textnb.io.jsonlines import (JSON_LINES_EXTENSIONS, check_json_cells, is_json_lines, is_listed, json_fields,
                                 json_rows, label_set, line_cap)
@@ -131,7 +131,7 @@ def json_refusal(path, head=None, *, table=False):
     name = os.fspath(path)
     lines = name.lower().endswith(JSON_LINES_EXTENSIONS) or (head is not None and is_json_lines(name, head))
     if not lines:
-        start = b"" if head is None else head.lstrip(b"\xef\xbb\xbf \t\r\n")
+        start = b"" if head is None else head.removeprefix(BOM).lstrip(b" \t\r\n")
         array = start[:1] == b"[" and start[1:].lstrip()[:1] in (b"{", b"[", b'"', b"]")
         if not (array or name.lower().endswith(JSON_EXTENSIONS)):
             return None
@@ -250,9 +250,6 @@ def binary_document(doc):
     return binary_refusal(short_repr(bytes(doc[:100])), bytes(doc[:_SNIFF]), "a text document")
 
 
-_BOM = b"\xef\xbb\xbf"
-
-
 def decode_bytes(data, cut=False):
     """Decode document bytes: UTF-8, else Windows-1252, else Latin-1 (never fails).
 
@@ -261,7 +258,7 @@ def decode_bytes(data, cut=False):
     (not the whole text as Windows-1252 for one broken character at the cut).
     """
     try:  # (UTF-8 less a leading byte-order mark: "utf-8-sig", without its codec's Python-level call)
-        return decode_cut(data[3:] if data[:3] == _BOM else data, "utf-8", cut)
+        return decode_cut(data[3:] if data[:3] == BOM else data, "utf-8", cut)
     except UnicodeDecodeError:
         pass
     try:
@@ -1195,7 +1192,7 @@ class _CountedLines:
         self.line_num += lines or 1
         if lines < 2:
             return decode_bytes(raw)
-        if _BOM not in raw:
+        if BOM not in raw:
             try:
                 return raw.decode("utf-8")  # (every line valid UTF-8: each decoded alone gives the same)
             except UnicodeDecodeError:

@@ -11,9 +11,12 @@ import os
 from textnb.core.errors import InputError
 from textnb.core.regular import NotRegularFile, open_regular_stat
 
-__all__ = ["BATCH_BYTES", "DEFAULT_LABEL_PREFIX", "MAILDIR_PARTS", "Prefixed", "first_bytes", "bounded_runs", "cut_text", "decode_cut", "file_identity", "folder_files",
+__all__ = ["BATCH_BYTES", "BOM", "DEFAULT_LABEL_PREFIX", "MAILDIR_PARTS", "Prefixed", "first_bytes", "bounded_runs", "cut_text", "decode_cut", "file_identity", "folder_files",
            "is_device", "is_maildir", "is_named_pipe", "noting_empty_folder", "open_regular_binary", "read_regular_file", "refuse_device",
            "regular_reader", "source_batches"]
+
+#: a UTF-8 byte-order mark (what Windows editors put before a file's text)
+BOM = b"\xef\xbb\xbf"
 
 _CHUNK = 1 << 16
 

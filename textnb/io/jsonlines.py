@@ -31,18 +31,18 @@ corpus, line for line.
 import json
 
 from textnb.core.errors import InputError
+from textnb.io.files import BOM
 
 __all__ = ["JSON_LINES_EXTENSIONS", "check_json_cells", "first_object", "is_json_lines", "is_listed", "json_fields",
            "json_rows", "label_set", "line_cap"]
 
 #: names of JSON Lines files (read by their name whatever their first line)
 JSON_LINES_EXTENSIONS = (".jsonl", ".ndjson")
-_BOM = b"\xef\xbb\xbf"
 
 
 def _first_line(head):
     """The first non-blank line of ``head`` (bytes), without its line end and a UTF-8 BOM."""
-    for line in head.lstrip(_BOM).split(b"\n"):
+    for line in head.removeprefix(BOM).split(b"\n"):
         if line.strip():
             return line.strip()
     return b""
@@ -87,9 +87,13 @@ def line_cap(max_bytes):
 
 
 class _JsonValue(str):
-    """A list or an object of a line: its JSON text, and what it is (``kind``)."""
+    """A list or an object of a line: its JSON text, and the ``value`` itself."""
 
-    __slots__ = ("kind",)
+    __slots__ = ("value",)
+
+    @property
+    def kind(self):
+        return "list" if isinstance(self.value, list) else "object"
 
 
 def _cell(value):
@@ -99,7 +103,7 @@ def _cell(value):
         return ""
     if isinstance(value, (list, dict)):
         cell = _JsonValue(json.dumps(value, ensure_ascii=False))
-        cell.kind = "list" if isinstance(value, list) else "object"
+        cell.value = value
         return cell
     return json.dumps(value)
 
@@ -158,10 +162,8 @@ def label_set(cell):
     are, numbers and booleans as their JSON text; ``null`` items left out), a string or
     number a set of one, an empty cell none; sorted, each once."""
     if type(cell) is _JsonValue:
-        if cell.kind != "list":
-            return None
-        items = json.loads(cell)
-        if any(isinstance(v, (list, dict)) for v in items):
+        items = cell.value
+        if not isinstance(items, list) or any(isinstance(v, (list, dict)) for v in items):
             return None
         return tuple(sorted({v if isinstance(v, str) else json.dumps(v) for v in items if v is not None}))
     return (cell,) if cell.strip() else ()

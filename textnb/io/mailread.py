@@ -14,7 +14,7 @@ import stat
 from textnb.core.errors import InputError, missing_input
 from textnb.core.regular import NotRegularFile, open_regular_stat
 from textnb.core.forkmap import can_fork_here, fork_map, jobs_count, spare_cpus
-from textnb.io.files import (MAILDIR_PARTS, Prefixed, decode_cut, first_bytes, folder_files, is_maildir,
+from textnb.io.files import (BOM, MAILDIR_PARTS, Prefixed, decode_cut, first_bytes, folder_files, is_maildir,
                              is_named_pipe, noting_empty_folder, refuse_device, regular_reader)
 from textnb.io.files import read_regular_file as _read_file
 
@@ -892,7 +892,7 @@ def is_empty_message(data):
     ``data`` than its first byte that is not white space (no copy of the message)."""
     if not data or data.isspace():  # (isspace stops at the first other byte: no copy)
         return True
-    if not data.startswith((b"From ", b">", _BOM)):
+    if not data.startswith((b"From ", b">", BOM)):
         return False
     pos, size = _from_lines_end(data), 256
     while pos < len(data):  # (a slice per step, growing: a message's first bytes decide)
@@ -914,7 +914,6 @@ def refuse_empty_message(source, data):
     return data
 
 
-_BOM = b"\xef\xbb\xbf"  # a UTF-8 byte-order mark
 
 
 def _from_lines_end(data):
@@ -922,7 +921,7 @@ def _from_lines_end(data):
     quoted ones), 0 when it has none: :func:`_strip_from_line`'s cut. A leading UTF-8
     byte-order mark (a message saved by a Windows editor) goes with them, as every reader
     of a file drops it (its header was read as body text)."""
-    pos = 3 if data.startswith(_BOM) else 0  # (an offset, not a slice per line: many such lines stay linear)
+    pos = 3 if data.startswith(BOM) else 0  # (an offset, not a slice per line: many such lines stay linear)
     while data.startswith((b"From ", b">"), pos):
         head = data[pos:pos + 4096]
         quotes = len(head) - len(head.lstrip(b">"))
