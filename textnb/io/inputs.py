@@ -292,7 +292,7 @@ def _json_multilabel(path, opts, data=None, *, multilabel=False):
 
     if os.path.isdir(path) or not _json_lines(path, data):
         return None
-    if not multilabel:  # (its first line whole: a comment of a few kilobytes is usual)
+    if not multilabel:  # (the first line whole, up to 1 MiB: a first document may be long; 8 KiB only looked for JSON)
         try:
             head = bytes(data[:1 << 20]) if data is not None else read_regular_file(path, 1 << 20)
         except InputError:  # (reported when the file is read)
