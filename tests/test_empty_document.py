@@ -207,7 +207,8 @@ def test_a_blank_message_stays_an_error_on_the_spam_paths(spam_models):
 @pytest.mark.parametrize("name", ["complement", "discriminative_complement"])
 def test_explain_of_a_document_without_evidence_is_the_prior(name, models, prior):
     """``predict --explain``: no term to list, and the margin is the prior's (the explanation
-    of a document with terms keeps the model's bias, 0 for complement models)."""
+    of a document with terms keeps the model's bias: 0 for complement models, the residual
+    layer's for a DiscriminativeNB that has one)."""
     from textnb.evaluation.explain import explain
 
     clf, _ = models[name]
@@ -217,4 +218,7 @@ def test_explain_of_a_document_without_evidence_is_the_prior(name, models, prior
         assert e["margin"] == pytest.approx(math.log(prior[1] / prior[0]), abs=1e-9) == e["prior"]
     e = explain(clf, "free prize")
     jll = clf.predict_joint_log_proba(["free prize"])[0]
-    assert e["prior"] == 0.0 and e["margin"] == pytest.approx(abs(jll[1] - jll[0]), abs=1e-9)
+    bias = getattr(clf.model_, "residual_intercept_", np.zeros(2))
+    sign = 1 if e["predicted"] == "spam" else -1
+    assert e["prior"] == pytest.approx(sign * (bias[1] - bias[0]), abs=1e-9)
+    assert e["margin"] == pytest.approx(abs(jll[1] - jll[0]), abs=1e-9)

@@ -416,7 +416,10 @@ def test_text_accuracy_options_through_the_cli(tmp_path, sms_tsv, capsys):
     assert code == 1 and "--adjust does not go with" in err
     plain = tmp_path / "p.tnb"
     assert run("train", sms_tsv, "-o", plain)[0] == 0
-    code, out, _ = run("predict", plain, "-", "--explain", "--top", "3", stdin=io.StringIO("free prize call"))
+    # (three words alone are ham to the default model: its residual layer's bias, against which
+    # an SMS's terms weigh, favours ham by 5.4: spam messages are long)
+    code, out, _ = run("predict", plain, "-", "--explain", "--top", "3",
+                       stdin=io.StringIO("Call now to claim your free prize"))
     assert code == 0 and "vs ham by" in out and "prize +" in out
 
 

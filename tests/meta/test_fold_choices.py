@@ -76,7 +76,9 @@ def test_with_choices_fixes_what_the_model_chose_and_walks_the_wrappers():
     assert fixed.get_params()["event_model"] == dnb.event_model_ and fixed.alpha == dnb.alpha_
     assert fixed.step == dnb.step_ == 4.5  # (the pass weight "auto" gave these short documents)
     assert not hasattr(fixed, "classes_")  # (unfitted)
-    assert with_choices(DiscriminativeNB(event_model="bernoulli", step=4.5).fit(X, y)) is None  # (chose nothing)
+    assert with_choices(DiscriminativeNB(event_model="bernoulli", step=4.5, residual=False).fit(X, y)) is None
+    # (chose nothing; with residual="auto" it chose whether to fit a residual layer: none on 90 documents)
+    assert with_choices(DiscriminativeNB(event_model="bernoulli", step=4.5).fit(X, y)).residual is False
     only_step = with_choices(DiscriminativeNB(event_model="bernoulli").fit(X, y))  # (chose its pass weight)
     assert only_step.get_params()["event_model"] == "bernoulli" and only_step.step == 4.5
     assert with_choices(MultinomialNB().fit(X, y)) is None

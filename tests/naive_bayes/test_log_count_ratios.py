@@ -62,11 +62,11 @@ def test_the_weights_are_the_complement_weights_of_the_scaled_sums_times_the_rat
 def test_long_documents_take_the_ratios_under_the_complement_model_only(sms):
     docs, y = long_documents(sms)
     X = Vectorizer().fit_transform(docs)
-    auto = DiscriminativeNB(event_model="complement").fit(X, y)
+    auto = DiscriminativeNB(event_model="complement", residual=False).fit(X, y)  # (the weights of the sums alone)
     assert auto.ratios_ is True and auto.get_params()["ratios"] == "auto"
-    fixed = DiscriminativeNB(event_model="complement", ratios=True).fit(X, y)
+    fixed = DiscriminativeNB(event_model="complement", ratios=True, residual=False).fit(X, y)
     assert np.array_equal(auto.coef_, fixed.coef_)
-    plain = DiscriminativeNB(event_model="complement", ratios=False).fit(X, y)
+    plain = DiscriminativeNB(event_model="complement", ratios=False, residual=False).fit(X, y)
     assert plain.ratios_ is False and not np.allclose(plain.coef_, auto.coef_)
     # the fitted weights: those of the model's own sums, with their ratios
     W, b = dfe.model_weights("complement", auto.feature_count_, auto.class_count_, auto.alpha_, auto.scale_,

@@ -82,6 +82,11 @@ def run(args, out, err):
         inside = "; the model inside, before calibration" if "calibration" in info else ""
         print(f"{'temperature' if inside else 'calibration'}: scores times {info['calibration_scale']:.4g} "
               f"(one temperature fitted on held-out training documents{inside})", file=out)
+    if "residual_strength" in info:
+        strength = info["residual_strength"]
+        print("residual: a logistic layer over the calibrated scores, fitted on held-out training documents ("
+              + ("the average of the merged models' layers" if strength is None else
+                 f"L2 strength {strength:g}, chosen by cross-validation") + ")", file=out)
     print(f"classes: {len(info['classes'])}", file=out)
     for c, n in zip(info["classes"], info["class_count"]):
         print(f"  {c}: {counted(float(n), 'document')}", file=out)

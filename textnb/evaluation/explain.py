@@ -399,6 +399,10 @@ def _text_description(name, model, params, tokenizer, vocabulary_size, terms):
             extra["ratios"] = bool(model.ratios_)
         if getattr(model, "scale_", None) is not None:  # its calibration temperature
             extra["calibration_scale"] = float(model.scale_)
+        if getattr(model, "residual_strength_", None) is not None:  # its residual layer (dfe.fit_residual)
+            extra["residual_strength"] = float(model.residual_strength_)
+        elif getattr(model, "residual_", None) is not None:  # (a merged one: no strength of its own)
+            extra["residual_strength"] = None
     return {
         **extra,
         "kind": "text",

@@ -44,7 +44,10 @@ def evaluate_documents(corpus, classifier, *, test=None, cv=None, repeat=1, seed
     start = time.perf_counter()
     if isinstance(classifier, tuple):  # fitted fold by fold from the model's kernel
         vectorizer, model = classifier
-        default = not vectorizer and isinstance(model, tuple) and model[0] == "DiscriminativeNB"
+        # the default pipeline (train_text_model's rule): the default model with no step in front
+        # (``--select`` or ``--weighting`` keep words alone, in training as here)
+        default = not vectorizer and isinstance(model, tuple) and model[0] == "DiscriminativeNB" \
+            and not (len(model) > 2 and model[2])
         vectorizer = {**VECTORIZER_DEFAULTS, **vectorizer}
         check_vocabulary_params(vectorizer["min_df"], vectorizer["max_df"], vectorizer["max_features"])
     else:

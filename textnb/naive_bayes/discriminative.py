@@ -22,7 +22,7 @@ from textnb.core.model_schema import check_params
 from textnb.core.errors import ParameterError
 from textnb.naive_bayes.base import check_sample_weight, given_splits
 from textnb.naive_bayes.discrete import _BaseCountNB
-from textnb.naive_bayes.kernels import DISCRIMINATIVE, all_or_nothing, takes_defaults, takes_ratios
+from textnb.naive_bayes.kernels import DISCRIMINATIVE, all_or_nothing, residual_state, takes_defaults, takes_ratios
 
 __all__ = ["DiscriminativeNB"]
 
@@ -137,6 +137,20 @@ class DiscriminativeNB(_BaseCountNB):
         ``partial_fit`` batch and kept (``ratios_``; :func:`textnb.core.dfe.uses_ratios`,
         measured in ``docs/text_accuracy.md``, "Session 35"). Computed from the sums, so
         ``partial_fit`` and :meth:`merge` keep a model a function of its sums.
+    residual : bool or "auto", default="auto"
+        A residual logistic layer over the calibrated scores (needs ``calibration``): the
+        weights ``V`` and bias ``c`` added to the model's (``f(d) @ (coef + V).T``), fitted
+        on the calibration's held-out scores of the training documents by L2-penalised
+        multinomial logistic regression whose prior mean is the naive Bayes model
+        (:func:`textnb.core.dfe.fit_residual`): the discriminative fit moves the naive Bayes
+        weights only as far as documents the model did not learn ask. Its strength is chosen
+        by cross-validation on those held-out scores, and there is none when no strength
+        beats the calibrated model alone or fewer than 1,000 documents were held out.
+        ``"auto"``: only where a pass over the held-out documents is at most
+        :data:`textnb.core.dfe.RESIDUAL_WORK` (stored cells times classes: 20 Newsgroups
+        and OHSUMED-23 are over it); True lifts that bound. Refitted on each ``partial_fit``
+        batch with its scale; :meth:`merge` averages the two layers, weighted by documents.
+        Measured in ``docs/text_accuracy.md``, "Session 38".
 
     Attributes
     ----------
@@ -154,6 +168,11 @@ class DiscriminativeNB(_BaseCountNB):
         documents were learned: :data:`textnb.core.dfe.MIN_CALIBRATION_DOCUMENTS`).
         ``partial_fit`` refits it on each batch (of 50 documents or more); :meth:`merge`
         averages the two models' scales, weighted by their documents.
+    residual_ : ndarray of shape (n_classes, n_features)
+        The residual layer's weights (absent when none was fitted: ``residual``).
+    residual_intercept_ : ndarray of shape (n_classes,)
+    residual_strength_ : float
+        The L2 strength the residual's cross-validation chose (absent after :meth:`merge`).
     class_documents_ : ndarray of shape (n_classes,)
         Documents learned per class (summed sample weights).
     class_count_ : ndarray of shape (n_classes,)
@@ -162,7 +181,7 @@ class DiscriminativeNB(_BaseCountNB):
         Per-class sums of the document features, frequency-estimate weights included.
     coef_ : ndarray of shape (n_classes, n_features)
         Class weights of a document feature (``f(d) @ coef_.T + intercept_``), times
-        ``scale_``.
+        ``scale_``, plus ``residual_``.
     intercept_ : ndarray of shape (n_classes,)
     n_features_in_ : int
 
@@ -184,6 +203,8 @@ class DiscriminativeNB(_BaseCountNB):
     topic classification. ACL, 90-94.
     C. Guo, G. Pleiss, Y. Sun, K. Q. Weinberger (2017). On calibration of modern
     neural networks. ICML, 1321-1330.
+    D. C. Liu, J. Nocedal (1989). On the limited memory BFGS method for large scale
+    optimization. Mathematical Programming 45, 503-528.
 
     Examples
     --------
@@ -200,7 +221,7 @@ class DiscriminativeNB(_BaseCountNB):
 
     @takes_defaults(DISCRIMINATIVE)
     def __init__(self, *, event_model, alpha, passes, step, cv, select_nnz, max_nnz, random_state, n_jobs,
-                 calibration, ratios):
+                 calibration, ratios, residual):
         self.event_model = event_model
         self.alpha = alpha
         self.passes = passes
@@ -212,6 +233,7 @@ class DiscriminativeNB(_BaseCountNB):
         self.n_jobs = n_jobs
         self.calibration = calibration
         self.ratios = ratios
+        self.residual = residual
 
     # -- fitting ----------------------------------------------------------------
     @all_or_nothing
@@ -229,7 +251,8 @@ class DiscriminativeNB(_BaseCountNB):
         return self._fit(X, y, sample_weight, groups=groups)
 
     def _reset(self):
-        for name in ("event_model_", "alpha_", "step_", "ratios_", "class_documents_", "scale_"):
+        for name in ("event_model_", "alpha_", "step_", "ratios_", "class_documents_", "scale_", "residual_",
+                     "residual_intercept_", "residual_strength_"):
             self.__dict__.pop(name, None)
 
     def _learn(self, X, y_index, sample_weight, groups=None):
@@ -265,15 +288,20 @@ class DiscriminativeNB(_BaseCountNB):
             params["calibration"] = None
         first = not hasattr(self, "event_model_")  # (later batches keep the first one's choices)
         (self.event_model_, self.alpha_, self.step_, self.ratios_, self.feature_count_, self.class_count_, documents,
-         scale) = dfe.fit_rows(self.feature_count_, self.class_count_, X, y_index, weights, params=params,
+         scale, residual) = dfe.fit_rows(self.feature_count_, self.class_count_, X, y_index, weights, params=params,
                                family=getattr(self, "event_model_", None), alpha=getattr(self, "alpha_", None),
                                step=getattr(self, "step_", None), ratios=None if first else takes_ratios(vars(self)),
                                dropped=dropped, splits=splits, contribution=contribution, groups=groups)
         self.class_documents_ = getattr(self, "class_documents_", 0.0) + documents
         if self.calibration is None:
-            self.__dict__.pop("scale_", None)
+            for name in ("scale_", "residual_", "residual_intercept_", "residual_strength_"):
+                self.__dict__.pop(name, None)
         elif scale is not None:  # else (a batch too small to calibrate on) any earlier scale stays
             self.scale_ = scale
+            # the residual is fitted on the batch's calibrated held-out scores: it goes with its scale
+            for name in ("residual_", "residual_intercept_", "residual_strength_"):
+                self.__dict__.pop(name, None)
+            self.__dict__.update(residual_state(residual))
         self._update()
         return self
 
@@ -366,4 +394,8 @@ class DiscriminativeNB(_BaseCountNB):
         if other.feature_count_.shape[1] != self.feature_count_.shape[1]:
             raise ValueError(f"cannot merge models with {other.feature_count_.shape[1]} and "
                              f"{self.feature_count_.shape[1]} features")
-        return self._set_merged(self._kernel.merge_states(self._get_state(), other._get_state()))
+        merged = self._kernel.merge_states(self._get_state(), other._get_state())
+        for name in ("residual_", "residual_intercept_", "residual_strength_"):  # (what the merge has none of)
+            if name not in merged:
+                self.__dict__.pop(name, None)
+        return self._set_merged(merged)

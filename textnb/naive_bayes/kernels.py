@@ -366,6 +366,38 @@ def takes_ratios(state):
     return bool(state.get("ratios_", False))
 
 
+def merge_residuals(a, b, merged, columns=None):
+    """The residual fields of the merge ``merged`` of the states ``a`` and ``b``: their
+    residual weights and biases averaged, weighted by their documents, each on the merged
+    classes and terms (``columns``: each side's column in the merged terms); a side without
+    a residual counts as zeros. None of them (``{}``) when neither side has one."""
+    sides = (a, b)
+    if all(s.get("residual_") is None for s in sides):
+        return {}
+    classes = np.asarray(merged["classes_"])
+    V = np.zeros((classes.size, int(merged["n_features_in_"])))
+    c = np.zeros(classes.size)
+    n = [float(np.sum(s["class_documents_"])) for s in sides]
+    total = sum(n) or 1.0
+    for i, s in enumerate(sides):
+        if s.get("residual_") is None:
+            continue
+        rows = class_positions(classes, s["classes_"])
+        cols = np.arange(s["residual_"].shape[1]) if columns is None else np.asarray(columns[i])
+        V[np.ix_(rows, cols)] += (n[i] / total) * s["residual_"]
+        c[rows] += (n[i] / total) * s["residual_intercept_"]
+    return {"residual_": V, "residual_intercept_": c}
+
+
+def residual_state(residual):
+    """The state fields of a residual layer ``(weights, bias, strength)``
+    (:func:`textnb.core.dfe.fit_residual`), or none (None)."""
+    if residual is None:
+        return {}
+    V, c, strength = residual
+    return {"residual_": V, "residual_intercept_": c, "residual_strength_": strength}
+
+
 class DiscriminativeKernel(CountKernel):
     """The kernel of :class:`~textnb.naive_bayes.discriminative.DiscriminativeNB`: the counts
     of its frequency-estimate passes (:mod:`textnb.core.dfe`), its event model, smoothing
@@ -374,7 +406,8 @@ class DiscriminativeKernel(CountKernel):
     kind = "DiscriminativeNB"
     defaults = MappingProxyType({"event_model": "auto", "alpha": None, "passes": 2, "step": "auto", "cv": 5,
                                  "select_nnz": 200_000, "max_nnz": 3_000_000, "random_state": 0, "n_jobs": None,
-                                 "calibration": "temperature", "ratios": "auto"})
+                                 "calibration": "temperature", "ratios": "auto",
+                                 "residual": "auto"})
     param_schema = dfe.PARAM_SCHEMA
     state_schema = {
         "classes_": Classes(),
@@ -388,10 +421,14 @@ class DiscriminativeKernel(CountKernel):
         "scale_": MayBeAbsent(Float(*dfe.SCALE_RANGE)),  # absent in files of uncalibrated models
         "step_": MayBeAbsent(dfe.STEP_VALUE),  # absent in files written before 2026-12-06 (the step parameter)
         "ratios_": MayBeAbsent(Bool()),  # absent in files written before 2026-12-07 (as False: no ratios)
+        # the residual logistic layer (dfe.fit_residual): absent when none was fitted
+        "residual_": MayBeAbsent(Reals(("n_classes", "n_features"))),
+        "residual_intercept_": MayBeAbsent(Reals(("n_classes",))),
+        "residual_strength_": MayBeAbsent(Float(0.0, 1e6)),
     }
     state_fields = CountKernel.state_fields + ("event_model_", "alpha_", "class_documents_", "scale_", "step_",
-                                               "ratios_")
-    scalar_fields = ("alpha_", "scale_", "step_")
+                                               "ratios_", "residual_", "residual_intercept_", "residual_strength_")
+    scalar_fields = ("alpha_", "scale_", "step_", "residual_strength_")
     execution_params = ("n_jobs",)
     #: every parameter says how the event model and smoothing are chosen; a merge compares
     #: the choices made (``event_model_``, ``alpha_``) instead, as it always has
@@ -417,13 +454,20 @@ class DiscriminativeKernel(CountKernel):
             chosen["step"] = float(state["step_"])
         if isinstance(params.get("ratios"), str) and state["event_model_"] == "complement":
             chosen["ratios"] = takes_ratios(state)  # (the Bernoulli model never takes them: nothing chosen)
+        if params.get("residual") == "auto":
+            chosen["residual"] = state.get("residual_") is not None
         return {**params, **chosen} if chosen else None
 
     def estimate(self, params, state):
-        """``coef_`` and ``intercept_``: :func:`textnb.core.dfe.model_weights` of the counts."""
+        """``coef_`` and ``intercept_``: :func:`textnb.core.dfe.model_weights` of the counts,
+        plus the residual layer's weights and bias where there is one
+        (:func:`textnb.core.dfe.fit_residual`)."""
         coef, intercept = dfe.model_weights(state["event_model_"], state["feature_count_"], state["class_count_"],
                                             max(float(state["alpha_"]), ALPHA_FLOOR), state.get("scale_", 1.0),
                                             ratios=takes_ratios(state))
+        if state.get("residual_") is not None:
+            coef = coef + state["residual_"]
+            intercept = intercept + state["residual_intercept_"]
         return {"coef_": coef, "intercept_": intercept}
 
     def fit(self, params, classes, X, y_index, weights=None, dropped=None, groups=None):
@@ -438,13 +482,13 @@ class DiscriminativeKernel(CountKernel):
         n_classes = len(classes)
         weights = np.ones(X.shape[0]) if weights is None else weights
         X = dfe.canonical(X)
-        family, alpha, step, ratios, fc, cc, documents, scale = dfe.fit_rows(np.zeros((n_classes, X.shape[1])),
-                                                                     np.zeros(n_classes), X, y_index, weights,
-                                                                     params=params, dropped=dropped, groups=groups)
+        family, alpha, step, ratios, fc, cc, documents, scale, residual = dfe.fit_rows(
+            np.zeros((n_classes, X.shape[1])), np.zeros(n_classes), X, y_index, weights, params=params,
+            dropped=dropped, groups=groups)
         return self.to_state({"classes_": np.asarray(classes), "n_features_in_": X.shape[1], "class_count_": cc,
                               "feature_count_": fc, "event_model_": family, "alpha_": alpha,
                               "class_documents_": documents, "scale_": scale, "step_": step,
-                              "ratios_": ratios})
+                              "ratios_": ratios, **residual_state(residual)})
 
     @staticmethod
     def check_same_choices(a, b):
@@ -478,8 +522,12 @@ class DiscriminativeKernel(CountKernel):
     def merge_states(self, a, b, columns=None, n_features=None):
         """:meth:`CountKernel.merge_states`, with the documents per class added and the
         calibration scale the two scales averaged, weighted by their documents (either
-        order gives the same number); no scale when neither has one."""
+        order gives the same number); no scale when neither has one. The residual layers
+        likewise (a side without one counts as a residual of zeros), on the merged classes
+        and terms (:func:`merge_residuals`)."""
         merged = super().merge_states(a, b, columns, n_features)
+        merged.pop("residual_strength_", None)
+        merged.update(merge_residuals(a, b, merged, columns))
         if "scale_" in a or "scale_" in b:
             n = [float(np.sum(s["class_documents_"])) for s in (a, b)]
             scale = [float(s.get("scale_", 1.0)) for s in (a, b)]
