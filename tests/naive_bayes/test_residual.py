@@ -158,3 +158,20 @@ def test_short_questions_get_the_log_loss_of_logistic_regression(shared_corpora)
     assert losses[0] < 0.381 < losses[1]
     assert (clf.predict(test_docs) == np.asarray(test.labels)).mean() >= \
         (plain.predict(test_docs) == np.asarray(test.labels)).mean()
+
+
+def test_a_model_file_without_the_layer_loads_and_scores_as_before(sms_counts, tmp_path):
+    """A file of a DiscriminativeNB written before the layer holds no ``residual_``: it
+    loads and scores as the model without one; ``partial_fit`` may fit one on its batch."""
+    Xtr, ytr, Xte, _ = sms_counts
+    old = DiscriminativeNB().fit(Xtr[:2000], ytr[:2000])
+    for name in ("residual_", "residual_intercept_", "residual_strength_"):
+        delattr(old, name)  # (as a file of before: the kernel writes what the model has)
+    old._update()
+    old.save(tmp_path / "old.tnb")
+    back = load(tmp_path / "old.tnb")
+    plain = DiscriminativeNB(residual=False).fit(Xtr[:2000], ytr[:2000])
+    assert not hasattr(back, "residual_") and np.array_equal(back.coef_, plain.coef_)
+    assert np.array_equal(back.predict_proba(Xte), plain.predict_proba(Xte))
+    back.partial_fit(Xtr[2000:], ytr[2000:])
+    assert hasattr(back, "residual_")
