@@ -667,11 +667,17 @@ def minimize_lbfgs(fun, x, *, max_iterations=None, tolerance=None, memory=10):
     return x
 
 
+def _within_work(cells, n_classes):
+    """Whether a residual over documents of ``cells`` stored cells and ``n_classes`` classes
+    is within :data:`RESIDUAL_WORK` (the one test of ``residual="auto"``'s bound)."""
+    return int(cells) * n_classes <= RESIDUAL_WORK
+
+
 def _residual_in_budget(T, rows, n_classes, residual):
     """Whether :func:`fit_residual` may fit a residual on the ``rows`` of ``T`` under the
-    ``residual`` parameter: ``"auto"`` only within :data:`RESIDUAL_WORK` (looked at before
-    the rows are copied: 20 Newsgroups pays nothing for its residual not fitted)."""
-    return residual != "auto" or int(np.diff(T.indptr)[rows].sum()) * n_classes <= RESIDUAL_WORK
+    ``residual`` parameter: ``"auto"`` only :func:`_within_work` (looked at before the rows
+    are copied: 20 Newsgroups pays nothing for its residual not fitted)."""
+    return residual != "auto" or _within_work(np.diff(T.indptr)[rows].sum(), n_classes)
 
 
 def _residual_loss(T, O, y_index, weights, strength):
@@ -741,7 +747,7 @@ def fit_residual(T, O, y_index, weights, fold, *, budget=True, strengths=RESIDUA
 
     T = sp.csr_matrix(T, dtype=np.float64)
     cols = np.flatnonzero(np.bincount(T.indices, minlength=T.shape[1]))
-    if budget and T.nnz * k > RESIDUAL_WORK:
+    if budget and not _within_work(T.nnz, k):
         return None
     Tc = T[:, cols].tocsr()
     y_index = np.asarray(y_index)
