@@ -22,7 +22,8 @@ from textnb.core.model_schema import check_params
 from textnb.core.errors import ParameterError
 from textnb.naive_bayes.base import check_sample_weight, given_splits
 from textnb.naive_bayes.discrete import _BaseCountNB
-from textnb.naive_bayes.kernels import DISCRIMINATIVE, all_or_nothing, residual_state, takes_defaults, takes_ratios
+from textnb.naive_bayes.kernels import (DISCRIMINATIVE, RESIDUAL_FIELDS, all_or_nothing, residual_state, takes_defaults,
+                                        takes_ratios)
 
 __all__ = ["DiscriminativeNB"]
 
@@ -251,8 +252,7 @@ class DiscriminativeNB(_BaseCountNB):
         return self._fit(X, y, sample_weight, groups=groups)
 
     def _reset(self):
-        for name in ("event_model_", "alpha_", "step_", "ratios_", "class_documents_", "scale_", "residual_",
-                     "residual_intercept_", "residual_strength_"):
+        for name in ("event_model_", "alpha_", "step_", "ratios_", "class_documents_", "scale_", *RESIDUAL_FIELDS):
             self.__dict__.pop(name, None)
 
     def _learn(self, X, y_index, sample_weight, groups=None):
@@ -294,12 +294,12 @@ class DiscriminativeNB(_BaseCountNB):
                                dropped=dropped, splits=splits, contribution=contribution, groups=groups)
         self.class_documents_ = getattr(self, "class_documents_", 0.0) + documents
         if self.calibration is None:
-            for name in ("scale_", "residual_", "residual_intercept_", "residual_strength_"):
+            for name in ("scale_", *RESIDUAL_FIELDS):
                 self.__dict__.pop(name, None)
         elif scale is not None:  # else (a batch too small to calibrate on) any earlier scale stays
             self.scale_ = scale
             # the residual is fitted on the batch's calibrated held-out scores: it goes with its scale
-            for name in ("residual_", "residual_intercept_", "residual_strength_"):
+            for name in RESIDUAL_FIELDS:
                 self.__dict__.pop(name, None)
             self.__dict__.update(residual_state(residual))
         self._update()
@@ -395,7 +395,7 @@ class DiscriminativeNB(_BaseCountNB):
             raise ValueError(f"cannot merge models with {other.feature_count_.shape[1]} and "
                              f"{self.feature_count_.shape[1]} features")
         merged = self._kernel.merge_states(self._get_state(), other._get_state())
-        for name in ("residual_", "residual_intercept_", "residual_strength_"):  # (what the merge has none of)
+        for name in RESIDUAL_FIELDS:  # (what the merge has none of)
             if name not in merged:
                 self.__dict__.pop(name, None)
         return self._set_merged(merged)

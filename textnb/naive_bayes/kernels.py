@@ -46,7 +46,8 @@ from textnb.core.model_schema import (CLASS_PRIOR, FEATURE_NAMES, MAX_ALPHA, N_F
 from textnb.naive_bayes.scoring import Scores, TableInput, class_positions
 
 __all__ = ["BERNOULLI", "COMPLEMENT", "DISCRIMINATIVE", "KERNELS", "MULTINOMIAL", "BernoulliKernel", "ComplementKernel", "CountKernel", "DiscriminativeKernel", "LinearForm",
-           "MultinomialKernel", "TableKernel", "all_or_nothing", "form_log_likelihood", "takes_defaults",
+           "MultinomialKernel", "RESIDUAL_FIELDS", "TableKernel", "all_or_nothing", "form_log_likelihood",
+           "merge_residuals", "residual_state", "takes_defaults",
            "weighted_sum", "with_defaults"]
 
 
@@ -389,13 +390,14 @@ def merge_residuals(a, b, merged, columns=None):
     return {"residual_": V, "residual_intercept_": c}
 
 
+#: A DiscriminativeNB's fields of its residual layer (:func:`residual_state`)
+RESIDUAL_FIELDS = ("residual_", "residual_intercept_", "residual_strength_")
+
+
 def residual_state(residual):
-    """The state fields of a residual layer ``(weights, bias, strength)``
-    (:func:`textnb.core.dfe.fit_residual`), or none (None)."""
-    if residual is None:
-        return {}
-    V, c, strength = residual
-    return {"residual_": V, "residual_intercept_": c, "residual_strength_": strength}
+    """The state fields (:data:`RESIDUAL_FIELDS`) of a residual layer ``(weights, bias,
+    strength)`` (:func:`textnb.core.dfe.fit_residual`), or none (None)."""
+    return {} if residual is None else dict(zip(RESIDUAL_FIELDS, residual))
 
 
 class DiscriminativeKernel(CountKernel):
@@ -427,7 +429,7 @@ class DiscriminativeKernel(CountKernel):
         "residual_strength_": MayBeAbsent(Float(0.0, 1e6)),
     }
     state_fields = CountKernel.state_fields + ("event_model_", "alpha_", "class_documents_", "scale_", "step_",
-                                               "ratios_", "residual_", "residual_intercept_", "residual_strength_")
+                                               "ratios_", *RESIDUAL_FIELDS)
     scalar_fields = ("alpha_", "scale_", "step_", "residual_strength_")
     execution_params = ("n_jobs",)
     #: every parameter says how the event model and smoothing are chosen; a merge compares
