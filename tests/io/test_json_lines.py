@@ -170,6 +170,7 @@ def _goemotions_part(root, out, n=1500):
     return docs, out / "labels.tsv", path
 
 
+@pytest.mark.slow  # (a shared corpus: 11 s)
 def test_a_multi_label_json_lines_file_is_the_label_file_s_corpus(tmp_path, shared_corpora):
     """GoEmotions as ``datasets`` writes it (``"labels": [...]``) trains the model of its
     folder and label file, byte for byte, and evaluates to the same figures; a JSON Lines

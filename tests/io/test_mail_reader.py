@@ -230,6 +230,7 @@ def test_an_html_head_left_open_ends_at_the_bodys_first_tag():
     assert "hidden" not in toks
 
 
+@pytest.mark.slow  # (a shared corpus)
 def test_spamassassins_html_with_an_open_head_and_a_meta_charset_reach_the_model(shared_corpora):
     """Two real messages the reader got wrong: QP-encoded HTML whose <HEAD> is never closed
     (no body word reached the model), and KOI8-R HTML whose charset only its <meta> names."""
