@@ -39,15 +39,13 @@ def evaluate_documents(corpus, classifier, *, test=None, cv=None, repeat=1, seed
     with ``protocol``, ``skipped_binary`` and ``seconds``.
     """
     from textnb.text.defaults import VECTORIZER_DEFAULTS  # (the text modules: documents only)
-    from textnb.text.training import check_vocabulary_params
+    from textnb.text.training import check_vocabulary_params, default_pipeline
 
     start = time.perf_counter()
     if isinstance(classifier, tuple):  # fitted fold by fold from the model's kernel
         vectorizer, model = classifier
-        # the default pipeline (train_text_model's rule): the default model with no step in front
-        # (``--select`` or ``--weighting`` keep words alone, in training as here)
-        default = not vectorizer and isinstance(model, tuple) and model[0] == "DiscriminativeNB" \
-            and not (len(model) > 2 and model[2])
+        steps = model[2] if isinstance(model, tuple) and len(model) > 2 else ()
+        default = not vectorizer and isinstance(model, tuple) and default_pipeline(model[0], steps)
         vectorizer = {**VECTORIZER_DEFAULTS, **vectorizer}
         check_vocabulary_params(vectorizer["min_df"], vectorizer["max_df"], vectorizer["max_features"])
     else:

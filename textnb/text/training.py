@@ -40,7 +40,7 @@ from textnb.text.counting import count_parts, count_shard, read_items, sized_ite
 from textnb.text.defaults import TEXT_CLASSIFIER_DEFAULTS, VECTORIZER_DEFAULTS
 from textnb.text.tokenize import Analyzer, analyzer_from_params, count_batch, decodes_bytes, encode_terms
 
-__all__ = ["Accumulator", "FoldVocabularies", "PER_CLASS", "RowFoldCounts", "batches", "check_vocabulary_params", "count_documents", "default_vectorizer", "finish_counts",
+__all__ = ["Accumulator", "FoldVocabularies", "PER_CLASS", "RowFoldCounts", "batches", "check_vocabulary_params", "count_documents", "default_pipeline", "default_vectorizer", "finish_counts",
            "fit_model", "fold_vocabularies", "takes_fold_counts_spec", "with_choices",
            "learn_counts", "min_parallel", "prune_mask", "select_columns", "select_vocabulary", "short_text_params", "spread", "text_classifier_node", "vectorizer_prunes",
            "train_text_model"]
@@ -626,7 +626,7 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
         Documents skipped because they are binary.
     """
     kind, given = model
-    if (short_texts or not given_vectorizer) and not vectorizer and kind == "DiscriminativeNB" and not steps:
+    if (short_texts or not given_vectorizer) and not vectorizer and default_pipeline(kind, steps):
         # the default pipeline: short texts get their word bigrams too
         vectorizer, X = default_vectorizer(X, max_bytes)
     adjust = kind == "APNBC"
@@ -682,6 +682,14 @@ def train_text_model(X, y, *, vectorizer=None, model=("MultinomialNB", {}), step
     root = text_classifier_node(vec_params, encode_terms(acc.vocab, cols), fitted_model, template, classes,
                                 max_bytes=max_bytes, given_vectorizer=given_vectorizer)
     return root, acc.skipped
+
+
+def default_pipeline(kind, steps=()):
+    """Whether a model of ``kind`` (its name) with pipeline ``steps`` in front is the default
+    pipeline, whose short texts get their word bigrams (:func:`default_vectorizer`): the
+    default model with no step (``--select`` and ``--weighting`` keep words alone). The one
+    rule of ``textnb train`` (:func:`train_text_model`) and ``textnb evaluate``."""
+    return kind == "DiscriminativeNB" and not steps
 
 
 #: documents whose sizes :func:`default_vectorizer` looks at (evenly spaced over the list)
