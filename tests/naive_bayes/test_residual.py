@@ -2,6 +2,7 @@
 logistic regression centred on the naive Bayes model, fitted on the calibration's held-out scores."""
 
 import copy
+import os
 
 import numpy as np
 import pytest
@@ -53,6 +54,62 @@ def test_a_residual_over_flat_scores_is_multinomial_logistic_regression():
     ours = _softmax(np.asarray(X @ V.T) + c)
     lr = LogisticRegression(C=1 / strength, tol=1e-12, max_iter=10_000).fit(X, y)
     assert np.abs(ours - lr.predict_proba(X)).max() < 1e-5
+
+
+def test_two_classes_are_binary_logistic_regression():
+    """Two classes are fitted as one weight vector (``V = [-u/2, u/2]``, half the work):
+    with offsets that say nothing, scikit-learn's binary LogisticRegression, whose
+    penalty ``|w|^2 / (2 C)`` on the log-odds' weights ``w = u`` is the residual's
+    ``strength / 2 * |V|^2 = strength / 4 * |u|^2``: C = 2 / strength."""
+    rng = np.random.default_rng(4)
+    n, d = 1500, 40
+    X = sp.random(n, d, density=0.2, format="csr", random_state=5, data_rvs=lambda m: rng.random(m))
+    w = rng.normal(size=d) * 2
+    y = (rng.random(n) < 1 / (1 + np.exp(-(X @ w - 1.0)))).astype(int)
+    tolerance, iterations = dfe.RESIDUAL_TOLERANCE, dfe.RESIDUAL_ITERATIONS
+    try:
+        dfe.RESIDUAL_TOLERANCE, dfe.RESIDUAL_ITERATIONS = 1e-15, 5000
+        V, c, strength = dfe.fit_residual(X, np.zeros((n, 2)), y, None, np.arange(n) % 5, strengths=(2.0,))
+    finally:
+        dfe.RESIDUAL_TOLERANCE, dfe.RESIDUAL_ITERATIONS = tolerance, iterations
+    np.testing.assert_allclose(V[0], -V[1])
+    np.testing.assert_allclose(c[0], -c[1])
+    lr = LogisticRegression(C=2 / strength, tol=1e-12, max_iter=10_000).fit(X, y)
+    assert np.abs(_softmax(np.asarray(X @ V.T) + c) - lr.predict_proba(X)).max() < 1e-5
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_threads_give_the_same_floats_and_blas_runs_one_thread(k, monkeypatch):
+    """The choice's folds side by side and the final fit's products in halves (a thread
+    pool) give the residual of one thread, to the last bit; the fit runs with one BLAS
+    thread (OpenBLAS's threads, woken for each short dot product, spin: a library fit on a
+    busy machine took 20 times the CPU time)."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    rng = np.random.default_rng(6)
+    n, d = 1200, 50
+    X = sp.random(n, d, density=0.2, format="csr", random_state=7, data_rvs=lambda m: rng.random(m))
+    S = np.asarray(X @ rng.normal(size=(d, k))) * 2
+    y = np.array([rng.choice(k, p=p) for p in _softmax(S)])
+    O = 0.3 * S + rng.normal(size=(n, k))  # (offsets that know a little: the layer helps)
+    fold = np.arange(n) % 5
+    fit = dfe._fit_residual
+    seen = []
+
+    def watched(*args):
+        seen.extend(lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas")
+        return fit(*args)
+
+    monkeypatch.setattr(dfe, "_fit_residual", watched)
+    with threadpool_limits(limits=2, user_api="blas"):  # (the tests' process asks for one: conftest)
+        outside = {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+        alone = dfe.fit_residual(X, O, y, None, fold, strengths=(3.0, 1.0, 0.3))
+        with dfe.threads(2) as pool:
+            both = dfe.fit_residual(X, O, y, None, fold, strengths=(3.0, 1.0, 0.3), pool=pool)
+    assert alone is not None and alone[2] == both[2]
+    assert np.array_equal(alone[0], both[0]) and np.array_equal(alone[1], both[1])
+    assert seen and set(seen) == {1}
+    assert outside == {2} or os.cpu_count() < 2  # (else the check above would say nothing)
 
 
 def test_the_strength_is_chosen_by_held_out_loss_and_none_when_nothing_helps():

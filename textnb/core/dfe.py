@@ -39,6 +39,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from textnb.core.forkmap import spare_cpus
 from textnb.core.estimates import ALPHA_FLOOR, class_log_prior, prior_free_bias
 from textnb.core.logspace import log_proba_from_jll, logsumexp, no_evidence, prior_where_empty
 from textnb.core.model_schema import MAX_ALPHA, N_JOBS, SEED, SPLITS, Bool, Choice, Float, Int, OneOf, Optional, check_param_values
@@ -509,7 +510,7 @@ def fit_scale(S, y_index, weights=None):
 
 
 def leave_out_scale(family, feature_count, class_count, T, y_index, contribution, *, alpha, keys, folds=5,
-                    weights=None, pool=None, splits=None, ratios=False, residual=False):
+                    weights=None, pool=None, splits=None, ratios=False, residual=False, n_jobs=1):
     """The calibration scale (:func:`fit_scale`) of a trained model ``(feature_count,
     class_count)`` fitted on held-out scores of its own training documents ``T``.
 
@@ -544,11 +545,13 @@ def leave_out_scale(family, feature_count, class_count, T, y_index, contribution
     model trained without the fold would.
 
     ``residual``: also fit :func:`fit_residual` on the same held-out scores, times the
-    scale, and return ``(scale, residual)`` (each None when there is nothing to fit).
+    scale, and return ``(scale, residual)`` (each None when there is nothing to fit);
+    ``n_jobs``: :func:`fit_residual`'s.
     """
     if splits is not None:
         return _splits_scale(family, feature_count, class_count, T, y_index, contribution, alpha=alpha, keys=keys,
-                             splits=splits, weights=weights, pool=pool, ratios=ratios, residual=residual)
+                             splits=splits, weights=weights, pool=pool, ratios=ratios, residual=residual,
+                             n_jobs=n_jobs)
     n, n_classes = T.shape[0], len(class_count)
     nothing = (None, None) if residual is not False else None
     if n < max(MIN_CALIBRATION_DOCUMENTS, 2 * folds) or n_classes < 2:
@@ -571,7 +574,8 @@ def leave_out_scale(family, feature_count, class_count, T, y_index, contribution
         return scale
     if not _residual_in_budget(T, held, n_classes, residual):
         return scale, None
-    return scale, fit_residual(T[held], scale * S, y_index[held], w, fold[held], budget=residual == "auto")
+    return scale, fit_residual(T[held], scale * S, y_index[held], w, fold[held], budget=residual == "auto",
+                               pool=pool, n_jobs=n_jobs)
 
 
 def held_out_scale(S, y_index, keys):
@@ -680,17 +684,34 @@ def _residual_in_budget(T, rows, n_classes, residual):
     return residual != "auto" or _within_work(np.diff(T.indptr)[rows].sum(), n_classes)
 
 
-def _residual_loss(T, O, y_index, weights, strength):
+def _row_blocks(M, pool):
+    """``M`` (CSR) in two blocks of rows with a thread ``pool`` (each block's product is
+    computed in a thread of its own), else whole."""
+    half = M.shape[0] // 2
+    return [M] if pool is None or half < 1 else [M[:half], M[half:]]
+
+
+def _product(blocks, A, pool):
+    """``M @ A`` of the row ``blocks`` of ``M`` (:func:`_row_blocks`), in the ``pool``: each
+    row's product is computed as without blocks, so the floats are the same."""
+    parts = map_threads(pool, lambda B: np.asarray(B @ A), blocks)
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _residual_loss(T, O, y_index, weights, strength, pool=None):
     """The objective of :func:`fit_residual` and its gradient, of the flat vector
-    ``(V.ravel(), c)`` (``V``: terms x classes)."""
+    ``(V.ravel(), c)`` (``V``: terms x classes), or with two classes of ``(u, beta)``
+    (:func:`_residual_vector`); ``pool``: the products in two threads (the same floats)."""
     n, k = O.shape
     d = T.shape[1]
     rows = np.arange(n)
-    Tt = T.T.tocsr()
+    T_blocks, Tt_blocks = _row_blocks(T, pool), _row_blocks(T.T.tocsr(), pool)
+    if k == 2:
+        return _binary_residual_loss(T_blocks, Tt_blocks, O, y_index, weights, strength, pool)
 
     def loss(x):
         V, c = x[:d * k].reshape(d, k), x[d * k:]
-        Z = O + np.asarray(T @ V) + c
+        Z = O + _product(T_blocks, V, pool) + c
         Z -= Z.max(axis=1, keepdims=True)
         E = np.exp(Z)
         z = E.sum(axis=1)
@@ -698,10 +719,41 @@ def _residual_loss(T, O, y_index, weights, strength):
         G = E / z[:, None]
         G[rows, y_index] -= 1.0
         G *= weights[:, None]
-        grad = np.concatenate([(np.asarray(Tt @ G) + strength * V).ravel(), G.sum(axis=0)])
+        grad = np.concatenate([(_product(Tt_blocks, G, pool) + strength * V).ravel(), G.sum(axis=0)])
         return value, grad
 
     return loss
+
+
+def _binary_residual_loss(T_blocks, Tt_blocks, O, y_index, weights, strength, pool):
+    """:func:`_residual_loss` with two classes, in half the numbers. Only the difference of
+    the two classes' scores counts, and the penalty is least, for a given difference, when
+    the two columns of ``V`` are opposite (as the minimum of the objective has them, and so
+    the two biases, which start at 0 and move by opposite gradients): ``V = [-u/2, u/2]``,
+    ``c = [-beta/2, beta/2]``. Then the objective is binary logistic regression on the
+    difference, ``sum w log(1 + exp(-s (o + T u + beta)))`` (``s``: +1 for the second class,
+    -1 for the first; ``o``: the difference of the offsets) plus ``strength / 4 * |u|^2``: the
+    same minimum, for half the products and half the vector work of each step."""
+    margin = O[:, 1] - O[:, 0]
+    sign = np.where(np.asarray(y_index) == 1, 1.0, -1.0)
+
+    def loss(x):
+        u = x[:-1]
+        z = sign * (margin + _product(T_blocks, u, pool) + x[-1])
+        value = float(weights @ np.logaddexp(0.0, -z)) + 0.25 * strength * float(u @ u)
+        r = -sign * weights * np.exp(-np.logaddexp(0.0, z))  # d value / d score: -s w sigmoid(-z)
+        return value, np.concatenate([_product(Tt_blocks, r, pool) + 0.5 * strength * u, [r.sum()]])
+
+    return loss
+
+
+def _residual_vector(x, k):
+    """The flat ``(V.ravel(), c)`` of :func:`_residual_loss`'s vector ``x`` of ``k``
+    classes (two classes: ``(u, beta)`` expanded, :func:`_binary_residual_loss`)."""
+    if k != 2:
+        return x
+    u, beta = x[:-1], x[-1]
+    return np.concatenate([np.column_stack([-0.5 * u, 0.5 * u]).ravel(), [-0.5 * beta, 0.5 * beta]])
 
 
 def _held_out_loss(T, O, y_index, weights, x):
@@ -712,7 +764,7 @@ def _held_out_loss(T, O, y_index, weights, x):
     return float(weights @ (logsumexp(Z, axis=1) - Z[np.arange(Z.shape[0]), y_index]))
 
 
-def fit_residual(T, O, y_index, weights, fold, *, budget=True, strengths=RESIDUAL_STRENGTHS):
+def fit_residual(T, O, y_index, weights, fold, *, budget=True, strengths=RESIDUAL_STRENGTHS, pool=None, n_jobs=1):
     """A residual logistic layer over a calibrated model's held-out log-odds: the weights
     ``V`` (classes x terms) and bias ``c`` that minimise the (``weights``-weighted) log-loss
     of ``softmax(O + T V.T + c)`` plus ``strength / 2 * |V|^2``, for the held-out scores ``O``
@@ -735,7 +787,11 @@ def fit_residual(T, O, y_index, weights, fold, *, budget=True, strengths=RESIDUA
     before, the final fit on every document from their mean. ``budget``: refuse (None) a
     residual whose pass over the documents is more than :data:`RESIDUAL_WORK` (stored
     cells x classes). Only the terms of the held-out documents get weights (the others'
-    would stay 0).
+    would stay 0). ``pool`` (a thread pool) fits the choice's folds side by side and
+    computes the final fit's products in two threads: the same floats as without. Without
+    one, ``n_jobs`` None (or negative) runs two threads when a CPU is idle now
+    (:func:`~textnb.core.forkmap.spare_cpus`), as the passes do not: this is seconds of
+    work on a few thousand documents, in parts that do not wait for each other.
 
     Returns ``(V, c, strength)`` (``V`` of shape (classes, all terms of ``T``)), or None.
     """
@@ -743,6 +799,20 @@ def fit_residual(T, O, y_index, weights, fold, *, budget=True, strengths=RESIDUA
     n, k = O.shape
     if n < RESIDUAL_MIN_DOCUMENTS or k < 2 or not np.isfinite(O).all():
         return None
+    from threadpoolctl import threadpool_limits  # (training only)
+
+    own = pool is None and (n_jobs is None or n_jobs < 0) and spare_cpus(now=True) > 0
+    # one BLAS thread: the fits' dot products are short and many, and OpenBLAS's threads,
+    # woken for each, spin; on a busy machine they waited for CPUs: DiscriminativeNB().fit
+    # of rt-polarity's training folds in a library process took 16-28 s of CPU instead of
+    # 0.9 at a load average of 4 on 2 cores (the command line sets one BLAS thread itself)
+    with threads(2 if own else 1) as own_pool, threadpool_limits(limits=1, user_api="blas"):
+        return _fit_residual(T, O, y_index, weights, fold, budget, strengths, own_pool if own else pool)
+
+
+def _fit_residual(T, O, y_index, weights, fold, budget, strengths, pool):
+    """:func:`fit_residual`'s work, in the thread ``pool`` (or None)."""
+    n, k = O.shape
     import scipy.sparse as sp  # (training only)
 
     T = sp.csr_matrix(T, dtype=np.float64)
@@ -758,24 +828,26 @@ def fit_residual(T, O, y_index, weights, fold, *, budget=True, strengths=RESIDUA
         return None
     parts = [(fold != f, fold == f) for f in folds[:RESIDUAL_CHOICE_FOLDS]]
 
-    def solve(rows, strength, x0):
-        return minimize_lbfgs(_residual_loss(Tc[rows], O[rows], y_index[rows], w[rows], strength), x0)
+    def solve(rows, strength, x0, pool=None):
+        return minimize_lbfgs(_residual_loss(Tc[rows], O[rows], y_index[rows], w[rows], strength, pool), x0)
 
-    size = cols.size * k + k
+    m = 1 if k == 2 else k  # (two classes: one column, _binary_residual_loss)
+    size = cols.size * m + m
     start = [np.zeros(size) for _ in parts]
-    best, best_loss, best_start = None, sum(_held_out_loss(Tc[test], O[test], y_index[test], w[test], start[i])
+    best, best_loss, best_start = None, sum(_held_out_loss(Tc[test], O[test], y_index[test], w[test],
+                                                           _residual_vector(start[i], k))
                                             for i, (_, test) in enumerate(parts)), None
     for strength in strengths:  # the path from the strongest: it stops where the held-out loss rises
+        start = map_threads(pool, lambda i: solve(parts[i][0], strength, start[i]), range(len(parts)))
         loss = 0.0
-        for i, (train, test) in enumerate(parts):
-            start[i] = solve(train, strength, start[i])
-            loss += _held_out_loss(Tc[test], O[test], y_index[test], w[test], start[i])
+        for i, (_, test) in enumerate(parts):
+            loss += _held_out_loss(Tc[test], O[test], y_index[test], w[test], _residual_vector(start[i], k))
         if loss >= best_loss:
             break
         best, best_loss, best_start = strength, loss, np.mean(start, axis=0)
     if best is None:
         return None
-    x = solve(np.ones(n, dtype=bool), best, best_start)
+    x = _residual_vector(solve(np.ones(n, dtype=bool), best, best_start, pool), k)
     V = np.zeros((k, T.shape[1]))
     V[:, cols] = x[:cols.size * k].reshape(cols.size, k).T
     return V, x[cols.size * k:].copy(), float(best)
@@ -920,7 +992,7 @@ def _take_out(fc, class_count, T_out, y_out, contribution_out):
 
 
 def _splits_scale(family, feature_count, class_count, T, y_index, contribution, *, alpha, keys, splits, weights,
-                  pool, ratios=False, residual=False):
+                  pool, ratios=False, residual=False, n_jobs=1):
     """:func:`leave_out_scale` with given ``splits`` (see there; the residual's folds are
     the splits)."""
     n, n_classes = T.shape[0], len(class_count)
@@ -962,7 +1034,8 @@ def _splits_scale(family, feature_count, class_count, T, y_index, contribution, 
         return scale
     if not _residual_in_budget(T, rows, n_classes, residual):
         return scale, None
-    return scale, fit_residual(T[rows], scale * S, truth, weight, np.concatenate(part), budget=residual == "auto")
+    return scale, fit_residual(T[rows], scale * S, truth, weight, np.concatenate(part), budget=residual == "auto",
+                               pool=pool, n_jobs=n_jobs)
 
 
 @contextmanager
@@ -1105,7 +1178,7 @@ def features(family, X, pool=None):
 
 def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_passes, step, max_nnz, keys,
           pool=None, represents=None, calibrate=False, folds=5, splits=None, contribution=None, ratios=False,
-          residual=False):
+          residual=False, n_jobs=1):
     """Add the CSR count matrix ``X`` (documents of classes ``y_index``, ``weights``) to
     the sums, then make the frequency-estimate passes over them (:func:`passes`).
 
@@ -1120,7 +1193,7 @@ def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_p
     plus what the passes added for it) is written into it, for :func:`leave_out_scores`.
     ``ratios``: the model's weights take :func:`log_count_ratios` (in the passes and the
     calibration). ``residual`` (with ``calibrate``): also fit :func:`fit_residual` on the
-    calibration's held-out scores. Returns the new
+    calibration's held-out scores (``n_jobs``: its threads without a ``pool``). Returns the new
     ``(feature_count, class_count, scale, residual)`` (scale None without ``calibrate`` or
     too few documents to fit it on; residual None unless fitted).
     """
@@ -1145,7 +1218,7 @@ def learn(family, feature_count, class_count, X, y_index, weights, *, alpha, n_p
         return fc, cc, None, None
     fitted = leave_out_scale(family, fc, cc, Ts, y_index[rows], w + added, alpha=alpha, keys=keys[rows],
                              folds=folds, weights=w, pool=pool, splits=restrict_splits(splits, rows, X.shape[0]),
-                             ratios=ratios, residual=residual)
+                             ratios=ratios, residual=residual, n_jobs=n_jobs)
     return (fc, cc, *fitted) if residual is not False else (fc, cc, fitted, None)
 
 
@@ -1343,7 +1416,8 @@ def fit_rows(feature_count, class_count, X, y_index, weights, *, params, family=
                                         n_passes=params["passes"], step=step, max_nnz=params["max_nnz"],
                                         keys=keys, pool=pool, represents=represents, calibrate=calibrate,
                                         folds=folds, splits=splits, contribution=contribution, ratios=ratios,
-                                        residual=params.get("residual", False) if calibrate else False)
+                                        residual=params.get("residual", False) if calibrate else False,
+                                        n_jobs=params["n_jobs"])
     documents = np.bincount(y_index, weights=weights, minlength=len(class_count))
     if dropped is not None:
         documents = documents + dropped[family][1]
