@@ -734,3 +734,23 @@ def test_plot_structure_node_names_do_not_overlap(tmp_path, monkeypatch, names):
     assert sorted(n for n, _ in boxes) == sorted(names + ["class"])
     assert not [(a, b) for i, (a, box) in enumerate(boxes) for b, other in boxes[i + 1:] if box.overlaps(other)]
     assert all(fig.bbox.x0 <= box.x0 and box.x1 <= fig.bbox.x1 for _, box in boxes)
+
+
+def test_a_numeric_column_given_as_codes_is_a_data_error_not_terabytes():
+    """Numbers passed as value codes (no ``attributes`` to say they are numeric): TAN's table
+    of value pairs would have had ``2 x 1.5e6 x 74`` cells, and numpy failed to allocate
+    2.28 TiB (a MemoryError: adult's age and fnlwgt columns, found by a session 39 survey).
+    Now a DataError naming the column of most values, before anything is allocated; the
+    same columns declared numeric and discretised are fitted."""
+    from textnb.core.errors import DataError
+    from textnb.io.tables import Attribute
+
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.integers(17, 91, 600), rng.integers(10_000, 1_500_000, 600)]).astype(float)
+    y = np.where(X[:, 0] + rng.normal(0, 10, 600) > 50, "old", "young")
+    with pytest.raises(DataError, match=r"attribute 'x1' has \d+ values.*numeric='mdl'"):
+        TAN().fit(X, y)
+    with pytest.raises(DataError, match=r"attribute 'fnlwgt' has \d+ values"):
+        TAN(attributes=["age", "fnlwgt"]).fit(X, y)
+    model = TAN(attributes=[Attribute("age", "numeric"), Attribute("fnlwgt", "numeric")], numeric="mdl").fit(X, y)
+    assert model.score(X, y) > 0.8

@@ -24,7 +24,12 @@ import sys
 
 import numpy as np
 
-__all__ = ["CountTable", "GaussianMoments", "class_indicator", "class_positions", "issparse", "merge_aligned",
+#: Refuse a table of attribute-value pairs (AODE's, TAN's) with more cells (classes x pair
+#: cells) than this: a column of many values (a numeric one given as value codes) would make
+#: it terabytes.
+MAX_PAIR_CELLS = 50_000_000
+
+__all__ = ["MAX_PAIR_CELLS", "CountTable", "GaussianMoments", "class_indicator", "class_positions", "issparse", "merge_aligned",
            "seen_columns"]
 
 

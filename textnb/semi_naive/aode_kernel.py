@@ -68,15 +68,13 @@ from textnb.naive_bayes.scoring import (check_nominal_codes, check_partial_fit_l
                                         class_positions, fit_classes, partial_fit_classes)
 from textnb.core.model_schema import (CLASS_VALUES, FEATURE_NAMES, check_params, MAX_COUNT, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes,
                                       Choice, Classes, Counts, Float, ListOf, MayBeAbsent, Optional, Reals)
-from textnb.core.stats import CountTable, merge_aligned
+from textnb.core.stats import MAX_PAIR_CELLS, CountTable, merge_aligned
 from textnb.core.wrapping import declared_attributes
 from textnb.io.frames import frame_for_batch, frame_for_fit
 from textnb.io.tables import Attribute, check_plain_attributes
 
 __all__ = ["MAX_PAIR_CELLS", "AODEKernel"]
 
-#: Refuse a pair table with more cells (classes x slots x slots) than this.
-MAX_PAIR_CELLS = 50_000_000
 #: Objects per block when counting pairs or predicting (bounds the temporary memory).
 _BLOCK_CELLS = 1 << 22
 

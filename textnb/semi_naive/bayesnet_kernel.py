@@ -80,7 +80,7 @@ from textnb.naive_bayes.kernels import TableKernel, all_or_nothing
 from textnb.naive_bayes.scoring import check_nominal_codes, check_sample_weight, fit_classes
 from textnb.core.attributes import fitted_attributes
 from textnb.core.errors import DataError, StructureError, TextnbError, input_name
-from textnb.core.stats import CountTable, issparse
+from textnb.core.stats import MAX_PAIR_CELLS, CountTable, issparse
 from textnb.io.tables import check_plain_attributes
 from textnb.core.model_schema import (CLASS_VALUES, FEATURE_NAMES, check_params, MAX_DIM, N_FEATURES, POSITIVE_SMOOTHING, Array, Attributes, Choice,
                                  Classes, Counts, DictOf, Int, ListOf, MayBeAbsent, OneOf, Optional,
@@ -168,9 +168,11 @@ def conditional_mutual_information(X, Y, n_values):
     return _pair_information(X, _class_rows(Y), n_values)
 
 
-def _pair_information(X, classes, n_values):
+def _pair_information(X, classes, n_values, names=None):
     """:func:`conditional_mutual_information` with the classes as ``(y_index, sample_weight
-    or None, n_classes)``."""
+    or None, n_classes)``; DataError (naming the attribute of most values, ``names``) when
+    its table of value pairs would have more than :data:`~textnb.core.stats.MAX_PAIR_CELLS`
+    cells."""
     y_index, w, n_classes = classes
     d = X.shape[1]
     n_values = np.asarray(n_values, dtype=np.int64)
@@ -178,6 +180,15 @@ def _pair_information(X, classes, n_values):
     cmi = np.zeros((d, d))
     if not pairs:
         return cmi
+    total = float(n_values.sum(dtype=np.float64))
+    cells = n_classes * (total * total - float((n_values.astype(np.float64) ** 2).sum())) / 2
+    if cells > MAX_PAIR_CELLS:
+        most = int(np.argmax(n_values))
+        name = repr(str(names[most])) if names is not None else str(most)
+        raise DataError(  # (of the training data: the command line names its file)
+            f"TAN's table of attribute-value pairs would have {cells:.0f} cells (over {MAX_PAIR_CELLS}); "
+            f"attribute {name} has {n_values[most]} values: declare a numeric column numeric and "
+            "discretise it (attributes=..., numeric='mdl'), or use fewer attributes or values")
     sizes = np.array([n_values[i] * n_values[j] for i, j in pairs], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     n_cols = int(offsets[-1])
@@ -860,7 +871,7 @@ class TANKernel(_BaseBayesNetKernel):
             raise ValueError(f"root must be an attribute index in [0, {d}); got {root!r}")
         root = int(root)
         self.root_ = root
-        self.cmi_ = _pair_information(X, classes, n_values)
+        self.cmi_ = _pair_information(X, classes, n_values, names)
         pred = self._tree(self.cmi_, root)
         attr_parents = [(int(pred[i]),) if pred[i] >= 0 else () for i in range(d)]
         return attr_parents, [True] * d, ()
