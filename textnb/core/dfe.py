@@ -35,6 +35,7 @@ with the estimator :class:`textnb.naive_bayes.discriminative.DiscriminativeNB`.
 """
 
 import math
+from functools import partial
 from contextlib import contextmanager
 
 import numpy as np
@@ -698,16 +699,22 @@ def _product(blocks, A, pool):
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
-def _residual_loss(T, O, y_index, weights, strength, pool=None):
-    """The objective of :func:`fit_residual` and its gradient, of the flat vector
-    ``(V.ravel(), c)`` (``V``: terms x classes), or with two classes of ``(u, beta)``
-    (:func:`_residual_vector`); ``pool``: the products in two threads (the same floats)."""
-    n, k = O.shape
-    d = T.shape[1]
-    rows = np.arange(n)
+def _residual_loss(T, O, y_index, weights, pool=None):
+    """The objective of :func:`fit_residual` on documents ``T`` as a function of the
+    strength, which gives the objective at that strength and its gradient, of the flat
+    vector ``(V.ravel(), c)`` (``V``: terms x classes), or with two classes of ``(u, beta)``
+    (:func:`_residual_vector`). The documents' matrix and its transpose are made once for
+    every strength; ``pool``: the products in two threads (the same floats)."""
     T_blocks, Tt_blocks = _row_blocks(T, pool), _row_blocks(T.T.tocsr(), pool)
-    if k == 2:
-        return _binary_residual_loss(T_blocks, Tt_blocks, O, y_index, weights, strength, pool)
+    loss = _binary_residual_loss if O.shape[1] == 2 else _multinomial_residual_loss
+    return partial(loss, T_blocks, Tt_blocks, O, y_index, weights, pool=pool)
+
+
+def _multinomial_residual_loss(T_blocks, Tt_blocks, O, y_index, weights, strength, pool):
+    """:func:`_residual_loss` at ``strength`` with more than two classes."""
+    n, k = O.shape
+    d = T_blocks[0].shape[1]
+    rows = np.arange(n)
 
     def loss(x):
         V, c = x[:d * k].reshape(d, k), x[d * k:]
@@ -828,8 +835,7 @@ def _fit_residual(T, O, y_index, weights, fold, budget, strengths, pool):
         return None
     parts = [(fold != f, fold == f) for f in folds[:RESIDUAL_CHOICE_FOLDS]]
 
-    def solve(rows, strength, x0, pool=None):
-        return minimize_lbfgs(_residual_loss(Tc[rows], O[rows], y_index[rows], w[rows], strength, pool), x0)
+    problems = [_residual_loss(Tc[train], O[train], y_index[train], w[train]) for train, _ in parts]
 
     m = 1 if k == 2 else k  # (two classes: one column, _binary_residual_loss)
     size = cols.size * m + m
@@ -838,7 +844,7 @@ def _fit_residual(T, O, y_index, weights, fold, budget, strengths, pool):
                                                            _residual_vector(start[i], k))
                                             for i, (_, test) in enumerate(parts)), None
     for strength in strengths:  # the path from the strongest: it stops where the held-out loss rises
-        start = map_threads(pool, lambda i: solve(parts[i][0], strength, start[i]), range(len(parts)))
+        start = map_threads(pool, lambda i: minimize_lbfgs(problems[i](strength), start[i]), range(len(parts)))
         loss = 0.0
         for i, (_, test) in enumerate(parts):
             loss += _held_out_loss(Tc[test], O[test], y_index[test], w[test], _residual_vector(start[i], k))
@@ -847,7 +853,7 @@ def _fit_residual(T, O, y_index, weights, fold, budget, strengths, pool):
         best, best_loss, best_start = strength, loss, np.mean(start, axis=0)
     if best is None:
         return None
-    x = _residual_vector(solve(np.ones(n, dtype=bool), best, best_start, pool), k)
+    x = _residual_vector(minimize_lbfgs(_residual_loss(Tc, O, y_index, w, pool)(best), best_start), k)
     V = np.zeros((k, T.shape[1]))
     V[:, cols] = x[:cols.size * k].reshape(cols.size, k).T
     return V, x[cols.size * k:].copy(), float(best)
