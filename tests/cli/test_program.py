@@ -326,6 +326,52 @@ def test_the_stop_signals_are_answered_once():
                        "ignored": "True False False\n"}
 
 
+_SWALLOWED = """
+import gc, os, signal, sys, time
+from textnb.core.signals import stop_on_signals
+from textnb.apps.spamclient import Terminated
+
+stop_on_signals()
+signum = getattr(signal, sys.argv[1])
+
+class Dropped:
+    def __del__(self):
+        os.kill(os.getpid(), signum)
+        time.sleep(0.5)  # (the handler runs in here)
+
+def collector(phase, info):
+    gc.callbacks.remove(collector)
+    Dropped.__del__(None)
+
+try:
+    if sys.argv[2] == "del":
+        Dropped()
+    else:
+        gc.callbacks.append(collector)
+        gc.collect()
+    for _ in range(1000):
+        time.sleep(0.01)
+    print("not stopped")
+except (KeyboardInterrupt, Terminated) as exc:
+    print(type(exc).__name__)
+"""
+
+
+@pytest.mark.parametrize("where", ["del", "collector"])
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
+def test_a_stop_raised_where_python_drops_exceptions_is_raised_again(signame, where):
+    """A stop signal handled in a ``__del__`` method or a callback of the garbage collector:
+    Python printed its exception ("Exception ignored in", a KeyboardInterrupt traceback) and
+    dropped it, and the program, ignoring the stop signals since the first, went on (a
+    Ctrl-C in the gc callback of Dask's scheduler: tests/core/test_distributed.py). Now it is
+    raised again where the program runs, nothing printed."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-c", _SWALLOWED, signame, where], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == ("KeyboardInterrupt\n" if signame == "SIGINT" else "Terminated\n")
+
+
 _CTRL_C_AT_EXIT = """
 import atexit, os, signal, sys
 {main}

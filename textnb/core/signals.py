@@ -8,13 +8,15 @@ Only the C module ``_signal`` is imported (:mod:`signal` sets up its enums first
 6 ms): the ``spamfilter --socket`` client installs these handlers too.
 """
 
+import sys
+
 try:
     import _signal as signal
 except ImportError:  # pragma: no cover - not CPython
     import signal
 
 __all__ = ["HeldSignals", "Terminated", "answers_once", "blocked_across_fork", "ignore_stop_signals",
-           "interrupt_once", "stop_on_signals", "terminate_once", "unblock_in_child"]
+           "interrupt_once", "raise_swallowed_stops", "stop_on_signals", "terminate_once", "unblock_in_child"]
 
 
 class Terminated(BaseException):
@@ -131,6 +133,8 @@ def interrupt_once(signum, frame):
     are ignored first (:func:`ignore_stop_signals`): the program says ``interrupted`` once,
     exits with status 130 and leaves no half-written file, however many Ctrl-Cs follow.
     Only a program's process installs it (:func:`stop_on_signals`), never a library user's."""
+    if _in_hook(frame):
+        return _raise_later(signum)
     ignore_stop_signals()
     raise KeyboardInterrupt
 
@@ -138,8 +142,58 @@ def interrupt_once(signum, frame):
 def terminate_once(signum, frame):
     """A program's SIGTERM and SIGHUP handler: :class:`Terminated`, once (the stop signals
     ignored first, as by :func:`interrupt_once`)."""
+    if _in_hook(frame):
+        return _raise_later(signum)
     ignore_stop_signals()
     raise Terminated(signum)
+
+
+def raise_swallowed_stops(unraisable):
+    """A program's ``sys.unraisablehook`` (:func:`stop_on_signals`): the exception of
+    :func:`interrupt_once` or :func:`terminate_once` raised where Python prints and drops
+    exceptions (a ``__del__`` method, a callback of the garbage collector or of a weak
+    reference) is not printed: its handler is put back and the signal handled again in
+    a moment (:func:`_raise_later`), where the program runs. Any other one is passed on
+    to the hook that was in place.
+
+    The stop was lost there, and the first one ignores the next ones: a Ctrl-C that
+    landed in the garbage collector's callback of Dask's scheduler (``distributed.gc``,
+    in ``textnb train --scheduler local:2``, found under load) printed "Exception ignored
+    in" and a KeyboardInterrupt traceback, and the run went on."""
+    tb = unraisable.exc_traceback
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None or tb.tb_frame.f_code not in (interrupt_once.__code__, terminate_once.__code__):
+        return _passed_on(unraisable)
+    signum = unraisable.exc_value.signum if isinstance(unraisable.exc_value, Terminated) else signal.SIGINT
+    signal.signal(signum, interrupt_once if signum == signal.SIGINT else terminate_once)
+    _raise_later(signum)
+
+
+_passed_on = sys.unraisablehook
+
+
+def _in_hook(frame):
+    """Whether ``frame`` runs in :func:`raise_swallowed_stops` (an exception raised there is lost too)."""
+    while frame is not None:
+        if frame.f_code is raise_swallowed_stops.__code__:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _raise_later(signum):
+    """``signum``'s handler run again in the main thread 10 ms from now, by a thread of its
+    own: from the main thread it would run at once, in the hook or the callback that is
+    still running there."""
+    import _thread
+    import time
+
+    def again():
+        time.sleep(0.01)
+        _thread.interrupt_main(signum)
+
+    _thread.start_new_thread(again, ())
 
 
 def stop_on_signals():
@@ -156,7 +210,12 @@ def stop_on_signals():
     the caller (``nohup``, a background job's SIGINT) stays ignored; one with a handler
     already (a library user's) is left as it is. ``textnb serve`` puts its own handlers in
     place while it serves (stop, reload) and follows the same rule
-    (:func:`textnb.apps.serve.run`, :func:`answers_once`)."""
+    (:func:`textnb.apps.serve.run`, :func:`answers_once`). A stop whose exception Python
+    drops (raised in a ``__del__`` method or a callback) is raised again
+    (:func:`raise_swallowed_stops`, the process's ``sys.unraisablehook``)."""
+    global _passed_on
+    if sys.unraisablehook is not raise_swallowed_stops:
+        _passed_on, sys.unraisablehook = sys.unraisablehook, raise_swallowed_stops
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, interrupt_once)
     for signum in HeldSignals.SIGNALS:

@@ -306,20 +306,29 @@ def _quiet_workers():
 def _quiet_dask():
     """Dask's own loggers in this process at CRITICAL for the block (a local cluster's
     nannies live here; closing a cluster whose tasks an interrupt cancelled logs a page of
-    warnings and tracebacks)."""
+    warnings and tracebacks), with those of the event loop its client runs on, and that
+    loop's "coroutine ... was never awaited". A Ctrl-C leaves the client's call half begun
+    on that loop, and two of its moments left a line or a page above ``textnb:
+    interrupted`` (found under load): as the call was set up, a coroutine was
+    never awaited (a RuntimeWarning, a ``textnb: warning:`` line); as a result's gather
+    started, the result was released and the gather's task, finding its key gone, ended
+    with an error no one waited for (asyncio's "Task exception was never retrieved" and
+    two tracebacks)."""
     import logging
 
     # (Dask's logging configuration gives some of them, distributed.client among them, a level
-    # of their own: each one is set, not only the two parents)
-    names = {"distributed", "tornado"} | {name for name, lg in list(logging.root.manager.loggerDict.items())
-                                          if name.startswith(("distributed.", "tornado."))
-                                          and isinstance(lg, logging.Logger) and lg.level}
+    # of their own: each one is set, not only the parents)
+    names = {"distributed", "tornado", "asyncio"} | {name for name, lg in list(logging.root.manager.loggerDict.items())
+                                                     if name.startswith(("distributed.", "tornado."))
+                                                     and isinstance(lg, logging.Logger) and lg.level}
     loggers = [logging.getLogger(name) for name in sorted(names)]
     levels = [lg.level for lg in loggers]
     for lg in loggers:
         lg.setLevel(logging.CRITICAL)
     try:
-        yield
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
+            yield
     finally:
         for lg, level in zip(loggers, levels):
             lg.setLevel(level)
