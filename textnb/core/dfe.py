@@ -609,6 +609,11 @@ RESIDUAL_STRENGTHS = (10.0, 3.0, 1.0, 0.3, 0.1, 0.03)
 RESIDUAL_WORK = 4_000_000
 #: The strength is chosen on this many of the calibration's folds (each fitted on the others).
 RESIDUAL_CHOICE_FOLDS = 2
+#: ``n_jobs`` None starts a second thread for a residual only when one pass over its documents is
+#: at least this much work (stored cells x weight columns: one with two classes): BBC News (2.2
+#: million) and SpamAssassin (1.4 million) gained wall time from it; TREC QC (0.34 million) and
+#: SMS (0.10 million) paid CPU time for nothing (TREC QC 0.58 -> 0.71 s of CPU, 0.60 s wall).
+RESIDUAL_THREAD_WORK = 1_000_000
 #: Fewest held-out documents a residual is fitted on (on fewer, its choice of strength is noise:
 #: a 400-document sample of the SMS collection lost 1.3 points with one).
 RESIDUAL_MIN_DOCUMENTS = 1000
@@ -797,8 +802,9 @@ def fit_residual(T, O, y_index, weights, fold, *, budget=True, strengths=RESIDUA
     would stay 0). ``pool`` (a thread pool) fits the choice's folds side by side and
     computes the final fit's products in two threads: the same floats as without. Without
     one, ``n_jobs`` None (or negative) runs two threads when a CPU is idle now
-    (:func:`~textnb.core.forkmap.spare_cpus`), as the passes do not: this is seconds of
-    work on a few thousand documents, in parts that do not wait for each other.
+    (:func:`~textnb.core.forkmap.spare_cpus`) and the work is at least
+    :data:`RESIDUAL_THREAD_WORK`, as the passes do not: this is seconds of work on a few
+    thousand documents, in parts that do not wait for each other.
 
     Returns ``(V, c, strength)`` (``V`` of shape (classes, all terms of ``T``)), or None.
     """
@@ -808,7 +814,8 @@ def fit_residual(T, O, y_index, weights, fold, *, budget=True, strengths=RESIDUA
         return None
     from threadpoolctl import threadpool_limits  # (training only)
 
-    own = pool is None and (n_jobs is None or n_jobs < 0) and spare_cpus(now=True) > 0
+    own = (pool is None and (n_jobs is None or n_jobs < 0)
+           and getattr(T, "nnz", 0) * (1 if k == 2 else k) >= RESIDUAL_THREAD_WORK and spare_cpus(now=True) > 0)
     # one BLAS thread: the fits' dot products are short and many, and OpenBLAS's threads,
     # woken for each, spin; on a busy machine they waited for CPUs: DiscriminativeNB().fit
     # of rt-polarity's training folds in a library process took 16-28 s of CPU instead of
