@@ -759,6 +759,11 @@ def _binary_residual_loss(T_blocks, Tt_blocks, O, y_index, weights, strength, po
     return loss
 
 
+def _weight_columns(k):
+    """The residual's weight columns for ``k`` classes: one with two (:func:`_binary_residual_loss`)."""
+    return 1 if k == 2 else k
+
+
 def _residual_vector(x, k):
     """The flat ``(V.ravel(), c)`` of :func:`_residual_loss`'s vector ``x`` of ``k``
     classes (two classes: ``(u, beta)`` expanded, :func:`_binary_residual_loss`)."""
@@ -815,7 +820,7 @@ def fit_residual(T, O, y_index, weights, fold, *, budget=True, strengths=RESIDUA
     from threadpoolctl import threadpool_limits  # (training only)
 
     own = (pool is None and (n_jobs is None or n_jobs < 0)
-           and getattr(T, "nnz", 0) * (1 if k == 2 else k) >= RESIDUAL_THREAD_WORK and spare_cpus(now=True) > 0)
+           and getattr(T, "nnz", 0) * _weight_columns(k) >= RESIDUAL_THREAD_WORK and spare_cpus(now=True) > 0)
     # one BLAS thread: the fits' dot products are short and many, and OpenBLAS's threads,
     # woken for each, spin; on a busy machine they waited for CPUs: DiscriminativeNB().fit
     # of rt-polarity's training folds in a library process took 16-28 s of CPU instead of
@@ -844,7 +849,7 @@ def _fit_residual(T, O, y_index, weights, fold, budget, strengths, pool):
 
     problems = [_residual_loss(Tc[train], O[train], y_index[train], w[train]) for train, _ in parts]
 
-    m = 1 if k == 2 else k  # (two classes: one column, _binary_residual_loss)
+    m = _weight_columns(k)
     size = cols.size * m + m
     start = [np.zeros(size) for _ in parts]
     best, best_loss, best_start = None, sum(_held_out_loss(Tc[test], O[test], y_index[test], w[test],
