@@ -60,7 +60,9 @@ def test_contribution_is_count_times_weight_difference(sms):
 @pytest.mark.parametrize("event_model", ["complement", "bernoulli"])
 def test_default_model_explains_its_document_features(sms, event_model):
     """DiscriminativeNB: a term contributes its feature value (log(1 + tf) / length, or
-    presence) times the weight difference, and the contributions add up to the margin."""
+    presence) times the weight difference, plus (the complement model's residual layer over
+    presence) that layer's weight difference, and the contributions add up to the margin
+    the model's own scores have."""
     from textnb.naive_bayes.discriminative import DiscriminativeNB
 
     texts, y = sms
@@ -72,9 +74,14 @@ def test_default_model_explains_its_document_features(sms, event_model):
     free = next(t for t in e["for"] + e["against"] if t["term"] == "free")
     x = clf.model_._features(clf.transform(["free free free prize call now"])).toarray().ravel()
     assert free["count"] == 3 and free["value"] == pytest.approx(x[col])
-    assert free["contribution"] == pytest.approx(x[col] * (W[p, col] - W[r, col]))
+    P = clf.model_.linear_form().presence  # the residual layer over presence (complement)
+    assert (P is not None) == (event_model == "complement")
+    layer = 0.0 if P is None else P[p, col] - P[r, col]
+    assert free["contribution"] == pytest.approx(x[col] * (W[p, col] - W[r, col]) + layer)
     total = e["prior"] + sum(t["contribution"] for t in e["for"] + e["against"])
     assert total == pytest.approx(e["margin"])
+    jll = clf.model_.predict_joint_log_proba(clf.transform(["free free free prize call now"]))[0]
+    assert e["margin"] == pytest.approx(jll[p] - jll[r])
 
 
 def test_informative_terms_look_through_wrappers(sms):

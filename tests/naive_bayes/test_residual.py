@@ -154,6 +154,72 @@ def test_the_residual_folds_into_the_weights(sms_counts):
     assert DiscriminativeNB().fit(Xtr, ytr).get_params()["residual"] == "auto"
 
 
+def test_the_complement_models_layer_weighs_presence(sms_counts):
+    """The complement model's features are ``log(1 + tf)`` over the row's length; its layer is
+    fitted over the terms' presence (NBSVM's binarised features, :func:`dfe.layer_features`),
+    kept apart from its weights (``residual_presence_``) and added to its scores."""
+    from textnb.naive_bayes.kernels import form_log_likelihood
+
+    Xtr, ytr, Xte, yte = sms_counts
+    model = DiscriminativeNB(event_model="complement").fit(Xtr, ytr)
+    plain = DiscriminativeNB(event_model="complement", residual=False).fit(Xtr, ytr)
+    assert not hasattr(model, "residual_") and model.residual_presence_.shape == (2, Xtr.shape[1])
+    assert model.get_params()["residual"] == "auto" and model.residual_strength_ in dfe.RESIDUAL_STRENGTHS
+    # the naive Bayes weights are the plain model's; the layer's bias is in the intercept
+    assert np.array_equal(model.coef_, plain.coef_)
+    assert np.allclose(model.intercept_, plain.intercept_ + model.residual_intercept_)
+    # the score: the plain model's, plus the layer's weights of the terms present, whatever their count
+    # (a message with no known term gets the class prior, as without the layer)
+    Xte = Xte[np.flatnonzero(np.diff(Xte.indptr))]
+    present = (Xte != 0).astype(np.float64)
+    want = plain.predict_joint_log_proba(Xte) + present @ model.residual_presence_.T + model.residual_intercept_
+    assert np.allclose(model.predict_joint_log_proba(Xte), want)
+    twice = Xte.copy()
+    twice.data *= 2  # the same terms, twice as often: the layer's part of the score does not move
+    assert np.allclose(model.predict_joint_log_proba(twice) - plain.predict_joint_log_proba(twice),
+                       want - plain.predict_joint_log_proba(Xte))
+    yte = yte[np.flatnonzero(np.diff(sms_counts[2].indptr))]
+    # the model's linear form says the same (a document with no known term: the class prior)
+    form = model.linear_form()
+    assert np.array_equal(form.presence, model.residual_presence_)
+    assert np.allclose(form_log_likelihood(form, model._features(Xte), Xte), model.predict_joint_log_proba(Xte))
+    # the layer is the one fitted over the presence of the held-out documents: refitted by
+    # hand on presence it gives the same weights (the fit sees no count)
+    seen = []
+    real = dfe.fit_residual
+
+    def spy(T, *args, **kwargs):
+        seen.append(T.copy())
+        return real(T, *args, **kwargs)
+
+    dfe.fit_residual = spy
+    try:
+        again = DiscriminativeNB(event_model="complement").fit(Xtr, ytr)
+    finally:
+        dfe.fit_residual = real
+    assert len(seen) == 1 and np.all(seen[0].data == 1.0)
+    assert np.array_equal(again.residual_presence_, model.residual_presence_)
+    assert (model.predict(Xte) == yte).mean() > 0.98
+
+
+def test_merge_averages_each_kind_of_layer_apart():
+    """A layer folded into the weights (``residual_``: a file of before, or the Bernoulli model)
+    and one over presence are averaged each on its own; a side without one counts as zeros."""
+    from textnb.naive_bayes.kernels import merge_residuals
+
+    a = {"classes_": np.array(["x", "y"]), "n_features_in_": 3, "class_documents_": np.array([1.0, 2.0]),
+         "residual_": np.arange(6.0).reshape(2, 3), "residual_intercept_": np.array([1.0, -1.0])}
+    b = {"classes_": np.array(["y", "z"]), "n_features_in_": 2, "class_documents_": np.array([3.0, 3.0]),
+         "residual_presence_": np.ones((2, 2)), "residual_intercept_": np.array([2.0, 4.0])}
+    merged = {"classes_": np.array(["x", "y", "z"]), "n_features_in_": 4}
+    out = merge_residuals(a, b, merged, columns=[np.array([0, 1, 2]), np.array([1, 3])])
+    assert np.allclose(out["residual_"], [[0, 1 / 3, 2 / 3, 0], [1, 4 / 3, 5 / 3, 0], [0, 0, 0, 0]])
+    assert np.allclose(out["residual_presence_"], [[0, 0, 0, 0], [0, 2 / 3, 0, 2 / 3], [0, 2 / 3, 0, 2 / 3]])
+    assert np.allclose(out["residual_intercept_"], [1 / 3, -1 / 3 + 4 / 3, 8 / 3])
+    assert merge_residuals({k: v for k, v in a.items() if "residual" not in k},
+                           {k: v for k, v in b.items() if "residual" not in k}, merged) == {}
+
+
 def test_the_model_file_and_the_scorer_carry_the_residual_and_its_lower_loss(sms, tmp_path):
     docs, y = sms
     clf = TextClassifier().fit(docs[:4000], y[:4000])
@@ -172,6 +238,16 @@ def test_the_model_file_and_the_scorer_carry_the_residual_and_its_lower_loss(sms
     for part in (docs[4000:4010], docs[4000:]):
         assert np.array_equal(scorer.predict_proba(part), back.predict_proba(part))
         assert np.array_equal(back.predict_proba(part), clf.predict_proba(part))
+    # the complement model's layer over presence, through the file and the scorer alike
+    comp = TextClassifier(model=DiscriminativeNB(event_model="complement")).fit(docs[:4000], y[:4000])
+    assert hasattr(comp.model_, "residual_presence_")
+    comp.save(tmp_path / "c.tnb")
+    back = load(tmp_path / "c.tnb")
+    assert np.array_equal(back.model_.residual_presence_, comp.model_.residual_presence_)
+    scorer = scorer_from_file(tmp_path / "c.tnb")
+    for part in (docs[4000:4010], docs[4000:]):
+        assert np.allclose(scorer.predict_proba(part), comp.predict_proba(part), rtol=0, atol=1e-12)
+        assert np.array_equal(back.predict_proba(part), comp.predict_proba(part))
 
 
 def test_partial_fit_refits_the_residual_and_merge_averages_it(sms_counts):

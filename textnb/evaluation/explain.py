@@ -99,6 +99,13 @@ def linear_weights(model):
     return W, jll0, None
 
 
+def _presence_weights(model):
+    """The weights over the terms' presence of a count model's linear form (a DiscriminativeNB's
+    residual layer over presence), or None."""
+    form = model.linear_form() if hasattr(model, "linear_form") else None
+    return None if form is None else form.presence
+
+
 def explain(classifier, document, top=10):
     """The terms that moved the decision most for one document.
 
@@ -135,6 +142,7 @@ def explain(classifier, document, top=10):
     for step in steps:
         Xm = step.transform(Xm)
     Xm = sp.csr_matrix(Xm, dtype=np.float64)
+    present = (Xm.toarray().ravel() != 0).astype(np.float64)
     if isinstance(model, DiscriminativeNB):
         Xm = model._features(Xm)  # log(1 + tf) / length, or presence
     W, b, binarize = linear_weights(model)
@@ -143,7 +151,8 @@ def explain(classifier, document, top=10):
     x = Xm.toarray().ravel()
     if not x.any():  # no known term: the model's score of an empty document (the complement models' prior)
         b = np.asarray(model.predict_joint_log_proba(sp.csr_matrix((1, W.shape[1])))).ravel()
-    return _term_explanation(terms[cols], counts, x, W, b, model.classes_, top)
+    return _term_explanation(terms[cols], counts, x, W, b, model.classes_, top,
+                             _presence_weights(model), present)
 
 
 def explain_scored(scorer, document, top=10):
@@ -162,28 +171,38 @@ def explain_scored(scorer, document, top=10):
     counts = np.zeros(len(scorer.terms))
     counts[indices] = data
     columns = scorer.feature_columns()
-    data, indices, indptr = scorer.model_features(data, indices, indptr)
+    data, indices, indptr = scorer._transformed(data, indices, indptr)
+    present = np.zeros(columns.size)
+    present[indices[data != 0]] = 1.0
+    data, indices, indptr = scorer._features(data, indices, indptr)
     x = np.zeros(columns.size)
     x[indices] = data
     W = np.ascontiguousarray(scorer._weights_t.T)  # the model's (n_classes, n_features) weights
+    P = None if scorer._presence_t is None else scorer._presence_t.T
     b = scorer.bias
     if not x.any() and scorer.empty is not None:  # no known term: the complement models' prior
         b = scorer.empty
     b = scorer.adjust(b)  # APNBC's log class weights (``--adjust``): part of the bias
     return _term_explanation(np.array(scorer.terms, dtype=object)[columns], counts[columns], x, W, b,
-                             scorer.classes_, top)
+                             scorer.classes_, top, P, present)
 
 
-def _term_explanation(terms, counts, x, W, b, classes, top):
+def _term_explanation(terms, counts, x, W, b, classes, top, P=None, present=None):
     """:func:`explain`'s result for a document whose features ``x`` (and counts ``counts``)
-    over the columns ``terms`` a linear model ``W``, ``b`` of ``classes`` scores."""
+    over the columns ``terms`` a linear model ``W``, ``b`` of ``classes`` scores, plus
+    ``P`` (weights of the terms' presence, a residual layer's) times ``present`` (1 for
+    each term the document holds) when given: a term's contribution is both of its parts."""
     score = W @ x + b
+    if P is not None:
+        score = score + P @ present
     if len(classes) < 2:
         return {"predicted": str(classes[0]), "runner_up": None, "margin": 0.0, "prior": 0.0,
                 "for": [], "against": []}
     order = np.argsort(-score, kind="stable")
     p, r = order[0], order[1]
     contrib = x * (W[p] - W[r])
+    if P is not None:
+        contrib = contrib + present * (P[p] - P[r])
     nz = np.flatnonzero(contrib)
 
     def listing(idx):
@@ -401,7 +420,7 @@ def _text_description(name, model, params, tokenizer, vocabulary_size, terms):
             extra["calibration_scale"] = float(model.scale_)
         if getattr(model, "residual_strength_", None) is not None:  # its residual layer (dfe.fit_residual)
             extra["residual_strength"] = float(model.residual_strength_)
-        elif getattr(model, "residual_", None) is not None:  # (a merged one: no strength of its own)
+        elif any(getattr(model, f, None) is not None for f in ("residual_", "residual_presence_")):  # (merged: no strength)
             extra["residual_strength"] = None
     return {
         **extra,

@@ -139,8 +139,10 @@ class DiscriminativeNB(_BaseCountNB):
         measured in ``docs/text_accuracy.md``, "Session 35"). Computed from the sums, so
         ``partial_fit`` and :meth:`merge` keep a model a function of its sums.
     residual : bool or "auto", default="auto"
-        A residual logistic layer over the calibrated scores (needs ``calibration``): the
-        weights ``V`` and bias ``c`` added to the model's (``f(d) @ (coef + V).T``), fitted
+        A residual logistic layer over the calibrated scores (needs ``calibration``): weights
+        ``V`` of the terms' presence and a bias ``c`` added to the model's score
+        (``(d != 0) @ V.T + c``, NBSVM's binarised features; for the Bernoulli event model,
+        whose features are presence, folded into ``coef_``), fitted
         on the calibration's held-out scores of the training documents by L2-penalised
         multinomial logistic regression whose prior mean is the naive Bayes model
         (:func:`textnb.core.dfe.fit_residual`): the discriminative fit moves the naive Bayes
@@ -151,7 +153,7 @@ class DiscriminativeNB(_BaseCountNB):
         :data:`textnb.core.dfe.RESIDUAL_WORK` (stored cells times classes: 20 Newsgroups
         and OHSUMED-23 are over it); True lifts that bound. Refitted on each ``partial_fit``
         batch with its scale; :meth:`merge` averages the two layers, weighted by documents.
-        Measured in ``docs/text_accuracy.md``, "Session 38".
+        Measured in ``docs/text_accuracy.md``, "Session 38" (and "Session 40": over presence).
 
     Attributes
     ----------
@@ -170,7 +172,13 @@ class DiscriminativeNB(_BaseCountNB):
         ``partial_fit`` refits it on each batch (of 50 documents or more); :meth:`merge`
         averages the two models' scales, weighted by their documents.
     residual_ : ndarray of shape (n_classes, n_features)
-        The residual layer's weights (absent when none was fitted: ``residual``).
+        The residual layer's weights where they are over the model's own document features
+        (the Bernoulli event model, whose features are the terms' presence), folded into
+        ``coef_`` (absent when none was fitted: ``residual``).
+    residual_presence_ : ndarray of shape (n_classes, n_features)
+        The residual layer's weights over the terms' presence (the complement event model,
+        :func:`textnb.core.dfe.layer_features`): the joint log-likelihood adds
+        ``(X != 0) @ residual_presence_.T`` (absent when none was fitted).
     residual_intercept_ : ndarray of shape (n_classes,)
     residual_strength_ : float
         The L2 strength the residual's cross-validation chose (absent after :meth:`merge`).
@@ -181,8 +189,8 @@ class DiscriminativeNB(_BaseCountNB):
     feature_count_ : ndarray of shape (n_classes, n_features)
         Per-class sums of the document features, frequency-estimate weights included.
     coef_ : ndarray of shape (n_classes, n_features)
-        Class weights of a document feature (``f(d) @ coef_.T + intercept_``), times
-        ``scale_``, plus ``residual_``.
+        Class weights of a document feature (``f(d) @ coef_.T + intercept_``, plus
+        ``residual_presence_``'s term when there is one), times ``scale_``, plus ``residual_``.
     intercept_ : ndarray of shape (n_classes,)
     n_features_in_ : int
 
@@ -301,7 +309,7 @@ class DiscriminativeNB(_BaseCountNB):
             # the residual is fitted on the batch's calibrated held-out scores: it goes with its scale
             for name in RESIDUAL_FIELDS:
                 self.__dict__.pop(name, None)
-            self.__dict__.update(residual_state(residual))
+            self.__dict__.update(residual_state(residual, self.event_model_))
         self._update()
         return self
 

@@ -72,9 +72,20 @@ def form_log_likelihood(form, features, X):
     ``features @ weights.T + bias`` (:func:`weighted_sum`), and where a document has no
     evidence, ``form.empty`` when given (:func:`textnb.core.logspace.prior_where_empty`)."""
     jll = weighted_sum(features, form.weights) + form.bias
+    if form.presence is not None:
+        jll = jll + weighted_sum(_present(X), form.presence)
     if form.empty is None:
         return jll
     return prior_where_empty(jll, no_evidence(X), form.empty)  # no evidence: the class prior
+
+
+def _present(X):
+    """1 where the counts ``X`` (dense or sparse) are not 0, as float64."""
+    if hasattr(X, "tocsr"):
+        X = X.tocsr(copy=True)
+        X.data = (X.data != 0).astype(np.float64)
+        return X
+    return (np.asarray(X) != 0).astype(np.float64)
 
 
 class LinearForm(NamedTuple):
@@ -82,7 +93,8 @@ class LinearForm(NamedTuple):
 
     ``x_d`` are the document's term counts; ``f`` is the identity, or ``x > threshold``
     when ``threshold`` is not None (Bernoulli's ``binarize``), or the document features
-    of a DiscriminativeNB ``event_model`` (:func:`textnb.core.dfe.doc_features`).
+    of a DiscriminativeNB ``event_model`` (:func:`textnb.core.dfe.doc_features`); with
+    ``presence``, ``(x_d != 0) @ presence.T`` is added.
     """
 
     classes: np.ndarray
@@ -94,6 +106,9 @@ class LinearForm(NamedTuple):
     #: the class prior of the complement models, whose scores leave it out
     #: (:func:`textnb.core.logspace.prior_where_empty`)
     empty: object = None
+    #: weights (classes x terms) of the terms' presence, added to the score (``x != 0``:
+    #: a DiscriminativeNB's residual layer over presence, :func:`textnb.core.dfe.layer_features`)
+    presence: object = None
 
 
 def with_defaults(kernel, given=()):
@@ -369,35 +384,45 @@ def takes_ratios(state):
 
 def merge_residuals(a, b, merged, columns=None):
     """The residual fields of the merge ``merged`` of the states ``a`` and ``b``: their
-    residual weights and biases averaged, weighted by their documents, each on the merged
-    classes and terms (``columns``: each side's column in the merged terms); a side without
-    a residual counts as zeros. None of them (``{}``) when neither side has one."""
+    residual weights (those folded into the model's, ``residual_``, and those over presence,
+    ``residual_presence_``, each apart) and biases averaged, weighted by their documents, each
+    on the merged classes and terms (``columns``: each side's column in the merged terms); a
+    side without a residual counts as zeros. None of them (``{}``) when neither side has one."""
     sides = (a, b)
-    if all(s.get("residual_") is None for s in sides):
+    fields = [f for f in LAYER_WEIGHTS if any(s.get(f) is not None for s in sides)]
+    if not fields:
         return {}
     classes = np.asarray(merged["classes_"])
-    V = np.zeros((classes.size, int(merged["n_features_in_"])))
+    out = {f: np.zeros((classes.size, int(merged["n_features_in_"]))) for f in fields}
     c = np.zeros(classes.size)
     n = [float(np.sum(s["class_documents_"])) for s in sides]
     total = sum(n) or 1.0
     for i, s in enumerate(sides):
-        if s.get("residual_") is None:
-            continue
         rows = class_positions(classes, s["classes_"])
-        cols = np.arange(s["residual_"].shape[1]) if columns is None else np.asarray(columns[i])
-        V[np.ix_(rows, cols)] += (n[i] / total) * s["residual_"]
-        c[rows] += (n[i] / total) * s["residual_intercept_"]
-    return {"residual_": V, "residual_intercept_": c}
+        cols = np.arange(int(s["n_features_in_"])) if columns is None else np.asarray(columns[i])
+        for f in fields:
+            if s.get(f) is not None:
+                out[f][np.ix_(rows, cols)] += (n[i] / total) * s[f]
+        if s.get("residual_intercept_") is not None:
+            c[rows] += (n[i] / total) * s["residual_intercept_"]
+    return {**out, "residual_intercept_": c}
 
 
+#: A DiscriminativeNB's fields of its residual layer's weights: folded into the model's, or
+#: over the terms' presence (:data:`textnb.core.dfe.LAYER_FIELD`)
+LAYER_WEIGHTS = tuple(dict.fromkeys(dfe.LAYER_FIELD.values()))  # ("residual_", "residual_presence_")
 #: A DiscriminativeNB's fields of its residual layer (:func:`residual_state`)
-RESIDUAL_FIELDS = ("residual_", "residual_intercept_", "residual_strength_")
+RESIDUAL_FIELDS = (*LAYER_WEIGHTS, "residual_intercept_", "residual_strength_")
 
 
-def residual_state(residual):
+def residual_state(residual, family):
     """The state fields (:data:`RESIDUAL_FIELDS`) of a residual layer ``(weights, bias,
-    strength)`` (:func:`textnb.core.dfe.fit_residual`), or none (None)."""
-    return {} if residual is None else dict(zip(RESIDUAL_FIELDS, residual))
+    strength)`` (:func:`textnb.core.dfe.fit_residual`) of a model of the event model ``family``
+    (its weights in :data:`textnb.core.dfe.LAYER_FIELD`'s field), or none (None)."""
+    if residual is None:
+        return {}
+    weights, bias, strength = residual
+    return {dfe.LAYER_FIELD[family]: weights, "residual_intercept_": bias, "residual_strength_": strength}
 
 
 class DiscriminativeKernel(CountKernel):
@@ -425,6 +450,7 @@ class DiscriminativeKernel(CountKernel):
         "ratios_": MayBeAbsent(Bool()),  # absent in files written before 2026-12-07 (as False: no ratios)
         # the residual logistic layer (dfe.fit_residual): absent when none was fitted
         "residual_": MayBeAbsent(Reals(("n_classes", "n_features"))),
+        "residual_presence_": MayBeAbsent(Reals(("n_classes", "n_features"))),  # (since 2026-12-06)
         "residual_intercept_": MayBeAbsent(Reals(("n_classes",))),
         "residual_strength_": MayBeAbsent(Float(0.0, 1e6)),
     }
@@ -457,18 +483,20 @@ class DiscriminativeKernel(CountKernel):
         if isinstance(params.get("ratios"), str) and state["event_model_"] == "complement":
             chosen["ratios"] = takes_ratios(state)  # (the Bernoulli model never takes them: nothing chosen)
         if params.get("residual") == "auto":
-            chosen["residual"] = state.get("residual_") is not None
+            chosen["residual"] = any(state.get(f) is not None for f in LAYER_WEIGHTS)
         return {**params, **chosen} if chosen else None
 
     def estimate(self, params, state):
         """``coef_`` and ``intercept_``: :func:`textnb.core.dfe.model_weights` of the counts,
         plus the residual layer's weights and bias where there is one
-        (:func:`textnb.core.dfe.fit_residual`)."""
+        (:func:`textnb.core.dfe.fit_residual`; its weights over presence, ``residual_presence_``,
+        stay apart: :meth:`joint_log_likelihood` and :meth:`linear_form` add them)."""
         coef, intercept = dfe.model_weights(state["event_model_"], state["feature_count_"], state["class_count_"],
                                             max(float(state["alpha_"]), ALPHA_FLOOR), state.get("scale_", 1.0),
                                             ratios=takes_ratios(state))
         if state.get("residual_") is not None:
             coef = coef + state["residual_"]
+        if state.get("residual_intercept_") is not None:
             intercept = intercept + state["residual_intercept_"]
         return {"coef_": coef, "intercept_": intercept}
 
@@ -490,7 +518,7 @@ class DiscriminativeKernel(CountKernel):
         return self.to_state({"classes_": np.asarray(classes), "n_features_in_": X.shape[1], "class_count_": cc,
                               "feature_count_": fc, "event_model_": family, "alpha_": alpha,
                               "class_documents_": documents, "scale_": scale, "step_": step,
-                              "ratios_": ratios, **residual_state(residual)})
+                              "ratios_": ratios, **residual_state(residual, family)})
 
     @staticmethod
     def check_same_choices(a, b):
@@ -545,18 +573,20 @@ class DiscriminativeKernel(CountKernel):
         ``state`` whose :meth:`estimate` is ``fitted``: :func:`textnb.core.dfe.joint_log_likelihood`
         (``params`` are not needed)."""
         return dfe.joint_log_likelihood(state["event_model_"], dfe.canonical(X), fitted["coef_"], fitted["intercept_"],
-                                        state["class_documents_"])
+                                        state["class_documents_"], state.get("residual_presence_"))
 
     def linear_form(self, params, state, fitted):
         """The :class:`LinearForm` over the event model's document features; None unless
         the weights are finite (an intercept of ``-inf``, a class without documents, is
         a score of ``-inf``, as a count model's prior of 0)."""
-        intercept = fitted["intercept_"]
-        if not (np.isfinite(fitted["coef_"]).all() and np.isfinite(intercept[~np.isneginf(intercept)]).all()):
+        intercept, presence = fitted["intercept_"], state.get("residual_presence_")
+        if not (np.isfinite(fitted["coef_"]).all() and np.isfinite(intercept[~np.isneginf(intercept)]).all()
+                and (presence is None or np.isfinite(presence).all())):
             return None
         return LinearForm(state["classes_"], fitted["coef_"], fitted["intercept_"], event_model=state["event_model_"],
                           empty=dfe.no_evidence_log_prior(state["event_model_"],
-                                                          np.asarray(state["class_documents_"], dtype=np.float64)))
+                                                          np.asarray(state["class_documents_"], dtype=np.float64)),
+                          presence=None if presence is None else np.asarray(presence, dtype=np.float64))
 
 
 MULTINOMIAL = MultinomialKernel()

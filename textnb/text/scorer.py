@@ -157,13 +157,18 @@ class TextScorer(DocumentCounts):
         APNBC's log class weights, added to the joint log-likelihoods
         (:meth:`~textnb.semi_naive.apnbc_kernel.APNBCKernel.adjusted`); its log-odds then come
         from the adjusted joint log-likelihoods, as APNBC's.
+    presence : ndarray of shape (n_classes, n_terms) or None
+        Weights of the terms' presence (after the transforms), added to the scores: a
+        DiscriminativeNB's residual layer over presence
+        (:class:`~textnb.naive_bayes.kernels.LinearForm`'s ``presence``).
     """
 
     def __init__(self, analyzer, terms, weights, bias, classes, binary=False, threshold=None, features=None,
                  empty=None, *, steps=(), calibration=None, wrapped=False, max_bytes=None, calibrated=False,
-                 adjustment=None):
+                 adjustment=None, presence=None):
         super().__init__(analyzer, terms, binary, max_bytes)
         self._weights_t = np.ascontiguousarray(np.asarray(weights, dtype=np.float64).T)  # (terms, classes)
+        self._presence_t = None if presence is None else np.ascontiguousarray(np.asarray(presence, dtype=np.float64).T)
         self.bias = np.asarray(bias, dtype=np.float64)
         self.classes_ = np.asarray(classes)
         self.threshold = threshold
@@ -190,8 +195,16 @@ class TextScorer(DocumentCounts):
         """The CSR arrays the linear model weighs, from the vectorizer's counts
         (:meth:`counted`): the transforms (term selection, weighting), then ``binarize``
         or DiscriminativeNB's document features; columns as :meth:`feature_columns`."""
+        return self._features(*self._transformed(data, indices, indptr))
+
+    def _transformed(self, data, indices, indptr):
+        """The CSR arrays of the counts after the transforms (term selection, weighting)."""
         for step in self.transforms:
             data, indices, indptr = step(data, indices, indptr)
+        return data, indices, indptr
+
+    def _features(self, data, indices, indptr):
+        """The model's features of transformed counts: ``binarize`` or DiscriminativeNB's."""
         if self.threshold is not None:
             data = (data > self.threshold).astype(np.float64)
         if self.features is not None:
@@ -208,10 +221,14 @@ class TextScorer(DocumentCounts):
 
     def _joint(self, data, indices, indptr):
         """The joint log-likelihoods of documents of term counts ``(data, indices, indptr)``."""
-        data, indices, indptr = self.model_features(self.counted(data), indices, indptr)
+        data, indices, indptr = self._transformed(self.counted(data), indices, indptr)
+        present = None if self._presence_t is None else (data != 0).astype(np.float64)
+        data, indices, indptr = self._features(data, indices, indptr)
         # scipy's CSR product to the last bit, in numpy: importing scipy.sparse would cost
         # more than the products of a file of documents
         jll = csr_dot(data, indices, indptr, self._weights_t) + self.bias
+        if present is not None:  # a residual layer over presence
+            jll += csr_dot(present, indices, indptr, self._presence_t)
         if self.empty is not None:  # no known term: the class prior
             jll = prior_where_empty(jll, _no_evidence(data, indptr), self.empty)
         return self.adjust(jll)
@@ -303,7 +320,7 @@ def scorer_from_node(node, n_features):
         return None
     return CountScorer(None, range(n_features), form.weights, form.bias, form.classes, False, form.threshold,
                        form.event_model, form.empty, steps=transforms, calibration=calibration,
-                       wrapped=_wrapped(node), adjustment=adjustment)
+                       wrapped=_wrapped(node), adjustment=adjustment, presence=form.presence)
 
 
 def _wrapped(node):
@@ -438,7 +455,7 @@ def scored_count_model(root):
     return TextScorer(analyzer, terms, form.weights, form.bias, form.classes, bool(vec_params["binary"]),
                       form.threshold, form.event_model, form.empty, steps=steps, calibration=calibration,
                       wrapped=_wrapped(model), max_bytes=max_bytes, calibrated=calibrated,
-                      adjustment=adjustment), final
+                      adjustment=adjustment, presence=form.presence), final
 
 
 def document_model(root, template_known=None):
