@@ -18,10 +18,13 @@ _FEW_ROWS = 32
 _BUFFER_CELLS = 1 << 12
 
 
-def csr_dot(data, indices, indptr, weights_t):
+def csr_dot(data, indices, indptr, weights_t, presence_columns=0):
     """``X @ weights_t`` for the CSR matrix ``X = (data, indices, indptr)`` (any number of
     columns: ``weights_t`` has one row per column of ``X``), shape ``(n_rows,
-    weights_t.shape[1])``, in ``weights_t``'s and ``data``'s result dtype.
+    weights_t.shape[1])``, in ``weights_t``'s and ``data``'s result dtype. The last
+    ``presence_columns`` columns of ``weights_t`` are summed unmultiplied: those of the
+    result are ``P @ weights_t`` for ``P`` the stored cells as ones (the weights of the terms'
+    presence, in the same pass over the cells).
 
     Each row accumulates its products ``data[k] * weights_t[indices[k]]`` one term at a
     time, in index order, from zero, as scipy's CSR product (``csr_matvecs``) does: the
@@ -38,6 +41,7 @@ def csr_dot(data, indices, indptr, weights_t):
     data, weights_t = data.astype(dtype, copy=False), weights_t.astype(dtype, copy=False)
     indptr = np.asarray(indptr, dtype=np.int64)
     n_rows, n_out = indptr.size - 1, weights_t.shape[1]
+    scaled = n_out - int(presence_columns)  # the columns multiplied by the cells' values
     out = np.zeros((n_rows, n_out), dtype=dtype)
     if n_rows == 0 or indptr[-1] == indptr[0]:
         return out
@@ -73,7 +77,7 @@ def csr_dot(data, indices, indptr, weights_t):
             hi = int(step_start[stop])
             products = buffer[:hi - lo]
             np.take(weights_t, columns[lo:hi], axis=0, out=products, mode="clip")  # (valid columns)
-            np.multiply(products, values[lo:hi, None], out=products)
+            np.multiply(products[:, :scaled], values[lo:hi, None], out=products[:, :scaled])
             for k in range(j, stop):
                 a = int(active[k])
                 total[:a] += products[step_start[k] - lo:step_start[k] - lo + a]
@@ -87,7 +91,7 @@ def csr_dot(data, indices, indptr, weights_t):
         rest = np.empty((hi - lo + 1, n_out), dtype=dtype)
         rest[0] = total[r]
         np.take(weights_t, np.asarray(indices[lo:hi], dtype=np.intp), axis=0, out=rest[1:], mode="clip")
-        np.multiply(rest[1:], data[lo:hi, None], out=rest[1:])
+        np.multiply(rest[1:, :scaled], data[lo:hi, None], out=rest[1:, :scaled])
         total[r] = np.cumsum(rest, axis=0)[-1]
     out[order] = total
     return out
